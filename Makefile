@@ -1,0 +1,28 @@
+# One entry point. Every target creates the virtual environment it needs when it is missing.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+STAMP   = $(VENV)/.installed-stamp
+
+.PHONY: test demo bench lint clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+## test: run the whole test suite (pytest on both cores)
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q
+
+## demo: run gitstore end to end on a sample repository in a temporary folder
+demo: $(STAMP)
+	$(BIN)/python -m gitstore._demo
+
+## bench: run the benchmarks and print their ratios
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build dist

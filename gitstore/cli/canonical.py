@@ -1,0 +1,23 @@
+"""``gitstore canonical``: print RFC 8785 canonical bytes."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from .._canonical import canonicalize, parse_json
+from ._io import read_input
+
+
+def canonical(
+    file: str = typer.Argument("-", help="A JSON file, or - for standard input."),
+) -> None:
+    """Print the RFC 8785 canonical form of one JSON text (no trailing newline)."""
+    data = canonicalize(parse_json(read_input(file)))
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(canonical)

@@ -1,0 +1,20 @@
+"""``gitstore digest``: validate a record and print its digest."""
+
+from __future__ import annotations
+
+import typer
+
+from ..contracts import digest_of, load_record
+from ._io import read_input
+
+
+def digest(
+    file: str = typer.Argument("-", help="A record file, or - for standard input."),
+) -> None:
+    """Validate one record and print its sha256: digest per its kind's rules."""
+    record = load_record(read_input(file))
+    typer.echo(digest_of(record))
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(digest)

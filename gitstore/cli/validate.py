@@ -1,0 +1,42 @@
+"""``gitstore validate``: check record files against the v1 contracts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from ..contracts import validate_text
+from ..errors import GitstoreError
+from ._io import JSON_OPTION, emit_json, read_input
+
+
+def validate(
+    files: list[str] = typer.Argument(..., help="Record files (.json, or .jsonl with one per line)."),
+    as_json: bool = JSON_OPTION,
+    reference: bool = typer.Option(
+        False, "--reference", help="Use the reference validator (jsonschema) instead of the compiled one."
+    ),
+) -> None:
+    """Check records against their contracts: schema, version, I-JSON and digests."""
+    report: list[dict[str, Any]] = []
+    for name in files:
+        try:
+            report.extend({"file": name, **r} for r in validate_text(read_input(name), name, reference=reference))
+        except GitstoreError as exc:
+            report.append({"file": name, "line": None, "ok": False, "error": str(exc)})
+    if as_json:
+        emit_json({"ok": all(r["ok"] for r in report), "records": report})
+    else:
+        for r in report:
+            where = r["file"] if r["line"] is None else f"{r['file']}:{r['line']}"
+            if r["ok"]:
+                typer.echo(f"ok {where} {r['kind']} {r['digest']}")
+            else:
+                typer.echo(f"invalid {where}: {r['error']}")
+    if not all(r["ok"] for r in report):
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(validate)

@@ -1,0 +1,74 @@
+"""One exception root for gitstore, with narrow subclasses.
+
+Every error carries the exit code the CLI maps it to:
+
+- 1: the input was refused or invalid (bad JSON, a record failing its contract, a rule refusal);
+- 2: the command was used wrongly (missing argument, outside a repository);
+- 3: stored data failed an integrity check (digest mismatch, damaged ref, torn batch).
+
+Messages are one line and name the record, file or value at fault.
+"""
+
+from __future__ import annotations
+
+
+class GitstoreError(Exception):
+    """Root of every error gitstore raises on purpose."""
+
+    exit_code = 1
+
+    def __init__(self, message: str) -> None:
+        super().__init__(" ".join(message.split()))
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+
+class InvalidInput(GitstoreError):
+    """Input is not acceptable: malformed JSON, duplicate members, bad times, bad fields."""
+
+
+class CanonicalizationError(InvalidInput):
+    """A value cannot be put in RFC 8785 / I-JSON canonical form."""
+
+
+class ContractError(InvalidInput):
+    """A record does not satisfy its v1 contract (schema, version, digest)."""
+
+
+class Refused(GitstoreError):
+    """A rule of the store refused the operation (consent, lifecycle, scope)."""
+
+
+class UsageError(GitstoreError):
+    """The command was used wrongly."""
+
+    exit_code = 2
+
+
+class NotARepository(UsageError):
+    """A command that needs a git repository ran outside one."""
+
+
+class IntegrityError(GitstoreError):
+    """Stored data is damaged: a digest, layout, ref or history check failed."""
+
+    exit_code = 3
+
+
+class ConflictError(GitstoreError):
+    """A compare-and-swap lost its race more times than the retry budget allows."""
+
+
+__all__ = [
+    "CanonicalizationError",
+    "ConflictError",
+    "ContractError",
+    "GitstoreError",
+    "IntegrityError",
+    "InvalidInput",
+    "NotARepository",
+    "Refused",
+    "UsageError",
+]

@@ -1,0 +1,107 @@
+"""RFC 8785 canonical form: the specification vectors, I-JSON refusals, and the fast path
+proven byte-identical to the reference on generated input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import rfc8785
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gitstore import CanonicalizationError, canonicalize, canonicalize_reference, parse_json
+from gitstore._canonical import check_ijson
+
+from .conftest import shared
+
+VECTORS = ["arrays", "french", "structures", "unicode", "values", "weird"]
+
+
+@pytest.mark.parametrize("name", VECTORS)
+def test_rfc8785_vectors_byte_exact(name: str) -> None:
+    source = shared("rfc8785", "input", f"{name}.json").read_bytes()
+    expected = shared("rfc8785", "output", f"{name}.json").read_bytes()
+    value = parse_json(source)
+    assert canonicalize(value) == expected
+    assert canonicalize_reference(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ('{"a": 1, "a": 2}', "duplicate member name 'a'"),
+        ('{"x": {"b": 1, "b": 1}}', "duplicate member name 'b'"),
+        ('{"s": "\\ud800"}', "lone surrogate in string at $.s"),
+        ('{"\\udc00": 1}', "lone surrogate in member name"),
+        ('[9007199254740992]', "beyond 2^53"),
+        ('[-9007199254740992]', "beyond 2^53"),
+        ('[NaN]', "non-finite number NaN"),
+        ('[Infinity]', "non-finite number Infinity"),
+        ('{"a": 1', "not JSON"),
+        ("\ufeff{}", "byte order mark"),
+    ],
+)
+def test_refuses_what_ijson_forbids(text: str, error: str) -> None:
+    with pytest.raises(CanonicalizationError) as info:
+        parse_json(text)
+    assert error in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_refuses_invalid_utf8() -> None:
+    with pytest.raises(CanonicalizationError, match="not UTF-8"):
+        parse_json(b'{"a": "\xff"}')
+
+
+def test_floats_refused_when_records_forbid_them() -> None:
+    assert parse_json("[1.5]") == [1.5]
+    with pytest.raises(CanonicalizationError, match="no floats"):
+        parse_json("[1.5]", allow_floats=False)
+
+
+def test_largest_safe_integers_accepted() -> None:
+    assert canonicalize(parse_json("[9007199254740991,-9007199254740991]")) == (
+        b"[9007199254740991,-9007199254740991]"
+    )
+
+
+def test_astral_keys_take_the_reference_path() -> None:
+    # U+1F602 sorts before U+E000 in UTF-16 code units but after it in code points.
+    value = {"\ue000": 1, "\U0001f602": 2}
+    assert check_ijson(value) is False
+    assert canonicalize(value) == rfc8785.dumps(value)
+    assert canonicalize(value).index("\U0001f602".encode()) < canonicalize(value).index(
+        "\ue000".encode()
+    )
+
+
+# Records hold strings, integers, booleans, null, lists and objects: generate exactly that,
+# across the whole of Unicode (minus lone surrogates, which are refused before this point).
+text = st.text(st.characters(blacklist_categories=["Cs"]), max_size=12)
+scalars = st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | text
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(text, inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(json_values)
+def test_fast_path_is_byte_identical_to_reference(value: object) -> None:
+    assert canonicalize(value) == rfc8785.dumps(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_canonical_bytes_parse_back_to_the_same_value(value: object) -> None:
+    data = canonicalize(value)
+    assert parse_json(data) == value
+    assert canonicalize(json.loads(data)) == data
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.recursive(scalars | st.floats(allow_nan=False, allow_infinity=False), lambda i: st.lists(i, max_size=4), max_leaves=10))
+def test_floats_always_take_the_reference_path(value: object) -> None:
+    assert canonicalize(value) == rfc8785.dumps(value)

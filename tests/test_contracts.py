@@ -1,0 +1,167 @@
+"""The v1 contracts: examples, vectors, schema hygiene, and reference/fast validator agreement."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gitstore import ContractError, GitstoreError, canonicalize, load_record, seal
+from gitstore import contracts as c
+
+from .conftest import CONTRACTS
+
+VALID = sorted((CONTRACTS / "examples" / "valid").glob("*.json"))
+INVALID = json.loads((CONTRACTS / "examples" / "invalid" / "index.json").read_text())
+VECTORS = sorted(p for p in (CONTRACTS / "vectors").iterdir() if p.is_dir())
+
+
+def test_one_valid_example_per_kind() -> None:
+    assert sorted(p.stem for p in VALID) == sorted(c.KINDS)
+
+
+@pytest.mark.parametrize("reference", [False, True], ids=["fast", "reference"])
+@pytest.mark.parametrize("path", VALID, ids=lambda p: p.stem)
+def test_valid_examples_validate(path: Path, reference: bool) -> None:
+    record = load_record(path.read_bytes(), reference=reference)
+    assert c.kind_of(record) == path.stem
+
+
+def test_every_invalid_example_is_listed_with_a_reason() -> None:
+    files = {p.name for p in (CONTRACTS / "examples" / "invalid").glob("*.json")} - {"index.json"}
+    assert files == set(INVALID)
+    assert all(meta["why"] and meta["error"] for meta in INVALID.values())
+
+
+@pytest.mark.parametrize("reference", [False, True], ids=["fast", "reference"])
+@pytest.mark.parametrize("name", sorted(INVALID))
+def test_invalid_examples_fail_for_their_stated_reason(name: str, reference: bool) -> None:
+    raw = (CONTRACTS / "examples" / "invalid" / name).read_bytes()
+    with pytest.raises(GitstoreError) as info:
+        load_record(raw, reference=reference)
+    assert INVALID[name]["error"] in str(info.value)
+    assert "\n" not in str(info.value)
+    assert info.value.exit_code == 1
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=lambda p: p.name)
+def test_canonical_vectors(vector: Path) -> None:
+    value = json.loads((vector / "input.json").read_text(encoding="utf-8"))
+    expected = (vector / "output.json").read_bytes()
+    assert canonicalize(value) == expected
+    digest = (vector / "digest.txt").read_text().strip()
+    if vector.name.startswith("record-"):
+        assert c.digest_of(value) == digest == value["digest"]
+    else:
+        assert c.sha256_digest(expected) == digest
+
+
+def _walk(schema: Any, path: str = "$") -> list[tuple[str, dict[str, Any]]]:
+    found: list[tuple[str, dict[str, Any]]] = []
+    if isinstance(schema, dict):
+        found.append((path, schema))
+        for key, value in schema.items():
+            found.extend(_walk(value, f"{path}/{key}"))
+    elif isinstance(schema, list):
+        for index, value in enumerate(schema):
+            found.extend(_walk(value, f"{path}/{index}"))
+    return found
+
+
+@pytest.mark.parametrize("kind", [*c.KINDS, "defs"])
+def test_schemas_are_strict_and_bounded(kind: str) -> None:
+    schema = json.loads((CONTRACTS / f"{kind}.schema.json").read_text())
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    for where, node in _walk(schema):
+        if node.get("type") == "object":
+            assert node.get("additionalProperties") is False, where
+        if node.get("type") == "string" and "pattern" not in node:
+            assert "maxLength" in node, where
+        if node.get("type") == "array":
+            assert "maxItems" in node, where
+    if kind != "defs":
+        assert schema["properties"]["schema"] == {
+            "const": f"gitstore.{kind}/v1", "description": "Kind and contract version."
+        }
+        assert "digest" in schema["x-gitstore"]["digestExcludes"]
+
+
+def test_events_reserve_future_types() -> None:
+    types = c.contract("event").schema["properties"]["type"]["enum"]
+    assert {"tool-call", "voice-turn", "ui-state", "agent-message"} <= set(types)
+
+
+def test_digest_rules_come_from_the_schema() -> None:
+    event = json.loads((CONTRACTS / "examples" / "valid" / "event.json").read_text())
+    redacted = copy.deepcopy(event)
+    del redacted["payload"]
+    redacted["redaction"] = {
+        "at": "2026-08-01T00:00:00.000000Z", "by": "github:1", "reason": "asked",
+        "sourceId": "github:comment:2210001",
+    }
+    assert c.digest_of(redacted) == event["digest"]
+    load_record(json.dumps(redacted))
+
+
+def test_learning_digests() -> None:
+    learning = json.loads((CONTRACTS / "examples" / "valid" / "learning.json").read_text())
+    assert c.content_digest(learning) == learning["contentDigest"]
+    edited = copy.deepcopy(learning)
+    edited["content"]["text"] = "Something else."
+    assert c.content_digest(edited) != learning["contentDigest"]
+    more_support = copy.deepcopy(learning)
+    more_support["support"] = 3
+    assert c.content_digest(more_support) == learning["contentDigest"]
+    assert c.review_digest(more_support) != learning["reviewDigest"]
+
+
+@pytest.mark.parametrize(
+    ("schema", "error"),
+    [
+        ("gitstore.event/v2", "unknown schema version"),
+        ("gitstore.event/v0", "unknown schema version"),
+        ("gitstore.memo/v1", "unknown record kind"),
+        ("event/v1", "not of the form"),
+    ],
+)
+def test_kind_of_refuses_other_versions(schema: str, error: str) -> None:
+    with pytest.raises(ContractError, match=error):
+        c.kind_of({"schema": schema})
+
+
+# Mutate valid examples at random; the two validators must always agree.
+EXAMPLES = {p.stem: json.loads(p.read_text()) for p in VALID}
+mutations = st.sampled_from([
+    None, "", "x" * 5000, 0, -1, 2**40, True, [], {}, ["review"], {"a": 1},
+    "2026-07-15T10:30:00.000000Z", "2026-13-15T10:30:00.000000Z", "sha256:" + "0" * 64,
+    "ev_" + "0" * 32, "github:1", "../x", "accepted",
+])
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.sampled_from(sorted(EXAMPLES)), st.data())
+def test_validators_agree_on_mutated_records(kind: str, data: st.DataObject) -> None:
+    record = copy.deepcopy(EXAMPLES[kind])
+    target = record
+    keys = [k for k in record if k not in ("schema", "digest")]
+    key = data.draw(st.sampled_from(keys))
+    while isinstance(target[key], dict) and target[key] and data.draw(st.booleans()):
+        target = target[key]
+        key = data.draw(st.sampled_from(sorted(target)))
+    if data.draw(st.booleans()):
+        del target[key]
+    else:
+        target[key] = data.draw(mutations)
+    record.pop("digest")
+    try:
+        seal(record)
+    except GitstoreError:
+        return
+    fast = c.schema_errors(record, kind)
+    reference = c.schema_errors(record, kind, reference=True)
+    assert bool(fast) == bool(reference), (fast, reference)
