@@ -233,3 +233,16 @@ def _verdict(data: bytes, line: int | None, reference: bool) -> dict[str, Any]:
     except InvalidInput as exc:
         return {"line": line, "ok": False, "error": str(exc)}
     return {"line": line, "ok": True, "kind": kind_of(record), "digest": record["digest"]}
+
+
+def verify_stored(data: bytes, digest: str, kind: str) -> dict[str, Any]:
+    """Check bytes a provider returned: canonical, of the expected kind and digest, valid."""
+    record = parse_json(data, allow_floats=False)
+    if canonicalize(record) != data:
+        raise ContractError("stored bytes are not in canonical form")
+    found = check_record(record)
+    if found != kind:
+        raise ContractError(f"stored as {kind} but the record is a {found}")
+    if record["digest"] != digest:
+        raise ContractError(f"stored under {digest} but its digest is {record['digest']}")
+    return record  # type: ignore[no-any-return]

@@ -1,0 +1,18 @@
+"""``gitstore gc``: expire reflogs and prune, so unreachable payloads are gone."""
+
+from __future__ import annotations
+
+import typer
+
+from ..maintenance import gc as do_gc
+from ._context import open_store
+
+
+def gc() -> None:
+    """Expire reflogs and prune unreachable objects (redacted text leaves the object database)."""
+    workspace, store = open_store()
+    typer.echo(do_gc(workspace, store))
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(gc)

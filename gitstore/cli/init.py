@@ -1,0 +1,33 @@
+"""``gitstore init``: set gitstore up in this repository."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from ..setup import init as do_init
+from ._io import JSON_OPTION, emit_json
+
+
+def init(
+    provider: Optional[str] = typer.Option(None, "--provider", help="git (default), sqlite or jsonl."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Set gitstore up here: writer id, git-ignored okf/.memory/, config, fetch refspecs."""
+    report = do_init(".", provider)
+    if as_json:
+        emit_json(report.to_json())
+        return
+    typer.echo(f"gitstore ready in {report.root}")
+    typer.echo(f"  scope    {report.scope}")
+    typer.echo(f"  writer   {report.writer}")
+    typer.echo(f"  provider {report.provider}")
+    for item in report.created:
+        typer.echo(f"  added    {item}")
+    if not report.created:
+        typer.echo("  nothing to change: already set up")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(init)

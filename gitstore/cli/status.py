@@ -1,0 +1,31 @@
+"""``gitstore status``: scope, writer, provider, refs and configuration."""
+
+from __future__ import annotations
+
+import typer
+
+from ..config import Workspace
+from ..setup import status as do_status
+from ._io import JSON_OPTION, emit_json
+
+
+def status(as_json: bool = JSON_OPTION) -> None:
+    """Show this repository's scope, writer, provider, memory refs and effective configuration."""
+    info = do_status(Workspace.find("."))
+    if as_json:
+        emit_json(info)
+        return
+    typer.echo(f"scope     {info['scope']}")
+    typer.echo(f"writer    {info['writer']}")
+    typer.echo(f"provider  {info['provider']}")
+    typer.echo(f"state     {info['state']} ({'ignored by git' if info['stateIgnored'] else 'NOT ignored by git'})")
+    typer.echo(f"refs      {len(info['refs'])}")
+    for ref in info["refs"]:
+        typer.echo(f"  {ref['ref']} {ref['tip'][:12]}")
+    typer.echo("config")
+    for key, entry in info["config"].items():
+        typer.echo(f"  {key} = {entry['value']}  (from {entry['from']})")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(status)

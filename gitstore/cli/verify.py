@@ -1,0 +1,28 @@
+"""``gitstore verify``: check every record and every ref; exit 3 on damage."""
+
+from __future__ import annotations
+
+import typer
+
+from ._context import open_store
+from ._io import JSON_OPTION, emit_json
+
+
+def verify(as_json: bool = JSON_OPTION) -> None:
+    """Check every stored record and ref: layout, order, canonical bytes, contracts, digests."""
+    _, store = open_store()
+    report = store.verify()
+    if as_json:
+        emit_json({"ok": report.ok, "records": report.records, "refs": report.refs,
+                   "problems": [{"where": p.where, "message": p.message} for p in report.problems]})
+    else:
+        for problem in report.problems:
+            typer.echo(f"damaged: {problem}", err=True)
+        state = "ok" if report.ok else f"{len(report.problems)} problem(s)"
+        typer.echo(f"verify: {report.records} records, {report.refs} refs: {state}")
+    if not report.ok:
+        raise typer.Exit(3)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(verify)

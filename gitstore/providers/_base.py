@@ -1,0 +1,165 @@
+"""The provider contract: what a storage backend must do, and the values it exchanges.
+
+A provider stores canonical record bytes and hands them back in one total order. It enforces
+no rule of consent, scope or lifecycle: the store does, and re-checks everything a provider
+returns. See ``okf/wiki/store.md`` for the order rule and each provider's layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, runtime_checkable
+
+Namespace = Literal["local", "shared"]
+NAMESPACES: tuple[Namespace, ...] = ("local", "shared")
+
+REQUIRED_CAPABILITIES = frozenset({
+    "append",          # records, in one stream or several, with their audit entries, atomically
+    "read",            # everything in store order, filtered by scope and kind
+    "read-stream",     # one stream in store order
+    "head",            # the last record of a stream
+    "append-if-head",  # compare-and-swap append on a stream's head (learning versions)
+    "payload",         # an event payload by its digest
+    "verify",          # re-read everything stored and report damage
+})
+OPTIONAL_CAPABILITIES = frozenset({"redact-payload", "search-lexical"})
+CONTRACT_VERSIONS = ("gitstore.provider/v1",)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What a provider declares about itself."""
+
+    name: str
+    contracts: tuple[str, ...]
+    capabilities: frozenset[str]
+    storage: str
+    sends_to: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One record to append: canonical bytes plus what the provider files it under.
+
+    ``data`` is the record's canonical form without its payload; ``payload`` is the canonical
+    payload (events only), stored apart so it can be redacted.
+    """
+
+    digest: str
+    kind: str
+    scope: str
+    stream: str
+    data: bytes
+    payload_digest: str | None = None
+    payload: bytes | None = None
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One atomic append: records and the audit entries that record the change."""
+
+    namespace: Namespace
+    entries: tuple[Entry, ...]
+
+    def __post_init__(self) -> None:
+        if self.namespace not in NAMESPACES:
+            raise ValueError(f"unknown namespace {self.namespace!r}")
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A record as a provider returns it, with its place in the store order."""
+
+    digest: str
+    kind: str
+    stream: str
+    data: bytes
+    namespace: Namespace
+    writer: str
+    clock: int
+    position: int
+
+    @property
+    def order(self) -> tuple[int, str, int]:
+        return (self.clock, self.writer, self.position)
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """What an append stored: digests added now and digests that were already there."""
+
+    added: tuple[str, ...] = ()
+    existing: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One integrity problem found by ``verify``."""
+
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}"
+
+
+@dataclass
+class VerifyReport:
+    """The outcome of a provider's verify pass."""
+
+    records: int = 0
+    refs: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """The storage contract every provider satisfies (see gitstore.conformance)."""
+
+    def manifest(self) -> Manifest:
+        """Contract versions, capabilities, storage kind, hosts it sends data to."""
+
+    def append(self, batch: Batch) -> AppendResult:
+        """Store every entry of the batch, all or nothing; entries already stored add nothing."""
+
+    def append_if_head(self, batch: Batch, stream: str, expected: str | None) -> AppendResult:
+        """Append only if ``stream``'s last record is ``expected`` (None: the stream is empty).
+
+        Raises ``ConflictError`` naming the stream when the head differs.
+        """
+
+    def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[Stored]:
+        """Every record in store order, optionally only one scope's and some kinds'."""
+
+    def read_stream(self, stream: str) -> Iterator[Stored]:
+        """One stream's records in store order."""
+
+    def head(self, stream: str) -> str | None:
+        """The digest of a stream's last record, or None."""
+
+    def payload(self, payload_digest: str) -> bytes | None:
+        """The canonical payload with that digest, or None when absent or redacted."""
+
+    def verify(self) -> VerifyReport:
+        """Re-read everything stored and report damage (never repairs)."""
+
+
+def missing_capabilities(manifest: Manifest) -> list[str]:
+    """Required capabilities a manifest does not declare."""
+    return sorted(REQUIRED_CAPABILITIES - manifest.capabilities)
+
+
+def dedupe(entries: Sequence[Entry]) -> list[Entry]:
+    """Entries in order with repeats of the same digest dropped."""
+    seen: set[str] = set()
+    out = []
+    for entry in entries:
+        if entry.digest not in seen:
+            seen.add(entry.digest)
+            out.append(entry)
+    return out

@@ -1,0 +1,162 @@
+"""Verifying a git store with nothing but the object database, streaming one commit at a time.
+
+Every records ref must be a linear history of append commits whose message parses, whose clock
+only grows, and whose diff against its parent adds exactly the records the message lists, each
+a regular file at ``<kind>/<aa>/<bb>/<digest>.json`` holding canonical bytes that satisfy the
+kind's contract and hash to that digest. Payload refs hold parentless snapshots whose blobs hash
+to their names. Memory stays bounded by one commit's records, not the store's.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pygit2
+
+from .._canonical import sha256_digest
+from ..contracts import verify_stored
+from ..errors import GitstoreError
+from ._base import NAMESPACES, Problem, VerifyReport
+
+PREFIX = "refs/memory/v1/"
+MAX_CLOCK_JUMP = 2**32
+_RECORD = re.compile(r"^([a-z]+)/([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json$")
+_PAYLOAD = re.compile(r"^([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json$")
+_REF = re.compile(
+    r"^refs/memory/v1/(?:(records|payloads)/(local|shared)/|remotes/[^/]+/(records|payloads)/shared/)"
+    r"([a-z0-9][a-z0-9-]{0,63})$"
+)
+
+
+def verify_repository(repo: pygit2.Repository) -> VerifyReport:
+    """Check every memory ref of the repository; report every problem found."""
+    report = VerifyReport()
+    for name in sorted(repo.references):
+        if not name.startswith(PREFIX):
+            continue
+        report.refs += 1
+        match = _REF.match(name)
+        if not match:
+            report.problems.append(Problem(name, "unexpected ref under refs/memory/v1/"))
+            continue
+        kind = match.group(1) or match.group(3)
+        namespace = match.group(2) or "shared"
+        writer = match.group(4)
+        try:
+            target = repo.references[name].target
+        except (KeyError, pygit2.GitError) as exc:
+            report.problems.append(Problem(name, f"cannot resolve: {exc}"))
+            continue
+        if kind == "records":
+            _verify_records(repo, name, writer, namespace, target, report)  # type: ignore[arg-type]
+        else:
+            _verify_payloads(repo, name, target, report)  # type: ignore[arg-type]
+    return report
+
+
+def _chain(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyReport) -> list[pygit2.Oid]:
+    chain = []
+    oid: pygit2.Oid | None = tip
+    while oid is not None:
+        try:
+            commit = repo[oid]
+        except KeyError:
+            report.problems.append(Problem(ref, f"commit {oid} is missing: history truncated"))
+            return []
+        if not isinstance(commit, pygit2.Commit):
+            report.problems.append(Problem(ref, f"{oid} is not a commit"))
+            return []
+        chain.append(oid)
+        parents = commit.parent_ids
+        if len(parents) > 1:
+            report.problems.append(Problem(ref, f"commit {oid} is a merge; writer histories are linear"))
+            return []
+        oid = parents[0] if parents else None
+    chain.reverse()
+    return chain
+
+
+def _verify_records(repo: pygit2.Repository, ref: str, writer: str, namespace: str,
+                    tip: pygit2.Oid, report: VerifyReport) -> None:
+    from .git import parse_message  # the message format lives beside the writer
+
+    previous_clock = 0
+    parent_tree: pygit2.Tree | None = None
+    for oid in _chain(repo, ref, tip, report):
+        commit = repo[oid]
+        where = f"{ref} commit {str(oid)[:12]}"
+        try:
+            header = parse_message(commit.message)
+        except ValueError as exc:
+            report.problems.append(Problem(where, str(exc)))
+            return
+        if header.writer != writer or header.namespace != namespace:
+            report.problems.append(Problem(where, f"names writer {header.writer!r} in {header.namespace!r}"))
+        if not previous_clock < header.clock <= previous_clock + MAX_CLOCK_JUMP:
+            report.problems.append(Problem(where, f"clock {header.clock} does not follow {previous_clock}"))
+        previous_clock = header.clock
+        tree = commit.peel(pygit2.Tree)
+        _verify_diff(repo, where, parent_tree, tree, header.lines, report)
+        parent_tree = tree
+
+
+def _verify_diff(repo: pygit2.Repository, where: str, parent: pygit2.Tree | None, tree: pygit2.Tree,
+                 lines: tuple[tuple[str, str, str], ...], report: VerifyReport) -> None:
+    diff = tree.diff_to_tree(swap=True) if parent is None else parent.diff_to_tree(tree)
+    listed = {f"{kind}/{d[7:9]}/{d[9:11]}/{d[7:]}.json": (d, kind) for d, kind, _ in lines}
+    added = set()
+    for delta in diff.deltas:
+        path = delta.new_file.path if delta.status != pygit2.GIT_DELTA_DELETED else delta.old_file.path
+        if delta.status != pygit2.GIT_DELTA_ADDED:
+            report.problems.append(Problem(where, f"{path} was {delta.status_char()}: records are only ever added"))
+            continue
+        match = _RECORD.match(path)
+        if not match or match.group(2) + match.group(3) != match.group(4)[:4]:
+            report.problems.append(Problem(where, f"{path} is at the wrong path"))
+            continue
+        if delta.new_file.mode != pygit2.GIT_FILEMODE_BLOB:
+            report.problems.append(Problem(where, f"{path} is not a regular file (mode {delta.new_file.mode:o})"))
+            continue
+        if path not in listed:
+            report.problems.append(Problem(where, f"{path} is in the tree but not in the commit's record list"))
+            continue
+        added.add(path)
+        digest, kind = listed[path]
+        report.records += 1
+        try:
+            verify_stored(repo[delta.new_file.id].data, digest, kind)
+        except GitstoreError as exc:
+            report.problems.append(Problem(where, f"record {digest}: {exc}"))
+    for path in sorted(set(listed) - added):
+        report.problems.append(Problem(where, f"lists {path} but does not add it"))
+
+
+def _verify_payloads(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyReport) -> None:
+    try:
+        commit = repo[tip]
+    except KeyError:
+        report.problems.append(Problem(ref, f"commit {tip} is missing"))
+        return
+    if not isinstance(commit, pygit2.Commit) or commit.parent_ids:
+        report.problems.append(Problem(ref, "payload snapshots are parentless commits"))
+        return
+    for path, entry in _walk(commit.peel(pygit2.Tree), ""):
+        match = _PAYLOAD.match(path)
+        if not match or match.group(1) + match.group(2) != match.group(3)[:4]:
+            report.problems.append(Problem(ref, f"{path} is at the wrong path"))
+        elif entry.filemode != pygit2.GIT_FILEMODE_BLOB:
+            report.problems.append(Problem(ref, f"{path} is not a regular file"))
+        elif sha256_digest(repo[entry.id].data) != "sha256:" + match.group(3):
+            report.problems.append(Problem(ref, f"payload {path} does not match its digest"))
+
+
+def _walk(tree: pygit2.Tree, prefix: str):  # type: ignore[no-untyped-def]
+    for entry in tree:
+        path = prefix + entry.name
+        if entry.filemode == pygit2.GIT_FILEMODE_TREE:
+            yield from _walk(entry, path + "/")  # type: ignore[arg-type]
+        else:
+            yield path, entry
+
+
+assert NAMESPACES == ("local", "shared")

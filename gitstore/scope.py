@@ -1,0 +1,90 @@
+"""Repository identity: the scope every record belongs to, and the worktree key.
+
+The scope is ``host/owner/name`` from the origin remote with credentials, scheme, port and a
+trailing ``.git`` stripped, lowercased host, so the same owner/name on two hosts never shares
+records. A repository without an origin gets ``local/<16 hex>`` from its common git folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import pygit2
+
+from .errors import InvalidInput, NotARepository
+
+_SCP = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$")
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(\[[^\]]+\]|[^:/]+)(?::\d+)?/(.+)$", re.I)
+_SEGMENT = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
+
+
+def scope_from_url(url: str) -> str:
+    """``host/owner/name`` from a remote URL (https, ssh, scp-like, git), refusing others."""
+    url = url.strip()
+    match = _URL.match(url) or (None if "://" in url else _SCP.match(url))
+    if not match:
+        raise InvalidInput(f"remote URL {_redact(url)!r} names no host and repository")
+    host = match.group(1).lower().strip("[]")
+    path = match.group(2).strip("/")
+    if path.endswith(".git"):
+        path = path[:-4]
+    segments = [s for s in path.split("/") if s]
+    if len(segments) < 2 or not all(_SEGMENT.match(s) and s not in (".", "..") for s in segments):
+        raise InvalidInput(f"remote URL {_redact(url)!r} has no owner/name path")
+    return "/".join([host, *segments])
+
+
+def _redact(url: str) -> str:
+    return re.sub(r"//[^@/]*@", "//", url)
+
+
+def open_repository(start: str | Path = ".") -> pygit2.Repository:
+    """The git repository containing ``start``, refusing bare repositories."""
+    found = pygit2.discover_repository(str(start))
+    if found is None:
+        raise NotARepository(f"{Path(start).resolve()} is not inside a git repository")
+    repo = pygit2.Repository(found)
+    if repo.is_bare or repo.workdir is None:
+        raise NotARepository(f"{found} is a bare repository; gitstore needs a work tree")
+    return repo
+
+
+def repository_scope(repo: pygit2.Repository, _depth: int = 0) -> str:
+    """The scope of a repository: its origin remote, else a local scope from its git folder.
+
+    An origin that is a path on this machine (a clone of a local repository) takes that
+    repository's scope, so clones exchanging refs share one scope.
+    """
+    try:
+        url = repo.remotes["origin"].url
+    except KeyError:
+        url = None
+    if url:
+        local = _local_path(url, Path(repo.workdir or repo.path))
+        if local is None:
+            return scope_from_url(url)
+        found = pygit2.discover_repository(str(local)) if local.exists() else None
+        if found is None or _depth > 8:
+            raise InvalidInput(f"origin {url!r} is a path but not a git repository")
+        return repository_scope(pygit2.Repository(found), _depth + 1)
+    common = Path(repo.path).resolve()
+    if common.name != ".git" and (common.parent / ".git").is_file():
+        common = common.parent
+    return "local/" + hashlib.sha256(str(common).encode()).hexdigest()[:16]
+
+
+def _local_path(url: str, base: Path) -> Path | None:
+    if url.startswith("file://"):
+        return Path(url[len("file://"):])
+    if "://" in url or _SCP.match(url):
+        return None
+    return (base / url).resolve()
+
+
+def worktree_key(repo: pygit2.Repository) -> str | None:
+    """An opaque key for a linked worktree, or None for the main one."""
+    if not repo.is_worktree:
+        return None
+    return hashlib.sha256(str(Path(repo.workdir).resolve()).encode()).hexdigest()[:16]

@@ -1,0 +1,190 @@
+"""The store: the one place that checks records going in and re-checks them coming out.
+
+Providers only keep bytes in order. The store validates every record against its contract
+before writing, files it under its stream and namespace, splits event payloads off so they can
+be redacted, and re-checks everything a provider returns (canonical form, schema, digest,
+scope). It fails closed: a damaged record stops the operation with an IntegrityError naming it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ._canonical import canonicalize, sha256_digest
+from .contracts import check_record, verify_stored
+from .errors import GitstoreError, IntegrityError, Refused
+from .providers import AppendResult, Batch, Entry, Provider, Stored, VerifyReport, require_capabilities
+from .providers._base import Namespace, Problem
+
+LOCAL_KINDS = frozenset({"envelope", "receipt"})
+SHARED_KINDS = frozenset({"grant", "withdrawal", "learning", "export", "packet", "import"})
+_STREAMS = {
+    "envelope": "captures", "receipt": "captures", "grant": "consent", "withdrawal": "consent",
+    "export": "exports", "audit": "audit", "packet": "packets", "import": "imports",
+}
+
+
+def stream_of(record: Mapping[str, Any], kind: str) -> str:
+    """The stream a record belongs to: its episode, its learning, or its kind's stream."""
+    if kind == "episode":
+        return str(record["id"])
+    if kind == "event":
+        return str(record["episode"])
+    if kind == "learning":
+        return str(record["id"])
+    return _STREAMS[kind]
+
+
+def namespace_of(records: Sequence[tuple[Mapping[str, Any], str]]) -> Namespace:
+    """local for personal agent sessions, shared otherwise; refuses a mixed batch."""
+    local = [r for r, k in records if k in LOCAL_KINDS or _is_session_episode(r, k)]
+    shared = [r for r, k in records if k in SHARED_KINDS or (k == "episode" and not _is_session_episode(r, k))]
+    if local and shared:
+        raise Refused(
+            "one append cannot mix personal session records (local) with shared ones; split it in two"
+        )
+    return "local" if local else "shared"
+
+
+def _is_session_episode(record: Mapping[str, Any], kind: str) -> bool:
+    return kind == "episode" and record["source"]["kind"] == "agent-session"
+
+
+@dataclass(frozen=True)
+class Item:
+    """A record read back from the store, re-checked, with where it sits in the order."""
+
+    record: dict[str, Any]
+    stored: Stored
+
+    @property
+    def kind(self) -> str:
+        return self.stored.kind
+
+    @property
+    def digest(self) -> str:
+        return self.stored.digest
+
+
+class Store:
+    """Records of one scope kept by one provider."""
+
+    def __init__(self, provider: Provider, scope: str) -> None:
+        self.manifest = require_capabilities(provider)
+        self.provider = provider
+        self.scope = scope
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def prepare(self, record: Mapping[str, Any]) -> Entry:
+        """Validate one record for this store and turn it into a provider entry."""
+        record = dict(record)
+        kind = check_record(record)
+        if record["scope"] != self.scope:
+            raise Refused(
+                f"{kind} record {record['digest']} is for scope {record['scope']}, "
+                f"this repository is {self.scope}"
+            )
+        payload = record.pop("payload", None)
+        return Entry(
+            digest=record["digest"],
+            kind=kind,
+            scope=record["scope"],
+            stream=stream_of(record, kind),
+            data=canonicalize(record),
+            payload_digest=record.get("payloadDigest"),
+            payload=canonicalize(payload) if payload is not None else None,
+        )
+
+    def append(
+        self,
+        records: Iterable[Mapping[str, Any]],
+        *,
+        namespace: Namespace | None = None,
+        if_head: tuple[str, str | None] | None = None,
+    ) -> AppendResult:
+        """Append records (and the audit entries among them) as one atomic write."""
+        pairs = [(dict(r), self.prepare(r)) for r in records]
+        if not pairs:
+            raise Refused("nothing to append")
+        chosen = namespace_of([(r, e.kind) for r, e in pairs])
+        if namespace is not None and namespace != chosen and chosen == "local":
+            raise Refused("personal session records stay in the local namespace")
+        batch = Batch(namespace or chosen, tuple(e for _, e in pairs))
+        if if_head is not None:
+            return self.provider.append_if_head(batch, if_head[0], if_head[1])
+        return self.provider.append(batch)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def items(self, kinds: Iterable[str] | None = None, *, payloads: bool = False) -> Iterator[Item]:
+        """Every record of this scope in store order, re-checked; fails closed on damage."""
+        wanted = None if kinds is None else list(kinds)
+        for stored in self.provider.read(self.scope, wanted):
+            item = self._check(stored)
+            if item is None:
+                continue
+            if payloads and item.kind == "event":
+                self._attach_payload(item.record)
+            yield item
+
+    def stream(self, stream: str) -> Iterator[Item]:
+        """One stream's records in store order, re-checked."""
+        for stored in self.provider.read_stream(stream):
+            item = self._check(stored)
+            if item is not None:
+                yield item
+
+    def get(self, digest: str, *, payloads: bool = True) -> Item | None:
+        """One record by digest (or unique digest prefix of at least 8 hex digits)."""
+        needle = digest if digest.startswith("sha256:") else "sha256:" + digest
+        matches = [i for i in self.items(payloads=payloads) if i.digest.startswith(needle)]
+        if len(matches) > 1:
+            raise Refused(f"digest prefix {digest} matches {len(matches)} records; give more digits")
+        return matches[0] if matches else None
+
+    def _check(self, stored: Stored) -> Item | None:
+        try:
+            record = verify_stored(stored.data, stored.digest, stored.kind)
+        except GitstoreError as exc:
+            raise IntegrityError(
+                f"stored {stored.kind} record {stored.digest} is damaged ({exc}); run `gitstore verify`"
+            ) from None
+        if record["scope"] != self.scope:
+            return None
+        return Item(record, stored)
+
+    def _attach_payload(self, record: dict[str, Any]) -> None:
+        data = self.provider.payload(record["payloadDigest"])
+        if data is None:
+            return
+        if sha256_digest(data) != record["payloadDigest"]:
+            raise IntegrityError(f"payload of event {record['id']} does not match its payloadDigest")
+        from ._canonical import parse_json
+
+        record["payload"] = parse_json(data, allow_floats=False)
+
+    # -- integrity -----------------------------------------------------------------------------
+
+    def verify(self) -> VerifyReport:
+        """The provider's verification; the store re-reads everything itself when the provider
+        reports that it checked no records (a provider's verify should check each one)."""
+        report = self.provider.verify()
+        if report.records:
+            return report
+        seen = 0
+        try:
+            for stored in self.provider.read():
+                seen += 1
+                try:
+                    verify_stored(stored.data, stored.digest, stored.kind)
+                except GitstoreError as exc:
+                    problem = Problem(f"{stored.kind} {stored.digest}", str(exc))
+                    if all(str(p) != str(problem) for p in report.problems):
+                        report.problems.append(problem)
+        except GitstoreError as exc:
+            report.problems.append(Problem("store", str(exc)))
+        report.records = max(report.records, seen)
+        return report
