@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed-stamp
 
-.PHONY: test demo bench lint clean
+.PHONY: test demo bench wiki lint clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ demo: $(STAMP)
 ## bench: run the benchmarks and print their ratios
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+## wiki: regenerate the generated pages of okf/wiki/ (contracts, index) and check every page
+wiki: $(STAMP)
+	$(BIN)/python -m gitstore._wiki
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build dist

@@ -126,7 +126,14 @@ def _reference(value: Any) -> bytes:
 
 def canonicalize(value: Any) -> bytes:
     """RFC 8785 canonical bytes, through the fast path wherever it is proven equal."""
-    if check_ijson(value):
+    return canonicalize_checked(value, check_ijson(value))
+
+
+def canonicalize_checked(value: Any, fast: bool) -> bytes:
+    """``canonicalize`` for a value already checked: ``fast`` is what ``check_ijson`` returned
+    for it or for a value holding it (a part of a value without floats or astral member names
+    has none either), so the value is not walked again."""
+    if fast:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     return _reference(value)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -21,7 +21,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from ._canonical import canonicalize, check_ijson, parse_json, sha256_digest
+from ._canonical import canonicalize, canonicalize_checked, check_ijson, parse_json, sha256_digest
 from .errors import ContractError, InvalidInput
 
 VERSION = 1
@@ -101,27 +101,33 @@ def kind_of(record: Any) -> str:
 
 def digest_of(record: Mapping[str, Any], kind: str | None = None) -> str:
     """The record's digest: sha256 over canonical bytes minus the fields its kind excludes."""
-    excludes = contract(kind or kind_of(record)).digest_excludes
-    return sha256_digest(canonicalize({k: v for k, v in record.items() if k not in excludes}))
+    return _record_digest(record, kind or kind_of(record), canonicalize)
 
 
 def content_digest(learning: Mapping[str, Any]) -> str:
     """A learning's contentDigest: what it says."""
-    return _subset_digest(learning, contract("learning").content_fields)
+    return _subset_digest(learning, contract("learning").content_fields, canonicalize)
 
 
 def review_digest(learning: Mapping[str, Any]) -> str:
     """A learning's reviewDigest: everything a reviewer is shown."""
-    return _subset_digest(learning, contract("learning").review_fields)
-
-
-def _subset_digest(record: Mapping[str, Any], fields: Iterable[str]) -> str:
-    return sha256_digest(canonicalize({f: record[f] for f in fields if f in record}))
+    return _subset_digest(learning, contract("learning").review_fields, canonicalize)
 
 
 def payload_digest(payload: Mapping[str, Any]) -> str:
     """An event payload's digest, kept in the event so redaction leaves it intact."""
     return sha256_digest(canonicalize(payload))
+
+
+def _record_digest(record: Mapping[str, Any], kind: str, canon: Callable[[Any], bytes]) -> str:
+    excludes = contract(kind).digest_excludes
+    return sha256_digest(canon({k: v for k, v in record.items() if k not in excludes}))
+
+
+def _subset_digest(
+    record: Mapping[str, Any], fields: Iterable[str], canon: Callable[[Any], bytes]
+) -> str:
+    return sha256_digest(canon({f: record[f] for f in fields if f in record}))
 
 
 def seal(record: dict[str, Any]) -> dict[str, Any]:
@@ -185,23 +191,29 @@ def _describe(path: list[Any], message: str, schema_path: list[Any]) -> str:
 def check_record(record: Any, *, reference: bool = False) -> str:
     """Validate a record fully (I-JSON, version, schema, digests); return its kind."""
     kind = kind_of(record)
-    check_ijson(record, allow_floats=False)
+    fast = check_ijson(record, allow_floats=False)
     errors = schema_errors(record, kind, reference=reference)
     if errors:
         raise ContractError(f"{kind} record fails its contract: {errors[0]}")
-    _check_digests(record, kind)
+    _check_digests(record, kind, fast)
     return kind
 
 
-def _check_digests(record: Mapping[str, Any], kind: str) -> None:
+def _check_digests(record: Mapping[str, Any], kind: str, fast: bool) -> None:
+    # check_ijson has just walked the whole record: canonicalize its parts without walking
+    # each again (that walk was most of the time check_record took).
+    def canon(value: Any) -> bytes:
+        return canonicalize_checked(value, fast)
+
     if kind == "learning":
-        for field, compute in (("contentDigest", content_digest), ("reviewDigest", review_digest)):
-            if record[field] != compute(record):
+        rules = contract("learning")
+        for field, fields in (("contentDigest", rules.content_fields), ("reviewDigest", rules.review_fields)):
+            if record[field] != _subset_digest(record, fields, canon):
                 raise ContractError(f"learning {record.get('id')}: {field} does not match its fields")
     if kind == "event" and "payload" in record:
-        if record["payloadDigest"] != payload_digest(record["payload"]):
+        if record["payloadDigest"] != sha256_digest(canon(record["payload"])):
             raise ContractError(f"event {record.get('id')}: payloadDigest does not match its payload")
-    expected = digest_of(record, kind)
+    expected = _record_digest(record, kind, canon)
     if record["digest"] != expected:
         raise ContractError(f"{kind} record digest {record['digest']} does not match its content ({expected})")
 

@@ -58,14 +58,21 @@ class ObjectWriter:
 
     def flush(self) -> None:
         """Write every collected object that the repository does not have yet."""
-        odb = self.repo.odb
-        fresh = {oid: v for oid, v in self._objects.items() if pygit2.Oid(raw=oid) not in odb}
-        self._objects.clear()
-        if len(fresh) < PACK_THRESHOLD:
-            for kind, data in fresh.values():
-                odb.write(kind, data)
-        else:
-            write_pack(Path(self.repo.path) / "objects" / "pack", fresh)
+        objects, self._objects = self._objects, {}
+        if len(objects) < PACK_THRESHOLD:
+            odb = self.repo.odb
+            for oid, (kind, data) in objects.items():
+                if pygit2.Oid(raw=oid) not in odb:
+                    odb.write(kind, data)
+        else:  # an object also present elsewhere costs a few bytes, not a lookup each
+            write_pack(Path(self.repo.path) / "objects" / "pack", objects)
+
+
+def _deflate(data: bytes, level: int) -> bytes:
+    # A small window and memory level make each stream ~8x cheaper to set up than the
+    # defaults; any zlib reader inflates it, and records are far smaller than the window.
+    compressor = zlib.compressobj(level, zlib.DEFLATED, 9, 1)
+    return compressor.compress(data) + compressor.flush()
 
 
 def _pack_header(kind: int, size: int) -> bytes:
@@ -94,7 +101,8 @@ def write_pack(folder: Path, objects: dict[bytes, tuple[int, bytes]]) -> str:
         put(b"PACK" + struct.pack(">II", 2, len(objects)))
         offset = 12
         for oid, (kind, data) in objects.items():
-            packed = _pack_header(kind, len(data)) + zlib.compress(data, 1)
+            # trees are mostly random object ids: storing them costs little and saves much time
+            packed = _pack_header(kind, len(data)) + _deflate(data, 0 if kind == TREE else 1)
             offsets[oid] = (offset, zlib.crc32(packed))
             put(packed)
             offset += len(packed)

@@ -78,7 +78,12 @@ def _chain(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyRep
 
 def _verify_records(repo: pygit2.Repository, ref: str, writer: str, namespace: str,
                     tip: pygit2.Oid, report: VerifyReport) -> None:
-    from .git import parse_message  # the message format lives beside the writer
+    from .git import parse_message, rewound  # the format lives beside the writer
+
+    if not ref.startswith(PREFIX + "remotes/"):
+        problem = rewound(repo, ref, tip)
+        if problem:
+            report.problems.append(Problem(ref, problem))
 
     previous_clock = 0
     parent_tree: pygit2.Tree | None = None

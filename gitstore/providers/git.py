@@ -18,10 +18,13 @@ per record in position order. Store order is (clock, writer, position) on every 
 
 from __future__ import annotations
 
+import fcntl
+import os
 import random
 import re
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,7 +45,7 @@ from ._base import (
     VerifyReport,
     dedupe,
 )
-from ._objects import BLOB, BLOB_MODE, TREE, TREE_MODE, ObjectWriter, tree_bytes
+from ._objects import BLOB, BLOB_MODE, PACK_THRESHOLD, TREE, TREE_MODE, ObjectWriter, tree_bytes
 from ._verify_git import verify_repository
 
 PREFIX = "refs/memory/v1/"
@@ -51,6 +54,7 @@ FORMAT = "1"
 SIGNATURE_NAME = "gitstore"
 SIGNATURE_EMAIL = "gitstore@localhost"
 MAX_ATTEMPTS = 400
+STALE_LOCK_SECONDS = 5.0
 _EMPTY_TREE = pygit2.Oid(hex="4b825dc642cb6eb9a060e54bf8d69288fbee4904")
 
 
@@ -71,6 +75,34 @@ def record_path(kind: str, digest: str) -> str:
 def payload_path(payload_digest: str) -> str:
     hexd = payload_digest.removeprefix("sha256:")
     return f"{hexd[:2]}/{hexd[2:4]}/{hexd}.json"
+
+
+def tips_log(repo: pygit2.Repository, ref: str) -> Path:
+    """Where a writer ref's acknowledged tips are logged (one commit id per line)."""
+    folder = Path(repo.path) / "gitstore"
+    folder.mkdir(exist_ok=True)
+    return folder / (ref[len(PREFIX):].replace("/", "-") + ".tips")
+
+
+def last_acknowledged(repo: pygit2.Repository, ref: str) -> pygit2.Oid | None:
+    """The last tip this clone acknowledged for one of its own refs."""
+    path = tips_log(repo, ref)
+    if not path.exists():
+        return None
+    with open(path, "rb") as log:
+        log.seek(max(0, path.stat().st_size - 164))
+        lines = [line for line in log.read().split(b"\n") if len(line) == 40]
+    return pygit2.Oid(hex=lines[-1].decode()) if lines else None
+
+
+def rewound(repo: pygit2.Repository, ref: str, tip: pygit2.Oid | None) -> str | None:
+    """Why ``ref`` no longer contains the last append acknowledged on it, or None."""
+    acked = last_acknowledged(repo, ref)
+    if acked is None or tip == acked:
+        return None
+    if tip is not None and acked in repo and repo.descendant_of(tip, acked):
+        return None
+    return f"acknowledged append {acked} is no longer in its history (the ref was moved back)"
 
 
 @dataclass(frozen=True)
@@ -115,7 +147,7 @@ def parse_message(message: str) -> Header:
     if not clock.isdigit() or len(clock) > 15:
         raise ValueError(f"bad Clock {clock!r}")
     lines = []
-    for raw in records.splitlines():
+    for raw in records.rstrip("\n").splitlines():
         match = _LINE.match(raw)
         if not match:
             raise ValueError(f"bad record line {raw[:80]!r}")
@@ -162,6 +194,9 @@ class GitProvider:
             self.repo = pygit2.Repository(str(path))
         except pygit2.GitError:
             raise UsageError(f"{path} is not a git repository") from None
+        # Every tree and commit written here names objects written just before; libgit2's
+        # per-entry existence checks on creation would only repeat that (verify re-checks all).
+        pygit2.settings.enable_strict_object_creation(False)
         self.writer = writer
         self._clocks: dict[pygit2.Oid, int] = {}
         self._histories: dict[str, tuple[pygit2.Oid, list[tuple[Header, pygit2.Oid]]]] = {}
@@ -185,30 +220,45 @@ class GitProvider:
     def _append(self, batch: Batch, guard: tuple[str, str | None] | None) -> AppendResult:
         entries = dedupe(batch.entries)
         ref = records_ref(batch.namespace, self.writer)
-        for attempt in range(MAX_ATTEMPTS):
-            tip = self._target(ref)
-            if guard is not None:
-                current = self.head(guard[0])
-                if current != guard[1]:
-                    raise ConflictError(
-                        f"stream {guard[0]} moved: head is {current}, expected {guard[1]}"
-                    )
-            stored = self._stored_digests(entries)
-            new = [e for e in entries if e.digest not in stored]
-            existing = tuple(e.digest for e in entries if e.digest in stored)
-            if not new:
-                return AppendResult(existing=existing)
-            if self._try_commit(batch.namespace, ref, tip, new):
-                return AppendResult(added=tuple(e.digest for e in new), existing=existing)
-            time.sleep(random.uniform(0, min(0.02, 0.0005 * 2 ** min(attempt, 6))))
+        with self._writer_lock(batch.namespace):
+            for attempt in range(MAX_ATTEMPTS):
+                tip = self._target(ref)
+                self._check_not_rewound(ref, tip)
+                if guard is not None:
+                    current = self.head(guard[0])
+                    if current != guard[1]:
+                        raise ConflictError(
+                            f"stream {guard[0]} moved: head is {current}, expected {guard[1]}"
+                        )
+                stored = self._stored_digests(entries)
+                new = [e for e in entries if e.digest not in stored]
+                existing = tuple(e.digest for e in entries if e.digest in stored)
+                if not new:
+                    return AppendResult(existing=existing)
+                if self._try_commit(batch.namespace, ref, tip, new):
+                    return AppendResult(added=tuple(e.digest for e in new), existing=existing)
+                time.sleep(random.uniform(0, min(0.02, 0.0005 * 2 ** min(attempt, 6))))
         raise ConflictError(f"{ref} kept moving: gave up after {MAX_ATTEMPTS} attempts")
 
+    @contextmanager
+    def _writer_lock(self, namespace: str) -> Iterator[None]:
+        """Serialize this writer's appends across processes; the kernel drops it if we die.
+
+        Compare-and-swap on the ref stays the guarantee; the lock only turns a storm of
+        retries into a queue, and lets the payload snapshot move with the records.
+        """
+        folder = Path(self.repo.path) / "gitstore"
+        folder.mkdir(exist_ok=True)
+        fd = os.open(folder / f"{namespace}-{self.writer}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
     def _try_commit(self, namespace: str, ref: str, tip: pygit2.Oid | None, new: list[Entry]) -> bool:
-        writer = ObjectWriter(self.repo)
         base = self.repo[tip].peel(pygit2.Tree) if tip is not None else None
-        blobs = {record_path(e.kind, e.digest): writer.add(BLOB, e.data) for e in new}
-        tree = _merge_tree(self.repo, writer, base, blobs)
-        writer.flush()
+        tree = self._write_tree(base, {record_path(e.kind, e.digest): e.data for e in new})
         payload_entries = [e for e in new if e.payload is not None and e.payload_digest]
         if payload_entries:
             self._store_payloads(namespace, payload_entries)
@@ -217,61 +267,73 @@ class GitProvider:
         signature = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL)
         parents = [tip] if tip is not None else []
         try:
-            self.repo.create_commit(ref, signature, signature, message, pygit2.Oid(raw=tree), parents)
-        except (pygit2.GitError, ValueError):
+            commit = self.repo.create_commit(ref, signature, signature, message, tree, parents)
+        except (pygit2.GitError, ValueError, OSError):
+            self._clear_stale_lock(ref)
             return False
+        with open(tips_log(self.repo, ref), "a", encoding="ascii") as log:
+            log.write(f"{commit}\n")
         return True
+
+    def _check_not_rewound(self, ref: str, tip: pygit2.Oid | None) -> None:
+        """Refuse to build on a ref moved back past an append this clone acknowledged."""
+        problem = rewound(self.repo, ref, tip)
+        if problem:
+            raise IntegrityError(f"{ref}: {problem}")
+
+    def _write_tree(self, base: pygit2.Tree | None, files: dict[str, bytes | None]) -> pygit2.Oid:
+        """Write ``base`` with files added (path -> bytes) or removed (path -> None)."""
+        if len(files) < PACK_THRESHOLD:
+            changes = {p: (None if d is None else self.repo.create_blob(d)) for p, d in files.items()}
+            return _builder_tree(self.repo, base, changes) or self.repo.TreeBuilder().write()
+        writer = ObjectWriter(self.repo)
+        blobs = {p: (None if d is None else writer.add(BLOB, d)) for p, d in files.items()}
+        tree = _merge_tree(self.repo, writer, base, blobs)
+        writer.flush()
+        return pygit2.Oid(raw=tree)
+
+    def _clear_stale_lock(self, ref: str) -> None:
+        """Remove a ref lock left by a killed process (held for microseconds when alive)."""
+        lock = Path(self.repo.path) / f"{ref}.lock"
+        try:
+            if time.time() - lock.stat().st_mtime > STALE_LOCK_SECONDS:
+                lock.unlink()
+        except FileNotFoundError:
+            pass
 
     def _store_payloads(self, namespace: str, entries: list[Entry]) -> None:
+        """Move the payload snapshot forward; the caller holds the writer lock."""
         ref = payloads_ref(namespace, self.writer)
-        for attempt in range(MAX_ATTEMPTS):
-            tip = self._target(ref)
-            base = self.repo[tip].peel(pygit2.Tree) if tip is not None else None
-            writer = ObjectWriter(self.repo)
-            blobs = {}
-            for e in entries:
-                assert e.payload is not None and e.payload_digest is not None
-                blobs[payload_path(e.payload_digest)] = writer.add(BLOB, e.payload)
-            tree = _merge_tree(self.repo, writer, base, blobs)
-            writer.flush()
-            if self._swap_snapshot(ref, tip, pygit2.Oid(raw=tree), "gitstore: payloads"):
-                return
-            time.sleep(random.uniform(0, 0.005))
-        raise ConflictError(f"{ref} kept moving: gave up after {MAX_ATTEMPTS} attempts")
+        tip = self._target(ref)
+        base = self.repo[tip].peel(pygit2.Tree) if tip is not None else None
+        files: dict[str, bytes | None] = {}
+        for e in entries:
+            assert e.payload is not None and e.payload_digest is not None
+            files[payload_path(e.payload_digest)] = e.payload
+        self._set_snapshot(ref, self._write_tree(base, files), "gitstore: payloads")
 
-    def _swap_snapshot(self, ref: str, tip: pygit2.Oid | None, tree: pygit2.Oid, message: str) -> bool:
-        """Point ``ref`` at a new parentless commit of ``tree`` if it still points at ``tip``."""
+    def _set_snapshot(self, ref: str, tree: pygit2.Oid, message: str) -> None:
+        """Point ``ref`` at a new parentless commit of ``tree`` (under the writer lock)."""
         signature = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL)
         commit = self.repo.create_commit(None, signature, signature, message + "\n", tree, [])
-        try:
-            with self.repo.transaction() as txn:
-                txn.lock_ref(ref)
-                if self._target(ref) != tip:
-                    return False
-                txn.set_target(ref, commit, message=message)
-        except pygit2.GitError:
-            return False
-        return True
+        self._clear_stale_lock(ref)
+        self.repo.references.create(ref, commit, force=True)
 
     def redact_payload(self, payload_digest: str) -> bool:
         """Remove a payload from every own snapshot that holds it; True if one was removed."""
         removed = False
+        path = payload_path(payload_digest)
         for namespace in NAMESPACES:
             ref = payloads_ref(namespace, self.writer)
-            for _ in range(MAX_ATTEMPTS):
+            with self._writer_lock(namespace):
                 tip = self._target(ref)
                 if tip is None:
-                    break
+                    continue
                 base = self.repo[tip].peel(pygit2.Tree)
-                path = payload_path(payload_digest)
                 if path not in base:
-                    break
-                writer = ObjectWriter(self.repo)
-                tree = _merge_tree(self.repo, writer, base, {path: None})
-                writer.flush()
-                if self._swap_snapshot(ref, tip, pygit2.Oid(raw=tree), "gitstore: redact payload"):
-                    removed = True
-                    break
+                    continue
+                self._set_snapshot(ref, self._write_tree(base, {path: None}), "gitstore: redact payload")
+                removed = True
         return removed
 
     # -- reading -------------------------------------------------------------------------------
@@ -356,26 +418,24 @@ class GitProvider:
         wanted = set(kinds) if kinds is not None else None
         needle = None if scope is None else f'"scope":"{scope}"'.encode()
         seen: set[str] = set()
+        blobs = _BlobIndex(self.repo)
         for header, info, oid in self._commits():
-            tree = None
             for position, (digest, kind, stream) in enumerate(header.lines):
                 if (wanted is not None and kind not in wanted) or digest in seen:
                     continue
                 seen.add(digest)
-                if tree is None:
-                    tree = self.repo[oid].peel(pygit2.Tree)
-                data = _blob(self.repo, tree, record_path(kind, digest), oid)
+                data = blobs.data(info, kind, digest, oid)
                 if needle is not None and needle not in data:
                     continue
                 yield Stored(digest, kind, stream, data, info.namespace, header.writer,
                              header.clock, position)
 
     def read_stream(self, stream: str) -> Iterator[Stored]:
+        blobs = _BlobIndex(self.repo)
         for header, info, oid in self._commits():
-            tree = self.repo[oid].peel(pygit2.Tree)
             for position, (digest, kind, line_stream) in enumerate(header.lines):
                 if line_stream == stream:
-                    data = _blob(self.repo, tree, record_path(kind, digest), oid)
+                    data = blobs.data(info, kind, digest, oid)
                     yield Stored(digest, kind, stream, data, info.namespace, header.writer,
                                  header.clock, position)
 
@@ -405,15 +465,44 @@ class GitProvider:
         return verify_repository(self.repo)
 
 
-def _blob(repo: pygit2.Repository, tree: pygit2.Tree, path: str, commit: pygit2.Oid) -> bytes:
-    try:
-        entry = tree[path]
-    except KeyError:
-        raise IntegrityError(f"commit {commit} lists {path} but its tree lacks it") from None
-    if entry.filemode != pygit2.GIT_FILEMODE_BLOB:
-        raise IntegrityError(f"commit {commit}: {path} is not a regular file")
-    data: bytes = repo[entry.id].data
-    return data
+class _BlobIndex:
+    """Finds record blobs through each ref's tip tree, walked once per kind folder.
+
+    A writer's tip tree holds every record it ever stored (records are only added), so one
+    walk serves every commit of the ref; ``verify`` checks that each commit agrees with it.
+    """
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self.repo = repo
+        self._maps: dict[tuple[str, str], dict[str, tuple[pygit2.Oid, int]]] = {}
+
+    def data(self, info: RefInfo, kind: str, digest: str, commit: pygit2.Oid) -> bytes:
+        found = self._map(info, kind).get(digest[7:])
+        if found is None:
+            raise IntegrityError(f"{info.name}: commit {commit} lists {record_path(kind, digest)} but the tree lacks it")
+        oid, mode = found
+        if mode != pygit2.GIT_FILEMODE_BLOB:
+            raise IntegrityError(f"{info.name}: {record_path(kind, digest)} is not a regular file")
+        data: bytes = self.repo[oid].data
+        return data
+
+    def _map(self, info: RefInfo, kind: str) -> dict[str, tuple[pygit2.Oid, int]]:
+        key = (info.name, kind)
+        found = self._maps.get(key)
+        if found is None:
+            found = self._maps[key] = {}
+            tip = self.repo.references[info.name].target
+            root = self.repo[tip].peel(pygit2.Tree)
+            if kind in root and root[kind].filemode == pygit2.GIT_FILEMODE_TREE:
+                for first in self.repo[root[kind].id]:
+                    if first.filemode != pygit2.GIT_FILEMODE_TREE:
+                        continue
+                    for second in self.repo[first.id]:
+                        if second.filemode != pygit2.GIT_FILEMODE_TREE:
+                            continue
+                        for leaf in self.repo[second.id]:
+                            found[leaf.name[:-5]] = (leaf.id, leaf.filemode)
+        return found
 
 
 def _merge_tree(
@@ -458,3 +547,40 @@ def _write_level(repo: pygit2.Repository, writer: ObjectWriter, base: pygit2.Tre
     if not entries:
         return None
     return writer.add(TREE, tree_bytes(entries))
+
+
+def _builder_tree(repo: pygit2.Repository, base: pygit2.Tree | None,
+                  changes: dict[str, pygit2.Oid | None]) -> pygit2.Oid | None:
+    """Small edits through libgit2's tree builder; None when removals leave the tree empty."""
+    nested: dict[str, object] = {}
+    for path, oid in changes.items():
+        node = nested
+        *folders, name = path.split("/")
+        for folder in folders:
+            node = node.setdefault(folder, {})  # type: ignore[assignment]
+        node[name] = oid
+    return _builder_level(repo, base, nested)
+
+
+def _builder_level(repo: pygit2.Repository, base: pygit2.Tree | None,
+                   changes: dict[str, object]) -> pygit2.Oid | None:
+    builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
+    for name, change in changes.items():
+        if isinstance(change, dict):
+            sub = None
+            if base is not None and name in base and base[name].filemode == pygit2.GIT_FILEMODE_TREE:
+                sub = repo[base[name].id]
+            oid = _builder_level(repo, sub, change)
+            if oid is None:
+                if builder.get(name) is not None:
+                    builder.remove(name)
+            else:
+                builder.insert(name, oid, pygit2.GIT_FILEMODE_TREE)
+        elif change is None:
+            if builder.get(name) is not None:
+                builder.remove(name)
+        else:
+            builder.insert(name, change, pygit2.GIT_FILEMODE_BLOB)  # type: ignore[arg-type]
+    if len(builder) == 0:
+        return None
+    return builder.write()

@@ -1,0 +1,340 @@
+"""The provider conformance suite: one set of pytest tests every provider must pass.
+
+Use it by subclassing :class:`ProviderConformance` in a test module and saying how to build
+the provider. ``make`` opens a provider on ``location`` (a fresh folder for each test); calling
+it twice on one location must give two handles on the same storage, as two processes would.
+
+    from gitstore.conformance import ProviderConformance
+
+    class TestMyProvider(ProviderConformance):
+        durable = True
+        def make(self, location, writer="w1"):
+            return MyProvider(location / "db", writer)
+
+Durable providers also run the process tests: concurrent writers in several processes and
+appends killed with SIGKILL at random moments. Providers see records only as bytes; the cases
+that plant damaged bytes check that the store (:class:`gitstore.store.Store`) refuses them.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..errors import ConflictError, IntegrityError
+from ..providers import REQUIRED_CAPABILITIES, Batch, Entry, Provider
+from ..store import Store
+from . import _records as R
+
+__all__ = ["ProviderConformance", "entries_for"]
+
+
+def entries_for(records: Iterable[dict[str, Any]], scope: str = R.SCOPE) -> tuple[Entry, ...]:
+    """Provider entries for sealed records, as the store would prepare them."""
+    store = Store.__new__(Store)
+    store.scope = scope
+    return tuple(Store.prepare(store, r) for r in records)
+
+
+def batch(*records: dict[str, Any], namespace: str = "shared") -> Batch:
+    return Batch(namespace, entries_for(records, records[0]["scope"] if records else R.SCOPE))  # type: ignore[arg-type]
+
+
+class ProviderConformance:
+    """Tests every provider must pass. Subclass as ``Test<Name>`` and define ``make``."""
+
+    durable = True
+    concurrent_processes = 8
+    appends_per_process = 25
+    kills = 40
+
+    def make(self, location: Path, writer: str = "w1") -> Provider:
+        raise NotImplementedError
+
+    @pytest.fixture
+    def location(self, tmp_path: Path) -> Path:
+        return tmp_path
+
+    @pytest.fixture
+    def provider(self, location: Path) -> Provider:
+        return self.make(location)
+
+    # -- manifest ------------------------------------------------------------------------------
+
+    def test_manifest_declares_required_capabilities(self, provider: Provider) -> None:
+        manifest = provider.manifest()
+        assert REQUIRED_CAPABILITIES <= manifest.capabilities
+        assert "gitstore.provider/v1" in manifest.contracts
+        assert manifest.name and manifest.storage
+        assert isinstance(manifest.sends_to, tuple)
+
+    # -- append and read -----------------------------------------------------------------------
+
+    def test_append_then_read_returns_the_same_bytes_in_order(self, provider: Provider) -> None:
+        records = [R.event(f"a{i}", seq=i) for i in range(5)]
+        result = provider.append(batch(*records))
+        assert list(result.added) == [r["digest"] for r in records]
+        stored = list(provider.read())
+        assert [s.digest for s in stored] == [r["digest"] for r in records]
+        assert [s.position for s in stored] == list(range(5))
+        assert len({s.clock for s in stored}) == 1
+        expected = entries_for(records)
+        assert [s.data for s in stored] == [e.data for e in expected]
+        assert all(s.kind == "event" and s.namespace == "shared" for s in stored)
+
+    def test_appends_are_ordered_by_clock_then_position(self, provider: Provider) -> None:
+        first = [R.grant("g1"), R.grant("g2")]
+        second = [R.event("e1"), R.grant("g3")]
+        provider.append(batch(*first))
+        provider.append(batch(*second))
+        stored = list(provider.read())
+        assert [s.digest for s in stored] == [r["digest"] for r in first + second]
+        assert stored[0].clock == stored[1].clock < stored[2].clock == stored[3].clock
+        assert sorted(stored, key=lambda s: s.order) == stored
+
+    def test_append_is_idempotent(self, provider: Provider) -> None:
+        records = [R.event("x1"), R.event("x2")]
+        provider.append(batch(*records))
+        again = provider.append(batch(*records))
+        assert again.added == () and set(again.existing) == {r["digest"] for r in records}
+        mixed = provider.append(batch(records[0], R.event("x3")))
+        assert mixed.added == (R.event("x3")["digest"],)
+        assert mixed.existing == (records[0]["digest"],)
+        digests = [s.digest for s in provider.read()]
+        assert len(digests) == len(set(digests)) == 3
+
+    def test_repeats_inside_one_batch_are_stored_once(self, provider: Provider) -> None:
+        record = R.grant("twice")
+        provider.append(batch(record, record))
+        assert [s.digest for s in provider.read()] == [record["digest"]]
+
+    def test_read_filters_by_kind_and_scope(self, provider: Provider) -> None:
+        provider.append(batch(R.event("k1"), R.grant("k2")))
+        provider.append(batch(R.grant("other", scope=R.OTHER_SCOPE)))
+        assert [s.kind for s in provider.read(kinds=["grant"])] == ["grant", "grant"]
+        ours = {s.digest for s in provider.read(scope=R.SCOPE)}
+        assert R.grant("other", scope=R.OTHER_SCOPE)["digest"] not in ours
+        assert {R.event("k1")["digest"], R.grant("k2")["digest"]} <= ours
+
+    def test_namespaces_are_kept(self, provider: Provider) -> None:
+        provider.append(batch(R.grant("shared1")))
+        provider.append(batch(R.event("local1"), namespace="local"))
+        assert {s.namespace for s in provider.read()} == {"shared", "local"}
+
+    def test_one_append_may_span_several_streams(self, provider: Provider) -> None:
+        records = [R.event("s1", episode="one"), R.event("s2", episode="two"), R.grant("s3")]
+        audit = R.audit("multi", [r["digest"] for r in records])
+        provider.append(batch(*records, audit))
+        streams = {s.stream for s in provider.read()}
+        assert streams == {R.episode_id("one"), R.episode_id("two"), "consent", "audit"}
+        assert len({s.clock for s in provider.read()}) == 1
+
+    # -- streams, heads and compare-and-swap ---------------------------------------------------
+
+    def test_read_stream_and_head(self, provider: Provider) -> None:
+        one = [R.event(f"h{i}", episode="one", seq=i) for i in range(3)]
+        provider.append(batch(one[0], R.event("other", episode="two")))
+        provider.append(batch(*one[1:]))
+        stream = R.episode_id("one")
+        assert [s.digest for s in provider.read_stream(stream)] == [r["digest"] for r in one]
+        assert provider.head(stream) == one[-1]["digest"]
+        assert provider.head("no-such-stream") is None
+
+    def test_append_if_head_succeeds_on_the_expected_head(self, provider: Provider) -> None:
+        stream = R.episode_id("cas")
+        first, second = R.event("c1", episode="cas"), R.event("c2", episode="cas", seq=1)
+        provider.append_if_head(batch(first), stream, None)
+        provider.append_if_head(batch(second), stream, first["digest"])
+        assert provider.head(stream) == second["digest"]
+
+    def test_append_if_head_refuses_a_stale_head(self, provider: Provider) -> None:
+        stream = R.episode_id("cas")
+        first = R.event("c1", episode="cas")
+        provider.append(batch(first))
+        with pytest.raises(ConflictError, match=stream):
+            provider.append_if_head(batch(R.event("c2", episode="cas")), stream, None)
+        assert [s.digest for s in provider.read()] == [first["digest"]]
+
+    def test_racing_compare_and_swap_has_one_winner(self, location: Path) -> None:
+        a, b = self.make(location), self.make(location)
+        stream = R.episode_id("race")
+        base = R.event("r0", episode="race")
+        a.append(batch(base))
+        head_seen_by_a = a.head(stream)
+        b.append_if_head(batch(R.event("rb", episode="race", seq=1)), stream, head_seen_by_a)
+        with pytest.raises(ConflictError):
+            a.append_if_head(batch(R.event("ra", episode="race", seq=1)), stream, head_seen_by_a)
+        assert a.head(stream) == R.event("rb", episode="race", seq=1)["digest"]
+
+    def test_two_handles_see_each_others_appends(self, location: Path) -> None:
+        a, b = self.make(location), self.make(location)
+        a.append(batch(R.grant("from-a")))
+        b.append(batch(R.grant("from-b")))
+        assert [s.digest for s in a.read()] == [s.digest for s in b.read()]
+        assert len(list(a.read())) == 2
+
+    # -- payloads ------------------------------------------------------------------------------
+
+    def test_payloads_are_stored_apart_and_returned(self, provider: Provider) -> None:
+        record = R.event("p1", text="Please add jitter.")
+        provider.append(batch(record))
+        stored = next(provider.read())
+        assert b"Please add jitter." not in stored.data
+        payload = provider.payload(record["payloadDigest"])
+        assert payload is not None and b"Please add jitter." in payload
+        assert provider.payload("sha256:" + "0" * 64) is None
+
+    def test_redact_payload_keeps_the_record(self, provider: Provider) -> None:
+        if "redact-payload" not in provider.manifest().capabilities:
+            pytest.skip("provider does not offer redact-payload")
+        record = R.event("secret", text="remove me")
+        provider.append(batch(record))
+        assert provider.redact_payload(record["payloadDigest"]) is True  # type: ignore[attr-defined]
+        assert provider.redact_payload(record["payloadDigest"]) is False  # type: ignore[attr-defined]
+        assert provider.payload(record["payloadDigest"]) is None
+        assert [s.digest for s in provider.read()] == [record["digest"]]
+        assert provider.verify().ok
+
+    # -- integrity -----------------------------------------------------------------------------
+
+    def test_verify_is_clean_after_ordinary_use(self, provider: Provider) -> None:
+        provider.append(batch(R.event("v1"), R.grant("v2")))
+        provider.append(batch(R.event("v3", episode="b"), namespace="local"))
+        report = provider.verify()
+        assert report.ok, [str(p) for p in report.problems]
+        assert report.records == 3
+
+    def test_store_refuses_bytes_that_do_not_match_their_digest(self, provider: Provider) -> None:
+        good = entries_for([R.grant("honest")])[0]
+        forged = Entry(good.digest, good.kind, good.scope, good.stream,
+                       good.data.replace(b"honest", b"forged"))
+        provider.append(Batch("shared", (forged,)))
+        store = Store(provider, R.SCOPE)
+        with pytest.raises(IntegrityError, match=good.digest):
+            list(store.items())
+        assert not store.verify().ok
+
+    def test_store_refuses_unknown_schema_versions(self, provider: Provider) -> None:
+        good = entries_for([R.grant("v2")])[0]
+        planted = Entry(good.digest, good.kind, good.scope, good.stream,
+                        good.data.replace(b"gitstore.grant/v1", b"gitstore.grant/v2"))
+        provider.append(Batch("shared", (planted,)))
+        with pytest.raises(IntegrityError, match="unknown schema version"):
+            list(Store(provider, R.SCOPE).items())
+
+    def test_store_returns_only_its_scope(self, provider: Provider) -> None:
+        provider.append(batch(R.grant("mine")))
+        provider.append(batch(R.grant("theirs", scope=R.OTHER_SCOPE)))
+        digests = [i.digest for i in Store(provider, R.SCOPE).items()]
+        assert digests == [R.grant("mine")["digest"]]
+
+    # -- processes -----------------------------------------------------------------------------
+
+    def test_concurrent_writers_in_several_processes(self, location: Path) -> None:
+        if not self.durable:
+            pytest.skip("provider keeps no state across processes")
+        self.make(location)  # create the storage once before the race
+        acked = _run_children(self, location, self.concurrent_processes, self.appends_per_process)
+        digests = [s.digest for s in self.make(location).read()]
+        assert len(digests) == len(set(digests))
+        assert set(acked) <= set(digests)
+        assert len(acked) == self.concurrent_processes * self.appends_per_process
+        report = self.make(location).verify()
+        assert report.ok, [str(p) for p in report.problems[:5]]
+
+    def test_appends_killed_at_random_moments_never_tear(self, location: Path) -> None:
+        if not self.durable:
+            pytest.skip("provider keeps no state across processes")
+        self.make(location)
+        rng = random.Random(8785)
+        acked: list[str] = []
+        for round_ in range(self.kills):
+            acked.extend(_killed_child(self, location, round_, rng.uniform(0.0, 0.05)))
+        provider = self.make(location)
+        stored = list(provider.read())
+        digests = {s.digest for s in stored}
+        assert set(acked) <= digests, "an acknowledged append was lost"
+        by_batch: dict[str, int] = {}
+        for s in stored:
+            by_batch[s.stream] = by_batch.get(s.stream, 0) + 1
+        torn = {k: v for k, v in by_batch.items() if k.startswith("ep_") and v != KILL_BATCH}
+        assert not torn, f"torn batches visible: {torn}"
+        report = provider.verify()
+        assert report.ok, [str(p) for p in report.problems[:5]]
+
+
+KILL_BATCH = 40
+
+
+def _child_appends(suite: ProviderConformance, location: Path, tag: str, count: int, out: int) -> None:
+    """``count`` appends of one record each; every fifth is an event with a payload."""
+    provider = suite.make(location, writer="w1")
+    for i in range(count):
+        record = R.event(f"{tag}-{i}", episode=f"{tag}-{i}") if i % 5 == 0 else R.grant(f"{tag}-{i}")
+        provider.append(batch(record))
+        os.write(out, (record["digest"] + "\n").encode())
+
+
+def _run_children(suite: ProviderConformance, location: Path, processes: int, count: int) -> list[str]:
+    readers, pids = [], []
+    for p in range(processes):
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child
+            os.close(read_end)
+            code = 0
+            try:
+                _child_appends(suite, location, f"proc{p}", count, write_end)
+            except BaseException as exc:  # reported to the parent through the exit code
+                os.write(2, f"writer process {p} failed: {exc!r}\n".encode())
+                code = 1
+            os._exit(code)
+        os.close(write_end)
+        readers.append(read_end)
+        pids.append(pid)
+    acked: list[str] = []
+    for read_end in readers:
+        acked.extend(_drain(read_end))
+    for pid in pids:
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, "a writer process failed"
+    return acked
+
+
+def _killed_child(suite: ProviderConformance, location: Path, round_: int, delay: float) -> list[str]:
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        os.close(read_end)
+        provider = suite.make(location, writer="w1")
+        i = 0
+        while True:
+            tag = f"kill{round_}-{i}"
+            records = [R.event(f"{tag}-{j}", episode=tag, seq=j, text="x" * 200) for j in range(KILL_BATCH)]
+            provider.append(batch(*records))
+            os.write(write_end, "".join(r["digest"] + "\n" for r in records).encode())
+            i += 1
+    os.close(write_end)
+    time.sleep(delay)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return _drain(read_end)
+
+
+def _drain(fd: int) -> list[str]:
+    chunks = []
+    while True:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(fd)
+    data = b"".join(chunks).decode()
+    return [line for line in data.split("\n")[:-1] if line]

@@ -1,0 +1,626 @@
+"""The ``jsonl`` provider: the human-readable reference store, plain JSON Lines files in a folder.
+
+Layout of ``<folder>/`` (format 1):
+
+- ``records.jsonl``: one line per append that stored at least one new record::
+
+    {"clock":3,"writer":"alice-laptop","namespace":"shared","records":[
+      {"digest":"sha256:…","kind":"learning","scope":"github.com/acme/widgets",
+       "stream":"learning/…","record":{…the record, minus any event payload…}}]}
+
+  (one line in the file; wrapped here). Keys appear in that order. ``record`` is the record
+  as a JSON object; its stored bytes are ``gitstore._canonical.canonicalize(record)``, the
+  RFC 8785 form. Bytes that do not survive that round trip (never the case for a sealed
+  record) are kept exactly instead, as ``"record_base64"`` in place of ``"record"``. A record's
+  position is its index in ``records``.
+- ``payloads.jsonl``: one line per event payload, ``{"payload_digest":"sha256:…","payload":…}``
+  (``"payload_base64"`` under the same rule). Redaction rewrites this file without the payload
+  (temporary file, fsync, ``os.replace``, fsync of the folder); records.jsonl never holds one.
+- ``lock``: an empty file; writers hold ``fcntl.flock(LOCK_EX)`` on it for a whole append.
+
+Lines are UTF-8 JSON (non-ASCII text kept as is) ending in ``\\n``. An append takes the lock,
+reads the current state, writes the payload lines and then the one records line, each followed
+by flush and fsync, and releases the lock: an append is acknowledged once its records line is
+complete. A last line without its newline, or a last line that does not parse, is a torn write:
+readers ignore it and the next writer truncates it away. Any other bad line is damage: reading
+records fails closed with ``IntegrityError`` and ``verify`` reports it.
+
+Order rule (the same as every provider): each append that adds at least one new record takes
+clock = (largest clock stored) + 1 and numbers its new records 0.. in batch order, after
+dropping repeats within the batch and digests already stored. Store order is (clock, writer,
+position); appends serialize on the lock, so the file is already in store order.
+"""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import json
+import os
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .._canonical import canonicalize, parse_json, sha256_digest
+from ..errors import GitstoreError, IntegrityError, UsageError
+from ._base import (
+    CONTRACT_VERSIONS,
+    NAMESPACES,
+    REQUIRED_CAPABILITIES,
+    AppendResult,
+    Batch,
+    Entry,
+    Manifest,
+    Namespace,
+    Problem,
+    Stored,
+    VerifyReport,
+    dedupe,
+)
+from ._common import (
+    DIGEST_PATTERN,
+    WRITER_PATTERN,
+    check_writer,
+    head_moved,
+    payload_problem,
+    record_problem,
+    retry_until,
+)
+
+RECORDS = "records.jsonl"
+PAYLOADS = "payloads.jsonl"
+LOCK = "lock"
+LOCK_SECONDS = 60.0
+_OPEN_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+
+
+# -- line formats ------------------------------------------------------------------------------
+
+def _dump(value: dict[str, Any]) -> bytes:
+    """One line: compact JSON, non-ASCII kept readable, newline-terminated."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def _embed(data: bytes, name: str) -> dict[str, Any]:
+    """``{name: object}`` when ``data`` is canonical JSON, else ``{name_base64: text}``."""
+    try:
+        value = parse_json(data)
+        if canonicalize(value) == data:
+            return {name: value}
+    except GitstoreError:
+        pass
+    return {f"{name}_base64": base64.b64encode(data).decode("ascii")}
+
+
+def _extract(item: dict[str, Any], name: str) -> bytes:
+    """The bytes ``_embed`` stored under ``name``."""
+    if name in item:
+        return canonicalize(item[name])
+    text = item.get(f"{name}_base64")
+    if not isinstance(text, str):
+        raise IntegrityError(f"has neither {name!r} nor {name + '_base64'!r}")
+    try:
+        return base64.b64decode(text, validate=True)
+    except ValueError:
+        raise IntegrityError(f"{name}_base64 is not base64") from None
+
+
+def format_append(clock: int, writer: str, namespace: str, entries: Iterable[Entry]) -> bytes:
+    """The records.jsonl line for one append."""
+    items = [
+        {"digest": e.digest, "kind": e.kind, "scope": e.scope, "stream": e.stream, **_embed(e.data, "record")}
+        for e in entries
+    ]
+    return _dump({"clock": clock, "writer": writer, "namespace": namespace, "records": items})
+
+
+@dataclass(frozen=True)
+class Item:
+    """One record of a parsed records line."""
+
+    digest: str
+    kind: str
+    scope: str
+    stream: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Append:
+    """One parsed records line."""
+
+    clock: int
+    writer: str
+    namespace: str
+    items: tuple[Item, ...]
+
+
+def _parse_json_line(line: bytes) -> dict[str, Any]:
+    """One line as a JSON object (strict I-JSON), or ``IntegrityError``."""
+    try:
+        value = parse_json(line)
+    except GitstoreError as exc:
+        raise IntegrityError(str(exc)) from None
+    if not isinstance(value, dict):
+        raise IntegrityError("line is not a JSON object")
+    return value
+
+
+def parse_append(line: bytes) -> Append:
+    """Parse one records.jsonl line, refusing anything off format (``IntegrityError``)."""
+    value = _parse_json_line(line)
+    clock, writer, namespace = value.get("clock"), value.get("writer"), value.get("namespace")
+    if type(clock) is not int or clock < 1:
+        raise IntegrityError(f"bad clock {clock!r}")
+    if not isinstance(writer, str) or not WRITER_PATTERN.match(writer):
+        raise IntegrityError(f"bad writer {writer!r}")
+    if namespace not in NAMESPACES:
+        raise IntegrityError(f"bad namespace {namespace!r}")
+    records = value.get("records")
+    if not isinstance(records, list) or not records:
+        raise IntegrityError("an append lists no records")
+    return Append(clock, writer, namespace, tuple(_parse_item(item) for item in records))
+
+
+def _parse_item(item: Any) -> Item:
+    """One entry of a line's ``records`` list, or ``IntegrityError``."""
+    if not isinstance(item, dict):
+        raise IntegrityError("a record entry is not a JSON object")
+    digest = item.get("digest")
+    if not isinstance(digest, str) or not DIGEST_PATTERN.match(digest):
+        raise IntegrityError(f"bad record digest {digest!r}")
+    names = ("kind", "scope", "stream")
+    if not all(isinstance(item.get(name), str) for name in names):
+        raise IntegrityError(f"record {digest} lacks kind, scope or stream")
+    try:
+        data = _extract(item, "record")
+    except GitstoreError as exc:
+        raise IntegrityError(f"record {digest}: {exc}") from None
+    return Item(digest, item["kind"], item["scope"], item["stream"], data)
+
+
+def parse_payload(line: bytes) -> tuple[str, bytes]:
+    """Parse one payloads.jsonl line into (payload digest, payload bytes)."""
+    value = _parse_json_line(line)
+    digest = value.get("payload_digest")
+    if not isinstance(digest, str) or not DIGEST_PATTERN.match(digest):
+        raise IntegrityError(f"bad payload digest {digest!r}")
+    try:
+        return digest, _extract(value, "payload")
+    except GitstoreError as exc:
+        raise IntegrityError(f"payload {digest}: {exc}") from None
+
+
+def complete_lines(chunk: bytes) -> list[bytes]:
+    """The newline-terminated lines of ``chunk``, without their newlines (a tail is dropped)."""
+    return chunk[: chunk.rfind(b"\n") + 1].split(b"\n")[:-1]
+
+
+# -- cached views of the two files -------------------------------------------------------------
+
+@dataclass
+class _View:
+    """What has been read of one file so far: its inode and the end of its last good line."""
+
+    inode: int = -1
+    offset: int = 0
+    line: int = 0
+
+    def stale(self, fd: int) -> bool:
+        """Whether the file was replaced or shrank, so it must be read again from the start."""
+        st = os.fstat(fd)
+        return st.st_ino != self.inode or st.st_size < self.offset
+
+
+@dataclass
+class _Records(_View):
+    """The records read so far, in file order, with what appends need at hand."""
+
+    stored: list[tuple[Stored, str]] = field(default_factory=list)  # (record, scope)
+    digests: set[str] = field(default_factory=set)
+    heads: dict[str, Stored] = field(default_factory=dict)
+    clock: int = 0
+    in_order: bool = True
+
+    def add(self, append: Append) -> None:
+        """Take in one parsed line; a digest seen before keeps its first place."""
+        for position, item in enumerate(append.items):
+            if item.digest in self.digests:
+                continue
+            namespace: Namespace = append.namespace  # type: ignore[assignment]
+            stored = Stored(item.digest, item.kind, item.stream, item.data, namespace,
+                            append.writer, append.clock, position)
+            if self.stored and stored.order < self.stored[-1][0].order:
+                self.in_order = False
+            self.stored.append((stored, item.scope))
+            self.digests.add(item.digest)
+            head = self.heads.get(item.stream)
+            if head is None or head.order < stored.order:
+                self.heads[item.stream] = stored
+        self.clock = max(self.clock, append.clock)
+
+    def ordered(self) -> list[tuple[Stored, str]]:
+        """Every record with its scope, in store order."""
+        if self.in_order:
+            return list(self.stored)
+        return sorted(self.stored, key=lambda pair: pair[0].order)
+
+
+@dataclass
+class _Payloads(_View):
+    """Where each payload's line is: digest -> (offset, length)."""
+
+    index: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+
+# -- the provider ------------------------------------------------------------------------------
+
+class JsonlProvider:
+    """Stores records as JSON Lines in a folder; safe for many threads and many processes."""
+
+    def __init__(self, folder: str | Path, writer: str) -> None:
+        self.writer = check_writer(writer)
+        self.folder = Path(folder)
+        self._records_path = self.folder / RECORDS
+        self._payloads_path = self.folder / PAYLOADS
+        self._lock = threading.RLock()
+        self._records = _Records()
+        self._payloads = _Payloads()
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            for name in (LOCK, RECORDS, PAYLOADS):
+                os.close(os.open(self.folder / name, _OPEN_FLAGS, 0o644))
+            _fsync_dir(self.folder)
+        except OSError as exc:
+            raise UsageError(f"{self.folder}: cannot use as a jsonl store: {exc.strerror}") from None
+
+    def manifest(self) -> Manifest:
+        return Manifest(
+            name="jsonl",
+            contracts=CONTRACT_VERSIONS,
+            capabilities=REQUIRED_CAPABILITIES | {"redact-payload"},
+            storage=f"jsonl folder {self.folder}",
+        )
+
+    # -- locking and file access ---------------------------------------------------------------
+
+    @contextmanager
+    def _exclusive(self) -> Iterator[None]:
+        """This process's threads, then every process, one at a time (flock on ``lock``)."""
+        with self._lock, _io_errors(self.folder):
+            fd = os.open(self.folder / LOCK, _OPEN_FLAGS, 0o644)
+            try:
+                retry_until(LOCK_SECONDS, lambda: _try_flock(fd), f"{self.folder / LOCK}")
+                yield
+            finally:
+                os.close(fd)  # closing the descriptor releases the lock
+
+    @contextmanager
+    def _open(self, path: Path, write: bool = False) -> Iterator[int | None]:
+        """A descriptor on ``path`` (None when a reader finds it missing)."""
+        with _io_errors(self.folder):
+            try:
+                fd: int | None = os.open(path, _OPEN_FLAGS if write else os.O_RDONLY)
+            except FileNotFoundError:
+                if write:
+                    raise
+                fd = None
+            try:
+                yield fd
+            finally:
+                if fd is not None:
+                    os.close(fd)
+
+    def _scan_records(self, fd: int | None) -> _Records:
+        """Bring the cached records up to date with the file; fail closed on damage."""
+        view = self._records
+        if fd is None:
+            self._records = _Records()
+            return self._records
+        if view.stale(fd):
+            view = self._records = _Records(inode=os.fstat(fd).st_ino)
+        chunk = os.pread(fd, os.fstat(fd).st_size - view.offset, view.offset)
+        lines = complete_lines(chunk)
+        for index, line in enumerate(lines):
+            try:
+                append = parse_append(line)
+            except IntegrityError as exc:
+                if _is_torn(index, lines, chunk) and not _parses(line):
+                    break
+                raise IntegrityError(f"{self._records_path} line {view.line + 1}: {exc}") from None
+            view.add(append)
+            view.offset += len(line) + 1
+            view.line += 1
+        return view
+
+    def _scan_payloads(self, fd: int | None) -> _Payloads:
+        """Bring the payload index up to date with the file; damaged lines are skipped."""
+        view = self._payloads
+        if fd is None:
+            self._payloads = _Payloads()
+            return self._payloads
+        if view.stale(fd):
+            view = self._payloads = _Payloads(inode=os.fstat(fd).st_ino)
+        chunk = os.pread(fd, os.fstat(fd).st_size - view.offset, view.offset)
+        lines = complete_lines(chunk)
+        for index, line in enumerate(lines):
+            try:
+                digest, _ = parse_payload(line)
+            except IntegrityError:
+                if _is_torn(index, lines, chunk) and not _parses(line):
+                    break
+                digest = ""  # damage: verify reports it; nothing to index
+            if digest and digest not in view.index:
+                view.index[digest] = (view.offset, len(line))
+            view.offset += len(line) + 1
+            view.line += 1
+        return view
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def append(self, batch: Batch) -> AppendResult:
+        return self._append(batch, None)
+
+    def append_if_head(self, batch: Batch, stream: str, expected: str | None) -> AppendResult:
+        return self._append(batch, (stream, expected))
+
+    def _append(self, batch: Batch, guard: tuple[str, str | None] | None) -> AppendResult:
+        """Append under the lock: drop a torn tail, check the guard, write payloads then one line."""
+        with self._exclusive(), self._open(self._records_path, write=True) as fd:
+            assert fd is not None
+            view = self._scan_records(fd)
+            _drop_torn_tail(fd, view.offset)
+            if guard is not None:
+                head = view.heads.get(guard[0])
+                current = head.digest if head is not None else None
+                if current != guard[1]:
+                    raise head_moved(guard[0], current, guard[1])
+            entries = dedupe(batch.entries)
+            new = [e for e in entries if e.digest not in view.digests]
+            existing = tuple(e.digest for e in entries if e.digest in view.digests)
+            if not new:
+                return AppendResult(existing=existing)
+            self._store_payloads(new)
+            _write_at(fd, view.offset, format_append(view.clock + 1, self.writer, batch.namespace, new))
+            self._scan_records(fd)
+            return AppendResult(added=tuple(e.digest for e in new), existing=existing)
+
+    def _store_payloads(self, entries: list[Entry]) -> None:
+        """Write the payload lines of new entries (before their records line; the lock is held)."""
+        with self._open(self._payloads_path, write=True) as fd:
+            assert fd is not None
+            view = self._scan_payloads(fd)
+            _drop_torn_tail(fd, view.offset)
+            lines: list[bytes] = []
+            seen = set(view.index)
+            for e in entries:
+                if e.payload is not None and e.payload_digest and e.payload_digest not in seen:
+                    seen.add(e.payload_digest)
+                    embedded = _embed(bytes(e.payload), "payload")
+                    lines.append(_dump({"payload_digest": e.payload_digest, **embedded}))
+            if lines:
+                _write_at(fd, view.offset, b"".join(lines))
+                self._scan_payloads(fd)
+
+    def redact_payload(self, payload_digest: str) -> bool:
+        """Rewrite payloads.jsonl without that payload; True when one was removed."""
+        with self._exclusive(), self._open(self._payloads_path, write=True) as fd:
+            assert fd is not None
+            chunk = os.pread(fd, os.fstat(fd).st_size, 0)
+            lines = complete_lines(chunk)
+            kept = [line for line in lines if _payload_digest_of(line) != payload_digest]
+            if len(kept) == len(lines):
+                return False
+            _replace(self._payloads_path, b"".join(line + b"\n" for line in kept))
+            self._payloads = _Payloads()
+            return True
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def _current(self) -> list[tuple[Stored, str]]:
+        """Every record with its scope, in store order, as of now."""
+        with self._lock, self._open(self._records_path) as fd:
+            return self._scan_records(fd).ordered()
+
+    def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[Stored]:
+        wanted = set(kinds) if kinds is not None else None
+        for stored, stored_scope in self._current():
+            if wanted is not None and stored.kind not in wanted:
+                continue
+            if scope is not None and stored_scope != scope:
+                continue
+            yield stored
+
+    def read_stream(self, stream: str) -> Iterator[Stored]:
+        return iter([stored for stored, _ in self._current() if stored.stream == stream])
+
+    def head(self, stream: str) -> str | None:
+        with self._lock, self._open(self._records_path) as fd:
+            head = self._scan_records(fd).heads.get(stream)
+        return head.digest if head is not None else None
+
+    def payload(self, payload_digest: str) -> bytes | None:
+        with self._lock, self._open(self._payloads_path) as fd:
+            line = None if fd is None else self._payload_line(fd, payload_digest)
+        if line is None:
+            return None
+        digest, data = parse_payload(line)
+        if digest != payload_digest or sha256_digest(data) != payload_digest:
+            raise IntegrityError(
+                f"payload {payload_digest} in {self._payloads_path} does not match its digest"
+            )
+        return data
+
+    def _payload_line(self, fd: int, payload_digest: str) -> bytes | None:
+        """The line holding a payload, or None; re-indexes once if the cached place is stale."""
+        for _ in range(2):
+            place = self._scan_payloads(fd).index.get(payload_digest)
+            if place is None:
+                return None
+            line = os.pread(fd, place[1], place[0])
+            if _payload_digest_of(line) == payload_digest:
+                return line
+            self._payloads = _Payloads()  # a rewrite reused the inode: read the file afresh
+        return line
+
+    # -- verifying -----------------------------------------------------------------------------
+
+    def verify(self) -> VerifyReport:
+        """Re-read both files from the start and check every line. Never repairs."""
+        report = VerifyReport()
+        try:
+            _verify_records(self._records_path, _read_bytes(self._records_path), report)
+            _verify_payloads(self._payloads_path, _read_bytes(self._payloads_path), report)
+        except OSError as exc:
+            report.problems.append(Problem(str(self.folder), f"cannot read: {exc.strerror}"))
+        return report
+
+
+# -- verification ------------------------------------------------------------------------------
+
+def _verify_records(path: Path, data: bytes, report: VerifyReport) -> None:
+    """Check every records line: format, clocks, duplicates, each record's contract."""
+    seen: set[str] = set()
+    clocks: set[tuple[str, int]] = set()
+    previous = 0
+    for number, line in _checked_lines(path, data, report):
+        where = f"{path} line {number}"
+        try:
+            append = parse_append(line)
+        except IntegrityError as exc:
+            report.problems.append(Problem(where, str(exc)))
+            continue
+        if (append.writer, append.clock) in clocks:
+            report.problems.append(Problem(where, f"writer {append.writer} reuses clock {append.clock}"))
+        elif append.clock <= previous:
+            report.problems.append(Problem(where, f"clock {append.clock} does not follow {previous}"))
+        clocks.add((append.writer, append.clock))
+        previous = max(previous, append.clock)
+        for item in append.items:
+            report.records += 1
+            if item.digest in seen:
+                again = f"stored twice (again on line {number})"
+                report.problems.append(Problem(f"record {item.digest}", again))
+            seen.add(item.digest)
+            problem = record_problem(item.data, item.digest, item.kind)
+            if problem is not None:
+                report.problems.append(problem)
+
+
+def _verify_payloads(path: Path, data: bytes, report: VerifyReport) -> None:
+    """Check every payloads line: format, and that each payload hashes to its digest."""
+    for number, line in _checked_lines(path, data, report):
+        try:
+            digest, payload = parse_payload(line)
+        except IntegrityError as exc:
+            report.problems.append(Problem(f"{path} line {number}", str(exc)))
+            continue
+        problem = payload_problem(payload, digest)
+        if problem is not None:
+            report.problems.append(problem)
+
+
+def _checked_lines(path: Path, data: bytes, report: VerifyReport) -> Iterator[tuple[int, bytes]]:
+    """Numbered complete lines, without a torn last line (which is not a problem)."""
+    lines = complete_lines(data)
+    for index, line in enumerate(lines):
+        if _is_torn(index, lines, data) and not _parses(line):
+            return
+        yield index + 1, line
+
+
+# -- small helpers -----------------------------------------------------------------------------
+
+def _is_torn(index: int, lines: list[bytes], chunk: bytes) -> bool:
+    """Whether line ``index`` is the file's last line, with nothing after it (a torn write)."""
+    return index == len(lines) - 1 and chunk.endswith(b"\n")
+
+
+def _parses(line: bytes) -> bool:
+    """Whether a line is JSON at all (a line that is not may be a torn write)."""
+    try:
+        _parse_json_line(line)
+    except IntegrityError:
+        return False
+    return True
+
+
+def _payload_digest_of(line: bytes) -> str | None:
+    """The payload digest a line names, or None when it does not parse (kept as it is)."""
+    try:
+        value = _parse_json_line(line)
+    except IntegrityError:
+        return None
+    digest = value.get("payload_digest")
+    return digest if isinstance(digest, str) else None
+
+
+def _try_flock(fd: int) -> bool | None:
+    """Take the exclusive lock without blocking: True, or None when another holds it."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return None
+    return True
+
+
+def _drop_torn_tail(fd: int, end: int) -> None:
+    """Truncate whatever follows the last acknowledged line (a torn write); the lock is held."""
+    if os.fstat(fd).st_size > end:
+        os.ftruncate(fd, end)
+        os.fsync(fd)
+
+
+def _write_at(fd: int, offset: int, data: bytes) -> None:
+    """Write ``data`` at ``offset`` and fsync; on failure, cut the file back to ``offset``."""
+    start, view = offset, memoryview(data)
+    try:
+        while view:
+            written = os.pwrite(fd, view, offset)
+            view, offset = view[written:], offset + written
+        os.fsync(fd)
+    except BaseException:
+        with suppress(OSError):  # if even this fails, the next writer drops the torn tail
+            os.ftruncate(fd, start)
+        raise
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Atomically replace ``path`` with ``data``: temporary file, fsync, rename, fsync folder."""
+    temporary = path.with_name(path.name + ".tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        _write_at(fd, 0, data)
+    finally:
+        os.close(fd)
+    os.replace(temporary, path)
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a folder's entries (new or renamed files) durable."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _read_bytes(path: Path) -> bytes:
+    """A file's bytes, or nothing when it is missing."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return b""
+
+
+@contextmanager
+def _io_errors(folder: Path) -> Iterator[None]:
+    """Turn operating-system errors into gitstore errors naming the store."""
+    try:
+        yield
+    except OSError as exc:
+        raise GitstoreError(f"{folder}: {exc.strerror or exc}") from None

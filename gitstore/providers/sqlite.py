@@ -1,0 +1,422 @@
+"""The ``sqlite`` provider: every record in one SQLite file (stdlib ``sqlite3``, WAL mode).
+
+Layout (format 1; ``meta`` holds ``format = 1``):
+
+- ``appends(seq, clock, writer, namespace, records)``: one row per append that stored at least
+  one new record. ``seq`` is the insertion order; ``records`` how many records it added.
+- ``records(digest PRIMARY KEY, kind, scope, stream, data BLOB, namespace, writer, clock,
+  position)``: one row per record; ``data`` is the record's canonical bytes without payload.
+- ``payloads(payload_digest PRIMARY KEY, data BLOB)``: event payloads (canonical bytes), kept
+  apart so redaction can delete them. ``secure_delete`` is on, so deleted text is overwritten
+  in place; ``gc`` (VACUUM, then a truncating WAL checkpoint) leaves no copy in the files.
+
+Order rule (the same as every provider): each append that adds at least one new record takes
+clock = (largest clock stored) + 1 and numbers its new records 0.. in batch order, after
+dropping repeats within the batch and digests already stored. Store order is (clock, writer,
+position). Every append is one ``BEGIN IMMEDIATE`` transaction, so appends from many processes
+serialize on the file's write lock; a busy database is waited for, then retried.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .._canonical import sha256_digest
+from ..errors import ConflictError, GitstoreError, IntegrityError, UsageError
+from ._base import (
+    CONTRACT_VERSIONS,
+    REQUIRED_CAPABILITIES,
+    AppendResult,
+    Batch,
+    Entry,
+    Manifest,
+    Problem,
+    Stored,
+    VerifyReport,
+    dedupe,
+)
+from ._common import check_writer, head_moved, payload_problem, record_problem, retry_until
+
+FORMAT = "1"
+BUSY_SECONDS = 10.0     # sqlite's own busy handler waits this long for a lock
+RETRY_SECONDS = 60.0    # then whole transactions are retried until this deadline
+PAGE = 512              # rows fetched per query while streaming
+_BUSY_CODES = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+_DAMAGE_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+_COLUMNS = "digest, kind, stream, data, namespace, writer, clock, position"
+
+T = TypeVar("T")
+
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS appends (seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " clock INTEGER NOT NULL, writer TEXT NOT NULL, namespace TEXT NOT NULL,"
+    " records INTEGER NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS appends_order ON appends (clock, writer)",
+    "CREATE TABLE IF NOT EXISTS records (digest TEXT PRIMARY KEY, kind TEXT NOT NULL,"
+    " scope TEXT NOT NULL, stream TEXT NOT NULL, data BLOB NOT NULL, namespace TEXT NOT NULL,"
+    " writer TEXT NOT NULL, clock INTEGER NOT NULL, position INTEGER NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS records_order ON records (clock, writer, position)",
+    "CREATE INDEX IF NOT EXISTS records_stream ON records (stream, clock, writer, position)",
+    "CREATE INDEX IF NOT EXISTS records_scope ON records (scope, clock, writer, position)",
+    "CREATE TABLE IF NOT EXISTS payloads (payload_digest TEXT PRIMARY KEY, data BLOB NOT NULL)",
+    "INSERT OR IGNORE INTO meta (key, value) VALUES ('format', '1')",
+)
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    """Whether an sqlite error only means another connection holds the lock."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return (code & 0xFF) in _BUSY_CODES
+    text = str(exc)
+    return "locked" in text or "busy" in text
+
+
+class SqliteProvider:
+    """Stores records in one SQLite file; safe for many threads and many processes."""
+
+    def __init__(self, path: str | Path, writer: str) -> None:
+        self.writer = check_writer(writer)
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        try:
+            self._conn = sqlite3.connect(
+                str(self.path), timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise UsageError(f"{self.path}: cannot open as an sqlite database: {exc}") from None
+        try:
+            self._setup()
+        except GitstoreError:
+            self._conn.close()
+            raise
+
+    def _setup(self) -> None:
+        """Turn on WAL, secure delete and full sync; create the tables; check the format."""
+        try:
+            with self._errors():
+                self._conn.execute("PRAGMA secure_delete=ON")
+                self._conn.execute("PRAGMA synchronous=FULL")
+                mode = self._retry(lambda: self._conn.execute("PRAGMA journal_mode=WAL").fetchone())
+                if str(mode[0]).lower() != "wal":
+                    raise UsageError(f"{self.path}: cannot switch the database to WAL mode")
+                self._write(self._create)
+        except IntegrityError as exc:
+            raise UsageError(f"{self.path}: not a gitstore sqlite database ({exc})") from None
+        except (ConflictError, UsageError):
+            raise
+        except GitstoreError as exc:
+            raise UsageError(f"cannot open the sqlite store: {exc}") from None
+
+    def _create(self, conn: sqlite3.Connection) -> None:
+        """Create the tables if missing and refuse a file of another format."""
+        for statement in SCHEMA:
+            conn.execute(statement)
+        row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        if row[0] != FORMAT:
+            raise UsageError(f"{self.path}: unknown gitstore sqlite format {row[0]!r}")
+
+    def manifest(self) -> Manifest:
+        return Manifest(
+            name="sqlite",
+            contracts=CONTRACT_VERSIONS,
+            capabilities=REQUIRED_CAPABILITIES | {"redact-payload"},
+            storage=f"sqlite file {self.path}",
+        )
+
+    def close(self) -> None:
+        """Close the connection; the provider is unusable afterwards."""
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> SqliteProvider:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- transactions and errors ---------------------------------------------------------------
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Turn sqlite errors into gitstore errors naming the file."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+            if isinstance(exc, sqlite3.OperationalError) and _busy(exc):
+                raise ConflictError(f"{self.path}: database stayed locked: {exc}") from None
+            if code in _DAMAGE_CODES or type(exc) is sqlite3.DatabaseError:
+                raise IntegrityError(f"{self.path}: {exc}") from None
+            raise GitstoreError(f"{self.path}: {exc}") from None
+
+    def _retry(self, step: Callable[[], T]) -> T:
+        """Run ``step`` until it stops failing with a busy database."""
+        def attempt() -> tuple[T] | None:
+            try:
+                return (step(),)
+            except sqlite3.OperationalError as exc:
+                if _busy(exc):
+                    return None
+                raise
+        return retry_until(RETRY_SECONDS, attempt, f"{self.path}: database is locked")[0]
+
+    def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``work`` in one BEGIN IMMEDIATE transaction, retried while the database is busy."""
+        def once() -> T:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = work(self._conn)
+                self._conn.execute("COMMIT")
+            except BaseException:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+            return result
+        with self._lock, self._errors():
+            return self._retry(once)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def append(self, batch: Batch) -> AppendResult:
+        return self._write(lambda conn: self._store(conn, batch))
+
+    def append_if_head(self, batch: Batch, stream: str, expected: str | None) -> AppendResult:
+        def guarded(conn: sqlite3.Connection) -> AppendResult:
+            current = _head(conn, stream)
+            if current != expected:
+                raise head_moved(stream, current, expected)
+            return self._store(conn, batch)
+        return self._write(guarded)
+
+    def _store(self, conn: sqlite3.Connection, batch: Batch) -> AppendResult:
+        """Insert a batch's new records as one append; the caller holds the write transaction."""
+        entries = dedupe(batch.entries)
+        stored = _known(conn, [e.digest for e in entries])
+        new = [e for e in entries if e.digest not in stored]
+        existing = tuple(e.digest for e in entries if e.digest in stored)
+        if not new:
+            return AppendResult(existing=existing)
+        clock = _max_clock(conn) + 1
+        conn.execute(
+            "INSERT INTO appends (clock, writer, namespace, records) VALUES (?, ?, ?, ?)",
+            (clock, self.writer, batch.namespace, len(new)),
+        )
+        conn.executemany(
+            "INSERT INTO records (digest, kind, scope, stream, data, namespace, writer, clock,"
+            " position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [_record_row(e, batch.namespace, self.writer, clock, n) for n, e in enumerate(new)],
+        )
+        conn.executemany(
+            "INSERT OR REPLACE INTO payloads (payload_digest, data) VALUES (?, ?)",
+            [(e.payload_digest, bytes(e.payload)) for e in new if e.payload is not None and e.payload_digest],
+        )
+        return AppendResult(added=tuple(e.digest for e in new), existing=existing)
+
+    def redact_payload(self, payload_digest: str) -> bool:
+        """Delete a payload (its text is overwritten in place); True when one was removed."""
+        def delete(conn: sqlite3.Connection) -> bool:
+            cursor = conn.execute("DELETE FROM payloads WHERE payload_digest = ?", (payload_digest,))
+            return cursor.rowcount > 0
+        return self._write(delete)
+
+    def gc(self) -> None:
+        """Rebuild the file (VACUUM) and empty the WAL, so no deleted text survives in either."""
+        with self._lock, self._errors():
+            self._retry(lambda: self._conn.execute("VACUUM"))
+            self._retry(lambda: self._checkpoint())
+
+    def _checkpoint(self) -> None:
+        """Copy the WAL into the file and truncate it; busy if a reader still needs it."""
+        busy = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        if busy:
+            raise sqlite3.OperationalError("database is locked (checkpoint blocked by a reader)")
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[Stored]:
+        where: list[str] = []
+        params: list[str] = []
+        if scope is not None:
+            where.append("scope = ?")
+            params.append(scope)
+        if kinds is not None:
+            wanted = sorted(set(kinds))
+            if not wanted:
+                return iter(())
+            where.append(f"kind IN ({', '.join('?' * len(wanted))})")
+            params.extend(wanted)
+        return self._ordered(" AND ".join(where) or "1", params)
+
+    def read_stream(self, stream: str) -> Iterator[Stored]:
+        return self._ordered("stream = ?", [stream])
+
+    def _ordered(self, where: str, params: Sequence[Any]) -> Iterator[Stored]:
+        """Matching records in store order, fetched a page at a time (keyset pagination).
+
+        A new append always sorts after every stored record, so paging never skips one.
+        """
+        last: tuple[int, str, int] = (-1, "", -1)
+        query = (
+            f"SELECT {_COLUMNS} FROM records WHERE ({where}) AND (clock, writer, position) > (?, ?, ?)"
+            " ORDER BY clock, writer, position LIMIT ?"
+        )
+        while True:
+            with self._lock, self._errors():
+                rows = self._conn.execute(query, (*params, *last, PAGE)).fetchall()
+            yield from (Stored(*row) for row in rows)
+            if len(rows) < PAGE:
+                return
+            last = (rows[-1][6], rows[-1][5], rows[-1][7])
+
+    def head(self, stream: str) -> str | None:
+        with self._lock, self._errors():
+            return _head(self._conn, stream)
+
+    def payload(self, payload_digest: str) -> bytes | None:
+        with self._lock, self._errors():
+            row = self._conn.execute(
+                "SELECT data FROM payloads WHERE payload_digest = ?", (payload_digest,)
+            ).fetchone()
+        if row is None:
+            return None
+        data = row[0]
+        if not isinstance(data, bytes) or sha256_digest(data) != payload_digest:
+            raise IntegrityError(f"payload {payload_digest} in {self.path} does not match its digest")
+        return data
+
+    # -- verifying -----------------------------------------------------------------------------
+
+    def verify(self) -> VerifyReport:
+        """Re-read every row and check it; run sqlite's own integrity check. Never repairs."""
+        report = VerifyReport()
+        checks = (self._verify_file, self._verify_records, self._verify_payloads, self._verify_appends)
+        with self._lock:
+            snapshot = self._begin_read()
+            try:
+                for check in checks:
+                    try:
+                        check(report)
+                    except sqlite3.Error as exc:
+                        report.problems.append(Problem(str(self.path), f"cannot read: {exc}"))
+            finally:
+                if snapshot and self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+        return report
+
+    def _begin_read(self) -> bool:
+        """Open a read transaction so every check sees one snapshot; False if that failed."""
+        try:
+            self._conn.execute("BEGIN")
+        except sqlite3.Error:
+            return False
+        return True
+
+    def _verify_file(self, report: VerifyReport) -> None:
+        """sqlite's own check of pages, indexes and constraints."""
+        for (line,) in self._conn.execute("PRAGMA integrity_check").fetchall():
+            if line != "ok":
+                report.problems.append(Problem(str(self.path), f"integrity_check: {line}"))
+
+    def _verify_records(self, report: VerifyReport) -> None:
+        """Every record row: a known namespace, and bytes that satisfy the record's contract."""
+        query = ("SELECT digest, kind, data, namespace FROM records WHERE digest > ?"
+                 " ORDER BY digest LIMIT ?")
+        for digest, kind, data, namespace in _pages(self._conn, query):
+            report.records += 1
+            if namespace not in ("local", "shared"):
+                report.problems.append(Problem(f"record {digest}", f"unknown namespace {namespace!r}"))
+            problem = record_problem(data, digest, kind)
+            if problem is not None:
+                report.problems.append(problem)
+
+    def _verify_payloads(self, report: VerifyReport) -> None:
+        """Every payload row hashes to its key."""
+        query = ("SELECT payload_digest, data FROM payloads WHERE payload_digest > ?"
+                 " ORDER BY payload_digest LIMIT ?")
+        for payload_digest, data in _pages(self._conn, query):
+            problem = payload_problem(data, payload_digest)
+            if problem is not None:
+                report.problems.append(problem)
+
+    def _verify_appends(self, report: VerifyReport) -> None:
+        """No writer reuses a clock; each append's rows are positions 0..n-1; no row is orphaned."""
+        for writer, clock, count in self._conn.execute(_SHARED_CLOCKS).fetchall():
+            report.problems.append(Problem(f"append {writer}@{clock}", f"{count} appends share this clock"))
+        for writer, clock, size, found, low, high, distinct, foreign in self._conn.execute(_SHAPES):
+            if not (found == distinct == size and low == 0 and high == size - 1 and not foreign):
+                report.problems.append(Problem(
+                    f"append {writer}@{clock}",
+                    f"lists {size} records but holds {found} at positions {low}..{high}"
+                    f"{f' ({foreign} in another namespace)' if foreign else ''}",
+                ))
+        for (digest,) in self._conn.execute(_ORPHANS):
+            report.problems.append(Problem(f"record {digest}", "belongs to no append"))
+
+
+_SHARED_CLOCKS = (
+    "SELECT writer, clock, COUNT(*) FROM appends GROUP BY writer, clock HAVING COUNT(*) > 1"
+)
+_SHAPES = (
+    "SELECT a.writer, a.clock, a.records, COUNT(r.digest), MIN(r.position), MAX(r.position),"
+    " COUNT(DISTINCT r.position), COALESCE(SUM(r.namespace != a.namespace), 0)"
+    " FROM appends a LEFT JOIN records r ON r.clock = a.clock AND r.writer = a.writer"
+    " GROUP BY a.seq ORDER BY a.seq"
+)
+_ORPHANS = (
+    "SELECT digest FROM records r WHERE NOT EXISTS"
+    " (SELECT 1 FROM appends a WHERE a.clock = r.clock AND a.writer = r.writer) ORDER BY digest"
+)
+
+
+def _record_row(entry: Entry, namespace: str, writer: str, clock: int, position: int) -> tuple[Any, ...]:
+    """The records-table row for one new entry."""
+    return (entry.digest, entry.kind, entry.scope, entry.stream, bytes(entry.data), namespace,
+            writer, clock, position)
+
+
+def _known(conn: sqlite3.Connection, digests: list[str]) -> set[str]:
+    """Which of ``digests`` are stored."""
+    found: set[str] = set()
+    for start in range(0, len(digests), PAGE):
+        chunk = digests[start:start + PAGE]
+        marks = ", ".join("?" * len(chunk))
+        rows = conn.execute(f"SELECT digest FROM records WHERE digest IN ({marks})", chunk)
+        found.update(row[0] for row in rows)
+    return found
+
+
+def _max_clock(conn: sqlite3.Connection) -> int:
+    """The largest clock stored (0 for an empty store)."""
+    row = conn.execute(
+        "SELECT MAX(COALESCE((SELECT MAX(clock) FROM appends), 0),"
+        " COALESCE((SELECT MAX(clock) FROM records), 0))"
+    ).fetchone()
+    return int(row[0])
+
+
+def _head(conn: sqlite3.Connection, stream: str) -> str | None:
+    """The digest of a stream's last record in store order, or None."""
+    row = conn.execute(
+        "SELECT digest FROM records WHERE stream = ?"
+        " ORDER BY clock DESC, writer DESC, position DESC LIMIT 1",
+        (stream,),
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def _pages(conn: sqlite3.Connection, query: str) -> Iterator[tuple[Any, ...]]:
+    """Rows of ``query`` (keyed on its first column, with ``> ?`` and ``LIMIT ?``), page by page."""
+    last = ""
+    while True:
+        rows = conn.execute(query, (last, PAGE)).fetchall()
+        yield from rows
+        if len(rows) < PAGE:
+            return
+        last = rows[-1][0]

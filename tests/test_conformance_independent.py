@@ -1,0 +1,137 @@
+"""The conformance suite against a provider written only from the wiki (tests/independent_provider.py)."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from gitstore.conformance import ProviderConformance, batch, entries_for
+from gitstore.conformance import _records as R
+from gitstore.errors import ConflictError
+from gitstore.providers import Batch, Entry
+
+from .independent_provider import IndependentProvider, canonical, record_digest, strict_json
+
+HERE = Path(__file__).resolve().parent
+SOURCE = HERE / "independent_provider.py"
+VECTORS = HERE.parent / ".memory-schema" / "v1" / "vectors"
+
+
+class TestIndependentConformance(ProviderConformance):
+    durable = True
+
+    def make(self, location: Path, writer: str = "w1") -> IndependentProvider:
+        return IndependentProvider(location / "independent", writer, conflict_error=ConflictError)
+
+
+def test_independent_provider_imports_nothing_from_gitstore() -> None:
+    tree = ast.parse(SOURCE.read_text(encoding="utf-8"), filename=str(SOURCE))
+    imported: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative imports would reach into the tests package
+                imported.append("." * node.level + (node.module or ""))
+            else:
+                imported.append(node.module or "")
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) in (
+            "__import__",
+            "import_module",
+        ):
+            imported.extend(a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str))
+    offending = [m for m in imported if m.split(".")[0] == "gitstore" or m.startswith(".")]
+    assert not offending, f"independent provider imports {offending}"
+
+
+def _vector_dirs() -> list[Path]:
+    if not VECTORS.is_dir():
+        return []
+    return sorted(p for p in VECTORS.iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("folder", _vector_dirs(), ids=lambda p: p.name)
+def test_independent_canonical_form_matches_the_vectors(folder: Path) -> None:
+    value = strict_json((folder / "input.json").read_bytes())
+    output = (folder / "output.json").read_bytes()
+    assert canonical(value) == output
+    digest = (folder / "digest.txt").read_text(encoding="utf-8").strip()
+    if folder.name.startswith("record-"):
+        assert record_digest(value, folder.name.removeprefix("record-")) == digest == value["digest"]
+    else:
+        assert "sha256:" + hashlib.sha256(output).hexdigest() == digest
+
+
+# -- the independent storage's own failure modes ---------------------------------------------------
+
+
+def _provider(tmp_path: Path, writer: str = "w1") -> IndependentProvider:
+    return IndependentProvider(tmp_path / "independent", writer, conflict_error=ConflictError)
+
+
+def test_a_torn_tail_is_invisible_and_cut_off_by_the_next_append(tmp_path: Path) -> None:
+    provider = _provider(tmp_path)
+    first = [R.event(f"t{i}", episode="t", seq=i) for i in range(3)]
+    provider.append(batch(*first))
+    log = tmp_path / "independent" / "log"
+    intact = log.stat().st_size
+    provider.append(batch(R.grant("torn")))
+    with open(log, "r+b") as f:  # as if the process died in the middle of its write
+        f.truncate(log.stat().st_size - 7)
+    fresh = _provider(tmp_path)
+    assert [s.digest for s in fresh.read()] == [r["digest"] for r in first]
+    assert fresh.verify().ok
+    fresh.append(batch(R.grant("after")))
+    assert [s.digest for s in _provider(tmp_path).read()] == [r["digest"] for r in first] + [R.grant("after")["digest"]]
+    assert log.stat().st_size > intact and _provider(tmp_path).verify().ok
+
+
+def test_damage_before_intact_frames_is_reported_and_blocks_appends(tmp_path: Path) -> None:
+    provider = _provider(tmp_path)
+    provider.append(batch(R.grant("d1")))
+    provider.append(batch(R.grant("d2")))
+    log = tmp_path / "independent" / "log"
+    raw = bytearray(log.read_bytes())
+    at = raw.index(b"d1")
+    raw[at : at + 2] = b"XX"
+    log.write_bytes(bytes(raw))
+    report = _provider(tmp_path).verify()
+    assert not report.ok and "followed by intact frames" in " ".join(str(p) for p in report.problems)
+    with pytest.raises(Exception, match="run verify"):
+        _provider(tmp_path).append(batch(R.grant("d3")))
+    assert log.read_bytes() == bytes(raw)  # never repaired
+
+
+def test_verify_rechecks_digests_schema_and_payloads(tmp_path: Path) -> None:
+    provider = _provider(tmp_path)
+    good = entries_for([R.grant("honest")])[0]
+    provider.append(Batch("shared", (Entry(good.digest, good.kind, good.scope, good.stream,
+                                           good.data.replace(b"honest", b"forged")),)))
+    other = entries_for([R.grant("v2")])[0]
+    provider.append(Batch("shared", (Entry(other.digest, other.kind, other.scope, other.stream,
+                                           other.data.replace(b"gitstore.grant/v1", b"gitstore.grant/v2")),)))
+    event = entries_for([R.event("bad-payload", text="original")])[0]
+    tampered = event.payload.replace(b"original", b"tampered")
+    provider.append(Batch("shared", (Entry(event.digest, event.kind, event.scope, event.stream, event.data,
+                                           event.payload_digest, tampered),)))
+    messages = [str(p) for p in provider.verify().problems]
+    assert any(good.digest in m and "does not match its content" in m for m in messages)
+    assert any(other.digest in m and "unknown schema version" in m for m in messages)
+    assert any(event.digest in m and "does not hash to its digest" in m for m in messages)
+
+
+def test_removed_payload_text_leaves_the_disk(tmp_path: Path) -> None:
+    provider = _provider(tmp_path)
+    record = R.event("secret", text="correct horse battery staple")
+    provider.append(batch(record))
+    log = tmp_path / "independent" / "log"
+    assert b"correct horse battery staple" in log.read_bytes()
+    assert provider.redact_payload(record["payloadDigest"]) is True
+    assert b"correct horse battery staple" not in log.read_bytes()
+    fresh = _provider(tmp_path)
+    assert fresh.payload(record["payloadDigest"]) is None
+    assert [s.digest for s in fresh.read()] == [record["digest"]]
+    assert fresh.verify().ok

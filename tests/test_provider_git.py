@@ -1,0 +1,247 @@
+"""The git provider beyond the shared suite: its layout on disk, damage planted with plain git,
+truncated and rewound histories, racing writes injected between read and swap, two clones."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from gitstore import IntegrityError
+from gitstore.conformance import _records as R
+from gitstore.conformance import batch, entries_for
+from gitstore.providers.git import GitProvider, parse_message, payload_path, record_path, records_ref
+from gitstore.store import Store
+
+from .conftest import git
+
+
+@pytest.fixture
+def store_repo(tmp_path: Path) -> Path:
+    path = tmp_path / "repo"
+    git(tmp_path, "init", "-q", str(path))
+    return path
+
+
+def plant(repo: Path, ref: str, path: str, blob_oid: str, *, mode: str = "100644",
+          kind: str = "blob", message: str | None = None) -> str:
+    """Add one entry to ``ref``'s tree with hash-object/mktree/commit-tree/update-ref."""
+    tip = git(repo, "rev-parse", ref).strip()
+    tree = git(repo, "rev-parse", f"{tip}^{{tree}}").strip()
+    new_tree = _mktree_with(repo, tree, path.split("/"), f"{mode} {kind} {blob_oid}")
+    if message is None:
+        message = git(repo, "log", "-1", "--format=%B", tip)
+        header = parse_message(message)
+        digest = "sha256:" + path.rsplit("/", 1)[-1].removesuffix(".json")
+        lines = [f"{digest} {path.split('/')[0]} planted"]
+        message = (f"gitstore: append 1 record\n\nGitstore-Format: 1\nClock: {header.clock + 1}\n"
+                   f"Writer: {header.writer}\nNamespace: {header.namespace}\n\n" + "\n".join(lines) + "\n")
+    commit = subprocess.run(["git", "commit-tree", new_tree, "-p", tip], cwd=repo, input=message,
+                            capture_output=True, text=True, check=True).stdout.strip()
+    git(repo, "update-ref", ref, commit, tip)
+    return commit
+
+
+def _mktree_with(repo: Path, tree: str | None, parts: list[str], leaf: str) -> str:
+    entries = {}
+    if tree:
+        for line in git(repo, "ls-tree", tree).splitlines():
+            meta, name = line.split("\t", 1)
+            entries[name] = meta
+    name = parts[0]
+    if len(parts) == 1:
+        entries[name] = leaf
+    else:
+        sub = entries.get(name)
+        sub_tree = sub.split()[2] if sub and sub.split()[1] == "tree" else None
+        entries[name] = f"040000 tree {_mktree_with(repo, sub_tree, parts[1:], leaf)}"
+    text = "".join(f"{meta}\t{name}\n" for name, meta in sorted(entries.items()))
+    return subprocess.run(["git", "mktree"], cwd=repo, input=text, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def hash_object(repo: Path, data: bytes) -> str:
+    return subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo, input=data,
+                          capture_output=True, check=True).stdout.decode().strip()
+
+
+def problems(repo: Path) -> list[str]:
+    return [str(p) for p in GitProvider(repo, "w1").verify().problems]
+
+
+@pytest.fixture
+def seeded(store_repo: Path) -> Path:
+    provider = GitProvider(store_repo, "w1")
+    provider.append(batch(R.event("e1"), R.grant("g1")))
+    provider.append(batch(R.grant("g2")))
+    return store_repo
+
+
+REF = records_ref("shared", "w1")
+
+
+def test_layout_is_walkable_with_plain_git(seeded: Path) -> None:
+    event = R.event("e1")
+    listing = git(seeded, "ls-tree", "-r", "--name-only", REF).split()
+    assert record_path("event", event["digest"]) in listing
+    assert len(listing) == 3
+    blob = git(seeded, "cat-file", "blob", f"{REF}:{record_path('event', event['digest'])}")
+    stored = json.loads(blob)
+    assert stored["digest"] == event["digest"] and "payload" not in stored
+    payloads = git(seeded, "ls-tree", "-r", "--name-only", "refs/memory/v1/payloads/shared/w1").split()
+    assert payloads == [payload_path(event["payloadDigest"])]
+    assert git(seeded, "rev-list", "--count", "refs/memory/v1/payloads/shared/w1").strip() == "1"
+    log = git(seeded, "log", "--format=%B", REF)
+    assert "Clock: 2" in log and "Clock: 1" in log and f"{event['digest']} event" in log
+    assert git(seeded, "status", "--porcelain") == ""
+    subprocess.run(["git", "fsck", "--strict"], cwd=seeded, check=True, capture_output=True)
+
+
+def test_planted_record_with_a_broken_digest_is_named(seeded: Path) -> None:
+    good = R.grant("planted")
+    forged = entries_for([good])[0].data.replace(b"grant planted", b"grant forged!")
+    plant(seeded, REF, record_path("grant", good["digest"]), hash_object(seeded, forged))
+    found = problems(seeded)
+    assert any(good["digest"] in p and "does not match" in p for p in found), found
+    with pytest.raises(IntegrityError, match=good["digest"]):
+        list(Store(GitProvider(seeded, "w1"), R.SCOPE).items())
+
+
+def test_planted_record_at_the_wrong_path_is_named(seeded: Path) -> None:
+    record = R.grant("misplaced")
+    data = entries_for([record])[0].data
+    hexd = record["digest"][7:]
+    path = f"grant/00/00/{hexd}.json" if not hexd.startswith("0000") else f"grant/ff/ff/{hexd}.json"
+    plant(seeded, REF, path, hash_object(seeded, data))
+    assert any(path in p and "wrong path" in p for p in problems(seeded))
+
+
+@pytest.mark.parametrize(("mode", "kind"), [("120000", "blob"), ("160000", "commit"), ("100755", "blob")])
+def test_symlink_gitlink_and_executable_entries_are_damage(seeded: Path, mode: str, kind: str) -> None:
+    record = R.grant(f"mode-{mode}")
+    target = hash_object(seeded, entries_for([record])[0].data) if kind == "blob" else git(seeded, "rev-parse", REF).strip()
+    path = record_path("grant", record["digest"])
+    plant(seeded, REF, path, target, mode=mode, kind=kind)
+    assert any(path in p and "not a regular file" in p for p in problems(seeded)), problems(seeded)
+
+
+def test_unlisted_tree_entry_is_damage(seeded: Path) -> None:
+    record = R.grant("unlisted")
+    path = record_path("grant", record["digest"])
+    tip = git(seeded, "rev-parse", REF).strip()
+    message = git(seeded, "log", "-1", "--format=%B", tip).replace("Clock: 2", "Clock: 3")
+    plant(seeded, REF, path, hash_object(seeded, entries_for([record])[0].data), message=message)
+    assert any("not in the commit's record list" in p for p in problems(seeded))
+
+
+def test_unknown_schema_version_planted(seeded: Path) -> None:
+    record = R.grant("future")
+    data = entries_for([record])[0].data.replace(b"grant/v1", b"grant/v2")
+    plant(seeded, REF, record_path("grant", record["digest"]), hash_object(seeded, data))
+    assert any("unknown schema version" in p for p in problems(seeded))
+
+
+def test_truncated_history_is_named(seeded: Path) -> None:
+    first = git(seeded, "rev-list", "--reverse", REF).split()[0]
+    (seeded / ".git" / "objects" / first[:2] / first[2:]).unlink()
+    assert any("history truncated" in p for p in problems(seeded))
+    with pytest.raises(IntegrityError, match="truncated"):
+        list(GitProvider(seeded, "w1").read())
+
+
+def test_rewound_writer_ref_is_named_and_refused(seeded: Path) -> None:
+    first = git(seeded, "rev-list", "--reverse", REF).split()[0]
+    git(seeded, "update-ref", REF, first)
+    assert any("moved back" in p for p in problems(seeded))
+    with pytest.raises(IntegrityError, match="moved back"):
+        GitProvider(seeded, "w1").append(batch(R.grant("after-rewind")))
+
+
+def test_merge_commits_are_damage(seeded: Path) -> None:
+    tip = git(seeded, "rev-parse", REF).strip()
+    tree = git(seeded, "rev-parse", f"{tip}^{{tree}}").strip()
+    message = git(seeded, "log", "-1", "--format=%B", tip).replace("Clock: 2", "Clock: 3")
+    merge = subprocess.run(["git", "commit-tree", tree, "-p", tip, "-p", f"{tip}~1"], cwd=seeded,
+                           input=message, capture_output=True, text=True, check=True).stdout.strip()
+    git(seeded, "update-ref", REF, merge)
+    assert any("merge" in p for p in problems(seeded))
+
+
+def test_write_injected_between_read_and_swap(seeded: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    provider = GitProvider(seeded, "w1")
+    injected = R.grant("injected")
+    original = GitProvider._max_clock
+    calls = {"n": 0}
+
+    def racing_clock(self: GitProvider) -> int:
+        calls["n"] += 1
+        if calls["n"] == 1:  # another writer moves the ref after we read the tip
+            other = pygit2.Repository(str(seeded))
+            tip = other.references[REF].target
+            tree = other[tip].peel(pygit2.Tree)
+            builder = other.TreeBuilder(tree)
+            sub = _builder_add(other, tree, record_path("grant", injected["digest"]),
+                               other.create_blob(entries_for([injected])[0].data))
+            del builder
+            sig = pygit2.Signature("gitstore", "gitstore@localhost")
+            message = (f"gitstore: append 1 record\n\nGitstore-Format: 1\nClock: 3\nWriter: w1\n"
+                       f"Namespace: shared\n\n{injected['digest']} grant consent\n")
+            other.create_commit(REF, sig, sig, message, sub, [tip])
+        return original(self)
+
+    monkeypatch.setattr(GitProvider, "_max_clock", racing_clock)
+    mine = R.grant("mine")
+    provider.append(batch(mine))
+    digests = [s.digest for s in GitProvider(seeded, "w1").read()]
+    assert digests[-2:] == [injected["digest"], mine["digest"]]
+    assert calls["n"] >= 2, "the swap should have failed once and been retried"
+    assert GitProvider(seeded, "w1").verify().ok
+
+
+def _builder_add(repo: pygit2.Repository, tree: pygit2.Tree | None, path: str, blob: pygit2.Oid) -> pygit2.Oid:
+    head, _, rest = path.partition("/")
+    builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
+    if not rest:
+        builder.insert(head, blob, pygit2.GIT_FILEMODE_BLOB)
+    else:
+        sub = repo[tree[head].id] if tree is not None and head in tree else None
+        builder.insert(head, _builder_add(repo, sub, rest, blob), pygit2.GIT_FILEMODE_TREE)
+    return builder.write()
+
+
+def test_two_clones_exchanging_refs_read_the_same_order(tmp_path: Path) -> None:
+    a = tmp_path / "a"
+    git(tmp_path, "init", "-q", str(a))
+    git(a, "commit", "-q", "--allow-empty", "-m", "root")
+    b = tmp_path / "b"
+    git(tmp_path, "clone", "-q", str(a), str(b))
+    git(a, "remote", "add", "b", str(b))
+    for clone, remote in ((a, "b"), (b, "origin")):
+        git(clone, "config", "--add", f"remote.{remote}.fetch",
+            f"refs/memory/v1/records/shared/*:refs/memory/v1/remotes/{remote}/records/shared/*")
+        git(clone, "config", "--add", f"remote.{remote}.fetch",
+            f"+refs/memory/v1/payloads/shared/*:refs/memory/v1/remotes/{remote}/payloads/shared/*")
+    pa, pb = GitProvider(a, "wa"), GitProvider(b, "wb")
+    pa.append(batch(R.grant("a1")))
+    pb.append(batch(R.grant("b1")))
+    shared = R.event("both")
+    pa.append(batch(shared))
+    pb.append(batch(shared, R.grant("b2")))
+    git(a, "fetch", "-q", "b")
+    git(b, "fetch", "-q", "origin")
+    order_a = [s.digest for s in GitProvider(a, "wa").read()]
+    order_b = [s.digest for s in GitProvider(b, "wb").read()]
+    assert order_a == order_b
+    assert len(order_a) == len(set(order_a)) == 4
+    assert GitProvider(a, "wa").payload(shared["payloadDigest"]) is not None
+    assert GitProvider(a, "wa").verify().ok and GitProvider(b, "wb").verify().ok
+    # a remote that rewinds a writer is refused by the fast-forward-only refspec
+    first = git(b, "rev-list", "--reverse", "refs/memory/v1/records/shared/wb").split()[0]
+    git(b, "update-ref", "refs/memory/v1/records/shared/wb", first)
+    before = git(a, "rev-parse", "refs/memory/v1/remotes/b/records/shared/wb")
+    done = subprocess.run(["git", "fetch", "b"], cwd=a, capture_output=True, text=True)
+    assert done.returncode != 0 and "non-fast-forward" in done.stderr
+    assert git(a, "rev-parse", "refs/memory/v1/remotes/b/records/shared/wb") == before

@@ -1,0 +1,220 @@
+"""The jsonl provider: its file format, torn writes, atomic redaction, locking, verify.
+
+Generic provider semantics are the conformance suite's (gitstore.conformance); this file
+checks only what is particular to the JSON Lines files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitstore import ConflictError, IntegrityError, UsageError, canonicalize
+from gitstore.providers._base import Batch, Entry
+from gitstore.providers.jsonl import JsonlProvider, format_append
+
+from .conftest import ROOT
+from .provider_records import batch, entry, event, examples, grant, run_writers
+
+WRITER = "w1"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    return tmp_path / "jsonl"
+
+
+def _lines(path: Path) -> list[bytes]:
+    data = path.read_bytes()
+    assert data == b"" or data.endswith(b"\n")
+    return data.split(b"\n")[:-1]
+
+
+def test_smoke_append_read_head_and_compare_and_swap(folder: Path) -> None:
+    provider = JsonlProvider(folder, WRITER)
+    first, second = grant("one"), grant("two")
+    assert provider.append(batch(first, stream="s")).added == (first["digest"],)
+    assert provider.append(batch(first, stream="s")).existing == (first["digest"],)
+    assert provider.head("s") == first["digest"]
+    with pytest.raises(ConflictError, match="stream s moved"):
+        provider.append_if_head(batch(second, stream="s"), "s", None)
+    provider.append_if_head(batch(second, stream="s"), "s", first["digest"])
+    assert [(s.digest, s.clock, s.position) for s in provider.read()] == [
+        (first["digest"], 1, 0), (second["digest"], 2, 0)]
+    assert provider.manifest().name == "jsonl"
+    assert "redact-payload" in provider.manifest().capabilities
+
+
+def test_records_file_has_one_readable_line_per_append(folder: Path) -> None:
+    provider = JsonlProvider(folder, WRITER)
+    records = examples()
+    text = "Bitte Jitter hinzufügen — 重试"
+    provider.append(batch(*records))
+    provider.append(batch(event("unicode", text), namespace="local"))
+    first, second = (json.loads(line) for line in _lines(folder / "records.jsonl"))
+    assert list(first) == ["clock", "writer", "namespace", "records"]
+    assert (first["clock"], first["writer"], first["namespace"]) == (1, WRITER, "shared")
+    assert (second["clock"], second["namespace"]) == (2, "local")
+    for item, expected in zip(first["records"], batch(*records).entries, strict=True):
+        assert list(item) == ["digest", "kind", "scope", "stream", "record"]
+        assert (item["digest"], item["kind"], item["scope"]) == (
+            expected.digest, expected.kind, expected.scope)
+        assert canonicalize(item["record"]) == expected.data
+    stored = list(JsonlProvider(folder, WRITER).read())
+    expected_data = [e.data for e in batch(*records).entries] + [entry(event("unicode", text)).data]
+    assert [s.data for s in stored] == expected_data
+    assert text.encode() not in (folder / "records.jsonl").read_bytes()
+    assert text.encode() in (folder / "payloads.jsonl").read_bytes()  # UTF-8, not \u escapes
+    (payload_line,) = [json.loads(line) for line in _lines(folder / "payloads.jsonl")
+                       if b"payload_digest" in line and text.encode() in line]
+    assert list(payload_line) == ["payload_digest", "payload"]
+
+
+def test_bytes_that_are_not_canonical_json_are_kept_exactly(folder: Path) -> None:
+    provider = JsonlProvider(folder, WRITER)
+    odd = Entry("sha256:" + "1" * 64, "grant", "github.com/acme/widgets", "consent", b'{"b":1, "a":2}')
+    provider.append(Batch("shared", (odd,)))
+    (line,) = _lines(folder / "records.jsonl")
+    assert "record_base64" in json.loads(line)["records"][0]
+    assert [s.data for s in JsonlProvider(folder, WRITER).read()] == [odd.data]
+    assert not JsonlProvider(folder, WRITER).verify().ok  # not canonical, so not a sound record
+
+
+TORN_TAILS = [b'{"clock":2,"writer":"w1","namesp', b"\x00\x00\x00\x00\n", b'{"clock":2,"wr\n']
+
+
+@pytest.mark.parametrize("tail", TORN_TAILS, ids=["no-newline", "zero-filled", "unparsable-line"])
+def test_a_torn_last_line_is_ignored_then_truncated_by_the_next_writer(folder: Path, tail: bytes) -> None:
+    provider = JsonlProvider(folder, WRITER)
+    first, later = grant("before"), grant("after")
+    provider.append(batch(first))
+    with open(folder / "records.jsonl", "ab") as f:
+        f.write(tail)
+    reader = JsonlProvider(folder, WRITER)
+    assert [s.digest for s in reader.read()] == [first["digest"]]
+    report = reader.verify()
+    assert report.ok and report.records == 1
+    result = JsonlProvider(folder, "w2").append(batch(later))
+    assert result.added == (later["digest"],)
+    lines = _lines(folder / "records.jsonl")
+    assert [json.loads(line)["writer"] for line in lines] == [WRITER, "w2"]
+    assert [(s.digest, s.clock) for s in reader.read()] == [(first["digest"], 1), (later["digest"], 2)]
+
+
+def test_a_damaged_line_before_the_last_fails_closed(folder: Path) -> None:
+    provider = JsonlProvider(folder, WRITER)
+    provider.append(batch(grant("a")))
+    with open(folder / "records.jsonl", "ab") as f:
+        f.write(b"not json at all\n")
+        f.write(format_append(2, WRITER, "shared", [entry(grant("b"))]))
+    fresh = JsonlProvider(folder, WRITER)
+    with pytest.raises(IntegrityError, match="records.jsonl line 2"):
+        list(fresh.read())
+    with pytest.raises(IntegrityError, match="line 2"):
+        fresh.append(batch(grant("c")))
+    problems = [str(p) for p in fresh.verify().problems]
+    assert len(problems) == 1 and "records.jsonl line 2" in problems[0]
+
+
+def test_a_parsable_but_malformed_last_line_is_damage_not_a_torn_write(folder: Path) -> None:
+    provider = JsonlProvider(folder, WRITER)
+    provider.append(batch(grant("a")))
+    with open(folder / "records.jsonl", "ab") as f:
+        f.write(b'{"clock":"two"}\n')
+    with pytest.raises(IntegrityError, match="bad clock"):
+        JsonlProvider(folder, WRITER).append(batch(grant("b")))
+    assert b'"two"' in (folder / "records.jsonl").read_bytes()  # evidence kept, never truncated
+
+
+_KILLED_WRITER = """
+import os, sys, time
+import gitstore.providers.jsonl as J
+from tests.provider_records import batch, event, grant
+real = J._write_at
+def torn(fd, offset, data):
+    if data.startswith(b'{"clock"'):
+        os.pwrite(fd, data[: len(data) // 2], offset)
+        print("torn", flush=True)
+        time.sleep(120)
+    return real(fd, offset, data)
+J._write_at = torn
+J.JsonlProvider(sys.argv[1], "killed").append(batch(event("doomed", "doomed text"), grant("doomed")))
+"""
+
+
+def test_an_append_killed_mid_write_is_never_acknowledged(folder: Path) -> None:
+    JsonlProvider(folder, WRITER).append(batch(grant("kept")))
+    child = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, str(folder)], cwd=ROOT,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE)
+    try:
+        assert child.stdout is not None and child.stdout.readline() == b"torn\n"
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+    assert not (folder / "records.jsonl").read_bytes().endswith(b"\n")
+    provider = JsonlProvider(folder, WRITER)
+    assert [s.digest for s in provider.read()] == [grant("kept")["digest"]]
+    assert provider.verify().ok
+    provider.append(batch(grant("next")))  # the dead writer's lock is gone; the tail is cut
+    assert [s.clock for s in provider.read()] == [1, 2]
+    assert len(_lines(folder / "records.jsonl")) == 2
+    assert grant("doomed")["digest"] not in {s.digest for s in provider.read()}
+
+
+def test_redaction_rewrites_the_payload_file_atomically(folder: Path) -> None:
+    provider = JsonlProvider(folder, WRITER)
+    secret, other = event("secret", "remove this sentence"), event("other", "keep this one")
+    provider.append(batch(secret, other))
+    reader = JsonlProvider(folder, WRITER)
+    assert reader.payload(other["payloadDigest"]) is not None  # caches the payload index
+    inode = (folder / "payloads.jsonl").stat().st_ino
+    assert provider.redact_payload(secret["payloadDigest"]) is True
+    assert provider.redact_payload(secret["payloadDigest"]) is False
+    assert (folder / "payloads.jsonl").stat().st_ino != inode
+    assert b"remove this sentence" not in (folder / "payloads.jsonl").read_bytes()
+    assert b"remove this sentence" not in (folder / "records.jsonl").read_bytes()
+    assert sorted(p.name for p in folder.iterdir()) == ["lock", "payloads.jsonl", "records.jsonl"]
+    assert reader.payload(secret["payloadDigest"]) is None
+    assert b"keep this one" in (reader.payload(other["payloadDigest"]) or b"")
+    assert len(list(reader.read())) == 2 and reader.verify().ok
+
+
+def test_verify_names_tampered_records_and_payloads(folder: Path) -> None:
+    provider = JsonlProvider(folder, WRITER)
+    good, bad, ev = grant("good"), grant("bad"), event("ev", "payload text")
+    provider.append(batch(good, bad, ev))
+    assert provider.verify().ok and provider.verify().records == 3
+    for name, old, new in (("records.jsonl", b"grant bad", b"grant BAD"),
+                           ("payloads.jsonl", b"payload text", b"PAYLOAD text")):
+        path = folder / name
+        path.write_bytes(path.read_bytes().replace(old, new))
+    problems = [str(p) for p in provider.verify().problems]
+    assert any(bad["digest"] in p for p in problems)
+    assert not any(good["digest"] in p for p in problems)
+    assert any(ev["payloadDigest"] in p and "does not match" in p for p in problems)
+    with pytest.raises(IntegrityError, match="does not match its digest"):
+        JsonlProvider(folder, WRITER).payload(ev["payloadDigest"])
+
+
+def test_processes_serialize_on_the_lock_file(folder: Path) -> None:
+    JsonlProvider(folder, WRITER)
+    run_writers("gitstore.providers.jsonl", "JsonlProvider", folder, processes=8, count=10)
+    provider = JsonlProvider(folder, WRITER)
+    stored = list(provider.read())
+    assert len(stored) == 8 * 10 * 2
+    assert [json.loads(line)["clock"] for line in _lines(folder / "records.jsonl")] == list(range(1, 81))
+    assert provider.verify().ok
+
+
+def test_refuses_a_bad_writer_and_an_unusable_folder(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="writer id"):
+        JsonlProvider(tmp_path / "store", "Bad Writer")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(UsageError, match="cannot use"):
+        JsonlProvider(tmp_path / "file", WRITER)

@@ -1,0 +1,209 @@
+"""The project's wiki in okf/wiki/: generated pages are current, pages are valid OKF, links resolve."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitstore import _wiki as wiki
+from gitstore import contracts as c
+
+from .conftest import ROOT, shared
+
+WIKI = ROOT / "okf" / "wiki"
+PAGES = sorted(p for p in WIKI.glob("*.md"))
+STALE = "okf/wiki/{} is out of date: run `make wiki` and commit the result"
+
+
+# -- the generated pages are current -------------------------------------------------------------
+
+def test_contracts_page_matches_the_schemas() -> None:
+    page = (WIKI / "contracts.md").read_text(encoding="utf-8")
+    assert page == wiki.render_contracts_page(), STALE.format("contracts.md")
+
+
+def test_index_matches_the_pages() -> None:
+    page = (WIKI / "index.md").read_text(encoding="utf-8")
+    assert page == wiki.render_index_page(WIKI), STALE.format("index.md")
+
+
+def test_wiki_module_check_mode_reports_current() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "gitstore._wiki", "--check"], capture_output=True, text=True, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "okf/wiki is current"
+
+
+def test_contracts_page_documents_every_field_and_digest_rule() -> None:
+    page = wiki.render_contracts_page()
+    for kind in c.KINDS:
+        contract = c.contract(kind)
+        section = page.split(f"\n### {kind}\n", 1)[1].split("\n### ", 1)[0]
+        assert f"`{contract.name}`" in section
+        for name in contract.schema["properties"]:
+            assert f"\n| `{name}` |" in section, (kind, name)
+        excludes = ", ".join(f"`{f}`" for f in contract.schema["x-gitstore"]["digestExcludes"])
+        assert f"- left out of `digest`: {excludes}\n" in section, kind
+    learning = c.contract("learning")
+    assert ", ".join(f"`{f}`" for f in learning.content_fields) in page
+    assert ", ".join(f"`{f}`" for f in learning.review_fields) in page
+    for name in json.loads((c.contracts_dir() / "examples" / "invalid" / "index.json").read_text()):
+        assert f"| `{name}` |" in page
+
+
+def test_renderer_refuses_schema_constructs_it_cannot_describe() -> None:
+    schema = copy.deepcopy(dict(c.contract("grant").schema))
+    schema["properties"]["note"] = {"oneOf": [{"type": "string"}, {"type": "null"}]}
+    with pytest.raises(wiki.SchemaConstructError):
+        wiki._object_rows(schema, "")
+    schema = copy.deepcopy(dict(c.contract("grant").schema))
+    schema["properties"]["extra"] = {"type": "object", "properties": {}}
+    with pytest.raises(wiki.SchemaConstructError, match="not closed"):
+        wiki._object_rows(schema, "")
+    with pytest.raises(wiki.SchemaConstructError):
+        wiki._rules({"if": {"properties": {"a": {"minimum": 1}}}, "then": {"required": ["b"]}})
+
+
+# -- the wiki is valid OKF ---------------------------------------------------------------------
+
+def test_the_wiki_has_its_pages() -> None:
+    assert {p.name for p in PAGES} >= {"index.md", "quickstart.md", "architecture.md", "contracts.md"}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_page_is_valid_okf(page: Path) -> None:
+    assert wiki.check_page(page, WIKI) == []
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_relative_link_resolves(page: Path) -> None:
+    assert wiki.check_links(page, WIKI) == []
+
+
+def test_index_lists_every_page() -> None:
+    listed = {target for target in wiki.links_of(WIKI / "index.md")}
+    pages = {p.name for p in PAGES if p.name not in wiki.RESERVED}
+    assert pages <= listed
+    assert wiki.check_wiki(WIKI) == []
+
+
+def test_pages_link_to_each_other() -> None:
+    for name in ("quickstart.md", "architecture.md", "contracts.md"):
+        others = {"quickstart.md", "architecture.md", "contracts.md"} - {name}
+        targets = {t.partition("#")[0] for t in wiki.links_of(WIKI / name)}
+        assert others <= targets, name
+
+
+# -- the checks themselves ---------------------------------------------------------------------
+
+def _page(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("# No front matter\n", "no front matter"),
+        ("---\ntitle: x\n---\n", "no non-empty type"),
+        ("---\ntype: ''\n---\n", "no non-empty type"),
+        ("---\ntype: [a\n---\n", "not valid YAML"),
+        ("---\ntype: A\ntype: B\n---\n", "not valid YAML"),
+        ("---\ntype: A\n", "no closing ---"),
+        ("---\n- a\n---\n", "not a YAML mapping"),
+        ("---\ntype: A\nstatus: final\n---\n", "status"),
+        ("---\ntype: A\ntags: a, b\n---\n", "tags"),
+        ("---\ntype: A\ndescription: |\n  one\n  two\n---\n", "not one line"),
+        ("---\ntype: A\ngenerated: { by: alice }\n---\n", "generated.by"),
+        ("---\ntype: A\ngenerated: { by: human:alice, at: 2026-06-30T14:00:00 }\n---\n", "generated.at"),
+        ("---\ntype: A\nverified: { by: human:alice }\n---\n", "verified[0].at"),
+        ("---\ntype: A\nstale_after: 2026-06-30\n---\n", "stale_after"),
+        ("---\ntype: A\nsources:\n  - id: s\n---\n", "sources[0] has no resource"),
+        ("---\ntype: A\nsources:\n  - {id: s, resource: a}\n  - {id: s, resource: b}\n---\n", "used twice"),
+        ("---\ntype: A\n---\nA claim.[^s]\n\n[^s]: S\n", "no sources entry"),
+        ("---\ntype: A\nsources:\n  - {id: s, resource: a}\n---\nA claim.[^s]\n", "not defined"),
+        ("---\ntype: Attested Computation\n---\n", "no runtime"),
+    ],
+)
+def test_check_page_finds_problems(tmp_path: Path, text: str, problem: str) -> None:
+    problems = wiki.check_page(_page(tmp_path, "page.md", text))
+    assert any(problem in p for p in problems), problems
+
+
+def test_check_page_accepts_a_full_page(tmp_path: Path) -> None:
+    text = (
+        "---\ntype: Guide\ntitle: T\ndescription: One line.\ntags: [a, b]\nstatus: stable\n"
+        "generated: { by: process:x, at: 2026-06-30T14:00:00Z }\n"
+        "verified:\n  - { by: human:alice, at: '2026-07-01T09:00:00+00:00' }\n"
+        "stale_after: 2026-12-31T00:00:00Z\n"
+        "sources:\n  - { id: s, resource: 'https://example.com/', usage_count: 3 }\n"
+        "usage_window: { from: 2026-06-01T00:00:00Z, to: 2026-06-30T00:00:00Z }\n---\n"
+        "# T\n\nA claim.[^s] Code `[^x]` and fences are not read:\n\n```\n[^y] [a](missing.md)\n```\n\n"
+        "[^s]: S\n"
+    )
+    page = _page(tmp_path, "page.md", text)
+    assert wiki.check_page(page) == []
+    assert wiki.check_links(page) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "problem"),
+    [
+        ("index.md", "# Pages\n\nSome prose.\n", "not a heading"),
+        ("index.md", "* [A](a.md) - a\n", "before the first section"),
+        ("index.md", "# Pages\n\n* [A](a.md)\n", "no description"),
+        ("index.md", "# Pages\n", "no entries"),
+        ("index.md", "---\ntype: Index\n---\n# Pages\n\n* [A](a.md) - a\n", "only okf_version"),
+        ("index.md", "---\nokf_version: 0.2\n---\n# Pages\n\n* [A](a.md) - a\n", "quoted string"),
+        ("sub/index.md", "---\nokf_version: \"0.2\"\n---\n# Pages\n\n* [A](a.md) - a\n", "only the bundle root"),
+        ("log.md", "# Log\n\n## 2026-7-1\n* x\n", "not YYYY-MM-DD"),
+        ("log.md", "# Log\n\n## 2026-07-01\n* x\n\n## 2026-07-02\n* y\n", "newest first"),
+    ],
+)
+def test_check_page_checks_reserved_files(tmp_path: Path, name: str, text: str, problem: str) -> None:
+    problems = wiki.check_page(_page(tmp_path, name, text), tmp_path)
+    assert any(problem in p for p in problems), problems
+
+
+def test_check_links_finds_broken_links_and_anchors(tmp_path: Path) -> None:
+    _page(tmp_path, "b.md", "---\ntype: A\n---\n# Real heading\n")
+    page = _page(
+        tmp_path, "a.md",
+        "---\ntype: A\nsources:\n  - { resource: gone/ }\n---\n"
+        "[ok](b.md#real-heading) [root](/b.md) [web](https://example.com/x.md)\n"
+        "[gone](missing.md) [bad anchor](b.md#nope) [self](#nothing)\n\n[ref]: also-missing.md\n",
+    )
+    problems = wiki.check_links(page, tmp_path)
+    assert problems == [
+        "link missing.md does not resolve",
+        "link b.md#nope: no heading with anchor #nope",
+        "link #nothing: no heading with anchor #nothing",
+        "link also-missing.md does not resolve",
+        "source gone/ does not resolve",
+    ]
+
+
+def test_check_wiki_needs_an_index_listing_every_page(tmp_path: Path) -> None:
+    _page(tmp_path, "a.md", "---\ntype: A\ndescription: A page.\n---\n# A\n")
+    assert wiki.check_wiki(tmp_path) == ["index.md: missing"]
+    _page(tmp_path, "index.md", wiki.render_index_page(tmp_path))
+    assert wiki.check_wiki(tmp_path) == []
+    _page(tmp_path, "b.md", "---\ntype: A\n---\n# B\n")
+    _page(tmp_path, "tooling/private.md", "no front matter: a local overlay is not checked\n")
+    assert wiki.check_wiki(tmp_path) == ["index.md: does not list b.md"]
+
+
+@pytest.mark.parametrize("bundle", ["acme_retail", "ga4"])
+def test_checks_accept_the_okf_example_bundles(bundle: str) -> None:
+    root = shared("okf", "bundles", bundle)
+    for page in sorted(root.rglob("*.md")):
+        assert wiki.check_page(page, root) == [], page
+    assert wiki.check_wiki(root) == []
