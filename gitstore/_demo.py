@@ -80,7 +80,23 @@ def _contracts(demo: Demo) -> None:
     demo.gitstore("digest", "-", stdin=b'{"schema": "gitstore.grant/v1", "by": 1, "by": 2}', expect=1)
 
 
-STEPS = [_contracts]
+def _store(demo: Demo) -> None:
+    demo.say("The store: records in dedicated git refs, never in the work tree")
+    demo.gitstore("init")
+    examples = contracts_dir() / "examples" / "valid"
+    lines = [json.dumps(json.loads((examples / f"{k}.json").read_text())) for k in ("grant", "episode", "event")]
+    (demo.repo / "okf" / ".memory" / "inbox" / "sample.jsonl").write_text("\n".join(lines) + "\n")
+    demo.gitstore("records", "add", "okf/.memory/inbox/sample.jsonl")
+    demo.gitstore("records", "list")
+    demo.say("Plain git can walk it: one commit per atomic append, order in the message")
+    writer = json.loads((demo.repo / "okf" / ".memory" / "config.json").read_text())["writer"]
+    demo.run(["git", "log", "--format=%B", f"refs/memory/v1/records/shared/{writer}"])
+    demo.run(["git", "status", "--short"])
+    demo.gitstore("verify")
+    demo.gitstore("status")
+
+
+STEPS = [_contracts, _store]
 
 
 def main() -> int:

@@ -1,0 +1,187 @@
+"""The store commands through the real console script in real repositories."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitstore.conformance import _records as R
+from gitstore.providers.git import GitProvider
+
+from .conftest import CONTRACTS, git
+
+
+def gitstore(cwd: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gitstore", *args], cwd=cwd, input=stdin,
+                          capture_output=True, text=stdin is None)
+
+
+def run_ok(cwd: Path, *args: str) -> str:
+    done = gitstore(cwd, *args)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def jsonl(*records: dict) -> str:
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
+@pytest.fixture
+def ready(repo: Path) -> Path:
+    run_ok(repo, "init")
+    return repo
+
+
+def writer_of(repo: Path) -> str:
+    return json.loads((repo / "okf" / ".memory" / "config.json").read_text())["writer"]
+
+
+def test_init_outside_a_repository_is_a_usage_error(tmp_path: Path) -> None:
+    done = gitstore(tmp_path, "init")
+    assert done.returncode == 2
+    assert "is not inside a git repository" in done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_commands_before_init_say_what_to_do(repo: Path) -> None:
+    done = gitstore(repo, "records", "list")
+    assert done.returncode == 2 and "run `gitstore init` first" in done.stderr
+
+
+def test_init_sets_up_and_is_idempotent(repo: Path) -> None:
+    first = json.loads(run_ok(repo, "init", "--json"))
+    assert first["scope"] == "github.com/acme/widgets"  # credentials stripped
+    assert any("fetch refspec" in c for c in first["created"])
+    second = json.loads(run_ok(repo, "init", "--json"))
+    assert second["created"] == [] and second["writer"] == first["writer"]
+    assert subprocess.run(["git", "check-ignore", "-q", "okf/.memory/x"], cwd=repo).returncode == 0
+    assert git(repo, "status", "--porcelain") == ""
+    fetch = git(repo, "config", "--get-all", "remote.origin.fetch").split()
+    assert "refs/memory/v1/records/shared/*:refs/memory/v1/remotes/origin/records/shared/*" in fetch
+    assert fetch.count("+refs/memory/v1/payloads/shared/*:refs/memory/v1/remotes/origin/payloads/shared/*") == 1
+
+
+def test_init_keeps_an_existing_ignore_rule(repo: Path) -> None:
+    (repo / ".gitignore").write_text("okf/.memory/\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-q", "-m", "ignore")
+    run_ok(repo, "init")
+    assert "okf/.memory" not in (repo / ".git" / "info" / "exclude").read_text()
+
+
+def test_init_refuses_state_linked_outside_the_repository(repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (repo / "okf").mkdir()
+    os.symlink(outside, repo / "okf" / ".memory")
+    done = gitstore(repo, "init")
+    assert done.returncode == 1 and "links outside the repository" in done.stderr
+    assert list(outside.iterdir()) == []
+
+
+def test_records_add_list_show(ready: Path) -> None:
+    records = [R.event("cli1"), R.grant("cli2")]
+    path = ready / "batch.jsonl"
+    path.write_text(jsonl(*records))
+    out = run_ok(ready, "records", "add", "batch.jsonl")
+    assert out.split() == [records[0]["digest"], "added", records[1]["digest"], "added"]
+    again = gitstore(ready, "records", "add", "-", stdin=path.read_bytes())
+    assert again.returncode == 0 and again.stdout.decode().count("exists") == 2
+    listed = json.loads(run_ok(ready, "records", "list", "--json"))
+    assert [r["digest"] for r in listed] == [r["digest"] for r in records]
+    assert [r["kind"] for r in json.loads(run_ok(ready, "records", "list", "--kind", "grant", "--json"))] == ["grant"]
+    shown = json.loads(run_ok(ready, "records", "show", records[0]["digest"][7:19], "--json"))
+    assert shown == records[0]  # payload reattached, digest intact
+
+
+def test_records_add_seal(ready: Path) -> None:
+    record = R.grant("to-seal")
+    unsealed = {k: v for k, v in record.items() if k != "digest"}
+    done = gitstore(ready, "records", "add", "--seal", "-", stdin=jsonl(unsealed).encode())
+    assert done.returncode == 0 and done.stdout.decode().split()[0] == record["digest"]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"schema": "gitstore.grant/v1", "a": 1, "a": 2}', "batch.jsonl:2: duplicate member name 'a'"),
+        ("not json", "batch.jsonl:2: not JSON"),
+        (json.dumps({**R.grant("x"), "note": "tampered"}), "does not match its content"),
+        (json.dumps(R.grant("other", scope=R.OTHER_SCOPE)), "is for scope gitlab.example.com/acme/widgets"),
+    ],
+)
+def test_bad_records_are_refused_and_nothing_is_stored(ready: Path, line: str, message: str) -> None:
+    (ready / "batch.jsonl").write_text(json.dumps(R.grant("good")) + "\n" + line + "\n")
+    done = gitstore(ready, "records", "add", "batch.jsonl")
+    assert done.returncode == 1, done.stdout
+    assert message in done.stderr and done.stderr.count("\n") == 1
+    assert json.loads(run_ok(ready, "records", "list", "--json")) == []
+
+
+def test_mixed_local_and_shared_batch_is_refused(ready: Path) -> None:
+    envelope = json.loads((CONTRACTS / "examples" / "valid" / "envelope.json").read_text())
+    done = gitstore(ready, "records", "add", "-", stdin=jsonl(envelope, R.grant("g")).encode())
+    assert done.returncode == 1 and "split it in two" in done.stderr.decode()
+
+
+def test_show_unknown_and_bad_digest(ready: Path) -> None:
+    assert gitstore(ready, "records", "show", "deadbeefdeadbeef").returncode == 1
+    assert gitstore(ready, "records", "show", "xyz").returncode == 2
+
+
+def test_verify_clean_then_damage_exits_3_naming_it(ready: Path) -> None:
+    (ready / "b.jsonl").write_text(jsonl(R.grant("v1"), R.event("v2")))
+    run_ok(ready, "records", "add", "b.jsonl")
+    report = json.loads(run_ok(ready, "verify", "--json"))
+    assert report["ok"] and report["records"] == 2
+    ref = f"refs/memory/v1/records/shared/{writer_of(ready)}"
+    first = git(ready, "rev-parse", ref).strip()
+    (ready / ".git" / "objects" / first[:2] / first[2:]).unlink()
+    done = gitstore(ready, "verify")
+    assert done.returncode == 3
+    assert first in done.stderr and "history truncated" in done.stderr
+    listing = gitstore(ready, "records", "list")
+    assert listing.returncode == 3 and "truncated" in listing.stderr
+
+
+def test_gc_removes_redacted_payload_text(ready: Path) -> None:
+    secret = R.event("gc", text="the-secret-text-to-remove")
+    (ready / "b.jsonl").write_text(jsonl(secret))
+    run_ok(ready, "records", "add", "b.jsonl")
+    provider = GitProvider(ready, writer_of(ready))
+    assert provider.redact_payload(secret["payloadDigest"])
+    run_ok(ready, "gc")
+    objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=ready,
+                             capture_output=True).stdout
+    assert b"the-secret-text-to-remove" not in objects
+    assert json.loads(run_ok(ready, "verify", "--json"))["ok"]
+    shown = json.loads(run_ok(ready, "records", "show", secret["digest"], "--json"))
+    assert "payload" not in shown and shown["digest"] == secret["digest"]
+
+
+def test_status_reports_configuration_and_refs(ready: Path) -> None:
+    (ready / "b.jsonl").write_text(jsonl(R.grant("s1")))
+    run_ok(ready, "records", "add", "b.jsonl")
+    info = json.loads(run_ok(ready, "status", "--json"))
+    assert info["scope"] == "github.com/acme/widgets" and info["stateIgnored"] is True
+    assert [r["ref"] for r in info["refs"]] == [f"refs/memory/v1/records/shared/{writer_of(ready)}"]
+    assert info["config"]["provider"] == {"value": "git", "from": "okf/.memory/config.json"}
+    text = run_ok(ready, "status")
+    assert "ignored by git" in text
+
+
+@pytest.mark.parametrize("provider", ["sqlite", "jsonl"])
+def test_other_providers_through_the_cli(repo: Path, provider: str) -> None:
+    run_ok(repo, "init", "--provider", provider)
+    (repo / "b.jsonl").write_text(jsonl(R.grant("p1"), R.event("p2")))
+    run_ok(repo, "records", "add", "b.jsonl")
+    assert len(json.loads(run_ok(repo, "records", "list", "--json"))) == 2
+    assert json.loads(run_ok(repo, "verify", "--json"))["ok"]
+    assert git(repo, "status", "--porcelain") == "?? b.jsonl\n"  # the store itself is ignored
+    done = gitstore(repo, "init", "--provider", "git")
+    assert done.returncode == 1 and "already uses" in done.stderr
