@@ -17,9 +17,14 @@ Storage, in one folder:
     each payload is checked against its own digest and may later be blanked. Each append is one
     ``write`` and one ``fsync`` before it is acknowledged: a killed append leaves a short or
     unchecked frame at the end of the file, which readers ignore and the next writer cuts off.
-    Type ``R`` records that a payload was removed: removal appends it, then overwrites that
-    payload's bytes in place with zeros and fsyncs, so the text leaves the disk while the record
-    and its digest stay.
+    Type ``R`` records that a payload was removed; its body is the payload digest (71 ASCII
+    bytes) followed by the redaction note kept in the payload's place (the canonical JSON of
+    the event's redaction object: at, by, reason, sourceId), all under the checksum. Removal
+    appends it (one write, one fsync: the step that makes the removal and its note durable
+    together), then overwrites that payload's bytes in place with zeros and fsyncs, so the text
+    leaves the disk while the record and its digest stay. The first note kept for a digest
+    stays; a removal that finds one returns it and only blanks whatever bytes are left. A later
+    append never writes a payload that has a note again.
 ``lock``
     ``fcntl.flock``: appends and removals take it exclusively, reads take it shared, so
     processes never see a frame half-written and two appends never interleave. The operating
@@ -83,6 +88,8 @@ MAGIC = b"IGS1"
 FRAME_HEAD = struct.Struct(">4scI")  # magic, type, body length
 CHECKSUM_SIZE = 32
 APPEND, REMOVE = b"A", b"R"
+DIGEST_SIZE = len("sha256:") + 64
+NOTE_FIELDS = frozenset({"at", "by", "reason", "sourceId"})
 
 
 # -- values --------------------------------------------------------------------------------------
@@ -328,7 +335,7 @@ class _Index:
         self.by_digest: dict[str, _Row] = {}
         self.by_stream: dict[str, list[_Row]] = {}
         self.payloads: dict[str, list[tuple[int, int]]] = {}  # payload digest -> (offset, size)
-        self.removed: set[str] = set()  # payload digests removed
+        self.notes: dict[str, bytes] = {}  # payload digest removed -> its redaction note
         self.max_clock = 0
         self.problems: list[Problem] = []  # frame-level findings (bad headers, repeats)
         self.scan = _Scan(0, 0, None)
@@ -360,9 +367,20 @@ class _Index:
         where = f"log@{offset}"
         if kind == REMOVE:
             try:
-                self.removed.add(checked.decode("ascii"))
+                digest = checked[:DIGEST_SIZE].decode("ascii")
             except UnicodeDecodeError:
+                digest = ""
+            if not DIGEST_RE.match(digest):
                 self.problems.append(Problem(where, "removal frame names no payload digest"))
+                return
+            note = checked[DIGEST_SIZE:]
+            problem = _note_problem(note)
+            if problem:
+                self.problems.append(Problem(f"redaction note {digest}", f"{problem} ({where})"))
+            if digest in self.notes:
+                self.problems.append(Problem(f"redaction note {digest}", f"kept twice (again at {where})"))
+            else:
+                self.notes[digest] = note
             return
         if kind != APPEND:
             self.problems.append(Problem(where, f"unknown frame type {kind!r}"))
@@ -408,6 +426,22 @@ class _Index:
             self.by_stream.setdefault(rec.stream, []).append(row)
             if row.payload_at is not None and row.payload_digest:
                 self.payloads.setdefault(row.payload_digest, []).append((row.payload_at, row.payload_size))
+
+
+def _note_problem(note: bytes) -> str | None:
+    """What is wrong with a redaction note, or None: a canonical object of exactly the four fields."""
+    try:
+        value = strict_json(note)
+    except (ValueError, UnicodeDecodeError) as exc:
+        return f"is not valid JSON: {exc}"
+    if not isinstance(value, dict) or set(value) != NOTE_FIELDS:
+        return "is not a redaction object (at, by, reason, sourceId)"
+    try:
+        if canonical(value) != note:
+            return "is not in canonical form"
+    except NotCanonicalizable as exc:
+        return f"cannot be canonicalized: {exc}"
+    return None
 
 
 def _fsync_dir(path: Path) -> None:
@@ -535,6 +569,8 @@ class IndependentProvider:
             payloads = []
             for e in new:
                 payload = getattr(e, "payload", None)
+                if getattr(e, "payload_digest", None) in idx.notes:
+                    payload = None  # removed once: never written again
                 if payload is not None:
                     payloads.append(bytes(payload))
                 described.append(
@@ -611,31 +647,45 @@ class IndependentProvider:
             return None
         with _Locked(self._lock, exclusive=False):
             idx = self._refresh()
-            if payload_digest in idx.removed:
+            if payload_digest in idx.notes:
                 return None
             return self._present(idx, payload_digest)
 
-    def redact_payload(self, payload_digest: str) -> bool:
-        """Remove a payload: record the removal, then blank its bytes. True when one was removed."""
+    def redaction_note(self, payload_digest: str) -> bytes | None:
+        """The note kept in place of a removed payload, or None."""
+        with _Locked(self._lock, exclusive=False):
+            return self._refresh().notes.get(payload_digest)
+
+    def redact_payload(self, payload_digest: str, note: bytes) -> bytes | None:
+        """Remove a payload and keep ``note`` in its place: append the removal, then blank the bytes.
+
+        A note already kept for the digest stays and is returned (a retry or a racing call
+        gets the same one); None when the log holds neither the payload nor a note for it.
+        """
         if not isinstance(payload_digest, str) or not DIGEST_RE.match(payload_digest):
-            return False
+            return None
+        note = bytes(note)
         with _Locked(self._lock, exclusive=True):
             idx = self._refresh()
-            if self._present(idx, payload_digest) is None:
-                return False
-            if payload_digest not in idx.removed:
+            kept = idx.notes.get(payload_digest)
+            if kept is None:
+                if not idx.payloads.get(payload_digest):
+                    return None
                 if idx.scan.damage:
                     raise StorageDamaged(f"{self._log}: {idx.scan.damage}; run verify")
-                self._write_frame(idx, _frame(REMOVE, payload_digest.encode("ascii")))
+                self._write_frame(idx, _frame(REMOVE, payload_digest.encode("ascii") + note))
                 idx = self._refresh()
-            fd = os.open(self._log, os.O_WRONLY)
-            try:
-                for offset, size in idx.payloads[payload_digest]:
-                    os.pwrite(fd, bytes(size), offset)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            return True
+                kept = idx.notes[payload_digest]
+            places = [(o, n) for o, n in idx.payloads.get(payload_digest, ()) if any(_read_at(self._log, o, n))]
+            if places:  # blank what is left (all of it now, or what a removal cut short left)
+                fd = os.open(self._log, os.O_WRONLY)
+                try:
+                    for offset, size in places:
+                        os.pwrite(fd, bytes(size), offset)
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            return kept
 
     # -- verify ----------------------------------------------------------------------------------
 
@@ -713,7 +763,7 @@ class IndependentProvider:
         if row.payload_at is None or not isinstance(pd, str):
             return
         payload = buf[row.payload_at : row.payload_at + row.payload_size]
-        if pd in idx.removed:
+        if pd in idx.notes:
             return  # removed; a removal cut short may not have blanked the bytes yet
         if sha256_digest(payload) != pd:
             report.add(where, f"payload {pd} does not hash to its digest")

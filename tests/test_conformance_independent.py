@@ -13,7 +13,7 @@ from gitstore.conformance import _records as R
 from gitstore.errors import ConflictError
 from gitstore.providers import Batch, Entry
 
-from .independent_provider import IndependentProvider, canonical, record_digest, strict_json
+from .independent_provider import REMOVE, IndependentProvider, _frame, canonical, record_digest, strict_json
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "independent_provider.py"
@@ -129,9 +129,50 @@ def test_removed_payload_text_leaves_the_disk(tmp_path: Path) -> None:
     provider.append(batch(record))
     log = tmp_path / "independent" / "log"
     assert b"correct horse battery staple" in log.read_bytes()
-    assert provider.redact_payload(record["payloadDigest"]) is True
+    assert provider.redact_payload(record["payloadDigest"], _note("asked")) == _note("asked")
     assert b"correct horse battery staple" not in log.read_bytes()
     fresh = _provider(tmp_path)
     assert fresh.payload(record["payloadDigest"]) is None
+    assert fresh.redaction_note(record["payloadDigest"]) == _note("asked")
+    assert fresh.redact_payload(record["payloadDigest"], _note("again")) == _note("asked")
     assert [s.digest for s in fresh.read()] == [record["digest"]]
     assert fresh.verify().ok
+    twin = R.event("secret", seq=1, text="correct horse battery staple")  # same payload, new event
+    assert twin["payloadDigest"] == record["payloadDigest"]
+    fresh.append(batch(twin))
+    assert b"correct horse battery staple" not in log.read_bytes()
+    assert fresh.payload(record["payloadDigest"]) is None and fresh.verify().ok
+
+
+def test_a_removal_cut_short_hides_the_payload_and_a_retry_blanks_it(tmp_path: Path) -> None:
+    provider = _provider(tmp_path)
+    record = R.event("cut", text="half removed text")
+    provider.append(batch(record))
+    log = tmp_path / "independent" / "log"
+    with open(log, "ab") as f:  # the removal frame is durable, the blanking never happened
+        f.write(_frame(REMOVE, record["payloadDigest"].encode("ascii") + _note("first")))
+    fresh = _provider(tmp_path)
+    assert fresh.payload(record["payloadDigest"]) is None
+    assert fresh.verify().ok
+    assert fresh.redact_payload(record["payloadDigest"], _note("second")) == _note("first")
+    assert b"half removed text" not in log.read_bytes()
+
+
+def test_verify_checks_redaction_notes(tmp_path: Path) -> None:
+    provider = _provider(tmp_path)
+    provider.append(batch(R.grant("n")))
+    log = tmp_path / "independent" / "log"
+    with open(log, "ab") as f:
+        f.write(_frame(REMOVE, b"sha256:" + b"a" * 64 + b'{"at":"x","by":"y","reason":"z"}'))
+        f.write(_frame(REMOVE, b"sha256:" + b"b" * 64 + b'{"by":"y","at":"x","reason":"z","sourceId":null}'))
+        f.write(_frame(REMOVE, b"sha256:" + b"c" * 64 + b"not json"))
+    problems = [str(p) for p in _provider(tmp_path).verify().problems]
+    assert any("a" * 64 in p and "not a redaction object" in p for p in problems)
+    assert any("b" * 64 in p and "canonical" in p for p in problems)
+    assert any("c" * 64 in p and "not valid JSON" in p for p in problems)
+    assert len(problems) == 3
+
+
+def _note(reason: str) -> bytes:
+    return canonical({"at": "2026-08-01T00:00:00.000000Z", "by": "github:583231",
+                      "reason": reason, "sourceId": None})

@@ -182,10 +182,8 @@ def test_write_injected_between_read_and_swap(seeded: Path, monkeypatch: pytest.
             other = pygit2.Repository(str(seeded))
             tip = other.references[REF].target
             tree = other[tip].peel(pygit2.Tree)
-            builder = other.TreeBuilder(tree)
             sub = _builder_add(other, tree, record_path("grant", injected["digest"]),
                                other.create_blob(entries_for([injected])[0].data))
-            del builder
             sig = pygit2.Signature("gitstore", "gitstore@localhost")
             message = (f"gitstore: append 1 record\n\nGitstore-Format: 1\nClock: 3\nWriter: w1\n"
                        f"Namespace: shared\n\n{injected['digest']} grant consent\n")

@@ -6,6 +6,7 @@ checks only what is particular to the JSON Lines files.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
@@ -23,6 +24,11 @@ from .conftest import ROOT
 from .provider_records import batch, entry, event, examples, grant, run_writers
 
 WRITER = "w1"
+
+
+def _note(reason: str) -> bytes:
+    return canonicalize({"at": "2026-08-01T00:00:00.000000Z", "by": "github:583231",
+                         "reason": reason, "sourceId": None})
 
 
 @pytest.fixture
@@ -174,15 +180,72 @@ def test_redaction_rewrites_the_payload_file_atomically(folder: Path) -> None:
     reader = JsonlProvider(folder, WRITER)
     assert reader.payload(other["payloadDigest"]) is not None  # caches the payload index
     inode = (folder / "payloads.jsonl").stat().st_ino
-    assert provider.redact_payload(secret["payloadDigest"]) is True
-    assert provider.redact_payload(secret["payloadDigest"]) is False
+    before = _lines(folder / "payloads.jsonl")
+    assert provider.redact_payload(secret["payloadDigest"], _note("first")) == _note("first")
     assert (folder / "payloads.jsonl").stat().st_ino != inode
+    inode = (folder / "payloads.jsonl").stat().st_ino
+    other_writer = JsonlProvider(folder, "w2")
+    assert other_writer.redact_payload(secret["payloadDigest"], _note("second")) == _note("first")
+    assert (folder / "payloads.jsonl").stat().st_ino == inode  # nothing left to rewrite
+    after = _lines(folder / "payloads.jsonl")
+    assert len(after) == len(before) and after[1] == before[1]  # the note took the payload's place
+    assert json.loads(after[0]) == {"payload_digest": secret["payloadDigest"],
+                                    "note": json.loads(_note("first"))}
+    assert reader.redaction_note(secret["payloadDigest"]) == _note("first")
+    assert reader.redaction_note(other["payloadDigest"]) is None
     assert b"remove this sentence" not in (folder / "payloads.jsonl").read_bytes()
     assert b"remove this sentence" not in (folder / "records.jsonl").read_bytes()
     assert sorted(p.name for p in folder.iterdir()) == ["lock", "payloads.jsonl", "records.jsonl"]
     assert reader.payload(secret["payloadDigest"]) is None
     assert b"keep this one" in (reader.payload(other["payloadDigest"]) or b"")
     assert len(list(reader.read())) == 2 and reader.verify().ok
+
+
+def test_a_removed_payload_is_never_written_again(folder: Path) -> None:
+    provider = JsonlProvider(folder, WRITER)
+    record = event("gone", "gone for good")
+    provider.append(batch(record))
+    provider.redact_payload(record["payloadDigest"], _note("asked"))
+    twin = event("gone-twin", "gone for good")  # another event with the same payload
+    assert twin["payloadDigest"] == record["payloadDigest"]
+    provider.append(batch(twin))
+    assert b"gone for good" not in (folder / "payloads.jsonl").read_bytes()
+    assert JsonlProvider(folder, WRITER).payload(record["payloadDigest"]) is None
+    assert provider.verify().ok
+
+
+def test_redaction_drops_a_stray_payload_line_beside_a_kept_note(folder: Path) -> None:
+    provider = JsonlProvider(folder, WRITER)
+    record = event("stray", "stray text")
+    provider.append(batch(record))
+    line = _lines(folder / "payloads.jsonl")[0]
+    provider.redact_payload(record["payloadDigest"], _note("first"))
+    with open(folder / "payloads.jsonl", "ab") as f:  # as if copied back in by hand
+        f.write(line + b"\n")
+    reader = JsonlProvider(folder, WRITER)
+    assert reader.payload(record["payloadDigest"]) is None
+    assert any("beside its redaction note" in str(p) for p in reader.verify().problems)
+    assert provider.redact_payload(record["payloadDigest"], _note("second")) == _note("first")
+    assert b"stray text" not in (folder / "payloads.jsonl").read_bytes()
+    assert reader.verify().ok
+
+
+def test_verify_checks_redaction_notes(folder: Path) -> None:
+    provider = JsonlProvider(folder, WRITER)
+    provider.append(batch(event("n", "noted")))
+    lines = [
+        {"payload_digest": "sha256:" + "a" * 64, "note": {"at": "x", "by": "y", "reason": "z"}},
+        {"payload_digest": "sha256:" + "b" * 64,
+         "note_base64": base64.b64encode(b'{"by":"y","at":"x","reason":"z","sourceId":null}').decode()},
+        {"payload_digest": "sha256:" + "c" * 64, "note": {"at": "x"}, "payload": {"text": "both"}},
+    ]
+    with open(folder / "payloads.jsonl", "ab") as f:
+        f.write(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+    problems = [str(p) for p in provider.verify().problems]
+    assert any("a" * 64 in p and "not a redaction object" in p for p in problems)
+    assert any("b" * 64 in p and "canonical" in p for p in problems)
+    assert any("c" * 64 in p and "both" in p for p in problems)
+    assert len(problems) == 3
 
 
 def test_verify_names_tampered_records_and_payloads(folder: Path) -> None:

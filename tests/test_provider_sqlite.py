@@ -13,12 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import ConflictError, IntegrityError, UsageError
+from gitstore import ConflictError, IntegrityError, UsageError, canonicalize
 from gitstore.providers.sqlite import SqliteProvider
 
 from .provider_records import batch, event, examples, grant, run_writers
 
 WRITER = "w1"
+
+
+def _note(reason: str) -> bytes:
+    return canonicalize({"at": "2026-08-01T00:00:00.000000Z", "by": "github:583231",
+                         "reason": reason, "sourceId": None})
 
 
 @pytest.fixture
@@ -59,6 +64,9 @@ def test_the_file_is_in_wal_mode_with_the_documented_tables(db: Path) -> None:
     conn = _raw(db)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()[0] == "1"
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"meta", "appends", "records", "payloads", "notes"} <= tables
+    assert [row[1] for row in conn.execute("PRAGMA table_info(notes)")] == ["payload_digest", "data"]
     columns = [row[1] for row in conn.execute("PRAGMA table_info(records)")]
     assert columns == ["digest", "kind", "scope", "stream", "data", "namespace", "writer", "clock",
                        "position"]
@@ -80,7 +88,7 @@ def test_redacted_payload_text_is_gone_from_the_files_after_gc(db: Path) -> None
     record = event("secret", secret)
     provider.append(batch(record, grant("kept")))
     assert secret.encode() in _file_bytes(db)
-    assert provider.redact_payload(record["payloadDigest"]) is True
+    assert provider.redact_payload(record["payloadDigest"], _note("asked")) == _note("asked")
     provider.gc()
     assert secret.encode() not in _file_bytes(db)
     assert secret[:20].encode() not in _file_bytes(db)
@@ -94,10 +102,65 @@ def test_secure_delete_overwrites_the_text_even_before_vacuum(db: Path) -> None:
     secret = "correct-horse-battery-staple"
     record = event("secure", secret)
     provider.append(batch(record))
-    provider.redact_payload(record["payloadDigest"])
+    provider.redact_payload(record["payloadDigest"], _note("asked"))
     busy = _raw(db).execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
     assert busy == 0
     assert secret.encode() not in _file_bytes(db)
+
+
+def test_redaction_keeps_the_note_in_the_notes_table_in_one_transaction(db: Path) -> None:
+    provider = SqliteProvider(db, WRITER)
+    record = event("noted", "text to remove")
+    provider.append(batch(record))
+    digest = record["payloadDigest"]
+    conn = _raw(db)
+    conn.execute("BEGIN IMMEDIATE")  # another connection holds the write lock: nothing changes yet
+    release = threading.Timer(0.3, lambda: conn.execute("COMMIT"))
+    release.start()
+    assert provider.redact_payload(digest, _note("first")) == _note("first")
+    release.join()
+    assert conn.execute("SELECT payload_digest, data FROM notes").fetchall() == [(digest, _note("first"))]
+    assert conn.execute("SELECT COUNT(*) FROM payloads").fetchone()[0] == 0
+    again = SqliteProvider(db, "w2")
+    assert again.redact_payload(digest, _note("second")) == _note("first")
+    assert again.redaction_note(digest) == _note("first")
+    twin = event("noted-twin", "text to remove")  # another event with the same payload
+    assert twin["payloadDigest"] == digest and twin["digest"] != record["digest"]
+    again.append(batch(twin))
+    assert again.payload(digest) is None
+    assert conn.execute("SELECT COUNT(*) FROM payloads").fetchone()[0] == 0
+    assert again.verify().ok
+
+
+def test_an_older_file_without_a_notes_table_gains_one(db: Path) -> None:
+    SqliteProvider(db, WRITER).close()
+    _raw(db).execute("DROP TABLE notes")
+    provider = SqliteProvider(db, WRITER)
+    record = event("old", "old text")
+    provider.append(batch(record))
+    assert provider.redact_payload(record["payloadDigest"], _note("x")) == _note("x")
+    assert provider.verify().ok
+
+
+def test_verify_checks_redaction_notes(db: Path) -> None:
+    provider = SqliteProvider(db, WRITER)
+    kept, leaked = event("kept", "kept text"), event("leaked", "leaked text")
+    provider.append(batch(kept, leaked))
+    provider.redact_payload(kept["payloadDigest"], _note("ok"))
+    conn = _raw(db)
+    bad = [("sha256:" + "a" * 64, b'{"at":"x","by":"y","reason":"z"}'),
+           ("sha256:" + "b" * 64, b'{"by":"y","at":"x","reason":"z","sourceId":null}'),
+           ("sha256:" + "c" * 64, b"not json"),
+           (leaked["payloadDigest"], _note("beside"))]
+    conn.executemany("INSERT INTO notes (payload_digest, data) VALUES (?, ?)", bad)
+    problems = [str(p) for p in provider.verify().problems]
+    assert any("a" * 64 in p and "not a redaction object" in p for p in problems)
+    assert any("b" * 64 in p and "canonical" in p for p in problems)
+    assert any("c" * 64 in p for p in problems)
+    assert any(leaked["payloadDigest"] in p and "beside its redaction note" in p for p in problems)
+    assert not any(kept["payloadDigest"] in p for p in problems)
+    assert len(problems) == 4
+    assert provider.payload(leaked["payloadDigest"]) is None  # a note hides the payload
 
 
 def test_verify_reports_damaged_rows_by_digest(db: Path) -> None:

@@ -196,11 +196,29 @@ class ProviderConformance:
             pytest.skip("provider does not offer redact-payload")
         record = R.event("secret", text="remove me")
         provider.append(batch(record))
-        assert provider.redact_payload(record["payloadDigest"]) is True  # type: ignore[attr-defined]
-        assert provider.redact_payload(record["payloadDigest"]) is False  # type: ignore[attr-defined]
+        first, second = _note("first"), _note("second")
+        assert provider.redact_payload(record["payloadDigest"], first) == first  # type: ignore[attr-defined]
+        assert provider.redact_payload(record["payloadDigest"], second) == first  # type: ignore[attr-defined]
+        assert provider.redaction_note(record["payloadDigest"]) == first  # type: ignore[attr-defined]
         assert provider.payload(record["payloadDigest"]) is None
         assert [s.digest for s in provider.read()] == [record["digest"]]
         assert provider.verify().ok
+
+    def test_redact_unknown_payload(self, provider: Provider) -> None:
+        if "redact-payload" not in provider.manifest().capabilities:
+            pytest.skip("provider does not offer redact-payload")
+        unknown = "sha256:" + "1" * 64
+        assert provider.redact_payload(unknown, _note("x")) is None  # type: ignore[attr-defined]
+        assert provider.redaction_note(unknown) is None  # type: ignore[attr-defined]
+
+    def test_redacted_payload_is_not_restored_by_appending_again(self, provider: Provider) -> None:
+        if "redact-payload" not in provider.manifest().capabilities:
+            pytest.skip("provider does not offer redact-payload")
+        record = R.event("again", text="gone for good")
+        provider.append(batch(record))
+        provider.redact_payload(record["payloadDigest"], _note("n"))  # type: ignore[attr-defined]
+        provider.append(batch(record))
+        assert provider.payload(record["payloadDigest"]) is None
 
     # -- integrity -----------------------------------------------------------------------------
 
@@ -271,6 +289,14 @@ class ProviderConformance:
 
 
 KILL_BATCH = 40
+
+
+def _note(reason: str) -> bytes:
+    """A redaction note as the store writes it: the canonical event redaction object."""
+    from .._canonical import canonicalize
+
+    return canonicalize({"at": "2026-08-01T00:00:00.000000Z", "by": "github:583231",
+                         "reason": reason, "sourceId": "github:comment:1"})
 
 
 def _child_appends(suite: ProviderConformance, location: Path, tag: str, count: int, out: int) -> None:

@@ -149,6 +149,23 @@ class Provider(Protocol):
         """Re-read everything stored and report damage (never repairs)."""
 
 
+@runtime_checkable
+class RedactingProvider(Provider, Protocol):
+    """A provider with the optional ``redact-payload`` capability."""
+
+    def redact_payload(self, payload_digest: str, note: bytes) -> bytes | None:
+        """Remove a payload and keep ``note`` in its place, in one step.
+
+        ``note`` is the canonical JSON of the event's redaction object. When a note is already
+        kept for that digest, the old note stays and is returned, so a retry or a racing call
+        produces the same audit entry. Returns the note now kept, or None when the provider
+        holds neither the payload nor a note for that digest.
+        """
+
+    def redaction_note(self, payload_digest: str) -> bytes | None:
+        """The note kept in place of a removed payload, or None."""
+
+
 def missing_capabilities(manifest: Manifest) -> list[str]:
     """Required capabilities a manifest does not declare."""
     return sorted(REQUIRED_CAPABILITIES - manifest.capabilities)

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from .._canonical import sha256_digest
+from .._canonical import canonicalize, parse_json, sha256_digest
 from ..contracts import verify_stored
 from ..errors import ConflictError, GitstoreError, UsageError
 from ._base import Problem
@@ -66,3 +66,21 @@ def retry_until(deadline: float, attempt: Callable[[], T | None], what: str) -> 
             raise ConflictError(f"{what}: still busy after {deadline:g} seconds")
         time.sleep(delay)
         delay = min(delay * 2, 0.05)
+
+
+NOTE_FIELDS = frozenset({"at", "by", "reason", "sourceId"})
+
+
+def note_problem(data: object) -> str | None:
+    """What is wrong with a stored redaction note, or None when it is a canonical redaction object."""
+    if not isinstance(data, bytes):
+        return f"stored data is {type(data).__name__}, not bytes"
+    try:
+        note = parse_json(data, allow_floats=False)
+        if not isinstance(note, dict) or set(note) != NOTE_FIELDS:
+            return "is not a redaction object (at, by, reason, sourceId)"
+        if canonicalize(note) != data:
+            return "is not in canonical form"
+    except GitstoreError as exc:
+        return str(exc)
+    return None

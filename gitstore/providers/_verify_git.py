@@ -16,12 +16,13 @@ import pygit2
 from .._canonical import sha256_digest
 from ..contracts import verify_stored
 from ..errors import GitstoreError
-from ._base import NAMESPACES, Problem, VerifyReport
+from ._base import Problem, VerifyReport
+from ._common import note_problem
 
 PREFIX = "refs/memory/v1/"
 MAX_CLOCK_JUMP = 2**32
 _RECORD = re.compile(r"^([a-z]+)/([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json$")
-_PAYLOAD = re.compile(r"^([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json$")
+_PAYLOAD = re.compile(r"^(notes/)?([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json$")
 _REF = re.compile(
     r"^refs/memory/v1/(?:(records|payloads)/(local|shared)/|remotes/[^/]+/(records|payloads)/shared/)"
     r"([a-z0-9][a-z0-9-]{0,63})$"
@@ -147,12 +148,18 @@ def _verify_payloads(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report:
         return
     for path, entry in _walk(commit.peel(pygit2.Tree), ""):
         match = _PAYLOAD.match(path)
-        if not match or match.group(1) + match.group(2) != match.group(3)[:4]:
+        if not match or match.group(2) + match.group(3) != match.group(4)[:4]:
             report.problems.append(Problem(ref, f"{path} is at the wrong path"))
         elif entry.filemode != pygit2.GIT_FILEMODE_BLOB:
             report.problems.append(Problem(ref, f"{path} is not a regular file"))
-        elif sha256_digest(repo[entry.id].data) != "sha256:" + match.group(3):
+        elif match.group(1):
+            problem = note_problem(repo[entry.id].data)
+            if problem:
+                report.problems.append(Problem(ref, f"redaction note {path}: {problem}"))
+        elif sha256_digest(repo[entry.id].data) != "sha256:" + match.group(4):
             report.problems.append(Problem(ref, f"payload {path} does not match its digest"))
+
+
 
 
 def _walk(tree: pygit2.Tree, prefix: str):  # type: ignore[no-untyped-def]
@@ -164,4 +171,4 @@ def _walk(tree: pygit2.Tree, prefix: str):  # type: ignore[no-untyped-def]
             yield path, entry
 
 
-assert NAMESPACES == ("local", "shared")
+

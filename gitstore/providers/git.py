@@ -77,6 +77,11 @@ def payload_path(payload_digest: str) -> str:
     return f"{hexd[:2]}/{hexd[2:4]}/{hexd}.json"
 
 
+def note_path(payload_digest: str) -> str:
+    """Where a payload snapshot keeps the redaction note of a removed payload."""
+    return "notes/" + payload_path(payload_digest)
+
+
 def tips_log(repo: pygit2.Repository, ref: str) -> Path:
     """Where a writer ref's acknowledged tips are logged (one commit id per line)."""
     folder = Path(repo.path) / "gitstore"
@@ -319,22 +324,67 @@ class GitProvider:
         self._clear_stale_lock(ref)
         self.repo.references.create(ref, commit, force=True)
 
-    def redact_payload(self, payload_digest: str) -> bool:
-        """Remove a payload from every own snapshot that holds it; True if one was removed."""
-        removed = False
+    def redact_payload(self, payload_digest: str, note: bytes) -> bytes | None:
+        """Remove a payload from this writer's snapshots, keeping ``note`` in its place.
+
+        A note already kept in any visible snapshot (this writer's or a fetched one) wins.
+        The payload may sit in a fetched snapshot too: this clone's copy of that snapshot is
+        rewritten without it, so gc removes the text here; the other clone removes its own
+        when it reads the shared audit entry.
+        """
+        kept = self.redaction_note(payload_digest)
         path = payload_path(payload_digest)
+        found = kept is not None
         for namespace in NAMESPACES:
             ref = payloads_ref(namespace, self.writer)
             with self._writer_lock(namespace):
                 tip = self._target(ref)
-                if tip is None:
+                base = self.repo[tip].peel(pygit2.Tree) if tip is not None else None
+                holds = base is not None and path in base
+                if not holds and not (namespace == "shared" and self._held_elsewhere(path)):
                     continue
-                base = self.repo[tip].peel(pygit2.Tree)
-                if path not in base:
-                    continue
-                self._set_snapshot(ref, self._write_tree(base, {path: None}), "gitstore: redact payload")
-                removed = True
-        return removed
+                found = True
+                kept = kept or note
+                files: dict[str, bytes | None] = {path: None, note_path(payload_digest): kept}
+                self._set_snapshot(ref, self._write_tree(base, files), "gitstore: redact payload")
+        if found:
+            self._drop_from_fetched(path)
+        return kept if found else None
+
+    def _held_elsewhere(self, path: str) -> bool:
+        return any(path in tree for _, tree in self._fetched_snapshots())
+
+    def _fetched_snapshots(self) -> list[tuple[str, pygit2.Tree]]:
+        found = []
+        for info, _ in self._tips():
+            if info.payloads.startswith(PREFIX + "remotes/"):
+                target = self._target(info.payloads)
+                if target is not None:
+                    found.append((info.payloads, self.repo[target].peel(pygit2.Tree)))
+        return found
+
+    def _drop_from_fetched(self, path: str) -> None:
+        for ref, tree in self._fetched_snapshots():
+            if path in tree:
+                self._set_snapshot(ref, self._write_tree(tree, {path: None}), "gitstore: redact payload")
+
+    def redaction_note(self, payload_digest: str) -> bytes | None:
+        path = note_path(payload_digest)
+        for tree in self._snapshot_trees():
+            if path in tree:
+                data: bytes = self.repo[tree[path].id].data
+                return data
+        return None
+
+    def _snapshot_trees(self) -> list[pygit2.Tree]:
+        trees = []
+        refs = {payloads_ref(ns, self.writer) for ns in NAMESPACES}
+        refs.update(info.payloads for info, _ in self._tips())
+        for ref in sorted(refs):
+            target = self._target(ref)
+            if target is not None:
+                trees.append(self.repo[target].peel(pygit2.Tree))
+        return trees
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -449,15 +499,14 @@ class GitProvider:
 
     def payload(self, payload_digest: str) -> bytes | None:
         path = payload_path(payload_digest)
-        for info, _ in self._tips():
-            target = self._target(info.payloads)
-            if target is None:
-                continue
-            tree = self.repo[target].peel(pygit2.Tree)
+        trees = self._snapshot_trees()
+        if any(note_path(payload_digest) in tree for tree in trees):
+            return None  # removed: a copy left in a fetched snapshot is never returned
+        for tree in trees:
             if path in tree:
                 data: bytes = self.repo[tree[path].id].data
                 if sha256_digest(data) != payload_digest:
-                    raise IntegrityError(f"payload {payload_digest} in {info.payloads} does not match its digest")
+                    raise IntegrityError(f"payload {payload_digest} does not match its digest")
                 return data
         return None
 

@@ -14,8 +14,14 @@ Layout of ``<folder>/`` (format 1):
   record) are kept exactly instead, as ``"record_base64"`` in place of ``"record"``. A record's
   position is its index in ``records``.
 - ``payloads.jsonl``: one line per event payload, ``{"payload_digest":"sha256:…","payload":…}``
-  (``"payload_base64"`` under the same rule). Redaction rewrites this file without the payload
-  (temporary file, fsync, ``os.replace``, fsync of the folder); records.jsonl never holds one.
+  (``"payload_base64"`` under the same rule), or, once that payload was removed, one line
+  holding its redaction note instead, ``{"payload_digest":"sha256:…","note":{…}}`` (the
+  canonical JSON of the event's redaction object: at, by, reason, sourceId; ``"note_base64"``
+  under the same rule). Redaction rewrites this file with the note line in the place of the
+  payload line, under the lock and in one step (temporary file, fsync, ``os.replace``, fsync
+  of the folder), so a reader sees either the payload or the note. The first note kept for a
+  digest stays; a payload with a note is never written again nor returned. records.jsonl never
+  holds a payload.
 - ``lock``: an empty file; writers hold ``fcntl.flock(LOCK_EX)`` on it for a whole append.
 
 Lines are UTF-8 JSON (non-ASCII text kept as is) ending in ``\\n``. An append takes the lock,
@@ -61,6 +67,7 @@ from ._base import (
     dedupe,
 )
 from ._common import (
+    note_problem,
     DIGEST_PATTERN,
     WRITER_PATTERN,
     check_writer,
@@ -182,14 +189,23 @@ def _parse_item(item: Any) -> Item:
     return Item(digest, item["kind"], item["scope"], item["stream"], data)
 
 
-def parse_payload(line: bytes) -> tuple[str, bytes]:
-    """Parse one payloads.jsonl line into (payload digest, payload bytes)."""
+def format_note(payload_digest: str, note: bytes) -> bytes:
+    """The payloads.jsonl line that keeps a removed payload's redaction note."""
+    return _dump({"payload_digest": payload_digest, **_embed(note, "note")})
+
+
+def parse_payload(line: bytes) -> tuple[str, str, bytes]:
+    """Parse one payloads.jsonl line into (payload digest, ``payload`` or ``note``, bytes)."""
     value = _parse_json_line(line)
     digest = value.get("payload_digest")
     if not isinstance(digest, str) or not DIGEST_PATTERN.match(digest):
         raise IntegrityError(f"bad payload digest {digest!r}")
+    is_note = "note" in value or "note_base64" in value
+    if is_note and ("payload" in value or "payload_base64" in value):
+        raise IntegrityError(f"payload {digest}: a line holds both a payload and a redaction note")
+    what = "note" if is_note else "payload"
     try:
-        return digest, _extract(value, "payload")
+        return digest, what, _extract(value, what)
     except GitstoreError as exc:
         raise IntegrityError(f"payload {digest}: {exc}") from None
 
@@ -251,9 +267,10 @@ class _Records(_View):
 
 @dataclass
 class _Payloads(_View):
-    """Where each payload's line is: digest -> (offset, length)."""
+    """Where each payload's line is: digest -> (offset, length); and the notes kept so far."""
 
     index: dict[str, tuple[int, int]] = field(default_factory=dict)
+    notes: dict[str, bytes] = field(default_factory=dict)
 
 
 # -- the provider ------------------------------------------------------------------------------
@@ -348,12 +365,14 @@ class JsonlProvider:
         lines = complete_lines(chunk)
         for index, line in enumerate(lines):
             try:
-                digest, _ = parse_payload(line)
+                digest, what, data = parse_payload(line)
             except IntegrityError:
                 if _is_torn(index, lines, chunk) and not _parses(line):
                     break
-                digest = ""  # damage: verify reports it; nothing to index
-            if digest and digest not in view.index:
+                digest, what, data = "", "", b""  # damage: verify reports it; nothing to index
+            if what == "note":
+                view.notes.setdefault(digest, data)
+            elif digest and digest not in view.index:
                 view.index[digest] = (view.offset, len(line))
             view.offset += len(line) + 1
             view.line += 1
@@ -395,7 +414,7 @@ class JsonlProvider:
             view = self._scan_payloads(fd)
             _drop_torn_tail(fd, view.offset)
             lines: list[bytes] = []
-            seen = set(view.index)
+            seen = set(view.index) | set(view.notes)  # a removed payload is never written again
             for e in entries:
                 if e.payload is not None and e.payload_digest and e.payload_digest not in seen:
                     seen.add(e.payload_digest)
@@ -405,18 +424,40 @@ class JsonlProvider:
                 _write_at(fd, view.offset, b"".join(lines))
                 self._scan_payloads(fd)
 
-    def redact_payload(self, payload_digest: str) -> bool:
-        """Rewrite payloads.jsonl without that payload; True when one was removed."""
+    def redact_payload(self, payload_digest: str, note: bytes) -> bytes | None:
+        """Rewrite payloads.jsonl with ``note`` in the place of that payload, in one step.
+
+        Under the lock: a note already kept for the digest stays and is returned (any stray
+        payload line for it is still dropped); None when the file holds neither.
+        """
+        note = bytes(note)
         with self._exclusive(), self._open(self._payloads_path, write=True) as fd:
             assert fd is not None
             chunk = os.pread(fd, os.fstat(fd).st_size, 0)
-            lines = complete_lines(chunk)
-            kept = [line for line in lines if _payload_digest_of(line) != payload_digest]
-            if len(kept) == len(lines):
-                return False
-            _replace(self._payloads_path, b"".join(line + b"\n" for line in kept))
+            kept: bytes | None = None
+            out: list[bytes | None] = []  # None: where a removed payload line was
+            for line in complete_lines(chunk):
+                if _payload_digest_of(line) != payload_digest:
+                    out.append(line)  # other payloads, and lines that do not parse, stay as they are
+                    continue
+                found = _note_of(line)
+                if found is None:
+                    out.append(None)
+                    continue
+                kept = found if kept is None else kept
+                out.append(line)
+            if None not in out:
+                return kept
+            if kept is None:
+                out[out.index(None)] = format_note(payload_digest, note)[:-1]
+            _replace(self._payloads_path, b"".join(line + b"\n" for line in out if line is not None))
             self._payloads = _Payloads()
-            return True
+            return kept if kept is not None else note
+
+    def redaction_note(self, payload_digest: str) -> bytes | None:
+        """The note kept in place of a removed payload, or None."""
+        with self._lock, self._open(self._payloads_path) as fd:
+            return None if fd is None else self._scan_payloads(fd).notes.get(payload_digest)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -447,7 +488,9 @@ class JsonlProvider:
             line = None if fd is None else self._payload_line(fd, payload_digest)
         if line is None:
             return None
-        digest, data = parse_payload(line)
+        digest, what, data = parse_payload(line)
+        if digest == payload_digest and what == "note":
+            return None
         if digest != payload_digest or sha256_digest(data) != payload_digest:
             raise IntegrityError(
                 f"payload {payload_digest} in {self._payloads_path} does not match its digest"
@@ -455,10 +498,12 @@ class JsonlProvider:
         return data
 
     def _payload_line(self, fd: int, payload_digest: str) -> bytes | None:
-        """The line holding a payload, or None; re-indexes once if the cached place is stale."""
+        """The line holding a payload, or None (also once it has a note); re-indexes once if
+        the cached place is stale."""
         for _ in range(2):
-            place = self._scan_payloads(fd).index.get(payload_digest)
-            if place is None:
+            view = self._scan_payloads(fd)
+            place = view.index.get(payload_digest)
+            if place is None or payload_digest in view.notes:
                 return None
             line = os.pread(fd, place[1], place[0])
             if _payload_digest_of(line) == payload_digest:
@@ -511,16 +556,34 @@ def _verify_records(path: Path, data: bytes, report: VerifyReport) -> None:
 
 
 def _verify_payloads(path: Path, data: bytes, report: VerifyReport) -> None:
-    """Check every payloads line: format, and that each payload hashes to its digest."""
+    """Check every payloads line: format, that each payload hashes to its digest, that each
+    note is a canonical redaction object, and that no payload is kept beside its note."""
+    payloads: set[str] = set()
+    notes: set[str] = set()
     for number, line in _checked_lines(path, data, report):
+        where = f"{path} line {number}"
         try:
-            digest, payload = parse_payload(line)
+            digest, what, stored = parse_payload(line)
         except IntegrityError as exc:
-            report.problems.append(Problem(f"{path} line {number}", str(exc)))
+            report.problems.append(Problem(where, str(exc)))
             continue
-        problem = payload_problem(payload, digest)
-        if problem is not None:
-            report.problems.append(problem)
+        if what == "note":
+            problem = note_problem(stored)
+            if problem is not None:
+                report.problems.append(Problem(f"redaction note {digest}", f"{problem} ({where})"))
+            if digest in notes:
+                again = f"kept twice (again on line {number})"
+                report.problems.append(Problem(f"redaction note {digest}", again))
+            notes.add(digest)
+        else:
+            problem = payload_problem(stored, digest)
+            if problem is not None:
+                report.problems.append(problem)
+            payloads.add(digest)
+    for digest in sorted(payloads & notes):
+        report.problems.append(Problem(f"payload {digest}", "is still stored beside its redaction note"))
+
+
 
 
 def _checked_lines(path: Path, data: bytes, report: VerifyReport) -> Iterator[tuple[int, bytes]]:
@@ -556,6 +619,15 @@ def _payload_digest_of(line: bytes) -> str | None:
         return None
     digest = value.get("payload_digest")
     return digest if isinstance(digest, str) else None
+
+
+def _note_of(line: bytes) -> bytes | None:
+    """The note a payloads line keeps, or None when it is not a sound note line."""
+    try:
+        _, what, data = parse_payload(line)
+    except IntegrityError:
+        return None
+    return data if what == "note" else None
 
 
 def _try_flock(fd: int) -> bool | None:

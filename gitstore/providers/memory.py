@@ -27,6 +27,7 @@ class MemoryProvider:
         self._records: list[Stored] = []
         self._digests: set[str] = set()
         self._payloads: dict[str, bytes] = {}
+        self._notes: dict[str, bytes] = {}
         self._clock = 0
         self._lock = threading.Lock()
 
@@ -92,10 +93,19 @@ class MemoryProvider:
     def payload(self, payload_digest: str) -> bytes | None:
         return self._payloads.get(payload_digest)
 
-    def redact_payload(self, payload_digest: str) -> bool:
-        """Forget a payload; True when one was removed."""
+    def redact_payload(self, payload_digest: str, note: bytes) -> bytes | None:
+        """Forget a payload and keep the note (the first one kept wins)."""
         with self._lock:
-            return self._payloads.pop(payload_digest, None) is not None
+            had = self._payloads.pop(payload_digest, None) is not None
+            if payload_digest in self._notes:
+                return self._notes[payload_digest]
+            if not had:
+                return None
+            self._notes[payload_digest] = note
+            return note
+
+    def redaction_note(self, payload_digest: str) -> bytes | None:
+        return self._notes.get(payload_digest)
 
     def verify(self) -> VerifyReport:
         from ..contracts import verify_stored

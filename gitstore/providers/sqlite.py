@@ -9,6 +9,11 @@ Layout (format 1; ``meta`` holds ``format = 1``):
 - ``payloads(payload_digest PRIMARY KEY, data BLOB)``: event payloads (canonical bytes), kept
   apart so redaction can delete them. ``secure_delete`` is on, so deleted text is overwritten
   in place; ``gc`` (VACUUM, then a truncating WAL checkpoint) leaves no copy in the files.
+- ``notes(payload_digest PRIMARY KEY, data BLOB)``: one row per removed payload, holding its
+  redaction note (the canonical JSON of the event's redaction object: at, by, reason,
+  sourceId). Redaction deletes the payload row and inserts the note row in one transaction;
+  the first note kept for a digest stays. A payload with a note is never stored again nor
+  returned. The table is created when missing, so older format 1 files gain it on open.
 
 Order rule (the same as every provider): each append that adds at least one new record takes
 clock = (largest clock stored) + 1 and numbers its new records 0.. in batch order, after
@@ -40,7 +45,9 @@ from ._base import (
     VerifyReport,
     dedupe,
 )
-from ._common import check_writer, head_moved, payload_problem, record_problem, retry_until
+from ._common import (
+    check_writer, head_moved, note_problem, payload_problem, record_problem, retry_until,
+)
 
 FORMAT = "1"
 BUSY_SECONDS = 10.0     # sqlite's own busy handler waits this long for a lock
@@ -65,6 +72,7 @@ SCHEMA = (
     "CREATE INDEX IF NOT EXISTS records_stream ON records (stream, clock, writer, position)",
     "CREATE INDEX IF NOT EXISTS records_scope ON records (scope, clock, writer, position)",
     "CREATE TABLE IF NOT EXISTS payloads (payload_digest TEXT PRIMARY KEY, data BLOB NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS notes (payload_digest TEXT PRIMARY KEY, data BLOB NOT NULL)",
     "INSERT OR IGNORE INTO meta (key, value) VALUES ('format', '1')",
 )
 
@@ -213,18 +221,38 @@ class SqliteProvider:
             " position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [_record_row(e, batch.namespace, self.writer, clock, n) for n, e in enumerate(new)],
         )
-        conn.executemany(
-            "INSERT OR REPLACE INTO payloads (payload_digest, data) VALUES (?, ?)",
-            [(e.payload_digest, bytes(e.payload)) for e in new if e.payload is not None and e.payload_digest],
+        conn.executemany(  # a payload removed once (it has a note) is never stored again
+            "INSERT OR REPLACE INTO payloads (payload_digest, data) SELECT ?, ?"
+            " WHERE NOT EXISTS (SELECT 1 FROM notes WHERE payload_digest = ?)",
+            [(e.payload_digest, bytes(e.payload), e.payload_digest)
+             for e in new if e.payload is not None and e.payload_digest],
         )
         return AppendResult(added=tuple(e.digest for e in new), existing=existing)
 
-    def redact_payload(self, payload_digest: str) -> bool:
-        """Delete a payload (its text is overwritten in place); True when one was removed."""
-        def delete(conn: sqlite3.Connection) -> bool:
-            cursor = conn.execute("DELETE FROM payloads WHERE payload_digest = ?", (payload_digest,))
-            return cursor.rowcount > 0
-        return self._write(delete)
+    def redact_payload(self, payload_digest: str, note: bytes) -> bytes | None:
+        """Delete a payload (its text is overwritten in place) and keep ``note`` in its place.
+
+        One transaction: a note already kept for the digest stays and is returned; None when
+        neither the payload nor a note is stored.
+        """
+        note = bytes(note)
+
+        def redact(conn: sqlite3.Connection) -> bytes | None:
+            deleted = conn.execute(
+                "DELETE FROM payloads WHERE payload_digest = ?", (payload_digest,)).rowcount > 0
+            kept = _note(conn, payload_digest)
+            if kept is not None:
+                return kept
+            if not deleted:
+                return None
+            conn.execute("INSERT INTO notes (payload_digest, data) VALUES (?, ?)", (payload_digest, note))
+            return note
+        return self._write(redact)
+
+    def redaction_note(self, payload_digest: str) -> bytes | None:
+        """The note kept in place of a removed payload, or None."""
+        with self._lock, self._errors():
+            return _note(self._conn, payload_digest)
 
     def gc(self) -> None:
         """Rebuild the file (VACUUM) and empty the WAL, so no deleted text survives in either."""
@@ -282,7 +310,9 @@ class SqliteProvider:
     def payload(self, payload_digest: str) -> bytes | None:
         with self._lock, self._errors():
             row = self._conn.execute(
-                "SELECT data FROM payloads WHERE payload_digest = ?", (payload_digest,)
+                "SELECT data FROM payloads WHERE payload_digest = ?"
+                " AND NOT EXISTS (SELECT 1 FROM notes WHERE payload_digest = ?)",
+                (payload_digest, payload_digest),
             ).fetchone()
         if row is None:
             return None
@@ -296,7 +326,8 @@ class SqliteProvider:
     def verify(self) -> VerifyReport:
         """Re-read every row and check it; run sqlite's own integrity check. Never repairs."""
         report = VerifyReport()
-        checks = (self._verify_file, self._verify_records, self._verify_payloads, self._verify_appends)
+        checks = (self._verify_file, self._verify_records, self._verify_payloads, self._verify_notes,
+                  self._verify_appends)
         with self._lock:
             snapshot = self._begin_read()
             try:
@@ -345,6 +376,18 @@ class SqliteProvider:
             if problem is not None:
                 report.problems.append(problem)
 
+    def _verify_notes(self, report: VerifyReport) -> None:
+        """Every note row is a canonical redaction object; no payload is kept beside its note."""
+        query = ("SELECT payload_digest, data FROM notes WHERE payload_digest > ?"
+                 " ORDER BY payload_digest LIMIT ?")
+        for payload_digest, data in _pages(self._conn, query):
+            problem = note_problem(data)
+            if problem is not None:
+                report.problems.append(Problem(f"redaction note {payload_digest}", problem))
+        for (payload_digest,) in self._conn.execute(_NOTED_PAYLOADS):
+            report.problems.append(
+                Problem(f"payload {payload_digest}", "is still stored beside its redaction note"))
+
     def _verify_appends(self, report: VerifyReport) -> None:
         """No writer reuses a clock; each append's rows are positions 0..n-1; no row is orphaned."""
         for writer, clock, count in self._conn.execute(_SHARED_CLOCKS).fetchall():
@@ -369,6 +412,10 @@ _SHAPES = (
     " FROM appends a LEFT JOIN records r ON r.clock = a.clock AND r.writer = a.writer"
     " GROUP BY a.seq ORDER BY a.seq"
 )
+_NOTED_PAYLOADS = (
+    "SELECT p.payload_digest FROM payloads p JOIN notes n ON n.payload_digest = p.payload_digest"
+    " ORDER BY p.payload_digest"
+)
 _ORPHANS = (
     "SELECT digest FROM records r WHERE NOT EXISTS"
     " (SELECT 1 FROM appends a WHERE a.clock = r.clock AND a.writer = r.writer) ORDER BY digest"
@@ -390,6 +437,14 @@ def _known(conn: sqlite3.Connection, digests: list[str]) -> set[str]:
         rows = conn.execute(f"SELECT digest FROM records WHERE digest IN ({marks})", chunk)
         found.update(row[0] for row in rows)
     return found
+
+
+
+
+def _note(conn: sqlite3.Connection, payload_digest: str) -> bytes | None:
+    """The note kept for a payload digest, or None."""
+    row = conn.execute("SELECT data FROM notes WHERE payload_digest = ?", (payload_digest,)).fetchone()
+    return None if row is None else bytes(row[0])
 
 
 def _max_clock(conn: sqlite3.Connection) -> int:
