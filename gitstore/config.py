@@ -23,7 +23,7 @@ from .scope import open_repository, repository_scope
 STATE_DIR = Path("okf") / ".memory"
 CONFIG_NAME = "config.json"
 PROVIDERS = ("git", "sqlite", "jsonl", "memory")
-_FIELDS = {"writer": str, "provider": str}
+_FIELDS = {"writer": str, "provider": str, "automation": object}  # automation: see automation.py
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def read_config(path: Path) -> Config:
     for key, value in data.items():
         if key not in _FIELDS:
             raise InvalidInput(f"{path}: unknown field {key!r}")
-        if not isinstance(value, _FIELDS[key]):
+        if _FIELDS[key] is not object and not isinstance(value, _FIELDS[key]):
             raise InvalidInput(f"{path}: field {key!r} must be a {_FIELDS[key].__name__}")
     if "writer" not in data:
         raise InvalidInput(f"{path}: no writer id")
@@ -82,7 +82,14 @@ def read_config(path: Path) -> Config:
 def write_config(path: Path, config: Config) -> None:
     """Write config.json atomically."""
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(config.to_json(), indent=2) + "\n", encoding="utf-8")
+    data = config.to_json()
+    if path.exists():  # keep sections other modules own (automation)
+        try:
+            existing = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            existing = {}
+        data = {**existing, **data} if isinstance(existing, dict) else data
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     os.replace(tmp, path)
 
 

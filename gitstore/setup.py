@@ -13,6 +13,7 @@ from .config import (
     CONFIG_NAME, STATE_DIR, Config, Workspace, ensure_ignored, git_ignores, new_writer_id,
     read_config, write_config,
 )
+from . import automation
 from .errors import Refused
 from .providers import open_provider
 from .providers.git import PREFIX, discover_refs
@@ -98,6 +99,7 @@ def status(workspace: Workspace) -> dict[str, Any]:
         refs.append({"ref": info.name, "namespace": info.namespace, "writer": info.writer,
                      "tip": str(target)})
     ignored = git_ignores(workspace.root, workspace.state)
+    settings = automation.load(workspace.state / CONFIG_NAME)
     return {
         "root": str(workspace.root),
         "scope": workspace.scope,
@@ -109,5 +111,6 @@ def status(workspace: Workspace) -> dict[str, Any]:
         "config": {
             "writer": {"value": workspace.config.writer, "from": f"{STATE_DIR.as_posix()}/{CONFIG_NAME}"},
             "provider": {"value": workspace.config.provider, "from": f"{STATE_DIR.as_posix()}/{CONFIG_NAME}"},
+            "automation": settings.to_json(),
         },
     }

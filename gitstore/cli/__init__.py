@@ -13,7 +13,10 @@ import typer
 
 from .._version import __version__
 from ..errors import GitstoreError
-from . import canonical, digest, gc, init, records, status, validate, verify
+from . import (
+    audit, canonical, consent, digest, export, gc, init, learnings, purge, records, redact, status,
+    validate, verify,
+)
 
 app = typer.Typer(
     name="gitstore",
@@ -40,7 +43,8 @@ def _root(
     """A git-native memory for coding agents and the people who review them."""
 
 
-for _module in (init, status, records, verify, gc, canonical, digest, validate):
+for _module in (init, status, consent, learnings, export, redact, audit, purge, records, verify, gc,
+                canonical, digest, validate):
     _module.register(app)
 
 

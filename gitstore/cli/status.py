@@ -23,8 +23,16 @@ def status(as_json: bool = JSON_OPTION) -> None:
     for ref in info["refs"]:
         typer.echo(f"  {ref['ref']} {ref['tip'][:12]}")
     typer.echo("config")
-    for key, entry in info["config"].items():
+    for key in ("writer", "provider"):
+        entry = info["config"][key]
         typer.echo(f"  {key} = {entry['value']}  (from {entry['from']})")
+    auto = info["config"]["automation"]
+    state = "on" if auto["autoSafe"] else "off"
+    typer.echo(f"  automation.autoSafe = {state}  (from {auto['from']})")
+    if auto["autoSafe"]:
+        typer.echo(f"  automation.kinds = {', '.join(auto['kinds'])}; minEvidence = {auto['minEvidence']}")
+    for why in auto["disabledBecause"]:
+        typer.echo(f"  automation disabled: {why}")
 
 
 def register(app: typer.Typer) -> None:

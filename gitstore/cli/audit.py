@@ -1,0 +1,23 @@
+"""``gitstore audit``: the audit trail in store order."""
+
+from __future__ import annotations
+
+import typer
+
+from ..ops._context import Context
+from ._io import JSON_OPTION, emit_json
+
+
+def audit(as_json: bool = JSON_OPTION) -> None:
+    """Every grant, withdrawal, decision, retirement, export and redaction, in order."""
+    entries = Context.open().view(payloads=False).audits
+    if as_json:
+        emit_json(entries)
+        return
+    for entry in entries:
+        reason = f" ({entry['reason']})" if entry["reason"] else ""
+        typer.echo(f"{entry['at']} {entry['action']:<11} {entry['by']} {' '.join(entry['subjects'])}{reason}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(audit)

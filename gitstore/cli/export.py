@@ -1,0 +1,32 @@
+"""``gitstore export``: copy memory for one purpose into the git-ignored local folder."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from ..ops._context import Context
+from ..ops.export import export as do_export
+from ._io import JSON_OPTION, emit_json
+from ._people import BY_OPTION, actor
+
+
+def export(
+    purpose: str = typer.Option(..., "--purpose"),
+    with_evidence: bool = typer.Option(False, "--with-evidence", help="Also copy the cited events."),
+    by: Optional[str] = BY_OPTION,
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Export learnings in force for a purpose; records every item and the grants behind it."""
+    ctx = Context.open()
+    record, path = do_export(ctx, purpose, actor(ctx, by), with_evidence=with_evidence)
+    if as_json:
+        emit_json({"export": record, "file": str(path)})
+    else:
+        typer.echo(f"exported {len(record['items'])} item(s) for {purpose} to {path}")
+        typer.echo(f"  recorded as {record['digest']}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(export)

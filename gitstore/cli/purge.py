@@ -1,0 +1,33 @@
+"""``gitstore purge``: remove this clone's memory refs and local state (high friction)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import typer
+
+from ..config import Workspace
+from ..errors import UsageError
+from ..ops.purge import purge as do_purge
+from ..ops.purge import purge_names
+from ._io import JSON_OPTION, emit_json
+
+
+def purge(
+    confirm: Optional[str] = typer.Option(None, "--confirm", help="The repository name, typed (for scripts)."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Remove every memory ref and okf/.memory/ of this clone. Asks you to type the repository name."""
+    workspace = Workspace.find(".")
+    name = purge_names(workspace)[1]
+    if confirm is None:
+        if not sys.stdin.isatty():
+            raise UsageError(f"purge asks you to type the repository name; pass --confirm {name} when scripting")
+        confirm = typer.prompt(f"This removes all memory of {workspace.scope} from this clone. Type {name} to confirm")
+    result = do_purge(workspace, confirm)
+    emit_json(result) if as_json else typer.echo(f"purged {result['refsRemoved']} ref(s) and {result['state']}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(purge)

@@ -1,0 +1,36 @@
+"""``gitstore redact``: remove a comment's text, keeping every digest valid."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from ..ops._context import Context
+from ..ops.redact import redact as do_redact
+from ._io import JSON_OPTION, emit_json
+from ._people import BY_OPTION, actor
+
+
+def redact(
+    comment: str = typer.Option(..., "--comment", help="The source comment id, e.g. github:comment:123."),
+    reason: str = typer.Option(..., "--reason"),
+    by: Optional[str] = BY_OPTION,
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Remove the text of every version of a comment and of every label on it."""
+    ctx = Context.open()
+    report = do_redact(ctx, comment, actor(ctx, by), reason)
+    if as_json:
+        emit_json(report.to_json())
+        return
+    typer.echo(f"removed the text of {len(report.removed)} event(s); {len(report.already)} were already removed")
+    for lid in report.learnings:
+        typer.echo(f"  rebuild: learning {lid} cites it")
+    for export in report.exports:
+        typer.echo(f"  export {export} copied it")
+    typer.echo("  run `gitstore gc` to drop the text from the object database")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(redact)

@@ -1,0 +1,63 @@
+"""Grants and withdrawals: a person says which purposes evidence may serve, and takes it back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._time import parse_time
+from ..contracts import seal
+from ..errors import Refused
+from ._context import Context, now
+
+PURPOSES = ("review", "instruction", "evaluation", "analytics", "training", "publication")
+SOURCES = ("review-thread", "agent-session", "manual")
+
+
+def grant(ctx: Context, by: str, purposes: list[str], sources: list[str], start: str,
+          until: str | None, note: str | None) -> dict[str, Any]:
+    """Record a grant (with its audit entry); returns the grant."""
+    for purpose in purposes:
+        if purpose not in PURPOSES:
+            raise Refused(f"unknown purpose {purpose!r} (one of {', '.join(PURPOSES)})")
+    for source in sources:
+        if source not in SOURCES:
+            raise Refused(f"unknown source {source!r} (one of {', '.join(SOURCES)})")
+    parse_time(start)
+    if until is not None and parse_time(until) < parse_time(start):
+        raise Refused(f"grant ends ({until}) before it starts ({start})")
+    record = seal({
+        "schema": "gitstore.grant/v1", "scope": ctx.scope,
+        "purposes": list(dict.fromkeys(purposes)), "sources": list(dict.fromkeys(sources)),
+        "from": start, "until": until, "by": by, "at": now(), "note": note,
+    })
+    ctx.write([record], "grant", by, [record["digest"]], note)
+    return record
+
+
+def withdraw(ctx: Context, by: str, grant_digest: str, purposes: list[str] | None,
+             reason: str | None) -> dict[str, Any]:
+    """Withdraw a grant (all its purposes, or some); lists the exports it had allowed."""
+    view = ctx.view(payloads=False)
+    matches = [d for d in view.grants if d.startswith(_digest(grant_digest))]
+    if len(matches) != 1:
+        raise Refused(f"no single grant {grant_digest} in this scope" + (" (ambiguous)" if matches else ""))
+    target = view.grants[matches[0]]
+    chosen = purposes or target["purposes"]
+    unknown = [p for p in chosen if p not in target["purposes"]]
+    if unknown:
+        raise Refused(f"grant {matches[0]} does not permit {', '.join(unknown)}")
+    exports = [
+        e["digest"] for e in view.exports
+        if any(matches[0] in item["grants"] for item in e["items"]) and e["purpose"] in chosen
+    ]
+    record = seal({
+        "schema": "gitstore.withdrawal/v1", "scope": ctx.scope, "grant": matches[0],
+        "purposes": list(dict.fromkeys(chosen)), "by": by, "at": now(), "reason": reason,
+        "exports": exports,
+    })
+    ctx.write([record], "withdraw", by, [matches[0], *exports], reason)
+    return record
+
+
+def _digest(text: str) -> str:
+    return text if text.startswith("sha256:") else "sha256:" + text

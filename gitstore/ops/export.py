@@ -1,0 +1,74 @@
+"""Exports: copies of memory for one purpose, written only under the git-ignored local folder,
+recording every exported id and digest and the grants that permitted each piece."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from ..config import git_ignores
+from ..contracts import seal
+from ..errors import Refused
+from ..rules.active import evaluate
+from ..rules.consent import active_grants, decide
+from ..rules.lifecycle import histories
+from ._context import Context, now
+
+
+def export(ctx: Context, purpose: str, by: str, *, with_evidence: bool = False) -> tuple[dict[str, Any], Path]:
+    """Export the learnings in force for ``purpose`` (and, if asked, the evidence they cite)."""
+    view = ctx.view()
+    if not active_grants(view, purpose):
+        raise Refused(f"no active grant permits {purpose}: nothing may be exported for it")
+    statuses = evaluate(view, purpose)
+    all_histories = histories(view.learnings)
+    items: list[dict[str, Any]] = []
+    lines: list[dict[str, Any]] = []
+    for lid, status in statuses.items():
+        if not status.usable:
+            continue
+        current = all_histories[lid].current
+        items.append({"kind": "learning", "id": lid, "digest": current["digest"], "grants": list(status.grants)})
+        lines.append(current)
+        if with_evidence:
+            for ref in current["evidence"] + current["counterevidence"]:
+                for event_id in ref["events"]:
+                    event = view.events[event_id]
+                    verdict = decide(view, event_id, purpose)
+                    items.append({"kind": "event", "id": event_id, "digest": event["digest"],
+                                  "grants": list(verdict.grants)})
+                    lines.append(event)
+    stamp = now()
+    path = _destination(ctx, purpose, stamp)
+    record = seal({
+        "schema": "gitstore.export/v1", "scope": ctx.scope, "purpose": purpose, "by": by, "at": stamp,
+        "path": path.relative_to(ctx.workspace.root).as_posix(), "items": _dedupe(items),
+    })
+    ctx.write([record], "export", by, [record["digest"], purpose])
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in _dedupe(lines)),
+                   encoding="utf-8")
+    os.replace(tmp, path)
+    return record, path
+
+
+def _dedupe(values: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: dict[str, dict[str, Any]] = {}
+    for value in values:
+        seen.setdefault(value["digest"], value)
+    return list(seen.values())
+
+
+def _destination(ctx: Context, purpose: str, stamp: str) -> Path:
+    folder = ctx.workspace.state / "exports"
+    folder.mkdir(parents=True, exist_ok=True)
+    real = folder.resolve()
+    root = ctx.workspace.root.resolve()
+    if root not in real.parents:
+        raise Refused(f"{folder} leads outside the repository ({real}); exports stay inside it")
+    if not git_ignores(root, real):
+        raise Refused(f"git does not ignore {real}; exports are written only where git ignores them")
+    name = stamp.replace(":", "").replace("-", "").replace(".", "")
+    return real / f"{name}-{purpose}.jsonl"

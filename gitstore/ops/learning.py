@@ -1,0 +1,251 @@
+"""The learning lifecycle: propose, revise, accept (optionally edited), reject, retire, merge.
+
+Every step is one new version written by compare-and-swap on the learning's stream, with its
+audit entry in the same append. Accepting or rejecting needs the reviewDigest the person was
+shown; a newer version makes that review stale.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from .. import automation
+from ..contracts import content_digest, seal
+from ..errors import ConflictError, Refused
+from ..identity import AUTO_SAFE
+from ..rules import evidence as ev
+from ..rules.active import Claims, evaluate, settle
+from ..rules.lifecycle import AUTO, History, build, histories
+from ..rules.view import View
+from ..safety_gate import screen_text
+from ._context import Context, now
+
+CATEGORIES = ("decision", "convention", "constraint", "resolved-problem", "project-knowledge")
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What a proposer states; the store rebuilds the evidence and computes the rest."""
+
+    title: str
+    text: str
+    category: str
+    evidence: list[dict[str, Any]]
+    counterevidence: list[dict[str, Any]]
+    memory: str = "semantic"
+    audience: str = "project"
+    audience_rationale: str = "Evidence comes from this repository's own reviews and sessions."
+    targets: tuple[str, ...] = ()
+    replaces: tuple[str, ...] = ()
+    rationale: str = "Proposed by hand."
+    confidence: str = "medium"
+    valid_from: str | None = None
+    valid_until: str | None = None
+    proposer: tuple[str, str] = ("person", "unknown")
+
+
+def _origins(refs: list[dict[str, Any]]) -> int:
+    """Independent origins: distinct author and pull request (or episode) pairs, not copies."""
+    return len({(r["author"], r["pin"]["pullRequest"] or r["episode"]) for r in refs})
+
+
+def _refs(view: View, stated: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [ev.check_stated(view, ref) for ref in stated]
+
+
+def build_proposal(ctx: Context, view: View, draft: Draft) -> dict[str, Any]:
+    """A sealed version 1 from a draft: text screened, evidence rebuilt from storage."""
+    if draft.category not in CATEGORIES:
+        raise Refused(f"unknown category {draft.category!r} (one of {', '.join(CATEGORIES)})")
+    evidence = _refs(view, draft.evidence)
+    counter = _refs(view, draft.counterevidence)
+    record: dict[str, Any] = {
+        "schema": "gitstore.learning/v1", "scope": ctx.scope, "version": 1, "previous": None,
+        "state": "proposed", "category": draft.category, "memory": draft.memory,
+        "audience": draft.audience, "audienceRationale": screen_text(draft.audience_rationale, "audience rationale"),
+        "content": {"title": screen_text(draft.title, "title"), "text": screen_text(draft.text, "text")},
+        "targets": list(draft.targets), "replaces": list(dict.fromkeys(draft.replaces)),
+        "evidence": evidence, "counterevidence": counter,
+        "validFrom": draft.valid_from, "validUntil": draft.valid_until,
+        "support": _origins(evidence), "dissent": _origins(counter),
+        "confidence": draft.confidence, "rationale": screen_text(draft.rationale, "rationale"),
+        "proposer": {"kind": draft.proposer[0], "id": draft.proposer[1]}, "at": now(),
+    }
+    unknown = [r for r in record["replaces"] if r not in view.learnings]
+    if unknown:
+        raise Refused(f"replaces names unknown learnings: {', '.join(unknown)}")
+    record["id"] = "lrn_" + content_digest(record)[7:39]
+    return seal(record)
+
+
+def propose(ctx: Context, draft: Draft, by: str) -> dict[str, Any]:
+    """Save a proposal (state proposed); refuses one already proposed."""
+    view = ctx.view()
+    record = build_proposal(ctx, view, draft)
+    if record["id"] in view.learnings:
+        raise Refused(f"learning {record['id']} was already proposed")
+    _write(ctx, [record], "propose", by, None, record["id"], None)
+    settings = automation.load(ctx.workspace.state / "config.json")
+    if automation.eligible(view, settings, record) is None:
+        return auto_accept(ctx, record)[-1]
+    return record
+
+
+def revise(ctx: Context, learning_id: str, evidence: list[dict[str, Any]],
+           counterevidence: list[dict[str, Any]], by: str, rationale: str | None = None) -> dict[str, Any]:
+    """A new proposal version with new support or dissent: earlier reviews become stale."""
+    view = ctx.view()
+    history = _history(view, learning_id)
+    current = history.current
+    if current["state"] != "proposed":
+        raise Refused(f"{learning_id} is {current['state']}: only proposals are revised")
+    record = _next(current)
+    record["evidence"] = _refs(view, evidence)
+    record["counterevidence"] = _refs(view, counterevidence)
+    record["support"], record["dissent"] = _origins(record["evidence"]), _origins(record["counterevidence"])
+    if rationale:
+        record["rationale"] = screen_text(rationale, "rationale")
+    _write(ctx, [seal(record)], "propose", by, None, learning_id, current["digest"])
+    return record
+
+
+def accept(ctx: Context, learning_id: str, review_digest: str, by: str,
+           edit: str | None = None) -> dict[str, Any]:
+    """Accept the version whose reviewDigest the person was shown, optionally editing the text."""
+    view = ctx.view()
+    history = _history(view, learning_id)
+    current = _reviewable(history, review_digest, ("proposed", *sorted(AUTO)))
+    _refuse_claimed(view, current)
+    record = _next(current)
+    record["state"] = "accepted"
+    if edit is not None:
+        record["content"] = {**current["content"], "text": screen_text(edit, "edited text")}
+    record["decision"] = {"by": by, "reviewDigest": review_digest,
+                          "edited": record["content"] != current["content"], "reason": None}
+    if current["replaces"]:
+        record["supersedes"] = list(current["replaces"])
+    record = seal(record)
+    _write(ctx, [record], "accept", by, None, learning_id, current["digest"], record.get("supersedes", []))
+    return record
+
+
+def reject(ctx: Context, learning_id: str, review_digest: str, by: str, reason: str | None) -> dict[str, Any]:
+    """Reject the version whose reviewDigest the person was shown."""
+    view = ctx.view()
+    current = _reviewable(_history(view, learning_id), review_digest, ("proposed",))
+    record = _next(current)
+    record["state"] = "rejected"
+    record["decision"] = {"by": by, "reviewDigest": review_digest, "edited": False, "reason": reason}
+    record = seal(record)
+    _write(ctx, [record], "reject", by, reason, learning_id, current["digest"])
+    return record
+
+
+def retire(ctx: Context, learning_id: str, by: str, reason: str) -> dict[str, Any]:
+    """Retire an accepted learning: recall stops using it."""
+    if not reason:
+        raise Refused("retiring needs a reason (--reason)")
+    view = ctx.view()
+    current = _history(view, learning_id).current
+    if current["state"] not in ("accepted", *AUTO):
+        raise Refused(f"{learning_id} is {current['state']}: only accepted learnings are retired")
+    record = _next(current)
+    record["state"] = "retired"
+    record["decision"] = {"by": by, "reviewDigest": current["reviewDigest"], "edited": False, "reason": reason}
+    record = seal(record)
+    _write(ctx, [record], "retire", by, reason, learning_id, current["digest"])
+    return record
+
+
+def merge(ctx: Context, ids: list[str], title: str, text: str, by: str,
+          category: str | None = None) -> dict[str, Any]:
+    """Propose one learning that replaces several (a merge is a proposal; a person decides)."""
+    if len(set(ids)) < 2:
+        raise Refused("a merge names at least two learnings")
+    view = ctx.view()
+    currents = [_history(view, i).current for i in ids]
+    evidence = {(r["episode"], tuple(r["events"])): r for c in currents for r in c["evidence"]}
+    counter = {(r["episode"], tuple(r["events"])): r for c in currents for r in c["counterevidence"]}
+    draft = Draft(
+        title=title, text=text, category=category or currents[0]["category"],
+        evidence=list(evidence.values()), counterevidence=list(counter.values()),
+        memory=currents[0]["memory"], audience=currents[0]["audience"],
+        targets=tuple(dict.fromkeys(t for c in currents for t in c["targets"])),
+        replaces=tuple(ids), rationale=f"Merges {', '.join(ids)}.", proposer=("person", by),
+    )
+    return propose(ctx, draft, by)
+
+
+def auto_accept(ctx: Context, record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The auto-safe gate's two steps after a proposal (caller checked eligibility)."""
+    steps = []
+    current = record
+    for state in ("auto-accepted", "auto-active"):
+        nxt = _next(current)
+        nxt["state"] = state
+        nxt["decision"] = {"by": AUTO_SAFE, "reviewDigest": current["reviewDigest"], "edited": False,
+                           "reason": "auto-safe: low-risk kind with verified-command evidence"}
+        current = seal(nxt)
+        steps.append(current)
+    _write(ctx, steps, "auto-accept", AUTO_SAFE, None, record["id"], record["digest"])
+    return steps
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+def _history(view: View, learning_id: str) -> History:
+    items = view.learnings.get(learning_id)
+    if not items:
+        raise Refused(f"no learning {learning_id} in this scope")
+    history = build(learning_id, items)
+    if not history.valid:
+        raise Refused(f"{learning_id} has a history that breaks a rule and is never used: {history.problem}")
+    return history
+
+
+def _reviewable(history: History, review_digest: str, states: tuple[str, ...]) -> dict[str, Any]:
+    current = history.current
+    if current["state"] not in states:
+        raise Refused(f"{history.id} is {current['state']}; this step needs it {' or '.join(states)}")
+    if review_digest != current["reviewDigest"]:
+        raise Refused(
+            f"stale review: {history.id} is now at reviewDigest {current['reviewDigest']}, "
+            f"not {review_digest}; run `gitstore show {history.id}` and review it again"
+        )
+    return current
+
+
+def _refuse_claimed(view: View, current: dict[str, Any]) -> None:
+    claims: Claims = settle(view, histories(view.learnings))
+    taken = {t: claims.replaced_by[t] for t in current["replaces"] if t in claims.replaced_by}
+    if taken:
+        raise Refused("already replaced: " + ", ".join(f"{t} by {c}" for t, c in taken.items()))
+    missing = [t for t in current["replaces"] if t not in view.learnings]
+    if missing:
+        raise Refused(f"replaces unknown learnings {', '.join(missing)}")
+
+
+def _next(current: dict[str, Any]) -> dict[str, Any]:
+    record = copy.deepcopy(current)
+    for key in ("digest", "decision", "supersedes"):  # only accepted versions carry supersedes
+        record.pop(key, None)
+    record["version"] = current["version"] + 1
+    record["previous"] = current["digest"]
+    record["at"] = now()
+    return record
+
+
+def _write(ctx: Context, records: list[dict[str, Any]], action: str, by: str, reason: str | None,
+           learning_id: str, expected: str | None, extra: list[str] | tuple[str, ...] = ()) -> None:
+    try:
+        ctx.write(records, action, by, [learning_id, *extra], reason, if_head=(learning_id, expected))
+    except ConflictError:
+        raise Refused(f"{learning_id} changed while this step was being written; review it again") from None
+
+
+def standing(ctx: Context, purpose: str) -> dict[str, Any]:
+    """Every learning's standing for a purpose (used by `learnings`)."""
+    view = ctx.view()
+    return {"view": view, "statuses": evaluate(view, purpose), "histories": histories(view.learnings)}

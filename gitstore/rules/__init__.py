@@ -1,0 +1,3 @@
+"""The store's rules, decided at read time from the records alone: consent, evidence,
+learning histories, supersession and which learnings are active. Every clone holding the same
+shared records reaches the same verdicts (see okf/wiki/rules.md)."""

@@ -1,0 +1,99 @@
+"""Consent: may this piece of evidence serve this purpose, now?
+
+Decided at read time. An event serves a purpose only while some grant in its scope permits the
+purpose, names the event's source, covers the time the event was written, and has not been
+withdrawn for that purpose. A label's time is the time of the comment it judges, and it counts
+only while that comment does. Retracted (deleted) comments, every version of them and every
+label on them serve no purpose; neither does a redacted event.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .view import View
+
+LABEL_LIKE = frozenset({"label"})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether an event may serve a purpose, which grants permit it, and if not, why."""
+
+    ok: bool
+    grants: tuple[str, ...] = ()
+    reason: str = ""
+
+
+def withdrawn(view: View) -> dict[str, set[str]]:
+    """Grant digest -> purposes withdrawn from it (effective at once)."""
+    out: dict[str, set[str]] = {}
+    for record in view.withdrawals:
+        out.setdefault(record["grant"], set()).update(record["purposes"])
+    return out
+
+
+def active_grants(view: View, purpose: str) -> list[str]:
+    """Digests of grants that still permit ``purpose`` for anything."""
+    gone = withdrawn(view)
+    return [d for d, g in view.grants.items() if purpose in g["purposes"] and purpose not in gone.get(d, set())]
+
+
+def comment_versions(view: View, event_id: str) -> list[dict[str, Any]]:
+    """Every version of the comment an event belongs to (linked by edits, both ways)."""
+    seen: dict[str, dict[str, Any]] = {}
+    todo = [event_id]
+    while todo:
+        current = view.events.get(todo.pop())
+        if current is None or current["id"] in seen or current["type"] not in ("comment", "edit"):
+            continue
+        seen[current["id"]] = current
+        if current["type"] == "edit" and current.get("parentEventId"):
+            todo.append(current["parentEventId"])
+        todo.extend(c["id"] for c in view.children.get(current["id"], []) if c["type"] == "edit")
+    return list(seen.values())
+
+
+def retracted(view: View, event: dict[str, Any]) -> bool:
+    """True when a retraction removed the comment this event is a version of."""
+    for version in comment_versions(view, event["id"]) or [event]:
+        if any(c["type"] == "retraction" for c in view.children.get(version["id"], [])):
+            return True
+    return False
+
+
+def decide(view: View, event_id: str, purpose: str, _depth: int = 0) -> Verdict:
+    """May the event serve ``purpose``?"""
+    event = view.events.get(event_id)
+    if event is None:
+        return Verdict(False, reason=f"event {event_id} is not stored")
+    episode = view.episodes.get(event["episode"])
+    if episode is None:
+        return Verdict(False, reason=f"episode {event['episode']} of event {event_id} is not stored")
+    if "redaction" in event or ("payload" not in event and event["type"] != "retraction"):
+        return Verdict(False, reason=f"event {event_id} was redacted")
+    at = event["at"]
+    if event["type"] in LABEL_LIKE:
+        parent = event.get("parentEventId")
+        if not parent or _depth > 8:
+            return Verdict(False, reason=f"label {event_id} judges nothing")
+        judged = decide(view, parent, purpose, _depth + 1)
+        if not judged.ok:
+            return Verdict(False, reason=f"label {event_id} judges a comment that does not count: {judged.reason}")
+        at = view.events[parent]["at"]
+    if retracted(view, event):
+        return Verdict(False, reason=f"event {event_id} belongs to a deleted comment")
+    source = episode["source"]["kind"]
+    gone = withdrawn(view)
+    permitting = tuple(
+        digest for digest, grant in view.grants.items()
+        if purpose in grant["purposes"]
+        and purpose not in gone.get(digest, set())
+        and source in grant["sources"]
+        and grant["from"] <= at
+        and (grant["until"] is None or at <= grant["until"])
+    )
+    if not permitting:
+        return Verdict(False, reason=f"no active grant permits {purpose} for {source} evidence written at {at}")
+    return Verdict(True, permitting)

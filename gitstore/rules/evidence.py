@@ -1,0 +1,67 @@
+"""Evidence references: they must resolve to stored events inside the episode they name, and
+what they state (pin, time, author) must be what storage says."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import Refused
+from .consent import Verdict, decide
+from .view import View
+
+
+def rebuild(view: View, episode_id: str, event_ids: list[str]) -> dict[str, Any]:
+    """The evidence reference storage supports for these events; refuses what does not resolve."""
+    episode = view.episodes.get(episode_id)
+    if episode is None:
+        raise Refused(f"evidence names episode {episode_id}, which is not stored in this scope")
+    if not event_ids:
+        raise Refused(f"evidence in episode {episode_id} names no events")
+    events = []
+    for event_id in event_ids:
+        event = view.events.get(event_id)
+        if event is None:
+            raise Refused(f"evidence names event {event_id}, which is not stored")
+        if event["episode"] != episode_id:
+            raise Refused(f"event {event_id} belongs to episode {event['episode']}, not {episode_id}")
+        events.append(event)
+    authors = {e["author"] for e in events}
+    if len(authors) != 1:
+        raise Refused(f"one evidence reference cites one author; {episode_id} cites {len(authors)}")
+    return {
+        "episode": episode_id,
+        "events": list(dict.fromkeys(event_ids)),
+        "at": min(e["at"] for e in events),
+        "author": authors.pop(),
+        "pin": episode["pin"],
+    }
+
+
+def check_stated(view: View, stated: dict[str, Any]) -> dict[str, Any]:
+    """Refuse a reference whose pin, time or author differ from what storage says."""
+    rebuilt = rebuild(view, stated["episode"], stated["events"])
+    for field in ("pin", "at", "author"):
+        if field in stated and stated[field] != rebuilt[field]:
+            raise Refused(
+                f"evidence in {stated['episode']} states {field} {stated[field]!r}, "
+                f"but storage says {rebuilt[field]!r}"
+            )
+    return rebuilt
+
+
+def refs_serve(view: View, refs: list[dict[str, Any]], purpose: str) -> Verdict:
+    """Do all these references still resolve and may every cited event serve ``purpose``?"""
+    grants: list[str] = []
+    for ref in refs:
+        try:
+            rebuilt = rebuild(view, ref["episode"], ref["events"])
+        except Refused as exc:
+            return Verdict(False, reason=str(exc))
+        if rebuilt != ref:
+            return Verdict(False, reason=f"evidence in {ref['episode']} no longer matches storage")
+        for event_id in ref["events"]:
+            verdict = decide(view, event_id, purpose)
+            if not verdict.ok:
+                return verdict
+            grants.extend(verdict.grants)
+    return Verdict(True, tuple(dict.fromkeys(grants)))

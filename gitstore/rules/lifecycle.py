@@ -1,0 +1,191 @@
+"""Learning histories: every version a record, chained by ``previous``, checked step by step.
+
+A history must start as a proposal; each later version names the version before it, and each
+step may change only its own fields:
+
+- proposed -> proposed (revision): evidence, counterevidence, support, dissent, confidence,
+  rationale and the audience rationale may change, nothing else;
+- proposed | auto-accepted | auto-active -> accepted: a person names the reviewDigest of the
+  version they reviewed; the text may change (``edited`` is true exactly when it does);
+  ``supersedes`` may list learnings the reviewed version offered to replace, nothing else;
+- proposed -> rejected: a person names the reviewDigest reviewed; nothing else changes;
+- proposed -> auto-accepted -> auto-active: the auto-safe gate, nothing else changes;
+- accepted -> accepted: once, adding ``supersedes`` to a learning accepted without it, from
+  what it offered to replace;
+- accepted | auto-accepted | auto-active -> retired: a person, with a reason; nothing else.
+
+Racing steps from two clones may both name the same version; the first in store order wins and
+the other is ignored, on every clone. A history that breaks a rule is never used; its intact
+prefix still counts for supersession claims.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..identity import AUTO_SAFE, is_person
+from ..store import Item
+
+ALWAYS = frozenset({"digest", "version", "previous", "state", "decision", "at", "contentDigest", "reviewDigest"})
+REVISABLE = frozenset({"evidence", "counterevidence", "support", "dissent", "confidence", "rationale", "audienceRationale"})
+USABLE = frozenset({"accepted", "auto-active"})
+AUTO = frozenset({"auto-accepted", "auto-active"})
+
+
+@dataclass
+class History:
+    """A learning's versions in chain order, the intact prefix, and the first broken rule."""
+
+    id: str
+    chain: list[Item] = field(default_factory=list)
+    intact: int = 0
+    problem: str | None = None
+    ignored: list[Item] = field(default_factory=list)
+
+    @property
+    def current(self) -> dict[str, Any]:
+        """The newest intact version (every history has at least its proposal)."""
+        return self.chain[self.intact - 1].record
+
+    @property
+    def valid(self) -> bool:
+        return self.problem is None and self.intact > 0
+
+
+def build(learning_id: str, items: list[Item]) -> History:
+    """Chain the versions stored for one learning (``items`` in store order) and check it."""
+    history = History(learning_id)
+    by_previous: dict[str | None, list[Item]] = {}
+    for item in items:
+        by_previous.setdefault(item.record["previous"], []).append(item)
+    previous: str | None = None
+    while previous in by_previous:
+        candidates = by_previous.pop(previous)
+        history.chain.append(candidates[0])
+        history.ignored.extend(candidates[1:])
+        previous = candidates[0].digest
+    for rest in by_previous.values():
+        history.ignored.extend(rest)
+    prior: dict[str, Any] | None = None
+    for item in history.chain:
+        problem = check_step(prior, item.record)
+        if problem:
+            history.problem = f"version {item.record['version']} ({item.digest}): {problem}"
+            break
+        history.intact += 1
+        prior = item.record
+    if not history.chain:
+        orphan = items[0] if items else None
+        history.problem = "history has no proposal to start from" + (f" ({orphan.digest})" if orphan else "")
+    return history
+
+
+def check_step(prior: dict[str, Any] | None, record: dict[str, Any]) -> str | None:
+    """Why ``record`` may not follow ``prior`` (None when it may)."""
+    if prior is None:
+        if record["version"] != 1 or record["state"] != "proposed" or record["previous"] is not None:
+            return "a history must start with version 1 in state proposed"
+        if record["id"] != "lrn_" + record["contentDigest"][7:39]:
+            return "the id is not derived from the proposal's contentDigest"
+        return None
+    if record["version"] != prior["version"] + 1:
+        return f"version {record['version']} does not follow {prior['version']}"
+    step = (prior["state"], record["state"])
+    rule = _STEPS.get(step)
+    if rule is None:
+        return f"{prior['state']} -> {record['state']} is not a lifecycle step"
+    return rule(prior, record)
+
+
+def _changed(prior: dict[str, Any], record: dict[str, Any]) -> set[str]:
+    keys = (set(prior) | set(record)) - ALWAYS
+    return {k for k in keys if prior.get(k) != record.get(k)}
+
+
+def _only(prior: dict[str, Any], record: dict[str, Any], allowed: set[str] | frozenset[str]) -> str | None:
+    extra = _changed(prior, record) - set(allowed)
+    return f"this step may not change {', '.join(sorted(extra))}" if extra else None
+
+
+def _human_review(prior: dict[str, Any], record: dict[str, Any]) -> str | None:
+    decision = record["decision"]
+    if not is_person(decision["by"]):
+        return f"{decision['by']} is not a person"
+    if decision["reviewDigest"] != prior["reviewDigest"]:
+        return "the decision names a reviewDigest that was never shown for the version it follows"
+    return None
+
+
+def _revise(prior: dict[str, Any], record: dict[str, Any]) -> str | None:
+    if "decision" in record:
+        return "a revised proposal carries no decision"
+    return _only(prior, record, REVISABLE)
+
+
+def _accept(prior: dict[str, Any], record: dict[str, Any]) -> str | None:
+    problem = _human_review(prior, record) or _only(prior, record, {"content", "supersedes"})
+    if problem:
+        return problem
+    edited = record["content"] != prior["content"]
+    if record["decision"]["edited"] != edited:
+        return "decision.edited must be true exactly when the text changed"
+    if not set(record.get("supersedes", [])) <= set(prior["replaces"]):
+        return "supersedes names learnings the reviewed version did not offer to replace"
+    return None
+
+
+def _reject(prior: dict[str, Any], record: dict[str, Any]) -> str | None:
+    problem = _human_review(prior, record) or _only(prior, record, set())
+    if problem is None and record["decision"]["edited"]:
+        return "a rejection edits nothing"
+    return problem
+
+
+def _auto(prior: dict[str, Any], record: dict[str, Any]) -> str | None:
+    decision = record["decision"]
+    if decision["by"] != AUTO_SAFE:
+        return f"only {AUTO_SAFE} takes the auto-safe steps"
+    if decision["reviewDigest"] != prior["reviewDigest"] or decision["edited"]:
+        return "the auto-safe gate names the reviewDigest it checked and edits nothing"
+    return _only(prior, record, set())
+
+
+def _extend(prior: dict[str, Any], record: dict[str, Any]) -> str | None:
+    if prior.get("supersedes"):
+        return "a learning records what it replaces once; to replace more, propose a merge"
+    if not record.get("supersedes"):
+        return "an accepted learning is followed by another accepted version only to add supersedes"
+    problem = _human_review(prior, record) or _only(prior, record, {"supersedes"})
+    if problem is None and not set(record["supersedes"]) <= set(prior["replaces"]):
+        return "supersedes names learnings the reviewed version did not offer to replace"
+    return problem
+
+
+def _retire(prior: dict[str, Any], record: dict[str, Any]) -> str | None:
+    decision = record["decision"]
+    if not is_person(decision["by"]):
+        return f"{decision['by']} is not a person"
+    if not decision.get("reason"):
+        return "retiring needs a reason"
+    return _only(prior, record, {"supersedes"})  # only accepted versions carry it; claims stay
+
+
+_STEPS = {
+    ("proposed", "proposed"): _revise,
+    ("proposed", "accepted"): _accept,
+    ("auto-accepted", "accepted"): _accept,
+    ("auto-active", "accepted"): _accept,
+    ("proposed", "rejected"): _reject,
+    ("proposed", "auto-accepted"): _auto,
+    ("auto-accepted", "auto-active"): _auto,
+    ("accepted", "accepted"): _extend,
+    ("accepted", "retired"): _retire,
+    ("auto-accepted", "retired"): _retire,
+    ("auto-active", "retired"): _retire,
+}
+
+
+def histories(items_by_id: dict[str, list[Item]]) -> dict[str, History]:
+    """Every learning's history."""
+    return {lid: build(lid, items) for lid, items in items_by_id.items()}

@@ -1,0 +1,60 @@
+"""A consistent, re-checked snapshot of one scope's records, indexed for the rules."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..store import Item, Store
+
+
+@dataclass
+class View:
+    """Everything the rules need, loaded once; loading fails closed on any damaged record."""
+
+    scope: str
+    items: list[Item] = field(default_factory=list)
+    grants: dict[str, dict[str, Any]] = field(default_factory=dict)
+    withdrawals: list[dict[str, Any]] = field(default_factory=list)
+    episodes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    events: dict[str, dict[str, Any]] = field(default_factory=dict)
+    children: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+    learnings: dict[str, list[Item]] = field(default_factory=lambda: defaultdict(list))
+    exports: list[dict[str, Any]] = field(default_factory=list)
+    audits: list[dict[str, Any]] = field(default_factory=list)
+    position: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, store: Store, *, payloads: bool = True) -> View:
+        view = cls(scope=store.scope)
+        for index, item in enumerate(store.items(payloads=payloads)):
+            view._add(item, index)
+        return view
+
+    def _add(self, item: Item, index: int) -> None:
+        record = item.record
+        self.items.append(item)
+        self.position[item.digest] = index
+        kind = item.kind
+        if kind == "grant":
+            self.grants[item.digest] = record
+        elif kind == "withdrawal":
+            self.withdrawals.append(record)
+        elif kind == "episode":
+            self.episodes.setdefault(record["id"], record)
+        elif kind == "event":
+            if record["id"] not in self.events:
+                self.events[record["id"]] = record
+                if record.get("parentEventId"):
+                    self.children[record["parentEventId"]].append(record)
+        elif kind == "learning":
+            self.learnings[record["id"]].append(item)
+        elif kind == "export":
+            self.exports.append(record)
+        elif kind == "audit":
+            self.audits.append(record)
+
+    def order_of(self, digest: str) -> int:
+        """Position of a record in store order (every clone computes the same)."""
+        return self.position[digest]

@@ -1,0 +1,108 @@
+"""Supersession by single-record compare-and-swap, settled at read time the same way on every
+clone: in the order made, a loser replaces nothing and is marked conflicted, and a replacement
+that is later retired keeps its claims."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gitstore import Refused
+from gitstore.ops import learning as ops
+from gitstore.ops._context import Context
+from gitstore.rules.active import active, evaluate
+
+from .world import Thread, accepted, grant_all, propose, ready_repo, ref
+
+
+def _world(ctx: Context):  # type: ignore[no-untyped-def]
+    thread = Thread(ctx, 7, "100")
+    comments = [thread.comment(str(100 + i), f"point {i}", f"2026-03-0{i + 1}T10:00:00.000000Z") for i in range(4)]
+    thread.save()
+    return comments
+
+
+def test_an_accepted_replacement_supersedes(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "w")
+    grant_all(ctx)
+    c = _world(ctx)
+    old = accepted(ctx, propose(ctx, [ref(c[0])], title="Old rule", text="Old."))
+    new = accepted(ctx, propose(ctx, [ref(c[1])], title="New rule", text="New.", replaces=(old["id"],)))
+    assert new["supersedes"] == [old["id"]]
+    statuses = evaluate(ctx.view(), "instruction")
+    assert statuses[old["id"]].replaced_by == new["id"] and not statuses[old["id"]].usable
+    assert [s.id for s, _ in active(ctx.view(), "instruction")] == [new["id"]]
+    third = propose(ctx, [ref(c[2])], title="Third", text="Third.", replaces=(old["id"],))
+    with pytest.raises(Refused, match="already replaced"):
+        ops.accept(ctx, third["id"], third["reviewDigest"], "github:9")
+
+
+def test_a_retired_replacement_keeps_its_claims(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "w")
+    grant_all(ctx)
+    c = _world(ctx)
+    old = accepted(ctx, propose(ctx, [ref(c[0])], title="Old rule", text="Old."))
+    new = accepted(ctx, propose(ctx, [ref(c[1])], title="New rule", text="New.", replaces=(old["id"],)))
+    ops.retire(ctx, new["id"], "github:9", "obsolete")
+    assert active(ctx.view(), "instruction") == [], "retiring the replacement does not restore the old one"
+
+
+def _clone(src: Path, dst: Path) -> Context:
+    subprocess.run(["git", "clone", "-q", str(src), str(dst)], check=True)
+    from gitstore.setup import init
+
+    init(dst)
+    subprocess.run(["git", "fetch", "-q", "origin"], cwd=dst, check=True)  # memory comes with plain fetch
+    return Context.open(str(dst))
+
+
+def _exchange(a: Path, b: Path) -> None:
+    subprocess.run(["git", "remote", "add", "peer", str(b)], cwd=a, check=True)
+    from gitstore.setup import init
+
+    init(a)  # adds the memory refspecs for the new remote
+    subprocess.run(["git", "fetch", "-q", "peer"], cwd=a, check=True)
+    subprocess.run(["git", "fetch", "-q", "origin"], cwd=b, check=True)
+
+
+def test_racing_replacements_settle_identically_on_every_clone(tmp_path: Path) -> None:
+    a = ready_repo(tmp_path / "a")
+    grant_all(a)
+    c = _world(a)
+    old = accepted(a, propose(a, [ref(c[0])], title="Old rule", text="Old."))
+    first = propose(a, [ref(c[1])], title="Replacement A", text="A.", replaces=(old["id"],))
+    second = propose(a, [ref(c[2])], title="Replacement B", text="B.", replaces=(old["id"],))
+    b = _clone(a.workspace.root, tmp_path / "b")
+    # each clone accepts a different replacement of the same learning, unaware of the other
+    accepted(a, first)
+    accepted(b, second, by="github:10")
+    _exchange(a.workspace.root, b.workspace.root)
+    a, b = Context.open(str(a.workspace.root)), Context.open(str(b.workspace.root))
+    verdict_a = {k: (s.usable, s.replaced_by, s.conflicted) for k, s in evaluate(a.view(), "instruction").items()}
+    verdict_b = {k: (s.usable, s.replaced_by, s.conflicted) for k, s in evaluate(b.view(), "instruction").items()}
+    assert verdict_a == verdict_b
+    winners = [k for k, v in verdict_a.items() if v[0]]
+    assert len(winners) == 1 and winners[0] in (first["id"], second["id"])
+    loser = second["id"] if winners[0] == first["id"] else first["id"]
+    assert verdict_a[loser][2] is not None and not verdict_a[loser][0]
+    assert verdict_a[old["id"]][1] == winners[0]
+
+
+def test_two_clones_reach_identical_verdicts_on_shared_learnings(tmp_path: Path) -> None:
+    a = ready_repo(tmp_path / "a")
+    grant = grant_all(a)
+    c = _world(a)
+    l1 = accepted(a, propose(a, [ref(c[0])], title="One", text="One."))
+    propose(a, [ref(c[1])], title="Two", text="Two.")
+    b = _clone(a.workspace.root, tmp_path / "b")
+    accepted(b, propose(b, [ref(c[2])], title="Three", text="Three."), by="github:10")
+    from gitstore.ops import consent
+
+    consent.withdraw(b, "github:10", grant["digest"], ["training"] if "training" in grant["purposes"] else None, None)
+    ops.retire(a, l1["id"], "github:9", "done")
+    _exchange(a.workspace.root, b.workspace.root)
+    a, b = Context.open(str(a.workspace.root)), Context.open(str(b.workspace.root))
+    for purpose in ("instruction", "review", "training"):
+        assert evaluate(a.view(), purpose) == evaluate(b.view(), purpose)

@@ -1,0 +1,99 @@
+"""Building real memory in real repositories for the rules tests: review threads, comments,
+labels, grants and learnings, written through the library like any user would."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from gitstore.contracts import seal
+from gitstore.ids import episode_id, event_id
+from gitstore.ops import consent
+from gitstore.ops import learning as ops
+from gitstore.ops._context import Context
+from gitstore.setup import init
+
+T0 = "2026-03-01T10:00:00.000000Z"
+REVIEWER = "github:1001"
+
+
+def ready_repo(path: Path, origin: str = "https://github.com/acme/widgets.git") -> Context:
+    path.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    if origin:
+        subprocess.run(["git", "remote", "add", "origin", origin], cwd=path, check=True)
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "root"], cwd=path, check=True)
+    init(path)
+    return Context.open(str(path))
+
+
+class Thread:
+    """One review thread: an episode plus comment, edit, label and retraction events."""
+
+    def __init__(self, ctx: Context, pr: int, root: str, at: str = T0) -> None:
+        self.ctx = ctx
+        source = {"kind": "review-thread", "origin": "github", "ref": f"github:comment:{root}"}
+        self.id = episode_id(ctx.scope, source)
+        self.episode = seal({
+            "schema": "gitstore.episode/v1", "scope": ctx.scope, "id": self.id, "source": source,
+            "pin": {"repository": ctx.scope, "pullRequest": pr, "branch": f"feature/{pr}",
+                    "commit": "a" * 40},
+            "title": f"thread {root}", "startedAt": at, "capture": "complete", "mode": "review",
+            "grants": [],
+        })
+        self.seq = 0
+        self.pending: list[dict[str, Any]] = [self.episode]
+
+    def event(self, type_: str, key: str, at: str, author: str = REVIEWER, parent: str | None = None,
+              **payload: Any) -> dict[str, Any]:
+        record = seal({
+            "schema": "gitstore.event/v1", "scope": self.ctx.scope, "id": event_id(self.id, key),
+            "episode": self.id, "type": type_, "seq": self.seq, "at": at, "author": author,
+            "parentEventId": parent, "payload": payload,
+        })
+        self.seq += 1
+        self.pending.append(record)
+        return record
+
+    def comment(self, comment_id: str, text: str, at: str, author: str = REVIEWER) -> dict[str, Any]:
+        return self.event("comment", f"comment:{comment_id}:{at}", at, author,
+                          text=text, sourceId=f"github:comment:{comment_id}")
+
+    def edit(self, previous: dict[str, Any], comment_id: str, text: str, at: str) -> dict[str, Any]:
+        return self.event("edit", f"comment:{comment_id}:{at}", at, previous["author"],
+                          parent=previous["id"], text=text, sourceId=f"github:comment:{comment_id}")
+
+    def label(self, judged: dict[str, Any], theme: str, at: str) -> dict[str, Any]:
+        return self.event("label", f"label:{judged['id']}:{theme}", at, "bot:labeler", parent=judged["id"],
+                          label={"theme": theme, "polarity": "problem", "category": "convention"})
+
+    def retract(self, judged: dict[str, Any], at: str) -> dict[str, Any]:
+        return self.event("retraction", f"retract:{judged['id']}", at, judged["author"], parent=judged["id"],
+                          text="", sourceId=judged["payload"]["sourceId"])
+
+    def save(self) -> None:
+        self.ctx.store.append(self.pending)
+        self.pending = []
+
+
+def ref(event: dict[str, Any]) -> dict[str, Any]:
+    return {"episode": event["episode"], "events": [event["id"]]}
+
+
+def grant_all(ctx: Context, purposes: tuple[str, ...] = ("review", "instruction"),
+              start: str = "2026-01-01T00:00:00.000000Z", until: str | None = None) -> dict[str, Any]:
+    return consent.grant(ctx, "github:9", list(purposes), ["review-thread"], start, until, None)
+
+
+def propose(ctx: Context, evidence: list[dict[str, Any]], title: str = "Retries use jitter",
+            text: str = "Every retry loop uses exponential backoff with full jitter.",
+            replaces: tuple[str, ...] = (), counter: list[dict[str, Any]] | None = None,
+            category: str = "convention") -> dict[str, Any]:
+    draft = ops.Draft(title=title, text=text, category=category, evidence=evidence,
+                      counterevidence=counter or [], replaces=replaces, proposer=("person", "github:9"))
+    return ops.propose(ctx, draft, "github:9")
+
+
+def accepted(ctx: Context, record: dict[str, Any], by: str = "github:9") -> dict[str, Any]:
+    return ops.accept(ctx, record["id"], record["reviewDigest"], by)
