@@ -3,8 +3,8 @@ as asserted (``--by``, defaulting to ``git:<user.email>`` from git config)."""
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
 
 import pygit2
 
@@ -28,13 +28,16 @@ def person(by: str | None, repo: pygit2.Repository | None = None) -> str:
 
 
 def _from_git_config(repo: pygit2.Repository | None) -> str:
+    """The author email git itself would use: GIT_AUTHOR_EMAIL, user.email, then EMAIL."""
     config = repo.config if repo is not None else pygit2.Config.get_global_config()
-    for key in ("user.email", "user.name"):
-        try:
-            value = config[key]
-        except (KeyError, pygit2.GitError):
-            continue
-        if value:
+    candidates = [os.environ.get("GIT_AUTHOR_EMAIL")]
+    try:
+        candidates.append(config["user.email"])
+    except (KeyError, pygit2.GitError):
+        pass
+    candidates.append(os.environ.get("EMAIL"))
+    for value in candidates:
+        if value and value.strip():
             return "git:" + "".join(value.split())
     raise UsageError("no --by given and git config has no user.email: say who decides with --by")
 
@@ -45,4 +48,3 @@ def is_person(value: str) -> bool:
 
 
 __all__ = ["AUTO_SAFE", "is_person", "person"]
-_ = Path

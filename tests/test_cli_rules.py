@@ -1,0 +1,72 @@
+"""The rules commands end to end through the console script, as a reviewer would use them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from .world import Thread, ready_repo
+
+
+def run(root: Path, *args: str, code: int = 0) -> str:
+    done = subprocess.run([sys.executable, "-m", "gitstore", *args], cwd=root, capture_output=True, text=True)
+    assert done.returncode == code, (args, done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    return done.stdout if code == 0 else done.stderr
+
+
+def test_review_loop_through_the_cli(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    thread = Thread(ctx, 7, "100")
+    one = thread.comment("100", "Add jitter to every retry.", "2026-03-01T10:00:00.000000Z")
+    two = thread.comment("101", "Jitter, again.", "2026-03-02T10:00:00.000000Z", author="github:1002")
+    thread.save()
+
+    grant = json.loads(run(root, "grant", "--purpose", "review", "--purpose", "instruction",
+                           "--from", "2026-01-01T00:00:00.000000Z", "--by", "github:9", "--json"))
+    proposed = json.loads(run(root, "propose", "--title", "Retries use jitter", "--text", "Use full jitter.",
+                              "--category", "convention", "--evidence", f"{one['episode']}:{one['id']}",
+                              "--evidence", f"{two['episode']}:{two['id']}", "--by", "github:9", "--json"))
+    lid = proposed["id"]
+    assert [r["id"] for r in json.loads(run(root, "proposals", "--json"))] == [lid]
+    shown = run(root, "show", lid)
+    assert proposed["reviewDigest"] in shown and "Use full jitter." in shown and "to accept:" in shown
+    stale = run(root, "accept", lid, "--review-digest", "sha256:" + "0" * 64, "--by", "github:9", code=1)
+    assert "stale review" in stale and stale.count("\n") == 1
+    run(root, "accept", lid, "--review-digest", proposed["reviewDigest"], "--edit", "Use full jitter, always.",
+        "--by", "github:9")
+    active = json.loads(run(root, "learnings", "--active", "--json"))
+    assert [(r["id"], r["trust"]) for r in active] == [(lid, "human")]
+    history = json.loads(run(root, "history", lid, "--json"))
+    assert [v["state"] for v in history["versions"]] == ["proposed", "accepted"]
+
+    exported = json.loads(run(root, "export", "--purpose", "instruction", "--by", "github:9", "--json"))
+    assert Path(exported["file"]).is_file() and exported["export"]["items"][0]["id"] == lid
+    run(root, "export", "--purpose", "training", "--by", "github:9", code=1)
+
+    withdrawn = json.loads(run(root, "withdraw", grant["digest"][7:20], "--purpose", "instruction",
+                               "--reason", "pause", "--by", "github:9", "--json"))
+    assert withdrawn["exports"] == [exported["export"]["digest"]]
+    assert json.loads(run(root, "learnings", "--active", "--json")) == []
+    assert json.loads(run(root, "learnings", "--active", "--purpose", "review", "--json"))[0]["id"] == lid
+
+    redacted = json.loads(run(root, "redact", "--comment", "github:comment:100", "--reason", "asked",
+                              "--by", "github:9", "--json"))
+    assert redacted["learningsToRebuild"] == [lid] and redacted["exportsThatCopiedIt"] == [exported["export"]["digest"]]
+    actions = [a["action"] for a in json.loads(run(root, "audit", "--json"))]
+    assert actions == ["grant", "propose", "accept", "export", "withdraw", "redact"]
+    retired = run(root, "retire", lid, "--reason", "superseded by practice", "--by", "github:9")
+    assert "retired" in retired
+    assert json.loads(run(root, "verify", "--json"))["ok"]
+
+
+def test_identity_defaults_from_git_config_and_refuses_bots(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    record = json.loads(run(root, "grant", "--purpose", "review", "--json"))
+    assert record["by"] == "git:test@example.com"
+    assert "names a bot" in run(root, "grant", "--purpose", "review", "--by", "bot:x", code=2)
+    assert "unknown purpose" in run(root, "grant", "--purpose", "marketing", code=1)
