@@ -5,25 +5,27 @@ proposals from labelers and consolidators) and every text about to be shown to a
 through a :class:`SafetyScanner`. The scanner is a Protocol so a deployment can plug in its own;
 :class:`ConservativeScanner` is the default. Its policy has three levels:
 
-- **quarantine** (blocking): characters that make text read differently from what it says,
-  and text that tries to take over an agent. Bidirectional controls, zero-width and other
-  invisible characters (outside the few places where a script or an emoji sequence needs them),
-  C0/C1 control characters other than tab, newline and carriage return, tag characters and
-  runs of variation selectors used as a hidden payload, and prompt-injection override text
-  ("ignore all previous instructions", role tags such as ``<|im_start|>``...). Quarantined
-  text must never be stored, hashed through or used as evidence.
-- **redact** (defense in depth; keeping secrets out by choosing sources comes first): cloud and
-  forge credentials with a recognisable shape (AWS access key ids, GitHub, Slack and bearer
-  tokens, JWTs, PEM private key blocks), ``key = value`` credential assignments with a
-  non-trivial value, passwords in URLs, and base64 blobs whose decoded text holds one of these.
-  Absolute home paths keep their tail and lose the user name (``/home/alice/src`` becomes
-  ``~/src``); project-relative paths are left alone. Placeholders, templates, references to
-  variables and documented example values are not secrets and stay.
+- **quarantine** (blocking): characters that make text read differently from what it says, and
+  text that tries to take over an agent. Bidirectional controls; zero-width and other invisible
+  characters, outside the few places a script or an emoji sequence needs them; C0/C1 control
+  characters other than tab, newline and carriage return; tag characters and runs of variation
+  selectors (a hidden payload); prompt-injection override text ("ignore all previous
+  instructions", "you are now DAN", chat-template role markers such as ``<|im_start|>``).
+  Quarantined text must never be stored, hashed through or used as evidence.
+- **redact** (defense in depth; choosing sources that hold no secrets comes first): credentials
+  with a recognisable shape (AWS access key ids, GitHub, Slack and bearer tokens, JWTs, PEM
+  private key blocks), ``key = value`` credential assignments with a non-trivial value, passwords
+  in URLs, and base64 blobs whose decoded text holds any of these. Absolute home paths keep their
+  tail and lose the user name (``/home/alice/src`` becomes ``~/src``); project-relative paths are
+  left alone. Placeholders, templates, references to variables, names made of words, and
+  documented example values are not secrets and stay. Inline "allow" pragmas in the scanned text
+  are not honoured: whoever wrote the text does not decide what the store keeps.
 - **warn**: a single word mixing Latin letters with Cyrillic or Greek look-alikes (a homoglyph,
-  ``sayНello``). Text written in another script, or in several, is legitimate and gets no finding.
+  ``sayНello``). Text written in another script, or in several, is legitimate and gets nothing.
 
 A :class:`ScanResult` carries the redacted text and findings made of kinds and counts only,
-never the material that was found.
+never the material that was found. Scanning is linear in the text: patterns start with a
+literal so the regex engine can skip ahead, case-insensitive ones run over a lowercased copy.
 """
 
 from __future__ import annotations
@@ -69,11 +71,6 @@ class ScanResult:
         """How many redactions were applied."""
         return sum(f.count for f in self.findings if f.action == REDACT)
 
-    @property
-    def clean(self) -> bool:
-        """True when the scanner found nothing at all."""
-        return not self.findings
-
     def report(self) -> dict[str, Any]:
         """Kinds and counts for a report; never the text or the material found."""
         return {
@@ -92,10 +89,33 @@ class SafetyScanner(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class _Text:
+    """A text and a lowercased copy of the same length, so positions match in both."""
+
+    raw: str
+    low: str
+
+    @classmethod
+    def of(cls, text: str) -> _Text:
+        low = text.lower()
+        if len(low) != len(text):  # a few letters lowercase to two characters: keep those
+            low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+        return cls(text, low)
+
+
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _starts_word(text: str, i: int, joiners: str = "") -> bool:
+    """True when position I is not preceded by a word character (or one of JOINERS)."""
+    return i == 0 or (text[i - 1] not in _WORD_CHARS and text[i - 1] not in joiners)
+
+
 # --- hidden characters ------------------------------------------------------------------------
 
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
-_ZERO_WIDTH = frozenset(
+_INVISIBLE = frozenset(
     "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\u206a\u206b\u206c\u206d\u206e\u206f"
     "\ufeff\u180e\u3164\uffa0"
 )
@@ -118,16 +138,13 @@ def _script(char: str) -> str:
     return unicodedata.name(char, "").split(" ", 1)[0]
 
 
-def _is_letter_or_mark(char: str) -> bool:
-    return unicodedata.category(char)[0] in "LM"
-
-
-def _in_script_context(text: str, i: int, scripts: frozenset[str]) -> bool:
+def _between_letters_of(text: str, i: int, scripts: frozenset[str]) -> bool:
     """True when the characters either side of position I are letters of one of SCRIPTS."""
     if i == 0 or i + 1 >= len(text):
         return False
-    before, after = text[i - 1], text[i + 1]
-    return all(_is_letter_or_mark(c) and _script(c) in scripts for c in (before, after))
+    return all(
+        unicodedata.category(c)[0] in "LM" and _script(c) in scripts for c in (text[i - 1], text[i + 1])
+    )
 
 
 def _is_emoji(char: str) -> bool:
@@ -140,37 +157,22 @@ def _is_ideograph(char: str) -> bool:
     return 0x3400 <= code <= 0x9FFF or 0xF900 <= code <= 0xFAFF or 0x20000 <= code <= 0x3FFFF
 
 
-def _hidden_kind(text: str, i: int, flag_spans: list[tuple[int, int]]) -> str | None:
-    """The quarantine kind of the hidden character at position I, or None where it is legitimate."""
-    char = text[i]
-    code = ord(char)
-    if char in _BIDI:
-        return "bidi-control"
-    if char == "\ufeff":
-        return None if i == 0 else "zero-width"
-    if char == "\u200d":
-        emoji = 0 < i < len(text) - 1 and _is_emoji(text[i - 1]) and _is_emoji(text[i + 1])
-        return None if emoji or _in_script_context(text, i, _JOINING_SCRIPTS) else "zero-width"
-    if char == "\u200c":
-        return None if _in_script_context(text, i, _JOINING_SCRIPTS) else "zero-width"
-    if char == "\u200b":
-        return None if _in_script_context(text, i, _SPACELESS_SCRIPTS) else "zero-width"
-    if char in _ZERO_WIDTH:
-        return "zero-width"
-    if 0xE0000 <= code <= 0xE007F:
-        return None if any(a <= i < b for a, b in flag_spans) else "tag-char"
-    if 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF:
-        return _variation_selector_kind(text, i)
-    return "control-char"
-
-
 def _is_variation_selector(char: str) -> bool:
     code = ord(char)
     return 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF
 
 
+def _joiner_kind(text: str, i: int) -> str | None:
+    """ZWJ joins emoji and letters of joining scripts, ZWNJ the latter, ZWSP spaceless scripts."""
+    char = text[i]
+    if char == "\u200d" and 0 < i < len(text) - 1 and _is_emoji(text[i - 1]) and _is_emoji(text[i + 1]):
+        return None
+    scripts = _SPACELESS_SCRIPTS if char == "\u200b" else _JOINING_SCRIPTS
+    return None if _between_letters_of(text, i, scripts) else "zero-width"
+
+
 def _variation_selector_kind(text: str, i: int) -> str | None:
-    """One selector after an ordinary character is legitimate; runs of them carry a payload."""
+    """One selector after an ordinary character is legitimate; a run of them is a payload."""
     if i == 0 or _is_variation_selector(text[i - 1]):
         return "variation-selector"
     if i + 1 < len(text) and _is_variation_selector(text[i + 1]):
@@ -180,70 +182,109 @@ def _variation_selector_kind(text: str, i: int) -> str | None:
     return None
 
 
+def _hidden_kind(text: str, i: int, flags: list[tuple[int, int]]) -> str | None:
+    """The quarantine kind of the hidden character at position I, or None where it is legitimate."""
+    char = text[i]
+    if char in _BIDI:
+        return "bidi-control"
+    if char in "\u200b\u200c\u200d":
+        return _joiner_kind(text, i)
+    if char == "\ufeff" and i == 0:
+        return None  # a byte order mark
+    if char in _INVISIBLE:
+        return "zero-width"
+    if 0xE0000 <= ord(char) <= 0xE007F:
+        return None if any(a <= i < b for a, b in flags) else "tag-char"
+    if _is_variation_selector(char):
+        return _variation_selector_kind(text, i)
+    return "control-char"
+
+
 def _hidden_findings(text: str) -> Counter[str]:
     """Counts of hidden, bidirectional and control characters, by kind."""
     counts: Counter[str] = Counter()
     matches = list(_HIDDEN.finditer(text))
-    if not matches:
-        return counts
-    flag_spans = [m.span() for m in _FLAG_TAGS.finditer(text)]
-    for match in matches:
-        kind = _hidden_kind(text, match.start(), flag_spans)
-        if kind:
-            counts[kind] += 1
+    if matches:
+        flags = [m.span() for m in _FLAG_TAGS.finditer(text)]
+        counts.update(k for m in matches if (k := _hidden_kind(text, m.start(), flags)))
     return counts
 
 
 # --- prompt injection -------------------------------------------------------------------------
 
+
+def _each(starts: str, rest: str) -> list[str]:
+    """One pattern per leading word, so each begins with a literal the engine can search for."""
+    return [word + rest for word in starts.split()]
+
+
 _EARLIER = r"(?:previous|prior|above|preceding|earlier|foregoing|former|original|initial)"
 _ORDERS = r"(?:instructions?|prompts?|directives?)"
-_INJECTION_ANY_CASE = re.compile(
-    "|".join(
-        [
-            # "ignore all previous instructions", "disregard the above prompt"
-            rf"\b(?:ignore|disregard|forget|override)\s+(?:(?:all|any|the|your|of|my)\s+)*"
-            rf"{_EARLIER}\s+(?:\w+\s+)?{_ORDERS}\b",
-            # "ignore all instructions above", "forget the instructions you were given"
-            rf"\b(?:ignore|disregard|forget)\s+(?:(?:all|any|the|your)\s+)*{_ORDERS}\s+"
-            r"(?:above|before\s+this|given\s+(?:above|before|earlier|previously)|"
-            r"you\s+(?:were|have\s+been)\s+given)\b",
-            # "disregard the system prompt"
-            r"\b(?:ignore|disregard|forget)\s+(?:(?:all|any|of)\s+)*(?:the|your|these|this)\s+"
-            r"(?:system|developer)\s+(?:prompt|message|instructions?)\b",
-            r"\bforget\s+(?:all\s+|everything\s+)+you(?:'ve|\s+have|\s+were)\s+(?:been\s+)?"
-            r"(?:told|taught|instructed)\b",
-            # persona takeover: "you are now DAN", "you are now acting as ..."
-            r"\byou\s+are\s+now\s+(?:in\s+)?(?:an?\s+|the\s+)?(?:DAN\b|jailbroken|unrestricted|"
-            r"unfiltered|uncensored|developer\s+mode|god\s+mode|no\s+longer\s+bound|free\s+from\s+"
-            r"(?:all|any|your))",
-            r"\byou\s+are\s+now\s+(?:acting\s+as|playing\s+the\s+role|roleplaying|going\s+to\s+"
-            r"(?:act|pretend|roleplay))\b",
-            r"\byou\s+are\s+now\s+an?\s+(?:different|new)\s+(?:ai|assistant|model|persona|agent)\b",
-            r"\bfrom\s+now\s+on,?\s+you\s+(?:are|will|must|shall)\s+(?:act\s+as|pretend|ignore|"
-            r"disregard|no\s+longer)\b",
-            r"\bpretend\s+(?:that\s+)?you\s+(?:are|have)\s+no\s+(?:restrictions|rules|guidelines)\b",
-            # a new set of orders opening a line: "New instructions:", "Real instructions:"
-            r"^[ \t>#*_-]*(?:new|real|actual|true)\s+(?:system\s+)?instructions?\s*:",
-            # chat-template role markers
-            r"<\|(?:im_start|im_end|system|endoftext|eot_id|start_header_id|end_header_id)\|>",
-            r"<<\s*SYS\s*>>",
-            r"\[/?INST\]",
-            r"<\s*(?:system|system[_-]prompt)\s*>(?![\w .+-]{0,40}</\s*system\s*>)",
-        ]
-    ),
-    re.IGNORECASE | re.MULTILINE,
+# Matched against the lowercased text.
+_INJECTION = tuple(
+    re.compile(p)
+    for p in [
+        # "ignore all previous instructions", "disregard the above prompt"
+        *_each(
+            "ignore disregard forget override",
+            rf"\s+(?:(?:all|any|the|your|of|my)\s+)*{_EARLIER}\s+(?:\w+\s+)?{_ORDERS}\b",
+        ),
+        # "ignore all instructions above", "forget the instructions you were given"
+        *_each(
+            "ignore disregard forget",
+            rf"\s+(?:(?:all|any|the|your)\s+)*{_ORDERS}\s+(?:above|before\s+this|given\s+"
+            r"(?:above|before|earlier|previously)|you\s+(?:were|have\s+been)\s+given)\b",
+        ),
+        # "disregard the system prompt"
+        *_each(
+            "ignore disregard forget",
+            r"\s+(?:(?:all|any|of)\s+)*(?:the|your|these|this)\s+(?:system|developer)\s+"
+            r"(?:prompt|message|instructions?)\b",
+        ),
+        r"forget\s+(?:all\s+|everything\s+)+you(?:'ve|\s+have|\s+were)\s+(?:been\s+)?"
+        r"(?:told|taught|instructed)\b",
+        # persona takeover: "you are now DAN", "you are now acting as ..."
+        r"you\s+are\s+now\s+(?:in\s+)?(?:an?\s+|the\s+)?(?:dan\b|jailbroken|unrestricted|"
+        r"unfiltered|uncensored|developer\s+mode|god\s+mode|no\s+longer\s+bound|free\s+from\s+"
+        r"(?:all|any|your))",
+        r"you\s+are\s+now\s+(?:acting\s+as|playing\s+the\s+role|roleplaying|going\s+to\s+"
+        r"(?:act|pretend|roleplay))\b",
+        r"you\s+are\s+now\s+an?\s+(?:different|new)\s+(?:ai|assistant|model|persona|agent)\b",
+        r"from\s+now\s+on,?\s+you\s+(?:are|will|must|shall)\s+(?:act\s+as|pretend|ignore|"
+        r"disregard|no\s+longer)\b",
+        r"pretend\s+(?:that\s+)?you\s+(?:are|have)\s+no\s+(?:restrictions|rules|guidelines)\b",
+        # chat-template role markers
+        r"<\|(?:im_start|im_end|system|endoftext|eot_id|start_header_id|end_header_id)\|>",
+        r"<<\s*sys\s*>>",
+        r"\[/?inst\]",
+        r"<\s*(?:system|system[_-]prompt)\s*>(?![\w .+-]{0,40}</\s*system\s*>)",
+    ]
 )
-_INJECTION_UPPER = re.compile(
-    r"\b(?:BEGIN|START)\s+(?:OF\s+)?(?:THE\s+)?(?:SYSTEM|DEVELOPER)\s+(?:PROMPT|MESSAGE|INSTRUCTIONS)\b"
-)
-
-
-def _injection_count(text: str) -> int:
-    """How many prompt-injection override phrases the text holds."""
-    return sum(1 for _ in _INJECTION_ANY_CASE.finditer(text)) + sum(
-        1 for _ in _INJECTION_UPPER.finditer(text)
+# "New instructions:" opening a line.
+_NEW_ORDERS = re.compile(r"instructions?\s*:")
+_NEW_ORDERS_LEAD = re.compile(r"[ \t>#*_-]{0,8}(?:new|real|actual|true)\s+(?:system\s+)?")
+# Matched against the original text: only the shouted form is a marker.
+_INJECTION_UPPER = tuple(
+    re.compile(p)
+    for p in _each(
+        "BEGIN START",
+        r"\s+(?:OF\s+)?(?:THE\s+)?(?:SYSTEM|DEVELOPER)\s+(?:PROMPT|MESSAGE|INSTRUCTIONS)\b",
     )
+)
+
+
+def _injection_count(text: _Text) -> int:
+    """How many prompt-injection override phrases the text holds."""
+    count = 0
+    for pattern in _INJECTION:
+        count += sum(1 for m in pattern.finditer(text.low) if _starts_word(text.low, m.start()))
+    for pattern in _INJECTION_UPPER:
+        count += sum(1 for m in pattern.finditer(text.raw) if _starts_word(text.raw, m.start()))
+    for m in _NEW_ORDERS.finditer(text.low):
+        line_start = text.low.rfind("\n", max(0, m.start() - 40), m.start()) + 1
+        if (line_start or m.start() <= 40) and _NEW_ORDERS_LEAD.fullmatch(text.low, line_start, m.start()):
+            count += 1
+    return count
 
 
 # --- mixed scripts ----------------------------------------------------------------------------
@@ -252,32 +293,26 @@ _CYRILLIC_OR_GREEK = re.compile("[\u0370-\u03ff\u1f00-\u1fff\u0400-\u052f]")
 _LATIN = re.compile("[A-Za-z\u00c0-\u024f]")
 _WORD = re.compile(r"\w+")
 # Cyrillic and Greek letters that look like Latin ones.
-_CONFUSABLES = frozenset(
-    "АВЕЅІЈКМНОРСТУХЁЇаеорсухѕіјԁһӏԛԝүёї"
-    "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαικνορτυχ"
-)
+_CONFUSABLES = frozenset("АВЕЅІЈКМНОРСТУХЁЇаеорсухѕіјԁһӏԛԝүёїΑΒΕΖΗΙΚΜΝΟΡΤΥΧαικνορτυχ")
 
 
 def _mixed_script_count(text: str) -> int:
     """Words that mix Latin letters with Cyrillic or Greek look-alikes."""
-    count = 0
-    covered = -1
+    count, covered = 0, -1
     for match in _CYRILLIC_OR_GREEK.finditer(text):
-        i = match.start()
-        if i < covered:
+        if match.start() < covered:
             continue
-        start = i
+        start = match.start()
         while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
             start -= 1
-        word_match = _WORD.match(text, start)
-        word = word_match.group() if word_match else text[i]
-        covered = start + len(word)
-        if _LATIN.search(word) and any(c in _CONFUSABLES for c in word):
+        word = _WORD.match(text, start)
+        covered = word.end() if word else match.end()
+        if word and _LATIN.search(word.group()) and any(c in _CONFUSABLES for c in word.group()):
             count += 1
     return count
 
 
-# --- redaction: shared value checks -----------------------------------------------------------
+# --- value checks: what is not a secret ------------------------------------------------------
 
 # Published documentation examples: shown in vendor docs, never live credentials.
 _DOCUMENTED_EXAMPLES = frozenset(
@@ -287,25 +322,57 @@ _DOCUMENTED_EXAMPLES = frozenset(
         "gho_16C7e42F292c6912E7710c838347Ae178B4a",
     }
 )
+_DOCUMENTED_FRAGMENTS = ("K7MDENG/bPxRfiCY",)  # the AWS documentation secret key, reused
+
 
 def _forms(*words: str) -> str:
-    """A word as written in lowercase, UPPERCASE and Capitalized, never in random mixed case."""
+    """Words as written in lowercase, UPPERCASE and Capitalized, never in random mixed case."""
     return "|".join(f"{w}|{w.upper()}|{w.capitalize()}" for w in words)
 
 
 # Words and shapes that mark a value as a placeholder. Words match only in one consistent case,
-# so random key material (mixed case) almost never contains one by chance.
-_DOCUMENTED_FRAGMENTS = ("K7MDENG/bPxRfiCY",)  # the AWS documentation secret key, reused
+# so random key material, which mixes cases, almost never holds one by chance.
 _PLACEHOLDER = re.compile(
-    f"(?:{_forms('example', 'placeholder', 'changeme', 'dummy', 'fake', 'sample', 'redacted')})|"
-    f"(?:{_forms('quickstart', 'insecure', 'todo', 'fixme', 'replace', 'string', 'notreal')})|"
+    f"{_forms('example', 'placeholder', 'changeme', 'dummy', 'fake', 'sample', 'redacted')}|"
+    f"{_forms('quickstart', 'insecure', 'todo', 'fixme', 'replace', 'string', 'notreal')}|"
     f"(?:{_forms('your', 'insert', 'change', 'not')})[_-]|[_-](?:{_forms('here', 'me')})\\b|"
     r"<[^>]*>|\$\{|\{\{|%\(|%s\b|xxxx|XXXX|\*\*\*\*|\.\.\.|(?i:not[_-]a[_-]real)"
 )
-# For fixed-shape tokens and key blocks only the loudest fillers count.
+# For fixed-shape tokens only the loudest fillers count.
 _FILLER = re.compile(r"EXAMPLE|[Ee]xample|(.)\1{5}")
-_B64_VALUE = re.compile(r"[A-Za-z0-9+/]{12,}={0,2}")
 _SEQUENCES = ("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_B64_VALUE = re.compile(r"[A-Za-z0-9+/]{12,}={0,2}")
+
+
+def _char_classes(value: str) -> int:
+    """How many of lower case, upper case, digits and other characters VALUE uses."""
+    return sum(
+        (
+            any(c.islower() for c in value),
+            any(c.isupper() for c in value),
+            any(c.isdigit() for c in value),
+            any(not c.isalnum() for c in value),
+        )
+    )
+
+
+def _low_variety(value: str) -> bool:
+    distinct = len(set(value))
+    return distinct <= 3 or (len(value) >= 16 and distinct <= 5)
+
+
+def _has_sequence(value: str, length: int = 6) -> bool:
+    """True when VALUE holds a run like ``012345`` or ``ABCDEF``: typed by hand, not random."""
+    return any(
+        alphabet[i : i + length] in value
+        for alphabet in _SEQUENCES
+        for i in range(len(alphabet) - length + 1)
+    )
+
+
+def _mostly_printable(text: str) -> bool:
+    printable = sum(1 for c in text if c.isprintable() or c in "\t\n\r")
+    return printable >= 0.95 * len(text)
 
 
 def _decoded_text(value: str) -> str | None:
@@ -319,33 +386,14 @@ def _decoded_text(value: str) -> str | None:
     return decoded if decoded and _mostly_printable(decoded) else None
 
 
-def _mostly_printable(text: str) -> bool:
-    printable = sum(1 for c in text if c.isprintable() or c in "\t\n\r")
-    return printable >= 0.95 * len(text)
-
-
 def _looks_placeholder(value: str) -> bool:
-    """Placeholders, templates, documented examples and low-variety fillers are not secrets."""
+    """Placeholders, templates, documented examples and low-variety fillers, even base64-wrapped."""
     if value in _DOCUMENTED_EXAMPLES or _PLACEHOLDER.search(value) or _low_variety(value):
         return True
     if any(fragment in value for fragment in _DOCUMENTED_FRAGMENTS):
         return True
     decoded = _decoded_text(value)
     return decoded is not None and _looks_placeholder(decoded.strip())
-
-
-def _has_sequence(value: str, length: int = 6) -> bool:
-    """True when VALUE holds a run like ``012345`` or ``ABCDEF``: a typed filler, not random."""
-    for alphabet in _SEQUENCES:
-        for start in range(len(alphabet) - length + 1):
-            if alphabet[start : start + length] in value:
-                return True
-    return False
-
-
-def _low_variety(value: str) -> bool:
-    distinct = len(set(value))
-    return distinct <= 3 or (len(value) >= 16 and distinct <= 5)
 
 
 def _token_is_real(token: str, body: str) -> bool:
@@ -355,18 +403,86 @@ def _token_is_real(token: str, body: str) -> bool:
     return not _has_sequence(body)
 
 
-def _char_classes(value: str) -> int:
-    return sum(
-        (
-            any(c.islower() for c in value),
-            any(c.isupper() for c in value),
-            any(c.isdigit() for c in value),
-            any(not c.isalnum() for c in value),
-        )
-    )
+_STOPWORDS = frozenset(
+    "true false null none nil undefined string str bytes int required optional hidden masked "
+    "secret secrets password passwd passphrase token apikey api_key key bearer basic env vault "
+    "empty unset default write read pass pwd x-oauth-basic".split()
+)
+# Interpolations, substitutions, markup and code: the value is filled in elsewhere.
+_TEMPLATE = re.compile(
+    r"\$[{(]|\\\$|\$\\\{|#\{|%\{|\{\{|\[\[|\{\.|@@|&lt;|&gt;|\\\(|`|^\$|\$$|^#!"
+    r"|\$[A-Z_][A-Z0-9_]{2,}(?![a-z])|^%[A-Za-z_]+%$|^\[.*\]$|^__.*__$|^\{[A-Za-z_]+\}$"
+    r"|[A-Za-z_]\w{3,}\(|[\"']\s*\+\s*"
+)
+# Names: words, possibly joined (kebab, snake, dotted, CamelCase), with a short number.
+_SEGMENT = r"(?:[^\W\d_]{1,40}|[A-Za-z]{0,6}\d{1,4}[A-Za-z]{0,6}|\[\*\])"
+_NAME = re.compile(rf"[-_.]?{_SEGMENT}(?:[-_.|: ]+{_SEGMENT})*[!?.,=]?")
+_WORD_WITH_NUMBER = re.compile(r"[A-Za-z]{0,6}\d{1,4}[A-Za-z]{0,6}")
+_UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+_PATH = re.compile(r"(?:[a-z0-9_.:*#!\[\]~-]*/)+[a-z0-9_.:*\[\]-]*")
+_FILE_NAME = re.compile(
+    r"[\w.-]+\.(?:json|ya?ml|txt|tmpl|conf|cfg|ini|env|pem|key|crt|svg|png|jpe?g|xml|toml)"
+)
+_CREDENTIAL_IN_VALUE = re.compile(r"(?i)passw|secret|token")
+_RANDOM_RUN = re.compile(r"[A-Za-z0-9+/]{20,}")
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+_DOTTED_REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|->|::)[A-Za-z_$][\w$]*)+")
+_IDENTIFIER = re.compile(r"[A-Za-z_]+")
 
 
-# --- redaction: candidates --------------------------------------------------------------------
+def _has_random_run(value: str) -> bool:
+    """True when VALUE holds 20+ base64 characters mixing upper case, lower case and digits."""
+    return any(_char_classes(run) >= 3 for run in _RANDOM_RUN.findall(value))
+
+
+def _is_prose(value: str) -> bool:
+    """Two or more plain lowercase words: a sentence, not key material."""
+    return sum(1 for word in value.split() if word.isalpha() and word.islower()) >= 2
+
+
+def _looks_like_name(value: str, passwordish: bool) -> bool:
+    """Names of things rather than secret material: words, paths, file names, UUIDs."""
+    if _UUID.fullmatch(value) or _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
+        return True
+    if not _NAME.fullmatch(value):
+        return False
+    # A single word with a number is a (weak) password, but a name anywhere else.
+    return not (passwordish and _WORD_WITH_NUMBER.fullmatch(value))
+
+
+def _looks_like_reference(value: str) -> bool:
+    """Unquoted values that name something else: a variable, a member, a constant, an env var."""
+    if value[0] in "$%&@" or value.startswith(("/", "./", "../", "~/")):
+        return True
+    if _DOTTED_REFERENCE.fullmatch(value):
+        return True
+    if _IDENTIFIER.fullmatch(value):
+        upper = sum(1 for c in value if c.isupper())
+        return "_" in value or (0 < upper <= max(1, len(value) // 4) and not value[0].isupper())
+    return False
+
+
+def _trivial_value(value: str, key: str, quoted: bool) -> bool:
+    """True when an assigned VALUE is not worth redacting: a word, a name, a reference..."""
+    value = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), value.strip().strip("'\""))
+    key = key.lower()
+    passwordish = key.endswith(("password", "passwd", "passphrase"))
+    if len(value) < (6 if passwordish else 8) or "hash" in key:
+        return True
+    if value.lower() in _STOPWORDS or value.lower() == key or "://" in value:
+        return True
+    if _looks_placeholder(value) or _TEMPLATE.search(value) or _has_sequence(value):
+        return True
+    if _looks_like_name(value, passwordish) or _is_prose(value):
+        return True
+    if _CREDENTIAL_IN_VALUE.search(value) and not _has_random_run(value):
+        return True
+    if not quoted and _looks_like_reference(value):
+        return True
+    return not passwordish and (_char_classes(value) < 2 or value.isdigit())
+
+
+# --- redaction rules --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -398,177 +514,119 @@ _PEM_MAX = 20000
 
 
 def _pem_body_is_key(body: str) -> bool:
-    """True when BODY reads as key material: base64, long enough, not hex, not a filler."""
-    lines = body.replace("\\r", "").replace("\\n", "\n").splitlines()
+    """True when BODY reads as key material: base64 (not hex), long enough, not a filler.
+
+    Lines may carry comment or string decoration (`` * ``, ``"...\\n" +``) and armor headers.
+    """
     kept = []
-    for line in lines:
+    for line in body.replace("\\r", "").replace("\\n", "\n").splitlines():
         line = _PEM_DECORATION.sub("", line)
-        if not line or ":" in line or (line.startswith("=") and len(line) <= 5):
-            continue
-        kept.append(line)
+        if line and ":" not in line and not (line.startswith("=") and len(line) <= 5):
+            kept.append(line)
     joined = "".join(kept)
     if len(joined) < 40 or not _BASE64_BODY.fullmatch(joined) or _HEX.fullmatch(joined):
         return False
     return not (_low_variety(joined) or "EXAMPLE" in joined)
 
 
-def _pem_hits(text: str) -> Iterator[_Hit]:
+def _pem_hits(text: _Text) -> Iterator[_Hit]:
     """PEM/OpenSSH/PGP private key blocks, BEGIN through END (or through the body if cut off)."""
-    for begin in _PEM_BEGIN.finditer(text):
+    raw = text.raw
+    begins = list(_PEM_BEGIN.finditer(raw))
+    for n, begin in enumerate(begins):
         label = begin.group("label")
         if _FILLER.search(label):
             continue
+        # An END belongs to this BEGIN only if no other BEGIN comes first: scans stay linear.
+        limit = min(begins[n + 1].start() if n + 1 < len(begins) else len(raw), begin.end() + _PEM_MAX)
         end_marker = re.compile(rf"-----END {re.escape(label)}PRIVATE KEY(?: BLOCK)?-----")
-        end = end_marker.search(text, begin.end(), begin.end() + _PEM_MAX)
+        end = end_marker.search(raw, begin.end(), limit)
         if end:
-            body, stop = text[begin.end() : end.start()], end.end()
+            stop, body = end.end(), raw[begin.end() : end.start()]
         else:
-            tail = _PEM_TAIL.match(text, begin.end())
+            tail = _PEM_TAIL.match(raw, begin.end(), limit)
             stop = tail.end() if tail else begin.end()
-            body = text[begin.end() : stop]
+            body = raw[begin.end() : stop]
         if _pem_body_is_key(body):
             yield _Hit(begin.start(), stop, "pem-private-key", 0)
 
 
-_AWS_KEY_ID = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)([A-Z2-7]{16})(?![A-Za-z0-9])")
+_AWS_KEY_ID = re.compile(r"(?:AKIA|ASIA)([A-Z2-7]{16})(?![A-Za-z0-9])")
 _GITHUB = re.compile(
-    r"(?<![A-Za-z0-9_])(?:gh[pousr]_([A-Za-z0-9]{36,255})|github_pat_([A-Za-z0-9_]{22,255}))"
-    r"(?![A-Za-z0-9_])"
+    r"(?:gh[pousr]_([A-Za-z0-9]{36,255})|github_pat_([A-Za-z0-9_]{22,255}))(?![A-Za-z0-9_])"
 )
-_SLACK = re.compile(
-    r"(?<![A-Za-z0-9-])(?:xox[abposr]-([A-Za-z0-9-]{10,250})|xapp-\d-([A-Za-z0-9-]{10,250}))"
-)
+_SLACK = re.compile(r"x(?:ox[abposr]-([A-Za-z0-9-]{10,250})|app-\d-([A-Za-z0-9-]{10,250}))")
 _SLACK_WEBHOOK = re.compile(
-    r"(?<=hooks\.slack\.com/)(?:services|workflows|triggers)/([A-Za-z0-9_/-]{10,200})"
+    r"hooks\.slack\.com/(?P<v>(?:services|workflows|triggers)/([A-Za-z0-9_/-]{10,200}))"
 )
+# The lookbehind sits after the literal "eyJ" so the engine still searches for the literal, and a
+# long run holding "eyJ" many times is not rescanned from each of them.
 _JWT = re.compile(
-    r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+    r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
     r"(?![A-Za-z0-9_-])"
 )
-_AUTH_HEADER = re.compile(
-    r"(?i)\b(?P<scheme>bearer|token|basic)[ \t]+(?P<value>[A-Za-z0-9._~+/-]{16,}=*)"
-    r"(?![A-Za-z0-9._~+/=-])"
-)
-_AUTH_CONTEXT = re.compile(r"(?i)authori[sz]ation\W{0,4}$")
 
 
-def _shape_hits(text: str) -> Iterator[_Hit]:
+def _shape_hits(text: _Text) -> Iterator[_Hit]:
     """Credentials recognisable by their own shape, wherever they appear."""
-    for m in _AWS_KEY_ID.finditer(text):
-        if _token_is_real(m.group(), m.group(1)):
+    raw = text.raw
+    for m in _AWS_KEY_ID.finditer(raw):
+        if _starts_word(raw, m.start()) and _token_is_real(m.group(), m.group(1)):
             yield _Hit(m.start(), m.end(), "aws-access-key", 1)
-    for m in _GITHUB.finditer(text):
-        if _token_is_real(m.group(), m.group(1) or m.group(2)):
+    for m in _GITHUB.finditer(raw):
+        if _starts_word(raw, m.start()) and _token_is_real(m.group(), m.group(1) or m.group(2)):
             yield _Hit(m.start(), m.end(), "github-token", 1)
-    for m in _SLACK.finditer(text):
+    for m in _SLACK.finditer(raw):
         body = (m.group(1) or m.group(2)).replace("-", "")
-        if _token_is_real(m.group(), body) and not _looks_placeholder(m.group()):
-            yield _Hit(m.start(), m.end(), "slack-token", 1)
-    for m in _SLACK_WEBHOOK.finditer(text):
-        if _token_is_real(m.group(), m.group(1).replace("/", "")):
-            yield _Hit(m.start(), m.end(), "slack-webhook", 1)
-    for m in _JWT.finditer(text):
+        if _starts_word(raw, m.start(), "-") and _token_is_real(m.group(), body):
+            if not _looks_placeholder(m.group()):
+                yield _Hit(m.start(), m.end(), "slack-token", 1)
+    for m in _SLACK_WEBHOOK.finditer(raw):
+        if _token_is_real(m.group(), m.group(2).replace("/", "")):
+            yield _Hit(m.start("v"), m.end("v"), "slack-webhook", 1)
+    for m in _JWT.finditer(raw):
         yield _Hit(m.start(), m.end(), "jwt", 1)
-    yield from _auth_header_hits(text)
 
 
-def _auth_header_hits(text: str) -> Iterator[_Hit]:
-    """``Bearer <token>`` anywhere; ``token``/``Basic`` schemes after an Authorization name."""
-    for m in _AUTH_HEADER.finditer(text):
-        scheme, value = m.group("scheme").lower(), m.group("value")
-        if scheme != "bearer" and not _AUTH_CONTEXT.search(text, max(0, m.start() - 40), m.start()):
-            continue
-        if _looks_placeholder(value) or _char_classes(value) < 2:
-            continue
-        kind = "basic-auth" if scheme == "basic" else "bearer-token"
-        yield _Hit(m.start("value"), m.end("value"), kind, 2)
-
-
-_CREDENTIAL_WORD = (
-    r"(?:password|passwd|passphrase|secret|token|apikey|"
-    r"(?:api|access|secret|private|auth|signing|encryption|master|client)[_-]?key)"
+_AUTH_SCHEMES = tuple(
+    (scheme, re.compile(scheme + r"[ \t]+(?P<v>[a-z0-9._~+/-]{16,}=*)(?![a-z0-9._~+/=-])"))
+    for scheme in ("bearer", "token", "basic")
 )
-_ASSIGNMENT = re.compile(
-    rf"(?i){_CREDENTIAL_WORD}(?P<kq>[\"'`])?\]?[ \t]*(?P<sep>:=|=>|==|[:=]|,)[ \t]*(?:!!?\w+[ \t]+)?"
+_AUTH_CONTEXT = re.compile(r"authori[sz]ation\W{0,4}$")
+
+
+def _auth_header_hits(text: _Text) -> Iterator[_Hit]:
+    """``Bearer <token>`` anywhere; ``token``/``Basic`` schemes after an Authorization name."""
+    for scheme, pattern in _AUTH_SCHEMES:
+        for m in pattern.finditer(text.low):
+            if not _starts_word(text.low, m.start()):
+                continue
+            context = _AUTH_CONTEXT.search(text.low, max(0, m.start() - 40), m.start())
+            if scheme != "bearer" and not context:
+                continue
+            value = text.raw[m.start("v") : m.end("v")]
+            if not _looks_placeholder(value) and _char_classes(value) >= 2:
+                kind = "basic-auth" if scheme == "basic" else "bearer-token"
+                yield _Hit(m.start("v"), m.end("v"), kind, 2)
+
+
+# An assignment is a credential word ending a key, a separator, then a quoted or bare value.
+_ASSIGNED = (
+    r"(?P<kq>[\"'`])?\]?[ \t]*(?P<sep>:=|=>|==|[:=]|,)[ \t]*(?:!!?\w+[ \t]+)?"
     r"(?:(?P<q>[\"'`])(?P<qv>(?:(?!(?P=q))[^\\\r\n]|\\.){1,512})(?P=q)"
     r"|(?P<bv>[^\s\"'`,;<>{}\[\]()]{1,512}))"
 )
+_ASSIGNMENTS = tuple(
+    (word, re.compile(word + _ASSIGNED))
+    for word in ("password", "passwd", "passphrase", "secret", "token", "apikey", "key")
+)
+_KEY_QUALIFIER = re.compile(r"(?:api|access|secret|private|auth|signing|encryption|master|client)[_-]?$")
+_KEY_CHARS = re.compile(r"[\w.-]{0,80}")
 _XML_ASSIGNMENT = re.compile(
-    rf"(?i)<(?P<tag>[\w.:-]{{0,40}}?{_CREDENTIAL_WORD})>(?P<v>[^<\s]{{1,512}})</(?P=tag)>"
+    r"<(?P<tag>[\w.:-]{0,40}?(?:password|passwd|passphrase|secret|token|apikey|"
+    r"(?:api|access|secret|private|auth|signing|encryption|master|client)[_-]?key))>"
+    r"(?P<v>[^<\s]{1,512})</(?P=tag)>"
 )
-_KEY_CHARS = re.compile(r"[\w.-]{0,80}$")
-_PASSWORDISH = re.compile(r"(?i)(?:password|passwd|passphrase)$")
-_STOPWORDS = frozenset(
-    "true false null none nil undefined string str bytes int required optional hidden masked "
-    "secret secrets password passwd passphrase token apikey api_key key bearer basic env vault "
-    "empty unset default write read pass pwd x-oauth-basic".split()
-)
-# Interpolations, substitutions and markup: the value is filled in elsewhere.
-_TEMPLATE = re.compile(
-    r"\$[{(]|\\\$|\$\\\{|#\{|%\{|\{\{|\[\[|\{\.|@@|&lt;|&gt;|\\\(|`|^\$|\$$|^#!"
-    r"|\$[A-Z_][A-Z0-9_]{2,}(?![a-z])|^%[A-Za-z_]+%$|^\[.*\]$|^__.*__$|^\{[A-Za-z_]+\}$"
-    r"|[A-Za-z_]\w{3,}\(|[\"']\s*\+\s*"
-)
-# Names: words, possibly joined (kebab, snake, dotted, CamelCase), with a short number.
-_SEGMENT = r"(?:[^\W\d_]{1,40}|[A-Za-z]{0,6}\d{1,4}[A-Za-z]{0,6}|\[\*\])"
-_NAME = re.compile(rf"[-_.]?{_SEGMENT}(?:[-_.|: ]+{_SEGMENT})*[!?.,=]?")
-_WORD_WITH_NUMBER = re.compile(r"[A-Za-z]{0,6}\d{1,4}[A-Za-z]{0,6}")
-_UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
-_PATH = re.compile(r"(?:[a-z0-9_.:*#!\[\]~-]*/)+[a-z0-9_.:*\[\]-]*")
-_FILE_NAME = re.compile(r"[\w.-]+\.(?:json|ya?ml|txt|tmpl|conf|cfg|ini|env|pem|key|crt|svg|png|jpe?g|xml|toml)")
-_WORD_IN_VALUE = re.compile(r"(?i)passw|secret|token")
-_RANDOM_RUN = re.compile(r"[A-Za-z0-9+/]{20,}")
-_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
-_DOTTED_REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|->|::)[A-Za-z_$][\w$]*)+")
-_IDENTIFIER = re.compile(r"[A-Za-z_]+")
-_PROSE = re.compile(r"[A-Za-z][A-Za-z' ,.!?:-]*")
-
-
-def _has_random_run(value: str) -> bool:
-    """True when VALUE holds 20+ base64 characters mixing upper, lower case and digits."""
-    return any(_char_classes(run) >= 3 for run in _RANDOM_RUN.findall(value))
-
-
-def _looks_like_name(value: str, passwordish: bool) -> bool:
-    """Names of things rather than secret material: words, paths, file names, UUIDs."""
-    if _UUID.fullmatch(value) or _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
-        return True
-    if not _NAME.fullmatch(value):
-        return False
-    # A single word with a number is a (weak) password, but a name anywhere else.
-    return not (passwordish and _WORD_WITH_NUMBER.fullmatch(value))
-
-
-def _looks_like_reference(value: str) -> bool:
-    """Bare values that name something else: a variable, a member, a constant, an env var."""
-    if value[0] in "$%&@" or value.startswith(("/", "./", "../", "~/")) or "://" in value:
-        return True
-    if _DOTTED_REFERENCE.fullmatch(value):
-        return True
-    if _IDENTIFIER.fullmatch(value):
-        upper = sum(1 for c in value if c.isupper())
-        return "_" in value or (0 < upper <= max(1, len(value) // 4) and not value[0].isupper())
-    return False
-
-
-def _trivial_value(value: str, key: str, quoted: bool) -> bool:
-    """True when an assigned VALUE is not worth redacting (empty, a word, a reference...)."""
-    value = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), value.strip().strip("'\""))
-    passwordish = bool(_PASSWORDISH.search(key))
-    if len(value) < (6 if passwordish else 8):
-        return True
-    lowered = value.lower()
-    if lowered in _STOPWORDS or lowered == key.lower() or "://" in value:
-        return True
-    if _looks_placeholder(value) or _TEMPLATE.search(value) or _has_sequence(value):
-        return True
-    if _looks_like_name(value, passwordish) or (" " in value and _PROSE.fullmatch(value)):
-        return True
-    if _WORD_IN_VALUE.search(value) and not _has_random_run(value):
-        return True
-    if not quoted and _looks_like_reference(value):
-        return True
-    return not passwordish and (_char_classes(value) < 2 or value.isdigit())
 
 
 def _assignment_kind(key: str, value: str) -> str:
@@ -577,76 +635,95 @@ def _assignment_kind(key: str, value: str) -> str:
     return "credential-assignment"
 
 
-def _assignment_hits(text: str) -> Iterator[_Hit]:
-    """``key = value`` / ``key: value`` / ``<key>value</key>`` with a credential-like key."""
-    for m in _ASSIGNMENT.finditer(text):
-        quoted = m.group("qv") is not None
-        if m.group("sep") == "," and not (m.group("kq") and quoted):
-            continue
-        name = "qv" if quoted else "bv"
-        key = _key_name(text, m)
-        value = m.group(name)
-        if not _trivial_value(value, key, quoted):
-            yield _Hit(m.start(name), m.end(name), _assignment_kind(key, value), 3)
-    for m in _XML_ASSIGNMENT.finditer(text):
-        value = m.group("v")
+def _key_before(low: str, start: int) -> str:
+    """The key characters just before START (matched backwards so each hit costs O(80))."""
+    backwards = low[max(0, start - 80) : start][::-1]
+    match = _KEY_CHARS.match(backwards)
+    return match.group()[::-1] if match else ""
+
+
+def _assignment_hits(text: _Text) -> Iterator[_Hit]:
+    """``key = value``, ``key: value``, ``"key": "value"`` and ``<key>value</key>``."""
+    low, raw = text.low, text.raw
+    for word, pattern in _ASSIGNMENTS:
+        for m in pattern.finditer(low):
+            if word == "key" and not _KEY_QUALIFIER.search(low, max(0, m.start() - 12), m.start()):
+                continue
+            quoted = m.group("qv") is not None
+            if m.group("sep") == "," and not (m.group("kq") and quoted):
+                continue
+            group = "qv" if quoted else "bv"
+            key = _key_before(low, m.start()) + word
+            value = raw[m.start(group) : m.end(group)]
+            if not _trivial_value(value, key, quoted):
+                yield _Hit(m.start(group), m.end(group), _assignment_kind(key, value), 3)
+    for m in _XML_ASSIGNMENT.finditer(low):
+        value = raw[m.start("v") : m.end("v")]
         if not _trivial_value(value, m.group("tag"), True):
             yield _Hit(m.start("v"), m.end("v"), _assignment_kind(m.group("tag"), value), 3)
-
-
-def _key_before(text: str, start: int) -> str:
-    match = _KEY_CHARS.search(text, max(0, start - 80), start)
-    return match.group() if match else ""
-
-
-def _key_name(text: str, m: re.Match[str]) -> str:
-    """The whole key an assignment match ends in: the credential word and what precedes it."""
-    word = re.match(_CREDENTIAL_WORD, m.group(), re.IGNORECASE)
-    return _key_before(text, m.start()) + (word.group() if word else "")
 
 
 _URL_PASSWORD = re.compile(r"://(?P<user>[^\s/:@'\"<>]{0,100}):(?P<pw>[^\s/@'\"<>]{1,200})@(?=[\w\[])")
 
 
-def _url_password_hits(text: str) -> Iterator[_Hit]:
+def _url_password_hits(text: _Text) -> Iterator[_Hit]:
     """Passwords in ``scheme://user:password@host`` URLs (the user name stays)."""
-    for m in _URL_PASSWORD.finditer(text):
+    for m in _URL_PASSWORD.finditer(text.raw):
         password = m.group("pw")
-        if password.lower() in _STOPWORDS or password.lower() in {"pass", "pwd", "x-oauth-basic"}:
+        if password.lower() in _STOPWORDS or _looks_placeholder(password):
             continue
-        if _looks_placeholder(password) or password.startswith(("$", "%", "{")):
+        if password[0] in "$%{" or len(password) < 3:
             continue
         yield _Hit(m.start("pw"), m.end("pw"), "url-credential", 3)
 
 
-_HOME_POSIX = re.compile(
-    r"(?:(?<=//)|(?<![\w.~/-]))/(?:Users|home)/(?P<user>[A-Za-z0-9._-]{1,64})(?![A-Za-z0-9._-])"
-)
+_HOME_POSIX = re.compile(r"/(?:Users|home)/[A-Za-z0-9._-]{1,64}(?![A-Za-z0-9._-])")
 _HOME_WINDOWS = re.compile(
-    r"(?<![\w])[A-Za-z]:(?P<sep>\\\\|\\|/)(?i:users|documents and settings)(?P=sep)"
-    r"(?P<user>[^\\/\s\"'<>|:*?]{1,64})(?![^\\/\s\"'<>|:*?])"
+    r":(?P<sep>\\\\|\\|/)(?:users|documents and settings)(?P=sep)[^\\/\s\"'<>|:*?]{1,64}"
+    r"(?![^\\/\s\"'<>|:*?])"
 )
 
 
-def _home_hits(text: str) -> Iterator[_Hit]:
+def _home_hits(text: _Text) -> Iterator[_Hit]:
     """Absolute home paths: the user part becomes ``~``, the rest of the path stays."""
-    for pattern in (_HOME_POSIX, _HOME_WINDOWS):
-        for m in pattern.finditer(text):
-            yield _Hit(m.start(), m.end(), "home-path", 5, replacement="~")
+    raw = text.raw
+    for m in _HOME_POSIX.finditer(raw):
+        i = m.start()
+        if _starts_word(raw, i, ".~/-") or raw[i - 2 : i] == "//":
+            yield _Hit(i, m.end(), "home-path", 5, replacement="~")
+    for m in _HOME_WINDOWS.finditer(text.low):
+        i = m.start() - 1
+        if i >= 0 and raw[i].isascii() and raw[i].isalpha() and _starts_word(raw, i):
+            yield _Hit(i, m.end(), "home-path", 5, replacement="~")
 
 
 _B64_BLOB = re.compile(
-    r"(?:(?<=\\n)|(?<![A-Za-z0-9+/=]))[A-Za-z0-9+/]{40,}={0,2}"
+    r"[A-Za-z0-9+/]{40,}={0,2}"
     r"(?:(?:\r?\n|\\n)[A-Za-z0-9+/]{4,}={0,2}(?=\r?\n|\\n|[\"'\s]|$))*(?![A-Za-z0-9+/=])"
 )
 _LINE_BREAKS = re.compile(r"\r?\n|\\n")
 _MAX_DEPTH = 2
+_B64_MIN = 40
+_B64_MARKS = bytes(
+    65 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/") else 32 for b in range(256)
+)
+
+
+def _base64_run_starts(text: str) -> Iterator[int]:
+    """Where runs of 40+ base64 characters start: found with bytes.find, not a regex walk."""
+    marks = text.encode("latin-1", "replace").translate(_B64_MARKS)  # one byte per character
+    needle, position = b"A" * _B64_MIN, 0
+    while (start := marks.find(needle, position)) != -1:
+        yield start
+        end = marks.find(b" ", start + _B64_MIN)
+        if end == -1:
+            return
+        position = end
 
 
 def _decode_blob(blob: str) -> str | None:
     """A base64 blob (possibly wrapped over lines) decoded to printable text, else None."""
-    joined = _LINE_BREAKS.sub("", blob)
-    for candidate in (joined, _LINE_BREAKS.split(blob)[0]):
+    for candidate in (_LINE_BREAKS.sub("", blob), _LINE_BREAKS.split(blob)[0]):
         candidate = candidate.rstrip("=")
         candidate += "=" * (-len(candidate) % 4)
         try:
@@ -660,10 +737,11 @@ def _decode_blob(blob: str) -> str | None:
 
 # --- the default scanner ----------------------------------------------------------------------
 
-_Rule = Callable[[str], Iterable[_Hit]]
+_Rule = Callable[[_Text], Iterable[_Hit]]
 _RULES: tuple[_Rule, ...] = (
     _pem_hits,
     _shape_hits,
+    _auth_header_hits,
     _assignment_hits,
     _url_password_hits,
     _home_hits,
@@ -671,69 +749,75 @@ _RULES: tuple[_Rule, ...] = (
 
 
 def _resolve(hits: Iterable[_Hit]) -> list[_Hit]:
-    """Non-overlapping hits, the lower priority first, then the earlier and longer."""
+    """Non-overlapping hits: the lower priority first, then the earlier and longer."""
     accepted: list[_Hit] = []
-    taken: list[tuple[int, int]] = []
     for hit in sorted(hits, key=lambda h: (h.priority, h.start, h.start - h.end)):
-        if any(hit.start < end and start < hit.end for start, end in taken):
-            continue
-        accepted.append(hit)
-        taken.append((hit.start, hit.end))
+        if not any(hit.start < other.end and other.start < hit.end for other in accepted):
+            accepted.append(hit)
     return sorted(accepted, key=lambda h: h.start)
 
 
 def _apply(text: str, hits: list[_Hit]) -> str:
+    """TEXT with every hit replaced."""
     parts, position = [], 0
     for hit in hits:
-        parts.append(text[position : hit.start])
-        parts.append(hit.text)
+        parts += [text[position : hit.start], hit.text]
         position = hit.end
     parts.append(text[position:])
     return "".join(parts)
+
+
+def _findings(counts: Counter[tuple[str, str]]) -> tuple[Finding, ...]:
+    """Findings in a stable order: quarantine, redact, warn, then by kind."""
+    ordered = sorted(counts.items(), key=lambda item: (_ACTION_ORDER[item[0][1]], item[0][0]))
+    return tuple(Finding(kind, action, count) for (kind, action), count in ordered)
 
 
 class ConservativeScanner:
     """The default scanner: quarantines hidden text and injections, redacts secrets and homes."""
 
     def scan(self, text: str) -> ScanResult:
-        """Scan TEXT; see the module documentation for the policy."""
+        """Scan TEXT; the module documentation states the policy."""
+        view = _Text.of(text)
         counts: Counter[tuple[str, str]] = Counter()
         for kind, count in _hidden_findings(text).items():
-            counts[(kind, QUARANTINE)] += count
-        injections = _injection_count(text)
-        if injections:
-            counts[("prompt-injection", QUARANTINE)] += injections
-        hits = self._redactions(text, 0)
-        for hit in hits:
-            for kind in hit.kinds:
-                counts[(kind, REDACT)] += 1
-        mixed = _mixed_script_count(text)
-        if mixed:
-            counts[("mixed-script", WARN)] += mixed
-        findings = tuple(
-            Finding(kind, action, count)
-            for (kind, action), count in sorted(counts.items(), key=lambda i: (_ACTION_ORDER[i[0][1]], i[0][0]))
-        )
+            counts[(kind, QUARANTINE)] = count
+        if injections := _injection_count(view):
+            counts[("prompt-injection", QUARANTINE)] = injections
+        hits = self._redactions(view, 0)
+        counts.update((kind, REDACT) for hit in hits for kind in hit.kinds)
+        if mixed := _mixed_script_count(text):
+            counts[("mixed-script", WARN)] = mixed
+        findings = _findings(counts)
         quarantined = any(f.action == QUARANTINE for f in findings)
         return ScanResult(_apply(text, hits), quarantined, findings)
 
-    def _redactions(self, text: str, depth: int) -> list[_Hit]:
+    def _redactions(self, text: _Text, depth: int) -> list[_Hit]:
         """Every redaction in TEXT, including inside base64 blobs down to a fixed depth."""
-        hits: list[_Hit] = [hit for rule in _RULES for hit in rule(text)]
+        hits = [hit for rule in _RULES for hit in rule(text)]
         if depth < _MAX_DEPTH:
-            hits.extend(self._blob_hits(text, depth))
+            hits.extend(self._blob_hits(text.raw, depth))
         return _resolve(hits)
 
     def _blob_hits(self, text: str, depth: int) -> Iterator[_Hit]:
         """Base64 blobs whose decoded text needs a redaction: the whole blob goes."""
-        for m in _B64_BLOB.finditer(text):
-            decoded = _decode_blob(m.group())
+        covered = 0
+        for run in _base64_run_starts(text):
+            m = _B64_BLOB.match(text, run) if run >= covered else None
+            if m is None:
+                continue
+            covered, start = m.end(), m.start()
+            if start and text[start - 1] == "\\" and text[start] in "nrt":
+                start += 1  # the blob follows an escaped line break: "...\\nb3Bl..."
+            elif not _starts_word(text, start, "+/="):
+                continue
+            decoded = _decode_blob(text[start : m.end()])
             if decoded is None:
                 continue
-            inner = self._redactions(decoded, depth + 1)
+            inner = self._redactions(_Text.of(decoded), depth + 1)
             kinds = tuple(k for hit in inner for k in hit.kinds if k != "home-path")
             if kinds:
-                yield _Hit(m.start(), m.end(), kinds[0], 4, inner=kinds)
+                yield _Hit(start, m.end(), kinds[0], 4, inner=kinds)
 
 
 _DEFAULT = ConservativeScanner()

@@ -14,8 +14,8 @@ import typer
 from .._version import __version__
 from ..errors import GitstoreError
 from . import (
-    audit, canonical, consent, digest, export, gc, init, learnings, purge, records, redact, status,
-    validate, verify,
+    audit, canonical, capture, consent, digest, export, gc, hooks, init, learnings, purge, records, redact,
+    status, validate, verify,
 )
 
 app = typer.Typer(
@@ -43,8 +43,8 @@ def _root(
     """A git-native memory for coding agents and the people who review them."""
 
 
-for _module in (init, status, consent, learnings, export, redact, audit, purge, records, verify, gc,
-                canonical, digest, validate):
+for _module in (init, status, hooks, capture, consent, learnings, export, redact, audit, purge,
+                records, verify, gc, canonical, digest, validate):
     _module.register(app)
 
 

@@ -42,7 +42,11 @@ class View:
         elif kind == "withdrawal":
             self.withdrawals.append(record)
         elif kind == "episode":
-            self.episodes.setdefault(record["id"], record)
+            known = self.episodes.get(record["id"])
+            # one session captured twice (degraded, then complete) is one episode: the complete
+            # capture stands for it; otherwise the first in store order does
+            if known is None or (known["capture"] == "degraded" and record["capture"] == "complete"):
+                self.episodes[record["id"]] = record
         elif kind == "event":
             if record["id"] not in self.events:
                 self.events[record["id"]] = record

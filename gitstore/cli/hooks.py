@@ -1,0 +1,76 @@
+"""``gitstore hooks``: install, remove and check the harness capture hooks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ..errors import NotARepository
+from ..harnesses import HARNESSES
+from ..hooks_install import HookStatus, Report, install, status, uninstall
+from ..scope import open_repository
+from ._io import JSON_OPTION, emit_json
+
+hooks_app = typer.Typer(help="Install, remove and check the harness capture hooks.", no_args_is_help=True)
+
+HARNESS_OPTION = typer.Option(..., "--harness", help=f"The coding agent: {', '.join(HARNESSES)}.")
+SCOPE_OPTION = typer.Option(
+    "project", "--scope", help="project (this repository's harness settings) or user (under $HOME)."
+)
+
+
+def _roots(scope: str) -> tuple[Path | None, Path]:
+    """The repository root (project scope only) and the home folder."""
+    repo_root = Path(open_repository(".").workdir).resolve() if scope == "project" else None
+    return repo_root, Path.home()
+
+
+def _show(report: Report, as_json: bool) -> None:
+    if as_json:
+        emit_json(report.to_json())
+        return
+    typer.echo(f"{report.action} {report.harness} ({report.scope}) {report.path}")
+    for note in report.notes:
+        typer.echo(f"  note: {note}")
+
+
+@hooks_app.command("install")
+def install_(harness: str = HARNESS_OPTION, scope: str = SCOPE_OPTION, as_json: bool = JSON_OPTION) -> None:
+    """Add gitstore's capture hook to a harness's configuration (idempotent)."""
+    _show(install(harness, scope, *_roots(scope)), as_json)
+
+
+@hooks_app.command("uninstall")
+def uninstall_(harness: str = HARNESS_OPTION, scope: str = SCOPE_OPTION, as_json: bool = JSON_OPTION) -> None:
+    """Remove gitstore's capture hook from a harness's configuration, and nothing else."""
+    _show(uninstall(harness, scope, *_roots(scope)), as_json)
+
+
+@hooks_app.command("status")
+def status_(as_json: bool = JSON_OPTION) -> None:
+    """For each harness and scope: installed or not, the file, and whether the hook would capture."""
+    try:
+        repo_root: Path | None = Path(open_repository(".").workdir).resolve()
+    except NotARepository:
+        repo_root = None
+    rows = status(repo_root, Path.home())
+    if as_json:
+        emit_json({"repository": str(repo_root) if repo_root else None, "hooks": [r.to_json() for r in rows]})
+        return
+    if repo_root is None:
+        typer.echo("(not in a git repository: project scopes not shown)")
+    for row in rows:
+        typer.echo(f"{row.harness:<13} {row.scope:<8} {_state(row):<14} {row.path}")
+        for problem in row.problems:
+            typer.echo(f"  {problem}")
+
+
+def _state(row: HookStatus) -> str:
+    if not row.installed:
+        return "broken" if row.problems else "not installed"
+    return "works" if row.works else "does not work"
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(hooks_app, name="hooks")

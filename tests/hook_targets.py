@@ -1,0 +1,29 @@
+"""Stand-ins for ``gitstore.capture.capture_from_hook``, named by GITSTORE_HOOK_TARGET in tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Any
+
+
+def record(harness: str, payload: dict[str, Any], cwd: str) -> None:
+    """Append the call to the file GITSTORE_TEST_RECORD names, and make noise the hook must hide."""
+    with open(os.environ["GITSTORE_TEST_RECORD"], "a", encoding="utf-8") as out:
+        out.write(json.dumps({"harness": harness, "payload": payload, "cwd": cwd}) + "\n")
+    print("capture chatter that must not reach the harness")
+    sys.stdout.flush()
+    os.write(1, b"raw chatter\n")
+
+
+def explode(harness: str, payload: dict[str, Any], cwd: str) -> None:
+    raise RuntimeError("capture exploded\nacross two lines")
+
+
+def hang(harness: str, payload: dict[str, Any], cwd: str) -> None:
+    time.sleep(60)
+
+
+NOT_CALLABLE = 42

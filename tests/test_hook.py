@@ -1,0 +1,234 @@
+"""The installed hook command, run for real: exit 0, nothing on standard output, quick, logged.
+
+``GITSTORE_HOOK_TARGET`` points the hook at stand-ins in ``tests/hook_targets.py`` (a recorder, a
+function that raises, one that hangs, a module that does not exist), so these tests do not
+depend on the capture library.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitstore.harnesses import HARNESSES
+from gitstore.hooks_install import install
+
+from .conftest import ROOT
+
+CLAUDE_PAYLOAD = {"session_id": "abc123", "transcript_path": "/tmp/abc123.jsonl", "cwd": "",
+                  "hook_event_name": "SessionEnd", "reason": "exit"}
+
+
+@pytest.fixture
+def env(tmp_path: Path, repo: Path) -> dict[str, str]:
+    """The environment a harness would give the hook, with the recorder as capture target."""
+    values = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+    values.update(PYTHONPATH=str(ROOT), GITSTORE_HOOK_TARGET="tests.hook_targets:record",
+                  GITSTORE_TEST_RECORD=str(tmp_path / "record.jsonl"), TMPDIR=str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    return values
+
+
+def payload(repo: Path, **extra: Any) -> bytes:
+    return json.dumps({**CLAUDE_PAYLOAD, "cwd": str(repo), **extra}).encode()
+
+
+def calls(env: dict[str, str]) -> list[dict[str, Any]]:
+    path = Path(env["GITSTORE_TEST_RECORD"])
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def hook(argv: list[str], env: dict[str, str], cwd: Path, stdin: bytes | None = None,
+         shell: bool = False) -> tuple[subprocess.CompletedProcess[bytes], float]:
+    start = time.monotonic()
+    done = subprocess.run(argv[0] if shell else argv, input=stdin, capture_output=True, env=env, cwd=cwd,
+                          shell=shell, timeout=60, stdin=None if stdin is not None else subprocess.DEVNULL)
+    return done, time.monotonic() - start
+
+
+def direct(harness: str, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "gitstore.hook", harness, *extra]
+
+
+def log_lines(repo: Path) -> list[str]:
+    path = repo / "okf" / ".memory" / "logs" / "hooks.log"
+    return path.read_text().splitlines() if path.exists() else []
+
+
+@pytest.fixture
+def state(repo: Path) -> Path:
+    """The gitstore state folder, so the hook logs into the repository."""
+    folder = repo / "okf" / ".memory"
+    folder.mkdir(parents=True)
+    return folder
+
+
+# -- the installed commands, run as each harness runs them ----------------------------------
+
+def installed_shell_command(harness: str, repo: Path) -> str:
+    home = Path(os.environ["HOME"])
+    install(harness, "project", repo, home)
+    path = HARNESSES[harness].path("project", repo, home)
+    if harness == "codex":
+        groups = tomllib.loads(path.read_text())["hooks"]["Stop"]
+    else:
+        groups = json.loads(path.read_text())["hooks"]["SessionEnd"]
+    return groups[-1]["hooks"][0]["command"]
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "gemini-cli", "codex"])
+def test_the_installed_command_hands_the_payload_to_capture(harness: str, repo: Path,
+                                                            env: dict[str, str]) -> None:
+    command = installed_shell_command(harness, repo)
+    done, seconds = hook([command], env, repo, payload(repo), shell=True)
+    assert done.returncode == 0 and done.stdout == b"" and done.stderr == b""
+    assert calls(env) == [{"harness": harness, "payload": json.loads(payload(repo)), "cwd": str(repo)}]
+    assert seconds < 10
+
+
+def test_codex_notify_passes_the_payload_as_an_argument(repo: Path, env: dict[str, str]) -> None:
+    home = Path(os.environ["HOME"])
+    install("codex-notify", "user", repo, home)
+    argv = tomllib.loads((home / ".codex" / "config.toml").read_text())["notify"]
+    turn = {"type": "agent-turn-complete", "thread-id": "t1", "turn-id": "7", "cwd": str(repo),
+            "input-messages": ["rename foo"], "last-assistant-message": "done"}
+    done, _ = hook([*argv, json.dumps(turn)], env, repo)
+    assert done.returncode == 0 and done.stdout == b""
+    assert calls(env) == [{"harness": "codex", "payload": turn, "cwd": str(repo)}]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_opencode_plugin_spawns_the_hook_without_waiting(repo: Path, env: dict[str, str],
+                                                             tmp_path: Path) -> None:
+    install("opencode", "project", repo, Path(os.environ["HOME"]))
+    plugin = tmp_path / "plugin.mjs"  # node needs .mjs for ES modules outside a package
+    plugin.write_text((repo / ".opencode" / "plugins" / "gitstore.js").read_text())
+    runner = tmp_path / "run.mjs"
+    runner.write_text(
+        "const { GitstoreCapture } = await import(process.argv[2])\n"
+        "const hooks = await GitstoreCapture({ directory: process.argv[3], worktree: process.argv[3] })\n"
+        "await hooks.event({ event: { type: 'message.updated', properties: {} } })\n"
+        "await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 'ses_1' } } })\n"
+    )
+    done = subprocess.run(["node", str(runner), str(plugin), str(repo)], env=env, capture_output=True,
+                          timeout=30)
+    assert done.returncode == 0 and done.stdout == b"", done.stderr
+    deadline = time.monotonic() + 15
+    while not calls(env) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    event = {"type": "session.idle", "properties": {"sessionID": "ses_1"}}
+    assert calls(env) == [{"harness": "opencode", "cwd": str(repo),
+                           "payload": {"hook_event_name": "session.idle", "session_id": "ses_1",
+                                       "cwd": str(repo), "worktree": str(repo), "event": event}}]
+
+
+@pytest.mark.parametrize("script", ["claude-code.sh", "gemini-cli.sh", "codex.sh"])
+def test_the_adapter_scripts_in_hooks_do_the_same(script: str, repo: Path, env: dict[str, str]) -> None:
+    done, _ = hook([str(ROOT / "hooks" / script)], {**env, "GITSTORE_PYTHON": sys.executable}, repo,
+                   payload(repo))
+    assert done.returncode == 0 and done.stdout == b""
+    assert calls(env)[0]["harness"] == script.removesuffix(".sh")
+    broken, _ = hook([str(ROOT / "hooks" / script)], {**env, "GITSTORE_PYTHON": "/nonexistent/python"},
+                     repo, payload(repo))
+    assert broken.returncode == 0 and broken.stdout == b""
+
+
+# -- never blocking, never breaking ----------------------------------------------------------
+
+def test_a_failing_capture_is_logged_in_one_line(repo: Path, env: dict[str, str], state: Path) -> None:
+    done, _ = hook(direct("claude-code"), {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:explode"},
+                   repo, payload(repo))
+    assert done.returncode == 0 and done.stdout == b""
+    [line] = log_lines(repo)
+    assert line.endswith("claude-code capture failed: RuntimeError: capture exploded across two lines")
+
+
+def test_a_missing_capture_library_is_logged(repo: Path, env: dict[str, str], state: Path) -> None:
+    done, _ = hook(direct("gemini-cli"), {**env, "GITSTORE_HOOK_TARGET": "tests.no_such_module:capture"},
+                   repo, payload(repo))
+    assert done.returncode == 0 and done.stdout == b""
+    [line] = log_lines(repo)
+    assert "capture unavailable: ModuleNotFoundError: No module named 'tests.no_such_module'" in line
+
+
+def test_a_hanging_capture_is_abandoned_at_the_time_limit(repo: Path, env: dict[str, str], state: Path) -> None:
+    slow = {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:hang", "GITSTORE_HOOK_TIMEOUT": "1"}
+    done, seconds = hook(direct("claude-code"), slow, repo, payload(repo))
+    assert done.returncode == 0 and done.stdout == b""
+    assert seconds < 5
+    assert log_lines(repo)[0].endswith("capture took longer than 1 s; abandoned")
+
+
+def test_standard_input_left_open_does_not_hold_the_hook(repo: Path, env: dict[str, str]) -> None:
+    start = time.monotonic()
+    with subprocess.Popen(direct("claude-code"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env=env, cwd=repo) as process:
+        assert process.stdin is not None
+        process.stdin.write(payload(repo))
+        process.stdin.flush()
+        code = process.wait(timeout=20)
+        seconds = time.monotonic() - start
+        process.stdin.close()
+        assert process.stdout is not None and process.stdout.read() == b""
+    assert code == 0 and seconds < 2.5
+    assert len(calls(env)) == 1
+
+
+@pytest.mark.parametrize(("stdin", "message"), [
+    (b"", "no payload"),
+    (b"not json", "payload is not JSON"),
+    (b"[1, 2]", "payload is not a JSON object"),
+    (b'{"x": "' + b"a" * (1 << 20) + b'"}', "payload over 1048576 bytes; not captured"),
+])
+def test_bad_payloads_are_logged_and_not_captured(stdin: bytes, message: str, repo: Path,
+                                                  env: dict[str, str], state: Path) -> None:
+    done, _ = hook(direct("claude-code"), env, repo, stdin)
+    assert done.returncode == 0 and done.stdout == b""
+    assert calls(env) == []
+    [line] = log_lines(repo)
+    assert message in line
+
+
+def test_an_unknown_harness_is_logged(repo: Path, env: dict[str, str], state: Path) -> None:
+    done, _ = hook(direct("cursor"), env, repo, payload(repo))
+    assert done.returncode == 0 and calls(env) == []
+    assert "unknown harness 'cursor'" in log_lines(repo)[0]
+
+
+def test_outside_a_gitstore_repository_the_log_goes_to_the_temporary_folder(repo: Path,
+                                                                             env: dict[str, str]) -> None:
+    done, _ = hook(direct("claude-code"), {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:explode"},
+                   repo, payload(repo))
+    assert done.returncode == 0
+    assert not (repo / "okf").exists()
+    fallback = Path(env["TMPDIR"]) / "gitstore-hooks.log"
+    assert "capture failed: RuntimeError" in fallback.read_text()
+
+
+# -- the dry run and start-up weight ---------------------------------------------------------
+
+def test_check_reports_whether_the_capture_entry_point_is_ready(repo: Path, env: dict[str, str]) -> None:
+    ready = subprocess.run(direct("--check"), env=env, capture_output=True, text=True, cwd=repo)
+    assert ready.returncode == 0 and ready.stdout == "" and ready.stderr == ""
+    for target, reason in [("tests.no_such_module:capture", "No module named"),
+                           ("tests.hook_targets:NOT_CALLABLE", "is not callable"),
+                           ("tests.hook_targets", "must be module:function")]:
+        broken = subprocess.run(direct("--check"), env={**env, "GITSTORE_HOOK_TARGET": target},
+                                capture_output=True, text=True, cwd=repo)
+        assert broken.returncode == 1 and reason in broken.stderr and broken.stderr.count("\n") == 1
+
+
+def test_the_hook_module_imports_nothing_heavy() -> None:
+    probe = ("import sys, gitstore.hook; "
+             "print([m for m in ('typer', 'click', 'jsonschema', 'pygit2') if m in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -1,0 +1,492 @@
+"""Installing the capture hook into each harness's own configuration, in real repositories.
+
+Each produced file is checked against a small schema written from that harness's documentation
+(``tests/harness_schemas/``); everything that was in the file before stays; installing twice
+writes nothing; uninstalling gives back the original bytes; a file that cannot be parsed is
+refused and left alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from gitstore.errors import InvalidInput, Refused, UsageError
+from gitstore.harnesses import HARNESSES, HookCommand
+from gitstore.hooks_install import install, status, uninstall
+
+from .conftest import ROOT
+
+SCHEMAS = Path(__file__).parent / "harness_schemas"
+PYTHON = os.path.abspath(sys.executable)
+PAIRS = [(name, scope) for name, h in HARNESSES.items() for scope in h.scopes]
+
+
+@pytest.fixture
+def home() -> Path:
+    return Path(os.environ["HOME"])
+
+
+def path_of(harness: str, scope: str, repo: Path, home: Path) -> Path:
+    return HARNESSES[harness].path(scope, repo, home)
+
+
+def strip_line_comments(text: str) -> str:
+    return re.sub(r"^\s*//.*$", "", text, flags=re.M)
+
+
+def load(harness: str, path: Path) -> Any:
+    """The file as the harness reads it: JSON, JSON with comments, TOML, or the plugin's text."""
+    text = path.read_text(encoding="utf-8")
+    if harness == "claude-code":
+        return json.loads(text)
+    if harness == "gemini-cli":
+        return json.loads(strip_line_comments(text))
+    if harness in ("codex", "codex-notify"):
+        return tomllib.loads(text)
+    return text
+
+
+def validate(harness: str, data: Any) -> None:
+    schema_name = {"claude-code": "claude-code.settings", "gemini-cli": "gemini-cli.settings",
+                   "codex": "codex.config", "codex-notify": "codex.config"}[harness]
+    schema = json.loads((SCHEMAS / f"{schema_name}.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(data)
+
+
+def our_commands(harness: str, data: Any) -> list[Any]:
+    """Where each harness's documentation says the command sits, every gitstore command found."""
+    if harness == "codex-notify":
+        return [data["notify"]]
+    if harness == "opencode":
+        return re.findall(r'^const PYTHON = (".*") // gitstore:python$', data, re.M)
+    events = {"claude-code": ("SessionEnd", "PreCompact"), "gemini-cli": ("SessionEnd", "PreCompress"),
+              "codex": ("Stop", "PreCompact")}[harness]
+    found = []
+    for event in events:
+        for group in data["hooks"][event]:
+            found += [h["command"] for h in group["hooks"] if "gitstore.hook" in h["command"]]
+    return found
+
+
+def expected(harness: str) -> list[Any]:
+    if harness == "codex-notify":
+        return [[PYTHON, "-m", "gitstore.hook", "codex"]]
+    if harness == "opencode":
+        return [json.dumps(PYTHON)]
+    return [HookCommand(PYTHON, harness).shell] * 2
+
+
+# -- a fresh install in every harness and scope --------------------------------------------
+
+@pytest.mark.parametrize(("harness", "scope"), PAIRS)
+def test_fresh_install_follows_the_documented_schema(harness: str, scope: str, repo: Path, home: Path) -> None:
+    report = install(harness, scope, repo, home)
+    path = path_of(harness, scope, repo, home)
+    assert report.action == "installed" and report.path == path
+    data = load(harness, path)
+    if harness != "opencode":
+        validate(harness, data)
+    assert our_commands(harness, data) == expected(harness)
+
+
+@pytest.mark.parametrize(("harness", "scope"), PAIRS)
+def test_installing_twice_is_byte_identical(harness: str, scope: str, repo: Path, home: Path) -> None:
+    install(harness, scope, repo, home)
+    path = path_of(harness, scope, repo, home)
+    first = path.read_bytes()
+    again = install(harness, scope, repo, home)
+    assert again.action == "unchanged"
+    assert path.read_bytes() == first
+
+
+@pytest.mark.parametrize(("harness", "scope"), PAIRS)
+def test_uninstall_removes_a_file_install_created(harness: str, scope: str, repo: Path, home: Path) -> None:
+    install(harness, scope, repo, home)
+    path = path_of(harness, scope, repo, home)
+    own_folder = path.parent if harness != "opencode" else path.parent.parent
+    assert uninstall(harness, scope, repo, home).action == "removed"
+    assert not path.exists() and not own_folder.exists()
+    assert repo.is_dir() and home.is_dir()
+    assert uninstall(harness, scope, repo, home).action == "absent"
+
+
+def test_every_harness_hands_the_hook_a_name_it_knows() -> None:
+    from gitstore import hook
+
+    assert {HookCommand("python", "codex" if n == "codex-notify" else n).harness for n in HARNESSES} \
+        == set(hook.HARNESSES)
+
+
+def test_a_new_file_gets_the_usual_permissions(repo: Path, home: Path) -> None:
+    install("gemini-cli", "user", repo, home)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert (home / ".gemini" / "settings.json").stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_a_command_naming_a_shell_special_path_is_quoted(repo: Path, home: Path) -> None:
+    odd = str(repo / "my env" / "bin" / "python")
+    install("claude-code", "user", repo, home, python=odd)
+    command = our_commands("claude-code", load("claude-code", home / ".claude" / "settings.json"))[0]
+    assert shlex.split(command) == [odd, "-m", "gitstore.hook", "claude-code"]
+
+
+# -- existing configuration stays as it was ------------------------------------------------
+
+CLAUDE = """{
+    "permissions": {"allow": ["Bash(make test)"]},
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh", "timeout": 5}]}
+        ],
+        "SessionEnd": [
+            {
+                "hooks": [{"type": "command", "command": "echo bye"}]
+            }
+        ]
+    },
+    "model": "opus"
+}
+"""
+
+GEMINI = """{
+  // the team's settings
+  "general": {"vimMode": true},
+  "hooks": {
+    "BeforeTool": [
+      {
+        "matcher": "write_file",
+        "hooks": [{"name": "guard", "type": "command", "command": "./guard.sh", "timeout": 5000}]
+      }
+    ]
+  },
+  "hooksConfig": {"notifications": false}
+}
+"""
+
+CODEX = """# my codex config
+model = "gpt-5.1"
+approval_policy = "on-request"  # ask first
+
+[features]
+web_search_request = true
+
+[[hooks.PreToolUse]]
+matcher = "^Bash$"
+
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "python3 policy.py"
+timeout = 30
+
+[mcp_servers.docs]
+command = "docs-mcp\""""  # no final newline: the join must still come undone exactly
+
+EXISTING = {
+    "claude-code": (".claude/settings.local.json", CLAUDE),
+    "gemini-cli": (".gemini/settings.json", GEMINI),
+    "codex": (".codex/config.toml", CODEX),
+}
+
+
+def without_ours(harness: str, data: Any) -> Any:
+    """The parsed file with gitstore's entries (and containers left empty) taken out."""
+    data = json.loads(json.dumps(data))
+    hooks = data.get("hooks", {})
+    for event in list(hooks):
+        if isinstance(hooks[event], list):
+            hooks[event] = [g for g in hooks[event]
+                            if not all("gitstore.hook" in h["command"] for h in g["hooks"])]
+            if not hooks[event]:
+                del hooks[event]
+    if harness == "codex-notify":
+        data.pop("notify")
+    return data
+
+
+@pytest.mark.parametrize("harness", sorted(EXISTING))
+def test_install_keeps_everything_else_and_uninstall_restores_the_bytes(harness: str, repo: Path,
+                                                                       home: Path) -> None:
+    relative, original = EXISTING[harness]
+    path = repo / relative
+    path.parent.mkdir(parents=True)
+    path.write_bytes(original.encode())
+    before = load(harness, path)
+
+    assert install(harness, "project", repo, home).action == "updated"
+    after = load(harness, path)
+    validate(harness, after)
+    assert our_commands(harness, after) == expected(harness)
+    assert without_ours(harness, after) == before  # other settings and hooks, in their order
+    text = path.read_text()
+    if harness != "claude-code":
+        for comment in re.findall(r"(?://|#)[^\n]*", original):
+            assert comment in text
+    installed = path.read_bytes()
+    assert install(harness, "project", repo, home).action == "unchanged"
+    assert path.read_bytes() == installed
+
+    assert uninstall(harness, "project", repo, home).action == "removed"
+    assert path.read_bytes() == original.encode()
+
+
+def test_existing_gitstore_groups_are_found_among_others(repo: Path, home: Path) -> None:
+    path = home / ".claude" / "settings.json"
+    install("claude-code", "user", repo, home)
+    data = json.loads(path.read_text())
+    data["hooks"]["SessionEnd"].append({"hooks": [{"type": "command", "command": "echo later"}]})
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    uninstall("claude-code", "user", repo, home)
+    left = json.loads(path.read_text())
+    assert left == {"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "echo later"}]}]}}
+
+
+def test_codex_notify_keeps_the_rest_of_config_toml(home: Path, repo: Path) -> None:
+    path = home / ".codex" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text(CODEX + "\n")
+    install("codex", "user", repo, home)
+    install("codex-notify", "user", repo, home)
+    data = load("codex-notify", path)
+    validate("codex-notify", data)
+    assert data["notify"] == expected("codex-notify")[0]
+    assert our_commands("codex", data) == expected("codex")
+    assert data["model"] == "gpt-5.1" and data["mcp_servers"]["docs"]["command"] == "docs-mcp"
+    uninstall("codex-notify", "user", repo, home)
+    uninstall("codex", "user", repo, home)
+    assert path.read_text() == CODEX + "\n"
+
+
+def test_crlf_files_stay_crlf(repo: Path, home: Path) -> None:
+    path = home / ".claude" / "settings.json"
+    path.parent.mkdir(parents=True)
+    original = b'{\r\n  "model": "opus"\r\n}\r\n'
+    path.write_bytes(original)
+    install("claude-code", "user", repo, home)
+    assert b"\n" not in path.read_bytes().replace(b"\r\n", b"")
+    uninstall("claude-code", "user", repo, home)
+    assert path.read_bytes() == original
+
+
+def test_a_moved_interpreter_is_replaced_not_duplicated(repo: Path, home: Path) -> None:
+    path = repo / ".claude" / "settings.local.json"
+    path.parent.mkdir()
+    path.write_text(CLAUDE)
+    install("claude-code", "project", repo, home, python="/old/venv/bin/python")
+    assert install("claude-code", "project", repo, home).action == "updated"
+    assert our_commands("claude-code", load("claude-code", path)) == expected("claude-code")
+    uninstall("claude-code", "project", repo, home)
+    assert path.read_text() == CLAUDE
+
+
+def test_a_symlinked_settings_file_is_written_through(repo: Path, home: Path, tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles" / "settings.json"
+    real.parent.mkdir()
+    real.write_text('{"model": "opus"}\n')
+    link = home / ".claude" / "settings.json"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(real)
+    install("claude-code", "user", repo, home)
+    assert link.is_symlink() and "gitstore.hook" in real.read_text()
+    uninstall("claude-code", "user", repo, home)
+    assert link.is_symlink() and real.read_text() == '{"model": "opus"}\n'
+
+
+def test_opencode_leaves_other_plugins_alone(repo: Path, home: Path) -> None:
+    folder = repo / ".opencode" / "plugins"
+    folder.mkdir(parents=True)
+    (folder / "other.js").write_text("export const Other = async () => ({})\n")
+    install("opencode", "project", repo, home)
+    uninstall("opencode", "project", repo, home)
+    assert sorted(p.name for p in folder.iterdir()) == ["other.js"]
+
+
+# -- refusals -----------------------------------------------------------------------------
+
+UNPARSABLE = {
+    "claude-code": '{"hooks": {"SessionEnd": [}\n',
+    "gemini-cli": '{"general": {"vimMode": true,}}\n',
+    "codex": 'model = "gpt-5.1\n[features\n',
+    "codex-notify": 'notify = [\n',
+}
+
+
+@pytest.mark.parametrize("harness", sorted(UNPARSABLE))
+def test_an_unparsable_file_is_refused_and_left_untouched(harness: str, repo: Path, home: Path) -> None:
+    path = path_of(harness, "user", repo, home)
+    path.parent.mkdir(parents=True)
+    path.write_text(UNPARSABLE[harness])
+    with pytest.raises(InvalidInput, match=re.escape(str(path))) as caught:
+        install(harness, "user", repo, home)
+    assert "left untouched" in str(caught.value) and "\n" not in str(caught.value)
+    with pytest.raises(InvalidInput):
+        uninstall(harness, "user", repo, home)
+    assert path.read_text() == UNPARSABLE[harness]
+
+
+def test_a_settings_file_that_is_not_an_object_is_refused(repo: Path, home: Path) -> None:
+    path = home / ".gemini" / "settings.json"
+    path.parent.mkdir(parents=True)
+    path.write_text('[1, 2]\n')
+    with pytest.raises(InvalidInput, match="not a JSON object"):
+        install("gemini-cli", "user", repo, home)
+    path.write_text('{"hooks": {"SessionEnd": {"hooks": []}}}\n')
+    with pytest.raises(InvalidInput, match="hooks.SessionEnd"):
+        install("gemini-cli", "user", repo, home)
+    assert path.read_text() == '{"hooks": {"SessionEnd": {"hooks": []}}}\n'
+
+
+def test_codex_notify_has_no_project_scope(repo: Path, home: Path) -> None:
+    with pytest.raises(UsageError, match="codex-notify has no project scope"):
+        install("codex-notify", "project", repo, home)
+    assert not (repo / ".codex").exists()
+
+
+def test_codex_notify_never_replaces_another_program(repo: Path, home: Path) -> None:
+    path = home / ".codex" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text('notify = ["terminal-notifier", "-title", "Codex"]\n')
+    with pytest.raises(Refused, match="terminal-notifier"):
+        install("codex-notify", "user", repo, home)
+    assert path.read_text() == 'notify = ["terminal-notifier", "-title", "Codex"]\n'
+
+
+def test_codex_hooks_that_cannot_be_merged_are_refused(repo: Path, home: Path) -> None:
+    path = home / ".codex" / "config.toml"
+    path.parent.mkdir(parents=True)
+    original = '[hooks]\nStop = [{ hooks = [{ type = "command", command = "true" }] }]\n'
+    path.write_text(original)
+    with pytest.raises(InvalidInput, match="would break the file"):
+        install("codex", "user", repo, home)
+    assert path.read_text() == original
+
+
+def test_a_plugin_that_is_not_ours_is_refused(repo: Path, home: Path) -> None:
+    path = repo / ".opencode" / "plugins" / "gitstore.js"
+    path.parent.mkdir(parents=True)
+    path.write_text("export const Mine = async () => ({})\n")
+    with pytest.raises(Refused, match="not gitstore's"):
+        install("opencode", "project", repo, home)
+    assert uninstall("opencode", "project", repo, home).action == "absent"
+    assert path.read_text() == "export const Mine = async () => ({})\n"
+
+
+def test_unknown_names_are_usage_errors(repo: Path, home: Path) -> None:
+    with pytest.raises(UsageError, match="unknown harness 'cursor'"):
+        install("cursor", "user", repo, home)
+    with pytest.raises(UsageError, match="unknown scope 'team'"):
+        install("claude-code", "team", repo, home)
+    with pytest.raises(UsageError, match="needs a git repository"):
+        install("gemini-cli", "project", None, home)
+
+
+# -- status ---------------------------------------------------------------------------------
+
+@pytest.fixture
+def targets(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """Let the hook's subprocesses import tests.hook_targets."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    return monkeypatch
+
+
+def by_key(rows: list[Any]) -> dict[tuple[str, str], Any]:
+    return {(r.harness, r.scope): r for r in rows}
+
+
+def test_status_says_installed_and_working(repo: Path, home: Path, targets: pytest.MonkeyPatch) -> None:
+    targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
+    for harness, scope in PAIRS:
+        install(harness, scope, repo, home)
+    rows = by_key(status(repo, home))
+    assert set(rows) == set(PAIRS)
+    for row in rows.values():
+        assert row.installed and row.works is True and row.problems == (), row
+
+
+def test_status_reports_why_a_hook_would_not_capture(repo: Path, home: Path, targets: pytest.MonkeyPatch) -> None:
+    targets.setenv("GITSTORE_HOOK_TARGET", "tests.no_such_module:capture")
+    install("claude-code", "project", repo, home)
+    install("gemini-cli", "user", repo, home, python=str(repo / "gone" / "python"))
+    rows = by_key(status(repo, home))
+    broken = rows["claude-code", "project"]
+    assert broken.installed and broken.works is False
+    assert any("No module named 'tests.no_such_module'" in p for p in broken.problems)
+    missing = rows["gemini-cli", "user"]
+    assert missing.works is False and "is not an executable file" in missing.problems[0]
+    assert rows["codex", "user"].installed is False and rows["codex", "user"].works is None
+
+
+def test_status_without_a_repository_shows_user_scopes_only(home: Path) -> None:
+    rows = status(None, home, check=False)
+    assert {r.scope for r in rows} == {"user"}
+
+
+def test_status_names_switched_off_hooks_and_unparsable_files(repo: Path, home: Path,
+                                                             targets: pytest.MonkeyPatch) -> None:
+    targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
+    gemini = home / ".gemini" / "settings.json"
+    gemini.parent.mkdir(parents=True)
+    gemini.write_text('{"hooksConfig": {"enabled": false}}\n')
+    report = install("gemini-cli", "user", repo, home)
+    assert report.notes == ("hooks are switched off here (hooksConfig.enabled is false)",)
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text("[features\n")
+    rows = by_key(status(repo, home))
+    assert rows["gemini-cli", "user"].works is False
+    assert rows["codex", "user"].problems[0].startswith("cannot parse: not valid TOML")
+
+
+# -- the command line -----------------------------------------------------------------------
+
+def cli(*args: str) -> int:
+    from gitstore import cli as package
+    from gitstore.cli import hooks
+
+    if not any(group.name == "hooks" for group in package.app.registered_groups):
+        hooks.register(package.app)
+    return package.main(list(args))
+
+
+def test_cli_install_status_uninstall(repo: Path, home: Path, targets: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
+    targets.chdir(repo)
+    assert cli("hooks", "install", "--harness", "claude-code", "--json") == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["action"] == "installed" and report["path"].endswith(".claude/settings.local.json")
+    assert cli("hooks", "install", "--harness", "gemini-cli", "--scope", "user") == 0
+    assert capsys.readouterr().out.startswith("installed gemini-cli (user) ")
+    assert cli("hooks", "status", "--json") == 0
+    rows = json.loads(capsys.readouterr().out)["hooks"]
+    assert [(r["harness"], r["scope"]) for r in rows if r["installed"]] == [("claude-code", "project"),
+                                                                            ("gemini-cli", "user")]
+    assert all(r["works"] for r in rows if r["installed"])
+    assert cli("hooks", "uninstall", "--harness", "claude-code") == 0
+    assert capsys.readouterr().out.startswith("removed claude-code (project) ")
+
+
+def test_cli_refusals_are_one_line_with_exit_codes(repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(repo)
+    settings = repo / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text("{oops\n")
+    assert cli("hooks", "install", "--harness", "claude-code") == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "left untouched" in err
+    assert "Traceback" not in err and settings.read_text() == "{oops\n"
+    assert cli("hooks", "install", "--harness", "codex-notify", "--scope", "project") == 2
+    assert "no project scope" in capsys.readouterr().err
+    monkeypatch.chdir(home)
+    assert cli("hooks", "install", "--harness", "claude-code") == 2
+    assert "not inside a git repository" in capsys.readouterr().err

@@ -1,0 +1,160 @@
+"""Review import from real GitHub webhook payloads and REST snapshots: threads as episodes,
+edits and deletions as events, pagination completeness, names and avatars dropped."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gitstore import InvalidInput, Refused
+from gitstore.ops._context import Context
+from gitstore.reviews import import_reviews
+
+from .conftest import SHARED
+from .world import ready_repo
+
+HOOKS = SHARED / "reviews" / "octokit-webhooks"
+PAYLOADS = sorted(HOOKS.rglob("*.json"))
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> Context:
+    return ready_repo(tmp_path / "hello", origin="https://github.com/Codertocat/Hello-World.git")
+
+
+def load(name: str) -> dict:
+    return json.loads((HOOKS / name).read_text())
+
+
+def events(ctx: Context) -> list[dict]:
+    return [i.record for i in ctx.store.items(["event"], payloads=True)]
+
+
+@pytest.mark.parametrize("path", PAYLOADS, ids=lambda p: str(p.relative_to(HOOKS)))
+def test_every_payload_imports(ctx: Context, path: Path) -> None:
+    report = import_reviews(ctx, path, "github:9")
+    assert report.record["source"] == "github-webhook" and report.record["complete"] is False
+    assert report.record["missing"], "a delivery never proves a complete window"
+    stored = [i.record for i in ctx.store.items(payloads=True)]
+    for record in stored:
+        text = json.dumps(record)
+        assert "avatar" not in text and '"login"' not in text
+        if record["schema"] == "gitstore.event/v1":
+            assert record["author"].startswith("github:") and record["author"][7:].isdigit() or record["author"] == "github:unknown"
+    assert ctx.store.verify().ok
+
+
+def test_threads_edits_and_deletions(ctx: Context, tmp_path: Path) -> None:
+    created = load("pull_request_review_comment/created.payload.json")
+    edited = copy.deepcopy(created)
+    edited.update(action="edited", changes={"body": {"from": created["comment"]["body"]}})
+    edited["comment"].update(body="Maybe use more emoji on this line, please.", updated_at="2019-05-16T10:00:00Z")
+    reply = copy.deepcopy(created)
+    reply["comment"].update(id=999, in_reply_to_id=created["comment"]["id"], body="Agreed.",
+                            created_at="2019-05-17T10:00:00Z", updated_at="2019-05-17T10:00:00Z")
+    reply["comment"]["user"]["id"] = 4242
+    deleted = copy.deepcopy(edited)
+    deleted.update(action="deleted")
+    for n, payload in enumerate((created, edited, reply)):
+        (tmp_path / f"{n}.json").write_text(json.dumps(payload))
+        import_reviews(ctx, tmp_path / f"{n}.json", "github:9")
+    found = events(ctx)
+    comment, edit, answer = found
+    assert comment["type"] == "comment" and edit["type"] == "edit" and edit["parentEventId"] == comment["id"]
+    assert answer["episode"] == comment["episode"], "a reply belongs to its root's thread"
+    assert edit["payload"]["text"].startswith("Maybe use more emoji on this line, please")
+    episode = next(i.record for i in ctx.store.items(["episode"]))
+    assert episode["pin"] == {"repository": ctx.scope, "pullRequest": 2, "branch": "changes",
+                              "commit": created["comment"]["commit_id"]}
+    (tmp_path / "d.json").write_text(json.dumps(deleted))
+    report = import_reviews(ctx, tmp_path / "d.json", "github:9", remove_deleted=True)
+    assert report.removed == [f"github:comment:{created['comment']['id']}"]
+    view = ctx.view()
+    assert all("payload" not in view.events[e["id"]] for e in (comment, edit))
+    assert view.events[answer["id"]]["payload"]["text"] == "Agreed."
+    # an old snapshot imported again restores nothing
+    import_reviews(ctx, tmp_path / "0.json", "github:9")
+    assert all("payload" not in ctx.view().events[e["id"]] for e in (comment, edit))
+    subprocess.run(["git", "reflog", "expire", "--expire=now", "--all"], cwd=ctx.workspace.root, check=True)
+    subprocess.run(["git", "gc", "-q", "--prune=now"], cwd=ctx.workspace.root, check=True)
+    objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=ctx.workspace.root,
+                             capture_output=True).stdout
+    assert b"more emoji on this line, please" not in objects and b"Agreed." in objects
+
+
+def _snapshot(pages: list[tuple[int, str, list]], pr: int = 2) -> dict:
+    return {"format": "gitstore.github-snapshot/1", "repository": "Codertocat/Hello-World", "pullRequest": pr,
+            "head": {"ref": "changes", "sha": "ec26c3e57ca3a959ca5aad62de7213c562f8c821"},
+            "responses": [{"collection": "pull-comments", "page": n, "link": link, "body": body} for n, link, body in pages]
+            + [{"collection": "reviews", "page": 1, "link": "", "body": []},
+               {"collection": "issue-comments", "page": 1, "link": "", "body": []}]}
+
+
+def _comment(n: int) -> dict:
+    base = copy.deepcopy(load("pull_request_review_comment/created.payload.json")["comment"])
+    base.update(id=1000 + n, body=f"Point {n}.", created_at=f"2019-05-15T15:{n:02d}:00Z", updated_at=f"2019-05-15T15:{n:02d}:00Z")
+    return base
+
+
+def _link(page: int, last: int) -> str:
+    url = "https://api.github.com/repos/Codertocat/Hello-World/pulls/2/comments?per_page=2&page="
+    return "" if page == last else f'<{url}{page + 1}>; rel="next", <{url}{last}>; rel="last"'
+
+
+def test_a_complete_rest_snapshot(ctx: Context, tmp_path: Path) -> None:
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(_snapshot([(1, _link(1, 2), [_comment(1), _comment(2)]), (2, _link(2, 2), [_comment(3)])])))
+    report = import_reviews(ctx, path, "github:9")
+    assert report.record["complete"] is True and report.record["missing"] == []
+    assert report.record["counts"]["comments"] == 3 and report.episodes == 3
+    again = import_reviews(ctx, path, "github:9")
+    assert again.record["counts"]["events"] == 0, "importing the same snapshot twice adds nothing"
+
+
+def test_missing_pages_make_the_window_incomplete_and_are_named(ctx: Context, tmp_path: Path) -> None:
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(_snapshot([(1, _link(1, 4), [_comment(1)]), (4, _link(4, 4), [_comment(4)])])))
+    report = import_reviews(ctx, path, "github:9")
+    assert report.record["complete"] is False
+    assert report.record["missing"] == [{"collection": "pull-comments", "from": 2, "to": 3}]
+
+
+@pytest.mark.parametrize(
+    ("pages", "message"),
+    [
+        ([(1, _link(1, 3).replace("page=2>", "page=3>"), [])], "links next to page 3"),
+        ([(1, _link(1, 3), []), (2, _link(2, 5), [])], "disagree on the last page"),
+        ([(1, None, [])], "has no link header"),
+        ([(1, _link(1, 2), [_comment(1)]), (1, _link(1, 2), [_comment(2)])], "appears twice"),
+    ],
+)
+def test_contradictory_pagination_is_refused(ctx: Context, tmp_path: Path, pages, message) -> None:
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(_snapshot(pages)))
+    with pytest.raises(Refused, match=message):
+        import_reviews(ctx, path, "github:9")
+    assert list(ctx.store.items()) == []
+
+
+def test_a_snapshot_of_another_repository_is_refused(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "other", origin="https://github.com/acme/widgets.git")
+    with pytest.raises(Refused, match="is for Codertocat/Hello-World"):
+        import_reviews(ctx, HOOKS / "pull_request_review_comment/created.payload.json", "github:9")
+
+
+def test_garbage_is_a_clear_error(ctx: Context, tmp_path: Path) -> None:
+    path = tmp_path / "x.json"
+    path.write_text('{"hello": 1}')
+    with pytest.raises(InvalidInput, match="neither a gitstore GitHub snapshot nor webhook deliveries"):
+        import_reviews(ctx, path, "github:9")
+
+
+def test_review_states_become_status_events(ctx: Context) -> None:
+    import_reviews(ctx, HOOKS / "pull_request_review/submitted.payload.json", "github:9")
+    import_reviews(ctx, HOOKS / "pull_request_review_thread/resolved.payload.json", "github:9")
+    states = [e["payload"]["state"] for e in events(ctx) if e["type"] == "status"]
+    assert "resolved" in states and any(s in states for s in ("approved", "commented", "changes-requested"))

@@ -1,0 +1,664 @@
+"""Transcript parsers against real harness sessions: every sample parses, every record is
+counted, the expected values published with the samples hold, damaged copies still parse,
+and input of any shape never raises anything but InvalidInput."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitstore.errors import InvalidInput
+from gitstore.transcripts import Limits, Transcript, detect_harness, parse_transcript
+from gitstore.transcripts import __main__ as cli
+from gitstore.transcripts._tools import is_test_command, outcome_in_output
+
+from .conftest import SHARED, shared
+
+T = ("transcripts",)
+HISTORY = (*T, "agent-history")
+SESSIONS = (*T, "agent-sessions")
+
+# Every transcript sample, by path under testdata/transcripts, with the harness it is from.
+SAMPLES = {
+    "claude-code/claude-code-viewer/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl": "claude-code",
+    "claude-code/claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl": "claude-code",
+    "claude-code/claude-code-viewer/agent-test-hash-123.jsonl": "claude-code",
+    "claude-code/claude-code-viewer/agent-test-hash-456.jsonl": "claude-code",
+    "claude-code/claude-code-viewer/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl": "claude-code",
+    "agent-sessions/claude/small.jsonl": "claude-code",
+    "agent-sessions/claude/large.jsonl": "claude-code",
+    "agent-sessions/claude/schema_drift.jsonl": "claude-code",
+    "agent-sessions/claude/subagent/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl": "claude-code",
+    "agent-sessions/claude/subagent/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f/subagents/agent-a0ad4f44468bdf20d.jsonl": "claude-code",
+    "agent-history/v1/claude_golden.jsonl": "claude-code",
+    "agent-history/compaction/claude/session_with_compaction.jsonl": "claude-code",
+    "agent-history/rejections/claude_with_rejection.jsonl": "claude-code",
+    "agent-history/forks/claude_forked_session.jsonl": "claude-code",
+    "agent-sessions/codex/small.jsonl": "codex",
+    "agent-sessions/codex/large.jsonl": "codex",
+    "agent-sessions/codex/schema_drift.jsonl": "codex",
+    "agent-history/v1/codex_golden.jsonl": "codex",
+    "agent-history/compaction/codex/session_with_compaction.jsonl": "codex",
+    "agent-history/rejections/codex_with_escalation.jsonl": "codex",
+    "agent-sessions/gemini/small.json": "gemini-cli",
+    "agent-sessions/gemini/large.json": "gemini-cli",
+    "agent-sessions/gemini/schema_drift.json": "gemini-cli",
+    "agent-sessions/gemini/jsonl_v040.jsonl": "gemini-cli",
+    "agent-history/v1/gemini_golden.json": "gemini-cli",
+    "agent-history/rejections/gemini_with_tool_error.jsonl": "gemini-cli",
+    "agent-sessions/opencode/storage_v2/session/proj_test/ses_s_stage0_small.json": "opencode",
+    "agent-sessions/opencode/storage_v2/session/proj_test/ses_s_stage0_large.json": "opencode",
+    "agent-sessions/opencode/storage_legacy/session/proj_test/ses_s_stage0_drift.json": "opencode",
+}
+JSONL = [p for p in SAMPLES if p.endswith(".jsonl")]
+
+
+def sample(relative: str) -> Path:
+    return shared(*T, *relative.split("/"))
+
+
+def parse(relative: str) -> Transcript:
+    return parse_transcript(sample(relative))
+
+
+def roles(transcript: Transcript) -> Counter[str]:
+    return Counter(turn.role for turn in transcript.turns)
+
+
+def calls(transcript: Transcript) -> list[Any]:
+    return [call for turn in transcript.turns for call in turn.tools]
+
+
+def expected(name: str) -> dict[str, Any]:
+    path = shared(*HISTORY, "v1", "expected_values.json") if name == "v1" else shared(*HISTORY, "expected_values_extended.json")
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def records_in(path: Path, harness: str) -> int:
+    """The records a sample holds, counted independently of the parsers."""
+    if harness == "opencode":
+        root = path.parents[2]
+        session = json.loads(path.read_text())["id"]
+        messages = sorted((root / "message" / session).glob("*.json"))
+        ids = {json.loads(m.read_text())["id"] for m in messages}
+        parts = [p for i in ids for p in (root / "part" / i).glob("*.json")]
+        flat = [p for p in (root / "part").glob("*.json") if json.loads(p.read_text()).get("messageID") in ids]
+        return 1 + len(messages) + len(parts) + len(flat)
+    if path.suffix == ".json":
+        document = json.loads(path.read_text())
+        return len(document.get("messages", document.get("history", [])))
+    return sum(1 for line in path.read_bytes().split(b"\n") if line.strip())
+
+
+# -- every sample --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("relative", sorted(SAMPLES))
+def test_sample_parses_and_counts_every_record(relative: str) -> None:
+    path = sample(relative)
+    transcript = parse_transcript(path)
+    counts = transcript.counts
+    assert transcript.harness == SAMPLES[relative]
+    assert counts.total == counts.parsed + counts.unknown + counts.malformed
+    assert counts.total == records_in(path, SAMPLES[relative])
+    assert parse_transcript(path) == transcript  # deterministic
+    assert parse_transcript(path, SAMPLES[relative]) == transcript
+    keys = [turn.key for turn in transcript.turns]
+    assert len(keys) == len(set(keys))
+    assert all(turn.role in ("user", "assistant", "system", "tool", "summary") for turn in transcript.turns)
+    assert all(len(turn.text) <= 20_000 + 100 for turn in transcript.turns)
+    for at in [transcript.started_at, transcript.ended_at, *(t.at for t in transcript.turns)]:
+        assert at is None or (len(at) == 27 and at.endswith("Z"))
+
+
+@pytest.mark.parametrize("relative", sorted(SAMPLES))
+def test_detect_harness(relative: str) -> None:
+    assert detect_harness(sample(relative)) == SAMPLES[relative]
+
+
+def test_every_file_under_transcripts_is_a_sample_or_refused() -> None:
+    root = shared(*T)
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        relative = path.relative_to(root).as_posix()
+        if relative in SAMPLES:
+            continue
+        with pytest.raises(InvalidInput) as refused:
+            parse_transcript(path)
+        message = str(refused.value)
+        assert str(path) in message and "\n" not in message
+
+
+def test_refusals_name_what_is_wrong(tmp_path: Path) -> None:
+    pi = sample("agent-sessions/pi/small.jsonl")
+    with pytest.raises(InvalidInput, match="a pi session"):
+        parse_transcript(pi)
+    part = sample("agent-sessions/opencode/storage_v2/part/m_assistant_large_1/001.json")
+    with pytest.raises(InvalidInput, match="pass the session file"):
+        parse_transcript(part)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"\n\n")
+    with pytest.raises(InvalidInput, match="empty"):
+        parse_transcript(empty)
+    with pytest.raises(InvalidInput, match="no such file"):
+        parse_transcript(tmp_path / "missing.jsonl")
+    with pytest.raises(InvalidInput, match="not a file"):
+        parse_transcript(tmp_path)
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_bytes(b"not json\n{\"a\": 1}\n[1, 2]\n")
+    with pytest.raises(InvalidInput, match="not a transcript"):
+        parse_transcript(garbage)
+    for harness in ("claude-code", "codex", "gemini-cli", "opencode"):
+        with pytest.raises(InvalidInput, match="garbage.jsonl"):
+            parse_transcript(garbage, harness)
+    with pytest.raises(InvalidInput, match="unknown harness"):
+        parse_transcript(garbage, "cursor")
+
+
+# -- expected values published with the samples --------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["claude", "codex", "gemini"])
+def test_golden_expected_values(name: str) -> None:
+    values = expected("v1")[f"{name}_golden"]
+    suffix = "json" if name == "gemini" else "jsonl"
+    transcript = parse(f"agent-history/v1/{name}_golden.{suffix}")
+    counted = roles(transcript)
+    # Claude sends tool results back as user messages; here they are tool turns.
+    users = counted["user"] + (counted["tool"] if name == "claude" else 0)
+    conversation = [t for t in transcript.turns if t.role in ("user", "assistant")]
+    assert transcript.session == values["session_id"]
+    assert users == values["user_messages"]
+    assert counted["assistant"] == values["assistant_messages"]
+    assert users + counted["assistant"] == values["message_count"]
+    assert Counter(call.name for call in calls(transcript)) == Counter(values["tool_calls"])
+    assert conversation[0].at == values["first_timestamp"].replace(".000Z", ".000000Z")
+    assert conversation[-1].at == values["last_timestamp"].replace(".000Z", ".000000Z")
+    assert counted["tool"] >= 1  # has_tool_results / has_function_output
+    if name != "gemini":
+        assert transcript.cwd is not None and transcript.cwd.replace("/", "-") == values["workspace"]
+    assert transcript.counts.unknown == transcript.counts.malformed == 0
+
+
+def test_golden_totals() -> None:
+    totals = expected("v1")["totals"]
+    transcripts = [
+        parse("agent-history/v1/claude_golden.jsonl"),
+        parse("agent-history/v1/codex_golden.jsonl"),
+        parse("agent-history/v1/gemini_golden.json"),
+    ]
+    assert sum(len(calls(t)) for t in transcripts) == totals["tool_calls_total"]
+    assert len({t.session for t in transcripts}) == totals["sessions"]
+
+
+def test_golden_claude_details() -> None:
+    transcript = parse("agent-history/v1/claude_golden.jsonl")
+    assert transcript.version == "2.0.75" and transcript.branch == "main"
+    assert transcript.files_touched == ("config.json",)  # the Edit, relative to cwd; not the Read
+    assert [t.key for t in transcript.turns][:2] == ["u1-claude-golden", "a1-claude-golden"]
+    assert all(call.ok is True for call in calls(transcript))
+    assert "I should use the Edit tool" not in " ".join(t.text for t in transcript.turns)
+
+
+def test_codex_golden_details() -> None:
+    transcript = parse("agent-history/v1/codex_golden.jsonl")
+    assert transcript.version == "0.77.0" and transcript.schema_versions == ("0.77.0",)
+    assert transcript.commands == ("ls -la",)
+    assert transcript.started_at == "2025-01-04T09:00:00.000000Z"
+    assert transcript.ended_at == "2025-01-04T09:00:13.000000Z"
+    assert "Preparing to list" not in " ".join(t.text for t in transcript.turns)  # reasoning
+
+
+def test_claude_compaction() -> None:
+    values = expected("extended")["compaction"]["claude"]
+    transcript = parse("agent-history/compaction/claude/session_with_compaction.jsonl")
+    assert transcript.session == values["session_id"]
+    boundaries = [i for i, t in enumerate(transcript.turns) if t.role == "system"]
+    assert len(boundaries) == values["compaction_boundaries"]
+    assert transcript.turns[boundaries[0]].key == values["compaction_details"]["uuid"]
+    summaries = [t for t in transcript.turns if t.role == "summary"]
+    assert len(summaries) == 1 and values["has_summary_type"]
+    conversation = ("user", "assistant", "tool")
+    before = [t for t in transcript.turns[: boundaries[0]] if t.role in conversation]
+    after = [t for t in transcript.turns[boundaries[0]:] if t.role in conversation]
+    assert len(before) == values["message_count_before_compaction"]
+    assert len(after) == values["message_count_after_compaction"]
+    assert len(before) + len(after) + len(summaries) == values["total_messages"]
+
+
+def test_codex_compaction() -> None:
+    values = expected("extended")["compaction"]["codex"]
+    transcript = parse("agent-history/compaction/codex/session_with_compaction.jsonl")
+    assert transcript.session == values["session_id"]
+    summaries = [t for t in transcript.turns if t.role == "summary"]
+    assert len(summaries) == values["compacted_records"]
+    for section in values["compacted_summary_sections"]:
+        assert section in summaries[0].text
+    assert Counter(call.name for call in calls(transcript)) == Counter(values["tool_calls"])
+    assert transcript.branch == "feature/api"
+
+
+def test_claude_rejections() -> None:
+    values = expected("extended")["rejections"]["claude"]
+    transcript = parse("agent-history/rejections/claude_with_rejection.jsonl")
+    assert transcript.session == values["session_id"]
+    assert len(transcript.turns) == values["total_messages"]
+    rejected = [call for call in calls(transcript) if call.rejected]
+    assert len(rejected) == values["rejections"]
+    assert [c.name for c in rejected] == [d["tool_name"] for d in values["rejection_details"]]
+    assert all(call.ok is False for call in rejected)
+    assert sum(call.ok is True for call in calls(transcript)) == values["successful_tool_uses"]
+    tool_text = " ".join(t.text for t in transcript.turns if t.role == "tool")
+    for detail in values["rejection_details"]:
+        assert detail["user_reason"] in tool_text
+    # A rejected test run never ran: it is neither a command nor a test.
+    assert transcript.commands == () and transcript.tests == ()
+    assert transcript.files_touched == ("src/db.py",)  # the accepted Edit only
+
+
+def test_codex_escalations() -> None:
+    values = expected("extended")["rejections"]["codex"]
+    transcript = parse("agent-history/rejections/codex_with_escalation.jsonl")
+    assert transcript.session == values["session_id"]
+    rejected = [call for call in calls(transcript) if call.rejected]
+    assert len(rejected) == values["escalation_requests"]
+    assert [c.command for c in rejected] == [d["command"].replace("\\n", "\n") for d in values["escalation_details"]]
+    shells = [c for c in calls(transcript) if c.name == "shell" and c.ok]
+    assert len(shells) == values["successful_shell_calls"]
+    assert transcript.commands == ("echo 'Hello World' > test.txt", "cat test.txt")
+
+
+def test_gemini_tool_errors() -> None:
+    values = expected("extended")["rejections"]["gemini"]
+    transcript = parse("agent-history/rejections/gemini_with_tool_error.jsonl")
+    assert transcript.session == values["session_id"]
+    counted = roles(transcript)
+    assert counted["user"] + counted["assistant"] == values["total_messages"]
+    failed = [call for call in calls(transcript) if call.ok is False and not call.rejected]
+    assert [c.name for c in failed] == [d["tool_name"] for d in values["tool_error_details"]]
+    assert len(failed) == values["tool_errors"]
+    assert sum(call.ok is True for call in calls(transcript)) == values["successful_tool_calls"]
+    tool_text = " ".join(t.text for t in transcript.turns if t.role == "tool")
+    assert values["tool_error_details"][0]["error"] in tool_text
+    assert transcript.files_touched == ("config.json",)
+
+
+def test_claude_fork_keeps_both_branches() -> None:
+    values = expected("extended")["forks"]["claude"]
+    transcript = parse("agent-history/forks/claude_forked_session.jsonl")
+    assert transcript.session == values["session_id"]
+    assert len(transcript.turns) == values["total_messages"]
+    assert Counter(call.name for call in calls(transcript)) == Counter(values["tool_calls"])
+    keys = {turn.key for turn in transcript.turns}
+    for fork in values["fork_details"]:
+        assert set(fork["child_uuids"]) <= keys
+    assert transcript.files_touched == ("quicksort.py", "mergesort.py")
+
+
+# -- real sessions in detail --------------------------------------------------------------------
+
+
+def test_claude_streamed_message_is_one_turn() -> None:
+    transcript = parse("claude-code/claude-code-viewer/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
+    # Lines 12-14 are one assistant message (msg_01PrGGvEvreqPUaqe4qRsCgA) with three Task calls.
+    turn = next(t for t in transcript.turns if any(c.name == "Task" for c in t.tools))
+    assert [c.name for c in turn.tools] == ["Task", "Task", "Task"]
+    assert turn.text.startswith("Now I'll execute the subtasks in parallel")
+    assert transcript.cwd == "/path/to/Demo" and transcript.branch is None
+    assert "components/TodoItem.tsx" in transcript.files_touched
+    assert "todo-app/src/app/page.tsx" in transcript.files_touched
+    assert "npm run build" in transcript.commands
+    failed = [c for c in calls(transcript) if c.ok is False]
+    assert failed and not any(c.rejected for c in failed)
+    assert transcript.counts == type(transcript.counts)(438, 438, 0, 0)
+
+
+def test_claude_subagent_tree() -> None:
+    parent = parse("agent-sessions/claude/subagent/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl")
+    assert len(parent.subagents) == 1
+    child = parse_transcript(Path(parent.subagents[0]))
+    assert child.session == "agent-a0ad4f44468bdf20d"
+    assert child.commands == ("grep -rn TODO",)
+    assert [c.ok for c in calls(child)] == [True]
+
+
+def test_claude_drift_and_bookkeeping() -> None:
+    drift = parse("agent-sessions/claude/schema_drift.jsonl")
+    assert drift.unknown_types == ("tool_use", "tool_result")
+    assert drift.schema_versions == ("1.9.0", "2.1.88", "2.1.92", "2.1.112")
+    small = parse("agent-sessions/claude/small.jsonl")
+    assert small.counts.unknown > 0 and small.counts.malformed == 0
+    assert "[trimmed for fixture]" not in small.schema_versions
+    rejected = [c for c in calls(small) if c.rejected]
+    assert not rejected  # the rejection there answers no call the file shows (no tool_use_id)
+
+
+@pytest.mark.parametrize("relative", [p for p in SAMPLES if "schema_drift" in p])
+def test_schema_drift_is_counted(relative: str) -> None:
+    counts = parse(relative).counts
+    assert counts.unknown + counts.malformed > 0
+
+
+def test_gemini_shell_exit_codes() -> None:
+    transcript = parse("agent-sessions/gemini/large.json")
+    shell = [c for c in calls(transcript) if c.command]
+    assert [(c.command, c.exit_code, c.ok) for c in shell] == [
+        ("printf 'line1\\nline2\\nline3\\n'", 0, True),
+        ("ls /non-existent-directory", 1, False),
+    ]
+    assert roles(transcript)["system"] == 1  # the info message
+
+
+def test_gemini_jsonl_with_set_lines() -> None:
+    transcript = parse("agent-sessions/gemini/jsonl_v040.jsonl")
+    assert transcript.session == "gemini_stage0_jsonl"
+    assert transcript.ended_at == "2026-04-29T21:39:45.996000Z"
+    assert transcript.commands == ("ls -F",)
+
+
+def test_opencode_sessions() -> None:
+    small = parse("agent-sessions/opencode/storage_v2/session/proj_test/ses_s_stage0_small.json")
+    assert (small.session, small.version, small.cwd) == ("s_stage0_small", "1.3.17", "/tmp/repo")
+    assert [t.role for t in small.turns] == ["user", "assistant", "tool"]
+    assert [(c.command, c.exit_code, c.ok) for c in calls(small)] == [("ls", 0, True)]
+    large = parse("agent-sessions/opencode/storage_v2/session/proj_test/ses_s_stage0_large.json")
+    assert [(c.command, c.exit_code, c.ok) for c in calls(large)] == [("ls /non-existent-directory", 1, False)]
+    assert large.files_touched == ("error.log",)
+    legacy = parse("agent-sessions/opencode/storage_legacy/session/proj_test/ses_s_stage0_drift.json")
+    assert legacy.commands == ("cat README.md",)
+
+
+# -- damaged copies -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("relative", sorted(JSONL))
+def test_truncated_and_garbage_appended_copies_still_parse(relative: str, tmp_path: Path) -> None:
+    original = sample(relative).read_bytes()
+    whole = parse_transcript(sample(relative))
+    # Cut inside a line two thirds in (the drift samples keep their last, recognizable line).
+    cut = original[: len(original) * 2 // 3] if "drift" not in relative else original
+    damaged = tmp_path / Path(relative).name
+    damaged.write_bytes(cut + b"\n\x00\xff garbage {\"type\":\n" + b"{" * 5000 + b"\n" + b'[1, 2, 3]\n')
+    transcript = parse_transcript(damaged)
+    counts = transcript.counts
+    assert transcript.harness == whole.harness
+    assert counts.malformed >= 3 and counts.parsed + counts.unknown > 0
+    assert counts.parsed > 0 or "drift" in relative
+    # Before the cut, the same turns (their calls' results may lie after the cut).
+    kept = len(transcript.turns) - 1
+    assert [(t.role, t.key, t.at, t.text) for t in transcript.turns[:kept]] == [
+        (t.role, t.key, t.at, t.text) for t in whole.turns[:kept]
+    ]
+    assert counts.total == counts.parsed + counts.unknown + counts.malformed
+    assert parse_transcript(damaged) == transcript
+
+
+GEMINI_DOCUMENTS = [p for p in SAMPLES if p.endswith(".json") and "gemini" in p]
+STREAMED = Limits(stream_json_bytes=0)  # every document read message by message
+
+
+@pytest.mark.parametrize("relative", GEMINI_DOCUMENTS)
+def test_gemini_document_read_whole_or_streamed_is_the_same(relative: str) -> None:
+    assert parse_transcript(sample(relative), limits=STREAMED) == parse_transcript(sample(relative))
+
+
+@pytest.mark.parametrize("limits", [None, STREAMED], ids=["whole", "streamed"])
+@pytest.mark.parametrize("relative", [p for p in GEMINI_DOCUMENTS if "drift" not in p])
+def test_gemini_document_cut_short_keeps_complete_messages(relative: str, limits: Limits | None, tmp_path: Path) -> None:
+    text = sample(relative).read_text()
+    whole = parse_transcript(sample(relative))
+    damaged = tmp_path / "session.json"
+    for cut in (len(text) * 3 // 4, len(text) // 2, text.rindex("}")):
+        damaged.write_text(text[:cut])
+        transcript = parse_transcript(damaged, limits=limits)
+        assert transcript.harness == "gemini-cli" and transcript.session == whole.session
+        assert transcript.counts.malformed == 1
+        assert transcript.counts.parsed <= whole.counts.parsed
+        assert transcript.turns == whole.turns[: len(transcript.turns)]
+    damaged.write_text(text + "\n}garbage")
+    appended = parse_transcript(damaged, limits=limits)
+    assert appended.turns == whole.turns and appended.counts.malformed == 1
+
+
+def test_oversized_line_is_malformed_not_read(tmp_path: Path) -> None:
+    source = sample("agent-history/v1/claude_golden.jsonl").read_bytes()
+    big = b'{"type":"user","message":{"role":"user","content":"' + b"x" * 5000 + b'"}}\n'
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(source + big + source.splitlines(keepends=True)[0])
+    transcript = parse_transcript(path, limits=Limits(max_line_bytes=4096))
+    assert transcript.counts.malformed == 1 and transcript.counts.total == 8
+
+
+# -- limits -------------------------------------------------------------------------------------
+
+
+def test_long_text_is_truncated_and_marked(tmp_path: Path) -> None:
+    line = {"type": "user", "uuid": "u1", "sessionId": "s", "timestamp": "2025-01-01T00:00:00Z",
+            "message": {"role": "user", "content": "é" * 50_000}}
+    path = tmp_path / "long.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    turn = parse_transcript(path).turns[0]
+    assert turn.truncated
+    assert turn.text.startswith("é" * 20_000)
+    assert turn.text.endswith("[gitstore: 30000 more characters truncated]")
+
+
+def test_turn_cap_counts_the_rest(tmp_path: Path) -> None:
+    lines = []
+    for n in range(30):
+        lines.append({"type": "user", "uuid": f"u{n}", "message": {"role": "user", "content": f"step {n}"}})
+        lines.append({"type": "assistant", "uuid": f"a{n}", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": f"echo {n}"}}]}})
+    path = tmp_path / "many.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    transcript = parse_transcript(path, limits=Limits(max_turns=10, max_text=3, max_items=25))
+    assert len(transcript.turns) == 10 and transcript.turns_dropped == 50
+    assert transcript.counts.parsed == 60
+    assert len(transcript.commands) == 25  # calls in dropped turns still count, up to the cap
+    assert transcript.turns[0].text.startswith("ste") and transcript.turns[0].truncated
+
+
+# -- tests run, pass and fail -------------------------------------------------------------------
+
+
+def _write(tmp_path: Path, name: str, records: list[dict[str, Any]]) -> Path:
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return path
+
+
+def test_test_runs_claude(tmp_path: Path) -> None:
+    def use(n: int, command: str) -> dict[str, Any]:
+        return {"type": "assistant", "uuid": f"a{n}", "sessionId": "s", "cwd": "/repo", "message": {
+            "id": f"m{n}", "role": "assistant",
+            "content": [{"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": command}}]}}
+
+    def result(n: int, text: str, error: bool | None = None) -> dict[str, Any]:
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": f"t{n}", "content": text}
+        if error is not None:
+            block["is_error"] = error
+        return {"type": "user", "uuid": f"r{n}", "message": {"role": "user", "content": [block]}}
+
+    path = _write(tmp_path, "claude.jsonl", [
+        use(1, "cd /repo && python -m pytest -q tests/"), result(1, "Exit code 1\n1 failed, 3 passed", True),
+        use(2, "uv run pytest -x"), result(2, "4 passed in 0.1s"),
+        use(3, "npm test"), result(3, "Tests: 2 failed, 5 passed"),
+        use(4, "cat pytest.ini"), result(4, "[pytest]"),
+        use(5, "go test ./..."),
+    ])
+    transcript = parse_transcript(path)
+    assert transcript.tests == (
+        ("cd /repo && python -m pytest -q tests/", False),
+        ("uv run pytest -x", True),
+        ("npm test", False),
+    )
+    assert calls(transcript)[0].exit_code == 1
+    assert transcript.commands[-1] == "go test ./..."  # ran (or is running), outcome unknown
+
+
+def test_test_runs_codex_and_gemini(tmp_path: Path) -> None:
+    def line(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": "2025-01-01T00:00:00Z", "type": kind, "payload": payload}
+
+    codex = _write(tmp_path, "rollout.jsonl", [
+        line("session_meta", {"id": "c1", "cwd": "/repo", "cli_version": "0.50.0"}),
+        line("response_item", {"type": "function_call", "name": "shell", "call_id": "c1",
+                               "arguments": json.dumps({"command": ["bash", "-lc", "cargo test"]})}),
+        line("response_item", {"type": "function_call_output", "call_id": "c1",
+                               "output": json.dumps({"output": "test result: ok. 3 passed", "metadata": {"exit_code": 101}})}),
+        line("response_item", {"type": "function_call", "name": "exec_command", "call_id": "c2",
+                               "arguments": json.dumps({"cmd": "pytest"})}),
+        line("response_item", {"type": "function_call_output", "call_id": "c2",
+                               "output": "Chunk ID: 1\nWall time: 1s\nProcess exited with code 0\nOutput:\n5 passed"}),
+        line("response_item", {"type": "custom_tool_call", "name": "apply_patch", "call_id": "c3",
+                               "input": "*** Begin Patch\n*** Update File: /repo/src/a.py\n@@\n-x\n+y\n*** Add File: b.py\n+z\n*** End Patch"}),
+        line("response_item", {"type": "custom_tool_call_output", "call_id": "c3", "output": "Success."}),
+    ])
+    transcript = parse_transcript(codex)
+    assert transcript.tests == (("cargo test", False), ("pytest", True))
+    assert transcript.files_touched == ("src/a.py", "b.py")
+    gemini = tmp_path / "session.json"
+    gemini.write_text(json.dumps({"sessionId": "g", "startTime": "2025-01-01T00:00:00Z", "messages": [
+        {"id": "m1", "type": "gemini", "content": "", "toolCalls": [{
+            "id": "t1", "name": "run_shell_command", "args": {"command": "npm run test:unit"}, "status": "success",
+            "result": [{"functionResponse": {"response": {"output": "Output: FAIL src/x.test.ts\nExit Code: 1"}}}]}]},
+        {"id": "m2", "type": "gemini", "content": "", "toolCalls": [{
+            "id": "t2", "name": "run_shell_command", "args": {"command": "make test"}, "status": "cancelled"}]},
+    ]}))
+    transcript = parse_transcript(gemini)
+    assert transcript.tests == (("npm run test:unit", False),)
+    assert [c.rejected for c in calls(transcript)] == [False, True]
+
+
+@pytest.mark.parametrize(
+    ("command", "is_test"),
+    [
+        ("pytest", True), ("python3 -m pytest -q", True), ("python -m unittest discover", True),
+        ("FOO=1 npx vitest run", True), ("pnpm run test:e2e", True), ("yarn test", True),
+        ("cargo nextest run", True), ("go test ./...", True), ("./gradlew :app:test", True),
+        ("timeout 60 tox -e py311", True), ("bundle exec rspec", True), ("make check", True),
+        ("cd app && npm test", True), (".venv/bin/pytest tests", True),
+        ("cat pytest.ini", False), ("pip install pytest", False), ("npm run build", False),
+        ("git commit -m 'fix test'", False), ("ls tests/", False), ("echo go test", False),
+    ],
+)
+def test_test_command_detection(command: str, is_test: bool) -> None:
+    assert is_test_command(command) is is_test
+
+
+@pytest.mark.parametrize(
+    ("output", "passed"),
+    [
+        ("==== 3 passed in 0.2s ====", True), ("==== 1 failed, 2 passed ====", False),
+        ("test result: ok. 10 passed; 0 failed", True), ("test result: FAILED. 1 passed; 1 failed", False),
+        ("ok  \texample.com/pkg\t0.01s", True), ("--- FAIL: TestX\nFAIL\texample.com/pkg", False),
+        ("Ran 3 tests in 0.001s\n\nOK", True), ("no output here", None), ("0 failed", None),
+    ],
+)
+def test_test_outcome_from_output(output: str, passed: bool | None) -> None:
+    assert outcome_in_output(output) is passed
+
+
+# -- any shape of input -------------------------------------------------------------------------
+
+_JUNK: list[Any] = [None, 0, -1, 2**70, 1.5, True, "", "x", [], [None], {}, {"type": 1}, [{"text": 3}]]
+_FUZZED = [
+    "agent-history/v1/claude_golden.jsonl",
+    "agent-history/rejections/claude_with_rejection.jsonl",
+    "agent-history/v1/codex_golden.jsonl",
+    "agent-history/rejections/codex_with_escalation.jsonl",
+    "agent-history/rejections/gemini_with_tool_error.jsonl",
+    "agent-sessions/gemini/jsonl_v040.jsonl",
+]
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = (), depth: int = 0) -> list[tuple[Any, ...]]:
+    found: list[tuple[Any, ...]] = [prefix] if prefix else []
+    if depth >= 5:
+        return found
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else []
+    for key, inner in items:
+        found += _paths(inner, (*prefix, key), depth + 1)
+    return found
+
+
+def _replaced(value: Any, path: tuple[Any, ...], junk: Any) -> Any:
+    changed = copy.deepcopy(value)
+    target = changed
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = junk
+    return changed
+
+
+@pytest.mark.parametrize("relative", _FUZZED)
+def test_any_value_anywhere_never_crashes(relative: str, tmp_path: Path) -> None:
+    source = [json.loads(line) for line in sample(relative).read_text().splitlines() if line.strip()]
+    harness = SAMPLES[relative]
+    variants: list[str] = []
+    for index, record in enumerate(source):
+        for path in _paths(record):
+            for junk in _JUNK:
+                records = list(source)
+                records[index] = _replaced(record, path, junk)
+                variants.append("".join(json.dumps(r) + "\n" for r in records))
+    file = tmp_path / "variant.jsonl"
+    for text in variants:
+        file.write_text(text)
+        try:
+            transcript = parse_transcript(file, harness)
+        except InvalidInput:
+            continue
+        counts = transcript.counts
+        assert counts.total == counts.parsed + counts.unknown + counts.malformed == len(source)
+
+
+def test_any_value_in_documents_never_crashes(tmp_path: Path) -> None:
+    document = json.loads(sample("agent-history/v1/gemini_golden.json").read_text())
+    file = tmp_path / "session.json"
+    for path in _paths(document):
+        for junk in _JUNK:
+            file.write_text(json.dumps(_replaced(document, path, junk)))
+            try:
+                transcript = parse_transcript(file, "gemini-cli")
+            except InvalidInput:
+                continue
+            assert transcript.counts.total == transcript.counts.parsed + transcript.counts.unknown + transcript.counts.malformed
+
+
+def test_opencode_damaged_storage(tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "storage"
+    shutil.copytree(SHARED / "transcripts" / "agent-sessions" / "opencode" / "storage_v2", root)
+    (root / "part" / "m_assistant_large_1" / "009.json").write_text("{not json")
+    (root / "part" / "m_assistant_large_1" / "010.json").write_text('{"type": "hologram"}')
+    (root / "message" / "s_stage0_large" / "msg_0005.json").write_text('{"id": "m5", "role": "narrator"}')
+    transcript = parse_transcript(root / "session" / "proj_test" / "ses_s_stage0_large.json")
+    assert transcript.counts == type(transcript.counts)(19, 16, 2, 1)
+    assert transcript.unknown_types == ("message:narrator", "part:hologram")
+    escape = root / "session" / "proj_test" / "ses_escape.json"
+    escape.write_text('{"id": "../../x", "directory": "/tmp", "time": {}, "projectID": "p"}')
+    with pytest.raises(InvalidInput):
+        parse_transcript(escape)
+
+
+# -- the debugging command ----------------------------------------------------------------------
+
+
+def test_module_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    golden = sample("agent-history/v1/claude_golden.jsonl")
+    assert cli.main([str(golden)]) == 0
+    out = capsys.readouterr().out
+    assert "harness claude-code  session golden-claude-001" in out
+    assert "records 6: parsed 6, unknown 0, malformed 0" in out
+    assert cli.main(["--json", str(golden)]) == 0
+    assert json.loads(capsys.readouterr().out)["session"] == "golden-claude-001"
+    refused = sample("agent-history/v1/expected_values.json")
+    assert cli.main([str(refused)]) == 1
+    assert "not a transcript" in capsys.readouterr().err
