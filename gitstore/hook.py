@@ -45,10 +45,15 @@ class HookProblem(Exception):
     """Something the log should say, in one line."""
 
 
+INLINE_ENV = "GITSTORE_HOOK_INLINE"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     if args[:1] == ["--check"]:
         return check()
+    if args[:1] == ["--worker"]:
+        return worker(args[1:])
     harness = args[0] if args else ""
     cwd = os.getcwd() if os.path.isdir(".") else "/"
     _silence_stdout()
@@ -68,8 +73,64 @@ def _run(harness: str, rest: list[str], cwd: str) -> str:
     payload = _parse(raw)
     if isinstance(payload.get("cwd"), str) and os.path.isdir(payload["cwd"]):
         cwd = payload["cwd"]
-    _call_guarded(harness, payload, cwd)
+    if os.environ.get(INLINE_ENV):
+        _call_guarded(harness, payload, cwd)
+    else:
+        _detach(harness, payload, cwd)
     return cwd
+
+
+def _detach(harness: str, payload: dict[str, Any], cwd: str) -> None:
+    """Hand the payload to a background worker and return at once: the agent never waits.
+
+    The payload is spooled to ``okf/.memory/inbox/`` (git-ignored) when the repository has it,
+    else to the temporary folder; the worker deletes the spool file once it has read it.
+    """
+    import subprocess
+    import tempfile
+
+    folder = _state_dir(cwd)
+    inbox = os.path.join(folder, "inbox") if folder else tempfile.gettempdir()
+    os.makedirs(inbox, exist_ok=True)
+    fd, spool = tempfile.mkstemp(prefix=f"hook-{harness}-", suffix=".json", dir=inbox)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        json.dump({"harness": harness, "payload": payload, "cwd": cwd}, out)
+    subprocess.Popen(
+        [sys.executable, "-m", "gitstore.hook", "--worker", spool], cwd=cwd,
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True, close_fds=True,
+    )
+
+
+def worker(args: list[str]) -> int:
+    """The background half: read the spooled payload, capture under the time limit, log."""
+    _silence_stdout()
+    spool = args[0] if args else ""
+    cwd, harness = os.getcwd(), ""
+    try:
+        with open(spool, encoding="utf-8") as handle:
+            job = json.load(handle)
+        os.unlink(spool)
+        harness, cwd = job["harness"], job["cwd"]
+        _call_guarded(harness, job["payload"], cwd)
+    except HookProblem as exc:
+        _log(cwd, harness, str(exc))
+    except BaseException as exc:  # noqa: BLE001 - a worker failure is logged, never raised
+        _log(cwd, harness, f"hook failed: {type(exc).__name__}: {exc}")
+    return 0
+
+
+def _state_dir(cwd: str) -> str | None:
+    """``<repository>/okf/.memory`` above ``cwd``, when it exists."""
+    path = os.path.abspath(cwd)
+    while True:
+        candidate = os.path.join(path, "okf", ".memory")
+        if os.path.isdir(candidate) and os.path.exists(os.path.join(path, ".git")):
+            return candidate
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
 
 
 def _parse(raw: bytes) -> dict[str, Any]:
@@ -204,19 +265,11 @@ def _log(cwd: str, harness: str, message: str) -> None:
 
 
 def _log_path(cwd: str) -> str:
-    folder = os.path.abspath(cwd)
-    while True:
-        if os.path.exists(os.path.join(folder, ".git")):
-            state = os.path.join(folder, "okf", ".memory")
-            if os.path.isdir(state):
-                logs = os.path.join(state, "logs")
-                os.makedirs(logs, exist_ok=True)
-                return os.path.join(logs, LOG_NAME)
-            break
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
+    state = _state_dir(cwd)
+    if state is not None:
+        logs = os.path.join(state, "logs")
+        os.makedirs(logs, exist_ok=True)
+        return os.path.join(logs, LOG_NAME)
     import tempfile
 
     return os.path.join(tempfile.gettempdir(), "gitstore-" + LOG_NAME)

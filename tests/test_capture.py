@@ -8,6 +8,7 @@ import os
 from datetime import datetime, timedelta, timezone
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -137,12 +138,18 @@ def test_the_hook_captures_and_never_breaks_the_agent(ctx: Context, tmp_path: Pa
     transcript = _claude_transcript(tmp_path / "s.jsonl", [("user", "Add jitter."), ("assistant", "Added.")])
     payload = json.dumps({"session_id": "sess-1", "transcript_path": str(transcript),
                           "hook_event_name": "SessionEnd", "cwd": str(ctx.workspace.root)})
-    env = {k: v for k, v in os.environ.items() if k != "GITSTORE_HOOK_TARGET"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_HOOK")}
     done = subprocess.run([sys.executable, "-m", "gitstore.hook", "claude-code"], input=payload, text=True,
                           capture_output=True, cwd=ctx.workspace.root, env=env)
     assert done.returncode == 0 and done.stdout == ""
-    kinds = [i.kind for i in Context.open(str(ctx.workspace.root)).store.items()]
-    assert kinds.count("envelope") == 1 and kinds.count("episode") == 1
+
+    def kinds() -> list[str]:
+        return [i.kind for i in Context.open(str(ctx.workspace.root)).store.items()]
+
+    deadline = time.monotonic() + 30
+    while kinds().count("receipt") < 1 and time.monotonic() < deadline:  # the capture runs in the background
+        time.sleep(0.1)
+    assert kinds().count("envelope") == 1 and kinds().count("episode") == 1
     broken = subprocess.run([sys.executable, "-m", "gitstore.hook", "claude-code"], input="not json", text=True,
                             capture_output=True, cwd=ctx.workspace.root, env=env)
     assert broken.returncode == 0 and broken.stdout == ""

@@ -32,7 +32,7 @@ CLAUDE_PAYLOAD = {"session_id": "abc123", "transcript_path": "/tmp/abc123.jsonl"
 def env(tmp_path: Path, repo: Path) -> dict[str, str]:
     """The environment a harness would give the hook, with the recorder as capture target."""
     values = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
-    values.update(PYTHONPATH=str(ROOT), GITSTORE_HOOK_TARGET="tests.hook_targets:record",
+    values.update(PYTHONPATH=str(ROOT), GITSTORE_HOOK_TARGET="tests.hook_targets:record", GITSTORE_HOOK_INLINE="1",
                   GITSTORE_TEST_RECORD=str(tmp_path / "record.jsonl"), TMPDIR=str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     return values
@@ -232,3 +232,25 @@ def test_the_hook_module_imports_nothing_heavy() -> None:
              "print([m for m in ('typer', 'click', 'jsonschema', 'pygit2') if m in sys.modules])")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def _wait_for(predicate, seconds: float = 20.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_by_default_the_hook_hands_off_to_a_background_worker(repo: Path, env: dict[str, str], state: Path) -> None:
+    detached = {k: v for k, v in env.items() if k != "GITSTORE_HOOK_INLINE"}
+    hanging = {**detached, "GITSTORE_HOOK_TARGET": "tests.hook_targets:hang", "GITSTORE_HOOK_TIMEOUT": "2"}
+    done, seconds = hook(direct("claude-code"), hanging, repo, payload(repo))
+    assert done.returncode == 0 and done.stdout == b"" and seconds < 2, "the agent never waits for capture"
+    assert _wait_for(lambda: any("abandoned" in line for line in log_lines(repo)))
+    done, _ = hook(direct("claude-code"), detached, repo, payload(repo))
+    assert done.returncode == 0 and done.stdout == b""
+    assert _wait_for(lambda: len(calls(detached)) == 1)
+    assert calls(detached)[0]["harness"] == "claude-code"
+    assert _wait_for(lambda: not list((state / "inbox").glob("hook-*.json"))), "spool files are removed"

@@ -15,7 +15,7 @@ from .._version import __version__
 from ..errors import GitstoreError
 from . import (
     audit, canonical, capture, consent, digest, export, gc, hooks, init, learnings, purge, records, redact,
-    status, validate, verify,
+    scan, status, validate, verify,
 )
 
 app = typer.Typer(
@@ -43,7 +43,7 @@ def _root(
     """A git-native memory for coding agents and the people who review them."""
 
 
-for _module in (init, status, hooks, capture, consent, learnings, export, redact, audit, purge,
+for _module in (init, status, hooks, capture, scan, consent, learnings, export, redact, audit, purge,
                 records, verify, gc, canonical, digest, validate):
     _module.register(app)
 
