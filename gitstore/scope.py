@@ -70,6 +70,9 @@ def repository_scope(repo: pygit2.Repository, _depth: int = 0) -> str:
             raise InvalidInput(f"origin {url!r} is a path but not a git repository")
         return repository_scope(pygit2.Repository(found), _depth + 1)
     common = Path(repo.path).resolve()
+    pointer = common / "commondir"  # a linked worktree shares its main repository's scope
+    if pointer.is_file():
+        common = (common / pointer.read_text().strip()).resolve()
     if common.name != ".git" and (common.parent / ".git").is_file():
         common = common.parent
     return "local/" + hashlib.sha256(str(common).encode()).hexdigest()[:16]
@@ -85,6 +88,7 @@ def _local_path(url: str, base: Path) -> Path | None:
 
 def worktree_key(repo: pygit2.Repository) -> str | None:
     """An opaque key for a linked worktree, or None for the main one."""
-    if not repo.is_worktree:
+    gitdir = Path(repo.path).resolve()
+    if gitdir.parent.name != "worktrees":  # a linked worktree's git folder is .git/worktrees/<name>
         return None
     return hashlib.sha256(str(Path(repo.workdir).resolve()).encode()).hexdigest()[:16]

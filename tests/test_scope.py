@@ -1,0 +1,68 @@
+"""Scope: host + owner/name from the origin remote, credentials stripped; local scopes; worktrees."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from gitstore import InvalidInput
+from gitstore.scope import repository_scope, scope_from_url, worktree_key
+
+from .conftest import git
+
+
+@pytest.mark.parametrize(
+    ("url", "scope"),
+    [
+        ("https://token:secret@github.com/acme/widgets.git", "github.com/acme/widgets"),
+        ("git@github.com:acme/widgets.git", "github.com/acme/widgets"),
+        ("ssh://git@GitHub.com:22/acme/widgets", "github.com/acme/widgets"),
+        ("https://gitlab.example.com:8443/group/sub/proj.git", "gitlab.example.com/group/sub/proj"),
+        ("https://ghe.example.com/acme/widgets", "ghe.example.com/acme/widgets"),
+    ],
+)
+def test_scope_from_remote_urls(url: str, scope: str) -> None:
+    assert scope_from_url(url) == scope
+
+
+def test_same_owner_name_on_two_hosts_are_two_scopes() -> None:
+    assert scope_from_url("https://github.com/acme/widgets") != scope_from_url("https://ghe.example.com/acme/widgets")
+
+
+@pytest.mark.parametrize("url", ["https://github.com/acme", "not a url at all", "https://github.com/acme/../x"])
+def test_unusable_urls_are_refused_without_leaking_credentials(url: str) -> None:
+    with pytest.raises(InvalidInput) as info:
+        scope_from_url(url.replace("https://", "https://user:hunter2@"))
+    assert "hunter2" not in str(info.value)
+
+
+def test_no_remote_gives_a_local_scope_and_clones_share_their_origin_scope(tmp_path: Path) -> None:
+    a = tmp_path / "a"
+    git(tmp_path, "init", "-q", str(a))
+    git(a, "commit", "-q", "--allow-empty", "-m", "root")
+    local = repository_scope(pygit2.Repository(str(a)))
+    assert local.startswith("local/") and len(local) == len("local/") + 16
+    b = tmp_path / "b"
+    git(tmp_path, "clone", "-q", str(a), str(b))
+    assert repository_scope(pygit2.Repository(str(b))) == local
+
+
+def test_worktree_key(tmp_path: Path, repo: Path) -> None:
+    assert worktree_key(pygit2.Repository(str(repo))) is None
+    linked = tmp_path / "linked"
+    subprocess.run(["git", "worktree", "add", "-q", str(linked)], cwd=repo, check=True, capture_output=True)
+    key = worktree_key(pygit2.Repository(str(linked)))
+    assert key is not None and len(key) == 16
+    assert repository_scope(pygit2.Repository(str(linked))) == repository_scope(pygit2.Repository(str(repo)))
+
+
+def test_a_linked_worktree_without_remote_shares_the_local_scope(tmp_path: Path) -> None:
+    main = tmp_path / "main"
+    git(tmp_path, "init", "-q", str(main))
+    git(main, "commit", "-q", "--allow-empty", "-m", "root")
+    linked = tmp_path / "linked"
+    subprocess.run(["git", "worktree", "add", "-q", str(linked)], cwd=main, check=True, capture_output=True)
+    assert repository_scope(pygit2.Repository(str(linked))) == repository_scope(pygit2.Repository(str(main)))
