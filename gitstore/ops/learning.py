@@ -16,7 +16,7 @@ from ..contracts import content_digest, seal
 from ..errors import ConflictError, Refused
 from ..identity import AUTO_SAFE
 from ..rules import evidence as ev
-from ..rules.active import Claims, evaluate, settle
+from ..rules.active import Claims, settle
 from ..rules.lifecycle import AUTO, History, build, histories
 from ..rules.view import View
 from ..safety_gate import screen_text
@@ -243,9 +243,3 @@ def _write(ctx: Context, records: list[dict[str, Any]], action: str, by: str, re
         ctx.write(records, action, by, [learning_id, *extra], reason, if_head=(learning_id, expected))
     except ConflictError:
         raise Refused(f"{learning_id} changed while this step was being written; review it again") from None
-
-
-def standing(ctx: Context, purpose: str) -> dict[str, Any]:
-    """Every learning's standing for a purpose (used by `learnings`)."""
-    view = ctx.view()
-    return {"view": view, "statuses": evaluate(view, purpose), "histories": histories(view.learnings)}
