@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,7 @@ TURN_CHARS = 4000
 MAX_COMMANDS = 200
 MAX_TURNS = 2000
 EPOCH = "1970-01-01T00:00:00.000000Z"
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,8 @@ class _Screen:
     redactions: int = 0
 
     def text(self, value: str, limit: int) -> str | None:
-        result = default_scanner().scan(value)
+        # terminal colour codes in tool output are formatting, not hidden text: drop them first
+        result = default_scanner().scan(_ANSI.sub("", value))
         if result.quarantined:
             self.quarantined += 1
             return None

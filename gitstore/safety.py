@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
+import functools
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -124,27 +125,32 @@ _HIDDEN = re.compile(
     "\ufeff\u180e\u3164\uffa0\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef"
     "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
 )
+_HIDDEN_RUN = re.compile(_HIDDEN.pattern + "+")
+_LONG_RUN = 16  # longer runs of hidden characters are counted in bulk
 _FLAG_TAGS = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,6}\U000e007f")
-# Scripts that need ZWJ/ZWNJ between letters, and scripts written without spaces that use ZWSP.
-_JOINING_SCRIPTS = frozenset(
-    "ARABIC SYRIAC NKO MANDAIC MONGOLIAN DEVANAGARI BENGALI GURMUKHI GUJARATI ORIYA TAMIL "
-    "TELUGU KANNADA MALAYALAM SINHALA MYANMAR KHMER TIBETAN".split()
+
+
+def _ranges(*spans: tuple[int, int]) -> str:
+    """A regex character class body for code point ranges."""
+    return "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in spans)
+
+
+# Scripts that need ZWJ/ZWNJ between their letters (Arabic, Syriac, NKo, Mandaic, the Indic
+# scripts, Tibetan, Myanmar, Khmer, Mongolian), and scripts written without spaces that use ZWSP
+# between words (Thai, Lao, Tibetan, Myanmar, Khmer, Balinese, Javanese).
+_JOINING = _ranges(
+    (0x0600, 0x077F), (0x07C0, 0x07FF), (0x0840, 0x085F), (0x08A0, 0x08FF), (0x0900, 0x0DFF),
+    (0x0F00, 0x0FFF), (0x1000, 0x109F), (0x1780, 0x18AF), (0xFB50, 0xFDFF), (0xFE70, 0xFEFC),
 )
-_SPACELESS_SCRIPTS = frozenset("THAI LAO KHMER MYANMAR TIBETAN JAVANESE BALINESE".split())
-
-
-def _script(char: str) -> str:
-    """First word of the character's Unicode name: a cheap stand-in for its script."""
-    return unicodedata.name(char, "").split(" ", 1)[0]
-
-
-def _between_letters_of(text: str, i: int, scripts: frozenset[str]) -> bool:
-    """True when the characters either side of position I are letters of one of SCRIPTS."""
-    if i == 0 or i + 1 >= len(text):
-        return False
-    return all(
-        unicodedata.category(c)[0] in "LM" and _script(c) in scripts for c in (text[i - 1], text[i + 1])
-    )
+_SPACELESS = _ranges(
+    (0x0E00, 0x0EFF), (0x0F00, 0x0FFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x1B00, 0x1B7F),
+    (0xA980, 0xA9DF),
+)
+# Joiners where their script needs them. They are taken out before the hidden-character scan:
+# both their neighbours are letters, so no other hidden character's context changes.
+_SCRIPT_JOINERS = re.compile(
+    f"(?<=[{_JOINING}])[\u200c\u200d](?=[{_JOINING}])|(?<=[{_SPACELESS}])\u200b(?=[{_SPACELESS}])"
+)
 
 
 def _is_emoji(char: str) -> bool:
@@ -163,12 +169,11 @@ def _is_variation_selector(char: str) -> bool:
 
 
 def _joiner_kind(text: str, i: int) -> str | None:
-    """ZWJ joins emoji and letters of joining scripts, ZWNJ the latter, ZWSP spaceless scripts."""
-    char = text[i]
-    if char == "\u200d" and 0 < i < len(text) - 1 and _is_emoji(text[i - 1]) and _is_emoji(text[i + 1]):
-        return None
-    scripts = _SPACELESS_SCRIPTS if char == "\u200b" else _JOINING_SCRIPTS
-    return None if _between_letters_of(text, i, scripts) else "zero-width"
+    """A zero-width joiner between two emoji builds one emoji; any other joiner is hidden."""
+    if text[i] == "\u200d" and 0 < i < len(text) - 1:
+        if _is_emoji(text[i - 1]) and _is_emoji(text[i + 1]):
+            return None
+    return "zero-width"
 
 
 def _variation_selector_kind(text: str, i: int) -> str | None:
@@ -200,14 +205,42 @@ def _hidden_kind(text: str, i: int, flags: list[tuple[int, int]]) -> str | None:
     return "control-char"
 
 
+@functools.lru_cache(maxsize=512)
+def _static_kind(char: str) -> str:
+    """The kind of a hidden character with hidden characters on both sides (no legitimate use)."""
+    code = ord(char)
+    if char in _BIDI:
+        return "bidi-control"
+    if char in _INVISIBLE:
+        return "zero-width"
+    if 0xE0000 <= code <= 0xE007F:
+        return "tag-char"
+    return "variation-selector" if _is_variation_selector(char) else "control-char"
+
+
 def _hidden_findings(text: str) -> Counter[str]:
-    """Counts of hidden, bidirectional and control characters, by kind."""
+    """Counts of hidden, bidirectional and control characters, by kind.
+
+    Short runs are judged one character at a time, in context; a long run of hidden characters
+    has no legitimate reading (emoji and flag sequences are short), so it is counted in bulk.
+    """
     counts: Counter[str] = Counter()
-    matches = list(_HIDDEN.finditer(text))
-    if matches:
-        flags = [m.span() for m in _FLAG_TAGS.finditer(text)]
-        counts.update(k for m in matches if (k := _hidden_kind(text, m.start(), flags)))
-    return counts
+    if "\u200b" in text or "\u200c" in text or "\u200d" in text:
+        text = _SCRIPT_JOINERS.sub("", text)
+    runs = list(_HIDDEN_RUN.finditer(text))
+    if not runs:
+        return counts
+    flags = [m.span() for m in _FLAG_TAGS.finditer(text)]
+    for run in runs:
+        if run.end() - run.start() > _LONG_RUN:
+            for char, n in Counter(run.group()).items():
+                counts[_static_kind(char)] += n
+            if run.start() == 0 and text[0] == "\ufeff":
+                counts["zero-width"] -= 1
+        else:
+            kinds = (_hidden_kind(text, i, flags) for i in range(run.start(), run.end()))
+            counts.update(k for k in kinds if k)
+    return +counts
 
 
 # --- prompt injection -------------------------------------------------------------------------
@@ -282,31 +315,38 @@ def _injection_count(text: _Text) -> int:
         count += sum(1 for m in pattern.finditer(text.raw) if _starts_word(text.raw, m.start()))
     for m in _NEW_ORDERS.finditer(text.low):
         line_start = text.low.rfind("\n", max(0, m.start() - 40), m.start()) + 1
-        if (line_start or m.start() <= 40) and _NEW_ORDERS_LEAD.fullmatch(text.low, line_start, m.start()):
+        at_line_start = line_start > 0 or m.start() <= 40
+        if at_line_start and _NEW_ORDERS_LEAD.fullmatch(text.low, line_start, m.start()):
             count += 1
     return count
 
 
 # --- mixed scripts ----------------------------------------------------------------------------
 
-_CYRILLIC_OR_GREEK = re.compile("[\u0370-\u03ff\u1f00-\u1fff\u0400-\u052f]")
+_CG = "\u0370-\u03ff\u1f00-\u1fff\u0400-\u052f"
+_LATIN_OR_DIGIT = "A-Za-z0-9_\u00c0-\u024f"
+# A Cyrillic or Greek letter touching a Latin letter, digit or underscore: a word may mix scripts.
+_SCRIPT_SEAM = re.compile(f"[{_CG}](?:(?<=[{_LATIN_OR_DIGIT}].)|(?=[{_LATIN_OR_DIGIT}]))")
 _LATIN = re.compile("[A-Za-z\u00c0-\u024f]")
 _WORD = re.compile(r"\w+")
 # Cyrillic and Greek letters that look like Latin ones.
-_CONFUSABLES = frozenset("АВЕЅІЈКМНОРСТУХЁЇаеорсухѕіјԁһӏԛԝүёїΑΒΕΖΗΙΚΜΝΟΡΤΥΧαικνορτυχ")
+_CONFUSABLES = frozenset(
+    "АВЕЅІЈКМНОРСТУХЁЇаеорсухѕіјԁһӏԛԝүёї"  # Cyrillic
+    "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαικνορτυχ"  # Greek
+)
 
 
 def _mixed_script_count(text: str) -> int:
     """Words that mix Latin letters with Cyrillic or Greek look-alikes."""
     count, covered = 0, -1
-    for match in _CYRILLIC_OR_GREEK.finditer(text):
-        if match.start() < covered:
+    for seam in _SCRIPT_SEAM.finditer(text):
+        if seam.start() < covered:
             continue
-        start = match.start()
+        start = seam.start()
         while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
             start -= 1
         word = _WORD.match(text, start)
-        covered = word.end() if word else match.end()
+        covered = word.end() if word else seam.end()
         if word and _LATIN.search(word.group()) and any(c in _CONFUSABLES for c in word.group()):
             count += 1
     return count
@@ -340,7 +380,12 @@ _PLACEHOLDER = re.compile(
 )
 # For fixed-shape tokens only the loudest fillers count.
 _FILLER = re.compile(r"EXAMPLE|[Ee]xample|(.)\1{5}")
-_SEQUENCES = ("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_SEQUENCE_LENGTH = 6
+_SEQUENCE_GRAMS = frozenset(
+    alphabet[i : i + _SEQUENCE_LENGTH]
+    for alphabet in ("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+    for i in range(len(alphabet) - _SEQUENCE_LENGTH + 1)
+)
 _B64_VALUE = re.compile(r"[A-Za-z0-9+/]{12,}={0,2}")
 
 
@@ -361,13 +406,9 @@ def _low_variety(value: str) -> bool:
     return distinct <= 3 or (len(value) >= 16 and distinct <= 5)
 
 
-def _has_sequence(value: str, length: int = 6) -> bool:
+def _has_sequence(value: str) -> bool:
     """True when VALUE holds a run like ``012345`` or ``ABCDEF``: typed by hand, not random."""
-    return any(
-        alphabet[i : i + length] in value
-        for alphabet in _SEQUENCES
-        for i in range(len(alphabet) - length + 1)
-    )
+    return any(value[i : i + _SEQUENCE_LENGTH] in _SEQUENCE_GRAMS for i in range(len(value) - 5))
 
 
 def _mostly_printable(text: str) -> bool:
@@ -414,8 +455,13 @@ _TEMPLATE = re.compile(
     r"|\$[A-Z_][A-Z0-9_]{2,}(?![a-z])|^%[A-Za-z_]+%$|^\[.*\]$|^__.*__$|^\{[A-Za-z_]+\}$"
     r"|[A-Za-z_]\w{3,}\(|[\"']\s*\+\s*"
 )
-# Names: words, possibly joined (kebab, snake, dotted, CamelCase), with a short number.
-_SEGMENT = r"(?:[^\W\d_]{1,40}|[A-Za-z]{0,6}\d{1,4}[A-Za-z]{0,6}|\[\*\])"
+# Names: words, possibly joined (kebab, snake, dotted, CamelCase), with a short number. A word is
+# lower case, UPPER CASE or Capitalized; random letters, which flip case often, are not words.
+_LOWER = r"[^\W\d_A-Z]"
+_SEGMENT = (
+    rf"(?:(?=[^\W\d_]){_LOWER}*+(?:[A-Z]{_LOWER}{{2,}}+)*+(?![A-Z])|[A-Z]++"
+    r"|[A-Za-z]{0,6}\d{1,4}[A-Za-z]{0,6}|\[\*\])"
+)
 _NAME = re.compile(rf"[-_.]?{_SEGMENT}(?:[-_.|: ]+{_SEGMENT})*[!?.,=]?")
 _WORD_WITH_NUMBER = re.compile(r"[A-Za-z]{0,6}\d{1,4}[A-Za-z]{0,6}")
 _UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
@@ -462,6 +508,7 @@ def _looks_like_reference(value: str) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=4096)
 def _trivial_value(value: str, key: str, quoted: bool) -> bool:
     """True when an assigned VALUE is not worth redacting: a word, a name, a reference..."""
     value = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), value.strip().strip("'\""))
@@ -529,6 +576,11 @@ def _pem_body_is_key(body: str) -> bool:
     return not (_low_variety(joined) or "EXAMPLE" in joined)
 
 
+@functools.lru_cache(maxsize=64)
+def _pem_end(label: str) -> re.Pattern[str]:
+    return re.compile(rf"-----END {re.escape(label)}PRIVATE KEY(?: BLOCK)?-----")
+
+
 def _pem_hits(text: _Text) -> Iterator[_Hit]:
     """PEM/OpenSSH/PGP private key blocks, BEGIN through END (or through the body if cut off)."""
     raw = text.raw
@@ -538,9 +590,9 @@ def _pem_hits(text: _Text) -> Iterator[_Hit]:
         if _FILLER.search(label):
             continue
         # An END belongs to this BEGIN only if no other BEGIN comes first: scans stay linear.
-        limit = min(begins[n + 1].start() if n + 1 < len(begins) else len(raw), begin.end() + _PEM_MAX)
-        end_marker = re.compile(rf"-----END {re.escape(label)}PRIVATE KEY(?: BLOCK)?-----")
-        end = end_marker.search(raw, begin.end(), limit)
+        next_begin = begins[n + 1].start() if n + 1 < len(begins) else len(raw)
+        limit = min(next_begin, begin.end() + _PEM_MAX)
+        end = _pem_end(label).search(raw, begin.end(), limit)
         if end:
             stop, body = end.end(), raw[begin.end() : end.start()]
         else:
@@ -620,12 +672,14 @@ _ASSIGNMENTS = tuple(
     (word, re.compile(word + _ASSIGNED))
     for word in ("password", "passwd", "passphrase", "secret", "token", "apikey", "key")
 )
-_KEY_QUALIFIER = re.compile(r"(?:api|access|secret|private|auth|signing|encryption|master|client)[_-]?$")
+_QUALIFIERS = r"(?:api|access|secret|private|auth|signing|encryption|master|client)"
+_KEY_QUALIFIER = re.compile(_QUALIFIERS + r"[_-]?$")
 _KEY_CHARS = re.compile(r"[\w.-]{0,80}")
 _XML_ASSIGNMENT = re.compile(
     r"<(?P<tag>[\w.:-]{0,40}?(?:password|passwd|passphrase|secret|token|apikey|"
-    r"(?:api|access|secret|private|auth|signing|encryption|master|client)[_-]?key))>"
-    r"(?P<v>[^<\s]{1,512})</(?P=tag)>"
+    + _QUALIFIERS
+    + r"[_-]?key))>"
+    r"(?P<v>[^<\s]{1,512})</"
 )
 
 
@@ -648,7 +702,7 @@ def _assignment_hits(text: _Text) -> Iterator[_Hit]:
     for word, pattern in _ASSIGNMENTS:
         for m in pattern.finditer(low):
             if word == "key" and not _KEY_QUALIFIER.search(low, max(0, m.start() - 12), m.start()):
-                continue
+                continue  # a bare "key" is too common; "api_key", "secret-key"... are not
             quoted = m.group("qv") is not None
             if m.group("sep") == "," and not (m.group("kq") and quoted):
                 continue
@@ -663,7 +717,9 @@ def _assignment_hits(text: _Text) -> Iterator[_Hit]:
             yield _Hit(m.start("v"), m.end("v"), _assignment_kind(m.group("tag"), value), 3)
 
 
-_URL_PASSWORD = re.compile(r"://(?P<user>[^\s/:@'\"<>]{0,100}):(?P<pw>[^\s/@'\"<>]{1,200})@(?=[\w\[])")
+_URL_PASSWORD = re.compile(
+    r"://(?P<user>[^\s/:@'\"<>]{0,100}):(?P<pw>[^\s/@'\"<>]{1,200})@(?=[\w\[])"
+)
 
 
 def _url_password_hits(text: _Text) -> Iterator[_Hit]:
@@ -750,11 +806,17 @@ _RULES: tuple[_Rule, ...] = (
 
 def _resolve(hits: Iterable[_Hit]) -> list[_Hit]:
     """Non-overlapping hits: the lower priority first, then the earlier and longer."""
-    accepted: list[_Hit] = []
+    starts: list[int] = []
+    accepted: list[_Hit] = []  # sorted by start, never overlapping
     for hit in sorted(hits, key=lambda h: (h.priority, h.start, h.start - h.end)):
-        if not any(hit.start < other.end and other.start < hit.end for other in accepted):
-            accepted.append(hit)
-    return sorted(accepted, key=lambda h: h.start)
+        i = bisect.bisect_right(starts, hit.start)
+        if i and accepted[i - 1].end > hit.start:
+            continue
+        if i < len(accepted) and accepted[i].start < hit.end:
+            continue
+        starts.insert(i, hit.start)
+        accepted.insert(i, hit)
+    return accepted
 
 
 def _apply(text: str, hits: list[_Hit]) -> str:
