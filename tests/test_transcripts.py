@@ -6,22 +6,30 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+import shutil
+import subprocess
+import sys
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from gitstore._time import normalize_time
 from gitstore.errors import InvalidInput
 from gitstore.transcripts import Limits, Transcript, detect_harness, parse_transcript
 from gitstore.transcripts import __main__ as cli
+from gitstore.transcripts._read import iso_time
 from gitstore.transcripts._tools import is_test_command, outcome_in_output
 
-from .conftest import SHARED, shared
+from .conftest import ROOT, SHARED, shared
 
 T = ("transcripts",)
 HISTORY = (*T, "agent-history")
-SESSIONS = (*T, "agent-sessions")
 
 # Every transcript sample, by path under testdata/transcripts, with the harness it is from.
 SAMPLES = {
@@ -72,6 +80,12 @@ def roles(transcript: Transcript) -> Counter[str]:
 
 def calls(transcript: Transcript) -> list[Any]:
     return [call for turn in transcript.turns for call in turn.tools]
+
+
+def _write(tmp_path: Path, name: str, records: list[dict[str, Any]]) -> Path:
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return path
 
 
 def expected(name: str) -> dict[str, Any]:
@@ -373,6 +387,25 @@ def test_opencode_sessions() -> None:
     assert legacy.commands == ("cat README.md",)
 
 
+def test_codex_older_rollout_shape(tmp_path: Path) -> None:
+    path = _write(tmp_path, "rollout-old.jsonl", [
+        {"id": "legacy-1", "timestamp": "2025-05-01T10:00:00.000Z", "instructions": None, "git": {"branch": "dev"}},
+        {"record_type": "state"},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "run the tests"}]},
+        {"type": "function_call", "name": "shell", "call_id": "c1",
+         "arguments": json.dumps({"command": ["bash", "-lc", "pytest -q"]})},
+        {"type": "function_call_output", "call_id": "c1",
+         "output": json.dumps({"output": "1 failed", "metadata": {"exit_code": 1}})},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "One test fails."}]},
+    ])
+    assert detect_harness(path) == "codex"
+    transcript = parse_transcript(path)
+    assert (transcript.session, transcript.branch) == ("legacy-1", "dev")
+    assert transcript.tests == (("pytest -q", False),)
+    assert [t.role for t in transcript.turns] == ["user", "assistant", "tool", "assistant"]
+    assert transcript.counts == type(transcript.counts)(6, 6, 0, 0)
+
+
 # -- damaged copies -----------------------------------------------------------------------------
 
 
@@ -464,12 +497,6 @@ def test_turn_cap_counts_the_rest(tmp_path: Path) -> None:
 
 
 # -- tests run, pass and fail -------------------------------------------------------------------
-
-
-def _write(tmp_path: Path, name: str, records: list[dict[str, Any]]) -> Path:
-    path = tmp_path / name
-    path.write_text("".join(json.dumps(record) + "\n" for record in records))
-    return path
 
 
 def test_test_runs_claude(tmp_path: Path) -> None:
@@ -566,11 +593,9 @@ def test_test_outcome_from_output(output: str, passed: bool | None) -> None:
 
 # -- any shape of input -------------------------------------------------------------------------
 
-_JUNK: list[Any] = [None, 0, -1, 2**70, 1.5, True, "", "x", [], [None], {}, {"type": 1}, [{"text": 3}]]
+_JUNK: list[Any] = [None, -1, 2**70, 1.5, "", "x", [None], {}, [{"text": 3}]]
 _FUZZED = [
-    "agent-history/v1/claude_golden.jsonl",
     "agent-history/rejections/claude_with_rejection.jsonl",
-    "agent-history/v1/codex_golden.jsonl",
     "agent-history/rejections/codex_with_escalation.jsonl",
     "agent-history/rejections/gemini_with_tool_error.jsonl",
     "agent-sessions/gemini/jsonl_v040.jsonl",
@@ -579,7 +604,7 @@ _FUZZED = [
 
 def _paths(value: Any, prefix: tuple[Any, ...] = (), depth: int = 0) -> list[tuple[Any, ...]]:
     found: list[tuple[Any, ...]] = [prefix] if prefix else []
-    if depth >= 5:
+    if depth >= 4:
         return found
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else []
     for key, inner in items:
@@ -596,6 +621,7 @@ def _replaced(value: Any, path: tuple[Any, ...], junk: Any) -> Any:
     return changed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("relative", _FUZZED)
 def test_any_value_anywhere_never_crashes(relative: str, tmp_path: Path) -> None:
     source = [json.loads(line) for line in sample(relative).read_text().splitlines() if line.strip()]
@@ -608,8 +634,13 @@ def test_any_value_anywhere_never_crashes(relative: str, tmp_path: Path) -> None
                 records[index] = _replaced(record, path, junk)
                 variants.append("".join(json.dumps(r) + "\n" for r in records))
     file = tmp_path / "variant.jsonl"
-    for text in variants:
+    for number, text in enumerate(variants):
         file.write_text(text)
+        if number % 5 == 0:
+            try:
+                assert detect_harness(file) in (harness, "claude-code", "codex", "gemini-cli")
+            except InvalidInput:
+                pass
         try:
             transcript = parse_transcript(file, harness)
         except InvalidInput:
@@ -618,6 +649,7 @@ def test_any_value_anywhere_never_crashes(relative: str, tmp_path: Path) -> None
         assert counts.total == counts.parsed + counts.unknown + counts.malformed == len(source)
 
 
+@pytest.mark.slow
 def test_any_value_in_documents_never_crashes(tmp_path: Path) -> None:
     document = json.loads(sample("agent-history/v1/gemini_golden.json").read_text())
     file = tmp_path / "session.json"
@@ -632,8 +664,6 @@ def test_any_value_in_documents_never_crashes(tmp_path: Path) -> None:
 
 
 def test_opencode_damaged_storage(tmp_path: Path) -> None:
-    import shutil
-
     root = tmp_path / "storage"
     shutil.copytree(SHARED / "transcripts" / "agent-sessions" / "opencode" / "storage_v2", root)
     (root / "part" / "m_assistant_large_1" / "009.json").write_text("{not json")
@@ -662,3 +692,28 @@ def test_module_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
     refused = sample("agent-history/v1/expected_values.json")
     assert cli.main([str(refused)]) == 1
     assert "not a transcript" in capsys.readouterr().err
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(2100, 1, 1)),
+    st.sampled_from(["Z", "z", "+00:00", "+05:30", "-08:00"]),
+    st.integers(min_value=0, max_value=7),
+)
+def test_fast_time_path_matches_normalize_time(moment: datetime, zone: str, digits: int) -> None:
+    text = moment.strftime("%Y-%m-%dT%H:%M:%S") + (f".{moment.microsecond:06d}0"[: digits + 1] if digits else "") + zone
+    assert iso_time(text) == normalize_time(text)
+
+
+@pytest.mark.parametrize("text", ["2025-02-30T10:00:00Z", "2025-01-03T24:00:00Z", "2025-01-03T10:00:60Z", "2025-01-03", "yesterday"])
+def test_bad_times_are_none(text: str) -> None:
+    assert iso_time(text) is None
+
+
+def test_benchmark_quick_reports_mb_per_second() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "transcripts", "--quick", "--", "--size", "0.3"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"^transcripts: parse \d+(\.\d+)? MB/s, baseline", done.stdout, re.M), done.stdout

@@ -62,7 +62,8 @@ def _line_harness(record: dict[str, Any]) -> str | None:
     kind = record.get("type")
     if isinstance(kind, str) and isinstance(record.get("payload"), dict):
         return "codex"
-    if kind in codex.LEGACY_ITEMS and any(k in record for k in ("role", "call_id", "summary")) and "payload" not in record:
+    legacy = isinstance(kind, str) and kind in codex.LEGACY_ITEMS and "payload" not in record
+    if legacy and any(key in record for key in ("role", "call_id", "summary")):
         return "codex"
     if kind is None and (("instructions" in record and isinstance(record.get("id"), str)) or "record_type" in record):
         return "codex"

@@ -107,7 +107,7 @@ class Limits:
     max_versions: int = 32
     max_line_bytes: int = 64 * 1024 * 1024
     max_json_bytes: int = 256 * 1024 * 1024
-    stream_json_bytes: int = 16 * 1024 * 1024
+    stream_json_bytes: int = 4 * 1024 * 1024
     max_files: int = 100_000
 
 

@@ -77,15 +77,22 @@ def open_binary(path: Path) -> Any:
 
 
 def read_bytes(path: Path, max_bytes: int) -> bytes:
-    """The whole file, refusing one over ``max_bytes``."""
+    """The whole file, refusing one over ``max_bytes`` (read in chunks, never allocating more)."""
+    chunks: list[bytes] = []
+    size = 0
     with open_binary(path) as handle:
-        try:
-            data: bytes = handle.read(max_bytes + 1)
-        except OSError as exc:
-            raise InvalidInput(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if len(data) > max_bytes:
+        while size <= max_bytes:
+            try:
+                chunk: bytes = handle.read(min(_CHUNK, max_bytes + 1 - size))
+            except OSError as exc:
+                raise InvalidInput(f"{path}: cannot read ({exc.strerror or exc})") from None
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    if size > max_bytes:
         raise InvalidInput(f"{path}: larger than {max_bytes} bytes, too large to read as one document")
-    return data
+    return b"".join(chunks)
 
 
 def read_head(path: Path, size: int) -> bytes:

@@ -12,7 +12,10 @@ bookkeeping types are read and skipped; any other type is counted as unknown.
 - ``isMeta`` user lines and API error messages are ``system`` turns; ``isCompactSummary``
   user lines and ``summary`` lines are ``summary`` turns; system lines with text content
   (compaction boundaries, refusals) are ``system`` turns.
-- Thinking blocks are left out of the text.
+- Thinking blocks are left out of the text; a user line with both text and tool results
+  keeps the text (the results still update their calls).
+- Subagent transcripts beside the session (``<session>/subagents/*.jsonl``) are listed in
+  ``Transcript.subagents``; each parses on its own.
 """
 
 from __future__ import annotations
