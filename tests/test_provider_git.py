@@ -243,3 +243,22 @@ def test_two_clones_exchanging_refs_read_the_same_order(tmp_path: Path) -> None:
     done = subprocess.run(["git", "fetch", "b"], cwd=a, capture_output=True, text=True)
     assert done.returncode != 0 and "non-fast-forward" in done.stderr
     assert git(a, "rev-parse", "refs/memory/v1/remotes/b/records/shared/wb") == before
+
+
+def test_a_hostile_remote_is_named_and_fails_closed(tmp_path: Path) -> None:
+    peer = tmp_path / "peer"
+    git(tmp_path, "init", "-q", str(peer))
+    git(peer, "commit", "-q", "--allow-empty", "-m", "root")
+    GitProvider(peer, "wpeer").append(batch(R.grant("honest")))
+    forged = entries_for([R.grant("forged")])[0]
+    plant(peer, records_ref("shared", "wpeer"), record_path("grant", forged.digest),
+          hash_object(peer, forged.data.replace(b"grant forged", b"grant FORGED")))
+    mine = tmp_path / "mine"
+    git(tmp_path, "clone", "-q", str(peer), str(mine))
+    git(mine, "config", "--add", "remote.origin.fetch",
+        "refs/memory/v1/records/shared/*:refs/memory/v1/remotes/origin/records/shared/*")
+    git(mine, "fetch", "-q", "origin")
+    found = [str(p) for p in GitProvider(mine, "w1").verify().problems]
+    assert any("refs/memory/v1/remotes/origin/records/shared/wpeer" in p and forged.digest in p for p in found), found
+    with pytest.raises(IntegrityError, match=forged.digest):
+        list(Store(GitProvider(mine, "w1"), R.SCOPE).items())
