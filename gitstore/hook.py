@@ -96,7 +96,7 @@ def _detach(harness: str, payload: dict[str, Any], cwd: str) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         json.dump({"harness": harness, "payload": payload, "cwd": cwd}, out)
     subprocess.Popen(
-        [sys.executable, "-m", "gitstore.hook", "--worker", spool], cwd=cwd,
+        [sys.executable, "-P", "-m", "gitstore.hook", "--worker", spool], cwd=cwd,
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True, close_fds=True,
     )

@@ -175,7 +175,7 @@ def dry_run(python: str) -> str | None:
     """Run ``python -m gitstore.hook --check``: None when the capture entry point is ready."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     try:
-        done = subprocess.run([python, "-m", "gitstore.hook", "--check"], capture_output=True, text=True,
+        done = subprocess.run([python, "-P", "-m", "gitstore.hook", "--check"], capture_output=True, text=True,
                               timeout=CHECK_SECONDS, env=env, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return f"the dry run took longer than {CHECK_SECONDS:g} s"

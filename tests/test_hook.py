@@ -56,7 +56,7 @@ def hook(argv: list[str], env: dict[str, str], cwd: Path, stdin: bytes | None = 
 
 
 def direct(harness: str, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "gitstore.hook", harness, *extra]
+    return [sys.executable, "-P", "-m", "gitstore.hook", harness, *extra]
 
 
 def log_lines(repo: Path) -> list[str]:
@@ -254,3 +254,17 @@ def test_by_default_the_hook_hands_off_to_a_background_worker(repo: Path, env: d
     assert _wait_for(lambda: len(calls(detached)) == 1)
     assert calls(detached)[0]["harness"] == "claude-code"
     assert _wait_for(lambda: not list((state / "inbox").glob("hook-*.json"))), "spool files are removed"
+
+
+def test_a_repository_cannot_plant_its_own_hook_module(repo: Path, env: dict[str, str]) -> None:
+    planted = repo / "gitstore"
+    planted.mkdir()
+    marker = repo / "planted-ran"
+    (planted / "__init__.py").write_text("")
+    (planted / "hook.py").write_text(f"open({str(marker)!r}, 'w').write('x')\n")
+    from gitstore.harnesses._command import HookCommand
+
+    clean = {k: v for k, v in env.items() if k != "PYTHONPATH"}
+    done, _ = hook(HookCommand(sys.executable, "claude-code").argv, clean, repo, payload(repo))
+    assert done.returncode == 0
+    assert not marker.exists(), "the hook ran a module from the agent's repository"

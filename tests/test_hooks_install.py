@@ -80,7 +80,7 @@ def our_commands(harness: str, data: Any) -> list[Any]:
 
 def expected(harness: str) -> list[Any]:
     if harness == "codex-notify":
-        return [[PYTHON, "-m", "gitstore.hook", "codex"]]
+        return [[PYTHON, "-P", "-m", "gitstore.hook", "codex"]]
     if harness == "opencode":
         return [json.dumps(PYTHON)]
     return [HookCommand(PYTHON, harness).shell] * 2
@@ -138,7 +138,7 @@ def test_a_command_naming_a_shell_special_path_is_quoted(repo: Path, home: Path)
     odd = str(repo / "my env" / "bin" / "python")
     install("claude-code", "user", repo, home, python=odd)
     command = our_commands("claude-code", load("claude-code", home / ".claude" / "settings.json"))[0]
-    assert shlex.split(command) == [odd, "-m", "gitstore.hook", "claude-code"]
+    assert shlex.split(command) == [odd, "-P", "-m", "gitstore.hook", "claude-code"]
 
 
 # -- existing configuration stays as it was ------------------------------------------------

@@ -1,4 +1,4 @@
-"""The command every harness adapter installs: ``<python> -m gitstore.hook <harness>``."""
+"""The command every harness adapter installs: ``<python> -P -m gitstore.hook <harness>``."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ class HookCommand:
 
     @property
     def argv(self) -> list[str]:
-        return [self.python, "-m", MODULE, self.harness]
+        # -P: never put the working directory (the agent's repository) on sys.path, so a
+        # repository cannot plant its own gitstore/hook.py for the hook to run
+        return [self.python, "-P", "-m", MODULE, self.harness]
 
     @property
     def shell(self) -> str:

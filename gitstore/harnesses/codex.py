@@ -172,7 +172,7 @@ class CodexNotify:
         notify = block.load(current).get("notify")
         if block.find(current, _NOTIFY_LABEL) is None or not isinstance(notify, list):
             return []
-        return [notify] if notify[1:3] == ["-m", "gitstore.hook"] else []
+        return [notify] if (notify[1:3] == ["-m", "gitstore.hook"] or notify[1:4] == ["-P", "-m", "gitstore.hook"]) else []
 
     def notes(self, current: str) -> list[str]:
         return []

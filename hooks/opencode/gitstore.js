@@ -14,7 +14,7 @@ export const GitstoreCapture = async ({ directory, worktree }) => {
     event: async ({ event }) => {
       if (!event || !EVENTS.has(event.type)) return
       try {
-        const child = spawn(PYTHON, ["-m", "gitstore.hook", "opencode"], {
+        const child = spawn(PYTHON, ["-P", "-m", "gitstore.hook", "opencode"], {
           cwd: directory,
           detached: true,
           stdio: ["pipe", "ignore", "ignore"],
