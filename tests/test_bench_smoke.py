@@ -1,4 +1,4 @@
-"""Smoke test of the benchmarks: ``python -m bench contracts --quick`` runs and reports a ratio.
+"""Smoke tests of the benchmarks: ``python -m bench NAME --quick`` runs and reports its goal line.
 
 Timings are never asserted: benchmark machines are noisy, and the goal is reported, not enforced.
 """
@@ -17,6 +17,18 @@ RATIO_LINE = re.compile(
     re.MULTILINE,
 )
 
+CAPTURE_LINE = re.compile(
+    r"^capture: hook \d+ ms, bare \d+ ms, ratio \d+(\.\d+)?x \(goal <= 12x\): (goal met|GOAL NOT MET)$",
+    re.MULTILINE,
+)
+
+RULES_LINES = re.compile(
+    r"^answer: \d+ active for instruction, \d+ expected: correct$.*"
+    r"^rules: active \d+\.\d+s, listing \d+\.\d+s, ratio \d+\.\d+x \(cpu \d+\.\d+x; goal <= 3x\): "
+    r"(goal met|GOAL NOT MET)$",
+    re.MULTILINE | re.DOTALL,
+)
+
 
 def bench(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -28,6 +40,18 @@ def test_contracts_quick_prints_a_ratio_line() -> None:
     done = bench("contracts", "--quick")
     assert done.returncode == 0, done.stdout + done.stderr
     assert RATIO_LINE.search(done.stdout), done.stdout
+
+
+def test_capture_quick_prints_a_ratio_line() -> None:
+    done = bench("capture", "--quick")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert CAPTURE_LINE.search(done.stdout), done.stdout
+
+
+def test_rules_quick_gives_the_right_answer_and_a_ratio_line() -> None:
+    done = bench("rules", "--quick", "--", "--learnings", "200", "--events", "2000", "--repeat", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert RULES_LINES.search(done.stdout), done.stdout
 
 
 def test_runner_lists_benchmarks_and_refuses_unknown_names() -> None:

@@ -70,8 +70,11 @@ class Status:
 
 def evaluate(view: View, purpose: str, now: str | None = None) -> dict[str, Status]:
     """The standing of every learning of the view for ``purpose`` at ``now``."""
+    return _evaluate(view, histories(view.learnings), purpose, now)
+
+
+def _evaluate(view: View, all_histories: dict[str, History], purpose: str, now: str | None) -> dict[str, Status]:
     now = now or format_time(datetime.now(timezone.utc))
-    all_histories = histories(view.learnings)
     claims = settle(view, all_histories)
     return {lid: _status(view, h, claims, purpose, now) for lid, h in sorted(all_histories.items())}
 
@@ -109,4 +112,5 @@ def _status(view: View, history: History, claims: Claims, purpose: str, now: str
 def active(view: View, purpose: str, now: str | None = None) -> list[tuple[Status, dict[str, Any]]]:
     """Learnings in force for ``purpose``, with their current version, in id order."""
     all_histories = histories(view.learnings)
-    return [(s, all_histories[lid].current) for lid, s in evaluate(view, purpose, now).items() if s.usable]
+    statuses = _evaluate(view, all_histories, purpose, now)
+    return [(s, all_histories[lid].current) for lid, s in statuses.items() if s.usable]

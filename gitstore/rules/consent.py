@@ -34,6 +34,21 @@ def withdrawn(view: View) -> dict[str, set[str]]:
     return out
 
 
+def _candidates(view: View, purpose: str, source: str) -> tuple[tuple[str, str, str | None], ...]:
+    """(digest, from, until) of the grants, in view order, that permit ``purpose`` for
+    ``source`` and were not withdrawn for it: what ``decide`` then checks times against.
+    Computed once per view, purpose and source."""
+    def build() -> tuple[tuple[str, str, str | None], ...]:
+        gone = withdrawn(view)
+        return tuple(
+            (digest, grant["from"], grant["until"]) for digest, grant in view.grants.items()
+            if purpose in grant["purposes"]
+            and purpose not in gone.get(digest, set())
+            and source in grant["sources"]
+        )
+    return view.memo(("consent.candidates", purpose, source), build)
+
+
 def active_grants(view: View, purpose: str) -> list[str]:
     """Digests of grants that still permit ``purpose`` for anything."""
     gone = withdrawn(view)
@@ -57,10 +72,22 @@ def comment_versions(view: View, event_id: str) -> list[dict[str, Any]]:
 
 def retracted(view: View, event: dict[str, Any]) -> bool:
     """True when a retraction removed the comment this event is a version of."""
-    for version in comment_versions(view, event["id"]) or [event]:
-        if any(c["type"] == "retraction" for c in view.children.get(version["id"], [])):
-            return True
-    return False
+    return event["id"] in view.memo("consent.retracted", lambda: _retracted_ids(view))
+
+
+def _retracted_ids(view: View) -> frozenset[str]:
+    """Ids of every event a retraction removed: every version of each retracted comment
+    (versions link both ways, so the versions of any one of them are the same set), or the
+    retracted event alone when it is not a comment or an edit."""
+    found: set[str] = set()
+    for parent, children in view.children.items():
+        if any(c["type"] == "retraction" for c in children):
+            versions = comment_versions(view, parent)
+            if versions:
+                found.update(v["id"] for v in versions)
+            else:
+                found.add(parent)
+    return frozenset(found)
 
 
 def decide(view: View, event_id: str, purpose: str, _depth: int = 0) -> Verdict:
@@ -85,14 +112,9 @@ def decide(view: View, event_id: str, purpose: str, _depth: int = 0) -> Verdict:
     if retracted(view, event):
         return Verdict(False, reason=f"event {event_id} belongs to a deleted comment")
     source = episode["source"]["kind"]
-    gone = withdrawn(view)
     permitting = tuple(
-        digest for digest, grant in view.grants.items()
-        if purpose in grant["purposes"]
-        and purpose not in gone.get(digest, set())
-        and source in grant["sources"]
-        and grant["from"] <= at
-        and (grant["until"] is None or at <= grant["until"])
+        digest for digest, start, until in _candidates(view, purpose, source)
+        if start <= at and (until is None or at <= until)
     )
     if not permitting:
         return Verdict(False, reason=f"no active grant permits {purpose} for {source} evidence written at {at}")

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ..store import Item, Store
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -24,6 +27,7 @@ class View:
     exports: list[dict[str, Any]] = field(default_factory=list)
     audits: list[dict[str, Any]] = field(default_factory=list)
     position: dict[str, int] = field(default_factory=dict)
+    _memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def load(cls, store: Store, *, payloads: bool = True) -> View:
@@ -33,6 +37,8 @@ class View:
         return view
 
     def _add(self, item: Item, index: int) -> None:
+        if self._memo:
+            self._memo.clear()
         record = item.record
         self.items.append(item)
         self.position[item.digest] = index
@@ -58,6 +64,15 @@ class View:
             self.exports.append(record)
         elif kind == "audit":
             self.audits.append(record)
+
+    def memo(self, key: Any, build: Callable[[], T]) -> T:
+        """A value the rules derive from the loaded records, built once per view (adding a
+        record forgets it). Callers treat what it returns as read-only."""
+        try:
+            value: T = self._memo[key]
+        except KeyError:
+            value = self._memo[key] = build()
+        return value
 
     def order_of(self, digest: str) -> int:
         """Position of a record in store order (every clone computes the same)."""
