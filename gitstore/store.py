@@ -8,7 +8,7 @@ scope). It fails closed: a damaged record stops the operation with an IntegrityE
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,12 +122,14 @@ class Store:
     def items(self, kinds: Iterable[str] | None = None, *, payloads: bool = False) -> Iterator[Item]:
         """Every record of this scope in store order, re-checked; fails closed on damage."""
         wanted = None if kinds is None else list(kinds)
+        reader = getattr(self.provider, "payload_reader", None)  # one snapshot for the whole pass
+        fetch = reader() if payloads and callable(reader) else self.provider.payload
         for stored in self.provider.read(self.scope, wanted):
             item = self._check(stored)
             if item is None:
                 continue
             if payloads and item.kind == "event":
-                self._attach_payload(item.record)
+                self._attach_payload(item.record, fetch)
             yield item
 
     def stream(self, stream: str) -> Iterator[Item]:
@@ -156,8 +158,9 @@ class Store:
             return None
         return Item(record, stored)
 
-    def _attach_payload(self, record: dict[str, Any]) -> None:
-        data = self.provider.payload(record["payloadDigest"])
+    def _attach_payload(self, record: dict[str, Any],
+                        fetch: Callable[[str], bytes | None] | None = None) -> None:
+        data = (fetch or self.provider.payload)(record["payloadDigest"])
         if data is None:
             note_of = getattr(self.provider, "redaction_note", None)
             note = note_of(record["payloadDigest"]) if callable(note_of) else None
