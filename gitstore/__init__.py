@@ -9,7 +9,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from ._version import __version__
+from ._version import __version__  # noqa: F401 - re-exported
 
 _EXPORTS = {
     "canonicalize": "._canonical", "canonicalize_reference": "._canonical", "parse_json": "._canonical",

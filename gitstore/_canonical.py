@@ -66,7 +66,74 @@ def parse_json(text: str | bytes, *, allow_floats: bool = True) -> Any:
 
 def check_ijson(value: Any, *, allow_floats: bool = True) -> bool:
     """Raise unless ``value`` is I-JSON; return whether the fast canonicalizer may serve it."""
-    return _check(value, "$", allow_floats)
+    try:
+        return _scan(value, allow_floats)
+    except _Refuse:
+        pass
+    _check(value, "$", allow_floats)  # the same walk with paths, to name what is wrong
+    raise CanonicalizationError("value is not I-JSON")  # pragma: no cover - _check raised
+
+
+class _Refuse(Exception):
+    """Raised by ``_scan`` at the first value ``_check`` refuses."""
+
+
+def _scan(value: Any, allow_floats: bool) -> bool:
+    """``_check`` without building a path for every value: it accepts and refuses the same
+    values and returns the same answer; leaves are checked in line, one call per container."""
+    kind = type(value)
+    if kind is dict:
+        fast = True
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _Refuse
+            if not key.isascii():
+                if _SURROGATE.search(key):
+                    raise _Refuse
+                if _ASTRAL.search(key):
+                    fast = False
+            sub = type(item)
+            if sub is str:
+                if not item.isascii() and _SURROGATE.search(item):
+                    raise _Refuse
+            elif sub is int:
+                if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                    raise _Refuse
+            elif item is None or sub is bool:
+                pass
+            elif not _scan(item, allow_floats):
+                fast = False
+        return fast
+    if kind is list:
+        fast = True
+        for item in value:
+            sub = type(item)
+            if sub is str:
+                if not item.isascii() and _SURROGATE.search(item):
+                    raise _Refuse
+            elif sub is int:
+                if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                    raise _Refuse
+            elif item is None or sub is bool:
+                pass
+            elif not _scan(item, allow_floats):
+                fast = False
+        return fast
+    if kind is str:
+        if not value.isascii() and _SURROGATE.search(value):
+            raise _Refuse
+        return True
+    if kind is int:
+        if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            raise _Refuse
+        return True
+    if kind is float:
+        if not allow_floats or value != value or value in (float("inf"), float("-inf")):
+            raise _Refuse
+        return False
+    if value is None or kind is bool:
+        return True
+    raise _Refuse
 
 
 def _check(value: Any, path: str, allow_floats: bool) -> bool:

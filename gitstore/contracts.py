@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema_rs
+import orjson
 
 from ._canonical import canonicalize, canonicalize_checked, check_ijson, parse_json, sha256_digest
 from .errors import ContractError, InvalidInput
@@ -120,8 +121,10 @@ def payload_digest(payload: Mapping[str, Any]) -> str:
 
 
 def _record_digest(record: Mapping[str, Any], kind: str, canon: Callable[[Any], bytes]) -> str:
-    excludes = contract(kind).digest_excludes
-    return sha256_digest(canon({k: v for k, v in record.items() if k not in excludes}))
+    covered = dict(record)  # a copy less the few excluded fields: cheaper than filtering each
+    for name in contract(kind).digest_excludes:
+        covered.pop(name, None)
+    return sha256_digest(canon(covered))
 
 
 def _subset_digest(
@@ -191,12 +194,16 @@ def _describe(path: list[Any], message: str, schema_path: list[Any]) -> str:
 def check_record(record: Any, *, reference: bool = False) -> str:
     """Validate a record fully (I-JSON, version, schema, digests); return its kind."""
     kind = kind_of(record)
-    fast = check_ijson(record, allow_floats=False)
+    _check_walked(record, kind, check_ijson(record, allow_floats=False), reference)
+    return kind
+
+
+def _check_walked(record: Any, kind: str, fast: bool, reference: bool = False) -> None:
+    """The rest of ``check_record`` once ``check_ijson(record, allow_floats=False)`` gave ``fast``."""
     errors = schema_errors(record, kind, reference=reference)
     if errors:
         raise ContractError(f"{kind} record fails its contract: {errors[0]}")
     _check_digests(record, kind, fast)
-    return kind
 
 
 def _check_digests(record: Mapping[str, Any], kind: str, fast: bool) -> None:
@@ -249,6 +256,9 @@ def _verdict(data: bytes, line: int | None, reference: bool) -> dict[str, Any]:
 
 def verify_stored(data: bytes, digest: str, kind: str) -> dict[str, Any]:
     """Check bytes a provider returned: canonical, of the expected kind and digest, valid."""
+    accepted = _verify_stored_fast(data, digest, kind)
+    if accepted is not None:
+        return accepted
     record = parse_json(data, allow_floats=False)
     if canonicalize(record) != data:
         raise ContractError("stored bytes are not in canonical form")
@@ -258,3 +268,28 @@ def verify_stored(data: bytes, digest: str, kind: str) -> dict[str, Any]:
     if record["digest"] != digest:
         raise ContractError(f"stored under {digest} but its digest is {record['digest']}")
     return record  # type: ignore[no-any-return]
+
+
+def _verify_stored_fast(data: bytes, digest: str, kind: str) -> dict[str, Any] | None:
+    """What ``verify_stored`` returns for bytes it accepts, in a third of the time; None for
+    anything else, which then takes the full path and its messages.
+
+    Bytes equal to the canonical form of what orjson parsed from them are one JSON text that
+    the strict parser reads to the same value (no repeated names, byte order mark or
+    constants survive the comparison), so the strict parse may be skipped; the I-JSON walk
+    runs once and serves the canonical form, the schema and the digests.
+    """
+    try:
+        record = orjson.loads(data)
+        if type(record) is not dict:
+            return None
+        fast = check_ijson(record, allow_floats=False)
+        if canonicalize_checked(record, fast) != data:
+            return None
+        found = kind_of(record)
+        if found != kind or record.get("digest") != digest:
+            return None
+        _check_walked(record, found, fast)
+    except Exception:  # whatever it was, the full path finds it and says what it is
+        return None
+    return record

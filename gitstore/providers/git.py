@@ -23,7 +23,7 @@ import os
 import random
 import re
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -292,7 +292,8 @@ class GitProvider:
             changes = {p: (None if d is None else self.repo.create_blob(d)) for p, d in files.items()}
             return _builder_tree(self.repo, base, changes) or self.repo.TreeBuilder().write()
         writer = ObjectWriter(self.repo)
-        blobs = {p: (None if d is None else writer.add(BLOB, d)) for p, d in files.items()}
+        # in path order, as verify and readers walk them: the pack is then read about in order
+        blobs = {p: (None if files[p] is None else writer.add(BLOB, files[p])) for p in sorted(files)}  # type: ignore[arg-type]
         tree = _merge_tree(self.repo, writer, base, blobs)
         writer.flush()
         return pygit2.Oid(raw=tree)
@@ -498,17 +499,25 @@ class GitProvider:
         return last
 
     def payload(self, payload_digest: str) -> bytes | None:
-        path = payload_path(payload_digest)
+        return self.payload_reader()(payload_digest)
+
+    def payload_reader(self) -> Callable[[str], bytes | None]:
+        """``payload`` bound to one snapshot of the payload refs, for reading many at once."""
         trees = self._snapshot_trees()
-        if any(note_path(payload_digest) in tree for tree in trees):
-            return None  # removed: a copy left in a fetched snapshot is never returned
-        for tree in trees:
-            if path in tree:
-                data: bytes = self.repo[tree[path].id].data
-                if sha256_digest(data) != payload_digest:
-                    raise IntegrityError(f"payload {payload_digest} does not match its digest")
-                return data
-        return None
+
+        def read(payload_digest: str) -> bytes | None:
+            if any(note_path(payload_digest) in tree for tree in trees):
+                return None  # removed: a copy left in a fetched snapshot is never returned
+            path = payload_path(payload_digest)
+            for tree in trees:
+                if path in tree:
+                    data: bytes = self.repo[tree[path].id].data
+                    if sha256_digest(data) != payload_digest:
+                        raise IntegrityError(f"payload {payload_digest} does not match its digest")
+                    return data
+            return None
+
+        return read
 
     def verify(self) -> VerifyReport:
         return verify_repository(self.repo)
@@ -566,7 +575,10 @@ def _merge_tree(
         node = nested
         *folders, name = path.split("/")
         for folder in folders:
-            node = node.setdefault(folder, {})  # type: ignore[assignment]
+            child = node.get(folder)
+            if child is None:
+                child = node[folder] = {}
+            node = child  # type: ignore[assignment]
         node[name] = oid
     oid = _write_level(repo, writer, base, nested)
     return oid if oid is not None else writer.add(TREE, b"")
@@ -575,10 +587,11 @@ def _merge_tree(
 def _write_level(repo: pygit2.Repository, writer: ObjectWriter, base: pygit2.Tree | None,
                  changes: dict[str, object]) -> bytes | None:
     """One folder of a tree; None when removals leave it empty."""
+    if base is None:
+        return _write_new_level(writer, changes)
     entries: dict[str, tuple[bytes, bytes]] = {}
-    if base is not None:
-        for item in base:
-            entries[item.name] = (b"%o" % item.filemode, item.id.raw)
+    for item in base:
+        entries[item.name] = (b"%o" % item.filemode, item.id.raw)
     for name, change in changes.items():
         if isinstance(change, dict):
             sub = None
@@ -596,6 +609,23 @@ def _write_level(repo: pygit2.Repository, writer: ObjectWriter, base: pygit2.Tre
     if not entries:
         return None
     return writer.add(TREE, tree_bytes(entries))
+
+
+def _write_new_level(writer: ObjectWriter, changes: dict[str, object]) -> bytes | None:
+    """A folder the base lacks (most of them in a bulk append): ``_write_level`` without a
+    base to merge, its rows sorted as ``tree_bytes`` sorts them."""
+    rows = []
+    for name, change in changes.items():
+        if type(change) is dict:
+            sub = _write_new_level(writer, change)  # type: ignore[arg-type]
+            if sub is not None:
+                rows.append((name + "/", TREE_MODE, name, sub))
+        elif change is not None:
+            rows.append((name, BLOB_MODE, name, change))
+    if not rows:
+        return None
+    rows.sort()
+    return writer.add(TREE, b"".join([b"%s %s\0%s" % (mode, name.encode(), oid) for _, mode, name, oid in rows]))
 
 
 def _builder_tree(repo: pygit2.Repository, base: pygit2.Tree | None,
