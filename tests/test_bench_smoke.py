@@ -29,6 +29,25 @@ RULES_LINES = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 
+_VERDICT = r"\(goal [<>]=? [\d.]+(x| MB)\): (goal met|GOAL NOT MET)$"
+STORE_LINES = [
+    re.compile(p, re.MULTILINE)
+    for p in (
+        r"^store: bulk \d+ events with payloads \d+ rec/s, git fast-import \d+ rec/s, ratio [\d.]+x " + _VERDICT,
+        r"^store: bulk \d+ events without payloads \d+ rec/s, git fast-import \d+ rec/s, ratio [\d.]+x "
+        + _VERDICT,
+        r"^store: bulk \d+ events through the CLI \d+ rec/s, [\d.]+x git fast-import \(reported, no goal\)$",
+        r"^store: verify \d+ records \d+ rec/s, bare loop \d+ rec/s, ratio [\d.]+x " + _VERDICT,
+        r"^store: single append median at \d+ records [\d.]+ ms, at \d+ records [\d.]+ ms, ratio [\d.]+x "
+        + _VERDICT,
+        r"^store: single append median [\d.]+ ms, naive git [\d.]+ ms, ratio [\d.]+x " + _VERDICT,
+        r"^store: verify peak memory over 1000000 records: skipped \(--quick\)$",
+        r"^store: provider git: \d+ appends/s \(median\), \d+ reads/s$",
+        r"^store: provider sqlite: \d+ appends/s \(median\), \d+ reads/s$",
+        r"^store: provider jsonl: \d+ appends/s \(median\), \d+ reads/s$",
+    )
+]
+
 
 def bench(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -52,6 +71,13 @@ def test_rules_quick_gives_the_right_answer_and_a_ratio_line() -> None:
     done = bench("rules", "--quick", "--", "--learnings", "200", "--events", "2000", "--repeat", "1")
     assert done.returncode == 0, done.stdout + done.stderr
     assert RULES_LINES.search(done.stdout), done.stdout
+
+
+def test_store_quick_reports_every_target() -> None:
+    done = bench("store", "--quick")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for line in STORE_LINES:
+        assert line.search(done.stdout), (line.pattern, done.stdout)
 
 
 def test_runner_lists_benchmarks_and_refuses_unknown_names() -> None:
