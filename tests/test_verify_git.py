@@ -1,0 +1,106 @@
+"""verify's own tree walk: it must name exactly the changes libgit2's tree diff names, and name
+a missing or malformed tree instead of failing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygit2
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gitstore.providers._verify_git import Unreadable, changes
+
+from .conftest import git
+
+_NAMES = st.sampled_from(["a", "b", "b.json", "b-", "c", "z0"])
+# a tree as nested dicts: name -> bytes (a file), name -> dict (a folder); some files executable
+_TREES = st.recursive(
+    st.binary(max_size=3),
+    lambda children: st.dictionaries(_NAMES, children, max_size=4),
+    max_leaves=12,
+).filter(lambda t: isinstance(t, dict))
+
+
+def _write(repo: pygit2.Repository, tree: dict[str, object]) -> pygit2.Oid:
+    builder = repo.TreeBuilder()
+    for name, value in tree.items():
+        if isinstance(value, dict):
+            builder.insert(name, _write(repo, value), pygit2.GIT_FILEMODE_TREE)
+        else:
+            assert isinstance(value, bytes)
+            mode = pygit2.GIT_FILEMODE_BLOB_EXECUTABLE if value.startswith(b"x") else pygit2.GIT_FILEMODE_BLOB
+            builder.insert(name, repo.create_blob(value), mode)
+    return builder.write()
+
+
+def _libgit2(repo: pygit2.Repository, old: pygit2.Oid, new: pygit2.Oid) -> list[tuple[str, str, int]]:
+    diff = repo[old].diff_to_tree(repo[new])
+    found = []
+    for delta in diff.deltas:
+        status = delta.status_char()
+        side = delta.old_file if status == "D" else delta.new_file
+        found.append((status, side.path, side.mode))
+    return sorted(found)
+
+
+@pytest.fixture(scope="module")
+def bare(tmp_path_factory: pytest.TempPathFactory) -> pygit2.Repository:
+    path = tmp_path_factory.mktemp("verify") / "repo.git"
+    return pygit2.init_repository(str(path), bare=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(old=_TREES, new=_TREES)
+def test_changes_match_libgit2s_diff(bare: pygit2.Repository, old: dict[str, object],
+                                     new: dict[str, object]) -> None:
+    a, b = _write(bare, old), _write(bare, new)
+    ours = sorted((s, p, int(m, 8)) for s, p, m, _ in changes(bare.odb, a.raw, b.raw))
+    assert ours == _libgit2(bare, a, b)
+
+
+def test_from_nothing_every_file_is_added(bare: pygit2.Repository) -> None:
+    tree = _write(bare, {"a": {"b": b"1", "c": {"d": b"2"}}, "e": b"3"})
+    assert [(s, p) for s, p, _, _ in changes(bare.odb, None, tree.raw)] == [
+        ("A", "a/b"), ("A", "a/c/d"), ("A", "e")]
+
+
+def test_a_missing_tree_is_named(bare: pygit2.Repository) -> None:
+    gone = "12" * 20
+    inner = bare.odb.write(pygit2.GIT_OBJECT_TREE, b"40000 sub\0" + bytes.fromhex(gone))
+    with pytest.raises(Unreadable, match=f"tree {gone} is missing"):
+        list(changes(bare.odb, None, inner.raw))
+
+
+def test_a_malformed_tree_is_named(bare: pygit2.Repository) -> None:
+    bad = bare.odb.write(pygit2.GIT_OBJECT_TREE, b"100644 name-without-terminator")
+    with pytest.raises(Unreadable, match=f"tree {bad} is malformed"):
+        list(changes(bare.odb, None, bad.raw))
+
+
+def test_a_blob_where_a_tree_belongs_is_named(bare: pygit2.Repository) -> None:
+    blob = bare.create_blob(b"not a tree")
+    with pytest.raises(Unreadable, match=f"{blob} is not a tree"):
+        list(changes(bare.odb, None, blob.raw))
+
+
+def test_verify_names_a_commit_whose_subtree_is_missing(tmp_path: Path) -> None:
+    from gitstore.conformance import _records as R
+    from gitstore.conformance import batch
+    from gitstore.providers.git import GitProvider, records_ref
+
+    repo_path = tmp_path / "repo"
+    git(tmp_path, "init", "-q", str(repo_path))
+    provider = GitProvider(repo_path, "w1")
+    provider.append(batch(R.grant("g1")))
+    repo = provider.repo
+    tip = repo.references[records_ref("shared", "w1")].target
+    commit = repo[tip]
+    # the same commit message over a tree whose one folder names an object that is not there
+    hollow = repo.odb.write(pygit2.GIT_OBJECT_TREE, b"40000 grant\0" + b"\x13" * 20)
+    forged = repo.create_commit(None, commit.author, commit.committer, commit.message, hollow, [])
+    repo.references.create(records_ref("shared", "w1"), forged, force=True)
+    report = GitProvider(repo_path, "w1").verify()
+    assert not report.ok
+    assert any("13131313" in str(p) and "missing" in str(p) for p in report.problems)
