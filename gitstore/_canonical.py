@@ -43,8 +43,40 @@ def _refuse_constant(name: str) -> Any:
     raise CanonicalizationError(f"non-finite number {name} is not JSON")
 
 
-def parse_json(text: str | bytes, *, allow_floats: bool = True) -> Any:
-    """Parse one JSON text strictly, refusing anything I-JSON forbids."""
+def parse_json(text: str | bytes, *, allow_floats: bool = True, check: bool = True) -> Any:
+    """Parse one JSON text strictly, refusing anything I-JSON forbids.
+
+    ``check=False`` leaves the walk over the value (lone surrogates, integers beyond 2^53,
+    floats) to a later check of the whole value, such as the store's ``check_record``; what
+    only the text shows (repeated member names, a byte order mark) is refused either way.
+    """
+    value = _parse_compact(text) if type(text) is bytes else _NOT_COMPACT
+    if value is _NOT_COMPACT:
+        value = _parse_strict(text)
+    if check:
+        check_ijson(value, allow_floats=allow_floats)
+    return value
+
+
+_NOT_COMPACT = object()
+
+
+def _parse_compact(text: bytes) -> Any:
+    """The value of ``text`` when ``text`` is exactly orjson's compact form of it, else
+    ``_NOT_COMPACT``. Such a text is one JSON value with no repeated member name (orjson keeps
+    one of them, so its form would be shorter), no byte order mark, and nothing after it: the
+    strict parser would read the same value, several times slower (most JSON Lines files are
+    written this way)."""
+    try:
+        value = orjson.loads(text)
+        if orjson.dumps(value) == text:
+            return value
+    except (orjson.JSONDecodeError, TypeError, ValueError):
+        pass
+    return _NOT_COMPACT
+
+
+def _parse_strict(text: str | bytes) -> Any:
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -53,15 +85,13 @@ def parse_json(text: str | bytes, *, allow_floats: bool = True) -> Any:
     if text.startswith("\ufeff"):
         raise CanonicalizationError("input starts with a byte order mark")
     try:
-        value = json.loads(
-            text, object_pairs_hook=_refuse_duplicates, parse_constant=_refuse_constant
-        )
+        return json.loads(text, object_pairs_hook=_refuse_duplicates, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise CanonicalizationError(
             f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
-    check_ijson(value, allow_floats=allow_floats)
-    return value
+    except RecursionError:
+        raise CanonicalizationError("not I-JSON: values nested too deeply") from None
 
 
 def check_ijson(value: Any, *, allow_floats: bool = True) -> bool:
@@ -70,6 +100,8 @@ def check_ijson(value: Any, *, allow_floats: bool = True) -> bool:
         return _scan(value, allow_floats)
     except _Refuse:
         pass
+    except RecursionError:
+        raise CanonicalizationError("not I-JSON: values nested too deeply") from None
     _check(value, "$", allow_floats)  # the same walk with paths, to name what is wrong
     raise CanonicalizationError("value is not I-JSON")  # pragma: no cover - _check raised
 

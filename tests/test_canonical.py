@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 
+import orjson
 import pytest
 import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitstore import CanonicalizationError, canonicalize, canonicalize_reference, parse_json
-from gitstore._canonical import check_ijson
+from gitstore._canonical import _NOT_COMPACT, _parse_compact, _parse_strict, check_ijson
 
 from .conftest import shared
 
@@ -42,11 +43,19 @@ def test_rfc8785_vectors_byte_exact(name: str) -> None:
         ("\ufeff{}", "byte order mark"),
     ],
 )
-def test_refuses_what_ijson_forbids(text: str, error: str) -> None:
-    with pytest.raises(CanonicalizationError) as info:
-        parse_json(text)
-    assert error in str(info.value)
-    assert "\n" not in str(info.value)
+@pytest.mark.parametrize("as_bytes", [False, True], ids=["str", "bytes"])
+def test_refuses_what_ijson_forbids(text: str, error: str, as_bytes: bool) -> None:
+    compact = text.replace(": ", ":").replace(", ", ",")  # also as orjson would write it
+    for form in {text, compact}:
+        with pytest.raises(CanonicalizationError) as info:
+            parse_json(form.encode() if as_bytes else form)
+        assert error in str(info.value)
+        assert "\n" not in str(info.value)
+
+
+def test_deep_nesting_is_a_clear_refusal() -> None:
+    with pytest.raises(CanonicalizationError, match="nested too deeply"):
+        parse_json(b"[" * 100_000 + b"]" * 100_000)
 
 
 def test_refuses_invalid_utf8() -> None:
@@ -99,6 +108,35 @@ def test_canonical_bytes_parse_back_to_the_same_value(value: object) -> None:
     data = canonicalize(value)
     assert parse_json(data) == value
     assert canonicalize(json.loads(data)) == data
+
+
+# Compact texts as JSON Lines writers produce them, member names sometimes repeated: the
+# compact fast path must read exactly what the strict parser reads, and refuse what it refuses.
+_names = st.sampled_from(["a", "b", "\u00e9", "\u2028", "\U0001f602"])
+
+
+@st.composite
+def compact_texts(draw: st.DrawFn) -> bytes:
+    members = draw(st.lists(st.tuples(_names, json_values), max_size=5))
+    body = b",".join(orjson.dumps(name) + b":" + orjson.dumps(value) for name, value in members)
+    return b"{" + body + b"}"
+
+
+@settings(max_examples=500, deadline=None)
+@given(compact_texts())
+def test_compact_fast_path_reads_what_the_strict_parser_reads(data: bytes) -> None:
+    try:
+        strict: object = _parse_strict(data)
+    except CanonicalizationError:
+        strict = CanonicalizationError
+    fast = _parse_compact(data)
+    if fast is not _NOT_COMPACT:
+        assert fast == strict
+    if strict is CanonicalizationError:
+        with pytest.raises(CanonicalizationError, match="duplicate member name"):
+            parse_json(data)
+    else:
+        assert parse_json(data) == strict
 
 
 @settings(max_examples=300, deadline=None)
