@@ -193,9 +193,16 @@ def _describe(path: list[Any], message: str, schema_path: list[Any]) -> str:
 
 def check_record(record: Any, *, reference: bool = False) -> str:
     """Validate a record fully (I-JSON, version, schema, digests); return its kind."""
+    return checked_record(record, reference=reference)[0]
+
+
+def checked_record(record: Any, *, reference: bool = False) -> tuple[str, bool]:
+    """``check_record``, also returning whether the fast canonicalizer serves the record and
+    each of its parts (``canonicalize_checked``), so none of them is walked again."""
     kind = kind_of(record)
-    _check_walked(record, kind, check_ijson(record, allow_floats=False), reference)
-    return kind
+    fast = check_ijson(record, allow_floats=False)
+    _check_walked(record, kind, fast, reference)
+    return kind, fast
 
 
 def _check_walked(record: Any, kind: str, fast: bool, reference: bool = False) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from contextlib import nullcontext
 
 from .config import Workspace
 from .errors import IntegrityError
@@ -18,9 +19,13 @@ def _git(workspace: Workspace, *args: str) -> None:
 
 
 def gc(workspace: Workspace, store: Store) -> str:
-    """Expire every reflog now and prune unreachable objects; vacuum other providers."""
-    _git(workspace, "reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
-    _git(workspace, "gc", "--prune=now", "--quiet")
+    """Expire every reflog now and prune unreachable objects (and what killed appends left);
+    vacuum other providers. This clone's appends wait meanwhile: an object it is writing is
+    unreachable until its append commits, and pruning it then would tear the append."""
+    paused = getattr(store.provider, "paused", None)
+    with paused() if callable(paused) else nullcontext():
+        _git(workspace, "reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
+        _git(workspace, "gc", "--prune=now", "--quiet")
     provider_gc = getattr(store.provider, "gc", None)
     if callable(provider_gc):
         provider_gc()

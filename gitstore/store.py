@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._canonical import canonicalize, sha256_digest
-from .contracts import check_record, verify_stored
+from ._canonical import canonicalize_checked, sha256_digest
+from .contracts import checked_record, verify_stored
 from .errors import GitstoreError, IntegrityError, Refused
-from .providers import AppendResult, Batch, Entry, Provider, Stored, VerifyReport, require_capabilities
+from .providers import AppendResult, Batch, Entry, Provider, Stored, Stream, VerifyReport, require_capabilities
 from .providers._base import Namespace, Problem
 
 LOCAL_KINDS = frozenset({"envelope", "receipt"})
@@ -39,13 +39,42 @@ def stream_of(record: Mapping[str, Any], kind: str) -> str:
 
 def namespace_of(records: Sequence[tuple[Mapping[str, Any], str]]) -> Namespace:
     """local for personal agent sessions, shared otherwise; refuses a mixed batch."""
-    local = [r for r, k in records if k in LOCAL_KINDS or _is_session_episode(r, k)]
-    shared = [r for r, k in records if k in SHARED_KINDS or (k == "episode" and not _is_session_episode(r, k))]
-    if local and shared:
-        raise Refused(
-            "one append cannot mix personal session records (local) with shared ones; split it in two"
-        )
-    return "local" if local else "shared"
+    sides = Sides()
+    for record, kind in records:
+        sides.add(record, kind)
+    return sides.chosen()
+
+
+class Sides:
+    """Which namespace the records of one append belong to, worked out one record at a time:
+    a mix of personal session records and shared ones is refused at the record that mixes."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.local = self.shared = False
+
+    def add(self, record: Mapping[str, Any], kind: str) -> None:
+        self.count += 1
+        if kind in LOCAL_KINDS or _is_session_episode(record, kind):
+            self.local = True
+        elif kind in SHARED_KINDS or kind == "episode":
+            self.shared = True
+        if self.local and self.shared:
+            raise Refused(
+                "one append cannot mix personal session records (local) with shared ones; split it in two"
+            )
+
+    def chosen(self) -> Namespace:
+        return "local" if self.local else "shared"
+
+    def decide(self, requested: Namespace | None) -> Namespace:
+        """The append's namespace, given the one the caller asked for (None: as the records say)."""
+        if not self.count:
+            raise Refused("nothing to append")
+        chosen = self.chosen()
+        if requested is not None and requested != chosen and chosen == "local":
+            raise Refused("personal session records stay in the local namespace")
+        return requested or chosen
 
 
 def _is_session_episode(record: Mapping[str, Any], kind: str) -> bool:
@@ -81,7 +110,7 @@ class Store:
     def prepare(self, record: Mapping[str, Any]) -> Entry:
         """Validate one record for this store and turn it into a provider entry."""
         record = dict(record)
-        kind = check_record(record)
+        kind, fast = checked_record(record)
         if record["scope"] != self.scope:
             raise Refused(
                 f"{kind} record {record['digest']} is for scope {record['scope']}, "
@@ -93,9 +122,9 @@ class Store:
             kind=kind,
             scope=record["scope"],
             stream=stream_of(record, kind),
-            data=canonicalize(record),
+            data=canonicalize_checked(record, fast),
             payload_digest=record.get("payloadDigest"),
-            payload=canonicalize(payload) if payload is not None else None,
+            payload=canonicalize_checked(payload, fast) if payload is not None else None,
         )
 
     def append(
@@ -105,14 +134,28 @@ class Store:
         namespace: Namespace | None = None,
         if_head: tuple[str, str | None] | None = None,
     ) -> AppendResult:
-        """Append records (and the audit entries among them) as one atomic write."""
-        pairs = [(dict(r), self.prepare(r)) for r in records]
-        if not pairs:
-            raise Refused("nothing to append")
-        chosen = namespace_of([(r, e.kind) for r, e in pairs])
-        if namespace is not None and namespace != chosen and chosen == "local":
-            raise Refused("personal session records stay in the local namespace")
-        batch = Batch(namespace or chosen, tuple(e for _, e in pairs))
+        """Append records (and the audit entries among them) as one atomic write.
+
+        ``records`` may be a generator: with a provider that offers ``append-stream`` each
+        record is checked and handed on as it arrives, so an import of any size is held in
+        memory one record at a time. A record refused part way stores nothing.
+        """
+        sides = Sides()
+        if if_head is None and "append-stream" in self.manifest.capabilities:
+            def entries() -> Iterator[Entry]:
+                for record in records:
+                    entry = self.prepare(record)
+                    sides.add(record, entry.kind)
+                    yield entry
+
+            stream = Stream(entries(), lambda: sides.decide(namespace))
+            return self.provider.append_stream(stream)  # type: ignore[attr-defined, no-any-return]
+        prepared = []
+        for record in records:
+            entry = self.prepare(record)
+            sides.add(record, entry.kind)
+            prepared.append(entry)
+        batch = Batch(sides.decide(namespace), tuple(prepared))
         if if_head is not None:
             return self.provider.append_if_head(batch, if_head[0], if_head[1])
         return self.provider.append(batch)

@@ -10,9 +10,10 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import IntegrityError
+from gitstore import IntegrityError, Refused
 from gitstore.conformance import _records as R
 from gitstore.conformance import batch, entries_for
+from gitstore.providers import Stream
 from gitstore.providers.git import GitProvider, parse_message, payload_path, record_path, records_ref
 from gitstore.store import Store
 
@@ -262,3 +263,65 @@ def test_a_hostile_remote_is_named_and_fails_closed(tmp_path: Path) -> None:
     assert any("refs/memory/v1/remotes/origin/records/shared/wpeer" in p and forged.digest in p for p in found), found
     with pytest.raises(IntegrityError, match=forged.digest):
         list(Store(GitProvider(mine, "w1"), R.SCOPE).items())
+
+
+# -- streamed appends ----------------------------------------------------------------------------
+
+def _pack_files(repo: Path) -> set[str]:
+    return {p.name for p in (repo / ".git" / "objects" / "pack").glob("*")}
+
+
+def test_a_streamed_bulk_append_lands_as_one_pack(store_repo: Path) -> None:
+    provider = GitProvider(store_repo, "w1")
+    records = [R.event(f"bulk{i}", episode="bulk", seq=i) for i in range(1000)]
+    provider.append_stream(Stream(iter(entries_for(records)), lambda: "shared"))
+    packs = _pack_files(store_repo)
+    assert len([p for p in packs if p.endswith(".pack")]) == 1 and len(packs) == 2, packs
+    loose = git(store_repo, "count-objects", "-v").split("\n")[0]
+    assert loose == "count: 2", loose  # only the records commit and the payload snapshot commit
+    assert provider.verify().ok
+
+
+def test_a_refused_stream_leaves_no_files(store_repo: Path) -> None:
+    provider = GitProvider(store_repo, "w1")
+    records = [R.event(f"no{i}", episode="no", seq=i) for i in range(1000)]
+
+    def entries():  # type: ignore[no-untyped-def]
+        yield from entries_for(records)
+        raise Refused("the last record is refused")
+
+    with pytest.raises(Refused):
+        provider.append_stream(Stream(entries(), lambda: "shared"))
+    assert _pack_files(store_repo) == set()
+    assert git(store_repo, "count-objects").startswith("0 objects")
+    assert list(provider.read()) == []
+
+
+def test_gc_removes_what_a_killed_import_left(store_repo: Path) -> None:
+    from gitstore.conformance import _killed_stream
+
+    class Suite:
+        def make(self, location: Path, writer: str = "w1") -> GitProvider:
+            return GitProvider(location / "repo", writer)
+
+    _killed_stream(Suite(), store_repo.parent, 0, 0.15)  # type: ignore[arg-type]
+    assert any(name.startswith("tmp_pack_") for name in _pack_files(store_repo))
+    git(store_repo, "gc", "--prune=now", "--quiet")
+    assert not any(name.startswith("tmp_") for name in _pack_files(store_repo))
+
+
+def test_a_redacted_payload_stays_out_of_the_object_database_when_reimported(store_repo: Path) -> None:
+    secret = R.event("again", text="text-that-was-removed")
+    records = [secret] + [R.event(f"re{i}", episode="re", seq=i) for i in range(400)]
+    provider = GitProvider(store_repo, "w1")
+    provider.append_stream(Stream(iter(entries_for(records)), lambda: "shared"))
+    provider.redact_payload(secret["payloadDigest"], b'{"at":"2026-08-01T00:00:00.000000Z","by":"github:1",'
+                                                     b'"reason":"asked","sourceId":null}')
+    git(store_repo, "reflog", "expire", "--expire=now", "--all")
+    git(store_repo, "gc", "--prune=now", "--quiet")
+    result = provider.append_stream(Stream(iter(entries_for(records)), lambda: "shared"))
+    assert result.added == () and len(result.existing) == len(records)
+    objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=store_repo,
+                             capture_output=True, check=True).stdout
+    assert b"text-that-was-removed" not in objects
+    assert provider.payload(secret["payloadDigest"]) is None

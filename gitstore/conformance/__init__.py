@@ -22,14 +22,15 @@ import os
 import random
 import signal
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ..errors import ConflictError, IntegrityError
-from ..providers import REQUIRED_CAPABILITIES, Batch, Entry, Provider
+from ..errors import ConflictError, IntegrityError, Refused
+from ..providers import REQUIRED_CAPABILITIES, Batch, Entry, Provider, Stream, StreamingProvider
+from ..providers._base import Namespace
 from ..store import Store
 from . import _records as R
 
@@ -180,6 +181,84 @@ class ProviderConformance:
         assert [s.digest for s in a.read()] == [s.digest for s in b.read()]
         assert len(list(a.read())) == 2
 
+    # -- streamed appends (the optional capability append-stream) -------------------------------
+
+    def _streaming(self, provider: Provider) -> StreamingProvider:
+        if "append-stream" not in provider.manifest().capabilities:
+            pytest.skip("provider does not offer append-stream")
+        return provider  # type: ignore[return-value]
+
+    def test_append_stream_is_one_append(self, provider: Provider) -> None:
+        streaming = self._streaming(provider)
+        records = [R.event(f"st{i}", episode="streamed", seq=i) for i in range(STREAM_SIZE)] + [R.grant("st")]
+        asked: list[str] = []
+
+        def namespace() -> Namespace:
+            asked.append("namespace")
+            return "local"
+
+        result = streaming.append_stream(Stream(iter(entries_for(records)), namespace))
+        assert asked == ["namespace"]
+        assert list(result.added) == [r["digest"] for r in records] and result.existing == ()
+        stored = list(provider.read())
+        assert [s.digest for s in stored] == [r["digest"] for r in records]
+        assert [s.position for s in stored] == list(range(len(records)))
+        assert len({s.clock for s in stored}) == 1 and {s.namespace for s in stored} == {"local"}
+        assert [s.data for s in stored] == [e.data for e in entries_for(records)]
+        assert provider.payload(records[0]["payloadDigest"]) == entries_for(records[:1])[0].payload
+        assert provider.verify().ok
+
+    def test_append_stream_drops_repeats_and_what_is_stored(self, provider: Provider) -> None:
+        streaming = self._streaming(provider)
+        x1, x2, x3 = R.event("sx1"), R.event("sx2"), R.grant("sx3")
+        provider.append(batch(x1))
+        result = streaming.append_stream(Stream(iter(entries_for([x2, x1, x2, x3, x1])), lambda: "shared"))
+        assert result.added == (x2["digest"], x3["digest"]) and result.existing == (x1["digest"],)
+        again = streaming.append_stream(Stream(iter(entries_for([x3, x1])), lambda: "shared"))
+        assert again.added == () and again.existing == (x3["digest"], x1["digest"])
+        assert [s.digest for s in provider.read()] == [x1["digest"], x2["digest"], x3["digest"]]
+
+    @pytest.mark.parametrize("fails_in", ["entries", "namespace"])
+    def test_append_stream_refused_part_way_stores_nothing(self, provider: Provider, fails_in: str) -> None:
+        streaming = self._streaming(provider)
+        before = R.grant("kept")
+        provider.append(batch(before))
+        records = [R.event(f"sf{i}", episode="refused", seq=i, text="t" * 300) for i in range(STREAM_SIZE)]
+
+        def entries() -> Iterator[Entry]:
+            yield from entries_for(records)
+            if fails_in == "entries":
+                raise Refused("record refused part way")
+
+        def namespace() -> Namespace:
+            if fails_in == "namespace":
+                raise Refused("mixed namespaces")
+            return "shared"
+
+        with pytest.raises(Refused):
+            streaming.append_stream(Stream(entries(), namespace))
+        assert [s.digest for s in provider.read()] == [before["digest"]]
+        assert provider.payload(records[0]["payloadDigest"]) is None
+        assert provider.verify().ok
+        provider.append(batch(records[0]))  # the provider is usable afterwards
+        assert len(list(provider.read())) == 2
+
+    def test_append_stream_killed_part_way_leaves_all_or_nothing(self, location: Path) -> None:
+        if not self.durable:
+            pytest.skip("provider keeps no state across processes")
+        self._streaming(self.make(location))
+        rng = random.Random(4627)
+        for round_ in range(STREAM_KILLS):
+            _killed_stream(self, location, round_, rng.uniform(0.0, 0.4))
+        provider = self.make(location)
+        by_round: dict[str, int] = {}
+        for s in provider.read():
+            by_round[s.stream] = by_round.get(s.stream, 0) + 1
+        torn = {k: v for k, v in by_round.items() if v != STREAM_SIZE}
+        assert not torn, f"a torn streamed append is visible: {torn}"
+        report = provider.verify()
+        assert report.ok, [str(p) for p in report.problems[:5]]
+
     # -- payloads ------------------------------------------------------------------------------
 
     def test_payloads_are_stored_apart_and_returned(self, provider: Provider) -> None:
@@ -289,6 +368,30 @@ class ProviderConformance:
 
 
 KILL_BATCH = 40
+STREAM_SIZE = 600  # more than the git provider's pack threshold: the streamed path packs
+STREAM_KILLS = 8
+
+
+def _killed_stream(suite: ProviderConformance, location: Path, round_: int, delay: float) -> None:
+    """A child streams STREAM_SIZE events (a little slower than it could) and is killed after
+    ``delay`` seconds, before, during or after its append."""
+    records = [R.event(f"ks{round_}-{j}", episode=f"ks{round_}", seq=j) for j in range(STREAM_SIZE)]
+    prepared = entries_for(records)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        provider = suite.make(location, writer="w1")
+
+        def slowly() -> Iterator[Entry]:
+            for j, entry in enumerate(prepared):
+                if j % 50 == 0:
+                    time.sleep(0.02)
+                yield entry
+
+        provider.append_stream(Stream(slowly(), lambda: "shared"))  # type: ignore[attr-defined]
+        os._exit(0)
+    time.sleep(delay)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
 
 
 def _note(reason: str) -> bytes:

@@ -19,6 +19,8 @@ from ._base import (
     Problem,
     Provider,
     Stored,
+    Stream,
+    StreamingProvider,
     VerifyReport,
     missing_capabilities,
 )
@@ -81,6 +83,8 @@ __all__ = [
     "Problem",
     "Provider",
     "Stored",
+    "Stream",
+    "StreamingProvider",
     "VerifyReport",
     "missing_capabilities",
     "open_provider",

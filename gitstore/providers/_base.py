@@ -7,7 +7,7 @@ returns. See ``okf/wiki/store.md`` for the order rule and each provider's layout
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
@@ -23,7 +23,7 @@ REQUIRED_CAPABILITIES = frozenset({
     "payload",         # an event payload by its digest
     "verify",          # re-read everything stored and report damage
 })
-OPTIONAL_CAPABILITIES = frozenset({"redact-payload", "search-lexical"})
+OPTIONAL_CAPABILITIES = frozenset({"redact-payload", "search-lexical", "append-stream"})
 CONTRACT_VERSIONS = ("gitstore.provider/v1",)
 
 
@@ -65,6 +65,19 @@ class Batch:
     def __post_init__(self) -> None:
         if self.namespace not in NAMESPACES:
             raise ValueError(f"unknown namespace {self.namespace!r}")
+
+
+@dataclass(frozen=True)
+class Stream:
+    """One atomic append whose entries arrive one at a time (a bulk import).
+
+    ``entries`` may be a generator that prepares each entry as it is asked for, and may raise
+    part way (a record refused): then nothing is appended. ``namespace`` is called once, after
+    the last entry; it may raise too (nothing arrived, or a mix of namespaces).
+    """
+
+    entries: Iterable[Entry]
+    namespace: Callable[[], Namespace]
 
 
 @dataclass(frozen=True)
@@ -147,6 +160,17 @@ class Provider(Protocol):
 
     def verify(self) -> VerifyReport:
         """Re-read everything stored and report damage (never repairs)."""
+
+
+@runtime_checkable
+class StreamingProvider(Provider, Protocol):
+    """A provider with the optional ``append-stream`` capability."""
+
+    def append_stream(self, stream: Stream) -> AppendResult:
+        """``append`` for entries that arrive one at a time, with the same guarantees: all or
+        nothing, repeats and stored digests add nothing, and the same append result. The
+        provider may store each entry as it arrives (nothing visible until it returns), so an
+        import needs memory for what it keeps per record, not for the records."""
 
 
 @runtime_checkable

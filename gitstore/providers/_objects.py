@@ -1,9 +1,10 @@
 """Writing git objects directly: loose through libgit2 for small appends, one pack for bulk.
 
-A bulk append of 100,000 records creates some 170,000 objects (blobs and fan-out trees).
-Loose objects cost a file each; a pack costs one file. The pack and its version-2 index are
-written here from the documented formats, to a temporary name, and renamed into place index
-last, so a process killed part way leaves nothing a reader can see.
+A bulk append of 100,000 events creates some 300,000 objects (record and payload blobs and
+their fan-out trees). Loose objects cost a file each; a pack costs one file. The pack and its
+version-2 index are written here from the documented formats, streamed to a temporary name as
+objects arrive and renamed into place index last, so a process killed part way leaves nothing
+a reader can see, and memory holds object ids, not object data.
 
 Objects under ``DEFLATE_FROM`` bytes (records, most payloads, trees) are packed in stored
 zlib blocks: deflating a small object costs about 10 us however little it saves, several
@@ -48,31 +49,57 @@ def tree_bytes(entries: dict[str, tuple[bytes, bytes]]) -> bytes:
 
 
 class ObjectWriter:
-    """Collects new objects and writes them all at once."""
+    """Collects new objects: a few are written loose, many are streamed into one pack.
+
+    Objects are held in memory until there are ``PACK_THRESHOLD`` of them; from then on each
+    one is packed as it arrives (a :class:`PackWriter`), so a bulk append of any size holds
+    only object ids, not object data. ``flush`` makes everything visible at once; ``abort``
+    (or a killed process) leaves nothing a reader can see.
+    """
 
     def __init__(self, repo: pygit2.Repository) -> None:
         self.repo = repo
-        self._objects: dict[bytes, tuple[int, bytes]] = {}
+        self._pending: dict[bytes, tuple[int, bytes]] = {}
+        self._pack: PackWriter | None = None
 
     def add(self, kind: int, data: bytes) -> bytes:
         oid = hashlib.sha1(b"%s %d\0%s" % (_NAMES[kind], len(data), data)).digest()  # object_id
-        if oid not in self._objects:
-            self._objects[oid] = (kind, data)
+        pack = self._pack
+        if pack is not None:
+            pack.add(oid, kind, data)
+        elif oid not in self._pending:
+            self._pending[oid] = (kind, data)
+            if len(self._pending) >= PACK_THRESHOLD:
+                self._start_pack()
         return oid
 
+    def _start_pack(self) -> None:
+        self._pack = PackWriter(Path(self.repo.path) / "objects" / "pack")
+        for oid, (kind, data) in self._pending.items():
+            self._pack.add(oid, kind, data)
+        self._pending = {}
+
     def __len__(self) -> int:
-        return len(self._objects)
+        return len(self._pack) if self._pack is not None else len(self._pending)
 
     def flush(self) -> None:
-        """Write every collected object that the repository does not have yet."""
-        objects, self._objects = self._objects, {}
-        if len(objects) < PACK_THRESHOLD:
-            odb = self.repo.odb
-            for oid, (kind, data) in objects.items():
-                if pygit2.Oid(raw=oid) not in odb:
-                    odb.write(kind, data)
-        else:  # an object also present elsewhere costs a few bytes, not a lookup each
-            write_pack(Path(self.repo.path) / "objects" / "pack", objects)
+        """Write every collected object that is not visible yet; the writer can go on after."""
+        if self._pack is not None:
+            pack, self._pack = self._pack, None
+            pack.finish()
+            return
+        objects, self._pending = self._pending, {}
+        odb = self.repo.odb
+        for oid, (kind, data) in objects.items():
+            if pygit2.Oid(raw=oid) not in odb:
+                odb.write(kind, data)
+
+    def abort(self) -> None:
+        """Drop everything collected since the last flush."""
+        self._pending = {}
+        if self._pack is not None:
+            pack, self._pack = self._pack, None
+            pack.abort()
 
 
 def _deflate(data: bytes, level: int) -> bytes:
@@ -117,64 +144,113 @@ def _entry_prefix(kind: int, size: int) -> bytes:
     return _pack_header(kind, size) + b"\x78\x01\x01" + _U16X2(size, size ^ 0xFFFF)
 
 
-def write_pack(folder: Path, objects: dict[bytes, tuple[int, bytes]]) -> str:
-    """Write ``objects`` (raw oid -> (kind, data)) as one pack with its index; return its name."""
-    folder.mkdir(parents=True, exist_ok=True)
-    pack_fd, pack_tmp = tempfile.mkstemp(prefix="tmp_pack_", dir=folder)
-    oids: list[bytes] = []
-    offsets: list[int] = []
-    crcs: list[int] = []
-    checksum = hashlib.sha1()
-    crc32, adler32, u32 = zlib.crc32, zlib.adler32, _U32
-    prefixes: dict[int, bytes] = {}
-    with os.fdopen(pack_fd, "wb") as pack:
-        chunk = [b"PACK" + struct.pack(">II", 2, len(objects))]
-        offset = pending = 12
-        for oid, (kind, data) in objects.items():
-            size = len(data)
-            if size < DEFLATE_FROM or (kind == TREE and size <= 0xFFFF):
-                # the common case, in line: stored, with its headers cached per kind and size
-                key = kind << 32 | size
-                prefix = prefixes.get(key)
-                if prefix is None:
-                    prefix = prefixes[key] = _entry_prefix(kind, size)
-                packed = b"%s%s%s" % (prefix, data, u32(adler32(data)))
-            elif kind == TREE:  # trees are mostly random object ids: deflate saves nothing
-                packed = _pack_header(kind, size) + _stored(data)
-            else:
-                packed = _pack_header(kind, size) + _deflate(data, 1)
-            oids.append(oid)
-            offsets.append(offset)
-            crcs.append(crc32(packed))
-            chunk.append(packed)
-            offset += len(packed)
-            pending += len(packed)
-            if pending >= 1 << 20:  # hash and write a megabyte at a time, not object by object
-                joined = b"".join(chunk)
-                checksum.update(joined)
-                pack.write(joined)
-                chunk, pending = [], 0
-        joined = b"".join(chunk)
-        checksum.update(joined)
-        pack.write(joined)
-        if offset >= 2**31:
+class PackWriter:
+    """One pack written as its objects arrive, with its version-2 index.
+
+    Objects go to a temporary file under a zero object count; ``finish`` writes the count,
+    hashes the file for the trailer (which covers the header, so the file is read back once,
+    from the page cache), fsyncs both files and renames them into place, index last. Until
+    then, and after ``abort`` or a kill, no reader can see any of it.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.folder = folder
+        fd, self._path = tempfile.mkstemp(prefix="tmp_pack_", dir=folder)
+        self._file = os.fdopen(fd, "w+b")
+        self._seen: set[bytes] = set()
+        self._oids: list[bytes] = []
+        self._offsets: list[int] = []
+        self._crcs: list[int] = []
+        self._prefixes: dict[int, bytes] = {}
+        self._chunk = [b"PACK" + struct.pack(">II", 2, 0)]
+        self._offset = self._pending = 12
+
+    def __len__(self) -> int:
+        return len(self._oids)
+
+    def add(self, oid: bytes, kind: int, data: bytes) -> None:
+        """Pack one object (``oid`` is its id); an id already in this pack is skipped."""
+        if oid in self._seen:
+            return
+        self._seen.add(oid)
+        size = len(data)
+        if size < DEFLATE_FROM or (kind == TREE and size <= 0xFFFF):
+            # the common case, in line: stored, with its headers cached per kind and size
+            key = kind << 32 | size
+            prefix = self._prefixes.get(key)
+            if prefix is None:
+                prefix = self._prefixes[key] = _entry_prefix(kind, size)
+            packed = b"%s%s%s" % (prefix, data, _U32(zlib.adler32(data)))
+        elif kind == TREE:  # trees are mostly random object ids: deflate saves nothing
+            packed = _pack_header(kind, size) + _stored(data)
+        else:
+            packed = _pack_header(kind, size) + _deflate(data, 1)
+        self._oids.append(oid)
+        self._offsets.append(self._offset)
+        self._crcs.append(zlib.crc32(packed))
+        self._chunk.append(packed)
+        self._offset += len(packed)
+        self._pending += len(packed)
+        if self._pending >= 1 << 20:  # write a megabyte at a time, not object by object
+            self._write()
+
+    def _write(self) -> None:
+        self._file.write(b"".join(self._chunk))
+        self._chunk, self._pending = [], 0
+
+    def finish(self) -> str:
+        """Make the pack visible; return its name (``pack-<checksum>``)."""
+        if self._offset >= 2**31:
+            self.abort()
             raise OSError("a single append may not exceed 2 GiB of objects")
-        trailer = checksum.digest()
-        pack.write(trailer)
-        pack.flush()
-        os.fsync(pack.fileno())
-    name = "pack-" + trailer.hex()
-    index = _index_bytes(oids, offsets, crcs, trailer)
-    idx_fd, idx_tmp = tempfile.mkstemp(prefix="tmp_idx_", dir=folder)
-    with os.fdopen(idx_fd, "wb") as idx:
-        idx.write(index)
-        idx.flush()
-        os.fsync(idx.fileno())
-    os.chmod(pack_tmp, 0o444)
-    os.chmod(idx_tmp, 0o444)
-    os.replace(pack_tmp, folder / f"{name}.pack")
-    os.replace(idx_tmp, folder / f"{name}.idx")
-    return name
+        try:
+            self._write()
+            pack = self._file
+            pack.seek(8)
+            pack.write(struct.pack(">I", len(self._oids)))
+            pack.flush()
+            pack.seek(0)
+            checksum = hashlib.sha1()
+            while block := pack.read(1 << 20):
+                checksum.update(block)
+            trailer = checksum.digest()
+            pack.seek(0, os.SEEK_END)
+            pack.write(trailer)
+            pack.flush()
+            os.fsync(pack.fileno())
+            pack.close()
+            name = "pack-" + trailer.hex()
+            index = _index_bytes(self._oids, self._offsets, self._crcs, trailer)
+            idx_fd, idx_tmp = tempfile.mkstemp(prefix="tmp_idx_", dir=self.folder)
+            try:
+                with os.fdopen(idx_fd, "wb") as idx:
+                    idx.write(index)
+                    idx.flush()
+                    os.fsync(idx.fileno())
+                os.chmod(self._path, 0o444)
+                os.chmod(idx_tmp, 0o444)
+                os.replace(self._path, self.folder / f"{name}.pack")
+                os.replace(idx_tmp, self.folder / f"{name}.idx")
+            except BaseException:
+                _unlink(idx_tmp)
+                raise
+        except BaseException:
+            self.abort()
+            raise
+        return name
+
+    def abort(self) -> None:
+        """Remove the temporary pack."""
+        self._file.close()
+        _unlink(self._path)
+
+
+def _unlink(path: str | Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def _index_bytes(oids: list[bytes], offsets: list[int], crcs: list[int], pack_checksum: bytes) -> bytes:

@@ -25,8 +25,9 @@ import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import pygit2
 
@@ -42,8 +43,8 @@ from ._base import (
     Manifest,
     Namespace,
     Stored,
+    Stream,
     VerifyReport,
-    dedupe,
 )
 from ._objects import BLOB, BLOB_MODE, PACK_THRESHOLD, TREE, TREE_MODE, ObjectWriter, tree_bytes
 from ._verify_git import verify_repository
@@ -120,7 +121,7 @@ class Header:
     lines: tuple[tuple[str, str, str], ...]  # (digest, kind, stream) in position order
 
 
-def format_message(clock: int, writer: str, namespace: str, entries: Iterable[Entry]) -> str:
+def format_message(clock: int, writer: str, namespace: str, entries: Iterable[Entry | _Staged]) -> str:
     """The records commit message: a summary, headers, then one line per record."""
     entries = list(entries)
     lines = [
@@ -210,22 +211,56 @@ class GitProvider:
         return Manifest(
             name="git",
             contracts=CONTRACT_VERSIONS,
-            capabilities=REQUIRED_CAPABILITIES | {"redact-payload"},
+            capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "append-stream"},
             storage="git object database, refs/memory/v1/",
         )
 
     # -- writing -------------------------------------------------------------------------------
 
     def append(self, batch: Batch) -> AppendResult:
-        return self._append(batch, None)
+        return self._append(Stream(batch.entries, lambda: batch.namespace), None)
 
     def append_if_head(self, batch: Batch, stream: str, expected: str | None) -> AppendResult:
-        return self._append(batch, (stream, expected))
+        return self._append(Stream(batch.entries, lambda: batch.namespace), (stream, expected))
 
-    def _append(self, batch: Batch, guard: tuple[str, str | None] | None) -> AppendResult:
-        entries = dedupe(batch.entries)
-        ref = records_ref(batch.namespace, self.writer)
-        with self._writer_lock(batch.namespace):
+    def append_stream(self, stream: Stream) -> AppendResult:
+        """``append`` for entries that arrive one at a time: each record and payload blob is
+        packed as it arrives, so memory holds object ids only, whatever the size."""
+        return self._append(stream, None)
+
+    def _append(self, stream: Stream, guard: tuple[str, str | None] | None) -> AppendResult:
+        writer = ObjectWriter(self.repo)
+        try:
+            staging = self._stage(stream.entries, writer)
+            return self._commit_staged(stream.namespace(), staging, writer, guard)
+        finally:
+            writer.abort()  # whatever was not flushed into a commit
+
+    def _stage(self, entries: Iterable[Entry], writer: ObjectWriter) -> _Staging:
+        """Give the writer the blobs of every entry not stored yet, as the tips stand now."""
+        tips = self._tips()
+        trees = [self.repo[tip].peel(pygit2.Tree) for _, tip in tips]
+        staging = _Staging([tip for _, tip in tips])
+        staged, existing, seen = staging.staged, staging.existing, staging.order
+        add = writer.add
+        for e in entries:
+            digest = e.digest
+            if digest in seen:
+                continue
+            seen[digest] = len(seen)
+            if trees and _stored_in(trees, record_path(e.kind, digest)):
+                existing.append(digest)
+                continue
+            payload = None
+            if e.payload is not None and e.payload_digest:
+                payload = add(BLOB, e.payload)
+            staged.append(_Staged(digest, e.kind, e.stream, add(BLOB, e.data), e.payload_digest, payload))
+        return staging
+
+    def _commit_staged(self, namespace: Namespace, staging: _Staging, writer: ObjectWriter,
+                       guard: tuple[str, str | None] | None) -> AppendResult:
+        ref = records_ref(namespace, self.writer)
+        with self._writer_lock(namespace):
             for attempt in range(MAX_ATTEMPTS):
                 tip = self._target(ref)
                 self._check_not_rewound(ref, tip)
@@ -235,13 +270,13 @@ class GitProvider:
                         raise ConflictError(
                             f"stream {guard[0]} moved: head is {current}, expected {guard[1]}"
                         )
-                stored = self._stored_digests(entries)
-                new = [e for e in entries if e.digest not in stored]
-                existing = tuple(e.digest for e in entries if e.digest in stored)
-                if not new:
-                    return AppendResult(existing=existing)
-                if self._try_commit(batch.namespace, ref, tip, new):
-                    return AppendResult(added=tuple(e.digest for e in new), existing=existing)
+                staging.drop_stored(self)  # another writer may have stored some since staging
+                done = AppendResult(added=tuple(s.digest for s in staging.staged),
+                                    existing=tuple(staging.existing))
+                if not staging.staged:
+                    return done
+                if self._try_commit(namespace, ref, tip, staging.staged, writer):
+                    return done
                 time.sleep(random.uniform(0, min(0.02, 0.0005 * 2 ** min(attempt, 6))))
         raise ConflictError(f"{ref} kept moving: gave up after {MAX_ATTEMPTS} attempts")
 
@@ -261,12 +296,23 @@ class GitProvider:
         finally:
             os.close(fd)
 
-    def _try_commit(self, namespace: str, ref: str, tip: pygit2.Oid | None, new: list[Entry]) -> bool:
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Hold this writer's append locks (both namespaces): an append of this writer waits,
+        so none of its objects is pruned half-way by a ``git gc --prune=now`` run meanwhile."""
+        with self._writer_lock("local"), self._writer_lock("shared"):
+            yield
+
+    def _try_commit(self, namespace: str, ref: str, tip: pygit2.Oid | None, new: list[_Staged],
+                    writer: ObjectWriter) -> bool:
         base = self.repo[tip].peel(pygit2.Tree) if tip is not None else None
-        tree = self._write_tree(base, {record_path(e.kind, e.digest): e.data for e in new})
-        payload_entries = [e for e in new if e.payload is not None and e.payload_digest]
-        if payload_entries:
-            self._store_payloads(namespace, payload_entries)
+        tree = self._tree(base, {record_path(s.kind, s.digest): s.blob for s in new}, writer)
+        payloads = {payload_path(s.payload_digest): s.payload_blob for s in new
+                    if s.payload_blob is not None and s.payload_digest}
+        payload_tree = self._payload_tree(namespace, payloads, writer) if payloads else None
+        writer.flush()
+        if payload_tree is not None:  # the snapshot moves first: it may hold more, never less
+            self._set_snapshot(payloads_ref(namespace, self.writer), payload_tree, "gitstore: payloads")
         clock = self._max_clock() + 1
         message = format_message(clock, self.writer, namespace, new)
         signature = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL)
@@ -288,15 +334,21 @@ class GitProvider:
 
     def _write_tree(self, base: pygit2.Tree | None, files: dict[str, bytes | None]) -> pygit2.Oid:
         """Write ``base`` with files added (path -> bytes) or removed (path -> None)."""
-        if len(files) < PACK_THRESHOLD:
-            changes = {p: (None if d is None else self.repo.create_blob(d)) for p, d in files.items()}
-            return _builder_tree(self.repo, base, changes) or self.repo.TreeBuilder().write()
         writer = ObjectWriter(self.repo)
-        # in path order, as verify and readers walk them: the pack is then read about in order
-        blobs = {p: (None if files[p] is None else writer.add(BLOB, files[p])) for p in sorted(files)}  # type: ignore[arg-type]
-        tree = _merge_tree(self.repo, writer, base, blobs)
+        tree = self._tree(base, {p: None if d is None else writer.add(BLOB, d) for p, d in files.items()},
+                          writer)
         writer.flush()
-        return pygit2.Oid(raw=tree)
+        return tree
+
+    def _tree(self, base: pygit2.Tree | None, changes: dict[str, bytes | None],
+              writer: ObjectWriter) -> pygit2.Oid:
+        """``base`` with blobs added (path -> raw id of a blob given to ``writer``) or removed
+        (path -> None). A few changes go through libgit2's tree builder; many are merged here,
+        their trees given to ``writer``, which the caller flushes."""
+        if len(changes) < PACK_THRESHOLD:
+            oids = {p: None if o is None else pygit2.Oid(raw=o) for p, o in changes.items()}
+            return _builder_tree(self.repo, base, oids) or self.repo.TreeBuilder().write()
+        return pygit2.Oid(raw=_merge_tree(self.repo, writer, base, changes))
 
     def _clear_stale_lock(self, ref: str) -> None:
         """Remove a ref lock left by a killed process (held for microseconds when alive)."""
@@ -307,16 +359,12 @@ class GitProvider:
         except FileNotFoundError:
             pass
 
-    def _store_payloads(self, namespace: str, entries: list[Entry]) -> None:
-        """Move the payload snapshot forward; the caller holds the writer lock."""
-        ref = payloads_ref(namespace, self.writer)
-        tip = self._target(ref)
+    def _payload_tree(self, namespace: str, files: dict[str, bytes], writer: ObjectWriter) -> pygit2.Oid:
+        """The next payload snapshot's tree: the current one with ``files`` added (path -> raw
+        blob id); the caller holds the writer lock and flushes ``writer``."""
+        tip = self._target(payloads_ref(namespace, self.writer))
         base = self.repo[tip].peel(pygit2.Tree) if tip is not None else None
-        files: dict[str, bytes | None] = {}
-        for e in entries:
-            assert e.payload is not None and e.payload_digest is not None
-            files[payload_path(e.payload_digest)] = e.payload
-        self._set_snapshot(ref, self._write_tree(base, files), "gitstore: payloads")
+        return self._tree(base, files, writer)  # type: ignore[arg-type]
 
     def _set_snapshot(self, ref: str, tree: pygit2.Oid, message: str) -> None:
         """Point ``ref`` at a new parentless commit of ``tree`` (under the writer lock)."""
@@ -448,14 +496,9 @@ class GitProvider:
             best = max(best, clock)
         return best
 
-    def _stored_digests(self, entries: list[Entry]) -> set[str]:
+    def _stored_digests(self, entries: Iterable[Entry | _Staged]) -> set[str]:
         trees = [self.repo[tip].peel(pygit2.Tree) for _, tip in self._tips()]
-        found = set()
-        for e in entries:
-            path = record_path(e.kind, e.digest)
-            if any(path in tree for tree in trees):
-                found.add(e.digest)
-        return found
+        return {e.digest for e in entries if _stored_in(trees, record_path(e.kind, e.digest))}
 
     def _commits(self) -> list[tuple[Header, RefInfo, pygit2.Oid]]:
         """Every append commit of every ref, in store order."""
@@ -521,6 +564,43 @@ class GitProvider:
 
     def verify(self) -> VerifyReport:
         return verify_repository(self.repo)
+
+
+class _Staged(NamedTuple):
+    """An entry whose blobs a writer holds: what its commit needs, without the bytes."""
+
+    digest: str
+    kind: str
+    stream: str
+    blob: bytes  # raw object id of the record blob
+    payload_digest: str | None
+    payload_blob: bytes | None
+
+
+@dataclass
+class _Staging:
+    """An append's entries once staged: new ones, ones already stored, and their input order."""
+
+    tips: list[pygit2.Oid]  # every records tip when staging began
+    staged: list[_Staged] = field(default_factory=list)
+    existing: list[str] = field(default_factory=list)
+    order: dict[str, int] = field(default_factory=dict)
+
+    def drop_stored(self, provider: GitProvider) -> None:
+        """Move entries stored since staging (a tip moved) from ``staged`` to ``existing``."""
+        tips = [tip for _, tip in provider._tips()]
+        if tips == self.tips:
+            return
+        self.tips = tips
+        stored = provider._stored_digests(self.staged)
+        if stored:
+            self.existing = sorted(self.existing + [s.digest for s in self.staged if s.digest in stored],
+                                   key=self.order.__getitem__)
+            self.staged = [s for s in self.staged if s.digest not in stored]
+
+
+def _stored_in(trees: list[pygit2.Tree], path: str) -> bool:
+    return any(path in tree for tree in trees)
 
 
 class _BlobIndex:
