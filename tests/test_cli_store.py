@@ -185,3 +185,41 @@ def test_other_providers_through_the_cli(repo: Path, provider: str) -> None:
     assert git(repo, "status", "--porcelain") == "?? b.jsonl\n"  # the store itself is ignored
     done = gitstore(repo, "init", "--provider", "git")
     assert done.returncode == 1 and "already uses" in done.stderr
+
+
+def test_records_add_streams_a_large_file_and_names_a_bad_line(ready: Path) -> None:
+    records = [R.event(f"big{i}", episode="big", seq=i) for i in range(600)]
+    lines = [json.dumps(r) for r in records]
+    lines[450] = json.dumps({**records[450], "seq": 7})  # its digest no longer matches
+    (ready / "big.jsonl").write_text("\n".join(lines) + "\n")
+    done = gitstore(ready, "records", "add", "big.jsonl")
+    assert done.returncode == 1 and done.stderr.startswith("gitstore: error: big.jsonl:451: ")
+    assert "does not match its content" in done.stderr and done.stderr.count("\n") == 1
+    assert json.loads(run_ok(ready, "records", "list", "--json")) == []
+    assert not list((ready / ".git" / "objects" / "pack").glob("tmp_*"))
+
+
+def test_records_add_reads_crlf_blank_lines_and_a_last_line_without_newline(ready: Path) -> None:
+    records = [R.grant("crlf1"), R.event("crlf2"), R.grant("crlf3")]
+    text = json.dumps(records[0]) + "\r\n\r\n" + json.dumps(records[1]) + "\n\n" + json.dumps(records[2])
+    done = gitstore(ready, "records", "add", "-", stdin=text.encode())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().split()[::2] == [r["digest"] for r in records]
+
+
+def test_records_add_of_nothing_is_refused(ready: Path) -> None:
+    done = gitstore(ready, "records", "add", "-", stdin=b"\n\n")
+    assert done.returncode == 1 and "gitstore: error: -: no records" in done.stderr.decode()
+
+
+def test_a_storage_failure_is_one_line_and_stores_nothing(ready: Path) -> None:
+    pack = ready / ".git" / "objects" / "pack"
+    pack.rmdir()
+    pack.write_text("not a folder")  # every pack write fails as a full or broken disk would
+    (ready / "big.jsonl").write_text(jsonl(*[R.grant(f"fail{i}") for i in range(400)]))
+    done = gitstore(ready, "records", "add", "big.jsonl")
+    assert done.returncode == 1 and done.stderr.startswith("gitstore: error: ")
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    pack.unlink()
+    pack.mkdir()
+    assert json.loads(run_ok(ready, "records", "list", "--json")) == []

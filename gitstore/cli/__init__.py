@@ -60,6 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the disk filled, a file vanished: say so; nothing half-written shows
+        where = f" ({exc.filename})" if exc.filename else ""
+        typer.echo(f"gitstore: error: {exc.strerror or exc}{where}", err=True)
+        return 1
     return 0
 
 

@@ -2,40 +2,54 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, Optional
 
 import typer
 
 from .._canonical import parse_json
 from ..contracts import KINDS, seal
-from ..errors import InvalidInput, UsageError
+from ..errors import InvalidInput, Refused, UsageError
 from ._context import open_store
-from ._io import JSON_OPTION, emit_json, read_input
+from ._io import JSON_OPTION, emit_json, open_input, read_lines
 
 records_app = typer.Typer(help="Add, list and show records.", no_args_is_help=True)
 
 
-def _parse_lines(data: bytes, name: str, do_seal: bool) -> list[dict[str, Any]]:
-    records = []
-    for number, line in enumerate(data.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            value = parse_json(line, allow_floats=False)
-        except InvalidInput as exc:
-            raise InvalidInput(f"{name}:{number}: {exc}") from None
-        if not isinstance(value, dict):
-            raise InvalidInput(f"{name}:{number}: a record must be a JSON object")
-        if do_seal:
-            value.pop("digest", None)
-            try:
-                seal(value)
-            except InvalidInput as exc:
-                raise InvalidInput(f"{name}:{number}: {exc}") from None
-        records.append(value)
-    if not records:
-        raise InvalidInput(f"{name}: no records")
-    return records
+class _Lines:
+    """The records of a JSON Lines file, parsed one line at a time as the store asks for them.
+
+    ``where`` names the line being handled, so an error raised while the store checks that
+    record can name it too; ``digests`` collects each record's digest in input order.
+    """
+
+    def __init__(self, name: str, do_seal: bool) -> None:
+        self.name = name
+        self.do_seal = do_seal
+        self.number = 0
+        self.done = False
+        self.digests: list[str] = []
+
+    @property
+    def where(self) -> str:
+        return f"{self.name}:{self.number}"
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        with open_input(self.name) as source:
+            for self.number, line in enumerate(read_lines(source), start=1):
+                if not line.strip():
+                    continue
+                value = parse_json(line.removesuffix(b"\r"), check=False)  # the store checks it
+                if not isinstance(value, dict):
+                    raise InvalidInput("a record must be a JSON object")
+                if self.do_seal:
+                    value.pop("digest", None)
+                    seal(value)
+                self.digests.append(value.get("digest", ""))
+                yield value
+        self.done = True
+        if not self.digests:
+            raise InvalidInput(f"{self.name}: no records")
 
 
 @records_app.command("add")
@@ -44,16 +58,24 @@ def add(
     do_seal: bool = typer.Option(False, "--seal", help="Compute each record's digests first."),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Add records as one atomic append; print each digest."""
+    """Add records as one atomic append; print each digest.
+
+    Records are read, checked and written one line at a time, so a file of any size needs
+    little memory; a line that fails stores nothing and is named in the error.
+    """
     _, store = open_store()
-    records = _parse_lines(read_input(file), file, do_seal)
-    result = store.append(records)
+    lines = _Lines(file, do_seal)
+    try:
+        result = store.append(lines)
+    except (InvalidInput, Refused) as exc:
+        if lines.done:
+            raise
+        raise type(exc)(f"{lines.where}: {exc}") from None
     if as_json:
         emit_json({"added": list(result.added), "existing": list(result.existing)})
         return
     added = set(result.added)
-    for record in records:
-        typer.echo(f"{record['digest']} {'added' if record['digest'] in added else 'exists'}")
+    typer.echo("\n".join(f"{d} {'added' if d in added else 'exists'}" for d in lines.digests))
 
 
 @records_app.command("list")
