@@ -33,10 +33,14 @@ _VERDICT = r"\(goal [<>]=? [\d.]+(x| MB)\): (goal met|GOAL NOT MET)$"
 STORE_LINES = [
     re.compile(p, re.MULTILINE)
     for p in (
-        r"^store: bulk \d+ events with payloads \d+ rec/s, git fast-import \d+ rec/s, ratio [\d.]+x " + _VERDICT,
-        r"^store: bulk \d+ events without payloads \d+ rec/s, git fast-import \d+ rec/s, ratio [\d.]+x "
-        + _VERDICT,
-        r"^store: bulk \d+ events through the CLI \d+ rec/s, [\d.]+x git fast-import \(reported, no goal\)$",
+        r"^store: bulk records add of \d+ events \(with payloads\) \d+ rec/s, git fast-import writing the"
+        r" same record and payload blobs \d+ rec/s, ratio [\d.]+x " + _VERDICT,
+        r"^store: bulk records add of \d+ events \(with payloads\) \d+ rec/s, git fast-import writing the"
+        r" record blobs only \d+ rec/s, ratio [\d.]+x " + _VERDICT,
+        r"^store: bulk Store.append of \d+ events with payloads \d+ rec/s, [\d.]+x fast-import writing the"
+        r" same blobs \(reported, no goal\)$",
+        r"^store: bulk Store.append of \d+ events without payloads \d+ rec/s, [\d.]+x fast-import writing"
+        r" the same blobs \(reported, no goal\)$",
         r"^store: verify \d+ records \d+ rec/s, bare loop \d+ rec/s, ratio [\d.]+x " + _VERDICT,
         r"^store: single append median at \d+ records [\d.]+ ms, at \d+ records [\d.]+ ms, ratio [\d.]+x "
         + _VERDICT,
