@@ -20,6 +20,7 @@ from ..contracts import verify_stored
 from ..errors import GitstoreError
 from ._base import Problem, VerifyReport
 from ._common import note_problem
+from ._objects import BLOB_MODE, TREE_MODE, Unreadable, read_blob, read_tree
 
 PREFIX = "refs/memory/v1/"
 MAX_CLOCK_JUMP = 2**32
@@ -162,7 +163,7 @@ def _verify_diff(repo: pygit2.Repository, where: str, parent: bytes | None, tree
             digest, kind = listed[path]
             report.records += 1
             try:
-                verify_stored(_blob(odb, oid), digest, kind)
+                verify_stored(read_blob(odb, oid), digest, kind)
             except GitstoreError as exc:
                 report.problems.append(Problem(where, f"record {digest}: {exc}"))
     except Unreadable as exc:
@@ -190,10 +191,10 @@ def _verify_payloads(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report:
             elif mode != BLOB_MODE:
                 report.problems.append(Problem(ref, f"{path} is not a regular file"))
             elif match.group(1):
-                problem = note_problem(_blob(odb, oid))
+                problem = note_problem(read_blob(odb, oid))
                 if problem:
                     report.problems.append(Problem(ref, f"redaction note {path}: {problem}"))
-            elif sha256_digest(_blob(odb, oid)) != "sha256:" + match.group(4):
+            elif sha256_digest(read_blob(odb, oid)) != "sha256:" + match.group(4):
                 report.problems.append(Problem(ref, f"payload {path} does not match its digest"))
     except Unreadable as exc:
         report.problems.append(Problem(ref, str(exc)))
@@ -205,49 +206,16 @@ def _verify_payloads(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report:
 # equal: verifying a history of single appends on a 100,000-record store took 0.1 s a commit.
 # This walk reads the raw tree objects and descends only where the ids differ.
 
-TREE_MODE, BLOB_MODE = b"40000", b"100644"
-_ENTRY = re.compile(rb"([0-7]{5,6}) ([^\0]+)\0(.{20})", re.DOTALL)
-_ENTRIES = re.compile(rb"(?:[0-7]{5,6} [^\0]+\0.{20})*", re.DOTALL)
-
-Entry = tuple[bytes, bytes, bytes]  # mode, name, raw id, as a tree object holds them
-
-
-class Unreadable(Exception):
-    """A tree or blob that is missing or malformed; the message names it."""
-
-
-def _read(odb: pygit2.Odb, oid: bytes, kind: int, what: str) -> bytes:
-    try:
-        found, data = odb.read(pygit2.Oid(raw=oid))
-    except KeyError:
-        raise Unreadable(f"{what} {oid.hex()} is missing") from None
-    if found != kind:
-        raise Unreadable(f"{oid.hex()} is not a {what}")
-    return data  # type: ignore[no-any-return]
-
-
-def _tree(odb: pygit2.Odb, oid: bytes) -> list[Entry]:
-    """A tree's entries in the tree's order."""
-    data = _read(odb, oid, pygit2.GIT_OBJECT_TREE, "tree")
-    if not _ENTRIES.fullmatch(data):  # then findall's matches are the entries, one after another
-        raise Unreadable(f"tree {oid.hex()} is malformed")
-    return _ENTRY.findall(data)  # type: ignore[no-any-return]
-
-
-def _blob(odb: pygit2.Odb, oid: bytes) -> bytes:
-    return _read(odb, oid, pygit2.GIT_OBJECT_BLOB, "blob")
-
-
 def changes(odb: pygit2.Odb, old: bytes | None, new: bytes | None,
             prefix: str = "") -> Iterator[tuple[str, str, bytes, bytes]]:
     """(status, path, mode, raw id) of each file that differs from tree ``old`` to tree ``new``
     (None: an empty tree), as libgit2's diff names them: ``A`` added, ``M`` changed, ``D``
     deleted (a file replaced by a folder, or the reverse, is deleted and added). Folders with
     equal ids are skipped, not walked; unchanged entries are set aside as whole tuples."""
-    after = _tree(odb, new) if new is not None else []
+    after = read_tree(odb, new) if new is not None else []
     entries, gone = after, {}
     if old is not None:
-        before = set(_tree(odb, old))
+        before = set(read_tree(odb, old))
         entries = [e for e in after if e not in before]
         gone = {name: (mode, oid) for mode, name, oid in before.difference(after)}
     for mode, name, oid in entries:

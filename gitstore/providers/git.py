@@ -46,7 +46,9 @@ from ._base import (
     Stream,
     VerifyReport,
 )
-from ._objects import BLOB, BLOB_MODE, PACK_THRESHOLD, TREE, TREE_MODE, ObjectWriter, tree_bytes
+from ._objects import (
+    BLOB, BLOB_MODE, PACK_THRESHOLD, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, tree_bytes,
+)
 from ._verify_git import verify_repository
 
 PREFIX = "refs/memory/v1/"
@@ -238,9 +240,9 @@ class GitProvider:
 
     def _stage(self, entries: Iterable[Entry], writer: ObjectWriter) -> _Staging:
         """Give the writer the blobs of every entry not stored yet, as the tips stand now."""
-        tips = self._tips()
-        trees = [self.repo[tip].peel(pygit2.Tree) for _, tip in tips]
-        staging = _Staging([tip for _, tip in tips])
+        tips = [tip for _, tip in self._tips()]
+        staging = _Staging(tips, TreeReader(self.repo.odb))
+        roots = self._roots(tips)
         staged, existing, seen = staging.staged, staging.existing, staging.order
         add = writer.add
         for e in entries:
@@ -248,7 +250,7 @@ class GitProvider:
             if digest in seen:
                 continue
             seen[digest] = len(seen)
-            if trees and _stored_in(trees, record_path(e.kind, digest)):
+            if roots and staging.stored(roots, record_path(e.kind, digest)):
                 existing.append(digest)
                 continue
             payload = None
@@ -275,7 +277,7 @@ class GitProvider:
                                     existing=tuple(staging.existing))
                 if not staging.staged:
                     return done
-                if self._try_commit(namespace, ref, tip, staging.staged, writer):
+                if self._try_commit(namespace, ref, tip, staging.staged, writer, staging.reader):
                     return done
                 time.sleep(random.uniform(0, min(0.02, 0.0005 * 2 ** min(attempt, 6))))
         raise ConflictError(f"{ref} kept moving: gave up after {MAX_ATTEMPTS} attempts")
@@ -304,12 +306,12 @@ class GitProvider:
             yield
 
     def _try_commit(self, namespace: str, ref: str, tip: pygit2.Oid | None, new: list[_Staged],
-                    writer: ObjectWriter) -> bool:
+                    writer: ObjectWriter, reader: TreeReader) -> bool:
         base = self.repo[tip].peel(pygit2.Tree) if tip is not None else None
-        tree = self._tree(base, {record_path(s.kind, s.digest): s.blob for s in new}, writer)
-        payloads = {payload_path(s.payload_digest): s.payload_blob for s in new
-                    if s.payload_blob is not None and s.payload_digest}
-        payload_tree = self._payload_tree(namespace, payloads, writer) if payloads else None
+        tree = self._tree(base, {record_path(s.kind, s.digest): s.blob for s in new}, writer, reader)
+        payloads: dict[str, bytes | None] = {payload_path(s.payload_digest): s.payload_blob for s in new
+                                             if s.payload_blob is not None and s.payload_digest}
+        payload_tree = self._payload_tree(namespace, payloads, writer, reader) if payloads else None
         writer.flush()
         if payload_tree is not None:  # the snapshot moves first: it may hold more, never less
             self._set_snapshot(payloads_ref(namespace, self.writer), payload_tree, "gitstore: payloads")
@@ -341,14 +343,20 @@ class GitProvider:
         return tree
 
     def _tree(self, base: pygit2.Tree | None, changes: dict[str, bytes | None],
-              writer: ObjectWriter) -> pygit2.Oid:
+              writer: ObjectWriter, reader: TreeReader | None = None) -> pygit2.Oid:
         """``base`` with blobs added (path -> raw id of a blob given to ``writer``) or removed
         (path -> None). A few changes go through libgit2's tree builder; many are merged here,
-        their trees given to ``writer``, which the caller flushes."""
+        base folders read through ``reader``, new trees given to ``writer`` (the caller
+        flushes it)."""
         if len(changes) < PACK_THRESHOLD:
             oids = {p: None if o is None else pygit2.Oid(raw=o) for p, o in changes.items()}
             return _builder_tree(self.repo, base, oids) or self.repo.TreeBuilder().write()
-        return pygit2.Oid(raw=_merge_tree(self.repo, writer, base, changes))
+        reader = reader or TreeReader(self.repo.odb)
+        try:
+            merged = _merge_tree(reader, writer, base.id.raw if base is not None else None, changes)
+        except Unreadable as exc:
+            raise IntegrityError(f"cannot extend the stored tree: {exc}; run `gitstore verify`") from None
+        return pygit2.Oid(raw=merged)
 
     def _clear_stale_lock(self, ref: str) -> None:
         """Remove a ref lock left by a killed process (held for microseconds when alive)."""
@@ -359,12 +367,13 @@ class GitProvider:
         except FileNotFoundError:
             pass
 
-    def _payload_tree(self, namespace: str, files: dict[str, bytes], writer: ObjectWriter) -> pygit2.Oid:
+    def _payload_tree(self, namespace: str, files: dict[str, bytes | None], writer: ObjectWriter,
+                      reader: TreeReader) -> pygit2.Oid:
         """The next payload snapshot's tree: the current one with ``files`` added (path -> raw
         blob id); the caller holds the writer lock and flushes ``writer``."""
         tip = self._target(payloads_ref(namespace, self.writer))
         base = self.repo[tip].peel(pygit2.Tree) if tip is not None else None
-        return self._tree(base, files, writer)  # type: ignore[arg-type]
+        return self._tree(base, files, writer, reader)
 
     def _set_snapshot(self, ref: str, tree: pygit2.Oid, message: str) -> None:
         """Point ``ref`` at a new parentless commit of ``tree`` (under the writer lock)."""
@@ -496,9 +505,9 @@ class GitProvider:
             best = max(best, clock)
         return best
 
-    def _stored_digests(self, entries: Iterable[Entry | _Staged]) -> set[str]:
-        trees = [self.repo[tip].peel(pygit2.Tree) for _, tip in self._tips()]
-        return {e.digest for e in entries if _stored_in(trees, record_path(e.kind, e.digest))}
+    def _roots(self, tips: Iterable[pygit2.Oid]) -> list[bytes]:
+        """The raw tree ids of records tips."""
+        return [self.repo[tip].tree_id.raw for tip in tips]  # type: ignore[attr-defined]
 
     def _commits(self) -> list[tuple[Header, RefInfo, pygit2.Oid]]:
         """Every append commit of every ref, in store order."""
@@ -582,9 +591,16 @@ class _Staging:
     """An append's entries once staged: new ones, ones already stored, and their input order."""
 
     tips: list[pygit2.Oid]  # every records tip when staging began
+    reader: TreeReader  # the stored trees, read once for lookups and for the merge
     staged: list[_Staged] = field(default_factory=list)
     existing: list[str] = field(default_factory=list)
     order: dict[str, int] = field(default_factory=dict)
+
+    def stored(self, roots: list[bytes], path: str) -> bool:
+        try:
+            return any(self.reader.holds(root, path) for root in roots)
+        except Unreadable as exc:
+            raise IntegrityError(f"cannot read the stored records: {exc}; run `gitstore verify`") from None
 
     def drop_stored(self, provider: GitProvider) -> None:
         """Move entries stored since staging (a tip moved) from ``staged`` to ``existing``."""
@@ -592,15 +608,12 @@ class _Staging:
         if tips == self.tips:
             return
         self.tips = tips
-        stored = provider._stored_digests(self.staged)
+        roots = provider._roots(tips)
+        stored = {s.digest for s in self.staged if self.stored(roots, record_path(s.kind, s.digest))}
         if stored:
             self.existing = sorted(self.existing + [s.digest for s in self.staged if s.digest in stored],
                                    key=self.order.__getitem__)
             self.staged = [s for s in self.staged if s.digest not in stored]
-
-
-def _stored_in(trees: list[pygit2.Tree], path: str) -> bool:
-    return any(path in tree for tree in trees)
 
 
 class _BlobIndex:
@@ -644,12 +657,13 @@ class _BlobIndex:
 
 
 def _merge_tree(
-    repo: pygit2.Repository,
+    reader: TreeReader,
     writer: ObjectWriter,
-    base: pygit2.Tree | None,
+    base: bytes | None,
     changes: dict[str, bytes | None],
 ) -> bytes:
-    """Write a tree equal to ``base`` with ``changes`` (path -> raw blob oid, or None to remove)."""
+    """Write a tree equal to tree ``base`` (a raw id, or None for none) with ``changes``
+    (path -> raw blob id, or None to remove)."""
     nested: dict[str, object] = {}
     for path, oid in changes.items():
         node = nested
@@ -660,24 +674,21 @@ def _merge_tree(
                 child = node[folder] = {}
             node = child  # type: ignore[assignment]
         node[name] = oid
-    oid = _write_level(repo, writer, base, nested)
+    oid = _write_level(reader, writer, base, nested)
     return oid if oid is not None else writer.add(TREE, b"")
 
 
-def _write_level(repo: pygit2.Repository, writer: ObjectWriter, base: pygit2.Tree | None,
+def _write_level(reader: TreeReader, writer: ObjectWriter, base: bytes | None,
                  changes: dict[str, object]) -> bytes | None:
     """One folder of a tree; None when removals leave it empty."""
     if base is None:
         return _write_new_level(writer, changes)
-    entries: dict[str, tuple[bytes, bytes]] = {}
-    for item in base:
-        entries[item.name] = (b"%o" % item.filemode, item.id.raw)
+    entries = dict(reader.listing(base))
     for name, change in changes.items():
-        if isinstance(change, dict):
-            sub = None
-            if name in entries and entries[name][0] == TREE_MODE:
-                sub = repo[pygit2.Oid(raw=entries[name][1])]
-            sub_oid = _write_level(repo, writer, sub, change)
+        if type(change) is dict:
+            found = entries.get(name)
+            sub = found[1] if found is not None and found[0] == TREE_MODE else None
+            sub_oid = _write_level(reader, writer, sub, change)
             if sub_oid is None:
                 entries.pop(name, None)
             else:
