@@ -18,8 +18,19 @@ through a :class:`SafetyScanner`. The scanner is a Protocol so a deployment can 
   in URLs, and base64 blobs whose decoded text holds any of these. Absolute home paths keep their
   tail and lose the user name (``/home/alice/src`` becomes ``~/src``); project-relative paths are
   left alone. Placeholders, templates, references to variables, names made of words, and
-  documented example values are not secrets and stay. Inline "allow" pragmas in the scanned text
-  are not honoured: whoever wrote the text does not decide what the store keeps.
+  documented example values are not secrets and stay, and so do the signed, expiring links
+  GitHub renders for images in private repositories. A pull_request_target workflow that checks
+  out the pull request's head loses that ref (``untrusted-checkout``): memory must not hand an
+  agent that pattern to follow.
+- **a file's content**: only when the caller says a text is the content of a repository file
+  (``scan(text, path=...)``) does its place count. Private key material is left in key files
+  named as stand-ins (``dummy.key``, ``stub_key.priv``), in test suites and in installed
+  software (``usr/lib64/libssh.so``); a generic credential guess is left on a line its author
+  marked (``gitleaks:allow``, ``nosec``, ``notsecret``, ``pragma: allowlist secret``, on the line
+  or in a comment just above), never a credential of a known format; and the repository's
+  ``.gitstore-allow`` list (:class:`Allowlist`) clears the findings its maintainers declared.
+  In free text (comments, transcripts, proposals) none of this applies: whoever wrote a text
+  does not decide what the store keeps.
 - **warn**: a single word mixing Latin letters with Cyrillic or Greek look-alikes (a homoglyph,
   ``sayНello``). Text written in another script, or in several, is legitimate and gets nothing.
 
@@ -85,8 +96,12 @@ class ScanResult:
 class SafetyScanner(Protocol):
     """Anything that can scan a text; gitstore only ever calls ``scan``."""
 
-    def scan(self, text: str) -> ScanResult:
-        """Scan TEXT and return the redacted text, the quarantine verdict and the findings."""
+    def scan(self, text: str, *, path: str | None = None) -> ScanResult:
+        """Scan TEXT and return the redacted text, the quarantine verdict and the findings.
+
+        ``path`` is given only when TEXT is the content of that file of the repository (a
+        path relative to its root, ``/``-separated); a scanner may ignore it.
+        """
         ...
 
 
@@ -542,6 +557,7 @@ class _Hit:
     priority: int
     replacement: str | None = None
     inner: tuple[str, ...] = ()
+    keep: bool = False  # a span known not to be a secret: kept as it is, and not looked into
 
     @property
     def text(self) -> str:
@@ -549,7 +565,7 @@ class _Hit:
 
     @property
     def kinds(self) -> tuple[str, ...]:
-        return self.inner or (self.kind,)
+        return () if self.keep else self.inner or (self.kind,)
 
 
 _PEM_BEGIN = re.compile(r"-----BEGIN (?P<label>(?:[A-Z0-9]+ ){0,3})PRIVATE KEY(?: BLOCK)?-----")
@@ -618,6 +634,14 @@ _JWT = re.compile(
     r"(?![A-Za-z0-9_-])"
 )
 
+# GitHub renders every image attached to a private repository's issue or pull request as a link
+# to private-user-images.githubusercontent.com signed with a jwt that expires five minutes
+# later, a new one for each view: a signed link to content, not a credential anyone holds, and
+# review comments carry them often. The jwt right after such a link's query stays.
+_GITHUB_IMAGE_LINK = re.compile(
+    r"https://private-user-images\.githubusercontent\.com/[\w./%-]{1,200}\?(?:[\w.%-]{1,200}=[\w.%-]{0,200}&)*jwt=$"
+)
+
 
 def _shape_hits(text: _Text) -> Iterator[_Hit]:
     """Credentials recognisable by their own shape, wherever they appear."""
@@ -637,7 +661,9 @@ def _shape_hits(text: _Text) -> Iterator[_Hit]:
         if _token_is_real(m.group(), m.group(2).replace("/", "")):
             yield _Hit(m.start("v"), m.end("v"), "slack-webhook", 1)
     for m in _JWT.finditer(raw):
-        yield _Hit(m.start(), m.end(), "jwt", 1)
+        keep = _GITHUB_IMAGE_LINK.search(raw, max(0, m.start() - 300), m.start()) is not None
+        yield _Hit(m.start(), m.end(), "jwt", 0 if keep else 1, replacement=m.group() if keep else None,
+                   keep=keep)
 
 
 _AUTH_SCHEMES = tuple(
@@ -715,6 +741,27 @@ def _assignment_hits(text: _Text) -> Iterator[_Hit]:
         value = raw[m.start("v") : m.end("v")]
         if not _trivial_value(value, m.group("tag"), True):
             yield _Hit(m.start("v"), m.end("v"), _assignment_kind(m.group("tag"), value), 3)
+
+
+# A workflow run on pull_request_target has the base repository's token and secrets; checking
+# out the pull request's head in it runs the fork's code with them (a "pwn request"). Memory
+# must not hand that pattern to an agent as one to follow: the checkout's ref goes.
+_PR_TARGET = re.compile(r"(?m)^[ \t]*(?:on:[ \t]*\[?(?:[\w-]+[ \t]*,[ \t]*)*|-[ \t]*)?pull_request_target\b")
+_CHECKOUT = re.compile(r"\buses:[ \t]*[\"']?actions/checkout@")
+_HEAD_REF = re.compile(
+    r"\$\{\{[ \t]*(?:github\.event\.pull_request\.head\.(?:sha|ref)|github\.head_ref)[ \t]*\}\}"
+)
+
+
+def _untrusted_checkout_hits(text: _Text) -> Iterator[_Hit]:
+    """The head ref a pull_request_target workflow checks out, after ``ref:``."""
+    raw = text.raw
+    if "pull_request_target" not in raw or not _PR_TARGET.search(raw) or not _CHECKOUT.search(raw):
+        return
+    for m in _HEAD_REF.finditer(raw):
+        line_start = raw.rfind("\n", 0, m.start()) + 1
+        if re.match(r"[ \t]*ref:[ \t]*[\"']?$", raw[line_start : m.start()]):
+            yield _Hit(m.start(), m.end(), "untrusted-checkout", 1)
 
 
 _URL_PASSWORD = re.compile(
@@ -797,6 +844,7 @@ _Rule = Callable[[_Text], Iterable[_Hit]]
 _RULES: tuple[_Rule, ...] = (
     _pem_hits,
     _shape_hits,
+    _untrusted_checkout_hits,
     _auth_header_hits,
     _assignment_hits,
     _url_password_hits,
@@ -835,11 +883,111 @@ def _findings(counts: Counter[tuple[str, str]]) -> tuple[Finding, ...]:
     return tuple(Finding(kind, action, count) for (kind, action), count in ordered)
 
 
-class ConservativeScanner:
-    """The default scanner: quarantines hidden text and injections, redacts secrets and homes."""
+# --- the content of a repository file ----------------------------------------------------------
+#
+# Only when a text is known to be the content of a file does where it lives count, and only
+# through rules written here or lists the repository's maintainers keep; never through what the
+# text says of itself, except for the generic credential guess on a line whose author marked it.
 
-    def scan(self, text: str) -> ScanResult:
-        """Scan TEXT; the module documentation states the policy."""
+# Places where private key material is not a secret: key files named as stand-ins, test suites,
+# and installed software (binaries, libraries and data files that embed key formats).
+_KEY_PLACES = re.compile(
+    r"(?i)(?:^|/)[^/]*(?:dummy|example|fake|mock|sample|stub)[^/]*(?:key|\.pem|\.priv)[^/]*$"
+    r"|(?:^|/)(?:tests?|testdata|test[-_]data|fixtures)/"
+    r"|(?:^|/)usr/(?:s?bin|lib(?:32|64|exec)?|share)/|^/s?bin/|(?:^|/)lib(?:32|64)/"
+)
+# Secret-scanner markers a file's author puts on a line that only looks like a credential, or
+# in a comment line just above it.
+_PRAGMA = re.compile(
+    r"(?i)gitleaks:allow|\bnosec\b|\bno[nt][ _-]?secrets?\b|pragma:[ \t]*allowlist[ \t]+(?:nextline[ \t]+)?secret"
+)
+_COMMENT_LINE = re.compile(r"[ \t]*(?:#|//|/?\*|<!--|--|;)")
+_GUESSES = frozenset({"credential-assignment"})
+
+
+@dataclass(frozen=True)
+class Allowlist:
+    """Findings a repository's maintainers have declared are not secrets, one per entry
+    ``PATH:KIND:LINE`` (a file of the repository, a finding kind, the 1-based line where the
+    finding starts), as kept in the repository's ``.gitstore-allow``."""
+
+    entries: frozenset[tuple[str, str, int]] = frozenset()
+
+    FILE_NAME = ".gitstore-allow"
+
+    @classmethod
+    def parse(cls, text: str, name: str = FILE_NAME) -> Allowlist:
+        """Read an allow list; a malformed entry is an error naming its line."""
+        from .errors import InvalidInput  # the scanner itself imports nothing from gitstore
+
+        entries = set()
+        for number, line in enumerate(text.splitlines(), start=1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            path, _, rest = line.rpartition(":")
+            path, _, kind = path.rpartition(":")
+            if not path or not re.fullmatch(r"[a-z0-9-]+", kind) or not rest.isdigit() or int(rest) < 1:
+                raise InvalidInput(f"{name}:{number}: expected PATH:KIND:LINE, got {line[:80]!r}")
+            entries.add((path, kind, int(rest)))
+        return cls(frozenset(entries))
+
+    def covers(self, path: str, kinds: Iterable[str], line: int) -> bool:
+        return any((path, kind, line) in self.entries for kind in kinds)
+
+
+def _line_starts(text: str) -> list[int]:
+    return [0] + [m.end() for m in re.finditer("\n", text)]
+
+
+def _marked(text: str, starts: list[int], line: int, after: int) -> bool:
+    """Whether 1-based LINE carries a not-a-secret marker after position AFTER, or the line
+    above it is a comment carrying one."""
+    end = starts[line] if line < len(starts) else len(text)
+    if _PRAGMA.search(text, after, end):
+        return True
+    if line < 2:
+        return False
+    above = text[starts[line - 2] : starts[line - 1]]
+    return bool(_COMMENT_LINE.match(above) and _PRAGMA.search(above))
+
+
+def _standing_in_file(text: str, path: str, hits: list[_Hit], allow: Allowlist) -> list[_Hit]:
+    """The hits that stand once TEXT is known to be the content of the file at PATH."""
+    if not hits:
+        return hits
+    key_place = _KEY_PLACES.search(path) is not None
+    starts = _line_starts(text)
+    kept = []
+    for hit in hits:
+        kinds = set(hit.kinds)
+        if hit.keep:
+            kept.append(hit)
+            continue
+        if key_place and kinds <= {"pem-private-key"}:
+            continue
+        line = bisect.bisect_right(starts, hit.start)
+        if kinds <= _GUESSES and _marked(text, starts, line, hit.end):
+            continue
+        if allow.covers(path, hit.kinds, line):
+            continue
+        kept.append(hit)
+    return kept
+
+
+class ConservativeScanner:
+    """The default scanner: quarantines hidden text and injections, redacts secrets and homes.
+
+    ``allow`` holds what the repository's maintainers declared is not a secret; it and the
+    rules for key material by place apply only to a text scanned as a file's content.
+    """
+
+    def __init__(self, allow: Allowlist | None = None) -> None:
+        self.allow = allow or Allowlist()
+
+    def scan(self, text: str, *, path: str | None = None) -> ScanResult:
+        """Scan TEXT (the content of the file at ``path``, when given); the module
+        documentation states the policy."""
         view = _Text.of(text)
         counts: Counter[tuple[str, str]] = Counter()
         for kind, count in _hidden_findings(text).items():
@@ -847,6 +995,8 @@ class ConservativeScanner:
         if injections := _injection_count(view):
             counts[("prompt-injection", QUARANTINE)] = injections
         hits = self._redactions(view, 0)
+        if path is not None:
+            hits = _standing_in_file(text, path, hits, self.allow)
         counts.update((kind, REDACT) for hit in hits for kind in hit.kinds)
         if mixed := _mixed_script_count(text):
             counts[("mixed-script", WARN)] = mixed
@@ -894,6 +1044,7 @@ __all__ = [
     "QUARANTINE",
     "REDACT",
     "WARN",
+    "Allowlist",
     "ConservativeScanner",
     "Finding",
     "SafetyScanner",

@@ -8,14 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from gitstore import InvalidInput
 from gitstore.safety import (
+    Allowlist,
     ConservativeScanner,
     Finding,
     SafetyScanner,
     ScanResult,
     default_scanner,
 )
-from gitstore.safety_eval import LEAK_CORPUS_DISAGREEMENTS, VALID, Rates, measure
+from gitstore.safety_eval import INVALID, VALID, Rates, measure
 
 from .conftest import shared
 
@@ -37,7 +39,7 @@ def test_default_scanner_is_the_conservative_one_and_satisfies_the_protocol() ->
 
 def test_a_replacement_scanner_plugs_in_through_the_protocol() -> None:
     class Refuser:
-        def scan(self, text: str) -> ScanResult:
+        def scan(self, text: str, *, path: str | None = None) -> ScanResult:
             return ScanResult(text, True, (Finding("everything", "quarantine", 1),))
 
     assert isinstance(Refuser(), SafetyScanner)
@@ -360,43 +362,102 @@ VALID_MATERIAL = {
 }
 
 
+ALLOW = Path(__file__).with_name("fake-leaks.gitstore-allow")
+
+
 @pytest.fixture(scope="module")
 def leak_rates() -> Rates:
-    return measure(shared("secrets", "fake-leaks"))
+    allow = Allowlist.parse(ALLOW.read_text(), ALLOW.name)
+    return measure(shared("secrets", "fake-leaks"), ConservativeScanner(allow))
 
 
 def test_labelled_leaks_rates(leak_rates: Rates) -> None:
     print(f"\nfake-leaks: {leak_rates.summary()}")
+    assert leak_rates.disagreeing() == []
     assert leak_rates.valid_rate() == 1.0
     assert leak_rates.false_positive_rate() == 0.0
-    # The documented disagreements are exactly the files that disagree: none hides, none is stale.
-    assert leak_rates.disagreeing() == sorted(LEAK_CORPUS_DISAGREEMENTS)
+    assert len(leak_rates.outcomes) == 50
 
 
 def test_every_valid_leak_loses_its_material(leak_rates: Rates) -> None:
     valid = {o.path: o for o in leak_rates.outcomes if o.label == VALID}
-    assert set(valid) - set(VALID_MATERIAL) == set(LEAK_CORPUS_DISAGREEMENTS) & set(valid)
+    assert set(valid) - set(VALID_MATERIAL) == {"github/valid/github-workflows-vulnerable-pr-checkout.yml"}
     for path, material in VALID_MATERIAL.items():
         assert valid[path].redactions >= 1, path
         assert material not in valid[path].text, path
+    workflow = valid["github/valid/github-workflows-vulnerable-pr-checkout.yml"]
+    assert workflow.kinds == ("untrusted-checkout",)
+    assert "ref: [REDACTED:untrusted-checkout]" in workflow.text
+    assert "token: ${{ secrets.GITHUB_TOKEN }}" in workflow.text  # a reference, not a secret
 
 
-def test_documented_disagreements_are_narrow(leak_rates: Rates) -> None:
-    """Each disagreement is only what its reason says, nothing more."""
+def test_invalid_files_are_left_byte_for_byte(leak_rates: Rates) -> None:
     root = shared("secrets", "fake-leaks")
-    by_path = {o.path: o for o in leak_rates.outcomes}
-    assert by_path["github/valid/github-workflows-vulnerable-pr-checkout.yml"].redactions == 0
-    assert by_path["aws/invalid/github-private-user-images-link"].kinds == ("jwt",)
-    spec = by_path["github/invalid/should-not-match-github-spec/specs/github.json"]
-    original = (root / spec.path).read_text()
-    assert spec.kinds == ("credential-assignment",)
-    # Every redaction took one of the pragma-marked values, and only those.
-    assert spec.redactions == original.count("vFWYcZmbFsDXW") - spec.text.count("vFWYcZmbFsDXW")
-    assert spec.text.count("[REDACTED:") == spec.redactions > 0
-    for path, reason in LEAK_CORPUS_DISAGREEMENTS.items():
-        if path.startswith("pki/"):
-            assert by_path[path].kinds == ("pem-private-key",), (path, reason)
-    assert all(not o.quarantined for o in leak_rates.outcomes)
+    for outcome in leak_rates.outcomes:
+        if outcome.label == INVALID:
+            original = (root / outcome.path).read_text(encoding="utf-8", errors="replace")
+            assert outcome.text == original, outcome.path
+
+
+def test_place_rules_need_the_path_and_stay_narrow() -> None:
+    """Key material is left alone only as the content of a file whose place says it is no
+    secret; the same text as a comment or a transcript, or in any other file, is redacted."""
+    root = shared("secrets", "fake-leaks")
+    for name in ("pki/invalid/ignore-due-to-dummy-key-filename/dummy.key",
+                 "pki/invalid/libssh-so/usr/lib64/libssh.so.4.8.7",
+                 "pki/invalid/upstream-jdk-test/jdk/test/jdk/sun/security/ssl/X509TrustManagerImpl/"
+                 "PKIXExtendedTM.java"):
+        text = (root / name).read_text(encoding="utf-8", errors="replace")
+        assert SCANNER.scan(text, path=name).redactions == 0, name
+        keys = kinds(SCANNER.scan(text), "redact")
+        assert set(keys) == {"pem-private-key"}, name
+        for elsewhere in ("src/server.key", "deploy/keys/prod.pem", "lib/app/key.pem", "bin/id_rsa"):
+            assert kinds(SCANNER.scan(text, path=elsewhere), "redact") == keys, elsewhere
+    key = (root / "pki/valid/private.key").read_text()
+    assert SCANNER.scan(key, path="pki/valid/private.key").redactions == 1
+
+
+def test_a_marked_line_keeps_only_a_guess_and_only_in_a_file() -> None:
+    marked = "password = 'Zq8vT2pLm4Xr9Wc1Ky7N' # notsecret\ntoken = ghp_16C7e42F292c6912E7710c838347Ae178B4a # nosec\n"
+    in_file = SCANNER.scan(marked, path="config/settings.py")
+    assert kinds(in_file, "redact") == {"github-token": 1}  # a marker never clears a known format
+    assert "Zq8vT2pLm4Xr9Wc1Ky7N" in in_file.text
+    assert kinds(SCANNER.scan(marked), "redact") == {"credential-assignment": 1, "github-token": 1}
+    above = "# a non-secret test value\npassword = 'Zq8vT2pLm4Xr9Wc1Ky7N'\n"
+    assert SCANNER.scan(above, path="t.py").redactions == 0
+    assert SCANNER.scan("note: not secret\nx = 1\npassword = 'Zq8vT2pLm4Xr9Wc1Ky7N'\n", path="t.py").redactions == 1
+
+
+def test_an_allow_list_entry_covers_exactly_its_path_kind_and_line() -> None:
+    key = shared("secrets", "fake-leaks", "pki", "valid", "private.key").read_text()
+    line = key[: key.index("-----BEGIN")].count("\n") + 1
+    allowed = ConservativeScanner(Allowlist.parse(f"# ours\n\nkeys/private.key:pem-private-key:{line}\n"))
+    assert allowed.scan(key, path="keys/private.key").redactions == 0
+    assert allowed.scan(key, path="keys/other.key").redactions == 1
+    assert allowed.scan(key).redactions == 1
+    assert ConservativeScanner(Allowlist.parse(f"keys/private.key:jwt:{line}")).scan(
+        key, path="keys/private.key").redactions == 1
+    with pytest.raises(InvalidInput, match=r"^\.gitstore-allow:2: expected PATH:KIND:LINE"):
+        Allowlist.parse("a:jwt:1\nkeys/private.key:pem-private-key\n")
+
+
+def test_github_image_links_keep_their_signed_jwt() -> None:
+    text = shared("secrets", "fake-leaks", "aws", "invalid", "github-private-user-images-link").read_text()
+    assert SCANNER.scan(text).findings == () and SCANNER.scan(text).text == text
+    jwt = text[text.index("jwt=") + 4:].split()[0].rstrip(")")
+    assert kinds(SCANNER.scan(f"Authorization header was {jwt}"), "redact") == {"jwt": 1}
+    assert kinds(SCANNER.scan(f"https://example.com/a.png?jwt={jwt}"), "redact") == {"jwt": 1}
+
+
+def test_an_untrusted_checkout_needs_all_of_its_parts() -> None:
+    workflow = shared("secrets", "fake-leaks", "github", "valid", "github-workflows-vulnerable-pr-checkout.yml").read_text()
+    assert kinds(SCANNER.scan(workflow), "redact") == {"untrusted-checkout": 1}
+    assert SCANNER.scan(workflow.replace("pull_request_target", "pull_request")).redactions == 0
+    assert SCANNER.scan(workflow.replace("actions/checkout@v4", "other/action@v1")).redactions == 0
+    flow = "on: [push, pull_request_target]\njobs:\n  a:\n    steps:\n      - uses: actions/checkout@v4\n" \
+           "        with:\n          ref: '${{ github.head_ref }}'\n"
+    assert kinds(SCANNER.scan(flow), "redact") == {"untrusted-checkout": 1}
+    assert SCANNER.scan(flow.replace("ref: ", "echo ")).redactions == 0
 
 
 def test_slack_app_token_is_redacted() -> None:
@@ -429,8 +490,12 @@ def test_detect_secrets_fixtures_have_their_obvious_secrets_redacted() -> None:
     assert "AKIAIOSFODNN7EXAMPLE" in each.text  # the AWS documentation example stays
 
     yaml = scan("config.yaml")
-    # an allowlist pragma is not honoured; the same value under an id key is not a credential
+    # in free text an allowlist pragma is not honoured; the same value under an id key is not a
+    # credential
     assert "allowlisted_api_key: '[REDACTED:credential-assignment]'" in yaml.text
+    as_file = SCANNER.scan((root / "config.yaml").read_text(), path="config.yaml")
+    assert "allowlisted_api_key: 'ToCynx5Se4e2PtoZxEhW7lUJcOX15c54'" in as_file.text  # the file's own mark
+    assert as_file.redactions == yaml.redactions - 1
     assert "allowlisted_id: 'ToCynx5Se4e2PtoZxEhW7lUJcOX15c54'" in yaml.text
     assert "203db13e-70c7-462b-9a3d-bf32640cb0be" in yaml.text  # a UUID is an id
     assert "MmIwMDA0MmY3NDgxYzdiMDU2YzRiNDEwZDI4ZjMzY2Y" not in scan("config2.yaml").text

@@ -1,17 +1,20 @@
 """``gitstore scan``: run the safety scanner over files and report what it found.
 
-The report names kinds and counts only, never the material found. Exit 1 when any file is
-quarantined, else 0.
+Each file is scanned as the content of its path: inside a repository, its path from the
+repository's root, with the repository's ``.gitstore-allow`` list. The report names kinds and
+counts only, never the material found. Exit 1 when any file is quarantined, else 0.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pygit2
 import typer
 
 from ..errors import InvalidInput
-from ..safety import ScanResult, default_scanner
+from ..safety import Allowlist, ConservativeScanner, ScanResult
 from ._io import JSON_OPTION, emit_json, read_input
 
 
@@ -22,6 +25,32 @@ def _read_text(name: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidInput(f"{name}: not UTF-8 text (byte {exc.start})") from None
+
+
+def _root() -> Path | None:
+    """The work tree of the repository around the current folder, if any."""
+    found = pygit2.discover_repository(".")
+    workdir = pygit2.Repository(found).workdir if found else None
+    return Path(workdir).resolve() if workdir else None
+
+
+def _allowlist(root: Path | None) -> Allowlist:
+    """The repository's ``.gitstore-allow``, or an empty list."""
+    path = root / Allowlist.FILE_NAME if root else None
+    if path is None or not path.is_file():
+        return Allowlist()
+    return Allowlist.parse(path.read_text(encoding="utf-8"), Allowlist.FILE_NAME)
+
+
+def _place(name: str, root: Path | None) -> str | None:
+    """The path the scanner is told a file has: from the repository's root when the file is
+    in it, else as given; none for standard input."""
+    if name == "-":
+        return None
+    real = Path(name).resolve()
+    if root is not None and real.is_relative_to(root):
+        return real.relative_to(root).as_posix()
+    return real.as_posix()
 
 
 def _lines(name: str, result: ScanResult) -> list[str]:
@@ -36,8 +65,9 @@ def scan(
 ) -> None:
     """Scan files for hidden characters, prompt injection, secrets and home paths."""
     texts = [(name, _read_text(name)) for name in files]
-    scanner = default_scanner()
-    results = [(name, scanner.scan(text)) for name, text in texts]
+    root = _root()
+    scanner = ConservativeScanner(_allowlist(root))
+    results = [(name, scanner.scan(text, path=_place(name, root))) for name, text in texts]
     quarantined = any(result.quarantined for _, result in results)
     if as_json:
         report: list[dict[str, Any]] = [{"file": name, **r.report()} for name, r in results]
