@@ -6,7 +6,6 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, BinaryIO
 
 import typer
@@ -16,21 +15,13 @@ from ..errors import InvalidInput
 
 def read_input(path: str) -> bytes:
     """The bytes of FILE, or of standard input for ``-``."""
-    if path == "-":
-        return sys.stdin.buffer.read()
-    try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InvalidInput(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InvalidInput(f"{path}: is a directory") from None
-    except OSError as exc:
-        raise InvalidInput(f"{path}: cannot read ({exc.strerror})") from None
+    with open_input(path) as source:
+        return source.read()
 
 
 @contextmanager
 def open_input(path: str) -> Iterator[BinaryIO]:
-    """FILE (or standard input for ``-``) opened for reading bytes, line by line."""
+    """FILE (or standard input for ``-``) opened for reading bytes."""
     if path == "-":
         yield sys.stdin.buffer
         return
