@@ -325,3 +325,32 @@ def test_a_redacted_payload_stays_out_of_the_object_database_when_reimported(sto
                              capture_output=True, check=True).stdout
     assert b"text-that-was-removed" not in objects
     assert provider.payload(secret["payloadDigest"]) is None
+
+
+def test_gc_waits_for_an_append_under_way(store_repo: Path) -> None:
+    import os
+    import time
+
+    records = [R.event(f"gcw{i}", episode="gcw", seq=i) for i in range(600)]
+    prepared = entries_for(records)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        code = 1
+        try:
+            def slowly():  # type: ignore[no-untyped-def]
+                for j, entry in enumerate(prepared):
+                    if j % 100 == 0:
+                        time.sleep(0.05)
+                    yield entry
+
+            GitProvider(store_repo, "w1").append_stream(Stream(slowly(), lambda: "shared"))
+            code = 0
+        finally:
+            os._exit(code)
+    time.sleep(0.1)  # the child is streaming into a temporary pack nothing refers to yet
+    with GitProvider(store_repo, "w1").paused():
+        git(store_repo, "gc", "--prune=now", "--quiet")
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, "the append was torn by gc"
+    provider = GitProvider(store_repo, "w1")
+    assert len(list(provider.read())) == 600 and provider.verify().ok

@@ -46,7 +46,9 @@ def tree_bytes(entries: dict[str, tuple[bytes, bytes]]) -> bytes:
     rows = sorted(
         (name + "/" if mode == TREE_MODE else name, mode, name, oid) for name, (mode, oid) in entries.items()
     )
-    return b"".join([b"%s %s\0%s" % (mode, name.encode(), oid) for _, mode, name, oid in rows])
+    # names read from a stored tree that are not UTF-8 come back as they were (surrogateescape)
+    return b"".join([b"%s %s\0%s" % (mode, name.encode("utf-8", "surrogateescape"), oid)
+                     for _, mode, name, oid in rows])
 
 
 # -- reading trees raw ---------------------------------------------------------------------------

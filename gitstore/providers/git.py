@@ -24,7 +24,7 @@ import random
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -233,8 +233,9 @@ class GitProvider:
     def _append(self, stream: Stream, guard: tuple[str, str | None] | None) -> AppendResult:
         writer = ObjectWriter(self.repo)
         try:
-            staging = self._stage(stream.entries, writer)
-            return self._commit_staged(stream.namespace(), staging, writer, guard)
+            with self._lock("gc", fcntl.LOCK_SH):  # gitstore gc waits for appends under way
+                staging = self._stage(stream.entries, writer)
+                return self._commit_staged(stream.namespace(), staging, writer, guard)
         finally:
             writer.abort()  # whatever was not flushed into a commit
 
@@ -282,27 +283,32 @@ class GitProvider:
                 time.sleep(random.uniform(0, min(0.02, 0.0005 * 2 ** min(attempt, 6))))
         raise ConflictError(f"{ref} kept moving: gave up after {MAX_ATTEMPTS} attempts")
 
-    @contextmanager
-    def _writer_lock(self, namespace: str) -> Iterator[None]:
+    def _writer_lock(self, namespace: str) -> AbstractContextManager[None]:
         """Serialize this writer's appends across processes; the kernel drops it if we die.
 
         Compare-and-swap on the ref stays the guarantee; the lock only turns a storm of
         retries into a queue, and lets the payload snapshot move with the records.
         """
+        return self._lock(f"{namespace}-{self.writer}", fcntl.LOCK_EX)
+
+    @contextmanager
+    def _lock(self, name: str, mode: int) -> Iterator[None]:
+        """``flock`` on ``.git/gitstore/<name>.lock`` for a while."""
         folder = Path(self.repo.path) / "gitstore"
         folder.mkdir(exist_ok=True)
-        fd = os.open(folder / f"{namespace}-{self.writer}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(folder / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            fcntl.flock(fd, mode)
             yield
         finally:
             os.close(fd)
 
     @contextmanager
     def paused(self) -> Iterator[None]:
-        """Hold this writer's append locks (both namespaces): an append of this writer waits,
-        so none of its objects is pruned half-way by a ``git gc --prune=now`` run meanwhile."""
-        with self._writer_lock("local"), self._writer_lock("shared"):
+        """Wait for the appends under way in this repository and hold new ones (and this
+        writer's redactions) back: a ``git gc --prune=now`` run meanwhile would prune the
+        objects of an append that has not committed yet, which nothing refers to."""
+        with self._lock("gc", fcntl.LOCK_EX), self._writer_lock("local"), self._writer_lock("shared"):
             yield
 
     def _try_commit(self, namespace: str, ref: str, tip: pygit2.Oid | None, new: list[_Staged],
