@@ -960,10 +960,10 @@ def _standing_in_file(text: str, path: str, hits: list[_Hit], allow: Allowlist) 
     starts = _line_starts(text)
     kept = []
     for hit in hits:
-        kinds = set(hit.kinds)
         if hit.keep:
             kept.append(hit)
             continue
+        kinds = set(hit.kinds)
         if key_place and kinds <= {"pem-private-key"}:
             continue
         line = bisect.bisect_right(starts, hit.start)

@@ -8,7 +8,7 @@ scope). It fails closed: a damaged record stops the operation with an IntegrityE
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,14 +37,6 @@ def stream_of(record: Mapping[str, Any], kind: str) -> str:
     return _STREAMS[kind]
 
 
-def namespace_of(records: Sequence[tuple[Mapping[str, Any], str]]) -> Namespace:
-    """local for personal agent sessions, shared otherwise; refuses a mixed batch."""
-    sides = Sides()
-    for record, kind in records:
-        sides.add(record, kind)
-    return sides.chosen()
-
-
 class Sides:
     """Which namespace the records of one append belong to, worked out one record at a time:
     a mix of personal session records and shared ones is refused at the record that mixes."""
@@ -64,14 +56,11 @@ class Sides:
                 "one append cannot mix personal session records (local) with shared ones; split it in two"
             )
 
-    def chosen(self) -> Namespace:
-        return "local" if self.local else "shared"
-
     def decide(self, requested: Namespace | None) -> Namespace:
         """The append's namespace, given the one the caller asked for (None: as the records say)."""
         if not self.count:
             raise Refused("nothing to append")
-        chosen = self.chosen()
+        chosen: Namespace = "local" if self.local else "shared"
         if requested is not None and requested != chosen and chosen == "local":
             raise Refused("personal session records stay in the local namespace")
         return requested or chosen
@@ -141,21 +130,18 @@ class Store:
         memory one record at a time. A record refused part way stores nothing.
         """
         sides = Sides()
-        if if_head is None and "append-stream" in self.manifest.capabilities:
-            def entries() -> Iterator[Entry]:
-                for record in records:
-                    entry = self.prepare(record)
-                    sides.add(record, entry.kind)
-                    yield entry
 
+        def entries() -> Iterator[Entry]:
+            for record in records:
+                entry = self.prepare(record)
+                sides.add(record, entry.kind)
+                yield entry
+
+        if if_head is None and "append-stream" in self.manifest.capabilities:
             stream = Stream(entries(), lambda: sides.decide(namespace))
             return self.provider.append_stream(stream)  # type: ignore[attr-defined, no-any-return]
-        prepared = []
-        for record in records:
-            entry = self.prepare(record)
-            sides.add(record, entry.kind)
-            prepared.append(entry)
-        batch = Batch(sides.decide(namespace), tuple(prepared))
+        prepared = tuple(entries())
+        batch = Batch(sides.decide(namespace), prepared)
         if if_head is not None:
             return self.provider.append_if_head(batch, if_head[0], if_head[1])
         return self.provider.append(batch)

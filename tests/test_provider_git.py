@@ -4,7 +4,10 @@ truncated and rewound histories, racing writes injected between read and swap, t
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pygit2
@@ -297,17 +300,43 @@ def test_a_refused_stream_leaves_no_files(store_repo: Path) -> None:
     assert list(provider.read()) == []
 
 
+def _slow_streaming_child(repo: Path, tag: str) -> int:
+    """Fork a child that streams 600 events into REPO, pausing every 50; return its pid. It
+    exits 0 once its append returned, 1 if it raised."""
+    prepared = entries_for([R.event(f"{tag}{i}", episode=tag, seq=i) for i in range(600)])
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        code = 1
+        try:
+            def slowly():  # type: ignore[no-untyped-def]
+                for j, entry in enumerate(prepared):
+                    if j % 50 == 0:
+                        time.sleep(0.05)
+                    yield entry
+
+            GitProvider(repo, "w1").append_stream(Stream(slowly(), lambda: "shared"))
+            code = 0
+        finally:
+            os._exit(code)
+    return pid
+
+
+def _wait_for_a_temporary_pack(repo: Path) -> None:
+    """Until the streaming child has started its pack (nothing refers to it yet)."""
+    deadline = time.monotonic() + 30
+    while not any(name.startswith("tmp_pack_") for name in _pack_files(repo)):
+        assert time.monotonic() < deadline, "the child never started its pack"
+        time.sleep(0.005)
+
+
 def test_gc_removes_what_a_killed_import_left(store_repo: Path) -> None:
-    from gitstore.conformance import _killed_stream
-
-    class Suite:
-        def make(self, location: Path, writer: str = "w1") -> GitProvider:
-            return GitProvider(location / "repo", writer)
-
-    _killed_stream(Suite(), store_repo.parent, 0, 0.15)  # type: ignore[arg-type]
-    assert any(name.startswith("tmp_pack_") for name in _pack_files(store_repo))
+    pid = _slow_streaming_child(store_repo, "killed")
+    _wait_for_a_temporary_pack(store_repo)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
     git(store_repo, "gc", "--prune=now", "--quiet")
     assert not any(name.startswith("tmp_") for name in _pack_files(store_repo))
+    assert list(GitProvider(store_repo, "w1").read()) == []
 
 
 def test_a_redacted_payload_stays_out_of_the_object_database_when_reimported(store_repo: Path) -> None:
@@ -328,26 +357,8 @@ def test_a_redacted_payload_stays_out_of_the_object_database_when_reimported(sto
 
 
 def test_gc_waits_for_an_append_under_way(store_repo: Path) -> None:
-    import os
-    import time
-
-    records = [R.event(f"gcw{i}", episode="gcw", seq=i) for i in range(600)]
-    prepared = entries_for(records)
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - runs in the child
-        code = 1
-        try:
-            def slowly():  # type: ignore[no-untyped-def]
-                for j, entry in enumerate(prepared):
-                    if j % 100 == 0:
-                        time.sleep(0.05)
-                    yield entry
-
-            GitProvider(store_repo, "w1").append_stream(Stream(slowly(), lambda: "shared"))
-            code = 0
-        finally:
-            os._exit(code)
-    time.sleep(0.1)  # the child is streaming into a temporary pack nothing refers to yet
+    pid = _slow_streaming_child(store_repo, "gcw")
+    _wait_for_a_temporary_pack(store_repo)  # the child's objects are unreferenced until it commits
     with GitProvider(store_repo, "w1").paused():
         git(store_repo, "gc", "--prune=now", "--quiet")
     _, status = os.waitpid(pid, 0)

@@ -149,9 +149,6 @@ class ObjectWriter:
             self._pack.add(oid, kind, data)
         self._pending = {}
 
-    def __len__(self) -> int:
-        return len(self._pack) if self._pack is not None else len(self._pending)
-
     def flush(self) -> None:
         """Write every collected object that is not visible yet; the writer can go on after."""
         if self._pack is not None:
@@ -236,9 +233,6 @@ class PackWriter:
         self._chunk = [b"PACK" + struct.pack(">II", 2, 0)]
         self._offset = self._pending = 12
 
-    def __len__(self) -> int:
-        return len(self._oids)
-
     def add(self, oid: bytes, kind: int, data: bytes) -> None:
         """Pack one object (``oid`` is its id); an id already in this pack is skipped."""
         if oid in self._seen:
@@ -262,6 +256,9 @@ class PackWriter:
         self._chunk.append(packed)
         self._offset += len(packed)
         self._pending += len(packed)
+        if self._offset >= 2**31:  # version-2 index offsets without the large-offset table
+            self.abort()
+            raise OSError("a single append may not exceed 2 GiB of objects")
         if self._pending >= 1 << 20:  # write a megabyte at a time, not object by object
             self._write()
 
@@ -271,9 +268,6 @@ class PackWriter:
 
     def finish(self) -> str:
         """Make the pack visible; return its name (``pack-<checksum>``)."""
-        if self._offset >= 2**31:
-            self.abort()
-            raise OSError("a single append may not exceed 2 GiB of objects")
         try:
             self._write()
             pack = self._file
