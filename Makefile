@@ -18,7 +18,7 @@ test: $(STAMP)
 
 ## demo: run gitstore end to end on a sample repository in a temporary folder
 demo: $(STAMP)
-	$(BIN)/python -m gitstore._demo
+	$(BIN)/python -m tools.demo
 
 ## bench: run the benchmarks and print their ratios
 bench: $(STAMP)
@@ -26,7 +26,7 @@ bench: $(STAMP)
 
 ## wiki: regenerate the generated pages of okf/wiki/ (contracts, index) and check every page
 wiki: $(STAMP)
-	$(BIN)/python -m gitstore._wiki
+	$(BIN)/python -m tools.wiki
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build dist

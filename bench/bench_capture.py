@@ -14,7 +14,7 @@ The issue: "a capture hook on a 1,000-line transcript, process start to exit, at
    standard input:
 
    - bare: ``sys.executable -c pass`` (the venv's interpreter, as the hook uses);
-   - hook: ``sys.executable -m gitstore.hook claude-code``, the default mode: the hook spools
+   - hook: ``sys.executable -m gitstore.capture.agent_hook claude-code``, the default mode: the hook spools
      the payload and starts a detached background worker, then exits. The worker's
      completion is timed too, from the hook's start until its receipt is in the store
      (every ``--poll`` seconds the store's refs are stat-ed; once they change, the store is
@@ -22,7 +22,7 @@ The issue: "a capture hook on a 1,000-line transcript, process start to exit, at
      background work never overlaps another measurement;
    - inline: the same with ``GITSTORE_HOOK_INLINE=1``: the whole capture inside the hook
      process, that is the real cost of one capture when nothing is deferred;
-   - for the breakdown: ``sys.executable -c "import gitstore.capture"`` (interpreter start
+   - for the breakdown: ``sys.executable -c "import gitstore.capture.sessions"`` (interpreter start
      plus the capture library's imports) and ``capture_from_hook`` called in this process
      (warm: no start-up, no imports), on its own fresh copy and session.
 
@@ -36,12 +36,12 @@ The issue: "a capture hook on a 1,000-line transcript, process start to exit, at
    untimed warm-up round; the report gives medians (best, worst), the goal ratio hook/bare
    from the medians, and the same ratio from the best runs and from CPU time.
 
-2. import: ``gitstore.capture.import_transcript`` over one large Claude Code session (about
+2. import: ``gitstore.capture.sessions.import_transcript`` over one large Claude Code session (about
    ``--size`` MB): the claude-code-viewer samples in ``../shared/testdata/transcripts``
    replicated, every copy with fresh uuids, message ids and tool-call ids, one session id for
    all, and timestamps rewritten to increase after the repository's commit, so the file is
    one valid session. Summary mode and transcript mode, each pass into a fresh copy of the
-   repository, alternating with ``gitstore.transcripts.parse_transcript`` on the same file
+   repository, alternating with ``gitstore.capture.transcripts.parse_transcript`` on the same file
    (raw parse; ``python -m bench transcripts`` compares parsing with bare JSON decoding).
    Inside each import, the parse (``parse_transcript`` as the capture module calls it) and
    ``Store.append`` are clocked too; the rest is building the records (safety scan, bounds,
@@ -73,10 +73,10 @@ from typing import Any
 
 import orjson
 
-from gitstore import capture as capture_module
-from gitstore.capture import MAX_COMMANDS, MAX_TURNS, capture_from_hook, import_transcript
+from gitstore.capture import sessions as capture_module
+from gitstore.capture.sessions import MAX_COMMANDS, MAX_TURNS, capture_from_hook, import_transcript
 from gitstore.ops._context import Context
-from gitstore.transcripts import parse_transcript
+from gitstore.capture.transcripts import parse_transcript
 
 NAME = "capture"
 GOAL = 12.0
@@ -366,14 +366,14 @@ class HookBench:
         return {"wall": wall, "cpu": cpu}
 
     def imports(self) -> dict[str, float]:
-        _, wall, cpu = run_process([sys.executable, "-c", "import gitstore.capture"], self.folder,
+        _, wall, cpu = run_process([sys.executable, "-c", "import gitstore.capture.sessions"], self.folder,
                                    _env(self.pycache))
         return {"wall": wall, "cpu": cpu}
 
     def hook(self, cached: bool = True) -> dict[str, float]:
         repo, payload = self._prepare()
         before = refs_stamp(repo)
-        started, wall, cpu = run_process([sys.executable, "-m", "gitstore.hook", "claude-code"], repo,
+        started, wall, cpu = run_process([sys.executable, "-m", "gitstore.capture.agent_hook", "claude-code"], repo,
                                          _env(self.pycache if cached else None), payload)
         done, polls = wait_receipt(repo, started, self.poll, before)
         self.polls.append(polls)
@@ -383,7 +383,7 @@ class HookBench:
 
     def inline(self, cached: bool = True) -> dict[str, float]:
         repo, payload = self._prepare()
-        _, wall, cpu = run_process([sys.executable, "-m", "gitstore.hook", "claude-code"], repo,
+        _, wall, cpu = run_process([sys.executable, "-m", "gitstore.capture.agent_hook", "claude-code"], repo,
                                    _env(self.pycache if cached else None, GITSTORE_HOOK_INLINE="1"), payload)
         self._check(repo)
         return {"wall": wall, "cpu": cpu}
@@ -568,7 +568,7 @@ def report(h: dict[str, Any], imp: dict[str, Any] | None, rss: float) -> str:
         f" median (best, worst); cpu = the process's own"
         f" user+system time (median); bytecode cached in a temporary PYTHONPYCACHEPREFIX unless marked no .pyc",
         _row(h, "bare", f"bare: {Path(sys.executable).name} -c pass"),
-        _row(h, "hook", "hook: -m gitstore.hook claude-code (background)"),
+        _row(h, "hook", "hook: -m gitstore.capture.agent_hook claude-code (background)"),
         _row(h, "hook", "  its worker: hook start -> receipt in the store", key="worker", cpu=False),
         _row(h, "inline", "inline: the same, GITSTORE_HOOK_INLINE=1"),
     ]
@@ -579,7 +579,7 @@ def report(h: dict[str, Any], imp: dict[str, Any] | None, rss: float) -> str:
             _row(h, "inline_nopyc", "inline, no .pyc (PYTHONDONTWRITEBYTECODE=1)"),
         ]
     lines += [
-        _row(h, "import", "breakdown: -c 'import gitstore.capture'"),
+        _row(h, "import", "breakdown: -c 'import gitstore.capture.sessions'"),
         _row(h, "in_process", "breakdown: capture_from_hook in this process"),
         f"  the worker's receipt: refs stat-ed every {h['poll_s'] * 1000:.0f} ms, then the store read through the"
         f" library (median {h['worker_polls']:.0f} polls); the next measurement starts {SETTLE * 1000:.0f} ms after it",

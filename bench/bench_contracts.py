@@ -57,8 +57,8 @@ from typing import Any
 import orjson
 
 import gitstore
-from gitstore import contracts
-from gitstore._canonical import check_ijson
+from gitstore.records import contracts
+from gitstore.records.canonical import check_ijson
 
 NAME = "contracts"
 GOAL = 10.0
@@ -362,7 +362,7 @@ def report(r: dict[str, Any]) -> str:
         f"fast:      gitstore.load_record over all {r['records']} records,"
         f" best of {r['repeat']}: {min(r['fast_s']):.3f}s"
         f" = {r['fast_rate']:.0f} rec/s ({1e6 / r['fast_rate']:.1f} us/rec; median {r['fast_rate_median']:.0f} rec/s)",
-        f"reference: rfc8785 + jsonschema over "
+        "reference: rfc8785 + jsonschema over "
         + (f"{r['reference_records']} of them (same kind proportions, extrapolated per record)"
            if sampled else f"all {r['reference_records']} records")
         + f", best of {r['repeat']}: {min(r['reference_s']):.3f}s"

@@ -68,15 +68,15 @@ from pathlib import Path
 from typing import Any
 
 import gitstore
-from gitstore.identity import AUTO_SAFE
-from gitstore.ids import episode_id, event_id
+from gitstore.records.identity import AUTO_SAFE
+from gitstore.records.ids import episode_id, event_id
 from gitstore.ops._context import Context
 from gitstore.rules import active as active_rules
 from gitstore.rules.consent import decide
 from gitstore.rules.evidence import refs_serve
 from gitstore.rules.lifecycle import histories
 from gitstore.rules.view import View
-from gitstore.setup import init
+from gitstore.ops.setup import init
 
 NAME = "rules"
 GOAL = 3.0

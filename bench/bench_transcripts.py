@@ -14,7 +14,7 @@ OpenCode storage is many small files per session, not a stream, and is left out.
 
 Both paths read the file from disk (warm page cache) in the same run:
 
-- parse: ``gitstore.transcripts.parse_transcript(path, harness)``, everything it does
+- parse: ``gitstore.capture.transcripts.parse_transcript(path, harness)``, everything it does
   (decoding, turns, tool calls, caps, aggregates, the frozen Transcript);
 - baseline: read the same file and ``orjson.loads`` every line (or the whole document),
   the least any parser must do.
@@ -44,7 +44,7 @@ from typing import Any
 
 import orjson
 
-from gitstore.transcripts import parse_transcript
+from gitstore.capture.transcripts import parse_transcript
 
 NAME = "transcripts"
 ROOT = Path(__file__).resolve().parent.parent

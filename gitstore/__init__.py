@@ -1,6 +1,6 @@
 """gitstore: a git-native memory for coding agents and the people who review them.
 
-Names are imported on first use, so ``python -m gitstore.hook`` (run by harness hooks) starts
+Names are imported on first use, so ``python -m gitstore.capture.agent_hook`` (run by harness hooks) starts
 without loading the contracts, validators or git bindings it may not need.
 """
 
@@ -9,15 +9,15 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from ._version import __version__  # noqa: F401 - re-exported
+from gitstore._version import __version__  # noqa: F401 - re-exported
 
 _EXPORTS = {
-    "canonicalize": "._canonical", "canonicalize_reference": "._canonical", "parse_json": "._canonical",
-    "sha256_digest": "._canonical",
-    "format_time": "._time", "normalize_time": "._time", "parse_time": "._time",
-    "KINDS": ".contracts", "check_record": ".contracts", "content_digest": ".contracts",
-    "digest_of": ".contracts", "kind_of": ".contracts", "load_record": ".contracts",
-    "payload_digest": ".contracts", "review_digest": ".contracts", "seal": ".contracts",
+    "canonicalize": ".records.canonical", "canonicalize_reference": ".records.canonical", "parse_json": ".records.canonical",
+    "sha256_digest": ".records.canonical",
+    "format_time": ".records.times", "normalize_time": ".records.times", "parse_time": ".records.times",
+    "KINDS": ".records.contracts", "check_record": ".records.contracts", "content_digest": ".records.contracts",
+    "digest_of": ".records.contracts", "kind_of": ".records.contracts", "load_record": ".records.contracts",
+    "payload_digest": ".records.contracts", "review_digest": ".records.contracts", "seal": ".records.contracts",
     "CanonicalizationError": ".errors", "ConflictError": ".errors", "ContractError": ".errors",
     "GitstoreError": ".errors", "IntegrityError": ".errors", "InvalidInput": ".errors",
     "NotARepository": ".errors", "Refused": ".errors", "UsageError": ".errors",

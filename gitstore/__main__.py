@@ -1,3 +1,3 @@
-from .cli import run
+from gitstore.cli import run
 
 run()

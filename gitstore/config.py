@@ -17,13 +17,13 @@ from typing import Any
 
 import pygit2
 
-from .errors import InvalidInput, NotARepository, Refused
-from .scope import open_repository, repository_scope
+from gitstore.errors import InvalidInput, NotARepository, Refused
+from gitstore.scope import open_repository, repository_scope
 
 STATE_DIR = Path("okf") / ".memory"
 CONFIG_NAME = "config.json"
 PROVIDERS = ("git", "sqlite", "jsonl", "memory")
-_FIELDS = {"writer": str, "provider": str, "automation": object}  # automation: see automation.py
+_FIELDS = {"writer": str, "provider": str, "automation": object}  # automation: see rules/autosafe.py
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pygit2
 
-from .errors import InvalidInput, NotARepository
+from gitstore.errors import InvalidInput, NotARepository
 
 _SCP = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$")
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(\[[^\]]+\]|[^:/]+)(?::\d+)?/(.+)$", re.I)

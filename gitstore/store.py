@@ -12,11 +12,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._canonical import canonicalize_checked, sha256_digest
-from .contracts import checked_record, verify_stored
-from .errors import GitstoreError, IntegrityError, Refused
-from .providers import AppendResult, Batch, Entry, Provider, Stored, Stream, VerifyReport, require_capabilities
-from .providers._base import Namespace, Problem
+from gitstore.records.canonical import canonicalize_checked, sha256_digest
+from gitstore.records.contracts import checked_record, verify_stored
+from gitstore.errors import GitstoreError, IntegrityError, Refused
+from gitstore.providers import AppendResult, Batch, Entry, Provider, Stored, Stream, VerifyReport, require_capabilities
+from gitstore.providers._base import Namespace, Problem
 
 LOCAL_KINDS = frozenset({"envelope", "receipt"})
 SHARED_KINDS = frozenset({"grant", "withdrawal", "learning", "export", "packet", "import"})
@@ -194,13 +194,13 @@ class Store:
             note_of = getattr(self.provider, "redaction_note", None)
             note = note_of(record["payloadDigest"]) if callable(note_of) else None
             if note is not None:
-                from ._canonical import parse_json
+                from gitstore.records.canonical import parse_json
 
                 record["redaction"] = parse_json(note, allow_floats=False)
             return
         if sha256_digest(data) != record["payloadDigest"]:
             raise IntegrityError(f"payload of event {record['id']} does not match its payloadDigest")
-        from ._canonical import parse_json
+        from gitstore.records.canonical import parse_json
 
         record["payload"] = parse_json(data, allow_floats=False)
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Codex capture adapter (Stop, PreCompact hooks): the hook's JSON arrives on standard input.
-# `gitstore hooks install --harness codex` wires `<python> -m gitstore.hook codex` into the harness
+# `gitstore hooks install --harness codex` wires `<python> -m gitstore.capture.agent_hook codex` into the harness
 # itself; this script is the same adapter for wiring by hand. GITSTORE_PYTHON names the Python
 # that has gitstore installed (default: python3). It prints nothing and always exits 0.
-"${GITSTORE_PYTHON:-python3}" -P -m gitstore.hook codex "$@" >/dev/null 2>&1
+"${GITSTORE_PYTHON:-python3}" -P -m gitstore.capture.agent_hook codex "$@" >/dev/null 2>&1
 exit 0

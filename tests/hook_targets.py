@@ -1,4 +1,4 @@
-"""Stand-ins for ``gitstore.capture.capture_from_hook``, named by GITSTORE_HOOK_TARGET in tests."""
+"""Stand-ins for ``gitstore.capture.sessions.capture_from_hook``, named by GITSTORE_HOOK_TARGET in tests."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitstore import CanonicalizationError, canonicalize, canonicalize_reference, parse_json
-from gitstore._canonical import _NOT_COMPACT, _parse_compact, _parse_strict, check_ijson
+from gitstore.records.canonical import _NOT_COMPACT, _parse_compact, _parse_strict, check_ijson
 
 from .conftest import shared
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from gitstore import Refused
-from gitstore.capture import HookInput, capture, import_transcript
+from gitstore.capture.sessions import HookInput, capture, import_transcript
 from gitstore.ops._context import Context
-from gitstore.transcripts import parse_transcript
+from gitstore.capture.transcripts import parse_transcript
 
 from .conftest import SHARED
 from .world import ready_repo
@@ -139,7 +139,7 @@ def test_the_hook_captures_and_never_breaks_the_agent(ctx: Context, tmp_path: Pa
     payload = json.dumps({"session_id": "sess-1", "transcript_path": str(transcript),
                           "hook_event_name": "SessionEnd", "cwd": str(ctx.workspace.root)})
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_HOOK")}
-    done = subprocess.run([sys.executable, "-m", "gitstore.hook", "claude-code"], input=payload, text=True,
+    done = subprocess.run([sys.executable, "-m", "gitstore.capture.agent_hook", "claude-code"], input=payload, text=True,
                           capture_output=True, cwd=ctx.workspace.root, env=env)
     assert done.returncode == 0 and done.stdout == ""
 
@@ -150,7 +150,7 @@ def test_the_hook_captures_and_never_breaks_the_agent(ctx: Context, tmp_path: Pa
     while kinds().count("receipt") < 1 and time.monotonic() < deadline:  # the capture runs in the background
         time.sleep(0.1)
     assert kinds().count("envelope") == 1 and kinds().count("episode") == 1
-    broken = subprocess.run([sys.executable, "-m", "gitstore.hook", "claude-code"], input="not json", text=True,
+    broken = subprocess.run([sys.executable, "-m", "gitstore.capture.agent_hook", "claude-code"], input="not json", text=True,
                             capture_output=True, cwd=ctx.workspace.root, env=env)
     assert broken.returncode == 0 and broken.stdout == ""
     assert (ctx.workspace.state / "logs" / "hooks.log").read_text().strip()

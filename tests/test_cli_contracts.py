@@ -78,7 +78,7 @@ def test_validate_json_lines_and_reference(tmp_path: Path) -> None:
     [
         (["digest", "does-not-exist.json"], 1, "does-not-exist.json: no such file"),
         (["digest", "a", "b"], 2, "unexpected extra argument"),
-        (["no-such-command"], 2, "No such command"),
+        (["no-such-command"], 2, "no such command"),
     ],
 )
 def test_usage_and_missing_files(args: list[str], code: int, message: str) -> None:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitstore import ContractError, GitstoreError, canonicalize, load_record, seal
-from gitstore import contracts as c
+from gitstore.records import contracts as c
 
 from .conftest import CONTRACTS
 

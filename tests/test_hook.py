@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from gitstore.harnesses import HARNESSES
-from gitstore.hooks_install import install
+from gitstore.capture.harnesses import HARNESSES
+from gitstore.capture.install import install
 
 from .conftest import ROOT
 
@@ -56,7 +56,7 @@ def hook(argv: list[str], env: dict[str, str], cwd: Path, stdin: bytes | None = 
 
 
 def direct(harness: str, *extra: str) -> list[str]:
-    return [sys.executable, "-P", "-m", "gitstore.hook", harness, *extra]
+    return [sys.executable, "-P", "-m", "gitstore.capture.agent_hook", harness, *extra]
 
 
 def log_lines(repo: Path) -> list[str]:
@@ -228,7 +228,7 @@ def test_check_reports_whether_the_capture_entry_point_is_ready(repo: Path, env:
 
 
 def test_the_hook_module_imports_nothing_heavy() -> None:
-    probe = ("import sys, gitstore.hook; "
+    probe = ("import sys, gitstore.capture.agent_hook; "
              "print([m for m in ('typer', 'click', 'jsonschema', 'pygit2') if m in sys.modules])")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
@@ -262,7 +262,7 @@ def test_a_repository_cannot_plant_its_own_hook_module(repo: Path, env: dict[str
     marker = repo / "planted-ran"
     (planted / "__init__.py").write_text("")
     (planted / "hook.py").write_text(f"open({str(marker)!r}, 'w').write('x')\n")
-    from gitstore.harnesses._command import HookCommand
+    from gitstore.capture.harnesses._command import HookCommand
 
     clean = {k: v for k, v in env.items() if k != "PYTHONPATH"}
     done, _ = hook(HookCommand(sys.executable, "claude-code").argv, clean, repo, payload(repo))

@@ -21,8 +21,8 @@ import jsonschema
 import pytest
 
 from gitstore.errors import InvalidInput, Refused, UsageError
-from gitstore.harnesses import HARNESSES, HookCommand
-from gitstore.hooks_install import install, status, uninstall
+from gitstore.capture.harnesses import HARNESSES, HookCommand
+from gitstore.capture.install import install, status, uninstall
 
 from .conftest import ROOT
 
@@ -74,13 +74,13 @@ def our_commands(harness: str, data: Any) -> list[Any]:
     found = []
     for event in events:
         for group in data["hooks"][event]:
-            found += [h["command"] for h in group["hooks"] if "gitstore.hook" in h["command"]]
+            found += [h["command"] for h in group["hooks"] if "gitstore.capture.agent_hook" in h["command"]]
     return found
 
 
 def expected(harness: str) -> list[Any]:
     if harness == "codex-notify":
-        return [[PYTHON, "-P", "-m", "gitstore.hook", "codex"]]
+        return [[PYTHON, "-P", "-m", "gitstore.capture.agent_hook", "codex"]]
     if harness == "opencode":
         return [json.dumps(PYTHON)]
     return [HookCommand(PYTHON, harness).shell] * 2
@@ -121,7 +121,7 @@ def test_uninstall_removes_a_file_install_created(harness: str, scope: str, repo
 
 
 def test_every_harness_hands_the_hook_a_name_it_knows() -> None:
-    from gitstore import hook
+    from gitstore.capture import agent_hook as hook
 
     assert {HookCommand("python", "codex" if n == "codex-notify" else n).harness for n in HARNESSES} \
         == set(hook.HARNESSES)
@@ -138,7 +138,7 @@ def test_a_command_naming_a_shell_special_path_is_quoted(repo: Path, home: Path)
     odd = str(repo / "my env" / "bin" / "python")
     install("claude-code", "user", repo, home, python=odd)
     command = our_commands("claude-code", load("claude-code", home / ".claude" / "settings.json"))[0]
-    assert shlex.split(command) == [odd, "-P", "-m", "gitstore.hook", "claude-code"]
+    assert shlex.split(command) == [odd, "-P", "-m", "gitstore.capture.agent_hook", "claude-code"]
 
 
 # -- existing configuration stays as it was ------------------------------------------------
@@ -206,7 +206,7 @@ def without_ours(harness: str, data: Any) -> Any:
     for event in list(hooks):
         if isinstance(hooks[event], list):
             hooks[event] = [g for g in hooks[event]
-                            if not all("gitstore.hook" in h["command"] for h in g["hooks"])]
+                            if not all("gitstore.capture.agent_hook" in h["command"] for h in g["hooks"])]
             if not hooks[event]:
                 del hooks[event]
     if harness == "codex-notify":
@@ -297,7 +297,7 @@ def test_a_symlinked_settings_file_is_written_through(repo: Path, home: Path, tm
     link.parent.mkdir(parents=True)
     link.symlink_to(real)
     install("claude-code", "user", repo, home)
-    assert link.is_symlink() and "gitstore.hook" in real.read_text()
+    assert link.is_symlink() and "gitstore.capture.agent_hook" in real.read_text()
     uninstall("claude-code", "user", repo, home)
     assert link.is_symlink() and real.read_text() == '{"model": "opus"}\n'
 
@@ -449,12 +449,9 @@ def test_status_names_switched_off_hooks_and_unparsable_files(repo: Path, home: 
 # -- the command line -----------------------------------------------------------------------
 
 def cli(*args: str) -> int:
-    from gitstore import cli as package
-    from gitstore.cli import hooks
+    from gitstore.cli import main
 
-    if not any(group.name == "hooks" for group in package.app.registered_groups):
-        hooks.register(package.app)
-    return package.main(list(args))
+    return main(list(args))
 
 
 def test_cli_install_status_uninstall(repo: Path, home: Path, targets: pytest.MonkeyPatch,

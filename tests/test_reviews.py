@@ -12,7 +12,7 @@ import pytest
 
 from gitstore import InvalidInput, Refused
 from gitstore.ops._context import Context
-from gitstore.reviews import import_reviews
+from gitstore.capture.reviews import import_reviews
 
 from .conftest import SHARED
 from .world import ready_repo

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gitstore.automation import load
+from gitstore.rules.autosafe import load
 from gitstore.ops import learning as ops
 from gitstore.rules.active import active, evaluate
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gitstore import Refused
-from gitstore.maintenance import gc
+from gitstore.ops.gc import gc
 from gitstore.ops import consent
 from gitstore.ops.export import export
 from gitstore.ops.redact import redact

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gitstore import Refused
-from gitstore.contracts import seal
+from gitstore.records.contracts import seal
 from gitstore.ops import learning as ops
 from gitstore.rules.active import active, evaluate
 from gitstore.rules.lifecycle import build

@@ -51,7 +51,7 @@ def test_a_retired_replacement_keeps_its_claims(tmp_path: Path) -> None:
 
 def _clone(src: Path, dst: Path) -> Context:
     subprocess.run(["git", "clone", "-q", str(src), str(dst)], check=True)
-    from gitstore.setup import init
+    from gitstore.ops.setup import init
 
     init(dst)
     subprocess.run(["git", "fetch", "-q", "origin"], cwd=dst, check=True)  # memory comes with plain fetch
@@ -60,7 +60,7 @@ def _clone(src: Path, dst: Path) -> Context:
 
 def _exchange(a: Path, b: Path) -> None:
     subprocess.run(["git", "remote", "add", "peer", str(b)], cwd=a, check=True)
-    from gitstore.setup import init
+    from gitstore.ops.setup import init
 
     init(a)  # adds the memory refspecs for the new remote
     subprocess.run(["git", "fetch", "-q", "peer"], cwd=a, check=True)

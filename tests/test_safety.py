@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gitstore import InvalidInput
-from gitstore.safety import (
+from gitstore.safety.scanner import (
     Allowlist,
     ConservativeScanner,
     Finding,
@@ -17,7 +17,7 @@ from gitstore.safety import (
     ScanResult,
     default_scanner,
 )
-from gitstore.safety_eval import INVALID, VALID, Rates, measure
+from tools.safety_eval import INVALID, VALID, Rates, measure
 
 from .conftest import shared
 

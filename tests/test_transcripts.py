@@ -19,12 +19,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitstore._time import normalize_time
+from gitstore.records.times import normalize_time
 from gitstore.errors import InvalidInput
-from gitstore.transcripts import Limits, Transcript, detect_harness, parse_transcript
-from gitstore.transcripts import __main__ as cli
-from gitstore.transcripts._read import iso_time
-from gitstore.transcripts._tools import is_test_command, outcome_in_output
+from gitstore.capture.transcripts import Limits, Transcript, detect_harness, parse_transcript
+from gitstore.capture.transcripts import __main__ as cli
+from gitstore.capture.transcripts._read import iso_time
+from gitstore.capture.transcripts._tools import is_test_command, outcome_in_output
 
 from .conftest import ROOT, SHARED, shared
 

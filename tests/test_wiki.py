@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import _wiki as wiki
-from gitstore import contracts as c
+from gitstore.promote import okf as wiki
+from tools import wiki as generator
+from gitstore.records import contracts as c
 
 from .conftest import ROOT, shared
 
@@ -24,7 +25,7 @@ STALE = "okf/wiki/{} is out of date: run `make wiki` and commit the result"
 
 def test_contracts_page_matches_the_schemas() -> None:
     page = (WIKI / "contracts.md").read_text(encoding="utf-8")
-    assert page == wiki.render_contracts_page(), STALE.format("contracts.md")
+    assert page == generator.render_contracts_page(), STALE.format("contracts.md")
 
 
 def test_index_matches_the_pages() -> None:
@@ -34,14 +35,14 @@ def test_index_matches_the_pages() -> None:
 
 def test_wiki_module_check_mode_reports_current() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "gitstore._wiki", "--check"], capture_output=True, text=True, cwd=ROOT
+        [sys.executable, "-m", "tools.wiki", "--check"], capture_output=True, text=True, cwd=ROOT
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "okf/wiki is current"
 
 
 def test_contracts_page_documents_every_field_and_digest_rule() -> None:
-    page = wiki.render_contracts_page()
+    page = generator.render_contracts_page()
     for kind in c.KINDS:
         contract = c.contract(kind)
         section = page.split(f"\n### {kind}\n", 1)[1].split("\n### ", 1)[0]
@@ -60,14 +61,14 @@ def test_contracts_page_documents_every_field_and_digest_rule() -> None:
 def test_renderer_refuses_schema_constructs_it_cannot_describe() -> None:
     schema = copy.deepcopy(dict(c.contract("grant").schema))
     schema["properties"]["note"] = {"oneOf": [{"type": "string"}, {"type": "null"}]}
-    with pytest.raises(wiki.SchemaConstructError):
-        wiki._object_rows(schema, "")
+    with pytest.raises(generator.SchemaConstructError):
+        generator._object_rows(schema, "")
     schema = copy.deepcopy(dict(c.contract("grant").schema))
     schema["properties"]["extra"] = {"type": "object", "properties": {}}
-    with pytest.raises(wiki.SchemaConstructError, match="not closed"):
-        wiki._object_rows(schema, "")
-    with pytest.raises(wiki.SchemaConstructError):
-        wiki._rules({"if": {"properties": {"a": {"minimum": 1}}}, "then": {"required": ["b"]}})
+    with pytest.raises(generator.SchemaConstructError, match="not closed"):
+        generator._object_rows(schema, "")
+    with pytest.raises(generator.SchemaConstructError):
+        generator._rules({"if": {"properties": {"a": {"minimum": 1}}}, "then": {"required": ["b"]}})
 
 
 # -- the wiki is valid OKF ---------------------------------------------------------------------

@@ -7,12 +7,12 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from gitstore.contracts import seal
-from gitstore.ids import episode_id, event_id
+from gitstore.records.contracts import seal
+from gitstore.records.ids import episode_id, event_id
 from gitstore.ops import consent
 from gitstore.ops import learning as ops
 from gitstore.ops._context import Context
-from gitstore.setup import init
+from gitstore.ops.setup import init
 
 T0 = "2026-03-01T10:00:00.000000Z"
 REVIEWER = "github:1001"

@@ -1,70 +1,173 @@
 """The gitstore command line: parse, call one library function, render.
 
-Every command lives in its own module and is registered here. ``main`` is the only place
-errors become exit codes: 0 ok, 1 refused or invalid input, 2 usage, 3 integrity failure.
+Every command lives in a module of its own and is named in ``COMMANDS`` with its one-line
+summary. A run imports only the module of the command it runs, so start-up costs what that
+command needs: ``--version`` and the top-level ``--help`` are answered from this table without
+loading the command framework at all. ``main`` is the only place errors become exit codes:
+0 ok, 1 refused or invalid input, 2 usage, 3 integrity failure, 130 interrupted. Every error is
+one line on standard error (JSON, ``{"error": ..., "code": ...}``, when ``--json`` was given).
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import Any
 
-import typer
+from gitstore._version import __version__
 
-from .._version import __version__
-from ..errors import GitstoreError
-from . import (
-    audit, canonical, capture, consent, digest, export, gc, hooks, init, learnings, purge, records, redact,
-    scan, status, validate, verify,
-)
+PROG = "gitstore"
+SUMMARY = "A git-native memory for coding agents and the people who review them."
 
-app = typer.Typer(
-    name="gitstore",
-    help="A git-native memory for coding agents and the people who review them.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+# command -> (module that registers it, one-line summary shown by `gitstore --help`).
+# Kept in the order the help lists them; a test checks each summary against the command's help.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("init", "Set gitstore up here: writer id, git-ignored okf/.memory/, config, fetch refspecs."),
+    "status": ("status", "Show this repository's scope, writer, provider, memory refs and effective configuration."),
+    "hooks": ("hooks", "Install, remove and check the harness capture hooks."),
+    "capture": ("capture", "Read a harness hook's JSON from standard input and capture the session."),
+    "import": ("capture", "Backfill memory from transcripts and review snapshots."),
+    "scan": ("scan", "Scan files for hidden characters, prompt injection, secrets and home paths."),
+    "grant": ("consent", "Grant: evidence from these sources, written in this range, may serve these purposes."),
+    "withdraw": ("consent", "Withdraw a grant at once; lists the exports it had allowed."),
+    "propose": ("learnings", "Propose a learning by hand, citing stored evidence (a person decides later)."),
+    "proposals": ("learnings", "List proposals waiting for a person."),
+    "show": ("learnings", "Show a learning as a reviewer sees it, with the reviewDigest to quote when deciding."),
+    "accept": ("learnings", "Accept a proposal you reviewed (optionally edited); agents get it from now on."),
+    "reject": ("learnings", "Reject a proposal you reviewed."),
+    "retire": ("learnings", "Retire an accepted learning: agents stop getting it."),
+    "merge": ("learnings", "Propose one learning replacing several; a person accepts it like any proposal."),
+    "learnings": ("learnings", "List learnings with their standing for a purpose (default: instruction)."),
+    "history": ("learnings", "Every version of a learning: identifiers, states and digests."),
+    "export": ("export", "Export learnings in force for a purpose; records every item and the grants behind it."),
+    "redact": ("redact", "Remove the text of every version of a comment and of every label on it."),
+    "audit": ("audit", "Every grant, withdrawal, decision, retirement, export and redaction, in order."),
+    "purge": ("purge", "Remove every memory ref and okf/.memory/ of this clone. Asks you to type the repository name."),
+    "records": ("records", "Add, list and show records."),
+    "verify": ("verify", "Check every stored record and ref: layout, order, canonical bytes, contracts, digests."),
+    "gc": ("gc", "Expire reflogs and prune unreachable objects (redacted text leaves the object database)."),
+    "canonical": ("canonical", "Print the RFC 8785 canonical form of one JSON text (no trailing newline)."),
+    "digest": ("digest", "Validate one record and print its sha256: digest per its kind's rules."),
+    "validate": ("validate", "Check records against their contracts: schema, version, I-JSON and digests."),
+}
+
+EXIT_INTERRUPTED = 130
 
 
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"gitstore {__version__}")
-        raise typer.Exit()
+def top_help() -> str:
+    """``gitstore --help``: the commands and their summaries, from ``COMMANDS``."""
+    width = max(map(len, COMMANDS))
+    lines = [f"Usage: {PROG} [OPTIONS] COMMAND [ARGS]...", "", SUMMARY, "", "Options:",
+             "  --version   Print the version and exit.", "  -h, --help  Show this message and exit.",
+             "", "Commands:"]
+    lines += [f"  {name:<{width}}  {summary}" for name, (_, summary) in COMMANDS.items()]
+    lines += ["", f"Run `{PROG} COMMAND --help` for a command's options."]
+    return "\n".join(lines)
 
 
-@app.callback()
-def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
-) -> None:
-    """A git-native memory for coding agents and the people who review them."""
+def _command_of(args: Sequence[str]) -> str | None:
+    """The command a command line names (its first word that is not an option)."""
+    for arg in args:
+        if not arg.startswith("-"):
+            return arg
+    return None
 
 
-for _module in (init, status, hooks, capture, scan, consent, learnings, export, redact, audit, purge,
-                records, verify, gc, canonical, digest, validate):
-    _module.register(app)
+def build_app(command: str | None = None) -> Any:
+    """The typer application with one command's module registered (every module for None)."""
+    import os
+    from importlib import import_module
+
+    os.environ.setdefault("TYPER_USE_RICH", "0")  # plain click output: no boxes, one-line errors
+    import typer
+
+    app = typer.Typer(name=PROG, help=SUMMARY, no_args_is_help=True, add_completion=False,
+                      pretty_exceptions_enable=False, rich_markup_mode=None,
+                      context_settings={"help_option_names": ["-h", "--help"]})
+
+    @app.callback()
+    def _root() -> None:
+        """A git-native memory for coding agents and the people who review them."""
+
+    modules = {COMMANDS[command][0]} if command in COMMANDS else dict.fromkeys(m for m, _ in COMMANDS.values())
+    for module in modules:
+        import_module(f"gitstore.cli.{module}").register(app)
+    return app
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code instead of raising."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        app(args=args, prog_name="gitstore", standalone_mode=True)
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        return _run(args)
+    except KeyboardInterrupt:
+        _error("interrupted", EXIT_INTERRUPTED, as_json="--json" in args)
+        return EXIT_INTERRUPTED
+
+
+def _run(args: list[str]) -> int:
+    command = _command_of(args)
+    if command is None:
+        if "--version" in args:
+            print(f"{PROG} {__version__}")
+            return 0
+        if not args or any(a in ("-h", "--help") for a in args):
+            print(top_help())
+            return 0
+    elif command not in COMMANDS:
+        _error(f"no such command {command!r}; run `{PROG} --help` for the list", 2, as_json="--json" in args)
+        return 2
+    return _dispatch(command, args)
+
+
+def _dispatch(command: str | None, args: list[str]) -> int:
+    from gitstore.errors import GitstoreError
+
+    as_json = "--json" in args
+    try:
+        from typer._click.exceptions import ClickException, NoArgsIsHelpError
+        from typer.exceptions import Abort, Exit
+
+        result = build_app(command)(args=args, prog_name=PROG, standalone_mode=False)
+    except Exit as exc:
+        return exc.exit_code
+    except Abort:
+        _error("interrupted", EXIT_INTERRUPTED, as_json)
+        return EXIT_INTERRUPTED
+    except NoArgsIsHelpError as exc:  # `gitstore records`: the group's help
+        print(exc.format_message())
+        return 0
+    except ClickException as exc:
+        _error(_usage_message(exc), exc.exit_code, as_json)
+        return exc.exit_code
     except GitstoreError as exc:
-        typer.echo(f"gitstore: error: {exc}", err=True)
+        _error(str(exc), exc.exit_code, as_json)
         return exc.exit_code
     except BrokenPipeError:
         return 0
     except OSError as exc:  # the disk filled, a file vanished: say so; nothing half-written shows
         where = f" ({exc.filename})" if exc.filename else ""
-        typer.echo(f"gitstore: error: {exc.strerror or exc}{where}", err=True)
+        _error(f"{exc.strerror or exc}{where}", 1, as_json)
         return 1
-    return 0
+    return result if isinstance(result, int) else 0
+
+
+def _usage_message(exc: Any) -> str:
+    """A click usage error as one line, naming the command it concerns."""
+    message = " ".join(exc.format_message().split())
+    context = getattr(exc, "ctx", None)
+    if context is not None and context.command_path != PROG:
+        return f"{context.command_path.removeprefix(PROG + ' ')}: {message}"
+    return message
+
+
+def _error(message: str, code: int, as_json: bool) -> None:
+    if as_json:
+        import json
+
+        print(json.dumps({"error": message, "code": code}, ensure_ascii=False), file=sys.stderr)
+    else:
+        print(f"{PROG}: error: {message}", file=sys.stderr)
 
 
 def run() -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..config import Workspace
-from ..providers import open_provider
-from ..store import Store
+from gitstore.config import Workspace
+from gitstore.providers import open_provider
+from gitstore.store import Store
 
 
 def open_store(start: str = ".") -> tuple[Workspace, Store]:

@@ -10,7 +10,7 @@ from typing import Any, BinaryIO
 
 import typer
 
-from ..errors import InvalidInput
+from gitstore.errors import InvalidInput
 
 
 def read_input(path: str) -> bytes:

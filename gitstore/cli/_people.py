@@ -6,8 +6,8 @@ from typing import Optional
 
 import typer
 
-from ..identity import person
-from ..ops._context import Context
+from gitstore.records.identity import person
+from gitstore.ops._context import Context
 
 BY_OPTION: Optional[str] = typer.Option(
     None, "--by", help="Who acts (recorded as asserted). Default: git:<user.email>."

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from ..ops._context import Context
-from ._io import JSON_OPTION, emit_json
+from gitstore.ops._context import Context
+from gitstore.cli._io import JSON_OPTION, emit_json
 
 
 def audit(as_json: bool = JSON_OPTION) -> None:

@@ -6,8 +6,8 @@ import sys
 
 import typer
 
-from .._canonical import canonicalize, parse_json
-from ._io import read_input
+from gitstore.records.canonical import canonicalize, parse_json
+from gitstore.cli._io import read_input
 
 
 def canonical(

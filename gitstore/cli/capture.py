@@ -9,12 +9,12 @@ from typing import Any, Optional
 
 import typer
 
-from ..capture import HARNESSES, MODES, HookInput, capture as do_capture, configured_mode, import_transcript
-from ..errors import InvalidInput, UsageError
-from ..ops._context import Context
-from ..reviews import import_reviews
-from ._io import JSON_OPTION, emit_json
-from ._people import BY_OPTION, actor
+from gitstore.capture.sessions import HARNESSES, MODES, HookInput, capture as do_capture, configured_mode, import_transcript
+from gitstore.errors import InvalidInput, UsageError
+from gitstore.ops._context import Context
+from gitstore.capture.reviews import import_reviews
+from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.cli._people import BY_OPTION, actor
 
 import_app = typer.Typer(help="Backfill memory from transcripts and review snapshots.", no_args_is_help=True)
 

@@ -6,10 +6,10 @@ from typing import Optional
 
 import typer
 
-from ..ops import consent as ops
-from ..ops._context import Context
-from ._io import JSON_OPTION, emit_json
-from ._people import BY_OPTION, actor
+from gitstore.ops import consent as ops
+from gitstore.ops._context import Context
+from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.cli._people import BY_OPTION, actor
 
 
 def grant(

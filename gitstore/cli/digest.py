@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from ..contracts import digest_of, load_record
-from ._io import read_input
+from gitstore.records.contracts import digest_of, load_record
+from gitstore.cli._io import read_input
 
 
 def digest(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from ..maintenance import gc as do_gc
-from ._context import open_store
+from gitstore.ops.gc import gc as do_gc
+from gitstore.cli._context import open_store
 
 
 def gc() -> None:

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import typer
 
-from ..errors import NotARepository
-from ..harnesses import HARNESSES
-from ..hooks_install import HookStatus, Report, install, status, uninstall
-from ..scope import open_repository
-from ._io import JSON_OPTION, emit_json
+from gitstore.errors import NotARepository
+from gitstore.capture.harnesses import HARNESSES
+from gitstore.capture.install import HookStatus, Report, install, status, uninstall
+from gitstore.scope import open_repository
+from gitstore.cli._io import JSON_OPTION, emit_json
 
 hooks_app = typer.Typer(help="Install, remove and check the harness capture hooks.", no_args_is_help=True)
 

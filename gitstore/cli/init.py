@@ -6,8 +6,8 @@ from typing import Optional
 
 import typer
 
-from ..setup import init as do_init
-from ._io import JSON_OPTION, emit_json
+from gitstore.ops.setup import init as do_init
+from gitstore.cli._io import JSON_OPTION, emit_json
 
 
 def init(

@@ -7,13 +7,13 @@ from typing import Any, Optional
 
 import typer
 
-from ..errors import Refused, UsageError
-from ..ops import learning as ops
-from ..ops._context import Context
-from ..rules.active import Status, evaluate
-from ..rules.lifecycle import History, histories
-from ._io import JSON_OPTION, emit_json
-from ._people import BY_OPTION, actor
+from gitstore.errors import Refused, UsageError
+from gitstore.ops import learning as ops
+from gitstore.ops._context import Context
+from gitstore.rules.active import Status, evaluate
+from gitstore.rules.lifecycle import History, histories
+from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.cli._people import BY_OPTION, actor
 
 PURPOSE_OPTION = typer.Option("instruction", "--purpose", help="The purpose learnings are judged for.")
 

@@ -7,11 +7,11 @@ from typing import Optional
 
 import typer
 
-from ..config import Workspace
-from ..errors import UsageError
-from ..ops.purge import purge as do_purge
-from ..ops.purge import purge_names
-from ._io import JSON_OPTION, emit_json
+from gitstore.config import Workspace
+from gitstore.errors import UsageError
+from gitstore.ops.purge import purge as do_purge
+from gitstore.ops.purge import purge_names
+from gitstore.cli._io import JSON_OPTION, emit_json
 
 
 def purge(

@@ -7,11 +7,11 @@ from typing import Any, Optional
 
 import typer
 
-from .._canonical import parse_json
-from ..contracts import KINDS, seal
-from ..errors import InvalidInput, Refused, UsageError
-from ._context import open_store
-from ._io import JSON_OPTION, emit_json, open_input, read_lines
+from gitstore.records.canonical import parse_json
+from gitstore.records.contracts import KINDS, seal
+from gitstore.errors import InvalidInput, Refused, UsageError
+from gitstore.cli._context import open_store
+from gitstore.cli._io import JSON_OPTION, emit_json, open_input, read_lines
 
 records_app = typer.Typer(help="Add, list and show records.", no_args_is_help=True)
 

@@ -6,10 +6,10 @@ from typing import Optional
 
 import typer
 
-from ..ops._context import Context
-from ..ops.redact import redact as do_redact
-from ._io import JSON_OPTION, emit_json
-from ._people import BY_OPTION, actor
+from gitstore.ops._context import Context
+from gitstore.ops.redact import redact as do_redact
+from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.cli._people import BY_OPTION, actor
 
 
 def redact(

@@ -13,9 +13,9 @@ from typing import Any
 import pygit2
 import typer
 
-from ..errors import InvalidInput
-from ..safety import Allowlist, ConservativeScanner, ScanResult
-from ._io import JSON_OPTION, emit_json, read_input
+from gitstore.errors import InvalidInput
+from gitstore.safety.scanner import Allowlist, ConservativeScanner, ScanResult
+from gitstore.cli._io import JSON_OPTION, emit_json, read_input
 
 
 def _read_text(name: str) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from ..config import Workspace
-from ..setup import status as do_status
-from ._io import JSON_OPTION, emit_json
+from gitstore.config import Workspace
+from gitstore.ops.setup import status as do_status
+from gitstore.cli._io import JSON_OPTION, emit_json
 
 
 def status(as_json: bool = JSON_OPTION) -> None:

@@ -6,9 +6,9 @@ from typing import Any
 
 import typer
 
-from ..contracts import validate_text
-from ..errors import GitstoreError
-from ._io import JSON_OPTION, emit_json, read_input
+from gitstore.records.contracts import validate_text
+from gitstore.errors import GitstoreError
+from gitstore.cli._io import JSON_OPTION, emit_json, read_input
 
 
 def validate(

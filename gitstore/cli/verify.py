@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from ._context import open_store
-from ._io import JSON_OPTION, emit_json
+from gitstore.cli._context import open_store
+from gitstore.cli._io import JSON_OPTION, emit_json
 
 
 def verify(as_json: bool = JSON_OPTION) -> None:

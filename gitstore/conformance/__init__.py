@@ -28,11 +28,11 @@ from typing import Any
 
 import pytest
 
-from ..errors import ConflictError, IntegrityError, Refused
-from ..providers import REQUIRED_CAPABILITIES, Batch, Entry, Provider, Stream, StreamingProvider
-from ..providers._base import Namespace
-from ..store import Store
-from . import _records as R
+from gitstore.errors import ConflictError, IntegrityError, Refused
+from gitstore.providers import REQUIRED_CAPABILITIES, Batch, Entry, Provider, Stream, StreamingProvider
+from gitstore.providers._base import Namespace
+from gitstore.store import Store
+from gitstore.conformance import _records as R
 
 __all__ = ["ProviderConformance", "entries_for"]
 
@@ -396,7 +396,7 @@ def _killed_stream(suite: ProviderConformance, location: Path, round_: int, dela
 
 def _note(reason: str) -> bytes:
     """A redaction note as the store writes it: the canonical event redaction object."""
-    from .._canonical import canonicalize
+    from gitstore.records.canonical import canonicalize
 
     return canonicalize({"at": "2026-08-01T00:00:00.000000Z", "by": "github:583231",
                          "reason": reason, "sourceId": "github:comment:1"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from ..contracts import seal
+from gitstore.records.contracts import seal
 
 SCOPE = "github.com/acme/widgets"
 OTHER_SCOPE = "gitlab.example.com/acme/widgets"

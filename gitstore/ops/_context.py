@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from .._time import format_time
-from ..config import Workspace
-from ..contracts import seal
-from ..providers import AppendResult, open_provider
-from ..rules.view import View
-from ..store import Store
+from gitstore.records.times import format_time
+from gitstore.config import Workspace
+from gitstore.records.contracts import seal
+from gitstore.providers import AppendResult, open_provider
+from gitstore.rules.view import View
+from gitstore.store import Store
 
 
 def now() -> str:

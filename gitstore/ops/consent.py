@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._time import parse_time
-from ..contracts import seal
-from ..errors import Refused
-from ._context import Context, now
+from gitstore.records.times import parse_time
+from gitstore.records.contracts import seal
+from gitstore.errors import Refused
+from gitstore.ops._context import Context, now
 
 PURPOSES = ("review", "instruction", "evaluation", "analytics", "training", "publication")
 SOURCES = ("review-thread", "agent-session", "manual")

@@ -8,13 +8,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..config import git_ignores
-from ..contracts import seal
-from ..errors import Refused
-from ..rules.active import evaluate
-from ..rules.consent import active_grants, decide
-from ..rules.lifecycle import histories
-from ._context import Context, now
+from gitstore.config import git_ignores
+from gitstore.records.contracts import seal
+from gitstore.errors import Refused
+from gitstore.rules.active import evaluate
+from gitstore.rules.consent import active_grants, decide
+from gitstore.rules.lifecycle import histories
+from gitstore.ops._context import Context, now
 
 
 def export(ctx: Context, purpose: str, by: str, *, with_evidence: bool = False) -> tuple[dict[str, Any], Path]:

@@ -11,16 +11,16 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from .. import automation
-from ..contracts import content_digest, seal
-from ..errors import ConflictError, Refused
-from ..identity import AUTO_SAFE
-from ..rules import evidence as ev
-from ..rules.active import Claims, settle
-from ..rules.lifecycle import AUTO, History, build, histories
-from ..rules.view import View
-from ..safety_gate import screen_text
-from ._context import Context, now
+from gitstore.rules import autosafe
+from gitstore.records.contracts import content_digest, seal
+from gitstore.errors import ConflictError, Refused
+from gitstore.records.identity import AUTO_SAFE
+from gitstore.rules import evidence as ev
+from gitstore.rules.active import Claims, settle
+from gitstore.rules.lifecycle import AUTO, History, build, histories
+from gitstore.rules.view import View
+from gitstore.safety.gate import screen_text
+from gitstore.ops._context import Context, now
 
 CATEGORIES = ("decision", "convention", "constraint", "resolved-problem", "project-knowledge")
 
@@ -87,8 +87,8 @@ def propose(ctx: Context, draft: Draft, by: str) -> dict[str, Any]:
     if record["id"] in view.learnings:
         raise Refused(f"learning {record['id']} was already proposed")
     _write(ctx, [record], "propose", by, None, record["id"], None)
-    settings = automation.load(ctx.workspace.state / "config.json")
-    if automation.eligible(view, settings, record) is None:
+    settings = autosafe.load(ctx.workspace.state / "config.json")
+    if autosafe.eligible(view, settings, record) is None:
         return auto_accept(ctx, record)[-1]
     return record
 

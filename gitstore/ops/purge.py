@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pygit2
 
-from ..config import Workspace
-from ..errors import Refused
-from ..providers.git import PREFIX
+from gitstore.config import Workspace
+from gitstore.errors import Refused
+from gitstore.providers.git import PREFIX
 
 
 def purge_names(workspace: Workspace) -> tuple[str, ...]:

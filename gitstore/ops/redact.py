@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._canonical import canonicalize, parse_json
-from ..contracts import seal
-from ..errors import Refused
-from ..rules.lifecycle import histories
-from ..rules.view import View
-from ._context import Context, now
+from gitstore.records.canonical import canonicalize, parse_json
+from gitstore.records.contracts import seal
+from gitstore.errors import Refused
+from gitstore.rules.lifecycle import histories
+from gitstore.rules.view import View
+from gitstore.ops._context import Context, now
 
 
 @dataclass

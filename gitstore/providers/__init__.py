@@ -7,8 +7,8 @@ from importlib import import_module
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from ..errors import Refused, UsageError
-from ._base import (
+from gitstore.errors import Refused, UsageError
+from gitstore.providers._base import (
     NAMESPACES,
     OPTIONAL_CAPABILITIES,
     REQUIRED_CAPABILITIES,

@@ -11,10 +11,10 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from .._canonical import canonicalize, parse_json, sha256_digest
-from ..contracts import verify_stored
-from ..errors import ConflictError, GitstoreError, UsageError
-from ._base import Problem
+from gitstore.records.canonical import canonicalize, parse_json, sha256_digest
+from gitstore.records.contracts import verify_stored
+from gitstore.errors import ConflictError, GitstoreError, UsageError
+from gitstore.providers._base import Problem
 
 WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 DIGEST_PATTERN = re.compile(r"^sha256:[0-9a-f]{64}$")

@@ -15,12 +15,12 @@ from contextlib import contextmanager
 
 import pygit2
 
-from .._canonical import sha256_digest
-from ..contracts import verify_stored
-from ..errors import GitstoreError
-from ._base import Problem, VerifyReport
-from ._common import note_problem
-from ._objects import BLOB_MODE, TREE_MODE, Unreadable, read_blob, read_tree
+from gitstore.records.canonical import sha256_digest
+from gitstore.records.contracts import verify_stored
+from gitstore.errors import GitstoreError
+from gitstore.providers._base import Problem, VerifyReport
+from gitstore.providers._common import note_problem
+from gitstore.providers._objects import BLOB_MODE, TREE_MODE, Unreadable, read_blob, read_tree
 
 PREFIX = "refs/memory/v1/"
 MAX_CLOCK_JUMP = 2**32
@@ -112,7 +112,7 @@ def _chain(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyRep
 
 def _verify_records(repo: pygit2.Repository, ref: str, writer: str, namespace: str,
                     tip: pygit2.Oid, report: VerifyReport) -> None:
-    from .git import parse_message, rewound  # the format lives beside the writer
+    from gitstore.providers.git import parse_message, rewound  # the format lives beside the writer
 
     if not ref.startswith(PREFIX + "remotes/"):
         problem = rewound(repo, ref, tip)

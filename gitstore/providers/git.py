@@ -31,9 +31,9 @@ from typing import NamedTuple
 
 import pygit2
 
-from .._canonical import sha256_digest
-from ..errors import ConflictError, IntegrityError, UsageError
-from ._base import (
+from gitstore.records.canonical import sha256_digest
+from gitstore.errors import ConflictError, IntegrityError, UsageError
+from gitstore.providers._base import (
     CONTRACT_VERSIONS,
     NAMESPACES,
     REQUIRED_CAPABILITIES,
@@ -46,10 +46,10 @@ from ._base import (
     Stream,
     VerifyReport,
 )
-from ._objects import (
+from gitstore.providers._objects import (
     BLOB, BLOB_MODE, PACK_THRESHOLD, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, tree_bytes,
 )
-from ._verify_git import verify_repository
+from gitstore.providers._verify_git import verify_repository
 
 PREFIX = "refs/memory/v1/"
 WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")

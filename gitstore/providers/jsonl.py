@@ -9,7 +9,7 @@ Layout of ``<folder>/`` (format 1):
        "stream":"learning/…","record":{…the record, minus any event payload…}}]}
 
   (one line in the file; wrapped here). Keys appear in that order. ``record`` is the record
-  as a JSON object; its stored bytes are ``gitstore._canonical.canonicalize(record)``, the
+  as a JSON object; its stored bytes are ``gitstore.records.canonical.canonicalize(record)``, the
   RFC 8785 form. Bytes that do not survive that round trip (never the case for a sealed
   record) are kept exactly instead, as ``"record_base64"`` in place of ``"record"``. A record's
   position is its index in ``records``.
@@ -50,9 +50,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._canonical import canonicalize, parse_json, sha256_digest
-from ..errors import GitstoreError, IntegrityError, UsageError
-from ._base import (
+from gitstore.records.canonical import canonicalize, parse_json, sha256_digest
+from gitstore.errors import GitstoreError, IntegrityError, UsageError
+from gitstore.providers._base import (
     CONTRACT_VERSIONS,
     NAMESPACES,
     REQUIRED_CAPABILITIES,
@@ -66,7 +66,7 @@ from ._base import (
     VerifyReport,
     dedupe,
 )
-from ._common import (
+from gitstore.providers._common import (
     note_problem,
     DIGEST_PATTERN,
     WRITER_PATTERN,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Iterator
 
-from ..errors import ConflictError
-from ._base import (
+from gitstore.errors import ConflictError
+from gitstore.providers._base import (
     CONTRACT_VERSIONS,
     OPTIONAL_CAPABILITIES,
     REQUIRED_CAPABILITIES,
@@ -108,9 +108,9 @@ class MemoryProvider:
         return self._notes.get(payload_digest)
 
     def verify(self) -> VerifyReport:
-        from ..contracts import verify_stored
-        from ..errors import GitstoreError
-        from ._base import Problem
+        from gitstore.records.contracts import verify_stored
+        from gitstore.errors import GitstoreError
+        from gitstore.providers._base import Problem
 
         report = VerifyReport(records=len(self._records), refs=0)
         for stored in list(self._records):

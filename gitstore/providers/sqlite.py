@@ -31,9 +31,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .._canonical import sha256_digest
-from ..errors import ConflictError, GitstoreError, IntegrityError, UsageError
-from ._base import (
+from gitstore.records.canonical import sha256_digest
+from gitstore.errors import ConflictError, GitstoreError, IntegrityError, UsageError
+from gitstore.providers._base import (
     CONTRACT_VERSIONS,
     REQUIRED_CAPABILITIES,
     AppendResult,
@@ -45,7 +45,7 @@ from ._base import (
     VerifyReport,
     dedupe,
 )
-from ._common import (
+from gitstore.providers._common import (
     check_writer, head_moved, note_problem, payload_problem, record_problem, retry_until,
 )
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from .._time import format_time
-from .evidence import refs_serve
-from .lifecycle import AUTO, USABLE, History, histories
-from .view import View
+from gitstore.records.times import format_time
+from gitstore.rules.evidence import refs_serve
+from gitstore.rules.lifecycle import AUTO, USABLE, History, histories
+from gitstore.rules.view import View
 
 
 @dataclass

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .view import View
+from gitstore.rules.view import View
 
 LABEL_LIKE = frozenset({"label"})
 

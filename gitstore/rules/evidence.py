@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import Refused
-from .consent import Verdict, decide
-from .view import View
+from gitstore.errors import Refused
+from gitstore.rules.consent import Verdict, decide
+from gitstore.rules.view import View
 
 
 def rebuild(view: View, episode_id: str, event_ids: list[str]) -> dict[str, Any]:

@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..identity import AUTO_SAFE, is_person
-from ..store import Item
+from gitstore.records.identity import AUTO_SAFE, is_person
+from gitstore.store import Item
 
 ALWAYS = frozenset({"digest", "version", "previous", "state", "decision", "at", "contentDigest", "reviewDigest"})
 REVISABLE = frozenset({"evidence", "counterevidence", "support", "dissent", "confidence", "rationale", "audienceRationale"})

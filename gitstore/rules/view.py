@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from ..store import Item, Store
+from gitstore.store import Item, Store
 
 T = TypeVar("T")
 

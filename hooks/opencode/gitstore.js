@@ -1,7 +1,7 @@
 // gitstore capture plugin for OpenCode. gitstore:managed (`gitstore hooks install --harness opencode`
 // writes this file into a plugins folder; `gitstore hooks uninstall --harness opencode` removes it).
 //
-// On session.idle and session.compacted it starts `python -m gitstore.hook opencode` in a detached
+// On session.idle and session.compacted it starts `python -m gitstore.capture.agent_hook opencode` in a detached
 // process, writes the event (with its name, session id and folder beside it) to its standard input
 // and returns at once: OpenCode never waits for capture, and a failure to start Python is ignored.
 import { spawn } from "node:child_process"
@@ -14,7 +14,7 @@ export const GitstoreCapture = async ({ directory, worktree }) => {
     event: async ({ event }) => {
       if (!event || !EVENTS.has(event.type)) return
       try {
-        const child = spawn(PYTHON, ["-P", "-m", "gitstore.hook", "opencode"], {
+        const child = spawn(PYTHON, ["-P", "-m", "gitstore.capture.agent_hook", "opencode"], {
           cwd: directory,
           detached: true,
           stdio: ["pipe", "ignore", "ignore"],

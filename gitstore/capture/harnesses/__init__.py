@@ -1,0 +1,45 @@
+"""Harness adapters: where each coding agent keeps its hook configuration, and how gitstore's
+entry is merged into it and taken out again.
+
+One module per harness; its docstring records the documented schema it follows. Every adapter
+works on text (the configuration file's content, or None when there is none) and never writes:
+``gitstore.capture.install`` reads, writes and reports.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from gitstore.capture.harnesses import claude_code, codex, gemini_cli, opencode
+from gitstore.capture.harnesses._command import HookCommand, python_of
+
+
+class Harness(Protocol):
+    name: str
+    refusals: dict[str, str]  # scope -> why it is not offered
+
+    @property
+    def scopes(self) -> tuple[str, ...]: ...
+
+    def path(self, scope: str, repo_root: Path | None, home: Path) -> Path:
+        """The file gitstore's entry lives in."""
+
+    def merged(self, current: str | None, hook: HookCommand) -> str:
+        """The file's text with gitstore's entry for ``hook`` in it (unchanged if already there)."""
+
+    def stripped(self, current: str) -> str | None:
+        """The file's text without gitstore's entry; None when the file should go."""
+
+    def commands(self, current: str) -> list[str] | list[list[str]]:
+        """The commands of gitstore's entries in the file."""
+
+    def notes(self, current: str) -> list[str]:
+        """What in the file keeps the hook from running (hooks switched off, ...)."""
+
+
+HARNESSES: dict[str, Harness] = {
+    h.name: h for h in (claude_code.HARNESS, codex.HOOKS, codex.NOTIFY, gemini_cli.HARNESS, opencode.HARNESS)
+}
+
+__all__ = ["HARNESSES", "Harness", "HookCommand", "python_of"]

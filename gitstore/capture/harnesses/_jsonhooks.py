@@ -1,0 +1,148 @@
+"""The shared shape of harnesses whose settings file holds ``hooks -> event -> [group]``.
+
+Claude Code and Gemini CLI document the same layout: a ``hooks`` object maps an event name to
+a list of groups, each group ``{"matcher"?: str, "hooks": [handler, ...]}`` and each handler
+``{"type": "command", "command": str, "timeout"?: number, ...}``. gitstore adds one group per
+event holding one handler whose command runs ``python -m gitstore.capture.agent_hook <harness>``; a group is
+gitstore's when every handler in it runs that module, and only such groups are ever removed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gitstore.errors import InvalidInput
+from gitstore.capture.harnesses._command import HookCommand
+from gitstore.capture.harnesses._jsonedit import JsonEditError, Node, append, parse, remove
+
+# the capture hook's module (``gitstore.hook`` before it moved into the capture package)
+OUR_COMMAND = re.compile(r"(?:^|\s)-m\s+gitstore\.(?:capture\.agent_hook|hook)(?:\s|$)")
+NEW_DOCUMENT = "{\n}\n"
+
+
+def is_our_handler(handler: Any) -> bool:
+    return isinstance(handler, dict) and isinstance(handler.get("command"), str) \
+        and bool(OUR_COMMAND.search(handler["command"]))
+
+
+def is_our_group(group: Any) -> bool:
+    handlers = group.get("hooks") if isinstance(group, dict) else None
+    return isinstance(handlers, list) and bool(handlers) and all(map(is_our_handler, handlers))
+
+
+@dataclass(frozen=True)
+class JsonHooksHarness:
+    """A harness configured through a JSON settings file with a ``hooks`` object."""
+
+    name: str
+    events: tuple[str, ...]
+    paths: dict[str, Callable[[Path | None, Path], Path]]
+    handler: Callable[[HookCommand], dict[str, Any]]
+    comments: bool = False
+    refusals: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def scopes(self) -> tuple[str, ...]:
+        return tuple(self.paths)
+
+    def path(self, scope: str, repo_root: Path | None, home: Path) -> Path:
+        return self.paths[scope](repo_root, home)
+
+    def merged(self, current: str | None, hook: HookCommand) -> str:
+        text = NEW_DOCUMENT if current is None else current
+        group = {"hooks": [self.handler(hook)]}
+        for event in self.events:
+            text = self._ensure(text, event, group)
+        return text
+
+    def stripped(self, current: str) -> str | None:
+        text = current
+        while (found := self._find_ours(text)) is not None:
+            text = self._remove_group(text, *found)
+        if text != current and self._parse(text).value == {} and text.strip() == "{}":
+            return None
+        return text
+
+    def commands(self, current: str) -> list[str]:
+        hooks = self._parse(current).value.get("hooks")
+        if not isinstance(hooks, dict):
+            return []
+        return [h["command"] for groups in hooks.values() if isinstance(groups, list)
+                for g in groups if is_our_group(g) for h in g["hooks"]]
+
+    def notes(self, current: str) -> list[str]:
+        return []
+
+    # -- editing -------------------------------------------------------------------------
+
+    def _parse(self, text: str) -> Node:
+        try:
+            root = parse(text, comments=self.comments)
+        except JsonEditError as exc:
+            raise InvalidInput(f"not valid JSON: {exc}") from None
+        if root.members is None:
+            raise InvalidInput("the settings are not a JSON object")
+        return root
+
+    def _hooks(self, root: Node) -> Node | None:
+        member = root.member("hooks")
+        if member is None:
+            return None
+        if member.node.members is None:
+            raise InvalidInput("'hooks' is not a JSON object")
+        return member.node
+
+    def _ensure(self, text: str, event: str, group: dict[str, Any]) -> str:
+        root = self._parse(text)
+        hooks = self._hooks(root)
+        if hooks is None:
+            return append(text, root, root, {event: [group]}, key="hooks")
+        member = hooks.member(event)
+        if member is None:
+            return append(text, root, hooks, [group], key=event)
+        groups = member.node
+        if groups.items is None:
+            raise InvalidInput(f"'hooks.{event}' is not a JSON array")
+        ours = [n.value for n in groups.items if is_our_group(n.value)]
+        if ours == [group]:
+            return text
+        while ours:
+            index = next(i for i, n in enumerate(groups.items) if is_our_group(n.value))
+            text = remove(text, groups, index)
+            root = self._parse(text)
+            groups = self._event_groups(root, event)
+            ours = [n.value for n in groups.items or [] if is_our_group(n.value)]
+        return append(text, root, groups, group)
+
+    def _event_groups(self, root: Node, event: str) -> Node:
+        hooks = self._hooks(root)
+        member = hooks.member(event) if hooks else None
+        assert member is not None
+        return member.node
+
+    def _find_ours(self, text: str) -> tuple[str, int] | None:
+        hooks = self._hooks(self._parse(text))
+        for member in hooks.members or [] if hooks else []:
+            for index, node in enumerate(member.node.items or []):
+                if is_our_group(node.value):
+                    return member.key, index
+        return None
+
+    def _remove_group(self, text: str, event: str, index: int) -> str:
+        text = remove(text, self._event_groups(self._parse(text), event), index)
+        root = self._parse(text)
+        hooks = self._hooks(root)
+        assert hooks is not None and hooks.members is not None
+        position = next(i for i, m in enumerate(hooks.members) if m.key == event)
+        if hooks.members[position].node.items == []:
+            text = remove(text, hooks, position)
+            root = self._parse(text)
+            hooks = self._hooks(root)
+            assert hooks is not None and root.members is not None
+            if not hooks.members:
+                text = remove(text, root, next(i for i, m in enumerate(root.members) if m.key == "hooks"))
+        return text

@@ -1,0 +1,183 @@
+"""Codex CLI: lifecycle hooks in ``config.toml`` (``codex``), or the legacy ``notify`` program
+(``codex-notify``).
+
+What the documentation says, and what these adapters follow (sources: the Codex docs pages
+"Hooks" and "Advanced configuration" at developers.openai.com/codex, in their dated copies,
+openai/codex ``docs/config.md`` and the generated input schemas in
+``codex-rs/hooks/schema/generated/``):
+
+Hooks (``codex``)
+
+- Codex reads hooks from ``hooks.json`` or from inline ``[hooks]`` tables in ``config.toml``, in
+  every active config layer: ``~/.codex/`` for the user and ``<repo>/.codex/`` for a project.
+  Project layers load only when the project is trusted; hooks that are not managed by an admin
+  must be reviewed and trusted in Codex before they run. A layer with both forms loads both and
+  warns, so gitstore writes the TOML form only.
+- Inline layout, the same as ``hooks.json``: ``[[hooks.<Event>]]`` is a group with an optional
+  ``matcher``; ``[[hooks.<Event>.hooks]]`` is a handler with ``type = "command"``, ``command``,
+  ``timeout`` and ``statusMessage``. The command runs in a shell.
+- Events used: ``Stop`` (turn scope: input ``session_id``, ``turn_id``, ``transcript_path``,
+  ``cwd``, ``hook_event_name``, ``model``, ``permission_mode``, ``stop_hook_active``,
+  ``last_assistant_message``) and ``PreCompact`` (input ``session_id``, ``turn_id``,
+  ``transcript_path``, ``cwd``, ``hook_event_name``, ``model``, ``trigger``: manual or auto).
+  Codex has no session-end event. Each goes to the command as JSON on standard input.
+- Hooks were first behind ``[features] codex_hooks = true`` and are on by default in later
+  releases (``hooks = false`` turns them off). gitstore does not change ``[features]``; status
+  says when the file switches hooks off.
+
+Notify (``codex-notify``)
+
+- ``notify`` is a root key of ``$CODEX_HOME/config.toml`` (``~/.codex`` by default): an array, the
+  program and its arguments. Codex runs it once per finished turn, fire and forget, with one more
+  argument: a JSON object with ``type`` (always ``agent-turn-complete``), ``thread-id``,
+  ``turn-id``, ``cwd``, ``input-messages`` and ``last-assistant-message``.
+- The documentation places ``notify`` in the user's config only, so the project scope is refused.
+  A ``notify`` that already names another program is never replaced.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gitstore.errors import InvalidInput, Refused, UsageError
+from gitstore.capture.harnesses import _tomlblock as block
+from gitstore.capture.harnesses._command import HookCommand
+from gitstore.capture.harnesses._jsonhooks import OUR_COMMAND
+
+EVENTS = ("Stop", "PreCompact")
+TIMEOUT_SECONDS = 30
+_HOOKS_LABEL = "codex hooks"
+_NOTIFY_LABEL = "codex notify"
+
+
+def _project(repo_root: Path | None, home: Path) -> Path:
+    if repo_root is None:
+        raise UsageError("the project scope needs a git repository")
+    return repo_root / ".codex" / "config.toml"
+
+
+def _user(repo_root: Path | None, home: Path) -> Path:
+    return home / ".codex" / "config.toml"
+
+
+def _toml(value: Any) -> str:
+    """A TOML value for a string or a list of strings (JSON's escapes are TOML's)."""
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+def _newline(text: str | None) -> str:
+    return "\r\n" if text and "\r\n" in text else "\n"
+
+
+def _our_commands(data: dict[str, Any]) -> list[str]:
+    hooks = data.get("hooks")
+    found = []
+    for event, groups in (hooks.items() if isinstance(hooks, dict) else []):
+        for group in groups if event != "state" and isinstance(groups, list) else []:
+            for handler in group.get("hooks", []) if isinstance(group, dict) else []:
+                command = handler.get("command") if isinstance(handler, dict) else None
+                if isinstance(command, str) and OUR_COMMAND.search(command):
+                    found.append(command)
+    return found
+
+
+def _features_note(data: dict[str, Any]) -> list[str]:
+    features = data.get("features")
+    if isinstance(features, dict) and False in (features.get("hooks"), features.get("codex_hooks")):
+        return ["hooks are switched off here ([features] hooks or codex_hooks is false)"]
+    return []
+
+
+@dataclass(frozen=True)
+class CodexHooks:
+    """``Stop`` and ``PreCompact`` command hooks as inline tables at the end of config.toml."""
+
+    name: str = "codex"
+    refusals = {}  # type: dict[str, str]
+
+    @property
+    def scopes(self) -> tuple[str, ...]:
+        return ("project", "user")
+
+    def path(self, scope: str, repo_root: Path | None, home: Path) -> Path:
+        return _project(repo_root, home) if scope == "project" else _user(repo_root, home)
+
+    def merged(self, current: str | None, hook: HookCommand) -> str:
+        text = current or ""
+        block.load(text)
+        body: list[str] = []
+        for event in EVENTS:
+            body += ["", f"[[hooks.{event}]]", "", f"[[hooks.{event}.hooks]]", 'type = "command"',
+                     f"command = {_toml(hook.shell)}", f"timeout = {TIMEOUT_SECONDS}"]
+        nl = _newline(current)
+        result = block.put(text, _HOOKS_LABEL, block.render(_HOOKS_LABEL, body, nl), top=False)
+        try:
+            data = block.load(result)
+        except InvalidInput as exc:
+            raise InvalidInput(f"adding the gitstore hooks would break the file: {exc}") from None
+        if _our_commands(data).count(hook.shell) != len(EVENTS):
+            raise InvalidInput("adding the gitstore hooks would not give one Stop and one PreCompact hook")
+        return result
+
+    def stripped(self, current: str) -> str | None:
+        block.load(current)
+        text = block.take(current, _HOOKS_LABEL, top=False)
+        if _our_commands(block.load(text)):
+            raise Refused("gitstore hooks stand outside the gitstore block; remove them by hand")
+        return None if text != current and not text.strip() else text
+
+    def commands(self, current: str) -> list[str]:
+        return _our_commands(block.load(current))
+
+    def notes(self, current: str) -> list[str]:
+        return _features_note(block.load(current))
+
+
+@dataclass(frozen=True)
+class CodexNotify:
+    """The legacy ``notify`` program, a root key at the top of the user's config.toml."""
+
+    name: str = "codex-notify"
+    refusals = {"project": "Codex documents `notify` in the user's config.toml only; use --scope user"}
+
+    @property
+    def scopes(self) -> tuple[str, ...]:
+        return ("user",)
+
+    def path(self, scope: str, repo_root: Path | None, home: Path) -> Path:
+        return _user(repo_root, home)
+
+    def merged(self, current: str | None, hook: HookCommand) -> str:
+        text = current or ""
+        data = block.load(text)
+        if block.find(text, _NOTIFY_LABEL) is None and "notify" in data:
+            raise Refused(f"notify already runs {data['notify']!r}; gitstore will not replace it "
+                          "(remove it, or use --harness codex)")
+        argv = HookCommand(hook.python, "codex").argv
+        rendered = block.render(_NOTIFY_LABEL, [f"notify = {_toml(argv)}"], _newline(current))
+        result = block.put(text, _NOTIFY_LABEL, rendered, top=True)
+        if block.load(result).get("notify") != argv:
+            raise InvalidInput("adding notify would not set it: the gitstore block is not at the top level")
+        return result
+
+    def stripped(self, current: str) -> str | None:
+        block.load(current)
+        text = block.take(current, _NOTIFY_LABEL, top=True)
+        return None if text != current and not text.strip() else text
+
+    def commands(self, current: str) -> list[list[str]]:
+        notify = block.load(current).get("notify")
+        if block.find(current, _NOTIFY_LABEL) is None or not isinstance(notify, list):
+            return []
+        ours = OUR_COMMAND.search(" ".join(str(part) for part in notify[1:4]))
+        return [notify] if ours else []
+
+    def notes(self, current: str) -> list[str]:
+        return []
+
+
+HOOKS = CodexHooks()
+NOTIFY = CodexNotify()

@@ -1,0 +1,248 @@
+"""Install, remove and check gitstore's capture hook in each harness's own configuration.
+
+Installing merges one entry into the harness's file and leaves everything else as it was:
+other settings, other hooks, their order, layout and comments. It is idempotent (a second
+install writes nothing), marks the entry as gitstore's so uninstalling removes exactly it, and
+refuses a file it cannot parse, leaving it untouched. Uninstalling what install added gives the
+original bytes back; a file install created is removed again, with the folders it made for it.
+
+The entry runs ``<python> -m gitstore.capture.agent_hook <harness>`` with the interpreter gitstore runs in, so
+it keeps working when gitstore is installed from a wheel (nothing points into a source tree).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gitstore.errors import GitstoreError, InvalidInput, UsageError
+from gitstore.capture.harnesses import HARNESSES, Harness, HookCommand, python_of
+
+SCOPES = ("project", "user")
+CHECK_SECONDS = 20.0
+
+
+@dataclass(frozen=True)
+class Report:
+    """What install or uninstall did to one harness's configuration."""
+
+    harness: str
+    scope: str
+    path: Path
+    action: str  # installed, updated, unchanged, removed, absent
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"harness": self.harness, "scope": self.scope, "path": str(self.path),
+                "action": self.action, "notes": list(self.notes)}
+
+
+@dataclass(frozen=True)
+class HookStatus:
+    """Whether gitstore's hook is in one harness's configuration, and whether it would run."""
+
+    harness: str
+    scope: str
+    path: Path
+    installed: bool
+    commands: tuple[str, ...] = ()
+    works: bool | None = None  # None when not installed
+    problems: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"harness": self.harness, "scope": self.scope, "path": str(self.path),
+                "installed": self.installed, "commands": list(self.commands), "works": self.works,
+                "problems": list(self.problems)}
+
+
+def harness_named(name: str) -> Harness:
+    try:
+        return HARNESSES[name]
+    except KeyError:
+        raise UsageError(f"unknown harness {name!r} (one of {', '.join(HARNESSES)})") from None
+
+
+def _target(harness: Harness, scope: str, repo_root: Path | None, home: Path) -> Path:
+    if scope not in SCOPES:
+        raise UsageError(f"unknown scope {scope!r} (one of {', '.join(SCOPES)})")
+    if scope not in harness.scopes:
+        raise UsageError(f"{harness.name} has no {scope} scope: {harness.refusals.get(scope, 'not offered')}")
+    return harness.path(scope, repo_root, home)
+
+
+def install(harness: str, scope: str, repo_root: Path | None, home: Path, *,
+            python: str | None = None) -> Report:
+    """Merge gitstore's hook into the harness's configuration for ``scope``."""
+    adapter = harness_named(harness)
+    path = _target(adapter, scope, repo_root, home)
+    current = _read(path)
+    hook = HookCommand(os.path.abspath(python or sys.executable), adapter.name)
+    new = _in_file(path, lambda: adapter.merged(current, hook))
+    notes = tuple(_in_file(path, lambda: adapter.notes(new))) + _tracked_note(scope, repo_root, path)
+    if new == current:
+        return Report(adapter.name, scope, path, "unchanged", notes)
+    _write(path, new)
+    return Report(adapter.name, scope, path, "installed" if current is None else "updated", notes)
+
+
+def _tracked_note(scope: str, repo_root: Path | None, path: Path) -> tuple[str, ...]:
+    """A project file git would commit carries this machine's interpreter path: say so."""
+    if scope != "project" or repo_root is None:
+        return ()
+    import pygit2
+
+    try:
+        relative = path.relative_to(repo_root).as_posix()
+        if pygit2.Repository(str(repo_root)).path_is_ignored(relative):
+            return ()
+    except (ValueError, pygit2.GitError):
+        return ()
+    return (f"{relative} is not ignored by git, but its hook names a Python on this machine: "
+            "other clones run their own `gitstore hooks install`",)
+
+
+def uninstall(harness: str, scope: str, repo_root: Path | None, home: Path) -> Report:
+    """Take gitstore's hook out of the harness's configuration for ``scope``."""
+    adapter = harness_named(harness)
+    path = _target(adapter, scope, repo_root, home)
+    current = _read(path)
+    if current is None:
+        return Report(adapter.name, scope, path, "absent")
+    new = _in_file(path, lambda: adapter.stripped(current))
+    if new == current:
+        return Report(adapter.name, scope, path, "absent")
+    if new is None:
+        path.unlink()
+        _prune(path.parent, {home, home / ".config", *([repo_root] if repo_root else [])})
+    else:
+        _write(path, new)
+    return Report(adapter.name, scope, path, "removed")
+
+
+def status(repo_root: Path | None, home: Path, *, check: bool = True) -> list[HookStatus]:
+    """For every harness and scope (project ones only inside a repository): is it installed, works it."""
+    results = []
+    checked: dict[str, str | None] = {}
+    for adapter in HARNESSES.values():
+        for scope in adapter.scopes:
+            if scope == "project" and repo_root is None:
+                continue
+            results.append(_status_of(adapter, scope, repo_root, home, checked if check else None))
+    return results
+
+
+def _status_of(adapter: Harness, scope: str, repo_root: Path | None, home: Path,
+               checked: dict[str, str | None] | None) -> HookStatus:
+    path = adapter.path(scope, repo_root, home)
+    try:
+        current = _read(path)
+        if current is None:
+            return HookStatus(adapter.name, scope, path, False)
+        commands = adapter.commands(current)
+        notes = adapter.notes(current)
+    except InvalidInput as exc:
+        return HookStatus(adapter.name, scope, path, False, works=False, problems=(f"cannot parse: {exc}",))
+    if not commands:
+        return HookStatus(adapter.name, scope, path, False)
+    shown = tuple(c if isinstance(c, str) else " ".join(c) for c in commands)
+    problems = list(notes)
+    for command in commands:
+        problem = _problem_of(python_of(command), checked)
+        if problem and problem not in problems:
+            problems.append(problem)
+    return HookStatus(adapter.name, scope, path, True, shown, not problems, tuple(problems))
+
+
+def _problem_of(python: str | None, checked: dict[str, str | None] | None) -> str | None:
+    """Why the installed command would not capture, or None when it would."""
+    if not python:
+        return "the command names no program"
+    if not (os.path.isfile(python) and os.access(python, os.X_OK)):
+        return f"{python} is not an executable file"
+    if checked is None:
+        return None
+    if python not in checked:
+        checked[python] = dry_run(python)
+    return checked[python]
+
+
+def dry_run(python: str) -> str | None:
+    """Run ``python -m gitstore.capture.agent_hook --check``: None when the capture entry point is ready."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    try:
+        done = subprocess.run([python, "-P", "-m", "gitstore.capture.agent_hook", "--check"], capture_output=True, text=True,
+                              timeout=CHECK_SECONDS, env=env, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return f"the dry run took longer than {CHECK_SECONDS:g} s"
+    except OSError as exc:
+        return f"cannot run {python}: {exc.strerror}"
+    if done.returncode == 0:
+        return None
+    lines = done.stderr.strip().splitlines()
+    return lines[-1].removeprefix("gitstore.capture.agent_hook: ") if lines else f"the dry run exited with {done.returncode}"
+
+
+# -- files ----------------------------------------------------------------------------------
+
+def _in_file(path: Path, action: Any) -> Any:
+    """Run an adapter step; its refusals name the file and say it was left as it was."""
+    try:
+        return action()
+    except UsageError:
+        raise
+    except GitstoreError as exc:
+        raise type(exc)(f"{path}: {exc}; left untouched") from None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise InvalidInput(f"{path}: is a directory") from None
+    except OSError as exc:
+        raise InvalidInput(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{path}: not UTF-8 text; left untouched") from None
+
+
+def _write(path: Path, text: str) -> None:
+    """Replace the file atomically, through a symbolic link if it is one, keeping its mode."""
+    target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask()
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".gitstore", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(text.encode("utf-8"))
+        os.chmod(temp, mode)
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _prune(folder: Path, keep: set[Path]) -> None:
+    """Remove the folders install made for a file it created, up to (never) the ones in ``keep``."""
+    kept = {k.resolve() for k in keep}
+    folder = folder.resolve()
+    while folder not in kept and any(k in folder.parents for k in kept):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent

@@ -1,0 +1,414 @@
+"""Review import: GitHub pull-request review comments become episodes and events.
+
+Input is either webhook deliveries (``pull_request_review_comment``, ``pull_request_review``,
+``pull_request_review_thread``, ``issue_comment``; one payload, a JSON array of them, or a folder
+of ``*.json`` files) or a REST snapshot::
+
+    {"format": "gitstore.github-snapshot/1", "repository": "acme/widgets", "pullRequest": 42,
+     "head": {"ref": "feature/retry", "sha": "<40 hex>"},
+     "responses": [{"collection": "pull-comments", "page": 1,
+                    "link": "<...&page=2>; rel=\\"next\\", <...&page=3>; rel=\\"last\\"",
+                    "body": [<comment>, ...]}, ...]}
+
+``responses`` holds each list response of ``pulls/N/comments`` (``pull-comments``),
+``pulls/N/reviews`` (``reviews``) and ``issues/N/comments`` (``issue-comments``) with its
+``Link`` header (``""`` on a single page). Every page must carry its link header; contradictory
+pagination (a page claiming a different last page, a next link that skips, the same page twice
+with different bodies) is refused. Missing pages make the import incomplete, naming the spans.
+
+Each review thread (a root comment and its replies) becomes one episode pinned to repository,
+pull request, branch and commit; comments, edits, status changes and deletions become
+append-only events (an edit supersedes the version before it, a deletion retracts the comment).
+Reviewer names and avatars are dropped; people are ``github:<user id>``. Texts are screened by
+the safety scanner: quarantined comments are skipped and counted, secrets are redacted. Events
+already stored are skipped, so re-importing an old snapshot never restores removed text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gitstore.records.canonical import canonicalize, parse_json, sha256_digest
+from gitstore.records.times import normalize_time
+from gitstore.records.contracts import seal
+from gitstore.errors import InvalidInput, Refused
+from gitstore.records.ids import episode_id, event_id
+from gitstore.ops._context import Context, now
+from gitstore.rules.view import View
+from gitstore.safety.scanner import default_scanner
+
+COLLECTIONS = ("pull-comments", "reviews", "issue-comments")
+_LINK = re.compile(r'<[^>]*[?&]page=(\d+)[^>]*>;\s*rel="(next|last|prev|first)"')
+
+
+@dataclass
+class ImportReport:
+    """What an import stored and whether its window is complete."""
+
+    record: dict[str, Any]
+    episodes: int = 0
+    events: int = 0
+    skipped: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"import": self.record["digest"], "complete": self.record["complete"],
+                "missing": self.record["missing"], "counts": self.record["counts"],
+                "episodes": self.episodes, "events": self.events, "removedText": self.removed}
+
+
+def load_snapshot(path: Path) -> tuple[str, list[dict[str, Any]] | dict[str, Any], bytes]:
+    """``("github-webhook", [payloads])`` or ``("github-rest", snapshot)``, with canonical bytes."""
+    if path.is_dir():
+        payloads = [_read_json(p) for p in sorted(path.rglob("*.json"))]
+        if not payloads:
+            raise InvalidInput(f"{path}: no *.json webhook deliveries in this folder")
+        return "github-webhook", payloads, canonicalize(payloads)
+    data = _read_json(path)
+    if isinstance(data, dict) and data.get("format") == "gitstore.github-snapshot/1":
+        return "github-rest", data, canonicalize(data)
+    payloads = data if isinstance(data, list) else [data]
+    if not all(isinstance(p, dict) and "action" in p and "repository" in p for p in payloads):
+        raise InvalidInput(f"{path}: neither a gitstore GitHub snapshot nor webhook deliveries")
+    return "github-webhook", payloads, canonicalize(payloads)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return parse_json(path.read_bytes())
+    except OSError as exc:
+        raise InvalidInput(f"{path}: cannot read ({exc.strerror})") from None
+    except InvalidInput as exc:
+        raise InvalidInput(f"{path}: {exc}") from None
+
+
+# -- pagination ---------------------------------------------------------------------------------
+
+def check_pages(responses: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Pages seen and missing spans; refuses contradictory pagination."""
+    pages: list[dict[str, Any]] = []
+    missing: list[dict[str, Any]] = []
+    for collection in COLLECTIONS:
+        mine = [r for r in responses if r.get("collection") == collection]
+        if not mine:
+            missing.append({"collection": collection, "from": 1, "to": None})
+            continue
+        last, seen = _collection_pages(collection, mine)
+        pages.extend({"collection": collection, "page": n, "count": len(seen[n]["body"]), "last": n == last}
+                     for n in sorted(seen))
+        missing.extend(_spans(collection, seen, last))
+    unknown = {r.get("collection") for r in responses} - set(COLLECTIONS)
+    if unknown:
+        raise Refused(f"snapshot names unknown collections: {', '.join(sorted(map(str, unknown)))}")
+    return pages, missing
+
+
+def _collection_pages(collection: str, responses: list[dict[str, Any]]) -> tuple[int, dict[int, dict[str, Any]]]:
+    seen: dict[int, dict[str, Any]] = {}
+    lasts: set[int] = set()
+    for response in responses:
+        page, link, body = response.get("page"), response.get("link"), response.get("body")
+        if not isinstance(page, int) or page < 1 or not isinstance(body, list):
+            raise Refused(f"{collection}: every response needs a page number and a list body")
+        if not isinstance(link, str):
+            raise Refused(f"{collection} page {page} has no link header; completeness cannot be judged")
+        rels = {rel: int(n) for n, rel in _LINK.findall(link)}
+        if "next" in rels and rels["next"] != page + 1:
+            raise Refused(f"{collection} page {page} links next to page {rels['next']}: contradictory pagination")
+        lasts.add(rels.get("last", page) if "next" in rels else page)
+        if "next" not in rels and "last" in rels and rels["last"] != page:
+            raise Refused(f"{collection} page {page} has no next page but names last page {rels['last']}")
+        if page in seen and seen[page]["body"] != body:
+            raise Refused(f"{collection} page {page} appears twice with different items")
+        seen[page] = response
+    if len(lasts) != 1:
+        raise Refused(f"{collection} pages disagree on the last page ({sorted(lasts)}): contradictory pagination")
+    last = lasts.pop()
+    if max(seen) > last:
+        raise Refused(f"{collection} has page {max(seen)} beyond its last page {last}")
+    return last, seen
+
+
+def _spans(collection: str, seen: dict[int, Any], last: int) -> list[dict[str, Any]]:
+    spans, start = [], None
+    for n in range(1, last + 1):
+        if n not in seen and start is None:
+            start = n
+        if n in seen and start is not None:
+            spans.append({"collection": collection, "from": start, "to": n - 1})
+            start = None
+    if start is not None:
+        spans.append({"collection": collection, "from": start, "to": last})
+    return spans
+
+
+# -- building records ---------------------------------------------------------------------------
+
+class _Builder:
+    """Turns GitHub objects into episodes and events, skipping what is stored already."""
+
+    def __init__(self, ctx: Context, view: View, repository: str) -> None:
+        self.ctx, self.view, self.repository = ctx, view, repository
+        self.records: dict[str, dict[str, Any]] = {}
+        self.counts = dict.fromkeys(("comments", "edits", "deletions", "reviews", "episodes", "events", "skipped"), 0)
+        self.deleted: list[str] = []
+        self.versions: dict[str, dict[str, Any]] = {}
+        self.retracted = {
+            (e.get("payload") or e.get("redaction") or {}).get("sourceId")
+            for e in view.events.values() if e["type"] == "retraction"
+        }
+        for event in view.events.values():
+            source = (event.get("payload") or event.get("redaction") or {}).get("sourceId")
+            if source and event["type"] in ("comment", "edit"):
+                known = self.versions.get(source)
+                if known is None or (event["at"], event["id"]) > (known["at"], known["id"]):
+                    self.versions[source] = event
+
+    def episode(self, ref: str, pr: int | None, head: dict[str, Any] | None, commit: str | None,
+                title: str, at: str) -> str:
+        source = {"kind": "review-thread", "origin": "github", "ref": ref}
+        eid = episode_id(self.ctx.scope, source)
+        if eid not in self.view.episodes and eid not in self.records:
+            self.records[eid] = seal({
+                "schema": "gitstore.episode/v1", "scope": self.ctx.scope, "id": eid, "source": source,
+                "pin": {"repository": self.ctx.scope, "pullRequest": pr,
+                        "branch": (head or {}).get("ref") or None, "commit": _sha(commit or (head or {}).get("sha"))},
+                "title": self._screen(title, 200) or None, "startedAt": at, "capture": "complete",
+                "mode": "review", "grants": self._grants(at),
+            })
+            self.counts["episodes"] += 1
+        return eid
+
+    def event(self, episode: str, type_: str, key: str, at: str, author: str, parent: str | None,
+              payload: dict[str, Any]) -> dict[str, Any] | None:
+        eid = event_id(episode, key)
+        if eid in self.view.events:
+            return self.view.events[eid]
+        if eid in self.records:
+            return self.records[eid]
+        record = seal({
+            "schema": "gitstore.event/v1", "scope": self.ctx.scope, "id": eid, "episode": episode,
+            "type": type_, "seq": sum(1 for r in self.records.values() if r.get("episode") == episode),
+            "at": at, "author": author, "parentEventId": parent, "payload": payload,
+        })
+        self.records[eid] = record
+        self.counts["events"] += 1
+        return record
+
+    def comment(self, comment: dict[str, Any], pr: int | None, head: dict[str, Any] | None,
+                previous_body: str | None = None, thread_key: str = "github:comment") -> dict[str, Any] | None:
+        source_id = f"github:comment:{comment['id']}"
+        if source_id in self.retracted:  # deleted at its source: later deliveries add no text
+            self.counts["skipped"] += 1
+            return None
+        root = comment.get("in_reply_to_id") or comment["id"]
+        created, updated = _at(comment.get("created_at")), _at(comment.get("updated_at") or comment.get("created_at"))
+        root_source = f"github:comment:{root}"
+        episode = self._episode_of(root_source) or self.episode(
+            f"{thread_key}:{root}", pr, head, comment.get("commit_id"), comment.get("body", "")[:200], created)
+        author = _person(comment)
+        known = self.versions.get(source_id)
+        if known is None and previous_body is not None and updated != created:
+            known = self._version(episode, comment, previous_body, created, None, author)
+        if known is not None and known["at"] >= updated:
+            return known
+        # the text is as written at updated_at: that is the time consent is judged by
+        return self._version(episode, comment, comment.get("body", ""), updated,
+                             known["id"] if known else None, author)
+
+    def _version(self, episode: str, comment: dict[str, Any], body: str, at: str, parent: str | None,
+                 author: str) -> dict[str, Any] | None:
+        text = self._screen(body, 20000)
+        if text is None:
+            self.counts["skipped"] += 1
+            return None
+        payload: dict[str, Any] = {"text": text, "sourceId": f"github:comment:{comment['id']}"}
+        if comment.get("path"):
+            payload["path"] = comment["path"]
+        if isinstance(comment.get("line"), int) and comment["line"] > 0:
+            payload["line"] = comment["line"]
+        type_ = "edit" if parent else "comment"
+        record = self.event(episode, type_, f"comment:{comment['id']}:{at}", at, author, parent, payload)
+        if record is not None:
+            self.counts["edits" if parent else "comments"] += 1
+            self.versions[payload["sourceId"]] = record
+        return record
+
+    def delete(self, comment: dict[str, Any]) -> None:
+        source_id = f"github:comment:{comment['id']}"
+        known = self.versions.get(source_id)
+        if known is None:
+            return
+        at = _at(comment.get("updated_at") or comment.get("created_at"))
+        self.event(known["episode"], "retraction", f"delete:{comment['id']}", at, _person(comment), known["id"],
+                   {"text": "", "sourceId": source_id})
+        self.counts["deletions"] += 1
+        self.deleted.append(source_id)
+        self.retracted.add(source_id)
+
+    def status(self, episode: str, key: str, at: str, author: str, state: str, parent: str | None) -> None:
+        self.event(episode, "status", key, at, author, parent, {"state": state})
+
+    def _episode_of(self, root_source: str) -> str | None:
+        known = self.versions.get(root_source)
+        return known["episode"] if known else None
+
+    def _screen(self, text: str, limit: int) -> str | None:
+        result = default_scanner().scan(text or "")
+        if result.quarantined:
+            return None
+        return result.text[:limit]
+
+    def _grants(self, at: str) -> list[str]:
+        return [d for d, g in self.view.grants.items()
+                if "review-thread" in g["sources"] and g["from"] <= at and (g["until"] is None or at <= g["until"])][:64]
+
+
+def _person(obj: dict[str, Any]) -> str:
+    user = obj.get("user") or {}
+    return f"github:{user['id']}" if isinstance(user.get("id"), int) else "github:unknown"
+
+
+def _at(value: Any) -> str:
+    if not isinstance(value, str):
+        raise InvalidInput(f"GitHub object has no usable time ({value!r})")
+    return normalize_time(value)
+
+
+def _sha(value: Any) -> str | None:
+    return value if isinstance(value, str) and re.fullmatch(r"[0-9a-f]{40}", value) else None
+
+
+# -- the two sources ------------------------------------------------------------------------------
+
+def _from_webhook(builder: _Builder, payload: dict[str, Any]) -> None:
+    action = payload.get("action")
+    pr_obj = payload.get("pull_request") or {}
+    pr = pr_obj.get("number") if isinstance(pr_obj.get("number"), int) else None
+    head = pr_obj.get("head")
+    if "thread" in payload:
+        comments = payload["thread"].get("comments") or []
+        roots = [c for c in comments if not c.get("in_reply_to_id")] or comments[:1]
+        if roots:
+            episode = builder._episode_of(f"github:comment:{roots[0]['id']}") or builder.episode(
+                f"github:comment:{roots[0]['id']}", pr, head, roots[0].get("commit_id"), "", _at(roots[0]["created_at"]))
+            state = "resolved" if action == "resolved" else "open"
+            at = _at(pr_obj.get("updated_at") or roots[0]["updated_at"])
+            builder.status(episode, f"thread:{roots[0]['id']}:{action}:{at}", at, _person(payload.get("sender") or {}), state, None)
+        return
+    if "review" in payload:
+        review = payload["review"]
+        at = _at(review.get("submitted_at"))
+        episode = builder.episode(f"github:review:{review['id']}", pr, head, review.get("commit_id"),
+                                  review.get("body") or "", at)
+        builder.counts["reviews"] += 1
+        body = None
+        if review.get("body"):
+            body = builder.comment({**review, "id": f"review-{review['id']}", "created_at": at, "updated_at": at},
+                                   pr, head, thread_key="github:review-body")
+        state = "dismissed" if action == "dismissed" else str(review.get("state", "commented")).lower().replace("_", "-")
+        if state not in ("approved", "changes-requested", "commented", "dismissed"):
+            state = "commented"
+        builder.status(episode, f"review:{review['id']}:{state}", at, _person(review), state,
+                       body["id"] if body else None)
+        return
+    comment = payload.get("comment")
+    if not isinstance(comment, dict):
+        builder.counts["skipped"] += 1
+        return
+    if "issue" in payload:
+        issue = payload["issue"]
+        pr = issue.get("number") if issue.get("pull_request") is not None or pr is None else pr
+        if action == "deleted":
+            builder.delete(comment)
+        else:
+            previous = (payload.get("changes") or {}).get("body", {}).get("from")
+            builder.comment(comment, pr, head, previous, thread_key="github:issue-comment")
+        return
+    if action == "deleted":
+        builder.delete(comment)
+    else:
+        previous = (payload.get("changes") or {}).get("body", {}).get("from")
+        builder.comment(comment, pr, head, previous)
+
+
+def _from_rest(builder: _Builder, snapshot: dict[str, Any], remove_deleted: bool, complete: bool) -> None:
+    pr = snapshot.get("pullRequest")
+    head = snapshot.get("head")
+    responses = snapshot.get("responses", [])
+    for collection in COLLECTIONS:
+        for response in sorted((r for r in responses if r.get("collection") == collection), key=lambda r: r["page"]):
+            for item in response["body"]:
+                if not isinstance(item, dict) or "id" not in item:
+                    builder.counts["skipped"] += 1
+                    continue
+                if collection == "pull-comments":
+                    builder.comment(item, pr, head)
+                elif collection == "issue-comments":
+                    builder.comment(item, pr, head, thread_key="github:issue-comment")
+                else:
+                    _from_webhook(builder, {"action": "submitted", "review": item,
+                                            "pull_request": {"number": pr, "head": head}})
+    if remove_deleted and complete:
+        present = {f"github:comment:{c['id']}" for r in responses if r.get("collection") == "pull-comments"
+                   for c in r["body"] if isinstance(c, dict)}
+        for source_id, version in list(builder.versions.items()):
+            episode = builder.view.episodes.get(version["episode"]) or builder.records.get(version["episode"])
+            if source_id.startswith("github:comment:") and source_id[15:].isdigit() and source_id not in present \
+                    and episode and episode["pin"]["pullRequest"] == pr:
+                builder.delete({"id": int(source_id[15:]), "updated_at": version["at"], "user": {}})
+
+
+def import_reviews(ctx: Context, path: Path, by: str, *, remove_deleted: bool = False) -> ImportReport:
+    """Import a snapshot as one atomic append (episodes, events, the import record, audit)."""
+    source, data, canonical = load_snapshot(path)
+    view = ctx.view()
+    repository = _repository(source, data)
+    if not ctx.scope.endswith("/" + repository.lower()) and not ctx.scope.lower().endswith("/" + repository.lower()):
+        raise Refused(f"snapshot is for {repository}, this repository is {ctx.scope}")
+    builder = _Builder(ctx, view, repository)
+    if source == "github-rest":
+        assert isinstance(data, dict)
+        pages, missing = check_pages(data.get("responses", []))
+        _from_rest(builder, data, remove_deleted, not missing)
+        pr = data.get("pullRequest") if isinstance(data.get("pullRequest"), int) else None
+    else:
+        assert isinstance(data, list)
+        for payload in data:
+            _from_webhook(builder, payload)
+        pages = [{"collection": "webhook", "page": n + 1, "count": 1, "last": n + 1 == len(data)} for n in range(len(data))]
+        missing = [{"collection": "pull-comments", "from": 1, "to": None}]  # deliveries never prove a window
+        pr = next((p["pull_request"]["number"] for p in data if isinstance(p.get("pull_request"), dict)), None)
+    record = seal({
+        "schema": "gitstore.import/v1", "scope": ctx.scope, "source": source, "repository": repository,
+        "pullRequest": pr, "snapshot": sha256_digest(canonical), "pages": pages[:10000],
+        "complete": not missing, "missing": missing, "counts": builder.counts,
+        "removeDeleted": remove_deleted, "by": by, "at": now(),
+    })
+    ctx.write([*builder.records.values(), record], "import", by, [record["digest"]])
+    report = ImportReport(record, builder.counts["episodes"], builder.counts["events"])
+    if remove_deleted and builder.deleted:
+        from gitstore.ops.redact import redact
+
+        for source_id in builder.deleted:
+            redact(ctx, source_id, by, "deleted at its source")
+            report.removed.append(source_id)
+    return report
+
+
+def _repository(source: str, data: Any) -> str:
+    if source == "github-rest":
+        name = data.get("repository")
+    else:
+        names = {p["repository"].get("full_name") for p in data if isinstance(p.get("repository"), dict)}
+        if len(names) != 1:
+            raise Refused(f"deliveries name {len(names)} repositories; import one repository at a time")
+        name = names.pop()
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9._-]+/[A-Za-z0-9._-]+", name):
+        raise InvalidInput(f"snapshot names no owner/name repository ({name!r})")
+    return name
+
+

@@ -1,0 +1,411 @@
+"""Capture: agent sessions become a SessionEnvelope, a CaptureReceipt and an episode.
+
+The receipt says what was observed and what was unavailable; a degraded capture says why and
+its episode is marked degraded, never equivalent evidence. Normalization screens every text
+with the safety scanner (quarantined text is never stored, secrets are redacted), bounds it,
+and pins the episode to scope, branch and commit. Ids and content come only from the session's
+own events, never from the time of capture, so replaying the same events (live, after a
+disconnect, after a restart) yields the same episode and events, which the store then keeps once.
+
+Modes: ``summary`` (default: task, outcome, files touched, commands and test results),
+``transcript`` (opt-in: bounded, redacted turns as well), ``hybrid`` (both).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from gitstore.records.times import now as now_time
+from gitstore.records.times import normalize_time, parse_time
+from gitstore.config import Workspace, git_ignores
+from gitstore.records.contracts import seal
+from gitstore.errors import GitstoreError, InvalidInput, Refused
+from gitstore.records.ids import episode_id, event_id
+from gitstore.ops._context import Context
+from gitstore.safety.scanner import default_scanner
+from gitstore.capture.transcripts import Transcript, parse_transcript
+
+MODES = ("summary", "transcript", "hybrid")
+HARNESSES = ("claude-code", "codex", "gemini-cli", "opencode")
+SUMMARY_CHARS = 2000
+TURN_CHARS = 4000
+MAX_COMMANDS = 200
+MAX_TURNS = 2000
+EPOCH = "1970-01-01T00:00:00.000000Z"
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+
+
+@dataclass(frozen=True)
+class HookInput:
+    """What a harness hook reported, whatever its harness calls the fields."""
+
+    harness: str
+    event: str
+    session: str | None
+    transcript: Path | None
+    cwd: Path
+    version: str | None = None
+
+    @classmethod
+    def from_payload(cls, harness: str, payload: dict[str, Any], cwd: str) -> HookInput:
+        if harness not in HARNESSES:
+            raise InvalidInput(f"unknown harness {harness!r} (one of {', '.join(HARNESSES)})")
+        session = _first(payload, "session_id", "sessionId", "sessionID", "thread-id", "thread_id")
+        event = _first(payload, "hook_event_name", "event", "type") or "notify"
+        path = _first(payload, "transcript_path", "transcriptPath", "transcript", "rollout_path")
+        where = Path(_first(payload, "cwd") or cwd)
+        transcript = Path(path).expanduser() if path else None
+        if transcript is None and harness == "codex" and session:
+            transcript = _codex_rollout(session)
+        version = _first(payload, "version", "harness_version")
+        return cls(harness, _token(event, 64), session, transcript, where, version)
+
+
+def _first(payload: dict[str, Any], *keys: str) -> str | None:
+    for key in keys:
+        value = payload.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def _token(value: str, size: int) -> str:
+    cleaned = "".join(c if c.isalnum() or c in "._-" else "-" for c in value)[:size]
+    return cleaned if cleaned and cleaned[0].isalpha() else "x" + cleaned[: size - 1]
+
+
+def _codex_rollout(thread: str) -> Path | None:
+    home = Path(os.environ.get("CODEX_HOME", Path.home() / ".codex")) / "sessions"
+    if not home.is_dir():
+        return None
+    matches = sorted(home.rglob(f"rollout-*{thread}*.jsonl"))
+    return matches[-1] if matches else None
+
+
+@dataclass
+class Capture:
+    """The records one capture writes, and what it counted."""
+
+    envelope: dict[str, Any]
+    receipt: dict[str, Any]
+    episode: dict[str, Any] | None
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    def records(self) -> list[dict[str, Any]]:
+        return [self.envelope, *([self.episode] if self.episode else []), *self.events, self.receipt]
+
+
+@dataclass
+class _Screen:
+    """Runs every text through the scanner and counts what it withheld and redacted."""
+
+    quarantined: int = 0
+    redactions: int = 0
+
+    def text(self, value: str, limit: int) -> str | None:
+        # terminal colour codes in tool output are formatting, not hidden text: drop them first
+        result = default_scanner().scan(_ANSI.sub("", value))
+        if result.quarantined:
+            self.quarantined += 1
+            return None
+        self.redactions += result.redactions
+        text = result.text
+        return text if len(text) <= limit else text[: limit - 20] + " [gitstore: cut]"
+
+
+def capture_from_hook(harness: str, payload: dict[str, Any], cwd: str) -> Capture | None:
+    """The hook entry point: capture into the repository around ``cwd`` if gitstore is set up."""
+    hook = HookInput.from_payload(harness, payload, cwd)
+    try:
+        ctx = Context.open(str(hook.cwd))
+    except GitstoreError:
+        return None  # not a gitstore repository: nothing to do
+    return capture(ctx, hook, configured_mode(ctx.workspace))
+
+
+def configured_mode(workspace: Workspace) -> str:
+    """The capture mode from okf/.memory/config.json (``"capture": {"mode": ...}``), else summary."""
+    try:
+        data = json.loads((workspace.state / "config.json").read_text(encoding="utf-8"))
+        mode = data.get("capture", {}).get("mode", "summary")
+    except (OSError, ValueError, AttributeError):
+        return "summary"
+    return mode if mode in MODES else "summary"
+
+
+def capture(ctx: Context, hook: HookInput, mode: str = "summary") -> Capture:  # noqa: D401
+    """Write the envelope, receipt, episode and events of one hook call, as one local append."""
+    _refuse_unignored(ctx.workspace)
+    transcript, problem = _read(hook)
+    result = build(ctx, hook, transcript, problem, mode)
+    ctx.store.append(result.records(), namespace="local")
+    return result
+
+
+def import_transcript(ctx: Context, path: Path, harness: str | None = None, mode: str = "summary") -> Capture:
+    """Backfill: capture a transcript file as if its session had just ended.
+
+    A readable file in a format gitstore does not understand still gets an envelope and a
+    degraded receipt (``unknown-schema-version``, every line unknown), so a backfill records
+    what it saw and could not use instead of failing.
+    """
+    _refuse_unignored(ctx.workspace)
+    path = Path(path)
+    try:
+        transcript = parse_transcript(path, harness)
+    except InvalidInput:
+        if not path.is_file():
+            raise
+        return _unreadable(ctx, path, harness, mode)
+    hook = HookInput(transcript.harness, "import", transcript.session, path, ctx.workspace.root, transcript.version)
+    result = build(ctx, hook, transcript, None, mode)
+    ctx.store.append(result.records(), namespace="local")
+    return result
+
+
+def _unreadable(ctx: Context, path: Path, harness: str | None, mode: str) -> Capture:
+    try:
+        lines = sum(1 for line in path.read_bytes().splitlines() if line.strip())
+    except OSError as exc:
+        raise InvalidInput(f"{path}: cannot read ({exc.strerror})") from None
+    hook = HookInput(harness or "manual", "import", None, path, ctx.workspace.root)
+    result = build(ctx, hook, None, "unknown-schema-version", mode)
+    result.receipt = seal({**{k: v for k, v in result.receipt.items() if k != "digest"},
+                           "lines": {"total": lines, "parsed": 0, "unknown": lines, "malformed": 0, "quarantined": 0}})
+    ctx.store.append(result.records(), namespace="local")
+    return result
+
+
+def _refuse_unignored(workspace: Workspace) -> None:
+    if not git_ignores(workspace.root, workspace.state):
+        raise Refused(f"{workspace.state} is not ignored by git (after following links); capture writes nothing there")
+
+
+def _read(hook: HookInput) -> tuple[Transcript | None, str | None]:
+    if hook.transcript is None:
+        return None, "transcript-missing"
+    if not hook.transcript.is_file():
+        return None, "transcript-missing"
+    try:
+        return parse_transcript(hook.transcript, hook.harness), None
+    except InvalidInput:
+        return None, "transcript-unreadable"
+
+
+def build(ctx: Context, hook: HookInput, transcript: Transcript | None, problem: str | None,
+          mode: str) -> Capture:
+    """The records of one capture (not yet written)."""
+    if mode not in MODES:
+        raise InvalidInput(f"unknown capture mode {mode!r} (one of {', '.join(MODES)})")
+    captured_at = now_time()
+    envelope = _envelope(ctx, hook, transcript, mode, captured_at)
+    screen = _Screen()
+    reasons: list[str] = [problem] if problem else []
+    episode, events = None, []
+    if transcript is not None:
+        episode, events = _episode(ctx, hook, transcript, mode, screen, reasons)
+    return Capture(envelope, _receipt(ctx, envelope, episode, transcript, screen, reasons), episode, events)
+
+
+def _envelope(ctx: Context, hook: HookInput, transcript: Transcript | None, mode: str, at: str) -> dict[str, Any]:
+    head = _head(ctx.workspace.repo)
+    info = None
+    available = []
+    if hook.transcript is not None and hook.transcript.is_file():
+        data = hook.transcript.read_bytes() if hook.transcript.stat().st_size < (256 << 20) else b""
+        info = {"name": hook.transcript.name[:255], "sha256": "sha256:" + hashlib.sha256(data).hexdigest(),
+                "bytes": hook.transcript.stat().st_size}
+        available.append("transcript")
+    if head is not None:
+        available.append("revision")
+    session = hook.session or (transcript.session if transcript else None) or "unknown"
+    return seal({
+        "schema": "gitstore.envelope/v1", "scope": ctx.scope, "harness": hook.harness,
+        "harnessVersion": ((hook.version or (transcript.version if transcript else None) or "")[:64] or None),
+        "event": hook.event, "session": "".join(session.split())[:200] or "unknown",
+        "worktree": None, "branch": _branch(ctx.workspace.repo), "revision": head,
+        "transcript": info, "available": available, "mode": mode, "capturedAt": at,
+    })
+
+
+def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, screen: _Screen,
+             reasons: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    session = transcript.session or hook.session or transcript_key(hook)
+    source = {"kind": "agent-session", "origin": hook.harness, "ref": "".join(session.split())[:200] or "unknown"}
+    eid = episode_id(ctx.scope, source)
+    started = _time(transcript.started_at) or _first_turn_time(transcript) or EPOCH
+    ended = _time(transcript.ended_at) or started
+    commit = _commit_at(ctx.workspace.repo, ended)
+    if commit is None:
+        reasons.append("revision-unknown")
+    agent = f"agent:{hook.harness}"
+    events: list[dict[str, Any]] = []
+
+    def add(key: str, at: str | None, author: str, payload: dict[str, Any]) -> None:
+        events.append(seal({
+            "schema": "gitstore.event/v1", "scope": ctx.scope, "id": event_id(eid, key), "episode": eid,
+            "type": "observation", "seq": len(events), "at": at or started, "author": author,
+            "parentEventId": None, "payload": payload,
+        }))
+
+    user_turns = [t for t in transcript.turns if t.role == "user" and t.text.strip()]
+    task = screen.text(user_turns[0].text, SUMMARY_CHARS // 2) if user_turns else None
+    outcome_turns = [t for t in transcript.turns if t.role == "assistant" and t.text.strip()]
+    outcome = screen.text(outcome_turns[-1].text, SUMMARY_CHARS // 2) if outcome_turns else None
+    if mode in ("summary", "hybrid"):
+        files = [f for f in (_relative(p, transcript.cwd) for p in transcript.files_touched) if f][:200]
+        summary = {"role": "summary", "text": f"Task: {task or '[not captured]'}\nOutcome: {outcome or '[not captured]'}"}
+        if files:
+            summary["files"] = list(dict.fromkeys(files))
+        last = transcript.turns[-1].key if transcript.turns else "none"
+        add(f"summary:{len(transcript.turns)}:{last}", ended, agent, summary)
+        tests = dict(transcript.tests)
+        for index, command in enumerate(transcript.commands[:MAX_COMMANDS]):
+            text = screen.text(command, 2000)
+            if text is None:
+                continue
+            payload: dict[str, Any] = {"role": "tool", "command": text}
+            if command in tests:
+                payload["exitCode"] = 0 if tests[command] else 1
+                payload["text"] = "test run passed" if tests[command] else "test run failed"
+            add(f"command:{index}:{command[:200]}", ended, agent, payload)
+    if mode in ("transcript", "hybrid"):
+        for turn in transcript.turns[:MAX_TURNS]:
+            text = screen.text(turn.text, TURN_CHARS) if turn.text.strip() else None
+            if text is None:
+                continue
+            author = agent if turn.role != "user" else "user:local"
+            add(f"turn:{turn.key}", _time(turn.at), author, {"role": turn.role, "text": text})
+    degraded = _degradation(transcript, screen, reasons)
+    title = screen.text((task or "agent session").splitlines()[0], 200) if task else None
+    episode = seal({
+        "schema": "gitstore.episode/v1", "scope": ctx.scope, "id": eid, "source": source,
+        "pin": {"repository": ctx.scope, "pullRequest": None, "branch": (transcript.branch or None),
+                "commit": commit},
+        "title": title, "startedAt": started, "capture": "degraded" if degraded else "complete",
+        "mode": mode, "grants": _grants(ctx, started),
+    })
+    return episode, events
+
+
+def transcript_key(hook: HookInput) -> str:
+    """A session key for a transcript without a session id: its file name."""
+    return "file:" + (hook.transcript.name if hook.transcript else "unknown")
+
+
+def _degradation(transcript: Transcript, screen: _Screen, reasons: list[str]) -> bool:
+    if transcript.counts.unknown or transcript.counts.malformed:
+        reasons.append("lines-skipped")
+    if transcript.turns_dropped or any(t.truncated for t in transcript.turns):
+        reasons.append("truncated")
+    if screen.quarantined:
+        reasons.append("quarantined")
+    return bool(reasons)
+
+
+def _receipt(ctx: Context, envelope: dict[str, Any], episode: dict[str, Any] | None,
+             transcript: Transcript | None, screen: _Screen, reasons: list[str]) -> dict[str, Any]:
+    counts = transcript.counts if transcript else None
+    observed, unavailable = [], []
+    for name, present in (("transcript", transcript is not None),
+                          ("revision", bool(episode and episode["pin"]["commit"])),
+                          ("branch", bool(episode and episode["pin"]["branch"])),
+                          ("files-touched", bool(transcript and transcript.files_touched)),
+                          ("commands", bool(transcript and transcript.commands)),
+                          ("test-results", bool(transcript and transcript.tests))):
+        if present:
+            observed.append(name)
+        elif name in ("transcript", "revision"):
+            unavailable.append(name)
+    reasons = list(dict.fromkeys(reasons))
+    if unavailable and not reasons:
+        reasons.append("transcript-missing" if "transcript" in unavailable else "revision-unknown")
+    quarantined = min(screen.quarantined, counts.parsed) if counts else 0
+    return seal({
+        "schema": "gitstore.receipt/v1", "scope": ctx.scope, "envelope": envelope["digest"],
+        "episode": episode["id"] if episode else None,
+        "status": "degraded" if reasons else "complete", "reasons": reasons,
+        "observed": observed, "unavailable": unavailable,
+        "lines": {"total": counts.total if counts else 0, "parsed": (counts.parsed - quarantined) if counts else 0,
+                  "unknown": counts.unknown if counts else 0, "malformed": counts.malformed if counts else 0,
+                  "quarantined": quarantined},
+        "redactions": screen.redactions, "writtenAt": now_time(),
+    })
+
+
+def _grants(ctx: Context, at: str) -> list[str]:
+    """Grants covering agent-session evidence at ``at`` when collected (provenance only)."""
+    found = []
+    try:
+        items = list(ctx.store.items(["grant"]))
+    except GitstoreError:
+        return []
+    for item in items:
+        grant = item.record
+        if "agent-session" in grant["sources"] and grant["from"] <= at and (grant["until"] is None or at <= grant["until"]):
+            found.append(item.digest)
+    return found[:64]
+
+
+def _time(value: str | None) -> str | None:
+    if not value:
+        return None
+    try:
+        parse_time(value)
+        return value
+    except InvalidInput:
+        try:
+            return normalize_time(value)
+        except InvalidInput:
+            return None
+
+
+def _first_turn_time(transcript: Transcript) -> str | None:
+    times = [t.at for t in transcript.turns if t.at]
+    return _time(min(times)) if times else None
+
+
+def _relative(path: str, cwd: str | None) -> str | None:
+    if cwd and path.startswith(cwd.rstrip("/") + "/"):
+        path = path[len(cwd.rstrip("/")) + 1:]
+    if path.startswith("/") or ".." in path.split("/") or not path or "\\" in path:
+        return None
+    return path[:400]
+
+
+def _head(repo: pygit2.Repository) -> str | None:
+    try:
+        return str(repo.head.target)
+    except (pygit2.GitError, KeyError):
+        return None
+
+
+def _branch(repo: pygit2.Repository) -> str | None:
+    try:
+        return None if repo.head_is_detached else repo.head.shorthand[:255]
+    except (pygit2.GitError, KeyError):
+        return None
+
+
+def _commit_at(repo: pygit2.Repository, at: str) -> str | None:
+    """The commit HEAD's history had at ``at``: the same on every replay, whatever HEAD is now."""
+    head = _head(repo)
+    if head is None:
+        return None
+    limit = int(parse_time(at).timestamp())
+    commit = repo[head]
+    for _ in range(5000):
+        if commit.commit_time <= limit:
+            return str(commit.id)
+        if not commit.parents:
+            return None
+        commit = commit.parents[0]
+    return None

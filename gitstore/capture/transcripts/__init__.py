@@ -1,0 +1,61 @@
+"""Tolerant parsers for coding-agent transcripts: Claude Code, Codex CLI, Gemini CLI, OpenCode.
+
+Pure parsing, no storage: ``parse_transcript(path)`` reads a session file and returns a frozen
+``Transcript`` (turns, tool calls, files touched, commands, test runs, and a count of every
+record as parsed, unknown or malformed). Unknown record types and malformed records are
+skipped and counted, never fatal; a file that cannot be read or is no transcript at all
+raises ``gitstore.errors.InvalidInput`` with a one-line message naming it. Texts and lists
+are bounded by ``Limits``. The same file always parses to an equal Transcript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from gitstore.errors import InvalidInput
+from gitstore.capture.transcripts import claude, codex, gemini, opencode
+from gitstore.capture.transcripts._detect import detect, require_file
+from gitstore.capture.transcripts._model import DEFAULT_LIMITS, HARNESSES, ROLES, Counts, Limits, ToolCall, Transcript, Turn
+
+_PARSERS: dict[str, Callable[[Path, Limits], Transcript]] = {
+    claude.HARNESS: claude.parse,
+    codex.HARNESS: codex.parse,
+    gemini.HARNESS: gemini.parse,
+    opencode.HARNESS: opencode.parse,
+}
+
+
+def detect_harness(path: Path | str) -> str:
+    """``claude-code``, ``codex``, ``gemini-cli`` or ``opencode``, from the file's content."""
+    return detect(Path(path), DEFAULT_LIMITS)
+
+
+def parse_transcript(path: Path | str, harness: str | None = None, *, limits: Limits | None = None) -> Transcript:
+    """Parse the transcript at ``path``, detecting its harness when ``harness`` is None.
+
+    For OpenCode, ``path`` is the session file (``storage/session/<project>/<id>.json``).
+    """
+    path = Path(path)
+    limits = limits or DEFAULT_LIMITS
+    if harness is None:
+        harness = detect(path, limits)
+    parser = _PARSERS.get(harness)
+    if parser is None:
+        raise InvalidInput(f"unknown harness {harness!r}; expected one of {', '.join(HARNESSES)}")
+    require_file(path)
+    return parser(path, limits)
+
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "HARNESSES",
+    "ROLES",
+    "Counts",
+    "Limits",
+    "ToolCall",
+    "Transcript",
+    "Turn",
+    "detect_harness",
+    "parse_transcript",
+]

@@ -1,0 +1,105 @@
+"""Which harness wrote a file, from its first records (never from its name alone)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from gitstore.errors import InvalidInput
+from gitstore.capture.transcripts import codex, opencode
+from gitstore.capture.transcripts._model import Limits
+from gitstore.capture.transcripts._read import BAD, loads, read_bytes, read_head
+
+_SAMPLE_BYTES = 1 << 20
+_SAMPLE_LINES = 64
+_PRIORITY = ("codex", "claude-code", "gemini-cli", "pi")
+_GEMINI_HEADER = ("projectHash", "startTime", "lastUpdated")
+
+
+def detect(path: Path, limits: Limits) -> str:
+    """The harness of the transcript at ``path``; InvalidInput when it is none we read."""
+    require_file(path)
+    head = read_head(path, _SAMPLE_BYTES)
+    if not head.strip():
+        raise InvalidInput(f"{path}: empty, not a transcript")
+    votes = _votes(head)
+    if votes:
+        best = max(votes.items(), key=lambda item: (item[1], -_PRIORITY.index(item[0])))[0]
+        if best == "pi":
+            raise InvalidInput(f"{path}: a pi session; gitstore reads claude-code, codex, gemini-cli and opencode transcripts")
+        return best
+    return _document(path, head, limits)
+
+
+def require_file(path: Path) -> None:
+    """Refuse a path that is not a readable regular file, in one line naming it."""
+    try:
+        if path.is_file():
+            return
+        exists = path.exists()
+    except OSError as exc:
+        raise InvalidInput(f"{path}: cannot read ({exc.strerror or exc})") from None
+    raise InvalidInput(f"{path}: not a file" if exists else f"{path}: no such file")
+
+
+def _votes(head: bytes) -> Counter[str]:
+    votes: Counter[str] = Counter()
+    sample = head.split(b"\n")
+    if len(head) == _SAMPLE_BYTES:
+        sample = sample[:-1]  # the last line may be cut
+    for raw in [line for line in sample if line.strip()][:_SAMPLE_LINES]:
+        record = loads(raw)
+        if isinstance(record, dict):
+            harness = _line_harness(record)
+            if harness:
+                votes[harness] += 1
+    return votes
+
+
+def _line_harness(record: dict[str, Any]) -> str | None:
+    kind = record.get("type")
+    if isinstance(kind, str) and isinstance(record.get("payload"), dict):
+        return "codex"
+    legacy = isinstance(kind, str) and kind in codex.LEGACY_ITEMS and "payload" not in record
+    if legacy and any(key in record for key in ("role", "call_id", "summary")):
+        return "codex"
+    if kind is None and (("instructions" in record and isinstance(record.get("id"), str)) or "record_type" in record):
+        return "codex"
+    if "$set" in record or kind == "gemini":
+        return "gemini-cli"
+    if kind is None and any(key in record for key in _GEMINI_HEADER) and "messages" not in record:
+        return "gemini-cli"
+    if kind is None and isinstance(record.get("messages"), list) and "sessionId" in record:
+        return "gemini-cli"
+    if not isinstance(kind, str):
+        return None
+    if "id" in record and ("content" in record or "parts" in record) and "uuid" not in record and "message" not in record:
+        return "gemini-cli"
+    if kind == "session" and "cwd" in record and "uuid" not in record and "sessionId" not in record:
+        return "pi"
+    if any(key in record for key in ("uuid", "leafUuid", "sessionId")):
+        return "claude-code"
+    if kind in ("user", "assistant") and isinstance(record.get("message"), dict):
+        return "claude-code"
+    return None
+
+
+def _document(path: Path, head: bytes, limits: Limits) -> str:
+    """A whole-file JSON document: a Gemini CLI session or an OpenCode session file."""
+    data = read_bytes(path, limits.max_json_bytes)
+    record = loads(data)
+    if record is BAD:
+        if re.search(rb'"messages"\s*:\s*\[', head) and re.search(rb'"(sessionId|projectHash)"', head):
+            return "gemini-cli"  # a session document cut short
+        raise InvalidInput(f"{path}: not a transcript (no JSON records gitstore recognizes)")
+    if isinstance(record, dict):
+        conversation = record.get("messages", record.get("history"))
+        if isinstance(conversation, list) and any(k in record for k in ("sessionId", *_GEMINI_HEADER, "start_time")):
+            return "gemini-cli"
+        if opencode.is_session(record):
+            return "opencode"
+        if isinstance(record.get("sessionID"), str) or isinstance(record.get("messageID"), str):
+            raise InvalidInput(f"{path}: an OpenCode message or part file; pass the session file (storage/session/...)")
+    raise InvalidInput(f"{path}: not a transcript of a harness gitstore reads")

@@ -1,0 +1,215 @@
+"""Claude Code session JSONL (``~/.claude/projects/<project>/<session>.jsonl``).
+
+One JSON object per line with ``type``: user, assistant, system and summary lines carry the
+conversation; file-history-snapshot, queue-operation, progress, attachment and a few other
+bookkeeping types are read and skipped; any other type is counted as unknown.
+
+- An assistant message streamed over several lines (same ``message.id``, one content block
+  each) becomes one assistant turn keyed by its first line's uuid.
+- A user line holding only ``tool_result`` blocks becomes a ``tool`` turn; its results set
+  the matching calls' ``ok`` (from ``is_error``), exit code (an ``Exit code N`` head) and
+  rejection (the harness's "doesn't want to proceed" text or ``toolDenialKind``).
+- ``isMeta`` user lines and API error messages are ``system`` turns; ``isCompactSummary``
+  user lines and ``summary`` lines are ``summary`` turns; system lines with text content
+  (compaction boundaries, refusals) are ``system`` turns.
+- Thinking blocks are left out of the text; a user line with both text and tool results
+  keeps the text (the results still update their calls).
+- Subagent transcripts beside the session (``<session>/subagents/*.jsonl``) are listed in
+  ``Transcript.subagents``; each parses on its own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gitstore.capture.transcripts._builder import Builder, Draft
+from gitstore.capture.transcripts._model import Limits, Transcript
+from gitstore.capture.transcripts._read import BAD, iso_time, lines, loads, text_of
+from gitstore.capture.transcripts._tools import exit_code_in
+
+HARNESS = "claude-code"
+BOOKKEEPING = frozenset({
+    "file-history-snapshot", "queue-operation", "progress", "attachment", "permission-mode",
+    "mode", "custom-title", "ai-title", "agent-name", "last-prompt", "pr-link",
+})
+_REJECTED = ("The user doesn't want to proceed", "[Request interrupted by user")
+_TOOL_USE = frozenset({"tool_use", "server_tool_use"})
+
+
+def parse(path: Path, limits: Limits) -> Transcript:
+    builder = Builder(HARNESS, path, limits)
+    for number, raw in lines(path, limits.max_line_bytes):
+        record = BAD if raw is None else loads(raw)
+        if not isinstance(record, dict):
+            builder.malformed()
+            continue
+        try:
+            _record(builder, record, number)
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError):
+            builder.malformed()
+    return builder.finish(subagents=_subagents(path, limits))
+
+
+def _record(builder: Builder, record: dict[str, Any], number: int) -> None:
+    kind = record.get("type")
+    handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+    at = iso_time(record.get("timestamp"))
+    if not isinstance(kind, str):
+        builder.malformed()
+    elif handler is None:
+        if kind in BOOKKEEPING:
+            _parsed(builder, record, at)
+        else:
+            builder.unknown(kind)
+    elif handler(builder, record, number, at):
+        _parsed(builder, record, at)
+    else:
+        builder.malformed()
+
+
+def _parsed(builder: Builder, record: dict[str, Any], at: str | None) -> None:
+    builder.parsed()
+    builder.span(at)
+    builder.set("session", record.get("sessionId"))
+    builder.set("cwd", record.get("cwd"))
+    builder.set("branch", record.get("gitBranch"))
+    builder.version(record.get("version"))
+
+
+def _key(record: dict[str, Any], number: int) -> str:
+    uuid = record.get("uuid")
+    return uuid if isinstance(uuid, str) and uuid else f"line:{number}"
+
+
+def _assistant(builder: Builder, record: dict[str, Any], number: int, at: str | None) -> bool:
+    message = record.get("message")
+    if not isinstance(message, dict):
+        return False
+    content = message.get("content")
+    if not isinstance(content, str | list):
+        return False
+    message_id = message.get("id")
+    merge = ("assistant-message", message_id) if isinstance(message_id, str) and message_id else None
+    role = "system" if record.get("isApiErrorMessage") is True else "assistant"
+    draft = builder.turn(role, at, _key(record, number), merge)
+    if isinstance(content, str):
+        builder.add_text(draft, content)
+    else:
+        for block in content:
+            if isinstance(block, dict):
+                _assistant_block(builder, draft, block)
+    builder.drop_if_empty(draft)
+    return True
+
+
+def _assistant_block(builder: Builder, draft: Draft, block: dict[str, Any]) -> None:
+    kind = block.get("type")
+    if kind == "text":
+        builder.add_text(draft, text_of(block, builder.limits.max_text))
+    elif isinstance(kind, str) and kind in _TOOL_USE:
+        builder.call(draft, block.get("name"), block.get("input"), block.get("id"))
+
+
+def _user(builder: Builder, record: dict[str, Any], number: int, at: str | None) -> bool:
+    message = record.get("message")
+    if not isinstance(message, dict):
+        return False
+    content = message.get("content")
+    texts: list[str]
+    outputs: list[str]
+    if isinstance(content, str):
+        texts, outputs = [content], []
+    elif isinstance(content, list):
+        texts, outputs = _user_blocks(builder, record, content)
+    else:
+        return False
+    if any(t.strip() for t in texts):
+        draft = builder.turn(_user_role(record), at, _key(record, number))
+        for text in texts:
+            builder.add_text(draft, text)
+    else:
+        draft = builder.turn("tool", at, _key(record, number))
+        for output in outputs:
+            builder.add_text(draft, output, "\n")
+    builder.drop_if_empty(draft)
+    return True
+
+
+def _user_role(record: dict[str, Any]) -> str:
+    if record.get("isCompactSummary") is True:
+        return "summary"
+    return "system" if record.get("isMeta") is True else "user"
+
+
+def _user_blocks(builder: Builder, record: dict[str, Any], content: list[Any]) -> tuple[list[str], list[str]]:
+    texts: list[str] = []
+    outputs: list[str] = []
+    limit = builder.limits.max_text
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            texts.append(text_of(block, limit))
+        elif kind == "tool_result":
+            outputs.append(_tool_result(builder, record, block))
+    return texts, outputs
+
+
+def _tool_result(builder: Builder, record: dict[str, Any], block: dict[str, Any]) -> str:
+    limit = builder.limits.max_text
+    output = text_of(block.get("content"), limit) or text_of(block.get("text"), limit)
+    side = record.get("toolUseResult")
+    error = block.get("is_error")
+    if not isinstance(error, bool) and isinstance(side, dict) and isinstance(side.get("is_error"), bool):
+        error = side["is_error"]
+    rejected = bool(error) and (output.startswith(_REJECTED) or "toolDenialKind" in record)
+    builder.result(
+        builder.find(block.get("tool_use_id")),
+        ok=error is not True,
+        exit_code=exit_code_in(output),
+        output=output,
+        rejected=rejected,
+    )
+    return output
+
+
+def _system(builder: Builder, record: dict[str, Any], number: int, at: str | None) -> bool:
+    content = record.get("content")
+    if isinstance(content, str) and content.strip():
+        draft = builder.turn("system", at, _key(record, number))
+        builder.add_text(draft, content)
+    return True
+
+
+def _summary(builder: Builder, record: dict[str, Any], number: int, at: str | None) -> bool:
+    text = record.get("summary")
+    if not isinstance(text, str):
+        message = record.get("message")
+        text = text_of(message.get("content"), builder.limits.max_text) if isinstance(message, dict) else None
+    if not isinstance(text, str):
+        return False
+    key = record.get("uuid")
+    leaf = record.get("leafUuid")
+    if not (isinstance(key, str) and key):
+        key = f"summary:{leaf}" if isinstance(leaf, str) and leaf else f"line:{number}"
+    draft = builder.turn("summary", at, key)
+    builder.add_text(draft, text)
+    builder.drop_if_empty(draft)
+    return True
+
+
+_HANDLERS = {"assistant": _assistant, "user": _user, "system": _system, "summary": _summary}
+
+
+def _subagents(path: Path, limits: Limits) -> list[str]:
+    """Transcripts of subagents this session spawned: ``<session>/subagents/*.jsonl`` beside it."""
+    folder = path.parent / path.stem / "subagents"
+    try:
+        if not folder.is_dir():
+            return []
+        found = sorted(str(p) for p in folder.iterdir() if p.suffix == ".jsonl" and p.is_file())
+    except OSError:
+        return []
+    return found[: limits.max_items]

@@ -1,0 +1,312 @@
+"""Gemini CLI sessions (``~/.gemini/tmp/<project hash>/chats/session-*.json[l]``).
+
+Two shapes:
+
+- one JSON document ``{sessionId, projectHash, startTime, lastUpdated, messages: [...]}``;
+  each message is one record. Garbage after the document is one malformed record; a
+  document cut short keeps the messages before the cut and counts the cut as malformed. A
+  large document (``Limits.stream_json_bytes``) is read message by message.
+- JSONL: a header line ``{sessionId, projectHash, startTime, lastUpdated, kind}``, message
+  lines, and ``{"$set": {...}}`` lines updating the header. A message written again with
+  the same id replaces the earlier copy in place.
+
+Message ``type`` user is a user turn; gemini (and model) an assistant turn; info, error and
+warning are system turns; other types are unknown, and a message without a type (as in the
+older ``history`` checkpoints with ``role`` and ``parts``) is malformed. An assistant
+message's ``toolCalls`` become its tool calls (status success / error / cancelled, the exit
+code from the shell tool's ``Exit Code: N``), and their outputs one ``tool`` turn after it.
+Thoughts are left out of the text. Turn keys are the message ids.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from gitstore.capture.transcripts._builder import Builder
+from gitstore.capture.transcripts._model import Limits, Transcript
+from gitstore.capture.transcripts._read import BAD, iso_time, lines, loads, read_bytes, read_head, text_of
+
+HARNESS = "gemini-cli"
+_ROLES = {"user": "user", "gemini": "assistant", "model": "assistant", "assistant": "assistant",
+          "info": "system", "error": "system", "warning": "system", "system": "system"}
+_HEADER_KEYS = ("sessionId", "projectHash", "startTime", "lastUpdated")
+_EXIT = re.compile(r"Exit Code: (-?\d{1,4})")
+_MESSAGES = re.compile(r'"(?:messages|history)"\s*:\s*\[')
+_HEADER_TEXT = re.compile(r'"(sessionId|startTime|lastUpdated)"\s*:\s*"([^"\\]{1,200})"')
+
+
+@dataclass
+class _Call:
+    name: Any
+    args: Any
+    status: Any
+    output: str
+    call_id: Any
+
+
+@dataclass
+class _Message:
+    role: str
+    text: str
+    overflow: int
+    at: str | None
+    key: str
+    calls: list[_Call] = field(default_factory=list)
+
+
+class _Session:
+    """Messages by id, in first-seen order, until they are handed to the builder."""
+
+    def __init__(self, builder: Builder) -> None:
+        self.builder = builder
+        self.messages: dict[str, _Message] = {}
+        self.dropped = 0
+
+    def header(self, record: dict[str, Any]) -> None:
+        builder = self.builder
+        builder.set("session", record.get("sessionId"))
+        builder.time(record.get("startTime", record.get("start_time")))
+        builder.time(record.get("lastUpdated"))
+
+    def message(self, record: Any, index: int, count: bool = True) -> None:
+        """Keep one message record, counting it unless it is part of a larger record."""
+        builder = self.builder
+        kind = record.get("type") if isinstance(record, dict) else None
+        role = _ROLES.get(kind) if isinstance(kind, str) else None
+        reduced = None
+        if role is not None:
+            try:
+                reduced = _reduce(record, role, index, builder.limits.max_text)
+            except (TypeError, ValueError, AttributeError, KeyError, IndexError):
+                reduced = None
+        if count:
+            if reduced is not None:
+                builder.parsed()
+            elif isinstance(kind, str) and role is None:
+                builder.unknown(kind)
+            else:
+                builder.malformed()
+        if reduced is None:
+            return
+        builder.recognized = True
+        builder.span(reduced.at)
+        if reduced.key in self.messages or len(self.messages) < builder.limits.max_turns:
+            self.messages[reduced.key] = reduced
+        else:
+            self.dropped += 1
+
+    def finish(self) -> Transcript:
+        builder = self.builder
+        for message in self.messages.values():
+            _emit(builder, message)
+        builder.dropped += self.dropped
+        return builder.finish()
+
+
+def parse(path: Path, limits: Limits) -> Transcript:
+    builder = Builder(HARNESS, path, limits)
+    session = _Session(builder)
+    if _first_line_is_json(path, limits):
+        _parse_lines(path, session)
+    else:
+        _parse_document(path, session)
+    return session.finish()
+
+
+def _first_line_is_json(path: Path, limits: Limits) -> bool:
+    head = read_head(path, 1 << 16).lstrip()
+    end = head.find(b"\n")
+    if end < 0:
+        return False  # one line, or a first line longer than the sample: read it as a document
+    return isinstance(loads(head[:end]), dict)
+
+
+def _parse_lines(path: Path, session: _Session) -> None:
+    builder = session.builder
+    for number, raw in lines(path, builder.limits.max_line_bytes):
+        record = BAD if raw is None else loads(raw)
+        try:
+            _line(session, record, number)
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError):
+            builder.malformed()
+
+
+def _line(session: _Session, record: Any, number: int) -> None:
+    builder = session.builder
+    if not isinstance(record, dict):
+        builder.malformed()
+    elif "$set" in record:
+        update = record["$set"]
+        if isinstance(update, dict):
+            builder.parsed()
+            session.header(update)
+        else:
+            builder.malformed()
+    elif isinstance(record.get("type"), str):
+        session.message(record, number)
+    elif isinstance(record.get("messages"), list):
+        builder.parsed()
+        session.header(record)
+        _messages(session, record["messages"], count=False)
+    elif any(key in record for key in _HEADER_KEYS):
+        builder.parsed()
+        session.header(record)
+    elif len(record) == 1 and next(iter(record)).startswith("$"):
+        builder.unknown(next(iter(record)))
+    else:
+        builder.malformed()
+
+
+def _messages(session: _Session, messages: list[Any], count: bool = True) -> None:
+    for index, message in enumerate(messages):
+        session.message(message, index, count)
+
+
+def _parse_document(path: Path, session: _Session) -> None:
+    limits = session.builder.limits
+    data = read_bytes(path, limits.max_json_bytes)
+    if len(data) <= limits.stream_json_bytes:
+        try:
+            document, rest = orjson.loads(data), ""
+        except orjson.JSONDecodeError:
+            document, rest = _decode_prefix(data)
+        if document is not BAD:
+            _whole(session, document, rest)
+            return
+    _stream(session, data.decode("utf-8", errors="replace"))
+
+
+def _whole(session: _Session, document: Any, rest: str) -> None:
+    conversation = document.get("messages", document.get("history")) if isinstance(document, dict) else None
+    if not isinstance(conversation, list):
+        return  # not a session document: refused when nothing was recognized
+    session.builder.recognized = True
+    session.header(document)
+    _messages(session, conversation)
+    if rest.strip():
+        session.builder.malformed()
+
+
+def _decode_prefix(data: bytes) -> tuple[Any, str]:
+    """The JSON value at the start of ``data`` and the text after it, or ``BAD``."""
+    text = data.decode("utf-8", errors="replace")
+    start = len(text) - len(text.lstrip())
+    try:
+        value, end = json.JSONDecoder().raw_decode(text, start)
+    except (ValueError, RecursionError):
+        return BAD, ""
+    return value, text[end:]
+
+
+def _stream(session: _Session, text: str) -> None:
+    """Read a document message by message: a large one without building it whole, or one cut
+    short (every complete message before the cut is kept; the cut is one malformed record)."""
+    builder = session.builder
+    found = _MESSAGES.search(text)
+    if found is None:
+        return
+    builder.recognized = True
+    session.header(_members_before(text[: found.start()]))
+    decoder = json.JSONDecoder()
+    position, index = found.end(), 0
+    while True:
+        position = _skip_separators(text, position)
+        if position >= len(text):
+            builder.malformed()
+            return
+        if text[position] == "]":
+            break
+        try:
+            message, position = decoder.raw_decode(text, position)
+        except (ValueError, RecursionError):
+            builder.malformed()
+            return
+        session.message(message, index)
+        index += 1
+    _members_after(session, text[position + 1:])
+
+
+def _members_before(prefix: str) -> dict[str, Any]:
+    """The header members written before the messages: ``{"a": 1, `` closed and parsed."""
+    value = loads(prefix.rstrip().rstrip(",") + "}")
+    if isinstance(value, dict):
+        return value
+    return {key: found for key, found in _HEADER_TEXT.findall(prefix)}
+
+
+def _members_after(session: _Session, rest: str) -> None:
+    """Header members after the messages, and anything after the document (malformed)."""
+    opened = '{"":0' + rest
+    try:
+        value, end = json.JSONDecoder().raw_decode(opened)
+    except (ValueError, RecursionError):
+        session.builder.malformed()
+        return
+    if isinstance(value, dict):
+        session.header(value)
+    if opened[end:].strip():
+        session.builder.malformed()
+
+
+def _skip_separators(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t\r\n,":
+        position += 1
+    return position
+
+
+def _reduce(record: dict[str, Any], role: str, index: int, limit: int) -> _Message:
+    """What gitstore keeps of a message: role, capped text, time, key and tool calls."""
+    content = record.get("content", record.get("parts"))
+    text = text_of(content, limit)
+    message_id = record.get("id")
+    key = message_id if isinstance(message_id, str) and message_id else f"message:{index}"
+    listed = record.get("toolCalls")
+    calls = [_reduce_call(c, limit) for c in listed if isinstance(c, dict)] if isinstance(listed, list) else []
+    return _Message(role, text[:limit], max(0, len(text) - limit), iso_time(record.get("timestamp")), key, calls)
+
+
+def _reduce_call(call: dict[str, Any], limit: int) -> _Call:
+    output = ""
+    results = call.get("result")
+    for item in results if isinstance(results, list) else ():
+        inner = item.get("functionResponse") if isinstance(item, dict) else None
+        response = inner.get("response") if isinstance(inner, dict) else None
+        if isinstance(response, dict):
+            output = text_of(response.get("output"), limit) or text_of(response.get("error"), limit)
+            if output:
+                break
+    if not output:
+        output = text_of(call.get("error"), limit) or text_of(call.get("resultDisplay"), limit)
+    return _Call(call.get("name"), call.get("args"), call.get("status"), output[: limit + 1], call.get("id"))
+
+
+def _emit(builder: Builder, message: _Message) -> None:
+    draft = builder.turn(message.role, message.at, message.key)
+    builder.add_text(draft, message.text, overflow=message.overflow)
+    outputs: list[str] = []
+    for reduced in message.calls:
+        call = builder.call(draft, reduced.name, reduced.args, reduced.call_id)
+        exit_code = _exit_code(reduced.output) if call is not None and call.command else None
+        status = reduced.status
+        ok = None if status not in ("success", "error") else status == "success"
+        if ok and exit_code is not None:
+            ok = exit_code == 0
+        builder.result(call, ok=ok, exit_code=exit_code, output=reduced.output, rejected=status == "cancelled")
+        if reduced.output:
+            outputs.append(reduced.output)
+    builder.drop_if_empty(draft)
+    if outputs:
+        tool = builder.turn("tool", message.at, f"{message.key}:tools")
+        for output in outputs:
+            builder.add_text(tool, output, "\n")
+
+
+def _exit_code(output: str) -> int | None:
+    found = _EXIT.findall(output[-2000:])
+    return int(found[-1]) if found else None

@@ -1,0 +1,116 @@
+"""Setting gitstore up in a repository (``init``) and describing its state (``status``)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from gitstore.config import (
+    CONFIG_NAME, STATE_DIR, Config, Workspace, ensure_ignored, git_ignores, new_writer_id,
+    read_config, write_config,
+)
+from gitstore.rules import autosafe
+from gitstore.errors import Refused
+from gitstore.providers import open_provider
+from gitstore.providers.git import PREFIX, discover_refs
+from gitstore.scope import open_repository, repository_scope
+
+STATE_FOLDERS = ("inbox", "logs", "exports")
+
+
+def fetch_refspecs(remote: str) -> list[str]:
+    """The refspecs that make plain ``git fetch`` bring shared memory too.
+
+    Records are fast-forward only (a remote rewinding a writer is refused); payload snapshots
+    are parentless, so they are forced.
+    """
+    return [
+        f"{PREFIX}records/shared/*:{PREFIX}remotes/{remote}/records/shared/*",
+        f"+{PREFIX}payloads/shared/*:{PREFIX}remotes/{remote}/payloads/shared/*",
+    ]
+
+
+@dataclass
+class InitReport:
+    root: Path
+    scope: str
+    writer: str
+    provider: str
+    created: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"root": str(self.root), "scope": self.scope, "writer": self.writer,
+                "provider": self.provider, "created": self.created}
+
+
+def init(start: str | Path = ".", provider: str | None = None) -> InitReport:
+    """Set gitstore up in the repository containing ``start``; safe to run again."""
+    repo = open_repository(start)
+    root = Path(repo.workdir).resolve()
+    state = root / STATE_DIR
+    scope = repository_scope(repo)
+    report = InitReport(root, scope, "", provider or "git")
+    target = state.resolve()
+    if root not in target.parents:
+        raise Refused(f"{state} links outside the repository ({target}); refusing to write there")
+    state.mkdir(parents=True, exist_ok=True)
+    if ensure_ignored(repo, root, state):
+        report.created.append(f"ignore rule for {STATE_DIR.as_posix()}/ in .git/info/exclude")
+    for name in STATE_FOLDERS:
+        (state / name).mkdir(exist_ok=True)
+    config_path = state / CONFIG_NAME
+    if config_path.exists():
+        config = read_config(config_path)
+        if provider is not None and provider != config.provider:
+            raise Refused(
+                f"this clone already uses the {config.provider} provider; "
+                f"changing it would hide stored records"
+            )
+    else:
+        config = Config(writer=new_writer_id(), provider=provider or "git")
+        write_config(config_path, config)
+        report.created.append(f"{STATE_DIR.as_posix()}/{CONFIG_NAME} (writer {config.writer})")
+    report.writer, report.provider = config.writer, config.provider
+    report.created.extend(_add_refspecs(repo))
+    open_provider(config.provider, root, state, config.writer)
+    return report
+
+
+def _add_refspecs(repo: pygit2.Repository) -> list[str]:
+    added = []
+    for remote in repo.remotes:
+        existing = set(remote.fetch_refspecs)
+        for spec in fetch_refspecs(remote.name):
+            if spec not in existing:
+                repo.remotes.add_fetch(remote.name, spec)
+                added.append(f"fetch refspec {spec} on {remote.name}")
+    return added
+
+
+def status(workspace: Workspace) -> dict[str, Any]:
+    """What gitstore knows about this repository: scope, writer, provider, refs, state."""
+    refs = []
+    for info in discover_refs(workspace.repo):
+        target = workspace.repo.references[info.name].target
+        refs.append({"ref": info.name, "namespace": info.namespace, "writer": info.writer,
+                     "tip": str(target)})
+    ignored = git_ignores(workspace.root, workspace.state)
+    settings = autosafe.load(workspace.state / CONFIG_NAME)
+    return {
+        "root": str(workspace.root),
+        "scope": workspace.scope,
+        "writer": workspace.config.writer,
+        "provider": workspace.config.provider,
+        "state": os.path.relpath(workspace.state, workspace.root),
+        "stateIgnored": ignored,
+        "refs": refs,
+        "config": {
+            "writer": {"value": workspace.config.writer, "from": f"{STATE_DIR.as_posix()}/{CONFIG_NAME}"},
+            "provider": {"value": workspace.config.provider, "from": f"{STATE_DIR.as_posix()}/{CONFIG_NAME}"},
+            "automation": settings.to_json(),
+        },
+    }

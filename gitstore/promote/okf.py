@@ -1,0 +1,470 @@
+"""Open Knowledge Format (OKF v0.2) wiki pages: the page checks and the generated index.
+
+The checks (``check_page``, ``check_links``, ``check_wiki``) return problems as one-line strings,
+empty when all is well; the wiki gate and the project's own wiki tests run them.
+``render_index_page`` is the inventory ``index.md`` of a folder, from its pages' front matter:
+generated, never hand-edited.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+
+ROOT = Path(__file__).resolve().parents[2]
+WIKI = ROOT / "okf" / "wiki"
+INDEX_PAGE = "index.md"
+LOG_PAGE = "log.md"
+RESERVED = (INDEX_PAGE, LOG_PAGE)
+OKF_VERSION = "0.2"
+# Folders of the wiki that are not part of the shared bundle: the per-user overlay (route 0),
+# which git ignores, so its content differs from clone to clone.
+LOCAL_DIRS = frozenset({"tooling"})
+
+
+# ---------------------------------------------------------------------------------------------
+# The index page
+# ---------------------------------------------------------------------------------------------
+
+def render_index_page(root: Path = WIKI, folder: Path | None = None) -> str:
+    """The text of ``index.md`` for a folder of the wiki: its pages, then its subfolders.
+
+    The folder at the bundle root also declares the OKF version it follows.
+    """
+    folder = folder or root
+    lines = []
+    if folder == root:
+        lines += ["---", f'okf_version: "{OKF_VERSION}"', "---", ""]
+    lines += ["# Pages", ""]
+    for page in _pages_in(folder):
+        meta, _, _ = split_front_matter(page.read_text(encoding="utf-8"))
+        meta = meta if isinstance(meta, dict) else {}
+        title = _one_line(meta.get("title")) or page.stem
+        entry = f"* [{title}]({page.name})"
+        description = _one_line(meta.get("description"))
+        lines.append(f"{entry} - {description}" if description else entry)
+    subfolders = [sub for sub in _subfolders(folder) if _pages_in(sub)]
+    if subfolders:
+        lines += ["", "# Subfolders", ""]
+        lines += [f"* [{sub.name}]({sub.name}/{INDEX_PAGE}) - pages about {sub.name}" for sub in subfolders]
+    return "\n".join(lines) + "\n"
+
+
+def _one_line(value: Any) -> str:
+    return " ".join(str(value).split()) if value else ""
+
+
+def _pages_in(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.glob("*.md") if p.name not in RESERVED and p.is_file())
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    return sorted(
+        p for p in folder.iterdir()
+        if p.is_dir() and p.name not in LOCAL_DIRS and not p.name.startswith(".")
+    )
+
+
+def _folders(root: Path) -> list[Path]:
+    found = [root]
+    for sub in _subfolders(root):
+        found += _folders(sub)
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# OKF page checks
+# ---------------------------------------------------------------------------------------------
+
+_STATUSES = ("draft", "stable", "deprecated")
+_ACTOR = re.compile(r"^(?:(?:human|process):\S+|[^\s/:]+/\S+)$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
+_INDEX_ENTRY = re.compile(r"^[*-] \[([^\]]+)\]\(([^()\s]+)\)(?: - (.*))?$")
+_LOG_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+_INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^()<>\s]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_REF_DEFINITION = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*<?(\S+?)>?(?:\s.*)?$")
+_FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)")
+_FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="safe", pure=True)
+    yaml.allow_duplicate_keys = False
+    return yaml
+
+
+def split_front_matter(text: str) -> tuple[Any, str, list[str]]:
+    """Split a page into (front matter or None, body, problems found in the front matter)."""
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip("\r") != "---":
+        return None, text, []
+    for number, line in enumerate(lines[1:], start=1):
+        if line.rstrip("\r") == "---":
+            block = "\n".join(lines[1:number])
+            body = "\n".join(lines[number + 1:])
+            try:
+                return _yaml().load(block), body, []
+            except YAMLError as exc:
+                return None, body, [f"front matter is not valid YAML: {' '.join(str(exc).split())[:200]}"]
+    return None, text, ["front matter has no closing --- line"]
+
+
+def check_page(path: Path, root: Path | None = None) -> list[str]:
+    """Problems that keep one file from being a valid OKF v0.2 page (empty when it is valid).
+
+    ``root`` is the bundle root; by default the page's own folder. Checks: every page but the
+    reserved ``index.md`` and ``log.md`` has front matter with a non-empty ``type``; the
+    optional families are well formed when present (title, description, tags, resource,
+    status, generated, verified, stale_after, sources and their footnotes, and the fields an
+    Attested Computation needs); an index has no front matter except ``okf_version`` at the
+    bundle root and is made of headed sections of ``* [title](link) - description`` entries; a
+    log has ``## YYYY-MM-DD`` headings, newest first. Links are checked by ``check_links``.
+    """
+    root = root or path.parent
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        return ["not UTF-8"]
+    if text.startswith("\ufeff"):
+        return ["starts with a byte order mark"]
+    meta, body, problems = split_front_matter(text)
+    if problems:
+        return problems
+    if path.name == INDEX_PAGE:
+        return _check_index(meta, body, at_root=path.parent.resolve() == root.resolve())
+    if path.name == LOG_PAGE:
+        return _check_log(meta, body)
+    if meta is None:
+        return ["no front matter: a page starts with a --- line, YAML, and a closing --- line"]
+    if not isinstance(meta, dict):
+        return ["front matter is not a YAML mapping"]
+    return _check_meta(meta) + _check_footnotes(meta, body)
+
+
+def _check_meta(meta: Mapping[str, Any]) -> list[str]:
+    problems = []
+    kind = meta.get("type")
+    if not isinstance(kind, str) or not kind.strip():
+        problems.append("front matter has no non-empty type")
+    for key in ("title", "resource"):
+        if key in meta and not (isinstance(meta[key], str) and meta[key].strip()):
+            problems.append(f"{key} is not a non-empty string")
+    if "description" in meta:
+        value = meta["description"]
+        if not (isinstance(value, str) and value.strip()):
+            problems.append("description is not a non-empty string")
+        elif "\n" in value.strip():
+            problems.append("description is not one line")
+    if "tags" in meta:
+        tags = meta["tags"]
+        if not isinstance(tags, list) or not all(isinstance(t, str) and t.strip() for t in tags):
+            problems.append("tags is not a list of strings")
+    if "status" in meta and meta["status"] not in _STATUSES:
+        problems.append(f"status {meta['status']!r} is not one of {', '.join(_STATUSES)}")
+    if "generated" in meta:
+        problems += _check_event("generated", meta["generated"], need_at=False)
+    if "verified" in meta:
+        verified = meta["verified"]
+        entries = [verified] if isinstance(verified, dict) else verified
+        if not isinstance(entries, list) or not entries:
+            problems.append("verified is not a { by, at } mapping or a list of them")
+        else:
+            for number, entry in enumerate(entries):
+                problems += _check_event(f"verified[{number}]", entry, need_at=True)
+    if "stale_after" in meta and not _is_instant(meta["stale_after"]):
+        problems.append("stale_after is not an ISO 8601 datetime with a UTC offset")
+    if "sources" in meta or "usage_window" in meta:
+        problems += _check_sources(meta)
+    if kind == "Attested Computation":
+        problems += _check_computation(meta)
+    return problems
+
+
+def _check_event(name: str, value: Any, *, need_at: bool) -> list[str]:
+    if not isinstance(value, dict):
+        return [f"{name} is not a mapping with by and at"]
+    problems = []
+    if not isinstance(value.get("by"), str) or not _ACTOR.match(value["by"]):
+        problems.append(f"{name}.by is not an actor (human:<id>, process:<id> or <producer>/<version>)")
+    if "at" in value or need_at:
+        if not _is_instant(value.get("at")):
+            problems.append(f"{name}.at is not an ISO 8601 datetime with a UTC offset")
+    return problems
+
+
+def _check_sources(meta: Mapping[str, Any]) -> list[str]:
+    problems = []
+    sources = meta.get("sources", [])
+    if not isinstance(sources, list):
+        return ["sources is not a list"]
+    seen: set[str] = set()
+    for number, entry in enumerate(sources):
+        where = f"sources[{number}]"
+        if not isinstance(entry, dict):
+            problems.append(f"{where} is not a mapping")
+            continue
+        if not (isinstance(entry.get("resource"), str) and entry["resource"].strip()):
+            problems.append(f"{where} has no resource")
+        if "id" in entry:
+            if not isinstance(entry["id"], str) or not entry["id"].strip():
+                problems.append(f"{where}.id is not a non-empty string")
+            elif entry["id"] in seen:
+                problems.append(f"{where}.id {entry['id']!r} is used twice")
+            else:
+                seen.add(entry["id"])
+        count = entry.get("usage_count")
+        if "usage_count" in entry and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+            problems.append(f"{where}.usage_count is not a count")
+        if "last_modified" in entry and not _is_instant(entry["last_modified"]):
+            problems.append(f"{where}.last_modified is not an ISO 8601 datetime with a UTC offset")
+        if "usage_window" in entry:
+            problems += _check_window(f"{where}.usage_window", entry["usage_window"])
+    if "usage_window" in meta:
+        problems += _check_window("usage_window", meta["usage_window"])
+    return problems
+
+
+def _check_window(name: str, value: Any) -> list[str]:
+    if not isinstance(value, dict) or not _is_instant(value.get("from")) or not _is_instant(value.get("to")):
+        return [f"{name} is not a {{ from, to }} pair of datetimes with UTC offsets"]
+    return []
+
+
+def _check_computation(meta: Mapping[str, Any]) -> list[str]:
+    problems = []
+    if not (isinstance(meta.get("runtime"), str) and meta["runtime"].strip()):
+        problems.append("an Attested Computation has no runtime")
+    parameters = meta.get("parameters", [])
+    if not isinstance(parameters, list) or not all(
+        isinstance(p, dict) and isinstance(p.get("name"), str) for p in parameters
+    ):
+        problems.append("parameters is not a list of { name, type, required }")
+    for key in ("executor", "attester"):
+        if key in meta and not (isinstance(meta[key], dict) and isinstance(meta[key].get("resource"), str)):
+            problems.append(f"{key} has no resource")
+    return problems
+
+
+def _check_footnotes(meta: Mapping[str, Any], body: str) -> list[str]:
+    text = _without_code(body)
+    used = set(_FOOTNOTE_REF.findall(text))
+    defined = {m.group(1) for line in text.split("\n") if (m := _FOOTNOTE_DEF.match(line))}
+    sources = meta.get("sources") if isinstance(meta.get("sources"), list) else []
+    ids = {s["id"] for s in sources if isinstance(s, dict) and isinstance(s.get("id"), str)}
+    problems = [f"footnote [^{label}] has no sources entry with that id" for label in sorted(used - ids)]
+    problems += [f"footnote [^{label}] is cited but not defined" for label in sorted(used - defined)]
+    return problems
+
+
+def _check_index(meta: Any, body: str, *, at_root: bool) -> list[str]:
+    problems = []
+    if meta is not None:
+        if not at_root:
+            problems.append("index.md has front matter; only the bundle root's may (okf_version)")
+        elif not isinstance(meta, dict) or set(meta) != {"okf_version"}:
+            problems.append("index.md front matter may hold only okf_version")
+        elif not isinstance(meta["okf_version"], str):
+            problems.append('okf_version is not a quoted string such as "0.2"')
+    sections = 0
+    entries = 0
+    for number, line in enumerate(body.split("\n"), start=1):
+        if not line.strip():
+            continue
+        if _HEADING.match(line):
+            if sections and not entries:
+                problems.append(f"index line {number}: the section before has no entries")
+            sections += 1
+            entries = 0
+            continue
+        match = _INDEX_ENTRY.match(line)
+        if not match:
+            problems.append(f"index line {number}: not a heading or a '* [title](link) - description' entry")
+        elif not sections:
+            problems.append(f"index line {number}: entry before the first section heading")
+        else:
+            entries += 1
+            if not (match.group(3) or "").strip():
+                problems.append(f"index line {number}: entry has no description")
+    if not sections:
+        problems.append("index has no section heading")
+    elif not entries:
+        problems.append("index: the last section has no entries")
+    return problems
+
+
+def _check_log(meta: Any, body: str) -> list[str]:
+    problems = []
+    if meta is not None and not isinstance(meta, dict):
+        problems.append("front matter is not a YAML mapping")
+    dates: list[date] = []
+    for number, line in enumerate(_without_code(body).split("\n"), start=1):
+        heading = _HEADING.match(line)
+        if not heading or len(heading.group(1)) != 2:
+            continue
+        text = heading.group(2).strip()
+        try:
+            if not _LOG_DATE.match(text):
+                raise ValueError
+            dates.append(date.fromisoformat(text))
+        except ValueError:
+            problems.append(f"log line {number}: date heading {text!r} is not YYYY-MM-DD")
+    if any(later >= earlier for earlier, later in zip(dates, dates[1:])):
+        problems.append("log dates are not newest first")
+    return problems
+
+
+def _is_instant(value: Any) -> bool:
+    if isinstance(value, datetime):
+        return value.tzinfo is not None
+    if isinstance(value, str) and "T" in value:
+        try:
+            return datetime.fromisoformat(value).tzinfo is not None
+        except ValueError:
+            return False
+    return False
+
+
+def _without_code(body: str) -> str:
+    """The body with fenced blocks and code spans blanked, so their text is not read as links."""
+    out = []
+    fence = ""
+    for line in body.split("\n"):
+        match = _FENCE.match(line)
+        if fence:
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+                fence = ""
+            out.append("")
+            continue
+        if match:
+            fence = match.group(1)
+            out.append("")
+            continue
+        out.append(_CODE_SPAN.sub("``", line))
+    return "\n".join(out)
+
+
+def _anchors(path: Path) -> set[str]:
+    _, body, _ = split_front_matter(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for line in _without_code_keep_spans(body).split("\n"):
+        match = _HEADING.match(line)
+        if match:
+            anchor = base = slug(match.group(2))
+            number = 0
+            while anchor in found:
+                number += 1
+                anchor = f"{base}-{number}"
+            found.add(anchor)
+    return found
+
+
+def _without_code_keep_spans(body: str) -> str:
+    out = []
+    fence = ""
+    for line in body.split("\n"):
+        match = _FENCE.match(line)
+        if fence:
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+                fence = ""
+            out.append("")
+        elif match:
+            fence = match.group(1)
+            out.append("")
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def links_of(path: Path) -> list[str]:
+    """Every link target in a page's body (inline links, images, reference definitions)."""
+    _, body, _ = split_front_matter(path.read_text(encoding="utf-8"))
+    targets = []
+    for line in _without_code(body).split("\n"):
+        definition = _REF_DEFINITION.match(line)
+        if definition:
+            targets.append(definition.group(1))
+            continue
+        targets += _INLINE_LINK.findall(line)
+    return targets
+
+
+def check_links(path: Path, root: Path | None = None) -> list[str]:
+    """Relative links of a page that do not resolve (empty when all do).
+
+    URLs are not followed. A link starting with ``/`` is relative to the bundle ``root`` (by
+    default the page's folder); any other is relative to the page. A ``#fragment`` must name a
+    heading of the target page. Path-valued front matter (``sources[].resource`` written as a
+    path, not a URL or a descriptor with spaces) must resolve too, from the page or, as some
+    bundles write it, from the bundle root.
+    """
+    root = root or path.parent
+    problems = []
+    meta, _, _ = split_front_matter(path.read_text(encoding="utf-8"))
+    targets = [(t, "link") for t in links_of(path)]
+    if isinstance(meta, dict) and isinstance(meta.get("sources"), list):
+        for entry in meta["sources"]:
+            resource = entry.get("resource") if isinstance(entry, dict) else None
+            if isinstance(resource, str) and not re.search(r"\s", resource):
+                targets.append((resource, "source"))
+    for target, what in targets:
+        if _SCHEME.match(target):
+            continue
+        name, _, fragment = target.partition("#")
+        if not name:
+            file = path
+        elif name.startswith("/"):
+            file = root / name.lstrip("/")
+        else:
+            file = path.parent / name
+        if not file.exists() and what == "source" and not name.startswith("/"):
+            file = root / name
+        if not file.exists():
+            problems.append(f"{what} {target} does not resolve")
+        elif fragment and file.suffix == ".md" and fragment not in _anchors(file):
+            problems.append(f"{what} {target}: no heading with anchor #{fragment}")
+    return problems
+
+
+def check_wiki(root: Path = WIKI) -> list[str]:
+    """Every problem in a wiki bundle, each as ``<path>: <problem>``.
+
+    Checks each page (``check_page``), its links (``check_links``), and that every folder has an
+    ``index.md`` whose entries list each page and each subfolder of that folder.
+    """
+    problems = []
+    for folder in _folders(root):
+        pages = sorted(p for p in folder.glob("*.md") if p.is_file())
+        for page in pages:
+            where = page.relative_to(root).as_posix()
+            problems += [f"{where}: {p}" for p in check_page(page, root) + check_links(page, root)]
+        index = folder / INDEX_PAGE
+        where = index.relative_to(root).as_posix()
+        if not index.is_file():
+            if _pages_in(folder):
+                problems.append(f"{where}: missing")
+            continue
+        listed = {(folder / t.partition("#")[0]).resolve() for t in links_of(index) if not _SCHEME.match(t)}
+        for page in _pages_in(folder):
+            if page.resolve() not in listed:
+                problems.append(f"{where}: does not list {page.name}")
+        for sub in _subfolders(folder):
+            if _pages_in(sub) and not {sub.resolve(), (sub / INDEX_PAGE).resolve()} & listed:
+                problems.append(f"{where}: does not list {sub.name}/")
+    return problems
+
+
+def slug(heading: str) -> str:
+    """The anchor a markdown renderer gives a heading (GitHub's rule)."""
+    text = heading.strip().lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")

@@ -1,0 +1,1 @@
+"""The record layer every stage shares: contracts, canonical form, digests, times and ids."""

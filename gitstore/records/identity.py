@@ -1,0 +1,50 @@
+"""People and bots as stable ids. The CLI cannot authenticate anyone: it records identities
+as asserted (``--by``, defaulting to ``git:<user.email>`` from git config)."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pygit2
+
+from gitstore.errors import UsageError
+
+PERSON = re.compile(r"^[a-z][a-z0-9-]{0,31}:[^\s]{1,160}$")
+AUTO_SAFE = "bot:gitstore-auto-safe"
+
+
+def person(by: str | None, repo: pygit2.Repository | None = None) -> str:
+    """A person id from ``--by`` or from git config; refuses bots and malformed ids."""
+    if by is None:
+        by = _from_git_config(repo)
+    if ":" not in by:
+        by = f"git:{by}"
+    if not PERSON.match(by):
+        raise UsageError(f"--by {by!r} is not a person id like github:583231 or git:alice@example.com")
+    if by.startswith("bot:"):
+        raise UsageError(f"--by {by!r} names a bot; decisions need a person")
+    return by
+
+
+def _from_git_config(repo: pygit2.Repository | None) -> str:
+    """The author email git itself would use: GIT_AUTHOR_EMAIL, user.email, then EMAIL."""
+    config = repo.config if repo is not None else pygit2.Config.get_global_config()
+    candidates = [os.environ.get("GIT_AUTHOR_EMAIL")]
+    try:
+        candidates.append(config["user.email"])
+    except (KeyError, pygit2.GitError):
+        pass
+    candidates.append(os.environ.get("EMAIL"))
+    for value in candidates:
+        if value and value.strip():
+            return "git:" + "".join(value.split())
+    raise UsageError("no --by given and git config has no user.email: say who decides with --by")
+
+
+def is_person(value: str) -> bool:
+    """True for a person id (not a bot)."""
+    return bool(PERSON.match(value)) and not value.startswith("bot:")
+
+
+__all__ = ["AUTO_SAFE", "is_person", "person"]

@@ -1,0 +1,29 @@
+"""Content-derived ids: replaying the same session or thread gives the same ids.
+
+- episode: ``ep_`` + the first 32 hex digits of sha256 over canonical ``{"scope", "source"}``;
+- event: ``ev_`` + the first 32 hex digits of sha256 over canonical ``{"episode", "key"}``, the
+  key being the origin's own id for that event version (a comment id and its updated time, a
+  transcript line's uuid);
+- learning: ``lrn_`` + the first 32 hex digits of its first version's contentDigest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from gitstore.records.canonical import canonicalize
+
+
+def _hex(value: Any) -> str:
+    return hashlib.sha256(canonicalize(value)).hexdigest()[:32]
+
+
+def episode_id(scope: str, source: dict[str, str]) -> str:
+    """The id of the episode for this source (kind, origin, ref) in this scope."""
+    return "ep_" + _hex({"scope": scope, "source": source})
+
+
+def event_id(episode: str, key: str) -> str:
+    """The id of the event an origin knows as ``key`` inside an episode."""
+    return "ev_" + _hex({"episode": episode, "key": key})

@@ -1,0 +1,54 @@
+"""UTC times with six fractional digits and ``Z``, so text order is time order."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+
+from gitstore.errors import InvalidInput
+
+TIME_PATTERN = (
+    r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+    r"T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{6}Z$"
+)
+_TIME = re.compile(TIME_PATTERN)
+
+
+def format_time(moment: datetime) -> str:
+    """Format an aware datetime as ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` in UTC."""
+    if moment.tzinfo is None:
+        raise InvalidInput(f"time {moment.isoformat()} has no time zone")
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_time(text: str) -> datetime:
+    """Parse a gitstore time, refusing any other precision or zone."""
+    if not isinstance(text, str) or not _TIME.match(text):
+        raise InvalidInput(
+            f"time {text!r} is not UTC with six fractional digits (YYYY-MM-DDTHH:MM:SS.ffffffZ)"
+        )
+    try:
+        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    except ValueError:
+        raise InvalidInput(f"time {text!r} is not a calendar date") from None
+
+
+def normalize_time(text: str) -> str:
+    """Turn any ISO 8601 time with a zone (as harnesses and GitHub write them) into ours."""
+    if not isinstance(text, str):
+        raise InvalidInput(f"time {text!r} is not a string")
+    candidate = text.strip()
+    if candidate.endswith(("Z", "z")):
+        candidate = candidate[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(candidate)
+    except ValueError:
+        raise InvalidInput(f"time {text!r} is not ISO 8601") from None
+    if moment.tzinfo is None:
+        raise InvalidInput(f"time {text!r} has no time zone")
+    return format_time(moment)
+
+
+def now() -> str:
+    """The current time in gitstore form."""
+    return format_time(datetime.now(timezone.utc))
