@@ -36,11 +36,13 @@ from gitstore.records.times import normalize_time
 from gitstore.records.contracts import seal
 from gitstore.errors import InvalidInput, Refused
 from gitstore.records.ids import episode_id, event_id
+from gitstore.records.inputs import read_file
 from gitstore.ops._context import Context, now
 from gitstore.rules.view import View
 from gitstore.safety.scanner import default_scanner
 
 COLLECTIONS = ("pull-comments", "reviews", "issue-comments")
+MAX_SNAPSHOT_BYTES = 256 << 20  # one snapshot or webhook delivery file
 _LINK = re.compile(r'<[^>]*[?&]page=(\d+)[^>]*>;\s*rel="(next|last|prev|first)"')
 
 
@@ -78,10 +80,12 @@ def load_snapshot(path: Path) -> tuple[str, list[dict[str, Any]] | dict[str, Any
 
 def _read_json(path: Path) -> Any:
     try:
-        return parse_json(path.read_bytes())
+        return parse_json(read_file(path, MAX_SNAPSHOT_BYTES))
     except OSError as exc:
         raise InvalidInput(f"{path}: cannot read ({exc.strerror})") from None
     except InvalidInput as exc:
+        if str(exc).startswith(str(path)):
+            raise
         raise InvalidInput(f"{path}: {exc}") from None
 
 

@@ -10,49 +10,28 @@ from typing import Any, BinaryIO
 
 import typer
 
-from gitstore.errors import InvalidInput
+from gitstore.records.inputs import MAX_RECORD_BYTES, bounded_lines, open_untrusted, read_bounded
 
 
-def read_input(path: str) -> bytes:
-    """The bytes of FILE, or of standard input for ``-``."""
+def read_input(path: str, limit: int = MAX_RECORD_BYTES) -> bytes:
+    """The bytes of FILE, or of standard input for ``-``, at most ``limit`` of them."""
     with open_input(path) as source:
-        return source.read()
+        return read_bounded(source, limit, "standard input" if path == "-" else path)
 
 
 @contextmanager
 def open_input(path: str) -> Iterator[BinaryIO]:
-    """FILE (or standard input for ``-``) opened for reading bytes."""
+    """FILE (or standard input for ``-``) opened for reading bytes; see ``open_untrusted``."""
     if path == "-":
         yield sys.stdin.buffer
         return
-    try:
-        source = open(path, "rb")  # noqa: SIM115 - closed below
-    except FileNotFoundError:
-        raise InvalidInput(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InvalidInput(f"{path}: is a directory") from None
-    except OSError as exc:
-        raise InvalidInput(f"{path}: cannot read ({exc.strerror})") from None
-    with source:
+    with open_untrusted(path) as source:
         yield source
 
 
-def read_lines(source: BinaryIO, block: int = 1 << 20) -> Iterator[bytes]:
-    """The lines of ``source`` without their ``\\n``, read a block at a time (several times
-    faster than a file's own line iterator); a last line without its newline counts too."""
-    rest: list[bytes] = []  # the start of a line that began in an earlier block
-    while data := source.read(block):
-        if b"\n" not in data:
-            rest.append(data)
-            continue
-        lines = data.split(b"\n")
-        if rest:
-            rest.append(lines[0])
-            lines[0] = b"".join(rest)
-        rest = [lines.pop()]
-        yield from lines
-    if rest and rest != [b""]:
-        yield b"".join(rest)
+def read_lines(source: BinaryIO, name: str = "input", max_line: int = MAX_RECORD_BYTES) -> Iterator[bytes]:
+    """The lines of ``source``, each at most ``max_line`` bytes (see ``bounded_lines``)."""
+    return bounded_lines(source, name, max_line)
 
 
 def emit_json(value: Any) -> None:

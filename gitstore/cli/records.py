@@ -36,7 +36,7 @@ class _Lines:
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         with open_input(self.name) as source:
-            for self.number, line in enumerate(read_lines(source), start=1):
+            for self.number, line in enumerate(read_lines(source, self.name), start=1):
                 if not line.strip():
                     continue
                 value = parse_json(line.removesuffix(b"\r"), check=False)  # the store checks it

@@ -17,10 +17,12 @@ from gitstore.errors import InvalidInput
 from gitstore.safety.scanner import Allowlist, ConservativeScanner, ScanResult
 from gitstore.cli._io import JSON_OPTION, emit_json, read_input
 
+MAX_SCAN_BYTES = 64 << 20  # one file: the scanner is linear, but a file this large is no source text
+
 
 def _read_text(name: str) -> str:
     """FILE as UTF-8 text; anything else is refused with a one-line error."""
-    data = read_input(name)
+    data = read_input(name, MAX_SCAN_BYTES)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

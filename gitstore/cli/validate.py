@@ -6,9 +6,9 @@ from typing import Any
 
 import typer
 
-from gitstore.records.contracts import validate_text
+from gitstore.records.contracts import validate_lines, validate_text
 from gitstore.errors import GitstoreError
-from gitstore.cli._io import JSON_OPTION, emit_json, read_input
+from gitstore.cli._io import JSON_OPTION, emit_json, open_input, read_input, read_lines
 
 
 def validate(
@@ -22,7 +22,7 @@ def validate(
     report: list[dict[str, Any]] = []
     for name in files:
         try:
-            report.extend({"file": name, **r} for r in validate_text(read_input(name), name, reference=reference))
+            report.extend({"file": name, **r} for r in _validate(name, reference))
         except GitstoreError as exc:
             report.append({"file": name, "line": None, "ok": False, "error": str(exc)})
     if as_json:
@@ -36,6 +36,13 @@ def validate(
                 typer.echo(f"invalid {where}: {r['error']}")
     if not all(r["ok"] for r in report):
         raise typer.Exit(1)
+
+
+def _validate(name: str, reference: bool) -> list[dict[str, Any]]:
+    if not name.endswith(".jsonl"):
+        return validate_text(read_input(name), name, reference=reference)
+    with open_input(name) as source:  # JSON Lines: one record in memory at a time
+        return validate_lines(read_lines(source, name), name, reference=reference)
 
 
 def register(app: typer.Typer) -> None:

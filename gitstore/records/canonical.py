@@ -43,6 +43,18 @@ def _refuse_constant(name: str) -> Any:
     raise CanonicalizationError(f"non-finite number {name} is not JSON")
 
 
+_MAX_INTEGER_DIGITS = len(str(MAX_SAFE_INTEGER))
+
+
+def _parse_int(text: str) -> int:
+    """An integer literal; one too long to be I-JSON is refused before it is converted (Python
+    refuses to convert more than 4,300 digits, and converting is quadratic below that)."""
+    digits = len(text) - text.startswith("-")
+    if digits > _MAX_INTEGER_DIGITS:
+        raise CanonicalizationError(f"not I-JSON: an integer of {digits} digits is beyond 2^53")
+    return int(text)
+
+
 def parse_json(text: str | bytes, *, allow_floats: bool = True, check: bool = True) -> Any:
     """Parse one JSON text strictly, refusing anything I-JSON forbids.
 
@@ -85,7 +97,8 @@ def _parse_strict(text: str | bytes) -> Any:
     if text.startswith("\ufeff"):
         raise CanonicalizationError("input starts with a byte order mark")
     try:
-        return json.loads(text, object_pairs_hook=_refuse_duplicates, parse_constant=_refuse_constant)
+        return json.loads(text, object_pairs_hook=_refuse_duplicates, parse_constant=_refuse_constant,
+                          parse_int=_parse_int)
     except json.JSONDecodeError as exc:
         raise CanonicalizationError(
             f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"

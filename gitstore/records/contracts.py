@@ -244,8 +244,13 @@ def validate_text(data: bytes, name: str, *, reference: bool = False) -> list[di
     """Validate a file's records (one JSON record, or JSON Lines); one result per record."""
     if not name.endswith(".jsonl"):
         return [_verdict(data, None, reference)]
+    return validate_lines(data.splitlines(), name, reference=reference)
+
+
+def validate_lines(lines: Iterable[bytes], name: str, *, reference: bool = False) -> list[dict[str, Any]]:
+    """Validate JSON Lines as they are read; one result per record."""
     results = []
-    for number, line in enumerate(data.splitlines(), start=1):
+    for number, line in enumerate(lines, start=1):
         if line.strip():
             results.append(_verdict(line, number, reference))
     if not results:
