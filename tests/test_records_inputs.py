@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-import resource
 import subprocess
 import sys
 import threading
