@@ -6,10 +6,11 @@ without loading the contracts, validators or git bindings it may not need.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
-
 from gitstore._version import __version__  # noqa: F401 - re-exported
+
+TYPE_CHECKING = False  # typing costs milliseconds at start-up, and hooks start often
+if TYPE_CHECKING:
+    from typing import Any
 
 _EXPORTS = {
     "canonicalize": ".records.canonical", "canonicalize_reference": ".records.canonical", "parse_json": ".records.canonical",
@@ -30,6 +31,8 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'gitstore' has no attribute {name!r}")
+    from importlib import import_module
+
     value = getattr(import_module(module, __name__), name)
     globals()[name] = value
     return value

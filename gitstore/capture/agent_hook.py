@@ -29,7 +29,12 @@ import os
 import sys
 import threading
 import time
-from typing import Any
+
+from gitstore.capture.hooklog import log as _log, state_dir as _state_dir
+
+TYPE_CHECKING = False  # typing costs milliseconds at start-up
+if TYPE_CHECKING:
+    from typing import Any
 
 HARNESSES = ("claude-code", "codex", "gemini-cli", "opencode")
 MAX_PAYLOAD = 1 << 20
@@ -38,7 +43,6 @@ DEFAULT_TIMEOUT = 10.0
 TARGET_ENV = "GITSTORE_HOOK_TARGET"
 TIMEOUT_ENV = "GITSTORE_HOOK_TIMEOUT"
 DEFAULT_TARGET = "gitstore.capture.sessions:capture_from_hook"
-LOG_NAME = "hooks.log"
 
 
 class HookProblem(Exception):
@@ -118,19 +122,6 @@ def worker(args: list[str]) -> int:
     except BaseException as exc:  # noqa: BLE001 - a worker failure is logged, never raised
         _log(cwd, harness, f"hook failed: {type(exc).__name__}: {exc}")
     return 0
-
-
-def _state_dir(cwd: str) -> str | None:
-    """``<repository>/okf/.memory`` above ``cwd``, when it exists."""
-    path = os.path.abspath(cwd)
-    while True:
-        candidate = os.path.join(path, "okf", ".memory")
-        if os.path.isdir(candidate) and os.path.exists(os.path.join(path, ".git")):
-            return candidate
-        parent = os.path.dirname(path)
-        if parent == path:
-            return None
-        path = parent
 
 
 def _parse(raw: bytes) -> dict[str, Any]:
@@ -250,29 +241,6 @@ def _silence_stdout() -> None:
         os.close(null)
     except (OSError, ValueError, AttributeError):
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115
-
-
-def _log(cwd: str, harness: str, message: str) -> None:
-    """Append one line to the repository's hook log, or to the temporary folder's; never raise."""
-    try:
-        line = " ".join(message.split())[:1000]
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        path = _log_path(cwd)
-        with open(path, "a", encoding="utf-8") as out:
-            out.write(f"{stamp} {harness or '-'} {line}\n")
-    except BaseException:  # noqa: BLE001
-        pass
-
-
-def _log_path(cwd: str) -> str:
-    state = _state_dir(cwd)
-    if state is not None:
-        logs = os.path.join(state, "logs")
-        os.makedirs(logs, exist_ok=True)
-        return os.path.join(logs, LOG_NAME)
-    import tempfile
-
-    return os.path.join(tempfile.gettempdir(), "gitstore-" + LOG_NAME)
 
 
 def check() -> int:

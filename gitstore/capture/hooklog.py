@@ -1,0 +1,49 @@
+"""The hooks' log: one line per problem in ``<repository>/okf/.memory/logs/hooks.log``.
+
+Shared by the capture hook and the context hook, both run by harnesses on every session or
+prompt: a hook never shows a failure to the agent, so this file is where it goes. Outside a
+gitstore repository the line goes to ``gitstore-hooks.log`` in the temporary folder. Logging
+never raises. Standard library only, for a fast start.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+LOG_NAME = "hooks.log"
+
+
+def state_dir(cwd: str) -> str | None:
+    """``<repository>/okf/.memory`` above ``cwd``, when it exists."""
+    path = os.path.abspath(cwd)
+    while True:
+        candidate = os.path.join(path, "okf", ".memory")
+        if os.path.isdir(candidate) and os.path.exists(os.path.join(path, ".git")):
+            return candidate
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+
+
+def log_path(cwd: str) -> str:
+    state = state_dir(cwd)
+    if state is not None:
+        logs = os.path.join(state, "logs")
+        os.makedirs(logs, exist_ok=True)
+        return os.path.join(logs, LOG_NAME)
+    import tempfile
+
+    return os.path.join(tempfile.gettempdir(), "gitstore-" + LOG_NAME)
+
+
+def log(cwd: str, harness: str, message: str) -> None:
+    """Append one line to the repository's hook log, or to the temporary folder's; never raise."""
+    try:
+        line = " ".join(message.split())[:1000]
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        with open(log_path(cwd), "a", encoding="utf-8") as out:
+            out.write(f"{stamp} {harness or '-'} {line}\n")
+    except BaseException:  # noqa: BLE001
+        pass
