@@ -1,0 +1,41 @@
+"""``gitstore context``: exactly what a harness's agent would receive now, and why."""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import typer
+
+from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.deliver.here import preview
+from gitstore.deliver.surfaces import SURFACES
+
+
+def context(
+    harness: str = typer.Option("claude-code", "--harness", help=f"The coding agent: {', '.join(SURFACES)}."),
+    prompt: Optional[str] = typer.Option(None, "--prompt", help="The user's prompt (default: a session start)."),
+    session: Optional[str] = typer.Option(None, "--session", help="A session id: leave out what it was already given."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Print exactly what an agent would receive now (byte for byte), with the limits that applied."""
+    shown = preview(harness, prompt, session)
+    if as_json:
+        emit_json(shown.to_json())
+        return
+    sys.stdout.write(shown.output)
+    sys.stdout.flush()
+    found = shown.answer.recall
+    typer.echo(f"-- {harness} {shown.event}: {shown.answer.reason}", err=True)
+    if found is not None:
+        limits = found.limits
+        typer.echo(f"-- limits: {limits.max_items} items, {limits.max_item_chars} characters each, "
+                   f"{limits.max_total_chars} in all (ceilings 3/400/1200); items used {found.chars}", err=True)
+        if found.left_out:
+            typer.echo(f"-- left out by the limits: {', '.join(found.left_out)}", err=True)
+    if shown.answer.context is not None:
+        typer.echo(f"-- injected text: {len(shown.answer.context)} characters (harness limit 10000)", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(context)

@@ -1,0 +1,35 @@
+"""``gitstore recall``: the accepted learnings most relevant to a query, as an agent gets them."""
+
+from __future__ import annotations
+
+import typer
+
+from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.deliver.here import recall_here
+
+
+def recall(
+    query: str = typer.Argument(..., help="What the agent is about to do, in any language."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Recall the accepted learnings most relevant to a query (at most 3, bounded, with provenance)."""
+    found = recall_here(query)
+    if as_json:
+        emit_json(found.to_json())
+        return
+    if not found.items:
+        typer.echo("no learning in force matches")
+    for item in found.items:
+        label = "" if item["trust"] == "human" else " [auto-safe]"
+        typer.echo(f"{item['id']} score {item['score']}{label}")
+        typer.echo(f"  {item['text']}")
+        typer.echo(f"  evidence: {', '.join(item['sources']) or '-'}; {item['contentDigest']}")
+    limits = found.limits
+    typer.echo(f"limits: {limits.max_items} items, {limits.max_item_chars} characters each, "
+               f"{limits.max_total_chars} in all; used {found.chars}", err=True)
+    if found.left_out:
+        typer.echo(f"left out by the ceilings: {', '.join(found.left_out)}", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(recall)

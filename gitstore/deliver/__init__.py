@@ -1,0 +1,14 @@
+"""Delivery: accepted learnings reach agents, bounded, attributed and never re-sent.
+
+- ``terms``, ``index``, ``recall``: Unicode-aware lexical recall over learnings in force, from a
+  disposable SQLite FTS5 index (``build`` makes it from the store, ``heads`` says when it is
+  current), within hard ceilings (``limits``);
+- ``surfaces``, ``context``, ``hook``: the context hook each harness runs, its answer framed as
+  reference material with provenance; ``place`` decides where delivery may run at all;
+- ``ledger``: which learnings each agent session was given, so none is sent twice;
+- ``publish``: the managed section of AGENTS.md (and CLAUDE.md, Copilot's instructions) and the
+  continual-learning index, with rollback;
+- ``mcp``: an optional read-only MCP server.
+
+Importing this package loads nothing: the agent hook imports only the light modules it needs.
+"""

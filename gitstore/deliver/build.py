@@ -1,0 +1,220 @@
+"""Building recall's index from the store (the slow path: it reads every record).
+
+One build reads the store through the rules (``gitstore.rules.active`` for the purpose
+``instruction``: accepted or auto-active, not replaced, valid, every piece of evidence still
+serving), scans every text an agent could be shown or that scoring reads (title, text, targets,
+evidence excerpts) with the safety scanner, leaves out whatever it quarantines (recorded by
+kind only), and writes a fresh SQLite file that replaces the old one in one rename, so a reader
+sees the old index or the new one, never half of either. Builds are serialised by a lock.
+
+It also checks what the agent hook cannot afford to: that git ignores ``okf/.memory/`` and does
+not track ``config.json``. If it does, this checkout's gitstore state came from the repository
+itself (a repository can commit such files), so the index records that delivery is inert here.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from gitstore.deliver import heads
+from gitstore.deliver import index as idx
+from gitstore.deliver.place import Place, locate
+from gitstore.deliver.terms import terms
+
+EXCERPT_CHARS = 500
+MAX_EXCERPTS = 8
+MAX_SOURCES = 3
+
+
+@dataclass
+class Built:
+    """What a build indexed and what it left out."""
+
+    path: str
+    fingerprint: str
+    count: int
+    dropped: list[tuple[str, str, str]] = field(default_factory=list)
+    inert: str | None = None
+    seconds: float = 0.0
+
+
+@contextmanager
+def build_lock(place: Place, wait: bool = True) -> Iterator[bool]:
+    """The build lock: yields True when held (False only when ``wait`` is off and it is taken)."""
+    os.makedirs(idx.folder(place), exist_ok=True)
+    with open(os.path.join(idx.folder(place), "recall.lock"), "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def fresh(place: Place) -> bool:
+    current = heads.fingerprint(place)
+    found = idx.open_index(place, current)
+    if found is None:
+        return False
+    found.close()
+    return True
+
+
+def ensure(place: Place) -> Built | None:
+    """Build the index unless it is current; returns the build, or None when it was current."""
+    if fresh(place):
+        return None
+    with build_lock(place):
+        if fresh(place):  # another process built it while this one waited
+            return None
+        return build(place)
+
+
+def build(place: Place) -> Built:
+    """Build the index for the store's current state."""
+    started = time.monotonic()
+    heads.make_salt(place)
+    fingerprint = heads.fingerprint(place)
+    if fingerprint is None:
+        raise RuntimeError(f"the {place.provider} provider keeps no state an index could be keyed to")
+    inert = _untrusted(place)
+    rows, dropped = ([], []) if inert else _rows(place)
+    built = Built(idx.path(place), fingerprint, len(rows), dropped, inert)
+    _write(place, built, rows)
+    built.seconds = time.monotonic() - started
+    return built
+
+
+def rebuild(root: str) -> Built:
+    """Build for the repository at ``root`` now, under the lock (the hook's background rebuild)."""
+    place = locate(root)
+    with build_lock(place):
+        return build(place)
+
+
+def _untrusted(place: Place) -> str | None:
+    from gitstore.config import git_ignores
+    from pathlib import Path
+
+    import pygit2
+
+    root = Path(place.root)
+    if not git_ignores(root, root / "okf" / ".memory"):
+        return "git does not ignore okf/.memory/: this checkout's gitstore state is not local; delivery is inert"
+    try:
+        tracked = "okf/.memory/config.json" in pygit2.Repository(place.root).index
+    except pygit2.GitError:
+        tracked = False
+    if tracked:
+        return "okf/.memory/config.json is tracked by git (it came with the repository); delivery is inert"
+    return None
+
+
+# -- rows ----------------------------------------------------------------------------------------
+
+def _rows(place: Place) -> tuple[list[dict[str, Any]], list[tuple[str, str, str]]]:
+    from gitstore.ops._context import Context
+    from gitstore.rules.active import active
+    from gitstore.safety.scanner import default_scanner
+
+    view = Context.open(place.root).view()
+    scanner = default_scanner()
+    rows, dropped = [], []
+    for status, record in active(view, "instruction"):
+        row = _row(view, status.trust, record, scanner)
+        if isinstance(row, str):
+            dropped.append((record["id"], record["contentDigest"], row))
+        else:
+            rows.append(row)
+    return rows, dropped
+
+
+def _row(view: Any, trust: str, record: dict[str, Any], scanner: Any) -> dict[str, Any] | str:
+    """The index row of one learning, or why the scanner left it out."""
+    content = record["content"]
+    texts = {"title": content["title"], "text": content["text"], "targets": " ".join(record["targets"])}
+    excerpts = _excerpts(view, record)
+    screened: dict[str, str] = {}
+    for name, text in [*texts.items(), *((f"evidence {i + 1}", t) for i, t in enumerate(excerpts))]:
+        result = scanner.scan(text)
+        if result.quarantined:
+            kinds = sorted({f.kind for f in result.findings if f.action == "quarantine"})
+            return f"unsafe {name.split()[0]}: {', '.join(kinds)}"
+        screened[name] = result.text
+    evidence = " ".join(v for k, v in screened.items() if k.startswith("evidence"))
+    return {
+        "id": record["id"], "digest": record["contentDigest"], "trust": trust,
+        "text": f"{screened['title'].strip()}: {screened['text'].strip()}",
+        "sources": json.dumps(_sources(view, record), ensure_ascii=False),
+        "valid_from": record["validFrom"], "valid_until": record["validUntil"],
+        "category": record["category"], "audience": record["audience"],
+        "terms": {"title": terms(screened["title"]), "body": terms(screened["text"]),
+                  "targets": terms(screened["targets"]), "evidence": terms(evidence)},
+    }
+
+
+def _excerpts(view: Any, record: dict[str, Any]) -> list[str]:
+    found = []
+    for ref in record["evidence"]:
+        for event_id in ref["events"]:
+            payload = view.events.get(event_id, {}).get("payload") or {}
+            text = payload.get("text") if isinstance(payload, dict) else None
+            if isinstance(text, str) and text.strip():
+                found.append(text[:EXCERPT_CHARS])
+    return found[:MAX_EXCERPTS]
+
+
+def _sources(view: Any, record: dict[str, Any]) -> list[str]:
+    """Where the evidence came from, shortest first: ``review-thread #42``, ``agent-session``."""
+    found: list[str] = []
+    for ref in record["evidence"]:
+        episode = view.episodes.get(ref["episode"], {})
+        kind = episode.get("source", {}).get("kind", "evidence")
+        pull = ref["pin"].get("pullRequest")
+        name = f"{kind} #{pull}" if pull else kind
+        if name not in found:
+            found.append(name)
+    return found[:MAX_SOURCES]
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+def _write(place: Place, built: Built, rows: list[dict[str, Any]]) -> None:
+    os.makedirs(idx.folder(place), exist_ok=True)
+    temp = f"{built.path}.{os.getpid()}.tmp"
+    if os.path.exists(temp):
+        os.unlink(temp)
+    db = sqlite3.connect(temp)
+    try:
+        db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + idx.SCHEMA)
+        lengths = {f: 0 for f in idx.FIELDS}
+        for n, row in enumerate(rows, start=1):
+            db.execute("INSERT INTO learning VALUES (?,?,?,?,?,?,?,?,?,?)",
+                       (n, row["id"], row["digest"], row["trust"], row["text"], row["sources"],
+                        row["valid_from"], row["valid_until"], row["category"], row["audience"]))
+            db.execute("INSERT INTO doc(rowid, title, body, targets, evidence) VALUES (?,?,?,?,?)",
+                       (n, *(" ".join(row["terms"][f]) for f in idx.FIELDS)))
+            for f in idx.FIELDS:
+                lengths[f] += len(row["terms"][f])
+        db.executemany("INSERT INTO dropped VALUES (?,?,?)", built.dropped)
+        meta = {"fingerprint": built.fingerprint, "count": str(len(rows)),
+                "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        meta.update({f"avg_{f}": repr(max(lengths[f] / len(rows), 1.0) if rows else 1.0) for f in idx.FIELDS})
+        if built.inert:
+            meta["inert"] = built.inert
+        db.executemany("INSERT INTO meta VALUES (?,?)", sorted(meta.items()))
+        db.commit()
+    finally:
+        db.close()
+    os.replace(temp, built.path)

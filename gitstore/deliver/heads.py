@@ -1,0 +1,158 @@
+"""The fingerprint of everything recall's index is built from, read without git bindings.
+
+The index is a disposable cache: it is used only while its fingerprint equals the one computed
+now, and rebuilt from the store otherwise. The fingerprint is one text made of
+
+- a secret of this clone (``<git common dir>/gitstore/delivery.salt``, made on the first build):
+  an index a repository ships in its files can never match it;
+- the index format and gitstore's version (a new scanner or scorer rebuilds);
+- the bytes of ``okf/.memory/config.json`` (provider, writer, delivery settings);
+- for the ``git`` provider, every ref under ``refs/memory/`` with its target, loose and packed,
+  in the common git folder and in any git folder gitstore keeps under it; for the ``sqlite``
+  and ``jsonl`` providers, the size and modification time of their files.
+
+Time is not in it: validity dates are kept in the index and compared with the clock at query
+time. Any other change to the records moves a ref (or a file), so it rebuilds.
+"""
+
+from __future__ import annotations
+
+import os
+
+from gitstore._version import __version__
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitstore.deliver.place import Place
+
+FORMAT = "recall-index/1"
+SALT_NAME = "delivery.salt"
+REFS = "refs/memory/"
+
+
+def salt_path(place: Place) -> str:
+    return os.path.join(place.common, "gitstore", SALT_NAME)
+
+
+def read_salt(place: Place) -> str | None:
+    try:
+        with open(salt_path(place), "rb") as handle:
+            return handle.read().hex()
+    except OSError:
+        return None
+
+
+def make_salt(place: Place) -> None:
+    """Create this clone's secret if it has none (only the index build does)."""
+    path = salt_path(place)
+    if os.path.exists(path):
+        return
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    temp = f"{path}.{os.getpid()}.tmp"
+    with open(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as out:
+        out.write(os.urandom(32))
+    os.replace(temp, path)
+
+
+def _loose(folder: str, prefix: str, found: list[str]) -> None:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        name = prefix + entry.name
+        if entry.is_dir(follow_symlinks=False):
+            _loose(entry.path, name + "/", found)
+        elif entry.is_file(follow_symlinks=False):
+            try:
+                with open(entry.path, "rb") as handle:
+                    found.append(f"{name} {handle.read().strip().decode('ascii', 'replace')}")
+            except OSError:
+                found.append(f"{name} unreadable")
+
+
+def _packed(gitdir: str, found: list[str]) -> None:
+    try:
+        with open(os.path.join(gitdir, "packed-refs"), "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return
+    needle = b" " + REFS.encode()
+    for line in data.splitlines():
+        if needle in line:
+            found.append("packed " + line.decode("ascii", "replace"))
+
+
+def _git_refs(gitdir: str) -> list[str]:
+    found: list[str] = []
+    _packed(gitdir, found)
+    _loose(os.path.join(gitdir, *REFS.strip("/").split("/")), REFS, found)
+    return sorted(found)
+
+
+def _git_folders(place: Place) -> list[str]:
+    folders = [place.common]
+    own = os.path.join(place.common, "gitstore")
+    try:
+        entries = sorted(os.scandir(own), key=lambda e: e.name)
+    except OSError:
+        return folders
+    folders += [e.path for e in entries if e.is_dir(follow_symlinks=False)
+                and os.path.exists(os.path.join(e.path, "HEAD"))]
+    return folders
+
+
+def _files(folder: str) -> list[str]:
+    stamps = []
+    for base, _dirs, names in os.walk(folder):
+        for name in sorted(names):
+            path = os.path.join(base, name)
+            try:
+                stat = os.stat(path)
+            except OSError:
+                continue
+            stamps.append(f"{os.path.relpath(path, folder)} {stat.st_size} {stat.st_mtime_ns}")
+    return sorted(stamps)
+
+
+def storage(place: Place) -> list[str]:
+    """What identifies the current state of the configured provider's records."""
+    if place.provider == "git":
+        return [f"{folder}\n" + "\n".join(_git_refs(folder)) for folder in _git_folders(place)]
+    if place.provider == "sqlite":
+        base = os.path.join(place.state, "store.sqlite")
+        return [line for suffix in ("", "-wal") for line in _files_of(base + suffix)]
+    if place.provider == "jsonl":
+        return _files(os.path.join(place.state, "jsonl"))
+    return []  # the memory provider keeps nothing between processes: no index can match it
+
+
+def _files_of(path: str) -> list[str]:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return []
+    return [f"{os.path.basename(path)} {stat.st_size} {stat.st_mtime_ns}"]
+
+
+def sha256_hex(data: bytes) -> str:
+    """The SHA-256 of ``data`` in hex (the C module straight away: hashlib costs start-up time)."""
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - other Python builds
+        from hashlib import sha256
+    return sha256(data).hexdigest()  # type: ignore[no-any-return]
+
+
+def fingerprint(place: Place) -> str | None:
+    """The digest of the current fingerprint (the secret never leaves the git folder), or None when it cannot be known (no salt yet, memory provider)."""
+    salt = read_salt(place)
+    if salt is None or place.provider == "memory":
+        return None
+    try:
+        with open(os.path.join(place.state, "config.json"), "rb") as handle:
+            config = handle.read().hex()
+    except OSError:
+        return None
+    text = "\n".join([FORMAT, __version__, salt, config, *storage(place)])
+    return "sha256:" + sha256_hex(text.encode("utf-8", "surrogateescape"))

@@ -1,0 +1,131 @@
+"""Delivery for the commands (``recall``, ``context``, the MCP server): the repository here, its
+index made current first (built inline when the store moved), refusals as gitstore errors.
+
+Unlike the agent hook, these may take the time to rebuild, and they scan what they return once
+more with the safety scanner before handing it out (the index holds only scanned text; this is
+the second look).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gitstore.deliver import build, surfaces
+from gitstore.deliver.context import Answer, answer
+from gitstore.deliver.heads import fingerprint
+from gitstore.deliver.index import Index, open_index
+from gitstore.deliver.ledger import now as clock
+from gitstore.deliver.limits import Inert
+from gitstore.deliver.place import Place, locate
+from gitstore.deliver.recall import Recall, bound, item_of, recall
+from gitstore.errors import IntegrityError, Refused, UsageError
+
+
+def place_here(start: str = ".") -> Place:
+    """The trusted repository containing ``start``, or a gitstore error saying why not."""
+    from gitstore.config import Workspace
+
+    workspace = Workspace.find(start)  # not a repository / not set up / unreadable config
+    try:
+        return locate(str(workspace.root))
+    except Inert as exc:
+        raise Refused(str(exc)) from None
+
+
+def current_index(place: Place) -> Index:
+    """The index for the store's current state, built now if needed; refuses where delivery is inert."""
+    for _ in range(3):
+        build.ensure(place)
+        found = open_index(place, fingerprint(place))
+        if found is not None:
+            inert = found.meta.get("inert")
+            if inert:
+                found.close()
+                raise Refused(inert)
+            return found
+    raise IntegrityError("recall's index went stale three times while it was being read; try again")
+
+
+def _rescanned(found: Recall) -> Recall:
+    from gitstore.safety.scanner import default_scanner
+
+    scanner = default_scanner()
+    kept = [i for i in found.items if not scanner.scan(i["text"]).quarantined]
+    if len(kept) == len(found.items):
+        return found
+    dropped = [i["id"] for i in found.items if i not in kept]
+    return Recall(kept, found.limits, found.matched, found.left_out + dropped, found.shortened)
+
+
+def recall_here(query: str, start: str = ".", now: str | None = None) -> Recall:
+    """``gitstore recall QUERY``: the bounded, re-scanned answer for the repository here."""
+    if not query.strip():
+        raise UsageError("recall needs a query: what the agent is about to do")
+    place = place_here(start)
+    index = current_index(place)
+    try:
+        return _rescanned(recall(index, query, now or clock(), place.limits))
+    finally:
+        index.close()
+
+
+def show_here(learning_id: str, start: str = ".", now: str | None = None) -> dict[str, Any]:
+    """One learning in force, as recall would hand it out (bounded, re-scanned)."""
+    place = place_here(start)
+    index = current_index(place)
+    try:
+        found = index.learning(learning_id, now or clock())
+    finally:
+        index.close()
+    if found is None:
+        raise Refused(f"{learning_id} is not a learning agents may be given now "
+                      "(unknown, not in force for instruction, or left out as unsafe)")
+    result = _rescanned(bound([found], place.limits))
+    if not result.items:
+        raise Refused(f"{learning_id} does not fit the recall ceilings or failed the safety scan")
+    return result.items[0]
+
+
+@dataclass
+class Preview:
+    """What a harness's agent would receive now, byte for byte, and the limits that applied."""
+
+    harness: str
+    event: str
+    session: str
+    answer: Answer
+    payload: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def output(self) -> str:
+        return self.answer.output or ""
+
+    def to_json(self) -> dict[str, Any]:
+        found = self.answer.recall
+        return {"harness": self.harness, "event": self.event, "session": self.session,
+                "output": self.output, "delivered": self.answer.output is not None,
+                "reason": self.answer.reason, "context": self.answer.context,
+                "recall": found.to_json() if found else None, "payload": self.payload}
+
+
+def preview(harness: str, prompt: str | None = None, session: str | None = None,
+            source: str = "startup", start: str = ".", now: str | None = None) -> Preview:
+    """``gitstore context``: run the context hook's answer without writing anything."""
+    surface = surfaces.SURFACES.get(harness)
+    if surface is None:
+        raise UsageError(f"no context hook for harness {harness!r} (one of {', '.join(surfaces.SURFACES)})")
+    place = place_here(start)
+    kind = surfaces.PROMPT if prompt is not None else surfaces.START
+    if kind not in surface.events.values():
+        raise UsageError(f"{harness} has no session-start context; give --prompt")
+    event = surface.event_of(kind)
+    payload: dict[str, Any] = {"hook_event_name": event, "session_id": session or "gitstore-context-preview",
+                               "cwd": place.root}
+    if prompt is not None:
+        payload["prompt"] = prompt
+    else:
+        payload["source"] = source
+    index = current_index(place)
+    result = answer(place, harness, payload, now or clock(), lambda: index, write=False)
+    return Preview(harness, event, payload["session_id"], result, payload)

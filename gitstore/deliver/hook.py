@@ -1,0 +1,236 @@
+"""The context hook a harness runs: ``python -P -m gitstore.deliver.hook HARNESS``.
+
+It reads the hook's JSON payload on standard input and prints, on standard output, exactly the
+answer the harness reads (``gitstore.deliver.surfaces``): accepted learnings relevant to the
+prompt, bounded, with provenance, not yet given to this session; or nothing at all. It never
+breaks the agent: it always exits 0, prints nothing but that answer (anything else a library
+might print goes to the null device), and gives up at its time limit
+(``GITSTORE_CONTEXT_TIMEOUT``, 5 s by default, below the timeout it is installed with),
+printing nothing. A problem is one line in ``okf/.memory/logs/hooks.log``.
+
+It starts fast: the standard library's small modules, ``sqlite3`` and the light delivery
+modules; never the CLI framework, the schema validators or the store. It reads recall's index
+(``gitstore.deliver.index``) when the index was built from exactly the store's current state;
+otherwise it starts a rebuild in the background (``--rebuild ROOT``) and waits for it until
+shortly before its limit; a rebuild still running then serves the next prompt.
+
+In a folder that is not a trusted gitstore repository (``gitstore.deliver.place``) it does
+nothing: it prints nothing, writes nothing, starts nothing.
+
+``--check`` imports everything an answer needs and exits 0 (``gitstore hooks status`` runs it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import time
+
+from gitstore.capture.hooklog import log
+from gitstore.deliver import heads
+from gitstore.deliver.index import open_index
+from gitstore.deliver.limits import Inert
+from gitstore.deliver.place import locate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gitstore.deliver.index import Index
+    from gitstore.deliver.place import Place
+
+MAX_PAYLOAD = 1 << 20
+TIMEOUT_ENV = "GITSTORE_CONTEXT_TIMEOUT"
+DEFAULT_TIMEOUT = 5.0
+POLL_SECONDS = 0.05
+QUIET = ("not inside a git work tree", "gitstore is not set up", "delivery is switched off")
+
+
+class Problem(Exception):
+    """Something the log should say, in one line."""
+
+
+def _timeout() -> float:
+    try:
+        value = float(os.environ.get(TIMEOUT_ENV, DEFAULT_TIMEOUT))
+    except ValueError:
+        return DEFAULT_TIMEOUT
+    return value if value > 0 else DEFAULT_TIMEOUT
+
+
+def read_payload(deadline: float) -> dict[str, Any]:
+    """The JSON object on standard input: read until end of input, a complete document, or the
+    deadline (some harnesses leave standard input open)."""
+    fd = 0
+    chunks: list[bytes] = []
+    size = 0
+    while size <= MAX_PAYLOAD:
+        left = deadline - time.monotonic()
+        try:
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                break
+            chunk = os.read(fd, 65536)
+        except (OSError, ValueError):
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        if chunk.rstrip().endswith(b"}"):
+            try:
+                return _object(b"".join(chunks))
+            except Problem:
+                continue
+    return _object(b"".join(chunks))
+
+
+def _object(raw: bytes) -> dict[str, Any]:
+    if not raw.strip():
+        raise Problem("no payload")
+    if len(raw) > MAX_PAYLOAD:
+        raise Problem(f"payload over {MAX_PAYLOAD} bytes; nothing delivered")
+    try:
+        payload = json.loads(raw)
+    except ValueError as exc:
+        raise Problem(f"payload is not JSON: {exc}") from None
+    if not isinstance(payload, dict):
+        raise Problem("payload is not a JSON object")
+    return payload
+
+
+def index_for(place: Place, deadline: float) -> Index | None:
+    """The current index, rebuilding it in the background if it is stale; None if it is not
+    ready by the deadline."""
+    found = open_index(place, heads.fingerprint(place))
+    if found is not None:
+        return found
+    _start_rebuild(place)
+    while time.monotonic() + POLL_SECONDS < deadline:
+        time.sleep(POLL_SECONDS)
+        found = open_index(place, heads.fingerprint(place))
+        if found is not None:
+            return found
+    return None
+
+
+def _start_rebuild(place: Place) -> None:
+    import subprocess
+
+    subprocess.Popen(
+        [sys.executable, "-P", "-m", "gitstore.deliver.hook", "--rebuild", place.root], cwd=place.root,
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True, close_fds=True,
+    )
+
+
+def respond(harness: str, payload: dict[str, Any], cwd: str, deadline: float) -> str | None:
+    """The text to print for one hook call, or None."""
+    from gitstore.deliver.context import answer
+    from gitstore.deliver.ledger import now
+
+    place = locate(cwd)
+    result = answer(place, harness, payload, now(), lambda: index_for(place, deadline - 0.5))
+    if result.output is None and "index is not ready" in result.reason:
+        log(place.root, harness, result.reason)
+    return result.output
+
+
+def _start_dir(payload: dict[str, Any]) -> str:
+    cwd = payload.get("cwd")
+    if isinstance(cwd, str) and os.path.isdir(cwd):
+        return cwd
+    return os.getcwd() if os.path.isdir(".") else "/"
+
+
+def _give_up(harness: str, cwd: str, limit: float) -> Any:
+    def handler(signum: int, frame: Any) -> None:
+        log(cwd, harness, f"context took longer than {limit:g} s; nothing delivered")
+        os._exit(0)
+    return handler
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["--check"]:
+        return check()
+    if args[:1] == ["--rebuild"]:
+        return _rebuild(args[1] if len(args) > 1 else ".")
+    harness = args[0] if args else ""
+    limit = _timeout()
+    deadline = time.monotonic() + limit
+    cwd = os.getcwd() if os.path.isdir(".") else "/"
+    answer_fd = _hold_stdout()
+    signal.signal(signal.SIGALRM, _give_up(harness, cwd, limit))
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    text = None
+    try:
+        payload = read_payload(deadline)
+        cwd = _start_dir(payload)
+        signal.signal(signal.SIGALRM, _give_up(harness, cwd, limit))
+        text = respond(harness, payload, cwd, deadline)
+    except Inert as exc:
+        if not str(exc).startswith(QUIET):
+            log(cwd, harness, str(exc))
+    except Problem as exc:
+        log(cwd, harness, str(exc))
+    except BaseException as exc:  # noqa: BLE001 - the agent must never see a failure
+        log(cwd, harness, f"context hook failed: {type(exc).__name__}: {exc}")
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    if text:
+        _write(answer_fd, text.encode("utf-8"))
+    return 0
+
+
+def _hold_stdout() -> int:
+    """Keep standard output for the answer and point descriptor 1 at the null device, so nothing
+    else anyone prints reaches the harness."""
+    sys.stdout.flush()
+    kept = os.dup(1)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.close(null)
+    return kept
+
+
+def _write(fd: int, data: bytes) -> None:
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+    except OSError:
+        pass
+
+
+def _rebuild(root: str) -> int:
+    """The background rebuild the hook starts: one at a time, logged when it fails."""
+    try:
+        from gitstore.deliver.build import build_lock, fresh
+
+        place = locate(root)
+        with build_lock(place, wait=False) as held:
+            if held and not fresh(place):
+                from gitstore.deliver.build import build
+
+                build(place)
+    except Inert:
+        pass
+    except BaseException as exc:  # noqa: BLE001
+        log(root, "-", f"recall index rebuild failed: {type(exc).__name__}: {exc}")
+    return 0
+
+
+def check() -> int:
+    """The dry run: can everything an answer needs be imported?"""
+    try:
+        import gitstore.deliver.context  # noqa: F401
+        import gitstore.deliver.ledger  # noqa: F401
+    except BaseException as exc:  # noqa: BLE001
+        print(f"gitstore.deliver.hook: cannot load the context hook: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

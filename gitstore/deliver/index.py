@@ -1,0 +1,174 @@
+"""Recall's disposable index: SQLite FTS5 under ``okf/.memory/cache/``, and how it is searched.
+
+The index holds, for each learning in force for the purpose ``instruction`` whose text passed
+the safety scanner when the index was built, its id, contentDigest, trust label, evidence
+sources, validity dates, the one bounded text agents see, and its terms by field (title, text,
+applicability: the targets it names, evidence: excerpts of the events it cites), segmented by
+``gitstore.deliver.terms``. It is never the only copy of anything: it is rebuilt from the store
+whenever its fingerprint (``gitstore.deliver.heads``) differs from the current one, and removing
+it loses nothing.
+
+Scoring is BM25F over the four fields with fixed weights (title 3, applicability 2, text 2,
+evidence 1; k1 1.2, b 0.75), with the always-positive inverse document frequency
+``ln(1 + (N - n + 0.5) / (n + 0.5))``, so a learning matching the query scores above zero
+however small the store. FTS5 finds the candidates (its own bm25 orders them, best 64 kept);
+the score is computed here from each candidate's stored terms and the document frequencies in
+FTS5's vocabulary table. Scores are integers (hundredths): no floats leave recall.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sqlite3
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitstore.deliver.place import Place
+
+NAME = "recall.sqlite"
+FIELDS = ("title", "body", "targets", "evidence")
+WEIGHTS = {"title": 3.0, "body": 2.0, "targets": 2.0, "evidence": 1.0}
+K1 = 1.2
+B = 0.75
+CANDIDATES = 64
+
+SCHEMA = """
+CREATE TABLE meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE learning(
+    n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, digest TEXT NOT NULL, trust TEXT NOT NULL,
+    text TEXT NOT NULL, sources TEXT NOT NULL, valid_from TEXT, valid_until TEXT,
+    category TEXT NOT NULL, audience TEXT NOT NULL);
+CREATE TABLE dropped(id TEXT NOT NULL, digest TEXT NOT NULL, reason TEXT NOT NULL);
+CREATE VIRTUAL TABLE doc USING fts5(title, body, targets, evidence, tokenize="unicode61 remove_diacritics 0");
+CREATE VIRTUAL TABLE vocab USING fts5vocab(doc, 'row');
+"""
+
+
+def folder(place: Place) -> str:
+    return os.path.join(place.state, "cache")
+
+
+def path(place: Place) -> str:
+    return os.path.join(folder(place), NAME)
+
+
+class Candidate:
+    """A learning the query matched, with its score."""
+
+    __slots__ = ("n", "id", "digest", "trust", "text", "sources", "score")
+
+    def __init__(self, row: tuple, score: int) -> None:  # type: ignore[type-arg]
+        self.n, self.id, self.digest, self.trust, self.text, self.sources = row[:6]
+        self.score = score
+
+
+class Index:
+    """An open, read-only index."""
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self.db = connection
+        self.meta = dict(connection.execute("SELECT name, value FROM meta"))
+
+    def close(self) -> None:
+        self.db.close()
+
+    @property
+    def count(self) -> int:
+        return int(self.meta.get("count", "0"))
+
+    def search(self, query: list[str], now: str, exclude: frozenset[str] | set[str] = frozenset()) -> list[Candidate]:
+        """Learnings matching ``query`` terms, valid at ``now``, best first, zero scores left out;
+        learnings whose contentDigest is in ``exclude`` are skipped."""
+        if not query or not self.count:
+            return []
+        match = " OR ".join('"' + term.replace('"', '""') + '"' for term in query)
+        rows = self.db.execute(
+            "SELECT rowid, title, body, targets, evidence FROM doc WHERE doc MATCH ? "
+            "ORDER BY bm25(doc, 3.0, 2.0, 2.0, 1.0) LIMIT ?", (match, CANDIDATES + len(exclude)),
+        ).fetchall()
+        if not rows:
+            return []
+        frequency = self._document_frequency(query)
+        averages = {f: float(self.meta.get(f"avg_{f}", "1")) or 1.0 for f in FIELDS}
+        scored = []
+        wanted = set(query)
+        for rowid, *fields in rows:
+            score = _score(wanted, dict(zip(FIELDS, fields)), frequency, self.count, averages)
+            if score > 0:
+                scored.append((rowid, score))
+        return self._learnings(scored, now, exclude)
+
+    def _document_frequency(self, query: list[str]) -> dict[str, int]:
+        marks = ",".join("?" * len(query))
+        return dict(self.db.execute(f"SELECT term, doc FROM vocab WHERE term IN ({marks})", query))
+
+    def _learnings(self, scored: list[tuple[int, int]], now: str, exclude: frozenset[str] | set[str]) -> list[Candidate]:
+        if not scored:
+            return []
+        marks = ",".join("?" * len(scored))
+        rows = {row[0]: row for row in self.db.execute(
+            f"SELECT n, id, digest, trust, text, sources, valid_from, valid_until FROM learning WHERE n IN ({marks})",
+            [n for n, _ in scored])}
+        found = []
+        for n, score in scored:
+            row = rows.get(n)
+            if row is None or row[2] in exclude:
+                continue
+            if (row[6] and now < row[6]) or (row[7] and now > row[7]):
+                continue
+            found.append(Candidate(row, score))
+        found.sort(key=lambda c: (-c.score, c.id))
+        return found
+
+    def learning(self, learning_id: str, now: str) -> Candidate | None:
+        """One indexed learning by id (valid now), scored 0: what ``show`` may hand an agent."""
+        row = self.db.execute(
+            "SELECT n, id, digest, trust, text, sources, valid_from, valid_until FROM learning WHERE id = ?",
+            (learning_id,)).fetchone()
+        if row is None or (row[6] and now < row[6]) or (row[7] and now > row[7]):
+            return None
+        return Candidate(row, 0)
+
+    def dropped(self) -> list[tuple[str, str, str]]:
+        return list(self.db.execute("SELECT id, digest, reason FROM dropped ORDER BY id"))
+
+
+def _score(query: set[str], fields: dict[str, str], frequency: dict[str, int], total: int,
+           averages: dict[str, float]) -> int:
+    """BM25F of one learning for the query terms, in hundredths."""
+    weighted: dict[str, float] = {}
+    for name, text in fields.items():
+        words = text.split()
+        if not words:
+            continue
+        norm = 1.0 - B + B * len(words) / averages[name]
+        weight = WEIGHTS[name]
+        for word in words:
+            if word in query:
+                weighted[word] = weighted.get(word, 0.0) + weight / norm
+    score = 0.0
+    for term, tf in weighted.items():
+        n = frequency.get(term, 0)
+        idf = math.log(1.0 + (total - n + 0.5) / (n + 0.5))
+        score += idf * tf * (K1 + 1.0) / (tf + K1)
+    return round(score * 100)
+
+
+def _uri_path(file: str) -> str:
+    return file.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+
+
+def open_index(place: Place, fingerprint: str | None) -> Index | None:
+    """The index if it exists and was built from exactly the current state, else None."""
+    if fingerprint is None:
+        return None
+    try:
+        connection = sqlite3.connect(f"file:{_uri_path(path(place))}?mode=ro&immutable=1", uri=True)
+        index = Index(connection)
+    except sqlite3.Error:
+        return None
+    if index.meta.get("fingerprint") != fingerprint:
+        index.close()
+        return None
+    return index

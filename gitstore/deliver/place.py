@@ -1,0 +1,109 @@
+"""Where delivery runs, and whether it may: the repository, its git folders, its trust.
+
+Found with plain file reads (no git bindings), because the agent hook asks on every prompt.
+
+A folder is **trusted** for delivery when all of these hold, else delivery is inert there (no
+output, no index, no ledger, nothing written):
+
+- it is inside a git work tree;
+- ``gitstore init`` ran there: ``okf/.memory/config.json`` exists and reads as gitstore's
+  configuration (a JSON object naming this clone's writer);
+- its ``delivery`` section leaves delivery on and within the ceilings (``limits.read_limits``).
+
+The index build adds what only the slow path can check (that git ignores ``okf/.memory/`` and
+does not track ``config.json``, so the state came from ``gitstore init`` and not from the
+repository's own files) and records the verdict in the index, keyed with a secret kept in the
+git folder, where a repository cannot put one. Harnesses add their own signal for project
+hooks (Codex and Gemini CLI run a project's hooks only once the folder is trusted); a hook
+installed for the user runs in every folder, so this rule is what keeps an unknown checkout
+inert.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from gitstore.deliver.limits import Inert, Limits, read_limits
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+STATE = os.path.join("okf", ".memory")
+CONFIG = "config.json"
+
+
+class Place:
+    """A trusted gitstore repository: work tree root, state folder, git folders, settings."""
+
+    __slots__ = ("root", "state", "gitdir", "common", "config", "limits")
+
+    def __init__(self, root: str, gitdir: str, common: str, config: dict[str, Any], limits: Limits) -> None:
+        self.root = root
+        self.state = os.path.join(root, STATE)
+        self.gitdir = gitdir
+        self.common = common
+        self.config = config
+        self.limits = limits
+
+    @property
+    def provider(self) -> str:
+        value = self.config.get("provider", "git")
+        return value if isinstance(value, str) else "git"
+
+
+def work_tree(start: str) -> tuple[str, str] | None:
+    """The work tree root above ``start`` and its ``.git`` (folder or file), or None."""
+    path = os.path.abspath(start)
+    while True:
+        dotgit = os.path.join(path, ".git")
+        if os.path.exists(dotgit):
+            return path, dotgit
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+
+
+def git_folders(root: str, dotgit: str) -> tuple[str, str]:
+    """The git folder of this work tree and the common one that holds refs (they differ in a
+    linked worktree, whose ``.git`` is a file naming its folder)."""
+    gitdir = dotgit
+    if os.path.isfile(dotgit):
+        with open(dotgit, encoding="utf-8") as handle:
+            line = handle.read().strip()
+        if not line.startswith("gitdir:"):
+            raise Inert(f"{dotgit} does not name a git folder")
+        gitdir = os.path.normpath(os.path.join(root, line[len("gitdir:"):].strip()))
+    common = gitdir
+    pointer = os.path.join(gitdir, "commondir")
+    if os.path.isfile(pointer):
+        with open(pointer, encoding="utf-8") as handle:
+            common = os.path.normpath(os.path.join(gitdir, handle.read().strip()))
+    return gitdir, common
+
+
+def read_config(path: str) -> dict[str, Any]:
+    """gitstore's configuration file, or Inert naming why it cannot be used."""
+    try:
+        with open(path, "rb") as handle:
+            data = json.loads(handle.read())
+    except FileNotFoundError:
+        raise Inert("gitstore is not set up in this repository (no okf/.memory/config.json)") from None
+    except (OSError, ValueError) as exc:
+        raise Inert(f"config.json cannot be read ({exc}); delivery is off until it is fixed") from None
+    if not isinstance(data, dict) or not isinstance(data.get("writer"), str):
+        raise Inert("config.json is not gitstore's configuration; delivery is off until it is fixed")
+    return data
+
+
+def locate(start: str) -> Place:
+    """The trusted gitstore repository containing ``start``; raises Inert when there is none."""
+    found = work_tree(start)
+    if found is None:
+        raise Inert("not inside a git work tree")
+    root, dotgit = found
+    config = read_config(os.path.join(root, STATE, CONFIG))
+    gitdir, common = git_folders(root, dotgit)
+    return Place(root, gitdir, common, config, read_limits(config))

@@ -1,0 +1,108 @@
+"""Recall: the learnings in force most relevant to a query, bounded by hard ceilings.
+
+Each item is ``{"contentDigest", "id", "score", "sources", "text", "trust"}``: the learning's id
+and the digest of what it says, its integer score, where its evidence came from (review
+threads with their pull request, agent sessions, manual entries), one bounded text (title and
+text), and its trust label, ``human`` (a person accepted it) or ``auto-safe`` (the auto-safe
+gate did). Items are cut to the limits on their canonical serialisation: a text too long for
+an item is shortened and ends with an ellipsis; an item that no longer fits the total is left
+out, and the result says how many were.
+"""
+
+from __future__ import annotations
+
+import json
+
+from gitstore.deliver.limits import Limits, canonical
+from gitstore.deliver.terms import query_terms
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gitstore.deliver.index import Candidate, Index
+
+ELLIPSIS = "…"
+MIN_TEXT = 24  # a shorter text would say nothing: the item is left out instead
+MAX_QUERY_CHARS = 8_000
+
+
+class Recall:
+    """What recall returned, the limits that applied, and what the ceilings left out."""
+
+    __slots__ = ("items", "limits", "matched", "left_out", "shortened")
+
+    def __init__(self, items: list[dict[str, Any]], limits: Limits, matched: int, left_out: list[str],
+                 shortened: list[str]) -> None:
+        self.items = items
+        self.limits = limits
+        self.matched = matched
+        self.left_out = left_out
+        self.shortened = shortened
+
+    @property
+    def chars(self) -> int:
+        return len(canonical(self.items))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"items": self.items, "limits": self.limits.to_json(), "matched": self.matched,
+                "leftOut": self.left_out, "shortened": self.shortened,
+                "chars": {"items": [len(canonical(i)) for i in self.items], "total": self.chars}}
+
+
+def item_of(candidate: Candidate) -> dict[str, Any]:
+    return {"contentDigest": candidate.digest, "id": candidate.id, "score": candidate.score,
+            "sources": json.loads(candidate.sources), "text": candidate.text, "trust": candidate.trust}
+
+
+def fit(item: dict[str, Any], max_chars: int) -> dict[str, Any] | None:
+    """The item within ``max_chars`` canonical characters (text, then sources, shortened), or None."""
+    if len(canonical(item)) <= max_chars:
+        return item
+    item = dict(item)
+    while len(item["sources"]) > 1 and _room(item, max_chars) < MIN_TEXT:
+        item["sources"] = item["sources"][:-1]
+    room = _room(item, max_chars)
+    if room < MIN_TEXT:
+        return None
+    text = item["text"]
+    keep = room - 1
+    while keep > 0:
+        item["text"] = text[:keep].rstrip() + ELLIPSIS
+        if len(canonical(item)) <= max_chars:
+            return item
+        keep -= max(1, (len(canonical(item)) - max_chars))
+    return None
+
+
+def _room(item: dict[str, Any], max_chars: int) -> int:
+    return max_chars - len(canonical({**item, "text": ""}))
+
+
+def bound(candidates: list[Candidate], limits: Limits) -> Recall:
+    """Items for the best candidates, within the limits."""
+    items: list[dict[str, Any]] = []
+    left_out: list[str] = []
+    shortened: list[str] = []
+    total = 2  # the brackets of the array
+    for candidate in candidates:
+        if len(items) >= limits.max_items:
+            left_out.append(candidate.id)
+            continue
+        full = item_of(candidate)
+        budget = min(limits.max_item_chars, limits.max_total_chars - total - (1 if items else 0))
+        item = fit(full, budget)
+        if item is None:
+            left_out.append(candidate.id)
+            continue
+        if item is not full:
+            shortened.append(candidate.id)
+        total += len(canonical(item)) + (1 if items else 0)
+        items.append(item)
+    return Recall(items, limits, len(candidates), left_out, shortened)
+
+
+def recall(index: Index, query: str, now: str, limits: Limits, exclude: frozenset[str] | set[str] = frozenset()) -> Recall:
+    """The bounded answer for ``query`` at ``now``, skipping learnings whose digest is in ``exclude``."""
+    candidates = index.search(query_terms(query[:MAX_QUERY_CHARS]), now, exclude)
+    return bound(candidates, limits)
