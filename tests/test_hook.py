@@ -114,8 +114,8 @@ def test_the_opencode_plugin_spawns_the_hook_without_waiting(repo: Path, env: di
     plugin.write_text((repo / ".opencode" / "plugins" / "gitstore.js").read_text())
     runner = tmp_path / "run.mjs"
     runner.write_text(
-        "const { GitstoreCapture } = await import(process.argv[2])\n"
-        "const hooks = await GitstoreCapture({ directory: process.argv[3], worktree: process.argv[3] })\n"
+        "const { Gitstore } = await import(process.argv[2])\n"
+        "const hooks = await Gitstore({ directory: process.argv[3], worktree: process.argv[3] })\n"
         "await hooks.event({ event: { type: 'message.updated', properties: {} } })\n"
         "await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 'ses_1' } } })\n"
     )

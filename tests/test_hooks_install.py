@@ -63,19 +63,27 @@ def validate(harness: str, data: Any) -> None:
     jsonschema.Draft202012Validator(schema).validate(data)
 
 
+CAPTURE_EVENTS = {"claude-code": ("SessionEnd", "PreCompact"), "gemini-cli": ("SessionEnd", "PreCompress"),
+                  "codex": ("Stop", "PreCompact")}
+CONTEXT_EVENTS = {"claude-code": ("SessionStart", "UserPromptSubmit"),
+                  "gemini-cli": ("SessionStart", "BeforeAgent", "PreCompress"),
+                  "codex": ("SessionStart", "UserPromptSubmit", "PreCompact")}
+OUR_MODULES = ("gitstore.capture.agent_hook", "gitstore.deliver.hook")
+
+
 def our_commands(harness: str, data: Any) -> list[Any]:
-    """Where each harness's documentation says the command sits, every gitstore command found."""
+    """Where each harness's documentation says the command sits, every gitstore command found:
+    (event, command) pairs for the hooks files, sorted."""
     if harness == "codex-notify":
         return [data["notify"]]
     if harness == "opencode":
         return re.findall(r'^const PYTHON = (".*") // gitstore:python$', data, re.M)
-    events = {"claude-code": ("SessionEnd", "PreCompact"), "gemini-cli": ("SessionEnd", "PreCompress"),
-              "codex": ("Stop", "PreCompact")}[harness]
     found = []
-    for event in events:
-        for group in data["hooks"][event]:
-            found += [h["command"] for h in group["hooks"] if "gitstore.capture.agent_hook" in h["command"]]
-    return found
+    for event, groups in data["hooks"].items():
+        for group in groups if isinstance(groups, list) else []:
+            found += [(event, h["command"]) for h in group["hooks"]
+                      if any(m in h["command"] for m in OUR_MODULES)]
+    return sorted(found)
 
 
 def expected(harness: str) -> list[Any]:
@@ -83,7 +91,9 @@ def expected(harness: str) -> list[Any]:
         return [[PYTHON, "-P", "-m", "gitstore.capture.agent_hook", "codex"]]
     if harness == "opencode":
         return [json.dumps(PYTHON)]
-    return [HookCommand(PYTHON, harness).shell] * 2
+    capture = HookCommand(PYTHON, harness)
+    return sorted([(e, capture.shell) for e in CAPTURE_EVENTS[harness]]
+                  + [(e, capture.context().shell) for e in CONTEXT_EVENTS[harness]])
 
 
 # -- a fresh install in every harness and scope --------------------------------------------
@@ -137,8 +147,9 @@ def test_a_new_file_gets_the_usual_permissions(repo: Path, home: Path) -> None:
 def test_a_command_naming_a_shell_special_path_is_quoted(repo: Path, home: Path) -> None:
     odd = str(repo / "my env" / "bin" / "python")
     install("claude-code", "user", repo, home, python=odd)
-    command = our_commands("claude-code", load("claude-code", home / ".claude" / "settings.json"))[0]
-    assert shlex.split(command) == [odd, "-P", "-m", "gitstore.capture.agent_hook", "claude-code"]
+    commands = dict(our_commands("claude-code", load("claude-code", home / ".claude" / "settings.json")))
+    assert shlex.split(commands["SessionEnd"]) == [odd, "-P", "-m", "gitstore.capture.agent_hook", "claude-code"]
+    assert shlex.split(commands["UserPromptSubmit"]) == [odd, "-P", "-m", "gitstore.deliver.hook", "claude-code"]
 
 
 # -- existing configuration stays as it was ------------------------------------------------
@@ -206,7 +217,7 @@ def without_ours(harness: str, data: Any) -> Any:
     for event in list(hooks):
         if isinstance(hooks[event], list):
             hooks[event] = [g for g in hooks[event]
-                            if not all("gitstore.capture.agent_hook" in h["command"] for h in g["hooks"])]
+                            if not all(any(m in h["command"] for m in OUR_MODULES) for h in g["hooks"])]
             if not hooks[event]:
                 del hooks[event]
     if harness == "codex-notify":

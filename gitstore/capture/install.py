@@ -1,4 +1,4 @@
-"""Install, remove and check gitstore's capture hook in each harness's own configuration.
+"""Install, remove and check gitstore's hooks (capture and context) in each harness's own configuration.
 
 Installing merges one entry into the harness's file and leaves everything else as it was:
 other settings, other hooks, their order, layout and comments. It is idempotent (a second
@@ -6,8 +6,10 @@ install writes nothing), marks the entry as gitstore's so uninstalling removes e
 refuses a file it cannot parse, leaving it untouched. Uninstalling what install added gives the
 original bytes back; a file install created is removed again, with the folders it made for it.
 
-The entry runs ``<python> -m gitstore.capture.agent_hook <harness>`` with the interpreter gitstore runs in, so
-it keeps working when gitstore is installed from a wheel (nothing points into a source tree).
+The entries run ``<python> -m gitstore.capture.agent_hook <harness>`` (capture) and ``<python> -m
+gitstore.deliver.hook <harness>`` (context: accepted learnings for the agent) with the
+interpreter gitstore runs in, so they keep working when gitstore is installed from a wheel
+(nothing points into a source tree).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from gitstore.errors import GitstoreError, InvalidInput, UsageError
 from gitstore.capture.harnesses import HARNESSES, Harness, HookCommand, python_of
+from gitstore.capture.harnesses._command import MODULE, module_of
 
 SCOPES = ("project", "user")
 CHECK_SECONDS = 20.0
@@ -152,30 +155,31 @@ def _status_of(adapter: Harness, scope: str, repo_root: Path | None, home: Path,
     shown = tuple(c if isinstance(c, str) else " ".join(c) for c in commands)
     problems = list(notes)
     for command in commands:
-        problem = _problem_of(python_of(command), checked)
+        problem = _problem_of(python_of(command), module_of(command) or MODULE, checked)
         if problem and problem not in problems:
             problems.append(problem)
     return HookStatus(adapter.name, scope, path, True, shown, not problems, tuple(problems))
 
 
-def _problem_of(python: str | None, checked: dict[str, str | None] | None) -> str | None:
-    """Why the installed command would not capture, or None when it would."""
+def _problem_of(python: str | None, module: str, checked: dict[str, str | None] | None) -> str | None:
+    """Why the installed command would not run, or None when it would."""
     if not python:
         return "the command names no program"
     if not (os.path.isfile(python) and os.access(python, os.X_OK)):
         return f"{python} is not an executable file"
     if checked is None:
         return None
-    if python not in checked:
-        checked[python] = dry_run(python)
-    return checked[python]
+    key = f"{python}\0{module}"
+    if key not in checked:
+        checked[key] = dry_run(python, module)
+    return checked[key]
 
 
-def dry_run(python: str) -> str | None:
-    """Run ``python -m gitstore.capture.agent_hook --check``: None when the capture entry point is ready."""
+def dry_run(python: str, module: str = MODULE) -> str | None:
+    """Run ``python -m <module> --check`` (the capture or the context hook): None when it is ready."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     try:
-        done = subprocess.run([python, "-P", "-m", "gitstore.capture.agent_hook", "--check"], capture_output=True, text=True,
+        done = subprocess.run([python, "-P", "-m", module, "--check"], capture_output=True, text=True,
                               timeout=CHECK_SECONDS, env=env, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return f"the dry run took longer than {CHECK_SECONDS:g} s"
@@ -184,7 +188,7 @@ def dry_run(python: str) -> str | None:
     if done.returncode == 0:
         return None
     lines = done.stderr.strip().splitlines()
-    return lines[-1].removeprefix("gitstore.capture.agent_hook: ") if lines else f"the dry run exited with {done.returncode}"
+    return lines[-1].removeprefix(f"{module}: ") if lines else f"the dry run exited with {done.returncode}"
 
 
 # -- files ----------------------------------------------------------------------------------

@@ -3,8 +3,10 @@
 Claude Code and Gemini CLI document the same layout: a ``hooks`` object maps an event name to
 a list of groups, each group ``{"matcher"?: str, "hooks": [handler, ...]}`` and each handler
 ``{"type": "command", "command": str, "timeout"?: number, ...}``. gitstore adds one group per
-event holding one handler whose command runs ``python -m gitstore.capture.agent_hook <harness>``; a group is
-gitstore's when every handler in it runs that module, and only such groups are ever removed.
+capture event holding one handler that runs ``python -m gitstore.capture.agent_hook <harness>``,
+and one group per context event holding one handler that runs ``python -m gitstore.deliver.hook
+<harness>`` (an event with both gets both groups, capture first). A group is gitstore's when
+every handler in it runs one of those modules, and only such groups are ever removed.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from gitstore.capture.harnesses._command import HookCommand
 from gitstore.capture.harnesses._jsonedit import JsonEditError, Node, append, parse, remove
 
 # the capture hook's module (``gitstore.hook`` before it moved into the capture package)
-OUR_COMMAND = re.compile(r"(?:^|\s)-m\s+gitstore\.(?:capture\.agent_hook|hook)(?:\s|$)")
+OUR_COMMAND = re.compile(r"(?:^|\s)-m\s+gitstore\.(?:capture\.agent_hook|deliver\.hook|hook)(?:\s|$)")
 NEW_DOCUMENT = "{\n}\n"
 
 
@@ -44,6 +46,7 @@ class JsonHooksHarness:
     handler: Callable[[HookCommand], dict[str, Any]]
     comments: bool = False
     refusals: dict[str, str] = field(default_factory=dict)
+    context_events: tuple[str, ...] = ()
 
     @property
     def scopes(self) -> tuple[str, ...]:
@@ -52,11 +55,19 @@ class JsonHooksHarness:
     def path(self, scope: str, repo_root: Path | None, home: Path) -> Path:
         return self.paths[scope](repo_root, home)
 
+    def groups(self, hook: HookCommand) -> dict[str, list[dict[str, Any]]]:
+        """gitstore's groups for each event: capture first, then context."""
+        wanted: dict[str, list[dict[str, Any]]] = {}
+        for event in self.events:
+            wanted.setdefault(event, []).append({"hooks": [self.handler(hook)]})
+        for event in self.context_events:
+            wanted.setdefault(event, []).append({"hooks": [self.handler(hook.context())]})
+        return wanted
+
     def merged(self, current: str | None, hook: HookCommand) -> str:
         text = NEW_DOCUMENT if current is None else current
-        group = {"hooks": [self.handler(hook)]}
-        for event in self.events:
-            text = self._ensure(text, event, group)
+        for event, groups in self.groups(hook).items():
+            text = self._ensure(text, event, groups)
         return text
 
     def stripped(self, current: str) -> str | None:
@@ -96,19 +107,19 @@ class JsonHooksHarness:
             raise InvalidInput("'hooks' is not a JSON object")
         return member.node
 
-    def _ensure(self, text: str, event: str, group: dict[str, Any]) -> str:
+    def _ensure(self, text: str, event: str, wanted: list[dict[str, Any]]) -> str:
         root = self._parse(text)
         hooks = self._hooks(root)
         if hooks is None:
-            return append(text, root, root, {event: [group]}, key="hooks")
+            return append(text, root, root, {event: wanted}, key="hooks")
         member = hooks.member(event)
         if member is None:
-            return append(text, root, hooks, [group], key=event)
+            return append(text, root, hooks, wanted, key=event)
         groups = member.node
         if groups.items is None:
             raise InvalidInput(f"'hooks.{event}' is not a JSON array")
         ours = [n.value for n in groups.items if is_our_group(n.value)]
-        if ours == [group]:
+        if ours == wanted:
             return text
         while ours:
             index = next(i for i, n in enumerate(groups.items) if is_our_group(n.value))
@@ -116,7 +127,11 @@ class JsonHooksHarness:
             root = self._parse(text)
             groups = self._event_groups(root, event)
             ours = [n.value for n in groups.items or [] if is_our_group(n.value)]
-        return append(text, root, groups, group)
+        for group in wanted:
+            text = append(text, root, groups, group)
+            root = self._parse(text)
+            groups = self._event_groups(root, event)
+        return text
 
     def _event_groups(self, root: Node, event: str) -> Node:
         hooks = self._hooks(root)

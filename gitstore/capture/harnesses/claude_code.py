@@ -1,4 +1,5 @@
-"""Claude Code: command hooks in a ``settings.json`` file, on ``SessionEnd`` and ``PreCompact``.
+"""Claude Code: command hooks in a ``settings.json`` file: capture on ``SessionEnd`` and
+``PreCompact``, context on ``SessionStart`` and ``UserPromptSubmit``.
 
 What the documentation says, and what this adapter follows (sources: the Claude Code hooks
 reference at docs.claude.com/docs/claude-code/hooks, read in its Japanese and German editions,
@@ -15,8 +16,13 @@ and the ``CHANGELOG.md`` of anthropics/claude-code):
 - Input: a JSON object on standard input with ``session_id``, ``transcript_path``, ``cwd`` and
   ``hook_event_name``, plus fields of the event (``PreCompact`` adds ``trigger``: manual or auto).
 - Output: on exit 0 the standard output of some events reaches the transcript or the model, so
-  the hook writes nothing there. Older releases cut ``SessionEnd`` hooks off after 1.5 s on exit;
-  the changelog records the fix and the ``CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS`` variable.
+  the capture hook writes nothing there. Older releases cut ``SessionEnd`` hooks off after 1.5 s
+  on exit; the changelog records the fix and the ``CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS``
+  variable.
+- Context (``gitstore.deliver.hook``): ``SessionStart`` (``source``: startup, resume, clear or
+  compact) and ``UserPromptSubmit`` (``prompt``) add ``hookSpecificOutput.additionalContext``
+  from a JSON object on standard output to the model's context. The handler's ``timeout`` is
+  10 s; the hook answers within 5 s or prints nothing.
 """
 
 from __future__ import annotations
@@ -25,10 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from gitstore.errors import UsageError
-from gitstore.capture.harnesses._command import HookCommand
+from gitstore.capture.harnesses._command import MODULE, HookCommand
 from gitstore.capture.harnesses._jsonhooks import JsonHooksHarness
 
 TIMEOUT_SECONDS = 30
+CONTEXT_TIMEOUT_SECONDS = 10
 
 
 def _project(repo_root: Path | None, home: Path) -> Path:
@@ -42,7 +49,8 @@ def _user(repo_root: Path | None, home: Path) -> Path:
 
 
 def _handler(hook: HookCommand) -> dict[str, Any]:
-    return {"type": "command", "command": hook.shell, "timeout": TIMEOUT_SECONDS}
+    timeout = TIMEOUT_SECONDS if hook.module == MODULE else CONTEXT_TIMEOUT_SECONDS
+    return {"type": "command", "command": hook.shell, "timeout": timeout}
 
 
 HARNESS = JsonHooksHarness(
@@ -50,4 +58,5 @@ HARNESS = JsonHooksHarness(
     events=("SessionEnd", "PreCompact"),
     paths={"project": _project, "user": _user},
     handler=_handler,
+    context_events=("SessionStart", "UserPromptSubmit"),
 )

@@ -21,6 +21,12 @@ Hooks (``codex``)
   ``last_assistant_message``) and ``PreCompact`` (input ``session_id``, ``turn_id``,
   ``transcript_path``, ``cwd``, ``hook_event_name``, ``model``, ``trigger``: manual or auto).
   Codex has no session-end event. Each goes to the command as JSON on standard input.
+- Context (``gitstore.deliver.hook``): ``SessionStart`` (input ``source``: startup, resume,
+  clear, and compact in later releases) and ``UserPromptSubmit`` (input ``prompt``) read a JSON
+  object on standard output, ``{"hookSpecificOutput": {"hookEventName", "additionalContext"}}``,
+  checked against the generated output schemas in ``codex-rs/hooks/schema/generated/``, which
+  refuse unknown keys. ``PreCompact`` also runs the context hook, which only notes that the
+  conversation is being compacted. Handlers have ``timeout = 10`` and a ``statusMessage``.
 - Hooks were first behind ``[features] codex_hooks = true`` and are on by default in later
   releases (``hooks = false`` turns them off). gitstore does not change ``[features]``; status
   says when the file switches hooks off.
@@ -48,7 +54,10 @@ from gitstore.capture.harnesses._command import HookCommand
 from gitstore.capture.harnesses._jsonhooks import OUR_COMMAND
 
 EVENTS = ("Stop", "PreCompact")
+CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact")
 TIMEOUT_SECONDS = 30
+CONTEXT_TIMEOUT_SECONDS = 10
+CONTEXT_STATUS = "gitstore: recalling accepted learnings"
 _HOOKS_LABEL = "codex hooks"
 _NOTIFY_LABEL = "codex notify"
 
@@ -93,7 +102,8 @@ def _features_note(data: dict[str, Any]) -> list[str]:
 
 @dataclass(frozen=True)
 class CodexHooks:
-    """``Stop`` and ``PreCompact`` command hooks as inline tables at the end of config.toml."""
+    """Capture (``Stop``, ``PreCompact``) and context (``SessionStart``, ``UserPromptSubmit``,
+    ``PreCompact``) command hooks as inline tables at the end of config.toml."""
 
     name: str = "codex"
     refusals = {}  # type: dict[str, str]
@@ -112,14 +122,20 @@ class CodexHooks:
         for event in EVENTS:
             body += ["", f"[[hooks.{event}]]", "", f"[[hooks.{event}.hooks]]", 'type = "command"',
                      f"command = {_toml(hook.shell)}", f"timeout = {TIMEOUT_SECONDS}"]
+        context = hook.context().shell
+        for event in CONTEXT_EVENTS:
+            body += ["", f"[[hooks.{event}]]", "", f"[[hooks.{event}.hooks]]", 'type = "command"',
+                     f"command = {_toml(context)}", f"timeout = {CONTEXT_TIMEOUT_SECONDS}",
+                     f"statusMessage = {_toml(CONTEXT_STATUS)}"]
         nl = _newline(current)
         result = block.put(text, _HOOKS_LABEL, block.render(_HOOKS_LABEL, body, nl), top=False)
         try:
             data = block.load(result)
         except InvalidInput as exc:
             raise InvalidInput(f"adding the gitstore hooks would break the file: {exc}") from None
-        if _our_commands(data).count(hook.shell) != len(EVENTS):
-            raise InvalidInput("adding the gitstore hooks would not give one Stop and one PreCompact hook")
+        found = _our_commands(data)
+        if found.count(hook.shell) != len(EVENTS) or found.count(context) != len(CONTEXT_EVENTS):
+            raise InvalidInput("adding the gitstore hooks would not give each of their events its hook")
         return result
 
     def stripped(self, current: str) -> str | None:

@@ -1,4 +1,5 @@
-"""Gemini CLI: command hooks in ``settings.json``, on ``SessionEnd`` and ``PreCompress``.
+"""Gemini CLI: command hooks in ``settings.json``: capture on ``SessionEnd`` and ``PreCompress``,
+context on ``SessionStart``, ``BeforeAgent`` and ``PreCompress``.
 
 What the documentation says, and what this adapter follows (sources: google-gemini/gemini-cli
 ``docs/hooks/index.md``, ``docs/hooks/reference.md`` and ``schemas/settings.schema.json``):
@@ -17,6 +18,12 @@ What the documentation says, and what this adapter follows (sources: google-gemi
 - ``hooksConfig.enabled`` (default true) switches every hook off; ``hooksConfig.disabled`` lists
   hook names not to run. Project hooks are fingerprinted by name and command: a change makes the
   CLI warn before running them. The handler is named ``gitstore-capture``.
+- Context (``gitstore.deliver.hook``, handler ``gitstore-context``, timeout 10,000 ms):
+  ``SessionStart`` (``source``: startup, resume, clear) and ``BeforeAgent`` (``prompt``) read
+  ``hookSpecificOutput.additionalContext`` from the JSON on standard output (the first as the
+  first turn, or before the prompt when not interactive; the second appended to the prompt for
+  that turn); ``PreCompress`` is advisory and only tells the hook that the history is being
+  compressed.
 - The CLI's settings loader strips comments before parsing (``packages/cli/src/config/
   settings.ts``; a code fact, not a documented one), so comments are accepted and kept here.
 """
@@ -27,11 +34,13 @@ from pathlib import Path
 from typing import Any
 
 from gitstore.errors import UsageError
-from gitstore.capture.harnesses._command import HookCommand
+from gitstore.capture.harnesses._command import MODULE, HookCommand
 from gitstore.capture.harnesses._jsonhooks import JsonHooksHarness
 
 HOOK_NAME = "gitstore-capture"
+CONTEXT_NAME = "gitstore-context"
 TIMEOUT_MS = 30_000
+CONTEXT_TIMEOUT_MS = 10_000
 
 
 def _project(repo_root: Path | None, home: Path) -> Path:
@@ -45,7 +54,9 @@ def _user(repo_root: Path | None, home: Path) -> Path:
 
 
 def _handler(hook: HookCommand) -> dict[str, Any]:
-    return {"name": HOOK_NAME, "type": "command", "command": hook.shell, "timeout": TIMEOUT_MS}
+    if hook.module == MODULE:
+        return {"name": HOOK_NAME, "type": "command", "command": hook.shell, "timeout": TIMEOUT_MS}
+    return {"name": CONTEXT_NAME, "type": "command", "command": hook.shell, "timeout": CONTEXT_TIMEOUT_MS}
 
 
 class _Gemini(JsonHooksHarness):
@@ -56,8 +67,9 @@ class _Gemini(JsonHooksHarness):
         notes = []
         if config.get("enabled") is False:
             notes.append("hooks are switched off here (hooksConfig.enabled is false)")
-        if HOOK_NAME in (config.get("disabled") or []):
-            notes.append(f"{HOOK_NAME} is listed in hooksConfig.disabled")
+        for name in (HOOK_NAME, CONTEXT_NAME):
+            if name in (config.get("disabled") or []):
+                notes.append(f"{name} is listed in hooksConfig.disabled")
         return notes
 
 
@@ -67,4 +79,5 @@ HARNESS = _Gemini(
     paths={"project": _project, "user": _user},
     handler=_handler,
     comments=True,
+    context_events=("SessionStart", "BeforeAgent", "PreCompress"),
 )

@@ -1,4 +1,5 @@
-"""OpenCode: a local plugin file that hands ``session.idle`` and ``session.compacted`` to gitstore.
+"""OpenCode: a local plugin file that hands ``session.idle`` and ``session.compacted`` to capture,
+and asks the context hook on ``chat.message``.
 
 What the documentation says, and what this adapter follows (source: the OpenCode "Plugins" page,
 opencode.ai/docs/plugins, ``packages/web/src/content/docs/plugins.mdx`` in sst/opencode):
@@ -16,6 +17,15 @@ opencode.ai/docs/plugins, ``packages/web/src/content/docs/plugins.mdx`` in sst/o
   are not on the OpenCode page: that session events carry ``properties.sessionID`` (the SDK's
   event types), and that its runtime (Bun) honours ``node:child_process`` with ``detached`` and
   ``unref`` (Bun's Node compatibility).
+
+- Context: the ``chat.message`` hook, ``(input: {sessionID, messageID?, ...}, output: {message,
+  parts})`` in ``@opencode-ai/plugin``'s ``Hooks`` type, runs ``<python> -m gitstore.deliver.hook
+  opencode`` with ``{hook_event_name: "chat.message", session_id, cwd, prompt}`` (the message's
+  own text parts), waits at most 8 s, and pushes the answer onto ``output.parts`` as a text part
+  shaped as the SDK's ``TextPart`` (``id``, ``sessionID``, ``messageID``, ``type: "text"``,
+  ``text``, ``synthetic: true``). ``session.compacted`` is also handed to the context hook.
+  That a part pushed there reaches the model is what OpenCode's memory plugins rely on; the
+  OpenCode page documents the hook list, not this effect.
 
 The whole file is gitstore's: it is written only where no file or gitstore's own stands, and
 removed whole.
@@ -74,7 +84,10 @@ class OpenCode:
 
     def commands(self, current: str) -> list[list[str]]:
         match = _PYTHON_LINE.search(current) if MARKER in current else None
-        return [HookCommand(json.loads(match.group(1)), self.name).argv] if match else []
+        if not match:
+            return []
+        hook = HookCommand(json.loads(match.group(1)), self.name)
+        return [hook.argv, hook.context().argv]
 
     def notes(self, current: str) -> list[str]:
         return []
