@@ -140,27 +140,37 @@ def _rows(place: Place) -> tuple[list[dict[str, Any]], list[tuple[str, str, str]
     return rows, dropped
 
 
-def _row(view: Any, trust: str, record: dict[str, Any], scanner: Any) -> dict[str, Any] | str:
-    """The index row of one learning, or why the scanner left it out."""
+def screened(view: Any, record: dict[str, Any], scanner: Any) -> dict[str, str] | str:
+    """A learning's texts as the scanner leaves them (title, text, targets, each evidence
+    excerpt, secrets redacted), or why it quarantined one: then the learning is unsafe and
+    reaches no agent."""
     content = record["content"]
     texts = {"title": content["title"], "text": content["text"], "targets": " ".join(record["targets"])}
     excerpts = _excerpts(view, record)
-    screened: dict[str, str] = {}
+    found: dict[str, str] = {}
     for name, text in [*texts.items(), *((f"evidence {i + 1}", t) for i, t in enumerate(excerpts))]:
         result = scanner.scan(text)
         if result.quarantined:
             kinds = sorted({f.kind for f in result.findings if f.action == "quarantine"})
             return f"unsafe {name.split()[0]}: {', '.join(kinds)}"
-        screened[name] = result.text
-    evidence = " ".join(v for k, v in screened.items() if k.startswith("evidence"))
+        found[name] = result.text
+    return found
+
+
+def _row(view: Any, trust: str, record: dict[str, Any], scanner: Any) -> dict[str, Any] | str:
+    """The index row of one learning, or why the scanner left it out."""
+    texts = screened(view, record, scanner)
+    if isinstance(texts, str):
+        return texts
+    evidence = " ".join(v for k, v in texts.items() if k.startswith("evidence"))
     return {
         "id": record["id"], "digest": record["contentDigest"], "trust": trust,
-        "text": f"{screened['title'].strip()}: {screened['text'].strip()}",
+        "text": f"{texts['title'].strip()}: {texts['text'].strip()}",
         "sources": json.dumps(_sources(view, record), ensure_ascii=False),
         "valid_from": record["validFrom"], "valid_until": record["validUntil"],
         "category": record["category"], "audience": record["audience"],
-        "terms": {"title": terms(screened["title"]), "body": terms(screened["text"]),
-                  "targets": terms(screened["targets"]), "evidence": terms(evidence)},
+        "terms": {"title": terms(texts["title"]), "body": terms(texts["text"]),
+                  "targets": terms(texts["targets"]), "evidence": terms(evidence)},
     }
 
 

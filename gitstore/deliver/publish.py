@@ -1,0 +1,326 @@
+"""``gitstore publish``: accepted project learnings in the files agents read by themselves.
+
+What is published: learnings in force for ``instruction`` whose audience is ``project``, kept in
+the shared namespace, whose evidence cites no personal agent session (personal sessions never
+leave the machine, and these files are committed), and whose text passes the safety scanner.
+Personal and user-tooling learnings are never written here. Identical texts are written once,
+citing every learning that says them; a text already present outside the managed section is
+not repeated.
+
+Where: the managed section (``gitstore.deliver.sections``) of ``AGENTS.md`` always; of
+``CLAUDE.md`` and ``.github/copilot-instructions.md`` where they exist or when asked; and the
+continual-learning index (``gitstore.deliver.clindex``). Each file is kept within what its
+reader takes in, counting the whole file:
+
+- ``AGENTS.md``: Codex reads at most 32 KiB across the chain of AGENTS.md files from the root
+  to the working folder (``project_doc_max_bytes``); the budget leaves room for the longest
+  chain of the other AGENTS.md (or AGENTS.override.md) files git tracks here;
+- ``CLAUDE.md``: Claude Code advises keeping it under 200 lines;
+- ``.github/copilot-instructions.md``: Copilot code review reads its first 4,000 characters.
+
+Learnings that do not fit are left out, lowest priority first (auto-safe after human, then
+project knowledge, resolved problems, conventions, constraints, decisions last), and named in
+a warning and in a last line of the section, so no harness truncates the file silently.
+
+Every publish reads everything first: an index that cannot be read blocks the whole publish
+and nothing is written. A changed file's prior state is saved for ``--rollback``. When nothing
+would change, the result is an explicit no-update and no file is touched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gitstore.deliver import clindex, sections, snapshots
+from gitstore.errors import InvalidInput
+
+AGENTS = "AGENTS.md"
+CLAUDE = "CLAUDE.md"
+COPILOT = ".github/copilot-instructions.md"
+CODEX_BYTES = 32 * 1024
+CLAUDE_LINES = 200
+COPILOT_CHARS = 4000
+PRIORITY = ("decision", "constraint", "convention", "resolved-problem", "project-knowledge")
+HEADER = ("## Learnings from review (gitstore)",
+          "",
+          "Accepted by the people who review this repository; each line cites its learning "
+          "(`gitstore show ID`). `gitstore publish` rewrites this section: edit outside it.",
+          "")
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of the section: a text and the learnings that say it."""
+
+    text: str
+    ids: tuple[str, ...]
+    rank: tuple[int, int, str]
+
+    def render(self) -> str:
+        return f"- {self.text} [{', '.join(self.ids)}]"
+
+
+@dataclass
+class Target:
+    """One file the publish may write."""
+
+    path: str
+    measure: str  # bytes, lines or chars
+    limit: int
+    reader: str
+
+
+@dataclass
+class Result:
+    """What a publish did (or would do)."""
+
+    status: str  # published, no-update, blocked
+    reason: str
+    files: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+    left_out: dict[str, list[str]] = field(default_factory=dict)
+    snapshot: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status, "reason": self.reason, "files": self.files, "warnings": self.warnings,
+                "conflicts": self.conflicts, "leftOut": self.left_out, "snapshot": self.snapshot}
+
+
+# -- what to publish --------------------------------------------------------------------------------
+
+@dataclass
+class Selection:
+    facts: list[clindex.Fact]
+    written: dict[str, set[str]]
+    skipped: dict[str, str]  # learning id -> why it is not published
+    trust: dict[str, str]
+
+
+def _fact_text(record: dict[str, Any]) -> str:
+    content = record["content"]
+    return " ".join(f"{content['title'].strip()}: {content['text'].strip()}".split())
+
+
+def select(view: Any) -> Selection:
+    """The learnings to publish, from a loaded view."""
+    from gitstore.deliver.build import screened
+    from gitstore.rules.active import active
+    from gitstore.rules.lifecycle import histories
+    from gitstore.safety.scanner import default_scanner
+
+    scanner = default_scanner()
+    selection = Selection([], {}, {}, {})
+    for lid, history in histories(view.learnings).items():
+        selection.written[lid] = {_fact_text(i.record) for i in history.chain[:history.intact]}
+    for status, record in active(view, "instruction"):
+        why = _unpublishable(view, record)
+        text = _fact_text(record)
+        if why is None:
+            safe = screened(view, record, scanner)
+            why = None if isinstance(safe, dict) else f"the safety scan left it out ({safe})"
+        if why:
+            selection.skipped[record["id"]] = why
+            continue
+        episode = record["evidence"][0]["episode"] if record["evidence"] else "manual"
+        selection.facts.append(clindex.Fact(record["id"], record["contentDigest"], text, episode,
+                                            record["at"][:10], record["category"]))
+        selection.trust[record["id"]] = status.trust
+    return selection
+
+
+def _unpublishable(view: Any, record: dict[str, Any]) -> str | None:
+    if record["audience"] != "project":
+        return f"its audience is {record['audience']}: never written into committed files"
+    stored = view.learnings[record["id"]][-1].stored
+    if any(i.stored.namespace != "shared" for i in view.learnings[record["id"]]) or stored.namespace != "shared":
+        return "it is kept in the local namespace: it stays on this machine"
+    for ref in record["evidence"]:
+        episode = view.episodes.get(ref["episode"], {})
+        if episode.get("source", {}).get("kind") == "agent-session":
+            return "its evidence comes from personal agent sessions, which never leave this machine"
+    return None
+
+
+def lines_of(selection: Selection) -> list[Line]:
+    """The section's lines, identical texts merged, best first."""
+    merged: dict[str, list[clindex.Fact]] = {}
+    for fact in selection.facts:
+        merged.setdefault(" ".join(fact.fact.casefold().split()), []).append(fact)
+    lines = []
+    for facts in merged.values():
+        ids = tuple(sorted(f.learning for f in facts))
+        human = any(selection.trust[f.learning] == "human" for f in facts)
+        best = min(PRIORITY.index(f.category) for f in facts)
+        lines.append(Line(facts[0].fact, ids, (0 if human else 1, best, ids[0])))
+    return sorted(lines, key=lambda line: line.rank)
+
+
+# -- one managed file -------------------------------------------------------------------------------
+
+def _size(text: str, measure: str) -> int:
+    if measure == "bytes":
+        return len(text.encode("utf-8"))
+    if measure == "lines":
+        return len(text.splitlines())
+    return len(text)
+
+
+def _body(lines: list[Line], left_out: list[Line]) -> str:
+    rows = [*HEADER, *(line.render() for line in lines)]
+    if not lines and not left_out:
+        rows.append("- (no accepted learning is in force)")
+    if left_out:
+        ids = ", ".join(i for line in left_out for i in line.ids)
+        rows.append(f"- ({len(left_out)} more left out to stay within the reader's limit: {ids})")
+    return "\n".join(rows) + "\n"
+
+
+def fit_section(before: bytes | None, target: Target, lines: list[Line], result: Result,
+                reserve: int = 0) -> bytes | None:
+    """The file's new bytes with as many lines as fit its limit; None when the section was
+    edited by hand (a conflict, reported). When not even an empty section fits, the file gets
+    no section (it is removed if there was one): the harness would cut it anyway."""
+    text = before.decode("utf-8") if before is not None else ""
+    parts = sections.split(text, target.path)
+    if parts.edited:
+        result.conflicts.append(f"{target.path}: the gitstore section was edited by hand since it was "
+                                "written; left as it is (move the edit outside the markers, or delete "
+                                "the section, then publish again)")
+        return None
+    shown = [line for line in lines if not _said_outside(parts, line)]
+    if not shown and parts.body is None:
+        return before  # nothing to add: a file without a section stays as it is
+    fits = lambda candidate: _size(candidate, target.measure) + reserve <= target.limit  # noqa: E731
+    left: list[Line] = []
+    new = sections.place(parts, _body(shown, left))
+    while not fits(new) and shown:
+        left.insert(0, shown.pop())
+        new = sections.place(parts, _body(shown, left))
+    if left:
+        names = [i for line in left for i in line.ids]
+        result.left_out[target.path] = names
+        result.warnings.append(f"{target.path}: {len(names)} learning(s) left out to stay within {target.reader}: "
+                               f"{', '.join(names)}")
+    if not fits(new):
+        new = parts.before + parts.after if parts.body is not None else text
+        if before is None:
+            return None if not new else new.encode("utf-8")
+        if not fits(new):
+            result.warnings.append(f"{target.path} is over {target.reader} even without gitstore's section: "
+                                   "the text outside it is too long")
+    return new.encode("utf-8")
+
+
+def _said_outside(parts: sections.Split, line: Line) -> bool:
+    outside = " ".join((parts.before + parts.after).casefold().split())
+    return " ".join(line.text.casefold().split()) in outside
+
+
+def _chain_reserve(root: Path) -> int:
+    """Bytes of the longest chain of other AGENTS.md files Codex may read with the root one."""
+    import pygit2
+
+    try:
+        tracked = [e.path for e in pygit2.Repository(str(root)).index]
+    except pygit2.GitError:
+        return 0
+    chosen: dict[str, str] = {}
+    for path in tracked:
+        folder, _, name = path.rpartition("/")
+        if folder and name in ("AGENTS.md", "AGENTS.override.md"):
+            if name == "AGENTS.override.md" or folder not in chosen:
+                chosen[folder] = path
+    sizes = {f: (root / p).stat().st_size if (root / p).exists() else 0 for f, p in chosen.items()}
+    best = 0
+    for folder in sizes:
+        parts = folder.split("/")
+        best = max(best, sum(sizes.get("/".join(parts[:n]), 0) for n in range(1, len(parts) + 1)))
+    return best
+
+
+# -- publish ----------------------------------------------------------------------------------------
+
+def targets(root: Path, claude: bool, copilot: bool) -> list[Target]:
+    found = [Target(AGENTS, "bytes", CODEX_BYTES, "Codex's 32 KiB for the AGENTS.md chain")]
+    if claude or (root / CLAUDE).exists():
+        found.append(Target(CLAUDE, "lines", CLAUDE_LINES, "Claude Code's advised 200 lines"))
+    if copilot or (root / COPILOT).exists():
+        found.append(Target(COPILOT, "chars", COPILOT_CHARS, "the 4,000 characters Copilot code review reads"))
+    return found
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise clindex.Blocked(f"{path.name} cannot be read ({exc.strerror})") from None
+
+
+def plan(root: Path, view: Any, claude: bool = False, copilot: bool = False) -> tuple[Result, list[snapshots.Change]]:
+    """Everything a publish would write, computed before anything is written."""
+    result = Result("no-update", "")
+    try:
+        index_before = _read(root / clindex.PATH)
+        baseline = clindex.load(index_before)
+        chosen = targets(root, claude, copilot)
+        befores = {t.path: _read(root / t.path) for t in chosen}
+    except clindex.Blocked as exc:
+        return Result("blocked", f"blocked: {exc}; nothing was written"), []
+    selection = select(view)
+    lines = lines_of(selection)
+    changes: list[snapshots.Change] = []
+    for target in chosen:
+        reserve = _chain_reserve(root) if target.path == AGENTS else 0
+        try:
+            after = fit_section(befores[target.path], target, lines, result, reserve)
+        except InvalidInput as exc:
+            result.conflicts.append(str(exc))
+            continue
+        if after is not None and after != befores[target.path]:
+            changes.append(snapshots.Change(target.path, befores[target.path], after))
+    merged = clindex.merge(baseline, selection.facts, selection.written)
+    result.conflicts += merged.conflicts
+    index_after = clindex.dump(merged.data)
+    if merged.added or merged.updated or merged.removed or (index_before is None and merged.data["entries"]):
+        changes.append(snapshots.Change(clindex.PATH, index_before, index_after))
+    result.files = [{"path": c.path, "action": "created" if c.before is None else "updated"} for c in changes]
+    result.files += [{"path": t.path, "action": "unchanged"} for t in chosen if t.path not in {c.path for c in changes}]
+    result.left_out["not published"] = [f"{i}: {why}" for i, why in sorted(selection.skipped.items())]
+    if not result.left_out["not published"]:
+        del result.left_out["not published"]
+    if changes:
+        result.status = "published"
+        result.reason = (f"{len(lines)} line(s) from {len(selection.facts)} learning(s); index: "
+                         f"{len(merged.added)} added, {len(merged.updated)} updated, {len(merged.removed)} removed")
+    else:
+        result.reason = ("every learning in force is already published" if selection.facts
+                         else "no project learning is in force for instruction")
+    return result, changes
+
+
+def publish(start: str = ".", claude: bool = False, copilot: bool = False, dry_run: bool = False) -> Result:
+    """``gitstore publish``: plan, then save the prior state and write (unless ``dry_run``)."""
+    from gitstore.ops._context import Context
+
+    ctx = Context.open(start)
+    root, state = ctx.workspace.root, ctx.workspace.state
+    result, changes = plan(root, ctx.view(), claude, copilot)
+    if result.status != "published" or dry_run:
+        return result
+    result.snapshot = str(snapshots.save(state, changes).relative_to(root))
+    for change in changes:
+        snapshots.write_file(root / change.path, change.after)
+    return result
+
+
+def rollback(start: str = ".") -> list[dict[str, Any]]:
+    """``gitstore publish --rollback``: restore the files of the newest publish, byte for byte."""
+    from gitstore.config import Workspace
+
+    workspace = Workspace.find(start)
+    return snapshots.rollback(workspace.root, workspace.state)

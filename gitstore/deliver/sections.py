@@ -1,0 +1,82 @@
+"""A section of a Markdown file that gitstore owns, between two HTML comment markers.
+
+```
+<!-- gitstore:learnings:begin sha256:<digest of the body> -->
+...body...
+<!-- gitstore:learnings:end -->
+```
+
+Everything outside the markers is never touched: the file is the text before the begin marker,
+the section, and the text after the end marker, byte for byte. A file without a section gets
+one at its end, after exactly one blank line. The begin marker carries the digest of the body
+gitstore wrote, so a hand edit inside the section is noticed (and treated as a conflict, not
+overwritten). Comments are invisible in rendered Markdown; agents read the raw text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from gitstore.errors import InvalidInput
+
+BEGIN = "<!-- gitstore:learnings:begin"
+END = "<!-- gitstore:learnings:end -->"
+_BEGIN_LINE = re.compile(r"^<!-- gitstore:learnings:begin(?: (sha256:[0-9a-f]{64}))? -->[ \t]*\r?$", re.M)
+_END_LINE = re.compile(r"^<!-- gitstore:learnings:end -->[ \t]*\r?$", re.M)
+
+
+def body_digest(body: str) -> str:
+    return "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Split:
+    """A file cut around its section: before + section + after == the file."""
+
+    before: str
+    body: str | None  # None when the file has no section
+    digest: str | None  # the digest the begin marker states
+    after: str
+    newline: str
+
+    @property
+    def edited(self) -> bool:
+        """Whether the body differs from what gitstore wrote (the marker's digest)."""
+        return self.body is not None and self.digest != body_digest(self.body)
+
+
+def split(text: str, name: str) -> Split:
+    """Cut ``text`` around its section; refuses a file with a broken or repeated section."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    begins = list(_BEGIN_LINE.finditer(text))
+    ends = list(_END_LINE.finditer(text))
+    if not begins and not ends:
+        return Split(text, None, None, "", newline)
+    if len(begins) != 1 or len(ends) != 1 or ends[0].start() < begins[0].end():
+        raise InvalidInput(f"{name}: the gitstore section's markers are broken or repeated; fix them by hand")
+    begin, end = begins[0], ends[0]
+    body_start = text.find("\n", begin.start()) + 1
+    stop = text.find("\n", end.start())
+    stop = len(text) if stop < 0 else stop + 1
+    return Split(text[:begin.start()], text[body_start:end.start()], begin.group(1), text[stop:], newline)
+
+
+def render(body: str, newline: str) -> str:
+    """The whole section (markers included) for ``body`` (lines joined by ``\\n``)."""
+    body = body.replace("\n", newline)
+    return f"{BEGIN} {body_digest(body)} -->{newline}{body}{END}{newline}"
+
+
+def place(parts: Split, body: str) -> str:
+    """The file with its section holding ``body``: in place, or appended after a blank line."""
+    section = render(body, parts.newline)
+    if parts.body is not None:
+        return parts.before + section + parts.after
+    before = parts.before
+    if before and not before.endswith(parts.newline):
+        before += parts.newline
+    if before.strip():
+        before += parts.newline
+    return before + section

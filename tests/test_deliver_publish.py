@@ -1,0 +1,251 @@
+"""``gitstore publish``: the managed sections and the continual-learning index, in real
+repositories: idempotent, every byte outside the markers kept, within each reader's limit,
+rolled back byte for byte, blocked by a corrupt index without writing anything."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gitstore.cli import main
+from gitstore.deliver import clindex, sections
+from gitstore.deliver.publish import publish, rollback
+from gitstore.errors import Refused
+from gitstore.ops import learning as ops
+
+from .conftest import git
+from .delivery_world import World, shared_world  # noqa: F401 - the fixture
+from .world import Thread, accepted, ref
+
+INDEX = ".continual-learning/index.json"
+
+
+@pytest.fixture
+def world(shared_world: World, tmp_path: Path) -> World:
+    return shared_world.copy(tmp_path / "widgets")
+
+
+def read(world: World, name: str) -> bytes:
+    return (world.root / name).read_bytes()
+
+
+def add_learning(world: World, pr: int, title: str, text: str, audience: str = "project") -> str:
+    ctx = world.ctx
+    thread = Thread(ctx, pr, f"c{pr}")
+    event = thread.comment(f"c{pr}", f"{title}. {text}", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    draft = ops.Draft(title=title, text=text, category="constraint", evidence=[ref(event)], counterevidence=[],
+                      audience=audience, proposer=("person", "github:9"))
+    return accepted(ctx, ops.propose(ctx, draft, "github:9"))["id"]
+
+
+def test_publish_writes_project_learnings_citing_their_ids(world: World) -> None:
+    result = publish(str(world.root))
+    assert result.status == "published"
+    agents = read(world, "AGENTS.md").decode()
+    body = sections.split(agents, "AGENTS.md").body or ""
+    lines = [line for line in body.splitlines() if line.startswith("- ")]
+    assert len(lines) == 2
+    assert any(line.endswith(f"[{world.ids['jitter']}]") for line in lines)
+    assert any(line.endswith(f"[{world.ids['jitter_zh']}]") for line in lines)
+    for gone in ("personal", "retired", "withdrawn", "redacted"):
+        assert world.ids[gone] not in agents
+    entries = json.loads(read(world, INDEX))["entries"]
+    assert {e["learning"] for e in entries} == {world.ids["jitter"], world.ids["jitter_zh"]}
+    for entry in entries:
+        assert set(entry) >= {"fact", "source_session", "date", "category"}
+        assert entry["category"] in clindex.CATEGORIES and entry["source_session"].startswith("ep_")
+    assert not (world.root / "CLAUDE.md").exists() and not (world.root / ".github").exists()
+    skipped = " ".join(result.left_out["not published"])
+    assert f"{world.ids['personal']}: its audience is personal" in skipped
+    assert f"{world.ids['unsafe']}: the safety scan left it out (unsafe evidence: prompt-injection)" in skipped
+
+
+def test_publishing_twice_is_a_no_op_the_second_time(world: World) -> None:
+    publish(str(world.root))
+    agents, index = read(world, "AGENTS.md"), read(world, INDEX)
+    snapshots = sorted((world.root / "okf" / ".memory" / "publish").iterdir())
+    second = publish(str(world.root))
+    assert second.status == "no-update" and "already published" in second.reason
+    assert read(world, "AGENTS.md") == agents and read(world, INDEX) == index
+    assert sorted((world.root / "okf" / ".memory" / "publish").iterdir()) == snapshots
+
+
+def test_a_hand_edit_outside_the_markers_survives(world: World) -> None:
+    (world.root / "AGENTS.md").write_bytes(b"# Widgets\r\n\r\nRun `make test` first.\r\n")
+    publish(str(world.root))
+    text = read(world, "AGENTS.md").decode()
+    edited = "# Widgets, edited\r\n\r\nRun `make test` first.\r\n\r\n" + text[text.index(sections.BEGIN):] + "\r\nA footer.\r\n"
+    (world.root / "AGENTS.md").write_bytes(edited.encode())
+    new = add_learning(world, 60, "Public APIs are versioned", "Every public API change bumps the API version.")
+    assert publish(str(world.root)).status == "published"
+    after = read(world, "AGENTS.md").decode()
+    assert new in after
+    parts, before = sections.split(after, "AGENTS.md"), sections.split(edited, "AGENTS.md")
+    assert parts.before == before.before and parts.after == before.after == "\r\nA footer.\r\n"
+    assert "\n" not in after.replace("\r\n", "")
+
+
+def test_rollback_restores_both_files_byte_for_byte(world: World) -> None:
+    original_agents = b"# Widgets\n\nHand-written guidance.\n"
+    original_index = b'{"entries": [{"fact": "Builds use make.", "source_session": "s1", "date": "2026-01-02", ' \
+                     b'"category": "convention"}], "version": 1}'
+    (world.root / "AGENTS.md").write_bytes(original_agents)
+    (world.root / ".continual-learning").mkdir()
+    (world.root / INDEX).write_bytes(original_index)
+    result = publish(str(world.root))
+    assert {f["path"]: f["action"] for f in result.files} == {"AGENTS.md": "updated", INDEX: "updated"}
+    kept = json.loads(read(world, INDEX))
+    assert kept["version"] == 1 and kept["entries"][0]["fact"] == "Builds use make."
+    assert [f["action"] for f in rollback(str(world.root))] == ["restored", "restored"]
+    assert read(world, "AGENTS.md") == original_agents and read(world, INDEX) == original_index
+    with pytest.raises(Refused, match="nothing to roll back"):
+        rollback(str(world.root))
+
+
+def test_rollback_removes_files_the_publish_created(world: World) -> None:
+    publish(str(world.root))
+    rollback(str(world.root))
+    assert not (world.root / "AGENTS.md").exists() and not (world.root / ".continual-learning").exists()
+
+
+def test_rollback_refuses_when_a_file_changed_since(world: World) -> None:
+    publish(str(world.root))
+    (world.root / "AGENTS.md").write_text("rewritten\n")
+    with pytest.raises(Refused, match="AGENTS.md changed since the publish"):
+        rollback(str(world.root))
+    assert read(world, "AGENTS.md") == b"rewritten\n"
+
+
+@pytest.mark.parametrize("corrupt", [b"{not json", b'{"entries": {}}', b'{"entries": [{"fact": "x"}]}',
+                                     b'{"entries": [], "entries": []}',
+                                     b'{"entries": [{"fact": "x", "source_session": "s", "date": "2026-01-02", '
+                                     b'"category": "opinion"}]}'])
+def test_a_corrupt_index_blocks_and_writes_nothing(world: World, corrupt: bytes) -> None:
+    (world.root / "AGENTS.md").write_bytes(b"# Widgets\n")
+    (world.root / ".continual-learning").mkdir()
+    (world.root / INDEX).write_bytes(corrupt)
+    result = publish(str(world.root))
+    assert result.status == "blocked" and INDEX in result.reason and "nothing was written" in result.reason
+    assert read(world, "AGENTS.md") == b"# Widgets\n" and read(world, INDEX) == corrupt
+    assert not (world.root / "okf" / ".memory" / "publish").exists()
+
+
+def test_the_cli_reports_a_blocked_publish_in_one_line(world: World, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(world.root)
+    (world.root / ".continual-learning").mkdir()
+    (world.root / INDEX).write_bytes(b"[]")
+    assert main(["publish"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("gitstore: error: blocked: .continual-learning/index.json") and err.count("\n") == 1
+
+
+def test_index_conflicts_are_surfaced_never_overwritten(world: World) -> None:
+    publish(str(world.root))
+    data = json.loads(read(world, INDEX))
+    ours = next(e for e in data["entries"] if e["learning"] == world.ids["jitter"])
+    ours["fact"] = "Retries use jitter, except in the payment client."
+    data["entries"].append({"fact": "Public APIs are versioned: Every public API change bumps the API version.",
+                            "source_session": "chat-7", "date": "2026-02-01", "category": "decision"})
+    (world.root / INDEX).write_text(json.dumps(data))
+    add_learning(world, 60, "Public APIs are versioned", "Every public API change bumps the API version.")
+    ops.retire(world.ctx, world.ids["jitter"], "github:9", "superseded")
+    result = publish(str(world.root))
+    assert any(world.ids["jitter"] in c and "changed by hand" in c for c in result.conflicts)
+    entries = json.loads(read(world, INDEX))["entries"]
+    assert any(e["fact"] == "Retries use jitter, except in the payment client." for e in entries)
+    assert [e["fact"] for e in entries].count(
+        "Public APIs are versioned: Every public API change bumps the API version.") == 1, "already recorded"
+
+
+def test_a_hand_edited_section_is_a_conflict_and_left_alone(world: World) -> None:
+    publish(str(world.root))
+    text = read(world, "AGENTS.md").decode().replace("Retries use jitter", "Retries never jitter")
+    (world.root / "AGENTS.md").write_text(text)
+    add_learning(world, 60, "Public APIs are versioned", "Every public API change bumps the API version.")
+    result = publish(str(world.root))
+    assert any("AGENTS.md: the gitstore section was edited by hand" in c for c in result.conflicts)
+    assert read(world, "AGENTS.md").decode() == text
+
+
+def test_identical_texts_become_one_line_citing_both(world: World) -> None:
+    first = add_learning(world, 60, "Public APIs are versioned", "Every public API change bumps the API version.")
+    second = add_learning(world, 61, "Public APIs are versioned", "Every public API change bumps the API version.")
+    publish(str(world.root))
+    body = sections.split(read(world, "AGENTS.md").decode(), "AGENTS.md").body or ""
+    assert f"[{', '.join(sorted([first, second]))}]" in body
+    assert body.count("Public APIs are versioned") == 1
+
+
+def test_a_fact_already_written_outside_the_section_is_not_repeated(world: World) -> None:
+    (world.root / "AGENTS.md").write_text("Retries use jitter: Every retry loop uses exponential backoff with full jitter.\n")
+    publish(str(world.root))
+    body = sections.split(read(world, "AGENTS.md").decode(), "AGENTS.md").body or ""
+    assert world.ids["jitter"] not in body and world.ids["jitter_zh"] in body
+
+
+def test_claude_md_keeps_under_200_lines_leaving_out_what_does_not_fit(world: World) -> None:
+    add_learning(world, 60, "Public APIs are versioned", "Every public API change bumps the API version.")
+    (world.root / "CLAUDE.md").write_text("line\n" * 191)  # room for the section with one line and a note
+    result = publish(str(world.root))
+    claude = read(world, "CLAUDE.md").decode()
+    assert len(claude.splitlines()) == 200
+    left = result.left_out["CLAUDE.md"]
+    body = sections.split(claude, "CLAUDE.md").body or ""
+    shown = [line for line in body.splitlines() if line.startswith("- ") and "more left out" not in line]
+    assert len(left) == 2 and len(shown) == 1 and not any(lid in shown[0] for lid in left)
+    assert f"2 more left out to stay within the reader's limit: {', '.join(left)}" in claude
+    warning = next(w for w in result.warnings if w.startswith("CLAUDE.md"))
+    assert all(lid in warning for lid in left) and "Claude Code's advised 200 lines" in warning
+
+
+def test_copilot_instructions_stay_within_4000_characters(world: World) -> None:
+    (world.root / ".github").mkdir()
+    original = "x" * 3700 + "\n"
+    (world.root / ".github" / "copilot-instructions.md").write_text(original)
+    result = publish(str(world.root))
+    assert read(world, ".github/copilot-instructions.md").decode() == original, "not even a section fits"
+    names = result.left_out[".github/copilot-instructions.md"]
+    assert sorted(names) == sorted([world.ids["jitter"], world.ids["jitter_zh"]])
+    warning = next(w for w in result.warnings if w.startswith(".github/copilot-instructions.md"))
+    assert all(n in warning for n in names) and "4,000 characters" in warning
+
+
+def test_the_agents_chain_keeps_codex_within_32_kib(world: World) -> None:
+    nested = world.root / "services" / "api"
+    nested.mkdir(parents=True)
+    (nested / "AGENTS.md").write_text("x" * 32_500 + "\n")
+    git(world.root, "add", "services/api/AGENTS.md")
+    result = publish(str(world.root))
+    assert not (world.root / "AGENTS.md").exists(), "no room left in the chain for a section"
+    assert sorted(result.left_out["AGENTS.md"]) == sorted([world.ids["jitter"], world.ids["jitter_zh"]])
+    assert any("Codex's 32 KiB" in w for w in result.warnings)
+    (nested / "AGENTS.md").write_text("x" * 31_000 + "\n")
+    publish(str(world.root))
+    assert len(read(world, "AGENTS.md")) + len((nested / "AGENTS.md").read_bytes()) <= 32 * 1024
+    assert world.ids["jitter"] in read(world, "AGENTS.md").decode()
+
+
+def test_personal_and_user_tooling_learnings_never_reach_committed_files(world: World) -> None:
+    tooling = add_learning(world, 62, "Editor setup", "Use the team's editorconfig in the editor.", "user-tooling")
+    publish(str(world.root), claude=True, copilot=True)
+    for name in ("AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md", INDEX):
+        text = read(world, name).decode()
+        assert world.ids["personal"] not in text and tooling not in text
+
+
+def test_the_cli_publishes_with_json_and_rolls_back(world: World, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(world.root)
+    assert main(["publish", "--dry-run", "--json"]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    assert planned["status"] == "published" and not (world.root / "AGENTS.md").exists()
+    assert main(["publish"]) == 0
+    assert "prior state saved" in capsys.readouterr().out
+    assert main(["publish", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "no-update"
+    assert main(["publish", "--rollback"]) == 0
+    assert not (world.root / "AGENTS.md").exists()
