@@ -23,7 +23,9 @@ from gitstore.scope import open_repository, repository_scope
 STATE_DIR = Path("okf") / ".memory"
 CONFIG_NAME = "config.json"
 PROVIDERS = ("git", "sqlite", "jsonl", "memory")
-_FIELDS = {"writer": str, "provider": str, "automation": object}  # automation: see rules/autosafe.py
+# sections other modules read strictly themselves: automation (rules/autosafe.py), capture
+# (capture/sessions.py), delivery (deliver/limits.py)
+_FIELDS = {"writer": str, "provider": str, "automation": object, "capture": object, "delivery": object}
 
 
 @dataclass(frozen=True)

@@ -162,15 +162,21 @@ def _row(view: Any, trust: str, record: dict[str, Any], scanner: Any) -> dict[st
     texts = screened(view, record, scanner)
     if isinstance(texts, str):
         return texts
-    evidence = " ".join(v for k, v in texts.items() if k.startswith("evidence"))
+    return row(record["id"], record["contentDigest"], trust, texts["title"], texts["text"], texts["targets"],
+               [v for k, v in texts.items() if k.startswith("evidence")], _sources(view, record),
+               record["validFrom"], record["validUntil"], record["category"], record["audience"])
+
+
+def row(learning_id: str, digest: str, trust: str, title: str, text: str, targets: str, excerpts: list[str],
+        sources: list[str], valid_from: str | None = None, valid_until: str | None = None,
+        category: str = "convention", audience: str = "project") -> dict[str, Any]:
+    """An index row from texts the scanner already passed."""
     return {
-        "id": record["id"], "digest": record["contentDigest"], "trust": trust,
-        "text": f"{texts['title'].strip()}: {texts['text'].strip()}",
-        "sources": json.dumps(_sources(view, record), ensure_ascii=False),
-        "valid_from": record["validFrom"], "valid_until": record["validUntil"],
-        "category": record["category"], "audience": record["audience"],
-        "terms": {"title": terms(texts["title"]), "body": terms(texts["text"]),
-                  "targets": terms(texts["targets"]), "evidence": terms(evidence)},
+        "id": learning_id, "digest": digest, "trust": trust, "text": f"{title.strip()}: {text.strip()}",
+        "sources": json.dumps(sources, ensure_ascii=False), "valid_from": valid_from, "valid_until": valid_until,
+        "category": category, "audience": audience,
+        "terms": {"title": terms(title), "body": terms(text), "targets": terms(targets),
+                  "evidence": terms(" ".join(excerpts))},
     }
 
 
@@ -202,29 +208,35 @@ def _sources(view: Any, record: dict[str, Any]) -> list[str]:
 
 def _write(place: Place, built: Built, rows: list[dict[str, Any]]) -> None:
     os.makedirs(idx.folder(place), exist_ok=True)
-    temp = f"{built.path}.{os.getpid()}.tmp"
+    write_index(built.path, rows, built.fingerprint, built.dropped, built.inert)
+
+
+def write_index(path: str, rows: list[dict[str, Any]], fingerprint: str,
+                dropped: list[tuple[str, str, str]] | None = None, inert: str | None = None) -> None:
+    """Write an index file (to a temporary name, then renamed over ``path``)."""
+    temp = f"{path}.{os.getpid()}.tmp"
     if os.path.exists(temp):
         os.unlink(temp)
     db = sqlite3.connect(temp)
     try:
         db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + idx.SCHEMA)
         lengths = {f: 0 for f in idx.FIELDS}
-        for n, row in enumerate(rows, start=1):
+        for n, entry in enumerate(rows, start=1):
             db.execute("INSERT INTO learning VALUES (?,?,?,?,?,?,?,?,?,?)",
-                       (n, row["id"], row["digest"], row["trust"], row["text"], row["sources"],
-                        row["valid_from"], row["valid_until"], row["category"], row["audience"]))
+                       (n, entry["id"], entry["digest"], entry["trust"], entry["text"], entry["sources"],
+                        entry["valid_from"], entry["valid_until"], entry["category"], entry["audience"]))
             db.execute("INSERT INTO doc(rowid, title, body, targets, evidence) VALUES (?,?,?,?,?)",
-                       (n, *(" ".join(row["terms"][f]) for f in idx.FIELDS)))
+                       (n, *(" ".join(entry["terms"][f]) for f in idx.FIELDS)))
             for f in idx.FIELDS:
-                lengths[f] += len(row["terms"][f])
-        db.executemany("INSERT INTO dropped VALUES (?,?,?)", built.dropped)
-        meta = {"fingerprint": built.fingerprint, "count": str(len(rows)),
+                lengths[f] += len(entry["terms"][f])
+        db.executemany("INSERT INTO dropped VALUES (?,?,?)", dropped or [])
+        meta = {"fingerprint": fingerprint, "count": str(len(rows)),
                 "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         meta.update({f"avg_{f}": repr(max(lengths[f] / len(rows), 1.0) if rows else 1.0) for f in idx.FIELDS})
-        if built.inert:
-            meta["inert"] = built.inert
+        if inert:
+            meta["inert"] = inert
         db.executemany("INSERT INTO meta VALUES (?,?)", sorted(meta.items()))
         db.commit()
     finally:
         db.close()
-    os.replace(temp, built.path)
+    os.replace(temp, path)

@@ -161,10 +161,15 @@ def _uri_path(file: str) -> str:
 
 def open_index(place: Place, fingerprint: str | None) -> Index | None:
     """The index if it exists and was built from exactly the current state, else None."""
+    return open_file(path(place), fingerprint)
+
+
+def open_file(file: str, fingerprint: str | None) -> Index | None:
+    """The index in ``file`` if it was built for ``fingerprint``, else None."""
     if fingerprint is None:
         return None
     try:
-        connection = sqlite3.connect(f"file:{_uri_path(path(place))}?mode=ro&immutable=1", uri=True)
+        connection = sqlite3.connect(f"file:{_uri_path(file)}?mode=ro&immutable=1", uri=True)
         index = Index(connection)
     except sqlite3.Error:
         return None

@@ -1,0 +1,211 @@
+"""Recall: Unicode-aware segmentation, scoring over a real index, the hard ceilings, quality on
+a fixed multilingual set, and the commands over a real store (recall, context, deliveries)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bench.recall_quality import evaluate
+from gitstore.cli import main
+from gitstore.deliver.build import row, write_index
+from gitstore.deliver.index import open_file
+from gitstore.deliver.limits import Limits, canonical
+from gitstore.deliver.recall import recall
+from gitstore.deliver.terms import query_terms, terms
+from gitstore.records.canonical import canonicalize
+
+from .delivery_world import PROMPT, World, shared_world  # noqa: F401 - the fixture
+from .world import Thread, accepted, propose, ref
+
+NOW = "2026-06-01T00:00:00.000000Z"
+
+
+# -- segmentation ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Every retry loop uses exponentialBackoff with full_jitter.",
+     ["everi", "retri", "loop", "use", "exponenti", "backoff", "full", "jitter"]),
+    ("重试循环", ["重试", "试循", "循环"]),
+    ("テストはpytestで", ["テス", "スト", "トは", "pytest", "で"]),
+    ("저장소에서", ["저장", "장소", "소에", "에서"]),
+    ("Luôn chạy kiểm tra", ["luôn", "chạy", "kiểm", "tra"]),
+    ("ＡＰＩ ｷｰ", ["api", "キー"]),
+])
+def test_segmentation_works_in_every_script(text: str, expected: list[str]) -> None:
+    assert terms(text) == expected
+
+
+def test_korean_particles_and_stems_still_meet() -> None:
+    assert set(query_terms("저장소")) <= set(terms("저장소에서 커밋하기 전에"))
+    assert set(query_terms("retries")) == set(query_terms("retry")) == {"retri"}
+
+
+def test_query_terms_are_distinct_and_bounded() -> None:
+    assert query_terms("retry retry RETRY") == ["retri"]
+    assert len(query_terms(" ".join(f"word{n}" for n in range(500)))) == 128
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["id", "text", "trust", "contentDigest"]),
+                       st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)))
+def test_the_hooks_canonical_form_is_rfc_8785(item: dict[str, str]) -> None:
+    item = {**item, "score": 123, "sources": ["review-thread #4"]}
+    assert canonical(item) == canonicalize(item).decode("utf-8")
+
+
+# -- scoring over a real index ---------------------------------------------------------------------
+
+def make_index(tmp_path: Path, *learnings: tuple[str, str, str | None, str | None]):  # type: ignore[no-untyped-def]
+    rows = [row(f"lrn_{n:032x}", f"sha256:{n:064x}", "human", title, text, "", [], ["review-thread #1"],
+                valid_from, valid_until) for n, (title, text, valid_from, valid_until) in enumerate(learnings)]
+    write_index(str(tmp_path / "i.sqlite"), rows, "f")
+    index = open_file(str(tmp_path / "i.sqlite"), "f")
+    assert index is not None
+    return index
+
+
+def test_a_single_matching_learning_scores_above_zero_and_others_are_left_out(tmp_path: Path) -> None:
+    index = make_index(tmp_path, ("Retries use jitter", "Backoff with jitter.", None, None))
+    found = recall(index, "add jitter", NOW, Limits())
+    assert [i["id"] for i in found.items] == [f"lrn_{0:032x}"] and found.items[0]["score"] > 0
+    assert recall(index, "unrelated words entirely", NOW, Limits()).items == []
+
+
+def test_validity_dates_are_checked_when_recalling(tmp_path: Path) -> None:
+    index = make_index(tmp_path, ("Expired rule", "Jitter everything.", None, "2026-01-01T00:00:00.000000Z"),
+                       ("Future rule", "Jitter later.", "2027-01-01T00:00:00.000000Z", None),
+                       ("Current rule", "Jitter now.", "2026-01-01T00:00:00.000000Z", None))
+    assert [i["text"] for i in recall(index, "jitter", NOW, Limits()).items] == ["Current rule: Jitter now."]
+
+
+def test_the_title_weighs_more_than_the_text(tmp_path: Path) -> None:
+    index = make_index(tmp_path, ("Caching", "Mention retries once.", None, None),
+                       ("Retries", "Caching is mentioned here.", None, None))
+    assert recall(index, "retries", NOW, Limits()).items[0]["text"].startswith("Retries")
+
+
+def test_lower_limits_from_configuration_apply(tmp_path: Path) -> None:
+    index = make_index(tmp_path, *[(f"Jitter rule {n}", "Use jitter.", None, None) for n in range(5)])
+    assert len(recall(index, "jitter", NOW, Limits()).items) == 3
+    small = recall(index, "jitter", NOW, Limits(max_items=1, max_item_chars=300, max_total_chars=300))
+    assert len(small.items) == 1 and len(canonical(small.items)) <= 300
+    assert Limits(max_items=9).max_items == 3, "nothing raises a ceiling"
+
+
+def test_recall_quality_on_the_labelled_multilingual_set(tmp_path: Path) -> None:
+    quality = evaluate(tmp_path)
+    assert {"en", "zh", "ja", "ko", "vi"} <= set(quality.by_language)
+    assert quality.rate >= 0.9, quality.misses
+
+
+# -- the commands over a real store ----------------------------------------------------------------
+
+@pytest.fixture
+def world(shared_world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
+    copy = shared_world.copy(tmp_path / "widgets")
+    monkeypatch.chdir(copy.root)
+    return copy
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> object:
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_recall_returns_learnings_in_force_with_provenance(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    found = run_json(capsys, "recall", PROMPT)
+    ids = [i["id"] for i in found["items"]]  # type: ignore[index]
+    assert world.ids["jitter"] in ids
+    for gone in ("retired", "withdrawn", "redacted", "unsafe"):
+        assert world.ids[gone] not in ids
+    item = found["items"][0]  # type: ignore[index]
+    assert set(item) == {"id", "contentDigest", "score", "trust", "sources", "text"}
+    assert item["trust"] == "human" and item["sources"] == ["review-thread #42"]
+    assert found["limits"]["maxItems"] == 3 and found["chars"]["total"] <= 1200  # type: ignore[index]
+    zh = run_json(capsys, "recall", "重试的时候怎么退避?")
+    assert [i["id"] for i in zh["items"]] == [world.ids["jitter_zh"]]  # type: ignore[index]
+
+
+def test_the_index_follows_the_store(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_json(capsys, "recall", "sqlite vacuum")["items"] == []  # type: ignore[index]
+    ctx = world.ctx
+    thread = Thread(ctx, 70, "c70")
+    event = thread.comment("c70", "Vacuum the sqlite file weekly.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    new = accepted(ctx, propose(ctx, [ref(event)], title="SQLite upkeep", text="Vacuum the sqlite file weekly."))
+    assert [i["id"] for i in run_json(capsys, "recall", "sqlite vacuum")["items"]] == [new["id"]]  # type: ignore[index]
+    for leftover in (world.root / "okf" / ".memory" / "cache").iterdir():
+        leftover.unlink()  # the index is disposable
+    assert [i["id"] for i in run_json(capsys, "recall", "sqlite vacuum")["items"]] == [new["id"]]  # type: ignore[index]
+
+
+def test_recall_refuses_an_empty_query_and_an_uninitialised_repository(
+        world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["recall", "   "]) == 2
+    assert "recall needs a query" in capsys.readouterr().err
+    other = tmp_path / "other"
+    other.mkdir()
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    monkeypatch.chdir(other)
+    assert main(["recall", "retry"]) == 2
+    assert "gitstore is not set up" in capsys.readouterr().err
+
+
+def test_a_delivery_config_above_a_ceiling_is_refused_by_name(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    config = world.root / "okf" / ".memory" / "config.json"
+    config.write_text(json.dumps({**json.loads(config.read_text()), "delivery": {"maxTotalChars": 5000}}))
+    assert main(["recall", "retry"]) == 1
+    assert "delivery.maxTotalChars is 5000, outside 1..1200" in capsys.readouterr().err
+    config.write_text(json.dumps({**json.loads(config.read_text()), "delivery": {"maxItems": 1}}))
+    assert len(run_json(capsys, "recall", PROMPT)["items"]) == 1  # type: ignore[index]
+
+
+def test_context_prints_byte_for_byte_what_the_hook_prints(world: World, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
+    assert main(["context", "--prompt", PROMPT]) == 0
+    preview = capfdbinary.readouterr()
+    assert not (world.root / "okf" / ".memory" / "deliveries").exists(), "a preview writes nothing"
+    payload = {"session_id": "fresh", "transcript_path": "/tmp/t.jsonl", "cwd": str(world.root),
+               "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": PROMPT}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+    hook = subprocess.run([sys.executable, "-P", "-m", "gitstore.deliver.hook", "claude-code"],
+                          input=json.dumps(payload).encode(), capture_output=True, cwd=world.root, env=env, timeout=60)
+    assert hook.stdout and preview.out == hook.stdout
+    assert b"limits: 3 items, 400 characters each, 1200 in all" in preview.err
+    assert main(["context", "--prompt", PROMPT, "--session", "fresh"]) == 0
+    assert capfdbinary.readouterr().out == b"", "a session is never given the same learning twice"
+
+
+def test_context_writes_nothing_and_takes_every_harness(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    for harness in ("claude-code", "codex", "gemini-cli", "opencode"):
+        shown = run_json(capsys, "context", "--harness", harness, "--prompt", PROMPT)
+        assert shown["delivered"] and world.ids["jitter"] in shown["output"]  # type: ignore[index]
+        assert shown["recall"]["chars"]["total"] <= 1200  # type: ignore[index]
+    assert not (world.root / "okf" / ".memory" / "deliveries").exists()
+    assert main(["context", "--harness", "cursor"]) == 2
+    assert main(["context", "--harness", "opencode"]) == 2  # no session-start context in OpenCode
+
+
+def test_deliveries_correlate_with_the_sessions_capture(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    from gitstore.capture.sessions import capture_from_hook
+
+    payload = {"session_id": "sess-7", "transcript_path": str(world.root / "gone.jsonl"), "cwd": str(world.root),
+               "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": PROMPT}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+    subprocess.run([sys.executable, "-P", "-m", "gitstore.deliver.hook", "claude-code"],
+                   input=json.dumps(payload).encode(), capture_output=True, cwd=world.root, env=env, timeout=60)
+    capture_from_hook("claude-code", {**payload, "hook_event_name": "SessionEnd", "reason": "exit"}, str(world.root))
+    rows = run_json(capsys, "deliveries", "--session", "sess-7")
+    assert len(rows) == 1  # type: ignore[arg-type]
+    session = rows[0]  # type: ignore[index]
+    assert world.ids["jitter"] in session["learnings"] and session["deliveries"][0]["event"] == "UserPromptSubmit"
+    assert session["captures"][0]["event"] == "SessionEnd" and session["captures"][0]["status"] == "degraded"
+    assert main(["deliveries"]) == 0
+    assert "claude-code session sess-7" in capsys.readouterr().out
