@@ -85,9 +85,10 @@ def output_schema(harness: str, event: str) -> jsonschema.Draft202012Validator:
 
 def ledger_items(root: Path) -> list[dict[str, Any]]:
     """Every item the ledger says was delivered, in any session."""
-    folder = root / "okf" / ".memory" / "deliveries"
-    lines = [json.loads(line) for f in folder.glob("*.jsonl") for line in f.read_text().splitlines()]
-    return [i for entry in lines if entry["kind"] == "delivery" for i in entry["items"]]
+    from gitstore.deliver.ledger import sessions
+
+    entries = [e for session in sessions(str(root / "okf" / ".memory")) for e in session]
+    return [i for entry in entries if entry["kind"] == "delivery" for i in entry["items"]]
 
 
 def check_within_ceilings(world: World, context: str) -> list[str]:
@@ -269,7 +270,8 @@ def test_a_failing_hook_logs_one_line_and_prints_nothing(world: World) -> None:
 def test_the_hook_module_imports_nothing_heavy() -> None:
     probe = ("import sys, gitstore.deliver.hook, gitstore.deliver.context, gitstore.deliver.ledger; "
              "print([m for m in ('typer', 'click', 'jsonschema', 'pygit2', 'gitstore.store', 'gitstore.records', "
-             "'gitstore.safety.scanner', 'typing', 'dataclasses') if m in sys.modules])")
+             "'gitstore.safety.scanner', 'typing', 'dataclasses', 're', 'json', 'sqlite3', 'enum', 'datetime') "
+             "if m in sys.modules])")
     done = subprocess.run([os.sys.executable, "-P", "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 
@@ -280,7 +282,7 @@ def test_items_are_within_the_ceilings_on_their_canonical_form(world: World) -> 
     from gitstore.deliver.recall import bound
 
     long = [Candidate((n, f"lrn_{n:032x}", "sha256:" + "a" * 64, "human", "word \"quoted\" " * 80,
-                       json.dumps(["review-thread #1", "review-thread #2", "agent-session"])), 100 - n)
+                       "review-thread #1\nreview-thread #2\nagent-session"), 100 - n)
             for n in range(5)]
     found = bound(long, Limits())
     assert len(found.items) == MAX_ITEMS

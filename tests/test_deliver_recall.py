@@ -171,7 +171,7 @@ def test_a_delivery_config_above_a_ceiling_is_refused_by_name(world: World, caps
 def test_context_prints_byte_for_byte_what_the_hook_prints(world: World, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
     assert main(["context", "--prompt", PROMPT]) == 0
     preview = capfdbinary.readouterr()
-    assert not (world.root / "okf" / ".memory" / "deliveries").exists(), "a preview writes nothing"
+    assert not (world.root / "okf" / ".memory" / "deliveries.sqlite").exists(), "a preview writes nothing"
     payload = {"session_id": "fresh", "transcript_path": "/tmp/t.jsonl", "cwd": str(world.root),
                "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": PROMPT}
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
@@ -188,7 +188,7 @@ def test_context_writes_nothing_and_takes_every_harness(world: World, capsys: py
         shown = run_json(capsys, "context", "--harness", harness, "--prompt", PROMPT)
         assert shown["delivered"] and world.ids["jitter"] in shown["output"]  # type: ignore[index]
         assert shown["recall"]["chars"]["total"] <= 1200  # type: ignore[index]
-    assert not (world.root / "okf" / ".memory" / "deliveries").exists()
+    assert not (world.root / "okf" / ".memory" / "deliveries.sqlite").exists()
     assert main(["context", "--harness", "cursor"]) == 2
     assert main(["context", "--harness", "opencode"]) == 2  # no session-start context in OpenCode
 

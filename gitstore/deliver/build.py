@@ -173,7 +173,7 @@ def row(learning_id: str, digest: str, trust: str, title: str, text: str, target
     """An index row from texts the scanner already passed."""
     return {
         "id": learning_id, "digest": digest, "trust": trust, "text": f"{title.strip()}: {text.strip()}",
-        "sources": json.dumps(sources, ensure_ascii=False), "valid_from": valid_from, "valid_until": valid_until,
+        "sources": "\n".join(s.replace("\n", " ") for s in sources), "valid_from": valid_from, "valid_until": valid_until,
         "category": category, "audience": audience,
         "terms": {"title": terms(title), "body": terms(text), "targets": terms(targets),
                   "evidence": terms(" ".join(excerpts))},

@@ -100,7 +100,8 @@ def answer(place: Place, harness: str, payload: dict[str, Any], now: str,
         return Answer("the payload names no session (session_id); nothing is delivered without one")
     with ledger.Session(place.state, harness, session, write=write) as led:
         if surface.resets_context(payload):
-            led.append("compaction", event=event, source=payload.get("source"))
+            source = payload.get("source")
+            led.compaction(str(event), source if isinstance(source, str) else None)
         if kind == surfaces.COMPACTION:
             return Answer("compaction noted: learnings may be delivered again", event=event, kind=kind,
                           epoch=led.epoch)
@@ -128,7 +129,5 @@ def _deliver(place: Place, surface: surfaces.Surface, event: str, kind: str, pay
         return Answer(why, found=found, event=event, kind=kind, epoch=led.epoch)
     context = frame(found.items)
     output = surface.render(event, context)
-    led.append("delivery", event=event, epoch=led.epoch, chars=len(context),
-               context="sha256:" + sha256_hex(context.encode("utf-8")),
-               items=[{k: i[k] for k in ("id", "contentDigest", "trust", "score")} for i in found.items])
+    led.delivery(event, found.items, len(context), "sha256:" + sha256_hex(context.encode("utf-8")))
     return Answer("delivered", output, found, context, event, kind, led.epoch)

@@ -25,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitstore.deliver.place import Place
 
-FORMAT = "recall-index/1"
+FORMAT = "recall-index/2"
 SALT_NAME = "delivery.salt"
 REFS = "refs/memory/"
 

@@ -22,16 +22,20 @@ nothing: it prints nothing, writes nothing, starts nothing.
 
 from __future__ import annotations
 
-import json
 import os
 import select
-import signal
 import sys
 import time
+
+try:
+    import _signal as signal  # the C module: ``signal`` itself imports enum
+except ImportError:  # pragma: no cover - other Python builds
+    import signal  # type: ignore[no-redef]
 
 from gitstore.capture.hooklog import log
 from gitstore.deliver import heads
 from gitstore.deliver.index import open_index
+from gitstore.deliver.jsonlite import loads
 from gitstore.deliver.limits import Inert
 from gitstore.deliver.place import locate
 
@@ -93,7 +97,7 @@ def _object(raw: bytes) -> dict[str, Any]:
     if len(raw) > MAX_PAYLOAD:
         raise Problem(f"payload over {MAX_PAYLOAD} bytes; nothing delivered")
     try:
-        payload = json.loads(raw)
+        payload = loads(raw)
     except ValueError as exc:
         raise Problem(f"payload is not JSON: {exc}") from None
     if not isinstance(payload, dict):

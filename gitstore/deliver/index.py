@@ -11,19 +11,24 @@ it loses nothing.
 Scoring is BM25F over the four fields with fixed weights (title 3, applicability 2, text 2,
 evidence 1; k1 1.2, b 0.75), with the always-positive inverse document frequency
 ``ln(1 + (N - n + 0.5) / (n + 0.5))``, so a learning matching the query scores above zero
-however small the store. FTS5 finds the candidates (its own bm25 orders them, best 64 kept);
-the score is computed here from each candidate's stored terms and the document frequencies in
-FTS5's vocabulary table. Scores are integers (hundredths): no floats leave recall.
+however small the store. FTS5 finds the candidates from the query's rarest terms (its own bm25
+orders them, best 64 kept), so a query of common words costs no more than one of rare ones;
+the score is computed here from each candidate's stored terms, for every query term, with the
+document frequencies in FTS5's vocabulary table. Scores are integers (hundredths): no floats
+leave recall.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import sqlite3
+
+from gitstore.deliver import db as sqlite_db
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from gitstore.deliver.place import Place
 
 NAME = "recall.sqlite"
@@ -32,6 +37,7 @@ WEIGHTS = {"title": 3.0, "body": 2.0, "targets": 2.0, "evidence": 1.0}
 K1 = 1.2
 B = 0.75
 CANDIDATES = 64
+POSTINGS = 2_000  # the candidate search reads at most about this many postings (rarest terms first)
 
 SCHEMA = """
 CREATE TABLE meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,7 +72,7 @@ class Candidate:
 class Index:
     """An open, read-only index."""
 
-    def __init__(self, connection: sqlite3.Connection) -> None:
+    def __init__(self, connection: Any) -> None:
         self.db = connection
         self.meta = dict(connection.execute("SELECT name, value FROM meta"))
 
@@ -82,14 +88,17 @@ class Index:
         learnings whose contentDigest is in ``exclude`` are skipped."""
         if not query or not self.count:
             return []
-        match = " OR ".join('"' + term.replace('"', '""') + '"' for term in query)
+        frequency = self._document_frequency(query)
+        chosen = _selective(query, frequency)
+        if not chosen:
+            return []
+        match = " OR ".join('"' + term.replace('"', '""') + '"' for term in chosen)
         rows = self.db.execute(
             "SELECT rowid, title, body, targets, evidence FROM doc WHERE doc MATCH ? "
             "ORDER BY bm25(doc, 3.0, 2.0, 2.0, 1.0) LIMIT ?", (match, CANDIDATES + len(exclude)),
         ).fetchall()
         if not rows:
             return []
-        frequency = self._document_frequency(query)
         averages = {f: float(self.meta.get(f"avg_{f}", "1")) or 1.0 for f in FIELDS}
         scored = []
         wanted = set(query)
@@ -134,6 +143,22 @@ class Index:
         return list(self.db.execute("SELECT id, digest, reason FROM dropped ORDER BY id"))
 
 
+def _selective(query: list[str], frequency: dict[str, int]) -> list[str]:
+    """The query terms the candidate search uses: those the index knows, rarest first, until
+    their postings add up to ``POSTINGS`` (at least one term). The rarest terms weigh most in
+    the score, so the best learnings are among the candidates; every query term still counts
+    when the candidates are scored."""
+    known = sorted((t for t in query if frequency.get(t)), key=lambda t: (frequency[t], t))
+    chosen: list[str] = []
+    total = 0
+    for term in known:
+        if chosen and total + frequency[term] > POSTINGS:
+            break
+        chosen.append(term)
+        total += frequency[term]
+    return chosen
+
+
 def _score(query: set[str], fields: dict[str, str], frequency: dict[str, int], total: int,
            averages: dict[str, float]) -> int:
     """BM25F of one learning for the query terms, in hundredths."""
@@ -155,10 +180,6 @@ def _score(query: set[str], fields: dict[str, str], frequency: dict[str, int], t
     return round(score * 100)
 
 
-def _uri_path(file: str) -> str:
-    return file.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
-
-
 def open_index(place: Place, fingerprint: str | None) -> Index | None:
     """The index if it exists and was built from exactly the current state, else None."""
     return open_file(path(place), fingerprint)
@@ -169,9 +190,8 @@ def open_file(file: str, fingerprint: str | None) -> Index | None:
     if fingerprint is None:
         return None
     try:
-        connection = sqlite3.connect(f"file:{_uri_path(file)}?mode=ro&immutable=1", uri=True)
-        index = Index(connection)
-    except sqlite3.Error:
+        index = Index(sqlite_db.connect(file, readonly=True, immutable=True))
+    except sqlite_db.Error:
         return None
     if index.meta.get("fingerprint") != fingerprint:
         index.close()

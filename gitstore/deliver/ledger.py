@@ -1,7 +1,7 @@
 """The delivery ledger: which learnings went to which agent session, so none is sent twice.
 
-Local state, one JSON Lines file per session under ``okf/.memory/deliveries/`` (named by the
-SHA-256 of harness and session id, which may hold any characters). Each line is one event:
+Local state in ``okf/.memory/deliveries.sqlite`` (SQLite, write-ahead log). Each entry is one
+event of one session (harness and session id):
 
 - ``delivery``: what one hook answer injected (each learning's id, contentDigest, trust and
   score), the event that asked, the compaction epoch, the number of characters and the SHA-256
@@ -10,24 +10,31 @@ SHA-256 of harness and session id, which may hold any characters). Each line is 
   before is gone from the agent's context and may be delivered once more (a new epoch).
 
 A learning (by contentDigest: an edited learning is new content) is delivered at most once per
-epoch of a session. Reading the file, choosing and appending happen under an exclusive lock on
-the file, so two hooks of one session racing cannot both deliver the same learning.
+epoch of a session. Reading what the session had, choosing and recording happen in one write
+transaction, so two hooks of one session racing cannot both deliver the same learning.
 """
 
 from __future__ import annotations
 
-import fcntl
-import json
 import os
 import time
 
+from gitstore.deliver import db as sqlite_db
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
     from typing import Any
 
-FOLDER = "deliveries"
-FORMAT = "gitstore.delivery-ledger/1"
+NAME = "deliveries.sqlite"
+SCHEMA = """
+CREATE TABLE entry(n INTEGER PRIMARY KEY, harness TEXT NOT NULL, session TEXT NOT NULL, kind TEXT NOT NULL,
+                   at TEXT NOT NULL, event TEXT, source TEXT, epoch INTEGER NOT NULL, chars INTEGER, context TEXT);
+CREATE INDEX entry_session ON entry(harness, session);
+CREATE TABLE item(entry INTEGER NOT NULL REFERENCES entry(n), id TEXT NOT NULL, digest TEXT NOT NULL,
+                  trust TEXT NOT NULL, score INTEGER NOT NULL);
+CREATE INDEX item_entry ON item(entry);
+PRAGMA user_version = 1;
+"""
 
 
 def now() -> str:
@@ -37,95 +44,102 @@ def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{int((moment - seconds) * 1e6):06d}Z"
 
 
-def session_file(state: str, harness: str, session: str) -> str:
-    from gitstore.deliver.heads import sha256_hex
-
-    name = sha256_hex(f"{harness}\0{session}".encode("utf-8", "surrogateescape"))[:32]
-    return os.path.join(state, FOLDER, f"{name}.jsonl")
+def path(state: str) -> str:
+    return os.path.join(state, NAME)
 
 
-def _lines(handle: Any) -> Iterator[dict[str, Any]]:
-    handle.seek(0)
-    for line in handle.read().splitlines():
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue  # a torn line (a crash mid-write) is skipped, never fatal
-        if isinstance(entry, dict):
-            yield entry
-
-
-def state_of(entries: list[dict[str, Any]]) -> tuple[int, set[str]]:
-    """The current epoch and the contentDigests delivered in it."""
-    epoch = 0
-    delivered: set[str] = set()
-    for entry in entries:
-        if entry.get("kind") == "compaction":
-            epoch += 1
-            delivered = set()
-        elif entry.get("kind") == "delivery":
-            delivered.update(i.get("contentDigest", "") for i in entry.get("items", []))
-    return epoch, delivered
+def _open(state: str) -> Any:
+    db = sqlite_db.connect(path(state))
+    if db.execute("PRAGMA user_version").fetchone()[0] == 0:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("BEGIN IMMEDIATE")
+        if db.execute("PRAGMA user_version").fetchone()[0] == 0:  # another hook may have made it meanwhile
+            for statement in SCHEMA.strip().split(";"):
+                if statement.strip():
+                    db.execute(statement)
+        db.execute("COMMIT")
+    db.execute("PRAGMA synchronous=NORMAL")
+    return db
 
 
 class Session:
-    """One session's ledger file, locked while open."""
+    """One session's part of the ledger; with ``write`` a write transaction is held while open."""
 
     def __init__(self, state: str, harness: str, session: str, *, write: bool = True) -> None:
+        self.state = state
         self.harness = harness
         self.session = session
-        self.path = session_file(state, harness, session)
         self.write = write
-        self.handle: Any = None
-        self.entries: list[dict[str, Any]] = []
+        self.db: Any = None
+        self.epoch = 0
+        self.delivered: set[str] = set()
 
     def __enter__(self) -> Session:
         if self.write:
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            self.handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - closed in __exit__
-            fcntl.flock(self.handle, fcntl.LOCK_EX)
-            self.entries = list(_lines(self.handle))
-        elif os.path.exists(self.path):
-            with open(self.path, encoding="utf-8") as handle:
-                self.entries = list(_lines(handle))
+            os.makedirs(self.state, exist_ok=True)
+            self.db = _open(self.state)
+            self.db.execute("BEGIN IMMEDIATE")
+        elif os.path.exists(path(self.state)):
+            self.db = sqlite_db.connect(path(self.state), readonly=True)
+        if self.db is not None:
+            self._read()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        if self.handle is not None:
-            fcntl.flock(self.handle, fcntl.LOCK_UN)
-            self.handle.close()
-            self.handle = None
+    def _read(self) -> None:
+        key = (self.harness, self.session)
+        self.epoch = self.db.execute("SELECT count(*) FROM entry WHERE harness = ? AND session = ? "
+                                     "AND kind = 'compaction'", key).fetchone()[0]
+        self.delivered = {digest for (digest,) in self.db.execute(
+            "SELECT item.digest FROM item JOIN entry ON item.entry = entry.n WHERE entry.harness = ? "
+            "AND entry.session = ? AND entry.kind = 'delivery' AND entry.epoch = ?", (*key, self.epoch))}
 
-    @property
-    def epoch(self) -> int:
-        return state_of(self.entries)[0]
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        if self.db is None:
+            return
+        if self.write:
+            self.db.execute("ROLLBACK" if error is not None else "COMMIT")
+        self.db.close()
+        self.db = None
 
-    @property
-    def delivered(self) -> set[str]:
-        return state_of(self.entries)[1]
+    def compaction(self, event: str | None, source: str | None) -> None:
+        """Record that the session's context was compacted or cleared: a new epoch begins."""
+        self.epoch += 1
+        self.delivered = set()
+        if self.write:
+            self.db.execute("INSERT INTO entry(harness, session, kind, at, event, source, epoch) VALUES "
+                            "(?, ?, 'compaction', ?, ?, ?, ?)",
+                            (self.harness, self.session, now(), event, source, self.epoch))
 
-    def append(self, kind: str, **fields: Any) -> dict[str, Any]:
-        entry = {"format": FORMAT, "kind": kind, "at": now(), "harness": self.harness,
-                 "session": self.session, **fields}
-        self.entries.append(entry)
-        if self.write and self.handle is not None:
-            self.handle.write(json.dumps(entry, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n")
-            self.handle.flush()
-        return entry
+    def delivery(self, event: str, items: list[dict[str, Any]], chars: int, context: str) -> None:
+        """Record what one answer injected."""
+        self.delivered.update(i["contentDigest"] for i in items)
+        if not self.write:
+            return
+        cursor = self.db.execute("INSERT INTO entry(harness, session, kind, at, event, epoch, chars, context) "
+                                 "VALUES (?, ?, 'delivery', ?, ?, ?, ?, ?)",
+                                 (self.harness, self.session, now(), event, self.epoch, chars, context))
+        self.db.executemany("INSERT INTO item VALUES (?, ?, ?, ?, ?)",
+                            [(cursor.lastrowid, i["id"], i["contentDigest"], i["trust"], i["score"]) for i in items])
 
 
 def sessions(state: str) -> list[list[dict[str, Any]]]:
-    """Every session's ledger entries, the most recently active session first."""
-    folder = os.path.join(state, FOLDER)
-    try:
-        names = [n for n in os.listdir(folder) if n.endswith(".jsonl")]
-    except OSError:
+    """Every session's entries in order, the most recently active session first."""
+    if not os.path.exists(path(state)):
         return []
-    found = []
-    for name in names:
-        with open(os.path.join(folder, name), encoding="utf-8") as handle:
-            entries = [e for e in _lines(handle) if e.get("format") == FORMAT]
-        if entries:
-            found.append(entries)
-    key: Callable[[list[dict[str, Any]]], str] = lambda entries: str(entries[-1].get("at", ""))
-    return sorted(found, key=key, reverse=True)
+    db = sqlite_db.connect(path(state), readonly=True)
+    try:
+        items: dict[int, list[dict[str, Any]]] = {}
+        for entry, lid, digest, trust, score in db.execute("SELECT entry, id, digest, trust, score FROM item"):
+            items.setdefault(entry, []).append({"id": lid, "contentDigest": digest, "trust": trust, "score": score})
+        found: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for n, harness, session, kind, at, event, source, epoch, chars, context in db.execute(
+                "SELECT n, harness, session, kind, at, event, source, epoch, chars, context FROM entry ORDER BY n"):
+            entry = {"kind": kind, "at": at, "harness": harness, "session": session, "event": event, "epoch": epoch}
+            if kind == "compaction":
+                entry["source"] = source
+            else:
+                entry.update(chars=chars, context=context, items=items.get(n, []))
+            found.setdefault((harness, session), []).append(entry)
+    finally:
+        db.close()
+    return sorted(found.values(), key=lambda entries: str(entries[-1]["at"]), reverse=True)

@@ -11,13 +11,13 @@ makes delivery inert rather than falling back to defaults, so a typo can never w
 ```
 
 Items hold only strings and integers, for which RFC 8785 is sorted keys, no spaces, and JSON's
-own string escapes: ``canonical`` writes that with the standard library (a test proves it equal
-to the reference canonicaliser), so the agent hook never loads the contract layer.
+own string escapes: ``canonical`` writes that with ``gitstore.deliver.jsonlite`` (a test proves
+it equal to the reference canonicaliser), so the agent hook never loads the contract layer.
 """
 
 from __future__ import annotations
 
-import json
+from gitstore.deliver.jsonlite import dumps
 
 TYPE_CHECKING = False  # the agent hook imports this module: no typing, no dataclasses at run time
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ class Limits:
 
 def canonical(value: Any) -> str:
     """RFC 8785 text of a value made of strings, integers, lists and objects."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return dumps(value, sort_keys=True)
 
 
 def read_limits(config: dict[str, Any]) -> Limits:

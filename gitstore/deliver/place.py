@@ -21,9 +21,9 @@ inert.
 
 from __future__ import annotations
 
-import json
 import os
 
+from gitstore.deliver.jsonlite import loads
 from gitstore.deliver.limits import Inert, Limits, read_limits
 
 TYPE_CHECKING = False
@@ -88,7 +88,7 @@ def read_config(path: str) -> dict[str, Any]:
     """gitstore's configuration file, or Inert naming why it cannot be used."""
     try:
         with open(path, "rb") as handle:
-            data = json.loads(handle.read())
+            data = loads(handle.read())
     except FileNotFoundError:
         raise Inert("gitstore is not set up in this repository (no okf/.memory/config.json)") from None
     except (OSError, ValueError) as exc:

@@ -11,8 +11,6 @@ out, and the result says how many were.
 
 from __future__ import annotations
 
-import json
-
 from gitstore.deliver.limits import Limits, canonical
 from gitstore.deliver.terms import query_terms
 
@@ -52,7 +50,8 @@ class Recall:
 
 def item_of(candidate: Candidate) -> dict[str, Any]:
     return {"contentDigest": candidate.digest, "id": candidate.id, "score": candidate.score,
-            "sources": json.loads(candidate.sources), "text": candidate.text, "trust": candidate.trust}
+            "sources": candidate.sources.split("\n") if candidate.sources else [], "text": candidate.text,
+            "trust": candidate.trust}
 
 
 def fit(item: dict[str, Any], max_chars: int) -> dict[str, Any] | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gitstore.deliver.ledger import sessions, state_of
+from gitstore.deliver.ledger import sessions
 
 
 def _captures(start: str) -> dict[tuple[str, str], list[dict[str, Any]]]:
@@ -50,7 +50,8 @@ def deliveries(start: str = ".", session: str | None = None) -> list[dict[str, A
         harness, name = str(first.get("harness")), str(first.get("session"))
         given = [e for e in entries if e.get("kind") == "delivery"]
         report.append({
-            "harness": harness, "session": name, "epoch": state_of(entries)[0],
+            "harness": harness, "session": name,
+            "epoch": sum(1 for e in entries if e.get("kind") == "compaction"),
             "deliveries": [{k: e.get(k) for k in ("at", "event", "epoch", "chars", "context", "items")} for e in given],
             "compactions": [e.get("at") for e in entries if e.get("kind") == "compaction"],
             "learnings": sorted({i["id"] for e in given for i in e.get("items", [])}),

@@ -23,7 +23,7 @@ An event not listed is answered with nothing.
 
 from __future__ import annotations
 
-import json
+from gitstore.deliver.jsonlite import dumps
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ class Surface:
             answer: dict[str, Any] = {"additionalContext": context}
         else:
             answer = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
-        return json.dumps(answer, ensure_ascii=False, separators=(",", ":")) + "\n"
+        return dumps(answer) + "\n"
 
 
 SURFACES: dict[str, Surface] = {

@@ -1,7 +1,8 @@
 """Words for lexical recall, in any script, without ICU.
 
 Text is normalised (NFKC, so full-width letters and half-width katakana become their usual
-forms, then case-folded) and cut into runs of letters and digits. Each run is split by script:
+forms, then case-folded) and cut into runs of letters, digits and combining marks. Each run is
+split by script:
 
 - scripts written without spaces between words (Han, Hiragana, Katakana, Hangul, Thai, Lao,
   Khmer, Myanmar) give overlapping character bigrams, the usual ICU-free segmentation for
@@ -15,23 +16,17 @@ forms, then case-folded) and cut into runs of letters and digits. Each run is sp
   Vietnamese they tell words apart.
 
 A short list of English function words is dropped. The same function segments the learnings
-and the query, so whatever it does, both sides agree.
+and the query, so whatever it does, both sides agree. It is written with string methods only:
+the agent hook segments every prompt, and ``re`` costs milliseconds to import.
 """
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 TYPE_CHECKING = False  # the agent hook imports this module: typing stays out of its start-up
 if TYPE_CHECKING:
     from collections.abc import Iterator
-
-# Runs of word characters; \w covers letters and digits of every script, and the underscore,
-# which is split off below. Combining marks (\u0300-\u036f and the like) stay inside a run.
-_RUN = re.compile(r"[\w\u0300-\u036f\u0900-\u0dff\u1ab0-\u1aff\u1dc0-\u1dff]+")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_ASCII_WORD = re.compile(r"[a-z0-9]+")
 
 # Unicode blocks of scripts written without spaces between words.
 _UNSPACED = (
@@ -63,7 +58,11 @@ _stemmer = None
 
 def _unspaced(char: str) -> bool:
     code = ord(char)
-    return any(low <= code <= high for low, high in _UNSPACED)
+    return code >= 0x0E00 and any(low <= code <= high for low, high in _UNSPACED)
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == "_" or (char > "\x7f" and unicodedata.category(char)[0] == "M")
 
 
 def fold(text: str) -> str:
@@ -81,6 +80,20 @@ def _stem(word: str) -> str:
         except ImportError:  # pragma: no cover - PyStemmer is a dependency; without it words stay whole
             _stemmer = False
     return _stemmer.stemWord(word) if _stemmer else word  # type: ignore[union-attr]
+
+
+def _runs(text: str) -> Iterator[str]:
+    """Maximal runs of word characters."""
+    start = -1
+    for index, char in enumerate(text):
+        if _word_char(char):
+            if start < 0:
+                start = index
+        elif start >= 0:
+            yield text[start:index]
+            start = -1
+    if start >= 0:
+        yield text[start:]
 
 
 def _pieces(run: str) -> Iterator[tuple[bool, str]]:
@@ -103,21 +116,33 @@ def _bigrams(piece: str) -> Iterator[str]:
         yield piece[index:index + 2]
 
 
+def _camel(part: str) -> Iterator[str]:
+    """``exponentialBackoff`` as ``exponential`` and ``Backoff``: cut before an ASCII capital
+    that follows a lowercase ASCII letter or a digit."""
+    start = 0
+    for index in range(1, len(part)):
+        before, char = part[index - 1], part[index]
+        if "A" <= char <= "Z" and ("a" <= before <= "z" or "0" <= before <= "9"):
+            yield part[start:index]
+            start = index
+    yield part[start:]
+
+
 def _words(piece: str) -> Iterator[str]:
     """Words of a spaced piece: split at underscores and camel case, ASCII ones stemmed."""
     for part in piece.split("_"):
-        for word in _CAMEL.sub(" ", part).split():
+        for word in _camel(part) if part else ():
             word = fold(word)
             if (len(word) < 2 and not word.isdigit()) or word in STOPWORDS:
                 continue
-            yield _stem(word) if _ASCII_WORD.fullmatch(word) else word
+            yield _stem(word) if word.isascii() and word.isalnum() else word
 
 
 def terms(text: str) -> list[str]:
     """Every term of ``text``, in order, with repeats (term frequency counts)."""
     found: list[str] = []
-    for match in _RUN.finditer(unicodedata.normalize("NFKC", text)):
-        for unspaced, piece in _pieces(match.group()):
+    for run in _runs(unicodedata.normalize("NFKC", text)):
+        for unspaced, piece in _pieces(run):
             found.extend(_bigrams(fold(piece)) if unspaced else _words(piece))
     return found
 

@@ -1,0 +1,86 @@
+"""JSON for the agent hook without the ``json`` module, whose import (and that of ``re``, which
+it pulls in) is a fifth of a hook's start-up.
+
+Reading goes through SQLite's JSON functions (the hook has SQLite loaded for recall anyway):
+``json_valid`` accepts exactly RFC 8259 text, and ``json_tree`` walks it; writing goes through
+the C string encoder ``json`` itself uses (``_json.encode_basestring``), keys sorted on request.
+Both are checked against the standard library's ``json`` and the reference canonicaliser in
+the tests. SQLite cannot hold a NUL inside a string, so the rare text escaping one is read by
+``json``.
+"""
+
+from __future__ import annotations
+
+from gitstore.deliver.db import sqlite
+
+try:
+    from _json import encode_basestring as _quote
+except ImportError:  # pragma: no cover - other Python builds
+    from json.encoder import py_encode_basestring as _quote  # type: ignore[assignment]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_db: Any = None
+_ATOMS = {"true": True, "false": False, "null": None}
+
+
+def _connection() -> Any:
+    global _db
+    if _db is None:
+        _db = sqlite.connect(":memory:")
+    return _db
+
+
+def loads(text: str | bytes) -> Any:
+    """The value of a JSON text; raises ValueError when it is not valid JSON."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"not UTF-8 ({exc.reason})") from None
+    if "\\u0000" in text:  # SQLite's C strings end at NUL: the rare text holding one goes to json
+        import json
+
+        return json.loads(text)
+    db = _connection()
+    try:
+        if not db.execute("SELECT json_valid(?)", (text,)).fetchone()[0]:
+            raise ValueError("not valid JSON")
+        rows = db.execute("SELECT id, parent, key, type, atom FROM json_tree(?)", (text,)).fetchall()
+    except sqlite.Error as exc:
+        raise ValueError(f"not valid JSON ({exc})") from None
+    nodes: dict[int, Any] = {}
+    root: Any = None
+    for node, parent, key, kind, atom in rows:
+        value = {} if kind == "object" else [] if kind == "array" else _ATOMS.get(kind, atom)
+        nodes[node] = value
+        if parent is None:
+            root = value
+        elif isinstance(nodes[parent], list):
+            nodes[parent].append(value)
+        else:
+            nodes[parent][key] = value
+    return root
+
+
+def dumps(value: Any, sort_keys: bool = False) -> str:
+    """Compact JSON text (no spaces, non-ASCII kept) of strings, integers, booleans, None,
+    lists and objects."""
+    if isinstance(value, str):
+        return _quote(value)  # type: ignore[no-any-return]
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return "null"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(dumps(v, sort_keys) for v in value) + "]"
+    if isinstance(value, dict):
+        keys = sorted(value) if sort_keys else list(value)
+        return "{" + ",".join(_quote(k) + ":" + dumps(value[k], sort_keys) for k in keys) + "}"
+    raise TypeError(f"cannot write {type(value).__name__} as JSON here")
