@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "recall": ("recall", "Recall the accepted learnings most relevant to a query (at most 3, bounded, with provenance)."),
     "context": ("context", "Print exactly what an agent would receive now (byte for byte), with the limits that applied."),
     "deliveries": ("deliveries", "Show which learnings each agent session received, with the session's captures."),
+    "mcp": ("mcp", "Serve recall and show over MCP on standard input and output (read-only; needs gitstore[mcp])."),
     "publish": ("publish", "Write accepted project learnings into AGENTS.md's managed section and the continual-learning index."),
     "export": ("export", "Export learnings in force for a purpose; records every item and the grants behind it."),
     "redact": ("redact", "Remove the text of every version of a comment and of every label on it."),

@@ -22,15 +22,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_db: Any = None
 _ATOMS = {"true": True, "false": False, "null": None}
-
-
-def _connection() -> Any:
-    global _db
-    if _db is None:
-        _db = sqlite.connect(":memory:")
-    return _db
 
 
 def loads(text: str | bytes) -> Any:
@@ -44,13 +36,15 @@ def loads(text: str | bytes) -> Any:
         import json
 
         return json.loads(text)
-    db = _connection()
+    db = sqlite.connect(":memory:")  # one per call: costs microseconds, and is never shared between threads
     try:
         if not db.execute("SELECT json_valid(?)", (text,)).fetchone()[0]:
             raise ValueError("not valid JSON")
         rows = db.execute("SELECT id, parent, key, type, atom FROM json_tree(?)", (text,)).fetchall()
     except sqlite.Error as exc:
         raise ValueError(f"not valid JSON ({exc})") from None
+    finally:
+        db.close()
     nodes: dict[int, Any] = {}
     root: Any = None
     for node, parent, key, kind, atom in rows:

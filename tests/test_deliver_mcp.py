@@ -1,0 +1,50 @@
+"""The read-only MCP server, driven over standard input and output by the official SDK's client."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from .delivery_world import PROMPT, World, shared_world  # noqa: F401 - the fixture
+
+mcp = pytest.importorskip("mcp", reason="the optional mcp extra is not installed")
+
+
+async def session_calls(root: Path) -> dict[str, object]:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gitstore", "mcp"], cwd=root, env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = await session.list_tools()
+        found = await session.call_tool("recall", {"query": PROMPT})
+        item = found.structured_content["items"][0]
+        shown = await session.call_tool("show", {"id": item["id"]})
+        retired = await session.call_tool("show", {"id": "lrn_" + "0" * 32})
+        return {"tools": tools.tools, "recall": found, "show": shown, "missing": retired}
+
+
+@pytest.mark.anyio
+async def test_recall_and_show_over_stdio_read_only_and_bounded(shared_world: World) -> None:
+    calls = await session_calls(shared_world.root)
+    tools = {t.name: t for t in calls["tools"]}  # type: ignore[attr-defined]
+    assert set(tools) == {"recall", "show"}, "no write tools"
+    assert all(t.annotations.read_only_hint for t in tools.values())
+    found = calls["recall"].structured_content  # type: ignore[attr-defined]
+    ids = [i["id"] for i in found["items"]]
+    assert shared_world.ids["jitter"] in ids and shared_world.ids["retired"] not in ids
+    assert len(json.dumps(found["items"], ensure_ascii=False, separators=(",", ":"), sort_keys=True)) <= 1200
+    assert calls["show"].structured_content["id"] == ids[0]  # type: ignore[attr-defined]
+    missing = calls["missing"]
+    assert missing.is_error and "is not a learning agents may be given now" in missing.content[0].text  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
