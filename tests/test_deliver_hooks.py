@@ -291,3 +291,19 @@ def test_items_are_within_the_ceilings_on_their_canonical_form(world: World) -> 
     assert all(i["text"].endswith("…") for i in found.items)
     assert found.left_out == [long[3].id, long[4].id]
     assert item_of(long[0])["sources"] == ["review-thread #1", "review-thread #2", "agent-session"]
+
+
+def test_the_context_adapter_script_answers_like_the_installed_hook(world: World) -> None:
+    from .conftest import ROOT
+
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")},
+           "GITSTORE_PYTHON": os.sys.executable}
+    event = payload("gemini-cli", "BeforeAgent", world.root, "script-1", prompt="retry jitter")
+    done = subprocess.run([str(ROOT / "hooks" / "context.sh"), "gemini-cli"], input=json.dumps(event).encode(),
+                          capture_output=True, cwd=world.root, env=env, timeout=60)
+    assert done.returncode == 0 and done.stderr == b""
+    schema("gemini-cli.hook-output").validate(json.loads(done.stdout))
+    broken = subprocess.run([str(ROOT / "hooks" / "context.sh"), "gemini-cli"], input=json.dumps(event).encode(),
+                            capture_output=True, cwd=world.root, env={**env, "GITSTORE_PYTHON": "/nonexistent/python"},
+                            timeout=60)
+    assert broken.returncode == 0 and broken.stdout == b""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -39,7 +40,7 @@ class Demo:
 
     def run(self, args: Sequence[str], *, stdin: bytes | None = None, expect: int = 0,
             quiet: bool = False) -> str:
-        shown = " ".join(args)
+        shown = shlex.join(args)
         if not quiet:
             print(f"$ {shown}")
         done = subprocess.run(
@@ -151,6 +152,26 @@ def _capture(demo: Demo) -> None:
     demo.gitstore("import", "reviews", str(_reviews(demo)), "--by", "github:9")
 
 
+PROMPT = "The retry loop in src/retry.py hammers the API after an outage; make it back off."
+
+
+def _agent_prompt(demo: Demo, session: str) -> None:
+    """Run the context hook Claude Code runs on UserPromptSubmit, as Claude Code runs it."""
+    settings = json.loads((demo.repo / ".claude" / "settings.local.json").read_text())
+    command = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    payload = {"session_id": session, "transcript_path": str(demo.root / f"{session}.jsonl"), "cwd": str(demo.repo),
+               "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": PROMPT}
+    print(f"$ echo '<UserPromptSubmit: {PROMPT}>' | {command}")
+    done = subprocess.run(command, shell=True, cwd=demo.repo, env=demo.env, input=json.dumps(payload).encode(),
+                          capture_output=True)
+    if not done.stdout.strip():
+        print("  (nothing: the agent gets no learning)")
+        return
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    print("  the agent's context gains:")
+    print("\n".join("    " + line for line in context.splitlines()))
+
+
 def _review_loop(demo: Demo) -> None:
     demo.say("Consent: the team lets review comments teach agents")
     grant = demo.gitstore("grant", "--purpose", "review", "--purpose", "instruction", "--source", "review-thread",
@@ -166,12 +187,27 @@ def _review_loop(demo: Demo) -> None:
         "Every retry loop uses exponential backoff with full jitter (see src/retry.py).",
         "--category", "convention", "--target", "src/retry.py", *refs, "--by", "github:9", "--json"))
     demo.gitstore("show", proposal["id"])
+    demo.say("An agent's context before the learning is accepted (the hook Claude Code runs on each prompt)")
+    demo.gitstore("hooks", "install", "--harness", "claude-code")
+    _agent_prompt(demo, "agent-before")
     demo.say("A person accepts exactly what they reviewed")
     demo.gitstore("accept", proposal["id"], "--review-digest", proposal["reviewDigest"], "--by", "github:9")
     demo.gitstore("learnings", "--active")
+    demo.say("The same prompt after: the agent is told, with provenance, and only once per session")
+    _agent_prompt(demo, "agent-after")
+    _agent_prompt(demo, "agent-after")
+    demo.gitstore("deliveries")
+    demo.say("Recall, the preview of what an agent would receive, and AGENTS.md's managed section")
+    demo.gitstore("recall", "how should retries back off?")
+    demo.gitstore("context", "--prompt", "how should retries back off?")
+    demo.gitstore("publish")
+    print((demo.repo / "AGENTS.md").read_text().rstrip())
+    demo.gitstore("publish")
+    demo.gitstore("publish", "--rollback")
     demo.say("Withdrawing consent takes effect at once")
     demo.gitstore("withdraw", grant, "--purpose", "instruction", "--reason", "demo", "--by", "github:9")
     demo.gitstore("learnings", "--active")
+    _agent_prompt(demo, "agent-withdrawn")
     demo.say("A reviewer asks for their comment to be removed: the text goes, every digest stays valid")
     demo.gitstore("redact", "--comment", "github:comment:501", "--reason", "asked by the author", "--by", "github:9")
     demo.gitstore("gc")
