@@ -307,3 +307,43 @@ def test_the_context_adapter_script_answers_like_the_installed_hook(world: World
                             capture_output=True, cwd=world.root, env={**env, "GITSTORE_PYTHON": "/nonexistent/python"},
                             timeout=60)
     assert broken.returncode == 0 and broken.stdout == b""
+
+
+def test_a_stale_index_past_the_time_limit_gives_nothing_now_and_serves_the_next_prompt(
+        world: World, tmp_path: Path) -> None:
+    import time
+
+    copy = world.copy(tmp_path / "widgets")
+    (copy.root / "okf" / ".memory" / "cache" / "recall.sqlite").unlink()
+    command = context_command("claude-code", "UserPromptSubmit", copy.root)
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}, "GITSTORE_CONTEXT_TIMEOUT": "0.5"}
+    event = payload("claude-code", "UserPromptSubmit", copy.root, "late", prompt=PROMPT)
+    started = time.monotonic()
+    done = subprocess.run(command, shell=True, input=json.dumps(event).encode(), capture_output=True,
+                          cwd=copy.root, env=env, timeout=60)
+    assert done.returncode == 0 and done.stdout == b"" and time.monotonic() - started < 5
+    log = copy.root / "okf" / ".memory" / "logs" / "hooks.log"
+    assert "index is not ready" in log.read_text().splitlines()[-1]
+    deadline = time.monotonic() + 60
+    while not (copy.root / "okf" / ".memory" / "cache" / "recall.sqlite").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    again = run_hook(command, event, copy.root)
+    assert world.ids["jitter"].encode() in again.stdout, "the background rebuild serves the next prompt"
+
+
+def test_standard_input_left_open_never_holds_the_agent(world: World) -> None:
+    import time
+
+    command = context_command("claude-code", "UserPromptSubmit", world.root)
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}, "GITSTORE_CONTEXT_TIMEOUT": "1"}
+    started = time.monotonic()
+    process = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, cwd=world.root, env=env)
+    assert process.stdin is not None
+    process.stdin.write(b'{"session_id": "open", "hook_event_name": "UserPromptSubmit", "prompt": "retry jitter"}')
+    process.stdin.flush()  # a complete document, and standard input left open
+    assert process.stdout is not None and process.stderr is not None
+    out = process.stdout.read()  # until the hook exits: standard input is still open
+    assert process.wait(timeout=30) == 0 and process.stderr.read() == b"" and time.monotonic() - started < 5
+    process.stdin.close()
+    assert world.ids["jitter"].encode() in out

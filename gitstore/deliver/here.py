@@ -127,5 +127,8 @@ def preview(harness: str, prompt: str | None = None, session: str | None = None,
     else:
         payload["source"] = source
     index = current_index(place)
-    result = answer(place, harness, payload, now or clock(), lambda: index, write=False)
+    try:
+        result = answer(place, harness, payload, now or clock(), lambda: index, write=False)
+    finally:
+        index.close()
     return Preview(harness, event, payload["session_id"], result, payload)

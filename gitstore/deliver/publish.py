@@ -261,38 +261,54 @@ def _read(path: Path) -> bytes | None:
         raise clindex.Blocked(f"{path.name} cannot be read ({exc.strerror})") from None
 
 
-def plan(root: Path, view: Any, claude: bool = False, copilot: bool = False) -> tuple[Result, list[snapshots.Change]]:
-    """Everything a publish would write, computed before anything is written."""
-    result = Result("no-update", "")
-    try:
-        index_before = _read(root / clindex.PATH)
-        baseline = clindex.load(index_before)
-        chosen = targets(root, claude, copilot)
-        befores = {t.path: _read(root / t.path) for t in chosen}
-    except clindex.Blocked as exc:
-        return Result("blocked", f"blocked: {exc}; nothing was written"), []
-    selection = select(view)
-    lines = lines_of(selection)
-    changes: list[snapshots.Change] = []
-    for target in chosen:
+@dataclass
+class Baseline:
+    """The files a publish reads before it writes anything."""
+
+    targets: list[Target]
+    files: dict[str, bytes | None]
+    index: bytes | None
+    index_data: dict[str, Any]
+
+
+def read_baseline(root: Path, claude: bool, copilot: bool) -> Baseline:
+    """Every file the publish may write, as it is now; raises Blocked for an unusable index."""
+    chosen = targets(root, claude, copilot)
+    index = _read(root / clindex.PATH)
+    return Baseline(chosen, {t.path: _read(root / t.path) for t in chosen}, index, clindex.load(index))
+
+
+def _section_changes(root: Path, baseline: Baseline, lines: list[Line], result: Result) -> list[snapshots.Change]:
+    changes = []
+    for target in baseline.targets:
+        before = baseline.files[target.path]
         reserve = _chain_reserve(root) if target.path == AGENTS else 0
         try:
-            after = fit_section(befores[target.path], target, lines, result, reserve)
-        except InvalidInput as exc:
+            after = fit_section(before, target, lines, result, reserve)
+        except InvalidInput as exc:  # broken or repeated markers
             result.conflicts.append(str(exc))
             continue
-        if after is not None and after != befores[target.path]:
-            changes.append(snapshots.Change(target.path, befores[target.path], after))
-    merged = clindex.merge(baseline, selection.facts, selection.written)
+        if after is not None and after != before:
+            changes.append(snapshots.Change(target.path, before, after))
+    return changes
+
+
+def _index_change(baseline: Baseline, selection: Selection, result: Result) -> tuple[clindex.Merge, list[snapshots.Change]]:
+    merged = clindex.merge(baseline.index_data, selection.facts, selection.written)
     result.conflicts += merged.conflicts
-    index_after = clindex.dump(merged.data)
-    if merged.added or merged.updated or merged.removed or (index_before is None and merged.data["entries"]):
-        changes.append(snapshots.Change(clindex.PATH, index_before, index_after))
+    created = baseline.index is None and bool(merged.data["entries"])
+    if not (merged.added or merged.updated or merged.removed or created):
+        return merged, []
+    return merged, [snapshots.Change(clindex.PATH, baseline.index, clindex.dump(merged.data))]
+
+
+def _summarise(result: Result, baseline: Baseline, changes: list[snapshots.Change], selection: Selection,
+               lines: list[Line], merged: clindex.Merge) -> None:
+    written = {c.path for c in changes}
     result.files = [{"path": c.path, "action": "created" if c.before is None else "updated"} for c in changes]
-    result.files += [{"path": t.path, "action": "unchanged"} for t in chosen if t.path not in {c.path for c in changes}]
-    result.left_out["not published"] = [f"{i}: {why}" for i, why in sorted(selection.skipped.items())]
-    if not result.left_out["not published"]:
-        del result.left_out["not published"]
+    result.files += [{"path": t.path, "action": "unchanged"} for t in baseline.targets if t.path not in written]
+    if selection.skipped:
+        result.left_out["not published"] = [f"{i}: {why}" for i, why in sorted(selection.skipped.items())]
     if changes:
         result.status = "published"
         result.reason = (f"{len(lines)} line(s) from {len(selection.facts)} learning(s); index: "
@@ -300,6 +316,21 @@ def plan(root: Path, view: Any, claude: bool = False, copilot: bool = False) -> 
     else:
         result.reason = ("every learning in force is already published" if selection.facts
                          else "no project learning is in force for instruction")
+
+
+def plan(root: Path, view: Any, claude: bool = False, copilot: bool = False) -> tuple[Result, list[snapshots.Change]]:
+    """Everything a publish would write, computed before anything is written."""
+    try:
+        baseline = read_baseline(root, claude, copilot)
+    except clindex.Blocked as exc:
+        return Result("blocked", f"blocked: {exc}; nothing was written"), []
+    result = Result("no-update", "")
+    selection = select(view)
+    lines = lines_of(selection)
+    changes = _section_changes(root, baseline, lines, result)
+    merged, index_changes = _index_change(baseline, selection, result)
+    changes += index_changes
+    _summarise(result, baseline, changes, selection, lines, merged)
     return result, changes
 
 

@@ -100,6 +100,21 @@ def _features_note(data: dict[str, Any]) -> list[str]:
     return []
 
 
+def _tables(event: str, lines: list[str]) -> list[str]:
+    return ["", f"[[hooks.{event}]]", "", f"[[hooks.{event}.hooks]]", 'type = "command"', *lines]
+
+
+def _hook_tables(hook: HookCommand) -> list[str]:
+    """gitstore's inline hook tables: capture on each capture event, context on each context event."""
+    body: list[str] = []
+    for event in EVENTS:
+        body += _tables(event, [f"command = {_toml(hook.shell)}", f"timeout = {TIMEOUT_SECONDS}"])
+    for event in CONTEXT_EVENTS:
+        body += _tables(event, [f"command = {_toml(hook.context().shell)}", f"timeout = {CONTEXT_TIMEOUT_SECONDS}",
+                                f"statusMessage = {_toml(CONTEXT_STATUS)}"])
+    return body
+
+
 @dataclass(frozen=True)
 class CodexHooks:
     """Capture (``Stop``, ``PreCompact``) and context (``SessionStart``, ``UserPromptSubmit``,
@@ -118,15 +133,8 @@ class CodexHooks:
     def merged(self, current: str | None, hook: HookCommand) -> str:
         text = current or ""
         block.load(text)
-        body: list[str] = []
-        for event in EVENTS:
-            body += ["", f"[[hooks.{event}]]", "", f"[[hooks.{event}.hooks]]", 'type = "command"',
-                     f"command = {_toml(hook.shell)}", f"timeout = {TIMEOUT_SECONDS}"]
+        body = _hook_tables(hook)
         context = hook.context().shell
-        for event in CONTEXT_EVENTS:
-            body += ["", f"[[hooks.{event}]]", "", f"[[hooks.{event}.hooks]]", 'type = "command"',
-                     f"command = {_toml(context)}", f"timeout = {CONTEXT_TIMEOUT_SECONDS}",
-                     f"statusMessage = {_toml(CONTEXT_STATUS)}"]
         nl = _newline(current)
         result = block.put(text, _HOOKS_LABEL, block.render(_HOOKS_LABEL, body, nl), top=False)
         try:
