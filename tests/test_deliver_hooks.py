@@ -228,8 +228,13 @@ def test_a_committed_gitstore_state_makes_the_checkout_inert(world: World, tmp_p
     git(copy.root, "commit", "-q", "-m", "ship gitstore state")
     ensure(locate(str(copy.root)))
     command = context_command("claude-code", "UserPromptSubmit", copy.root)
-    done = run_hook(command, payload("claude-code", "UserPromptSubmit", copy.root, "s", prompt=PROMPT), copy.root)
+    done = run_hook(command, payload("claude-code", "UserPromptSubmit", copy.root, "inert", prompt=PROMPT), copy.root)
     assert done.returncode == 0 and done.stdout == b""
+    compact = run_hook(command, payload("claude-code", "SessionStart", copy.root, "inert", source="compact"), copy.root)
+    assert compact.returncode == 0 and compact.stdout == b""
+    from gitstore.deliver.ledger import sessions
+
+    assert not [s for s in sessions(str(copy.root / "okf" / ".memory")) if s[0]["session"] == "inert"], "no ledger"
 
 
 def test_an_index_keyed_to_another_secret_is_never_read(world: World, tmp_path: Path) -> None:

@@ -86,8 +86,9 @@ def _query(kind: str, place: Place, payload: dict[str, Any]) -> str:
 
 
 def answer(place: Place, harness: str, payload: dict[str, Any], now: str,
-           index: Callable[[], Index | None], *, write: bool = True) -> Answer:
-    """The answer to one hook call (see the module's docstring)."""
+           index: Callable[[bool], Index | None], *, write: bool = True) -> Answer:
+    """The answer to one hook call (see the module's docstring). ``index(wait)`` gives the
+    current index (waiting for a rebuild only when ``wait``), or None."""
     surface = surfaces.SURFACES.get(harness)
     if surface is None:
         return Answer(f"no context hook for harness {harness!r}")
@@ -98,32 +99,33 @@ def answer(place: Place, harness: str, payload: dict[str, Any], now: str,
     session = payload.get("session_id")
     if not isinstance(session, str) or not session:
         return Answer("the payload names no session (session_id); nothing is delivered without one")
-    with ledger.Session(place.state, harness, session, write=write) as led:
-        if surface.resets_context(payload):
-            source = payload.get("source")
-            led.compaction(str(event), source if isinstance(source, str) else None)
-        if kind == surfaces.COMPACTION:
-            return Answer("compaction noted: learnings may be delivered again", event=event, kind=kind,
-                          epoch=led.epoch)
-        return _deliver(place, surface, str(event), kind, payload, now, index, led)
+    found_index = index(kind != surfaces.COMPACTION)  # a compaction is noted without waiting
+    try:
+        inert = found_index.meta.get("inert") if found_index is not None else None
+        if inert:
+            return Answer(inert, event=event, kind=kind)
+        with ledger.Session(place.state, harness, session, write=write) as led:
+            if surface.resets_context(payload):
+                source = payload.get("source")
+                led.compaction(str(event), source if isinstance(source, str) else None)
+            if kind == surfaces.COMPACTION:
+                return Answer("compaction noted: learnings may be delivered again", event=event, kind=kind,
+                              epoch=led.epoch)
+            return _deliver(place, surface, str(event), kind, payload, now, found_index, led)
+    finally:
+        if found_index is not None:
+            found_index.close()
 
 
 def _deliver(place: Place, surface: surfaces.Surface, event: str, kind: str, payload: dict[str, Any],
-             now: str, index: Callable[[], Index | None], led: ledger.Session) -> Answer:
+             now: str, index: Index | None, led: ledger.Session) -> Answer:
     query = _query(kind, place, payload)
     if not query.strip():
         return Answer("no query: an empty prompt, or a session start on a generic branch", event=event, kind=kind,
                       epoch=led.epoch)
-    found_index = index()
-    if found_index is None:
+    if index is None:
         return Answer("recall's index is not ready (it is being rebuilt); nothing this time", event=event, kind=kind)
-    try:
-        inert = found_index.meta.get("inert")
-        if inert:
-            return Answer(inert, event=event, kind=kind)
-        found = recall(found_index, query, now, place.limits, led.delivered)
-    finally:
-        found_index.close()
+    found = recall(index, query, now, place.limits, led.delivered)
     if not found.items:
         why = "nothing new that matches" if found.matched or led.delivered else "no learning in force matches"
         return Answer(why, found=found, event=event, kind=kind, epoch=led.epoch)

@@ -128,7 +128,7 @@ def preview(harness: str, prompt: str | None = None, session: str | None = None,
         payload["source"] = source
     index = current_index(place)
     try:
-        result = answer(place, harness, payload, now or clock(), lambda: index, write=False)
+        result = answer(place, harness, payload, now or clock(), lambda wait: index, write=False)
     finally:
         index.close()
     return Preview(harness, event, payload["session_id"], result, payload)
