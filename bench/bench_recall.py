@@ -282,12 +282,13 @@ def report(learnings: int, built_s: float, index_s: float, timing: dict[str, Any
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench recall", description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="300 learnings, 3 rounds")
+    parser.add_argument("--quick", action="store_true", help="300 learnings, at most 3 rounds")
     parser.add_argument("--learnings", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--seed", type=int, default=7)
     options = parser.parse_args(argv)
-    learnings, repeat = (300, 3) if options.quick else (options.learnings, options.repeat)
+    learnings = 300 if options.quick else options.learnings
+    repeat = min(options.repeat, 3) if options.quick else options.repeat
     folder = Path(tempfile.mkdtemp(prefix="gitstore-bench-recall-"))
     try:
         root = folder / "widgets"

@@ -53,6 +53,17 @@ STORE_LINES = [
 ]
 
 
+RECALL_LINES = [
+    re.compile(p, re.MULTILINE)
+    for p in (
+        r"^hook / bare: [\d.]+x median, [\d.]+x best, [\d.]+x CPU \(goal <= 4x: (met|NOT met)\)$",
+        r"^recall / records list: [\d.]+x$",
+        r"^recall quality: \d+/\d+ = [\d.]+% of labelled queries have their learning in the top 3 "
+        r"\(goal >= 90%: (met|NOT met)\); by language: .*zh \d+/\d+$",
+    )
+]
+
+
 def bench(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "bench", *args], cwd=ROOT, capture_output=True, text=True, timeout=600
@@ -81,6 +92,13 @@ def test_store_quick_reports_every_target() -> None:
     done = bench("store", "--quick")
     assert done.returncode == 0, done.stdout + done.stderr
     for line in STORE_LINES:
+        assert line.search(done.stdout), (line.pattern, done.stdout)
+
+
+def test_recall_quick_reports_the_hook_recall_and_quality() -> None:
+    done = bench("recall", "--quick", "--", "--repeat", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for line in RECALL_LINES:
         assert line.search(done.stdout), (line.pattern, done.stdout)
 
 
