@@ -28,7 +28,7 @@ from gitstore.ops._context import Context
 from gitstore.ops.redact import redact
 
 from .conftest import GIT_ENV
-from .world import Thread, accepted, grant_all, propose, ready_repo, ref
+from .world import Thread, accepted, grant_all, ready_repo, ref
 
 PROMPT = ("Add retries with exponential backoff and jitter, a database migration with its down step, "
           "remove the old feature flag, switch log lines to structured fields, key the cache by tenant, "

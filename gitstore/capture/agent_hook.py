@@ -28,7 +28,6 @@ import json
 import os
 import sys
 import threading
-import time
 
 from gitstore.capture.hooklog import log as _log, state_dir as _state_dir
 

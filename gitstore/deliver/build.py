@@ -15,7 +15,6 @@ itself (a repository can commit such files), so the index records that delivery 
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import sqlite3
 import time

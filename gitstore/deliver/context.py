@@ -18,6 +18,7 @@ import os
 
 from gitstore.deliver import ledger, surfaces
 from gitstore.deliver.heads import sha256_hex
+from gitstore.deliver.limits import HARNESS_STRING_LIMIT
 from gitstore.deliver.recall import recall
 
 TYPE_CHECKING = False
@@ -130,6 +131,9 @@ def _deliver(place: Place, surface: surfaces.Surface, event: str, kind: str, pay
         why = "nothing new that matches" if found.matched or led.delivered else "no learning in force matches"
         return Answer(why, found=found, event=event, kind=kind, epoch=led.epoch)
     context = frame(found.items)
+    while len(context) > HARNESS_STRING_LIMIT and len(found.items) > 1:  # never reached within the ceilings
+        found.left_out.append(found.items.pop()["id"])
+        context = frame(found.items)
     output = surface.render(event, context)
     led.delivery(event, found.items, len(context), "sha256:" + sha256_hex(context.encode("utf-8")))
     return Answer("delivered", output, found, context, event, kind, led.epoch)

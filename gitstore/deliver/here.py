@@ -18,7 +18,7 @@ from gitstore.deliver.index import Index, open_index
 from gitstore.deliver.ledger import now as clock
 from gitstore.deliver.limits import Inert
 from gitstore.deliver.place import Place, locate
-from gitstore.deliver.recall import Recall, bound, item_of, recall
+from gitstore.deliver.recall import Recall, bound, recall
 from gitstore.errors import IntegrityError, Refused, UsageError
 
 

@@ -134,8 +134,7 @@ def select(view: Any) -> Selection:
 def _unpublishable(view: Any, record: dict[str, Any]) -> str | None:
     if record["audience"] != "project":
         return f"its audience is {record['audience']}: never written into committed files"
-    stored = view.learnings[record["id"]][-1].stored
-    if any(i.stored.namespace != "shared" for i in view.learnings[record["id"]]) or stored.namespace != "shared":
+    if any(item.stored.namespace != "shared" for item in view.learnings[record["id"]]):
         return "it is kept in the local namespace: it stays on this machine"
     for ref in record["evidence"]:
         episode = view.episodes.get(ref["episode"], {})
