@@ -249,3 +249,25 @@ def test_the_cli_publishes_with_json_and_rolls_back(world: World, monkeypatch: p
     assert json.loads(capsys.readouterr().out)["status"] == "no-update"
     assert main(["publish", "--rollback"]) == 0
     assert not (world.root / "AGENTS.md").exists()
+
+
+def test_auto_safe_learnings_reach_agents_labelled_but_never_committed_files(world: World) -> None:
+    from gitstore.deliver.here import recall_here
+
+    ctx = world.ctx
+    config = world.root / "okf" / ".memory" / "config.json"
+    config.write_text(json.dumps({**json.loads(config.read_text()),
+                                  "automation": {"autoSafe": True, "kinds": ["convention"]}}))
+    thread = Thread(ctx, 80, "c80")
+    ran = thread.event("observation", "run:1", "2026-03-01T10:00:00.000000Z", author="github:1001",
+                       command="make typecheck", exitCode=0, text="typecheck passed")
+    thread.save()
+    draft = ops.Draft(title="Typecheck first", text="Run make typecheck before pushing.", category="convention",
+                      evidence=[ref(ran)], counterevidence=[], proposer=("person", "github:9"))
+    auto = ops.propose(ctx, draft, "github:9")
+    assert auto["state"] == "auto-active"
+    [item] = recall_here("make typecheck before pushing", str(world.root)).items
+    assert item["id"] == auto["id"] and item["trust"] == "auto-safe"
+    result = publish(str(world.root))
+    assert auto["id"] not in read(world, "AGENTS.md").decode() and auto["id"] not in read(world, INDEX).decode()
+    assert any(s.startswith(f"{auto['id']}: the auto-safe gate took it") for s in result.left_out["not published"])

@@ -1,8 +1,10 @@
 """``gitstore publish``: accepted project learnings in the files agents read by themselves.
 
-What is published: learnings in force for ``instruction`` whose audience is ``project``, kept in
-the shared namespace, whose evidence cites no personal agent session (personal sessions never
-leave the machine, and these files are committed), and whose text passes the safety scanner.
+What is published: learnings in force for ``instruction`` that a person accepted (the gate:
+auto-safe ones reach agents through recall, labelled, but committed files hold only what a
+person reviewed), whose audience is ``project``, kept in the shared namespace, whose evidence
+cites no personal agent session (personal sessions never leave the machine, and these files
+are committed), and whose text passes the safety scanner.
 Personal and user-tooling learnings are never written here. Identical texts are written once,
 citing every learning that says them; a text already present outside the managed section is
 not repeated.
@@ -18,9 +20,9 @@ reader takes in, counting the whole file:
 - ``CLAUDE.md``: Claude Code advises keeping it under 200 lines;
 - ``.github/copilot-instructions.md``: Copilot code review reads its first 4,000 characters.
 
-Learnings that do not fit are left out, lowest priority first (auto-safe after human, then
-project knowledge, resolved problems, conventions, constraints, decisions last), and named in
-a warning and in a last line of the section, so no harness truncates the file silently.
+Learnings that do not fit are left out, lowest priority first (project knowledge, resolved
+problems, conventions, constraints, decisions last), and named in a warning and in a last line
+of the section, so no harness truncates the file silently.
 
 Every publish reads everything first: an index that cannot be read blocks the whole publish
 and nothing is written. A changed file's prior state is saved for ``--rollback``. When nothing
@@ -117,6 +119,8 @@ def select(view: Any) -> Selection:
         selection.written[lid] = {_fact_text(i.record) for i in history.chain[:history.intact]}
     for status, record in active(view, "instruction"):
         why = _unpublishable(view, record)
+        if why is None and status.trust != "human":
+            why = "the auto-safe gate took it, no person reviewed it: it is published once a person accepts it"
         text = _fact_text(record)
         if why is None:
             safe = screened(view, record, scanner)
