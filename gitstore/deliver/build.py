@@ -25,7 +25,7 @@ from typing import Any
 
 from gitstore.deliver import heads
 from gitstore.deliver import index as idx
-from gitstore.deliver.place import Place, locate
+from gitstore.deliver.place import Place
 from gitstore.deliver.terms import terms
 
 EXCERPT_CHARS = 500
@@ -93,13 +93,6 @@ def build(place: Place) -> Built:
     _write(place, built, rows)
     built.seconds = time.monotonic() - started
     return built
-
-
-def rebuild(root: str) -> Built:
-    """Build for the repository at ``root`` now, under the lock (the hook's background rebuild)."""
-    place = locate(root)
-    with build_lock(place):
-        return build(place)
 
 
 def _untrusted(place: Place) -> str | None:
