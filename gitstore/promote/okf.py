@@ -8,14 +8,16 @@ generated, never hand-edited.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
+import yaml
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,7 +46,7 @@ def render_index_page(root: Path = WIKI, folder: Path | None = None) -> str:
         lines += ["---", f'okf_version: "{OKF_VERSION}"', "---", ""]
     lines += ["# Pages", ""]
     for page in _pages_in(folder):
-        meta, _, _ = split_front_matter(page.read_text(encoding="utf-8"))
+        meta = read_page(page).meta
         meta = meta if isinstance(meta, dict) else {}
         title = _one_line(meta.get("title")) or page.stem
         entry = f"* [{title}]({page.name})"
@@ -97,26 +99,106 @@ _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-def _yaml() -> YAML:
-    yaml = YAML(typ="safe", pure=True)
-    yaml.allow_duplicate_keys = False
-    return yaml
+class _Loader(yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader):  # type: ignore[misc]
+    """YAML's safe loader (libyaml's, in C, when present) refusing a key written twice."""
+
+
+def _mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    loader.flatten_mapping(node)
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            duplicate = key in seen
+        except TypeError:
+            raise yaml.constructor.ConstructorError(None, None, "a mapping key is not hashable",
+                                                    key_node.start_mark) from None
+        if duplicate:
+            raise yaml.constructor.ConstructorError(None, None, f"key {key!r} appears twice",
+                                                    key_node.start_mark)
+        seen.add(key)
+    return loader.construct_mapping(node, deep=True)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:map", _mapping)
+
+
+def load_yaml(text: str) -> Any:
+    """Parse one YAML document safely; a repeated key is an error (``yaml.YAMLError``)."""
+    return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
 
 
 def split_front_matter(text: str) -> tuple[Any, str, list[str]]:
     """Split a page into (front matter or None, body, problems found in the front matter)."""
+    if not text.startswith("---"):
+        return None, text, []
     lines = text.split("\n")
-    if not lines or lines[0].rstrip("\r") != "---":
+    if lines[0].rstrip("\r") != "---":
         return None, text, []
     for number, line in enumerate(lines[1:], start=1):
         if line.rstrip("\r") == "---":
             block = "\n".join(lines[1:number])
             body = "\n".join(lines[number + 1:])
             try:
-                return _yaml().load(block), body, []
-            except YAMLError as exc:
+                return load_yaml(block), body, []
+            except (yaml.YAMLError, ValueError) as exc:
                 return None, body, [f"front matter is not valid YAML: {' '.join(str(exc).split())[:200]}"]
     return None, text, ["front matter has no closing --- line"]
+
+
+@dataclass
+class Page:
+    """One file of a wiki read once: its text, front matter and body (or why it has none)."""
+
+    path: Path
+    text: str | None
+    meta: Any = None
+    body: str = ""
+    problems: list[str] = field(default_factory=list)
+    _anchors: set[str] | None = field(default=None, repr=False)
+
+    @property
+    def anchors(self) -> set[str]:
+        """The heading anchors of the page, as a markdown renderer makes them."""
+        if self._anchors is None:
+            self._anchors = _anchors_of(self.body)
+        return self._anchors
+
+
+_CACHE: list[dict[str, Page]] = []
+
+
+@contextmanager
+def page_cache() -> Iterator[None]:
+    """Within this block each page is read and parsed once (a gate run over a whole wiki)."""
+    _CACHE.append({})
+    try:
+        yield
+    finally:
+        _CACHE.pop()
+
+
+def read_page(path: Path) -> Page:
+    """The page at ``path``, parsed (once per ``page_cache`` block)."""
+    if not _CACHE:
+        return _parse(path, path.read_bytes())
+    cache = _CACHE[-1]
+    key = os.fspath(path)
+    page = cache.get(key)
+    if page is None:
+        page = cache[key] = _parse(path, path.read_bytes())
+    return page
+
+
+def _parse(path: Path, data: bytes) -> Page:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return Page(path, None, problems=["not UTF-8"])
+    if text.startswith("\ufeff"):
+        return Page(path, text, problems=["starts with a byte order mark"])
+    meta, body, problems = split_front_matter(text)
+    return Page(path, text, meta, body, problems)
 
 
 def check_page(path: Path, root: Path | None = None) -> list[str]:
@@ -131,15 +213,10 @@ def check_page(path: Path, root: Path | None = None) -> list[str]:
     log has ``## YYYY-MM-DD`` headings, newest first. Links are checked by ``check_links``.
     """
     root = root or path.parent
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
-        return ["not UTF-8"]
-    if text.startswith("\ufeff"):
-        return ["starts with a byte order mark"]
-    meta, body, problems = split_front_matter(text)
-    if problems:
-        return problems
+    page = read_page(path)
+    if page.problems:
+        return list(page.problems)
+    meta, body = page.meta, page.body
     if path.name == INDEX_PAGE:
         return _check_index(meta, body, at_root=path.parent.resolve() == root.resolve())
     if path.name == LOG_PAGE:
@@ -353,8 +430,7 @@ def _without_code(body: str) -> str:
     return "\n".join(out)
 
 
-def _anchors(path: Path) -> set[str]:
-    _, body, _ = split_front_matter(path.read_text(encoding="utf-8"))
+def _anchors_of(body: str) -> set[str]:
     found: set[str] = set()
     for line in _without_code_keep_spans(body).split("\n"):
         match = _HEADING.match(line)
@@ -387,9 +463,11 @@ def _without_code_keep_spans(body: str) -> str:
 
 def links_of(path: Path) -> list[str]:
     """Every link target in a page's body (inline links, images, reference definitions)."""
-    _, body, _ = split_front_matter(path.read_text(encoding="utf-8"))
+    page = read_page(path)
+    if page.text is None:
+        return []
     targets = []
-    for line in _without_code(body).split("\n"):
+    for line in _without_code(page.body).split("\n"):
         definition = _REF_DEFINITION.match(line)
         if definition:
             targets.append(definition.group(1))
@@ -409,7 +487,7 @@ def check_links(path: Path, root: Path | None = None) -> list[str]:
     """
     root = root or path.parent
     problems = []
-    meta, _, _ = split_front_matter(path.read_text(encoding="utf-8"))
+    meta = read_page(path).meta
     targets = [(t, "link") for t in links_of(path)]
     if isinstance(meta, dict) and isinstance(meta.get("sources"), list):
         for entry in meta["sources"]:
@@ -430,7 +508,7 @@ def check_links(path: Path, root: Path | None = None) -> list[str]:
             file = root / name
         if not file.exists():
             problems.append(f"{what} {target} does not resolve")
-        elif fragment and file.suffix == ".md" and fragment not in _anchors(file):
+        elif fragment and file.suffix == ".md" and file.is_file() and fragment not in read_page(file).anchors:
             problems.append(f"{what} {target}: no heading with anchor #{fragment}")
     return problems
 
@@ -441,6 +519,11 @@ def check_wiki(root: Path = WIKI) -> list[str]:
     Checks each page (``check_page``), its links (``check_links``), and that every folder has an
     ``index.md`` whose entries list each page and each subfolder of that folder.
     """
+    with page_cache():
+        return _check_wiki(root)
+
+
+def _check_wiki(root: Path) -> list[str]:
     problems = []
     for folder in _folders(root):
         pages = sorted(p for p in folder.glob("*.md") if p.is_file())
