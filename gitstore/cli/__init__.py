@@ -44,6 +44,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "deliveries": ("deliveries", "Show which learnings each agent session received, with the session's captures."),
     "mcp": ("mcp", "Serve recall and show over MCP on standard input and output (read-only; needs gitstore[mcp])."),
     "publish": ("publish", "Write accepted project learnings into AGENTS.md's managed section and the continual-learning index."),
+    "promote": ("promote", "Promote an accepted learning into the wiki or skills, as one reviewable commit on its own branch."),
     "export": ("export", "Export learnings in force for a purpose; records every item and the grants behind it."),
     "redact": ("redact", "Remove the text of every version of a comment and of every label on it."),
     "audit": ("audit", "Every grant, withdrawal, decision, retirement, export and redaction, in order."),

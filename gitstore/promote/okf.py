@@ -213,13 +213,22 @@ def check_page(path: Path, root: Path | None = None) -> list[str]:
     log has ``## YYYY-MM-DD`` headings, newest first. Links are checked by ``check_links``.
     """
     root = root or path.parent
-    page = read_page(path)
+    return _check_parsed(read_page(path), at_root=path.parent.resolve() == root.resolve())
+
+
+def check_text(name: str, text: str, *, at_root: bool = False) -> list[str]:
+    """``check_page`` for a page held in memory: ``name`` is its file name (``index.md``,
+    ``log.md`` or any other), ``at_root`` whether it sits at the bundle root."""
+    return _check_parsed(_parse(Path(name), text.encode("utf-8")), at_root=at_root)
+
+
+def _check_parsed(page: Page, *, at_root: bool) -> list[str]:
     if page.problems:
         return list(page.problems)
     meta, body = page.meta, page.body
-    if path.name == INDEX_PAGE:
-        return _check_index(meta, body, at_root=path.parent.resolve() == root.resolve())
-    if path.name == LOG_PAGE:
+    if page.path.name == INDEX_PAGE:
+        return _check_index(meta, body, at_root=at_root)
+    if page.path.name == LOG_PAGE:
         return _check_log(meta, body)
     if meta is None:
         return ["no front matter: a page starts with a --- line, YAML, and a closing --- line"]
@@ -464,16 +473,7 @@ def _without_code_keep_spans(body: str) -> str:
 def links_of(path: Path) -> list[str]:
     """Every link target in a page's body (inline links, images, reference definitions)."""
     page = read_page(path)
-    if page.text is None:
-        return []
-    targets = []
-    for line in _without_code(page.body).split("\n"):
-        definition = _REF_DEFINITION.match(line)
-        if definition:
-            targets.append(definition.group(1))
-            continue
-        targets += _INLINE_LINK.findall(line)
-    return targets
+    return [] if page.text is None else body_links(page.body)
 
 
 def check_links(path: Path, root: Path | None = None) -> list[str]:
@@ -551,3 +551,41 @@ def slug(heading: str) -> str:
     text = heading.strip().lower()
     text = re.sub(r"[^\w\- ]", "", text)
     return text.replace(" ", "-")
+
+
+def headings(body: str) -> list[tuple[int, int, str]]:
+    """The headings of a page body outside code blocks: (0-based line, level, text)."""
+    found = []
+    for number, line in enumerate(_without_code_keep_spans(body).split("\n")):
+        match = _HEADING.match(line)
+        if match:
+            found.append((number, len(match.group(1)), match.group(2).strip()))
+    return found
+
+
+def index_entries(text: str) -> list[tuple[str, str, str]]:
+    """The ``* [title](link) - description`` entries of an index page, in order."""
+    _, body, _ = split_front_matter(text)
+    entries = []
+    for line in body.split("\n"):
+        match = _INDEX_ENTRY.match(line)
+        if match:
+            entries.append((match.group(1), match.group(2), match.group(3) or ""))
+    return entries
+
+
+def body_links(body: str) -> list[str]:
+    """Every link target in a page body (inline links, images, reference definitions)."""
+    targets = []
+    for line in _without_code(body).split("\n"):
+        definition = _REF_DEFINITION.match(line)
+        if definition:
+            targets.append(definition.group(1))
+            continue
+        targets += _INLINE_LINK.findall(line)
+    return targets
+
+
+def is_url(target: str) -> bool:
+    """Whether a link target is a URL (has a scheme), which the checks never follow."""
+    return bool(_SCHEME.match(target))

@@ -1,0 +1,66 @@
+"""``gitstore promote``: verify an accepted learning and land it by its route."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import typer
+
+from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.cli._people import BY_OPTION, actor
+from gitstore.ops._context import Context
+from gitstore.ops.promote import Promotion, promote as run_promote
+
+_ROUTES = "0 (overlay), 1 (direct-edit), 2 (staged-update) or procedural (skill)"
+
+
+def _report(result: Promotion) -> dict[str, Any]:
+    packet = result.packet
+    return {
+        "learning": packet["learning"], "route": packet["route"], "rubric": packet["rubric"],
+        "target": packet["target"], "packet": packet["digest"], "base": packet["base"],
+        "branch": result.branch, "commit": result.commit, "written": result.written,
+        "checks": [c["name"] for c in packet["checks"]],
+        "push": None if result.push is None else {"done": result.push.done, "message": result.push.message},
+        "pullRequest": None if result.pull_request is None else {
+            "done": result.pull_request.done, "message": result.pull_request.message, "url": result.pull_request.url},
+    }
+
+
+def _print(report: dict[str, Any]) -> None:
+    typer.echo(f"promoted {report['learning']} by route {report['route']}"
+               + ("" if report["route"] == report["rubric"]["route"] else f" (the rubric chose {report['rubric']['route']})"))
+    for reason in report["rubric"]["reasons"]:
+        typer.echo(f"  rubric: {reason}")
+    typer.echo(f"  checks passed: {', '.join(report['checks'])}")
+    typer.echo(f"  packet {report['packet']}")
+    if report["branch"]:
+        typer.echo(f"  branch {report['branch']}: one commit {report['commit'][:12]} onto {report['base'][:12]}, "
+                   f"changing {report['target']}")
+    for path in report["written"]:
+        typer.echo(f"  wrote {path} (local, not committed)")
+    for key, label in (("push", "push"), ("pullRequest", "pull request")):
+        if report[key] is not None:
+            typer.echo(f"  {label}: {report[key]['message']}")
+    if report["branch"] and report["push"] is None:
+        typer.echo(f"  review it: git show {report['branch']}; share it: gitstore promote ... --push, "
+                   f"or git push origin {report['branch']}")
+
+
+def promote(
+    learning_id: str = typer.Argument(..., help="The accepted learning to promote."),
+    route: Optional[str] = typer.Option(None, "--route", help=f"A stricter route than the rubric's: {_ROUTES}."),
+    push: bool = typer.Option(False, "--push", help="Push the promotion branch to origin."),
+    pr: bool = typer.Option(False, "--pr", help="Push, then open a pull request with the GitHub CLI (gh)."),
+    by: Optional[str] = BY_OPTION,
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Promote an accepted learning into the wiki or skills, as one reviewable commit on its own branch."""
+    ctx = Context.open()
+    result = run_promote(ctx, learning_id, actor(ctx, by), route=route, push=push, pull_request=pr)
+    report = _report(result)
+    emit_json(report) if as_json else _print(report)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(promote)

@@ -1,0 +1,159 @@
+"""The promoted block: how a learning's text sits in a wiki page or a skill, bound to the store.
+
+A promotion writes the accepted text between a marker and a citation line::
+
+    <!-- gitstore:promoted lrn_<32 hex> sha256:<contentDigest> -->
+    Every retry loop uses exponential backoff with full jitter.
+    Cited: `src/retry.py@82db174c...`; `lrn_<32 hex>@sha256:<contentDigest>`.
+
+The marker is an HTML comment, invisible when the page is rendered; it names the learning and the
+contentDigest of the version promoted, so the gates can find every promoted claim, check that it
+carries a citation a reader can follow, and compare its text with the accepted learning. A
+citation is one of: ``path@commit`` (a file at a commit), ``lrn_<id>@sha256:<digest>`` (the
+learning itself, shown by ``gitstore show``), a command in backticks followed by ``exited N``
+(a test and its result), or ``<URL> (accessed YYYY-MM-DD)``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MARKER = re.compile(r"^<!-- gitstore:promoted (lrn_[0-9a-f]{32}) (sha256:[0-9a-f]{64}) -->$")
+MARKER_START = "<!-- gitstore:promoted"
+CITED = "Cited: "
+_SOURCE = re.compile(r"^`(?P<path>[^`@\s][^`@]*)@(?P<commit>[0-9a-f]{7,64})`$")
+_LEARNING = re.compile(r"^`(?P<id>lrn_[0-9a-f]{32})@(?P<digest>sha256:[0-9a-f]{64})`$")
+_TEST = re.compile(r"^(?P<fence>`+) ?(?P<command>.+?) ?(?P=fence) exited (?P<code>-?[0-9]{1,3})$")
+_URL = re.compile(r"^<(?P<url>https?://[^>\s]+)> \(accessed (?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})\)$")
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One citation of a promoted block: its kind (as in the packet contract) and reference."""
+
+    kind: str  # source | learning | test | url
+    ref: str
+
+
+@dataclass(frozen=True)
+class Block:
+    """A promoted block found in a text: where it starts (1-based line of its marker), the
+    learning and contentDigest its marker names, the text it holds, and its citations."""
+
+    line: int
+    learning: str
+    content_digest: str
+    statement: str
+    citations: tuple[Citation, ...]
+    cited_line: int | None  # the line of its "Cited:" line, None when it has none
+    unreadable: tuple[str, ...] = ()  # citation items that follow no known form
+
+
+def code_span(text: str) -> str:
+    """``text`` as a markdown code span, with enough backticks to hold any it contains."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def render_citation(citation: Citation) -> str:
+    """One citation as it is written on a ``Cited:`` line."""
+    if citation.kind == "test":
+        command, _, code = citation.ref.rpartition(" -> exit ")
+        return f"{code_span(command)} exited {code}"
+    if citation.kind == "url":
+        url, _, date = citation.ref.partition(" accessed ")
+        return f"<{url}> (accessed {date})"
+    return f"`{citation.ref}`"
+
+
+def render(learning: str, content_digest: str, statement: str, citations: list[Citation]) -> str:
+    """The block's lines (no surrounding blank lines), ending with a newline."""
+    cited = "; ".join(render_citation(c) for c in citations)
+    return f"<!-- gitstore:promoted {learning} {content_digest} -->\n{statement}\n{CITED}{cited}.\n"
+
+
+def parse_citations(line: str) -> tuple[list[Citation], list[str]]:
+    """The citations of a ``Cited:`` line, and the items that follow no known form."""
+    body = line[len(CITED):].rstrip()
+    body = body[:-1] if body.endswith(".") else body
+    found: list[Citation] = []
+    unreadable: list[str] = []
+    for item in (part.strip() for part in _split_items(body)):
+        citation = _citation(item)
+        if citation is None:
+            unreadable.append(item)
+        else:
+            found.append(citation)
+    return found, unreadable
+
+
+def _split_items(body: str) -> list[str]:
+    """Split on ``; `` outside code spans (a command may hold a semicolon)."""
+    items, current, fence, i = [], [], "", 0
+    while i < len(body):
+        run = re.match(r"`+", body[i:])
+        if run:
+            ticks = run.group(0)
+            fence = "" if fence == ticks else (fence or ticks)
+            current.append(ticks)
+            i += len(ticks)
+            continue
+        if not fence and body.startswith("; ", i):
+            items.append("".join(current))
+            current = []
+            i += 2
+            continue
+        current.append(body[i])
+        i += 1
+    items.append("".join(current))
+    return [item for item in items if item.strip()]
+
+
+def _citation(item: str) -> Citation | None:
+    if match := _LEARNING.match(item):
+        return Citation("learning", f"{match['id']}@{match['digest']}")
+    if match := _TEST.match(item):
+        return Citation("test", f"{match['command']} -> exit {match['code']}")
+    if match := _URL.match(item):
+        return Citation("url", f"{match['url']} accessed {match['date']}")
+    if match := _SOURCE.match(item):
+        return Citation("source", f"{match['path']}@{match['commit']}")
+    return None
+
+
+def find(text: str) -> list[Block]:
+    """Every promoted block in a text, in order."""
+    if MARKER_START not in text:
+        return []
+    lines = text.split("\n")
+    blocks = []
+    for index, line in enumerate(lines):
+        match = MARKER.match(line.rstrip("\r"))
+        if match:
+            blocks.append(_block(lines, index, match.group(1), match.group(2)))
+    return blocks
+
+
+def _block(lines: list[str], index: int, learning: str, digest: str) -> Block:
+    statement: list[str] = []
+    for number in range(index + 1, len(lines)):
+        line = lines[number].rstrip("\r")
+        if line.startswith(CITED):
+            citations, unreadable = parse_citations(line)
+            return Block(index + 1, learning, digest, "\n".join(statement), tuple(citations),
+                         number + 1, tuple(unreadable))
+        if not line.strip() or MARKER.match(line):
+            break
+        statement.append(line)
+    return Block(index + 1, learning, digest, "\n".join(statement), (), None)
+
+
+def markers_without_shape(text: str) -> list[int]:
+    """Lines (1-based) that start like a marker but do not follow its form."""
+    if MARKER_START not in text:
+        return []
+    return [n for n, line in enumerate(text.split("\n"), start=1)
+            if line.lstrip().startswith(MARKER_START) and not MARKER.match(line.rstrip("\r"))]

@@ -1,0 +1,187 @@
+"""The PromotionPacket: a verified learning, its route and the exact text it lands as.
+
+``plan`` runs every verification check (``gitstore.promote.verify``), routes the learning
+through the wiki (``routing``), applies the rubric (``rubric``) and the chosen route's renderer
+(``routes``), checks what was rendered (OKF rules for a page, the Agent Skills rules for a
+skill, the safety scanner for everything), and seals the packet. It writes nothing: the
+promotion operation stores the packet and lands the files.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from posixpath import basename, dirname
+from typing import Any
+
+from gitstore.promote import blocks, rubric, verify
+from gitstore.promote.okf import check_text
+from gitstore.promote.routes import direct_edit, overlay, skill, staged
+from gitstore.promote.routing import QUICKSTART, WIKI, Routing, route
+from gitstore.promote.skills import check_skill
+from gitstore.promote.snapshot import Snapshot
+from gitstore.records.contracts import seal
+from gitstore.rules.view import View
+
+BRANCH_PREFIX = "memory/promote/"
+COMMITS = ("direct-edit", "skill")  # the routes that land as a commit
+
+
+@dataclass
+class Plan:
+    """What a promotion will write: the packet, and the files of its route."""
+
+    packet: dict[str, Any]
+    learning: dict[str, Any]
+    files: dict[str, str] = field(default_factory=dict)  # repository path -> text
+    routing: Routing | None = None
+
+    @property
+    def route(self) -> str:
+        return str(self.packet["route"])
+
+    @property
+    def commits(self) -> bool:
+        return self.route in COMMITS
+
+
+def branch_for(learning_id: str) -> str:
+    """The branch a learning's promotion lands on."""
+    return f"{BRANCH_PREFIX}{learning_id}"
+
+
+def evidence_by_origin(learning: dict[str, Any]) -> list[str]:
+    """The learning's evidence grouped by where it came from, one line per origin."""
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for ref in learning["evidence"]:
+        groups[_origin(ref)].append(ref)
+    lines = []
+    for origin, refs in sorted(groups.items()):
+        events = sum(len(r["events"]) for r in refs)
+        authors = ", ".join(sorted({r["author"] for r in refs}))
+        lines.append(f"{origin}: {events} event{'s' if events != 1 else ''} by {authors}")
+    return lines
+
+
+def _origin(ref: dict[str, Any]) -> str:
+    pin = ref["pin"]
+    if pin["pullRequest"]:
+        return f"pull request #{pin['pullRequest']}"
+    if pin["branch"]:
+        return f"branch {pin['branch']}"
+    return f"episode {ref['episode']}"
+
+
+def plan(view: View, snapshot: Snapshot, learning_id: str, requested: str | None, at: str) -> Plan:
+    """Verify a learning and render its promotion; raises ``verify.Stopped`` naming the check
+    that failed. ``requested`` is a stricter route a person asked for, or None."""
+    history = verify.history_of(view, learning_id)
+    learning = verify.check_accepted(history)
+    checks = ["accepted"]
+    verify.check_review(history)
+    checks.append("review-digest")
+    verify.check_active(view, learning)
+    checks.append("active")
+    verify.check_audience(view, learning)
+    checks.append("audience")
+    citations = verify.check_citations(snapshot, view, learning)
+    checks.append("citations")
+    routing = route(snapshot, learning["content"]["title"], learning["content"]["text"], learning["targets"])
+    verdict = rubric.choose(learning, routing if learning["memory"] == "semantic" else None)
+    chosen = rubric.apply_request(verdict, requested)
+    checks.append("route")
+    result = Plan({}, learning, routing=routing)
+    target, texts = _render(result, snapshot, chosen, citations, at)
+    checks.append({"direct-edit": "okf", "skill": "skill-spec", "overlay": "overlay-links",
+                   "staged-update": "no-canon-edit"}[chosen])
+    verify.check_safety(learning, texts)
+    checks.append("safety")
+    result.packet = seal({
+        "schema": "gitstore.packet/v1", "scope": learning["scope"], "learning": learning["id"],
+        "contentDigest": learning["contentDigest"], "reviewDigest": learning["reviewDigest"],
+        "learningDigest": learning["digest"], "memory": learning["memory"], "audience": learning["audience"],
+        "route": chosen, "rubric": {"route": verdict.route, "reasons": [r[:300] for r in verdict.reasons]},
+        "target": target, "base": snapshot.id, "statement": learning["content"]["text"],
+        "citations": [{"kind": c.kind, "ref": c.ref[:500]} for c in citations],
+        "checks": [{"name": name, "ok": True} for name in checks],
+        "branch": branch_for(learning["id"]) if chosen in COMMITS else None, "at": at,
+    })
+    return result
+
+
+def _render(result: Plan, snapshot: Snapshot, chosen: str, citations: list[blocks.Citation],
+            at: str) -> tuple[str, list[str]]:
+    """Render the route's files into ``result``; returns the packet's target and the texts the
+    safety scanner must clear."""
+    learning = result.learning
+    if chosen == "direct-edit":
+        return _direct_edit(result, snapshot, citations)
+    if chosen == "skill":
+        return _skill(result, snapshot, citations)
+    if chosen == "overlay":
+        return _overlay(result, snapshot, at)
+    owner = result.routing.owner if result.routing else None
+    target = owner.page if owner else WIKI
+    return target, [learning["content"]["title"], learning["content"]["text"]]
+
+
+def _direct_edit(result: Plan, snapshot: Snapshot, citations: list[blocks.Citation]) -> tuple[str, list[str]]:
+    learning = result.learning
+    assert result.routing is not None and result.routing.owner is not None
+    owner = result.routing.owner
+    block = blocks.render(learning["id"], learning["contentDigest"], learning["content"]["text"], citations)
+    text = direct_edit.render(snapshot, owner, block)
+    problems = check_text(basename(owner.page), text)
+    if problems:
+        raise verify.Stopped(learning, "okf", f"{owner.page} would not be a valid OKF page: {problems[0]}")
+    result.files[owner.page] = text
+    return owner.page, [block]
+
+
+def _skill(result: Plan, snapshot: Snapshot, citations: list[blocks.Citation]) -> tuple[str, list[str]]:
+    learning = result.learning
+    path = skill.path_for(learning)
+    folder = dirname(path)
+    if snapshot.exists(folder + "/"):
+        raise verify.Stopped(learning, "skill-spec", f"a skill already lives in {folder}/ at {snapshot.id[:12]}")
+    text = skill.render(learning, citations, sorted(rubric.contexts(learning)))
+    problems = check_skill(basename(folder), text)
+    if problems:
+        line, problem = problems[0]
+        raise verify.Stopped(learning, "skill-spec", f"{path}:{line}: {problem}")
+    result.files[path] = text
+    return path, [text]
+
+
+def _overlay(result: Plan, snapshot: Snapshot, at: str) -> tuple[str, list[str]]:
+    learning = result.learning
+    link = _project_link(result.routing, snapshot)
+    if link is None:
+        raise verify.Stopped(learning, "overlay-links", "an overlay page links to one page of project knowledge, "
+                             "and this repository has no wiki page or README.md to link to")
+    path = overlay.path_for(learning)
+    text = overlay.render(learning, link, at)
+    problems = check_text(basename(path), text)
+    if problems:
+        raise verify.Stopped(learning, "overlay-links", f"{path} would not be a valid OKF page: {problems[0]}")
+    result.files[path] = text
+    return path, [text]
+
+
+def _project_link(routing: Routing | None, snapshot: Snapshot) -> tuple[str, str] | None:
+    """The one page of project knowledge an overlay page links to: the owner, else the
+    quickstart, else the wiki's index, else the README."""
+    if routing and routing.owner:
+        return ("the page it relates to", routing.owner.page)
+    for title, path in (("Quickstart", f"{WIKI}/{QUICKSTART}"), ("The wiki", f"{WIKI}/index.md"),
+                        ("README", "README.md")):
+        if snapshot.read(path) is not None:
+            return (title, path)
+    return None
+
+
+def staged_files(plan_: Plan) -> dict[str, str]:
+    """The files of a staged brief (route 2), by name inside its folder."""
+    candidates = list(plan_.routing.scores) if plan_.routing else []
+    brief = staged.render_brief(plan_.packet, plan_.learning, evidence_by_origin(plan_.learning), candidates)
+    return {"brief.md": brief, "packet.json": staged.packet_json(plan_.packet)}

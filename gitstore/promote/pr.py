@@ -1,0 +1,78 @@
+"""Pushing a promotion branch and opening its pull request with the GitHub CLI.
+
+Both run the real tools (``git push``, ``gh``) and report what happened in one sentence; when
+``gh`` is not installed or not signed in, the report says so and what to run instead, and the
+promotion itself still stands (its commit and packet are already written).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gitstore.promote.blocks import Citation, render_citation
+from gitstore.promote.packet import evidence_by_origin
+from gitstore.promote.snapshot import git_env
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a step did: ``done`` when it succeeded, and a sentence saying what happened."""
+
+    done: bool
+    message: str
+    url: str | None = None
+
+
+def push(root: Path, branch: str, remote: str = "origin") -> Outcome:
+    """``git push REMOTE refs/heads/BRANCH``, never forced."""
+    spec = f"refs/heads/{branch}:refs/heads/{branch}"
+    done = subprocess.run(["git", "push", "--porcelain", remote, spec], cwd=root, env=git_env(),
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        why = " ".join((done.stderr or done.stdout).split())[:300]
+        return Outcome(False, f"git push {remote} {branch} failed: {why}")
+    return Outcome(True, f"pushed {branch} to {remote}")
+
+
+def body(packet: dict[str, Any], learning: dict[str, Any]) -> str:
+    """The pull request's description: the learning, its evidence by origin, the route, the
+    checks that passed, and the citations."""
+    evidence = "\n".join(f"- {line}" for line in evidence_by_origin(learning))
+    reasons = "\n".join(f"- {r}" for r in packet["rubric"]["reasons"])
+    checks = "\n".join(f"- {c['name']}: passed" for c in packet["checks"] if c["ok"])
+    cited = "\n".join(f"- {render_citation(Citation(c['kind'], c['ref']))}" for c in packet["citations"])
+    return (
+        f"## Learning\n\n**{learning['content']['title']}** ({learning['id']})\n\n"
+        f"> {learning['content']['text'].replace(chr(10), chr(10) + '> ')}\n\n"
+        f"Accepted by {learning['decision']['by']}; {learning['category']}, audience {learning['audience']}.\n\n"
+        f"## Evidence by origin\n\n{evidence}\n\n"
+        f"## Route\n\n`{packet['route']}` into `{packet['target']}` (the rubric chose `{packet['rubric']['route']}`):\n\n"
+        f"{reasons}\n\n## Checks passed\n\n{checks}\n\n## Citations\n\n{cited}\n\n"
+        f"Packet `{packet['digest']}`; contentDigest `{packet['contentDigest']}`; "
+        f"reviewDigest `{packet['reviewDigest']}`.\n"
+    )
+
+
+def open_pull_request(root: Path, branch: str, base: str | None, title: str, text: str) -> Outcome:
+    """Open a pull request for ``branch`` with ``gh pr create``, when gh is installed and signed in."""
+    gh = shutil.which("gh")
+    if gh is None:
+        return Outcome(False, f"no pull request: the GitHub CLI (gh) is not installed; open one for {branch} "
+                              "by hand, or install gh and run `gh pr create --head " + branch + "`")
+    status = subprocess.run([gh, "auth", "status"], cwd=root, env=git_env(), capture_output=True, text=True)
+    if status.returncode != 0:
+        return Outcome(False, f"no pull request: gh is not signed in (run `gh auth login`, then "
+                              f"`gh pr create --head {branch}`)")
+    command = [gh, "pr", "create", "--head", branch, "--title", title, "--body-file", "-"]
+    if base:
+        command += ["--base", base]
+    done = subprocess.run(command, cwd=root, env=git_env(), input=text, capture_output=True, text=True)
+    if done.returncode != 0:
+        why = " ".join((done.stderr or done.stdout).split())[:300]
+        return Outcome(False, f"gh pr create failed: {why}")
+    url = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else None
+    return Outcome(True, f"opened a pull request for {branch}" + (f": {url}" if url else ""), url)

@@ -1,0 +1,132 @@
+"""The Agent Skills specification's rules for a ``SKILL.md`` file, as (line, problem) pairs.
+
+A skill is a folder holding ``SKILL.md``: YAML front matter, then markdown instructions. The
+front matter may hold only the specification's keys (``name``, ``description``, ``license``,
+``allowed-tools``, ``metadata``, ``compatibility``). ``name`` is 1 to 64 characters of lowercase
+letters, digits and hyphens, with no hyphen at either end or twice in a row, and equals the
+folder's name. ``description`` is 1 to 1024 characters. ``compatibility``, when present, is 1 to
+500 characters; ``license`` a string; ``metadata`` a mapping of strings to strings;
+``allowed-tools`` a string of space-separated tools (a list of strings is accepted too, as
+harnesses read both).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gitstore.promote.okf import load_yaml
+
+import yaml
+
+FILE_NAME = "SKILL.md"
+ALLOWED_KEYS = ("name", "description", "license", "allowed-tools", "metadata", "compatibility")
+NAME_MAX = 64
+DESCRIPTION_MAX = 1024
+COMPATIBILITY_MAX = 500
+_NAME = re.compile(r"^[a-z0-9-]+$")
+_KEY_LINE = re.compile(r"^([^\s#:][^:]*):")
+
+
+def check_skill(folder: str, text: str) -> list[tuple[int, str]]:
+    """Every rule of the specification that ``text`` (a SKILL.md in folder ``folder``) breaks,
+    as (1-based line, problem); empty when the file is a valid skill."""
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip("\r") != "---":
+        return [(1, "no front matter: SKILL.md starts with a --- line, YAML, and a closing --- line")]
+    end = next((n for n, line in enumerate(lines[1:], start=1) if line.rstrip("\r") == "---"), None)
+    if end is None:
+        return [(1, "front matter has no closing --- line")]
+    try:
+        meta = load_yaml("\n".join(lines[1:end]))
+    except (yaml.YAMLError, ValueError) as exc:
+        return [(1, f"front matter is not valid YAML: {' '.join(str(exc).split())[:200]}")]
+    if not isinstance(meta, dict):
+        return [(1, "front matter is not a YAML mapping")]
+    where = _key_lines(lines[1:end])
+    return _check_meta(meta, folder, where)
+
+
+def _key_lines(block: list[str]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for number, line in enumerate(block, start=2):
+        match = _KEY_LINE.match(line)
+        if match:
+            found.setdefault(match.group(1).strip().strip("'\""), number)
+    return found
+
+
+def _check_meta(meta: dict[Any, Any], folder: str, where: dict[str, int]) -> list[tuple[int, str]]:
+    problems: list[tuple[int, str]] = []
+    for key in meta:
+        if key not in ALLOWED_KEYS:
+            problems.append((where.get(str(key), 1),
+                             f"front matter key {key!r} is not in the specification ({', '.join(ALLOWED_KEYS)})"))
+    if "name" not in meta:
+        problems.append((1, "front matter has no name"))
+    else:
+        problems += [(where.get("name", 1), p) for p in name_problems(meta["name"], folder)]
+    if "description" not in meta:
+        problems.append((1, "front matter has no description"))
+    else:
+        problems += [(where.get("description", 1), p)
+                     for p in _text_problems("description", meta["description"], DESCRIPTION_MAX)]
+    if "compatibility" in meta:
+        problems += [(where.get("compatibility", 1), p)
+                     for p in _text_problems("compatibility", meta["compatibility"], COMPATIBILITY_MAX)]
+    if "license" in meta and not (isinstance(meta["license"], str) and meta["license"].strip()):
+        problems.append((where.get("license", 1), "license is not a non-empty string"))
+    if "metadata" in meta and not _string_map(meta["metadata"]):
+        problems.append((where.get("metadata", 1), "metadata is not a mapping of strings to strings"))
+    if "allowed-tools" in meta and not _tools(meta["allowed-tools"]):
+        problems.append((where.get("allowed-tools", 1), "allowed-tools is not a string of tool names"))
+    return problems
+
+
+def name_problems(name: Any, folder: str | None) -> list[str]:
+    """Why ``name`` is not a valid skill name for ``folder`` (empty when it is)."""
+    if not isinstance(name, str) or not name:
+        return ["name is not a non-empty string"]
+    problems = []
+    if len(name) > NAME_MAX:
+        problems.append(f"name is {len(name)} characters; at most {NAME_MAX}")
+    if not _NAME.match(name):
+        problems.append(f"name {name!r} may hold only lowercase letters a-z, digits and hyphens")
+    if name.startswith("-") or name.endswith("-"):
+        problems.append(f"name {name!r} starts or ends with a hyphen")
+    if "--" in name:
+        problems.append(f"name {name!r} holds two hyphens in a row")
+    if folder is not None and name != folder:
+        problems.append(f"name {name!r} differs from its folder {folder!r}")
+    return problems
+
+
+def _text_problems(key: str, value: Any, limit: int) -> list[str]:
+    if not isinstance(value, str) or not value.strip():
+        return [f"{key} is not a non-empty string"]
+    if len(value) > limit:
+        return [f"{key} is {len(value)} characters; at most {limit}"]
+    return []
+
+
+def _string_map(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+
+
+def _tools(value: Any) -> bool:
+    if isinstance(value, str):
+        return bool(value.strip())
+    return isinstance(value, list) and bool(value) and all(isinstance(v, str) and v.strip() for v in value)
+
+
+def skill_name(title: str) -> str:
+    """A valid skill name made from a title: lowercase words joined by single hyphens, cut at a
+    word boundary to fit 64 characters."""
+    words = re.findall(r"[a-z0-9]+", title.lower())
+    name = ""
+    for word in words:
+        candidate = f"{name}-{word}" if name else word
+        if len(candidate) > NAME_MAX:
+            break
+        name = candidate
+    return name or "learning"

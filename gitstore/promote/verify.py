@@ -1,0 +1,202 @@
+"""Verification before promotion, by a different authority than the consolidator that proposed.
+
+Every check re-derives its verdict from the store's records and from the commit the promotion
+lands on; none takes the proposer's word (its audience, its targets) on trust. A check that fails
+raises ``Stopped`` naming the claim and the check, before anything is written.
+
+- ``accepted``: the history is intact and its newest version was accepted by a person (the
+  auto-safe gate's acceptance is not human review);
+- ``review-digest``: the decision names the reviewDigest of the version reviewed, and the
+  accepted version's digests are what its content says;
+- ``active``: the learning is in force for ``PURPOSE`` (not retired, replaced, expired, and its
+  evidence still consented);
+- ``audience``: a project claim holds no home path, machine name, credential or harness
+  specifics, and neither does its evidence (no home path, machine name or credential);
+- ``citations``: every path and symbol the claim cites, and every target, exists at the commit;
+- ``safety``: the safety scanner finds nothing in the rendered text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gitstore.errors import Refused
+from gitstore.promote import audience
+from gitstore.promote.blocks import Citation
+from gitstore.promote.snapshot import Snapshot
+from gitstore.records.contracts import content_digest, review_digest
+from gitstore.records.identity import is_person
+from gitstore.rules.active import evaluate
+from gitstore.rules.lifecycle import History, build
+from gitstore.rules.view import View
+
+PURPOSE = "instruction"  # promoted text is read by agents, as recall is
+MAX_SOURCES = 16
+MAX_TESTS = 4
+_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
+_BARE_PATH = re.compile(r"(?<![\w@:/.~-])((?:\.?[\w-][\w.-]*/)+(?:[\w-][\w.-]*\.[A-Za-z0-9]{1,8})?)(?![\w/-])")
+_SYMBOL = re.compile(r"^[A-Za-z_]\w*(?:(?:\.|::|#)[A-Za-z_]\w*)*(?:\(\))?$")
+_LINE_SUFFIX = re.compile(r":\d+(?:-\d+)?$")
+
+
+class Stopped(Refused):
+    """A verification check failed; nothing was written."""
+
+    def __init__(self, learning: dict[str, Any] | str, check: str, reason: str) -> None:
+        if isinstance(learning, dict):
+            claim = f"{learning['id']} ({learning['content']['title']!r})"
+        else:
+            claim = learning
+        super().__init__(f"promotion of {claim} stopped at {check}: {reason}; nothing was written")
+        self.check = check
+
+
+def history_of(view: View, learning_id: str) -> History:
+    """The learning's checked history; stops when it is unknown or broken."""
+    items = view.learnings.get(learning_id)
+    if not items:
+        raise Refused(f"no learning {learning_id} in this scope")
+    history = build(learning_id, items)
+    if not history.valid:
+        raise Stopped(learning_id, "accepted", f"its history breaks a rule ({history.problem})")
+    return history
+
+
+def check_accepted(history: History) -> dict[str, Any]:
+    """The accepted version; stops unless a person accepted it and nothing came after."""
+    current = history.current
+    if current["audience"] == "personal":
+        raise Stopped(current, "audience", "it is personal, and personal learnings are never promoted")
+    if current["state"] != "accepted":
+        why = "the auto-safe gate's acceptance is not human review" if current["state"].startswith("auto-") else ""
+        raise Stopped(current, "accepted", f"it is {current['state']}, not accepted" + (f" ({why})" if why else ""))
+    if not is_person(current["decision"]["by"]):
+        raise Stopped(current, "accepted", f"{current['decision']['by']} is not a person")
+    return current
+
+
+def check_review(history: History) -> None:
+    """The decision names what was reviewed, and the accepted version says what its digests say."""
+    current = history.current
+    prior = history.chain[history.intact - 2].record
+    if current["decision"]["reviewDigest"] != prior["reviewDigest"]:
+        raise Stopped(current, "review-digest", "the acceptance names a reviewDigest that was never shown")
+    if current["reviewDigest"] != review_digest(current) or current["contentDigest"] != content_digest(current):
+        raise Stopped(current, "review-digest", "its digests do not match what it says")
+
+
+def check_active(view: View, learning: dict[str, Any]) -> None:
+    """Stops unless the learning is in force for ``PURPOSE``."""
+    status = evaluate(view, PURPOSE)[learning["id"]]
+    if not status.usable:
+        raise Stopped(learning, "active", f"it is not in force for {PURPOSE}: {'; '.join(status.reasons)}")
+
+
+def check_audience(view: View, learning: dict[str, Any]) -> None:
+    """A project claim must stand on the repository alone."""
+    if learning["audience"] != "project":
+        return
+    found = audience.claim_traces(learning["content"]["title"], learning["content"]["text"])
+    found += audience.evidence_traces(_evidence_texts(view, learning))
+    foreign = sorted({r["pin"]["repository"] for r in learning["evidence"]} - {learning["scope"]})
+    if foreign:
+        found.append(f"evidence pinned to another repository ({', '.join(foreign)})")
+    if found:
+        raise Stopped(learning, "audience", "a project claim must stand on the repository alone, but "
+                      + "; ".join(found[:4]) + " (promote it as user-tooling)")
+
+
+def _evidence_texts(view: View, learning: dict[str, Any]) -> list[tuple[str, str]]:
+    texts = []
+    for ref in learning["evidence"]:
+        for event_id in ref["events"]:
+            payload = (view.events.get(event_id) or {}).get("payload") or {}
+            parts = [payload.get("text", ""), payload.get("command", ""), payload.get("path", "")]
+            texts.append((event_id, "\n".join(p for p in parts if p)))
+    return texts
+
+
+def cited_names(text: str) -> tuple[list[str], list[str]]:
+    """The paths and the symbols a claim cites: code spans that look like a path or an
+    identifier, and bare paths (a/b/ or a/b.ext) outside code spans."""
+    paths: list[str] = []
+    symbols: list[str] = []
+    for _, span in _SPAN.findall(text):
+        name = _LINE_SUFFIX.sub("", span.strip())
+        if not name or " " in name:
+            continue
+        if "/" in name or name.rsplit(".", 1)[-1] in _FILE_TYPES and "." in name:
+            paths.append(name)
+        elif _SYMBOL.match(name):
+            symbols.append(name)
+    for token in _BARE_PATH.findall(_SPAN.sub(" ", text)):
+        first = token.split("/", 1)[0]
+        if "." in first.lstrip("."):
+            continue  # a host name (example.com/x), not a path of the repository
+        paths.append(token)
+    return list(dict.fromkeys(paths)), list(dict.fromkeys(symbols))
+
+
+_FILE_TYPES = frozenset(
+    "py md txt json jsonl toml yaml yml cfg ini sh js ts tsx jsx go rs c h cc cpp hpp java kt rb php cs "
+    "sql html css scss lock mk rst xml csv proto swift gradle".split()
+)
+
+
+def check_citations(snapshot: Snapshot, view: View, learning: dict[str, Any]) -> list[Citation]:
+    """Stops when a target, a cited path or a cited symbol is missing at the commit; returns the
+    citations a reader can check: files at the commit, observed test runs, the learning."""
+    base = snapshot.id
+    missing = [t for t in learning["targets"] if not snapshot.exists(t)]
+    paths, symbols = cited_names(f"{learning['content']['title']}\n{learning['content']['text']}")
+    missing += [p for p in paths if not _path_exists(snapshot, p)]
+    if missing:
+        raise Stopped(learning, "citations", f"it cites {', '.join(missing)}, which "
+                      f"{'does' if len(missing) == 1 else 'do'} not exist at {base[:12]}")
+    files = [t for t in learning["targets"] if snapshot.read(t) is not None]
+    where = files or None
+    absent = [s for s in symbols if not snapshot.has_word(_symbol_word(s), where)]
+    if absent and where:
+        absent = [s for s in absent if not snapshot.has_word(_symbol_word(s))]
+    if absent:
+        raise Stopped(learning, "citations", f"it cites {', '.join(absent)}, found nowhere at {base[:12]}")
+    sources = [p for p in dict.fromkeys(files + [p.rstrip("/") for p in paths if "/" in p]) if snapshot.read(p) is not None]
+    citations = [Citation("source", f"{p}@{base}") for p in sources[:MAX_SOURCES]]
+    citations += _tests(view, learning)
+    citations.append(Citation("learning", f"{learning['id']}@{learning['contentDigest']}"))
+    return citations
+
+
+def _path_exists(snapshot: Snapshot, path: str) -> bool:
+    if "/" in path:
+        return snapshot.exists(path.lstrip("./") if path.startswith("./") else path)
+    return snapshot.has_file_named(path)
+
+
+def _symbol_word(symbol: str) -> str:
+    return re.split(r"\.|::|#", symbol.removesuffix("()"))[-1]
+
+
+def _tests(view: View, learning: dict[str, Any]) -> list[Citation]:
+    found = []
+    for ref in learning["evidence"]:
+        for event_id in ref["events"]:
+            payload = (view.events.get(event_id) or {}).get("payload") or {}
+            command, code = payload.get("command"), payload.get("exitCode")
+            if isinstance(command, str) and isinstance(code, int) and "\n" not in command and len(command) < 400:
+                found.append(Citation("test", f"{command} -> exit {code}"))
+    return list(dict.fromkeys(found))[:MAX_TESTS]
+
+
+def check_safety(learning: dict[str, Any], texts: list[str]) -> None:
+    """Stops when the safety scanner finds anything (hidden text, injection, secret) in what
+    would be written."""
+    from gitstore.safety.scanner import WARN, default_scanner
+
+    scanner = default_scanner()
+    for text in texts:
+        result = scanner.scan(text)
+        found = sorted({f"{f.action} {f.kind}" for f in result.findings if f.action != WARN})
+        if found:
+            raise Stopped(learning, "safety", f"the safety scanner found {', '.join(found)} in the rendered text")
