@@ -15,7 +15,7 @@ from typing import Any
 
 from gitstore.promote.blocks import Citation, render_citation
 from gitstore.promote.packet import evidence_by_origin
-from gitstore.promote.snapshot import git_env
+from gitstore.promote._git import git_env
 
 
 @dataclass(frozen=True)

@@ -6,18 +6,12 @@ or the index is in; the gates read the commits they judge the same way.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from dataclasses import dataclass, field
 
 import pygit2
 
-
-def git_env() -> dict[str, str]:
-    """The environment for running git ourselves: git's hook variables removed (they point at
-    the repository and index of the hook that is running), configuration ones kept."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k.startswith("GIT_CONFIG")
-            or k in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")}
+from gitstore.promote._git import git_env
 
 
 @dataclass

@@ -1,0 +1,16 @@
+"""The pre-commit gates, each a ``main(argv) -> int`` printing one finding per line as
+``path:line: message`` and exiting 1 when it found any:
+
+- ``records``   (``gitstore-records``): verify the memory refs (pre-push);
+- ``promotion`` (``gitstore-promotion``): a commit with ``Gitstore-*`` trailers changes only what
+  its packet's route may change, and names an accepted, active learning whose text it holds
+  (commit-msg, pre-push, and CI over a pull request's commits);
+- ``wiki``      (``gitstore-okf``): the OKF wiki rules and gitstore's rules for promoted claims,
+  the tooling overlay and the pages no one edits by hand;
+- ``skills``    (``gitstore-skills``): the Agent Skills rules on ``SKILL.md`` files;
+- ``scan``      (``gitstore-scan``): the safety scanner on staged text files, honouring
+  ``.gitstore-allow``.
+
+The top-level ``validators/`` folder of the repository holds the thin entry points the
+``.pre-commit-hooks.yaml`` names; they are installed as ``gitstore_validators``.
+"""

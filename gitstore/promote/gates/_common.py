@@ -1,0 +1,159 @@
+"""What every gate shares: findings, argument parsing, git, the base revision, the store."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gitstore.errors import GitstoreError
+from gitstore.promote._git import git_env
+
+if TYPE_CHECKING:
+    from gitstore.store import Store
+
+ZERO = "0" * 40
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One problem, printed as ``path:line: message``."""
+
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {' '.join(self.message.split())}"
+
+
+def report(findings: Iterable[Finding], out: Callable[[str], None] = print) -> int:
+    """Print the findings (each once, in order); 1 when there was any, else 0."""
+    seen = sorted(set(findings))
+    for finding in seen:
+        out(str(finding))
+    return 1 if seen else 0
+
+
+def parser(prog: str, description: str) -> argparse.ArgumentParser:
+    found = argparse.ArgumentParser(prog=prog, description=description.replace("``", ""))
+    found.add_argument("files", nargs="*", help="files to check (pre-commit passes them)")
+    return found
+
+
+def run(prog: str, gate: Callable[[], int]) -> int:
+    """Run a gate; an error it cannot turn into findings is one line and exit 1."""
+    try:
+        return gate()
+    except GitstoreError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 1
+    except subprocess.CalledProcessError as exc:
+        why = " ".join((exc.stderr or b"").decode("utf-8", "replace").split())[:300]
+        print(f"{prog}: error: {' '.join(map(str, exc.cmd[:3]))} failed: {why}", file=sys.stderr)
+        return 1
+
+
+def git(*args: str, cwd: Path | None = None, keep_index: bool = False, check: bool = True,
+        data: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run real git. ``keep_index`` keeps GIT_INDEX_FILE, which git sets for a commit's hooks
+    to the index being committed."""
+    env = git_env()
+    if keep_index and "GIT_INDEX_FILE" in os.environ:
+        env["GIT_INDEX_FILE"] = os.environ["GIT_INDEX_FILE"]
+    return subprocess.run(["git", *args], cwd=cwd, env=env, input=data, capture_output=True, check=check)
+
+
+def top_level(start: Path | None = None) -> Path:
+    """The work tree root of the repository around the current folder."""
+    done = git("rev-parse", "--show-toplevel", cwd=start, check=False)
+    if done.returncode != 0:
+        from gitstore.errors import NotARepository
+
+        raise NotARepository("not inside a git work tree")
+    return Path(done.stdout.decode().strip())
+
+
+def base_revision(explicit: str | None, root: Path) -> str | None:
+    """The revision changes are judged against: ``--base``, else the pre-push or CI range's
+    start (``PRE_COMMIT_FROM_REF``), else HEAD; None when there is none (a first commit)."""
+    for candidate in (explicit, os.environ.get("PRE_COMMIT_FROM_REF"), "HEAD"):
+        if candidate and candidate != ZERO:
+            done = git("rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}", cwd=root, check=False)
+            if done.returncode == 0:
+                return done.stdout.decode().strip()
+            if candidate == explicit:
+                from gitstore.errors import InvalidInput
+
+                raise InvalidInput(f"--base {explicit}: no such commit")
+    return None
+
+
+def blob_id(data: bytes, length: int) -> str:
+    """git's object id of a blob holding ``data`` (SHA-1, or SHA-256 for a 64-digit id)."""
+    digest = hashlib.sha256 if length == 64 else hashlib.sha1
+    return digest(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def tree_entries(root: Path, revision: str, paths: Sequence[str]) -> dict[str, str]:
+    """path -> blob id of the files under ``paths`` at ``revision``."""
+    done = git("ls-tree", "-r", "-z", "--full-tree", revision, "--", *paths, cwd=root)
+    found = {}
+    for entry in done.stdout.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, path = entry.partition(b"\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == b"blob":
+            found[path.decode("utf-8", "replace")] = parts[2].decode()
+    return found
+
+
+def blobs(root: Path, ids: Sequence[str]) -> dict[str, bytes]:
+    """The contents of blobs, read with one ``git cat-file --batch``."""
+    if not ids:
+        return {}
+    done = git("cat-file", "--batch", cwd=root, data="".join(f"{i}\n" for i in ids).encode())
+    out, found, at = done.stdout, {}, 0
+    for oid in ids:
+        end = out.index(b"\n", at)
+        header = out[at:end].split()
+        size = int(header[2])
+        found[oid] = out[end + 1:end + 1 + size]
+        at = end + 1 + size + 1
+    return found
+
+
+def relative(path: str, root: Path) -> str:
+    """A file named on the command line, as a path from the repository root."""
+    real = Path(path).resolve()
+    try:
+        return real.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return Path(path).as_posix()
+
+
+def line_of(text: str, needle: str, default: int = 1) -> int:
+    """The 1-based line where ``needle`` first occurs in ``text``."""
+    at = text.find(needle) if needle else -1
+    return text.count("\n", 0, at) + 1 if at >= 0 else default
+
+
+def read_store(root: Path) -> Store:
+    """The repository's store, for reading: this clone's configuration when ``gitstore init``
+    ran here, else the git provider over whatever memory refs the clone holds (a CI checkout)."""
+    from gitstore.config import CONFIG_NAME, STATE_DIR
+    from gitstore.ops._context import Context
+    from gitstore.providers.git import GitProvider
+    from gitstore.scope import open_repository, repository_scope
+    from gitstore.store import Store
+
+    if (root / STATE_DIR / CONFIG_NAME).is_file():
+        return Context.open(str(root)).store
+    return Store(GitProvider(root, "gate"), repository_scope(open_repository(root)))

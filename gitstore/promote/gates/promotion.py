@@ -1,0 +1,291 @@
+"""``gitstore-promotion``: a commit that claims to promote a learning must be exactly that.
+
+A commit whose message carries ``Gitstore-*`` trailers must carry all four, once each
+(``Gitstore-Learning``, ``Gitstore-Content-Digest``, ``Gitstore-Review-Digest``,
+``Gitstore-Packet``), and:
+
+- the packet is a record of this repository's store, naming the same learning and digests;
+- the learning is accepted and in force now (not retired, replaced or withdrawn), and the
+  digests are those of its accepted version;
+- the commit changes only what the packet's route may change: its target page (direct edit),
+  its new ``SKILL.md`` (skill), its overlay page; a staged update commits nothing;
+- the target holds the promoted block of that learning, with the accepted text unchanged, in
+  the commit and at the tip of what is being pushed.
+
+Where it runs: at ``commit-msg`` (the message file; the change is the index being committed),
+at ``pre-push`` (the commits being pushed: ``PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF``), and in
+CI over a pull request's commits (``--from-ref BASE --to-ref HEAD``). With no range and no
+message file it judges the commits not yet on any remote. Commits without trailers pass.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gitstore.promote import blocks
+from gitstore.promote.branch import TRAILERS, trailers
+from gitstore.promote.gates._common import ZERO, Finding, git, parser, relative, report, run, top_level
+
+PROG = "gitstore-promotion"
+_LEARNING = re.compile(r"^lrn_[0-9a-f]{32}$")
+_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+ROUTE_STATUS = {"direct-edit": ("M",), "skill": ("A", "M"), "overlay": ("A", "M"), "staged-update": ()}
+
+
+@dataclass
+class Change:
+    """One commit to judge (or the one being made): where its findings point, its message,
+    the files it changes (path -> git status letter), and how to read a file of it."""
+
+    label: str
+    message: str
+    changes: dict[str, str]
+    read: Callable[[str], bytes | None]
+
+
+@dataclass
+class Memory:
+    """What the store says, loaded once: learnings' standing, their histories, the packets."""
+
+    statuses: dict[str, Any]
+    currents: dict[str, dict[str, Any] | None]
+    packets: dict[str, dict[str, Any]]
+
+    @classmethod
+    def load(cls, root: Path) -> Memory:
+        from gitstore.promote.gates._common import read_store
+        from gitstore.promote.verify import PURPOSE
+        from gitstore.rules.active import evaluate
+        from gitstore.rules.lifecycle import histories
+        from gitstore.rules.view import View
+
+        view = View.load(read_store(root))
+        found = histories(view.learnings)
+        return cls(evaluate(view, PURPOSE), {k: h.current if h.valid else None for k, h in found.items()},
+                   {i.digest: i.record for i in view.items if i.kind == "packet"})
+
+
+def judge(change: Change, memory_of: Callable[[], Memory], tip: Change | None = None) -> list[Finding]:
+    """Every way ``change`` falls short of the promotion its trailers claim."""
+    found = trailers(change.message)
+    if not found:
+        return []
+    problems = _trailer_problems(change, found)
+    if problems:
+        return problems
+    values = {name: found[name][0] for name in TRAILERS}
+    memory = memory_of()
+    packet = memory.packets.get(values["Gitstore-Packet"][1])
+    line, digest = values["Gitstore-Packet"]
+    if packet is None:
+        return [Finding(change.label, line, f"Gitstore-Packet names {digest}, which this repository's store "
+                                            "does not hold (a forged trailer, or memory not fetched)")]
+    problems = _against_packet(change, values, packet) + _against_learning(change, values, memory)
+    if problems:
+        return problems
+    problems = _route_problems(change, packet)
+    problems += _text_problems(change, packet, memory.currents[packet["learning"]] or {}, "")
+    if tip is not None and tip.label != change.label:
+        problems += _text_problems(tip, packet, memory.currents[packet["learning"]] or {}, f" at {tip.label}")
+    return problems
+
+
+def _trailer_problems(change: Change, found: dict[str, list[tuple[int, str]]]) -> list[Finding]:
+    problems = []
+    for name, places in found.items():
+        if name not in TRAILERS:
+            problems.append(Finding(change.label, places[0][0], f"unknown trailer {name}"))
+    for name in TRAILERS:
+        places = found.get(name, [])
+        if len(places) != 1:
+            line = places[1][0] if places else 1
+            problems.append(Finding(change.label, line, f"{name} appears {len(places)} times; a promotion "
+                                                        "commit carries each Gitstore trailer once"))
+            continue
+        line, value = places[0]
+        pattern = _LEARNING if name == "Gitstore-Learning" else _DIGEST
+        if not pattern.match(value):
+            problems.append(Finding(change.label, line, f"{name} {value[:80]!r} is not "
+                                                        f"{'a learning id' if pattern is _LEARNING else 'a sha256: digest'}"))
+    return problems
+
+
+def _against_packet(change: Change, values: dict[str, tuple[int, str]], packet: dict[str, Any]) -> list[Finding]:
+    problems = []
+    for name, field in (("Gitstore-Learning", "learning"), ("Gitstore-Content-Digest", "contentDigest"),
+                        ("Gitstore-Review-Digest", "reviewDigest")):
+        line, value = values[name]
+        if packet[field] != value:
+            problems.append(Finding(change.label, line, f"{name} {value} differs from the packet's {field} "
+                                                        f"{packet[field]} (a forged trailer)"))
+    return problems
+
+
+def _against_learning(change: Change, values: dict[str, tuple[int, str]], memory: Memory) -> list[Finding]:
+    line, learning_id = values["Gitstore-Learning"]
+    status = memory.statuses.get(learning_id)
+    current = memory.currents.get(learning_id)
+    if status is None:
+        return [Finding(change.label, line, f"{learning_id} is not a learning of this repository's store")]
+    if current is None or not status.usable:
+        why = "; ".join(status.reasons) or "its history breaks a rule"
+        return [Finding(change.label, line, f"{learning_id} is not an accepted learning in force ({why}): "
+                                            "the promotion no longer stands")]
+    problems = []
+    for name, field in (("Gitstore-Content-Digest", "contentDigest"), ("Gitstore-Review-Digest", "reviewDigest")):
+        at, value = values[name]
+        if current[field] != value:
+            problems.append(Finding(change.label, at, f"{name} {value} is not the {field} of {learning_id}'s "
+                                                      f"accepted version ({current[field]})"))
+    return problems
+
+
+def _route_problems(change: Change, packet: dict[str, Any]) -> list[Finding]:
+    route, target = packet["route"], packet["target"]
+    allowed = ROUTE_STATUS[route]
+    problems = []
+    if not allowed:
+        problems.append(Finding(change.label, 1, f"a {route} promotion commits nothing, yet this commit "
+                                                 "carries its trailers"))
+    for path, status in sorted(change.changes.items()):
+        if path != target or status not in allowed:
+            problems.append(Finding(path, 1, f"changed by promotion commit {change.label} outside its route "
+                                             f"({route} may change only {target})"))
+    if allowed and target not in change.changes:
+        problems.append(Finding(target, 1, f"promotion commit {change.label} does not change its target"))
+    return problems
+
+
+def _text_problems(change: Change, packet: dict[str, Any], current: dict[str, Any], where: str) -> list[Finding]:
+    if not ROUTE_STATUS[packet["route"]]:
+        return []
+    target, learning_id = packet["target"], packet["learning"]
+    data = change.read(target)
+    if data is None:
+        return [Finding(target, 1, f"{target} is missing{where}, so the promotion of {learning_id} is gone")]
+    text = data.decode("utf-8", "replace")
+    found = [b for b in blocks.find(text) if b.learning == learning_id]
+    if not found:
+        return [Finding(target, 1, f"holds no promoted block of {learning_id}{where}")]
+    problems = []
+    expected = current.get("content", {}).get("text")
+    for block in found:
+        if block.content_digest != packet["contentDigest"]:
+            problems.append(Finding(target, block.line, f"the promoted block of {learning_id}{where} names "
+                                                        f"{block.content_digest}, not {packet['contentDigest']}"))
+        if block.statement != expected:
+            problems.append(Finding(target, block.line + 1, f"the promoted text of {learning_id}{where} differs "
+                                                            "from the accepted learning"))
+    if packet["route"] == "skill" and f"gitstore-learning: {learning_id}" not in text.split("\n---", 1)[0]:
+        problems.append(Finding(target, 1, f"the skill's metadata does not name {learning_id}"))
+    return problems
+
+
+# -- reading commits ---------------------------------------------------------------------------
+
+def _commit_changes(root: Path, commit: str) -> dict[str, str]:
+    done = git("diff-tree", "-r", "-z", "--root", "--no-commit-id", "--name-status", "--no-renames", commit, cwd=root)
+    parts = [p.decode("utf-8", "replace") for p in done.stdout.split(b"\0") if p]
+    return {parts[i + 1]: parts[i][:1] for i in range(0, len(parts) - 1, 2)}
+
+
+def _reader(root: Path, revision: str, keep_index: bool = False) -> Callable[[str], bytes | None]:
+    def read(path: str) -> bytes | None:
+        done = git("cat-file", "blob", f"{revision}:{path}", cwd=root, keep_index=keep_index, check=False)
+        return done.stdout if done.returncode == 0 else None
+    return read
+
+
+def _commit(root: Path, sha: str, message: str) -> Change:
+    return Change(sha[:12], message, _commit_changes(root, sha), _reader(root, sha))
+
+
+def _range(root: Path, start: str | None, end: str) -> list[tuple[str, str]]:
+    """(sha, message) of the commits in start..end (or end's commits on no remote), oldest first."""
+    spec = [f"{start}..{end}"] if start and start != ZERO else [end, "--not", "--remotes"]
+    done = git("log", "--reverse", "--format=%H%x00%B%x01", *spec, "--", cwd=root, check=False)
+    if done.returncode != 0:
+        return []
+    found = []
+    for entry in done.stdout.decode("utf-8", "replace").split("\x01"):
+        sha, _, message = entry.strip("\n").partition("\0")
+        if sha:
+            found.append((sha, message))
+    return found
+
+
+def _message_file(root: Path, files: Sequence[str]) -> Path | None:
+    if len(files) != 1:
+        return None
+    path = Path(files[0])
+    git_dir = Path(git("rev-parse", "--absolute-git-dir", cwd=root).stdout.decode().strip())
+    real = path.resolve()
+    return real if real.is_relative_to(git_dir.resolve()) or path.name.endswith("_EDITMSG") else None
+
+
+def _pending(root: Path, message_file: Path) -> Change:
+    """The commit being made: its message, and the index git is committing against its parent."""
+    message = message_file.read_text(encoding="utf-8", errors="replace")
+    base: list[str] = ["HEAD"]
+    head = git("log", "-1", "--format=%B", "HEAD", cwd=root, check=False)
+    if head.returncode != 0:
+        base = []  # the first commit: everything in the index is new
+    else:
+        mine = trailers(message).get("Gitstore-Learning")
+        theirs = trailers(head.stdout.decode("utf-8", "replace")).get("Gitstore-Learning")
+        if mine and theirs and mine[0][1] == theirs[0][1]:
+            parent = git("rev-parse", "--verify", "--quiet", "HEAD^", cwd=root, check=False)
+            if parent.returncode == 0:
+                base = ["HEAD^"]  # an amend of the promotion commit: judge it whole
+    done = git("diff", "--cached", "-z", "--name-status", "--no-renames", *base, cwd=root, keep_index=True)
+    parts = [p.decode("utf-8", "replace") for p in done.stdout.split(b"\0") if p]
+    changes = {parts[i + 1]: parts[i][:1] for i in range(0, len(parts) - 1, 2)}
+    return Change(relative(str(message_file), root), message, changes, _reader(root, "", keep_index=True))
+
+
+def check(files: Sequence[str], root: Path, start: str | None, end: str | None) -> list[Finding]:
+    """Judge the commit being made, or the commits of a range."""
+    cache: list[Memory] = []
+
+    def memory() -> Memory:
+        if not cache:
+            cache.append(Memory.load(root))
+        return cache[0]
+
+    message_file = None if (start or end) else _message_file(root, files)
+    if message_file is not None:
+        return judge(_pending(root, message_file), memory)
+    head = end or "HEAD"
+    if git("rev-parse", "--verify", "--quiet", head, cwd=root, check=False).returncode != 0:
+        return []
+    commits = [(sha, message) for sha, message in _range(root, start, head) if "Gitstore-" in message]
+    if not commits:
+        return []
+    tip_sha = git("rev-parse", head, cwd=root).stdout.decode().strip()
+    tip = Change(tip_sha[:12], "", {}, _reader(root, tip_sha))
+    findings: list[Finding] = []
+    for sha, message in commits:
+        findings += judge(_commit(root, sha, message), memory, tip)
+    return findings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    command = parser(PROG, __doc__.splitlines()[0])
+    command.add_argument("--from-ref", default=None, help="judge the commits after this one (CI: the base)")
+    command.add_argument("--to-ref", default=None, help="up to this one (default: HEAD)")
+    args = command.parse_args(argv)
+
+    def gate() -> int:
+        root = top_level()
+        start = args.from_ref or os.environ.get("PRE_COMMIT_FROM_REF")
+        end = args.to_ref or os.environ.get("PRE_COMMIT_TO_REF")
+        if start and not end:
+            end = "HEAD"
+        return report(check(args.files, root, start, end))
+
+    return run(PROG, gate)

@@ -1,0 +1,27 @@
+"""``gitstore-records``: verify the memory refs before they are pushed.
+
+Runs the store's ``verify`` over every record and ref under ``refs/memory/v1/``: layout, order,
+canonical bytes, contracts, digests, and decisions written without their audit entry. Each
+problem is one line; a clone without memory passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gitstore.promote.gates._common import Finding, parser, read_store, report, run, top_level
+
+PROG = "gitstore-records"
+WHERE = "refs/memory/v1"
+
+
+def check() -> list[Finding]:
+    """The problems ``verify`` finds in this repository's memory refs."""
+    store = read_store(top_level())
+    result = store.verify()
+    return [Finding(WHERE, 1, f"{problem.where}: {problem.message}") for problem in result.problems]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser(PROG, __doc__.splitlines()[0]).parse_args(argv)
+    return run(PROG, lambda: report(check()))

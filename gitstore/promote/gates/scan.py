@@ -1,0 +1,94 @@
+"""``gitstore-scan``: the safety scanner on the text files about to be committed.
+
+Each file is scanned as the content of its path from the repository's root, with the
+repository's ``.gitstore-allow`` (``PATH:KIND:LINE`` per line) clearing the findings its
+maintainers declared harmless. Anything the scanner would quarantine (hidden or bidirectional
+characters, injected instructions) or redact (secrets, home paths) is a finding on the line
+where it starts; warnings (mixed-script words) are printed but do not fail. Files that are not
+UTF-8 text are skipped.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from pathlib import Path
+
+from gitstore.promote.gates._common import Finding, parser, relative, report, run, top_level
+
+PROG = "gitstore-scan"
+
+
+def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding]]:
+    """(findings that fail, warnings) for the files."""
+    from gitstore.safety.scanner import QUARANTINE, REDACT, Allowlist, ConservativeScanner
+
+    allow_file = root / Allowlist.FILE_NAME
+    allow = Allowlist.parse(allow_file.read_text(encoding="utf-8")) if allow_file.is_file() else Allowlist()
+    scanner = ConservativeScanner(allow)
+    failing: list[Finding] = []
+    warnings: list[Finding] = []
+    for name in files:
+        try:
+            data = Path(name).read_bytes()
+            text = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if "\0" in text:
+            continue
+        place = relative(name, root)
+        result = scanner.scan(text, path=place)
+        if not result.findings:
+            continue
+        quarantined = sorted({f.kind for f in result.findings if f.action == QUARANTINE})
+        redacted = sorted({f.kind for f in result.findings if f.action == REDACT})
+        if quarantined:
+            failing += _quarantined(name, text, scanner, quarantined)
+        if redacted:
+            failing += _redacted(name, text, result.text, scanner, redacted)
+        for finding in result.findings:
+            if finding.action not in (QUARANTINE, REDACT):
+                warnings.append(Finding(name, 1, f"warning: {finding.kind} x{finding.count}"))
+    return failing, warnings
+
+
+def _quarantined(name: str, text: str, scanner: object, kinds: list[str]) -> list[Finding]:
+    """One finding per line holding something the scanner quarantines."""
+    from gitstore.safety.scanner import QUARANTINE
+
+    found = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        result = scanner.scan(line)  # type: ignore[attr-defined]
+        here = sorted({f.kind for f in result.findings if f.action == QUARANTINE})
+        if here:
+            found.append(Finding(name, number, f"quarantine: {', '.join(here)}"))
+    return found or [Finding(name, 1, f"quarantine: {', '.join(kinds)}")]
+
+
+def _redacted(name: str, text: str, redacted: str, scanner: object, kinds: list[str]) -> list[Finding]:
+    """One finding per run of lines the scanner would redact, naming what it found there."""
+    from gitstore.safety.scanner import REDACT
+
+    old, new = text.split("\n"), redacted.split("\n")
+    found = []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, start, end, _, _ in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        piece = "\n".join(old[start:max(end, start + 1)])
+        here = sorted({f.kind for f in scanner.scan(piece).findings if f.action == REDACT} & set(kinds))  # type: ignore[attr-defined]
+        found.append(Finding(name, start + 1, f"secret or private path: {', '.join(here or kinds)} "
+                                              "(remove it, or list PATH:KIND:LINE in .gitstore-allow)"))
+    return found or [Finding(name, 1, f"secret or private path: {', '.join(kinds)}")]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser(PROG, __doc__.splitlines()[0]).parse_args(argv)
+
+    def gate() -> int:
+        failing, warnings = check(args.files, top_level())
+        for warning in warnings:
+            print(warning)
+        return report(failing)
+
+    return run(PROG, gate)

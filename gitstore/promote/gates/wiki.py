@@ -1,0 +1,231 @@
+"""``gitstore-okf``: the wiki's rules on the pages about to be committed.
+
+For each page of the wiki (``okf/wiki/`` unless ``--root`` says otherwise) passed in:
+
+- the OKF v0.2 page rules: front matter with a non-empty ``type`` and well-formed optional
+  families, reserved ``index.md`` and ``log.md`` structure (``gitstore.promote.okf``);
+- every relative link and path-valued source resolves, and every ``#fragment`` names a heading;
+- every promoted claim (``gitstore.promote.blocks``) carries a ``Cited:`` line whose citations a
+  reader can follow, and every marker is well formed;
+- the tooling overlay (``tooling/``): each page has exactly one outgoing link, to project
+  knowledge outside the overlay; and no other page links into the overlay, which other clones
+  do not have.
+
+Against the base revision (``--base``, else the pre-push range's start, else HEAD):
+
+- ``INSTRUCTIONS.md`` is preserved byte for byte and never deleted;
+- ``index.md`` is generated: a changed one must be exactly what the generator writes;
+- ``log.md`` only grows at the top: no entry already logged changes or disappears.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from posixpath import dirname, join, normpath
+
+from gitstore.promote import blocks
+from gitstore.promote.gates._common import (
+    Finding, base_revision, blob_id, blobs, line_of, parser, relative, report, run, top_level, tree_entries,
+)
+from gitstore.promote.okf import (
+    INDEX_PAGE, LOG_PAGE, check_links, check_page, is_url, links_of, page_cache, read_page, render_index_page,
+)
+
+PROG = "gitstore-okf"
+WIKI = "okf/wiki"
+INSTRUCTIONS = "INSTRUCTIONS.md"
+OVERLAY = "tooling"
+_KEY = re.compile(r"^([a-z_]+)(?:\[\d+\])?(?:\.[a-z_]+)?(?:\.by|\.at)? (?:is|has)\b")
+_LINE_IN = re.compile(r"^(?:index|log) line (\d+):")
+
+
+def check(files: Sequence[str], root: Path, wiki_rel: str, base: str | None) -> list[Finding]:
+    """Every rule the passed pages of the wiki break."""
+    wiki_rel = wiki_rel.strip("/")
+    wiki = root / wiki_rel
+    names = [relative(f, root) for f in files]
+    pages = [n for n in names if n.startswith(wiki_rel + "/") and n.endswith(".md")]
+    findings: list[Finding] = []
+    with page_cache():
+        for rel in pages:
+            findings += _page(root / rel, rel, wiki, wiki_rel)
+        if base is not None:
+            findings += _against_base(root, wiki, wiki_rel, pages, base)
+    return findings
+
+
+def _page(path: Path, rel: str, wiki: Path, wiki_rel: str) -> list[Finding]:
+    if path.name == INSTRUCTIONS or not path.is_file():
+        return []
+    page = read_page(path)
+    text = page.text or ""
+    found = [Finding(rel, _line(problem, text), problem) for problem in check_page(path, wiki)]
+    if page.text is None or page.problems:
+        return found
+    found += [Finding(rel, _link_line(problem, text), problem) for problem in check_links(path, wiki)]
+    inside = rel[len(wiki_rel) + 1:]
+    if inside.startswith(f"{OVERLAY}/"):
+        found += _overlay_links(path, rel, wiki_rel, text)
+    else:
+        found += _links_into_overlay(path, rel, wiki_rel, text)
+    return found + _promoted(rel, text)
+
+
+def _line(problem: str, text: str) -> int:
+    """The line a page problem is about: the front matter key it names, else the first line."""
+    if match := _LINE_IN.match(problem):
+        offset = text.count("\n", 0, len(text) - len(read_body(text)))
+        return int(match.group(1)) + offset
+    if match := re.search(r"footnote (\[\^[^\]]+\])", problem):
+        return line_of(text, match.group(1))
+    if match := _KEY.match(problem):
+        return line_of(text, f"\n{match.group(1)}:") + 1 if f"\n{match.group(1)}:" in text else 1
+    return 1
+
+
+def read_body(text: str) -> str:
+    from gitstore.promote.okf import split_front_matter
+
+    return split_front_matter(text)[1]
+
+
+def _link_line(problem: str, text: str) -> int:
+    target = problem.split(" ", 2)[1].rstrip(":") if problem.count(" ") >= 2 else ""
+    return line_of(text, f"({target}") if f"({target}" in text else line_of(text, target)
+
+
+def _resolve(rel: str, target: str, wiki_rel: str) -> str:
+    name = target.partition("#")[0]
+    if name.startswith("/"):
+        return normpath(join(wiki_rel, name.lstrip("/")))
+    return normpath(join(dirname(rel), name))
+
+
+def _overlay_links(path: Path, rel: str, wiki_rel: str, text: str) -> list[Finding]:
+    """An overlay page links exactly once, to project knowledge outside the overlay."""
+    links = links_of(path)
+    if len(links) != 1:
+        return [Finding(rel, 1, f"a page of the tooling overlay has exactly one outgoing link, to project "
+                                f"knowledge; this one has {len(links)}")]
+    target = links[0]
+    if is_url(target):
+        return [Finding(rel, line_of(text, target), f"the overlay's one link must lead to project knowledge "
+                                                    f"in the repository, not to {target}")]
+    resolved = _resolve(rel, target, wiki_rel)
+    if resolved.startswith(f"{wiki_rel}/{OVERLAY}/") or resolved == f"{wiki_rel}/{OVERLAY}":
+        return [Finding(rel, line_of(text, target), "the overlay's one link must lead out of the overlay, "
+                                                    "to project knowledge")]
+    return []
+
+
+def _links_into_overlay(path: Path, rel: str, wiki_rel: str, text: str) -> list[Finding]:
+    """No page outside the overlay (no index, no project page) links into it."""
+    found = []
+    for target in links_of(path):
+        if is_url(target) or not target.partition("#")[0]:
+            continue
+        resolved = _resolve(rel, target, wiki_rel)
+        if resolved.startswith(f"{wiki_rel}/{OVERLAY}/") or resolved == f"{wiki_rel}/{OVERLAY}":
+            found.append(Finding(rel, line_of(text, target), f"links into the local tooling overlay ({target}), "
+                                                             "which no other clone has; never list or link it"))
+    return found
+
+
+def _promoted(rel: str, text: str) -> list[Finding]:
+    """Every promoted claim carries a readable citation."""
+    found = [Finding(rel, n, "a gitstore:promoted marker that does not follow its form "
+                             "(<!-- gitstore:promoted lrn_<id> sha256:<digest> -->)")
+             for n in blocks.markers_without_shape(text)]
+    for block in blocks.find(text):
+        if not block.statement.strip():
+            found.append(Finding(rel, block.line, f"promoted claim {block.learning} has no text"))
+        if block.cited_line is None:
+            found.append(Finding(rel, block.line, f"promoted claim {block.learning} has no citation "
+                                                  "(a 'Cited:' line right after its text)"))
+            continue
+        if not block.citations:
+            found.append(Finding(rel, block.cited_line, f"promoted claim {block.learning} cites nothing "
+                                                        "a reader can check"))
+        for item in block.unreadable:
+            found.append(Finding(rel, block.cited_line, f"citation {item[:80]!r} of {block.learning} follows no "
+                                                        "known form (`path@commit`, `lrn_<id>@sha256:<digest>`, "
+                                                        "`command` exited N, <URL> (accessed YYYY-MM-DD))"))
+    return found
+
+
+def _against_base(root: Path, wiki: Path, wiki_rel: str, pages: list[str], base: str) -> list[Finding]:
+    entries = tree_entries(root, base, [wiki_rel])
+    found: list[Finding] = []
+    changed: dict[str, str | None] = {}  # path -> base blob id (None: new)
+    for rel in [p for p in entries if p.rsplit("/", 1)[-1] == INSTRUCTIONS] + pages:
+        name = rel.rsplit("/", 1)[-1]
+        if name not in (INSTRUCTIONS, INDEX_PAGE, LOG_PAGE) or rel in changed:
+            continue
+        path = root / rel
+        if not path.is_file():
+            if name == INSTRUCTIONS:
+                found.append(Finding(rel, 1, "INSTRUCTIONS.md is preserved byte for byte and may not be deleted"))
+            continue
+        old = entries.get(rel)
+        if old is None or blob_id(path.read_bytes(), len(old)) != old:
+            changed[rel] = old
+    contents = blobs(root, [oid for oid in changed.values() if oid])
+    for rel, old in changed.items():
+        found += _changed(root / rel, rel, wiki, contents.get(old) if old else None)
+    return found
+
+
+def _changed(path: Path, rel: str, wiki: Path, before: bytes | None) -> list[Finding]:
+    name = path.name
+    now = path.read_bytes()
+    if name == INSTRUCTIONS:
+        if before is None:
+            return []
+        return [Finding(rel, _first_difference(before, now), "INSTRUCTIONS.md is preserved byte for byte; "
+                                                             "this change edits it")]
+    if name == INDEX_PAGE:
+        expected = render_index_page(wiki, path.parent).encode("utf-8")
+        if now != expected:
+            return [Finding(rel, _first_difference(expected, now), "index.md is generated, never edited by hand: "
+                                                                   "it differs from the inventory of its folder's pages "
+                                                                   "(regenerate it)")]
+        return []
+    if before is not None and not _log_grows(before.decode("utf-8", "replace"), now.decode("utf-8", "replace")):
+        return [Finding(rel, _first_difference(before, now), "log.md only grows at the top: an entry already "
+                                                             "logged changed or went missing")]
+    return []
+
+
+def _log_grows(before: str, after: str) -> bool:
+    def split(text: str) -> tuple[str, list[str]]:
+        parts = re.split(r"(?m)^(?=## )", text)
+        return parts[0], [p.rstrip("\n") for p in parts[1:]]
+
+    head_before, entries_before = split(before)
+    head_after, entries_after = split(after)
+    if head_before.rstrip("\n") != head_after.rstrip("\n"):
+        return False
+    return not entries_before or entries_after[-len(entries_before):] == entries_before
+
+
+def _first_difference(before: bytes, after: bytes) -> int:
+    for number, (a, b) in enumerate(zip(before.split(b"\n"), after.split(b"\n")), start=1):
+        if a != b:
+            return number
+    return min(before.count(b"\n"), after.count(b"\n")) + 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    command = parser(PROG, __doc__.splitlines()[0])
+    command.add_argument("--root", default=WIKI, help="the wiki's folder in the repository (default: okf/wiki)")
+    command.add_argument("--base", default=None, help="judge changes against this revision (default: "
+                                                      "PRE_COMMIT_FROM_REF, else HEAD)")
+    args = command.parse_args(argv)
+
+    def gate() -> int:
+        root = top_level()
+        return report(check(args.files, root, args.root, base_revision(args.base, root)))
+
+    return run(PROG, gate)

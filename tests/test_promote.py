@@ -1,0 +1,388 @@
+"""gitstore promote: packets, routes, the commit on memory/promote/<id>, and every refusal
+that stops a promotion before anything is written."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pygit2
+import pytest
+
+from gitstore.cli import main
+from gitstore.errors import Refused
+from gitstore.ops import learning as ops
+from gitstore.ops._context import Context
+from gitstore.ops.promote import promote
+from gitstore.promote import blocks
+from gitstore.promote.branch import TRAILERS, trailers
+from gitstore.promote.gates import promotion as promotion_gate
+from gitstore.promote.gates import skills as skills_gate
+from gitstore.promote.gates import wiki as wiki_gate
+from gitstore.records.contracts import load_record
+
+from .promotion_world import PERSON, WIKI_FILES, Evidence, accepted_learning, commit_files, git, wiki_repo
+
+PAGE = "okf/wiki/reliability.md"
+
+
+def _records(ctx: Context) -> list[str]:
+    return [item.digest for item in ctx.store.items()]
+
+
+def _refs(root: Path) -> set[str]:
+    return set(git(root, "for-each-ref", "--format=%(refname)").split())
+
+
+def _tree_files(root: Path, revision: str) -> dict[str, str]:
+    lines = git(root, "ls-tree", "-r", revision).splitlines()
+    return {line.split("\t")[1]: line.split()[2] for line in lines}
+
+
+@pytest.fixture
+def promoted(tmp_path: Path) -> tuple[Context, dict[str, Any], Any]:
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx)
+    return ctx, learning, promote(ctx, learning["id"], PERSON)
+
+
+def test_a_narrow_fact_is_one_commit_of_the_smallest_edit(promoted: tuple[Context, dict[str, Any], Any]) -> None:
+    ctx, learning, result = promoted
+    root = ctx.workspace.root
+    base = git(root, "rev-parse", "main").strip()
+    branch = f"memory/promote/{learning['id']}"
+    assert result.branch == branch and result.packet["route"] == "direct-edit"
+    assert git(root, "rev-list", f"main..{branch}").split() == [result.commit]
+    assert git(root, "rev-parse", f"{branch}^").strip() == base
+    before, after = _tree_files(root, base), _tree_files(root, branch)
+    assert {p for p in after if after[p] != before.get(p)} == {PAGE} and set(before) == set(after)
+    diff = git(root, "diff", "--unified=0", base, branch).splitlines()
+    added = [line[1:] for line in diff if line.startswith("+") and not line.startswith("+++")]
+    assert not [line for line in diff if line.startswith("-") and not line.startswith("---")]
+    assert len(added) == 4 and added.count("") == 1  # the block and one blank line, nothing else
+    marker, text, cited = [line for line in added if line]
+    assert marker.startswith("<!-- gitstore:promoted " + learning["id"])
+    assert text == learning["content"]["text"] and cited.startswith("Cited: `src/retry.py@" + base)
+    page = git(root, "show", f"{branch}:{PAGE}")
+    assert page.index(learning["content"]["text"]) < page.index("## Timeouts")  # inside the Retries section
+
+
+def test_trailers_bind_the_commit_to_the_stored_packet(promoted: tuple[Context, dict[str, Any], Any]) -> None:
+    ctx, learning, result = promoted
+    message = git(ctx.workspace.root, "log", "-1", "--format=%B", result.commit)
+    found = {name: values[0][1] for name, values in trailers(message).items()}
+    assert found == {"Gitstore-Learning": learning["id"], "Gitstore-Content-Digest": learning["contentDigest"],
+                     "Gitstore-Review-Digest": learning["reviewDigest"], "Gitstore-Packet": result.packet["digest"]}
+    assert set(found) == set(TRAILERS)
+    stored = [i.record for i in ctx.store.items() if i.kind in ("packet", "audit")][-2:]
+    packet, audit = stored
+    assert packet == result.packet and load_record(json.dumps(packet)) == packet
+    assert audit["action"] == "promote" and audit["records"] == [packet["digest"]] and audit["by"] == PERSON
+    assert packet["base"] == git(ctx.workspace.root, "rev-parse", "main").strip()
+    assert packet["learningDigest"] == learning["digest"]
+    assert [c["name"] for c in packet["checks"]] == [
+        "accepted", "review-digest", "active", "audience", "citations", "route", "okf", "safety"]
+    assert {c["kind"] for c in packet["citations"]} == {"source", "learning"}
+
+
+def test_the_gates_pass_the_promotion_commit(promoted: tuple[Context, dict[str, Any], Any]) -> None:
+    ctx, learning, result = promoted
+    root = ctx.workspace.root
+    assert promotion_gate.check([], root, "main", result.branch) == []
+    git(root, "checkout", "-q", result.branch)
+    assert wiki_gate.check([PAGE], root, "okf/wiki", "main") == []
+
+
+def test_head_index_and_work_tree_are_never_touched(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    learning = accepted_learning(ctx)
+    (root / PAGE).write_text("my own unfinished edit\n")
+    (root / "src/store.py").write_text("staged change\n")
+    git(root, "add", "src/store.py")
+    status, head = git(root, "status", "--porcelain"), git(root, "rev-parse", "HEAD")
+    promote(ctx, learning["id"], PERSON)
+    assert git(root, "status", "--porcelain") == status and git(root, "rev-parse", "HEAD") == head
+    assert (root / PAGE).read_text() == "my own unfinished edit\n"
+    assert git(root, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
+
+
+def test_a_second_promotion_is_refused_while_its_branch_exists(promoted: tuple[Context, dict[str, Any], Any]) -> None:
+    ctx, learning, _ = promoted
+    before = _records(ctx)
+    with pytest.raises(Refused, match="already exists"):
+        promote(ctx, learning["id"], PERSON)
+    assert _records(ctx) == before
+
+
+# -- refusals: nothing is written -------------------------------------------------------------
+
+def _refused(ctx: Context, learning_id: str, match: str, **options: Any) -> None:
+    root = ctx.workspace.root
+    records, refs, status = _records(ctx), _refs(root), git(root, "status", "--porcelain", "--ignored")
+    with pytest.raises(Refused, match=match) as info:
+        promote(ctx, learning_id, PERSON, **options)
+    assert "\n" not in str(info.value)
+    assert _records(ctx) == records and _refs(root) == refs
+    assert git(root, "status", "--porcelain", "--ignored") == status
+
+
+def test_only_accepted_active_learnings_are_promoted(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    proposed = accepted_learning(ctx, accept=False)
+    _refused(ctx, proposed["id"], r"stopped at accepted: it is proposed, not accepted")
+    accepted = ops.accept(ctx, proposed["id"], proposed["reviewDigest"], PERSON)
+    ops.retire(ctx, accepted["id"], PERSON, "obsolete")
+    _refused(ctx, accepted["id"], r"stopped at accepted: it is retired")
+    _refused(ctx, "lrn_" + "0" * 32, "no learning lrn_0+ in this scope")
+
+
+def test_withdrawn_consent_stops_a_promotion(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx)
+    from gitstore.ops import consent
+
+    grant = [i.record for i in ctx.store.items() if i.kind == "grant"][0]
+    consent.withdraw(ctx, PERSON, grant["digest"], ["instruction"], "pause")
+    _refused(ctx, learning["id"], r"stopped at active: it is not in force for instruction")
+
+
+def test_personal_learnings_are_never_promoted(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx, audience="personal")
+    _refused(ctx, learning["id"], "personal learnings are never promoted")
+    _refused(ctx, learning["id"], "personal learnings are never promoted", route="0")
+
+
+@pytest.mark.parametrize(("text", "trace"), [
+    ("Run the suite from /home/alice/widgets before pushing src/retry.py changes.", "a home path"),
+    ("The retry tests only pass on build-01.internal with src/retry.py.", "a machine name"),
+    ("In Claude Code, ask for src/retry.py to be reviewed after each change.", "harness specifics"),
+])
+def test_a_project_claim_must_stand_on_the_repository_alone(tmp_path: Path, text: str, trace: str) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx, text=text)
+    _refused(ctx, learning["id"], rf"stopped at audience: .*{trace}.*promote it as user-tooling")
+
+
+def test_environment_traces_in_the_evidence_stop_a_project_claim(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    refs = Evidence(ctx).comments(["Jitter fixed it on alice-laptop.local for me.", "Add jitter here too."])
+    learning = accepted_learning(ctx, evidence=refs)
+    _refused(ctx, learning["id"], rf"stopped at audience: .* evidence {refs[0]['events'][0]} holds a machine name")
+
+
+@pytest.mark.parametrize(("text", "targets", "missing"), [
+    ("Every retry loop in src/retry.py uses jitter.", ("src/gone.py",), "src/gone.py"),
+    ("Every retry loop in src/retrying.py uses jitter.", (), "src/retrying.py"),
+    ("`retry_forever()` wraps every call in src/retry.py.", ("src/retry.py",), "retry_forever()"),
+])
+def test_every_cited_path_and_symbol_exists_at_the_commit(tmp_path: Path, text: str, targets: tuple[str, ...],
+                                                          missing: str) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx, text=text, targets=targets)
+    _refused(ctx, learning["id"], rf"stopped at citations: it cites {missing.replace('(', '[(]').replace(')', '[)]')}")
+
+
+def test_cited_symbols_are_found_in_the_code(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx, text="`Store.append` takes records in batches (src/store.py).",
+                                 targets=("src/store.py",), title="Appends take batches")
+    result = promote(ctx, learning["id"], PERSON)
+    assert result.packet["target"] == "okf/wiki/storage.md"
+
+
+def test_the_safety_scanner_reads_what_would_be_written() -> None:
+    from gitstore.promote.verify import Stopped, check_safety
+
+    learning = {"id": "lrn_" + "1" * 32, "content": {"title": "T", "text": "x"}}
+    check_safety(learning, ["Every retry uses jitter."])
+    with pytest.raises(Stopped, match="stopped at safety: the safety scanner found quarantine bidi-control"):
+        check_safety(learning, ["Every retry \u202euses jitter."])
+    with pytest.raises(Stopped, match="redact aws-access-key"):
+        check_safety(learning, ["key AKIAIOSFODNN7EXAMPLQ"])
+
+
+# -- the rubric and the other routes -----------------------------------------------------------
+
+def test_route_may_only_be_made_stricter(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx)
+    _refused(ctx, learning["id"], "not stricter", route="procedural")
+    _refused(ctx, learning["id"], "unknown route", route="9")
+    result = promote(ctx, learning["id"], PERSON, route="2")
+    assert result.packet["route"] == "staged-update" and result.packet["rubric"]["route"] == "direct-edit"
+    assert result.branch is None and result.packet["branch"] is None
+
+
+def test_broad_knowledge_becomes_a_staged_brief_and_no_commit(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    text = "Retries in src/retry.py use jitter.\n\nTimeouts come from the caller and are never retried twice."
+    learning = accepted_learning(ctx, text=text)
+    refs = _refs(root)
+    result = promote(ctx, learning["id"], PERSON)
+    assert result.packet["route"] == "staged-update" and "broad" in result.packet["rubric"]["reasons"][1]
+    assert _refs(root) == refs and git(root, "status", "--porcelain") == ""
+    folder = root / "okf/.memory/staged" / learning["id"]
+    assert sorted(p.name for p in folder.iterdir()) == ["brief.md", "packet.json"]
+    assert json.loads((folder / "packet.json").read_text()) == result.packet
+    brief = (folder / "brief.md").read_text()
+    assert text in brief and "INSTRUCTIONS.md" in brief and "pull request #1" in brief
+    assert result.written == [f"okf/.memory/staged/{learning['id']}/brief.md",
+                              f"okf/.memory/staged/{learning['id']}/packet.json"]
+
+
+def test_knowledge_no_page_owns_is_structural(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx, title="Billing rounds up", text="Invoices round every amount up to cents.",
+                                 targets=())
+    result = promote(ctx, learning["id"], PERSON)
+    assert result.packet["route"] == "staged-update" and "no page owns it" in result.packet["rubric"]["reasons"][1]
+
+
+def test_user_tooling_goes_to_the_local_overlay(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    learning = accepted_learning(ctx, audience="user-tooling", title="Fast retry tests",
+                                 text="Run the retry tests with pytest -x -q before pushing.", targets=())
+    refs = _refs(root)
+    result = promote(ctx, learning["id"], PERSON)
+    path = "okf/wiki/tooling/fast-retry-tests.md"
+    assert result.packet["route"] == "overlay" and result.written == [path] and result.branch is None
+    assert _refs(root) == refs and git(root, "status", "--porcelain") == ""  # git ignores the overlay
+    page = (root / path).read_text()
+    assert learning["content"]["text"] in page
+    assert wiki_gate.check([path], root, "okf/wiki", None) == []
+    assert blocks.find(page)[0].learning == learning["id"]
+
+
+def test_procedural_memory_from_several_contexts_becomes_a_skill(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    text = "Before changing src/retry.py, run the retry tests, then check the backoff bounds."
+    learning = accepted_learning(ctx, memory="procedural", title="Change retries safely", text=text)
+    result = promote(ctx, learning["id"], PERSON)
+    path = ".agents/skills/change-retries-safely/SKILL.md"
+    assert result.packet["route"] == "skill" and result.packet["target"] == path
+    assert git(root, "diff", "--name-status", "main", result.branch).split() == ["A", path]
+    skill = git(root, "show", f"{result.branch}:{path}")
+    assert skill.startswith("---\nname: change-retries-safely\ndescription: ")
+    assert f"gitstore-learning: {learning['id']}" in skill and text in skill
+    git(root, "checkout", "-q", result.branch)
+    assert skills_gate.check([str(root / path)]) == []
+    assert promotion_gate.check([], root, "main", result.branch) == []
+
+
+def test_procedural_memory_from_one_context_is_not_a_skill(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    refs = Evidence(ctx).comments(["Run the retry tests first.", "Yes, first the tests."], prs=[4, 4])
+    learning = accepted_learning(ctx, memory="procedural", title="Test retries first", evidence=refs,
+                                 text="Before changing src/retry.py, run the retry tests.")
+    result = promote(ctx, learning["id"], PERSON)
+    assert result.packet["route"] == "staged-update"
+    assert "a skill needs 2" in result.packet["rubric"]["reasons"][0]
+
+
+# -- the command -------------------------------------------------------------------------------
+
+def test_promote_command_reports_what_it_did(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx)
+    monkeypatch.chdir(ctx.workspace.root)
+    assert main(["promote", learning["id"], "--by", PERSON, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["route"] == "direct-edit" and report["branch"] == f"memory/promote/{learning['id']}"
+    assert report["push"] is None and report["checks"][-1] == "safety"
+    assert main(["promote", learning["id"], "--by", PERSON]) == 1
+    assert capsys.readouterr().err.startswith("gitstore: error: branch memory/promote/")
+    assert main(["promote", learning["id"], "--route", "bogus"]) == 1
+
+
+def _bare_remote(tmp_path: Path, root: Path) -> Path:
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(root, "remote", "set-url", "origin", str(remote))
+    return remote
+
+
+def _fake_gh(tmp_path: Path, authenticated: bool = True) -> Path:
+    folder = tmp_path / "bin"
+    folder.mkdir(exist_ok=True)
+    log = tmp_path / "gh.log"
+    script = folder / "gh"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'printf "%s\\n" "$*" >> "{log}"\n'
+        f'if [ "$1" = auth ]; then exit {0 if authenticated else 1}; fi\n'
+        f'if [ "$1" = pr ]; then cat > "{tmp_path / "gh.body"}"; echo https://github.com/acme/widgets/pull/7; fi\n'
+    )
+    script.chmod(0o755)
+    return folder
+
+
+def test_push_and_pull_request_with_the_github_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx = wiki_repo(tmp_path / "widgets", {"README.md": "# widgets\n"})
+    root = ctx.workspace.root
+    remote = _bare_remote(tmp_path, root)
+    learning = accepted_learning(ctx)
+    monkeypatch.setenv("PATH", f"{_fake_gh(tmp_path)}{os.pathsep}{os.environ['PATH']}")
+    result = promote(ctx, learning["id"], PERSON, pull_request=True)
+    assert result.push is not None and result.push.done
+    assert git(remote, "rev-parse", result.branch).strip() == result.commit
+    assert result.pull_request is not None and result.pull_request.url == "https://github.com/acme/widgets/pull/7"
+    calls = (tmp_path / "gh.log").read_text().splitlines()
+    assert calls[0] == "auth status"
+    assert calls[1].startswith(f"pr create --head {result.branch} --title Promote: Retries use jitter --body-file -")
+    assert calls[1].endswith("--base main")
+    body = (tmp_path / "gh.body").read_text()
+    for part in (learning["content"]["text"], "## Evidence by origin", "pull request #1: 1 event by github:1001",
+                 "pull request #2", "`direct-edit`", "safety: passed", result.packet["digest"]):
+        assert part in body
+
+
+def test_pull_request_without_the_github_cli_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    _bare_remote(tmp_path, root)
+    learning = accepted_learning(ctx)
+    git_dir = Path(os.popen("command -v git").read().strip()).parent
+    empty = tmp_path / "nogh"
+    empty.mkdir()
+    (empty / "git").symlink_to(git_dir / "git")
+    monkeypatch.setenv("PATH", str(empty))
+    result = promote(ctx, learning["id"], PERSON, pull_request=True)
+    assert result.push is not None and result.push.done
+    assert result.pull_request is not None and not result.pull_request.done
+    assert "the GitHub CLI (gh) is not installed" in result.pull_request.message
+
+
+def test_pull_request_when_gh_is_not_signed_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    _bare_remote(tmp_path, ctx.workspace.root)
+    learning = accepted_learning(ctx)
+    monkeypatch.setenv("PATH", f"{_fake_gh(tmp_path, authenticated=False)}{os.pathsep}{os.environ['PATH']}")
+    result = promote(ctx, learning["id"], PERSON, pull_request=True)
+    assert result.pull_request is not None and "gh is not signed in" in result.pull_request.message
+    assert (tmp_path / "gh.log").read_text().splitlines() == ["auth status"]
+
+
+def test_a_failed_push_is_reported_and_the_promotion_stands(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    git(ctx.workspace.root, "remote", "set-url", "origin", str(tmp_path / "missing.git"))
+    learning = accepted_learning(ctx)
+    result = promote(ctx, learning["id"], PERSON, push=True, pull_request=True)
+    assert result.push is not None and not result.push.done and "failed" in result.push.message
+    assert result.pull_request is not None and "not pushed" in result.pull_request.message
+    assert pygit2.Repository(str(ctx.workspace.root)).references.get(f"refs/heads/{result.branch}") is not None
+
+
+def test_commit_files_helper_keeps_the_wiki_valid(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    git(tmp_path, "init", "-q", "-b", "main", str(root))
+    commit_files(root, WIKI_FILES)
+    assert wiki_gate.check([f"{root}/{name}" for name in WIKI_FILES if name.endswith(".md")], root,
+                           "okf/wiki", None) == []

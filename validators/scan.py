@@ -1,0 +1,16 @@
+"""gitstore-scan: the safety scanner on the text files about to be committed.
+
+A thin entry point for pre-commit (see .pre-commit-hooks.yaml); the gate is
+``gitstore.promote.gates.scan``. Installed as ``gitstore_validators.scan``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from gitstore.promote.gates.scan import main
+
+__all__ = ["main"]
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,16 @@
+"""gitstore-skills: the Agent Skills rules on SKILL.md files.
+
+A thin entry point for pre-commit (see .pre-commit-hooks.yaml); the gate is
+``gitstore.promote.gates.skills``. Installed as ``gitstore_validators.skills``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from gitstore.promote.gates.skills import main
+
+__all__ = ["main"]
+
+if __name__ == "__main__":
+    sys.exit(main())
