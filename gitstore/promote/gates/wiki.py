@@ -37,7 +37,7 @@ PROG = "gitstore-okf"
 WIKI = "okf/wiki"
 INSTRUCTIONS = "INSTRUCTIONS.md"
 OVERLAY = "tooling"
-_KEY = re.compile(r"^([a-z_]+)(?:\[\d+\])?(?:\.[a-z_]+)?(?:\.by|\.at)? (?:is|has)\b")
+_KEY = re.compile(r"^([a-z_]+)\b")
 _LINE_IN = re.compile(r"^(?:index|log) line (\d+):")
 
 
@@ -80,8 +80,9 @@ def _line(problem: str, text: str) -> int:
         return int(match.group(1)) + offset
     if match := re.search(r"footnote (\[\^[^\]]+\])", problem):
         return line_of(text, match.group(1))
-    if match := _KEY.match(problem):
-        return line_of(text, f"\n{match.group(1)}:") + 1 if f"\n{match.group(1)}:" in text else 1
+    head = text[:len(text) - len(read_body(text))]
+    if (match := _KEY.match(problem)) and f"\n{match.group(1)}:" in head:
+        return line_of(head, f"\n{match.group(1)}:") + 1
     return 1
 
 

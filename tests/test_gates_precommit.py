@@ -1,0 +1,287 @@
+"""The gates through the real pre-commit framework, with gitstore as a hook repository.
+
+pre-commit installs a hook repository by cloning it and pip-installing it into a virtual
+environment, which takes a while: every test here shares one snapshot of this checkout (a git
+repository whose commit is the same for the same files) and one PRE_COMMIT_HOME, so the
+environment is built once per run, whatever the number of tests or workers. ``try-repo``
+always builds its own, so it runs once.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from gitstore.ops.promote import promote
+
+from .conftest import ROOT, shared
+from .promotion_world import PERSON, accepted_learning, git, wiki_repo
+
+HOOKS = ("gitstore-okf", "gitstore-skills", "gitstore-scan", "gitstore-promotion", "gitstore-records")
+PRE_COMMIT = [sys.executable, "-m", "pre_commit"]
+FIXED = {"GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}
+
+
+def _shared_folder(factory: pytest.TempPathFactory) -> Path:
+    base = factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "gitstore-hook-repo"
+
+
+@pytest.fixture(scope="session")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str, Path]]:
+    """(a snapshot of this checkout as a git repository, its commit, a shared PRE_COMMIT_HOME)."""
+    folder = _shared_folder(tmp_path_factory)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        snapshot = folder / "gitstore"
+        if not (snapshot / ".git").is_dir():
+            listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=ROOT,
+                                    capture_output=True, check=True).stdout.split(b"\0")
+            for name in filter(None, (n.decode() for n in listed)):
+                source = ROOT / name
+                if source.is_file():
+                    (snapshot / name).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(source, snapshot / name)
+            env = {**os.environ, **FIXED}
+            for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"]):
+                subprocess.run(["git", *args], cwd=snapshot, env=env, check=True, capture_output=True)
+        sha = git(snapshot, "rev-parse", "HEAD").strip()
+    yield snapshot, sha, folder / "pre-commit-home"
+
+
+def _config(root: Path, hook_repo: tuple[Path, str, Path], hooks: tuple[str, ...] = HOOKS) -> None:
+    snapshot, sha, _ = hook_repo
+    lines = ["repos:", f"  - repo: {snapshot}", f"    rev: {sha}", "    hooks:"]
+    lines += [f"      - id: {hook}" for hook in hooks]
+    (root / ".pre-commit-config.yaml").write_text("\n".join(lines) + "\n")
+
+
+def _env(hook_repo: tuple[Path, str, Path]) -> dict[str, str]:
+    return {**os.environ, "PRE_COMMIT_HOME": str(hook_repo[2]), "PRE_COMMIT_COLOR": "never"}
+
+
+def _run(root: Path, hook_repo: tuple[Path, str, Path], *args: str, code: int | None = None,
+         command: list[str] | None = None) -> str:
+    done = subprocess.run([*(command or PRE_COMMIT), *args], cwd=root, env=_env(hook_repo),
+                          capture_output=True, text=True, timeout=600)
+    out = done.stdout + done.stderr
+    if code is not None:
+        assert done.returncode == code, out
+    return out
+
+
+def _findings(out: str) -> list[str]:
+    return [line for line in out.splitlines() if line.count(":") >= 2 and ": " in line
+            and not line.startswith(("-", "[", "gitstore ", "hook id", "Using config", "repos", "  "))]
+
+
+# -- pre-commit try-repo and run: the file gates on real material ------------------------------
+
+def _material_repo(root: Path) -> None:
+    git(root.parent, "init", "-q", "-b", "main", str(root))
+    shutil.copytree(shared("okf", "bundles", "acme_retail"), root / "okf" / "wiki")
+    for skill in sorted(shared("skills", "anthropics-skills").glob("*/SKILL.md")):
+        if skill.parent.name != "claude-api":  # its description is over the specification's 1024 characters
+            (root / ".agents" / "skills" / skill.parent.name).mkdir(parents=True)
+            shutil.copy(skill, root / ".agents" / "skills" / skill.parent.name / "SKILL.md")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "real material")
+
+
+def _break_each_file_gate(root: Path) -> None:
+    revenue = root / "okf/wiki/metrics/revenue.md"
+    revenue.write_text(revenue.read_text().replace("../computations/revenue-ytd.md", "../computations/gone.md"))
+    skill = root / ".agents/skills/mcp-builder/SKILL.md"
+    skill.write_text(skill.read_text().replace("name: mcp-builder\n", "name: mcp-builder\nversion: 2\n"))
+    (root / "deploy.env").write_text("AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLQ\n")
+    git(root, "add", "-A")
+
+
+def test_try_repo_runs_the_gates_from_this_checkout(tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
+    root = tmp_path / "material"
+    _material_repo(root)
+    _break_each_file_gate(root)
+    out = _run(root, hook_repo, "try-repo", str(hook_repo[0]), "--ref", hook_repo[1], code=1)
+    assert "okf/wiki/metrics/revenue.md:23: link ../computations/gone.md does not resolve" in out
+    assert ".agents/skills/mcp-builder/SKILL.md:3: front matter key 'version' is not in the specification" in out
+    assert "deploy.env:1: secret or private path: aws-access-key" in out
+    for hook in ("gitstore OKF wiki", "gitstore Agent Skills", "gitstore safety scan"):
+        assert any(line.startswith(hook) and line.endswith("Failed") for line in out.splitlines()), out
+
+
+def test_pre_commit_run_passes_real_material_and_fails_each_file_gate(
+        tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
+    root = tmp_path / "material"
+    _material_repo(root)
+    _config(root, hook_repo, ("gitstore-okf", "gitstore-skills", "gitstore-scan"))
+    out = _run(root, hook_repo, "run", "--all-files", code=0)
+    assert out.count("Passed") == 3, out
+    _break_each_file_gate(root)
+    out = _run(root, hook_repo, "run", code=1)
+    expected = ["okf/wiki/metrics/revenue.md:23: link ../computations/gone.md does not resolve",
+                ".agents/skills/mcp-builder/SKILL.md:3: front matter key 'version' is not in the specification",
+                "deploy.env:1: secret or private path: aws-access-key"]
+    found = _findings(out)
+    assert len(found) == 3 and all(f.startswith(e) for f, e in zip(found, expected)), out
+
+
+def test_the_hook_environment_installs_gitstore_validators_never_validators(
+        tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
+    root = tmp_path / "material"
+    _material_repo(root)
+    _config(root, hook_repo, ("gitstore-skills",))
+    _run(root, hook_repo, "install-hooks", code=0)
+    pythons = sorted(hook_repo[2].glob("repo*/py_env-*/bin/python"))
+    assert pythons, list(hook_repo[2].iterdir())
+    probe = ("import importlib.util as u, gitstore_validators.okf as v; "
+             "print(u.find_spec('validators'), v.main.__module__, 'site-packages' in v.__file__)")
+    done = subprocess.run([str(pythons[0]), "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["None", "gitstore.promote.gates.wiki", "True"]
+
+
+# -- promotion through real git hooks ----------------------------------------------------------
+
+@pytest.fixture
+def hooked(tmp_path: Path, hook_repo: tuple[Path, str, Path], monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict, str]:
+    """A repository with an accepted learning promoted, pre-commit installed for every stage,
+    and a bare remote to push to."""
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(hook_repo[2]))
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(root, "remote", "add", "upstream", str(remote))  # origin names the scope; it stays
+    _config(root, hook_repo)
+    git(root, "add", ".pre-commit-config.yaml")
+    _run(root, hook_repo, "install", "-t", "pre-commit", "-t", "commit-msg", "-t", "pre-push", code=0)
+    git(root, "commit", "-q", "-m", "Check commits with gitstore's gates")
+    git(root, "push", "-q", "upstream", "main")
+    learning = accepted_learning(ctx)
+    result = promote(ctx, learning["id"], PERSON)
+    return root, learning, str(result.branch)
+
+
+def _git(root: Path, *args: str, code: int = 0) -> str:
+    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=600)
+    assert done.returncode == code, done.stdout + done.stderr
+    return done.stdout + done.stderr
+
+
+def test_a_promotion_passes_every_gate_when_pushed(hooked: tuple[Path, dict, str]) -> None:
+    root, learning, branch = hooked
+    out = _git(root, "push", "upstream", branch)
+    for name in ("gitstore promotion commits", "gitstore memory records"):
+        assert any(line.startswith(name) and line.endswith("Passed") for line in out.splitlines()), out
+    assert _git(root, "ls-remote", "upstream", branch).split()[0] == _git(root, "rev-parse", branch).strip()
+
+
+def test_an_edit_of_the_promoted_text_fails_at_commit_msg(hooked: tuple[Path, dict, str]) -> None:
+    root, learning, branch = hooked
+    _git(root, "checkout", "-q", branch)
+    page = root / "okf/wiki/reliability.md"
+    page.write_text(page.read_text().replace("full jitter", "some jitter"))
+    out = _git(root, "commit", "-a", "--amend", "--no-edit", code=1)
+    assert f"okf/wiki/reliability.md:14: the promoted text of {learning['id']} differs from the accepted learning" in out
+    assert _git(root, "rev-parse", "HEAD") == _git(root, "rev-parse", branch)  # nothing was committed
+
+
+def test_a_forged_trailer_fails_at_commit_msg(hooked: tuple[Path, dict, str]) -> None:
+    root, learning, branch = hooked
+    _git(root, "checkout", "-q", branch)
+    message = _git(root, "log", "-1", "--format=%B").replace(learning["reviewDigest"], "sha256:" + "f" * 64)
+    out = _git(root, "commit", "--amend", "-m", message, code=1)
+    line = [x for x in out.splitlines() if "Gitstore-Review-Digest" in x]
+    assert line and line[0].startswith(".git/COMMIT_EDITMSG:14: Gitstore-Review-Digest sha256:fff"), out
+
+
+def test_a_change_outside_the_route_fails_at_commit_msg(hooked: tuple[Path, dict, str]) -> None:
+    root, learning, branch = hooked
+    _git(root, "checkout", "-q", branch)
+    other = root / "okf/wiki/storage.md"
+    other.write_text(other.read_text() + "\nAnother claim.\n")
+    out = _git(root, "commit", "-a", "--amend", "--no-edit", code=1)
+    assert "okf/wiki/storage.md:1: changed by promotion commit .git/COMMIT_EDITMSG outside its route " \
+           "(direct-edit may change only okf/wiki/reliability.md)" in out
+
+
+def test_a_learning_retired_after_promotion_fails_at_pre_push(hooked: tuple[Path, dict, str]) -> None:
+    root, learning, branch = hooked
+    from gitstore.ops import learning as ops
+    from gitstore.ops._context import Context
+
+    ops.retire(Context.open(str(root)), learning["id"], PERSON, "no longer true")
+    out = _git(root, "push", "upstream", branch, code=1)
+    commit = _git(root, "rev-parse", branch).strip()[:12]
+    assert f"{commit}:12: {learning['id']} is not an accepted learning in force (state is retired): " \
+           "the promotion no longer stands" in out
+    assert _git(root, "ls-remote", "upstream", branch).strip() == ""
+
+
+def test_damaged_memory_fails_gitstore_records_at_pre_push(hooked: tuple[Path, dict, str]) -> None:
+    root, learning, branch = hooked
+    repo = pygit2.Repository(str(root))
+    ref = next(r for r in repo.references if r.startswith("refs/memory/v1/records/shared/"))
+    tip = repo.references[ref].peel(pygit2.Commit)
+    path = next(p for p in _blob_paths(tip.tree) if p.startswith("learning/"))
+    data = tip.tree[path].data.replace(b"full jitter", b"half jitter")
+    tree = _replace(repo, tip.tree, path.split("/"), repo.create_blob(data))
+    damaged = repo.create_commit(None, tip.author, tip.committer, tip.message, tree, tip.parent_ids)
+    repo.references[ref].set_target(damaged)
+    out = _git(root, "push", "upstream", branch, code=1)
+    records = [x for x in out.splitlines() if x.startswith("refs/memory/v1:1: ")]
+    assert records and "learning" in records[0], out
+
+
+def _blob_paths(tree: pygit2.Tree, prefix: str = "") -> list[str]:
+    found = []
+    for entry in tree:
+        name = f"{prefix}{entry.name}"
+        found += _blob_paths(entry, name + "/") if isinstance(entry, pygit2.Tree) else [name]
+    return found
+
+
+def _replace(repo: pygit2.Repository, tree: pygit2.Tree, parts: list[str], blob: pygit2.Oid) -> pygit2.Oid:
+    builder = repo.TreeBuilder(tree)
+    if len(parts) == 1:
+        builder.insert(parts[0], blob, pygit2.GIT_FILEMODE_BLOB)
+    else:
+        builder.insert(parts[0], _replace(repo, tree[parts[0]], parts[1:], blob), pygit2.GIT_FILEMODE_TREE)
+    return builder.write()
+
+
+def test_ci_runs_the_promotion_gate_over_a_pull_requests_commits(hooked: tuple[Path, dict, str],
+                                                                 hook_repo: tuple[Path, str, Path]) -> None:
+    root, learning, branch = hooked
+    _git(root, "checkout", "-q", branch)
+    out = _run(root, hook_repo, "run", "gitstore-promotion", "--hook-stage", "manual",
+               "--from-ref", "main", "--to-ref", branch, code=0)
+    assert "Passed" in out
+    page = root / "okf/wiki/reliability.md"
+    page.write_text(page.read_text().replace("full jitter", "no jitter"))
+    _git(root, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-a", "-m", "Reword the promoted claim")
+    out = _run(root, hook_repo, "run", "gitstore-promotion", "--hook-stage", "manual",
+               "--from-ref", "main", "--to-ref", "HEAD", code=1)
+    tip = _git(root, "rev-parse", "HEAD").strip()[:12]
+    assert f"okf/wiki/reliability.md:14: the promoted text of {learning['id']} at {tip} differs" in out
+
+
+# -- this repository uses its own gates --------------------------------------------------------
+
+def test_this_repository_checks_its_wiki_with_its_own_gates(tmp_path: Path) -> None:
+    if not (ROOT / ".venv" / "bin" / "gitstore-okf").is_file():
+        pytest.skip("the development environment .venv/ (make test) is not set up")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "home"), "PRE_COMMIT_COLOR": "never"}
+    done = subprocess.run([*PRE_COMMIT, "run", "--all-files"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for hook in ("gitstore OKF wiki", "gitstore safety scan"):
+        assert any(line.startswith(hook) and line.endswith("Passed") for line in done.stdout.splitlines()), done.stdout
