@@ -17,7 +17,7 @@ learning itself, shown by ``gitstore show``), a command in backticks followed by
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import namedtuple
 
 MARKER = re.compile(r"^<!-- gitstore:promoted (lrn_[0-9a-f]{32}) (sha256:[0-9a-f]{64}) -->$")
 MARKER_START = "<!-- gitstore:promoted"
@@ -28,26 +28,20 @@ _TEST = re.compile(r"^(?P<fence>`+) ?(?P<command>.+?) ?(?P=fence) exited (?P<cod
 _URL = re.compile(r"^<(?P<url>https?://[^>\s]+)> \(accessed (?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})\)$")
 
 
-@dataclass(frozen=True)
-class Citation:
-    """One citation of a promoted block: its kind (as in the packet contract) and reference."""
+class Citation(namedtuple("Citation", "kind ref")):
+    """One citation of a promoted block: its ``kind`` (source, learning, test or url, as in the
+    packet contract) and its ``ref``."""
 
-    kind: str  # source | learning | test | url
-    ref: str
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Block:
-    """A promoted block found in a text: where it starts (1-based line of its marker), the
-    learning and contentDigest its marker names, the text it holds, and its citations."""
+class Block(namedtuple("Block", "line learning content_digest statement citations cited_line unreadable")):
+    """A promoted block found in a text: ``line`` (1-based, of its marker), the ``learning`` and
+    ``content_digest`` its marker names, the ``statement`` it holds, its ``citations``, the line
+    of its ``Cited:`` line (``cited_line``, None when it has none) and the citation items that
+    follow no known form (``unreadable``)."""
 
-    line: int
-    learning: str
-    content_digest: str
-    statement: str
-    citations: tuple[Citation, ...]
-    cited_line: int | None  # the line of its "Cited:" line, None when it has none
-    unreadable: tuple[str, ...] = ()  # citation items that follow no known form
+    __slots__ = ()
 
 
 def code_span(text: str) -> str:
@@ -92,6 +86,8 @@ def parse_citations(line: str) -> tuple[list[Citation], list[str]]:
 
 def _split_items(body: str) -> list[str]:
     """Split on ``; `` outside code spans (a command may hold a semicolon)."""
+    if "``" not in body and all(part.count("`") % 2 == 0 for part in body.split("; ")):
+        return [item for item in body.split("; ") if item.strip()]
     items, current, fence, i = [], [], "", 0
     while i < len(body):
         run = re.match(r"`+", body[i:])
@@ -148,7 +144,7 @@ def _block(lines: list[str], index: int, learning: str, digest: str) -> Block:
         if not line.strip() or MARKER.match(line):
             break
         statement.append(line)
-    return Block(index + 1, learning, digest, "\n".join(statement), (), None)
+    return Block(index + 1, learning, digest, "\n".join(statement), (), None, ())
 
 
 def markers_without_shape(text: str) -> list[int]:

@@ -12,12 +12,14 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
 
 import yaml
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing and dataclasses cost a gate's start-up time; only checkers need them
+    from typing import Any
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,27 +107,61 @@ class _Loader(yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader):  
 
 def _mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
     loader.flatten_mapping(node)
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        try:
-            duplicate = key in seen
-        except TypeError:
-            raise yaml.constructor.ConstructorError(None, None, "a mapping key is not hashable",
-                                                    key_node.start_mark) from None
-        if duplicate:
-            raise yaml.constructor.ConstructorError(None, None, f"key {key!r} appears twice",
-                                                    key_node.start_mark)
-        seen.add(key)
-    return loader.construct_mapping(node, deep=True)
+    mapping = loader.construct_mapping(node, deep=True)
+    if len(mapping) != len(node.value):  # two keys became one: name the second
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"key {key!r} appears twice",
+                                                        key_node.start_mark)
+            seen.add(key)
+    return mapping
 
 
 _Loader.add_constructor("tag:yaml.org,2002:map", _mapping)
 
 
+_SCALARS = yaml.constructor.SafeConstructor()
+_STR = "tag:yaml.org,2002:str"
+_SLOW = ("&", "*", "!", "<<")  # anchors, aliases, explicit tags, merge keys: the full constructor
+
+
 def load_yaml(text: str) -> Any:
-    """Parse one YAML document safely; a repeated key is an error (``yaml.YAMLError``)."""
-    return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+    """Parse one YAML document safely; a repeated key is an error (``yaml.YAMLError``).
+
+    libyaml composes the nodes; plain documents (no anchors, aliases, explicit tags or merge
+    keys, as front matter is) are then built by a direct walk, several times faster than the
+    generic constructor and equal to it; any other goes through the safe constructor.
+    """
+    if any(mark in text for mark in _SLOW):
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+    node = yaml.compose(text, Loader=_Loader)
+    return None if node is None else _build(node)
+
+
+def _build(node: yaml.Node) -> Any:
+    if isinstance(node, yaml.ScalarNode):
+        if node.tag == _STR:
+            return node.value
+        try:
+            return _SCALARS.yaml_constructors[node.tag](_SCALARS, node)
+        except KeyError:
+            raise yaml.constructor.ConstructorError(None, None, f"unknown tag {node.tag}", node.start_mark) from None
+    if isinstance(node, yaml.SequenceNode):
+        return [_build(item) for item in node.value]
+    mapping: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = _build(key_node)
+        try:
+            repeated = key in mapping
+        except TypeError:
+            raise yaml.constructor.ConstructorError(None, None, "a mapping key is not hashable",
+                                                    key_node.start_mark) from None
+        if repeated:
+            raise yaml.constructor.ConstructorError(None, None, f"key {key!r} appears twice", key_node.start_mark)
+        mapping[key] = _build(value_node)
+    return mapping
 
 
 def split_front_matter(text: str) -> tuple[Any, str, list[str]]:
@@ -146,16 +182,21 @@ def split_front_matter(text: str) -> tuple[Any, str, list[str]]:
     return None, text, ["front matter has no closing --- line"]
 
 
-@dataclass
 class Page:
     """One file of a wiki read once: its text, front matter and body (or why it has none)."""
 
-    path: Path
-    text: str | None
-    meta: Any = None
-    body: str = ""
-    problems: list[str] = field(default_factory=list)
-    _anchors: set[str] | None = field(default=None, repr=False)
+    __slots__ = ("path", "text", "meta", "body", "problems", "_anchors", "_code_free", "_links")
+
+    def __init__(self, path: Path, text: str | None, meta: Any = None, body: str = "",
+                 problems: list[str] | None = None) -> None:
+        self.path = path
+        self.text = text
+        self.meta = meta
+        self.body = body
+        self.problems = problems or []
+        self._anchors: set[str] | None = None
+        self._code_free: str | None = None
+        self._links: list[str] | None = None
 
     @property
     def anchors(self) -> set[str]:
@@ -164,8 +205,23 @@ class Page:
             self._anchors = _anchors_of(self.body)
         return self._anchors
 
+    @property
+    def code_free(self) -> str:
+        """The body with code blocks and code spans blanked."""
+        if self._code_free is None:
+            self._code_free = _without_code(self.body)
+        return self._code_free
+
+    @property
+    def links(self) -> list[str]:
+        """Every link target of the body."""
+        if self._links is None:
+            self._links = _links_in(self.code_free)
+        return self._links
+
 
 _CACHE: list[dict[str, Page]] = []
+_EXISTS: dict[str, bool] = {}
 
 
 @contextmanager
@@ -176,6 +232,8 @@ def page_cache() -> Iterator[None]:
         yield
     finally:
         _CACHE.pop()
+        if not _CACHE:
+            _EXISTS.clear()
 
 
 def read_page(path: Path) -> Page:
@@ -213,7 +271,8 @@ def check_page(path: Path, root: Path | None = None) -> list[str]:
     log has ``## YYYY-MM-DD`` headings, newest first. Links are checked by ``check_links``.
     """
     root = root or path.parent
-    return _check_parsed(read_page(path), at_root=path.parent.resolve() == root.resolve())
+    at_root = os.path.abspath(path.parent) == os.path.abspath(root)
+    return _check_parsed(read_page(path), at_root=at_root)
 
 
 def check_text(name: str, text: str, *, at_root: bool = False) -> list[str]:
@@ -234,7 +293,7 @@ def _check_parsed(page: Page, *, at_root: bool) -> list[str]:
         return ["no front matter: a page starts with a --- line, YAML, and a closing --- line"]
     if not isinstance(meta, dict):
         return ["front matter is not a YAML mapping"]
-    return _check_meta(meta) + _check_footnotes(meta, body)
+    return _check_meta(meta) + _check_footnotes(meta, page.code_free)
 
 
 def _check_meta(meta: Mapping[str, Any]) -> list[str]:
@@ -341,8 +400,7 @@ def _check_computation(meta: Mapping[str, Any]) -> list[str]:
     return problems
 
 
-def _check_footnotes(meta: Mapping[str, Any], body: str) -> list[str]:
-    text = _without_code(body)
+def _check_footnotes(meta: Mapping[str, Any], text: str) -> list[str]:
     used = set(_FOOTNOTE_REF.findall(text))
     defined = {m.group(1) for line in text.split("\n") if (m := _FOOTNOTE_DEF.match(line))}
     sources = meta.get("sources") if isinstance(meta.get("sources"), list) else []
@@ -473,7 +531,7 @@ def _without_code_keep_spans(body: str) -> str:
 def links_of(path: Path) -> list[str]:
     """Every link target in a page's body (inline links, images, reference definitions)."""
     page = read_page(path)
-    return [] if page.text is None else body_links(page.body)
+    return [] if page.text is None else page.links
 
 
 def check_links(path: Path, root: Path | None = None) -> list[str]:
@@ -494,23 +552,35 @@ def check_links(path: Path, root: Path | None = None) -> list[str]:
             resource = entry.get("resource") if isinstance(entry, dict) else None
             if isinstance(resource, str) and not re.search(r"\s", resource):
                 targets.append((resource, "source"))
+    here, base = os.fspath(path.parent), os.fspath(root)
     for target, what in targets:
         if _SCHEME.match(target):
             continue
         name, _, fragment = target.partition("#")
         if not name:
-            file = path
+            file = os.fspath(path)
         elif name.startswith("/"):
-            file = root / name.lstrip("/")
+            file = os.path.join(base, name.lstrip("/"))
         else:
-            file = path.parent / name
-        if not file.exists() and what == "source" and not name.startswith("/"):
-            file = root / name
-        if not file.exists():
+            file = os.path.join(here, name)
+        if what == "source" and not name.startswith("/") and not _exists(file):
+            file = os.path.join(base, name)
+        if not _exists(file):
             problems.append(f"{what} {target} does not resolve")
-        elif fragment and file.suffix == ".md" and file.is_file() and fragment not in read_page(file).anchors:
+        elif fragment and file.endswith(".md") and os.path.isfile(file) and fragment not in read_page(Path(file)).anchors:
             problems.append(f"{what} {target}: no heading with anchor #{fragment}")
     return problems
+
+
+def _exists(file: str) -> bool:
+    """Whether a path exists (remembered within a ``page_cache`` block)."""
+    if not _CACHE:
+        return os.path.exists(file)
+    key = "exists:" + os.path.normpath(file)
+    known = _EXISTS.get(key)
+    if known is None:
+        known = _EXISTS[key] = os.path.exists(file)
+    return known
 
 
 def check_wiki(root: Path = WIKI) -> list[str]:
@@ -576,8 +646,14 @@ def index_entries(text: str) -> list[tuple[str, str, str]]:
 
 def body_links(body: str) -> list[str]:
     """Every link target in a page body (inline links, images, reference definitions)."""
+    return _links_in(_without_code(body))
+
+
+def _links_in(code_free: str) -> list[str]:
+    if "](" not in code_free and "]:" not in code_free:
+        return []
     targets = []
-    for line in _without_code(body).split("\n"):
+    for line in code_free.split("\n"):
         definition = _REF_DEFINITION.match(line)
         if definition:
             targets.append(definition.group(1))

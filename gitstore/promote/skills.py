@@ -13,11 +13,14 @@ harnesses read both).
 from __future__ import annotations
 
 import re
-from typing import Any
+
+import yaml
 
 from gitstore.promote.okf import load_yaml
 
-import yaml
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FILE_NAME = "SKILL.md"
 ALLOWED_KEYS = ("name", "description", "license", "allowed-tools", "metadata", "compatibility")

@@ -2,32 +2,29 @@
 
 from __future__ import annotations
 
-import argparse
-import hashlib
 import os
-import subprocess
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections import namedtuple
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gitstore.errors import GitstoreError
 from gitstore.promote._git import git_env
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # argparse, subprocess and the store load only when a gate needs them
+    import argparse
+    import subprocess
+
     from gitstore.store import Store
 
 ZERO = "0" * 40
 
 
-@dataclass(frozen=True, order=True)
-class Finding:
-    """One problem, printed as ``path:line: message``."""
+class Finding(namedtuple("Finding", "path line message")):
+    """One problem (a ``path``, a 1-based ``line``, a ``message``), printed as ``path:line: message``."""
 
-    path: str
-    line: int
-    message: str
+    __slots__ = ()
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {' '.join(self.message.split())}"
@@ -42,9 +39,18 @@ def report(findings: Iterable[Finding], out: Callable[[str], None] = print) -> i
 
 
 def parser(prog: str, description: str) -> argparse.ArgumentParser:
+    import argparse
+
     found = argparse.ArgumentParser(prog=prog, description=description.replace("``", ""))
     found.add_argument("files", nargs="*", help="files to check (pre-commit passes them)")
     return found
+
+
+def files_only(argv: Sequence[str] | None) -> list[str] | None:
+    """The arguments when they are only file names (how pre-commit calls a gate), else None
+    (the full parser reads them)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    return None if any(a.startswith("-") for a in args) else args
 
 
 def run(prog: str, gate: Callable[[], int]) -> int:
@@ -54,7 +60,11 @@ def run(prog: str, gate: Callable[[], int]) -> int:
     except GitstoreError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
-    except subprocess.CalledProcessError as exc:
+    except Exception as exc:
+        import subprocess
+
+        if not isinstance(exc, subprocess.CalledProcessError):
+            raise
         why = " ".join((exc.stderr or b"").decode("utf-8", "replace").split())[:300]
         print(f"{prog}: error: {' '.join(map(str, exc.cmd[:3]))} failed: {why}", file=sys.stderr)
         return 1
@@ -64,6 +74,8 @@ def git(*args: str, cwd: Path | None = None, keep_index: bool = False, check: bo
         data: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run real git. ``keep_index`` keeps GIT_INDEX_FILE, which git sets for a commit's hooks
     to the index being committed."""
+    import subprocess
+
     env = git_env()
     if keep_index and "GIT_INDEX_FILE" in os.environ:
         env["GIT_INDEX_FILE"] = os.environ["GIT_INDEX_FILE"]
@@ -97,6 +109,8 @@ def base_revision(explicit: str | None, root: Path) -> str | None:
 
 def blob_id(data: bytes, length: int) -> str:
     """git's object id of a blob holding ``data`` (SHA-1, or SHA-256 for a 64-digit id)."""
+    import hashlib
+
     digest = hashlib.sha256 if length == 64 else hashlib.sha1
     return digest(b"blob %d\0" % len(data) + data).hexdigest()
 
@@ -131,12 +145,16 @@ def blobs(root: Path, ids: Sequence[str]) -> dict[str, bytes]:
 
 
 def relative(path: str, root: Path) -> str:
-    """A file named on the command line, as a path from the repository root."""
-    real = Path(path).resolve()
-    try:
-        return real.relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return Path(path).as_posix()
+    """A file named on the command line (relative to the current folder, as pre-commit passes
+    them from the repository root), as a path from the repository root."""
+    absolute = os.path.abspath(path)
+    base = os.path.abspath(root)
+    if absolute.startswith(base + os.sep):
+        return absolute[len(base) + 1:].replace(os.sep, "/")
+    real, real_base = os.path.realpath(path), os.path.realpath(root)
+    if real.startswith(real_base + os.sep):
+        return real[len(real_base) + 1:].replace(os.sep, "/")
+    return Path(path).as_posix()
 
 
 def line_of(text: str, needle: str, default: int = 1) -> int:

@@ -14,7 +14,7 @@ import difflib
 from collections.abc import Sequence
 from pathlib import Path
 
-from gitstore.promote.gates._common import Finding, parser, relative, report, run, top_level
+from gitstore.promote.gates._common import files_only, Finding, parser, relative, report, run, top_level
 
 PROG = "gitstore-scan"
 
@@ -83,10 +83,12 @@ def _redacted(name: str, text: str, redacted: str, scanner: object, kinds: list[
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser(PROG, __doc__.splitlines()[0]).parse_args(argv)
+    files = files_only(argv)
+    if files is None:
+        files = parser(PROG, __doc__.splitlines()[0]).parse_args(argv).files
 
     def gate() -> int:
-        failing, warnings = check(args.files, top_level())
+        failing, warnings = check(files, top_level())
         for warning in warnings:
             print(warning)
         return report(failing)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from gitstore.promote.gates._common import Finding, parser, report, run
+from gitstore.promote.gates._common import files_only, Finding, parser, report, run
 from gitstore.promote.skills import FILE_NAME, check_skill
 
 PROG = "gitstore-skills"
@@ -37,5 +37,7 @@ def check(files: Sequence[str]) -> list[Finding]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser(PROG, __doc__.splitlines()[0]).parse_args(argv)
-    return run(PROG, lambda: report(check(args.files)))
+    files = files_only(argv)
+    if files is None:
+        files = parser(PROG, __doc__.splitlines()[0]).parse_args(argv).files
+    return run(PROG, lambda: report(check(files)))

@@ -27,7 +27,8 @@ from posixpath import dirname, join, normpath
 
 from gitstore.promote import blocks
 from gitstore.promote.gates._common import (
-    Finding, base_revision, blob_id, blobs, line_of, parser, relative, report, run, top_level, tree_entries,
+    Finding, base_revision, blob_id, blobs, files_only, line_of, parser, relative, report, run, top_level,
+    tree_entries,
 )
 from gitstore.promote.okf import (
     INDEX_PAGE, LOG_PAGE, check_links, check_page, is_url, links_of, page_cache, read_page, render_index_page,
@@ -219,14 +220,17 @@ def _first_difference(before: bytes, after: bytes) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    command = parser(PROG, __doc__.splitlines()[0])
-    command.add_argument("--root", default=WIKI, help="the wiki's folder in the repository (default: okf/wiki)")
-    command.add_argument("--base", default=None, help="judge changes against this revision (default: "
-                                                      "PRE_COMMIT_FROM_REF, else HEAD)")
-    args = command.parse_args(argv)
+    files, wiki, base = files_only(argv), WIKI, None
+    if files is None:
+        command = parser(PROG, __doc__.splitlines()[0])
+        command.add_argument("--root", default=WIKI, help="the wiki's folder in the repository (default: okf/wiki)")
+        command.add_argument("--base", default=None, help="judge changes against this revision (default: "
+                                                          "PRE_COMMIT_FROM_REF, else HEAD)")
+        args = command.parse_args(argv)
+        files, wiki, base = args.files, args.root, args.base
 
     def gate() -> int:
         root = top_level()
-        return report(check(args.files, root, args.root, base_revision(args.base, root)))
+        return report(check(files, root, wiki, base_revision(base, root)))
 
     return run(PROG, gate)
