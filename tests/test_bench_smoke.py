@@ -64,6 +64,19 @@ RECALL_LINES = [
 ]
 
 
+PROMOTE_LINES = [
+    re.compile(p, re.MULTILINE)
+    for p in (
+        r"^promote: gates over \d+ pages and \d+ skills [\d.]+s, pre-commit run of a no-op hook over the same "
+        r"files [\d.]+s, ratio [\d.]+x \(cpu [\d.]+x; goal <= 3x\): (goal met|GOAL NOT MET)$",
+        r"^promote: against three no-op hooks \(one per gate\) [\d.]+s, ratio [\d.]+x \(cpu [\d.]+x; reported, "
+        r"no goal\)$",
+        r"^promote: each gate alone through pre-commit: gitstore-okf [\d.]+s \(cpu [\d.]+s\), gitstore-skills "
+        r"[\d.]+s \(cpu [\d.]+s\), gitstore-scan [\d.]+s \(cpu [\d.]+s\) \(reported, no goal\)$",
+    )
+]
+
+
 def bench(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "bench", *args], cwd=ROOT, capture_output=True, text=True, timeout=600
@@ -99,6 +112,13 @@ def test_recall_quick_reports_the_hook_recall_and_quality() -> None:
     done = bench("recall", "--quick", "--", "--repeat", "1")
     assert done.returncode == 0, done.stdout + done.stderr
     for line in RECALL_LINES:
+        assert line.search(done.stdout), (line.pattern, done.stdout)
+
+
+def test_promote_quick_reports_the_gates_against_pre_commit() -> None:
+    done = bench("promote", "--quick")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for line in PROMOTE_LINES:
         assert line.search(done.stdout), (line.pattern, done.stdout)
 
 

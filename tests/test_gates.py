@@ -209,7 +209,8 @@ def test_what_the_rules_allow(bundle: Path, capsys: pytest.CaptureFixture[str]) 
     _edit(bundle, "log.md", lambda t: t.replace("# Bundle history\n\n", "# Bundle history\n\n## 2026-07-02\n\n- More.\n\n"))
     _edit(bundle, "metrics/index.md", lambda t: render_index_page(wiki, wiki / "metrics"))
     cited = PROMOTED + "Cited: `policies/revenue-recognition.md@" + "c" * 40 + "`; <https://acme.example/p> (accessed 2026-07-01).\n"
-    _edit(bundle, REVENUE, lambda t: t + cited)
+    example = "\n```markdown\n<!-- gitstore:promoted lrn_x -->\nAn example of a block, not a claim.\n```\n"
+    _edit(bundle, REVENUE, lambda t: t + cited + example)
     _edit(bundle, "tooling/bq.md", lambda t: "---\ntype: Tooling Note\n---\n# bq\n\nSee [revenue](../metrics/revenue.md).\n")
     assert run(okf.main, _pages(bundle), capsys) == (0, [])
     assert run(okf.main, ["--base", "HEAD", *_pages(bundle)], capsys) == (0, [])

@@ -208,3 +208,27 @@ def test_checks_accept_the_okf_example_bundles(bundle: str) -> None:
     for page in sorted(root.rglob("*.md")):
         assert wiki.check_page(page, root) == [], page
     assert wiki.check_wiki(root) == []
+
+
+@pytest.mark.parametrize("text", [
+    "type: A\ncount: 12\nratio: 0.5\nflag: yes\nnothing: ~\nempty:\n",
+    "at: 2026-06-30T14:00:00Z\nday: 2026-06-30\nnaive: 2026-06-30T14:00:00\nquoted: '2026-06-30'\n",
+    "tags: [a, 'b c', 3]\nnested: {by: human:x, at: 2026-06-30T14:00:00+02:00}\nlist:\n  - {id: s, n: -1}\n",
+    "okf_version: 0.2\nokf: \"0.2\"\nhex: 0x1F\noctal: 0o17\nbig: 1_000\ninf: .inf\n",
+    "base: &b {x: 1}\nderived:\n  <<: *b\n  y: 2\n",
+    "tagged: !!str 12\nbinary: !!binary aGk=\n",
+    "",
+])
+def test_front_matter_is_read_as_the_safe_loader_reads_it(text: str) -> None:
+    import yaml
+
+    assert wiki.load_yaml(text) == yaml.load(text, Loader=wiki._Loader)
+
+
+@pytest.mark.parametrize("text", ["a: 1\na: 2\n", "outer: {b: 1, b: 2}\n", "l:\n  - {c: 1, c: 1}\n",
+                                  "a: &x 1\nb: *x\nb: 2\n", "? [1, 2]\n: x\n"])
+def test_front_matter_refuses_a_repeated_or_unhashable_key(text: str) -> None:
+    import yaml
+
+    with pytest.raises(yaml.YAMLError):
+        wiki.load_yaml(text)

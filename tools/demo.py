@@ -27,6 +27,17 @@ IDENTITY = {
 }
 
 
+WIKI = {
+    "index.md": '---\nokf_version: "0.2"\n---\n\n# Pages\n\n* [Quickstart](quickstart.md) - Start here.\n'
+                "* [Reliability](reliability.md) - Retries and backoff in the client.\n",
+    "quickstart.md": "---\ntype: Guide\ntitle: Quickstart\ndescription: Start here.\n---\n\n# Quickstart\n\n"
+                     "For retries and backoff read [reliability](reliability.md).\n",
+    "reliability.md": "---\ntype: Guide\ntitle: Reliability\ndescription: Retries and backoff in the client.\n---\n\n"
+                      "# Reliability\n\n## Retries\n\nFailed calls are retried (src/retry.py).\n\n"
+                      "## Timeouts\n\nEvery call has a timeout.\n",
+}
+
+
 class Demo:
     """Runs commands in the sample repository and narrates them."""
 
@@ -64,6 +75,9 @@ def _sample_repository(demo: Demo) -> None:
     demo.run(["git", "remote", "add", "origin", "https://github.com/acme/widgets.git"])
     (demo.repo / "src").mkdir()
     (demo.repo / "src" / "retry.py").write_text("def retry(call, attempts=3):\n    ...\n")
+    for name, text in WIKI.items():
+        (demo.repo / "okf" / "wiki").mkdir(parents=True, exist_ok=True)
+        (demo.repo / "okf" / "wiki" / name).write_text(text)
     demo.run(["git", "add", "."])
     demo.run(["git", "commit", "-q", "-m", "A sample project"])
 
@@ -204,6 +218,7 @@ def _review_loop(demo: Demo) -> None:
     print((demo.repo / "AGENTS.md").read_text().rstrip())
     demo.gitstore("publish")
     demo.gitstore("publish", "--rollback")
+    _promote(demo, proposal["id"])
     demo.say("Withdrawing consent takes effect at once")
     demo.gitstore("withdraw", grant, "--purpose", "instruction", "--reason", "demo", "--by", "github:9")
     demo.gitstore("learnings", "--active")
@@ -213,6 +228,24 @@ def _review_loop(demo: Demo) -> None:
     demo.gitstore("gc")
     demo.gitstore("verify")
     demo.gitstore("audit")
+
+
+def _promote(demo: Demo, learning_id: str) -> None:
+    demo.say("Promotion: the accepted learning becomes one reviewable commit on its own branch")
+    demo.gitstore("promote", learning_id, "--by", "github:9")
+    branch = f"memory/promote/{learning_id}"
+    demo.run(["git", "log", "--stat", "--format=%B", "-1", branch])
+    demo.run(["git", "diff", "main", branch])
+    demo.say("The gates pass it: the promotion gate over the branch, the wiki gate on its page")
+    demo.run(["gitstore-promotion", "--from-ref", "main", "--to-ref", branch])
+    demo.run(["git", "checkout", "-q", branch])
+    demo.run(["gitstore-okf", "okf/wiki/reliability.md"])
+    demo.say("An edit of the promoted text no longer matches what a person accepted")
+    page = demo.repo / "okf" / "wiki" / "reliability.md"
+    page.write_text(page.read_text().replace("full jitter", "no jitter"))
+    demo.run(["git", "commit", "-q", "-a", "-m", "Reword the claim"])
+    demo.run(["gitstore-promotion", "--from-ref", "main", "--to-ref", "HEAD"], expect=1)
+    demo.run(["git", "checkout", "-q", "main"])
 
 
 STEPS = [_contracts, _store, _capture, _review_loop]

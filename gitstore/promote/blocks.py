@@ -120,13 +120,32 @@ def _citation(item: str) -> Citation | None:
     return None
 
 
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def _outside_code(lines: list[str]) -> list[int]:
+    """Indexes of the lines outside fenced code blocks (an example of a block is not one)."""
+    found, fence = [], ""
+    for index, line in enumerate(lines):
+        match = _FENCE.match(line)
+        if fence:
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+                fence = ""
+        elif match:
+            fence = match.group(1)
+        else:
+            found.append(index)
+    return found
+
+
 def find(text: str) -> list[Block]:
-    """Every promoted block in a text, in order."""
+    """Every promoted block in a text, in order (none inside fenced code)."""
     if MARKER_START not in text:
         return []
     lines = text.split("\n")
     blocks = []
-    for index, line in enumerate(lines):
+    for index in _outside_code(lines):
+        line = lines[index]
         match = MARKER.match(line.rstrip("\r"))
         if match:
             blocks.append(_block(lines, index, match.group(1), match.group(2)))
@@ -148,8 +167,9 @@ def _block(lines: list[str], index: int, learning: str, digest: str) -> Block:
 
 
 def markers_without_shape(text: str) -> list[int]:
-    """Lines (1-based) that start like a marker but do not follow its form."""
+    """Lines (1-based) that start like a marker but do not follow its form (outside code)."""
     if MARKER_START not in text:
         return []
-    return [n for n, line in enumerate(text.split("\n"), start=1)
-            if line.lstrip().startswith(MARKER_START) and not MARKER.match(line.rstrip("\r"))]
+    lines = text.split("\n")
+    return [n + 1 for n in _outside_code(lines)
+            if lines[n].lstrip().startswith(MARKER_START) and not MARKER.match(lines[n].rstrip("\r"))]
