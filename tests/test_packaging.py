@@ -21,3 +21,39 @@ def test_the_wheel_carries_the_contracts_and_hook_adapters(tmp_path: Path) -> No
     assert "gitstore/_contracts/v1/examples/invalid/index.json" in names
     assert "gitstore/py.typed" in names
     assert any(n.startswith("gitstore/_hooks/") for n in names)
+
+
+GATES = ("records", "promotion", "okf", "skills", "scan")
+
+
+def test_the_wheel_carries_the_gates_as_gitstore_validators(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    [wheel] = tmp_path.glob("gitstore-*.whl")
+    archive = zipfile.ZipFile(wheel)
+    names = set(archive.namelist())
+    assert {f"gitstore_validators/{gate}.py" for gate in GATES} <= names
+    assert not {n for n in names if n.startswith("validators/")}
+    entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    scripts = archive.read(entry_points).decode()
+    for gate in GATES:
+        assert f"gitstore-{gate} = gitstore_validators.{gate}:main" in scripts
+
+
+def test_the_editable_install_runs_the_gates_and_shadows_no_validators_package(tmp_path: Path) -> None:
+    """In a development install the checkout is on the path; its validators/ folder has no
+    __init__.py, so a real package named validators (another project's) always wins."""
+    bin_dir = Path(sys.executable).parent
+    for gate in GATES:
+        assert (bin_dir / f"gitstore-{gate}").is_file(), gate
+    assert not (ROOT / "validators" / "__init__.py").exists()
+    other = tmp_path / "site" / "validators"
+    other.mkdir(parents=True)
+    (other / "__init__.py").write_text("ORIGIN = 'the package index'\n")
+    probe = "import validators, gitstore_validators.okf as v; print(validators.ORIGIN, v.main.__module__)"
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(tmp_path / "site"), "PATH": str(bin_dir)})
+    assert done.stdout.strip() == "the package index gitstore.promote.gates.wiki", done.stderr
+    helped = subprocess.run([str(bin_dir / "gitstore-okf"), "--help"], capture_output=True, text=True)
+    assert helped.returncode == 0 and helped.stdout.startswith("usage: gitstore-okf")

@@ -12,7 +12,7 @@ import pygit2
 import pytest
 
 from gitstore.cli import main
-from gitstore.errors import Refused
+from gitstore.errors import InvalidInput, Refused
 from gitstore.ops import learning as ops
 from gitstore.ops._context import Context
 from gitstore.ops.promote import promote
@@ -386,3 +386,25 @@ def test_commit_files_helper_keeps_the_wiki_valid(tmp_path: Path) -> None:
     commit_files(root, WIKI_FILES)
     assert wiki_gate.check([f"{root}/{name}" for name in WIKI_FILES if name.endswith(".md")], root,
                            "okf/wiki", None) == []
+
+
+def test_ci_reads_fetched_memory_without_gitstore_init(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CI checkout has no okf/.memory/: the promotion gate reads the memory refs it fetched."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx)
+    result = promote(ctx, learning["id"], PERSON)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(ctx.workspace.root, "push", "-q", str(remote), "main", result.branch, "refs/memory/*:refs/memory/*")
+    clone = tmp_path / "ci"
+    git(tmp_path, "clone", "-q", str(remote), str(clone))
+    git(clone, "remote", "set-url", "origin", "https://github.com/acme/widgets.git")
+    git(clone, "fetch", "-q", str(remote), f"{result.branch}:{result.branch}")
+    monkeypatch.chdir(clone)
+    missing = promotion_gate.check([], clone, "origin/main", result.branch)
+    assert len(missing) == 1 and "which this repository's store does not hold" in missing[0].message
+    git(clone, "fetch", "-q", str(remote), "refs/memory/*:refs/memory/*")
+    assert promotion_gate.check([], clone, "origin/main", result.branch) == []
+    assert not (clone / "okf" / ".memory").exists()
+    with pytest.raises(InvalidInput, match="no-such-base: no such commit"):
+        promotion_gate.check([], clone, "no-such-base", result.branch)

@@ -207,10 +207,14 @@ def _commit(root: Path, sha: str, message: str) -> Change:
 
 def _range(root: Path, start: str | None, end: str) -> list[tuple[str, str]]:
     """(sha, message) of the commits in start..end (or end's commits on no remote), oldest first."""
+    for name in (start, end):
+        if name and name != ZERO and git("rev-parse", "--verify", "--quiet", f"{name}^{{commit}}", cwd=root,
+                                         check=False).returncode != 0:
+            from gitstore.errors import InvalidInput
+
+            raise InvalidInput(f"{name}: no such commit")
     spec = [f"{start}..{end}"] if start and start != ZERO else [end, "--not", "--remotes"]
-    done = git("log", "--reverse", "--format=%H%x00%B%x01", *spec, "--", cwd=root, check=False)
-    if done.returncode != 0:
-        return []
+    done = git("log", "--reverse", "--format=%H%x00%B%x01", *spec, "--", cwd=root)
     found = []
     for entry in done.stdout.decode("utf-8", "replace").split("\x01"):
         sha, _, message = entry.strip("\n").partition("\0")
@@ -261,8 +265,8 @@ def check(files: Sequence[str], root: Path, start: str | None, end: str | None) 
     if message_file is not None:
         return judge(_pending(root, message_file), memory)
     head = end or "HEAD"
-    if git("rev-parse", "--verify", "--quiet", head, cwd=root, check=False).returncode != 0:
-        return []
+    if not end and git("rev-parse", "--verify", "--quiet", "HEAD", cwd=root, check=False).returncode != 0:
+        return []  # nothing committed yet
     commits = [(sha, message) for sha, message in _range(root, start, head) if "Gitstore-" in message]
     if not commits:
         return []
