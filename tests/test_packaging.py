@@ -7,14 +7,23 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from .conftest import CONTRACTS, ROOT
 
 
-def test_the_wheel_carries_the_contracts_and_hook_adapters(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel of this checkout, built once."""
+    folder = tmp_path_factory.mktemp("wheel")
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(folder), str(ROOT)],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
-    [wheel] = tmp_path.glob("gitstore-*.whl")
+    [built] = folder.glob("gitstore-*.whl")
+    return built
+
+
+def test_the_wheel_carries_the_contracts_and_hook_adapters(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for schema in CONTRACTS.glob("*.schema.json"):
         assert f"gitstore/_contracts/v1/{schema.name}" in names
@@ -26,11 +35,7 @@ def test_the_wheel_carries_the_contracts_and_hook_adapters(tmp_path: Path) -> No
 GATES = ("records", "promotion", "okf", "skills", "scan")
 
 
-def test_the_wheel_carries_the_gates_as_gitstore_validators(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-2000:]
-    [wheel] = tmp_path.glob("gitstore-*.whl")
+def test_the_wheel_carries_the_gates_as_gitstore_validators(wheel: Path) -> None:
     archive = zipfile.ZipFile(wheel)
     names = set(archive.namelist())
     assert {f"gitstore_validators/{gate}.py" for gate in GATES} <= names
