@@ -270,3 +270,22 @@ def test_gates_report_errors_on_one_line(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.chdir(tmp_path)
     assert scan.main(["x.txt"]) == 1
     assert capsys.readouterr().err == "gitstore-scan: error: not inside a git work tree\n"
+
+
+def test_a_large_wiki_is_checked_by_forked_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.bench_promote import build
+
+    root = tmp_path / "big"
+    git(tmp_path, "init", "-q", "-b", "main", str(root))
+    build(root, 320, 0)
+    monkeypatch.chdir(root)
+    pages = _pages(root)
+    assert len(pages) >= okf.PARALLEL_FROM and run(okf.main, pages, capsys) == (0, [])
+    last = root / "okf/wiki/part-006/note-0319.md"
+    last.write_text(last.read_text().replace("## Limits", "See [gone](gone.md).\n\n## Limits"))
+    first = root / "okf/wiki/part-000/note-0001.md"
+    first.write_text(first.read_text().replace("type: Guide\n", ""))
+    code, lines = run(okf.main, pages, capsys)
+    assert code == 1 and lines == ["okf/wiki/part-000/note-0001.md:1: front matter has no non-empty type",
+                                   "okf/wiki/part-006/note-0319.md:23: link gone.md does not resolve"]
