@@ -247,14 +247,14 @@ def test_user_tooling_goes_to_the_local_overlay(tmp_path: Path) -> None:
     ctx = wiki_repo(tmp_path / "widgets")
     root = ctx.workspace.root
     learning = accepted_learning(ctx, audience="user-tooling", title="Fast retry tests",
-                                 text="Run the retry tests with pytest -x -q before pushing.", targets=())
+                                 text="Run the retry tests of the client backoff with pytest -x -q before pushing.", targets=())
     refs = _refs(root)
     result = promote(ctx, learning["id"], PERSON)
     path = "okf/wiki/tooling/fast-retry-tests.md"
     assert result.packet["route"] == "overlay" and result.written == [path] and result.branch is None
     assert _refs(root) == refs and git(root, "status", "--porcelain") == ""  # git ignores the overlay
     page = (root / path).read_text()
-    assert learning["content"]["text"] in page
+    assert learning["content"]["text"] in page and "Related project knowledge: [Reliability](../reliability.md)." in page
     assert wiki_gate.check([path], root, "okf/wiki", None) == []
     assert blocks.find(page)[0].learning == learning["id"]
 

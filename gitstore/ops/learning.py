@@ -17,7 +17,7 @@ from gitstore.errors import ConflictError, Refused
 from gitstore.records.identity import AUTO_SAFE
 from gitstore.rules import evidence as ev
 from gitstore.rules.active import Claims, settle
-from gitstore.rules.lifecycle import AUTO, History, build, histories
+from gitstore.rules.lifecycle import AUTO, History, checked, histories
 from gitstore.rules.view import View
 from gitstore.safety.gate import screen_text
 from gitstore.ops._context import Context, now
@@ -196,13 +196,7 @@ def auto_accept(ctx: Context, record: dict[str, Any]) -> list[dict[str, Any]]:
 # -- helpers -----------------------------------------------------------------------------------
 
 def _history(view: View, learning_id: str) -> History:
-    items = view.learnings.get(learning_id)
-    if not items:
-        raise Refused(f"no learning {learning_id} in this scope")
-    history = build(learning_id, items)
-    if not history.valid:
-        raise Refused(f"{learning_id} has a history that breaks a rule and is never used: {history.problem}")
-    return history
+    return checked(view.learnings, learning_id)
 
 
 def _reviewable(history: History, review_digest: str, states: tuple[str, ...]) -> dict[str, Any]:

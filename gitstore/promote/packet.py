@@ -15,7 +15,7 @@ from posixpath import basename, dirname
 from typing import Any
 
 from gitstore.promote import blocks, rubric, verify
-from gitstore.promote.okf import check_text
+from gitstore.promote.okf import check_text, split_front_matter
 from gitstore.promote.routes import direct_edit, overlay, skill, staged
 from gitstore.promote.routing import QUICKSTART, WIKI, Routing, route
 from gitstore.promote.skills import check_skill
@@ -172,7 +172,9 @@ def _project_link(routing: Routing | None, snapshot: Snapshot) -> tuple[str, str
     """The one page of project knowledge an overlay page links to: the owner, else the
     quickstart, else the wiki's index, else the README."""
     if routing and routing.owner:
-        return ("the page it relates to", routing.owner.page)
+        meta, _, _ = split_front_matter(snapshot.text(routing.owner.page) or "")
+        title = meta.get("title") if isinstance(meta, dict) else None
+        return (str(title) if title else routing.owner.page.rsplit("/", 1)[-1], routing.owner.page)
     for title, path in (("Quickstart", f"{WIKI}/{QUICKSTART}"), ("The wiki", f"{WIKI}/index.md"),
                         ("README", "README.md")):
         if snapshot.read(path) is not None:

@@ -28,7 +28,7 @@ from gitstore.promote.snapshot import Snapshot
 from gitstore.records.contracts import content_digest, review_digest
 from gitstore.records.identity import is_person
 from gitstore.rules.active import evaluate
-from gitstore.rules.lifecycle import History, build
+from gitstore.rules.lifecycle import History, checked
 from gitstore.rules.view import View
 
 PURPOSE = "instruction"  # promoted text is read by agents, as recall is
@@ -54,13 +54,12 @@ class Stopped(Refused):
 
 def history_of(view: View, learning_id: str) -> History:
     """The learning's checked history; stops when it is unknown or broken."""
-    items = view.learnings.get(learning_id)
-    if not items:
-        raise Refused(f"no learning {learning_id} in this scope")
-    history = build(learning_id, items)
-    if not history.valid:
-        raise Stopped(learning_id, "accepted", f"its history breaks a rule ({history.problem})")
-    return history
+    try:
+        return checked(view.learnings, learning_id)
+    except Refused as exc:
+        if learning_id not in view.learnings:
+            raise
+        raise Stopped(learning_id, "accepted", str(exc)) from None
 
 
 def check_accepted(history: History) -> dict[str, Any]:

@@ -21,6 +21,7 @@ prefix still counts for supersession claims.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +79,20 @@ def build(learning_id: str, items: list[Item]) -> History:
     if not history.chain:
         orphan = items[0] if items else None
         history.problem = "history has no proposal to start from" + (f" ({orphan.digest})" if orphan else "")
+    return history
+
+
+def checked(learnings: Mapping[str, list[Item]], learning_id: str) -> History:
+    """The history of ``learning_id`` among a view's learnings; refuses an unknown learning and
+    one whose history breaks a rule (it is never used)."""
+    from gitstore.errors import Refused
+
+    items = learnings.get(learning_id)
+    if not items:
+        raise Refused(f"no learning {learning_id} in this scope")
+    history = build(learning_id, items)
+    if not history.valid:
+        raise Refused(f"{learning_id} has a history that breaks a rule and is never used: {history.problem}")
     return history
 
 
