@@ -209,7 +209,7 @@ def test_a_change_outside_the_route_fails_at_commit_msg(hooked: tuple[Path, dict
     other = root / "okf/wiki/storage.md"
     other.write_text(other.read_text() + "\nAnother claim.\n")
     out = _git(root, "commit", "-a", "--amend", "--no-edit", code=1)
-    assert "okf/wiki/storage.md:1: changed by promotion commit .git/COMMIT_EDITMSG outside its route " \
+    assert "okf/wiki/storage.md:1: changed by the promotion commit being made outside its route " \
            "(direct-edit may change only okf/wiki/reliability.md)" in out
 
 

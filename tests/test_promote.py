@@ -408,3 +408,24 @@ def test_ci_reads_fetched_memory_without_gitstore_init(tmp_path: Path, monkeypat
     assert not (clone / "okf" / ".memory").exists()
     with pytest.raises(InvalidInput, match="no-such-base: no such commit"):
         promotion_gate.check([], clone, "no-such-base", result.branch)
+
+
+@pytest.mark.parametrize(("message", "line", "problem"), [
+    ("Promote\n\nGitstore-Learning: lrn_" + "1" * 32 + "\n", 1, "Gitstore-Content-Digest appears 0 times"),
+    ("Promote\n\nGitstore-Learning: lrn_x\nGitstore-Content-Digest: sha256:" + "2" * 64 + "\nGitstore-Review-Digest: "
+     "sha256:" + "3" * 64 + "\nGitstore-Packet: sha256:" + "4" * 64 + "\n", 3, "is not a learning id"),
+    ("Promote\n\nGitstore-Learning: lrn_" + "1" * 32 + "\nGitstore-Learning: lrn_" + "1" * 32 + "\nGitstore-Content-Digest: "
+     "sha256:" + "2" * 64 + "\nGitstore-Review-Digest: sha256:" + "3" * 64 + "\nGitstore-Packet: sha256:" + "4" * 64 + "\n",
+     4, "Gitstore-Learning appears 2 times"),
+    ("Promote\n\nGitstore-Route: direct-edit\n", 3, "unknown trailer Gitstore-Route"),
+])
+def test_malformed_trailers_are_findings_on_their_line(message: str, line: int, problem: str) -> None:
+    change = promotion_gate.Change("abc123", message, {}, lambda path: None)
+    found = promotion_gate.judge(change, lambda: pytest.fail("the store is not read for malformed trailers"))
+    assert any(f.line == line and problem in f.message and f.path == "abc123" for f in found), found
+
+
+def test_trailers_count_only_in_the_last_paragraph() -> None:
+    message = "Promote\n\nGitstore-Learning: lrn_" + "1" * 32 + "\n\nA last paragraph of prose.\n"
+    assert trailers(message) == {}
+    assert trailers("Subject\n\n# a comment\nGitstore-Packet: sha256:x\n") == {"Gitstore-Packet": [(4, "sha256:x")]}

@@ -46,6 +46,11 @@ class Change:
     message: str
     changes: dict[str, str]
     read: Callable[[str], bytes | None]
+    name: str = ""  # how findings about its files name it; the label when empty
+
+    @property
+    def called(self) -> str:
+        return self.name or f"promotion commit {self.label}"
 
 
 @dataclass
@@ -154,10 +159,10 @@ def _route_problems(change: Change, packet: dict[str, Any]) -> list[Finding]:
                                                  "carries its trailers"))
     for path, status in sorted(change.changes.items()):
         if path != target or status not in allowed:
-            problems.append(Finding(path, 1, f"changed by promotion commit {change.label} outside its route "
+            problems.append(Finding(path, 1, f"changed by {change.called} outside its route "
                                              f"({route} may change only {target})"))
     if allowed and target not in change.changes:
-        problems.append(Finding(target, 1, f"promotion commit {change.label} does not change its target"))
+        problems.append(Finding(target, 1, f"{change.called} does not change its target"))
     return problems
 
 
@@ -249,7 +254,8 @@ def _pending(root: Path, message_file: Path) -> Change:
     done = git("diff", "--cached", "-z", "--name-status", "--no-renames", *base, cwd=root, keep_index=True)
     parts = [p.decode("utf-8", "replace") for p in done.stdout.split(b"\0") if p]
     changes = {parts[i + 1]: parts[i][:1] for i in range(0, len(parts) - 1, 2)}
-    return Change(relative(str(message_file), root), message, changes, _reader(root, "", keep_index=True))
+    return Change(relative(str(message_file), root), message, changes, _reader(root, "", keep_index=True),
+                  "the promotion commit being made")
 
 
 def check(files: Sequence[str], root: Path, start: str | None, end: str | None) -> list[Finding]:
