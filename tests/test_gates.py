@@ -289,3 +289,14 @@ def test_a_large_wiki_is_checked_by_forked_workers(tmp_path: Path, monkeypatch: 
     code, lines = run(okf.main, pages, capsys)
     assert code == 1 and lines == ["okf/wiki/part-000/note-0001.md:1: front matter has no non-empty type",
                                    "okf/wiki/part-006/note-0319.md:23: link gone.md does not resolve"]
+
+
+def test_the_first_commit_has_nothing_to_preserve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "new"
+    git(tmp_path, "init", "-q", "-b", "main", str(root))
+    shutil.copytree(shared("okf", "bundles", "ga4"), root / "okf" / "wiki")
+    (root / "okf" / "wiki" / "INSTRUCTIONS.md").write_text("Keep it short.\n")
+    git(root, "add", "-A")
+    monkeypatch.chdir(root / "okf")  # a gate finds the repository's root from a subfolder too
+    assert run(okf.main, [str(p) for p in (root / "okf" / "wiki").rglob("*.md")], capsys) == (0, [])

@@ -1,2 +1,13 @@
-"""Promotion: packets, routes, renderers, promotion branches and trailers, and the OKF page
-checks the wiki gate runs."""
+"""Promotion: from an accepted learning to a reviewable commit, and the gates that review it.
+
+- ``verify``: the checks a learning passes before it may be promoted (a different authority
+  than the consolidator that proposed it); ``audience``: environment traces in a claim;
+- ``routing``: the wiki page and section that own a learning; ``rubric``: the route;
+- ``packet``: the PromotionPacket, built from the checks and the route's rendering;
+- ``routes``: one renderer per route; ``blocks``: the promoted block and its citations;
+- ``branch``: the commit on ``memory/promote/<id>`` and its trailers; ``pr``: push and pull request;
+- ``okf``: the OKF page checks; ``skills``: the Agent Skills rules; ``snapshot``: a commit's files;
+- ``gates``: the pre-commit gates (entry points in the top-level ``validators/``).
+
+The operation that writes (stores the packet, lands the route) is ``gitstore.ops.promote``.
+"""

@@ -83,7 +83,11 @@ def git(*args: str, cwd: Path | None = None, keep_index: bool = False, check: bo
 
 
 def top_level(start: Path | None = None) -> Path:
-    """The work tree root of the repository around the current folder."""
+    """The work tree root of the repository around the current folder (pre-commit runs hooks
+    from it, so a ``.git`` here answers without asking git)."""
+    here = Path(start or os.getcwd())
+    if (here / ".git").exists():
+        return here
     done = git("rev-parse", "--show-toplevel", cwd=start, check=False)
     if done.returncode != 0:
         from gitstore.errors import NotARepository
@@ -94,8 +98,8 @@ def top_level(start: Path | None = None) -> Path:
 
 def base_revision(explicit: str | None, root: Path) -> str | None:
     """The revision changes are judged against: ``--base``, else the pre-push or CI range's
-    start (``PRE_COMMIT_FROM_REF``), else HEAD; None when there is none (a first commit)."""
-    for candidate in (explicit, os.environ.get("PRE_COMMIT_FROM_REF"), "HEAD"):
+    start (``PRE_COMMIT_FROM_REF``), else HEAD (which has no commit before the first one)."""
+    for candidate in (explicit, os.environ.get("PRE_COMMIT_FROM_REF")):
         if candidate and candidate != ZERO:
             done = git("rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}", cwd=root, check=False)
             if done.returncode == 0:
@@ -104,7 +108,7 @@ def base_revision(explicit: str | None, root: Path) -> str | None:
                 from gitstore.errors import InvalidInput
 
                 raise InvalidInput(f"--base {explicit}: no such commit")
-    return None
+    return "HEAD"
 
 
 def blob_id(data: bytes, length: int) -> str:
@@ -115,9 +119,12 @@ def blob_id(data: bytes, length: int) -> str:
     return digest(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def tree_entries(root: Path, revision: str, paths: Sequence[str]) -> dict[str, str]:
-    """path -> blob id of the files under ``paths`` at ``revision``."""
-    done = git("ls-tree", "-r", "-z", "--full-tree", revision, "--", *paths, cwd=root)
+def tree_entries(root: Path, revision: str, paths: Sequence[str]) -> dict[str, str] | None:
+    """path -> blob id of the files under ``paths`` at ``revision``; None when there is no such
+    revision (HEAD before the first commit)."""
+    done = git("ls-tree", "-r", "-z", "--full-tree", revision, "--", *paths, cwd=root, check=False)
+    if done.returncode != 0:
+        return None
     found = {}
     for entry in done.stdout.split(b"\0"):
         if not entry:

@@ -208,6 +208,8 @@ def _promoted(rel: str, text: str) -> list[Finding]:
 
 def _against_base(root: Path, wiki: Path, wiki_rel: str, pages: list[str], base: str) -> list[Finding]:
     entries = tree_entries(root, base, [wiki_rel])
+    if entries is None:
+        return []  # nothing committed yet: nothing to preserve
     found: list[Finding] = []
     changed: dict[str, str | None] = {}  # path -> base blob id (None: new)
     for rel in [p for p in entries if p.rsplit("/", 1)[-1] == INSTRUCTIONS] + pages:
