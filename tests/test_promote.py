@@ -109,6 +109,13 @@ def test_head_index_and_work_tree_are_never_touched(tmp_path: Path) -> None:
     assert git(root, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
 
 
+def test_a_ref_in_the_way_of_the_branch_stops_before_anything_is_written(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    git(ctx.workspace.root, "branch", "memory")
+    learning = accepted_learning(ctx)
+    _refused(ctx, learning["id"], "the ref refs/heads/memory is in the way")
+
+
 def test_a_second_promotion_is_refused_while_its_branch_exists(promoted: tuple[Context, dict[str, Any], Any]) -> None:
     ctx, learning, _ = promoted
     before = _records(ctx)

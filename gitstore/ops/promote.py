@@ -69,6 +69,9 @@ def _prepare(ctx: Context, result: Plan, snapshot: Any) -> pygit2.Oid:
     if found is not None:
         raise Refused(f"branch {branch} already exists (at {str(found.id)[:12]}): the learning was promoted; "
                       "delete the branch to promote it again")
+    blocking = branches.in_the_way(ctx.workspace.repo, branch)
+    if blocking is not None:
+        raise Refused(f"cannot create branch {branch}: the ref {blocking} is in the way")
     text = branches.message(result.packet, result.learning["content"]["title"])
     return branches.build_commit(snapshot, result.files, text)
 

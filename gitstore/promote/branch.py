@@ -113,6 +113,18 @@ def existing(repo: pygit2.Repository, branch: str) -> pygit2.Commit | None:
     return ref.peel(pygit2.Commit) if ref is not None else None
 
 
+def in_the_way(repo: pygit2.Repository, branch: str) -> str | None:
+    """A ref that keeps ``branch`` from being created (it, a ref named like one of its folders,
+    or one inside it), or None."""
+    name = f"refs/heads/{branch}"
+    parts = name.split("/")
+    for end in range(3, len(parts) + 1):
+        prefix = "/".join(parts[:end])
+        if repo.references.get(prefix) is not None:
+            return prefix
+    return next((ref for ref in repo.references if ref.startswith(name + "/")), None)
+
+
 def create_branch(repo: pygit2.Repository, branch: str, commit: pygit2.Oid) -> None:
     """Point a new branch at ``commit``; refuses when the branch (or a ref in its way) exists."""
     try:
