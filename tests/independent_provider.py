@@ -11,20 +11,19 @@ Storage, in one folder:
 ``log``
     One append-only file of frames. A frame is ``MAGIC | type (1 byte) | body length (u32,
     big-endian) | body | checksum``. Type ``A`` is one append; its body is a JSON header (clock,
-    writer, namespace, and per entry digest, kind, scope, stream, data size, payload digest and
-    size), the entries' canonical bytes, then their payloads' canonical bytes. The checksum is
-    sha256 over type, length, header and record bytes; payload bytes are left out of it because
-    each payload is checked against its own digest and may later be blanked. Each append is one
-    ``write`` and one ``fsync`` before it is acknowledged: a killed append leaves a short or
-    unchecked frame at the end of the file, which readers ignore and the next writer cuts off.
-    Type ``R`` records that a payload was removed; its body is the payload digest (71 ASCII
-    bytes) followed by the redaction note kept in the payload's place (the canonical JSON of
-    the event's redaction object: at, by, reason, sourceId), all under the checksum. Removal
-    appends it (one write, one fsync: the step that makes the removal and its note durable
-    together), then overwrites that payload's bytes in place with zeros and fsyncs, so the text
-    leaves the disk while the record and its digest stay. The first note kept for a digest
-    stays; a removal that finds one returns it and only blanks whatever bytes are left. A later
-    append never writes a payload that has a note again.
+    writer, namespace, per entry digest, kind, scope, stream, data size, payload digest and
+    size, and the batch's removals: payload digest and redaction note, the canonical JSON of the
+    event's redaction object as text), the entries' canonical bytes, then their payloads'
+    canonical bytes. The checksum is sha256 over type, length, header and record bytes; payload
+    bytes are left out of it because each payload is checked against its own digest and may
+    later be blanked. Each append is one ``write`` and one ``fsync`` before it is acknowledged:
+    a killed append leaves a short or unchecked frame at the end of the file, which readers
+    ignore and the next writer cuts off. An append's removals become durable with its records
+    (the removals' audit entries); then the removed payloads' bytes are overwritten in place
+    with zeros and fsynced, so the text leaves the disk while the records and digests stay. A
+    removal of a payload that already has a note refuses the whole append (the conflict
+    error); a later append never writes a payload that has a note again; gc blanks whatever a
+    removal cut short left. A record's append is ``<writer>@<clock>``.
 ``lock``
     ``fcntl.flock``: appends and removals take it exclusively, reads take it shared, so
     processes never see a frame half-written and two appends never interleave. The operating
@@ -61,7 +60,7 @@ __all__ = [
 
 PROVIDER_CONTRACT = "gitstore.provider/v1"
 CAPABILITIES = frozenset(
-    {"append", "append-if-head", "read", "read-stream", "head", "payload", "verify", "redact-payload"}
+    {"append", "append-if-head", "read", "read-stream", "head", "payload", "verify", "redact-payload", "gc"}
 )
 NAMESPACES = ("local", "shared")
 WRITER_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
@@ -87,7 +86,7 @@ DIGEST_EXCLUDES: dict[str, tuple[str, ...]] = {
 MAGIC = b"IGS1"
 FRAME_HEAD = struct.Struct(">4scI")  # magic, type, body length
 CHECKSUM_SIZE = 32
-APPEND, REMOVE = b"A", b"R"
+APPEND = b"A"
 DIGEST_SIZE = len("sha256:") + 64
 NOTE_FIELDS = frozenset({"at", "by", "reason", "sourceId"})
 
@@ -97,6 +96,11 @@ NOTE_FIELDS = frozenset({"at", "by", "reason", "sourceId"})
 
 class ConflictError(Exception):
     """Default conflict raised by ``append_if_head``; callers may inject their own class."""
+
+
+class Refused(Exception):
+    """Default refusal (an append that removes payloads but records nothing new); callers may
+    inject their own class."""
 
 
 class StorageDamaged(Exception):
@@ -122,6 +126,7 @@ class StoredRecord:
     writer: str
     clock: int
     position: int
+    append: str
 
     @property
     def order(self) -> tuple[int, str, int]:
@@ -141,6 +146,12 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.where}: {self.message}"
+
+
+@dataclasses.dataclass
+class GcReport:
+    payloads: int = 0
+    objects: int = 0
 
 
 @dataclasses.dataclass
@@ -365,23 +376,6 @@ class _Index:
 
     def _apply(self, kind: bytes, checked: bytes, offset: int, unchecked_at: int, frame_size: int) -> None:
         where = f"log@{offset}"
-        if kind == REMOVE:
-            try:
-                digest = checked[:DIGEST_SIZE].decode("ascii")
-            except UnicodeDecodeError:
-                digest = ""
-            if not DIGEST_RE.match(digest):
-                self.problems.append(Problem(where, "removal frame names no payload digest"))
-                return
-            note = checked[DIGEST_SIZE:]
-            problem = _note_problem(note)
-            if problem:
-                self.problems.append(Problem(f"redaction note {digest}", f"{problem} ({where})"))
-            if digest in self.notes:
-                self.problems.append(Problem(f"redaction note {digest}", f"kept twice (again at {where})"))
-            else:
-                self.notes[digest] = note
-            return
         if kind != APPEND:
             self.problems.append(Problem(where, f"unknown frame type {kind!r}"))
             return
@@ -397,13 +391,17 @@ class _Index:
                 size = int(e["size"])
                 data = checked[at : at + size]
                 at += size
-                rec = StoredRecord(e["digest"], e["kind"], e["stream"], data, namespace, writer, clock, position)
+                rec = StoredRecord(e["digest"], e["kind"], e["stream"], data, namespace, writer, clock, position,
+                                   f"{writer}@{clock}")
                 psize = int(e["payloadSize"]) if e.get("payloadSize") is not None else None
                 rows.append(_Row(rec, e["scope"], e.get("payloadDigest"), payload_at if psize is not None else None, psize or 0))
                 payload_at += psize or 0
+            removals = [(str(r["payloadDigest"]), str(r["note"]).encode("utf-8")) for r in header.get("removals", [])]
         except (ValueError, KeyError, TypeError, struct.error) as exc:
             self.problems.append(Problem(where, f"unreadable append header: {exc}"))
             return
+        for digest, note in removals:
+            self._removed(where, digest, note)
         if at != len(checked):
             self.problems.append(Problem(where, "record bytes do not add up to the sizes in the header"))
         if payload_at != offset + frame_size - CHECKSUM_SIZE:
@@ -426,6 +424,18 @@ class _Index:
             self.by_stream.setdefault(rec.stream, []).append(row)
             if row.payload_at is not None and row.payload_digest:
                 self.payloads.setdefault(row.payload_digest, []).append((row.payload_at, row.payload_size))
+
+    def _removed(self, where: str, digest: str, note: bytes) -> None:
+        if not DIGEST_RE.match(digest):
+            self.problems.append(Problem(where, "a removal names no payload digest"))
+            return
+        problem = _note_problem(note)
+        if problem:
+            self.problems.append(Problem(f"redaction note {digest}", f"{problem} ({where})"))
+        if digest in self.notes:
+            self.problems.append(Problem(f"redaction note {digest}", f"kept twice (again at {where})"))
+        else:
+            self.notes[digest] = note
 
 
 def _note_problem(note: bytes) -> str | None:
@@ -483,12 +493,14 @@ class _Locked:
 class IndependentProvider:
     """A ``gitstore.provider/v1`` provider over one framed, append-only, fcntl-locked log."""
 
-    def __init__(self, folder: Path | str, writer: str, conflict_error: type[Exception] = ConflictError) -> None:
+    def __init__(self, folder: Path | str, writer: str, conflict_error: type[Exception] = ConflictError,
+                 refused_error: type[Exception] = Refused) -> None:
         if not WRITER_RE.match(writer):
             raise ValueError(f"bad writer id {writer!r}: 1 to 64 of a-z, 0-9 and -, starting with a letter or digit")
         self.folder = Path(folder)
         self.writer = writer
         self.conflict_error = conflict_error
+        self.refused_error = refused_error
         self._log = self.folder / "log"
         self._lock = self.folder / "lock"
         created = not self.folder.exists()
@@ -542,8 +554,12 @@ class IndependentProvider:
     def _append(self, batch: Any, stream: str | None, expected: str | None, check: bool) -> AppendResult:
         namespace = str(batch.namespace)
         entries = tuple(batch.entries)
+        removals = [(str(r.payload_digest), bytes(r.note)) for r in getattr(batch, "removals", ())]
         with _Locked(self._lock, exclusive=True):
             idx = self._refresh()
+            for digest, _ in removals:
+                if digest in idx.notes:
+                    raise self.conflict_error(f"payload {digest} was already removed")
             if check:
                 rows = idx.by_stream.get(str(stream))
                 head = max(rows, key=lambda r: r.record.order).record.digest if rows else None
@@ -562,6 +578,8 @@ class IndependentProvider:
                     added.append(e.digest)
                     new.append(e)
             if not new:
+                if removals:
+                    raise self.refused_error("an append that removes payloads must record something new")
                 return AppendResult((), tuple(existing))
             if idx.scan.damage:
                 raise StorageDamaged(f"{self._log}: {idx.scan.damage}; run verify")
@@ -569,8 +587,9 @@ class IndependentProvider:
             payloads = []
             for e in new:
                 payload = getattr(e, "payload", None)
-                if getattr(e, "payload_digest", None) in idx.notes:
-                    payload = None  # removed once: never written again
+                if getattr(e, "payload_digest", None) in idx.notes or any(
+                        getattr(e, "payload_digest", None) == d for d, _ in removals):
+                    payload = None  # removed: never written again
                 if payload is not None:
                     payloads.append(bytes(payload))
                 described.append(
@@ -584,12 +603,34 @@ class IndependentProvider:
                         "payloadSize": None if payload is None else len(payload),
                     }
                 )
-            header = {"clock": idx.max_clock + 1, "writer": self.writer, "namespace": namespace, "entries": described}
+            header = {"clock": idx.max_clock + 1, "writer": self.writer, "namespace": namespace, "entries": described,
+                      "removals": [{"payloadDigest": d, "note": n.decode("utf-8")} for d, n in removals]}
             head_bytes = json.dumps(header, sort_keys=True, separators=(",", ":")).encode("utf-8")
             checked = struct.pack(">I", len(head_bytes)) + head_bytes + b"".join(bytes(e.data) for e in new)
             self._write_frame(idx, _frame(APPEND, checked, b"".join(payloads)))
-            self._refresh()
+            idx = self._refresh()
+            self._blank(idx, [d for d, _ in removals])
         return AppendResult(tuple(added), tuple(existing))
+
+    def _blank(self, idx: _Index, digests: list[str]) -> int:
+        """Overwrite the bytes of removed payloads with zeros; call with the lock held."""
+        places = [(o, n) for d in digests for o, n in idx.payloads.get(d, ()) if any(_read_at(self._log, o, n))]
+        if places:
+            fd = os.open(self._log, os.O_WRONLY)
+            try:
+                for offset, size in places:
+                    os.pwrite(fd, bytes(size), offset)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        return len(places)
+
+    def gc(self) -> GcReport:
+        """Blank what a removal cut short left (payloads live in their records' frames, so no
+        append leaves a payload no record names)."""
+        with _Locked(self._lock, exclusive=True):
+            idx = self._refresh()
+            return GcReport(payloads=self._blank(idx, list(idx.notes)))
 
     def _write_frame(self, idx: _Index, frame: bytes) -> None:
         """Append one frame durably, cutting off a torn tail first; call with the lock held."""
@@ -655,37 +696,6 @@ class IndependentProvider:
         """The note kept in place of a removed payload, or None."""
         with _Locked(self._lock, exclusive=False):
             return self._refresh().notes.get(payload_digest)
-
-    def redact_payload(self, payload_digest: str, note: bytes) -> bytes | None:
-        """Remove a payload and keep ``note`` in its place: append the removal, then blank the bytes.
-
-        A note already kept for the digest stays and is returned (a retry or a racing call
-        gets the same one); None when the log holds neither the payload nor a note for it.
-        """
-        if not isinstance(payload_digest, str) or not DIGEST_RE.match(payload_digest):
-            return None
-        note = bytes(note)
-        with _Locked(self._lock, exclusive=True):
-            idx = self._refresh()
-            kept = idx.notes.get(payload_digest)
-            if kept is None:
-                if not idx.payloads.get(payload_digest):
-                    return None
-                if idx.scan.damage:
-                    raise StorageDamaged(f"{self._log}: {idx.scan.damage}; run verify")
-                self._write_frame(idx, _frame(REMOVE, payload_digest.encode("ascii") + note))
-                idx = self._refresh()
-                kept = idx.notes[payload_digest]
-            places = [(o, n) for o, n in idx.payloads.get(payload_digest, ()) if any(_read_at(self._log, o, n))]
-            if places:  # blank what is left (all of it now, or what a removal cut short left)
-                fd = os.open(self._log, os.O_WRONLY)
-                try:
-                    for offset, size in places:
-                        os.pwrite(fd, bytes(size), offset)
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-            return kept
 
     # -- verify ----------------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gitstore import canonicalize, kind_of, seal
-from gitstore.providers._base import Batch, Entry, Namespace
+from gitstore.providers._base import Batch, Entry, Namespace, Removal
 
 from .conftest import CONTRACTS, ROOT
 
@@ -65,6 +65,17 @@ def entry(record: dict[str, Any], stream: str | None = None) -> Entry:
 def batch(*records: dict[str, Any], namespace: Namespace = "shared", stream: str | None = None) -> Batch:
     """One batch of sealed records."""
     return Batch(namespace, tuple(entry(r, stream) for r in records))
+
+
+def audit(tag: str) -> dict[str, Any]:
+    """A distinct valid redaction audit entry."""
+    return seal({**example("audit"), "action": "redact", "reason": f"removal {tag}"})
+
+
+def remove(provider: Any, payload_digest: str, note: bytes, tag: str | None = None) -> None:
+    """Remove a payload the way the store does: with its audit entry, in one append."""
+    record = audit(tag or note.decode())
+    provider.append(Batch("shared", (entry(record),), (Removal(payload_digest, note),)))
 
 
 WRITER_SCRIPT = """

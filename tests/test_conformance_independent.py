@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import json
+import struct
 from pathlib import Path
 
 import pytest
 
 from gitstore.conformance import ProviderConformance, batch, entries_for
 from gitstore.conformance import _records as R
-from gitstore.errors import ConflictError
+from gitstore.errors import ConflictError, Refused
 from gitstore.providers import Batch, Entry
 
-from .independent_provider import REMOVE, IndependentProvider, _frame, canonical, record_digest, strict_json
+from .independent_provider import APPEND, IndependentProvider, _frame, canonical, record_digest, strict_json
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "independent_provider.py"
@@ -24,7 +26,8 @@ class TestIndependentConformance(ProviderConformance):
     durable = True
 
     def make(self, location: Path, writer: str = "w1") -> IndependentProvider:
-        return IndependentProvider(location / "independent", writer, conflict_error=ConflictError)
+        return IndependentProvider(location / "independent", writer, conflict_error=ConflictError,
+                                   refused_error=Refused)
 
 
 def test_independent_provider_imports_nothing_from_gitstore() -> None:
@@ -69,7 +72,8 @@ def test_independent_canonical_form_matches_the_vectors(folder: Path) -> None:
 
 
 def _provider(tmp_path: Path, writer: str = "w1") -> IndependentProvider:
-    return IndependentProvider(tmp_path / "independent", writer, conflict_error=ConflictError)
+    return IndependentProvider(tmp_path / "independent", writer, conflict_error=ConflictError,
+                               refused_error=Refused)
 
 
 def test_a_torn_tail_is_invisible_and_cut_off_by_the_next_append(tmp_path: Path) -> None:
@@ -123,19 +127,24 @@ def test_verify_rechecks_digests_schema_and_payloads(tmp_path: Path) -> None:
     assert any(event.digest in m and "does not hash to its digest" in m for m in messages)
 
 
+def _remove(provider: IndependentProvider, payload_digest: str, reason: str) -> None:
+    provider.append(batch(R.audit(reason, [], action="redact"), removals=[(payload_digest, _note(reason))]))
+
+
 def test_removed_payload_text_leaves_the_disk(tmp_path: Path) -> None:
     provider = _provider(tmp_path)
     record = R.event("secret", text="correct horse battery staple")
     provider.append(batch(record))
     log = tmp_path / "independent" / "log"
     assert b"correct horse battery staple" in log.read_bytes()
-    assert provider.redact_payload(record["payloadDigest"], _note("asked")) == _note("asked")
+    _remove(provider, record["payloadDigest"], "asked")
     assert b"correct horse battery staple" not in log.read_bytes()
     fresh = _provider(tmp_path)
     assert fresh.payload(record["payloadDigest"]) is None
     assert fresh.redaction_note(record["payloadDigest"]) == _note("asked")
-    assert fresh.redact_payload(record["payloadDigest"], _note("again")) == _note("asked")
-    assert [s.digest for s in fresh.read()] == [record["digest"]]
+    with pytest.raises(ConflictError):
+        _remove(fresh, record["payloadDigest"], "again")
+    assert fresh.redaction_note(record["payloadDigest"]) == _note("asked")
     assert fresh.verify().ok
     twin = R.event("secret", seq=1, text="correct horse battery staple")  # same payload, new event
     assert twin["payloadDigest"] == record["payloadDigest"]
@@ -144,17 +153,20 @@ def test_removed_payload_text_leaves_the_disk(tmp_path: Path) -> None:
     assert fresh.payload(record["payloadDigest"]) is None and fresh.verify().ok
 
 
-def test_a_removal_cut_short_hides_the_payload_and_a_retry_blanks_it(tmp_path: Path) -> None:
+def test_a_removal_cut_short_hides_the_payload_and_gc_blanks_it(tmp_path: Path) -> None:
     provider = _provider(tmp_path)
     record = R.event("cut", text="half removed text")
     provider.append(batch(record))
     log = tmp_path / "independent" / "log"
-    with open(log, "ab") as f:  # the removal frame is durable, the blanking never happened
-        f.write(_frame(REMOVE, record["payloadDigest"].encode("ascii") + _note("first")))
+    data = bytearray(log.read_bytes())
+    _remove(provider, record["payloadDigest"], "first")
+    removal = log.read_bytes()[len(data):]
+    log.write_bytes(bytes(data) + removal)  # the removal is durable, the blanking never happened
+    assert b"half removed text" in log.read_bytes()
     fresh = _provider(tmp_path)
     assert fresh.payload(record["payloadDigest"]) is None
     assert fresh.verify().ok
-    assert fresh.redact_payload(record["payloadDigest"], _note("second")) == _note("first")
+    assert fresh.gc().payloads == 1
     assert b"half removed text" not in log.read_bytes()
 
 
@@ -162,10 +174,13 @@ def test_verify_checks_redaction_notes(tmp_path: Path) -> None:
     provider = _provider(tmp_path)
     provider.append(batch(R.grant("n")))
     log = tmp_path / "independent" / "log"
-    with open(log, "ab") as f:
-        f.write(_frame(REMOVE, b"sha256:" + b"a" * 64 + b'{"at":"x","by":"y","reason":"z"}'))
-        f.write(_frame(REMOVE, b"sha256:" + b"b" * 64 + b'{"by":"y","at":"x","reason":"z","sourceId":null}'))
-        f.write(_frame(REMOVE, b"sha256:" + b"c" * 64 + b"not json"))
+    for tag, digest, note in (("a", "a" * 64, '{"at":"x","by":"y","reason":"z"}'),
+                              ("b", "b" * 64, '{"by":"y","at":"x","reason":"z","sourceId":null}'),
+                              ("c", "c" * 64, "not json")):
+        header = json.dumps({"clock": 10 + ord(tag), "writer": "w1", "namespace": "shared", "entries": [],
+                             "removals": [{"payloadDigest": "sha256:" + digest, "note": note}]}).encode()
+        with open(log, "ab") as f:
+            f.write(_frame(APPEND, struct.pack(">I", len(header)) + header))
     problems = [str(p) for p in _provider(tmp_path).verify().problems]
     assert any("a" * 64 in p and "not a redaction object" in p for p in problems)
     assert any("b" * 64 in p and "canonical" in p for p in problems)

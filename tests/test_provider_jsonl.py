@@ -21,7 +21,7 @@ from gitstore.providers._base import Batch, Entry
 from gitstore.providers.jsonl import JsonlProvider, format_append
 
 from .conftest import ROOT
-from .provider_records import batch, entry, event, examples, grant, run_writers
+from .provider_records import batch, entry, event, examples, grant, remove, run_writers
 
 WRITER = "w1"
 
@@ -173,7 +173,7 @@ def test_an_append_killed_mid_write_is_never_acknowledged(folder: Path) -> None:
     assert grant("doomed")["digest"] not in {s.digest for s in provider.read()}
 
 
-def test_redaction_rewrites_the_payload_file_atomically(folder: Path) -> None:
+def test_a_removal_rewrites_the_payload_file_atomically_and_keeps_the_note_with_its_audit(folder: Path) -> None:
     provider = JsonlProvider(folder, WRITER)
     secret, other = event("secret", "remove this sentence"), event("other", "keep this one")
     provider.append(batch(secret, other))
@@ -181,16 +181,16 @@ def test_redaction_rewrites_the_payload_file_atomically(folder: Path) -> None:
     assert reader.payload(other["payloadDigest"]) is not None  # caches the payload index
     inode = (folder / "payloads.jsonl").stat().st_ino
     before = _lines(folder / "payloads.jsonl")
-    assert provider.redact_payload(secret["payloadDigest"], _note("first")) == _note("first")
+    remove(provider, secret["payloadDigest"], _note("first"), "first")
     assert (folder / "payloads.jsonl").stat().st_ino != inode
-    inode = (folder / "payloads.jsonl").stat().st_ino
     other_writer = JsonlProvider(folder, "w2")
-    assert other_writer.redact_payload(secret["payloadDigest"], _note("second")) == _note("first")
-    assert (folder / "payloads.jsonl").stat().st_ino == inode  # nothing left to rewrite
+    with pytest.raises(ConflictError, match="already removed"):
+        remove(other_writer, secret["payloadDigest"], _note("second"), "second")
     after = _lines(folder / "payloads.jsonl")
-    assert len(after) == len(before) and after[1] == before[1]  # the note took the payload's place
-    assert json.loads(after[0]) == {"payload_digest": secret["payloadDigest"],
-                                    "note": json.loads(_note("first"))}
+    assert after == before[1:]  # the payload's line went; the note is in the removal's records line
+    last = json.loads(_lines(folder / "records.jsonl")[-1])
+    assert [r["kind"] for r in last["records"]] == ["audit"]
+    assert last["removals"] == [{"payload_digest": secret["payloadDigest"], "note": json.loads(_note("first"))}]
     assert reader.redaction_note(secret["payloadDigest"]) == _note("first")
     assert reader.redaction_note(other["payloadDigest"]) is None
     assert b"remove this sentence" not in (folder / "payloads.jsonl").read_bytes()
@@ -198,14 +198,14 @@ def test_redaction_rewrites_the_payload_file_atomically(folder: Path) -> None:
     assert sorted(p.name for p in folder.iterdir()) == ["lock", "payloads.jsonl", "records.jsonl"]
     assert reader.payload(secret["payloadDigest"]) is None
     assert b"keep this one" in (reader.payload(other["payloadDigest"]) or b"")
-    assert len(list(reader.read())) == 2 and reader.verify().ok
+    assert len(list(reader.read())) == 3 and reader.verify().ok
 
 
 def test_a_removed_payload_is_never_written_again(folder: Path) -> None:
     provider = JsonlProvider(folder, WRITER)
     record = event("gone", "gone for good")
     provider.append(batch(record))
-    provider.redact_payload(record["payloadDigest"], _note("asked"))
+    remove(provider, record["payloadDigest"], _note("asked"))
     twin = event("gone-twin", "gone for good")  # another event with the same payload
     assert twin["payloadDigest"] == record["payloadDigest"]
     provider.append(batch(twin))
@@ -214,20 +214,24 @@ def test_a_removed_payload_is_never_written_again(folder: Path) -> None:
     assert provider.verify().ok
 
 
-def test_redaction_drops_a_stray_payload_line_beside_a_kept_note(folder: Path) -> None:
+def test_gc_drops_a_stray_payload_line_beside_a_note_and_lines_no_record_names(folder: Path) -> None:
     provider = JsonlProvider(folder, WRITER)
-    record = event("stray", "stray text")
-    provider.append(batch(record))
+    record, kept = event("stray", "stray text"), event("kept", "kept text")
+    provider.append(batch(record, kept))
     line = _lines(folder / "payloads.jsonl")[0]
-    provider.redact_payload(record["payloadDigest"], _note("first"))
-    with open(folder / "payloads.jsonl", "ab") as f:  # as if copied back in by hand
+    remove(provider, record["payloadDigest"], _note("first"))
+    orphan = entry(event("orphan", "text of a killed append"))
+    with open(folder / "payloads.jsonl", "ab") as f:  # copied back in; left by a killed append
         f.write(line + b"\n")
+        f.write(json.dumps({"payload_digest": orphan.payload_digest,
+                            "payload": json.loads(orphan.payload or b"")}).encode() + b"\n")
     reader = JsonlProvider(folder, WRITER)
     assert reader.payload(record["payloadDigest"]) is None
     assert any("beside its redaction note" in str(p) for p in reader.verify().problems)
-    assert provider.redact_payload(record["payloadDigest"], _note("second")) == _note("first")
-    assert b"stray text" not in (folder / "payloads.jsonl").read_bytes()
-    assert reader.verify().ok
+    assert provider.gc().payloads == 2
+    data = (folder / "payloads.jsonl").read_bytes()
+    assert b"stray text" not in data and b"killed append" not in data and b"kept text" in data
+    assert reader.verify().ok and provider.gc().payloads == 0
 
 
 def test_verify_checks_redaction_notes(folder: Path) -> None:

@@ -16,7 +16,7 @@ import pytest
 from gitstore import ConflictError, IntegrityError, UsageError, canonicalize
 from gitstore.providers.sqlite import SqliteProvider
 
-from .provider_records import batch, event, examples, grant, run_writers
+from .provider_records import batch, event, examples, grant, remove, run_writers
 
 WRITER = "w1"
 
@@ -88,8 +88,9 @@ def test_redacted_payload_text_is_gone_from_the_files_after_gc(db: Path) -> None
     record = event("secret", secret)
     provider.append(batch(record, grant("kept")))
     assert secret.encode() in _file_bytes(db)
-    assert provider.redact_payload(record["payloadDigest"], _note("asked")) == _note("asked")
-    provider.gc()
+    remove(provider, record["payloadDigest"], _note("asked"))
+    assert provider.redaction_note(record["payloadDigest"]) == _note("asked")
+    assert provider.gc().payloads == 0  # the removal deleted the row already
     assert secret.encode() not in _file_bytes(db)
     assert secret[:20].encode() not in _file_bytes(db)
     assert provider.payload(record["payloadDigest"]) is None
@@ -102,13 +103,13 @@ def test_secure_delete_overwrites_the_text_even_before_vacuum(db: Path) -> None:
     secret = "correct-horse-battery-staple"
     record = event("secure", secret)
     provider.append(batch(record))
-    provider.redact_payload(record["payloadDigest"], _note("asked"))
+    remove(provider, record["payloadDigest"], _note("asked"))
     busy = _raw(db).execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
     assert busy == 0
     assert secret.encode() not in _file_bytes(db)
 
 
-def test_redaction_keeps_the_note_in_the_notes_table_in_one_transaction(db: Path) -> None:
+def test_a_removal_keeps_its_note_and_audit_entry_in_one_transaction(db: Path) -> None:
     provider = SqliteProvider(db, WRITER)
     record = event("noted", "text to remove")
     provider.append(batch(record))
@@ -117,12 +118,13 @@ def test_redaction_keeps_the_note_in_the_notes_table_in_one_transaction(db: Path
     conn.execute("BEGIN IMMEDIATE")  # another connection holds the write lock: nothing changes yet
     release = threading.Timer(0.3, lambda: conn.execute("COMMIT"))
     release.start()
-    assert provider.redact_payload(digest, _note("first")) == _note("first")
+    remove(provider, digest, _note("first"))
     release.join()
     assert conn.execute("SELECT payload_digest, data FROM notes").fetchall() == [(digest, _note("first"))]
     assert conn.execute("SELECT COUNT(*) FROM payloads").fetchone()[0] == 0
     again = SqliteProvider(db, "w2")
-    assert again.redact_payload(digest, _note("second")) == _note("first")
+    with pytest.raises(ConflictError, match="already removed"):
+        remove(again, digest, _note("second"))
     assert again.redaction_note(digest) == _note("first")
     twin = event("noted-twin", "text to remove")  # another event with the same payload
     assert twin["payloadDigest"] == digest and twin["digest"] != record["digest"]
@@ -138,7 +140,8 @@ def test_an_older_file_without_a_notes_table_gains_one(db: Path) -> None:
     provider = SqliteProvider(db, WRITER)
     record = event("old", "old text")
     provider.append(batch(record))
-    assert provider.redact_payload(record["payloadDigest"], _note("x")) == _note("x")
+    remove(provider, record["payloadDigest"], _note("x"))
+    assert provider.redaction_note(record["payloadDigest"]) == _note("x")
     assert provider.verify().ok
 
 
@@ -146,7 +149,7 @@ def test_verify_checks_redaction_notes(db: Path) -> None:
     provider = SqliteProvider(db, WRITER)
     kept, leaked = event("kept", "kept text"), event("leaked", "leaked text")
     provider.append(batch(kept, leaked))
-    provider.redact_payload(kept["payloadDigest"], _note("ok"))
+    remove(provider, kept["payloadDigest"], _note("ok"))
     conn = _raw(db)
     bad = [("sha256:" + "a" * 64, b'{"at":"x","by":"y","reason":"z"}'),
            ("sha256:" + "b" * 64, b'{"by":"y","at":"x","reason":"z","sourceId":null}'),

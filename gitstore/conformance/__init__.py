@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 from gitstore.errors import ConflictError, IntegrityError, Refused
-from gitstore.providers import REQUIRED_CAPABILITIES, Batch, Entry, Provider, Stream, StreamingProvider
+from gitstore.providers import REQUIRED_CAPABILITIES, Batch, Entry, Provider, Removal, Stream, StreamingProvider
 from gitstore.providers._base import Namespace
 from gitstore.store import Store
 from gitstore.conformance import _records as R
@@ -44,8 +44,11 @@ def entries_for(records: Iterable[dict[str, Any]], scope: str = R.SCOPE) -> tupl
     return tuple(Store.prepare(store, r) for r in records)
 
 
-def batch(*records: dict[str, Any], namespace: str = "shared") -> Batch:
-    return Batch(namespace, entries_for(records, records[0]["scope"] if records else R.SCOPE))  # type: ignore[arg-type]
+def batch(*records: dict[str, Any], namespace: str = "shared",
+          removals: Iterable[tuple[str, bytes]] = ()) -> Batch:
+    """A batch of sealed records (and payloads to remove with them, as (digest, note))."""
+    return Batch(namespace, entries_for(records, records[0]["scope"] if records else R.SCOPE),  # type: ignore[arg-type]
+                 tuple(Removal(d, n) for d, n in removals))
 
 
 class ProviderConformance:
@@ -270,34 +273,88 @@ class ProviderConformance:
         assert payload is not None and b"Please add jitter." in payload
         assert provider.payload("sha256:" + "0" * 64) is None
 
-    def test_redact_payload_keeps_the_record(self, provider: Provider) -> None:
+    def _redacting(self, provider: Provider) -> Provider:
         if "redact-payload" not in provider.manifest().capabilities:
             pytest.skip("provider does not offer redact-payload")
+        return provider
+
+    def test_a_removal_and_its_audit_entry_are_one_append(self, provider: Provider) -> None:
+        self._redacting(provider)
         record = R.event("secret", text="remove me")
         provider.append(batch(record))
-        first, second = _note("first"), _note("second")
-        assert provider.redact_payload(record["payloadDigest"], first) == first  # type: ignore[attr-defined]
-        assert provider.redact_payload(record["payloadDigest"], second) == first  # type: ignore[attr-defined]
-        assert provider.redaction_note(record["payloadDigest"]) == first  # type: ignore[attr-defined]
+        audit = R.audit("removal", [], action="redact")
+        result = provider.append(batch(audit, removals=[(record["payloadDigest"], _note("first"))]))
+        assert result.added == (audit["digest"],)
+        assert provider.redaction_note(record["payloadDigest"]) == _note("first")  # type: ignore[attr-defined]
         assert provider.payload(record["payloadDigest"]) is None
-        assert [s.digest for s in provider.read()] == [record["digest"]]
+        assert [s.digest for s in provider.read()] == [record["digest"], audit["digest"]]
         assert provider.verify().ok
 
-    def test_redact_unknown_payload(self, provider: Provider) -> None:
-        if "redact-payload" not in provider.manifest().capabilities:
-            pytest.skip("provider does not offer redact-payload")
+    def test_a_second_removal_of_a_payload_conflicts_and_stores_nothing(self, provider: Provider) -> None:
+        self._redacting(provider)
+        record = R.event("twice", text="remove me once")
+        first, second = R.audit("first", [], action="redact"), R.audit("second", [], action="redact")
+        provider.append(batch(record))
+        provider.append(batch(first, removals=[(record["payloadDigest"], _note("first"))]))
+        with pytest.raises(ConflictError, match=record["payloadDigest"]):
+            provider.append(batch(second, removals=[(record["payloadDigest"], _note("second"))]))
+        assert provider.redaction_note(record["payloadDigest"]) == _note("first")  # type: ignore[attr-defined]
+        assert second["digest"] not in {s.digest for s in provider.read()}
+
+    def test_a_removal_with_nothing_new_to_record_is_refused(self, provider: Provider) -> None:
+        self._redacting(provider)
+        record = R.event("bare", text="no audit")
+        provider.append(batch(record))
+        with pytest.raises(Refused):
+            provider.append(batch(record, removals=[(record["payloadDigest"], _note("n"))]))
+        assert provider.redaction_note(record["payloadDigest"]) is None  # type: ignore[attr-defined]
+        assert provider.payload(record["payloadDigest"]) is not None
+
+    def test_a_removal_of_a_payload_never_stored_keeps_its_note(self, provider: Provider) -> None:
+        self._redacting(provider)
         unknown = "sha256:" + "1" * 64
-        assert provider.redact_payload(unknown, _note("x")) is None  # type: ignore[attr-defined]
         assert provider.redaction_note(unknown) is None  # type: ignore[attr-defined]
+        provider.append(batch(R.audit("unknown", [], action="redact"), removals=[(unknown, _note("x"))]))
+        assert provider.redaction_note(unknown) == _note("x")  # type: ignore[attr-defined]
 
     def test_redacted_payload_is_not_restored_by_appending_again(self, provider: Provider) -> None:
-        if "redact-payload" not in provider.manifest().capabilities:
-            pytest.skip("provider does not offer redact-payload")
+        self._redacting(provider)
         record = R.event("again", text="gone for good")
         provider.append(batch(record))
-        provider.redact_payload(record["payloadDigest"], _note("n"))  # type: ignore[attr-defined]
+        provider.append(batch(R.audit("again", [], action="redact"), removals=[(record["payloadDigest"], _note("n"))]))
         provider.append(batch(record))
+        twin = R.event("again", seq=1, text="gone for good")  # another event, the same payload
+        assert twin["payloadDigest"] == record["payloadDigest"]
+        provider.append(batch(twin))
         assert provider.payload(record["payloadDigest"]) is None
+
+    # -- appends and gc ------------------------------------------------------------------------
+
+    def test_records_of_one_append_share_its_append_id(self, location: Path) -> None:
+        provider = self.make(location)
+        provider.append(batch(R.grant("a1"), R.grant("a2"), R.event("a3")))
+        provider.append(batch(R.grant("b1")))
+        provider.append(batch(R.event("c1", episode="c"), namespace="local"))
+        stored = list(self.make(location).read())  # another handle sees the same ids
+        ids = [s.append for s in stored]
+        assert all(isinstance(i, str) and i for i in ids)
+        assert ids[0] == ids[1] == ids[2] and len({ids[0], ids[3], ids[4]}) == 3
+        assert ids == [s.append for s in provider.read()]
+        assert [s.append for s in provider.read_stream(R.episode_id("c"))] == [ids[4]]
+
+    def test_gc_erases_removed_payloads_and_keeps_the_rest(self, provider: Provider) -> None:
+        if "gc" not in provider.manifest().capabilities:
+            pytest.skip("provider does not offer gc")
+        self._redacting(provider)
+        kept, gone = R.event("kept", text="kept text"), R.event("gone", text="removed text")
+        provider.append(batch(kept, gone))
+        provider.append(batch(R.audit("gc", [], action="redact"), removals=[(gone["payloadDigest"], _note("n"))]))
+        report = provider.gc()  # type: ignore[attr-defined]
+        assert report.payloads >= 0
+        assert provider.payload(kept["payloadDigest"]) == entries_for([kept])[0].payload
+        assert provider.payload(gone["payloadDigest"]) is None
+        assert len(list(provider.read())) == 3 and provider.verify().ok
+        assert provider.gc().payloads == 0  # type: ignore[attr-defined]
 
     # -- integrity -----------------------------------------------------------------------------
 
@@ -365,6 +422,24 @@ class ProviderConformance:
         assert not torn, f"torn batches visible: {torn}"
         report = provider.verify()
         assert report.ok, [str(p) for p in report.problems[:5]]
+        if "gc" in provider.manifest().capabilities:
+            _orphans_go(provider, digests, self.kills)
+
+
+def _orphans_go(provider: Provider, stored: set[str], kills: int) -> None:
+    """After gc, no payload of a record the killed children did not store is left; every
+    stored record's payload is."""
+    provider.gc()  # type: ignore[attr-defined]
+    for round_ in range(kills):
+        for i in range(64):
+            records = [R.event(f"kill{round_}-{i}-{j}", episode=f"kill{round_}-{i}", seq=j, text="x" * 200)
+                       for j in range(KILL_BATCH)]
+            here = [r["digest"] in stored for r in records]
+            for record, kept in zip(records, here):
+                assert (provider.payload(record["payloadDigest"]) is not None) == kept, record["digest"]
+            if not any(here):
+                break
+    assert provider.verify().ok
 
 
 KILL_BATCH = 40

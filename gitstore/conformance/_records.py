@@ -51,12 +51,12 @@ def grant(tag: str, scope: str = SCOPE) -> dict[str, Any]:
     })
 
 
-def audit(tag: str, records: list[str], scope: str = SCOPE) -> dict[str, Any]:
+def audit(tag: str, records: list[str], scope: str = SCOPE, action: str = "import") -> dict[str, Any]:
     """An audit entry recording an append of ``records``."""
     return seal({
         "schema": "gitstore.audit/v1",
         "scope": scope,
-        "action": "import",
+        "action": action,
         "by": "github:583231",
         "at": "2026-07-14T12:00:00.000000Z",
         "subjects": [tag[:100]],

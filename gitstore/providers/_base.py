@@ -23,7 +23,7 @@ REQUIRED_CAPABILITIES = frozenset({
     "payload",         # an event payload by its digest
     "verify",          # re-read everything stored and report damage
 })
-OPTIONAL_CAPABILITIES = frozenset({"redact-payload", "search-lexical", "append-stream"})
+OPTIONAL_CAPABILITIES = frozenset({"redact-payload", "search-lexical", "append-stream", "gc"})
 CONTRACT_VERSIONS = ("gitstore.provider/v1",)
 
 
@@ -56,11 +56,26 @@ class Entry:
 
 
 @dataclass(frozen=True)
+class Removal:
+    """A payload to remove in an append, and the redaction note kept in its place: the
+    canonical JSON of the event's redaction object (at, by, reason, sourceId)."""
+
+    payload_digest: str
+    note: bytes
+
+
+@dataclass(frozen=True)
 class Batch:
-    """One atomic append: records and the audit entries that record the change."""
+    """One atomic append: records and the audit entries that record the change.
+
+    ``removals`` (providers with ``redact-payload``) remove payloads in the same append: the
+    audit entries of the removals are among ``entries``, so a removal is never kept without
+    the entry that says who removed what and why.
+    """
 
     namespace: Namespace
     entries: tuple[Entry, ...]
+    removals: tuple[Removal, ...] = ()
 
     def __post_init__(self) -> None:
         if self.namespace not in NAMESPACES:
@@ -82,7 +97,13 @@ class Stream:
 
 @dataclass(frozen=True)
 class Stored:
-    """A record as a provider returns it, with its place in the store order."""
+    """A record as a provider returns it, with its place in the store order.
+
+    ``append`` names the append that stored it: the same text for every record one append
+    stored, different for records of different appends, on every handle and every clone
+    (git: the records commit; the others: ``<writer>@<clock>``). The store's rules use it to
+    see what was written together (a decision and its audit entry).
+    """
 
     digest: str
     kind: str
@@ -92,6 +113,7 @@ class Stored:
     writer: str
     clock: int
     position: int
+    append: str
 
     @property
     def order(self) -> tuple[int, str, int]:
@@ -104,6 +126,17 @@ class AppendResult:
 
     added: tuple[str, ...] = ()
     existing: tuple[str, ...] = ()
+
+
+@dataclass
+class GcReport:
+    """What a provider's ``gc`` erased."""
+
+    payloads: int = 0  # payloads erased: removed ones, and ones no stored record names
+    objects: int = 0   # other storage units erased (git objects, temporary files)
+
+    def __str__(self) -> str:
+        return f"{self.payloads} payload(s) and {self.objects} other object(s) erased"
 
 
 @dataclass(frozen=True)
@@ -175,19 +208,23 @@ class StreamingProvider(Provider, Protocol):
 
 @runtime_checkable
 class RedactingProvider(Provider, Protocol):
-    """A provider with the optional ``redact-payload`` capability."""
-
-    def redact_payload(self, payload_digest: str, note: bytes) -> bytes | None:
-        """Remove a payload and keep ``note`` in its place, in one step.
-
-        ``note`` is the canonical JSON of the event's redaction object. When a note is already
-        kept for that digest, the old note stays and is returned, so a retry or a racing call
-        produces the same audit entry. Returns the note now kept, or None when the provider
-        holds neither the payload nor a note for that digest.
-        """
+    """A provider with the optional ``redact-payload`` capability: its appends honour
+    ``Batch.removals`` (each payload removed and its note kept, with the batch's records, all
+    or nothing; a removal whose payload already has a note raises ``ConflictError`` naming
+    it and stores nothing), and it tells a removed payload's note."""
 
     def redaction_note(self, payload_digest: str) -> bytes | None:
         """The note kept in place of a removed payload, or None."""
+
+
+@runtime_checkable
+class CollectingProvider(Provider, Protocol):
+    """A provider with the optional ``gc`` capability."""
+
+    def gc(self) -> GcReport:
+        """Erase what memory removed and nothing else: removed payloads, payloads no stored
+        record names (left by appends that were killed), superseded copies of them. Never
+        repairs damage; afterwards no byte of a removed payload is left in its storage."""
 
 
 def missing_capabilities(manifest: Manifest) -> list[str]:

@@ -12,16 +12,21 @@ Layout of ``<folder>/`` (format 1):
   as a JSON object; its stored bytes are ``gitstore.records.canonical.canonicalize(record)``, the
   RFC 8785 form. Bytes that do not survive that round trip (never the case for a sealed
   record) are kept exactly instead, as ``"record_base64"`` in place of ``"record"``. A record's
-  position is its index in ``records``.
+  position is its index in ``records``; its append is ``<writer>@<clock>``. An append that
+  removes payloads ends with ``"removals":[{"payload_digest":"sha256:…","note":{…}}]``
+  (``"note_base64"`` under the same rule): the redaction notes kept in place of the removed
+  payloads, written in the one line that also holds the removals' audit entries.
 - ``payloads.jsonl``: one line per event payload, ``{"payload_digest":"sha256:…","payload":…}``
   (``"payload_base64"`` under the same rule), or, once that payload was removed, one line
   holding its redaction note instead, ``{"payload_digest":"sha256:…","note":{…}}`` (the
   canonical JSON of the event's redaction object: at, by, reason, sourceId; ``"note_base64"``
-  under the same rule). Redaction rewrites this file with the note line in the place of the
-  payload line, under the lock and in one step (temporary file, fsync, ``os.replace``, fsync
-  of the folder), so a reader sees either the payload or the note. The first note kept for a
-  digest stays; a payload with a note is never written again nor returned. records.jsonl never
-  holds a payload.
+  under the same rule; older stores kept notes here, new removals keep them in records.jsonl).
+  Once an append's records line names a removal, the payload is never returned; the append
+  then rewrites this file without that payload's line, under the lock and in one step
+  (temporary file, fsync, ``os.replace``, fsync of the folder). A payload with a note is never
+  written again. ``gc`` rewrites the file the same way, keeping only payloads a stored event
+  names and that have no note (an append killed after its payload lines leaves lines no
+  record names). records.jsonl never holds a payload.
 - ``lock``: an empty file; writers hold ``fcntl.flock(LOCK_EX)`` on it for a whole append.
 
 Lines are UTF-8 JSON (non-ASCII text kept as is) ending in ``\\n``. An append takes the lock,
@@ -43,15 +48,16 @@ import base64
 import fcntl
 import json
 import os
+import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gitstore.records.canonical import canonicalize, parse_json, sha256_digest
-from gitstore.errors import GitstoreError, IntegrityError, UsageError
+from gitstore.errors import ConflictError, GitstoreError, IntegrityError, Refused, UsageError
 from gitstore.providers._base import (
     CONTRACT_VERSIONS,
     NAMESPACES,
@@ -59,9 +65,11 @@ from gitstore.providers._base import (
     AppendResult,
     Batch,
     Entry,
+    GcReport,
     Manifest,
     Namespace,
     Problem,
+    Removal,
     Stored,
     VerifyReport,
     dedupe,
@@ -81,6 +89,7 @@ RECORDS = "records.jsonl"
 PAYLOADS = "payloads.jsonl"
 LOCK = "lock"
 LOCK_SECONDS = 60.0
+_PAYLOAD_DIGEST = re.compile(rb'"payloadDigest":"(sha256:[0-9a-f]{64})"')
 _OPEN_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -115,13 +124,18 @@ def _extract(item: dict[str, Any], name: str) -> bytes:
         raise IntegrityError(f"{name}_base64 is not base64") from None
 
 
-def format_append(clock: int, writer: str, namespace: str, entries: Iterable[Entry]) -> bytes:
+def format_append(clock: int, writer: str, namespace: str, entries: Iterable[Entry],
+                  removals: Iterable[Removal] = ()) -> bytes:
     """The records.jsonl line for one append."""
     items = [
         {"digest": e.digest, "kind": e.kind, "scope": e.scope, "stream": e.stream, **_embed(e.data, "record")}
         for e in entries
     ]
-    return _dump({"clock": clock, "writer": writer, "namespace": namespace, "records": items})
+    line: dict[str, Any] = {"clock": clock, "writer": writer, "namespace": namespace, "records": items}
+    notes = [{"payload_digest": r.payload_digest, **_embed(bytes(r.note), "note")} for r in removals]
+    if notes:
+        line["removals"] = notes
+    return _dump(line)
 
 
 @dataclass(frozen=True)
@@ -143,6 +157,7 @@ class Append:
     writer: str
     namespace: str
     items: tuple[Item, ...]
+    removals: tuple[tuple[str, bytes], ...] = ()  # (payload digest, note)
 
 
 def _parse_json_line(line: bytes) -> dict[str, Any]:
@@ -169,7 +184,22 @@ def parse_append(line: bytes) -> Append:
     records = value.get("records")
     if not isinstance(records, list) or not records:
         raise IntegrityError("an append lists no records")
-    return Append(clock, writer, namespace, tuple(_parse_item(item) for item in records))
+    removals = value.get("removals", [])
+    if not isinstance(removals, list):
+        raise IntegrityError("removals is not a list")
+    return Append(clock, writer, namespace, tuple(_parse_item(item) for item in records),
+                  tuple(_parse_removal(item) for item in removals))
+
+
+def _parse_removal(item: Any) -> tuple[str, bytes]:
+    """One entry of a line's ``removals`` list, or ``IntegrityError``."""
+    digest = item.get("payload_digest") if isinstance(item, dict) else None
+    if not isinstance(digest, str) or not DIGEST_PATTERN.match(digest):
+        raise IntegrityError(f"bad removed payload digest {digest!r}")
+    try:
+        return digest, _extract(item, "note")
+    except GitstoreError as exc:
+        raise IntegrityError(f"removal of {digest}: {exc}") from None
 
 
 def _parse_item(item: Any) -> Item:
@@ -238,17 +268,20 @@ class _Records(_View):
     stored: list[tuple[Stored, str]] = field(default_factory=list)  # (record, scope)
     digests: set[str] = field(default_factory=set)
     heads: dict[str, Stored] = field(default_factory=dict)
+    notes: dict[str, bytes] = field(default_factory=dict)  # removals named by records lines
     clock: int = 0
     in_order: bool = True
 
     def add(self, append: Append) -> None:
         """Take in one parsed line; a digest seen before keeps its first place."""
+        for digest, note in append.removals:
+            self.notes.setdefault(digest, note)
         for position, item in enumerate(append.items):
             if item.digest in self.digests:
                 continue
             namespace: Namespace = append.namespace  # type: ignore[assignment]
             stored = Stored(item.digest, item.kind, item.stream, item.data, namespace,
-                            append.writer, append.clock, position)
+                            append.writer, append.clock, position, f"{append.writer}@{append.clock}")
             if self.stored and stored.order < self.stored[-1][0].order:
                 self.in_order = False
             self.stored.append((stored, item.scope))
@@ -298,7 +331,7 @@ class JsonlProvider:
         return Manifest(
             name="jsonl",
             contracts=CONTRACT_VERSIONS,
-            capabilities=REQUIRED_CAPABILITIES | {"redact-payload"},
+            capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "gc"},
             storage=f"jsonl folder {self.folder}",
         )
 
@@ -387,7 +420,8 @@ class JsonlProvider:
         return self._append(batch, (stream, expected))
 
     def _append(self, batch: Batch, guard: tuple[str, str | None] | None) -> AppendResult:
-        """Append under the lock: drop a torn tail, check the guard, write payloads then one line."""
+        """Append under the lock: drop a torn tail, check the guard, write payloads then one
+        line (with the batch's removals), then drop the removed payloads' lines."""
         with self._exclusive(), self._open(self._records_path, write=True) as fd:
             assert fd is not None
             view = self._scan_records(fd)
@@ -397,24 +431,34 @@ class JsonlProvider:
                 current = head.digest if head is not None else None
                 if current != guard[1]:
                     raise head_moved(guard[0], current, guard[1])
+            for removal in batch.removals:
+                if self._note(view, removal.payload_digest) is not None:
+                    raise ConflictError(f"payload {removal.payload_digest} was already removed")
             entries = dedupe(batch.entries)
             new = [e for e in entries if e.digest not in view.digests]
             existing = tuple(e.digest for e in entries if e.digest in view.digests)
             if not new:
+                if batch.removals:
+                    raise Refused("an append that removes payloads adds the audit entries of the removals")
                 return AppendResult(existing=existing)
-            self._store_payloads(new)
-            _write_at(fd, view.offset, format_append(view.clock + 1, self.writer, batch.namespace, new))
+            removed = {r.payload_digest for r in batch.removals}
+            self._store_payloads([e for e in new if e.payload_digest not in removed], view)
+            line = format_append(view.clock + 1, self.writer, batch.namespace, new, batch.removals)
+            _write_at(fd, view.offset, line)
             self._scan_records(fd)
+            if removed:
+                self._rewrite_payloads(lambda digest: digest not in removed)
             return AppendResult(added=tuple(e.digest for e in new), existing=existing)
 
-    def _store_payloads(self, entries: list[Entry]) -> None:
+    def _store_payloads(self, entries: list[Entry], records: _Records) -> None:
         """Write the payload lines of new entries (before their records line; the lock is held)."""
         with self._open(self._payloads_path, write=True) as fd:
             assert fd is not None
             view = self._scan_payloads(fd)
             _drop_torn_tail(fd, view.offset)
             lines: list[bytes] = []
-            seen = set(view.index) | set(view.notes)  # a removed payload is never written again
+            # a removed payload is never written again
+            seen = set(view.index) | set(view.notes) | set(records.notes)
             for e in entries:
                 if e.payload is not None and e.payload_digest and e.payload_digest not in seen:
                     seen.add(e.payload_digest)
@@ -424,40 +468,60 @@ class JsonlProvider:
                 _write_at(fd, view.offset, b"".join(lines))
                 self._scan_payloads(fd)
 
-    def redact_payload(self, payload_digest: str, note: bytes) -> bytes | None:
-        """Rewrite payloads.jsonl with ``note`` in the place of that payload, in one step.
-
-        Under the lock: a note already kept for the digest stays and is returned (any stray
-        payload line for it is still dropped); None when the file holds neither.
-        """
-        note = bytes(note)
-        with self._exclusive(), self._open(self._payloads_path, write=True) as fd:
+    def _rewrite_payloads(self, keep: Callable[[str], bool]) -> int:
+        """Rewrite payloads.jsonl in one step without the payload lines ``keep`` refuses (note
+        lines and lines that do not parse stay); the lock is held. Returns how many went."""
+        with self._open(self._payloads_path, write=True) as fd:
             assert fd is not None
             chunk = os.pread(fd, os.fstat(fd).st_size, 0)
-            kept: bytes | None = None
-            out: list[bytes | None] = []  # None: where a removed payload line was
-            for line in complete_lines(chunk):
-                if _payload_digest_of(line) != payload_digest:
-                    out.append(line)  # other payloads, and lines that do not parse, stay as they are
-                    continue
-                found = _note_of(line)
-                if found is None:
-                    out.append(None)
-                    continue
-                kept = found if kept is None else kept
-                out.append(line)
-            if None not in out:
-                return kept
-            if kept is None:
-                out[out.index(None)] = format_note(payload_digest, note)[:-1]
-            _replace(self._payloads_path, b"".join(line + b"\n" for line in out if line is not None))
-            self._payloads = _Payloads()
-            return kept if kept is not None else note
+        lines = complete_lines(chunk)
+
+        def stays(line: bytes) -> bool:
+            digest = _payload_digest_of(line)
+            return digest is None or _note_of(line) is not None or keep(digest)
+
+        kept = [line for line in lines if stays(line)]
+        if len(kept) == len(lines):
+            return 0
+        _replace(self._payloads_path, b"".join(line + b"\n" for line in kept))
+        self._payloads = _Payloads()
+        return len(lines) - len(kept)
+
+    def _note(self, records: _Records, payload_digest: str) -> bytes | None:
+        """The note kept for a payload: in a records line, or (older stores) in payloads.jsonl."""
+        found = records.notes.get(payload_digest)
+        if found is not None:
+            return found
+        with self._open(self._payloads_path) as fd:
+            return None if fd is None else self._scan_payloads(fd).notes.get(payload_digest)
 
     def redaction_note(self, payload_digest: str) -> bytes | None:
         """The note kept in place of a removed payload, or None."""
-        with self._lock, self._open(self._payloads_path) as fd:
-            return None if fd is None else self._scan_payloads(fd).notes.get(payload_digest)
+        with self._lock, self._open(self._records_path) as fd:
+            return self._note(self._scan_records(fd), payload_digest)
+
+    def gc(self) -> GcReport:
+        """Rewrite payloads.jsonl keeping only payloads a stored event names and that have no
+        note: removed payloads and the lines of killed appends go (nothing else changes)."""
+        with self._exclusive(), self._open(self._records_path, write=True) as fd:
+            assert fd is not None
+            view = self._scan_records(fd)
+            named = set()
+            for stored, _ in view.stored:
+                if stored.kind == "event":
+                    found = _PAYLOAD_DIGEST.search(stored.data)
+                    if found:
+                        named.add(found.group(1).decode())
+            with self._open(self._payloads_path) as pfd:
+                old_notes = set() if pfd is None else set(self._scan_payloads(pfd).notes)
+            noted = set(view.notes) | old_notes
+            erased = self._rewrite_payloads(lambda digest: digest in named and digest not in noted)
+            leftovers = self._payloads_path.with_name(self._payloads_path.name + ".tmp")
+            files = 0
+            if leftovers.exists():  # a rewrite killed before its rename
+                leftovers.unlink()
+                files = 1
+        return GcReport(payloads=erased, objects=files)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -484,6 +548,9 @@ class JsonlProvider:
         return head.digest if head is not None else None
 
     def payload(self, payload_digest: str) -> bytes | None:
+        with self._lock, self._open(self._records_path) as rfd:
+            if self._scan_records(rfd).notes.get(payload_digest) is not None:
+                return None  # removed: a line a killed removal left is never returned
         with self._lock, self._open(self._payloads_path) as fd:
             line = None if fd is None else self._payload_line(fd, payload_digest)
         if line is None:
@@ -517,8 +584,8 @@ class JsonlProvider:
         """Re-read both files from the start and check every line. Never repairs."""
         report = VerifyReport()
         try:
-            _verify_records(self._records_path, _read_bytes(self._records_path), report)
-            _verify_payloads(self._payloads_path, _read_bytes(self._payloads_path), report)
+            notes = _verify_records(self._records_path, _read_bytes(self._records_path), report)
+            _verify_payloads(self._payloads_path, _read_bytes(self._payloads_path), report, notes)
         except OSError as exc:
             report.problems.append(Problem(str(self.folder), f"cannot read: {exc.strerror}"))
         return report
@@ -526,9 +593,11 @@ class JsonlProvider:
 
 # -- verification ------------------------------------------------------------------------------
 
-def _verify_records(path: Path, data: bytes, report: VerifyReport) -> None:
-    """Check every records line: format, clocks, duplicates, each record's contract."""
+def _verify_records(path: Path, data: bytes, report: VerifyReport) -> set[str]:
+    """Check every records line: format, clocks, duplicates, each record's contract and each
+    removal's note. Returns the payload digests the lines remove."""
     seen: set[str] = set()
+    removed: set[str] = set()
     clocks: set[tuple[str, int]] = set()
     previous = 0
     for number, line in _checked_lines(path, data, report):
@@ -553,11 +622,20 @@ def _verify_records(path: Path, data: bytes, report: VerifyReport) -> None:
             problem = record_problem(item.data, item.digest, item.kind)
             if problem is not None:
                 report.problems.append(problem)
+        for digest, note in append.removals:
+            problem = note_problem(note)
+            if problem is not None:
+                report.problems.append(Problem(f"redaction note {digest}", f"{problem} ({where})"))
+            if digest in removed:
+                report.problems.append(Problem(f"redaction note {digest}", f"kept twice (again on line {number})"))
+            removed.add(digest)
+    return removed
 
 
-def _verify_payloads(path: Path, data: bytes, report: VerifyReport) -> None:
+def _verify_payloads(path: Path, data: bytes, report: VerifyReport, removed: set[str]) -> None:
     """Check every payloads line: format, that each payload hashes to its digest, that each
-    note is a canonical redaction object, and that no payload is kept beside its note."""
+    note is a canonical redaction object, and that no payload is kept beside its note (one a
+    killed removal left is reported too: ``gitstore gc`` erases it)."""
     payloads: set[str] = set()
     notes: set[str] = set()
     for number, line in _checked_lines(path, data, report):
@@ -571,7 +649,7 @@ def _verify_payloads(path: Path, data: bytes, report: VerifyReport) -> None:
             problem = note_problem(stored)
             if problem is not None:
                 report.problems.append(Problem(f"redaction note {digest}", f"{problem} ({where})"))
-            if digest in notes:
+            if digest in notes or digest in removed:
                 again = f"kept twice (again on line {number})"
                 report.problems.append(Problem(f"redaction note {digest}", again))
             notes.add(digest)
@@ -580,10 +658,9 @@ def _verify_payloads(path: Path, data: bytes, report: VerifyReport) -> None:
             if problem is not None:
                 report.problems.append(problem)
             payloads.add(digest)
-    for digest in sorted(payloads & notes):
-        report.problems.append(Problem(f"payload {digest}", "is still stored beside its redaction note"))
-
-
+    for digest in sorted(payloads & (notes | removed)):
+        report.problems.append(Problem(f"payload {digest}",
+                                       "is still stored beside its redaction note (run `gitstore gc`)"))
 
 
 def _checked_lines(path: Path, data: bytes, report: VerifyReport) -> Iterator[tuple[int, bytes]]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Iterator
 
-from gitstore.errors import ConflictError
+from gitstore.errors import ConflictError, Refused
 from gitstore.providers._base import (
     CONTRACT_VERSIONS,
     OPTIONAL_CAPABILITIES,
     REQUIRED_CAPABILITIES,
     AppendResult,
     Batch,
+    GcReport,
     Manifest,
     Stored,
     VerifyReport,
@@ -27,6 +28,7 @@ class MemoryProvider:
         self._records: list[Stored] = []
         self._digests: set[str] = set()
         self._payloads: dict[str, bytes] = {}
+        self._named: set[str] = set()  # payload digests the stored events name
         self._notes: dict[str, bytes] = {}
         self._clock = 0
         self._lock = threading.Lock()
@@ -35,7 +37,7 @@ class MemoryProvider:
         return Manifest(
             name="memory",
             contracts=CONTRACT_VERSIONS,
-            capabilities=REQUIRED_CAPABILITIES | {"redact-payload"},
+            capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "gc"},
             storage="process memory",
         )
 
@@ -51,20 +53,32 @@ class MemoryProvider:
             return self._append(batch)
 
     def _append(self, batch: Batch) -> AppendResult:
+        for removal in batch.removals:
+            if removal.payload_digest in self._notes:
+                raise ConflictError(f"payload {removal.payload_digest} was already removed")
         entries = dedupe(batch.entries)
         new = [e for e in entries if e.digest not in self._digests]
         existing = tuple(e.digest for e in entries if e.digest in self._digests)
         if not new:
+            if batch.removals:
+                raise Refused("an append that removes payloads adds the audit entries of the removals")
             return AppendResult(existing=existing)
         self._clock += 1
+        append = f"{self.writer}@{self._clock}"
         for position, entry in enumerate(new):
             self._records.append(Stored(
                 digest=entry.digest, kind=entry.kind, stream=entry.stream, data=entry.data,
                 namespace=batch.namespace, writer=self.writer, clock=self._clock, position=position,
+                append=append,
             ))
             self._digests.add(entry.digest)
-            if entry.payload is not None and entry.payload_digest:
-                self._payloads[entry.payload_digest] = entry.payload
+            if entry.payload_digest:
+                self._named.add(entry.payload_digest)
+                if entry.payload is not None and entry.payload_digest not in self._notes:
+                    self._payloads[entry.payload_digest] = entry.payload
+        for removal in batch.removals:
+            self._payloads.pop(removal.payload_digest, None)
+            self._notes[removal.payload_digest] = bytes(removal.note)
         return AppendResult(added=tuple(e.digest for e in new), existing=existing)
 
     def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[Stored]:
@@ -93,19 +107,16 @@ class MemoryProvider:
     def payload(self, payload_digest: str) -> bytes | None:
         return self._payloads.get(payload_digest)
 
-    def redact_payload(self, payload_digest: str, note: bytes) -> bytes | None:
-        """Forget a payload and keep the note (the first one kept wins)."""
-        with self._lock:
-            had = self._payloads.pop(payload_digest, None) is not None
-            if payload_digest in self._notes:
-                return self._notes[payload_digest]
-            if not had:
-                return None
-            self._notes[payload_digest] = note
-            return note
-
     def redaction_note(self, payload_digest: str) -> bytes | None:
         return self._notes.get(payload_digest)
+
+    def gc(self) -> GcReport:
+        """Forget payloads no stored event names (none can be left here; kept for symmetry)."""
+        with self._lock:
+            gone = [d for d in self._payloads if d not in self._named or d in self._notes]
+            for digest in gone:
+                del self._payloads[digest]
+            return GcReport(payloads=len(gone))
 
     def verify(self) -> VerifyReport:
         from gitstore.records.contracts import verify_stored
@@ -121,4 +132,4 @@ class MemoryProvider:
         return report
 
 
-assert "redact-payload" in OPTIONAL_CAPABILITIES
+assert "redact-payload" in OPTIONAL_CAPABILITIES and "gc" in OPTIONAL_CAPABILITIES

@@ -11,9 +11,14 @@ Layout (format 1; ``meta`` holds ``format = 1``):
   in place; ``gc`` (VACUUM, then a truncating WAL checkpoint) leaves no copy in the files.
 - ``notes(payload_digest PRIMARY KEY, data BLOB)``: one row per removed payload, holding its
   redaction note (the canonical JSON of the event's redaction object: at, by, reason,
-  sourceId). Redaction deletes the payload row and inserts the note row in one transaction;
-  the first note kept for a digest stays. A payload with a note is never stored again nor
-  returned. The table is created when missing, so older format 1 files gain it on open.
+  sourceId). An append with removals deletes the payload rows and inserts the note rows in
+  the transaction that stores its records (the removals' audit entries); a removal of a
+  payload that already has a note refuses the whole append. A payload with a note is never
+  stored again nor returned. The table is created when missing, so older format 1 files gain
+  it on open.
+
+A record's append is ``<writer>@<clock>`` (one row of ``appends``). ``gc`` deletes payload
+rows that have a note or that no stored event names, then vacuums.
 
 Order rule (the same as every provider): each append that adds at least one new record takes
 clock = (largest clock stored) + 1 and numbers its new records 0.. in batch order, after
@@ -24,6 +29,7 @@ serialize on the file's write lock; a busy database is waited for, then retried.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -32,13 +38,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from gitstore.records.canonical import sha256_digest
-from gitstore.errors import ConflictError, GitstoreError, IntegrityError, UsageError
+from gitstore.errors import ConflictError, GitstoreError, IntegrityError, Refused, UsageError
 from gitstore.providers._base import (
     CONTRACT_VERSIONS,
     REQUIRED_CAPABILITIES,
     AppendResult,
     Batch,
     Entry,
+    GcReport,
     Manifest,
     Problem,
     Stored,
@@ -55,7 +62,8 @@ RETRY_SECONDS = 60.0    # then whole transactions are retried until this deadlin
 PAGE = 512              # rows fetched per query while streaming
 _BUSY_CODES = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 _DAMAGE_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
-_COLUMNS = "digest, kind, stream, data, namespace, writer, clock, position"
+_COLUMNS = "digest, kind, stream, data, namespace, writer, clock, position, writer || '@' || clock"
+_PAYLOAD_DIGEST = re.compile(rb'"payloadDigest":"(sha256:[0-9a-f]{64})"')
 
 T = TypeVar("T")
 
@@ -134,7 +142,7 @@ class SqliteProvider:
         return Manifest(
             name="sqlite",
             contracts=CONTRACT_VERSIONS,
-            capabilities=REQUIRED_CAPABILITIES | {"redact-payload"},
+            capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "gc"},
             storage=f"sqlite file {self.path}",
         )
 
@@ -204,12 +212,18 @@ class SqliteProvider:
         return self._write(guarded)
 
     def _store(self, conn: sqlite3.Connection, batch: Batch) -> AppendResult:
-        """Insert a batch's new records as one append; the caller holds the write transaction."""
+        """Insert a batch's new records (and make its removals) as one append; the caller holds
+        the write transaction."""
+        for removal in batch.removals:
+            if _note(conn, removal.payload_digest) is not None:
+                raise ConflictError(f"payload {removal.payload_digest} was already removed")
         entries = dedupe(batch.entries)
         stored = _known(conn, [e.digest for e in entries])
         new = [e for e in entries if e.digest not in stored]
         existing = tuple(e.digest for e in entries if e.digest in stored)
         if not new:
+            if batch.removals:
+                raise Refused("an append that removes payloads adds the audit entries of the removals")
             return AppendResult(existing=existing)
         clock = _max_clock(conn) + 1
         conn.execute(
@@ -221,44 +235,46 @@ class SqliteProvider:
             " position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [_record_row(e, batch.namespace, self.writer, clock, n) for n, e in enumerate(new)],
         )
+        removed = {r.payload_digest for r in batch.removals}
         conn.executemany(  # a payload removed once (it has a note) is never stored again
             "INSERT OR REPLACE INTO payloads (payload_digest, data) SELECT ?, ?"
             " WHERE NOT EXISTS (SELECT 1 FROM notes WHERE payload_digest = ?)",
             [(e.payload_digest, bytes(e.payload), e.payload_digest)
-             for e in new if e.payload is not None and e.payload_digest],
+             for e in new if e.payload is not None and e.payload_digest and e.payload_digest not in removed],
         )
+        for removal in batch.removals:
+            conn.execute("DELETE FROM payloads WHERE payload_digest = ?", (removal.payload_digest,))
+            conn.execute("INSERT INTO notes (payload_digest, data) VALUES (?, ?)",
+                         (removal.payload_digest, bytes(removal.note)))
         return AppendResult(added=tuple(e.digest for e in new), existing=existing)
-
-    def redact_payload(self, payload_digest: str, note: bytes) -> bytes | None:
-        """Delete a payload (its text is overwritten in place) and keep ``note`` in its place.
-
-        One transaction: a note already kept for the digest stays and is returned; None when
-        neither the payload nor a note is stored.
-        """
-        note = bytes(note)
-
-        def redact(conn: sqlite3.Connection) -> bytes | None:
-            deleted = conn.execute(
-                "DELETE FROM payloads WHERE payload_digest = ?", (payload_digest,)).rowcount > 0
-            kept = _note(conn, payload_digest)
-            if kept is not None:
-                return kept
-            if not deleted:
-                return None
-            conn.execute("INSERT INTO notes (payload_digest, data) VALUES (?, ?)", (payload_digest, note))
-            return note
-        return self._write(redact)
 
     def redaction_note(self, payload_digest: str) -> bytes | None:
         """The note kept in place of a removed payload, or None."""
         with self._lock, self._errors():
             return _note(self._conn, payload_digest)
 
-    def gc(self) -> None:
-        """Rebuild the file (VACUUM) and empty the WAL, so no deleted text survives in either."""
+    def gc(self) -> GcReport:
+        """Delete payloads that have a note or that no stored event names (nothing else), then
+        rebuild the file (VACUUM) and empty the WAL, so no deleted text survives in either."""
+        def sweep(conn: sqlite3.Connection) -> int:
+            named: set[str] = set()
+            query = ("SELECT digest, data FROM records WHERE kind = 'event' AND digest > ?"
+                     " ORDER BY digest LIMIT ?")
+            for _, data in _pages(conn, query):
+                found = _PAYLOAD_DIGEST.search(bytes(data))
+                if found:
+                    named.add(found.group(1).decode())
+            stale = [d for (d,) in conn.execute("SELECT payload_digest FROM payloads").fetchall()
+                     if d not in named]
+            stale += [d for (d,) in conn.execute(_NOTED_PAYLOADS).fetchall() if d in named]
+            conn.executemany("DELETE FROM payloads WHERE payload_digest = ?", [(d,) for d in stale])
+            return len(stale)
+
+        erased = self._write(sweep)
         with self._lock, self._errors():
             self._retry(lambda: self._conn.execute("VACUUM"))
             self._retry(lambda: self._checkpoint())
+        return GcReport(payloads=erased)
 
     def _checkpoint(self) -> None:
         """Copy the WAL into the file and truncate it; busy if a reader still needs it."""
