@@ -284,16 +284,18 @@ def run_process(argv: list[str], cwd: Path, env: dict[str, str],
 
 
 def refs_stamp(repo: Path) -> list[tuple[str, int, int]]:
-    """What changes when anything appends to the store: its refs (loose or packed), by stat."""
+    """What changes when anything appends to the store: its refs (loose or packed), by stat, in
+    the repository and in the local namespace's own repository (where captures go)."""
     stamp = []
-    for folder, _, files in os.walk(repo / ".git" / "refs" / "memory"):
-        for name in files:
-            info = os.stat(os.path.join(folder, name))
-            stamp.append((os.path.join(folder, name), info.st_mtime_ns, info.st_size))
-    packed = repo / ".git" / "packed-refs"
-    if packed.exists():
-        info = packed.stat()
-        stamp.append((str(packed), info.st_mtime_ns, info.st_size))
+    for git_dir in (repo / ".git", repo / ".git" / "gitstore" / "local"):
+        for folder, _, files in os.walk(git_dir / "refs" / "memory"):
+            for name in files:
+                info = os.stat(os.path.join(folder, name))
+                stamp.append((os.path.join(folder, name), info.st_mtime_ns, info.st_size))
+        packed = git_dir / "packed-refs"
+        if packed.exists():
+            info = packed.stat()
+            stamp.append((str(packed), info.st_mtime_ns, info.st_size))
     return sorted(stamp)
 
 

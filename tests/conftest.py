@@ -58,3 +58,14 @@ def repo(tmp_path: Path) -> Path:
     git(path, "add", "README.md")
     git(path, "commit", "-q", "-m", "initial")
     return path
+
+
+def all_objects(root: Path) -> bytes:
+    """The content of every object in a work tree's repository and in its local namespace's own
+    repository (``.git/gitstore/local``), packed ones decompressed."""
+    found = []
+    for git_dir in (root / ".git", root / ".git" / "gitstore" / "local"):
+        if (git_dir / "HEAD").exists():
+            found.append(subprocess.run(["git", f"--git-dir={git_dir}", "cat-file", "--batch-all-objects", "--batch"],
+                                        capture_output=True, check=True).stdout)
+    return b"".join(found)

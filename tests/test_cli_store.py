@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gitstore.conformance import _records as R
+from gitstore.conformance import batch
 from gitstore.providers.git import GitProvider
 
 from .conftest import CONTRACTS, git
@@ -154,7 +155,8 @@ def test_gc_removes_redacted_payload_text(ready: Path) -> None:
     (ready / "b.jsonl").write_text(jsonl(secret))
     run_ok(ready, "records", "add", "b.jsonl")
     provider = GitProvider(ready, writer_of(ready))
-    assert provider.redact_payload(secret["payloadDigest"], b'{"at":"2026-08-01T00:00:00.000000Z","by":"github:1","reason":"asked","sourceId":null}')
+    note = b'{"at":"2026-08-01T00:00:00.000000Z","by":"github:1","reason":"asked","sourceId":null}'
+    provider.append(batch(R.audit("gc", [], action="redact"), removals=[(secret["payloadDigest"], note)]))
     run_ok(ready, "gc")
     objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=ready,
                              capture_output=True).stdout

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -14,13 +16,17 @@ import pygit2
 import pytest
 
 from gitstore import IntegrityError, Refused
+from gitstore.capture.sessions import import_transcript
+from gitstore.cli import main
 from gitstore.conformance import _records as R
 from gitstore.conformance import batch, entries_for
 from gitstore.providers import Stream
 from gitstore.providers.git import GitProvider, parse_message, payload_path, record_path, records_ref
+from gitstore.ops._context import Context
 from gitstore.store import Store
 
-from .conftest import git
+from .conftest import all_objects, git
+from .world import claude_transcript, grant_all, ready_repo
 
 
 @pytest.fixture
@@ -321,10 +327,15 @@ def _slow_streaming_child(repo: Path, tag: str) -> int:
     return pid
 
 
+def _scratch(repo: Path) -> set[str]:
+    folder = repo / ".git" / "gitstore" / "tmp"
+    return {p.name for p in folder.glob("*")} if folder.is_dir() else set()
+
+
 def _wait_for_a_temporary_pack(repo: Path) -> None:
     """Until the streaming child has started its pack (nothing refers to it yet)."""
     deadline = time.monotonic() + 30
-    while not any(name.startswith("tmp_pack_") for name in _pack_files(repo)):
+    while not any(name.startswith("tmp_pack_") for name in _scratch(repo)):
         assert time.monotonic() < deadline, "the child never started its pack"
         time.sleep(0.005)
 
@@ -334,8 +345,9 @@ def test_gc_removes_what_a_killed_import_left(store_repo: Path) -> None:
     _wait_for_a_temporary_pack(store_repo)
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
-    git(store_repo, "gc", "--prune=now", "--quiet")
-    assert not any(name.startswith("tmp_") for name in _pack_files(store_repo))
+    assert _scratch(store_repo)  # the killed append's half-written pack, in gitstore's own folder
+    GitProvider(store_repo, "w1").gc()
+    assert not _scratch(store_repo) and not any(name.startswith("tmp_") for name in _pack_files(store_repo))
     assert list(GitProvider(store_repo, "w1").read()) == []
 
 
@@ -344,10 +356,9 @@ def test_a_redacted_payload_stays_out_of_the_object_database_when_reimported(sto
     records = [secret] + [R.event(f"re{i}", episode="re", seq=i) for i in range(400)]
     provider = GitProvider(store_repo, "w1")
     provider.append_stream(Stream(iter(entries_for(records)), lambda: "shared"))
-    provider.redact_payload(secret["payloadDigest"], b'{"at":"2026-08-01T00:00:00.000000Z","by":"github:1",'
-                                                     b'"reason":"asked","sourceId":null}')
-    git(store_repo, "reflog", "expire", "--expire=now", "--all")
-    git(store_repo, "gc", "--prune=now", "--quiet")
+    provider.append(batch(R.audit("asked", [], action="redact"), removals=[(
+        secret["payloadDigest"], b'{"at":"2026-08-01T00:00:00.000000Z","by":"github:1","reason":"asked","sourceId":null}')]))
+    provider.gc()
     result = provider.append_stream(Stream(iter(entries_for(records)), lambda: "shared"))
     assert result.added == () and len(result.existing) == len(records)
     objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=store_repo,
@@ -359,9 +370,76 @@ def test_a_redacted_payload_stays_out_of_the_object_database_when_reimported(sto
 def test_gc_waits_for_an_append_under_way(store_repo: Path) -> None:
     pid = _slow_streaming_child(store_repo, "gcw")
     _wait_for_a_temporary_pack(store_repo)  # the child's objects are unreferenced until it commits
-    with GitProvider(store_repo, "w1").paused():
-        git(store_repo, "gc", "--prune=now", "--quiet")
+    GitProvider(store_repo, "w1").gc()
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, "the append was torn by gc"
     provider = GitProvider(store_repo, "w1")
     assert len(list(provider.read())) == 600 and provider.verify().ok
+
+
+# -- the local namespace: a repository of its own that no push reaches ---------------------------
+
+PERSONAL = "words-from-a-personal-agent-session"
+
+
+def _personal_store(tmp_path: Path) -> Context:
+    ctx = ready_repo(tmp_path / "repo")
+    grant_all(ctx)  # shared
+    transcript = claude_transcript(tmp_path / "s.jsonl", [("user", f"Please fix the retry: {PERSONAL}."),
+                                                          ("assistant", "Done: added jitter.")])
+    import_transcript(ctx, transcript, mode="transcript")
+    return ctx
+
+
+def _mirror(repo: Path, tmp_path: Path) -> tuple[str, bytes]:
+    remote = tmp_path / "mirror.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(repo, "push", "-q", "--mirror", str(remote))
+    objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=remote,
+                             capture_output=True, check=True).stdout
+    return git(remote, "for-each-ref", "--format=%(refname)"), objects
+
+
+def test_a_mirror_push_carries_no_local_record_payload_or_envelope(tmp_path: Path) -> None:
+    ctx = _personal_store(tmp_path)
+    kinds = {i.kind: i.stored.namespace for i in ctx.store.items()}
+    assert kinds["envelope"] == kinds["receipt"] == kinds["episode"] == kinds["event"] == "local"
+    refs, objects = _mirror(ctx.workspace.root, tmp_path)
+    assert "refs/memory/v1/records/shared/" in refs and "/local/" not in refs
+    assert PERSONAL[:12].encode() not in objects
+    for kind in ("envelope", "receipt", "episode", "event"):
+        assert f"gitstore.{kind}/v1".encode() not in objects
+    assert b"gitstore.grant/v1" in objects
+    assert PERSONAL.encode() in all_objects(ctx.workspace.root)  # kept here, in .git/gitstore/local
+
+
+def test_local_refs_left_in_the_repository_are_named_then_moved(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx = _personal_store(tmp_path)
+    repo = ctx.workspace.root
+    local = repo / ".git" / "gitstore" / "local"
+    names = git(local, "for-each-ref", "--format=%(refname)").split()
+    git(repo, "fetch", "-q", str(local), *[f"{n}:{n}" for n in names])  # the layout older versions wrote
+    shutil.rmtree(local)
+    monkeypatch.chdir(repo)
+    report = json.loads(_run_json(["verify", "--json"], code=3))
+    assert {p["where"] for p in report["problems"]} == set(names)
+    assert all("push --mirror" in p["message"] for p in report["problems"])
+    assert {i.kind for i in Context.open(str(repo)).store.items()} >= {"envelope", "receipt", "event"}
+    assert main(["init"]) == 0
+    assert git(repo, "for-each-ref", "refs/memory/v1/records/local", "refs/memory/v1/payloads/local") == ""
+    assert json.loads(_run_json(["verify", "--json"]))["ok"]
+    assert PERSONAL.encode() in all_objects(repo)
+    assert main(["gc"]) == 0
+    main_objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo,
+                                  capture_output=True, check=True).stdout
+    assert PERSONAL[:12].encode() not in main_objects  # the copies left behind are erased
+    refs, objects = _mirror(repo, tmp_path)
+    assert "/local/" not in refs and PERSONAL[:12].encode() not in objects
+    assert {i.kind for i in Context.open(str(repo)).store.items(payloads=True)} >= {"envelope", "event"}
+
+
+def _run_json(argv: list[str], code: int = 0) -> str:
+    done = subprocess.run([sys.executable, "-m", "gitstore", *argv], capture_output=True, text=True)
+    assert done.returncode == code, done.stderr
+    return done.stdout

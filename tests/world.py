@@ -3,7 +3,9 @@ labels, grants and learnings, written through the library like any user would.""
 
 from __future__ import annotations
 
+import json
 import subprocess
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -18,29 +20,31 @@ T0 = "2026-03-01T10:00:00.000000Z"
 REVIEWER = "github:1001"
 
 
-def ready_repo(path: Path, origin: str = "https://github.com/acme/widgets.git") -> Context:
+def ready_repo(path: Path, origin: str = "https://github.com/acme/widgets.git", provider: str = "git") -> Context:
     path.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
     if origin:
         subprocess.run(["git", "remote", "add", "origin", origin], cwd=path, check=True)
     subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "root"], cwd=path, check=True)
-    init(path)
+    init(path, provider)
     return Context.open(str(path))
 
 
 class Thread:
-    """One review thread: an episode plus comment, edit, label and retraction events."""
+    """One review thread: an episode plus comment, edit, label and retraction events (with
+    ``kind="agent-session"``, a personal session's episode instead, kept local)."""
 
-    def __init__(self, ctx: Context, pr: int, root: str, at: str = T0) -> None:
+    def __init__(self, ctx: Context, pr: int | None, root: str, at: str = T0, kind: str = "review-thread") -> None:
         self.ctx = ctx
-        source = {"kind": "review-thread", "origin": "github", "ref": f"github:comment:{root}"}
+        origin = "github" if kind == "review-thread" else "claude-code"
+        source = {"kind": kind, "origin": origin, "ref": f"github:comment:{root}" if pr else f"session-{root}"}
         self.id = episode_id(ctx.scope, source)
         self.episode = seal({
             "schema": "gitstore.episode/v1", "scope": ctx.scope, "id": self.id, "source": source,
-            "pin": {"repository": ctx.scope, "pullRequest": pr, "branch": f"feature/{pr}",
+            "pin": {"repository": ctx.scope, "pullRequest": pr, "branch": f"feature/{pr or root}",
                     "commit": "a" * 40},
-            "title": f"thread {root}", "startedAt": at, "capture": "complete", "mode": "review",
-            "grants": [],
+            "title": None, "startedAt": at, "capture": "complete",
+            "mode": "review" if kind == "review-thread" else "transcript", "grants": [],
         })
         self.seq = 0
         self.pending: list[dict[str, Any]] = [self.episode]
@@ -82,8 +86,9 @@ def ref(event: dict[str, Any]) -> dict[str, Any]:
 
 
 def grant_all(ctx: Context, purposes: tuple[str, ...] = ("review", "instruction"),
-              start: str = "2026-01-01T00:00:00.000000Z", until: str | None = None) -> dict[str, Any]:
-    return consent.grant(ctx, "github:9", list(purposes), ["review-thread"], start, until, None)
+              start: str = "2026-01-01T00:00:00.000000Z", until: str | None = None,
+              sources: tuple[str, ...] = ("review-thread",)) -> dict[str, Any]:
+    return consent.grant(ctx, "github:9", list(purposes), list(sources), start, until, None)
 
 
 def propose(ctx: Context, evidence: list[dict[str, Any]], title: str = "Retries use jitter",
@@ -97,3 +102,17 @@ def propose(ctx: Context, evidence: list[dict[str, Any]], title: str = "Retries 
 
 def accepted(ctx: Context, record: dict[str, Any], by: str = "github:9") -> dict[str, Any]:
     return ops.accept(ctx, record["id"], record["reviewDigest"], by)
+
+
+def claude_transcript(path: Path, texts: list[tuple[str, str]], session: str = "sess-1") -> Path:
+    """A Claude Code session written after the repository's first commit, as real ones are."""
+    start = datetime.now(timezone.utc) + timedelta(seconds=5)
+    lines = []
+    for n, (role, text) in enumerate(texts):
+        lines.append(json.dumps({
+            "type": role, "uuid": f"u{n}", "parentUuid": f"u{n - 1}" if n else None, "sessionId": session,
+            "timestamp": (start + timedelta(seconds=n)).isoformat(), "cwd": "/work/widgets", "version": "1.0.98",
+            "message": {"role": role, "content": text},
+        }))
+    path.write_text("\n".join(lines) + "\n")
+    return path

@@ -51,7 +51,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "purge": ("purge", "Remove every memory ref and okf/.memory/ of this clone. Asks you to type the repository name."),
     "records": ("records", "Add, list and show records."),
     "verify": ("verify", "Check every stored record and ref: layout, order, canonical bytes, contracts, digests."),
-    "gc": ("gc", "Expire reflogs and prune unreachable objects (redacted text leaves the object database)."),
+    "gc": ("gc", "Erase removed payloads and what killed appends left (never the user's reflogs or objects)."),
     "canonical": ("canonical", "Print the RFC 8785 canonical form of one JSON text (no trailing newline)."),
     "digest": ("digest", "Validate one record and print its sha256: digest per its kind's rules."),
     "validate": ("validate", "Check records against their contracts: schema, version, I-JSON and digests."),

@@ -1,4 +1,4 @@
-"""``gitstore gc``: expire reflogs and prune, so unreachable payloads are gone."""
+"""``gitstore gc``: erase removed text and what killed appends left, and nothing else."""
 
 from __future__ import annotations
 
@@ -6,12 +6,17 @@ import typer
 
 from gitstore.ops.gc import gc as do_gc
 from gitstore.cli._context import open_store
+from gitstore.cli._io import JSON_OPTION, emit_json
 
 
-def gc() -> None:
-    """Expire reflogs and prune unreachable objects (redacted text leaves the object database)."""
-    workspace, store = open_store()
-    typer.echo(do_gc(workspace, store))
+def gc(as_json: bool = JSON_OPTION) -> None:
+    """Erase removed payloads and what killed appends left (never the user's reflogs or objects)."""
+    _, store = open_store()
+    report = do_gc(store)
+    if as_json:
+        emit_json({"payloads": report.payloads, "objects": report.objects})
+        return
+    typer.echo(f"gc: {report}")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,32 +1,22 @@
-"""Housekeeping: garbage collection so removed payloads leave the object database."""
+"""Housekeeping: erase what memory removed, so removed text leaves the provider's storage.
+
+The provider's ``gc`` erases removed payloads, payloads no stored record names (left by
+appends that were killed) and superseded copies of them, and nothing else: with git, never a
+reflog outside ``refs/memory/``, a stash, a reset-away commit or a dangling object of the
+user's (see ``gitstore.providers._gc_git``). It refuses, as every write does, while a policy
+record is damaged: which payloads are still named cannot be told from damaged records.
+"""
 
 from __future__ import annotations
 
-import os
-import subprocess
-from contextlib import nullcontext
-
-from gitstore.config import Workspace
-from gitstore.errors import IntegrityError
+from gitstore.errors import Refused
+from gitstore.providers import GcReport
 from gitstore.store import Store
 
 
-def _git(workspace: Workspace, *args: str) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k.startswith("GIT_CONFIG")}
-    done = subprocess.run(["git", *args], cwd=workspace.root, env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise IntegrityError(f"git {' '.join(args)} failed: {done.stderr.strip().splitlines()[-1:]}")
-
-
-def gc(workspace: Workspace, store: Store) -> str:
-    """Expire every reflog now and prune unreachable objects (and what killed appends left);
-    vacuum other providers. This clone's appends wait meanwhile: an object it is writing is
-    unreachable until its append commits, and pruning it then would tear the append."""
-    paused = getattr(store.provider, "paused", None)
-    with paused() if callable(paused) else nullcontext():
-        _git(workspace, "reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
-        _git(workspace, "gc", "--prune=now", "--quiet")
-    provider_gc = getattr(store.provider, "gc", None)
-    if callable(provider_gc):
-        provider_gc()
-    return "gc: reflogs expired, unreachable objects pruned"
+def gc(store: Store) -> GcReport:
+    """Run the provider's gc (its appends wait meanwhile)."""
+    if "gc" not in store.manifest.capabilities:
+        raise Refused(f"provider {store.manifest.name} offers no gc")
+    store.check_policy()
+    return store.provider.gc()  # type: ignore[attr-defined, no-any-return]

@@ -16,7 +16,7 @@ from gitstore.config import (
 from gitstore.rules import autosafe
 from gitstore.errors import Refused
 from gitstore.providers import open_provider
-from gitstore.providers.git import PREFIX, discover_refs
+from gitstore.providers.git import PREFIX, GitProvider, discover_refs
 from gitstore.scope import open_repository, repository_scope
 
 STATE_FOLDERS = ("inbox", "logs", "exports")
@@ -76,7 +76,13 @@ def init(start: str | Path = ".", provider: str | None = None) -> InitReport:
         report.created.append(f"{STATE_DIR.as_posix()}/{CONFIG_NAME} (writer {config.writer})")
     report.writer, report.provider = config.writer, config.provider
     report.created.extend(_add_refspecs(repo))
-    open_provider(config.provider, root, state, config.writer)
+    provider = open_provider(config.provider, root, state, config.writer)
+    if isinstance(provider, GitProvider):
+        moved = provider.move_local()
+        if moved:
+            report.created.append(f"moved {len(moved)} local ref(s) out of the repository's own refs, where a "
+                                  "push could send them, into .git/gitstore/local; `gitstore gc` erases the "
+                                  "copies left behind")
     return report
 
 
@@ -95,9 +101,10 @@ def status(workspace: Workspace) -> dict[str, Any]:
     """What gitstore knows about this repository: scope, writer, provider, refs, state."""
     refs = []
     for info in discover_refs(workspace.repo):
-        target = workspace.repo.references[info.name].target
+        target = info.repo.references[info.name].target
+        where = "repository" if info.repo.path == workspace.repo.path else ".git/gitstore/local"
         refs.append({"ref": info.name, "namespace": info.namespace, "writer": info.writer,
-                     "tip": str(target)})
+                     "tip": str(target), "in": where})
     ignored = git_ignores(workspace.root, workspace.state)
     settings = autosafe.load(workspace.state / CONFIG_NAME)
     return {

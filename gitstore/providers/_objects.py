@@ -2,9 +2,11 @@
 
 A bulk append of 100,000 events creates some 300,000 objects (record and payload blobs and
 their fan-out trees). Loose objects cost a file each; a pack costs one file. The pack and its
-version-2 index are written here from the documented formats, streamed to a temporary name as
-objects arrive and renamed into place index last, so a process killed part way leaves nothing
-a reader can see, and memory holds object ids, not object data.
+version-2 index are written here from the documented formats, streamed to a temporary name (in
+a folder of gitstore's own, so a killed append's leftovers are known to be memory's) as objects
+arrive and renamed into the repository they are for, index last, so a process killed part way
+leaves nothing a reader can see, and memory holds object ids, not object data. Which repository
+is decided at flush: a streamed append learns its namespace after its last record.
 
 Objects under ``DEFLATE_FROM`` bytes (records, most payloads, trees) are packed in stored
 zlib blocks: deflating a small object costs about 10 us however little it saves, several
@@ -122,13 +124,13 @@ class ObjectWriter:
     """Collects new objects: a few are written loose, many are streamed into one pack.
 
     Objects are held in memory until there are ``PACK_THRESHOLD`` of them; from then on each
-    one is packed as it arrives (a :class:`PackWriter`), so a bulk append of any size holds
-    only object ids, not object data. ``flush`` makes everything visible at once; ``abort``
-    (or a killed process) leaves nothing a reader can see.
+    one is packed as it arrives (a :class:`PackWriter` under ``scratch``), so a bulk append of
+    any size holds only object ids, not object data. ``flush(repo)`` makes everything visible
+    in ``repo`` at once; ``abort`` (or a killed process) leaves nothing a reader can see.
     """
 
-    def __init__(self, repo: pygit2.Repository) -> None:
-        self.repo = repo
+    def __init__(self, scratch: Path) -> None:
+        self.scratch = scratch
         self._pending: dict[bytes, tuple[int, bytes]] = {}
         self._pack: PackWriter | None = None
 
@@ -144,19 +146,20 @@ class ObjectWriter:
         return oid
 
     def _start_pack(self) -> None:
-        self._pack = PackWriter(Path(self.repo.path) / "objects" / "pack")
+        self._pack = PackWriter(self.scratch)
         for oid, (kind, data) in self._pending.items():
             self._pack.add(oid, kind, data)
         self._pending = {}
 
-    def flush(self) -> None:
-        """Write every collected object that is not visible yet; the writer can go on after."""
+    def flush(self, repo: pygit2.Repository) -> None:
+        """Write every collected object that is not visible yet into ``repo``; the writer can
+        go on after."""
         if self._pack is not None:
             pack, self._pack = self._pack, None
-            pack.finish()
+            pack.finish(Path(repo.path) / "objects" / "pack")
             return
         objects, self._pending = self._pending, {}
-        odb = self.repo.odb
+        odb = repo.odb
         for oid, (kind, data) in objects.items():
             if pygit2.Oid(raw=oid) not in odb:
                 odb.write(kind, data)
@@ -214,16 +217,16 @@ def _entry_prefix(kind: int, size: int) -> bytes:
 class PackWriter:
     """One pack written as its objects arrive, with its version-2 index.
 
-    Objects go to a temporary file under a zero object count; ``finish`` writes the count,
-    hashes the file for the trailer (which covers the header, so the file is read back once,
-    from the page cache), fsyncs both files and renames them into place, index last. Until
-    then, and after ``abort`` or a kill, no reader can see any of it.
+    Objects go to a temporary file in ``scratch`` under a zero object count; ``finish`` writes
+    the count, hashes the file for the trailer (which covers the header, so the file is read
+    back once, from the page cache), fsyncs both files and renames them into a pack folder,
+    index last. Until then, and after ``abort`` or a kill, no reader can see any of it.
     """
 
-    def __init__(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        self.folder = folder
-        fd, self._path = tempfile.mkstemp(prefix="tmp_pack_", dir=folder)
+    def __init__(self, scratch: Path) -> None:
+        scratch.mkdir(parents=True, exist_ok=True)
+        self.scratch = scratch
+        fd, self._path = tempfile.mkstemp(prefix="tmp_pack_", dir=scratch)
         self._file = os.fdopen(fd, "w+b")
         self._seen: set[bytes] = set()
         self._oids: list[bytes] = []
@@ -266,8 +269,9 @@ class PackWriter:
         self._file.write(b"".join(self._chunk))
         self._chunk, self._pending = [], 0
 
-    def finish(self) -> str:
-        """Make the pack visible; return its name (``pack-<checksum>``)."""
+    def finish(self, folder: Path) -> str:
+        """Make the pack visible in ``folder`` (a repository's ``objects/pack``); return its
+        name (``pack-<checksum>``)."""
         try:
             self._write()
             pack = self._file
@@ -286,7 +290,7 @@ class PackWriter:
             pack.close()
             name = "pack-" + trailer.hex()
             index = _index_bytes(self._oids, self._offsets, self._crcs, trailer)
-            idx_fd, idx_tmp = tempfile.mkstemp(prefix="tmp_idx_", dir=self.folder)
+            idx_fd, idx_tmp = tempfile.mkstemp(prefix="tmp_idx_", dir=self.scratch)
             try:
                 with os.fdopen(idx_fd, "wb") as idx:
                     idx.write(index)
@@ -294,8 +298,9 @@ class PackWriter:
                     os.fsync(idx.fileno())
                 os.chmod(self._path, 0o444)
                 os.chmod(idx_tmp, 0o444)
-                os.replace(self._path, self.folder / f"{name}.pack")
-                os.replace(idx_tmp, self.folder / f"{name}.idx")
+                folder.mkdir(parents=True, exist_ok=True)
+                os.replace(self._path, folder / f"{name}.pack")
+                os.replace(idx_tmp, folder / f"{name}.idx")
             except BaseException:
                 _unlink(idx_tmp)
                 raise
@@ -333,3 +338,17 @@ def _index_bytes(oids: list[bytes], offsets: list[int], crcs: list[int], pack_ch
         pack_checksum,
     ])
     return body + hashlib.sha1(body).digest()
+
+
+def pack_ids(index: Path) -> list[bytes]:
+    """The raw ids of the objects in a pack, read from its version-2 index (or version 1)."""
+    data = index.read_bytes()
+    if data[:4] == b"\xfftOc":
+        if struct.unpack(">I", data[4:8])[0] != 2:
+            raise Unreadable(f"{index}: unknown pack index version")
+        count = struct.unpack(">I", data[8 + 255 * 4:8 + 256 * 4])[0]
+        start = 8 + 256 * 4
+        return [data[start + 20 * i:start + 20 * (i + 1)] for i in range(count)]
+    count = struct.unpack(">I", data[255 * 4:256 * 4])[0]  # version 1: (offset, id) rows
+    start = 256 * 4
+    return [data[start + 24 * i + 4:start + 24 * (i + 1)] for i in range(count)]

@@ -3,8 +3,11 @@
 Every records ref must be a linear history of append commits whose message parses, whose clock
 only grows, and whose diff against its parent adds exactly the records the message lists, each
 a regular file at ``<kind>/<aa>/<bb>/<digest>.json`` holding canonical bytes that satisfy the
-kind's contract and hash to that digest. Payload refs hold parentless snapshots whose blobs hash
-to their names. Memory stays bounded by one commit's records, not the store's.
+kind's contract and hash to that digest, and the redaction notes of the payloads it removes at
+``notes/<aa>/<bb>/<payload-digest>.json``. Payload refs hold parentless snapshots whose blobs
+hash to their names. Local refs belong in the local namespace's own repository: one found in
+the repository itself is reported (a push can send it). Memory stays bounded by one commit's
+records, not the store's.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pygit2
 
@@ -57,32 +61,39 @@ def bounded_memory() -> Iterator[None]:
         settings.cache_max_size(cache)
 
 
-def verify_repository(repo: pygit2.Repository) -> VerifyReport:
-    """Check every memory ref of the repository; report every problem found."""
+MISPLACED = ("local records in the repository's own refs, where `git push --mirror` sends them; "
+             "`gitstore init` moves them to .git/gitstore/local")
+
+
+def verify_repository(repo: pygit2.Repository, state: Path, *, local: bool) -> VerifyReport:
+    """Check every memory ref of a repository (``local``: the local namespace's own one);
+    report every problem found. ``state`` is the provider's folder with the tips logs."""
     with bounded_memory():
-        return _verify_repository(repo)
+        return _verify_repository(repo, state, local)
 
 
-def _verify_repository(repo: pygit2.Repository) -> VerifyReport:
+def _verify_repository(repo: pygit2.Repository, state: Path, local: bool) -> VerifyReport:
     report = VerifyReport()
     for name in sorted(repo.references):
         if not name.startswith(PREFIX):
             continue
         report.refs += 1
         match = _REF.match(name)
-        if not match:
+        if not match or (local and match.group(2) != "local"):
             report.problems.append(Problem(name, "unexpected ref under refs/memory/v1/"))
             continue
         kind = match.group(1) or match.group(3)
         namespace = match.group(2) or "shared"
         writer = match.group(4)
+        if namespace == "local" and not local:
+            report.problems.append(Problem(name, MISPLACED))
         try:
             target = repo.references[name].target
         except (KeyError, pygit2.GitError) as exc:
             report.problems.append(Problem(name, f"cannot resolve: {exc}"))
             continue
         if kind == "records":
-            _verify_records(repo, name, writer, namespace, target, report)  # type: ignore[arg-type]
+            _verify_records(repo, state, name, writer, namespace, target, report)  # type: ignore[arg-type]
         else:
             _verify_payloads(repo, name, target, report)  # type: ignore[arg-type]
     return report
@@ -110,12 +121,12 @@ def _chain(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyRep
     return chain
 
 
-def _verify_records(repo: pygit2.Repository, ref: str, writer: str, namespace: str,
+def _verify_records(repo: pygit2.Repository, state: Path, ref: str, writer: str, namespace: str,
                     tip: pygit2.Oid, report: VerifyReport) -> None:
     from gitstore.providers.git import parse_message, rewound  # the format lives beside the writer
 
     if not ref.startswith(PREFIX + "remotes/"):
-        problem = rewound(repo, ref, tip)
+        problem = rewound(repo, state, ref, tip)
         if problem:
             report.problems.append(Problem(ref, problem))
 
@@ -135,19 +146,24 @@ def _verify_records(repo: pygit2.Repository, ref: str, writer: str, namespace: s
             report.problems.append(Problem(where, f"clock {header.clock} does not follow {previous_clock}"))
         previous_clock = header.clock
         tree = commit.tree_id.raw
-        _verify_diff(repo, where, parent_tree, tree, header.lines, report)
+        _verify_diff(repo, where, parent_tree, tree, header.lines, header.removes, report)
         parent_tree = tree
 
 
 def _verify_diff(repo: pygit2.Repository, where: str, parent: bytes | None, tree: bytes,
-                 lines: tuple[tuple[str, str, str], ...], report: VerifyReport) -> None:
+                 lines: tuple[tuple[str, str, str], ...], removes: tuple[str, ...], report: VerifyReport) -> None:
     listed = {f"{kind}/{d[7:9]}/{d[9:11]}/{d[7:]}.json": (d, kind) for d, kind, _ in lines}
+    notes = {f"notes/{d[7:9]}/{d[9:11]}/{d[7:]}.json": d for d in removes}
     added = set()
     odb = repo.odb
     try:
         for status, path, mode, oid in changes(odb, parent, tree):
             if status != "A":
                 report.problems.append(Problem(where, f"{path} was {status}: records are only ever added"))
+                continue
+            if path.startswith("notes/"):
+                _verify_note(odb, where, path, mode, oid, notes, report)
+                added.add(path)
                 continue
             match = _RECORD.match(path)
             if not match or match.group(2) + match.group(3) != match.group(4)[:4]:
@@ -169,8 +185,21 @@ def _verify_diff(repo: pygit2.Repository, where: str, parent: bytes | None, tree
     except Unreadable as exc:
         report.problems.append(Problem(where, str(exc)))
         return
-    for path in sorted(set(listed) - added):
+    for path in sorted((set(listed) | set(notes)) - added):
         report.problems.append(Problem(where, f"lists {path} but does not add it"))
+
+
+def _verify_note(odb: pygit2.Odb, where: str, path: str, mode: bytes, oid: bytes, notes: dict[str, str],
+                 report: VerifyReport) -> None:
+    """One redaction note a records commit adds: listed in its message, a canonical note."""
+    if path not in notes:
+        report.problems.append(Problem(where, f"{path} is in the tree but the commit removes no such payload"))
+    elif mode != BLOB_MODE:
+        report.problems.append(Problem(where, f"{path} is not a regular file (mode {mode.decode()})"))
+    else:
+        problem = note_problem(read_blob(odb, oid))
+        if problem:
+            report.problems.append(Problem(where, f"redaction note {path}: {problem}"))
 
 
 def _verify_payloads(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyReport) -> None:

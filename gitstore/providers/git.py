@@ -1,19 +1,26 @@
-"""The ``git`` provider (default): records in the repository's own object database.
+"""The ``git`` provider (default): shared records in the repository's own object database, local
+ones in a repository of their own under ``.git/gitstore/local``, which no push can reach.
 
 Layout (documented for other implementations in ``okf/wiki/store.md``):
 
-- ``refs/memory/v1/records/<namespace>/<writer>``: one linear history per writer and namespace
-  (``local`` is never pushed, ``shared`` is). One commit per atomic append. Its tree holds
-  every record the writer has stored, at ``<kind>/<aa>/<bb>/<digest-hex>.json`` where aa and bb
-  are the first four hex digits of the digest; each blob is the record's canonical bytes.
-- ``refs/memory/v1/payloads/<namespace>/<writer>``: parentless commits whose tree is the
-  current snapshot of event payloads at ``<aa>/<bb>/<payload-digest-hex>.json``. Redaction
-  writes a snapshot without the payload; after gc the text is gone.
+- ``refs/memory/v1/records/shared/<writer>`` (in the repository): one linear history per writer,
+  one commit per atomic append. Its tree holds every record the writer has stored, at
+  ``<kind>/<aa>/<bb>/<digest-hex>.json`` where aa and bb are the first four hex digits of the
+  digest; each blob is the record's canonical bytes. An append that removes payloads also adds
+  their redaction notes at ``notes/<aa>/<bb>/<payload-digest-hex>.json``.
+- ``refs/memory/v1/payloads/shared/<writer>``: parentless commits whose tree is the current
+  snapshot of event payloads at ``<aa>/<bb>/<payload-digest-hex>.json``. Removing a payload
+  writes a snapshot without it; gc erases the text.
 - ``refs/memory/v1/remotes/<remote>/{records,payloads}/shared/<writer>``: fetched writers.
+- ``refs/memory/v1/{records,payloads}/local/<writer>``, the same for the local namespace, in
+  the bare repository ``.git/gitstore/local`` (objects and refs of its own). Local refs found
+  in the repository itself (written by older versions, and sent by ``git push --mirror``) are
+  still read, reported by ``verify``, and moved by the next append or ``gitstore init``.
 
 Each records commit carries its order in the message (see ``format_message``): a Lamport clock
 (one more than the largest clock of any tip the writer had seen), the writer id, and one line
-per record in position order. Store order is (clock, writer, position) on every clone.
+per record in position order. Store order is (clock, writer, position) on every clone; a
+record's append is its records commit.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import os
 import random
 import re
 import time
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
@@ -31,8 +39,7 @@ from typing import NamedTuple
 
 import pygit2
 
-from gitstore.records.canonical import sha256_digest
-from gitstore.errors import ConflictError, IntegrityError, UsageError
+from gitstore.errors import ConflictError, IntegrityError, Refused, UsageError
 from gitstore.providers._base import (
     CONTRACT_VERSIONS,
     NAMESPACES,
@@ -40,16 +47,20 @@ from gitstore.providers._base import (
     AppendResult,
     Batch,
     Entry,
+    GcReport,
     Manifest,
     Namespace,
+    Removal,
     Stored,
     Stream,
     VerifyReport,
 )
+from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local, run_git, state_dir
 from gitstore.providers._objects import (
     BLOB, BLOB_MODE, PACK_THRESHOLD, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, tree_bytes,
 )
 from gitstore.providers._verify_git import verify_repository
+from gitstore.records.canonical import sha256_digest
 
 PREFIX = "refs/memory/v1/"
 WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
@@ -58,7 +69,6 @@ SIGNATURE_NAME = "gitstore"
 SIGNATURE_EMAIL = "gitstore@localhost"
 MAX_ATTEMPTS = 400
 STALE_LOCK_SECONDS = 5.0
-_EMPTY_TREE = pygit2.Oid(hex="4b825dc642cb6eb9a060e54bf8d69288fbee4904")
 
 
 def records_ref(namespace: str, writer: str) -> str:
@@ -81,20 +91,28 @@ def payload_path(payload_digest: str) -> str:
 
 
 def note_path(payload_digest: str) -> str:
-    """Where a payload snapshot keeps the redaction note of a removed payload."""
+    """Where a removed payload's redaction note is kept: in the records tree of the append that
+    removed it (older stores kept it at the same path in a payload snapshot)."""
     return "notes/" + payload_path(payload_digest)
 
 
-def tips_log(repo: pygit2.Repository, ref: str) -> Path:
-    """Where a writer ref's acknowledged tips are logged (one commit id per line)."""
-    folder = Path(repo.path) / "gitstore"
-    folder.mkdir(exist_ok=True)
+def tips_log(folder: Path, ref: str) -> Path:
+    """Where a writer ref's acknowledged tips are logged (one commit id per line); ``folder`` is
+    the provider's state folder (``.git/gitstore``)."""
     return folder / (ref[len(PREFIX):].replace("/", "-") + ".tips")
 
 
-def last_acknowledged(repo: pygit2.Repository, ref: str) -> pygit2.Oid | None:
+def acknowledged(folder: Path, ref: str) -> list[str]:
+    """Every tip this clone acknowledged for one of its own refs, oldest first."""
+    path = tips_log(folder, ref)
+    if not path.exists():
+        return []
+    return [line for line in path.read_text(encoding="ascii").split("\n") if len(line) == 40]
+
+
+def last_acknowledged(folder: Path, ref: str) -> pygit2.Oid | None:
     """The last tip this clone acknowledged for one of its own refs."""
-    path = tips_log(repo, ref)
+    path = tips_log(folder, ref)
     if not path.exists():
         return None
     with open(path, "rb") as log:
@@ -103,9 +121,9 @@ def last_acknowledged(repo: pygit2.Repository, ref: str) -> pygit2.Oid | None:
     return pygit2.Oid(hex=lines[-1].decode()) if lines else None
 
 
-def rewound(repo: pygit2.Repository, ref: str, tip: pygit2.Oid | None) -> str | None:
+def rewound(repo: pygit2.Repository, folder: Path, ref: str, tip: pygit2.Oid | None) -> str | None:
     """Why ``ref`` no longer contains the last append acknowledged on it, or None."""
-    acked = last_acknowledged(repo, ref)
+    acked = last_acknowledged(folder, ref)
     if acked is None or tip == acked:
         return None
     if tip is not None and acked in repo and repo.descendant_of(tip, acked):
@@ -121,9 +139,11 @@ class Header:
     writer: str
     namespace: str
     lines: tuple[tuple[str, str, str], ...]  # (digest, kind, stream) in position order
+    removes: tuple[str, ...] = ()  # payload digests this append removed, with notes in its tree
 
 
-def format_message(clock: int, writer: str, namespace: str, entries: Iterable[Entry | _Staged]) -> str:
+def format_message(clock: int, writer: str, namespace: str, entries: Iterable[Entry | _Staged],
+                   removes: Iterable[str] = ()) -> str:
     """The records commit message: a summary, headers, then one line per record."""
     entries = list(entries)
     lines = [
@@ -133,6 +153,7 @@ def format_message(clock: int, writer: str, namespace: str, entries: Iterable[En
         f"Clock: {clock}",
         f"Writer: {writer}",
         f"Namespace: {namespace}",
+        *(f"Removes: {digest}" for digest in removes),
         "",
     ]
     lines.extend(f"{e.digest} {e.kind} {e.stream}" for e in entries)
@@ -140,6 +161,7 @@ def format_message(clock: int, writer: str, namespace: str, entries: Iterable[En
 
 
 _LINE = re.compile(r"^(sha256:[0-9a-f]{64}) ([a-z]+) (\S{1,200})$")
+_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 
 def parse_message(message: str) -> Header:
@@ -148,12 +170,17 @@ def parse_message(message: str) -> Header:
     headers, sep2, records = body.partition("\n\n")
     if not sep or not sep2:
         raise ValueError("commit message is not a gitstore append")
-    fields = dict(line.split(": ", 1) for line in headers.splitlines() if ": " in line)
+    pairs = [line.split(": ", 1) for line in headers.splitlines() if ": " in line]
+    fields = {key: value for key, value in pairs if key != "Removes"}
+    removes = tuple(value for key, value in pairs if key == "Removes")
     if fields.get("Gitstore-Format") != FORMAT:
         raise ValueError(f"unknown Gitstore-Format {fields.get('Gitstore-Format')!r}")
     clock = fields.get("Clock", "")
     if not clock.isdigit() or len(clock) > 15:
         raise ValueError(f"bad Clock {clock!r}")
+    bad = [r for r in removes if not _DIGEST.match(r)]
+    if bad or len(set(removes)) != len(removes):
+        raise ValueError(f"bad Removes {(bad or removes)[0][:80]!r}")
     lines = []
     for raw in records.rstrip("\n").splitlines():
         match = _LINE.match(raw)
@@ -162,21 +189,27 @@ def parse_message(message: str) -> Header:
         lines.append((match.group(1), match.group(2), match.group(3)))
     if not lines:
         raise ValueError("append commit lists no records")
-    return Header(int(clock), fields.get("Writer", ""), fields.get("Namespace", ""), tuple(lines))
+    return Header(int(clock), fields.get("Writer", ""), fields.get("Namespace", ""), tuple(lines), removes)
 
 
 @dataclass(frozen=True)
 class RefInfo:
-    """One records ref the store reads: a writer's history in one namespace."""
+    """One records ref the store reads: a writer's history in one namespace, and the
+    repository that holds it (the local namespace's own, or the repository itself)."""
 
     name: str
     namespace: Namespace
     writer: str
     payloads: str
+    repo: pygit2.Repository = field(compare=False, hash=False, repr=False)
+    misplaced: bool = False  # a local ref in the repository itself, where a push can send it
 
 
-def discover_refs(repo: pygit2.Repository) -> list[RefInfo]:
-    """Every records ref: own writers' and fetched ones, in a stable order."""
+def discover_refs(repo: pygit2.Repository, local: pygit2.Repository | None = None) -> list[RefInfo]:
+    """Every records ref: own writers' (both namespaces) and fetched ones, in a stable order.
+    ``local`` is the local namespace's repository (opened here when not given)."""
+    if local is None:
+        local = open_local(repo, create=False)
     found = []
     for name in sorted(repo.references):
         if not name.startswith(PREFIX):
@@ -184,12 +217,43 @@ def discover_refs(repo: pygit2.Repository) -> list[RefInfo]:
         parts = name[len(PREFIX):].split("/")
         if len(parts) == 3 and parts[0] == "records" and parts[1] in NAMESPACES:
             ns, writer = parts[1], parts[2]
-            found.append(RefInfo(name, ns, writer, payloads_ref(ns, writer)))  # type: ignore[arg-type]
+            found.append(RefInfo(name, ns, writer, payloads_ref(ns, writer), repo,  # type: ignore[arg-type]
+                                 misplaced=ns == "local"))
         elif len(parts) == 5 and parts[0] == "remotes" and parts[2] == "records" and parts[3] == "shared":
             remote, writer = parts[1], parts[4]
             payload = f"{PREFIX}remotes/{remote}/payloads/shared/{writer}"
-            found.append(RefInfo(name, "shared", writer, payload))
+            found.append(RefInfo(name, "shared", writer, payload, repo))
+    if local is not None:
+        prefix = PREFIX + "records/local/"
+        for name in sorted(local.references):
+            if name.startswith(prefix) and WRITER_PATTERN.match(name[len(prefix):]):
+                writer = name[len(prefix):]
+                found.append(RefInfo(name, "local", writer, payloads_ref("local", writer), local))
     return found
+
+
+def misplaced_refs(repo: pygit2.Repository) -> list[str]:
+    """Local records and payload refs in the repository itself, where a push can send them."""
+    return [name for name in sorted(repo.references)
+            if name.startswith((PREFIX + "records/local/", PREFIX + "payloads/local/"))]
+
+
+def move_local_refs(repo: pygit2.Repository) -> list[str]:
+    """Move local refs out of the repository into the local namespace's own repository: fetch
+    their objects there, then delete each ref only if it still points where it did. Returns
+    the refs moved. The objects stay in the repository, unreachable, until ``gitstore gc``."""
+    names = misplaced_refs(repo)
+    if not names:
+        return []
+    local = open_local(repo, create=True)
+    assert local is not None
+    targets = {name: str(repo.references[name].target) for name in names}
+    specs = [f"+{n}:{n}" if "/payloads/" in n else f"{n}:{n}" for n in names]
+    run_git(Path(local.path), "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+            str(common_dir(repo)), *specs)
+    for name, target in targets.items():
+        run_git(common_dir(repo), "update-ref", "-d", name, target)
+    return names
 
 
 class GitProvider:
@@ -206,44 +270,67 @@ class GitProvider:
         # per-entry existence checks on creation would only repeat that (verify re-checks all).
         pygit2.settings.enable_strict_object_creation(False)
         self.writer = writer
+        self.state = state_dir(self.repo)
+        self._local = open_local(self.repo, create=False)
         self._clocks: dict[pygit2.Oid, int] = {}
-        self._histories: dict[str, tuple[pygit2.Oid, list[tuple[Header, pygit2.Oid]]]] = {}
+        self._histories: dict[tuple[str, str], tuple[pygit2.Oid, list[tuple[Header, pygit2.Oid]]]] = {}
 
     def manifest(self) -> Manifest:
         return Manifest(
             name="git",
             contracts=CONTRACT_VERSIONS,
-            capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "append-stream"},
-            storage="git object database, refs/memory/v1/",
+            capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "append-stream", "gc"},
+            storage="git object database, refs/memory/v1/ (local namespace: .git/gitstore/local)",
         )
+
+    def repository(self, namespace: Namespace) -> pygit2.Repository:
+        """The repository a namespace's own refs live in (created for ``local`` when missing)."""
+        if namespace == "shared":
+            return self.repo
+        if self._local is None:
+            self._local = open_local(self.repo, create=True)
+        assert self._local is not None
+        return self._local
+
+    def move_local(self) -> list[str]:
+        """Move local refs left in the repository's own refs (where a push can send them) into
+        the local namespace's repository; returns the refs moved (see ``move_local_refs``)."""
+        if not misplaced_refs(self.repo):
+            return []
+        with self.paused():
+            moved = move_local_refs(self.repo)
+        self._local = open_local(self.repo, create=False)
+        return moved
 
     # -- writing -------------------------------------------------------------------------------
 
     def append(self, batch: Batch) -> AppendResult:
-        return self._append(Stream(batch.entries, lambda: batch.namespace), None)
+        return self._append(Stream(batch.entries, lambda: batch.namespace), None, batch.removals)
 
     def append_if_head(self, batch: Batch, stream: str, expected: str | None) -> AppendResult:
-        return self._append(Stream(batch.entries, lambda: batch.namespace), (stream, expected))
+        return self._append(Stream(batch.entries, lambda: batch.namespace), (stream, expected), batch.removals)
 
     def append_stream(self, stream: Stream) -> AppendResult:
         """``append`` for entries that arrive one at a time: each record and payload blob is
         packed as it arrives, so memory holds object ids only, whatever the size."""
-        return self._append(stream, None)
+        return self._append(stream, None, ())
 
-    def _append(self, stream: Stream, guard: tuple[str, str | None] | None) -> AppendResult:
-        writer = ObjectWriter(self.repo)
+    def _append(self, stream: Stream, guard: tuple[str, str | None] | None,
+                removals: tuple[Removal, ...]) -> AppendResult:
+        self.move_local()
+        writer = ObjectWriter(self.state / SCRATCH)
         try:
             with self._lock("gc", fcntl.LOCK_SH):  # gitstore gc waits for appends under way
                 staging = self._stage(stream.entries, writer)
-                return self._commit_staged(stream.namespace(), staging, writer, guard)
+                return self._commit_staged(stream.namespace(), staging, writer, guard, removals)
         finally:
             writer.abort()  # whatever was not flushed into a commit
 
     def _stage(self, entries: Iterable[Entry], writer: ObjectWriter) -> _Staging:
         """Give the writer the blobs of every entry not stored yet, as the tips stand now."""
-        tips = [tip for _, tip in self._tips()]
-        staging = _Staging(tips, TreeReader(self.repo.odb))
-        roots = self._roots(tips)
+        tips = self._tips()
+        staging = _Staging([tip for _, tip in tips], _Readers())
+        roots = staging.readers.roots(tips)
         staged, existing, seen = staging.staged, staging.existing, staging.order
         add = writer.add
         for e in entries:
@@ -261,27 +348,37 @@ class GitProvider:
         return staging
 
     def _commit_staged(self, namespace: Namespace, staging: _Staging, writer: ObjectWriter,
-                       guard: tuple[str, str | None] | None) -> AppendResult:
+                       guard: tuple[str, str | None] | None, removals: tuple[Removal, ...]) -> AppendResult:
+        repo = self.repository(namespace)
         ref = records_ref(namespace, self.writer)
         with self._writer_lock(namespace):
             for attempt in range(MAX_ATTEMPTS):
-                tip = self._target(ref)
-                self._check_not_rewound(ref, tip)
+                tip = self._target(repo, ref)
+                self._check_not_rewound(repo, ref, tip)
                 if guard is not None:
                     current = self.head(guard[0])
                     if current != guard[1]:
                         raise ConflictError(
                             f"stream {guard[0]} moved: head is {current}, expected {guard[1]}"
                         )
+                for removal in removals:
+                    if self.redaction_note(removal.payload_digest) is not None:
+                        raise ConflictError(f"payload {removal.payload_digest} was already removed")
                 staging.drop_stored(self)  # another writer may have stored some since staging
                 done = AppendResult(added=tuple(s.digest for s in staging.staged),
                                     existing=tuple(staging.existing))
                 if not staging.staged:
+                    if removals:
+                        raise Refused("an append that removes payloads adds the audit entries of the removals")
                     return done
-                if self._try_commit(namespace, ref, tip, staging.staged, writer, staging.reader):
-                    return done
+                if self._try_commit(repo, namespace, ref, tip, staging, writer, removals):
+                    break
                 time.sleep(random.uniform(0, min(0.02, 0.0005 * 2 ** min(attempt, 6))))
-        raise ConflictError(f"{ref} kept moving: gave up after {MAX_ATTEMPTS} attempts")
+            else:
+                raise ConflictError(f"{ref} kept moving: gave up after {MAX_ATTEMPTS} attempts")
+        if removals:
+            self._drop_payloads([r.payload_digest for r in removals])
+        return done
 
     def _writer_lock(self, namespace: str) -> AbstractContextManager[None]:
         """Serialize this writer's appends across processes; the kernel drops it if we die.
@@ -294,9 +391,7 @@ class GitProvider:
     @contextmanager
     def _lock(self, name: str, mode: int) -> Iterator[None]:
         """``flock`` on ``.git/gitstore/<name>.lock`` for a while."""
-        folder = Path(self.repo.path) / "gitstore"
-        folder.mkdir(exist_ok=True)
-        fd = os.open(folder / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.state / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, mode)
             yield
@@ -306,169 +401,186 @@ class GitProvider:
     @contextmanager
     def paused(self) -> Iterator[None]:
         """Wait for the appends under way in this repository and hold new ones (and this
-        writer's redactions) back: a ``git gc --prune=now`` run meanwhile would prune the
-        objects of an append that has not committed yet, which nothing refers to."""
+        writer's redactions) back: gc must not erase the objects of an append that has not
+        committed yet, which nothing refers to."""
         with self._lock("gc", fcntl.LOCK_EX), self._writer_lock("local"), self._writer_lock("shared"):
             yield
 
-    def _try_commit(self, namespace: str, ref: str, tip: pygit2.Oid | None, new: list[_Staged],
-                    writer: ObjectWriter, reader: TreeReader) -> bool:
-        base = self.repo[tip].peel(pygit2.Tree) if tip is not None else None
-        tree = self._tree(base, {record_path(s.kind, s.digest): s.blob for s in new}, writer, reader)
-        payloads: dict[str, bytes | None] = {payload_path(s.payload_digest): s.payload_blob for s in new
-                                             if s.payload_blob is not None and s.payload_digest}
-        payload_tree = self._payload_tree(namespace, payloads, writer, reader) if payloads else None
-        writer.flush()
-        if payload_tree is not None:  # the snapshot moves first: it may hold more, never less
-            self._set_snapshot(payloads_ref(namespace, self.writer), payload_tree, "gitstore: payloads")
-        clock = self._max_clock() + 1
-        message = format_message(clock, self.writer, namespace, new)
-        signature = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL)
-        parents = [tip] if tip is not None else []
+    def _try_commit(self, repo: pygit2.Repository, namespace: Namespace, ref: str, tip: pygit2.Oid | None,
+                    staging: _Staging, writer: ObjectWriter, removals: tuple[Removal, ...]) -> bool:
+        new = staging.staged
+        reader = staging.readers.of(repo)
+        base = repo[tip].peel(pygit2.Tree) if tip is not None else None
+        changes = {record_path(s.kind, s.digest): s.blob for s in new}
+        changes.update({note_path(r.payload_digest): writer.add(BLOB, bytes(r.note)) for r in removals})
+        tree = self._tree(repo, base, changes, writer, reader)
+        gone = {r.payload_digest for r in removals}
+        payloads: dict[str, bytes | None] = {
+            payload_path(s.payload_digest): s.payload_blob for s in new
+            if s.payload_blob is not None and s.payload_digest and s.payload_digest not in gone
+            and self.redaction_note(s.payload_digest) is None  # a removed payload is never stored again
+        }
+        payload_tree = self._payload_tree(repo, namespace, payloads, writer, reader) if payloads else None
+        journal = self._journal([tree, *([payload_tree] if payload_tree is not None else [])])
         try:
-            commit = self.repo.create_commit(ref, signature, signature, message, tree, parents)
-        except (pygit2.GitError, ValueError, OSError):
-            self._clear_stale_lock(ref)
-            return False
-        with open(tips_log(self.repo, ref), "a", encoding="ascii") as log:
-            log.write(f"{commit}\n")
-        return True
+            writer.flush(repo)
+            if payload_tree is not None:  # the snapshot moves first: it may hold more, never less
+                self._set_snapshot(repo, payloads_ref(namespace, self.writer), payload_tree, "gitstore: payloads")
+            clock = self._max_clock() + 1
+            message = format_message(clock, self.writer, namespace, new, [r.payload_digest for r in removals])
+            signature = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL)
+            parents = [tip] if tip is not None else []
+            try:
+                commit = repo.create_commit(ref, signature, signature, message, tree, parents)
+            except (pygit2.GitError, ValueError, OSError):
+                self._clear_stale_lock(repo, ref)
+                return False
+            with open(tips_log(self.state, ref), "a", encoding="ascii") as log:
+                log.write(f"{commit}\n")
+            return True
+        finally:
+            journal.unlink(missing_ok=True)
 
-    def _check_not_rewound(self, ref: str, tip: pygit2.Oid | None) -> None:
+    def _journal(self, roots: list[pygit2.Oid]) -> Path:
+        """Name the trees an append is about to make visible, until its commit refers to them:
+        if the process is killed first, gc knows they were memory's."""
+        folder = self.state / PENDING
+        folder.mkdir(exist_ok=True)
+        path = folder / f"{os.getpid()}-{uuid.uuid4().hex}"
+        path.write_text("".join(f"{oid}\n" for oid in roots), encoding="ascii")
+        return path
+
+    def _check_not_rewound(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid | None) -> None:
         """Refuse to build on a ref moved back past an append this clone acknowledged."""
-        problem = rewound(self.repo, ref, tip)
+        problem = rewound(repo, self.state, ref, tip)
         if problem:
             raise IntegrityError(f"{ref}: {problem}")
 
-    def _write_tree(self, base: pygit2.Tree | None, files: dict[str, bytes | None]) -> pygit2.Oid:
+    def _write_tree(self, repo: pygit2.Repository, base: pygit2.Tree | None,
+                    files: dict[str, bytes | None]) -> pygit2.Oid:
         """Write ``base`` with files added (path -> bytes) or removed (path -> None)."""
-        writer = ObjectWriter(self.repo)
-        tree = self._tree(base, {p: None if d is None else writer.add(BLOB, d) for p, d in files.items()},
+        writer = ObjectWriter(self.state / SCRATCH)
+        tree = self._tree(repo, base, {p: None if d is None else writer.add(BLOB, d) for p, d in files.items()},
                           writer)
-        writer.flush()
+        writer.flush(repo)
         return tree
 
-    def _tree(self, base: pygit2.Tree | None, changes: dict[str, bytes | None],
+    def _tree(self, repo: pygit2.Repository, base: pygit2.Tree | None, changes: dict[str, bytes | None],
               writer: ObjectWriter, reader: TreeReader | None = None) -> pygit2.Oid:
         """``base`` with blobs added (path -> raw id of a blob given to ``writer``) or removed
         (path -> None). A few changes go through libgit2's tree builder; many are merged here,
         base folders read through ``reader``, new trees given to ``writer`` (the caller
-        flushes it)."""
+        flushes it into ``repo``)."""
         if len(changes) < PACK_THRESHOLD:
             oids = {p: None if o is None else pygit2.Oid(raw=o) for p, o in changes.items()}
-            return _builder_tree(self.repo, base, oids) or self.repo.TreeBuilder().write()
-        reader = reader or TreeReader(self.repo.odb)
+            return _builder_tree(repo, base, oids) or repo.TreeBuilder().write()
+        reader = reader or TreeReader(repo.odb)
         try:
             merged = _merge_tree(reader, writer, base.id.raw if base is not None else None, changes)
         except Unreadable as exc:
             raise IntegrityError(f"cannot extend the stored tree: {exc}; run `gitstore verify`") from None
         return pygit2.Oid(raw=merged)
 
-    def _clear_stale_lock(self, ref: str) -> None:
+    def _clear_stale_lock(self, repo: pygit2.Repository, ref: str) -> None:
         """Remove a ref lock left by a killed process (held for microseconds when alive)."""
-        lock = Path(self.repo.path) / f"{ref}.lock"
+        lock = common_dir(repo) / f"{ref}.lock"
         try:
             if time.time() - lock.stat().st_mtime > STALE_LOCK_SECONDS:
                 lock.unlink()
         except FileNotFoundError:
             pass
 
-    def _payload_tree(self, namespace: str, files: dict[str, bytes | None], writer: ObjectWriter,
-                      reader: TreeReader) -> pygit2.Oid:
+    def _payload_tree(self, repo: pygit2.Repository, namespace: str, files: dict[str, bytes | None],
+                      writer: ObjectWriter, reader: TreeReader) -> pygit2.Oid:
         """The next payload snapshot's tree: the current one with ``files`` added (path -> raw
         blob id); the caller holds the writer lock and flushes ``writer``."""
-        tip = self._target(payloads_ref(namespace, self.writer))
-        base = self.repo[tip].peel(pygit2.Tree) if tip is not None else None
-        return self._tree(base, files, writer, reader)
+        tip = self._target(repo, payloads_ref(namespace, self.writer))
+        base = repo[tip].peel(pygit2.Tree) if tip is not None else None
+        return self._tree(repo, base, files, writer, reader)
 
-    def _set_snapshot(self, ref: str, tree: pygit2.Oid, message: str) -> None:
+    def _set_snapshot(self, repo: pygit2.Repository, ref: str, tree: pygit2.Oid, message: str) -> None:
         """Point ``ref`` at a new parentless commit of ``tree`` (under the writer lock)."""
         signature = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL)
-        commit = self.repo.create_commit(None, signature, signature, message + "\n", tree, [])
-        self._clear_stale_lock(ref)
-        self.repo.references.create(ref, commit, force=True)
+        commit = repo.create_commit(None, signature, signature, message + "\n", tree, [])
+        self._clear_stale_lock(repo, ref)
+        repo.references.create(ref, commit, force=True)
 
-    def redact_payload(self, payload_digest: str, note: bytes) -> bytes | None:
-        """Remove a payload from this writer's snapshots, keeping ``note`` in its place.
+    def _drop_payloads(self, payload_digests: list[str]) -> None:
+        """Write every snapshot that holds one of these payloads again without it (this
+        writer's, older local ones in the repository itself, and fetched ones): gc then erases
+        the text. A note already makes each one unreadable; this lets gc reach the bytes."""
+        paths = {payload_path(d) for d in payload_digests}
+        with self._writer_lock("local"), self._writer_lock("shared"):
+            self._rewrite_snapshots(lambda repo, base: {p: None for p in paths if p in base},
+                                    "gitstore: remove payloads")
 
-        A note already kept in any visible snapshot (this writer's or a fetched one) wins.
-        The payload may sit in a fetched snapshot too: this clone's copy of that snapshot is
-        rewritten without it, so gc removes the text here; the other clone removes its own
-        when it reads the shared audit entry.
-        """
-        kept = self.redaction_note(payload_digest)
-        path = payload_path(payload_digest)
-        found = kept is not None
-        for namespace in NAMESPACES:
-            ref = payloads_ref(namespace, self.writer)
-            with self._writer_lock(namespace):
-                tip = self._target(ref)
-                base = self.repo[tip].peel(pygit2.Tree) if tip is not None else None
-                holds = base is not None and path in base
-                if not holds and not (namespace == "shared" and self._held_elsewhere(path)):
-                    continue
-                found = True
-                kept = kept or note
-                files: dict[str, bytes | None] = {path: None, note_path(payload_digest): kept}
-                self._set_snapshot(ref, self._write_tree(base, files), "gitstore: redact payload")
-        if found:
-            self._drop_from_fetched(path)
-        return kept if found else None
+    def _rewrite_snapshots(self, stale: Callable[[pygit2.Repository, pygit2.Tree], dict[str, None]],
+                           message: str) -> int:
+        """Write every snapshot again without the paths ``stale`` names for it (the caller holds
+        the writer locks); returns how many paths went."""
+        erased = 0
+        for repo, ref in self._snapshot_refs():
+            target = self._target(repo, ref)
+            if target is None:
+                continue
+            base = repo[target].peel(pygit2.Tree)
+            gone = stale(repo, base)
+            if gone:
+                self._set_snapshot(repo, ref, self._write_tree(repo, base, gone), message)
+                erased += len(gone)
+        return erased
 
-    def _held_elsewhere(self, path: str) -> bool:
-        return any(path in tree for _, tree in self._fetched_snapshots())
-
-    def _fetched_snapshots(self) -> list[tuple[str, pygit2.Tree]]:
-        found = []
-        for info, _ in self._tips():
-            if info.payloads.startswith(PREFIX + "remotes/"):
-                target = self._target(info.payloads)
-                if target is not None:
-                    found.append((info.payloads, self.repo[target].peel(pygit2.Tree)))
-        return found
-
-    def _drop_from_fetched(self, path: str) -> None:
-        for ref, tree in self._fetched_snapshots():
-            if path in tree:
-                self._set_snapshot(ref, self._write_tree(tree, {path: None}), "gitstore: redact payload")
+    def _snapshot_refs(self) -> list[tuple[pygit2.Repository, str]]:
+        """Every payload snapshot ref the store reads, with the repository holding it."""
+        found: dict[tuple[int, str], tuple[pygit2.Repository, str]] = {}
+        own = [(self.repo, payloads_ref("shared", self.writer))]
+        if self._local is not None:
+            own.append((self._local, payloads_ref("local", self.writer)))
+        for repo, ref in own + [(info.repo, info.payloads) for info in discover_refs(self.repo, self._local)]:
+            found.setdefault((id(repo), ref), (repo, ref))
+        return list(found.values())
 
     def redaction_note(self, payload_digest: str) -> bytes | None:
         path = note_path(payload_digest)
-        for tree in self._snapshot_trees():
+        for repo, tree in self._note_trees():
             if path in tree:
-                data: bytes = self.repo[tree[path].id].data
+                data: bytes = repo[tree[path].id].data
                 return data
         return None
 
-    def _snapshot_trees(self) -> list[pygit2.Tree]:
+    def _note_trees(self) -> list[tuple[pygit2.Repository, pygit2.Tree]]:
+        """The trees notes are kept in: every records tip, then (older stores) every snapshot."""
+        trees = [(info.repo, info.repo[tip].peel(pygit2.Tree)) for info, tip in self._tips()]
+        return trees + self._snapshot_trees()
+
+    def _snapshot_trees(self) -> list[tuple[pygit2.Repository, pygit2.Tree]]:
         trees = []
-        refs = {payloads_ref(ns, self.writer) for ns in NAMESPACES}
-        refs.update(info.payloads for info, _ in self._tips())
-        for ref in sorted(refs):
-            target = self._target(ref)
+        for repo, ref in self._snapshot_refs():
+            target = self._target(repo, ref)
             if target is not None:
-                trees.append(self.repo[target].peel(pygit2.Tree))
+                trees.append((repo, repo[target].peel(pygit2.Tree)))
         return trees
 
     # -- reading -------------------------------------------------------------------------------
 
-    def _target(self, ref: str) -> pygit2.Oid | None:
+    @staticmethod
+    def _target(repo: pygit2.Repository, ref: str) -> pygit2.Oid | None:
         try:
-            return self.repo.references[ref].target  # type: ignore[return-value]
+            return repo.references[ref].target  # type: ignore[return-value]
         except KeyError:
             return None
 
     def _tips(self) -> list[tuple[RefInfo, pygit2.Oid]]:
         tips = []
-        for info in discover_refs(self.repo):
-            target = self._target(info.name)
+        for info in discover_refs(self.repo, self._local):
+            target = self._target(info.repo, info.name)
             if target is not None:
                 tips.append((info, target))
         return tips
 
-    def _header(self, oid: pygit2.Oid) -> Header:
+    def _header(self, repo: pygit2.Repository, oid: pygit2.Oid) -> Header:
         try:
-            return parse_message(self.repo[oid].message)
+            return parse_message(repo[oid].message)
         except ValueError as exc:
             raise IntegrityError(f"commit {oid}: {exc}") from None
         except KeyError:
@@ -476,7 +588,8 @@ class GitProvider:
 
     def _history(self, info: RefInfo, tip: pygit2.Oid) -> list[tuple[Header, pygit2.Oid]]:
         """A ref's append commits, oldest first, extending the cached walk incrementally."""
-        cached = self._histories.get(info.name)
+        key = (info.repo.path, info.name)
+        cached = self._histories.get(key)
         if cached is not None and cached[0] == tip:
             return cached[1]
         known = {cached[0]: len(cached[1])} if cached is not None else {}
@@ -488,10 +601,10 @@ class GitProvider:
                 prefix = cached[1]
                 break
             try:
-                commit = self.repo[oid]
+                commit = info.repo[oid]
             except KeyError:
                 raise IntegrityError(f"{info.name}: commit {oid} is missing: history truncated") from None
-            fresh.append((self._header(oid), oid))
+            fresh.append((self._header(info.repo, oid), oid))
             parents = commit.parent_ids
             if len(parents) > 1:
                 raise IntegrityError(f"{info.name}: commit {oid} is a merge; writer histories are linear")
@@ -499,21 +612,17 @@ class GitProvider:
         fresh.reverse()
         history = prefix
         history.extend(fresh)
-        self._histories[info.name] = (tip, history)
+        self._histories[key] = (tip, history)
         return history
 
     def _max_clock(self) -> int:
         best = 0
-        for _, tip in self._tips():
+        for info, tip in self._tips():
             clock = self._clocks.get(tip)
             if clock is None:
-                clock = self._clocks[tip] = self._header(tip).clock
+                clock = self._clocks[tip] = self._header(info.repo, tip).clock
             best = max(best, clock)
         return best
-
-    def _roots(self, tips: Iterable[pygit2.Oid]) -> list[bytes]:
-        """The raw tree ids of records tips."""
-        return [self.repo[tip].tree_id.raw for tip in tips]  # type: ignore[attr-defined]
 
     def _commits(self) -> list[tuple[Header, RefInfo, pygit2.Oid]]:
         """Every append commit of every ref, in store order."""
@@ -527,8 +636,9 @@ class GitProvider:
         wanted = set(kinds) if kinds is not None else None
         needle = None if scope is None else f'"scope":"{scope}"'.encode()
         seen: set[str] = set()
-        blobs = _BlobIndex(self.repo)
+        blobs = _BlobIndex()
         for header, info, oid in self._commits():
+            append = str(oid)
             for position, (digest, kind, stream) in enumerate(header.lines):
                 if (wanted is not None and kind not in wanted) or digest in seen:
                     continue
@@ -537,16 +647,16 @@ class GitProvider:
                 if needle is not None and needle not in data:
                     continue
                 yield Stored(digest, kind, stream, data, info.namespace, header.writer,
-                             header.clock, position)
+                             header.clock, position, append)
 
     def read_stream(self, stream: str) -> Iterator[Stored]:
-        blobs = _BlobIndex(self.repo)
+        blobs = _BlobIndex()
         for header, info, oid in self._commits():
             for position, (digest, kind, line_stream) in enumerate(header.lines):
                 if line_stream == stream:
                     data = blobs.data(info, kind, digest, oid)
                     yield Stored(digest, kind, stream, data, info.namespace, header.writer,
-                                 header.clock, position)
+                                 header.clock, position, str(oid))
 
     def head(self, stream: str) -> str | None:
         last = None
@@ -561,15 +671,17 @@ class GitProvider:
 
     def payload_reader(self) -> Callable[[str], bytes | None]:
         """``payload`` bound to one snapshot of the payload refs, for reading many at once."""
+        notes = self._note_trees()
         trees = self._snapshot_trees()
 
         def read(payload_digest: str) -> bytes | None:
-            if any(note_path(payload_digest) in tree for tree in trees):
-                return None  # removed: a copy left in a fetched snapshot is never returned
+            noted = note_path(payload_digest)
+            if any(noted in tree for _, tree in notes):
+                return None  # removed: a copy left in a snapshot is never returned
             path = payload_path(payload_digest)
-            for tree in trees:
+            for repo, tree in trees:
                 if path in tree:
-                    data: bytes = self.repo[tree[path].id].data
+                    data: bytes = repo[tree[path].id].data
                     if sha256_digest(data) != payload_digest:
                         raise IntegrityError(f"payload {payload_digest} does not match its digest")
                     return data
@@ -578,7 +690,60 @@ class GitProvider:
         return read
 
     def verify(self) -> VerifyReport:
-        return verify_repository(self.repo)
+        report = verify_repository(self.repo, self.state, local=False)
+        if self._local is None:
+            self._local = open_local(self.repo, create=False)
+        if self._local is not None:
+            found = verify_repository(self._local, self.state, local=True)
+            report.records += found.records
+            report.refs += found.refs
+            report.problems.extend(found.problems)
+        return report
+
+    # -- gc ------------------------------------------------------------------------------------
+
+    def gc(self) -> GcReport:
+        """Erase what memory removed, and nothing of anyone else's (see ``_gc_git``)."""
+        from gitstore.providers._gc_git import collect
+
+        self.move_local()
+        with self.paused():
+            report = GcReport(payloads=self._sweep_snapshots())
+            report.objects += collect(self)
+        return report
+
+    def _sweep_snapshots(self) -> int:
+        """Write every snapshot again with only payloads a stored event names and that have no
+        note; returns how many payloads went (removed ones, and ones killed appends left). The
+        caller holds the writer locks."""
+        named = {m.group(1).decode() for s in self.read(kinds=["event"])
+                 if (m := _PAYLOAD_DIGEST.search(s.data))}
+        note_trees = [tree for _, tree in self._note_trees()]
+
+        def stale(repo: pygit2.Repository, base: pygit2.Tree) -> dict[str, None]:
+            gone: dict[str, None] = {}
+            for path in _payload_paths(repo, base):
+                digest = "sha256:" + path.rsplit("/", 1)[-1][:-5]
+                if digest not in named or any(note_path(digest) in tree for tree in note_trees):
+                    gone[path] = None
+            return gone
+
+        return self._rewrite_snapshots(stale, "gitstore: gc")
+
+
+_PAYLOAD_DIGEST = re.compile(rb'"payloadDigest":"(sha256:[0-9a-f]{64})"')
+
+
+def _payload_paths(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[str]:
+    """The payload blobs of a snapshot tree (its ``notes/`` folder left out)."""
+    for first in tree:
+        if first.name == "notes" or first.filemode != pygit2.GIT_FILEMODE_TREE:
+            continue
+        for second in repo[first.id]:
+            if second.filemode != pygit2.GIT_FILEMODE_TREE:
+                continue
+            for leaf in repo[second.id]:
+                yield f"{first.name}/{second.name}/{leaf.name}"
 
 
 class _Staged(NamedTuple):
@@ -592,29 +757,48 @@ class _Staged(NamedTuple):
     payload_blob: bytes | None
 
 
+class _Readers:
+    """One tree reader per repository (the repository itself and the local one), each folder
+    read once for the length of one append, for lookups and for the merge."""
+
+    def __init__(self) -> None:
+        self._readers: dict[str, TreeReader] = {}
+
+    def of(self, repo: pygit2.Repository) -> TreeReader:
+        found = self._readers.get(repo.path)
+        if found is None:
+            found = self._readers[repo.path] = TreeReader(repo.odb)
+        return found
+
+    def roots(self, tips: list[tuple[RefInfo, pygit2.Oid]]) -> list[tuple[TreeReader, bytes]]:
+        """The raw tree ids of records tips, each with the reader of its repository."""
+        return [(self.of(info.repo), info.repo[tip].tree_id.raw) for info, tip in tips]  # type: ignore[attr-defined]
+
+
 @dataclass
 class _Staging:
     """An append's entries once staged: new ones, ones already stored, and their input order."""
 
     tips: list[pygit2.Oid]  # every records tip when staging began
-    reader: TreeReader  # the stored trees, read once for lookups and for the merge
+    readers: _Readers
     staged: list[_Staged] = field(default_factory=list)
     existing: list[str] = field(default_factory=list)
     order: dict[str, int] = field(default_factory=dict)
 
-    def stored(self, roots: list[bytes], path: str) -> bool:
+    def stored(self, roots: list[tuple[TreeReader, bytes]], path: str) -> bool:
         try:
-            return any(self.reader.holds(root, path) for root in roots)
+            return any(reader.holds(root, path) for reader, root in roots)
         except Unreadable as exc:
             raise IntegrityError(f"cannot read the stored records: {exc}; run `gitstore verify`") from None
 
     def drop_stored(self, provider: GitProvider) -> None:
         """Move entries stored since staging (a tip moved) from ``staged`` to ``existing``."""
-        tips = [tip for _, tip in provider._tips()]
+        found = provider._tips()
+        tips = [tip for _, tip in found]
         if tips == self.tips:
             return
         self.tips = tips
-        roots = provider._roots(tips)
+        roots = self.readers.roots(found)
         stored = {s.digest for s in self.staged if self.stored(roots, record_path(s.kind, s.digest))}
         if stored:
             self.existing = sorted(self.existing + [s.digest for s in self.staged if s.digest in stored],
@@ -629,9 +813,8 @@ class _BlobIndex:
     walk serves every commit of the ref; ``verify`` checks that each commit agrees with it.
     """
 
-    def __init__(self, repo: pygit2.Repository) -> None:
-        self.repo = repo
-        self._maps: dict[tuple[str, str], dict[str, tuple[pygit2.Oid, int]]] = {}
+    def __init__(self) -> None:
+        self._maps: dict[tuple[str, str, str], dict[str, tuple[pygit2.Oid, int]]] = {}
 
     def data(self, info: RefInfo, kind: str, digest: str, commit: pygit2.Oid) -> bytes:
         found = self._map(info, kind).get(digest[7:])
@@ -640,24 +823,25 @@ class _BlobIndex:
         oid, mode = found
         if mode != pygit2.GIT_FILEMODE_BLOB:
             raise IntegrityError(f"{info.name}: {record_path(kind, digest)} is not a regular file")
-        data: bytes = self.repo[oid].data
+        data: bytes = info.repo[oid].data
         return data
 
     def _map(self, info: RefInfo, kind: str) -> dict[str, tuple[pygit2.Oid, int]]:
-        key = (info.name, kind)
+        key = (info.repo.path, info.name, kind)
         found = self._maps.get(key)
         if found is None:
             found = self._maps[key] = {}
-            tip = self.repo.references[info.name].target
-            root = self.repo[tip].peel(pygit2.Tree)
+            repo = info.repo
+            tip = repo.references[info.name].target
+            root = repo[tip].peel(pygit2.Tree)
             if kind in root and root[kind].filemode == pygit2.GIT_FILEMODE_TREE:
-                for first in self.repo[root[kind].id]:
+                for first in repo[root[kind].id]:
                     if first.filemode != pygit2.GIT_FILEMODE_TREE:
                         continue
-                    for second in self.repo[first.id]:
+                    for second in repo[first.id]:
                         if second.filemode != pygit2.GIT_FILEMODE_TREE:
                             continue
-                        for leaf in self.repo[second.id]:
+                        for leaf in repo[second.id]:
                             found[leaf.name[:-5]] = (leaf.id, leaf.filemode)
         return found
 

@@ -1,0 +1,236 @@
+"""gc for the git provider: erase exactly the objects memory let go of, and nothing else.
+
+``git gc --prune=now`` after ``git reflog expire --all`` would erase removed text too, but it
+takes the user's recovery data with it: every reflog entry, every stash but the newest, every
+reset-away commit and every dangling object ``gc.pruneExpire`` still protects. Here, in each
+repository memory writes to (the repository itself, and the local namespace's own one):
+
+1. reflogs of refs under ``refs/memory/`` are emptied (only those: they are memory's own);
+2. what git itself counts as reachable is listed: ``git rev-list --objects --all --reflog
+   --indexed-objects`` (every ref, HEAD and index of every worktree, every reflog, stashes);
+3. of the objects in the repository's own object folder that are not reachable, memory's are
+   the ones reachable from a commit gitstore wrote (author and committer
+   ``gitstore <gitstore@localhost>``, message ``gitstore: ...``) or from a tree an append named
+   in its journal before it was killed, within the unreachable objects. Records commits this
+   clone acknowledged are never among them: a ref moved back past one is damage ``verify``
+   reports, and gc keeps the evidence;
+4. whatever any other unreachable object refers to (a user's dangling commit or tree) is kept;
+5. the rest is erased: loose files unlinked, each pack holding some of it written again
+   without them (``git pack-objects`` with the objects that stay, keeping the pack's time so
+   git's own expiry of unreachable objects in it is unchanged), then the multi-pack index,
+   commit graph and server info that named the old packs are written again when present.
+
+Nothing git can reach, and no unreachable object of anyone else, is touched. Scratch packs and
+journals left by killed appends go too.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pygit2
+
+from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local, run_git
+from gitstore.providers._objects import pack_ids
+
+if TYPE_CHECKING:
+    from gitstore.providers.git import GitProvider
+
+PREFIX = "refs/memory/v1/"
+_HEX = re.compile(r"^[0-9a-f]{40}$")
+_PACK_SIDECARS = (".pack", ".idx", ".rev", ".bitmap", ".mtimes", ".keep", ".promisor")
+SIGNATURE = b"gitstore <gitstore@localhost>"
+
+
+def collect(provider: GitProvider) -> int:
+    """Erase memory's unreachable objects from every repository it writes to; the caller holds
+    every append back. Returns how many objects and leftover files went."""
+    state = provider.state
+    pending = _journaled(state / PENDING)
+    erased = 0
+    local = open_local(provider.repo, create=False)
+    for repo, namespace in [(provider.repo, "shared"), *([(local, "local")] if local is not None else [])]:
+        erased += Collector(repo, pending, _acknowledged(state, namespace)).run()
+    for folder in (state / SCRATCH, state / PENDING):
+        if folder.is_dir():
+            erased += sum(1 for _ in folder.iterdir())
+            shutil.rmtree(folder)
+    return erased
+
+
+def _acknowledged(state: Path, namespace: str) -> set[str]:
+    """Every records commit this clone acknowledged in one namespace (its tips logs)."""
+    from gitstore.providers.git import acknowledged
+
+    found: set[str] = set()
+    for log in state.glob(f"records-{namespace}-*.tips"):
+        found.update(acknowledged(state, PREFIX + log.name[:-len(".tips")].replace("-", "/", 2)))
+    return found
+
+
+def _journaled(folder: Path) -> set[str]:
+    """The object ids named by journals of appends that never finished."""
+    found: set[str] = set()
+    if folder.is_dir():
+        for path in folder.iterdir():
+            found.update(line for line in path.read_text(encoding="ascii", errors="replace").split()
+                         if _HEX.match(line))
+    return found
+
+
+class Collector:
+    """One repository's collection (see the module docstring)."""
+
+    def __init__(self, repo: pygit2.Repository, pending: set[str], keep: set[str]) -> None:
+        self.repo = repo
+        self.git_dir = common_dir(repo)
+        self.objects_dir = self.git_dir / "objects"
+        self.pending = pending
+        self.keep = keep
+
+    def run(self) -> int:
+        self._expire_memory_reflogs()
+        places = self._own_objects()
+        reachable = self._reachable()
+        unreachable = {oid for oid in places if oid not in reachable}
+        if not unreachable:
+            return 0
+        types = self._types(unreachable)
+        roots = {oid for oid in unreachable if types.get(oid) == "commit" and oid not in self.keep
+                 and self._is_memory_commit(oid)}
+        roots |= self.pending & unreachable
+        memory = self._closure(roots, unreachable)
+        others = [oid for oid in unreachable if oid not in memory and types.get(oid) in ("commit", "tree", "tag")]
+        garbage = memory - self._closure(set(others), unreachable)
+        if not garbage:
+            return 0
+        self._erase(garbage, places, any(types.get(oid) == "commit" for oid in garbage))
+        return len(garbage)
+
+    # -- what is there, and what git can reach -------------------------------------------------
+
+    def _expire_memory_reflogs(self) -> None:
+        logs = self.git_dir / "logs" / "refs" / "memory"
+        if not logs.is_dir():
+            return
+        refs = sorted("refs/memory/" + path.relative_to(logs).as_posix() for path in logs.rglob("*") if path.is_file())
+        if refs:
+            run_git(self.git_dir, "reflog", "expire", "--expire=all", "--expire-unreachable=all", *refs)
+
+    def _own_objects(self) -> dict[str, list[Path]]:
+        """Every object in this repository's own object folder (not its alternates): id -> the
+        loose files and pack indexes holding it."""
+        places: dict[str, list[Path]] = {}
+        for folder in self.objects_dir.glob("[0-9a-f][0-9a-f]"):
+            for path in folder.iterdir():
+                oid = folder.name + path.name
+                if _HEX.match(oid):
+                    places.setdefault(oid, []).append(path)
+        for index in (self.objects_dir / "pack").glob("pack-*.idx"):
+            for raw in pack_ids(index):
+                places.setdefault(raw.hex(), []).append(index)
+        return places
+
+    def _reachable(self) -> set[str]:
+        out = run_git(self.git_dir, "rev-list", "--objects", "--all", "--reflog", "--indexed-objects")
+        return {line[:40].decode() for line in out.splitlines() if len(line) >= 40}
+
+    def _types(self, oids: Iterable[str]) -> dict[str, str]:
+        data = "".join(f"{oid}\n" for oid in oids).encode()
+        out = run_git(self.git_dir, "cat-file", "--batch-check=%(objectname) %(objecttype)", data=data)
+        return dict(line.decode().split(" ", 1) for line in out.splitlines() if b" " in line)  # type: ignore[misc]
+
+    def _is_memory_commit(self, oid: str) -> bool:
+        found, data = self.repo.odb.read(pygit2.Oid(hex=oid))
+        head, _, message = data.partition(b"\n\n")
+        lines = head.split(b"\n")
+        return (any(line.startswith(b"committer " + SIGNATURE) for line in lines)
+                and any(line.startswith(b"author " + SIGNATURE) for line in lines)
+                and message.startswith(b"gitstore: "))
+
+    def _closure(self, roots: set[str], within: set[str]) -> set[str]:
+        """``roots`` and every object they refer to, directly or not, among ``within``."""
+        seen = set(roots)
+        todo = list(roots)
+        odb = self.repo.odb
+        while todo:
+            oid = todo.pop()
+            try:
+                kind, data = odb.read(pygit2.Oid(hex=oid))
+            except KeyError:
+                continue
+            for child in _children(odb, kind, data):
+                if child in within and child not in seen and child not in self.keep:
+                    seen.add(child)
+                    todo.append(child)
+        return seen
+
+    # -- erasing -------------------------------------------------------------------------------
+
+    def _erase(self, garbage: set[str], places: dict[str, list[Path]], commits: bool) -> None:
+        packs: set[Path] = set()
+        for oid in garbage:
+            for place in places[oid]:
+                if place.suffix == ".idx":
+                    packs.add(place)
+                else:
+                    place.unlink(missing_ok=True)
+        for index in sorted(packs):
+            self._rewrite_pack(index, garbage)
+        info = self.objects_dir / "info"
+        if packs and (self.objects_dir / "pack" / "multi-pack-index").exists():
+            bitmap = any((self.objects_dir / "pack").glob("multi-pack-index-*.bitmap"))
+            run_git(self.git_dir, "multi-pack-index", "write", *(["--bitmap"] if bitmap else []))
+        if commits and (info / "commit-graphs").is_dir():
+            run_git(self.git_dir, "commit-graph", "write", "--reachable", "--split=replace")
+        elif commits and (info / "commit-graph").exists():
+            run_git(self.git_dir, "commit-graph", "write", "--reachable")
+        if packs and (info / "packs").exists():
+            run_git(self.git_dir, "update-server-info")
+
+    def _rewrite_pack(self, index: Path, garbage: set[str]) -> None:
+        """Write the pack of ``index`` again without ``garbage``, with the old pack's time."""
+        stays = [raw.hex() for raw in pack_ids(index) if raw.hex() not in garbage]
+        base = index.with_suffix("")
+        old = base.with_suffix(".pack")
+        stamp = old.stat().st_mtime if old.exists() else None
+        if stays:
+            name = run_git(self.git_dir, "pack-objects", "--quiet", str(base.parent / "pack"),
+                           data="".join(f"{oid}\n" for oid in stays).encode()).decode().strip()
+            new = base.parent / f"pack-{name}"
+            for marker in (".keep", ".promisor"):
+                if base.with_suffix(marker).exists():
+                    new.with_suffix(marker).touch()
+            if stamp is not None:
+                for suffix in (".pack", ".idx"):
+                    os.utime(new.with_suffix(suffix), (stamp, stamp))
+            if new == base:
+                return
+        for suffix in _PACK_SIDECARS:
+            base.with_suffix(suffix).unlink(missing_ok=True)
+
+
+def _children(odb: pygit2.Odb, kind: int, data: bytes) -> Iterable[str]:
+    """The ids an object refers to (a tree's gitlinks name commits elsewhere: left out)."""
+    if kind == pygit2.GIT_OBJECT_COMMIT:
+        head = data.partition(b"\n\n")[0]
+        return [line[7:47].decode() if line.startswith(b"parent ") else line[5:45].decode()
+                for line in head.split(b"\n") if line.startswith((b"tree ", b"parent "))]
+    if kind == pygit2.GIT_OBJECT_TREE:
+        return [oid.hex() for mode, _, oid in _entries(data) if mode != b"160000"]
+    if kind == pygit2.GIT_OBJECT_TAG:
+        first = data.split(b"\n", 1)[0]
+        return [first[7:47].decode()] if first.startswith(b"object ") else []
+    return []
+
+
+_ENTRY = re.compile(rb"([0-7]{5,6}) ([^\0]+)\0(.{20})", re.DOTALL)
+
+
+def _entries(data: bytes) -> list[tuple[bytes, bytes, bytes]]:
+    return _ENTRY.findall(data)

@@ -1,0 +1,118 @@
+"""``gitstore gc`` erases exactly what memory removed: the user's stashes, reflogs, reset-away
+commits and young dangling objects all survive it, in a real repository, while removed text
+leaves every object (loose, and packed by the user's own ``git gc`` beforehand)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitstore.cli import main
+from gitstore.conformance import _records as R
+from gitstore.conformance import batch, entries_for
+from gitstore.providers.git import GitProvider, payload_path, payloads_ref
+
+from .conftest import all_objects, git
+from .world import T0, Thread, grant_all, ready_repo
+
+SECRET = "the-words-memory-was-asked-to-forget"
+
+
+def _commit(repo: Path, name: str, text: str) -> str:
+    (repo / name).write_text(text)
+    git(repo, "add", name)
+    git(repo, "commit", "-q", "-m", f"add {name}")
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture
+def lived_in(tmp_path: Path) -> dict[str, str]:
+    """A repository with a user's recovery data and memory holding a comment to remove."""
+    ctx = ready_repo(tmp_path / "repo")
+    repo = ctx.workspace.root
+    git(repo, "config", "core.logAllRefUpdates", "always")  # memory's refs get reflogs too
+    kept = _commit(repo, "kept.txt", "kept\n")
+    reset_away = _commit(repo, "gone.txt", "a commit the user reset away\n")
+    git(repo, "reset", "-q", "--hard", kept)
+    (repo / "kept.txt").write_text("first stash\n")
+    git(repo, "stash", "-q")
+    (repo / "kept.txt").write_text("second stash\n")
+    git(repo, "stash", "-q")
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    thread.comment("100", f"Please {SECRET} in the retry loop.", T0)
+    thread.comment("101", "Unrelated words stay.", T0)
+    thread.save()
+    git(repo, "gc", "-q")  # the user's own gc packs memory's objects with theirs
+    dangling_blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo, input=b"young dangling blob\n",
+                                   capture_output=True, check=True).stdout.decode().strip()
+    tree = git(repo, "rev-parse", "HEAD^{tree}").strip()
+    dangling_commit = subprocess.run(["git", "commit-tree", tree, "-m", "young dangling commit"], cwd=repo,
+                                     capture_output=True, text=True, check=True).stdout.strip()
+    return {"repo": str(repo), "reset_away": reset_away, "blob": dangling_blob, "commit": dangling_commit,
+            "stashes": git(repo, "stash", "list"), "reflog": git(repo, "reflog", "show", "main")}
+
+
+def test_gc_keeps_stashes_reflogs_reset_away_commits_and_dangling_objects(lived_in: dict[str, str],
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = Path(lived_in["repo"])
+    monkeypatch.chdir(repo)
+    assert main(["redact", "--comment", "github:comment:100", "--reason", "asked", "--by", "github:9"]) == 0
+    assert main(["gc"]) == 0
+    assert git(repo, "stash", "list") == lived_in["stashes"] and len(lived_in["stashes"].splitlines()) == 2
+    assert git(repo, "reflog", "show", "main") == lived_in["reflog"]
+    for oid in (lived_in["reset_away"], lived_in["blob"], lived_in["commit"]):
+        git(repo, "cat-file", "-e", oid)  # raises if gone
+    git(repo, "stash", "apply", "-q", "stash@{1}")  # the older stash still applies
+    assert (repo / "kept.txt").read_text() == "first stash\n"
+    objects = all_objects(repo)
+    assert SECRET[:8].encode() not in objects and b"Unrelated words stay." in objects
+    memory_logs = [p for p in (repo / ".git" / "logs" / "refs" / "memory").rglob("*") if p.is_file()]
+    assert memory_logs and not any(p.read_text() for p in memory_logs)  # memory's own reflogs only
+    fsck = subprocess.run(["git", "fsck", "--strict"], cwd=repo, capture_output=True, text=True)
+    assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+    assert main(["verify"]) == 0
+
+
+def test_gc_erases_payloads_no_record_names_and_is_a_no_op_after(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "repo")
+    repo = ctx.workspace.root
+    provider = GitProvider(repo, ctx.workspace.config.writer)
+    kept = R.event("kept", text="kept payload text")
+    provider.append(batch(kept))
+    # what an append killed between moving its payload snapshot and its records commit leaves
+    orphan = R.event("orphan", text="text of an append that was killed")
+    _plant_orphan_payload(provider, orphan)
+    assert provider.payload(orphan["payloadDigest"]) is not None
+    report = provider.gc()
+    assert report.payloads == 1 and report.objects >= 1
+    assert b"killed" not in all_objects(repo) and b"kept payload text" in all_objects(repo)
+    assert provider.payload(kept["payloadDigest"]) is not None and provider.verify().ok
+    again = provider.gc()
+    assert again.payloads == 0 and again.objects == 0
+
+
+def _plant_orphan_payload(provider: GitProvider, record: dict[str, Any]) -> None:
+    """Add a payload to the live snapshot with plain git, as a killed append leaves it."""
+    entry = entries_for([record])[0]
+    repo = Path(provider.repo.workdir)
+    ref = payloads_ref("shared", provider.writer)
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo, input=entry.payload,
+                          capture_output=True, check=True).stdout.decode().strip()
+    git(repo, "read-tree", "--index-output=.git/snapshot-index", ref)
+    env = {**os.environ, "GIT_INDEX_FILE": ".git/snapshot-index"}
+    subprocess.run(["git", "update-index", "--add", "--cacheinfo", f"100644,{blob},{payload_path(record['payloadDigest'])}"],
+                   cwd=repo, env=env, check=True)
+    tree = subprocess.run(["git", "write-tree"], cwd=repo, env=env, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    commit = subprocess.run(["git", "commit-tree", tree, "-m", "gitstore: payloads"], cwd=repo, capture_output=True,
+                            text=True, check=True, env={**os.environ, "GIT_AUTHOR_NAME": "gitstore",
+                                                        "GIT_AUTHOR_EMAIL": "gitstore@localhost",
+                                                        "GIT_COMMITTER_NAME": "gitstore",
+                                                        "GIT_COMMITTER_EMAIL": "gitstore@localhost"}).stdout.strip()
+    git(repo, "update-ref", ref, commit)
+    (repo / ".git" / "snapshot-index").unlink()
