@@ -15,11 +15,18 @@ from typing import Any
 from gitstore.records.canonical import canonicalize_checked, sha256_digest
 from gitstore.records.contracts import checked_record, verify_stored
 from gitstore.errors import GitstoreError, IntegrityError, Refused
-from gitstore.providers import AppendResult, Batch, Entry, Provider, Stored, Stream, VerifyReport, require_capabilities
+from gitstore.providers import (
+    AppendResult, Batch, Entry, Provider, Removal, Stored, Stream, VerifyReport, require_capabilities,
+)
 from gitstore.providers._base import Namespace, Problem
+from gitstore.records.authority import is_decision, unvouched, why_bare
+
+_UNDECIDED = ("learning {id} carries a decision (state {state}): decisions are written by gitstore accept, "
+              "reject and retire (and the auto-safe gate), each with its audit entry; not by adding records")
 
 LOCAL_KINDS = frozenset({"envelope", "receipt"})
-SHARED_KINDS = frozenset({"grant", "withdrawal", "learning", "export", "packet", "import"})
+SHARED_KINDS = frozenset({"grant", "withdrawal", "export", "packet", "import"})
+POLICY_KINDS = ("grant", "withdrawal", "episode", "event", "learning")
 _STREAMS = {
     "envelope": "captures", "receipt": "captures", "grant": "consent", "withdrawal": "consent",
     "export": "exports", "audit": "audit", "packet": "packets", "import": "imports",
@@ -37,24 +44,80 @@ def stream_of(record: Mapping[str, Any], kind: str) -> str:
     return _STREAMS[kind]
 
 
-class Sides:
-    """Which namespace the records of one append belong to, worked out one record at a time:
-    a mix of personal session records and shared ones is refused at the record that mixes."""
+class Placement:
+    """Where the store keeps each episode and learning (by id): ``local`` or ``shared``.
+
+    A learning is local when any of its versions is. Filled while the store reads, and asked
+    again (``refresh``) when an append names an id it has not seen.
+    """
 
     def __init__(self) -> None:
+        self.episodes: dict[str, Namespace] = {}
+        self.learnings: dict[str, Namespace] = {}
+
+    def note(self, kind: str, stream: str, namespace: Namespace) -> None:
+        if kind == "episode":
+            self.episodes.setdefault(stream, namespace)
+        elif kind == "learning" and self.learnings.get(stream) != "local":
+            self.learnings[stream] = namespace
+
+    def refresh(self, provider: Provider) -> None:
+        for stored in provider.read(kinds=["episode", "learning"]):
+            self.note(stored.kind, stored.stream, stored.namespace)
+
+
+class Sides:
+    """Which namespace the records of one append belong to, worked out one record at a time:
+    a mix of personal session records and shared ones is refused at the record that mixes.
+
+    Personal session records are local: envelopes, receipts, agent-session episodes and their
+    events. A learning's namespace follows its evidence: it is local when it cites a local
+    episode, when an earlier version of it is local, or when it replaces a local learning, so
+    no clone ever receives a learning whose evidence (or history) it cannot have.
+    """
+
+    def __init__(self, where: Callable[[str, str], Namespace | None] | None = None) -> None:
         self.count = 0
         self.local = self.shared = False
+        self.where = where or (lambda kind, key: None)
+        self.episodes: dict[str, Namespace] = {}  # episodes in this append
+        self.learnings: dict[str, Namespace] = {}
 
     def add(self, record: Mapping[str, Any], kind: str) -> None:
         self.count += 1
-        if kind in LOCAL_KINDS or _is_session_episode(record, kind):
+        side = self._side(record, kind)
+        if kind == "episode":
+            self.episodes[str(record["id"])] = side or "shared"
+        elif kind == "learning" and side is not None:
+            self.learnings[str(record["id"])] = side
+        if side == "local":
             self.local = True
-        elif kind in SHARED_KINDS or kind == "episode":
+        elif side == "shared":
             self.shared = True
         if self.local and self.shared:
             raise Refused(
                 "one append cannot mix personal session records (local) with shared ones; split it in two"
             )
+
+    def _side(self, record: Mapping[str, Any], kind: str) -> Namespace | None:
+        if kind in LOCAL_KINDS or _is_session_episode(record, kind):
+            return "local"
+        if kind in SHARED_KINDS or kind == "episode":
+            return "shared"
+        if kind == "event":
+            return self._episode(str(record["episode"]))
+        if kind == "learning":
+            return "local" if self._learning_is_local(record) else "shared"
+        return None  # audit entries go with the records they concern
+
+    def _episode(self, episode: str) -> Namespace | None:
+        return self.episodes.get(episode) or self.where("episode", episode)
+
+    def _learning_is_local(self, record: Mapping[str, Any]) -> bool:
+        cited = [ref["episode"] for ref in [*record["evidence"], *record["counterevidence"]]]
+        learnings = [*([str(record["id"])] if record["previous"] else []), *record["replaces"]]
+        return (any(self._episode(e) == "local" for e in cited)
+                or any((self.learnings.get(i) or self.where("learning", i)) == "local" for i in learnings))
 
     def decide(self, requested: Namespace | None) -> Namespace:
         """The append's namespace, given the one the caller asked for (None: as the records say)."""
@@ -62,7 +125,8 @@ class Sides:
             raise Refused("nothing to append")
         chosen: Namespace = "local" if self.local else "shared"
         if requested is not None and requested != chosen and chosen == "local":
-            raise Refused("personal session records stay in the local namespace")
+            raise Refused("personal session records stay in the local namespace, and so does a learning "
+                          "whose evidence or history is local")
         return requested or chosen
 
 
@@ -93,6 +157,9 @@ class Store:
         self.manifest = require_capabilities(provider)
         self.provider = provider
         self.scope = scope
+        self.placement = Placement()
+        self._policy_checked = False
+        self._refreshed = False
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -122,29 +189,75 @@ class Store:
         *,
         namespace: Namespace | None = None,
         if_head: tuple[str, str | None] | None = None,
+        removals: Iterable[Removal] = (),
+        decided: bool = False,
     ) -> AppendResult:
         """Append records (and the audit entries among them) as one atomic write.
 
         ``records`` may be a generator: with a provider that offers ``append-stream`` each
         record is checked and handed on as it arrives, so an import of any size is held in
         memory one record at a time. A record refused part way stores nothing.
+
+        Refuses (exit 3, naming the record) while a policy record is damaged, as reads do.
+        ``removals`` remove payloads in the same append (their audit entries are among
+        ``records``). ``decided`` says the caller is the operation that checked the decisions
+        among the records (accept, reject, retire, the auto-safe gate): without it a decision is
+        refused, and with it each one needs the audit entry that vouches for it in the append.
         """
-        sides = Sides()
+        self.check_policy()
+        removals = tuple(removals)
+        self._refreshed = False
+        sides = Sides(self._where)
+        written: list[tuple[str, str]] = []  # (kind, stream) of each record
+        vouching: list[Mapping[str, Any]] = []  # decisions and audit entries
 
         def entries() -> Iterator[Entry]:
             for record in records:
                 entry = self.prepare(record)
                 sides.add(record, entry.kind)
+                if is_decision(record) or entry.kind == "audit":
+                    if entry.kind != "audit" and not decided:
+                        raise Refused(_UNDECIDED.format(id=record["id"], state=record["state"]))
+                    vouching.append(record)
+                if entry.kind in ("episode", "learning"):
+                    written.append((entry.kind, entry.stream))
                 yield entry
 
-        if if_head is None and "append-stream" in self.manifest.capabilities:
+        if if_head is None and not removals and not decided and "append-stream" in self.manifest.capabilities:
             stream = Stream(entries(), lambda: sides.decide(namespace))
-            return self.provider.append_stream(stream)  # type: ignore[attr-defined, no-any-return]
-        prepared = tuple(entries())
-        batch = Batch(sides.decide(namespace), prepared)
-        if if_head is not None:
-            return self.provider.append_if_head(batch, if_head[0], if_head[1])
-        return self.provider.append(batch)
+            result = self.provider.append_stream(stream)  # type: ignore[attr-defined]
+        else:
+            prepared = tuple(entries())
+            bare = unvouched(vouching)
+            if bare:
+                raise Refused(why_bare(bare[0]).replace("it is never used", "refused"))
+            batch = Batch(sides.decide(namespace), prepared, removals)
+            if if_head is not None:
+                result = self.provider.append_if_head(batch, if_head[0], if_head[1])
+            else:
+                result = self.provider.append(batch)
+        chosen = sides.decide(namespace)
+        for kind, stream in written:
+            self.placement.note(kind, stream, chosen)
+        return result  # type: ignore[no-any-return]
+
+    def _where(self, kind: str, key: str) -> Namespace | None:
+        """Where an episode or learning is kept, asking the provider again for one not seen."""
+        table = self.placement.episodes if kind == "episode" else self.placement.learnings
+        if key not in table and not self._refreshed:  # once per append
+            self._refreshed = True
+            self.placement.refresh(self.provider)
+            table = self.placement.episodes if kind == "episode" else self.placement.learnings
+        return table.get(key)
+
+    def check_policy(self) -> None:
+        """Refuse (IntegrityError naming the record) while a grant, withdrawal, episode, event
+        or learning is damaged. One full read per store handle: a handle that has read every
+        record already (loading a view does) checks nothing more, and what it appends itself
+        was checked on the way in."""
+        if not self._policy_checked:
+            for _ in self.items(POLICY_KINDS):
+                pass
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -153,13 +266,19 @@ class Store:
         wanted = None if kinds is None else list(kinds)
         reader = getattr(self.provider, "payload_reader", None)  # one snapshot for the whole pass
         fetch = reader() if payloads and callable(reader) else self.provider.payload
+        placement = Placement()
         for stored in self.provider.read(self.scope, wanted):
             item = self._check(stored)
             if item is None:
                 continue
+            placement.note(stored.kind, stored.stream, stored.namespace)
             if payloads and item.kind == "event":
                 self._attach_payload(item.record, fetch)
             yield item
+        if wanted is None or set(POLICY_KINDS) <= set(wanted):
+            self._policy_checked = True  # every policy record was read and found sound
+        if wanted is None or {"episode", "learning"} <= set(wanted):
+            self.placement = placement
 
     def stream(self, stream: str) -> Iterator[Item]:
         """One stream's records in store order, re-checked."""

@@ -86,8 +86,10 @@ def test_reject_and_retire(world) -> None:  # type: ignore[no-untyped-def]
 
 
 def _plant_version(ctx, record) -> None:  # type: ignore[no-untyped-def]
-    """Write a version straight into the store, as a forger with write access to the ref would."""
-    ctx.store.append([seal(record)])
+    """Write a version straight into the store, as a forger with write access to the ref would:
+    with an audit entry that vouches for it, so only the lifecycle rules can catch it."""
+    record = seal(record)
+    ctx.write([record], "accept", record["decision"]["by"], [record["id"]], decided=True)
 
 
 def test_forged_approval_is_never_used_and_shows_no_content(world) -> None:  # type: ignore[no-untyped-def]

@@ -6,12 +6,13 @@ import typer
 
 from gitstore.cli._context import open_store
 from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.queries.verify import verify as check
 
 
 def verify(as_json: bool = JSON_OPTION) -> None:
     """Check every stored record and ref: layout, order, canonical bytes, contracts, digests."""
     _, store = open_store()
-    report = store.verify()
+    report = check(store)
     if as_json:
         emit_json({"ok": report.ok, "records": report.records, "refs": report.refs,
                    "problems": [{"where": p.where, "message": p.message} for p in report.problems]})

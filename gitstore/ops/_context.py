@@ -56,7 +56,9 @@ class Context:
 
     def write(self, records: Sequence[dict[str, Any]], action: str, by: str, subjects: Sequence[str],
               reason: str | None = None, *, if_head: tuple[str, str | None] | None = None,
-              namespace: str | None = None) -> AppendResult:
-        """Append records with their audit entry, all or nothing."""
+              namespace: str | None = None, decided: bool = False) -> AppendResult:
+        """Append records with their audit entry, all or nothing (``decided``: the caller is the
+        operation that checked the decisions among them)."""
         entry = self.audit(action, by, subjects, records, reason)
-        return self.store.append([*records, entry], if_head=if_head, namespace=namespace)  # type: ignore[arg-type]
+        return self.store.append([*records, entry], if_head=if_head, namespace=namespace,  # type: ignore[arg-type]
+                                 decided=decided)

@@ -107,7 +107,7 @@ def revise(ctx: Context, learning_id: str, evidence: list[dict[str, Any]],
     record["support"], record["dissent"] = _origins(record["evidence"]), _origins(record["counterevidence"])
     if rationale:
         record["rationale"] = screen_text(rationale, "rationale")
-    _write(ctx, [seal(record)], "propose", by, None, learning_id, current["digest"])
+    _write(ctx, [seal(record)], "propose", by, None, learning_id, view.head(learning_id))
     return record
 
 
@@ -127,7 +127,7 @@ def accept(ctx: Context, learning_id: str, review_digest: str, by: str,
     if current["replaces"]:
         record["supersedes"] = list(current["replaces"])
     record = seal(record)
-    _write(ctx, [record], "accept", by, None, learning_id, current["digest"], record.get("supersedes", []))
+    _write(ctx, [record], "accept", by, None, learning_id, view.head(learning_id), record.get("supersedes", []))
     return record
 
 
@@ -139,7 +139,7 @@ def reject(ctx: Context, learning_id: str, review_digest: str, by: str, reason: 
     record["state"] = "rejected"
     record["decision"] = {"by": by, "reviewDigest": review_digest, "edited": False, "reason": reason}
     record = seal(record)
-    _write(ctx, [record], "reject", by, reason, learning_id, current["digest"])
+    _write(ctx, [record], "reject", by, reason, learning_id, view.head(learning_id))
     return record
 
 
@@ -155,7 +155,7 @@ def retire(ctx: Context, learning_id: str, by: str, reason: str) -> dict[str, An
     record["state"] = "retired"
     record["decision"] = {"by": by, "reviewDigest": current["reviewDigest"], "edited": False, "reason": reason}
     record = seal(record)
-    _write(ctx, [record], "retire", by, reason, learning_id, current["digest"])
+    _write(ctx, [record], "retire", by, reason, learning_id, view.head(learning_id))
     return record
 
 
@@ -233,7 +233,11 @@ def _next(current: dict[str, Any]) -> dict[str, Any]:
 
 def _write(ctx: Context, records: list[dict[str, Any]], action: str, by: str, reason: str | None,
            learning_id: str, expected: str | None, extra: list[str] | tuple[str, ...] = ()) -> None:
+    """One learning step and its audit entry, by compare-and-swap on the learning's stream; the
+    store keeps it local when its evidence or history is (see ``gitstore.store.Sides``)."""
+    decided = any("decision" in r for r in records)  # this module checked each one
     try:
-        ctx.write(records, action, by, [learning_id, *extra], reason, if_head=(learning_id, expected))
+        ctx.write(records, action, by, [learning_id, *extra], reason, if_head=(learning_id, expected),
+                  decided=decided)
     except ConflictError:
         raise Refused(f"{learning_id} changed while this step was being written; review it again") from None

@@ -17,6 +17,7 @@ from typing import Any
 from gitstore.records.times import format_time
 from gitstore.rules.evidence import refs_serve
 from gitstore.rules.lifecycle import AUTO, USABLE, History, histories
+from gitstore.rules.namespaces import misplaced
 from gitstore.rules.view import View
 
 
@@ -98,6 +99,9 @@ def _status(view: View, history: History, claims: Claims, purpose: str, now: str
             reasons.append(f"valid only from {record['validFrom']}")
         if record["validUntil"] and now > record["validUntil"]:
             reasons.append(f"expired at {record['validUntil']}")
+    placed = misplaced(view, history) if record else None
+    if placed:
+        reasons.append(placed)
     grants: tuple[str, ...] = ()
     if record and not reasons:
         verdict = refs_serve(view, record["evidence"] + record["counterevidence"], purpose)

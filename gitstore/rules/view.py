@@ -1,12 +1,18 @@
-"""A consistent, re-checked snapshot of one scope's records, indexed for the rules."""
+"""A consistent, re-checked snapshot of one scope's records, indexed for the rules.
+
+A decision that arrived without the audit entry that vouches for it in the same append (see
+``gitstore.records.authority``) is left out of the learnings, on every clone, and kept in
+``ignored`` with the reason.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from gitstore.records.authority import is_decision, unvouched, why_bare
 from gitstore.store import Item, Store
 
 T = TypeVar("T")
@@ -27,14 +33,33 @@ class View:
     exports: list[dict[str, Any]] = field(default_factory=list)
     audits: list[dict[str, Any]] = field(default_factory=list)
     position: dict[str, int] = field(default_factory=dict)
+    local_episodes: set[str] = field(default_factory=set)  # episode ids kept in the local namespace
+    ignored: dict[str, str] = field(default_factory=dict)  # digest -> why the rules ignore it
+    heads: dict[str, str] = field(default_factory=dict)  # learning id -> its stream's last record
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def load(cls, store: Store, *, payloads: bool = True) -> View:
-        view = cls(scope=store.scope)
-        for index, item in enumerate(store.items(payloads=payloads)):
-            view._add(item, index)
+        return cls.of(store.scope, store.items(payloads=payloads))
+
+    @classmethod
+    def of(cls, scope: str, items: Iterable[Item]) -> View:
+        """A view of items in store order (each already re-checked)."""
+        view = cls(scope=scope)
+        items = list(items)
+        for bare in bare_decisions(items):
+            view.ignored[bare.digest] = why_bare(bare.record)
+        for index, item in enumerate(items):
+            if item.kind == "learning":
+                view.heads[item.record["id"]] = item.digest
+            if item.digest not in view.ignored:
+                view._add(item, index)
         return view
+
+    def head(self, learning_id: str) -> str | None:
+        """The last version stored for a learning, in store order, even one the rules ignore (a
+        bare decision, the loser of a race): what a compare-and-swap on its stream expects."""
+        return self.heads.get(learning_id)
 
     def _add(self, item: Item, index: int) -> None:
         if self._memo:
@@ -48,6 +73,8 @@ class View:
         elif kind == "withdrawal":
             self.withdrawals.append(record)
         elif kind == "episode":
+            if item.stored.namespace == "local":
+                self.local_episodes.add(record["id"])
             known = self.episodes.get(record["id"])
             # one session captured twice (degraded, then complete) is one episode: the complete
             # capture stands for it; otherwise the first in store order does
@@ -77,3 +104,16 @@ class View:
     def order_of(self, digest: str) -> int:
         """Position of a record in store order (every clone computes the same)."""
         return self.position[digest]
+
+
+def bare_decisions(items: Iterable[Item]) -> list[Item]:
+    """Decisions among ``items`` that no audit entry of their own append vouches for."""
+    by_append: dict[str, list[Item]] = defaultdict(list)
+    for item in items:
+        if item.kind == "audit" or is_decision(item.record):
+            by_append[item.stored.append].append(item)
+    bare = []
+    for group in by_append.values():
+        found = {id(r) for r in unvouched([i.record for i in group])}
+        bare.extend(i for i in group if id(i.record) in found)
+    return bare

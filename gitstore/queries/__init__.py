@@ -1,0 +1,1 @@
+"""Read operations the CLI renders: each reads through the store and the rules, changes nothing."""

@@ -1,0 +1,33 @@
+"""``verify``: the provider's check of every stored byte, then the rules' check of what the
+records say together: decisions written without their audit entry, and shared learnings whose
+evidence or history other clones never receive. Both kinds of finding are never used by reads;
+verify names them so someone can act (reject or retire again, propose again from shared
+evidence)."""
+
+from __future__ import annotations
+
+from gitstore.errors import GitstoreError
+from gitstore.providers import Problem, VerifyReport
+from gitstore.rules.lifecycle import histories
+from gitstore.rules.namespaces import misplaced
+from gitstore.rules.view import View
+from gitstore.store import Store
+
+
+def verify(store: Store) -> VerifyReport:
+    """Every problem the provider finds, and every rule finding on the records it holds."""
+    report = store.verify()
+    if not report.ok:
+        return report  # the records cannot all be read; what is damaged is named already
+    try:
+        view = View.of(store.scope, store.items())
+    except GitstoreError as exc:
+        report.problems.append(Problem("store", str(exc)))
+        return report
+    for digest, why in view.ignored.items():
+        report.problems.append(Problem(f"decision {digest}", why))
+    for lid, history in sorted(histories(view.learnings).items()):
+        placed = misplaced(view, history)
+        if placed:
+            report.problems.append(Problem(f"learning {lid}", f"{placed}; it is never used"))
+    return report

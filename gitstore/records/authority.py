@@ -1,0 +1,58 @@
+"""Decisions and the audit entries that vouch for them.
+
+A learning version carrying a ``decision`` (accepted, rejected, retired, and the auto-safe
+gate's auto-accepted and auto-active) is authority: it counts only when the operation that
+checked it wrote it together with its audit entry, in the same append. An audit entry vouches
+for a decision when its action is the one the new state needs, it names the same person (or
+the gate), the learning's id among its subjects and the version's digest among its records.
+The store refuses to write a decision without one; readers ignore a decision that arrived
+without one (``records add`` of a sealed version, a remote writing one bare), and ``gitstore
+verify`` names it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+ACTIONS = {
+    "accepted": "accept",
+    "rejected": "reject",
+    "retired": "retire",
+    "auto-accepted": "auto-accept",
+    "auto-active": "auto-accept",
+}
+
+
+def is_decision(record: Mapping[str, Any]) -> bool:
+    """True for a learning version that carries a decision."""
+    return record.get("schema") == "gitstore.learning/v1" and "decision" in record
+
+
+def vouches(audit: Mapping[str, Any], decision: Mapping[str, Any]) -> bool:
+    """Whether ``audit`` is the entry of the operation that wrote ``decision``."""
+    return (
+        audit.get("action") == ACTIONS.get(decision["state"])
+        and audit.get("by") == decision["decision"]["by"]
+        and decision["id"] in audit.get("subjects", ())
+        and decision["digest"] in audit.get("records", ())
+        and audit.get("scope") == decision["scope"]
+    )
+
+
+def unvouched(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The decisions among ``records`` (one append's) that no audit entry among them vouches for."""
+    records = list(records)
+    audits = [r for r in records if r.get("schema") == "gitstore.audit/v1"]
+    return [r for r in records if is_decision(r) and not any(vouches(a, r) for a in audits)]
+
+
+def why_bare(decision: Mapping[str, Any]) -> str:
+    """The message naming a decision written without its audit entry."""
+    action = ACTIONS.get(decision["state"], "?")
+    return (f"learning {decision['id']} version {decision['version']} ({decision['digest']}) is a "
+            f"{decision['state']} decision written without its {action} audit entry in the same "
+            f"append; it is never used")
+
+
+__all__ = ["ACTIONS", "is_decision", "unvouched", "vouches", "why_bare"]

@@ -1,0 +1,37 @@
+"""A learning's namespace follows its evidence.
+
+Every clone must reach the same verdict on a shared learning using only shared records. A
+learning that cites a personal (local) session, follows a local version or replaces a local
+learning is therefore kept local by the store; one found shared anyway (written by an older
+version, or by hand) is never used, on this clone either, and ``gitstore verify`` names it.
+"""
+
+from __future__ import annotations
+
+from gitstore.rules.lifecycle import History
+from gitstore.rules.view import View
+
+
+def misplaced(view: View, history: History) -> str | None:
+    """Why a learning's shared versions cannot be judged from shared records, or None."""
+    local_seen = False
+    for item in history.chain:
+        record = item.record
+        if item.stored.namespace == "local":
+            local_seen = True
+            continue
+        cited = [r["episode"] for r in [*record["evidence"], *record["counterevidence"]]]
+        personal = sorted({e for e in cited if e in view.local_episodes})
+        where = f"shared version {record['version']} ({item.digest})"
+        if personal:
+            return f"{where} cites a personal session ({personal[0]}) other clones never receive"
+        if local_seen:
+            return f"{where} follows a local version other clones never receive"
+        replaced = sorted(r for r in record["replaces"] if _is_local(view, r))
+        if replaced:
+            return f"{where} replaces {replaced[0]}, a local learning other clones never receive"
+    return None
+
+
+def _is_local(view: View, learning_id: str) -> bool:
+    return any(item.stored.namespace == "local" for item in view.learnings.get(learning_id, ()))
