@@ -75,6 +75,9 @@ def test_redaction_removes_every_version_and_label_keeping_digests(world) -> Non
     report = redact(ctx, "github:comment:100", "github:9", "asked by author")
     assert sorted(report.removed) == sorted([first["id"], edit["id"], label["id"]])
     assert report.learnings == [learning["id"]] and report.exports == [record["digest"]]
+    assert report.rewritten == [record["path"]]  # the export keeps the note, not the text
+    exported = (ctx.workspace.root / record["path"]).read_text()
+    assert "the-secret-retry-advice" not in exported and "asked by author" in exported
     view = ctx.view()
     assert "payload" not in view.events[first["id"]] and view.events[first["id"]]["redaction"]["reason"] == "asked by author"
     assert view.events[other["id"]]["payload"]["text"] == "Unrelated words stay."
@@ -84,7 +87,7 @@ def test_redaction_removes_every_version_and_label_keeping_digests(world) -> Non
     again = redact(ctx, "github:comment:100", "github:9", "asked again")
     assert again.removed == [] and sorted(again.already) == sorted(report.removed)
     assert len([a for a in ctx.view().audits if a["action"] == "redact"]) == 3, "a retry writes the same entries"
-    gc(ctx.workspace, ctx.store)
+    gc(ctx.store)
     objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=ctx.workspace.root,
                              capture_output=True).stdout
     assert b"the-secret-retry-advice" not in objects and b"the-edited-secret-advice" not in objects

@@ -172,7 +172,9 @@ class _Builder:
                     self.versions[source] = event
 
     def episode(self, ref: str, pr: int | None, head: dict[str, Any] | None, commit: str | None,
-                title: str, at: str) -> str:
+                at: str) -> str:
+        """The thread's episode id, writing the episode if it is new. Its title stays null: text
+        taken from a comment lives only in the comment's payload, which redaction removes."""
         source = {"kind": "review-thread", "origin": "github", "ref": ref}
         eid = episode_id(self.ctx.scope, source)
         if eid not in self.view.episodes and eid not in self.records:
@@ -180,7 +182,7 @@ class _Builder:
                 "schema": "gitstore.episode/v1", "scope": self.ctx.scope, "id": eid, "source": source,
                 "pin": {"repository": self.ctx.scope, "pullRequest": pr,
                         "branch": (head or {}).get("ref") or None, "commit": _sha(commit or (head or {}).get("sha"))},
-                "title": self._screen(title, 200) or None, "startedAt": at, "capture": "complete",
+                "title": None, "startedAt": at, "capture": "complete",
                 "mode": "review", "grants": self._grants(at),
             })
             self.counts["episodes"] += 1
@@ -212,7 +214,7 @@ class _Builder:
         created, updated = _at(comment.get("created_at")), _at(comment.get("updated_at") or comment.get("created_at"))
         root_source = f"github:comment:{root}"
         episode = self._episode_of(root_source) or self.episode(
-            f"{thread_key}:{root}", pr, head, comment.get("commit_id"), comment.get("body", "")[:200], created)
+            f"{thread_key}:{root}", pr, head, comment.get("commit_id"), created)
         author = _person(comment)
         known = self.versions.get(source_id)
         if known is None and previous_body is not None and updated != created:
@@ -298,7 +300,7 @@ def _from_webhook(builder: _Builder, payload: dict[str, Any]) -> None:
         roots = [c for c in comments if not c.get("in_reply_to_id")] or comments[:1]
         if roots:
             episode = builder._episode_of(f"github:comment:{roots[0]['id']}") or builder.episode(
-                f"github:comment:{roots[0]['id']}", pr, head, roots[0].get("commit_id"), "", _at(roots[0]["created_at"]))
+                f"github:comment:{roots[0]['id']}", pr, head, roots[0].get("commit_id"), _at(roots[0]["created_at"]))
             state = "resolved" if action == "resolved" else "open"
             at = _at(pr_obj.get("updated_at") or roots[0]["updated_at"])
             builder.status(episode, f"thread:{roots[0]['id']}:{action}:{at}", at, _person(payload.get("sender") or {}), state, None)
@@ -306,8 +308,7 @@ def _from_webhook(builder: _Builder, payload: dict[str, Any]) -> None:
     if "review" in payload:
         review = payload["review"]
         at = _at(review.get("submitted_at"))
-        episode = builder.episode(f"github:review:{review['id']}", pr, head, review.get("commit_id"),
-                                  review.get("body") or "", at)
+        episode = builder.episode(f"github:review:{review['id']}", pr, head, review.get("commit_id"), at)
         builder.counts["reviews"] += 1
         body = None
         if review.get("body"):

@@ -285,12 +285,12 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
             author = agent if turn.role != "user" else "user:local"
             add(f"turn:{turn.key}", _time(turn.at), author, {"role": turn.role, "text": text})
     degraded = _degradation(transcript, screen, reasons)
-    title = screen.text((task or "agent session").splitlines()[0], 200) if task else None
     episode = seal({
         "schema": "gitstore.episode/v1", "scope": ctx.scope, "id": eid, "source": source,
         "pin": {"repository": ctx.scope, "pullRequest": None, "branch": (transcript.branch or None),
                 "commit": commit},
-        "title": title, "startedAt": started, "capture": "degraded" if degraded else "complete",
+        # no title: the task's words live only in the summary event's payload, which redaction removes
+        "title": None, "startedAt": started, "capture": "degraded" if degraded else "complete",
         "mode": mode, "grants": _grants(ctx, started),
     })
     return episode, events

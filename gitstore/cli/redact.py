@@ -29,7 +29,12 @@ def redact(
         typer.echo(f"  rebuild: learning {lid} cites it")
     for export in report.exports:
         typer.echo(f"  export {export} copied it")
-    typer.echo("  run `gitstore gc` to drop the text from the object database")
+    for path in report.rewritten:
+        typer.echo(f"  rewrote {path} with the redaction note in place of the text")
+    for episode in report.titles:
+        typer.echo(f"  episode {episode} keeps a title an older gitstore copied from its first comment; "
+                   "records cannot change: purge this clone's memory if it holds the text")
+    typer.echo("  run `gitstore gc` to erase the text from storage")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,21 +1,30 @@
 """Removing a comment's text: every version and every label on it, by its source comment id.
 
-The events stay, with the same id and digest; each payload is replaced by a redaction note, and
-each removal gets one audit entry built from the stored note, so a retry or a racing call writes
-the same entry. The report names the learnings to rebuild and the exports that copied the text.
+The events stay, with the same id and digest; each payload is removed and a redaction note
+kept in its place, and each removal's audit entry (built from the same note) is written in the
+same append as the removal, so neither is ever kept without the other. A payload removed
+already (by a retry, or a racing call) is reported as such and gets no second entry. Exports
+that copied the text are written again with the note in its place; the report names them, and
+the learnings to rebuild.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from gitstore.errors import ConflictError, Refused
+from gitstore.providers import Removal
 from gitstore.records.canonical import canonicalize, parse_json
 from gitstore.records.contracts import seal
-from gitstore.errors import Refused
 from gitstore.rules.lifecycle import histories
 from gitstore.rules.view import View
 from gitstore.ops._context import Context, now
+
+ATTEMPTS = 5
 
 
 @dataclass
@@ -26,11 +35,14 @@ class RedactionReport:
     already: list[str] = field(default_factory=list)
     learnings: list[str] = field(default_factory=list)
     exports: list[str] = field(default_factory=list)
+    rewritten: list[str] = field(default_factory=list)
+    titles: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"sourceId": self.source_id, "events": self.events, "removed": self.removed,
                 "alreadyRemoved": self.already, "learningsToRebuild": self.learnings,
-                "exportsThatCopiedIt": self.exports}
+                "exportsThatCopiedIt": self.exports, "exportFilesRewritten": self.rewritten,
+                "episodesWithOldTitles": self.titles}
 
 
 def versions_of(view: View, source_id: str) -> list[dict[str, Any]]:
@@ -57,28 +69,47 @@ def redact(ctx: Context, source_id: str, by: str, reason: str) -> RedactionRepor
         raise Refused(f"provider {ctx.store.manifest.name} cannot remove payloads")
     if not reason:
         raise Refused("removing text needs a reason (--reason)")
-    view = ctx.view()
+    for _ in range(ATTEMPTS):
+        view = ctx.view()
+        report = _targets(view, source_id)
+        try:
+            _remove(ctx, view, report, by, reason)
+        except ConflictError:
+            continue  # another call removed one meanwhile: look again
+        _rewrite_exports(ctx, view, report)
+        _follow_ups(view, set(report.events), report)
+        return report
+    raise Refused(f"the text of {source_id} kept being removed by another call; run the command again")
+
+
+def _targets(view: View, source_id: str) -> RedactionReport:
     versions = versions_of(view, source_id)
     if not versions:
         raise Refused(f"no comment with source id {source_id} in this scope")
     targets = list(versions)
     for version in versions:
         targets.extend(c for c in view.children.get(version["id"], []) if c["type"] == "label")
-    report = RedactionReport(source_id, events=[t["id"] for t in targets])
-    audits = []
-    for event in targets:
-        note = canonicalize({"at": now(), "by": by, "reason": reason,
-                             "sourceId": source_id if event in versions else None})
-        had_payload = "payload" in event
-        kept = ctx.store.provider.redact_payload(event["payloadDigest"], note)  # type: ignore[attr-defined]
-        if kept is None:
+    return RedactionReport(source_id, events=[t["id"] for t in targets])
+
+
+def _remove(ctx: Context, view: View, report: RedactionReport, by: str, reason: str) -> None:
+    """One append per namespace: the removals and their audit entries together."""
+    versions = {e["id"] for e in versions_of(view, report.source_id)}
+    places = {item.record["id"]: item.stored.namespace for item in view.items if item.kind == "event"}
+    groups: dict[str, tuple[list[dict[str, Any]], list[Removal]]] = {}
+    at = now()
+    for event_id in report.events:
+        event = view.events[event_id]
+        if ctx.store.provider.redaction_note(event["payloadDigest"]) is not None:  # type: ignore[attr-defined]
+            report.already.append(event_id)
             continue
-        (report.removed if had_payload else report.already).append(event["id"])
-        audits.append(_audit(ctx, event, parse_json(kept)))
-    if audits:
-        ctx.store.append(audits)
-    _follow_ups(view, {t["id"] for t in targets}, report)
-    return report
+        note = {"at": at, "by": by, "reason": reason, "sourceId": report.source_id if event_id in versions else None}
+        audits, removals = groups.setdefault(places[event_id], ([], []))
+        audits.append(_audit(ctx, event, note))
+        removals.append(Removal(event["payloadDigest"], canonicalize(note)))
+        report.removed.append(event_id)
+    for namespace, (audits, removals) in sorted(groups.items()):
+        ctx.store.append(audits, namespace=namespace, removals=removals)  # type: ignore[arg-type]
 
 
 def _audit(ctx: Context, event: dict[str, Any], note: dict[str, Any]) -> dict[str, Any]:
@@ -87,6 +118,36 @@ def _audit(ctx: Context, event: dict[str, Any], note: dict[str, Any]) -> dict[st
         "at": note["at"], "subjects": [event["id"], event["digest"]], "records": [],
         "reason": note["reason"],
     })
+
+
+def _rewrite_exports(ctx: Context, view: View, report: RedactionReport) -> None:
+    """Write every export file that copied a removed event again, the note in its payload's place."""
+    gone = set(report.events)
+    for export in view.exports:
+        if not any(item["id"] in gone for item in export["items"]):
+            continue
+        path = ctx.workspace.root / export["path"]
+        if path.is_file() and _rewrite_export(ctx, path, gone):
+            report.rewritten.append(export["path"])
+
+
+def _rewrite_export(ctx: Context, path: Path, gone: set[str]) -> bool:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out, changed = [], False
+    for line in lines:
+        record = json.loads(line) if line.strip() else None
+        if isinstance(record, dict) and record.get("id") in gone and "payload" in record:
+            record.pop("payload")
+            note = ctx.store.provider.redaction_note(record["payloadDigest"])  # type: ignore[attr-defined]
+            if note is not None:
+                record["redaction"] = parse_json(note, allow_floats=False)
+            line, changed = json.dumps(record, ensure_ascii=False, sort_keys=True), True
+        out.append(line)
+    if changed:
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text("".join(f"{line}\n" for line in out), encoding="utf-8")
+        os.replace(tmp, path)
+    return changed
 
 
 def _follow_ups(view: View, event_ids: set[str], report: RedactionReport) -> None:
@@ -101,3 +162,5 @@ def _follow_ups(view: View, event_ids: set[str], report: RedactionReport) -> Non
         e["digest"] for e in view.exports
         if any(i["id"] in event_ids or i["id"] in citing for i in e["items"])
     )
+    episodes = {view.events[e]["episode"] for e in event_ids}
+    report.titles = sorted(e for e in episodes if view.episodes.get(e, {}).get("title"))
