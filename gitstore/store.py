@@ -8,12 +8,14 @@ scope). It fails closed: a damaged record stops the operation with an IntegrityE
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from gitstore.records.canonical import canonicalize_checked, sha256_digest
-from gitstore.records.contracts import checked_record, verify_stored
+from gitstore.records.contracts import checked_record, contracts_dir, verify_stored
 from gitstore.errors import GitstoreError, IntegrityError, Refused
 from gitstore.providers import (
     AppendResult, Batch, Entry, Provider, Removal, Stored, Stream, VerifyReport, require_capabilities,
@@ -27,6 +29,7 @@ _UNDECIDED = ("learning {id} carries a decision (state {state}): decisions are w
 LOCAL_KINDS = frozenset({"envelope", "receipt"})
 SHARED_KINDS = frozenset({"grant", "withdrawal", "export", "packet", "import"})
 POLICY_KINDS = ("grant", "withdrawal", "episode", "event", "learning")
+CHECK_PROGRESS = 5000  # records checked between two marks of a provider that remembers checks
 _STREAMS = {
     "envelope": "captures", "receipt": "captures", "grant": "consent", "withdrawal": "consent",
     "export": "exports", "audit": "audit", "packet": "packets", "import": "imports",
@@ -132,6 +135,15 @@ class Sides:
 
 def _is_session_episode(record: Mapping[str, Any], kind: str) -> bool:
     return kind == "episode" and record["source"]["kind"] == "agent-session"
+
+
+@cache
+def _checks_key() -> str:
+    """What a clean policy check means: these kinds under these contracts (their schema files)."""
+    digest = hashlib.sha256(" ".join(POLICY_KINDS).encode())
+    for path in sorted(contracts_dir().glob("*.schema.json")):
+        digest.update(path.read_bytes())
+    return "policy-" + digest.hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -252,12 +264,24 @@ class Store:
 
     def check_policy(self) -> None:
         """Refuse (IntegrityError naming the record) while a grant, withdrawal, episode, event
-        or learning is damaged. One full read per store handle: a handle that has read every
-        record already (loading a view does) checks nothing more, and what it appends itself
-        was checked on the way in."""
-        if not self._policy_checked:
+        or learning is damaged. Once per store handle: a handle that has read every record
+        already (loading a view does) checks nothing more, and what it appends itself was
+        checked on the way in. A provider that remembers checks (``remember-checks``) hands
+        over only what arrived since the last clean check, so a write on a big store stays
+        cheap."""
+        if self._policy_checked:
+            return
+        if "remember-checks" not in self.manifest.capabilities:
             for _ in self.items(POLICY_KINDS):
                 pass
+            return
+        fresh, done = self.provider.read_unchecked(POLICY_KINDS, _checks_key())  # type: ignore[attr-defined]
+        for count, stored in enumerate(fresh, 1):
+            self._check(stored)
+            if count % CHECK_PROGRESS == 0:
+                done()  # a check cut short (a hook's time limit) resumes from here
+        done()
+        self._policy_checked = True
 
     # -- reading -------------------------------------------------------------------------------
 

@@ -443,3 +443,21 @@ def _run_json(argv: list[str], code: int = 0) -> str:
     done = subprocess.run([sys.executable, "-m", "gitstore", *argv], capture_output=True, text=True)
     assert done.returncode == code, done.stderr
     return done.stdout
+
+
+def test_checks_are_remembered_per_commit_and_resume_where_they_stopped(store_repo: Path) -> None:
+    provider = GitProvider(store_repo, "w1")
+    grants = [R.grant(f"checked{i}") for i in range(4)]
+    for record in grants[:3]:
+        provider.append(batch(record))
+    fresh, done = provider.read_unchecked(["grant"], "k")
+    assert next(fresh).digest == grants[0]["digest"]
+    assert next(fresh).digest == grants[1]["digest"]  # asking for it finished the first commit
+    done()  # cut short here
+    fresh, done = GitProvider(store_repo, "w1").read_unchecked(["grant"], "k")
+    assert [s.digest for s in fresh] == [g["digest"] for g in grants[1:3]]
+    done()
+    assert list(GitProvider(store_repo, "w1").read_unchecked(["grant"], "k")[0]) == []
+    provider.append(batch(grants[3], R.event("not-a-grant")))
+    assert [s.digest for s in GitProvider(store_repo, "w1").read_unchecked(["grant"], "k")[0]] == [grants[3]["digest"]]
+    assert len(list(provider.read_unchecked(["grant"], "another")[0])) == 4

@@ -60,6 +60,21 @@ def test_every_write_refuses_while_a_policy_record_is_damaged(tmp_path: Path) ->
         ctx.store.append([record])
 
 
+def test_a_write_checks_only_what_arrived_since_its_last_clean_check_and_still_finds_damage(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "repo")
+    root = ctx.workspace.root
+    grant = ["grant", "--purpose", "review", "--source", "manual", "--by", "github:9"]
+    assert _gitstore(root, *grant).returncode == 0  # a clean check, remembered
+    assert list((root / ".git" / "gitstore").glob("checked-policy-*.json"))
+    good = entries_for([seal({
+        "schema": "gitstore.withdrawal/v1", "scope": ctx.scope, "grant": "sha256:" + "1" * 64,
+        "purposes": ["review"], "by": "github:9", "at": T0, "reason": "honest", "exports": []})], ctx.scope)[0]
+    ctx.store.provider.append(Batch("shared", (Entry(good.digest, good.kind, good.scope, good.stream,
+                                                     good.data.replace(b"honest", b"forged")),)))
+    done = _gitstore(root, *grant)
+    assert done.returncode == 3 and good.digest in done.stderr
+
+
 # -- decisions come with their audit entry -----------------------------------------------------
 
 @pytest.fixture

@@ -342,6 +342,21 @@ class ProviderConformance:
         assert ids == [s.append for s in provider.read()]
         assert [s.append for s in provider.read_stream(R.episode_id("c"))] == [ids[4]]
 
+    def test_checks_remembered_cover_what_arrived_since(self, location: Path) -> None:
+        provider = self.make(location)
+        if "remember-checks" not in provider.manifest().capabilities:
+            pytest.skip("provider does not offer remember-checks")
+        first, later = R.grant("remembered"), R.grant("arrived-since")
+        provider.append(batch(first, R.event("other-kind")))
+        fresh, done = provider.read_unchecked(["grant"], "k")  # type: ignore[attr-defined]
+        assert [s.digest for s in fresh] == [first["digest"]]
+        done()
+        provider.append(batch(later))
+        again, _ = self.make(location).read_unchecked(["grant"], "k")  # type: ignore[attr-defined]
+        assert [s.digest for s in again] == [later["digest"]]
+        other, _ = provider.read_unchecked(["grant"], "other")  # type: ignore[attr-defined]
+        assert {s.digest for s in other} == {first["digest"], later["digest"]}
+
     def test_gc_erases_removed_payloads_and_keeps_the_rest(self, provider: Provider) -> None:
         if "gc" not in provider.manifest().capabilities:
             pytest.skip("provider does not offer gc")

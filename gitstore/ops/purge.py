@@ -4,12 +4,12 @@ the repository's name. Nothing is pushed; other clones keep their copies."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pygit2
 
 from gitstore.config import Workspace
 from gitstore.errors import Refused
+from gitstore.providers._gitdirs import common_dir
 from gitstore.providers.git import PREFIX
 
 
@@ -27,7 +27,7 @@ def purge(workspace: Workspace, typed: str) -> dict[str, object]:
     refs = [name for name in repo.references if name.startswith(PREFIX)]
     for name in refs:
         repo.references.delete(name)
-    internal = Path(repo.path) / "gitstore"
+    internal = common_dir(repo) / "gitstore"  # the local namespace's repository with it
     if internal.exists():
         shutil.rmtree(internal)
     state_removed = workspace.state.exists()

@@ -23,7 +23,7 @@ REQUIRED_CAPABILITIES = frozenset({
     "payload",         # an event payload by its digest
     "verify",          # re-read everything stored and report damage
 })
-OPTIONAL_CAPABILITIES = frozenset({"redact-payload", "search-lexical", "append-stream", "gc"})
+OPTIONAL_CAPABILITIES = frozenset({"redact-payload", "search-lexical", "append-stream", "gc", "remember-checks"})
 CONTRACT_VERSIONS = ("gitstore.provider/v1",)
 
 
@@ -136,7 +136,8 @@ class GcReport:
     objects: int = 0   # other storage units erased (git objects, temporary files)
 
     def __str__(self) -> str:
-        return f"{self.payloads} payload(s) and {self.objects} other object(s) erased"
+        return (f"erased {self.payloads} payload(s) no stored record needs and {self.objects} "
+                f"storage object(s) memory let go of")
 
 
 @dataclass(frozen=True)
@@ -215,6 +216,18 @@ class RedactingProvider(Provider, Protocol):
 
     def redaction_note(self, payload_digest: str) -> bytes | None:
         """The note kept in place of a removed payload, or None."""
+
+
+@runtime_checkable
+class RememberingProvider(Provider, Protocol):
+    """A provider with the optional ``remember-checks`` capability: stored bytes never change
+    (git's are content-addressed), so what the store found sound once need not be read again."""
+
+    def read_unchecked(self, kinds: Iterable[str], key: str) -> tuple[Iterator[Stored], Callable[[], None]]:
+        """Records of ``kinds`` stored since the last time the function returned with them was
+        called for ``key`` (every one, the first time; more than that is allowed), and that
+        function: the caller calls it when it found every record read so far sound (part way
+        too, so a check cut short resumes where it stopped)."""
 
 
 @runtime_checkable

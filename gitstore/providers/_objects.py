@@ -27,6 +27,8 @@ from pathlib import Path
 
 import pygit2
 
+from gitstore.providers._gitdirs import common_dir
+
 BLOB, TREE, COMMIT = pygit2.GIT_OBJECT_BLOB, pygit2.GIT_OBJECT_TREE, pygit2.GIT_OBJECT_COMMIT
 _NAMES = {BLOB: b"blob", TREE: b"tree", COMMIT: b"commit"}
 TREE_MODE = b"40000"
@@ -156,7 +158,7 @@ class ObjectWriter:
         go on after."""
         if self._pack is not None:
             pack, self._pack = self._pack, None
-            pack.finish(Path(repo.path) / "objects" / "pack")
+            pack.finish(common_dir(repo) / "objects" / "pack")
             return
         objects, self._pending = self._pending, {}
         odb = repo.odb

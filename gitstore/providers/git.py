@@ -26,6 +26,7 @@ record's append is its records commit.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import random
 import re
@@ -57,7 +58,7 @@ from gitstore.providers._base import (
 )
 from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local, run_git, state_dir
 from gitstore.providers._objects import (
-    BLOB, BLOB_MODE, PACK_THRESHOLD, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, tree_bytes,
+    BLOB, BLOB_MODE, PACK_THRESHOLD, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, read_blob, tree_bytes,
 )
 from gitstore.providers._verify_git import verify_repository
 from gitstore.records.canonical import sha256_digest
@@ -279,7 +280,7 @@ class GitProvider:
         return Manifest(
             name="git",
             contracts=CONTRACT_VERSIONS,
-            capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "append-stream", "gc"},
+            capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "append-stream", "gc", "remember-checks"},
             storage="git object database, refs/memory/v1/ (local namespace: .git/gitstore/local)",
         )
 
@@ -414,32 +415,31 @@ class GitProvider:
         changes = {record_path(s.kind, s.digest): s.blob for s in new}
         changes.update({note_path(r.payload_digest): writer.add(BLOB, bytes(r.note)) for r in removals})
         tree = self._tree(repo, base, changes, writer, reader)
-        gone = {r.payload_digest for r in removals}
+        gone = {r.payload_digest for r in removals} | self.noted()  # a removed payload is never stored again
         payloads: dict[str, bytes | None] = {
             payload_path(s.payload_digest): s.payload_blob for s in new
             if s.payload_blob is not None and s.payload_digest and s.payload_digest not in gone
-            and self.redaction_note(s.payload_digest) is None  # a removed payload is never stored again
         }
         payload_tree = self._payload_tree(repo, namespace, payloads, writer, reader) if payloads else None
+        # kept unless the commit lands: a snapshot that moved without its records holds
+        # payloads no record names, which gc then looks for
         journal = self._journal([tree, *([payload_tree] if payload_tree is not None else [])])
+        writer.flush(repo)
+        if payload_tree is not None:  # the snapshot moves first: it may hold more, never less
+            self._set_snapshot(repo, payloads_ref(namespace, self.writer), payload_tree, "gitstore: payloads")
+        clock = self._max_clock() + 1
+        message = format_message(clock, self.writer, namespace, new, [r.payload_digest for r in removals])
+        signature = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL)
+        parents = [tip] if tip is not None else []
         try:
-            writer.flush(repo)
-            if payload_tree is not None:  # the snapshot moves first: it may hold more, never less
-                self._set_snapshot(repo, payloads_ref(namespace, self.writer), payload_tree, "gitstore: payloads")
-            clock = self._max_clock() + 1
-            message = format_message(clock, self.writer, namespace, new, [r.payload_digest for r in removals])
-            signature = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL)
-            parents = [tip] if tip is not None else []
-            try:
-                commit = repo.create_commit(ref, signature, signature, message, tree, parents)
-            except (pygit2.GitError, ValueError, OSError):
-                self._clear_stale_lock(repo, ref)
-                return False
-            with open(tips_log(self.state, ref), "a", encoding="ascii") as log:
-                log.write(f"{commit}\n")
-            return True
-        finally:
-            journal.unlink(missing_ok=True)
+            commit = repo.create_commit(ref, signature, signature, message, tree, parents)
+        except (pygit2.GitError, ValueError, OSError):
+            self._clear_stale_lock(repo, ref)
+            return False
+        with open(tips_log(self.state, ref), "a", encoding="ascii") as log:
+            log.write(f"{commit}\n")
+        journal.unlink(missing_ok=True)
+        return True
 
     def _journal(self, roots: list[pygit2.Oid]) -> Path:
         """Name the trees an append is about to make visible, until its commit refers to them:
@@ -548,6 +548,15 @@ class GitProvider:
                 return data
         return None
 
+    def noted(self) -> set[str]:
+        """Every payload digest that has a redaction note (few: the ``notes`` folders are read)."""
+        found: set[str] = set()
+        for repo, tree in self._note_trees():
+            if "notes" in tree and tree["notes"].filemode == pygit2.GIT_FILEMODE_TREE:
+                found.update("sha256:" + path.rsplit("/", 1)[-1][:-5]
+                             for path in _payload_paths(repo, repo[tree["notes"].id]))
+        return found
+
     def _note_trees(self) -> list[tuple[pygit2.Repository, pygit2.Tree]]:
         """The trees notes are kept in: every records tip, then (older stores) every snapshot."""
         trees = [(info.repo, info.repo[tip].peel(pygit2.Tree)) for info, tip in self._tips()]
@@ -649,6 +658,59 @@ class GitProvider:
                 yield Stored(digest, kind, stream, data, info.namespace, header.writer,
                              header.clock, position, append)
 
+    def read_unchecked(self, kinds: Iterable[str], key: str) -> tuple[Iterator[Stored], Callable[[], None]]:
+        """Records of ``kinds`` added since the store last checked them under ``key`` (a name for
+        what "checked" meant: the kinds and the contracts), oldest first in each ref, and the
+        function that marks every commit whose records were all read (and so checked) as
+        checked; it may be called part way, so a check cut short resumes where it stopped.
+        Commits never change, so a commit whose records were found sound stays sound: a write on
+        a big store checks only what arrived since."""
+        path = self.state / f"checked-{key}.json"
+        try:
+            marks = json.loads(path.read_text(encoding="ascii"))
+        except (OSError, ValueError):
+            marks = {}
+        wanted = set(kinds)
+        tips = [(info, tip, f"{'local' if info.repo is not self.repo else 'repo'}:{info.name}")
+                for info, tip in self._tips()]
+        progress = {name: marks[name] for _, _, name in tips if name in marks}
+
+        def records() -> Iterator[Stored]:
+            for info, tip, name in tips:
+                for header, oid in self._since(info, tip, marks.get(name)):
+                    tree = info.repo[oid].peel(pygit2.Tree)
+                    for position, (digest, kind, stream) in enumerate(header.lines):
+                        if kind in wanted:
+                            data = _blob_at(info, tree, record_path(kind, digest), oid)
+                            yield Stored(digest, kind, stream, data, info.namespace, header.writer,
+                                         header.clock, position, str(oid))
+                    progress[name] = str(oid)  # every record of this commit was read
+
+        def done() -> None:
+            temporary = path.with_name(f"{path.name}.{os.getpid()}")
+            temporary.write_text(json.dumps(progress, sort_keys=True), encoding="ascii")
+            os.replace(temporary, path)
+
+        return records(), done
+
+    def _since(self, info: RefInfo, tip: pygit2.Oid, checked: str | None) -> list[tuple[Header, pygit2.Oid]]:
+        """A ref's append commits after ``checked`` (all of them when it is not in the history),
+        oldest first, walking back from the tip only as far as needed."""
+        fresh: list[tuple[Header, pygit2.Oid]] = []
+        oid: pygit2.Oid | None = tip
+        while oid is not None and str(oid) != checked:
+            try:
+                commit = info.repo[oid]
+            except KeyError:
+                raise IntegrityError(f"{info.name}: commit {oid} is missing: history truncated") from None
+            fresh.append((self._header(info.repo, oid), oid))
+            parents = commit.parent_ids
+            if len(parents) > 1:
+                raise IntegrityError(f"{info.name}: commit {oid} is a merge; writer histories are linear")
+            oid = parents[0] if parents else None
+        fresh.reverse()
+        return fresh
+
     def read_stream(self, stream: str) -> Iterator[Stored]:
         blobs = _BlobIndex()
         for header, info, oid in self._commits():
@@ -671,12 +733,11 @@ class GitProvider:
 
     def payload_reader(self) -> Callable[[str], bytes | None]:
         """``payload`` bound to one snapshot of the payload refs, for reading many at once."""
-        notes = self._note_trees()
+        noted = self.noted()
         trees = self._snapshot_trees()
 
         def read(payload_digest: str) -> bytes | None:
-            noted = note_path(payload_digest)
-            if any(noted in tree for _, tree in notes):
+            if payload_digest in noted:
                 return None  # removed: a copy left in a snapshot is never returned
             path = payload_path(payload_digest)
             for repo, tree in trees:
@@ -712,26 +773,74 @@ class GitProvider:
             report.objects += collect(self)
         return report
 
+    def _named_payloads(self) -> set[str]:
+        """The payload digests the stored events name: every records tip's ``event/`` folder,
+        read raw (a tip's tree holds every record its writer ever stored)."""
+        named: set[str] = set()
+        readers = _Readers()
+        for reader, root in readers.roots(self._tips()):
+            try:
+                for blob in _blobs_under(reader, root, "event"):
+                    found = _PAYLOAD_DIGEST.search(read_blob(reader.odb, blob))
+                    if found:
+                        named.add(found.group(1).decode())
+            except Unreadable as exc:
+                raise IntegrityError(f"cannot read the stored events: {exc}; run `gitstore verify`") from None
+        return named
+
     def _sweep_snapshots(self) -> int:
-        """Write every snapshot again with only payloads a stored event names and that have no
-        note; returns how many payloads went (removed ones, and ones killed appends left). The
-        caller holds the writer locks."""
-        named = {m.group(1).decode() for s in self.read(kinds=["event"])
-                 if (m := _PAYLOAD_DIGEST.search(s.data))}
-        note_trees = [tree for _, tree in self._note_trees()]
+        """Write every snapshot again without payloads that have a note (a removal killed before
+        it rewrote the snapshots) and, when an append may have been killed since the last sweep
+        (its journal is left) or none ever ran, without payloads no stored event names. Returns
+        how many payloads went. The caller holds the writer locks."""
+        swept = self.state / "swept"
+        noted = self.noted()
+        named: set[str] | None = None
+        if not swept.exists() or any((self.state / PENDING).glob("*")):
+            named = self._named_payloads()
 
         def stale(repo: pygit2.Repository, base: pygit2.Tree) -> dict[str, None]:
+            if named is None:
+                return {path: None for path in map(payload_path, noted) if path in base}
             gone: dict[str, None] = {}
             for path in _payload_paths(repo, base):
                 digest = "sha256:" + path.rsplit("/", 1)[-1][:-5]
-                if digest not in named or any(note_path(digest) in tree for tree in note_trees):
+                if digest not in named or digest in noted:
                     gone[path] = None
             return gone
 
-        return self._rewrite_snapshots(stale, "gitstore: gc")
+        erased = self._rewrite_snapshots(stale, "gitstore: gc")
+        swept.touch()
+        return erased
 
 
 _PAYLOAD_DIGEST = re.compile(rb'"payloadDigest":"(sha256:[0-9a-f]{64})"')
+
+
+def _blobs_under(reader: TreeReader, root: bytes, folder: str) -> Iterator[bytes]:
+    """The raw ids of the blobs under ``folder/<aa>/<bb>/`` of a records tree."""
+    found = reader.listing(root).get(folder)
+    if found is None or found[0] != TREE_MODE:
+        return
+    for mode, first in reader.listing(found[1]).values():
+        if mode != TREE_MODE:
+            continue
+        for mode2, second in reader.listing(first).values():
+            if mode2 != TREE_MODE:
+                continue
+            yield from (oid for mode3, oid in reader.listing(second).values() if mode3 == BLOB_MODE)
+
+
+def _blob_at(info: RefInfo, tree: pygit2.Tree, path: str, commit: pygit2.Oid) -> bytes:
+    """The record blob a commit's tree holds at ``path``, or IntegrityError naming it."""
+    try:
+        entry = tree[path]
+    except KeyError:
+        raise IntegrityError(f"{info.name}: commit {commit} lists {path} but the tree lacks it") from None
+    if entry.filemode != pygit2.GIT_FILEMODE_BLOB:
+        raise IntegrityError(f"{info.name}: {path} is not a regular file")
+    data: bytes = info.repo[entry.id].data
+    return data
 
 
 def _payload_paths(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[str]:
