@@ -167,17 +167,17 @@ class Builder:
 
     def add(self, record: dict[str, Any]) -> dict[str, Any]:
         gitstore.seal(record)
+        if len(self.pending) >= BATCH and record["schema"] != "gitstore.audit/v1":
+            self.flush()  # an audit entry goes in the append of the records it records
         self.pending.append(record)
         self.built.counts[record["schema"].split(".")[1].split("/")[0]] += 1
-        if len(self.pending) >= BATCH:
-            self.flush()
         return record
 
     def flush(self) -> None:
         if not self.pending:
             return
         started = time.perf_counter()
-        self.ctx.store.append(self.pending)
+        self.ctx.store.append(self.pending, decided=True)  # as the operations write decisions
         self.built.written_s += time.perf_counter() - started
         for record in self.pending:
             self.hasher.update(record["digest"].encode())

@@ -122,6 +122,20 @@ def test_promote_quick_reports_the_gates_against_pre_commit() -> None:
         assert line.search(done.stdout), (line.pattern, done.stdout)
 
 
+GC_LINES = [
+    re.compile(r"^gc: ours \d+\.\d+s, before \d+\.\d+s, ratio \d+\.\d+x \(lower is faster\)$", re.MULTILINE),
+    re.compile(r"^gitstore gc: .* stashes kept 2 of 2$", re.MULTILINE),
+    re.compile(r"^append: fresh handle, nothing checked yet .* later/provider \d+\.\d+x$", re.MULTILINE),
+]
+
+
+def test_gc_quick_reports_the_ratio_and_keeps_the_stashes() -> None:
+    done = bench("gc", "--quick")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for line in GC_LINES:
+        assert line.search(done.stdout), (line.pattern, done.stdout)
+
+
 def test_runner_lists_benchmarks_and_refuses_unknown_names() -> None:
     listed = bench("--list")
     assert listed.returncode == 0, listed.stderr

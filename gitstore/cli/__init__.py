@@ -50,7 +50,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("audit", "Every grant, withdrawal, decision, retirement, export and redaction, in order."),
     "purge": ("purge", "Remove every memory ref and okf/.memory/ of this clone. Asks you to type the repository name."),
     "records": ("records", "Add, list and show records."),
-    "verify": ("verify", "Check every stored record and ref: layout, order, canonical bytes, contracts, digests."),
+    "verify": ("verify", "Check every record and ref (layout, order, bytes, contracts, digests), then decisions and namespaces."),
     "gc": ("gc", "Erase removed payloads and what killed appends left (never the user's reflogs or objects)."),
     "canonical": ("canonical", "Print the RFC 8785 canonical form of one JSON text (no trailing newline)."),
     "digest": ("digest", "Validate one record and print its sha256: digest per its kind's rules."),

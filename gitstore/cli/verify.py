@@ -10,7 +10,7 @@ from gitstore.queries.verify import verify as check
 
 
 def verify(as_json: bool = JSON_OPTION) -> None:
-    """Check every stored record and ref: layout, order, canonical bytes, contracts, digests."""
+    """Check every record and ref (layout, order, bytes, contracts, digests), then decisions and namespaces."""
     _, store = open_store()
     report = check(store)
     if as_json:
