@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from gitstore.conformance import _records as R
-from gitstore.conformance import batch, entries_for
+from gitstore.conformance import batch
 from gitstore.providers.git import GitProvider
 from gitstore.store import Store
 

@@ -249,8 +249,8 @@ class Store:
             else:
                 result = self.provider.append(batch)
         chosen = sides.decide(namespace)
-        for kind, stream in written:
-            self.placement.note(kind, stream, chosen)
+        for kind, name in written:
+            self.placement.note(kind, name, chosen)
         return result  # type: ignore[no-any-return]
 
     def _where(self, kind: str, key: str) -> Namespace | None:

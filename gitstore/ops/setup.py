@@ -76,9 +76,9 @@ def init(start: str | Path = ".", provider: str | None = None) -> InitReport:
         report.created.append(f"{STATE_DIR.as_posix()}/{CONFIG_NAME} (writer {config.writer})")
     report.writer, report.provider = config.writer, config.provider
     report.created.extend(_add_refspecs(repo))
-    provider = open_provider(config.provider, root, state, config.writer)
-    if isinstance(provider, GitProvider):
-        moved = provider.move_local()
+    opened = open_provider(config.provider, root, state, config.writer)
+    if isinstance(opened, GitProvider):
+        moved = opened.move_local()
         if moved:
             report.created.append(f"moved {len(moved)} local ref(s) out of the repository's own refs, where a "
                                   "push could send them, into .git/gitstore/local; `gitstore gc` erases the "

@@ -143,7 +143,7 @@ class Collector:
     def _types(self, oids: Iterable[str]) -> dict[str, str]:
         data = "".join(f"{oid}\n" for oid in oids).encode()
         out = run_git(self.git_dir, "cat-file", "--batch-check=%(objectname) %(objecttype)", data=data)
-        return dict(line.decode().split(" ", 1) for line in out.splitlines() if b" " in line)  # type: ignore[misc]
+        return dict(line.decode().split(" ", 1) for line in out.splitlines() if b" " in line)
 
     def _is_memory_commit(self, oid: str) -> bool:
         found, data = self.repo.odb.read(pygit2.Oid(hex=oid))

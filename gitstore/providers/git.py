@@ -32,7 +32,7 @@ import random
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -218,8 +218,7 @@ def discover_refs(repo: pygit2.Repository, local: pygit2.Repository | None = Non
         parts = name[len(PREFIX):].split("/")
         if len(parts) == 3 and parts[0] == "records" and parts[1] in NAMESPACES:
             ns, writer = parts[1], parts[2]
-            found.append(RefInfo(name, ns, writer, payloads_ref(ns, writer), repo,  # type: ignore[arg-type]
-                                 misplaced=ns == "local"))
+            found.append(RefInfo(name, ns, writer, payloads_ref(ns, writer), repo, misplaced=ns == "local"))
         elif len(parts) == 5 and parts[0] == "remotes" and parts[2] == "records" and parts[3] == "shared":
             remote, writer = parts[1], parts[4]
             payload = f"{PREFIX}remotes/{remote}/payloads/shared/{writer}"
@@ -415,10 +414,10 @@ class GitProvider:
         changes = {record_path(s.kind, s.digest): s.blob for s in new}
         changes.update({note_path(r.payload_digest): writer.add(BLOB, bytes(r.note)) for r in removals})
         tree = self._tree(repo, base, changes, writer, reader)
-        gone = {r.payload_digest for r in removals} | self.noted()  # a removed payload is never stored again
-        payloads: dict[str, bytes | None] = {
-            payload_path(s.payload_digest): s.payload_blob for s in new
-            if s.payload_blob is not None and s.payload_digest and s.payload_digest not in gone
+        carried = [(s.payload_digest, s.payload_blob) for s in new if s.payload_blob is not None and s.payload_digest]
+        gone = {r.payload_digest for r in removals} | (self.noted() if carried else set())
+        payloads: dict[str, bytes | None] = {  # a removed payload is never stored again
+            payload_path(digest): blob for digest, blob in carried if digest not in gone
         }
         payload_tree = self._payload_tree(repo, namespace, payloads, writer, reader) if payloads else None
         # kept unless the commit lands: a snapshot that moved without its records holds
@@ -457,7 +456,7 @@ class GitProvider:
             raise IntegrityError(f"{ref}: {problem}")
 
     def _write_tree(self, repo: pygit2.Repository, base: pygit2.Tree | None,
-                    files: dict[str, bytes | None]) -> pygit2.Oid:
+                    files: Mapping[str, bytes | None]) -> pygit2.Oid:
         """Write ``base`` with files added (path -> bytes) or removed (path -> None)."""
         writer = ObjectWriter(self.state / SCRATCH)
         tree = self._tree(repo, base, {p: None if d is None else writer.add(BLOB, d) for p, d in files.items()},
@@ -465,7 +464,7 @@ class GitProvider:
         writer.flush(repo)
         return tree
 
-    def _tree(self, repo: pygit2.Repository, base: pygit2.Tree | None, changes: dict[str, bytes | None],
+    def _tree(self, repo: pygit2.Repository, base: pygit2.Tree | None, changes: Mapping[str, bytes | None],
               writer: ObjectWriter, reader: TreeReader | None = None) -> pygit2.Oid:
         """``base`` with blobs added (path -> raw id of a blob given to ``writer``) or removed
         (path -> None). A few changes go through libgit2's tree builder; many are merged here,
@@ -544,8 +543,7 @@ class GitProvider:
         path = note_path(payload_digest)
         for repo, tree in self._note_trees():
             if path in tree:
-                data: bytes = repo[tree[path].id].data
-                return data
+                return _blob(repo, tree[path].id)
         return None
 
     def noted(self) -> set[str]:
@@ -553,8 +551,8 @@ class GitProvider:
         found: set[str] = set()
         for repo, tree in self._note_trees():
             if "notes" in tree and tree["notes"].filemode == pygit2.GIT_FILEMODE_TREE:
-                found.update("sha256:" + path.rsplit("/", 1)[-1][:-5]
-                             for path in _payload_paths(repo, repo[tree["notes"].id]))
+                notes = repo[tree["notes"].id].peel(pygit2.Tree)
+                found.update("sha256:" + path.rsplit("/", 1)[-1][:-5] for path in _payload_paths(repo, notes))
         return found
 
     def _note_trees(self) -> list[tuple[pygit2.Repository, pygit2.Tree]]:
@@ -601,28 +599,35 @@ class GitProvider:
         cached = self._histories.get(key)
         if cached is not None and cached[0] == tip:
             return cached[1]
-        known = {cached[0]: len(cached[1])} if cached is not None else {}
+        fresh, stopped = self._walk(info, tip, lambda oid: cached is not None and oid == cached[0])
+        history = cached[1] if cached is not None and stopped else []  # extended in place: the cache owns it
+        history.extend(fresh)
+        self._histories[key] = (tip, history)
+        return history
+
+    def _walk(self, info: RefInfo, tip: pygit2.Oid,
+              stop: Callable[[pygit2.Oid], bool]) -> tuple[list[tuple[Header, pygit2.Oid]], bool]:
+        """A ref's append commits from its tip back to the first one ``stop`` accepts (left
+        out) or to its root, oldest first; and whether ``stop`` ended the walk."""
         fresh: list[tuple[Header, pygit2.Oid]] = []
         oid: pygit2.Oid | None = tip
-        prefix: list[tuple[Header, pygit2.Oid]] = []  # extended in place: the cache owns it
         while oid is not None:
-            if oid in known and cached is not None:
-                prefix = cached[1]
-                break
+            if stop(oid):
+                fresh.reverse()
+                return fresh, True
             try:
-                commit = info.repo[oid]
+                commit = info.repo[oid].peel(pygit2.Commit)
             except KeyError:
                 raise IntegrityError(f"{info.name}: commit {oid} is missing: history truncated") from None
+            except (ValueError, pygit2.GitError):
+                raise IntegrityError(f"{info.name}: {oid} is not a commit") from None
             fresh.append((self._header(info.repo, oid), oid))
             parents = commit.parent_ids
             if len(parents) > 1:
                 raise IntegrityError(f"{info.name}: commit {oid} is a merge; writer histories are linear")
             oid = parents[0] if parents else None
         fresh.reverse()
-        history = prefix
-        history.extend(fresh)
-        self._histories[key] = (tip, history)
-        return history
+        return fresh, False
 
     def _max_clock(self) -> int:
         best = 0
@@ -696,20 +701,7 @@ class GitProvider:
     def _since(self, info: RefInfo, tip: pygit2.Oid, checked: str | None) -> list[tuple[Header, pygit2.Oid]]:
         """A ref's append commits after ``checked`` (all of them when it is not in the history),
         oldest first, walking back from the tip only as far as needed."""
-        fresh: list[tuple[Header, pygit2.Oid]] = []
-        oid: pygit2.Oid | None = tip
-        while oid is not None and str(oid) != checked:
-            try:
-                commit = info.repo[oid]
-            except KeyError:
-                raise IntegrityError(f"{info.name}: commit {oid} is missing: history truncated") from None
-            fresh.append((self._header(info.repo, oid), oid))
-            parents = commit.parent_ids
-            if len(parents) > 1:
-                raise IntegrityError(f"{info.name}: commit {oid} is a merge; writer histories are linear")
-            oid = parents[0] if parents else None
-        fresh.reverse()
-        return fresh
+        return self._walk(info, tip, lambda oid: str(oid) == checked)[0]
 
     def read_stream(self, stream: str) -> Iterator[Stored]:
         blobs = _BlobIndex()
@@ -839,7 +831,12 @@ def _blob_at(info: RefInfo, tree: pygit2.Tree, path: str, commit: pygit2.Oid) ->
         raise IntegrityError(f"{info.name}: commit {commit} lists {path} but the tree lacks it") from None
     if entry.filemode != pygit2.GIT_FILEMODE_BLOB:
         raise IntegrityError(f"{info.name}: {path} is not a regular file")
-    data: bytes = info.repo[entry.id].data
+    return _blob(info.repo, entry.id)
+
+
+def _blob(repo: pygit2.Repository, oid: pygit2.Oid) -> bytes:
+    """A blob's bytes."""
+    data: bytes = repo.odb.read(oid)[1]
     return data
 
 
@@ -848,10 +845,10 @@ def _payload_paths(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[str]:
     for first in tree:
         if first.name == "notes" or first.filemode != pygit2.GIT_FILEMODE_TREE:
             continue
-        for second in repo[first.id]:
+        for second in repo[first.id].peel(pygit2.Tree):
             if second.filemode != pygit2.GIT_FILEMODE_TREE:
                 continue
-            for leaf in repo[second.id]:
+            for leaf in repo[second.id].peel(pygit2.Tree):
                 yield f"{first.name}/{second.name}/{leaf.name}"
 
 
@@ -959,7 +956,7 @@ def _merge_tree(
     reader: TreeReader,
     writer: ObjectWriter,
     base: bytes | None,
-    changes: dict[str, bytes | None],
+    changes: Mapping[str, bytes | None],
 ) -> bytes:
     """Write a tree equal to tree ``base`` (a raw id, or None for none) with ``changes``
     (path -> raw blob id, or None to remove)."""

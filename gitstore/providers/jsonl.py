@@ -623,9 +623,9 @@ def _verify_records(path: Path, data: bytes, report: VerifyReport) -> set[str]:
             if problem is not None:
                 report.problems.append(problem)
         for digest, note in append.removals:
-            problem = note_problem(note)
-            if problem is not None:
-                report.problems.append(Problem(f"redaction note {digest}", f"{problem} ({where})"))
+            wrong = note_problem(note)
+            if wrong is not None:
+                report.problems.append(Problem(f"redaction note {digest}", f"{wrong} ({where})"))
             if digest in removed:
                 report.problems.append(Problem(f"redaction note {digest}", f"kept twice (again on line {number})"))
             removed.add(digest)
@@ -646,9 +646,9 @@ def _verify_payloads(path: Path, data: bytes, report: VerifyReport, removed: set
             report.problems.append(Problem(where, str(exc)))
             continue
         if what == "note":
-            problem = note_problem(stored)
-            if problem is not None:
-                report.problems.append(Problem(f"redaction note {digest}", f"{problem} ({where})"))
+            wrong = note_problem(stored)
+            if wrong is not None:
+                report.problems.append(Problem(f"redaction note {digest}", f"{wrong} ({where})"))
             if digest in notes or digest in removed:
                 again = f"kept twice (again on line {number})"
                 report.problems.append(Problem(f"redaction note {digest}", again))

@@ -112,7 +112,7 @@ def bare_decisions(items: Iterable[Item]) -> list[Item]:
     for item in items:
         if item.kind == "audit" or is_decision(item.record):
             by_append[item.stored.append].append(item)
-    bare = []
+    bare: list[Item] = []
     for group in by_append.values():
         found = {id(r) for r in unvouched([i.record for i in group])}
         bare.extend(i for i in group if id(i.record) in found)
