@@ -98,6 +98,19 @@ def test_redacted_payload_text_is_gone_from_the_files_after_gc(db: Path) -> None
     assert provider.verify().ok
 
 
+def test_gc_deletes_payload_rows_no_record_names_and_nothing_else(db: Path) -> None:
+    provider = SqliteProvider(db, WRITER)
+    kept = event("kept", "kept text")
+    provider.append(batch(kept, grant("g")))
+    orphan = event("orphan", "text no record names")
+    _raw(db).execute("INSERT INTO payloads (payload_digest, data) VALUES (?, ?)",
+                     (orphan["payloadDigest"], canonicalize(orphan["payload"])))
+    assert provider.gc().payloads == 1
+    assert b"text no record names" not in _file_bytes(db)
+    assert provider.payload(kept["payloadDigest"]) is not None and len(list(provider.read())) == 2
+    assert provider.gc().payloads == 0 and provider.verify().ok
+
+
 def test_secure_delete_overwrites_the_text_even_before_vacuum(db: Path) -> None:
     provider = SqliteProvider(db, WRITER)
     secret = "correct-horse-battery-staple"

@@ -261,6 +261,12 @@ class ProviderConformance:
         assert not torn, f"a torn streamed append is visible: {torn}"
         report = provider.verify()
         assert report.ok, [str(p) for p in report.problems[:5]]
+        if "gc" in provider.manifest().capabilities:
+            provider.gc()  # type: ignore[attr-defined]
+            for round_ in range(STREAM_KILLS):
+                stored = by_round.get(R.episode_id(f"ks{round_}")) == STREAM_SIZE
+                first = R.event(f"ks{round_}-0", episode=f"ks{round_}", seq=0)
+                assert (provider.payload(first["payloadDigest"]) is not None) == stored, round_
 
     # -- payloads ------------------------------------------------------------------------------
 
