@@ -121,14 +121,14 @@ class Builder:
 
     def add(self, record: dict[str, Any]) -> dict[str, Any]:
         gitstore.seal(record)
+        if len(self.pending) >= BATCH and record["schema"] != "gitstore.audit/v1":
+            self.flush()  # an audit entry goes in the append of the records it records
         self.pending.append(record)
-        if len(self.pending) >= BATCH:
-            self.flush()
         return record
 
     def flush(self) -> None:
         if self.pending:
-            self.ctx.store.append(self.pending)
+            self.ctx.store.append(self.pending, decided=True)  # as the operations write decisions
             self.pending = []
 
     def audit(self, action: str, subject: str, record: dict[str, Any]) -> None:

@@ -1,8 +1,9 @@
 """``gitstore-records``: verify the memory refs before they are pushed.
 
 Runs the store's ``verify`` over every record and ref under ``refs/memory/v1/``: layout, order,
-canonical bytes, contracts, digests, and decisions written without their audit entry. Each
-problem is one line; a clone without memory passes.
+canonical bytes, contracts, digests, decisions written without their audit entry, shared
+learnings citing personal sessions, and local refs where a push would send them. Each problem is
+one line; a clone without memory passes.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ WHERE = "refs/memory/v1"
 
 def check() -> list[Finding]:
     """The problems ``verify`` finds in this repository's memory refs."""
-    store = read_store(top_level())
-    result = store.verify()
+    from gitstore.queries.verify import verify
+
+    result = verify(read_store(top_level()))
     return [Finding(WHERE, 1, f"{problem.where}: {problem.message}") for problem in result.problems]
 
 
