@@ -242,7 +242,7 @@ class Store:
             prepared = tuple(entries())
             bare = unvouched(vouching)
             if bare:
-                raise Refused(why_bare(bare[0]).replace("it is never used", "refused"))
+                raise Refused(f"{why_bare(bare[0])}: refused")
             batch = Batch(sides.decide(namespace), prepared, removals)
             if if_head is not None:
                 result = self.provider.append_if_head(batch, if_head[0], if_head[1])

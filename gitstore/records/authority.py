@@ -48,11 +48,11 @@ def unvouched(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
 
 
 def why_bare(decision: Mapping[str, Any]) -> str:
-    """The message naming a decision written without its audit entry."""
+    """What is wrong with a decision written without its audit entry (the caller says what
+    follows: refused, or never used)."""
     action = ACTIONS.get(decision["state"], "?")
     return (f"learning {decision['id']} version {decision['version']} ({decision['digest']}) is a "
-            f"{decision['state']} decision written without its {action} audit entry in the same "
-            f"append; it is never used")
+            f"{decision['state']} decision written without its {action} audit entry in the same append")
 
 
 __all__ = ["ACTIONS", "is_decision", "unvouched", "vouches", "why_bare"]

@@ -48,7 +48,7 @@ class View:
         view = cls(scope=scope)
         items = list(items)
         for bare in bare_decisions(items):
-            view.ignored[bare.digest] = why_bare(bare.record)
+            view.ignored[bare.digest] = f"{why_bare(bare.record)}; it is never used"
         for index, item in enumerate(items):
             if item.kind == "learning":
                 view.heads[item.record["id"]] = item.digest
