@@ -4,8 +4,6 @@ verified-command evidence only, labelled auto-safe, promoted by a person's accep
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ from gitstore.rules.autosafe import load
 from gitstore.ops import learning as ops
 from gitstore.rules.active import active, evaluate
 
+from .cli import gitstore
 from .world import Thread, grant_all, propose, ready_repo, ref
 
 
@@ -60,8 +59,7 @@ def test_bad_configuration_disables_automation_and_says_why(world, section, why)
     settings = load(ctx.workspace.state / "config.json")
     assert settings.enabled is False and any(why in p for p in settings.problems)
     assert propose(ctx, [ref(ran)], title="Tests", text="Run make test.")["state"] == "proposed"
-    done = subprocess.run([sys.executable, "-m", "gitstore", "status"], cwd=ctx.workspace.root,
-                          capture_output=True, text=True)
+    done = gitstore("status", cwd=ctx.workspace.root)
     assert done.returncode == 0 and "automation disabled" in done.stdout and why in done.stdout
 
 
