@@ -8,14 +8,17 @@ scope). It fails closed: a damaged record stops the operation with an IntegrityE
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from gitstore.records.canonical import canonicalize_checked, sha256_digest
 from gitstore.records.contracts import checked_record, verify_stored
 from gitstore.errors import GitstoreError, IntegrityError, Refused
-from gitstore.providers import AppendResult, Batch, Entry, Provider, Stored, Stream, VerifyReport, require_capabilities
+from gitstore.providers import (
+    AppendResult, Batch, Entry, Provider, RedactingProvider, SnapshotProvider, Stored, Stream, StreamingProvider,
+    VerifyReport, require_capabilities,
+)
 from gitstore.providers._base import Namespace, Problem
 
 LOCAL_KINDS = frozenset({"envelope", "receipt"})
@@ -139,7 +142,7 @@ class Store:
 
         if if_head is None and "append-stream" in self.manifest.capabilities:
             stream = Stream(entries(), lambda: sides.decide(namespace))
-            return self.provider.append_stream(stream)  # type: ignore[attr-defined, no-any-return]
+            return cast(StreamingProvider, self.provider).append_stream(stream)
         prepared = tuple(entries())
         batch = Batch(sides.decide(namespace), prepared)
         if if_head is not None:
@@ -148,18 +151,37 @@ class Store:
 
     # -- reading -------------------------------------------------------------------------------
 
-    def items(self, kinds: Iterable[str] | None = None, *, payloads: bool = False) -> Iterator[Item]:
-        """Every record of this scope in store order, re-checked; fails closed on damage."""
+    def items(self, kinds: Iterable[str] | None = None, *, payloads: bool = False,
+              streams: Collection[str] | None = None) -> Iterator[Item]:
+        """Every record of this scope in store order, re-checked; fails closed on damage.
+
+        ``kinds`` and ``streams`` keep only those kinds and streams (records of other streams
+        are not checked, so a read costs what its answer needs)."""
         wanted = None if kinds is None else list(kinds)
-        reader = getattr(self.provider, "payload_reader", None)  # one snapshot for the whole pass
-        fetch = reader() if payloads and callable(reader) else self.provider.payload
+        fetch = self._payload_fetch() if payloads else self.provider.payload
         for stored in self.provider.read(self.scope, wanted):
+            if streams is not None and stored.stream not in streams:
+                continue
             item = self._check(stored)
             if item is None:
                 continue
             if payloads and item.kind == "event":
                 self._attach_payload(item.record, fetch)
             yield item
+
+    def attach_payloads(self, events: Iterable[dict[str, Any]]) -> None:
+        """Give events read without payloads their payload (or redaction note), as
+        ``items(payloads=True)`` would, from one snapshot of the payloads."""
+        fetch = self._payload_fetch()
+        for record in events:
+            if "payload" not in record and "redaction" not in record:
+                self._attach_payload(record, fetch)
+
+    def _payload_fetch(self) -> Callable[[str], bytes | None]:
+        """How to read payloads for one pass: from one snapshot when the provider offers it."""
+        if "payload-snapshot" in self.manifest.capabilities:
+            return cast(SnapshotProvider, self.provider).payload_reader()
+        return self.provider.payload
 
     def stream(self, stream: str) -> Iterator[Item]:
         """One stream's records in store order, re-checked."""
@@ -191,8 +213,9 @@ class Store:
                         fetch: Callable[[str], bytes | None] | None = None) -> None:
         data = (fetch or self.provider.payload)(record["payloadDigest"])
         if data is None:
-            note_of = getattr(self.provider, "redaction_note", None)
-            note = note_of(record["payloadDigest"]) if callable(note_of) else None
+            note = None
+            if "redact-payload" in self.manifest.capabilities:
+                note = cast(RedactingProvider, self.provider).redaction_note(record["payloadDigest"])
             if note is not None:
                 from gitstore.records.canonical import parse_json
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import Refused
+from gitstore import InvalidInput, Refused
 from gitstore.capture.sessions import HookInput, capture, import_transcript
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.capture.transcripts import parse_transcript
 
 from .cli import gitstore
@@ -56,12 +56,29 @@ def test_every_transcript_imports_with_a_receipt_accounting_for_every_line(ctx: 
     assert all(i.stored.namespace == "local" for i in ctx.store.items())
 
 
-def test_a_format_gitstore_does_not_read_gets_a_degraded_receipt(ctx: Context) -> None:
+def test_a_format_gitstore_does_not_read_is_refused_and_nothing_stored(ctx: Context) -> None:
     path = shared("transcripts", "agent-sessions", "pi", "small.jsonl")
-    result = import_transcript(ctx, path)
-    assert result.episode is None and result.receipt["reasons"] == ["unknown-schema-version"]
-    lines = result.receipt["lines"]
-    assert lines["total"] == lines["unknown"] == sum(1 for x in path.read_bytes().splitlines() if x.strip())
+    with pytest.raises(InvalidInput, match="a pi session"):
+        import_transcript(ctx, path)
+    assert list(ctx.store.items()) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b"", "empty, not a transcript"),
+        (bytes(range(256)) * 4, "not a transcript"),
+        (b'{"hello": "world"}\n', "not a transcript"),
+        (b'{"type": "user", "sessionId": "s1", "uuid": "u1"}\n', "no claude-code transcript records found"),
+    ],
+    ids=["empty", "binary", "unknown", "no-turns"],
+)
+def test_import_refuses_what_is_no_transcript(ctx: Context, tmp_path: Path, content: bytes, problem: str) -> None:
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(content)
+    done = gitstore("import", "transcript", str(path), cwd=ctx.workspace.root)
+    assert done.returncode == 1 and problem in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert list(ctx.store.items()) == []
 
 
 def test_schema_drift_is_degraded_and_says_why(ctx: Context) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gitstore import InvalidInput, Refused
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.capture.reviews import import_reviews
 
 from .conftest import shared, shared_params

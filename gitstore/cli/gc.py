@@ -5,12 +5,13 @@ from __future__ import annotations
 import typer
 
 from gitstore.ops.gc import gc as do_gc
-from gitstore.cli._context import open_store
+from gitstore.context import Context
 
 
 def gc() -> None:
     """Expire reflogs and prune unreachable objects (redacted text leaves the object database)."""
-    workspace, store = open_store()
+    ctx = Context.open()
+    workspace, store = ctx.workspace, ctx.store
     typer.echo(do_gc(workspace, store))
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from gitstore.cli._context import open_store
+from gitstore.context import Context
 from gitstore.cli._io import JSON_OPTION, emit_json
 
 
 def verify(as_json: bool = JSON_OPTION) -> None:
     """Check every stored record and ref: layout, order, canonical bytes, contracts, digests."""
-    _, store = open_store()
+    store = Context.open().store
     report = store.verify()
     if as_json:
         emit_json({"ok": report.ok, "records": report.records, "refs": report.refs,

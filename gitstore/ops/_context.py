@@ -1,62 +1,11 @@
-"""What every operation needs: the workspace, its store, a fresh view, the time."""
+"""Kept for code written before ``gitstore.context``: the one ``Context`` and the time helper.
+
+New code imports ``Context`` from ``gitstore.context`` and ``now`` from ``gitstore.records.times``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any
+from gitstore.context import Context
+from gitstore.records.times import now
 
-from gitstore.records.times import format_time
-from gitstore.config import Workspace
-from gitstore.records.contracts import seal
-from gitstore.providers import AppendResult, open_provider
-from gitstore.rules.view import View
-from gitstore.store import Store
-
-
-def now() -> str:
-    return format_time(datetime.now(timezone.utc))
-
-
-@dataclass
-class Context:
-    """A workspace with its store opened."""
-
-    workspace: Workspace
-    store: Store
-
-    @classmethod
-    def open(cls, start: str = ".") -> Context:
-        workspace = Workspace.find(start)
-        provider = open_provider(workspace.config.provider, workspace.root, workspace.state,
-                                 workspace.config.writer)
-        return cls(workspace, Store(provider, workspace.scope))
-
-    @property
-    def scope(self) -> str:
-        return self.workspace.scope
-
-    def view(self, *, payloads: bool = True) -> View:
-        return View.load(self.store, payloads=payloads)
-
-    def audit(self, action: str, by: str, subjects: Sequence[str], records: Sequence[dict[str, Any]],
-              reason: str | None = None, at: str | None = None) -> dict[str, Any]:
-        """The audit entry for an action, naming the records written with it."""
-        return seal({
-            "schema": "gitstore.audit/v1",
-            "scope": self.scope,
-            "action": action,
-            "by": by,
-            "at": at or now(),
-            "subjects": [s[:100] for s in subjects] or ["-"],
-            "records": list(dict.fromkeys(r["digest"] for r in records)),
-            "reason": reason,
-        })
-
-    def write(self, records: Sequence[dict[str, Any]], action: str, by: str, subjects: Sequence[str],
-              reason: str | None = None, *, if_head: tuple[str, str | None] | None = None,
-              namespace: str | None = None) -> AppendResult:
-        """Append records with their audit entry, all or nothing."""
-        entry = self.audit(action, by, subjects, records, reason)
-        return self.store.append([*records, entry], if_head=if_head, namespace=namespace)  # type: ignore[arg-type]
+__all__ = ["Context", "now"]

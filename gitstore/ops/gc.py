@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import subprocess
 from contextlib import nullcontext
+from typing import cast
 
 from gitstore.config import Workspace
 from gitstore.errors import IntegrityError
+from gitstore.providers import CollectingProvider, PausingProvider
 from gitstore.store import Store
 
 
@@ -22,11 +24,11 @@ def gc(workspace: Workspace, store: Store) -> str:
     """Expire every reflog now and prune unreachable objects (and what killed appends left);
     vacuum other providers. This clone's appends wait meanwhile: an object it is writing is
     unreachable until its append commits, and pruning it then would tear the append."""
-    paused = getattr(store.provider, "paused", None)
-    with paused() if callable(paused) else nullcontext():
+    capabilities = store.manifest.capabilities
+    pausing = "pause-writes" in capabilities
+    with cast(PausingProvider, store.provider).paused() if pausing else nullcontext():
         _git(workspace, "reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
         _git(workspace, "gc", "--prune=now", "--quiet")
-    provider_gc = getattr(store.provider, "gc", None)
-    if callable(provider_gc):
-        provider_gc()
+    if "gc" in capabilities:
+        cast(CollectingProvider, store.provider).gc()
     return "gc: reflogs expired, unreachable objects pruned"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitstore.rules import autosafe
 from gitstore.records.contracts import content_digest, seal
@@ -20,9 +20,12 @@ from gitstore.rules.active import Claims, settle
 from gitstore.rules.lifecycle import AUTO, History, checked, histories
 from gitstore.rules.view import View
 from gitstore.safety.gate import screen_text
-from gitstore.ops._context import Context, now
+from gitstore.records.vocabulary import AUDIENCES, CATEGORIES, MEMORY_KINDS
+from gitstore.context import Context
+from gitstore.records.times import now
 
-CATEGORIES = ("decision", "convention", "constraint", "resolved-problem", "project-knowledge")
+if TYPE_CHECKING:
+    from gitstore.queries.learnings import Standing
 
 
 @dataclass(frozen=True)
@@ -57,8 +60,10 @@ def _refs(view: View, stated: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def build_proposal(ctx: Context, view: View, draft: Draft) -> dict[str, Any]:
     """A sealed version 1 from a draft: text screened, evidence rebuilt from storage."""
-    if draft.category not in CATEGORIES:
-        raise Refused(f"unknown category {draft.category!r} (one of {', '.join(CATEGORIES)})")
+    for name, value, allowed in (("category", draft.category, CATEGORIES), ("memory", draft.memory, MEMORY_KINDS),
+                                 ("audience", draft.audience, AUDIENCES)):
+        if value not in allowed:
+            raise Refused(f"unknown {name} {value!r} (one of {', '.join(allowed)})")
     evidence = _refs(view, draft.evidence)
     counter = _refs(view, draft.counterevidence)
     record: dict[str, Any] = {
@@ -87,8 +92,7 @@ def propose(ctx: Context, draft: Draft, by: str) -> dict[str, Any]:
     if record["id"] in view.learnings:
         raise Refused(f"learning {record['id']} was already proposed")
     _write(ctx, [record], "propose", by, None, record["id"], None)
-    settings = autosafe.load(ctx.workspace.state / "config.json")
-    if autosafe.eligible(view, settings, record) is None:
+    if autosafe.eligible(view, autosafe.settings(ctx.workspace.config), record) is None:
         return auto_accept(ctx, record)[-1]
     return record
 
@@ -237,3 +241,13 @@ def _write(ctx: Context, records: list[dict[str, Any]], action: str, by: str, re
         ctx.write(records, action, by, [learning_id, *extra], reason, if_head=(learning_id, expected))
     except ConflictError:
         raise Refused(f"{learning_id} changed while this step was being written; review it again") from None
+
+
+def accept_and_check(ctx: Context, learning_id: str, review_digest: str, by: str,
+                     edit: str | None = None) -> tuple[dict[str, Any], Standing]:
+    """``accept``, then whether the learning is now in force for instruction, and if not, why
+    (no grant covers its evidence, its evidence was retracted or redacted, ...)."""
+    from gitstore.queries.learnings import standing
+
+    record = accept(ctx, learning_id, review_digest, by, edit)
+    return record, standing(ctx, learning_id, "instruction")

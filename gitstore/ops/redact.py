@@ -8,14 +8,16 @@ the same entry. The report names the learnings to rebuild and the exports that c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from gitstore.records.canonical import canonicalize, parse_json
 from gitstore.records.contracts import seal
 from gitstore.errors import Refused
+from gitstore.providers import RedactingProvider
 from gitstore.rules.lifecycle import histories
 from gitstore.rules.view import View
-from gitstore.ops._context import Context, now
+from gitstore.context import Context
+from gitstore.records.times import now
 
 
 @dataclass
@@ -70,7 +72,7 @@ def redact(ctx: Context, source_id: str, by: str, reason: str) -> RedactionRepor
         note = canonicalize({"at": now(), "by": by, "reason": reason,
                              "sourceId": source_id if event in versions else None})
         had_payload = "payload" in event
-        kept = ctx.store.provider.redact_payload(event["payloadDigest"], note)  # type: ignore[attr-defined]
+        kept = cast(RedactingProvider, ctx.store.provider).redact_payload(event["payloadDigest"], note)
         if kept is None:
             continue
         (report.removed if had_payload else report.already).append(event["id"])

@@ -8,6 +8,7 @@ returns. See ``okf/wiki/store.md`` for the order rule and each provider's layout
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
@@ -23,7 +24,16 @@ REQUIRED_CAPABILITIES = frozenset({
     "payload",         # an event payload by its digest
     "verify",          # re-read everything stored and report damage
 })
-OPTIONAL_CAPABILITIES = frozenset({"redact-payload", "search-lexical", "append-stream"})
+# Each optional capability a manifest declares promises the methods of one Protocol below; the
+# store checks the manifest, never probes for a method.
+OPTIONAL_CAPABILITIES = frozenset({
+    "redact-payload",    # RedactingProvider: redact_payload, redaction_note
+    "append-stream",     # StreamingProvider: append_stream
+    "payload-snapshot",  # SnapshotProvider: payload_reader
+    "pause-writes",      # PausingProvider: paused
+    "gc",                # CollectingProvider: gc
+    "search-lexical",    # (reserved)
+})
 CONTRACT_VERSIONS = ("gitstore.provider/v1",)
 
 
@@ -188,6 +198,33 @@ class RedactingProvider(Provider, Protocol):
 
     def redaction_note(self, payload_digest: str) -> bytes | None:
         """The note kept in place of a removed payload, or None."""
+
+
+@runtime_checkable
+class SnapshotProvider(Provider, Protocol):
+    """A provider with the optional ``payload-snapshot`` capability."""
+
+    def payload_reader(self) -> Callable[[str], bytes | None]:
+        """``payload`` bound to one snapshot of the stored payloads, for reading many at once:
+        every call answers from the same state, whatever is appended or redacted meanwhile."""
+
+
+@runtime_checkable
+class PausingProvider(Provider, Protocol):
+    """A provider with the optional ``pause-writes`` capability."""
+
+    def paused(self) -> AbstractContextManager[None]:
+        """While entered: appends under way have finished and new ones (and redactions) wait,
+        so housekeeping never removes the objects of an append that has not committed yet."""
+
+
+@runtime_checkable
+class CollectingProvider(Provider, Protocol):
+    """A provider with the optional ``gc`` capability."""
+
+    def gc(self) -> None:
+        """Erase what memory removed (redacted payloads and what killed appends left) from the
+        provider's own files, so it is gone from disk, not only unreachable."""
 
 
 def missing_capabilities(manifest: Manifest) -> list[str]:

@@ -213,7 +213,7 @@ class GitProvider:
         return Manifest(
             name="git",
             contracts=CONTRACT_VERSIONS,
-            capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "append-stream"},
+            capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "append-stream", "payload-snapshot", "pause-writes"},
             storage="git object database, refs/memory/v1/",
         )
 

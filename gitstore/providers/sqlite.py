@@ -134,7 +134,7 @@ class SqliteProvider:
         return Manifest(
             name="sqlite",
             contracts=CONTRACT_VERSIONS,
-            capabilities=REQUIRED_CAPABILITIES | {"redact-payload"},
+            capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "gc"},
             storage=f"sqlite file {self.path}",
         )
 

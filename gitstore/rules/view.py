@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -30,11 +30,17 @@ class View:
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def load(cls, store: Store, *, payloads: bool = True) -> View:
+    def load(cls, store: Store, *, payloads: bool = True, kinds: Iterable[str] | None = None) -> View:
+        """The store's records (only ``kinds``, when given) in store order."""
         view = cls(scope=store.scope)
-        for index, item in enumerate(store.items(payloads=payloads)):
-            view._add(item, index)
+        view.add(store.items(kinds, payloads=payloads))
         return view
+
+    def add(self, items: Iterable[Item]) -> None:
+        """Index more records, read in store order after those already here (a view loaded
+        a kind at a time; the rules compare positions only among records of one kind)."""
+        for index, item in enumerate(items, start=len(self.items)):
+            self._add(item, index)
 
     def _add(self, item: Item, index: int) -> None:
         if self._memo:

@@ -1,0 +1,62 @@
+"""Rendering learnings as text: the rows of a list and one learning as a reviewer sees it."""
+
+from __future__ import annotations
+
+from gitstore.cli._io import echo
+from gitstore.queries.learnings import Row, Shown, Standing
+
+
+def print_rows(rows: list[Row]) -> None:
+    for row in rows:
+        data = row.to_json()
+        label = " [auto-safe]" if data["trust"] == "auto-safe" else ""
+        title = data.get("title", "(history breaks a rule; content withheld)")
+        echo(f"{data['id']} {data['state']:<13}{label} {title}")
+        for reason in data["reasons"]:
+            echo(f"    {reason}")
+
+
+def print_standing(standing: Standing, indent: str = "  ") -> None:
+    if standing.in_force:
+        echo(f"{indent}in force for {standing.purpose}")
+        return
+    echo(f"{indent}NOT in force for {standing.purpose}:")
+    for why in standing.why:
+        echo(f"{indent}  - {why}")
+    for todo in standing.todo:
+        echo(f"{indent}  to do: {todo}")
+
+
+def print_shown(shown: Shown) -> None:
+    print_rows([shown.row])
+    version = shown.version
+    if version is None:
+        echo(f"  problem: {shown.row.history.problem}")
+        for item in shown.row.history.chain:
+            echo(f"  version {item.record['version']} {item.digest}")
+        return
+    echo(f"\n  {version['content']['title']}\n\n  {version['content']['text']}\n")
+    echo(f"  {version['category']}, {version['memory']}, audience {version['audience']}: {version['audienceRationale']}")
+    echo(f"  support {version['support']}, dissent {version['dissent']}, confidence {version['confidence']}")
+    echo(f"  rationale: {version['rationale']}")
+    echo(f"  proposed by {version['proposer']['kind']} {version['proposer']['id']}")
+    if version["targets"]:
+        echo(f"  about: {', '.join(version['targets'])}")
+    for item in shown.evidence:
+        ref = item.ref
+        echo(f"\n  {item.role} {item.paste}")
+        echo(f"    by {ref['author']} at {ref['at']} ({item.where}); {'serves' if item.serves else 'does NOT serve'}"
+             f" {shown.standing.purpose}{'' if item.serves else ': ' + item.why}")
+        for event in item.events:
+            text = event.text if event.text is not None else f"[{event.removed or 'no text'}]"
+            lines = text.splitlines() or [""]
+            echo(f"    {event.id} ({event.type}): {lines[0]}")
+            for line in lines[1:]:
+                echo(f"      {line}")
+    if version["replaces"]:
+        echo(f"\n  replaces: {', '.join(version['replaces'])}")
+    echo("")
+    print_standing(shown.standing)
+    echo(f"\n  reviewDigest {version['reviewDigest']}")
+    if shown.accept_hint:
+        echo(f"  to accept: {shown.accept_hint}")

@@ -1,0 +1,68 @@
+"""Opening gitstore in a repository: its workspace and its store, the one way every command,
+query and operation does it.
+
+``Context.open(start)`` finds the repository around ``start``, reads this clone's configuration
+(``gitstore.config``), opens the configured provider and wraps it in the store that checks every
+record. Read commands then ask ``gitstore.queries`` and write commands ``gitstore.ops``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gitstore.config import Workspace
+from gitstore.providers import AppendResult, open_provider
+from gitstore.records.contracts import seal
+from gitstore.records.times import now
+from gitstore.rules.view import View
+from gitstore.store import Store
+
+
+@dataclass
+class Context:
+    """A workspace with its store opened."""
+
+    workspace: Workspace
+    store: Store
+
+    @classmethod
+    def open(cls, start: str | Path = ".") -> Context:
+        workspace = Workspace.find(start)
+        provider = open_provider(workspace.config.provider, workspace.root, workspace.state,
+                                 workspace.config.writer)
+        return cls(workspace, Store(provider, workspace.scope))
+
+    @property
+    def scope(self) -> str:
+        return self.workspace.scope
+
+    def view(self, *, payloads: bool = True, kinds: Iterable[str] | None = None) -> View:
+        """The records of this scope (only ``kinds``, when given), indexed for the rules."""
+        return View.load(self.store, payloads=payloads, kinds=kinds)
+
+    def audit(self, action: str, by: str, subjects: Sequence[str], records: Sequence[dict[str, Any]],
+              reason: str | None = None, at: str | None = None) -> dict[str, Any]:
+        """The audit entry for an action, naming the records written with it."""
+        return seal({
+            "schema": "gitstore.audit/v1",
+            "scope": self.scope,
+            "action": action,
+            "by": by,
+            "at": at or now(),
+            "subjects": [s[:100] for s in subjects] or ["-"],
+            "records": list(dict.fromkeys(r["digest"] for r in records)),
+            "reason": reason,
+        })
+
+    def write(self, records: Sequence[dict[str, Any]], action: str, by: str, subjects: Sequence[str],
+              reason: str | None = None, *, if_head: tuple[str, str | None] | None = None,
+              namespace: str | None = None) -> AppendResult:
+        """Append records with their audit entry, all or nothing."""
+        entry = self.audit(action, by, subjects, records, reason)
+        return self.store.append([*records, entry], if_head=if_head, namespace=namespace)  # type: ignore[arg-type]
+
+
+__all__ = ["Context"]

@@ -1,0 +1,53 @@
+"""Optional provider capabilities: each one a manifest declares is a Protocol the provider
+satisfies, and each optional method a provider has is declared, so the store decides from the
+manifest alone and never probes for a method."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gitstore.conformance import _records as R
+from gitstore.providers import BUILTIN, open_provider
+from gitstore.providers._base import (
+    OPTIONAL_CAPABILITIES, CollectingProvider, PausingProvider, Provider, RedactingProvider,
+    SnapshotProvider, StreamingProvider,
+)
+from gitstore.store import Store
+
+PROTOCOLS: dict[str, type] = {
+    "redact-payload": RedactingProvider,
+    "append-stream": StreamingProvider,
+    "payload-snapshot": SnapshotProvider,
+    "pause-writes": PausingProvider,
+    "gc": CollectingProvider,
+}
+
+
+def test_every_optional_capability_but_the_reserved_one_has_a_protocol() -> None:
+    assert set(PROTOCOLS) == OPTIONAL_CAPABILITIES - {"search-lexical"}
+
+
+@pytest.fixture(params=sorted(BUILTIN))
+def provider(request: pytest.FixtureRequest, tmp_path: Path) -> Provider:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "state").mkdir()
+    return open_provider(request.param, tmp_path, tmp_path / "state", "w1")
+
+
+def test_declared_capabilities_match_the_methods(provider: Provider) -> None:
+    declared = provider.manifest().capabilities
+    for capability, protocol in PROTOCOLS.items():
+        assert (capability in declared) == isinstance(provider, protocol), (provider.manifest().name, capability)
+
+
+def test_the_store_reads_payloads_the_same_with_or_without_a_snapshot(provider: Provider) -> None:
+    event = R.event("snapshot")
+    store = Store(provider, event["scope"])
+    store.append([event])
+    [read] = [i.record for i in store.items(["event"], payloads=True)]
+    bare = {k: v for k, v in event.items() if k != "payload"}
+    store.attach_payloads([bare])
+    assert read["payload"] == bare["payload"] == event["payload"]
