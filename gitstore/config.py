@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,6 +123,8 @@ def write_config(path: Path, config: Config) -> None:
 
 def new_writer_id() -> str:
     """A fresh writer id for a clone."""
+    import secrets
+
     return "w" + secrets.token_hex(6)
 
 

@@ -17,7 +17,7 @@ from gitstore.records.contracts import checked_record, verify_stored
 from gitstore.errors import GitstoreError, IntegrityError, Refused
 from gitstore.providers import (
     AppendResult, Batch, Entry, Provider, RedactingProvider, SnapshotProvider, Stored, Stream, StreamingProvider,
-    VerifyReport, require_capabilities,
+    StreamReadingProvider, VerifyReport, require_capabilities,
 )
 from gitstore.providers._base import Namespace, Problem
 
@@ -159,7 +159,11 @@ class Store:
         are not checked, so a read costs what its answer needs)."""
         wanted = None if kinds is None else list(kinds)
         fetch = self._payload_fetch() if payloads else self.provider.payload
-        for stored in self.provider.read(self.scope, wanted):
+        if streams is not None and "read-streams" in self.manifest.capabilities:
+            found = cast(StreamReadingProvider, self.provider).read_streams(streams, self.scope, wanted)
+        else:
+            found = self.provider.read(self.scope, wanted)
+        for stored in found:
             if streams is not None and stored.stream not in streams:
                 continue
             item = self._check(stored)

@@ -13,7 +13,7 @@ from gitstore.conformance import _records as R
 from gitstore.providers import BUILTIN, open_provider
 from gitstore.providers._base import (
     OPTIONAL_CAPABILITIES, CollectingProvider, PausingProvider, Provider, RedactingProvider,
-    SnapshotProvider, StreamingProvider,
+    SnapshotProvider, StreamingProvider, StreamReadingProvider,
 )
 from gitstore.store import Store
 
@@ -23,6 +23,7 @@ PROTOCOLS: dict[str, type] = {
     "payload-snapshot": SnapshotProvider,
     "pause-writes": PausingProvider,
     "gc": CollectingProvider,
+    "read-streams": StreamReadingProvider,
 }
 
 
@@ -51,3 +52,14 @@ def test_the_store_reads_payloads_the_same_with_or_without_a_snapshot(provider: 
     bare = {k: v for k, v in event.items() if k != "payload"}
     store.attach_payloads([bare])
     assert read["payload"] == bare["payload"] == event["payload"]
+
+
+def test_reading_some_streams_is_reading_everything_and_keeping_them(provider: Provider) -> None:
+    records = [R.event(f"e{n}", episode=f"ep{n % 3}", seq=n) for n in range(9)] + [R.grant("g")]
+    store = Store(provider, R.SCOPE)
+    store.append(records)
+    everything = list(store.items())
+    wanted = {everything[0].stored.stream, everything[-1].stored.stream}
+    some = list(store.items(streams=wanted))
+    assert [i.digest for i in some] == [i.digest for i in everything if i.stored.stream in wanted]
+    assert len(some) < len(everything)

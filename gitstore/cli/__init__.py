@@ -11,10 +11,13 @@ one line on standard error (JSON, ``{"error": ..., "code": ...}``, when ``--json
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from typing import Any
 
 from gitstore._version import __version__
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: --version and --help start fast
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 PROG = "gitstore"
 SUMMARY = "A git-native memory for coding agents and the people who review them."
@@ -145,6 +148,8 @@ def _dispatch(command: str | None, args: list[str]) -> int:
         where = f" ({exc.filename})" if exc.filename else ""
         _error(f"{exc.strerror or exc}{where}", 1, as_json)
         return 1
+    if result == EXIT_INTERRUPTED:  # the framework turns Ctrl-C into this code, silently
+        _error("interrupted", EXIT_INTERRUPTED, as_json)
     return result if isinstance(result, int) else 0
 
 

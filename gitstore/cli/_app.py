@@ -6,25 +6,76 @@ metavar as ``--title <str>``. Here every argument is shown by its metavar (its n
 when it has none), required ones bare and optional ones in brackets, without a type, and every
 option that takes a value by its metavar (``TEXT``, ``INTEGER``, ``PATH`` when it has none).
 ``tests/test_cli.py`` reads every command's help to keep it so.
+
+Typer converts every value through a pydantic TypeAdapter; importing pydantic costs more than
+most commands do. Values of the plain types commands take (text, numbers, flags, paths, lists
+and optional ones of them) are converted here instead; anything else still goes to typer.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from types import NoneType, UnionType
+from typing import Any, Union, get_args, get_origin
 
 os.environ.setdefault("TYPER_USE_RICH", "0")  # plain click output: no boxes, one-line errors
 
 import typer  # noqa: E402 - after the environment says how it should print
+from typer._click.core import Context  # noqa: E402
+from typer._click.exceptions import BadParameter  # noqa: E402
+from typer._coercion import RuntimeParam  # noqa: E402
 from typer.core import TyperArgument, TyperOption  # noqa: E402
 from typer.main import get_command  # noqa: E402
 
 from gitstore.cli import COMMANDS, PROG, SUMMARY  # noqa: E402
 
 _TYPE_NAMES = {str: "TEXT", int: "INTEGER", Path: "PATH", float: "NUMBER"}
+HELP = ["-h", "--help"]
+
+
+_PLAIN = (str, int, bool, Path)
+
+
+def _plain(annotation: Any) -> Any:
+    """The plain type a parameter's values have (list and optional stripped), or None."""
+    if get_origin(annotation) in (Union, UnionType):
+        rest = [a for a in get_args(annotation) if a is not NoneType]
+        annotation = rest[0] if len(rest) == 1 else None
+    if get_origin(annotation) is list:
+        annotation = get_args(annotation)[0]
+    return annotation if annotation in _PLAIN else None
+
+
+@dataclass(frozen=True)
+class _PlainValues(RuntimeParam):
+    """Converts the values of a parameter of a plain type, as typer would, without pydantic."""
+
+    def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+        kind = _plain(self.annotation)
+        if isinstance(value, (list, tuple)):
+            return [self._one(kind, v, param, ctx) for v in value]
+        return self._one(kind, value, param, ctx)
+
+    @staticmethod
+    def _one(kind: Any, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, kind):
+            return value
+        try:
+            return kind(value)
+        except (TypeError, ValueError):
+            raise BadParameter(f"{value!r} is not a valid {_TYPE_NAMES.get(kind, kind.__name__)}",
+                               ctx=ctx, param=param) from None
+
+
+def _runtime_param(descriptor: Any) -> RuntimeParam | None:
+    """How to convert a parameter's values without pydantic (None: only typer knows how)."""
+    if _plain(descriptor.annotation) is None or descriptor.file_annotation is not None:
+        return None
+    return _PlainValues(descriptor.parameter_info, descriptor.annotation)
 
 
 class _Argument(TyperArgument):
@@ -41,6 +92,9 @@ class _Argument(TyperArgument):
     def display_type_rich(self, ctx: Any) -> str | None:
         return None
 
+    def get_runtime_param(self) -> RuntimeParam:
+        return _runtime_param(self.type_descriptor) or super().get_runtime_param()
+
 
 class _Option(TyperOption):
     """An option shown with its metavar, or its type's name in capitals."""
@@ -50,12 +104,15 @@ class _Option(TyperOption):
             return str(self.metavar)
         return _TYPE_NAMES.get(self.type_descriptor.annotation, "VALUE")
 
+    def get_runtime_param(self) -> RuntimeParam:
+        return _runtime_param(self.type_descriptor) or super().get_runtime_param()
+
 
 def build_app(command: str | None = None) -> typer.Typer:
     """The typer application with one command's module registered (every module for None)."""
     app = typer.Typer(name=PROG, help=SUMMARY, no_args_is_help=True, add_completion=False,
                       pretty_exceptions_enable=False, rich_markup_mode=None,
-                      context_settings={"help_option_names": ["-h", "--help"]})
+                      context_settings={"help_option_names": HELP})
 
     @app.callback()
     def _root() -> None:
@@ -81,7 +138,12 @@ def click_command(command: str | None = None) -> Any:
 
 
 def _params(command: Any) -> Iterator[Any]:
+    """Every parameter of a command and its subcommands, their help options included (click
+    makes those on first use; made here, they are shown and converted like the others)."""
     yield from command.params
+    help_option = command.get_help_option(Context(command, help_option_names=HELP))
+    if help_option is not None:
+        yield help_option
     for sub in getattr(command, "commands", {}).values():  # a group's commands
         yield from _params(sub)
 

@@ -37,9 +37,14 @@ compdef _gitstore gitstore
 FISH = r"""# gitstore completion for fish: gitstore completion fish > ~/.config/fish/completions/gitstore.fish
 function __gitstore_complete
     set -l words (commandline -opc)
-    gitstore __complete (count $words) $words (commandline -ct) 2>/dev/null
+    set -l found (gitstore __complete (count $words) $words (commandline -ct) 2>/dev/null)
+    if test (count $found) -gt 0
+        printf '%s\n' $found
+    else
+        __fish_complete_path (commandline -ct)
+    end
 end
-complete -c gitstore -a '(__gitstore_complete)'
+complete -c gitstore -f -a '(__gitstore_complete)'
 """
 
 SCRIPTS = {"bash": BASH, "zsh": ZSH, "fish": FISH}

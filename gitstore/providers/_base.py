@@ -7,7 +7,7 @@ returns. See ``okf/wiki/store.md`` for the order rule and each provider's layout
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
@@ -30,6 +30,7 @@ OPTIONAL_CAPABILITIES = frozenset({
     "redact-payload",    # RedactingProvider: redact_payload, redaction_note
     "append-stream",     # StreamingProvider: append_stream
     "payload-snapshot",  # SnapshotProvider: payload_reader
+    "read-streams",      # StreamReadingProvider: read_streams
     "pause-writes",      # PausingProvider: paused
     "gc",                # CollectingProvider: gc
     "search-lexical",    # (reserved)
@@ -207,6 +208,16 @@ class SnapshotProvider(Provider, Protocol):
     def payload_reader(self) -> Callable[[str], bytes | None]:
         """``payload`` bound to one snapshot of the stored payloads, for reading many at once:
         every call answers from the same state, whatever is appended or redacted meanwhile."""
+
+
+@runtime_checkable
+class StreamReadingProvider(Provider, Protocol):
+    """A provider with the optional ``read-streams`` capability."""
+
+    def read_streams(self, streams: Collection[str], scope: str | None = None,
+                     kinds: Iterable[str] | None = None) -> Iterator[Stored]:
+        """``read`` of only the records of ``streams``, in store order, without reading the
+        others' bytes: a read of a few episodes costs what they hold, not what the store does."""
 
 
 @runtime_checkable

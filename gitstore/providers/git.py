@@ -23,7 +23,7 @@ import os
 import random
 import re
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,9 +47,8 @@ from gitstore.providers._base import (
     VerifyReport,
 )
 from gitstore.providers._objects import (
-    BLOB, BLOB_MODE, PACK_THRESHOLD, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, tree_bytes,
+    BLOB, BLOB_MODE, PACK_THRESHOLD, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, read_blob, tree_bytes,
 )
-from gitstore.providers._verify_git import verify_repository
 
 PREFIX = "refs/memory/v1/"
 WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
@@ -140,6 +139,8 @@ def format_message(clock: int, writer: str, namespace: str, entries: Iterable[En
 
 
 _LINE = re.compile(r"^(sha256:[0-9a-f]{64}) ([a-z]+) (\S{1,200})$")
+_RECORD = re.compile(r"(sha256:[0-9a-f]{64}) ([a-z]+) ([^\s]{1,200})\n")
+_RECORDS = re.compile(r"(?:sha256:[0-9a-f]{64} [a-z]+ [^\s]{1,200}\n)+")
 
 
 def parse_message(message: str) -> Header:
@@ -154,14 +155,13 @@ def parse_message(message: str) -> Header:
     clock = fields.get("Clock", "")
     if not clock.isdigit() or len(clock) > 15:
         raise ValueError(f"bad Clock {clock!r}")
-    lines = []
-    for raw in records.rstrip("\n").splitlines():
-        match = _LINE.match(raw)
-        if not match:
-            raise ValueError(f"bad record line {raw[:80]!r}")
-        lines.append((match.group(1), match.group(2), match.group(3)))
-    if not lines:
-        raise ValueError("append commit lists no records")
+    block = records.rstrip("\n") + "\n"
+    if not _RECORDS.fullmatch(block):  # then findall's matches are the lines, one after another
+        for raw in block.splitlines():
+            if not _LINE.match(raw):
+                raise ValueError(f"bad record line {raw[:80]!r}")
+        raise ValueError("append commit lists no records, one per line")
+    lines = _RECORD.findall(block)
     return Header(int(clock), fields.get("Writer", ""), fields.get("Namespace", ""), tuple(lines))
 
 
@@ -213,7 +213,8 @@ class GitProvider:
         return Manifest(
             name="git",
             contracts=CONTRACT_VERSIONS,
-            capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "append-stream", "payload-snapshot", "pause-writes"},
+            capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "append-stream", "payload-snapshot",
+                                                  "pause-writes", "read-streams"},
             storage="git object database, refs/memory/v1/",
         )
 
@@ -524,13 +525,22 @@ class GitProvider:
         return commits
 
     def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[Stored]:
+        return self._read(scope, kinds, None)
+
+    def read_streams(self, streams: Collection[str], scope: str | None = None,
+                     kinds: Iterable[str] | None = None) -> Iterator[Stored]:
+        return self._read(scope, kinds, streams)
+
+    def _read(self, scope: str | None, kinds: Iterable[str] | None,
+              streams: Collection[str] | None) -> Iterator[Stored]:
         wanted = set(kinds) if kinds is not None else None
         needle = None if scope is None else f'"scope":"{scope}"'.encode()
         seen: set[str] = set()
-        blobs = _BlobIndex(self.repo)
+        blobs = _BlobIndex(self.repo, walk=streams is None)
         for header, info, oid in self._commits():
             for position, (digest, kind, stream) in enumerate(header.lines):
-                if (wanted is not None and kind not in wanted) or digest in seen:
+                if ((wanted is not None and kind not in wanted) or digest in seen
+                        or (streams is not None and stream not in streams)):
                     continue
                 seen.add(digest)
                 data = blobs.data(info, kind, digest, oid)
@@ -540,7 +550,7 @@ class GitProvider:
                              header.clock, position)
 
     def read_stream(self, stream: str) -> Iterator[Stored]:
-        blobs = _BlobIndex(self.repo)
+        blobs = _BlobIndex(self.repo, walk=False)
         for header, info, oid in self._commits():
             for position, (digest, kind, line_stream) in enumerate(header.lines):
                 if line_stream == stream:
@@ -578,6 +588,8 @@ class GitProvider:
         return read
 
     def verify(self) -> VerifyReport:
+        from gitstore.providers._verify_git import verify_repository  # only verify needs it
+
         return verify_repository(self.repo)
 
 
@@ -623,25 +635,48 @@ class _Staging:
 
 
 class _BlobIndex:
-    """Finds record blobs through each ref's tip tree, walked once per kind folder.
+    """Finds record blobs through each ref's tip tree, walked once per kind folder (``walk``),
+    or looked up path by path (a read of a few records).
 
     A writer's tip tree holds every record it ever stored (records are only added), so one
     walk serves every commit of the ref; ``verify`` checks that each commit agrees with it.
     """
 
-    def __init__(self, repo: pygit2.Repository) -> None:
+    def __init__(self, repo: pygit2.Repository, *, walk: bool = True) -> None:
         self.repo = repo
+        self.walk = walk
         self._maps: dict[tuple[str, str], dict[str, tuple[pygit2.Oid, int]]] = {}
+        self._roots: dict[str, bytes] = {}
+        self._odb = repo.odb
+        self._folders = TreeReader(self._odb)  # folders parsed once, however many records share them
 
     def data(self, info: RefInfo, kind: str, digest: str, commit: pygit2.Oid) -> bytes:
-        found = self._map(info, kind).get(digest[7:])
+        found = self._map(info, kind).get(digest[7:]) if self.walk else self._entry(info, kind, digest)
         if found is None:
             raise IntegrityError(f"{info.name}: commit {commit} lists {record_path(kind, digest)} but the tree lacks it")
         oid, mode = found
         if mode != pygit2.GIT_FILEMODE_BLOB:
             raise IntegrityError(f"{info.name}: {record_path(kind, digest)} is not a regular file")
-        data: bytes = self.repo[oid].data
-        return data
+        try:
+            return read_blob(self._odb, oid.raw)
+        except Unreadable as exc:
+            raise IntegrityError(f"{info.name}: {record_path(kind, digest)}: {exc}; run `gitstore verify`") from None
+
+    def _entry(self, info: RefInfo, kind: str, digest: str) -> tuple[pygit2.Oid, int] | None:
+        node = self._roots.get(info.name)
+        if node is None:
+            node = self._roots[info.name] = self.repo[self.repo.references[info.name].target].tree_id.raw
+        *folders, name = record_path(kind, digest).split("/")
+        try:
+            for folder in folders:
+                found = self._folders.listing(node).get(folder)
+                if found is None or found[0] != TREE_MODE:
+                    return None
+                node = found[1]
+            leaf = self._folders.listing(node).get(name)
+        except Unreadable as exc:
+            raise IntegrityError(f"{info.name}: {exc}; run `gitstore verify`") from None
+        return None if leaf is None else (pygit2.Oid(raw=leaf[1]), int(leaf[0], 8))
 
     def _map(self, info: RefInfo, kind: str) -> dict[str, tuple[pygit2.Oid, int]]:
         key = (info.name, kind)
