@@ -174,3 +174,6 @@ def _error(message: str, code: int, as_json: bool) -> None:
 def run() -> None:
     """Console-script entry point."""
     sys.exit(main())
+
+
+__all__ = ["COMMANDS", "main", "run", "top_help"]

@@ -17,7 +17,7 @@ from gitstore.errors import ConflictError, Refused
 from gitstore.records.identity import AUTO_SAFE
 from gitstore.rules import evidence as ev
 from gitstore.rules.active import Claims, settle
-from gitstore.rules.lifecycle import AUTO, History, checked, histories
+from gitstore.rules.lifecycle import AUTO, History, check_step, checked, histories
 from gitstore.rules.view import View
 from gitstore.safety.gate import screen_text
 from gitstore.records.vocabulary import AUDIENCES, CATEGORIES, MEMORY_KINDS
@@ -111,7 +111,7 @@ def revise(ctx: Context, learning_id: str, evidence: list[dict[str, Any]],
     record["support"], record["dissent"] = _origins(record["evidence"]), _origins(record["counterevidence"])
     if rationale:
         record["rationale"] = screen_text(rationale, "rationale")
-    _write(ctx, [seal(record)], "propose", by, None, learning_id, current["digest"])
+    _write(ctx, [seal(record)], "propose", by, None, learning_id, current)
     return record
 
 
@@ -131,7 +131,7 @@ def accept(ctx: Context, learning_id: str, review_digest: str, by: str,
     if current["replaces"]:
         record["supersedes"] = list(current["replaces"])
     record = seal(record)
-    _write(ctx, [record], "accept", by, None, learning_id, current["digest"], record.get("supersedes", []))
+    _write(ctx, [record], "accept", by, None, learning_id, current, record.get("supersedes", []))
     return record
 
 
@@ -143,7 +143,7 @@ def reject(ctx: Context, learning_id: str, review_digest: str, by: str, reason: 
     record["state"] = "rejected"
     record["decision"] = {"by": by, "reviewDigest": review_digest, "edited": False, "reason": reason}
     record = seal(record)
-    _write(ctx, [record], "reject", by, reason, learning_id, current["digest"])
+    _write(ctx, [record], "reject", by, reason, learning_id, current)
     return record
 
 
@@ -159,7 +159,7 @@ def retire(ctx: Context, learning_id: str, by: str, reason: str) -> dict[str, An
     record["state"] = "retired"
     record["decision"] = {"by": by, "reviewDigest": current["reviewDigest"], "edited": False, "reason": reason}
     record = seal(record)
-    _write(ctx, [record], "retire", by, reason, learning_id, current["digest"])
+    _write(ctx, [record], "retire", by, reason, learning_id, current)
     return record
 
 
@@ -193,7 +193,7 @@ def auto_accept(ctx: Context, record: dict[str, Any]) -> list[dict[str, Any]]:
                            "reason": "auto-safe: low-risk kind with verified-command evidence"}
         current = seal(nxt)
         steps.append(current)
-    _write(ctx, steps, "auto-accept", AUTO_SAFE, None, record["id"], record["digest"])
+    _write(ctx, steps, "auto-accept", AUTO_SAFE, None, record["id"], record)
     return steps
 
 
@@ -236,7 +236,16 @@ def _next(current: dict[str, Any]) -> dict[str, Any]:
 
 
 def _write(ctx: Context, records: list[dict[str, Any]], action: str, by: str, reason: str | None,
-           learning_id: str, expected: str | None, extra: list[str] | tuple[str, ...] = ()) -> None:
+           learning_id: str, prior: dict[str, Any] | None, extra: list[str] | tuple[str, ...] = ()) -> None:
+    """Write versions that follow ``prior`` (None: a new learning), after the same lifecycle check
+    every read applies to them, so a write never stores a history that reads refuse."""
+    before = prior
+    for record in records:
+        problem = check_step(before, record)
+        if problem:
+            raise Refused(f"{learning_id}: version {record['version']} would break the lifecycle: {problem}")
+        before = record
+    expected = prior["digest"] if prior is not None else None
     try:
         ctx.write(records, action, by, [learning_id, *extra], reason, if_head=(learning_id, expected))
     except ConflictError:
