@@ -163,3 +163,9 @@ def test_every_script_is_valid_for_its_shell(shell: str) -> None:
 def test_an_unknown_shell_is_refused() -> None:
     done = gitstore("completion", "tcsh")
     assert done.returncode == 2 and "no completion for 'tcsh'" in done.stderr
+
+
+def test_the_readme_names_every_command() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    for name in COMMANDS:
+        assert re.search(rf"gitstore [^\n]*\b{re.escape(name)}\b", readme), f"README.md never mentions {name}"

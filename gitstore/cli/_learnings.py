@@ -28,7 +28,9 @@ def print_standing(standing: Standing, indent: str = "  ") -> None:
 
 
 def print_shown(shown: Shown) -> None:
-    print_rows([shown.row])
+    data = shown.row.to_json()
+    label = " [auto-safe]" if data["trust"] == "auto-safe" else ""
+    echo(f"{data['id']} {data['state']}{label}")
     version = shown.version
     if version is None:
         echo(f"  problem: {shown.row.history.problem}")

@@ -31,7 +31,7 @@ def episodes(
     for shown in found:
         episode = shown.episode
         title = episode["title"] or "(no title)"
-        degraded = " [degraded capture]" if episode["capture"] == "degraded" else ""
+        degraded = " [degraded capture: parts were not kept; `gitstore evidence` shows what was]" if episode["capture"] == "degraded" else ""
         echo(f"{episode['id']} {episode['source']['kind']:<13} {shown.count:>4} event(s) {shown.where}  {title}{degraded}")
         for event in shown.events:
             print_event(event, "    ")

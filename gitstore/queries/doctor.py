@@ -115,7 +115,7 @@ def _hooks(report: Report, root: Path | None, home: Path) -> None:
 
 
 def _hook_log(report: Report, state: Path | None) -> None:
-    from gitstore.capture.agent_hook import LOG_NAME
+    from gitstore.capture.hooklog import LOG_NAME
 
     path = state / "logs" / LOG_NAME if state is not None else Path(tempfile.gettempdir()) / f"gitstore-{LOG_NAME}"
     try:

@@ -194,8 +194,8 @@ def _event(view: View, event_id: str) -> EventShown:
 # -- why a learning is not in force ------------------------------------------------------------
 
 _STATES = {
-    "proposed": ("it is a proposal: no person has accepted it", "review it with `gitstore show {id}`, then "
-                 "`gitstore accept {id} --review-digest ...` or `gitstore reject`"),
+    "proposed": ("it is a proposal: no person has accepted it",
+                 "a person reads `gitstore show {id}`, then accepts or rejects it, quoting its reviewDigest"),
     "rejected": ("a person rejected it", "propose it again if the evidence has changed"),
     "retired": ("a person retired it", "propose it again if it should come back"),
     "auto-accepted": ("the auto-safe gate accepted it but has not activated it yet", "accept it yourself"),
