@@ -16,7 +16,7 @@ from gitstore.queries._text import event_text, removed_note
 from gitstore.queries._views import learning_view
 from gitstore.rules.active import Status, evaluate
 from gitstore.rules.consent import decide, withdrawn
-from gitstore.rules.lifecycle import History, build
+from gitstore.rules.lifecycle import USABLE, History, build
 from gitstore.rules.view import View
 
 DEFAULT_PURPOSE = "instruction"
@@ -46,16 +46,24 @@ class Row:
 
 def learnings(ctx: Context, purpose: str = DEFAULT_PURPOSE, *, active: bool = False) -> list[Row]:
     """Every learning (only those in force for ``purpose`` when ``active``), in id order."""
-    view, all_histories = learning_view(ctx.store)
+    view, all_histories = learning_view(ctx.store, _may_be_in_force)
     statuses = evaluate(view, purpose, all_histories=all_histories)
     return [Row(s, all_histories[i]) for i, s in statuses.items() if s.usable or not active]
 
 
 def proposals(ctx: Context) -> list[Row]:
-    """Proposals waiting for a person, judged for review."""
-    view, all_histories = learning_view(ctx.store, _waiting)
+    """Proposals waiting for a person, judged for review (a proposal is in force for nothing,
+    so no evidence needs reading to say so)."""
+    view, all_histories = learning_view(ctx.store, lambda history: False)
     statuses = evaluate(view, "review", all_histories=all_histories)
     return [Row(statuses[i], h) for i, h in sorted(all_histories.items()) if _waiting(h)]
+
+
+def _may_be_in_force(history: History) -> bool:
+    """Whether the rules look at a learning's evidence at all: only a version in a usable state
+    can be in force (the others are judged by their state alone). Evidence left unread could
+    only ever make a learning not in force, never the reverse."""
+    return history.valid and history.current["state"] in USABLE
 
 
 def _waiting(history: History) -> bool:
