@@ -36,7 +36,7 @@ from typing import Any
 NAME = "cli"
 STARTUP_GOAL = 2.0
 COMMAND_GOAL = 0.3
-EVENTS_PER_LEARNING = 40  # a team's store; the rules benchmark's mix has 7.5
+EVENTS_PER_LEARNING = 40.0  # a team's store; the rules benchmark's mix has 7.5
 
 LIBRARY = {
     "status": "from gitstore.config import Workspace\nfrom gitstore.queries.status import status\n"
@@ -149,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="gitstore-bench-cli-"))
     stores = []
     try:
-        mixes = [("a team's mix", EVENTS_PER_LEARNING, True)]
+        mixes: list[tuple[str, float, bool]] = [("a team's mix", EVENTS_PER_LEARNING, True)]
         if not options.quick:
             mixes.append(("learning-heavy mix", 7.5, False))
         for index, (mix, per_learning, goal) in enumerate(mixes):

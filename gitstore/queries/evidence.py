@@ -109,9 +109,10 @@ def evidence(ctx: Context, episode_id: str, grep: str | None = None) -> EpisodeS
     items = list(ctx.store.stream(wanted))
     events = [i.record for i in items if i.kind == "event"]
     ctx.store.attach_payloads(events)
-    [head] = _first_of_each([i for i in items if i.kind == "episode"]) or [None]
-    if head is None:
+    heads = _first_of_each([i for i in items if i.kind == "episode"])
+    if not heads:
         raise Refused(f"no episode {episode_id} in this scope (`gitstore episodes` lists them)")
+    head = heads[0]
     shown = tuple(EventShown(e) for e in events if found is None or matches(found, event_text(e)))
     return EpisodeShown(head.record, head.stored.namespace, len(events), shown)
 
@@ -122,7 +123,7 @@ def _episode_named(ctx: Context, text: str) -> str:
         raise UsageError(f"{text!r} is not an episode id (they look like ep_<hex>; `gitstore episodes` lists them)")
     if len(text) == 35:  # ep_ + 32 hex digits
         return text
-    ids = {i.record["id"] for i in ctx.store.items(["episode"]) if i.record["id"].startswith(text)}
+    ids = {str(i.record["id"]) for i in ctx.store.items(["episode"]) if i.record["id"].startswith(text)}
     if len(ids) != 1:
         raise Refused(f"{text} names {'no' if not ids else len(ids)} episode{'s' if len(ids) != 1 else ''} in this scope"
                       + ("; give more digits" if ids else " (`gitstore episodes` lists them)"))
