@@ -203,3 +203,14 @@ def test_accept_warns_when_the_learning_is_not_in_force(copy: Context, built: di
              "--by", "github:9", cwd=copy.workspace.root)
     assert out.startswith(f"accepted {built['waiting']['id']}") and "warning: agents do not get it yet" in out
     assert "to do: a person who may decide can grant it: `gitstore grant --purpose instruction" in out
+
+
+def test_a_label_judging_a_comment_of_another_episode_is_judged_with_it(copy: Context, built: dict) -> None:
+    elsewhere = Thread(copy, 9, "300")
+    label = elsewhere.event("label", "label:cross", "2026-03-04T10:00:00.000000Z", "bot:labeler",
+                            parent=built["jitter"]["id"],
+                            label={"theme": "retry-jitter", "polarity": "problem", "category": "convention"})
+    elsewhere.save()
+    learning = accepted(copy, propose(copy, [ref(label)], title="Labelled", text="Jitter, as labelled."))
+    assert learnings.standing(copy, learning["id"]).in_force
+    assert learning["id"] in {r.status.id for r in learnings.learnings(copy, active=True)}
