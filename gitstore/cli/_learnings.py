@@ -9,13 +9,15 @@ from gitstore.queries.learnings import EvidenceShown, Row, Shown, Standing
 
 
 def print_rows(rows: list[Row]) -> None:
+    lines = []
     for row in rows:
         data = row.to_json()
         label = " [auto-safe]" if data["trust"] == "auto-safe" else ""
         title = data.get("title", "(history breaks a rule; content withheld)")
-        echo(f"{data['id']} {data['state']:<13}{label} {title}")
-        for reason in data["reasons"]:
-            echo(f"    {reason}")
+        lines.append(f"{data['id']} {data['state']:<13}{label} {title}")
+        lines.extend(f"    {reason}" for reason in data["reasons"])
+    if lines:
+        echo("\n".join(lines))
 
 
 def print_standing(standing: Standing, indent: str = "  ") -> None:
