@@ -32,10 +32,6 @@ _EXPORTS = {
 
 __all__ = sorted([*_EXPORTS, "__version__"])
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # a gate or a hook that imports one module need not load typing
-    from typing import Any
-
 
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)

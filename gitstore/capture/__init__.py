@@ -2,4 +2,5 @@
 installation of harness hooks. Importing this package loads nothing else: the agent hook starts
 fast."""
 
-__all__ = ["agent_hook", "harnesses", "install", "reviews", "sessions", "transcripts"]  # the public modules (tests/test_public_api.py keeps the list whole)
+
+__all__ = ["agent_hook", "harnesses", "hooklog", "install", "reviews", "sessions", "transcripts"]  # the public modules (tests/test_public_api.py keeps the list whole)

@@ -65,7 +65,7 @@ PROPOSER_KINDS = ("consolidator", "person", "labeler")
 # -- audit (audit.schema.json) -------------------------------------------------------------------
 AUDIT_ACTIONS = (
     "grant", "withdraw", "propose", "accept", "reject", "retire", "merge", "export", "redact",
-    "import", "auto-accept", "capture", "purge",
+    "import", "auto-accept", "capture", "purge", "promote",
 )
 """What an audit entry records (``audit.action``)."""
 
