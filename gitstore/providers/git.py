@@ -140,7 +140,6 @@ def format_message(clock: int, writer: str, namespace: str, entries: Iterable[En
 
 _LINE = re.compile(r"^(sha256:[0-9a-f]{64}) ([a-z]+) (\S{1,200})$")
 _RECORD = re.compile(r"(sha256:[0-9a-f]{64}) ([a-z]+) ([^\s]{1,200})\n")
-_RECORDS = re.compile(r"(?:sha256:[0-9a-f]{64} [a-z]+ [^\s]{1,200}\n)+")
 
 
 def parse_message(message: str) -> Header:
@@ -156,12 +155,13 @@ def parse_message(message: str) -> Header:
     if not clock.isdigit() or len(clock) > 15:
         raise ValueError(f"bad Clock {clock!r}")
     block = records.rstrip("\n") + "\n"
-    if not _RECORDS.fullmatch(block):  # then findall's matches are the lines, one after another
+    lines = _RECORD.findall(block)
+    # matches never overlap, so they cover the whole block exactly when their lengths add up to it
+    if not lines or sum(len(d) + len(k) + len(s) + 3 for d, k, s in lines) != len(block):
         for raw in block.splitlines():
             if not _LINE.match(raw):
                 raise ValueError(f"bad record line {raw[:80]!r}")
         raise ValueError("append commit lists no records, one per line")
-    lines = _RECORD.findall(block)
     return Header(int(clock), fields.get("Writer", ""), fields.get("Namespace", ""), tuple(lines))
 
 
