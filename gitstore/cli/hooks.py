@@ -10,7 +10,7 @@ from gitstore.cli._complete import words
 from gitstore.capture.install import SCOPES
 from gitstore.errors import NotARepository
 from gitstore.capture.harnesses import HARNESSES
-from gitstore.capture.install import HookStatus, Report, install, status, uninstall
+from gitstore.capture.install import NOT_SET_UP, HookStatus, Report, install, status, uninstall
 from gitstore.scope import open_repository
 from gitstore.cli._io import JSON_OPTION, emit_json
 
@@ -75,6 +75,8 @@ def status_(as_json: bool = JSON_OPTION) -> None:
 def _state(row: HookStatus) -> str:
     if not row.installed:
         return "broken" if row.problems else "not installed"
+    if row.problems == (NOT_SET_UP,):
+        return "idle here"
     return "works" if row.works else "does not work"
 
 
