@@ -7,10 +7,9 @@ from pathlib import Path
 import typer
 
 from gitstore.cli._complete import words
-from gitstore.capture.install import SCOPES
 from gitstore.errors import NotARepository
 from gitstore.capture.harnesses import HARNESSES
-from gitstore.capture.install import NOT_SET_UP, HookStatus, Report, install, status, uninstall
+from gitstore.capture.install import NOT_SET_UP, SCOPES, HookStatus, Report, install, status, uninstall
 from gitstore.scope import open_repository
 from gitstore.cli._io import JSON_OPTION, emit_json
 
