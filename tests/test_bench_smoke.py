@@ -82,7 +82,7 @@ CLI_LINES = [
     for p in (
         r"^cli: start-up gitstore --version \d+ ms, python3 -c pass \d+ ms, ratio [\d.]+x " + _VERDICT,
         r"^cli: start-up gitstore --help \d+ ms, python3 -c pass \d+ ms, ratio [\d.]+x " + _VERDICT,
-        *(rf"^cli: {name} on \d+ records \(a team's mix\) [\d.]+ s \(cpu [\d.]+ s\), library [\d.]+ s "
+        *(rf"^cli: {name} on \d+ records \(a team's mix\) [\d.]+ s \(best [\d.]+ s, cpu [\d.]+ s\), library [\d.]+ s "
           r"\(cpu [\d.]+ s\), ratio [\d.]+x \(goal <= 0.3 s\): (goal met|GOAL NOT MET)$"
           for name in ("status", "learnings", "show")),
     )
