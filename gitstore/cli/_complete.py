@@ -9,7 +9,6 @@ module alone, as a run would load it. It never fails loudly: a shell must not sh
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -63,6 +62,3 @@ def words(values: Iterable[str]) -> Callable[[str], list[str]]:
     choices = tuple(values)
     return lambda incomplete: [v for v in choices if v.startswith(incomplete)]
 
-
-if __name__ == "__main__":  # pragma: no cover - the scripts call `gitstore __complete`
-    sys.exit(answer(sys.argv[1:]))
