@@ -178,6 +178,14 @@ def test_doctor_names_what_to_do(ctx: Context, tmp_path: Path) -> None:
     assert not outside.ok and outside.checks[0].name == "repository"
 
 
+def test_doctor_warns_when_a_push_would_send_every_ref(copy: Context, tmp_path: Path) -> None:
+    from .conftest import git
+
+    git(copy.workspace.root, "config", "remote.origin.mirror", "true")
+    checks = {c.name: c for c in doctor(copy.workspace.root, tmp_path).checks}
+    assert checks["remote origin push"].state == "warn" and "personal sessions" in checks["remote origin push"].detail
+
+
 # -- through the command line --------------------------------------------------------------------
 
 def test_the_read_commands_render_it(built: dict) -> None:

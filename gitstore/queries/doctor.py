@@ -133,7 +133,6 @@ def _hook_log(report: Report, state: Path | None) -> None:
 
 def _remotes(report: Report, workspace: Any) -> None:
     from gitstore.ops.setup import fetch_refspecs
-    from gitstore.providers.git import PREFIX, discover_refs
 
     repo = workspace.repo
     if not list(repo.remotes):
@@ -143,14 +142,26 @@ def _remotes(report: Report, workspace: Any) -> None:
         report.add(f"remote {remote.name}", WARN if missing else OK,
                    f"fetch refspecs for shared memory {'missing' if missing else 'present'}",
                    "gitstore init (adds them)" if missing else "")
-        mirror = repo.config.get_bool(f"remote.{remote.name}.mirror") if f"remote.{remote.name}.mirror" in repo.config else False
-        if mirror or any(s.lstrip("+").startswith(("refs/*", ":")) for s in remote.push_refspecs):
-            report.add(f"remote {remote.name} push", WARN, "pushes every ref (mirror or refs/*): personal "
-                       "session records would leave this clone", f"git config --unset remote.{remote.name}.mirror")
-    writer = workspace.config.writer
-    pushed = [i.name for i in discover_refs(repo) if i.namespace == "shared" and i.writer == writer
+        if _pushes_every_ref(repo, remote):
+            report.add(f"remote {remote.name} push", WARN, "a push sends every ref (mirror or refs/*), and "
+                       "with them the records of personal sessions", f"git config --unset remote.{remote.name}.mirror "
+                       f"(and remove the refs/* push refspec of {remote.name})")
+    _push(report, workspace)
+
+
+def _pushes_every_ref(repo: Any, remote: Any) -> bool:
+    key = f"remote.{remote.name}.mirror"
+    mirror = key in repo.config and repo.config.get_bool(key)
+    return bool(mirror) or any(s.lstrip("+").startswith(("refs/*", ":")) for s in remote.push_refspecs)
+
+
+def _push(report: Report, workspace: Any) -> None:
+    from gitstore.providers.git import PREFIX, discover_refs
+
+    refs = discover_refs(workspace.repo)
+    pushed = [i.name for i in refs if i.namespace == "shared" and i.writer == workspace.config.writer
               and i.name.startswith(PREFIX + "records/")]
-    kept = [i.name for i in discover_refs(repo) if i.namespace == "local"]
+    kept = [i.name for i in refs if i.namespace == "local"]
     report.add("push", OK, (f"a push of memory sends {', '.join(pushed)} and its payloads" if pushed
                             else "nothing of this clone's memory to push yet")
                + (f"; {len(kept)} local ref(s) of personal sessions are never pushed" if kept else ""))
