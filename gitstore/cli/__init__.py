@@ -3,9 +3,10 @@
 Every command lives in a module of its own and is named in ``COMMANDS`` with its one-line
 summary. A run imports only the module of the command it runs, so start-up costs what that
 command needs: ``--version``, the top-level ``--help`` and the completion of command names are
-answered from this table without loading the command framework at all (``_app`` loads it). ``main`` is the only place errors become exit codes:
-0 ok, 1 refused or invalid input, 2 usage, 3 integrity failure, 130 interrupted. Every error is
-one line on standard error (JSON, ``{"error": ..., "code": ...}``, when ``--json`` was given).
+answered from this table without loading the command framework at all (``_app`` loads it).
+``main`` is the only place errors become exit codes: 0 ok, 1 refused or invalid input, 2 usage,
+3 integrity failure, 130 interrupted. Every error is one line on standard error (JSON,
+``{"error": ..., "code": ...}``, when ``--json`` was given).
 """
 
 from __future__ import annotations
