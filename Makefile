@@ -16,9 +16,9 @@ $(STAMP): pyproject.toml
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q
 
-## demo: run gitstore end to end on a sample repository in a temporary folder
+## demo: run gitstore end to end on a sample repository in a temporary folder (KEEP=1 keeps it)
 demo: $(STAMP)
-	$(BIN)/python -m tools.demo
+	KEEP=$(KEEP) $(BIN)/python -m tools.demo
 
 ## bench: run the benchmarks and print their ratios
 bench: $(STAMP)

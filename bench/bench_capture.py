@@ -75,14 +75,14 @@ import orjson
 
 from gitstore.capture import sessions as capture_module
 from gitstore.capture.sessions import MAX_COMMANDS, MAX_TURNS, capture_from_hook, import_transcript
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.capture.transcripts import parse_transcript
+from tools.testdata import MISSING, available, testdata_root
 
 NAME = "capture"
 GOAL = 12.0
 ORIGIN = "https://github.com/acme/widgets.git"
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "testdata" / "transcripts"
+DATA = testdata_root() / "transcripts"
 SAMPLES = [
     "claude-code/claude-code-viewer/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
     "claude-code/claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
@@ -652,9 +652,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         template = make_template(folder / "template")
         repos = Repos(folder, template)
         hook = measure_hook(repos, folder, lines, repeat, options.poll)
-        imported = None if options.no_import else measure_import(repos, folder, size, import_repeat)
+        skip_import = options.no_import or not available()
+        imported = None if skip_import else measure_import(repos, folder, size, import_repeat)
         rss = peak_rss_mib()
     print(report(hook, imported, rss), flush=True)
+    if not options.no_import and not available():
+        print(f"{NAME}: import skipped: {MISSING}")
     if options.json:
         print(json.dumps({"hook": hook, "import": imported, "peak_rss_mib": rss}, sort_keys=True, default=str))
     return 0

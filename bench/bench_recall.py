@@ -55,7 +55,7 @@ import gitstore
 from bench.recall_quality import evaluate
 from gitstore.deliver.build import build as build_index
 from gitstore.deliver.place import locate
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.ops.setup import init
 from gitstore.records.ids import episode_id, event_id
 

@@ -70,7 +70,8 @@ from typing import Any
 import gitstore
 from gitstore.records.identity import AUTO_SAFE
 from gitstore.records.ids import episode_id, event_id
-from gitstore.ops._context import Context
+from gitstore.records.vocabulary import CATEGORIES
+from gitstore.context import Context
 from gitstore.rules import active as active_rules
 from gitstore.rules.consent import decide
 from gitstore.rules.evidence import refs_serve
@@ -95,7 +96,6 @@ PATHS = ("src/retry.py", "src/api/handlers.py", "src/db/migrations.py", "src/cac
 WORDS = ("retry loop backoff jitter review thread comment handler parser schema record digest "
          "timeout request cache lock queue worker config module function return error logging "
          "metric path file uses must should never always before after when because test").split()
-CATEGORIES = ("decision", "convention", "constraint", "resolved-problem", "project-knowledge")
 BATCH = 20_000  # records per append
 
 

@@ -45,10 +45,10 @@ from typing import Any
 import orjson
 
 from gitstore.capture.transcripts import parse_transcript
+from tools.testdata import MISSING, available, testdata_root
 
 NAME = "transcripts"
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "testdata" / "transcripts"
+DATA = testdata_root() / "transcripts"
 
 CLAUDE = [
     "claude-code/claude-code-viewer/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
@@ -251,6 +251,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     repeat = options.repeat or (1 if options.quick else 3)
     if size <= 0 or repeat < 1:
         parser.error("--size must be positive and --repeat at least 1")
+    if not available():
+        print(f"{NAME}: skipped: {MISSING}")
+        return 0
     results = measure(size, repeat)
     print(report(results), flush=True)
     if options.json:

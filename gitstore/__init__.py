@@ -2,6 +2,10 @@
 
 Names are imported on first use, so ``python -m gitstore.capture.agent_hook`` (run by harness hooks) starts
 without loading the contracts, validators or git bindings it may not need.
+
+The public API: the record layer (canonical form, digests, contracts, times), the errors, and
+``Context.open()`` with the ``Store`` it opens. Each stage is a package with its own
+``__all__``: ``gitstore.queries`` reads, ``gitstore.ops`` writes, ``gitstore.rules`` decides.
 """
 
 from __future__ import annotations
@@ -22,13 +26,11 @@ _EXPORTS = {
     "CanonicalizationError": ".errors", "ConflictError": ".errors", "ContractError": ".errors",
     "GitstoreError": ".errors", "IntegrityError": ".errors", "InvalidInput": ".errors",
     "NotARepository": ".errors", "Refused": ".errors", "UsageError": ".errors",
+    "Context": ".context", "Workspace": ".config", "Store": ".store", "Item": ".store",
+    "Provider": ".providers", "Manifest": ".providers", "open_provider": ".providers",
 }
 
 __all__ = sorted([*_EXPORTS, "__version__"])
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # a gate or a hook that imports one module need not load typing
-    from typing import Any
 
 
 def __getattr__(name: str) -> Any:

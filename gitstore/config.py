@@ -1,15 +1,26 @@
-"""Local configuration and state under ``okf/.memory/`` (git-ignored, never committed).
+"""This clone's configuration and local state under ``okf/.memory/`` (git-ignored, never committed).
 
-``okf/.memory/config.json`` holds this clone's writer id and provider choice, written by
-``gitstore init``. Values are read strictly: an unknown field or a bad value is an error that
-names it, never silently ignored.
+``okf/.memory/config.json`` is read and written here and nowhere else. ``gitstore init`` writes
+it; a person may edit it. Its fields:
+
+- ``writer``: this clone's writer id (required; ``gitstore init`` makes one up);
+- ``provider``: where records are kept: ``git`` (default), ``sqlite``, ``jsonl`` or ``memory``;
+- ``capture``: ``{"mode": "summary" | "transcript" | "hybrid"}``, how much of an agent session a
+  capture keeps (default ``summary``);
+- ``automation``: the optional auto-safe gate, judged by ``gitstore.rules.autosafe``: any
+  problem in it switches automation off and says why, so a typo never switches it on;
+- ``delivery``: how much recall may hand an agent, judged by ``gitstore.deliver.limits``: any
+  problem in it makes delivery inert (the delivery hook, which must start without loading git
+  bindings, reads the file with ``gitstore.deliver.place`` and judges only that section).
+
+Everything else is read strictly: an unknown field or a bad value is an error that names it and
+says which file to fix, never silently ignored.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import secrets
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,25 +29,35 @@ from typing import Any
 import pygit2
 
 from gitstore.errors import InvalidInput, NotARepository, Refused
+from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
 from gitstore.scope import open_repository, repository_scope
 
 STATE_DIR = Path("okf") / ".memory"
 CONFIG_NAME = "config.json"
+CONFIG_FILE = (STATE_DIR / CONFIG_NAME).as_posix()
 PROVIDERS = ("git", "sqlite", "jsonl", "memory")
-# sections other modules read strictly themselves: automation (rules/autosafe.py), capture
-# (capture/sessions.py), delivery (deliver/limits.py)
-_FIELDS = {"writer": str, "provider": str, "automation": object, "capture": object, "delivery": object}
+_SECTIONS = ("writer", "provider", "capture", "automation", "delivery")
 
 
 @dataclass(frozen=True)
 class Config:
-    """This clone's settings."""
+    """This clone's settings, as ``config.json`` states them (defaults filled in)."""
 
     writer: str
     provider: str = "git"
+    capture_mode: str = DEFAULT_CAPTURE_MODE
+    automation: Any = None  # the raw "automation" section (None: absent); see rules/autosafe.py
+    delivery: Any = None  # the raw "delivery" section (None: absent); see deliver/limits.py
 
     def to_json(self) -> dict[str, Any]:
-        return {"writer": self.writer, "provider": self.provider}
+        data: dict[str, Any] = {"writer": self.writer, "provider": self.provider}
+        if self.capture_mode != DEFAULT_CAPTURE_MODE:
+            data["capture"] = {"mode": self.capture_mode}
+        if self.automation is not None:
+            data["automation"] = self.automation
+        if self.delivery is not None:
+            data["delivery"] = self.delivery
+        return data
 
 
 @dataclass(frozen=True)
@@ -69,34 +90,41 @@ def read_config(path: Path) -> Config:
         raise InvalidInput(f"{path}: cannot read configuration ({exc})") from None
     if not isinstance(data, dict):
         raise InvalidInput(f"{path}: configuration must be a JSON object")
-    for key, value in data.items():
-        if key not in _FIELDS:
-            raise InvalidInput(f"{path}: unknown field {key!r}")
-        if _FIELDS[key] is not object and not isinstance(value, _FIELDS[key]):
-            raise InvalidInput(f"{path}: field {key!r} must be a {_FIELDS[key].__name__}")
-    if "writer" not in data:
-        raise InvalidInput(f"{path}: no writer id")
-    if data.get("provider", "git") not in PROVIDERS:
-        raise InvalidInput(f"{path}: unknown provider {data['provider']!r} (one of {', '.join(PROVIDERS)})")
-    return Config(writer=data["writer"], provider=data.get("provider", "git"))
+    for key in data:
+        if key not in _SECTIONS:
+            raise InvalidInput(f"{path}: unknown field {key!r} (fields: {', '.join(_SECTIONS)})")
+    writer = data.get("writer")
+    if not isinstance(writer, str) or not writer:
+        raise InvalidInput(f"{path}: no writer id (run `gitstore init` to make one)")
+    provider = data.get("provider", "git")
+    if provider not in PROVIDERS:
+        raise InvalidInput(f"{path}: unknown provider {provider!r} (one of {', '.join(PROVIDERS)})")
+    return Config(writer=writer, provider=provider, capture_mode=_capture_mode(path, data.get("capture")),
+                  automation=data.get("automation"), delivery=data.get("delivery"))
+
+
+def _capture_mode(path: Path, section: Any) -> str:
+    if section is None:
+        return DEFAULT_CAPTURE_MODE
+    if not isinstance(section, dict) or set(section) - {"mode"}:
+        raise InvalidInput(f'{path}: capture must look like {{"mode": "summary"}}')
+    mode = section.get("mode", DEFAULT_CAPTURE_MODE)
+    if mode not in CAPTURE_MODES:
+        raise InvalidInput(f"{path}: unknown capture mode {mode!r} (one of {', '.join(CAPTURE_MODES)})")
+    return str(mode)
 
 
 def write_config(path: Path, config: Config) -> None:
     """Write config.json atomically."""
     tmp = path.with_suffix(".tmp")
-    data = config.to_json()
-    if path.exists():  # keep sections other modules own (automation)
-        try:
-            existing = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError:
-            existing = {}
-        data = {**existing, **data} if isinstance(existing, dict) else data
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps(config.to_json(), indent=2) + "\n", encoding="utf-8")
     os.replace(tmp, path)
 
 
 def new_writer_id() -> str:
     """A fresh writer id for a clone."""
+    import secrets
+
     return "w" + secrets.token_hex(6)
 
 

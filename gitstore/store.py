@@ -9,16 +9,17 @@ scope). It fails closed: a damaged record stops the operation with an IntegrityE
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from gitstore.records.canonical import canonicalize_checked, sha256_digest
 from gitstore.records.contracts import checked_record, contracts_dir, verify_stored
 from gitstore.errors import GitstoreError, IntegrityError, Refused
 from gitstore.providers import (
-    AppendResult, Batch, Entry, Provider, Removal, Stored, Stream, VerifyReport, require_capabilities,
+    AppendResult, Batch, Entry, Provider, RedactingProvider, RememberingProvider, Removal, SnapshotProvider, Stored,
+    Stream, StreamingProvider, StreamReadingProvider, VerifyReport, require_capabilities,
 )
 from gitstore.providers._base import Namespace, Problem
 from gitstore.records.authority import is_decision, unvouched, why_bare
@@ -237,7 +238,7 @@ class Store:
 
         if if_head is None and not removals and not decided and "append-stream" in self.manifest.capabilities:
             stream = Stream(entries(), lambda: sides.decide(namespace))
-            result = self.provider.append_stream(stream)  # type: ignore[attr-defined]
+            result = cast(StreamingProvider, self.provider).append_stream(stream)
         else:
             prepared = tuple(entries())
             bare = unvouched(vouching)
@@ -275,7 +276,7 @@ class Store:
             for _ in self.items(POLICY_KINDS):
                 pass
             return
-        fresh, done = self.provider.read_unchecked(POLICY_KINDS, _checks_key())  # type: ignore[attr-defined]
+        fresh, done = cast(RememberingProvider, self.provider).read_unchecked(POLICY_KINDS, _checks_key())
         for count, stored in enumerate(fresh, 1):
             self._check(stored)
             if count % CHECK_PROGRESS == 0:
@@ -285,13 +286,22 @@ class Store:
 
     # -- reading -------------------------------------------------------------------------------
 
-    def items(self, kinds: Iterable[str] | None = None, *, payloads: bool = False) -> Iterator[Item]:
-        """Every record of this scope in store order, re-checked; fails closed on damage."""
+    def items(self, kinds: Iterable[str] | None = None, *, payloads: bool = False,
+              streams: Collection[str] | None = None) -> Iterator[Item]:
+        """Every record of this scope in store order, re-checked; fails closed on damage.
+
+        ``kinds`` and ``streams`` keep only those kinds and streams (records of other streams
+        are not checked, so a read costs what its answer needs)."""
         wanted = None if kinds is None else list(kinds)
-        reader = getattr(self.provider, "payload_reader", None)  # one snapshot for the whole pass
-        fetch = reader() if payloads and callable(reader) else self.provider.payload
+        fetch = self._payload_fetch() if payloads else self.provider.payload
         placement = Placement()
-        for stored in self.provider.read(self.scope, wanted):
+        if streams is not None and "read-streams" in self.manifest.capabilities:
+            found = cast(StreamReadingProvider, self.provider).read_streams(streams, self.scope, wanted)
+        else:
+            found = self.provider.read(self.scope, wanted)
+        for stored in found:
+            if streams is not None and stored.stream not in streams:
+                continue
             item = self._check(stored)
             if item is None:
                 continue
@@ -299,10 +309,26 @@ class Store:
             if payloads and item.kind == "event":
                 self._attach_payload(item.record, fetch)
             yield item
+        if streams is not None:
+            return  # only some streams were read: nothing is known of the others
         if wanted is None or set(POLICY_KINDS) <= set(wanted):
             self._policy_checked = True  # every policy record was read and found sound
         if wanted is None or {"episode", "learning"} <= set(wanted):
             self.placement = placement
+
+    def attach_payloads(self, events: Iterable[dict[str, Any]]) -> None:
+        """Give events read without payloads their payload (or redaction note), as
+        ``items(payloads=True)`` would, from one snapshot of the payloads."""
+        fetch = self._payload_fetch()
+        for record in events:
+            if "payload" not in record and "redaction" not in record:
+                self._attach_payload(record, fetch)
+
+    def _payload_fetch(self) -> Callable[[str], bytes | None]:
+        """How to read payloads for one pass: from one snapshot when the provider offers it."""
+        if "payload-snapshot" in self.manifest.capabilities:
+            return cast(SnapshotProvider, self.provider).payload_reader()
+        return self.provider.payload
 
     def stream(self, stream: str) -> Iterator[Item]:
         """One stream's records in store order, re-checked."""
@@ -334,8 +360,9 @@ class Store:
                         fetch: Callable[[str], bytes | None] | None = None) -> None:
         data = (fetch or self.provider.payload)(record["payloadDigest"])
         if data is None:
-            note_of = getattr(self.provider, "redaction_note", None)
-            note = note_of(record["payloadDigest"]) if callable(note_of) else None
+            note = None
+            if "redact-payload" in self.manifest.capabilities:
+                note = cast(RedactingProvider, self.provider).redaction_note(record["payloadDigest"])
             if note is not None:
                 from gitstore.records.canonical import parse_json
 

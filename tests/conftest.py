@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tools.testdata import MISSING, available, testdata_root
+
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACTS = ROOT / ".memory-schema" / "v1"
-SHARED = ROOT.parent / "shared" / "testdata"
+SHARED = testdata_root()
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Person",
@@ -22,11 +26,27 @@ GIT_ENV = {
 
 
 def shared(*parts: str) -> Path:
-    """A path under ../shared/testdata, skipping the test only if the material is absent."""
+    """A path in the third-party test material; skips the test, with one reason for all, when
+    the material is absent. A file missing from material that is there is a failure."""
+    if not available():
+        pytest.skip(MISSING)
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"third-party test material missing: {path}")
+        pytest.fail(f"{path} is missing from the third-party test material in {SHARED}")
     return path
+
+
+def shared_params(*parts: str, pattern: str = "*", keep: Callable[[Path], bool] = lambda p: True) -> list[Any]:
+    """Files under a folder of the material, for ``pytest.mark.parametrize``: when the material
+    is absent, one parameter that skips with the same reason as ``shared`` (collection never
+    reads the material, so it never errors)."""
+    if not available():
+        return [pytest.param(None, id="material-absent", marks=pytest.mark.skip(reason=MISSING))]
+    root = SHARED.joinpath(*parts)
+    found = sorted(p for p in root.rglob(pattern) if p.is_file() and keep(p))
+    if not found:
+        raise FileNotFoundError(f"no {pattern} under {root}")
+    return [pytest.param(p, id=p.relative_to(root).as_posix()) for p in found]
 
 
 @pytest.fixture(autouse=True)

@@ -24,7 +24,7 @@ import pytest
 
 from gitstore.ops import consent
 from gitstore.ops import learning as ops
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.ops.redact import redact
 
 from .conftest import GIT_ENV

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from gitstore.ops import learning as ops
-from gitstore.ops._context import Context
+from gitstore.context import Context
 
 from .world import REVIEWER, Thread, grant_all, ready_repo, ref
 

@@ -77,6 +77,18 @@ PROMOTE_LINES = [
 ]
 
 
+CLI_LINES = [
+    re.compile(p, re.MULTILINE)
+    for p in (
+        r"^cli: start-up gitstore --version \d+ ms, python3 -c pass \d+ ms, ratio [\d.]+x " + _VERDICT,
+        r"^cli: start-up gitstore --help \d+ ms, python3 -c pass \d+ ms, ratio [\d.]+x " + _VERDICT,
+        *(rf"^cli: {name} on \d+ records \(a team's mix\) [\d.]+ s \(best [\d.]+ s, cpu [\d.]+ s\), library [\d.]+ s "
+          r"\(cpu [\d.]+ s\), ratio [\d.]+x \(goal <= 0.3 s\): (goal met|GOAL NOT MET)$"
+          for name in ("status", "learnings", "show")),
+    )
+]
+
+
 def bench(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "bench", *args], cwd=ROOT, capture_output=True, text=True, timeout=600
@@ -143,3 +155,10 @@ def test_runner_lists_benchmarks_and_refuses_unknown_names() -> None:
     unknown = bench("no-such-benchmark")
     assert unknown.returncode == 2
     assert "unknown benchmark no-such-benchmark" in unknown.stderr
+
+
+def test_cli_quick_reports_start_up_and_every_command() -> None:
+    done = bench("cli", "--quick")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for line in CLI_LINES:
+        assert line.search(done.stdout), (line.pattern, done.stdout)

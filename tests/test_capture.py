@@ -12,21 +12,24 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import Refused
+from gitstore import InvalidInput, Refused
 from gitstore.capture.sessions import HookInput, capture, import_transcript
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.capture.transcripts import parse_transcript
 
-from .conftest import SHARED, all_objects
+from .cli import gitstore
+from .conftest import all_objects, shared, shared_params
 from .world import claude_transcript, ready_repo
 
-TRANSCRIPTS = SHARED / "transcripts"
-FILES = sorted(
-    p for p in TRANSCRIPTS.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json")
-    and "expected_values" not in p.name and "/opencode/" not in str(p) and not p.name.endswith(".meta.json")
-    and "/pi/" not in str(p)
-)
-OPENCODE = sorted((TRANSCRIPTS / "agent-sessions" / "opencode").glob("*/session/*/*.json"))
+
+def _a_session(path: Path) -> bool:
+    """A session file of a harness gitstore reads (OpenCode's sessions are the files under
+    ``storage*/session/``, not the message and part files beside them)."""
+    text = path.as_posix()
+    if "/opencode/" in text:
+        return path.suffix == ".json" and path.parent.parent.name == "session"
+    return (path.suffix in (".jsonl", ".json") and "expected_values" not in path.name
+            and not path.name.endswith(".meta.json") and "/pi/" not in text)
 
 
 @pytest.fixture
@@ -38,7 +41,7 @@ def _stored(ctx: Context) -> list[dict]:
     return [i.record for i in ctx.store.items(payloads=True)]
 
 
-@pytest.mark.parametrize("path", FILES + OPENCODE, ids=lambda p: str(p.relative_to(TRANSCRIPTS)))
+@pytest.mark.parametrize("path", shared_params("transcripts", keep=_a_session))
 def test_every_transcript_imports_with_a_receipt_accounting_for_every_line(ctx: Context, path: Path) -> None:
     result = import_transcript(ctx, path)
     lines = result.receipt["lines"]
@@ -52,16 +55,33 @@ def test_every_transcript_imports_with_a_receipt_accounting_for_every_line(ctx: 
     assert all(i.stored.namespace == "local" for i in ctx.store.items())
 
 
-def test_a_format_gitstore_does_not_read_gets_a_degraded_receipt(ctx: Context) -> None:
-    path = TRANSCRIPTS / "agent-sessions" / "pi" / "small.jsonl"
-    result = import_transcript(ctx, path)
-    assert result.episode is None and result.receipt["reasons"] == ["unknown-schema-version"]
-    lines = result.receipt["lines"]
-    assert lines["total"] == lines["unknown"] == sum(1 for x in path.read_bytes().splitlines() if x.strip())
+def test_a_format_gitstore_does_not_read_is_refused_and_nothing_stored(ctx: Context) -> None:
+    path = shared("transcripts", "agent-sessions", "pi", "small.jsonl")
+    with pytest.raises(InvalidInput, match="a pi session"):
+        import_transcript(ctx, path)
+    assert list(ctx.store.items()) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b"", "empty, not a transcript"),
+        (bytes(range(256)) * 4, "not a transcript"),
+        (b'{"hello": "world"}\n', "not a transcript"),
+        (b'{"type": "user", "sessionId": "s1", "uuid": "u1"}\n', "no claude-code transcript records found"),
+    ],
+    ids=["empty", "binary", "unknown", "no-turns"],
+)
+def test_import_refuses_what_is_no_transcript(ctx: Context, tmp_path: Path, content: bytes, problem: str) -> None:
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(content)
+    done = gitstore("import", "transcript", str(path), cwd=ctx.workspace.root)
+    assert done.returncode == 1 and problem in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert list(ctx.store.items()) == []
 
 
 def test_schema_drift_is_degraded_and_says_why(ctx: Context) -> None:
-    result = import_transcript(ctx, TRANSCRIPTS / "agent-sessions" / "claude" / "schema_drift.jsonl")
+    result = import_transcript(ctx, shared("transcripts", "agent-sessions", "claude", "schema_drift.jsonl"))
     assert result.receipt["status"] == "degraded" and "lines-skipped" in result.receipt["reasons"]
     assert result.episode["capture"] == "degraded"
 
@@ -143,11 +163,9 @@ def test_the_hook_captures_and_never_breaks_the_agent(ctx: Context, tmp_path: Pa
 def test_capture_cli_reads_the_hook_input(ctx: Context, tmp_path: Path) -> None:
     transcript = claude_transcript(tmp_path / "s.jsonl", [("user", "Add jitter."), ("assistant", "Added.")])
     payload = json.dumps({"session_id": "sess-9", "transcript_path": str(transcript), "hook_event_name": "SessionEnd"})
-    done = subprocess.run([sys.executable, "-m", "gitstore", "capture", "--harness", "claude-code", "--json"],
-                          input=payload, text=True, capture_output=True, cwd=ctx.workspace.root)
+    done = gitstore("capture", "--harness", "claude-code", "--json", stdin=payload, cwd=ctx.workspace.root)
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["status"] == "complete" and summary["events"] >= 1
-    bad = subprocess.run([sys.executable, "-m", "gitstore", "capture", "--harness", "vim"], input="{}",
-                         text=True, capture_output=True, cwd=ctx.workspace.root)
+    bad = gitstore("capture", "--harness", "vim", stdin="{}", cwd=ctx.workspace.root)
     assert bad.returncode == 1 and "unknown harness" in bad.stderr

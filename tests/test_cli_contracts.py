@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from . import cli
 from .conftest import CONTRACTS, shared
 
 INVALID = json.loads((CONTRACTS / "examples" / "invalid" / "index.json").read_text())
 
 
 def gitstore(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "gitstore", *args], input=stdin, capture_output=True, cwd=cwd
-    )
+    return cli.gitstore(*args, stdin=stdin, cwd=cwd, text=False)
 
 
 @pytest.mark.parametrize("name", ["arrays", "french", "structures", "unicode", "values", "weird"])

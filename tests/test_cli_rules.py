@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
+from .cli import gitstore
 from .world import Thread, ready_repo
 
 
 def run(root: Path, *args: str, code: int = 0) -> str:
-    done = subprocess.run([sys.executable, "-m", "gitstore", *args], cwd=root, capture_output=True, text=True)
+    done = gitstore(*args, cwd=root)
     assert done.returncode == code, (args, done.stdout, done.stderr)
     assert "Traceback" not in done.stderr
     return done.stdout if code == 0 else done.stderr

@@ -1,22 +1,29 @@
-"""``gitstore scan`` through the real console script: paths from the repository's root and the
-repository's own allow list."""
+"""``gitstore scan``: paths from the repository's root and the repository's own allow list."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
+import pytest
+
+from .cli import gitstore
 from .conftest import shared
 
-KEY = shared("secrets", "fake-leaks", "pki", "valid", "private.key").read_text()
-LINE = KEY[: KEY.index("-----BEGIN")].count("\n") + 1
+
+@pytest.fixture
+def key() -> str:
+    """A real (fake) private key from the fake-leaks corpus."""
+    return shared("secrets", "fake-leaks", "pki", "valid", "private.key").read_text()
+
+
+def line_of(key: str) -> int:
+    return key[: key.index("-----BEGIN")].count("\n") + 1
 
 
 def scan(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gitstore", "scan", *args], cwd=cwd, input=stdin,
-                          capture_output=True, text=True)
+    return gitstore("scan", *args, cwd=cwd, stdin=stdin)
 
 
 def findings(done: subprocess.CompletedProcess[str]) -> list[list[dict[str, object]]]:
@@ -24,22 +31,22 @@ def findings(done: subprocess.CompletedProcess[str]) -> list[list[dict[str, obje
     return [f["findings"] for f in json.loads(done.stdout)["files"]]
 
 
-def test_a_file_is_scanned_as_the_content_of_its_path(repo: Path) -> None:
+def test_a_file_is_scanned_as_the_content_of_its_path(repo: Path, key: str) -> None:
     (repo / "tests" / "fixtures").mkdir(parents=True)
-    (repo / "tests" / "fixtures" / "server.key").write_text(KEY)
+    (repo / "tests" / "fixtures" / "server.key").write_text(key)
     (repo / "deploy").mkdir()
-    (repo / "deploy" / "server.key").write_text(KEY)
+    (repo / "deploy" / "server.key").write_text(key)
     found = findings(scan(repo / "deploy", "--json", "server.key", "../tests/fixtures/server.key"))
     assert found == [[{"kind": "pem-private-key", "action": "redact", "count": 1}], []]
-    assert findings(scan(repo, "--json", "-", stdin=KEY)) == [
+    assert findings(scan(repo, "--json", "-", stdin=key)) == [
         [{"kind": "pem-private-key", "action": "redact", "count": 1}]]  # standard input has no place
 
 
-def test_the_repositorys_allow_list_is_honoured(repo: Path) -> None:
+def test_the_repositorys_allow_list_is_honoured(repo: Path, key: str) -> None:
     (repo / "keys").mkdir()
-    (repo / "keys" / "ci.key").write_text(KEY)
-    (repo / "keys" / "prod.key").write_text(KEY)
-    (repo / ".gitstore-allow").write_text(f"# the CI key is public\nkeys/ci.key:pem-private-key:{LINE}\n")
+    (repo / "keys" / "ci.key").write_text(key)
+    (repo / "keys" / "prod.key").write_text(key)
+    (repo / ".gitstore-allow").write_text(f"# the CI key is public\nkeys/ci.key:pem-private-key:{line_of(key)}\n")
     done = scan(repo / "keys", "ci.key", "prod.key")
     assert done.returncode == 0
     assert done.stdout.splitlines() == ["ci.key: clean", "prod.key: redact pem-private-key x1"]
@@ -53,10 +60,10 @@ def test_a_malformed_allow_list_is_a_one_line_error(repo: Path) -> None:
     assert done.stderr == "gitstore: error: .gitstore-allow:1: expected PATH:KIND:LINE, got 'keys/ci.key pem-private-key 3'\n"
 
 
-def test_outside_a_repository_the_path_is_the_files_own(tmp_path: Path) -> None:
+def test_outside_a_repository_the_path_is_the_files_own(tmp_path: Path, key: str) -> None:
     lib = tmp_path / "usr" / "lib64"
     lib.mkdir(parents=True)
-    (lib / "libssh.so.4").write_text(KEY)
-    (tmp_path / "id_rsa").write_text(KEY)
+    (lib / "libssh.so.4").write_text(key)
+    (tmp_path / "id_rsa").write_text(key)
     assert findings(scan(tmp_path, "--json", "usr/lib64/libssh.so.4", "id_rsa")) == [
         [], [{"kind": "pem-private-key", "action": "redact", "count": 1}]]

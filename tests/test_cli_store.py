@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,12 +13,12 @@ from gitstore.conformance import _records as R
 from gitstore.conformance import batch
 from gitstore.providers.git import GitProvider
 
+from . import cli
 from .conftest import CONTRACTS, git
 
 
 def gitstore(cwd: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gitstore", *args], cwd=cwd, input=stdin,
-                          capture_output=True, text=stdin is None)
+    return cli.gitstore(*args, cwd=cwd, stdin=stdin, text=stdin is None)
 
 
 def run_ok(cwd: Path, *args: str) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gitstore.cli import main
+from gitstore.context import Context
 from gitstore.deliver import clindex, sections
 from gitstore.deliver.publish import publish, rollback
 from gitstore.errors import Refused
@@ -254,10 +255,10 @@ def test_the_cli_publishes_with_json_and_rolls_back(world: World, monkeypatch: p
 def test_auto_safe_learnings_reach_agents_labelled_but_never_committed_files(world: World) -> None:
     from gitstore.deliver.here import recall_here
 
-    ctx = world.ctx
     config = world.root / "okf" / ".memory" / "config.json"
     config.write_text(json.dumps({**json.loads(config.read_text()),
                                   "automation": {"autoSafe": True, "kinds": ["convention"]}}))
+    ctx = Context.open(world.root)  # a command reads the configuration when it opens the store
     thread = Thread(ctx, 80, "c80")
     ran = thread.event("observation", "run:1", "2026-03-01T10:00:00.000000Z", author="github:1001",
                        command="make typecheck", exitCode=0, text="typecheck passed")

@@ -216,7 +216,7 @@ def test_a_change_outside_the_route_fails_at_commit_msg(hooked: tuple[Path, dict
 def test_a_learning_retired_after_promotion_fails_at_pre_push(hooked: tuple[Path, dict, str]) -> None:
     root, learning, branch = hooked
     from gitstore.ops import learning as ops
-    from gitstore.ops._context import Context
+    from gitstore.context import Context
 
     ops.retire(Context.open(str(root)), learning["id"], PERSON, "no longer true")
     out = _git(root, "push", "upstream", branch, code=1)

@@ -22,7 +22,8 @@ import pytest
 
 from gitstore.errors import InvalidInput, Refused, UsageError
 from gitstore.capture.harnesses import HARNESSES, HookCommand
-from gitstore.capture.install import install, status, uninstall
+from gitstore.capture.install import NOT_SET_UP, install, status, uninstall
+from gitstore.ops.setup import init
 
 from .conftest import ROOT
 
@@ -437,6 +438,25 @@ def test_status_reports_why_a_hook_would_not_capture(repo: Path, home: Path, tar
     assert rows["codex", "user"].installed is False and rows["codex", "user"].works is None
 
 
+def test_a_project_install_sets_gitstore_up_first(repo: Path, home: Path, targets: pytest.MonkeyPatch) -> None:
+    targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
+    report = install("claude-code", "project", repo, home)
+    assert (repo / "okf" / ".memory" / "config.json").is_file()
+    assert any(n.startswith(f"set gitstore up in {repo.resolve()} first") for n in report.notes), report.notes
+    assert by_key(status(repo, home))["claude-code", "project"].works is True
+    assert not any(n.startswith("set gitstore up") for n in install("claude-code", "project", repo, home).notes)
+
+
+def test_a_hook_that_would_capture_nothing_is_never_called_working(repo: Path, home: Path,
+                                                                   targets: pytest.MonkeyPatch) -> None:
+    targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
+    report = install("gemini-cli", "user", repo, home)
+    assert report.notes == (NOT_SET_UP,)
+    row = by_key(status(repo, home))["gemini-cli", "user"]
+    assert row.installed and row.works is False and NOT_SET_UP in row.problems
+    assert by_key(status(None, home))["gemini-cli", "user"].works is True  # outside this repository it captures
+
+
 def test_status_without_a_repository_shows_user_scopes_only(home: Path) -> None:
     rows = status(None, home, check=False)
     assert {r.scope for r in rows} == {"user"}
@@ -445,6 +465,7 @@ def test_status_without_a_repository_shows_user_scopes_only(home: Path) -> None:
 def test_status_names_switched_off_hooks_and_unparsable_files(repo: Path, home: Path,
                                                              targets: pytest.MonkeyPatch) -> None:
     targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
+    init(repo)
     gemini = home / ".gemini" / "settings.json"
     gemini.parent.mkdir(parents=True)
     gemini.write_text('{"hooksConfig": {"enabled": false}}\n')

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gitstore.capture.reviews import import_reviews
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.ops.export import export
 from gitstore.ops.gc import gc
 from gitstore.ops.redact import redact

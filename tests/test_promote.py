@@ -14,7 +14,7 @@ import pytest
 from gitstore.cli import main
 from gitstore.errors import InvalidInput, Refused
 from gitstore.ops import learning as ops
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.ops.promote import promote
 from gitstore.promote import blocks
 from gitstore.promote.branch import TRAILERS, trailers

@@ -22,7 +22,7 @@ from gitstore.conformance import _records as R
 from gitstore.conformance import batch, entries_for
 from gitstore.providers import Stream
 from gitstore.providers.git import GitProvider, parse_message, payload_path, record_path, records_ref
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.store import Store
 
 from .conftest import all_objects, git

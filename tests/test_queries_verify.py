@@ -13,7 +13,7 @@ from typing import Any
 
 from gitstore.conformance import entries_for
 from gitstore.ops import learning as ops
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.providers import Batch
 from gitstore.records.contracts import seal
 from gitstore.rules.active import active, evaluate

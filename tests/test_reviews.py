@@ -11,14 +11,13 @@ from pathlib import Path
 import pytest
 
 from gitstore import InvalidInput, Refused
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.capture.reviews import import_reviews
 
-from .conftest import SHARED
+from .conftest import shared, shared_params
 from .world import ready_repo
 
-HOOKS = SHARED / "reviews" / "octokit-webhooks"
-PAYLOADS = sorted(HOOKS.rglob("*.json"))
+HOOKS = ("reviews", "octokit-webhooks")
 
 
 @pytest.fixture
@@ -27,14 +26,18 @@ def ctx(tmp_path: Path) -> Context:
 
 
 def load(name: str) -> dict:
-    return json.loads((HOOKS / name).read_text())
+    return json.loads(hook(name).read_text())
+
+
+def hook(name: str) -> Path:
+    return shared(*HOOKS, *name.split("/"))
 
 
 def events(ctx: Context) -> list[dict]:
     return [i.record for i in ctx.store.items(["event"], payloads=True)]
 
 
-@pytest.mark.parametrize("path", PAYLOADS, ids=lambda p: str(p.relative_to(HOOKS)))
+@pytest.mark.parametrize("path", shared_params(*HOOKS, pattern="*.json"))
 def test_every_payload_imports(ctx: Context, path: Path) -> None:
     report = import_reviews(ctx, path, "github:9")
     assert report.record["source"] == "github-webhook" and report.record["complete"] is False
@@ -129,12 +132,13 @@ def test_missing_pages_make_the_window_incomplete_and_are_named(ctx: Context, tm
         ([(1, _link(1, 3).replace("page=2>", "page=3>"), [])], "links next to page 3"),
         ([(1, _link(1, 3), []), (2, _link(2, 5), [])], "disagree on the last page"),
         ([(1, None, [])], "has no link header"),
-        ([(1, _link(1, 2), [_comment(1)]), (1, _link(1, 2), [_comment(2)])], "appears twice"),
+        ([(1, _link(1, 2), [1]), (1, _link(1, 2), [2])], "appears twice"),
     ],
 )
 def test_contradictory_pagination_is_refused(ctx: Context, tmp_path: Path, pages, message) -> None:
+    """``pages``: (page, link header, numbers of the comments on it)."""
     path = tmp_path / "snap.json"
-    path.write_text(json.dumps(_snapshot(pages)))
+    path.write_text(json.dumps(_snapshot([(n, link, [_comment(c) for c in body]) for n, link, body in pages])))
     with pytest.raises(Refused, match=message):
         import_reviews(ctx, path, "github:9")
     assert list(ctx.store.items()) == []
@@ -143,7 +147,7 @@ def test_contradictory_pagination_is_refused(ctx: Context, tmp_path: Path, pages
 def test_a_snapshot_of_another_repository_is_refused(tmp_path: Path) -> None:
     ctx = ready_repo(tmp_path / "other", origin="https://github.com/acme/widgets.git")
     with pytest.raises(Refused, match="is for Codertocat/Hello-World"):
-        import_reviews(ctx, HOOKS / "pull_request_review_comment/created.payload.json", "github:9")
+        import_reviews(ctx, hook("pull_request_review_comment/created.payload.json"), "github:9")
 
 
 def test_garbage_is_a_clear_error(ctx: Context, tmp_path: Path) -> None:
@@ -154,7 +158,7 @@ def test_garbage_is_a_clear_error(ctx: Context, tmp_path: Path) -> None:
 
 
 def test_review_states_become_status_events(ctx: Context) -> None:
-    import_reviews(ctx, HOOKS / "pull_request_review/submitted.payload.json", "github:9")
-    import_reviews(ctx, HOOKS / "pull_request_review_thread/resolved.payload.json", "github:9")
+    import_reviews(ctx, hook("pull_request_review/submitted.payload.json"), "github:9")
+    import_reviews(ctx, hook("pull_request_review_thread/resolved.payload.json"), "github:9")
     states = [e["payload"]["state"] for e in events(ctx) if e["type"] == "status"]
     assert "resolved" in states and any(s in states for s in ("approved", "commented", "changes-requested"))

@@ -4,24 +4,26 @@ verified-command evidence only, labelled auto-safe, promoted by a person's accep
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from gitstore.rules.autosafe import load
+from gitstore.context import Context
+from gitstore.rules.autosafe import settings
 from gitstore.ops import learning as ops
 from gitstore.rules.active import active, evaluate
 
+from .cli import gitstore
 from .world import Thread, grant_all, propose, ready_repo, ref
 
 
-def _configure(ctx, section) -> None:  # type: ignore[no-untyped-def]
+def _configure(ctx, section) -> Context:  # type: ignore[no-untyped-def]
+    """Write an automation section; the next command (a fresh context) reads it."""
     path = ctx.workspace.state / "config.json"
     data = json.loads(path.read_text())
     data["automation"] = section
     path.write_text(json.dumps(data))
+    return Context.open(str(ctx.workspace.root))
 
 
 @pytest.fixture
@@ -40,7 +42,7 @@ def world(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 def test_off_by_default(world) -> None:  # type: ignore[no-untyped-def]
     ctx, ran, *_ = world
-    assert load(ctx.workspace.state / "config.json").enabled is False
+    assert settings(ctx.workspace.config).enabled is False
     assert propose(ctx, [ref(ran)], title="Tests", text="Run make test.")["state"] == "proposed"
 
 
@@ -56,18 +58,17 @@ def test_off_by_default(world) -> None:  # type: ignore[no-untyped-def]
 )
 def test_bad_configuration_disables_automation_and_says_why(world, section, why) -> None:  # type: ignore[no-untyped-def]
     ctx, ran, *_ = world
-    _configure(ctx, section)
-    settings = load(ctx.workspace.state / "config.json")
-    assert settings.enabled is False and any(why in p for p in settings.problems)
+    ctx = _configure(ctx, section)
+    found = settings(ctx.workspace.config)
+    assert found.enabled is False and any(why in p for p in found.problems)
     assert propose(ctx, [ref(ran)], title="Tests", text="Run make test.")["state"] == "proposed"
-    done = subprocess.run([sys.executable, "-m", "gitstore", "status"], cwd=ctx.workspace.root,
-                          capture_output=True, text=True)
+    done = gitstore("status", cwd=ctx.workspace.root)
     assert done.returncode == 0 and "automation disabled" in done.stdout and why in done.stdout
 
 
 def test_verified_command_evidence_is_auto_accepted_and_labelled(world) -> None:  # type: ignore[no-untyped-def]
     ctx, ran, failed, comment = world
-    _configure(ctx, {"autoSafe": True, "kinds": ["convention"]})
+    ctx = _configure(ctx, {"autoSafe": True, "kinds": ["convention"]})
     record = propose(ctx, [ref(ran)], title="Tests", text="Run make test before pushing.")
     assert record["state"] == "auto-active" and record["decision"]["by"] == "bot:gitstore-auto-safe"
     [(status, _)] = active(ctx.view(), "instruction")

@@ -13,6 +13,7 @@ from gitstore.ops import consent
 from gitstore.rules.active import active
 from gitstore.rules.consent import decide
 
+from .cli import gitstore
 from .world import Thread, accepted, grant_all, propose, ready_repo, ref
 
 
@@ -118,14 +119,10 @@ def _plant_damaged(ctx, kind: str) -> str:  # type: ignore[no-untyped-def]
 
 
 def test_a_damaged_withdrawal_fails_closed_with_exit_3(ctx) -> None:  # type: ignore[no-untyped-def]
-    import subprocess
-    import sys
-
     grant = grant_all(ctx)
     consent.withdraw(ctx, "github:9", grant["digest"], ["instruction"], "paused")
     digest = _plant_damaged(ctx, "withdrawal")
     with pytest.raises(IntegrityError, match=digest):
         ctx.view()
-    done = subprocess.run([sys.executable, "-m", "gitstore", "learnings", "--active"], cwd=ctx.workspace.root,
-                          capture_output=True, text=True)
+    done = gitstore("learnings", "--active", cwd=ctx.workspace.root)
     assert done.returncode == 3 and digest in done.stderr and "Traceback" not in done.stderr

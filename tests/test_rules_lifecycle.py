@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ from gitstore.ops import learning as ops
 from gitstore.rules.active import active, evaluate
 from gitstore.rules.lifecycle import build
 
+from .cli import gitstore
 from .world import Thread, accepted, grant_all, propose, ready_repo, ref
 
 
@@ -103,13 +102,11 @@ def test_forged_approval_is_never_used_and_shows_no_content(world) -> None:  # t
     _plant_version(ctx, forged)
     status = evaluate(ctx.view(), "instruction")[proposal["id"]]
     assert not status.usable and "never shown" in " ".join(status.reasons)
-    done = subprocess.run([sys.executable, "-m", "gitstore", "show", proposal["id"]], cwd=ctx.workspace.root,
-                          capture_output=True, text=True)
+    done = gitstore("show", proposal["id"], cwd=ctx.workspace.root)
     assert done.returncode == 0, done.stderr
     assert "Forged text" not in done.stdout and "Secret plan" not in done.stdout
     assert proposal["digest"] in done.stdout and "never shown" in done.stdout
-    listing = subprocess.run([sys.executable, "-m", "gitstore", "learnings", "--json"], cwd=ctx.workspace.root,
-                             capture_output=True, text=True)
+    listing = gitstore("learnings", "--json", cwd=ctx.workspace.root)
     row = json.loads(listing.stdout)[0]
     assert "title" not in row and "problem" in row
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
+from .cli import gitstore
 from .world import Thread, grant_all, ready_repo
 
 
@@ -14,8 +14,7 @@ def test_purge_needs_the_repository_name(tmp_path: Path) -> None:
     grant_all(ctx)
     Thread(ctx, 1, "1").save()
     root = ctx.workspace.root
-    run = lambda *a, stdin=None: subprocess.run([sys.executable, "-m", "gitstore", *a], cwd=root,  # noqa: E731
-                                                 capture_output=True, text=True, input=stdin)
+    run = lambda *a, stdin=None: gitstore(*a, cwd=root, stdin=stdin)  # noqa: E731
     assert run("purge").returncode == 2  # no terminal: asks for --confirm
     wrong = run("purge", "--confirm", "acme/other")
     assert wrong.returncode == 1 and "not confirmed" in wrong.stderr

@@ -11,7 +11,7 @@ import pytest
 
 from gitstore import Refused
 from gitstore.ops import learning as ops
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.rules.active import active, evaluate
 
 from .world import Thread, accepted, grant_all, propose, ready_repo, ref

@@ -16,7 +16,7 @@ import pytest
 from gitstore import IntegrityError, Refused
 from gitstore.conformance import entries_for
 from gitstore.ops import learning as ops
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.providers import Batch, Entry
 from gitstore.records.contracts import seal
 from gitstore.rules.active import active
@@ -175,6 +175,7 @@ def test_auto_safe_steps_on_personal_evidence_stay_local(
     ctx, _, ran = two_sides
     path = ctx.workspace.state / "config.json"
     path.write_text(json.dumps({**json.loads(path.read_text()), "automation": {"autoSafe": True}}))
+    ctx = Context.open(ctx.workspace.root)  # configuration is read when the store opens
     record = propose(ctx, [ref(ran)], title="Tests", text="Run make test before pushing.",
                      category="convention")
     assert record["state"] == "auto-active"

@@ -26,7 +26,7 @@ from gitstore.capture.transcripts import __main__ as cli
 from gitstore.capture.transcripts._read import iso_time
 from gitstore.capture.transcripts._tools import is_test_command, outcome_in_output
 
-from .conftest import ROOT, SHARED, shared
+from .conftest import ROOT, shared
 
 T = ("transcripts",)
 HISTORY = (*T, "agent-history")
@@ -665,7 +665,7 @@ def test_any_value_in_documents_never_crashes(tmp_path: Path) -> None:
 
 def test_opencode_damaged_storage(tmp_path: Path) -> None:
     root = tmp_path / "storage"
-    shutil.copytree(SHARED / "transcripts" / "agent-sessions" / "opencode" / "storage_v2", root)
+    shutil.copytree(shared(*T, "agent-sessions", "opencode", "storage_v2"), root)
     (root / "part" / "m_assistant_large_1" / "009.json").write_text("{not json")
     (root / "part" / "m_assistant_large_1" / "010.json").write_text('{"type": "hologram"}')
     (root / "message" / "s_stage0_large" / "msg_0005.json").write_text('{"id": "m5", "role": "narrator"}')
@@ -711,6 +711,7 @@ def test_bad_times_are_none(text: str) -> None:
 
 
 def test_benchmark_quick_reports_mb_per_second() -> None:
+    shared(*T)
     done = subprocess.run(
         [sys.executable, "-m", "bench", "transcripts", "--quick", "--", "--size", "0.3"],
         cwd=ROOT, capture_output=True, text=True, timeout=600,

@@ -232,3 +232,66 @@ def test_front_matter_refuses_a_repeated_or_unhashable_key(text: str) -> None:
 
     with pytest.raises(yaml.YAMLError):
         wiki.load_yaml(text)
+
+
+# -- the pages that map the code ------------------------------------------------------------------
+
+def test_cli_page_matches_every_commands_help() -> None:
+    from tools.cli_reference import render_cli_page
+
+    page = (WIKI / "cli.md").read_text(encoding="utf-8")
+    assert page == render_cli_page(), STALE.format("cli.md")
+
+
+def _module_rows(page: str) -> list[tuple[str, list[str]]]:
+    """(module path, names) for every table row of the page naming a module."""
+    rows = []
+    for line in page.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[1].startswith("`") and cells[1].endswith(".py`"):
+            rows.append((cells[1].strip("`"), [n.strip().strip("`") for n in cells[2].split(",") if n.strip()]))
+    return rows
+
+
+def test_where_things_live_names_modules_that_hold_what_it_says() -> None:
+    import importlib
+
+    rows = _module_rows((WIKI / "where.md").read_text(encoding="utf-8"))
+    assert len(rows) > 40
+    for path, names in rows:
+        assert (ROOT / path).is_file(), f"where.md names {path}, which does not exist"
+        dotted = path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        module = importlib.import_module(dotted)
+        for name in names:
+            assert hasattr(module, name), f"where.md says {path} holds {name}; it does not"
+
+
+def test_where_things_live_covers_every_stage() -> None:
+    page = (WIKI / "where.md").read_text(encoding="utf-8")
+    named = {path for path, _ in _module_rows(page)}
+    for package in sorted(p for p in (ROOT / "gitstore").iterdir() if (p / "__init__.py").is_file()):
+        assert any(path.startswith(f"gitstore/{package.name}/") for path in named), \
+            f"where.md names no module of gitstore/{package.name}/"
+
+
+def _layout_block() -> set[str]:
+    """The folders and modules the architecture page lists inside gitstore/ (the names before
+    each line's description)."""
+    import re
+
+    page = (WIKI / "architecture.md").read_text(encoding="utf-8")
+    block = page.split("Inside `gitstore/`", 1)[1].split("```", 2)[1]
+    names = set()
+    for line in block.strip("\n").splitlines():
+        found = re.match(r"^(\S.*?)(\s{2,}|$)", line)
+        if found:
+            names.update(n.strip() for n in found.group(1).split(",") if n.strip())
+    return names
+
+
+def test_the_architecture_layout_is_the_package_as_it_is() -> None:
+    listed = _layout_block()
+    package = ROOT / "gitstore"
+    present = {p.name + "/" for p in package.iterdir() if (p / "__init__.py").is_file()}
+    present |= {p.name for p in package.glob("*.py") if not p.name.startswith("_")}
+    assert listed == present, (sorted(listed - present), sorted(present - listed))

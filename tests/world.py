@@ -13,7 +13,7 @@ from gitstore.records.contracts import seal
 from gitstore.records.ids import episode_id, event_id
 from gitstore.ops import consent
 from gitstore.ops import learning as ops
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.ops.setup import init
 
 T0 = "2026-03-01T10:00:00.000000Z"

@@ -1,7 +1,15 @@
 """The demo: gitstore end to end on a sample repository in a temporary folder.
 
-Run with ``make demo``. Each step prints the command it runs and what it printed, so the demo
-doubles as a tour of the CLI. It only ever touches its own temporary folder.
+Run with ``make demo`` (``make demo KEEP=1`` keeps the folder so you can go on by hand). The
+story is told in stages, one function each, in ``STAGES``: contracts, the store, capture of an
+agent session, import of review comments, browsing the evidence, consent, review, what an agent
+receives before and after a person accepts, recall and AGENTS.md, promotion into the wiki,
+forgetting, and housekeeping. A new stage of the product (dreaming, sync) adds its function to
+``STAGES`` where it belongs in the story.
+
+Each step prints the command it runs, quoted so it can be pasted into a shell in the sample
+repository, and everything the command printed (a long output says how many lines it left out).
+It only ever touches its own folder.
 """
 
 from __future__ import annotations
@@ -13,9 +21,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 from gitstore.records.contracts import contracts_dir
 
@@ -25,8 +34,9 @@ IDENTITY = {
     "GIT_COMMITTER_NAME": "Demo Reviewer",
     "GIT_COMMITTER_EMAIL": "reviewer@example.com",
 }
-
-
+SHOWN_LINES = 40
+REVIEWER = "github:9"
+PROMPT = "The retry loop in src/retry.py hammers the API after an outage; make it back off."
 WIKI = {
     "index.md": '---\nokf_version: "0.2"\n---\n\n# Pages\n\n* [Quickstart](quickstart.md) - Start here.\n'
                 "* [Reliability](reliability.md) - Retries and backoff in the client.\n",
@@ -39,27 +49,32 @@ WIKI = {
 
 
 class Demo:
-    """Runs commands in the sample repository and narrates them."""
+    """Runs commands in the sample repository, narrates them, and carries what stages found."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.repo = root / "widgets"
         self.env = {**os.environ, **IDENTITY, "HOME": str(root / "home")}
+        self.found: dict[str, Any] = {}  # what one stage leaves for the next (ids, digests)
 
-    def say(self, text: str) -> None:
-        print(f"\n== {text}")
+    def say(self, title: str, story: str = "") -> None:
+        print(f"\n== {title}")
+        if story:
+            print(f"   {story}")
 
     def run(self, args: Sequence[str], *, stdin: bytes | None = None, expect: int = 0,
             quiet: bool = False) -> str:
         shown = shlex.join(args)
-        if not quiet:
-            print(f"$ {shown}")
-        done = subprocess.run(
-            list(args), cwd=self.repo, env=self.env, input=stdin, capture_output=True
-        )
+        if not quiet:  # a command with input is printed as a here-document, so it pastes as it is
+            text = stdin.decode("utf-8", "replace").rstrip("\n") if stdin is not None else None
+            print(f"$ {shown}" + (f" <<'EOF'\n{text}\nEOF" if text is not None else ""))
+        done = subprocess.run(list(args), cwd=self.repo, env=self.env, input=stdin, capture_output=True)
         out = (done.stdout + done.stderr).decode("utf-8", "replace").rstrip()
         if out and not quiet:
-            print("\n".join("  " + line for line in out.splitlines()[:40]))
+            lines = out.splitlines()
+            print("\n".join("  " + line for line in lines[:SHOWN_LINES]))
+            if len(lines) > SHOWN_LINES:
+                print(f"  [{len(lines) - SHOWN_LINES} more lines; run the command to see them all]")
         if done.returncode != expect:
             raise SystemExit(f"demo step failed (exit {done.returncode}, expected {expect}): {shown}")
         return done.stdout.decode("utf-8", "replace")
@@ -68,53 +83,23 @@ class Demo:
         return self.run(["gitstore", *args], stdin=stdin, expect=expect, quiet=quiet)
 
 
-def _sample_repository(demo: Demo) -> None:
+# -- the sample repository and its material -------------------------------------------------------
+
+def sample_repository(demo: Demo) -> None:
     (demo.root / "home").mkdir()
     demo.repo.mkdir()
     demo.run(["git", "init", "-q", "-b", "main"])
     demo.run(["git", "remote", "add", "origin", "https://github.com/acme/widgets.git"])
     (demo.repo / "src").mkdir()
     (demo.repo / "src" / "retry.py").write_text("def retry(call, attempts=3):\n    ...\n")
+    (demo.repo / "okf" / "wiki").mkdir(parents=True)
     for name, text in WIKI.items():
-        (demo.repo / "okf" / "wiki").mkdir(parents=True, exist_ok=True)
         (demo.repo / "okf" / "wiki" / name).write_text(text)
     demo.run(["git", "add", "."])
     demo.run(["git", "commit", "-q", "-m", "A sample project"])
 
 
-def _contracts(demo: Demo) -> None:
-    demo.say("Contracts: every record is canonical JSON (RFC 8785) with a sha256 digest")
-    demo.gitstore("canonical", "-", stdin=b'{"b": 2, "a": "\\u00e9", "c": [true, null]}')
-    print()
-    examples = contracts_dir() / "examples"
-    shutil.copy(examples / "valid" / "grant.json", demo.repo / "grant.json")
-    demo.gitstore("digest", "grant.json")
-    demo.gitstore("validate", "grant.json")
-    tampered = json.loads((demo.repo / "grant.json").read_text())
-    tampered["purposes"].append("training")
-    (demo.repo / "tampered.json").write_text(json.dumps(tampered, indent=2))
-    demo.say("A record changed after sealing is refused (exit 1), naming the problem")
-    demo.gitstore("validate", "tampered.json", expect=1)
-    demo.gitstore("digest", "-", stdin=b'{"schema": "gitstore.grant/v1", "by": 1, "by": 2}', expect=1)
-
-
-def _store(demo: Demo) -> None:
-    demo.say("The store: records in dedicated git refs, never in the work tree")
-    demo.gitstore("init")
-    examples = contracts_dir() / "examples" / "valid"
-    lines = [json.dumps(json.loads((examples / f"{k}.json").read_text())) for k in ("episode", "event")]
-    (demo.repo / "okf" / ".memory" / "inbox" / "sample.jsonl").write_text("\n".join(lines) + "\n")
-    demo.gitstore("records", "add", "okf/.memory/inbox/sample.jsonl")
-    demo.gitstore("records", "list")
-    demo.say("Plain git can walk it: one commit per atomic append, order in the message")
-    writer = json.loads((demo.repo / "okf" / ".memory" / "config.json").read_text())["writer"]
-    demo.run(["git", "log", "--format=%B", f"refs/memory/v1/records/shared/{writer}"])
-    demo.run(["git", "status", "--short"])
-    demo.gitstore("verify")
-    demo.gitstore("status")
-
-
-def _session(demo: Demo) -> Path:
+def session_file(demo: Demo) -> Path:
     """A small Claude Code session, as its SessionEnd hook would point to."""
     start = datetime.now(timezone.utc) + timedelta(seconds=2)
     turns = [
@@ -130,7 +115,7 @@ def _session(demo: Demo) -> Path:
     return path
 
 
-def _reviews(demo: Demo) -> Path:
+def review_snapshot(demo: Demo) -> Path:
     """A complete REST snapshot of one pull request's review comments, from two reviewers."""
     def comment(cid: int, user: int, body: str, day: int) -> dict[str, object]:
         return {"id": cid, "user": {"id": user, "login": "someone", "avatar_url": "https://example.com/a.png"},
@@ -152,88 +137,111 @@ def _reviews(demo: Demo) -> Path:
     return path
 
 
-def _capture(demo: Demo) -> None:
-    demo.say("Capture: a Claude Code session ends; its hook records an envelope, a receipt, an episode")
-    payload = json.dumps({"session_id": "demo-session-1", "transcript_path": str(_session(demo)),
+# -- the stages ----------------------------------------------------------------------------------
+
+def contracts(demo: Demo) -> None:
+    demo.say("Contracts", "every record is canonical JSON (RFC 8785) with a sha256 digest")
+    demo.gitstore("canonical", "-", stdin=b'{"b": 2, "a": "\\u00e9", "c": [true, null]}')
+    print()
+    examples = contracts_dir() / "examples"
+    shutil.copy(examples / "valid" / "grant.json", demo.repo / "grant.json")
+    demo.gitstore("digest", "grant.json")
+    demo.gitstore("validate", "grant.json")
+    tampered = json.loads((demo.repo / "grant.json").read_text())
+    tampered["purposes"].append("training")
+    (demo.repo / "tampered.json").write_text(json.dumps(tampered, indent=2))
+    demo.say("A record changed after sealing is refused (exit 1), naming the problem")
+    demo.gitstore("validate", "tampered.json", expect=1)
+    demo.gitstore("digest", "-", stdin=b'{"schema": "gitstore.grant/v1", "by": 1, "by": 2}', expect=1)
+    (demo.repo / "grant.json").unlink()
+    (demo.repo / "tampered.json").unlink()
+
+
+def store(demo: Demo) -> None:
+    demo.say("The store", "records live in dedicated git refs of the repository, never in the work tree")
+    demo.gitstore("init")
+    demo.gitstore("doctor")
+
+
+def capture(demo: Demo) -> None:
+    demo.say("Capture", "a Claude Code session ends; its hook records an envelope, a receipt and an episode")
+    payload = json.dumps({"session_id": "demo-session-1", "transcript_path": str(session_file(demo)),
                           "hook_event_name": "SessionEnd", "cwd": str(demo.repo)})
     demo.gitstore("capture", "--harness", "claude-code", stdin=payload.encode())
     demo.say("The secret in that session never reached the store")
-    objects = demo.run(["git", "cat-file", "--batch-all-objects", "--batch-check"])
+    objects = demo.run(["git", "cat-file", "--batch-all-objects", "--batch-check"], quiet=True)
     leaked = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=demo.repo,
                             capture_output=True).stdout.count(b"AKIAIOSFODNN7EXAMPLQ")
-    print(f"  {len(objects.splitlines())} objects, occurrences of the key: {leaked}")
-    demo.say("Review comments from a pull request: one episode per thread")
-    demo.gitstore("import", "reviews", str(_reviews(demo)), "--by", "github:9")
+    print(f"  {len(objects.splitlines())} objects in the repository, occurrences of the key: {leaked}")
+    demo.say("A file that is no transcript is refused, and nothing is stored")
+    (demo.root / "notes.txt").write_text("just some notes\n")
+    demo.gitstore("import", "transcript", str(demo.root / "notes.txt"), expect=1)
 
 
-PROMPT = "The retry loop in src/retry.py hammers the API after an outage; make it back off."
+def import_reviews(demo: Demo) -> None:
+    demo.say("Import", "review comments from a pull request: one episode per thread, people as ids")
+    demo.gitstore("import", "reviews", str(review_snapshot(demo)), "--by", REVIEWER)
 
 
-def _agent_prompt(demo: Demo, session: str) -> None:
-    """Run the context hook Claude Code runs on UserPromptSubmit, as Claude Code runs it."""
-    settings = json.loads((demo.repo / ".claude" / "settings.local.json").read_text())
-    command = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
-    payload = {"session_id": session, "transcript_path": str(demo.root / f"{session}.jsonl"), "cwd": str(demo.repo),
-               "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": PROMPT}
-    print(f"$ echo '<UserPromptSubmit: {PROMPT}>' | {command}")
-    done = subprocess.run(command, shell=True, cwd=demo.repo, env=demo.env, input=json.dumps(payload).encode(),
-                          capture_output=True)
-    if not done.stdout.strip():
-        print("  (nothing: the agent gets no learning)")
-        return
-    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
-    print("  the agent's context gains:")
-    print("\n".join("    " + line for line in context.splitlines()))
+def browse(demo: Demo) -> None:
+    demo.say("Evidence", "what is stored, with its text and the ids a proposal cites")
+    demo.gitstore("episodes")
+    hits = json.loads(demo.gitstore("episodes", "--grep", "jitter", "--json", quiet=True))
+    demo.found["evidence"] = [match["evidence"] for episode in hits for match in episode["matches"]
+                              if episode["source"]["kind"] == "review-thread"]
+    demo.gitstore("episodes", "--grep", "jitter")
+    demo.gitstore("evidence", hits[0]["id"])
 
 
-def _review_loop(demo: Demo) -> None:
-    demo.say("Consent: the team lets review comments teach agents")
+def consent(demo: Demo) -> None:
+    demo.say("Consent", "the team lets review comments teach agents; nothing serves a purpose without it")
     grant = demo.gitstore("grant", "--purpose", "review", "--purpose", "instruction", "--source", "review-thread",
-                          "--from", "2026-01-01T00:00:00.000000Z", "--by", "github:9").split()[-1]
-    refs = []
-    for item in json.loads(demo.gitstore("records", "list", "--kind", "event", "--json", quiet=True)):
-        record = json.loads(demo.gitstore("records", "show", item["digest"], "--json", quiet=True))
-        if record.get("payload", {}).get("sourceId", "").startswith("github:comment:50"):
-            refs += ["--evidence", f"{record['episode']}:{record['id']}"]
-    demo.say("A proposal citing both threads (two reviewers, one pull request)")
-    proposal = json.loads(demo.gitstore(
+                          "--from", "2026-01-01", "--by", REVIEWER).split()[-1]
+    demo.found["grant"] = grant
+    demo.gitstore("grants")
+
+
+def review(demo: Demo) -> None:
+    demo.say("Review", "a proposal citing both threads (two reviewers, one pull request); a person decides")
+    refs = [arg for ref in demo.found["evidence"] for arg in ("--evidence", ref)]
+    printed = demo.gitstore(
         "propose", "--title", "Retries use jittered backoff", "--text",
         "Every retry loop uses exponential backoff with full jitter (see src/retry.py).",
-        "--category", "convention", "--target", "src/retry.py", *refs, "--by", "github:9", "--json"))
-    demo.gitstore("show", proposal["id"])
-    demo.say("An agent's context before the learning is accepted (the hook Claude Code runs on each prompt)")
+        "--category", "convention", "--target", "src/retry.py", *refs, "--by", REVIEWER).split()
+    learning, review_digest = printed[1], printed[printed.index("reviewDigest") + 1]
+    demo.found["learning"] = learning
+    demo.gitstore("show", learning)
+    demo.say("An agent's context before the learning is accepted", "the hook Claude Code runs on each prompt")
     demo.gitstore("hooks", "install", "--harness", "claude-code")
-    _agent_prompt(demo, "agent-before")
-    demo.say("A person accepts exactly what they reviewed")
-    demo.gitstore("accept", proposal["id"], "--review-digest", proposal["reviewDigest"], "--by", "github:9")
+    agent_prompt(demo, "agent-before")
+    demo.say("A person accepts exactly what they reviewed (the reviewDigest show printed)")
+    demo.gitstore("accept", learning, "--review-digest", review_digest, "--by", REVIEWER)
+
+
+def in_force(demo: Demo) -> None:
+    demo.say("What agents receive", "the learnings in force for instruction; the same prompt now tells the agent, "
+             "with provenance, and only once per session")
     demo.gitstore("learnings", "--active")
-    demo.say("The same prompt after: the agent is told, with provenance, and only once per session")
-    _agent_prompt(demo, "agent-after")
-    _agent_prompt(demo, "agent-after")
+    agent_prompt(demo, "agent-after")
+    agent_prompt(demo, "agent-after")
     demo.gitstore("deliveries")
-    demo.say("Recall, the preview of what an agent would receive, and AGENTS.md's managed section")
+
+
+def recall(demo: Demo) -> None:
+    demo.say("Recall", "the preview of what an agent would receive, and AGENTS.md's managed section")
     demo.gitstore("recall", "how should retries back off?")
     demo.gitstore("context", "--prompt", "how should retries back off?")
     demo.gitstore("publish")
     print((demo.repo / "AGENTS.md").read_text().rstrip())
     demo.gitstore("publish")
     demo.gitstore("publish", "--rollback")
-    _promote(demo, proposal["id"])
-    demo.say("Withdrawing consent takes effect at once")
-    demo.gitstore("withdraw", grant, "--purpose", "instruction", "--reason", "demo", "--by", "github:9")
-    demo.gitstore("learnings", "--active")
-    _agent_prompt(demo, "agent-withdrawn")
-    demo.say("A reviewer asks for their comment to be removed: the text goes, every digest stays valid")
-    demo.gitstore("redact", "--comment", "github:comment:501", "--reason", "asked by the author", "--by", "github:9")
-    demo.gitstore("gc")
-    demo.gitstore("verify")
-    demo.gitstore("audit")
 
 
-def _promote(demo: Demo, learning_id: str) -> None:
-    demo.say("Promotion: the accepted learning becomes one reviewable commit on its own branch")
-    demo.gitstore("promote", learning_id, "--by", "github:9")
-    branch = f"memory/promote/{learning_id}"
+def promote(demo: Demo) -> None:
+    learning = demo.found["learning"]
+    demo.say("Promotion", "the accepted learning becomes one reviewable commit on its own branch")
+    demo.gitstore("promote", learning, "--by", REVIEWER)
+    branch = f"memory/promote/{learning}"
     demo.run(["git", "log", "--stat", "--format=%B", "-1", branch])
     demo.run(["git", "diff", "main", branch])
     demo.say("The gates pass it: the promotion gate over the branch, the wiki gate on its page")
@@ -248,19 +256,85 @@ def _promote(demo: Demo, learning_id: str) -> None:
     demo.run(["git", "checkout", "-q", "main"])
 
 
-STEPS = [_contracts, _store, _capture, _review_loop]
+def agent_prompt(demo: Demo, session: str) -> None:
+    """Run the context hook Claude Code runs on UserPromptSubmit, as Claude Code runs it."""
+    settings = json.loads((demo.repo / ".claude" / "settings.local.json").read_text())
+    command = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    payload = json.dumps({"session_id": session, "transcript_path": str(demo.root / f"{session}.jsonl"),
+                          "cwd": str(demo.repo), "permission_mode": "default",
+                          "hook_event_name": "UserPromptSubmit", "prompt": PROMPT})
+    print(f"$ {command} <<'EOF'\n{payload}\nEOF")
+    done = subprocess.run(command, shell=True, cwd=demo.repo, env=demo.env, input=payload.encode(),
+                          capture_output=True)
+    if not done.stdout.strip():
+        print("  (nothing: the agent gets no learning)")
+        return
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    print("  the agent's context gains:")
+    print("\n".join("    " + line for line in context.splitlines()))
+
+
+def forget(demo: Demo) -> None:
+    demo.say("Withdrawing consent takes effect at once", "and show says why the learning is no longer in force")
+    demo.gitstore("withdraw", demo.found["grant"], "--purpose", "instruction", "--reason", "demo", "--by", REVIEWER)
+    demo.gitstore("learnings", "--active")
+    agent_prompt(demo, "agent-withdrawn")
+    demo.gitstore("show", demo.found["learning"])
+    demo.say("A reviewer asks for their comment to be removed", "the text goes; every digest stays valid")
+    demo.gitstore("redact", "--comment", "github:comment:501", "--reason", "asked by the author", "--by", REVIEWER)
+    demo.gitstore("gc")
+
+
+def housekeeping(demo: Demo) -> None:
+    demo.say("Housekeeping", "verify every record and ref; the audit trail of everything people decided")
+    demo.gitstore("verify")
+    demo.gitstore("audit")
+    demo.gitstore("status")
+    demo.say("Plain git can walk it", "one commit per atomic append, its order in the message; no record is in the "
+             "work tree (the one new folder is the harness settings `hooks install` wrote)")
+    demo.run(["git", "for-each-ref", "--format=%(refname)", "refs/memory/"])
+    writer = json.loads((demo.repo / "okf" / ".memory" / "config.json").read_text())["writer"]
+    demo.run(["git", "log", "-1", "--format=%B", f"refs/memory/v1/records/shared/{writer}"])
+    demo.run(["git", "status", "--short"])
+
+
+STAGES: list[tuple[str, Callable[[Demo], None]]] = [
+    ("contracts", contracts),
+    ("store", store),
+    ("capture", capture),
+    ("import", import_reviews),
+    ("evidence", browse),
+    ("consent", consent),
+    ("review", review),
+    ("in force", in_force),
+    ("recall", recall),
+    ("promote", promote),
+    ("forget", forget),
+    ("housekeeping", housekeeping),
+]
 
 
 def main() -> int:
     if shutil.which("gitstore") is None:
         os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]
-    with tempfile.TemporaryDirectory(prefix="gitstore-demo-") as folder:
-        demo = Demo(Path(folder))
-        demo.say(f"A sample repository in {demo.repo}")
-        _sample_repository(demo)
-        for step in STEPS:
-            step(demo)
-    print("\nDemo finished: everything above ran for real in a temporary folder, now removed.")
+    keep = os.environ.get("KEEP", "") not in ("", "0")
+    folder = Path(tempfile.mkdtemp(prefix="gitstore-demo-"))
+    try:
+        demo = Demo(folder)
+        demo.say(f"A sample repository in {demo.repo}",
+                 f"to go on by hand: cd {shlex.quote(str(demo.repo))} && export HOME={shlex.quote(str(folder / 'home'))}")
+        sample_repository(demo)
+        for _, stage in STAGES:
+            stage(demo)
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    if keep:
+        print(f"\nDemo finished; everything above ran for real in {folder}, kept (KEEP=1).")
+        print(f"  cd {shlex.quote(str(demo.repo))} && export HOME={shlex.quote(str(folder / 'home'))}")
+    else:
+        print("\nDemo finished: everything above ran for real in a temporary folder, now removed "
+              "(`make demo KEEP=1` keeps it).")
     return 0
 
 

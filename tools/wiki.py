@@ -1,8 +1,9 @@
 """This project's own wiki: regenerate its generated pages and check every page.
 
-Two pages are generated so they cannot drift from what they describe:
+Three pages are generated so they cannot drift from what they describe:
 
 - ``contracts.md``, from the v1 schemas, examples and vectors (``render_contracts_page``);
+- ``cli.md``, from every command's ``--help`` (``tools.cli_reference``);
 - ``index.md`` of each folder, from its pages' front matter (``gitstore.promote.okf``).
 
 ``python -m tools.wiki`` (``make wiki``) rewrites them and then checks the whole wiki;
@@ -23,6 +24,7 @@ from typing import Any
 from gitstore.promote.okf import INDEX_PAGE, ROOT, WIKI, _folders, _pages_in, check_wiki, render_index_page, slug
 from gitstore.records import contracts as c
 from gitstore.records.canonical import MAX_SAFE_INTEGER
+from tools.cli_reference import CLI_PAGE, render_cli_page
 
 CONTRACTS_PAGE = "contracts.md"
 # Where the contracts page points, relative to the page.
@@ -652,10 +654,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     check = args == ["--check"]
     stale = []
-    # The contracts page is written before the index is rendered, since the index reads it.
+    # The generated pages are written before the index is rendered, since the index reads them.
+    generated = {WIKI / CONTRACTS_PAGE: render_contracts_page, WIKI / CLI_PAGE: render_cli_page}
     indexes = [f / INDEX_PAGE for f in _folders(WIKI) if f == WIKI or _pages_in(f)]
-    for page in [WIKI / CONTRACTS_PAGE, *indexes]:
-        expected = render_contracts_page() if page.name == CONTRACTS_PAGE else render_index_page(WIKI, page.parent)
+    for page in [*generated, *indexes]:
+        expected = generated[page]() if page in generated else render_index_page(WIKI, page.parent)
         current = page.read_text(encoding="utf-8") if page.is_file() else None
         if current == expected:
             continue

@@ -1,3 +1,6 @@
 """Capture: the hook a harness runs, envelopes and receipts, transcripts, review import, and the
 installation of harness hooks. Importing this package loads nothing else: the agent hook starts
 fast."""
+
+
+__all__ = ["agent_hook", "harnesses", "hooklog", "install", "reviews", "sessions", "transcripts"]  # the public modules (tests/test_public_api.py keeps the list whole)

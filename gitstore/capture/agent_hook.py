@@ -35,7 +35,8 @@ TYPE_CHECKING = False  # typing costs milliseconds at start-up
 if TYPE_CHECKING:
     from typing import Any
 
-HARNESSES = ("claude-code", "codex", "gemini-cli", "opencode")
+from gitstore.records.vocabulary import HARNESSES
+
 MAX_PAYLOAD = 1 << 20
 READ_SECONDS = 3.0
 DEFAULT_TIMEOUT = 10.0

@@ -10,6 +10,10 @@ The entries run ``<python> -m gitstore.capture.agent_hook <harness>`` (capture) 
 gitstore.deliver.hook <harness>`` (context: accepted learnings for the agent) with the
 interpreter gitstore runs in, so they keep working when gitstore is installed from a wheel
 (nothing points into a source tree).
+
+A hook captures only in repositories gitstore is set up in. Installing into a repository's own
+settings (project scope) sets gitstore up there first when it is not; ``status`` never calls a
+hook working when it would capture nothing.
 """
 
 from __future__ import annotations
@@ -22,9 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gitstore.errors import GitstoreError, InvalidInput, UsageError
 from gitstore.capture.harnesses import HARNESSES, Harness, HookCommand, python_of
 from gitstore.capture.harnesses._command import MODULE, module_of
+from gitstore.config import CONFIG_NAME, STATE_DIR
+from gitstore.errors import GitstoreError, InvalidInput, UsageError
 
 SCOPES = ("project", "user")
 CHECK_SECONDS = 20.0
@@ -84,13 +89,35 @@ def install(harness: str, scope: str, repo_root: Path | None, home: Path, *,
     adapter = harness_named(harness)
     path = _target(adapter, scope, repo_root, home)
     current = _read(path)
-    hook = HookCommand(os.path.abspath(python or sys.executable), adapter.name)
+    hook = HookCommand(os.path.abspath(python or sys.executable), adapter.harness)
     new = _in_file(path, lambda: adapter.merged(current, hook))
     notes = tuple(_in_file(path, lambda: adapter.notes(new))) + _tracked_note(scope, repo_root, path)
+    notes += _set_up(scope, repo_root)
     if new == current:
         return Report(adapter.name, scope, path, "unchanged", notes)
     _write(path, new)
     return Report(adapter.name, scope, path, "installed" if current is None else "updated", notes)
+
+
+def set_up(repo_root: Path) -> bool:
+    """Whether gitstore is set up in the repository (a hook captures there)."""
+    return (repo_root / STATE_DIR / CONFIG_NAME).is_file()
+
+
+NOT_SET_UP = "gitstore is not set up in this repository: nothing is captured here until `gitstore init` runs"
+
+
+def _set_up(scope: str, repo_root: Path | None) -> tuple[str, ...]:
+    """A project-scope hook sets gitstore up in its repository; a user-scope one says when the
+    repository it was installed from captures nothing yet."""
+    if repo_root is None or set_up(repo_root):
+        return ()
+    if scope != "project":
+        return (NOT_SET_UP,)
+    from gitstore.ops.setup import init
+
+    report = init(repo_root)
+    return (f"set gitstore up in {report.root} first (writer {report.writer}), as `gitstore init` does",)
 
 
 def _tracked_note(scope: str, repo_root: Path | None, path: Path) -> tuple[str, ...]:
@@ -154,6 +181,8 @@ def _status_of(adapter: Harness, scope: str, repo_root: Path | None, home: Path,
         return HookStatus(adapter.name, scope, path, False)
     shown = tuple(c if isinstance(c, str) else " ".join(c) for c in commands)
     problems = list(notes)
+    if repo_root is not None and not set_up(repo_root):
+        problems.append(NOT_SET_UP)
     for command in commands:
         problem = _problem_of(python_of(command), module_of(command) or MODULE, checked)
         if problem and problem not in problems:

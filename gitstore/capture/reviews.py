@@ -37,7 +37,8 @@ from gitstore.records.contracts import seal
 from gitstore.errors import InvalidInput, Refused
 from gitstore.records.ids import episode_id, event_id
 from gitstore.records.inputs import read_file
-from gitstore.ops._context import Context, now
+from gitstore.context import Context
+from gitstore.records.times import now
 from gitstore.rules.view import View
 from gitstore.safety.scanner import default_scanner
 

@@ -14,7 +14,6 @@ Modes: ``summary`` (default: task, outcome, files touched, commands and test res
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -29,12 +28,11 @@ from gitstore.config import Workspace, git_ignores
 from gitstore.records.contracts import seal
 from gitstore.errors import GitstoreError, InvalidInput, Refused
 from gitstore.records.ids import episode_id, event_id
-from gitstore.ops._context import Context
+from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE, HARNESSES
+from gitstore.context import Context
 from gitstore.safety.scanner import default_scanner
 from gitstore.capture.transcripts import Transcript, parse_transcript
 
-MODES = ("summary", "transcript", "hybrid")
-HARNESSES = ("claude-code", "codex", "gemini-cli", "opencode")
 SUMMARY_CHARS = 2000
 TURN_CHARS = 4000
 MAX_COMMANDS = 200
@@ -128,17 +126,7 @@ def capture_from_hook(harness: str, payload: dict[str, Any], cwd: str) -> Captur
         ctx = Context.open(str(hook.cwd))
     except GitstoreError:
         return None  # not a gitstore repository: nothing to do
-    return capture(ctx, hook, configured_mode(ctx.workspace))
-
-
-def configured_mode(workspace: Workspace) -> str:
-    """The capture mode from okf/.memory/config.json (``"capture": {"mode": ...}``), else summary."""
-    try:
-        data = json.loads((workspace.state / "config.json").read_text(encoding="utf-8"))
-        mode = data.get("capture", {}).get("mode", "summary")
-    except (OSError, ValueError, AttributeError):
-        return "summary"
-    return mode if mode in MODES else "summary"
+    return capture(ctx, hook, ctx.workspace.config.capture_mode)
 
 
 def capture(ctx: Context, hook: HookInput, mode: str = "summary") -> Capture:  # noqa: D401
@@ -150,36 +138,19 @@ def capture(ctx: Context, hook: HookInput, mode: str = "summary") -> Capture:  #
     return result
 
 
-def import_transcript(ctx: Context, path: Path, harness: str | None = None, mode: str = "summary") -> Capture:
+def import_transcript(ctx: Context, path: Path, harness: str | None = None, mode: str = DEFAULT_CAPTURE_MODE) -> Capture:
     """Backfill: capture a transcript file as if its session had just ended.
 
-    A readable file in a format gitstore does not understand still gets an envelope and a
-    degraded receipt (``unknown-schema-version``, every line unknown), so a backfill records
-    what it saw and could not use instead of failing.
+    A file that is not a transcript gitstore reads (empty, binary, another format, or one with
+    no record it could read) is refused and nothing is stored: a person asked for this import
+    and should hear that it did not happen. (A harness hook, which nobody watches, records what
+    it could not read in a degraded receipt instead.)
     """
     _refuse_unignored(ctx.workspace)
     path = Path(path)
-    try:
-        transcript = parse_transcript(path, harness)
-    except InvalidInput:
-        if not path.is_file():
-            raise
-        return _unreadable(ctx, path, harness, mode)
+    transcript = parse_transcript(path, harness)
     hook = HookInput(transcript.harness, "import", transcript.session, path, ctx.workspace.root, transcript.version)
     result = build(ctx, hook, transcript, None, mode)
-    ctx.store.append(result.records(), namespace="local")
-    return result
-
-
-def _unreadable(ctx: Context, path: Path, harness: str | None, mode: str) -> Capture:
-    try:
-        lines = sum(1 for line in path.read_bytes().splitlines() if line.strip())
-    except OSError as exc:
-        raise InvalidInput(f"{path}: cannot read ({exc.strerror})") from None
-    hook = HookInput(harness or "manual", "import", None, path, ctx.workspace.root)
-    result = build(ctx, hook, None, "unknown-schema-version", mode)
-    result.receipt = seal({**{k: v for k, v in result.receipt.items() if k != "digest"},
-                           "lines": {"total": lines, "parsed": 0, "unknown": lines, "malformed": 0, "quarantined": 0}})
     ctx.store.append(result.records(), namespace="local")
     return result
 
@@ -203,8 +174,8 @@ def _read(hook: HookInput) -> tuple[Transcript | None, str | None]:
 def build(ctx: Context, hook: HookInput, transcript: Transcript | None, problem: str | None,
           mode: str) -> Capture:
     """The records of one capture (not yet written)."""
-    if mode not in MODES:
-        raise InvalidInput(f"unknown capture mode {mode!r} (one of {', '.join(MODES)})")
+    if mode not in CAPTURE_MODES:
+        raise InvalidInput(f"unknown capture mode {mode!r} (one of {', '.join(CAPTURE_MODES)})")
     captured_at = now_time()
     envelope = _envelope(ctx, hook, transcript, mode, captured_at)
     screen = _Screen()

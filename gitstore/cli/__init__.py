@@ -2,19 +2,23 @@
 
 Every command lives in a module of its own and is named in ``COMMANDS`` with its one-line
 summary. A run imports only the module of the command it runs, so start-up costs what that
-command needs: ``--version`` and the top-level ``--help`` are answered from this table without
-loading the command framework at all. ``main`` is the only place errors become exit codes:
-0 ok, 1 refused or invalid input, 2 usage, 3 integrity failure, 130 interrupted. Every error is
-one line on standard error (JSON, ``{"error": ..., "code": ...}``, when ``--json`` was given).
+command needs: ``--version``, the top-level ``--help`` and the completion of command names are
+answered from this table without loading the command framework at all (``_app`` loads it).
+``main`` is the only place errors become exit codes: 0 ok, 1 refused or invalid input, 2 usage,
+3 integrity failure, 130 interrupted. Every error is one line on standard error (JSON,
+``{"error": ..., "code": ...}``, when ``--json`` was given).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from typing import Any
 
 from gitstore._version import __version__
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: --version and --help start fast
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 PROG = "gitstore"
 SUMMARY = "A git-native memory for coding agents and the people who review them."
@@ -24,21 +28,25 @@ SUMMARY = "A git-native memory for coding agents and the people who review them.
 COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("init", "Set gitstore up here: writer id, git-ignored okf/.memory/, config, fetch refspecs."),
     "status": ("status", "Show this repository's scope, writer, provider, memory refs and effective configuration."),
+    "doctor": ("doctor", "Check the set-up: init, provider, capture hooks, recent hook errors, refspecs, what a push sends."),
     "hooks": ("hooks", "Install, remove and check the harness capture hooks."),
     "capture": ("capture", "Read a harness hook's JSON from standard input and capture the session."),
-    "import": ("capture", "Backfill memory from transcripts and review snapshots."),
+    "import": ("import_", "Backfill memory from transcripts and review snapshots."),
+    "episodes": ("episodes", "List the evidence episodes (review threads, agent sessions); --grep searches their text."),
+    "evidence": ("evidence", "Show one episode's events with their text and the EPISODE:EVENT ids propose takes."),
     "scan": ("scan", "Scan files for hidden characters, prompt injection, secrets and home paths."),
-    "grant": ("consent", "Grant: evidence from these sources, written in this range, may serve these purposes."),
-    "withdraw": ("consent", "Withdraw a grant at once; lists the exports it had allowed."),
-    "propose": ("learnings", "Propose a learning by hand, citing stored evidence (a person decides later)."),
-    "proposals": ("learnings", "List proposals waiting for a person."),
-    "show": ("learnings", "Show a learning as a reviewer sees it, with the reviewDigest to quote when deciding."),
-    "accept": ("learnings", "Accept a proposal you reviewed (optionally edited); agents get it from now on."),
-    "reject": ("learnings", "Reject a proposal you reviewed."),
-    "retire": ("learnings", "Retire an accepted learning: agents stop getting it."),
-    "merge": ("learnings", "Propose one learning replacing several; a person accepts it like any proposal."),
+    "grant": ("grant", "Grant: evidence from these sources, written in this range, may serve these purposes."),
+    "withdraw": ("withdraw", "Withdraw a grant at once; lists the exports it had allowed."),
+    "grants": ("grants", "List the grants, the purposes each still permits, and their withdrawals."),
+    "propose": ("propose", "Propose a learning by hand, citing stored evidence (a person decides later)."),
+    "proposals": ("proposals", "List proposals waiting for a person."),
+    "show": ("show", "Show a learning as a reviewer sees it: its evidence, whether it is in force, the reviewDigest."),
+    "accept": ("accept", "Accept a proposal you reviewed (optionally edited); agents get it from now on."),
+    "reject": ("reject", "Reject a proposal you reviewed."),
+    "retire": ("retire", "Retire an accepted learning: agents stop getting it."),
+    "merge": ("merge", "Propose one learning replacing several; a person accepts it like any proposal."),
     "learnings": ("learnings", "List learnings with their standing for a purpose (default: instruction)."),
-    "history": ("learnings", "Every version of a learning: identifiers, states and digests."),
+    "history": ("history", "Every version of a learning: identifiers, states and digests."),
     "recall": ("recall", "Recall the accepted learnings most relevant to a query (at most 3, bounded, with provenance)."),
     "context": ("context", "Print exactly what an agent would receive now (byte for byte), with the limits that applied."),
     "deliveries": ("deliveries", "Show which learnings each agent session received, with the session's captures."),
@@ -55,9 +63,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "canonical": ("canonical", "Print the RFC 8785 canonical form of one JSON text (no trailing newline)."),
     "digest": ("digest", "Validate one record and print its sha256: digest per its kind's rules."),
     "validate": ("validate", "Check records against their contracts: schema, version, I-JSON and digests."),
+    "completion": ("completion", "Print the shell completion script for bash, zsh or fish."),
 }
 
 EXIT_INTERRUPTED = 130
+COMPLETE = "__complete"  # what the shell completion scripts run: `gitstore __complete CWORD WORDS...`
 
 
 def top_help() -> str:
@@ -79,28 +89,6 @@ def _command_of(args: Sequence[str]) -> str | None:
     return None
 
 
-def build_app(command: str | None = None) -> Any:
-    """The typer application with one command's module registered (every module for None)."""
-    import os
-    from importlib import import_module
-
-    os.environ.setdefault("TYPER_USE_RICH", "0")  # plain click output: no boxes, one-line errors
-    import typer
-
-    app = typer.Typer(name=PROG, help=SUMMARY, no_args_is_help=True, add_completion=False,
-                      pretty_exceptions_enable=False, rich_markup_mode=None,
-                      context_settings={"help_option_names": ["-h", "--help"]})
-
-    @app.callback()
-    def _root() -> None:
-        """A git-native memory for coding agents and the people who review them."""
-
-    modules = {COMMANDS[command][0]} if command in COMMANDS else dict.fromkeys(m for m, _ in COMMANDS.values())
-    for module in modules:
-        import_module(f"gitstore.cli.{module}").register(app)
-    return app
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code instead of raising."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -112,6 +100,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: list[str]) -> int:
+    if args[:1] == [COMPLETE]:
+        from gitstore.cli._complete import answer
+
+        return answer(args[1:])
     command = _command_of(args)
     if command is None:
         if "--version" in args:
@@ -134,7 +126,9 @@ def _dispatch(command: str | None, args: list[str]) -> int:
         from typer._click.exceptions import ClickException, NoArgsIsHelpError
         from typer.exceptions import Abort, Exit
 
-        result = build_app(command)(args=args, prog_name=PROG, standalone_mode=False)
+        from gitstore.cli._app import run
+
+        result = run(command, args)
     except Exit as exc:
         return exc.exit_code
     except Abort:
@@ -155,6 +149,8 @@ def _dispatch(command: str | None, args: list[str]) -> int:
         where = f" ({exc.filename})" if exc.filename else ""
         _error(f"{exc.strerror or exc}{where}", 1, as_json)
         return 1
+    if result == EXIT_INTERRUPTED:  # the framework turns Ctrl-C into this code, silently
+        _error("interrupted", EXIT_INTERRUPTED, as_json)
     return result if isinstance(result, int) else 0
 
 
@@ -179,3 +175,6 @@ def _error(message: str, code: int, as_json: bool) -> None:
 def run() -> None:
     """Console-script entry point."""
     sys.exit(main())
+
+
+__all__ = ["COMMANDS", "main", "run", "top_help"]

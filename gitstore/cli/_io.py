@@ -10,7 +10,9 @@ from typing import Any, BinaryIO
 
 import typer
 
+from gitstore.cli._complete import words
 from gitstore.records.inputs import MAX_RECORD_BYTES, bounded_lines, open_untrusted, read_bounded
+from gitstore.records.vocabulary import PURPOSES
 
 
 def read_input(path: str, limit: int = MAX_RECORD_BYTES) -> bytes:
@@ -40,3 +42,11 @@ def emit_json(value: Any) -> None:
 
 
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
+PURPOSE_OPTION = typer.Option("instruction", "--purpose", metavar="PURPOSE", autocompletion=words(PURPOSES),
+                              help="The purpose learnings are judged for: review, instruction, evaluation, "
+                                   "analytics, training or publication.")
+
+
+def echo(text: str = "") -> None:
+    """Print one line (or several) of output."""
+    typer.echo(text)

@@ -6,11 +6,11 @@ from typing import Optional
 
 import typer
 
+from gitstore.context import Context
 from gitstore.records.identity import person
-from gitstore.ops._context import Context
 
 BY_OPTION: Optional[str] = typer.Option(
-    None, "--by", help="Who acts (recorded as asserted). Default: git:<user.email>."
+    None, "--by", metavar="PERSON", help="Who acts, recorded as asserted (github:ID, git:EMAIL). Default: git:EMAIL of git's user.email."
 )
 
 

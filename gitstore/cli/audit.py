@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import typer
 
-from gitstore.ops._context import Context
-from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.cli._io import JSON_OPTION, emit_json, echo
+from gitstore.context import Context
+from gitstore.queries.audit import audit as query
 
 
 def audit(as_json: bool = JSON_OPTION) -> None:
     """Every grant, withdrawal, decision, retirement, export and redaction, in order."""
-    entries = Context.open().view(payloads=False).audits
+    entries = query(Context.open())
     if as_json:
         emit_json(entries)
         return
     for entry in entries:
         reason = f" ({entry['reason']})" if entry["reason"] else ""
-        typer.echo(f"{entry['at']} {entry['action']:<11} {entry['by']} {' '.join(entry['subjects'])}{reason}")
+        echo(f"{entry['at']} {entry['action']:<11} {entry['by']} {' '.join(entry['subjects'])}{reason}")
 
 
 def register(app: typer.Typer) -> None:

@@ -11,7 +11,7 @@ from gitstore.cli._io import read_input
 
 
 def canonical(
-    file: str = typer.Argument("-", help="A JSON file, or - for standard input."),
+    file: str = typer.Argument("-", metavar="FILE", help="A JSON file, or - for standard input."),
 ) -> None:
     """Print the RFC 8785 canonical form of one JSON text (no trailing newline)."""
     data = canonicalize(parse_json(read_input(file)))

@@ -9,7 +9,7 @@ from gitstore.cli._io import read_input
 
 
 def digest(
-    file: str = typer.Argument("-", help="A record file, or - for standard input."),
+    file: str = typer.Argument("-", metavar="FILE", help="A record file, or - for standard input."),
 ) -> None:
     """Validate one record and print its sha256: digest per its kind's rules."""
     record = load_record(read_input(file))

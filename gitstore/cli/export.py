@@ -6,14 +6,16 @@ from typing import Optional
 
 import typer
 
-from gitstore.ops._context import Context
+from gitstore.cli._complete import words
+from gitstore.records.vocabulary import PURPOSES
+from gitstore.context import Context
 from gitstore.ops.export import export as do_export
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.cli._people import BY_OPTION, actor
 
 
 def export(
-    purpose: str = typer.Option(..., "--purpose"),
+    purpose: str = typer.Option(..., "--purpose", metavar="PURPOSE", autocompletion=words(PURPOSES), help="The purpose the export serves."),
     with_evidence: bool = typer.Option(False, "--with-evidence", help="Also copy the cited events."),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,

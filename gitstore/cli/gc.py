@@ -5,14 +5,13 @@ from __future__ import annotations
 import typer
 
 from gitstore.ops.gc import gc as do_gc
-from gitstore.cli._context import open_store
+from gitstore.context import Context
 from gitstore.cli._io import JSON_OPTION, emit_json
 
 
 def gc(as_json: bool = JSON_OPTION) -> None:
     """Erase removed payloads and what killed appends left (never the user's reflogs or objects)."""
-    _, store = open_store()
-    report = do_gc(store)
+    report = do_gc(Context.open().store)
     if as_json:
         emit_json({"payloads": report.payloads, "objects": report.objects})
         return

@@ -6,24 +6,32 @@ from pathlib import Path
 
 import typer
 
+from gitstore.cli._complete import words
 from gitstore.errors import NotARepository
 from gitstore.capture.harnesses import HARNESSES
-from gitstore.capture.install import HookStatus, Report, install, status, uninstall
+from gitstore.capture.install import NOT_SET_UP, SCOPES, HookStatus, Report, install, status, uninstall
 from gitstore.scope import open_repository
 from gitstore.cli._io import JSON_OPTION, emit_json
 
 hooks_app = typer.Typer(help="Install, remove and check the harness capture hooks.", no_args_is_help=True)
 
-HARNESS_OPTION = typer.Option(..., "--harness", help=f"The coding agent: {', '.join(HARNESSES)}.")
+HARNESS_OPTION = typer.Option(..., "--harness", metavar="HARNESS", autocompletion=words(HARNESSES), help=f"The coding agent: {', '.join(HARNESSES)}.")
 SCOPE_OPTION = typer.Option(
-    "project", "--scope", help="project (this repository's harness settings) or user (under $HOME)."
+    "project", "--scope", metavar="SCOPE", autocompletion=words(SCOPES), help="project (this repository's harness settings) or user (under $HOME)."
 )
 
 
 def _roots(scope: str) -> tuple[Path | None, Path]:
-    """The repository root (project scope only) and the home folder."""
-    repo_root = Path(open_repository(".").workdir).resolve() if scope == "project" else None
-    return repo_root, Path.home()
+    """The repository root (required in project scope; None outside one in user scope) and the
+    home folder."""
+    return (_repository() if scope != "project" else Path(open_repository(".").workdir).resolve()), Path.home()
+
+
+def _repository() -> Path | None:
+    try:
+        return Path(open_repository(".").workdir).resolve()
+    except NotARepository:
+        return None
 
 
 def _show(report: Report, as_json: bool) -> None:
@@ -50,10 +58,7 @@ def uninstall_(harness: str = HARNESS_OPTION, scope: str = SCOPE_OPTION, as_json
 @hooks_app.command("status")
 def status_(as_json: bool = JSON_OPTION) -> None:
     """For each harness and scope: installed or not, the file, and whether the hook would capture."""
-    try:
-        repo_root: Path | None = Path(open_repository(".").workdir).resolve()
-    except NotARepository:
-        repo_root = None
+    repo_root = _repository()
     rows = status(repo_root, Path.home())
     if as_json:
         emit_json({"repository": str(repo_root) if repo_root else None, "hooks": [r.to_json() for r in rows]})
@@ -69,6 +74,8 @@ def status_(as_json: bool = JSON_OPTION) -> None:
 def _state(row: HookStatus) -> str:
     if not row.installed:
         return "broken" if row.problems else "not installed"
+    if row.problems == (NOT_SET_UP,):
+        return "idle here"
     return "works" if row.works else "does not work"
 
 

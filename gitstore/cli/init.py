@@ -6,12 +6,14 @@ from typing import Optional
 
 import typer
 
+from gitstore.cli._complete import words
+from gitstore.config import PROVIDERS
 from gitstore.ops.setup import init as do_init
 from gitstore.cli._io import JSON_OPTION, emit_json
 
 
 def init(
-    provider: Optional[str] = typer.Option(None, "--provider", help="git (default), sqlite or jsonl."),
+    provider: Optional[str] = typer.Option(None, "--provider", metavar="PROVIDER", autocompletion=words(PROVIDERS), help="git (default), sqlite or jsonl."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Set gitstore up here: writer id, git-ignored okf/.memory/, config, fetch refspecs."""

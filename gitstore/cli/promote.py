@@ -8,7 +8,7 @@ import typer
 
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.cli._people import BY_OPTION, actor
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.ops.promote import Promotion, promote as run_promote
 
 _ROUTES = "0 (overlay), 1 (direct-edit), 2 (staged-update) or procedural (skill)"

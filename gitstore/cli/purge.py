@@ -15,7 +15,7 @@ from gitstore.cli._io import JSON_OPTION, emit_json
 
 
 def purge(
-    confirm: Optional[str] = typer.Option(None, "--confirm", help="The repository name, typed (for scripts)."),
+    confirm: Optional[str] = typer.Option(None, "--confirm", metavar="NAME", help="The repository name, typed (for scripts)."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Remove every memory ref and okf/.memory/ of this clone. Asks you to type the repository name."""

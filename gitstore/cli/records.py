@@ -7,10 +7,11 @@ from typing import Any, Optional
 
 import typer
 
+from gitstore.cli._complete import words
 from gitstore.records.canonical import parse_json
 from gitstore.records.contracts import KINDS, seal
 from gitstore.errors import InvalidInput, Refused, UsageError
-from gitstore.cli._context import open_store
+from gitstore.context import Context
 from gitstore.cli._io import JSON_OPTION, emit_json, open_input, read_lines
 
 records_app = typer.Typer(help="Add, list and show records.", no_args_is_help=True)
@@ -54,7 +55,7 @@ class _Lines:
 
 @records_app.command("add")
 def add(
-    file: str = typer.Argument("-", help="JSON Lines file of records, or - for standard input."),
+    file: str = typer.Argument("-", metavar="FILE", help="JSON Lines file of records, or - for standard input."),
     do_seal: bool = typer.Option(False, "--seal", help="Compute each record's digests first."),
     as_json: bool = JSON_OPTION,
 ) -> None:
@@ -63,7 +64,7 @@ def add(
     Records are read, checked and written one line at a time, so a file of any size needs
     little memory; a line that fails stores nothing and is named in the error.
     """
-    _, store = open_store()
+    store = Context.open().store
     lines = _Lines(file, do_seal)
     try:
         result = store.append(lines)
@@ -80,13 +81,13 @@ def add(
 
 @records_app.command("list")
 def list_(
-    kind: Optional[str] = typer.Option(None, "--kind", help=f"Only this kind ({', '.join(KINDS)})."),
+    kind: Optional[str] = typer.Option(None, "--kind", metavar="KIND", autocompletion=words(KINDS), help=f"Only this kind ({', '.join(KINDS)})."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """List stored records in store order."""
     if kind is not None and kind not in KINDS:
         raise UsageError(f"unknown kind {kind!r} (one of {', '.join(KINDS)})")
-    _, store = open_store()
+    store = Context.open().store
     items = store.items([kind] if kind else None)
     if as_json:
         emit_json([{"digest": i.digest, "kind": i.kind, "stream": i.stored.stream,
@@ -99,14 +100,14 @@ def list_(
 
 @records_app.command("show")
 def show(
-    digest: str = typer.Argument(..., help="A record digest (or a prefix of at least 8 hex digits)."),
+    digest: str = typer.Argument(..., metavar="DIGEST", help="A record digest (or a prefix of at least 8 hex digits)."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Show one record (with its payload, unless redacted)."""
     hexpart = digest.removeprefix("sha256:")
     if len(hexpart) < 8 or any(c not in "0123456789abcdef" for c in hexpart):
         raise UsageError(f"{digest!r} is not a digest or a prefix of at least 8 hex digits")
-    _, store = open_store()
+    store = Context.open().store
     item = store.get(digest)
     if item is None:
         raise InvalidInput(f"no record {digest} in this repository")

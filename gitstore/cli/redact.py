@@ -6,15 +6,16 @@ from typing import Optional
 
 import typer
 
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.ops.redact import redact as do_redact
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.cli._people import BY_OPTION, actor
 
 
 def redact(
-    comment: str = typer.Option(..., "--comment", help="The source comment id, e.g. github:comment:123."),
-    reason: str = typer.Option(..., "--reason"),
+    comment: str = typer.Option(..., "--comment", metavar="SOURCE_ID",
+                                help="The comment's id at its source, e.g. github:comment:123."),
+    reason: str = typer.Option(..., "--reason", metavar="TEXT", help="Why its text goes."),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:

@@ -62,7 +62,7 @@ def _lines(name: str, result: ScanResult) -> list[str]:
 
 
 def scan(
-    files: list[str] = typer.Argument(..., help="Files to scan, or - for standard input."),
+    files: list[str] = typer.Argument(..., metavar="FILE", help="Files to scan, or - for standard input."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Scan files for hidden characters, prompt injection, secrets and home paths."""

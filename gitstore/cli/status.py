@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from gitstore.config import Workspace
-from gitstore.ops.setup import status as do_status
+from gitstore.queries.status import status as do_status
 from gitstore.cli._io import JSON_OPTION, emit_json
 
 
@@ -23,9 +23,10 @@ def status(as_json: bool = JSON_OPTION) -> None:
     for ref in info["refs"]:
         typer.echo(f"  {ref['ref']} {ref['tip'][:12]}")
     typer.echo("config")
-    for key in ("writer", "provider"):
+    for key in ("writer", "provider", "capture"):
         entry = info["config"][key]
-        typer.echo(f"  {key} = {entry['value']}  (from {entry['from']})")
+        name = "capture.mode" if key == "capture" else key
+        typer.echo(f"  {name} = {entry['value']}  (from {entry['from']})")
     auto = info["config"]["automation"]
     state = "on" if auto["autoSafe"] else "off"
     typer.echo(f"  automation.autoSafe = {state}  (from {auto['from']})")

@@ -12,7 +12,7 @@ from gitstore.cli._io import JSON_OPTION, emit_json, open_input, read_input, rea
 
 
 def validate(
-    files: list[str] = typer.Argument(..., help="Record files (.json, or .jsonl with one per line)."),
+    files: list[str] = typer.Argument(..., metavar="FILE", help="Record files (.json, or .jsonl with one per line)."),
     as_json: bool = JSON_OPTION,
     reference: bool = typer.Option(
         False, "--reference", help="Use the reference validator (jsonschema) instead of the compiled one."

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from gitstore.cli._context import open_store
+from gitstore.context import Context
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.queries.verify import verify as check
 
 
 def verify(as_json: bool = JSON_OPTION) -> None:
     """Check every record and ref (layout, order, bytes, contracts, digests), then decisions and namespaces."""
-    _, store = open_store()
-    report = check(store)
+    report = check(Context.open().store)
     if as_json:
         emit_json({"ok": report.ok, "records": report.records, "refs": report.refs,
                    "problems": [{"where": p.where, "message": p.message} for p in report.problems]})

@@ -12,3 +12,8 @@
 
 Importing this package loads nothing: the agent hook imports only the light modules it needs.
 """
+
+__all__ = [
+    "build", "clindex", "context", "db", "heads", "here", "hook", "index", "jsonlite", "ledger", "limits", "mcp",
+    "place", "publish", "recall", "receipts", "sections", "snapshots", "surfaces", "terms",
+]  # the public modules (tests/test_public_api.py keeps the list whole)

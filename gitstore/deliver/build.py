@@ -116,7 +116,7 @@ def _untrusted(place: Place) -> str | None:
 # -- rows ----------------------------------------------------------------------------------------
 
 def _rows(place: Place) -> tuple[list[dict[str, Any]], list[tuple[str, str, str]]]:
-    from gitstore.ops._context import Context
+    from gitstore.context import Context
     from gitstore.rules.active import active
     from gitstore.safety.scanner import default_scanner
 

@@ -25,8 +25,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from gitstore.records.vocabulary import CATEGORIES
+
 PATH = ".continual-learning/index.json"
-CATEGORIES = ("decision", "convention", "constraint", "resolved-problem", "project-knowledge")
 _DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 
 

@@ -339,7 +339,7 @@ def plan(root: Path, view: Any, claude: bool = False, copilot: bool = False) -> 
 
 def publish(start: str = ".", claude: bool = False, copilot: bool = False, dry_run: bool = False) -> Result:
     """``gitstore publish``: plan, then save the prior state and write (unless ``dry_run``)."""
-    from gitstore.ops._context import Context
+    from gitstore.context import Context
 
     ctx = Context.open(start)
     root, state = ctx.workspace.root, ctx.workspace.state

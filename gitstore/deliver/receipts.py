@@ -16,7 +16,7 @@ from gitstore.deliver.ledger import sessions
 
 
 def _captures(start: str) -> dict[tuple[str, str], list[dict[str, Any]]]:
-    from gitstore.ops._context import Context
+    from gitstore.context import Context
 
     store = Context.open(start).store
     envelopes: dict[str, dict[str, Any]] = {}

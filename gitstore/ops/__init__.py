@@ -1,2 +1,5 @@
 """Operations that change memory: each validates against the rules, then writes its records and
 the audit entries that record it in one atomic append. The CLI calls these and renders."""
+
+
+__all__ = ["consent", "export", "gc", "learning", "promote", "purge", "redact", "setup"]  # the public modules (tests/test_public_api.py keeps the list whole)

@@ -4,26 +4,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from gitstore.records.times import parse_time
+from gitstore.records.times import user_time
 from gitstore.records.contracts import seal
 from gitstore.errors import Refused
-from gitstore.ops._context import Context, now
-
-PURPOSES = ("review", "instruction", "evaluation", "analytics", "training", "publication")
-SOURCES = ("review-thread", "agent-session", "manual")
+from gitstore.records.vocabulary import PURPOSES, SOURCES
+from gitstore.context import Context
+from gitstore.records.times import now
 
 
 def grant(ctx: Context, by: str, purposes: list[str], sources: list[str], start: str,
           until: str | None, note: str | None) -> dict[str, Any]:
-    """Record a grant (with its audit entry); returns the grant."""
+    """Record a grant (with its audit entry); returns the grant. ``start`` and ``until`` may be
+    dates or times as a person types them; they are stored in gitstore's form."""
     for purpose in purposes:
         if purpose not in PURPOSES:
             raise Refused(f"unknown purpose {purpose!r} (one of {', '.join(PURPOSES)})")
     for source in sources:
         if source not in SOURCES:
             raise Refused(f"unknown source {source!r} (one of {', '.join(SOURCES)})")
-    parse_time(start)
-    if until is not None and parse_time(until) < parse_time(start):
+    start = user_time(start)
+    until = user_time(until) if until is not None else None
+    if until is not None and until < start:
         raise Refused(f"grant ends ({until}) before it starts ({start})")
     record = seal({
         "schema": "gitstore.grant/v1", "scope": ctx.scope,

@@ -14,7 +14,8 @@ from gitstore.errors import Refused
 from gitstore.rules.active import evaluate
 from gitstore.rules.consent import active_grants, decide
 from gitstore.rules.lifecycle import histories
-from gitstore.ops._context import Context, now
+from gitstore.context import Context
+from gitstore.records.times import now
 
 
 def export(ctx: Context, purpose: str, by: str, *, with_evidence: bool = False) -> tuple[dict[str, Any], Path]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitstore.rules import autosafe
 from gitstore.records.contracts import content_digest, seal
@@ -17,12 +17,15 @@ from gitstore.errors import ConflictError, Refused
 from gitstore.records.identity import AUTO_SAFE
 from gitstore.rules import evidence as ev
 from gitstore.rules.active import Claims, settle
-from gitstore.rules.lifecycle import AUTO, History, checked, histories
+from gitstore.rules.lifecycle import AUTO, History, check_step, checked, histories
 from gitstore.rules.view import View
 from gitstore.safety.gate import screen_text
-from gitstore.ops._context import Context, now
+from gitstore.records.vocabulary import AUDIENCES, CATEGORIES, MEMORY_KINDS
+from gitstore.context import Context
+from gitstore.records.times import now
 
-CATEGORIES = ("decision", "convention", "constraint", "resolved-problem", "project-knowledge")
+if TYPE_CHECKING:
+    from gitstore.queries.learnings import Standing
 
 
 @dataclass(frozen=True)
@@ -57,8 +60,10 @@ def _refs(view: View, stated: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def build_proposal(ctx: Context, view: View, draft: Draft) -> dict[str, Any]:
     """A sealed version 1 from a draft: text screened, evidence rebuilt from storage."""
-    if draft.category not in CATEGORIES:
-        raise Refused(f"unknown category {draft.category!r} (one of {', '.join(CATEGORIES)})")
+    for name, value, allowed in (("category", draft.category, CATEGORIES), ("memory", draft.memory, MEMORY_KINDS),
+                                 ("audience", draft.audience, AUDIENCES)):
+        if value not in allowed:
+            raise Refused(f"unknown {name} {value!r} (one of {', '.join(allowed)})")
     evidence = _refs(view, draft.evidence)
     counter = _refs(view, draft.counterevidence)
     record: dict[str, Any] = {
@@ -87,8 +92,7 @@ def propose(ctx: Context, draft: Draft, by: str) -> dict[str, Any]:
     if record["id"] in view.learnings:
         raise Refused(f"learning {record['id']} was already proposed")
     _write(ctx, [record], "propose", by, None, record["id"], None)
-    settings = autosafe.load(ctx.workspace.state / "config.json")
-    if autosafe.eligible(view, settings, record) is None:
+    if autosafe.eligible(view, autosafe.settings(ctx.workspace.config), record) is None:
         return auto_accept(ctx, record)[-1]
     return record
 
@@ -107,7 +111,7 @@ def revise(ctx: Context, learning_id: str, evidence: list[dict[str, Any]],
     record["support"], record["dissent"] = _origins(record["evidence"]), _origins(record["counterevidence"])
     if rationale:
         record["rationale"] = screen_text(rationale, "rationale")
-    _write(ctx, [seal(record)], "propose", by, None, learning_id, view.head(learning_id))
+    _write(ctx, [seal(record)], "propose", by, None, learning_id, current, view.head(learning_id))
     return record
 
 
@@ -127,7 +131,8 @@ def accept(ctx: Context, learning_id: str, review_digest: str, by: str,
     if current["replaces"]:
         record["supersedes"] = list(current["replaces"])
     record = seal(record)
-    _write(ctx, [record], "accept", by, None, learning_id, view.head(learning_id), record.get("supersedes", []))
+    _write(ctx, [record], "accept", by, None, learning_id, current, view.head(learning_id),
+           record.get("supersedes", []))
     return record
 
 
@@ -139,7 +144,7 @@ def reject(ctx: Context, learning_id: str, review_digest: str, by: str, reason: 
     record["state"] = "rejected"
     record["decision"] = {"by": by, "reviewDigest": review_digest, "edited": False, "reason": reason}
     record = seal(record)
-    _write(ctx, [record], "reject", by, reason, learning_id, view.head(learning_id))
+    _write(ctx, [record], "reject", by, reason, learning_id, current, view.head(learning_id))
     return record
 
 
@@ -155,7 +160,7 @@ def retire(ctx: Context, learning_id: str, by: str, reason: str) -> dict[str, An
     record["state"] = "retired"
     record["decision"] = {"by": by, "reviewDigest": current["reviewDigest"], "edited": False, "reason": reason}
     record = seal(record)
-    _write(ctx, [record], "retire", by, reason, learning_id, view.head(learning_id))
+    _write(ctx, [record], "retire", by, reason, learning_id, current, view.head(learning_id))
     return record
 
 
@@ -189,7 +194,7 @@ def auto_accept(ctx: Context, record: dict[str, Any]) -> list[dict[str, Any]]:
                            "reason": "auto-safe: low-risk kind with verified-command evidence"}
         current = seal(nxt)
         steps.append(current)
-    _write(ctx, steps, "auto-accept", AUTO_SAFE, None, record["id"], record["digest"])
+    _write(ctx, steps, "auto-accept", AUTO_SAFE, None, record["id"], record)
     return steps
 
 
@@ -232,12 +237,33 @@ def _next(current: dict[str, Any]) -> dict[str, Any]:
 
 
 def _write(ctx: Context, records: list[dict[str, Any]], action: str, by: str, reason: str | None,
-           learning_id: str, expected: str | None, extra: list[str] | tuple[str, ...] = ()) -> None:
-    """One learning step and its audit entry, by compare-and-swap on the learning's stream; the
-    store keeps it local when its evidence or history is (see ``gitstore.store.Sides``)."""
+           learning_id: str, prior: dict[str, Any] | None, head: str | None = None,
+           extra: list[str] | tuple[str, ...] = ()) -> None:
+    """Write versions that follow ``prior`` (None: a new learning) with their audit entry, by
+    compare-and-swap on the learning's stream, whose last record is ``head`` (by default
+    ``prior``'s; a bare decision or a race's loser may stand after it). Each version first
+    passes the same lifecycle check every read applies, so a write never stores a history that
+    reads refuse; the store keeps it local when its evidence or history is."""
+    before = prior
+    for record in records:
+        problem = check_step(before, record)
+        if problem:
+            raise Refused(f"{learning_id}: version {record['version']} would break the lifecycle: {problem}")
+        before = record
+    expected = head if head is not None else (prior["digest"] if prior is not None else None)
     decided = any("decision" in r for r in records)  # this module checked each one
     try:
         ctx.write(records, action, by, [learning_id, *extra], reason, if_head=(learning_id, expected),
                   decided=decided)
     except ConflictError:
         raise Refused(f"{learning_id} changed while this step was being written; review it again") from None
+
+
+def accept_and_check(ctx: Context, learning_id: str, review_digest: str, by: str,
+                     edit: str | None = None) -> tuple[dict[str, Any], Standing]:
+    """``accept``, then whether the learning is now in force for instruction, and if not, why
+    (no grant covers its evidence, its evidence was retracted or redacted, ...)."""
+    from gitstore.queries.learnings import standing
+
+    record = accept(ctx, learning_id, review_digest, by, edit)
+    return record, standing(ctx, learning_id, "instruction")

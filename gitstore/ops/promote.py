@@ -17,7 +17,8 @@ import pygit2
 
 from gitstore.config import ensure_ignored
 from gitstore.errors import Refused
-from gitstore.ops._context import Context, now
+from gitstore.context import Context
+from gitstore.records.times import now
 from gitstore.promote import branch as branches
 from gitstore.promote import pr
 from gitstore.promote.packet import Plan, branch_for, plan, staged_files

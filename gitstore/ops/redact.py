@@ -22,7 +22,8 @@ from gitstore.records.canonical import canonicalize, parse_json
 from gitstore.records.contracts import seal
 from gitstore.rules.lifecycle import histories
 from gitstore.rules.view import View
-from gitstore.ops._context import Context, now
+from gitstore.context import Context
+from gitstore.records.times import now
 
 ATTEMPTS = 5
 

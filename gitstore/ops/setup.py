@@ -1,22 +1,17 @@
-"""Setting gitstore up in a repository (``init``) and describing its state (``status``)."""
+"""Setting gitstore up in a repository (``init``); ``gitstore.queries.status`` describes its state."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pygit2
 
-from gitstore.config import (
-    CONFIG_NAME, STATE_DIR, Config, Workspace, ensure_ignored, git_ignores, new_writer_id,
-    read_config, write_config,
-)
-from gitstore.rules import autosafe
+from gitstore.config import CONFIG_NAME, STATE_DIR, Config, ensure_ignored, new_writer_id, read_config, write_config
 from gitstore.errors import Refused
 from gitstore.providers import open_provider
-from gitstore.providers.git import PREFIX, GitProvider, discover_refs
+from gitstore.providers.git import PREFIX, GitProvider
 from gitstore.scope import open_repository, repository_scope
 
 STATE_FOLDERS = ("inbox", "logs", "exports")
@@ -95,29 +90,3 @@ def _add_refspecs(repo: pygit2.Repository) -> list[str]:
                 repo.remotes.add_fetch(remote.name, spec)
                 added.append(f"fetch refspec {spec} on {remote.name}")
     return added
-
-
-def status(workspace: Workspace) -> dict[str, Any]:
-    """What gitstore knows about this repository: scope, writer, provider, refs, state."""
-    refs = []
-    for info in discover_refs(workspace.repo):
-        target = info.repo.references[info.name].target
-        where = "repository" if info.repo.path == workspace.repo.path else ".git/gitstore/local"
-        refs.append({"ref": info.name, "namespace": info.namespace, "writer": info.writer,
-                     "tip": str(target), "in": where})
-    ignored = git_ignores(workspace.root, workspace.state)
-    settings = autosafe.load(workspace.state / CONFIG_NAME)
-    return {
-        "root": str(workspace.root),
-        "scope": workspace.scope,
-        "writer": workspace.config.writer,
-        "provider": workspace.config.provider,
-        "state": os.path.relpath(workspace.state, workspace.root),
-        "stateIgnored": ignored,
-        "refs": refs,
-        "config": {
-            "writer": {"value": workspace.config.writer, "from": f"{STATE_DIR.as_posix()}/{CONFIG_NAME}"},
-            "provider": {"value": workspace.config.provider, "from": f"{STATE_DIR.as_posix()}/{CONFIG_NAME}"},
-            "automation": settings.to_json(),
-        },
-    }

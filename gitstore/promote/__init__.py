@@ -11,3 +11,6 @@
 
 The operation that writes (stores the packet, lands the route) is ``gitstore.ops.promote``.
 """
+
+__all__ = ["audience", "blocks", "branch", "gates", "okf", "packet", "pr", "routes", "routing", "rubric", "skills",
+           "snapshot", "verify"]  # the public modules (tests/test_public_api.py keeps the list whole)

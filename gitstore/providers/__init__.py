@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from importlib import import_module
-from importlib.metadata import entry_points
 from pathlib import Path
 
 from gitstore.errors import Refused, UsageError
@@ -18,14 +17,17 @@ from gitstore.providers._base import (
     Entry,
     GcReport,
     Manifest,
+    PausingProvider,
     Problem,
     Provider,
     RedactingProvider,
     RememberingProvider,
     Removal,
+    SnapshotProvider,
     Stored,
     Stream,
     StreamingProvider,
+    StreamReadingProvider,
     VerifyReport,
     missing_capabilities,
 )
@@ -44,6 +46,8 @@ def provider_factory(name: str) -> Callable[..., Provider]:
     if name in BUILTIN:
         module, attr = BUILTIN[name]
         return getattr(import_module(module), attr)  # type: ignore[no-any-return]
+    from importlib.metadata import entry_points  # only for providers other packages bring
+
     for found in entry_points(group="gitstore.providers"):
         if found.name == name:
             return found.load()  # type: ignore[no-any-return]
@@ -87,14 +91,17 @@ __all__ = [
     "Entry",
     "GcReport",
     "Manifest",
+    "PausingProvider",
     "Problem",
     "Provider",
     "RedactingProvider",
     "RememberingProvider",
     "Removal",
+    "SnapshotProvider",
     "Stored",
     "Stream",
     "StreamingProvider",
+    "StreamReadingProvider",
     "VerifyReport",
     "missing_capabilities",
     "open_provider",

@@ -7,7 +7,8 @@ returns. See ``okf/wiki/store.md`` for the order rule and each provider's layout
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
@@ -23,7 +24,18 @@ REQUIRED_CAPABILITIES = frozenset({
     "payload",         # an event payload by its digest
     "verify",          # re-read everything stored and report damage
 })
-OPTIONAL_CAPABILITIES = frozenset({"redact-payload", "search-lexical", "append-stream", "gc", "remember-checks"})
+# Each optional capability a manifest declares promises the methods of one Protocol below; the
+# store checks the manifest, never probes for a method.
+OPTIONAL_CAPABILITIES = frozenset({
+    "redact-payload",    # RedactingProvider: Batch.removals, redaction_note
+    "append-stream",     # StreamingProvider: append_stream
+    "payload-snapshot",  # SnapshotProvider: payload_reader
+    "read-streams",      # StreamReadingProvider: read_streams
+    "pause-writes",      # PausingProvider: paused
+    "gc",                # CollectingProvider: gc
+    "remember-checks",   # RememberingProvider: read_unchecked
+    "search-lexical",    # (reserved)
+})
 CONTRACT_VERSIONS = ("gitstore.provider/v1",)
 
 
@@ -228,6 +240,34 @@ class RememberingProvider(Provider, Protocol):
         called for ``key`` (every one, the first time; more than that is allowed), and that
         function: the caller calls it when it found every record read so far sound (part way
         too, so a check cut short resumes where it stopped)."""
+
+
+@runtime_checkable
+class SnapshotProvider(Provider, Protocol):
+    """A provider with the optional ``payload-snapshot`` capability."""
+
+    def payload_reader(self) -> Callable[[str], bytes | None]:
+        """``payload`` bound to one snapshot of the stored payloads, for reading many at once:
+        every call answers from the same state, whatever is appended or redacted meanwhile."""
+
+
+@runtime_checkable
+class StreamReadingProvider(Provider, Protocol):
+    """A provider with the optional ``read-streams`` capability."""
+
+    def read_streams(self, streams: Collection[str], scope: str | None = None,
+                     kinds: Iterable[str] | None = None) -> Iterator[Stored]:
+        """``read`` of only the records of ``streams``, in store order, without reading the
+        others' bytes: a read of a few episodes costs what they hold, not what the store does."""
+
+
+@runtime_checkable
+class PausingProvider(Provider, Protocol):
+    """A provider with the optional ``pause-writes`` capability."""
+
+    def paused(self) -> AbstractContextManager[None]:
+        """While entered: appends under way have finished and new ones (and redactions) wait,
+        so housekeeping never removes the objects of an append that has not committed yet."""
 
 
 @runtime_checkable

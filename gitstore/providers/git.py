@@ -32,7 +32,7 @@ import random
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,7 +60,6 @@ from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local
 from gitstore.providers._objects import (
     BLOB, BLOB_MODE, PACK_THRESHOLD, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, read_blob, tree_bytes,
 )
-from gitstore.providers._verify_git import verify_repository
 from gitstore.records.canonical import sha256_digest
 
 PREFIX = "refs/memory/v1/"
@@ -163,6 +162,7 @@ def format_message(clock: int, writer: str, namespace: str, entries: Iterable[En
 
 _LINE = re.compile(r"^(sha256:[0-9a-f]{64}) ([a-z]+) (\S{1,200})$")
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+_RECORD = re.compile(r"(sha256:[0-9a-f]{64}) ([a-z]+) ([^\s]{1,200})\n")
 
 
 def parse_message(message: str) -> Header:
@@ -182,14 +182,14 @@ def parse_message(message: str) -> Header:
     bad = [r for r in removes if not _DIGEST.match(r)]
     if bad or len(set(removes)) != len(removes):
         raise ValueError(f"bad Removes {(bad or removes)[0][:80]!r}")
-    lines = []
-    for raw in records.rstrip("\n").splitlines():
-        match = _LINE.match(raw)
-        if not match:
-            raise ValueError(f"bad record line {raw[:80]!r}")
-        lines.append((match.group(1), match.group(2), match.group(3)))
-    if not lines:
-        raise ValueError("append commit lists no records")
+    block = records.rstrip("\n") + "\n"
+    lines = _RECORD.findall(block)
+    # matches never overlap, so they cover the whole block exactly when their lengths add up to it
+    if not lines or sum(len(d) + len(k) + len(s) + 3 for d, k, s in lines) != len(block):
+        for raw in block.splitlines():
+            if not _LINE.match(raw):
+                raise ValueError(f"bad record line {raw[:80]!r}")
+        raise ValueError("append commit lists no records, one per line")
     return Header(int(clock), fields.get("Writer", ""), fields.get("Namespace", ""), tuple(lines), removes)
 
 
@@ -279,7 +279,8 @@ class GitProvider:
         return Manifest(
             name="git",
             contracts=CONTRACT_VERSIONS,
-            capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "append-stream", "gc", "remember-checks"},
+            capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "append-stream", "payload-snapshot",
+                                                  "pause-writes", "read-streams", "gc", "remember-checks"},
             storage="git object database, refs/memory/v1/ (local namespace: .git/gitstore/local)",
         )
 
@@ -647,14 +648,23 @@ class GitProvider:
         return commits
 
     def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[Stored]:
+        return self._read(scope, kinds, None)
+
+    def read_streams(self, streams: Collection[str], scope: str | None = None,
+                     kinds: Iterable[str] | None = None) -> Iterator[Stored]:
+        return self._read(scope, kinds, streams)
+
+    def _read(self, scope: str | None, kinds: Iterable[str] | None,
+              streams: Collection[str] | None) -> Iterator[Stored]:
         wanted = set(kinds) if kinds is not None else None
         needle = None if scope is None else f'"scope":"{scope}"'.encode()
         seen: set[str] = set()
-        blobs = _BlobIndex()
+        blobs = _BlobIndex(walk=streams is None)
         for header, info, oid in self._commits():
             append = str(oid)
             for position, (digest, kind, stream) in enumerate(header.lines):
-                if (wanted is not None and kind not in wanted) or digest in seen:
+                if ((wanted is not None and kind not in wanted) or digest in seen
+                        or (streams is not None and stream not in streams)):
                     continue
                 seen.add(digest)
                 data = blobs.data(info, kind, digest, oid)
@@ -704,7 +714,7 @@ class GitProvider:
         return self._walk(info, tip, lambda oid: str(oid) == checked)[0]
 
     def read_stream(self, stream: str) -> Iterator[Stored]:
-        blobs = _BlobIndex()
+        blobs = _BlobIndex(walk=False)
         for header, info, oid in self._commits():
             for position, (digest, kind, line_stream) in enumerate(header.lines):
                 if line_stream == stream:
@@ -743,6 +753,8 @@ class GitProvider:
         return read
 
     def verify(self) -> VerifyReport:
+        from gitstore.providers._verify_git import verify_repository  # only verify needs it
+
         report = verify_repository(self.repo, self.state, local=False)
         if self._local is None:
             self._local = open_local(self.repo, create=False)
@@ -913,24 +925,54 @@ class _Staging:
 
 
 class _BlobIndex:
-    """Finds record blobs through each ref's tip tree, walked once per kind folder.
+    """Finds record blobs through each ref's tip tree, walked once per kind folder (``walk``),
+    or looked up path by path (a read of a few records).
 
     A writer's tip tree holds every record it ever stored (records are only added), so one
     walk serves every commit of the ref; ``verify`` checks that each commit agrees with it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, walk: bool = True) -> None:
+        self.walk = walk
         self._maps: dict[tuple[str, str, str], dict[str, tuple[pygit2.Oid, int]]] = {}
+        self._roots: dict[tuple[str, str], bytes] = {}
+        self._readers: dict[str, TreeReader] = {}  # folders parsed once per repository
+
+    def _reader(self, repo: pygit2.Repository) -> TreeReader:
+        reader = self._readers.get(repo.path)
+        if reader is None:
+            reader = self._readers[repo.path] = TreeReader(repo.odb)
+        return reader
 
     def data(self, info: RefInfo, kind: str, digest: str, commit: pygit2.Oid) -> bytes:
-        found = self._map(info, kind).get(digest[7:])
+        found = self._map(info, kind).get(digest[7:]) if self.walk else self._entry(info, kind, digest)
         if found is None:
             raise IntegrityError(f"{info.name}: commit {commit} lists {record_path(kind, digest)} but the tree lacks it")
         oid, mode = found
         if mode != pygit2.GIT_FILEMODE_BLOB:
             raise IntegrityError(f"{info.name}: {record_path(kind, digest)} is not a regular file")
-        data: bytes = info.repo[oid].data
-        return data
+        try:
+            return read_blob(self._reader(info.repo).odb, oid.raw)
+        except Unreadable as exc:
+            raise IntegrityError(f"{info.name}: {record_path(kind, digest)}: {exc}; run `gitstore verify`") from None
+
+    def _entry(self, info: RefInfo, kind: str, digest: str) -> tuple[pygit2.Oid, int] | None:
+        repo = info.repo
+        node = self._roots.get((repo.path, info.name))
+        if node is None:
+            node = self._roots[(repo.path, info.name)] = repo[repo.references[info.name].target].tree_id.raw
+        folders_reader = self._reader(repo)
+        *folders, name = record_path(kind, digest).split("/")
+        try:
+            for folder in folders:
+                found = folders_reader.listing(node).get(folder)
+                if found is None or found[0] != TREE_MODE:
+                    return None
+                node = found[1]
+            leaf = folders_reader.listing(node).get(name)
+        except Unreadable as exc:
+            raise IntegrityError(f"{info.name}: {exc}; run `gitstore verify`") from None
+        return None if leaf is None else (pygit2.Oid(raw=leaf[1]), int(leaf[0], 8))
 
     def _map(self, info: RefInfo, kind: str) -> dict[str, tuple[pygit2.Oid, int]]:
         key = (info.repo.path, info.name, kind)

@@ -34,12 +34,14 @@ _SCHEMA_NAME = re.compile(r"^gitstore\.([a-z]+)/v([0-9]+)$")
 _DEFS_ID = "urn:gitstore:v1:defs"
 
 
+@cache
 def contracts_dir() -> Path:
     """Where the v1 contracts live: inside the installed package, or the source checkout."""
-    packaged = resources.files("gitstore") / "_contracts" / "v1"
-    if packaged.is_dir():
-        return Path(str(packaged))
-    return Path(__file__).resolve().parents[2] / ".memory-schema" / "v1"
+    package = Path(__file__).resolve().parents[1]
+    for candidate in (package / "_contracts" / "v1", package.parent / ".memory-schema" / "v1"):
+        if candidate.is_dir():  # installed from a wheel, or a source checkout
+            return candidate
+    return Path(str(resources.files("gitstore") / "_contracts" / "v1"))  # any other installation
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,23 @@ def normalize_time(text: str) -> str:
     return format_time(moment)
 
 
+_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+
+
+def user_time(text: str) -> str:
+    """A time a person typed, in gitstore form: a date (``2026-01-01``, midnight UTC), a time
+    with a zone (``2026-01-01T10:00Z``, ``2026-01-01T12:00+02:00``), or gitstore's own form."""
+    candidate = text.strip() if isinstance(text, str) else text
+    if isinstance(candidate, str) and _DATE.match(candidate):
+        candidate += "T00:00:00Z"
+    try:
+        return normalize_time(candidate)
+    except InvalidInput:
+        raise InvalidInput(
+            f"time {text!r} is not a date (2026-01-01) or a time with a zone (2026-01-01T10:00Z)"
+        ) from None
+
+
 def now() -> str:
     """The current time in gitstore form."""
     return format_time(datetime.now(timezone.utc))

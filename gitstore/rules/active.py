@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from gitstore.records.times import format_time
+from gitstore.rules.consent import Verdict
 from gitstore.rules.evidence import refs_serve
 from gitstore.rules.lifecycle import AUTO, USABLE, History, histories
 from gitstore.rules.namespaces import misplaced
@@ -67,11 +68,14 @@ class Status:
     grants: tuple[str, ...]
     replaced_by: str | None
     conflicted: str | None
+    evidence: Verdict | None = None  # the evidence's verdict, when it was judged
 
 
-def evaluate(view: View, purpose: str, now: str | None = None) -> dict[str, Status]:
-    """The standing of every learning of the view for ``purpose`` at ``now``."""
-    return _evaluate(view, histories(view.learnings), purpose, now)
+def evaluate(view: View, purpose: str, now: str | None = None,
+             all_histories: dict[str, History] | None = None) -> dict[str, Status]:
+    """The standing of every learning of the view for ``purpose`` at ``now`` (``all_histories``:
+    the view's histories, when the caller has built them already)."""
+    return _evaluate(view, all_histories if all_histories is not None else histories(view.learnings), purpose, now)
 
 
 def _evaluate(view: View, all_histories: dict[str, History], purpose: str, now: str | None) -> dict[str, Status]:
@@ -103,6 +107,7 @@ def _status(view: View, history: History, claims: Claims, purpose: str, now: str
     if placed:
         reasons.append(placed)
     grants: tuple[str, ...] = ()
+    verdict = None
     if record and not reasons:
         verdict = refs_serve(view, record["evidence"] + record["counterevidence"], purpose)
         if verdict.ok:
@@ -110,7 +115,7 @@ def _status(view: View, history: History, claims: Claims, purpose: str, now: str
         else:
             reasons.append(f"evidence does not serve {purpose}: {verdict.reason}")
     trust = "auto-safe" if state in AUTO else "human"
-    return Status(history.id, state, not reasons, trust, tuple(reasons), grants, replaced_by, conflicted)
+    return Status(history.id, state, not reasons, trust, tuple(reasons), grants, replaced_by, conflicted, verdict)
 
 
 def active(view: View, purpose: str, now: str | None = None) -> list[tuple[Status, dict[str, Any]]]:

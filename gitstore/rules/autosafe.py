@@ -14,13 +14,14 @@ gate, labelled auto-safe wherever it surfaces. A person's accept promotes it to 
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gitstore.rules.view import View
+from gitstore.config import CONFIG_FILE, Config
+
+if TYPE_CHECKING:  # describing the settings (gitstore status) needs no store
+    from gitstore.rules.view import View
 
 LOW_RISK = ("convention", "project-knowledge", "resolved-problem")
 DEFAULT_KINDS = ("convention", "project-knowledge")
@@ -48,16 +49,11 @@ class Automation:
                 "from": self.source, "disabledBecause": list(self.problems)}
 
 
-def load(config_path: Path) -> Automation:
-    """Read the automation section; any problem turns automation off and is reported."""
-    try:
-        data = json.loads(config_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        return Automation(source=str(config_path), problems=(f"cannot read configuration: {exc}",))
-    section = data.get("automation") if isinstance(data, dict) else None
-    if section is None:
+def settings(config: Config) -> Automation:
+    """The automation this clone's configuration asks for; any problem turns it off, and says so."""
+    if config.automation is None:
         return Automation()
-    return parse(section, str(config_path))
+    return parse(config.automation, CONFIG_FILE)
 
 
 def parse(section: Any, source: str) -> Automation:

@@ -19,11 +19,19 @@ LABEL_LIKE = frozenset({"label"})
 
 @dataclass(frozen=True)
 class Verdict:
-    """Whether an event may serve a purpose, which grants permit it, and if not, why."""
+    """Whether an event may serve a purpose, which grants permit it, and if not, why: ``reason``
+    in words, ``cause`` as one of ``CAUSES`` and ``event`` the event it concerns."""
 
     ok: bool
     grants: tuple[str, ...] = ()
     reason: str = ""
+    cause: str = ""
+    event: str = ""
+
+
+CAUSES = ("missing", "redacted", "retracted", "no-grant", "label")
+"""Why evidence serves no purpose: not stored (or no longer what a reference says), its text
+removed, deleted at its source, no grant in force covers it, a label judging nothing."""
 
 
 def withdrawn(view: View) -> dict[str, set[str]]:
@@ -94,28 +102,32 @@ def decide(view: View, event_id: str, purpose: str, _depth: int = 0) -> Verdict:
     """May the event serve ``purpose``?"""
     event = view.events.get(event_id)
     if event is None:
-        return Verdict(False, reason=f"event {event_id} is not stored")
+        return Verdict(False, reason=f"event {event_id} is not stored", cause="missing", event=event_id)
     episode = view.episodes.get(event["episode"])
     if episode is None:
-        return Verdict(False, reason=f"episode {event['episode']} of event {event_id} is not stored")
+        return Verdict(False, reason=f"episode {event['episode']} of event {event_id} is not stored",
+                       cause="missing", event=event_id)
     if "redaction" in event or ("payload" not in event and event["type"] != "retraction"):
-        return Verdict(False, reason=f"event {event_id} was redacted")
+        return Verdict(False, reason=f"event {event_id} was redacted", cause="redacted", event=event_id)
     at = event["at"]
     if event["type"] in LABEL_LIKE:
         parent = event.get("parentEventId")
         if not parent or _depth > 8:
-            return Verdict(False, reason=f"label {event_id} judges nothing")
+            return Verdict(False, reason=f"label {event_id} judges nothing", cause="label", event=event_id)
         judged = decide(view, parent, purpose, _depth + 1)
         if not judged.ok:
-            return Verdict(False, reason=f"label {event_id} judges a comment that does not count: {judged.reason}")
+            return Verdict(False, reason=f"label {event_id} judges a comment that does not count: {judged.reason}",
+                           cause=judged.cause, event=judged.event)
         at = view.events[parent]["at"]
     if retracted(view, event):
-        return Verdict(False, reason=f"event {event_id} belongs to a deleted comment")
+        return Verdict(False, reason=f"event {event_id} belongs to a deleted comment", cause="retracted",
+                       event=event_id)
     source = episode["source"]["kind"]
     permitting = tuple(
         digest for digest, start, until in _candidates(view, purpose, source)
         if start <= at and (until is None or at <= until)
     )
     if not permitting:
-        return Verdict(False, reason=f"no active grant permits {purpose} for {source} evidence written at {at}")
+        return Verdict(False, reason=f"no active grant permits {purpose} for {source} evidence written at {at}",
+                       cause="no-grant", event=event_id)
     return Verdict(True, permitting)

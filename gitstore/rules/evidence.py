@@ -56,9 +56,9 @@ def refs_serve(view: View, refs: list[dict[str, Any]], purpose: str) -> Verdict:
         try:
             rebuilt = rebuild(view, ref["episode"], ref["events"])
         except Refused as exc:
-            return Verdict(False, reason=str(exc))
+            return Verdict(False, reason=str(exc), cause="missing")
         if rebuilt != ref:
-            return Verdict(False, reason=f"evidence in {ref['episode']} no longer matches storage")
+            return Verdict(False, reason=f"evidence in {ref['episode']} no longer matches storage", cause="missing")
         for event_id in ref["events"]:
             verdict = decide(view, event_id, purpose)
             if not verdict.ok:

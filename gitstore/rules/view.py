@@ -36,25 +36,39 @@ class View:
     local_episodes: set[str] = field(default_factory=set)  # episode ids kept in the local namespace
     ignored: dict[str, str] = field(default_factory=dict)  # digest -> why the rules ignore it
     heads: dict[str, str] = field(default_factory=dict)  # learning id -> its stream's last record
+    _read: int = field(default=0, repr=False, compare=False)  # records read so far, kept or not
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def load(cls, store: Store, *, payloads: bool = True) -> View:
-        return cls.of(store.scope, store.items(payloads=payloads))
+    def load(cls, store: Store, *, payloads: bool = True, kinds: Iterable[str] | None = None) -> View:
+        """The store's records (only ``kinds``, when given) in store order. A view holding
+        learnings reads the audit entries too: they are what vouches for a decision."""
+        if kinds is not None:
+            kinds = list(kinds)
+            if "learning" in kinds and "audit" not in kinds:
+                kinds.append("audit")
+        return cls.of(store.scope, store.items(kinds, payloads=payloads))
 
     @classmethod
     def of(cls, scope: str, items: Iterable[Item]) -> View:
         """A view of items in store order (each already re-checked)."""
         view = cls(scope=scope)
+        view.add(items)
+        return view
+
+    def add(self, items: Iterable[Item]) -> None:
+        """Index more records, read in store order after those already here (a view loaded
+        a kind at a time; the rules compare positions only among records of one kind). A
+        decision without the audit entry of its own append among ``items`` is ignored."""
         items = list(items)
         for bare in bare_decisions(items):
-            view.ignored[bare.digest] = f"{why_bare(bare.record)}; it is never used"
-        for index, item in enumerate(items):
+            self.ignored[bare.digest] = f"{why_bare(bare.record)}; it is never used"
+        for index, item in enumerate(items, start=self._read):
             if item.kind == "learning":
-                view.heads[item.record["id"]] = item.digest
-            if item.digest not in view.ignored:
-                view._add(item, index)
-        return view
+                self.heads[item.record["id"]] = item.digest
+            if item.digest not in self.ignored:
+                self._add(item, index)
+        self._read += len(items)
 
     def head(self, learning_id: str) -> str | None:
         """The last version stored for a learning, in store order, even one the rules ignore (a

@@ -16,7 +16,8 @@ from gitstore.capture.harnesses._command import HookCommand, python_of
 
 
 class Harness(Protocol):
-    name: str
+    name: str  # what `gitstore hooks install --harness` calls the adapter
+    harness: str  # the coding agent whose sessions it captures (gitstore.records.vocabulary.HARNESSES)
     refusals: dict[str, str]  # scope -> why it is not offered
 
     @property

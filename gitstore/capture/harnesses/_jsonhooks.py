@@ -49,6 +49,10 @@ class JsonHooksHarness:
     context_events: tuple[str, ...] = ()
 
     @property
+    def harness(self) -> str:
+        return self.name
+
+    @property
     def scopes(self) -> tuple[str, ...]:
         return tuple(self.paths)
 

@@ -121,6 +121,7 @@ class CodexHooks:
     ``PreCompact``) command hooks as inline tables at the end of config.toml."""
 
     name: str = "codex"
+    harness: str = "codex"
     refusals = {}  # type: dict[str, str]
 
     @property
@@ -165,6 +166,7 @@ class CodexNotify:
     """The legacy ``notify`` program, a root key at the top of the user's config.toml."""
 
     name: str = "codex-notify"
+    harness: str = "codex"
     refusals = {"project": "Codex documents `notify` in the user's config.toml only; use --scope user"}
 
     @property
@@ -180,7 +182,7 @@ class CodexNotify:
         if block.find(text, _NOTIFY_LABEL) is None and "notify" in data:
             raise Refused(f"notify already runs {data['notify']!r}; gitstore will not replace it "
                           "(remove it, or use --harness codex)")
-        argv = HookCommand(hook.python, "codex").argv
+        argv = HookCommand(hook.python, self.harness).argv
         rendered = block.render(_NOTIFY_LABEL, [f"notify = {_toml(argv)}"], _newline(current))
         result = block.put(text, _NOTIFY_LABEL, rendered, top=True)
         if block.load(result).get("notify") != argv:

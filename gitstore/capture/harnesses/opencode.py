@@ -57,6 +57,7 @@ def template() -> str:
 @dataclass(frozen=True)
 class OpenCode:
     name: str = "opencode"
+    harness: str = "opencode"
     refusals = {}  # type: dict[str, str]
 
     @property

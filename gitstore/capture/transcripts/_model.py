@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-HARNESSES = ("claude-code", "codex", "gemini-cli", "opencode")
-ROLES = ("user", "assistant", "system", "tool", "summary")
+from gitstore.records.vocabulary import HARNESSES, ROLES  # noqa: F401 - the transcripts package re-exports them
 
 
 @dataclass(frozen=True)

@@ -14,3 +14,5 @@
 The top-level ``validators/`` folder of the repository holds the thin entry points the
 ``.pre-commit-hooks.yaml`` names; they are installed as ``gitstore_validators``.
 """
+
+__all__ = ["promotion", "records", "scan", "skills", "wiki"]  # the public modules (tests/test_public_api.py keeps the list whole)

@@ -174,7 +174,7 @@ def read_store(root: Path) -> Store:
     """The repository's store, for reading: this clone's configuration when ``gitstore init``
     ran here, else the git provider over whatever memory refs the clone holds (a CI checkout)."""
     from gitstore.config import CONFIG_NAME, STATE_DIR
-    from gitstore.ops._context import Context
+    from gitstore.context import Context
     from gitstore.providers.git import GitProvider
     from gitstore.scope import open_repository, repository_scope
     from gitstore.store import Store

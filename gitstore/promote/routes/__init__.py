@@ -5,3 +5,5 @@
 (route 2) writes the brief a producer run reads. Renderers are pure: they read a commit and
 return text; where it goes is decided by the promotion operation.
 """
+
+__all__ = ["direct_edit", "overlay", "skill", "staged"]  # the public modules (tests/test_public_api.py keeps the list whole)

@@ -1,22 +1,24 @@
-"""What every operation needs: the workspace, its store, a fresh view, the time."""
+"""Opening gitstore in a repository: its workspace and its store, the one way every command,
+query and operation does it.
+
+``Context.open(start)`` finds the repository around ``start``, reads this clone's configuration
+(``gitstore.config``), opens the configured provider and wraps it in the store that checks every
+record. Read commands then ask ``gitstore.queries`` and write commands ``gitstore.ops``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
-from gitstore.records.times import format_time
 from gitstore.config import Workspace
-from gitstore.records.contracts import seal
 from gitstore.providers import AppendResult, open_provider
+from gitstore.records.contracts import seal
+from gitstore.records.times import now
 from gitstore.rules.view import View
 from gitstore.store import Store
-
-
-def now() -> str:
-    return format_time(datetime.now(timezone.utc))
 
 
 @dataclass
@@ -27,7 +29,7 @@ class Context:
     store: Store
 
     @classmethod
-    def open(cls, start: str = ".") -> Context:
+    def open(cls, start: str | Path = ".") -> Context:
         workspace = Workspace.find(start)
         provider = open_provider(workspace.config.provider, workspace.root, workspace.state,
                                  workspace.config.writer)
@@ -37,8 +39,9 @@ class Context:
     def scope(self) -> str:
         return self.workspace.scope
 
-    def view(self, *, payloads: bool = True) -> View:
-        return View.load(self.store, payloads=payloads)
+    def view(self, *, payloads: bool = True, kinds: Iterable[str] | None = None) -> View:
+        """The records of this scope (only ``kinds``, when given), indexed for the rules."""
+        return View.load(self.store, payloads=payloads, kinds=kinds)
 
     def audit(self, action: str, by: str, subjects: Sequence[str], records: Sequence[dict[str, Any]],
               reason: str | None = None, at: str | None = None) -> dict[str, Any]:
@@ -62,3 +65,6 @@ class Context:
         entry = self.audit(action, by, subjects, records, reason)
         return self.store.append([*records, entry], if_head=if_head, namespace=namespace,  # type: ignore[arg-type]
                                  decided=decided)
+
+
+__all__ = ["Context"]

@@ -1,0 +1,76 @@
+"""Rendering learnings as text: the rows of a list and one learning as a reviewer sees it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gitstore.cli._io import echo
+from gitstore.queries.learnings import EvidenceShown, Row, Shown, Standing
+
+
+def print_rows(rows: list[Row]) -> None:
+    lines = []
+    for row in rows:
+        data = row.to_json()
+        label = " [auto-safe]" if data["trust"] == "auto-safe" else ""
+        title = data.get("title", "(history breaks a rule; content withheld)")
+        lines.append(f"{data['id']} {data['state']:<13}{label} {title}")
+        lines.extend(f"    {reason}" for reason in data["reasons"])
+    if lines:
+        echo("\n".join(lines))
+
+
+def print_standing(standing: Standing, indent: str = "  ") -> None:
+    if standing.in_force:
+        echo(f"{indent}in force for {standing.purpose}")
+        return
+    echo(f"{indent}NOT in force for {standing.purpose}:")
+    for why in standing.why:
+        echo(f"{indent}  - {why}")
+    for todo in standing.todo:
+        echo(f"{indent}  to do: {todo}")
+
+
+def print_shown(shown: Shown) -> None:
+    data = shown.row.to_json()
+    label = " [auto-safe]" if data["trust"] == "auto-safe" else ""
+    echo(f"{data['id']} {data['state']}{label}")
+    version = shown.version
+    if version is None:  # a history that breaks a rule: identifiers and digests, never content
+        echo(f"  problem: {shown.row.history.problem}")
+        for item in shown.row.history.chain:
+            echo(f"  version {item.record['version']} {item.digest}")
+        return
+    _print_version(version)
+    for evidence in shown.evidence:
+        _print_evidence(evidence, shown.standing.purpose)
+    if version["replaces"]:
+        echo(f"\n  replaces: {', '.join(version['replaces'])}")
+    echo("")
+    print_standing(shown.standing)
+    echo(f"\n  reviewDigest {version['reviewDigest']}")
+    if shown.accept_hint:
+        echo(f"  to accept: {shown.accept_hint}")
+
+
+def _print_version(version: dict[str, Any]) -> None:
+    echo(f"\n  {version['content']['title']}\n\n  {version['content']['text']}\n")
+    echo(f"  {version['category']}, {version['memory']}, audience {version['audience']}: {version['audienceRationale']}")
+    echo(f"  support {version['support']}, dissent {version['dissent']}, confidence {version['confidence']}")
+    echo(f"  rationale: {version['rationale']}")
+    echo(f"  proposed by {version['proposer']['kind']} {version['proposer']['id']}")
+    if version["targets"]:
+        echo(f"  about: {', '.join(version['targets'])}")
+
+
+def _print_evidence(item: EvidenceShown, purpose: str) -> None:
+    ref = item.ref
+    verdict = f"serves {purpose}" if item.serves else f"does NOT serve {purpose}: {item.why}"
+    echo(f"\n  {item.role} {item.paste}")
+    echo(f"    by {ref['author']} at {ref['at']} ({item.where}); {verdict}")
+    for event in item.events:
+        text = event.text if event.text is not None else f"[{event.removed or 'no text'}]"
+        lines = text.splitlines() or [""]
+        echo(f"    {event.id} ({event.type}): {lines[0]}")
+        for line in lines[1:]:
+            echo(f"      {line}")

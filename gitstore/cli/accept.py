@@ -1,0 +1,37 @@
+"""``gitstore accept``: a person accepts the version they reviewed."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from gitstore.cli._io import JSON_OPTION, emit_json, echo
+from gitstore.cli._learnings import print_standing
+from gitstore.cli._people import BY_OPTION, actor
+from gitstore.context import Context
+from gitstore.ops.learning import accept_and_check
+
+
+def accept(
+    learning_id: str = typer.Argument(..., metavar="LEARNING_ID", help="The proposal (lrn_...)."),
+    review_digest: str = typer.Option(..., "--review-digest", metavar="DIGEST",
+                                      help="The reviewDigest `gitstore show` printed: what you reviewed."),
+    edit: Optional[str] = typer.Option(None, "--edit", metavar="TEXT", help="Accept with this text instead."),
+    by: Optional[str] = BY_OPTION,
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Accept a proposal you reviewed (optionally edited); agents get it from now on."""
+    ctx = Context.open()
+    record, standing = accept_and_check(ctx, learning_id, review_digest, actor(ctx, by), edit)
+    if as_json:
+        emit_json({**record, "standing": standing.to_json()})
+        return
+    echo(f"accepted {learning_id} (version {record['version']})")
+    if not standing.in_force:
+        echo("  warning: agents do not get it yet")
+        print_standing(standing, "  ")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(accept)

@@ -1,0 +1,32 @@
+"""``gitstore doctor``: check the set-up and say what to do about each problem."""
+
+from __future__ import annotations
+
+import typer
+
+from gitstore.cli._io import JSON_OPTION, emit_json, echo
+from gitstore.queries.doctor import doctor as query
+
+_MARKS = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
+
+
+def doctor(as_json: bool = JSON_OPTION) -> None:
+    """Check the set-up: init, provider, capture hooks, recent hook errors, refspecs, what a push sends.
+
+    Each check prints ok, warn or FAIL with what to do about it; the exit code is 1 when
+    something does not work.
+    """
+    report = query(".")
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        for check in report.checks:
+            echo(f"{_MARKS[check.state]} {check.name}: {check.detail}")
+            if check.todo:
+                echo(f"     to do: {check.todo}")
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(doctor)

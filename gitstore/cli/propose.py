@@ -1,0 +1,65 @@
+"""``gitstore propose``: a person proposes a learning, citing stored evidence."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import typer
+
+from gitstore.cli._complete import words
+from gitstore.records.vocabulary import AUDIENCES, CATEGORIES, MEMORY_KINDS
+from gitstore.cli._io import JSON_OPTION, emit_json, echo
+from gitstore.cli._people import BY_OPTION, actor
+from gitstore.context import Context
+from gitstore.errors import UsageError
+from gitstore.ops import learning as ops
+
+
+def evidence_refs(values: list[str]) -> list[dict[str, Any]]:
+    """``EPISODE:EVENT[,EVENT...]`` values as evidence references (what `gitstore evidence` prints)."""
+    refs = []
+    for value in values:
+        episode, sep, events = value.partition(":")
+        if not sep or not episode.startswith("ep_") or not events:
+            raise UsageError(f"evidence {value!r} must look like ep_<id>:ev_<id>[,ev_<id>...] "
+                             "(`gitstore evidence EPISODE` prints them)")
+        refs.append({"episode": episode, "events": [e for e in events.split(",") if e]})
+    return refs
+
+
+def propose(
+    title: str = typer.Option(..., "--title", metavar="TEXT", help="A short title."),
+    text: str = typer.Option(..., "--text", metavar="TEXT", help="The learning as agents will read it."),
+    category: str = typer.Option(..., "--category", metavar="CATEGORY", autocompletion=words(CATEGORIES),
+                                 help="decision, convention, constraint, resolved-problem or project-knowledge."),
+    evidence: list[str] = typer.Option(..., "--evidence", metavar="EPISODE:EVENT[,EVENT]",
+                                       help="Evidence it stands on, as `gitstore evidence` prints it (repeat)."),
+    counter: list[str] = typer.Option([], "--counter", metavar="EPISODE:EVENT[,EVENT]",
+                                      help="Counterevidence, in the same form (repeat)."),
+    memory: str = typer.Option("semantic", "--memory", metavar="KIND", autocompletion=words(MEMORY_KINDS), help="semantic (wiki) or procedural (skills)."),
+    audience: str = typer.Option("project", "--audience", metavar="AUDIENCE", autocompletion=words(AUDIENCES), help="project, user-tooling or personal."),
+    target: list[str] = typer.Option([], "--target", metavar="PATH", help="A file, page or skill it is about (repeat)."),
+    replaces: list[str] = typer.Option([], "--replaces", metavar="LEARNING_ID",
+                                       help="A learning it offers to replace (repeat)."),
+    rationale: str = typer.Option("Proposed by hand.", "--rationale", metavar="TEXT", help="Why it holds."),
+    by: Optional[str] = BY_OPTION,
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Propose a learning by hand, citing stored evidence (a person decides later)."""
+    ctx = Context.open()
+    who = actor(ctx, by)
+    draft = ops.Draft(title=title, text=text, category=category, evidence=evidence_refs(evidence),
+                      counterevidence=evidence_refs(counter), memory=memory, audience=audience,
+                      targets=tuple(target), replaces=tuple(replaces), rationale=rationale,
+                      proposer=("person", who))
+    record = ops.propose(ctx, draft, who)
+    if as_json:
+        emit_json(record)
+        return
+    echo(f"{record['state']} {record['id']}")
+    echo(f"  reviewDigest {record['reviewDigest']}")
+    echo(f"  next: gitstore show {record['id']}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(propose)

@@ -1,0 +1,30 @@
+"""``gitstore reject``: a person rejects the version they reviewed."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from gitstore.cli._io import JSON_OPTION, emit_json, echo
+from gitstore.cli._people import BY_OPTION, actor
+from gitstore.context import Context
+from gitstore.ops import learning as ops
+
+
+def reject(
+    learning_id: str = typer.Argument(..., metavar="LEARNING_ID", help="The proposal (lrn_...)."),
+    review_digest: str = typer.Option(..., "--review-digest", metavar="DIGEST",
+                                      help="The reviewDigest `gitstore show` printed: what you reviewed."),
+    reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT", help="Why."),
+    by: Optional[str] = BY_OPTION,
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Reject a proposal you reviewed."""
+    ctx = Context.open()
+    record = ops.reject(ctx, learning_id, review_digest, actor(ctx, by), reason)
+    emit_json(record) if as_json else echo(f"rejected {learning_id}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(reject)

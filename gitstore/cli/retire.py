@@ -1,0 +1,28 @@
+"""``gitstore retire``: a person takes an accepted learning out of use."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from gitstore.cli._io import JSON_OPTION, emit_json, echo
+from gitstore.cli._people import BY_OPTION, actor
+from gitstore.context import Context
+from gitstore.ops import learning as ops
+
+
+def retire(
+    learning_id: str = typer.Argument(..., metavar="LEARNING_ID", help="The learning (lrn_...)."),
+    reason: str = typer.Option(..., "--reason", metavar="TEXT", help="Why it no longer holds."),
+    by: Optional[str] = BY_OPTION,
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Retire an accepted learning: agents stop getting it."""
+    ctx = Context.open()
+    record = ops.retire(ctx, learning_id, actor(ctx, by), reason)
+    emit_json(record) if as_json else echo(f"retired {learning_id}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(retire)

@@ -1,0 +1,37 @@
+"""``gitstore withdraw``: a person takes a grant back, at once."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from gitstore.cli._complete import words
+from gitstore.records.vocabulary import PURPOSES
+from gitstore.cli._io import JSON_OPTION, emit_json, echo
+from gitstore.cli._people import BY_OPTION, actor
+from gitstore.context import Context
+from gitstore.ops import consent as ops
+
+
+def withdraw(
+    grant_digest: str = typer.Argument(..., metavar="GRANT", help="The grant's digest, or a unique prefix of it."),
+    purpose: Optional[list[str]] = typer.Option(None, "--purpose", metavar="PURPOSE", autocompletion=words(PURPOSES),
+                                                help="Withdraw only these purposes (repeat; default: all)."),
+    reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT", help="Why."),
+    by: Optional[str] = BY_OPTION,
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Withdraw a grant at once; lists the exports it had allowed."""
+    ctx = Context.open()
+    record = ops.withdraw(ctx, actor(ctx, by), grant_digest, purpose or None, reason)
+    if as_json:
+        emit_json(record)
+        return
+    echo(f"withdrew {', '.join(record['purposes'])} from {record['grant']}")
+    for export in record["exports"]:
+        echo(f"  export {export} had copied evidence under it")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(withdraw)

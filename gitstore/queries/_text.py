@@ -1,0 +1,40 @@
+"""What an event says, in one line of text, for a person browsing evidence."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def event_text(event: dict[str, Any]) -> str | None:
+    """The event's words (a comment's text, a command and its result, a label's theme, a review
+    state); None when its text was removed or it has none."""
+    payload = event.get("payload")
+    if payload is None:
+        return None
+    if event["type"] == "label":
+        label = payload.get("label", {})
+        return f"label {label.get('theme')} ({label.get('polarity')}, {label.get('category')})"
+    if event["type"] == "status":
+        return f"status {payload.get('state')}"
+    parts = []
+    if payload.get("command"):
+        exit_code = payload.get("exitCode")
+        parts.append(f"$ {payload['command']}" + (f"  (exit {exit_code})" if exit_code is not None else ""))
+    if payload.get("text"):
+        parts.append(str(payload["text"]))
+    return "\n".join(parts) if parts else None
+
+
+def removed_note(event: dict[str, Any]) -> str | None:
+    """Why an event's text is gone, when it is."""
+    note = event.get("redaction")
+    if note is not None:
+        return f"text removed at {note.get('at')} by {note.get('by')}: {note.get('reason')}"
+    if "payload" not in event and event["type"] != "retraction":
+        return "text removed"
+    return None
+
+
+def matches(pattern: Any, *texts: str | None) -> bool:
+    """Whether a compiled pattern is found in any of the texts."""
+    return any(text and pattern.search(text) for text in texts)

@@ -1,0 +1,170 @@
+"""``gitstore doctor``: is everything set up to capture and keep memory here, and if not, what to do.
+
+Each check says ``ok``, ``warn`` (works, but something a person may want to change) or ``fail``
+(something does not work), with a line of detail and, when it is not ok, what to run. It reads
+no records: it looks at the repository, the configuration, the harness settings, the hook log
+and the refs, so it answers fast and works on a store that is damaged or not set up at all.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gitstore.errors import GitstoreError
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+LOG_LINES = 5
+
+
+@dataclass(frozen=True)
+class Check:
+    """One finding: what was checked, how it stands, the detail, and what to do about it."""
+
+    name: str
+    state: str
+    detail: str
+    todo: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"check": self.name, "state": self.state, "detail": self.detail, "todo": self.todo or None}
+
+
+@dataclass
+class Report:
+    """Every check, in the order a person would fix them."""
+
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(c.state != FAIL for c in self.checks)
+
+    def add(self, name: str, state: str, detail: str, todo: str = "") -> None:
+        self.checks.append(Check(name, state, detail, todo))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "checks": [c.to_json() for c in self.checks]}
+
+
+def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
+    """Check the set-up around ``start`` (harness settings under ``home``, default ``$HOME``)."""
+    from gitstore.config import STATE_DIR, Workspace, git_ignores
+    from gitstore.scope import open_repository, repository_scope
+
+    report = Report()
+    home = home or Path.home()
+    try:
+        repo = open_repository(start)
+    except GitstoreError as exc:
+        report.add("repository", FAIL, str(exc), "run gitstore inside a git repository's work tree")
+        _hooks(report, None, home)
+        return report
+    root = Path(repo.workdir).resolve()
+    report.add("repository", OK, f"{root} (scope {repository_scope(repo)})")
+    try:
+        workspace = Workspace.find(root)
+    except GitstoreError as exc:
+        report.add("init", FAIL, str(exc), "gitstore init")
+        _hooks(report, root, home)
+        _hook_log(report, None)
+        return report
+    ignored = git_ignores(workspace.root, workspace.state)
+    report.add("init", OK if ignored else FAIL,
+               f"writer {workspace.config.writer}, state in {STATE_DIR.as_posix()}/ "
+               + ("(ignored by git)" if ignored else "(NOT ignored by git: capture refuses to write there)"),
+               "" if ignored else "gitstore init (adds the ignore rule to .git/info/exclude)")
+    _provider(report, workspace)
+    _hooks(report, root, home)
+    _hook_log(report, workspace.state)
+    _remotes(report, workspace)
+    return report
+
+
+def _provider(report: Report, workspace: Any) -> None:
+    from gitstore.providers import open_provider
+
+    config = workspace.config
+    try:
+        manifest = open_provider(config.provider, workspace.root, workspace.state, config.writer).manifest()
+    except GitstoreError as exc:
+        report.add("provider", FAIL, f"{config.provider}: {exc}", "gitstore verify names what is damaged")
+        return
+    optional = sorted(c for c in manifest.capabilities if c in ("redact-payload", "append-stream"))
+    report.add("provider", OK, f"{manifest.name} ({manifest.storage}); offers {', '.join(optional) or 'the required capabilities only'}")
+
+
+def _hooks(report: Report, root: Path | None, home: Path) -> None:
+    from gitstore.capture.install import status
+
+    rows = status(root, home)
+    installed = [r for r in rows if r.installed or r.problems]
+    if not installed:
+        report.add("hooks", WARN, "no harness hook installed: agent sessions are not captured",
+                   "gitstore hooks install --harness claude-code (or codex, gemini-cli, opencode)")
+        return
+    for row in installed:
+        name = f"hook {row.harness} ({row.scope})"
+        if row.works:
+            report.add(name, OK, f"captures now; {row.path}")
+        else:
+            report.add(name, FAIL, f"{row.path}: {'; '.join(row.problems) or 'not installed'}",
+                       f"gitstore hooks install --harness {row.harness} --scope {row.scope}")
+
+
+def _hook_log(report: Report, state: Path | None) -> None:
+    from gitstore.capture.hooklog import LOG_NAME
+
+    path = state / "logs" / LOG_NAME if state is not None else Path(tempfile.gettempdir()) / f"gitstore-{LOG_NAME}"
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        report.add("hook log", OK, f"no hook errors logged ({path})")
+        return
+    if not lines:
+        report.add("hook log", OK, f"no hook errors logged ({path})")
+        return
+    recent = " | ".join(lines[-LOG_LINES:])
+    report.add("hook log", WARN, f"{len(lines)} line(s) in {path}; last: {recent}",
+               "fix what the last lines name; the log only grows, so remove it once read")
+
+
+def _remotes(report: Report, workspace: Any) -> None:
+    from gitstore.ops.setup import fetch_refspecs
+
+    repo = workspace.repo
+    if not list(repo.remotes):
+        report.add("remotes", OK, "no remote: memory stays in this clone")
+    for remote in repo.remotes:
+        missing = [s for s in fetch_refspecs(remote.name) if s not in remote.fetch_refspecs]
+        report.add(f"remote {remote.name}", WARN if missing else OK,
+                   f"fetch refspecs for shared memory {'missing' if missing else 'present'}",
+                   "gitstore init (adds them)" if missing else "")
+        if _pushes_every_ref(repo, remote):
+            report.add(f"remote {remote.name} push", WARN, "a push sends every ref (mirror or refs/*), and "
+                       "with them the records of personal sessions", f"git config --unset remote.{remote.name}.mirror "
+                       f"(and remove the refs/* push refspec of {remote.name})")
+    _push(report, workspace)
+
+
+def _pushes_every_ref(repo: Any, remote: Any) -> bool:
+    key = f"remote.{remote.name}.mirror"
+    mirror = key in repo.config and repo.config.get_bool(key)
+    return bool(mirror) or any(s.lstrip("+").startswith(("refs/*", ":")) for s in remote.push_refspecs)
+
+
+def _push(report: Report, workspace: Any) -> None:
+    from gitstore.providers.git import PREFIX, discover_refs
+
+    refs = discover_refs(workspace.repo)
+    pushed = [i.name for i in refs if i.namespace == "shared" and i.writer == workspace.config.writer
+              and i.name.startswith(PREFIX + "records/")]
+    kept = [i.name for i in refs if i.namespace == "local"]
+    report.add("push", OK, (f"a push of memory sends {', '.join(pushed)} and its payloads" if pushed
+                            else "nothing of this clone's memory to push yet")
+               + (f"; {len(kept)} local ref(s) of personal sessions are never pushed" if kept else ""))
+
+
+__all__ = ["Check", "Report", "doctor"]

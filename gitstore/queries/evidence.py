@@ -1,0 +1,133 @@
+"""Browsing evidence: the episodes stored (review threads, agent sessions) and the events of one,
+with their text and the ``EPISODE:EVENT`` form ``gitstore propose --evidence`` takes."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from gitstore.context import Context
+from gitstore.errors import Refused, UsageError
+from gitstore.queries._text import event_text, matches, removed_note
+from gitstore.store import Item
+
+
+def pattern(grep: str | None) -> re.Pattern[str] | None:
+    """``--grep``: a regular expression, matched without regard to case."""
+    if grep is None:
+        return None
+    try:
+        return re.compile(grep, re.IGNORECASE)
+    except re.error as exc:
+        raise UsageError(f"--grep {grep!r} is not a regular expression: {exc}") from None
+
+
+@dataclass(frozen=True)
+class EventShown:
+    """One event of an episode with its text."""
+
+    event: dict[str, Any]
+
+    @property
+    def text(self) -> str | None:
+        return event_text(self.event)
+
+    @property
+    def paste(self) -> str:
+        return f"{self.event['episode']}:{self.event['id']}"
+
+    def to_json(self) -> dict[str, Any]:
+        event = self.event
+        return {"id": event["id"], "episode": event["episode"], "type": event["type"], "seq": event["seq"],
+                "at": event["at"], "author": event["author"], "parentEventId": event["parentEventId"],
+                "text": self.text, "removed": removed_note(event), "evidence": self.paste}
+
+
+@dataclass(frozen=True)
+class EpisodeShown:
+    """One episode: where it comes from, what it is pinned to, and its events (all of them, or
+    those a ``--grep`` matched)."""
+
+    episode: dict[str, Any]
+    namespace: str
+    count: int
+    events: tuple[EventShown, ...] = ()
+
+    @property
+    def where(self) -> str:
+        pin = self.episode["pin"]
+        return f"PR #{pin['pullRequest']}" if pin["pullRequest"] else (pin["branch"] or "-")
+
+    def to_json(self) -> dict[str, Any]:
+        episode = self.episode
+        return {"id": episode["id"], "source": episode["source"], "title": episode["title"],
+                "startedAt": episode["startedAt"], "capture": episode["capture"], "mode": episode["mode"],
+                "pin": episode["pin"], "where": self.where, "namespace": self.namespace, "events": self.count,
+                "matches": [e.to_json() for e in self.events]}
+
+
+def episodes(ctx: Context, grep: str | None = None, source: str | None = None) -> list[EpisodeShown]:
+    """Every episode in store order, with its number of events; with ``grep``, only episodes
+    whose title or some event's text matches, with the events that do."""
+    found = pattern(grep)
+    items = list(ctx.store.items(["episode", "event"], payloads=found is not None))
+    counts = Counter(i.record["episode"] for i in items if i.kind == "event")
+    shown = []
+    for item in _first_of_each(items):
+        episode = item.record
+        if source is not None and episode["source"]["kind"] != source:
+            continue
+        hits: tuple[EventShown, ...] = ()
+        if found is not None:
+            hits = tuple(EventShown(i.record) for i in items if i.kind == "event"
+                         and i.record["episode"] == episode["id"] and matches(found, event_text(i.record)))
+            if not hits and not matches(found, episode["title"]):
+                continue
+        shown.append(EpisodeShown(episode, item.stored.namespace, counts[episode["id"]], hits))
+    return shown
+
+
+def _first_of_each(items: list[Item]) -> list[Item]:
+    """One item per episode id: the complete capture when a session was captured twice, else the
+    first in store order (as the rules read episodes)."""
+    chosen: dict[str, Item] = {}
+    for item in items:
+        if item.kind != "episode":
+            continue
+        known = chosen.get(item.record["id"])
+        if known is None or (known.record["capture"] == "degraded" and item.record["capture"] == "complete"):
+            chosen[item.record["id"]] = item
+    return list(chosen.values())
+
+
+def evidence(ctx: Context, episode_id: str, grep: str | None = None) -> EpisodeShown:
+    """One episode and its events in order, with their text (only those ``grep`` matches)."""
+    found = pattern(grep)
+    wanted = _episode_named(ctx, episode_id)
+    items = list(ctx.store.stream(wanted))
+    events = [i.record for i in items if i.kind == "event"]
+    ctx.store.attach_payloads(events)
+    heads = _first_of_each([i for i in items if i.kind == "episode"])
+    if not heads:
+        raise Refused(f"no episode {episode_id} in this scope (`gitstore episodes` lists them)")
+    head = heads[0]
+    shown = tuple(EventShown(e) for e in events if found is None or matches(found, event_text(e)))
+    return EpisodeShown(head.record, head.stored.namespace, len(events), shown)
+
+
+def _episode_named(ctx: Context, text: str) -> str:
+    """The episode id ``text`` names: the id itself, or a unique prefix of one."""
+    if not text.startswith("ep_"):
+        raise UsageError(f"{text!r} is not an episode id (they look like ep_<hex>; `gitstore episodes` lists them)")
+    if len(text) == 35:  # ep_ + 32 hex digits
+        return text
+    ids = {str(i.record["id"]) for i in ctx.store.items(["episode"]) if i.record["id"].startswith(text)}
+    if len(ids) != 1:
+        raise Refused(f"{text} names {'no' if not ids else len(ids)} episode{'s' if len(ids) != 1 else ''} in this scope"
+                      + ("; give more digits" if ids else " (`gitstore episodes` lists them)"))
+    return ids.pop()
+
+
+__all__ = ["EpisodeShown", "EventShown", "episodes", "evidence", "pattern"]

@@ -1,0 +1,289 @@
+"""Learnings as people look at them: the list with each one's standing, the proposals waiting,
+one learning as a reviewer sees it (with the evidence text and whether it is in force, and why
+not), and every version of one.
+
+A history that breaks a rule is shown by identifiers and digests only, never its content.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gitstore.context import Context
+from gitstore.errors import Refused
+from gitstore.queries._text import event_text, removed_note
+from gitstore.queries._views import learning_view
+from gitstore.rules.active import Status, evaluate
+from gitstore.rules.consent import decide, withdrawn
+from gitstore.rules.lifecycle import USABLE, History, build
+from gitstore.rules.view import View
+
+DEFAULT_PURPOSE = "instruction"
+REVIEWABLE = ("proposed", "auto-accepted", "auto-active")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One learning in a list: its state, standing for a purpose, and what it says."""
+
+    status: Status
+    history: History
+
+    def to_json(self) -> dict[str, Any]:
+        status = self.status
+        row: dict[str, Any] = {"id": status.id, "state": status.state, "usable": status.usable,
+                               "trust": status.trust, "reasons": list(status.reasons),
+                               "replacedBy": status.replaced_by, "conflicted": status.conflicted}
+        if self.history.valid:
+            current = self.history.current
+            row.update(title=current["content"]["title"], category=current["category"],
+                       digest=current["digest"], reviewDigest=current["reviewDigest"])
+        else:
+            row["problem"] = self.history.problem
+        return row
+
+
+def learnings(ctx: Context, purpose: str = DEFAULT_PURPOSE, *, active: bool = False) -> list[Row]:
+    """Every learning (only those in force for ``purpose`` when ``active``), in id order."""
+    view, all_histories = learning_view(ctx.store, _may_be_in_force)
+    statuses = evaluate(view, purpose, all_histories=all_histories)
+    return [Row(s, all_histories[i]) for i, s in statuses.items() if s.usable or not active]
+
+
+def proposals(ctx: Context) -> list[Row]:
+    """Proposals waiting for a person, judged for review (a proposal is in force for nothing,
+    so no evidence needs reading to say so)."""
+    view, all_histories = learning_view(ctx.store, lambda history: False)
+    statuses = evaluate(view, "review", all_histories=all_histories)
+    return [Row(statuses[i], h) for i, h in sorted(all_histories.items()) if _waiting(h)]
+
+
+def _may_be_in_force(history: History) -> bool:
+    """Whether the rules look at a learning's evidence at all: only a version in a usable state
+    can be in force (the others are judged by their state alone). Evidence left unread could
+    only ever make a learning not in force, never the reverse."""
+    return history.valid and history.current["state"] in USABLE
+
+
+def _waiting(history: History) -> bool:
+    return history.valid and history.current["state"] == "proposed"
+
+
+# -- one learning ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class EventShown:
+    """One cited event with its text (or why the text is gone)."""
+
+    id: str
+    type: str
+    author: str
+    at: str
+    text: str | None
+    removed: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "type": self.type, "author": self.author, "at": self.at,
+                "text": self.text, "removed": self.removed}
+
+
+@dataclass(frozen=True)
+class EvidenceShown:
+    """One evidence reference as a reviewer needs it: who, when, where, what, and whether it
+    serves the purpose."""
+
+    role: str  # evidence or counterevidence
+    ref: dict[str, Any]
+    events: tuple[EventShown, ...]
+    serves: bool
+    why: str
+
+    @property
+    def where(self) -> str:
+        pin = self.ref["pin"]
+        return f"PR #{pin['pullRequest']}" if pin["pullRequest"] else (pin["branch"] or "-")
+
+    @property
+    def paste(self) -> str:
+        """The form ``gitstore propose --evidence`` takes."""
+        return f"{self.ref['episode']}:{','.join(self.ref['events'])}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"role": self.role, **self.ref, "where": self.where, "paste": self.paste,
+                "serves": self.serves, "why": self.why, "texts": [e.to_json() for e in self.events]}
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Whether a learning is in force for a purpose; if not, why and what a person can do."""
+
+    purpose: str
+    in_force: bool
+    why: tuple[str, ...] = ()
+    todo: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"purpose": self.purpose, "inForce": self.in_force, "why": list(self.why), "todo": list(self.todo)}
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A learning as a reviewer sees it."""
+
+    row: Row
+    standing: Standing
+    evidence: tuple[EvidenceShown, ...] = ()
+
+    @property
+    def version(self) -> dict[str, Any] | None:
+        return self.row.history.current if self.row.history.valid else None
+
+    @property
+    def accept_hint(self) -> str | None:
+        """The command that accepts exactly this version, when it awaits a person."""
+        version = self.version
+        if version is None or version["state"] not in REVIEWABLE:
+            return None
+        return f"gitstore accept {version['id']} --review-digest {version['reviewDigest']}"
+
+    def to_json(self) -> dict[str, Any]:
+        data = self.row.to_json()
+        if self.version is not None:
+            data["version"] = self.version
+        data["standing"] = self.standing.to_json()
+        data["evidence"] = [e.to_json() for e in self.evidence]
+        data["chain"] = [{"version": i.record["version"], "digest": i.digest} for i in self.row.history.chain]
+        return data
+
+
+def show(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> Shown:
+    """One learning as a reviewer sees it, with its evidence and its standing for ``purpose``."""
+    view, all_histories = learning_view(ctx.store, lambda h: h.id == learning_id)
+    history = _known(all_histories, learning_id)
+    status = evaluate(view, purpose, all_histories=all_histories)[learning_id]
+    evidence = tuple(_evidence(view, history, purpose)) if history.valid else ()
+    return Shown(Row(status, history), explain(view, status, purpose), evidence)
+
+
+def standing(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> Standing:
+    """Whether one learning is in force for ``purpose`` now, and if not, why."""
+    view, all_histories = learning_view(ctx.store, lambda h: h.id == learning_id)
+    _known(all_histories, learning_id)
+    return explain(view, evaluate(view, purpose, all_histories=all_histories)[learning_id], purpose)
+
+
+def _known(all_histories: dict[str, History], learning_id: str) -> History:
+    if learning_id not in all_histories:
+        raise Refused(f"no learning {learning_id} in this scope (`gitstore learnings` lists them)")
+    return all_histories[learning_id]
+
+
+def _evidence(view: View, history: History, purpose: str) -> list[EvidenceShown]:
+    current = history.current
+    shown = []
+    for role in ("evidence", "counterevidence"):
+        for ref in current[role]:
+            verdicts = [decide(view, e, purpose) for e in ref["events"]]
+            failed = next((v for v in verdicts if not v.ok), None)
+            events = tuple(_event(view, e) for e in ref["events"])
+            shown.append(EvidenceShown(role, ref, events, failed is None,
+                                       f"serves {purpose}" if failed is None else failed.reason))
+    return shown
+
+
+def _event(view: View, event_id: str) -> EventShown:
+    event = view.events.get(event_id)
+    if event is None:
+        return EventShown(event_id, "?", "?", "?", None, "not stored")
+    return EventShown(event_id, event["type"], event["author"], event["at"], event_text(event), removed_note(event))
+
+
+# -- why a learning is not in force ------------------------------------------------------------
+
+_STATES = {
+    "proposed": ("it is a proposal: no person has accepted it",
+                 "a person reads `gitstore show {id}`, then accepts or rejects it, quoting its reviewDigest"),
+    "rejected": ("a person rejected it", "propose it again if the evidence has changed"),
+    "retired": ("a person retired it", "propose it again if it should come back"),
+    "auto-accepted": ("the auto-safe gate accepted it but has not activated it yet", "accept it yourself"),
+}
+
+
+def explain(view: View, status: Status, purpose: str) -> Standing:
+    """The standing of a learning in plain words, with what a person can do about it."""
+    if status.usable:
+        return Standing(purpose, True, (f"in force for {purpose}",))
+    why: list[str] = []
+    todo: list[str] = []
+    state = _STATES.get(status.state)
+    if status.state == "invalid" or any(r.startswith("history breaks a rule") for r in status.reasons):
+        why.append(next(r for r in status.reasons if r.startswith("history")) + "; it is never used")
+        todo.append(f"`gitstore history {status.id}` shows its versions; `gitstore verify` checks the store")
+    elif state is not None:
+        why.append(state[0])
+        todo.append(state[1].format(id=status.id))
+    if status.replaced_by:
+        why.append(f"{status.replaced_by} replaced it")
+    for reason in status.reasons:
+        if reason.startswith(("conflicted", "valid only from", "expired at")):
+            why.append(reason)
+    verdict = status.evidence
+    if verdict is not None and not verdict.ok:
+        sentence, action = _evidence_problem(view, verdict, purpose)
+        why.append(sentence)
+        todo.append(action)
+    return Standing(purpose, False, tuple(why) or status.reasons, tuple(dict.fromkeys(todo)))
+
+
+def _evidence_problem(view: View, verdict: Any, purpose: str) -> tuple[str, str]:
+    event = view.events.get(verdict.event, {})
+    again = "retire it, or propose it again citing evidence that still counts"
+    if verdict.cause == "redacted":
+        note = removed_note(event) or "text removed"
+        return f"the text of the evidence it cites ({verdict.event}) was removed ({note})", again
+    if verdict.cause == "retracted":
+        return f"the comment it cites ({verdict.event}) was deleted at its source", again
+    if verdict.cause == "no-grant" and event:
+        source = view.episodes[event["episode"]]["source"]["kind"]
+        at = event["at"]
+        sentence = f"no grant in force lets {source} evidence written at {at} serve {purpose}"
+        gone = [d for d, g in view.grants.items() if purpose in g["purposes"] and source in g["sources"]
+                and g["from"] <= at and (g["until"] is None or at <= g["until"]) and purpose in withdrawn(view).get(d, set())]
+        if gone:
+            sentence += f" (grant {gone[0]} did, until it was withdrawn for {purpose})"
+        return sentence, (f"a person who may decide can grant it: `gitstore grant --purpose {purpose} "
+                          f"--source {source} --from {at[:10]}`")
+    return f"its evidence does not serve {purpose}: {verdict.reason}", "`gitstore verify` checks the store"
+
+
+# -- versions ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Versions:
+    """Every version of one learning: the chain, where it breaks, and versions that lost a race."""
+
+    history: History
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.history.id, "problem": self.history.problem, "versions": self.rows,
+                "ignored": [{"digest": i.digest, "version": i.record["version"]} for i in self.history.ignored]}
+
+
+def history(ctx: Context, learning_id: str) -> Versions:
+    """Every version of a learning: identifiers, states and digests (never content)."""
+    items = list(ctx.store.stream(learning_id))
+    found = [i for i in items if i.kind == "learning"]
+    if not found:
+        raise Refused(f"no learning {learning_id} in this scope (`gitstore learnings` lists them)")
+    chain = build(learning_id, found)
+    rows = [{"version": i.record["version"], "state": i.record["state"], "digest": i.digest,
+             "at": i.record["at"], "by": i.record.get("decision", {}).get("by"),
+             "reviewDigest": i.record["reviewDigest"], "intact": n < chain.intact}
+            for n, i in enumerate(chain.chain)]
+    return Versions(chain, rows)
+
+
+__all__ = ["EvidenceShown", "Row", "Shown", "Standing", "Versions", "explain", "history", "learnings",
+           "proposals", "show", "standing"]

@@ -1,0 +1,40 @@
+"""``gitstore status``: what gitstore knows about this repository, without reading any record."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from gitstore.config import CONFIG_FILE, Workspace, git_ignores
+from gitstore.providers.git import discover_refs
+from gitstore.rules import autosafe
+
+
+def status(workspace: Workspace) -> dict[str, Any]:
+    """Scope, writer, provider, memory refs, the state folder and the effective configuration."""
+    refs = []
+    for info in discover_refs(workspace.repo):
+        target = info.repo.references[info.name].target
+        where = "repository" if info.repo.path == workspace.repo.path else ".git/gitstore/local"
+        refs.append({"ref": info.name, "namespace": info.namespace, "writer": info.writer,
+                     "tip": str(target), "in": where})
+    config = workspace.config
+    return {
+        "root": str(workspace.root),
+        "scope": workspace.scope,
+        "writer": config.writer,
+        "provider": config.provider,
+        "state": os.path.relpath(workspace.state, workspace.root),
+        "stateIgnored": git_ignores(workspace.root, workspace.state),
+        "refs": refs,
+        "config": {
+            "writer": {"value": config.writer, "from": CONFIG_FILE},
+            "provider": {"value": config.provider, "from": CONFIG_FILE},
+            "capture": {"value": config.capture_mode,
+                        "from": CONFIG_FILE if "capture" in config.to_json() else "default"},
+            "automation": autosafe.settings(config).to_json(),
+        },
+    }
+
+
+__all__ = ["status"]

@@ -1,0 +1,76 @@
+"""The words records use: each list defined once, here, in the order the contracts give it.
+
+Every list equals an enum of the v1 JSON Schemas in ``.memory-schema/v1/`` (the schemas are the
+source of truth; ``tests/test_vocabulary.py`` checks each list against its enum). Modules that
+need a list import it from here rather than spelling it again. Importing this module loads
+nothing else, so even the agent hook can use it.
+"""
+
+from __future__ import annotations
+
+# -- consent (defs.schema.json) ------------------------------------------------------------------
+PURPOSES = ("review", "instruction", "evaluation", "analytics", "training", "publication")
+"""What evidence may serve, once a grant permits it (``$defs/purpose``)."""
+
+SOURCES = ("review-thread", "agent-session", "manual")
+"""Where an episode's evidence comes from (``$defs/sourceKind``)."""
+
+# -- capture (defs.schema.json, receipt and episode contracts) -----------------------------------
+HARNESSES = ("claude-code", "codex", "gemini-cli", "opencode")
+"""The coding agents gitstore captures sessions from (``$defs/harness`` without ``manual``,
+which names records written by hand, not a harness)."""
+
+CAPTURE_MODES = ("summary", "transcript", "hybrid")
+"""How much of a session a capture keeps (``$defs/mode``); ``summary`` is the default."""
+
+DEFAULT_CAPTURE_MODE = "summary"
+
+CAPTURE_STATES = ("complete", "degraded")
+"""A receipt's status and an episode's capture (``receipt.status``, ``episode.capture``)."""
+
+RECEIPT_REASONS = (
+    "hooks-disabled", "transcript-missing", "transcript-unreadable", "unknown-schema-version",
+    "lines-skipped", "truncated", "quarantined", "revision-unknown",
+)
+"""Why a capture is degraded (``receipt.reasons``)."""
+
+EVENT_TYPES = (
+    "comment", "edit", "label", "status", "retraction", "observation",
+    "tool-call", "voice-turn", "ui-state", "agent-message",
+)
+"""The kinds of event an episode holds (``event.type``); the last four are reserved."""
+
+ROLES = ("user", "assistant", "system", "tool", "summary")
+"""Who speaks in an observed turn (``event.payload.role``)."""
+
+# -- learnings (learning.schema.json) ------------------------------------------------------------
+CATEGORIES = ("decision", "convention", "constraint", "resolved-problem", "project-knowledge")
+"""What a learning is about (``learning.category``, also a label's category)."""
+
+MEMORY_KINDS = ("semantic", "procedural")
+"""Where a learning is promoted: the wiki (semantic) or skills (procedural) (``learning.memory``)."""
+
+AUDIENCES = ("project", "user-tooling", "personal")
+"""Whom a learning is for (``learning.audience``)."""
+
+CONFIDENCES = ("low", "medium", "high")
+"""How sure a proposer is (``learning.confidence``)."""
+
+LEARNING_STATES = ("proposed", "accepted", "rejected", "retired", "auto-accepted", "auto-active")
+"""A learning version's state (``learning.state``)."""
+
+PROPOSER_KINDS = ("consolidator", "person", "labeler")
+"""Who proposed a learning (``learning.proposer.kind``)."""
+
+# -- audit (audit.schema.json) -------------------------------------------------------------------
+AUDIT_ACTIONS = (
+    "grant", "withdraw", "propose", "accept", "reject", "retire", "merge", "export", "redact",
+    "import", "auto-accept", "capture", "purge", "promote",
+)
+"""What an audit entry records (``audit.action``)."""
+
+__all__ = [
+    "AUDIENCES", "AUDIT_ACTIONS", "CAPTURE_MODES", "CAPTURE_STATES", "CATEGORIES", "CONFIDENCES",
+    "DEFAULT_CAPTURE_MODE", "EVENT_TYPES", "HARNESSES", "LEARNING_STATES", "MEMORY_KINDS",
+    "PROPOSER_KINDS", "PURPOSES", "RECEIPT_REASONS", "ROLES", "SOURCES",
+]

@@ -1,0 +1,171 @@
+"""The command line itself: the COMMANDS table, start-up, help, one-line errors (JSON under
+--json), interruption, and shell completion (run through a real bash)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gitstore.cli import COMMANDS, main, top_help
+from gitstore.cli._app import click_command
+
+from .cli import gitstore
+
+BIN = Path(sys.executable).parent
+
+
+def every_command() -> list[tuple[str, ...]]:
+    """Every command line that names a command: each command, and each subcommand of a group."""
+    found: list[tuple[str, ...]] = []
+    root = click_command()
+    for name in COMMANDS:
+        command = root.commands[name]
+        found.append((name,))
+        found.extend((name, sub) for sub in getattr(command, "commands", {}))
+    return found
+
+
+COMMAND_LINES = every_command()
+PLACEHOLDER = re.compile(r"<[a-z_]+(\[[a-z_]+\])?>|\{[a-z_]+\}")
+
+
+def test_every_row_names_a_module_whose_command_has_its_summary() -> None:
+    root = click_command()
+    assert sorted(root.commands) == sorted(COMMANDS), "every row registers exactly its command"
+    for name, (_, summary) in COMMANDS.items():
+        assert root.commands[name].help.split("\n\n")[0].replace("\n", " ") == summary, name
+
+
+def test_top_help_lists_every_command() -> None:
+    done = gitstore("--help")
+    assert done.returncode == 0 and done.stdout.strip() == top_help()
+    for name in COMMANDS:
+        assert f"\n  {name} " in done.stdout
+
+
+def test_version_and_help_never_load_the_command_framework() -> None:
+    for args in (["--version"], ["--help"], ["-h"], []):
+        code = ("import sys\nfrom gitstore.cli import main\nmain(%r)\n"
+                "assert not [m for m in sys.modules if m.split('.')[0] in ('typer', 'pygit2')], sorted(sys.modules)")
+        done = subprocess.run([sys.executable, "-c", code % args], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("line", COMMAND_LINES, ids=" ".join)
+def test_every_usage_error_is_one_line_with_exit_2(line: tuple[str, ...], tmp_path: Path) -> None:
+    done = gitstore(*line, "--no-such-option", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("gitstore: error: "), done.stderr
+    assert "--no-such-option" in done.stderr and done.stdout == ""
+    as_json = gitstore(*line, "--no-such-option", "--json", cwd=tmp_path)
+    assert as_json.returncode == 2 and as_json.stderr.count("\n") == 1
+    assert json.loads(as_json.stderr) == {"error": done.stderr.removeprefix("gitstore: error: ").strip(), "code": 2}
+
+
+@pytest.mark.parametrize("line", COMMAND_LINES, ids=" ".join)
+def test_help_reads_like_a_unix_tool(line: tuple[str, ...], tmp_path: Path) -> None:
+    done = gitstore(*line, "--help", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.startswith(f"Usage: gitstore {' '.join(line)} ")
+    assert not PLACEHOLDER.search(done.stdout), PLACEHOLDER.search(done.stdout)
+    usage = done.stdout.splitlines()[0]
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", usage), usage  # arguments are named in capitals
+
+
+def test_missing_arguments_are_named_as_help_shows_them(tmp_path: Path) -> None:
+    done = gitstore("show", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr == "gitstore: error: show: Missing argument 'LEARNING_ID'.\n"
+
+
+def test_an_unknown_command_is_one_line(tmp_path: Path) -> None:
+    done = gitstore("frobnicate", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no such command 'frobnicate'" in done.stderr
+    assert json.loads(gitstore("frobnicate", "--json", cwd=tmp_path).stderr)["code"] == 2
+
+
+def test_errors_outside_a_repository_are_one_line_and_json_under_json(tmp_path: Path) -> None:
+    done = gitstore("learnings", "--json", cwd=tmp_path)
+    assert done.returncode == 2 and json.loads(done.stderr)["error"].endswith("is not inside a git repository")
+
+
+def test_a_bad_value_is_a_usage_error(repo: Path) -> None:
+    gitstore("init", cwd=repo)
+    done = gitstore("episodes", "--grep", "(", cwd=repo)
+    assert done.returncode == 2 and "is not a regular expression" in done.stderr
+
+
+def test_main_returns_the_code_and_prints_nothing_on_stdout_for_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["no-such"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+
+
+def test_interrupting_a_command_exits_130_with_one_line(repo: Path) -> None:
+    assert gitstore("init", cwd=repo).returncode == 0
+    process = subprocess.Popen([str(BIN / "gitstore"), "capture", "--harness", "claude-code"], cwd=repo,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(1.5)  # started and waiting for the hook's input
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert err == b"gitstore: error: interrupted\n" and out == b""
+
+
+# -- shell completion ----------------------------------------------------------------------------
+
+def complete(*words: str) -> list[str]:
+    """What bash offers after ``words`` (the last one being completed), through the real script."""
+    if shutil.which("bash") is None:
+        pytest.skip("bash is not installed")
+    quoted = " ".join(f"'{w}'" for w in words)
+    script = (f'source <(gitstore completion bash)\nCOMP_WORDS=({quoted})\nCOMP_CWORD={len(words) - 1}\n'
+              '_gitstore_complete\nprintf "%s\\n" "${COMPREPLY[@]}"\n')
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return [line for line in done.stdout.splitlines() if line]
+
+
+def test_bash_completes_commands_subcommands_options_and_values() -> None:
+    assert complete("gitstore", "lea") == ["learnings"]
+    assert complete("gitstore", "records", "") == ["add", "list", "show"]
+    assert "--purpose" in complete("gitstore", "learnings", "--")
+    assert complete("gitstore", "learnings", "--purpose", "in") == ["instruction"]
+    assert complete("gitstore", "hooks", "install", "--harness", "codex") == ["codex", "codex-notify"]
+    assert complete("gitstore", "completion", "") == ["bash", "zsh", "fish"]
+
+
+def test_command_names_complete_without_the_command_framework() -> None:
+    code = ("import sys\nfrom gitstore.cli import main\nmain(['__complete', '1', 'gitstore', 'gr'])\n"
+            "assert 'typer' not in sys.modules")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.split() == ["grant", "grants"], done.stderr
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_every_script_is_valid_for_its_shell(shell: str) -> None:
+    script = gitstore("completion", shell)
+    assert script.returncode == 0 and "gitstore __complete" in script.stdout
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed")
+    done = subprocess.run([shell, "-n"], input=script.stdout, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_an_unknown_shell_is_refused() -> None:
+    done = gitstore("completion", "tcsh")
+    assert done.returncode == 2 and "no completion for 'tcsh'" in done.stderr
+
+
+def test_the_readme_names_every_command() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    for name in COMMANDS:
+        assert re.search(rf"gitstore [^\n]*\b{re.escape(name)}\b", readme), f"README.md never mentions {name}"

@@ -1,0 +1,72 @@
+"""okf/.memory/config.json has one owner (gitstore.config): every documented field is read,
+anything else is refused naming the file, and what it says reaches every command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gitstore.config import Config, read_config, write_config
+from gitstore.errors import InvalidInput
+from gitstore.rules.autosafe import settings
+
+from .cli import fails, ok
+from .conftest import git
+
+
+def write(path: Path, data: object) -> Path:
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_every_documented_field_is_read(tmp_path: Path) -> None:
+    automation = {"autoSafe": True, "kinds": ["convention"]}
+    config = read_config(write(tmp_path / "config.json", {
+        "writer": "w1", "provider": "sqlite", "capture": {"mode": "hybrid"}, "automation": automation}))
+    assert config == Config("w1", "sqlite", "hybrid", automation)
+    assert settings(config).enabled is True
+
+
+def test_defaults(tmp_path: Path) -> None:
+    config = read_config(write(tmp_path / "config.json", {"writer": "w1"}))
+    assert (config.provider, config.capture_mode, settings(config).enabled) == ("git", "summary", False)
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        ({"writer": "w1", "captur": {}}, "unknown field 'captur'"),
+        ({"writer": "w1", "capture": {"mode": "everything"}}, "unknown capture mode 'everything'"),
+        ({"writer": "w1", "capture": {"mode": "summary", "extra": 1}}, 'capture must look like {"mode": "summary"}'),
+        ({"writer": "w1", "capture": "summary"}, 'capture must look like'),
+        ({"writer": "w1", "provider": "s3"}, "unknown provider 's3'"),
+        ({"provider": "git"}, "no writer id"),
+        ([], "must be a JSON object"),
+    ],
+)
+def test_anything_else_is_refused_naming_the_file(tmp_path: Path, data: object, problem: str) -> None:
+    path = write(tmp_path / "config.json", data)
+    with pytest.raises(InvalidInput, match=problem) as caught:
+        read_config(path)
+    assert str(path) in str(caught.value)
+
+
+def test_writing_keeps_every_section(tmp_path: Path) -> None:
+    config = Config("w1", "jsonl", "transcript", {"autoSafe": False})
+    write_config(tmp_path / "config.json", config)
+    assert read_config(tmp_path / "config.json") == config
+
+
+def test_the_documented_capture_section_works_with_every_command(repo: Path) -> None:
+    ok("init", cwd=repo)
+    path = repo / "okf" / ".memory" / "config.json"
+    data = json.loads(path.read_text())
+    write(path, {**data, "capture": {"mode": "transcript"}})
+    status = json.loads(ok("status", "--json", cwd=repo))
+    assert status["config"]["capture"] == {"value": "transcript", "from": "okf/.memory/config.json"}
+    ok("learnings", cwd=repo)
+    write(path, {**data, "capture": {"mode": "verbose"}})
+    assert "unknown capture mode 'verbose'" in fails(1, "status", cwd=repo)
+    git(repo, "status")  # the repository itself is untouched

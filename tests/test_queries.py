@@ -1,0 +1,224 @@
+"""The read side: every query over one real store, as the CLI renders it (``gitstore.queries``).
+
+One repository is built once for the module (review threads, a session, grants, learnings in
+several states); each test reads it, and the few that change it work on a copy.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gitstore.context import Context
+from gitstore.errors import Refused, UsageError
+from gitstore.ops import consent
+from gitstore.ops.redact import redact
+from gitstore.queries import audit, evidence, grants, learnings
+from gitstore.queries.doctor import doctor
+from gitstore.queries.status import status
+
+from .cli import fails, ok
+from .world import Thread, accepted, grant_all, propose, ready_repo, ref
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The store every test reads (built with the identity the tests pin)."""
+    mp = pytest.MonkeyPatch()
+    for key, value in {"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T",
+                       "GIT_COMMITTER_EMAIL": "t@example.com", "HOME": str(tmp_path_factory.mktemp("home"))}.items():
+        mp.setenv(key, value)
+    try:
+        ctx = ready_repo(tmp_path_factory.mktemp("world") / "widgets")
+        grant = grant_all(ctx)
+        thread = Thread(ctx, 7, "100")
+        jitter = thread.comment("100", "Retries need jitter, or every client retries at once.", "2026-03-01T10:00:00.000000Z")
+        again = thread.comment("101", "Jitter again, please.", "2026-03-02T10:00:00.000000Z", author="github:1002")
+        other = Thread(ctx, 8, "200")
+        naming = other.comment("200", "Name tests after behaviour.", "2026-03-03T10:00:00.000000Z")
+        thread.save()
+        other.save()
+        in_force = accepted(ctx, propose(ctx, [ref(jitter), ref(again)]))
+        waiting = propose(ctx, [ref(naming)], title="Test names", text="Name tests after behaviour.")
+        return {"root": ctx.workspace.root, "grant": grant, "jitter": jitter, "again": again,
+                "naming": naming, "in_force": in_force, "waiting": waiting}
+    finally:
+        mp.undo()
+
+
+@pytest.fixture
+def ctx(built: dict) -> Context:
+    return Context.open(built["root"])
+
+
+@pytest.fixture
+def copy(built: dict, tmp_path: Path) -> Context:
+    """A copy of the store a test may change."""
+    root = tmp_path / "widgets"
+    shutil.copytree(built["root"], root, symlinks=True)
+    return Context.open(root)
+
+
+# -- learnings -----------------------------------------------------------------------------------
+
+def test_learnings_lists_each_with_its_standing(ctx: Context, built: dict) -> None:
+    rows = {r.status.id: r.to_json() for r in learnings.learnings(ctx)}
+    assert rows[built["in_force"]["id"]]["usable"] is True
+    assert rows[built["waiting"]["id"]]["usable"] is False and rows[built["waiting"]["id"]]["state"] == "proposed"
+    assert [r.status.id for r in learnings.learnings(ctx, active=True)] == [built["in_force"]["id"]]
+    assert [r.status.id for r in learnings.proposals(ctx)] == [built["waiting"]["id"]]
+
+
+def test_show_gives_the_evidence_text_and_the_standing(ctx: Context, built: dict) -> None:
+    shown = learnings.show(ctx, built["in_force"]["id"])
+    assert shown.standing.in_force and shown.accept_hint is None
+    texts = [e.text for item in shown.evidence for e in item.events]
+    assert texts == ["Retries need jitter, or every client retries at once.", "Jitter again, please."]
+    assert shown.evidence[0].paste == f"{built['jitter']['episode']}:{built['jitter']['id']}"
+    waiting = learnings.show(ctx, built["waiting"]["id"])
+    assert not waiting.standing.in_force and "no person has accepted it" in waiting.standing.why[0]
+    assert waiting.accept_hint == f"gitstore accept {built['waiting']['id']} --review-digest {built['waiting']['reviewDigest']}"
+    data = waiting.to_json()
+    assert data["version"]["id"] == built["waiting"]["id"] and data["evidence"][0]["serves"] is True
+
+
+def test_show_says_why_a_learning_lost_its_force(copy: Context, built: dict) -> None:
+    lid = built["in_force"]["id"]
+    consent.withdraw(copy, "github:9", built["grant"]["digest"], ["instruction"], "paused")
+    standing = learnings.show(copy, lid).standing
+    assert not standing.in_force
+    assert any(f"(grant {built['grant']['digest']} did, until it was withdrawn for instruction)" in w
+               for w in standing.why), standing.why
+    assert learnings.show(copy, lid, "review").standing.in_force
+    redact(copy, "github:comment:101", "github:9", "asked by the author")
+    shown = learnings.show(copy, lid, "review")
+    assert any("was removed" in w and built["again"]["id"] in w for w in shown.standing.why), shown.standing.why
+    assert shown.evidence[1].events[0].text is None and "asked by the author" in shown.evidence[1].events[0].removed
+    assert any("retire it" in t for t in shown.standing.todo)
+
+
+def test_show_names_a_deleted_comment(copy: Context, built: dict) -> None:
+    thread = Thread(copy, 7, "100")
+    thread.retract(built["jitter"], "2026-03-05T10:00:00.000000Z")
+    thread.save()
+    standing = learnings.standing(copy, built["in_force"]["id"])
+    assert any("was deleted at its source" in w for w in standing.why), standing.why
+
+
+def test_unknown_learnings_are_refused(ctx: Context) -> None:
+    with pytest.raises(Refused, match="no learning lrn_nope"):
+        learnings.show(ctx, "lrn_nope")
+    with pytest.raises(Refused, match="no learning lrn_nope"):
+        learnings.history(ctx, "lrn_nope")
+
+
+def test_history_lists_every_version(ctx: Context, built: dict) -> None:
+    versions = learnings.history(ctx, built["in_force"]["id"])
+    assert [r["state"] for r in versions.rows] == ["proposed", "accepted"] and all(r["intact"] for r in versions.rows)
+
+
+# -- evidence ------------------------------------------------------------------------------------
+
+def test_episodes_and_grep(ctx: Context, built: dict) -> None:
+    found = evidence.episodes(ctx)
+    assert [e.count for e in found] == [2, 1] and {e.namespace for e in found} == {"shared"}
+    hits = evidence.episodes(ctx, grep="JITTER")
+    assert len(hits) == 1 and [e.paste for e in hits[0].events] == [
+        f"{built['jitter']['episode']}:{built['jitter']['id']}", f"{built['again']['episode']}:{built['again']['id']}"]
+    assert evidence.episodes(ctx, grep="no such words") == []
+    assert evidence.episodes(ctx, source="agent-session") == []
+    with pytest.raises(UsageError, match="not a regular expression"):
+        evidence.episodes(ctx, grep="(")
+
+
+def test_evidence_of_one_episode(ctx: Context, built: dict) -> None:
+    episode = built["naming"]["episode"]
+    shown = evidence.evidence(ctx, episode)
+    assert [(e.event["id"], e.text) for e in shown.events] == [(built["naming"]["id"], "Name tests after behaviour.")]
+    assert evidence.evidence(ctx, episode[:10]).episode["id"] == episode  # a unique prefix
+    assert evidence.evidence(ctx, episode, grep="nothing").events == ()
+    with pytest.raises(Refused, match="names no episode"):
+        evidence.evidence(ctx, "ep_0000")
+    with pytest.raises(UsageError, match="is not an episode id"):
+        evidence.evidence(ctx, "lrn_x")
+
+
+# -- consent, audit, status ------------------------------------------------------------------------
+
+def test_grants_and_withdrawals(copy: Context, built: dict) -> None:
+    [shown] = grants.grants(copy)
+    assert shown.in_force == ["review", "instruction"] and shown.withdrawn == []
+    consent.withdraw(copy, "github:9", built["grant"]["digest"], ["instruction"], "paused")
+    [shown] = grants.grants(copy)
+    assert shown.in_force == ["review"] and shown.withdrawn == ["instruction"]
+    assert shown.to_json()["withdrawals"][0]["reason"] == "paused"
+    consent.withdraw(copy, "github:9", built["grant"]["digest"], ["review"], "stop")
+    assert grants.grants(copy, in_force=True) == []
+
+
+def test_audit_is_the_trail_in_order(ctx: Context) -> None:
+    assert [e["action"] for e in audit.audit(ctx)] == ["grant", "propose", "accept", "propose"]
+
+
+def test_status_reads_no_record(ctx: Context) -> None:
+    info = status(ctx.workspace)
+    assert info["stateIgnored"] is True and info["config"]["capture"] == {"value": "summary", "from": "default"}
+
+
+def test_doctor_names_what_to_do(ctx: Context, tmp_path: Path) -> None:
+    report = doctor(ctx.workspace.root, tmp_path)
+    checks = {c.name: c for c in report.checks}
+    assert checks["init"].state == "ok" and checks["provider"].state == "ok"
+    assert checks["hooks"].state == "warn" and "gitstore hooks install" in checks["hooks"].todo
+    assert checks["remote origin"].state == "ok"
+    outside = doctor(tmp_path, tmp_path)
+    assert not outside.ok and outside.checks[0].name == "repository"
+
+
+def test_doctor_warns_when_a_push_would_send_every_ref(copy: Context, tmp_path: Path) -> None:
+    from .conftest import git
+
+    git(copy.workspace.root, "config", "remote.origin.mirror", "true")
+    checks = {c.name: c for c in doctor(copy.workspace.root, tmp_path).checks}
+    assert checks["remote origin push"].state == "warn" and "personal sessions" in checks["remote origin push"].detail
+
+
+# -- through the command line --------------------------------------------------------------------
+
+def test_the_read_commands_render_it(built: dict) -> None:
+    root = built["root"]
+    shown = ok("show", built["in_force"]["id"], cwd=root)
+    assert "Retries need jitter" in shown and "in force for instruction" in shown
+    assert f"evidence {built['jitter']['episode']}:{built['jitter']['id']}" in shown
+    assert "to accept: gitstore accept" in ok("show", built["waiting"]["id"], cwd=root)
+    listing = ok("episodes", "--grep", "behaviour", cwd=root)
+    assert f"{built['naming']['episode']}:{built['naming']['id']}" in listing and "Name tests" in listing
+    assert "| Name tests after behaviour." in ok("evidence", built["naming"]["episode"], cwd=root)
+    assert "permits review, instruction for review-thread evidence" in ok("grants", cwd=root)
+    assert json.loads(ok("grants", "--json", cwd=root))[0]["inForce"] == ["review", "instruction"]
+    assert "grant" in ok("audit", cwd=root)
+    doctor_out = ok("doctor", cwd=root)
+    assert "ok   init:" in doctor_out and "to do: gitstore hooks install" in doctor_out
+    assert "no episode" in fails(1, "evidence", "ep_0000", cwd=root)
+
+
+def test_accept_warns_when_the_learning_is_not_in_force(copy: Context, built: dict) -> None:
+    consent.withdraw(copy, "github:9", built["grant"]["digest"], ["instruction"], "paused")
+    out = ok("accept", built["waiting"]["id"], "--review-digest", built["waiting"]["reviewDigest"],
+             "--by", "github:9", cwd=copy.workspace.root)
+    assert out.startswith(f"accepted {built['waiting']['id']}") and "warning: agents do not get it yet" in out
+    assert "to do: a person who may decide can grant it: `gitstore grant --purpose instruction" in out
+
+
+def test_a_label_judging_a_comment_of_another_episode_is_judged_with_it(copy: Context, built: dict) -> None:
+    elsewhere = Thread(copy, 9, "300")
+    label = elsewhere.event("label", "label:cross", "2026-03-04T10:00:00.000000Z", "bot:labeler",
+                            parent=built["jitter"]["id"],
+                            label={"theme": "retry-jitter", "polarity": "problem", "category": "convention"})
+    elsewhere.save()
+    learning = accepted(copy, propose(copy, [ref(label)], title="Labelled", text="Jitter, as labelled."))
+    assert learnings.standing(copy, learning["id"]).in_force
+    assert learning["id"] in {r.status.id for r in learnings.learnings(copy, active=True)}
