@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from gitstore import InvalidInput
+from gitstore.safety.files import Allowlist
 from gitstore.safety.scanner import (
-    Allowlist,
     ConservativeScanner,
     Finding,
     SafetyScanner,

@@ -14,7 +14,8 @@ import pygit2
 import typer
 
 from gitstore.errors import InvalidInput
-from gitstore.safety.scanner import Allowlist, ConservativeScanner, ScanResult
+from gitstore.safety.files import Allowlist
+from gitstore.safety.scanner import ConservativeScanner, ScanResult
 from gitstore.cli._io import JSON_OPTION, emit_json, read_input
 
 MAX_SCAN_BYTES = 64 << 20  # one file: the scanner is linear, but a file this large is no source text

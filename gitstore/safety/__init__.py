@@ -1,4 +1,7 @@
-"""The safety scanner (hidden text, injected instructions, secrets, home paths) and the gate that
-screens text handed to the store."""
+"""Safety: the scanner that screens every text entering the store or reaching an agent, split
+by what it finds (``hidden``, ``injection``, ``commands``, ``secrets`` with ``values``, ``paths``;
+``files`` for a repository file's content; ``spans`` shared; ``scanner`` composes them), and the
+gate that refuses quarantined text handed to the store."""
 
-__all__ = ["gate", "scanner"]  # the public modules (tests/test_public_api.py keeps the list whole)
+# the public modules (tests/test_public_api.py keeps the list whole)
+__all__ = ["commands", "files", "gate", "hidden", "injection", "paths", "scanner", "secrets", "spans", "values"]

@@ -1,0 +1,115 @@
+"""The content of a repository file: where a text lives counts only when the caller says so.
+
+When a text is scanned as the content of a file (``scan(text, path=...)``), three things may
+clear a redaction, and only there:
+
+- the place: private key material in key files named as stand-ins (``dummy.key``,
+  ``stub_key.priv``), in test suites (``test/``, ``tests/``, ``testdata/``, ``fixtures/``) and in
+  installed software (``usr/lib64/libssh.so``) is no secret;
+- the author's mark: a generic credential guess (``credential-assignment``, ``prose-secret``)
+  on a line marked ``gitleaks:allow``, ``nosec``, ``notsecret`` or ``pragma: allowlist secret``
+  (on the line, or in a comment line just above it) stays; a credential of a known format
+  never does;
+- the maintainers' list: the repository's ``.gitstore-allow`` (:class:`Allowlist`).
+
+Free text (comments, transcripts, proposals) gets none of this: whoever wrote a text does not
+decide what the store keeps.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from gitstore.safety.spans import Hit
+
+# Places where private key material is not a secret: key files named as stand-ins, test suites,
+# and installed software (binaries, libraries and data files that embed key formats).
+_KEY_PLACES = re.compile(
+    r"(?i)(?:^|/)[^/]*(?:dummy|example|fake|mock|sample|stub)[^/]*(?:key|\.pem|\.priv)[^/]*$"
+    r"|(?:^|/)(?:tests?|testdata|test[-_]data|fixtures)/"
+    r"|(?:^|/)usr/(?:s?bin|lib(?:32|64|exec)?|share)/|^/s?bin/|(?:^|/)lib(?:32|64)/"
+)
+# Secret-scanner markers a file's author puts on a line that only looks like a credential, or
+# in a comment line just above it.
+_PRAGMA = re.compile(
+    r"(?i)gitleaks:allow|\bnosec\b|\bno[nt][ _-]?secrets?\b|pragma:[ \t]*allowlist[ \t]+(?:nextline[ \t]+)?secret"
+)
+_COMMENT_LINE = re.compile(r"[ \t]*(?:#|//|/?\*|<!--|--|;)")
+_GUESSES = frozenset({"credential-assignment", "prose-secret"})
+
+
+@dataclass(frozen=True)
+class Allowlist:
+    """Findings a repository's maintainers have declared are not secrets, one per entry
+    ``PATH:KIND:LINE`` (a file of the repository, a finding kind, the 1-based line where the
+    finding starts), as kept in the repository's ``.gitstore-allow``."""
+
+    entries: frozenset[tuple[str, str, int]] = frozenset()
+
+    FILE_NAME = ".gitstore-allow"
+
+    @classmethod
+    def parse(cls, text: str, name: str = FILE_NAME) -> Allowlist:
+        """Read an allow list; a malformed entry is an error naming its line."""
+        from gitstore.errors import InvalidInput  # the scanner imports no other part of gitstore
+
+        entries = set()
+        for number, line in enumerate(text.splitlines(), start=1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            path, _, rest = line.rpartition(":")
+            path, _, kind = path.rpartition(":")
+            if not path or not re.fullmatch(r"[a-z0-9-]+", kind) or not rest.isdigit() or int(rest) < 1:
+                raise InvalidInput(f"{name}:{number}: expected PATH:KIND:LINE, got {line[:80]!r}")
+            entries.add((path, kind, int(rest)))
+        return cls(frozenset(entries))
+
+    def covers(self, path: str, kinds: Iterable[str], line: int) -> bool:
+        return any((path, kind, line) in self.entries for kind in kinds)
+
+
+def _line_starts(text: str) -> list[int]:
+    return [0] + [m.end() for m in re.finditer("\n", text)]
+
+
+def _marked(text: str, starts: list[int], line: int, after: int) -> bool:
+    """Whether 1-based LINE carries a not-a-secret marker after position AFTER, or the line
+    above it is a comment carrying one."""
+    end = starts[line] if line < len(starts) else len(text)
+    if _PRAGMA.search(text, after, end):
+        return True
+    if line < 2:
+        return False
+    above = text[starts[line - 2] : starts[line - 1]]
+    return bool(_COMMENT_LINE.match(above) and _PRAGMA.search(above))
+
+
+def standing_in_file(text: str, path: str, hits: list[Hit], allow: Allowlist) -> list[Hit]:
+    """The hits that stand once TEXT is known to be the content of the file at PATH."""
+    if not hits:
+        return hits
+    key_place = _KEY_PLACES.search(path) is not None
+    starts = _line_starts(text)
+    kept = []
+    for hit in hits:
+        if hit.keep:
+            kept.append(hit)
+            continue
+        kinds = set(hit.kinds)
+        if key_place and kinds <= {"pem-private-key"}:
+            continue
+        line = bisect.bisect_right(starts, hit.start)
+        if kinds <= _GUESSES and _marked(text, starts, line, hit.end):
+            continue
+        if allow.covers(path, hit.kinds, line):
+            continue
+        kept.append(hit)
+    return kept
+
+
+
+__all__ = ["Allowlist", "standing_in_file"]

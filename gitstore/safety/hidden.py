@@ -1,0 +1,197 @@
+"""Characters that make a text read differently from what it says.
+
+Quarantined (the scanner counts them by kind):
+
+- ``bidi-control``: bidirectional embeddings, overrides, isolates and marks (Trojan Source).
+- ``zero-width``: zero-width spaces and joiners, word joiners, invisible operators, the Hangul
+  fillers and a byte order mark anywhere but at the start, outside the places a script or an
+  emoji sequence needs them (ZWJ/ZWNJ between letters of a joining script, ZWSP between words
+  of a script written without spaces, ZWJ between two emoji).
+- ``control-char``: C0 and C1 control characters other than tab, newline and carriage return.
+- ``tag-char``: Unicode tag characters (an invisible ASCII copy), except in an emoji flag
+  sequence.
+- ``variation-selector``: runs of variation selectors (a payload hidden one byte per
+  selector); one selector after an ordinary character, or an ideographic variant, is fine.
+
+Warned about, never quarantined (``mixed-script``): a single word mixing Latin letters with
+Cyrillic or Greek look-alikes (``sayНello``). Text written in another script, or in several, is
+legitimate. :func:`latin_skeleton` maps the same look-alikes to the Latin letters they imitate,
+so other finders can read through them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+_INVISIBLE = frozenset(
+    "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\u206a\u206b\u206c\u206d\u206e\u206f"
+    "\ufeff\u180e\u3164\uffa0"
+)
+_HIDDEN = re.compile(
+    "[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u200b-\u200d\u2060-\u2064\u206a-\u206f"
+    "\ufeff\u180e\u3164\uffa0\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef"
+    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
+)
+_HIDDEN_RUN = re.compile(_HIDDEN.pattern + "+")
+_LONG_RUN = 16  # longer runs of hidden characters are counted in bulk
+_FLAG_TAGS = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,6}\U000e007f")
+
+
+def _ranges(*spans: tuple[int, int]) -> str:
+    """A regex character class body for code point ranges."""
+    return "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in spans)
+
+
+# Scripts that need ZWJ/ZWNJ between their letters (Arabic, Syriac, NKo, Mandaic, the Indic
+# scripts, Tibetan, Myanmar, Khmer, Mongolian), and scripts written without spaces that use ZWSP
+# between words (Thai, Lao, Tibetan, Myanmar, Khmer, Balinese, Javanese).
+_JOINING = _ranges(
+    (0x0600, 0x077F), (0x07C0, 0x07FF), (0x0840, 0x085F), (0x08A0, 0x08FF), (0x0900, 0x0DFF),
+    (0x0F00, 0x0FFF), (0x1000, 0x109F), (0x1780, 0x18AF), (0xFB50, 0xFDFF), (0xFE70, 0xFEFC),
+)
+_SPACELESS = _ranges(
+    (0x0E00, 0x0EFF), (0x0F00, 0x0FFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x1B00, 0x1B7F),
+    (0xA980, 0xA9DF),
+)
+# Joiners where their script needs them. They are taken out before the hidden-character scan:
+# both their neighbours are letters, so no other hidden character's context changes.
+_SCRIPT_JOINERS = re.compile(
+    f"(?<=[{_JOINING}])[\u200c\u200d](?=[{_JOINING}])|(?<=[{_SPACELESS}])\u200b(?=[{_SPACELESS}])"
+)
+
+
+def _is_emoji(char: str) -> bool:
+    code = ord(char)
+    return code >= 0x1F000 or 0x2190 <= code <= 0x2BFF or char in "\ufe0f\u00a9\u00ae"
+
+
+def _is_ideograph(char: str) -> bool:
+    code = ord(char)
+    return 0x3400 <= code <= 0x9FFF or 0xF900 <= code <= 0xFAFF or 0x20000 <= code <= 0x3FFFF
+
+
+def _is_variation_selector(char: str) -> bool:
+    code = ord(char)
+    return 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF
+
+
+def _joiner_kind(text: str, i: int) -> str | None:
+    """A zero-width joiner between two emoji builds one emoji; any other joiner is hidden."""
+    if text[i] == "\u200d" and 0 < i < len(text) - 1:
+        if _is_emoji(text[i - 1]) and _is_emoji(text[i + 1]):
+            return None
+    return "zero-width"
+
+
+def _variation_selector_kind(text: str, i: int) -> str | None:
+    """One selector after an ordinary character is legitimate; a run of them is a payload."""
+    if i == 0 or _is_variation_selector(text[i - 1]):
+        return "variation-selector"
+    if i + 1 < len(text) and _is_variation_selector(text[i + 1]):
+        return "variation-selector"
+    if ord(text[i]) >= 0xE0100 and not _is_ideograph(text[i - 1]):
+        return "variation-selector"
+    return None
+
+
+def _hidden_kind(text: str, i: int, flags: list[tuple[int, int]]) -> str | None:
+    """The quarantine kind of the hidden character at position I, or None where it is legitimate."""
+    char = text[i]
+    if char in _BIDI:
+        return "bidi-control"
+    if char in "\u200b\u200c\u200d":
+        return _joiner_kind(text, i)
+    if char == "\ufeff" and i == 0:
+        return None  # a byte order mark
+    if char in _INVISIBLE:
+        return "zero-width"
+    if 0xE0000 <= ord(char) <= 0xE007F:
+        return None if any(a <= i < b for a, b in flags) else "tag-char"
+    if _is_variation_selector(char):
+        return _variation_selector_kind(text, i)
+    return "control-char"
+
+
+@functools.lru_cache(maxsize=512)
+def _static_kind(char: str) -> str:
+    """The kind of a hidden character with hidden characters on both sides (no legitimate use)."""
+    code = ord(char)
+    if char in _BIDI:
+        return "bidi-control"
+    if char in _INVISIBLE:
+        return "zero-width"
+    if 0xE0000 <= code <= 0xE007F:
+        return "tag-char"
+    return "variation-selector" if _is_variation_selector(char) else "control-char"
+
+
+def hidden_counts(text: str) -> Counter[str]:
+    """Counts of hidden, bidirectional and control characters, by kind.
+
+    Short runs are judged one character at a time, in context; a long run of hidden characters
+    has no legitimate reading (emoji and flag sequences are short), so it is counted in bulk.
+    """
+    counts: Counter[str] = Counter()
+    if "\u200b" in text or "\u200c" in text or "\u200d" in text:
+        text = _SCRIPT_JOINERS.sub("", text)
+    runs = list(_HIDDEN_RUN.finditer(text))
+    if not runs:
+        return counts
+    flags = [m.span() for m in _FLAG_TAGS.finditer(text)]
+    for run in runs:
+        if run.end() - run.start() > _LONG_RUN:
+            for char, n in Counter(run.group()).items():
+                counts[_static_kind(char)] += n
+            if run.start() == 0 and text[0] == "\ufeff":
+                counts["zero-width"] -= 1
+        else:
+            kinds = (_hidden_kind(text, i, flags) for i in range(run.start(), run.end()))
+            counts.update(k for k in kinds if k)
+    return +counts
+
+
+# --- look-alikes ------------------------------------------------------------------------------
+
+_CG = "\u0370-\u03ff\u1f00-\u1fff\u0400-\u052f"
+_LATIN_OR_DIGIT = "A-Za-z0-9_\u00c0-\u024f"
+# A Cyrillic or Greek letter touching a Latin letter, digit or underscore: a word may mix scripts.
+_SCRIPT_SEAM = re.compile(f"[{_CG}](?:(?<=[{_LATIN_OR_DIGIT}].)|(?=[{_LATIN_OR_DIGIT}]))")
+_LATIN = re.compile("[A-Za-z\u00c0-\u024f]")
+_WORD = re.compile(r"\w+")
+# Cyrillic and Greek letters that look like Latin ones, and the letter each imitates.
+_LOOKALIKES = str.maketrans(
+    "АВЕЅІЈКМНОРСТУХЁЇаеорсухѕіјԁһӏԛԝүёї"  # Cyrillic
+    "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαικνορτυχ",  # Greek
+    "ABESIJKMHOPCTYXEIaeopcyxsijdhlqwyei"
+    "ABEZHIKMNOPTYXaikvoptux",
+)
+_CONFUSABLES = frozenset(chr(code) for code in _LOOKALIKES)
+
+
+def latin_skeleton(text: str) -> str:
+    """TEXT with every Cyrillic or Greek look-alike replaced by the Latin letter it imitates
+    (same length, so positions match)."""
+    return text.translate(_LOOKALIKES)
+
+
+def mixed_script_count(text: str) -> int:
+    """Words that mix Latin letters with Cyrillic or Greek look-alikes."""
+    count, covered = 0, -1
+    for seam in _SCRIPT_SEAM.finditer(text):
+        if seam.start() < covered:
+            continue
+        start = seam.start()
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            start -= 1
+        word = _WORD.match(text, start)
+        covered = word.end() if word else seam.end()
+        if word and _LATIN.search(word.group()) and any(c in _CONFUSABLES for c in word.group()):
+            count += 1
+    return count
+
+
+
+__all__ = ["hidden_counts", "latin_skeleton", "mixed_script_count"]

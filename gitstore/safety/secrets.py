@@ -1,0 +1,302 @@
+"""Secrets: credentials in a text, found to be redacted (the rest of the text is kept).
+
+Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what was found:
+
+- ``pem-private-key``: PEM, OpenSSH and PGP private key blocks, BEGIN through END (or through
+  the body when cut off), when the body reads as key material.
+- credentials with a shape of their own, wherever they stand: ``aws-access-key`` (AKIA/ASIA
+  ids), ``github-token`` (``ghp_``... and ``github_pat_``), ``slack-token``, ``slack-webhook``
+  and ``jwt`` (except the signed, expiring links GitHub renders for images in private
+  repositories, which stay).
+- ``bearer-token`` and ``basic-auth``: ``Bearer <token>`` anywhere, the ``token`` and ``Basic``
+  schemes after an Authorization header name.
+- ``credential-assignment`` (``aws-secret-key`` when the key names AWS and the value has its
+  shape): ``key = value``, ``key: value``, ``"key": "value"`` and ``<key>value</key>`` where the
+  key ends in a credential word and the value is not trivial (:mod:`gitstore.safety.values`).
+- ``url-credential``: the password of ``scheme://user:password@host``.
+- ``prose-secret`` (``aws-secret-key`` for a 40-character AWS secret): a random-looking string
+  written in a sentence just after a credential word (``the secret is wJalr...``, ``token:
+  <value>`` in a chat), where no assignment syntax marks it.
+- base64 blobs: a blob whose decoded text holds any of the above goes whole, under the kind of
+  what it holds (:func:`blob_hits`; the scanner decides how deep to look).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import re
+from collections.abc import Callable, Iterator
+
+from gitstore.safety.spans import Hit, Text, starts_word
+from gitstore.safety.values import (
+    FILLER,
+    STOPWORDS,
+    char_classes,
+    looks_placeholder,
+    low_variety,
+    mostly_printable,
+    token_is_real,
+    trivial_value,
+)
+
+_PEM_BEGIN = re.compile(r"-----BEGIN (?P<label>(?:[A-Z0-9]+ ){0,3})PRIVATE KEY(?: BLOCK)?-----")
+_PEM_TAIL = re.compile(r"(?:[A-Za-z0-9+/=\s]|\\[nr]){0,20000}")
+_PEM_DECORATION = re.compile(r"^(?:\s|[*#;\"'`+,]|//)+|(?:\s|[\"'`+,;]|\\)+$")
+_BASE64_BODY = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+_HEX = re.compile(r"[0-9A-Fa-f]+")
+_PEM_MAX = 20000
+
+
+def _pem_body_is_key(body: str) -> bool:
+    """True when BODY reads as key material: base64 (not hex), long enough, not a filler.
+
+    Lines may carry comment or string decoration (`` * ``, ``"...\\n" +``) and armor headers.
+    """
+    kept = []
+    for line in body.replace("\\r", "").replace("\\n", "\n").splitlines():
+        line = _PEM_DECORATION.sub("", line)
+        if line and ":" not in line and not (line.startswith("=") and len(line) <= 5):
+            kept.append(line)
+    joined = "".join(kept)
+    if len(joined) < 40 or not _BASE64_BODY.fullmatch(joined) or _HEX.fullmatch(joined):
+        return False
+    return not (low_variety(joined) or "EXAMPLE" in joined)
+
+
+@functools.lru_cache(maxsize=64)
+def _pem_end(label: str) -> re.Pattern[str]:
+    return re.compile(rf"-----END {re.escape(label)}PRIVATE KEY(?: BLOCK)?-----")
+
+
+def pem_hits(text: Text) -> Iterator[Hit]:
+    """PEM/OpenSSH/PGP private key blocks, BEGIN through END (or through the body if cut off)."""
+    raw = text.raw
+    begins = list(_PEM_BEGIN.finditer(raw))
+    for n, begin in enumerate(begins):
+        label = begin.group("label")
+        if FILLER.search(label):
+            continue
+        # An END belongs to this BEGIN only if no other BEGIN comes first: scans stay linear.
+        next_begin = begins[n + 1].start() if n + 1 < len(begins) else len(raw)
+        limit = min(next_begin, begin.end() + _PEM_MAX)
+        end = _pem_end(label).search(raw, begin.end(), limit)
+        if end:
+            stop, body = end.end(), raw[begin.end() : end.start()]
+        else:
+            tail = _PEM_TAIL.match(raw, begin.end(), limit)
+            stop = tail.end() if tail else begin.end()
+            body = raw[begin.end() : stop]
+        if _pem_body_is_key(body):
+            yield Hit(begin.start(), stop, "pem-private-key", 0)
+
+
+_AWS_KEY_ID = re.compile(r"(?:AKIA|ASIA)([A-Z2-7]{16})(?![A-Za-z0-9])")
+_GITHUB = re.compile(
+    r"(?:gh[pousr]_([A-Za-z0-9]{36,255})|github_pat_([A-Za-z0-9_]{22,255}))(?![A-Za-z0-9_])"
+)
+_SLACK = re.compile(r"x(?:ox[abposr]-([A-Za-z0-9-]{10,250})|app-\d-([A-Za-z0-9-]{10,250}))")
+_SLACK_WEBHOOK = re.compile(
+    r"hooks\.slack\.com/(?P<v>(?:services|workflows|triggers)/([A-Za-z0-9_/-]{10,200}))"
+)
+# The lookbehind sits after the literal "eyJ" so the engine still searches for the literal, and a
+# long run holding "eyJ" many times is not rescanned from each of them.
+_JWT = re.compile(
+    r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+    r"(?![A-Za-z0-9_-])"
+)
+
+# GitHub renders every image attached to a private repository's issue or pull request as a link
+# to private-user-images.githubusercontent.com signed with a jwt that expires five minutes
+# later, a new one for each view: a signed link to content, not a credential anyone holds, and
+# review comments carry them often. The jwt right after such a link's query stays.
+_GITHUB_IMAGE_LINK = re.compile(
+    r"https://private-user-images\.githubusercontent\.com/[\w./%-]{1,200}\?(?:[\w.%-]{1,200}=[\w.%-]{0,200}&)*jwt=$"
+)
+
+
+def shape_hits(text: Text) -> Iterator[Hit]:
+    """Credentials recognisable by their own shape, wherever they appear."""
+    raw = text.raw
+    for m in _AWS_KEY_ID.finditer(raw):
+        if starts_word(raw, m.start()) and token_is_real(m.group(), m.group(1)):
+            yield Hit(m.start(), m.end(), "aws-access-key", 1)
+    for m in _GITHUB.finditer(raw):
+        if starts_word(raw, m.start()) and token_is_real(m.group(), m.group(1) or m.group(2)):
+            yield Hit(m.start(), m.end(), "github-token", 1)
+    for m in _SLACK.finditer(raw):
+        body = (m.group(1) or m.group(2)).replace("-", "")
+        if starts_word(raw, m.start(), "-") and token_is_real(m.group(), body):
+            if not looks_placeholder(m.group()):
+                yield Hit(m.start(), m.end(), "slack-token", 1)
+    for m in _SLACK_WEBHOOK.finditer(raw):
+        if token_is_real(m.group(), m.group(2).replace("/", "")):
+            yield Hit(m.start("v"), m.end("v"), "slack-webhook", 1)
+    for m in _JWT.finditer(raw):
+        keep = _GITHUB_IMAGE_LINK.search(raw, max(0, m.start() - 300), m.start()) is not None
+        yield Hit(m.start(), m.end(), "jwt", 0 if keep else 1, replacement=m.group() if keep else None,
+                   keep=keep)
+
+
+_AUTH_SCHEMES = tuple(
+    (scheme, re.compile(scheme + r"[ \t]+(?P<v>[a-z0-9._~+/-]{16,}=*)(?![a-z0-9._~+/=-])"))
+    for scheme in ("bearer", "token", "basic")
+)
+_AUTH_CONTEXT = re.compile(r"authori[sz]ation\W{0,4}$")
+
+
+def auth_header_hits(text: Text) -> Iterator[Hit]:
+    """``Bearer <token>`` anywhere; ``token``/``Basic`` schemes after an Authorization name."""
+    for scheme, pattern in _AUTH_SCHEMES:
+        for m in pattern.finditer(text.low):
+            if not starts_word(text.low, m.start()):
+                continue
+            context = _AUTH_CONTEXT.search(text.low, max(0, m.start() - 40), m.start())
+            if scheme != "bearer" and not context:
+                continue
+            value = text.raw[m.start("v") : m.end("v")]
+            if not looks_placeholder(value) and char_classes(value) >= 2:
+                kind = "basic-auth" if scheme == "basic" else "bearer-token"
+                yield Hit(m.start("v"), m.end("v"), kind, 2)
+
+
+# An assignment is a credential word ending a key, a separator, then a quoted or bare value.
+_ASSIGNED = (
+    r"(?P<kq>[\"'`])?\]?[ \t]*(?P<sep>:=|=>|==|[:=]|,)[ \t]*(?:!!?\w+[ \t]+)?"
+    r"(?:(?P<q>[\"'`])(?P<qv>(?:(?!(?P=q))[^\\\r\n]|\\.){1,512})(?P=q)"
+    r"|(?P<bv>[^\s\"'`,;<>{}\[\]()]{1,512}))"
+)
+_ASSIGNMENTS = tuple(
+    (word, re.compile(word + _ASSIGNED))
+    for word in ("password", "passwd", "passphrase", "secret", "token", "apikey", "key")
+)
+_QUALIFIERS = r"(?:api|access|secret|private|auth|signing|encryption|master|client)"
+_KEY_QUALIFIER = re.compile(_QUALIFIERS + r"[_-]?$")
+_KEY_CHARS = re.compile(r"[\w.-]{0,80}")
+_XML_ASSIGNMENT = re.compile(
+    r"<(?P<tag>[\w.:-]{0,40}?(?:password|passwd|passphrase|secret|token|apikey|"
+    + _QUALIFIERS
+    + r"[_-]?key))>"
+    r"(?P<v>[^<\s]{1,512})</"
+)
+
+
+def _assignment_kind(key: str, value: str) -> str:
+    if "aws" in key.lower() and re.fullmatch(r"[A-Za-z0-9/+=]{40}", value):
+        return "aws-secret-key"
+    return "credential-assignment"
+
+
+def _key_before(low: str, start: int) -> str:
+    """The key characters just before START (matched backwards so each hit costs O(80))."""
+    backwards = low[max(0, start - 80) : start][::-1]
+    match = _KEY_CHARS.match(backwards)
+    return match.group()[::-1] if match else ""
+
+
+def assignment_hits(text: Text) -> Iterator[Hit]:
+    """``key = value``, ``key: value``, ``"key": "value"`` and ``<key>value</key>``."""
+    low, raw = text.low, text.raw
+    for word, pattern in _ASSIGNMENTS:
+        for m in pattern.finditer(low):
+            if word == "key" and not _KEY_QUALIFIER.search(low, max(0, m.start() - 12), m.start()):
+                continue  # a bare "key" is too common; "api_key", "secret-key"... are not
+            quoted = m.group("qv") is not None
+            if m.group("sep") == "," and not (m.group("kq") and quoted):
+                continue
+            group = "qv" if quoted else "bv"
+            key = _key_before(low, m.start()) + word
+            value = raw[m.start(group) : m.end(group)]
+            if not trivial_value(value, key, quoted):
+                yield Hit(m.start(group), m.end(group), _assignment_kind(key, value), 3)
+    for m in _XML_ASSIGNMENT.finditer(low):
+        value = raw[m.start("v") : m.end("v")]
+        if not trivial_value(value, m.group("tag"), True):
+            yield Hit(m.start("v"), m.end("v"), _assignment_kind(m.group("tag"), value), 3)
+
+
+_URL_PASSWORD = re.compile(
+    r"://(?P<user>[^\s/:@'\"<>]{0,100}):(?P<pw>[^\s/@'\"<>]{1,200})@(?=[\w\[])"
+)
+
+
+def url_password_hits(text: Text) -> Iterator[Hit]:
+    """Passwords in ``scheme://user:password@host`` URLs (the user name stays)."""
+    for m in _URL_PASSWORD.finditer(text.raw):
+        password = m.group("pw")
+        if password.lower() in STOPWORDS or looks_placeholder(password):
+            continue
+        if password[0] in "$%{" or len(password) < 3:
+            continue
+        yield Hit(m.start("pw"), m.end("pw"), "url-credential", 3)
+
+
+# --- base64 blobs -------------------------------------------------------------------------------
+
+_B64_BLOB = re.compile(
+    r"[A-Za-z0-9+/]{40,}={0,2}"
+    r"(?:(?:\r?\n|\\n)[A-Za-z0-9+/]{4,}={0,2}(?=\r?\n|\\n|[\"'\s]|$))*(?![A-Za-z0-9+/=])"
+)
+_LINE_BREAKS = re.compile(r"\r?\n|\\n")
+_B64_MIN = 40
+_B64_MARKS = bytes(
+    65 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/") else 32 for b in range(256)
+)
+
+
+def _base64_run_starts(text: str) -> Iterator[int]:
+    """Where runs of 40+ base64 characters start: found with bytes.find, not a regex walk."""
+    marks = text.encode("latin-1", "replace").translate(_B64_MARKS)  # one byte per character
+    needle, position = b"A" * _B64_MIN, 0
+    while (start := marks.find(needle, position)) != -1:
+        yield start
+        end = marks.find(b" ", start + _B64_MIN)
+        if end == -1:
+            return
+        position = end
+
+
+def _decode_blob(blob: str) -> str | None:
+    """A base64 blob (possibly wrapped over lines) decoded to printable text, else None."""
+    for candidate in (_LINE_BREAKS.sub("", blob), _LINE_BREAKS.split(blob)[0]):
+        candidate = candidate.rstrip("=")
+        candidate += "=" * (-len(candidate) % 4)
+        try:
+            decoded = base64.b64decode(candidate, validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            continue
+        if decoded and mostly_printable(decoded):
+            return decoded
+    return None
+
+
+def blob_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
+    """Base64 blobs whose decoded text needs a redaction (INNER scans a decoded text): the
+    whole blob goes, under the kinds found inside it."""
+    covered = 0
+    for run in _base64_run_starts(text):
+        m = _B64_BLOB.match(text, run) if run >= covered else None
+        if m is None:
+            continue
+        covered, start = m.end(), m.start()
+        if start and text[start - 1] == "\\" and text[start] in "nrt":
+            start += 1  # the blob follows an escaped line break: "...\\nb3Bl..."
+        elif not starts_word(text, start, "+/="):
+            continue
+        decoded = _decode_blob(text[start : m.end()])
+        if decoded is None:
+            continue
+        kinds = tuple(k for hit in inner(decoded) for k in hit.kinds if k != "home-path")
+        if kinds:
+            yield Hit(start, m.end(), kinds[0], 4, inner=kinds)
+
+
+__all__ = [
+    "assignment_hits",
+    "auth_header_hits",
+    "blob_hits",
+    "pem_hits",
+    "shape_hits",
+    "url_password_hits",
+]

@@ -1,0 +1,205 @@
+"""Telling a secret from what only sits where a secret could: the value checks.
+
+A credential rule finds a place a secret could be (``password = ...``, a token's shape); these
+checks say whether the value there is one. Not secrets: placeholders and templates
+(``<your-token>``, ``${DB_PASSWORD}``, ``{{ secrets.X }}``, ``changeme``), references to
+variables and members, names made of words (kebab, snake, dotted, CamelCase), paths, file
+names, UUIDs, prose, values typed by hand (``123456``, ``abcdef``, ``xxxx``), low-variety
+fillers, and the example values vendors publish in their documentation (``AKIAIOSFODNN7EXAMPLE``),
+even when base64-wrapped.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import re
+
+# Published documentation examples: shown in vendor docs, never live credentials.
+DOCUMENTED_EXAMPLES = frozenset(
+    {
+        "AKIAIOSFODNN7EXAMPLE",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "gho_16C7e42F292c6912E7710c838347Ae178B4a",
+    }
+)
+_DOCUMENTED_FRAGMENTS = ("K7MDENG/bPxRfiCY",)  # the AWS documentation secret key, reused
+
+
+def _forms(*words: str) -> str:
+    """Words as written in lowercase, UPPERCASE and Capitalized, never in random mixed case."""
+    return "|".join(f"{w}|{w.upper()}|{w.capitalize()}" for w in words)
+
+
+# Words and shapes that mark a value as a placeholder. Words match only in one consistent case,
+# so random key material, which mixes cases, almost never holds one by chance.
+_PLACEHOLDER = re.compile(
+    f"{_forms('example', 'placeholder', 'changeme', 'dummy', 'fake', 'sample', 'redacted')}|"
+    f"{_forms('quickstart', 'insecure', 'todo', 'fixme', 'replace', 'string', 'notreal')}|"
+    f"(?:{_forms('your', 'insert', 'change', 'not')})[_-]|[_-](?:{_forms('here', 'me')})\\b|"
+    r"<[^>]*>|\$\{|\{\{|%\(|%s\b|xxxx|XXXX|\*\*\*\*|\.\.\.|(?i:not[_-]a[_-]real)"
+)
+# For fixed-shape tokens only the loudest fillers count.
+FILLER = re.compile(r"EXAMPLE|[Ee]xample|(.)\1{5}")
+_SEQUENCE_LENGTH = 6
+_SEQUENCE_GRAMS = frozenset(
+    alphabet[i : i + _SEQUENCE_LENGTH]
+    for alphabet in ("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+    for i in range(len(alphabet) - _SEQUENCE_LENGTH + 1)
+)
+_B64_VALUE = re.compile(r"[A-Za-z0-9+/]{12,}={0,2}")
+
+
+def char_classes(value: str) -> int:
+    """How many of lower case, upper case, digits and other characters VALUE uses."""
+    return sum(
+        (
+            any(c.islower() for c in value),
+            any(c.isupper() for c in value),
+            any(c.isdigit() for c in value),
+            any(not c.isalnum() for c in value),
+        )
+    )
+
+
+def low_variety(value: str) -> bool:
+    distinct = len(set(value))
+    return distinct <= 3 or (len(value) >= 16 and distinct <= 5)
+
+
+def has_sequence(value: str) -> bool:
+    """True when VALUE holds a run like ``012345`` or ``ABCDEF``: typed by hand, not random."""
+    return any(value[i : i + _SEQUENCE_LENGTH] in _SEQUENCE_GRAMS for i in range(len(value) - 5))
+
+
+def mostly_printable(text: str) -> bool:
+    printable = sum(1 for c in text if c.isprintable() or c in "\t\n\r")
+    return printable >= 0.95 * len(text)
+
+
+def _decoded_text(value: str) -> str | None:
+    """VALUE decoded from base64 when that gives printable text, else None."""
+    if len(value) % 4 or not _B64_VALUE.fullmatch(value):
+        return None
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    return decoded if decoded and mostly_printable(decoded) else None
+
+
+def looks_placeholder(value: str) -> bool:
+    """Placeholders, templates, documented examples and low-variety fillers, even base64-wrapped."""
+    if value in DOCUMENTED_EXAMPLES or _PLACEHOLDER.search(value) or low_variety(value):
+        return True
+    if any(fragment in value for fragment in _DOCUMENTED_FRAGMENTS):
+        return True
+    decoded = _decoded_text(value)
+    return decoded is not None and looks_placeholder(decoded.strip())
+
+
+def token_is_real(token: str, body: str) -> bool:
+    """For fixed-shape tokens: not a documented example, a filler or a typed sequence."""
+    if token in DOCUMENTED_EXAMPLES or low_variety(body) or FILLER.search(body):
+        return False
+    return not has_sequence(body)
+
+
+STOPWORDS = frozenset(
+    "true false null none nil undefined string str bytes int required optional hidden masked "
+    "secret secrets password passwd passphrase token apikey api_key key bearer basic env vault "
+    "empty unset default write read pass pwd x-oauth-basic".split()
+)
+# Interpolations, substitutions, markup and code: the value is filled in elsewhere.
+_TEMPLATE = re.compile(
+    r"\$[{(]|\\\$|\$\\\{|#\{|%\{|\{\{|\[\[|\{\.|@@|&lt;|&gt;|\\\(|`|^\$|\$$|^#!"
+    r"|\$[A-Z_][A-Z0-9_]{2,}(?![a-z])|^%[A-Za-z_]+%$|^\[.*\]$|^__.*__$|^\{[A-Za-z_]+\}$"
+    r"|[A-Za-z_]\w{3,}\(|[\"']\s*\+\s*"
+)
+# Names: words, possibly joined (kebab, snake, dotted, CamelCase), with a short number. A word is
+# lower case, UPPER CASE or Capitalized; random letters, which flip case often, are not words.
+_LOWER = r"[^\W\d_A-Z]"
+_SEGMENT = (
+    rf"(?:(?=[^\W\d_]){_LOWER}*+(?:[A-Z]{_LOWER}{{2,}}+)*+(?![A-Z])|[A-Z]++"
+    r"|[A-Za-z]{0,6}\d{1,4}[A-Za-z]{0,6}|\[\*\])"
+)
+_NAME = re.compile(rf"[-_.]?{_SEGMENT}(?:[-_.|: ]+{_SEGMENT})*[!?.,=]?")
+_WORD_WITH_NUMBER = re.compile(r"[A-Za-z]{0,6}\d{1,4}[A-Za-z]{0,6}")
+_UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+_PATH = re.compile(r"(?:[a-z0-9_.:*#!\[\]~-]*/)+[a-z0-9_.:*\[\]-]*")
+_FILE_NAME = re.compile(
+    r"[\w.-]+\.(?:json|ya?ml|txt|tmpl|conf|cfg|ini|env|pem|key|crt|svg|png|jpe?g|xml|toml)"
+)
+_CREDENTIAL_IN_VALUE = re.compile(r"(?i)passw|secret|token")
+_RANDOM_RUN = re.compile(r"[A-Za-z0-9+/]{20,}")
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+_DOTTED_REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|->|::)[A-Za-z_$][\w$]*)+")
+_IDENTIFIER = re.compile(r"[A-Za-z_]+")
+
+
+def _has_random_run(value: str) -> bool:
+    """True when VALUE holds 20+ base64 characters mixing upper case, lower case and digits."""
+    return any(char_classes(run) >= 3 for run in _RANDOM_RUN.findall(value))
+
+
+def _is_prose(value: str) -> bool:
+    """Two or more plain lowercase words: a sentence, not key material."""
+    return sum(1 for word in value.split() if word.isalpha() and word.islower()) >= 2
+
+
+def _looks_like_name(value: str, passwordish: bool) -> bool:
+    """Names of things rather than secret material: words, paths, file names, UUIDs."""
+    if _UUID.fullmatch(value) or _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
+        return True
+    if not _NAME.fullmatch(value):
+        return False
+    # A single word with a number is a (weak) password, but a name anywhere else.
+    return not (passwordish and _WORD_WITH_NUMBER.fullmatch(value))
+
+
+def _looks_like_reference(value: str) -> bool:
+    """Unquoted values that name something else: a variable, a member, a constant, an env var."""
+    if value[0] in "$%&@" or value.startswith(("/", "./", "../", "~/")):
+        return True
+    if _DOTTED_REFERENCE.fullmatch(value):
+        return True
+    if _IDENTIFIER.fullmatch(value):
+        upper = sum(1 for c in value if c.isupper())
+        return "_" in value or (0 < upper <= max(1, len(value) // 4) and not value[0].isupper())
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def trivial_value(value: str, key: str, quoted: bool) -> bool:
+    """True when an assigned VALUE is not worth redacting: a word, a name, a reference..."""
+    value = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), value.strip().strip("'\""))
+    key = key.lower()
+    passwordish = key.endswith(("password", "passwd", "passphrase"))
+    if len(value) < (6 if passwordish else 8) or "hash" in key:
+        return True
+    if value.lower() in STOPWORDS or value.lower() == key or "://" in value:
+        return True
+    if looks_placeholder(value) or _TEMPLATE.search(value) or has_sequence(value):
+        return True
+    if _looks_like_name(value, passwordish) or _is_prose(value):
+        return True
+    if _CREDENTIAL_IN_VALUE.search(value) and not _has_random_run(value):
+        return True
+    if not quoted and _looks_like_reference(value):
+        return True
+    return not passwordish and (char_classes(value) < 2 or value.isdigit())
+
+
+__all__ = [
+    "DOCUMENTED_EXAMPLES",
+    "FILLER",
+    "STOPWORDS",
+    "char_classes",
+    "has_sequence",
+    "looks_placeholder",
+    "low_variety",
+    "mostly_printable",
+    "token_is_real",
+    "trivial_value",
+]
