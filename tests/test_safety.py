@@ -17,7 +17,7 @@ from gitstore.safety.scanner import (
     ScanResult,
     default_scanner,
 )
-from tools.safety_eval import INVALID, VALID, Rates, measure
+from tools.safety_eval import INVALID, VALID, Rates, flagged, measure, ordinary_texts
 
 from .conftest import shared
 
@@ -532,6 +532,37 @@ def test_trojan_source_homoglyphs_warn_and_are_not_quarantined() -> None:
 
 
 # --- third-party material: ordinary sessions and reviews ---------------------------------------
+
+
+@pytest.mark.parametrize("folder", ["transcripts", "reviews"])
+def test_no_ordinary_text_of_real_sessions_and_review_payloads_is_quarantined(folder: str) -> None:
+    """Every message, tool output, command and comment the store would screen, one by one:
+    talk about curl, tokens, secrets and agents is not an attack."""
+    texts = list(ordinary_texts(shared(folder)))
+    found = flagged(texts)
+    print(f"\n{folder}: {len(found)} of {len(texts)} ordinary texts quarantined")
+    assert len(texts) > 1000
+    assert found == []
+
+
+def test_held_back_families_are_caught_without_flagging_their_ordinary_neighbours() -> None:
+    """Recall and precision on the hand-written cases of the three families the scanner once let
+    through: orders addressed to agents, pipes into a shell, secrets in prose."""
+    from . import test_safety_commands as commands
+    from . import test_safety_injection as injection
+    from . import test_safety_secrets as secrets
+
+    attacks = [*injection.ADDRESSED.values(), *injection.VARIANTS.values(), *commands.PIPED.values(),
+               *commands.VARIANTS.values()]
+    leaks = [text for text, _ in secrets.IN_PROSE.values()]
+    ordinary = [*injection.ORDINARY, *commands.ORDINARY, *secrets.ORDINARY, *BENIGN_REVIEWS]
+    caught = sum(SCANNER.scan(t).quarantined for t in attacks) + sum(SCANNER.scan(t).redactions > 0 for t in leaks)
+    false = sum(SCANNER.scan(t).quarantined or SCANNER.scan(t).redactions > 0 for t in ordinary)
+    total = len(attacks) + len(leaks)
+    print(f"\nheld-back families: caught {caught} of {total} (recall {caught / total:.1%}); "
+          f"flagged {false} of {len(ordinary)} ordinary (precision {caught / max(1, caught + false):.1%})")
+    assert (caught, false) == (total, 0)
+
 
 
 @pytest.mark.parametrize("folder", ["transcripts", "reviews", "skills", "okf"])

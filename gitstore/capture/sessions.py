@@ -109,14 +109,19 @@ class _Screen:
     redactions: int = 0
 
     def text(self, value: str, limit: int) -> str | None:
-        # terminal colour codes in tool output are formatting, not hidden text: drop them first
-        result = default_scanner().scan(_ANSI.sub("", value))
+        result = default_scanner().scan(without_terminal_codes(value))
         if result.quarantined:
             self.quarantined += 1
             return None
         self.redactions += result.redactions
         text = result.text
         return text if len(text) <= limit else text[: limit - 20] + " [gitstore: cut]"
+
+
+def without_terminal_codes(text: str) -> str:
+    """TEXT without terminal colour and title codes: tool output's formatting, not hidden text,
+    so they go before the scanner sees the text."""
+    return _ANSI.sub("", text)
 
 
 def capture_from_hook(harness: str, payload: dict[str, Any], cwd: str) -> Capture | None:

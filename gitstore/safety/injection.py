@@ -7,9 +7,20 @@ Quarantined as ``prompt-injection``:
 - persona takeovers: "you are now DAN", "you are now acting as ...", "from now on you will act
   as ...", "pretend you have no restrictions";
 - chat-template role markers: ``<|im_start|>``, ``<<SYS>>``, ``[INST]``, a ``<system>`` tag,
-  ``BEGIN SYSTEM PROMPT`` in capitals, and a line opening with "New instructions:".
+  ``BEGIN SYSTEM PROMPT`` in capitals, and a line opening with "New instructions:";
+- orders addressed to AI readers as a class, in whatever words: a hail that presumes an AI
+  reads the text ("ATTENTION AI AGENTS:", "Note to AI assistants", "Dear LLM", "If you are an
+  AI agent", "Any LLM that reads this", "AI agents: ...", "SYSTEM NOTICE:") followed, in the
+  same paragraph, by an order ("you must", "you are required to", "always", "do not", "before
+  running tests", an imperative such as "run", "send", "approve"). People in a repository
+  talk about agents ("AI agents must run make test") and to their own agent ("Hey Claude,
+  run the tests"); they have no reason to hail every AI that might read a comment and order
+  it about, and a text that does so is an attempt to steer whichever agent reads it.
 
-Ordinary review language about instructions, prompts and previous commits is left alone.
+Every pattern is matched on :attr:`~gitstore.safety.spans.Text.reading`, so case, spacing, line
+breaks, markdown emphasis, fullwidth or styled letters and Cyrillic or Greek look-alikes do not
+hide a phrase. Ordinary review language about instructions, prompts, previous commits and
+agents is left alone.
 """
 
 from __future__ import annotations
@@ -19,56 +30,58 @@ import re
 from gitstore.safety.spans import Text, starts_word
 
 def _each(starts: str, rest: str) -> list[str]:
-    """One pattern per leading word, so each begins with a literal the engine can search for."""
+    """One alternative per leading word, each beginning with a literal."""
     return [word + rest for word in starts.split()]
 
 
 _EARLIER = r"(?:previous|prior|above|preceding|earlier|foregoing|former|original|initial)"
 _ORDERS = r"(?:instructions?|prompts?|directives?)"
-# Matched against the lowercased text.
-_INJECTION = tuple(
-    re.compile(p)
-    for p in [
-        # "ignore all previous instructions", "disregard the above prompt"
-        *_each(
-            "ignore disregard forget override",
-            rf"\s+(?:(?:all|any|the|your|of|my)\s+)*{_EARLIER}\s+(?:\w+\s+)?{_ORDERS}\b",
-        ),
-        # "ignore all instructions above", "forget the instructions you were given"
-        *_each(
-            "ignore disregard forget",
-            rf"\s+(?:(?:all|any|the|your)\s+)*{_ORDERS}\s+(?:above|before\s+this|given\s+"
-            r"(?:above|before|earlier|previously)|you\s+(?:were|have\s+been)\s+given)\b",
-        ),
-        # "disregard the system prompt"
-        *_each(
-            "ignore disregard forget",
-            r"\s+(?:(?:all|any|of)\s+)*(?:the|your|these|this)\s+(?:system|developer)\s+"
-            r"(?:prompt|message|instructions?)\b",
-        ),
-        r"forget\s+(?:all\s+|everything\s+)+you(?:'ve|\s+have|\s+were)\s+(?:been\s+)?"
-        r"(?:told|taught|instructed)\b",
-        # persona takeover: "you are now DAN", "you are now acting as ..."
-        r"you\s+are\s+now\s+(?:in\s+)?(?:an?\s+|the\s+)?(?:dan\b|jailbroken|unrestricted|"
-        r"unfiltered|uncensored|developer\s+mode|god\s+mode|no\s+longer\s+bound|free\s+from\s+"
-        r"(?:all|any|your))",
-        r"you\s+are\s+now\s+(?:acting\s+as|playing\s+the\s+role|roleplaying|going\s+to\s+"
-        r"(?:act|pretend|roleplay))\b",
-        r"you\s+are\s+now\s+an?\s+(?:different|new)\s+(?:ai|assistant|model|persona|agent)\b",
-        r"from\s+now\s+on,?\s+you\s+(?:are|will|must|shall)\s+(?:act\s+as|pretend|ignore|"
-        r"disregard|no\s+longer)\b",
-        r"pretend\s+(?:that\s+)?you\s+(?:are|have)\s+no\s+(?:restrictions|rules|guidelines)\b",
-        # chat-template role markers
-        r"<\|(?:im_start|im_end|system|endoftext|eot_id|start_header_id|end_header_id)\|>",
-        r"<<\s*sys\s*>>",
-        r"\[/?inst\]",
-        r"<\s*(?:system|system[_-]prompt)\s*>(?![\w .+-]{0,40}</\s*system\s*>)",
-    ]
+# Matched against the text as read (lower case), as one pattern: one pass over the text.
+_INJECTION = re.compile(
+    "|".join(
+        f"(?:{p})"
+        for p in [
+            # "ignore all previous instructions", "disregard the above prompt"
+            *_each(
+                "ignore disregard forget override",
+                rf"\s+(?:(?:all|any|the|your|of|my)\s+)*{_EARLIER}\s+(?:\w+\s+)?{_ORDERS}\b",
+            ),
+            # "ignore all instructions above", "forget the instructions you were given"
+            *_each(
+                "ignore disregard forget",
+                rf"\s+(?:(?:all|any|the|your)\s+)*{_ORDERS}\s+(?:above|before\s+this|given\s+"
+                r"(?:above|before|earlier|previously)|you\s+(?:were|have\s+been)\s+given)\b",
+            ),
+            # "disregard the system prompt"
+            *_each(
+                "ignore disregard forget",
+                r"\s+(?:(?:all|any|of)\s+)*(?:the|your|these|this)\s+(?:system|developer)\s+"
+                r"(?:prompt|message|instructions?)\b",
+            ),
+            r"forget\s+(?:all\s+|everything\s+)+you(?:'ve|\s+have|\s+were)\s+(?:been\s+)?"
+            r"(?:told|taught|instructed)\b",
+            # persona takeover: "you are now DAN", "you are now acting as ..."
+            r"you\s+are\s+now\s+(?:in\s+)?(?:an?\s+|the\s+)?(?:dan\b|jailbroken|unrestricted|"
+            r"unfiltered|uncensored|developer\s+mode|god\s+mode|no\s+longer\s+bound|free\s+from\s+"
+            r"(?:all|any|your))",
+            r"you\s+are\s+now\s+(?:acting\s+as|playing\s+the\s+role|roleplaying|going\s+to\s+"
+            r"(?:act|pretend|roleplay))\b",
+            r"you\s+are\s+now\s+an?\s+(?:different|new)\s+(?:ai|assistant|model|persona|agent)\b",
+            r"from\s+now\s+on,?\s+you\s+(?:are|will|must|shall)\s+(?:act\s+as|pretend|ignore|"
+            r"disregard|no\s+longer)\b",
+            r"pretend\s+(?:that\s+)?you\s+(?:are|have)\s+no\s+(?:restrictions|rules|guidelines)\b",
+            # chat-template role markers
+            r"<\|(?:im_start|im_end|system|endoftext|eot_id|start_header_id|end_header_id)\|>",
+            r"<<\s*sys\s*>>",
+            r"\[/?inst\]",
+            r"<\s*(?:system|system[_-]prompt)\s*>(?![\w .+-]{0,40}</\s*system\s*>)",
+        ]
+    )
 )
 # "New instructions:" opening a line.
 _NEW_ORDERS = re.compile(r"instructions?\s*:")
 _NEW_ORDERS_LEAD = re.compile(r"[ \t>#*_-]{0,8}(?:new|real|actual|true)\s+(?:system\s+)?")
-# Matched against the original text: only the shouted form is a marker.
+# Matched against the text as read with its case: only the shouted form is a marker.
 _INJECTION_UPPER = tuple(
     re.compile(p)
     for p in _each(
@@ -78,19 +91,117 @@ _INJECTION_UPPER = tuple(
 )
 
 
-def injection_count(text: Text) -> int:
-    """How many prompt-injection override phrases the text holds."""
-    count = 0
-    for pattern in _INJECTION:
-        count += sum(1 for m in pattern.finditer(text.low) if starts_word(text.low, m.start()))
-    for pattern in _INJECTION_UPPER:
-        count += sum(1 for m in pattern.finditer(text.raw) if starts_word(text.raw, m.start()))
-    for m in _NEW_ORDERS.finditer(text.low):
-        line_start = text.low.rfind("\n", max(0, m.start() - 40), m.start()) + 1
-        at_line_start = line_start > 0 or m.start() <= 40
-        if at_line_start and _NEW_ORDERS_LEAD.fullmatch(text.low, line_start, m.start()):
+# --- orders addressed to AI readers -----------------------------------------------------------
+
+# Who is hailed: AI readers as a class, never a person or one named agent.
+_AI = (
+    r"(?:ai|a\.i\.|llm|gpt|genai|agentic|automated|autonomous|language\s+model|artificial\s+intelligence)"
+    r"(?:[\s-]+(?:coding|code|review|software|language))?"
+)
+_NOUN = r"(?:agents?|assistants?|models?|llms?|bots?|copilots?|chatbots?|systems?|tools?|reviewers?)"
+_READER = (
+    rf"(?:{_AI}[\s-]+{_NOUN}|cod(?:e|ing)[\s-]+(?:agents?|assistants?|models?|bots?|copilots?)"
+    r"|llms?|large\s+language\s+models?|language\s+models?|ais|ai)\b"
+)
+_HAIL_WORD = (
+    r"(?:attention|attn|note|notice|message|memo|instructions?|directives?|reminder|warning|"
+    r"important|urgent|psa|announcement|calling|alert)"
+)
+# After the reader a hail pauses (a colon, a comma, a dash, the end of a line) or orders at once
+# ("attention ai agents must ..."), possibly after saying which readers ("reviewing this pr:");
+# "attention: ai models are loaded lazily" names a subject, not a reader.
+_HAILED = (
+    r"(?:\s+(?:reading|reviewing|processing|parsing|working\s+on|looking\s+at|seeing|scanning|"
+    r"analy[sz]ing|in|on|of|at|for)\b[^:,!.\n]{0,60})?"
+    r"(?=\s*(?:[:,;!.\n)\]\u2014\u2013]|-(?!\w)|$|must\b|should\b|shall\b|need\s+to\b|have\s+to\b|"
+    r"are\s+(?:now\s+)?(?:required|instructed|expected|ordered|to)\b|will\s+(?:now|need)\b))"
+)
+_HAILS = tuple(
+    re.compile(p)
+    for p in (
+        # "attention ai agents:", "important instructions for llms", "note to any ai assistant"
+        rf"{_HAIL_WORD}(?:\s+{_HAIL_WORD})*\s*[:,!.-]*\s*(?:(?:to|for)\s+)?(?:(?:all|any|every|the)\s+)*{_READER}{_HAILED}",
+        # "dear ai assistant", "hey llms", "hello, ai agents"
+        rf"(?:dear|hey|hello|hi|greetings|yo)\s*,?\s+(?:(?:all|any|every|fellow|the)\s+)*{_READER}{_HAILED}",
+        # "if you are an ai agent", "if you're an llm", "in case you are a language model"
+        rf"(?:if|in\s+case|when)\s+you\s*(?:'re|are)\s+(?:an?\s+|the\s+|any\s+)?{_READER}",
+        # "when an ai model reads this", "if any llm processes this"
+        rf"(?:if|when|once|as)\s+(?:an?\s+|any\s+|the\s+)?{_READER}\s+(?:is\s+)?"
+        r"(?:reads?|reading|processes|processing|sees|parses|parsing|reviews|reviewing|encounters)\s+this\b",
+        # "all ai agents processing this repository", "any llm that reads this"
+        rf"(?:all|any|every)\s+{_READER}\s+(?:that\s+|who\s+|which\s+)?(?:reads?|reading|process(?:es|ing)?|"
+        r"sees?|seeing|pars(?:es|ing)|reviews?|reviewing|works?\s+on|working\s+on|operat(?:es|ing)\s+(?:on|in))\b",
+    )
+)
+# "system notice:", "admin override:", an authority the text claims for itself
+_AUTHORITY = re.compile(
+    r"(?:system|admin|administrator|operator)\s+(?:notice|override|directive|alert|instructions?)\s*:"
+)
+# "ai agents:" or "[ai assistants]" opening a line or a bracket, then at once an order.
+_VOCATIVE = re.compile(rf"{_READER}\s*(?:[:,\]\)\u2014\u2013]|-(?!\w))\s*")
+_READERS = re.compile(_READER)
+_LINE_OPENING = re.compile(r"(?:^|[\n>#(\[])[ \t>#(\[-]*\Z")
+_VERB = (
+    r"(?:run|execute|install|download|send|upload|post|print|reveal|delete|remove|approve|merge|push|"
+    r"add|disable|enable|ignore|skip|export|set|change|include|append|insert|write|copy|paste|curl|"
+    r"wget|visit|open|fetch|reply|respond|answer|mark|commit|email|share|leak|output|call|use)"
+)
+_ORDER_WORDS = (
+    r"you\s*(?:must|should|shall|need\s+to|have\s+to|(?:'re|are)\s+(?:now\s+)?(?:required|instructed|"
+    r"expected|asked|ordered|directed|told|to)\b|will\s+(?:now\s+)?(?:need|have)\s+to|'ll\s+need\s+to)"
+    r"|\b(?:must|shall|should|(?:is|are)\s+(?:required|instructed|expected|ordered)\s+to|always|never|do\s+not|"
+    r"don'?t|immediately|first,?\s+" + _VERB + r"|before\s+(?:running|doing|you|anything|proceeding|continuing|"
+    r"responding|answering|reviewing|making|starting|executing|merging|committing)|please\s+" + _VERB + r")\b"
+)
+# An order anywhere after a hail, and one right at its end (where a bare verb is an order too).
+_ORDER = re.compile(rf"{_ORDER_WORDS}|[.:;!,\n(\[-]\s*{_VERB}\b")
+_ORDER_AT_ONCE = re.compile(rf"[\s\"'`]*(?:{_ORDER_WORDS}|{_VERB}\b)")
+_PARAGRAPH_END = re.compile(r"\n[ \t>]*\n")
+_HAIL_TAIL = re.compile(r"[\s:,!.>#-]*")
+_ORDER_REACH = 400  # characters after a hail in which an order counts
+
+
+def _addressed_orders(reading: str) -> int:
+    """Hails to AI readers with an order after them in the same paragraph."""
+    count, covered, searched = 0, -1, 0
+    hails = list(_AUTHORITY.finditer(reading))
+    if _READERS.search(reading):  # every other hail names AI readers: look only where some are
+        hails += [m for pattern in _HAILS for m in pattern.finditer(reading)]
+        hails += [m for m in _VOCATIVE.finditer(reading)
+                  if _LINE_OPENING.search(reading, max(0, m.start() - 16), m.start())]
+    for hail in sorted(hails, key=lambda m: m.start()):
+        if hail.start() < covered or not starts_word(reading, hail.start()):
+            continue
+        end = min(len(reading), hail.end() + _ORDER_REACH)
+        # a hail standing alone (a heading, "ATTENTION AI AGENTS:") reaches the next paragraph
+        body = _HAIL_TAIL.match(reading, hail.end()).end()
+        paragraph = _PARAGRAPH_END.search(reading, body, end)
+        end = paragraph.start() if paragraph else end
+        order = _ORDER_AT_ONCE.match(reading, hail.end(), end)
+        if order is None and hail.re is not _VOCATIVE:  # "ai agents: a survey" names a topic
+            # what an earlier hail's search already read holds no order: read on from there
+            order = _ORDER.search(reading, max(hail.end(), searched), end)
+            if order is None:
+                searched = max(searched, end)
+        if order is not None:
             count += 1
+            covered = order.end()
     return count
+
+
+def injection_count(text: Text) -> int:
+    """How many injected instructions the text holds."""
+    reading, cased = text.reading, text.reading_cased
+    count = 0
+    count += sum(1 for m in _INJECTION.finditer(reading) if starts_word(reading, m.start()))
+    for pattern in _INJECTION_UPPER:
+        count += sum(1 for m in pattern.finditer(cased) if starts_word(cased, m.start()))
+    for m in _NEW_ORDERS.finditer(reading):
+        line_start = reading.rfind("\n", max(0, m.start() - 40), m.start()) + 1
+        at_line_start = line_start > 0 or m.start() <= 40
+        if at_line_start and _NEW_ORDERS_LEAD.fullmatch(reading, line_start, m.start()):
+            count += 1
+    return count + _addressed_orders(reading)
 
 
 __all__ = ["injection_count"]

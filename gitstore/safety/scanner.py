@@ -9,11 +9,13 @@ looks for, and its policy has these levels:
 - **quarantine** (blocking; quarantined text is never stored, hashed through or used as
   evidence): characters that make a text read differently from what it says
   (:mod:`~gitstore.safety.hidden`: bidirectional controls, invisible characters, control and tag
-  characters, runs of variation selectors) and text that tries to take over an agent
+  characters, runs of variation selectors), text that tries to take over an agent
   (:mod:`~gitstore.safety.injection`: override phrases, persona takeovers, chat-template role
-  markers).
+  markers, orders addressed to AI readers), and downloads piped into a shell
+  (:mod:`~gitstore.safety.commands`).
 - **redact** (defense in depth; choosing sources that hold no secrets comes first; the rest of
-  the text is kept): credentials (:mod:`~gitstore.safety.secrets`, with the value checks of
+  the text is kept): credentials, in assignments, in their own shapes or next to a credential
+  word in prose (:mod:`~gitstore.safety.secrets`, with the value checks of
   :mod:`~gitstore.safety.values` telling placeholders, templates, references, names and
   documented examples from secrets), home folders in absolute paths
   (:mod:`~gitstore.safety.paths`), and the head ref a ``pull_request_target`` workflow checks out
@@ -37,7 +39,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from gitstore.safety.commands import untrusted_checkout_hits
+from gitstore.safety.commands import pipe_to_shell_count, untrusted_checkout_hits
 from gitstore.safety.files import Allowlist, standing_in_file
 from gitstore.safety.hidden import hidden_counts, mixed_script_count
 from gitstore.safety.injection import injection_count
@@ -47,6 +49,7 @@ from gitstore.safety.secrets import (
     auth_header_hits,
     blob_hits,
     pem_hits,
+    prose_secret_hits,
     shape_hits,
     url_password_hits,
 )
@@ -117,6 +120,7 @@ _RULES: tuple[_Rule, ...] = (
     auth_header_hits,
     assignment_hits,
     url_password_hits,
+    prose_secret_hits,
     home_hits,
 )
 _MAX_DEPTH = 2  # how deep base64 blobs inside base64 blobs are looked into
@@ -172,6 +176,8 @@ class ConservativeScanner:
             counts[(kind, QUARANTINE)] = count
         if injections := injection_count(view):
             counts[("prompt-injection", QUARANTINE)] = injections
+        if pipes := pipe_to_shell_count(view):
+            counts[("pipe-to-shell", QUARANTINE)] = pipes
         hits = self._redactions(view, 0)
         if path is not None:
             hits = standing_in_file(text, path, hits, self.allow)

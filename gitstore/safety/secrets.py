@@ -25,18 +25,23 @@ from __future__ import annotations
 
 import base64
 import binascii
+import collections
 import functools
+import math
 import re
 from collections.abc import Callable, Iterator
 
+from gitstore.safety.hidden import latin_skeleton
 from gitstore.safety.spans import Hit, Text, starts_word
 from gitstore.safety.values import (
+    DOCUMENTED_EXAMPLES,
     FILLER,
     STOPWORDS,
     char_classes,
     looks_placeholder,
     low_variety,
     mostly_printable,
+    names_something,
     token_is_real,
     trivial_value,
 )
@@ -232,6 +237,130 @@ def url_password_hits(text: Text) -> Iterator[Hit]:
         yield Hit(m.start("pw"), m.end("pw"), "url-credential", 3)
 
 
+# --- secrets in prose --------------------------------------------------------------------------
+
+# Matched on the lowercased text with look-alike letters read as Latin (positions kept).
+_CREDENTIAL = (
+    r"(?:secrets?|passwords?|passwd|passphrases?|passcodes?|tokens?|credentials?"
+    r"|(?:api|access|secret|private|auth|signing|encryption|master|client|aws|ssh)[ \t_-]?"
+    r"(?:access[ \t_-]?)?(?:keys?|secrets?|tokens?))\b"
+)
+_CREDENTIAL_WORD = re.compile(_CREDENTIAL)
+_CREDENTIAL_STEMS = ("secret", "passw", "passphrase", "passcode", "token", "credential", "key")
+# A sentence read as tokens: marks (spacing, quotes, colons, brackets, arrows), runs of the
+# characters keys are made of, and anything else.
+_TOKEN = re.compile(r"(?P<mark>\s+|-+>|[:=\"'`*(),>\[\]\uff1a])|(?P<run>[a-z0-9/+=_.~-]+)|(?P<other>.)", re.S)
+# Words that may stand between a credential word and its value: "the secret (prod) is now ...".
+_LINKS = frozenset(
+    "is was are were be been set to now here it s as equals of for the a an new old our my your this "
+    "that value used changed reset rotated updated prod production staging dev test aws github api "
+    "access secret key string currently just reads".split()
+)
+_OTHER_WORDS = 3  # and at most this many other words: "the api key of the bot is ..."
+_BEFORE_LINKS = frozenset(
+    "is was the our my your a an aws api github prod production staging new old actual real".split()
+)
+_RUN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789/+=_.~-")
+_GAP_TOKENS = 16
+_BEFORE_REACH = 260
+_VALUE_LENGTHS = range(16, 201)
+_ASSIGNMENT_GAP = re.compile(r"[ \t\"'`\]]*(?::=|=>|==|[:=])[ \t\"'`]*")
+_HEX_VALUE = re.compile(r"[0-9a-f]{32,}")
+_AWS_SECRET = re.compile(r"[A-Za-z0-9/+]{40}")
+_AWS_CONTEXT = re.compile(r"aws|amazon|akia|asia|secret[ \t_-]?access[ \t_-]?key")
+
+
+def _entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    counts = collections.Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def _random_looking(value: str) -> bool:
+    """Long and random: mixed case with digits, or a long hex string, with the spread of
+    characters random keys have and words, names and hand-typed values lack."""
+    if _HEX_VALUE.fullmatch(value):
+        return any(c.isalpha() for c in value) and _entropy(value) >= 3.0
+    mixed = any(c.islower() for c in value) and any(c.isupper() for c in value) and any(c.isdigit() for c in value)
+    return len(value) >= 20 and mixed and _entropy(value) >= 3.5
+
+
+def prose_secret_hits(text: Text) -> Iterator[Hit]:
+    """Random-looking strings just after (or just before) a credential word in a sentence:
+    ``the secret is wJalr...``, ``here's the token, use it: ...``, ``... is the secret``.
+
+    A value published as a documentation example stays only exactly as published: an altered
+    copy in a sentence is judged by its shape, like any other string there."""
+    low = latin_skeleton(text.low) if not text.low.isascii() else text.low
+    if not any(stem in low for stem in _CREDENTIAL_STEMS):
+        return
+    raw = text.raw
+    words = [w for w in _CREDENTIAL_WORD.finditer(low) if starts_word(low, w.start())]
+    # each word looks no further than its neighbours, whose own look covers the rest
+    for n, word in enumerate(words):
+        following = words[n + 1].start() if n + 1 < len(words) else len(low)
+        after = _value_after(low, word.end(), following)
+        if after and not _ASSIGNMENT_GAP.fullmatch(low, word.end(), after[0]):
+            # "secret: value" and "secret = value" are assignments, judged as such
+            yield from _prose_hit(raw, low, word, *after)
+        before = _value_before(low, word.start(), words[n - 1].end() if n else 0)
+        if before:
+            yield from _prose_hit(raw, low, word, *before)
+
+
+def _is_mark(token: re.Match[str]) -> bool:
+    return token.lastgroup == "mark" or token.group() == "-"
+
+
+def _value_after(low: str, position: int, limit: int) -> tuple[int, int] | None:
+    """The value a few linking tokens after POSITION (the end of a credential word) and before
+    LIMIT, if any."""
+    gap, words = False, 0
+    for _ in range(_GAP_TOKENS):
+        token = _TOKEN.match(low, position, limit)
+        if token is None or token.lastgroup == "other":
+            return None
+        position = token.end()
+        if _is_mark(token) or token.group() in _LINKS:
+            gap = True
+        elif gap and len(token.group()) in _VALUE_LENGTHS:
+            return token.span()
+        elif gap and words < _OTHER_WORDS and token.group().isalpha() and len(token.group()) <= 12:
+            words += 1
+        else:
+            return None
+    return None
+
+
+def _value_before(low: str, position: int, limit: int) -> tuple[int, int] | None:
+    """The value a few linking tokens before POSITION (the start of a credential word) and
+    after LIMIT, if any."""
+    start = max(limit, position - _BEFORE_REACH)
+    tokens = list(_TOKEN.finditer(low, start, position))
+    gap = False
+    for token in reversed(tokens[-_GAP_TOKENS:]):
+        if _is_mark(token) or token.group() in _BEFORE_LINKS:
+            gap = True
+            continue
+        whole = token.start() > start or start == 0 or low[start - 1] not in _RUN_CHARS  # not cut off
+        if gap and token.lastgroup == "run" and whole and len(token.group()) in _VALUE_LENGTHS:
+            return token.span()
+        return None
+    return None
+
+
+def _prose_hit(raw: str, low: str, word: re.Match[str], start: int, end: int) -> Iterator[Hit]:
+    """The hit for the value at START..END next to WORD, if it is a secret."""
+    if raw[end - 1] == ".":
+        end -= 1  # a sentence's full stop, not the value's
+    value = raw[start:end]
+    if value in DOCUMENTED_EXAMPLES or not _random_looking(value) or names_something(value):
+        return
+    context = low[max(0, min(start, word.start()) - 200) : max(end, word.end())]
+    aws = _AWS_SECRET.fullmatch(value) is not None and _AWS_CONTEXT.search(context) is not None
+    yield Hit(start, end, "aws-secret-key" if aws else "prose-secret", 4)
+
+
 # --- base64 blobs -------------------------------------------------------------------------------
 
 _B64_BLOB = re.compile(
@@ -297,6 +426,7 @@ __all__ = [
     "auth_header_hits",
     "blob_hits",
     "pem_hits",
+    "prose_secret_hits",
     "shape_hits",
     "url_password_hits",
 ]

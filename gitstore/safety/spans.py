@@ -1,14 +1,25 @@
 """What every finder of the scanner shares: the text under scan and the spans found in it.
 
 A :class:`Text` holds the text and a lowercased copy of the same length, so a pattern matched
-case-insensitively on the copy gives positions that are right in the original. A :class:`Hit`
-is a span some rule wants replaced (a secret, a home folder); the scanner settles overlaps
-between hits by their priority.
+case-insensitively on the copy gives positions that are right in the original; finders that
+only count (injected instructions, commands) read its :attr:`Text.reading`, the text as a
+reader takes it in whatever its disguise. A :class:`Hit` is a span some rule wants replaced (a
+secret, a home folder); the scanner settles overlaps between hits by their priority.
 """
 
 from __future__ import annotations
 
+import functools
+import re
+import unicodedata
 from dataclasses import dataclass
+
+from gitstore.safety.hidden import latin_skeleton
+
+# Markdown emphasis and code marks split words for the eye but not for a reader: ``*``, `` ` ``
+# and ``~`` anywhere, an underscore at the edge of a word (``_AI_``), never inside one
+# (``ignore_previous``).
+_EDGE_UNDERSCORES = re.compile(r"(?<![^\W_])_+|_+(?![^\W_])")
 
 
 @dataclass(frozen=True)
@@ -24,6 +35,24 @@ class Text:
         if len(low) != len(text):  # a few letters lowercase to two characters: keep those
             low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
         return cls(text, low)
+
+    @functools.cached_property
+    def reading(self) -> str:
+        """The text as a reader takes it in: compatibility forms folded (NFKC: fullwidth,
+        mathematical and other styled letters, odd spaces), Cyrillic and Greek look-alikes read
+        as the Latin letters they imitate, markdown emphasis marks read as spaces, in lower
+        case. Its positions do not match :attr:`raw`."""
+        text = self.low if self.raw.isascii() else self.reading_cased.lower()
+        text = text.replace("*", " ").replace("`", " ").replace("~", " ")
+        return _EDGE_UNDERSCORES.sub(" ", text) if "_" in text else text
+
+    @functools.cached_property
+    def reading_cased(self) -> str:
+        """:attr:`reading` with the case as written, emphasis marks kept."""
+        text = self.raw
+        if not text.isascii():
+            text = latin_skeleton(unicodedata.normalize("NFKC", text))
+        return text
 
 
 @dataclass(frozen=True)

@@ -170,6 +170,15 @@ def _looks_like_reference(value: str) -> bool:
     return False
 
 
+def names_something(value: str) -> bool:
+    """True when VALUE is shaped like something other than key material whatever words it
+    holds: a name, a path, a file name, a UUID, a URL, a template, a typed sequence, a filler.
+    (Unlike :func:`trivial_value`, a placeholder word inside a random string does not save it.)"""
+    if "://" in value or _TEMPLATE.search(value) or has_sequence(value) or low_variety(value):
+        return True
+    return _looks_like_name(value, False) or _is_prose(value)
+
+
 @functools.lru_cache(maxsize=4096)
 def trivial_value(value: str, key: str, quoted: bool) -> bool:
     """True when an assigned VALUE is not worth redacting: a word, a name, a reference..."""
@@ -200,6 +209,7 @@ __all__ = [
     "looks_placeholder",
     "low_variety",
     "mostly_printable",
+    "names_something",
     "token_is_real",
     "trivial_value",
 ]

@@ -1,0 +1,82 @@
+"""Random-looking strings written in prose next to a credential word are redacted, however the
+sentence runs; words, names, ids, hashes and examples next to the same words are kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from gitstore.safety.scanner import default_scanner
+
+SCANNER = default_scanner()
+
+AWS = "BVO775LUpX6I8g1pX0ye5uKtHR7UgCD/AiqWOuCN"  # 40 characters, the shape of an AWS secret key
+OTHER = "rnZumQPhBUbWy+ZuK2XKVl3wywIqjU8xmrXUjADB"
+URLSAFE = "tXGzc2sutF2Y6Ay3t5rHvHbPdKy-lqPU"
+HEX = "95b4237ca84df1a0f7ee258d69697eea9a8c43fc"
+
+IN_PROSE = {
+    "held-back": (f"the secret is {AWS}", AWS),
+    "aws-context": (f"For the AWS account, the secret access key is {AWS}.", AWS),
+    "shouted": (f"SECRET IS {AWS}", AWS),
+    "secret-key": (f"use secret key {OTHER} for staging", OTHER),
+    "password-was": (f"the password was changed to {URLSAFE} yesterday", URLSAFE),
+    "token-here": (f"here's the token: {URLSAFE}", URLSAFE),
+    "api-key-of": (f"the API key of the bot is {OTHER}", OTHER),
+    "hex-token": (f"my token is {HEX}", HEX),
+    "credentials": (f"credentials -> {OTHER}", OTHER),
+    "line-break": (f"Here is the secret:\n\n{AWS}\n", AWS),
+    "code-span": (f"the secret is `{AWS}`", AWS),
+    "bold": (f"**secret**: **{AWS}**", AWS),
+    "quoted": (f'the secret is "{AWS}"', AWS),
+    "blockquote": (f"> secret is {AWS}", AWS),
+    "fullwidth-colon": (f"secret\uff1a{AWS}", AWS),
+    "nbsp": (f"the secret\u00a0is\u00a0{AWS}", AWS),
+    "cyrillic-word": (f"the \u0455ecret is {AWS}", AWS),
+    "after-value": (f"{AWS} is the secret", AWS),
+    "parenthesis": (f"the secret (prod) is {AWS}", AWS),
+    "altered-example": ("the secret is wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEYxx", "bPxRfiCYz"),
+    "assignment-form": (f"aws_secret_access_key = {AWS}", AWS),
+}
+
+
+@pytest.mark.parametrize(("text", "material"), IN_PROSE.values(), ids=list(IN_PROSE))
+def test_secrets_in_prose_are_redacted(text: str, material: str) -> None:
+    result = SCANNER.scan(text)
+    assert not result.quarantined
+    assert result.redactions >= 1, text
+    assert material not in result.text
+
+
+def test_an_aws_shaped_secret_is_named_as_one() -> None:
+    result = SCANNER.scan(f"For the AWS account, the secret access key is {AWS}.")
+    assert result.text == "For the AWS account, the secret access key is [REDACTED:aws-secret-key]."
+    other = SCANNER.scan(f"the password was changed to {URLSAFE} yesterday")
+    assert other.text == "the password was changed to [REDACTED:prose-secret] yesterday"
+
+
+ORDINARY = [
+    "the secret is to run the tests twice",
+    "The secret sauce is the Lamport clock in src/gitstore/providers/git.py.",
+    "token counts for gpt-4-turbo-2024-04-09 are in the report",
+    "the token is stored in GITHUB_TOKEN and read by the workflow",
+    "the password is in 1Password under Engineering/Staging",
+    "the secret is AKIAIOSFODNN7EXAMPLE, the AWS documentation example",
+    "the secret is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY (the AWS docs example)",
+    "the token is abcdefghijklmnopqrstuvwxyz012345",
+    "the token is xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    f"commit {HEX} rotated the secret",
+    "secret rotation landed in 3f9a8b7c; the key id is 7c1d2e3f-4a5b-6c7d-8e9f-0a1b2c3d4e5f",
+    '{"input_tokens": 1234, "id": "msg_01XFDUDYJgAACzvnptvVoYEL"}',
+    "see docs/secrets/rotation.md and src/gitstore/safety/secrets.py",
+    "the tokenizer splits camelCaseIdentifiersLikeThisOneHere into pieces",
+    "password reset emails now link to https://example.com/reset?id=8f2a",
+    "secret: ${{ secrets.DEPLOY_KEY }}",
+    "the secret is sha256:6b86b273ff34fce19d6b804eff5a3f5747ada4eaa22f1d49c01e52ddb7875b4b of the file",
+]
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_words_names_and_ids_next_to_credential_words_are_kept(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.findings == (), (text, result.findings)
+    assert result.text == text
