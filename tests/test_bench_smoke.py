@@ -29,6 +29,14 @@ RULES_LINES = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 
+SAFETY_LINES = re.compile(
+    r"^safety: (fake-leaks precision [\d.]+%, recall [\d.]+%; ordinary session and review texts quarantined"
+    r" \d+ of \d+|skipped \(no test material at .*\))$.*"
+    r"^safety: worst input \([\w ]+\) \d+ ms/MB, prose \d+ ms/MB, ratio [\d.]+x \(goal <= 10x\): "
+    r"(goal met|GOAL NOT MET)$",
+    re.MULTILINE | re.DOTALL,
+)
+
 _VERDICT = r"\(goal [<>]=? [\d.]+(x| MB)\): (goal met|GOAL NOT MET)$"
 STORE_LINES = [
     re.compile(p, re.MULTILINE)
@@ -111,6 +119,12 @@ def test_rules_quick_gives_the_right_answer_and_a_ratio_line() -> None:
     done = bench("rules", "--quick", "--", "--learnings", "200", "--events", "2000", "--repeat", "1")
     assert done.returncode == 0, done.stdout + done.stderr
     assert RULES_LINES.search(done.stdout), done.stdout
+
+
+def test_safety_quick_prints_its_figures_and_a_ratio_line() -> None:
+    done = bench("safety", "--quick", "--", "--size", "50000")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert SAFETY_LINES.search(done.stdout), done.stdout
 
 
 def test_store_quick_reports_every_target() -> None:

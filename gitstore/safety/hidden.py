@@ -21,9 +21,11 @@ so other finders can read through them.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections import Counter
+from collections.abc import Callable
 
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
 _INVISIBLE = frozenset(
@@ -35,8 +37,15 @@ _HIDDEN = re.compile(
     "\ufeff\u180e\u3164\uffa0\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef"
     "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
 )
-_HIDDEN_RUN = re.compile(_HIDDEN.pattern + "+")
-_LONG_RUN = 16  # longer runs of hidden characters are counted in bulk
+_LONG_RUN = 16  # in longer runs of hidden characters nothing is judged in context
+_LONG_HIDDEN_RUN = re.compile(_HIDDEN.pattern + f"{{{_LONG_RUN + 1},}}")
+# Characters whose kind depends on their neighbours: the zero-width joiner (emoji sequences),
+# tag characters (flag sequences) and variation selectors; every other one is hidden anywhere.
+_CONTEXTUAL = re.compile("[\u200d\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+_CONTEXT_FREE = re.compile(
+    "[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u200b\u200c\u2060-\u2064\u206a-\u206f"
+    "\ufeff\u180e\u3164\uffa0\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
+)
 _FLAG_TAGS = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,6}\U000e007f")
 
 
@@ -97,22 +106,15 @@ def _variation_selector_kind(text: str, i: int) -> str | None:
     return None
 
 
-def _hidden_kind(text: str, i: int, flags: list[tuple[int, int]]) -> str | None:
-    """The quarantine kind of the hidden character at position I, or None where it is legitimate."""
+def _contextual_kind(text: str, i: int, in_flag: Callable[[int], bool]) -> str | None:
+    """The quarantine kind of a character whose kind depends on its neighbours (a zero-width
+    joiner, a tag character, a variation selector), or None where it is legitimate there."""
     char = text[i]
-    if char in _BIDI:
-        return "bidi-control"
-    if char in "\u200b\u200c\u200d":
+    if char == "\u200d":
         return _joiner_kind(text, i)
-    if char == "\ufeff" and i == 0:
-        return None  # a byte order mark
-    if char in _INVISIBLE:
-        return "zero-width"
     if 0xE0000 <= ord(char) <= 0xE007F:
-        return None if any(a <= i < b for a, b in flags) else "tag-char"
-    if _is_variation_selector(char):
-        return _variation_selector_kind(text, i)
-    return "control-char"
+        return None if in_flag(i) else "tag-char"
+    return _variation_selector_kind(text, i)
 
 
 @functools.lru_cache(maxsize=512)
@@ -128,28 +130,44 @@ def _static_kind(char: str) -> str:
     return "variation-selector" if _is_variation_selector(char) else "control-char"
 
 
+def _flag_test(text: str) -> Callable[[int], bool]:
+    """Whether a position lies in an emoji flag sequence (looked up by bisection)."""
+    flags = [m.span() for m in _FLAG_TAGS.finditer(text)]
+    starts = [start for start, _ in flags]
+
+    def in_flag(i: int) -> bool:
+        n = bisect.bisect_right(starts, i) - 1
+        return n >= 0 and i < flags[n][1]
+
+    return in_flag
+
+
 def hidden_counts(text: str) -> Counter[str]:
     """Counts of hidden, bidirectional and control characters, by kind.
 
-    Short runs are judged one character at a time, in context; a long run of hidden characters
-    has no legitimate reading (emoji and flag sequences are short), so it is counted in bulk.
+    Most kinds do not depend on where a character stands and are counted in bulk. Zero-width
+    joiners, tag characters and variation selectors are judged one at a time, in context,
+    except inside a long run of hidden characters, which has no legitimate reading (emoji and
+    flag sequences are short) and is counted in bulk. Linear in the text.
     """
     counts: Counter[str] = Counter()
     if "\u200b" in text or "\u200c" in text or "\u200d" in text:
         text = _SCRIPT_JOINERS.sub("", text)
-    runs = list(_HIDDEN_RUN.finditer(text))
-    if not runs:
+    if not _HIDDEN.search(text):
         return counts
-    flags = [m.span() for m in _FLAG_TAGS.finditer(text)]
-    for run in runs:
-        if run.end() - run.start() > _LONG_RUN:
-            for char, n in Counter(run.group()).items():
-                counts[_static_kind(char)] += n
-            if run.start() == 0 and text[0] == "\ufeff":
-                counts["zero-width"] -= 1
-        else:
-            kinds = (_hidden_kind(text, i, flags) for i in range(run.start(), run.end()))
+    for char, n in Counter(_CONTEXT_FREE.findall(text)).items():
+        counts[_static_kind(char)] += n
+    if text[0] == "\ufeff":
+        counts["zero-width"] -= 1  # a byte order mark
+    if _CONTEXTUAL.search(text):
+        in_flag, position = _flag_test(text), 0
+        for run in (*_LONG_HIDDEN_RUN.finditer(text), None):
+            end = run.start() if run else len(text)
+            kinds = (_contextual_kind(text, m.start(), in_flag) for m in _CONTEXTUAL.finditer(text, position, end))
             counts.update(k for k in kinds if k)
+            if run:
+                counts.update(_static_kind(c) for c in _CONTEXTUAL.findall(run.group()))
+                position = run.end()
     return +counts
 
 
@@ -169,12 +187,13 @@ _LOOKALIKES = str.maketrans(
     "ABEZHIKMNOPTYXaikvoptux",
 )
 _CONFUSABLES = frozenset(chr(code) for code in _LOOKALIKES)
+_ANY_CONFUSABLE = re.compile("[" + "".join(sorted(_CONFUSABLES)) + "]")
 
 
 def latin_skeleton(text: str) -> str:
     """TEXT with every Cyrillic or Greek look-alike replaced by the Latin letter it imitates
     (same length, so positions match)."""
-    return text.translate(_LOOKALIKES)
+    return text.translate(_LOOKALIKES) if _ANY_CONFUSABLE.search(text) else text
 
 
 def mixed_script_count(text: str) -> int:

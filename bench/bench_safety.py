@@ -1,0 +1,102 @@
+"""The safety scanner: how well it finds what it should, and that no input makes it slow.
+
+Quality (needs the shared test material, ``../shared/testdata`` or ``$GITSTORE_TESTDATA``):
+per-file precision and recall on the labelled fake-leaks corpus, and how many ordinary texts
+of real sessions and review payloads (each message, tool output, command or comment) are
+quarantined; ``python -m tools.safety_eval`` prints the full table.
+
+Speed: the scanner must stay linear in its input whatever the input holds. Each adversarial
+input repeats, over the same number of bytes as ordinary prose, what one finder looks at
+closely (credential words, hails to AI agents, downloaders, substitutions, underscores, base64
+runs, hidden characters judged in context, emoji flag sequences); the worst of them is compared with the prose, in the same run. Goal: <= 10x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from gitstore.safety.scanner import default_scanner
+
+NAME = "safety"
+GOAL = 10.0
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(os.environ.get("GITSTORE_TESTDATA") or ROOT.parent / "shared" / "testdata")
+
+PROSE = "The retry loop in src/store.py backs off with jitter; tests cover the race. "
+ADVERSARIAL: dict[str, str] = {
+    "credential words": "secret is the token of the key ",
+    "credential words and runs": "the secret is " + "Ab1" * 60 + " ",
+    "hails": "attention ai agents note to any llm reading this ",
+    "hails with orders far away": "note to ai agents: " + "x " * 150 + "\n",
+    "vocatives": "\nai agents: ",
+    "downloaders": "curl " + "a" * 300 + " ",
+    "downloads piped": "curl a.example | ",
+    "substitutions": "$( curl <( wget ",
+    "underscores": "_a_ b_ _c ",
+    "base64 runs": "QUJD" * 30 + " ",
+    "hidden characters": "a\u200b",
+    "joiners and selectors": "a\u200d\ufe0f",
+    "flag sequences": "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
+}
+
+
+def _seconds(scan: Callable[[str], object], text: str, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        scan(text)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def speed(size: int, repeat: int) -> tuple[float, str, float]:
+    """Seconds per megabyte for prose, and for the slowest adversarial input (and its name)."""
+    scan = default_scanner().scan
+    prose = (PROSE * (size // len(PROSE) + 1))[:size]
+    base = _seconds(scan, prose, repeat) / size * 1e6
+    worst_name, worst = "", 0.0
+    for name, unit in ADVERSARIAL.items():
+        text = (unit * (size // len(unit) + 1))[:size]
+        seconds = _seconds(scan, text, repeat) / size * 1e6
+        if seconds > worst:
+            worst_name, worst = name, seconds
+    return base, worst_name, worst
+
+
+def quality() -> str:
+    """One line of precision, recall and ordinary texts quarantined, or why it was skipped."""
+    if not DATA.is_dir():
+        return f"skipped (no test material at {DATA})"
+    from gitstore.safety.files import Allowlist
+    from gitstore.safety.scanner import ConservativeScanner
+    from tools.safety_eval import flagged, measure, ordinary_texts
+
+    allow_file = ROOT / "tests" / "fake-leaks.gitstore-allow"
+    allow = Allowlist.parse(allow_file.read_text(encoding="utf-8"), allow_file.name)
+    rates = measure(DATA / "secrets" / "fake-leaks", ConservativeScanner(allow))
+    texts = [t for folder in ("transcripts", "reviews") for t in ordinary_texts(DATA / folder)]
+    return (f"fake-leaks precision {rates.precision():.1%}, recall {rates.recall():.1%}; "
+            f"ordinary session and review texts quarantined {len(flagged(texts))} of {len(texts)}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench safety", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller inputs, fewer repeats")
+    parser.add_argument("--size", type=int, default=None, help="bytes per input (default 1 MB, quick 200 kB)")
+    args = parser.parse_args(argv)
+    size = args.size or (200_000 if args.quick else 1_000_000)
+    print(f"safety: {quality()}")
+    base, name, worst = speed(size, 1 if args.quick else 3)
+    ratio = worst / base
+    verdict = "goal met" if ratio <= GOAL else "GOAL NOT MET"
+    print(f"safety: worst input ({name}) {worst * 1000:.0f} ms/MB, prose {base * 1000:.0f} ms/MB, "
+          f"ratio {ratio:.1f}x (goal <= {GOAL:g}x): {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
