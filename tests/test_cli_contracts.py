@@ -62,6 +62,14 @@ def test_validate_reports_and_exit_codes(tmp_path: Path) -> None:
     assert "Additional properties" in report["records"][1]["error"]
 
 
+@pytest.mark.parametrize("reference", [[], ["--reference"]], ids=["fast", "reference"])
+def test_validate_refuses_a_record_dated_on_a_day_the_calendar_lacks(reference: list[str]) -> None:
+    """``gitstore grant`` refuses 2026-02-31; so does ``validate`` on a record carrying it."""
+    done = gitstore("validate", *reference, str(CONTRACTS / "examples" / "invalid" / "grant-time-not-a-date.json"))
+    assert done.returncode == 1
+    assert "$.from" in done.stdout.decode() + done.stderr.decode()
+
+
 def test_validate_json_lines_and_reference(tmp_path: Path) -> None:
     lines = [json.dumps(json.loads(p.read_text())) for p in (CONTRACTS / "examples" / "valid").glob("*.json")]
     path = tmp_path / "records.jsonl"

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from gitstore import ContractError, GitstoreError, canonicalize, load_record, seal
 from gitstore.records import contracts as c
+from gitstore.records.times import TIME_PATTERN, parse_time
 
 from .conftest import CONTRACTS
 
@@ -138,7 +139,9 @@ def test_kind_of_refuses_other_versions(schema: str, error: str) -> None:
 EXAMPLES = {p.stem: json.loads(p.read_text()) for p in VALID}
 mutations = st.sampled_from([
     None, "", "x" * 5000, 0, -1, 2**40, True, [], {}, ["review"], {"a": 1},
-    "2026-07-15T10:30:00.000000Z", "2026-13-15T10:30:00.000000Z", "sha256:" + "0" * 64,
+    "2026-07-15T10:30:00.000000Z", "2026-13-15T10:30:00.000000Z", "2026-02-31T10:30:00.000000Z",
+    "2100-02-29T00:00:00.000000Z", "2024-02-29T00:00:00.000000Z", "0000-02-29T00:00:00.000000Z",
+    "sha256:" + "0" * 64,
     "ev_" + "0" * 32, "github:1", "../x", "accepted",
 ])
 
@@ -165,3 +168,35 @@ def test_validators_agree_on_mutated_records(kind: str, data: st.DataObject) -> 
     fast = c.schema_errors(record, kind)
     reference = c.schema_errors(record, kind, reference=True)
     assert bool(fast) == bool(reference), (fast, reference)
+
+
+CALENDAR = [
+    ("2026-02-31T00:00:00.000000Z", False), ("2026-04-31T23:59:59.999999Z", False),
+    ("2100-02-29T00:00:00.000000Z", False), ("0000-01-01T00:00:00.000000Z", False),
+    ("0000-02-29T00:00:00.000000Z", False), ("1900-02-29T00:00:00.000000Z", False),
+    ("2024-02-29T00:00:00.000000Z", True), ("2000-02-29T12:00:00.000000Z", True),
+    ("2026-12-31T23:59:59.999999Z", True), ("0001-01-01T00:00:00.000000Z", True),
+]
+
+
+@pytest.mark.parametrize(("time", "real"), CALENDAR, ids=[t[:10] for t, _ in CALENDAR])
+def test_a_time_must_be_a_calendar_date_for_both_validators_and_every_read(time: str, real: bool) -> None:
+    grant = copy.deepcopy(EXAMPLES["grant"])
+    grant.pop("digest")
+    grant["from"] = time
+    seal(grant)
+    fast, reference = c.schema_errors(grant, "grant"), c.schema_errors(grant, "grant", reference=True)
+    assert (fast == []) == (reference == []) == real, (fast, reference)
+    data = canonicalize(grant)
+    if real:
+        assert c.verify_stored(data, grant["digest"], "grant")["from"] == time
+    else:
+        assert fast[0].startswith("$.from: ")
+        with pytest.raises(ContractError, match=r"\$\.from"):
+            c.verify_stored(data, grant["digest"], "grant")
+        with pytest.raises(GitstoreError, match="time"):
+            parse_time(time)
+
+
+def test_the_time_pattern_has_one_home() -> None:
+    assert c._load("defs")["$defs"]["time"]["pattern"] == TIME_PATTERN

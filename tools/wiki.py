@@ -147,9 +147,10 @@ Every time is a string of the form `YYYY-MM-DDTHH:MM:SS.ffffffZ`: UTC, exactly s
 digits, and an uppercase `Z`, such as `2026-07-15T10:30:00.000000Z`. Offsets (`+00:00`), other
 precisions (`.123Z`, no fraction) and a lowercase `z` are refused. Every time has the same
 width, so sorting times as text sorts them in time order. The contract checks the pattern in the
-`time` definition below, which bounds each part (month 01 to 12, day 01 to 31, hour 00 to 23,
-minutes and seconds 00 to 59); writers must also produce real calendar dates (not
-`2026-02-30`).
+`time` definition below, which bounds each part (year 0001 to 9999, month 01 to 12, day 01 to
+31, hour 00 to 23, minutes and seconds 00 to 59), and its `date-time` format, which both
+validators assert: the date must exist on the calendar (`2026-02-31` and `2100-02-29` are
+refused, `2024-02-29` is not), the same check `gitstore grant` and every record read apply.
 
 ## Digests
 
@@ -344,7 +345,7 @@ def _def_name(ref: str) -> str:
 
 
 _LEAF_KEYS = {
-    "type", "description", "pattern", "minLength", "maxLength", "minimum", "maximum", "enum",
+    "type", "description", "pattern", "format", "minLength", "maxLength", "minimum", "maximum", "enum",
     "const", "$ref", "anyOf", "items", "minItems", "maxItems", "uniqueItems", "properties",
     "required", "additionalProperties", "minProperties",
 }
@@ -428,6 +429,9 @@ def _shape(node: Mapping[str, Any]) -> tuple[str, list[str]]:
     raise SchemaConstructError(f"cannot describe schema node {dict(node)!r}")
 
 
+_FORMATS = {"date-time": "a real calendar date and time"}
+
+
 def _string_constraints(node: Mapping[str, Any]) -> list[str]:
     out = []
     if "pattern" in node:
@@ -435,6 +439,10 @@ def _string_constraints(node: Mapping[str, Any]) -> list[str]:
         if not (pattern.startswith("^") and pattern.endswith("$")):
             raise SchemaConstructError(f"pattern {pattern!r} is not anchored with ^ and $")
         out.append(f"pattern {_code(pattern)}")
+    if "format" in node:
+        if node["format"] not in _FORMATS:
+            raise SchemaConstructError(f"format {node['format']!r} is not one gitstore asserts")
+        out.append(_FORMATS[node["format"]])
     low, high = node.get("minLength"), node.get("maxLength")
     if low and high is not None:
         out.append(f"length {low} to {high}")

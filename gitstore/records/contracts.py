@@ -5,7 +5,8 @@ kind's digest leaves out (``x-gitstore.digestExcludes``) and which fields a lear
 contentDigest and reviewDigest cover. Nothing here restates those lists.
 
 Two validators give the same verdicts: ``jsonschema`` (the reference) and ``jsonschema-rs``
-(compiled, the default). ``tests/test_contracts.py`` proves them equal on every example.
+(compiled, the default); both assert the ``date-time`` format of times. ``tests/test_contracts.py``
+proves them equal on every example and on mutated records.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import orjson
 
 from gitstore.records.canonical import canonicalize, canonicalize_checked, check_ijson, parse_json, sha256_digest
 from gitstore.errors import ContractError, InvalidInput
+from gitstore.records.times import is_time
 
 VERSION = 1
 KINDS = (
@@ -157,17 +159,27 @@ def _registry() -> Any:
     return referencing.Registry().with_resource(_DEFS_ID, defs)
 
 
+# The one format the contracts use: a time on a real calendar date (the pattern alone lets
+# 2026-02-31 through). The reference asserts it with gitstore's own time parser, the compiled
+# validator with its RFC 3339 date-time check; on strings the pattern admits (years 0001 to
+# 9999, six fractional digits, Z, no leap second) both are the Gregorian calendar.
+_FORMATS = {"date-time": is_time}
+
+
 @cache
 def _reference_validator(kind: str) -> Any:
     import jsonschema
 
-    return jsonschema.Draft202012Validator(contract(kind).schema, registry=_registry())
+    checker = jsonschema.FormatChecker(formats=())
+    for name, check in _FORMATS.items():
+        checker.checks(name)(check)
+    return jsonschema.Draft202012Validator(contract(kind).schema, registry=_registry(), format_checker=checker)
 
 
 @cache
 def _fast_validator(kind: str) -> Any:
     registry = jsonschema_rs.Registry([(_DEFS_ID, _load("defs"))])
-    return jsonschema_rs.validator_for(dict(contract(kind).schema), registry=registry)
+    return jsonschema_rs.validator_for(dict(contract(kind).schema), registry=registry, validate_formats=True)
 
 
 def schema_errors(record: Any, kind: str, *, reference: bool = False) -> list[str]:

@@ -1,4 +1,7 @@
-"""UTC times with six fractional digits and ``Z``, so text order is time order."""
+"""UTC times with six fractional digits and ``Z``, so text order is time order, on real
+calendar dates: ``2026-02-31`` has the shape and is still refused, by :func:`parse_time` and by
+both contract validators (:func:`is_time`, the ``date-time`` format of the ``time``
+definition)."""
 
 from __future__ import annotations
 
@@ -7,8 +10,9 @@ from datetime import datetime, timezone
 
 from gitstore.errors import InvalidInput
 
+# The contracts' ``time`` pattern (``defs.schema.json``): years 0001 to 9999, each part bounded.
 TIME_PATTERN = (
-    r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+    r"^([0-9]{3}[1-9]|[0-9]{2}[1-9]0|[0-9][1-9]00|[1-9]000)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
     r"T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{6}Z$"
 )
 _TIME = re.compile(TIME_PATTERN)
@@ -19,6 +23,18 @@ def format_time(moment: datetime) -> str:
     if moment.tzinfo is None:
         raise InvalidInput(f"time {moment.isoformat()} has no time zone")
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def is_time(text: object) -> bool:
+    """Whether TEXT is a gitstore time on a real calendar date (the contracts' ``date-time``
+    format; anything that is not a string is left to the other rules)."""
+    if not isinstance(text, str):
+        return True
+    try:
+        parse_time(text)
+    except InvalidInput:
+        return False
+    return True
 
 
 def parse_time(text: str) -> datetime:
