@@ -10,6 +10,7 @@ import pytest
 
 from gitstore.context import Context
 from gitstore.rules.autosafe import settings
+from gitstore.rules import autosafe
 from gitstore.ops import learning as ops
 from gitstore.rules.active import active, evaluate
 
@@ -80,3 +81,65 @@ def test_verified_command_evidence_is_auto_accepted_and_labelled(world) -> None:
     promoted = ops.accept(ctx, record["id"], record["reviewDigest"], "github:9")
     assert promoted["state"] == "accepted"
     assert evaluate(ctx.view(), "instruction")[record["id"]].trust == "human"
+
+
+@pytest.fixture
+def sessions(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A repository with automation on and five commands observed to succeed, each in a complete session."""
+    ctx = ready_repo(tmp_path / "widgets")
+    grant_all(ctx)
+    ctx = _configure(ctx, {"autoSafe": True, "kinds": ["convention", "project-knowledge"]})
+    runs = []
+    for n, command in enumerate(["make test", "make test", "black .", "pytest -x", "make docs"]):
+        thread = Thread(ctx, 10 + n, str(200 + n))
+        runs.append(thread.event("observation", f"run:{n}", f"2026-03-0{n + 1}T10:00:00.000000Z",
+                                 author="github:1001", command=command, exitCode=0, text="passed"))
+        thread.save()
+    return ctx, runs
+
+
+def _auto(ctx, evidence, title, text, **kw):  # type: ignore[no-untyped-def]
+    draft = ops.Draft(title=title, text=text, category=kw.pop("category", "convention"), evidence=evidence,
+                      counterevidence=[], proposer=("person", "github:9"), **kw)
+    return ops.propose(ctx, draft, "github:9")
+
+
+def test_contrary_advice_on_other_evidence_is_never_auto_accepted(sessions) -> None:  # type: ignore[no-untyped-def]
+    ctx, runs = sessions
+    first = _auto(ctx, [ref(runs[0])], "Tests before push", "Run make test before pushing.")
+    assert first["state"] == "auto-active"
+    contrary = _auto(ctx, [ref(runs[1])], "Tests in CI only", "Never run make test before pushing; CI runs it.")
+    assert contrary["state"] == "proposed"
+    in_force = {status.id for status, _ in active(ctx.view(), "instruction")}
+    assert in_force == {first["id"]}, "two contradicting learnings must never both be active"
+    assert "the same theme" in (autosafe.eligible(ctx.view(), settings(ctx.workspace.config), contrary) or "")
+
+
+@pytest.mark.parametrize("case", ["same-evidence", "same-target", "existing-proposal"])
+def test_every_kind_of_conflict_keeps_the_gate_out(sessions, case: str) -> None:  # type: ignore[no-untyped-def]
+    ctx, runs = sessions
+    if case == "same-evidence":
+        _auto(ctx, [ref(runs[2])], "Formatting", "Format Python code with black.")
+        second = _auto(ctx, [ref(runs[2])], "Style", "Let the formatter settle style arguments.")
+    elif case == "same-target":
+        _auto(ctx, [ref(runs[4])], "Docs build", "The docs build from the sources.", targets=("docs/conf.py",))
+        second = _auto(ctx, [ref(runs[2])], "Formatting", "Format Python code with black.", targets=("docs/conf.py",))
+    else:  # a learning waiting for a person blocks the gate as an active one does
+        ops.propose(ctx, ops.Draft(title="Quick runs", text="Use pytest -x for quick local runs.",
+                                   category="convention", evidence=[ref(runs[3])], counterevidence=[],
+                                   proposer=("person", "github:9")), "github:9")
+        second = _auto(ctx, [ref(runs[3])], "Quick runs", "Use pytest -x for quick local runs, it stops early.")
+    assert second["state"] == "proposed"
+
+
+def test_unrelated_and_rejected_learnings_do_not_count_as_conflicts(sessions) -> None:  # type: ignore[no-untyped-def]
+    ctx, runs = sessions
+    assert _auto(ctx, [ref(runs[0])], "Tests before push", "Run make test before pushing.")["state"] == "auto-active"
+    assert _auto(ctx, [ref(runs[2])], "Formatting", "Format Python code with black.")["state"] == "auto-active"
+    waiting = ops.propose(ctx, ops.Draft(title="Docs", text="Build the docs with make docs before a release.",
+                                         category="convention", evidence=[ref(runs[4])], counterevidence=[],
+                                         proposer=("person", "github:9")), "github:9")
+    assert waiting["state"] == "auto-active"  # nothing it conflicts with
+    ops.retire(ctx, waiting["id"], "github:9", "docs moved to another repository")
+    again = _auto(ctx, [ref(runs[4])], "Docs", "Build the docs with make docs before every release.")
+    assert again["state"] == "auto-active", "a retired learning is no longer live"

@@ -7,9 +7,24 @@ Configured in ``okf/.memory/config.json`` under ``"automation"``:
 Anything unexpected (an unknown field, a kind outside the low-risk set, a weaker evidence level,
 a value of the wrong type) disables automation and says why; a typo can never switch it on.
 When enabled, a proposal of an allowed kind whose every piece of evidence is a command observed
-to succeed in a completely captured session, whose text names nothing high-risk and which
-replaces nothing and meets no dissent, moves to ``auto-accepted`` then ``auto-active`` by the
-gate, labelled auto-safe wherever it surfaces. A person's accept promotes it to ``accepted``.
+to succeed in a completely captured session, whose text names nothing high-risk, which
+replaces nothing, meets no dissent and conflicts with no existing learning, moves to
+``auto-accepted`` then ``auto-active`` by the gate, labelled auto-safe wherever it surfaces. A
+person's accept promotes it to ``accepted``.
+
+A proposal *conflicts* with an existing learning that is live (its intact history is proposed,
+accepted, auto-accepted or auto-active, and no accepted replacement has claimed it) and that
+it does not offer to replace, when the two are about the same thing:
+
+- they cite the same evidence: an event in the evidence or counterevidence of both;
+- they share a target and a category;
+- they share a theme: at least half of the significant words of the shorter one's title and
+  text (words of three letters or more, common words left out), and at least three, are words
+  of the other's. Contrary advice ("Run make test before pushing" / "Never run make test before
+  pushing") shares its words; so does the same advice given twice.
+
+Each is decided from the records alone, the same on every clone. Weighing two learnings
+against each other is a person's call, so the gate steps back.
 """
 
 from __future__ import annotations
@@ -95,6 +110,9 @@ def eligible(view: View, automation: Automation, record: dict[str, Any]) -> str 
         return "it replaces something or meets dissent"
     if HIGH_RISK.search(record["content"]["title"] + "\n" + record["content"]["text"]):
         return "its text names something high-risk"
+    clash = conflict(view, record)
+    if clash is not None:
+        return clash
     for ref in record["evidence"]:
         episode = view.episodes.get(ref["episode"])
         if episode is None or episode["capture"] != "complete":
@@ -105,3 +123,56 @@ def eligible(view: View, automation: Automation, record: dict[str, Any]) -> str 
                     or payload.get("exitCode") != 0:
                 return "not every piece of evidence is a verified command"
     return None
+
+
+LIVE = frozenset({"proposed", "accepted", "auto-accepted", "auto-active"})
+_WORD = re.compile(r"[a-z0-9]{3,}")
+_COMMON = frozenset(
+    "the and for with that this from into are was were will would should could can have has had "
+    "been being its than then them they their there these those what which while who how all any "
+    "each every some such only also just very more most other use using used when where before "
+    "after always".split()
+)
+_THEME_SHARE = 0.5
+_THEME_WORDS = 3
+
+
+def conflict(view: View, record: dict[str, Any]) -> str | None:
+    """Why RECORD conflicts with a live learning it does not replace (None when it does not)."""
+    from gitstore.rules.active import settle  # the rules that read the store, only when they must
+    from gitstore.rules.lifecycle import histories
+
+    all_histories = histories(view.learnings)
+    replaced = settle(view, all_histories).replaced_by
+    for learning_id, history in sorted(all_histories.items()):
+        if learning_id == record["id"] or learning_id in record["replaces"] or learning_id in replaced:
+            continue
+        if not history.valid or history.current["state"] not in LIVE:
+            continue
+        why = _same_subject(record, history.current)
+        if why is not None:
+            return f"it conflicts with {learning_id} ({why})"
+    return None
+
+
+def _same_subject(one: dict[str, Any], other: dict[str, Any]) -> str | None:
+    events = _events(other)
+    if any(event in events for event in _events(one)):
+        return "the same evidence"
+    if one["category"] == other["category"] and set(one["targets"]) & set(other["targets"]):
+        return "the same target and category"
+    mine, theirs = _theme(one), _theme(other)
+    shorter = min(len(mine), len(theirs))
+    shared = len(mine & theirs)
+    if shorter and shared >= _THEME_WORDS and shared >= _THEME_SHARE * shorter:
+        return "the same theme"
+    return None
+
+
+def _events(learning: dict[str, Any]) -> set[str]:
+    return {e for ref in (*learning["evidence"], *learning["counterevidence"]) for e in ref["events"]}
+
+
+def _theme(learning: dict[str, Any]) -> set[str]:
+    words = _WORD.findall((learning["content"]["title"] + " " + learning["content"]["text"]).lower())
+    return {w for w in words if w not in _COMMON}
