@@ -27,3 +27,14 @@ def hang(harness: str, payload: dict[str, Any], cwd: str) -> None:
 
 
 NOT_CALLABLE = 42
+
+
+def hang_once(harness: str, payload: dict[str, Any], cwd: str) -> None:
+    """Hang on the first call (marked by the file GITSTORE_TEST_HUNG names), then capture for real."""
+    marker = os.environ["GITSTORE_TEST_HUNG"]
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        time.sleep(60)
+    from gitstore.capture.sessions import capture_from_hook
+
+    capture_from_hook(harness, payload, cwd)

@@ -178,6 +178,73 @@ def test_the_hook_captures_and_never_breaks_the_agent(ctx: Context, tmp_path: Pa
     assert (ctx.workspace.state / "logs" / "hooks.log").read_text().strip()
 
 
+def _hook(ctx: Context, env: dict[str, str], session: str, transcript: Path) -> None:
+    payload = json.dumps({"session_id": session, "transcript_path": str(transcript),
+                          "hook_event_name": "SessionEnd", "cwd": str(ctx.workspace.root)})
+    done = subprocess.run([sys.executable, "-m", "gitstore.capture.agent_hook", "claude-code"], input=payload,
+                          text=True, capture_output=True, cwd=ctx.workspace.root, env=env, timeout=60)
+    assert done.returncode == 0 and done.stdout == ""
+
+
+def _wait(predicate, seconds: float = 30.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while not predicate() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return bool(predicate())
+
+
+def test_a_capture_that_times_out_leaves_a_degraded_receipt_and_is_retried_to_the_same_episode(
+        ctx: Context, tmp_path: Path) -> None:
+    late = claude_transcript(tmp_path / "late.jsonl", [("user", "Add jitter."), ("assistant", "Added.")])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_HOOK")}
+    env.update(PYTHONPATH=str(Path(__file__).resolve().parent.parent), GITSTORE_HOOK_INLINE="1",
+               GITSTORE_HOOK_TARGET="tests.hook_targets:hang_once", GITSTORE_HOOK_TIMEOUT="3",
+               GITSTORE_TEST_HUNG=str(tmp_path / "hung"))
+    inbox = ctx.workspace.state / "inbox"
+
+    def records(kind: str) -> list[dict]:
+        return [i.record for i in Context.open(str(ctx.workspace.root)).store.items([kind])]
+
+    _hook(ctx, env, "sess-late", late)  # hangs past the limit
+    assert _wait(lambda: len(records("receipt")) == 1), "the timeout leaves a receipt"
+    [receipt] = records("receipt")
+    assert receipt["status"] == "degraded" and receipt["reasons"] == ["capture-timeout"]
+    assert receipt["episode"] is None and records("episode") == []
+    [spool] = inbox.glob("hook-*.json")
+    assert json.loads(spool.read_text())["attempts"] == 1, "the payload is kept for a retry"
+    log = (ctx.workspace.state / "logs" / "hooks.log").read_text()
+    assert "capture took longer than 3 s; abandoned, kept for a retry" in log
+
+    other = claude_transcript(tmp_path / "other.jsonl", [("user", "Fix the flaky test."), ("assistant", "Fixed.")])
+    _hook(ctx, env, "sess-other", other)  # the next run captures its own session, then retries
+    assert _wait(lambda: len(records("episode")) == 2)
+    assert not list(inbox.glob("*.json")), "a spool goes once its capture is done"
+    statuses = sorted((r["status"], tuple(r["reasons"])) for r in records("receipt"))
+    assert statuses == [("complete", ()), ("complete", ()), ("degraded", ("capture-timeout",))]
+
+    hook = HookInput.from_payload("claude-code", {"session_id": "sess-late", "transcript_path": str(late),
+                                                  "hook_event_name": "SessionEnd"}, str(ctx.workspace.root))
+    replay = capture(Context.open(str(ctx.workspace.root)), hook)
+    stored = {e["id"]: e for e in records("episode")}
+    assert replay.episode is not None and stored[replay.episode["id"]] == replay.episode, \
+        "the retry wrote the episode a capture in time writes"
+    assert len(records("episode")) == 2
+
+
+def test_a_job_that_keeps_timing_out_is_set_aside_after_its_attempts(ctx: Context, tmp_path: Path) -> None:
+    from gitstore.capture import agent_hook
+
+    inbox = ctx.workspace.state / "inbox"
+    inbox.mkdir(exist_ok=True)
+    spool = inbox / "hook-claude-code-x.json"
+    spool.write_text(json.dumps({"harness": "claude-code", "payload": {"session_id": "s"},
+                                 "cwd": str(ctx.workspace.root), "attempts": agent_hook.MAX_ATTEMPTS}))
+    agent_hook._run_spool(str(spool))
+    assert not spool.exists() and (inbox / "failed-hook-claude-code-x.json").exists()
+    log = (ctx.workspace.state / "logs" / "hooks.log").read_text()
+    assert f"capture gave up after {agent_hook.MAX_ATTEMPTS} attempts" in log
+
+
 def test_capture_cli_reads_the_hook_input(ctx: Context, tmp_path: Path) -> None:
     transcript = claude_transcript(tmp_path / "s.jsonl", [("user", "Add jitter."), ("assistant", "Added.")])
     payload = json.dumps({"session_id": "sess-9", "transcript_path": str(transcript), "hook_event_name": "SessionEnd"})

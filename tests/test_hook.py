@@ -165,7 +165,8 @@ def test_a_hanging_capture_is_abandoned_at_the_time_limit(repo: Path, env: dict[
     done, seconds = hook(direct("claude-code"), slow, repo, payload(repo))
     assert done.returncode == 0 and done.stdout == b""
     assert seconds < 5
-    assert log_lines(repo)[0].endswith("capture took longer than 1 s; abandoned")
+    assert log_lines(repo)[0].endswith("capture took longer than 1 s; abandoned, kept for a retry")
+    assert len(list((state / "inbox").glob("hook-*.json"))) == 1
 
 
 def test_standard_input_left_open_does_not_hold_the_hook(repo: Path, env: dict[str, str]) -> None:
@@ -249,10 +250,10 @@ def test_by_default_the_hook_hands_off_to_a_background_worker(repo: Path, env: d
     done, seconds = hook(direct("claude-code"), hanging, repo, payload(repo))
     assert done.returncode == 0 and done.stdout == b"" and seconds < 2, "the agent never waits for capture"
     assert _wait_for(lambda: any("abandoned" in line for line in log_lines(repo)))
-    done, _ = hook(direct("claude-code"), detached, repo, payload(repo))
+    done, _ = hook(direct("claude-code"), detached, repo, payload(repo, session_id="next"))
     assert done.returncode == 0 and done.stdout == b""
-    assert _wait_for(lambda: len(calls(detached)) == 1)
-    assert calls(detached)[0]["harness"] == "claude-code"
+    assert _wait_for(lambda: len(calls(detached)) == 2), "the next run captures its job and retries the kept one"
+    assert [c["payload"]["session_id"] for c in calls(detached)] == ["next", "abc123"]
     assert _wait_for(lambda: not list((state / "inbox").glob("hook-*.json"))), "spool files are removed"
 
 

@@ -8,6 +8,15 @@ gives up after a wall-clock limit. What went wrong goes as one line to
 ``<repository>/okf/.memory/logs/hooks.log``, or to ``gitstore-hooks.log`` in the temporary folder
 outside a gitstore repository.
 
+The payload is spooled under ``okf/.memory/inbox/`` and a background worker captures it; the
+spool goes once the capture is done or has failed. A capture that runs out of time keeps its
+spool: a fresh process writes an envelope and a ``degraded`` receipt naming the timeout
+(``capture-timeout``, through ``gitstore.capture.sessions.capture_timed_out``), and the worker of
+the next hook run in the repository, of any harness, retries it; after ``MAX_ATTEMPTS`` attempts
+the spool is set aside as ``failed-hook-*.json`` and the log says so. Capture is
+replay-invariant, so a retry writes the episode a capture in time would have written. A worker
+takes a spool under an exclusive ``flock``, so two runs never capture the same one at once.
+
 It starts fast: only the standard library's small modules are imported before the capture
 library, which is imported late and inside the guard.
 
@@ -16,6 +25,8 @@ Environment:
 - ``GITSTORE_HOOK_TARGET=module:function`` calls another function instead of the capture library
   (tests use it to stand in a function that fails or hangs).
 - ``GITSTORE_HOOK_TIMEOUT`` is the wall-clock limit in seconds (default 10).
+- ``GITSTORE_HOOK_INLINE=1`` runs the worker in the hook's own process (tests use it); the spool,
+  the time limit and the retries are the same.
 
 ``python -m gitstore.capture.agent_hook --check`` is the dry run ``gitstore hooks status`` uses: it imports the
 capture entry point and checks that it takes ``(harness, payload, cwd)``; it exits 0 when ready,
@@ -33,6 +44,7 @@ from gitstore.capture.hooklog import log as _log, state_dir as _state_dir
 
 TYPE_CHECKING = False  # typing costs milliseconds at start-up
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 from gitstore.records.vocabulary import HARNESSES
@@ -43,6 +55,11 @@ DEFAULT_TIMEOUT = 10.0
 TARGET_ENV = "GITSTORE_HOOK_TARGET"
 TIMEOUT_ENV = "GITSTORE_HOOK_TIMEOUT"
 DEFAULT_TARGET = "gitstore.capture.sessions:capture_from_hook"
+TIMED_OUT_TARGET = "gitstore.capture.sessions:capture_timed_out"
+SPOOL_PREFIX = "hook-"
+FAILED_PREFIX = "failed-"
+MAX_ATTEMPTS = 3
+RETRIES_PER_RUN = 5
 
 
 class HookProblem(Exception):
@@ -58,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
         return check()
     if args[:1] == ["--worker"]:
         return worker(args[1:])
+    if args[:1] == ["--timed-out"]:
+        return timed_out(args[1:])
     harness = args[0] if args else ""
     cwd = os.getcwd() if os.path.isdir(".") else "/"
     _silence_stdout()
@@ -77,51 +96,171 @@ def _run(harness: str, rest: list[str], cwd: str) -> str:
     payload = _parse(raw)
     if isinstance(payload.get("cwd"), str) and os.path.isdir(payload["cwd"]):
         cwd = payload["cwd"]
+    spool = _spool(harness, payload, cwd)
     if os.environ.get(INLINE_ENV):
-        _call_guarded(harness, payload, cwd)
+        worker([spool])
     else:
-        _detach(harness, payload, cwd)
+        _start(["--worker", spool], cwd)
     return cwd
 
 
-def _detach(harness: str, payload: dict[str, Any], cwd: str) -> None:
-    """Hand the payload to a background worker and return at once: the agent never waits.
-
-    The payload is spooled to ``okf/.memory/inbox/`` (git-ignored) when the repository has it,
-    else to the temporary folder; the worker deletes the spool file once it has read it.
-    """
-    import subprocess
+def _spool(harness: str, payload: dict[str, Any], cwd: str) -> str:
+    """Write the job to ``okf/.memory/inbox/`` (git-ignored) when the repository has it, else
+    to the temporary folder; return its path."""
     import tempfile
 
     folder = _state_dir(cwd)
     inbox = os.path.join(folder, "inbox") if folder else tempfile.gettempdir()
     os.makedirs(inbox, exist_ok=True)
-    fd, spool = tempfile.mkstemp(prefix=f"hook-{harness}-", suffix=".json", dir=inbox)
+    fd, spool = tempfile.mkstemp(prefix=f"{SPOOL_PREFIX}{harness}-", suffix=".json", dir=inbox)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump({"harness": harness, "payload": payload, "cwd": cwd}, out)
+        json.dump({"harness": harness, "payload": payload, "cwd": cwd, "attempts": 0}, out)
+    return spool
+
+
+def _start(args: list[str], cwd: str) -> None:
+    """Start this module again in the background, detached: nobody waits for it."""
+    import subprocess
+
     subprocess.Popen(
-        [sys.executable, "-P", "-m", "gitstore.capture.agent_hook", "--worker", spool], cwd=cwd,
+        [sys.executable, "-P", "-m", "gitstore.capture.agent_hook", *args], cwd=cwd,
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True, close_fds=True,
     )
 
 
 def worker(args: list[str]) -> int:
-    """The background half: read the spooled payload, capture under the time limit, log."""
+    """The background half: capture the spooled job under the time limit, then retry the jobs
+    earlier runs in this repository left behind; log what goes wrong."""
     _silence_stdout()
-    spool = args[0] if args else ""
+    spool = os.path.abspath(args[0]) if args else ""
+    _run_spool(spool)
+    inbox = os.path.dirname(spool)
+    if _state_dir(inbox) is not None:  # a repository's inbox, not the temporary folder
+        for waiting in _waiting(inbox, spool)[:RETRIES_PER_RUN]:
+            _run_spool(waiting)
+    return 0
+
+
+def _waiting(inbox: str, current: str) -> list[str]:
+    """The spools in INBOX other than CURRENT, oldest first."""
+    try:
+        names = [n for n in os.listdir(inbox) if n.startswith(SPOOL_PREFIX) and n.endswith(".json")]
+    except OSError:
+        return []
+    paths = [os.path.join(inbox, n) for n in names if os.path.join(inbox, n) != current]
+    return sorted(paths, key=lambda p: (_mtime(p), p))
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
+
+
+def _run_spool(spool: str) -> None:
+    """Capture one spooled job while holding its lock; a job another run holds is left to it."""
+    import fcntl
+
     cwd, harness = os.getcwd(), ""
     try:
-        with open(spool, encoding="utf-8") as handle:
-            job = json.load(handle)
-        os.unlink(spool)
+        fd = os.open(spool, os.O_RDWR)
+    except OSError:
+        return  # already captured and removed
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if os.fstat(fd).st_ino != os.stat(spool).st_ino:
+            return  # captured and replaced meanwhile
+        job = _claim(fd)
         harness, cwd = job["harness"], job["cwd"]
-        _call_guarded(harness, job["payload"], cwd)
+        if job["attempts"] > MAX_ATTEMPTS:
+            _set_aside(spool)
+            _log(cwd, harness, f"capture gave up after {MAX_ATTEMPTS} attempts; the payload is kept as "
+                               f"{os.path.basename(_failed_name(spool))}")
+            return
+        _call_guarded(harness, job["payload"], cwd, on_timeout=lambda limit: _timed_out(spool, cwd, harness, limit))
+        os.unlink(spool)
+    except (BlockingIOError, FileNotFoundError):
+        return  # another run is capturing it, or has captured it
     except HookProblem as exc:
         _log(cwd, harness, str(exc))
+        _discard(spool)
     except BaseException as exc:  # noqa: BLE001 - a worker failure is logged, never raised
         _log(cwd, harness, f"hook failed: {type(exc).__name__}: {exc}")
+        _discard(spool)
+    finally:
+        os.close(fd)
+
+
+def _claim(fd: int) -> dict[str, Any]:
+    """Read the job and count this attempt in the spool before it starts, so an attempt that is
+    killed counts too."""
+    with os.fdopen(os.dup(fd), "r+", encoding="utf-8") as handle:
+        job = json.load(handle)
+        if not isinstance(job, dict) or not {"harness", "payload", "cwd"} <= set(job):
+            raise HookProblem("the spooled job is not one gitstore wrote")
+        job["attempts"] = int(job.get("attempts", 0)) + 1
+        handle.seek(0)
+        handle.truncate()
+        json.dump(job, handle)
+        handle.flush()
+    return job
+
+
+def _timed_out(spool: str, cwd: str, harness: str, limit: float) -> None:
+    """The capture ran out of time: keep the spool, have a fresh process write the degraded
+    receipt (this one may hold locks the abandoned capture took), and stop."""
+    _log(cwd, harness, f"capture took longer than {limit:g} s; abandoned, kept for a retry")
+    try:
+        _start(["--timed-out", spool, f"{limit:g}"], cwd)
+    finally:
+        os._exit(0)  # the capture thread may hold locks; do not wait for interpreter shutdown
+
+
+def timed_out(args: list[str]) -> int:
+    """``--timed-out SPOOL SECONDS``: write the envelope and the degraded receipt of a capture
+    of the spooled job that ran out of time, under the time limit too."""
+    _silence_stdout()
+    cwd, harness = os.getcwd(), ""
+    try:
+        with open(args[0], encoding="utf-8") as handle:
+            job = json.load(handle)
+        harness, cwd = job["harness"], job["cwd"]
+        # nobody waits for this process: it may take the default limit even when capture may not
+        _call_guarded(harness, job["payload"], cwd, target=TIMED_OUT_TARGET, extra=(float(args[1]),),
+                      limit=max(_timeout(), DEFAULT_TIMEOUT), on_timeout=lambda limit: _give_up(cwd, harness, limit))
+    except FileNotFoundError:
+        pass  # a retry captured it meanwhile: its receipt says what happened
+    except HookProblem as exc:
+        _log(cwd, harness, f"timeout receipt: {exc}")
+    except BaseException as exc:  # noqa: BLE001
+        _log(cwd, harness, f"timeout receipt failed: {type(exc).__name__}: {exc}")
     return 0
+
+
+def _give_up(cwd: str, harness: str, limit: float) -> None:
+    _log(cwd, harness, f"writing the timeout receipt took longer than {limit:g} s; abandoned")
+    os._exit(0)
+
+
+def _failed_name(spool: str) -> str:
+    folder, name = os.path.split(spool)
+    return os.path.join(folder, FAILED_PREFIX + name)
+
+
+def _set_aside(spool: str) -> None:
+    try:
+        os.replace(spool, _failed_name(spool))
+    except OSError:
+        pass
+
+
+def _discard(spool: str) -> None:
+    try:
+        os.unlink(spool)
+    except OSError:
+        pass
 
 
 def _parse(raw: bytes) -> dict[str, Any]:
@@ -180,8 +319,9 @@ def _complete(data: bytes) -> bool:
     return True
 
 
-def _target() -> Any:
-    spec = os.environ.get(TARGET_ENV) or DEFAULT_TARGET
+def _target(spec: str | None = None) -> Any:
+    """The function SPEC names (``module:function``), by default the capture entry point."""
+    spec = spec or os.environ.get(TARGET_ENV) or DEFAULT_TARGET
     module_name, _, name = spec.partition(":")
     if not module_name or not name:
         raise HookProblem(f"{TARGET_ENV} must be module:function, not {spec!r}")
@@ -201,30 +341,34 @@ def _timeout() -> float:
     return value if value > 0 else DEFAULT_TIMEOUT
 
 
-def _call_guarded(harness: str, payload: dict[str, Any], cwd: str) -> None:
-    """Import and call the capture function in a thread; abandon it after the time limit."""
+def _call_guarded(harness: str, payload: dict[str, Any], cwd: str, *, target: str | None = None,
+                  extra: tuple[Any, ...] = (), limit: float | None = None,
+                  on_timeout: Callable[[float], None]) -> None:
+    """Import and call the capture function (TARGET, by default the configured one) in a
+    thread; after the time limit (LIMIT, by default the configured one), leave it to
+    ON_TIMEOUT, which does not return."""
     outcome: list[BaseException | None] = []
 
     def work() -> None:
         try:
             try:
-                function = _target()
+                function = _target(target)
             except HookProblem:
                 raise
             except BaseException as exc:  # noqa: BLE001
                 raise HookProblem(f"capture unavailable: {type(exc).__name__}: {exc}") from None
-            function(harness, payload, cwd)
+            function(harness, payload, cwd, *extra)
             outcome.append(None)
         except BaseException as exc:  # noqa: BLE001
             outcome.append(exc)
 
-    limit = _timeout()
-    worker = threading.Thread(target=work, name="gitstore-capture", daemon=True)
-    worker.start()
-    worker.join(limit)
-    if worker.is_alive():
-        _log(cwd, harness, f"capture took longer than {limit:g} s; abandoned")
-        os._exit(0)  # the capture thread may hold locks; do not wait for interpreter shutdown
+    limit = limit or _timeout()
+    thread = threading.Thread(target=work, name="gitstore-capture", daemon=True)
+    thread.start()
+    thread.join(limit)
+    if thread.is_alive():
+        on_timeout(limit)
+        os._exit(0)  # ON_TIMEOUT does not return; never wait for the abandoned thread
     error = outcome[0] if outcome else None
     if isinstance(error, HookProblem):
         raise error

@@ -134,6 +134,22 @@ def capture_from_hook(harness: str, payload: dict[str, Any], cwd: str) -> Captur
     return capture(ctx, hook, ctx.workspace.config.capture_mode)
 
 
+def capture_timed_out(harness: str, payload: dict[str, Any], cwd: str, seconds: float) -> Capture | None:
+    """A hook's capture ran out of time (SECONDS): write its envelope and a degraded receipt
+    naming the timeout (``capture-timeout``), without reading the transcript. The hook keeps the
+    payload for a retry, which, capture being replay-invariant, writes the episode a capture in
+    time would have."""
+    hook = HookInput.from_payload(harness, payload, cwd)
+    try:
+        ctx = Context.open(str(hook.cwd))
+    except GitstoreError:
+        return None  # not a gitstore repository: nothing was to be captured
+    _refuse_unignored(ctx.workspace)
+    result = build(ctx, hook, None, "capture-timeout", ctx.workspace.config.capture_mode)
+    ctx.store.append(result.records(), namespace="local")
+    return result
+
+
 def capture(ctx: Context, hook: HookInput, mode: str = "summary") -> Capture:  # noqa: D401
     """Write the envelope, receipt, episode and events of one hook call, as one local append."""
     _refuse_unignored(ctx.workspace)

@@ -29,8 +29,8 @@ CAPTURE_STATES = ("complete", "degraded")
 """A receipt's status and an episode's capture (``receipt.status``, ``episode.capture``)."""
 
 RECEIPT_REASONS = (
-    "hooks-disabled", "transcript-missing", "transcript-unreadable", "unknown-schema-version",
-    "lines-skipped", "truncated", "quarantined", "revision-unknown",
+    "hooks-disabled", "capture-timeout", "transcript-missing", "transcript-unreadable",
+    "unknown-schema-version", "lines-skipped", "truncated", "quarantined", "revision-unknown",
 )
 """Why a capture is degraded (``receipt.reasons``)."""
 
