@@ -3,4 +3,4 @@ installation of harness hooks. Importing this package loads nothing else: the ag
 fast."""
 
 
-__all__ = ["agent_hook", "harnesses", "hooklog", "install", "reviews", "sessions", "transcripts"]  # the public modules (tests/test_public_api.py keeps the list whole)
+__all__ = ["agent_hook", "disabled", "harnesses", "hooklog", "install", "reviews", "sessions", "transcripts"]  # the public modules (tests/test_public_api.py keeps the list whole)

@@ -91,7 +91,8 @@ def install(harness: str, scope: str, repo_root: Path | None, home: Path, *,
     current = _read(path)
     hook = HookCommand(os.path.abspath(python or sys.executable), adapter.harness)
     new = _in_file(path, lambda: adapter.merged(current, hook))
-    notes = tuple(_in_file(path, lambda: adapter.notes(new))) + _tracked_note(scope, repo_root, path)
+    notes = tuple(_in_file(path, lambda: adapter.notes(new))) + _switched_off(adapter, repo_root, home, path) \
+        + _tracked_note(scope, repo_root, path)
     notes += _set_up(scope, repo_root)
     if new == current:
         return Report(adapter.name, scope, path, "unchanged", notes)
@@ -118,6 +119,13 @@ def _set_up(scope: str, repo_root: Path | None) -> tuple[str, ...]:
 
     report = init(repo_root)
     return (f"set gitstore up in {report.root} first (writer {report.writer}), as `gitstore init` does",)
+
+
+def _switched_off(adapter: Harness, repo_root: Path | None, home: Path, path: Path) -> tuple[str, ...]:
+    """The harness's settings switch its hooks off from another file than PATH (whose own notes
+    say so already)."""
+    off = adapter.switched_off(repo_root, home)
+    return (f"hooks are switched off ({off})",) if off and not off.endswith(f" in {path}") else ()
 
 
 def _tracked_note(scope: str, repo_root: Path | None, path: Path) -> tuple[str, ...]:
@@ -166,6 +174,20 @@ def status(repo_root: Path | None, home: Path, *, check: bool = True) -> list[Ho
     return results
 
 
+def installed(adapter: Harness, repo_root: Path | None, home: Path) -> bool:
+    """Whether gitstore's hook is in the harness's configuration, in either scope."""
+    for scope in adapter.scopes:
+        if scope == "project" and repo_root is None:
+            continue
+        try:
+            current = _read(adapter.path(scope, repo_root, home))
+            if current is not None and adapter.commands(current):
+                return True
+        except InvalidInput:
+            continue
+    return False
+
+
 def _status_of(adapter: Harness, scope: str, repo_root: Path | None, home: Path,
                checked: dict[str, str | None] | None) -> HookStatus:
     path = adapter.path(scope, repo_root, home)
@@ -180,7 +202,7 @@ def _status_of(adapter: Harness, scope: str, repo_root: Path | None, home: Path,
     if not commands:
         return HookStatus(adapter.name, scope, path, False)
     shown = tuple(c if isinstance(c, str) else " ".join(c) for c in commands)
-    problems = list(notes)
+    problems = [*notes, *_switched_off(adapter, repo_root, home, path)]
     if repo_root is not None and not set_up(repo_root):
         problems.append(NOT_SET_UP)
     for command in commands:

@@ -144,18 +144,22 @@ def capture_timed_out(harness: str, payload: dict[str, Any], cwd: str, seconds: 
         ctx = Context.open(str(hook.cwd))
     except GitstoreError:
         return None  # not a gitstore repository: nothing was to be captured
-    _refuse_unignored(ctx.workspace)
+    refuse_unignored(ctx.workspace)
     result = build(ctx, hook, None, "capture-timeout", ctx.workspace.config.capture_mode)
     ctx.store.append(result.records(), namespace="local")
     return result
 
 
 def capture(ctx: Context, hook: HookInput, mode: str = "summary") -> Capture:  # noqa: D401
-    """Write the envelope, receipt, episode and events of one hook call, as one local append."""
-    _refuse_unignored(ctx.workspace)
+    """Write the envelope, receipt, episode and events of one hook call, as one local append;
+    then record any harness whose settings switch its hooks off (``capture.disabled``)."""
+    refuse_unignored(ctx.workspace)
     transcript, problem = _read(hook)
     result = build(ctx, hook, transcript, problem, mode)
     ctx.store.append(result.records(), namespace="local")
+    from gitstore.capture.disabled import notice  # it builds its receipts with this module
+
+    notice(ctx, Path.home())
     return result
 
 
@@ -167,7 +171,7 @@ def import_transcript(ctx: Context, path: Path, harness: str | None = None, mode
     and should hear that it did not happen. (A harness hook, which nobody watches, records what
     it could not read in a degraded receipt instead.)
     """
-    _refuse_unignored(ctx.workspace)
+    refuse_unignored(ctx.workspace)
     path = Path(path)
     transcript = parse_transcript(path, harness)
     hook = HookInput(transcript.harness, "import", transcript.session, path, ctx.workspace.root, transcript.version)
@@ -176,7 +180,8 @@ def import_transcript(ctx: Context, path: Path, harness: str | None = None, mode
     return result
 
 
-def _refuse_unignored(workspace: Workspace) -> None:
+def refuse_unignored(workspace: Workspace) -> None:
+    """Capture writes into okf/.memory only where git ignores it (after following links)."""
     if not git_ignores(workspace.root, workspace.state):
         raise Refused(f"{workspace.state} is not ignored by git (after following links); capture writes nothing there")
 

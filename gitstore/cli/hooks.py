@@ -9,7 +9,8 @@ import typer
 from gitstore.cli._complete import words
 from gitstore.errors import NotARepository
 from gitstore.capture.harnesses import HARNESSES
-from gitstore.capture.install import NOT_SET_UP, SCOPES, HookStatus, Report, install, status, uninstall
+from gitstore.capture.disabled import checked_status
+from gitstore.capture.install import NOT_SET_UP, SCOPES, HookStatus, Report, install, uninstall
 from gitstore.scope import open_repository
 from gitstore.cli._io import JSON_OPTION, emit_json
 
@@ -59,16 +60,19 @@ def uninstall_(harness: str = HARNESS_OPTION, scope: str = SCOPE_OPTION, as_json
 def status_(as_json: bool = JSON_OPTION) -> None:
     """For each harness and scope: installed or not, the file, and whether the hook would capture."""
     repo_root = _repository()
-    rows = status(repo_root, Path.home())
+    checked = checked_status(repo_root, Path.home())
     if as_json:
-        emit_json({"repository": str(repo_root) if repo_root else None, "hooks": [r.to_json() for r in rows]})
+        emit_json({"repository": str(repo_root) if repo_root else None, "hooks": [r.to_json() for r in checked.rows],
+                   "recordedHooksDisabled": list(checked.recorded)})
         return
     if repo_root is None:
         typer.echo("(not in a git repository: project scopes not shown)")
-    for row in rows:
+    for row in checked.rows:
         typer.echo(f"{row.harness:<13} {row.scope:<8} {_state(row):<14} {row.path}")
         for problem in row.problems:
             typer.echo(f"  {problem}")
+    for harness in checked.recorded:
+        typer.echo(f"recorded a hooks-disabled receipt for {harness}: its sessions are not captured")
 
 
 def _state(row: HookStatus) -> str:

@@ -36,7 +36,11 @@ class Harness(Protocol):
         """The commands of gitstore's entries in the file."""
 
     def notes(self, current: str) -> list[str]:
-        """What in the file keeps the hook from running (hooks switched off, ...)."""
+        """What in the file keeps a hook from running (hooks switched off, ...)."""
+
+    def switched_off(self, repo_root: Path | None, home: Path) -> str | None:
+        """Why the harness's settings, read in its own order, keep every hook from running (None
+        when they do not)."""
 
 
 HARNESSES: dict[str, Harness] = {

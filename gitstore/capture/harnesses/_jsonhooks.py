@@ -20,6 +20,7 @@ from typing import Any
 from gitstore.errors import InvalidInput
 from gitstore.capture.harnesses._command import HookCommand
 from gitstore.capture.harnesses._jsonedit import JsonEditError, Node, append, parse, remove
+from gitstore.capture.harnesses._switch import Verdict, switched_off
 
 # the capture hook's module (``gitstore.hook`` before it moved into the capture package)
 OUR_COMMAND = re.compile(r"(?:^|\s)-m\s+gitstore\.(?:capture\.agent_hook|deliver\.hook|hook)(?:\s|$)")
@@ -47,6 +48,8 @@ class JsonHooksHarness:
     comments: bool = False
     refusals: dict[str, str] = field(default_factory=dict)
     context_events: tuple[str, ...] = ()
+    # every settings file the harness reads, lowest precedence first
+    settings: Callable[[Path | None, Path], list[Path]] = lambda repo_root, home: []
 
     @property
     def harness(self) -> str:
@@ -90,7 +93,15 @@ class JsonHooksHarness:
                 for g in groups if is_our_group(g) for h in g["hooks"]]
 
     def notes(self, current: str) -> list[str]:
-        return []
+        verdict = self.says(current)
+        return [f"hooks are switched off here ({verdict[1]})"] if verdict and not verdict[0] else []
+
+    def says(self, current: str) -> Verdict:
+        """What this settings file says about running hooks (nothing, by default)."""
+        return None
+
+    def switched_off(self, repo_root: Path | None, home: Path) -> str | None:
+        return switched_off(self.settings(repo_root, home), self.says)
 
     # -- editing -------------------------------------------------------------------------
 

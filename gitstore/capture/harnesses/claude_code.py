@@ -23,6 +23,8 @@ and the ``CHANGELOG.md`` of anthropics/claude-code):
   compact) and ``UserPromptSubmit`` (``prompt``) add ``hookSpecificOutput.additionalContext``
   from a JSON object on standard output to the model's context. The handler's ``timeout`` is
   10 s; the hook answers within 5 s or prints nothing.
+- ``"disableAllHooks": true`` in a settings file switches every hook off; the local project file
+  overrides the shared one, which overrides the user's.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from typing import Any
 from gitstore.errors import UsageError
 from gitstore.capture.harnesses._command import MODULE, HookCommand
 from gitstore.capture.harnesses._jsonhooks import JsonHooksHarness
+from gitstore.capture.harnesses._switch import Verdict
 
 TIMEOUT_SECONDS = 30
 CONTEXT_TIMEOUT_SECONDS = 10
@@ -48,15 +51,27 @@ def _user(repo_root: Path | None, home: Path) -> Path:
     return home / ".claude" / "settings.json"
 
 
+def _settings(repo_root: Path | None, home: Path) -> list[Path]:
+    project = [repo_root / ".claude" / name for name in ("settings.json", "settings.local.json")] if repo_root else []
+    return [_user(repo_root, home), *project]
+
+
 def _handler(hook: HookCommand) -> dict[str, Any]:
     timeout = TIMEOUT_SECONDS if hook.module == MODULE else CONTEXT_TIMEOUT_SECONDS
     return {"type": "command", "command": hook.shell, "timeout": timeout}
 
 
-HARNESS = JsonHooksHarness(
+class _ClaudeCode(JsonHooksHarness):
+    def says(self, current: str) -> Verdict:
+        switch = self._parse(current).value.get("disableAllHooks")
+        return (not switch, f"disableAllHooks is {str(switch).lower()}") if isinstance(switch, bool) else None
+
+
+HARNESS = _ClaudeCode(
     name="claude-code",
     events=("SessionEnd", "PreCompact"),
     paths={"project": _project, "user": _user},
     handler=_handler,
     context_events=("SessionStart", "UserPromptSubmit"),
+    settings=_settings,
 )

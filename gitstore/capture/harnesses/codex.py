@@ -28,8 +28,8 @@ Hooks (``codex``)
   refuse unknown keys. ``PreCompact`` also runs the context hook, which only notes that the
   conversation is being compacted. Handlers have ``timeout = 10`` and a ``statusMessage``.
 - Hooks were first behind ``[features] codex_hooks = true`` and are on by default in later
-  releases (``hooks = false`` turns them off). gitstore does not change ``[features]``; status
-  says when the file switches hooks off.
+  releases (``hooks = false`` turns them off; a project layer overrides the user's). gitstore
+  does not change ``[features]``; status says when the settings switch hooks off.
 
 Notify (``codex-notify``)
 
@@ -52,6 +52,7 @@ from gitstore.errors import InvalidInput, Refused, UsageError
 from gitstore.capture.harnesses import _tomlblock as block
 from gitstore.capture.harnesses._command import HookCommand
 from gitstore.capture.harnesses._jsonhooks import OUR_COMMAND
+from gitstore.capture.harnesses._switch import Verdict, switched_off
 
 EVENTS = ("Stop", "PreCompact")
 CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact")
@@ -94,10 +95,19 @@ def _our_commands(data: dict[str, Any]) -> list[str]:
 
 
 def _features_note(data: dict[str, Any]) -> list[str]:
+    verdict = _features(data)
+    return [f"hooks are switched off here ({verdict[1]})"] if verdict and not verdict[0] else []
+
+
+def _features(data: dict[str, Any]) -> Verdict:
+    """What ``[features]`` says about hooks: ``hooks`` (or the older ``codex_hooks``)."""
     features = data.get("features")
-    if isinstance(features, dict) and False in (features.get("hooks"), features.get("codex_hooks")):
-        return ["hooks are switched off here ([features] hooks or codex_hooks is false)"]
-    return []
+    if not isinstance(features, dict):
+        return None
+    for key in ("hooks", "codex_hooks"):
+        if isinstance(features.get(key), bool):
+            return features[key], f"[features] {key} is {str(features[key]).lower()}"
+    return None
 
 
 def _tables(event: str, lines: list[str]) -> list[str]:
@@ -160,6 +170,10 @@ class CodexHooks:
     def notes(self, current: str) -> list[str]:
         return _features_note(block.load(current))
 
+    def switched_off(self, repo_root: Path | None, home: Path) -> str | None:
+        files = [_user(repo_root, home), *([_project(repo_root, home)] if repo_root else [])]
+        return switched_off(files, lambda text: _features(block.load(text)))
+
 
 @dataclass(frozen=True)
 class CodexNotify:
@@ -203,6 +217,9 @@ class CodexNotify:
 
     def notes(self, current: str) -> list[str]:
         return []
+
+    def switched_off(self, repo_root: Path | None, home: Path) -> str | None:
+        return None  # notify is a program Codex runs, not a hook it can switch off
 
 
 HOOKS = CodexHooks()

@@ -16,8 +16,9 @@ What the documentation says, and what this adapter follows (sources: google-gemi
   ``hook_event_name`` and ``timestamp`` as JSON on standard input.
 - Output: standard output must hold nothing but the final JSON, so the hook writes nothing.
 - ``hooksConfig.enabled`` (default true) switches every hook off; ``hooksConfig.disabled`` lists
-  hook names not to run. Project hooks are fingerprinted by name and command: a change makes the
-  CLI warn before running them. The handler is named ``gitstore-capture``.
+  hook names not to run; the project's settings override the user's. Project hooks are
+  fingerprinted by name and command: a change makes the CLI warn before running them. The
+  handler is named ``gitstore-capture``.
 - Context (``gitstore.deliver.hook``, handler ``gitstore-context``, timeout 10,000 ms):
   ``SessionStart`` (``source``: startup, resume, clear) and ``BeforeAgent`` (``prompt``) read
   ``hookSpecificOutput.additionalContext`` from the JSON on standard output (the first as the
@@ -36,6 +37,7 @@ from typing import Any
 from gitstore.errors import UsageError
 from gitstore.capture.harnesses._command import MODULE, HookCommand
 from gitstore.capture.harnesses._jsonhooks import JsonHooksHarness
+from gitstore.capture.harnesses._switch import Verdict
 
 HOOK_NAME = "gitstore-capture"
 CONTEXT_NAME = "gitstore-context"
@@ -59,6 +61,11 @@ def _handler(hook: HookCommand) -> dict[str, Any]:
     return {"name": CONTEXT_NAME, "type": "command", "command": hook.shell, "timeout": CONTEXT_TIMEOUT_MS}
 
 
+def _settings(repo_root: Path | None, home: Path) -> list[Path]:
+    """The user's settings, then the project's, which override them."""
+    return [_user(repo_root, home), *([_project(repo_root, home)] if repo_root else [])]
+
+
 class _Gemini(JsonHooksHarness):
     def notes(self, current: str) -> list[str]:
         config = self._parse(current).value.get("hooksConfig")
@@ -72,6 +79,15 @@ class _Gemini(JsonHooksHarness):
                 notes.append(f"{name} is listed in hooksConfig.disabled")
         return notes
 
+    def says(self, current: str) -> Verdict:
+        config = self._parse(current).value.get("hooksConfig")
+        if not isinstance(config, dict):
+            return None
+        if HOOK_NAME in (config.get("disabled") or []):
+            return False, f"{HOOK_NAME} is listed in hooksConfig.disabled"
+        enabled = config.get("enabled")
+        return (enabled, f"hooksConfig.enabled is {str(enabled).lower()}") if isinstance(enabled, bool) else None
+
 
 HARNESS = _Gemini(
     name="gemini-cli",
@@ -80,4 +96,5 @@ HARNESS = _Gemini(
     handler=_handler,
     comments=True,
     context_events=("SessionStart", "BeforeAgent", "PreCompress"),
+    settings=_settings,
 )

@@ -93,5 +93,8 @@ class OpenCode:
     def notes(self, current: str) -> list[str]:
         return []
 
+    def switched_off(self, repo_root: Path | None, home: Path) -> str | None:
+        return None  # a plugin file is loaded whenever it is there
+
 
 HARNESS = OpenCode()

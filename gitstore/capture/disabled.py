@@ -1,0 +1,118 @@
+"""Hooks a harness's own settings switch off: sessions gitstore would never hear of.
+
+A harness whose settings switch hooks off (Claude Code's ``disableAllHooks``, Gemini CLI's
+``hooksConfig``, Codex's ``[features] hooks``) runs no hook, so nothing would ever say that its
+sessions go uncaptured. Every capture (a hook run of any harness, ``gitstore capture``) and
+``gitstore hooks status`` therefore look at each harness whose gitstore hook is installed, in
+either scope: for one whose settings, read as the harness reads them, switch hooks off, an
+envelope and a ``degraded`` receipt with the reason ``hooks-disabled`` are written (local, no
+episode). Once per switch-off: the clone keeps what it recorded in
+``okf/.memory/hooks-disabled.json`` and records a harness again only after its hooks were on.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gitstore.capture.harnesses import HARNESSES
+from gitstore.capture.install import HookStatus, installed, status
+from gitstore.capture.sessions import HookInput, build, refuse_unignored
+from gitstore.errors import GitstoreError
+from gitstore.context import Context
+
+STATE_NAME = "hooks-disabled.json"
+EVENT = "config-check"
+
+
+def switched_off(repo_root: Path | None, home: Path) -> dict[str, str]:
+    """Harness -> why, for each harness with gitstore's hook installed whose settings switch
+    hooks off."""
+    found = {}
+    for adapter in HARNESSES.values():
+        if installed(adapter, repo_root, home):
+            why = adapter.switched_off(repo_root, home)
+            if why:
+                found[adapter.harness] = why
+    return found
+
+
+def notice(ctx: Context, home: Path) -> dict[str, dict[str, Any]]:
+    """Record each harness newly found with its hooks switched off; return the receipts
+    written, by harness."""
+    refuse_unignored(ctx.workspace)
+    state = ctx.workspace.state / STATE_NAME
+    with _locked(state) as handle:
+        known = _read(handle)
+        off = switched_off(ctx.workspace.root, home)
+        new = {name: why for name, why in sorted(off.items()) if known.get(name) != why}
+        records, receipts = [], {}
+        mode = ctx.workspace.config.capture_mode
+        for name in new:
+            result = build(ctx, HookInput(name, EVENT, None, None, ctx.workspace.root), None, "hooks-disabled", mode)
+            records += result.records()
+            receipts[name] = result.receipt
+        if records:
+            ctx.store.append(records, namespace="local")
+        if off != known:
+            _write(handle, off)
+    return receipts
+
+
+@dataclass(frozen=True)
+class Checked:
+    """``gitstore hooks status``: every harness and scope, and the hooks-disabled receipts the
+    check recorded (by harness)."""
+
+    rows: list[HookStatus]
+    recorded: tuple[str, ...] = ()
+
+
+def checked_status(repo_root: Path | None, home: Path) -> Checked:
+    """The status of every harness's hook; inside a gitstore repository, switched-off hooks are
+    recorded as :func:`notice` does."""
+    rows = status(repo_root, home)
+    if repo_root is None:
+        return Checked(rows)
+    try:
+        ctx = Context.open(str(repo_root))
+    except GitstoreError:
+        return Checked(rows)  # not set up for gitstore: nothing to record into
+    return Checked(rows, tuple(notice(ctx, home)))
+
+
+class _locked:
+    """The state file, opened and held under an exclusive lock (two captures record once)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __enter__(self) -> Any:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        self.handle = os.fdopen(fd, "r+", encoding="utf-8")
+        return self.handle
+
+    def __exit__(self, *_: object) -> None:
+        self.handle.close()
+
+
+def _read(handle: Any) -> dict[str, str]:
+    handle.seek(0)
+    try:
+        data = json.loads(handle.read() or "{}")
+    except ValueError:
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def _write(handle: Any, off: dict[str, str]) -> None:
+    handle.seek(0)
+    handle.truncate()
+    json.dump(off, handle, sort_keys=True)
+    handle.flush()
