@@ -1,6 +1,6 @@
 """The safety scanner: how well it finds what it should, and that no input makes it slow.
 
-Quality (needs the shared test material, ``../shared/testdata`` or ``$GITSTORE_TESTDATA``):
+Quality (needs the shared test material in ``../shared/testdata``):
 per-file precision and recall on the labelled fake-leaks corpus, and how many ordinary texts
 of real sessions and review payloads (each message, tool output, command or comment) are
 quarantined; ``python -m tools.safety_eval`` prints the full table.
@@ -14,7 +14,6 @@ runs, hidden characters judged in context, emoji flag sequences); the worst of t
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -24,7 +23,7 @@ from gitstore.safety.scanner import default_scanner
 NAME = "safety"
 GOAL = 10.0
 ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(os.environ.get("GITSTORE_TESTDATA") or ROOT.parent / "shared" / "testdata")
+DATA = ROOT.parent / "shared" / "testdata"
 
 PROSE = "The retry loop in src/store.py backs off with jitter; tests cover the race. "
 ADVERSARIAL: dict[str, str] = {

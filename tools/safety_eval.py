@@ -177,17 +177,15 @@ def flagged(texts: Iterable[tuple[str, str]], action: str = QUARANTINE,
 
 def main(argv: list[str] | None = None) -> int:
     """Print the scanner's figures on the test material (``--testdata DIR``, default the shared
-    material beside the checkout or ``$GITSTORE_TESTDATA``)."""
+    material beside the checkout)."""
     import argparse
-    import os
 
     from gitstore.safety.files import Allowlist
     from gitstore.safety.scanner import ConservativeScanner
 
     root = Path(__file__).resolve().parent.parent
     parser = argparse.ArgumentParser(prog="python -m tools.safety_eval", description=main.__doc__)
-    parser.add_argument("--testdata", type=Path,
-                        default=Path(os.environ.get("GITSTORE_TESTDATA") or root.parent / "shared" / "testdata"))
+    parser.add_argument("--testdata", type=Path, default=root.parent / "shared" / "testdata")
     data = parser.parse_args(argv).testdata
     if not data.is_dir():
         print(f"safety_eval: no test material at {data}", file=sys.stderr)
