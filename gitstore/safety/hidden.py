@@ -25,7 +25,6 @@ import bisect
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable
 
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
 _INVISIBLE = frozenset(
@@ -42,6 +41,8 @@ _LONG_HIDDEN_RUN = re.compile(_HIDDEN.pattern + f"{{{_LONG_RUN + 1},}}")
 # Characters whose kind depends on their neighbours: the zero-width joiner (emoji sequences),
 # tag characters (flag sequences) and variation selectors; every other one is hidden anywhere.
 _CONTEXTUAL = re.compile("[\u200d\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+_TAGS = re.compile("[\U000e0000-\U000e007f]")
+_IN_CONTEXT = re.compile("[\u200d\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 _CONTEXT_FREE = re.compile(
     "[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u200b\u200c\u2060-\u2064\u206a-\u206f"
     "\ufeff\u180e\u3164\uffa0\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
@@ -106,14 +107,11 @@ def _variation_selector_kind(text: str, i: int) -> str | None:
     return None
 
 
-def _contextual_kind(text: str, i: int, in_flag: Callable[[int], bool]) -> str | None:
-    """The quarantine kind of a character whose kind depends on its neighbours (a zero-width
-    joiner, a tag character, a variation selector), or None where it is legitimate there."""
-    char = text[i]
-    if char == "\u200d":
+def _contextual_kind(text: str, i: int) -> str | None:
+    """The quarantine kind of a zero-width joiner or a variation selector, whose kind depends
+    on its neighbours, or None where it is legitimate there."""
+    if text[i] == "\u200d":
         return _joiner_kind(text, i)
-    if 0xE0000 <= ord(char) <= 0xE007F:
-        return None if in_flag(i) else "tag-char"
     return _variation_selector_kind(text, i)
 
 
@@ -130,25 +128,32 @@ def _static_kind(char: str) -> str:
     return "variation-selector" if _is_variation_selector(char) else "control-char"
 
 
-def _flag_test(text: str) -> Callable[[int], bool]:
-    """Whether a position lies in an emoji flag sequence (looked up by bisection)."""
-    flags = [m.span() for m in _FLAG_TAGS.finditer(text)]
-    starts = [start for start, _ in flags]
+class _Flags:
+    """The emoji flag sequences of a text, to count the tag characters they hold in a span."""
 
-    def in_flag(i: int) -> bool:
-        n = bisect.bisect_right(starts, i) - 1
-        return n >= 0 and i < flags[n][1]
+    def __init__(self, text: str) -> None:
+        self.starts: list[int] = []
+        self.held = [0]  # tag characters in the flags before each one
+        for m in _FLAG_TAGS.finditer(text):
+            self.starts.append(m.start() + 1)  # where its tags start, after the black flag
+            self.held.append(self.held[-1] + m.end() - m.start() - 1)
 
-    return in_flag
+    def tags_within(self, start: int, end: int) -> int:
+        """Tag characters of the flags whose tags lie between START and END (a flag's tags are
+        one run of hidden characters: wholly inside or wholly outside a span no run crosses)."""
+        first = bisect.bisect_left(self.starts, start)
+        last = bisect.bisect_left(self.starts, end)
+        return self.held[last] - self.held[first]
 
 
 def hidden_counts(text: str) -> Counter[str]:
     """Counts of hidden, bidirectional and control characters, by kind.
 
-    Most kinds do not depend on where a character stands and are counted in bulk. Zero-width
-    joiners, tag characters and variation selectors are judged one at a time, in context,
-    except inside a long run of hidden characters, which has no legitimate reading (emoji and
-    flag sequences are short) and is counted in bulk. Linear in the text.
+    Most kinds do not depend on where a character stands and are counted in bulk, and so are
+    tag characters (all but those of emoji flag sequences). Zero-width joiners and variation
+    selectors are judged one at a time, in context, except inside a long run of hidden
+    characters, which has no legitimate reading (emoji and flag sequences are short) and is
+    counted in bulk. Linear in the text.
     """
     counts: Counter[str] = Counter()
     if "\u200b" in text or "\u200c" in text or "\u200d" in text:
@@ -160,11 +165,13 @@ def hidden_counts(text: str) -> Counter[str]:
     if text[0] == "\ufeff":
         counts["zero-width"] -= 1  # a byte order mark
     if _CONTEXTUAL.search(text):
-        in_flag, position = _flag_test(text), 0
+        flags, position = _Flags(text), 0
         for run in (*_LONG_HIDDEN_RUN.finditer(text), None):
             end = run.start() if run else len(text)
-            kinds = (_contextual_kind(text, m.start(), in_flag) for m in _CONTEXTUAL.finditer(text, position, end))
+            tags = len(_TAGS.findall(text, position, end)) - flags.tags_within(position, end)
+            kinds = (_contextual_kind(text, m.start()) for m in _IN_CONTEXT.finditer(text, position, end))
             counts.update(k for k in kinds if k)
+            counts["tag-char"] += tags
             if run:
                 counts.update(_static_kind(c) for c in _CONTEXTUAL.findall(run.group()))
                 position = run.end()
