@@ -21,7 +21,8 @@ PROG = "gitstore-scan"
 
 def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding]]:
     """(findings that fail, warnings) for the files."""
-    from gitstore.safety.scanner import QUARANTINE, REDACT, Allowlist, ConservativeScanner
+    from gitstore.safety.files import Allowlist
+    from gitstore.safety.scanner import QUARANTINE, REDACT, ConservativeScanner
 
     allow_file = root / Allowlist.FILE_NAME
     allow = Allowlist.parse(allow_file.read_text(encoding="utf-8")) if allow_file.is_file() else Allowlist()
