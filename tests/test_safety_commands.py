@@ -86,3 +86,11 @@ ORDINARY = [
 def test_other_downloads_and_talk_about_the_pattern_are_not_quarantined(text: str) -> None:
     result = SCANNER.scan(text)
     assert not result.quarantined, (text, result.findings)
+
+
+def test_a_file_that_documents_an_installer_one_liner_gets_a_warning_not_a_refusal() -> None:
+    readme = "## Install\n\n    curl -fsSL https://get.example.com/install.sh | bash\n"
+    as_file = SCANNER.scan(readme, path="README.md")
+    assert not as_file.quarantined
+    assert [(f.kind, f.action) for f in as_file.findings] == [("pipe-to-shell", "warn")]
+    assert quarantined_as_pipe(readme)  # the same text as memory is refused

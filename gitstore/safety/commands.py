@@ -1,6 +1,8 @@
 """Commands memory must not hand an agent to follow.
 
-- ``pipe-to-shell`` (quarantined): a download run as code without being looked at. A
+- ``pipe-to-shell`` (quarantined in memory text; a warning in a file's content, where an
+  installer's README documents its one-liner for people): a download run as code without being
+  looked at. A
   downloader (``curl``, ``wget``, PowerShell's ``iwr``/``irm``/``Invoke-WebRequest``/
   ``Invoke-RestMethod``/``Net.WebClient``) given something to fetch (a URL, a host name or a
   variable), piped into a shell (``sh``, ``bash``, ``zsh``..., through ``sudo`` or ``env``),

@@ -176,8 +176,8 @@ class ConservativeScanner:
             counts[(kind, QUARANTINE)] = count
         if injections := injection_count(view):
             counts[("prompt-injection", QUARANTINE)] = injections
-        if pipes := pipe_to_shell_count(view):
-            counts[("pipe-to-shell", QUARANTINE)] = pipes
+        if pipes := pipe_to_shell_count(view):  # a file may document one; memory never hands one on
+            counts[("pipe-to-shell", QUARANTINE if path is None else WARN)] = pipes
         hits = self._redactions(view, 0)
         if path is not None:
             hits = standing_in_file(text, path, hits, self.allow)
