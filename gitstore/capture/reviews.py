@@ -371,6 +371,12 @@ def _from_rest(builder: _Builder, snapshot: dict[str, Any], remove_deleted: bool
 def import_reviews(ctx: Context, path: Path, by: str, *, remove_deleted: bool = False) -> ImportReport:
     """Import a snapshot as one atomic append (episodes, events, the import record, audit)."""
     source, data, canonical = load_snapshot(path)
+    return import_loaded(ctx, source, data, canonical, by, remove_deleted=remove_deleted)
+
+
+def import_loaded(ctx: Context, source: str, data: Any, canonical: bytes, by: str, *,
+                  remove_deleted: bool = False) -> ImportReport:
+    """``import_reviews`` for a snapshot already read (``load_snapshot``'s three values)."""
     view = ctx.view()
     repository = _repository(source, data)
     if not ctx.scope.endswith("/" + repository.lower()) and not ctx.scope.lower().endswith("/" + repository.lower()):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -61,6 +61,46 @@ def reviews(
              "(what was imported is kept)")
     for source in data["removedText"]:
         echo(f"  removed the text of {source} (deleted at its source)")
+
+
+@import_app.command("github")
+def github(
+    repo: str = typer.Option(..., "--repo", metavar="OWNER/NAME", help="The repository on GitHub."),
+    since: Optional[str] = typer.Option(None, "--since", help="Pull requests updated since a time (2026-03-01) or an age (3d, 12h)."),
+    pulls: list[int] = typer.Option([], "--pr", metavar="N", help="Only this pull request (repeatable); --since is then ignored."),
+    api_url: Optional[str] = typer.Option(None, "--api-url", help="The REST API (default: $GITHUB_API_URL or https://api.github.com)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Where snapshots are saved (default: okf/.memory/inbox/github/)."),
+    by: Optional[str] = BY_OPTION,
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Fetch pull requests' review comments through the GitHub REST API ($GITHUB_TOKEN) and import them."""
+    from gitstore.capture.github import import_github, token_from_environment
+    from gitstore.records.times import time_or_age
+
+    ctx = Context.open()
+    when = time_or_age(since) if since is not None else None
+    report = import_github(ctx, repo, actor(ctx, by), since=when, pulls=pulls or None, api=api_url,
+                           token=token_from_environment(), out=out)
+    if as_json:
+        emit_json(report.to_json())
+        return
+    for pull in report.pulls:
+        echo(f"#{pull.pull} {_pull_line(pull.to_json())}")
+        for problem in pull.problems:
+            echo(f"  missing {problem}")
+    for problem in report.listing:
+        echo(f"  listing incomplete: {problem}")
+    state = "complete" if report.complete else "INCOMPLETE (see above)"
+    echo(f"{len(report.pulls)} pull request(s) from {report.repository} in {report.requests} request(s): {state}")
+
+
+def _pull_line(pull: dict[str, Any]) -> str:
+    if pull["outcome"] != "imported":
+        return "unchanged since its last import" if pull["outcome"] == "unchanged" else "import failed"
+    done = pull["import"]
+    counts = done["counts"]
+    return (f"imported {counts['comments']} comment(s), {counts['edits']} edit(s), {counts['reviews']} review(s) "
+            f"into {done['episodes']} new episode(s), {'complete' if done['complete'] else 'incomplete'}")
 
 
 def register(app: typer.Typer) -> None:

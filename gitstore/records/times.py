@@ -6,7 +6,7 @@ definition)."""
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from gitstore.errors import InvalidInput
 
@@ -85,3 +85,22 @@ def user_time(text: str) -> str:
 def now() -> str:
     """The current time in gitstore form."""
     return format_time(datetime.now(timezone.utc))
+
+
+_AGE = re.compile(r"^(\d{1,5})([hdw])$")
+
+
+def time_or_age(value: str, moment: datetime | None = None) -> str:
+    """A time a person typed for ``--since``: a date (``2026-03-01``), an ISO 8601 time with a
+    zone, or an age before now (``12h``, ``3d``, ``2w``)."""
+    text = value.strip()
+    age = _AGE.match(text)
+    if age:
+        hours = int(age.group(1)) * {"h": 1, "d": 24, "w": 168}[age.group(2)]
+        return format_time((moment or datetime.now(timezone.utc)) - timedelta(hours=hours))
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        text += "T00:00:00Z"
+    try:
+        return normalize_time(text)
+    except InvalidInput:
+        raise InvalidInput(f"{value!r} is neither a time (2026-03-01, ISO 8601) nor an age (12h, 3d, 2w)") from None

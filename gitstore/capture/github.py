@@ -1,0 +1,383 @@
+"""``gitstore import github``: pull requests' review comments through the GitHub REST API.
+
+For each pull request updated since a time (``GET /repos/O/N/pulls?state=all&sort=updated``,
+newest first, read until one is older) or each one named, it lists ``pulls/N/comments``
+(``pull-comments``), ``pulls/N/reviews`` (``reviews``) and ``issues/N/comments``
+(``issue-comments``), 100 a page, and keeps every response with its page number and ``Link``
+header: that is exactly a ``gitstore.github-snapshot/1``, which the review importer reads and
+judges for completeness. Nothing here decides completeness itself:
+
+- a page that cannot be fetched (after two retries for a server error or a dropped
+  connection) is left out, so the snapshot shows the gap and its import is incomplete;
+  later pages are still fetched (their address is the ``last`` link's with another page);
+- when GitHub says the rate limit is spent, nothing more is asked: what is missing is named;
+- a page of the pull-request listing that cannot be read makes the listing incomplete, said
+  in the report, since pull requests on it are not known at all.
+
+Each snapshot is saved (``okf/.memory/inbox/github/`` by default) and imported; one the store
+already holds (same digest) is not imported again. The HTTP client is a ``Http`` (replaceable);
+the default one sends the token only over HTTPS (or to this machine), never follows a redirect
+to another host, and gives up on a request after ``TIMEOUT`` seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol
+
+from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
+
+FORMAT = "gitstore.github-snapshot/1"
+DEFAULT_API = "https://api.github.com"
+PER_PAGE = 100
+TIMEOUT = 30
+RETRIES = 2
+MAX_PAGES = 1000  # per collection: 100,000 items
+MAX_BODY = 64 << 20
+COLLECTIONS = {"pull-comments": "pulls/{n}/comments", "reviews": "pulls/{n}/reviews",
+               "issue-comments": "issues/{n}/comments"}
+_REPO = re.compile(r"^[A-Za-z0-9._-]{1,100}/[A-Za-z0-9._-]{1,100}$")
+_REL = re.compile(r'<([^>]*)>;\s*rel="(next|last|prev|first)"')
+_PAGE = re.compile(r"([?&]page=)(\d+)")
+
+
+class Response(NamedTuple):
+    """One HTTP answer: status, headers (names in lower case) and body."""
+
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+
+
+class Http(Protocol):
+    """What fetching needs from an HTTP client."""
+
+    def get(self, url: str, headers: Mapping[str, str]) -> Response: ...
+
+
+class _SameHost(urllib.request.HTTPRedirectHandler):
+    """Follow a redirect only to the host asked (a renamed repository), never elsewhere."""
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
+        if urllib.parse.urlsplit(newurl).netloc != urllib.parse.urlsplit(req.full_url).netloc:
+            return None
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+class UrllibHttp:
+    """The default client: urllib, bounded in time and size."""
+
+    def __init__(self, timeout: float = TIMEOUT) -> None:
+        self.timeout = timeout
+        self.opener = urllib.request.build_opener(_SameHost())
+
+    def get(self, url: str, headers: Mapping[str, str]) -> Response:
+        request = urllib.request.Request(url, headers=dict(headers))
+        try:
+            with self.opener.open(request, timeout=self.timeout) as answer:
+                return Response(answer.status, _lower(answer.headers), answer.read(MAX_BODY))
+        except urllib.error.HTTPError as exc:
+            return Response(exc.code, _lower(exc.headers), exc.read(MAX_BODY))
+
+
+def _lower(headers: Any) -> dict[str, str]:
+    return {k.lower(): v for k, v in headers.items()} if headers is not None else {}
+
+
+@dataclass
+class Fetched:
+    """One pull request's snapshot and what could not be fetched for it."""
+
+    pull: int
+    snapshot: dict[str, Any]
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Fetch:
+    """Everything one run fetched."""
+
+    snapshots: list[Fetched] = field(default_factory=list)
+    listing: list[str] = field(default_factory=list)  # why the pull-request listing is incomplete
+    requests: int = 0
+
+
+class _Client:
+    """Requests against one repository's API, counting them and stopping at the rate limit."""
+
+    def __init__(self, http: Http, api: str, repo: str, token: str | None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.http, self.api, self.repo, self.sleep = http, api.rstrip("/"), repo, sleep
+        self.headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
+                        "User-Agent": "gitstore"}
+        if token:
+            _check_secure(self.api)
+            self.headers["Authorization"] = f"Bearer {token}"
+        self.host = urllib.parse.urlsplit(self.api).netloc
+        self.requests = 0
+        self.limited: str | None = None
+
+    def url(self, path: str, **query: Any) -> str:
+        return f"{self.api}/repos/{self.repo}/{path}?" + urllib.parse.urlencode({**query, "per_page": PER_PAGE})
+
+    def get(self, url: str) -> tuple[Response | None, str | None]:
+        """The answer for ``url``, or None and why not."""
+        if self.limited:
+            return None, self.limited
+        if urllib.parse.urlsplit(url).netloc != self.host:
+            return None, f"a link leads to another host ({urllib.parse.urlsplit(url).netloc})"
+        why = ""
+        for attempt in range(RETRIES + 1):
+            if attempt:
+                self.sleep(float(attempt))
+            self.requests += 1
+            try:
+                answer = self.http.get(url, self.headers)
+            except (OSError, ValueError) as exc:
+                why = f"no answer ({exc})"
+                continue
+            if answer.status == 401:
+                raise Refused(f"GitHub refused the token (401): {_message(answer)}")
+            if _rate_limited(answer):
+                self.limited = f"rate limit reached ({_message(answer)})"
+                return None, self.limited
+            if answer.status >= 500:
+                why = f"HTTP {answer.status}"
+                continue
+            if answer.status != 200:
+                return answer, f"HTTP {answer.status}: {_message(answer)}"
+            return answer, None
+        return None, why
+
+
+def _check_secure(api: str) -> None:
+    parts = urllib.parse.urlsplit(api)
+    if parts.scheme == "https":
+        return
+    if parts.scheme == "http" and parts.hostname in ("127.0.0.1", "localhost", "::1"):
+        return
+    raise UsageError(f"--api-url {api!r}: the token is sent only over https")
+
+
+def _rate_limited(answer: Response) -> bool:
+    if answer.status == 429:
+        return True
+    return answer.status == 403 and (answer.headers.get("x-ratelimit-remaining") == "0"
+                                     or "retry-after" in answer.headers)
+
+
+def _message(answer: Response) -> str:
+    try:
+        data = json.loads(answer.body)
+    except ValueError:
+        return answer.body[:120].decode("utf-8", "replace")
+    return str(data.get("message", ""))[:200] if isinstance(data, dict) else ""
+
+
+def _json_list(answer: Response) -> list[Any] | None:
+    try:
+        data = json.loads(answer.body)
+    except ValueError:
+        return None
+    return data if isinstance(data, list) else None
+
+
+def _links(header: str) -> dict[str, str]:
+    return {rel: url for url, rel in _REL.findall(header or "")}
+
+
+def _page_url(template: str, page: int) -> str:
+    return _PAGE.sub(lambda m: f"{m.group(1)}{page}", template, count=1)
+
+
+def _collection(client: _Client, name: str, first: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every page of one list (responses as the snapshot keeps them) and what is missing."""
+    responses: list[dict[str, Any]] = []
+    problems: list[str] = []
+    url: str | None = first
+    page, last, template = 1, None, first
+    while url is not None and page <= MAX_PAGES:
+        answer, why = client.get(url)
+        body = _json_list(answer) if answer is not None and why is None else None
+        if body is None:
+            problems.append(f"{name} page {page}: {why or 'not a JSON list'}")
+            if last is None or client.limited:
+                break  # where the rest is cannot be known, or nothing more may be asked
+            page += 1
+            url = _page_url(template, page) if page <= last else None
+            continue
+        link = answer.headers.get("link", "") if answer is not None else ""
+        responses.append({"collection": name, "page": page, "link": link, "body": body})
+        rels = _links(link)
+        numbered = _PAGE.search(rels.get("last", ""))
+        if numbered:
+            last, template = int(numbered.group(2)), rels["last"]
+        url = rels.get("next")
+        page += 1
+    return responses, problems
+
+
+def snapshot(client: _Client, repo: str, pull: dict[str, Any]) -> Fetched:
+    """One pull request's ``gitstore.github-snapshot/1``."""
+    number = pull["number"]
+    head = pull.get("head") if isinstance(pull.get("head"), dict) else {}
+    data: dict[str, Any] = {"format": FORMAT, "repository": repo, "pullRequest": number,
+                            "head": {"ref": head.get("ref"), "sha": head.get("sha")}, "responses": []}
+    fetched = Fetched(number, data)
+    for name, path in COLLECTIONS.items():
+        responses, problems = _collection(client, name, client.url(path.format(n=number), page=1))
+        data["responses"] += responses
+        fetched.problems += problems
+    return fetched
+
+
+def pull_requests(client: _Client, since: str | None) -> tuple[list[dict[str, Any]], list[str]]:
+    """Pull requests updated at or after ``since`` (all for None), newest first."""
+    from gitstore.records.times import normalize_time
+
+    found: list[dict[str, Any]] = []
+    problems: list[str] = []
+    url: str | None = client.url("pulls", state="all", sort="updated", direction="desc", page=1)
+    page = 1
+    while url is not None and page <= MAX_PAGES:
+        answer, why = client.get(url)
+        if answer is not None and answer.status == 404:
+            raise InvalidInput(f"GitHub has no repository {client.repo} that this token can read ({why})")
+        body = _json_list(answer) if answer is not None and why is None else None
+        if body is None:
+            problems.append(f"pull-request listing page {page}: {why or 'not a JSON list'}; "
+                            "pull requests listed there and after it were not read")
+            break
+        for pull in body:
+            if not isinstance(pull, dict) or not isinstance(pull.get("number"), int):
+                continue
+            if since is not None and normalize_time(str(pull.get("updated_at"))) < since:
+                return found, problems
+            found.append(pull)
+        url = _links(answer.headers.get("link", "")).get("next") if answer is not None else None
+        page += 1
+    return found, problems
+
+
+def fetch(repo: str, *, api: str = DEFAULT_API, token: str | None = None, since: str | None = None,
+          pulls: list[int] | None = None, http: Http | None = None,
+          sleep: Callable[[float], None] = time.sleep) -> Fetch:
+    """Fetch the snapshots of the pull requests asked for."""
+    if not _REPO.match(repo):
+        raise UsageError(f"--repo {repo!r} is not OWNER/NAME")
+    client = _Client(http or UrllibHttp(), api, repo, token, sleep)
+    result = Fetch()
+    if pulls:
+        chosen = [_one_pull(client, n) for n in pulls]
+    else:
+        chosen, result.listing = pull_requests(client, since)
+    for pull in chosen:
+        result.snapshots.append(snapshot(client, repo, pull))
+    result.requests = client.requests
+    return result
+
+
+def _one_pull(client: _Client, number: int) -> dict[str, Any]:
+    answer, why = client.get(client.url(f"pulls/{number}"))
+    if answer is None or why is not None:
+        raise InvalidInput(f"pull request #{number} of {client.repo} cannot be read ({why})")
+    try:
+        data = json.loads(answer.body)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise InvalidInput(f"pull request #{number} of {client.repo}: GitHub's answer is not a JSON object")
+    return {**data, "number": number}
+
+
+# -- saving and importing ------------------------------------------------------------------------
+
+@dataclass
+class PullResult:
+    """What happened to one pull request's snapshot."""
+
+    pull: int
+    file: str
+    outcome: str  # imported | unchanged | failed
+    problems: list[str]
+    imported: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pullRequest": self.pull, "file": self.file, "outcome": self.outcome,
+                "problems": self.problems, "import": self.imported}
+
+
+@dataclass
+class GithubReport:
+    """One ``gitstore import github`` run."""
+
+    repository: str
+    since: str | None
+    pulls: list[PullResult] = field(default_factory=list)
+    listing: list[str] = field(default_factory=list)
+    requests: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return not self.listing and all(
+            p.outcome == "unchanged" or (p.imported or {}).get("complete", False) for p in self.pulls)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"repository": self.repository, "since": self.since, "complete": self.complete,
+                "listingProblems": self.listing, "requests": self.requests,
+                "pullRequests": [p.to_json() for p in self.pulls]}
+
+
+def token_from_environment() -> str | None:
+    """``GITHUB_TOKEN``, else ``GH_TOKEN`` (what GitHub Actions and the GitHub CLI use)."""
+    return os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN") or None
+
+
+def api_from_environment() -> str:
+    """``GITHUB_API_URL`` (set on GitHub Actions, GitHub Enterprise too), else api.github.com."""
+    return os.environ.get("GITHUB_API_URL") or DEFAULT_API
+
+
+def import_github(ctx: Any, repo: str, by: str, *, since: str | None = None, pulls: list[int] | None = None,
+                  api: str | None = None, token: str | None = None, out: Path | None = None,
+                  http: Http | None = None, sleep: Callable[[float], None] = time.sleep) -> GithubReport:
+    """Fetch, save and import the snapshots; one failing import does not stop the others."""
+    from gitstore.capture.inbox import stored_snapshots
+    from gitstore.capture.reviews import import_loaded
+    from gitstore.records.canonical import canonicalize, sha256_digest
+
+    fetched = fetch(repo, api=api or api_from_environment(), token=token, since=since, pulls=pulls,
+                    http=http, sleep=sleep)
+    folder = out or ctx.workspace.state / "inbox" / "github"
+    folder.mkdir(parents=True, exist_ok=True)
+    report = GithubReport(repo, since, listing=fetched.listing, requests=fetched.requests)
+    stored = stored_snapshots(ctx)
+    for item in fetched.snapshots:
+        canonical = canonicalize(item.snapshot)
+        path = folder / f"{repo.replace('/', '--')}--pr-{item.pull}.json"
+        _save(path, canonical)
+        result = PullResult(item.pull, str(path), "unchanged", item.problems)
+        if sha256_digest(canonical) not in stored:
+            try:
+                done = import_loaded(ctx, "github-rest", item.snapshot, canonical, by)
+                result.outcome, result.imported = "imported", done.to_json()
+            except GitstoreError as exc:
+                result.outcome = "failed"
+                result.problems.append(str(exc))
+        report.pulls.append(result)
+    return report
+
+
+def _save(path: Path, data: bytes) -> None:
+    tmp = path.with_name("." + path.name + ".tmp")
+    tmp.write_bytes(data + b"\n")
+    os.replace(tmp, path)

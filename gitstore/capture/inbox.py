@@ -1,0 +1,122 @@
+"""A folder of review material imported as it fills: REST snapshots and webhook deliveries.
+
+A webhook receiver (or a job saving ``gitstore.github-snapshot/1`` files) drops ``*.json`` files
+into a folder; each call imports what is new there and remembers it locally (a ledger of the
+canonical digests it imported, kept to the files still present), so the folder is never
+changed and nothing is imported twice. Files whose name starts with a dot are left alone (a
+receiver writes there first, then renames).
+
+- Each REST snapshot is one import; one whose digest the store already holds is skipped.
+- New webhook deliveries are imported together, one import per repository they name.
+- A file that cannot be read or parsed is reported and retried next time; the others go on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gitstore.capture.reviews import import_loaded, load_snapshot
+from gitstore.errors import GitstoreError, InvalidInput
+from gitstore.context import Context
+from gitstore.records.canonical import canonicalize, sha256_digest
+
+
+@dataclass
+class FolderReport:
+    """What one pass over the folder did."""
+
+    imports: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    already: int = 0
+
+    @property
+    def incomplete(self) -> list[dict[str, Any]]:
+        return [i for i in self.imports if i["source"] == "github-rest" and not i["complete"]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"imports": self.imports, "problems": self.problems, "alreadyImported": self.already}
+
+
+def stored_snapshots(ctx: Context) -> set[str]:
+    """The snapshot digests of every import the store holds."""
+    return {i.record["snapshot"] for i in ctx.store.items(["import"])}
+
+
+def import_folder(ctx: Context, folder: Path, by: str, ledger: Path, *, remove_deleted: bool = False) -> FolderReport:
+    """Import what is new in ``folder``; ``ledger`` remembers what was."""
+    if not folder.is_dir():
+        raise InvalidInput(f"{folder}: no such folder of review snapshots or webhook deliveries")
+    known = _read_ledger(ledger)
+    report = FolderReport()
+    present: dict[str, str] = {}
+    deliveries: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    stored = stored_snapshots(ctx)
+    for path in _files(folder):
+        name = path.relative_to(folder).as_posix()
+        try:
+            source, data, canonical = load_snapshot(path)
+        except GitstoreError as exc:
+            report.problems.append(f"{name}: {exc}")
+            continue
+        digest = sha256_digest(canonical)
+        present[digest] = name
+        if digest in known or (source == "github-rest" and digest in stored):
+            report.already += 1
+            known[digest] = name
+            continue
+        if source == "github-rest":
+            if _import(ctx, report, [name], source, data, canonical, by, remove_deleted):
+                known[digest] = name
+        else:
+            for payload in data:
+                full = (payload.get("repository") or {}).get("full_name")
+                deliveries.setdefault(str(full), []).append((digest, payload))
+    for repository, items in sorted(deliveries.items()):
+        payloads = [p for _, p in items]
+        names = sorted({present[d] for d, _ in items})
+        if _import(ctx, report, names, "github-webhook", payloads, canonicalize(payloads), by, remove_deleted):
+            known.update({d: present[d] for d, _ in items})
+    _write_ledger(ledger, {d: n for d, n in known.items() if d in present})
+    return report
+
+
+def _import(ctx: Context, report: FolderReport, names: list[str], source: str, data: Any, canonical: bytes,
+            by: str, remove_deleted: bool) -> bool:
+    try:
+        done = import_loaded(ctx, source, data, canonical, by, remove_deleted=remove_deleted)
+    except GitstoreError as exc:
+        report.problems.append(f"{', '.join(names)}: {exc}")
+        return False
+    report.imports.append({"files": names, "source": source, **done.to_json()})
+    return True
+
+
+def _files(folder: Path) -> list[Path]:
+    found = []
+    for path in sorted(folder.rglob("*.json")):
+        parts = path.relative_to(folder).parts
+        if not any(p.startswith(".") for p in parts) and path.is_file():
+            found.append(path)
+    return found
+
+
+def _read_ledger(path: Path) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError):
+        return {}  # a damaged ledger only means re-reading: imports skip what is stored
+    files = data.get("files") if isinstance(data, dict) else None
+    return {k: v for k, v in files.items() if isinstance(v, str)} if isinstance(files, dict) else {}
+
+
+def _write_ledger(path: Path, files: dict[str, str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"files": dict(sorted(files.items()))}, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)

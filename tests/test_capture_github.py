@@ -1,0 +1,133 @@
+"""``gitstore import github`` against a real HTTP server on 127.0.0.1 serving recorded REST
+responses (GitHub's own objects, from the octokit webhook payloads): pagination through Link
+headers, the snapshot the review importer reads, completeness when a page is missing, the
+rate limit, a refused token, and nothing imported twice."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gitstore.capture.github import UrllibHttp, fetch, import_github
+from gitstore.capture.reviews import check_pages, import_reviews
+from gitstore.cli import main
+from gitstore.errors import Refused, UsageError
+from gitstore.context import Context
+
+from .conftest import shared
+from .github_server import REPO, FakeGitHub, recorded, serve
+from .world import ready_repo
+
+BY = "git:ci@example.com"
+
+
+@pytest.fixture
+def github() -> FakeGitHub:
+    return FakeGitHub(recorded(shared("reviews", "octokit-webhooks")))
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> Context:
+    return ready_repo(tmp_path / "hello", origin="https://github.com/Codertocat/Hello-World.git")
+
+
+def no_sleep(seconds: float) -> None:
+    pass
+
+
+def imports(ctx: Context) -> list[dict]:
+    return [i.record for i in ctx.store.items(["import"])]
+
+
+def test_pages_through_every_list_and_imports_a_complete_snapshot(ctx: Context, github: FakeGitHub) -> None:
+    with serve(github):
+        report = import_github(ctx, REPO, BY, since="2019-05-01T00:00:00.000000Z", api=github.url, token="t0k3n")
+    assert [p.pull for p in report.pulls] == [2], "a pull request older than --since is not read"
+    assert report.complete and report.listing == []
+    pull = report.pulls[0]
+    assert pull.outcome == "imported" and pull.imported["complete"] is True
+    assert pull.imported["counts"]["comments"] == 3 and pull.imported["counts"]["reviews"] == 1
+    saved = json.loads(Path(pull.file).read_text())
+    assert saved["format"] == "gitstore.github-snapshot/1" and saved["pullRequest"] == 2
+    assert saved["head"] == {"ref": "changes", "sha": recorded(shared("reviews", "octokit-webhooks"))["pulls"][0]["head"]["sha"]}
+    pages, missing = check_pages(saved["responses"])
+    assert missing == [] and [p["page"] for p in pages if p["collection"] == "pull-comments"] == [1, 2]
+    assert all(h.get("authorization") == "Bearer t0k3n" for _, h in github.requests)
+    assert all(h.get("x-github-api-version") == "2022-11-28" for _, h in github.requests)
+    assert ctx.store.verify().ok
+
+
+def test_the_snapshot_imports_like_the_same_objects_from_a_file(tmp_path: Path, ctx: Context, github: FakeGitHub) -> None:
+    with serve(github):
+        report = import_github(ctx, REPO, BY, pulls=[2], api=github.url, token=None)
+    other = ready_repo(tmp_path / "other", origin="https://github.com/Codertocat/Hello-World.git")
+    again = import_reviews(other, Path(report.pulls[0].file), BY)
+    assert again.record["snapshot"] == imports(ctx)[0]["snapshot"]
+    assert again.record["counts"] == imports(ctx)[0]["counts"]
+
+
+def test_a_missing_page_makes_the_import_incomplete_and_later_pages_still_come(ctx: Context, github: FakeGitHub) -> None:
+    github.lists["pulls/2/comments"] *= 2  # four comments: four pages
+    github.failing = {("pulls/2/comments", 2)}
+    with serve(github):
+        report = import_github(ctx, REPO, BY, pulls=[2], api=github.url, token="t", sleep=no_sleep)
+    pull = report.pulls[0]
+    assert not report.complete and pull.imported["complete"] is False
+    assert pull.imported["missing"] == [{"collection": "pull-comments", "from": 2, "to": 2}]
+    assert pull.problems == ["pull-comments page 2: HTTP 502"]
+    asked = [t for t, _ in github.requests if "/pulls/2/comments" in t]
+    assert sum("page=2" in t for t in asked) == 3, "a server error is retried twice"
+    assert any("page=4" in t for t in asked), "pages after a missing one are still fetched"
+
+
+def test_the_rate_limit_stops_asking_and_names_what_is_missing(ctx: Context, github: FakeGitHub) -> None:
+    with serve(github):
+        found = fetch(REPO, api=github.url, pulls=[2], http=UrllibHttp(), sleep=no_sleep)
+        github.status, github.headers = 403, {"x-ratelimit-remaining": "0"}
+        asked = len(github.requests)
+        limited = fetch(REPO, api=github.url, since=None, http=UrllibHttp(), sleep=no_sleep)
+    assert found.snapshots[0].problems == []
+    assert len(github.requests) == asked + 1, "after the limit nothing more is asked"
+    assert limited.snapshots == [] and "rate limit reached" in limited.listing[0]
+
+
+def test_a_refused_token_is_one_line_and_nothing_is_stored(ctx: Context, github: FakeGitHub,
+                                                            capsys: pytest.CaptureFixture[str],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    github.status = 401
+    monkeypatch.chdir(ctx.workspace.root)
+    monkeypatch.setenv("GITHUB_TOKEN", "expired")
+    with serve(github):
+        code = main(["import", "github", "--repo", REPO, "--api-url", github.url])
+        with pytest.raises(Refused):
+            fetch(REPO, api=github.url, token="x", pulls=[2], sleep=no_sleep)
+    assert code == 1
+    assert capsys.readouterr().err.strip() == "gitstore: error: GitHub refused the token (401): Bad credentials"
+    assert imports(ctx) == []
+
+
+def test_the_token_travels_only_over_https_or_to_this_machine() -> None:
+    with pytest.raises(UsageError, match="only over https"):
+        fetch(REPO, api="http://api.example.com", token="secret")
+    with pytest.raises(UsageError, match="OWNER/NAME"):
+        fetch("not a repo", api="https://api.github.com")
+
+
+def test_the_command_imports_once_then_reports_unchanged(ctx: Context, github: FakeGitHub,
+                                                         capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ctx.workspace.root)
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    with serve(github):
+        assert main(["import", "github", "--repo", REPO, "--api-url", github.url, "--since", "2019-05-01", "--by", BY]) == 0
+        first = capsys.readouterr().out
+        assert main(["import", "github", "--repo", REPO, "--api-url", github.url, "--since", "2019-05-01",
+                     "--by", BY, "--json"]) == 0
+        second = json.loads(capsys.readouterr().out)
+    assert first.splitlines()[0].startswith("#2 imported 3 comment(s)")
+    assert first.splitlines()[-1].endswith(": complete")
+    assert second["pullRequests"][0]["outcome"] == "unchanged" and second["complete"] is True
+    assert len(imports(ctx)) == 1, "an unchanged snapshot is not imported again"
+    assert not any("authorization" in h for _, h in github.requests), "no token, no Authorization header"
