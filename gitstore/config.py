@@ -11,7 +11,9 @@ it; a person may edit it. Its fields:
   problem in it switches automation off and says why, so a typo never switches it on;
 - ``delivery``: how much recall may hand an agent, judged by ``gitstore.deliver.limits``: any
   problem in it makes delivery inert (the delivery hook, which must start without loading git
-  bindings, reads the file with ``gitstore.deliver.place`` and judges only that section).
+  bindings, reads the file with ``gitstore.deliver.place`` and judges only that section);
+- ``loop``: the background loop's steps, read strictly by ``gitstore.sync.settings`` when a tick
+  runs (a bad section refuses the tick and is named by ``gitstore status``).
 
 Everything else is read strictly: an unknown field or a bad value is an error that names it and
 says which file to fix, never silently ignored.
@@ -36,7 +38,7 @@ STATE_DIR = Path("okf") / ".memory"
 CONFIG_NAME = "config.json"
 CONFIG_FILE = (STATE_DIR / CONFIG_NAME).as_posix()
 PROVIDERS = ("git", "sqlite", "jsonl", "memory")
-_SECTIONS = ("writer", "provider", "capture", "automation", "delivery")
+_SECTIONS = ("writer", "provider", "capture", "automation", "delivery", "loop")
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ class Config:
     capture_mode: str = DEFAULT_CAPTURE_MODE
     automation: Any = None  # the raw "automation" section (None: absent); see rules/autosafe.py
     delivery: Any = None  # the raw "delivery" section (None: absent); see deliver/limits.py
+    loop: Any = None  # the raw "loop" section (None: absent); see sync/settings.py
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"writer": self.writer, "provider": self.provider}
@@ -57,6 +60,8 @@ class Config:
             data["automation"] = self.automation
         if self.delivery is not None:
             data["delivery"] = self.delivery
+        if self.loop is not None:
+            data["loop"] = self.loop
         return data
 
 
@@ -100,7 +105,7 @@ def read_config(path: Path) -> Config:
     if provider not in PROVIDERS:
         raise InvalidInput(f"{path}: unknown provider {provider!r} (one of {', '.join(PROVIDERS)})")
     return Config(writer=writer, provider=provider, capture_mode=_capture_mode(path, data.get("capture")),
-                  automation=data.get("automation"), delivery=data.get("delivery"))
+                  automation=data.get("automation"), delivery=data.get("delivery"), loop=data.get("loop"))
 
 
 def _capture_mode(path: Path, section: Any) -> str:

@@ -60,9 +60,14 @@ class FakeGitHub:
     headers: dict[str, str] = field(default_factory=dict)
     requests: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     url: str = ""
+    hold: threading.Event | None = None  # when set, every answer waits for it (a slow GitHub)
+    arrived: threading.Event = field(default_factory=threading.Event)
 
     def answer(self, target: str, headers: dict[str, str]) -> tuple[int, dict[str, str], Any]:
         self.requests.append((target, headers))
+        self.arrived.set()
+        if self.hold is not None:
+            self.hold.wait(30)
         parts = urllib.parse.urlsplit(target)
         query = dict(urllib.parse.parse_qsl(parts.query))
         path = parts.path.removeprefix(f"/repos/{REPO}/")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from gitstore.config import Workspace
@@ -34,6 +36,24 @@ def status(as_json: bool = JSON_OPTION) -> None:
         typer.echo(f"  automation.kinds = {', '.join(auto['kinds'])}; minEvidence = {auto['minEvidence']}")
     for why in auto["disabledBecause"]:
         typer.echo(f"  automation disabled: {why}")
+    _loop(info["loop"])
+
+
+def _loop(loop: dict[str, Any]) -> None:
+    if loop["problem"]:
+        typer.echo(f"loop      configuration refused: {loop['problem']}")
+        return
+    if not loop["steps"]:
+        typer.echo("loop      no steps configured")
+        return
+    holder = loop["running"]
+    typer.echo("loop" + (f"      a tick is running (pid {holder.get('pid')}, since {holder.get('startedAt')})" if holder else ""))
+    for step in loop["steps"]:
+        last = step["last"]
+        seen = f"{last['status']} at {last['finishedAt']}: {last['line']}" if last else "never ran"
+        if not step["available"]:
+            seen = "unavailable in this version; " + seen
+        typer.echo(f"  {step['step']:<8} every {step['every']:<4} next {step['nextDue']}; last {seen}")
 
 
 def register(app: typer.Typer) -> None:

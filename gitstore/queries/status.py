@@ -34,7 +34,14 @@ def status(workspace: Workspace) -> dict[str, Any]:
                         "from": CONFIG_FILE if "capture" in config.to_json() else "default"},
             "automation": autosafe.settings(config).to_json(),
         },
+        "loop": _loop(workspace),
     }
+
+
+def _loop(workspace: Workspace) -> dict[str, Any]:
+    from gitstore.sync.tick import loop_status
+
+    return loop_status(workspace)
 
 
 __all__ = ["status"]

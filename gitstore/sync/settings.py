@@ -24,17 +24,16 @@ something other than what the team meant.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from gitstore.config import CONFIG_FILE, Config
 from gitstore.errors import InvalidInput
 
 MIN_EVERY = 60
 TIMEOUT_CEILING = 2 * 3600
-MIN_TIMEOUT = 5
+MIN_TIMEOUT = 1
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _DURATION = re.compile(r"^(\d{1,6})([smhdw])$")
 _COMMON = {"every", "timeout"}
@@ -81,16 +80,9 @@ def format_duration(seconds: int) -> str:
     return f"{seconds}s"
 
 
-def load(path: Path) -> LoopSettings:
-    """The loop settings in ``path`` (no steps when the file or the section is absent)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return LoopSettings()
-    except (OSError, ValueError) as exc:
-        raise InvalidInput(f"{path}: cannot read configuration ({exc})") from None
-    section = data.get("loop") if isinstance(data, dict) else None
-    return LoopSettings() if section is None else parse(section, str(path))
+def settings(config: Config) -> LoopSettings:
+    """The loop this clone's configuration asks for (no steps when it has no ``loop`` section)."""
+    return LoopSettings() if config.loop is None else parse(config.loop, CONFIG_FILE)
 
 
 def parse(section: Any, where: str = "config") -> LoopSettings:

@@ -1,0 +1,288 @@
+"""``gitstore tick``: one pass of the background loop, with no daemon of its own.
+
+Something the team already runs calls it (cron, a harness hook, a CI schedule). Each call:
+
+1. reads the ``loop`` section of the configuration strictly (``gitstore.sync.settings``): a
+   bad section refuses the whole tick;
+2. takes the loop's lock (``okf/.memory/loop/tick.lock``, an ``flock`` the kernel releases
+   when the process ends, however it ends); when another tick holds it, returns at once
+   saying which process holds it and since when;
+3. runs each configured step that is due (its ``every`` has passed since it last started), in
+   the order of the flow, each in a process of its own in a new session, stopped with its
+   whole process group when its ``timeout`` passes. A failing step is reported and the
+   others go on; a step whose stage is not installed is reported ``unavailable``;
+4. records each step's result as it finishes (``okf/.memory/loop/state.json``), so an
+   interrupted tick keeps what it did, and ``gitstore status`` shows the last results and
+   when each step is due next.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from gitstore.config import Workspace
+from gitstore.errors import GitstoreError, UsageError
+from gitstore.records.times import format_time, parse_time
+from gitstore.sync import settings as loop_settings
+from gitstore.sync.settings import LoopSettings, StepConfig, format_duration
+from gitstore.sync.steps import FAILED, NOT_DUE, STEPS, SUCCESS, TIMED_OUT, UNAVAILABLE, Outcome
+
+LOOP_DIR = "loop"
+STATE_FILE = "state.json"
+LOCK_FILE = "tick.lock"
+OUTPUT_LIMIT = 1 << 20
+
+Clock = Callable[[], datetime]
+Runner = Callable[[StepConfig, Path, "str | None"], Outcome]
+
+
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass
+class StepReport:
+    """One step of one tick."""
+
+    name: str
+    status: str
+    line: str
+    seconds: float = 0.0
+    next_due: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def render(self) -> str:
+        took = f" ({self.seconds:.1f}s)" if self.status != NOT_DUE and self.seconds else ""
+        return f"{self.name:<8} {self.status:<11} {self.line}{took}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"step": self.name, "status": self.status, "line": self.line, "seconds": round(self.seconds, 3),
+                "nextDue": self.next_due, "detail": self.detail}
+
+
+@dataclass
+class TickReport:
+    """What one ``gitstore tick`` did."""
+
+    ran: bool
+    steps: list[StepReport] = field(default_factory=list)
+    holder: dict[str, Any] | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if all(s.status in SUCCESS for s in self.steps) else 1
+
+    def render(self) -> list[str]:
+        if not self.ran:
+            holder = self.holder or {}
+            return [f"tick: another tick is running (pid {holder.get('pid', '?')}, started "
+                    f"{holder.get('startedAt', '?')}); this one did nothing"]
+        if not self.steps:
+            return ['tick: no steps configured (add a "loop" section to okf/.memory/config.json; '
+                    "see okf/wiki/loop.md)"]
+        return [s.render() for s in self.steps]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ran": self.ran, "holder": self.holder, "steps": [s.to_json() for s in self.steps],
+                "ok": self.exit_code == 0}
+
+
+# -- local state ----------------------------------------------------------------------------------
+
+def loop_folder(workspace: Workspace) -> Path:
+    return workspace.state / LOOP_DIR
+
+
+def read_state(folder: Path) -> dict[str, dict[str, Any]]:
+    """The last result of each step (empty when none was kept or the file is unreadable)."""
+    try:
+        data = json.loads((folder / STATE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    steps = data.get("steps") if isinstance(data, dict) else None
+    return {k: v for k, v in steps.items() if isinstance(v, dict)} if isinstance(steps, dict) else {}
+
+
+def _write_state(folder: Path, state: dict[str, dict[str, Any]]) -> None:
+    tmp = folder / (STATE_FILE + ".tmp")
+    tmp.write_text(json.dumps({"steps": state}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, folder / STATE_FILE)
+
+
+def next_due(config: StepConfig, last: dict[str, Any] | None) -> datetime | None:
+    """When a step is due next (None: now, it never ran or its record is unreadable)."""
+    started = (last or {}).get("startedAt")
+    try:
+        return parse_time(started) + timedelta(seconds=config.every) if started else None
+    except GitstoreError:
+        return None
+
+
+# -- the lock -------------------------------------------------------------------------------------
+
+@contextmanager
+def locked(folder: Path, now: datetime) -> Iterator[dict[str, Any] | None]:
+    """Hold the loop's lock for the block; yields None when held, else who holds it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield _holder(fd)
+            return
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps({"pid": os.getpid(), "startedAt": format_time(now)}).encode(), 0)
+        try:
+            yield None
+        finally:
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def _holder(fd: int) -> dict[str, Any]:
+    try:
+        data = json.loads(os.pread(fd, 4096, 0) or b"{}")
+    except ValueError:
+        data = {}
+    return data if isinstance(data, dict) else {}
+
+
+def running(workspace: Workspace) -> dict[str, Any] | None:
+    """Who holds the loop's lock now, or None."""
+    path = loop_folder(workspace) / LOCK_FILE
+    if not path.exists():
+        return None
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return _holder(fd)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+# -- running one step -----------------------------------------------------------------------------
+
+def run_in_child(config: StepConfig, root: Path, by: str | None) -> Outcome:
+    """Run a step in a process of its own, in a new session, bounded by its timeout."""
+    request = json.dumps({"step": config.name, "root": str(root), "options": config.options, "by": by})
+    child = subprocess.Popen([sys.executable, "-m", "gitstore.sync.steps"], cwd=root, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = child.communicate(request.encode(), timeout=config.timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(child)
+        return Outcome(TIMED_OUT, f"stopped after {format_duration(config.timeout)} (its timeout)")
+    finally:
+        _kill_group(child)  # anything it left behind in its session goes too
+    lines = out[-OUTPUT_LIMIT:].decode("utf-8", "replace").strip().splitlines()
+    try:
+        data = json.loads(lines[-1])
+        return Outcome(str(data["status"]), str(data["line"]), data.get("detail") or {})
+    except (IndexError, ValueError, KeyError, TypeError):
+        why = " ".join(err[-2000:].decode("utf-8", "replace").split())[-300:] or f"exit code {child.returncode}"
+        return Outcome(FAILED, f"the step ended without a result: {why}")
+
+
+def _kill_group(child: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if child.returncode is None:
+        try:
+            child.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+# -- one tick -------------------------------------------------------------------------------------
+
+def tick(start: str | Path = ".", *, force: bool = False, only: list[str] | None = None,
+         clock: Clock = _utc_now, runner: Runner = run_in_child) -> TickReport:
+    """Run the configured steps that are due (all of them with ``force``; ``only`` those named)."""
+    workspace = Workspace.find(start)
+    settings = loop_settings.settings(workspace.config)
+    chosen = _chosen(settings, only)
+    folder = loop_folder(workspace)
+    with locked(folder, clock()) as holder:
+        if holder is not None:
+            return TickReport(False, holder=holder)
+        report = TickReport(True)
+        state = read_state(folder)
+        for config in chosen:
+            report.steps.append(_step(config, state, folder, workspace.root, settings.by,
+                                      force or only is not None, clock, runner))
+        return report
+
+
+def _chosen(settings: LoopSettings, only: list[str] | None) -> list[StepConfig]:
+    if only is None:
+        return list(settings.steps)
+    configured = {s.name: s for s in settings.steps}
+    for name in only:
+        if name not in STEPS:
+            raise UsageError(f"no step {name!r} (steps: {', '.join(STEPS)})")
+        if name not in configured:
+            raise UsageError(f"step {name!r} is not configured in loop.steps of okf/.memory/config.json")
+    return [configured[n] for n in STEPS if n in only]
+
+
+def _step(config: StepConfig, state: dict[str, dict[str, Any]], folder: Path, root: Path, by: str | None,
+          force: bool, clock: Clock, runner: Runner) -> StepReport:
+    last = state.get(config.name)
+    due = next_due(config, last)
+    now = clock()
+    if not force and due is not None and now < due:
+        return StepReport(config.name, NOT_DUE, f"next due {format_time(due)} (every {format_duration(config.every)})",
+                          next_due=format_time(due))
+    began = time.monotonic()
+    outcome = runner(config, root, by) if STEPS[config.name].available() else Outcome(
+        UNAVAILABLE, f"{STEPS[config.name].needs} is not installed in this version of gitstore")
+    seconds = time.monotonic() - began
+    upcoming = format_time(now + timedelta(seconds=config.every))
+    record = {"startedAt": format_time(now), "finishedAt": format_time(clock()), "status": outcome.status,
+              "line": outcome.line, "seconds": round(seconds, 3),
+              "lastOk": format_time(now) if outcome.status in SUCCESS else (last or {}).get("lastOk")}
+    if outcome.status == UNAVAILABLE:  # it did not run: still due, and said again next tick
+        record["startedAt"] = (last or {}).get("startedAt")
+    state[config.name] = record
+    _write_state(folder, state)
+    return StepReport(config.name, outcome.status, outcome.line, seconds, upcoming, outcome.detail)
+
+
+# -- what status shows ----------------------------------------------------------------------------
+
+def loop_status(workspace: Workspace, clock: Clock = _utc_now) -> dict[str, Any]:
+    """The configured steps, their last results and when each is due; a bad section is named."""
+    try:
+        settings = loop_settings.settings(workspace.config)
+    except GitstoreError as exc:
+        return {"problem": str(exc), "steps": [], "running": None}
+    state = read_state(loop_folder(workspace))
+    steps = []
+    for config in settings.steps:
+        last = state.get(config.name)
+        due = next_due(config, last)
+        steps.append({"step": config.name, "every": format_duration(config.every),
+                      "timeout": format_duration(config.timeout), "available": STEPS[config.name].available(),
+                      "last": last, "nextDue": format_time(due) if due and due > clock() else "now"})
+    return {"problem": None, "steps": steps, "running": running(workspace)}

@@ -1,0 +1,211 @@
+"""``gitstore tick`` in a real repository: due steps only, each in a child process bounded in
+time, failures isolated, degraded never claimed as success, stages not installed reported as
+unavailable, two ticks never overlapping (real processes), and ``gitstore status``."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitstore.cli import main
+from gitstore.ops._context import Context
+from gitstore.sync import steps as step_registry
+from gitstore.sync.tick import loop_status, read_state, tick
+
+from .conftest import shared
+from .github_server import REPO, FakeGitHub, recorded, serve
+from .world import ready_repo
+
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+
+
+def configure(ctx: Context, loop: dict[str, Any]) -> None:
+    path = ctx.workspace.state / "config.json"
+    data = json.loads(path.read_text())
+    data["loop"] = loop
+    path.write_text(json.dumps(data))
+
+
+def at(moment: datetime) -> Any:
+    return lambda: moment
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> Context:
+    return ready_repo(tmp_path / "hello", origin="https://github.com/Codertocat/Hello-World.git")
+
+
+@pytest.fixture
+def inbox(ctx: Context) -> Path:
+    folder = ctx.workspace.root / "inbox"
+    folder.mkdir()
+    hooks = shared("reviews", "octokit-webhooks")
+    shutil.copy(hooks / "pull_request_review_comment" / "created.payload.json", folder / "1.json")
+    return folder
+
+
+def test_due_steps_run_in_order_and_the_rest_wait(ctx: Context, inbox: Path) -> None:
+    configure(ctx, {"by": "git:bot@example.com",
+                    "steps": {"publish": {"every": "1h"}, "reviews": {"every": "15m", "folder": "inbox"}}})
+    first = tick(ctx.workspace.root, clock=at(T0))
+    assert [(s.name, s.status) for s in first.steps] == [("reviews", "ok"), ("publish", "no-update")]
+    assert first.exit_code == 0 and "1 import(s), 1 new event(s)" in first.steps[0].line
+    later = tick(ctx.workspace.root, clock=at(T0 + timedelta(minutes=20)))
+    assert [(s.name, s.status) for s in later.steps] == [("reviews", "no-update"), ("publish", "not-due")]
+    assert later.steps[0].line.endswith("1 file(s) imported before")
+    assert later.steps[1].line == "next due 2026-03-02T10:00:00.000000Z (every 1h)"
+    again = tick(ctx.workspace.root, clock=at(T0 + timedelta(minutes=61)))
+    assert [s.status for s in again.steps] == ["no-update", "no-update"]
+    assert [s.status for s in tick(ctx.workspace.root, clock=at(T0 + timedelta(minutes=70))).steps] == ["not-due"] * 2
+    state = read_state(ctx.workspace.state / "loop")
+    assert state["publish"]["startedAt"] == "2026-03-02T10:01:00.000000Z" and state["reviews"]["status"] == "no-update"
+    assert len([i for i in ctx.store.items(["import"])]) == 1, "a delivery is imported once"
+
+
+def test_a_failing_step_is_reported_and_the_others_go_on(ctx: Context, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    configure(ctx, {"by": "git:bot@example.com",
+                    "steps": {"reviews": {"folder": "no-such-folder"}, "publish": {}}})
+    monkeypatch.chdir(ctx.workspace.root)
+    assert main(["tick"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("reviews  failed      ") and "no-such-folder: no such folder" in lines[0]
+    assert lines[1].startswith("publish  no-update   no-update: no project learning is in force")
+    assert main(["tick"]) == 0, "nothing is due a moment later"
+    assert [line.split()[1] for line in capsys.readouterr().out.splitlines()] == ["not-due", "not-due"]
+
+
+def test_an_incomplete_import_is_degraded_never_ok(ctx: Context, inbox: Path) -> None:
+    lists = recorded(shared("reviews", "octokit-webhooks"))
+    snapshot = {"format": "gitstore.github-snapshot/1", "repository": REPO, "pullRequest": 2, "head": None,
+                "responses": [{"collection": "pull-comments", "page": 1, "link": '<https://x/?page=2>; rel="next", '
+                               '<https://x/?page=2>; rel="last"', "body": lists["pulls/2/comments"][:1]},
+                              {"collection": "reviews", "page": 1, "link": "", "body": []},
+                              {"collection": "issue-comments", "page": 1, "link": "", "body": []}]}
+    (inbox / "1.json").unlink()
+    (inbox / "pr-2.json").write_text(json.dumps(snapshot))
+    (inbox / ".partial.json").write_text("{")  # a receiver still writing: left alone
+    configure(ctx, {"by": "git:bot@example.com", "steps": {"reviews": {"folder": "inbox"}}})
+    report = tick(ctx.workspace.root, clock=at(T0))
+    assert report.steps[0].status == "degraded" and report.exit_code == 1
+    assert "pr-2.json missing pages" in report.steps[0].line
+
+
+def test_a_stage_not_installed_is_unavailable_and_said_every_tick(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    configure(ctx, {"steps": {"sync": {"every": "1h"}, "publish": {}}})
+    missing = step_registry.Step("sync", "test", "gitstore.no_such_stage", step_registry.sync, 60, 60,
+                                 {"remote": str})
+    monkeypatch.setitem(step_registry.STEPS, "sync", missing)
+    for minutes in (0, 5):
+        report = tick(ctx.workspace.root, clock=at(T0 + timedelta(minutes=minutes)))
+        assert [(s.name, s.status) for s in report.steps][-1] == (
+            "sync", "unavailable"), "never skipped silently, never waiting as if it ran"
+        assert report.steps[-1].line == "gitstore.no_such_stage is not installed in this version of gitstore"
+        assert report.exit_code == 1
+
+
+def test_the_configuration_is_read_strictly(ctx: Context, capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ctx.workspace.root)
+    bad = [({"steps": {"dreams": {}}}, "loop.steps has an unknown step 'dreams'"),
+           ({"steps": {"dream": {"evry": "1d"}}}, "loop.steps.dream has an unknown field 'evry'"),
+           ({"steps": {"reviews": {}}}, "loop.steps.reviews needs 'folder'"),
+           ({"steps": {"publish": {"every": "often"}}}, "loop.steps.publish.every must be a duration"),
+           ({"steps": {"publish": {"timeout": "3h"}}}, "loop.steps.publish.timeout must be between 1s and 2h"),
+           ({"steps": {"publish": {"every": "10s"}}}, "loop.steps.publish.every must be at least 1m"),
+           ({"steps": {"github": {"repo": "acme"}}}, "loop.steps.github.repo must be OWNER/NAME"),
+           ({"steps": {"publish": {"claude": "yes"}}}, "loop.steps.publish.claude must be true or false"),
+           ({"stepz": {}}, "loop has an unknown field 'stepz'"),
+           ([], "loop must be a JSON object")]
+    for loop, message in bad:
+        configure(ctx, loop)  # type: ignore[arg-type]
+        assert main(["tick"]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("gitstore: error: ") and message in err and err.count("\n") == 1
+        assert loop_status(ctx.workspace)["problem"].endswith(err.split(": ", 3)[-1].strip())
+        assert main(["status"]) == 0, "status still works and names the problem"
+        assert "loop      configuration refused: " in capsys.readouterr().out
+    assert not (ctx.workspace.state / "loop" / "state.json").exists(), "a refused tick runs nothing"
+
+
+def test_status_shows_the_last_results_and_when_each_step_is_due(ctx: Context, inbox: Path,
+                                                                 capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    configure(ctx, {"by": "git:bot@example.com", "steps": {"reviews": {"folder": "inbox", "every": "1d"}}})
+    monkeypatch.chdir(ctx.workspace.root)
+    assert main(["status"]) == 0
+    assert "  reviews  every 1d   next now; last never ran" in capsys.readouterr().out
+    assert main(["tick"]) == 0
+    capsys.readouterr()
+    assert main(["status", "--json"]) == 0
+    loop = json.loads(capsys.readouterr().out)["loop"]
+    step = loop["steps"][0]
+    assert step["last"]["status"] == "ok" and step["nextDue"] != "now" and loop["running"] is None
+
+
+# -- real processes: the lock and the time bound ---------------------------------------------------
+
+def _gitstore(root: Path, *args: str) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_TOKEN", "GH_TOKEN")}
+    return subprocess.Popen([sys.executable, "-m", "gitstore", *args], cwd=root, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def test_two_ticks_never_overlap(ctx: Context) -> None:
+    github = FakeGitHub(recorded(shared("reviews", "octokit-webhooks")), hold=threading.Event())
+    with serve(github):
+        configure(ctx, {"by": "git:bot@example.com",
+                        "steps": {"github": {"repo": REPO, "apiUrl": github.url, "since": "2019-05-01"}}})
+        first = _gitstore(ctx.workspace.root, "tick")
+        try:
+            assert github.arrived.wait(60), "the first tick reached GitHub"
+            began = time.monotonic()
+            second = _gitstore(ctx.workspace.root, "tick")
+            out, err = second.communicate(timeout=60)
+            assert second.returncode == 0 and err == ""
+            assert out.startswith(f"tick: another tick is running (pid {first.pid}, started ")
+            assert out.rstrip().endswith("this one did nothing")
+            assert time.monotonic() - began < 30 and first.poll() is None, "it returned at once"
+            assert loop_status(ctx.workspace)["running"]["pid"] == first.pid
+        finally:
+            github.hold.set()
+        out, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err
+    assert out.startswith("github   ok          1 pull request(s) read, 1 imported")
+    assert loop_status(ctx.workspace)["running"] is None
+
+
+def test_a_step_past_its_timeout_is_stopped_with_its_processes(ctx: Context) -> None:
+    github = FakeGitHub(recorded(shared("reviews", "octokit-webhooks")), hold=threading.Event())
+    with serve(github):
+        configure(ctx, {"by": "git:bot@example.com",
+                        "steps": {"github": {"repo": REPO, "apiUrl": github.url, "timeout": "2s"}, "publish": {}}})
+        try:
+            report = tick(ctx.workspace.root, clock=at(T0))
+        finally:
+            github.hold.set()
+    assert [(s.name, s.status) for s in report.steps] == [("github", "timed-out"), ("publish", "no-update")]
+    assert report.steps[0].line == "stopped after 2s (its timeout)" and report.exit_code == 1
+    assert not _children_running("gitstore.sync.steps")
+
+
+def _children_running(marker: str) -> bool:
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if marker.encode() in (entry / "cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
