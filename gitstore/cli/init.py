@@ -14,10 +14,12 @@ from gitstore.cli._io import JSON_OPTION, emit_json
 
 def init(
     provider: Optional[str] = typer.Option(None, "--provider", metavar="PROVIDER", autocompletion=words(PROVIDERS), help="git (default), sqlite or jsonl."),
+    writer: Optional[str] = typer.Option(None, "--writer", help="This clone's writer id (default: a new random one); "
+                                         "a CI job keeps one across runs."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Set gitstore up here: writer id, git-ignored okf/.memory/, config, fetch refspecs."""
-    report = do_init(".", provider)
+    report = do_init(".", provider, writer)
     if as_json:
         emit_json(report.to_json())
         return

@@ -9,9 +9,9 @@ from typing import Any
 import pygit2
 
 from gitstore.config import CONFIG_NAME, STATE_DIR, Config, ensure_ignored, new_writer_id, read_config, write_config
-from gitstore.errors import Refused
+from gitstore.errors import Refused, UsageError
 from gitstore.providers import open_provider
-from gitstore.providers.git import PREFIX, GitProvider
+from gitstore.providers.git import PREFIX, WRITER_PATTERN, GitProvider
 from gitstore.scope import open_repository, repository_scope
 
 STATE_FOLDERS = ("inbox", "logs", "exports")
@@ -42,8 +42,13 @@ class InitReport:
                 "provider": self.provider, "created": self.created}
 
 
-def init(start: str | Path = ".", provider: str | None = None) -> InitReport:
-    """Set gitstore up in the repository containing ``start``; safe to run again."""
+def init(start: str | Path = ".", provider: str | None = None, writer: str | None = None) -> InitReport:
+    """Set gitstore up in the repository containing ``start``; safe to run again.
+
+    ``writer`` names this clone's writer instead of a fresh random id: a CI job that appends
+    from a new checkout each run keeps one writer (and one ref) across runs."""
+    if writer is not None and not WRITER_PATTERN.match(writer):
+        raise UsageError(f"--writer {writer!r} must be 1 to 64 lowercase letters, digits and dashes")
     repo = open_repository(start)
     root = Path(repo.workdir).resolve()
     state = root / STATE_DIR
@@ -65,8 +70,10 @@ def init(start: str | Path = ".", provider: str | None = None) -> InitReport:
                 f"this clone already uses the {config.provider} provider; "
                 f"changing it would hide stored records"
             )
+        if writer is not None and writer != config.writer:
+            raise Refused(f"this clone already writes as {config.writer}; a second writer id would split its records")
     else:
-        config = Config(writer=new_writer_id(), provider=provider or "git")
+        config = Config(writer=writer or new_writer_id(), provider=provider or "git")
         write_config(config_path, config)
         report.created.append(f"{STATE_DIR.as_posix()}/{CONFIG_NAME} (writer {config.writer})")
     report.writer, report.provider = config.writer, config.provider

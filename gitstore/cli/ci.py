@@ -1,0 +1,58 @@
+"""``gitstore ci``: the GitHub Actions workflows that run the loop and the gates."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from gitstore.cli._io import JSON_OPTION, emit_json, read_input
+from gitstore.errors import InvalidInput
+from gitstore.sync.ci import DEFAULT_CRON, DEFAULT_SINCE, DEFAULT_WRITER, Options, init_ci, report_body
+
+ci_app = typer.Typer(help="Write the GitHub Actions workflows: the scheduled memory loop and the pull-request gates.",
+                     no_args_is_help=True)
+
+
+@ci_app.command("init")
+def init(
+    install: Optional[str] = typer.Option(None, "--install", help="What the workflows pip-install (default: this gitstore's version)."),
+    writer: str = typer.Option(DEFAULT_WRITER, "--writer", help="The memory workflow's writer id, kept across runs."),
+    cron: str = typer.Option(DEFAULT_CRON, "--cron", help="When the memory workflow runs (UTC cron)."),
+    since: str = typer.Option(DEFAULT_SINCE, "--since", help="Pull requests updated within this age are imported each run."),
+    force: bool = typer.Option(False, "--force", help="Replace workflow files that differ from what would be written."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Write .github/workflows/gitstore-memory.yml (scheduled loop) and gitstore-gates.yml (pull requests)."""
+    from gitstore.scope import open_repository
+
+    root = Path(open_repository(".").workdir)
+    options = Options(writer=writer, cron=cron, since=since) if install is None else Options(install, writer, cron, since)
+    report = init_ci(root, options, force)
+    if as_json:
+        emit_json(report.to_json())
+        return
+    for entry in report.files:
+        typer.echo(f"{entry['action']:<9} {entry['path']}")
+    for part in report.left_out:
+        typer.echo(f"left out: {part}")
+    typer.echo("next: commit them; for the gates to run on the memory pull request, give the workflow an App "
+               "token (see the comment at the top of gitstore-memory.yml)")
+
+
+@ci_app.command("report")
+def report(
+    dream_json: str = typer.Argument(..., metavar="DREAM_JSON", help="A dream's report (gitstore dream --json), or - for standard input."),
+) -> None:
+    """Print the memory pull request's description (Markdown) from a dream's JSON report."""
+    try:
+        data = json.loads(read_input(dream_json, 64 << 20))
+    except ValueError:
+        raise InvalidInput(f"{dream_json}: not JSON (gitstore dream --json writes it)") from None
+    typer.echo(report_body(data), nl=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(ci_app, name="ci")

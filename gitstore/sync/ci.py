@@ -1,0 +1,439 @@
+"""``gitstore ci init``: the GitHub Actions workflows that run the loop and the gates.
+
+Two files under ``.github/workflows/``:
+
+- ``gitstore-memory.yml``, on a schedule and on demand: fetch the memory refs (a checkout
+  brings one commit of one branch and no ``refs/memory/``), set up this workflow's own writer,
+  verify, import the pull requests' review comments through the REST API with the workflow's
+  token, dream, push the memory refs, and open or update one pull request with the dream
+  report when there are new proposals;
+- ``gitstore-gates.yml``, on every pull request: the same fetch, gitstore's pre-commit gates
+  over the pull request's commits, and a provenance summary of its promotion commits.
+
+Steps for stages this version of gitstore does not have are left out, each replaced by a
+comment saying so, and listed in the report: the files never call a command that does not
+exist. The files are plain YAML with comments; a file that differs from what would be written
+is kept unless ``force``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gitstore._version import __version__
+from gitstore.errors import InvalidInput, Refused, UsageError
+from gitstore.sync.steps import STEPS
+
+WORKFLOWS = Path(".github") / "workflows"
+MEMORY = WORKFLOWS / "gitstore-memory.yml"
+GATES = WORKFLOWS / "gitstore-gates.yml"
+GATES_CONFIG = Path(".github") / "gitstore-pre-commit.yaml"
+DEFAULT_WRITER = "ci-github"
+DEFAULT_CRON = "17 4 * * *"
+DEFAULT_SINCE = "3d"
+BRANCH = "gitstore/memory"
+BOT_NAME = "github-actions[bot]"
+BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
+
+# the stages each optional part needs (their absence leaves the part out, said in the file)
+NEEDS = {"dream": STEPS["dream"].needs, "sync": STEPS["sync"].needs, "gates": "gitstore_validators",
+         "provenance": "gitstore.promote.branch"}
+
+
+def have(part: str) -> bool:
+    """Whether this gitstore has the stage a part of the workflows needs."""
+    try:
+        return importlib.util.find_spec(NEEDS[part]) is not None
+    except ImportError:
+        return False
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a team chooses when writing the workflows."""
+
+    install: str = f"gitstore=={__version__}"
+    writer: str = DEFAULT_WRITER
+    cron: str = DEFAULT_CRON
+    since: str = DEFAULT_SINCE
+
+
+@dataclass
+class CiReport:
+    """Which files were written or kept, and which parts were left out and why."""
+
+    files: list[dict[str, str]] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"files": self.files, "leftOut": self.left_out}
+
+
+# -- the shared steps -----------------------------------------------------------------------------
+
+def _fetch_step() -> str:
+    from gitstore.ops.setup import fetch_refspecs
+
+    specs = " \\\n            ".join(f"'{s}'" for s in fetch_refspecs("origin"))
+    return f"""\
+      # actions/checkout fetches one commit of one branch: the memory refs come only when asked
+      # for, with the refspecs `gitstore init` gives every clone (records fast-forward only).
+      - name: Fetch the memory refs
+        run: |
+          git fetch --no-tags origin \\
+            {specs}
+"""
+
+
+def _install_step(options: Options) -> str:
+    return f"""\
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "3.11"
+      - name: Install gitstore
+        run: python -m pip install '{options.install}'
+"""
+
+
+# -- gitstore-memory.yml --------------------------------------------------------------------------
+
+_MEMORY_HEAD = """\
+# gitstore: the memory loop, on a schedule and on demand (Actions > gitstore memory > Run workflow).
+#
+# Written by `gitstore ci init` (gitstore @VERSION@); edit it freely, or run
+# `gitstore ci init --force` to write it again. Each run fetches the memory refs, verifies
+# them, imports the pull requests' review comments through the GitHub REST API with this
+# workflow's token, dreams, pushes the memory refs it wrote (as the writer @WRITER@, one ref
+# across runs), and opens or updates one pull request (branch @BRANCH@) with the dream report
+# when there are new proposals. People decide proposals with `gitstore show` / `accept` /
+# `reject` on their own clones; the memory travels through this repository's refs.
+#
+# Tokens. Pull requests opened with the default GITHUB_TOKEN trigger no other workflows
+# (GitHub's rule against recursive runs), so the gates of gitstore-gates.yml would not run on
+# the memory pull request, and GitHub refuses to let GITHUB_TOKEN open pull requests at all
+# unless Settings > Actions > General > "Allow GitHub Actions to create and approve pull
+# requests" is on. To have the gates run, use a GitHub App's token instead: create an App with
+# read and write access to contents and pull requests, install it on this repository, store
+# its id as the Actions variable GITSTORE_APP_ID and its private key as the secret
+# GITSTORE_APP_PRIVATE_KEY. The "App token" step then mints a token for each run and every
+# step below uses it; without the variable, they use GITHUB_TOKEN.
+name: gitstore memory
+
+on:
+  schedule:
+    - cron: "@CRON@"
+  workflow_dispatch:
+    inputs:
+      since:
+        description: Import pull requests updated since a date (2026-03-01) or an age (3d)
+        required: false
+        default: "@SINCE@"
+
+permissions:
+  contents: write        # push the memory refs and the report branch
+  pull-requests: write   # open or update the memory pull request
+
+concurrency:
+  group: gitstore-memory  # one run at a time: the writer's ref moves fast-forward only
+  cancel-in-progress: false
+
+jobs:
+  memory:
+    runs-on: ubuntu-latest
+    timeout-minutes: 30
+    env:
+      GITSTORE_WRITER: @WRITER@
+      SINCE: ${{ inputs.since || '@SINCE@' }}
+    steps:
+      - name: App token (optional; see the comment at the top)
+        id: app
+        if: vars.GITSTORE_APP_ID != ''
+        uses: actions/create-github-app-token@v1
+        with:
+          app-id: ${{ vars.GITSTORE_APP_ID }}
+          private-key: ${{ secrets.GITSTORE_APP_PRIVATE_KEY }}
+      - uses: actions/checkout@v4
+        with:
+          token: ${{ steps.app.outputs.token || github.token }}
+"""
+
+_SETUP = """\
+      # This workflow writes as one writer across runs: its own refs come back from the remote
+      # into the local namespace (and only there), so each run appends fast-forward to them.
+      - name: Set up gitstore as this workflow's writer
+        id: setup
+        run: |
+          git config user.name '@BOT_NAME@'
+          git config user.email '@BOT_EMAIL@'
+          for kind in records payloads; do
+            fetched="refs/memory/v1/remotes/origin/$kind/shared/$GITSTORE_WRITER"
+            if git rev-parse -q --verify "$fetched" >/dev/null; then
+              git update-ref "refs/memory/v1/$kind/shared/$GITSTORE_WRITER" "$fetched"
+              git update-ref -d "$fetched"
+            fi
+          done
+          gitstore init --writer "$GITSTORE_WRITER"
+          gitstore verify
+      - name: Import the pull requests' review comments
+        id: import
+        env:
+          GITHUB_TOKEN: ${{ steps.app.outputs.token || github.token }}
+        run: gitstore import github --repo "$GITHUB_REPOSITORY" --since "$SINCE"
+"""
+
+_DREAM = """\
+      - name: Dream
+        id: dream
+        run: |
+          gitstore dream --json > "$RUNNER_TEMP/dream.json" || echo "::warning::the dream did not complete (see its report)"
+          echo "proposed=$(jq '.proposed | length' "$RUNNER_TEMP/dream.json")" >> "$GITHUB_OUTPUT"
+"""
+
+_NO_DREAM = """\
+      # Dream: left out, this version of gitstore has no dream stage (gitstore.dream); after an
+      # upgrade, `gitstore ci init --force` adds it and the memory pull request.
+"""
+
+_PUSH_GIT = """\
+      # Records move fast-forward only; a payload snapshot is a parentless commit, replaced whole.
+      - name: Push the memory refs
+        if: ${{ !cancelled() && steps.setup.outcome == 'success' }}
+        run: |
+          specs=()
+          for kind in records payloads; do
+            ref="refs/memory/v1/$kind/shared/$GITSTORE_WRITER"
+            plus=""; [ "$kind" = payloads ] && plus="+"
+            if git rev-parse -q --verify "$ref" >/dev/null; then specs+=("$plus$ref:$ref"); fi
+          done
+          if [ ${#specs[@]} -gt 0 ]; then git push --no-verify origin "${specs[@]}"; else echo "nothing written"; fi
+"""
+
+_PUSH_SYNC = """\
+      - name: Sync the memory refs
+        if: ${{ !cancelled() && steps.setup.outcome == 'success' }}
+        run: gitstore sync origin
+"""
+
+_PULL_REQUEST = """\
+      - name: Open or update the memory pull request
+        if: steps.dream.outputs.proposed != '' && steps.dream.outputs.proposed != '0'
+        env:
+          GH_TOKEN: ${{ steps.app.outputs.token || github.token }}
+          PROPOSED: ${{ steps.dream.outputs.proposed }}
+        run: |
+          gitstore ci report "$RUNNER_TEMP/dream.json" > "$RUNNER_TEMP/body.md"
+          title="gitstore: $PROPOSED new proposal(s) waiting for review"
+          git switch -C '@BRANCH@'
+          gitstore publish || true    # learnings accepted since: AGENTS.md's section and the index
+          git add -A
+          git commit -q --allow-empty -m "$title" -m "The dream report is in the pull request's description."
+          git push --force origin 'HEAD:refs/heads/@BRANCH@'
+          if [ "$(gh pr view '@BRANCH@' --json state -q .state 2>/dev/null)" = OPEN ]; then
+            gh pr edit '@BRANCH@' --title "$title" --body-file "$RUNNER_TEMP/body.md"
+          else
+            gh pr create --head '@BRANCH@' --title "$title" --body-file "$RUNNER_TEMP/body.md"
+          fi
+"""
+
+
+_SETUP_SYNC = """\
+      - name: Set up gitstore as this workflow's writer, and sync
+        id: setup
+        run: |
+          git config user.name '@BOT_NAME@'
+          git config user.email '@BOT_EMAIL@'
+          gitstore init --writer "$GITSTORE_WRITER"
+          gitstore sync origin
+"""
+
+
+def memory_workflow(options: Options, dream: bool, sync: bool) -> str:
+    """The text of ``gitstore-memory.yml``; with ``gitstore sync``, it fetches, verifies and
+    pushes, and the git commands that stand in for it are left out."""
+    setup = _SETUP_SYNC + _SETUP[_SETUP.index("      - name: Import"):] if sync else _fetch_step() + _SETUP
+    parts = [_MEMORY_HEAD, _install_step(options), setup, _DREAM if dream else _NO_DREAM,
+             _PUSH_SYNC if sync else _PUSH_GIT]
+    if dream:
+        parts.append(_PULL_REQUEST)
+    return _fill("".join(parts), options)
+
+
+# -- gitstore-gates.yml ---------------------------------------------------------------------------
+
+_GATES_HEAD = """\
+# gitstore: the gates on every pull request, and where its promoted learnings come from.
+#
+# Written by `gitstore ci init` (gitstore @VERSION@). The gates are gitstore's pre-commit
+# hooks (configured in .github/gitstore-pre-commit.yaml), run over the pull request's
+# commits: records, promotion commits, the OKF wiki, Agent Skills and the safety scan. They
+# read the repository's memory, so the memory refs are fetched first. A pull request opened
+# with the default GITHUB_TOKEN does not start this workflow (see gitstore-memory.yml).
+name: gitstore gates
+
+on:
+  pull_request:
+
+permissions:
+  contents: read
+
+jobs:
+  gates:
+    runs-on: ubuntu-latest
+    timeout-minutes: 20
+    env:
+      BASE: ${{ github.event.pull_request.base.sha }}
+      HEAD: ${{ github.event.pull_request.head.sha }}
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0  # every commit of the pull request, and its base
+"""
+
+_GATES_RUN = """\
+      - name: Gates (pre-commit with gitstore's hooks)
+        run: >-
+          pre-commit run --config @GATES_CONFIG@ --hook-stage manual
+          --from-ref "$BASE" --to-ref "$HEAD" --show-diff-on-failure --color never
+"""
+
+_NO_GATES = """\
+      # Gates: left out, this version of gitstore has no pre-commit gates (gitstore_validators).
+"""
+
+_PROVENANCE = """\
+      - name: Provenance of promoted learnings
+        if: ${{ !cancelled() }}
+        run: gitstore provenance "$BASE..$HEAD" --markdown | tee -a "$GITHUB_STEP_SUMMARY"
+"""
+
+_NO_PROVENANCE = """\
+      # Provenance: left out, this version of gitstore has no promotion stage (gitstore.promote).
+"""
+
+
+def gates_workflow(options: Options, gates: bool, provenance: bool) -> str:
+    """The text of ``gitstore-gates.yml``."""
+    parts = [_GATES_HEAD, _install_step(options), _fetch_step(), _GATES_RUN if gates else _NO_GATES,
+             _PROVENANCE if provenance else _NO_PROVENANCE]
+    return _fill("".join(parts), options)
+
+
+def gates_config() -> str:
+    """``.github/gitstore-pre-commit.yaml``: gitstore's hooks as local hooks over the console
+    scripts the workflow installed (no hook repository to clone)."""
+    from gitstore.sync.hooks import local_hooks
+
+    return ("# gitstore's gates for pre-commit, run by .github/workflows/gitstore-gates.yml with the\n"
+            "# gitstore it installed. Written by `gitstore ci init`.\n" + local_hooks())
+
+
+def _fill(text: str, options: Options) -> str:
+    values = {"@VERSION@": __version__, "@WRITER@": options.writer, "@CRON@": options.cron, "@SINCE@": options.since,
+              "@BRANCH@": BRANCH, "@BOT_NAME@": BOT_NAME, "@BOT_EMAIL@": BOT_EMAIL,
+              "@GATES_CONFIG@": GATES_CONFIG.as_posix()}
+    for key, value in values.items():
+        text = text.replace(key, value)
+    return text
+
+
+# -- writing --------------------------------------------------------------------------------------
+
+def check(options: Options) -> None:
+    """Refuse options that would make a broken workflow."""
+    import re
+
+    from gitstore.providers.git import WRITER_PATTERN
+    from gitstore.records.times import time_or_age
+
+    if not WRITER_PATTERN.match(options.writer):
+        raise UsageError(f"--writer {options.writer!r} must be lowercase letters, digits and dashes")
+    if len(options.cron.split()) != 5 or not re.fullmatch(r"[0-9*/,\- ]+", options.cron):
+        raise UsageError(f"--cron {options.cron!r} is not five cron fields such as '17 4 * * *'")
+    time_or_age(options.since)
+    if not options.install.strip() or any(c in options.install for c in "'\n\\"):
+        raise UsageError(f"--install {options.install!r} must be one pip requirement (no quotes)")
+
+
+def planned(options: Options) -> tuple[dict[Path, str], list[str]]:
+    """The files to write and the parts left out, for this version of gitstore."""
+    check(options)
+    dream, sync, gates, provenance = (have(p) for p in ("dream", "sync", "gates", "provenance"))
+    files = {MEMORY: memory_workflow(options, dream, sync)}
+    left_out = []
+    if not dream:
+        left_out.append("dream and the memory pull request: this gitstore has no dream stage")
+    if not sync:
+        left_out.append("gitstore sync: the memory refs are fetched and pushed with git")
+    if gates or provenance:
+        files[GATES] = gates_workflow(options, gates, provenance)
+    else:
+        left_out.append("the pull-request workflow: this gitstore has neither gates nor provenance")
+    if gates:
+        files[GATES_CONFIG] = gates_config()
+    elif provenance:
+        left_out.append("the gates: this gitstore has no pre-commit gates")
+    return files, left_out
+
+
+def init_ci(root: Path, options: Options, force: bool = False) -> CiReport:
+    """Write the workflows under ``root``; a file that differs is kept unless ``force``."""
+    files, left_out = planned(options)
+    differing = [p for p, text in files.items() if (root / p).exists() and (root / p).read_text(encoding="utf-8") != text]
+    if differing and not force:
+        names = ", ".join(p.as_posix() for p in differing)
+        raise Refused(f"{names} differ from what gitstore would write (edited?); --force replaces them")
+    report = CiReport(left_out=left_out)
+    for path, text in files.items():
+        target = root / path
+        action = "unchanged" if target.exists() and target.read_text(encoding="utf-8") == text else (
+            "replaced" if target.exists() else "created")
+        if action != "unchanged":
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        report.files.append({"path": path.as_posix(), "action": action})
+    return report
+
+
+# -- the memory pull request's description --------------------------------------------------------
+
+SHOWN = 30
+
+
+def report_body(dream: Any) -> str:
+    """The memory pull request's description from a dream's ``--json`` report."""
+    if not isinstance(dream, dict) or not isinstance(dream.get("proposed"), list):
+        raise InvalidInput("not a dream report (gitstore dream --json): no list of proposals")
+    proposed = [p for p in dream["proposed"] if isinstance(p, dict)]
+    lines = ["## New proposals waiting for review", "",
+             f"The dream {dream.get('status', '?')} with {len(proposed)} new proposal(s), "
+             f"{len(dream.get('heldBack') or [])} theme(s) held back as contested and "
+             f"{len(dream.get('rejected') or [])} rejected.", ""]
+    if proposed:
+        lines += ["| proposal | title | category | audience | independent origins |", "|---|---|---|---|---|"]
+        for entry in proposed[:SHOWN]:
+            origins = (entry.get("signals") or {}).get("origins", "?")
+            cells = [f"`{entry.get('id', '?')}`", _cell(entry.get("title")), _cell(entry.get("category")),
+                     _cell(entry.get("audience")), str(origins)]
+            lines.append("| " + " | ".join(cells) + " |")
+        if len(proposed) > SHOWN:
+            lines.append(f"\n... and {len(proposed) - SHOWN} more (`gitstore proposals`).")
+        lines.append("")
+    missing = (dream.get("completeness") or {}).get("missing") or []
+    if missing:
+        lines += [f"**The dream saw an incomplete window:** {'; '.join(map(str, missing[:5]))}.", ""]
+    lines += ["### Deciding", "",
+              "Proposals are decided by people on their own clones, never by merging this pull request:", "",
+              "```sh", "git fetch origin            # brings the memory refs (gitstore init added them)",
+              "gitstore proposals", "gitstore show ID            # what a reviewer sees, with the reviewDigest",
+              "gitstore accept ID --review-digest sha256:...   # or reject", "gitstore sync  # or push your writer's refs",
+              "```", "",
+              "This branch carries what `gitstore publish` wrote for learnings accepted so far "
+              "(AGENTS.md's managed section and the continual-learning index); the next run updates it.", ""]
+    return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    return " ".join(str(value if value is not None else "-").split()).replace("|", "\\|")[:120]

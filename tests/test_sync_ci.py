@@ -1,0 +1,208 @@
+"""``gitstore ci init``: the workflows validate against the published GitHub Actions schema, say
+what they must (tokens, explicit memory fetch), leave out what this gitstore cannot do, keep an
+edited file; and the memory workflow's own shell steps, run with bash against a real bare
+remote from a checkout made as actions/checkout makes it, import, append as one writer across
+runs, and push fast-forward."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from ruamel.yaml import YAML
+
+from gitstore.cli import main
+from gitstore.errors import InvalidInput, Refused, UsageError
+from gitstore.ops.setup import fetch_refspecs
+from gitstore.sync import ci
+from gitstore.sync.ci import GATES, MEMORY, Options, gates_workflow, init_ci, memory_workflow, report_body
+
+from .conftest import shared
+from .github_server import REPO, FakeGitHub, recorded, serve
+from .world import ready_repo
+
+SCHEMA = json.loads((Path(__file__).parent / "schemas" / "github-workflow.json").read_text())
+ORIGIN = f"https://github.com/{REPO}.git"
+
+
+def load(text: str) -> dict[str, Any]:
+    return YAML(typ="safe").load(text)
+
+
+def steps_of(workflow: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    job = next(iter(workflow["jobs"].values()))
+    return {s.get("name") or s["uses"]: s for s in job["steps"]}
+
+
+@pytest.mark.parametrize("dream,sync", [(False, False), (True, False), (True, True)])
+def test_the_memory_workflow_validates_and_says_what_it_must(dream: bool, sync: bool) -> None:
+    text = memory_workflow(Options(), dream, sync)
+    workflow = load(text)
+    jsonschema.Draft7Validator(SCHEMA).validate(workflow)
+    assert workflow["on"]["schedule"] == [{"cron": "17 4 * * *"}] and "workflow_dispatch" in workflow["on"]
+    assert workflow["permissions"] == {"contents": "write", "pull-requests": "write"}
+    assert "trigger no other workflows" in text and "GITSTORE_APP_PRIVATE_KEY" in text
+    steps = steps_of(workflow)
+    if sync:
+        assert "Fetch the memory refs" not in steps and "gitstore sync origin" in steps["Sync the memory refs"]["run"]
+    else:
+        fetch = steps["Fetch the memory refs"]["run"]
+        assert all(f"'{spec}'" in fetch for spec in fetch_refspecs("origin")), "init's refspecs, explicitly"
+    assert ("Open or update the memory pull request" in steps) == dream
+    assert ("has no dream stage" in text) == (not dream)
+    if dream:
+        opened = steps["Open or update the memory pull request"]["run"]
+        assert "gh pr create" in opened and "gh pr edit" in opened and "gitstore ci report" in opened
+
+
+@pytest.mark.parametrize("gates,provenance", [(True, True), (False, True), (True, False)])
+def test_the_gates_workflow_validates(gates: bool, provenance: bool) -> None:
+    workflow = load(gates_workflow(Options(), gates, provenance))
+    jsonschema.Draft7Validator(SCHEMA).validate(workflow)
+    assert list(workflow["on"]) == ["pull_request"] and workflow["permissions"] == {"contents": "read"}
+    steps = steps_of(workflow)
+    assert steps["actions/checkout@v4"]["with"] == {"fetch-depth": 0}
+    assert "Fetch the memory refs" in steps
+    assert ("Gates (pre-commit with gitstore's hooks)" in steps) == gates
+    assert ("Provenance of promoted learnings" in steps) == provenance
+
+
+def test_the_schema_is_not_a_rubber_stamp() -> None:
+    workflow = load(memory_workflow(Options(), True, False))
+    workflow["jobs"]["memory"]["steps"][0]["uses"] = 3
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft7Validator(SCHEMA).validate(workflow)
+
+
+def test_init_writes_keeps_an_edited_file_and_replaces_it_when_forced(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    monkeypatch.chdir(root)
+    assert main(["ci", "init", "--writer", "ci-nightly", "--cron", "0 3 * * 1"]) == 0
+    out = capsys.readouterr().out
+    assert f"created   {MEMORY.as_posix()}" in out
+    written = (root / MEMORY).read_text()
+    assert "GITSTORE_WRITER: ci-nightly" in written and '- cron: "0 3 * * 1"' in written
+    if not ci.have("dream"):
+        assert "left out: dream and the memory pull request: this gitstore has no dream stage" in out
+    assert main(["ci", "init", "--writer", "ci-nightly", "--cron", "0 3 * * 1", "--json"]) == 0
+    assert {f["action"] for f in json.loads(capsys.readouterr().out)["files"]} == {"unchanged"}
+    (root / MEMORY).write_text(written.replace("timeout-minutes: 30", "timeout-minutes: 60"))
+    assert main(["ci", "init"]) == 1
+    assert "differ from what gitstore would write (edited?); --force replaces them" in capsys.readouterr().err
+    assert "timeout-minutes: 60" in (root / MEMORY).read_text(), "an edited workflow is kept"
+    assert main(["ci", "init", "--force"]) == 0
+    assert "replaced  .github/workflows/gitstore-memory.yml" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("options,message", [
+    (Options(writer="CI Bot"), "--writer"), (Options(cron="daily"), "--cron"),
+    (Options(install="gitstore'; rm -rf /"), "--install"), (Options(since="yesterday"), "neither a time"),
+])
+def test_options_that_would_break_the_workflow_are_refused(tmp_path: Path, options: Options, message: str) -> None:
+    with pytest.raises((UsageError, InvalidInput), match=message):
+        init_ci(tmp_path, options)
+    assert not (tmp_path / ".github").exists()
+
+
+def test_the_pull_request_description_from_a_dream_report() -> None:
+    dream = {"status": "complete", "proposed": [
+        {"id": "lrn_" + "a" * 32, "title": "Retries | use jitter", "category": "convention", "audience": "project",
+         "signals": {"origins": 3}}], "heldBack": [{}], "rejected": [],
+        "completeness": {"missing": ["pull-comments of #7 pages 2-2"]}}
+    body = report_body(dream)
+    assert f"| `lrn_{'a' * 32}` | Retries \\| use jitter | convention | project | 3 |" in body
+    assert "1 new proposal(s), 1 theme(s) held back" in body and "pages 2-2" in body
+    assert "never by merging this pull request" in body
+    with pytest.raises(InvalidInput):
+        report_body({"status": "blocked"})
+
+
+# -- the memory workflow's shell steps, run for real -----------------------------------------------
+
+def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def runner_env(bare: Path, api: str, tmp: Path) -> dict[str, str]:
+    """The environment a GitHub runner gives the steps, with the repository's URL led to a
+    local bare repository for git only."""
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_TOKEN", "GH_TOKEN")}
+    env.update(PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}", GITHUB_REPOSITORY=REPO,
+               GITHUB_API_URL=api, RUNNER_TEMP=str(tmp), GITHUB_OUTPUT=str(tmp / "output"),
+               GIT_CONFIG_COUNT="1", GIT_CONFIG_KEY_0=f"url.{bare}.insteadOf", GIT_CONFIG_VALUE_0=ORIGIN)
+    return env
+
+
+def checkout(bare: Path, target: Path, env: dict[str, str]) -> None:
+    """What actions/checkout@v4 does: one commit of one branch, nothing else."""
+    sha = git(bare, "rev-parse", "refs/heads/main").strip()
+    git(target.parent, "init", "-q", str(target), env=env)
+    git(target, "remote", "add", "origin", ORIGIN, env=env)
+    git(target, "fetch", "-q", "--no-tags", "--prune", "--depth=1", "origin", f"+{sha}:refs/remotes/origin/main", env=env)
+    git(target, "checkout", "-q", "--force", "-B", "main", "refs/remotes/origin/main", env=env)
+
+
+def run_steps(workflow: dict[str, Any], names: list[str], cwd: Path, env: dict[str, str]) -> None:
+    """Run the named steps' scripts the way a runner does (bash -eo pipefail), job env first."""
+    job = workflow["jobs"]["memory"]
+    steps = steps_of(workflow)
+    for name in names:
+        script = steps[name]["run"]
+        assert "${{" not in script, "expressions stay in env and if, never in a script"
+        step_env = {**env, "GITSTORE_WRITER": job["env"]["GITSTORE_WRITER"], "SINCE": "2019-05-01"}
+        done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=cwd,
+                              env=step_env, capture_output=True, text=True)
+        assert done.returncode == 0, f"{name}: {done.stdout}{done.stderr}"
+
+
+def test_the_memory_workflow_steps_run_against_a_bare_remote(tmp_path: Path) -> None:
+    developer = ready_repo(tmp_path / "dev", origin=ORIGIN)
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(developer.workspace.root, "push", "-q", str(bare), "main")
+    workflow = load(memory_workflow(Options(), dream=False, sync=False))
+    steps = ["Fetch the memory refs", "Set up gitstore as this workflow's writer",
+             "Import the pull requests' review comments", "Push the memory refs"]
+    github = FakeGitHub(recorded(shared("reviews", "octokit-webhooks")))
+    tips = []
+    with serve(github):
+        for run in (1, 2):
+            work = tmp_path / f"run{run}"
+            work.mkdir()
+            env = runner_env(bare, github.url, work)
+            checkout(bare, work / "checkout", env)
+            run_steps(workflow, steps, work / "checkout", env)
+            tips.append(git(bare, "rev-parse", "refs/memory/v1/records/shared/ci-github").strip())
+            github.lists["issues/2/comments"] = [{**github.lists["issues/2/comments"][0], "id": 77,
+                                                  "body": "Please keep the changelog.", "updated_at": "2019-05-20T10:00:00Z"}]
+    assert tips[0] != tips[1]
+    assert git(bare, "merge-base", "--is-ancestor", tips[0], tips[1]) == "", "the second run appended fast-forward"
+    refs = git(bare, "for-each-ref", "--format=%(refname)", "refs/memory").split()
+    assert refs == ["refs/memory/v1/payloads/shared/ci-github", "refs/memory/v1/records/shared/ci-github"]
+    git(developer.workspace.root, "fetch", "-q", str(bare), *fetch_refspecs("origin"))
+    imports = [i.record for i in developer.store.items(["import"])]
+    assert len(imports) == 2 and all(i["complete"] for i in imports)
+    assert {e.record["payload"].get("text") for e in developer.store.items(["event"], payloads=True)} >= {
+        "Please keep the changelog."}
+
+
+def test_init_keeps_one_writer_across_runs_and_refuses_a_second(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    monkeypatch.chdir(root)
+    assert main(["init", "--writer", "Not Valid"]) == 2
+    assert "--writer 'Not Valid' must be 1 to 64 lowercase letters" in capsys.readouterr().err
+    assert main(["init", "--writer", "ci-github", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["writer"] == "ci-github"
+    assert main(["init", "--writer", "ci-github"]) == 0
+    assert main(["init", "--writer", "ci-other"]) == 1
+    assert "already writes as ci-github" in capsys.readouterr().err
