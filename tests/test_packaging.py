@@ -30,6 +30,7 @@ def test_the_wheel_carries_the_contracts_and_hook_adapters(wheel: Path) -> None:
     assert "gitstore/_contracts/v1/examples/invalid/index.json" in names
     assert "gitstore/py.typed" in names
     assert any(n.startswith("gitstore/_hooks/") for n in names)
+    assert "gitstore/_precommit/hooks.yaml" in names
 
 
 GATES = ("records", "promotion", "okf", "skills", "scan")

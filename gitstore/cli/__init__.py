@@ -53,6 +53,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("mcp", "Serve recall and show over MCP on standard input and output (read-only; needs gitstore[mcp])."),
     "tick": ("tick", "Run the loop's configured steps that are due (import, dream, publish, sync), each bounded in time."),
     "ci": ("ci", "Write the GitHub Actions workflows: the scheduled memory loop and the pull-request gates."),
+    "provenance": ("provenance", "List the promotion commits of a range with their learnings and digests, and whether they verify."),
     "publish": ("publish", "Write accepted project learnings into AGENTS.md's managed section and the continual-learning index."),
     "promote": ("promote", "Promote an accepted learning into the wiki or skills, as one reviewable commit on its own branch."),
     "export": ("export", "Export learnings in force for a purpose; records every item and the grants behind it."),

@@ -284,8 +284,8 @@ jobs:
     runs-on: ubuntu-latest
     timeout-minutes: 20
     env:
-      BASE: ${{ github.event.pull_request.base.sha }}
-      HEAD: ${{ github.event.pull_request.head.sha }}
+      BASE_SHA: ${{ github.event.pull_request.base.sha }}
+      HEAD_SHA: ${{ github.event.pull_request.head.sha }}
     steps:
       - uses: actions/checkout@v4
         with:
@@ -296,7 +296,7 @@ _GATES_RUN = """\
       - name: Gates (pre-commit with gitstore's hooks)
         run: >-
           pre-commit run --config @GATES_CONFIG@ --hook-stage manual
-          --from-ref "$BASE" --to-ref "$HEAD" --show-diff-on-failure --color never
+          --from-ref "$BASE_SHA" --to-ref "$HEAD_SHA" --show-diff-on-failure --color never
 """
 
 _NO_GATES = """\
@@ -306,7 +306,7 @@ _NO_GATES = """\
 _PROVENANCE = """\
       - name: Provenance of promoted learnings
         if: ${{ !cancelled() }}
-        run: gitstore provenance "$BASE..$HEAD" --markdown | tee -a "$GITHUB_STEP_SUMMARY"
+        run: gitstore provenance "$BASE_SHA..$HEAD_SHA" --markdown | tee -a "$GITHUB_STEP_SUMMARY"
 """
 
 _NO_PROVENANCE = """\

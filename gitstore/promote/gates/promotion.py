@@ -270,18 +270,29 @@ def check(files: Sequence[str], root: Path, start: str | None, end: str | None) 
     message_file = None if (start or end) else _message_file(root, files)
     if message_file is not None:
         return judge(_pending(root, message_file), memory)
-    head = end or "HEAD"
     if not end and git("rev-parse", "--verify", "--quiet", "HEAD", cwd=root, check=False).returncode != 0:
         return []  # nothing committed yet
-    commits = [(sha, message) for sha, message in _range(root, start, head) if "Gitstore-" in message]
+    return [f for judged in judge_range(root, start, end or "HEAD", memory) for f in judged.findings]
+
+
+@dataclass
+class Judged:
+    """One commit of a range that carries ``Gitstore-*`` trailers, and what the gate found."""
+
+    sha: str
+    message: str
+    findings: list[Finding]
+
+
+def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Memory]) -> list[Judged]:
+    """The commits of ``start..end`` (``end``'s commits on no remote without a start) that carry
+    ``Gitstore-*`` trailers, oldest first, each with its findings (none: it verifies)."""
+    commits = [(sha, message) for sha, message in _range(root, start, end) if "Gitstore-" in message]
     if not commits:
         return []
-    tip_sha = git("rev-parse", head, cwd=root).stdout.decode().strip()
+    tip_sha = git("rev-parse", end, cwd=root).stdout.decode().strip()
     tip = Change(tip_sha[:12], "", {}, _reader(root, tip_sha))
-    findings: list[Finding] = []
-    for sha, message in commits:
-        findings += judge(_commit(root, sha, message), memory, tip)
-    return findings
+    return [Judged(sha, message, judge(_commit(root, sha, message), memory, tip)) for sha, message in commits]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
