@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from gitstore.cli import main
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.sync import steps as step_registry
 from gitstore.sync.tick import loop_status, read_state, tick
 

@@ -31,7 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("doctor", "Check the set-up: init, provider, capture hooks, recent hook errors, refspecs, what a push sends."),
     "hooks": ("hooks", "Install, remove and check the harness capture hooks."),
     "capture": ("capture", "Read a harness hook's JSON from standard input and capture the session."),
-    "import": ("import_", "Backfill memory from transcripts and review snapshots."),
+    "import": ("import_", "Backfill memory from transcripts, review snapshots and GitHub pull requests."),
     "episodes": ("episodes", "List the evidence episodes (review threads, agent sessions); --grep searches their text."),
     "evidence": ("evidence", "Show one episode's events with their text and the EPISODE:EVENT ids propose takes."),
     "scan": ("scan", "Scan files for hidden characters, prompt injection, secrets and home paths."),

@@ -1,4 +1,4 @@
-"""``gitstore import``: backfill memory from transcripts and review snapshots."""
+"""``gitstore import``: backfill memory from transcripts, review snapshots and GitHub pull requests."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from gitstore.context import Context
 from gitstore.errors import UsageError
 from gitstore.records.vocabulary import HARNESSES
 
-import_app = typer.Typer(help="Backfill memory from transcripts and review snapshots.", no_args_is_help=True)
+import_app = typer.Typer(help="Backfill memory from transcripts, review snapshots and GitHub pull requests.",
+                         no_args_is_help=True)
 
 
 @import_app.command("transcript")

@@ -88,7 +88,7 @@ def _folder(root: Path, value: str) -> Path:
 def reviews(root: Path, options: dict[str, Any], by: str | None) -> Outcome:
     """Import what is new in a folder of review snapshots or webhook deliveries."""
     from gitstore.capture.inbox import import_folder
-    from gitstore.ops._context import Context
+    from gitstore.context import Context
 
     ctx = Context.open(str(root))
     report = import_folder(ctx, _folder(root, options["folder"]), _person(root, by),
@@ -105,7 +105,7 @@ def reviews(root: Path, options: dict[str, Any], by: str | None) -> Outcome:
 def github(root: Path, options: dict[str, Any], by: str | None) -> Outcome:
     """Fetch and import pull requests' review comments through the GitHub REST API."""
     from gitstore.capture.github import import_github, token_from_environment
-    from gitstore.ops._context import Context
+    from gitstore.context import Context
     from gitstore.records.times import time_or_age
 
     ctx = Context.open(str(root))
