@@ -120,7 +120,7 @@ def test_the_pull_request_description_from_a_dream_report() -> None:
         "completeness": {"missing": ["pull-comments of #7 pages 2-2"]}}
     body = report_body(dream)
     assert f"| `lrn_{'a' * 32}` | Retries \\| use jitter | convention | project | 3 |" in body
-    assert "1 new proposal(s), 1 theme(s) held back" in body and "pages 2-2" in body
+    assert "Dream complete: 1 new proposal(s), 1 theme(s) held back" in body and "pages 2-2" in body
     assert "never by merging this pull request" in body
     with pytest.raises(InvalidInput):
         report_body({"status": "blocked"})

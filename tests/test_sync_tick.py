@@ -209,3 +209,17 @@ def _children_running(marker: str) -> bool:
         except OSError:
             continue
     return False
+
+
+@pytest.mark.skipif(step_registry.STEPS["sync"].available(), reason="gitstore sync is part of this gitstore")
+def test_sync_is_unavailable_until_gitstore_sync_exists(ctx: Context) -> None:
+    configure(ctx, {"steps": {"sync": {"remote": "origin"}}})
+    [step] = tick(ctx.workspace.root, clock=at(T0)).steps
+    assert (step.status, step.line) == ("unavailable", "gitstore.sync.remote is not installed in this version of gitstore")
+
+
+@pytest.mark.skipif(not step_registry.STEPS["dream"].available(), reason="this gitstore has no dream stage")
+def test_the_dream_step_runs_the_dream(ctx: Context) -> None:
+    configure(ctx, {"by": "git:bot@example.com", "steps": {"dream": {"since": "30d"}}})
+    [step] = tick(ctx.workspace.root, clock=at(T0)).steps
+    assert step.status == "no-update" and step.line.startswith("dream complete: no-update, 0 proposed")

@@ -408,7 +408,7 @@ def report_body(dream: Any) -> str:
         raise InvalidInput("not a dream report (gitstore dream --json): no list of proposals")
     proposed = [p for p in dream["proposed"] if isinstance(p, dict)]
     lines = ["## New proposals waiting for review", "",
-             f"The dream {dream.get('status', '?')} with {len(proposed)} new proposal(s), "
+             f"Dream {dream.get('status', '?')}: {len(proposed)} new proposal(s), "
              f"{len(dream.get('heldBack') or [])} theme(s) held back as contested and "
              f"{len(dream.get('rejected') or [])} rejected.", ""]
     if proposed:
@@ -428,11 +428,17 @@ def report_body(dream: Any) -> str:
               "Proposals are decided by people on their own clones, never by merging this pull request:", "",
               "```sh", "git fetch origin            # brings the memory refs (gitstore init added them)",
               "gitstore proposals", "gitstore show ID            # what a reviewer sees, with the reviewDigest",
-              "gitstore accept ID --review-digest sha256:...   # or reject", "gitstore sync  # or push your writer's refs",
+              "gitstore accept ID --review-digest sha256:...   # or reject", _share_line(),
               "```", "",
               "This branch carries what `gitstore publish` wrote for learnings accepted so far "
               "(AGENTS.md's managed section and the continual-learning index); the next run updates it.", ""]
     return "\n".join(lines)
+
+
+def _share_line() -> str:
+    if have("sync"):
+        return "gitstore sync               # shares the decision"
+    return "git push origin 'refs/memory/v1/records/shared/*:refs/memory/v1/records/shared/*'   # shares it"
 
 
 def _cell(value: Any) -> str:
