@@ -64,12 +64,15 @@ def test_due_steps_run_in_order_and_the_rest_wait(ctx: Context, inbox: Path) -> 
     assert [(s.name, s.status) for s in later.steps] == [("reviews", "no-update"), ("publish", "not-due")]
     assert later.steps[0].line.endswith("1 file(s) imported before")
     assert later.steps[1].line == "next due 2026-03-02T10:00:00.000000Z (every 1h)"
+    hooks = shared("reviews", "octokit-webhooks")
+    shutil.copy(hooks / "issue_comment" / "created.payload.json", inbox / "2.json")
     again = tick(ctx.workspace.root, clock=at(T0 + timedelta(minutes=61)))
-    assert [s.status for s in again.steps] == ["no-update", "no-update"]
+    assert [s.status for s in again.steps] == ["ok", "no-update"], "a delivery dropped later comes in"
+    assert again.steps[0].line.startswith("1 import(s), 1 new event(s), 1 file(s) imported before")
     assert [s.status for s in tick(ctx.workspace.root, clock=at(T0 + timedelta(minutes=70))).steps] == ["not-due"] * 2
     state = read_state(ctx.workspace.state / "loop")
-    assert state["publish"]["startedAt"] == "2026-03-02T10:01:00.000000Z" and state["reviews"]["status"] == "no-update"
-    assert len([i for i in ctx.store.items(["import"])]) == 1, "a delivery is imported once"
+    assert state["publish"]["startedAt"] == "2026-03-02T10:01:00.000000Z" and state["reviews"]["status"] == "ok"
+    assert len([i for i in ctx.store.items(["import"])]) == 2, "each delivery is imported once"
 
 
 def test_a_failing_step_is_reported_and_the_others_go_on(ctx: Context, capsys: pytest.CaptureFixture[str],

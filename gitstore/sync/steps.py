@@ -1,7 +1,8 @@
 """The steps a tick can run, registered by name in ``STEPS``, each one function.
 
-A step function takes the repository root, its options (checked by ``gitstore.sync.settings``)
-and who it acts as, runs one stage through its library function, and returns an ``Outcome``:
+A step function takes a ``Call`` (the repository root, its options as checked by
+``gitstore.sync.settings``, who it acts as, and when it last succeeded), runs one stage through
+its library function, and returns an ``Outcome``:
 
 - ``ok``: it did something; ``no-update``: there was nothing to do;
 - ``degraded``: it ran but saw or did only part of its work (an import missing pages, a dream
@@ -43,7 +44,20 @@ class Outcome:
         return {"status": self.status, "line": self.line, "detail": self.detail}
 
 
-Run = Callable[[Path, dict[str, Any], "str | None"], Outcome]
+@dataclass(frozen=True)
+class Call:
+    """What a step is run with."""
+
+    root: Path
+    options: dict[str, Any] = field(default_factory=dict)
+    by: str | None = None
+    last_ok: str | None = None  # when its last successful run started: where incremental work resumes
+
+    def to_json(self) -> dict[str, Any]:
+        return {"root": str(self.root), "options": self.options, "by": self.by, "lastOk": self.last_ok}
+
+
+Run = Callable[[Call], Outcome]
 
 
 @dataclass(frozen=True)
@@ -85,15 +99,15 @@ def _folder(root: Path, value: str) -> Path:
 
 # -- the steps ------------------------------------------------------------------------------------
 
-def reviews(root: Path, options: dict[str, Any], by: str | None) -> Outcome:
+def reviews(call: Call) -> Outcome:
     """Import what is new in a folder of review snapshots or webhook deliveries."""
     from gitstore.capture.inbox import import_folder
     from gitstore.context import Context
 
-    ctx = Context.open(str(root))
-    report = import_folder(ctx, _folder(root, options["folder"]), _person(root, by),
+    ctx = Context.open(str(call.root))
+    report = import_folder(ctx, _folder(call.root, call.options["folder"]), _person(call.root, call.by),
                            ctx.workspace.state / "loop" / "reviews-imported.json",
-                           remove_deleted=options.get("removeDeleted", False))
+                           remove_deleted=call.options.get("removeDeleted", False))
     events = sum(i["events"] for i in report.imports)
     line = f"{len(report.imports)} import(s), {events} new event(s), {report.already} file(s) imported before"
     if report.problems or report.incomplete:
@@ -102,15 +116,28 @@ def reviews(root: Path, options: dict[str, Any], by: str | None) -> Outcome:
     return Outcome(OK if report.imports else NO_UPDATE, line, report.to_json())
 
 
-def github(root: Path, options: dict[str, Any], by: str | None) -> Outcome:
+def _since(call: Call) -> str:
+    """Pull requests updated since ``since`` when configured; else since an hour before the last
+    successful run started (updates in between are not missed); else the last week."""
+    from datetime import timedelta
+
+    from gitstore.records.times import format_time, parse_time, time_or_age
+
+    if "since" in call.options:
+        return time_or_age(call.options["since"])
+    if call.last_ok:
+        return format_time(parse_time(call.last_ok) - timedelta(hours=1))
+    return time_or_age("7d")
+
+
+def github(call: Call) -> Outcome:
     """Fetch and import pull requests' review comments through the GitHub REST API."""
     from gitstore.capture.github import import_github, token_from_environment
     from gitstore.context import Context
-    from gitstore.records.times import time_or_age
 
-    ctx = Context.open(str(root))
-    report = import_github(ctx, options["repo"], _person(root, by), since=time_or_age(options.get("since", "7d")),
-                           api=options.get("apiUrl"), token=token_from_environment())
+    ctx = Context.open(str(call.root))
+    report = import_github(ctx, call.options["repo"], _person(call.root, call.by), since=_since(call),
+                           api=call.options.get("apiUrl"), token=token_from_environment())
     imported = [p for p in report.pulls if p.outcome == "imported"]
     line = (f"{len(report.pulls)} pull request(s) read, {len(imported)} imported, "
             f"{report.requests} request(s)")
@@ -120,13 +147,13 @@ def github(root: Path, options: dict[str, Any], by: str | None) -> Outcome:
     return Outcome(OK if imported else NO_UPDATE, line, report.to_json())
 
 
-def dream(root: Path, options: dict[str, Any], by: str | None) -> Outcome:
+def dream(call: Call) -> Outcome:
     """Propose learnings from recurring themes (``gitstore dream``)."""
     from gitstore.dream.run import Request, dream as run_dream  # type: ignore[import-not-found]
     from gitstore.records.times import time_or_age
 
-    since = time_or_age(options["since"]) if "since" in options else None
-    report = run_dream(root, Request(by=_person(root, by), since=since), notify=lambda text: None)
+    since = time_or_age(call.options["since"]) if "since" in call.options else None
+    report = run_dream(call.root, Request(by=_person(call.root, call.by), since=since), notify=lambda text: None)
     data = report.to_json()
     line = f"dream {report.status}: {report.result}, {len(report.proposed)} proposed, {len(report.held_back)} held back"
     if report.status == "blocked":
@@ -136,11 +163,12 @@ def dream(root: Path, options: dict[str, Any], by: str | None) -> Outcome:
     return Outcome(OK if report.result == "updated" else NO_UPDATE, line, data)
 
 
-def publish(root: Path, options: dict[str, Any], by: str | None) -> Outcome:
+def publish(call: Call) -> Outcome:
     """Write accepted learnings into AGENTS.md's managed section and the continual-learning index."""
     from gitstore.deliver.publish import publish as do_publish
 
-    result = do_publish(str(root), claude=options.get("claude", False), copilot=options.get("copilot", False))
+    result = do_publish(str(call.root), claude=call.options.get("claude", False),
+                        copilot=call.options.get("copilot", False))
     data = result.to_json()
     line = f"{result.status}: {result.reason}"
     if result.status == "blocked":
@@ -153,10 +181,10 @@ def publish(root: Path, options: dict[str, Any], by: str | None) -> Outcome:
 SYNC_MODULE = "gitstore.sync.remote"
 
 
-def sync(root: Path, options: dict[str, Any], by: str | None) -> Outcome:
+def sync(call: Call) -> Outcome:
     """Fetch, verify and push the shared memory refs (``gitstore sync``)."""
     module = importlib.import_module(SYNC_MODULE)
-    report = module.sync(str(root), options.get("remote", "origin"))
+    report = module.sync(str(call.root), call.options.get("remote", "origin"))
     data = report.to_json()
     status = {"ok": OK, "no-update": NO_UPDATE, "degraded": DEGRADED}.get(data.get("status"), FAILED)
     return Outcome(status, str(data.get("line") or data.get("status")), data)
@@ -191,11 +219,11 @@ STEPS: dict[str, Step] = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one step: ``{"step", "root", "options", "by"}`` on standard input, one JSON line out."""
+    """Run one step: ``{"step", "root", "options", "by", "lastOk"}`` on standard input, one JSON line out."""
     try:
         request = json.loads(sys.stdin.read())
         step = STEPS[request["step"]]
-        outcome = step.run(Path(request["root"]), request["options"], request.get("by"))
+        outcome = step.run(Call(Path(request["root"]), request["options"], request.get("by"), request.get("lastOk")))
     except GitstoreError as exc:
         outcome = Outcome(FAILED, str(exc))
     except Exception as exc:  # a stage's bug fails its step, reported in one line, not the tick

@@ -37,7 +37,7 @@ from gitstore.errors import GitstoreError, UsageError
 from gitstore.records.times import format_time, parse_time
 from gitstore.sync import settings as loop_settings
 from gitstore.sync.settings import LoopSettings, StepConfig, format_duration
-from gitstore.sync.steps import FAILED, NOT_DUE, STEPS, SUCCESS, TIMED_OUT, UNAVAILABLE, Outcome
+from gitstore.sync.steps import FAILED, NOT_DUE, STEPS, SUCCESS, TIMED_OUT, UNAVAILABLE, Call, Outcome
 
 LOOP_DIR = "loop"
 STATE_FILE = "state.json"
@@ -45,7 +45,7 @@ LOCK_FILE = "tick.lock"
 OUTPUT_LIMIT = 1 << 20
 
 Clock = Callable[[], datetime]
-Runner = Callable[[StepConfig, Path, "str | None"], Outcome]
+Runner = Callable[[StepConfig, Call], Outcome]
 
 
 def _utc_now() -> datetime:
@@ -181,10 +181,10 @@ def running(workspace: Workspace) -> dict[str, Any] | None:
 
 # -- running one step -----------------------------------------------------------------------------
 
-def run_in_child(config: StepConfig, root: Path, by: str | None) -> Outcome:
+def run_in_child(config: StepConfig, call: Call) -> Outcome:
     """Run a step in a process of its own, in a new session, bounded by its timeout."""
-    request = json.dumps({"step": config.name, "root": str(root), "options": config.options, "by": by})
-    child = subprocess.Popen([sys.executable, "-m", "gitstore.sync.steps"], cwd=root, stdin=subprocess.PIPE,
+    request = json.dumps({"step": config.name, **call.to_json()})
+    child = subprocess.Popen([sys.executable, "-m", "gitstore.sync.steps"], cwd=call.root, stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
         out, err = child.communicate(request.encode(), timeout=config.timeout)
@@ -255,7 +255,8 @@ def _step(config: StepConfig, state: dict[str, dict[str, Any]], folder: Path, ro
         return StepReport(config.name, NOT_DUE, f"next due {format_time(due)} (every {format_duration(config.every)})",
                           next_due=format_time(due))
     began = time.monotonic()
-    outcome = runner(config, root, by) if STEPS[config.name].available() else Outcome(
+    call = Call(root, config.options, by, (last or {}).get("lastOk"))
+    outcome = runner(config, call) if STEPS[config.name].available() else Outcome(
         UNAVAILABLE, f"{STEPS[config.name].needs} is not installed in this version of gitstore")
     seconds = time.monotonic() - began
     upcoming = format_time(now + timedelta(seconds=config.every))
