@@ -206,6 +206,8 @@ def _collection(client: _Client, name: str, first: str) -> tuple[list[dict[str, 
     url: str | None = first
     page, last, template = 1, None, first
     while url is not None and page <= MAX_PAGES:
+        numbered = _PAGE.search(url)
+        page = int(numbered.group(2)) if numbered else page  # the page a link names, not a count
         answer, why = client.get(url)
         body = _json_list(answer) if answer is not None and why is None else None
         if body is None:

@@ -256,8 +256,13 @@ def _step(config: StepConfig, state: dict[str, dict[str, Any]], folder: Path, ro
                           next_due=format_time(due))
     began = time.monotonic()
     call = Call(root, config.options, by, (last or {}).get("lastOk"))
-    outcome = runner(config, call) if STEPS[config.name].available() else Outcome(
-        UNAVAILABLE, f"{STEPS[config.name].needs} is not installed in this version of gitstore")
+    if not STEPS[config.name].available():
+        outcome = Outcome(UNAVAILABLE, f"{STEPS[config.name].needs} is not installed in this version of gitstore")
+    else:
+        try:
+            outcome = runner(config, call)
+        except OSError as exc:  # the child could not even start
+            outcome = Outcome(FAILED, f"the step could not start: {exc.strerror or exc}")
     seconds = time.monotonic() - began
     upcoming = format_time(now + timedelta(seconds=config.every))
     record = {"startedAt": format_time(now), "finishedAt": format_time(clock()), "status": outcome.status,
