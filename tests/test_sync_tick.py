@@ -62,13 +62,13 @@ def test_due_steps_run_in_order_and_the_rest_wait(ctx: Context, inbox: Path) -> 
     assert first.exit_code == 0 and "1 import(s), 1 new event(s)" in first.steps[0].line
     later = tick(ctx.workspace.root, clock=at(T0 + timedelta(minutes=20)))
     assert [(s.name, s.status) for s in later.steps] == [("reviews", "no-update"), ("publish", "not-due")]
-    assert later.steps[0].line.endswith("1 file(s) imported before")
+    assert later.steps[0].line.endswith("1 file(s) already imported")
     assert later.steps[1].line == "next due 2026-03-02T10:00:00.000000Z (every 1h)"
     hooks = shared("reviews", "octokit-webhooks")
     shutil.copy(hooks / "issue_comment" / "created.payload.json", inbox / "2.json")
     again = tick(ctx.workspace.root, clock=at(T0 + timedelta(minutes=61)))
     assert [s.status for s in again.steps] == ["ok", "no-update"], "a delivery dropped later comes in"
-    assert again.steps[0].line.startswith("1 import(s), 1 new event(s), 1 file(s) imported before")
+    assert again.steps[0].line.startswith("1 import(s), 1 new event(s), 1 file(s) already imported")
     assert [s.status for s in tick(ctx.workspace.root, clock=at(T0 + timedelta(minutes=70))).steps] == ["not-due"] * 2
     state = read_state(ctx.workspace.state / "loop")
     assert state["publish"]["startedAt"] == "2026-03-02T10:01:00.000000Z" and state["reviews"]["status"] == "ok"
@@ -147,7 +147,7 @@ def test_status_shows_the_last_results_and_when_each_step_is_due(ctx: Context, i
     configure(ctx, {"by": "git:bot@example.com", "steps": {"reviews": {"folder": "inbox", "every": "1d"}}})
     monkeypatch.chdir(ctx.workspace.root)
     assert main(["status"]) == 0
-    assert "  reviews  every 1d   next now; last never ran" in capsys.readouterr().out
+    assert "  reviews  every 1d   next now; never ran" in capsys.readouterr().out
     assert main(["tick"]) == 0
     capsys.readouterr()
     assert main(["status", "--json"]) == 0

@@ -248,12 +248,34 @@ def promote(demo: Demo) -> None:
     demo.run(["gitstore-promotion", "--from-ref", "main", "--to-ref", branch])
     demo.run(["git", "checkout", "-q", branch])
     demo.run(["gitstore-okf", "okf/wiki/reliability.md"])
+    demo.say("Provenance", "as a pull request's job summary shows it: the learning, its digests, the gate's verdict")
+    demo.gitstore("provenance", f"main..{branch}")
     demo.say("An edit of the promoted text no longer matches what a person accepted")
     page = demo.repo / "okf" / "wiki" / "reliability.md"
     page.write_text(page.read_text().replace("full jitter", "no jitter"))
     demo.run(["git", "commit", "-q", "-a", "-m", "Reword the claim"])
     demo.run(["gitstore-promotion", "--from-ref", "main", "--to-ref", "HEAD"], expect=1)
+    demo.gitstore("provenance", "main..HEAD", expect=1)
     demo.run(["git", "checkout", "-q", "main"])
+
+
+def loop(demo: Demo) -> None:
+    from gitstore.sync.steps import STEPS as LOOP_STEPS
+
+    demo.say("The loop without a daemon", "the team configures its steps; cron, a hook or CI runs `gitstore tick`")
+    inbox = demo.repo / "okf" / ".memory" / "inbox" / "reviews"
+    inbox.mkdir(parents=True, exist_ok=True)
+    shutil.copy(demo.root / "reviews.json", inbox / "pr-12.json")
+    config = demo.repo / "okf" / ".memory" / "config.json"
+    steps = {"reviews": {"folder": "okf/.memory/inbox/reviews"}, "dream": {}, "publish": {"every": "1d"}, "sync": {}}
+    config.write_text(json.dumps({**json.loads(config.read_text()), "loop": {"by": REVIEWER, "steps": steps}},
+                                 indent=2))
+    absent = any(not LOOP_STEPS[name].available() for name in steps)  # said as unavailable: exit 1
+    demo.gitstore("tick", expect=1 if absent else 0)
+    demo.say("A second tick a moment later", "nothing is due (a stage this gitstore lacks is said again)")
+    demo.gitstore("tick", expect=1 if absent else 0)
+    demo.say("On GitHub", "the scheduled memory workflow and the pull-request gates")
+    demo.gitstore("ci", "init")
 
 
 def agent_prompt(demo: Demo, session: str) -> None:
@@ -310,6 +332,7 @@ STAGES: list[tuple[str, Callable[[Demo], None]]] = [
     ("recall", recall),
     ("promote", promote),
     ("forget", forget),
+    ("loop", loop),
     ("housekeeping", housekeeping),
 ]
 

@@ -50,10 +50,10 @@ def _loop(loop: dict[str, Any]) -> None:
     typer.echo("loop" + (f"      a tick is running (pid {holder.get('pid')}, since {holder.get('startedAt')})" if holder else ""))
     for step in loop["steps"]:
         last = step["last"]
-        seen = f"{last['status']} at {last['finishedAt']}: {last['line']}" if last else "never ran"
+        seen = f"last {last['status']} at {last['finishedAt']}: {last['line']}" if last else "never ran"
         if not step["available"]:
-            seen = "unavailable in this version; " + seen
-        typer.echo(f"  {step['step']:<8} every {step['every']:<4} next {step['nextDue']}; last {seen}")
+            seen = "unavailable in this version of gitstore"
+        typer.echo(f"  {step['step']:<8} every {step['every']:<4} next {step['nextDue']}; {seen}")
 
 
 def register(app: typer.Typer) -> None:

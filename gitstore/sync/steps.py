@@ -109,7 +109,7 @@ def reviews(call: Call) -> Outcome:
                            ctx.workspace.state / "loop" / "reviews-imported.json",
                            remove_deleted=call.options.get("removeDeleted", False))
     events = sum(i["events"] for i in report.imports)
-    line = f"{len(report.imports)} import(s), {events} new event(s), {report.already} file(s) imported before"
+    line = f"{len(report.imports)} import(s), {events} new event(s), {report.already} file(s) already imported"
     if report.problems or report.incomplete:
         missing = [f"{', '.join(i['files'])} missing pages" for i in report.incomplete]
         return Outcome(DEGRADED, f"{line}; " + "; ".join([*report.problems, *missing])[:400], report.to_json())

@@ -64,7 +64,7 @@ class StepReport:
     detail: dict[str, Any] = field(default_factory=dict)
 
     def render(self) -> str:
-        took = f" ({self.seconds:.1f}s)" if self.status != NOT_DUE and self.seconds else ""
+        took = f" ({self.seconds:.1f}s)" if self.status not in (NOT_DUE, UNAVAILABLE) else ""
         return f"{self.name:<8} {self.status:<11} {self.line}{took}"
 
     def to_json(self) -> dict[str, Any]:
