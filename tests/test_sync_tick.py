@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -226,3 +227,27 @@ def test_the_dream_step_runs_the_dream(ctx: Context) -> None:
     configure(ctx, {"by": "git:bot@example.com", "steps": {"dream": {"since": "30d"}}})
     [step] = tick(ctx.workspace.root, clock=at(T0)).steps
     assert step.status == "no-update" and step.line.startswith("dream complete: no-update, 0 proposed")
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
+def test_a_stopped_tick_leaves_no_step_running_and_the_next_one_runs(ctx: Context, how: int) -> None:
+    github = FakeGitHub(recorded(shared("reviews", "octokit-webhooks")), hold=threading.Event())
+    with serve(github):
+        configure(ctx, {"by": "git:bot@example.com",
+                        "steps": {"github": {"repo": REPO, "apiUrl": github.url, "since": "2019-05-01"}}})
+        first = _gitstore(ctx.workspace.root, "tick")
+        try:
+            assert github.arrived.wait(60), "the tick's step reached GitHub"
+            assert _children_running("gitstore.sync.steps")
+            first.send_signal(how)
+            first.communicate(timeout=60)
+            deadline = time.monotonic() + 30
+            while _children_running("gitstore.sync.steps") and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert not _children_running("gitstore.sync.steps"), "the step died with its tick"
+        finally:
+            github.hold.set()
+        github.hold = None
+        second = _gitstore(ctx.workspace.root, "tick")
+        out, err = second.communicate(timeout=120)
+    assert second.returncode == 0 and out.startswith("github   ok"), out + err

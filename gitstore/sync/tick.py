@@ -181,11 +181,23 @@ def running(workspace: Workspace) -> dict[str, Any] | None:
 
 # -- running one step -----------------------------------------------------------------------------
 
+def _die_with_parent() -> None:
+    """In the child, before it runs: ask Linux to kill it when the tick dies (even by SIGKILL),
+    so no step outlives the lock that kept it from overlapping another."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # not Linux: a tick stopped by SIGTERM still stops its step (see tick)
+
+
 def run_in_child(config: StepConfig, call: Call) -> Outcome:
     """Run a step in a process of its own, in a new session, bounded by its timeout."""
     request = json.dumps({"step": config.name, **call.to_json()})
     child = subprocess.Popen([sys.executable, "-m", "gitstore.sync.steps"], cwd=call.root, stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
     try:
         out, err = child.communicate(request.encode(), timeout=config.timeout)
     except subprocess.TimeoutExpired:
@@ -223,7 +235,7 @@ def tick(start: str | Path = ".", *, force: bool = False, only: list[str] | None
     settings = loop_settings.settings(workspace.config)
     chosen = _chosen(settings, only)
     folder = loop_folder(workspace)
-    with locked(folder, clock()) as holder:
+    with locked(folder, clock()) as holder, _terminated_as_interrupt():
         if holder is not None:
             return TickReport(False, holder=holder)
         report = TickReport(True)
@@ -232,6 +244,24 @@ def tick(start: str | Path = ".", *, force: bool = False, only: list[str] | None
             report.steps.append(_step(config, state, folder, workspace.root, settings.by,
                                       force or only is not None, clock, runner))
         return report
+
+
+@contextmanager
+def _terminated_as_interrupt() -> Iterator[None]:
+    """SIGTERM (cron's or CI's stop) ends a tick as Ctrl-C does: the running step's process
+    group is killed and the lock released on the way out."""
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _chosen(settings: LoopSettings, only: list[str] | None) -> list[StepConfig]:
