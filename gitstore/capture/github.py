@@ -231,7 +231,7 @@ def _collection(client: _Client, name: str, first: str) -> tuple[list[dict[str, 
 def snapshot(client: _Client, repo: str, pull: dict[str, Any]) -> Fetched:
     """One pull request's ``gitstore.github-snapshot/1``."""
     number = pull["number"]
-    head = pull.get("head") if isinstance(pull.get("head"), dict) else {}
+    head: dict[str, Any] = pull["head"] if isinstance(pull.get("head"), dict) else {}
     data: dict[str, Any] = {"format": FORMAT, "repository": repo, "pullRequest": number,
                             "head": {"ref": head.get("ref"), "sha": head.get("sha")}, "responses": []}
     fetched = Fetched(number, data)

@@ -73,13 +73,17 @@ def import_folder(ctx: Context, folder: Path, by: str, ledger: Path, *, remove_d
                 known[digest] = name
         else:
             for payload in data:
+                assert isinstance(payload, dict)  # load_snapshot checked every delivery
                 full = (payload.get("repository") or {}).get("full_name")
                 deliveries.setdefault(str(full), []).append((digest, payload))
+    failed: set[str] = set()
     for repository, items in sorted(deliveries.items()):
         payloads = [p for _, p in items]
         names = sorted({present[d] for d, _ in items})
-        if _import(ctx, report, names, "github-webhook", payloads, canonicalize(payloads), by, remove_deleted):
-            known.update({d: present[d] for d, _ in items})
+        if not _import(ctx, report, names, "github-webhook", payloads, canonicalize(payloads), by, remove_deleted):
+            failed.update(d for d, _ in items)
+    # a file counts as imported once every delivery in it was (a file may name two repositories)
+    known.update({d: present[d] for items in deliveries.values() for d, _ in items if d not in failed})
     _write_ledger(ledger, {d: n for d, n in known.items() if d in present})
     return report
 

@@ -149,7 +149,7 @@ def github(call: Call) -> Outcome:
 
 def dream(call: Call) -> Outcome:
     """Propose learnings from recurring themes (``gitstore dream``)."""
-    from gitstore.dream.run import Request, dream as run_dream  # type: ignore[import-not-found]
+    from gitstore.dream.run import Request, dream as run_dream  # type: ignore[import-not-found, unused-ignore]
     from gitstore.records.times import time_or_age
 
     since = time_or_age(call.options["since"]) if "since" in call.options else None
