@@ -12,7 +12,7 @@ import pytest
 
 from gitstore.capture.inbox import import_folder
 from gitstore.errors import InvalidInput
-from gitstore.ops._context import Context
+from gitstore.context import Context
 
 from .conftest import shared
 from .world import ready_repo

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from gitstore.cli import main
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.ops.promote import promote
 from gitstore.promote.provenance import provenance, split_range
 

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from gitstore.cli import main
+from gitstore.config import Workspace
 from gitstore.context import Context
 from gitstore.sync import steps as step_registry
 from gitstore.sync.tick import loop_status, read_state, tick
@@ -136,7 +137,7 @@ def test_the_configuration_is_read_strictly(ctx: Context, capsys: pytest.Capture
         assert main(["tick"]) == 1
         err = capsys.readouterr().err
         assert err.startswith("gitstore: error: ") and message in err and err.count("\n") == 1
-        assert loop_status(ctx.workspace)["problem"].endswith(err.split(": ", 3)[-1].strip())
+        assert loop_status(Workspace.find(ctx.workspace.root))["problem"].endswith(err.split(": ", 3)[-1].strip())
         assert main(["status"]) == 0, "status still works and names the problem"
         assert "loop      configuration refused: " in capsys.readouterr().out
     assert not (ctx.workspace.state / "loop" / "state.json").exists(), "a refused tick runs nothing"

@@ -274,6 +274,7 @@ def loop(demo: Demo) -> None:
     demo.gitstore("tick", expect=1 if absent else 0)
     demo.say("A second tick a moment later", "nothing is due (a stage this gitstore lacks is said again)")
     demo.gitstore("tick", expect=1 if absent else 0)
+    demo.gitstore("status")
     demo.say("On GitHub", "the scheduled memory workflow and the pull-request gates")
     demo.gitstore("ci", "init")
 
@@ -332,8 +333,8 @@ STAGES: list[tuple[str, Callable[[Demo], None]]] = [
     ("recall", recall),
     ("promote", promote),
     ("forget", forget),
-    ("loop", loop),
     ("housekeeping", housekeeping),
+    ("loop", loop),
 ]
 
 

@@ -91,16 +91,13 @@ _AGE = re.compile(r"^(\d{1,5})([hdw])$")
 
 
 def time_or_age(value: str, moment: datetime | None = None) -> str:
-    """A time a person typed for ``--since``: a date (``2026-03-01``), an ISO 8601 time with a
-    zone, or an age before now (``12h``, ``3d``, ``2w``)."""
-    text = value.strip()
-    age = _AGE.match(text)
+    """``--since``: an age before now (``12h``, ``3d``, ``2w``), else a time as ``user_time``
+    reads it."""
+    age = _AGE.match(value.strip())
     if age:
         hours = int(age.group(1)) * {"h": 1, "d": 24, "w": 168}[age.group(2)]
         return format_time((moment or datetime.now(timezone.utc)) - timedelta(hours=hours))
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-        text += "T00:00:00Z"
     try:
-        return normalize_time(text)
+        return user_time(value)
     except InvalidInput:
-        raise InvalidInput(f"{value!r} is neither a time (2026-03-01, ISO 8601) nor an age (12h, 3d, 2w)") from None
+        raise InvalidInput(f"{value!r} is neither a time (2026-03-01, 2026-03-01T10:00Z) nor an age (12h, 3d, 2w)") from None
