@@ -1,6 +1,7 @@
-"""Capture: the hook a harness runs, envelopes and receipts, transcripts, review import, and the
-installation of harness hooks. Importing this package loads nothing else: the agent hook starts
+"""Capture: the hook a harness runs, envelopes and receipts, transcripts, review import (from
+snapshots, a folder as it fills, or the GitHub REST API), and the installation of harness hooks. Importing this package loads nothing else: the agent hook starts
 fast."""
 
 
-__all__ = ["agent_hook", "disabled", "harnesses", "hooklog", "install", "reviews", "sessions", "transcripts"]  # the public modules (tests/test_public_api.py keeps the list whole)
+__all__ = ["agent_hook", "disabled", "github", "harnesses", "hooklog", "inbox", "install", "reviews", "sessions",
+           "transcripts"]  # the public modules (tests/test_public_api.py keeps the list whole)

@@ -5,5 +5,8 @@
   registered by name; a step whose stage is not installed is reported as unavailable;
 - ``tick``: one pass of the loop under a lock, each due step bounded in time in a child
   process, the last results kept in ``okf/.memory/loop/``;
-- ``ci``: the GitHub Actions workflows ``gitstore ci init`` writes.
+- ``ci``: the GitHub Actions workflows ``gitstore ci init`` writes; ``hooks``: the gates as a
+  CI's local pre-commit hooks.
 """
+
+__all__ = ["ci", "hooks", "settings", "steps", "tick"]  # the public modules (tests/test_public_api.py keeps the list whole)
