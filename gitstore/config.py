@@ -13,7 +13,9 @@ it; a person may edit it. Its fields:
   problem in it makes delivery inert (the delivery hook, which must start without loading git
   bindings, reads the file with ``gitstore.deliver.place`` and judges only that section);
 - ``loop``: the background loop's steps, read strictly by ``gitstore.sync.settings`` when a tick
-  runs (a bad section refuses the tick and is named by ``gitstore status``).
+  runs (a bad section refuses the tick and is named by ``gitstore status``);
+- ``dream``: the labeler and consolidator a dream uses and their options, judged strictly by
+  ``gitstore.dream.settings`` when a dream runs.
 
 Everything else is read strictly: an unknown field or a bad value is an error that names it and
 says which file to fix, never silently ignored.
@@ -38,7 +40,7 @@ STATE_DIR = Path("okf") / ".memory"
 CONFIG_NAME = "config.json"
 CONFIG_FILE = (STATE_DIR / CONFIG_NAME).as_posix()
 PROVIDERS = ("git", "sqlite", "jsonl", "memory")
-_SECTIONS = ("writer", "provider", "capture", "automation", "delivery", "loop")
+_SECTIONS = ("writer", "provider", "capture", "automation", "delivery", "loop", "dream")
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class Config:
     automation: Any = None  # the raw "automation" section (None: absent); see rules/autosafe.py
     delivery: Any = None  # the raw "delivery" section (None: absent); see deliver/limits.py
     loop: Any = None  # the raw "loop" section (None: absent); see sync/settings.py
+    dream: Any = None  # the raw "dream" section (None: absent); see dream/settings.py
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"writer": self.writer, "provider": self.provider}
@@ -62,6 +65,8 @@ class Config:
             data["delivery"] = self.delivery
         if self.loop is not None:
             data["loop"] = self.loop
+        if self.dream is not None:
+            data["dream"] = self.dream
         return data
 
 
@@ -105,7 +110,8 @@ def read_config(path: Path) -> Config:
     if provider not in PROVIDERS:
         raise InvalidInput(f"{path}: unknown provider {provider!r} (one of {', '.join(PROVIDERS)})")
     return Config(writer=writer, provider=provider, capture_mode=_capture_mode(path, data.get("capture")),
-                  automation=data.get("automation"), delivery=data.get("delivery"), loop=data.get("loop"))
+                  automation=data.get("automation"), delivery=data.get("delivery"), loop=data.get("loop"),
+                  dream=data.get("dream"))
 
 
 def _capture_mode(path: Path, section: Any) -> str:

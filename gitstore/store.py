@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, cast
@@ -35,6 +37,29 @@ _STREAMS = {
     "envelope": "captures", "receipt": "captures", "grant": "consent", "withdrawal": "consent",
     "export": "exports", "audit": "audit", "packet": "packets", "import": "imports",
 }
+
+
+@dataclass
+class ReadOnly:
+    """A block in which the store refuses to append, and how often something tried."""
+
+    why: str
+    attempts: int = 0
+
+
+_READ_ONLY: ContextVar[ReadOnly | None] = ContextVar("gitstore_read_only", default=None)
+
+
+@contextmanager
+def read_only(why: str) -> Iterator[ReadOnly]:
+    """No store appends while the block runs (in this thread or task); ``why`` says who reads,
+    for the error a write gets, and the guard counts the attempts."""
+    guard = ReadOnly(why)
+    token = _READ_ONLY.set(guard)
+    try:
+        yield guard
+    finally:
+        _READ_ONLY.reset(token)
 
 
 def stream_of(record: Mapping[str, Any], kind: str) -> str:
@@ -217,6 +242,10 @@ class Store:
         among the records (accept, reject, retire, the auto-safe gate): without it a decision is
         refused, and with it each one needs the audit entry that vouches for it in the append.
         """
+        guard = _READ_ONLY.get()
+        if guard is not None:
+            guard.attempts += 1
+            raise Refused(f"the store is read-only while {guard.why}; nothing was written")
         self.check_policy()
         removals = tuple(removals)
         self._refreshed = False

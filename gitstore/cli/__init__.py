@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "grant": ("grant", "Grant: evidence from these sources, written in this range, may serve these purposes."),
     "withdraw": ("withdraw", "Withdraw a grant at once; lists the exports it had allowed."),
     "grants": ("grants", "List the grants, the purposes each still permits, and their withdrawals."),
+    "dream": ("dream", "Propose learnings from themes that recur across independent evidence; a person decides."),
     "propose": ("propose", "Propose a learning by hand, citing stored evidence (a person decides later)."),
     "proposals": ("proposals", "List proposals waiting for a person."),
     "show": ("show", "Show a learning as a reviewer sees it: its evidence, whether it is in force, the reviewDigest."),

@@ -8,6 +8,7 @@ shown; a newer version makes that review stale.
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -101,8 +102,29 @@ def revise(ctx: Context, learning_id: str, evidence: list[dict[str, Any]],
            counterevidence: list[dict[str, Any]], by: str, rationale: str | None = None) -> dict[str, Any]:
     """A new proposal version with new support or dissent: earlier reviews become stale."""
     view = ctx.view()
-    history = _history(view, learning_id)
-    current = history.current
+    record, current = build_revision(view, learning_id, evidence, counterevidence, rationale)
+    _write(ctx, [record], "propose", by, None, learning_id, current, view.head(learning_id))
+    return record
+
+
+@dataclass(frozen=True)
+class Revision:
+    """New support or dissent for a proposal (what a revision may change, and nothing else)."""
+
+    learning: str
+    evidence: list[dict[str, Any]]
+    counterevidence: list[dict[str, Any]]
+    rationale: str | None = None
+    confidence: str | None = None
+    audience_rationale: str | None = None
+
+
+def build_revision(view: View, learning_id: str, evidence: list[dict[str, Any]],
+                   counterevidence: list[dict[str, Any]], rationale: str | None = None,
+                   confidence: str | None = None, audience_rationale: str | None = None,
+                   ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The sealed next version of a proposal with this evidence, and the version it follows."""
+    current = _history(view, learning_id).current
     if current["state"] != "proposed":
         raise Refused(f"{learning_id} is {current['state']}: only proposals are revised")
     record = _next(current)
@@ -111,8 +133,74 @@ def revise(ctx: Context, learning_id: str, evidence: list[dict[str, Any]],
     record["support"], record["dissent"] = _origins(record["evidence"]), _origins(record["counterevidence"])
     if rationale:
         record["rationale"] = screen_text(rationale, "rationale")
-    _write(ctx, [seal(record)], "propose", by, None, learning_id, current, view.head(learning_id))
-    return record
+    if confidence:
+        record["confidence"] = confidence
+    if audience_rationale:
+        record["audienceRationale"] = screen_text(audience_rationale, "audience rationale")
+    return seal(record), current
+
+
+@dataclass
+class Batch:
+    """What a batch proposed: a record per draft and per revision (None when the revision
+    changed nothing), and the ids that were new (written, unless it was a dry run)."""
+
+    proposals: list[dict[str, Any]]
+    revisions: list[dict[str, Any] | None]
+    new: set[str]
+
+
+def propose_batch(ctx: Context, drafts: Sequence[Draft], revisions: Sequence[Revision], by: str, *,
+                  view: View | None = None, dry_run: bool = False) -> Batch:
+    """Proposals and revisions of earlier proposals, each with its audit entry, in one append
+    (two when some cite personal session evidence: the store keeps those local).
+
+    A draft already proposed (the same id) and a revision that changes nothing are not written
+    again, so proposing the same batch twice writes nothing the second time. Each version
+    passes the lifecycle check every read applies. With ``dry_run`` everything is built and
+    checked but nothing is written. ``view`` is a view of the store the caller has just loaded
+    (a fresh one is loaded without it).
+    """
+    view = view or ctx.view()
+    batch = Batch([], [], set())
+    steps: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
+    for draft in drafts:
+        record = build_proposal(ctx, view, draft)
+        batch.proposals.append(record)
+        if record["id"] not in view.learnings and record["id"] not in batch.new:
+            batch.new.add(record["id"])
+            steps.append((record, None))
+    for revision in revisions:
+        record, current = build_revision(view, revision.learning, revision.evidence, revision.counterevidence,
+                                         revision.rationale, revision.confidence, revision.audience_rationale)
+        changed = record["reviewDigest"] != current["reviewDigest"]
+        batch.revisions.append(record if changed else None)
+        if changed:
+            steps.append((record, current))
+    for record, prior in steps:
+        problem = check_step(prior, record)
+        if problem:
+            raise Refused(f"{record['id']}: version {record['version']} would break the lifecycle: {problem}")
+    if steps and not dry_run:
+        _append_batch(ctx, view, [record for record, _ in steps], by)
+    return batch
+
+
+def _append_batch(ctx: Context, view: View, records: list[dict[str, Any]], by: str) -> None:
+    local = frozenset(i.record["id"] for i in view.items if i.kind == "episode" and i.stored.namespace == "local")
+    for mine in ([r for r in records if not _cites(r, local)], [r for r in records if _cites(r, local)]):
+        if mine:
+            audits = [ctx.audit("propose", by, [r["id"]], [r]) for r in mine]
+            ctx.store.append([*mine, *audits])
+    settings = autosafe.settings(ctx.workspace.config)
+    for record in records:
+        if record["version"] == 1 and autosafe.eligible(view, settings, record) is None:
+            auto_accept(ctx, record)
+
+
+def _cites(record: dict[str, Any], episodes: frozenset[str]) -> bool:
+    """Whether a learning cites evidence of these episodes."""
+    return any(ref["episode"] in episodes for ref in [*record["evidence"], *record["counterevidence"]])
 
 
 def accept(ctx: Context, learning_id: str, review_digest: str, by: str,

@@ -1,0 +1,54 @@
+"""``gitstore dream``: label, consolidate and tidy in one pass; print what a reviewer needs."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.cli._people import BY_OPTION
+from gitstore.dream.run import Request, dream as run_dream, since_time
+from gitstore.records.identity import person
+
+
+def dream(
+    since: Optional[str] = typer.Option(None, "--since", help="Only evidence written since a time (2026-03-01) or an age (30d, 12h, 2w)."),
+    labeler: Optional[str] = typer.Option(None, "--labeler", help="lexical (default), command, or a plug-in's name."),
+    consolidator: Optional[str] = typer.Option(None, "--consolidator", help="recurrence (default) or a plug-in's name."),
+    purpose: str = typer.Option("instruction", "--purpose", help="The purpose the evidence must serve."),
+    no_tidy: bool = typer.Option(False, "--no-tidy", help="Skip tidy (near-duplicates, conflicts, stale learnings)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Store nothing: no labels, no proposals, no report file."),
+    explain: Optional[str] = typer.Option(None, "--explain", metavar="THEME", help="Say why THEME (a key or a word) did or did not become a proposal (a dry run)."),
+    by: Optional[str] = BY_OPTION,
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Propose learnings from themes that recur across independent evidence; a person decides."""
+    request = Request(
+        by=person(by) if by is not None else _default_person(), purpose=purpose,
+        since=since_time(since) if since is not None else None, labeler=labeler, consolidator=consolidator,
+        tidy=not no_tidy, dry_run=dry_run, explain=explain,
+    )
+    report = run_dream(".", request)
+    emit_json(report.to_json()) if as_json else typer.echo(report.render())
+    if report.exit_code:
+        raise typer.Exit(report.exit_code)
+
+
+def _default_person() -> str:
+    """git:<user.email> of the repository here, or of the global configuration."""
+    from gitstore.errors import GitstoreError
+    from gitstore.scope import open_repository
+
+    try:
+        repo = open_repository(".")
+    except GitstoreError:
+        repo = None
+    try:
+        return person(None, repo)
+    except GitstoreError:
+        return "git:unknown"
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(dream)

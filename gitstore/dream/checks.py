@@ -1,0 +1,190 @@
+"""Re-checking what a consolidator returns before anything of it is stored.
+
+A consolidator is trusted code, not trusted output. Its outcome is turned into plain JSON
+values (a value of any other type is malformed), checked against ``OUTCOME_SCHEMA`` (shape,
+vocabularies, bounds), and every event it cites must be evidence of the frozen view in the
+episode it names; every learning it revises or replaces must be in the view. Any of these
+failing refuses the whole outcome with one clear error, and the dream stores nothing.
+
+Its texts then go through the safety scanner: a candidate with a quarantined text (hidden
+characters, an injected instruction) is dropped and reported as rejected; reasons and findings
+shown in the report are withheld the same way. Secrets are redacted when the store screens the
+proposal it builds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+import jsonschema_rs
+
+from gitstore.dream.audience import AUDIENCES
+from gitstore.dream.consolidators import FINDINGS, OUTCOMES, Candidate, Finding, Outcome, Verdict
+from gitstore.dream.labelers import CATEGORIES, THEME_PATTERN
+from gitstore.dream.view import FrozenView, Ref
+from gitstore.errors import Refused
+from gitstore.safety.scanner import default_scanner
+
+MAX_CANDIDATES = 100
+WITHHELD = "(withheld by the safety scanner)"
+_LEARNING_ID = {"type": "string", "pattern": r"^lrn_[0-9a-f]{32}$"}
+_REFS = {
+    "type": "array", "maxItems": 64,
+    "items": {"type": "object", "required": ["episode", "events"], "additionalProperties": False,
+              "properties": {"episode": {"type": "string", "pattern": r"^ep_[0-9a-f]{32}$"},
+                             "events": {"type": "array", "minItems": 1, "maxItems": 64, "uniqueItems": True,
+                                        "items": {"type": "string", "pattern": r"^ev_[0-9a-f]{32}$"}}}},
+}
+_SIGNALS = {"type": "object", "maxProperties": 16, "additionalProperties": {"type": "integer"}}
+_TEXT = {"type": "string", "minLength": 1}
+_THEME = {"type": "string", "pattern": THEME_PATTERN}
+
+OUTCOME_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["candidates", "verdicts", "findings"],
+    "additionalProperties": False,
+    "properties": {
+        "candidates": {"type": "array", "maxItems": MAX_CANDIDATES, "items": {
+            "type": "object", "additionalProperties": False,
+            "required": ["theme", "title", "text", "category", "audience", "audience_rationale", "evidence",
+                         "rationale", "memory", "counterevidence", "targets", "replaces", "revises",
+                         "confidence", "signals"],
+            "properties": {
+                "theme": _THEME, "title": {**_TEXT, "maxLength": 200}, "text": {**_TEXT, "maxLength": 4000},
+                "category": {"enum": list(CATEGORIES)}, "audience": {"enum": list(AUDIENCES)},
+                "audience_rationale": {**_TEXT, "maxLength": 1000}, "evidence": {**_REFS, "minItems": 1},
+                "rationale": {**_TEXT, "maxLength": 2000}, "memory": {"enum": ["semantic", "procedural"]},
+                "counterevidence": _REFS,
+                "targets": {"type": "array", "maxItems": 32, "uniqueItems": True,
+                            "items": {"type": "string", "minLength": 1, "maxLength": 400,
+                                      "pattern": r"^(?!/)(?!.*(^|/)\.\.?(/|$))[^\u0000-\u001f\\]+$"}},
+                "replaces": {"type": "array", "maxItems": 32, "uniqueItems": True, "items": _LEARNING_ID},
+                "revises": {"anyOf": [_LEARNING_ID, {"type": "null"}]},
+                "confidence": {"enum": ["low", "medium", "high"]}, "signals": _SIGNALS,
+            }}},
+        "verdicts": {"type": "array", "maxItems": 200000, "items": {
+            "type": "object", "additionalProperties": False,
+            "required": ["theme", "outcome", "reasons", "signals", "evidence", "counterevidence", "audience", "learning"],
+            "properties": {
+                "theme": _THEME, "outcome": {"enum": list(OUTCOMES)},
+                "reasons": {"type": "array", "minItems": 1, "maxItems": 8, "items": {**_TEXT, "maxLength": 400}},
+                "signals": _SIGNALS, "evidence": _REFS, "counterevidence": _REFS,
+                "audience": {"anyOf": [{"enum": list(AUDIENCES)}, {"type": "null"}]},
+                "learning": {"anyOf": [_LEARNING_ID, {"type": "null"}]},
+            }}},
+        "findings": {"type": "array", "maxItems": 10000, "items": {
+            "type": "object", "additionalProperties": False,
+            "required": ["kind", "learnings", "detail", "suggestion", "theme"],
+            "properties": {
+                "kind": {"enum": list(FINDINGS)},
+                "learnings": {"type": "array", "minItems": 1, "maxItems": 8, "items": _LEARNING_ID},
+                "detail": {**_TEXT, "maxLength": 500}, "suggestion": {**_TEXT, "maxLength": 300},
+                "theme": {"anyOf": [_THEME, {"type": "null"}]},
+            }}},
+    },
+}
+
+
+class Malformed(Exception):
+    """A value that is not plain JSON data."""
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Any:
+    return jsonschema_rs.validator_for(OUTCOME_SCHEMA)
+
+
+def checked(name: str, raw: Any, view: FrozenView) -> tuple[Outcome, list[Verdict]]:
+    """The outcome of consolidator ``name`` once re-checked, and verdicts for candidates dropped
+    by the safety scanner. Refuses (and nothing is stored) when anything else is wrong."""
+    try:
+        plain = _plain(raw)
+    except Malformed as exc:
+        raise Refused(f"consolidator {name!r} returned malformed output ({exc}); nothing was stored") from None
+    for error in _validator().iter_errors(plain):
+        where = "/".join(str(p) for p in error.instance_path) or "the outcome"
+        raise Refused(f"consolidator {name!r} returned malformed output at {where}: {error.message[:200]}; "
+                      "nothing was stored")
+    outcome = _outcome(plain)
+    _inside(name, outcome, view)
+    return _screened(outcome)
+
+
+def _plain(value: Any, depth: int = 0) -> Any:
+    """JSON data from dataclasses, mappings, tuples and lists; anything else is malformed."""
+    if depth > 12:
+        raise Malformed("nested too deeply")
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        if not all(isinstance(k, str) for k in value):
+            raise Malformed("a mapping with a key that is not text")
+        return {k: _plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, depth + 1) for v in value]
+    raise Malformed(f"a value of type {type(value).__name__}")
+
+
+def _refs(items: list[dict[str, Any]]) -> tuple[Ref, ...]:
+    return tuple(Ref(r["episode"], tuple(r["events"])) for r in items)
+
+
+def _outcome(plain: dict[str, Any]) -> Outcome:
+    candidates = tuple(Candidate(**{**c, "evidence": _refs(c["evidence"]), "counterevidence": _refs(c["counterevidence"]),
+                                    "targets": tuple(c["targets"]), "replaces": tuple(c["replaces"])})
+                       for c in plain["candidates"])
+    verdicts = tuple(Verdict(**{**v, "reasons": tuple(v["reasons"]), "evidence": _refs(v["evidence"]),
+                                "counterevidence": _refs(v["counterevidence"])}) for v in plain["verdicts"])
+    findings = tuple(Finding(**{**f, "learnings": tuple(f["learnings"])}) for f in plain["findings"])
+    return Outcome(candidates, verdicts, findings)
+
+
+def _inside(name: str, outcome: Outcome, view: FrozenView) -> None:
+    """Every cited event is evidence of the view, in the episode named; every learning named
+    is in the view."""
+    groups = [(c.theme, (*c.evidence, *c.counterevidence)) for c in outcome.candidates]
+    groups += [(v.theme, (*v.evidence, *v.counterevidence)) for v in outcome.verdicts]
+    for theme, refs in groups:
+        for ref in refs:
+            for event in ref.events:
+                episode = view.citable.get(event)
+                if episode is None:
+                    raise Refused(f"consolidator {name!r} cited {event} (theme {theme}), which is outside the "
+                                  f"frozen view of {view.purpose} evidence; nothing was stored")
+                if episode != ref.episode:
+                    raise Refused(f"consolidator {name!r} cited {event} in {ref.episode}, but it belongs to "
+                                  f"{episode}; nothing was stored")
+    named = [lid for c in outcome.candidates for lid in (*c.replaces, *([c.revises] if c.revises else []))]
+    named += [lid for f in outcome.findings for lid in f.learnings]
+    for lid in named:
+        if lid not in view.learnings:
+            raise Refused(f"consolidator {name!r} named learning {lid}, which is not in the view; nothing was stored")
+
+
+def _screened(outcome: Outcome) -> tuple[Outcome, list[Verdict]]:
+    scanner = default_scanner()
+    kept: list[Candidate] = []
+    dropped: list[Verdict] = []
+    for candidate in outcome.candidates:
+        bad = [field for field in ("title", "text", "rationale", "audience_rationale")
+               if scanner.scan(getattr(candidate, field)).quarantined]
+        if bad:
+            dropped.append(Verdict(candidate.theme, "rejected",
+                                   (f"quarantined: the safety scanner withheld its {', '.join(bad)}",),
+                                   dict(candidate.signals), candidate.evidence))
+        else:
+            kept.append(candidate)
+    verdicts = tuple(dataclasses.replace(v, reasons=tuple(_shown(r) for r in v.reasons)) for v in outcome.verdicts)
+    findings = tuple(dataclasses.replace(f, detail=_shown(f.detail), suggestion=_shown(f.suggestion))
+                     for f in outcome.findings)
+    return Outcome(tuple(kept), verdicts, findings), dropped
+
+
+def _shown(text: str) -> str:
+    result = default_scanner().scan(text)
+    return WITHHELD if result.quarantined else result.text

@@ -1,0 +1,137 @@
+"""Consolidators: they read the frozen view and the dream's labels and say what memory should
+change. They never change it themselves.
+
+A consolidator satisfies :class:`Consolidator`: ``consolidate(view, labels)`` returns an
+:class:`Outcome` (or a mapping of the same shape): **candidates** (learnings to propose, or a
+proposal of its own to revise), **verdicts** (one per theme it judged: proposed, held back,
+rejected or known, and why) and **findings** (what tidy noticed about learnings in memory).
+Built-ins are in ``BUILTIN``; others come from the ``gitstore.consolidators`` entry point,
+whose object is a factory called with the built-in factories and its options, so a module can
+build on ``recurrence`` without importing gitstore.
+
+A consolidator gets no store handle and no write access. What it returns is re-checked by the
+dream (``gitstore.dream.checks``): its shape against a schema, every cited event inside the
+frozen view, every text through the safety scanner, its bounds. Only then does the store save
+the candidates, as ``proposed`` learnings, with their audit entries, in one append.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from types import MappingProxyType
+from typing import Any, Protocol, runtime_checkable
+
+from gitstore.dream.labelers import Label
+from gitstore.dream.view import FrozenView, Ref
+from gitstore.errors import UsageError
+
+OUTCOMES = ("proposed", "held-back", "rejected", "known")
+FINDINGS = ("duplicate", "conflict", "stale-evidence", "missing-path")
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A learning a consolidator proposes (or a new version of one of its proposals)."""
+
+    theme: str
+    title: str
+    text: str
+    category: str
+    audience: str
+    audience_rationale: str
+    evidence: tuple[Ref, ...]
+    rationale: str
+    memory: str = "semantic"
+    counterevidence: tuple[Ref, ...] = ()
+    targets: tuple[str, ...] = ()
+    replaces: tuple[str, ...] = ()
+    revises: str | None = None
+    confidence: str = "medium"
+    signals: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What became of one theme, and why."""
+
+    theme: str
+    outcome: str
+    reasons: tuple[str, ...]
+    signals: Mapping[str, int] = field(default_factory=dict)
+    evidence: tuple[Ref, ...] = ()
+    counterevidence: tuple[Ref, ...] = ()
+    audience: str | None = None
+    learning: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Something tidy noticed about learnings in memory, for a person to act on."""
+
+    kind: str
+    learnings: tuple[str, ...]
+    detail: str
+    suggestion: str
+    theme: str | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Everything one consolidator returns."""
+
+    candidates: tuple[Candidate, ...] = ()
+    verdicts: tuple[Verdict, ...] = ()
+    findings: tuple[Finding, ...] = ()
+
+
+@runtime_checkable
+class Consolidator(Protocol):
+    """Reads the frozen view and labels; returns candidates, verdicts and findings."""
+
+    name: str
+
+    def consolidate(self, view: FrozenView, labels: Sequence[Label]) -> Outcome:
+        """What memory should change; must not write anything."""
+        ...
+
+
+Factory = Callable[[Mapping[str, "Factory"], Mapping[str, Any]], Consolidator]
+
+
+def _recurrence(builtins: Mapping[str, Factory], options: Mapping[str, Any]) -> Consolidator:
+    from gitstore.dream.consolidators.recurrence import Recurrence
+
+    return Recurrence.from_options(options)
+
+
+def _tidy(builtins: Mapping[str, Factory], options: Mapping[str, Any]) -> Consolidator:
+    from gitstore.dream.consolidators.tidy import Tidy
+
+    return Tidy.from_options(options)
+
+
+BUILTIN: Mapping[str, Factory] = MappingProxyType({"recurrence": _recurrence, "tidy": _tidy})
+
+
+def load(name: str, options: Mapping[str, Any] | None = None) -> Consolidator:
+    """The consolidator called ``name``, built with its options; refuses an unknown name."""
+    factory = BUILTIN.get(name)
+    if factory is None:
+        for found in entry_points(group="gitstore.consolidators"):
+            if found.name == name:
+                factory = found.load()
+                break
+    if factory is None:
+        known = ", ".join(sorted(BUILTIN))
+        raise UsageError(
+            f"unknown consolidator {name!r} (built in: {known}; others come from the gitstore.consolidators entry point)"
+        )
+    consolidator = factory(BUILTIN, MappingProxyType(dict(options or {})))
+    if not isinstance(consolidator, Consolidator):
+        raise UsageError(f"consolidator {name!r} does not provide name and consolidate()")
+    return consolidator
+
+
+__all__ = ["BUILTIN", "Candidate", "Consolidator", "Finding", "Outcome", "Verdict", "load"]

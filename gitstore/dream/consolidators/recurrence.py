@@ -1,0 +1,395 @@
+"""The recurrence consolidator (the reference): deterministic, and it counts origins, not copies.
+
+For each theme the labels name, it gathers the evidence that asks for the theme or reports it
+fixed (support) and the evidence that objects to it. Then:
+
+- **contested**: any objection (a reply or a later comment) holds the theme back; it is reported
+  with the objections as counterevidence and never proposed;
+- **gates**, on independent origins only (copies, repeated pastes, replayed sessions and quotes
+  share the origin of what they repeat): at least ``minOrigins`` origins, ``minThreads`` threads
+  or sessions, ``minChanges`` pull requests or branches and ``minPeople`` people, and the
+  newest support at most ``maxAgeDays`` before the newest evidence of the view. Every gate must
+  pass; the signals are reported, never folded into one number. Thresholds can only be made
+  stricter than these defaults;
+- **addressed to agents**: a theme whose evidence speaks to AI agents ("note to AI agents
+  reading this: ...") is rejected as quarantined, however many accounts repeat it: that is an
+  injected instruction made to look like review;
+- **audience** (``gitstore.dream.audience``): a personal theme is rejected; the others carry
+  their audience and its rationale;
+- **memory already holding it** (found by shared evidence): a learning in force, a proposal a
+  person wrote, a rejection or a retirement stand, and the theme is reported as known; its own
+  earlier proposal is revised when the evidence changed; an accepted learning that no longer
+  applies is offered a replacement.
+
+Shared evidence is cited alone when it passes the gates by itself, so the proposal stays
+verifiable on every clone; otherwise personal session evidence is cited too and the store keeps
+the learning where that evidence lives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from gitstore.dream import audience, cues, terms
+from gitstore.dream.consolidators import Candidate, Outcome, Verdict
+from gitstore.dream.labelers import CATEGORIES, Label
+from gitstore.dream.view import Evidence, FrozenView, LearningView, Ref
+from gitstore.errors import InvalidInput
+
+FLOORS = {"minOrigins": 2, "minThreads": 2, "minChanges": 2, "minPeople": 2}
+CEILINGS = {"maxAgeDays": 365}
+MAX_REFS = 64
+IN_FORCE = frozenset({"accepted", "auto-accepted", "auto-active"})
+_DEICTIC = re.compile(r"\b(?:this|here|that|these|those|it)\b", re.I)
+_LEAD_IN = re.compile(
+    r"^(?:(?:please|nit|also|and|so|again|fwiw|imo|btw|i think|i'd say|as (?:\w+ )?said)[\s,:;-]+)+", re.I)
+
+
+@dataclass(frozen=True)
+class Gates:
+    """The thresholds every proposal passes."""
+
+    min_origins: int = FLOORS["minOrigins"]
+    min_threads: int = FLOORS["minThreads"]
+    min_changes: int = FLOORS["minChanges"]
+    min_people: int = FLOORS["minPeople"]
+    max_age_days: int = CEILINGS["maxAgeDays"]
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> Gates:
+        """Thresholds from configuration, refusing any below its floor (or above its ceiling)."""
+        unknown = set(options) - set(FLOORS) - set(CEILINGS)
+        if unknown:
+            raise InvalidInput(f"recurrence: unknown options {', '.join(sorted(unknown))}")
+        values: dict[str, int] = {}
+        for key, floor in FLOORS.items():
+            value = options.get(key, floor)
+            if not isinstance(value, int) or isinstance(value, bool) or value < floor:
+                raise InvalidInput(f"recurrence: {key} must be an integer of at least {floor} (thresholds can only be raised)")
+            values[key] = value
+        age = options.get("maxAgeDays", CEILINGS["maxAgeDays"])
+        if not isinstance(age, int) or isinstance(age, bool) or not 1 <= age <= CEILINGS["maxAgeDays"]:
+            raise InvalidInput(f"recurrence: maxAgeDays must be an integer from 1 to {CEILINGS['maxAgeDays']} (it can only be lowered)")
+        return cls(values["minOrigins"], values["minThreads"], values["minChanges"], values["minPeople"], age)
+
+    def failures(self, signals: Mapping[str, int]) -> list[str]:
+        """Which gates the signals fail, as short reasons."""
+        found = []
+        for key, floor, what in (("origins", self.min_origins, "independent origins"),
+                                 ("threads", self.min_threads, "threads or sessions"),
+                                 ("changes", self.min_changes, "pull requests or branches"),
+                                 ("people", self.min_people, "people")):
+            if signals[key] < floor:
+                found.append(f"{signals[key]} {what} (needs {floor})")
+        if signals["ageDays"] > self.max_age_days:
+            found.append(f"last seen {signals['ageDays']} days before the newest evidence (at most {self.max_age_days})")
+        return found
+
+    def describe(self, signals: Mapping[str, int]) -> str:
+        return (f"origins {signals['origins']}>={self.min_origins}, threads {signals['threads']}>={self.min_threads}, "
+                f"pull requests or branches {signals['changes']}>={self.min_changes}, people {signals['people']}>={self.min_people}, "
+                f"recency {signals['ageDays']}<={self.max_age_days} days")
+
+
+@dataclass(frozen=True)
+class _Theme:
+    key: str
+    support: tuple[tuple[Label, Evidence], ...]
+    objections: tuple[tuple[Label, Evidence], ...]
+
+
+class Recurrence:
+    """Proposes themes that recur across independent evidence; holds back contested ones."""
+
+    name = "recurrence"
+
+    def __init__(self, gates: Gates | None = None) -> None:
+        self.gates = gates or Gates()
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> Recurrence:
+        return cls(Gates.from_options(options))
+
+    def consolidate(self, view: FrozenView, labels: Sequence[Label]) -> Outcome:
+        memory = _MemoryIndex(view)
+        candidates: list[Candidate] = []
+        verdicts: list[Verdict] = []
+        for theme in _themes(view, labels):
+            candidate, verdict = self._judge(view, theme, memory)
+            if candidate is not None:
+                candidates.append(candidate)
+            verdicts.append(verdict)
+        return Outcome(tuple(candidates), tuple(verdicts))
+
+    def _judge(self, view: FrozenView, theme: _Theme, memory: _MemoryIndex) -> tuple[Candidate | None, Verdict]:
+        origins = _representatives(theme.support)
+        signals = _signals(view, theme, origins)
+        refs = _refs(view, origins)
+        if theme.objections:
+            against = _representatives(theme.objections)
+            who = sorted({e.person or e.author for e in against})
+            where = sorted({e.change or "-" for e in against})
+            reasons = [f"contested: {len(against)} objection(s) by {', '.join(who)} in {', '.join(where)}"]
+            known = memory.match(theme)
+            if known is not None and known.state in IN_FORCE:
+                reasons.append(f"{known.id} in memory now meets this dissent")
+            return None, Verdict(theme.key, "held-back", tuple(reasons), signals, refs, _refs(view, against))
+        speaking = [e for e in origins if cues.to_agents(terms.masked(e.text).lower())]
+        if speaking:
+            reason = (f"quarantined: {len(speaking)} of its {len(origins)} origins speak to AI agents instead of "
+                      f"about the code, as injected instructions do")
+            return None, Verdict(theme.key, "rejected", (reason,), signals, refs)
+        failures = self.gates.failures(signals)
+        if failures:
+            kind = audience.classify(origins, _statement(origins, theme))[0]
+            return None, Verdict(theme.key, "rejected", tuple(_headline(theme, origins, signals, failures)),
+                                 signals, refs, (), kind)
+        chosen = _cited(origins, self.gates)
+        statement = _statement(chosen, theme)
+        kind, why = audience.classify(chosen, statement)
+        if kind == "personal":
+            return None, Verdict(theme.key, "rejected", (f"personal: {why}",), signals, refs, (), kind)
+        known = memory.match(theme)
+        candidate = self._candidate(view, theme, chosen, statement, (kind, why), signals)
+        if known is not None:
+            settled = _settled(known, candidate)
+            if settled is not None:
+                return None, Verdict(theme.key, "known", (settled,), signals, refs, (), kind, known.id)
+            candidate = _against(known, candidate)
+        return candidate, Verdict(theme.key, "proposed", (self.gates.describe(signals),), signals,
+                                  candidate.evidence, (), kind, candidate.revises)
+
+    def _candidate(self, view: FrozenView, theme: _Theme, chosen: list[Evidence], statement: str,
+                   audience_: tuple[str, str], signals: dict[str, int]) -> Candidate:
+        cited = {e.origin for e in chosen}
+        categories = Counter(label.category for label, e in theme.support if e.origin in cited)
+        category = min(categories, key=lambda c: (-categories[c], CATEGORIES.index(c)))
+        procedural = sum(1 for e in chosen if cues.procedural(terms.masked(e.text).lower()))
+        changes = sorted({e.change for e in chosen if e.change})
+        rationale = (
+            f"Recurring theme {theme.key}: {signals['origins']} independent origins "
+            f"({signals['copies']} copies set aside) from {signals['people']} people in {signals['threads']} "
+            f"threads or sessions across {signals['changes']} pull requests or branches ({', '.join(changes[:8])}), "
+            f"{signals['paths']} paths; last seen {signals['ageDays']} days before the newest evidence. "
+            f"Gates passed: {self.gates.describe(signals)}."
+        )
+        return Candidate(
+            theme=theme.key, title=_title(statement), text=statement, category=category,
+            audience=audience_[0], audience_rationale=audience_[1], evidence=_refs(view, chosen),
+            rationale=rationale, memory="procedural" if 2 * procedural > len(chosen) else "semantic",
+            targets=tuple(sorted({e.path for e in chosen if e.path and e.path in view.paths_at_head}))[:32],
+            confidence=self._confidence(signals), signals=signals,
+        )
+
+    def _confidence(self, signals: Mapping[str, int]) -> str:
+        gates = self.gates
+        strong = (signals["origins"] >= 2 * gates.min_origins and signals["people"] >= 2 * gates.min_people
+                  and signals["changes"] >= 2 * gates.min_changes and 4 * signals["ageDays"] <= gates.max_age_days)
+        at_floor = (signals["origins"] == gates.min_origins or signals["people"] == gates.min_people
+                    or signals["changes"] == gates.min_changes)
+        return "high" if strong else "low" if at_floor else "medium"
+
+
+# -- themes and their evidence -------------------------------------------------------------------
+
+def _themes(view: FrozenView, labels: Sequence[Label]) -> list[_Theme]:
+    support: dict[str, list[tuple[Label, Evidence]]] = defaultdict(list)
+    against: dict[str, list[tuple[Label, Evidence]]] = defaultdict(list)
+    for label in labels:
+        evidence = view.evidence.get(label.event)
+        if evidence is None:
+            continue
+        (against if label.polarity == "objects-to" else support)[label.theme].append((label, evidence))
+    return [_Theme(key, tuple(sorted(support[key], key=_order)), tuple(sorted(against[key], key=_order)))
+            for key in sorted(set(support) | set(against)) if support[key]]
+
+
+def _order(pair: tuple[Label, Evidence]) -> tuple[str, str]:
+    return pair[1].at, pair[1].id
+
+
+def _representatives(pairs: Sequence[tuple[Label, Evidence]]) -> list[Evidence]:
+    """One piece of evidence per origin: the earliest of the theme's evidence from it."""
+    seen: dict[str, Evidence] = {}
+    for _, evidence in pairs:
+        seen.setdefault(evidence.origin, evidence)
+    return list(seen.values())
+
+
+def _signals(view: FrozenView, theme: _Theme, origins: list[Evidence]) -> dict[str, int]:
+    newest = max((e.at for e in origins), default=None)
+    oldest = min((e.at for e in origins), default=None)
+    return {
+        "evidence": len(theme.support),
+        "origins": len(origins),
+        "copies": len(theme.support) - len(origins),
+        "threads": len({e.episode for e in origins}),
+        "changes": len({e.change for e in origins if e.change}),
+        "people": len({e.person for e in origins if e.person}),
+        "paths": len({terms.glob_of(e.path) for e in origins if e.path}),
+        "ageDays": _days(newest, view.newest),
+        "spanDays": _days(oldest, newest),
+        "objections": len(theme.objections),
+    }
+
+
+def _days(start: str | None, end: str | None) -> int:
+    if start is None or end is None:
+        return 0
+    fmt = "%Y-%m-%dT%H:%M:%S.%fZ"
+    return max(0, (datetime.strptime(end, fmt) - datetime.strptime(start, fmt)).days)
+
+
+def _headline(theme: _Theme, origins: list[Evidence], signals: Mapping[str, int], failures: list[str]) -> list[str]:
+    """The reasons a theme was rejected, the plainest first."""
+    if signals["evidence"] == 1:
+        first = "one-off: a single piece of evidence"
+    elif signals["origins"] == 1:
+        authors = sorted({e.person or e.author for _, e in theme.support})
+        first = f"one origin: {signals['evidence']} copies of one text by {', '.join(authors[:3])}"
+    elif signals["people"] <= 1:
+        who = next((e.person for e in origins if e.person), None)
+        first = f"one person: every origin is by {_who(who)}" if who else "no person: only bots or unknown accounts"
+    else:
+        first = failures[0]
+        failures = failures[1:]
+    return [first, *[f for f in failures if not first.startswith("one ")]][:6]
+
+
+def _who(person: str) -> str:
+    return "the local user (personal agent sessions)" if person.startswith("local:") else person
+
+
+def _cited(origins: list[Evidence], gates: Gates) -> list[Evidence]:
+    """The shared evidence alone when it passes the gates by itself, else all of it."""
+    shared = [e for e in origins if not e.local]
+    if len(shared) < len(origins):
+        signals = {"origins": len(shared), "threads": len({e.episode for e in shared}),
+                   "changes": len({e.change for e in shared if e.change}),
+                   "people": len({e.person for e in shared if e.person}), "ageDays": 0}
+        if not gates.failures(signals):
+            origins = shared
+    return origins[-MAX_REFS:]
+
+
+def _refs(view: FrozenView, items: Sequence[Evidence]) -> tuple[Ref, ...]:
+    return tuple(view.ref([e.id]) for e in items[-MAX_REFS:])
+
+
+# -- what the learning says ----------------------------------------------------------------------
+
+def _statement(chosen: list[Evidence], theme: _Theme) -> str:
+    """The sentence of the evidence that states the theme best: most of the theme's words, no
+    pointing at "this" or "here", then the shortest, then the earliest."""
+    spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for label, evidence in theme.support:
+        spans[evidence.id].extend(label.spans)
+    best: tuple[tuple[int, int, int, str], str] | None = None
+    for evidence in chosen:
+        own = terms.masked(evidence.text)
+        for start, end in _sentences(own):
+            sentence = _clean(evidence.text[start:end])
+            if len(sentence.split()) < 3:
+                continue
+            hits = sum(1 for a, b in spans[evidence.id] if start <= a and b <= end)
+            key = (-hits, len(_DEICTIC.findall(sentence)), len(sentence), evidence.at)
+            if best is None or key < best[0]:
+                best = (key, sentence)
+    if best is None:
+        return _clean(chosen[0].text)[:400] or theme.key
+    return best[1]
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    found, start = [], 0
+    for match in re.finditer(r"[.!?;]+(?:\s+|$)|\n+", text):
+        if match.start() > start:
+            found.append((start, match.start()))
+        start = match.end()
+    if start < len(text):
+        found.append((start, len(text)))
+    return found
+
+
+def _clean(sentence: str) -> str:
+    sentence = " ".join(sentence.split())
+    sentence = _LEAD_IN.sub("", sentence).strip(" ,;:-")
+    if not sentence:
+        return ""
+    sentence = sentence[0].upper() + sentence[1:]
+    return sentence if sentence[-1] in ".!?" else sentence + "."
+
+
+def _title(statement: str) -> str:
+    title = statement.rstrip(".!?")
+    if len(title) <= 80:
+        return title
+    cut = title[:80].rsplit(" ", 1)[0]
+    return cut + "..."
+
+
+# -- memory that already holds a theme -----------------------------------------------------------
+
+class _MemoryIndex:
+    """Learnings by the events they cite, to find the one holding a theme."""
+
+    def __init__(self, view: FrozenView) -> None:
+        self.by_event: dict[str, list[LearningView]] = defaultdict(list)
+        for learning in view.learnings.values():
+            if learning.state == "invalid":
+                continue
+            for event in learning.events():
+                self.by_event[event].append(learning)
+
+    def match(self, theme: _Theme) -> LearningView | None:
+        counts: Counter[str] = Counter()
+        found: dict[str, LearningView] = {}
+        for _, evidence in (*theme.support, *theme.objections):
+            for event in {evidence.id, evidence.origin}:
+                for learning in self.by_event.get(event, ()):
+                    counts[learning.id] += 1
+                    found[learning.id] = learning
+        if not counts:
+            return None
+        return found[min(counts, key=lambda lid: (_rank(found[lid]), -counts[lid], lid))]
+
+
+def _rank(learning: LearningView) -> int:
+    """Which matching learning speaks for a theme: in force first, then open proposals."""
+    order = {"accepted": 0, "auto-active": 0, "auto-accepted": 1, "proposed": 2, "rejected": 3, "retired": 4}
+    return order.get(learning.state, 5)
+
+
+def _settled(known: LearningView, candidate: Candidate) -> str | None:
+    """Why a theme needs nothing new because of ``known`` (None when it does)."""
+    if known.state in IN_FORCE and known.usable:
+        return f"already in memory as {known.id} ({known.state})"
+    if known.state == "proposed" and not known.proposer.startswith("consolidator:"):
+        return f"already proposed by hand as {known.id}"
+    if known.state == "proposed" and known.evidence == candidate.evidence:
+        return f"already proposed as {known.id}, unchanged"
+    if known.state == "proposed" and known.visible and known.audience != candidate.audience:
+        return (f"already proposed as {known.id} for {known.audience}; the evidence now says {candidate.audience}: "
+                f"reject it and the next dream proposes it afresh")
+    if known.state == "rejected":
+        return f"rejected by a person as {known.id}"
+    if known.state == "retired":
+        return f"retired by a person as {known.id}"
+    return None
+
+
+def _against(known: LearningView, candidate: Candidate) -> Candidate:
+    """The candidate as a revision of its own earlier proposal, or as a replacement of a
+    learning in memory that no longer applies."""
+    from dataclasses import replace
+
+    if known.state == "proposed":
+        return replace(candidate, revises=known.id)
+    return replace(candidate, replaces=(known.id,),
+                   rationale=candidate.rationale + f" Offers to replace {known.id}, which no longer applies: "
+                   + "; ".join(known.reasons[:2]) + ".")

@@ -1,0 +1,123 @@
+"""Words that tell what a text does: object, report a fix, decide, constrain, describe a
+procedure, or depend on one machine, person, credential or agent harness.
+
+One home for these lists, used by the lexical labeler (polarity, category), the recurrence
+consolidator (memory type), tidy (conflicting learnings) and the audience classifier. Patterns
+are matched against lowercased text with quotes and code blocks masked.
+"""
+
+from __future__ import annotations
+
+import re
+
+_OBJECTS = re.compile(
+    r"\b(?:i\s+disagree|disagree|not\s+convinced|push\s+back|overkill|unnecessary|"
+    r"(?:isn't|aren't|not)\s+(?:really\s+)?(?:needed|necessary|required)|no\s+need\s+(?:to|for)|"
+    r"(?:don't|do\s+not|doesn't|does\s+not)\s+(?:really\s+)?need|"
+    r"(?:i'd|i\s+would)\s+rather\s+not|let's\s+not|we\s+(?:don't|do\s+not)\s+want|"
+    r"(?:don't|do\s+not)\s+think\s+(?:we|this|that|it)\s+(?:need|should|is)|"
+    r"(?:that's|this\s+is|it's)\s+not\s+(?:true|right|correct|the\s+case))"
+)
+_FIXED = re.compile(
+    r"\b(?:fixed\s+in|fixed\s+(?:it|this|that|now)|good\s+catch|pushed\s+a\s+fix|"
+    r"(?:done|addressed|resolved)\s*(?:[.!]|$|\s+in\b)|i've\s+(?:added|fixed|changed|updated|switched|moved)|"
+    r"(?:now|it)\s+(?:uses|has|does)\b|updated\s+to\b)"
+)
+_DECISION = re.compile(
+    r"\b(?:we\s+(?:have\s+|'ve\s+)?decided|decided\s+to|we\s+chose|going\s+forward|from\s+now\s+on|"
+    r"we\s+agreed|the\s+decision)\b"
+)
+_PROBLEM = re.compile(
+    r"\b(?:caused|causes|root\s+cause|bug|flaky|flakes?|regression|broke|breaks|crash(?:es|ed)?|"
+    r"fails|failing|failure|race|deadlock|leaks?|outage|because\s+of)\b"
+)
+_CONSTRAINT = re.compile(
+    r"\b(?:must|mustn't|never|always|required|cannot|can't|do\s+not|don't|forbidden|not\s+allowed|"
+    r"only\s+ever)\b"
+)
+_KNOWLEDGE = re.compile(
+    r"\b(?:lives\s+in|is\s+located|is\s+generated|is\s+defined\s+in|comes\s+from|is\s+owned\s+by|"
+    r"is\s+built\s+by|is\s+stored\s+in|is\s+configured\s+in|runs\s+on)\b"
+)
+_PROCEDURE = re.compile(
+    r"\b(?:run|rerun|before\s+(?:committing|merging|pushing|releasing|tagging)|steps?|then\s+run|"
+    r"workflow|to\s+release|invoke)\b"
+)
+_TO_AGENTS = re.compile(
+    r"\b(?:note\s+to\s+(?:the\s+)?(?:ai|agents?|llms?|assistants?|bots?)|(?:ai|llm|coding)\s+(?:agents?|assistants?|models?)|"
+    r"agents?\s+(?:reading|working\s+on|that\s+reads?)|as\s+an\s+ai|dear\s+(?:ai|agent|assistant|copilot|claude|codex))\b"
+)
+_NEGATION = re.compile(r"\b(?:never|don't|do\s+not|avoid|no\s+longer|stop\s+using|not)\b")
+
+ENVIRONMENT: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    # (what it shows, the audience it forces, pattern)
+    ("a home path", "personal", re.compile(r"(?:^|[\s(\"'=])~/|/(?:home|users)/\w|%userprofile%|c:\\\\?users")),
+    ("one machine", "personal", re.compile(
+        r"\b(?:on\s+my\s+(?:laptop|machine|mac|box|workstation|desktop|computer)|my\s+(?:laptop|machine|"
+        r"workstation)|this\s+machine|[a-z0-9-]+\.local\b|hostname)\b")),
+    ("one person's tools", "personal", re.compile(
+        r"\b(?:my\s+(?:editor|ide|vim|emacs|shell|alias(?:es)?|dotfiles|setup|config|prompt|keybindings?)|"
+        r"\.zshrc|\.bashrc|\.vimrc|\.profile)\b")),
+    ("a credential", "user-tooling", re.compile(
+        r"\[redacted:|\b(?:api[\s_-]?keys?|access[\s_-]?tokens?|auth[\s_-]?tokens?|personal\s+access\s+tokens?|"
+        r"passwords?|credentials?|secret\s+keys?|ssh\s+keys?|aws_[a-z_]+|\.env\s+file|\.netrc)\b")),
+    ("an agent harness", "user-tooling", re.compile(
+        r"\b(?:claude\s+code|claude\.md|codex\s+(?:cli|sandbox|config)|~/\.codex|~/\.claude|gemini\s+cli|"
+        r"opencode|cursor\s+(?:rules|ide)|copilot|mcp\s+server|slash\s+commands?|the\s+agent's\s+hooks?|"
+        r"harness)\b")),
+    ("local tooling", "user-tooling", re.compile(
+        r"\b(?:brew\s+install|homebrew|pyenv|nvm\s+use|asdf|/usr/local/|/opt/homebrew|apt-get\s+install|"
+        r"export\s+path|path=)\b")),
+)
+
+
+def objects(text: str) -> re.Match[str] | None:
+    return _OBJECTS.search(text)
+
+
+def reports_fixed(text: str) -> re.Match[str] | None:
+    return _FIXED.search(text)
+
+
+def polarity(text: str) -> tuple[str, tuple[int, int] | None]:
+    """``objects-to``, ``reports-fixed`` or ``asks-for``, and the span of the cue that said so."""
+    for name, finder in (("objects-to", _OBJECTS), ("reports-fixed", _FIXED)):
+        found = finder.search(text)
+        if found:
+            return name, found.span()
+    return "asks-for", None
+
+
+def category(text: str, polarity_: str) -> str:
+    """decision, resolved-problem, constraint, project-knowledge or convention."""
+    if _DECISION.search(text):
+        return "decision"
+    if polarity_ == "reports-fixed" or _PROBLEM.search(text):
+        return "resolved-problem"
+    if _CONSTRAINT.search(text):
+        return "constraint"
+    if _KNOWLEDGE.search(text):
+        return "project-knowledge"
+    return "convention"
+
+
+def procedural(text: str) -> bool:
+    """Does the text describe steps to follow rather than a fact or rule?"""
+    return bool(_PROCEDURE.search(text))
+
+
+def negated(text: str) -> bool:
+    """Does the text forbid or deny (``never``, ``don't``, ``avoid``)?"""
+    return bool(_NEGATION.search(text))
+
+
+def to_agents(text: str) -> bool:
+    """Does the text speak to AI agents instead of about the code, as an injected instruction
+    made to look like a review comment does?"""
+    return bool(_TO_AGENTS.search(text))
+
+
+def environment(text: str) -> list[tuple[str, str]]:
+    """What in the text depends on one machine, person, credential or harness, and the
+    audience each forces."""
+    return [(what, audience) for what, audience, pattern in ENVIRONMENT if pattern.search(text)]

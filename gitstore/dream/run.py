@@ -1,0 +1,391 @@
+"""One dream: label, consolidate and tidy in one bounded pass over a frozen view.
+
+1. Open the store; without one, a **blocked** result naming what is missing.
+2. Freeze the view for the purpose (``gitstore.dream.view``); with no evidence and no learnings
+   in it, an explicit **no-update** result.
+3. Label: the configured labeler reads the view's evidence. One that sends text anywhere gets a
+   data-flow disclosure printed and recorded first. A labeler that cannot run (or fails, or
+   answers malformed labels) makes the dream **degraded**; it never claims to have completed.
+4. Consolidate, then tidy, each under a read-only store: whatever they return is re-checked
+   (``gitstore.dream.checks``) before anything is written, and a consolidator that tried to
+   write, cited evidence outside the view or returned malformed output is refused, storing
+   nothing.
+5. Write: the new labels (local beside personal session evidence, shared otherwise), then every
+   proposal and revision in one append through ``gitstore.ops.learning``, each with its audit
+   entry. Running the dream again on the same store writes nothing new.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from gitstore.dream import checks, settings as dream_settings, terms
+from gitstore.dream import labelers as labeler_registry
+from gitstore.dream import consolidators as consolidator_registry
+from gitstore.dream.consolidators import Candidate, Consolidator, Finding, Outcome, Verdict
+from gitstore.dream.labelers import CATEGORIES, POLARITIES, THEME_PATTERN, Label, Labeler, LabelRun
+from gitstore.dream.report import DreamReport
+from gitstore.dream.view import FrozenView, take
+from gitstore.errors import GitstoreError, IntegrityError, Refused, UsageError
+from gitstore.ops import labels as label_ops
+from gitstore.ops import learning as learning_ops
+from gitstore.ops._context import Context
+from gitstore.ops.consent import PURPOSES
+from gitstore.records.times import format_time, normalize_time
+from gitstore.safety.gate import screen_text
+from gitstore.store import read_only
+
+REPORTS = "dreams"
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """One consolidator's outcome once re-checked, and what the safety scanner dropped."""
+
+    name: str
+    outcome: Outcome
+    dropped: list[Verdict]
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a dream was asked to do."""
+
+    by: str
+    purpose: str = "instruction"
+    since: str | None = None
+    labeler: str | None = None
+    consolidator: str | None = None
+    tidy: bool = True
+    dry_run: bool = False
+    explain: str | None = None
+
+
+def since_time(value: str, now: datetime | None = None) -> str:
+    """``--since``: a time (``2026-03-01``, ISO 8601 with a zone) or an age (``30d``, ``12h``)."""
+    match = re.fullmatch(r"(\d{1,5})([dhw])", value.strip())
+    if match:
+        amount, unit = int(match.group(1)), match.group(2)
+        delta = {"d": timedelta(days=amount), "h": timedelta(hours=amount), "w": timedelta(weeks=amount)}[unit]
+        return format_time((now or datetime.now(timezone.utc)) - delta)
+    text = value.strip()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        text += "T00:00:00Z"
+    try:
+        return normalize_time(text)
+    except GitstoreError:
+        raise UsageError(f"--since {value!r} is neither a time (2026-03-01, ISO 8601) nor an age (30d, 12h, 2w)") from None
+
+
+def dream(start: str | Path, request: Request, notify: Callable[[str], None] | None = None) -> DreamReport:
+    """Run one dream in the repository around ``start``; the report says what happened."""
+    if request.purpose not in PURPOSES:
+        raise UsageError(f"unknown purpose {request.purpose!r} (one of {', '.join(PURPOSES)})")
+    if request.explain is not None:
+        request = replace(request, dry_run=True)
+    try:
+        ctx = Context.open(str(start))
+    except GitstoreError as exc:
+        return DreamReport.blocked(request.purpose, f"no readable store: {exc}", exc.exit_code)
+    config = dream_settings.load(ctx.workspace.state / "config.json")
+    labeler = labeler_registry.load(request.labeler or config.labeler,
+                                    config.labeler_options(request.labeler or config.labeler))
+    chosen = [request.consolidator or config.consolidator, *(["tidy"] if request.tidy else [])]
+    consolidators = [consolidator_registry.load(n, config.consolidator_options(n)) for n in dict.fromkeys(chosen)]
+    try:
+        store_view = ctx.view()
+        view = take(store_view, ctx.workspace.repo, request.purpose, request.since)
+    except IntegrityError as exc:
+        return DreamReport.blocked(request.purpose, f"the store cannot be read: {exc}", exc.exit_code)
+    return _Dream(ctx, store_view, view, request, notify or _stderr).run(labeler, consolidators)
+
+
+def _stderr(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+class _Dream:
+    """The steps of one dream over one frozen view."""
+
+    def __init__(self, ctx: Context, store_view: Any, view: FrozenView, request: Request,
+                 notify: Callable[[str], None]) -> None:
+        self.ctx, self.store_view, self.view, self.request, self.notify = ctx, store_view, view, request, notify
+        self.report = DreamReport("complete", "no-update", request.purpose, since=request.since,
+                                  dry_run=request.dry_run, view=_view_summary(view),
+                                  completeness={"complete": not view.gaps, "missing": [str(g) for g in view.gaps]})
+
+    def run(self, labeler: Labeler, consolidators: Sequence[Consolidator]) -> DreamReport:
+        report = self.report
+        report.consolidators = [c.name for c in consolidators]
+        if not self.view.evidence and not self.view.learnings:
+            return self._no_evidence()
+        labels, run, new = self._label(labeler)
+        outcomes = [self._consolidate(c, labels) for c in consolidators]
+        proposals = self._propose(outcomes)
+        if not self.request.dry_run:
+            written = label_ops.store_labels(self.ctx, self.store_view, new, self.request.by)
+            report.labeler["new"] = len(written.added)
+        self._finish(outcomes, proposals, run, labels)
+        if self.request.explain is not None:
+            report.explain = _explain(self.view, self.request.explain, labels, outcomes)
+        if not self.request.dry_run:
+            self._save()
+        return report
+
+    # -- labelling -------------------------------------------------------------------------------
+
+    def _label(self, labeler: Labeler) -> tuple[list[Label], LabelRun, list[label_ops.LabelSpec]]:
+        view = self.view
+        mine = {parent: [Label.stored(s) for s in stored if s.labeler == labeler.name]
+                for parent, stored in view.labels.items()}
+        known = [label for group in mine.values() for label in group] if labeler.incremental else []
+        items = [e for e in view.items() if not (labeler.incremental and mine.get(e.id))]
+        self.report.labeler = {"name": labeler.name, "labels": 0, "themes": 0, "new": 0, "usage": {},
+                               "disclosure": None, "problems": []}
+        problem = labeler.unavailable()
+        if problem is not None:
+            run = LabelRun(problems=[f"labeler {labeler.name} unavailable: {problem}"])
+        else:
+            if items and labeler.sends_to:
+                self._disclose(labeler, items)
+            run = _guarded_label(labeler, items)
+        fresh = _valid_labels(run, {e.id: e for e in items}, labeler.name)
+        labels = known + fresh
+        known_ids = {(lab.event, lab.theme) for lab in known}
+        specs = [label_ops.LabelSpec(lab.event, lab.theme, lab.category, lab.polarity, lab.spans, labeler.name)
+                 for lab in fresh if (lab.event, lab.theme) not in known_ids]
+        self.report.labeler.update(labels=len(labels), themes=len({lab.theme for lab in labels}),
+                                   usage=run.usage, problems=list(run.problems))
+        return labels, run, specs
+
+    def _disclose(self, labeler: Labeler, items: Sequence[Any]) -> None:
+        sessions = sum(1 for e in items if e.source == "agent-session")
+        text = (f"the {labeler.name} labeler sends the text of {len(items) - sessions} review comments and "
+                f"{sessions} session texts (no author ids) admitted for {self.request.purpose} to {labeler.sends_to}")
+        text = screen_text(text, "disclosure")
+        self.notify(f"gitstore dream: {text}")
+        self.report.labeler["disclosure"] = text
+        self.ctx.write([], "disclose", self.request.by, [f"labeler {labeler.name}"], text[:1000], namespace="local")
+
+    # -- consolidating ---------------------------------------------------------------------------
+
+    def _consolidate(self, consolidator: Consolidator, labels: list[Label]) -> _Checked:
+        name = consolidator.name
+        before = _tips(self.ctx)
+        with read_only(f"consolidator {name!r} runs") as guard:
+            try:
+                raw = consolidator.consolidate(self.view, tuple(labels))
+            except Exception as exc:  # a plug-in's failure is reported, never a traceback
+                if guard.attempts:
+                    raise Refused(f"consolidator {name!r} tried to write to the store; nothing was stored") from None
+                raise Refused(f"consolidator {name!r} failed ({type(exc).__name__}: {exc}); nothing was stored") from None
+        if guard.attempts or _tips(self.ctx) != before:
+            raise Refused(f"consolidator {name!r} tried to write to the store; nothing was stored")
+        outcome, dropped = checks.checked(name, raw, self.view)
+        return _Checked(name, outcome, dropped)
+
+    def _propose(self, outcomes: list[_Checked]) -> list[tuple[Candidate, dict[str, Any], bool]]:
+        """Build (and unless dry, write) every candidate: (candidate, record, new)."""
+        named = [(c, checked.name) for checked in outcomes for c in checked.outcome.candidates]
+        named = named[: checks.MAX_CANDIDATES]
+        fresh = [(c, name) for c, name in named if c.revises is None]
+        changed = [c for c, _ in named if c.revises is not None]
+        batch = learning_ops.propose_batch(self.ctx, [_draft(c, name) for c, name in fresh],
+                                           [_revision(c) for c in changed], self.request.by,
+                                           dry_run=self.request.dry_run)
+        out = [(c, record, record["id"] in batch.new) for (c, _), record in zip(fresh, batch.proposals)]
+        out += [(c, record, True) for c, record in zip(changed, batch.revisions) if record is not None]
+        return out
+
+    # -- the report ------------------------------------------------------------------------------
+
+    def _finish(self, outcomes: list[_Checked], proposals: list[tuple[Candidate, dict[str, Any], bool]],
+                run: LabelRun, labels: list[Label]) -> None:
+        report = self.report
+        made = {c.theme: (record, new) for c, record, new in proposals}
+        for checked in outcomes:
+            for verdict in [*checked.outcome.verdicts, *checked.dropped]:
+                entry = _verdict_json(verdict)
+                if verdict.outcome == "held-back":
+                    report.held_back.append(entry)
+                elif verdict.outcome == "rejected":
+                    report.rejected.append(entry)
+                elif verdict.outcome == "known":
+                    report.known.append(entry)
+            report.tidy += [_finding_json(f, made) for f in checked.outcome.findings]
+        for candidate, record, new in proposals:
+            if new:
+                report.proposed.append(_proposed_json(self.view, candidate, record))
+            else:
+                report.known.append({"theme": candidate.theme, "outcome": "known", "learning": record["id"],
+                                     "reasons": [f"already proposed as {record['id']}, unchanged"],
+                                     "signals": dict(candidate.signals), "audience": candidate.audience,
+                                     "evidence": _refs_json(candidate.evidence), "counterevidence": []})
+        self._status(run, labels)
+
+    def _status(self, run: LabelRun, labels: list[Label]) -> None:
+        report = self.report
+        left = int(run.usage.get("left", 0) or 0)
+        if left:
+            report.completeness["complete"] = False
+            report.completeness["missing"].append(f"{left} pieces of evidence not yet labelled (labeler bound per dream)")
+        if run.problems:
+            report.status = "degraded"
+            report.why += [f"degraded: {p}" for p in run.problems]
+            report.exit_code = 1
+        elif not report.completeness["complete"]:
+            report.status = "incomplete"
+        report.result = "updated" if report.proposed else "no-update"
+        if not report.proposed:
+            report.why.append("no update: " + _quiet_reason(report, labels))
+
+    def _no_evidence(self) -> DreamReport:
+        report = self.report
+        left = ", ".join(f"{n} {why}" for why, n in sorted(self.view.excluded.items()))
+        report.why.append(f"no update: no evidence may serve {self.request.purpose}"
+                          + (f" ({left})" if left else " (the store holds no comments or session texts)"))
+        if not report.completeness["complete"]:
+            report.status = "incomplete"
+        return report
+
+    def _save(self) -> None:
+        folder = self.ctx.workspace.state / REPORTS
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp = format_time(datetime.now(timezone.utc)).replace(":", "").replace(".", "")
+        (folder / f"{stamp}-{self.request.purpose}.json").write_text(
+            json.dumps(self.report.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+# -- helpers -------------------------------------------------------------------------------------
+
+def _guarded_label(labeler: Labeler, items: Sequence[Any]) -> LabelRun:
+    try:
+        return labeler.label(items)
+    except Exception as exc:  # a plug-in's failure degrades the dream, never a traceback
+        return LabelRun(problems=[f"labeler {labeler.name} failed ({type(exc).__name__}: {exc})"])
+
+
+def _valid_labels(run: LabelRun, sent: dict[str, Any], name: str) -> list[Label]:
+    """The labels that judge evidence the labeler was given, in the labels' vocabulary; the
+    first bad one makes the run degraded and drops every label of the run."""
+    labels = []
+    for label in run.labels:
+        evidence = sent.get(label.event)
+        problem = None
+        if evidence is None:
+            problem = f"a label judges {label.event}, which the labeler was not given"
+        elif not re.fullmatch(THEME_PATTERN, label.theme) or label.category not in CATEGORIES \
+                or label.polarity not in POLARITIES:
+            problem = f"a label on {label.event} is outside the label vocabulary"
+        elif any(not 0 <= a < b <= len(evidence.text) for a, b in label.spans):
+            problem = f"a span of the label on {label.event} lies outside its text"
+        if problem:
+            run.problems.append(f"labeler {name} answered malformed labels ({problem}); none of them is used")
+            return []
+        labels.append(replace(label, labeler=name))
+    return labels
+
+
+def _tips(ctx: Context) -> tuple[tuple[str, str], ...]:
+    """The memory refs of the repository and where they point (cheap; git only)."""
+    from gitstore.providers.git import discover_refs
+
+    repo = ctx.workspace.repo
+    return tuple((info.name, str(repo.references[info.name].target)) for info in discover_refs(repo))
+
+
+def _draft(candidate: Candidate, consolidator: str) -> learning_ops.Draft:
+    return learning_ops.Draft(
+        title=candidate.title, text=candidate.text, category=candidate.category,
+        evidence=[{"episode": r.episode, "events": list(r.events)} for r in candidate.evidence],
+        counterevidence=[{"episode": r.episode, "events": list(r.events)} for r in candidate.counterevidence],
+        memory=candidate.memory, audience=candidate.audience, audience_rationale=candidate.audience_rationale,
+        targets=candidate.targets, replaces=candidate.replaces, rationale=candidate.rationale,
+        confidence=candidate.confidence, proposer=("consolidator", consolidator),
+    )
+
+
+def _revision(candidate: Candidate) -> learning_ops.Revision:
+    assert candidate.revises is not None
+    return learning_ops.Revision(
+        candidate.revises, [{"episode": r.episode, "events": list(r.events)} for r in candidate.evidence],
+        [{"episode": r.episode, "events": list(r.events)} for r in candidate.counterevidence],
+        candidate.rationale, candidate.confidence, candidate.audience_rationale)
+
+
+def _view_summary(view: FrozenView) -> dict[str, Any]:
+    return {"heads": [str(h) for h in view.heads], "commit": view.commit, "evidence": len(view.evidence),
+            "learnings": len(view.learnings), "excluded": dict(view.excluded), "withheld": dict(view.withheld)}
+
+
+def _refs_json(refs: Sequence[Any]) -> list[dict[str, Any]]:
+    return [{"episode": r.episode, "events": list(r.events)} for r in refs]
+
+
+def _verdict_json(verdict: Verdict) -> dict[str, Any]:
+    return {"theme": verdict.theme, "outcome": verdict.outcome, "reasons": list(verdict.reasons),
+            "signals": dict(verdict.signals), "audience": verdict.audience, "learning": verdict.learning,
+            "evidence": _refs_json(verdict.evidence), "counterevidence": _refs_json(verdict.counterevidence)}
+
+
+def _finding_json(finding: Finding, made: dict[str, tuple[dict[str, Any], bool]]) -> dict[str, Any]:
+    record = made.get(finding.theme or "", (None, False))[0]
+    return {"kind": finding.kind, "learnings": list(finding.learnings), "detail": finding.detail,
+            "suggestion": finding.suggestion, "proposal": record["id"] if record else None}
+
+
+def _proposed_json(view: FrozenView, candidate: Candidate, record: dict[str, Any]) -> dict[str, Any]:
+    cited = [view.evidence[e] for r in candidate.evidence for e in r.events if e in view.evidence]
+    return {
+        "id": record["id"], "theme": candidate.theme, "title": record["content"]["title"],
+        "text": record["content"]["text"], "category": record["category"], "memory": record["memory"],
+        "audience": record["audience"], "audienceRationale": record["audienceRationale"],
+        "confidence": record["confidence"], "signals": dict(candidate.signals),
+        "changes": sorted({e.change for e in cited if e.change}), "evidence": _refs_json(candidate.evidence),
+        "replaces": list(record["replaces"]), "revised": record["version"] > 1,
+        "reviewDigest": record["reviewDigest"], "contentDigest": record["contentDigest"],
+        "local": any(e.local for e in cited),
+    }
+
+
+def _quiet_reason(report: DreamReport, labels: list[Label]) -> str:
+    if not labels:
+        return "no evidence matched a recurring theme"
+    if report.known and not report.rejected and not report.held_back:
+        return "memory already holds every theme"
+    return "no theme passed the gates"
+
+
+def _explain(view: FrozenView, asked: str, labels: list[Label], outcomes: list[_Checked]) -> dict[str, Any]:
+    """Why the theme ``asked`` (a theme key, or a word of one) did or did not become a proposal."""
+    verdicts = [v for checked in outcomes for v in (*checked.outcome.verdicts, *checked.dropped)]
+    wanted = asked.strip().lower()
+    word = terms.stem(wanted) if wanted.isalpha() else wanted
+    matching = [v for v in verdicts if v.theme == wanted] or \
+        [v for v in verdicts if wanted in v.theme.split("-") or word in {terms.stem(p) for p in v.theme.split("-")}]
+    themes = []
+    for verdict in matching[:5]:
+        mine = [lab for lab in labels if lab.theme == verdict.theme and lab.event in view.evidence]
+        themes.append({"theme": verdict.theme, "outcome": verdict.outcome, "reasons": list(verdict.reasons),
+                       "signals": dict(verdict.signals), "labels": [_label_json(view, lab) for lab in mine]})
+    note = ""
+    if not themes:
+        mentions = sum(1 for e in view.items() if word in terms.tokens(e.text).terms())
+        note = (f"no theme matches {asked!r}: {mentions} pieces of evidence mention it, but no two share enough "
+                f"words to recur (one-offs)" if mentions else f"no evidence in the view mentions {asked!r}")
+    return {"asked": asked, "themes": themes, "note": note}
+
+
+def _label_json(view: FrozenView, label: Label) -> dict[str, Any]:
+    evidence = view.evidence[label.event]
+    text = " ".join(evidence.text.split())
+    return {"event": label.event, "polarity": label.polarity, "category": label.category,
+            "author": evidence.person or evidence.author, "change": evidence.change, "origin": evidence.origin,
+            "excerpt": text[:100] + ("..." if len(text) > 100 else "")}

@@ -1,0 +1,72 @@
+"""The ``dream`` section of ``okf/.memory/config.json``, read strictly.
+
+::
+
+    {"dream": {
+        "labeler": "lexical",                   # or "command", or a gitstore.labelers plug-in
+        "consolidator": "recurrence",           # or a gitstore.consolidators plug-in
+        "labelers": {"command": {"argv": ["llm-label", "--json"], "timeout": 60}},
+        "consolidators": {"recurrence": {"minPeople": 3}, "tidy": {"similarity": 70}}
+    }}
+
+Options of each labeler and consolidator are checked by it when it is built (the recurrence
+thresholds can only be raised). An unknown field or a value of the wrong type is an error naming
+it, never ignored: a typo must not silently weaken a gate.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gitstore.errors import InvalidInput
+
+_FIELDS = {"labeler": str, "consolidator": str, "labelers": dict, "consolidators": dict}
+
+
+@dataclass(frozen=True)
+class DreamSettings:
+    """What configuration says about dreaming."""
+
+    labeler: str = "lexical"
+    consolidator: str = "recurrence"
+    labelers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    consolidators: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def labeler_options(self, name: str) -> dict[str, Any]:
+        return self.labelers.get(name, {})
+
+    def consolidator_options(self, name: str) -> dict[str, Any]:
+        return self.consolidators.get(name, {})
+
+
+def load(path: Path) -> DreamSettings:
+    """The dream settings in ``path`` (defaults when the file or the section is absent)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return DreamSettings()
+    except (OSError, ValueError) as exc:
+        raise InvalidInput(f"{path}: cannot read configuration ({exc})") from None
+    section = data.get("dream") if isinstance(data, dict) else None
+    if section is None:
+        return DreamSettings()
+    return parse(section, path)
+
+
+def parse(section: Any, where: Path | str = "config") -> DreamSettings:
+    if not isinstance(section, dict):
+        raise InvalidInput(f"{where}: dream must be a JSON object")
+    for key, value in section.items():
+        if key not in _FIELDS:
+            raise InvalidInput(f"{where}: dream has an unknown field {key!r}")
+        if not isinstance(value, _FIELDS[key]):
+            raise InvalidInput(f"{where}: dream.{key} must be a {'JSON object' if _FIELDS[key] is dict else 'string'}")
+    for group in ("labelers", "consolidators"):
+        for name, options in section.get(group, {}).items():
+            if not isinstance(options, dict):
+                raise InvalidInput(f"{where}: dream.{group}.{name} must be a JSON object of options")
+    return DreamSettings(section.get("labeler", "lexical"), section.get("consolidator", "recurrence"),
+                         dict(section.get("labelers", {})), dict(section.get("consolidators", {})))

@@ -1,0 +1,212 @@
+"""The words of evidence text as the dream compares them.
+
+Texts are compared by their content terms: words lowercased and reduced to their Snowball stem
+(PyStemmer, the maintained C build of the Snowball stemmers), without stop words or review
+chatter; identifiers and code spans kept whole as well as split into words; file paths turned
+into globs. Quoted lines (``> ...``) and fenced code blocks are masked: they repeat someone else's
+words or code rather than state anything. Masking keeps every position, so a span found here
+points into the stored text. Everything here is deterministic and offline.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+# English function words, then the words every review or agent turn is made of ("please",
+# "should", "lgtm"): none of them says what a rule is about.
+STOP_WORDS = frozenset("""
+a about above after again against all also although always am an and any are aren't as at be
+because been before being below between both but by can cannot could couldn't did didn't do does
+doesn't doing don't down during each either else even ever every few for from further had hadn't
+has hasn't have haven't having he her here hers herself him himself his how however i if in into
+is isn't it it's its itself just let let's like may me might mine more most much must mustn't my
+myself neither no nor not now of off on once only or other ought our ours ourselves out over own
+per rather same shall she should shouldn't since so some such than that that's the their theirs
+them themselves then there these they this those though through thus to too under until up upon
+us very via was wasn't we were weren't what when where whether which while who whom whose why
+will with within without won't would wouldn't yet you your yours yourself yourselves
+already another anything each else etc everything instead least less lot lots many maybe
+nothing one ones perhaps quite really seems something still sure thing things way ways well
+able actually again ago anyway around away back basically certainly clearly definitely
+probably simply
+please pls plz thanks thank thx lgtm nit nits ptal ack nack sgtm wdyt imo imho fyi btw tbh
+think guess agree agreed suggest suggestion wonder want wants need needs needed make makes making
+made use uses using used get gets got getting keep keeps add adds added adding change changes
+changed changing fix fixes fixed fixing update updated see look looks looking good great nice
+fine ok okay yes yeah done right wrong new old here there code line lines file files comment
+comments pr review reviewer patch diff commit this above below same case cases time times also
+instead first last next now later today tomorrow soon again bit little otherwise
+""".split())
+
+_WORD = re.compile(r"[^\W\d_](?:[^\W_]|['’][^\W\d_])*")
+_CODE_SPAN = re.compile(r"`([^`\n]{1,120})`")
+_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
+_QUOTE_LINE = re.compile(r"^[ \t]*>[^\n]*", re.MULTILINE)
+_IDENTIFIER = re.compile(
+    r"(?<![\w./-])(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z]+_[A-Za-z0-9_]+"
+    r"|[a-z]+[A-Z][A-Za-z0-9]*)(?:\(\))?(?![\w/])"
+)
+_PATH = re.compile(r"(?<![\w~/.-])(?:[\w.-]+/)+[\w.-]*\.[A-Za-z0-9]{1,8}(?![\w/])|(?<![\w/])\*\.[A-Za-z0-9]{1,8}\b")
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|\n+")
+_LEAD = re.compile(r"^[^,:]{1,40}[,:]\s*")
+_SPLIT_IDENTIFIER = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+MIN_STEM = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One content word: its stem and where it stands in the text."""
+
+    stem: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Tokens:
+    """The content of one text: its running words (stop words included, so words written apart
+    can be joined), words found inside identifiers and code spans, identifiers, path globs."""
+
+    running: tuple[tuple[str, int, int], ...]
+    inner: tuple[Word, ...]
+    identifiers: tuple[Word, ...]
+    globs: tuple[str, ...]
+
+    def stems(self) -> set[str]:
+        """The stems this text contributes to a corpus vocabulary."""
+        found = {w.stem for w in self.inner}
+        found.update(stem(w) for w, _, _ in self.running if not is_stop(w))
+        return found
+
+    def words(self, vocabulary: frozenset[str] | set[str] = frozenset()) -> tuple[Word, ...]:
+        """Content words in order; two running words written apart become one when the
+        vocabulary knows them as one ("back off" -> "backoff")."""
+        out: list[Word] = list(self.inner)
+        running = self.running
+        i = 0
+        while i < len(running):
+            word, start, end = running[i]
+            if i + 1 < len(running) and vocabulary:
+                nxt, nstart, nend = running[i + 1]
+                if nstart - end <= 2:
+                    joined = stem(word + nxt)
+                    if joined in vocabulary and len(joined) >= MIN_STEM:
+                        out.append(Word(joined, start, nend))
+                        i += 2
+                        continue
+            if not is_stop(word):
+                base = stem(word)
+                if len(base) >= MIN_STEM:
+                    out.append(Word(base, start, end))
+            i += 1
+        out.sort(key=lambda w: w.start)
+        return tuple(out)
+
+    def terms(self, vocabulary: frozenset[str] | set[str] = frozenset()) -> set[str]:
+        """Every term: content word stems and whole identifiers (``id:...``)."""
+        return {w.stem for w in self.words(vocabulary)} | {i.stem for i in self.identifiers}
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> object:
+    import Stemmer  # PyStemmer
+
+    return Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """The Snowball stem of a lowercase word."""
+    return str(_stemmer().stemWord(word))  # type: ignore[attr-defined]
+
+
+def masked(text: str) -> str:
+    """The text with quoted lines and fenced code blocks blanked, positions kept."""
+    def blank(match: re.Match[str]) -> str:
+        return re.sub(r"[^\n]", " ", match.group(0))
+
+    return _QUOTE_LINE.sub(blank, _FENCE.sub(blank, text))
+
+
+def is_stop(word: str) -> bool:
+    return word in STOP_WORDS or len(word) < 2
+
+
+def tokens(text: str) -> Tokens:
+    """The words, identifiers and path globs of a text (quotes and code blocks masked)."""
+    own = masked(text)
+    inner: list[Word] = []
+    identifiers: list[Word] = []
+    taken: list[tuple[int, int]] = [m.span() for m in _PATH.finditer(own)]
+    for match in _CODE_SPAN.finditer(own):
+        code = match.group(1).strip()
+        if code and not _overlaps(match.span(), taken):
+            identifiers.append(Word("id:" + code.lower(), match.start(1), match.end(1)))
+            inner.extend(_split_words(code, match.start(1)))
+            taken.append(match.span())
+    for match in _IDENTIFIER.finditer(own):
+        if _overlaps(match.span(), taken):
+            continue
+        name = match.group(0).removesuffix("()")
+        identifiers.append(Word("id:" + name.lower(), match.start(), match.start() + len(name)))
+        inner.extend(_split_words(name, match.start()))
+        taken.append(match.span())
+    running = []
+    for match in _WORD.finditer(own):
+        if not _overlaps(match.span(), taken):
+            low = match.group(0).lower().replace("’", "'")
+            running.append((low.split("'", 1)[0] if "'" in low and not is_stop(low) else low,
+                            match.start(), match.end()))
+    globs = tuple(dict.fromkeys(glob_of(m.group(0)) for m in _PATH.finditer(own)))
+    return Tokens(tuple(running), tuple(inner), tuple(identifiers), globs)
+
+
+def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
+    return any(start < span[1] and span[0] < end for start, end in taken)
+
+
+def _split_words(name: str, offset: int) -> list[Word]:
+    """The content words inside an identifier (snake_case, camelCase, dotted)."""
+    found = []
+    for match in _SPLIT_IDENTIFIER.finditer(name):
+        low = match.group(0).lower()
+        if not is_stop(low) and len(base := stem(low)) >= MIN_STEM:
+            found.append(Word(base, offset + match.start(), offset + match.end()))
+    return found
+
+
+def glob_of(path: str) -> str:
+    """A path's folder and extension as a glob: ``src/api/handlers.py`` -> ``src/api/*.py``."""
+    path = path.strip().lstrip("./")
+    folder, _, name = path.rpartition("/")
+    ext = name.rsplit(".", 1)[1] if "." in name.strip(".") else ""
+    pattern = f"*.{ext}" if ext else "*"
+    return f"{folder}/{pattern}" if folder else pattern
+
+
+# -- sameness: copies and quotes ---------------------------------------------------------------
+
+def normalized(text: str) -> str:
+    """Lowercase words only, one space apart: what two copies of one text share."""
+    return " ".join(w.lower() for w in re.findall(r"\w+", text))
+
+
+def fingerprint(text: str) -> bytes:
+    """A short digest of the normalized own text (quotes and code blocks masked)."""
+    return hashlib.blake2b(normalized(masked(text)).encode("utf-8"), digest_size=12).digest()
+
+
+def sentence_prints(text: str, min_words: int = 4) -> list[bytes]:
+    """Digests of each sentence of the own text with at least ``min_words`` words, and of the
+    same sentence without a short lead-in ("As Bob said: ...", "Again, ..."), so a quote
+    introduced in one's own words is still recognised."""
+    found: list[bytes] = []
+    for sentence in _SENTENCE_END.split(masked(text)):
+        for variant in (sentence, _LEAD.sub("", sentence, count=1)):
+            norm = normalized(variant)
+            if norm.count(" ") + 1 >= min_words:
+                found.append(hashlib.blake2b(norm.encode("utf-8"), digest_size=12).digest())
+    return list(dict.fromkeys(found))

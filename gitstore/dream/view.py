@@ -1,0 +1,424 @@
+"""The frozen view: the one read-only snapshot a dream reads.
+
+``take`` reads the store once, at the heads it names, and keeps only what the dream's purpose
+may use, decided by the store's rules at read time (``gitstore.rules``): the current version of
+each comment and the texts of agent sessions that an active grant covers, never a withdrawn,
+retracted (deleted), redacted or superseded one; labels only while the comment they judge
+counts; learnings with their standing, their content shown only while every piece of their
+evidence and counterevidence may still serve the purpose. Quarantined text never reached the
+store, so it is absent too; the view counts what capture and import withheld.
+
+Everything in a view is immutable (frozen dataclasses, tuples, read-only mappings) and holds no
+store handle, so a consolidator that receives one can read but has nothing to write with.
+
+Each piece of evidence carries its **origin**: the earliest piece whose words it repeats. A copy
+of a text, the same comment pasted again, a replayed session under another file name, or a
+comment that only quotes an earlier one all share the origin of what they repeat, so counting
+origins counts independent evidence, not copies.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import pygit2
+
+from gitstore.dream import terms
+from gitstore.records.identity import is_person
+from gitstore.rules import consent
+from gitstore.rules.active import evaluate
+from gitstore.rules.evidence import refs_serve
+from gitstore.rules.lifecycle import histories
+from gitstore.rules.view import View
+
+TEXT_ROLES = frozenset({"user", "assistant", "summary"})
+EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One piece of text evidence the purpose may use."""
+
+    id: str
+    episode: str
+    source: str                  # review-thread, agent-session or manual
+    harness: str                 # the episode's origin: github, claude-code, codex, ...
+    type: str                    # comment, edit or observation
+    author: str
+    person: str | None           # who counts as a person (None for bots and unknown authors)
+    at: str
+    text: str
+    path: str | None
+    role: str | None
+    pull_request: int | None
+    branch: str | None
+    commit: str | None
+    local: bool                  # kept in this clone's local namespace (a personal session)
+    origin: str                  # the earliest evidence whose words this repeats (itself if none)
+    root: str | None             # the first evidence of its review thread, when this is a reply
+    seq: int
+
+    @property
+    def change(self) -> str | None:
+        """The pull request or branch it was written on (``#12``, ``feature/x``)."""
+        if self.pull_request is not None:
+            return f"#{self.pull_request}"
+        return self.branch
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """Events of one episode by one author: what an evidence reference names."""
+
+    episode: str
+    events: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredLabel:
+    """A label already stored, on evidence of this view."""
+
+    event: str
+    parent: str
+    theme: str
+    category: str
+    polarity: str
+    spans: tuple[tuple[int, int], ...]
+    labeler: str
+
+
+@dataclass(frozen=True, slots=True)
+class LearningView:
+    """A learning as a dream may see it: content only while its evidence serves the purpose."""
+
+    id: str
+    state: str
+    usable: bool
+    reasons: tuple[str, ...]
+    visible: bool
+    proposer: str = ""
+    category: str = ""
+    audience: str = ""
+    title: str = ""
+    text: str = ""
+    targets: tuple[str, ...] = ()
+    replaces: tuple[str, ...] = ()
+    evidence: tuple[Ref, ...] = ()
+    counterevidence: tuple[Ref, ...] = ()
+    support: int = 0
+
+    def events(self) -> frozenset[str]:
+        return frozenset(e for r in (*self.evidence, *self.counterevidence) for e in r.events)
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """Where one writer's records stood when the view was taken."""
+
+    ref: str        # records/<namespace>/<writer>
+    clock: int
+    last: str       # digest of the writer's last record
+
+    def __str__(self) -> str:
+        return f"{self.ref} @ clock {self.clock} ({self.last[:19]})"
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """A span of an imported collection that was never seen."""
+
+    pull_request: int | None
+    collection: str
+    first: int
+    last: int | None
+    source: str     # the webhook or REST import that reported it
+
+    def __str__(self) -> str:
+        where = f"PR #{self.pull_request}" if self.pull_request is not None else "repository"
+        pages = f"pages {self.first}-{self.last if self.last is not None else '?'}"
+        return f"{where}: {self.collection} {pages} missing ({self.source} import)"
+
+
+@dataclass(frozen=True)
+class FrozenView:
+    """What one dream may read, and nothing to write with."""
+
+    scope: str
+    purpose: str
+    since: str | None
+    heads: tuple[Head, ...]
+    commit: str | None
+    newest: str | None
+    evidence: Mapping[str, Evidence]
+    labels: Mapping[str, tuple[StoredLabel, ...]]
+    learnings: Mapping[str, LearningView]
+    threads: Mapping[str, tuple[str, ...]]
+    citable: Mapping[str, str]   # every event the purpose may use -> its episode: what may be cited
+    gaps: tuple[Gap, ...]
+    excluded: Mapping[str, int]
+    withheld: Mapping[str, int]
+    paths_at_head: frozenset[str]
+
+    def items(self) -> Iterator[Evidence]:
+        """Every piece of evidence, in time order."""
+        return iter(self.evidence.values())
+
+    def thread(self, episode: str) -> tuple[Evidence, ...]:
+        """The evidence of one episode in order."""
+        return tuple(self.evidence[i] for i in self.threads.get(episode, ()))
+
+    def ref(self, event_ids: list[str] | tuple[str, ...]) -> Ref:
+        """The reference naming these events (all in one episode)."""
+        first = self.evidence[event_ids[0]]
+        return Ref(first.episode, tuple(dict.fromkeys(event_ids)))
+
+
+# -- taking the view ---------------------------------------------------------------------------
+
+@dataclass
+class _Taking:
+    view: View
+    purpose: str
+    since: str | None
+    excluded: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    namespaces: dict[str, str] = field(default_factory=dict)
+    citable: dict[str, str] = field(default_factory=dict)
+
+
+def take(view: View, repo: pygit2.Repository | None, purpose: str, since: str | None = None) -> FrozenView:
+    """Freeze what ``purpose`` may use of a loaded store ``view`` (optionally only evidence written
+    at or after ``since``); ``repo`` answers which cited paths exist at HEAD."""
+    taking = _Taking(view, purpose, since)
+    for item in view.items:
+        if item.kind == "event":
+            taking.namespaces.setdefault(item.record["id"], item.stored.namespace)
+    evidence = _evidence(taking)
+    learnings = _learnings(view, purpose)
+    commit, paths = _at_head(repo, evidence.values(), learnings.values())
+    threads: dict[str, list[str]] = defaultdict(list)
+    for item in evidence.values():
+        threads[item.episode].append(item.id)
+    return FrozenView(
+        scope=view.scope, purpose=purpose, since=since, heads=_heads(view), commit=commit,
+        newest=max((e.at for e in evidence.values()), default=None),
+        evidence=MappingProxyType(evidence), labels=MappingProxyType(_labels(taking, evidence)),
+        learnings=MappingProxyType(learnings),
+        threads=MappingProxyType({k: tuple(v) for k, v in threads.items()}),
+        citable=MappingProxyType(taking.citable), gaps=_gaps(view, evidence.values(), since),
+        excluded=MappingProxyType(dict(taking.excluded)),
+        withheld=MappingProxyType(_withheld(view, since)), paths_at_head=paths,
+    )
+
+
+def _heads(view: View) -> tuple[Head, ...]:
+    last: dict[str, tuple[int, int, str]] = {}
+    for item in view.items:
+        stored = item.stored
+        ref = f"records/{stored.namespace}/{stored.writer}"
+        mark = (stored.clock, stored.position, stored.digest)
+        if ref not in last or mark > last[ref]:
+            last[ref] = mark
+    return tuple(Head(ref, clock, digest) for ref, (clock, _, digest) in sorted(last.items()))
+
+
+def _current(view: View, event: dict[str, Any]) -> bool:
+    """A comment version no edit replaced, or a session text."""
+    if event["type"] in ("comment", "edit"):
+        return not any(c["type"] == "edit" for c in view.children.get(event["id"], ()))
+    if event["type"] == "observation":
+        payload = event.get("payload") or {}
+        return payload.get("role") in TEXT_ROLES or "redaction" in event
+    return False
+
+
+def _evidence(taking: _Taking) -> dict[str, Evidence]:
+    view = taking.view
+    chosen: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    for event in view.events.values():
+        if event["type"] not in ("comment", "edit", "observation"):
+            continue
+        verdict = consent.decide(view, event["id"], taking.purpose)
+        if verdict.ok:
+            taking.citable[event["id"]] = event["episode"]
+        if not _current(view, event):
+            if event["type"] != "observation":
+                taking.excluded["superseded by an edit"] += 1
+            continue
+        if taking.since is not None and event["at"] < taking.since:
+            taking.excluded["written before the window"] += 1
+            continue
+        if not verdict.ok:
+            taking.excluded[_why(verdict.reason)] += 1
+            continue
+        text = (event.get("payload") or {}).get("text") or ""
+        if text.strip():
+            chosen.append((event, view.episodes[event["episode"]]))
+    chosen.sort(key=lambda pair: (pair[0]["at"], pair[0]["id"]))
+    origins = _origins([event for event, _ in chosen])
+    roots: dict[str, str] = {}
+    out: dict[str, Evidence] = {}
+    for event, episode in chosen:
+        out[event["id"]] = _piece(taking, event, episode, origins[event["id"]], roots)
+    return out
+
+
+def _piece(taking: _Taking, event: dict[str, Any], episode: dict[str, Any], origin: str,
+           roots: dict[str, str]) -> Evidence:
+    payload = event["payload"]
+    source = episode["source"]["kind"]
+    root = None
+    if source == "review-thread":
+        first = roots.setdefault(event["episode"], event["id"])
+        root = first if first != event["id"] else None
+    namespace = taking.namespaces.get(event["id"], "shared")
+    return Evidence(
+        id=event["id"], episode=event["episode"], source=source, harness=episode["source"]["origin"],
+        type=event["type"], author=event["author"], person=_person(event["author"], source, namespace),
+        at=event["at"], text=payload["text"], path=payload.get("path"), role=payload.get("role"),
+        pull_request=episode["pin"]["pullRequest"], branch=episode["pin"]["branch"],
+        commit=episode["pin"]["commit"], local=namespace == "local", origin=origin, root=root,
+        seq=event["seq"],
+    )
+
+
+def _why(reason: str) -> str:
+    if "redacted" in reason:
+        return "redacted"
+    if "deleted comment" in reason:
+        return "deleted (retracted)"
+    if "no active grant" in reason:
+        return "no active grant permits the purpose"
+    return "not usable"
+
+
+def _person(author: str, source: str, namespace: str) -> str | None:
+    """Who a piece of evidence counts as. A personal session is its owner's, whoever spoke
+    in it (the person or their agent); bots and unknown accounts count as nobody."""
+    if source == "agent-session":
+        return "local:session-owner" if namespace == "local" else None
+    if author.startswith("bot:") or author.endswith(":unknown") or not is_person(author):
+        return None
+    return author
+
+
+def _origins(events: list[dict[str, Any]]) -> dict[str, str]:
+    """Event id -> the id of the earliest event whose words it repeats (itself if none).
+
+    Events are taken in time order. An event whose whole own text (quotes masked) was seen
+    before, or every sentence of which was, is a copy or a quote: it gets the origin of what it
+    repeats. Otherwise it is an origin of its own.
+    """
+    whole: dict[bytes, str] = {}
+    sentences: dict[bytes, str] = {}
+    origins: dict[str, str] = {}
+    for event in events:
+        text = event["payload"]["text"]
+        print_ = terms.fingerprint(text)
+        parts = terms.sentence_prints(text)
+        origin = whole.get(print_)
+        if origin is None and parts and all(p in sentences for p in parts):
+            origin = sentences[parts[0]]
+        origin = origin or event["id"]
+        origins[event["id"]] = origin
+        whole.setdefault(print_, origin)
+        for part in parts:
+            sentences.setdefault(part, origin)
+    return origins
+
+
+def _labels(taking: _Taking, evidence: Mapping[str, Evidence]) -> dict[str, tuple[StoredLabel, ...]]:
+    found: dict[str, list[StoredLabel]] = defaultdict(list)
+    view = taking.view
+    for parent in evidence:
+        for child in view.children.get(parent, ()):
+            if child["type"] != "label" or "payload" not in child:
+                continue
+            if not consent.decide(view, child["id"], taking.purpose).ok:
+                continue
+            label = child["payload"]["label"]
+            spans = tuple((s["start"], s["end"]) for s in label.get("spans", ()))
+            found[parent].append(StoredLabel(child["id"], parent, label["theme"], label["category"],
+                                             label["polarity"], spans, label.get("labeler", "")))
+    return {k: tuple(v) for k, v in found.items()}
+
+
+def _learnings(view: View, purpose: str) -> dict[str, LearningView]:
+    all_histories = histories(view.learnings)
+    statuses = evaluate(view, purpose)
+    out = {}
+    for lid, history in sorted(all_histories.items()):
+        status = statuses[lid]
+        if not history.intact:
+            out[lid] = LearningView(lid, "invalid", False, status.reasons, False)
+            continue
+        record = history.current
+        refs = record["evidence"] + record["counterevidence"]
+        visible = history.valid and refs_serve(view, refs, purpose).ok
+        base = dict(id=lid, state=record["state"], usable=status.usable, reasons=status.reasons,
+                    visible=visible, proposer=f"{record['proposer']['kind']}:{record['proposer']['id']}",
+                    evidence=tuple(Ref(r["episode"], tuple(r["events"])) for r in record["evidence"]),
+                    counterevidence=tuple(Ref(r["episode"], tuple(r["events"])) for r in record["counterevidence"]),
+                    replaces=tuple(record["replaces"]), support=record["support"])
+        if visible:
+            base.update(category=record["category"], audience=record["audience"],
+                        title=record["content"]["title"], text=record["content"]["text"],
+                        targets=tuple(record["targets"]))
+        out[lid] = LearningView(**base)
+    return out
+
+
+def _at_head(repo: pygit2.Repository | None, evidence: Any, learnings: Any) -> tuple[str | None, frozenset[str]]:
+    """HEAD's commit and which of the cited paths exist in its tree."""
+    if repo is None:
+        return None, frozenset()
+    try:
+        commit = repo.head.peel(pygit2.Commit)
+    except (pygit2.GitError, KeyError):
+        return None, frozenset()
+    tree = commit.tree
+    wanted = {e.path for e in evidence if e.path} | {t for lv in learnings for t in lv.targets}
+    present = set()
+    for path in wanted:
+        try:
+            tree[path]
+        except (KeyError, ValueError):
+            continue
+        present.add(path)
+    return str(commit.id), frozenset(present)
+
+
+def _gaps(view: View, evidence: Any, since: str | None) -> tuple[Gap, ...]:
+    """Missing spans of imports for the pull requests the window holds evidence of: a pull
+    request counts as covered once any import of it was complete."""
+    changes = {e.pull_request for e in evidence if e.source == "review-thread"}
+    changes |= {ep["pin"]["pullRequest"] for ep in view.episodes.values()
+                if ep["source"]["kind"] == "review-thread" and (since is None or ep["startedAt"] >= since)}
+    by_change: dict[int | None, list[dict[str, Any]]] = defaultdict(list)
+    for record in (i.record for i in view.items if i.kind == "import"):
+        by_change[record["pullRequest"]].append(record)
+    gaps: list[Gap] = []
+    for change, imports in sorted(by_change.items(), key=lambda kv: (kv[0] is None, kv[0] or 0)):
+        if change is not None and change not in changes:
+            continue
+        if any(record["complete"] for record in imports):
+            continue
+        latest = max(imports, key=lambda r: (r["at"], r["digest"]))
+        source = "webhook" if latest["source"] == "github-webhook" else "REST"
+        gaps.extend(Gap(change, m["collection"], m["from"], m["to"], source) for m in latest["missing"])
+    return tuple(gaps)
+
+
+def _withheld(view: View, since: str | None) -> dict[str, int]:
+    """What capture and import kept out of the store (quarantined text never stored)."""
+    counts = {"session lines quarantined at capture": 0, "review items skipped at import": 0}
+    for item in view.items:
+        record = item.record
+        if item.kind == "receipt" and (since is None or record["writtenAt"] >= since):
+            counts["session lines quarantined at capture"] += record["lines"]["quarantined"]
+        elif item.kind == "import" and (since is None or record["at"] >= since):
+            counts["review items skipped at import"] += record["counts"].get("skipped", 0)
+    return {k: v for k, v in counts.items() if v}
