@@ -59,7 +59,7 @@ class DreamReport:
             return f"dream blocked: {'; '.join(self.why)}"
         lines = [self._headline(), *self._view_lines()]
         lines += _section("proposed", self.proposed, _proposed_lines)
-        lines += _section("held back as contested", self.held_back, _verdict_lines)
+        lines += _section("held back", self.held_back, _verdict_lines)
         lines += _section("rejected", self.rejected, _verdict_lines)
         lines += _section("already in memory", self.known, _verdict_lines)
         lines += _section("tidy", self.tidy, _finding_lines)
@@ -127,8 +127,8 @@ def _section(title: str, entries: list[dict[str, Any]], lines_of: Any) -> list[s
 def _proposed_lines(entry: dict[str, Any]) -> list[str]:
     s = entry["signals"]
     what = "revises" if entry.get("revised") else "new"
-    lines = [f"  {entry['id']} ({what}) {entry['category']}, {entry['memory']}, {entry['audience']}, "
-             f"confidence {entry['confidence']}",
+    lines = [f"  {entry['id']} ({what}, theme {entry['theme']}) {entry['category']}, {entry['memory']}, "
+             f"{entry['audience']}, confidence {entry['confidence']}",
              f"    \"{entry['title']}\""]
     if "origins" in s:
         lines.append(f"    {s['origins']} independent origins ({s.get('copies', 0)} copies set aside), {s['people']} people, "

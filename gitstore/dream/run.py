@@ -199,7 +199,7 @@ class _Dream:
         changed = [c for c, _ in named if c.revises is not None]
         batch = learning_ops.propose_batch(self.ctx, [_draft(c, name) for c, name in fresh],
                                            [_revision(c) for c in changed], self.request.by,
-                                           dry_run=self.request.dry_run)
+                                           view=self.store_view, dry_run=self.request.dry_run)
         out = [(c, record, record["id"] in batch.new) for (c, _), record in zip(fresh, batch.proposals)]
         out += [(c, record, True) for c, record in zip(changed, batch.revisions) if record is not None]
         return out

@@ -10,7 +10,6 @@ points into the stored text. Everything here is deterministic and offline.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -38,7 +37,7 @@ made use uses using used get gets got getting keep keeps add adds added adding c
 changed changing fix fixes fixed fixing update updated see look looks looking good great nice
 fine ok okay yes yeah done right wrong new old here there code line lines file files comment
 comments pr review reviewer patch diff commit this above below same case cases time times also
-instead first last next now later today tomorrow soon again bit little otherwise
+instead first last next now later today tomorrow soon again bit little otherwise heads
 """.split())
 
 _WORD = re.compile(r"[^\W\d_](?:[^\W_]|['’][^\W\d_])*")
@@ -52,6 +51,7 @@ _IDENTIFIER = re.compile(
 _PATH = re.compile(r"(?<![\w~/.-])(?:[\w.-]+/)+[\w.-]*\.[A-Za-z0-9]{1,8}(?![\w/])|(?<![\w/])\*\.[A-Za-z0-9]{1,8}\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|\n+")
 _LEAD = re.compile(r"^[^,:]{1,40}[,:]\s*")
+_MAYBE_IDENTIFIER = re.compile(r"[a-z][A-Z]|\w_\w|[A-Za-z_]\.[A-Za-z_]")
 _SPLIT_IDENTIFIER = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 MIN_STEM = 3
 
@@ -76,38 +76,83 @@ class Tokens:
     globs: tuple[str, ...]
 
     def stems(self) -> set[str]:
-        """The stems this text contributes to a corpus vocabulary."""
+        """The stems of its content words: what a corpus vocabulary is made of."""
         found = {w.stem for w in self.inner}
-        found.update(stem(w) for w, _, _ in self.running if not is_stop(w))
+        found.update(stem(w) for w, _, _ in self.running if w not in STOP_WORDS)
         return found
 
-    def words(self, vocabulary: frozenset[str] | set[str] = frozenset()) -> tuple[Word, ...]:
-        """Content words in order; two running words written apart become one when the
-        vocabulary knows them as one ("back off" -> "backoff")."""
+    def words(self, vocabulary: Vocabulary | None = None) -> tuple[Word, ...]:
+        """Content words in order, as the vocabulary (a corpus's stems) writes them: two
+        running words written apart become one ("roll back" -> "rollback" when "rollbacks" is
+        in the corpus), and a negated word its root ("irreversible" -> "reversible", when the
+        root is in the corpus: the same subject, whichever side of it a text takes)."""
         out: list[Word] = list(self.inner)
         running = self.running
+        last = len(running) - 1
+        stems, heads = (vocabulary.stems, vocabulary.heads) if vocabulary else (frozenset(), frozenset())
+        known = _STEMS.get
         i = 0
-        while i < len(running):
+        while i <= last:
             word, start, end = running[i]
-            if i + 1 < len(running) and vocabulary:
+            if i < last and word in heads:
                 nxt, nstart, nend = running[i + 1]
                 if nstart - end <= 2:
                     joined = stem(word + nxt)
-                    if joined in vocabulary and len(joined) >= MIN_STEM:
+                    if joined in stems:
                         out.append(Word(joined, start, nend))
                         i += 2
                         continue
-            if not is_stop(word):
-                base = stem(word)
+            if word not in STOP_WORDS:
+                base = known(word) or stem(word)
+                if base[:2] in _NEGATING and stems:
+                    base = _root(base, stems)
                 if len(base) >= MIN_STEM:
                     out.append(Word(base, start, end))
             i += 1
-        out.sort(key=lambda w: w.start)
+        if self.inner:
+            out.sort(key=lambda w: w.start)
         return tuple(out)
 
-    def terms(self, vocabulary: frozenset[str] | set[str] = frozenset()) -> set[str]:
+    def terms(self, vocabulary: Vocabulary | None = None) -> set[str]:
         """Every term: content word stems and whole identifiers (``id:...``)."""
         return {w.stem for w in self.words(vocabulary)} | {i.stem for i in self.identifiers}
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """A corpus's stems, and what the first word of a compound can be (their beginnings)."""
+
+    stems: frozenset[str]
+    heads: frozenset[str]
+
+    @classmethod
+    def of(cls, stems: set[str] | frozenset[str]) -> Vocabulary:
+        heads = {s[:i] for s in stems if len(s) >= 5 for i in range(2, len(s) - 1)}
+        return cls(frozenset(stems), frozenset(heads))
+
+
+_STEMS: dict[str, str] = {}
+_NEGATING = frozenset({"un", "ir", "no"})
+
+
+def _root(base: str, vocabulary: frozenset[str]) -> str:
+    """``irrevers`` -> ``revers``, ``unformat`` -> ``format``, ``nonblock`` -> ``block``, when the
+    corpus knows the root."""
+    for prefix in ("non", "un", "ir"):
+        rest = base[len(prefix):]
+        if base.startswith(prefix) and len(rest) >= 4 and rest in vocabulary:
+            return rest
+    return base
+
+
+def stem(word: str) -> str:
+    """The Snowball stem of a lowercase word (PyStemmer), remembered."""
+    found = _STEMS.get(word)
+    if found is None:
+        if len(_STEMS) > 500_000:
+            _STEMS.clear()
+        found = _STEMS[word] = _stemmer().stemWord(word)  # type: ignore[attr-defined]
+    return found
 
 
 @lru_cache(maxsize=1)
@@ -117,14 +162,11 @@ def _stemmer() -> object:
     return Stemmer.Stemmer("english")
 
 
-@lru_cache(maxsize=200_000)
-def stem(word: str) -> str:
-    """The Snowball stem of a lowercase word."""
-    return str(_stemmer().stemWord(word))  # type: ignore[attr-defined]
-
-
 def masked(text: str) -> str:
     """The text with quoted lines and fenced code blocks blanked, positions kept."""
+    if ">" not in text and "```" not in text and "~~~" not in text:
+        return text
+
     def blank(match: re.Match[str]) -> str:
         return re.sub(r"[^\n]", " ", match.group(0))
 
@@ -140,27 +182,38 @@ def tokens(text: str) -> Tokens:
     own = masked(text)
     inner: list[Word] = []
     identifiers: list[Word] = []
-    taken: list[tuple[int, int]] = [m.span() for m in _PATH.finditer(own)]
-    for match in _CODE_SPAN.finditer(own):
-        code = match.group(1).strip()
-        if code and not _overlaps(match.span(), taken):
-            identifiers.append(Word("id:" + code.lower(), match.start(1), match.end(1)))
-            inner.extend(_split_words(code, match.start(1)))
+    taken: list[tuple[int, int]] = []
+    globs: tuple[str, ...] = ()
+    if "/" in own or "*." in own:
+        paths = list(_PATH.finditer(own))
+        taken = [m.span() for m in paths]
+        globs = tuple(dict.fromkeys(glob_of(m.group(0)) for m in paths))
+    if "`" in own:
+        for match in _CODE_SPAN.finditer(own):
+            code = match.group(1).strip()
+            if code and not _overlaps(match.span(), taken):
+                identifiers.append(Word("id:" + code.lower(), match.start(1), match.end(1)))
+                inner.extend(_split_words(code, match.start(1)))
+                taken.append(match.span())
+    if _MAYBE_IDENTIFIER.search(own):
+        for match in _IDENTIFIER.finditer(own):
+            if _overlaps(match.span(), taken):
+                continue
+            name = match.group(0).removesuffix("()")
+            identifiers.append(Word("id:" + name.lower(), match.start(), match.start() + len(name)))
+            inner.extend(_split_words(name, match.start()))
             taken.append(match.span())
-    for match in _IDENTIFIER.finditer(own):
-        if _overlaps(match.span(), taken):
-            continue
-        name = match.group(0).removesuffix("()")
-        identifiers.append(Word("id:" + name.lower(), match.start(), match.start() + len(name)))
-        inner.extend(_split_words(name, match.start()))
-        taken.append(match.span())
     running = []
-    for match in _WORD.finditer(own):
-        if not _overlaps(match.span(), taken):
-            low = match.group(0).lower().replace("’", "'")
-            running.append((low.split("'", 1)[0] if "'" in low and not is_stop(low) else low,
-                            match.start(), match.end()))
-    globs = tuple(dict.fromkeys(glob_of(m.group(0)) for m in _PATH.finditer(own)))
+    for match in _WORD.finditer(own.lower()):
+        start, end = match.span()
+        if taken and _overlaps((start, end), taken):
+            continue
+        low = match.group(0)
+        if "'" in low or "\u2019" in low:
+            low = low.replace("\u2019", "'")
+            if low not in STOP_WORDS:
+                low = low.split("'", 1)[0]
+        running.append((low, start, end))
     return Tokens(tuple(running), tuple(inner), tuple(identifiers), globs)
 
 
@@ -189,24 +242,32 @@ def glob_of(path: str) -> str:
 
 # -- sameness: copies and quotes ---------------------------------------------------------------
 
+_NON_WORD = re.compile(r"[\W_]+")
+
+
 def normalized(text: str) -> str:
     """Lowercase words only, one space apart: what two copies of one text share."""
-    return " ".join(w.lower() for w in re.findall(r"\w+", text))
+    return _NON_WORD.sub(" ", text.lower()).strip()
 
 
-def fingerprint(text: str) -> bytes:
-    """A short digest of the normalized own text (quotes and code blocks masked)."""
-    return hashlib.blake2b(normalized(masked(text)).encode("utf-8"), digest_size=12).digest()
-
-
-def sentence_prints(text: str, min_words: int = 4) -> list[bytes]:
-    """Digests of each sentence of the own text with at least ``min_words`` words, and of the
-    same sentence without a short lead-in ("As Bob said: ...", "Again, ..."), so a quote
-    introduced in one's own words is still recognised."""
-    found: list[bytes] = []
-    for sentence in _SENTENCE_END.split(masked(text)):
-        for variant in (sentence, _LEAD.sub("", sentence, count=1)):
-            norm = normalized(variant)
-            if norm.count(" ") + 1 >= min_words:
-                found.append(hashlib.blake2b(norm.encode("utf-8"), digest_size=12).digest())
-    return list(dict.fromkeys(found))
+def sameness(text: str, min_words: int = 4) -> tuple[str, list[str]]:
+    """What copies of a text share: its normalized own text (quotes and code blocks masked), and
+    each sentence of at least ``min_words`` words, also without a short lead-in ("As Bob said:
+    ...", "Again, ..."), so a quote introduced in one's own words is still recognised. The
+    values are compared within one dream only."""
+    own = masked(text)
+    sentences: list[str] = []
+    whole: list[str] = []
+    for sentence in _SENTENCE_END.split(own):
+        norm = normalized(sentence)
+        if not norm:
+            continue
+        whole.append(norm)
+        if norm.count(" ") + 1 >= min_words:
+            sentences.append(norm)
+            lead = _LEAD.match(sentence)
+            if lead:
+                rest = normalized(sentence[lead.end():])
+                if rest.count(" ") + 1 >= min_words:
+                    sentences.append(rest)
+    return " ".join(whole), list(dict.fromkeys(sentences))

@@ -100,6 +100,7 @@ class LearningView:
     usable: bool
     reasons: tuple[str, ...]
     visible: bool
+    stale: str = ""              # why its evidence no longer serves the purpose (when not visible)
     proposer: str = ""
     category: str = ""
     audience: str = ""
@@ -312,13 +313,11 @@ def _origins(events: list[dict[str, Any]]) -> dict[str, str]:
     before, or every sentence of which was, is a copy or a quote: it gets the origin of what it
     repeats. Otherwise it is an origin of its own.
     """
-    whole: dict[bytes, str] = {}
-    sentences: dict[bytes, str] = {}
+    whole: dict[str, str] = {}
+    sentences: dict[str, str] = {}
     origins: dict[str, str] = {}
     for event in events:
-        text = event["payload"]["text"]
-        print_ = terms.fingerprint(text)
-        parts = terms.sentence_prints(text)
+        print_, parts = terms.sameness(event["payload"]["text"])
         origin = whole.get(print_)
         if origin is None and parts and all(p in sentences for p in parts):
             origin = sentences[parts[0]]
@@ -357,9 +356,10 @@ def _learnings(view: View, purpose: str) -> dict[str, LearningView]:
             continue
         record = history.current
         refs = record["evidence"] + record["counterevidence"]
-        visible = history.valid and refs_serve(view, refs, purpose).ok
+        serves = refs_serve(view, refs, purpose)
+        visible = history.valid and serves.ok
         base = dict(id=lid, state=record["state"], usable=status.usable, reasons=status.reasons,
-                    visible=visible, proposer=f"{record['proposer']['kind']}:{record['proposer']['id']}",
+                    visible=visible, stale="" if serves.ok else serves.reason, proposer=f"{record['proposer']['kind']}:{record['proposer']['id']}",
                     evidence=tuple(Ref(r["episode"], tuple(r["events"])) for r in record["evidence"]),
                     counterevidence=tuple(Ref(r["episode"], tuple(r["events"])) for r in record["counterevidence"]),
                     replaces=tuple(record["replaces"]), support=record["support"])

@@ -44,6 +44,7 @@ from gitstore.errors import InvalidInput
 FLOORS = {"minOrigins": 2, "minThreads": 2, "minChanges": 2, "minPeople": 2}
 CEILINGS = {"maxAgeDays": 365}
 MAX_REFS = 64
+MAX_PROPOSALS = 50
 IN_FORCE = frozenset({"accepted", "auto-accepted", "auto-active"})
 _DEICTIC = re.compile(r"\b(?:this|here|that|these|those|it)\b", re.I)
 _LEAD_IN = re.compile(
@@ -124,7 +125,7 @@ class Recurrence:
             if candidate is not None:
                 candidates.append(candidate)
             verdicts.append(verdict)
-        return Outcome(tuple(candidates), tuple(verdicts))
+        return _bounded(candidates, verdicts)
 
     def _judge(self, view: FrozenView, theme: _Theme, memory: _MemoryIndex) -> tuple[Candidate | None, Verdict]:
         origins = _representatives(theme.support)
@@ -193,6 +194,21 @@ class Recurrence:
         at_floor = (signals["origins"] == gates.min_origins or signals["people"] == gates.min_people
                     or signals["changes"] == gates.min_changes)
         return "high" if strong else "low" if at_floor else "medium"
+
+
+def _bounded(candidates: list[Candidate], verdicts: list[Verdict]) -> Outcome:
+    """At most ``MAX_PROPOSALS`` candidates, the strongest first; the others wait (held back)
+    for the next dream."""
+    if len(candidates) <= MAX_PROPOSALS:
+        return Outcome(tuple(candidates), tuple(verdicts))
+    def strength(c: Candidate) -> tuple[int, ...]:
+        s = c.signals
+        return (-s["origins"], -s["people"], -s["changes"], s["ageDays"])
+    kept = sorted(candidates, key=lambda c: (*strength(c), c.theme))[:MAX_PROPOSALS]
+    waiting = {c.theme for c in candidates} - {c.theme for c in kept}
+    held = [Verdict(v.theme, "held-back", (f"waits for the next dream: at most {MAX_PROPOSALS} proposals per dream",),
+                    v.signals, v.evidence, (), v.audience) if v.theme in waiting else v for v in verdicts]
+    return Outcome(tuple(c for c in candidates if c.theme not in waiting), tuple(held))
 
 
 # -- themes and their evidence -------------------------------------------------------------------

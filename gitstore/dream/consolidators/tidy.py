@@ -99,11 +99,11 @@ def _stale(view: FrozenView) -> list[Finding]:
         if learning.state not in IN_FORCE and learning.state != "proposed":
             continue
         if not learning.visible:
-            reasons = [r for r in learning.reasons if "evidence" in r] or list(learning.reasons[:1])
             step = ("retire it, or accept the replacement a dream proposes" if learning.state in IN_FORCE
                     else "reject the proposal")
+            why = learning.stale or "its history breaks a rule"
             found.append(Finding("stale-evidence", (learning.id,),
-                                 f"{learning.id} ({learning.state}): {reasons[0] if reasons else 'its evidence no longer serves ' + view.purpose}",
+                                 f"{learning.id} ({learning.state}): its evidence no longer serves {view.purpose}: {why}",
                                  step))
             continue
         missing = [t for t in learning.targets if t not in view.paths_at_head]

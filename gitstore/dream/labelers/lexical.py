@@ -9,11 +9,18 @@ together more than chance says they would:
    (``together * texts / (texts with a * texts with b)``, texts counted as at least 100 so a
    small store is judged against a background) is at least ``minLift``: "retry" and "jitter"
    together, not "error" and "handler" everywhere;
-2. seeds that share a term and mostly the same texts are one theme (union-find), so the
-   paraphrases "retries need jittered backoff" and "back off with jitter before retrying" land
-   together through any of their shared pairs;
-3. each text joins the theme whose terms it shares most; a text in no theme is a one-off and is
-   not labelled.
+2. seeds that share a term and at least two texts, those being at least half of the smaller
+   seed's, are one theme (union-find), so the paraphrases "retries need jittered backoff" and
+   "back off with jitter before retrying" land together through any of their shared pairs. A
+   **bridge** (a seed whose texts fall into two groups other seeds hold together, such as
+   "test" and "fixture" said both about frozen clocks and about cached schemas) joins nothing;
+3. a theme stands only if chance explains it badly: one of its pairs (together in a text, or side
+   by side as a phrase such as "wall clock"), or three of its terms in two of its texts, meets
+   so much more often than chance would (a Poisson tail, given that it was met once) that less
+   than half such a meeting is expected by chance over everything tried. Two middling words met
+   twice among thousands of texts are no theme;
+4. each text joins the theme of which it holds the most seeds (then the larger); a theme needs
+   two texts and three terms; a text in no theme is a one-off and is not labelled.
 
 A reply in a review thread that objects or reports a fix without naming the theme itself (``I
 disagree, not needed here``) takes the theme of the comment it answers. Polarity and category
@@ -23,10 +30,11 @@ the stored text. The same view always gives the same labels and theme keys.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
@@ -38,7 +46,10 @@ from gitstore.errors import InvalidInput
 MIN_TERMS = 3          # a text names at least this many content terms to state anything
 MAX_TERMS = 10         # the rarest terms of a text that may seed themes
 MIN_LIFT = 3
-BACKGROUND = 100     # chance is judged as if among at least this many texts
+BACKGROUND = 1000      # chance is judged as if among at least this many texts
+CHANCE = 0.5           # chance meetings expected over everything tried
+
+Pair = tuple[str, str]
 
 
 @dataclass
@@ -46,16 +57,55 @@ class _Doc:
     evidence: Evidence
     words: tuple[terms.Word, ...]
     terms: frozenset[str]
-    lowered: str
+
+    @property
+    def lowered(self) -> str:
+        return terms.masked(self.evidence.text).lower()
 
 
-class _Themes:
+@dataclass
+class _Corpus:
+    """The texts that state something, their term counts, and how much was tried."""
+
+    docs: list[_Doc]
+    df: Counter[str]
+    kept: list[list[str]] = field(default_factory=list)   # per text: its rarest recurring terms
+    pairs: int = 1                                         # distinct pairs tried
+    triples: int = 1                                       # triples of seed terms tried
+    adjacent: Counter[Pair] = field(default_factory=Counter)  # texts where a pair stands side by side
+    length: float = 1.0                                    # content words per text
+
+    @property
+    def n(self) -> int:
+        return max(len(self.docs), BACKGROUND)
+
+    def pair_rare(self, pair: Pair, count: int) -> bool:
+        """Would chance bring a pair found in one text into ``count - 1`` others this rarely?"""
+        expected = self.df[pair[0]] * self.df[pair[1]] / self.n
+        return _rarely(count - 1, expected, CHANCE / self.pairs)
+
+    def adjacent_rare(self, pair: Pair) -> bool:
+        """Would chance put a pair side by side (as a phrase: "wall clock", "request id") in
+        that many texts this rarely?"""
+        count = self.adjacent[pair]
+        if count < 2:
+            return False
+        expected = 2 * self.df[pair[0]] * self.df[pair[1]] / (self.n * self.length)
+        return _rarely(count - 1, expected, CHANCE / self.pairs)
+
+    def triple_rare(self, triple: tuple[str, str, str], count: int) -> bool:
+        """Would chance bring three terms found in one text into ``count - 1`` others this rarely?"""
+        expected = self.df[triple[0]] * self.df[triple[1]] * self.df[triple[2]] / self.n ** 2
+        return _rarely(count - 1, expected, CHANCE / self.triples)
+
+
+class _Union:
     """Union-find over seed pairs."""
 
     def __init__(self) -> None:
-        self.parent: dict[tuple[str, str], tuple[str, str]] = {}
+        self.parent: dict[Pair, Pair] = {}
 
-    def find(self, pair: tuple[str, str]) -> tuple[str, str]:
+    def find(self, pair: Pair) -> Pair:
         root = self.parent.setdefault(pair, pair)
         while root != self.parent[root]:
             root = self.parent[root]
@@ -63,14 +113,14 @@ class _Themes:
             self.parent[pair], pair = root, self.parent[pair]
         return root
 
-    def union(self, a: tuple[str, str], b: tuple[str, str]) -> None:
+    def union(self, a: Pair, b: Pair) -> None:
         ra, rb = self.find(a), self.find(b)
         if ra != rb:
             self.parent[max(ra, rb)] = min(ra, rb)
 
 
 class LexicalLabeler:
-    """Themes from recurring pairs of content terms."""
+    """Themes from recurring terms."""
 
     name = "lexical"
     incremental = False
@@ -97,79 +147,90 @@ class LexicalLabeler:
     def label(self, items: Sequence[Evidence]) -> LabelRun:
         docs = _docs(items)
         content = [d for d in docs if len(d.terms) >= self.min_terms]
-        df = Counter(t for d in content for t in d.terms)
-        seeds = self._seeds(content, df)
-        members = _members(content, seeds, df)
-        keys = _keys(members, docs)
-        labels = [self._label(doc, keys[theme], members[theme][1]) for theme in sorted(members)
-                  for doc in members[theme][0]]
+        corpus = _Corpus(content, Counter(t for d in content for t in d.terms))
+        themes = _themes(corpus, self._seeds(corpus))
+        keys = _keys(themes, docs)
+        labels = [self._label(doc, keys[core], frozenset(core)) for core in sorted(themes)
+                  for doc in themes[core]]
         labels.extend(_replies(docs, {lab.event: lab for lab in labels}))
         labels.sort(key=lambda lab: (lab.event, lab.theme))
         themed = {lab.event for lab in labels}
         return LabelRun(labels, usage={"texts": len(docs), "themes": len({lab.theme for lab in labels}),
                                        "unthemed": sum(1 for d in content if d.evidence.id not in themed)})
 
-    def _seeds(self, content: list[_Doc], df: Counter[str]) -> dict[tuple[str, str], list[int]]:
-        """Seed pairs and the texts (indexes into ``content``) that hold them."""
-        limit = max(50, len(content) // 20)
-        together: Counter[tuple[str, str]] = Counter()
-        rare: list[list[str]] = []
-        for doc in content:
+    def _seeds(self, corpus: _Corpus) -> dict[Pair, frozenset[int]]:
+        """Seed pairs and the texts (indexes into the corpus) that hold them."""
+        df, limit = corpus.df, max(50, len(corpus.docs) // 20)
+        together: Counter[Pair] = Counter()
+        words = 0
+        for doc in corpus.docs:
             kept = sorted((t for t in doc.terms if 2 <= df[t] <= limit), key=lambda t: (df[t], t))[:MAX_TERMS]
-            rare.append(sorted(kept))
-            together.update(combinations(rare[-1], 2))
-        n = max(len(content), BACKGROUND)
+            corpus.kept.append(sorted(kept))
+            together.update(combinations(corpus.kept[-1], 2))
+            words += len(doc.words)
+            chosen = set(kept)
+            corpus.adjacent.update({(min(a.stem, b.stem), max(a.stem, b.stem)) for a, b in zip(doc.words, doc.words[1:])
+                                    if a.stem in chosen and b.stem in chosen and a.stem != b.stem})
+        corpus.length = max(1.0, words / max(1, len(corpus.docs)))
+        corpus.pairs = max(1, len(together))
         seeds = {pair for pair, count in together.items()
-                 if count >= 2 and count * n >= self.min_lift * df[pair[0]] * df[pair[1]]}
-        holders: dict[tuple[str, str], list[int]] = defaultdict(list)
-        for index, kept in enumerate(rare):
+                 if count >= 2 and count * corpus.n >= self.min_lift * df[pair[0]] * df[pair[1]]}
+        seeded = {t for pair in seeds for t in pair}
+        corpus.triples = max(1, sum(math.comb(len(seeded.intersection(kept)), 3) for kept in corpus.kept))
+        holders: dict[Pair, list[int]] = defaultdict(list)
+        for index, kept in enumerate(corpus.kept):
             for pair in combinations(kept, 2):
                 if pair in seeds:
                     holders[pair].append(index)
-        return holders
+        return {pair: frozenset(texts) for pair, texts in holders.items()}
 
     def _label(self, doc: _Doc, theme: str, core: frozenset[str]) -> Label:
         polarity, cue = cues.polarity(doc.lowered)
-        spans = [(w.start, w.end) for w in doc.words if w.stem in core]
-        spans = list(dict.fromkeys(spans))[: MAX_SPANS - 1]
+        spans = list(dict.fromkeys((w.start, w.end) for w in doc.words if w.stem in core))[: MAX_SPANS - 1]
         if cue is not None:
             spans.append(cue)
         return Label(doc.evidence.id, theme, cues.category(doc.lowered, polarity), polarity,
                      tuple(sorted(set(spans))), self.name)
 
 
+def _rarely(count: int, expected: float, chance: float) -> bool:
+    """Is meeting ``count`` times, where chance would give ``expected``, rarer than ``chance``?
+    The Poisson tail P(X >= count) is bounded above by its first term over
+    ``1 - expected / (count + 1)``, computed in logarithms."""
+    if expected <= 0:
+        return True
+    if count <= expected:
+        return False
+    first = -expected + count * math.log(expected) - math.lgamma(count + 1)
+    return first - math.log1p(-expected / (count + 1)) < math.log(chance)
+
+
 def _docs(items: Sequence[Evidence]) -> list[_Doc]:
     scanned = [(e, terms.tokens(e.text)) for e in items]
-    vocabulary: set[str] = set()
+    stems: set[str] = set()
     for _, found in scanned:
-        vocabulary.update(found.stems())
+        stems.update(found.stems())
+    vocabulary = terms.Vocabulary.of(stems)
     docs = []
     for evidence, found in scanned:
         words = found.words(vocabulary)
         ids = {i.stem for i in found.identifiers}
-        docs.append(_Doc(evidence, words, frozenset({w.stem for w in words} | ids),
-                         terms.masked(evidence.text).lower()))
+        docs.append(_Doc(evidence, words, frozenset({w.stem for w in words} | ids)))
     return docs
 
 
-def _members(content: list[_Doc], seeds: dict[tuple[str, str], list[int]],
-             df: Counter[str]) -> dict[tuple[str, ...], tuple[list[_Doc], frozenset[str]]]:
-    """Themes (their core terms, most shared first) -> the texts in them and their core.
+# -- themes from seeds ---------------------------------------------------------------------------
 
-    Two seeds sharing a term are one theme when at least two texts hold both and those are at
-    least half of the smaller seed's texts. A **bridge** (a seed whose texts fall into two
-    groups that other seeds hold together, such as "test" and "fixture" said both about frozen
-    clocks and about cached schemas) joins nothing, so it cannot chain two themes into one.
-    """
-    union = _Themes()
-    held = {pair: frozenset(texts) for pair, texts in seeds.items()}
-    seeds_of: dict[int, list[tuple[str, str]]] = defaultdict(list)
+def _themes(corpus: _Corpus, held: dict[Pair, frozenset[int]]) -> dict[tuple[str, ...], list[_Doc]]:
+    """Themes (their core terms, the most shared first) -> the texts in them."""
+    union = _Union()
+    seeds_of: dict[int, list[Pair]] = defaultdict(list)
     for pair in sorted(held):
         union.find(pair)
         for index in held[pair]:
             seeds_of[index].append(pair)
     bridges = _bridges(held, seeds_of)
-    by_term: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    by_term: dict[str, list[Pair]] = defaultdict(list)
     for pair in sorted(held):
         if pair not in bridges:
             for term in pair:
@@ -179,29 +240,41 @@ def _members(content: list[_Doc], seeds: dict[tuple[str, str], list[int]],
             shared = len(held[a] & held[b])
             if shared >= 2 and 2 * shared >= min(len(held[a]), len(held[b])):
                 union.union(a, b)
-    cores: dict[tuple[str, str], set[str]] = defaultdict(set)
-    holds: dict[int, Counter[tuple[str, str]]] = defaultdict(Counter)
-    size: Counter[tuple[str, str]] = Counter()
+    groups: dict[Pair, list[Pair]] = defaultdict(list)
+    for pair in sorted(held):
+        groups[union.find(pair)].append(pair)
+    standing = {root for root, pairs in groups.items() if _stands(corpus, pairs, held)}
+    holds: dict[int, Counter[Pair]] = defaultdict(Counter)
     for pair, texts in held.items():
         root = union.find(pair)
-        cores[root].update(pair)
-        for index in texts:
-            holds[index][root] += 1
-    for index, roots in holds.items():
-        size.update(roots.keys())
-    chosen = _assign(holds, size)
-    grouped: dict[tuple[str, ...], tuple[list[_Doc], frozenset[str]]] = {}
-    for root in sorted(cores):
-        docs = [content[i] for i in sorted(chosen) if chosen[i] == root]
-        if len(docs) >= 2:
-            core = cores[root]
+        if root in standing:
+            for index in texts:
+                holds[index][root] += 1
+    members: dict[Pair, list[_Doc]] = defaultdict(list)
+    for index, root in sorted(_assign(holds).items()):
+        members[root].append(corpus.docs[index])
+    themes: dict[tuple[str, ...], list[_Doc]] = {}
+    for root, docs in sorted(members.items()):
+        core = {t for pair in groups[root] for t in pair}
+        if len(docs) >= 2 and len(core) >= 3:
             spread = Counter(t for d in docs for t in d.terms & core)
-            grouped[tuple(sorted(core, key=lambda t: (-spread[t], df[t], t)))] = (docs, frozenset(core))
-    return grouped
+            themes[tuple(sorted(core, key=lambda t: (-spread[t], corpus.df[t], t)))] = docs
+    return themes
 
 
-def _bridges(held: Mapping[tuple[str, str], frozenset[int]],
-             seeds_of: Mapping[int, list[tuple[str, str]]]) -> set[tuple[str, str]]:
+def _stands(corpus: _Corpus, pairs: list[Pair], held: Mapping[Pair, frozenset[int]]) -> bool:
+    """Does chance explain a group of seeds badly (one pair, or three terms in two texts)?"""
+    if any(corpus.pair_rare(pair, len(held[pair])) or corpus.adjacent_rare(pair) for pair in pairs):
+        return True
+    core = {t for pair in pairs for t in pair}
+    texts = set().union(*(held[pair] for pair in pairs))
+    triples: Counter[tuple[str, str, str]] = Counter()
+    for index in texts:
+        triples.update(combinations(sorted(core & set(corpus.kept[index])), 3))
+    return any(count >= 2 and corpus.triple_rare(triple, count) for triple, count in triples.items())
+
+
+def _bridges(held: Mapping[Pair, frozenset[int]], seeds_of: Mapping[int, list[Pair]]) -> set[Pair]:
     """Seeds whose texts split into two or more groups of at least two texts held together
     by other seeds."""
     found = set()
@@ -216,7 +289,7 @@ def _bridges(held: Mapping[tuple[str, str], frozenset[int]],
                 index = parent[index]
             return index
 
-        first: dict[tuple[str, str], int] = {}
+        first: dict[Pair, int] = {}
         for index in sorted(texts):
             for other in seeds_of[index]:
                 if other != pair:
@@ -228,23 +301,28 @@ def _bridges(held: Mapping[tuple[str, str], frozenset[int]],
     return found
 
 
-def _assign(holds: Mapping[int, Counter[tuple[str, str]]], size: Counter[tuple[str, str]]) -> dict[int, tuple[str, str]]:
+def _assign(holds: Mapping[int, Counter[Pair]]) -> dict[int, Pair]:
     """Each text's theme: the one of whose seeds it holds the most (then the larger one). A
     theme left with a single text gives it to the text's next choice."""
-    def best(index: int, allowed: Any) -> tuple[str, str] | None:
+    size: Counter[Pair] = Counter()
+    for roots in holds.values():
+        size.update(roots.keys())
+
+    def best(index: int, allowed: Callable[[Pair], bool]) -> Pair | None:
         options = [(count, size[root], root) for root, count in holds[index].items() if allowed(root)]
         return max(options, key=lambda o: (o[0], o[1], tuple(reversed(o[2]))))[2] if options else None
 
     chosen = {i: best(i, lambda r: True) for i in holds}
-    counts = Counter(chosen.values())
-    alive = {root for root, n in counts.items() if n >= 2}
+    alive = {root for root, n in Counter(chosen.values()).items() if n >= 2}
     for index, root in list(chosen.items()):
         if root not in alive:
             chosen[index] = best(index, lambda r: r in alive)
     return {i: r for i, r in chosen.items() if r is not None}
 
 
-def _keys(members: Mapping[tuple[str, ...], Any], docs: list[_Doc]) -> dict[tuple[str, ...], str]:
+# -- keys and replies ----------------------------------------------------------------------------
+
+def _keys(themes: Mapping[tuple[str, ...], Any], docs: list[_Doc]) -> dict[tuple[str, ...], str]:
     """A readable, unique key per theme from its most shared terms' usual spelling."""
     surface: dict[str, Counter[str]] = defaultdict(Counter)
     for doc in docs:
@@ -252,14 +330,13 @@ def _keys(members: Mapping[tuple[str, ...], Any], docs: list[_Doc]) -> dict[tupl
             surface[word.stem][doc.evidence.text[word.start:word.end].lower()] += 1
     keys: dict[tuple[str, ...], str] = {}
     used: set[str] = set()
-    for core in sorted(members):
+    for core in sorted(themes):
         words: list[str] = []
         for term in sorted(core, key=lambda t: not t.startswith("id:"))[:6]:
             word = _spelling(term, surface)
             if not any(word in w for w in words):
                 words.append(word)
-        words = words[:3]
-        base = _slug("-".join(words)) or "theme"
+        base = _slug("-".join(words[:3])) or "theme"
         key, n = base, 2
         while key in used:
             key, n = f"{base[:76]}-{n}", n + 1
@@ -288,10 +365,10 @@ def _replies(docs: list[_Doc], labelled: Mapping[str, Label]) -> list[Label]:
         evidence = doc.evidence
         if evidence.root is None or evidence.id in labelled or evidence.root not in labelled:
             continue
-        polarity, cue = cues.polarity(doc.lowered)
+        lowered = doc.lowered
+        polarity, cue = cues.polarity(lowered)
         if polarity == "asks-for" or cue is None:
             continue
-        theme = labelled[evidence.root]
-        out.append(Label(evidence.id, theme.theme, cues.category(doc.lowered, polarity), polarity,
-                         (cue,), LexicalLabeler.name))
+        out.append(Label(evidence.id, labelled[evidence.root].theme, cues.category(lowered, polarity),
+                         polarity, (cue,), LexicalLabeler.name))
     return out

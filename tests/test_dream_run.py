@@ -1,0 +1,197 @@
+"""One dream end to end on real repositories: proposals in one append through the operations,
+no-update and blocked results, idempotence, two clones, redaction, windows and completeness."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gitstore.dream.run import Request, dream, since_time
+from gitstore.errors import UsageError
+from gitstore.ops.redact import redact
+from gitstore.rules.lifecycle import histories
+
+from . import dream_world as w
+
+
+def _proposal_appends(ctx) -> list[list[str]]:  # type: ignore[no-untyped-def]
+    """The records of each append that wrote a proposal, by kind."""
+    by_clock: dict[tuple[str, int], list[str]] = {}
+    for item in ctx.store.items():
+        by_clock.setdefault((item.stored.writer, item.stored.clock), []).append(item.kind)
+    return [kinds for kinds in by_clock.values() if "learning" in kinds]
+
+
+def test_a_recurring_theme_is_proposed_in_one_append_with_audit_entries(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    report = w.run(ctx)
+    assert report.status == "complete" and report.result == "updated"
+    [proposal] = report.proposed
+    assert proposal["theme"] == "backoff-jitter-retry"
+    assert proposal["signals"]["origins"] == 3 and proposal["signals"]["people"] == 3
+    assert proposal["audience"] == "project" and proposal["audienceRationale"]
+    [append] = _proposal_appends(ctx)
+    assert append.count("learning") == 1 and append.count("audit") == 1
+    view = ctx.view()
+    current = histories(view.learnings)[proposal["id"]].current
+    assert current["state"] == "proposed" and current["proposer"] == {"kind": "consolidator", "id": "recurrence"}
+    assert any(a["action"] == "propose" and proposal["id"] in a["subjects"] for a in view.audits)
+    labels = [e for e in view.events.values() if e["type"] == "label"]
+    assert len(labels) == 3 and all(e["payload"]["label"]["labeler"] == "lexical" for e in labels)
+    assert "backoff-jitter-retry" in report.render() and "audience:" in report.render()
+
+
+def test_dreaming_twice_proposes_nothing_new(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    first = w.run(ctx)
+    before = sum(1 for _ in ctx.store.items())
+    again = w.run(ctx)
+    assert first.proposed and not again.proposed and again.result == "no-update"
+    assert sum(1 for _ in ctx.store.items()) == before
+    assert again.known[0]["reasons"] == [f"already proposed as {first.proposed[0]['id']}, unchanged"]
+
+
+def test_new_support_revises_the_dream_s_own_proposal(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    first = w.run(ctx).proposed[0]
+    w.comment(ctx, 14, "github:104", "Use exponential backoff with full jitter for these retries.", 90)
+    second = w.run(ctx)
+    [revised] = second.proposed
+    assert revised["id"] == first["id"] and revised["revised"] and revised["signals"]["origins"] == 4
+    assert revised["reviewDigest"] != first["reviewDigest"]
+
+
+def test_two_clones_with_the_same_refs_propose_the_same_learnings(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path, "one")
+    w.jitter_theme(ctx)
+    w.comment(ctx, 20, "github:201", "Log the request id with every error so failures can be traced.", 200)
+    w.comment(ctx, 21, "github:202", "Every error log line should carry the request id.", 210)
+    w.comment(ctx, 22, "github:203", "Include the request id in this error log, we cannot trace it otherwise.", 220)
+    other = tmp_path / "two"
+    subprocess.run(["git", "clone", "-q", str(ctx.workspace.root), str(other)], check=True)
+    subprocess.run(["git", "fetch", "-q", str(ctx.workspace.root), "refs/memory/*:refs/memory/*"], cwd=other, check=True)
+    shutil.copytree(ctx.workspace.state, other / "okf" / ".memory")
+    reports = [dream(root, Request(by=w.BY, dry_run=True), notify=lambda _: None)
+               for root in (ctx.workspace.root, other)]
+    digests = [sorted((p["id"], p["contentDigest"], p["reviewDigest"]) for p in r.proposed) for r in reports]
+    assert len(digests[0]) == 2 and digests[0] == digests[1]
+
+
+def test_no_eligible_evidence_is_an_explicit_no_update(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path, grant=False)
+    w.jitter_theme(ctx)
+    report = w.run(ctx)
+    assert report.result == "no-update" and not report.proposed
+    assert "no evidence may serve instruction" in report.why[0]
+    assert "3 no active grant permits the purpose" in report.why[0]
+    assert report.render().startswith("dream complete: no-update")
+
+
+def test_no_readable_store_is_a_blocked_result_naming_what_is_missing(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    subprocess.run(["git", "init", "-q", str(plain)], check=True)
+    report = dream(plain, Request(by=w.BY), notify=lambda _: None)
+    assert report.status == report.result == "blocked" and report.exit_code == 2
+    assert "gitstore init" in report.why[0] and report.render().startswith("dream blocked: no readable store")
+
+
+def test_a_damaged_store_blocks_the_dream(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    (ctx.workspace.state / "config.json").write_text(json.dumps({"writer": "wabc", "provider": "nope"}))
+    report = dream(ctx.workspace.root, Request(by=w.BY), notify=lambda _: None)
+    assert report.status == "blocked" and "unknown provider" in report.why[0]
+
+
+def test_redacting_a_comment_removes_its_labels_and_the_proposal_that_needed_it(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    events = [w.comment(ctx, pr, who, text, 10 * n)[0] for n, (who, pr, text) in enumerate(w.JITTER[:2])]
+    report = w.run(ctx)
+    [proposal] = report.proposed
+    removed = redact(ctx, events[0]["payload"]["sourceId"], w.BY, "asked by its author")
+    view = ctx.view()
+    labels = [e for e in view.events.values() if e["type"] == "label" and e["parentEventId"] == events[0]["id"]]
+    assert labels and all("redaction" in e and "payload" not in e for e in labels)
+    assert {label["id"] for label in labels} <= set(removed.removed)
+    again = w.run(ctx)
+    assert again.proposed == [] and again.result == "no-update"
+    assert again.view["excluded"] == {"redacted": 1}
+    cited = {e for section in (again.rejected, again.known, again.held_back) for v in section
+             for r in v["evidence"] for e in r["events"]}
+    assert events[0]["id"] not in cited
+    [stale] = [f for f in again.tidy if f["kind"] == "stale-evidence"]
+    assert stale["learnings"] == [proposal["id"]] and "redacted" in stale["detail"]
+
+
+def test_the_window_and_a_missing_import_span_make_the_dream_incomplete(tmp_path: Path) -> None:
+    from gitstore.capture.reviews import import_reviews
+
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    comment = {"id": 9001, "user": {"id": 77}, "body": "A note.", "path": "src/a.py", "line": 1,
+               "created_at": "2026-03-04T10:00:00Z", "updated_at": "2026-03-04T10:00:00Z", "in_reply_to_id": None}
+    snapshot = {"format": "gitstore.github-snapshot/1", "repository": "acme/widgets", "pullRequest": 11,
+                "head": {"ref": "feature/11", "sha": "a" * 40},
+                "responses": [{"collection": "pull-comments", "page": 1,
+                               "link": '<https://x/?page=2>; rel="next", <https://x/?page=3>; rel="last"', "body": [comment]},
+                              {"collection": "reviews", "page": 1, "link": "", "body": []},
+                              {"collection": "issue-comments", "page": 1, "link": "", "body": []}]}
+    path = tmp_path / "snapshot.json"
+    path.write_text(json.dumps(snapshot))
+    import_reviews(ctx, path, w.BY)
+    report = w.run(ctx, dry_run=True)
+    assert report.status == "incomplete"
+    assert report.completeness["missing"] == ["PR #11: pull-comments pages 2-3 missing (REST import)"]
+    assert "window: incomplete, PR #11: pull-comments pages 2-3 missing" in report.render()
+    later = w.run(ctx, dry_run=True, since=since_time("2026-03-03"))
+    assert later.view["evidence"] == 1 and later.view["excluded"]["written before the window"] == 3
+
+
+def test_since_accepts_times_and_ages_and_refuses_the_rest() -> None:
+    assert since_time("2026-03-01") == "2026-03-01T00:00:00.000000Z"
+    assert since_time("2026-03-01T12:00:00+02:00") == "2026-03-01T10:00:00.000000Z"
+    assert since_time("30d").endswith("Z")
+    with pytest.raises(UsageError, match="--since 'yesterday'"):
+        since_time("yesterday")
+
+
+def test_a_dry_run_stores_nothing(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    before = sum(1 for _ in ctx.store.items())
+    report = w.run(ctx, dry_run=True)
+    assert report.proposed and report.dry_run and "would propose" in report.render()
+    assert sum(1 for _ in ctx.store.items()) == before
+    assert not (ctx.workspace.state / "dreams").exists()
+
+
+def test_a_dream_writes_its_report_file(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    report = w.run(ctx)
+    [saved] = list((ctx.workspace.state / "dreams").glob("*-instruction.json"))
+    assert json.loads(saved.read_text())["proposed"][0]["id"] == report.proposed[0]["id"]
+
+
+def test_explain_says_why_a_theme_did_or_did_not_become_a_proposal(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    for n in range(3):
+        w.comment(ctx, 30 + n, "github:301", f"Docstrings should use the imperative mood, round {n}.", 300 + n)
+    report = w.run(ctx, explain="docstrings")
+    [theme] = report.explain["themes"]  # type: ignore[index]
+    assert theme["outcome"] == "rejected" and theme["reasons"][0].startswith("one person")
+    assert len(theme["labels"]) == 3
+    assert "explain docstrings:" in report.render()
+    by_word = w.run(ctx, explain="jitter").explain
+    assert by_word["themes"][0]["theme"] == "backoff-jitter-retry"  # type: ignore[index]
+    none = w.run(ctx, explain="emoji").explain
+    assert none["themes"] == [] and "no evidence in the view mentions 'emoji'" in none["note"]  # type: ignore[index]
