@@ -30,7 +30,7 @@ process, fresh store each run, medians of ``--repeat``:
   dream and of a listing, each in a fresh process.
 
 Exit code 0 whatever the ratios (machines are noisy); 1 when a quality goal is missed or the cost
-corpus's planted themes are not all proposed. ``--quick`` runs one seed and 10,000 events.
+corpus's planted themes are not all proposed. ``--quick`` runs one seed and 3,000 events.
 """
 
 from __future__ import annotations
@@ -317,13 +317,13 @@ def cost(events: int, repeat: int) -> tuple[list[str], bool]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench dream", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one seed and 10,000 events")
+    parser.add_argument("--quick", action="store_true", help="one seed and 3,000 events")
     parser.add_argument("--seeds", type=int, default=5, help="quality corpora (default 5)")
     parser.add_argument("--events", type=int, default=100_000, help="events of the cost store (default 100,000)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs of each (default 3)")
     args = parser.parse_args(argv)
     seeds = [1] if args.quick else list(range(1, args.seeds + 1))
-    events = min(args.events, 10_000) if args.quick else args.events
+    events = min(args.events, 3_000) if args.quick else args.events
     lines, good = quality(seeds)
     for line in lines:
         print(line, flush=True)

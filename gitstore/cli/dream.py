@@ -18,7 +18,7 @@ def dream(
     consolidator: Optional[str] = typer.Option(None, "--consolidator", help="recurrence (default) or a plug-in's name."),
     purpose: str = typer.Option("instruction", "--purpose", help="The purpose the evidence must serve."),
     no_tidy: bool = typer.Option(False, "--no-tidy", help="Skip tidy (near-duplicates, conflicts, stale learnings)."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Store nothing: no labels, no proposals, no report file."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Store no labels, proposals or report (a labeler program's disclosure is still recorded)."),
     explain: Optional[str] = typer.Option(None, "--explain", metavar="THEME", help="Say why THEME (a key or a word) did or did not become a proposal (a dry run)."),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,

@@ -146,7 +146,8 @@ class _Dream:
         mine = {parent: [Label.stored(s) for s in stored if s.labeler == labeler.name]
                 for parent, stored in view.labels.items()}
         known = [label for group in mine.values() for label in group] if labeler.incremental else []
-        items = [e for e in view.items() if not (labeler.incremental and mine.get(e.id))]
+        seen = self._seen(labeler) if labeler.incremental else set()
+        items = [e for e in view.items() if not (labeler.incremental and (mine.get(e.id) or e.id in seen))]
         self.report.labeler = {"name": labeler.name, "labels": 0, "themes": 0, "new": 0, "usage": {},
                                "disclosure": None, "problems": []}
         problem = labeler.unavailable()
@@ -163,7 +164,28 @@ class _Dream:
                  for lab in fresh if (lab.event, lab.theme) not in known_ids]
         self.report.labeler.update(labels=len(labels), themes=len({lab.theme for lab in labels}),
                                    usage=run.usage, problems=list(run.problems))
+        if labeler.incremental and run.judged and not self.request.dry_run and not run.problems:
+            self._remember(labeler, seen | set(run.judged))
         return labels, run, specs
+
+    def _seen_path(self, labeler: Labeler) -> Path:
+        import hashlib
+
+        where = hashlib.sha256(f"{labeler.name}\n{labeler.sends_to}".encode()).hexdigest()[:12]
+        return self.ctx.workspace.state / REPORTS / f"judged-{labeler.name}-{where}.json"
+
+    def _seen(self, labeler: Labeler) -> set[str]:
+        """Evidence this labeler already judged without labelling it (a disposable cache)."""
+        try:
+            found = json.loads(self._seen_path(labeler).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return set()
+        return {i for i in found if isinstance(i, str)} if isinstance(found, list) else set()
+
+    def _remember(self, labeler: Labeler, judged: set[str]) -> None:
+        path = self._seen_path(labeler)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(sorted(judged)), encoding="utf-8")
 
     def _disclose(self, labeler: Labeler, items: Sequence[Any]) -> None:
         sessions = sum(1 for e in items if e.source == "agent-session")

@@ -250,6 +250,11 @@ def normalized(text: str) -> str:
     return _NON_WORD.sub(" ", text.lower()).strip()
 
 
+def quoted(text: str) -> str:
+    """The lines a text quotes (``> ...``), without their markers."""
+    return "\n".join(m.group(0).lstrip(" \t")[1:] for m in _QUOTE_LINE.finditer(text)) if ">" in text else ""
+
+
 def sameness(text: str, min_words: int = 4) -> tuple[str, list[str]]:
     """What copies of a text share: its normalized own text (quotes and code blocks masked), and
     each sentence of at least ``min_words`` words, also without a short lead-in ("As Bob said:

@@ -311,16 +311,21 @@ def _origins(events: list[dict[str, Any]]) -> dict[str, str]:
 
     Events are taken in time order. An event whose whole own text (quotes masked) was seen
     before, or every sentence of which was, is a copy or a quote: it gets the origin of what it
-    repeats. Otherwise it is an origin of its own.
+    repeats; so does a quote of an earlier text with a word or two of assent ("+1"). Otherwise
+    it is an origin of its own.
     """
     whole: dict[str, str] = {}
     sentences: dict[str, str] = {}
     origins: dict[str, str] = {}
     for event in events:
-        print_, parts = terms.sameness(event["payload"]["text"])
+        text = event["payload"]["text"]
+        print_, parts = terms.sameness(text)
         origin = whole.get(print_)
         if origin is None and parts and all(p in sentences for p in parts):
             origin = sentences[parts[0]]
+        if origin is None and print_.count(" ") < 3:  # a quote with a word or two of assent
+            said = terms.sameness(terms.quoted(text))[1]
+            origin = next((sentences[p] for p in said if p in sentences), None)
         origin = origin or event["id"]
         origins[event["id"]] = origin
         whole.setdefault(print_, origin)

@@ -47,6 +47,7 @@ MAX_REFS = 64
 MAX_PROPOSALS = 50
 IN_FORCE = frozenset({"accepted", "auto-accepted", "auto-active"})
 _DEICTIC = re.compile(r"\b(?:this|here|that|these|those|it)\b", re.I)
+_LABEL = re.compile(r"^[\w'-]+(?:\s+[\w'-]+){0,2}:\s+")
 _LEAD_IN = re.compile(
     r"^(?:(?:please|nit|also|and|so|again|fwiw|imo|btw|i think|i'd say|as (?:\w+ )?said)[\s,:;-]+)+", re.I)
 
@@ -300,20 +301,23 @@ def _refs(view: FrozenView, items: Sequence[Evidence]) -> tuple[Ref, ...]:
 # -- what the learning says ----------------------------------------------------------------------
 
 def _statement(chosen: list[Evidence], theme: _Theme) -> str:
-    """The sentence of the evidence that states the theme best: most of the theme's words, no
-    pointing at "this" or "here", then the shortest, then the earliest."""
-    spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    for label, evidence in theme.support:
-        spans[evidence.id].extend(label.spans)
+    """The sentence of the evidence that states the theme best: the words most of the theme's
+    texts share, no pointing at "this" or "here", then the shortest, then the earliest."""
+    spread: Counter[str] = Counter()
+    for evidence in _representatives(theme.support):
+        spread.update(terms.tokens(evidence.text).terms())
     best: tuple[tuple[int, int, int, str], str] | None = None
     for evidence in chosen:
         own = terms.masked(evidence.text)
         for start, end in _sentences(own):
             sentence = _clean(evidence.text[start:end])
+            label = _LABEL.match(sentence)
+            if label and not any(spread[t] >= 2 for t in terms.tokens(label.group(0)).terms()):
+                sentence = _clean(sentence[label.end():])  # "Small thing: ...", "Heads up: ..."
             if len(sentence.split()) < 3:
                 continue
-            hits = sum(1 for a, b in spans[evidence.id] if start <= a and b <= end)
-            key = (-hits, len(_DEICTIC.findall(sentence)), len(sentence), evidence.at)
+            weight = sum(spread[t] for t in terms.tokens(sentence).terms() if spread[t] >= 2)
+            key = (-weight, len(_DEICTIC.findall(sentence)), len(sentence), evidence.at)
             if best is None or key < best[0]:
                 best = (key, sentence)
     if best is None:

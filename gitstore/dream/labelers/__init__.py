@@ -12,8 +12,9 @@ labels from every purpose.
 
 A labeler that sends text anywhere declares where in ``sends_to``; the dream then prints and
 records a data-flow disclosure before it is called. An ``incremental`` labeler is given only
-evidence it has not labelled before (its stored labels are reused); the others relabel the
-whole view every dream.
+evidence it has not judged before (its stored labels are reused, and the evidence it judged
+without a label is remembered in ``okf/.memory/dreams/``, a disposable cache); the others
+relabel the whole view every dream.
 """
 
 from __future__ import annotations
@@ -53,11 +54,13 @@ class Label:
 
 @dataclass
 class LabelRun:
-    """A labeler's answer: its labels, what it used, and why it could not finish (if so)."""
+    """A labeler's answer: its labels, the evidence it judged (labelled or not), what it used,
+    and why it could not finish (if so)."""
 
     labels: list[Label] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    judged: list[str] = field(default_factory=list)
 
 
 @runtime_checkable

@@ -14,8 +14,8 @@ answers ``{"labels": [{"id", "theme", "category", "polarity", "spans": [[start, 
 
 Its output is untrusted: bounded in bytes and time, parsed strictly (I-JSON), checked against
 the answer's schema, every label must judge an item it was sent with spans inside that item's
-text, and every theme goes through the safety scanner (a quarantined theme is dropped and
-counted). A failure stops further calls and makes the dream degraded; labels from calls that
+text, and every theme goes through the safety scanner, its dashes read as spaces (a
+quarantined theme is dropped and counted). A failure stops further calls and makes the dream degraded; labels from calls that
 succeeded are kept, and the program is asked only about new evidence next time.
 """
 
@@ -165,6 +165,7 @@ class CommandLabeler:
         except GitstoreError as exc:
             return f"returned malformed output ({exc}); nothing from this call is used"
         _add_usage(run.usage["reported"], answer.get("usage", {}))
+        run.judged.extend(e.id for e in batch)
         return None
 
     def _labels(self, answer: Mapping[str, Any], sent: Mapping[str, Evidence], run: LabelRun) -> list[Label]:
@@ -180,7 +181,7 @@ class CommandLabeler:
             spans = tuple((int(a), int(b)) for a, b in raw.get("spans", ()))
             if any(not a < b <= len(evidence.text) for a, b in spans):
                 raise InvalidInput(f"a span of the label on {raw['id']} lies outside its text")
-            if default_scanner().scan(raw["theme"]).quarantined:
+            if default_scanner().scan(raw["theme"].replace("-", " ")).quarantined:
                 run.usage["quarantined"] += 1
                 continue
             labels.append(Label(raw["id"], raw["theme"], raw["category"], raw["polarity"],

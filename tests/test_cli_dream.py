@@ -1,0 +1,111 @@
+"""``gitstore dream`` on the command line: the report, --json, --explain, exit codes, and the loop
+from import to dream to accept that the quickstart shows."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitstore.cli import COMMANDS, main
+
+from . import dream_world as w
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    monkeypatch.chdir(ctx.workspace.root)
+    return ctx.workspace.root
+
+
+def test_dream_prints_the_report_and_json(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["dream", "--dry-run", "--by", "github:9"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("dream complete (dry run): updated, 1 would propose, 0 held back, 0 rejected")
+    assert "window: complete" in out
+    assert main(["dream", "--json", "--by", "github:9"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "complete" and data["proposed"][0]["theme"] == "backoff-jitter-retry"
+    assert main(["dream", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["result"] == "no-update"
+
+
+def test_explain(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["dream", "--explain", "backoff-jitter-retry"]) == 0
+    out = capsys.readouterr().out
+    assert "explain backoff-jitter-retry:" in out and "theme backoff-jitter-retry: proposed" in out
+    assert out.count("asks-for") == 3
+
+
+@pytest.mark.parametrize("args, code, message", [
+    (["dream", "--since", "yesterday"], 2, "--since 'yesterday' is neither a time"),
+    (["dream", "--labeler", "oracle"], 2, "unknown labeler 'oracle'"),
+    (["dream", "--consolidator", "oracle"], 2, "unknown consolidator 'oracle'"),
+    (["dream", "--purpose", "marketing"], 2, "unknown purpose 'marketing'"),
+])
+def test_bad_options_are_one_line_errors(repo: Path, capsys: pytest.CaptureFixture[str], args: list[str],
+                                         code: int, message: str) -> None:
+    assert main(args) == code
+    err = capsys.readouterr().err
+    assert err.startswith("gitstore: error: ") and message in err and err.count("\n") == 1
+
+
+def test_outside_a_store_the_dream_is_blocked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["dream", "--by", "github:9"]) == 2
+    assert capsys.readouterr().out.startswith("dream blocked: no readable store:")
+
+
+def test_a_degraded_dream_exits_one(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["dream", "--labeler", "command", "--by", "github:9"]) == 1
+    assert capsys.readouterr().out.startswith("dream degraded")
+
+
+def test_the_summary_in_the_command_table_is_the_help_s_first_line() -> None:
+    from gitstore.cli.dream import dream
+
+    assert COMMANDS["dream"] == ("dream", (dream.__doc__ or "").splitlines()[0])
+
+
+def _snapshot(pr: int, comments: list[tuple[int, int, str]]) -> dict:  # type: ignore[type-arg]
+    body = [{"id": cid, "user": {"id": user, "login": f"u{user}"}, "body": text, "path": "src/retry.py", "line": 3,
+             "created_at": f"2026-03-0{pr % 9 + 1}T10:00:00Z", "updated_at": f"2026-03-0{pr % 9 + 1}T10:00:00Z",
+             "in_reply_to_id": None, "commit_id": "b" * 40} for cid, user, text in comments]
+    return {"format": "gitstore.github-snapshot/1", "repository": "acme/widgets", "pullRequest": pr,
+            "head": {"ref": f"feature/{pr}", "sha": "b" * 40},
+            "responses": [{"collection": "pull-comments", "page": 1, "link": "", "body": body},
+                          {"collection": "reviews", "page": 1, "link": "", "body": []},
+                          {"collection": "issue-comments", "page": 1, "link": "", "body": []}]}
+
+
+def test_the_loop_from_import_to_dream_to_accept(tmp_path: Path) -> None:
+    from .world import ready_repo
+
+    root = ready_repo(tmp_path / "widgets").workspace.root
+
+    def gitstore(*args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "gitstore", *args], cwd=root, capture_output=True, text=True)
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+        return done.stdout
+
+    for n, (_, _, text) in enumerate(w.JITTER):
+        pr, cid, user = 12 + n, 501 + n, 1001 + n
+        path = tmp_path / f"pr-{pr}.json"
+        path.write_text(json.dumps(_snapshot(pr, [(cid, user, text)])))
+        gitstore("import", "reviews", str(path), "--by", "github:9")
+    gitstore("grant", "--purpose", "instruction", "--source", "review-thread", "--from", "2026-01-01T00:00:00.000000Z",
+             "--by", "github:9")
+    report = json.loads(gitstore("dream", "--by", "github:9", "--json"))
+    [proposal] = report["proposed"]
+    shown = gitstore("show", proposal["id"])
+    assert proposal["reviewDigest"] in shown and "audience project" in shown
+    gitstore("accept", proposal["id"], "--review-digest", proposal["reviewDigest"], "--by", "github:9")
+    active = json.loads(gitstore("learnings", "--active", "--json"))
+    assert [row["id"] for row in active] == [proposal["id"]]
+    assert "memory already holds every theme" in gitstore("dream", "--by", "github:9")

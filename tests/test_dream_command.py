@@ -1,0 +1,122 @@
+"""The command labeler, with a real program behind JSON on stdin and stdout: the data-flow
+disclosure comes first, the answer is untrusted, usage is reported, failures degrade the dream."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitstore.dream.labelers.command import CommandLabeler
+from gitstore.errors import InvalidInput
+from gitstore.ops._context import Context
+
+from . import dream_world as w
+
+PROGRAM = Path(__file__).with_name("command_labeler.py")
+
+
+def configure(ctx: Context, *options: str, timeout: int = 30) -> Path:
+    log = ctx.workspace.root.parent / "labeler.log"
+    path = ctx.workspace.state / "config.json"
+    config = json.loads(path.read_text())
+    config["dream"] = {"labeler": "command", "labelers": {"command": {
+        "argv": [sys.executable, str(PROGRAM), "--log", str(log), *options], "timeout": timeout, "batch": 2}}}
+    path.write_text(json.dumps(config))
+    return log
+
+
+def calls(log: Path) -> list[dict]:  # type: ignore[type-arg]
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> Context:
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    w.comment(ctx, 40, "github:400", "Unrelated: the German label lacks an umlaut.", 400)
+    return ctx
+
+
+def test_labels_from_a_program_make_proposals_after_a_recorded_disclosure(ctx: Context) -> None:
+    log = configure(ctx)
+    notes: list[str] = []
+    report = w.run(ctx, notes)
+    assert report.status == "complete" and [p["theme"] for p in report.proposed] == ["retry-jitter"]
+    [disclosure] = notes
+    assert "sends the text of 4 review comments and 0 session texts (no author ids) admitted for instruction" in disclosure
+    assert str(PROGRAM.name) in disclosure and report.labeler["disclosure"] in disclosure
+    audits = [a for a in ctx.view().audits if a["action"] == "disclose"]
+    assert len(audits) == 1 and audits[0]["reason"] == report.labeler["disclosure"]
+    first_call = calls(log)[0]["at"]
+    from datetime import datetime
+
+    assert datetime.strptime(audits[0]["at"], "%Y-%m-%dT%H:%M:%S.%fZ").timestamp() <= first_call + 3600 * 0
+    assert [c["keys"] for c in calls(log)][0] == ["id", "kind", "path", "text"]
+    usage = report.labeler["usage"]
+    assert usage["calls"] == 2 and usage["itemsSent"] == 4
+    assert usage["reported"] == {"model": "tiny-local", "inputTokens": 240, "outputTokens": 60}
+    labels = [e for e in ctx.view().events.values() if e["type"] == "label"]
+    assert len(labels) == 3 and {e["payload"]["label"]["labeler"] for e in labels} == {"command"}
+    assert all(e["author"] == "bot:gitstore-command" for e in labels)
+
+
+def test_a_second_dream_asks_the_program_about_new_evidence_only(ctx: Context) -> None:
+    log = configure(ctx)
+    w.run(ctx)
+    sent = len(calls(log))
+    notes: list[str] = []
+    again = w.run(ctx, notes)
+    assert len(calls(log)) == sent and notes == [] and again.labeler["labels"] == 3
+    w.comment(ctx, 41, "github:401", "Add jitter to the webhook retries too.", 500)
+    w.run(ctx)
+    assert calls(log)[-1]["items"] and len(calls(log)[-1]["items"]) == 1
+
+
+@pytest.mark.parametrize("options, timeout, problem", [
+    (["--sleep", "5"], 1, "labeler command: timed out after 1s"),
+    (["--garbage"], 30, "labeler command: returned malformed output"),
+    (["--unsent"], 30, "a label judges ev_f"),
+    (["--exit", "3"], 30, "labeler command: exited with code 3: the model is unavailable"),
+])
+def test_a_failing_program_degrades_the_dream_and_stores_nothing_from_it(
+        ctx: Context, options: list[str], timeout: int, problem: str) -> None:
+    configure(ctx, *options, timeout=timeout)
+    report = w.run(ctx)
+    assert report.status == "degraded" and report.exit_code == 1 and report.proposed == []
+    assert any(problem in why for why in report.why), report.why
+    assert report.render().startswith("dream degraded")
+    assert not [e for e in ctx.view().events.values() if e["type"] == "label"]
+
+
+def test_a_quarantined_theme_is_dropped_and_counted(ctx: Context) -> None:
+    configure(ctx, "--inject")
+    report = w.run(ctx)
+    assert report.labeler["usage"]["quarantined"] == 3
+    assert not [e for e in ctx.view().events.values() if e["type"] == "label"]
+
+
+def test_a_program_not_found_or_not_configured_degrades_without_a_disclosure(ctx: Context) -> None:
+    path = ctx.workspace.state / "config.json"
+    config = json.loads(path.read_text())
+    config["dream"] = {"labelers": {"command": {"argv": ["no-such-labeler-program"]}}}
+    path.write_text(json.dumps(config))
+    notes: list[str] = []
+    report = w.run(ctx, notes, labeler="command")
+    assert report.status == "degraded" and notes == []
+    assert "labeler command unavailable: labeler program 'no-such-labeler-program' not found" in report.why[0]
+    config["dream"] = {}
+    path.write_text(json.dumps(config))
+    report = w.run(ctx, labeler="command")
+    assert "no program configured" in report.why[0]
+
+
+def test_options_are_checked() -> None:
+    with pytest.raises(InvalidInput, match="timeout must be an integer from 1 to 600"):
+        CommandLabeler.from_options({"argv": ["x"], "timeout": 0})
+    with pytest.raises(InvalidInput, match="unknown options model"):
+        CommandLabeler.from_options({"argv": ["x"], "model": "big"})
+    with pytest.raises(InvalidInput, match="argv must be a non-empty list of strings"):
+        CommandLabeler.from_options({"argv": "llm --json"})

@@ -1,0 +1,45 @@
+"""Words as the dream compares them: stems, stop words, identifiers, quotes, compounds, copies."""
+
+from __future__ import annotations
+
+from gitstore.dream import terms
+
+
+def test_content_words_are_stemmed_without_stop_words_or_chatter() -> None:
+    found = terms.tokens("Nit: please make sure the retries are jittered, thanks!")
+    assert [w.stem for w in found.words()] == ["retri", "jitter"]
+
+
+def test_identifiers_code_spans_and_paths() -> None:
+    found = terms.tokens("Use `retry_with_backoff` from src/http/retry.py, not time.sleep or fetchUser().")
+    assert {i.stem for i in found.identifiers} == {"id:retry_with_backoff", "id:time.sleep", "id:fetchuser"}
+    assert found.globs == ("src/http/*.py",)
+    assert {"retri", "backoff", "sleep", "fetch", "user"} <= found.terms()
+
+
+def test_quoted_lines_and_code_blocks_say_nothing_of_one_s_own() -> None:
+    text = "> Retries need jittered backoff\n\n```\nretry(jitter=True)\n```\nAgreed."
+    assert terms.tokens(text).terms() == set()
+    assert len(terms.masked(text)) == len(text)
+    assert terms.quoted(text) == " Retries need jittered backoff"
+
+
+def test_words_written_apart_become_one_when_the_corpus_writes_them_as_one() -> None:
+    vocabulary = terms.Vocabulary.of({"backoff", "rollback", "revers", "jitter"})
+    assert [w.stem for w in terms.tokens("back off with jitter").words(vocabulary)] == ["backoff", "jitter"]
+    assert [w.stem for w in terms.tokens("we roll back").words(vocabulary)] == ["rollback"]
+    assert [w.stem for w in terms.tokens("irreversible").words(vocabulary)] == ["revers"]
+    assert [w.stem for w in terms.tokens("back off").words()] == []
+
+
+def test_sameness_sees_copies_and_quotes_introduced_in_one_s_own_words() -> None:
+    whole, parts = terms.sameness("Avoid global mutable state in handlers. See the notes.")
+    again, quoting = terms.sameness("As Bob said: avoid global mutable state in handlers.")
+    assert whole == terms.sameness("avoid GLOBAL mutable state in handlers!  See the notes")[0]
+    assert parts[0] in quoting
+
+
+def test_globs() -> None:
+    assert terms.glob_of("src/api/handlers.py") == "src/api/*.py"
+    assert terms.glob_of("Makefile") == "*"
+    assert terms.glob_of("./docs/a.md") == "docs/*.md"

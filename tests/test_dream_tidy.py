@@ -1,0 +1,64 @@
+"""Tidy: near-duplicates get a merge proposal, conflicts are reported and never merged, learnings
+whose evidence no longer serves or whose paths are gone at HEAD are reported for a person."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gitstore.ops import consent
+from gitstore.ops import learning as ops
+from gitstore.ops._context import Context
+
+from . import dream_world as w
+from .world import ref
+
+
+def learn(ctx: Context, event: dict, text: str, targets: tuple[str, ...] = ()) -> dict:  # type: ignore[type-arg]
+    draft = ops.Draft(title=text.rstrip("."), text=text, category="convention", evidence=[ref(event)],
+                      counterevidence=[], targets=targets, proposer=("person", w.BY))
+    record = ops.propose(ctx, draft, w.BY)
+    return ops.accept(ctx, record["id"], record["reviewDigest"], w.BY)
+
+
+def test_near_duplicates_get_one_merge_proposal_for_a_person_to_decide(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    one = w.comment(ctx, 1, "github:1", "Retries need jittered backoff.", 0)[0]
+    two = w.comment(ctx, 2, "github:2", "Use jitter in retry backoff.", 10)[0]
+    a = learn(ctx, one, "Every retry loop uses exponential backoff with full jitter.")
+    b = learn(ctx, two, "Every retry loop uses exponential backoff with jitter.")
+    report = w.run(ctx)
+    [merge] = [p for p in report.proposed if p["replaces"]]
+    assert sorted(merge["replaces"]) == sorted([a["id"], b["id"]])
+    assert {e for r in merge["evidence"] for e in r["events"]} == {one["id"], two["id"]}
+    [finding] = report.tidy
+    assert finding["kind"] == "duplicate" and finding["proposal"] == merge["id"]
+    again = w.run(ctx).tidy
+    assert again[0]["suggestion"] == f"a merge of them is already proposed: {merge['id']}"
+
+
+def test_conflicts_are_reported_and_never_merged(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    one = w.comment(ctx, 1, "github:1", "Retries need jittered backoff.", 0)[0]
+    two = w.comment(ctx, 2, "github:2", "Internal queues skip jitter.", 10)[0]
+    learn(ctx, one, "Retry loops in the worker use exponential backoff with jitter.")
+    learn(ctx, two, "Retry loops in the worker never use exponential backoff with jitter.")
+    report = w.run(ctx)
+    assert [f["kind"] for f in report.tidy] == ["conflict"] and report.proposed == []
+    assert "never merged" in report.tidy[0]["suggestion"]
+
+
+def test_stale_evidence_and_paths_gone_at_head_are_reported(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    one = w.comment(ctx, 1, "github:1", "Retries need jittered backoff.", 0)[0]
+    two = w.comment(ctx, 2, "github:2", "Log the request id with every error.", 10)[0]
+    gone = learn(ctx, one, "Every retry loop uses exponential backoff with full jitter.", targets=("src/old.py",))
+    report = w.run(ctx)
+    [missing] = report.tidy
+    assert missing["kind"] == "missing-path" and missing["learnings"] == [gone["id"]]
+    assert "src/old.py, which no longer exist at HEAD" in missing["detail"]
+    withdrawn = learn(ctx, two, "Errors are logged with the request id.")
+    grant = next(iter(ctx.view().grants))
+    consent.withdraw(ctx, w.BY, grant, ["instruction"], "paused")
+    kinds = {f["learnings"][0]: f for f in w.run(ctx).tidy}
+    assert kinds[withdrawn["id"]]["kind"] == "stale-evidence"
+    assert kinds[withdrawn["id"]]["suggestion"].startswith("retire it")

@@ -1,0 +1,110 @@
+"""The frozen view: only what the purpose may use, decided at read time; origins count copies,
+quotes and replays once; learnings show content only while their evidence serves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gitstore.dream.view import FrozenView, take
+from gitstore.ops import consent
+from gitstore.ops._context import Context
+
+from . import dream_world as w
+from .world import Thread, accepted, propose, ref
+
+
+def frozen(ctx: Context, purpose: str = "instruction", since: str | None = None) -> FrozenView:
+    return take(ctx.view(), ctx.workspace.repo, purpose, since)
+
+
+def test_only_what_the_purpose_may_use_is_in_the_view(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    thread = Thread(ctx, 7, "700", w.at(0))
+    first = thread.comment("700", "Retries need jittered backoff.", w.at(0), author="github:1")
+    edit = thread.edit(first, "700", "Retries need jittered backoff with a cap.", w.at(5))
+    gone = thread.comment("701", "Please cache the schema between test runs.", w.at(6), author="github:2")
+    thread.retract(gone, w.at(7))
+    thread.label(edit, "retry-jitter", w.at(8))
+    thread.save()
+    early = Thread(ctx, 8, "800", "2025-06-01T00:00:00.000000Z")
+    early.comment("800", "Written before any grant covered it.", "2025-06-01T00:00:00.000000Z")
+    early.save()
+    view = frozen(ctx)
+    assert list(view.evidence) == [edit["id"]]
+    assert view.excluded == {"superseded by an edit": 1, "deleted (retracted)": 1,
+                             "no active grant permits the purpose": 1}
+    assert [s.theme for s in view.labels[edit["id"]]] == ["retry-jitter"]
+    assert set(view.citable) == {first["id"], edit["id"]}
+    assert frozen(ctx, "training").evidence == {}
+
+
+def test_a_withdrawal_takes_evidence_and_its_labels_out_at_once(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    [event] = w.comment(ctx, 3, "github:1", "Retries need jittered backoff.", 0)
+    thread = Thread(ctx, 3, "x", w.at(0))
+    thread.pending = []
+    thread.id = event["episode"]
+    thread.label(event, "retry-jitter", w.at(1))
+    thread.save()
+    assert frozen(ctx).labels
+    grant = next(iter(ctx.view().grants))
+    consent.withdraw(ctx, w.BY, grant, ["instruction"], "paused")
+    view = frozen(ctx)
+    assert view.evidence == {} and view.labels == {} and view.citable == {}
+    assert len(frozen(ctx, "review").evidence) == 1
+
+
+def test_copies_quotes_and_pastes_share_one_origin(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    text = "Avoid global mutable state in request handlers."
+    [original] = w.comment(ctx, 1, "github:1", text, 0)
+    [pasted] = w.comment(ctx, 2, "github:1", text, 10)
+    [quoted] = w.comment(ctx, 3, "github:2", f"> {text}\n\n+1", 20)
+    [lead] = w.comment(ctx, 4, "github:3", "As @someone said: avoid global mutable state in request handlers.", 30)
+    [own] = w.comment(ctx, 5, "github:4", "Global mutable state in handlers breaks under threads, avoid it.", 40)
+    view = frozen(ctx)
+    origins = {e: view.evidence[e].origin for e in (pasted["id"], quoted["id"], lead["id"], own["id"])}
+    assert origins == {pasted["id"]: original["id"], quoted["id"]: original["id"], lead["id"]: original["id"],
+                       own["id"]: own["id"]}
+
+
+def test_a_replayed_session_under_another_file_name_is_a_copy(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    w.grant_sessions(ctx)
+    text = "The database fixtures are slow, cache the schema between test runs."
+    w.session(ctx, tmp_path / "sessions", "fixtures", text, with_id=False)
+    w.session(ctx, tmp_path / "sessions", "fixtures-replay", text, with_id=False)
+    view = frozen(ctx)
+    pieces = [e for e in view.items() if e.text == text]
+    assert len({e.episode for e in pieces}) == 2 and len({e.origin for e in pieces}) == 1
+    assert all(e.local and e.person == "local:session-owner" and e.source == "agent-session" for e in pieces)
+    assert view.heads and all(str(h).startswith("records/") for h in view.heads)
+
+
+def test_a_learning_shows_its_content_only_while_its_evidence_serves(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    [event] = w.comment(ctx, 1, "github:1", "Retries need jittered backoff.", 0)
+    learning = accepted(ctx, propose(ctx, [ref(event)]))
+    seen = frozen(ctx).learnings[learning["id"]]
+    assert seen.visible and seen.usable and seen.text.startswith("Every retry loop")
+    grant = next(iter(ctx.view().grants))
+    consent.withdraw(ctx, w.BY, grant, ["instruction"], "paused")
+    hidden = frozen(ctx).learnings[learning["id"]]
+    assert not hidden.visible and not hidden.usable and hidden.text == "" and hidden.title == ""
+    assert "no active grant permits instruction" in hidden.stale
+
+
+def test_paths_at_head_and_the_window(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    root = ctx.workspace.root
+    (root / "src").mkdir()
+    (root / "src" / "retry.py").write_text("pass\n")
+    import subprocess
+
+    subprocess.run(["git", "add", "."], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "code"], cwd=root, check=True)
+    w.comment(ctx, 1, "github:1", "Retries need jittered backoff.", 0, path="src/retry.py")
+    w.comment(ctx, 2, "github:2", "Back off with jitter.", 0, path="src/gone.py", key="late")
+    view = frozen(ctx)
+    assert view.paths_at_head == {"src/retry.py"} and view.commit is not None
+    assert frozen(ctx, since=w.at(1)).evidence == {}
