@@ -195,3 +195,15 @@ def test_explain_says_why_a_theme_did_or_did_not_become_a_proposal(tmp_path: Pat
     assert by_word["themes"][0]["theme"] == "backoff-jitter-retry"  # type: ignore[index]
     none = w.run(ctx, explain="emoji").explain
     assert none["themes"] == [] and "no evidence in the view mentions 'emoji'" in none["note"]  # type: ignore[index]
+
+
+def test_a_proposal_that_needs_personal_session_evidence_stays_local(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    w.grant_sessions(ctx)
+    w.comment(ctx, 10, "github:1", "Cache the database schema between test runs, the fixtures are slow.", 0)
+    w.session(ctx, tmp_path / "s", "fixtures", "The database fixtures are slow, cache the schema between test runs.")
+    report = w.run(ctx)
+    [proposal] = report.proposed
+    assert proposal["local"] and "cites personal session evidence: kept on this clone only" in report.render()
+    [item] = [i for i in ctx.store.items() if i.kind == "learning"]
+    assert item.stored.namespace == "local" and item.record["id"] == proposal["id"]

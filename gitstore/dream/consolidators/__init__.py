@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
+from gitstore.dream import plugins
 from gitstore.dream.labelers import Label
 from gitstore.dream.view import FrozenView, Ref
 from gitstore.errors import UsageError
@@ -117,18 +117,7 @@ BUILTIN: Mapping[str, Factory] = MappingProxyType({"recurrence": _recurrence, "t
 
 def load(name: str, options: Mapping[str, Any] | None = None) -> Consolidator:
     """The consolidator called ``name``, built with its options; refuses an unknown name."""
-    factory = BUILTIN.get(name)
-    if factory is None:
-        for found in entry_points(group="gitstore.consolidators"):
-            if found.name == name:
-                factory = found.load()
-                break
-    if factory is None:
-        known = ", ".join(sorted(BUILTIN))
-        raise UsageError(
-            f"unknown consolidator {name!r} (built in: {known}; others come from the gitstore.consolidators entry point)"
-        )
-    consolidator = factory(BUILTIN, MappingProxyType(dict(options or {})))
+    consolidator = plugins.build("consolidator", name, BUILTIN, options)
     if not isinstance(consolidator, Consolidator):
         raise UsageError(f"consolidator {name!r} does not provide name and consolidate()")
     return consolidator

@@ -22,10 +22,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
+from gitstore.dream import plugins
 from gitstore.dream.view import Evidence, StoredLabel
 from gitstore.errors import UsageError
 
@@ -100,16 +100,7 @@ BUILTIN: Mapping[str, Factory] = MappingProxyType({"lexical": _lexical, "command
 
 def load(name: str, options: Mapping[str, Any] | None = None) -> Labeler:
     """The labeler called ``name``, built with its options; refuses an unknown name."""
-    factory = BUILTIN.get(name)
-    if factory is None:
-        for found in entry_points(group="gitstore.labelers"):
-            if found.name == name:
-                factory = found.load()
-                break
-    if factory is None:
-        known = ", ".join(sorted(BUILTIN))
-        raise UsageError(f"unknown labeler {name!r} (built in: {known}; others come from the gitstore.labelers entry point)")
-    labeler = factory(BUILTIN, MappingProxyType(dict(options or {})))
+    labeler = plugins.build("labeler", name, BUILTIN, options)
     if not isinstance(labeler, Labeler):
         raise UsageError(f"labeler {name!r} does not provide name, incremental, sends_to, unavailable() and label()")
     if not re.fullmatch(LABELER_NAME, str(labeler.name)):
