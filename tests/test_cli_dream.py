@@ -109,3 +109,15 @@ def test_the_loop_from_import_to_dream_to_accept(tmp_path: Path) -> None:
     active = json.loads(gitstore("learnings", "--active", "--json"))
     assert [row["id"] for row in active] == [proposal["id"]]
     assert "memory already holds every theme" in gitstore("dream", "--by", "github:9")
+
+
+def test_status_shows_the_dream_settings_and_a_bad_one(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["status"]) == 0
+    assert "dream.labeler = lexical; dream.consolidator = recurrence" in capsys.readouterr().out
+    config = json.loads((repo / "okf" / ".memory" / "config.json").read_text())
+    config["dream"] = {"labeller": "lexical"}
+    (repo / "okf" / ".memory" / "config.json").write_text(json.dumps(config))
+    assert main(["status"]) == 0
+    assert "dream has an unknown field 'labeller'" in capsys.readouterr().out
+    assert main(["dream"]) == 1
+    assert "dream has an unknown field 'labeller'" in capsys.readouterr().err

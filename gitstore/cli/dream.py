@@ -9,7 +9,6 @@ import typer
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.cli._people import BY_OPTION
 from gitstore.dream.run import Request, dream as run_dream, since_time
-from gitstore.records.identity import person
 
 
 def dream(
@@ -25,7 +24,7 @@ def dream(
 ) -> None:
     """Propose learnings from themes that recur across independent evidence; a person decides."""
     request = Request(
-        by=person(by) if by is not None else _default_person(), purpose=purpose,
+        by=by, purpose=purpose,
         since=since_time(since) if since is not None else None, labeler=labeler, consolidator=consolidator,
         tidy=not no_tidy, dry_run=dry_run, explain=explain,
     )
@@ -33,21 +32,6 @@ def dream(
     emit_json(report.to_json()) if as_json else typer.echo(report.render())
     if report.exit_code:
         raise typer.Exit(report.exit_code)
-
-
-def _default_person() -> str:
-    """git:<user.email> of the repository here, or of the global configuration."""
-    from gitstore.errors import GitstoreError
-    from gitstore.scope import open_repository
-
-    try:
-        repo = open_repository(".")
-    except GitstoreError:
-        repo = None
-    try:
-        return person(None, repo)
-    except GitstoreError:
-        return "git:unknown"
 
 
 def register(app: typer.Typer) -> None:

@@ -36,6 +36,11 @@ def status(as_json: bool = JSON_OPTION) -> None:
         typer.echo(f"  automation.kinds = {', '.join(auto['kinds'])}; minEvidence = {auto['minEvidence']}")
     for why in auto["disabledBecause"]:
         typer.echo(f"  automation disabled: {why}")
+    dream = info["config"]["dream"]
+    if dream["problem"]:
+        typer.echo(f"  dream: {dream['problem']}")
+    else:
+        typer.echo(f"  dream.labeler = {dream['labeler']}; dream.consolidator = {dream['consolidator']}")
     _loop(info["loop"])
 
 

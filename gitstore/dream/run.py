@@ -38,6 +38,7 @@ from gitstore.ops import labels as label_ops
 from gitstore.ops import learning as learning_ops
 from gitstore.ops._context import Context
 from gitstore.ops.consent import PURPOSES
+from gitstore.records.identity import person
 from gitstore.records.times import format_time, normalize_time
 from gitstore.safety.gate import screen_text
 from gitstore.store import read_only
@@ -56,9 +57,9 @@ class _Checked:
 
 @dataclass(frozen=True)
 class Request:
-    """What a dream was asked to do."""
+    """What a dream was asked to do (``by``: who runs it, default ``git:<user.email>``)."""
 
-    by: str
+    by: str | None = None
     purpose: str = "instruction"
     since: str | None = None
     labeler: str | None = None
@@ -94,6 +95,7 @@ def dream(start: str | Path, request: Request, notify: Callable[[str], None] | N
         ctx = Context.open(str(start))
     except GitstoreError as exc:
         return DreamReport.blocked(request.purpose, f"no readable store: {exc}", exc.exit_code)
+    request = replace(request, by=person(request.by, ctx.workspace.repo))
     config = dream_settings.load(ctx.workspace.state / "config.json")
     labeler = labeler_registry.load(request.labeler or config.labeler,
                                     config.labeler_options(request.labeler or config.labeler))
@@ -117,6 +119,8 @@ class _Dream:
     def __init__(self, ctx: Context, store_view: Any, view: FrozenView, request: Request,
                  notify: Callable[[str], None]) -> None:
         self.ctx, self.store_view, self.view, self.request, self.notify = ctx, store_view, view, request, notify
+        assert request.by is not None  # resolved by dream()
+        self.by: str = request.by
         self.report = DreamReport("complete", "no-update", request.purpose, since=request.since,
                                   dry_run=request.dry_run, view=_view_summary(view),
                                   completeness={"complete": not view.gaps, "missing": [str(g) for g in view.gaps]})
@@ -130,7 +134,7 @@ class _Dream:
         outcomes = [self._consolidate(c, labels) for c in consolidators]
         proposals = self._propose(outcomes)
         if not self.request.dry_run:
-            written = label_ops.store_labels(self.ctx, self.store_view, new, self.request.by)
+            written = label_ops.store_labels(self.ctx, self.store_view, new, self.by)
             report.labeler["new"] = len(written.added)
         self._finish(outcomes, proposals, run, labels)
         if self.request.explain is not None:
@@ -194,7 +198,7 @@ class _Dream:
         text = screen_text(text, "disclosure")
         self.notify(f"gitstore dream: {text}")
         self.report.labeler["disclosure"] = text
-        self.ctx.write([], "disclose", self.request.by, [f"labeler {labeler.name}"], text[:1000], namespace="local")
+        self.ctx.write([], "disclose", self.by, [f"labeler {labeler.name}"], text[:1000], namespace="local")
 
     # -- consolidating ---------------------------------------------------------------------------
 
@@ -220,7 +224,7 @@ class _Dream:
         fresh = [(c, name) for c, name in named if c.revises is None]
         changed = [c for c, _ in named if c.revises is not None]
         batch = learning_ops.propose_batch(self.ctx, [_draft(c, name) for c, name in fresh],
-                                           [_revision(c) for c in changed], self.request.by,
+                                           [_revision(c) for c in changed], self.by,
                                            view=self.store_view, dry_run=self.request.dry_run)
         out = [(c, record, record["id"] in batch.new) for (c, _), record in zip(fresh, batch.proposals)]
         out += [(c, record, True) for c, record in zip(changed, batch.revisions) if record is not None]

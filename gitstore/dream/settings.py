@@ -35,6 +35,10 @@ class DreamSettings:
     labelers: dict[str, dict[str, Any]] = field(default_factory=dict)
     consolidators: dict[str, dict[str, Any]] = field(default_factory=dict)
 
+    def to_json(self) -> dict[str, Any]:
+        return {"labeler": self.labeler, "consolidator": self.consolidator, "labelers": self.labelers,
+                "consolidators": self.consolidators}
+
     def labeler_options(self, name: str) -> dict[str, Any]:
         return self.labelers.get(name, {})
 
