@@ -157,7 +157,7 @@ def stem(word: str) -> str:
 
 @lru_cache(maxsize=1)
 def _stemmer() -> object:
-    import Stemmer  # PyStemmer
+    import Stemmer  # type: ignore[import-not-found]  # PyStemmer ships no type information
 
     return Stemmer.Stemmer("english")
 

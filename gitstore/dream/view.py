@@ -201,8 +201,8 @@ def take(view: View, repo: pygit2.Repository | None, purpose: str, since: str | 
     learnings = _learnings(view, purpose)
     commit, paths = _at_head(repo, evidence.values(), learnings.values())
     threads: dict[str, list[str]] = defaultdict(list)
-    for item in evidence.values():
-        threads[item.episode].append(item.id)
+    for piece in evidence.values():
+        threads[piece.episode].append(piece.id)
     return FrozenView(
         scope=view.scope, purpose=purpose, since=since, heads=_heads(view), commit=commit,
         newest=max((e.at for e in evidence.values()), default=None),

@@ -84,6 +84,6 @@ def store_labels(ctx: Context, view: View, specs: Sequence[LabelSpec], by: str) 
             chunk = batch[start:start + CHUNK]
             labelers = sorted({r["payload"]["label"]["labeler"] for r in chunk})
             ctx.write(chunk, "label", by, [f"{len(chunk)} labels by {', '.join(labelers)}"[:100]],
-                      namespace=namespace)  # type: ignore[arg-type]
+                      namespace=namespace)
             stored.added.extend(r["id"] for r in chunk)
     return stored

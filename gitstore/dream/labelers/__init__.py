@@ -69,7 +69,11 @@ class Labeler(Protocol):
 
     name: str
     incremental: bool
-    sends_to: str | None
+
+    @property
+    def sends_to(self) -> str | None:
+        """Where it sends evidence text (a program, a host), or None when text stays here."""
+        ...
 
     def unavailable(self) -> str | None:
         """Why the labeler cannot run here (a program not found, nothing configured), or None."""

@@ -28,7 +28,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import jsonschema
+import jsonschema_rs
 
 from gitstore.dream.labelers import CATEGORIES, MAX_SPANS, POLARITIES, THEME_PATTERN, Label, LabelRun
 from gitstore.dream.view import Evidence
@@ -189,13 +189,14 @@ class CommandLabeler:
         return labels
 
 
+_ANSWER = jsonschema_rs.validator_for(ANSWER_SCHEMA)
+
+
 def _checked(output: bytes) -> dict[str, Any]:
     answer = parse_json(output, allow_floats=False)
-    try:
-        jsonschema.validate(answer, ANSWER_SCHEMA)
-    except jsonschema.ValidationError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "the answer"
-        raise InvalidInput(f"{where}: {exc.message[:200]}") from None
+    for error in _ANSWER.iter_errors(answer):
+        where = "/".join(str(p) for p in error.instance_path) or "the answer"
+        raise InvalidInput(f"{where}: {error.message[:200]}")
     return dict(answer)
 
 
@@ -204,7 +205,7 @@ def _add_usage(total: dict[str, Any], reported: Mapping[str, Any]) -> None:
     for key, kind in USAGE_KEYS.items():
         value = reported.get(key)
         if isinstance(value, kind) and not isinstance(value, bool):
-            if kind is int:
+            if isinstance(value, int):
                 total[key] = total.get(key, 0) + min(value, 1 << 50)
             else:
                 total[key] = default_scanner().scan(str(value)[:100]).text

@@ -333,9 +333,9 @@ def _keys(themes: Mapping[tuple[str, ...], Any], docs: list[_Doc]) -> dict[tuple
     for core in sorted(themes):
         words: list[str] = []
         for term in sorted(core, key=lambda t: not t.startswith("id:"))[:6]:
-            word = _spelling(term, surface)
-            if not any(word in w for w in words):
-                words.append(word)
+            spelt = _spelling(term, surface)
+            if not any(spelt in w for w in words):
+                words.append(spelt)
         base = _slug("-".join(words[:3])) or "theme"
         key, n = base, 2
         while key in used:
