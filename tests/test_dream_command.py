@@ -120,3 +120,23 @@ def test_options_are_checked() -> None:
         CommandLabeler.from_options({"argv": ["x"], "model": "big"})
     with pytest.raises(InvalidInput, match="argv must be a non-empty list of strings"):
         CommandLabeler.from_options({"argv": "llm --json"})
+
+
+def test_a_refused_dream_forgets_nothing_the_program_labelled(ctx: Context) -> None:
+    from gitstore.dream import labelers
+    from gitstore.dream.run import Request, _Dream
+    from gitstore.dream.view import take
+    from gitstore.errors import Refused
+
+    from .test_dream_checks import Plugin
+
+    log = configure(ctx)
+    options = json.loads((ctx.workspace.state / "config.json").read_text())["dream"]["labelers"]["command"]
+    store_view = ctx.view()
+    dream = _Dream(ctx, store_view, take(store_view, ctx.workspace.repo, "instruction"), Request(by=w.BY),
+                   lambda _: None)
+    with pytest.raises(Refused, match="failed"):
+        dream.run(labelers.load("command", options), [Plugin(lambda view, outcome: 1 / 0)])
+    first = {i for call in calls(log) for i in call["items"]}
+    report = w.run(ctx)
+    assert {i for call in calls(log)[-2:] for i in call["items"]} == first and report.proposed

@@ -121,6 +121,7 @@ class _Dream:
         self.ctx, self.store_view, self.view, self.request, self.notify = ctx, store_view, view, request, notify
         assert request.by is not None  # resolved by dream()
         self.by: str = request.by
+        self.unlabelled: tuple[Labeler, set[str]] | None = None
         self.report = DreamReport("complete", "no-update", request.purpose, since=request.since,
                                   dry_run=request.dry_run, view=_view_summary(view),
                                   completeness={"complete": not view.gaps, "missing": [str(g) for g in view.gaps]})
@@ -136,6 +137,8 @@ class _Dream:
         if not self.request.dry_run:
             written = label_ops.store_labels(self.ctx, self.store_view, new, self.by)
             report.labeler["new"] = len(written.added)
+            if self.unlabelled is not None:
+                self._remember(*self.unlabelled)
         self._finish(outcomes, proposals, run, labels)
         if self.request.explain is not None:
             report.explain = _explain(self.view, self.request.explain, labels, outcomes)
@@ -168,8 +171,9 @@ class _Dream:
                  for lab in fresh if (lab.event, lab.theme) not in known_ids]
         self.report.labeler.update(labels=len(labels), themes=len({lab.theme for lab in labels}),
                                    usage=run.usage, problems=list(run.problems))
-        if labeler.incremental and run.judged and not self.request.dry_run and not run.problems:
-            self._remember(labeler, seen | set(run.judged))
+        if labeler.incremental:
+            labelled = {lab.event for lab in fresh}
+            self.unlabelled = (labeler, seen | {e for e in run.judged if e not in labelled})
         return labels, run, specs
 
     def _seen_path(self, labeler: Labeler) -> Path:
@@ -179,7 +183,8 @@ class _Dream:
         return self.ctx.workspace.state / REPORTS / f"judged-{labeler.name}-{where}.json"
 
     def _seen(self, labeler: Labeler) -> set[str]:
-        """Evidence this labeler already judged without labelling it (a disposable cache)."""
+        """Evidence this labeler already judged without labelling it (a disposable cache in
+        ``okf/.memory/dreams/``, per labeler and destination; losing it costs a second call)."""
         try:
             found = json.loads(self._seen_path(labeler).read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -187,6 +192,7 @@ class _Dream:
         return {i for i in found if isinstance(i, str)} if isinstance(found, list) else set()
 
     def _remember(self, labeler: Labeler, judged: set[str]) -> None:
+        """Keep what the labeler judged without a label (its labels are stored: they speak)."""
         path = self._seen_path(labeler)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(sorted(judged)), encoding="utf-8")
