@@ -35,6 +35,13 @@ def test_dream_prints_the_report_and_json(repo: Path, capsys: pytest.CaptureFixt
     assert json.loads(capsys.readouterr().out)["result"] == "no-update"
 
 
+def test_window_and_tidy_options(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["dream", "--json", "--dry-run", "--no-tidy", "--since", "2026-03-02T10:15:00Z"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["consolidators"] == ["recurrence"] and data["view"]["evidence"] == 1
+    assert data["since"] == "2026-03-02T10:15:00.000000Z"
+
+
 def test_explain(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["dream", "--explain", "backoff-jitter-retry"]) == 0
     out = capsys.readouterr().out

@@ -140,3 +140,15 @@ def test_a_refused_dream_forgets_nothing_the_program_labelled(ctx: Context) -> N
     first = {i for call in calls(log) for i in call["items"]}
     report = w.run(ctx)
     assert {i for call in calls(log)[-2:] for i in call["items"]} == first and report.proposed
+
+
+def test_evidence_beyond_the_bound_waits_and_the_dream_says_so(ctx: Context) -> None:
+    path = ctx.workspace.state / "config.json"
+    configure(ctx)
+    config = json.loads(path.read_text())
+    config["dream"]["labelers"]["command"]["maxItems"] = 3
+    path.write_text(json.dumps(config))
+    report = w.run(ctx)
+    assert report.status == "incomplete" and report.labeler["usage"]["itemsSent"] == 3
+    assert report.completeness["missing"] == ["1 pieces of evidence not yet labelled (labeler bound per dream)"]
+    assert w.run(ctx).status == "complete"

@@ -150,3 +150,22 @@ def test_an_accepted_learning_that_no_longer_applies_is_offered_a_replacement(tm
     expired = _accept(ctx, events[:1], valid_until="2026-03-03T00:00:00.000000Z")
     [proposal] = w.run(ctx).proposed
     assert proposal["replaces"] == [expired["id"]]
+
+
+def test_at_most_fifty_proposals_come_from_one_dream() -> None:
+    from gitstore.dream.consolidators import Candidate, Verdict
+    from gitstore.dream.consolidators.recurrence import MAX_PROPOSALS, _bounded
+    from gitstore.dream.view import Ref
+
+    def signals(n: int) -> dict[str, int]:
+        return {"origins": n, "people": 2, "changes": 2, "ageDays": 0}
+
+    ref = (Ref("ep_" + "0" * 32, ("ev_" + "0" * 32,)),)
+    candidates = [Candidate(f"t{n}", "T", "Text.", "convention", "project", "Why.", ref, "Because.",
+                            signals=signals(n)) for n in range(60)]
+    verdicts = [Verdict(f"t{n}", "proposed", ("gates",), signals(n)) for n in range(60)]
+    outcome = _bounded(candidates, verdicts)
+    assert len(outcome.candidates) == MAX_PROPOSALS == 50
+    assert {c.theme for c in outcome.candidates} == {f"t{n}" for n in range(10, 60)}
+    waiting = [v for v in outcome.verdicts if v.outcome == "held-back"]
+    assert len(waiting) == 10 and waiting[0].reasons[0].startswith("waits for the next dream")
