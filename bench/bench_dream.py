@@ -25,7 +25,8 @@ process, fresh store each run, medians of ``--repeat``:
 - baseline: listing the same records (``list(store.items())``, what ``gitstore records list`` does);
 - target: ``gitstore dream`` over the store once the first dream has stored its labels (the
   library call: view, labelling, consolidation, tidy, the checks, the report; nothing new to
-  write), goal <= 5x;
+  write), goal <= 5x. The goal is judged on CPU time, interleaved runs, medians: this machine is
+  shared, and waiting for a core is no cost of the dream; wall time is printed beside it;
 - reported: the first dream (which writes the labels and proposals), and the peak memory of a
   dream and of a listing, each in a fresh process.
 
@@ -268,6 +269,13 @@ def _timed(step: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - started, value
 
 
+def _both(step: Callable[[], Any]) -> tuple[float, float, Any]:
+    """Wall and CPU seconds of one step, and what it returned."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    value = step()
+    return time.perf_counter() - wall, time.process_time() - cpu, value
+
+
 def _peak(root: Path, code: str) -> float:
     """Peak resident memory (MB) of a fresh process running ``code`` in the repository."""
     probe = (f"import resource, os; os.chdir({str(root)!r}); {code}; "
@@ -291,10 +299,11 @@ def cost(events: int, repeat: int) -> tuple[list[str], bool]:
         proposals = len(report.proposed)
         listing, dreaming = [], []
         for _ in range(repeat):
-            listing.append(_timed(lambda: list(Context.open(str(root)).store.items()))[0])
-            seconds, again = _timed(lambda: dream(root, request, notify=lambda _: None))
-            dreaming.append(seconds)
-        ratio = statistics.median(dreaming) / statistics.median(listing)
+            listing.append(_both(lambda: list(Context.open(str(root)).store.items()))[:2])
+            *seconds, again = _both(lambda: dream(root, request, notify=lambda _: None))
+            dreaming.append(tuple(seconds))
+        wall = statistics.median(d[0] for d in dreaming) / statistics.median(x[0] for x in listing)
+        ratio = statistics.median(d[1] for d in dreaming) / statistics.median(x[1] for x in listing)
         records = sum(1 for _ in Context.open(str(root)).store.items())
         dream_mb = _peak(root, "from gitstore.dream.run import Request, dream; dream('.', Request(by='github:9'), notify=lambda _: None)")
         list_mb = _peak(root, "from gitstore.ops._context import Context; list(Context.open('.').store.items())")
@@ -305,9 +314,11 @@ def cost(events: int, repeat: int) -> tuple[list[str], bool]:
     lines = [
         f"dream cost: answer: {proposals} proposals for {THEMES} planted themes, a second dream proposes "
         f"{len(again.proposed)}: {'correct' if right else 'WRONG'}",
-        f"dream cost: dream over {made['events']} events and {labels} labels ({records} records) "
-        f"{statistics.median(dreaming):.2f}s, listing the same records {statistics.median(listing):.2f}s, "
-        f"ratio {ratio:.2f}x (goal <= {GOALS['cost']:g}x): {'goal met' if ok else 'GOAL NOT MET'}",
+        f"dream cost: dream over {made['events']} events and {labels} labels ({records} records) cpu "
+        f"{statistics.median(d[1] for d in dreaming):.2f}s, listing the same records cpu "
+        f"{statistics.median(x[1] for x in listing):.2f}s, ratio {ratio:.2f}x (wall "
+        f"{statistics.median(d[0] for d in dreaming):.2f}s against {statistics.median(x[0] for x in listing):.2f}s, "
+        f"{wall:.2f}x; goal <= {GOALS['cost']:g}x): {'goal met' if ok else 'GOAL NOT MET'}",
         f"dream cost: first dream (labelling and writing {labels} labels and {proposals} proposals) {first:.2f}s "
         f"(reported, no goal)",
         f"dream cost: peak memory of a dream {dream_mb:.0f} MB, of a listing {list_mb:.0f} MB (reported, no goal)",

@@ -8,9 +8,7 @@ from .test_dream_lexical import piece
 
 
 def session_piece(n: int, text: str):  # type: ignore[no-untyped-def]
-    from dataclasses import replace
-
-    return replace(piece(n, text), source="agent-session", person="local:session-owner", local=True)
+    return piece(n, text)._replace(source="agent-session", person="local:session-owner", local=True)
 
 
 def test_repository_evidence_is_for_the_project() -> None:

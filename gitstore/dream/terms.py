@@ -56,13 +56,9 @@ _SPLIT_IDENTIFIER = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 MIN_STEM = 3
 
 
-@dataclass(frozen=True, slots=True)
-class Word:
-    """One content word: its stem and where it stands in the text."""
-
-    stem: str
-    start: int
-    end: int
+# One content word: its stem, and where it starts and ends in the text (a plain tuple: texts
+# hold millions of them, and a tuple is the cheapest thing to make).
+Word = tuple[str, int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +73,7 @@ class Tokens:
 
     def stems(self) -> set[str]:
         """The stems of its content words: what a corpus vocabulary is made of."""
-        found = {w.stem for w in self.inner}
+        found = {w[0] for w in self.inner}
         found.update(stem(w) for w, _, _ in self.running if w not in STOP_WORDS)
         return found
 
@@ -86,49 +82,67 @@ class Tokens:
         running words written apart become one ("roll back" -> "rollback" when "rollbacks" is
         in the corpus), and a negated word its root ("irreversible" -> "reversible", when the
         root is in the corpus: the same subject, whichever side of it a text takes)."""
+        vocabulary = vocabulary or _EMPTY
         out: list[Word] = list(self.inner)
-        running = self.running
+        running, heads, base_of, stems = self.running, vocabulary.heads, vocabulary.base, vocabulary.stems
         last = len(running) - 1
-        stems, heads = (vocabulary.stems, vocabulary.heads) if vocabulary else (frozenset(), frozenset())
-        known = _STEMS.get
         i = 0
         while i <= last:
             word, start, end = running[i]
-            if i < last and word in heads:
+            if word in heads and i < last:
                 nxt, nstart, nend = running[i + 1]
                 if nstart - end <= 2:
                     joined = stem(word + nxt)
                     if joined in stems:
-                        out.append(Word(joined, start, nend))
+                        out.append((joined, start, nend))
                         i += 2
                         continue
-            if word not in STOP_WORDS:
-                base = known(word) or stem(word)
-                if base[:2] in _NEGATING and stems:
-                    base = _root(base, stems)
-                if len(base) >= MIN_STEM:
-                    out.append(Word(base, start, end))
+            base = base_of.get(word)
+            if base is None:
+                base = vocabulary.resolve(word)
+            if base:
+                out.append((base, start, end))
             i += 1
         if self.inner:
-            out.sort(key=lambda w: w.start)
+            out.sort(key=lambda w: w[1])
         return tuple(out)
 
     def terms(self, vocabulary: Vocabulary | None = None) -> set[str]:
         """Every term: content word stems and whole identifiers (``id:...``)."""
-        return {w.stem for w in self.words(vocabulary)} | {i.stem for i in self.identifiers}
+        return {w[0] for w in self.words(vocabulary)} | {i[0] for i in self.identifiers}
 
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """A corpus's stems, and what the first word of a compound can be (their beginnings)."""
+    """A corpus's stems, what the first word of a compound can be (their beginnings), and each
+    running word's content stem, worked out once per word ("" for a stop word)."""
 
     stems: frozenset[str]
     heads: frozenset[str]
+    base: dict[str, str]
 
     @classmethod
     def of(cls, stems: set[str] | frozenset[str]) -> Vocabulary:
         heads = {s[:i] for s in stems if len(s) >= 5 for i in range(2, len(s) - 1)}
-        return cls(frozenset(stems), frozenset(heads))
+        return cls(frozenset(stems), frozenset(heads), {})
+
+    def resolve(self, word: str) -> str:
+        """The content stem of a running word ("" when it says nothing), remembered."""
+        if word in STOP_WORDS:
+            found = ""
+        else:
+            found = stem(word)
+            if found[:2] in _NEGATING and self.stems:
+                found = _root(found, self.stems)
+            if len(found) < MIN_STEM:
+                found = ""
+        if len(self.base) > 500_000:
+            self.base.clear()
+        self.base[word] = found
+        return found
+
+
+_EMPTY = Vocabulary(frozenset(), frozenset(), {})
 
 
 _STEMS: dict[str, str] = {}
@@ -192,7 +206,7 @@ def tokens(text: str) -> Tokens:
         for match in _CODE_SPAN.finditer(own):
             code = match.group(1).strip()
             if code and not _overlaps(match.span(), taken):
-                identifiers.append(Word("id:" + code.lower(), match.start(1), match.end(1)))
+                identifiers.append(("id:" + code.lower(), match.start(1), match.end(1)))
                 inner.extend(_split_words(code, match.start(1)))
                 taken.append(match.span())
     if _MAYBE_IDENTIFIER.search(own):
@@ -200,21 +214,24 @@ def tokens(text: str) -> Tokens:
             if _overlaps(match.span(), taken):
                 continue
             name = match.group(0).removesuffix("()")
-            identifiers.append(Word("id:" + name.lower(), match.start(), match.start() + len(name)))
+            identifiers.append(("id:" + name.lower(), match.start(), match.start() + len(name)))
             inner.extend(_split_words(name, match.start()))
             taken.append(match.span())
-    running = []
-    for match in _WORD.finditer(own.lower()):
-        start, end = match.span()
-        if taken and _overlaps((start, end), taken):
-            continue
-        low = match.group(0)
-        if "'" in low or "\u2019" in low:
-            low = low.replace("\u2019", "'")
-            if low not in STOP_WORDS:
-                low = low.split("'", 1)[0]
-        running.append((low, start, end))
+    low = own.lower()
+    if len(low) != len(own):  # a few letters lowercase to two characters: keep them, keep positions
+        low = "".join(c.lower() if len(c.lower()) == 1 else c for c in own)
+    running = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(low)]
+    if taken:
+        running = [w for w in running if not _overlaps((w[1], w[2]), taken)]
+    if "'" in low or "\u2019" in low:
+        running = [(_unquoted(w), start, end) for w, start, end in running]
     return Tokens(tuple(running), tuple(inner), tuple(identifiers), globs)
+
+
+def _unquoted(word: str) -> str:
+    """``retry's`` -> ``retry``; a stop word with an apostrophe (``don't``) stays as it is."""
+    word = word.replace("\u2019", "'")
+    return word.split("'", 1)[0] if "'" in word and word not in STOP_WORDS else word
 
 
 def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
@@ -227,7 +244,7 @@ def _split_words(name: str, offset: int) -> list[Word]:
     for match in _SPLIT_IDENTIFIER.finditer(name):
         low = match.group(0).lower()
         if not is_stop(low) and len(base := stem(low)) >= MIN_STEM:
-            found.append(Word(base, offset + match.start(), offset + match.end()))
+            found.append((base, offset + match.start(), offset + match.end()))
     return found
 
 
@@ -270,7 +287,7 @@ def sameness(text: str, min_words: int = 4) -> tuple[str, list[str]]:
         whole.append(norm)
         if norm.count(" ") + 1 >= min_words:
             sentences.append(norm)
-            lead = _LEAD.match(sentence)
+            lead = _LEAD.match(sentence) if ("," in sentence[:41] or ":" in sentence[:41]) else None
             if lead:
                 rest = normalized(sentence[lead.end():])
                 if rest.count(" ") + 1 >= min_words:

@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 import pygit2
 
@@ -39,9 +39,8 @@ TEXT_ROLES = frozenset({"user", "assistant", "summary"})
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
-class Evidence:
-    """One piece of text evidence the purpose may use."""
+class Evidence(NamedTuple):
+    """One piece of text evidence the purpose may use (immutable; a view holds many)."""
 
     id: str
     episode: str

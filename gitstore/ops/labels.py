@@ -50,18 +50,25 @@ def labeler_id(labeler: str) -> str:
     return "bot:gitstore-" + (re.sub(r"[^a-z0-9-]+", "-", labeler.lower()).strip("-")[:40] or "labeler")
 
 
-def build(view: View, spec: LabelSpec) -> dict[str, Any]:
-    """The sealed label event for one label; refuses a label on anything but stored evidence."""
+def label_id(view: View, spec: LabelSpec) -> str:
+    """The id of the label event for one label; refuses a label on anything but stored evidence."""
     parent = view.events.get(spec.event)
     if parent is None or parent["type"] not in LABELLED:
         raise Refused(f"a label must judge a stored comment or session text; {spec.event} is not one")
+    return event_id(parent["episode"], f"label:{parent['id']}:{spec.labeler}:{spec.theme}")
+
+
+def build(view: View, spec: LabelSpec) -> dict[str, Any]:
+    """The sealed label event for one label; refuses a label on anything but stored evidence."""
+    lid = label_id(view, spec)
+    parent = view.events[spec.event]
     label: dict[str, Any] = {"theme": spec.theme, "polarity": spec.polarity, "category": spec.category,
                              "labeler": spec.labeler}
     if spec.spans:
         label["spans"] = [{"start": a, "end": b} for a, b in spec.spans]
     return seal({
         "schema": "gitstore.event/v1", "scope": view.scope,
-        "id": event_id(parent["episode"], f"label:{parent['id']}:{spec.labeler}:{spec.theme}"),
+        "id": lid,
         "episode": parent["episode"], "type": "label", "seq": parent["seq"], "at": parent["at"],
         "author": labeler_id(spec.labeler), "parentEventId": parent["id"], "payload": {"label": label},
     })
@@ -69,14 +76,12 @@ def build(view: View, spec: LabelSpec) -> dict[str, Any]:
 
 def store_labels(ctx: Context, view: View, specs: Sequence[LabelSpec], by: str) -> Stored:
     """Write the labels not stored yet, local beside local evidence and shared otherwise."""
-    namespaces = {i.record["id"]: i.stored.namespace for i in view.items if i.kind == "event"}
+    fresh = [spec for spec in specs if label_id(view, spec) not in view.events]
+    stored = Stored(existing=len(specs) - len(fresh))
+    namespaces = {i.record["id"]: i.stored.namespace for i in view.items if i.kind == "event"} if fresh else {}
     groups: dict[str, dict[str, dict[str, Any]]] = {"local": {}, "shared": {}}
-    stored = Stored()
-    for spec in specs:
+    for spec in fresh:
         record = build(view, spec)
-        if record["id"] in view.events:
-            stored.existing += 1
-            continue
         groups[namespaces.get(spec.event, "shared")][record["id"]] = record
     for namespace, records in groups.items():
         batch = list(records.values())

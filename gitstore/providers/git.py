@@ -734,17 +734,22 @@ class GitProvider:
         return self.payload_reader()(payload_digest)
 
     def payload_reader(self) -> Callable[[str], bytes | None]:
-        """``payload`` bound to one snapshot of the payload refs, for reading many at once."""
+        """``payload`` bound to one snapshot of the payload refs, for reading many at once: each
+        snapshot tree is walked once (on the first read) into an index, as records are."""
         noted = self.noted()
         trees = self._snapshot_trees()
+        index: list[tuple[pygit2.Repository, dict[str, pygit2.Oid]]] = []
 
         def read(payload_digest: str) -> bytes | None:
             if payload_digest in noted:
                 return None  # removed: a copy left in a snapshot is never returned
-            path = payload_path(payload_digest)
-            for repo, tree in trees:
-                if path in tree:
-                    data: bytes = repo[tree[path].id].data
+            if not index:
+                index.extend((repo, _payload_index(repo, tree)) for repo, tree in trees)
+            hexd = payload_digest.removeprefix("sha256:")
+            for repo, leaves in index:
+                oid = leaves.get(hexd)
+                if oid is not None:
+                    data: bytes = repo[oid].data
                     if sha256_digest(data) != payload_digest:
                         raise IntegrityError(f"payload {payload_digest} does not match its digest")
                     return data
@@ -852,8 +857,9 @@ def _blob(repo: pygit2.Repository, oid: pygit2.Oid) -> bytes:
     return data
 
 
-def _payload_paths(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[str]:
-    """The payload blobs of a snapshot tree (its ``notes/`` folder left out)."""
+def _payload_entries(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[tuple[str, str, pygit2.Object]]:
+    """The payload blobs of a snapshot tree as (first folder, second folder, entry), its
+    ``notes/`` folder left out."""
     for first in tree:
         if first.name == "notes" or first.filemode != pygit2.GIT_FILEMODE_TREE:
             continue
@@ -861,7 +867,19 @@ def _payload_paths(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[str]:
             if second.filemode != pygit2.GIT_FILEMODE_TREE:
                 continue
             for leaf in repo[second.id].peel(pygit2.Tree):
-                yield f"{first.name}/{second.name}/{leaf.name}"
+                yield first.name, second.name, leaf
+
+
+def _payload_paths(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[str]:
+    """The payload blobs of a snapshot tree (its ``notes/`` folder left out)."""
+    for first, second, leaf in _payload_entries(repo, tree):
+        yield f"{first}/{second}/{leaf.name}"
+
+
+def _payload_index(repo: pygit2.Repository, tree: pygit2.Tree) -> dict[str, pygit2.Oid]:
+    """A snapshot's payloads, walked once: hex digest -> blob id."""
+    return {leaf.name[:-5]: leaf.id for _, _, leaf in _payload_entries(repo, tree)
+            if leaf.filemode == pygit2.GIT_FILEMODE_BLOB and leaf.name.endswith(".json")}
 
 
 class _Staged(NamedTuple):

@@ -36,6 +36,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from operator import itemgetter
 from typing import Any
 
 from gitstore.dream import cues, terms
@@ -149,7 +150,7 @@ class LexicalLabeler:
         content = [d for d in docs if len(d.terms) >= self.min_terms]
         corpus = _Corpus(content, Counter(t for d in content for t in d.terms))
         themes = _themes(corpus, self._seeds(corpus))
-        keys = _keys(themes, docs)
+        keys = _keys(themes)
         labels = [self._label(doc, keys[core], frozenset(core)) for core in sorted(themes)
                   for doc in themes[core]]
         labels.extend(_replies(docs, {lab.event: lab for lab in labels}))
@@ -161,16 +162,18 @@ class LexicalLabeler:
     def _seeds(self, corpus: _Corpus) -> dict[Pair, frozenset[int]]:
         """Seed pairs and the texts (indexes into the corpus) that hold them."""
         df, limit = corpus.df, max(50, len(corpus.docs) // 20)
+        rank = {t: n for n, t in enumerate(sorted((t for t, c in df.items() if 2 <= c <= limit),
+                                                   key=lambda t: (df[t], t)))}
         together: Counter[Pair] = Counter()
         words = 0
         for doc in corpus.docs:
-            kept = sorted((t for t in doc.terms if 2 <= df[t] <= limit), key=lambda t: (df[t], t))[:MAX_TERMS]
+            kept = sorted([t for t in doc.terms if t in rank], key=rank.__getitem__)[:MAX_TERMS]
             corpus.kept.append(sorted(kept))
             together.update(combinations(corpus.kept[-1], 2))
             words += len(doc.words)
             chosen = set(kept)
-            corpus.adjacent.update({(min(a.stem, b.stem), max(a.stem, b.stem)) for a, b in zip(doc.words, doc.words[1:])
-                                    if a.stem in chosen and b.stem in chosen and a.stem != b.stem})
+            corpus.adjacent.update({(min(a, b), max(a, b)) for (a, _, _), (b, _, _) in zip(doc.words, doc.words[1:])
+                                    if a != b and a in chosen and b in chosen})
         corpus.length = max(1.0, words / max(1, len(corpus.docs)))
         corpus.pairs = max(1, len(together))
         seeds = {pair for pair, count in together.items()
@@ -186,7 +189,7 @@ class LexicalLabeler:
 
     def _label(self, doc: _Doc, theme: str, core: frozenset[str]) -> Label:
         polarity, cue = cues.polarity(doc.lowered)
-        spans = list(dict.fromkeys((w.start, w.end) for w in doc.words if w.stem in core))[: MAX_SPANS - 1]
+        spans = list(dict.fromkeys((start, end) for term, start, end in doc.words if term in core))[: MAX_SPANS - 1]
         if cue is not None:
             spans.append(cue)
         return Label(doc.evidence.id, theme, cues.category(doc.lowered, polarity), polarity,
@@ -207,15 +210,16 @@ def _rarely(count: int, expected: float, chance: float) -> bool:
 
 def _docs(items: Sequence[Evidence]) -> list[_Doc]:
     scanned = [(e, terms.tokens(e.text)) for e in items]
-    stems: set[str] = set()
+    written: set[str] = set()
+    inner: set[str] = set()
     for _, found in scanned:
-        stems.update(found.stems())
-    vocabulary = terms.Vocabulary.of(stems)
+        written.update(map(itemgetter(0), found.running))
+        inner.update(map(itemgetter(0), found.inner))
+    vocabulary = terms.Vocabulary.of({terms.stem(w) for w in written - terms.STOP_WORDS} | inner)
     docs = []
     for evidence, found in scanned:
         words = found.words(vocabulary)
-        ids = {i.stem for i in found.identifiers}
-        docs.append(_Doc(evidence, words, frozenset({w.stem for w in words} | ids)))
+        docs.append(_Doc(evidence, words, frozenset([w[0] for w in words] + [i[0] for i in found.identifiers])))
     return docs
 
 
@@ -236,8 +240,7 @@ def _themes(corpus: _Corpus, held: dict[Pair, frozenset[int]]) -> dict[tuple[str
             for term in pair:
                 by_term[term].append(pair)
     for term in sorted(by_term):
-        for a, b in combinations(by_term[term], 2):
-            shared = len(held[a] & held[b])
+        for (a, b), shared in sorted(_met(by_term[term], held).items()):
             if shared >= 2 and 2 * shared >= min(len(held[a]), len(held[b])):
                 union.union(a, b)
     groups: dict[Pair, list[Pair]] = defaultdict(list)
@@ -262,8 +265,23 @@ def _themes(corpus: _Corpus, held: dict[Pair, frozenset[int]]) -> dict[tuple[str
     return themes
 
 
+def _met(pairs: list[Pair], held: Mapping[Pair, frozenset[int]]) -> Counter[tuple[Pair, Pair]]:
+    """For seeds sharing a term: how many texts each two of them share (only those sharing any)."""
+    by_text: dict[int, list[Pair]] = defaultdict(list)
+    for pair in pairs:
+        for index in held[pair]:
+            by_text[index].append(pair)
+    shared: Counter[tuple[Pair, Pair]] = Counter()
+    for found in by_text.values():
+        if len(found) > 1:
+            shared.update(combinations(sorted(found), 2))
+    return shared
+
+
 def _stands(corpus: _Corpus, pairs: list[Pair], held: Mapping[Pair, frozenset[int]]) -> bool:
     """Does chance explain a group of seeds badly (one pair, or three terms in two texts)?"""
+    if len(pairs) < 2:
+        return False  # two terms are no theme, however rare
     if any(corpus.pair_rare(pair, len(held[pair])) or corpus.adjacent_rare(pair) for pair in pairs):
         return True
     core = {t for pair in pairs for t in pair}
@@ -322,12 +340,12 @@ def _assign(holds: Mapping[int, Counter[Pair]]) -> dict[int, Pair]:
 
 # -- keys and replies ----------------------------------------------------------------------------
 
-def _keys(themes: Mapping[tuple[str, ...], Any], docs: list[_Doc]) -> dict[tuple[str, ...], str]:
+def _keys(themes: Mapping[tuple[str, ...], list[_Doc]]) -> dict[tuple[str, ...], str]:
     """A readable, unique key per theme from its most shared terms' usual spelling."""
     surface: dict[str, Counter[str]] = defaultdict(Counter)
-    for doc in docs:
-        for word in doc.words:
-            surface[word.stem][doc.evidence.text[word.start:word.end].lower()] += 1
+    for doc in (d for docs in themes.values() for d in docs):
+        for term, start, end in doc.words:
+            surface[term][doc.evidence.text[start:end].lower()] += 1
     keys: dict[tuple[str, ...], str] = {}
     used: set[str] = set()
     for core in sorted(themes):
