@@ -62,7 +62,7 @@ ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
 
 
 def ready_repo(path: Path) -> Any:
-    from gitstore.ops._context import Context
+    from gitstore.context import Context
     from gitstore.ops.setup import init
 
     path.mkdir(parents=True, exist_ok=True)
@@ -287,7 +287,7 @@ def _peak(root: Path, code: str) -> float:
 
 def cost(events: int, repeat: int) -> tuple[list[str], bool]:
     from gitstore.dream.run import Request, dream
-    from gitstore.ops._context import Context
+    from gitstore.context import Context
 
     folder = Path(tempfile.mkdtemp(prefix="gitstore-bench-dream-cost-"))
     try:
@@ -306,7 +306,7 @@ def cost(events: int, repeat: int) -> tuple[list[str], bool]:
         ratio = statistics.median(d[1] for d in dreaming) / statistics.median(x[1] for x in listing)
         records = sum(1 for _ in Context.open(str(root)).store.items())
         dream_mb = _peak(root, "from gitstore.dream.run import Request, dream; dream('.', Request(by='github:9'), notify=lambda _: None)")
-        list_mb = _peak(root, "from gitstore.ops._context import Context; list(Context.open('.').store.items())")
+        list_mb = _peak(root, "from gitstore.context import Context; list(Context.open('.').store.items())")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     ok = ratio <= GOALS["cost"]

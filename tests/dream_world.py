@@ -11,7 +11,7 @@ from gitstore.capture.sessions import import_transcript
 from gitstore.dream.report import DreamReport
 from gitstore.dream.run import Request, dream
 from gitstore.ops import consent
-from gitstore.ops._context import Context
+from gitstore.context import Context
 
 from .world import Thread, grant_all, ready_repo
 

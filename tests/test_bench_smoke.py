@@ -176,3 +176,27 @@ def test_cli_quick_reports_start_up_and_every_command() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     for line in CLI_LINES:
         assert line.search(done.stdout), (line.pattern, done.stdout)
+
+
+DREAM_LINES = [
+    re.compile(p, re.MULTILINE)
+    for p in (
+        r"^dream quality: precision [\d.]+ \(\d+ of \d+ proposals\) \(goal >= 0.95\): (goal met|GOAL NOT MET)$",
+        r"^dream quality: recall [\d.]+ \(\d+ of \d+ planted themes\) \(goal >= 0.9\): (goal met|GOAL NOT MET)$",
+        r"^dream quality: decoys rejected \d+ of \d+ \(goal 100%\): (goal met|GOAL NOT MET)$",
+        r"^dream quality: contested held back \d+ of \d+ \(goal 100%\): (goal met|GOAL NOT MET)$",
+        r"^dream quality: injections in proposals \d+, secrets in proposals \d+ .*\(goal 0\): (goal met|GOAL NOT MET)$",
+        r"^dream quality: audience accuracy [\d.]+ \(\d+ of \d+\) \(goal >= 0.9\): (goal met|GOAL NOT MET)$",
+        r"^dream cost: answer: \d+ proposals for \d+ planted themes, a second dream proposes \d+: correct$",
+        r"^dream cost: dream over \d+ events and \d+ labels \(\d+ records\) cpu [\d.]+s, listing the same records "
+        r"cpu [\d.]+s, ratio [\d.]+x \(wall [\d.]+s against [\d.]+s, [\d.]+x; goal <= 5x\): (goal met|GOAL NOT MET)$",
+        r"^dream cost: peak memory of a dream \d+ MB, of a listing \d+ MB \(reported, no goal\)$",
+    )
+]
+
+
+def test_dream_quick_reports_every_goal() -> None:
+    done = bench("dream", "--quick")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for line in DREAM_LINES:
+        assert line.search(done.stdout), (line.pattern, done.stdout)

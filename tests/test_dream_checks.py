@@ -18,7 +18,7 @@ from gitstore.dream.run import Request, _Dream
 from gitstore.dream.view import FrozenView, Ref, take
 from gitstore.dream import labelers
 from gitstore.errors import Refused
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.store import read_only
 
 from . import dream_world as w

@@ -11,7 +11,7 @@ import pytest
 
 from gitstore.dream.labelers.command import CommandLabeler
 from gitstore.errors import InvalidInput
-from gitstore.ops._context import Context
+from gitstore.context import Context
 
 from . import dream_world as w
 

@@ -11,7 +11,7 @@ import pytest
 from gitstore.dream.consolidators import load
 from gitstore.errors import InvalidInput
 from gitstore.ops import learning as ops
-from gitstore.ops._context import Context
+from gitstore.context import Context
 
 from . import dream_world as w
 from .world import Thread, ref

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from gitstore.ops import consent
 from gitstore.ops import learning as ops
-from gitstore.ops._context import Context
+from gitstore.context import Context
 
 from . import dream_world as w
 from .world import ref

@@ -19,6 +19,7 @@ ENUMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "RECEIPT_REASONS": ("receipt", ("properties", "reasons", "items"), ()),
     "EVENT_TYPES": ("event", ("properties", "type"), ()),
     "ROLES": ("event", ("properties", "payload", "properties", "role"), ()),
+    "LABEL_POLARITIES": ("event", ("properties", "payload", "properties", "label", "properties", "polarity"), ()),
     "CATEGORIES": ("learning", ("properties", "category"), ()),
     "MEMORY_KINDS": ("learning", ("properties", "memory"), ()),
     "AUDIENCES": ("learning", ("properties", "audience"), ()),

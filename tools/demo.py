@@ -115,26 +115,26 @@ def session_file(demo: Demo) -> Path:
     return path
 
 
-def review_snapshot(demo: Demo) -> Path:
-    """A complete REST snapshot of one pull request's review comments, from two reviewers."""
+def review_snapshot(demo: Demo, pr: int = 12, comments: Sequence[tuple[int, int, str, int]] = (
+        (501, 1001, "Retries need jitter, or every client retries at once.", 20),
+        (502, 1002, "Please add jitter to this backoff too.", 21)), path: str = "src/retry.py") -> Path:
+    """A complete REST snapshot of one pull request's review comments (two reviewers by default)."""
     def comment(cid: int, user: int, body: str, day: int) -> dict[str, object]:
         return {"id": cid, "user": {"id": user, "login": "someone", "avatar_url": "https://example.com/a.png"},
-                "body": body, "path": "src/retry.py", "line": 2, "created_at": f"2026-11-{day:02d}T10:00:00Z",
+                "body": body, "path": path, "line": 2, "created_at": f"2026-11-{day:02d}T10:00:00Z",
                 "updated_at": f"2026-11-{day:02d}T10:00:00Z", "commit_id": "0" * 40, "in_reply_to_id": None}
     snapshot = {
-        "format": "gitstore.github-snapshot/1", "repository": "acme/widgets", "pullRequest": 12,
-        "head": {"ref": "fix-retry", "sha": "0" * 40},
+        "format": "gitstore.github-snapshot/1", "repository": "acme/widgets", "pullRequest": pr,
+        "head": {"ref": f"fix-{pr}", "sha": "0" * 40},
         "responses": [
-            {"collection": "pull-comments", "page": 1, "link": "", "body": [
-                comment(501, 1001, "Retries need jitter, or every client retries at once.", 20),
-                comment(502, 1002, "Please add jitter to this backoff too.", 21)]},
+            {"collection": "pull-comments", "page": 1, "link": "", "body": [comment(*c) for c in comments]},
             {"collection": "reviews", "page": 1, "link": "", "body": []},
             {"collection": "issue-comments", "page": 1, "link": "", "body": []},
         ],
     }
-    path = demo.root / "reviews.json"
-    path.write_text(json.dumps(snapshot, indent=2))
-    return path
+    file = demo.root / ("reviews.json" if pr == 12 else f"reviews-{pr}.json")
+    file.write_text(json.dumps(snapshot, indent=2))
+    return file
 
 
 # -- the stages ----------------------------------------------------------------------------------
@@ -216,6 +216,24 @@ def review(demo: Demo) -> None:
     agent_prompt(demo, "agent-before")
     demo.say("A person accepts exactly what they reviewed (the reviewDigest show printed)")
     demo.gitstore("accept", learning, "--review-digest", review_digest, "--by", REVIEWER)
+
+
+def dream(demo: Demo) -> None:
+    demo.say("Dreaming", "two more pull requests, two more reviewers, one rule in their own words: "
+             "gitstore proposes it by itself")
+    for pr, cid, user, text, day in (
+            (13, 601, 1003, "Log the request id with every error so failures can be traced across services.", 22),
+            (14, 701, 1004, "Every error log line should carry the request id.", 24)):
+        demo.gitstore("import", "reviews", str(review_snapshot(demo, pr, [(cid, user, text, day)], "src/api.py")),
+                      "--by", REVIEWER)
+    demo.gitstore("dream", "--by", REVIEWER)
+    proposal = json.loads(demo.gitstore("proposals", "--json", quiet=True))[0]
+    demo.gitstore("show", proposal["id"])
+    demo.say("A person accepts what the dream proposed; dreaming again proposes nothing new, and --explain "
+             "says why a theme was or was not proposed")
+    demo.gitstore("accept", proposal["id"], "--review-digest", proposal["reviewDigest"], "--by", REVIEWER)
+    demo.gitstore("dream", "--by", REVIEWER)
+    demo.gitstore("dream", "--explain", "jitter", "--by", REVIEWER)
 
 
 def in_force(demo: Demo) -> None:
@@ -329,6 +347,7 @@ STAGES: list[tuple[str, Callable[[Demo], None]]] = [
     ("evidence", browse),
     ("consent", consent),
     ("review", review),
+    ("dream", dream),
     ("in force", in_force),
     ("recall", recall),
     ("promote", promote),

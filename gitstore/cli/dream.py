@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.cli._io import JSON_OPTION, echo, emit_json
 from gitstore.cli._people import BY_OPTION
 from gitstore.dream.run import Request, dream as run_dream, since_time
 
@@ -29,7 +29,7 @@ def dream(
         tidy=not no_tidy, dry_run=dry_run, explain=explain,
     )
     report = run_dream(".", request)
-    emit_json(report.to_json()) if as_json else typer.echo(report.render())
+    emit_json(report.to_json()) if as_json else echo(report.render())
     if report.exit_code:
         raise typer.Exit(report.exit_code)
 

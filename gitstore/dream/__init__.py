@@ -6,3 +6,8 @@ evidence, and people decide.
 what they return (``checks``), the audience of each proposal (``audience``), and the report
 (``report``). Proposals are written through ``gitstore.ops``. See okf/wiki/dreaming.md.
 """
+
+__all__ = [  # the public modules (tests/test_public_api.py keeps the list whole)
+    "audience", "checks", "consolidators", "cues", "labelers", "plugins", "report", "run", "settings", "terms",
+    "view",
+]

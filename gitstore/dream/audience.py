@@ -18,8 +18,9 @@ from collections.abc import Sequence
 
 from gitstore.dream import cues, terms
 from gitstore.dream.view import Evidence
+from gitstore.records import vocabulary
 
-AUDIENCES = ("project", "user-tooling", "personal")
+AUDIENCES = vocabulary.AUDIENCES
 
 
 def classify(items: Sequence[Evidence], statement: str) -> tuple[str, str]:

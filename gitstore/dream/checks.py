@@ -26,6 +26,7 @@ from gitstore.dream.consolidators import FINDINGS, OUTCOMES, Candidate, Finding,
 from gitstore.dream.labelers import CATEGORIES, THEME_PATTERN
 from gitstore.dream.view import FrozenView, Ref
 from gitstore.errors import Refused
+from gitstore.records.vocabulary import CONFIDENCES, MEMORY_KINDS
 from gitstore.safety.scanner import default_scanner
 
 MAX_CANDIDATES = 100
@@ -56,14 +57,14 @@ OUTCOME_SCHEMA: dict[str, Any] = {
                 "theme": _THEME, "title": {**_TEXT, "maxLength": 200}, "text": {**_TEXT, "maxLength": 4000},
                 "category": {"enum": list(CATEGORIES)}, "audience": {"enum": list(AUDIENCES)},
                 "audience_rationale": {**_TEXT, "maxLength": 1000}, "evidence": {**_REFS, "minItems": 1},
-                "rationale": {**_TEXT, "maxLength": 2000}, "memory": {"enum": ["semantic", "procedural"]},
+                "rationale": {**_TEXT, "maxLength": 2000}, "memory": {"enum": list(MEMORY_KINDS)},
                 "counterevidence": _REFS,
                 "targets": {"type": "array", "maxItems": 32, "uniqueItems": True,
                             "items": {"type": "string", "minLength": 1, "maxLength": 400,
                                       "pattern": r"^(?!/)(?!.*(^|/)\.\.?(/|$))[^\u0000-\u001f\\]+$"}},
                 "replaces": {"type": "array", "maxItems": 32, "uniqueItems": True, "items": _LEARNING_ID},
                 "revises": {"anyOf": [_LEARNING_ID, {"type": "null"}]},
-                "confidence": {"enum": ["low", "medium", "high"]}, "signals": _SIGNALS,
+                "confidence": {"enum": list(CONFIDENCES)}, "signals": _SIGNALS,
             }}},
         "verdicts": {"type": "array", "maxItems": 200000, "items": {
             "type": "object", "additionalProperties": False,

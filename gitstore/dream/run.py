@@ -36,10 +36,10 @@ from gitstore.dream.view import FrozenView, take
 from gitstore.errors import GitstoreError, IntegrityError, Refused, UsageError
 from gitstore.ops import labels as label_ops
 from gitstore.ops import learning as learning_ops
-from gitstore.ops._context import Context
-from gitstore.ops.consent import PURPOSES
+from gitstore.context import Context
+from gitstore.records.vocabulary import PURPOSES
 from gitstore.records.identity import person
-from gitstore.records.times import format_time, normalize_time
+from gitstore.records.times import format_time, user_time
 from gitstore.safety.gate import screen_text
 from gitstore.store import read_only
 
@@ -70,17 +70,15 @@ class Request:
 
 
 def since_time(value: str, now: datetime | None = None) -> str:
-    """``--since``: a time (``2026-03-01``, ISO 8601 with a zone) or an age (``30d``, ``12h``)."""
+    """``--since``: a time a person typed (``2026-03-01``, ISO 8601 with a zone) or an age (``30d``,
+    ``12h``, ``2w``)."""
     match = re.fullmatch(r"(\d{1,5})([dhw])", value.strip())
     if match:
         amount, unit = int(match.group(1)), match.group(2)
         delta = {"d": timedelta(days=amount), "h": timedelta(hours=amount), "w": timedelta(weeks=amount)}[unit]
         return format_time((now or datetime.now(timezone.utc)) - delta)
-    text = value.strip()
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-        text += "T00:00:00Z"
     try:
-        return normalize_time(text)
+        return user_time(value)
     except GitstoreError:
         raise UsageError(f"--since {value!r} is neither a time (2026-03-01, ISO 8601) nor an age (30d, 12h, 2w)") from None
 
@@ -96,7 +94,7 @@ def dream(start: str | Path, request: Request, notify: Callable[[str], None] | N
     except GitstoreError as exc:
         return DreamReport.blocked(request.purpose, f"no readable store: {exc}", exc.exit_code)
     request = replace(request, by=person(request.by, ctx.workspace.repo))
-    config = dream_settings.load(ctx.workspace.state / "config.json")
+    config = dream_settings.settings(ctx.workspace.config)
     labeler = labeler_registry.load(request.labeler or config.labeler,
                                     config.labeler_options(request.labeler or config.labeler))
     chosen = [request.consolidator or config.consolidator, *(["tidy"] if request.tidy else [])]
@@ -329,8 +327,8 @@ def _tips(ctx: Context) -> tuple[tuple[str, str], ...]:
     """The memory refs of the repository and where they point (cheap; git only)."""
     from gitstore.providers.git import discover_refs
 
-    repo = ctx.workspace.repo
-    return tuple((info.name, str(repo.references[info.name].target)) for info in discover_refs(repo))
+    return tuple((info.name, str(info.repo.references[info.name].target))
+                 for info in discover_refs(ctx.workspace.repo))
 
 
 def _draft(candidate: Candidate, consolidator: str) -> learning_ops.Draft:

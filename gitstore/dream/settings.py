@@ -16,11 +16,11 @@ it, never ignored: a typo must not silently weaken a gate.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitstore.config import CONFIG_FILE, Config
 from gitstore.errors import InvalidInput
 
 _FIELDS = {"labeler": str, "consolidator": str, "labelers": dict, "consolidators": dict}
@@ -46,18 +46,11 @@ class DreamSettings:
         return self.consolidators.get(name, {})
 
 
-def load(path: Path) -> DreamSettings:
-    """The dream settings in ``path`` (defaults when the file or the section is absent)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+def settings(config: Config) -> DreamSettings:
+    """The dream settings of this clone's configuration (defaults when it has no section)."""
+    if config.dream is None:
         return DreamSettings()
-    except (OSError, ValueError) as exc:
-        raise InvalidInput(f"{path}: cannot read configuration ({exc})") from None
-    section = data.get("dream") if isinstance(data, dict) else None
-    if section is None:
-        return DreamSettings()
-    return parse(section, path)
+    return parse(config.dream, CONFIG_FILE)
 
 
 def parse(section: Any, where: Path | str = "config") -> DreamSettings:

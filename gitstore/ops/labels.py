@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitstore.errors import Refused
-from gitstore.ops._context import Context
+from gitstore.context import Context
 from gitstore.records.contracts import seal
 from gitstore.records.ids import event_id
 from gitstore.rules.view import View

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from gitstore.config import CONFIG_FILE, Workspace, git_ignores
+from gitstore.config import CONFIG_FILE, Config, Workspace, git_ignores
+from gitstore.errors import InvalidInput
 from gitstore.providers.git import discover_refs
 from gitstore.rules import autosafe
 
@@ -33,6 +34,7 @@ def status(workspace: Workspace) -> dict[str, Any]:
             "capture": {"value": config.capture_mode,
                         "from": CONFIG_FILE if "capture" in config.to_json() else "default"},
             "automation": autosafe.settings(config).to_json(),
+            "dream": _dream(config),
         },
         "loop": _loop(workspace),
     }
@@ -42,6 +44,16 @@ def _loop(workspace: Workspace) -> dict[str, Any]:
     from gitstore.sync.tick import loop_status
 
     return loop_status(workspace)
+
+
+def _dream(config: Config) -> dict[str, Any]:
+    """The dream settings in effect, or why they cannot be read."""
+    from gitstore.dream.settings import settings
+
+    try:
+        return {**settings(config).to_json(), "problem": None}
+    except InvalidInput as exc:
+        return {"problem": str(exc)}
 
 
 __all__ = ["status"]

@@ -43,6 +43,10 @@ EVENT_TYPES = (
 ROLES = ("user", "assistant", "system", "tool", "summary")
 """Who speaks in an observed turn (``event.payload.role``)."""
 
+LABEL_POLARITIES = ("asks-for", "objects-to", "reports-fixed", "problem", "praise", "neutral")
+"""What a labelled text does with its theme (``event.payload.label.polarity``): labelers write the
+first three; the last three are the earlier vocabulary, still read."""
+
 # -- learnings (learning.schema.json) ------------------------------------------------------------
 CATEGORIES = ("decision", "convention", "constraint", "resolved-problem", "project-knowledge")
 """What a learning is about (``learning.category``, also a label's category)."""
@@ -65,12 +69,12 @@ PROPOSER_KINDS = ("consolidator", "person", "labeler")
 # -- audit (audit.schema.json) -------------------------------------------------------------------
 AUDIT_ACTIONS = (
     "grant", "withdraw", "propose", "accept", "reject", "retire", "merge", "export", "redact",
-    "import", "auto-accept", "capture", "purge", "promote",
+    "import", "auto-accept", "capture", "purge", "promote", "label", "disclose",
 )
 """What an audit entry records (``audit.action``)."""
 
 __all__ = [
     "AUDIENCES", "AUDIT_ACTIONS", "CAPTURE_MODES", "CAPTURE_STATES", "CATEGORIES", "CONFIDENCES",
-    "DEFAULT_CAPTURE_MODE", "EVENT_TYPES", "HARNESSES", "LEARNING_STATES", "MEMORY_KINDS",
+    "DEFAULT_CAPTURE_MODE", "EVENT_TYPES", "HARNESSES", "LABEL_POLARITIES", "LEARNING_STATES", "MEMORY_KINDS",
     "PROPOSER_KINDS", "PURPOSES", "RECEIPT_REASONS", "ROLES", "SOURCES",
 ]

@@ -26,11 +26,12 @@ from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 from gitstore.dream import plugins
+from gitstore.records import vocabulary
 from gitstore.dream.view import Evidence, StoredLabel
 from gitstore.errors import UsageError
 
-CATEGORIES = ("decision", "convention", "constraint", "resolved-problem", "project-knowledge")
-POLARITIES = ("asks-for", "objects-to", "reports-fixed")
+CATEGORIES = vocabulary.CATEGORIES
+POLARITIES = vocabulary.LABEL_POLARITIES[:3]  # what labelers write; the rest is the earlier vocabulary
 THEME_PATTERN = r"^[a-z0-9][a-z0-9-]{0,79}$"
 LABELER_NAME = r"[a-z0-9][a-z0-9._-]{0,63}"
 MAX_SPANS = 16
