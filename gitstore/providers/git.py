@@ -867,7 +867,7 @@ def _payload_entries(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[tup
             if second.filemode != pygit2.GIT_FILEMODE_TREE:
                 continue
             for leaf in repo[second.id].peel(pygit2.Tree):
-                yield first.name, second.name, leaf
+                yield first.name or "", second.name or "", leaf
 
 
 def _payload_paths(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[str]:
@@ -878,8 +878,8 @@ def _payload_paths(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[str]:
 
 def _payload_index(repo: pygit2.Repository, tree: pygit2.Tree) -> dict[str, pygit2.Oid]:
     """A snapshot's payloads, walked once: hex digest -> blob id."""
-    return {leaf.name[:-5]: leaf.id for _, _, leaf in _payload_entries(repo, tree)
-            if leaf.filemode == pygit2.GIT_FILEMODE_BLOB and leaf.name.endswith(".json")}
+    return {(leaf.name or "")[:-5]: leaf.id for _, _, leaf in _payload_entries(repo, tree)
+            if leaf.filemode == pygit2.GIT_FILEMODE_BLOB and (leaf.name or "").endswith(".json")}
 
 
 class _Staged(NamedTuple):
