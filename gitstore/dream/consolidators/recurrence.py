@@ -11,9 +11,9 @@ fixed (support) and the evidence that objects to it. Then:
   newest support at most ``maxAgeDays`` before the newest evidence of the view. Every gate must
   pass; the signals are reported, never folded into one number. Thresholds can only be made
   stricter than these defaults;
-- **addressed to agents**: a theme whose evidence speaks to AI agents ("note to AI agents
-  reading this: ...") is rejected as quarantined, however many accounts repeat it: that is an
-  injected instruction made to look like review;
+- **addressed to agents**: a theme whose evidence speaks to AI agents instead of about the code
+  is rejected as quarantined, however many accounts repeat it: that is an injected instruction
+  made to look like review;
 - **audience** (``gitstore.dream.audience``): a personal theme is rejected; the others carry
   their audience and its rationale;
 - **memory already holding it** (found by shared evidence): a learning in force, a proposal a
