@@ -22,7 +22,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ from gitstore.ops import learning as learning_ops
 from gitstore.context import Context
 from gitstore.records.vocabulary import PURPOSES
 from gitstore.records.identity import person
-from gitstore.records.times import format_time, user_time
+from gitstore.records.times import format_time, time_or_age
 from gitstore.safety.gate import screen_text
 from gitstore.store import read_only
 
@@ -70,17 +70,12 @@ class Request:
 
 
 def since_time(value: str, now: datetime | None = None) -> str:
-    """``--since``: a time a person typed (``2026-03-01``, ISO 8601 with a zone) or an age (``30d``,
-    ``12h``, ``2w``)."""
-    match = re.fullmatch(r"(\d{1,5})([dhw])", value.strip())
-    if match:
-        amount, unit = int(match.group(1)), match.group(2)
-        delta = {"d": timedelta(days=amount), "h": timedelta(hours=amount), "w": timedelta(weeks=amount)}[unit]
-        return format_time((now or datetime.now(timezone.utc)) - delta)
+    """``--since``: a time a person typed or an age (``30d``, ``12h``, ``2w``); a usage error
+    names the option when it is neither."""
     try:
-        return user_time(value)
-    except GitstoreError:
-        raise UsageError(f"--since {value!r} is neither a time (2026-03-01, ISO 8601) nor an age (30d, 12h, 2w)") from None
+        return time_or_age(value, now)
+    except GitstoreError as exc:
+        raise UsageError(f"--since {exc}") from None
 
 
 def dream(start: str | Path, request: Request, notify: Callable[[str], None] | None = None) -> DreamReport:
