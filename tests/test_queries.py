@@ -134,6 +134,15 @@ def test_episodes_and_grep(ctx: Context, built: dict) -> None:
         evidence.episodes(ctx, grep="(")
 
 
+def test_an_episode_is_headed_by_its_first_text_until_that_text_is_removed(copy: Context, built: dict) -> None:
+    by_id = {e.episode["id"]: e for e in evidence.episodes(copy)}
+    assert by_id[built["jitter"]["episode"]].title == "Retries need jitter, or every client retries at once."
+    assert evidence.evidence(copy, built["naming"]["episode"]).title == "Name tests after behaviour."
+    redact(copy, "github:comment:100", "github:9", "asked to")
+    again = {e.episode["id"]: e for e in evidence.episodes(Context.open(copy.workspace.root))}
+    assert again[built["jitter"]["episode"]].title is None  # no stored field kept the words
+
+
 def test_evidence_of_one_episode(ctx: Context, built: dict) -> None:
     episode = built["naming"]["episode"]
     shown = evidence.evidence(ctx, episode)

@@ -30,7 +30,7 @@ def episodes(
         echo("no episodes" + (" match" if grep else " yet: capture a session or `gitstore import` some"))
     for shown in found:
         episode = shown.episode
-        title = episode["title"] or "(no title)"
+        title = shown.title or "(no text)"
         degraded = " [degraded capture: parts were not kept; `gitstore evidence` shows what was]" if episode["capture"] == "degraded" else ""
         echo(f"{episode['id']} {episode['source']['kind']:<13} {shown.count:>4} event(s) {shown.where}  {title}{degraded}")
         for event in shown.events:

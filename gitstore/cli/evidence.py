@@ -25,7 +25,7 @@ def evidence(
     head = shown.episode
     source = head["source"]
     echo(f"{head['id']} {source['kind']} {source['origin']} {source['ref']}")
-    echo(f"  {head['title'] or '(no title)'}")
+    echo(f"  {shown.title or '(no text)'}")
     echo(f"  {shown.where}, started {head['startedAt']}, {head['capture']} capture ({head['mode']}), "
          f"{shown.namespace}, {shown.count} event(s)")
     for event in shown.events:

@@ -25,6 +25,19 @@ def event_text(event: dict[str, Any]) -> str | None:
     return "\n".join(parts) if parts else None
 
 
+HEADING_CHARS = 72
+
+
+def heading(event: dict[str, Any] | None) -> str | None:
+    """An episode's heading for a listing: the first line of its first event's text, read from
+    the removable payload (so a redaction takes it away), shortened to one line."""
+    text = event_text(event) if event is not None else None
+    if not text:
+        return None
+    line = " ".join(text.strip().splitlines()[0].split())
+    return line if len(line) <= HEADING_CHARS else line[:HEADING_CHARS - 1].rstrip() + "…"
+
+
 def removed_note(event: dict[str, Any]) -> str | None:
     """Why an event's text is gone, when it is."""
     note = event.get("redaction")

@@ -10,7 +10,7 @@ from typing import Any
 
 from gitstore.context import Context
 from gitstore.errors import Refused, UsageError
-from gitstore.queries._text import event_text, matches, removed_note
+from gitstore.queries._text import event_text, heading, matches, removed_note
 from gitstore.store import Item
 
 
@@ -54,6 +54,13 @@ class EpisodeShown:
     namespace: str
     count: int
     events: tuple[EventShown, ...] = ()
+    first: dict[str, Any] | None = None  # its first event, with its payload when it still has one
+
+    @property
+    def title(self) -> str | None:
+        """The episode's title when an older capture stored one, else its first event's text
+        (taken from the payload at read time, so it never outlives a redaction)."""
+        return self.episode["title"] or heading(self.first)
 
     @property
     def where(self) -> str:
@@ -62,7 +69,7 @@ class EpisodeShown:
 
     def to_json(self) -> dict[str, Any]:
         episode = self.episode
-        return {"id": episode["id"], "source": episode["source"], "title": episode["title"],
+        return {"id": episode["id"], "source": episode["source"], "title": self.title,
                 "startedAt": episode["startedAt"], "capture": episode["capture"], "mode": episode["mode"],
                 "pin": episode["pin"], "where": self.where, "namespace": self.namespace, "events": self.count,
                 "matches": [e.to_json() for e in self.events]}
@@ -74,6 +81,8 @@ def episodes(ctx: Context, grep: str | None = None, source: str | None = None) -
     found = pattern(grep)
     items = list(ctx.store.items(["episode", "event"], payloads=found is not None))
     counts = Counter(i.record["episode"] for i in items if i.kind == "event")
+    firsts = _first_events(items)
+    ctx.store.attach_payloads(firsts.values())
     shown = []
     for item in _first_of_each(items):
         episode = item.record
@@ -85,8 +94,22 @@ def episodes(ctx: Context, grep: str | None = None, source: str | None = None) -
                          and i.record["episode"] == episode["id"] and matches(found, event_text(i.record)))
             if not hits and not matches(found, episode["title"]):
                 continue
-        shown.append(EpisodeShown(episode, item.stored.namespace, counts[episode["id"]], hits))
+        shown.append(EpisodeShown(episode, item.stored.namespace, counts[episode["id"]], hits,
+                                  firsts.get(episode["id"])))
     return shown
+
+
+def _first_events(items: list[Item]) -> dict[str, dict[str, Any]]:
+    """Each episode's first event with text (lowest seq; labels and statuses say nothing of it)."""
+    firsts: dict[str, dict[str, Any]] = {}
+    for item in items:
+        event = item.record
+        if item.kind != "event" or event["type"] in ("label", "status", "retraction"):
+            continue
+        known = firsts.get(event["episode"])
+        if known is None or event["seq"] < known["seq"]:
+            firsts[event["episode"]] = event
+    return firsts
 
 
 def _first_of_each(items: list[Item]) -> list[Item]:
@@ -114,7 +137,8 @@ def evidence(ctx: Context, episode_id: str, grep: str | None = None) -> EpisodeS
         raise Refused(f"no episode {episode_id} in this scope (`gitstore episodes` lists them)")
     head = heads[0]
     shown = tuple(EventShown(e) for e in events if found is None or matches(found, event_text(e)))
-    return EpisodeShown(head.record, head.stored.namespace, len(events), shown)
+    first = _first_events([i for i in items if i.kind == "event"])
+    return EpisodeShown(head.record, head.stored.namespace, len(events), shown, first.get(head.record["id"]))
 
 
 def _episode_named(ctx: Context, text: str) -> str:
