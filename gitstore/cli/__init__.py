@@ -153,6 +153,11 @@ def _dispatch(command: str | None, args: list[str]) -> int:
         where = f" ({exc.filename})" if exc.filename else ""
         _error(f"{exc.strerror or exc}{where}", 1, as_json)
         return 1
+    except Exception as exc:  # git could not read its own objects where no check expected it
+        if type(exc).__module__.lstrip("_") != "pygit2":
+            raise
+        _error(f"git: {' '.join(str(exc).split())}; run `gitstore verify`", 3, as_json)
+        return 3
     if result == EXIT_INTERRUPTED:  # the framework turns Ctrl-C into this code, silently
         _error("interrupted", EXIT_INTERRUPTED, as_json)
     return result if isinstance(result, int) else 0

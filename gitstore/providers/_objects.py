@@ -76,6 +76,8 @@ def _read(odb: pygit2.Odb, oid: bytes, kind: int, what: str) -> bytes:
         found, data = odb.read(pygit2.Oid(raw=oid))
     except KeyError:
         raise Unreadable(f"{what} {oid.hex()} is missing") from None
+    except (pygit2.GitError, ValueError) as exc:  # a corrupt loose object, flipped pack bytes
+        raise Unreadable(f"{what} {oid.hex()} cannot be read ({exc})") from None
     if found != kind:
         raise Unreadable(f"{oid.hex()} is not a {what}")
     return data

@@ -73,7 +73,11 @@ def verify_repository(repo: pygit2.Repository, state: Path, *, local: bool) -> V
 
 
 def _verify_repository(repo: pygit2.Repository, state: Path, local: bool) -> VerifyReport:
+    from gitstore.providers.git import LOST, lost_refs
+
     report = VerifyReport()
+    if not local:  # every ref this clone logged, wherever it should be
+        report.problems.extend(Problem(ref, LOST) for ref in lost_refs(repo, _local_of(repo), state))
     for name in sorted(repo.references):
         if not name.startswith(PREFIX):
             continue
@@ -99,6 +103,12 @@ def _verify_repository(repo: pygit2.Repository, state: Path, local: bool) -> Ver
     return report
 
 
+def _local_of(repo: pygit2.Repository) -> pygit2.Repository | None:
+    from gitstore.providers._gitdirs import open_local
+
+    return open_local(repo, create=False)
+
+
 def _chain(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyReport) -> list[pygit2.Oid]:
     chain = []
     oid: pygit2.Oid | None = tip
@@ -108,8 +118,11 @@ def _chain(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyRep
         except KeyError:
             report.problems.append(Problem(ref, f"commit {oid} is missing: history truncated"))
             return []
+        except (pygit2.GitError, ValueError) as exc:
+            report.problems.append(Problem(ref, f"object {oid} cannot be read ({exc})"))
+            return []
         if not isinstance(commit, pygit2.Commit):
-            report.problems.append(Problem(ref, f"{oid} is not a commit"))
+            report.problems.append(Problem(ref, f"{oid} is a {commit.type_str}, not a commit"))
             return []
         chain.append(oid)
         parents = commit.parent_ids
@@ -137,7 +150,7 @@ def _verify_records(repo: pygit2.Repository, state: Path, ref: str, writer: str,
         where = f"{ref} commit {str(oid)[:12]}"
         try:
             header = parse_message(commit.message)
-        except ValueError as exc:
+        except (ValueError, pygit2.GitError) as exc:
             report.problems.append(Problem(where, str(exc)))
             return
         if header.writer != writer or header.namespace != namespace:
@@ -207,6 +220,9 @@ def _verify_payloads(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report:
         commit = repo[tip]
     except KeyError:
         report.problems.append(Problem(ref, f"commit {tip} is missing"))
+        return
+    except (pygit2.GitError, ValueError) as exc:
+        report.problems.append(Problem(ref, f"object {tip} cannot be read ({exc})"))
         return
     if not isinstance(commit, pygit2.Commit) or commit.parent_ids:
         report.problems.append(Problem(ref, "payload snapshots are parentless commits"))

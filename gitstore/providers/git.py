@@ -126,9 +126,59 @@ def rewound(repo: pygit2.Repository, folder: Path, ref: str, tip: pygit2.Oid | N
     acked = last_acknowledged(folder, ref)
     if acked is None or tip == acked:
         return None
-    if tip is not None and acked in repo and repo.descendant_of(tip, acked):
-        return None
+    try:
+        if tip is not None and acked in repo and repo.descendant_of(tip, acked):
+            return None
+    except (pygit2.GitError, ValueError) as exc:
+        return f"cannot tell whether acknowledged append {acked} is still in its history ({exc})"
     return f"acknowledged append {acked} is no longer in its history (the ref was moved back)"
+
+
+LOST = "this clone acknowledged appends on it, and the ref is gone (deleted)"
+
+
+def commit_at(repo: pygit2.Repository, oid: pygit2.Oid, where: str) -> pygit2.Commit:
+    """The commit ``oid``, or IntegrityError naming ``where`` when it is missing, unreadable or
+    another kind of object (a ref moved onto a blob or a tree)."""
+    try:
+        found = repo[oid]
+    except KeyError:
+        raise IntegrityError(f"{where}: commit {oid} is missing: history truncated") from None
+    except (pygit2.GitError, ValueError) as exc:
+        raise IntegrityError(f"{where}: object {oid} cannot be read ({exc})") from None
+    if not isinstance(found, pygit2.Commit):
+        raise IntegrityError(f"{where}: {oid} is a {found.type_str}, not a commit")
+    return found
+
+
+@contextmanager
+def readable(what: str = "memory") -> Iterator[None]:
+    """Turn git's own errors reading objects (a corrupt loose object, flipped pack bytes) into
+    IntegrityError naming what was being read."""
+    try:
+        yield
+    except (pygit2.GitError, Unreadable) as exc:
+        raise IntegrityError(f"cannot read {what}: {exc}; run `gitstore verify`") from None
+
+
+def logged_refs(folder: Path) -> list[str]:
+    """The refs this clone keeps a tips log for (its own records and payload refs)."""
+    found = []
+    for path in sorted(folder.glob("*.tips")):
+        parts = path.name[: -len(".tips")].split("-", 2)
+        if len(parts) == 3 and parts[0] in ("records", "payloads") and parts[1] in NAMESPACES:
+            found.append(f"{PREFIX}{parts[0]}/{parts[1]}/{parts[2]}")
+    return found
+
+
+def lost_refs(repo: pygit2.Repository, local: pygit2.Repository | None, folder: Path) -> list[str]:
+    """This clone's refs whose tips log names acknowledged appends but which exist nowhere."""
+    lost = []
+    for ref in logged_refs(folder):
+        holders = [r for r in (repo, local) if r is not None]
+        if all(ref not in r.references for r in holders) and last_acknowledged(folder, ref) is not None:
+            lost.append(ref)
+    return lost
 
 
 @dataclass(frozen=True)
@@ -191,6 +241,20 @@ def parse_message(message: str) -> Header:
                 raise ValueError(f"bad record line {raw[:80]!r}")
         raise ValueError("append commit lists no records, one per line")
     return Header(int(clock), fields.get("Writer", ""), fields.get("Namespace", ""), tuple(lines), removes)
+
+
+def _check_order(info: RefInfo, before: Header | None, fresh: list[tuple[Header, pygit2.Oid]]) -> None:
+    """Refuse appends that name another writer or namespace than their ref, or whose clock
+    does not grow (a rewritten history read as if it were intact)."""
+    previous = before.clock if before is not None else 0
+    for header, oid in fresh:
+        if header.writer != info.writer or header.namespace != info.namespace:
+            raise IntegrityError(f"{info.name}: commit {oid} names writer {header.writer!r} in "
+                                 f"{header.namespace!r}; run `gitstore verify`")
+        if header.clock <= previous:
+            raise IntegrityError(f"{info.name}: commit {oid} has clock {header.clock}, not above "
+                                 f"{previous}; run `gitstore verify`")
+        previous = header.clock
 
 
 @dataclass(frozen=True)
@@ -273,6 +337,8 @@ class GitProvider:
         self.state = state_dir(self.repo)
         self._local = open_local(self.repo, create=False)
         self._clocks: dict[pygit2.Oid, int] = {}
+        self._sound: set[tuple[str, pygit2.Oid]] = set()  # (ref, tip) found readable and not rewound
+        self._logs_checked = False
         self._histories: dict[tuple[str, str], tuple[pygit2.Oid, list[tuple[Header, pygit2.Oid]]]] = {}
 
     def manifest(self) -> Manifest:
@@ -321,7 +387,7 @@ class GitProvider:
         self.move_local()
         writer = ObjectWriter(self.state / SCRATCH)
         try:
-            with self._lock("gc", fcntl.LOCK_SH):  # gitstore gc waits for appends under way
+            with self._lock("gc", fcntl.LOCK_SH), readable("the stored records"):  # gitstore gc waits for appends under way
                 staging = self._stage(stream.entries, writer)
                 return self._commit_staged(stream.namespace(), staging, writer, guard, removals)
         finally:
@@ -499,11 +565,15 @@ class GitProvider:
         return self._tree(repo, base, files, writer, reader)
 
     def _set_snapshot(self, repo: pygit2.Repository, ref: str, tree: pygit2.Oid, message: str) -> None:
-        """Point ``ref`` at a new parentless commit of ``tree`` (under the writer lock)."""
+        """Point ``ref`` at a new parentless commit of ``tree`` (under the writer lock); this
+        writer's own snapshots are logged, so a deleted one is known to be damage."""
         signature = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL)
         commit = repo.create_commit(None, signature, signature, message + "\n", tree, [])
         self._clear_stale_lock(repo, ref)
         repo.references.create(ref, commit, force=True)
+        if ref in (payloads_ref("shared", self.writer), payloads_ref("local", self.writer)):
+            with open(tips_log(self.state, ref), "a", encoding="ascii") as log:
+                log.write(f"{commit}\n")
 
     def _drop_payloads(self, payload_digests: list[str]) -> None:
         """Write every snapshot that holds one of these payloads again without it (this
@@ -542,6 +612,10 @@ class GitProvider:
 
     def redaction_note(self, payload_digest: str) -> bytes | None:
         path = note_path(payload_digest)
+        with readable("redaction notes"):
+            return self._note_at(path)
+
+    def _note_at(self, path: str) -> bytes | None:
         for repo, tree in self._note_trees():
             if path in tree:
                 return _blob(repo, tree[path].id)
@@ -549,6 +623,10 @@ class GitProvider:
 
     def noted(self) -> set[str]:
         """Every payload digest that has a redaction note (few: the ``notes`` folders are read)."""
+        with readable("redaction notes"):
+            return self._noted()
+
+    def _noted(self) -> set[str]:
         found: set[str] = set()
         for repo, tree in self._note_trees():
             if "notes" in tree and tree["notes"].filemode == pygit2.GIT_FILEMODE_TREE:
@@ -558,15 +636,22 @@ class GitProvider:
 
     def _note_trees(self) -> list[tuple[pygit2.Repository, pygit2.Tree]]:
         """The trees notes are kept in: every records tip, then (older stores) every snapshot."""
-        trees = [(info.repo, info.repo[tip].peel(pygit2.Tree)) for info, tip in self._tips()]
+        trees = [(info.repo, commit_at(info.repo, tip, info.name).tree) for info, tip in self._tips()]
         return trees + self._snapshot_trees()
 
     def _snapshot_trees(self) -> list[tuple[pygit2.Repository, pygit2.Tree]]:
+        """The tree of every payload snapshot the store reads. A fetched snapshot that is not a
+        readable commit is left out (``verify`` names it); this clone's own fails closed."""
         trees = []
         for repo, ref in self._snapshot_refs():
             target = self._target(repo, ref)
-            if target is not None:
-                trees.append((repo, repo[target].peel(pygit2.Tree)))
+            if target is None:
+                continue
+            try:
+                trees.append((repo, commit_at(repo, target, ref).tree))
+            except IntegrityError:
+                if not ref.startswith(PREFIX + "remotes/"):
+                    raise
         return trees
 
     # -- reading -------------------------------------------------------------------------------
@@ -579,29 +664,52 @@ class GitProvider:
             return None
 
     def _tips(self) -> list[tuple[RefInfo, pygit2.Oid]]:
+        """Every records ref the store reads, with its tip. This clone's own refs fail closed:
+        a tip that is not a commit, or that lost an acknowledged append, raises IntegrityError
+        naming the ref; so does a ref whose acknowledged appends are gone with it."""
+        if not self._logs_checked:
+            self._check_logged_refs()
         tips = []
         for info in discover_refs(self.repo, self._local):
             target = self._target(info.repo, info.name)
-            if target is not None:
-                tips.append((info, target))
+            if target is None:
+                continue
+            if (info.name, target) not in self._sound:
+                self._check_tip(info, target)
+            tips.append((info, target))
         return tips
+
+    def _check_tip(self, info: RefInfo, target: pygit2.Oid) -> None:
+        """Refuse a tip that is not a readable commit, or that lost an acknowledged append."""
+        commit_at(info.repo, target, info.name)
+        problem = rewound(info.repo, self.state, info.name, target)
+        if problem:
+            raise IntegrityError(f"{info.name}: {problem}; run `gitstore verify`")
+        self._sound.add((info.name, target))
+
+    def _check_logged_refs(self) -> None:
+        """Refuse when a ref this clone acknowledged appends on (its tips log says so) is gone."""
+        missing = lost_refs(self.repo, self._local, self.state)
+        if missing:
+            raise IntegrityError(f"{missing[0]}: {LOST}; run `gitstore verify`")
+        self._logs_checked = True
 
     def _header(self, repo: pygit2.Repository, oid: pygit2.Oid) -> Header:
         try:
-            return parse_message(repo[oid].message)
+            return parse_message(commit_at(repo, oid, "records history").message)
         except ValueError as exc:
             raise IntegrityError(f"commit {oid}: {exc}") from None
-        except KeyError:
-            raise IntegrityError(f"commit {oid} is missing: history truncated") from None
 
     def _history(self, info: RefInfo, tip: pygit2.Oid) -> list[tuple[Header, pygit2.Oid]]:
-        """A ref's append commits, oldest first, extending the cached walk incrementally."""
+        """A ref's append commits, oldest first, extending the cached walk incrementally; each
+        names the ref's writer and namespace and a clock above its parent's."""
         key = (info.repo.path, info.name)
         cached = self._histories.get(key)
         if cached is not None and cached[0] == tip:
             return cached[1]
         fresh, stopped = self._walk(info, tip, lambda oid: cached is not None and oid == cached[0])
         history = cached[1] if cached is not None and stopped else []  # extended in place: the cache owns it
+        _check_order(info, history[-1][0] if history else None, fresh)
         history.extend(fresh)
         self._histories[key] = (tip, history)
         return history
@@ -616,13 +724,12 @@ class GitProvider:
             if stop(oid):
                 fresh.reverse()
                 return fresh, True
+            commit = commit_at(info.repo, oid, info.name)
             try:
-                commit = info.repo[oid].peel(pygit2.Commit)
-            except KeyError:
-                raise IntegrityError(f"{info.name}: commit {oid} is missing: history truncated") from None
-            except (ValueError, pygit2.GitError):
-                raise IntegrityError(f"{info.name}: {oid} is not a commit") from None
-            fresh.append((self._header(info.repo, oid), oid))
+                header = parse_message(commit.message)
+            except ValueError as exc:
+                raise IntegrityError(f"{info.name}: commit {oid}: {exc}") from None
+            fresh.append((header, oid))
             parents = commit.parent_ids
             if len(parents) > 1:
                 raise IntegrityError(f"{info.name}: commit {oid} is a merge; writer histories are linear")
@@ -648,11 +755,13 @@ class GitProvider:
         return commits
 
     def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[Stored]:
-        return self._read(scope, kinds, None)
+        with readable("the stored records"):
+            yield from self._read(scope, kinds, None)
 
     def read_streams(self, streams: Collection[str], scope: str | None = None,
                      kinds: Iterable[str] | None = None) -> Iterator[Stored]:
-        return self._read(scope, kinds, streams)
+        with readable("the stored records"):
+            yield from self._read(scope, kinds, streams)
 
     def _read(self, scope: str | None, kinds: Iterable[str] | None,
               streams: Collection[str] | None) -> Iterator[Stored]:
@@ -691,6 +800,10 @@ class GitProvider:
         progress = {name: marks[name] for _, _, name in tips if name in marks}
 
         def records() -> Iterator[Stored]:
+            with readable("the stored records"):
+                yield from unchecked()
+
+        def unchecked() -> Iterator[Stored]:
             for info, tip, name in tips:
                 for header, oid in self._since(info, tip, marks.get(name)):
                     tree = info.repo[oid].peel(pygit2.Tree)
@@ -714,6 +827,10 @@ class GitProvider:
         return self._walk(info, tip, lambda oid: str(oid) == checked)[0]
 
     def read_stream(self, stream: str) -> Iterator[Stored]:
+        with readable(f"stream {stream}"):
+            yield from self._read_stream(stream)
+
+    def _read_stream(self, stream: str) -> Iterator[Stored]:
         blobs = _BlobIndex(walk=False)
         for header, info, oid in self._commits():
             for position, (digest, kind, line_stream) in enumerate(header.lines):
@@ -723,6 +840,10 @@ class GitProvider:
                                  header.clock, position, str(oid))
 
     def head(self, stream: str) -> str | None:
+        with readable(f"stream {stream}"):
+            return self._head(stream)
+
+    def _head(self, stream: str) -> str | None:
         last = None
         for header, _, _ in self._commits():
             for digest, _, line_stream in header.lines:
@@ -737,10 +858,15 @@ class GitProvider:
         """``payload`` bound to one snapshot of the payload refs, for reading many at once: each
         snapshot tree is walked once (on the first read) into an index, as records are."""
         noted = self.noted()
-        trees = self._snapshot_trees()
+        with readable("the payload snapshots"):
+            trees = self._snapshot_trees()
         index: list[tuple[pygit2.Repository, dict[str, pygit2.Oid]]] = []
 
         def read(payload_digest: str) -> bytes | None:
+            with readable(f"payload {payload_digest}"):
+                return lookup(payload_digest)
+
+        def lookup(payload_digest: str) -> bytes | None:
             if payload_digest in noted:
                 return None  # removed: a copy left in a snapshot is never returned
             if not index:
@@ -749,7 +875,7 @@ class GitProvider:
             for repo, leaves in index:
                 oid = leaves.get(hexd)
                 if oid is not None:
-                    data: bytes = repo[oid].data
+                    data = _blob(repo, oid, payload_path(payload_digest))
                     if sha256_digest(data) != payload_digest:
                         raise IntegrityError(f"payload {payload_digest} does not match its digest")
                     return data
@@ -851,10 +977,12 @@ def _blob_at(info: RefInfo, tree: pygit2.Tree, path: str, commit: pygit2.Oid) ->
     return _blob(info.repo, entry.id)
 
 
-def _blob(repo: pygit2.Repository, oid: pygit2.Oid) -> bytes:
-    """A blob's bytes."""
-    data: bytes = repo.odb.read(oid)[1]
-    return data
+def _blob(repo: pygit2.Repository, oid: pygit2.Oid, where: str = "blob") -> bytes:
+    """A blob's bytes, or IntegrityError naming ``where`` when it cannot be read."""
+    try:
+        return read_blob(repo.odb, oid.raw)
+    except Unreadable as exc:
+        raise IntegrityError(f"{where}: {exc}; run `gitstore verify`") from None
 
 
 def _payload_entries(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[tuple[str, str, pygit2.Object]]:

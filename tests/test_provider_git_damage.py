@@ -1,0 +1,159 @@
+"""Damage to a git store that reads and ``verify`` must both refuse, each with exit code 3 and
+one line, never a traceback: corrupt objects, refs pointing at the wrong thing, this clone's
+refs deleted, rewound or given a clock that goes backwards."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import zlib
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from gitstore.context import Context
+from gitstore.providers.git import payloads_ref, records_ref
+
+from . import cli
+from .conftest import git
+from .world import Thread, accepted, grant_all, propose, ready_repo, ref
+
+READS = (("records", "list"), ("learnings",), ("show", "LEARNING"))
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    """A store with a grant, a review thread and an accepted learning, every object loose;
+    returns the repository, the learning id and this clone's writer."""
+    ctx = ready_repo(tmp_path_factory.mktemp("damage") / "w")
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    comment = thread.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    learning = accepted(ctx, propose(ctx, [ref(comment)]))
+    return ctx.workspace.root, learning["id"], ctx.workspace.config.writer
+
+
+@pytest.fixture
+def store(built: tuple[Path, str, str], tmp_path: Path) -> tuple[Path, str, str]:
+    root, learning, writer = built
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy, symlinks=True)
+    return copy, learning, writer
+
+
+def _reads_fail_closed(root: Path, learning: str, needle: str = "") -> None:
+    done = cli.gitstore("verify", cwd=root)
+    assert done.returncode == 3, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr and needle in done.stdout + done.stderr, done.stderr
+    for args in READS:
+        args = tuple(learning if a == "LEARNING" else a for a in args)
+        failed = cli.fails(3, *args, cwd=root)
+        assert needle in failed, (args, failed)
+
+
+def _loose(root: Path, oid: str) -> Path:
+    return root / ".git" / "objects" / oid[:2] / oid[2:]
+
+
+def _tip(root: Path, writer: str) -> pygit2.Commit:
+    repo = pygit2.Repository(str(root))
+    return repo[repo.references[records_ref("shared", writer)].target]
+
+
+def _a_record_blob(root: Path, writer: str) -> str:
+    """A grant's blob in this clone's records tree (every read needs grants)."""
+    tree = _tip(root, writer).tree
+    folder = tree["grant"]
+    while folder.type_str == "tree":
+        folder = next(iter(pygit2.Repository(str(root))[folder.id]))  # type: ignore[call-overload]
+    return str(folder.id)
+
+
+def test_a_corrupt_loose_object_is_damage(store: tuple[Path, str, str]) -> None:
+    root, learning, writer = store
+    path = _loose(root, _a_record_blob(root, writer))
+    path.chmod(0o644)
+    path.write_bytes(b"\x78\x01this is not zlib at all")
+    _reads_fail_closed(root, learning)
+
+
+def test_a_swapped_loose_object_is_damage(store: tuple[Path, str, str]) -> None:
+    root, learning, writer = store
+    blob = _a_record_blob(root, writer)
+    other = str(_tip(root, writer).tree_id)
+    path = _loose(root, blob)
+    path.chmod(0o644)
+    shutil.copyfile(_loose(root, other), path)
+    _reads_fail_closed(root, learning)
+
+
+def test_flipped_pack_bytes_are_damage(store: tuple[Path, str, str]) -> None:
+    root, learning, _ = store
+    git(root, "repack", "-a", "-d", "-q")
+    git(root, "prune-packed")
+    pack = next((root / ".git" / "objects" / "pack").glob("*.pack"))
+    data = bytearray(pack.read_bytes())
+    for at in range(len(data) // 3, len(data) - 40, max(1, len(data) // 50)):
+        data[at] ^= 0xFF
+    pack.chmod(0o644)
+    pack.write_bytes(bytes(data))
+    _reads_fail_closed(root, learning)
+
+
+@pytest.mark.parametrize("target", ["blob", "tree", "missing"])
+def test_a_memory_ref_pointing_at_the_wrong_thing_is_damage(store: tuple[Path, str, str], target: str) -> None:
+    root, learning, writer = store
+    repo = pygit2.Repository(str(root))
+    tip = _tip(root, writer)
+    oid = {"blob": lambda: repo.create_blob(b"not a commit"), "tree": lambda: tip.tree_id,
+           "missing": lambda: pygit2.Oid(hex="13" * 20)}[target]()
+    ref = root / ".git" / "refs" / "memory" / "v1" / "records" / "shared" / writer
+    ref.parent.mkdir(parents=True, exist_ok=True)
+    ref.write_text(f"{oid}\n")
+    _reads_fail_closed(root, learning, records_ref("shared", writer))
+
+
+@pytest.mark.parametrize("kind", ["records", "payloads"])
+def test_a_deleted_ref_of_this_clone_is_damage(store: tuple[Path, str, str], kind: str) -> None:
+    root, learning, writer = store
+    name = records_ref("shared", writer) if kind == "records" else payloads_ref("shared", writer)
+    git(root, "update-ref", "-d", name)
+    _reads_fail_closed(root, learning, name)
+
+
+def test_a_rewound_ref_fails_reads_closed(store: tuple[Path, str, str]) -> None:
+    root, learning, writer = store
+    name = records_ref("shared", writer)
+    first = git(root, "rev-list", "--reverse", name).split()[0]
+    git(root, "update-ref", name, first)
+    _reads_fail_closed(root, learning, "moved back")
+
+
+def test_a_clock_going_backwards_fails_reads_closed(store: tuple[Path, str, str]) -> None:
+    root, learning, writer = store
+    repo = pygit2.Repository(str(root))
+    name = records_ref("shared", writer)
+    tip = repo[repo.references[name].target]
+    message = tip.message.replace(f"Clock: {_clock(tip.message)}\n", "Clock: 1\n")
+    forged = repo.create_commit(None, tip.author, tip.committer, message, tip.tree_id, tip.parent_ids)
+    repo.references.create(name, forged, force=True)
+    log = root / ".git" / "gitstore" / f"records-shared-{writer}.tips"
+    with open(log, "a") as out:  # as if this clone had written it: only the clock is wrong
+        out.write(f"{forged}\n")
+    _reads_fail_closed(root, learning, "clock")
+
+
+def _clock(message: str) -> int:
+    return int(next(line for line in message.splitlines() if line.startswith("Clock: ")).split()[1])
+
+
+def test_the_undamaged_copy_reads_fine(store: tuple[Path, str, str]) -> None:
+    root, learning, _ = store
+    cli.ok("verify", cwd=root)
+    for args in READS:
+        cli.ok(*(learning if a == "LEARNING" else a for a in args), cwd=root)
+    assert Context.open(str(root)).store.verify().ok
+    assert os.path.isdir(root / ".git" / "gitstore")
+    assert zlib  # imported for the corrupt object's header
