@@ -17,7 +17,7 @@ from gitstore.providers.git import payloads_ref, records_ref
 
 from . import cli
 from .conftest import git
-from .world import Thread, accepted, grant_all, propose, ready_repo, ref
+from .world import reads_fail_closed, small_store
 
 READS = (("records", "list"), ("learnings",), ("show", "LEARNING"))
 
@@ -26,13 +26,8 @@ READS = (("records", "list"), ("learnings",), ("show", "LEARNING"))
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     """A store with a grant, a review thread and an accepted learning, every object loose;
     returns the repository, the learning id and this clone's writer."""
-    ctx = ready_repo(tmp_path_factory.mktemp("damage") / "w")
-    grant_all(ctx)
-    thread = Thread(ctx, 7, "100")
-    comment = thread.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
-    thread.save()
-    learning = accepted(ctx, propose(ctx, [ref(comment)]))
-    return ctx.workspace.root, learning["id"], ctx.workspace.config.writer
+    ctx, learning = small_store(tmp_path_factory.mktemp("damage") / "w")
+    return ctx.workspace.root, learning, ctx.workspace.config.writer
 
 
 @pytest.fixture
@@ -41,16 +36,6 @@ def store(built: tuple[Path, str, str], tmp_path: Path) -> tuple[Path, str, str]
     copy = tmp_path / "copy"
     shutil.copytree(root, copy, symlinks=True)
     return copy, learning, writer
-
-
-def _reads_fail_closed(root: Path, learning: str, needle: str = "") -> None:
-    done = cli.gitstore("verify", cwd=root)
-    assert done.returncode == 3, (done.stdout, done.stderr)
-    assert "Traceback" not in done.stderr and needle in done.stdout + done.stderr, done.stderr
-    for args in READS:
-        args = tuple(learning if a == "LEARNING" else a for a in args)
-        failed = cli.fails(3, *args, cwd=root)
-        assert needle in failed, (args, failed)
 
 
 def _loose(root: Path, oid: str) -> Path:
@@ -76,7 +61,7 @@ def test_a_corrupt_loose_object_is_damage(store: tuple[Path, str, str]) -> None:
     path = _loose(root, _a_record_blob(root, writer))
     path.chmod(0o644)
     path.write_bytes(b"\x78\x01this is not zlib at all")
-    _reads_fail_closed(root, learning)
+    reads_fail_closed(root, learning)
 
 
 def test_a_swapped_loose_object_is_damage(store: tuple[Path, str, str]) -> None:
@@ -86,7 +71,7 @@ def test_a_swapped_loose_object_is_damage(store: tuple[Path, str, str]) -> None:
     path = _loose(root, blob)
     path.chmod(0o644)
     shutil.copyfile(_loose(root, other), path)
-    _reads_fail_closed(root, learning)
+    reads_fail_closed(root, learning)
 
 
 def test_flipped_pack_bytes_are_damage(store: tuple[Path, str, str]) -> None:
@@ -99,7 +84,7 @@ def test_flipped_pack_bytes_are_damage(store: tuple[Path, str, str]) -> None:
         data[at] ^= 0xFF
     pack.chmod(0o644)
     pack.write_bytes(bytes(data))
-    _reads_fail_closed(root, learning)
+    reads_fail_closed(root, learning)
 
 
 @pytest.mark.parametrize("target", ["blob", "tree", "missing"])
@@ -112,7 +97,7 @@ def test_a_memory_ref_pointing_at_the_wrong_thing_is_damage(store: tuple[Path, s
     ref = root / ".git" / "refs" / "memory" / "v1" / "records" / "shared" / writer
     ref.parent.mkdir(parents=True, exist_ok=True)
     ref.write_text(f"{oid}\n")
-    _reads_fail_closed(root, learning, records_ref("shared", writer))
+    reads_fail_closed(root, learning, records_ref("shared", writer))
 
 
 @pytest.mark.parametrize("kind", ["records", "payloads"])
@@ -120,7 +105,7 @@ def test_a_deleted_ref_of_this_clone_is_damage(store: tuple[Path, str, str], kin
     root, learning, writer = store
     name = records_ref("shared", writer) if kind == "records" else payloads_ref("shared", writer)
     git(root, "update-ref", "-d", name)
-    _reads_fail_closed(root, learning, name)
+    reads_fail_closed(root, learning, name)
 
 
 def test_a_rewound_ref_fails_reads_closed(store: tuple[Path, str, str]) -> None:
@@ -128,7 +113,7 @@ def test_a_rewound_ref_fails_reads_closed(store: tuple[Path, str, str]) -> None:
     name = records_ref("shared", writer)
     first = git(root, "rev-list", "--reverse", name).split()[0]
     git(root, "update-ref", name, first)
-    _reads_fail_closed(root, learning, "moved back")
+    reads_fail_closed(root, learning, "moved back")
 
 
 def test_a_clock_going_backwards_fails_reads_closed(store: tuple[Path, str, str]) -> None:
@@ -142,7 +127,7 @@ def test_a_clock_going_backwards_fails_reads_closed(store: tuple[Path, str, str]
     log = root / ".git" / "gitstore" / f"records-shared-{writer}.tips"
     with open(log, "a") as out:  # as if this clone had written it: only the clock is wrong
         out.write(f"{forged}\n")
-    _reads_fail_closed(root, learning, "clock")
+    reads_fail_closed(root, learning, "clock")
 
 
 def _clock(message: str) -> int:

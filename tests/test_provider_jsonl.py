@@ -195,7 +195,7 @@ def test_a_removal_rewrites_the_payload_file_atomically_and_keeps_the_note_with_
     assert reader.redaction_note(other["payloadDigest"]) is None
     assert b"remove this sentence" not in (folder / "payloads.jsonl").read_bytes()
     assert b"remove this sentence" not in (folder / "records.jsonl").read_bytes()
-    assert sorted(p.name for p in folder.iterdir()) == ["lock", "payloads.jsonl", "records.jsonl"]
+    assert sorted(p.name for p in folder.iterdir()) == ["lock", "payloads.jsonl", "records.jsonl", "records.jsonl.acks"]
     assert reader.payload(secret["payloadDigest"]) is None
     assert b"keep this one" in (reader.payload(other["payloadDigest"]) or b"")
     assert len(list(reader.read())) == 3 and reader.verify().ok
@@ -285,3 +285,63 @@ def test_refuses_a_bad_writer_and_an_unusable_folder(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     with pytest.raises(UsageError, match="cannot use"):
         JsonlProvider(tmp_path / "file", WRITER)
+
+
+# -- damage a read must refuse as verify does ---------------------------------------------------
+
+@pytest.fixture(scope="module")
+def jsonl_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    from .world import small_store
+
+    ctx, learning = small_store(tmp_path_factory.mktemp("jsonl") / "w", provider="jsonl")
+    return ctx.workspace.root, learning
+
+
+@pytest.fixture
+def damaged(jsonl_store: tuple[Path, str], tmp_path: Path) -> tuple[Path, str, Path]:
+    import shutil
+
+    root, learning = jsonl_store
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy, symlinks=True)
+    return copy, learning, copy / "okf" / ".memory" / "jsonl"
+
+
+@pytest.mark.parametrize("how", ["middle-line", "last-line", "cut-mid-line", "payloads-file", "records-file"])
+def test_lost_lines_and_files_fail_verify_and_reads(damaged: tuple[Path, str, Path], how: str) -> None:
+    from .world import reads_fail_closed
+
+    root, learning, folder = damaged
+    records = folder / "records.jsonl"
+    lines = records.read_bytes().split(b"\n")[:-1]
+    assert len(lines) >= 4
+    if how == "middle-line":
+        records.write_bytes(b"".join(line + b"\n" for i, line in enumerate(lines) if i != 1))
+    elif how == "last-line":
+        records.write_bytes(b"".join(line + b"\n" for line in lines[:-1]))
+    elif how == "cut-mid-line":  # everything after the middle of line 2 is gone: not a torn write
+        records.write_bytes(lines[0] + b"\n" + lines[1][: len(lines[1]) // 2])
+    elif how == "payloads-file":
+        (folder / "payloads.jsonl").unlink()
+    else:
+        records.unlink()
+    reads_fail_closed(root, learning, "acknowledged")
+
+
+def test_a_cut_store_is_never_truncated_by_the_next_writer(damaged: tuple[Path, str, Path]) -> None:
+    root, _, folder = damaged
+    records = folder / "records.jsonl"
+    data = records.read_bytes()
+    records.write_bytes(data[: len(data) // 2])
+    with pytest.raises(IntegrityError, match="acknowledged"):
+        JsonlProvider(folder, WRITER).append(batch(grant("after the cut")))
+    assert records.read_bytes() == data[: len(data) // 2]  # the evidence stays as it was
+    assert root.is_dir()
+
+
+def test_an_intact_jsonl_copy_reads(damaged: tuple[Path, str, Path]) -> None:
+    from . import cli
+
+    root, learning, _ = damaged
+    cli.ok("verify", cwd=root)
+    cli.ok("show", learning, cwd=root)

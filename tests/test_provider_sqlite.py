@@ -231,3 +231,62 @@ def test_refuses_a_file_that_is_not_a_database_and_a_bad_writer(tmp_path: Path) 
         SqliteProvider(junk, WRITER)
     with pytest.raises(UsageError, match="writer id"):
         SqliteProvider(tmp_path / "ok.sqlite", "Not A Writer")
+
+
+# -- damage a read must refuse as verify does ---------------------------------------------------
+
+@pytest.fixture(scope="module")
+def sqlite_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    from .world import small_store
+
+    ctx, learning = small_store(tmp_path_factory.mktemp("sqlite") / "w", provider="sqlite")
+    return ctx.workspace.root, learning
+
+
+@pytest.fixture
+def damaged(sqlite_store: tuple[Path, str], tmp_path: Path) -> tuple[Path, str, Path]:
+    import shutil
+
+    root, learning = sqlite_store
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy, symlinks=True)
+    return copy, learning, copy / "okf" / ".memory" / "store.sqlite"
+
+
+@pytest.mark.parametrize("table", ["records", "payloads"])
+def test_a_deleted_row_fails_verify_and_reads(damaged: tuple[Path, str, Path], table: str) -> None:
+    from .world import reads_fail_closed
+
+    root, learning, path = damaged
+    conn = _raw(path)
+    key = "digest" if table == "records" else "payload_digest"
+    conn.execute(f"DELETE FROM {table} WHERE {key} = (SELECT MIN({key}) FROM {table})")
+    conn.close()
+    reads_fail_closed(root, learning, table)
+
+
+@pytest.mark.parametrize("how", ["deleted", "truncated", "emptied"])
+def test_a_lost_database_file_fails_verify_and_reads(damaged: tuple[Path, str, Path], how: str) -> None:
+    from .world import reads_fail_closed
+
+    root, learning, path = damaged
+    conn = _raw(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    for extra in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        extra.unlink(missing_ok=True)
+    if how == "deleted":
+        path.unlink()
+    else:
+        size = path.stat().st_size // 2 if how == "truncated" else 0
+        with open(path, "r+b") as f:
+            f.truncate(size)
+    reads_fail_closed(root, learning, "acknowledged")
+
+
+def test_an_intact_copy_reads(damaged: tuple[Path, str, Path]) -> None:
+    from . import cli
+
+    root, learning, _ = damaged
+    cli.ok("verify", cwd=root)
+    cli.ok("show", learning, cwd=root)

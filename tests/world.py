@@ -116,3 +116,28 @@ def claude_transcript(path: Path, texts: list[tuple[str, str]], session: str = "
         }))
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def small_store(path: Path, provider: str = "git") -> tuple[Context, str]:
+    """A store with a grant, one review thread with a comment, and an accepted learning citing
+    it (every read command has something to read); returns it and the learning's id."""
+    ctx = ready_repo(path, provider=provider)
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    comment = thread.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    learning = accepted(ctx, propose(ctx, [ref(comment)]))
+    return ctx, learning["id"]
+
+
+def reads_fail_closed(root: Path, learning: str, needle: str = "") -> None:
+    """``verify`` and the read commands (records list, learnings, show) all exit 3, in one line,
+    naming ``needle``."""
+    from . import cli
+
+    done = cli.gitstore("verify", cwd=root)
+    assert done.returncode == 3, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr and needle in done.stdout + done.stderr, done.stderr
+    for args in (("records", "list"), ("learnings",), ("show", learning)):
+        failed = cli.fails(3, *args, cwd=root)
+        assert needle in failed, (args, failed)

@@ -74,6 +74,7 @@ from gitstore.providers._base import (
     VerifyReport,
     dedupe,
 )
+from gitstore.providers import _acks
 from gitstore.providers._common import (
     note_problem,
     DIGEST_PATTERN,
@@ -321,8 +322,10 @@ class JsonlProvider:
         self._payloads = _Payloads()
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            for name in (LOCK, RECORDS, PAYLOADS):
-                os.close(os.open(self.folder / name, _OPEN_FLAGS, 0o644))
+            acked = _acks.acked(self._records_path)
+            for name, held in ((LOCK, 0), (RECORDS, acked.appends), (PAYLOADS, acked.payloads)):
+                if not held:  # a file that held acknowledged lines is never made again empty
+                    os.close(os.open(self.folder / name, _OPEN_FLAGS, 0o644))
             _fsync_dir(self.folder)
         except OSError as exc:
             raise UsageError(f"{self.folder}: cannot use as a jsonl store: {exc.strerror}") from None
@@ -368,6 +371,7 @@ class JsonlProvider:
         """Bring the cached records up to date with the file; fail closed on damage."""
         view = self._records
         if fd is None:
+            self._check_acked(0)
             self._records = _Records()
             return self._records
         if view.stale(fd):
@@ -384,7 +388,19 @@ class JsonlProvider:
             view.add(append)
             view.offset += len(line) + 1
             view.line += 1
+        self._check_acked(view.line)
         return view
+
+    def _check_acked(self, appends: int) -> None:
+        """Refuse a store holding fewer appends (or payload lines) than it acknowledged: lines
+        cut from it, or a file deleted or truncated, are damage, never a torn write."""
+        acked = _acks.acked(self._records_path)
+        if appends < acked.appends:
+            what = "the file" if self._records_path.exists() else "the file (deleted)"
+            raise IntegrityError(f"{self._records_path}: {_acks.lost(what, appends, acked.appends)}")
+        if acked.payloads and not self._payloads_path.exists():
+            raise IntegrityError(f"{self._payloads_path}: the file is gone, and {acked.payloads} payload "
+                                 "line(s) were acknowledged in it")
 
     def _scan_payloads(self, fd: int | None) -> _Payloads:
         """Bring the payload index up to date with the file; damaged lines are skipped."""
@@ -409,6 +425,10 @@ class JsonlProvider:
                 view.index[digest] = (view.offset, len(line))
             view.offset += len(line) + 1
             view.line += 1
+        acked = _acks.acked(self._records_path).payloads
+        if view.line < acked:
+            raise IntegrityError(f"{self._payloads_path}: holds {view.line} line(s) but {acked} were "
+                                 "acknowledged: lines were lost")
         return view
 
     # -- writing -------------------------------------------------------------------------------
@@ -445,9 +465,11 @@ class JsonlProvider:
             self._store_payloads([e for e in new if e.payload_digest not in removed], view)
             line = format_append(view.clock + 1, self.writer, batch.namespace, new, batch.removals)
             _write_at(fd, view.offset, line)
-            self._scan_records(fd)
+            appends = self._scan_records(fd).line
             if removed:
-                self._rewrite_payloads(lambda digest: digest not in removed)
+                self._rewrite_payloads(lambda digest: digest not in removed, appends)
+            else:
+                _acks.note(self._records_path, appends, self._payloads.line)
             return AppendResult(added=tuple(e.digest for e in new), existing=existing)
 
     def _store_payloads(self, entries: list[Entry], records: _Records) -> None:
@@ -468,9 +490,11 @@ class JsonlProvider:
                 _write_at(fd, view.offset, b"".join(lines))
                 self._scan_payloads(fd)
 
-    def _rewrite_payloads(self, keep: Callable[[str], bool]) -> int:
+    def _rewrite_payloads(self, keep: Callable[[str], bool], appends: int) -> int:
         """Rewrite payloads.jsonl in one step without the payload lines ``keep`` refuses (note
-        lines and lines that do not parse stay); the lock is held. Returns how many went."""
+        lines and lines that do not parse stay); the lock is held, and the store holds
+        ``appends`` appends. Returns how many went. The smaller line count is acknowledged
+        before the file shrinks, so a rewrite cut short never reads as lost lines."""
         with self._open(self._payloads_path, write=True) as fd:
             assert fd is not None
             chunk = os.pread(fd, os.fstat(fd).st_size, 0)
@@ -481,6 +505,7 @@ class JsonlProvider:
             return digest is None or _note_of(line) is not None or keep(digest)
 
         kept = [line for line in lines if stays(line)]
+        _acks.note(self._records_path, appends, len(kept))
         if len(kept) == len(lines):
             return 0
         _replace(self._payloads_path, b"".join(line + b"\n" for line in kept))
@@ -515,7 +540,7 @@ class JsonlProvider:
             with self._open(self._payloads_path) as pfd:
                 old_notes = set() if pfd is None else set(self._scan_payloads(pfd).notes)
             noted = set(view.notes) | old_notes
-            erased = self._rewrite_payloads(lambda digest: digest in named and digest not in noted)
+            erased = self._rewrite_payloads(lambda digest: digest in named and digest not in noted, view.line)
             leftovers = self._payloads_path.with_name(self._payloads_path.name + ".tmp")
             files = 0
             if leftovers.exists():  # a rewrite killed before its rename
@@ -583,9 +608,11 @@ class JsonlProvider:
     def verify(self) -> VerifyReport:
         """Re-read both files from the start and check every line. Never repairs."""
         report = VerifyReport()
+        acked = _acks.acked(self._records_path)  # before the files: they only grow after it
         try:
-            notes = _verify_records(self._records_path, _read_bytes(self._records_path), report)
-            _verify_payloads(self._payloads_path, _read_bytes(self._payloads_path), report, notes)
+            notes = _verify_records(self._records_path, _read_bytes(self._records_path), report, acked.appends)
+            _verify_payloads(self._payloads_path, _read_bytes(self._payloads_path), report, notes,
+                             acked.payloads)
         except OSError as exc:
             report.problems.append(Problem(str(self.folder), f"cannot read: {exc.strerror}"))
         return report
@@ -593,14 +620,19 @@ class JsonlProvider:
 
 # -- verification ------------------------------------------------------------------------------
 
-def _verify_records(path: Path, data: bytes, report: VerifyReport) -> set[str]:
-    """Check every records line: format, clocks, duplicates, each record's contract and each
-    removal's note. Returns the payload digests the lines remove."""
+def _verify_records(path: Path, data: bytes, report: VerifyReport, acked: int) -> set[str]:
+    """Check every records line: format, clocks (each one more than the line before: every
+    append saw every earlier one), duplicates, each record's contract and each removal's
+    note, and that no acknowledged append is gone. Returns the payload digests the lines
+    remove."""
     seen: set[str] = set()
     removed: set[str] = set()
     clocks: set[tuple[str, int]] = set()
     previous = 0
-    for number, line in _checked_lines(path, data, report):
+    lines = list(_checked_lines(path, data, report))
+    if len(lines) < acked:
+        report.problems.append(Problem(str(path), _acks.lost("the file", len(lines), acked)))
+    for number, line in lines:
         where = f"{path} line {number}"
         try:
             append = parse_append(line)
@@ -611,6 +643,9 @@ def _verify_records(path: Path, data: bytes, report: VerifyReport) -> set[str]:
             report.problems.append(Problem(where, f"writer {append.writer} reuses clock {append.clock}"))
         elif append.clock <= previous:
             report.problems.append(Problem(where, f"clock {append.clock} does not follow {previous}"))
+        elif append.clock != previous + 1:
+            report.problems.append(Problem(where, f"clock {append.clock} skips {previous + 1}: an append "
+                                                  "before this line is missing"))
         clocks.add((append.writer, append.clock))
         previous = max(previous, append.clock)
         for item in append.items:
@@ -632,13 +667,17 @@ def _verify_records(path: Path, data: bytes, report: VerifyReport) -> set[str]:
     return removed
 
 
-def _verify_payloads(path: Path, data: bytes, report: VerifyReport, removed: set[str]) -> None:
+def _verify_payloads(path: Path, data: bytes, report: VerifyReport, removed: set[str], acked: int) -> None:
     """Check every payloads line: format, that each payload hashes to its digest, that each
     note is a canonical redaction object, and that no payload is kept beside its note (one a
     killed removal left is reported too: ``gitstore gc`` erases it)."""
     payloads: set[str] = set()
     notes: set[str] = set()
-    for number, line in _checked_lines(path, data, report):
+    lines = list(_checked_lines(path, data, report))
+    if len(lines) < acked:
+        report.problems.append(Problem(str(path), f"holds {len(lines)} line(s) but {acked} were acknowledged: "
+                                                  "lines were lost (or the file deleted)"))
+    for number, line in lines:
         where = f"{path} line {number}"
         try:
             digest, what, stored = parse_payload(line)

@@ -52,6 +52,7 @@ from gitstore.providers._base import (
     VerifyReport,
     dedupe,
 )
+from gitstore.providers import _acks
 from gitstore.providers._common import (
     check_writer, head_moved, note_problem, payload_problem, record_problem, retry_until,
 )
@@ -83,6 +84,9 @@ SCHEMA = (
     "CREATE TABLE IF NOT EXISTS notes (payload_digest TEXT PRIMARY KEY, data BLOB NOT NULL)",
     "INSERT OR IGNORE INTO meta (key, value) VALUES ('format', '1')",
 )
+# How many rows each table holds, kept in ``meta`` by every transaction that changes them, so a
+# read notices a row deleted behind the store's back (older files gain them, counted once).
+COUNTED = ("appends", "records", "payloads")
 
 
 def _busy(exc: sqlite3.Error) -> bool:
@@ -101,6 +105,10 @@ class SqliteProvider:
         self.writer = check_writer(writer)
         self.path = Path(path)
         self._lock = threading.RLock()
+        self._appends = 0  # appends the file held after this handle's last one
+        acknowledged = _acks.acked(self.path).appends
+        if acknowledged and not self.path.exists():
+            raise IntegrityError(f"{self.path}: {_acks.lost('the database (deleted)', 0, acknowledged)}")
         try:
             self._conn = sqlite3.connect(
                 str(self.path), timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False
@@ -124,6 +132,9 @@ class SqliteProvider:
                     raise UsageError(f"{self.path}: cannot switch the database to WAL mode")
                 self._write(self._create)
         except IntegrityError as exc:
+            acknowledged = _acks.acked(self.path).appends
+            if acknowledged:  # it was our store: a damaged file, not a wrong path
+                raise IntegrityError(f"{self.path}: {_acks.lost('the database', 0, acknowledged)} ({exc})") from None
             raise UsageError(f"{self.path}: not a gitstore sqlite database ({exc})") from None
         except (ConflictError, UsageError):
             raise
@@ -137,6 +148,9 @@ class SqliteProvider:
         row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
         if row[0] != FORMAT:
             raise UsageError(f"{self.path}: unknown gitstore sqlite format {row[0]!r}")
+        for table in COUNTED:
+            conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, (SELECT COUNT(*) FROM "
+                         f"{table}))", (f"count:{table}",))
 
     def manifest(self) -> Manifest:
         return Manifest(
@@ -201,7 +215,7 @@ class SqliteProvider:
     # -- writing -------------------------------------------------------------------------------
 
     def append(self, batch: Batch) -> AppendResult:
-        return self._write(lambda conn: self._store(conn, batch))
+        return self._acknowledged(self._write(lambda conn: self._store(conn, batch)))
 
     def append_if_head(self, batch: Batch, stream: str, expected: str | None) -> AppendResult:
         def guarded(conn: sqlite3.Connection) -> AppendResult:
@@ -209,7 +223,13 @@ class SqliteProvider:
             if current != expected:
                 raise head_moved(stream, current, expected)
             return self._store(conn, batch)
-        return self._write(guarded)
+        return self._acknowledged(self._write(guarded))
+
+    def _acknowledged(self, result: AppendResult) -> AppendResult:
+        """Log the append once it is durable (committed), so losing it later is damage."""
+        if result.added:
+            _acks.note(self.path, self._appends)
+        return result
 
     def _store(self, conn: sqlite3.Connection, batch: Batch) -> AppendResult:
         """Insert a batch's new records (and make its removals) as one append; the caller holds
@@ -236,16 +256,19 @@ class SqliteProvider:
             [_record_row(e, batch.namespace, self.writer, clock, n) for n, e in enumerate(new)],
         )
         removed = {r.payload_digest for r in batch.removals}
-        conn.executemany(  # a payload removed once (it has a note) is never stored again
-            "INSERT OR REPLACE INTO payloads (payload_digest, data) SELECT ?, ?"
+        payloads = conn.executemany(  # a payload removed once (it has a note) is never stored again
+            "INSERT OR IGNORE INTO payloads (payload_digest, data) SELECT ?, ?"
             " WHERE NOT EXISTS (SELECT 1 FROM notes WHERE payload_digest = ?)",
             [(e.payload_digest, bytes(e.payload), e.payload_digest)
              for e in new if e.payload is not None and e.payload_digest and e.payload_digest not in removed],
-        )
+        ).rowcount
         for removal in batch.removals:
-            conn.execute("DELETE FROM payloads WHERE payload_digest = ?", (removal.payload_digest,))
+            payloads -= conn.execute("DELETE FROM payloads WHERE payload_digest = ?",
+                                     (removal.payload_digest,)).rowcount
             conn.execute("INSERT INTO notes (payload_digest, data) VALUES (?, ?)",
                          (removal.payload_digest, bytes(removal.note)))
+        _count(conn, appends=1, records=len(new), payloads=payloads)
+        self._appends = _counts(conn)["appends"]
         return AppendResult(added=tuple(e.digest for e in new), existing=existing)
 
     def redaction_note(self, payload_digest: str) -> bytes | None:
@@ -268,6 +291,7 @@ class SqliteProvider:
                      if d not in named]
             stale += [d for (d,) in conn.execute(_NOTED_PAYLOADS).fetchall() if d in named]
             conn.executemany("DELETE FROM payloads WHERE payload_digest = ?", [(d,) for d in stale])
+            conn.execute("UPDATE meta SET value = (SELECT COUNT(*) FROM payloads) WHERE key = 'count:payloads'")
             return len(stale)
 
         erased = self._write(sweep)
@@ -285,6 +309,7 @@ class SqliteProvider:
     # -- reading -------------------------------------------------------------------------------
 
     def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[Stored]:
+        self._check_whole()
         where: list[str] = []
         params: list[str] = []
         if scope is not None:
@@ -299,7 +324,29 @@ class SqliteProvider:
         return self._ordered(" AND ".join(where) or "1", params)
 
     def read_stream(self, stream: str) -> Iterator[Stored]:
+        self._check_whole()
         return self._ordered("stream = ?", [stream])
+
+    def _check_whole(self) -> None:
+        """Refuse a file that lost rows or acknowledged appends (IntegrityError naming what)."""
+        with self._lock, self._errors():
+            problems = self._whole(self._conn)
+        if problems:
+            raise IntegrityError(f"{self.path}: {problems[0]}; run `gitstore verify`")
+
+    def _whole(self, conn: sqlite3.Connection) -> list[str]:
+        """What is missing from the file: acknowledged appends, rows of any counted table."""
+        acknowledged = _acks.acked(self.path).appends  # read before the tables: they only grow after it
+        found = []
+        counts = _counts(conn)
+        for table in COUNTED:
+            (held,) = conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
+            if held < counts[table]:
+                found.append(f"table {table} holds {held} rows, but its appends stored {counts[table]}: rows were deleted")
+        (appends,) = conn.execute("SELECT COUNT(*) FROM appends").fetchone()
+        if appends < acknowledged:
+            found.append(_acks.lost("the database", appends, acknowledged))
+        return found
 
     def _ordered(self, where: str, params: Sequence[Any]) -> Iterator[Stored]:
         """Matching records in store order, fetched a page at a time (keyset pagination).
@@ -342,8 +389,8 @@ class SqliteProvider:
     def verify(self) -> VerifyReport:
         """Re-read every row and check it; run sqlite's own integrity check. Never repairs."""
         report = VerifyReport()
-        checks = (self._verify_file, self._verify_records, self._verify_payloads, self._verify_notes,
-                  self._verify_appends)
+        checks = (self._verify_file, self._verify_whole, self._verify_records, self._verify_payloads,
+                  self._verify_notes, self._verify_appends)
         with self._lock:
             snapshot = self._begin_read()
             try:
@@ -370,6 +417,10 @@ class SqliteProvider:
         for (line,) in self._conn.execute("PRAGMA integrity_check").fetchall():
             if line != "ok":
                 report.problems.append(Problem(str(self.path), f"integrity_check: {line}"))
+
+    def _verify_whole(self, report: VerifyReport) -> None:
+        """Rows deleted behind the store's back, appends lost since they were acknowledged."""
+        report.problems.extend(Problem(str(self.path), problem) for problem in self._whole(self._conn))
 
     def _verify_records(self, report: VerifyReport) -> None:
         """Every record row: a known namespace, and bytes that satisfy the record's contract."""
@@ -455,6 +506,20 @@ def _known(conn: sqlite3.Connection, digests: list[str]) -> set[str]:
     return found
 
 
+
+
+def _count(conn: sqlite3.Connection, **changes: int) -> None:
+    """Move the row counts kept in ``meta`` by ``changes`` (table -> rows added, or removed)."""
+    for table, change in changes.items():
+        if change:
+            conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = ?",
+                         (change, f"count:{table}"))
+
+
+def _counts(conn: sqlite3.Connection) -> dict[str, int]:
+    """The row counts ``meta`` keeps."""
+    rows = conn.execute("SELECT key, value FROM meta WHERE key LIKE 'count:%'").fetchall()
+    return {key[len("count:"):]: int(value) for key, value in rows}
 
 
 def _note(conn: sqlite3.Connection, payload_digest: str) -> bytes | None:

@@ -1,0 +1,71 @@
+"""How many appends a file-based store acknowledged, remembered beside its files.
+
+A database or a JSON Lines file cannot tell by itself that it lost its last appends: a deleted
+or truncated file, or a line cut out of the middle, looks like a smaller store. So once an
+append is durable, its provider adds one line to ``<name>.acks`` beside the files: the number
+of appends the store held then (and, for jsonl, how many payload lines). Lines are only
+appended; a line cut short by a crash is ignored, and a lost line only makes the check weaker,
+never wrong, because the store is written first. Readers take the largest count of the last
+lines (processes may log in any order) and refuse a store holding fewer appends: damage, never
+a torn write.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+TAIL = 4096  # bytes read from the end of the log: many more lines than processes racing
+_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+
+
+@dataclass(frozen=True)
+class Acked:
+    """The most a store acknowledged: appends, and payload lines where a provider counts them."""
+
+    appends: int = 0
+    payloads: int = 0
+
+
+def log_path(store: Path) -> Path:
+    """The log beside ``store`` (a file or a folder's main file)."""
+    return store.with_name(store.name + ".acks")
+
+
+def note(store: Path, appends: int, payloads: int = 0) -> None:
+    """Log that the store now holds ``appends`` appends (and ``payloads`` payload lines)."""
+    fd = os.open(log_path(store), _FLAGS, 0o644)
+    try:
+        os.write(fd, f"{appends} {payloads}\n".encode("ascii"))
+    finally:
+        os.close(fd)
+
+
+def acked(store: Path) -> Acked:
+    """The largest counts among the last complete lines of the log (none: nothing acknowledged)."""
+    try:
+        with open(log_path(store), "rb") as log:
+            size = log.seek(0, os.SEEK_END)
+            log.seek(max(0, size - TAIL))
+            tail = log.read()
+    except FileNotFoundError:
+        return Acked()
+    best = Acked()
+    for line in tail.split(b"\n")[1 if size > TAIL else 0:-1]:
+        parts = line.split()
+        if len(parts) == 2 and all(p.isdigit() for p in parts):
+            appends, payloads = int(parts[0]), int(parts[1])
+            if appends > best.appends or (appends == best.appends and payloads < best.payloads):
+                best = Acked(appends, payloads)
+    return best
+
+
+def lost(what: str, held: int, acknowledged: int) -> str:
+    """The message for a store holding fewer appends than it acknowledged."""
+    return (f"{what} holds {held} append(s) but {acknowledged} were acknowledged: "
+            "acknowledged appends were lost (a file deleted, truncated or cut); this is damage, "
+            "not a torn write")
+
+
+__all__ = ["Acked", "acked", "log_path", "lost", "note"]
