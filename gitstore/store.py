@@ -19,9 +19,10 @@ from typing import Any, cast
 from gitstore.records.canonical import canonicalize_checked, sha256_digest
 from gitstore.records.contracts import checked_record, contracts_dir, verify_stored
 from gitstore.errors import GitstoreError, IntegrityError, Refused
+from gitstore import notices
 from gitstore.providers import (
-    AppendResult, Batch, Entry, Provider, RedactingProvider, RememberingProvider, Removal, SnapshotProvider, Stored,
-    Stream, StreamingProvider, StreamReadingProvider, VerifyReport, require_capabilities,
+    AppendResult, Batch, Entry, Provider, QuarantiningProvider, RedactingProvider, RememberingProvider, Removal,
+    SnapshotProvider, Stored, Stream, StreamingProvider, StreamReadingProvider, VerifyReport, require_capabilities,
 )
 from gitstore.providers._base import Namespace, Problem
 from gitstore.records.authority import is_decision, unvouched, why_bare
@@ -338,12 +339,21 @@ class Store:
             if payloads and item.kind == "event":
                 self._attach_payload(item.record, fetch)
             yield item
+        for problem in self.left_out():
+            notices.note(str(problem))
         if streams is not None:
             return  # only some streams were read: nothing is known of the others
         if wanted is None or set(POLICY_KINDS) <= set(wanted):
             self._policy_checked = True  # every policy record was read and found sound
         if wanted is None or {"episode", "learning"} <= set(wanted):
             self.placement = placement
+
+    def left_out(self) -> list[Problem]:
+        """What reads left out and why: another clone's writer ref whose history fails
+        verification is quarantined whole instead of failing every read."""
+        if "quarantine" not in self.manifest.capabilities:
+            return []
+        return cast(QuarantiningProvider, self.provider).quarantined()
 
     def attach_payloads(self, events: Iterable[dict[str, Any]]) -> None:
         """Give events read without payloads their payload (or redaction note), as

@@ -12,7 +12,7 @@ import pytest
 from gitstore.conformance import _records as R
 from gitstore.providers import BUILTIN, open_provider
 from gitstore.providers._base import (
-    OPTIONAL_CAPABILITIES, CollectingProvider, PausingProvider, Provider, RedactingProvider,
+    OPTIONAL_CAPABILITIES, CollectingProvider, PausingProvider, Provider, QuarantiningProvider, RedactingProvider,
     RememberingProvider, SnapshotProvider, StreamingProvider, StreamReadingProvider,
 )
 from gitstore.store import Store
@@ -25,6 +25,7 @@ PROTOCOLS: dict[str, type] = {
     "gc": CollectingProvider,
     "read-streams": StreamReadingProvider,
     "remember-checks": RememberingProvider,
+    "quarantine": QuarantiningProvider,
 }
 
 

@@ -255,7 +255,16 @@ def test_two_clones_exchanging_refs_read_the_same_order(tmp_path: Path) -> None:
     assert git(a, "rev-parse", "refs/memory/v1/remotes/b/records/shared/wb") == before
 
 
-def test_a_hostile_remote_is_named_and_fails_closed(tmp_path: Path) -> None:
+def _fetching_clone(tmp_path: Path, peer: Path) -> Path:
+    mine = tmp_path / "mine"
+    git(tmp_path, "clone", "-q", str(peer), str(mine))
+    git(mine, "config", "--add", "remote.origin.fetch",
+        "refs/memory/v1/records/shared/*:refs/memory/v1/remotes/origin/records/shared/*")
+    git(mine, "fetch", "-q", "origin")
+    return mine
+
+
+def test_a_hostile_remote_is_quarantined_whole_and_reads_go_on(tmp_path: Path) -> None:
     peer = tmp_path / "peer"
     git(tmp_path, "init", "-q", str(peer))
     git(peer, "commit", "-q", "--allow-empty", "-m", "root")
@@ -263,15 +272,52 @@ def test_a_hostile_remote_is_named_and_fails_closed(tmp_path: Path) -> None:
     forged = entries_for([R.grant("forged")])[0]
     plant(peer, records_ref("shared", "wpeer"), record_path("grant", forged.digest),
           hash_object(peer, forged.data.replace(b"grant forged", b"grant FORGED")))
-    mine = tmp_path / "mine"
-    git(tmp_path, "clone", "-q", str(peer), str(mine))
-    git(mine, "config", "--add", "remote.origin.fetch",
-        "refs/memory/v1/records/shared/*:refs/memory/v1/remotes/origin/records/shared/*")
-    git(mine, "fetch", "-q", "origin")
+    mine = _fetching_clone(tmp_path, peer)
+    GitProvider(mine, "w1").append(batch(R.grant("mine")))
+    fetched = "refs/memory/v1/remotes/origin/records/shared/wpeer"
     found = [str(p) for p in GitProvider(mine, "w1").verify().problems]
-    assert any("refs/memory/v1/remotes/origin/records/shared/wpeer" in p and forged.digest in p for p in found), found
-    with pytest.raises(IntegrityError, match=forged.digest):
-        list(Store(GitProvider(mine, "w1"), R.SCOPE).items())
+    assert any(fetched in p and forged.digest in p for p in found), found
+    provider = GitProvider(mine, "w1")
+    store = Store(provider, R.SCOPE)
+    # the whole ref is left out, its honest first append too; this clone's own records read
+    assert [i.digest for i in store.items()] == [R.grant("mine")["digest"]]
+    [left] = store.left_out()
+    assert left.where == fetched and forged.digest in left.message and "quarantined" in left.message
+    admitted = json.loads((mine / ".git" / "gitstore" / "admitted.json").read_text())
+    assert admitted[fetched]["problem"] and forged.digest in admitted[fetched]["problem"]
+    GitProvider(mine, "w1").append(batch(R.grant("still writes")))
+
+
+def test_fetched_commits_are_verified_once_and_only_what_is_new(tmp_path: Path) -> None:
+    peer = tmp_path / "peer"
+    git(tmp_path, "init", "-q", str(peer))
+    git(peer, "commit", "-q", "--allow-empty", "-m", "root")
+    GitProvider(peer, "wpeer").append(batch(R.grant("first")))
+    mine = _fetching_clone(tmp_path, peer)
+    fetched = "refs/memory/v1/remotes/origin/records/shared/wpeer"
+    [admission] = GitProvider(mine, "w1").admit()
+    assert admission.admitted and admission.ref == fetched
+    # a commit planted in what was admitted is not looked at again: only new commits are
+    GitProvider(peer, "wpeer").append(batch(R.grant("second")))
+    git(mine, "fetch", "-q", "origin")
+    from gitstore.providers import _verify_git
+
+    seen: list[object] = []
+    real = _verify_git._chain
+
+    def counting(repo, ref, tip, report, since=None):  # type: ignore[no-untyped-def]
+        chain = real(repo, ref, tip, report, since)
+        seen.extend(chain)
+        return chain
+
+    _verify_git._chain = counting  # type: ignore[assignment]
+    try:
+        digests = [s.digest for s in GitProvider(mine, "w1").read()]
+        assert len(seen) == 1  # the one new commit
+        assert [s.digest for s in GitProvider(mine, "w1").read()] == digests and len(seen) == 1
+    finally:
+        _verify_git._chain = real  # type: ignore[assignment]
+    assert digests == [R.grant("first")["digest"], R.grant("second")["digest"]]
 
 
 # -- streamed appends ----------------------------------------------------------------------------

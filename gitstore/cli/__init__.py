@@ -123,9 +123,21 @@ def _run(args: list[str]) -> int:
 
 
 def _dispatch(command: str | None, args: list[str]) -> int:
+    from gitstore import notices
     from gitstore.errors import GitstoreError
 
     as_json = "--json" in args
+    notices.take()  # a command run in-process after another starts afresh
+    try:
+        return _dispatched(command, args, as_json)
+    finally:
+        for line in notices.take():
+            _warn(line, as_json)
+
+
+def _dispatched(command: str | None, args: list[str], as_json: bool) -> int:
+    from gitstore.errors import GitstoreError
+
     try:
         from typer._click.exceptions import ClickException, NoArgsIsHelpError
         from typer.exceptions import Abort, Exit
@@ -170,6 +182,15 @@ def _usage_message(exc: Any) -> str:
     if context is not None and context.command_path != PROG:
         return f"{context.command_path.removeprefix(PROG + ' ')}: {message}"
     return message
+
+
+def _warn(message: str, as_json: bool) -> None:
+    if as_json:
+        import json
+
+        print(json.dumps({"warning": message}, ensure_ascii=False), file=sys.stderr)
+    else:
+        print(f"{PROG}: warning: {message}", file=sys.stderr)
 
 
 def _error(message: str, code: int, as_json: bool) -> None:

@@ -34,6 +34,7 @@ OPTIONAL_CAPABILITIES = frozenset({
     "pause-writes",      # PausingProvider: paused
     "gc",                # CollectingProvider: gc
     "remember-checks",   # RememberingProvider: read_unchecked
+    "quarantine",        # QuarantiningProvider: quarantined
     "search-lexical",    # (reserved)
 })
 CONTRACT_VERSIONS = ("gitstore.provider/v1",)
@@ -240,6 +241,16 @@ class RememberingProvider(Provider, Protocol):
         called for ``key`` (every one, the first time; more than that is allowed), and that
         function: the caller calls it when it found every record read so far sound (part way
         too, so a check cut short resumes where it stopped)."""
+
+
+@runtime_checkable
+class QuarantiningProvider(Provider, Protocol):
+    """A provider with the optional ``quarantine`` capability: storage another clone wrote
+    (the git provider's fetched writer refs) is read only once verified, and storage that
+    fails is left out of every read, whole, instead of failing them all."""
+
+    def quarantined(self) -> list[Problem]:
+        """What reads so far left out, each naming where and why (one line each)."""
 
 
 @runtime_checkable

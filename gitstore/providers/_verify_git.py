@@ -103,16 +103,32 @@ def _verify_repository(repo: pygit2.Repository, state: Path, local: bool) -> Ver
     return report
 
 
+def verify_fetched(repo: pygit2.Repository, ref: str, tip: pygit2.Oid,
+                   since: pygit2.Oid | None = None) -> list[Problem]:
+    """Every problem of a fetched records ref's history (only the commits after ``since``, an
+    ancestor of ``tip`` verified before, when given): what admitting it takes."""
+    match = _REF.match(ref)
+    if not match or match.group(3) != "records":
+        return [Problem(ref, "not a fetched records ref")]
+    report = VerifyReport()
+    with bounded_memory():
+        _verify_records(repo, Path(), ref, match.group(4), "shared", tip, report, since)
+    return report.problems
+
+
 def _local_of(repo: pygit2.Repository) -> pygit2.Repository | None:
     from gitstore.providers._gitdirs import open_local
 
     return open_local(repo, create=False)
 
 
-def _chain(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyReport) -> list[pygit2.Oid]:
+def _chain(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyReport,
+           since: pygit2.Oid | None = None) -> list[pygit2.Oid]:
+    """The commits from the root (or from after ``since``) to ``tip``, oldest first; empty,
+    with the problem reported, when the history is not a readable linear chain of commits."""
     chain = []
     oid: pygit2.Oid | None = tip
-    while oid is not None:
+    while oid is not None and oid != since:
         try:
             commit = repo[oid]
         except KeyError:
@@ -135,7 +151,9 @@ def _chain(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyRep
 
 
 def _verify_records(repo: pygit2.Repository, state: Path, ref: str, writer: str, namespace: str,
-                    tip: pygit2.Oid, report: VerifyReport) -> None:
+                    tip: pygit2.Oid, report: VerifyReport, since: pygit2.Oid | None = None) -> None:
+    """Check a records ref's history, from its root, or only the commits after ``since`` (an
+    ancestor of ``tip`` verified before)."""
     from gitstore.providers.git import parse_message, rewound  # the format lives beside the writer
 
     if not ref.startswith(PREFIX + "remotes/"):
@@ -145,7 +163,10 @@ def _verify_records(repo: pygit2.Repository, state: Path, ref: str, writer: str,
 
     previous_clock = 0
     parent_tree: bytes | None = None
-    for oid in _chain(repo, ref, tip, report):
+    if since is not None:
+        base = repo[since]
+        previous_clock, parent_tree = parse_message(base.message).clock, base.tree_id.raw
+    for oid in _chain(repo, ref, tip, report, since):
         commit = repo[oid]
         where = f"{ref} commit {str(oid)[:12]}"
         try:

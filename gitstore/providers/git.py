@@ -51,11 +51,13 @@ from gitstore.providers._base import (
     GcReport,
     Manifest,
     Namespace,
+    Problem,
     Removal,
     Stored,
     Stream,
     VerifyReport,
 )
+from gitstore.providers._admit import Admission, Admissions
 from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local, run_git, state_dir
 from gitstore.providers._objects import (
     BLOB, BLOB_MODE, PACK_THRESHOLD, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, read_blob, tree_bytes,
@@ -269,6 +271,11 @@ class RefInfo:
     repo: pygit2.Repository = field(compare=False, hash=False, repr=False)
     misplaced: bool = False  # a local ref in the repository itself, where a push can send it
 
+    @property
+    def fetched(self) -> bool:
+        """Whether another clone wrote it and a fetch brought it (``refs/memory/v1/remotes/``)."""
+        return self.name.startswith(PREFIX + "remotes/")
+
 
 def discover_refs(repo: pygit2.Repository, local: pygit2.Repository | None = None) -> list[RefInfo]:
     """Every records ref: own writers' (both namespaces) and fetched ones, in a stable order.
@@ -338,6 +345,8 @@ class GitProvider:
         self._local = open_local(self.repo, create=False)
         self._clocks: dict[pygit2.Oid, int] = {}
         self._sound: set[tuple[str, pygit2.Oid]] = set()  # (ref, tip) found readable and not rewound
+        self._admissions = Admissions(self.state)
+        self._quarantine: dict[str, Admission] = {}
         self._logs_checked = False
         self._histories: dict[tuple[str, str], tuple[pygit2.Oid, list[tuple[Header, pygit2.Oid]]]] = {}
 
@@ -346,7 +355,8 @@ class GitProvider:
             name="git",
             contracts=CONTRACT_VERSIONS,
             capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "append-stream", "payload-snapshot",
-                                                  "pause-writes", "read-streams", "gc", "remember-checks"},
+                                                  "pause-writes", "read-streams", "gc", "remember-checks",
+                                                  "quarantine"},
             storage="git object database, refs/memory/v1/ (local namespace: .git/gitstore/local)",
         )
 
@@ -674,10 +684,42 @@ class GitProvider:
             target = self._target(info.repo, info.name)
             if target is None:
                 continue
-            if (info.name, target) not in self._sound:
+            if info.fetched:
+                if not self._admit(info, target):
+                    continue
+            elif (info.name, target) not in self._sound:
                 self._check_tip(info, target)
             tips.append((info, target))
+        self._admissions.save()
         return tips
+
+    def _admit(self, info: RefInfo, target: pygit2.Oid) -> bool:
+        """Whether a fetched ref's records may be read: verified once up to ``target``. A ref
+        whose history fails is quarantined whole and named by ``quarantined``."""
+        admission = self._admissions.check(self.repo, info.name, target)
+        if admission.admitted:
+            self._quarantine.pop(info.name, None)
+        else:
+            self._quarantine[info.name] = admission
+        return admission.admitted
+
+    def admit(self) -> list[Admission]:
+        """Verify what every fetched writer ref brought since it was last admitted, and say
+        where each stands (what ``gitstore sync`` calls after fetching; reads do it anyway)."""
+        found = []
+        with readable("the fetched refs"):
+            for info in discover_refs(self.repo, self._local):
+                target = self._target(info.repo, info.name)
+                if info.fetched and target is not None:
+                    self._admit(info, target)
+                    found.append(self._admissions.check(self.repo, info.name, target))
+        self._admissions.save()
+        return found
+
+    def quarantined(self) -> list[Problem]:
+        """The fetched refs left out of every read so far, each with why."""
+        return [Problem(ref, f"quarantined: another clone's history fails verification and none of it is "
+                             f"read ({admission.problem})") for ref, admission in sorted(self._quarantine.items())]
 
     def _check_tip(self, info: RefInfo, target: pygit2.Oid) -> None:
         """Refuse a tip that is not a readable commit, or that lost an acknowledged append."""

@@ -17,13 +17,13 @@ from gitstore.store import Store
 def verify(store: Store) -> VerifyReport:
     """Every problem the provider finds, and every rule finding on the records it holds."""
     report = store.verify()
-    if not report.ok:
-        return report  # the records cannot all be read; what is damaged is named already
-    try:
+    try:  # what reads use: everything but quarantined refs (own damage fails here, named above)
         view = View.of(store.scope, store.items())
     except GitstoreError as exc:
-        report.problems.append(Problem("store", str(exc)))
+        if report.ok:
+            report.problems.append(Problem("store", str(exc)))
         return report
+    report.problems.extend(store.left_out())
     for digest, why in view.ignored.items():
         report.problems.append(Problem(f"decision {digest}", why))
     for lid, history in sorted(histories(view.learnings).items()):

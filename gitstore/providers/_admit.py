@@ -1,0 +1,106 @@
+"""Admitting fetched writer refs: records another clone wrote are used only once verified.
+
+A plain ``git fetch`` moves ``refs/memory/v1/remotes/<remote>/records/shared/<writer>``
+without asking gitstore. Before the store reads a fetched ref's records it verifies every
+commit that arrived since the tip it last admitted (all of them the first time): the history
+is linear, every message parses, clocks grow, and each commit adds exactly the records it
+lists, each in canonical form, satisfying its contract and hashing to its digest. A ref that
+passes is admitted at that tip; one that fails is quarantined whole, with the first problem
+as its reason, until its tip moves again. Both are remembered in ``.git/gitstore/admitted.json``
+(``{ref: {"tip": ..., "problem": null | "..."}}``), so a read after a fetch of N new commits
+verifies those N and nothing else, and a read without a fetch verifies nothing.
+
+This clone's own refs are never admitted this way: they fail closed (see ``git.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+
+ADMITTED = "admitted.json"
+
+
+@dataclass(frozen=True)
+class Admission:
+    """Where a fetched ref stands: admitted at ``tip``, or quarantined at ``tip`` because of
+    ``problem``."""
+
+    ref: str
+    tip: str
+    problem: str | None = None
+
+    @property
+    def admitted(self) -> bool:
+        return self.problem is None
+
+    def __str__(self) -> str:
+        if self.admitted:
+            return f"{self.ref}: admitted at {self.tip[:12]}"
+        return f"{self.ref}: quarantined, not read ({self.problem})"
+
+
+class Admissions:
+    """The admission of every fetched ref, read from and saved to ``.git/gitstore``."""
+
+    def __init__(self, state: Path) -> None:
+        self.path = state / ADMITTED
+        self._known = self._load()
+        self._changed = False
+
+    def _load(self) -> dict[str, dict[str, str | None]]:
+        try:
+            data = json.loads(self.path.read_text(encoding="ascii"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def check(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid) -> Admission:
+        """The ref's admission at ``tip``, verifying what arrived since it was last admitted."""
+        known = self._known.get(ref)
+        if isinstance(known, dict) and known.get("tip") == str(tip):
+            return Admission(ref, str(tip), known.get("problem"))
+        since = self._admitted_ancestor(repo, known, tip)
+        from gitstore.providers._verify_git import verify_fetched
+
+        problems = verify_fetched(repo, ref, tip, since)
+        found = Admission(ref, str(tip), str(problems[0]) if problems else None)
+        self._known[ref] = {"tip": found.tip, "problem": found.problem}
+        self._changed = True
+        return found
+
+    @staticmethod
+    def _admitted_ancestor(repo: pygit2.Repository, known: object, tip: pygit2.Oid) -> pygit2.Oid | None:
+        """The tip admitted before, when it is still in the ref's history (what to verify from)."""
+        if not isinstance(known, dict) or known.get("problem") is not None:
+            return None
+        try:
+            before = pygit2.Oid(hex=str(known.get("tip")))
+            return before if before in repo and repo.descendant_of(tip, before) else None
+        except (ValueError, pygit2.GitError):
+            return None
+
+    def forget(self, present: set[str]) -> None:
+        """Drop refs that no longer exist (a remote removed, a writer pruned)."""
+        for ref in [r for r in self._known if r not in present]:
+            del self._known[ref]
+            self._changed = True
+
+    def save(self) -> None:
+        """Write what changed (atomically; a lost race only means verifying again)."""
+        if not self._changed:
+            return
+        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}")
+        try:
+            temporary.write_text(json.dumps(self._known, sort_keys=True, indent=0), encoding="ascii")
+            os.replace(temporary, self.path)
+        except OSError:
+            temporary.unlink(missing_ok=True)  # a read-only state folder: verify again next time
+        self._changed = False
+
+
+__all__ = ["ADMITTED", "Admission", "Admissions"]
