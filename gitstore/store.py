@@ -21,7 +21,7 @@ from gitstore.records.contracts import checked_record, contracts_dir, verify_sto
 from gitstore.errors import GitstoreError, IntegrityError, Refused
 from gitstore import notices
 from gitstore.providers import (
-    AppendResult, Batch, Entry, Provider, QuarantiningProvider, RedactingProvider, RememberingProvider, Removal,
+    AppendResult, Batch, CausalProvider, Entry, Provider, QuarantiningProvider, RedactingProvider, RememberingProvider, Removal,
     SnapshotProvider, Stored, Stream, StreamingProvider, StreamReadingProvider, VerifyReport, require_capabilities,
 )
 from gitstore.providers._base import Namespace, Problem
@@ -72,6 +72,12 @@ def stream_of(record: Mapping[str, Any], kind: str) -> str:
     if kind == "learning":
         return str(record["id"])
     return _STREAMS[kind]
+
+
+def store_order_saw(later: Stored, earlier: Stored) -> bool:
+    """``saw`` for one total order of appends (a file, a database): every append saw every
+    append before it."""
+    return later.append == earlier.append or (earlier.clock, earlier.writer) < (later.clock, later.writer)
 
 
 class Placement:
@@ -347,6 +353,16 @@ class Store:
             self._policy_checked = True  # every policy record was read and found sound
         if wanted is None or {"episode", "learning"} <= set(wanted):
             self.placement = placement
+
+    def saw(self, later: Stored, earlier: Stored) -> bool:
+        """Whether the append that stored ``later`` was made having seen the one that stored
+        ``earlier``: asked of a provider that keeps causal order (git: parents and ``Seen``
+        headers), else store order, in which every append saw every earlier one."""
+        if later.append == earlier.append:
+            return True
+        if "causal-order" in self.manifest.capabilities:
+            return cast(CausalProvider, self.provider).saw(later.append, earlier.append)
+        return store_order_saw(later, earlier)
 
     def left_out(self) -> list[Problem]:
         """What reads left out and why: another clone's writer ref whose history fails

@@ -12,7 +12,7 @@ import pytest
 from gitstore.conformance import _records as R
 from gitstore.providers import BUILTIN, open_provider
 from gitstore.providers._base import (
-    OPTIONAL_CAPABILITIES, CollectingProvider, PausingProvider, Provider, QuarantiningProvider, RedactingProvider,
+    OPTIONAL_CAPABILITIES, CausalProvider, CollectingProvider, PausingProvider, Provider, QuarantiningProvider, RedactingProvider,
     RememberingProvider, SnapshotProvider, StreamingProvider, StreamReadingProvider,
 )
 from gitstore.store import Store
@@ -26,6 +26,7 @@ PROTOCOLS: dict[str, type] = {
     "read-streams": StreamReadingProvider,
     "remember-checks": RememberingProvider,
     "quarantine": QuarantiningProvider,
+    "causal-order": CausalProvider,
 }
 
 

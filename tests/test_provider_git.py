@@ -21,7 +21,7 @@ from gitstore.cli import main
 from gitstore.conformance import _records as R
 from gitstore.conformance import batch, entries_for
 from gitstore.providers import Stream
-from gitstore.providers.git import GitProvider, parse_message, payload_path, record_path, records_ref
+from gitstore.providers.git import GitProvider, format_message, parse_message, payload_path, record_path, records_ref
 from gitstore.context import Context
 from gitstore.store import Store
 
@@ -507,3 +507,47 @@ def test_checks_are_remembered_per_commit_and_resume_where_they_stopped(store_re
     provider.append(batch(grants[3], R.event("not-a-grant")))
     assert [s.digest for s in GitProvider(store_repo, "w1").read_unchecked(["grant"], "k")[0]] == [grants[3]["digest"]]
     assert len(list(provider.read_unchecked(["grant"], "another")[0])) == 4
+
+
+def test_appends_name_what_they_had_seen_and_saw_follows_it(tmp_path: Path) -> None:
+    a = tmp_path / "a"
+    git(tmp_path, "init", "-q", str(a))
+    git(a, "commit", "-q", "--allow-empty", "-m", "root")
+    b = tmp_path / "b"
+    git(tmp_path, "clone", "-q", str(a), str(b))
+    git(a, "remote", "add", "b", str(b))
+    for clone, remote in ((a, "b"), (b, "origin")):
+        git(clone, "config", "--add", f"remote.{remote}.fetch",
+            f"refs/memory/v1/records/shared/*:refs/memory/v1/remotes/{remote}/records/shared/*")
+    pa = GitProvider(a, "wa")
+    pa.append(batch(R.grant("a1")))
+    a1 = git(a, "rev-parse", records_ref("shared", "wa")).strip()
+    git(b, "fetch", "-q", "origin")
+    pb = GitProvider(b, "wb")
+    pb.append(batch(R.grant("b1")))
+    b1 = git(b, "rev-parse", records_ref("shared", "wb")).strip()
+    assert f"Seen: wa {a1}\n" in git(b, "log", "-1", "--format=%B", b1)
+    pb.append(batch(R.grant("b2")))  # nothing new was seen: no Seen header again
+    b2 = git(b, "rev-parse", records_ref("shared", "wb")).strip()
+    assert "Seen:" not in git(b, "log", "-1", "--format=%B", b2)
+    pa.append(batch(R.grant("a2")))  # made without seeing b's appends
+    a2 = git(a, "rev-parse", records_ref("shared", "wa")).strip()
+    git(a, "fetch", "-q", "b")
+    git(b, "fetch", "-q", "origin")
+    for clone, writer in ((a, "wa"), (b, "wb")):
+        provider = GitProvider(clone, writer)
+        assert provider.saw(b2, a1) and provider.saw(b1, a1) and provider.saw(a2, a1)
+        assert not provider.saw(a1, b1) and not provider.saw(a2, b1) and not provider.saw(b2, a2)
+        assert provider.verify().ok
+    # a clock that says it came before what it had seen is named by verify
+    repo = pygit2.Repository(str(b))
+    lying = GitProvider(b, "wlie")
+    lying.append(batch(R.grant("lie")))
+    tip = repo[repo.references[records_ref("shared", "wlie")].target]
+    header = parse_message(tip.message)
+    message = format_message(1, "wlie", "shared", [entries_for([R.grant("lie")])[0]], seen=[("wa", a2)])
+    assert header.clock > 1
+    lie = repo.create_commit(None, tip.author, tip.committer, message, tip.tree_id, tip.parent_ids)
+    repo.references.create(records_ref("shared", "wlie"), lie, force=True)
+    found = [str(p) for p in GitProvider(b, "wb").verify().problems]
+    assert any("wlie" in p and "which it says it had seen" in p for p in found), found

@@ -80,14 +80,31 @@ def test_racing_replacements_settle_identically_on_every_clone(tmp_path: Path) -
     accepted(b, second, by="github:10")
     _exchange(a.workspace.root, b.workspace.root)
     a, b = Context.open(str(a.workspace.root)), Context.open(str(b.workspace.root))
-    verdict_a = {k: (s.usable, s.replaced_by, s.conflicted) for k, s in evaluate(a.view(), "instruction").items()}
-    verdict_b = {k: (s.usable, s.replaced_by, s.conflicted) for k, s in evaluate(b.view(), "instruction").items()}
+    verdict_a = {k: (s.usable, s.replaced_by, s.conflicted, s.contested)
+                 for k, s in evaluate(a.view(), "instruction").items()}
+    verdict_b = {k: (s.usable, s.replaced_by, s.conflicted, s.contested)
+                 for k, s in evaluate(b.view(), "instruction").items()}
     assert verdict_a == verdict_b
-    winners = [k for k, v in verdict_a.items() if v[0]]
-    assert len(winners) == 1 and winners[0] in (first["id"], second["id"])
-    loser = second["id"] if winners[0] == first["id"] else first["id"]
-    assert verdict_a[loser][2] is not None and not verdict_a[loser][0]
-    assert verdict_a[old["id"]][1] == winners[0]
+    # neither clone saw the other's claim: a contest for a person, and nothing of it is used
+    assert not any(v[0] for v in verdict_a.values())
+    winner = min((first, second), key=lambda r: _claim_digest(a, r["id"]))["id"]
+    loser = second["id"] if winner == first["id"] else first["id"]
+    assert verdict_a[old["id"]][1] == winner
+    assert verdict_a[loser][2] is not None and loser in str(verdict_a[winner][3])
+    # retiring the one that should not stand settles it, on every clone
+    ops.retire(b if loser == second["id"] else a, loser, "github:9", "the other replacement stands")
+    _fetch_both(a.workspace.root, b.workspace.root)
+    for ctx in (Context.open(str(a.workspace.root)), Context.open(str(b.workspace.root))):
+        assert [s.id for s, _ in active(ctx.view(), "instruction")] == [winner]
+
+
+def _claim_digest(ctx: Context, learning: str) -> str:
+    return next(i.digest for i in ctx.view().learnings[learning] if i.record.get("supersedes"))
+
+
+def _fetch_both(a: Path, b: Path) -> None:
+    subprocess.run(["git", "fetch", "-q", "peer"], cwd=a, check=True)
+    subprocess.run(["git", "fetch", "-q", "origin"], cwd=b, check=True)
 
 
 def test_two_clones_reach_identical_verdicts_on_shared_learnings(tmp_path: Path) -> None:

@@ -110,12 +110,11 @@ def select(view: Any) -> Selection:
     """The learnings to publish, from a loaded view."""
     from gitstore.deliver.build import screened
     from gitstore.rules.active import active
-    from gitstore.rules.lifecycle import histories
     from gitstore.safety.scanner import default_scanner
 
     scanner = default_scanner()
     selection = Selection([], {}, {}, {})
-    for lid, history in histories(view.learnings).items():
+    for lid, history in view.histories().items():
         selection.written[lid] = {_fact_text(i.record) for i in history.chain[:history.intact]}
     for status, record in active(view, "instruction"):
         why = _unpublishable(view, record)

@@ -13,7 +13,6 @@ from gitstore.records.contracts import seal
 from gitstore.errors import Refused
 from gitstore.rules.active import evaluate
 from gitstore.rules.consent import active_grants, decide
-from gitstore.rules.lifecycle import histories
 from gitstore.context import Context
 from gitstore.records.times import now
 
@@ -24,7 +23,7 @@ def export(ctx: Context, purpose: str, by: str, *, with_evidence: bool = False) 
     if not active_grants(view, purpose):
         raise Refused(f"no active grant permits {purpose}: nothing may be exported for it")
     statuses = evaluate(view, purpose)
-    all_histories = histories(view.learnings)
+    all_histories = view.histories()
     items: list[dict[str, Any]] = []
     lines: list[dict[str, Any]] = []
     for lid, status in statuses.items():

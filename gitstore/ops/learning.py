@@ -18,7 +18,7 @@ from gitstore.errors import ConflictError, Refused
 from gitstore.records.identity import AUTO_SAFE
 from gitstore.rules import evidence as ev
 from gitstore.rules.active import Claims, settle
-from gitstore.rules.lifecycle import AUTO, History, check_step, checked, histories
+from gitstore.rules.lifecycle import AUTO, History, check_step, checked
 from gitstore.rules.view import View
 from gitstore.safety.gate import screen_text
 from gitstore.records.vocabulary import AUDIENCES, CATEGORIES, MEMORY_KINDS
@@ -289,7 +289,7 @@ def auto_accept(ctx: Context, record: dict[str, Any]) -> list[dict[str, Any]]:
 # -- helpers -----------------------------------------------------------------------------------
 
 def _history(view: View, learning_id: str) -> History:
-    return checked(view.learnings, learning_id)
+    return checked(view.learnings, learning_id, view.saw)
 
 
 def _reviewable(history: History, review_digest: str, states: tuple[str, ...]) -> dict[str, Any]:
@@ -305,7 +305,7 @@ def _reviewable(history: History, review_digest: str, states: tuple[str, ...]) -
 
 
 def _refuse_claimed(view: View, current: dict[str, Any]) -> None:
-    claims: Claims = settle(view, histories(view.learnings))
+    claims: Claims = settle(view, view.histories())
     taken = {t: claims.replaced_by[t] for t in current["replaces"] if t in claims.replaced_by}
     if taken:
         raise Refused("already replaced: " + ", ".join(f"{t} by {c}" for t, c in taken.items()))

@@ -20,7 +20,6 @@ from gitstore.errors import ConflictError, Refused
 from gitstore.providers import Removal
 from gitstore.records.canonical import canonicalize, parse_json
 from gitstore.records.contracts import seal
-from gitstore.rules.lifecycle import histories
 from gitstore.rules.view import View
 from gitstore.context import Context
 from gitstore.records.times import now
@@ -153,7 +152,7 @@ def _rewrite_export(ctx: Context, path: Path, gone: set[str]) -> bool:
 
 def _follow_ups(view: View, event_ids: set[str], report: RedactionReport) -> None:
     citing = set()
-    for lid, history in histories(view.learnings).items():
+    for lid, history in view.histories().items():
         for item in history.chain:
             refs = item.record["evidence"] + item.record["counterevidence"]
             if any(set(r["events"]) & event_ids for r in refs):

@@ -35,6 +35,7 @@ OPTIONAL_CAPABILITIES = frozenset({
     "gc",                # CollectingProvider: gc
     "remember-checks",   # RememberingProvider: read_unchecked
     "quarantine",        # QuarantiningProvider: quarantined
+    "causal-order",      # CausalProvider: saw
     "search-lexical",    # (reserved)
 })
 CONTRACT_VERSIONS = ("gitstore.provider/v1",)
@@ -251,6 +252,18 @@ class QuarantiningProvider(Provider, Protocol):
 
     def quarantined(self) -> list[Problem]:
         """What reads so far left out, each naming where and why (one line each)."""
+
+
+@runtime_checkable
+class CausalProvider(Provider, Protocol):
+    """A provider with the optional ``causal-order`` capability: appends made on different
+    clones without seeing each other are told apart from appends made in turn. A provider
+    without it keeps one total order in which every append saw every earlier one (one file,
+    one database)."""
+
+    def saw(self, later: str, earlier: str) -> bool:
+        """Whether append ``later`` was made having seen append ``earlier`` (``Stored.append``
+        values; an append has seen itself)."""
 
 
 @runtime_checkable

@@ -179,9 +179,32 @@ def _verify_records(repo: pygit2.Repository, state: Path, ref: str, writer: str,
         if not previous_clock < header.clock <= previous_clock + MAX_CLOCK_JUMP:
             report.problems.append(Problem(where, f"clock {header.clock} does not follow {previous_clock}"))
         previous_clock = header.clock
+        for problem in _seen_problems(repo, header):
+            report.problems.append(Problem(where, problem))
         tree = commit.tree_id.raw
         _verify_diff(repo, where, parent_tree, tree, header.lines, header.removes, report)
         parent_tree = tree
+
+
+def _seen_problems(repo: pygit2.Repository, header: object) -> list[str]:
+    """What is wrong with a commit's ``Seen`` headers, checked against the commits they name
+    that this repository holds: each names its writer, and came before (a smaller clock: a
+    clock is one more than the largest the writer had seen, so a smaller one is a lie)."""
+    from gitstore.providers.git import parse_message
+
+    problems = []
+    for writer, named in header.seen:  # type: ignore[attr-defined]
+        try:
+            other = repo[named]
+            found = parse_message(other.message)
+        except (KeyError, ValueError, AttributeError, pygit2.GitError):
+            continue  # not held here (or not an append): nothing to compare
+        if found.writer != writer:
+            problems.append(f"Seen names {named} as writer {writer}'s, but it is {found.writer}'s")
+        elif found.clock >= header.clock:  # type: ignore[attr-defined]
+            problems.append(f"clock {header.clock} is not above the clock {found.clock} of {named}, "  # type: ignore[attr-defined]
+                            "which it says it had seen")
+    return problems
 
 
 def _verify_diff(repo: pygit2.Repository, where: str, parent: bytes | None, tree: bytes,

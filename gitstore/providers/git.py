@@ -58,6 +58,7 @@ from gitstore.providers._base import (
     VerifyReport,
 )
 from gitstore.providers._admit import Admission, Admissions
+from gitstore.providers._causal import Causality
 from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local, run_git, state_dir
 from gitstore.providers._objects import (
     BLOB, BLOB_MODE, PACK_THRESHOLD, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, read_blob, tree_bytes,
@@ -136,6 +137,11 @@ def rewound(repo: pygit2.Repository, folder: Path, ref: str, tip: pygit2.Oid | N
     return f"acknowledged append {acked} is no longer in its history (the ref was moved back)"
 
 
+def _named_path(folder: Path, ref: str) -> Path:
+    """Where the tips a writer's last append had seen are kept (so the next names only news)."""
+    return folder / (ref[len(PREFIX):].replace("/", "-") + ".seen")
+
+
 LOST = "this clone acknowledged appends on it, and the ref is gone (deleted)"
 
 
@@ -192,10 +198,13 @@ class Header:
     namespace: str
     lines: tuple[tuple[str, str, str], ...]  # (digest, kind, stream) in position order
     removes: tuple[str, ...] = ()  # payload digests this append removed, with notes in its tree
+    seen: tuple[tuple[str, str], ...] = ()  # (writer, commit) of other writers' tips it had seen
+    policy: str | None = None  # the policy commit a signed append was made under
 
 
 def format_message(clock: int, writer: str, namespace: str, entries: Iterable[Entry | _Staged],
-                   removes: Iterable[str] = ()) -> str:
+                   removes: Iterable[str] = (), seen: Iterable[tuple[str, str]] = (),
+                   policy: str | None = None) -> str:
     """The records commit message: a summary, headers, then one line per record."""
     entries = list(entries)
     lines = [
@@ -205,6 +214,8 @@ def format_message(clock: int, writer: str, namespace: str, entries: Iterable[En
         f"Clock: {clock}",
         f"Writer: {writer}",
         f"Namespace: {namespace}",
+        *([f"Policy: {policy}"] if policy else []),
+        *(f"Seen: {w} {commit}" for w, commit in seen),
         *(f"Removes: {digest}" for digest in removes),
         "",
     ]
@@ -212,6 +223,8 @@ def format_message(clock: int, writer: str, namespace: str, entries: Iterable[En
     return "\n".join(lines) + "\n"
 
 
+_REPEATED = ("Removes", "Seen")
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
 _LINE = re.compile(r"^(sha256:[0-9a-f]{64}) ([a-z]+) (\S{1,200})$")
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 _RECORD = re.compile(r"(sha256:[0-9a-f]{64}) ([a-z]+) ([^\s]{1,200})\n")
@@ -224,8 +237,12 @@ def parse_message(message: str) -> Header:
     if not sep or not sep2:
         raise ValueError("commit message is not a gitstore append")
     pairs = [line.split(": ", 1) for line in headers.splitlines() if ": " in line]
-    fields = {key: value for key, value in pairs if key != "Removes"}
+    fields = {key: value for key, value in pairs if key not in _REPEATED}
     removes = tuple(value for key, value in pairs if key == "Removes")
+    seen = tuple(_seen_line(value) for key, value in pairs if key == "Seen")
+    policy = fields.get("Policy")
+    if policy is not None and not _COMMIT.match(policy):
+        raise ValueError(f"bad Policy {policy[:80]!r}")
     if fields.get("Gitstore-Format") != FORMAT:
         raise ValueError(f"unknown Gitstore-Format {fields.get('Gitstore-Format')!r}")
     clock = fields.get("Clock", "")
@@ -242,7 +259,16 @@ def parse_message(message: str) -> Header:
             if not _LINE.match(raw):
                 raise ValueError(f"bad record line {raw[:80]!r}")
         raise ValueError("append commit lists no records, one per line")
-    return Header(int(clock), fields.get("Writer", ""), fields.get("Namespace", ""), tuple(lines), removes)
+    return Header(int(clock), fields.get("Writer", ""), fields.get("Namespace", ""), tuple(lines), removes,
+                  seen, policy)
+
+
+def _seen_line(value: str) -> tuple[str, str]:
+    """One ``Seen: <writer> <commit>`` header's value."""
+    writer, _, commit = value.partition(" ")
+    if not WRITER_PATTERN.match(writer) or not _COMMIT.match(commit):
+        raise ValueError(f"bad Seen {value[:80]!r}")
+    return writer, commit
 
 
 def _check_order(info: RefInfo, before: Header | None, fresh: list[tuple[Header, pygit2.Oid]]) -> None:
@@ -346,6 +372,7 @@ class GitProvider:
         self._clocks: dict[pygit2.Oid, int] = {}
         self._sound: set[tuple[str, pygit2.Oid]] = set()  # (ref, tip) found readable and not rewound
         self._admissions = Admissions(self.state)
+        self._causality: tuple[tuple[tuple[RefInfo, pygit2.Oid], ...], Causality] | None = None
         self._quarantine: dict[str, Admission] = {}
         self._logs_checked = False
         self._histories: dict[tuple[str, str], tuple[pygit2.Oid, list[tuple[Header, pygit2.Oid]]]] = {}
@@ -356,7 +383,7 @@ class GitProvider:
             contracts=CONTRACT_VERSIONS,
             capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "append-stream", "payload-snapshot",
                                                   "pause-writes", "read-streams", "gc", "remember-checks",
-                                                  "quarantine"},
+                                                  "quarantine", "causal-order"},
             storage="git object database, refs/memory/v1/ (local namespace: .git/gitstore/local)",
         )
 
@@ -504,7 +531,8 @@ class GitProvider:
         if payload_tree is not None:  # the snapshot moves first: it may hold more, never less
             self._set_snapshot(repo, payloads_ref(namespace, self.writer), payload_tree, "gitstore: payloads")
         clock = self._max_clock() + 1
-        message = format_message(clock, self.writer, namespace, new, [r.payload_digest for r in removals])
+        heads, seen = self._seen_heads(namespace, ref, tip)
+        message = format_message(clock, self.writer, namespace, new, [r.payload_digest for r in removals], seen)
         signature = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL)
         parents = [tip] if tip is not None else []
         try:
@@ -514,8 +542,39 @@ class GitProvider:
             return False
         with open(tips_log(self.state, ref), "a", encoding="ascii") as log:
             log.write(f"{commit}\n")
+        self._save_named(ref, commit, heads)
         journal.unlink(missing_ok=True)
         return True
+
+    def _seen_heads(self, namespace: Namespace, ref: str,
+                    tip: pygit2.Oid | None) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
+        """Every other writer's tip an append to ``ref`` has seen (by writer), and those its
+        earlier appends did not name yet: what its ``Seen`` headers say. A shared append names
+        shared tips only (local ones never leave this machine)."""
+        heads: dict[str, set[str]] = {}
+        for info, head in self._tips():
+            if info.writer != self.writer and (namespace == "local" or info.namespace == "shared"):
+                heads.setdefault(info.writer, set()).add(str(head))
+        named = self._named(ref, tip)
+        seen = sorted((w, c) for w, commits in heads.items() for c in commits if c not in named.get(w, ()))
+        return {w: sorted(c) for w, c in heads.items()}, seen
+
+    def _named(self, ref: str, tip: pygit2.Oid | None) -> dict[str, list[str]]:
+        """The tips the append at ``tip`` named or knew, by writer (none when unknown: then the
+        next append names every tip it has seen)."""
+        try:
+            state = json.loads(_named_path(self.state, ref).read_text(encoding="ascii"))
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(state, dict) or state.get("tip") != str(tip) or not isinstance(state.get("named"), dict):
+            return {}
+        return state["named"]  # type: ignore[no-any-return]
+
+    def _save_named(self, ref: str, commit: pygit2.Oid, heads: dict[str, list[str]]) -> None:
+        path = _named_path(self.state, ref)
+        temporary = path.with_name(f"{path.name}.{os.getpid()}")
+        temporary.write_text(json.dumps({"tip": str(commit), "named": heads}, sort_keys=True), encoding="ascii")
+        os.replace(temporary, path)
 
     def _journal(self, roots: list[pygit2.Oid]) -> Path:
         """Name the trees an append is about to make visible, until its commit refers to them:
@@ -787,6 +846,16 @@ class GitProvider:
                 clock = self._clocks[tip] = self._header(info.repo, tip).clock
             best = max(best, clock)
         return best
+
+    def saw(self, later: str, earlier: str) -> bool:
+        """Whether append ``later`` was made having seen append ``earlier`` (both commit ids):
+        ``earlier`` is reachable from ``later`` through parents and ``Seen`` headers."""
+        with readable("the stored records"):
+            tips = tuple(self._tips())
+            if self._causality is None or self._causality[0] != tips:
+                histories = [(info.name, self._history(info, tip)) for info, tip in tips]
+                self._causality = (tips, Causality(histories))
+            return self._causality[1].saw(later, earlier)
 
     def _commits(self) -> list[tuple[Header, RefInfo, pygit2.Oid]]:
         """Every append commit of every ref, in store order."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from gitstore.rules.lifecycle import History, histories
+from gitstore.rules.lifecycle import History
 from gitstore.rules.view import View
 from gitstore.store import Store
 
@@ -25,7 +25,7 @@ def learning_view(store: Store, judged: Callable[[History], bool] | None = None)
     """A view to judge the learnings whose history ``judged`` accepts (None: all) with, and
     every learning's history."""
     view = View.load(store, payloads=False, kinds=POLICY_KINDS)
-    all_histories = histories(view.learnings)
+    all_histories = view.histories()
     refs = [ref for history in all_histories.values() if judged is None or judged(history)
             for ref in _cited(history)]
     episodes = {ref["episode"] for ref in refs}

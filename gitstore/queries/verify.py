@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from gitstore.errors import GitstoreError
 from gitstore.providers import Problem, VerifyReport
-from gitstore.rules.lifecycle import histories
 from gitstore.rules.namespaces import misplaced
 from gitstore.rules.view import View
 from gitstore.store import Store
@@ -26,7 +25,7 @@ def verify(store: Store) -> VerifyReport:
     report.problems.extend(store.left_out())
     for digest, why in view.ignored.items():
         report.problems.append(Problem(f"decision {digest}", why))
-    for lid, history in sorted(histories(view.learnings).items()):
+    for lid, history in sorted(view.histories().items()):
         placed = misplaced(view, history)
         if placed:
             report.problems.append(Problem(f"learning {lid}", f"{placed}; it is never used"))

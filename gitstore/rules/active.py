@@ -1,10 +1,15 @@
 """Which learnings are in force, for which purpose, and what each one replaced.
 
-Supersession settles at read time the same way on every clone: claims (the ``supersedes`` of
-accepted versions in the intact part of a history) are taken in store order; a claim takes
-effect only if none of the learnings it names was already claimed, and then it takes them all.
-A claim that loses replaces nothing and is marked conflicted: if it came with the acceptance,
-that learning is not used; if it was added later, the learning stays as it was. A claim keeps
+Supersession settles at read time the same way on every clone, by what each claim's append
+had seen, never by claimed clocks. Claims are the ``supersedes`` of accepted versions in the
+intact part of a history. A claim made having seen another claim on one of the learnings it
+names loses (the store refuses to write one; a race between clones or a forger can still
+store it). Claims made without seeing each other that name a learning in common are
+**contested**: the one with the smallest digest takes what it names, the others lose, and the
+winner is never used while a contender that lost is not retired; a person settles it by
+retiring the one they do not want. A claim takes all the learnings it names or none. A claim
+that loses replaces nothing and is marked conflicted: if it came with the acceptance, that
+learning is not used; if it was added later, the learning stays as it was. A claim keeps
 effect when its learning is later retired or damaged, so nothing quietly comes back.
 """
 
@@ -17,43 +22,82 @@ from typing import Any
 from gitstore.records.times import format_time
 from gitstore.rules.consent import Verdict
 from gitstore.rules.evidence import refs_serve
-from gitstore.rules.lifecycle import AUTO, USABLE, History, histories
+from gitstore.rules.lifecycle import AUTO, USABLE, History
 from gitstore.rules.namespaces import misplaced
 from gitstore.rules.view import View
+from gitstore.store import Item
 
 
 @dataclass
 class Claims:
-    """The settled supersession: who replaced whom, and which claims lost."""
+    """The settled supersession: who replaced whom, which claims lost, which are contested."""
 
     replaced_by: dict[str, str] = field(default_factory=dict)
     conflicted: dict[str, str] = field(default_factory=dict)  # learning id -> why
     lost_with_acceptance: set[str] = field(default_factory=set)
+    contested: dict[str, str] = field(default_factory=dict)  # winning learning id -> why it waits
+
+
+@dataclass(frozen=True)
+class _Claim:
+    learning: str
+    item: Item
+    targets: tuple[str, ...]
+    with_acceptance: bool
+    retired: bool
 
 
 def settle(view: View, all_histories: dict[str, History]) -> Claims:
-    """Settle racing replacements in store order."""
+    """Settle racing replacements by what each claim had seen (see the module)."""
+    found = _claims(all_histories)
+    claims = Claims()
+    lost: dict[str, set[str]] = {}  # claimant -> learnings whose claims it lost to
+    rivals: dict[str, set[str]] = {}  # claimant -> contenders it settled over
+    for a in found:
+        for b in found:
+            if a is b or not set(a.targets) & set(b.targets):
+                continue
+            a_saw_b, b_saw_a = view.saw(a.item.stored, b.item.stored), view.saw(b.item.stored, a.item.stored)
+            if a_saw_b and not b_saw_a:
+                lost.setdefault(a.learning, set()).add(b.learning)  # a claimed knowing b's claim
+            elif a_saw_b == b_saw_a and b.item.digest < a.item.digest:
+                lost.setdefault(a.learning, set()).add(b.learning)  # neither knew: the smaller digest
+                if not a_saw_b:
+                    rivals.setdefault(b.learning, set()).add(a.learning)
+    for claim in found:
+        if claim.learning in lost:
+            winners = sorted(lost[claim.learning])
+            claims.conflicted[claim.learning] = (
+                f"its replacement of {', '.join(claim.targets)} lost to {', '.join(winners)}")
+            if claim.with_acceptance:
+                claims.lost_with_acceptance.add(claim.learning)
+            continue
+        for target in claim.targets:
+            claims.replaced_by[target] = claim.learning
+        waiting = sorted(r for r in rivals.get(claim.learning, ()) if not _retired(found, r))
+        if waiting:
+            claims.contested[claim.learning] = (
+                f"contested: {', '.join(waiting)} claimed the same learnings without seeing this claim; "
+                "retire the one that should not stand")
+    return claims
+
+
+def _claims(all_histories: dict[str, History]) -> list[_Claim]:
+    """Every claim: the first accepted version carrying ``supersedes`` in a history's intact part."""
     found = []
     for history in all_histories.values():
-        for index, item in enumerate(history.chain[: history.intact]):
+        intact = history.chain[: history.intact]
+        for index, item in enumerate(intact):
             if item.record["state"] == "accepted" and item.record.get("supersedes"):
-                with_acceptance = index == 0 or history.chain[index - 1].record["state"] != "accepted"
-                found.append((view.order_of(item.digest), history.id, item.record["supersedes"], with_acceptance))
+                with_acceptance = index == 0 or intact[index - 1].record["state"] != "accepted"
+                retired = intact[-1].record["state"] == "retired"
+                found.append(_Claim(history.id, item, tuple(item.record["supersedes"]), with_acceptance, retired))
                 break
-    claims = Claims()
-    for _, claimant, targets, with_acceptance in sorted(found):
-        taken = [t for t in targets if t in claims.replaced_by]
-        if taken:
-            claims.conflicted[claimant] = (
-                f"its replacement of {', '.join(taken)} lost to "
-                f"{', '.join(sorted({claims.replaced_by[t] for t in taken}))}"
-            )
-            if with_acceptance:
-                claims.lost_with_acceptance.add(claimant)
-            continue
-        for target in targets:
-            claims.replaced_by[target] = claimant
-    return claims
+    return found
+
+
+def _retired(found: list[_Claim], learning: str) -> bool:
+    return any(c.learning == learning and c.retired for c in found)
 
 
 @dataclass(frozen=True)
@@ -69,13 +113,14 @@ class Status:
     replaced_by: str | None
     conflicted: str | None
     evidence: Verdict | None = None  # the evidence's verdict, when it was judged
+    contested: str | None = None  # why a person must decide again before it is used
 
 
 def evaluate(view: View, purpose: str, now: str | None = None,
              all_histories: dict[str, History] | None = None) -> dict[str, Status]:
     """The standing of every learning of the view for ``purpose`` at ``now`` (``all_histories``:
     the view's histories, when the caller has built them already)."""
-    return _evaluate(view, all_histories if all_histories is not None else histories(view.learnings), purpose, now)
+    return _evaluate(view, all_histories if all_histories is not None else view.histories(), purpose, now)
 
 
 def _evaluate(view: View, all_histories: dict[str, History], purpose: str, now: str | None) -> dict[str, Status]:
@@ -87,10 +132,15 @@ def _evaluate(view: View, all_histories: dict[str, History], purpose: str, now: 
 def _status(view: View, history: History, claims: Claims, purpose: str, now: str) -> Status:
     reasons: list[str] = []
     state = history.current["state"] if history.intact else "invalid"
+    contested = history.contested or claims.contested.get(history.id)
     if not history.valid:
         reasons.append(f"history breaks a rule: {history.problem}")
+    elif history.contested:
+        reasons.append(f"contested: {history.contested}; decide again on version {history.current['version']}")
     elif state not in USABLE:
         reasons.append(f"state is {state}")
+    if history.id in claims.contested:
+        reasons.append(claims.contested[history.id])
     record: dict[str, Any] = history.current if history.intact else {}
     replaced_by = claims.replaced_by.get(history.id)
     if replaced_by:
@@ -115,11 +165,12 @@ def _status(view: View, history: History, claims: Claims, purpose: str, now: str
         else:
             reasons.append(f"evidence does not serve {purpose}: {verdict.reason}")
     trust = "auto-safe" if state in AUTO else "human"
-    return Status(history.id, state, not reasons, trust, tuple(reasons), grants, replaced_by, conflicted, verdict)
+    return Status(history.id, state, not reasons, trust, tuple(reasons), grants, replaced_by, conflicted, verdict,
+                  contested)
 
 
 def active(view: View, purpose: str, now: str | None = None) -> list[tuple[Status, dict[str, Any]]]:
     """Learnings in force for ``purpose``, with their current version, in id order."""
-    all_histories = histories(view.learnings)
+    all_histories = view.histories()
     statuses = _evaluate(view, all_histories, purpose, now)
     return [(s, all_histories[lid].current) for lid, s in statuses.items() if s.usable]

@@ -14,19 +14,31 @@ step may change only its own fields:
   what it offered to replace;
 - accepted | auto-accepted | auto-active -> retired: a person, with a reason; nothing else.
 
-Racing steps from two clones may both name the same version; the first in store order wins and
-the other is ignored, on every clone. A history that breaks a rule is never used; its intact
-prefix still counts for supersession claims.
+A step applies only to a version its append had seen. Steps that name the same version (two
+clones deciding at once) settle by what each append had seen, never by the clocks writers
+claim (``settle_steps``). A step made having seen another step on that version counts only if
+what it saw was a contest (a person deciding again with both in view); otherwise it is stale
+and ignored. Of the steps left, the one no other had seen counts, so a rejection made without
+seeing an acceptance never wins over it: the two are a contest for a person. When several were made
+without seeing each other and disagree (an acceptance and a rejection, two different edits),
+the history is **contested**: it stays at the version they follow, names them, and is never
+used until a person decides again on that version. Steps that agree (two retirements) settle
+on the smallest digest. Every clone holding the same steps computes the same outcome. A
+history that breaks a rule is never used; its intact prefix still counts for supersession
+claims.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gitstore.providers import Stored
 from gitstore.records.identity import AUTO_SAFE, is_person
-from gitstore.store import Item
+from gitstore.store import Item, store_order_saw
+
+Saw = Callable[[Stored, Stored], bool]
 
 ALWAYS = frozenset({"digest", "version", "previous", "state", "decision", "at", "contentDigest", "reviewDigest"})
 REVISABLE = frozenset({"evidence", "counterevidence", "support", "dissent", "confidence", "rationale", "audienceRationale"})
@@ -43,6 +55,8 @@ class History:
     intact: int = 0
     problem: str | None = None
     ignored: list[Item] = field(default_factory=list)
+    contested: str | None = None  # why the history stays before steps made without seeing each other
+    contenders: list[Item] = field(default_factory=list)
 
     @property
     def current(self) -> dict[str, Any]:
@@ -54,8 +68,38 @@ class History:
         return self.problem is None and self.intact > 0
 
 
-def build(learning_id: str, items: list[Item]) -> History:
-    """Chain the versions stored for one learning (``items`` in store order) and check it."""
+@dataclass(frozen=True)
+class Settled:
+    """The outcome of steps that name the same version: the one that counts, or none, and the
+    steps made without seeing each other that disagree (a contest)."""
+
+    winner: Item | None
+    contenders: tuple[Item, ...] = ()
+
+
+def settle_steps(steps: list[Item], saw: Saw = store_order_saw) -> Settled:
+    """Which of ``steps`` (each naming the same previous version) counts; see the module."""
+    if not steps:
+        return Settled(None)
+    known = {id(s): [o for o in steps if o is not s and saw(s.stored, o.stored)] for s in steps}
+    live = [s for s in steps if not known[id(s)] or settle_steps(known[id(s)], saw).contenders]
+    top = [s for s in live if not any(o is not s and id(s) in map(id, known[id(o)]) for o in live)]
+    if not top:
+        return Settled(None)
+    if len(top) == 1 or len({_intent(s.record) for s in top}) == 1:
+        return Settled(min(top, key=lambda s: s.digest))
+    return Settled(None, tuple(sorted(top, key=lambda s: s.digest)))
+
+
+def _intent(record: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What a step decides, leaving out who, when and why: steps with equal intents agree."""
+    return (record["state"], repr(record["content"]), tuple(record.get("supersedes", ())))
+
+
+def build(learning_id: str, items: list[Item], saw: Saw = store_order_saw) -> History:
+    """Chain the versions stored for one learning (``items`` in store order) and check it:
+    each step counts only when its append had seen the version it follows, and steps naming
+    the same version settle by what they had seen (``settle_steps``)."""
     history = History(learning_id)
     by_previous: dict[str | None, list[Item]] = {}
     for item in items:
@@ -63,9 +107,21 @@ def build(learning_id: str, items: list[Item]) -> History:
     previous: str | None = None
     while previous in by_previous:
         candidates = by_previous.pop(previous)
-        history.chain.append(candidates[0])
-        history.ignored.extend(candidates[1:])
-        previous = candidates[0].digest
+        if history.chain:
+            prior = history.chain[-1].stored
+            history.ignored.extend(c for c in candidates if not saw(c.stored, prior))
+            candidates = [c for c in candidates if saw(c.stored, prior)]
+        settled = settle_steps(candidates, saw)
+        history.ignored.extend(c for c in candidates if c is not settled.winner)
+        if settled.winner is None:
+            if settled.contenders:
+                history.contenders = list(settled.contenders)
+                history.contested = "steps made without seeing each other disagree: " + "; ".join(
+                    f"{c.record['state']} by {c.record.get('decision', {}).get('by', 'a proposer')} "
+                    f"({c.digest})" for c in settled.contenders)
+            break
+        history.chain.append(settled.winner)
+        previous = settled.winner.digest
     for rest in by_previous.values():
         history.ignored.extend(rest)
     prior: dict[str, Any] | None = None
@@ -82,7 +138,7 @@ def build(learning_id: str, items: list[Item]) -> History:
     return history
 
 
-def checked(learnings: Mapping[str, list[Item]], learning_id: str) -> History:
+def checked(learnings: Mapping[str, list[Item]], learning_id: str, saw: Saw = store_order_saw) -> History:
     """The history of ``learning_id`` among a view's learnings; refuses an unknown learning and
     one whose history breaks a rule (it is never used)."""
     from gitstore.errors import Refused
@@ -90,7 +146,7 @@ def checked(learnings: Mapping[str, list[Item]], learning_id: str) -> History:
     items = learnings.get(learning_id)
     if not items:
         raise Refused(f"no learning {learning_id} in this scope")
-    history = build(learning_id, items)
+    history = build(learning_id, items, saw)
     if not history.valid:
         raise Refused(f"{learning_id} has a history that breaks a rule and is never used: {history.problem}")
     return history
@@ -201,6 +257,6 @@ _STEPS = {
 }
 
 
-def histories(items_by_id: dict[str, list[Item]]) -> dict[str, History]:
-    """Every learning's history."""
-    return {lid: build(lid, items) for lid, items in items_by_id.items()}
+def histories(items_by_id: Mapping[str, list[Item]], saw: Saw = store_order_saw) -> dict[str, History]:
+    """Every learning's history (``saw``: whether one append was made having seen another)."""
+    return {lid: build(lid, items, saw) for lid, items in items_by_id.items()}

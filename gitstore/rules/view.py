@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from gitstore.providers import Stored
 from gitstore.records.authority import is_decision, unvouched, why_bare
-from gitstore.store import Item, Store
+from gitstore.store import Item, Store, store_order_saw
 
 T = TypeVar("T")
 
@@ -36,6 +37,7 @@ class View:
     local_episodes: set[str] = field(default_factory=set)  # episode ids kept in the local namespace
     ignored: dict[str, str] = field(default_factory=dict)  # digest -> why the rules ignore it
     heads: dict[str, str] = field(default_factory=dict)  # learning id -> its stream's last record
+    saw: Callable[[Stored, Stored], bool] = field(default=store_order_saw, repr=False, compare=False)
     _read: int = field(default=0, repr=False, compare=False)  # records read so far, kept or not
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -47,14 +49,22 @@ class View:
             kinds = list(kinds)
             if "learning" in kinds and "audit" not in kinds:
                 kinds.append("audit")
-        return cls.of(store.scope, store.items(kinds, payloads=payloads))
+        return cls.of(store.scope, store.items(kinds, payloads=payloads), store.saw)
 
     @classmethod
-    def of(cls, scope: str, items: Iterable[Item]) -> View:
-        """A view of items in store order (each already re-checked)."""
-        view = cls(scope=scope)
+    def of(cls, scope: str, items: Iterable[Item],
+           saw: Callable[[Stored, Stored], bool] = store_order_saw) -> View:
+        """A view of items in store order (each already re-checked); ``saw`` tells whether one
+        append was made having seen another (``Store.saw``)."""
+        view = cls(scope=scope, saw=saw)
         view.add(items)
         return view
+
+    def histories(self) -> dict[str, Any]:
+        """Every learning's history, checked and settled (``rules.lifecycle``), built once."""
+        from gitstore.rules.lifecycle import histories
+
+        return self.memo("lifecycle.histories", lambda: histories(self.learnings, self.saw))
 
     def add(self, items: Iterable[Item]) -> None:
         """Index more records, read in store order after those already here (a view loaded

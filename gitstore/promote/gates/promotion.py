@@ -66,11 +66,10 @@ class Memory:
         from gitstore.promote.gates._common import read_store
         from gitstore.promote.verify import PURPOSE
         from gitstore.rules.active import evaluate
-        from gitstore.rules.lifecycle import histories
         from gitstore.rules.view import View
 
         view = View.load(read_store(root))
-        found = histories(view.learnings)
+        found = view.histories()
         return cls(evaluate(view, PURPOSE), {k: h.current if h.valid else None for k, h in found.items()},
                    {i.digest: i.record for i in view.items if i.kind == "packet"})
 
