@@ -21,7 +21,7 @@ from gitstore.records.contracts import checked_record, contracts_dir, verify_sto
 from gitstore.errors import GitstoreError, IntegrityError, Refused
 from gitstore import notices
 from gitstore.providers import (
-    AppendResult, Batch, CausalProvider, Entry, Provider, QuarantiningProvider, RedactingProvider, RememberingProvider, Removal,
+    AppendResult, Attestation, AttestingProvider, Batch, CausalProvider, Entry, Provider, TrustMode, QuarantiningProvider, RedactingProvider, RememberingProvider, Removal,
     SnapshotProvider, Stored, Stream, StreamingProvider, StreamReadingProvider, VerifyReport, require_capabilities,
 )
 from gitstore.providers._base import Namespace, Problem
@@ -205,6 +205,10 @@ class Store:
         self.placement = Placement()
         self._policy_checked = False
         self._refreshed = False
+        self._mode: TrustMode | None = None
+        self._attested: dict[str, Attestation] = {}
+        if "attest" in self.manifest.capabilities:
+            cast(AttestingProvider, provider).judge_notes(self._note_counts)
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -259,6 +263,7 @@ class Store:
         sides = Sides(self._where)
         written: list[tuple[str, str]] = []  # (kind, stream) of each record
         vouching: list[Mapping[str, Any]] = []  # decisions and audit entries
+        authorities: list[dict[str, Any]] = []  # decisions, grants, withdrawals
 
         def entries() -> Iterator[Entry]:
             for record in records:
@@ -268,19 +273,24 @@ class Store:
                     if entry.kind != "audit" and not decided:
                         raise Refused(_UNDECIDED.format(id=record["id"], state=record["state"]))
                     vouching.append(record)
+                if is_decision(record) or entry.kind in ("grant", "withdrawal"):
+                    authorities.append(dict(record))
                 if entry.kind in ("episode", "learning"):
                     written.append((entry.kind, entry.stream))
                 yield entry
 
+        def authority() -> bool:
+            return self._authorize(sides.decide(namespace), authorities, removals)
+
         if if_head is None and not removals and not decided and "append-stream" in self.manifest.capabilities:
-            stream = Stream(entries(), lambda: sides.decide(namespace))
+            stream = Stream(entries(), lambda: sides.decide(namespace), authority)
             result = cast(StreamingProvider, self.provider).append_stream(stream)
         else:
             prepared = tuple(entries())
             bare = unvouched(vouching)
             if bare:
                 raise Refused(f"{why_bare(bare[0])}: refused")
-            batch = Batch(sides.decide(namespace), prepared, removals)
+            batch = Batch(sides.decide(namespace), prepared, removals, authority())
             if if_head is not None:
                 result = self.provider.append_if_head(batch, if_head[0], if_head[1])
             else:
@@ -289,6 +299,91 @@ class Store:
         for kind, name in written:
             self.placement.note(kind, name, chosen)
         return result  # type: ignore[no-any-return]
+
+    # -- trust ---------------------------------------------------------------------------------
+
+    def trust_mode(self) -> TrustMode:
+        """Who may decide here: single-user, a policy, or a policy that cannot be used."""
+        if self._mode is None:
+            attesting = "attest" in self.manifest.capabilities
+            self._mode = cast(AttestingProvider, self.provider).trust_mode() if attesting else TrustMode()
+        return self._mode
+
+    def attestation(self, append: str) -> Attestation:
+        """Who made an append: a provider without ``attest`` holds only this clone's own."""
+        found = self._attested.get(append)
+        if found is None:
+            if "attest" in self.manifest.capabilities:
+                found = cast(AttestingProvider, self.provider).attest(append)
+            else:
+                found = Attestation(append, own=True)
+            self._attested[append] = found
+        return found
+
+    def authority_problem(self, item: Item, extends: bool = False) -> str | None:
+        """Why a decision, grant or withdrawal read back carries no authority (None: it counts;
+        see ``gitstore.rules.trust``). ``extends``: a version that only adds ``supersedes``."""
+        from gitstore.rules.trust import record_problem
+
+        return record_problem(self.trust_mode(), self.attestation, item.record, item.stored.namespace,
+                              item.stored.append, extends)
+
+    def _note_counts(self, payload_digest: str, note: bytes, append: str | None) -> bool:
+        """Whether a redaction note is honoured: its removal carries authority."""
+        from gitstore.records.canonical import parse_json
+        from gitstore.rules.trust import note_problem
+
+        try:
+            parsed = parse_json(note, allow_floats=False)
+        except GitstoreError:
+            return False  # verify names it
+        attestation = None if append is None else self.attestation(append)
+        return isinstance(parsed, dict) and note_problem(self.trust_mode(), attestation, parsed) is None
+
+    def ignored_notes(self) -> list[Problem]:
+        """Redaction notes stored without authority: their payloads are not treated as removed."""
+        if "attest" not in self.manifest.capabilities:
+            return []
+        found = []
+        for payload_digest, note, append in cast(AttestingProvider, self.provider).notes():
+            if not self._note_counts(payload_digest, note, append):
+                from gitstore.records.canonical import parse_json
+                from gitstore.rules.trust import note_problem
+
+                why = "is not a redaction object"
+                try:
+                    parsed = parse_json(note, allow_floats=False)
+                    why = note_problem(self.trust_mode(), None if append is None else self.attestation(append),
+                                       parsed) or why
+                except GitstoreError:
+                    pass
+                found.append(Problem(f"redaction note {payload_digest}", f"carries no authority: {why}; "
+                                     "the payload is not treated as removed"))
+        return found
+
+    def _authorize(self, namespace: Namespace, authorities: list[dict[str, Any]],
+                   removals: tuple[Removal, ...]) -> bool:
+        """Whether an append carries authority (then a provider that signs appends signs it),
+        refusing, before anything is written, one the policy would never let count."""
+        if not authorities and not removals:
+            return False
+        if namespace == "shared" and "attest" in self.manifest.capabilities:
+            from gitstore.records.canonical import parse_json
+            from gitstore.rules.trust import refusal
+
+            who, hint = cast(AttestingProvider, self.provider).signing_as()
+            notes = [parse_json(r.note, allow_floats=False) for r in removals]
+            problem = refusal(self.trust_mode(), who, hint, authorities, notes, self._extends)
+            if problem is not None:
+                raise Refused(problem)
+        return True
+
+    def _extends(self, record: dict[str, Any]) -> bool:
+        """Whether a learning version only adds ``supersedes`` to an accepted version."""
+        if record.get("state") != "accepted" or not record.get("supersedes") or not record.get("previous"):
+            return False
+        return any(i.digest == record["previous"] and i.record["state"] == "accepted"
+                   for i in self.stream(str(record["id"])))
 
     def _where(self, kind: str, key: str) -> Namespace | None:
         """Where an episode or learning is kept, asking the provider again for one not seen."""

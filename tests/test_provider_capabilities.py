@@ -12,7 +12,7 @@ import pytest
 from gitstore.conformance import _records as R
 from gitstore.providers import BUILTIN, open_provider
 from gitstore.providers._base import (
-    OPTIONAL_CAPABILITIES, CausalProvider, CollectingProvider, PausingProvider, Provider, QuarantiningProvider, RedactingProvider,
+    OPTIONAL_CAPABILITIES, AttestingProvider, CausalProvider, CollectingProvider, PausingProvider, Provider, QuarantiningProvider, RedactingProvider,
     RememberingProvider, SnapshotProvider, StreamingProvider, StreamReadingProvider,
 )
 from gitstore.store import Store
@@ -27,6 +27,7 @@ PROTOCOLS: dict[str, type] = {
     "remember-checks": RememberingProvider,
     "quarantine": QuarantiningProvider,
     "causal-order": CausalProvider,
+    "attest": AttestingProvider,
 }
 
 

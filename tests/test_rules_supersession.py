@@ -14,6 +14,7 @@ from gitstore.ops import learning as ops
 from gitstore.context import Context
 from gitstore.rules.active import active, evaluate
 
+from .team import sync, two_reviewers
 from .world import Thread, accepted, grant_all, propose, ready_repo, ref
 
 
@@ -49,37 +50,18 @@ def test_a_retired_replacement_keeps_its_claims(tmp_path: Path) -> None:
     assert active(ctx.view(), "instruction") == [], "retiring the replacement does not restore the old one"
 
 
-def _clone(src: Path, dst: Path) -> Context:
-    subprocess.run(["git", "clone", "-q", str(src), str(dst)], check=True)
-    from gitstore.ops.setup import init
-
-    init(dst)
-    subprocess.run(["git", "fetch", "-q", "origin"], cwd=dst, check=True)  # memory comes with plain fetch
-    return Context.open(str(dst))
-
-
-def _exchange(a: Path, b: Path) -> None:
-    subprocess.run(["git", "remote", "add", "peer", str(b)], cwd=a, check=True)
-    from gitstore.ops.setup import init
-
-    init(a)  # adds the memory refspecs for the new remote
-    subprocess.run(["git", "fetch", "-q", "peer"], cwd=a, check=True)
-    subprocess.run(["git", "fetch", "-q", "origin"], cwd=b, check=True)
-
-
 def test_racing_replacements_settle_identically_on_every_clone(tmp_path: Path) -> None:
-    a = ready_repo(tmp_path / "a")
+    a, b = two_reviewers(tmp_path)
     grant_all(a)
     c = _world(a)
     old = accepted(a, propose(a, [ref(c[0])], title="Old rule", text="Old."))
     first = propose(a, [ref(c[1])], title="Replacement A", text="A.", replaces=(old["id"],))
     second = propose(a, [ref(c[2])], title="Replacement B", text="B.", replaces=(old["id"],))
-    b = _clone(a.workspace.root, tmp_path / "b")
+    a, b = sync(a, b)
     # each clone accepts a different replacement of the same learning, unaware of the other
     accepted(a, first)
     accepted(b, second, by="github:10")
-    _exchange(a.workspace.root, b.workspace.root)
-    a, b = Context.open(str(a.workspace.root)), Context.open(str(b.workspace.root))
+    a, b = sync(a, b)
     verdict_a = {k: (s.usable, s.replaced_by, s.conflicted, s.contested)
                  for k, s in evaluate(a.view(), "instruction").items()}
     verdict_b = {k: (s.usable, s.replaced_by, s.conflicted, s.contested)
@@ -92,9 +74,8 @@ def test_racing_replacements_settle_identically_on_every_clone(tmp_path: Path) -
     assert verdict_a[old["id"]][1] == winner
     assert verdict_a[loser][2] is not None and loser in str(verdict_a[winner][3])
     # retiring the one that should not stand settles it, on every clone
-    ops.retire(b if loser == second["id"] else a, loser, "github:9", "the other replacement stands")
-    _fetch_both(a.workspace.root, b.workspace.root)
-    for ctx in (Context.open(str(a.workspace.root)), Context.open(str(b.workspace.root))):
+    ops.retire(a, loser, "github:9", "the other replacement stands")
+    for ctx in sync(a, b):
         assert [s.id for s, _ in active(ctx.view(), "instruction")] == [winner]
 
 
@@ -102,24 +83,20 @@ def _claim_digest(ctx: Context, learning: str) -> str:
     return next(i.digest for i in ctx.view().learnings[learning] if i.record.get("supersedes"))
 
 
-def _fetch_both(a: Path, b: Path) -> None:
-    subprocess.run(["git", "fetch", "-q", "peer"], cwd=a, check=True)
-    subprocess.run(["git", "fetch", "-q", "origin"], cwd=b, check=True)
-
-
 def test_two_clones_reach_identical_verdicts_on_shared_learnings(tmp_path: Path) -> None:
-    a = ready_repo(tmp_path / "a")
+    a, b = two_reviewers(tmp_path)
     grant = grant_all(a)
     c = _world(a)
     l1 = accepted(a, propose(a, [ref(c[0])], title="One", text="One."))
     propose(a, [ref(c[1])], title="Two", text="Two.")
-    b = _clone(a.workspace.root, tmp_path / "b")
+    a, b = sync(a, b)
     accepted(b, propose(b, [ref(c[2])], title="Three", text="Three."), by="github:10")
     from gitstore.ops import consent
 
-    consent.withdraw(b, "github:10", grant["digest"], ["training"] if "training" in grant["purposes"] else None, None)
+    consent.withdraw(b, "github:10", grant["digest"], ["review"], None)
     ops.retire(a, l1["id"], "github:9", "done")
-    _exchange(a.workspace.root, b.workspace.root)
-    a, b = Context.open(str(a.workspace.root)), Context.open(str(b.workspace.root))
+    a, b = sync(a, b)
     for purpose in ("instruction", "review", "training"):
         assert evaluate(a.view(), purpose) == evaluate(b.view(), purpose)
+    assert [s.id for s, _ in active(a.view(), "instruction")]  # the accepted one on b counts on a
+    assert not active(a.view(), "review")  # b's withdrawal counts on a

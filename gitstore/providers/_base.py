@@ -36,6 +36,7 @@ OPTIONAL_CAPABILITIES = frozenset({
     "remember-checks",   # RememberingProvider: read_unchecked
     "quarantine",        # QuarantiningProvider: quarantined
     "causal-order",      # CausalProvider: saw
+    "attest",            # AttestingProvider: trust_mode, attest, judge_notes, notes
     "search-lexical",    # (reserved)
 })
 CONTRACT_VERSIONS = ("gitstore.provider/v1",)
@@ -85,11 +86,15 @@ class Batch:
     ``removals`` (providers with ``redact-payload``) remove payloads in the same append: the
     audit entries of the removals are among ``entries``, so a removal is never kept without
     the entry that says who removed what and why.
+
+    ``authority`` says the append carries decisions, grants, withdrawals or removals: a
+    provider that signs appends (git, under a policy) signs this one; others ignore it.
     """
 
     namespace: Namespace
     entries: tuple[Entry, ...]
     removals: tuple[Removal, ...] = ()
+    authority: bool = False  # it carries decisions, grants, withdrawals or removals: sign it
 
     def __post_init__(self) -> None:
         if self.namespace not in NAMESPACES:
@@ -107,6 +112,7 @@ class Stream:
 
     entries: Iterable[Entry]
     namespace: Callable[[], Namespace]
+    authority: Callable[[], bool] = lambda: False  # asked after the last entry, like namespace
 
 
 @dataclass(frozen=True)
@@ -132,6 +138,37 @@ class Stored:
     @property
     def order(self) -> tuple[int, str, int]:
         return (self.clock, self.writer, self.position)
+
+
+@dataclass(frozen=True)
+class TrustMode:
+    """Who may decide in this store: ``single-user`` (no policy: only this clone's own
+    decisions count), ``policy`` (only signed decisions by people the policy allows), or
+    ``broken`` (a policy that cannot be used: no decision counts until it is fixed)."""
+
+    mode: str = "single-user"
+    revision: str | None = None  # the policy revision: the default branch's tip it was read from
+    branch: str | None = None  # the default branch it was read from
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class Attestation:
+    """What is known of who made one append: whether this clone made it (``own``: it is in
+    this clone's own storage, not fetched from another clone), where it was read, and, under
+    a policy, each person whose signature on it verified with the actions the policy lets
+    them take (``signers``), or why none counts (``problem``)."""
+
+    append: str
+    own: bool
+    where: str = ""
+    signers: tuple[tuple[str, frozenset[str]], ...] = ()
+    problem: str | None = None
+    namespace: str = "shared"
+
+    def actions(self, person: str) -> frozenset[str] | None:
+        """What ``person`` may do by this append's signature (None: it is not theirs)."""
+        return next((actions for who, actions in self.signers if who == person), None)
 
 
 @dataclass(frozen=True)
@@ -264,6 +301,34 @@ class CausalProvider(Provider, Protocol):
     def saw(self, later: str, earlier: str) -> bool:
         """Whether append ``later`` was made having seen append ``earlier`` (``Stored.append``
         values; an append has seen itself)."""
+
+
+@runtime_checkable
+class AttestingProvider(Provider, Protocol):
+    """A provider with the optional ``attest`` capability: it holds appends other clones made
+    (fetched) beside this clone's own, and can say who signed each one under the team's
+    policy. The store applies the rules (``gitstore.records.authority``); the provider only
+    reports. A provider without it keeps one clone's own appends (single-user)."""
+
+    def trust_mode(self) -> TrustMode:
+        """The policy in force (or why there is none)."""
+
+    def attest(self, append: str) -> Attestation:
+        """Who made an append (a ``Stored.append``), as far as signatures and the policy say."""
+
+    def judge_notes(self, judge: Callable[[str, bytes, str | None], bool]) -> None:
+        """From now on honour only the redaction notes ``judge(payload_digest, note, append)``
+        accepts (``append``: the append that removed the payload; None for a note this clone
+        kept in its own payload snapshot, as older versions did): ``payload``,
+        ``redaction_note`` and ``noted`` answer as if the others did not exist."""
+
+    def notes(self) -> list[tuple[str, bytes, str | None]]:
+        """Every redaction note stored, honoured or not: (payload digest, note, append)."""
+
+    def signing_as(self) -> tuple[tuple[tuple[str, frozenset[str]], ...], str]:
+        """Who this clone's appends would be signed as under the current policy: each person
+        its signing key is listed for, with what the policy lets them do (empty when it signs
+        for nobody, or cannot sign), and a line saying what to configure when it cannot."""
 
 
 @runtime_checkable

@@ -46,6 +46,7 @@ from gitstore.providers._base import (
     NAMESPACES,
     REQUIRED_CAPABILITIES,
     AppendResult,
+    Attestation,
     Batch,
     Entry,
     GcReport,
@@ -55,10 +56,13 @@ from gitstore.providers._base import (
     Removal,
     Stored,
     Stream,
+    TrustMode,
     VerifyReport,
 )
 from gitstore.providers._admit import Admission, Admissions
 from gitstore.providers._causal import Causality
+from gitstore.providers._signing import signed_commit, signer
+from gitstore.providers._trust_git import Trust, attestation
 from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local, run_git, state_dir
 from gitstore.providers._objects import (
     BLOB, BLOB_MODE, PACK_THRESHOLD, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, read_blob, tree_bytes,
@@ -140,6 +144,15 @@ def rewound(repo: pygit2.Repository, folder: Path, ref: str, tip: pygit2.Oid | N
 def _named_path(folder: Path, ref: str) -> Path:
     """Where the tips a writer's last append had seen are kept (so the next names only news)."""
     return folder / (ref[len(PREFIX):].replace("/", "-") + ".seen")
+
+
+class _Moved(Exception):
+    """The ref moved between reading its tip and swapping it: try again."""
+
+
+def _streamed(batch: Batch) -> Stream:
+    """A batch as the one shape appends take here."""
+    return Stream(batch.entries, lambda: batch.namespace, lambda: batch.authority)
 
 
 LOST = "this clone acknowledged appends on it, and the ref is gone (deleted)"
@@ -373,6 +386,11 @@ class GitProvider:
         self._sound: set[tuple[str, pygit2.Oid]] = set()  # (ref, tip) found readable and not rewound
         self._admissions = Admissions(self.state)
         self._causality: tuple[tuple[tuple[RefInfo, pygit2.Oid], ...], Causality] | None = None
+        self._notes_cache: tuple[tuple[tuple[RefInfo, pygit2.Oid], ...], dict[str, list[tuple[bytes, str | None]]]] | None = None
+        self._judge: Callable[[str, bytes, str | None], bool] = lambda digest, note, append: True
+        self._judged: dict[tuple[str, str | None], bool] = {}
+        self._trust: Trust | None = None
+        self._origins_cache: tuple[tuple[tuple[RefInfo, pygit2.Oid], ...], dict[str, tuple[RefInfo, Header, bool]]] | None = None
         self._quarantine: dict[str, Admission] = {}
         self._logs_checked = False
         self._histories: dict[tuple[str, str], tuple[pygit2.Oid, list[tuple[Header, pygit2.Oid]]]] = {}
@@ -383,7 +401,7 @@ class GitProvider:
             contracts=CONTRACT_VERSIONS,
             capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "append-stream", "payload-snapshot",
                                                   "pause-writes", "read-streams", "gc", "remember-checks",
-                                                  "quarantine", "causal-order"},
+                                                  "quarantine", "causal-order", "attest"},
             storage="git object database, refs/memory/v1/ (local namespace: .git/gitstore/local)",
         )
 
@@ -409,10 +427,10 @@ class GitProvider:
     # -- writing -------------------------------------------------------------------------------
 
     def append(self, batch: Batch) -> AppendResult:
-        return self._append(Stream(batch.entries, lambda: batch.namespace), None, batch.removals)
+        return self._append(_streamed(batch), None, batch.removals)
 
     def append_if_head(self, batch: Batch, stream: str, expected: str | None) -> AppendResult:
-        return self._append(Stream(batch.entries, lambda: batch.namespace), (stream, expected), batch.removals)
+        return self._append(_streamed(batch), (stream, expected), batch.removals)
 
     def append_stream(self, stream: Stream) -> AppendResult:
         """``append`` for entries that arrive one at a time: each record and payload blob is
@@ -426,7 +444,9 @@ class GitProvider:
         try:
             with self._lock("gc", fcntl.LOCK_SH), readable("the stored records"):  # gitstore gc waits for appends under way
                 staging = self._stage(stream.entries, writer)
-                return self._commit_staged(stream.namespace(), staging, writer, guard, removals)
+                namespace = stream.namespace()
+                sign = stream.authority() and namespace == "shared" and self._signs()
+                return self._commit_staged(namespace, staging, writer, guard, removals, sign)
         finally:
             writer.abort()  # whatever was not flushed into a commit
 
@@ -451,8 +471,19 @@ class GitProvider:
             staged.append(_Staged(digest, e.kind, e.stream, add(BLOB, e.data), e.payload_digest, payload))
         return staging
 
+    def _signs(self) -> bool:
+        """Whether appends carrying authority are signed here: always under a policy, and
+        wherever git itself signs every commit (``commit.gpgsign``)."""
+        if self.trust.state.mode == "policy":
+            return True
+        try:
+            return bool(self.repo.config.get_bool("commit.gpgsign"))
+        except (KeyError, pygit2.GitError):
+            return False
+
     def _commit_staged(self, namespace: Namespace, staging: _Staging, writer: ObjectWriter,
-                       guard: tuple[str, str | None] | None, removals: tuple[Removal, ...]) -> AppendResult:
+                       guard: tuple[str, str | None] | None, removals: tuple[Removal, ...],
+                       sign: bool = False) -> AppendResult:
         repo = self.repository(namespace)
         ref = records_ref(namespace, self.writer)
         with self._writer_lock(namespace):
@@ -475,7 +506,7 @@ class GitProvider:
                     if removals:
                         raise Refused("an append that removes payloads adds the audit entries of the removals")
                     return done
-                if self._try_commit(repo, namespace, ref, tip, staging, writer, removals):
+                if self._try_commit(repo, namespace, ref, tip, staging, writer, removals, sign):
                     break
                 time.sleep(random.uniform(0, min(0.02, 0.0005 * 2 ** min(attempt, 6))))
             else:
@@ -511,7 +542,7 @@ class GitProvider:
             yield
 
     def _try_commit(self, repo: pygit2.Repository, namespace: Namespace, ref: str, tip: pygit2.Oid | None,
-                    staging: _Staging, writer: ObjectWriter, removals: tuple[Removal, ...]) -> bool:
+                    staging: _Staging, writer: ObjectWriter, removals: tuple[Removal, ...], sign: bool) -> bool:
         new = staging.staged
         reader = staging.readers.of(repo)
         base = repo[tip].peel(pygit2.Tree) if tip is not None else None
@@ -532,12 +563,17 @@ class GitProvider:
             self._set_snapshot(repo, payloads_ref(namespace, self.writer), payload_tree, "gitstore: payloads")
         clock = self._max_clock() + 1
         heads, seen = self._seen_heads(namespace, ref, tip)
-        message = format_message(clock, self.writer, namespace, new, [r.payload_digest for r in removals], seen)
+        policy = self.trust.state.commit if sign and self.trust.state.mode == "policy" else None
+        message = format_message(clock, self.writer, namespace, new, [r.payload_digest for r in removals], seen,
+                                 policy)
         signature = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL)
         parents = [tip] if tip is not None else []
         try:
-            commit = repo.create_commit(ref, signature, signature, message, tree, parents)
-        except (pygit2.GitError, ValueError, OSError):
+            if sign:
+                commit = self._signed(repo, ref, tip, signature, message, tree, parents)
+            else:
+                commit = repo.create_commit(ref, signature, signature, message, tree, parents)
+        except (pygit2.GitError, ValueError, OSError, _Moved):
             self._clear_stale_lock(repo, ref)
             return False
         with open(tips_log(self.state, ref), "a", encoding="ascii") as log:
@@ -545,6 +581,21 @@ class GitProvider:
         self._save_named(ref, commit, heads)
         journal.unlink(missing_ok=True)
         return True
+
+    def _signed(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid | None, signature: pygit2.Signature,
+                message: str, tree: pygit2.Oid, parents: list[pygit2.Oid]) -> pygit2.Oid:
+        """A commit signed with this clone's git signing configuration, and ``ref`` moved onto
+        it only if it still points at ``tip`` (a compare-and-swap under git's ref lock)."""
+        who, hint = signer(self.repo)
+        if who is None:
+            raise Refused(f"appends that decide are signed commits here, and {hint}")
+        commit = signed_commit(repo, who, signature, message, tree, parents)
+        with repo.transaction() as txn:
+            txn.lock_ref(ref)
+            if self._target(repo, ref) != tip:
+                raise _Moved(ref)
+            txn.set_target(ref, commit, message="gitstore: append")
+        return commit
 
     def _seen_heads(self, namespace: Namespace, ref: str,
                     tip: pygit2.Oid | None) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
@@ -680,39 +731,72 @@ class GitProvider:
         return list(found.values())
 
     def redaction_note(self, payload_digest: str) -> bytes | None:
-        path = note_path(payload_digest)
         with readable("redaction notes"):
-            return self._note_at(path)
-
-    def _note_at(self, path: str) -> bytes | None:
-        for repo, tree in self._note_trees():
-            if path in tree:
-                return _blob(repo, tree[path].id)
-        return None
+            return self._honoured().get(payload_digest)
 
     def noted(self) -> set[str]:
-        """Every payload digest that has a redaction note (few: the ``notes`` folders are read)."""
+        """Every payload digest that has a redaction note honoured (see ``judge_notes``)."""
         with readable("redaction notes"):
-            return self._noted()
+            return set(self._honoured())
 
-    def _noted(self) -> set[str]:
-        found: set[str] = set()
-        for repo, tree in self._note_trees():
-            if "notes" in tree and tree["notes"].filemode == pygit2.GIT_FILEMODE_TREE:
-                notes = repo[tree["notes"].id].peel(pygit2.Tree)
-                found.update("sha256:" + path.rsplit("/", 1)[-1][:-5] for path in _payload_paths(repo, notes))
+    def judge_notes(self, judge: Callable[[str, bytes, str | None], bool]) -> None:
+        """Honour only the notes ``judge`` accepts from now on (the store's trust rule)."""
+        self._judge = judge
+        self._judged.clear()
+
+    def notes(self) -> list[tuple[str, bytes, str | None]]:
+        """Every redaction note stored, honoured or not: (payload digest, note, append)."""
+        with readable("redaction notes"):
+            return [(digest, note, append) for digest, kept in sorted(self._kept_notes().items())
+                    for note, append in kept]
+
+    def _honoured(self) -> dict[str, bytes]:
+        """Payload digest -> the first note the judge honours for it."""
+        found: dict[str, bytes] = {}
+        for digest, kept in self._kept_notes().items():
+            for note, append in kept:
+                key = (digest, append)
+                if key not in self._judged:
+                    self._judged[key] = self._judge(digest, note, append)
+                if self._judged[key]:
+                    found[digest] = note
+                    break
         return found
 
-    def _note_trees(self) -> list[tuple[pygit2.Repository, pygit2.Tree]]:
-        """The trees notes are kept in: every records tip, then (older stores) every snapshot."""
-        trees = [(info.repo, commit_at(info.repo, tip, info.name).tree) for info, tip in self._tips()]
-        return trees + self._snapshot_trees()
+    def _kept_notes(self) -> dict[str, list[tuple[bytes, str | None]]]:
+        """Payload digest -> every (note, append that removed it) stored: in the records tree
+        of each append whose ``Removes`` names it, in store order; then (None for the append)
+        notes older versions kept in this clone's own payload snapshots. Notes in snapshots
+        another clone wrote are not notes: only appends carry authority."""
+        tips = tuple(self._tips())
+        if self._notes_cache is not None and self._notes_cache[0] == tips:
+            return self._notes_cache[1]
+        kept: dict[str, list[tuple[bytes, str | None]]] = {}
+        seen: set[tuple[str, str]] = set()
+        for header, info, oid in self._commits():
+            for digest in header.removes:
+                if (digest, str(oid)) not in seen:
+                    seen.add((digest, str(oid)))
+                    tree = commit_at(info.repo, oid, info.name).tree
+                    note = _blob(info.repo, tree[note_path(digest)].id, note_path(digest))
+                    kept.setdefault(digest, []).append((note, str(oid)))
+        for repo, tree in self._snapshot_trees(own=True):
+            if "notes" in tree and tree["notes"].filemode == pygit2.GIT_FILEMODE_TREE:
+                notes = repo[tree["notes"].id].peel(pygit2.Tree)
+                for path in _payload_paths(repo, notes):
+                    digest = "sha256:" + path.rsplit("/", 1)[-1][:-5]
+                    kept.setdefault(digest, []).append((_blob(repo, notes[path].id, path), None))
+        self._notes_cache = (tips, kept)
+        return kept
 
-    def _snapshot_trees(self) -> list[tuple[pygit2.Repository, pygit2.Tree]]:
-        """The tree of every payload snapshot the store reads. A fetched snapshot that is not a
-        readable commit is left out (``verify`` names it); this clone's own fails closed."""
+    def _snapshot_trees(self, own: bool = False) -> list[tuple[pygit2.Repository, pygit2.Tree]]:
+        """The tree of every payload snapshot the store reads (``own``: only this clone's). A
+        fetched snapshot that is not a readable commit is left out (``verify`` names it); this
+        clone's own fails closed."""
         trees = []
         for repo, ref in self._snapshot_refs():
+            if own and ref.startswith(PREFIX + "remotes/"):
+                continue
             target = self._target(repo, ref)
             if target is None:
                 continue
@@ -846,6 +930,49 @@ class GitProvider:
                 clock = self._clocks[tip] = self._header(info.repo, tip).clock
             best = max(best, clock)
         return best
+
+    # -- trust -----------------------------------------------------------------------------------
+
+    @property
+    def trust(self) -> Trust:
+        """The policy in force and the signers of appends (see ``_trust_git``)."""
+        if self._trust is None:
+            self._trust = Trust(self.repo, self.state)
+        return self._trust
+
+    def trust_mode(self) -> TrustMode:
+        return self.trust.mode()
+
+    def signing_as(self) -> tuple[tuple[tuple[str, frozenset[str]], ...], str]:
+        return self.trust.signing_as()
+
+    def attest(self, append: str) -> Attestation:
+        """Who made an append: whether it is in this clone's own refs (else fetched), and,
+        under a policy, whose signature on it counts."""
+        with readable("the stored records"):
+            found = self._origins().get(append)
+            if found is None:
+                return Attestation(append, False, problem="is not an append this clone holds")
+            info, header, own = found
+            base = Attestation(append, own, info.name, namespace=info.namespace)
+            if self.trust.state.mode != "policy" or info.namespace == "local":
+                return base
+            commit = commit_at(info.repo, pygit2.Oid(hex=append), info.name)
+            return attestation(base, self.trust, commit, header.policy)
+
+    def _origins(self) -> dict[str, tuple[RefInfo, Header, bool]]:
+        """Commit id -> a ref holding it, its header, and whether any of this clone's own refs
+        holds it (a commit of this clone's that came back in a fetch is still its own)."""
+        tips = tuple(self._tips())
+        if self._origins_cache is None or self._origins_cache[0] != tips:
+            found: dict[str, tuple[RefInfo, Header, bool]] = {}
+            for info, tip in tips:
+                for header, oid in self._history(info, tip):
+                    known = found.get(str(oid))
+                    if known is None or (not known[2] and not info.fetched):
+                        found[str(oid)] = (info, header, not info.fetched)
+            self._origins_cache = (tips, found)
+        return self._origins_cache[1]
 
     def saw(self, later: str, earlier: str) -> bool:
         """Whether append ``later`` was made having seen append ``earlier`` (both commit ids):

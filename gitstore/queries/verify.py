@@ -1,8 +1,10 @@
 """``verify``: the provider's check of every stored byte, then the rules' check of what the
-records say together: decisions written without their audit entry, and shared learnings whose
-evidence or history other clones never receive. Both kinds of finding are never used by reads;
-verify names them so someone can act (reject or retire again, propose again from shared
-evidence)."""
+records say together: fetched refs left out (quarantined), decisions written without their
+audit entry, decisions, grants, withdrawals and redactions that carry no authority (fetched
+without a policy, unsigned, or signed by someone the policy does not allow), and shared
+learnings whose evidence or history other clones never receive. Every such finding is never
+used by reads; verify names them so someone can act (decide again, fix the policy, propose
+again from shared evidence)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ def verify(store: Store) -> VerifyReport:
     """Every problem the provider finds, and every rule finding on the records it holds."""
     report = store.verify()
     try:  # what reads use: everything but quarantined refs (own damage fails here, named above)
-        view = View.of(store.scope, store.items())
+        view = View.of(store.scope, store.items(), store)
     except GitstoreError as exc:
         if report.ok:
             report.problems.append(Problem("store", str(exc)))
@@ -25,6 +27,7 @@ def verify(store: Store) -> VerifyReport:
     report.problems.extend(store.left_out())
     for digest, why in view.ignored.items():
         report.problems.append(Problem(f"decision {digest}", why))
+    report.problems.extend(store.ignored_notes())
     for lid, history in sorted(view.histories().items()):
         placed = misplaced(view, history)
         if placed:

@@ -1,8 +1,9 @@
 """A consistent, re-checked snapshot of one scope's records, indexed for the rules.
 
 A decision that arrived without the audit entry that vouches for it in the same append (see
-``gitstore.records.authority``) is left out of the learnings, on every clone, and kept in
-``ignored`` with the reason.
+``gitstore.records.authority``), and a decision, grant or withdrawal that carries no authority
+(``gitstore.rules.trust``: fetched without a policy, unsigned or signed by someone the policy
+does not allow), is left out, on every clone, and kept in ``ignored`` with the reason.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ class View:
     ignored: dict[str, str] = field(default_factory=dict)  # digest -> why the rules ignore it
     heads: dict[str, str] = field(default_factory=dict)  # learning id -> its stream's last record
     saw: Callable[[Stored, Stored], bool] = field(default=store_order_saw, repr=False, compare=False)
+    judge: Callable[[Item, bool], str | None] | None = field(default=None, repr=False, compare=False)
+    _states: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # version -> state
     _read: int = field(default=0, repr=False, compare=False)  # records read so far, kept or not
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -49,14 +52,15 @@ class View:
             kinds = list(kinds)
             if "learning" in kinds and "audit" not in kinds:
                 kinds.append("audit")
-        return cls.of(store.scope, store.items(kinds, payloads=payloads), store.saw)
+        return cls.of(store.scope, store.items(kinds, payloads=payloads), store)
 
     @classmethod
-    def of(cls, scope: str, items: Iterable[Item],
-           saw: Callable[[Stored, Stored], bool] = store_order_saw) -> View:
-        """A view of items in store order (each already re-checked); ``saw`` tells whether one
-        append was made having seen another (``Store.saw``)."""
-        view = cls(scope=scope, saw=saw)
+    def of(cls, scope: str, items: Iterable[Item], store: Store | None = None) -> View:
+        """A view of items in store order (each already re-checked). With ``store``, it asks the
+        store whether one append was made having seen another (``Store.saw``) and whether each
+        decision, grant and withdrawal carries authority (``Store.authority_problem``); without
+        one, store order stands for both and every record is the clone's own."""
+        view = cls(scope=scope) if store is None else cls(scope=scope, saw=store.saw, judge=store.authority_problem)
         view.add(items)
         return view
 
@@ -73,12 +77,28 @@ class View:
         items = list(items)
         for bare in bare_decisions(items):
             self.ignored[bare.digest] = f"{why_bare(bare.record)}; it is never used"
+        if self.judge is not None:
+            self._judge(items)
         for index, item in enumerate(items, start=self._read):
             if item.kind == "learning":
                 self.heads[item.record["id"]] = item.digest
             if item.digest not in self.ignored:
                 self._add(item, index)
         self._read += len(items)
+
+    def _judge(self, items: list[Item]) -> None:
+        """Leave out decisions, grants and withdrawals that carry no authority, with why."""
+        assert self.judge is not None
+        self._states.update((i.digest, i.record["state"]) for i in items if i.kind == "learning")
+        for item in items:
+            if item.digest in self.ignored or item.kind not in ("learning", "grant", "withdrawal"):
+                continue
+            if item.kind == "learning" and not is_decision(item.record):
+                continue
+            extends = self._states.get(item.record.get("previous") or "") == "accepted"
+            problem = self.judge(item, extends)
+            if problem is not None:
+                self.ignored[item.digest] = f"{_what(item)} carries no authority: {problem}; it is never used"
 
     def head(self, learning_id: str) -> str | None:
         """The last version stored for a learning, in store order, even one the rules ignore (a
@@ -128,6 +148,13 @@ class View:
     def order_of(self, digest: str) -> int:
         """Position of a record in store order (every clone computes the same)."""
         return self.position[digest]
+
+
+def _what(item: Item) -> str:
+    record = item.record
+    if item.kind == "learning":
+        return f"learning {record['id']} version {record['version']} ({record['state']}, {item.digest})"
+    return f"{item.kind} {item.digest}"
 
 
 def bare_decisions(items: Iterable[Item]) -> list[Item]:

@@ -1,0 +1,117 @@
+"""Reading the team's policy (``gitstore.records.policy``) from the repository's default branch.
+
+The default branch is the remote's, as last fetched: the branch ``refs/remotes/origin/HEAD``
+points to (``git clone`` sets it; ``git remote set-head origin --auto`` refreshes it). A clone
+without it reads its own: ``init.defaultBranch`` when that branch exists, else ``main``, else
+``master``. The policy in force is the one in that branch's tip (the reader's *policy
+revision*); with no ``.gitstore/`` files there, the repository is single-user. Every clone
+that fetched the same default branch computes the same verdicts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pygit2
+
+from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE, Policy, PolicyError, parse
+
+REMOTE_HEAD = "refs/remotes/origin/HEAD"
+
+
+@dataclass(frozen=True)
+class Revision:
+    """The policy one commit's tree holds: none (no files), unusable (``problem``), or usable,
+    with the allowed_signers bytes signatures are checked against."""
+
+    policy: Policy | None = None
+    problem: str | None = None
+    signers: bytes = b""
+
+
+@dataclass(frozen=True)
+class PolicyState:
+    """The policy in force for this clone, or why there is none or it cannot be used."""
+
+    branch: str | None = None  # the ref the default branch was read from
+    commit: str | None = None  # that branch's tip: the policy revision
+    policy: Policy | None = None
+    problem: str | None = None  # the files are there but unusable: no decision counts
+
+    @property
+    def mode(self) -> str:
+        if self.problem is not None:
+            return "broken"
+        return "policy" if self.policy is not None else "single-user"
+
+
+def default_branch(repo: pygit2.Repository) -> str | None:
+    """The ref of the default branch this clone reads the policy from (see the module)."""
+    head = repo.references.get(REMOTE_HEAD)
+    if head is not None and head.type == pygit2.enums.ReferenceType.SYMBOLIC:
+        target = str(head.target)
+        if target in repo.references:
+            return target
+    names = []
+    try:
+        names.append(str(repo.config["init.defaultBranch"]))
+    except (KeyError, pygit2.GitError):
+        pass
+    for name in (*names, "main", "master"):
+        if f"refs/heads/{name}" in repo.references:
+            return f"refs/heads/{name}"
+    return None
+
+
+def current(repo: pygit2.Repository) -> PolicyState:
+    """The policy in force: the one in the default branch's tip."""
+    branch = default_branch(repo)
+    if branch is None:
+        return PolicyState()
+    try:
+        tip = repo.references[branch].peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError) as exc:
+        return PolicyState(branch, problem=f"cannot read {branch}: {exc}")
+    found = at(repo, tip)
+    return PolicyState(branch, str(tip.id), found.policy, found.problem)
+
+
+def at(repo: pygit2.Repository, commit: pygit2.Commit) -> Revision:
+    """The policy a commit's tree holds (see ``Revision``)."""
+    try:
+        files = [_file(repo, commit.tree, path) for path in (POLICY_FILE, SIGNERS_FILE)]
+    except (KeyError, ValueError, pygit2.GitError) as exc:
+        return Revision(problem=f"cannot read the policy at {commit.id}: {exc}")
+    if files == [None, None]:
+        return Revision()
+    if files[0] is None or files[1] is None:
+        missing = POLICY_FILE if files[0] is None else SIGNERS_FILE
+        return Revision(problem=f"{missing} is missing at {str(commit.id)[:12]}: a policy needs both files")
+    try:
+        return Revision(parse(files[0], files[1]), signers=files[1])
+    except PolicyError as exc:
+        return Revision(problem=f"{exc} (at {str(commit.id)[:12]})")
+
+
+def _file(repo: pygit2.Repository, tree: pygit2.Tree, path: str) -> bytes | None:
+    try:
+        entry = tree[path]
+    except KeyError:
+        return None
+    found = repo[entry.id]
+    if not isinstance(found, pygit2.Blob):
+        raise ValueError(f"{path} is not a file")
+    return found.data
+
+
+def in_history(repo: pygit2.Repository, tip: str, commit: str) -> bool:
+    """Whether ``commit`` is ``tip`` or one of its ancestors (false when either is unknown)."""
+    if tip == commit:
+        return True
+    try:
+        return commit in repo and repo.descendant_of(tip, commit)
+    except (ValueError, pygit2.GitError):
+        return False
+
+
+__all__ = ["REMOTE_HEAD", "PolicyState", "Revision", "at", "current", "default_branch", "in_history"]

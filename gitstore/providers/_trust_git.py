@@ -1,0 +1,174 @@
+"""Who signed each append of a git store, under the team's policy.
+
+Under a policy (``gitstore.providers._policy_git``), an append counts for a person when:
+
+1. its commit is signed (``gpgsig``) with an SSH key;
+2. the policy revision it names (``Policy: <commit>``; an append without one is judged by the
+   current policy alone) is in the default branch's history as this clone sees it, so nobody
+   signs under a policy that was never merged;
+3. the signature verifies (``ssh-keygen -Y verify -n git``, at the commit's time) against that
+   revision's ``allowed_signers``, which lists the key for the person;
+4. the current policy still lists that key for them, valid at the commit's time: removing a key
+   (or a person) from the policy withdraws every decision it signed, past ones included; to
+   retire a key without that, keep its line with ``valid-before``;
+5. the actions the person may take are those both revisions allow.
+
+Signature checks are the costly part (one ``ssh-keygen`` run each): each commit's is made once
+and remembered (``_verified``, kind ``signatures``) under the allowed_signers bytes it was
+checked against. The rest is looked up in parsed policies, once per revision.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import weakref
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from gitstore.providers._base import Attestation, TrustMode
+from gitstore.providers._policy_git import PolicyState, Revision, at, current, in_history
+from gitstore.providers._signing import SignatureProblem, check, signature_of, signer, signing_key
+from gitstore.providers._verified import Verified
+from gitstore.records.policy import Policy
+
+
+SAVE_EVERY = 64  # signatures checked between two writes of what was found
+
+
+class Trust:
+    """The policy in force for one repository and the signers of its appends."""
+
+    def __init__(self, repo: pygit2.Repository, state: Path) -> None:
+        self.repo = repo
+        self._state: PolicyState | None = None
+        self._revisions: dict[str, Revision] = {}
+        self._merged: dict[str, bool] = {}
+        self._checked = Verified(state, "signatures")
+        self._unsaved = 0
+        weakref.finalize(self, self._checked.save)  # what a run checked last is kept too
+
+    @property
+    def state(self) -> PolicyState:
+        if self._state is None:
+            self._state = current(self.repo)
+        return self._state
+
+    def mode(self) -> TrustMode:
+        state = self.state
+        return TrustMode(state.mode, state.commit, state.branch, state.problem)
+
+    def signers(self, commit: pygit2.Commit, policy_commit: str | None
+                ) -> tuple[tuple[tuple[str, frozenset[str]], ...], str | None]:
+        """The people whose signature on ``commit`` counts, with what they may do, or why none."""
+        state = self.state
+        if state.policy is None or state.commit is None:
+            return (), "is judged without a usable policy"
+        revision_id = policy_commit or state.commit
+        if not self._in_default(state.commit, revision_id):
+            return (), f"was made under policy revision {revision_id[:12]}, which is not in {state.branch}'s history"
+        revision = self._revision(revision_id)
+        if revision.policy is None:
+            return (), f"names policy revision {revision_id[:12]}, which holds no usable policy"
+        try:
+            key, principals = self._verified(commit, revision)
+        except SignatureProblem as exc:
+            return (), f"carries no valid signature: {exc}"
+        return _still_allowed(state.policy, revision.policy, key, principals, commit)
+
+    def _verified(self, commit: pygit2.Commit, revision: Revision) -> tuple[str, tuple[str, ...]]:
+        """The key a commit is signed with and the people it verified for, under ``revision``'s
+        allowed_signers (checked once, then remembered)."""
+        context = "allowed_signers:" + hashlib.sha256(revision.signers).hexdigest()[:32]
+        oid = str(commit.id)
+        known = self._checked.get(oid, context)
+        if isinstance(known, dict):
+            if known.get("problem"):
+                raise SignatureProblem(str(known["problem"]))
+            return str(known["key"]), tuple(known["principals"])
+        result: dict[str, Any]
+        try:
+            found = signature_of(commit)
+            if found is None:
+                raise SignatureProblem("it is not signed")
+            key = signing_key(found[0])
+            assert revision.policy is not None
+            principals = [p for k in revision.policy.keys if k.public == key for p in k.principals]
+            checked = check(_program(self.repo), commit, revision.signers, principals)
+            result = {"key": checked.key, "principals": list(checked.principals)}
+        except SignatureProblem as exc:
+            result = {"problem": str(exc)}
+        self._checked.put(oid, context, result)
+        self._unsaved += 1
+        if self._unsaved >= SAVE_EVERY:
+            self._checked.save()
+            self._unsaved = 0
+        if result.get("problem"):
+            raise SignatureProblem(result["problem"])
+        return result["key"], tuple(result["principals"])
+
+    def _revision(self, commit_id: str) -> Revision:
+        found = self._revisions.get(commit_id)
+        if found is None:
+            try:
+                found = at(self.repo, self.repo[commit_id].peel(pygit2.Commit))
+            except (KeyError, ValueError, pygit2.GitError) as exc:
+                found = Revision(problem=f"cannot read {commit_id}: {exc}")
+            self._revisions[commit_id] = found
+        return found
+
+    def _in_default(self, tip: str, commit_id: str) -> bool:
+        found = self._merged.get(commit_id)
+        if found is None:
+            found = self._merged[commit_id] = in_history(self.repo, tip, commit_id)
+        return found
+
+    def signing_as(self) -> tuple[tuple[tuple[str, frozenset[str]], ...], str]:
+        """Who this clone's signing key signs for under the current policy (see
+        ``AttestingProvider.signing_as``)."""
+        who, hint = signer(self.repo)
+        if who is None:
+            return (), hint
+        key = who.public()
+        if key is None:
+            return (), f"the public key of user.signingkey ({who.key}) cannot be read: give the .pub file"
+        policy = self.state.policy
+        if policy is None:
+            return (), "there is no usable policy"
+        found = tuple((p, policy.actions(p)) for k in policy.keys if k.public == key for p in k.principals)
+        if not found:
+            return (), f"the policy lists nobody for the key user.signingkey names ({key[:32]}...)"
+        return found, ""
+
+
+def _still_allowed(now: Policy, then: Policy, key: str, principals: tuple[str, ...], commit: pygit2.Commit
+                   ) -> tuple[tuple[tuple[str, frozenset[str]], ...], str | None]:
+    """The people a verified signature counts for: listed with that key by the current policy
+    too, valid at the commit's time, with the actions both revisions allow."""
+    when = datetime.fromtimestamp(commit.committer.time, timezone.utc).strftime("%Y%m%d%H%M%S")
+    found = []
+    for person in principals:
+        line = now.holds(person, key)
+        if line is not None and line.valid_at(when):
+            found.append((person, then.actions(person) & now.actions(person)))
+    if not found:
+        return (), f"is signed with a key the current policy no longer lists for {', '.join(principals)}"
+    return tuple(found), None
+
+
+def _program(repo: pygit2.Repository) -> str:
+    try:
+        return str(repo.config["gpg.ssh.program"]) or "ssh-keygen"
+    except (KeyError, pygit2.GitError):
+        return "ssh-keygen"
+
+
+def attestation(base: Attestation, trust: Trust, commit: pygit2.Commit, policy_commit: str | None) -> Attestation:
+    """``base`` (who holds the append) completed with its signers under the policy."""
+    signers, problem = trust.signers(commit, policy_commit)
+    return Attestation(base.append, base.own, base.where, signers, problem, base.namespace)
+
+
+__all__ = ["Trust", "attestation"]

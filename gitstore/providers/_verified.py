@@ -1,0 +1,71 @@
+"""Results of checks made on git objects, remembered so each is made once.
+
+A git object never changes (its id is the hash of its bytes), so what a check found about it
+stays true for as long as what it was checked *against* stays the same: a commit's signature
+verified under one ``allowed_signers`` file, a blob's digest under one version of the
+contracts. Each result is kept under ``(object id, context)``, the context naming everything
+else the result depends on; a different context is a different key, so nothing stale is ever
+served, and contexts no longer asked for are dropped when the file is written again.
+
+One JSON file per kind of check, ``.git/gitstore/verified/<kind>.json``:
+``{"<context>": {"<object id>": <result>}}``, written atomically; a lost race between two
+processes only means a check is made again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+FOLDER = "verified"
+KEEP_CONTEXTS = 8  # contexts kept per kind: the current ones and a few recent ones
+
+
+class Verified:
+    """Remembered results of one kind of check."""
+
+    def __init__(self, state: Path, kind: str) -> None:
+        self.path = state / FOLDER / f"{kind}.json"
+        self._data: dict[str, dict[str, Any]] | None = None
+        self._used: dict[str, None] = {}
+        self._changed = False
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        if self._data is None:
+            try:
+                data = json.loads(self.path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                data = {}
+            self._data = {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
+        return self._data
+
+    def get(self, oid: str, context: str) -> Any | None:
+        """What the check found for ``oid`` under ``context``, or None when never checked."""
+        self._used[context] = None
+        return self._load().get(context, {}).get(oid)
+
+    def put(self, oid: str, context: str, result: Any) -> None:
+        """Remember a result (JSON-serialisable, not None)."""
+        self._used[context] = None
+        self._load().setdefault(context, {})[oid] = result
+        self._changed = True
+
+    def save(self) -> None:
+        """Write the results if any changed, keeping the contexts used most recently."""
+        if not self._changed or self._data is None:
+            return
+        recent = list(self._used) + [c for c in self._data if c not in self._used]
+        kept = {c: self._data[c] for c in recent[:KEEP_CONTEXTS] if c in self._data}
+        self.path.parent.mkdir(exist_ok=True)
+        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}")
+        try:
+            temporary.write_text(json.dumps(kept, sort_keys=True, separators=(",", ":")), encoding="utf-8")
+            os.replace(temporary, self.path)
+        except OSError:
+            temporary.unlink(missing_ok=True)  # read-only: check again next time
+        self._changed = False
+
+
+__all__ = ["FOLDER", "Verified"]

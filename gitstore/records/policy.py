@@ -1,0 +1,231 @@
+"""The team's policy: who may decide, and the keys they sign with.
+
+A policy is two files committed in the repository's code history, under ``.gitstore/``, and
+reviewed like code; the store reads them from the default branch (see
+``gitstore.providers._policy_git``):
+
+``.gitstore/policy.json``::
+
+    {"schema": "gitstore.policy/v1",
+     "people": {"github:583231": ["accept", "reject", "retire", "supersede", "merge",
+                                  "withdraw", "grant", "redact"],
+                "github:9": ["accept", "reject"]}}
+
+``people`` names each person (a gitstore person id) and the actions they may take (``ACTIONS``;
+``auto-accept`` lets a person's clone run the auto-safe gate). Nothing else is allowed in it.
+
+``.gitstore/allowed_signers``: git's own format for SSH signatures (``gpg.ssh.allowedSignersFile``,
+see ssh-keygen(1) "ALLOWED SIGNERS"), one key per line, its principals being gitstore person ids::
+
+    github:583231 namespaces="git" ssh-ed25519 AAAAC3Nza... alice@laptop
+
+Options ``namespaces`` (which must allow ``git``), ``valid-after`` and ``valid-before`` are
+honoured (a key's validity is judged at its commit's time, as git does); ``cert-authority``
+and wildcard principals are refused, so each key names exactly the people it signs for.
+
+Both files are parsed strictly: anything off makes the whole policy unusable, and then no
+decision counts (fail closed) until it is fixed; ``gitstore status`` says why.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gitstore.records.identity import PERSON
+
+SCHEMA = "gitstore.policy/v1"
+FOLDER = ".gitstore"
+POLICY_FILE = f"{FOLDER}/policy.json"
+SIGNERS_FILE = f"{FOLDER}/allowed_signers"
+ACTIONS = ("accept", "reject", "retire", "supersede", "merge", "withdraw", "grant", "redact", "auto-accept")
+KEY_TYPES = frozenset({
+    "ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
+    "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com",
+})
+_OPTION = re.compile(r'([a-z-]+)(?:="([^"]*)")?')
+_TIME = re.compile(r"^[0-9]{8}([0-9]{4}([0-9]{2})?)?Z?$")
+MAX_FILE = 1 << 20
+
+
+class PolicyError(ValueError):
+    """A policy file that cannot be used; the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class SignerKey:
+    """One line of allowed_signers: the people a key signs for, the key, its options."""
+
+    principals: tuple[str, ...]
+    key_type: str
+    key: str  # base64 blob
+    valid_after: str | None = None
+    valid_before: str | None = None
+
+    @property
+    def public(self) -> str:
+        return f"{self.key_type} {self.key}"
+
+    def valid_at(self, when: str) -> bool:
+        """Whether the key may sign at ``when`` (``YYYYMMDDHHMMSS``, UTC)."""
+        return ((self.valid_after is None or when >= _padded(self.valid_after))
+                and (self.valid_before is None or when < _padded(self.valid_before)))
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Who may take which action, and with which keys."""
+
+    people: dict[str, frozenset[str]] = field(default_factory=dict)
+    keys: tuple[SignerKey, ...] = ()
+
+    def actions(self, person: str) -> frozenset[str]:
+        return self.people.get(person, frozenset())
+
+    def keys_of(self, person: str) -> list[SignerKey]:
+        return [k for k in self.keys if person in k.principals]
+
+    def holds(self, person: str, public: str) -> SignerKey | None:
+        """The line of ``person``'s key ``public`` (``type base64``), or None."""
+        return next((k for k in self.keys_of(person) if k.public == public), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"people": {p: sorted(a) for p, a in sorted(self.people.items())},
+                "keys": [{"principals": list(k.principals), "key": f"{k.key_type} {k.key[:16]}..."}
+                         for k in self.keys]}
+
+
+def parse(policy: bytes, signers: bytes) -> Policy:
+    """Both files' bytes as a Policy, or PolicyError naming what is wrong."""
+    people = parse_people(policy)
+    keys = parse_signers(signers)
+    unsigned = sorted(p for p in people if not any(p in k.principals for k in keys))
+    if unsigned:
+        raise PolicyError(f"{POLICY_FILE}: {unsigned[0]} may decide but has no key in {SIGNERS_FILE}")
+    return Policy(people, keys)
+
+
+def parse_people(data: bytes) -> dict[str, frozenset[str]]:
+    """``policy.json``: the people and their actions."""
+    if len(data) > MAX_FILE:
+        raise PolicyError(f"{POLICY_FILE}: larger than {MAX_FILE} bytes")
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise PolicyError(f"{POLICY_FILE}: not JSON ({exc})") from None
+    if not isinstance(value, dict) or set(value) != {"schema", "people"}:
+        raise PolicyError(f'{POLICY_FILE}: must be {{"schema": "{SCHEMA}", "people": {{...}}}} and nothing else')
+    if value["schema"] != SCHEMA:
+        raise PolicyError(f"{POLICY_FILE}: unknown schema {value['schema']!r} (this version reads {SCHEMA})")
+    if not isinstance(value["people"], dict):
+        raise PolicyError(f"{POLICY_FILE}: people must map person ids to lists of actions")
+    people = {}
+    for who, actions in value["people"].items():
+        if not isinstance(who, str) or not PERSON.match(who) or who.startswith("bot:"):
+            raise PolicyError(f"{POLICY_FILE}: {who!r} is not a person id like github:583231")
+        if not isinstance(actions, list) or not actions or any(a not in ACTIONS for a in actions):
+            raise PolicyError(f"{POLICY_FILE}: {who}'s actions must be a list of {', '.join(ACTIONS)}")
+        people[who] = frozenset(actions)
+    return people
+
+
+def parse_signers(data: bytes) -> tuple[SignerKey, ...]:
+    """``allowed_signers``: each key with its principals and validity."""
+    if len(data) > MAX_FILE:
+        raise PolicyError(f"{SIGNERS_FILE}: larger than {MAX_FILE} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PolicyError(f"{SIGNERS_FILE}: not UTF-8") from None
+    keys = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            keys.append(_signer_line(line, f"{SIGNERS_FILE}:{number}"))
+    return tuple(keys)
+
+
+def _signer_line(line: str, where: str) -> SignerKey:
+    principals, _, rest = line.partition(" ")
+    names = tuple(principals.split(","))
+    for name in names:
+        if not PERSON.match(name) or name.startswith("bot:") or any(c in name for c in "*?!"):
+            raise PolicyError(f"{where}: principal {name!r} is not a person id (no patterns)")
+    options: dict[str, str | None] = {}
+    rest = rest.strip()
+    while rest and rest.split(" ", 1)[0] not in KEY_TYPES:
+        match = _OPTION.match(rest)
+        if not match:
+            raise PolicyError(f"{where}: cannot read the options before the key")
+        options[match.group(1)] = match.group(2)
+        rest = rest[match.end():].lstrip(",").strip()
+    parts = rest.split()
+    if len(parts) < 2 or parts[0] not in KEY_TYPES:
+        raise PolicyError(f"{where}: expected a key type ({', '.join(sorted(KEY_TYPES))}) and a key")
+    return SignerKey(names, parts[0], parts[1], *_validity(options, where))
+
+
+def _validity(options: dict[str, str | None], where: str) -> tuple[str | None, str | None]:
+    unknown = sorted(set(options) - {"namespaces", "valid-after", "valid-before"})
+    if unknown:
+        raise PolicyError(f"{where}: option {unknown[0]} is not supported here")
+    spaces = options.get("namespaces")
+    if spaces is not None and "git" not in spaces.split(","):
+        raise PolicyError(f"{where}: namespaces does not include git")
+    for name in ("valid-after", "valid-before"):
+        value = options.get(name)
+        if name in options and (value is None or not _TIME.match(value)):
+            raise PolicyError(f"{where}: {name} must be YYYYMMDD[HHMM[SS]][Z]")
+    return options.get("valid-after"), options.get("valid-before")
+
+
+def _padded(value: str) -> str:
+    """A validity time as ``YYYYMMDDHHMMSS`` (UTC)."""
+    digits = value.rstrip("Z")
+    return digits + "0" * (14 - len(digits))
+
+
+def policy_text(people: dict[str, list[str]]) -> str:
+    """``policy.json`` for these people, as ``gitstore policy`` writes it."""
+    body = {"schema": SCHEMA, "people": {p: [a for a in ACTIONS if a in people[p]] for p in sorted(people)}}
+    return json.dumps(body, indent=2) + "\n"
+
+
+def required_actions(record: dict[str, Any], extends: bool = False) -> frozenset[str]:
+    """The actions a person needs to have written ``record`` (empty: anyone may write it).
+    ``extends``: the version before it was accepted already (it only adds ``supersedes``)."""
+    schema = record.get("schema")
+    if schema == "gitstore.grant/v1":
+        return frozenset({"grant"})
+    if schema == "gitstore.withdrawal/v1":
+        return frozenset({"withdraw"})
+    if schema != "gitstore.learning/v1" or "decision" not in record:
+        return frozenset()
+    state = record["state"]
+    if state in ("auto-accepted", "auto-active"):
+        return frozenset({"auto-accept"})
+    if state == "rejected":
+        return frozenset({"reject"})
+    if state == "retired":
+        return frozenset({"retire"})
+    needed = set() if extends else {"accept"}
+    if record.get("supersedes"):
+        needed.add("merge" if len(record.get("replaces", ())) > 1 else "supersede")
+    return frozenset(needed)
+
+
+def actor_of(record: dict[str, Any]) -> str | None:
+    """Who a record says took its action: a decision's, grant's or withdrawal's ``by``."""
+    if "decision" in record:
+        return str(record["decision"]["by"])
+    if record.get("schema") in ("gitstore.grant/v1", "gitstore.withdrawal/v1"):
+        return str(record["by"])
+    return None
+
+
+__all__ = [
+    "ACTIONS", "FOLDER", "POLICY_FILE", "SCHEMA", "SIGNERS_FILE", "Policy", "PolicyError", "SignerKey",
+    "actor_of", "parse", "parse_people", "parse_signers", "policy_text", "required_actions",
+]

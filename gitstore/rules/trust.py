@@ -1,0 +1,107 @@
+"""Who may decide: which decisions, grants, withdrawals and redactions count.
+
+The command line cannot authenticate anyone, so a record's ``by`` is only a claim. What
+counts depends on the store's trust mode (``TrustMode``, from the provider):
+
+- **single-user** (no policy in the repository's default branch): only this clone's own
+  appends carry authority. Decisions, grants, withdrawals and redactions fetched from another
+  clone are never used (``gitstore verify`` names each one): a remote can no more decide for
+  this clone than a stranger can.
+- **policy**: an authority record counts only when its append is a commit signed with a key the
+  policy lists for the person the record names (the decision's ``by``), made under a policy
+  revision in the default branch's history that let that person take the action, and the
+  current policy still lists that key for them and lets them take it. This clone's own
+  unsigned decisions count for nothing either: every clone computes the same verdicts.
+- **broken** (a policy that cannot be used): no authority record counts until it is fixed.
+
+Records of the local namespace (personal sessions, and learnings drawn from them) never leave
+this clone: they are always its own and always count. Providers that keep one clone's memory
+in a file (sqlite, jsonl, memory) are single-user, everything in them its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from gitstore.providers import Attestation, TrustMode
+from gitstore.records.identity import AUTO_SAFE
+from gitstore.records.policy import actor_of, required_actions
+
+SINGLE_USER = ("fetched from another clone ({where}); in a repository without a policy only this clone's "
+               "own decisions, grants, withdrawals and redactions count (`gitstore policy init` sets one up)")
+
+
+def problem(mode: TrustMode, attestation: Attestation, namespace: str, actor: str | None,
+            required: frozenset[str]) -> str | None:
+    """Why a record needing ``required`` actions, which says ``actor`` took them, does not
+    count (None: it counts)."""
+    if not required or namespace == "local":
+        return None
+    if mode.mode == "broken":
+        return f"the policy cannot be used ({mode.problem}); no decision counts until it is fixed"
+    if mode.mode != "policy":
+        return None if attestation.own else SINGLE_USER.format(where=attestation.where or "a fetched ref")
+    if attestation.problem is not None:
+        return f"its append {attestation.append[:12]} ({attestation.where}) {attestation.problem}"
+    if actor == AUTO_SAFE:  # the auto-safe gate runs on the clone of someone allowed to run it
+        if any(required <= actions for _, actions in attestation.signers):
+            return None
+        return f"the policy lets no signer of append {attestation.append[:12]} run the auto-safe gate"
+    actions = attestation.actions(actor or "")
+    signers = ", ".join(who for who, _ in attestation.signers) or "nobody the policy lists"
+    if actions is None:
+        return f"it says {actor} decided, but its append {attestation.append[:12]} is signed by {signers}"
+    missing = sorted(required - actions)
+    if missing:
+        return f"the policy does not let {actor} {' or '.join(missing)}"
+    return None
+
+
+def record_problem(mode: TrustMode, attest: Callable[[str], Attestation], record: dict[str, Any],
+                   namespace: str, append: str, extends: bool = False) -> str | None:
+    """``problem`` for one stored record (``extends``: a learning version that only adds
+    ``supersedes`` to an accepted one)."""
+    required = required_actions(record, extends)
+    if not required or namespace == "local":
+        return None
+    return problem(mode, attest(append), namespace, actor_of(record), required)
+
+
+def refusal(mode: TrustMode, signing_as: tuple[tuple[str, frozenset[str]], ...], hint: str,
+            records: list[dict[str, Any]], removals: list[dict[str, Any]], extends: Callable[[dict[str, Any]], bool]) -> str | None:
+    """Why an append of ``records`` (and redaction ``removals``' notes) to the shared namespace
+    would carry no authority under the policy, said before anything is written (None: fine)."""
+    if mode.mode == "broken":
+        return f"the policy cannot be used ({mode.problem}); fix it before deciding"
+    if mode.mode != "policy":
+        return None
+    wanted = [(actor_of(r), required_actions(r, extends(r))) for r in records]
+    wanted += [(str(n.get("by")), frozenset({"redact"})) for n in removals]
+    wanted = [(actor, needed) for actor, needed in wanted if needed]
+    if wanted and not signing_as:
+        return f"this repository has a policy ({mode.branch}): its decisions are signed commits, and {hint}"
+    who = dict(signing_as)
+    for actor, needed in wanted:
+        if actor == AUTO_SAFE:
+            if not any(needed <= actions for actions in who.values()):
+                return "the policy lets nobody this clone signs as run the auto-safe gate"
+            continue
+        if actor not in who:
+            return (f"this clone signs as {', '.join(who)}, but the record says {actor} decided "
+                    f"(--by {next(iter(who))})")
+        missing = sorted(needed - who[actor])
+        if missing:
+            return f"the policy ({mode.branch}) does not let {actor} {' or '.join(missing)}"
+    return None
+
+
+def note_problem(mode: TrustMode, attestation: Attestation | None, note: dict[str, Any]) -> str | None:
+    """Why a redaction note does not count (None: it does). ``attestation`` is None for a note
+    this clone kept in its own payload snapshot, as older versions did."""
+    if attestation is None:
+        return None
+    return problem(mode, attestation, attestation.namespace, str(note.get("by")), frozenset({"redact"}))
+
+
+__all__ = ["SINGLE_USER", "note_problem", "problem", "record_problem", "refusal"]

@@ -1,0 +1,109 @@
+"""A team sharing one remote, for the trust tests: a bare repository every clone pushes to and
+fetches from (its origin), SSH keys made with ssh-keygen in temporary folders, the policy
+committed on the default branch, clones that sign with their person's key."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from gitstore.context import Context
+from gitstore.ops.setup import init
+from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE, policy_text
+
+from .conftest import git
+
+EVERYTHING = ("accept", "reject", "retire", "supersede", "merge", "withdraw", "grant", "redact")
+MEMORY_PUSH = ("refs/memory/v1/records/shared/*:refs/memory/v1/records/shared/*",
+               "+refs/memory/v1/payloads/shared/*:refs/memory/v1/payloads/shared/*")
+
+
+def keypair(folder: Path, name: str) -> tuple[Path, str]:
+    """A new ed25519 key without a passphrase: its private key file and public key text."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name.replace(":", "_")
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(path)], check=True)
+    return path, " ".join(path.with_name(path.name + ".pub").read_text().split()[:2])
+
+
+def write_policy(root: Path, people: dict[str, tuple[str, ...]], keys: dict[str, str],
+                 extra_lines: str = "") -> None:
+    """The two policy files in a work tree (not committed)."""
+    (root / ".gitstore").mkdir(exist_ok=True)
+    (root / POLICY_FILE).write_text(policy_text({p: list(a) for p, a in people.items()}))
+    lines = "".join(f'{who} namespaces="git" {key}\n' for who, key in keys.items())
+    (root / SIGNERS_FILE).write_text(lines + extra_lines)
+
+
+def commit_all(root: Path, message: str) -> str:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--allow-empty", "-m", message)
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def sign_as(root: Path, key: Path) -> None:
+    """Make a clone sign with ``key`` (git's own configuration, local to the clone)."""
+    git(root, "config", "gpg.format", "ssh")
+    git(root, "config", "user.signingkey", str(key))
+
+
+def shared_remote(tmp: Path) -> Path:
+    """An empty bare repository whose own origin names the team's repository, so every clone
+    of it has the scope github.com/acme/widgets."""
+    bare = tmp / "remote.git"
+    git(tmp, "init", "-q", "--bare", "-b", "main", str(bare))
+    git(bare, "remote", "add", "origin", "https://github.com/acme/widgets.git")
+    return bare
+
+
+def first_clone(tmp: Path, bare: Path, name: str = "alice") -> Path:
+    """The clone that starts the repository: one commit on main, pushed."""
+    root = tmp / name
+    git(tmp, "init", "-q", "-b", "main", str(root))
+    git(root, "remote", "add", "origin", str(bare))
+    (root / "README.md").write_text("# widgets\n")
+    commit_all(root, "root")
+    git(root, "push", "-q", "-u", "origin", "main")
+    git(root, "remote", "set-head", "origin", "main")
+    _memory(root)
+    return root
+
+
+def team_clone(tmp: Path, bare: Path, name: str, key: Path | None = None) -> Context:
+    """A clone of the team's remote, set up for gitstore, its memory fetched, signing with
+    ``key`` when given."""
+    root = tmp / name
+    git(tmp, "clone", "-q", str(bare), str(root))
+    _memory(root)
+    git(root, "fetch", "-q", "origin")
+    if key is not None:
+        sign_as(root, key)
+    return Context.open(root)
+
+
+def _memory(root: Path) -> None:
+    init(root)  # the fetch refspecs: plain git fetch brings shared memory
+    for spec in ("refs/heads/*:refs/heads/*", *MEMORY_PUSH):
+        git(root, "config", "--add", "remote.origin.push", spec)
+
+
+def sync(*clones: Context) -> list[Context]:
+    """Every clone pushes its memory, then every clone fetches everyone's; fresh contexts."""
+    for ctx in clones:
+        git(ctx.workspace.root, "push", "-q", "origin")
+    for ctx in clones:
+        git(ctx.workspace.root, "fetch", "-q", "origin")
+    return [Context.open(ctx.workspace.root) for ctx in clones]
+
+
+def two_reviewers(tmp: Path, alice: str = "github:9", bob: str = "github:10") -> tuple[Context, Context]:
+    """A team of two under a policy that lets both do everything: alice's clone (which made
+    the repository) and bob's, each signing with their own key."""
+    keys = {who: keypair(tmp / "keys", who) for who in (alice, bob)}
+    bare = shared_remote(tmp)
+    root = first_clone(tmp, bare)
+    write_policy(root, {alice: EVERYTHING, bob: EVERYTHING}, {who: key for who, (_, key) in keys.items()})
+    commit_all(root, "Who may decide")
+    git(root, "push", "-q", "origin", "main")
+    sign_as(root, keys[alice][0])
+    return Context.open(root), team_clone(tmp, bare, "bob", keys[bob][0])
