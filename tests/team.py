@@ -83,7 +83,7 @@ def team_clone(tmp: Path, bare: Path, name: str, key: Path | None = None) -> Con
 
 def _memory(root: Path) -> None:
     init(root)  # the fetch refspecs: plain git fetch brings shared memory
-    for spec in ("refs/heads/*:refs/heads/*", *MEMORY_PUSH):
+    for spec in MEMORY_PUSH:  # branches are pushed on purpose, as people do
         git(root, "config", "--add", "remote.origin.push", spec)
 
 
@@ -107,3 +107,35 @@ def two_reviewers(tmp: Path, alice: str = "github:9", bob: str = "github:10") ->
     git(root, "push", "-q", "origin", "main")
     sign_as(root, keys[alice][0])
     return Context.open(root), team_clone(tmp, bare, "bob", keys[bob][0])
+
+
+def forge(root: Path, writer: str, records: list[dict], *, clock: int | None = None, key: Path | None = None,
+          policy: str | None = None, removals: tuple[tuple[str, bytes], ...] = (), blind: bool = False,
+          seen: tuple[tuple[str, str], ...] | None = None) -> str:
+    """Append ``records`` as writer ``writer`` the way a forger with push access could: through
+    the provider (so the layout is right), then the commit made again with the clock it claims,
+    without the heads it had seen when ``blind`` (or naming ``seen`` instead), signed with ``key`` when given (naming
+    ``policy`` as its revision). Returns the commit id; the ref points at it."""
+    import pygit2
+
+    from gitstore.conformance import batch
+    from gitstore.providers.git import GitProvider, parse_message, format_message, records_ref
+    from gitstore.providers._signing import Signer, signed_commit
+
+    GitProvider(root, writer).append(batch(*records, removals=removals))
+    repo = pygit2.Repository(str(root))
+    name = records_ref("shared", writer)
+    made = repo[repo.references[name].target]
+    header = parse_message(made.message)
+    entries = [type("E", (), {"digest": d, "kind": k, "stream": s})() for d, k, s in header.lines]
+    message = format_message(clock if clock is not None else header.clock, writer, "shared", entries,
+                             header.removes, () if blind else seen if seen is not None else header.seen,
+                             policy if key else None)
+    if key is not None:
+        commit = signed_commit(repo, Signer("ssh-keygen", str(key), False), made.author, message,
+                               made.tree_id, made.parent_ids)
+    else:
+        commit = repo.create_commit(None, made.author, made.committer, message, made.tree_id, made.parent_ids)
+    repo.references.create(name, commit, force=True)
+    (root / ".git" / "gitstore" / f"records-shared-{writer}.tips").unlink(missing_ok=True)  # a forger's clone
+    return str(commit)

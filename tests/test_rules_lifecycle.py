@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from gitstore import Refused
+from gitstore.conformance import batch
+from gitstore.providers import Batch
 from gitstore.records.contracts import seal
 from gitstore.ops import learning as ops
 from gitstore.rules.active import active, evaluate
@@ -151,3 +153,106 @@ def test_bots_cannot_decide(world) -> None:  # type: ignore[no-untyped-def]
                   decision={"by": "bot:sneaky", "reviewDigest": proposal["reviewDigest"], "edited": False, "reason": None})
     _plant_version(ctx, forged)
     assert "is not a person" in (build(proposal["id"], ctx.view().learnings[proposal["id"]]).problem or "")
+
+
+# -- decisions made on two clones, settled by what each had seen -----------------------------------
+
+def _team_proposal(tmp_path):  # type: ignore[no-untyped-def]
+    from .team import sync, two_reviewers
+
+    a, b = two_reviewers(tmp_path)
+    grant_all(a)
+    thread = Thread(a, 7, "100")
+    comment = thread.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    proposal = propose(a, [ref(comment)])
+    a, b = sync(a, b)
+    return a, b, proposal
+
+
+def _both(a, b, learning):  # type: ignore[no-untyped-def]
+    from gitstore.rules.active import evaluate
+
+    found = [evaluate(ctx.view(), "instruction")[learning] for ctx in (a, b)]
+    assert found[0] == found[1]  # every clone computes the same
+    return found[0]
+
+
+def test_decisions_made_without_seeing_each_other_are_contested_until_decided_again(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from .team import sync
+
+    a, b, proposal = _team_proposal(tmp_path)
+    ops.accept(a, proposal["id"], proposal["reviewDigest"], "github:9")
+    ops.reject(b, proposal["id"], proposal["reviewDigest"], "github:10", "not convinced")
+    a, b = sync(a, b)
+    status = _both(a, b, proposal["id"])
+    assert status.state == "proposed" and not status.usable and status.contested is not None
+    assert "accepted by github:9" in status.contested and "rejected by github:10" in status.contested
+    # a person decides again on the version both followed, with both in view: that settles it
+    ops.accept(b, proposal["id"], proposal["reviewDigest"], "github:10")
+    a, b = sync(a, b)
+    status = _both(a, b, proposal["id"])
+    assert status.state == "accepted" and status.usable and status.contested is None
+
+
+def test_a_step_made_knowing_the_next_version_does_not_override_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from gitstore.providers.git import GitProvider
+
+    from .team import sync
+
+    a, b, proposal = _team_proposal(tmp_path)
+    ops.accept(a, proposal["id"], proposal["reviewDigest"], "github:9")
+    a, b = sync(a, b)
+    # b has seen the acceptance, and still writes a rejection of the proposal (bypassing the
+    # checks `gitstore reject` makes): it is stale, on every clone
+    rejection = _step(proposal, "rejected", "github:10")
+    GitProvider(b.workspace.root, b.workspace.config.writer).append(
+        Batch("shared", batch(rejection, b.audit("reject", "github:10", [proposal["id"]], [rejection])).entries,
+              authority=True))
+    a, b = sync(a, b)
+    status = _both(a, b, proposal["id"])
+    assert status.state == "accepted" and status.usable
+
+
+def test_a_claimed_clock_cannot_put_a_rejection_before_an_acceptance(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from gitstore.providers.git import records_ref
+    from gitstore.queries.verify import verify
+
+    from .conftest import git
+    from .team import forge, sync, team_clone
+
+    a, b, proposal = _team_proposal(tmp_path)
+    before = git(a.workspace.root, "rev-parse", records_ref("shared", a.workspace.config.writer)).strip()
+    ops.accept(a, proposal["id"], proposal["reviewDigest"], "github:9")
+    a, b = sync(a, b)
+    assert _both(a, b, proposal["id"]).usable
+    # a reviewer the policy allows, on another machine, writes new writer refs rejecting it
+    key = Path(b.workspace.repo.config["user.signingkey"])
+    m = team_clone(tmp_path, Path(a.workspace.repo.remotes["origin"].url), "mallory", key)
+    policy = m.store.trust_mode().revision
+
+    def rejecting(writer: str, reason: str, **how: object) -> None:
+        rejection = _step(proposal, "rejected", "github:10", reason)
+        forge(m.workspace.root, writer, [rejection, m.audit("reject", "github:10", [proposal["id"]], [rejection])],
+              key=key, policy=policy, **how)  # type: ignore[arg-type]
+
+    # Clock: 1, naming nothing it had seen: it had not seen the proposal, and applies to nothing
+    rejecting("wblind", "blind", clock=1, blind=True)
+    # Clock: 1, naming the proposal's append as seen: a clock below what it saw is a lie, damage
+    rejecting("wlying", "lying", clock=1, seen=((a.workspace.config.writer, before),))
+    a, b, m = sync(a, b, m)
+    status = _both(a, b, proposal["id"])
+    assert status.state == "accepted" and status.usable
+    assert any("wlying" in str(p) and "quarantined" in str(p) for p in verify(a.store).problems)
+    # with an honest clock, made without seeing the acceptance: a contest for a person
+    rejecting("whonest", "concurrent", seen=((a.workspace.config.writer, before),))
+    a, b, m = sync(a, b, m)
+    status = _both(a, b, proposal["id"])
+    assert status.state == "proposed" and not status.usable and "rejected by github:10" in str(status.contested)
+
+
+def _step(prior, state, by, reason="no"):  # type: ignore[no-untyped-def]
+    record = ops._next(prior)
+    record["state"] = state
+    record["decision"] = {"by": by, "reviewDigest": prior["reviewDigest"], "edited": False, "reason": reason}
+    return seal(record)

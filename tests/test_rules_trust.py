@@ -4,6 +4,7 @@ may take that action; without one, each clone counts only its own decisions."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,122 @@ def test_the_store_refuses_to_write_a_decision_the_policy_would_not_count(team: 
         ops.accept(unsigned, proposal["id"], proposal["reviewDigest"], BOB)
     assert cli.gitstore("accept", proposal["id"], "--review-digest", proposal["reviewDigest"], "--by", BOB,
                         cwd=unsigned.workspace.root).returncode == 1
+
+
+def _accepted_by_bob(team: dict[str, object], tmp_path: Path) -> tuple[Path, Context, Context]:
+    bare, keys = _copy(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    bob = team_clone(tmp_path, bare, "bob", keys[BOB][0])
+    ops.accept(bob, proposal["id"], proposal["reviewDigest"], BOB)
+    carol = team_clone(tmp_path, bare, "carol", keys[CAROL][0])
+    bob, carol = sync(bob, carol)
+    assert _standing(carol, proposal["id"]) == ("accepted", True)
+    return bare, bob, carol
+
+
+def _change_policy(tmp_path: Path, bare: Path, edit: object) -> None:
+    """A maintainer changes the policy on main (reviewed and merged, as any code)."""
+    keys: dict = {}
+    root = team_clone(tmp_path, bare, "maintainer").workspace.root
+    signers = (root / ".gitstore" / "allowed_signers").read_text()
+    (root / ".gitstore" / "allowed_signers").write_text(edit(signers))  # type: ignore[operator]
+    commit_all(root, "Change who may decide")
+    git(root, "push", "-q", "origin", "main")
+    assert not keys
+
+
+def test_removing_a_key_from_the_policy_withdraws_what_it_signed(team: dict[str, object], tmp_path: Path) -> None:
+    bare, bob, carol = _accepted_by_bob(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    _change_policy(tmp_path, bare, lambda text: "".join(l + "\n" for l in text.splitlines() if not l.startswith(BOB)))
+    carol, = sync(carol)
+    assert _standing(carol, proposal["id"]) == ("proposed", False)
+    assert any("no longer lists" in str(p) for p in verify(carol.store).problems)
+
+
+@pytest.mark.parametrize(("until", "counts"), [("29991231", True), ("20000101", False)])
+def test_a_key_kept_with_valid_before_keeps_only_what_it_signed_in_time(team: dict[str, object], tmp_path: Path,
+                                                                        until: str, counts: bool) -> None:
+    bare, bob, carol = _accepted_by_bob(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    _change_policy(tmp_path, bare, lambda text: text.replace(f'{BOB} namespaces="git"',
+                                                             f'{BOB} namespaces="git",valid-before="{until}"'))
+    carol, = sync(carol)
+    assert _standing(carol, proposal["id"]) == (("accepted", True) if counts else ("proposed", False))
+
+
+def test_a_policy_revision_never_merged_gives_no_authority(team: dict[str, object], tmp_path: Path) -> None:
+    bare, keys = _copy(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    mallory = team_clone(tmp_path, bare, "mallory", keys["stranger"][0])
+    root = mallory.workspace.root
+    git(root, "checkout", "-q", "-b", "takeover")
+    write_policy(root, {"github:66": ("accept",)}, {"github:66": keys["stranger"][1]})
+    commit_all(root, "Let me decide")
+    git(root, "push", "-q", "origin", "takeover")
+    git(root, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/takeover")
+    mallory = Context.open(root)
+    ops.accept(mallory, proposal["id"], proposal["reviewDigest"], "github:66")  # counts on mallory's clone only
+    assert _standing(mallory, proposal["id"])[0] == "accepted"
+    carol = team_clone(tmp_path, bare, "carol", keys[CAROL][0])
+    carol, = sync(mallory, carol)[1:]
+    assert _standing(carol, proposal["id"]) == ("proposed", False)
+    assert any("which is not in refs/remotes/origin/main's history" in str(p) for p in verify(carol.store).problems)
+
+
+def test_a_policy_that_cannot_be_read_lets_nothing_decide(team: dict[str, object], tmp_path: Path) -> None:
+    bare, bob, carol = _accepted_by_bob(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    _change_policy(tmp_path, bare, lambda text: text + "github:12 ssh-ed25519\n")
+    carol, = sync(carol)
+    assert _standing(carol, proposal["id"]) == ("proposed", False)
+    assert carol.store.trust_mode().mode == "broken"
+    with pytest.raises(Refused, match="policy cannot be used"):
+        ops.reject(carol, proposal["id"], proposal["reviewDigest"], CAROL, None)
+
+
+def test_each_signature_is_checked_once(team: dict[str, object], tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    bare, bob, carol = _accepted_by_bob(team, tmp_path)
+    from gitstore.providers import _signing
+
+    runs: list[list[str]] = []
+    real = _signing._run
+
+    def counted(args: list[str], data: bytes | None = None):  # type: ignore[no-untyped-def]
+        runs.append(args)
+        return real(args, data)
+
+    monkeypatch.setattr(_signing, "_run", counted)
+    root = team_clone(tmp_path, bare, "fresh").workspace.root
+
+    def judged() -> dict[str, object]:
+        found = evaluate(Context.open(root).view(), "instruction")
+        gc.collect()  # as when the command's process ends: what it checked is written
+        return found  # type: ignore[return-value]
+
+    first = judged()
+    checked = len(runs)
+    assert checked >= 2  # the grant's and the acceptance's appends
+    assert judged() == first and len(runs) == checked  # remembered under .git/gitstore/verified/
+    assert (root / ".git" / "gitstore" / "verified" / "signatures.json").is_file()
+
+
+def test_without_a_policy_each_clone_counts_only_its_own_decisions(tmp_path: Path) -> None:
+    bare = shared_remote(tmp_path)
+    alice = Context.open(first_clone(tmp_path, bare))
+    grant = grant_all(alice)
+    thread = Thread(alice, 7, "100")
+    comment = thread.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    proposal = propose(alice, [ref(comment)])
+    alice, = sync(alice)
+    bob = team_clone(tmp_path, bare, "bob")
+    ops.accept(bob, proposal["id"], proposal["reviewDigest"], BOB)
+    assert _standing(bob, proposal["id"]) == ("accepted", False)  # its own: it counts, but bob has no grant
+    alice, bob = sync(alice, bob)
+    assert _standing(alice, proposal["id"]) == ("proposed", False)  # fetched: never used
+    found = [str(p) for p in verify(alice.store).problems]
+    assert any("fetched from another clone" in p and "policy init" in p for p in found), found
+    assert _standing(bob, proposal["id"])[0] == "accepted" and grant["digest"] not in bob.view().grants
+    assert bob.store.trust_mode().mode == "single-user"

@@ -21,6 +21,7 @@ checked against. The rest is looked up in parsed policies, once per revision.
 from __future__ import annotations
 
 import hashlib
+import time
 import weakref
 from datetime import datetime, timezone
 from pathlib import Path
@@ -35,7 +36,8 @@ from gitstore.providers._verified import Verified
 from gitstore.records.policy import Policy
 
 
-SAVE_EVERY = 64  # signatures checked between two writes of what was found
+SAVE_EVERY = 64  # signatures checked between two writes of what was found (and at exit)
+SAVE_SECONDS = 0.5
 
 
 class Trust:
@@ -48,6 +50,7 @@ class Trust:
         self._merged: dict[str, bool] = {}
         self._checked = Verified(state, "signatures")
         self._unsaved = 0
+        self._saved_at = time.monotonic()
         weakref.finalize(self, self._checked.save)  # what a run checked last is kept too
 
     @property
@@ -102,9 +105,9 @@ class Trust:
             result = {"problem": str(exc)}
         self._checked.put(oid, context, result)
         self._unsaved += 1
-        if self._unsaved >= SAVE_EVERY:
+        if self._unsaved >= SAVE_EVERY or time.monotonic() - self._saved_at > SAVE_SECONDS:
             self._checked.save()
-            self._unsaved = 0
+            self._unsaved, self._saved_at = 0, time.monotonic()
         if result.get("problem"):
             raise SignatureProblem(result["problem"])
         return result["key"], tuple(result["principals"])
