@@ -25,7 +25,7 @@ _EXPORTS = {
     "payload_digest": ".records.contracts", "review_digest": ".records.contracts", "seal": ".records.contracts",
     "CanonicalizationError": ".errors", "ConflictError": ".errors", "ContractError": ".errors",
     "GitstoreError": ".errors", "IntegrityError": ".errors", "InvalidInput": ".errors",
-    "NotARepository": ".errors", "Refused": ".errors", "UsageError": ".errors",
+    "NotARepository": ".errors", "NotAuthorised": ".errors", "Refused": ".errors", "UsageError": ".errors",
     "Context": ".context", "Workspace": ".config", "Store": ".store", "Item": ".store",
     "Provider": ".providers", "Manifest": ".providers", "open_provider": ".providers",
 }

@@ -41,6 +41,10 @@ class Refused(GitstoreError):
     """A rule of the store refused the operation (consent, lifecycle, scope)."""
 
 
+class NotAuthorised(Refused):
+    """The team's policy would not let this append count: who signs, or what they may do."""
+
+
 class UsageError(GitstoreError):
     """The command was used wrongly."""
 
@@ -69,6 +73,7 @@ __all__ = [
     "IntegrityError",
     "InvalidInput",
     "NotARepository",
+    "NotAuthorised",
     "Refused",
     "UsageError",
 ]

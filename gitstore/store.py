@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from gitstore.records.canonical import canonicalize_checked, sha256_digest
 from gitstore.records.contracts import checked_record, contracts_dir, verify_stored
-from gitstore.errors import GitstoreError, IntegrityError, Refused
+from gitstore.errors import GitstoreError, IntegrityError, NotAuthorised, Refused
 from gitstore import notices
 from gitstore.providers import (
     AppendResult, Attestation, AttestingProvider, Batch, CausalProvider, Entry, Provider, TrustMode, QuarantiningProvider, RedactingProvider, RememberingProvider, Removal,
@@ -340,6 +340,13 @@ class Store:
         attestation = None if append is None else self.attestation(append)
         return isinstance(parsed, dict) and note_problem(self.trust_mode(), attestation, parsed) is None
 
+    def signing_as(self) -> list[str]:
+        """The people this clone's appends are signed as under the policy in force (none
+        without a policy, or when it cannot sign)."""
+        if "attest" not in self.manifest.capabilities or self.trust_mode().mode != "policy":
+            return []
+        return [who for who, _ in cast(AttestingProvider, self.provider).signing_as()[0]]
+
     def ignored_notes(self) -> list[Problem]:
         """Redaction notes stored without authority: their payloads are not treated as removed."""
         if "attest" not in self.manifest.capabilities:
@@ -375,7 +382,7 @@ class Store:
             notes = [parse_json(r.note, allow_floats=False) for r in removals]
             problem = refusal(self.trust_mode(), who, hint, authorities, notes, self._extends)
             if problem is not None:
-                raise Refused(problem)
+                raise NotAuthorised(problem)
         return True
 
     def _extends(self, record: dict[str, Any]) -> bool:

@@ -45,6 +45,7 @@ HIERARCHY = {
     errors.CanonicalizationError: (errors.InvalidInput, 1),
     errors.ContractError: (errors.InvalidInput, 1),
     errors.Refused: (errors.GitstoreError, 1),
+    errors.NotAuthorised: (errors.Refused, 1),
     errors.ConflictError: (errors.GitstoreError, 1),
     errors.UsageError: (errors.GitstoreError, 2),
     errors.NotARepository: (errors.UsageError, 2),

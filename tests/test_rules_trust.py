@@ -245,3 +245,38 @@ def test_without_a_policy_each_clone_counts_only_its_own_decisions(tmp_path: Pat
     assert any("fetched from another clone" in p and "policy init" in p for p in found), found
     assert _standing(bob, proposal["id"])[0] == "accepted" and grant["digest"] not in bob.view().grants
     assert bob.store.trust_mode().mode == "single-user"
+
+
+def test_policy_init_add_show_and_what_doctor_and_status_say(tmp_path: Path) -> None:
+    import json
+
+    bare = shared_remote(tmp_path)
+    root = first_clone(tmp_path, bare)
+    key, _ = keypair(tmp_path / "keys", ALICE)
+    bob_key, _ = keypair(tmp_path / "keys", BOB)
+    sign_as(root, key.with_name(key.name + ".pub"))
+    doctor = json.loads(cli.gitstore("doctor", "--json", cwd=root).stdout)
+    [check] = [c for c in doctor["checks"] if c["check"] == "trust"]
+    assert check["state"] == "warn" and "single-user" in check["detail"] and check["todo"] == "gitstore policy init"
+    wrote = json.loads(cli.ok("policy", "init", "--by", ALICE, "--json", cwd=root))
+    assert wrote["people"] == {ALICE: ["accept", "reject", "retire", "supersede", "merge", "withdraw", "grant", "redact"]}
+    cli.ok("policy", "add", BOB, "--key", str(bob_key.with_name(bob_key.name + ".pub")), "--may", "accept",
+           "--may", "reject", cwd=root)
+    assert "policy.json is there already" in cli.fails(1, "policy", "init", "--by", ALICE, cwd=root)
+    assert "unknown action 'rule'" in cli.fails(1, "policy", "add", BOB, "--may", "rule", cwd=root)
+    assert json.loads(cli.ok("policy", "show", "--json", cwd=root))["mode"] == "single-user"  # not merged yet
+    commit_all(root, "Who may decide")
+    assert json.loads(cli.ok("policy", "show", "--json", cwd=root))["mode"] == "single-user"  # main is the remote's
+    git(root, "push", "-q", "origin", "main")
+    shown = json.loads(cli.ok("policy", "show", "--json", cwd=root))
+    assert shown["mode"] == "policy" and shown["people"][BOB] == ["accept", "reject"]
+    assert shown["signsAs"] == {ALICE: wrote["people"][ALICE]}
+    assert f"this clone signs as {ALICE}" in cli.ok("status", cwd=root)
+    doctor = json.loads(cli.gitstore("doctor", "--json", cwd=root).stdout)
+    [check] = [c for c in doctor["checks"] if c["check"] == "trust"]
+    assert check["state"] == "ok" and f"signs as {ALICE}" in check["detail"]
+    (root / ".gitstore" / "allowed_signers").write_text("github:9 ssh-ed25519\n")
+    commit_all(root, "Break it")
+    git(root, "push", "-q", "origin", "main")
+    assert json.loads(cli.ok("policy", "show", "--json", cwd=root))["mode"] == "broken"
+    assert cli.gitstore("doctor", cwd=root).returncode == 1

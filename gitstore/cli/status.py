@@ -24,6 +24,7 @@ def status(as_json: bool = JSON_OPTION) -> None:
     typer.echo(f"refs      {len(info['refs'])}")
     for ref in info["refs"]:
         typer.echo(f"  {ref['ref']} {ref['tip'][:12]}")
+    _trust(info["trust"])
     typer.echo("config")
     for key in ("writer", "provider", "capture"):
         entry = info["config"][key]
@@ -59,6 +60,18 @@ def _loop(loop: dict[str, Any]) -> None:
         if not step["available"]:
             seen = "unavailable in this version of gitstore"
         typer.echo(f"  {step['step']:<8} every {step['every']:<4} next {step['nextDue']}; {seen}")
+
+
+def _trust(trust: dict) -> None:  # type: ignore[type-arg]
+    where = f" ({trust['branch']} at {trust['revision'][:12]})" if trust["revision"] else ""
+    typer.echo(f"trust     {trust['mode']}{where}: {trust['explanation']}")
+    if trust["problem"]:
+        typer.echo(f"  problem: {trust['problem']}")
+    for person, actions in trust["people"].items():
+        typer.echo(f"  {person} may {', '.join(actions)}")
+    if trust["mode"] == "policy":
+        signs = "; ".join(f"{p} ({', '.join(a)})" for p, a in trust["signsAs"].items())
+        typer.echo(f"  this clone signs as {signs}" if signs else f"  this clone cannot decide: {trust['signing']}")
 
 
 def register(app: typer.Typer) -> None:

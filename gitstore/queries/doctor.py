@@ -77,6 +77,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
                + ("(ignored by git)" if ignored else "(NOT ignored by git: capture refuses to write there)"),
                "" if ignored else "gitstore init (adds the ignore rule to .git/info/exclude)")
     _provider(report, workspace)
+    _trust(report, workspace)
     _hooks(report, root, home)
     _hook_log(report, workspace.state)
     _remotes(report, workspace)
@@ -94,6 +95,33 @@ def _provider(report: Report, workspace: Any) -> None:
         return
     optional = sorted(c for c in manifest.capabilities if c in ("redact-payload", "append-stream"))
     report.add("provider", OK, f"{manifest.name} ({manifest.storage}); offers {', '.join(optional) or 'the required capabilities only'}")
+
+
+def _trust(report: Report, workspace: Any) -> None:
+    """Who may decide here, and whether this clone can."""
+    from gitstore.queries.trust import trust
+
+    found = trust(workspace)
+    if found.mode == "broken":
+        report.add("trust", FAIL, f"{found.explanation}: {found.problem}",
+                   "fix .gitstore/ on the default branch (gitstore policy show names the line)")
+    elif found.mode == "single-user":
+        report.add("trust", WARN if workspace.config.provider == "git" else OK, f"single-user: {found.explanation}",
+                   "gitstore policy init" if workspace.config.provider == "git" else "")
+    elif not found.signs_as:
+        report.add("trust", WARN, f"policy on {found.branch}: {_people(found.people)} may decide; this clone "
+                   f"reads what they decide but cannot decide itself", found.signing)
+    else:
+        signs = "; ".join(f"{p} ({', '.join(a)})" for p, a in found.signs_as.items())
+        report.add("trust", OK, f"policy on {found.branch}: {_people(found.people)} may decide; this clone "
+                   f"signs as {signs}")
+    for person in found.keyless:
+        report.add("trust", WARN, f"{person} may decide but the policy lists no key for them",
+                   f"gitstore policy add {person} --key THEIR_KEY.pub")
+
+
+def _people(people: dict[str, list[str]]) -> str:
+    return f"{len(people)} {'person' if len(people) == 1 else 'people'}"
 
 
 def _hooks(report: Report, root: Path | None, home: Path) -> None:

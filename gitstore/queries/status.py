@@ -8,11 +8,13 @@ from typing import Any
 from gitstore.config import CONFIG_FILE, Config, Workspace, git_ignores
 from gitstore.errors import InvalidInput
 from gitstore.providers.git import discover_refs
+from gitstore.queries.trust import trust
 from gitstore.rules import autosafe
 
 
 def status(workspace: Workspace) -> dict[str, Any]:
-    """Scope, writer, provider, memory refs, the state folder and the effective configuration."""
+    """Scope, writer, provider, memory refs, the state folder, who may decide (the trust mode)
+    and the effective configuration."""
     refs = []
     for info in discover_refs(workspace.repo):
         target = info.repo.references[info.name].target
@@ -28,6 +30,7 @@ def status(workspace: Workspace) -> dict[str, Any]:
         "state": os.path.relpath(workspace.state, workspace.root),
         "stateIgnored": git_ignores(workspace.root, workspace.state),
         "refs": refs,
+        "trust": trust(workspace).to_json(),
         "config": {
             "writer": {"value": config.writer, "from": CONFIG_FILE},
             "provider": {"value": config.provider, "from": CONFIG_FILE},

@@ -1,0 +1,101 @@
+"""Writing the team's policy files in the work tree (``gitstore policy init`` and ``add``).
+
+The policy is code: these commands only edit ``.gitstore/policy.json`` and
+``.gitstore/allowed_signers`` in the work tree, checked as the store will read them; the person
+commits them on a branch and the team reviews and merges them into the default branch, where
+the store reads them (see ``gitstore.records.policy``). Nothing else is touched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gitstore.config import Workspace
+from gitstore.errors import InvalidInput, Refused
+from gitstore.records.inputs import read_file
+from gitstore.records.policy import (
+    ACTIONS, POLICY_FILE, SIGNERS_FILE, PolicyError, parse, parse_people, parse_signers, policy_text,
+)
+
+DECIDING = ("accept", "reject", "retire", "supersede", "merge", "withdraw", "grant", "redact")
+NEXT = ("commit .gitstore/ on a branch, have it reviewed and merged into the default branch; each "
+        "reviewer signs with git's SSH signing (git config gpg.format ssh; git config user.signingkey KEY.pub)")
+
+
+@dataclass
+class PolicyChange:
+    """What a policy command wrote, and what the person does next."""
+
+    files: list[str] = field(default_factory=list)
+    people: dict[str, list[str]] = field(default_factory=dict)
+    next: str = NEXT
+
+    def to_json(self) -> dict[str, Any]:
+        return {"files": self.files, "people": self.people, "next": self.next}
+
+
+def init(workspace: Workspace, person: str, key: str | None, actions: list[str] | None = None) -> PolicyChange:
+    """Start a policy naming ``person`` (every deciding action unless ``actions``) with their
+    public key (``key``: a .pub file, or None for the one git's user.signingkey names)."""
+    root = workspace.root
+    if (root / POLICY_FILE).exists() or (root / SIGNERS_FILE).exists():
+        raise Refused(f"{POLICY_FILE} is there already: add people with `gitstore policy add`")
+    (root / ".gitstore").mkdir(exist_ok=True)
+    (root / POLICY_FILE).write_text(policy_text({}), encoding="utf-8")
+    (root / SIGNERS_FILE).write_text("# principals namespaces=\"git\" key-type key (ssh-keygen(1), ALLOWED SIGNERS)\n",
+                                     encoding="utf-8")
+    return add(workspace, person, key, actions)
+
+
+def add(workspace: Workspace, person: str, key: str | None, actions: list[str] | None = None) -> PolicyChange:
+    """Let ``person`` take ``actions`` (default: every deciding action), with ``key``."""
+    root = workspace.root
+    chosen = list(dict.fromkeys(actions or DECIDING))
+    unknown = [a for a in chosen if a not in ACTIONS]
+    if unknown:
+        raise InvalidInput(f"unknown action {unknown[0]!r} (one of {', '.join(ACTIONS)})")
+    try:
+        people = {p: sorted(a) for p, a in parse_people(_read(root / POLICY_FILE)).items()}
+        signers = _read(root / SIGNERS_FILE).decode("utf-8")
+        parse_signers(signers.encode())
+    except PolicyError as exc:
+        raise InvalidInput(str(exc)) from None
+    people[person] = chosen
+    public = _public_key(workspace, key)
+    if not any(line.split(" ", 1)[0] == person and public in line for line in signers.splitlines()):
+        signers += ("" if signers.endswith("\n") or not signers else "\n") + f'{person} namespaces="git" {public}\n'
+    text = policy_text(people)
+    try:
+        parse(text.encode(), signers.encode())  # as the store will read it
+    except PolicyError as exc:
+        raise InvalidInput(str(exc)) from None
+    (root / POLICY_FILE).write_text(text, encoding="utf-8")
+    (root / SIGNERS_FILE).write_text(signers, encoding="utf-8")
+    return PolicyChange([POLICY_FILE, SIGNERS_FILE], {p: people[p] for p in sorted(people)})
+
+
+def _read(path: Path) -> bytes:
+    if not path.exists():
+        raise Refused(f"{path.name} is missing: start a policy with `gitstore policy init`")
+    return read_file(path, 1 << 20)
+
+
+def _public_key(workspace: Workspace, key: str | None) -> str:
+    """The public key (``type base64``) from a .pub file, or from git's user.signingkey."""
+    if key is None:
+        from gitstore.providers._signing import signer
+
+        found, hint = signer(workspace.repo)
+        public = found.public() if found is not None else None
+        if public is None:
+            raise Refused(f"say which key with --key KEY.pub, or {hint or 'give user.signingkey as a .pub file'}")
+        return public
+    text = read_file(key, 64 << 10).decode("utf-8", "replace").split()
+    if len(text) < 2 or not text[0].startswith(("ssh-", "ecdsa-", "sk-")):
+        raise InvalidInput(f"{key}: not an SSH public key (the .pub file)")
+    return f"{text[0]} {text[1]}"
+
+
+__all__ = ["DECIDING", "PolicyChange", "add", "init"]

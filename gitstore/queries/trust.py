@@ -1,0 +1,72 @@
+"""Who may decide in this repository, as a person asks it: ``gitstore policy show``, and the
+trust lines of ``status`` and ``doctor``. Reads the policy on the default branch and git's
+signing configuration, no record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gitstore.config import Workspace
+
+SET_UP = ("a team sets one up with `gitstore policy init` (then `gitstore policy add` for each reviewer), "
+          "commits .gitstore/ on a branch and merges it into the default branch, and each reviewer "
+          "signs with git's SSH signing (git config gpg.format ssh; git config user.signingkey KEY.pub)")
+
+
+@dataclass
+class TrustReport:
+    """The trust mode, where the policy was read, who may do what, and how this clone signs."""
+
+    mode: str
+    explanation: str
+    branch: str | None = None
+    revision: str | None = None
+    problem: str | None = None
+    people: dict[str, list[str]] = field(default_factory=dict)
+    keyless: list[str] = field(default_factory=list)
+    signs_as: dict[str, list[str]] = field(default_factory=dict)
+    signing: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mode": self.mode, "explanation": self.explanation, "branch": self.branch,
+                "revision": self.revision, "problem": self.problem, "people": self.people,
+                "keyless": self.keyless, "signsAs": self.signs_as, "signing": self.signing or None}
+
+
+def trust(workspace: Workspace) -> TrustReport:
+    """How this clone decides what counts (see ``gitstore.rules.trust``)."""
+    if workspace.config.provider != "git":
+        return TrustReport("single-user", f"the {workspace.config.provider} provider keeps this clone's memory only: "
+                                          "every decision in it is this clone's own, and counts")
+    from gitstore.providers._gitdirs import state_dir
+    from gitstore.providers._policy_git import current
+    from gitstore.providers._trust_git import Trust
+
+    state = current(workspace.repo)
+    if state.mode == "single-user":
+        return TrustReport("single-user", "no policy on the default branch"
+                           + (f" ({state.branch})" if state.branch else "")
+                           + ": only this clone's own decisions, grants, withdrawals and redactions count; "
+                           "fetched ones are named by `gitstore verify` and never used. " + SET_UP[0].upper() + SET_UP[1:],
+                           state.branch, state.commit)
+    if state.mode == "broken":
+        return TrustReport("broken", f"the policy on {state.branch} cannot be used: no decision counts until it "
+                                     "is fixed and merged", state.branch, state.commit, state.problem)
+    assert state.policy is not None
+    who, hint = Trust(workspace.repo, state_dir(workspace.repo)).signing_as()
+    return TrustReport(
+        "policy", f"decisions count on every clone when signed by a key {state.branch} lists for the person "
+                  "who made them, and the policy lets them take that action",
+        state.branch, state.commit, None,
+        {p: _ordered(a) for p, a in sorted(state.policy.people.items())}, state.policy.keyless(),
+        {p: _ordered(a) for p, a in who}, hint)
+
+
+def _ordered(actions: frozenset[str]) -> list[str]:
+    from gitstore.records.policy import ACTIONS
+
+    return [a for a in ACTIONS if a in actions]
+
+
+__all__ = ["SET_UP", "TrustReport", "trust"]
