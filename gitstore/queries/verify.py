@@ -26,7 +26,8 @@ def verify(store: Store) -> VerifyReport:
         return report
     report.problems.extend(store.left_out())
     for digest, why in view.ignored.items():
-        report.problems.append(Problem(f"decision {digest}", why))
+        kind = why.split(" ", 1)[0]  # the reason names the record: "learning ...", "grant ...", "withdrawal ..."
+        report.problems.append(Problem(f"{'decision' if kind == 'learning' else kind} {digest}", why))
     report.problems.extend(store.ignored_notes())
     for lid, history in sorted(view.histories().items()):
         placed = misplaced(view, history)

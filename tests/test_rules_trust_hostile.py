@@ -1,0 +1,174 @@
+"""A hostile remote: someone with push access to the team's shared repository forges what they
+can, and two honest clones fetch it with plain ``git fetch``. Their verdicts never change,
+``gitstore verify`` names every forgery (exit 3), and every read goes on.
+
+The forgeries: an acceptance of a proposal as github:9 with no review; a withdrawal of the
+victims' grant; a new writer ref whose one commit says ``Clock: 1``, rejecting an accepted
+learning; a redaction note in the attacker's payload snapshot; a redaction note in an append,
+with its audit entry; a grant; and one record with a bad digest in one writer ref. Run without a
+policy (each clone counts its own decisions only) and with one (the attacker signs with a key
+the policy does not list, or does not sign)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pygit2
+import pytest
+
+from gitstore.conformance import batch, entries_for
+from gitstore.context import Context
+from gitstore.ops import learning as ops
+from gitstore.providers import Batch, Entry
+from gitstore.providers.git import GitProvider, note_path, payloads_ref
+from gitstore.records.canonical import canonicalize
+from gitstore.records.contracts import seal
+from gitstore.rules.active import evaluate
+
+from . import cli
+from .conftest import git
+from .team import EVERYTHING, commit_all, first_clone, forge, keypair, shared_remote, sign_as, sync, team_clone, write_policy
+from .world import Thread, accepted, grant_all, propose, ref
+
+ALICE, BOB = "github:9", "github:10"
+
+
+def _world(tmp: Path, policy: bool) -> tuple[Context, Context, dict[str, Any], Path | None]:
+    """Two honest clones (alice's and bob's) with a grant, three review comments, an accepted
+    learning and a proposal; under ``policy`` both sign. Returns them, what they hold, and a
+    key no policy lists (the attacker's)."""
+    bare = shared_remote(tmp)
+    root = first_clone(tmp, bare)
+    keys = {who: keypair(tmp / "keys", who) for who in (ALICE, BOB, "mallory")}
+    if policy:
+        write_policy(root, {ALICE: EVERYTHING, BOB: EVERYTHING}, {ALICE: keys[ALICE][1], BOB: keys[BOB][1]})
+        commit_all(root, "Who may decide")
+        git(root, "push", "-q", "origin", "main")
+        sign_as(root, keys[ALICE][0])
+    alice = Context.open(root)
+    grant = grant_all(alice)
+    thread = Thread(alice, 7, "100")
+    comments = [thread.comment(str(100 + i), f"point {i}: keep retries bounded", f"2026-03-0{i + 1}T10:00:00.000000Z")
+                for i in range(3)]
+    thread.save()
+    learning = accepted(alice, propose(alice, [ref(comments[0])], title="Bounded retries", text="Bound retries."))
+    pending = propose(alice, [ref(comments[1])], title="Jitter", text="Use jitter.")
+    alice, = sync(alice)
+    bob = team_clone(tmp, bare, "bob", keys[BOB][0] if policy else None)
+    if not policy:  # each clone decides for itself: bob grants and accepts too
+        grant_all(bob)
+        bob_view = bob.view()
+        accepted(bob, bob_view.learnings[learning["id"]][0].record, by=BOB)
+    alice, bob = sync(alice, bob)
+    held = {"grant": grant, "comments": comments, "learning": learning, "pending": pending, "bare": bare}
+    return alice, bob, held, keys["mallory"][0] if policy else None
+
+
+def _verdicts(ctx: Context) -> dict[str, Any]:
+    view = ctx.view()
+    found: dict[str, Any] = {purpose: {k: (s.state, s.usable) for k, s in evaluate(view, purpose).items()}
+                             for purpose in ("instruction", "review", "training")}
+    found["grants"] = sorted(view.grants)
+    found["withdrawn"] = sorted(w["grant"] for w in view.withdrawals)
+    found["text"] = sorted(e["payload"]["text"] for e in view.events.values() if "payload" in e)
+    return found
+
+
+@pytest.mark.parametrize("policy", [False, True], ids=["without-a-policy", "with-a-policy"])
+def test_a_hostile_remote_changes_no_verdict(tmp_path: Path, policy: bool) -> None:
+    alice, bob, held, mallory_key = _world(tmp_path, policy)
+    before = {"alice": _verdicts(alice), "bob": _verdicts(bob)}
+    assert before["alice"]["instruction"][held["learning"]["id"]] == ("accepted", True)
+    forged = _attack(tmp_path, held, mallory_key)
+    alice, bob = sync(alice, bob)
+    for name, ctx in (("alice", alice), ("bob", bob)):
+        assert _verdicts(ctx) == before[name], name
+        done = cli.gitstore("verify", cwd=ctx.workspace.root)
+        assert done.returncode == 3, done.stderr
+        for what, needle in forged.items():
+            assert needle in done.stdout + done.stderr, (name, what, needle)
+        for args in (("records", "list"), ("learnings",), ("show", held["learning"]["id"])):
+            read = cli.gitstore(*args, cwd=ctx.workspace.root)
+            assert read.returncode == 0, (args, read.stderr)
+            assert read.stderr.count("\n") == 1 and "quarantined" in read.stderr and "wbroken" in read.stderr
+
+
+def _attack(tmp: Path, held: dict[str, Any], key: Path | None) -> dict[str, str]:
+    """Every forgery, written by a clone of the shared remote and pushed; returns what verify
+    must name for each."""
+    mallory = team_clone(tmp, held["bare"], "mallory", key)
+    root, scope = mallory.workspace.root, mallory.scope
+    sign = {"key": key, "policy": mallory.store.trust_mode().revision} if key is not None else {}
+    found = {}
+    # an acceptance of the proposal as github:9, with no review, and its audit entry
+    acceptance = _step(held["pending"], "accepted", ALICE)
+    forge(root, "wforger", [acceptance, mallory.audit("accept", ALICE, [acceptance["id"]], [acceptance])], **sign)
+    found["acceptance"] = acceptance["digest"]
+    # a withdrawal of the victims' grant
+    withdrawal = seal({"schema": "gitstore.withdrawal/v1", "scope": scope, "grant": held["grant"]["digest"],
+                       "purposes": held["grant"]["purposes"], "by": ALICE, "at": "2026-04-01T00:00:00.000000Z",
+                       "reason": None, "exports": []})
+    forge(root, "wforger", [withdrawal, mallory.audit("withdraw", ALICE, [withdrawal["grant"]], [withdrawal])], **sign)
+    found["withdrawal"] = withdrawal["digest"]
+    # a grant
+    grant = seal({**held["grant"], "purposes": ["training"], "note": "forged"})
+    grant.pop("digest")
+    grant = seal(grant)
+    forge(root, "wforger", [grant, mallory.audit("grant", ALICE, [grant["digest"]], [grant])], **sign)
+    found["grant"] = grant["digest"]
+    # a new writer whose one commit says Clock: 1, rejecting the accepted learning's proposal
+    proposal = held["learning"]
+    first = {k: v for k, v in proposal.items() if k not in ("decision", "supersedes")}
+    first.update(version=1, previous=None, state="proposed")
+    first = seal({k: v for k, v in first.items() if k != "digest"})
+    rejection = _step(first, "rejected", ALICE)
+    forge(root, "wclockone", [rejection, mallory.audit("reject", ALICE, [rejection["id"]], [rejection])],
+          clock=1, blind=True, **sign)
+    found["clock-one"] = rejection["digest"]
+    # a redaction note, with its audit entry, removing the accepted learning's evidence
+    target = held["comments"][0]
+    note = canonicalize({"at": "2026-04-01T00:00:00.000000Z", "by": ALICE, "reason": "forged", "sourceId": None})
+    removal = mallory.audit("redact", ALICE, [target["id"], target["digest"]], [])
+    forge(root, "wforger", [removal], removals=((target["payloadDigest"], note),), **sign)
+    found["note-in-append"] = target["payloadDigest"]
+    # a redaction note in the attacker's payload snapshot, hiding another comment's text
+    hidden = held["comments"][2]["payloadDigest"]
+    _snapshot_note(root, "wforger", hidden, note)
+    found["note-in-snapshot"] = hidden[7:]
+    # one record with a bad digest in one writer ref
+    good = entries_for([grant_like(scope)])[0]
+    bad = Entry(good.digest, good.kind, good.scope, good.stream, good.data.replace(b"honest", b"HONEST"))
+    GitProvider(root, "wbroken").append(Batch("shared", (bad,)))
+    found["bad-digest"] = good.digest
+    git(root, "push", "-q", "origin")
+    return found
+
+
+def grant_like(scope: str) -> dict[str, Any]:
+    return seal({"schema": "gitstore.grant/v1", "scope": scope, "purposes": ["review"], "sources": ["review-thread"],
+                 "from": "2026-01-01T00:00:00.000000Z", "until": None, "by": ALICE,
+                 "at": "2026-04-01T00:00:00.000000Z", "note": "honest"})
+
+
+def _step(prior: dict[str, Any], state: str, by: str) -> dict[str, Any]:
+    record = ops._next(prior)
+    record["state"] = state
+    record["decision"] = {"by": by, "reviewDigest": prior["reviewDigest"], "edited": False, "reason": None}
+    return seal(record)
+
+
+def _snapshot_note(root: Path, writer: str, payload_digest: str, note: bytes) -> None:
+    """Put a note into a payload snapshot as older versions kept them: notes/aa/bb/hex.json."""
+    repo = pygit2.Repository(str(root))
+    ref = payloads_ref("shared", writer)
+    base = repo[repo.references[ref].target].tree if ref in repo.references else None
+    index = pygit2.Index()
+    if base is not None:
+        index.read_tree(base)
+    index.add(pygit2.IndexEntry(note_path(payload_digest), repo.create_blob(note), pygit2.GIT_FILEMODE_BLOB))
+    signature = pygit2.Signature("gitstore", "gitstore@localhost")
+    commit = repo.create_commit(None, signature, signature, "gitstore: payloads\n", index.write_tree(repo), [])
+    repo.references.create(ref, commit, force=True)
+    assert json.loads(note)
