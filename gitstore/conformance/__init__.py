@@ -14,6 +14,12 @@ it twice on one location must give two handles on the same storage, as two proce
 Durable providers also run the process tests: concurrent writers in several processes and
 appends killed with SIGKILL at random moments. Providers see records only as bytes; the cases
 that plant damaged bytes check that the store (:class:`gitstore.store.Store`) refuses them.
+
+The adversarial cases (seed 000's list) run the store's rules over what the provider returns:
+a damaged withdrawal fails every read and write closed; forged approvals (a decision without
+its audit entry, one naming a review never shown) are never used; a forged evidence pin is
+refused; racing replacements and racing decisions written past compare-and-swap settle the same
+on every handle, the first made standing (the later one was made having seen it).
 """
 
 from __future__ import annotations
@@ -29,6 +35,9 @@ from typing import Any
 import pytest
 
 from gitstore.errors import ConflictError, IntegrityError, Refused
+from gitstore.rules.active import evaluate
+from gitstore.rules.evidence import check_stated
+from gitstore.rules.view import View
 from gitstore.providers import REQUIRED_CAPABILITIES, Batch, Entry, Provider, Removal, Stream, StreamingProvider
 from gitstore.providers._base import Namespace
 from gitstore.store import Store
@@ -410,6 +419,69 @@ class ProviderConformance:
         digests = [i.digest for i in Store(provider, R.SCOPE).items()]
         assert digests == [R.grant("mine")["digest"]]
 
+    # -- adversarial cases: the store's rules over what this provider returns -------------------
+
+    def test_a_damaged_withdrawal_fails_reads_and_writes_closed(self, provider: Provider) -> None:
+        grant = R.grant("withdrawn")
+        provider.append(batch(grant))
+        good = entries_for([R.withdrawal(grant)])[0]
+        damaged = Entry(good.digest, good.kind, good.scope, "consent", good.data.replace(b"withdrawn", b"restored"))
+        provider.append(Batch("shared", (damaged,)))
+        store = Store(provider, R.SCOPE)
+        with pytest.raises(IntegrityError, match=good.digest):
+            View.load(store)
+        with pytest.raises(IntegrityError, match=good.digest):
+            Store(provider, R.SCOPE).append([R.grant("written after")])  # dropping it would restore a permission
+        assert R.grant("written after")["digest"] not in {s.digest for s in provider.read()}
+
+    def test_forged_approvals_are_never_used(self, provider: Provider) -> None:
+        cited, proposals = _cited(provider, 2)
+        bare = R.step(proposals[0], "accepted")  # no audit entry vouches for it
+        provider.append(batch(bare))
+        unseen = R.step(proposals[1], "accepted", review="sha256:" + "7" * 64)  # a review never shown
+        provider.append(batch(*R.vouched(unseen)))
+        view = View.load(Store(provider, R.SCOPE))
+        statuses = evaluate(view, "review")
+        assert statuses[proposals[0]["id"]].state == "proposed" and bare["digest"] in view.ignored
+        assert not statuses[proposals[1]["id"]].usable
+        assert any("never shown" in reason for reason in statuses[proposals[1]["id"]].reasons)
+
+    def test_a_forged_evidence_pin_is_refused(self, provider: Provider) -> None:
+        cited, _ = _cited(provider, 0)
+        view = View.load(Store(provider, R.SCOPE))
+        assert check_stated(view, R.evidence(cited[0]))["pin"] == R.PIN
+        with pytest.raises(Refused, match="states pin"):
+            check_stated(view, {**R.evidence(cited[0]), "pin": {**R.PIN, "pullRequest": 7}})
+
+    def test_racing_replacements_settle_the_same_on_every_handle(self, location: Path) -> None:
+        a, b = self.make(location), self.make(location)
+        cited, [old] = _cited(a, 1)
+        a.append(batch(*R.vouched(R.step(old, "accepted"))))
+        first, second = (R.proposal(tag, cited[i], replaces=(old["id"],)) for i, tag in ((1, "first"), (2, "second")))
+        a.append(batch(first, second))
+        a.append(batch(*R.vouched(R.step(first, "accepted"))))
+        b.append(batch(*R.vouched(R.step(second, "accepted"))))  # past the check the store makes
+        verdicts = [evaluate(View.load(Store(p, R.SCOPE)), "review") for p in (a, b)]
+        assert verdicts[0] == verdicts[1]
+        assert verdicts[0][old["id"]].replaced_by == first["id"] and verdicts[0][first["id"]].usable
+        assert verdicts[0][second["id"]].conflicted and not verdicts[0][second["id"]].usable
+
+    def test_racing_decisions_keep_the_one_made_first(self, location: Path) -> None:
+        a, b = self.make(location), self.make(location)
+        _, [learning] = _cited(a, 1)
+        a.append(batch(*R.vouched(R.step(learning, "accepted"))))
+        b.append(batch(*R.vouched(R.step(learning, "rejected", reason="late"))))  # made having seen it
+        verdicts = [evaluate(View.load(Store(p, R.SCOPE)), "review")[learning["id"]] for p in (a, b)]
+        assert verdicts[0] == verdicts[1] and verdicts[0].state == "accepted" and verdicts[0].usable
+
+    def test_an_append_saw_every_append_made_before_it_here(self, provider: Provider) -> None:
+        provider.append(batch(R.grant("earlier")))
+        provider.append(batch(R.grant("later"), R.grant("with it")))
+        earlier, later, beside = list(provider.read())
+        store = Store(provider, R.SCOPE)
+        assert store.saw(later, earlier) and store.saw(later, beside) and store.saw(beside, later)
+        assert not store.saw(earlier, later)
+
     # -- processes -----------------------------------------------------------------------------
 
     def test_concurrent_writers_in_several_processes(self, location: Path) -> None:
@@ -445,6 +517,15 @@ class ProviderConformance:
         assert report.ok, [str(p) for p in report.problems[:5]]
         if "gc" in provider.manifest().capabilities:
             _orphans_go(provider, digests, self.kills)
+
+
+def _cited(provider: Provider, proposals: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A review thread of three comments, a grant for review, and ``proposals`` proposals each
+    citing one comment, stored; returns the comments and the proposals."""
+    cited = [R.event(f"cited{i}", seq=i) for i in range(3)]
+    made = [R.proposal(f"p{i}", cited[i]) for i in range(proposals)]
+    provider.append(batch(R.episode(), *cited, R.grant("for review"), *made))
+    return cited, made
 
 
 def _orphans_go(provider: Provider, stored: set[str], kills: int) -> None:
