@@ -73,7 +73,7 @@ def verify_repository(repo: pygit2.Repository, state: Path, *, local: bool) -> V
 
 
 def _verify_repository(repo: pygit2.Repository, state: Path, local: bool) -> VerifyReport:
-    from gitstore.providers.git import LOST, lost_refs
+    from gitstore.providers.git import LOST, last_acknowledged, lost_refs
 
     report = VerifyReport()
     if not local:  # every ref this clone logged, wherever it should be
@@ -91,13 +91,14 @@ def _verify_repository(repo: pygit2.Repository, state: Path, local: bool) -> Ver
         writer = match.group(4)
         if namespace == "local" and not local:
             report.problems.append(Problem(name, MISPLACED))
+        acked = last_acknowledged(state, name)  # before the ref: what it says was acknowledged by then
         try:
             target = repo.references[name].target
         except (KeyError, pygit2.GitError) as exc:
             report.problems.append(Problem(name, f"cannot resolve: {exc}"))
             continue
         if kind == "records":
-            _verify_records(repo, state, name, writer, namespace, target, report)  # type: ignore[arg-type]
+            _verify_records(repo, state, name, writer, namespace, target, report, acked=acked)  # type: ignore[arg-type]
         else:
             _verify_payloads(repo, name, target, report)  # type: ignore[arg-type]
     return report
@@ -151,13 +152,14 @@ def _chain(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyRep
 
 
 def _verify_records(repo: pygit2.Repository, state: Path, ref: str, writer: str, namespace: str,
-                    tip: pygit2.Oid, report: VerifyReport, since: pygit2.Oid | None = None) -> None:
+                    tip: pygit2.Oid, report: VerifyReport, since: pygit2.Oid | None = None,
+                    acked: pygit2.Oid | None = None) -> None:
     """Check a records ref's history, from its root, or only the commits after ``since`` (an
     ancestor of ``tip`` verified before)."""
     from gitstore.providers.git import parse_message, rewound  # the format lives beside the writer
 
     if not ref.startswith(PREFIX + "remotes/"):
-        problem = rewound(repo, state, ref, tip)
+        problem = rewound(repo, state, ref, tip, acked)
         if problem:
             report.problems.append(Problem(ref, problem))
 

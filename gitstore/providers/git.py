@@ -128,9 +128,16 @@ def last_acknowledged(folder: Path, ref: str) -> pygit2.Oid | None:
     return pygit2.Oid(hex=lines[-1].decode()) if lines else None
 
 
-def rewound(repo: pygit2.Repository, folder: Path, ref: str, tip: pygit2.Oid | None) -> str | None:
-    """Why ``ref`` no longer contains the last append acknowledged on it, or None."""
-    acked = last_acknowledged(folder, ref)
+_UNREAD = pygit2.Oid(raw=b"\0" * 20)
+
+
+def rewound(repo: pygit2.Repository, folder: Path, ref: str, tip: pygit2.Oid | None,
+            acked: pygit2.Oid | None = _UNREAD) -> str | None:
+    """Why ``ref`` no longer contains the last append acknowledged on it, or None. ``acked``:
+    that append as read from its log before ``tip`` was read (read now when not given: then
+    the caller holds the writer lock, so no append lands in between)."""
+    if acked == _UNREAD:
+        acked = last_acknowledged(folder, ref)
     if acked is None or tip == acked:
         return None
     try:
@@ -824,6 +831,8 @@ class GitProvider:
             self._check_logged_refs()
         tips = []
         for info in discover_refs(self.repo, self._local):
+            # the log is read before the ref: an append acknowledged by then is in the ref read after
+            acked = None if info.fetched else last_acknowledged(self.state, info.name)
             target = self._target(info.repo, info.name)
             if target is None:
                 continue
@@ -831,7 +840,7 @@ class GitProvider:
                 if not self._admit(info, target):
                     continue
             elif (info.name, target) not in self._sound:
-                self._check_tip(info, target)
+                self._check_tip(info, target, acked)
             tips.append((info, target))
         self._admissions.save()
         return tips
@@ -864,10 +873,11 @@ class GitProvider:
         return [Problem(ref, f"quarantined: another clone's history fails verification and none of it is "
                              f"read ({admission.problem})") for ref, admission in sorted(self._quarantine.items())]
 
-    def _check_tip(self, info: RefInfo, target: pygit2.Oid) -> None:
-        """Refuse a tip that is not a readable commit, or that lost an acknowledged append."""
+    def _check_tip(self, info: RefInfo, target: pygit2.Oid, acked: pygit2.Oid | None) -> None:
+        """Refuse a tip that is not a readable commit, or that lost the append ``acked`` (the
+        last one acknowledged on it before the tip was read)."""
         commit_at(info.repo, target, info.name)
-        problem = rewound(info.repo, self.state, info.name, target)
+        problem = rewound(info.repo, self.state, info.name, target, acked)
         if problem:
             raise IntegrityError(f"{info.name}: {problem}; run `gitstore verify`")
         self._sound.add((info.name, target))
