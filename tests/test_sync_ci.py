@@ -218,9 +218,15 @@ def recipe() -> str:
 
 
 def test_an_agent_in_ci_reads_memory_and_writes_nothing(tmp_path: Path) -> None:
+    from .team import EVERYTHING, commit_all, keypair, sign_as, write_policy
     from .world import Thread, accepted, grant_all, propose, ref
 
     developer = ready_repo(tmp_path / "dev", origin=ORIGIN)
+    # the team's policy on main: what a fresh clone (a CI runner) counts as decided
+    key, public = keypair(tmp_path / "keys", "github:9")
+    write_policy(developer.workspace.root, {"github:9": EVERYTHING}, {"github:9": public})
+    commit_all(developer.workspace.root, "Who may decide")
+    sign_as(developer.workspace.root, key)
     grant_all(developer)
     thread = Thread(developer, 42, "c42", "2026-03-01T10:00:00.000000Z")
     event = thread.comment("c42", "Retry loops need exponential backoff with full jitter.", "2026-03-01T10:00:00.000000Z")

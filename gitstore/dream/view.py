@@ -32,7 +32,6 @@ from gitstore.records.identity import is_person
 from gitstore.rules import consent
 from gitstore.rules.active import evaluate
 from gitstore.rules.evidence import refs_serve
-from gitstore.rules.lifecycle import histories
 from gitstore.rules.view import View
 
 TEXT_ROLES = frozenset({"user", "assistant", "summary"})
@@ -350,8 +349,8 @@ def _labels(taking: _Taking, evidence: Mapping[str, Evidence]) -> dict[str, tupl
 
 
 def _learnings(view: View, purpose: str) -> dict[str, LearningView]:
-    all_histories = histories(view.learnings)
-    statuses = evaluate(view, purpose)
+    all_histories = view.histories()
+    statuses = evaluate(view, purpose, all_histories=all_histories)
     out = {}
     for lid, history in sorted(all_histories.items()):
         status = statuses[lid]

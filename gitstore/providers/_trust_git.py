@@ -3,9 +3,10 @@
 Under a policy (``gitstore.providers._policy_git``), an append counts for a person when:
 
 1. its commit is signed (``gpgsig``) with an SSH key;
-2. the policy revision it names (``Policy: <commit>``; an append without one is judged by the
-   current policy alone) is in the default branch's history as this clone sees it, so nobody
-   signs under a policy that was never merged;
+2. the policy revision it names (``Policy: <commit>``) is in the default branch's history as
+   this clone sees it, so nobody signs under a policy that was never merged; an append naming
+   none, or one this clone does not hold (a shallow clone, a revision not fetched yet), is
+   judged by the current policy alone, which steps 4 and 5 apply anyway;
 3. the signature verifies (``ssh-keygen -Y verify -n git``, at the commit's time) against that
    revision's ``allowed_signers``, which lists the key for the person;
 4. the current policy still lists that key for them, valid at the commit's time: removing a key
@@ -70,7 +71,9 @@ class Trust:
         if state.policy is None or state.commit is None:
             return (), "is judged without a usable policy"
         revision_id = policy_commit or state.commit
-        if not self._in_default(state.commit, revision_id):
+        if revision_id not in self.repo:  # a shallow clone, or a revision not fetched yet: the current one decides
+            revision_id = state.commit
+        elif not self._in_default(state.commit, revision_id):
             return (), f"was made under policy revision {revision_id[:12]}, which is not in {state.branch}'s history"
         revision = self._revision(revision_id)
         if revision.policy is None:

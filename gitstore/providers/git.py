@@ -202,6 +202,8 @@ def logged_refs(folder: Path) -> list[str]:
 def lost_refs(repo: pygit2.Repository, local: pygit2.Repository | None, folder: Path) -> list[str]:
     """This clone's refs whose tips log names acknowledged appends but which exist nowhere."""
     lost = []
+    if local is None:  # another process may have made it since this handle opened
+        local = open_local(repo, create=False)
     for ref in logged_refs(folder):
         holders = [r for r in (repo, local) if r is not None]
         if all(ref not in r.references for r in holders) and last_acknowledged(folder, ref) is not None:

@@ -273,11 +273,11 @@ class Versions:
 
 def history(ctx: Context, learning_id: str) -> Versions:
     """Every version of a learning: identifiers, states and digests (never content)."""
-    items = list(ctx.store.stream(learning_id))
-    found = [i for i in items if i.kind == "learning"]
-    if not found:
+    items = list(ctx.store.items(["learning", "audit"], streams={learning_id, "audit"}))
+    if not any(i.kind == "learning" for i in items):
         raise Refused(f"no learning {learning_id} in this scope (`gitstore learnings` lists them)")
-    chain = build(learning_id, found)
+    view = View.of(ctx.scope, items, ctx.store)  # a decision without authority is not a version
+    chain = build(learning_id, view.learnings.get(learning_id, []), view.saw)
     rows = [{"version": i.record["version"], "state": i.record["state"], "digest": i.digest,
              "at": i.record["at"], "by": i.record.get("decision", {}).get("by"),
              "reviewDigest": i.record["reviewDigest"], "intact": n < chain.intact}

@@ -140,9 +140,8 @@ _THEME_WORDS = 3
 def conflict(view: View, record: dict[str, Any]) -> str | None:
     """Why RECORD conflicts with a live learning it does not replace (None when it does not)."""
     from gitstore.rules.active import settle  # the rules that read the store, only when they must
-    from gitstore.rules.lifecycle import histories
 
-    all_histories = histories(view.learnings)
+    all_histories = view.histories()
     replaced = settle(view, all_histories).replaced_by
     for learning_id, history in sorted(all_histories.items()):
         if learning_id == record["id"] or learning_id in record["replaces"] or learning_id in replaced:
