@@ -241,8 +241,11 @@ def test_without_a_policy_each_clone_counts_only_its_own_decisions(tmp_path: Pat
     assert _standing(bob, proposal["id"]) == ("accepted", False)  # its own: it counts, but bob has no grant
     alice, bob = sync(alice, bob)
     assert _standing(alice, proposal["id"]) == ("proposed", False)  # fetched: never used
-    found = [str(p) for p in verify(alice.store).problems]
-    assert any("fetched from another clone" in p and "policy init" in p for p in found), found
+    report = verify(alice.store)  # named, never used, and no damage: a teammate's decision looks the same
+    found = [str(p) for p in report.notices]
+    assert report.ok and any("fetched from another clone" in p and "policy init" in p for p in found), found
+    done = cli.gitstore("verify", cwd=alice.workspace.root)
+    assert done.returncode == 0 and "not used: decision" in done.stderr and "(no policy)" in done.stdout
     assert _standing(bob, proposal["id"])[0] == "accepted" and grant["digest"] not in bob.view().grants
     assert bob.store.trust_mode().mode == "single-user"
 

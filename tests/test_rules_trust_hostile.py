@@ -89,6 +89,13 @@ def test_a_hostile_remote_changes_no_verdict(tmp_path: Path, policy: bool) -> No
         assert done.returncode == 3, done.stderr
         for what, needle in forged.items():
             assert needle in done.stdout + done.stderr, (name, what, needle)
+        damaged = "\n".join(line for line in done.stderr.splitlines() if line.startswith("damaged:"))
+        # under a policy an unsigned or unknown signature is damage; without one a fetched
+        # decision is only never used (a teammate's looks the same); a note in a payload
+        # snapshot is never a note; a bad digest always is damage
+        expected = {"bad-digest"} | ({"acceptance", "withdrawal", "grant", "clock-one", "note-in-append"}
+                                     if policy else set())
+        assert {what for what, needle in forged.items() if needle in damaged} == expected, name
         for args in (("records", "list"), ("learnings",), ("show", held["learning"]["id"])):
             read = cli.gitstore(*args, cwd=ctx.workspace.root)
             assert read.returncode == 0, (args, read.stderr)

@@ -14,11 +14,16 @@ def verify(as_json: bool = JSON_OPTION) -> None:
     report = check(Context.open().store)
     if as_json:
         emit_json({"ok": report.ok, "records": report.records, "refs": report.refs,
-                   "problems": [{"where": p.where, "message": p.message} for p in report.problems]})
+                   "problems": [{"where": p.where, "message": p.message} for p in report.problems],
+                   "notices": [{"where": p.where, "message": p.message} for p in report.notices]})
     else:
         for problem in report.problems:
             typer.echo(f"damaged: {problem}", err=True)
+        for notice in report.notices:
+            typer.echo(f"not used: {notice}", err=True)
         state = "ok" if report.ok else f"{len(report.problems)} problem(s)"
+        if report.notices:
+            state += f"; {len(report.notices)} record(s) of other clones not used (no policy)"
         typer.echo(f"verify: {report.records} records, {report.refs} refs: {state}")
     if not report.ok:
         raise typer.Exit(3)

@@ -204,11 +204,14 @@ class Problem:
 
 @dataclass
 class VerifyReport:
-    """The outcome of a provider's verify pass."""
+    """The outcome of a provider's verify pass. ``notices`` name what is never used but is no
+    damage (another clone's decisions in a repository without a policy, a redaction note an
+    older version kept in its payload snapshot): they do not make it fail."""
 
     records: int = 0
     refs: int = 0
     problems: list[Problem] = field(default_factory=list)
+    notices: list[Problem] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

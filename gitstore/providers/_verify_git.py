@@ -282,9 +282,9 @@ def _verify_payloads(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report:
             elif mode != BLOB_MODE:
                 report.problems.append(Problem(ref, f"{path} is not a regular file"))
             elif match.group(1) and ref.startswith(PREFIX + "remotes/"):
-                report.problems.append(Problem(ref, f"redaction note {path} in another clone's payload snapshot: "
-                                                    "never honoured (a removal travels in an append, with its "
-                                                    "audit entry)"))
+                report.notices.append(Problem(ref, f"redaction note {path} in another clone's payload snapshot: "
+                                                   "never honoured (a removal travels in an append, with its "
+                                                   "audit entry)"))
             elif match.group(1):
                 problem = note_problem(read_blob(odb, oid))
                 if problem:

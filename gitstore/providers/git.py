@@ -1144,6 +1144,7 @@ class GitProvider:
             report.records += found.records
             report.refs += found.refs
             report.problems.extend(found.problems)
+            report.notices.extend(found.notices)
         return report
 
     # -- gc ------------------------------------------------------------------------------------

@@ -11,13 +11,17 @@ from __future__ import annotations
 from gitstore.errors import GitstoreError
 from gitstore.providers import Problem, VerifyReport
 from gitstore.rules.namespaces import misplaced
+from gitstore.rules.trust import unshared
 from gitstore.rules.view import View
 from gitstore.store import Store
 
 
 def verify(store: Store) -> VerifyReport:
-    """Every problem the provider finds, and every rule finding on the records it holds."""
-    report = store.verify()
+    """Every problem the provider finds, and every rule finding on the records it holds;
+    another clone's decisions in a repository without a policy are notices (never used, but no
+    damage)."""
+    found = store.verify()
+    report = VerifyReport(found.records, found.refs, list(found.problems), list(getattr(found, "notices", [])))
     try:  # what reads use: everything but quarantined refs (own damage fails here, named above)
         view = View.of(store.scope, store.items(), store)
     except GitstoreError as exc:
@@ -27,8 +31,10 @@ def verify(store: Store) -> VerifyReport:
     report.problems.extend(store.left_out())
     for digest, why in view.ignored.items():
         kind = why.split(" ", 1)[0]  # the reason names the record: "learning ...", "grant ...", "withdrawal ..."
-        report.problems.append(Problem(f"{'decision' if kind == 'learning' else kind} {digest}", why))
-    report.problems.extend(store.ignored_notes())
+        finding = Problem(f"{'decision' if kind == 'learning' else kind} {digest}", why)
+        (report.notices if unshared(why) else report.problems).append(finding)
+    for note in store.ignored_notes():
+        (report.notices if unshared(note.message) else report.problems).append(note)
     for lid, history in sorted(view.histories().items()):
         placed = misplaced(view, history)
         if placed:

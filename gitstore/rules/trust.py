@@ -32,6 +32,13 @@ SINGLE_USER = ("fetched from another clone ({where}); in a repository without a 
                "own decisions, grants, withdrawals and redactions count (`gitstore policy init` sets one up)")
 
 
+def unshared(reason: str) -> bool:
+    """Whether a reason a record is not used is only that it came from another clone of a
+    repository without a policy: no damage, nor a forgery anyone could tell from a teammate's
+    decision (``gitstore verify`` names it without failing)."""
+    return SINGLE_USER.split("{", 1)[0] in reason
+
+
 def problem(mode: TrustMode, attestation: Attestation, namespace: str, actor: str | None,
             required: frozenset[str]) -> str | None:
     """Why a record needing ``required`` actions, which says ``actor`` took them, does not
@@ -104,4 +111,4 @@ def note_problem(mode: TrustMode, attestation: Attestation | None, note: dict[st
     return problem(mode, attestation, attestation.namespace, str(note.get("by")), frozenset({"redact"}))
 
 
-__all__ = ["SINGLE_USER", "note_problem", "problem", "record_problem", "refusal"]
+__all__ = ["SINGLE_USER", "note_problem", "problem", "record_problem", "refusal", "unshared"]
