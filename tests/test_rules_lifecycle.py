@@ -256,3 +256,19 @@ def _step(prior, state, by, reason="no"):  # type: ignore[no-untyped-def]
     record["state"] = state
     record["decision"] = {"by": by, "reviewDigest": prior["reviewDigest"], "edited": False, "reason": reason}
     return seal(record)
+
+
+def test_show_and_learnings_say_a_learning_is_contested_and_what_to_do(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from .team import sync
+
+    a, b, proposal = _team_proposal(tmp_path)
+    ops.accept(a, proposal["id"], proposal["reviewDigest"], "github:9")
+    ops.reject(b, proposal["id"], proposal["reviewDigest"], "github:10", "not convinced")
+    a, b = sync(a, b)
+    shown = gitstore("show", proposal["id"], "--json", cwd=a.workspace.root)
+    assert shown.returncode == 0
+    standing = json.loads(shown.stdout)["standing"]
+    assert any("contested" in why for why in standing["why"]) and "decides again" in " ".join(standing["todo"])
+    listed = json.loads(gitstore("learnings", "--json", cwd=b.workspace.root).stdout)
+    [row] = [r for r in listed if r["id"] == proposal["id"]]
+    assert "rejected by github:10" in row["contested"] and not row["usable"]

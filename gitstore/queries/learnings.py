@@ -34,7 +34,8 @@ class Row:
         status = self.status
         row: dict[str, Any] = {"id": status.id, "state": status.state, "usable": status.usable,
                                "trust": status.trust, "reasons": list(status.reasons),
-                               "replacedBy": status.replaced_by, "conflicted": status.conflicted}
+                               "replacedBy": status.replaced_by, "conflicted": status.conflicted,
+                               "contested": status.contested}
         if self.history.valid:
             current = self.history.current
             row.update(title=current["content"]["title"], category=current["category"],
@@ -220,13 +221,16 @@ def explain(view: View, status: Status, purpose: str) -> Standing:
     if status.state == "invalid" or any(r.startswith("history breaks a rule") for r in status.reasons):
         why.append(next(r for r in status.reasons if r.startswith("history")) + "; it is never used")
         todo.append(f"`gitstore history {status.id}` shows its versions; `gitstore verify` checks the store")
+    elif status.contested is not None:
+        todo.append(f"a person who has seen both reads `gitstore show {status.id}` and decides again, quoting "
+                    "its reviewDigest (or retires the replacement that should not stand)")
     elif state is not None:
         why.append(state[0])
         todo.append(state[1].format(id=status.id))
     if status.replaced_by:
         why.append(f"{status.replaced_by} replaced it")
     for reason in status.reasons:
-        if reason.startswith(("conflicted", "valid only from", "expired at")):
+        if reason.startswith(("conflicted", "contested", "valid only from", "expired at")):
             why.append(reason)
     verdict = status.evidence
     if verdict is not None and not verdict.ok:
