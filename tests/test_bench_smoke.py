@@ -200,3 +200,21 @@ def test_dream_quick_reports_every_goal() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     for line in DREAM_LINES:
         assert line.search(done.stdout), (line.pattern, done.stdout)
+
+
+TRUST_LINES = [
+    re.compile(r"^trust: read after fetching \d+ new of \d+ appends \d+ ms, with nothing new \d+ ms, first read \d+ ms;"
+               r" the fetch's share of the first read's verifying -?[\d.]+x, its share of the appends [\d.]+ "
+               r"\(goal <= 2x its share\): (goal met|GOAL NOT MET)$", re.MULTILINE),
+    re.compile(r"^trust: learnings of a fresh clone under a policy, \d+ signed appends: first read \d+ ms \([\d.]+x\), "
+               r"signatures remembered \d+ ms, without a policy \d+ ms, ratio [\d.]+x " + _VERDICT, re.MULTILINE),
+    re.compile(r"^trust: verify under the policy, signatures remembered \d+ ms, the same records without a policy"
+               r" \d+ ms, ratio [\d.]+x " + _VERDICT, re.MULTILINE),
+]
+
+
+def test_trust_quick_reports_admission_and_signatures() -> None:
+    done = bench("trust", "--quick")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for line in TRUST_LINES:
+        assert line.search(done.stdout), (line.pattern, done.stdout)

@@ -35,6 +35,10 @@ class Causality:
                 self._where.setdefault(str(oid), (ref, position))
         self._memo: dict[tuple[str, str], bool] = {}
 
+    def knows(self, append: str) -> bool:
+        """Whether ``append`` is one of the appends this was built from."""
+        return append in self._where
+
     def saw(self, later: str, earlier: str) -> bool:
         """Whether append ``later`` was made having seen append ``earlier`` (an append has seen
         itself). False when either is unknown here."""

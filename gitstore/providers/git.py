@@ -962,7 +962,7 @@ class GitProvider:
         """Who made an append: whether it is in this clone's own refs (else fetched), and,
         under a policy, whose signature on it counts."""
         with readable("the stored records"):
-            found = self._origins().get(append)
+            found = self._origins(append).get(append)
             if found is None:
                 return Attestation(append, False, problem="is not an append this clone holds")
             info, header, own = found
@@ -972,9 +972,12 @@ class GitProvider:
             commit = commit_at(info.repo, pygit2.Oid(hex=append), info.name)
             return attestation(base, self.trust, commit, header.policy)
 
-    def _origins(self) -> dict[str, tuple[RefInfo, Header, bool]]:
+    def _origins(self, append: str) -> dict[str, tuple[RefInfo, Header, bool]]:
         """Commit id -> a ref holding it, its header, and whether any of this clone's own refs
-        holds it (a commit of this clone's that came back in a fetch is still its own)."""
+        holds it (a commit of this clone's that came back in a fetch is still its own). Built
+        again only when ``append`` is not in it: what is known of a commit never changes."""
+        if self._origins_cache is not None and append in self._origins_cache[1]:
+            return self._origins_cache[1]
         tips = tuple(self._tips())
         if self._origins_cache is None or self._origins_cache[0] != tips:
             found: dict[str, tuple[RefInfo, Header, bool]] = {}
@@ -990,10 +993,13 @@ class GitProvider:
         """Whether append ``later`` was made having seen append ``earlier`` (both commit ids):
         ``earlier`` is reachable from ``later`` through parents and ``Seen`` headers."""
         with readable("the stored records"):
-            tips = tuple(self._tips())
-            if self._causality is None or self._causality[0] != tips:
-                histories = [(info.name, self._history(info, tip)) for info, tip in tips]
-                self._causality = (tips, Causality(histories))
+            known = self._causality
+            if known is None or not (known[1].knows(later) and known[1].knows(earlier)):
+                tips = tuple(self._tips())  # built again only for appends it does not know
+                if known is None or known[0] != tips:
+                    histories = [(info.name, self._history(info, tip)) for info, tip in tips]
+                    self._causality = (tips, Causality(histories))
+            assert self._causality is not None
             return self._causality[1].saw(later, earlier)
 
     def _commits(self) -> list[tuple[Header, RefInfo, pygit2.Oid]]:
