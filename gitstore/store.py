@@ -298,7 +298,7 @@ class Store:
         chosen = sides.decide(namespace)
         for kind, name in written:
             self.placement.note(kind, name, chosen)
-        return result  # type: ignore[no-any-return]
+        return result
 
     # -- trust ---------------------------------------------------------------------------------
 

@@ -4,7 +4,6 @@ that is later retired keeps its claims."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest

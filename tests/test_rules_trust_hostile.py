@@ -18,7 +18,7 @@ from typing import Any
 import pygit2
 import pytest
 
-from gitstore.conformance import batch, entries_for
+from gitstore.conformance import entries_for
 from gitstore.context import Context
 from gitstore.ops import learning as ops
 from gitstore.providers import Batch, Entry

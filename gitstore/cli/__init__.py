@@ -125,7 +125,6 @@ def _run(args: list[str]) -> int:
 
 def _dispatch(command: str | None, args: list[str]) -> int:
     from gitstore import notices
-    from gitstore.errors import GitstoreError
 
     as_json = "--json" in args
     notices.take()  # a command run in-process after another starts afresh

@@ -16,7 +16,8 @@ from typing import Protocol
 
 
 class _Header(Protocol):
-    seen: tuple[tuple[str, str], ...]
+    @property
+    def seen(self) -> tuple[tuple[str, str], ...]: ...
 
 
 class Causality:

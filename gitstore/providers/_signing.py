@@ -23,6 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import cast
 
 import pygit2
 
@@ -106,8 +107,9 @@ def _get(config: pygit2.Config, name: str) -> str | None:
 def signed_commit(repo: pygit2.Repository, who: Signer, author: pygit2.Signature, message: str,
                   tree: pygit2.Oid, parents: list[pygit2.Oid]) -> pygit2.Oid:
     """Write a commit signed by ``who`` (no ref moves)."""
-    payload = repo.create_commit_string(author, author, message, tree, parents)
-    signature = who.sign(payload.encode("utf-8") if isinstance(payload, str) else payload)
+    # the commit's text (pygit2's stubs call it an Oid)
+    payload = cast(str, repo.create_commit_string(author, author, message, tree, list[str | pygit2.Oid](parents)))
+    signature = who.sign(payload.encode("utf-8"))
     return repo.create_commit_with_signature(payload, signature.decode("ascii"), "gpgsig")
 
 

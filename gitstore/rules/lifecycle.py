@@ -108,9 +108,9 @@ def build(learning_id: str, items: list[Item], saw: Saw = store_order_saw) -> Hi
     while previous in by_previous:
         candidates = by_previous.pop(previous)
         if history.chain:
-            prior = history.chain[-1].stored
-            history.ignored.extend(c for c in candidates if not saw(c.stored, prior))
-            candidates = [c for c in candidates if saw(c.stored, prior)]
+            followed = history.chain[-1].stored
+            history.ignored.extend(c for c in candidates if not saw(c.stored, followed))
+            candidates = [c for c in candidates if saw(c.stored, followed)]
         settled = settle_steps(candidates, saw)
         history.ignored.extend(c for c in candidates if c is not settled.winner)
         if settled.winner is None:
