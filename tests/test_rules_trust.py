@@ -283,3 +283,20 @@ def test_policy_init_add_show_and_what_doctor_and_status_say(tmp_path: Path) -> 
     git(root, "push", "-q", "origin", "main")
     assert json.loads(cli.ok("policy", "show", "--json", cwd=root))["mode"] == "broken"
     assert cli.gitstore("doctor", cwd=root).returncode == 1
+
+
+def test_a_signed_redaction_counts_on_every_clone(team: dict[str, object], tmp_path: Path) -> None:
+    from gitstore.ops.redact import redact
+
+    bare, keys = _copy(team, tmp_path)
+    bob = team_clone(tmp_path, bare, "bob", keys[BOB][0])
+    carol = team_clone(tmp_path, bare, "carol", keys[CAROL][0])
+    with pytest.raises(Refused, match=f"does not let {CAROL} redact"):
+        redact(carol, "github:comment:100", CAROL, "asked to")
+    report = redact(bob, "github:comment:100", BOB, "asked to")
+    assert report.removed
+    bob, carol = sync(bob, carol)
+    for ctx in (bob, carol):
+        [event] = [e for e in ctx.view().events.values() if e["type"] == "comment"]
+        assert "payload" not in event and event["redaction"]["by"] == BOB
+    assert verify(carol.store).ok

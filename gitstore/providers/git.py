@@ -395,7 +395,8 @@ class GitProvider:
         self._sound: set[tuple[str, pygit2.Oid]] = set()  # (ref, tip) found readable and not rewound
         self._admissions = Admissions(self.state)
         self._causality: tuple[tuple[tuple[RefInfo, pygit2.Oid], ...], Causality] | None = None
-        self._notes_cache: tuple[tuple[tuple[RefInfo, pygit2.Oid], ...], dict[str, list[tuple[bytes, str | None]]]] | None = None
+        self._notes_cache: tuple[tuple[tuple[RefInfo, pygit2.Oid], ...],
+                                 dict[str, list[tuple[bytes, tuple[RefInfo, pygit2.Oid] | None]]]] | None = None
         self._judge: Callable[[str, bytes, str | None], bool] = lambda digest, note, append: True
         self._judged: dict[tuple[str, str | None], bool] = {}
         self._trust: Trust | None = None
@@ -559,7 +560,9 @@ class GitProvider:
         changes.update({note_path(r.payload_digest): writer.add(BLOB, bytes(r.note)) for r in removals})
         tree = self._tree(repo, base, changes, writer, reader)
         carried = [(s.payload_digest, s.payload_blob) for s in new if s.payload_blob is not None and s.payload_digest]
-        gone = {r.payload_digest for r in removals} | (self.noted() if carried else set())
+        # no payload with a note, honoured or not, is stored again (knowing which are honoured
+        # would read the histories; an append reads the tip trees only)
+        gone = {r.payload_digest for r in removals} | (set(self._kept_notes()) if carried else set())
         payloads: dict[str, bytes | None] = {  # a removed payload is never stored again
             payload_path(digest): blob for digest, blob in carried if digest not in gone
         }
@@ -756,14 +759,15 @@ class GitProvider:
     def notes(self) -> list[tuple[str, bytes, str | None]]:
         """Every redaction note stored, honoured or not: (payload digest, note, append)."""
         with readable("redaction notes"):
-            return [(digest, note, append) for digest, kept in sorted(self._kept_notes().items())
-                    for note, append in kept]
+            return [(digest, note, self._note_append(where, digest))
+                    for digest, kept in sorted(self._kept_notes().items()) for note, where in kept]
 
     def _honoured(self) -> dict[str, bytes]:
         """Payload digest -> the first note the judge honours for it."""
         found: dict[str, bytes] = {}
         for digest, kept in self._kept_notes().items():
-            for note, append in kept:
+            for note, where in kept:
+                append = self._note_append(where, digest)
                 key = (digest, append)
                 if key not in self._judged:
                     self._judged[key] = self._judge(digest, note, append)
@@ -772,31 +776,37 @@ class GitProvider:
                     break
         return found
 
-    def _kept_notes(self) -> dict[str, list[tuple[bytes, str | None]]]:
-        """Payload digest -> every (note, append that removed it) stored: in the records tree
-        of each append whose ``Removes`` names it, in store order; then (None for the append)
-        notes older versions kept in this clone's own payload snapshots. Notes in snapshots
-        another clone wrote are not notes: only appends carry authority."""
+    def _kept_notes(self) -> dict[str, list[tuple[bytes, tuple[RefInfo, pygit2.Oid] | None]]]:
+        """Payload digest -> every note kept for it, with where: the records tip whose tree
+        holds it (the append that removed it is in that ref's history), or None for a note
+        older versions kept in this clone's own payload snapshot. Read from the tip trees'
+        ``notes/`` folders only (few), never the histories. Notes in snapshots another clone
+        wrote are not notes: only appends carry authority."""
         tips = tuple(self._tips())
         if self._notes_cache is not None and self._notes_cache[0] == tips:
             return self._notes_cache[1]
-        kept: dict[str, list[tuple[bytes, str | None]]] = {}
-        seen: set[tuple[str, str]] = set()
-        for header, info, oid in self._commits():
-            for digest in header.removes:
-                if (digest, str(oid)) not in seen:
-                    seen.add((digest, str(oid)))
-                    tree = commit_at(info.repo, oid, info.name).tree
-                    note = _blob(info.repo, tree[note_path(digest)].id, note_path(digest))
-                    kept.setdefault(digest, []).append((note, str(oid)))
-        for repo, tree in self._snapshot_trees(own=True):
+        kept: dict[str, list[tuple[bytes, tuple[RefInfo, pygit2.Oid] | None]]] = {}
+        trees = [((info, tip), info.repo, commit_at(info.repo, tip, info.name).tree) for info, tip in tips]
+        trees += [(None, repo, tree) for repo, tree in self._snapshot_trees(own=True)]
+        for where, repo, tree in trees:
             if "notes" in tree and tree["notes"].filemode == pygit2.GIT_FILEMODE_TREE:
                 notes = repo[tree["notes"].id].peel(pygit2.Tree)
                 for path in _payload_paths(repo, notes):
                     digest = "sha256:" + path.rsplit("/", 1)[-1][:-5]
-                    kept.setdefault(digest, []).append((_blob(repo, notes[path].id, path), None))
+                    kept.setdefault(digest, []).append((_blob(repo, notes[path].id, path), where))
         self._notes_cache = (tips, kept)
         return kept
+
+    def _note_append(self, where: tuple[RefInfo, pygit2.Oid] | None, digest: str) -> str | None:
+        """The append whose ``Removes`` names ``digest`` in the history of the tip ``where``."""
+        if where is None:
+            return None
+        info, tip = where
+        for header, oid in reversed(self._history(info, tip)):
+            if digest in header.removes:
+                return str(oid)
+        raise IntegrityError(f"{info.name}: a note for {digest} is in its tree, and no append removed it; "
+                             "run `gitstore verify`")
 
     def _snapshot_trees(self, own: bool = False) -> list[tuple[pygit2.Repository, pygit2.Tree]]:
         """The tree of every payload snapshot the store reads (``own``: only this clone's). A
