@@ -18,6 +18,7 @@ from pathlib import Path
 
 TAIL = 4096  # bytes read from the end of the log: many more lines than processes racing
 _FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+_READ: dict[Path, tuple[tuple[int, int, int], "Acked"]] = {}  # log -> (its identity and size, what it says)
 
 
 @dataclass(frozen=True)
@@ -43,9 +44,19 @@ def note(store: Path, appends: int, payloads: int = 0) -> None:
 
 
 def acked(store: Path) -> Acked:
-    """The largest counts among the last complete lines of the log (none: nothing acknowledged)."""
+    """The largest counts among the last complete lines of the log (none: nothing acknowledged).
+    Read again only when the log changed (it only grows, so its size says so)."""
+    path = log_path(store)
     try:
-        with open(log_path(store), "rb") as log:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return Acked()
+    key = (st.st_ino, st.st_size, st.st_mtime_ns)
+    known = _READ.get(path)
+    if known is not None and known[0] == key:
+        return known[1]
+    try:
+        with open(path, "rb") as log:
             size = log.seek(0, os.SEEK_END)
             log.seek(max(0, size - TAIL))
             tail = log.read()
@@ -58,6 +69,7 @@ def acked(store: Path) -> Acked:
             appends, payloads = int(parts[0]), int(parts[1])
             if appends > best.appends or (appends == best.appends and payloads < best.payloads):
                 best = Acked(appends, payloads)
+    _READ[path] = (key, best)
     return best
 
 

@@ -400,6 +400,7 @@ class GitProvider:
         self._judge: Callable[[str, bytes, str | None], bool] = lambda digest, note, append: True
         self._judged: dict[tuple[str, str | None], bool] = {}
         self._trust: Trust | None = None
+        self._named_cache: dict[str, dict[str, list[str]]] = {}
         self._origins_cache: tuple[tuple[tuple[RefInfo, pygit2.Oid], ...], dict[str, tuple[RefInfo, Header, bool]]] | None = None
         self._quarantine: dict[str, Admission] = {}
         self._logs_checked = False
@@ -590,6 +591,7 @@ class GitProvider:
             return False
         with open(tips_log(self.state, ref), "a", encoding="ascii") as log:
             log.write(f"{commit}\n")
+        self._sound.add((ref, commit))  # it holds every append acknowledged before it
         self._save_named(ref, commit, heads)
         journal.unlink(missing_ok=True)
         return True
@@ -611,33 +613,37 @@ class GitProvider:
 
     def _seen_heads(self, namespace: Namespace, ref: str,
                     tip: pygit2.Oid | None) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
-        """Every other writer's tip an append to ``ref`` has seen (by writer), and those its
-        earlier appends did not name yet: what its ``Seen`` headers say. A shared append names
-        shared tips only (local ones never leave this machine)."""
+        """Every other writer's tip an append to ``ref`` has seen (by writer), and those this
+        writer's earlier appends did not name yet: what its ``Seen`` headers say. A shared append
+        names shared tips only (local ones never leave this machine)."""
         heads: dict[str, set[str]] = {}
         for info, head in self._tips():
             if info.writer != self.writer and (namespace == "local" or info.namespace == "shared"):
                 heads.setdefault(info.writer, set()).add(str(head))
-        named = self._named(ref, tip)
+        named = self._named(ref)
         seen = sorted((w, c) for w, commits in heads.items() for c in commits if c not in named.get(w, ()))
         return {w: sorted(c) for w, c in heads.items()}, seen
 
-    def _named(self, ref: str, tip: pygit2.Oid | None) -> dict[str, list[str]]:
-        """The tips the append at ``tip`` named or knew, by writer (none when unknown: then the
-        next append names every tip it has seen)."""
-        try:
-            state = json.loads(_named_path(self.state, ref).read_text(encoding="ascii"))
-        except (OSError, ValueError):
-            return {}
-        if not isinstance(state, dict) or state.get("tip") != str(tip) or not isinstance(state.get("named"), dict):
-            return {}
-        return state["named"]  # type: ignore[no-any-return]
+    def _named(self, ref: str) -> dict[str, list[str]]:
+        """The tips this writer's appends to ``ref`` named, by writer (none when unknown: then
+        the next append names every tip it has seen, which is only more than needed)."""
+        known = self._named_cache.get(ref)
+        if known is None:
+            try:
+                state = json.loads(_named_path(self.state, ref).read_text(encoding="ascii"))
+                known = state if isinstance(state, dict) else {}
+            except (OSError, ValueError):
+                known = {}
+            self._named_cache[ref] = known
+        return known
 
     def _save_named(self, ref: str, commit: pygit2.Oid, heads: dict[str, list[str]]) -> None:
-        path = _named_path(self.state, ref)
-        temporary = path.with_name(f"{path.name}.{os.getpid()}")
-        temporary.write_text(json.dumps({"tip": str(commit), "named": heads}, sort_keys=True), encoding="ascii")
-        os.replace(temporary, path)
+        """Remember the tips the append just made had seen (after it committed: a state lost
+        or older than the history only makes the next append name more)."""
+        if heads == self._named(ref):
+            return
+        self._named_cache[ref] = heads
+        _named_path(self.state, ref).write_text(json.dumps(heads, sort_keys=True), encoding="ascii")
 
     def _journal(self, roots: list[pygit2.Oid]) -> Path:
         """Name the trees an append is about to make visible, until its commit refers to them:
@@ -843,16 +849,17 @@ class GitProvider:
             self._check_logged_refs()
         tips = []
         for info in discover_refs(self.repo, self._local):
-            # the log is read before the ref: an append acknowledged by then is in the ref read after
-            acked = None if info.fetched else last_acknowledged(self.state, info.name)
             target = self._target(info.repo, info.name)
+            if target is not None and not info.fetched and (info.name, target) not in self._sound:
+                # the log is read before the ref: an append acknowledged by then is in the ref read after
+                acked = last_acknowledged(self.state, info.name)
+                target = self._target(info.repo, info.name)
+                if target is not None and (info.name, target) not in self._sound:
+                    self._check_tip(info, target, acked)
             if target is None:
                 continue
-            if info.fetched:
-                if not self._admit(info, target):
-                    continue
-            elif (info.name, target) not in self._sound:
-                self._check_tip(info, target, acked)
+            if info.fetched and not self._admit(info, target):
+                continue
             tips.append((info, target))
         self._admissions.save()
         return tips

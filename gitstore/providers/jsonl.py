@@ -374,7 +374,8 @@ class JsonlProvider:
             self._check_acked(0)
             self._records = _Records()
             return self._records
-        if view.stale(fd):
+        fresh = view.stale(fd)  # first read, or the file was replaced or shrank: what was lost shows here
+        if fresh:
             view = self._records = _Records(inode=os.fstat(fd).st_ino)
         chunk = os.pread(fd, os.fstat(fd).st_size - view.offset, view.offset)
         lines = complete_lines(chunk)
@@ -388,7 +389,8 @@ class JsonlProvider:
             view.add(append)
             view.offset += len(line) + 1
             view.line += 1
-        self._check_acked(view.line)
+        if fresh:
+            self._check_acked(view.line)
         return view
 
     def _check_acked(self, appends: int) -> None:
@@ -408,7 +410,8 @@ class JsonlProvider:
         if fd is None:
             self._payloads = _Payloads()
             return self._payloads
-        if view.stale(fd):
+        fresh = view.stale(fd)
+        if fresh:
             view = self._payloads = _Payloads(inode=os.fstat(fd).st_ino)
         chunk = os.pread(fd, os.fstat(fd).st_size - view.offset, view.offset)
         lines = complete_lines(chunk)
@@ -425,7 +428,7 @@ class JsonlProvider:
                 view.index[digest] = (view.offset, len(line))
             view.offset += len(line) + 1
             view.line += 1
-        acked = _acks.acked(self._records_path).payloads
+        acked = _acks.acked(self._records_path).payloads if fresh else 0
         if view.line < acked:
             raise IntegrityError(f"{self._payloads_path}: holds {view.line} line(s) but {acked} were "
                                  "acknowledged: lines were lost")
