@@ -792,7 +792,8 @@ class GitProvider:
         if self._notes_cache is not None and self._notes_cache[0] == tips:
             return self._notes_cache[1]
         kept: dict[str, list[tuple[bytes, tuple[RefInfo, pygit2.Oid] | None]]] = {}
-        trees = [((info, tip), info.repo, commit_at(info.repo, tip, info.name).tree) for info, tip in tips]
+        trees: list[tuple[tuple[RefInfo, pygit2.Oid] | None, pygit2.Repository, pygit2.Tree]] = [
+            ((info, tip), info.repo, commit_at(info.repo, tip, info.name).tree) for info, tip in tips]
         trees += [(None, repo, tree) for repo, tree in self._snapshot_trees(own=True)]
         for where, repo, tree in trees:
             if "notes" in tree and tree["notes"].filemode == pygit2.GIT_FILEMODE_TREE:
@@ -858,21 +859,21 @@ class GitProvider:
                     self._check_tip(info, target, acked)
             if target is None:
                 continue
-            if info.fetched and not self._admit(info, target):
+            if info.fetched and not self._admit(info, target).admitted:
                 continue
             tips.append((info, target))
         self._admissions.save()
         return tips
 
-    def _admit(self, info: RefInfo, target: pygit2.Oid) -> bool:
-        """Whether a fetched ref's records may be read: verified once up to ``target``. A ref
-        whose history fails is quarantined whole and named by ``quarantined``."""
+    def _admit(self, info: RefInfo, target: pygit2.Oid) -> Admission:
+        """Where a fetched ref stands: its records may be read once verified up to ``target``;
+        a ref whose history fails is quarantined whole and named by ``quarantined``."""
         admission = self._admissions.check(self.repo, info.name, target)
         if admission.admitted:
             self._quarantine.pop(info.name, None)
         else:
             self._quarantine[info.name] = admission
-        return admission.admitted
+        return admission
 
     def admit(self) -> list[Admission]:
         """Verify what every fetched writer ref brought since it was last admitted, and say
@@ -882,8 +883,7 @@ class GitProvider:
             for info in discover_refs(self.repo, self._local):
                 target = self._target(info.repo, info.name)
                 if info.fetched and target is not None:
-                    self._admit(info, target)
-                    found.append(self._admissions.check(self.repo, info.name, target))
+                    found.append(self._admit(info, target))
         self._admissions.save()
         return found
 
