@@ -14,6 +14,7 @@ import pytest
 from gitstore.promote.gates import scan, skills
 from gitstore.promote.gates import wiki as okf
 from gitstore.promote.okf import render_index_page
+from gitstore.promote.skills import check_skill
 
 from .conftest import shared
 from .promotion_world import git
@@ -34,15 +35,25 @@ def _skills() -> list[Path]:
     return sorted(shared("skills", "anthropics-skills").glob("*/SKILL.md"))
 
 
-def test_the_real_skills_pass_but_one_description_over_the_limit(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_real_skills_pass_one_with_a_warning(capsys: pytest.CaptureFixture[str]) -> None:
     files = [str(p) for p in _skills()]
     assert len(files) == 11
     code, lines = run(skills.main, files, capsys)
-    # claude-api's description is 1068 characters; the specification allows 1024.
-    assert code == 1 and len(lines) == 1
-    assert lines[0].endswith("claude-api/SKILL.md:3: description is 1068 characters; at most 1024")
+    # claude-api's description is 1068 characters: harnesses load it, the specification says 1024.
+    assert code == 0 and len(lines) == 1
+    assert lines[0].endswith("claude-api/SKILL.md:3: warning: description is 1068 characters; "
+                             "the specification allows 1024, and some harnesses cut it")
+    code, lines = run(skills.main, ["--strict", *files], capsys)
+    assert code == 1 and len(lines) == 1 and "warning" not in lines[0]
     passing = [f for f in files if "/claude-api/" not in f]
     assert run(skills.main, passing, capsys) == (0, [])
+    assert run(skills.main, ["--strict", *passing], capsys) == (0, [])
+
+
+def test_gitstore_holds_its_own_skills_to_the_limit() -> None:
+    text = shared("skills", "anthropics-skills", "claude-api", "SKILL.md").read_text()
+    assert check_skill("claude-api", text) == [(3, "description is 1068 characters; the specification allows "
+                                                   "1024, and some harnesses cut it")]
 
 
 SKILL_RULES: list[tuple[str, Callable[[str], str], int, str]] = [
@@ -68,8 +79,9 @@ SKILL_RULES: list[tuple[str, Callable[[str], str], int, str]] = [
     ("no description", lambda t: re.sub(r"(?m)^description: .*\n", "", t, count=1), 1, "has no description"),
     ("empty description", lambda t: re.sub(r"(?m)^description: .*$", "description: ''", t, count=1), 3,
      "description is not a non-empty string"),
-    ("description too long", lambda t: re.sub(r"(?m)^description: .*$", "description: " + "d" * 1025, t, count=1),
-     3, "description is 1025 characters; at most 1024"),
+    ("description too long (--strict)", lambda t: re.sub(r"(?m)^description: .*$", "description: " + "d" * 1025, t,
+                                                          count=1),
+     3, "description is 1025 characters; the specification allows 1024"),
     ("compatibility too long", lambda t: t.replace("license:", "compatibility: " + "c" * 501 + "\nlicense:", 1), 4,
      "compatibility is 501 characters; at most 500"),
     ("license not a string", lambda t: re.sub(r"(?m)^license: .*$", "license: [a, b]", t, count=1), 4,
@@ -91,9 +103,13 @@ def test_each_skill_rule_has_a_failing_case(tmp_path: Path, capsys: pytest.Captu
     path = tmp_path / folder / "SKILL.md"
     path.parent.mkdir()
     path.write_text(text)
-    code, lines = run(skills.main, [str(path)], capsys)
+    strict = "--strict" in case
+    code, lines = run(skills.main, ["--strict", str(path)] if strict else [str(path)], capsys)
     assert code == 1 and len(lines) == 1, lines
     assert lines[0].startswith(f"{path}:{line}: ") and message in lines[0], lines
+    if strict:  # without --strict, a warning that passes
+        code, lines = run(skills.main, [str(path)], capsys)
+        assert code == 0 and lines == [f"{path}:{line}: warning: {lines[0].split(': warning: ')[1]}"]
 
 
 def test_optional_skill_fields_pass_when_well_formed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

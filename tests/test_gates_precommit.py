@@ -90,9 +90,8 @@ def _material_repo(root: Path) -> None:
     git(root.parent, "init", "-q", "-b", "main", str(root))
     shutil.copytree(shared("okf", "bundles", "acme_retail"), root / "okf" / "wiki")
     for skill in sorted(shared("skills", "anthropics-skills").glob("*/SKILL.md")):
-        if skill.parent.name != "claude-api":  # its description is over the specification's 1024 characters
-            (root / ".agents" / "skills" / skill.parent.name).mkdir(parents=True)
-            shutil.copy(skill, root / ".agents" / "skills" / skill.parent.name / "SKILL.md")
+        (root / ".agents" / "skills" / skill.parent.name).mkdir(parents=True)
+        shutil.copy(skill, root / ".agents" / "skills" / skill.parent.name / "SKILL.md")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "real material")
 

@@ -279,7 +279,7 @@ def test_procedural_memory_from_several_contexts_becomes_a_skill(tmp_path: Path)
     assert skill.startswith("---\nname: change-retries-safely\ndescription: ")
     assert f"gitstore-learning: {learning['id']}" in skill and text in skill
     git(root, "checkout", "-q", result.branch)
-    assert skills_gate.check([str(root / path)]) == []
+    assert skills_gate.check([str(root / path)]) == ([], [])
     assert promotion_gate.check([], root, "main", result.branch) == []
 
 

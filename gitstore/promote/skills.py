@@ -8,6 +8,11 @@ folder's name. ``description`` is 1 to 1024 characters. ``compatibility``, when 
 500 characters; ``license`` a string; ``metadata`` a mapping of strings to strings;
 ``allowed-tools`` a string of space-separated tools (a list of strings is accepted too, as
 harnesses read both).
+
+One rule is advice, not a refusal, for skills gitstore did not write: a description over 1024
+characters. Harnesses load such skills (vendors publish them: Anthropic's ``claude-api`` skill
+has 1068), some cut the text; ``skill_problems`` returns it apart so a gate can warn, while
+``check_skill`` (what gitstore holds its own skills to) counts it as a problem.
 """
 
 from __future__ import annotations
@@ -31,23 +36,33 @@ _NAME = re.compile(r"^[a-z0-9-]+$")
 _KEY_LINE = re.compile(r"^([^\s#:][^:]*):")
 
 
-def check_skill(folder: str, text: str) -> list[tuple[int, str]]:
+Problem = tuple[int, str]  # (1-based line, what is wrong)
+
+
+def check_skill(folder: str, text: str) -> list[Problem]:
     """Every rule of the specification that ``text`` (a SKILL.md in folder ``folder``) breaks,
     as (1-based line, problem); empty when the file is a valid skill."""
+    problems, advice = skill_problems(folder, text)
+    return sorted(problems + advice)
+
+
+def skill_problems(folder: str, text: str) -> tuple[list[Problem], list[Problem]]:
+    """The rules ``text`` breaks that stop a harness from loading it, and apart from them the
+    ones harnesses tolerate (an over-long description)."""
     lines = text.split("\n")
     if not lines or lines[0].rstrip("\r") != "---":
-        return [(1, "no front matter: SKILL.md starts with a --- line, YAML, and a closing --- line")]
+        return [(1, "no front matter: SKILL.md starts with a --- line, YAML, and a closing --- line")], []
     end = next((n for n, line in enumerate(lines[1:], start=1) if line.rstrip("\r") == "---"), None)
     if end is None:
-        return [(1, "front matter has no closing --- line")]
+        return [(1, "front matter has no closing --- line")], []
     try:
         meta = load_yaml("\n".join(lines[1:end]))
     except (yaml.YAMLError, ValueError) as exc:
-        return [(1, f"front matter is not valid YAML: {' '.join(str(exc).split())[:200]}")]
+        return [(1, f"front matter is not valid YAML: {' '.join(str(exc).split())[:200]}")], []
     if not isinstance(meta, dict):
-        return [(1, "front matter is not a YAML mapping")]
+        return [(1, "front matter is not a YAML mapping")], []
     where = _key_lines(lines[1:end])
-    return _check_meta(meta, folder, where)
+    return _check_meta(meta, folder, where), _advice(meta, where)
 
 
 def _key_lines(block: list[str]) -> dict[str, int]:
@@ -72,8 +87,7 @@ def _check_meta(meta: dict[Any, Any], folder: str, where: dict[str, int]) -> lis
     if "description" not in meta:
         problems.append((1, "front matter has no description"))
     else:
-        problems += [(where.get("description", 1), p)
-                     for p in _text_problems("description", meta["description"], DESCRIPTION_MAX)]
+        problems += [(where.get("description", 1), p) for p in _text_problems("description", meta["description"])]
     if "compatibility" in meta:
         problems += [(where.get("compatibility", 1), p)
                      for p in _text_problems("compatibility", meta["compatibility"], COMPATIBILITY_MAX)]
@@ -104,10 +118,18 @@ def name_problems(name: Any, folder: str | None) -> list[str]:
     return problems
 
 
-def _text_problems(key: str, value: Any, limit: int) -> list[str]:
+def _advice(meta: dict[Any, Any], where: dict[str, int]) -> list[Problem]:
+    description = meta.get("description")
+    if isinstance(description, str) and len(description) > DESCRIPTION_MAX:
+        return [(where.get("description", 1), f"description is {len(description)} characters; "
+                                              f"the specification allows {DESCRIPTION_MAX}, and some harnesses cut it")]
+    return []
+
+
+def _text_problems(key: str, value: Any, limit: int | None = None) -> list[str]:
     if not isinstance(value, str) or not value.strip():
         return [f"{key} is not a non-empty string"]
-    if len(value) > limit:
+    if limit is not None and len(value) > limit:
         return [f"{key} is {len(value)} characters; at most {limit}"]
     return []
 

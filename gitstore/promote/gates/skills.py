@@ -3,6 +3,10 @@
 Each ``SKILL.md`` passed is checked as the skill of its folder: front matter with only the
 specification's keys, a valid ``name`` equal to the folder's name, a ``description`` of 1 to
 1024 characters, and well-formed optional fields (``gitstore.promote.skills``).
+
+A description over 1024 characters is printed as a warning and passes (harnesses load such
+skills, and vendors publish them); ``--strict`` makes it fail, as it does for every skill
+gitstore promotes.
 """
 
 from __future__ import annotations
@@ -11,14 +15,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gitstore.promote.gates._common import files_only, Finding, parser, report, run
-from gitstore.promote.skills import FILE_NAME, check_skill
+from gitstore.promote.skills import FILE_NAME, skill_problems
 
 PROG = "gitstore-skills"
 
 
-def check(files: Sequence[str]) -> list[Finding]:
-    """The rule each SKILL.md among ``files`` breaks, one finding per rule."""
-    findings = []
+def check(files: Sequence[str]) -> tuple[list[Finding], list[Finding]]:
+    """The rules each SKILL.md among ``files`` breaks, one finding per rule; apart from them,
+    the ones harnesses tolerate (printed as warnings)."""
+    findings: list[Finding] = []
+    warnings: list[Finding] = []
     for name in files:
         path = Path(name)
         if path.name != FILE_NAME:
@@ -32,12 +38,27 @@ def check(files: Sequence[str]) -> list[Finding]:
             findings.append(Finding(name, 1, f"cannot read ({exc.strerror})"))
             continue
         folder = path.resolve().parent.name
-        findings += [Finding(name, line, problem) for line, problem in check_skill(folder, text)]
-    return findings
+        problems, advice = skill_problems(folder, text)
+        findings += [Finding(name, line, problem) for line, problem in problems]
+        warnings += [Finding(name, line, f"warning: {problem}") for line, problem in advice]
+    return findings, warnings
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    files = files_only(argv)
+    files, strict = files_only(argv), False
     if files is None:
-        files = parser(PROG, __doc__.splitlines()[0]).parse_args(argv).files
-    return run(PROG, lambda: report(check(files)))
+        options = parser(PROG, __doc__.splitlines()[0])
+        options.add_argument("--strict", action="store_true",
+                             help="fail on what is otherwise a warning (a description over 1024 characters)")
+        parsed = options.parse_args(argv)
+        files, strict = parsed.files, parsed.strict
+
+    def gate() -> int:
+        failing, warnings = check(files)
+        if strict:
+            return report(failing + [w._replace(message=w.message.removeprefix("warning: ")) for w in warnings])
+        for warning in warnings:
+            print(warning)
+        return report(failing)
+
+    return run(PROG, gate)
