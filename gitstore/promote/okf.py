@@ -478,40 +478,9 @@ def _is_instant(value: Any) -> bool:
     return False
 
 
-def _without_code(body: str) -> str:
-    """The body with fenced blocks and code spans blanked, so their text is not read as links."""
-    out = []
-    fence = ""
-    for line in body.split("\n"):
-        match = _FENCE.match(line)
-        if fence:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
-                fence = ""
-            out.append("")
-            continue
-        if match:
-            fence = match.group(1)
-            out.append("")
-            continue
-        out.append(_CODE_SPAN.sub("``", line))
-    return "\n".join(out)
-
-
-def _anchors_of(body: str) -> set[str]:
-    found: set[str] = set()
-    for line in _without_code_keep_spans(body).split("\n"):
-        match = _HEADING.match(line)
-        if match:
-            anchor = base = slug(match.group(2))
-            number = 0
-            while anchor in found:
-                number += 1
-                anchor = f"{base}-{number}"
-            found.add(anchor)
-    return found
-
-
-def _without_code_keep_spans(body: str) -> str:
+def _without_code(body: str, spans: bool = False) -> str:
+    """The body with fenced blocks blanked and, unless ``spans``, code spans emptied, so their
+    text is not read as links (headings keep their spans: a heading's anchor is made from them)."""
     out = []
     fence = ""
     for line in body.split("\n"):
@@ -524,8 +493,22 @@ def _without_code_keep_spans(body: str) -> str:
             fence = match.group(1)
             out.append("")
         else:
-            out.append(line)
+            out.append(line if spans else _CODE_SPAN.sub("``", line))
     return "\n".join(out)
+
+
+def _anchors_of(body: str) -> set[str]:
+    found: set[str] = set()
+    for line in _without_code(body, spans=True).split("\n"):
+        match = _HEADING.match(line)
+        if match:
+            anchor = base = slug(match.group(2))
+            number = 0
+            while anchor in found:
+                number += 1
+                anchor = f"{base}-{number}"
+            found.add(anchor)
+    return found
 
 
 def links_of(path: Path) -> list[str]:
@@ -626,7 +609,7 @@ def slug(heading: str) -> str:
 def headings(body: str) -> list[tuple[int, int, str]]:
     """The headings of a page body outside code blocks: (0-based line, level, text)."""
     found = []
-    for number, line in enumerate(_without_code_keep_spans(body).split("\n")):
+    for number, line in enumerate(_without_code(body, spans=True).split("\n")):
         match = _HEADING.match(line)
         if match:
             found.append((number, len(match.group(1)), match.group(2).strip()))
