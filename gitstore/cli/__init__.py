@@ -56,6 +56,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "publish": ("publish", "Write accepted project learnings into AGENTS.md's managed section and the continual-learning index."),
     "promote": ("promote", "Promote an accepted learning into the wiki or skills, as one reviewable commit on its own branch."),
     "provenance": ("provenance", "List the promotion commits of a range with their learnings and digests, and whether they verify."),
+    "sync": ("sync", "Fetch every writer's shared memory, verify it before use, then push this writer's own."),
     "tick": ("tick", "Run the loop's configured steps that are due (import, dream, publish, sync), each bounded in time."),
     "ci": ("ci", "Write the GitHub Actions workflows: the scheduled memory loop and the pull-request gates."),
     "export": ("export", "Export learnings in force for a purpose; records every item and the grants behind it."),

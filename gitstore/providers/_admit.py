@@ -73,6 +73,17 @@ class Admissions:
         self._changed = True
         return found
 
+    def verified_until(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid) -> pygit2.Oid | None:
+        """The tip ``ref`` was admitted at, when ``tip`` extends it: what a check of ``tip``
+        need not verify again (None: all of it)."""
+        return self._admitted_ancestor(repo, self._known.get(ref), tip)
+
+    def admitted(self, ref: str, tip: pygit2.Oid) -> None:
+        """Record that ``ref`` at ``tip`` was verified and passed (by ``gitstore sync``, before
+        it moved the ref there)."""
+        self._known[ref] = {"tip": str(tip), "problem": None}
+        self._changed = True
+
     @staticmethod
     def _admitted_ancestor(repo: pygit2.Repository, known: object, tip: pygit2.Oid) -> pygit2.Oid | None:
         """The tip admitted before, when it is still in the ref's history (what to verify from)."""

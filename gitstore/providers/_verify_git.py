@@ -21,6 +21,7 @@ import pygit2
 
 from gitstore.records.canonical import sha256_digest
 from gitstore.records.contracts import verify_stored
+from gitstore.records.inputs import MAX_RECORD_BYTES
 from gitstore.errors import GitstoreError
 from gitstore.providers._base import Problem, VerifyReport
 from gitstore.providers._common import note_problem
@@ -108,13 +109,21 @@ def verify_fetched(repo: pygit2.Repository, ref: str, tip: pygit2.Oid,
                    since: pygit2.Oid | None = None) -> list[Problem]:
     """Every problem of a fetched records ref's history (only the commits after ``since``, an
     ancestor of ``tip`` verified before, when given): what admitting it takes."""
+    return verify_arrived(repo, ref, tip, since).problems
+
+
+def verify_arrived(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, since: pygit2.Oid | None = None,
+                   scope: str | None = None) -> VerifyReport:
+    """``verify_fetched`` with the records counted; with ``scope``, a record of another scope
+    is a problem too (what ``gitstore sync`` admits is this repository's memory only)."""
     match = _REF.match(ref)
-    if not match or match.group(3) != "records":
-        return [Problem(ref, "not a fetched records ref")]
     report = VerifyReport()
+    if not match or match.group(3) != "records":
+        report.problems.append(Problem(ref, "not a fetched records ref"))
+        return report
     with bounded_memory():
-        _verify_records(repo, Path(), ref, match.group(4), "shared", tip, report, since)
-    return report.problems
+        _verify_records(repo, Path(), ref, match.group(4), "shared", tip, report, since, scope=scope)
+    return report
 
 
 def _local_of(repo: pygit2.Repository) -> pygit2.Repository | None:
@@ -153,7 +162,7 @@ def _chain(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyRep
 
 def _verify_records(repo: pygit2.Repository, state: Path, ref: str, writer: str, namespace: str,
                     tip: pygit2.Oid, report: VerifyReport, since: pygit2.Oid | None = None,
-                    acked: pygit2.Oid | None = None) -> None:
+                    acked: pygit2.Oid | None = None, scope: str | None = None) -> None:
     """Check a records ref's history, from its root, or only the commits after ``since`` (an
     ancestor of ``tip`` verified before)."""
     from gitstore.providers.git import parse_message, rewound  # the format lives beside the writer
@@ -184,7 +193,7 @@ def _verify_records(repo: pygit2.Repository, state: Path, ref: str, writer: str,
         for problem in _seen_problems(repo, header):
             report.problems.append(Problem(where, problem))
         tree = commit.tree_id.raw
-        _verify_diff(repo, where, parent_tree, tree, header.lines, header.removes, report)
+        _verify_diff(repo, where, parent_tree, tree, header.lines, header.removes, report, scope)
         parent_tree = tree
 
 
@@ -210,7 +219,8 @@ def _seen_problems(repo: pygit2.Repository, header: object) -> list[str]:
 
 
 def _verify_diff(repo: pygit2.Repository, where: str, parent: bytes | None, tree: bytes,
-                 lines: tuple[tuple[str, str, str], ...], removes: tuple[str, ...], report: VerifyReport) -> None:
+                 lines: tuple[tuple[str, str, str], ...], removes: tuple[str, ...], report: VerifyReport,
+                 scope: str | None = None) -> None:
     listed = {f"{kind}/{d[7:9]}/{d[9:11]}/{d[7:]}.json": (d, kind) for d, kind, _ in lines}
     notes = {f"notes/{d[7:9]}/{d[9:11]}/{d[7:]}.json": d for d in removes}
     added = set()
@@ -237,10 +247,19 @@ def _verify_diff(repo: pygit2.Repository, where: str, parent: bytes | None, tree
             added.add(path)
             digest, kind = listed[path]
             report.records += 1
+            data = read_blob(odb, oid)
+            if len(data) > MAX_RECORD_BYTES:
+                report.problems.append(Problem(where, f"record {digest} is {len(data)} bytes, over the "
+                                                      f"{MAX_RECORD_BYTES >> 20} MiB a record may take"))
+                continue
             try:
-                verify_stored(read_blob(odb, oid), digest, kind)
+                record = verify_stored(data, digest, kind)
             except GitstoreError as exc:
                 report.problems.append(Problem(where, f"record {digest}: {exc}"))
+                continue
+            if scope is not None and record.get("scope") != scope:
+                report.problems.append(Problem(where, f"record {digest} is of scope {record.get('scope')!r}, "
+                                                      f"not this repository's {scope!r}"))
     except Unreadable as exc:
         report.problems.append(Problem(where, str(exc)))
         return

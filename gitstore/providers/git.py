@@ -1182,6 +1182,11 @@ class GitProvider:
             report.objects += collect(self)
         return report
 
+    def named_payloads(self) -> set[str]:
+        """The payload digests the stored events name (what a snapshot may not drop unremoved)."""
+        with readable("the stored events"):
+            return self._named_payloads()
+
     def _named_payloads(self) -> set[str]:
         """The payload digests the stored events name: every records tip's ``event/`` folder,
         read raw (a tip's tree holds every record its writer ever stored)."""

@@ -47,9 +47,16 @@ class Row:
 
 def learnings(ctx: Context, purpose: str = DEFAULT_PURPOSE, *, active: bool = False) -> list[Row]:
     """Every learning (only those in force for ``purpose`` when ``active``), in id order."""
+    rows, _ = verdicts(ctx, purpose)
+    return [row for row in rows if row.status.usable or not active]
+
+
+def verdicts(ctx: Context, purpose: str = DEFAULT_PURPOSE) -> tuple[list[Row], dict[str, str]]:
+    """Every learning's row, and the decisions, grants and withdrawals the rules left out
+    (digest -> why): what ``gitstore sync`` compares before and after it admits a fetch."""
     view, all_histories = learning_view(ctx.store, _may_be_in_force)
     statuses = evaluate(view, purpose, all_histories=all_histories)
-    return [Row(s, all_histories[i]) for i, s in statuses.items() if s.usable or not active]
+    return [Row(s, all_histories[i]) for i, s in statuses.items()], dict(view.ignored)
 
 
 def proposals(ctx: Context) -> list[Row]:

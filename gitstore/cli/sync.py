@@ -1,0 +1,34 @@
+"""``gitstore sync``: fetch, verify and push the shared memory refs through a git remote."""
+
+from __future__ import annotations
+
+import typer
+
+from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.sync.remote import sync as run_sync
+
+
+def sync(
+    remote: str = typer.Argument("origin", help="The git remote to sync with."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Fetch every writer's shared memory, verify it before use, then push this writer's own.
+
+    What fails verification is quarantined under refs/memory/quarantine/ and named, never read.
+    Records are pushed fast-forward only; nothing of the local namespace ever leaves the clone.
+    Exit 3 when something that arrived was quarantined or is never used, 1 when the push was refused.
+    """
+    report = run_sync(".", remote)
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        for line in report.render():
+            typer.echo(line)
+    if report.quarantined or report.left_out:
+        raise typer.Exit(3)  # damage arrived: named above, never read
+    if report.not_pushed:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(sync)

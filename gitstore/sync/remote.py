@@ -1,0 +1,476 @@
+"""``gitstore sync``: shared memory travels through the team's own git remote, verified on arrival.
+
+One sync, under a lock so two never overlap in a clone:
+
+1. **Fetch** every writer's shared records and payload refs from the remote into names of
+   their own, ``refs/memory/sync/<remote>/{records,payloads}/shared/<writer>`` (explicit
+   refspecs, ``--no-tags``, no opportunistic update of the fetched namespace): nothing there is
+   ever read.
+2. **Verify** what arrived (``gitstore.sync.arrivals``). A ref that passes moves into the
+   fetched namespace the store reads, ``refs/memory/v1/remotes/<remote>/...``, by one
+   compare-and-swap transaction, and is recorded as admitted (reads do not verify it again). A
+   ref that fails is **quarantined** under ``refs/memory/quarantine/<remote>/...`` and named in
+   one line with the writer and the damage; the tip admitted before stays, so nothing already
+   stored is lost and every other writer keeps working. Records go first, then snapshots (a
+   snapshot may drop only payloads an admitted append removed).
+3. **Push** this writer's own shared refs: its records fast-forward only; its payload snapshot
+   (a parentless commit by design) only over the snapshot the fetch just saw
+   (``--force-with-lease``), in one atomic push. Nothing of the local namespace is ever pushed:
+   it lives in ``.git/gitstore/local``, not in the repository's refs. A push rejected because
+   the remote moved meanwhile is retried after fetching again.
+
+It reports what came in (writers, records), what went out, what was refused, and every learning
+whose verdict changed (the learnings' standing before and after, from the same query
+``gitstore learnings`` runs). Every step is idempotent and leaves the clone readable if it is
+killed: a sync run again completes.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import subprocess
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from gitstore.context import Context
+from gitstore.errors import InvalidInput, Refused, UsageError
+from gitstore.providers._admit import Admissions
+from gitstore.providers._gitdirs import common_dir, git_env
+from gitstore.providers.git import PREFIX, GitProvider, parse_message
+from gitstore.sync.arrivals import Checked, check_records, check_snapshot
+
+INCOMING = "refs/memory/sync/"
+QUARANTINE = "refs/memory/quarantine/"
+QUARANTINED = "quarantine.json"  # {quarantine ref: {"tip", "problem"}}: refusals are not verified again
+LOCK = "sync.lock"
+ATTEMPTS = 3
+KINDS = ("records", "payloads")
+REMOTE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+ZERO = "0" * 40
+
+
+@dataclass(frozen=True)
+class Moved:
+    """A ref that moved: a fetched writer's admitted, or this writer's pushed."""
+
+    writer: str
+    kind: str
+    before: str | None
+    after: str
+    count: int  # records (or payloads) it brought
+
+    def to_json(self) -> dict[str, Any]:
+        return {"writer": self.writer, "kind": self.kind, "before": self.before, "after": self.after,
+                "count": self.count}
+
+
+@dataclass(frozen=True)
+class Quarantined:
+    """A fetched ref refused: kept under a name of its own, never read."""
+
+    writer: str
+    kind: str
+    tip: str
+    held: str
+    damage: str
+
+    @property
+    def line(self) -> str:
+        return f"writer {self.writer}: {self.kind} at {self.tip[:12]} quarantined as {self.held}, never read: {self.damage}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"writer": self.writer, "kind": self.kind, "tip": self.tip, "ref": self.held,
+                "damage": self.damage, "line": self.line}
+
+
+@dataclass(frozen=True)
+class Change:
+    """A learning whose verdict the sync changed."""
+
+    id: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+    @property
+    def line(self) -> str:
+        def word(v: dict[str, Any] | None) -> str:
+            return "absent" if v is None else f"{v['state']}{'' if v['usable'] else ' (not in force)'}"
+
+        return f"learning {self.id}: {word(self.before)} -> {word(self.after)}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "before": self.before, "after": self.after}
+
+
+@dataclass
+class SyncReport:
+    """What one sync did."""
+
+    remote: str
+    came_in: list[Moved] = field(default_factory=list)
+    quarantined: list[Quarantined] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)  # writers the remote no longer has, kept here
+    pushed: list[Moved] = field(default_factory=list)
+    not_pushed: list[str] = field(default_factory=list)
+    changed: list[Change] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)  # arrived, and never used by the rules (damage)
+    not_used: list[str] = field(default_factory=list)  # arrived, and not used here (no policy): no damage
+    attempts: int = 0
+
+    @property
+    def status(self) -> str:
+        if self.quarantined or self.not_pushed or self.left_out:
+            return "degraded"
+        return "ok" if self.came_in or self.pushed else "no-update"
+
+    @property
+    def line(self) -> str:
+        writers = len({m.writer for m in self.came_in})
+        records = sum(m.count for m in self.came_in if m.kind == "records")
+        sent = sum(m.count for m in self.pushed if m.kind == "records")
+        parts = [f"{self.remote}: {records} record(s) in from {writers} writer(s), {sent} record(s) pushed",
+                 f"{len(self.changed)} verdict(s) changed"]
+        if self.quarantined:
+            parts.append(f"{len(self.quarantined)} ref(s) quarantined")
+        if self.left_out:
+            parts.append(f"{len(self.left_out)} record(s) never used")
+        if self.not_pushed:
+            parts.append("not pushed: " + "; ".join(self.not_pushed))
+        return ", ".join(parts)
+
+    def render(self) -> list[str]:
+        """The summary line, then one line per refusal, verdict change and left-out record."""
+        return [self.line, *(q.line for q in self.quarantined), *self.left_out,
+                *(f"kept writer {w}: the remote no longer has it" for w in self.kept),
+                *(c.line for c in self.changed)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status, "line": self.line, "remote": self.remote,
+                "in": [m.to_json() for m in self.came_in], "out": [m.to_json() for m in self.pushed],
+                "quarantined": [q.to_json() for q in self.quarantined], "kept": self.kept,
+                "notPushed": self.not_pushed, "changed": [c.to_json() for c in self.changed],
+                "leftOut": self.left_out, "notUsed": self.not_used, "attempts": self.attempts}
+
+
+# -- the run ---------------------------------------------------------------------------------------
+
+def sync(start: str, remote: str = "origin") -> SyncReport:
+    """Fetch, verify and admit every writer's shared refs from ``remote``, then push this
+    writer's own; see the module's documentation."""
+    ctx = Context.open(start)
+    provider = ctx.store.provider
+    if not isinstance(provider, GitProvider):
+        raise Refused(f"sync needs the git provider (this clone keeps memory in {ctx.workspace.config.provider})")
+    _check_remote(provider.repo, remote)
+    report = SyncReport(remote)
+    with _locked(provider.state / LOCK):
+        before: tuple[dict[str, Any], dict[str, str]] | None = None
+        for attempt in range(1, ATTEMPTS + 1):
+            report.attempts = attempt
+            _fetch(provider.repo, remote)
+            run = _Admitting(ctx, remote)
+            if before is None and run.pending():
+                before = _verdicts(ctx)
+            run.admit(report)
+            if not _push(GitProvider(provider.repo.path, provider.writer), remote, report, last=attempt == ATTEMPTS):
+                break
+        if before is not None:
+            _compare(before, _verdicts(Context.open(ctx.workspace.root)), report)
+    return report
+
+
+def _check_remote(repo: pygit2.Repository, remote: str) -> None:
+    if not REMOTE_NAME.match(remote):
+        raise UsageError(f"{remote!r} is not a remote name")
+    if remote not in repo.remotes.names():
+        known = ", ".join(repo.remotes.names()) or "none"
+        raise InvalidInput(f"no remote named {remote!r} (remotes: {known}); add one with `git remote add`")
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """One sync at a time in a clone (the next one waits)."""
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _git(repo: pygit2.Repository, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", f"--git-dir={common_dir(repo)}", *args], env={**git_env(), "GIT_TERMINAL_PROMPT": "0"},
+                          capture_output=True, text=True)
+
+
+def _last_line(done: subprocess.CompletedProcess[str]) -> str:
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    return lines[-1].strip() if lines else f"exit {done.returncode}"
+
+
+def fetch_specs(remote: str) -> list[str]:
+    """What a sync fetches: every writer's shared refs, into names nothing reads."""
+    return [f"+{PREFIX}{kind}/shared/*:{INCOMING}{remote}/{kind}/shared/*" for kind in KINDS]
+
+
+def _fetch(repo: pygit2.Repository, remote: str) -> None:
+    # --refmap= keeps git from also moving the fetched namespace through the remote's configured
+    # refspecs: only a verified ref goes there
+    done = _git(repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune", "--refmap=",
+                "--no-recurse-submodules", remote, *fetch_specs(remote))
+    if done.returncode != 0:
+        raise Refused(f"git fetch {remote} failed: {_last_line(done)}")
+
+
+# -- admitting what arrived ------------------------------------------------------------------------
+
+def _writers(repo: pygit2.Repository, prefix: str) -> dict[str, pygit2.Oid]:
+    """writer -> tip, for every ref directly under ``prefix``."""
+    found = {}
+    for name in repo.references:
+        if name.startswith(prefix) and "/" not in name[len(prefix):]:
+            target = repo.references[name].target
+            if isinstance(target, pygit2.Oid):
+                found[name[len(prefix):]] = target
+    return found
+
+
+class _Admitting:
+    """One pass over what a fetch brought: records refs first, then payload snapshots."""
+
+    def __init__(self, ctx: Context, remote: str) -> None:
+        self.ctx = ctx
+        self.repo: pygit2.Repository = ctx.store.provider.repo  # type: ignore[attr-defined]
+        self.state: Path = ctx.store.provider.state  # type: ignore[attr-defined]
+        self.remote = remote
+        self.incoming = {k: _writers(self.repo, f"{INCOMING}{remote}/{k}/shared/") for k in KINDS}
+        self.admitted = {k: _writers(self.repo, f"{PREFIX}remotes/{remote}/{k}/shared/") for k in KINDS}
+        self.refusals = _Refusals(self.state)
+        self._admissions = Admissions(self.state)
+        self._removed: set[str] | None = None
+
+    def fetched_ref(self, kind: str, writer: str) -> str:
+        return f"{PREFIX}remotes/{self.remote}/{kind}/shared/{writer}"
+
+    def held_ref(self, kind: str, writer: str) -> str:
+        return f"{QUARANTINE}{self.remote}/{kind}/shared/{writer}"
+
+    def pending(self) -> bool:
+        """Whether anything arrived that is neither admitted nor refused already."""
+        return any(tip != self.admitted[k].get(w) and not self.refusals.known(self.held_ref(k, w), tip)
+                   for k in KINDS for w, tip in self.incoming[k].items())
+
+    def admit(self, report: SyncReport) -> None:
+        self._pass("records", report, self._check_records)
+        refused = {q.writer for q in report.quarantined if q.kind == "records"} | self._still_held("records")
+        self._pass("payloads", report, lambda w, before, tip: Checked(0, "its writer's records are quarantined")
+                   if w in refused else check_snapshot(self.repo, before, tip, self._unremoved))
+        report.kept = sorted(set(self.admitted["records"]) - set(self.incoming["records"]))
+        self.refusals.save()
+
+    def _still_held(self, kind: str) -> set[str]:
+        return {w for w, tip in self.incoming[kind].items() if self.refusals.known(self.held_ref(kind, w), tip)}
+
+    def _check_records(self, writer: str, before: pygit2.Oid | None, tip: pygit2.Oid) -> Checked:
+        ref = self.fetched_ref("records", writer)
+        verified = self._admissions.verified_until(self.repo, ref, tip)
+        return check_records(self.repo, ref, before, tip, verified, self.ctx.scope)
+
+    def _unremoved(self, dropped: set[str]) -> set[str]:
+        """The dropped payloads no stored append removed (a note) and some stored event names."""
+        if self._removed is None:
+            provider = GitProvider(self.repo.path, self.ctx.workspace.config.writer)
+            self._removed = {digest for digest, _, _ in provider.notes()}
+            left = dropped - self._removed
+            if left:  # gc drops payloads no event names (what a killed append left)
+                self._removed |= left - provider.named_payloads()
+        return dropped - self._removed
+
+    def _pass(self, kind: str, report: SyncReport,
+              check: Callable[[str, pygit2.Oid | None, pygit2.Oid], Checked]) -> None:
+        """Check every ref of ``kind`` that arrived; move those that pass in one transaction."""
+        self._admissions = Admissions(self.state)
+        moves: list[tuple[str, pygit2.Oid, pygit2.Oid | None, Moved]] = []
+        for writer, tip in sorted(self.incoming[kind].items()):
+            before = self.admitted[kind].get(writer)
+            held = self.held_ref(kind, writer)
+            if tip == before:
+                self.refusals.release(self.repo, held)
+                continue
+            known = self.refusals.problem(held, tip)
+            if known is not None:
+                report.quarantined.append(Quarantined(writer, kind, str(tip), held, known))
+                continue
+            found: Checked = check(writer, before, tip)
+            if found.problem is not None:
+                self.refusals.hold(self.repo, held, tip, found.problem)
+                report.quarantined.append(Quarantined(writer, kind, str(tip), held, found.problem))
+                continue
+            moved = Moved(writer, kind, str(before) if before else None, str(tip), found.count)
+            moves.append((self.fetched_ref(kind, writer), tip, before, moved))
+        if moves:
+            _update_refs(self.repo, [(ref, tip, before) for ref, tip, before, _ in moves])
+            for ref, tip, _, moved in moves:
+                self.refusals.release(self.repo, self.held_ref(kind, moved.writer))
+                if kind == "records":
+                    self._admissions.admitted(ref, tip)
+                report.came_in.append(moved)
+            self._admissions.save()
+
+
+def _update_refs(repo: pygit2.Repository, moves: list[tuple[str, pygit2.Oid, pygit2.Oid | None]]) -> None:
+    """Move refs all at once, each only from where it was read (git's ref transaction)."""
+    script = "".join(f"update {ref} {tip} {before or ZERO}\n" for ref, tip, before in moves)
+    done = subprocess.run(["git", f"--git-dir={common_dir(repo)}", "update-ref", "--stdin"], input=script,
+                          env=git_env(), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise Refused(f"the fetched refs moved while sync admitted them ({_last_line(done)}); run sync again")
+
+
+class _Refusals:
+    """The quarantined refs and why, so a refusal is named again without verifying again."""
+
+    def __init__(self, state: Path) -> None:
+        self.path = state / QUARANTINED
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = {}
+        self.known_refs: dict[str, dict[str, str]] = data if isinstance(data, dict) else {}
+        self.changed = False
+
+    def problem(self, held: str, tip: pygit2.Oid) -> str | None:
+        entry = self.known_refs.get(held)
+        return entry.get("problem") if isinstance(entry, dict) and entry.get("tip") == str(tip) else None
+
+    def known(self, held: str, tip: pygit2.Oid) -> bool:
+        return self.problem(held, tip) is not None
+
+    def hold(self, repo: pygit2.Repository, held: str, tip: pygit2.Oid, problem: str) -> None:
+        repo.references.create(held, tip, force=True)
+        self.known_refs[held] = {"tip": str(tip), "problem": problem}
+        self.changed = True
+
+    def release(self, repo: pygit2.Repository, held: str) -> None:
+        if held in self.known_refs:
+            del self.known_refs[held]
+            self.changed = True
+        if held in repo.references:
+            repo.references.delete(held)
+
+    def save(self) -> None:
+        if not self.changed:
+            return
+        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}")
+        temporary.write_text(json.dumps(self.known_refs, sort_keys=True, indent=0), encoding="utf-8")
+        os.replace(temporary, self.path)
+        self.changed = False
+
+
+# -- pushing this writer's refs --------------------------------------------------------------------
+
+def _push(provider: GitProvider, remote: str, report: SyncReport, *, last: bool) -> bool:
+    """Push this writer's shared refs; True when the remote moved meanwhile and the sync
+    should fetch and try again (False on the last attempt: reported instead)."""
+    repo, writer = provider.repo, provider.writer
+    specs, leases, planned = [], [], []
+    records = f"{PREFIX}records/shared/{writer}"
+    mine, theirs = _target(repo, records), _target(repo, f"{INCOMING}{remote}/records/shared/{writer}")
+    if mine is not None and mine != theirs:
+        if theirs is not None and not _descends(repo, mine, theirs):
+            report.not_pushed.append(f"the remote's {records} is not in this clone's history "
+                                     f"({str(theirs)[:12]}); never forced")
+            return False
+        specs.append(f"{records}:{records}")
+        planned.append(Moved(writer, "records", str(theirs) if theirs else None, str(mine),
+                             _records_between(repo, mine, theirs)))
+    payloads = f"{PREFIX}payloads/shared/{writer}"
+    mine_p, theirs_p = _target(repo, payloads), _target(repo, f"{INCOMING}{remote}/payloads/shared/{writer}")
+    if mine_p is not None and mine_p != theirs_p:
+        specs.append(f"+{payloads}:{payloads}")
+        leases.append(f"--force-with-lease={payloads}:{theirs_p or ''}")
+        planned.append(Moved(writer, "payloads", str(theirs_p) if theirs_p else None, str(mine_p), 0))
+    if not specs:
+        return False
+    done = _git(repo, "push", "--atomic", "--porcelain", *leases, remote, *specs)
+    if done.returncode == 0:
+        report.pushed.extend(planned)
+        _admit_own(provider, remote, mine)
+        return False
+    rejected = [line for line in done.stdout.splitlines() if line.startswith("!")]
+    moved_meanwhile = any(word in line for line in rejected for word in ("stale info", "fetch first", "non-fast-forward"))
+    if moved_meanwhile and not last:
+        return True
+    why = rejected[0].split("\t")[-1] if rejected else _last_line(done)
+    report.not_pushed.append(f"git push {remote} refused: {why}")
+    return False
+
+
+def _admit_own(provider: GitProvider, remote: str, tip: pygit2.Oid | None) -> None:
+    """git moved the fetched copy of this writer's records to what it pushed (the remote's
+    configured refspecs): that history is this clone's own, admitted without verifying it."""
+    ref = f"{PREFIX}remotes/{remote}/records/shared/{provider.writer}"
+    if tip is not None and _target(provider.repo, ref) == tip:
+        admissions = Admissions(provider.state)
+        admissions.admitted(ref, tip)
+        admissions.save()
+
+
+def _target(repo: pygit2.Repository, ref: str) -> pygit2.Oid | None:
+    try:
+        target = repo.references[ref].target
+    except KeyError:
+        return None
+    return target if isinstance(target, pygit2.Oid) else None
+
+
+def _descends(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid) -> bool:
+    try:
+        return bool(repo.descendant_of(tip, base))
+    except (pygit2.GitError, KeyError, ValueError):
+        return False
+
+
+def _records_between(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid | None) -> int:
+    """How many records the appends after ``base`` up to ``tip`` hold."""
+    count, oid = 0, tip
+    while oid is not None and oid != base:
+        commit = repo[oid]
+        count += len(parse_message(commit.message).lines)
+        oid = commit.parent_ids[0] if commit.parent_ids else None
+    return count
+
+
+# -- what changed --------------------------------------------------------------------------------
+
+def _verdicts(ctx: Context) -> tuple[dict[str, Any], dict[str, str]]:
+    """Each learning's verdict (state, in force, contested), and what the rules left out."""
+    from gitstore.queries.learnings import verdicts
+
+    rows, ignored = verdicts(ctx)
+    found = {row.status.id: {"state": row.status.state, "usable": row.status.usable,
+                             "contested": bool(row.status.contested)} for row in rows}
+    return found, ignored
+
+
+def _compare(before: tuple[dict[str, Any], dict[str, str]], after: tuple[dict[str, Any], dict[str, str]],
+             report: SyncReport) -> None:
+    from gitstore.rules.trust import unshared
+
+    old, new = before[0], after[0]
+    report.changed = [Change(i, old.get(i), new.get(i)) for i in sorted(old.keys() | new.keys())
+                      if old.get(i) != new.get(i)]
+    for digest, why in sorted(after[1].items()):
+        if digest not in before[1]:
+            (report.not_used if unshared(why) else report.left_out).append(f"{digest}: {why}")
+
+
+__all__ = ["Change", "Moved", "Quarantined", "SyncReport", "fetch_specs", "sync"]

@@ -1,0 +1,171 @@
+"""``gitstore sync`` through a real bare remote: what comes in is verified and admitted, what
+goes out is this writer's shared refs only (fast-forward), a second run does nothing, a killed
+run leaves the clone readable and the next one completes, and two clones syncing at the same
+time both converge."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from gitstore.context import Context
+from gitstore.errors import InvalidInput
+from gitstore.queries.learnings import learnings
+from gitstore.sync import steps
+from gitstore.sync.remote import sync
+
+from . import cli
+from .conftest import git
+from .team import first_clone, shared_remote
+from .world import Thread, accepted, grant_all, propose, ref
+
+ALICE = "github:9"
+
+
+def clone(tmp: Path, bare: Path, name: str) -> Context:
+    """A clone of the team's remote set up for gitstore, memory not fetched (sync does it)."""
+    from gitstore.ops.setup import init
+
+    root = tmp / name
+    git(tmp, "clone", "-q", str(bare), str(root))
+    init(root)
+    return Context.open(root)
+
+
+def remote_refs(bare: Path) -> dict[str, str]:
+    out = git(bare, "for-each-ref", "--format=%(refname) %(objectname)").strip()
+    return {name: oid for name, oid in (line.split(" ") for line in out.splitlines())}
+
+
+def verdicts(ctx: Context) -> dict[str, tuple[str, bool]]:
+    return {row.status.id: (row.status.state, row.status.usable) for row in learnings(Context.open(ctx.workspace.root))}
+
+
+@pytest.fixture
+def team(tmp_path: Path) -> tuple[Context, Context, Path, dict]:
+    """Alice's clone with a grant, a review thread, an accepted learning and a personal session;
+    bob's clone of the same remote, never synced."""
+    bare = shared_remote(tmp_path)
+    alice = Context.open(first_clone(tmp_path, bare))
+    grant_all(alice)
+    thread = Thread(alice, 7, "100")
+    comment = thread.comment("100", "keep retries bounded", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    learning = accepted(alice, propose(alice, [ref(comment)], title="Bounded retries", text="Bound retries."))
+    session = Thread(alice, None, "s1", kind="agent-session")
+    session.comment("s1-1", "my private session text", "2026-03-01T11:00:00.000000Z")
+    session.save()
+    bob = clone(tmp_path, bare, "bob")
+    return alice, bob, bare, {"learning": learning, "comment": comment}
+
+
+def test_sync_sends_own_shared_refs_and_brings_the_learning(team: tuple) -> None:
+    alice, bob, bare, held = team
+    sent = sync(str(alice.workspace.root), "origin")
+    assert sent.status == "ok" and sent.pushed and not sent.quarantined, sent.line
+    writer = alice.workspace.config.writer
+    refs = remote_refs(bare)
+    memory = sorted(r for r in refs if r.startswith("refs/memory/"))
+    assert memory == [f"refs/memory/v1/payloads/shared/{writer}", f"refs/memory/v1/records/shared/{writer}"]
+    assert b"my private session text" not in cli_objects(bare)
+
+    got = sync(str(bob.workspace.root))
+    assert got.status == "ok", got.line
+    assert {m.writer for m in got.came_in} == {writer}
+    assert sum(m.count for m in got.came_in if m.kind == "records") > 0
+    assert [c.id for c in got.changed] == [held["learning"]["id"]]
+    # without a policy alice's acceptance counts on her clone only: bob sees her proposal
+    assert got.changed[0].before is None
+    assert got.changed[0].after == {"state": "proposed", "usable": False, "contested": False}
+    assert got.not_used and not got.left_out  # named, and no damage
+    assert verdicts(bob)[held["learning"]["id"]] == ("proposed", False)
+    assert "8 record(s) in from 1 writer(s)" in got.line
+
+    again = sync(str(bob.workspace.root))
+    assert again.status == "no-update" and not again.came_in and not again.pushed, again.line
+    assert sync(str(alice.workspace.root)).status == "no-update"  # her push already moved her fetched ref
+
+
+def cli_objects(bare: Path) -> bytes:
+    """Every object's content in a repository, uncompressed."""
+    out = subprocess.run(["git", "-C", str(bare), "cat-file", "--batch-all-objects", "--batch"], capture_output=True)
+    return out.stdout
+
+
+def test_sync_never_pushes_the_local_namespace_or_forces(team: tuple) -> None:
+    alice, bob, bare, _ = team
+    sync(str(alice.workspace.root))
+    writer = alice.workspace.config.writer
+    ref = f"refs/memory/v1/records/shared/{writer}"
+    # someone rewrote alice's history on the remote: sync refuses to force it back
+    old = git(bare, "rev-parse", ref).strip()
+    git(bare, "update-ref", ref, git(bare, "rev-parse", "main").strip())
+    grant_all(Context.open(alice.workspace.root), purposes=("training",))
+    report = sync(str(alice.workspace.root))
+    assert report.status == "degraded"
+    assert any("never forced" in why for why in report.not_pushed), report.not_pushed
+    assert any(q.writer == writer for q in report.quarantined)
+    assert git(bare, "rev-parse", ref).strip() != old  # left as it was found
+    assert Context.open(alice.workspace.root).view().grants  # alice's own memory untouched
+
+
+def test_the_tick_step_and_the_command(team: tuple) -> None:
+    alice, bob, bare, held = team
+    outcome = steps.sync(steps.Call(alice.workspace.root, {"remote": "origin"}))
+    assert outcome.status == steps.OK, outcome.line
+    done = cli.gitstore("sync", "--json", cwd=bob.workspace.root)
+    assert done.returncode == 0, done.stderr
+    import json
+
+    data = json.loads(done.stdout)
+    assert data["status"] == "ok" and data["changed"][0]["id"] == held["learning"]["id"]
+    text = cli.gitstore("sync", cwd=bob.workspace.root)
+    assert text.returncode == 0 and "0 record(s) in" in text.stdout
+    missing = cli.gitstore("sync", "upstream", cwd=bob.workspace.root)
+    assert missing.returncode == 1 and "no remote named 'upstream'" in missing.stderr
+    with pytest.raises(InvalidInput):
+        sync(str(bob.workspace.root), "nowhere")
+
+
+def test_two_clones_syncing_at_once_both_converge(team: tuple, tmp_path: Path) -> None:
+    alice, bob, bare, held = team
+    sync(str(alice.workspace.root))
+    carol = clone(tmp_path, bare, "carol")
+    for ctx, n in ((bob, 1), (carol, 2)):
+        grant_all(ctx)
+        t = Thread(ctx, 10 + n, str(200 + n))
+        c = t.comment(str(200 + n), f"note {n}", "2026-03-02T10:00:00.000000Z")
+        t.save()
+        propose(ctx, [ref(c)], title=f"Note {n}", text=f"Note {n}.")
+    code = ("import sys; from gitstore.sync.remote import sync; r = sync(sys.argv[1]); "
+            "print(r.status, r.attempts); sys.exit(0 if r.status in ('ok', 'no-update') else 1)")
+    runs = [subprocess.Popen([sys.executable, "-c", code, str(c.workspace.root)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for c in (bob, carol)]
+    for run in runs:
+        out, err = run.communicate(timeout=120)
+        assert run.returncode == 0, (out, err)
+    for ctx in (alice, bob, carol):
+        sync(str(ctx.workspace.root))
+    seen = [verdicts(c) for c in (alice, bob, carol)]
+    assert len(seen[0]) == 3 and seen[0].keys() == seen[1].keys() == seen[2].keys()
+
+
+def test_a_killed_sync_leaves_the_clone_readable_and_the_next_completes(team: tuple) -> None:
+    alice, bob, bare, held = team
+    sync(str(alice.workspace.root))
+    # killed after the fetch, before anything was admitted
+    git(bob.workspace.root, "fetch", "-q", "--no-tags", "--refmap=", "origin",
+        "+refs/memory/v1/records/shared/*:refs/memory/sync/origin/records/shared/*")
+    assert verdicts(bob) == {}
+    assert cli.gitstore("learnings", cwd=bob.workspace.root).returncode == 0
+    report = sync(str(bob.workspace.root))
+    assert report.status == "ok" and [c.id for c in report.changed] == [held["learning"]["id"]]
+    # killed between admitting a ref and recording it admitted: reads verify it themselves
+    (bob.workspace.repo.path and Path(bob.workspace.repo.path) / "gitstore" / "admitted.json").unlink()
+    assert verdicts(bob)[held["learning"]["id"]][0] == "proposed"
+    assert sync(str(bob.workspace.root)).status == "no-update"
+    assert pygit2.Repository(str(bob.workspace.root)).references.get("refs/memory/quarantine/origin/records/shared/x") is None
