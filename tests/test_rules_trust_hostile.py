@@ -11,18 +11,15 @@ the policy does not list, or does not sign)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-import pygit2
 import pytest
 
 from gitstore.conformance import entries_for
 from gitstore.context import Context
-from gitstore.ops import learning as ops
 from gitstore.providers import Batch, Entry
-from gitstore.providers.git import GitProvider, note_path, payloads_ref
+from gitstore.providers.git import GitProvider
 from gitstore.records.canonical import canonicalize
 from gitstore.records.contracts import seal
 from gitstore.rules.active import evaluate
@@ -30,6 +27,7 @@ from gitstore.rules.active import evaluate
 from . import cli
 from .conftest import git
 from .team import EVERYTHING, commit_all, first_clone, forge, keypair, shared_remote, sign_as, sync, team_clone, write_policy
+from .hostile import decision_step, grant_like, snapshot_note
 from .world import Thread, accepted, grant_all, propose, ref
 
 ALICE, BOB = "github:9", "github:10"
@@ -110,7 +108,7 @@ def _attack(tmp: Path, held: dict[str, Any], key: Path | None) -> dict[str, str]
     sign = {"key": key, "policy": mallory.store.trust_mode().revision} if key is not None else {}
     found = {}
     # an acceptance of the proposal as github:9, with no review, and its audit entry
-    acceptance = _step(held["pending"], "accepted", ALICE)
+    acceptance = decision_step(held["pending"], "accepted", ALICE)
     forge(root, "wforger", [acceptance, mallory.audit("accept", ALICE, [acceptance["id"]], [acceptance])], **sign)
     found["acceptance"] = acceptance["digest"]
     # a withdrawal of the victims' grant
@@ -130,7 +128,7 @@ def _attack(tmp: Path, held: dict[str, Any], key: Path | None) -> dict[str, str]
     first = {k: v for k, v in proposal.items() if k not in ("decision", "supersedes")}
     first.update(version=1, previous=None, state="proposed")
     first = seal({k: v for k, v in first.items() if k != "digest"})
-    rejection = _step(first, "rejected", ALICE)
+    rejection = decision_step(first, "rejected", ALICE)
     forge(root, "wclockone", [rejection, mallory.audit("reject", ALICE, [rejection["id"]], [rejection])],
           clock=1, blind=True, **sign)
     found["clock-one"] = rejection["digest"]
@@ -142,7 +140,7 @@ def _attack(tmp: Path, held: dict[str, Any], key: Path | None) -> dict[str, str]
     found["note-in-append"] = target["payloadDigest"]
     # a redaction note in the attacker's payload snapshot, hiding another comment's text
     hidden = held["comments"][2]["payloadDigest"]
-    _snapshot_note(root, "wforger", hidden, note)
+    snapshot_note(root, "wforger", hidden, note)
     found["note-in-snapshot"] = hidden[7:]
     # one record with a bad digest in one writer ref
     good = entries_for([grant_like(scope)])[0]
@@ -151,31 +149,3 @@ def _attack(tmp: Path, held: dict[str, Any], key: Path | None) -> dict[str, str]
     found["bad-digest"] = good.digest
     git(root, "push", "-q", "origin")
     return found
-
-
-def grant_like(scope: str) -> dict[str, Any]:
-    return seal({"schema": "gitstore.grant/v1", "scope": scope, "purposes": ["review"], "sources": ["review-thread"],
-                 "from": "2026-01-01T00:00:00.000000Z", "until": None, "by": ALICE,
-                 "at": "2026-04-01T00:00:00.000000Z", "note": "honest"})
-
-
-def _step(prior: dict[str, Any], state: str, by: str) -> dict[str, Any]:
-    record = ops._next(prior)
-    record["state"] = state
-    record["decision"] = {"by": by, "reviewDigest": prior["reviewDigest"], "edited": False, "reason": None}
-    return seal(record)
-
-
-def _snapshot_note(root: Path, writer: str, payload_digest: str, note: bytes) -> None:
-    """Put a note into a payload snapshot as older versions kept them: notes/aa/bb/hex.json."""
-    repo = pygit2.Repository(str(root))
-    ref = payloads_ref("shared", writer)
-    base = repo[repo.references[ref].target].tree if ref in repo.references else None
-    index = pygit2.Index()
-    if base is not None:
-        index.read_tree(base)
-    index.add(pygit2.IndexEntry(note_path(payload_digest), repo.create_blob(note), pygit2.GIT_FILEMODE_BLOB))
-    signature = pygit2.Signature("gitstore", "gitstore@localhost")
-    commit = repo.create_commit(None, signature, signature, "gitstore: payloads\n", index.write_tree(repo), [])
-    repo.references.create(ref, commit, force=True)
-    assert json.loads(note)

@@ -1,0 +1,49 @@
+"""What a forger with push access to the shared remote writes, for the trust and sync tests:
+a record like an honest grant, a decision step with no review behind it, a redaction note put
+into a payload snapshot, records whose bytes a contract never allowed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from gitstore.ops import learning as ops
+from gitstore.providers.git import note_path, payloads_ref
+from gitstore.records.contracts import seal
+
+ALICE = "github:9"
+
+
+def grant_like(scope: str) -> dict[str, Any]:
+    """A grant as an honest clone would write it, in ``scope``."""
+    return seal({"schema": "gitstore.grant/v1", "scope": scope, "purposes": ["review"], "sources": ["review-thread"],
+                 "from": "2026-01-01T00:00:00.000000Z", "until": None, "by": ALICE,
+                 "at": "2026-04-01T00:00:00.000000Z", "note": "honest"})
+
+
+def decision_step(prior: dict[str, Any], state: str, by: str, review_digest: str | None = None) -> dict[str, Any]:
+    """The next version of ``prior`` in ``state``, decided by ``by`` quoting ``review_digest``
+    (by default the one ``prior`` showed): written without the operation that checks it."""
+    record = ops._next(prior)
+    record["state"] = state
+    record["decision"] = {"by": by, "reviewDigest": review_digest or prior["reviewDigest"], "edited": False,
+                          "reason": None}
+    return seal(record)
+
+
+def snapshot_note(root: Path, writer: str, payload_digest: str, note: bytes) -> None:
+    """Put a note into a payload snapshot as older versions kept them: notes/aa/bb/hex.json."""
+    repo = pygit2.Repository(str(root))
+    ref = payloads_ref("shared", writer)
+    base = repo[repo.references[ref].target].tree if ref in repo.references else None
+    index = pygit2.Index()
+    if base is not None:
+        index.read_tree(base)
+    index.add(pygit2.IndexEntry(note_path(payload_digest), repo.create_blob(note), pygit2.GIT_FILEMODE_BLOB))
+    signature = pygit2.Signature("gitstore", "gitstore@localhost")
+    commit = repo.create_commit(None, signature, signature, "gitstore: payloads\n", index.write_tree(repo), [])
+    repo.references.create(ref, commit, force=True)
+    assert json.loads(note)
