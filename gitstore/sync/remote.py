@@ -5,7 +5,7 @@ One sync, under a lock so two never overlap in a clone:
 1. **Fetch** every writer's shared records and payload refs from the remote into names of
    their own, ``refs/memory/sync/<remote>/{records,payloads}/shared/<writer>`` (explicit
    refspecs, ``--no-tags``, no opportunistic update of the fetched namespace): nothing there is
-   ever read.
+   ever read, and they are deleted when the sync ends.
 2. **Verify** what arrived (``gitstore.sync.arrivals``). A ref that passes moves into the
    fetched namespace the store reads, ``refs/memory/v1/remotes/<remote>/...``, by one
    compare-and-swap transaction, and is recorded as admitted (reads do not verify it again). A
@@ -182,6 +182,7 @@ def sync(start: str, remote: str = "origin") -> SyncReport:
             run.admit(report)
             if not _push(GitProvider(provider.repo.path, provider.writer), remote, report, last=attempt == ATTEMPTS):
                 break
+        _drop_incoming(provider.repo, remote)
         if before is not None:
             _compare(before, _verdicts(Context.open(ctx.workspace.root)), report)
     return report
@@ -228,6 +229,14 @@ def _fetch(repo: pygit2.Repository, remote: str) -> None:
                 "--no-recurse-submodules", remote, *fetch_specs(remote))
     if done.returncode != 0:
         raise Refused(f"git fetch {remote} failed: {_last_line(done)}")
+
+
+def _drop_incoming(repo: pygit2.Repository, remote: str) -> None:
+    """Forget what the fetch brought once it is admitted or held: a snapshot whose text was
+    redacted here must not stay reachable through it (gc then erases it)."""
+    prefix = f"{INCOMING}{remote}/"
+    for name in [n for n in repo.references if n.startswith(prefix)]:
+        repo.references.delete(name)
 
 
 # -- admitting what arrived ------------------------------------------------------------------------
