@@ -218,3 +218,18 @@ def test_trust_quick_reports_admission_and_signatures() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     for line in TRUST_LINES:
         assert line.search(done.stdout), (line.pattern, done.stdout)
+
+
+SYNC_LINES = [
+    re.compile(r"^sync: sync of \d+ new records [\d.]+s, git fetch \+ gitstore verify [\d.]+s, ratio [\d.]+x "
+               r"\(cpu [\d.]+x; goal <= 1.5x\): (goal met|GOAL NOT MET)$", re.MULTILINE),
+    re.compile(r"^sync: no-op sync \d+ ms, no-op git fetch \d+ ms, ratio [\d.]+x \(cpu [\d.]+x; goal <= 2x\): "
+               r"(goal met|GOAL NOT MET)$", re.MULTILINE),
+]
+
+
+def test_sync_quick_reports_both_ratios() -> None:
+    done = bench("sync", "--quick")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for line in SYNC_LINES:
+        assert line.search(done.stdout), (line.pattern, done.stdout)
