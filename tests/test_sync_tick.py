@@ -216,11 +216,21 @@ def _children_running(marker: str) -> bool:
     return False
 
 
-@pytest.mark.skipif(step_registry.STEPS["sync"].available(), reason="gitstore sync is part of this gitstore")
-def test_sync_is_unavailable_until_gitstore_sync_exists(ctx: Context) -> None:
-    configure(ctx, {"steps": {"sync": {"remote": "origin"}}})
+def test_the_sync_step_runs_gitstore_sync_through_a_remote(ctx: Context, tmp_path: Path) -> None:
+    from .world import grant_all
+
+    bare = tmp_path / "team.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    subprocess.run(["git", "remote", "add", "team", str(bare)], cwd=ctx.workspace.root, check=True)
+    grant_all(ctx)
+    configure(ctx, {"steps": {"sync": {"remote": "team"}}})
     [step] = tick(ctx.workspace.root, clock=at(T0)).steps
-    assert (step.status, step.line) == ("unavailable", "gitstore.sync.remote is not installed in this version of gitstore")
+    assert step.status == "ok" and step.line.startswith("team: 0 record(s) in from 0 writer(s), 2 record(s) pushed"), step
+    [step] = tick(ctx.workspace.root, clock=at(T0 + timedelta(hours=1))).steps
+    assert step.status == "no-update", step
+    configure(ctx, {"steps": {"sync": {"remote": "nowhere"}}})
+    [step] = tick(ctx.workspace.root, clock=at(T0 + timedelta(hours=2))).steps
+    assert step.status == "failed" and "no remote named 'nowhere'" in step.line, step
 
 
 @pytest.mark.skipif(not step_registry.STEPS["dream"].available(), reason="this gitstore has no dream stage")

@@ -4,8 +4,8 @@ Run with ``make demo`` (``make demo KEEP=1`` keeps the folder so you can go on b
 story is told in stages, one function each, in ``STAGES``: contracts, the store, capture of an
 agent session, import of review comments, browsing the evidence, consent, review, what an agent
 receives before and after a person accepts, recall and AGENTS.md, promotion into the wiki,
-forgetting, and housekeeping. A new stage of the product (dreaming, sync) adds its function to
-``STAGES`` where it belongs in the story.
+sharing through a remote, forgetting, housekeeping and the loop. A new stage of the product adds
+its function to ``STAGES`` where it belongs in the story.
 
 Each step prints the command it runs, quoted so it can be pasted into a shell in the sample
 repository, and everything the command printed (a long output says how many lines it left out).
@@ -63,12 +63,12 @@ class Demo:
             print(f"   {story}")
 
     def run(self, args: Sequence[str], *, stdin: bytes | None = None, expect: int = 0,
-            quiet: bool = False) -> str:
+            quiet: bool = False, cwd: Path | None = None) -> str:
         shown = shlex.join(args)
         if not quiet:  # a command with input is printed as a here-document, so it pastes as it is
             text = stdin.decode("utf-8", "replace").rstrip("\n") if stdin is not None else None
             print(f"$ {shown}" + (f" <<'EOF'\n{text}\nEOF" if text is not None else ""))
-        done = subprocess.run(list(args), cwd=self.repo, env=self.env, input=stdin, capture_output=True)
+        done = subprocess.run(list(args), cwd=cwd or self.repo, env=self.env, input=stdin, capture_output=True)
         out = (done.stdout + done.stderr).decode("utf-8", "replace").rstrip()
         if out and not quiet:
             lines = out.splitlines()
@@ -79,8 +79,9 @@ class Demo:
             raise SystemExit(f"demo step failed (exit {done.returncode}, expected {expect}): {shown}")
         return done.stdout.decode("utf-8", "replace")
 
-    def gitstore(self, *args: str, stdin: bytes | None = None, expect: int = 0, quiet: bool = False) -> str:
-        return self.run(["gitstore", *args], stdin=stdin, expect=expect, quiet=quiet)
+    def gitstore(self, *args: str, stdin: bytes | None = None, expect: int = 0, quiet: bool = False,
+                 cwd: Path | None = None) -> str:
+        return self.run(["gitstore", *args], stdin=stdin, expect=expect, quiet=quiet, cwd=cwd)
 
 
 # -- the sample repository and its material -------------------------------------------------------
@@ -277,6 +278,27 @@ def promote(demo: Demo) -> None:
     demo.run(["git", "checkout", "-q", "main"])
 
 
+def sync(demo: Demo) -> None:
+    demo.say("Sharing memory through the team's own remote", "a bare repository stands in for it; "
+             "sync pushes this writer's shared refs (personal sessions never leave the machine)")
+    remote = demo.root / "team.git"
+    demo.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)])
+    demo.run(["git", "remote", "add", "origin", "https://github.com/acme/widgets.git"], cwd=remote)  # its scope
+    demo.run(["git", "remote", "add", "team", str(remote)])
+    demo.run(["git", "push", "-q", "team", "main"])
+    demo.gitstore("sync", "team")
+    demo.run(["git", "for-each-ref", "--format=%(refname)", "refs/memory/"], cwd=remote)
+    demo.say("A teammate's clone", "sync fetches every writer's memory, verifies it before use, and says "
+             "which learnings changed; without a policy the acceptance counts on its own clone only, so the "
+             "teammate sees the learning as a proposal to review")
+    teammate = demo.root / "teammate"
+    demo.run(["git", "clone", "-q", str(remote), str(teammate)])
+    demo.gitstore("init", cwd=teammate)
+    demo.gitstore("sync", cwd=teammate)
+    demo.gitstore("learnings", cwd=teammate)
+    demo.gitstore("sync", cwd=teammate)
+
+
 def loop(demo: Demo) -> None:
     from gitstore.sync.steps import STEPS as LOOP_STEPS
 
@@ -285,12 +307,13 @@ def loop(demo: Demo) -> None:
     inbox.mkdir(parents=True, exist_ok=True)
     shutil.copy(demo.root / "reviews.json", inbox / "pr-12.json")
     config = demo.repo / "okf" / ".memory" / "config.json"
-    steps = {"reviews": {"folder": "okf/.memory/inbox/reviews"}, "dream": {}, "publish": {"every": "1d"}, "sync": {}}
+    steps = {"reviews": {"folder": "okf/.memory/inbox/reviews"}, "dream": {}, "publish": {"every": "1d"},
+             "sync": {"remote": "team"}}
     config.write_text(json.dumps({**json.loads(config.read_text()), "loop": {"by": REVIEWER, "steps": steps}},
                                  indent=2))
     absent = any(not LOOP_STEPS[name].available() for name in steps)  # said as unavailable: exit 1
     demo.gitstore("tick", expect=1 if absent else 0)
-    demo.say("A second tick a moment later", "nothing is due (a stage this gitstore lacks is said again)")
+    demo.say("A second tick a moment later", "nothing is due")
     demo.gitstore("tick", expect=1 if absent else 0)
     demo.gitstore("status")
     demo.say("On GitHub", "the scheduled memory workflow and the pull-request gates")
@@ -351,6 +374,7 @@ STAGES: list[tuple[str, Callable[[Demo], None]]] = [
     ("in force", in_force),
     ("recall", recall),
     ("promote", promote),
+    ("sync", sync),
     ("forget", forget),
     ("housekeeping", housekeeping),
     ("loop", loop),

@@ -331,7 +331,8 @@ class _Admitting:
                 self.refusals.release(self.repo, self.held_ref(kind, moved.writer))
                 if kind == "records":
                     self._admissions.admitted(ref, tip)
-                report.came_in.append(moved)
+                if moved.writer != self.ctx.workspace.config.writer:  # its own appends, come back, are not news
+                    report.came_in.append(moved)
             self._admissions.save()
 
 
