@@ -226,3 +226,25 @@ def _named(report: SyncReport, writer: str) -> list[str]:
 
 def _held(report: SyncReport, writer: str | None = None) -> list[str]:
     return [q.line for q in report.quarantined if writer in (None, q.writer)]
+
+
+def test_damage_a_plain_fetch_brought_is_named_by_sync_too(world: tuple) -> None:
+    bare, bob, carol, held = world
+    writer, needle = bad_digest(bare, held)
+    git(bob, "fetch", "-q", "origin")  # gitstore init's refspecs: straight into the fetched namespace
+    report = sync(str(bob))
+    assert report.status == "degraded" and [q.writer for q in report.quarantined] == [writer]
+    assert needle in report.quarantined[0].line and "refs/memory/v1/remotes/origin/" in report.quarantined[0].line
+    assert _state(bob)["verdicts"]  # reads leave it out and go on
+
+
+def test_purge_removes_what_sync_holds_aside(world: tuple) -> None:
+    from gitstore.config import Workspace
+    from gitstore.ops.purge import purge
+
+    bare, bob, carol, held = world
+    rewound(bare, held)
+    assert sync(str(bob)).quarantined
+    assert git(bob, "for-each-ref", "refs/memory/quarantine/").strip()
+    purge(Workspace.find(bob), "acme/widgets")
+    assert not git(bob, "for-each-ref", "refs/memory/").strip()

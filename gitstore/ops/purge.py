@@ -12,6 +12,8 @@ from gitstore.errors import Refused
 from gitstore.providers._gitdirs import common_dir
 from gitstore.providers.git import PREFIX
 
+MEMORY = PREFIX.rsplit("/", 2)[0] + "/"  # refs/memory/: the store's refs and those sync keeps aside
+
 
 def purge_names(workspace: Workspace) -> tuple[str, ...]:
     """The answers accepted as confirmation: the scope, or its owner/name."""
@@ -24,7 +26,7 @@ def purge(workspace: Workspace, typed: str) -> dict[str, object]:
     if typed.strip() not in purge_names(workspace):
         raise Refused(f"purge not confirmed: type the repository name ({purge_names(workspace)[1]}) exactly")
     repo: pygit2.Repository = workspace.repo
-    refs = [name for name in repo.references if name.startswith(PREFIX)]
+    refs = [name for name in repo.references if name.startswith(MEMORY)]  # sync's held refs with them
     for name in refs:
         repo.references.delete(name)
     internal = common_dir(repo) / "gitstore"  # the local namespace's repository with it

@@ -183,6 +183,7 @@ def sync(start: str, remote: str = "origin") -> SyncReport:
             if not _push(GitProvider(provider.repo.path, provider.writer), remote, report, last=attempt == ATTEMPTS):
                 break
         _drop_incoming(provider.repo, remote)
+        _held_by_reads(GitProvider(provider.repo.path, provider.writer), remote, report)
         if before is not None:
             _compare(before, _verdicts(Context.open(ctx.workspace.root)), report)
     return report
@@ -229,6 +230,18 @@ def _fetch(repo: pygit2.Repository, remote: str) -> None:
                 "--no-recurse-submodules", remote, *fetch_specs(remote))
     if done.returncode != 0:
         raise Refused(f"git fetch {remote} failed: {_last_line(done)}")
+
+
+def _held_by_reads(provider: GitProvider, remote: str, report: SyncReport) -> None:
+    """Fetched refs a plain ``git fetch`` moved to a history that fails verification: reads
+    leave them out (quarantined where they are); the report names them too."""
+    named = {(q.writer, q.kind) for q in report.quarantined}
+    prefix = f"{PREFIX}remotes/{remote}/records/shared/"
+    for admission in provider.admit():
+        writer = admission.ref[len(prefix):]
+        if admission.ref.startswith(prefix) and not admission.admitted and (writer, "records") not in named:
+            report.quarantined.append(Quarantined(writer, "records", admission.tip, admission.ref,
+                                                  str(admission.problem)))
 
 
 def _drop_incoming(repo: pygit2.Repository, remote: str) -> None:
