@@ -169,3 +169,38 @@ def test_a_killed_sync_leaves_the_clone_readable_and_the_next_completes(team: tu
     assert verdicts(bob)[held["learning"]["id"]][0] == "proposed"
     assert sync(str(bob.workspace.root)).status == "no-update"
     assert pygit2.Repository(str(bob.workspace.root)).references.get("refs/memory/quarantine/origin/records/shared/x") is None
+
+
+def test_a_push_the_remote_moved_under_is_retried_after_fetching(team: tuple) -> None:
+    alice, bob, bare, held = team
+    thread = Thread(bob, 9, "900")
+    thread.comment("900", "bob's point", "2026-03-03T10:00:00.000000Z")
+    thread.save()
+    sync(str(bob.workspace.root))
+    writer = bob.workspace.config.writer
+    ref = f"refs/memory/v1/payloads/shared/{writer}"
+    thread.comment("901", "bob's second point", "2026-03-03T11:00:00.000000Z")
+    thread.save()
+    # the first push finds the remote's snapshot moved since the fetch (as if bob's other
+    # process had pushed meanwhile): the lease refuses it, the sync fetches again and retries
+    hook = Path(bob.workspace.repo.path) / "hooks" / "pre-push"
+    marker = hook.with_name("moved-once")
+    empty = git(bare, "hash-object", "-t", "tree", "--stdin", "-w").strip()
+    moved = git(bare, "commit-tree", empty, "-m", "gitstore: payloads").strip()
+    hook.write_text(f"#!/bin/sh\n[ -e {marker} ] && exit 0\ntouch {marker}\n"
+                    f"git --git-dir={bare} update-ref {ref} {moved}\n")
+    hook.chmod(0o755)
+    report = sync(str(bob.workspace.root))
+    assert report.attempts == 2 and [m.kind for m in report.pushed] == ["records", "payloads"], report.render()
+    assert git(bare, "rev-parse", ref).strip() == git(bob.workspace.root, "rev-parse", ref).strip()
+    # what the second fetch found (a snapshot dropping bob's payloads) was held, not admitted
+    assert [(q.writer, q.kind) for q in report.quarantined] == [(writer, "payloads")]
+    again = sync(str(bob.workspace.root))
+    assert again.status == "no-update" and not again.quarantined, again.render()
+
+
+def test_an_unreachable_remote_is_one_line(team: tuple, tmp_path: Path) -> None:
+    alice, bob, bare, held = team
+    git(bob.workspace.root, "remote", "add", "gone", str(tmp_path / "nowhere.git"))
+    done = cli.gitstore("sync", "gone", cwd=bob.workspace.root)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1 and "git fetch gone failed" in done.stderr, done.stderr

@@ -55,6 +55,7 @@ ATTEMPTS = 3
 KINDS = ("records", "payloads")
 REMOTE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 ZERO = "0" * 40
+MOVED = ("stale info", "fetch first", "non-fast-forward", "cannot lock ref")  # git's words for a remote that moved
 
 
 @dataclass(frozen=True)
@@ -429,10 +430,11 @@ def _push(provider: GitProvider, remote: str, report: SyncReport, *, last: bool)
         _admit_own(provider, remote, mine)
         return False
     rejected = [line for line in done.stdout.splitlines() if line.startswith("!")]
-    moved_meanwhile = any(word in line for line in rejected for word in ("stale info", "fetch first", "non-fast-forward"))
+    said = "\n".join(rejected) + done.stderr  # moved after the fetch, or after git read the remote's refs
+    moved_meanwhile = any(word in said for word in MOVED)
     if moved_meanwhile and not last:
         return True
-    why = rejected[0].split("\t")[-1] if rejected else _last_line(done)
+    why = next((r.split("\t")[-1] for r in rejected if "atomic transaction failed" not in r), None) or _last_line(done)
     report.not_pushed.append(f"git push {remote} refused: {why}")
     return False
 
