@@ -183,6 +183,7 @@ def sync(start: str, remote: str = "origin") -> SyncReport:
             run.admit(report)
             if not _push(GitProvider(provider.repo.path, provider.writer), remote, report, last=attempt == ATTEMPTS):
                 break
+        report.quarantined = list({(q.writer, q.kind, q.tip): q for q in report.quarantined}.values())  # once each
         _drop_incoming(provider.repo, remote)
         _held_by_reads(GitProvider(provider.repo.path, provider.writer), remote, report)
         if before is not None:
@@ -278,7 +279,8 @@ class _Admitting:
         self.admitted = {k: _writers(self.repo, f"{PREFIX}remotes/{remote}/{k}/shared/") for k in KINDS}
         self.refusals = _Refusals(self.state)
         self._admissions = Admissions(self.state)
-        self._removed: set[str] | None = None
+        self._noted: set[str] | None = None
+        self._named: set[str] | None = None
 
     def fetched_ref(self, kind: str, writer: str) -> str:
         return f"{PREFIX}remotes/{self.remote}/{kind}/shared/{writer}"
@@ -309,13 +311,13 @@ class _Admitting:
 
     def _unremoved(self, dropped: set[str]) -> set[str]:
         """The dropped payloads no stored append removed (a note) and some stored event names."""
-        if self._removed is None:
-            provider = GitProvider(self.repo.path, self.ctx.workspace.config.writer)
-            self._removed = {digest for digest, _, _ in provider.notes()}
-            left = dropped - self._removed
-            if left:  # gc drops payloads no event names (what a killed append left)
-                self._removed |= left - provider.named_payloads()
-        return dropped - self._removed
+        provider = GitProvider(self.repo.path, self.ctx.workspace.config.writer)
+        if self._noted is None:
+            self._noted = {digest for digest, _, _ in provider.notes()}
+        left = dropped - self._noted
+        if left and self._named is None:  # gc also drops payloads no event names (what a killed append left)
+            self._named = provider.named_payloads()
+        return left & self._named if left and self._named is not None else left
 
     def _pass(self, kind: str, report: SyncReport,
               check: Callable[[str, pygit2.Oid | None, pygit2.Oid], Checked]) -> None:
