@@ -204,3 +204,28 @@ def test_an_unreachable_remote_is_one_line(team: tuple, tmp_path: Path) -> None:
     git(bob.workspace.root, "remote", "add", "gone", str(tmp_path / "nowhere.git"))
     done = cli.gitstore("sync", "gone", cwd=bob.workspace.root)
     assert done.returncode == 1 and done.stderr.count("\n") == 1 and "git fetch gone failed" in done.stderr, done.stderr
+
+
+def test_a_sync_killed_at_any_point_leaves_the_clone_readable_and_the_next_completes(team: tuple) -> None:
+    from gitstore.conformance import _records as R
+    from gitstore.queries.verify import verify
+
+    alice, bob, bare, held = team
+    alice.store.append([R.event(f"k{n}", episode=f"k{n // 100}", seq=n % 100, scope=alice.scope) for n in range(3000)])
+    sync(str(alice.workspace.root))
+    code = "import sys; from gitstore.sync.remote import sync; sync(sys.argv[1])"
+    for delay in (0.05, 0.2, 0.4, 0.7, 1.0):
+        run = subprocess.Popen([sys.executable, "-c", code, str(bob.workspace.root)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            run.wait(timeout=delay)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            run.wait()
+        assert cli.gitstore("learnings", cwd=bob.workspace.root).returncode == 0
+    report = sync(str(bob.workspace.root))
+    assert report.status in ("ok", "no-update"), report.render()
+    ctx = Context.open(bob.workspace.root)
+    assert verify(ctx.store).ok
+    assert sum(1 for _ in ctx.store.items(["event"])) == 3001
+    assert sync(str(bob.workspace.root)).status == "no-update"
