@@ -80,7 +80,7 @@ def _copy(team: tuple[Path, list[Path]], tmp: Path) -> list[Path]:
 
 # -- the operations: each may be refused (what the clone knows makes it invalid); that is fine --
 
-def comment(rng: random.Random, c: Clone, world: dict[str, Any]) -> None:
+def comment(rng: random.Random, c: Clone, world: dict[str, Any]) -> bool:
     c.comments += 1
     key = f"{c.n}-{c.comments}"
     thread = Thread(c.ctx, 1 + c.n, f"root-{c.n}")
@@ -89,9 +89,10 @@ def comment(rng: random.Random, c: Clone, world: dict[str, Any]) -> None:
     thread.pending = [thread.episode, event] if c.comments == 1 else [event]
     thread.save()
     world["comments"].append(event)
+    return True
 
 
-def propose(rng: random.Random, c: Clone, world: dict[str, Any], replaces: tuple[str, ...] = ()) -> None:
+def propose(rng: random.Random, c: Clone, world: dict[str, Any], replaces: tuple[str, ...] = ()) -> bool:
     if not world["comments"]:
         return comment(rng, c, world)
     cited = rng.sample(world["comments"], k=min(2, len(world["comments"])))
@@ -100,6 +101,7 @@ def propose(rng: random.Random, c: Clone, world: dict[str, Any], replaces: tuple
                       evidence=[ref(e) for e in cited], counterevidence=[], replaces=replaces,
                       proposer=("person", c.person))
     world["proposed"].append(ops.propose(c.ctx, draft, c.person)["id"])
+    return True
 
 
 def _pick(rng: random.Random, c: Clone, states: tuple[str, ...]) -> Any:
@@ -107,7 +109,7 @@ def _pick(rng: random.Random, c: Clone, states: tuple[str, ...]) -> Any:
     return rng.choice(rows) if rows else None
 
 
-def decide(rng: random.Random, c: Clone, world: dict[str, Any]) -> None:
+def decide(rng: random.Random, c: Clone, world: dict[str, Any]) -> bool:
     row = _pick(rng, c, ("proposed",))
     if row is None:
         return propose(rng, c, world)
@@ -116,39 +118,44 @@ def decide(rng: random.Random, c: Clone, world: dict[str, Any]) -> None:
         ops.accept(c.ctx, row.status.id, review, c.person)
     else:
         ops.reject(c.ctx, row.status.id, review, c.person, "not now")
+    return True
 
 
-def supersede(rng: random.Random, c: Clone, world: dict[str, Any]) -> None:
+def supersede(rng: random.Random, c: Clone, world: dict[str, Any]) -> bool:
     row = _pick(rng, c, ("accepted",))
-    if row is not None:
-        propose(rng, c, world, replaces=(row.status.id,))
+    return row is not None and propose(rng, c, world, replaces=(row.status.id,))
 
 
-def retire(rng: random.Random, c: Clone, world: dict[str, Any]) -> None:
+def retire(rng: random.Random, c: Clone, world: dict[str, Any]) -> bool:
     row = _pick(rng, c, ("accepted",))
-    if row is not None:
-        ops.retire(c.ctx, row.status.id, c.person, "outdated")
+    if row is None:
+        return False
+    ops.retire(c.ctx, row.status.id, c.person, "outdated")
+    return True
 
 
-def consent_step(rng: random.Random, c: Clone, world: dict[str, Any]) -> None:
+def consent_step(rng: random.Random, c: Clone, world: dict[str, Any]) -> bool:
     grants = sorted(c.ctx.view(payloads=False, kinds=["grant", "withdrawal"]).grants)
     if grants and rng.random() < 0.4:
         consent.withdraw(c.ctx, c.person, rng.choice(grants), ["review"], "narrowing")
     else:
         consent.grant(c.ctx, c.person, ["review", "instruction"], ["review-thread"], "2026-01-01", None, None)
+    return True
 
 
-def redaction(rng: random.Random, c: Clone, world: dict[str, Any]) -> None:
+def redaction(rng: random.Random, c: Clone, world: dict[str, Any]) -> bool:
     if world["comments"]:
         event = rng.choice(world["comments"])
         redact.redact(c.ctx, event["payload"]["sourceId"], c.person, "personal data")
         world["redacted"].add(event["payload"]["text"])
+    return bool(world["comments"])
 
 
-def sync_step(rng: random.Random, c: Clone, world: dict[str, Any]) -> None:
+def sync_step(rng: random.Random, c: Clone, world: dict[str, Any]) -> bool:
     report = sync(str(c.root))
     assert report.status in ("ok", "no-update"), report.render()
     c.reopen()
+    return True
 
 
 STEPS = [(comment, 3), (propose, 4), (decide, 5), (supersede, 1), (retire, 1), (consent_step, 1),
@@ -161,13 +168,17 @@ def _play(seed: int, clones: list[Clone]) -> dict[str, Any]:
     choices, weights = zip(*STEPS)
     for c in clones:  # every person grants first, so learnings can be in force
         consent.grant(c.ctx, c.person, ["review", "instruction"], ["review-thread"], "2026-01-01", None, None)
+    done: dict[str, int] = {}
     for _ in range(OPERATIONS):
         step = rng.choices(choices, weights)[0]
         c = rng.choice(clones)
         try:
-            step(rng, c, world)
+            acted = step(rng, c, world)
         except GitstoreError:
-            pass  # refused for what this clone knows (a decision another clone made first...)
+            continue  # refused for what this clone knows (a decision another clone made first...)
+        if acted:
+            done[step.__name__] = done.get(step.__name__, 0) + 1
+    world["done"] = done
     return world
 
 
@@ -176,6 +187,7 @@ def test_three_clones_converge(team: tuple[Path, list[Path]], tmp_path: Path, se
     roots = _copy(team, tmp_path)
     clones = [Clone(root, PEOPLE[n], n) for n, root in enumerate(roots)]
     world = _play(seed, clones)
+    assert set(world["done"]) == {step.__name__ for step, _ in STEPS}, world["done"]  # every kind ran
     for _ in range(2):  # the first round brings everything to the remote, the second to everyone
         for c in clones:
             sync_step(random.Random(), c, world)
