@@ -248,3 +248,13 @@ def test_purge_removes_what_sync_holds_aside(world: tuple) -> None:
     assert git(bob, "for-each-ref", "refs/memory/quarantine/").strip()
     purge(Workspace.find(bob), "acme/widgets")
     assert not git(bob, "for-each-ref", "refs/memory/").strip()
+
+
+def test_a_writer_deleted_on_the_remote_is_kept_here(world: tuple) -> None:
+    bare, bob, carol, held = world
+    before = _state(bob)
+    for kind in (records_ref, payloads_ref):
+        git(bare, "update-ref", "-d", kind("shared", held["alice"]))
+    report = sync(str(bob))
+    assert report.kept == [held["alice"]] and f"kept writer {held['alice']}" in "\n".join(report.render())
+    assert _state(bob) == before
