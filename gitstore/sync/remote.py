@@ -143,6 +143,8 @@ class SyncReport:
             parts.append(f"{len(self.quarantined)} ref(s) quarantined")
         if self.left_out:
             parts.append(f"{len(self.left_out)} record(s) never used")
+        if self.not_used:  # another clone's decisions where no policy says who may decide: no damage
+            parts.append(f"{len(self.not_used)} decision(s) of other clones not used here (no policy)")
         if self.not_pushed:
             parts.append("not pushed: " + "; ".join(self.not_pushed))
         return ", ".join(parts)
