@@ -19,7 +19,8 @@ in a temporary git repository with the default ``git`` provider:
   or evidence written before the grant, a few are expired or not yet valid; 3% are
   replacements (``replaces`` then ``supersedes``), a few added later by an accepted -> accepted
   step, a few retired afterwards (what they replaced stays replaced), and a few lose a race for
-  a learning already claimed.
+  a learning already claimed (written in an append of their own, made having seen the claim they
+  lose to, as a second accept through the operations would be).
 
 Records are sealed with ``gitstore.seal`` and written with ``Store.append`` in large batches
 (going through ``ops.propose``/``accept`` one by one would reload the view every step), with
@@ -450,6 +451,7 @@ class Builder:
             by = rng.choice(self.deciders)
             if k % 40 == 20:  # loses: names a learning an earlier replacement already took
                 targets, label = [rng.choice(claimed)], "replacement-lost"
+                self.flush()  # in an append of its own, made having seen that claim (as a second accept is)
             else:
                 targets = [accepted_plain.pop() for _ in range(rng.randint(1, 2))]
                 label = ("replacement-added-later" if k % 20 == 5

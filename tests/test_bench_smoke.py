@@ -116,7 +116,8 @@ def test_capture_quick_prints_a_ratio_line() -> None:
 
 
 def test_rules_quick_gives_the_right_answer_and_a_ratio_line() -> None:
-    done = bench("rules", "--quick", "--", "--learnings", "200", "--events", "2000", "--repeat", "1")
+    # 700 learnings: among their 21 replacements, one loses a race (the model must agree)
+    done = bench("rules", "--quick", "--", "--learnings", "700", "--events", "2100", "--repeat", "1")
     assert done.returncode == 0, done.stdout + done.stderr
     assert RULES_LINES.search(done.stdout), done.stdout
 
