@@ -54,8 +54,8 @@ def check_records(repo: pygit2.Repository, ref: str, before: pygit2.Oid | None, 
         return Checked(0, found)
     if not isinstance(found, pygit2.Commit):
         return Checked(0, f"points at a {found.type_str}, not a commit")
-    if before is not None and before != tip and not _extends(repo, tip, before):
-        lost = "moved back" if _extends(repo, before, tip) else "rewritten"
+    if before is not None and before != tip and not extends(repo, tip, before):
+        lost = "moved back" if extends(repo, before, tip) else "rewritten"
         return Checked(0, f"history {lost}: it no longer holds {str(before)[:12]}, admitted before; "
                           "records already stored are never given up")
     report = verify_arrived(repo, ref, tip, verified, scope)
@@ -66,7 +66,8 @@ def check_records(repo: pygit2.Repository, ref: str, before: pygit2.Oid | None, 
     return Checked(report.records, f"{where}: {first.message}" if where else first.message)
 
 
-def _extends(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid) -> bool:
+def extends(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid) -> bool:
+    """Whether ``tip`` descends from ``base`` (False when either is not here)."""
     try:
         return bool(repo.descendant_of(tip, base))
     except (pygit2.GitError, KeyError, ValueError):
@@ -118,4 +119,4 @@ def _tree_of(repo: pygit2.Repository, commit: pygit2.Oid | None) -> bytes | None
     return found.tree_id.raw if isinstance(found, pygit2.Commit) else None
 
 
-__all__ = ["Checked", "check_records", "check_snapshot"]
+__all__ = ["Checked", "check_records", "check_snapshot", "extends"]

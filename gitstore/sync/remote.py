@@ -45,7 +45,7 @@ from gitstore.errors import InvalidInput, Refused, UsageError
 from gitstore.providers._admit import Admissions
 from gitstore.providers._gitdirs import common_dir, git_env
 from gitstore.providers.git import PREFIX, GitProvider, parse_message
-from gitstore.sync.arrivals import Checked, check_records, check_snapshot
+from gitstore.sync.arrivals import Checked, check_records, check_snapshot, extends
 
 INCOMING = "refs/memory/sync/"
 QUARANTINE = "refs/memory/quarantine/"
@@ -413,7 +413,7 @@ def _push(provider: GitProvider, remote: str, report: SyncReport, *, last: bool)
     records = f"{PREFIX}records/shared/{writer}"
     mine, theirs = _target(repo, records), _target(repo, f"{INCOMING}{remote}/records/shared/{writer}")
     if mine is not None and mine != theirs:
-        if theirs is not None and not _descends(repo, mine, theirs):
+        if theirs is not None and not extends(repo, mine, theirs):
             report.not_pushed.append(f"the remote's {records} is not in this clone's history "
                                      f"({str(theirs)[:12]}); never forced")
             return False
@@ -459,13 +459,6 @@ def _target(repo: pygit2.Repository, ref: str) -> pygit2.Oid | None:
     except KeyError:
         return None
     return target if isinstance(target, pygit2.Oid) else None
-
-
-def _descends(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid) -> bool:
-    try:
-        return bool(repo.descendant_of(tip, base))
-    except (pygit2.GitError, KeyError, ValueError):
-        return False
 
 
 def _records_between(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid | None) -> int:
