@@ -231,3 +231,20 @@ def test_a_label_judging_a_comment_of_another_episode_is_judged_with_it(copy: Co
     learning = accepted(copy, propose(copy, [ref(label)], title="Labelled", text="Jitter, as labelled."))
     assert learnings.standing(copy, learning["id"]).in_force
     assert learning["id"] in {r.status.id for r in learnings.learnings(copy, active=True)}
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_learnings_judge_as_the_whole_store_does(tmp_path: Path, seed: int) -> None:
+    """Listing learnings keeps only the events the rules can look at (cited ones, what they
+    judge, the versions and retractions of each): its verdicts are those of a view of every
+    record, on a store with edits, labels, retractions, withdrawals and replacements."""
+    from bench.bench_rules import Builder
+    from gitstore.rules.active import evaluate
+    from gitstore.rules.view import View
+
+    Builder(tmp_path / "repo", 60, 600, seed=seed).build()
+    ctx = Context.open(tmp_path / "repo")
+    whole = View.load(ctx.store)
+    for purpose in ("instruction", "analytics"):
+        rows = learnings.learnings(ctx, purpose)
+        assert {r.status.id: r.status for r in rows} == evaluate(whole, purpose)

@@ -10,34 +10,89 @@ so listing learnings costs what the learnings cost, not what the whole store cos
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from gitstore.rules.lifecycle import History
 from gitstore.rules.view import View
-from gitstore.store import Store
+from gitstore.store import Item, Store
 
 POLICY_KINDS = ("learning", "grant", "withdrawal")
 EVIDENCE_KINDS = ("episode", "event")
+FOLLOWED = frozenset({"edit", "retraction"})  # children that say what became of an event
 
 
 def learning_view(store: Store, judged: Callable[[History], bool] | None = None) -> tuple[View, dict[str, History]]:
     """A view to judge the learnings whose history ``judged`` accepts (None: all) with, and
     every learning's history."""
     view = View.load(store, payloads=False, kinds=POLICY_KINDS)
+    view.forget_audits()  # they vouched for the decisions loaded; no more learnings come
     all_histories = view.histories()
     refs = [ref for history in all_histories.values() if judged is None or judged(history)
             for ref in _cited(history)]
     episodes = {ref["episode"] for ref in refs}
     if episodes:
-        view.add(store.items(EVIDENCE_KINDS, streams=episodes))
         events = {event for ref in refs for event in ref["events"]}
+        graph = Evidence()
+        view.add(graph.read(store.items(EVIDENCE_KINDS, streams=episodes)))
+        if graph.judged_elsewhere(events):  # a label judging an event of another episode
+            episodes |= _others(store, episodes)
+            view.add(graph.read(store.items(EVIDENCE_KINDS, streams=episodes - view.episodes.keys())))
+        keep = graph.closure(events)
+        view.add(item for item in store.items(["event"], streams=episodes) if item.record["id"] in keep)
         parents = {view.events[e]["parentEventId"] for e in events if e in view.events
                    and view.events[e]["type"] == "label" and view.events[e].get("parentEventId")}
-        if parents - view.events.keys():  # a label judging an event of another episode
-            view.add(store.items(EVIDENCE_KINDS, streams=_others(store, episodes)))
         store.attach_payloads(view.events[e] for e in events | parents if e in view.events)
     return view, all_histories
+
+
+class Evidence:
+    """How the events of the cited episodes link to each other, read once, so that a view
+    keeps only the events the rules can look at when judging the cited ones.
+
+    Judging an event reads the event, its episode, the event a label judges (and so on up),
+    every version of a comment (edits link them both ways) and the retractions of any of those.
+    So the events kept (``closure``) are the cited ones and, again and again, the event each kept
+    one names as its parent and every edit or retraction of a kept one. Rules asked only about
+    cited events answer the same from these as from every event of the episodes; the other
+    events are read, checked and let go."""
+
+    def __init__(self) -> None:
+        self._events: dict[str, tuple[str, str | None]] = {}  # id -> (type, parent), first read
+        self._children: dict[str, list[str]] = {}  # parent id -> ids of its edits and retractions
+
+    def read(self, items: Iterable[Item]) -> Iterator[Item]:
+        """The episodes among ``items``; the links of the events among them are noted."""
+        for item in items:
+            if item.kind != "event":
+                yield item
+                continue
+            record = item.record
+            event_id, parent = record["id"], record.get("parentEventId")
+            if event_id not in self._events:
+                self._events[event_id] = (record["type"], parent)
+                if parent and record["type"] in FOLLOWED:
+                    self._children.setdefault(parent, []).append(event_id)
+
+    def judged_elsewhere(self, cited: set[str]) -> bool:
+        """Whether a cited label judges an event not read yet."""
+        return any(self._events[e][1] not in self._events for e in cited
+                   if e in self._events and self._events[e][0] == "label" and self._events[e][1])
+
+    def closure(self, cited: set[str]) -> set[str]:
+        """The ids of the events the rules can look at when judging the cited ones."""
+        keep: set[str] = set()
+        todo = list(cited)
+        while todo:
+            event = todo.pop()
+            if event in keep or event not in self._events:
+                continue
+            keep.add(event)
+            parent = self._events[event][1]
+            if parent:
+                todo.append(parent)
+            todo.extend(self._children.get(event, ()))
+        return keep
 
 
 def _cited(history: History) -> Iterable[dict[str, Any]]:

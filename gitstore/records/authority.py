@@ -41,10 +41,21 @@ def vouches(audit: Mapping[str, Any], decision: Mapping[str, Any]) -> bool:
 
 
 def unvouched(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The decisions among ``records`` (one append's) that no audit entry among them vouches for."""
+    """The decisions among ``records`` (one append's) that no audit entry among them vouches for.
+
+    Each decision is compared only with the audit entries naming its digest among their
+    records: an append of many decisions costs what it holds, not its square."""
     records = list(records)
-    audits = [r for r in records if r.get("schema") == "gitstore.audit/v1"]
-    return [r for r in records if is_decision(r) and not any(vouches(a, r) for a in audits)]
+    naming: dict[Any, list[Mapping[str, Any]]] = {}
+    for audit in records:
+        if audit.get("schema") == "gitstore.audit/v1":
+            for digest in audit.get("records", ()):
+                if isinstance(digest, str):
+                    found = naming.setdefault(digest, [])
+                    if not found or found[-1] is not audit:
+                        found.append(audit)
+    return [r for r in records
+            if is_decision(r) and not any(vouches(a, r) for a in naming.get(r["digest"], ()))]
 
 
 def why_bare(decision: Mapping[str, Any]) -> str:

@@ -74,7 +74,7 @@ class View:
         """Index more records, read in store order after those already here (a view loaded
         a kind at a time; the rules compare positions only among records of one kind). A
         decision without the audit entry of its own append among ``items`` is ignored."""
-        items = list(items)
+        items = [item.lean() for item in items]
         for bare in bare_decisions(items):
             self.ignored[bare.digest] = f"{why_bare(bare.record)}; it is never used"
         if self.judge is not None:
@@ -99,6 +99,12 @@ class View:
             problem = self.judge(item, extends)
             if problem is not None:
                 self.ignored[item.digest] = f"{_what(item)} carries no authority: {problem}; it is never used"
+
+    def forget_audits(self) -> None:
+        """Let go of the audit entries once the decisions they vouch for are settled (a view
+        that reads no more learnings): the rules read nothing else from them."""
+        self.audits = []
+        self.items = [item for item in self.items if item.kind != "audit"]
 
     def head(self, learning_id: str) -> str | None:
         """The last version stored for a learning, in store order, even one the rules ignore (a
@@ -130,7 +136,10 @@ class View:
                 if record.get("parentEventId"):
                     self.children[record["parentEventId"]].append(record)
         elif kind == "learning":
-            self.learnings[record["id"]].append(item)
+            versions = self.learnings[record["id"]]
+            if versions:
+                _share(versions[-1].record, record)
+            versions.append(item)
         elif kind == "export":
             self.exports.append(record)
         elif kind == "audit":
@@ -155,6 +164,15 @@ def _what(item: Item) -> str:
     if item.kind == "learning":
         return f"learning {record['id']} version {record['version']} ({record['state']}, {item.digest})"
     return f"{item.kind} {item.digest}"
+
+
+def _share(prior: dict[str, Any], record: dict[str, Any]) -> None:
+    """Let a learning version hold its earlier version's values where they are equal (its
+    evidence, mostly): the same values, kept once. Records are read-only to the rules."""
+    for key, value in record.items():
+        before = prior.get(key)
+        if before is not None and before is not value and type(value) in (dict, list, str) and before == value:
+            record[key] = before
 
 
 def bare_decisions(items: Iterable[Item]) -> list[Item]:
