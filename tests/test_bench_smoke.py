@@ -234,3 +234,18 @@ def test_sync_quick_reports_both_ratios() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     for line in SYNC_LINES:
         assert line.search(done.stdout), (line.pattern, done.stdout)
+
+
+SCALE_LINES = [
+    re.compile(r"^scale: bulk appends \d+ -> \d+ records \(.*\): cpu [\d.]+ s in all, first [\d.]+ s \(chunks [\d., ]+\),"
+               r" ratio [\d.]+x " + _VERDICT, re.MULTILINE),
+    re.compile(r"^scale: verify \d+ -> \d+ records \(.*\): cpu [\d.]+ s -> [\d.]+ s, ratio [\d.]+x \(goal <= [\d.]+x\): "
+               r"(goal met|GOAL NOT MET); peak RSS \d+ MB -> \d+ MB$", re.MULTILINE),
+]
+
+
+def test_scale_quick_reports_appends_and_verify_growth() -> None:
+    done = bench("scale", "--quick", "--", "--chunk", "300")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for line in SCALE_LINES:
+        assert line.search(done.stdout), (line.pattern, done.stdout)

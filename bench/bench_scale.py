@@ -1,0 +1,175 @@
+"""Scaling: what bulk appends and verify cost as a store grows, against their own cost at 100k.
+
+A store is grown the way a team grows one with bulk imports: ``gitstore records add FILE`` of
+100,000 sealed events with payloads (``--chunk``), each a fresh process, into the same
+repository, ``--chunks`` times (3 by default: 300,000 records; ``--full``: 10, so 1,000,000).
+Each chunk's CPU time (user + system of the process, from ``os.wait4``) is recorded; the input
+files are written before their clock starts. ``GitProvider.verify()`` (the full re-check of
+every stored byte) runs in a child process once the first chunk is in and again at the end,
+its CPU time and peak resident set (VmHWM) recorded.
+
+Goals (the issue's: 1M at most 11x 100k, so 1.1x the growth in records):
+
+- bulk appends: CPU of all chunks <= 1.1 x chunks x the first chunk's (the first chunk goes
+  into an empty store: the least work a chunk can be);
+- verify: CPU at the end <= 1.1 x chunks x its CPU after the first chunk.
+
+Both compare the store with itself at 100k, the baseline that shows growth; the lines of
+``bench store`` compare each operation with what a user could run instead (git fast-import,
+plain git). The machine is shared: CPU time, not wall time, is judged, and the load average is
+printed. ``--quick`` uses chunks of 2,000: a smoke test of the harness, not of the scaling.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from bench.bench_store import events
+
+NAME = "scale"
+GROWTH_GOAL = 1.1  # CPU may grow at most 1.1x as fast as the records
+ORIGIN = "https://github.com/acme/widgets.git"
+_VERIFY = textwrap.dedent("""
+    import json, resource, sys
+    from gitstore.providers.git import GitProvider
+    report = GitProvider(sys.argv[1], "wbench").verify()
+    peak = 0
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                peak = int(line.split()[1]) * 1024
+    print(json.dumps({"records": report.records, "ok": report.ok, "peak": peak,
+                      "problems": [str(p) for p in report.problems[:3]]}))
+""")
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "GITSTORE_"))}
+    env.update(GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.com",
+               GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.com")
+    return env
+
+
+def _gitstore() -> list[str]:
+    script = Path(sys.executable).with_name("gitstore")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "gitstore"]
+
+
+def _timed(argv: list[str], cwd: Path) -> tuple[float, bytes]:
+    """Run a process to its end: its own CPU seconds (user + system, ``os.wait4``) and output."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(argv, cwd=cwd, env=_env(), stdout=out, stderr=err)
+        _, status, usage = os.wait4(process.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            err.seek(0)
+            raise SystemExit(f"{NAME}: {' '.join(argv[:4])} failed: {err.read().decode(errors='replace')[-400:]}")
+        out.seek(0)
+        return usage.ru_utime + usage.ru_stime, out.read()
+
+
+def make_repo(path: Path) -> Path:
+    path.mkdir(parents=True)
+    for argv in (["git", "init", "-q", "-b", "main"], ["git", "remote", "add", "origin", ORIGIN],
+                 ["git", "commit", "-q", "--allow-empty", "-m", "root"], [*_gitstore(), "init"]):
+        subprocess.run(argv, cwd=path, env=_env(), check=True, capture_output=True)
+    return path
+
+
+def verify(repo: Path) -> dict[str, Any]:
+    cpu, out = _timed([sys.executable, "-c", _VERIFY, str(repo)], repo)
+    found = json.loads(out)
+    if not found["ok"]:
+        raise SystemExit(f"{NAME}: verify found damage: {found['problems']}")
+    return {"cpu": cpu, "records": found["records"], "peak_mb": found["peak"] / 1e6}
+
+
+def grow(work: Path, chunks: int, chunk: int, seed: int) -> dict[str, Any]:
+    repo = make_repo(work / "repo")
+    appends: list[float] = []
+    verifies: list[dict[str, Any]] = []
+    for index in range(chunks):
+        records = events(chunk, seed, f"c{index}")
+        path = work / "chunk.jsonl"
+        path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+        del records
+        cpu, _ = _timed([*_gitstore(), "records", "add", str(path)], repo)
+        path.unlink()
+        appends.append(cpu)
+        print(f"  {NAME}: chunk {index + 1} of {chunks}: {chunk} records added in {cpu:.2f} s cpu", flush=True)
+        if index == 0 or index == chunks - 1:
+            verifies.append(verify(repo))
+            print(f"  {NAME}: verify of {(index + 1) * chunk} records: {verifies[-1]['cpu']:.2f} s cpu,"
+                  f" peak RSS {verifies[-1]['peak_mb']:.0f} MB", flush=True)
+    return {"chunks": chunks, "chunk": chunk, "appends": appends, "verifies": verifies}
+
+
+def verdict(ok: bool) -> str:
+    return "goal met" if ok else "GOAL NOT MET"
+
+
+def report(r: dict[str, Any]) -> str:
+    chunks, chunk, appends = r["chunks"], r["chunk"], r["appends"]
+    goal = GROWTH_GOAL * chunks
+    total, first = sum(appends), appends[0]
+    grown = r["verifies"][-1]
+    start = r["verifies"][0]
+    ratio_append = total / first
+    ratio_verify = grown["cpu"] / start["cpu"]
+    return "\n".join([
+        f"{NAME}: bulk appends {chunk} -> {chunks * chunk} records ({chunks} x `gitstore records add` of {chunk}"
+        f" events into one growing store, against the first into the empty store): cpu {total:.1f} s in all,"
+        f" first {first:.2f} s (chunks {', '.join(f'{c:.2f}' for c in appends)}), ratio {ratio_append:.2f}x"
+        f" (goal <= {goal:.1f}x): {verdict(ratio_append <= goal)}",
+        f"{NAME}: verify {chunk} -> {chunks * chunk} records (GitProvider.verify(), a child process, against"
+        f" itself at {chunk}): cpu {start['cpu']:.2f} s -> {grown['cpu']:.2f} s, ratio {ratio_verify:.2f}x"
+        f" (goal <= {goal:.1f}x): {verdict(ratio_verify <= goal)}; peak RSS {start['peak_mb']:.0f} MB ->"
+        f" {grown['peak_mb']:.0f} MB",
+    ])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench scale",
+                                     description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="chunks of 2,000: a smoke test of the harness")
+    parser.add_argument("--full", action="store_true", help="10 chunks: 1,000,000 records (long)")
+    parser.add_argument("--chunks", type=int, help="chunks to append (default 3; --full 10)")
+    parser.add_argument("--chunk", type=int, help="records per chunk (default 100000; --quick 2000)")
+    parser.add_argument("--seed", type=int, default=20260715)
+    parser.add_argument("--workdir", help="where the scratch repository goes (default: system temp)")
+    parser.add_argument("--json", action="store_true", help="also print the results as one JSON line")
+    o = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    chunks = o.chunks or (10 if o.full else 3)
+    chunk = o.chunk or (2000 if o.quick else 100_000)
+    if chunks < 2 or chunk < 100:
+        parser.error("--chunks must be at least 2 and --chunk at least 100")
+    print(f"{NAME}: {chunks} chunks of {chunk} events; load average"
+          f" {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} cpus", flush=True)
+    work = Path(tempfile.mkdtemp(prefix="gitstore-bench-scale-", dir=o.workdir))
+    started = time.perf_counter()
+    try:
+        results = grow(work, chunks, chunk, o.seed)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"  {NAME}: {time.perf_counter() - started:.0f} s in all; load average now"
+          f" {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(report(results), flush=True)
+    if o.json:
+        print(json.dumps(results, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
