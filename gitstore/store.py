@@ -16,15 +16,19 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, cast
 
+import orjson
+
 from gitstore.records.canonical import canonicalize_checked, sha256_digest
-from gitstore.records.contracts import checked_record, contracts_dir, verify_stored
+from gitstore.records.contracts import KINDS, checked_record, contracts_dir, verify_stored
 from gitstore.errors import GitstoreError, IntegrityError, NotAuthorised, Refused
 from gitstore import notices
 from gitstore.providers import (
-    AppendResult, Attestation, AttestingProvider, Batch, CausalProvider, Entry, Provider, TrustMode, QuarantiningProvider, RedactingProvider, RememberingProvider, Removal,
-    SnapshotProvider, Stored, Stream, StreamingProvider, StreamReadingProvider, VerifyReport, require_capabilities,
+    AppendResult, Attestation, AttestingProvider, Batch, BytesMemoryProvider, CausalProvider, Entry, Provider,
+    TrustMode, QuarantiningProvider, RedactingProvider, RememberingProvider, Removal, SnapshotProvider, Stored,
+    Stream, StreamingProvider, StreamReadingProvider, VerifyReport, require_capabilities,
 )
 from gitstore.providers._base import Namespace, Problem
+from gitstore.providers._known import KnownBytes, content_key
 from gitstore.records.authority import is_decision, unvouched, why_bare
 
 _UNDECIDED = ("learning {id} carries a decision (state {state}): decisions are written by gitstore accept, "
@@ -171,6 +175,15 @@ def _is_session_episode(record: Mapping[str, Any], kind: str) -> bool:
 
 
 @cache
+def _contracts_digest() -> str:
+    """The contracts records are checked against (their schema files), as a digest."""
+    digest = hashlib.sha256()
+    for path in sorted(contracts_dir().glob("*.schema.json")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@cache
 def _checks_key() -> str:
     """What a clean policy check means: these kinds under these contracts (their schema files)."""
     digest = hashlib.sha256(" ".join(POLICY_KINDS).encode())
@@ -179,7 +192,27 @@ def _checks_key() -> str:
     return "policy-" + digest.hexdigest()[:16]
 
 
-@dataclass(frozen=True)
+CHECKS_VERSION = "1"  # changes when what ``verify_stored`` accepts changes, beyond the contracts
+_SCHEMAS = {kind: f"gitstore.{kind}/v1" for kind in KINDS}
+
+
+@cache
+def _known_name() -> str:
+    """The name the memory of checked bytes is kept under: these checks, these contracts."""
+    return "known-" + hashlib.sha256(f"{CHECKS_VERSION} {_contracts_digest()}".encode()).hexdigest()[:16]
+
+
+def _known(stored: Stored) -> dict[str, Any] | None:
+    """Bytes checked before, parsed: the record, if it is the kind and digest the provider
+    filed it under (else None, and the full check says what is wrong)."""
+    record = orjson.loads(stored.data)
+    if type(record) is dict and record.get("digest") == stored.digest and record.get("schema") == _SCHEMAS.get(
+            stored.kind):
+        return record
+    return None
+
+
+@dataclass(frozen=True, slots=True)
 class Item:
     """A record read back from the store, re-checked, with where it sits in the order."""
 
@@ -194,6 +227,14 @@ class Item:
     def digest(self) -> str:
         return self.stored.digest
 
+    def lean(self) -> Item:
+        """This item without the stored bytes (checked already): what a view keeps."""
+        stored = self.stored
+        if type(stored) is not Stored or not stored.data:
+            return self
+        return Item(self.record, Stored(stored.digest, stored.kind, stored.stream, b"", stored.namespace,
+                                        stored.writer, stored.clock, stored.position, stored.append))
+
 
 class Store:
     """Records of one scope kept by one provider."""
@@ -204,6 +245,7 @@ class Store:
         self.scope = scope
         self.placement = Placement()
         self._policy_checked = False
+        self._marks_checked = False  # the provider's marks of checked appends are this handle's
         self._refreshed = False
         self._mode: TrustMode | None = None
         self._attested: dict[str, Attestation] = {}
@@ -264,10 +306,13 @@ class Store:
         written: list[tuple[str, str]] = []  # (kind, stream) of each record
         vouching: list[Mapping[str, Any]] = []  # decisions and audit entries
         authorities: list[dict[str, Any]] = []  # decisions, grants, withdrawals
+        memory = self._memory()
 
         def entries() -> Iterator[Entry]:
             for record in records:
                 entry = self.prepare(record)
+                if memory is not None:  # checked on the way in: the next read need not again
+                    memory.add(content_key(entry.data))
                 sides.add(record, entry.kind)
                 if is_decision(record) or entry.kind == "audit":
                     if entry.kind != "audit" and not decided:
@@ -298,7 +343,11 @@ class Store:
         chosen = sides.decide(namespace)
         for kind, name in written:
             self.placement.note(kind, name, chosen)
-        return result
+        if memory is not None:
+            memory.save()
+        if self._marks_checked:  # checked on the way in: the next write's check skips them
+            cast(RememberingProvider, self.provider).checked_appends(_checks_key())
+        return result  # type: ignore[no-any-return]
 
     # -- trust ---------------------------------------------------------------------------------
 
@@ -392,6 +441,12 @@ class Store:
         return any(i.digest == record["previous"] and i.record["state"] == "accepted"
                    for i in self.stream(str(record["id"])))
 
+    def _memory(self) -> KnownBytes | None:
+        """The provider's memory of checked bytes (``remember-bytes``), as of now."""
+        if "remember-bytes" not in self.manifest.capabilities:
+            return None
+        return cast(BytesMemoryProvider, self.provider).known_bytes(_known_name())
+
     def _where(self, kind: str, key: str) -> Namespace | None:
         """Where an episode or learning is kept, asking the provider again for one not seen."""
         table = self.placement.episodes if kind == "episode" else self.placement.learnings
@@ -415,12 +470,17 @@ class Store:
                 pass
             return
         fresh, done = cast(RememberingProvider, self.provider).read_unchecked(POLICY_KINDS, _checks_key())
-        for count, stored in enumerate(fresh, 1):
-            self._check(stored)
-            if count % CHECK_PROGRESS == 0:
-                done()  # a check cut short (a hook's time limit) resumes from here
+        memory = self._memory()
+        try:
+            for count, stored in enumerate(fresh, 1):
+                self._check(stored, memory)
+                if count % CHECK_PROGRESS == 0:
+                    done()  # a check cut short (a hook's time limit) resumes from here
+        finally:
+            if memory is not None:
+                memory.save()
         done()
-        self._policy_checked = True
+        self._policy_checked = self._marks_checked = True
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -437,16 +497,21 @@ class Store:
             found = cast(StreamReadingProvider, self.provider).read_streams(streams, self.scope, wanted)
         else:
             found = self.provider.read(self.scope, wanted)
-        for stored in found:
-            if streams is not None and stored.stream not in streams:
-                continue
-            item = self._check(stored)
-            if item is None:
-                continue
-            placement.note(stored.kind, stored.stream, stored.namespace)
-            if payloads and item.kind == "event":
-                self._attach_payload(item.record, fetch)
-            yield item
+        memory = self._memory()
+        try:
+            for stored in found:
+                if streams is not None and stored.stream not in streams:
+                    continue
+                item = self._check(stored, memory)
+                if item is None:
+                    continue
+                placement.note(stored.kind, stored.stream, stored.namespace)
+                if payloads and item.kind == "event":
+                    self._attach_payload(item.record, fetch)
+                yield item
+        finally:
+            if memory is not None:
+                memory.save()
         for problem in self.left_out():
             notices.note(str(problem))
         if streams is not None:
@@ -489,10 +554,15 @@ class Store:
 
     def stream(self, stream: str) -> Iterator[Item]:
         """One stream's records in store order, re-checked."""
-        for stored in self.provider.read_stream(stream):
-            item = self._check(stored)
-            if item is not None:
-                yield item
+        memory = self._memory()
+        try:
+            for stored in self.provider.read_stream(stream):
+                item = self._check(stored, memory)
+                if item is not None:
+                    yield item
+        finally:
+            if memory is not None:
+                memory.save()
 
     def get(self, digest: str, *, payloads: bool = True) -> Item | None:
         """One record by digest (or unique digest prefix of at least 8 hex digits)."""
@@ -502,13 +572,23 @@ class Store:
             raise Refused(f"digest prefix {digest} matches {len(matches)} records; give more digits")
         return matches[0] if matches else None
 
-    def _check(self, stored: Stored) -> Item | None:
-        try:
-            record = verify_stored(stored.data, stored.digest, stored.kind)
-        except GitstoreError as exc:
-            raise IntegrityError(
-                f"stored {stored.kind} record {stored.digest} is damaged ({exc}); run `gitstore verify`"
-            ) from None
+    def _check(self, stored: Stored, memory: KnownBytes | None = None) -> Item | None:
+        """The record a provider returned, checked in full, or only parsed when ``memory``
+        knows its bytes (by their SHA-256, so bytes that changed are checked in full)."""
+        record = None
+        if memory is not None:
+            key = content_key(stored.data)
+            if key in memory:
+                record = _known(stored)
+        if record is None:
+            try:
+                record = verify_stored(stored.data, stored.digest, stored.kind)
+            except GitstoreError as exc:
+                raise IntegrityError(
+                    f"stored {stored.kind} record {stored.digest} is damaged ({exc}); run `gitstore verify`"
+                ) from None
+            if memory is not None:
+                memory.add(key)
         if record["scope"] != self.scope:
             return None
         return Item(record, stored)

@@ -14,6 +14,8 @@ from gitstore.providers import BUILTIN, open_provider
 from gitstore.providers._base import (
     OPTIONAL_CAPABILITIES, AttestingProvider, CausalProvider, CollectingProvider, PausingProvider, Provider, QuarantiningProvider, RedactingProvider,
     RememberingProvider, SnapshotProvider, StreamingProvider, StreamReadingProvider,
+    OPTIONAL_CAPABILITIES, CollectingProvider, PausingProvider, Provider, RedactingProvider,
+    RememberingProvider, SnapshotProvider, StreamingProvider, StreamReadingProvider, BytesMemoryProvider,
 )
 from gitstore.store import Store
 
@@ -28,6 +30,7 @@ PROTOCOLS: dict[str, type] = {
     "quarantine": QuarantiningProvider,
     "causal-order": CausalProvider,
     "attest": AttestingProvider,
+    "remember-bytes": BytesMemoryProvider,
 }
 
 

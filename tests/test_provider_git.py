@@ -551,3 +551,29 @@ def test_appends_name_what_they_had_seen_and_saw_follows_it(tmp_path: Path) -> N
     repo.references.create(records_ref("shared", "wlie"), lie, force=True)
     found = [str(p) for p in GitProvider(b, "wb").verify().problems]
     assert any("wlie" in p and "which it says it had seen" in p for p in found), found
+
+
+def test_appends_checked_on_the_way_in_are_not_checked_again(store_repo: Path) -> None:
+    provider = GitProvider(store_repo, "w1")
+    provider.append(batch(R.grant("before")))
+    fresh, done = provider.read_unchecked(["grant"], "k")
+    assert len(list(fresh)) == 1
+    done()
+    provider.append(batch(R.grant("mine")))
+    provider.checked_appends("k")  # the caller checked what it appended
+    assert list(GitProvider(store_repo, "w1").read_unchecked(["grant"], "k")[0]) == []
+    other = GitProvider(store_repo, "w1")
+    other.append(batch(R.grant("someone else's")))  # not said to be checked
+    provider.append(batch(R.grant("after it")))
+    provider.checked_appends("k")  # does not follow the marks: nothing moves
+    assert len(list(GitProvider(store_repo, "w1").read_unchecked(["grant"], "k")[0])) == 2
+
+
+def test_a_store_write_counts_its_own_append_as_checked(store_repo: Path) -> None:
+    Store(GitProvider(store_repo, "w1"), R.SCOPE).append([R.grant("one")])
+    Store(GitProvider(store_repo, "w1"), R.SCOPE).append([R.grant("two")])
+    fresh, _ = GitProvider(store_repo, "w1").read_unchecked(["grant"], "policy-unused")
+    assert len(list(fresh)) == 2  # under another key everything is unchecked
+    from gitstore.store import _checks_key
+
+    assert list(GitProvider(store_repo, "w1").read_unchecked(["grant"], _checks_key())[0]) == []

@@ -33,6 +33,7 @@ from gitstore.providers._base import (
     StreamingProvider,
     StreamReadingProvider,
     TrustMode,
+    BytesMemoryProvider,
     VerifyReport,
     missing_capabilities,
 )
@@ -112,6 +113,7 @@ __all__ = [
     "StreamingProvider",
     "StreamReadingProvider",
     "TrustMode",
+    "BytesMemoryProvider",
     "VerifyReport",
     "missing_capabilities",
     "open_provider",

@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from gitstore.providers._known import KnownBytes
 
 Namespace = Literal["local", "shared"]
 NAMESPACES: tuple[Namespace, ...] = ("local", "shared")
@@ -37,6 +40,7 @@ OPTIONAL_CAPABILITIES = frozenset({
     "quarantine",        # QuarantiningProvider: quarantined
     "causal-order",      # CausalProvider: saw
     "attest",            # AttestingProvider: trust_mode, attest, judge_notes, notes
+    "remember-bytes",    # BytesMemoryProvider: known_bytes
     "search-lexical",    # (reserved)
 })
 CONTRACT_VERSIONS = ("gitstore.provider/v1",)
@@ -115,7 +119,7 @@ class Stream:
     authority: Callable[[], bool] = lambda: False  # asked after the last entry, like namespace
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Stored:
     """A record as a provider returns it, with its place in the store order.
 
@@ -282,6 +286,23 @@ class RememberingProvider(Provider, Protocol):
         called for ``key`` (every one, the first time; more than that is allowed), and that
         function: the caller calls it when it found every record read so far sound (part way
         too, so a check cut short resumes where it stopped)."""
+
+    def checked_appends(self, key: str) -> None:
+        """Count the appends this handle made since its last ``read_unchecked`` under ``key``
+        as checked, where they follow what was checked: the caller checked every record of
+        them on the way in, so the next check need not read them."""
+
+
+@runtime_checkable
+class BytesMemoryProvider(Provider, Protocol):
+    """A provider with the optional ``remember-bytes`` capability: it keeps the store's
+    memory of record bytes found sound (``gitstore.providers._known``) and says when
+    to forget it."""
+
+    def known_bytes(self, name: str) -> KnownBytes:
+        """The memory kept under ``name`` (the store's name for its contracts and checks), as
+        of the storage now: emptied first when the storage changed in a way appends do not
+        (for git: a records ref moved back or rewritten, a tips log cut or changed)."""
 
 
 @runtime_checkable

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import mmap
 import os
 import re
 import struct
 import tempfile
 import zlib
 from pathlib import Path
+from typing import BinaryIO
 
 import pygit2
 
@@ -53,6 +55,23 @@ def tree_bytes(entries: dict[str, tuple[bytes, bytes]]) -> bytes:
     # names read from a stored tree that are not UTF-8 come back as they were (surrogateescape)
     return b"".join([b"%s %s\0%s" % (mode, name.encode("utf-8", "surrogateescape"), oid)
                      for _, mode, name, oid in rows])
+
+
+# libgit2 maps packs in windows of up to 1 GiB and keeps up to 8 GiB of them mapped: every page
+# a read touches stays in the process's resident set until the pack is closed, so reading a
+# store would cost memory in proportion to the store's packs, not to the answer. Reads go
+# through a pack about in order (bulk packs hold records in append order), so a few small
+# windows serve them nearly as fast.
+READ_WINDOW = 16 << 20
+READ_MAPPED = 64 << 20
+
+
+def bound_pack_windows() -> None:
+    """Lower libgit2's pack windows (process-wide) to ``READ_WINDOW`` each and ``READ_MAPPED``
+    in all, never raising a lower setting."""
+    settings = pygit2.settings
+    settings.mwindow_size = min(settings.mwindow_size, READ_WINDOW)
+    settings.mwindow_mapped_limit = min(settings.mwindow_mapped_limit, READ_MAPPED)
 
 
 # -- reading trees raw ---------------------------------------------------------------------------
@@ -95,9 +114,56 @@ def read_blob(odb: pygit2.Odb, oid: bytes) -> bytes:
     return _read(odb, oid, BLOB, "blob")
 
 
+_MODES = (b"100644", b"100755", b"120000", b"160000")  # six-digit modes; a folder's is 40000
+_RECORD_ENTRY = 97  # "100644 " + 64 hex digits + ".json" + NUL + a 20-byte id
+_RECORD_ENTRIES = re.compile(rb"(?:100644 [0-9a-f]{64}\.json\0.{20})*", re.DOTALL)
+
+
+def find_entry(data: bytes, name: str) -> tuple[bytes, bytes] | None:
+    """(mode, raw id) of the entry ``name`` in a tree's bytes (already checked with
+    ``read_tree``'s pattern), found without parsing the other entries: in a tree only a mode
+    is followed by a space, so a space, the name and a NUL start exactly at an entry's name."""
+    if " " in name or "\0" in name:
+        return _parsed_entry(data, name)
+    key = b" %s\0" % name.encode("utf-8", "surrogateescape")
+    at = data.find(key)
+    if at < 0:
+        return None
+    oid = data[at + len(key):at + len(key) + 20]
+    if data[at - 6:at] in _MODES:
+        return data[at - 6:at], oid
+    if data[at - 5:at] == TREE_MODE:
+        return TREE_MODE, oid
+    return _parsed_entry(data, name)
+
+
+def _parsed_entry(data: bytes, name: str) -> tuple[bytes, bytes] | None:
+    entries = {n.decode("utf-8", "surrogateescape"): (m, i) for m, n, i in _ENTRY.findall(data)}
+    return entries.get(name)
+
+
+def add_records(data: bytes, added: dict[str, bytes]) -> bytes | None:
+    """A folder's tree bytes with blobs added (name -> raw id), when the folder (``data``,
+    unchecked) holds well-formed record files only and none of the added names: its entries
+    sorted as raw rows, in C, instead of parsed and written again one by one (a leaf of a big
+    store holds dozens). None otherwise."""
+    size = len(data)
+    if size % _RECORD_ENTRY or not _RECORD_ENTRIES.fullmatch(data):
+        return None
+    rows = [data[at:at + _RECORD_ENTRY] for at in range(0, size, _RECORD_ENTRY)]
+    for name, oid in added.items():
+        row = b"100644 %s\0%s" % (name.encode(), oid)
+        if len(row) != _RECORD_ENTRY or data.find(b" %s\0" % name.encode()) >= 0:
+            return None
+        rows.append(row)
+    rows.sort()  # one mode and one name length: git's order is the rows' byte order
+    return b"".join(rows)
+
+
 class TreeReader:
-    """Folders read raw and kept for the length of one append: each is parsed once, however
-    many lookups and merges pass through it."""
+    """Folders read raw and kept for the length of one append or read: each is parsed once,
+    however many lookups and merges pass through it. The last folder of a path (a few
+    records each, and as many folders as there are records) is searched, not parsed or kept."""
 
     def __init__(self, odb: pygit2.Odb) -> None:
         self.odb = odb
@@ -112,16 +178,28 @@ class TreeReader:
             }
         return found
 
-    def holds(self, root: bytes, path: str) -> bool:
-        """Whether tree ``root`` has an entry at ``path`` (``a/b/c``)."""
+    def raw(self, oid: bytes, *, checked: bool = True) -> bytes:
+        """A folder's tree bytes, not kept; checked unless the caller checks them itself.
+        Raises ``Unreadable``."""
+        data = _read(self.odb, oid, TREE, "tree")
+        if checked and not _ENTRIES.fullmatch(data):
+            raise Unreadable(f"tree {oid.hex()} is malformed")
+        return data
+
+    def entry(self, root: bytes, path: str) -> tuple[bytes, bytes] | None:
+        """(mode, raw id) of the entry at ``path`` (``a/b/c``) under tree ``root``, or None."""
         *folders, name = path.split("/")
         node = root
         for folder in folders:
             found = self.listing(node).get(folder)
             if found is None or found[0] != TREE_MODE:
-                return False
+                return None
             node = found[1]
-        return name in self.listing(node)
+        return find_entry(self.raw(node), name)
+
+    def holds(self, root: bytes, path: str) -> bool:
+        """Whether tree ``root`` has an entry at ``path`` (``a/b/c``)."""
+        return self.entry(root, path) is not None
 
 
 class ObjectWriter:
@@ -138,11 +216,16 @@ class ObjectWriter:
         self._pending: dict[bytes, tuple[int, bytes]] = {}
         self._pack: PackWriter | None = None
 
-    def add(self, kind: int, data: bytes) -> bytes:
+    def add(self, kind: int, data: bytes, order: bytes | None = None) -> bytes:
+        """Collect an object; return its raw id. Objects of a bulk append given an ``order``
+        are packed together in that order (see ``PackWriter.add_sorted``)."""
         oid = hashlib.sha1(b"%s %d\0%s" % (_NAMES[kind], len(data), data)).digest()  # object_id
         pack = self._pack
         if pack is not None:
-            pack.add(oid, kind, data)
+            if order is None:
+                pack.add(oid, kind, data)
+            else:
+                pack.add_sorted(oid, kind, data, order)
         elif oid not in self._pending:
             self._pending[oid] = (kind, data)
             if len(self._pending) >= PACK_THRESHOLD:
@@ -239,12 +322,33 @@ class PackWriter:
         self._prefixes: dict[int, bytes] = {}
         self._chunk = [b"PACK" + struct.pack(">II", 2, 0)]
         self._offset = self._pending = 12
+        self._later: list[tuple[bytes, int, int, bytes]] = []  # (key, spill offset, size, id)
+        self._spill: BinaryIO | None = None
+        self._spill_path = ""
 
     def add(self, oid: bytes, kind: int, data: bytes) -> None:
         """Pack one object (``oid`` is its id); an id already in this pack is skipped."""
         if oid in self._seen:
             return
         self._seen.add(oid)
+        self._place(oid, self._packed(kind, data))
+
+    def add_sorted(self, oid: bytes, kind: int, data: bytes, key: bytes) -> None:
+        """Pack one object among the others given a ``key``: they go at the end of the pack in
+        key order (a payload snapshot's order), not in the order they came, so reading them in
+        that order reads the pack front to back. They wait in a spill file, not in memory."""
+        if oid in self._seen:
+            return
+        self._seen.add(oid)
+        packed = self._packed(kind, data)
+        if self._spill is None:
+            fd, self._spill_path = tempfile.mkstemp(prefix="tmp_spill_", dir=self.scratch)
+            self._spill = os.fdopen(fd, "w+b")
+        self._later.append((key, self._spill.tell(), len(packed), oid))
+        self._spill.write(packed)
+
+    def _packed(self, kind: int, data: bytes) -> bytes:
+        """An object as a pack entry: its header and its zlib stream."""
         size = len(data)
         if size < DEFLATE_FROM or (kind == TREE and size <= 0xFFFF):
             # the common case, in line: stored, with its headers cached per kind and size
@@ -252,11 +356,12 @@ class PackWriter:
             prefix = self._prefixes.get(key)
             if prefix is None:
                 prefix = self._prefixes[key] = _entry_prefix(kind, size)
-            packed = b"%s%s%s" % (prefix, data, _U32(zlib.adler32(data)))
-        elif kind == TREE:  # trees are mostly random object ids: deflate saves nothing
-            packed = _pack_header(kind, size) + _stored(data)
-        else:
-            packed = _pack_header(kind, size) + _deflate(data, 1)
+            return b"%s%s%s" % (prefix, data, _U32(zlib.adler32(data)))
+        if kind == TREE:  # trees are mostly random object ids: deflate saves nothing
+            return _pack_header(kind, size) + _stored(data)
+        return _pack_header(kind, size) + _deflate(data, 1)
+
+    def _place(self, oid: bytes, packed: bytes) -> None:
         self._oids.append(oid)
         self._offsets.append(self._offset)
         self._crcs.append(zlib.crc32(packed))
@@ -269,6 +374,23 @@ class PackWriter:
         if self._pending >= 1 << 20:  # write a megabyte at a time, not object by object
             self._write()
 
+    def _place_sorted(self) -> None:
+        """Move the spilled objects into the pack, in key order."""
+        if self._spill is None:
+            return
+        self._spill.flush()
+        later, self._later = sorted(self._later), []
+        with mmap.mmap(self._spill.fileno(), 0, access=mmap.ACCESS_READ) as spilled:
+            for _, start, size, oid in later:
+                self._place(oid, spilled[start:start + size])
+        self._drop_spill()
+
+    def _drop_spill(self) -> None:
+        if self._spill is not None:
+            self._spill.close()
+            self._spill = None
+            _unlink(self._spill_path)
+
     def _write(self) -> None:
         self._file.write(b"".join(self._chunk))
         self._chunk, self._pending = [], 0
@@ -277,6 +399,7 @@ class PackWriter:
         """Make the pack visible in ``folder`` (a repository's ``objects/pack``); return its
         name (``pack-<checksum>``)."""
         try:
+            self._place_sorted()
             self._write()
             pack = self._file
             pack.seek(8)
@@ -315,6 +438,7 @@ class PackWriter:
 
     def abort(self) -> None:
         """Remove the temporary pack."""
+        self._drop_spill()
         self._file.close()
         _unlink(self._path)
 

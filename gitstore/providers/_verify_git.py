@@ -221,50 +221,64 @@ def _seen_problems(repo: pygit2.Repository, header: object) -> list[str]:
 def _verify_diff(repo: pygit2.Repository, where: str, parent: bytes | None, tree: bytes,
                  lines: tuple[tuple[str, str, str], ...], removes: tuple[str, ...], report: VerifyReport,
                  scope: str | None = None) -> None:
+    """Check one commit's diff against its parent: the trees first, then the records it adds,
+    read in the order its message lists them (the order an append writes them, so a bulk
+    append's pack is read front to back, not hopping about it in path order)."""
     listed = {f"{kind}/{d[7:9]}/{d[9:11]}/{d[7:]}.json": (d, kind) for d, kind, _ in lines}
     notes = {f"notes/{d[7:9]}/{d[9:11]}/{d[7:]}.json": d for d in removes}
-    added = set()
+    added: dict[str, bytes] = {}  # path -> raw blob id of each listed record the commit adds
     odb = repo.odb
     try:
         for status, path, mode, oid in changes(odb, parent, tree):
             if status != "A":
                 report.problems.append(Problem(where, f"{path} was {status}: records are only ever added"))
-                continue
-            if path.startswith("notes/"):
+            elif path.startswith("notes/"):
                 _verify_note(odb, where, path, mode, oid, notes, report)
-                added.add(path)
-                continue
-            match = _RECORD.match(path)
-            if not match or match.group(2) + match.group(3) != match.group(4)[:4]:
-                report.problems.append(Problem(where, f"{path} is at the wrong path"))
-                continue
-            if mode != BLOB_MODE:
-                report.problems.append(Problem(where, f"{path} is not a regular file (mode {mode.decode()})"))
-                continue
-            if path not in listed:
-                report.problems.append(Problem(where, f"{path} is in the tree but not in the commit's record list"))
-                continue
-            added.add(path)
-            digest, kind = listed[path]
-            report.records += 1
+                added[path] = oid
+            elif _misplaced(path, mode, listed, where, report) is None:
+                added[path] = oid
+    except Unreadable as exc:
+        report.problems.append(Problem(where, str(exc)))
+        return
+    for path, (digest, kind) in listed.items():
+        oid = added.get(path)
+        if oid is None:
+            continue
+        report.records += 1
+        try:
             data = read_blob(odb, oid)
             if len(data) > MAX_RECORD_BYTES:
                 report.problems.append(Problem(where, f"record {digest} is {len(data)} bytes, over the "
                                                       f"{MAX_RECORD_BYTES >> 20} MiB a record may take"))
                 continue
-            try:
-                record = verify_stored(data, digest, kind)
-            except GitstoreError as exc:
-                report.problems.append(Problem(where, f"record {digest}: {exc}"))
-                continue
-            if scope is not None and record.get("scope") != scope:
-                report.problems.append(Problem(where, f"record {digest} is of scope {record.get('scope')!r}, "
-                                                      f"not this repository's {scope!r}"))
-    except Unreadable as exc:
-        report.problems.append(Problem(where, str(exc)))
-        return
-    for path in sorted((set(listed) | set(notes)) - added):
+            record = verify_stored(data, digest, kind)
+        except Unreadable as exc:
+            report.problems.append(Problem(where, str(exc)))
+            continue
+        except GitstoreError as exc:
+            report.problems.append(Problem(where, f"record {digest}: {exc}"))
+            continue
+        if scope is not None and record.get("scope") != scope:
+            report.problems.append(Problem(where, f"record {digest} is of scope {record.get('scope')!r}, "
+                                                  f"not this repository's {scope!r}"))
+    for path in sorted((set(listed) | set(notes)) - added.keys()):
         report.problems.append(Problem(where, f"lists {path} but does not add it"))
+
+
+def _misplaced(path: str, mode: bytes, listed: dict[str, tuple[str, str]], where: str,
+               report: VerifyReport) -> str | None:
+    """What is wrong with a file a commit adds outside ``notes/`` (reported), or None."""
+    match = _RECORD.match(path)
+    if not match or match.group(2) + match.group(3) != match.group(4)[:4]:
+        problem = f"{path} is at the wrong path"
+    elif mode != BLOB_MODE:
+        problem = f"{path} is not a regular file (mode {mode.decode()})"
+    elif path not in listed:
+        problem = f"{path} is in the tree but not in the commit's record list"
+    else:
+        return None
+    report.problems.append(Problem(where, problem))
+    return problem
 
 
 def _verify_note(odb: pygit2.Odb, where: str, path: str, mode: bytes, oid: bytes, notes: dict[str, str],

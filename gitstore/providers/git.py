@@ -36,7 +36,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import pygit2
 
@@ -64,11 +64,14 @@ from gitstore.providers._causal import Causality
 from gitstore.providers._signing import signed_commit, signer
 from gitstore.providers._trust_git import Trust, attestation
 from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local, run_git, state_dir
+from gitstore.providers._known import KnownBytes, Witness
 from gitstore.providers._objects import (
-    BLOB, BLOB_MODE, PACK_THRESHOLD, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, read_blob, tree_bytes,
+    BLOB, BLOB_MODE, PACK_THRESHOLD, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, add_records,
+    bound_pack_windows, read_blob, read_tree, tree_bytes,
 )
 from gitstore.records.canonical import sha256_digest
 
+T = TypeVar("T")
 PREFIX = "refs/memory/v1/"
 WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 FORMAT = "1"
@@ -211,6 +214,20 @@ def lost_refs(repo: pygit2.Repository, local: pygit2.Repository | None, folder: 
     return lost
 
 
+class Append(NamedTuple):
+    """An append commit's header without its record lines: its place in store order, what it
+    had seen and removed, the policy it was signed under, and the kinds of the records it
+    stored. Histories keep these, not a tuple per record (lines are parsed again when read)."""
+
+    clock: int
+    writer: str
+    namespace: str
+    kinds: frozenset[str]
+    removes: tuple[str, ...] = ()
+    seen: tuple[tuple[str, str], ...] = ()
+    policy: str | None = None
+
+
 @dataclass(frozen=True)
 class Header:
     """The parsed head of a records commit message."""
@@ -250,10 +267,34 @@ _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 _LINE = re.compile(r"^(sha256:[0-9a-f]{64}) ([a-z]+) (\S{1,200})$")
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 _RECORD = re.compile(r"(sha256:[0-9a-f]{64}) ([a-z]+) ([^\s]{1,200})\n")
+_BLOCK = re.compile(r"(?:sha256:[0-9a-f]{64} [a-z]+ [^\s]{1,200}\n)+")
+_KIND = re.compile(r" ([a-z]+) ")  # in a record line only the kind has a space on each side
 
 
 def parse_message(message: str) -> Header:
     """Parse a records commit message, refusing anything off format."""
+    clock, fields, removes, seen, policy, block = _parse_head(message)
+    lines = _RECORD.findall(block)
+    # matches never overlap, so they cover the whole block exactly when their lengths add up to it
+    if not lines or sum(len(d) + len(k) + len(s) + 3 for d, k, s in lines) != len(block):
+        _refuse_block(block)
+    return Header(clock, fields.get("Writer", ""), fields.get("Namespace", ""), tuple(lines), removes, seen, policy)
+
+
+def parse_order(message: str) -> Append:
+    """A records commit message's header and record kinds, refusing anything off format as
+    ``parse_message`` does, without a tuple per record line."""
+    clock, fields, removes, seen, policy, block = _parse_head(message)
+    if not _BLOCK.fullmatch(block):
+        _refuse_block(block)
+    return Append(clock, fields.get("Writer", ""), fields.get("Namespace", ""), frozenset(_KIND.findall(block)),
+                  removes, seen, policy)
+
+
+def _parse_head(message: str) -> tuple[int, dict[str, str], tuple[str, ...], tuple[tuple[str, str], ...], str | None,
+                                       str]:
+    """The clock, header fields, removed payloads, Seen headers, policy and record block of a
+    commit message."""
     head, sep, body = message.partition("\n\n")
     headers, sep2, records = body.partition("\n\n")
     if not sep or not sep2:
@@ -273,16 +314,14 @@ def parse_message(message: str) -> Header:
     bad = [r for r in removes if not _DIGEST.match(r)]
     if bad or len(set(removes)) != len(removes):
         raise ValueError(f"bad Removes {(bad or removes)[0][:80]!r}")
-    block = records.rstrip("\n") + "\n"
-    lines = _RECORD.findall(block)
-    # matches never overlap, so they cover the whole block exactly when their lengths add up to it
-    if not lines or sum(len(d) + len(k) + len(s) + 3 for d, k, s in lines) != len(block):
-        for raw in block.splitlines():
-            if not _LINE.match(raw):
-                raise ValueError(f"bad record line {raw[:80]!r}")
-        raise ValueError("append commit lists no records, one per line")
-    return Header(int(clock), fields.get("Writer", ""), fields.get("Namespace", ""), tuple(lines), removes,
-                  seen, policy)
+    return int(clock), fields, removes, seen, policy, records.rstrip("\n") + "\n"
+
+
+def _refuse_block(block: str) -> None:
+    for raw in block.splitlines():
+        if not _LINE.match(raw):
+            raise ValueError(f"bad record line {raw[:80]!r}")
+    raise ValueError("append commit lists no records, one per line")
 
 
 def _seen_line(value: str) -> tuple[str, str]:
@@ -293,7 +332,7 @@ def _seen_line(value: str) -> tuple[str, str]:
     return writer, commit
 
 
-def _check_order(info: RefInfo, before: Header | None, fresh: list[tuple[Header, pygit2.Oid]]) -> None:
+def _check_order(info: RefInfo, before: Append | None, fresh: list[tuple[Append, pygit2.Oid]]) -> None:
     """Refuse appends that name another writer or namespace than their ref, or whose clock
     does not grow (a rewritten history read as if it were intact)."""
     previous = before.clock if before is not None else 0
@@ -388,6 +427,7 @@ class GitProvider:
         # Every tree and commit written here names objects written just before; libgit2's
         # per-entry existence checks on creation would only repeat that (verify re-checks all).
         pygit2.settings.enable_strict_object_creation(False)
+        bound_pack_windows()
         self.writer = writer
         self.state = state_dir(self.repo)
         self._local = open_local(self.repo, create=False)
@@ -401,10 +441,12 @@ class GitProvider:
         self._judged: dict[tuple[str, str | None], bool] = {}
         self._trust: Trust | None = None
         self._named_cache: dict[str, dict[str, list[str]]] = {}
-        self._origins_cache: tuple[tuple[tuple[RefInfo, pygit2.Oid], ...], dict[str, tuple[RefInfo, Header, bool]]] | None = None
+        self._origins_cache: tuple[tuple[tuple[RefInfo, pygit2.Oid], ...], dict[str, tuple[RefInfo, Append, bool]]] | None = None
         self._quarantine: dict[str, Admission] = {}
         self._logs_checked = False
-        self._histories: dict[tuple[str, str], tuple[pygit2.Oid, list[tuple[Header, pygit2.Oid]]]] = {}
+        self._histories: dict[tuple[str, str], tuple[pygit2.Oid, list[tuple[Append, pygit2.Oid]]]] = {}
+        self._memory: KnownBytes | None = None
+        self._appended: list[tuple[str, pygit2.Oid | None, pygit2.Oid]] = []  # (mark name, parent, commit)
 
     def manifest(self) -> Manifest:
         return Manifest(
@@ -412,7 +454,8 @@ class GitProvider:
             contracts=CONTRACT_VERSIONS,
             capabilities=REQUIRED_CAPABILITIES | {"redact-payload", "append-stream", "payload-snapshot",
                                                   "pause-writes", "read-streams", "gc", "remember-checks",
-                                                  "quarantine", "causal-order", "attest"},
+                                                  "quarantine", "causal-order", "attest",
+                                                  "remember-bytes"},
             storage="git object database, refs/memory/v1/ (local namespace: .git/gitstore/local)",
         )
 
@@ -477,8 +520,8 @@ class GitProvider:
                 existing.append(digest)
                 continue
             payload = None
-            if e.payload is not None and e.payload_digest:
-                payload = add(BLOB, e.payload)
+            if e.payload is not None and e.payload_digest:  # packed in the snapshot's order
+                payload = add(BLOB, e.payload, e.payload_digest.encode())
             staged.append(_Staged(digest, e.kind, e.stream, add(BLOB, e.data), e.payload_digest, payload))
         return staging
 
@@ -593,6 +636,7 @@ class GitProvider:
             log.write(f"{commit}\n")
         self._sound.add((ref, commit))  # it holds every append acknowledged before it
         self._save_named(ref, commit, heads)
+        self._appended.append((f"{'repo' if repo is self.repo else 'local'}:{ref}", tip, commit))
         journal.unlink(missing_ok=True)
         return True
 
@@ -914,25 +958,30 @@ class GitProvider:
         except ValueError as exc:
             raise IntegrityError(f"commit {oid}: {exc}") from None
 
-    def _history(self, info: RefInfo, tip: pygit2.Oid) -> list[tuple[Header, pygit2.Oid]]:
+    def _history(self, info: RefInfo, tip: pygit2.Oid) -> list[tuple[Append, pygit2.Oid]]:
         """A ref's append commits, oldest first, extending the cached walk incrementally; each
-        names the ref's writer and namespace and a clock above its parent's."""
+        names the ref's writer and namespace and a clock above its parent's. Only each commit's
+        header is kept, not its record lines (parsed again when read): memory holds a few
+        values per append, not a tuple per record."""
         key = (info.repo.path, info.name)
         cached = self._histories.get(key)
         if cached is not None and cached[0] == tip:
             return cached[1]
-        fresh, stopped = self._walk(info, tip, lambda oid: cached is not None and oid == cached[0])
+        fresh, stopped = self._walk(info, tip, lambda oid: cached is not None and oid == cached[0],
+                                    lambda commit: (parse_order(commit.message), commit.id))
         history = cached[1] if cached is not None and stopped else []  # extended in place: the cache owns it
         _check_order(info, history[-1][0] if history else None, fresh)
         history.extend(fresh)
         self._histories[key] = (tip, history)
         return history
 
-    def _walk(self, info: RefInfo, tip: pygit2.Oid,
-              stop: Callable[[pygit2.Oid], bool]) -> tuple[list[tuple[Header, pygit2.Oid]], bool]:
-        """A ref's append commits from its tip back to the first one ``stop`` accepts (left
-        out) or to its root, oldest first; and whether ``stop`` ended the walk."""
-        fresh: list[tuple[Header, pygit2.Oid]] = []
+    def _walk(self, info: RefInfo, tip: pygit2.Oid, stop: Callable[[pygit2.Oid], bool],
+              keep: Callable[[pygit2.Commit], T]) -> tuple[list[T], bool]:
+        """What ``keep`` makes of each append commit of a ref (it may raise ValueError for a
+        message off format), from its tip back to the first commit ``stop`` accepts (left out)
+        or to its root, oldest first; and whether ``stop`` ended the walk. Each commit is read
+        once: a bulk append's commit lists every record it stored."""
+        fresh: list[T] = []
         oid: pygit2.Oid | None = tip
         while oid is not None:
             if stop(oid):
@@ -940,10 +989,9 @@ class GitProvider:
                 return fresh, True
             commit = commit_at(info.repo, oid, info.name)
             try:
-                header = parse_message(commit.message)
+                fresh.append(keep(commit))
             except ValueError as exc:
                 raise IntegrityError(f"{info.name}: commit {oid}: {exc}") from None
-            fresh.append((header, oid))
             parents = commit.parent_ids
             if len(parents) > 1:
                 raise IntegrityError(f"{info.name}: commit {oid} is a merge; writer histories are linear")
@@ -956,7 +1004,10 @@ class GitProvider:
         for info, tip in self._tips():
             clock = self._clocks.get(tip)
             if clock is None:
-                clock = self._clocks[tip] = self._header(info.repo, tip).clock
+                try:
+                    clock = self._clocks[tip] = parse_order(info.repo[tip].message).clock
+                except ValueError as exc:
+                    raise IntegrityError(f"commit {tip}: {exc}") from None
             best = max(best, clock)
         return best
 
@@ -989,7 +1040,7 @@ class GitProvider:
             commit = commit_at(info.repo, pygit2.Oid(hex=append), info.name)
             return attestation(base, self.trust, commit, header.policy)
 
-    def _origins(self, append: str) -> dict[str, tuple[RefInfo, Header, bool]]:
+    def _origins(self, append: str) -> dict[str, tuple[RefInfo, Append, bool]]:
         """Commit id -> a ref holding it, its header, and whether any of this clone's own refs
         holds it (a commit of this clone's that came back in a fetch is still its own). Built
         again only when ``append`` is not in it: what is known of a commit never changes."""
@@ -997,7 +1048,7 @@ class GitProvider:
             return self._origins_cache[1]
         tips = tuple(self._tips())
         if self._origins_cache is None or self._origins_cache[0] != tips:
-            found: dict[str, tuple[RefInfo, Header, bool]] = {}
+            found: dict[str, tuple[RefInfo, Append, bool]] = {}
             for info, tip in tips:
                 for header, oid in self._history(info, tip):
                     known = found.get(str(oid))
@@ -1019,13 +1070,20 @@ class GitProvider:
             assert self._causality is not None
             return self._causality[1].saw(later, earlier)
 
-    def _commits(self) -> list[tuple[Header, RefInfo, pygit2.Oid]]:
+    def _commits(self) -> list[tuple[Append, RefInfo, pygit2.Oid]]:
         """Every append commit of every ref, in store order."""
         commits = []
         for info, tip in self._tips():
-            commits.extend((header, info, oid) for header, oid in self._history(info, tip))
+            commits.extend((append, info, oid) for append, oid in self._history(info, tip))
         commits.sort(key=lambda c: (c[0].clock, c[0].writer, c[1].name))
         return commits
+
+    def _appends(self, kinds: Collection[str] | None = None) -> Iterator[tuple[Header, RefInfo, pygit2.Oid]]:
+        """Every append commit of every ref in store order (only those storing one of ``kinds``,
+        when given), its message parsed as it comes."""
+        for append, info, oid in self._commits():
+            if kinds is None or not append.kinds.isdisjoint(kinds):
+                yield self._header(info.repo, oid), info, oid
 
     def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[Stored]:
         with readable("the stored records"):
@@ -1042,7 +1100,7 @@ class GitProvider:
         needle = None if scope is None else f'"scope":"{scope}"'.encode()
         seen: set[str] = set()
         blobs = _BlobIndex(walk=streams is None)
-        for header, info, oid in self._commits():
+        for header, info, oid in self._appends(wanted):
             append = str(oid)
             for position, (digest, kind, stream) in enumerate(header.lines):
                 if ((wanted is not None and kind not in wanted) or digest in seen
@@ -1067,6 +1125,7 @@ class GitProvider:
             marks = json.loads(path.read_text(encoding="ascii"))
         except (OSError, ValueError):
             marks = {}
+        self._appended = []
         wanted = set(kinds)
         tips = [(info, tip, f"{'local' if info.repo is not self.repo else 'repo'}:{info.name}")
                 for info, tip in self._tips()]
@@ -1078,11 +1137,11 @@ class GitProvider:
 
         def unchecked() -> Iterator[Stored]:
             for info, tip, name in tips:
-                for header, oid in self._since(info, tip, marks.get(name)):
-                    tree = info.repo[oid].peel(pygit2.Tree)
+                reader = TreeReader(info.repo.odb)
+                for header, oid, tree in self._since(info, tip, marks.get(name)):
                     for position, (digest, kind, stream) in enumerate(header.lines):
                         if kind in wanted:
-                            data = _blob_at(info, tree, record_path(kind, digest), oid)
+                            data = _blob_at(info, reader, tree.raw, record_path(kind, digest), oid)
                             yield Stored(digest, kind, stream, data, info.namespace, header.writer,
                                          header.clock, position, str(oid))
                     progress[name] = str(oid)  # every record of this commit was read
@@ -1094,10 +1153,89 @@ class GitProvider:
 
         return records(), done
 
-    def _since(self, info: RefInfo, tip: pygit2.Oid, checked: str | None) -> list[tuple[Header, pygit2.Oid]]:
+    def checked_appends(self, key: str) -> None:
+        """Move the marks of ``read_unchecked`` under ``key`` over this handle's own appends
+        that directly follow them (see the Protocol)."""
+        appended, self._appended = self._appended, []
+        path = self.state / f"checked-{key}.json"
+        try:
+            marks = json.loads(path.read_text(encoding="ascii"))
+        except (OSError, ValueError):
+            return
+        moved = False
+        for name, parent, commit in appended:
+            if marks.get(name) == (str(parent) if parent is not None else None):
+                marks[name] = str(commit)
+                moved = True
+        if moved:
+            temporary = path.with_name(f"{path.name}.{os.getpid()}")
+            temporary.write_text(json.dumps(marks, sort_keys=True), encoding="ascii")
+            os.replace(temporary, path)
+
+    def known_bytes(self, name: str) -> KnownBytes:
+        """The store's memory of checked record bytes, in ``.git/gitstore/<name>.*``, as of the
+        refs now; forgotten when a ref's history changed since the last witness (see
+        ``_explains``). Memories kept under other names (other contracts) are removed. A ref
+        the reads refuse (moved back, lost, not a commit) drops the memory before the read
+        fails: nothing checked before the damage is trusted after it is repaired."""
+        try:
+            witness = self._witness(name)
+        except IntegrityError:
+            KnownBytes(self.state, name, {}).forget()
+            self._memory = None
+            raise
+        memory = self._memory
+        if memory is None or memory.name != name:
+            for stale in self.state.glob("known-*"):
+                if not stale.name.startswith(name + "."):
+                    stale.unlink(missing_ok=True)
+            memory = self._memory = KnownBytes.open(self.state, name, witness,
+                                                  lambda last: self._explains(last, witness))
+        else:
+            memory.observe(witness, lambda last: self._explains(last, witness))
+        return memory
+
+    def _witness(self, name: str) -> dict[str, str]:
+        """What the memory is trusted against: every records tip the reads take (this clone's
+        own are checked against their tips logs there, fetched ones admitted) and this clone's
+        tips logs (their size and last line)."""
+        found = {"memory": name}
+        for info, tip in self._tips():
+            found[f"ref {'local:' if info.repo is not self.repo else ''}{info.name}"] = str(tip)
+        for log in sorted(self.state.glob("*.tips")):
+            found[f"log {log.name}"] = _log_mark(log)
+        return found
+
+    def _explains(self, last: Witness, now: Witness) -> bool:
+        """Whether the storage now is the storage of witness ``last`` with appends only: every
+        ref it names still there at the same tip or a descendant, every tips log it names
+        grown from the line it ended with, the same memory name, and no doubt either side."""
+        if last.get("memory") != now.get("memory") or "doubt" in last or "doubt" in now:
+            return False
+        for key, then in last.items():
+            current = now.get(key)
+            if key.startswith("ref "):
+                if current is None or (current != then and not self._follows(key[4:], current, then)):
+                    return False
+            elif key.startswith("log "):
+                if current is None or not _log_grew(self.state / key[4:], then):
+                    return False
+        return True
+
+    def _follows(self, where: str, tip: str, then: str) -> bool:
+        """Whether commit ``then`` is in the history of ``tip`` (``where`` names the repository)."""
+        repo = self.repo if not where.startswith("local:") else self._local
+        try:
+            return repo is not None and repo.descendant_of(pygit2.Oid(hex=tip), pygit2.Oid(hex=then))
+        except (KeyError, ValueError, pygit2.GitError):
+            return False
+
+    def _since(self, info: RefInfo, tip: pygit2.Oid,
+               checked: str | None) -> list[tuple[Header, pygit2.Oid, pygit2.Oid]]:
         """A ref's append commits after ``checked`` (all of them when it is not in the history),
-        oldest first, walking back from the tip only as far as needed."""
-        return self._walk(info, tip, lambda oid: str(oid) == checked)[0]
+        oldest first, walking back from the tip only as far as needed: (header, id, tree id)."""
+        return self._walk(info, tip, lambda oid: str(oid) == checked,
+                          lambda commit: (parse_message(commit.message), commit.id, commit.tree_id))[0]
 
     def read_stream(self, stream: str) -> Iterator[Stored]:
         with readable(f"stream {stream}"):
@@ -1105,7 +1243,7 @@ class GitProvider:
 
     def _read_stream(self, stream: str) -> Iterator[Stored]:
         blobs = _BlobIndex(walk=False)
-        for header, info, oid in self._commits():
+        for header, info, oid in self._appends():
             for position, (digest, kind, line_stream) in enumerate(header.lines):
                 if line_stream == stream:
                     data = blobs.data(info, kind, digest, oid)
@@ -1118,7 +1256,7 @@ class GitProvider:
 
     def _head(self, stream: str) -> str | None:
         last = None
-        for header, _, _ in self._commits():
+        for header, _, _ in self._appends():
             for digest, _, line_stream in header.lines:
                 if line_stream == stream:
                     last = digest
@@ -1129,11 +1267,12 @@ class GitProvider:
 
     def payload_reader(self) -> Callable[[str], bytes | None]:
         """``payload`` bound to one snapshot of the payload refs, for reading many at once: each
-        snapshot tree is walked once (on the first read) into an index, as records are."""
+        payload's path is read straight down its snapshot (the folders above the last kept
+        once read), so reading a few costs what they are and memory holds no index of all."""
         noted = self.noted()
+        readers = _Readers()
         with readable("the payload snapshots"):
-            trees = self._snapshot_trees()
-        index: list[tuple[pygit2.Repository, dict[str, pygit2.Oid]]] = []
+            roots = [(readers.of(repo), tree.id.raw) for repo, tree in self._snapshot_trees()]
 
         def read(payload_digest: str) -> bytes | None:
             with readable(f"payload {payload_digest}"):
@@ -1142,16 +1281,17 @@ class GitProvider:
         def lookup(payload_digest: str) -> bytes | None:
             if payload_digest in noted:
                 return None  # removed: a copy left in a snapshot is never returned
-            if not index:
-                index.extend((repo, _payload_index(repo, tree)) for repo, tree in trees)
-            hexd = payload_digest.removeprefix("sha256:")
-            for repo, leaves in index:
-                oid = leaves.get(hexd)
-                if oid is not None:
-                    data = _blob(repo, oid, payload_path(payload_digest))
-                    if sha256_digest(data) != payload_digest:
-                        raise IntegrityError(f"payload {payload_digest} does not match its digest")
-                    return data
+            path = payload_path(payload_digest)
+            try:
+                for reader, root in roots:  # its path read straight down: no walk of the snapshot
+                    found = reader.entry(root, path)
+                    if found is not None and found[0] == BLOB_MODE:
+                        data = read_blob(reader.odb, found[1])
+                        if sha256_digest(data) != payload_digest:
+                            raise IntegrityError(f"payload {payload_digest} does not match its digest")
+                        return data
+            except Unreadable as exc:
+                raise IntegrityError(f"payload {payload_digest}: {exc}; run `gitstore verify`") from None
             return None
 
         return read
@@ -1228,6 +1368,33 @@ class GitProvider:
         return erased
 
 
+def _log_mark(path: Path) -> str:
+    """A tips log as a witness holds it: its size and its last line."""
+    with open(path, "rb") as log:
+        size = os.fstat(log.fileno()).st_size
+        log.seek(max(0, size - 41))
+        tail = log.read().split(b"\n")
+    lines = [line for line in tail if line]
+    return f"{size} {lines[-1].decode('ascii', 'replace') if lines else ''}"
+
+
+def _log_grew(path: Path, mark: str) -> bool:
+    """Whether a tips log still holds what it held at ``mark`` (``_log_mark``): at least as
+    long, with the same line ending where it ended then."""
+    size_text, _, last = mark.partition(" ")
+    try:
+        size = int(size_text)
+        with open(path, "rb") as log:
+            if os.fstat(log.fileno()).st_size < size:
+                return False
+            log.seek(max(0, size - 41))
+            held = log.read(size - max(0, size - 41))
+    except (OSError, ValueError):
+        return False
+    lines = [line for line in held.split(b"\n") if line]
+    return (lines[-1].decode("ascii", "replace") if lines else "") == last
+
+
 _PAYLOAD_DIGEST = re.compile(rb'"payloadDigest":"(sha256:[0-9a-f]{64})"')
 
 
@@ -1245,15 +1412,17 @@ def _blobs_under(reader: TreeReader, root: bytes, folder: str) -> Iterator[bytes
             yield from (oid for mode3, oid in reader.listing(second).values() if mode3 == BLOB_MODE)
 
 
-def _blob_at(info: RefInfo, tree: pygit2.Tree, path: str, commit: pygit2.Oid) -> bytes:
-    """The record blob a commit's tree holds at ``path``, or IntegrityError naming it."""
+def _blob_at(info: RefInfo, reader: TreeReader, tree: bytes, path: str, commit: pygit2.Oid) -> bytes:
+    """The record blob a commit's tree (raw id) holds at ``path``, or IntegrityError naming it."""
     try:
-        entry = tree[path]
-    except KeyError:
-        raise IntegrityError(f"{info.name}: commit {commit} lists {path} but the tree lacks it") from None
-    if entry.filemode != pygit2.GIT_FILEMODE_BLOB:
-        raise IntegrityError(f"{info.name}: {path} is not a regular file")
-    return _blob(info.repo, entry.id)
+        entry = reader.entry(tree, path)
+        if entry is None:
+            raise IntegrityError(f"{info.name}: commit {commit} lists {path} but the tree lacks it")
+        if entry[0] != BLOB_MODE:
+            raise IntegrityError(f"{info.name}: {path} is not a regular file")
+        return read_blob(reader.odb, entry[1])
+    except Unreadable as exc:
+        raise IntegrityError(f"{info.name}: {path}: {exc}; run `gitstore verify`") from None
 
 
 def _blob(repo: pygit2.Repository, oid: pygit2.Oid, where: str = "blob") -> bytes:
@@ -1281,12 +1450,6 @@ def _payload_paths(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[str]:
     """The payload blobs of a snapshot tree (its ``notes/`` folder left out)."""
     for first, second, leaf in _payload_entries(repo, tree):
         yield f"{first}/{second}/{leaf.name}"
-
-
-def _payload_index(repo: pygit2.Repository, tree: pygit2.Tree) -> dict[str, pygit2.Oid]:
-    """A snapshot's payloads, walked once: hex digest -> blob id."""
-    return {(leaf.name or "")[:-5]: leaf.id for _, _, leaf in _payload_entries(repo, tree)
-            if leaf.filemode == pygit2.GIT_FILEMODE_BLOB and (leaf.name or "").endswith(".json")}
 
 
 class _Staged(NamedTuple):
@@ -1351,7 +1514,8 @@ class _Staging:
 
 class _BlobIndex:
     """Finds record blobs through each ref's tip tree, walked once per kind folder (``walk``),
-    or looked up path by path (a read of a few records).
+    or looked up path by path (a read of a few records). Folders are read raw (``TreeReader``):
+    no object per entry.
 
     A writer's tip tree holds every record it ever stored (records are only added), so one
     walk serves every commit of the ref; ``verify`` checks that each commit agrees with it.
@@ -1359,7 +1523,7 @@ class _BlobIndex:
 
     def __init__(self, *, walk: bool = True) -> None:
         self.walk = walk
-        self._maps: dict[tuple[str, str, str], dict[str, tuple[pygit2.Oid, int]]] = {}
+        self._maps: dict[tuple[str, str, str], dict[str, tuple[bytes, bytes]]] = {}
         self._roots: dict[tuple[str, str], bytes] = {}
         self._readers: dict[str, TreeReader] = {}  # folders parsed once per repository
 
@@ -1370,52 +1534,44 @@ class _BlobIndex:
         return reader
 
     def data(self, info: RefInfo, kind: str, digest: str, commit: pygit2.Oid) -> bytes:
-        found = self._map(info, kind).get(digest[7:]) if self.walk else self._entry(info, kind, digest)
-        if found is None:
-            raise IntegrityError(f"{info.name}: commit {commit} lists {record_path(kind, digest)} but the tree lacks it")
-        oid, mode = found
-        if mode != pygit2.GIT_FILEMODE_BLOB:
-            raise IntegrityError(f"{info.name}: {record_path(kind, digest)} is not a regular file")
         try:
-            return read_blob(self._reader(info.repo).odb, oid.raw)
+            found = self._map(info, kind).get(digest[7:]) if self.walk else self._entry(info, kind, digest)
+            if found is None:
+                raise IntegrityError(f"{info.name}: commit {commit} lists {record_path(kind, digest)} but the tree lacks it")
+            if found[0] != BLOB_MODE:
+                raise IntegrityError(f"{info.name}: {record_path(kind, digest)} is not a regular file")
+            return read_blob(self._reader(info.repo).odb, found[1])
         except Unreadable as exc:
             raise IntegrityError(f"{info.name}: {record_path(kind, digest)}: {exc}; run `gitstore verify`") from None
 
-    def _entry(self, info: RefInfo, kind: str, digest: str) -> tuple[pygit2.Oid, int] | None:
+    def _root(self, info: RefInfo) -> bytes:
         repo = info.repo
         node = self._roots.get((repo.path, info.name))
         if node is None:
             node = self._roots[(repo.path, info.name)] = repo[repo.references[info.name].target].tree_id.raw
-        folders_reader = self._reader(repo)
-        *folders, name = record_path(kind, digest).split("/")
-        try:
-            for folder in folders:
-                found = folders_reader.listing(node).get(folder)
-                if found is None or found[0] != TREE_MODE:
-                    return None
-                node = found[1]
-            leaf = folders_reader.listing(node).get(name)
-        except Unreadable as exc:
-            raise IntegrityError(f"{info.name}: {exc}; run `gitstore verify`") from None
-        return None if leaf is None else (pygit2.Oid(raw=leaf[1]), int(leaf[0], 8))
+        return node
 
-    def _map(self, info: RefInfo, kind: str) -> dict[str, tuple[pygit2.Oid, int]]:
+    def _entry(self, info: RefInfo, kind: str, digest: str) -> tuple[bytes, bytes] | None:
+        """(mode, raw id) at a record's path in the ref's tip tree, or None."""
+        return self._reader(info.repo).entry(self._root(info), record_path(kind, digest))
+
+    def _map(self, info: RefInfo, kind: str) -> dict[str, tuple[bytes, bytes]]:
+        """Digest hex -> (mode, raw id) of every entry under the kind's folder of the ref's tip."""
         key = (info.repo.path, info.name, kind)
         found = self._maps.get(key)
         if found is None:
             found = self._maps[key] = {}
-            repo = info.repo
-            tip = repo.references[info.name].target
-            root = repo[tip].peel(pygit2.Tree)
-            if kind in root and root[kind].filemode == pygit2.GIT_FILEMODE_TREE:
-                for first in repo[root[kind].id]:
-                    if first.filemode != pygit2.GIT_FILEMODE_TREE:
+            odb = info.repo.odb
+            top = self._reader(info.repo).listing(self._root(info)).get(kind)
+            if top is not None and top[0] == TREE_MODE:
+                for mode, _, first in read_tree(odb, top[1]):
+                    if mode != TREE_MODE:
                         continue
-                    for second in repo[first.id]:
-                        if second.filemode != pygit2.GIT_FILEMODE_TREE:
+                    for mode2, _, second in read_tree(odb, first):
+                        if mode2 != TREE_MODE:
                             continue
-                        for leaf in repo[second.id]:
-                            found[leaf.name[:-5]] = (leaf.id, leaf.filemode)
+                        for mode3, name, oid in read_tree(odb, second):
+                            found[name[:-5].decode("utf-8", "surrogateescape")] = (mode3, oid)
         return found
 
 
@@ -1446,6 +1602,10 @@ def _write_level(reader: TreeReader, writer: ObjectWriter, base: bytes | None,
     """One folder of a tree; None when removals leave it empty."""
     if base is None:
         return _write_new_level(writer, changes)
+    if all(type(change) is bytes for change in changes.values()):  # blobs added to a leaf
+        merged = add_records(reader.raw(base, checked=False), changes)  # type: ignore[arg-type]
+        if merged is not None:
+            return writer.add(TREE, merged)
     entries = dict(reader.listing(base))
     for name, change in changes.items():
         if type(change) is dict:

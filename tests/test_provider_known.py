@@ -1,0 +1,217 @@
+"""The memory of checked record bytes: a read checks each content once, and the memory never
+serves bytes that changed. Each way storage can change under it (a blob swapped in place, a ref
+rewritten or moved back, a tips log cut, other contracts, the memory's own files damaged) is
+made with real git objects and files, then read through the store."""
+
+from __future__ import annotations
+
+import subprocess
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from gitstore import IntegrityError, kind_of
+from gitstore.conformance import _records as R
+from gitstore.providers._known import COMPACT_FROM, KnownBytes, content_key
+from gitstore.providers.git import GitProvider, record_path, records_ref, tips_log
+from gitstore.store import Store, _known_name
+
+from .conftest import git
+
+WRITER = "w1"
+REF = records_ref("shared", WRITER)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "repo"
+    git(tmp_path, "init", "-q", str(path))
+    return path
+
+
+def store(repo: Path) -> Store:
+    return Store(GitProvider(repo, WRITER), R.SCOPE)
+
+
+def memory(repo: Path) -> KnownBytes:
+    """The memory as a new command would open it."""
+    return GitProvider(repo, WRITER).known_bytes(_known_name())
+
+
+def blob_of(repo: Path, record: dict) -> bytes:
+    """The stored bytes of a record, read with plain git."""
+    path = record_path(kind_of(record), record["digest"])
+    return pygit2.Repository(str(repo)).revparse_single(f"{REF}:{path}").data  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def strict_hashes_off() -> Iterator[None]:
+    """Let libgit2 hand back bytes that do not hash to their object id, as storage damaged in
+    place (or a SHA-1 collision) would: the memory must not lean on git's object ids."""
+    pygit2.settings.enable_strict_hash_verification(False)
+    try:
+        yield
+    finally:
+        pygit2.settings.enable_strict_hash_verification(True)
+
+
+def test_what_was_checked_is_remembered_by_the_sha256_of_its_bytes(repo: Path) -> None:
+    grants = [R.grant(f"g{n}") for n in range(3)]
+    store(repo).append(grants)  # checked on the way in
+    known = memory(repo)
+    assert all(content_key(blob_of(repo, g)) in known for g in grants)
+    read = [i.record for i in store(repo).items(["grant"])]
+    assert read == grants
+
+
+def test_a_blob_swapped_in_place_is_checked_again_and_refused(repo: Path, strict_hashes_off: None) -> None:
+    first, second = R.grant("first"), R.grant("second")
+    store(repo).append([first])
+    store(repo).append([second])
+    assert len(list(store(repo).items())) == 2  # both known now
+    # overwrite the first record's loose object with the second record's bytes (which the
+    # memory knows as sound, under another digest)
+    oid = pygit2.Repository(str(repo)).revparse_single(f"{REF}:{record_path('grant', first['digest'])}").id
+    loose = repo / ".git" / "objects" / str(oid)[:2] / str(oid)[2:]
+    other = blob_of(repo, second)
+    loose.chmod(0o644)
+    loose.write_bytes(zlib.compress(b"blob %d\0" % len(other) + other))
+    assert content_key(other) in memory(repo)
+    with pytest.raises(IntegrityError, match=first["digest"]):
+        list(store(repo).items())
+
+
+def test_changed_bytes_are_never_served_from_memory(repo: Path, strict_hashes_off: None) -> None:
+    record = R.grant("changed")
+    store(repo).append([record])
+    oid = pygit2.Repository(str(repo)).revparse_single(f"{REF}:{record_path('grant', record['digest'])}").id
+    loose = repo / ".git" / "objects" / str(oid)[:2] / str(oid)[2:]
+    damaged = blob_of(repo, record).replace(b"review", b"reviex", 1)
+    loose.chmod(0o644)
+    loose.write_bytes(zlib.compress(b"blob %d\0" % len(damaged) + damaged))
+    with pytest.raises(IntegrityError, match="damaged"):
+        list(store(repo).items())
+
+
+def _rewrite(repo: Path) -> None:
+    """The records ref moved to a new commit holding the same tree under another parent chain."""
+    tip = git(repo, "rev-parse", REF).strip()
+    message = git(repo, "log", "-1", "--format=%B", tip)
+    tree = git(repo, "rev-parse", f"{tip}^{{tree}}").strip()
+    commit = subprocess.run(["git", "commit-tree", tree], cwd=repo, input=message, capture_output=True, text=True,
+                            check=True).stdout.strip()
+    git(repo, "update-ref", REF, commit, tip)
+
+
+def test_a_rewritten_ref_fails_closed_and_drops_the_memory(repo: Path) -> None:
+    record = R.grant("rewritten")
+    store(repo).append([record])
+    store(repo).append([R.grant("second")])
+    assert content_key(blob_of(repo, record)) in memory(repo)
+    _rewrite(repo)
+    with pytest.raises(IntegrityError, match="moved back"):
+        list(store(repo).items())
+    assert not list((repo / ".git" / "gitstore").glob("known-*.keys"))
+    assert not list((repo / ".git" / "gitstore").glob("known-*.log"))
+
+
+def test_a_ref_moved_back_and_forth_again_is_checked_again_in_full(repo: Path) -> None:
+    first = R.grant("first")
+    store(repo).append([first])
+    before = git(repo, "rev-parse", REF).strip()
+    store(repo).append([R.grant("second")])
+    after = git(repo, "rev-parse", REF).strip()
+    assert content_key(blob_of(repo, first)) in memory(repo)
+    git(repo, "update-ref", REF, before)
+    with pytest.raises(IntegrityError, match="moved back"):
+        memory(repo)
+    git(repo, "update-ref", REF, after)  # repaired: nothing remembered from before the damage
+    assert content_key(blob_of(repo, first)) not in memory(repo)
+    list(store(repo).items())  # a read checks everything again, and remembers it
+    assert content_key(blob_of(repo, first)) in memory(repo)
+
+
+def test_an_advancing_store_keeps_its_memory(repo: Path) -> None:
+    first = R.grant("first")
+    store(repo).append([first])
+    for n in range(3):
+        store(repo).append([R.grant(f"more{n}")])
+    assert content_key(blob_of(repo, first)) in memory(repo)
+
+
+def test_a_cut_tips_log_empties_the_memory(repo: Path) -> None:
+    first = R.grant("first")
+    for record in (first, R.grant("second"), R.grant("third")):
+        store(repo).append([record])  # each notes the log as it was before its own commit
+    log = tips_log(repo / ".git" / "gitstore", REF)
+    lines = log.read_text(encoding="ascii").splitlines()
+    log.write_text(lines[0] + "\n", encoding="ascii")
+    assert content_key(blob_of(repo, first)) not in memory(repo)
+
+
+def test_other_contracts_start_an_empty_memory_and_drop_the_old_one(repo: Path) -> None:
+    first = R.grant("first")
+    store(repo).append([first])
+    other = GitProvider(repo, WRITER).known_bytes("known-0000000000000000")
+    assert content_key(blob_of(repo, first)) not in other
+    assert not list((repo / ".git" / "gitstore").glob(_known_name() + ".*"))
+
+
+def test_a_damaged_memory_file_is_dropped_and_everything_checked_again(repo: Path) -> None:
+    record = R.grant("kept")
+    store(repo).append([record] + [R.grant(f"g{n}") for n in range(5)])
+    for path in (repo / ".git" / "gitstore").glob("known-*.log"):
+        data = bytearray(path.read_bytes())
+        data[-1] ^= 0x01  # one bit of one key
+        path.write_bytes(bytes(data))
+    assert content_key(blob_of(repo, record)) not in memory(repo)
+    assert len(list(store(repo).items())) == 6
+
+
+def test_a_key_slipped_into_the_memory_without_its_checksum_is_never_trusted(repo: Path,
+                                                                            strict_hashes_off: None) -> None:
+    record = R.grant("target")
+    store(repo).append([record])
+    oid = pygit2.Repository(str(repo)).revparse_single(f"{REF}:{record_path('grant', record['digest'])}").id
+    loose = repo / ".git" / "objects" / str(oid)[:2] / str(oid)[2:]
+    damaged = blob_of(repo, record).replace(b"review", b"reviex", 1)
+    loose.chmod(0o644)
+    loose.write_bytes(zlib.compress(b"blob %d\0" % len(damaged) + damaged))
+    # append the damaged bytes' key to the memory's log as if it had been checked, without
+    # the checksum a real save writes
+    log = next((repo / ".git" / "gitstore").glob("known-*.log"))
+    log.write_bytes(log.read_bytes() + b"\0\0\0\0\0\0\0\1\0\0\0\0" + content_key(damaged))
+    with pytest.raises(IntegrityError, match="damaged"):
+        list(store(repo).items())
+
+
+def test_the_memory_survives_folding_its_log_and_reopening(tmp_path: Path) -> None:
+    witness = {"memory": "m"}
+    keys = [content_key(b"%d" % n) for n in range(COMPACT_FROM + 10)]
+    first = KnownBytes.open(tmp_path, "m", witness, lambda last: True)
+    for key in keys[:10]:
+        first.add(key)
+    first.save()
+    assert (tmp_path / "m.log").exists() and not (tmp_path / "m.keys").exists()
+    for key in keys[10:]:
+        first.add(key)
+    first.save()  # the log holds enough now: folded into the keys file
+    assert (tmp_path / "m.keys").exists() and not (tmp_path / "m.log").exists()
+    again = KnownBytes.open(tmp_path, "m", witness, lambda last: True)
+    assert all(key in again for key in keys)
+    assert content_key(b"never added") not in again
+    refused = KnownBytes.open(tmp_path, "m", witness, lambda last: False)
+    assert not any(key in refused for key in keys)
+    assert not (tmp_path / "m.keys").exists()
+
+
+def test_a_torn_log_block_drops_the_memory(tmp_path: Path) -> None:
+    memory_ = KnownBytes.open(tmp_path, "m", {"memory": "m"}, lambda last: True)
+    memory_.add(content_key(b"a"))
+    memory_.save()
+    log = tmp_path / "m.log"
+    log.write_bytes(log.read_bytes()[:-5])
+    assert content_key(b"a") not in KnownBytes.open(tmp_path, "m", {"memory": "m"}, lambda last: True)
