@@ -17,6 +17,12 @@ RATIO_LINE = re.compile(
     re.MULTILINE,
 )
 
+STRONG_LINE = re.compile(
+    r"^contracts: fast \d+ rec/s, strongest baseline \(json.loads \+ jsonschema-rs \+ rfc8785\) \d+ rec/s,"
+    r" ratio [\d.]+x \(cpu [\d.]+x; goal >= 1x\): (goal met|GOAL NOT MET)(; gitstore is slower than the baseline)?$",
+    re.MULTILINE,
+)
+
 CAPTURE_LINE = re.compile(
     r"^capture: hook \d+ ms, bare \d+ ms, ratio \d+(\.\d+)?x \(goal <= 12x\): (goal met|GOAL NOT MET)$",
     re.MULTILINE,
@@ -38,13 +44,16 @@ SAFETY_LINES = re.compile(
 )
 
 _VERDICT = r"\(goal [<>]=? [\d.]+(x| MB)\): (goal met|GOAL NOT MET)$"
+_SHORT = r"(; gitstore is slower than [\w -]+)?"
+_AGAINST = r"\(goal [<>]=? [\d.]+x\): (goal met|GOAL NOT MET)" + _SHORT
+_FAST = r"git fast-import \(compression and deltas off: the same uncompressed work\)"
 STORE_LINES = [
     re.compile(p, re.MULTILINE)
     for p in (
-        r"^store: bulk records add of \d+ events \(with payloads\) \d+ rec/s, git fast-import writing the"
-        r" same record and payload blobs \d+ rec/s, ratio [\d.]+x " + _VERDICT,
-        r"^store: bulk records add of \d+ events \(with payloads\) \d+ rec/s, git fast-import writing the"
-        r" record blobs only \d+ rec/s, ratio [\d.]+x " + _VERDICT,
+        r"^store: bulk records add of \d+ events \(with payloads\) \d+ rec/s, " + _FAST + " writing the"
+        r" same record and payload blobs \d+ rec/s, ratio [\d.]+x " + _AGAINST + "$",
+        r"^store: bulk records add of \d+ events \(with payloads\) \d+ rec/s, " + _FAST + " writing the"
+        r" record blobs only \d+ rec/s, ratio [\d.]+x " + _AGAINST + "$",
         r"^store: bulk Store.append of \d+ events with payloads \d+ rec/s, [\d.]+x fast-import writing the"
         r" same blobs \(reported, no goal\)$",
         r"^store: bulk Store.append of \d+ events without payloads \d+ rec/s, [\d.]+x fast-import writing"
@@ -52,7 +61,10 @@ STORE_LINES = [
         r"^store: verify \d+ records \d+ rec/s, bare loop \d+ rec/s, ratio [\d.]+x " + _VERDICT,
         r"^store: single append median at \d+ records [\d.]+ ms, at \d+ records [\d.]+ ms, ratio [\d.]+x "
         + _VERDICT,
-        r"^store: single append median [\d.]+ ms, naive git [\d.]+ ms, ratio [\d.]+x " + _VERDICT,
+        r"^store: single append median [\d.]+ ms, naive git [\d.]+ ms, ratio [\d.]+x " + _AGAINST
+        + r" \(in-process: no start-up counted\)$",
+        r"^store: single append through the CLI \(gitstore records add, process start to exit\) median [\d.]+ ms,"
+        r" naive git \(4 git processes\) [\d.]+ ms, ratio [\d.]+x " + _AGAINST + "$",
         r"^store: verify peak memory over 1000000 records: skipped \(--quick\)$",
         r"^store: provider git: \d+ appends/s \(median\), \d+ reads/s$",
         r"^store: provider sqlite: \d+ appends/s \(median\), \d+ reads/s$",
@@ -107,6 +119,7 @@ def test_contracts_quick_prints_a_ratio_line() -> None:
     done = bench("contracts", "--quick")
     assert done.returncode == 0, done.stdout + done.stderr
     assert RATIO_LINE.search(done.stdout), done.stdout
+    assert STRONG_LINE.search(done.stdout), done.stdout
 
 
 def test_capture_quick_prints_a_ratio_line() -> None:
