@@ -616,10 +616,18 @@ def report(h: dict[str, Any], imp: dict[str, Any] | None, rss: float) -> str:
     if imp is not None:
         lines.append(f"{NAME} import: summary {imp['summary']['mb_s']:.1f} MB/s, transcript"
                      f" {imp['transcript']['mb_s']:.1f} MB/s, raw parse {imp['parse']['mb_s']:.1f} MB/s")
-    lines.append(
-        f"{NAME}: hook {h['hook']['wall']['median'] * 1000:.0f} ms, bare {bare * 1000:.0f} ms,"
-        f" ratio {h['ratio']:.1f}x (goal <= {h['goal']:.0f}x): "
-        + ("goal met" if h["ratio"] <= h["goal"] else "GOAL NOT MET"))
+    end = h["hook"]["worker"]["median"]
+    inline = h["inline"]["wall"]["median"]
+    lines += [
+        f"{NAME}: hook hand-off to its background worker {h['hook']['wall']['median'] * 1000:.0f} ms, bare"
+        f" {bare * 1000:.0f} ms, ratio {h['ratio']:.1f}x (what the agent waits for; reported, no goal)",
+        f"{NAME}: end to end, hook start until the records are stored (background worker)"
+        f" {end * 1000:.0f} ms, bare {bare * 1000:.0f} ms, ratio {end / bare:.1f}x (goal <= {h['goal']:.0f}x): "
+        + ("goal met" if end / bare <= h["goal"] else "GOAL NOT MET"),
+        f"{NAME}: end to end inline (GITSTORE_HOOK_INLINE=1, one process) {inline * 1000:.0f} ms, bare"
+        f" {bare * 1000:.0f} ms, ratio {inline / bare:.1f}x (goal <= {h['goal']:.0f}x): "
+        + ("goal met" if inline / bare <= h["goal"] else "GOAL NOT MET"),
+    ]
     return "\n".join(lines)
 
 

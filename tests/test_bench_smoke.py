@@ -24,7 +24,12 @@ STRONG_LINE = re.compile(
 )
 
 CAPTURE_LINE = re.compile(
-    r"^capture: hook \d+ ms, bare \d+ ms, ratio \d+(\.\d+)?x \(goal <= 12x\): (goal met|GOAL NOT MET)$",
+    r"^capture: hook hand-off to its background worker \d+ ms, bare \d+ ms, ratio [\d.]+x \(what the agent waits"
+    r" for; reported, no goal\)\n"
+    r"capture: end to end, hook start until the records are stored \(background worker\) \d+ ms, bare \d+ ms,"
+    r" ratio [\d.]+x \(goal <= 12x\): (goal met|GOAL NOT MET)\n"
+    r"capture: end to end inline \(GITSTORE_HOOK_INLINE=1, one process\) \d+ ms, bare \d+ ms, ratio [\d.]+x"
+    r" \(goal <= 12x\): (goal met|GOAL NOT MET)$",
     re.MULTILINE,
 )
 
