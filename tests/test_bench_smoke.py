@@ -40,6 +40,19 @@ RULES_LINES = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 
+READ_LINES = [
+    re.compile(p, re.MULTILINE)
+    for p in (
+        r"^rules: records list --json \(a fresh process\) over \d+ records: cpu [\d.]+s, [\d.]+ us per record"
+        r" \(goal <= 30 us\): (goal met|GOAL NOT MET); checking every record again \(memory of checked bytes"
+        r" dropped\) [\d.]+ us per record$",
+        r"^rules: learnings --active --purpose instruction --json \(a fresh process\) cpu [\d.]+s, records list"
+        r" cpu [\d.]+s, ratio [\d.]+x \(goal <= 3x\): (goal met|GOAL NOT MET)$",
+        r"^rules: learnings --active peak memory over \d+ records \d+ MB \(records list \d+ MB\)"
+        r" \(goal < 300 MB\): (goal met|GOAL NOT MET)$",
+    )
+]
+
 SAFETY_LINES = re.compile(
     r"^safety: (fake-leaks precision [\d.]+%, recall [\d.]+%; ordinary session and review texts quarantined"
     r" \d+ of \d+|skipped \(no test material at .*\))$.*"
@@ -138,6 +151,8 @@ def test_rules_quick_gives_the_right_answer_and_a_ratio_line() -> None:
     done = bench("rules", "--quick", "--", "--learnings", "700", "--events", "2100", "--repeat", "1")
     assert done.returncode == 0, done.stdout + done.stderr
     assert RULES_LINES.search(done.stdout), done.stdout
+    for line in READ_LINES:
+        assert line.search(done.stdout), (line.pattern, done.stdout)
 
 
 def test_safety_quick_prints_its_figures_and_a_ratio_line() -> None:
