@@ -215,3 +215,40 @@ def test_a_torn_log_block_drops_the_memory(tmp_path: Path) -> None:
     log = tmp_path / "m.log"
     log.write_bytes(log.read_bytes()[:-5])
     assert content_key(b"a") not in KnownBytes.open(tmp_path, "m", {"memory": "m"}, lambda last: True)
+
+
+def test_a_replace_ref_never_gets_other_bytes_served_as_a_record(repo: Path) -> None:
+    first, second = R.grant("first"), R.grant("second")
+    store(repo).append([first, second])
+    assert len(list(store(repo).items())) == 2  # both known now
+    found = pygit2.Repository(str(repo))
+    old = found.revparse_single(f"{REF}:{record_path('grant', first['digest'])}").id
+    new = found.revparse_single(f"{REF}:{record_path('grant', second['digest'])}").id
+    git(repo, "replace", str(old), str(new))  # git itself would now show the second's bytes
+    items = list(store(repo).items())  # read by object id, the replacement is not followed...
+    assert [i.record for i in items] == [first, second]  # ...or, if it were, refused by digest
+
+
+def test_another_clones_rewritten_history_empties_the_memory(tmp_path: Path) -> None:
+    origin = tmp_path / "origin"
+    git(tmp_path, "init", "-q", str(origin))
+    git(origin, "commit", "-q", "--allow-empty", "-m", "root")
+    Store(GitProvider(origin, "wa"), R.SCOPE).append([R.grant("theirs"), R.grant("more")])
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    git(clone, "config", "--add", "remote.origin.fetch",
+        "refs/memory/v1/records/shared/*:refs/memory/v1/remotes/origin/records/shared/*")
+    git(clone, "fetch", "-q", "origin")
+    theirs = [i.record for i in store(clone).items(["grant"])]
+    assert len(theirs) == 2
+    fetched = "refs/memory/v1/remotes/origin/records/shared/wa"
+    data = pygit2.Repository(str(clone)).revparse_single(
+        f"{fetched}:{record_path('grant', theirs[0]['digest'])}").data
+    assert content_key(data) in memory(clone)
+    tip = git(clone, "rev-parse", fetched).strip()  # the same tree under a rewritten history
+    tree = git(clone, "rev-parse", f"{tip}^{{tree}}").strip()
+    message = git(clone, "log", "-1", "--format=%B", tip)
+    rewritten = subprocess.run(["git", "commit-tree", tree], cwd=clone, input=message, capture_output=True,
+                               text=True, check=True).stdout.strip()
+    git(clone, "update-ref", fetched, rewritten)
+    assert content_key(data) not in memory(clone)  # not trusted for a ref whose history changed
