@@ -37,8 +37,17 @@ def read_lines(source: BinaryIO, name: str = "input", max_line: int = MAX_RECORD
 
 
 def emit_json(value: Any) -> None:
-    """Print machine-readable output."""
-    typer.echo(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True))
+    """Print machine-readable output: two-space indents, sorted keys, UTF-8 as is. orjson
+    writes the same text as ``json.dumps`` several times faster (a listing of a big store is
+    mostly this); ``json`` takes what orjson refuses (integers beyond 64 bits, keys that are
+    not strings, lone surrogates)."""
+    import orjson
+
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
+    except TypeError:
+        text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+    typer.echo(text)
 
 
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
