@@ -73,6 +73,7 @@ from gitstore.records.canonical import sha256_digest
 
 T = TypeVar("T")
 PREFIX = "refs/memory/v1/"
+KEEP_COMMITS = 4  # commits a handle keeps loaded (see GitProvider._commit)
 WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 FORMAT = "1"
 SIGNATURE_NAME = "gitstore"
@@ -446,6 +447,7 @@ class GitProvider:
         self._logs_checked = False
         self._histories: dict[tuple[str, str], tuple[pygit2.Oid, list[tuple[Append, pygit2.Oid]]]] = {}
         self._memory: KnownBytes | None = None
+        self._loaded: dict[tuple[str, pygit2.Oid], pygit2.Commit] = {}  # see _commit
         self._appended: list[tuple[str, pygit2.Oid | None, pygit2.Oid]] = []  # (mark name, parent, commit)
 
     def manifest(self) -> Manifest:
@@ -939,7 +941,7 @@ class GitProvider:
     def _check_tip(self, info: RefInfo, target: pygit2.Oid, acked: pygit2.Oid | None) -> None:
         """Refuse a tip that is not a readable commit, or that lost the append ``acked`` (the
         last one acknowledged on it before the tip was read)."""
-        commit_at(info.repo, target, info.name)
+        self._commit(info.repo, target, info.name)
         problem = rewound(info.repo, self.state, info.name, target, acked)
         if problem:
             raise IntegrityError(f"{info.name}: {problem}; run `gitstore verify`")
@@ -954,9 +956,22 @@ class GitProvider:
 
     def _header(self, repo: pygit2.Repository, oid: pygit2.Oid) -> Header:
         try:
-            return parse_message(commit_at(repo, oid, "records history").message)
+            return parse_message(self._commit(repo, oid, "records history").message)
         except ValueError as exc:
             raise IntegrityError(f"commit {oid}: {exc}") from None
+
+    def _commit(self, repo: pygit2.Repository, oid: pygit2.Oid, where: str) -> pygit2.Commit:
+        """``commit_at``, the last few kept for this handle: a bulk append's commit lists every
+        record it stored (megabytes), and a read asks for a tip more than once (its check, its
+        history, its records, its tree)."""
+        key = (repo.path, oid)
+        found = self._loaded.get(key)
+        if found is None:
+            found = commit_at(repo, oid, where)
+            if len(self._loaded) >= KEEP_COMMITS:
+                del self._loaded[next(iter(self._loaded))]
+            self._loaded[key] = found
+        return found
 
     def _history(self, info: RefInfo, tip: pygit2.Oid) -> list[tuple[Append, pygit2.Oid]]:
         """A ref's append commits, oldest first, extending the cached walk incrementally; each
@@ -987,7 +1002,7 @@ class GitProvider:
             if stop(oid):
                 fresh.reverse()
                 return fresh, True
-            commit = commit_at(info.repo, oid, info.name)
+            commit = self._commit(info.repo, oid, info.name)
             try:
                 fresh.append(keep(commit))
             except ValueError as exc:
@@ -1099,7 +1114,7 @@ class GitProvider:
         wanted = set(kinds) if kinds is not None else None
         needle = None if scope is None else f'"scope":"{scope}"'.encode()
         seen: set[str] = set()
-        blobs = _BlobIndex(walk=streams is None)
+        blobs = _BlobIndex(walk=streams is None, commit=self._commit)
         for header, info, oid in self._appends(wanted):
             append = str(oid)
             for position, (digest, kind, stream) in enumerate(header.lines):
@@ -1242,7 +1257,7 @@ class GitProvider:
             yield from self._read_stream(stream)
 
     def _read_stream(self, stream: str) -> Iterator[Stored]:
-        blobs = _BlobIndex(walk=False)
+        blobs = _BlobIndex(walk=False, commit=self._commit)
         for header, info, oid in self._appends():
             for position, (digest, kind, line_stream) in enumerate(header.lines):
                 if line_stream == stream:
@@ -1521,8 +1536,10 @@ class _BlobIndex:
     walk serves every commit of the ref; ``verify`` checks that each commit agrees with it.
     """
 
-    def __init__(self, *, walk: bool = True) -> None:
+    def __init__(self, *, walk: bool = True,
+                 commit: Callable[[pygit2.Repository, pygit2.Oid, str], pygit2.Commit] = commit_at) -> None:
         self.walk = walk
+        self._commit = commit
         self._maps: dict[tuple[str, str, str], dict[str, tuple[bytes, bytes]]] = {}
         self._roots: dict[tuple[str, str], bytes] = {}
         self._readers: dict[str, TreeReader] = {}  # folders parsed once per repository
@@ -1548,7 +1565,8 @@ class _BlobIndex:
         repo = info.repo
         node = self._roots.get((repo.path, info.name))
         if node is None:
-            node = self._roots[(repo.path, info.name)] = repo[repo.references[info.name].target].tree_id.raw
+            target = repo.references[info.name].target
+            node = self._roots[(repo.path, info.name)] = self._commit(repo, target, info.name).tree_id.raw  # type: ignore[arg-type]
         return node
 
     def _entry(self, info: RefInfo, kind: str, digest: str) -> tuple[bytes, bytes] | None:
