@@ -510,7 +510,7 @@ class GitProvider:
         """Give the writer the blobs of every entry not stored yet, as the tips stand now."""
         tips = self._tips()
         staging = _Staging([tip for _, tip in tips], _Readers())
-        roots = staging.readers.roots(tips)
+        roots = staging.readers.roots(self, tips)
         staged, existing, seen = staging.staged, staging.existing, staging.order
         add = writer.add
         for e in entries:
@@ -601,7 +601,7 @@ class GitProvider:
                     staging: _Staging, writer: ObjectWriter, removals: tuple[Removal, ...], sign: bool) -> bool:
         new = staging.staged
         reader = staging.readers.of(repo)
-        base = repo[tip].peel(pygit2.Tree) if tip is not None else None
+        base = self._commit(repo, tip, ref).tree if tip is not None else None
         changes = {record_path(s.kind, s.digest): s.blob for s in new}
         changes.update({note_path(r.payload_digest): writer.add(BLOB, bytes(r.note)) for r in removals})
         tree = self._tree(repo, base, changes, writer, reader)
@@ -1020,7 +1020,7 @@ class GitProvider:
             clock = self._clocks.get(tip)
             if clock is None:
                 try:
-                    clock = self._clocks[tip] = parse_order(info.repo[tip].message).clock
+                    clock = self._clocks[tip] = parse_order(self._commit(info.repo, tip, info.name).message).clock
                 except ValueError as exc:
                     raise IntegrityError(f"commit {tip}: {exc}") from None
             best = max(best, clock)
@@ -1347,7 +1347,7 @@ class GitProvider:
         read raw (a tip's tree holds every record its writer ever stored)."""
         named: set[str] = set()
         readers = _Readers()
-        for reader, root in readers.roots(self._tips()):
+        for reader, root in readers.roots(self, self._tips()):
             try:
                 for blob in _blobs_under(reader, root, "event"):
                     found = _PAYLOAD_DIGEST.search(read_blob(reader.odb, blob))
@@ -1491,9 +1491,11 @@ class _Readers:
             found = self._readers[repo.path] = TreeReader(repo.odb)
         return found
 
-    def roots(self, tips: list[tuple[RefInfo, pygit2.Oid]]) -> list[tuple[TreeReader, bytes]]:
-        """The raw tree ids of records tips, each with the reader of its repository."""
-        return [(self.of(info.repo), info.repo[tip].tree_id.raw) for info, tip in tips]  # type: ignore[attr-defined]
+    def roots(self, provider: GitProvider,
+              tips: list[tuple[RefInfo, pygit2.Oid]]) -> list[tuple[TreeReader, bytes]]:
+        """The raw tree ids of records tips, each with the reader of its repository (the
+        commits loaded through ``provider``, which keeps its last few)."""
+        return [(self.of(info.repo), provider._commit(info.repo, tip, info.name).tree_id.raw) for info, tip in tips]
 
 
 @dataclass
@@ -1519,7 +1521,7 @@ class _Staging:
         if tips == self.tips:
             return
         self.tips = tips
-        roots = self.readers.roots(found)
+        roots = self.readers.roots(provider, found)
         stored = {s.digest for s in self.staged if self.stored(roots, record_path(s.kind, s.digest))}
         if stored:
             self.existing = sorted(self.existing + [s.digest for s in self.staged if s.digest in stored],
