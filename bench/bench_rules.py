@@ -572,7 +572,7 @@ def _cli_costs(root: Path, *args: str) -> tuple[float, float, float]:
 
 def _forget_checked(root: Path) -> None:
     """Drop the store's memory of checked bytes: the next read checks every record again."""
-    for path in (root / ".git" / "gitstore").glob("known-*"):
+    for path in (root / ".git" / "gitstore" / "verified").glob("records-*"):
         path.unlink()
 
 

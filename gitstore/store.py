@@ -199,7 +199,7 @@ _SCHEMAS = {kind: f"gitstore.{kind}/v1" for kind in KINDS}
 @cache
 def _known_name() -> str:
     """The name the memory of checked bytes is kept under: these checks, these contracts."""
-    return "known-" + hashlib.sha256(f"{CHECKS_VERSION} {_contracts_digest()}".encode()).hexdigest()[:16]
+    return "records-" + hashlib.sha256(f"{CHECKS_VERSION} {_contracts_digest()}".encode()).hexdigest()[:16]
 
 
 def _known(stored: Stored) -> dict[str, Any] | None:

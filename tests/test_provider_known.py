@@ -114,8 +114,8 @@ def test_a_rewritten_ref_fails_closed_and_drops_the_memory(repo: Path) -> None:
     _rewrite(repo)
     with pytest.raises(IntegrityError, match="moved back"):
         list(store(repo).items())
-    assert not list((repo / ".git" / "gitstore").glob("known-*.keys"))
-    assert not list((repo / ".git" / "gitstore").glob("known-*.log"))
+    assert not list((repo / ".git" / "gitstore" / "verified").glob("records-*.keys"))
+    assert not list((repo / ".git" / "gitstore" / "verified").glob("records-*.log"))
 
 
 def test_a_ref_moved_back_and_forth_again_is_checked_again_in_full(repo: Path) -> None:
@@ -155,15 +155,15 @@ def test_a_cut_tips_log_empties_the_memory(repo: Path) -> None:
 def test_other_contracts_start_an_empty_memory_and_drop_the_old_one(repo: Path) -> None:
     first = R.grant("first")
     store(repo).append([first])
-    other = GitProvider(repo, WRITER).known_bytes("known-0000000000000000")
+    other = GitProvider(repo, WRITER).known_bytes("records-0000000000000000")
     assert content_key(blob_of(repo, first)) not in other
-    assert not list((repo / ".git" / "gitstore").glob(_known_name() + ".*"))
+    assert not list((repo / ".git" / "gitstore" / "verified").glob(_known_name() + ".*"))
 
 
 def test_a_damaged_memory_file_is_dropped_and_everything_checked_again(repo: Path) -> None:
     record = R.grant("kept")
     store(repo).append([record] + [R.grant(f"g{n}") for n in range(5)])
-    for path in (repo / ".git" / "gitstore").glob("known-*.log"):
+    for path in (repo / ".git" / "gitstore" / "verified").glob("records-*.log"):
         data = bytearray(path.read_bytes())
         data[-1] ^= 0x01  # one bit of one key
         path.write_bytes(bytes(data))
@@ -182,7 +182,7 @@ def test_a_key_slipped_into_the_memory_without_its_checksum_is_never_trusted(rep
     loose.write_bytes(zlib.compress(b"blob %d\0" % len(damaged) + damaged))
     # append the damaged bytes' key to the memory's log as if it had been checked, without
     # the checksum a real save writes
-    log = next((repo / ".git" / "gitstore").glob("known-*.log"))
+    log = next((repo / ".git" / "gitstore" / "verified").glob("records-*.log"))
     log.write_bytes(log.read_bytes() + b"\0\0\0\0\0\0\0\1\0\0\0\0" + content_key(damaged))
     with pytest.raises(IntegrityError, match="damaged"):
         list(store(repo).items())

@@ -14,8 +14,13 @@ ref moved back or rewritten, a tips log cut or changed, other contracts) empties
 So does a file that fails its checksum or its format: the memory is rebuilt as records are
 checked again.
 
-Layout, in the folder the provider gives (git: ``.git/gitstore/``), ``<name>`` naming the
-contracts:
+This is the bulk form of the remembered checks of ``_verified``: those keep a result per git
+object under a context, as JSON (a few thousand signed commits); this keeps one bit per record
+content (millions), as sorted keys a lookup maps rather than loads, and its context (the
+contracts and the checks, in ``<name>``) changes its name. Both live in the same folder.
+
+Layout, in the folder the provider gives (git: ``.git/gitstore/verified/``), ``<name>``
+(``records-<hash>``) naming the contracts and checks:
 
 - ``<name>.keys``: a header (``GSVKEYS1``, fan-out bits, key count, CRC-32 of the rest), the
   witness (length-prefixed JSON), a fan-out table of cumulative key counts per bucket (a

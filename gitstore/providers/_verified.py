@@ -2,8 +2,10 @@
 
 A git object never changes (its id is the hash of its bytes), so what a check found about it
 stays true for as long as what it was checked *against* stays the same: a commit's signature
-verified under one ``allowed_signers`` file, a blob's digest under one version of the
-contracts. Each result is kept under ``(object id, context)``, the context naming everything
+verified under one ``allowed_signers`` file. (Record bytes checked against one version of the
+contracts are remembered in bulk in the same folder, by ``_known``: millions of them, known by
+their SHA-256 rather than by a git object id, and trusted only while the refs they were read
+from only advanced.) Each result is kept under ``(object id, context)``, the context naming everything
 else the result depends on; a different context is a different key, so nothing stale is ever
 served, and contexts no longer asked for are dropped when the file is written again.
 

@@ -65,6 +65,7 @@ from gitstore.providers._signing import signed_commit, signer
 from gitstore.providers._trust_git import Trust, attestation
 from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local, run_git, state_dir
 from gitstore.providers._known import KnownBytes, Witness
+from gitstore.providers._verified import FOLDER as VERIFIED
 from gitstore.providers._objects import (
     BLOB, BLOB_MODE, PACK_THRESHOLD, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, add_records,
     bound_pack_windows, read_blob, read_tree, tree_bytes,
@@ -1188,23 +1189,26 @@ class GitProvider:
             os.replace(temporary, path)
 
     def known_bytes(self, name: str) -> KnownBytes:
-        """The store's memory of checked record bytes, in ``.git/gitstore/<name>.*``, as of the
-        refs now; forgotten when a ref's history changed since the last witness (see
-        ``_explains``). Memories kept under other names (other contracts) are removed. A ref
-        the reads refuse (moved back, lost, not a commit) drops the memory before the read
-        fails: nothing checked before the damage is trusted after it is repaired."""
+        """The store's memory of checked record bytes, in ``.git/gitstore/verified/<name>.*``
+        beside the other remembered checks (``_verified``), as of the refs now; forgotten when
+        a ref's history changed since the last witness (see ``_explains``). Memories kept under
+        other names (other contracts) are removed. A ref the reads refuse (moved back, lost,
+        not a commit) drops the memory before the read fails: nothing checked before the
+        damage is trusted after it is repaired."""
+        folder = self.state / VERIFIED
         try:
             witness = self._witness(name)
         except IntegrityError:
-            KnownBytes(self.state, name, {}).forget()
+            KnownBytes(folder, name, {}).forget()
             self._memory = None
             raise
         memory = self._memory
         if memory is None or memory.name != name:
-            for stale in self.state.glob("known-*"):
+            kind = name.split("-", 1)[0]
+            for stale in folder.glob(f"{kind}-*"):
                 if not stale.name.startswith(name + "."):
                     stale.unlink(missing_ok=True)
-            memory = self._memory = KnownBytes.open(self.state, name, witness,
+            memory = self._memory = KnownBytes.open(folder, name, witness,
                                                   lambda last: self._explains(last, witness))
         else:
             memory.observe(witness, lambda last: self._explains(last, witness))
