@@ -8,6 +8,7 @@ does not allow), is left out, on every clone, and kept in ``ignored`` with the r
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -118,6 +119,8 @@ class View:
         self.items.append(item)
         self.position[item.digest] = index
         kind = item.kind
+        if kind in _SHARED_KINDS:
+            _intern(record)
         if kind == "grant":
             self.grants[item.digest] = record
         elif kind == "withdrawal":
@@ -164,6 +167,23 @@ def _what(item: Item) -> str:
     if item.kind == "learning":
         return f"learning {record['id']} version {record['version']} ({record['state']}, {item.digest})"
     return f"{item.kind} {item.digest}"
+
+
+_SHARED_KINDS = frozenset({"episode", "event", "learning"})
+
+
+def _intern(value: dict[str, Any] | list[Any]) -> None:
+    """Intern every string a record holds, in place: a view holds tens of thousands of records
+    naming the same ids, digests, people, times and pull requests, and equal strings are then
+    kept once (a third of a big view's memory). Records are read-only to the rules; equal
+    values stay equal."""
+    items = value.items() if type(value) is dict else enumerate(value)
+    for key, item in items:
+        kind = type(item)
+        if kind is str:
+            value[key] = sys.intern(item)  # type: ignore[index]
+        elif kind is dict or kind is list:
+            _intern(item)
 
 
 def _share(prior: dict[str, Any], record: dict[str, Any]) -> None:
