@@ -957,18 +957,21 @@ class GitProvider:
 
     def _header(self, repo: pygit2.Repository, oid: pygit2.Oid) -> Header:
         try:
-            return parse_message(self._commit(repo, oid, "records history").message)
+            return parse_message(self._commit(repo, oid, "records history", keep=False).message)
         except ValueError as exc:
             raise IntegrityError(f"commit {oid}: {exc}") from None
 
-    def _commit(self, repo: pygit2.Repository, oid: pygit2.Oid, where: str) -> pygit2.Commit:
-        """``commit_at``, the last few kept for this handle: a bulk append's commit lists every
-        record it stored (megabytes), and a read asks for a tip more than once (its check, its
-        history, its records, its tree)."""
+    def _commit(self, repo: pygit2.Repository, oid: pygit2.Oid, where: str, keep: bool = True) -> pygit2.Commit:
+        """``commit_at``, the last few tips kept for this handle: a bulk append's commit lists
+        every record it stored (megabytes), and a read asks for a tip more than once (its
+        check, its history, its records, its tree). ``keep=False``: a commit read once in a
+        pass over a history, taken from what is kept but not added to it."""
         key = (repo.path, oid)
         found = self._loaded.get(key)
         if found is None:
             found = commit_at(repo, oid, where)
+            if not keep:
+                return found
             if len(self._loaded) >= KEEP_COMMITS:
                 del self._loaded[next(iter(self._loaded))]
             self._loaded[key] = found
@@ -1003,7 +1006,7 @@ class GitProvider:
             if stop(oid):
                 fresh.reverse()
                 return fresh, True
-            commit = self._commit(info.repo, oid, info.name)
+            commit = self._commit(info.repo, oid, info.name, keep=oid == tip)
             try:
                 fresh.append(keep(commit))
             except ValueError as exc:
