@@ -577,3 +577,36 @@ def test_a_store_write_counts_its_own_append_as_checked(store_repo: Path) -> Non
     from gitstore.store import _checks_key
 
     assert list(GitProvider(store_repo, "w1").read_unchecked(["grant"], _checks_key())[0]) == []
+
+
+def _nested(repo: pygit2.Repository, files: dict[str, pygit2.Oid]) -> bytes:
+    """A tree holding ``files`` (name -> blob) at ``event/ab/cd/``; its raw id."""
+    leaf = repo.TreeBuilder()
+    for name, blob in files.items():
+        leaf.insert(name, blob, pygit2.GIT_FILEMODE_BLOB)
+    node = leaf.write()
+    for folder in ("cd", "ab", "event"):
+        parent = repo.TreeBuilder()
+        parent.insert(folder, node, pygit2.GIT_FILEMODE_TREE)
+        node = parent.write()
+    return node.raw
+
+
+def test_a_folder_is_diffed_in_full_unless_it_gained_exactly_its_listed_files(tmp_path: Path) -> None:
+    from gitstore.providers._verify_git import changes
+
+    repo = pygit2.init_repository(str(tmp_path / "objects"), bare=True)
+    a, b, c = (f"{n * 32}.json" for n in ("ab", "ac", "ad"))
+    one, two, three = (repo.create_blob(text) for text in (b"1", b"2", b"3"))
+    old = _nested(repo, {a: one})
+    new = _nested(repo, {a: one, b: two, c: three})
+
+    def found(old: bytes, new: bytes, *listed: str) -> list[tuple[str, str]]:
+        at = {f"event/ab/cd/{name}" for name in listed}
+        return sorted((status, path) for status, path, _, _ in changes(repo.odb, old, new, listed=at))
+
+    both = [("A", f"event/ab/cd/{b}"), ("A", f"event/ab/cd/{c}")]
+    assert found(old, new, b, c) == both  # exactly the listed ones
+    assert found(old, new, b) == both  # one more than listed: the unlisted one is named too
+    assert found(old, _nested(repo, {a: two}), a) == [("M", f"event/ab/cd/{a}")]  # changed, not added
+    assert found(new, _nested(repo, {a: one, b: two}), a) == [("D", f"event/ab/cd/{c}")]

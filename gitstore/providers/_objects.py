@@ -104,10 +104,32 @@ def _read(odb: pygit2.Odb, oid: bytes, kind: int, what: str) -> bytes:
 
 def read_tree(odb: pygit2.Odb, oid: bytes) -> list[TreeEntry]:
     """A tree's entries in the tree's order."""
-    data = _read(odb, oid, TREE, "tree")
+    return parse_tree(_read(odb, oid, TREE, "tree"), oid)
+
+
+def read_tree_bytes(odb: pygit2.Odb, oid: bytes) -> bytes:
+    """A tree's bytes, unchecked (``parse_tree`` or ``record_rows`` check them)."""
+    return _read(odb, oid, TREE, "tree")
+
+
+def parse_tree(data: bytes, oid: bytes) -> list[TreeEntry]:
+    """The entries of tree ``oid``, from its bytes, in the tree's order."""
     if not _ENTRIES.fullmatch(data):  # then findall's matches are the entries, one after another
         raise Unreadable(f"tree {oid.hex()} is malformed")
     return _ENTRY.findall(data)
+
+
+def record_rows(data: bytes) -> list[bytes] | None:
+    """A folder's entries as raw rows when it holds well-formed record files only (one mode,
+    one name length: fixed-size rows), else None."""
+    if len(data) % _RECORD_ENTRY or not _RECORD_ENTRIES.fullmatch(data):
+        return None
+    return [data[at:at + _RECORD_ENTRY] for at in range(0, len(data), _RECORD_ENTRY)]
+
+
+def tree_id(body: bytes) -> bytes:
+    """The raw id git gives a tree with this body."""
+    return object_id(TREE, body)
 
 
 def read_blob(odb: pygit2.Odb, oid: bytes) -> bytes:

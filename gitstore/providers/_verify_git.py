@@ -13,7 +13,7 @@ records, not the store's.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -25,7 +25,9 @@ from gitstore.records.inputs import MAX_RECORD_BYTES
 from gitstore.errors import GitstoreError
 from gitstore.providers._base import Problem, VerifyReport
 from gitstore.providers._common import note_problem
-from gitstore.providers._objects import BLOB_MODE, TREE_MODE, Unreadable, read_blob, read_tree
+from gitstore.providers._objects import (
+    BLOB_MODE, TREE_MODE, Unreadable, parse_tree, read_blob, read_tree, read_tree_bytes, record_rows, tree_id,
+)
 
 PREFIX = "refs/memory/v1/"
 MAX_CLOCK_JUMP = 2**32
@@ -229,7 +231,7 @@ def _verify_diff(repo: pygit2.Repository, where: str, parent: bytes | None, tree
     added: dict[str, bytes] = {}  # path -> raw blob id of each listed record the commit adds
     odb = repo.odb
     try:
-        for status, path, mode, oid in changes(odb, parent, tree):
+        for status, path, mode, oid in changes(odb, parent, tree, listed=listed.keys() | notes.keys()):
             if status != "A":
                 report.problems.append(Problem(where, f"{path} was {status}: records are only ever added"))
             elif path.startswith("notes/"):
@@ -334,13 +336,24 @@ def _verify_payloads(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report:
 # equal: verifying a history of single appends on a 100,000-record store took 0.1 s a commit.
 # This walk reads the raw tree objects and descends only where the ids differ.
 
-def changes(odb: pygit2.Odb, old: bytes | None, new: bytes | None,
-            prefix: str = "") -> Iterator[tuple[str, str, bytes, bytes]]:
+def changes(odb: pygit2.Odb, old: bytes | None, new: bytes | None, prefix: str = "",
+            listed: Collection[str] = ()) -> Iterator[tuple[str, str, bytes, bytes]]:
     """(status, path, mode, raw id) of each file that differs from tree ``old`` to tree ``new``
     (None: an empty tree), as libgit2's diff names them: ``A`` added, ``M`` changed, ``D``
     deleted (a file replaced by a folder, or the reverse, is deleted and added). Folders with
-    equal ids are skipped, not walked; unchanged entries are set aside as whole tuples."""
-    after = read_tree(odb, new) if new is not None else []
+    equal ids are skipped, not walked; unchanged entries are set aside as whole tuples.
+
+    ``listed``: the paths the commit says it adds. A folder of record files whose new version,
+    without the listed files, is byte for byte the old version (the same tree id) gained
+    exactly those: the old version is not read (an append to a big store changes nearly every
+    folder, and the old versions are the store)."""
+    data = read_tree_bytes(odb, new) if new is not None else None
+    if data is not None and old is not None and listed:
+        added = _added_as_listed(data, old, prefix, listed)
+        if added is not None:
+            yield from added
+            return
+    after = parse_tree(data, new) if data is not None and new is not None else []
     entries, gone = after, {}
     if old is not None:
         before = set(read_tree(odb, old))
@@ -353,11 +366,31 @@ def changes(odb: pygit2.Odb, old: bytes | None, new: bytes | None,
             yield from _deleted(odb, path, *was)
             was = None
         if mode == TREE_MODE:
-            yield from changes(odb, was[1] if was is not None else None, oid, path + "/")
+            yield from changes(odb, was[1] if was is not None else None, oid, path + "/", listed)
         else:
             yield ("A" if was is None else "M"), path, mode, oid
     for name in sorted(gone):
         yield from _deleted(odb, prefix + name.decode("utf-8", "surrogateescape"), *gone[name])
+
+
+def _added_as_listed(data: bytes, old: bytes, prefix: str,
+                     listed: Collection[str]) -> list[tuple[str, str, bytes, bytes]] | None:
+    """The files a folder of record files (``data``, its new bytes) gained from tree ``old``,
+    when they are exactly listed ones: the rows left once the listed are taken out hash to
+    ``old``. None when that does not hold (the caller reads ``old`` and names what differs)."""
+    rows = record_rows(data)
+    if rows is None:
+        return None
+    kept, added = [], []
+    for row in rows:
+        path = prefix + row[7:76].decode("ascii")
+        if path in listed:
+            added.append(("A", path, BLOB_MODE, row[77:]))
+        else:
+            kept.append(row)
+    if not added or tree_id(b"".join(kept)) != old:
+        return None
+    return added
 
 
 def _deleted(odb: pygit2.Odb, path: str, mode: bytes, oid: bytes) -> Iterator[tuple[str, str, bytes, bytes]]:
