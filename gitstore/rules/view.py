@@ -75,7 +75,7 @@ class View:
         """Index more records, read in store order after those already here (a view loaded
         a kind at a time; the rules compare positions only among records of one kind). A
         decision without the audit entry of its own append among ``items`` is ignored."""
-        items = [item.lean() for item in items]
+        items = [_interned(item.lean()) for item in items]  # as they come: the list holds them all
         for bare in bare_decisions(items):
             self.ignored[bare.digest] = f"{why_bare(bare.record)}; it is never used"
         if self.judge is not None:
@@ -119,8 +119,6 @@ class View:
         self.items.append(item)
         self.position[item.digest] = index
         kind = item.kind
-        if kind in _SHARED_KINDS:
-            _intern(record)
         if kind == "grant":
             self.grants[item.digest] = record
         elif kind == "withdrawal":
@@ -169,7 +167,14 @@ def _what(item: Item) -> str:
     return f"{item.kind} {item.digest}"
 
 
-_SHARED_KINDS = frozenset({"episode", "event", "learning"})
+_SHARED_KINDS = frozenset({"episode", "event", "learning", "audit"})
+
+
+def _interned(item: Item) -> Item:
+    """``item``, the strings of its record interned when it is of a kind a view keeps many of."""
+    if item.kind in _SHARED_KINDS:
+        _intern(item.record)
+    return item
 
 
 def _intern(value: dict[str, Any] | list[Any]) -> None:
