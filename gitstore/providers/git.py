@@ -1097,12 +1097,21 @@ class GitProvider:
         commits.sort(key=lambda c: (c[0].clock, c[0].writer, c[1].name))
         return commits
 
-    def _appends(self, kinds: Collection[str] | None = None) -> Iterator[tuple[Header, RefInfo, pygit2.Oid]]:
-        """Every append commit of every ref in store order (only those storing one of ``kinds``,
-        when given), its message parsed as it comes."""
+    def _appends(self, kinds: Collection[str] | None = None) -> Iterator[tuple[Append, RefInfo, pygit2.Oid]]:
+        """Every append commit of every ref in store order (only those storing one of
+        ``kinds``, when given); ``_lines`` reads its record lines."""
         for append, info, oid in self._commits():
             if kinds is None or not append.kinds.isdisjoint(kinds):
-                yield self._header(info.repo, oid), info, oid
+                yield append, info, oid
+
+    def _lines(self, repo: pygit2.Repository, oid: pygit2.Oid) -> Iterator[tuple[str, str, str]]:
+        """A commit's record lines (digest, kind, stream) in position order, one at a time: a
+        bulk append's commit lists every record it stored, and a read holds one line at a time,
+        not a tuple per record. Its history checked the block's format (``parse_order``)."""
+        message = self._commit(repo, oid, "records history", keep=False).message
+        block = message.partition("\n\n")[2].partition("\n\n")[2].rstrip("\n") + "\n"
+        for match in _RECORD.finditer(block):
+            yield match.groups()  # type: ignore[misc]
 
     def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[Stored]:
         with readable("the stored records"):
@@ -1121,7 +1130,7 @@ class GitProvider:
         blobs = _BlobIndex(walk=streams is None, commit=self._commit)
         for header, info, oid in self._appends(wanted):
             append = str(oid)
-            for position, (digest, kind, stream) in enumerate(header.lines):
+            for position, (digest, kind, stream) in enumerate(self._lines(info.repo, oid)):
                 if ((wanted is not None and kind not in wanted) or digest in seen
                         or (streams is not None and stream not in streams)):
                     continue
@@ -1266,7 +1275,7 @@ class GitProvider:
     def _read_stream(self, stream: str) -> Iterator[Stored]:
         blobs = _BlobIndex(walk=False, commit=self._commit)
         for header, info, oid in self._appends():
-            for position, (digest, kind, line_stream) in enumerate(header.lines):
+            for position, (digest, kind, line_stream) in enumerate(self._lines(info.repo, oid)):
                 if line_stream == stream:
                     data = blobs.data(info, kind, digest, oid)
                     yield Stored(digest, kind, stream, data, info.namespace, header.writer,
@@ -1278,8 +1287,8 @@ class GitProvider:
 
     def _head(self, stream: str) -> str | None:
         last = None
-        for header, _, _ in self._appends():
-            for digest, _, line_stream in header.lines:
+        for _, info, oid in self._appends():
+            for digest, _, line_stream in self._lines(info.repo, oid):
                 if line_stream == stream:
                     last = digest
         return last
