@@ -62,8 +62,8 @@ def tree_bytes(entries: dict[str, tuple[bytes, bytes]]) -> bytes:
 # store would cost memory in proportion to the store's packs, not to the answer. Reads go
 # through a pack about in order (bulk packs hold records in append order), so a few small
 # windows serve them nearly as fast.
-READ_WINDOW = 8 << 20
-READ_MAPPED = 32 << 20
+READ_WINDOW = 4 << 20
+READ_MAPPED = 16 << 20
 
 
 def bound_pack_windows() -> None:
