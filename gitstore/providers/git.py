@@ -1558,7 +1558,7 @@ class _BlobIndex:
                  commit: Callable[[pygit2.Repository, pygit2.Oid, str], pygit2.Commit] = commit_at) -> None:
         self.walk = walk
         self._commit = commit
-        self._maps: dict[tuple[str, str, str], dict[str, tuple[bytes, bytes]]] = {}
+        self._maps: dict[tuple[str, str, str], dict[str, bytes]] = {}
         self._roots: dict[tuple[str, str], bytes] = {}
         self._readers: dict[str, TreeReader] = {}  # folders parsed once per repository
 
@@ -1570,12 +1570,16 @@ class _BlobIndex:
 
     def data(self, info: RefInfo, kind: str, digest: str, commit: pygit2.Oid) -> bytes:
         try:
-            found = self._map(info, kind).get(digest[7:]) if self.walk else self._entry(info, kind, digest)
-            if found is None:
+            if self.walk:  # each record is read once: its entry goes as it is used
+                blob = self._map(info, kind).pop(digest[7:], None)
+            else:
+                entry = self._entry(info, kind, digest)
+                blob = None if entry is None else entry[1] if entry[0] == BLOB_MODE else entry[0]
+            if blob is None:
                 raise IntegrityError(f"{info.name}: commit {commit} lists {record_path(kind, digest)} but the tree lacks it")
-            if found[0] != BLOB_MODE:
+            if len(blob) != 20:
                 raise IntegrityError(f"{info.name}: {record_path(kind, digest)} is not a regular file")
-            return read_blob(self._reader(info.repo).odb, found[1])
+            return read_blob(self._reader(info.repo).odb, blob)
         except Unreadable as exc:
             raise IntegrityError(f"{info.name}: {record_path(kind, digest)}: {exc}; run `gitstore verify`") from None
 
@@ -1591,8 +1595,9 @@ class _BlobIndex:
         """(mode, raw id) at a record's path in the ref's tip tree, or None."""
         return self._reader(info.repo).entry(self._root(info), record_path(kind, digest))
 
-    def _map(self, info: RefInfo, kind: str) -> dict[str, tuple[bytes, bytes]]:
-        """Digest hex -> (mode, raw id) of every entry under the kind's folder of the ref's tip."""
+    def _map(self, info: RefInfo, kind: str) -> dict[str, bytes]:
+        """Digest hex -> raw id of every regular file under the kind's folder of the ref's tip
+        (the mode of any other entry, never 20 bytes long)."""
         key = (info.repo.path, info.name, kind)
         found = self._maps.get(key)
         if found is None:
@@ -1607,7 +1612,7 @@ class _BlobIndex:
                         if mode2 != TREE_MODE:
                             continue
                         for mode3, name, oid in read_tree(odb, second):
-                            found[name[:-5].decode("utf-8", "surrogateescape")] = (mode3, oid)
+                            found[name[:-5].decode("utf-8", "surrogateescape")] = oid if mode3 == BLOB_MODE else mode3
         return found
 
 
