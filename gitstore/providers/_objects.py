@@ -190,6 +190,7 @@ class TreeReader:
     def __init__(self, odb: pygit2.Odb) -> None:
         self.odb = odb
         self._listings: dict[bytes, dict[str, tuple[bytes, bytes]]] = {}
+        self._folders: dict[bytes, bytes] = {}  # folders above a path's last, raw and checked
 
     def listing(self, oid: bytes) -> dict[str, tuple[bytes, bytes]]:
         """A folder's entries: name -> (mode, raw id). Raises ``Unreadable``."""
@@ -212,8 +213,14 @@ class TreeReader:
         """(mode, raw id) of the entry at ``path`` (``a/b/c``) under tree ``root``, or None."""
         *folders, name = path.split("/")
         node = root
-        for folder in folders:
-            found = self.listing(node).get(folder)
+        for depth, folder in enumerate(folders, start=1 - len(folders)):
+            if depth < 0:  # the root, a kind's folder: one of each, parsed
+                found = self.listing(node).get(folder)
+            else:  # the many folders holding the leaves' folders (256 entries each): kept raw, 7 KB not 40
+                data = self._folders.get(node)
+                if data is None:
+                    data = self._folders[node] = self.raw(node)
+                found = find_entry(data, folder)
             if found is None or found[0] != TREE_MODE:
                 return None
             node = found[1]
