@@ -243,19 +243,7 @@ def reference_path(text: bytes) -> str:
     errors = contracts.schema_errors(record, kind, reference=True)
     if errors:
         raise gitstore.ContractError(f"{kind} record fails its contract: {errors[0]}")
-    rules = contracts.contract(kind)
-    if kind == "learning":
-        for field, fields in (("contentDigest", rules.content_fields), ("reviewDigest", rules.review_fields)):
-            if record[field] != _reference_digest({f: record[f] for f in fields if f in record}):
-                raise gitstore.ContractError(f"learning {record.get('id')}: {field} does not match")
-    if kind == "event" and "payload" in record:
-        if record["payloadDigest"] != _reference_digest(record["payload"]):
-            raise gitstore.ContractError(f"event {record.get('id')}: payloadDigest does not match")
-    expected = _reference_digest({k: v for k, v in record.items() if k not in rules.digest_excludes})
-    if record["digest"] != expected:
-        raise gitstore.ContractError(f"{kind} record digest does not match its content")
-    digest: str = record["digest"]
-    return digest
+    return _declared_digests(record, kind, _reference_digest)
 
 
 def strong_path(text: bytes) -> str:
@@ -266,15 +254,20 @@ def strong_path(text: bytes) -> str:
     kind = contracts.kind_of(record)
     if not contracts._fast_validator(kind).is_valid(record):
         raise gitstore.ContractError(f"{kind} record fails its contract")
+    return _declared_digests(record, kind, _rfc8785_digest)
+
+
+def _declared_digests(record: dict[str, Any], kind: str, digest_of: Callable[[Any], str]) -> str:
+    """Check every digest the kind declares with ``digest_of``; the record's digest."""
     rules = contracts.contract(kind)
     if kind == "learning":
         for field, fields in (("contentDigest", rules.content_fields), ("reviewDigest", rules.review_fields)):
-            if record[field] != _rfc8785_digest({f: record[f] for f in fields if f in record}):
+            if record[field] != digest_of({f: record[f] for f in fields if f in record}):
                 raise gitstore.ContractError(f"learning {record.get('id')}: {field} does not match")
     if kind == "event" and "payload" in record:
-        if record["payloadDigest"] != _rfc8785_digest(record["payload"]):
+        if record["payloadDigest"] != digest_of(record["payload"]):
             raise gitstore.ContractError(f"event {record.get('id')}: payloadDigest does not match")
-    if record["digest"] != _rfc8785_digest({k: v for k, v in record.items() if k not in rules.digest_excludes}):
+    if record["digest"] != digest_of({k: v for k, v in record.items() if k not in rules.digest_excludes}):
         raise gitstore.ContractError(f"{kind} record digest does not match its content")
     digest: str = record["digest"]
     return digest

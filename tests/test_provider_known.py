@@ -58,6 +58,14 @@ def strict_hashes_off() -> Iterator[None]:
         pygit2.settings.enable_strict_hash_verification(True)
 
 
+def overwrite(repo: Path, record: dict, data: bytes) -> None:
+    """Put ``data`` in place of a record's loose object, under the same object id."""
+    oid = pygit2.Repository(str(repo)).revparse_single(f"{REF}:{record_path(kind_of(record), record['digest'])}").id
+    loose = repo / ".git" / "objects" / str(oid)[:2] / str(oid)[2:]
+    loose.chmod(0o644)
+    loose.write_bytes(zlib.compress(b"blob %d\0" % len(data) + data))
+
+
 def test_what_was_checked_is_remembered_by_the_sha256_of_its_bytes(repo: Path) -> None:
     grants = [R.grant(f"g{n}") for n in range(3)]
     store(repo).append(grants)  # checked on the way in
@@ -74,11 +82,8 @@ def test_a_blob_swapped_in_place_is_checked_again_and_refused(repo: Path, strict
     assert len(list(store(repo).items())) == 2  # both known now
     # overwrite the first record's loose object with the second record's bytes (which the
     # memory knows as sound, under another digest)
-    oid = pygit2.Repository(str(repo)).revparse_single(f"{REF}:{record_path('grant', first['digest'])}").id
-    loose = repo / ".git" / "objects" / str(oid)[:2] / str(oid)[2:]
     other = blob_of(repo, second)
-    loose.chmod(0o644)
-    loose.write_bytes(zlib.compress(b"blob %d\0" % len(other) + other))
+    overwrite(repo, first, other)
     assert content_key(other) in memory(repo)
     with pytest.raises(IntegrityError, match=first["digest"]):
         list(store(repo).items())
@@ -87,11 +92,8 @@ def test_a_blob_swapped_in_place_is_checked_again_and_refused(repo: Path, strict
 def test_changed_bytes_are_never_served_from_memory(repo: Path, strict_hashes_off: None) -> None:
     record = R.grant("changed")
     store(repo).append([record])
-    oid = pygit2.Repository(str(repo)).revparse_single(f"{REF}:{record_path('grant', record['digest'])}").id
-    loose = repo / ".git" / "objects" / str(oid)[:2] / str(oid)[2:]
     damaged = blob_of(repo, record).replace(b"review", b"reviex", 1)
-    loose.chmod(0o644)
-    loose.write_bytes(zlib.compress(b"blob %d\0" % len(damaged) + damaged))
+    overwrite(repo, record, damaged)
     with pytest.raises(IntegrityError, match="damaged"):
         list(store(repo).items())
 
@@ -175,11 +177,8 @@ def test_a_key_slipped_into_the_memory_without_its_checksum_is_never_trusted(rep
                                                                             strict_hashes_off: None) -> None:
     record = R.grant("target")
     store(repo).append([record])
-    oid = pygit2.Repository(str(repo)).revparse_single(f"{REF}:{record_path('grant', record['digest'])}").id
-    loose = repo / ".git" / "objects" / str(oid)[:2] / str(oid)[2:]
     damaged = blob_of(repo, record).replace(b"review", b"reviex", 1)
-    loose.chmod(0o644)
-    loose.write_bytes(zlib.compress(b"blob %d\0" % len(damaged) + damaged))
+    overwrite(repo, record, damaged)
     # append the damaged bytes' key to the memory's log as if it had been checked, without
     # the checksum a real save writes
     log = next((repo / ".git" / "gitstore" / "verified").glob("records-*.log"))
