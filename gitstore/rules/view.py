@@ -172,18 +172,20 @@ _SHARED_KINDS = frozenset({"episode", "event", "learning", "audit"})
 
 def _interned(item: Item) -> Item:
     """``item``, the strings of its record interned when it is of a kind a view keeps many of."""
-    if item.kind in _SHARED_KINDS:
-        _intern(item.record)
+    if item.kind in _SHARED_KINDS:  # not an event's payload: its text is its own, and long
+        _intern(item.record, "payload" if item.kind == "event" else None)
     return item
 
 
-def _intern(value: dict[str, Any] | list[Any]) -> None:
+def _intern(value: dict[str, Any] | list[Any], skip: str | None = None) -> None:
     """Intern every string a record holds, in place: a view holds tens of thousands of records
     naming the same ids, digests, people, times and pull requests, and equal strings are then
-    kept once (a third of a big view's memory). Records are read-only to the rules; equal
+    kept once (68 MB of repeats in a view of 53,000 records). Records are read-only to the rules; equal
     values stay equal."""
     items = value.items() if type(value) is dict else enumerate(value)
     for key, item in items:
+        if key == skip:
+            continue
         kind = type(item)
         if kind is str:
             value[key] = sys.intern(item)  # type: ignore[index]
