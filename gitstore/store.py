@@ -212,6 +212,41 @@ def _known(stored: Stored) -> dict[str, Any] | None:
     return None
 
 
+REMEMBER_FROM = 64  # records an append checks before it tells the provider's memories
+
+
+class _CheckedOnTheWayIn:
+    """The records an append checked, told to the provider's memory of checked bytes once the
+    append holds ``REMEMBER_FROM`` of them: the next read of a bulk append then checks none of
+    them again, while a single append writes no memory file (a read checks it, once)."""
+
+    def __init__(self, open_memory: Callable[[], KnownBytes | None]) -> None:
+        self._open = open_memory
+        self._keys: list[bytes] | None = []  # until there are enough to tell
+        self._memory: KnownBytes | None = None
+        self.count = 0
+
+    def add(self, data: bytes) -> None:
+        self.count += 1
+        if self._memory is not None:
+            self._memory.add(content_key(data))
+        elif self._keys is not None:
+            self._keys.append(content_key(data))
+            if len(self._keys) >= REMEMBER_FROM:
+                memory = self._memory = self._open()
+                for key in self._keys if memory is not None else ():
+                    memory.add(key)
+                self._keys = None
+
+    @property
+    def bulk(self) -> bool:
+        return self.count >= REMEMBER_FROM
+
+    def save(self) -> None:
+        if self._memory is not None:
+            self._memory.save()
+
+
 @dataclass(frozen=True, slots=True)
 class Item:
     """A record read back from the store, re-checked, with where it sits in the order."""
@@ -306,13 +341,12 @@ class Store:
         written: list[tuple[str, str]] = []  # (kind, stream) of each record
         vouching: list[Mapping[str, Any]] = []  # decisions and audit entries
         authorities: list[dict[str, Any]] = []  # decisions, grants, withdrawals
-        memory = self._memory()
+        checked = _CheckedOnTheWayIn(self._memory)
 
         def entries() -> Iterator[Entry]:
             for record in records:
                 entry = self.prepare(record)
-                if memory is not None:  # checked on the way in: the next read need not again
-                    memory.add(content_key(entry.data))
+                checked.add(entry.data)
                 sides.add(record, entry.kind)
                 if is_decision(record) or entry.kind == "audit":
                     if entry.kind != "audit" and not decided:
@@ -343,9 +377,8 @@ class Store:
         chosen = sides.decide(namespace)
         for kind, name in written:
             self.placement.note(kind, name, chosen)
-        if memory is not None:
-            memory.save()
-        if self._marks_checked:  # checked on the way in: the next write's check skips them
+        checked.save()
+        if self._marks_checked and checked.bulk:  # the next write's check skips them
             cast(RememberingProvider, self.provider).checked_appends(_checks_key())
         return result  # type: ignore[no-any-return]
 

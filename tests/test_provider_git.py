@@ -570,11 +570,12 @@ def test_appends_checked_on_the_way_in_are_not_checked_again(store_repo: Path) -
 
 
 def test_a_store_write_counts_its_own_append_as_checked(store_repo: Path) -> None:
-    Store(GitProvider(store_repo, "w1"), R.SCOPE).append([R.grant("one")])
-    Store(GitProvider(store_repo, "w1"), R.SCOPE).append([R.grant("two")])
+    from gitstore.store import REMEMBER_FROM, _checks_key
+
+    for batch_ in ("one", "two"):  # bulk appends: a single one is left for the next check to read
+        Store(GitProvider(store_repo, "w1"), R.SCOPE).append([R.grant(f"{batch_}-{n}") for n in range(REMEMBER_FROM)])
     fresh, _ = GitProvider(store_repo, "w1").read_unchecked(["grant"], "policy-unused")
-    assert len(list(fresh)) == 2  # under another key everything is unchecked
-    from gitstore.store import _checks_key
+    assert len(list(fresh)) == 2 * REMEMBER_FROM  # under another key everything is unchecked
 
     assert list(GitProvider(store_repo, "w1").read_unchecked(["grant"], _checks_key())[0]) == []
 

@@ -17,7 +17,7 @@ from gitstore import IntegrityError, kind_of
 from gitstore.conformance import _records as R
 from gitstore.providers._known import COMPACT_FROM, KnownBytes, content_key
 from gitstore.providers.git import GitProvider, record_path, records_ref, tips_log
-from gitstore.store import Store, _known_name
+from gitstore.store import REMEMBER_FROM, Store, _known_name
 
 from .conftest import git
 
@@ -67,12 +67,20 @@ def overwrite(repo: Path, record: dict, data: bytes) -> None:
 
 
 def test_what_was_checked_is_remembered_by_the_sha256_of_its_bytes(repo: Path) -> None:
-    grants = [R.grant(f"g{n}") for n in range(3)]
-    store(repo).append(grants)  # checked on the way in
+    grants = [R.grant(f"g{n}") for n in range(REMEMBER_FROM)]
+    store(repo).append(grants)  # a bulk append: remembered as checked on the way in
     known = memory(repo)
     assert all(content_key(blob_of(repo, g)) in known for g in grants)
     read = [i.record for i in store(repo).items(["grant"])]
     assert read == grants
+
+
+def test_a_small_append_is_remembered_by_the_read_that_checks_it(repo: Path) -> None:
+    record = R.grant("single")
+    store(repo).append([record])  # no memory file written for one record
+    assert content_key(blob_of(repo, record)) not in memory(repo)
+    assert [i.record for i in store(repo).items()] == [record]
+    assert content_key(blob_of(repo, record)) in memory(repo)
 
 
 def test_a_blob_swapped_in_place_is_checked_again_and_refused(repo: Path, strict_hashes_off: None) -> None:
@@ -177,6 +185,7 @@ def test_a_key_slipped_into_the_memory_without_its_checksum_is_never_trusted(rep
                                                                             strict_hashes_off: None) -> None:
     record = R.grant("target")
     store(repo).append([record])
+    list(store(repo).items())  # checked, remembered: the memory's log is written
     damaged = blob_of(repo, record).replace(b"review", b"reviex", 1)
     overwrite(repo, record, damaged)
     # append the damaged bytes' key to the memory's log as if it had been checked, without
