@@ -75,6 +75,7 @@ from gitstore.records.canonical import sha256_digest
 T = TypeVar("T")
 PREFIX = "refs/memory/v1/"
 KEEP_COMMITS = 4  # commits a handle keeps loaded (see GitProvider._commit)
+KEEP_PASSED = 2  # and of those a pass over a history read last: a read of several kinds reads them again
 WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 FORMAT = "1"
 SIGNATURE_NAME = "gitstore"
@@ -449,6 +450,7 @@ class GitProvider:
         self._histories: dict[tuple[str, str], tuple[pygit2.Oid, list[tuple[Append, pygit2.Oid]]]] = {}
         self._memory: KnownBytes | None = None
         self._loaded: dict[tuple[str, pygit2.Oid], pygit2.Commit] = {}  # see _commit
+        self._passed: dict[tuple[str, pygit2.Oid], pygit2.Commit] = {}  # see _commit
         self._appended: list[tuple[str, pygit2.Oid | None, pygit2.Oid]] = []  # (mark name, parent, commit)
 
     def manifest(self) -> Manifest:
@@ -964,17 +966,19 @@ class GitProvider:
     def _commit(self, repo: pygit2.Repository, oid: pygit2.Oid, where: str, keep: bool = True) -> pygit2.Commit:
         """``commit_at``, the last few tips kept for this handle: a bulk append's commit lists
         every record it stored (megabytes), and a read asks for a tip more than once (its
-        check, its history, its records, its tree). ``keep=False``: a commit read once in a
-        pass over a history, taken from what is kept but not added to it."""
+        check, its history, its records, its tree). ``keep=False``: a commit read in a
+        pass over a history, taken from what is kept but not added to it; the last two such are
+        kept apart (a read of several kinds passes over one bulk append's commit again)."""
         key = (repo.path, oid)
         found = self._loaded.get(key)
         if found is None:
+            found = self._passed.get(key)
+        if found is None:
             found = commit_at(repo, oid, where)
-            if not keep:
-                return found
-            if len(self._loaded) >= KEEP_COMMITS:
-                del self._loaded[next(iter(self._loaded))]
-            self._loaded[key] = found
+            kept = self._loaded if keep else self._passed
+            if len(kept) >= (KEEP_COMMITS if keep else KEEP_PASSED):
+                del kept[next(iter(kept))]
+            kept[key] = found
         return found
 
     def _history(self, info: RefInfo, tip: pygit2.Oid) -> list[tuple[Append, pygit2.Oid]]:
