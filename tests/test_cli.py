@@ -112,11 +112,26 @@ def test_interrupting_a_command_exits_130_with_one_line(repo: Path) -> None:
     assert gitstore("init", cwd=repo).returncode == 0
     process = subprocess.Popen([str(BIN / "gitstore"), "capture", "--harness", "claude-code"], cwd=repo,
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(1.5)  # started and waiting for the hook's input
+    _wait_until_reading_stdin(process.pid)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
     assert err == b"gitstore: error: interrupted\n" and out == b""
+
+
+def _wait_until_reading_stdin(pid: int) -> None:
+    """Wait until the process blocks reading its input pipe (its imports done, its handlers set),
+    as the kernel reports it; where /proc says nothing, a fixed while."""
+    wchan = Path(f"/proc/{pid}/wchan")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if "pipe" in wchan.read_text():
+                return
+        except OSError:
+            break
+        time.sleep(0.02)
+    time.sleep(1.5)
 
 
 # -- shell completion ----------------------------------------------------------------------------
