@@ -89,10 +89,9 @@ def installed_shell_command(harness: str, repo: Path) -> str:
 def test_the_installed_command_hands_the_payload_to_capture(harness: str, repo: Path,
                                                             env: dict[str, str]) -> None:
     command = installed_shell_command(harness, repo)
-    done, seconds = hook([command], env, repo, payload(repo), shell=True)
+    done, _ = hook([command], env, repo, payload(repo), shell=True)
     assert done.returncode == 0 and done.stdout == b"" and done.stderr == b""
     assert calls(env) == [{"harness": harness, "payload": json.loads(payload(repo)), "cwd": str(repo)}]
-    assert seconds < 10
 
 
 def test_codex_notify_passes_the_payload_as_an_argument(repo: Path, env: dict[str, str]) -> None:
@@ -162,25 +161,22 @@ def test_a_missing_capture_library_is_logged(repo: Path, env: dict[str, str], st
 
 def test_a_hanging_capture_is_abandoned_at_the_time_limit(repo: Path, env: dict[str, str], state: Path) -> None:
     slow = {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:hang", "GITSTORE_HOOK_TIMEOUT": "1"}
-    done, seconds = hook(direct("claude-code"), slow, repo, payload(repo))
+    done, _ = hook(direct("claude-code"), slow, repo, payload(repo))  # the target sleeps a minute
     assert done.returncode == 0 and done.stdout == b""
-    assert seconds < 5
     assert log_lines(repo)[0].endswith("capture took longer than 1 s; abandoned, kept for a retry")
     assert len(list((state / "inbox").glob("hook-*.json"))) == 1
 
 
 def test_standard_input_left_open_does_not_hold_the_hook(repo: Path, env: dict[str, str]) -> None:
-    start = time.monotonic()
     with subprocess.Popen(direct("claude-code"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, env=env, cwd=repo) as process:
         assert process.stdin is not None
         process.stdin.write(payload(repo))
         process.stdin.flush()
-        code = process.wait(timeout=20)
-        seconds = time.monotonic() - start
+        code = process.wait(timeout=20)  # it ends while its input is still open
         process.stdin.close()
         assert process.stdout is not None and process.stdout.read() == b""
-    assert code == 0 and seconds < 2.5
+    assert code == 0
     assert len(calls(env)) == 1
 
 
@@ -247,8 +243,9 @@ def _wait_for(predicate, seconds: float = 20.0) -> bool:  # type: ignore[no-unty
 def test_by_default_the_hook_hands_off_to_a_background_worker(repo: Path, env: dict[str, str], state: Path) -> None:
     detached = {k: v for k, v in env.items() if k != "GITSTORE_HOOK_INLINE"}
     hanging = {**detached, "GITSTORE_HOOK_TARGET": "tests.hook_targets:hang", "GITSTORE_HOOK_TIMEOUT": "2"}
-    done, seconds = hook(direct("claude-code"), hanging, repo, payload(repo))
-    assert done.returncode == 0 and done.stdout == b"" and seconds < 2, "the agent never waits for capture"
+    done, _ = hook(direct("claude-code"), hanging, repo, payload(repo))
+    assert done.returncode == 0 and done.stdout == b""
+    assert not any("abandoned" in line for line in log_lines(repo)), "the agent never waits for capture"
     assert _wait_for(lambda: any("abandoned" in line for line in log_lines(repo)))
     done, _ = hook(direct("claude-code"), detached, repo, payload(repo, session_id="next"))
     assert done.returncode == 0 and done.stdout == b""

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -204,11 +203,16 @@ def test_an_append_waits_for_another_connection_holding_the_write_lock(db: Path)
     provider = SqliteProvider(db, WRITER)
     other = _raw(db)
     other.execute("BEGIN IMMEDIATE")
-    release = threading.Timer(0.5, lambda: other.execute("COMMIT"))
+    released = threading.Event()
+
+    def commit() -> None:
+        released.set()
+        other.execute("COMMIT")
+
+    release = threading.Timer(0.5, commit)
     release.start()
-    started = time.monotonic()
     provider.append(batch(grant("waited")))
-    assert time.monotonic() - started >= 0.4
+    assert released.is_set(), "the append went ahead while the other connection held the lock"
     release.join()
     assert [s.digest for s in provider.read()] == [grant("waited")["digest"]]
 

@@ -174,13 +174,12 @@ def test_two_ticks_never_overlap(ctx: Context) -> None:
         first = _gitstore(ctx.workspace.root, "tick")
         try:
             assert github.arrived.wait(60), "the first tick reached GitHub"
-            began = time.monotonic()
             second = _gitstore(ctx.workspace.root, "tick")
             out, err = second.communicate(timeout=60)
             assert second.returncode == 0 and err == ""
             assert out.startswith(f"tick: another tick is running (pid {first.pid}, started ")
             assert out.rstrip().endswith("this one did nothing")
-            assert time.monotonic() - began < 30 and first.poll() is None, "it returned at once"
+            assert first.poll() is None, "it returned while the first tick still runs"
             assert loop_status(ctx.workspace)["running"]["pid"] == first.pid
         finally:
             github.hold.set()
@@ -201,15 +200,18 @@ def test_a_step_past_its_timeout_is_stopped_with_its_processes(ctx: Context) -> 
             github.hold.set()
     assert [(s.name, s.status) for s in report.steps] == [("github", "timed-out"), ("publish", "no-update")]
     assert report.steps[0].line == "stopped after 2s (its timeout)" and report.exit_code == 1
-    assert not _children_running("gitstore.sync.steps")
+    assert not _steps_running(ctx.workspace.root)
 
 
-def _children_running(marker: str) -> bool:
+def _steps_running(root: Path) -> bool:
+    """Whether a tick's step runs in ``root`` (steps run there; other tests' steps, in their
+    own folders, do not count)."""
+    where = str(root.resolve())
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            if marker.encode() in (entry / "cmdline").read_bytes():
+            if b"gitstore.sync.steps" in (entry / "cmdline").read_bytes() and os.readlink(entry / "cwd") == where:
                 return True
         except OSError:
             continue
@@ -249,13 +251,13 @@ def test_a_stopped_tick_leaves_no_step_running_and_the_next_one_runs(ctx: Contex
         first = _gitstore(ctx.workspace.root, "tick")
         try:
             assert github.arrived.wait(60), "the tick's step reached GitHub"
-            assert _children_running("gitstore.sync.steps")
+            assert _steps_running(ctx.workspace.root)
             first.send_signal(how)
             first.communicate(timeout=60)
             deadline = time.monotonic() + 30
-            while _children_running("gitstore.sync.steps") and time.monotonic() < deadline:
+            while _steps_running(ctx.workspace.root) and time.monotonic() < deadline:
                 time.sleep(0.1)
-            assert not _children_running("gitstore.sync.steps"), "the step died with its tick"
+            assert not _steps_running(ctx.workspace.root), "the step died with its tick"
         finally:
             github.hold.set()
         github.hold = None
