@@ -110,8 +110,10 @@ def test_main_returns_the_code_and_prints_nothing_on_stdout_for_errors(capsys: p
 
 def test_interrupting_a_command_exits_130_with_one_line(repo: Path) -> None:
     assert gitstore("init", cwd=repo).returncode == 0
+    # Ctrl-C as a terminal delivers it: a shell's background job would start with SIGINT ignored
     process = subprocess.Popen([str(BIN / "gitstore"), "capture", "--harness", "claude-code"], cwd=repo,
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     _wait_until_reading_stdin(process.pid)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
