@@ -20,34 +20,23 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import resource
 import shutil
 import statistics
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from bench.bench_trust import git
 from gitstore.conformance import _records as R
 from gitstore.providers.git import GitProvider
 from gitstore.store import Store
 
 NAME = "sync"
-GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@localhost",
-           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@localhost", "GIT_CONFIG_NOSYSTEM": "1"}
 PUSH = ("refs/memory/v1/records/shared/*:refs/memory/v1/records/shared/*",
         "+refs/memory/v1/payloads/shared/*:refs/memory/v1/payloads/shared/*")
 PER_APPEND = 1000
-
-
-def git(cwd: Path, *args: str) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | GIT_ENV
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, env=env)
-    if done.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)}: {done.stderr.decode(errors='replace').strip()}")
-    return done.stdout.decode().strip()
 
 
 def timed(step: Callable[[], object]) -> tuple[float, float]:

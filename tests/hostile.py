@@ -10,6 +10,7 @@ from typing import Any
 
 import pygit2
 
+from gitstore.context import Context
 from gitstore.ops import learning as ops
 from gitstore.providers.git import note_path, payloads_ref
 from gitstore.records.contracts import seal
@@ -47,3 +48,18 @@ def snapshot_note(root: Path, writer: str, payload_digest: str, note: bytes) -> 
     commit = repo.create_commit(None, signature, signature, "gitstore: payloads\n", index.write_tree(repo), [])
     repo.references.create(ref, commit, force=True)
     assert json.loads(note)
+
+
+def victim_memory(alice: Context) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+    """What the attacks aim at, written on alice's clone: a grant, three review comments of one
+    thread, a learning accepted from the first, and a proposal citing the second."""
+    from .world import Thread, accepted, grant_all, propose, ref
+
+    grant = grant_all(alice)
+    thread = Thread(alice, 7, "100")
+    comments = [thread.comment(str(100 + i), f"point {i}: keep retries bounded", f"2026-03-0{i + 1}T10:00:00.000000Z")
+                for i in range(3)]
+    thread.save()
+    learning = accepted(alice, propose(alice, [ref(comments[0])], title="Bounded retries", text="Bound retries."))
+    pending = propose(alice, [ref(comments[1])], title="Jitter", text="Use jitter.")
+    return grant, comments, learning, pending

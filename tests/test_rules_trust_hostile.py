@@ -27,8 +27,8 @@ from gitstore.rules.active import evaluate
 from . import cli
 from .conftest import git
 from .team import EVERYTHING, commit_all, first_clone, forge, keypair, shared_remote, sign_as, sync, team_clone, write_policy
-from .hostile import decision_step, grant_like, snapshot_note
-from .world import Thread, accepted, grant_all, propose, ref
+from .hostile import decision_step, grant_like, snapshot_note, victim_memory
+from .world import accepted, grant_all
 
 ALICE, BOB = "github:9", "github:10"
 
@@ -46,13 +46,7 @@ def _world(tmp: Path, policy: bool) -> tuple[Context, Context, dict[str, Any], P
         git(root, "push", "-q", "origin", "main")
         sign_as(root, keys[ALICE][0])
     alice = Context.open(root)
-    grant = grant_all(alice)
-    thread = Thread(alice, 7, "100")
-    comments = [thread.comment(str(100 + i), f"point {i}: keep retries bounded", f"2026-03-0{i + 1}T10:00:00.000000Z")
-                for i in range(3)]
-    thread.save()
-    learning = accepted(alice, propose(alice, [ref(comments[0])], title="Bounded retries", text="Bound retries."))
-    pending = propose(alice, [ref(comments[1])], title="Jitter", text="Use jitter.")
+    grant, comments, learning, pending = victim_memory(alice)
     alice, = sync(alice)
     bob = team_clone(tmp, bare, "bob", keys[BOB][0] if policy else None)
     if not policy:  # each clone decides for itself: bob grants and accepts too

@@ -20,14 +20,13 @@ from gitstore.context import Context
 from gitstore.providers import Batch, Entry
 from gitstore.providers.git import GitProvider, payloads_ref, records_ref
 from gitstore.records.canonical import canonicalize
-from gitstore.records.contracts import seal
 from gitstore.sync.remote import SyncReport, sync
 
 from . import cli
 from .conftest import git
-from .hostile import decision_step, grant_like, snapshot_note
+from .hostile import decision_step, grant_like, snapshot_note, victim_memory
 from .team import first_clone, forge, shared_remote
-from .world import Thread, accepted, grant_all, propose, ref
+from .world import propose, ref
 
 ALICE = "github:9"
 
@@ -47,13 +46,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]
     tmp = tmp_path_factory.mktemp("hostile")
     bare = shared_remote(tmp)
     alice = Context.open(first_clone(tmp, bare))
-    grant = grant_all(alice)
-    thread = Thread(alice, 7, "100")
-    comments = [thread.comment(str(100 + i), f"point {i}: keep retries bounded", f"2026-03-0{i + 1}T10:00:00.000000Z")
-                for i in range(3)]
-    thread.save()
-    learning = accepted(alice, propose(alice, [ref(comments[0])], title="Bounded retries", text="Bound retries."))
-    pending = propose(alice, [ref(comments[1])], title="Jitter", text="Use jitter.")
+    grant, comments, learning, pending = victim_memory(alice)
     assert sync(str(alice.workspace.root)).status == "ok"
     for name in ("bob", "carol"):
         assert sync(str(_clone(tmp, bare, name).workspace.root)).status == "ok"
