@@ -611,3 +611,43 @@ def test_a_folder_is_diffed_in_full_unless_it_gained_exactly_its_listed_files(tm
     assert found(old, new, b) == both  # one more than listed: the unlisted one is named too
     assert found(old, _nested(repo, {a: two}), a) == [("M", f"event/ab/cd/{a}")]  # changed, not added
     assert found(new, _nested(repo, {a: one, b: two}), a) == [("D", f"event/ab/cd/{c}")]
+
+
+@pytest.mark.parametrize("by_path_first", [100, 1], ids=["each-path", "indexed"])
+def test_a_payload_reader_answers_the_same_whether_it_looks_paths_up_or_indexes(
+        store_repo: Path, monkeypatch: pytest.MonkeyPatch, by_path_first: int) -> None:
+    """A reader finds its first payloads by path and, asked for more, indexes each snapshot
+    once: the answers are the same, a copy filed under another folder is found by neither, and
+    bytes that do not match their digest fail both."""
+    import gitstore.providers.git as git_provider
+
+    monkeypatch.setattr(git_provider, "PAYLOAD_PATHS", by_path_first)
+    events = [R.event(f"e{n}", seq=n) for n in range(6)]
+    provider = GitProvider(store_repo, "w1")
+    provider.append(batch(*events))
+    ref = git_provider.payloads_ref("shared", "w1")
+    stray = R.event("stray", seq=9)
+    data = git(store_repo, "cat-file", "blob", f"{ref}:{payload_path(events[0]['payloadDigest'])}").encode()
+    assert data  # a real payload's bytes, planted under a folder its digest does not name
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=store_repo, input=data,
+                          capture_output=True, check=True).stdout.decode().strip()
+    misfiled = "ff/ff/" + payload_path(events[0]["payloadDigest"]).rsplit("/", 1)[1]
+    plant_snapshot(store_repo, ref, misfiled, blob)
+    plant_snapshot(store_repo, ref, payload_path(stray["payloadDigest"]), blob)  # the wrong bytes
+    reader = GitProvider(store_repo, "w1").payload_reader()
+    for event in events:
+        assert reader(event["payloadDigest"]) == GitProvider(store_repo, "w1").payload(event["payloadDigest"])
+        assert reader(event["payloadDigest"]) is not None
+    assert reader("sha256:" + "ab" * 32) is None
+    with pytest.raises(IntegrityError, match="does not match its digest"):
+        reader(stray["payloadDigest"])
+
+
+def plant_snapshot(repo: Path, ref: str, path: str, blob_oid: str) -> None:
+    """Put a blob at ``path`` of a payload snapshot (a parentless commit), as a forger would."""
+    tip = git(repo, "rev-parse", ref).strip()
+    tree = git(repo, "rev-parse", f"{tip}^{{tree}}").strip()
+    new_tree = _mktree_with(repo, tree, path.split("/"), f"100644 blob {blob_oid}")
+    commit = subprocess.run(["git", "commit-tree", new_tree, "-m", "snapshot"], cwd=repo,
+                            capture_output=True, text=True, check=True).stdout.strip()
+    git(repo, "update-ref", ref, commit, tip)

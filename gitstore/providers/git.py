@@ -75,6 +75,7 @@ from gitstore.records.canonical import sha256_digest
 T = TypeVar("T")
 PREFIX = "refs/memory/v1/"
 KEEP_COMMITS = 4  # commits a handle keeps loaded (see GitProvider._commit)
+PAYLOAD_PATHS = 4096  # payloads a reader finds by path before it indexes its snapshots (see payload_reader)
 KEEP_PASSED = 2  # and of those a pass over a history read last: a read of several kinds reads them again
 WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 FORMAT = "1"
@@ -1301,25 +1302,40 @@ class GitProvider:
         return self.payload_reader()(payload_digest)
 
     def payload_reader(self) -> Callable[[str], bytes | None]:
-        """``payload`` bound to one snapshot of the payload refs, for reading many at once: each
-        payload's path is read straight down its snapshot (the folders above the last kept
-        once read), so reading a few costs what they are and memory holds no index of all."""
+        """``payload`` bound to one snapshot of the payload refs, for reading many at once.
+        The first ``PAYLOAD_PATHS`` payloads are each read straight down their path (the
+        folders above the last kept once read), so reading a few costs what they are; a reader
+        asked for more (a dream, an export: every payload, in event order) walks each snapshot
+        once into an index of its leaves instead of reading a leaf folder per payload."""
         noted = self.noted()
         readers = _Readers()
         with readable("the payload snapshots"):
             roots = [(readers.of(repo), tree.id.raw) for repo, tree in self._snapshot_trees()]
+        asked = 0
+        index: list[dict[str, bytes]] = []  # per snapshot: path -> raw blob id
 
         def read(payload_digest: str) -> bytes | None:
             with readable(f"payload {payload_digest}"):
                 return lookup(payload_digest)
+
+        def entry(position: int, reader: TreeReader, root: bytes, path: str) -> tuple[bytes, bytes] | None:
+            nonlocal asked
+            if not index:
+                asked += 1
+                if asked > PAYLOAD_PATHS:
+                    index.extend(_payload_leaves(r, t) for r, t in roots)
+            if index:
+                oid = index[position].get(path)
+                return None if oid is None else (BLOB_MODE, oid)
+            return reader.entry(root, path)
 
         def lookup(payload_digest: str) -> bytes | None:
             if payload_digest in noted:
                 return None  # removed: a copy left in a snapshot is never returned
             path = payload_path(payload_digest)
             try:
-                for reader, root in roots:  # its path read straight down: no walk of the snapshot
-                    found = reader.entry(root, path)
+                for position, (reader, root) in enumerate(roots):
+                    found = entry(position, reader, root, path)
                     if found is not None and found[0] == BLOB_MODE:
                         data = read_blob(reader.odb, found[1])
                         if sha256_digest(data) != payload_digest:
@@ -1431,6 +1447,22 @@ def _log_grew(path: Path, mark: str) -> bool:
 
 
 _PAYLOAD_DIGEST = re.compile(rb'"payloadDigest":"(sha256:[0-9a-f]{64})"')
+
+
+def _payload_leaves(reader: TreeReader, root: bytes) -> dict[str, bytes]:
+    """Path -> raw blob id of every regular file at ``<aa>/<bb>/<name>`` of a payload
+    snapshot, each folder read once (the same answers as looking each path up). Raises
+    ``Unreadable``."""
+    found: dict[str, bytes] = {}
+    for aa, (mode, first) in reader.listing(root).items():
+        if mode != TREE_MODE:
+            continue
+        for bb, (mode2, second) in reader.listing(first).items():
+            if mode2 == TREE_MODE:
+                folder = f"{aa}/{bb}/"
+                found.update((folder + name.decode("utf-8", "surrogateescape"), oid)
+                             for leaf_mode, name, oid in read_tree(reader.odb, second) if leaf_mode == BLOB_MODE)
+    return found
 
 
 def _blobs_under(reader: TreeReader, root: bytes, folder: str) -> Iterator[bytes]:
