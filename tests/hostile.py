@@ -1,6 +1,7 @@
 """What a forger with push access to the shared remote writes, for the trust and sync tests:
 a record like an honest grant, a decision step with no review behind it, a redaction note put
-into a payload snapshot, records whose bytes a contract never allowed."""
+into a payload snapshot, records whose bytes a contract never allowed; and the victim's memory
+they aim at."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from gitstore.context import Context
 from gitstore.ops import learning as ops
 from gitstore.providers.git import note_path, payloads_ref
 from gitstore.records.contracts import seal
+
+from .world import Thread, accepted, grant_all, propose, ref
 
 ALICE = "github:9"
 
@@ -53,8 +56,6 @@ def snapshot_note(root: Path, writer: str, payload_digest: str, note: bytes) -> 
 def victim_memory(alice: Context) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
     """What the attacks aim at, written on alice's clone: a grant, three review comments of one
     thread, a learning accepted from the first, and a proposal citing the second."""
-    from .world import Thread, accepted, grant_all, propose, ref
-
     grant = grant_all(alice)
     thread = Thread(alice, 7, "100")
     comments = [thread.comment(str(100 + i), f"point {i}: keep retries bounded", f"2026-03-0{i + 1}T10:00:00.000000Z")

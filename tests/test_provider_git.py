@@ -220,7 +220,8 @@ def _builder_add(repo: pygit2.Repository, tree: pygit2.Tree | None, path: str, b
     return builder.write()
 
 
-def test_two_clones_exchanging_refs_read_the_same_order(tmp_path: Path) -> None:
+def _paired_clones(tmp_path: Path) -> tuple[Path, Path]:
+    """Two clones, each the other's remote, fetching shared memory as ``gitstore init`` sets up."""
     a = tmp_path / "a"
     git(tmp_path, "init", "-q", str(a))
     git(a, "commit", "-q", "--allow-empty", "-m", "root")
@@ -232,6 +233,11 @@ def test_two_clones_exchanging_refs_read_the_same_order(tmp_path: Path) -> None:
             f"refs/memory/v1/records/shared/*:refs/memory/v1/remotes/{remote}/records/shared/*")
         git(clone, "config", "--add", f"remote.{remote}.fetch",
             f"+refs/memory/v1/payloads/shared/*:refs/memory/v1/remotes/{remote}/payloads/shared/*")
+    return a, b
+
+
+def test_two_clones_exchanging_refs_read_the_same_order(tmp_path: Path) -> None:
+    a, b = _paired_clones(tmp_path)
     pa, pb = GitProvider(a, "wa"), GitProvider(b, "wb")
     pa.append(batch(R.grant("a1")))
     pb.append(batch(R.grant("b1")))
@@ -510,15 +516,7 @@ def test_checks_are_remembered_per_commit_and_resume_where_they_stopped(store_re
 
 
 def test_appends_name_what_they_had_seen_and_saw_follows_it(tmp_path: Path) -> None:
-    a = tmp_path / "a"
-    git(tmp_path, "init", "-q", str(a))
-    git(a, "commit", "-q", "--allow-empty", "-m", "root")
-    b = tmp_path / "b"
-    git(tmp_path, "clone", "-q", str(a), str(b))
-    git(a, "remote", "add", "b", str(b))
-    for clone, remote in ((a, "b"), (b, "origin")):
-        git(clone, "config", "--add", f"remote.{remote}.fetch",
-            f"refs/memory/v1/records/shared/*:refs/memory/v1/remotes/{remote}/records/shared/*")
+    a, b = _paired_clones(tmp_path)
     pa = GitProvider(a, "wa")
     pa.append(batch(R.grant("a1")))
     a1 = git(a, "rev-parse", records_ref("shared", "wa")).strip()
