@@ -290,7 +290,10 @@ def refs_stamp(repo: Path) -> list[tuple[str, int, int]]:
     for git_dir in (repo / ".git", repo / ".git" / "gitstore" / "local"):
         for folder, _, files in os.walk(git_dir / "refs" / "memory"):
             for name in files:
-                info = os.stat(os.path.join(folder, name))
+                try:  # a ref's lock file may come and go between the listing and the stat
+                    info = os.stat(os.path.join(folder, name))
+                except FileNotFoundError:
+                    continue
                 stamp.append((os.path.join(folder, name), info.st_mtime_ns, info.st_size))
         packed = git_dir / "packed-refs"
         if packed.exists():
