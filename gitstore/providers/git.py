@@ -67,7 +67,7 @@ from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local
 from gitstore.providers._known import KnownBytes, Witness
 from gitstore.providers._verified import FOLDER as VERIFIED
 from gitstore.providers._objects import (
-    BLOB, BLOB_MODE, PACK_THRESHOLD, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, add_records,
+    BLOB, BLOB_MODE, LOOSE_LIMIT, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, add_records,
     bound_pack_windows, read_blob, read_tree, tree_bytes,
 )
 from gitstore.records.canonical import sha256_digest
@@ -722,10 +722,11 @@ class GitProvider:
     def _tree(self, repo: pygit2.Repository, base: pygit2.Tree | None, changes: Mapping[str, bytes | None],
               writer: ObjectWriter, reader: TreeReader | None = None) -> pygit2.Oid:
         """``base`` with blobs added (path -> raw id of a blob given to ``writer``) or removed
-        (path -> None). A few changes go through libgit2's tree builder; many are merged here,
-        base folders read through ``reader``, new trees given to ``writer`` (the caller
-        flushes it into ``repo``)."""
-        if len(changes) < PACK_THRESHOLD:
+        (path -> None). A few changes go through libgit2's tree builder (loose objects); more
+        (each a blob and up to three new folders: enough objects for ``writer`` to pack them) are
+        merged here, base folders read through ``reader``, new trees given to ``writer`` (the
+        caller flushes it into ``repo``)."""
+        if len(changes) < LOOSE_LIMIT // 4:
             oids = {p: None if o is None else pygit2.Oid(raw=o) for p, o in changes.items()}
             return _builder_tree(repo, base, oids) or repo.TreeBuilder().write()
         reader = reader or TreeReader(repo.odb)
