@@ -28,13 +28,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from gitstore.safety import lazy
 from gitstore.safety.spans import Hit, Text, starts_word
 
 # Matched on the text as read (lower case). A downloader, its arguments up to the end of the
 # command (a backslash continues the line), one of which names what to fetch.
-_DOWNLOADER = re.compile(r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b")
-_ARGUMENTS = re.compile(r"(?:[^|;&\n\\]|\\\r?\n|\\.){0,400}")
-_TARGET = re.compile(r"(?<![\w+.-])[a-z][a-z0-9+.-]*://|\$\{?\w|(?<![\w-])[\w-]+\.[a-z]{2,}\b")
+_DOWNLOADER = lazy.Pattern(r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b")
+_ARGUMENTS = lazy.Pattern(r"(?:[^|;&\n\\]|\\\r?\n|\\.){0,400}")
+_TARGET = lazy.Pattern(r"(?<![\w+.-])[a-z][a-z0-9+.-]*://|\$\{?\w|(?<![\w-])[\w-]+\.[a-z]{2,}\b")
 _PIPE = r"\|[ \t]*(?:\\\r?\n[ \t]*)?"
 # Stages a download may pass through on its way to the shell.
 _THROUGH = (
@@ -46,9 +47,9 @@ _SHELL = r"(?:ba|z|k|c|tc|da|fi|a|yash|mk)?sh\b(?![\w.-]*\.\w)(?!\s+[\w./-]+\.(?
 # An interpreter reads its program from the pipe when given no script ("python", "python3 -").
 _INTERPRETER = r"(?:python[0-9.]*|perl|ruby|node|php)(?:\s+-)?(?=[ \t]*(?:$|[;&|)`'\"\n]))"
 _EXPRESSION = r"(?:iex|invoke-expression)\b"
-_INTO_SHELL = re.compile(rf"{_PIPE}{_THROUGH}{_SUDO}(?:{_SHELL}|{_INTERPRETER}|{_EXPRESSION})", re.MULTILINE)
+_INTO_SHELL = lazy.Pattern(rf"{_PIPE}{_THROUGH}{_SUDO}(?:{_SHELL}|{_INTERPRETER}|{_EXPRESSION})", re.MULTILINE)
 _RUN_DOWNLOADED = tuple(
-    re.compile(p)
+    lazy.Pattern(p)
     for p in (
         # iex (iwr ...), iex ((new-object net.webclient).downloadstring(...))
         r"(?:iex|invoke-expression)\s*\(*\s*(?:iwr|irm|invoke-webrequest|invoke-restmethod|"
@@ -60,9 +61,9 @@ _RUN_DOWNLOADED = tuple(
 # A download run as a file or a string, looked for only when the text substitutes something.
 _SUBSTITUTED = {
     # bash <(curl ...), source <(wget ...), . <(curl ...)
-    "<(": re.compile(r"(?<![\w.-])(?:(?:ba|z|k|da)?sh|source|\.)\s+(?:-\S+\s+)*<\(\s*(?:curl|wget)\b"),
+    "<(": lazy.Pattern(r"(?<![\w.-])(?:(?:ba|z|k|da)?sh|source|\.)\s+(?:-\S+\s+)*<\(\s*(?:curl|wget)\b"),
     # sh -c "$(curl ...)", eval "$(wget ...)", python -c "$(curl ...)"
-    "$(": re.compile(
+    "$(": lazy.Pattern(
         r"(?<![\w.-])(?:(?:(?:ba|z|k|da)?sh|python[0-9.]*|perl|ruby|node)\s+-c|eval)\s+[\"']?\$\(\s*(?:curl|wget)\b"
     ),
 }
@@ -86,9 +87,9 @@ def pipe_to_shell_count(text: Text) -> int:
             count += sum(1 for _ in pattern.finditer(reading))
     return count
 
-_PR_TARGET = re.compile(r"(?m)^[ \t]*(?:on:[ \t]*\[?(?:[\w-]+[ \t]*,[ \t]*)*|-[ \t]*)?pull_request_target\b")
-_CHECKOUT = re.compile(r"\buses:[ \t]*[\"']?actions/checkout@")
-_HEAD_REF = re.compile(
+_PR_TARGET = lazy.Pattern(r"(?m)^[ \t]*(?:on:[ \t]*\[?(?:[\w-]+[ \t]*,[ \t]*)*|-[ \t]*)?pull_request_target\b")
+_CHECKOUT = lazy.Pattern(r"\buses:[ \t]*[\"']?actions/checkout@")
+_HEAD_REF = lazy.Pattern(
     r"\$\{\{[ \t]*(?:github\.event\.pull_request\.head\.(?:sha|ref)|github\.head_ref)[ \t]*\}\}"
 )
 

@@ -23,21 +23,22 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from gitstore.safety import lazy
 from gitstore.safety.spans import Hit
 
 # Places where private key material is not a secret: key files named as stand-ins, test suites,
 # and installed software (binaries, libraries and data files that embed key formats).
-_KEY_PLACES = re.compile(
+_KEY_PLACES = lazy.Pattern(
     r"(?i)(?:^|/)[^/]*(?:dummy|example|fake|mock|sample|stub)[^/]*(?:key|\.pem|\.priv)[^/]*$"
     r"|(?:^|/)(?:tests?|testdata|test[-_]data|fixtures)/"
     r"|(?:^|/)usr/(?:s?bin|lib(?:32|64|exec)?|share)/|^/s?bin/|(?:^|/)lib(?:32|64)/"
 )
 # Secret-scanner markers a file's author puts on a line that only looks like a credential, or
 # in a comment line just above it.
-_PRAGMA = re.compile(
+_PRAGMA = lazy.Pattern(
     r"(?i)gitleaks:allow|\bnosec\b|\bno[nt][ _-]?secrets?\b|pragma:[ \t]*allowlist[ \t]+(?:nextline[ \t]+)?secret"
 )
-_COMMENT_LINE = re.compile(r"[ \t]*(?:#|//|/?\*|<!--|--|;)")
+_COMMENT_LINE = lazy.Pattern(r"[ \t]*(?:#|//|/?\*|<!--|--|;)")
 _GUESSES = frozenset({"credential-assignment", "prose-secret"})
 
 

@@ -23,31 +23,32 @@ from __future__ import annotations
 
 import bisect
 import functools
-import re
 from collections import Counter
+
+from gitstore.safety import lazy
 
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
 _INVISIBLE = frozenset(
     "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\u206a\u206b\u206c\u206d\u206e\u206f"
     "\ufeff\u180e\u3164\uffa0"
 )
-_HIDDEN = re.compile(
+_HIDDEN = lazy.Pattern(
     "[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u200b-\u200d\u2060-\u2064\u206a-\u206f"
     "\ufeff\u180e\u3164\uffa0\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef"
     "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
 )
 _LONG_RUN = 16  # in longer runs of hidden characters nothing is judged in context
-_LONG_HIDDEN_RUN = re.compile(_HIDDEN.pattern + f"{{{_LONG_RUN + 1},}}")
+_LONG_HIDDEN_RUN = lazy.Pattern(_HIDDEN.pattern + f"{{{_LONG_RUN + 1},}}")
 # Characters whose kind depends on their neighbours: the zero-width joiner (emoji sequences),
 # tag characters (flag sequences) and variation selectors; every other one is hidden anywhere.
-_CONTEXTUAL = re.compile("[\u200d\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef]")
-_TAGS = re.compile("[\U000e0000-\U000e007f]")
-_IN_CONTEXT = re.compile("[\u200d\ufe00-\ufe0f\U000e0100-\U000e01ef]")
-_CONTEXT_FREE = re.compile(
+_CONTEXTUAL = lazy.Pattern("[\u200d\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+_TAGS = lazy.Pattern("[\U000e0000-\U000e007f]")
+_IN_CONTEXT = lazy.Pattern("[\u200d\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+_CONTEXT_FREE = lazy.Pattern(
     "[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u200b\u200c\u2060-\u2064\u206a-\u206f"
     "\ufeff\u180e\u3164\uffa0\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
 )
-_FLAG_TAGS = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,6}\U000e007f")
+_FLAG_TAGS = lazy.Pattern("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,6}\U000e007f")
 
 
 def _ranges(*spans: tuple[int, int]) -> str:
@@ -68,7 +69,7 @@ _SPACELESS = _ranges(
 )
 # Joiners where their script needs them. They are taken out before the hidden-character scan:
 # both their neighbours are letters, so no other hidden character's context changes.
-_SCRIPT_JOINERS = re.compile(
+_SCRIPT_JOINERS = lazy.Pattern(
     f"(?<=[{_JOINING}])[\u200c\u200d](?=[{_JOINING}])|(?<=[{_SPACELESS}])\u200b(?=[{_SPACELESS}])"
 )
 
@@ -183,9 +184,9 @@ def hidden_counts(text: str) -> Counter[str]:
 _CG = "\u0370-\u03ff\u1f00-\u1fff\u0400-\u052f"
 _LATIN_OR_DIGIT = "A-Za-z0-9_\u00c0-\u024f"
 # A Cyrillic or Greek letter touching a Latin letter, digit or underscore: a word may mix scripts.
-_SCRIPT_SEAM = re.compile(f"[{_CG}](?:(?<=[{_LATIN_OR_DIGIT}].)|(?=[{_LATIN_OR_DIGIT}]))")
-_LATIN = re.compile("[A-Za-z\u00c0-\u024f]")
-_WORD = re.compile(r"\w+")
+_SCRIPT_SEAM = lazy.Pattern(f"[{_CG}](?:(?<=[{_LATIN_OR_DIGIT}].)|(?=[{_LATIN_OR_DIGIT}]))")
+_LATIN = lazy.Pattern("[A-Za-z\u00c0-\u024f]")
+_WORD = lazy.Pattern(r"\w+")
 # Cyrillic and Greek letters that look like Latin ones, and the letter each imitates.
 _LOOKALIKES = str.maketrans(
     "АВЕЅІЈКМНОРСТУХЁЇаеорсухѕіјԁһӏԛԝүёї"  # Cyrillic
@@ -194,7 +195,7 @@ _LOOKALIKES = str.maketrans(
     "ABEZHIKMNOPTYXaikvoptux",
 )
 _CONFUSABLES = frozenset(chr(code) for code in _LOOKALIKES)
-_ANY_CONFUSABLE = re.compile("[" + "".join(sorted(_CONFUSABLES)) + "]")
+_ANY_CONFUSABLE = lazy.Pattern("[" + "".join(sorted(_CONFUSABLES)) + "]")
 
 
 def latin_skeleton(text: str) -> str:

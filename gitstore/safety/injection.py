@@ -25,8 +25,8 @@ agents is left alone.
 
 from __future__ import annotations
 
-import re
 
+from gitstore.safety import lazy
 from gitstore.safety.spans import Text, starts_word
 
 def _each(starts: str, rest: str) -> list[str]:
@@ -37,7 +37,7 @@ def _each(starts: str, rest: str) -> list[str]:
 _EARLIER = r"(?:previous|prior|above|preceding|earlier|foregoing|former|original|initial)"
 _ORDERS = r"(?:instructions?|prompts?|directives?)"
 # Matched against the text as read (lower case), as one pattern: one pass over the text.
-_INJECTION = re.compile(
+_INJECTION = lazy.Pattern(
     "|".join(
         f"(?:{p})"
         for p in [
@@ -79,11 +79,11 @@ _INJECTION = re.compile(
     )
 )
 # "New instructions:" opening a line.
-_NEW_ORDERS = re.compile(r"instructions?\s*:")
-_NEW_ORDERS_LEAD = re.compile(r"[ \t>#*_-]{0,8}(?:new|real|actual|true)\s+(?:system\s+)?")
+_NEW_ORDERS = lazy.Pattern(r"instructions?\s*:")
+_NEW_ORDERS_LEAD = lazy.Pattern(r"[ \t>#*_-]{0,8}(?:new|real|actual|true)\s+(?:system\s+)?")
 # Matched against the text as read with its case: only the shouted form is a marker.
 _INJECTION_UPPER = tuple(
-    re.compile(p)
+    lazy.Pattern(p)
     for p in _each(
         "BEGIN START",
         r"\s+(?:OF\s+)?(?:THE\s+)?(?:SYSTEM|DEVELOPER)\s+(?:PROMPT|MESSAGE|INSTRUCTIONS)\b",
@@ -117,7 +117,7 @@ _HAILED = (
     r"are\s+(?:now\s+)?(?:required|instructed|expected|ordered|to)\b|will\s+(?:now|need)\b))"
 )
 _HAILS = tuple(
-    re.compile(p)
+    lazy.Pattern(p)
     for p in (
         # "attention ai agents:", "important instructions for llms", "note to any ai assistant"
         rf"{_HAIL_WORD}(?:\s+{_HAIL_WORD})*\s*[:,!.-]*\s*(?:(?:to|for)\s+)?(?:(?:all|any|every|the)\s+)*{_READER}{_HAILED}",
@@ -134,13 +134,13 @@ _HAILS = tuple(
     )
 )
 # "system notice:", "admin override:", an authority the text claims for itself
-_AUTHORITY = re.compile(
+_AUTHORITY = lazy.Pattern(
     r"(?:system|admin|administrator|operator)\s+(?:notice|override|directive|alert|instructions?)\s*:"
 )
 # "ai agents:" or "[ai assistants]" opening a line or a bracket, then at once an order.
-_VOCATIVE = re.compile(rf"{_READER}\s*(?:[:,\]\)\u2014\u2013]|-(?!\w))\s*")
-_READERS = re.compile(_READER)
-_LINE_OPENING = re.compile(r"(?:^|[\n>#(\[])[ \t>#(\[-]*\Z")
+_VOCATIVE = lazy.Pattern(rf"{_READER}\s*(?:[:,\]\)\u2014\u2013]|-(?!\w))\s*")
+_READERS = lazy.Pattern(_READER)
+_LINE_OPENING = lazy.Pattern(r"(?:^|[\n>#(\[])[ \t>#(\[-]*\Z")
 _VERB = (
     r"(?:run|execute|install|download|send|upload|post|print|reveal|delete|remove|approve|merge|push|"
     r"add|disable|enable|ignore|skip|export|set|change|include|append|insert|write|copy|paste|curl|"
@@ -154,10 +154,10 @@ _ORDER_WORDS = (
     r"responding|answering|reviewing|making|starting|executing|merging|committing)|please\s+" + _VERB + r")\b"
 )
 # An order anywhere after a hail, and one right at its end (where a bare verb is an order too).
-_ORDER = re.compile(rf"{_ORDER_WORDS}|[.:;!,\n(\[-]\s*{_VERB}\b")
-_ORDER_AT_ONCE = re.compile(rf"[\s\"'`]*(?:{_ORDER_WORDS}|{_VERB}\b)")
-_PARAGRAPH_END = re.compile(r"\n[ \t>]*\n")
-_HAIL_TAIL = re.compile(r"[\s:,!.>#-]*")
+_ORDER = lazy.Pattern(rf"{_ORDER_WORDS}|[.:;!,\n(\[-]\s*{_VERB}\b")
+_ORDER_AT_ONCE = lazy.Pattern(rf"[\s\"'`]*(?:{_ORDER_WORDS}|{_VERB}\b)")
+_PARAGRAPH_END = lazy.Pattern(r"\n[ \t>]*\n")
+_HAIL_TAIL = lazy.Pattern(r"[\s:,!.>#-]*")
 _ORDER_REACH = 400  # characters after a hail in which an order counts
 
 
@@ -178,7 +178,7 @@ def _addressed_orders(reading: str) -> int:
         paragraph = _PARAGRAPH_END.search(reading, body, end)
         end = paragraph.start() if paragraph else end
         order = _ORDER_AT_ONCE.match(reading, hail.end(), end)
-        if order is None and hail.re is not _VOCATIVE:  # "ai agents: a survey" names a topic
+        if order is None and hail.re.pattern != _VOCATIVE.pattern:  # "ai agents: a survey" names a topic
             # what an earlier hail's search already read holds no order: read on from there
             order = _ORDER.search(reading, max(hail.end(), searched), end)
             if order is None:

@@ -7,13 +7,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
+from gitstore.safety import lazy
 from gitstore.safety.spans import Hit, Text, starts_word
 
-_HOME_POSIX = re.compile(r"/(?:Users|home)/[A-Za-z0-9._-]{1,64}(?![A-Za-z0-9._-])")
-_HOME_WINDOWS = re.compile(
+_HOME_POSIX = lazy.Pattern(r"/(?:Users|home)/[A-Za-z0-9._-]{1,64}(?![A-Za-z0-9._-])")
+_HOME_WINDOWS = lazy.Pattern(
     r":(?P<sep>\\\\|\\|/)(?:users|documents and settings)(?P=sep)[^\\/\s\"'<>|:*?]{1,64}"
     r"(?![^\\/\s\"'<>|:*?])"
 )

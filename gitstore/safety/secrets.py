@@ -31,6 +31,7 @@ import math
 import re
 from collections.abc import Callable, Iterator
 
+from gitstore.safety import lazy
 from gitstore.safety.hidden import latin_skeleton
 from gitstore.safety.spans import Hit, Text, starts_word
 from gitstore.safety.values import (
@@ -46,11 +47,11 @@ from gitstore.safety.values import (
     trivial_value,
 )
 
-_PEM_BEGIN = re.compile(r"-----BEGIN (?P<label>(?:[A-Z0-9]+ ){0,3})PRIVATE KEY(?: BLOCK)?-----")
-_PEM_TAIL = re.compile(r"(?:[A-Za-z0-9+/=\s]|\\[nr]){0,20000}")
-_PEM_DECORATION = re.compile(r"^(?:\s|[*#;\"'`+,]|//)+|(?:\s|[\"'`+,;]|\\)+$")
-_BASE64_BODY = re.compile(r"[A-Za-z0-9+/]+={0,2}")
-_HEX = re.compile(r"[0-9A-Fa-f]+")
+_PEM_BEGIN = lazy.Pattern(r"-----BEGIN (?P<label>(?:[A-Z0-9]+ ){0,3})PRIVATE KEY(?: BLOCK)?-----")
+_PEM_TAIL = lazy.Pattern(r"(?:[A-Za-z0-9+/=\s]|\\[nr]){0,20000}")
+_PEM_DECORATION = lazy.Pattern(r"^(?:\s|[*#;\"'`+,]|//)+|(?:\s|[\"'`+,;]|\\)+$")
+_BASE64_BODY = lazy.Pattern(r"[A-Za-z0-9+/]+={0,2}")
+_HEX = lazy.Pattern(r"[0-9A-Fa-f]+")
 _PEM_MAX = 20000
 
 
@@ -97,17 +98,17 @@ def pem_hits(text: Text) -> Iterator[Hit]:
             yield Hit(begin.start(), stop, "pem-private-key", 0)
 
 
-_AWS_KEY_ID = re.compile(r"(?:AKIA|ASIA)([A-Z2-7]{16})(?![A-Za-z0-9])")
-_GITHUB = re.compile(
+_AWS_KEY_ID = lazy.Pattern(r"(?:AKIA|ASIA)([A-Z2-7]{16})(?![A-Za-z0-9])")
+_GITHUB = lazy.Pattern(
     r"(?:gh[pousr]_([A-Za-z0-9]{36,255})|github_pat_([A-Za-z0-9_]{22,255}))(?![A-Za-z0-9_])"
 )
-_SLACK = re.compile(r"x(?:ox[abposr]-([A-Za-z0-9-]{10,250})|app-\d-([A-Za-z0-9-]{10,250}))")
-_SLACK_WEBHOOK = re.compile(
+_SLACK = lazy.Pattern(r"x(?:ox[abposr]-([A-Za-z0-9-]{10,250})|app-\d-([A-Za-z0-9-]{10,250}))")
+_SLACK_WEBHOOK = lazy.Pattern(
     r"hooks\.slack\.com/(?P<v>(?:services|workflows|triggers)/([A-Za-z0-9_/-]{10,200}))"
 )
 # The lookbehind sits after the literal "eyJ" so the engine still searches for the literal, and a
 # long run holding "eyJ" many times is not rescanned from each of them.
-_JWT = re.compile(
+_JWT = lazy.Pattern(
     r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
     r"(?![A-Za-z0-9_-])"
 )
@@ -116,7 +117,7 @@ _JWT = re.compile(
 # to private-user-images.githubusercontent.com signed with a jwt that expires five minutes
 # later, a new one for each view: a signed link to content, not a credential anyone holds, and
 # review comments carry them often. The jwt right after such a link's query stays.
-_GITHUB_IMAGE_LINK = re.compile(
+_GITHUB_IMAGE_LINK = lazy.Pattern(
     r"https://private-user-images\.githubusercontent\.com/[\w./%-]{1,200}\?(?:[\w.%-]{1,200}=[\w.%-]{0,200}&)*jwt=$"
 )
 
@@ -145,10 +146,10 @@ def shape_hits(text: Text) -> Iterator[Hit]:
 
 
 _AUTH_SCHEMES = tuple(
-    (scheme, re.compile(scheme + r"[ \t]+(?P<v>[a-z0-9._~+/-]{16,}=*)(?![a-z0-9._~+/=-])"))
+    (scheme, lazy.Pattern(scheme + r"[ \t]+(?P<v>[a-z0-9._~+/-]{16,}=*)(?![a-z0-9._~+/=-])"))
     for scheme in ("bearer", "token", "basic")
 )
-_AUTH_CONTEXT = re.compile(r"authori[sz]ation\W{0,4}$")
+_AUTH_CONTEXT = lazy.Pattern(r"authori[sz]ation\W{0,4}$")
 
 
 def auth_header_hits(text: Text) -> Iterator[Hit]:
@@ -173,13 +174,13 @@ _ASSIGNED = (
     r"|(?P<bv>[^\s\"'`,;<>{}\[\]()]{1,512}))"
 )
 _ASSIGNMENTS = tuple(
-    (word, re.compile(word + _ASSIGNED))
+    (word, lazy.Pattern(word + _ASSIGNED))
     for word in ("password", "passwd", "passphrase", "secret", "token", "apikey", "key")
 )
 _QUALIFIERS = r"(?:api|access|secret|private|auth|signing|encryption|master|client)"
-_KEY_QUALIFIER = re.compile(_QUALIFIERS + r"[_-]?$")
-_KEY_CHARS = re.compile(r"[\w.-]{0,80}")
-_XML_ASSIGNMENT = re.compile(
+_KEY_QUALIFIER = lazy.Pattern(_QUALIFIERS + r"[_-]?$")
+_KEY_CHARS = lazy.Pattern(r"[\w.-]{0,80}")
+_XML_ASSIGNMENT = lazy.Pattern(
     r"<(?P<tag>[\w.:-]{0,40}?(?:password|passwd|passphrase|secret|token|apikey|"
     + _QUALIFIERS
     + r"[_-]?key))>"
@@ -221,7 +222,7 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
             yield Hit(m.start("v"), m.end("v"), _assignment_kind(m.group("tag"), value), 3)
 
 
-_URL_PASSWORD = re.compile(
+_URL_PASSWORD = lazy.Pattern(
     r"://(?P<user>[^\s/:@'\"<>]{0,100}):(?P<pw>[^\s/@'\"<>]{1,200})@(?=[\w\[])"
 )
 
@@ -245,11 +246,11 @@ _CREDENTIAL = (
     r"|(?:api|access|secret|private|auth|signing|encryption|master|client|aws|ssh)[ \t_-]?"
     r"(?:access[ \t_-]?)?(?:keys?|secrets?|tokens?))\b"
 )
-_CREDENTIAL_WORD = re.compile(_CREDENTIAL)
+_CREDENTIAL_WORD = lazy.Pattern(_CREDENTIAL)
 _CREDENTIAL_STEMS = ("secret", "passw", "passphrase", "passcode", "token", "credential", "key")
 # A sentence read as tokens: marks (spacing, quotes, colons, brackets, arrows), runs of the
 # characters keys are made of, and anything else.
-_TOKEN = re.compile(r"(?P<mark>\s+|-+>|[:=\"'`*(),>\[\]\uff1a])|(?P<run>[a-z0-9/+=_.~-]+)|(?P<other>.)", re.S)
+_TOKEN = lazy.Pattern(r"(?P<mark>\s+|-+>|[:=\"'`*(),>\[\]\uff1a])|(?P<run>[a-z0-9/+=_.~-]+)|(?P<other>.)", re.S)
 # Words that may stand between a credential word and its value: "the secret (prod) is now ...".
 _LINKS = frozenset(
     "is was are were be been set to now here it s as equals of for the a an new old our my your this "
@@ -264,10 +265,10 @@ _RUN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789/+=_.~-")
 _GAP_TOKENS = 16
 _BEFORE_REACH = 260
 _VALUE_LENGTHS = range(16, 201)
-_ASSIGNMENT_GAP = re.compile(r"[ \t\"'`\]]*(?::=|=>|==|[:=])[ \t\"'`]*")
-_HEX_VALUE = re.compile(r"[0-9a-f]{32,}")
-_AWS_SECRET = re.compile(r"[A-Za-z0-9/+]{40}")
-_AWS_CONTEXT = re.compile(r"aws|amazon|akia|asia|secret[ \t_-]?access[ \t_-]?key")
+_ASSIGNMENT_GAP = lazy.Pattern(r"[ \t\"'`\]]*(?::=|=>|==|[:=])[ \t\"'`]*")
+_HEX_VALUE = lazy.Pattern(r"[0-9a-f]{32,}")
+_AWS_SECRET = lazy.Pattern(r"[A-Za-z0-9/+]{40}")
+_AWS_CONTEXT = lazy.Pattern(r"aws|amazon|akia|asia|secret[ \t_-]?access[ \t_-]?key")
 
 
 def _entropy(value: str) -> float:
@@ -363,11 +364,11 @@ def _prose_hit(raw: str, low: str, word: re.Match[str], start: int, end: int) ->
 
 # --- base64 blobs -------------------------------------------------------------------------------
 
-_B64_BLOB = re.compile(
+_B64_BLOB = lazy.Pattern(
     r"[A-Za-z0-9+/]{40,}={0,2}"
     r"(?:(?:\r?\n|\\n)[A-Za-z0-9+/]{4,}={0,2}(?=\r?\n|\\n|[\"'\s]|$))*(?![A-Za-z0-9+/=])"
 )
-_LINE_BREAKS = re.compile(r"\r?\n|\\n")
+_LINE_BREAKS = lazy.Pattern(r"\r?\n|\\n")
 _B64_MIN = 40
 _B64_MARKS = bytes(
     65 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/") else 32 for b in range(256)

@@ -10,16 +10,16 @@ secret, a home folder); the scanner settles overlaps between hits by their prior
 from __future__ import annotations
 
 import functools
-import re
 import unicodedata
 from dataclasses import dataclass
 
+from gitstore.safety import lazy
 from gitstore.safety.hidden import latin_skeleton
 
 # Markdown emphasis and code marks split words for the eye but not for a reader: ``*``, `` ` ``
 # and ``~`` anywhere, an underscore at the edge of a word (``_AI_``), never inside one
 # (``ignore_previous``).
-_EDGE_UNDERSCORES = re.compile(r"(?<![^\W_])_+|_+(?![^\W_])")
+_EDGE_UNDERSCORES = lazy.Pattern(r"(?<![^\W_])_+|_+(?![^\W_])")
 
 
 @dataclass(frozen=True)

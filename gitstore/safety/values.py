@@ -14,7 +14,8 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
-import re
+
+from gitstore.safety import lazy
 
 # Published documentation examples: shown in vendor docs, never live credentials.
 DOCUMENTED_EXAMPLES = frozenset(
@@ -34,21 +35,21 @@ def _forms(*words: str) -> str:
 
 # Words and shapes that mark a value as a placeholder. Words match only in one consistent case,
 # so random key material, which mixes cases, almost never holds one by chance.
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = lazy.Pattern(
     f"{_forms('example', 'placeholder', 'changeme', 'dummy', 'fake', 'sample', 'redacted')}|"
     f"{_forms('quickstart', 'insecure', 'todo', 'fixme', 'replace', 'string', 'notreal')}|"
     f"(?:{_forms('your', 'insert', 'change', 'not')})[_-]|[_-](?:{_forms('here', 'me')})\\b|"
     r"<[^>]*>|\$\{|\{\{|%\(|%s\b|xxxx|XXXX|\*\*\*\*|\.\.\.|(?i:not[_-]a[_-]real)"
 )
 # For fixed-shape tokens only the loudest fillers count.
-FILLER = re.compile(r"EXAMPLE|[Ee]xample|(.)\1{5}")
+FILLER = lazy.Pattern(r"EXAMPLE|[Ee]xample|(.)\1{5}")
 _SEQUENCE_LENGTH = 6
 _SEQUENCE_GRAMS = frozenset(
     alphabet[i : i + _SEQUENCE_LENGTH]
     for alphabet in ("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
     for i in range(len(alphabet) - _SEQUENCE_LENGTH + 1)
 )
-_B64_VALUE = re.compile(r"[A-Za-z0-9+/]{12,}={0,2}")
+_B64_VALUE = lazy.Pattern(r"[A-Za-z0-9+/]{12,}={0,2}")
 
 
 def char_classes(value: str) -> int:
@@ -112,7 +113,7 @@ STOPWORDS = frozenset(
     "empty unset default write read pass pwd x-oauth-basic".split()
 )
 # Interpolations, substitutions, markup and code: the value is filled in elsewhere.
-_TEMPLATE = re.compile(
+_TEMPLATE = lazy.Pattern(
     r"\$[{(]|\\\$|\$\\\{|#\{|%\{|\{\{|\[\[|\{\.|@@|&lt;|&gt;|\\\(|`|^\$|\$$|^#!"
     r"|\$[A-Z_][A-Z0-9_]{2,}(?![a-z])|^%[A-Za-z_]+%$|^\[.*\]$|^__.*__$|^\{[A-Za-z_]+\}$"
     r"|[A-Za-z_]\w{3,}\(|[\"']\s*\+\s*"
@@ -124,18 +125,18 @@ _SEGMENT = (
     rf"(?:(?=[^\W\d_]){_LOWER}*+(?:[A-Z]{_LOWER}{{2,}}+)*+(?![A-Z])|[A-Z]++"
     r"|[A-Za-z]{0,6}\d{1,4}[A-Za-z]{0,6}|\[\*\])"
 )
-_NAME = re.compile(rf"[-_.]?{_SEGMENT}(?:[-_.|: ]+{_SEGMENT})*[!?.,=]?")
-_WORD_WITH_NUMBER = re.compile(r"[A-Za-z]{0,6}\d{1,4}[A-Za-z]{0,6}")
-_UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
-_PATH = re.compile(r"(?:[a-z0-9_.:*#!\[\]~-]*/)+[a-z0-9_.:*\[\]-]*")
-_FILE_NAME = re.compile(
+_NAME = lazy.Pattern(rf"[-_.]?{_SEGMENT}(?:[-_.|: ]+{_SEGMENT})*[!?.,=]?")
+_WORD_WITH_NUMBER = lazy.Pattern(r"[A-Za-z]{0,6}\d{1,4}[A-Za-z]{0,6}")
+_UUID = lazy.Pattern(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+_PATH = lazy.Pattern(r"(?:[a-z0-9_.:*#!\[\]~-]*/)+[a-z0-9_.:*\[\]-]*")
+_FILE_NAME = lazy.Pattern(
     r"[\w.-]+\.(?:json|ya?ml|txt|tmpl|conf|cfg|ini|env|pem|key|crt|svg|png|jpe?g|xml|toml)"
 )
-_CREDENTIAL_IN_VALUE = re.compile(r"(?i)passw|secret|token")
-_RANDOM_RUN = re.compile(r"[A-Za-z0-9+/]{20,}")
-_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
-_DOTTED_REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|->|::)[A-Za-z_$][\w$]*)+")
-_IDENTIFIER = re.compile(r"[A-Za-z_]+")
+_CREDENTIAL_IN_VALUE = lazy.Pattern(r"(?i)passw|secret|token")
+_RANDOM_RUN = lazy.Pattern(r"[A-Za-z0-9+/]{20,}")
+_UNICODE_ESCAPE = lazy.Pattern(r"\\u([0-9a-fA-F]{4})")
+_DOTTED_REFERENCE = lazy.Pattern(r"[A-Za-z_$][\w$]*(?:(?:\.|->|::)[A-Za-z_$][\w$]*)+")
+_IDENTIFIER = lazy.Pattern(r"[A-Za-z_]+")
 
 
 def _has_random_run(value: str) -> bool:
