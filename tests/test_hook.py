@@ -266,3 +266,19 @@ def test_a_repository_cannot_plant_its_own_hook_module(repo: Path, env: dict[str
     done, _ = hook(HookCommand(sys.executable, "claude-code").argv, clean, repo, payload(repo))
     assert done.returncode == 0
     assert not marker.exists(), "the hook ran a module from the agent's repository"
+
+
+def test_the_background_worker_imports_nothing_from_the_repository(repo: Path, env: dict[str, str],
+                                                                    state: Path) -> None:
+    """Started without ``-P`` (the working directory, the agent's repository, first on
+    ``sys.path``), the hook's background worker still finds no module there."""
+    marker = repo / "planted-ran"
+    (repo / "planted_capture.py").write_text(
+        f"def record(*args):\n    open({str(marker)!r}, 'w').write('x')\n")
+    detached = {k: v for k, v in env.items() if k not in ("GITSTORE_HOOK_INLINE", "PYTHONPATH")}
+    detached["GITSTORE_HOOK_TARGET"] = "planted_capture:record"
+    done, _ = hook([sys.executable, "-m", "gitstore.capture.agent_hook", "claude-code"], detached, repo,
+                   payload(repo))
+    assert done.returncode == 0
+    assert _wait_for(lambda: any("capture unavailable" in line for line in log_lines(repo)))
+    assert not marker.exists(), "the worker ran a module from the agent's repository"

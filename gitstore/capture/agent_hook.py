@@ -8,8 +8,8 @@ gives up after a wall-clock limit. What went wrong goes as one line to
 ``<repository>/okf/.memory/logs/hooks.log``, or to ``gitstore-hooks.log`` in the temporary folder
 outside a gitstore repository.
 
-The payload is spooled under ``okf/.memory/inbox/`` and a background worker captures it; the
-spool goes once the capture is done or has failed. A capture that runs out of time keeps its
+The payload is spooled under ``okf/.memory/inbox/`` and a background worker (this process,
+forked and detached) captures it; the spool goes once the capture is done or has failed. A capture that runs out of time keeps its
 spool: a fresh process writes an envelope and a ``degraded`` receipt naming the timeout
 (``capture-timeout``, through ``gitstore.capture.sessions.capture_timed_out``), and the worker of
 the next hook run in the repository, of any harness, retries it; after ``MAX_ATTEMPTS`` attempts
@@ -100,7 +100,7 @@ def _run(harness: str, rest: list[str], cwd: str) -> str:
     if os.environ.get(INLINE_ENV):
         worker([spool])
     else:
-        _start(["--worker", spool], cwd)
+        _detach(spool, cwd)
     return cwd
 
 
@@ -116,6 +116,61 @@ def _spool(harness: str, payload: dict[str, Any], cwd: str) -> str:
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         json.dump({"harness": harness, "payload": payload, "cwd": cwd, "attempts": 0}, out)
     return spool
+
+
+def _detach(spool: str, cwd: str) -> None:
+    """Capture SPOOL in a detached child of this process; return at once in the hook.
+
+    The child is this process forked (it has read and spooled the payload already: a fresh
+    interpreter would start and import all over again), in a session of its own, with standard
+    input and output on the null device and no other descriptor of the harness's, so nobody
+    waits for it; it runs the worker and exits. Where there is no ``fork``, the worker is this
+    module started again in the background.
+    """
+    if not hasattr(os, "fork"):
+        _start(["--worker", spool], cwd)
+        return
+    try:
+        pid = os.fork()
+    except OSError:
+        _start(["--worker", spool], cwd)
+        return
+    if pid:
+        return
+    try:  # the worker
+        os.setsid()
+        _detached_descriptors()
+        _safe_path()
+        os.chdir(cwd)
+        worker([spool])
+    finally:
+        os._exit(0)  # never return into the hook's own exit
+
+
+def _detached_descriptors() -> None:
+    """Standard input, output and error on the null device; every other inherited descriptor
+    closed (a harness may wait for the end of a pipe it gave the hook)."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    try:
+        inherited = [int(name) for name in os.listdir("/dev/fd")]
+    except (OSError, ValueError):
+        inherited = list(range(3, 256))
+    for fd in inherited:
+        if fd > 2:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _safe_path() -> None:
+    """Take the working directory off ``sys.path`` when this interpreter put it there (started
+    without ``-P``), as the worker started with ``-P`` has it: the agent's repository must not
+    supply modules the capture imports."""
+    if not sys.flags.safe_path and sys.path and sys.path[0] in ("", os.getcwd()):
+        del sys.path[0]
 
 
 def _start(args: list[str], cwd: str) -> None:
