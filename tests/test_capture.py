@@ -178,6 +178,33 @@ def test_the_hook_captures_and_never_breaks_the_agent(ctx: Context, tmp_path: Pa
     assert (ctx.workspace.state / "logs" / "hooks.log").read_text().strip()
 
 
+# What a capture never needs: a CLI framework, the reference validator, a YAML library, a diff,
+# the other stages, and the transcript parsers of harnesses other than the one that ran the hook.
+_NOT_ON_THE_HOOK_PATH = ("typer", "click", "rich", "jsonschema", "referencing", "ruamel", "difflib", "tomllib",
+                         "gitstore.cli", "gitstore.dream", "gitstore.deliver", "gitstore.promote", "gitstore.sync",
+                         "gitstore.queries", "gitstore.capture.transcripts.codex",
+                         "gitstore.capture.transcripts.gemini", "gitstore.capture.transcripts.opencode",
+                         "gitstore.capture.transcripts._detect")
+
+
+def test_a_capture_imports_only_what_it_needs(ctx: Context, tmp_path: Path) -> None:
+    transcript = claude_transcript(tmp_path / "s.jsonl", [("user", "Add jitter."), ("assistant", "Added.")])
+    payload = json.dumps({"session_id": "sess-1", "transcript_path": str(transcript),
+                          "hook_event_name": "SessionEnd", "cwd": str(ctx.workspace.root)})
+    probe = ("import json, sys\nfrom gitstore.capture import agent_hook\nagent_hook.main(['claude-code'])\n"
+             "sys.stderr.write(json.dumps(sorted(sys.modules)))\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_HOOK")}
+    env.update(GITSTORE_HOOK_INLINE="1", HOME=str(tmp_path))  # the whole capture in this process
+    done = subprocess.run([sys.executable, "-c", probe], input=payload, text=True, capture_output=True,
+                          cwd=ctx.workspace.root, env=env, timeout=60)
+    loaded = set(json.loads(done.stderr))
+    assert [i.kind for i in ctx.store.items()].count("receipt") == 1, "the probe captured the session"
+    assert "gitstore.capture.transcripts.claude" in loaded
+    heavy = sorted(m for m in loaded if m.split(".")[0] in _NOT_ON_THE_HOOK_PATH or m in _NOT_ON_THE_HOOK_PATH
+                   or m.startswith(tuple(f"{name}." for name in _NOT_ON_THE_HOOK_PATH)))
+    assert heavy == [], f"a capture imported {heavy}"
+
+
 def _hook(ctx: Context, env: dict[str, str], session: str, transcript: Path) -> None:
     payload = json.dumps({"session_id": session, "transcript_path": str(transcript),
                           "hook_event_name": "SessionEnd", "cwd": str(ctx.workspace.root)})

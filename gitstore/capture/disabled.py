@@ -41,10 +41,12 @@ def switched_off(repo_root: Path | None, home: Path) -> dict[str, str]:
     return found
 
 
-def notice(ctx: Context, home: Path) -> dict[str, dict[str, Any]]:
+def notice(ctx: Context, home: Path, *, ignored: bool = False) -> dict[str, dict[str, Any]]:
     """Record each harness newly found with its hooks switched off; return the receipts
-    written, by harness."""
-    refuse_unignored(ctx.workspace)
+    written, by harness. ``ignored``: the caller has just checked that git ignores the state
+    folder (a capture has), so it is not asked again."""
+    if not ignored:
+        refuse_unignored(ctx.workspace)
     state = ctx.workspace.state / STATE_NAME
     with _locked(state) as handle:
         known = _read(handle)

@@ -159,7 +159,7 @@ def capture(ctx: Context, hook: HookInput, mode: str = "summary") -> Capture:  #
     ctx.store.append(result.records(), namespace="local")
     from gitstore.capture.disabled import notice  # it builds its receipts with this module
 
-    notice(ctx, Path.home())
+    notice(ctx, Path.home(), ignored=True)
     return result
 
 

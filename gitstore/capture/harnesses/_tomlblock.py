@@ -10,7 +10,6 @@ Removing the block and that newline gives back the original bytes. Every result 
 
 from __future__ import annotations
 
-import tomllib
 from typing import Any
 
 from gitstore.errors import InvalidInput
@@ -21,6 +20,8 @@ def markers(label: str) -> tuple[str, str]:
 
 
 def load(text: str) -> dict[str, Any]:
+    import tomllib  # only where a Codex configuration is read: every capture checks for one
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -11,23 +11,31 @@ are bounded by ``Limits``. The same file always parses to an equal Transcript.
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import import_module
 from pathlib import Path
 
 from gitstore.errors import InvalidInput
-from gitstore.capture.transcripts import claude, codex, gemini, opencode
-from gitstore.capture.transcripts._detect import detect, require_file
 from gitstore.capture.transcripts._model import DEFAULT_LIMITS, HARNESSES, ROLES, Counts, Limits, ToolCall, Transcript, Turn
+from gitstore.capture.transcripts._read import require_file
 
-_PARSERS: dict[str, Callable[[Path, Limits], Transcript]] = {
-    claude.HARNESS: claude.parse,
-    codex.HARNESS: codex.parse,
-    gemini.HARNESS: gemini.parse,
-    opencode.HARNESS: opencode.parse,
-}
+# The parser of each harness, a module of this package imported when a transcript of that
+# harness is read: a capture hook reads one harness's transcript and imports one parser.
+_PARSERS = {"claude-code": "claude", "codex": "codex", "gemini-cli": "gemini", "opencode": "opencode"}
+
+
+def _parser(harness: str) -> Callable[[Path, Limits], Transcript]:
+    """The parse function for ``harness``'s transcripts; InvalidInput for a harness we do not read."""
+    module = _PARSERS.get(harness)
+    if module is None:
+        raise InvalidInput(f"unknown harness {harness!r}; expected one of {', '.join(HARNESSES)}")
+    parse: Callable[[Path, Limits], Transcript] = import_module(f"{__name__}.{module}").parse
+    return parse
 
 
 def detect_harness(path: Path | str) -> str:
     """``claude-code``, ``codex``, ``gemini-cli`` or ``opencode``, from the file's content."""
+    from gitstore.capture.transcripts._detect import detect  # it reads with the parsers' helpers
+
     return detect(Path(path), DEFAULT_LIMITS)
 
 
@@ -39,10 +47,10 @@ def parse_transcript(path: Path | str, harness: str | None = None, *, limits: Li
     path = Path(path)
     limits = limits or DEFAULT_LIMITS
     if harness is None:
+        from gitstore.capture.transcripts._detect import detect
+
         harness = detect(path, limits)
-    parser = _PARSERS.get(harness)
-    if parser is None:
-        raise InvalidInput(f"unknown harness {harness!r}; expected one of {', '.join(HARNESSES)}")
+    parser = _parser(harness)
     require_file(path)
     return parser(path, limits)
 

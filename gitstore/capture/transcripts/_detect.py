@@ -10,7 +10,7 @@ from typing import Any
 from gitstore.errors import InvalidInput
 from gitstore.capture.transcripts import codex, opencode
 from gitstore.capture.transcripts._model import Limits
-from gitstore.capture.transcripts._read import BAD, loads, read_bytes, read_head
+from gitstore.capture.transcripts._read import BAD, loads, read_bytes, read_head, require_file
 
 _SAMPLE_BYTES = 1 << 20
 _SAMPLE_LINES = 64
@@ -31,17 +31,6 @@ def detect(path: Path, limits: Limits) -> str:
             raise InvalidInput(f"{path}: a pi session; gitstore reads claude-code, codex, gemini-cli and opencode transcripts")
         return best
     return _document(path, head, limits)
-
-
-def require_file(path: Path) -> None:
-    """Refuse a path that is not a readable regular file, in one line naming it."""
-    try:
-        if path.is_file():
-            return
-        exists = path.exists()
-    except OSError as exc:
-        raise InvalidInput(f"{path}: cannot read ({exc.strerror or exc})") from None
-    raise InvalidInput(f"{path}: not a file" if exists else f"{path}: no such file")
 
 
 def _votes(head: bytes) -> Counter[str]:

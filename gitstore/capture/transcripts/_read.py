@@ -27,6 +27,17 @@ BAD: Any = _Bad()
 _CHUNK = 1 << 20
 
 
+def require_file(path: Path) -> None:
+    """Refuse a path that is not a readable regular file, in one line naming it."""
+    try:
+        if path.is_file():
+            return
+        exists = path.exists()
+    except OSError as exc:
+        raise InvalidInput(f"{path}: cannot read ({exc.strerror or exc})") from None
+    raise InvalidInput(f"{path}: not a file" if exists else f"{path}: no such file")
+
+
 def loads(data: bytes | str) -> Any:
     """The JSON value of ``data``, or ``BAD``; big integers and NaN still parse."""
     try:
