@@ -50,15 +50,16 @@ interpreter doing nothing). Measured here, in one run:
    sealing). MB is 10^6 bytes.
    ``--import-repeat`` rounds (5), their order rotating, after one warm-up import.
 
-What the end-to-end line still spends (about 17x on a quiet machine, where it was 23-35x): the
-hook's own start (the interpreter, the payload read and spooled: about 2.5x bare), the capture
+What the end-to-end line still spends (17-19x on this machine, where it was 26-39x): the hook's
+own start (the interpreter, ``-m``, the payload read and spooled: about 2.5x bare), the capture
 library's imports in the worker (about 7x: pygit2 and the standard library modules it loads,
-ssl, tarfile, dataclasses, about 40 ms; gitstore's own modules about 25 ms, much of it creating
-their dataclasses), and the capture itself (about 6x: parsing the session, the scanner compiling
-the patterns texts need, jsonschema-rs compiling the four record schemas the store validates
-against, one pack and its index synced to disk as git syncs packs, the commit). Each of these is
-needed once per process; a worker that imports nothing is a worker that is already running,
-which gitstore does not keep. The breakdown lines show the split: ``import
+ssl, tarfile, dataclasses, about 40 ms; gitstore's own modules about 25 ms, some 19 ms of it
+creating their 52 dataclasses), and the capture itself (about 6x: parsing the session about 18
+ms, the scanner compiling the patterns texts need, jsonschema-rs compiling the four record
+schemas the store validates against about 6 ms, one pack and its index synced to disk as git
+syncs packs, and the commit, about 15 ms). Each of these is paid once per process; only a
+worker that is already running (which gitstore does not keep) would skip them. The worker line
+also holds up to ``--poll`` of polling. The breakdown lines show the split: ``import
 gitstore.capture.sessions`` from process start, and ``capture_from_hook`` warm (imports done,
 schemas and patterns compiled).
 
