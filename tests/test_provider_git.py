@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -21,7 +22,9 @@ from gitstore.cli import main
 from gitstore.conformance import _records as R
 from gitstore.conformance import batch, entries_for
 from gitstore.providers import Stream
-from gitstore.providers.git import GitProvider, format_message, parse_message, payload_path, record_path, records_ref
+from gitstore.providers.git import (
+    GitProvider, format_message, parse_message, payload_path, payloads_ref, record_path, records_ref,
+)
 from gitstore.context import Context
 from gitstore.store import Store
 
@@ -330,6 +333,26 @@ def test_fetched_commits_are_verified_once_and_only_what_is_new(tmp_path: Path) 
 
 def _pack_files(repo: Path) -> set[str]:
     return {p.name for p in (repo / ".git" / "objects" / "pack").glob("*")}
+
+
+def test_a_snapshot_ref_lock_a_killed_append_left_is_waited_out(store_repo: Path) -> None:
+    """An append killed while it moved its payload snapshot leaves the ref's lock behind; the
+    next append waits until the lock is stale and goes on, as it does for the records ref."""
+    provider = GitProvider(store_repo, "w1")
+    provider.append(batch(R.event("first", text="x" * 50)))
+    lock = store_repo / ".git" / f"{payloads_ref('shared', 'w1')}.lock"
+    lock.write_text("")  # what a killed libgit2 leaves: a fresh lock
+    aged = time.time() - 60
+    timer = threading.Timer(0.3, os.utime, (lock, (aged, aged)))  # it grows stale meanwhile
+    timer.start()
+    try:
+        second = R.event("second", text="y" * 50)
+        provider.append(batch(second))
+    finally:
+        timer.cancel()
+    assert not lock.exists()
+    assert second["digest"] in {s.digest for s in GitProvider(store_repo, "w1").read()}
+    assert provider.payload(second["payloadDigest"]) is not None
 
 
 def test_a_streamed_bulk_append_lands_as_one_pack(store_repo: Path) -> None:

@@ -758,11 +758,25 @@ class GitProvider:
         writer's own snapshots are logged, so a deleted one is known to be damage."""
         signature = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL)
         commit = repo.create_commit(None, signature, signature, message + "\n", tree, [])
-        self._clear_stale_lock(repo, ref)
-        repo.references.create(ref, commit, force=True)
+        self._force_ref(repo, ref, commit)
         if ref in (payloads_ref("shared", self.writer), payloads_ref("local", self.writer)):
             with open(tips_log(self.state, ref), "a", encoding="ascii") as log:
                 log.write(f"{commit}\n")
+
+    def _force_ref(self, repo: pygit2.Repository, ref: str, target: pygit2.Oid) -> None:
+        """Point ``ref`` at ``target`` (under the writer lock). A ref lock an append killed
+        part way left is waited out until it is stale and removed, as the records ref's is; any
+        other failure still raises after that wait."""
+        deadline = time.monotonic() + 2 * STALE_LOCK_SECONDS
+        while True:
+            self._clear_stale_lock(repo, ref)
+            try:
+                repo.references.create(ref, target, force=True)
+                return
+            except (pygit2.GitError, OSError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
 
     def _drop_payloads(self, payload_digests: list[str]) -> None:
         """Write every snapshot that holds one of these payloads again without it (this
