@@ -127,7 +127,7 @@ def _outside_code(lines: list[str]) -> list[int]:
     """Indexes of the lines outside fenced code blocks (an example of a block is not one)."""
     found, fence = [], ""
     for index, line in enumerate(lines):
-        match = _FENCE.match(line)
+        match = _FENCE.match(line) if "`" in line or "~" in line else None
         if fence:
             if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
                 fence = ""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import date, datetime
@@ -102,7 +103,27 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 class _Loader(yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader):  # type: ignore[misc]
-    """YAML's safe loader (libyaml's, in C, when present) refusing a key written twice."""
+    """YAML's safe loader (libyaml's, in C, when present) refusing a key written twice.
+
+    The tag of a plain scalar (string, number, date...) depends on nothing but its kind, text
+    and implicitness while no path resolver is registered (none is): a wiki's front matter
+    repeats its keys and many values, so each is resolved once per process.
+    """
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if self.yaml_path_resolvers:
+            return super().resolve(kind, value, implicit)
+        key = (kind, value, implicit)
+        tag = _TAGS.get(key)
+        if tag is None:
+            tag = super().resolve(kind, value, implicit)
+            if len(_TAGS) < _TAGS_KEPT:
+                _TAGS[key] = tag
+        return tag
+
+
+_TAGS: dict[tuple[Any, Any, Any], str] = {}
+_TAGS_KEPT = 1 << 16
 
 
 def _mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
@@ -187,7 +208,7 @@ class Page:
 
     __slots__ = ("path", "text", "meta", "body", "problems", "_anchors", "_code_free", "_links")
 
-    def __init__(self, path: Path, text: str | None, meta: Any = None, body: str = "",
+    def __init__(self, path: Path | str, text: str | None, meta: Any = None, body: str = "",
                  problems: list[str] | None = None) -> None:
         self.path = path
         self.text = text
@@ -221,7 +242,8 @@ class Page:
 
 
 _CACHE: list[dict[str, Page]] = []
-_EXISTS: dict[str, bool] = {}
+_KINDS: dict[str, str | None] = {}  # what is at a path (see page_cache)
+_SAME: dict[tuple[str, str], bool] = {}  # whether two paths name one folder
 
 
 @contextmanager
@@ -233,22 +255,28 @@ def page_cache() -> Iterator[None]:
     finally:
         _CACHE.pop()
         if not _CACHE:
-            _EXISTS.clear()
+            _KINDS.clear()
+            _SAME.clear()
 
 
-def read_page(path: Path) -> Page:
+def read_page(path: Path | str) -> Page:
     """The page at ``path``, parsed (once per ``page_cache`` block)."""
     if not _CACHE:
-        return _parse(path, path.read_bytes())
+        return _parse(path, _read(path))
     cache = _CACHE[-1]
-    key = os.fspath(path)
+    key = os.path.normpath(path)  # a link through ``..`` names a page read already
     page = cache.get(key)
     if page is None:
-        page = cache[key] = _parse(path, path.read_bytes())
+        page = cache[key] = _parse(path, _read(path))
     return page
 
 
-def _parse(path: Path, data: bytes) -> Page:
+def _read(path: Path | str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def _parse(path: Path | str, data: bytes) -> Page:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -271,23 +299,36 @@ def check_page(path: Path, root: Path | None = None) -> list[str]:
     log has ``## YYYY-MM-DD`` headings, newest first. Links are checked by ``check_links``.
     """
     root = root or path.parent
-    at_root = os.path.abspath(path.parent) == os.path.abspath(root)
-    return _check_parsed(read_page(path), at_root=at_root)
+    return page_problems(read_page(path), at_root=_same_folder(os.fspath(path.parent), os.fspath(root)))
+
+
+def _same_folder(one: str, other: str) -> bool:
+    """Whether two paths name one folder (remembered within a ``page_cache`` block)."""
+    if one == other:
+        return True
+    if not _CACHE:
+        return os.path.abspath(one) == os.path.abspath(other)
+    known = _SAME.get((one, other))
+    if known is None:
+        known = _SAME[(one, other)] = os.path.abspath(one) == os.path.abspath(other)
+    return known
 
 
 def check_text(name: str, text: str, *, at_root: bool = False) -> list[str]:
     """``check_page`` for a page held in memory: ``name`` is its file name (``index.md``,
     ``log.md`` or any other), ``at_root`` whether it sits at the bundle root."""
-    return _check_parsed(_parse(Path(name), text.encode("utf-8")), at_root=at_root)
+    return page_problems(_parse(Path(name), text.encode("utf-8")), at_root=at_root)
 
 
-def _check_parsed(page: Page, *, at_root: bool) -> list[str]:
+def page_problems(page: Page, *, at_root: bool) -> list[str]:
+    """``check_page`` for a page read already (``at_root``: it sits at the bundle root)."""
     if page.problems:
         return list(page.problems)
     meta, body = page.meta, page.body
-    if page.path.name == INDEX_PAGE:
+    name = os.path.basename(page.path)
+    if name == INDEX_PAGE:
         return _check_index(meta, body, at_root=at_root)
-    if page.path.name == LOG_PAGE:
+    if name == LOG_PAGE:
         return _check_log(meta, body)
     if meta is None:
         return ["no front matter: a page starts with a --- line, YAML, and a closing --- line"]
@@ -481,10 +522,12 @@ def _is_instant(value: Any) -> bool:
 def _without_code(body: str, spans: bool = False) -> str:
     """The body with fenced blocks blanked and, unless ``spans``, code spans emptied, so their
     text is not read as links (headings keep their spans: a heading's anchor is made from them)."""
+    if "`" not in body and "~~~" not in body:  # no fence, no span: most pages of prose
+        return body
     out = []
     fence = ""
     for line in body.split("\n"):
-        match = _FENCE.match(line)
+        match = _FENCE.match(line) if "`" in line or "~" in line else None
         if fence:
             if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
                 fence = ""
@@ -500,7 +543,7 @@ def _without_code(body: str, spans: bool = False) -> str:
 def _anchors_of(body: str) -> set[str]:
     found: set[str] = set()
     for line in _without_code(body, spans=True).split("\n"):
-        match = _HEADING.match(line)
+        match = _HEADING.match(line) if "#" in line else None
         if match:
             anchor = base = slug(match.group(2))
             number = 0
@@ -526,44 +569,62 @@ def check_links(path: Path, root: Path | None = None) -> list[str]:
     path, not a URL or a descriptor with spaces) must resolve too, from the page or, as some
     bundles write it, from the bundle root.
     """
-    root = root or path.parent
+    return link_problems(read_page(path), root or path.parent)
+
+
+def link_problems(page: Page, root: Path | str) -> list[str]:
+    """``check_links`` for a page read already, ``root`` being the bundle root."""
+    if page.text is None:
+        return []
     problems = []
-    meta = read_page(path).meta
-    targets = [(t, "link") for t in links_of(path)]
+    meta = page.meta
+    targets = [(t, "link") for t in page.links]
     if isinstance(meta, dict) and isinstance(meta.get("sources"), list):
         for entry in meta["sources"]:
             resource = entry.get("resource") if isinstance(entry, dict) else None
             if isinstance(resource, str) and not re.search(r"\s", resource):
                 targets.append((resource, "source"))
-    here, base = os.fspath(path.parent), os.fspath(root)
+    file_here = os.fspath(page.path)
+    here, base = os.path.dirname(file_here), os.fspath(root)
     for target, what in targets:
         if _SCHEME.match(target):
             continue
         name, _, fragment = target.partition("#")
         if not name:
-            file = os.fspath(path)
+            file = file_here
         elif name.startswith("/"):
             file = os.path.join(base, name.lstrip("/"))
         else:
             file = os.path.join(here, name)
         if what == "source" and not name.startswith("/") and not _exists(file):
             file = os.path.join(base, name)
-        if not _exists(file):
+        kind = _kind(file)
+        if kind is None:
             problems.append(f"{what} {target} does not resolve")
-        elif fragment and file.endswith(".md") and os.path.isfile(file) and fragment not in read_page(Path(file)).anchors:
+        elif fragment and kind == "file" and file.endswith(".md") and fragment not in read_page(file).anchors:
             problems.append(f"{what} {target}: no heading with anchor #{fragment}")
     return problems
 
 
 def _exists(file: str) -> bool:
-    """Whether a path exists (remembered within a ``page_cache`` block)."""
-    if not _CACHE:
-        return os.path.exists(file)
-    key = "exists:" + os.path.normpath(file)
-    known = _EXISTS.get(key)
-    if known is None:
-        known = _EXISTS[key] = os.path.exists(file)
-    return known
+    return _kind(file) is not None
+
+
+def _kind(file: str) -> str | None:
+    """"file", "folder", another kind, or None when nothing is there (remembered within a
+    ``page_cache`` block)."""
+    if _CACHE:
+        key = os.path.normpath(file)
+        if key in _KINDS:
+            return _KINDS[key]
+    try:
+        mode = os.stat(file).st_mode
+        kind = "file" if stat.S_ISREG(mode) else "folder" if stat.S_ISDIR(mode) else "other"
+    except (OSError, ValueError):
+        kind = None
+    if _CACHE:
+        _KINDS[key] = kind
+    return kind
 
 
 def check_wiki(root: Path = WIKI) -> list[str]:
@@ -601,9 +662,10 @@ def _check_wiki(root: Path) -> list[str]:
 
 def slug(heading: str) -> str:
     """The anchor a markdown renderer gives a heading (GitHub's rule)."""
-    text = heading.strip().lower()
-    text = re.sub(r"[^\w\- ]", "", text)
-    return text.replace(" ", "-")
+    return _NOT_IN_SLUG.sub("", heading.strip().lower()).replace(" ", "-")
+
+
+_NOT_IN_SLUG = re.compile(r"[^\w\- ]")
 
 
 def headings(body: str) -> list[tuple[int, int, str]]:

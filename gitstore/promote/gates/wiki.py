@@ -33,7 +33,7 @@ from gitstore.promote.gates._common import (
     tree_entries,
 )
 from gitstore.promote.okf import (
-    INDEX_PAGE, LOG_PAGE, check_links, check_page, is_url, links_of, page_cache, read_page, render_index_page,
+    INDEX_PAGE, LOG_PAGE, is_url, link_problems, page_cache, page_problems, read_page, render_index_page,
 )
 
 PROG = "gitstore-okf"
@@ -46,7 +46,7 @@ _LINE_IN = re.compile(r"^(?:index|log) line (\d+):")
 
 def check(files: Sequence[str], root: Path, wiki_rel: str, base: str | None) -> list[Finding]:
     """Every rule the passed pages of the wiki break."""
-    wiki_rel = wiki_rel.strip("/")
+    wiki_rel = normpath(wiki_rel).strip("/")
     wiki = root / wiki_rel
     names = [relative(f, root) for f in files]
     pages = [n for n in names if n.startswith(wiki_rel + "/") and n.endswith(".md")]
@@ -61,7 +61,7 @@ def _pages(root: Path, pages: Sequence[str], wiki: Path, wiki_rel: str) -> list[
     findings: list[Finding] = []
     with page_cache():
         for rel in pages:
-            findings += _page(root / rel, rel, wiki, wiki_rel)
+            findings += _page(os.path.join(root, rel), rel, wiki, wiki_rel)
     return findings
 
 
@@ -106,20 +106,21 @@ def _fork(work: Callable[[Sequence[str]], list[Finding]], chunk: Sequence[str]) 
     return pid, read_end
 
 
-def _page(path: Path, rel: str, wiki: Path, wiki_rel: str) -> list[Finding]:
-    if path.name == INSTRUCTIONS or not path.is_file():
+def _page(path: str, rel: str, wiki: Path, wiki_rel: str) -> list[Finding]:
+    if rel.rsplit("/", 1)[-1] == INSTRUCTIONS or not os.path.isfile(path):
         return []
     page = read_page(path)
     text = page.text or ""
-    found = [Finding(rel, _line(problem, text), problem) for problem in check_page(path, wiki)]
+    at_root = dirname(rel) == wiki_rel
+    found = [Finding(rel, _line(problem, text), problem) for problem in page_problems(page, at_root=at_root)]
     if page.text is None or page.problems:
         return found
-    found += [Finding(rel, _link_line(problem, text), problem) for problem in check_links(path, wiki)]
+    found += [Finding(rel, _link_line(problem, text), problem) for problem in link_problems(page, wiki)]
     inside = rel[len(wiki_rel) + 1:]
     if inside.startswith(f"{OVERLAY}/"):
-        found += _overlay_links(path, rel, wiki_rel, text)
+        found += _overlay_links(page.links, rel, wiki_rel, text)
     else:
-        found += _links_into_overlay(path, rel, wiki_rel, text)
+        found += _links_into_overlay(page.links, rel, wiki_rel, text)
     return found + _promoted(rel, text)
 
 
@@ -154,9 +155,8 @@ def _resolve(rel: str, target: str, wiki_rel: str) -> str:
     return normpath(join(dirname(rel), name))
 
 
-def _overlay_links(path: Path, rel: str, wiki_rel: str, text: str) -> list[Finding]:
+def _overlay_links(links: list[str], rel: str, wiki_rel: str, text: str) -> list[Finding]:
     """An overlay page links exactly once, to project knowledge outside the overlay."""
-    links = links_of(path)
     if len(links) != 1:
         return [Finding(rel, 1, f"a page of the tooling overlay has exactly one outgoing link, to project "
                                 f"knowledge; this one has {len(links)}")]
@@ -171,11 +171,13 @@ def _overlay_links(path: Path, rel: str, wiki_rel: str, text: str) -> list[Findi
     return []
 
 
-def _links_into_overlay(path: Path, rel: str, wiki_rel: str, text: str) -> list[Finding]:
+def _links_into_overlay(links: list[str], rel: str, wiki_rel: str, text: str) -> list[Finding]:
     """No page outside the overlay (no index, no project page) links into it."""
     found = []
-    for target in links_of(path):
-        if is_url(target) or not target.partition("#")[0]:
+    for target in links:
+        # a link leads into the overlay only through a segment of its own naming it: this
+        # page's folder, outside the overlay, has another segment there, and ``..`` only drops
+        if OVERLAY not in target or is_url(target) or not target.partition("#")[0]:
             continue
         resolved = _resolve(rel, target, wiki_rel)
         if resolved.startswith(f"{wiki_rel}/{OVERLAY}/") or resolved == f"{wiki_rel}/{OVERLAY}":
