@@ -151,11 +151,14 @@ def blobs(root: Path, ids: Sequence[str]) -> dict[str, bytes]:
     return found
 
 
+_BASES: dict[Path, str] = {}  # a repository root -> its absolute path (the folder does not move)
+
+
 def relative(path: str, root: Path) -> str:
     """A file named on the command line (relative to the current folder, as pre-commit passes
     them from the repository root), as a path from the repository root."""
     absolute = os.path.abspath(path)
-    base = os.path.abspath(root)
+    base = _BASES.get(root) or _BASES.setdefault(root, os.path.abspath(root))
     if absolute.startswith(base + os.sep):
         return absolute[len(base) + 1:].replace(os.sep, "/")
     real, real_base = os.path.realpath(path), os.path.realpath(root)

@@ -10,7 +10,6 @@ UTF-8 text are skipped.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -31,8 +30,8 @@ def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding
     warnings: list[Finding] = []
     for name in files:
         try:
-            data = Path(name).read_bytes()
-            text = data.decode("utf-8")
+            with open(name, "rb") as file:
+                text = file.read().decode("utf-8")
         except (OSError, UnicodeDecodeError):
             continue
         if "\0" in text:
@@ -69,6 +68,8 @@ def _quarantined(name: str, text: str, scanner: object, kinds: list[str]) -> lis
 def _redacted(name: str, text: str, redacted: str, scanner: object, kinds: list[str]) -> list[Finding]:
     """One finding per run of lines the scanner would redact, naming what it found there."""
     from gitstore.safety.scanner import REDACT
+
+    import difflib  # only a file with something to redact needs it
 
     old, new = text.split("\n"), redacted.split("\n")
     found = []
