@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
-from gitstore.promote.gates import scan, skills
+from gitstore.promote.gates import _common, scan, skills
 from gitstore.promote.gates import wiki as okf
+from gitstore.promote.gates._common import Finding
 from gitstore.promote.okf import render_index_page
 from gitstore.promote.skills import check_skill
 
@@ -258,6 +259,32 @@ def test_scan_flags_every_valid_leak_and_no_invalid_one(leaks: Path, capsys: pyt
     assert run(scan.main, invalid, capsys) == (0, [])
 
 
+def test_scan_splits_many_files_across_forked_workers_and_finds_the_same(
+        leaks: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    files = sorted(p.relative_to(leaks).as_posix() for p in leaks.rglob("*") if p.is_file())
+    monkeypatch.setattr(_common, "PARALLEL_FROM", 10**9)
+    alone = run(scan.main, files, capsys)
+    monkeypatch.setattr(_common, "PARALLEL_FROM", 4)
+    monkeypatch.setattr(_common.os, "cpu_count", lambda: 4)
+    assert len(files) >= 16 and alone[0] == 1 and run(scan.main, files, capsys) == alone
+
+
+def test_a_worker_that_fails_has_its_share_done_by_the_gate(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    parent = os.getpid()
+
+    def work(chunk: Sequence[str]) -> list[Finding]:
+        if os.getpid() != parent and "c" in chunk:
+            raise RuntimeError("a worker dies")
+        return [Finding(item, 1, f"found in {item}") for item in chunk]
+
+    monkeypatch.setattr(_common, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(_common.os, "cpu_count", lambda: 3)
+    rows = _common.in_parallel(list("abcdef"), work, lambda row: Finding(*row))
+    assert rows == [Finding(item, 1, f"found in {item}") for item in "abcdef"]
+
+
 def test_scan_names_the_line_and_honours_the_allow_list(leaks: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (leaks / "config.txt").write_text("name = widgets\ntoken = ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8" + "\n")
     code, lines = run(scan.main, ["config.txt"], capsys)
@@ -297,7 +324,7 @@ def test_a_large_wiki_is_checked_by_forked_workers(tmp_path: Path, monkeypatch: 
     build(root, 320, 0)
     monkeypatch.chdir(root)
     pages = _pages(root)
-    assert len(pages) >= okf.PARALLEL_FROM and run(okf.main, pages, capsys) == (0, [])
+    assert len(pages) >= _common.PARALLEL_FROM and run(okf.main, pages, capsys) == (0, [])
     last = root / "okf/wiki/part-006/note-0319.md"
     last.write_text(last.read_text().replace("## Limits", "See [gone](gone.md).\n\n## Limits"))
     first = root / "okf/wiki/part-000/note-0001.md"

@@ -13,7 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from gitstore.promote.gates._common import files_only, Finding, parser, relative, report, run, top_level
+from gitstore.promote.gates._common import files_only, Finding, in_parallel, parser, relative, report, run, top_level
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the scanner loads when the gate runs (its --help does not need it)
+    from gitstore.safety.scanner import ConservativeScanner
 
 PROG = "gitstore-scan"
 
@@ -21,13 +25,20 @@ PROG = "gitstore-scan"
 def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding]]:
     """(findings that fail, warnings) for the files."""
     from gitstore.safety.files import Allowlist
-    from gitstore.safety.scanner import QUARANTINE, REDACT, ConservativeScanner
+    from gitstore.safety.scanner import ConservativeScanner
 
     allow_file = root / Allowlist.FILE_NAME
     allow = Allowlist.parse(allow_file.read_text(encoding="utf-8")) if allow_file.is_file() else Allowlist()
     scanner = ConservativeScanner(allow)
-    failing: list[Finding] = []
-    warnings: list[Finding] = []
+    rows = in_parallel(files, lambda chunk: _scan(chunk, root, scanner), lambda row: (row[0], Finding(*row[1])))
+    return [f for failing, f in rows if failing], [f for failing, f in rows if not failing]
+
+
+def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner) -> list[tuple[bool, Finding]]:
+    """(whether it fails, the finding) for each finding in the files."""
+    from gitstore.safety.scanner import QUARANTINE, REDACT
+
+    rows: list[tuple[bool, Finding]] = []
     for name in files:
         try:
             with open(name, "rb") as file:
@@ -36,20 +47,18 @@ def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding
             continue
         if "\0" in text:
             continue
-        place = relative(name, root)
-        result = scanner.scan(text, path=place)
+        result = scanner.scan(text, path=relative(name, root))
         if not result.findings:
             continue
         quarantined = sorted({f.kind for f in result.findings if f.action == QUARANTINE})
         redacted = sorted({f.kind for f in result.findings if f.action == REDACT})
         if quarantined:
-            failing += _quarantined(name, text, scanner, quarantined)
+            rows += [(True, f) for f in _quarantined(name, text, scanner, quarantined)]
         if redacted:
-            failing += _redacted(name, text, result.text, scanner, redacted)
-        for finding in result.findings:
-            if finding.action not in (QUARANTINE, REDACT):
-                warnings.append(Finding(name, 1, f"warning: {finding.kind} x{finding.count}"))
-    return failing, warnings
+            rows += [(True, f) for f in _redacted(name, text, result.text, scanner, redacted)]
+        rows += [(False, Finding(name, 1, f"warning: {f.kind} x{f.count}"))
+                 for f in result.findings if f.action not in (QUARANTINE, REDACT)]
+    return rows
 
 
 def _quarantined(name: str, text: str, scanner: object, kinds: list[str]) -> list[Finding]:

@@ -20,17 +20,16 @@ Against the base revision (``--base``, else the pre-push range's start, else HEA
 
 from __future__ import annotations
 
-import json
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from posixpath import dirname, join, normpath
 
 from gitstore.promote import blocks
 from gitstore.promote.gates._common import (
-    Finding, base_revision, blob_id, blobs, files_only, line_of, parser, relative, report, run, top_level,
-    tree_entries,
+    Finding, base_revision, blob_id, blobs, files_only, in_parallel, line_of, parser, relative, report, run,
+    top_level, tree_entries,
 )
 from gitstore.promote.okf import (
     INDEX_PAGE, LOG_PAGE, is_url, link_problems, page_cache, page_problems, read_page, render_index_page,
@@ -50,7 +49,7 @@ def check(files: Sequence[str], root: Path, wiki_rel: str, base: str | None) -> 
     wiki = root / wiki_rel
     names = [relative(f, root) for f in files]
     pages = [n for n in names if n.startswith(wiki_rel + "/") and n.endswith(".md")]
-    findings = _in_parallel(pages, lambda chunk: _pages(root, chunk, wiki, wiki_rel))
+    findings = in_parallel(pages, lambda chunk: _pages(root, chunk, wiki, wiki_rel), lambda row: Finding(*row))
     if base is not None:
         with page_cache():
             findings += _against_base(root, wiki, wiki_rel, pages, base)
@@ -63,47 +62,6 @@ def _pages(root: Path, pages: Sequence[str], wiki: Path, wiki_rel: str) -> list[
         for rel in pages:
             findings += _page(os.path.join(root, rel), rel, wiki, wiki_rel)
     return findings
-
-
-PARALLEL_FROM = 300  # pages; below this, starting workers costs more than it saves
-
-
-def _in_parallel(pages: Sequence[str], work: Callable[[Sequence[str]], list[Finding]]) -> list[Finding]:
-    """``work`` over the pages, split across forked workers when there are many pages and
-    several cores (the gate runs as one process, so that its whole-wiki checks run once)."""
-    workers = min(os.cpu_count() or 1, 4, len(pages) // (PARALLEL_FROM // 2) or 1)
-    if workers < 2 or len(pages) < PARALLEL_FROM or not hasattr(os, "fork"):
-        return work(pages)
-    size = -(-len(pages) // workers)
-    chunks = [pages[i:i + size] for i in range(0, len(pages), size)]
-    children = [_fork(work, chunk) for chunk in chunks[1:]]
-    findings = work(chunks[0])
-    for (pid, read_end), chunk in zip(children, chunks[1:]):
-        with os.fdopen(read_end, "rb") as pipe:
-            data = pipe.read()
-        _, status = os.waitpid(pid, 0)
-        if status == 0 and data:
-            findings += [Finding(*item) for item in json.loads(data)]
-        else:
-            findings += work(chunk)  # the worker failed: do its share here
-    return findings
-
-
-def _fork(work: Callable[[Sequence[str]], list[Finding]], chunk: Sequence[str]) -> tuple[int, int]:
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the worker: its findings go to the pipe, then it leaves without cleanup
-        os.close(read_end)
-        code = 0
-        try:
-            data = json.dumps([list(f) for f in work(chunk)]).encode()
-            with os.fdopen(write_end, "wb") as pipe:
-                pipe.write(data)
-        except BaseException:
-            code = 1
-        os._exit(code)
-    os.close(write_end)
-    return pid, read_end
 
 
 def _page(path: str, rel: str, wiki: Path, wiki_rel: str) -> list[Finding]:
