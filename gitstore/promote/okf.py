@@ -145,6 +145,7 @@ _Loader.add_constructor("tag:yaml.org,2002:map", _mapping)
 
 _SCALARS = yaml.constructor.SafeConstructor()
 _STR = "tag:yaml.org,2002:str"
+_SCALAR = yaml.ScalarNode
 _SLOW = ("&", "*", "!", "<<")  # anchors, aliases, explicit tags, merge keys: the full constructor
 
 
@@ -162,7 +163,7 @@ def load_yaml(text: str) -> Any:
 
 
 def _build(node: yaml.Node) -> Any:
-    if isinstance(node, yaml.ScalarNode):
+    if type(node) is _SCALAR or isinstance(node, _SCALAR):
         if node.tag == _STR:
             return node.value
         try:
