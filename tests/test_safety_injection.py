@@ -140,3 +140,44 @@ ORDINARY = [
 def test_ordinary_talk_about_agents_is_not_quarantined(text: str) -> None:
     result = SCANNER.scan(text)
     assert not result.quarantined, (text, result.findings)
+
+
+# A reader of every shape _READER names (each alternative, at a word's end or inside one), and
+# texts that come near without naming one: the quick test before the search must never say no
+# where the search finds readers.
+READERS = [
+    "ai agents", "a.i. assistants", "llm bots", "gpt-review tools", "genai copilots", "agentic systems",
+    "automated reviewers", "autonomous coding agents", "language model chatbots", "artificial intelligence models",
+    "ai - software agents", "coding copilots", "code assistants", "llms", "an llm", "large language models",
+    "language\tmodel", "ais", "thai", "openai", "x-ai", "the ai.", "(ai)", "ai\u00a0agents",
+]
+NEAR = ["main", "again", "maintain", "paid", "aisle", "llama", "models only", "tooling", "agents", "bots", "decode",
+        "langua", "gp t", "a.i", "automate", "autonomy", "artifice", "", "\u0430i agents"]
+
+
+def _corpus() -> list[str]:
+    texts = READERS + NEAR + list(ADDRESSED.values()) + ORDINARY
+    texts += [f"{left} {text} {right}" for text in READERS + NEAR for left, right in (("see", "now"), ("x", ""))]
+    return [unicodedata.normalize("NFKC", t).lower() for t in texts]
+
+
+def test_the_quick_test_for_ai_readers_agrees_with_the_search() -> None:
+    from gitstore.safety import injection
+
+    for text in _corpus():
+        assert injection.names_readers(text) == (injection._READERS.search(text) is not None), text
+    assert all(injection.names_readers(t.lower()) for t in READERS)
+    assert not any(injection.names_readers(t) for t in ("main", "paid", "llama", "tooling", "agents"))
+
+
+def test_the_quick_test_for_ai_readers_agrees_on_real_text() -> None:
+    from gitstore.safety import injection
+
+    from .conftest import shared
+
+    texts = [p.read_text("utf-8", "replace") for folder in ("transcripts", "reviews", "secrets", "skills", "okf")
+             for p in sorted(shared(folder).rglob("*")) if p.is_file() and p.stat().st_size < 2_000_000]
+    pieces = [t[i:i + 4000].lower() for t in texts for i in range(0, len(t), 4000)]
+    assert len(pieces) > 500
+    for piece in pieces:
+        assert injection.names_readers(piece) == (injection._READERS.search(piece) is not None)
