@@ -442,6 +442,27 @@ def test_a_redacted_payload_stays_out_of_the_object_database_when_reimported(sto
     assert provider.payload(secret["payloadDigest"]) is None
 
 
+def test_a_redacted_payload_stays_out_when_reimported_among_new_records(store_repo: Path) -> None:
+    """A bulk append of stored and new records, one new record carrying a removed payload:
+    neither the stored record's payload nor the new one's is written again."""
+    secret = R.event("again", text="text-that-was-removed")
+    records = [secret] + [R.event(f"re{i}", episode="re", seq=i) for i in range(400)]
+    provider = GitProvider(store_repo, "w1")
+    provider.append_stream(Stream(iter(entries_for(records)), lambda: "shared"))
+    provider.append(batch(R.audit("asked", [], action="redact"), removals=[(
+        secret["payloadDigest"], b'{"at":"2026-08-01T00:00:00.000000Z","by":"github:1","reason":"asked","sourceId":null}')]))
+    provider.gc()
+    twin = R.event("again", seq=1, text="text-that-was-removed")  # another record, the same payload
+    assert twin["payloadDigest"] == secret["payloadDigest"]
+    more = [R.event(f"new{i}", episode="new", seq=i) for i in range(400)]
+    result = provider.append_stream(Stream(iter(entries_for([*records, twin, *more])), lambda: "shared"))
+    assert len(result.added) == 401 and len(result.existing) == len(records)
+    objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=store_repo,
+                             capture_output=True, check=True).stdout
+    assert b"text-that-was-removed" not in objects
+    assert provider.verify().ok
+
+
 def test_gc_waits_for_an_append_under_way(store_repo: Path) -> None:
     pid = _slow_streaming_child(store_repo, "gcw")
     _wait_for_a_temporary_pack(store_repo)  # the child's objects are unreferenced until it commits

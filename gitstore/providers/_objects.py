@@ -189,12 +189,14 @@ def add_records(data: bytes, added: dict[str, bytes]) -> bytes | None:
 class TreeReader:
     """Folders read raw and kept for the length of one append or read: each is parsed once,
     however many lookups and merges pass through it. The last folder of a path (a few
-    records each, and as many folders as there are records) is searched, not parsed or kept."""
+    records each, and as many folders as there are records) is searched, not parsed, and only
+    the last few are kept (lookups in path order find theirs there)."""
 
     def __init__(self, odb: pygit2.Odb) -> None:
         self.odb = odb
         self._listings: dict[bytes, dict[str, tuple[bytes, bytes]]] = {}
         self._folders: dict[bytes, bytes] = {}  # folders above a path's last, raw and checked
+        self._recent: dict[bytes, bytes] = {}  # the last few last folders: lookups in path order
 
     def listing(self, oid: bytes) -> dict[str, tuple[bytes, bytes]]:
         """A folder's entries: name -> (mode, raw id). Raises ``Unreadable``."""
@@ -228,7 +230,12 @@ class TreeReader:
             if found is None or found[0] != TREE_MODE:
                 return None
             node = found[1]
-        return find_entry(self.raw(node), name)
+        data = self._recent.get(node)
+        if data is None:
+            if len(self._recent) >= 8:
+                self._recent.clear()
+            data = self._recent[node] = self.raw(node)
+        return find_entry(data, name)
 
     def holds(self, root: bytes, path: str) -> bool:
         """Whether tree ``root`` has an entry at ``path`` (``a/b/c``)."""
@@ -247,12 +254,13 @@ class ObjectWriter:
 
     def __init__(self, scratch: Path) -> None:
         self.scratch = scratch
-        self._pending: dict[bytes, tuple[int, bytes]] = {}
+        self._pending: dict[bytes, tuple[int, bytes, bytes | None]] = {}
         self._pack: PackWriter | None = None
 
     def add(self, kind: int, data: bytes, order: bytes | None = None) -> bytes:
         """Collect an object; return its raw id. Objects of a bulk append given an ``order``
-        are packed together in that order (see ``PackWriter.add_sorted``)."""
+        are packed together in that order (see ``PackWriter.add_sorted``), and can be dropped
+        (``drop``) until the flush, unless they were also added without one."""
         oid = hashlib.sha1(b"%s %d\0%s" % (_NAMES[kind], len(data), data)).digest()  # object_id
         pack = self._pack
         if pack is not None:
@@ -260,16 +268,34 @@ class ObjectWriter:
                 pack.add(oid, kind, data)
             else:
                 pack.add_sorted(oid, kind, data, order)
-        elif oid not in self._pending:
-            self._pending[oid] = (kind, data)
-            if len(self._pending) >= PACK_THRESHOLD:
-                self._start_pack()
+        else:
+            found = self._pending.get(oid)
+            if found is None:
+                self._pending[oid] = (kind, data, order)
+                if len(self._pending) >= PACK_THRESHOLD:
+                    self._start_pack()
+            elif order is None and found[2] is not None:
+                self._pending[oid] = (kind, data, None)
         return oid
 
+    def drop(self, oids: set[bytes]) -> None:
+        """Forget objects added with an order (and only with one) since the last flush: they
+        will not be written."""
+        if self._pack is not None:
+            self._pack.drop(oids)
+            return
+        for oid in oids:
+            found = self._pending.get(oid)
+            if found is not None and found[2] is not None:
+                del self._pending[oid]
+
     def _start_pack(self) -> None:
-        self._pack = PackWriter(self.scratch)
-        for oid, (kind, data) in self._pending.items():
-            self._pack.add(oid, kind, data)
+        pack = self._pack = PackWriter(self.scratch)
+        for oid, (kind, data, order) in self._pending.items():
+            if order is None:
+                pack.add(oid, kind, data)
+            else:
+                pack.add_sorted(oid, kind, data, order)
         self._pending = {}
 
     def flush(self, repo: pygit2.Repository) -> None:
@@ -283,7 +309,7 @@ class ObjectWriter:
             return
         objects, self._pending = self._pending, {}
         odb = repo.odb
-        for oid, (kind, data) in objects.items():
+        for oid, (kind, data, _) in objects.items():
             if pygit2.Oid(raw=oid) not in odb:
                 odb.write(kind, data)
 
@@ -352,6 +378,7 @@ class PackWriter:
         fd, self._path = tempfile.mkstemp(prefix="tmp_pack_", dir=scratch)
         self._file = os.fdopen(fd, "w+b")
         self._seen: set[bytes] = set()
+        self._droppable: set[bytes] = set()  # spilled by add_sorted and by nothing else
         self._oids: list[bytes] = []
         self._offsets: list[int] = []
         self._crcs: list[int] = []
@@ -365,6 +392,7 @@ class PackWriter:
     def add(self, oid: bytes, kind: int, data: bytes) -> None:
         """Pack one object (``oid`` is its id); an id already in this pack is skipped."""
         if oid in self._seen:
+            self._droppable.discard(oid)
             return
         self._seen.add(oid)
         self._place(oid, self._packed(kind, data))
@@ -376,12 +404,21 @@ class PackWriter:
         if oid in self._seen:
             return
         self._seen.add(oid)
+        self._droppable.add(oid)
         packed = self._packed(kind, data)
         if self._spill is None:
             fd, self._spill_path = tempfile.mkstemp(prefix="tmp_spill_", dir=self.scratch)
             self._spill = os.fdopen(fd, "w+b")
         self._later.append((key, self._spill.tell(), len(packed), oid))
         self._spill.write(packed)
+
+    def drop(self, oids: set[bytes]) -> None:
+        """Leave out objects spilled by ``add_sorted`` (and not also added by ``add``)."""
+        gone = oids & self._droppable
+        if gone:
+            self._droppable -= gone
+            self._seen -= gone
+            self._later = [row for row in self._later if row[3] not in gone]
 
     def _packed(self, kind: int, data: bytes) -> bytes:
         """An object as a pack entry: its header and its zlib stream."""

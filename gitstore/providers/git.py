@@ -511,24 +511,27 @@ class GitProvider:
             writer.abort()  # whatever was not flushed into a commit
 
     def _stage(self, entries: Iterable[Entry], writer: ObjectWriter) -> _Staging:
-        """Give the writer the blobs of every entry not stored yet, as the tips stand now."""
+        """Give the writer the blobs of every entry not stored yet, as the tips stand now.
+
+        Whether an entry is stored already is looked up once they are all in, in path order:
+        the tips' folders are then read front to back, each once, not one per entry in the
+        order the entries came. A stored entry's payload blob, held back until then (see
+        ``ObjectWriter.add``), is dropped: it never reaches the repository."""
         tips = self._tips()
         staging = _Staging([tip for _, tip in tips], _Readers())
-        roots = staging.readers.roots(self, tips)
-        staged, existing, seen = staging.staged, staging.existing, staging.order
+        staged, seen = staging.staged, staging.order
         add = writer.add
         for e in entries:
             digest = e.digest
             if digest in seen:
                 continue
             seen[digest] = len(seen)
-            if roots and staging.stored(roots, record_path(e.kind, digest)):
-                existing.append(digest)
-                continue
             payload = None
             if e.payload is not None and e.payload_digest:  # packed in the snapshot's order
                 payload = add(BLOB, e.payload, e.payload_digest.encode())
             staged.append(_Staged(digest, e.kind, e.stream, add(BLOB, e.data), e.payload_digest, payload))
+        if tips:
+            staging.move_stored(staging.readers.roots(self, tips), writer)
         return staging
 
     def _signs(self) -> bool:
@@ -559,7 +562,7 @@ class GitProvider:
                 for removal in removals:
                     if self.redaction_note(removal.payload_digest) is not None:
                         raise ConflictError(f"payload {removal.payload_digest} was already removed")
-                staging.drop_stored(self)  # another writer may have stored some since staging
+                staging.drop_stored(self, writer)  # another writer may have stored some since staging
                 done = AppendResult(added=tuple(s.digest for s in staging.staged),
                                     existing=tuple(staging.existing))
                 if not staging.staged:
@@ -616,6 +619,7 @@ class GitProvider:
         payloads: dict[str, bytes | None] = {  # a removed payload is never stored again
             payload_path(digest): blob for digest, blob in carried if digest not in gone
         }
+        writer.drop({blob for digest, blob in carried if digest in gone} - set(payloads.values()))
         payload_tree = self._payload_tree(repo, namespace, payloads, writer, reader) if payloads else None
         # kept unless the commit lands: a snapshot that moved without its records holds
         # payloads no record names, which gc then looks for
@@ -1581,19 +1585,27 @@ class _Staging:
         except Unreadable as exc:
             raise IntegrityError(f"cannot read the stored records: {exc}; run `gitstore verify`") from None
 
-    def drop_stored(self, provider: GitProvider) -> None:
+    def drop_stored(self, provider: GitProvider, writer: ObjectWriter) -> None:
         """Move entries stored since staging (a tip moved) from ``staged`` to ``existing``."""
         found = provider._tips()
         tips = [tip for _, tip in found]
         if tips == self.tips:
             return
         self.tips = tips
-        roots = self.readers.roots(provider, found)
-        stored = {s.digest for s in self.staged if self.stored(roots, record_path(s.kind, s.digest))}
-        if stored:
-            self.existing = sorted(self.existing + [s.digest for s in self.staged if s.digest in stored],
-                                   key=self.order.__getitem__)
-            self.staged = [s for s in self.staged if s.digest not in stored]
+        self.move_stored(self.readers.roots(provider, found), writer)
+
+    def move_stored(self, roots: list[tuple[TreeReader, bytes]], writer: ObjectWriter) -> None:
+        """Move the staged entries some root holds to ``existing`` (looked up in path order),
+        and drop the payload blobs no staged entry needs any more from ``writer``."""
+        paths = sorted((record_path(s.kind, s.digest), s.digest) for s in self.staged)
+        stored = {digest for path, digest in paths if self.stored(roots, path)}
+        if not stored:
+            return
+        self.existing = sorted(self.existing + [s.digest for s in self.staged if s.digest in stored],
+                               key=self.order.__getitem__)
+        gone = {s.payload_blob for s in self.staged if s.digest in stored and s.payload_blob is not None}
+        self.staged = [s for s in self.staged if s.digest not in stored]
+        writer.drop(gone - {s.payload_blob for s in self.staged})
 
 
 class _BlobIndex:
@@ -1674,9 +1686,11 @@ def _merge_tree(
     changes: Mapping[str, bytes | None],
 ) -> bytes:
     """Write a tree equal to tree ``base`` (a raw id, or None for none) with ``changes``
-    (path -> raw blob id, or None to remove)."""
+    (path -> raw blob id, or None to remove). Folders are read and written in path order:
+    the base's folders were written in that order, so its pack is read front to back, not
+    hopping about it, and the new folders go into this append's pack in that order too."""
     nested: dict[str, object] = {}
-    for path, oid in changes.items():
+    for path, oid in sorted(changes.items()):
         node = nested
         *folders, name = path.split("/")
         for folder in folders:
