@@ -636,7 +636,8 @@ def _nested(repo: pygit2.Repository, files: dict[str, pygit2.Oid]) -> bytes:
 
 
 def test_a_folder_is_diffed_in_full_unless_it_gained_exactly_its_listed_files(tmp_path: Path) -> None:
-    from gitstore.providers._verify_git import changes
+    from gitstore.providers._objects import Unreadable
+    from gitstore.providers._verify_git import by_folder, changes
 
     repo = pygit2.init_repository(str(tmp_path / "objects"), bare=True)
     a, b, c = (f"{n * 32}.json" for n in ("ab", "ac", "ad"))
@@ -645,7 +646,7 @@ def test_a_folder_is_diffed_in_full_unless_it_gained_exactly_its_listed_files(tm
     new = _nested(repo, {a: one, b: two, c: three})
 
     def found(old: bytes, new: bytes, *listed: str) -> list[tuple[str, str]]:
-        at = {f"event/ab/cd/{name}" for name in listed}
+        at = by_folder(f"event/ab/cd/{name}" for name in listed)
         return sorted((status, path) for status, path, _, _ in changes(repo.odb, old, new, listed=at))
 
     both = [("A", f"event/ab/cd/{b}"), ("A", f"event/ab/cd/{c}")]
@@ -653,6 +654,16 @@ def test_a_folder_is_diffed_in_full_unless_it_gained_exactly_its_listed_files(tm
     assert found(old, new, b) == both  # one more than listed: the unlisted one is named too
     assert found(old, _nested(repo, {a: two}), a) == [("M", f"event/ab/cd/{a}")]  # changed, not added
     assert found(new, _nested(repo, {a: one, b: two}), a) == [("D", f"event/ab/cd/{c}")]
+    # a listed file twice in one folder (a tree git would refuse): not an addition
+    first, row = (b"100644 %s\0%s" % (name.encode(), blob.raw) for name, blob in ((a, one), (b, two)))
+    twice = repo.odb.write(pygit2.GIT_OBJECT_TREE, first + row + row)
+    node = twice
+    for folder in ("cd", "ab", "event"):
+        parent = repo.TreeBuilder()
+        parent.insert(folder, node, pygit2.GIT_FILEMODE_TREE)
+        node = parent.write()
+    with pytest.raises(Unreadable, match="names an entry twice"):
+        found(old, node.raw, b)
 
 
 @pytest.mark.parametrize("by_path_first", [100, 1], ids=["each-path", "indexed"])

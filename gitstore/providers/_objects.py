@@ -24,12 +24,14 @@ import re
 import struct
 import tempfile
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
 import pygit2
 
 from gitstore.providers._gitdirs import common_dir
+from gitstore.providers._packs import Objects
 
 BLOB, TREE, COMMIT = pygit2.GIT_OBJECT_BLOB, pygit2.GIT_OBJECT_TREE, pygit2.GIT_OBJECT_COMMIT
 _NAMES = {BLOB: b"blob", TREE: b"tree", COMMIT: b"commit"}
@@ -94,7 +96,15 @@ class Unreadable(Exception):
     """A tree or blob that is missing or malformed; the message names it."""
 
 
-def _read(odb: pygit2.Odb, oid: bytes, kind: int, what: str) -> bytes:
+Source = pygit2.Odb | Objects  # where objects are read: the object database, or it and pack slices
+
+
+def _read(odb: Source, oid: bytes, kind: int, what: str) -> bytes:
+    if type(odb) is Objects:
+        data = odb.slices.read(oid, kind)
+        if data is not None:
+            return data
+        odb = odb.odb
     try:
         found, data = odb.read(pygit2.Oid(raw=oid))
     except KeyError:
@@ -106,13 +116,13 @@ def _read(odb: pygit2.Odb, oid: bytes, kind: int, what: str) -> bytes:
     return data
 
 
-def read_tree(odb: pygit2.Odb, oid: bytes) -> list[TreeEntry]:
+def read_tree(odb: Source, oid: bytes) -> list[TreeEntry]:
     """A tree's entries in the tree's order."""
     return parse_tree(_read(odb, oid, TREE, "tree"), oid)
 
 
-def read_tree_bytes(odb: pygit2.Odb, oid: bytes) -> bytes:
-    """A tree's bytes, unchecked (``parse_tree`` or ``record_rows`` check them)."""
+def read_tree_bytes(odb: Source, oid: bytes) -> bytes:
+    """A tree's bytes, unchecked (``parse_tree`` or ``take_records`` check them)."""
     return _read(odb, oid, TREE, "tree")
 
 
@@ -123,12 +133,30 @@ def parse_tree(data: bytes, oid: bytes) -> list[TreeEntry]:
     return _ENTRY.findall(data)
 
 
-def record_rows(data: bytes) -> list[bytes] | None:
-    """A folder's entries as raw rows when it holds well-formed record files only (one mode,
-    one name length: fixed-size rows), else None."""
+def take_records(data: bytes, names: Iterable[str]) -> tuple[bytes, list[tuple[str, bytes]]] | None:
+    """When a folder (``data``, its tree bytes) holds well-formed record files only: its bytes
+    without the rows of those of ``names`` it holds, and those names with their raw ids, found
+    by searching (in C), not by going through the rows. None when it holds anything else, or
+    a name's row is not where a row starts, or is there twice."""
     if len(data) % _RECORD_ENTRY or not _RECORD_ENTRIES.fullmatch(data):
         return None
-    return [data[at:at + _RECORD_ENTRY] for at in range(0, len(data), _RECORD_ENTRY)]
+    found = []
+    for name in names:
+        key = b"100644 %s\0" % name.encode()
+        at = data.find(key)
+        if at < 0:
+            continue
+        if at % _RECORD_ENTRY or len(key) != _RECORD_ENTRY - 20 or data.find(key, at + 1) >= 0:
+            return None
+        found.append((at, name))
+    found.sort()
+    parts, taken, start = [], [], 0
+    for at, name in found:
+        parts.append(data[start:at])
+        start = at + _RECORD_ENTRY
+        taken.append((name, data[start - 20:start]))
+    parts.append(data[start:])
+    return b"".join(parts), taken
 
 
 def tree_id(body: bytes) -> bytes:
@@ -136,7 +164,7 @@ def tree_id(body: bytes) -> bytes:
     return object_id(TREE, body)
 
 
-def read_blob(odb: pygit2.Odb, oid: bytes) -> bytes:
+def read_blob(odb: Source, oid: bytes) -> bytes:
     return _read(odb, oid, BLOB, "blob")
 
 
@@ -192,7 +220,7 @@ class TreeReader:
     records each, and as many folders as there are records) is searched, not parsed, and only
     the last few are kept (lookups in path order find theirs there)."""
 
-    def __init__(self, odb: pygit2.Odb) -> None:
+    def __init__(self, odb: Source) -> None:
         self.odb = odb
         self._listings: dict[bytes, dict[str, tuple[bytes, bytes]]] = {}
         self._folders: dict[bytes, bytes] = {}  # folders above a path's last, raw and checked

@@ -13,9 +13,10 @@ records, not the store's.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from types import MappingProxyType
 
 import pygit2
 
@@ -25,11 +26,13 @@ from gitstore.records.inputs import MAX_RECORD_BYTES
 from gitstore.errors import GitstoreError
 from gitstore.providers._base import Problem, VerifyReport
 from gitstore.providers._common import note_problem
+from gitstore.providers._packs import Objects, opened
 from gitstore.providers._objects import (
-    BLOB_MODE, TREE_MODE, Unreadable, parse_tree, read_blob, read_tree, read_tree_bytes, record_rows, tree_id,
+    BLOB_MODE, TREE_MODE, Source, Unreadable, parse_tree, read_blob, read_tree, read_tree_bytes, take_records, tree_id,
 )
 
 PREFIX = "refs/memory/v1/"
+_NONE: Mapping[str, list[str]] = MappingProxyType({})
 MAX_CLOCK_JUMP = 2**32
 _RECORD = re.compile(r"^([a-z]+)/([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json$")
 _PAYLOAD = re.compile(r"^(notes/)?([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json$")
@@ -71,11 +74,11 @@ MISPLACED = ("local records in the repository's own refs, where `git push --mirr
 def verify_repository(repo: pygit2.Repository, state: Path, *, local: bool) -> VerifyReport:
     """Check every memory ref of a repository (``local``: the local namespace's own one);
     report every problem found. ``state`` is the provider's folder with the tips logs."""
-    with bounded_memory():
-        return _verify_repository(repo, state, local)
+    with bounded_memory(), opened(repo) as objects:
+        return _verify_repository(repo, objects, state, local)
 
 
-def _verify_repository(repo: pygit2.Repository, state: Path, local: bool) -> VerifyReport:
+def _verify_repository(repo: pygit2.Repository, objects: Objects, state: Path, local: bool) -> VerifyReport:
     from gitstore.providers.git import LOST, last_acknowledged, lost_refs
 
     report = VerifyReport()
@@ -101,9 +104,10 @@ def _verify_repository(repo: pygit2.Repository, state: Path, local: bool) -> Ver
             report.problems.append(Problem(name, f"cannot resolve: {exc}"))
             continue
         if kind == "records":
-            _verify_records(repo, state, name, writer, namespace, target, report, acked=acked)  # type: ignore[arg-type]
+            _verify_records(repo, objects, state, name, writer, namespace, target, report,  # type: ignore[arg-type]
+                            acked=acked)
         else:
-            _verify_payloads(repo, name, target, report)  # type: ignore[arg-type]
+            _verify_payloads(repo, objects, name, target, report)  # type: ignore[arg-type]
     return report
 
 
@@ -123,8 +127,8 @@ def verify_arrived(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, since: py
     if not match or match.group(3) != "records":
         report.problems.append(Problem(ref, "not a fetched records ref"))
         return report
-    with bounded_memory():
-        _verify_records(repo, Path(), ref, match.group(4), "shared", tip, report, since, scope=scope)
+    with bounded_memory(), opened(repo) as objects:
+        _verify_records(repo, objects, Path(), ref, match.group(4), "shared", tip, report, since, scope=scope)
     return report
 
 
@@ -162,7 +166,7 @@ def _chain(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyRep
     return chain
 
 
-def _verify_records(repo: pygit2.Repository, state: Path, ref: str, writer: str, namespace: str,
+def _verify_records(repo: pygit2.Repository, objects: Objects, state: Path, ref: str, writer: str, namespace: str,
                     tip: pygit2.Oid, report: VerifyReport, since: pygit2.Oid | None = None,
                     acked: pygit2.Oid | None = None, scope: str | None = None) -> None:
     """Check a records ref's history, from its root, or only the commits after ``since`` (an
@@ -195,7 +199,7 @@ def _verify_records(repo: pygit2.Repository, state: Path, ref: str, writer: str,
         for problem in _seen_problems(repo, header):
             report.problems.append(Problem(where, problem))
         tree = commit.tree_id.raw
-        _verify_diff(repo, where, parent_tree, tree, header.lines, header.removes, report, scope)
+        _verify_diff(objects, where, parent_tree, tree, header.lines, header.removes, report, scope)
         parent_tree = tree
 
 
@@ -220,7 +224,7 @@ def _seen_problems(repo: pygit2.Repository, header: object) -> list[str]:
     return problems
 
 
-def _verify_diff(repo: pygit2.Repository, where: str, parent: bytes | None, tree: bytes,
+def _verify_diff(odb: Objects, where: str, parent: bytes | None, tree: bytes,
                  lines: tuple[tuple[str, str, str], ...], removes: tuple[str, ...], report: VerifyReport,
                  scope: str | None = None) -> None:
     """Check one commit's diff against its parent: the trees first, then the records it adds,
@@ -229,9 +233,8 @@ def _verify_diff(repo: pygit2.Repository, where: str, parent: bytes | None, tree
     listed = {f"{kind}/{d[7:9]}/{d[9:11]}/{d[7:]}.json": (d, kind) for d, kind, _ in lines}
     notes = {f"notes/{d[7:9]}/{d[9:11]}/{d[7:]}.json": d for d in removes}
     added: dict[str, bytes] = {}  # path -> raw blob id of each listed record the commit adds
-    odb = repo.odb
     try:
-        for status, path, mode, oid in changes(odb, parent, tree, listed=listed.keys() | notes.keys()):
+        for status, path, mode, oid in changes(odb, parent, tree, listed=by_folder([*listed, *notes])):
             if status != "A":
                 report.problems.append(Problem(where, f"{path} was {status}: records are only ever added"))
             elif path.startswith("notes/"):
@@ -283,7 +286,7 @@ def _misplaced(path: str, mode: bytes, listed: dict[str, tuple[str, str]], where
     return problem
 
 
-def _verify_note(odb: pygit2.Odb, where: str, path: str, mode: bytes, oid: bytes, notes: dict[str, str],
+def _verify_note(odb: Source, where: str, path: str, mode: bytes, oid: bytes, notes: dict[str, str],
                  report: VerifyReport) -> None:
     """One redaction note a records commit adds: listed in its message, a canonical note."""
     if path not in notes:
@@ -296,7 +299,7 @@ def _verify_note(odb: pygit2.Odb, where: str, path: str, mode: bytes, oid: bytes
             report.problems.append(Problem(where, f"redaction note {path}: {problem}"))
 
 
-def _verify_payloads(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyReport) -> None:
+def _verify_payloads(repo: pygit2.Repository, odb: Objects, ref: str, tip: pygit2.Oid, report: VerifyReport) -> None:
     try:
         commit = repo[tip]
     except KeyError:
@@ -308,7 +311,6 @@ def _verify_payloads(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report:
     if not isinstance(commit, pygit2.Commit) or commit.parent_ids:
         report.problems.append(Problem(ref, "payload snapshots are parentless commits"))
         return
-    odb = repo.odb
     try:
         for _, path, mode, oid in changes(odb, None, commit.tree_id.raw):
             match = _PAYLOAD.match(path)
@@ -336,24 +338,37 @@ def _verify_payloads(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report:
 # equal: verifying a history of single appends on a 100,000-record store took 0.1 s a commit.
 # This walk reads the raw tree objects and descends only where the ids differ.
 
-def changes(odb: pygit2.Odb, old: bytes | None, new: bytes | None, prefix: str = "",
-            listed: Collection[str] = ()) -> Iterator[tuple[str, str, bytes, bytes]]:
+def by_folder(paths: Iterable[str]) -> dict[str, list[str]]:
+    """Paths grouped by folder: ``a/b/`` -> the names in it, as ``changes`` takes them."""
+    found: dict[str, list[str]] = {}
+    for path in paths:
+        folder, _, name = path.rpartition("/")
+        found.setdefault(folder + "/" if folder else "", []).append(name)
+    return found
+
+
+def changes(odb: Source, old: bytes | None, new: bytes | None, prefix: str = "",
+            listed: Mapping[str, list[str]] = _NONE) -> Iterator[tuple[str, str, bytes, bytes]]:
     """(status, path, mode, raw id) of each file that differs from tree ``old`` to tree ``new``
     (None: an empty tree), as libgit2's diff names them: ``A`` added, ``M`` changed, ``D``
     deleted (a file replaced by a folder, or the reverse, is deleted and added). Folders with
     equal ids are skipped, not walked; unchanged entries are set aside as whole tuples.
 
-    ``listed``: the paths the commit says it adds. A folder of record files whose new version,
-    without the listed files, is byte for byte the old version (the same tree id) gained
-    exactly those: the old version is not read (an append to a big store changes nearly every
-    folder, and the old versions are the store)."""
+    ``listed``: the paths the commit says it adds, by folder (``by_folder``). A folder of
+    record files whose new version, without the listed files, is byte for byte the old version
+    (the same tree id) gained exactly those: the old version is not read (an append to a big
+    store changes nearly every folder, and the old versions are the store). A folder naming
+    an entry twice raises ``Unreadable`` (git's fsck refuses such trees too)."""
     data = read_tree_bytes(odb, new) if new is not None else None
-    if data is not None and old is not None and listed:
-        added = _added_as_listed(data, old, prefix, listed)
+    names = listed.get(prefix) if data is not None and old is not None else None
+    if names:
+        added = _added_as_listed(data, old, prefix, names)  # type: ignore[arg-type]
         if added is not None:
             yield from added
             return
     after = parse_tree(data, new) if data is not None and new is not None else []
+    if len({name for _, name, _ in after}) != len(after):
+        raise Unreadable(f"tree {new.hex()} names an entry twice")  # type: ignore[union-attr]
     entries, gone = after, {}
     if old is not None:
         before = set(read_tree(odb, old))
@@ -374,26 +389,21 @@ def changes(odb: pygit2.Odb, old: bytes | None, new: bytes | None, prefix: str =
 
 
 def _added_as_listed(data: bytes, old: bytes, prefix: str,
-                     listed: Collection[str]) -> list[tuple[str, str, bytes, bytes]] | None:
+                     names: list[str]) -> list[tuple[str, str, bytes, bytes]] | None:
     """The files a folder of record files (``data``, its new bytes) gained from tree ``old``,
-    when they are exactly listed ones: the rows left once the listed are taken out hash to
-    ``old``. None when that does not hold (the caller reads ``old`` and names what differs)."""
-    rows = record_rows(data)
-    if rows is None:
+    when they are exactly listed ones (``names``, those listed in this folder): the folder's
+    bytes without their rows hash to ``old``. None when that does not hold (the caller reads
+    ``old`` and names what differs)."""
+    split = take_records(data, names)
+    if split is None:
         return None
-    kept, added = [], []
-    for row in rows:
-        path = prefix + row[7:76].decode("ascii")
-        if path in listed:
-            added.append(("A", path, BLOB_MODE, row[77:]))
-        else:
-            kept.append(row)
-    if not added or tree_id(b"".join(kept)) != old:
+    kept, taken = split
+    if not taken or tree_id(kept) != old:
         return None
-    return added
+    return [("A", prefix + name, BLOB_MODE, oid) for name, oid in taken]
 
 
-def _deleted(odb: pygit2.Odb, path: str, mode: bytes, oid: bytes) -> Iterator[tuple[str, str, bytes, bytes]]:
+def _deleted(odb: Source, path: str, mode: bytes, oid: bytes) -> Iterator[tuple[str, str, bytes, bytes]]:
     if mode != TREE_MODE:
         yield "D", path, mode, oid
     else:

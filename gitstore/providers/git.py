@@ -66,6 +66,7 @@ from gitstore.providers._trust_git import Trust, attestation
 from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local, run_git, state_dir
 from gitstore.providers._known import KnownBytes, Witness
 from gitstore.providers._verified import FOLDER as VERIFIED
+from gitstore.providers._packs import Objects
 from gitstore.providers._objects import (
     BLOB, BLOB_MODE, LOOSE_LIMIT, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, add_records,
     bound_pack_windows, read_blob, read_tree, tree_bytes,
@@ -1559,7 +1560,7 @@ class _Readers:
     def of(self, repo: pygit2.Repository) -> TreeReader:
         found = self._readers.get(repo.path)
         if found is None:
-            found = self._readers[repo.path] = TreeReader(repo.odb)
+            found = self._readers[repo.path] = TreeReader(Objects(repo))
         return found
 
     def roots(self, provider: GitProvider,

@@ -1,0 +1,206 @@
+"""Reading small objects straight out of packs: a slice of a mapped pack, checked by its id.
+
+Bulk appends pack small objects (records, most payloads, every folder) in stored zlib blocks
+(see ``_objects``), so such an object's bytes lie in its pack as they are. Verify and bulk
+appends read hundreds of thousands of them; libgit2 reads each through its pack windows,
+its object cache and a collision-detecting SHA-1 (several microseconds an object, most of a
+big append's or verify's time). Here an object is found through the pack's version-2 index,
+sliced out of the pack, and accepted only when everything git itself would check holds: a
+whole (not delta) object of the kind asked for, one stored block of exactly its size, the
+zlib checksum, and the SHA-1 of its header and bytes equal to its id. Anything else (an
+object in a loose file, in a pack opened later or not indexed here, compressed, a delta, a
+large offset, a flipped byte, a malformed index) gets ``None``, and the caller reads it
+through the object database, which reports damage as it always did.
+
+Finding an id: the index's fan-out narrows to the ids starting with its first byte; among
+them (sorted), the id's next two bytes, read once per index into an array of 16-bit numbers,
+are found by bisection in C, and the few ids sharing those three bytes compared in full.
+
+Memory: a mapped page a read touched stays in the process's resident set until unmapped, so
+every ``RESIDENT`` bytes read the maps are told to drop their pages (the page cache keeps
+them; the next read of one maps it again), as libgit2's bounded windows do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import mmap
+import struct
+import sys
+import zlib
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pygit2
+
+from gitstore.providers._gitdirs import common_dir
+
+RESIDENT = 64 << 20
+_NAMES = {pygit2.GIT_OBJECT_COMMIT: b"commit", pygit2.GIT_OBJECT_TREE: b"tree", pygit2.GIT_OBJECT_BLOB: b"blob"}
+_U32 = struct.Struct(">I")
+_U16X2 = struct.Struct("<HH").pack
+_FANOUT = struct.Struct(">256I")
+
+
+class _Pack:
+    """One pack and its version-2 index, mapped."""
+
+    def __init__(self, index: Path) -> None:
+        self.name = index.name
+        with open(index, "rb") as idx_file:
+            self._idx = mmap.mmap(idx_file.fileno(), 0, access=mmap.ACCESS_READ)
+        try:
+            with open(index.with_suffix(".pack"), "rb") as pack_file:
+                self.pack = mmap.mmap(pack_file.fileno(), 0, access=mmap.ACCESS_READ)
+        except BaseException:
+            self._idx.close()
+            raise
+        idx = self._idx
+        if len(idx) < 8 + 1024 or idx[:8] != b"\xfftOc\x00\x00\x00\x02":
+            self.close()
+            raise ValueError(f"{index}: not a version-2 pack index")
+        self._fanout = _FANOUT.unpack_from(idx, 8)
+        self.count = count = self._fanout[255]
+        self._ids = 8 + 1024
+        self._offsets = self._ids + 24 * count  # after the ids and their CRC-32s
+        if len(idx) < self._offsets + 4 * count + 40:
+            self.close()
+            raise ValueError(f"{index}: truncated")
+        end = self._ids + 20 * count
+        pairs = bytearray(2 * count)  # each id's second and third bytes, as one big-endian number
+        pairs[0::2] = idx[self._ids + 1:end:20]
+        pairs[1::2] = idx[self._ids + 2:end:20]
+        self._keys = array("H", pairs)
+        if sys.byteorder == "little":
+            self._keys.byteswap()
+        self._starts = (0, *self._fanout[:255])
+        idx.madvise(mmap.MADV_DONTNEED)  # the pages just read in full: lookups touch a few
+
+    def offset(self, oid: bytes) -> int | None:
+        """Where object ``oid`` starts in the pack, or None (absent, or past 2 GiB)."""
+        first = oid[0]
+        hi = self._fanout[first]
+        key = oid[1] << 8 | oid[2]
+        keys, idx, ids = self._keys, self._idx, self._ids
+        i = bisect_left(keys, key, self._starts[first], hi)
+        while i < hi and keys[i] == key:
+            if idx[ids + 20 * i:ids + 20 * i + 20] == oid:
+                found = _U32.unpack_from(idx, self._offsets + 4 * i)[0]
+                return None if found & 0x80000000 else found
+            i += 1
+        return None
+
+    def close(self) -> None:
+        self._idx.close()
+        if hasattr(self, "pack"):
+            self.pack.close()
+
+
+def _stored(pack: mmap.mmap, at: int, kind: int, oid: bytes) -> bytes | None:
+    """The object of ``kind`` at offset ``at`` when it is whole, in one stored block (the zlib
+    header ``78 01`` then a final stored block of its size, as bulk appends and
+    ``core.compression=0`` write it), and its zlib checksum and id hold; else None."""
+    head = pack[at:at + 12]
+    byte = head[0] if head else 0
+    if (byte >> 4) & 7 != kind:
+        return None
+    size, shift, i = byte & 0x0F, 4, 1
+    while byte & 0x80 and i < 5:
+        byte = head[i]
+        size |= (byte & 0x7F) << shift
+        shift += 7
+        i += 1
+    if byte & 0x80 or size > 0xFFFF or head[i:i + 7] != b"\x78\x01\x01" + _U16X2(size, size ^ 0xFFFF):
+        return None
+    start = at + i + 7
+    data = pack[start:start + size]
+    check = pack[start + size:start + size + 4]
+    if len(check) != 4 or _U32.unpack(check)[0] != zlib.adler32(data):
+        return None
+    if hashlib.sha1(b"%s %d\0%s" % (_NAMES[kind], size, data)).digest() != oid:
+        return None
+    return data
+
+
+class PackSlices:
+    """The packs of one object folder as they were when opened: ``read`` finds an object in
+    them, or answers None (then ask the object database)."""
+
+    def __init__(self, objects: Path) -> None:
+        self._packs: list[_Pack] = []
+        folder = objects / "pack"
+        try:
+            indexes = sorted(folder.glob("pack-*.idx"), key=lambda p: p.stat().st_mtime, reverse=True)
+        except OSError:
+            indexes = []
+        for index in indexes:  # newest first: a store's recent folders are in its recent packs
+            try:
+                self._packs.append(_Pack(index))
+            except (OSError, ValueError):
+                continue
+        self._last = 0
+        self._read = 0
+
+    def read(self, oid: bytes, kind: int) -> bytes | None:
+        """Object ``oid``'s bytes when it is a small whole object of ``kind`` in a stored
+        block of one of these packs, checked; else None."""
+        packs = self._packs
+        if not packs:
+            return None
+        last = self._last
+        pack = packs[last]
+        at = pack.offset(oid)
+        if at is None:
+            for i, pack in enumerate(packs):
+                if i != last:
+                    at = pack.offset(oid)
+                    if at is not None:
+                        self._last = i
+                        break
+            else:
+                return None
+        data = _stored(pack.pack, at, kind, oid)
+        if data is not None:
+            self._read += len(data)
+            if self._read >= RESIDENT:
+                self.release()
+        return data
+
+    def release(self) -> None:
+        """Drop the pages reads touched from the resident set (they stay in the page cache)."""
+        self._read = 0
+        for pack in self._packs:
+            try:
+                pack.pack.madvise(mmap.MADV_DONTNEED)
+            except (OSError, ValueError):
+                pass
+
+    def close(self) -> None:
+        packs, self._packs = self._packs, []
+        for pack in packs:
+            pack.close()
+
+
+class Objects:
+    """A repository's object database, with small packed objects read as pack slices: what
+    ``_objects``'s readers take wherever they take an ``Odb``."""
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self.odb = repo.odb
+        self.slices = PackSlices(common_dir(repo) / "objects")
+
+    def close(self) -> None:
+        self.slices.close()
+
+
+@contextmanager
+def opened(repo: pygit2.Repository) -> Iterator[Objects]:
+    """``Objects`` of ``repo`` for a while, its packs unmapped after."""
+    objects = Objects(repo)
+    try:
+        yield objects
+    finally:
+        objects.close()

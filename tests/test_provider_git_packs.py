@@ -1,0 +1,154 @@
+"""Pack slices: small packed objects read straight from the pack, anything else through the
+object database, and damage found either way."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from gitstore.conformance import _records as R
+from gitstore.conformance import entries_for
+from gitstore.providers import Stream
+from gitstore.providers._objects import BLOB, TREE, Unreadable, read_blob, read_tree_bytes
+from gitstore.providers._packs import Objects, PackSlices, _Pack
+from gitstore.providers.git import GitProvider, records_ref
+
+from .conftest import git
+
+BIG = "long words " * 200  # over the size bulk packs deflate
+
+
+@pytest.fixture(scope="module")
+def bulk(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A repository holding one bulk append (one pack): 300 events, one with a big payload."""
+    path = tmp_path_factory.mktemp("packs") / "repo"
+    git(path.parent, "init", "-q", str(path))
+    records = [R.event(f"p{i}", episode="p", seq=i) for i in range(299)] + [R.event("big", text=BIG)]
+    GitProvider(path, "w1").append_stream(Stream(iter(entries_for(records)), lambda: "shared"))
+    return path
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    subprocess.run(["cp", "-a", str(src), str(dst)], check=True)
+    return dst
+
+
+def _objects_in(repo: pygit2.Repository) -> list[tuple[bytes, int, bytes]]:
+    """(raw id, kind, bytes) of every object, read through libgit2."""
+    found = []
+    for oid in repo.odb:
+        kind, data = repo.odb.read(oid)
+        found.append((oid.raw, kind, data))
+    return found
+
+
+def test_every_object_reads_the_same_and_small_ones_come_from_the_pack(bulk: Path) -> None:
+    repo = pygit2.Repository(str(bulk))
+    objects = Objects(repo)
+    sliced = 0
+    for oid, kind, data in _objects_in(repo):
+        if kind == pygit2.GIT_OBJECT_COMMIT:
+            continue
+        direct = objects.slices.read(oid, kind)
+        assert direct is None or direct == data
+        sliced += direct is not None
+        assert (read_blob(objects, oid) if kind == BLOB else read_tree_bytes(objects, oid)) == data
+    assert sliced > 600  # records, small payloads and folders
+    objects.close()
+
+
+def test_a_deflated_object_a_loose_one_and_the_wrong_kind_go_to_the_object_database(bulk: Path) -> None:
+    repo = pygit2.Repository(str(bulk))
+    objects = Objects(repo)
+    payloads = [(oid, data) for oid, kind, data in _objects_in(repo) if kind == BLOB and len(data) > 1024]
+    assert payloads  # the big payload, deflated in the pack
+    oid, data = payloads[0]
+    assert objects.slices.read(oid, BLOB) is None and read_blob(objects, oid) == data
+    loose = repo.odb.write(BLOB, b"written loose after the pack")
+    assert objects.slices.read(loose.raw, BLOB) is None
+    assert read_blob(objects, loose.raw) == b"written loose after the pack"
+    small = next(oid for oid, kind, data in _objects_in(repo) if kind == BLOB and len(data) < 200)
+    assert objects.slices.read(small, TREE) is None
+    with pytest.raises(Unreadable, match="is not a tree"):
+        read_tree_bytes(objects, small)
+    objects.close()
+
+
+@pytest.mark.parametrize("compression", ["0", "9"])
+def test_packs_git_wrote_read_the_same(bulk: Path, tmp_path: Path, compression: str) -> None:
+    """A repack by git (deltas; stored blocks or deflated) reads the same, through whichever path."""
+    path = _copy(bulk, tmp_path / "repo")
+    git(path, "-c", f"core.compression={compression}", "-c", f"pack.compression={compression}",
+        "repack", "-adf", "-q", "--window=50", "--depth=50")
+    repo = pygit2.Repository(str(path))
+    objects = Objects(repo)
+    for oid, kind, data in _objects_in(repo):
+        if kind != pygit2.GIT_OBJECT_COMMIT:
+            assert objects.slices.read(oid, kind) in (None, data)
+    objects.close()
+    assert GitProvider(path, "w1").verify().ok
+
+
+def test_an_index_it_cannot_read_is_passed_over(bulk: Path, tmp_path: Path) -> None:
+    path = _copy(bulk, tmp_path / "repo")
+    index = next((path / ".git" / "objects" / "pack").glob("*.idx"))
+    with pytest.raises(ValueError):
+        index.chmod(0o644)
+        index.write_bytes(index.read_bytes()[:2000])  # truncated
+        _Pack(index)
+    slices = PackSlices(path / ".git" / "objects")
+    repo = pygit2.Repository(str(path))
+    tip = repo.references[records_ref("shared", "w1")].target
+    assert slices.read(repo[tip].tree_id.raw, TREE) is None
+    slices.close()
+
+
+def _flip(pack: Path, at: int) -> None:
+    pack.chmod(0o644)
+    with open(pack, "r+b") as f:
+        f.seek(at)
+        byte = f.read(1)[0]
+        f.seek(at)
+        f.write(bytes((byte ^ 0x01,)))
+
+
+@pytest.mark.parametrize("where", ["bytes", "checksum"])
+def test_a_flipped_byte_in_a_record_is_not_read_from_the_slice_and_verify_names_it(
+        bulk: Path, tmp_path: Path, where: str) -> None:
+    path = _copy(bulk, tmp_path / "repo")
+    repo = pygit2.Repository(str(path))
+    record = next(data for _, kind, data in _objects_in(repo) if kind == BLOB and b'"schema"' in data)
+    oid = pygit2.hash(record).raw
+    index = next((path / ".git" / "objects" / "pack").glob("*.idx"))
+    pack = _Pack(index)
+    at = pack.offset(oid)
+    pack.close()
+    assert at is not None
+    head = 2 if len(record) >= 16 else 1
+    start = at + head + 7  # past the object header, the zlib header and the stored block's
+    _flip(index.with_suffix(".pack"), start + 10 if where == "bytes" else start + len(record) + 1)
+    slices = PackSlices(path / ".git" / "objects")
+    assert slices.read(oid, BLOB) is None
+    slices.close()
+    report = GitProvider(path, "w1").verify()
+    assert not report.ok
+    assert any(oid.hex() in str(p) for p in report.problems), report.problems
+
+
+def test_pages_read_are_given_back(bulk: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``RESIDENT`` bytes read, the maps drop their pages; reads go on the same."""
+    import gitstore.providers._packs as packs
+
+    monkeypatch.setattr(packs, "RESIDENT", 1000)
+    repo = pygit2.Repository(str(bulk))
+    objects = Objects(repo)
+    released = []
+    monkeypatch.setattr(objects.slices, "release", lambda: released.append(1) or PackSlices.release(objects.slices))
+    for oid, kind, data in _objects_in(repo):
+        if kind == BLOB:
+            assert read_blob(objects, oid) == data
+    assert released
+    objects.close()
