@@ -704,3 +704,30 @@ def plant_snapshot(repo: Path, ref: str, path: str, blob_oid: str) -> None:
     commit = subprocess.run(["git", "commit-tree", new_tree, "-m", "snapshot"], cwd=repo,
                             capture_output=True, text=True, check=True).stdout.strip()
     git(repo, "update-ref", ref, commit, tip)
+
+
+def test_a_history_walked_once_is_walked_again_without_reading_its_commits(
+        store_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each append commit's header is remembered by its id: another handle walks the history
+    without loading a commit, and a remembered entry it cannot read is parsed again."""
+    import gitstore.providers.git as provider_module
+
+    writer = GitProvider(store_repo, "w1")
+    for i in range(3):
+        writer.append(batch(R.grant(f"h{i}")))
+    walked = [(append, str(oid)) for append, _, oid in GitProvider(store_repo, "w1")._commits()]
+    assert len(walked) == 3
+    loaded: list[str] = []
+    real = provider_module.commit_at
+    monkeypatch.setattr(provider_module, "commit_at",
+                        lambda repo, oid, where: loaded.append(str(oid)) or real(repo, oid, where))
+    assert [(a, str(o)) for a, _, o in GitProvider(store_repo, "w1")._commits()] == walked
+    assert set(loaded) <= {walked[-1][1]}  # the tip's own checks may read it; the walk reads none
+    loaded.clear()
+    remembered = store_repo / ".git" / "gitstore" / "verified" / "appends.json"
+    data = json.loads(remembered.read_text())
+    for entry in data[provider_module.ORDER_CONTEXT].values():
+        entry["kinds"] = 7  # not a list: not believed
+    remembered.write_text(json.dumps(data))
+    assert [(a, str(o)) for a, _, o in GitProvider(store_repo, "w1")._commits()] == walked
+    assert set(loaded) == {oid for _, oid in walked}
