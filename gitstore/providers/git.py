@@ -1322,10 +1322,26 @@ class GitProvider:
         return True
 
     def _follows(self, where: str, tip: str, then: str) -> bool:
-        """Whether commit ``then`` is in the history of ``tip`` (``where`` names the repository)."""
+        """Whether commit ``then`` is in the history of ``tip`` (``where`` names the repository),
+        found by following first parents, remembered ones without reading their commits (a
+        bulk append's commit lists every record it stored: libgit2 reads each it passes). A
+        records ref's history is linear; any other is answered by libgit2."""
         repo = self.repo if not where.startswith("local:") else self._local
+        if repo is None:
+            return False
         try:
-            return repo is not None and repo.descendant_of(pygit2.Oid(hex=tip), pygit2.Oid(hex=then))
+            oid: pygit2.Oid | None = pygit2.Oid(hex=tip)
+            target = pygit2.Oid(hex=then)
+            while oid is not None and oid != target:
+                known = self._remembered_order(oid)
+                if known is not None:
+                    oid = known[1]
+                    continue
+                parents = repo[oid].parent_ids
+                if len(parents) > 1:
+                    return repo.descendant_of(pygit2.Oid(hex=tip), target)
+                oid = parents[0] if parents else None
+            return oid is not None
         except (KeyError, ValueError, pygit2.GitError):
             return False
 
