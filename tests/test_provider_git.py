@@ -645,15 +645,25 @@ def test_a_folder_is_diffed_in_full_unless_it_gained_exactly_its_listed_files(tm
     old = _nested(repo, {a: one})
     new = _nested(repo, {a: one, b: two, c: three})
 
-    def found(old: bytes, new: bytes, *listed: str) -> list[tuple[str, str]]:
+    def found(old: bytes, new: bytes, *listed: str, clean: set[bytes] | None = None) -> list[tuple[str, str]]:
         at = by_folder(f"event/ab/cd/{name}" for name in listed)
-        return sorted((status, path) for status, path, _, _ in changes(repo.odb, old, new, listed=at))
+        return sorted((status, path) for status, path, _, _ in changes(repo.odb, old, new, listed=at, clean=clean))
+
+    def leaf(tree: bytes) -> bytes:
+        return repo[pygit2.Oid(raw=tree)]["event/ab/cd"].id.raw
 
     both = [("A", f"event/ab/cd/{b}"), ("A", f"event/ab/cd/{c}")]
     assert found(old, new, b, c) == both  # exactly the listed ones
     assert found(old, new, b) == both  # one more than listed: the unlisted one is named too
     assert found(old, _nested(repo, {a: two}), a) == [("M", f"event/ab/cd/{a}")]  # changed, not added
     assert found(new, _nested(repo, {a: one, b: two}), a) == [("D", f"event/ab/cd/{c}")]
+    # a folder known to hold record files only: the same answers, and the new one takes its place
+    clean = {leaf(old)}
+    assert found(old, new, b, c, clean=clean) == both and clean == {leaf(new)}
+    clean = {leaf(old)}
+    assert found(old, new, b, clean=clean) == both and clean == {leaf(old)}
+    odd = _nested(repo, {a: one, b: two, "odd.txt": three})
+    assert found(old, odd, b, clean={leaf(old)}) == [("A", f"event/ab/cd/{b}"), ("A", "event/ab/cd/odd.txt")]
     # a listed file twice in one folder (a tree git would refuse): not an addition
     first, row = (b"100644 %s\0%s" % (name.encode(), blob.raw) for name, blob in ((a, one), (b, two)))
     twice = repo.odb.write(pygit2.GIT_OBJECT_TREE, first + row + row)

@@ -133,12 +133,17 @@ def parse_tree(data: bytes, oid: bytes) -> list[TreeEntry]:
     return _ENTRY.findall(data)
 
 
-def take_records(data: bytes, names: Iterable[str]) -> tuple[bytes, list[tuple[str, bytes]]] | None:
+def take_records(data: bytes, names: Iterable[str],
+                 rest_checked: bool = False) -> tuple[bytes, list[tuple[str, bytes]]] | None:
     """When a folder (``data``, its tree bytes) holds well-formed record files only: its bytes
     without the rows of those of ``names`` it holds, and those names with their raw ids, found
     by searching (in C), not by going through the rows. None when it holds anything else, or
-    a name's row is not where a row starts, or is there twice."""
-    if len(data) % _RECORD_ENTRY or not _RECORD_ENTRIES.fullmatch(data):
+    a name's row is not where a row starts, or is there twice.
+
+    ``rest_checked``: the caller checks that the bytes left are those of a folder known to
+    hold well-formed record files only (by its id); then only the rows taken are checked
+    here, and every row is one, being either taken or one of that folder's."""
+    if len(data) % _RECORD_ENTRY or not (rest_checked or _RECORD_ENTRIES.fullmatch(data)):
         return None
     found = []
     for name in names:
@@ -146,7 +151,8 @@ def take_records(data: bytes, names: Iterable[str]) -> tuple[bytes, list[tuple[s
         at = data.find(key)
         if at < 0:
             continue
-        if at % _RECORD_ENTRY or len(key) != _RECORD_ENTRY - 20 or data.find(key, at + 1) >= 0:
+        if (at % _RECORD_ENTRY or len(key) != _RECORD_ENTRY - 20 or data.find(key, at + 1) >= 0
+                or not _RECORD_NAME.fullmatch(name)):
             return None
         found.append((at, name))
     found.sort()
@@ -171,6 +177,7 @@ def read_blob(odb: Source, oid: bytes) -> bytes:
 _MODES = (b"100644", b"100755", b"120000", b"160000")  # six-digit modes; a folder's is 40000
 _RECORD_ENTRY = 97  # "100644 " + 64 hex digits + ".json" + NUL + a 20-byte id
 _RECORD_ENTRIES = re.compile(rb"(?:100644 [0-9a-f]{64}\.json\0.{20})*", re.DOTALL)
+_RECORD_NAME = re.compile(r"[0-9a-f]{64}\.json")
 
 
 def find_entry(data: bytes, name: str) -> tuple[bytes, bytes] | None:

@@ -16,6 +16,11 @@ Finding an id: the index's fan-out narrows to the ids starting with its first by
 them (sorted), the id's next two bytes, read once per index into an array of 16-bit numbers,
 are found by bisection in C, and the few ids sharing those three bytes compared in full.
 
+Which pack: the one the last object came from, then the others, newest first. Reads that
+keep missing (a payload snapshot read in path order holds payloads of every append, each in
+its own pack) map once which pack holds the ids starting with each three bytes (16 MiB, a
+pass over every id), so a read asks one pack, or none (a loose object).
+
 Memory: a mapped page a read touched stays in the process's resident set until unmapped, so
 every ``RESIDENT`` bytes read the maps are told to drop their pages (the page cache keeps
 them; the next read of one maps it again), as libgit2's bounded windows do.
@@ -39,6 +44,8 @@ import pygit2
 from gitstore.providers._gitdirs import common_dir
 
 RESIDENT = 64 << 20
+OWNERS_AFTER = 4096  # ids looked for in a pack that lacked them, before mapping which pack has which
+_SHARED = 255
 _NAMES = {pygit2.GIT_OBJECT_COMMIT: b"commit", pygit2.GIT_OBJECT_TREE: b"tree", pygit2.GIT_OBJECT_BLOB: b"blob"}
 _U32 = struct.Struct(">I")
 _U16X2 = struct.Struct("<HH").pack
@@ -93,6 +100,14 @@ class _Pack:
             i += 1
         return None
 
+    def prefixes(self) -> Iterator[int]:
+        """The first three bytes of each id, as a number."""
+        keys, fanout = self._keys, self._fanout
+        for first in range(256):
+            high = first << 16
+            for i in range(self._starts[first], fanout[first]):
+                yield high | keys[i]
+
     def close(self) -> None:
         self._idx.close()
         if hasattr(self, "pack"):
@@ -143,6 +158,8 @@ class PackSlices:
                 continue
         self._last = 0
         self._read = 0
+        self._misses = 0
+        self._owners: bytearray | None = None
 
     def read(self, oid: bytes, kind: int) -> bytes | None:
         """Object ``oid``'s bytes when it is a small whole object of ``kind`` in a stored
@@ -150,10 +167,22 @@ class PackSlices:
         packs = self._packs
         if not packs:
             return None
+        owners = self._owners
+        if owners is not None:
+            owner = owners[oid[0] << 16 | oid[1] << 8 | oid[2]]
+            if owner == 0:
+                return None
+            if owner != _SHARED:
+                self._last = owner - 1
         last = self._last
         pack = packs[last]
         at = pack.offset(oid)
         if at is None:
+            if owners is not None and owner != _SHARED:
+                return None
+            self._misses += 1
+            if self._misses == OWNERS_AFTER and owners is None:
+                self._owners = self._map_owners()
             for i, pack in enumerate(packs):
                 if i != last:
                     at = pack.offset(oid)
@@ -168,6 +197,19 @@ class PackSlices:
             if self._read >= RESIDENT:
                 self.release()
         return data
+
+    def _map_owners(self) -> bytearray | None:
+        """Which pack holds the ids starting with each three bytes (1 + its place; 0 none,
+        ``_SHARED`` several), when there are few enough packs to say so in a byte."""
+        if len(self._packs) >= _SHARED:
+            return None
+        owners = bytearray(1 << 24)
+        for number, pack in enumerate(self._packs, start=1):
+            for prefix in pack.prefixes():
+                found = owners[prefix]
+                if found != number:
+                    owners[prefix] = number if found == 0 else _SHARED
+        return owners
 
     def release(self) -> None:
         """Drop the pages reads touched from the resident set (they stay in the page cache)."""

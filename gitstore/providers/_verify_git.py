@@ -180,6 +180,7 @@ def _verify_records(repo: pygit2.Repository, objects: Objects, state: Path, ref:
 
     previous_clock = 0
     parent_tree: bytes | None = None
+    clean: set[bytes] = set()  # folders found to hold record files only (see _added_as_listed)
     if since is not None:
         base = repo[since]
         previous_clock, parent_tree = parse_message(base.message).clock, base.tree_id.raw
@@ -199,7 +200,7 @@ def _verify_records(repo: pygit2.Repository, objects: Objects, state: Path, ref:
         for problem in _seen_problems(repo, header):
             report.problems.append(Problem(where, problem))
         tree = commit.tree_id.raw
-        _verify_diff(objects, where, parent_tree, tree, header.lines, header.removes, report, scope)
+        _verify_diff(objects, where, parent_tree, tree, header.lines, header.removes, report, scope, clean)
         parent_tree = tree
 
 
@@ -226,7 +227,7 @@ def _seen_problems(repo: pygit2.Repository, header: object) -> list[str]:
 
 def _verify_diff(odb: Objects, where: str, parent: bytes | None, tree: bytes,
                  lines: tuple[tuple[str, str, str], ...], removes: tuple[str, ...], report: VerifyReport,
-                 scope: str | None = None) -> None:
+                 scope: str | None = None, clean: set[bytes] | None = None) -> None:
     """Check one commit's diff against its parent: the trees first, then the records it adds,
     read in the order its message lists them (the order an append writes them, so a bulk
     append's pack is read front to back, not hopping about it in path order)."""
@@ -234,7 +235,7 @@ def _verify_diff(odb: Objects, where: str, parent: bytes | None, tree: bytes,
     notes = {f"notes/{d[7:9]}/{d[9:11]}/{d[7:]}.json": d for d in removes}
     added: dict[str, bytes] = {}  # path -> raw blob id of each listed record the commit adds
     try:
-        for status, path, mode, oid in changes(odb, parent, tree, listed=by_folder([*listed, *notes])):
+        for status, path, mode, oid in changes(odb, parent, tree, listed=by_folder([*listed, *notes]), clean=clean):
             if status != "A":
                 report.problems.append(Problem(where, f"{path} was {status}: records are only ever added"))
             elif path.startswith("notes/"):
@@ -348,7 +349,8 @@ def by_folder(paths: Iterable[str]) -> dict[str, list[str]]:
 
 
 def changes(odb: Source, old: bytes | None, new: bytes | None, prefix: str = "",
-            listed: Mapping[str, list[str]] = _NONE) -> Iterator[tuple[str, str, bytes, bytes]]:
+            listed: Mapping[str, list[str]] = _NONE,
+            clean: set[bytes] | None = None) -> Iterator[tuple[str, str, bytes, bytes]]:
     """(status, path, mode, raw id) of each file that differs from tree ``old`` to tree ``new``
     (None: an empty tree), as libgit2's diff names them: ``A`` added, ``M`` changed, ``D``
     deleted (a file replaced by a folder, or the reverse, is deleted and added). Folders with
@@ -358,11 +360,12 @@ def changes(odb: Source, old: bytes | None, new: bytes | None, prefix: str = "",
     record files whose new version, without the listed files, is byte for byte the old version
     (the same tree id) gained exactly those: the old version is not read (an append to a big
     store changes nearly every folder, and the old versions are the store). A folder naming
-    an entry twice raises ``Unreadable`` (git's fsck refuses such trees too)."""
+    an entry twice raises ``Unreadable`` (git's fsck refuses such trees too). ``clean``: see
+    ``_added_as_listed`` (kept by the caller from one commit to the next)."""
     data = read_tree_bytes(odb, new) if new is not None else None
     names = listed.get(prefix) if data is not None and old is not None else None
     if names:
-        added = _added_as_listed(data, old, prefix, names)  # type: ignore[arg-type]
+        added = _added_as_listed(data, new, old, prefix, names, clean)  # type: ignore[arg-type]
         if added is not None:
             yield from added
             return
@@ -381,25 +384,33 @@ def changes(odb: Source, old: bytes | None, new: bytes | None, prefix: str = "",
             yield from _deleted(odb, path, *was)
             was = None
         if mode == TREE_MODE:
-            yield from changes(odb, was[1] if was is not None else None, oid, path + "/", listed)
+            yield from changes(odb, was[1] if was is not None else None, oid, path + "/", listed, clean)
         else:
             yield ("A" if was is None else "M"), path, mode, oid
     for name in sorted(gone):
         yield from _deleted(odb, prefix + name.decode("utf-8", "surrogateescape"), *gone[name])
 
 
-def _added_as_listed(data: bytes, old: bytes, prefix: str,
-                     names: list[str]) -> list[tuple[str, str, bytes, bytes]] | None:
-    """The files a folder of record files (``data``, its new bytes) gained from tree ``old``,
+def _added_as_listed(data: bytes, new: bytes, old: bytes, prefix: str, names: list[str],
+                     clean: set[bytes] | None) -> list[tuple[str, str, bytes, bytes]] | None:
+    """The files a folder of record files (tree ``new``, ``data`` its bytes) gained from tree ``old``,
     when they are exactly listed ones (``names``, those listed in this folder): the folder's
     bytes without their rows hash to ``old``. None when that does not hold (the caller reads
-    ``old`` and names what differs)."""
-    split = take_records(data, names)
+    ``old`` and names what differs).
+
+    ``clean``: ids of folders found to hold well-formed record files only. When ``old`` is
+    one, the rows left are its rows, so only the rows added are checked (not every row of
+    every version of every folder); the new folder takes its place."""
+    known = clean is not None and old in clean
+    split = take_records(data, names, rest_checked=known)
     if split is None:
         return None
     kept, taken = split
     if not taken or tree_id(kept) != old:
         return None
+    if clean is not None:
+        clean.discard(old)
+        clean.add(new)
     return [("A", prefix + name, BLOB_MODE, oid) for name, oid in taken]
 
 
