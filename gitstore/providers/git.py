@@ -85,6 +85,7 @@ ORDER_CONTEXT = f"order-{FORMAT}"  # what _remembered_order keeps depends on the
 SIGNATURE_NAME = "gitstore"
 SIGNATURE_EMAIL = "gitstore@localhost"
 MAX_ATTEMPTS = 400
+MERGE_FROM = LOOSE_LIMIT // 4  # changes from which a tree is merged here, not by libgit2's builder
 STALE_LOCK_SECONDS = 5.0
 
 
@@ -509,20 +510,17 @@ class GitProvider:
             with self._lock("gc", fcntl.LOCK_SH), readable("the stored records"):  # gitstore gc waits for appends under way
                 staging = self._stage(stream.entries, writer)
                 namespace = stream.namespace()
+                staging.look_up(self, writer, self.repository(namespace), records_ref(namespace, self.writer))
                 sign = stream.authority() and namespace == "shared" and self._signs()
                 return self._commit_staged(namespace, staging, writer, guard, removals, sign)
         finally:
             writer.abort()  # whatever was not flushed into a commit
 
     def _stage(self, entries: Iterable[Entry], writer: ObjectWriter) -> _Staging:
-        """Give the writer the blobs of every entry not stored yet, as the tips stand now.
-
-        Whether an entry is stored already is looked up once they are all in, in path order:
-        the tips' folders are then read front to back, each once, not one per entry in the
-        order the entries came. A stored entry's payload blob, held back until then (see
-        ``ObjectWriter.add``), is dropped: it never reaches the repository."""
+        """Give the writer the blobs of every entry, as the tips stand now; which of them are
+        stored already is looked up once they are all in (``_Staging.look_up``)."""
         tips = self._tips()
-        staging = _Staging([tip for _, tip in tips], _Readers())
+        staging = _Staging([tip for _, tip in tips], _Readers(), tips)
         staged, seen = staging.staged, staging.order
         add = writer.add
         for e in entries:
@@ -534,8 +532,6 @@ class GitProvider:
             if e.payload is not None and e.payload_digest:  # packed in the snapshot's order
                 payload = add(BLOB, e.payload, e.payload_digest.encode())
             staged.append(_Staged(digest, e.kind, e.stream, add(BLOB, e.data), e.payload_digest, payload))
-        if tips:
-            staging.move_stored(staging.readers.roots(self, tips), writer)
         return staging
 
     def _signs(self) -> bool:
@@ -567,17 +563,16 @@ class GitProvider:
                     if self.redaction_note(removal.payload_digest) is not None:
                         raise ConflictError(f"payload {removal.payload_digest} was already removed")
                 staging.drop_stored(self, writer)  # another writer may have stored some since staging
-                done = AppendResult(added=tuple(s.digest for s in staging.staged),
-                                    existing=tuple(staging.existing))
-                if not staging.staged:
-                    if removals:
-                        raise Refused("an append that removes payloads adds the audit entries of the removals")
-                    return done
-                if self._try_commit(repo, namespace, ref, tip, staging, writer, removals, sign):
+                if not staging.staged or self._try_commit(repo, namespace, ref, tip, staging, writer, removals, sign):
                     break
                 time.sleep(random.uniform(0, min(0.02, 0.0005 * 2 ** min(attempt, 6))))
             else:
                 raise ConflictError(f"{ref} kept moving: gave up after {MAX_ATTEMPTS} attempts")
+        done = AppendResult(added=tuple(s.digest for s in staging.staged), existing=tuple(staging.existing))
+        if not staging.staged:
+            if removals:
+                raise Refused("an append that removes payloads adds the audit entries of the removals")
+            return done
         if removals:
             self._drop_payloads([r.payload_digest for r in removals])
         return done
@@ -610,12 +605,21 @@ class GitProvider:
 
     def _try_commit(self, repo: pygit2.Repository, namespace: Namespace, ref: str, tip: pygit2.Oid | None,
                     staging: _Staging, writer: ObjectWriter, removals: tuple[Removal, ...], sign: bool) -> bool:
-        new = staging.staged
+        """Commit the staged entries on ``tip`` (True), or find they are all stored (True, with
+        nothing staged left); False when ``ref`` moved meanwhile."""
         reader = staging.readers.of(repo)
         base = self._commit(repo, tip, ref).tree if tip is not None else None
-        changes = {record_path(s.kind, s.digest): s.blob for s in new}
+        changes = {record_path(s.kind, s.digest): s.blob for s in staging.staged}
         changes.update({note_path(r.payload_digest): writer.add(BLOB, bytes(r.note)) for r in removals})
-        tree = self._tree(repo, base, changes, writer, reader)
+        stored: list[str] | None = [] if tip is not None and staging.deferred == tip else None
+        tree = self._tree(repo, base, changes, writer, reader, stored)
+        staging.deferred = None  # looked up now: what is left staged, the tip does not hold
+        records = {"sha256:" + path.rsplit("/", 1)[1][:-5] for path in stored or () if not path.startswith("notes/")}
+        if records:  # entries the tip holds: its folders were read by the merge, not looked up before
+            staging.move(records, writer)
+            if not staging.staged:
+                return True
+        new = staging.staged
         carried = [(s.payload_digest, s.payload_blob) for s in new if s.payload_blob is not None and s.payload_digest]
         # no payload with a note, honoured or not, is stored again (knowing which are honoured
         # would read the histories; an append reads the tip trees only)
@@ -728,18 +732,19 @@ class GitProvider:
         return tree
 
     def _tree(self, repo: pygit2.Repository, base: pygit2.Tree | None, changes: Mapping[str, bytes | None],
-              writer: ObjectWriter, reader: TreeReader | None = None) -> pygit2.Oid:
+              writer: ObjectWriter, reader: TreeReader | None = None, stored: list[str] | None = None) -> pygit2.Oid:
         """``base`` with blobs added (path -> raw id of a blob given to ``writer``) or removed
         (path -> None). A few changes go through libgit2's tree builder (loose objects); more
         (each a blob and up to three new folders: enough objects for ``writer`` to pack them) are
         merged here, base folders read through ``reader``, new trees given to ``writer`` (the
-        caller flushes it into ``repo``)."""
-        if len(changes) < LOOSE_LIMIT // 4:
+        caller flushes it into ``repo``). ``stored``: a blob's path that ``base`` holds already
+        is added to it and the entry left as it is (merges only: see ``MERGE_FROM``)."""
+        if len(changes) < MERGE_FROM:
             oids = {p: None if o is None else pygit2.Oid(raw=o) for p, o in changes.items()}
             return _builder_tree(repo, base, oids) or repo.TreeBuilder().write()
         reader = reader or TreeReader(repo.odb)
         try:
-            merged = _merge_tree(reader, writer, base.id.raw if base is not None else None, changes)
+            merged = _merge_tree(reader, writer, base.id.raw if base is not None else None, changes, stored)
         except Unreadable as exc:
             raise IntegrityError(f"cannot extend the stored tree: {exc}; run `gitstore verify`") from None
         return pygit2.Oid(raw=merged)
@@ -1635,6 +1640,8 @@ class _Staging:
 
     tips: list[pygit2.Oid]  # every records tip when staging began
     readers: _Readers
+    refs: list[tuple[RefInfo, pygit2.Oid]]  # and their refs
+    deferred: pygit2.Oid | None = None  # the tip whose look-ups the merge makes (see look_up)
     staged: list[_Staged] = field(default_factory=list)
     existing: list[str] = field(default_factory=list)
     order: dict[str, int] = field(default_factory=dict)
@@ -1645,20 +1652,41 @@ class _Staging:
         except Unreadable as exc:
             raise IntegrityError(f"cannot read the stored records: {exc}; run `gitstore verify`") from None
 
+    def look_up(self, provider: GitProvider, writer: ObjectWriter, repo: pygit2.Repository, ref: str) -> None:
+        """Move the staged entries some tip holds to ``existing``, looked up in path order: the
+        tips' folders are read front to back, each once, not one per entry in the order the
+        entries came. When the append is big, the tip of ``ref`` in ``repo`` (the tree its
+        commit extends) is left to the merge, which reads each of its folders anyway
+        (``_try_commit``)."""
+        roots = self.readers.roots(provider, self.refs)
+        own = [i for i, (info, _) in enumerate(self.refs) if info.name == ref and info.repo.path == repo.path]
+        if own and len(self.staged) >= MERGE_FROM:
+            self.move_stored([root for i, root in enumerate(roots) if i != own[0]], writer)
+            if len(self.staged) >= MERGE_FROM:
+                self.deferred = self.refs[own[0]][1]
+                return
+            roots = [roots[own[0]]]
+        self.move_stored(roots, writer)
+
     def drop_stored(self, provider: GitProvider, writer: ObjectWriter) -> None:
         """Move entries stored since staging (a tip moved) from ``staged`` to ``existing``."""
         found = provider._tips()
         tips = [tip for _, tip in found]
         if tips == self.tips:
             return
-        self.tips = tips
+        self.tips, self.refs, self.deferred = tips, found, None
         self.move_stored(self.readers.roots(provider, found), writer)
 
     def move_stored(self, roots: list[tuple[TreeReader, bytes]], writer: ObjectWriter) -> None:
-        """Move the staged entries some root holds to ``existing`` (looked up in path order),
-        and drop the payload blobs no staged entry needs any more from ``writer``."""
+        """Move the staged entries some root holds to ``existing``, looked up in path order."""
+        if not roots:
+            return
         paths = sorted((record_path(s.kind, s.digest), s.digest) for s in self.staged)
-        stored = {digest for path, digest in paths if self.stored(roots, path)}
+        self.move({digest for path, digest in paths if self.stored(roots, path)}, writer)
+
+    def move(self, stored: set[str], writer: ObjectWriter) -> None:
+        """Move these staged entries to ``existing``, and drop the payload blobs no staged
+        entry needs any more from ``writer``: they never reach the repository."""
         if not stored:
             return
         self.existing = sorted(self.existing + [s.digest for s in self.staged if s.digest in stored],
@@ -1744,6 +1772,7 @@ def _merge_tree(
     writer: ObjectWriter,
     base: bytes | None,
     changes: Mapping[str, bytes | None],
+    stored: list[str] | None = None,
 ) -> bytes:
     """Write a tree equal to tree ``base`` (a raw id, or None for none) with ``changes``
     (path -> raw blob id, or None to remove). Folders are read and written in path order:
@@ -1759,13 +1788,13 @@ def _merge_tree(
                 child = node[folder] = {}
             node = child  # type: ignore[assignment]
         node[name] = oid
-    oid = _write_level(reader, writer, base, nested)
+    oid = _write_level(reader, writer, base, nested, stored)
     return oid if oid is not None else writer.add(TREE, b"")
 
 
 def _write_level(reader: TreeReader, writer: ObjectWriter, base: bytes | None,
-                 changes: dict[str, object]) -> bytes | None:
-    """One folder of a tree; None when removals leave it empty."""
+                 changes: dict[str, object], stored: list[str] | None = None, prefix: str = "") -> bytes | None:
+    """One folder of a tree; None when removals leave it empty. ``stored``: see ``_tree``."""
     if base is None:
         return _write_new_level(writer, changes)
     if all(type(change) is bytes for change in changes.values()):  # blobs added to a leaf
@@ -1777,13 +1806,15 @@ def _write_level(reader: TreeReader, writer: ObjectWriter, base: bytes | None,
         if type(change) is dict:
             found = entries.get(name)
             sub = found[1] if found is not None and found[0] == TREE_MODE else None
-            sub_oid = _write_level(reader, writer, sub, change)
+            sub_oid = _write_level(reader, writer, sub, change, stored, f"{prefix}{name}/")
             if sub_oid is None:
                 entries.pop(name, None)
             else:
                 entries[name] = (TREE_MODE, sub_oid)
         elif change is None:
             entries.pop(name, None)
+        elif stored is not None and name in entries:
+            stored.append(prefix + name)
         else:
             entries[name] = (BLOB_MODE, change)  # type: ignore[assignment]
     if not entries:
