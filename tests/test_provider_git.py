@@ -463,6 +463,22 @@ def test_a_redacted_payload_stays_out_when_reimported_among_new_records(store_re
     assert provider.verify().ok
 
 
+def test_a_bulk_append_keeps_what_its_own_tip_and_other_writers_hold(store_repo: Path) -> None:
+    """Entries stored by this writer (found by the merge) and by another (looked up first)
+    are existing ones, in input order; the rest are added, and the store verifies."""
+    mine = [R.event(f"m{i}", episode="m", seq=i) for i in range(300)]
+    theirs = [R.event(f"t{i}", episode="t", seq=i) for i in range(300)]
+    GitProvider(store_repo, "w1").append_stream(Stream(iter(entries_for(mine)), lambda: "shared"))
+    GitProvider(store_repo, "w2").append_stream(Stream(iter(entries_for(theirs)), lambda: "shared"))
+    fresh = [R.event(f"f{i}", episode="f", seq=i) for i in range(300)]
+    records = [r for trio in zip(mine[:100], theirs[:100], fresh) for r in trio] + fresh[100:]
+    result = GitProvider(store_repo, "w1").append_stream(Stream(iter(entries_for(records)), lambda: "shared"))
+    assert list(result.added) == [r["digest"] for r in fresh]
+    assert list(result.existing) == [r["digest"] for pair in zip(mine[:100], theirs[:100]) for r in pair]
+    report = GitProvider(store_repo, "w1").verify()
+    assert report.ok and report.records == 900, report.problems
+
+
 def test_gc_waits_for_an_append_under_way(store_repo: Path) -> None:
     pid = _slow_streaming_child(store_repo, "gcw")
     _wait_for_a_temporary_pack(store_repo)  # the child's objects are unreferenced until it commits
