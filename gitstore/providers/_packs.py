@@ -19,7 +19,8 @@ are found by bisection in C, and the few ids sharing those three bytes compared 
 Which pack: the one the last object came from, then the others, newest first. Reads that
 keep missing (a payload snapshot read in path order holds payloads of every append, each in
 its own pack) map once which pack holds the ids starting with each three bytes (16 MiB, a
-pass over every id), so a read asks one pack, or none (a loose object).
+pass over every id, about what a miss costs for every four ids: so only once they missed as
+often), then a read asks one pack, or none (a loose object).
 
 Memory: a mapped page a read touched stays in the process's resident set until unmapped, so
 every ``RESIDENT`` bytes read the maps are told to drop their pages (the page cache keeps
@@ -43,8 +44,8 @@ import pygit2
 
 from gitstore.providers._gitdirs import common_dir
 
-RESIDENT = 64 << 20
-OWNERS_AFTER = 4096  # ids looked for in a pack that lacked them, before mapping which pack has which
+RESIDENT = 16 << 20
+OWNERS_AFTER = 4  # packs' ids per miss (a read asking a pack that lacks it) before mapping which has which
 _SHARED = 255
 _NAMES = {pygit2.GIT_OBJECT_COMMIT: b"commit", pygit2.GIT_OBJECT_TREE: b"tree", pygit2.GIT_OBJECT_BLOB: b"blob"}
 _U32 = struct.Struct(">I")
@@ -160,6 +161,7 @@ class PackSlices:
         self._read = 0
         self._misses = 0
         self._owners: bytearray | None = None
+        self._owners_after = max(4096, sum(pack.count for pack in self._packs) // OWNERS_AFTER)
 
     def read(self, oid: bytes, kind: int) -> bytes | None:
         """Object ``oid``'s bytes when it is a small whole object of ``kind`` in a stored
@@ -181,7 +183,7 @@ class PackSlices:
             if owners is not None and owner != _SHARED:
                 return None
             self._misses += 1
-            if self._misses == OWNERS_AFTER and owners is None:
+            if self._misses == self._owners_after and owners is None:
                 self._owners = self._map_owners()
             for i, pack in enumerate(packs):
                 if i != last:
