@@ -23,8 +23,8 @@ pass over every id, about what a miss costs for every four ids: so only once the
 often), then a read asks one pack, or none (a loose object).
 
 Memory: a mapped page a read touched stays in the process's resident set until unmapped, so
-every ``RESIDENT`` bytes read the maps are told to drop their pages (the page cache keeps
-them; the next read of one maps it again), as libgit2's bounded windows do.
+every ``RESIDENT`` bytes read the maps (packs and indexes) are told to drop their pages (the
+page cache keeps them; the next read of one maps it again), as libgit2's bounded windows do.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ class _Pack:
         if sys.byteorder == "little":
             self._keys.byteswap()
         self._starts = (0, *self._fanout[:255])
-        idx.madvise(mmap.MADV_DONTNEED)  # the pages just read in full: lookups touch a few
+        self.release()  # the index was just read in full: lookups touch a few of its pages
 
     def offset(self, oid: bytes) -> int | None:
         """Where object ``oid`` starts in the pack, or None (absent, or past 2 GiB)."""
@@ -108,6 +108,14 @@ class _Pack:
             high = first << 16
             for i in range(self._starts[first], fanout[first]):
                 yield high | keys[i]
+
+    def release(self) -> None:
+        """Drop the pages of the pack and its index from the resident set."""
+        for mapped in (self.pack, self._idx):
+            try:
+                mapped.madvise(mmap.MADV_DONTNEED)
+            except (OSError, ValueError):
+                pass
 
     def close(self) -> None:
         self._idx.close()
@@ -217,10 +225,7 @@ class PackSlices:
         """Drop the pages reads touched from the resident set (they stay in the page cache)."""
         self._read = 0
         for pack in self._packs:
-            try:
-                pack.pack.madvise(mmap.MADV_DONTNEED)
-            except (OSError, ValueError):
-                pass
+            pack.release()
 
     def close(self) -> None:
         packs, self._packs = self._packs, []
