@@ -152,3 +152,20 @@ def test_pages_read_are_given_back(bulk: Path, monkeypatch: pytest.MonkeyPatch) 
             assert read_blob(objects, oid) == data
     assert released
     objects.close()
+
+
+def test_once_reads_keep_missing_each_asks_the_one_pack_holding_it(bulk: Path, tmp_path: Path) -> None:
+    path = _copy(bulk, tmp_path / "repo")
+    more = [R.event(f"q{i}", episode="q", seq=i) for i in range(300)]
+    GitProvider(path, "w1").append_stream(Stream(iter(entries_for(more)), lambda: "shared"))
+    repo = pygit2.Repository(str(path))
+    objects = Objects(repo)
+    assert len(objects.slices._packs) == 2
+    objects.slices._owners_after = 1  # map at the first miss
+    everything = [(oid, kind, data) for oid, kind, data in _objects_in(repo) if kind != pygit2.GIT_OBJECT_COMMIT]
+    for oid, kind, data in everything + everything[::-1]:
+        assert (read_blob(objects, oid) if kind == BLOB else read_tree_bytes(objects, oid)) == data
+    assert objects.slices._owners is not None
+    loose = repo.odb.write(BLOB, b"loose, in no pack")
+    assert objects.slices.read(loose.raw, BLOB) is None and read_blob(objects, loose.raw) == b"loose, in no pack"
+    objects.close()

@@ -190,16 +190,19 @@ class PackSlices:
         if at is None:
             if owners is not None and owner != _SHARED:
                 return None
-            self._misses += 1
-            if self._misses == self._owners_after and owners is None:
-                self._owners = self._map_owners()
+            missed = 1
             for i, pack in enumerate(packs):
                 if i != last:
                     at = pack.offset(oid)
                     if at is not None:
                         self._last = i
                         break
-            else:
+                    missed += 1
+            self._misses += missed
+            if owners is None and self._misses >= self._owners_after:
+                self._owners = self._map_owners()
+                self._owners_after = 1 << 62  # mapped, or too many packs to map: never again
+            if at is None:
                 return None
         data = _stored(pack.pack, at, kind, oid)
         if data is not None:
