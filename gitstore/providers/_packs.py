@@ -23,7 +23,8 @@ pass over every id, about what a miss costs for every four ids: so only once the
 often), then a read asks one pack, or none (a loose object).
 
 Memory: a mapped page a read touched stays in the process's resident set until unmapped, so
-every ``RESIDENT`` bytes read the maps (packs and indexes) are told to drop their pages (the
+every ``RESIDENT`` bytes read (a page counted for each object) the maps (packs and indexes)
+are told to drop their pages (the
 page cache keeps them; the next read of one maps it again), as libgit2's bounded windows do.
 """
 
@@ -206,7 +207,7 @@ class PackSlices:
                 return None
         data = _stored(pack.pack, at, kind, oid)
         if data is not None:
-            self._read += len(data)
+            self._read += len(data) + mmap.PAGESIZE  # reads in no order touch a page each
             if self._read >= RESIDENT:
                 self.release()
         return data

@@ -520,7 +520,7 @@ class GitProvider:
         """Give the writer the blobs of every entry, as the tips stand now; which of them are
         stored already is looked up once they are all in (``_Staging.look_up``)."""
         tips = self._tips()
-        staging = _Staging([tip for _, tip in tips], _Readers(), tips)
+        staging = _Staging([tip for _, tip in tips], _Readers(slices=True), tips)
         staged, seen = staging.staged, staging.order
         add = writer.add
         for e in entries:
@@ -1616,15 +1616,18 @@ class _Staged(NamedTuple):
 
 class _Readers:
     """One tree reader per repository (the repository itself and the local one), each folder
-    read once for the length of one append, for lookups and for the merge."""
+    read once for the length of one append, for lookups and for the merge. ``slices``: read
+    through pack slices (an append reads tens of thousands of folders; a read of payloads
+    hops about the packs, where libgit2's bounded windows hold less memory)."""
 
-    def __init__(self) -> None:
+    def __init__(self, slices: bool = False) -> None:
         self._readers: dict[str, TreeReader] = {}
+        self._slices = slices
 
     def of(self, repo: pygit2.Repository) -> TreeReader:
         found = self._readers.get(repo.path)
         if found is None:
-            found = self._readers[repo.path] = TreeReader(Objects(repo))
+            found = self._readers[repo.path] = TreeReader(Objects(repo) if self._slices else repo.odb)
         return found
 
     def roots(self, provider: GitProvider,
