@@ -734,10 +734,11 @@ def plant_snapshot(repo: Path, ref: str, path: str, blob_oid: str) -> None:
 
 def test_a_history_walked_once_is_walked_again_without_reading_its_commits(
         store_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each append commit's header is remembered by its id: another handle walks the history
-    without loading a commit, and a remembered entry it cannot read is parsed again."""
+    """Each big append commit's header is remembered by its id: another handle walks the
+    history without loading a commit, and a remembered entry it cannot read is parsed again."""
     import gitstore.providers.git as provider_module
 
+    monkeypatch.setattr(provider_module, "REMEMBER_ORDER_FROM", 0)  # these commits are small
     writer = GitProvider(store_repo, "w1")
     for i in range(3):
         writer.append(batch(R.grant(f"h{i}")))
@@ -757,3 +758,7 @@ def test_a_history_walked_once_is_walked_again_without_reading_its_commits(
     remembered.write_text(json.dumps(data))
     assert [(a, str(o)) for a, _, o in GitProvider(store_repo, "w1")._commits()] == walked
     assert set(loaded) == {oid for _, oid in walked}
+    monkeypatch.setattr(provider_module, "REMEMBER_ORDER_FROM", 1 << 16)
+    remembered.unlink()
+    GitProvider(store_repo, "w1")._commits()
+    assert not remembered.exists()  # small commits are read again, not remembered

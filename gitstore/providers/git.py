@@ -82,6 +82,7 @@ KEEP_PASSED = 2  # and of those a pass over a history read last: a read of sever
 WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 FORMAT = "1"
 ORDER_CONTEXT = f"order-{FORMAT}"  # what _remembered_order keeps depends on the message format only
+REMEMBER_ORDER_FROM = 1 << 16  # characters of a commit message worth remembering its header (700 records)
 SIGNATURE_NAME = "gitstore"
 SIGNATURE_EMAIL = "gitstore@localhost"
 MAX_ATTEMPTS = 400
@@ -1061,10 +1062,12 @@ class GitProvider:
         return fresh, False
 
     def _order(self, commit: pygit2.Commit) -> tuple[Append, pygit2.Oid]:
-        """An append commit's header, remembered by its id with its parent (see ``_history``)."""
-        append = parse_order(commit.message)
+        """An append commit's header, remembered by its id with its parent when the commit is
+        big (see ``_remembered_order``; a small one costs less to read again than to keep)."""
+        message = commit.message
+        append = parse_order(message)
         parents = commit.parent_ids
-        if len(parents) <= 1:  # a merge is refused by the walk, and never remembered
+        if len(parents) <= 1 and len(message) >= REMEMBER_ORDER_FROM:  # a merge is refused by the walk
             self._orders.put(str(commit.id), ORDER_CONTEXT, {
                 "clock": append.clock, "writer": append.writer, "namespace": append.namespace,
                 "kinds": sorted(append.kinds), "removes": list(append.removes),
