@@ -99,6 +99,11 @@ def test_an_index_it_cannot_read_is_passed_over(bulk: Path, tmp_path: Path) -> N
         index.chmod(0o644)
         index.write_bytes(index.read_bytes()[:2000])  # truncated
         _Pack(index)
+    data = bytearray(next((bulk / ".git" / "objects" / "pack").glob("*.idx")).read_bytes())
+    data[8 + 4 * 10:8 + 4 * 11] = (1 << 30).to_bytes(4, "big")  # a fan-out entry past the count
+    index.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="out of order"):
+        _Pack(index)
     slices = PackSlices(path / ".git" / "objects")
     repo = pygit2.Repository(str(path))
     tip = repo.references[records_ref("shared", "w1")].target

@@ -73,6 +73,9 @@ class _Pack:
             raise ValueError(f"{index}: not a version-2 pack index")
         self._fanout = _FANOUT.unpack_from(idx, 8)
         self.count = count = self._fanout[255]
+        if any(a > b for a, b in zip(self._fanout, self._fanout[1:])):
+            self.close()
+            raise ValueError(f"{index}: fan-out table out of order")
         self._ids = 8 + 1024
         self._offsets = self._ids + 24 * count  # after the ids and their CRC-32s
         if len(idx) < self._offsets + 4 * count + 40:
@@ -128,8 +131,10 @@ def _stored(pack: mmap.mmap, at: int, kind: int, oid: bytes) -> bytes | None:
     """The object of ``kind`` at offset ``at`` when it is whole, in one stored block (the zlib
     header ``78 01`` then a final stored block of its size, as bulk appends and
     ``core.compression=0`` write it), and its zlib checksum and id hold; else None."""
-    head = pack[at:at + 12]
-    byte = head[0] if head else 0
+    head = pack[at:at + 12]  # a whole object and the pack's trailer after it are longer
+    if len(head) < 12:
+        return None
+    byte = head[0]
     if (byte >> 4) & 7 != kind:
         return None
     size, shift, i = byte & 0x0F, 4, 1
