@@ -47,6 +47,10 @@ per folder (one read, one check, one merge, one pack entry: each already a few C
 format that lets an append create folders instead of rewriting them (for example folders per
 append, or a fan-out that grows with the store) is what would make bulk appends linear.
 
+The store itself grows faster than its records: its packs hold 1.84 GB at 1,000,000 records,
+16 times the 114 MB at 100,000, every append writing a new version of the folders it lands in.
+Verify, the re-check of every stored byte, costs 11 to 12 times as much, not 16.
+
 Verify checks each commit against its parent: it reads every version of every folder (51,000
 per append, about 0.4 s more for each append after the first: 10 appends of 100,000 cost 12
 times one), but takes only the rows an append added out of each
