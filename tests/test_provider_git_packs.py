@@ -174,3 +174,36 @@ def test_once_reads_keep_missing_each_asks_the_one_pack_holding_it(bulk: Path, t
     loose = repo.odb.write(BLOB, b"loose, in no pack")
     assert objects.slices.read(loose.raw, BLOB) is None and read_blob(objects, loose.raw) == b"loose, in no pack"
     objects.close()
+
+
+def test_appends_that_read_folders_as_slices_store_what_they_would_through_libgit2(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same appends (a bulk one, then one of stored and new entries) with folders read as
+    pack slices and through libgit2: the same trees, the same answer, and both verify."""
+    import gitstore.providers.git as provider_module
+
+    first = [R.event(f"s{i}", episode="s", seq=i) for i in range(300)]
+    second = first[::3] + [R.event(f"n{i}", episode="n", seq=i) for i in range(300)]
+    trees, sliced = [], []
+    real_read = PackSlices.read
+
+    def counted(self: PackSlices, oid: bytes, kind: int) -> bytes | None:
+        found = real_read(self, oid, kind)
+        sliced.append(found is not None)
+        return found
+
+    monkeypatch.setattr(PackSlices, "read", counted)
+    for threshold in (1, 1 << 30):
+        monkeypatch.setattr(provider_module, "SLICES_FROM", threshold)
+        path = tmp_path / f"repo{threshold}"
+        git(tmp_path, "init", "-q", str(path))
+        provider = GitProvider(path, "w1")
+        provider.append_stream(Stream(iter(entries_for(first)), lambda: "shared"))
+        sliced.clear()
+        result = provider.append_stream(Stream(iter(entries_for(second)), lambda: "shared"))
+        assert len(result.existing) == 100 and len(result.added) == 300
+        assert any(sliced) == (threshold == 1)  # the first's folders read from its pack, or not
+        repo = pygit2.Repository(str(path))
+        trees.append(repo[repo.references[records_ref("shared", "w1")].target].tree_id)
+        assert GitProvider(path, "w1").verify().ok
+    assert trees[0] == trees[1]

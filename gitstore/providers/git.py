@@ -87,6 +87,7 @@ SIGNATURE_NAME = "gitstore"
 SIGNATURE_EMAIL = "gitstore@localhost"
 MAX_ATTEMPTS = 400
 MERGE_FROM = LOOSE_LIMIT // 4  # changes from which a tree is merged here, not by libgit2's builder
+SLICES_FROM = 4096  # entries from which an append reads folders as pack slices (mapping the packs' indexes)
 STALE_LOCK_SECONDS = 5.0
 
 
@@ -521,7 +522,7 @@ class GitProvider:
         """Give the writer the blobs of every entry, as the tips stand now; which of them are
         stored already is looked up once they are all in (``_Staging.look_up``)."""
         tips = self._tips()
-        staging = _Staging([tip for _, tip in tips], _Readers(slices=True), tips)
+        staging = _Staging([tip for _, tip in tips], _Readers(), tips)
         staged, seen = staging.staged, staging.order
         add = writer.add
         for e in entries:
@@ -533,6 +534,7 @@ class GitProvider:
             if e.payload is not None and e.payload_digest:  # packed in the snapshot's order
                 payload = add(BLOB, e.payload, e.payload_digest.encode())
             staged.append(_Staged(digest, e.kind, e.stream, add(BLOB, e.data), e.payload_digest, payload))
+        staging.readers.slices = len(staged) >= SLICES_FROM
         return staging
 
     def _signs(self) -> bool:
@@ -1620,17 +1622,19 @@ class _Staged(NamedTuple):
 class _Readers:
     """One tree reader per repository (the repository itself and the local one), each folder
     read once for the length of one append, for lookups and for the merge. ``slices``: read
-    through pack slices (an append reads tens of thousands of folders; a read of payloads
-    hops about the packs, where libgit2's bounded windows hold less memory)."""
+    through pack slices (an append of thousands of entries reads as many folders); a small
+    append reads through libgit2 (mapping the packs' indexes would cost more than it saves),
+    and so does a read of payloads, which hops about the packs (libgit2's bounded windows
+    hold less memory)."""
 
     def __init__(self, slices: bool = False) -> None:
         self._readers: dict[str, TreeReader] = {}
-        self._slices = slices
+        self.slices = slices
 
     def of(self, repo: pygit2.Repository) -> TreeReader:
         found = self._readers.get(repo.path)
         if found is None:
-            found = self._readers[repo.path] = TreeReader(Objects(repo) if self._slices else repo.odb)
+            found = self._readers[repo.path] = TreeReader(Objects(repo) if self.slices else repo.odb)
         return found
 
     def roots(self, provider: GitProvider,
