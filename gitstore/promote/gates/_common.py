@@ -83,6 +83,26 @@ def git(*args: str, cwd: Path | None = None, keep_index: bool = False, check: bo
     return subprocess.run(["git", *args], cwd=cwd, env=env, input=data, capture_output=True, check=check)
 
 
+def git_later(*args: str) -> Callable[[], tuple[int, bytes]]:
+    """Start real git (without the cost of loading ``subprocess``); the function returned waits
+    for it and gives its exit code and standard output. Its errors are dropped."""
+    read_end, write_end = os.pipe()
+    actions = [(os.POSIX_SPAWN_DUP2, write_end, 1), (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+               (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
+    try:
+        pid = os.posix_spawnp("git", ["git", *args], git_env(), file_actions=actions)
+    finally:
+        os.close(write_end)
+
+    def answer() -> tuple[int, bytes]:
+        with os.fdopen(read_end, "rb") as pipe:
+            out = pipe.read()
+        _, status = os.waitpid(pid, 0)
+        return os.waitstatus_to_exitcode(status), out
+
+    return answer
+
+
 def top_level(start: Path | None = None) -> Path:
     """The work tree root of the repository around the current folder (pre-commit runs hooks
     from it, so a ``.git`` here answers without asking git)."""
@@ -120,14 +140,19 @@ def blob_id(data: bytes, length: int) -> str:
     return digest(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def tree_entries(root: Path, revision: str, paths: Sequence[str]) -> dict[str, str] | None:
-    """path -> blob id of the files under ``paths`` at ``revision``; None when there is no such
-    revision (HEAD before the first commit)."""
-    done = git("ls-tree", "-r", "-z", "--full-tree", revision, "--", *paths, cwd=root, check=False)
-    if done.returncode != 0:
+def tree_entries(root: Path, revision: str, paths: Sequence[str]) -> Callable[[], dict[str, str] | None]:
+    """path -> blob id of the files under ``paths`` at ``revision``, None when there is no such
+    revision (HEAD before the first commit): git starts at once, and the function returned
+    waits for its answer, so a gate checks its files meanwhile."""
+    answer = git_later("-C", os.fspath(root), "ls-tree", "-r", "-z", "--full-tree", revision, "--", *paths)
+    return lambda: _entries(*answer())
+
+
+def _entries(code: int, out: bytes) -> dict[str, str] | None:
+    if code != 0:
         return None
     found = {}
-    for entry in done.stdout.split(b"\0"):
+    for entry in out.split(b"\0"):
         if not entry:
             continue
         meta, _, path = entry.partition(b"\t")

@@ -49,10 +49,11 @@ def check(files: Sequence[str], root: Path, wiki_rel: str, base: str | None) -> 
     wiki = root / wiki_rel
     names = [relative(f, root) for f in files]
     pages = [n for n in names if n.startswith(wiki_rel + "/") and n.endswith(".md")]
+    entries = tree_entries(root, base, [wiki_rel]) if base is not None else None
     findings = in_parallel(pages, lambda chunk: _pages(root, chunk, wiki, wiki_rel), lambda row: Finding(*row))
-    if base is not None:
+    if entries is not None:
         with page_cache():
-            findings += _against_base(root, wiki, wiki_rel, pages, base)
+            findings += _against_base(root, wiki, wiki_rel, pages, entries())
     return findings
 
 
@@ -166,8 +167,8 @@ def _promoted(rel: str, text: str) -> list[Finding]:
     return found
 
 
-def _against_base(root: Path, wiki: Path, wiki_rel: str, pages: list[str], base: str) -> list[Finding]:
-    entries = tree_entries(root, base, [wiki_rel])
+def _against_base(root: Path, wiki: Path, wiki_rel: str, pages: list[str],
+                  entries: dict[str, str] | None) -> list[Finding]:
     if entries is None:
         return []  # nothing committed yet: nothing to preserve
     found: list[Finding] = []
