@@ -98,7 +98,7 @@ _LOG_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 _INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^()<>\s]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _REF_DEFINITION = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*<?(\S+?)>?(?:\s.*)?$")
 _FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)")
-_FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:")
+_FOOTNOTE_DEFS = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:", re.MULTILINE)  # one per line: a label holds no space
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
@@ -444,7 +444,7 @@ def _check_computation(meta: Mapping[str, Any]) -> list[str]:
 
 def _check_footnotes(meta: Mapping[str, Any], text: str) -> list[str]:
     used = set(_FOOTNOTE_REF.findall(text))
-    defined = {m.group(1) for line in text.split("\n") if (m := _FOOTNOTE_DEF.match(line))}
+    defined = set(_FOOTNOTE_DEFS.findall(text)) if "[^" in text else set()
     sources = meta.get("sources") if isinstance(meta.get("sources"), list) else []
     ids = {s["id"] for s in sources if isinstance(s, dict) and isinstance(s.get("id"), str)}
     problems = [f"footnote [^{label}] has no sources entry with that id" for label in sorted(used - ids)]
@@ -700,6 +700,8 @@ def _links_in(code_free: str) -> list[str]:
         return []
     targets = []
     for line in code_free.split("\n"):
+        if "]" not in line:  # neither a definition nor an inline link
+            continue
         definition = _REF_DEFINITION.match(line)
         if definition:
             targets.append(definition.group(1))
