@@ -308,6 +308,21 @@ def test_scan_quarantines_trojan_source(tmp_path: Path, monkeypatch: pytest.Monk
     assert warnings == {f for f in files if "homoglyph" in f}
 
 
+def test_a_gate_run_as_its_command_prints_every_finding_before_it_ends(leaks: Path) -> None:
+    import subprocess
+    import sys
+
+    (leaks / "config.txt").write_text("".join(f"token{n} = ghp_{n:02d}" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7\n"
+                                              "plain\n" for n in range(400)))
+    done = subprocess.run([sys.executable, "-m", "gitstore_validators.scan", "config.txt"], cwd=leaks,
+                          capture_output=True, text=True)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 1 and len(lines) == 400, done.stderr
+    assert lines[-1].startswith("config.txt:799: secret or private path: ")
+    clean = subprocess.run([sys.executable, "-m", "gitstore_validators.okf"], cwd=leaks, capture_output=True, text=True)
+    assert (clean.returncode, clean.stdout, clean.stderr) == (0, "", "")
+
+
 def test_gates_report_errors_on_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)

@@ -144,7 +144,7 @@ def test_the_hook_environment_installs_gitstore_validators_never_validators(
     probe = ("import importlib.util as u, gitstore_validators.okf as v; "
              "print(u.find_spec('validators'), v.main.__module__, 'site-packages' in v.__file__)")
     done = subprocess.run([str(pythons[0]), "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["None", "gitstore.promote.gates.wiki", "True"]
+    assert done.stdout.split() == ["None", "gitstore_validators.okf", "True"]
 
 
 # -- promotion through real git hooks ----------------------------------------------------------

@@ -60,6 +60,6 @@ def test_the_editable_install_runs_the_gates_and_shadows_no_validators_package(t
     probe = "import validators, gitstore_validators.okf as v; print(validators.ORIGIN, v.main.__module__)"
     done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True,
                           env={"PYTHONPATH": str(tmp_path / "site"), "PATH": str(bin_dir)})
-    assert done.stdout.strip() == "the package index gitstore.promote.gates.wiki", done.stderr
+    assert done.stdout.strip() == "the package index gitstore_validators.okf", done.stderr
     helped = subprocess.run([str(bin_dir / "gitstore-okf"), "--help"], capture_output=True, text=True)
     assert helped.returncode == 0 and helped.stdout.startswith("usage: gitstore-okf")

@@ -15,6 +15,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # argparse, subprocess and the store load only when a gate needs them
     import argparse
     import subprocess
+    from typing import NoReturn
 
     from gitstore.store import Store
 
@@ -69,6 +70,18 @@ def run(prog: str, gate: Callable[[], int]) -> int:
         why = " ".join((exc.stderr or b"").decode("utf-8", "replace").split())[:300]
         print(f"{prog}: error: {' '.join(map(str, exc.cmd[:3]))} failed: {why}", file=sys.stderr)
         return 1
+
+
+def exit_now(code: int) -> NoReturn:
+    """End a gate's process once its findings are out, without tearing the interpreter down:
+    freeing every page, node and pattern it read costs a short-lived gate a tenth of its time.
+    Only for gates that leave nothing to close (they read, print and exit)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: the reader is gone
+            code = code or 1
+    os._exit(code)
 
 
 def git(*args: str, cwd: Path | None = None, keep_index: bool = False, check: bool = True,
