@@ -6,7 +6,8 @@ STAMP   = $(VENV)/.installed-stamp
 
 .PHONY: test demo bench wiki lint clean
 
-$(STAMP): pyproject.toml
+# validators/ is installed as a copy (gitstore_validators), so a change to it reinstalls too
+$(STAMP): pyproject.toml $(wildcard validators/*.py)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
