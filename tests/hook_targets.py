@@ -38,3 +38,17 @@ def hang_once(harness: str, payload: dict[str, Any], cwd: str) -> None:
     from gitstore.capture.sessions import capture_from_hook
 
     capture_from_hook(harness, payload, cwd)
+
+
+def pack_locally(harness: str, payload: dict[str, Any], cwd: str) -> None:
+    """Store a capture-sized append (one pack) in the local namespace, and let two packs be
+    the most the worker leaves."""
+    from gitstore.conformance import _records as R
+    from gitstore.conformance import entries_for
+    from gitstore.providers import Stream, _maintain
+    from gitstore.providers.git import GitProvider
+
+    session = payload["session_id"]
+    records = [R.event(f"{session}-{i}", episode=session, seq=i) for i in range(60)]
+    GitProvider(cwd, "w1").append_stream(Stream(iter(entries_for(records)), lambda: "local"))
+    _maintain.PACK_LIMIT = 2

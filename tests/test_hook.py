@@ -254,6 +254,20 @@ def test_by_default_the_hook_hands_off_to_a_background_worker(repo: Path, env: d
     assert _wait_for(lambda: not list((state / "inbox").glob("hook-*.json"))), "spool files are removed"
 
 
+def test_once_captures_have_stored_many_packs_the_worker_rolls_them_up(repo: Path, env: dict[str, str],
+                                                                       state: Path) -> None:
+    from gitstore.providers._maintain import pack_count
+
+    env = {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:pack_locally"}
+    local = repo / ".git" / "gitstore" / "local"
+    counts = []
+    for session in ("s1", "s2", "s3"):
+        done, _ = hook(direct("claude-code"), env, repo, payload(repo, session_id=session))
+        assert done.returncode == 0, done.stderr
+        counts.append(pack_count(local))
+    assert counts == [1, 2, 1], log_lines(repo)  # the third capture made three: rolled up into one
+
+
 def test_a_repository_cannot_plant_its_own_hook_module(repo: Path, env: dict[str, str]) -> None:
     planted = repo / "gitstore"
     planted.mkdir()

@@ -198,12 +198,31 @@ def worker(args: list[str]) -> int:
     gc.disable()
     _silence_stdout()
     spool = os.path.abspath(args[0]) if args else ""
-    _run_spool(spool)
+    captured = [_run_spool(spool)]
     inbox = os.path.dirname(spool)
     if _state_dir(inbox) is not None:  # a repository's inbox, not the temporary folder
         for waiting in _waiting(inbox, spool)[:RETRIES_PER_RUN]:
-            _run_spool(waiting)
+            captured.append(_run_spool(waiting))
+    for cwd in dict.fromkeys(c for c in captured if c):
+        _tidy(cwd)
     return 0
+
+
+def _tidy(cwd: str) -> None:
+    """Once the captures are stored, roll the local namespace's packs up if they have become
+    many (each capture writes one; see ``gitstore.providers._maintain``)."""
+    try:
+        import pygit2
+
+        from gitstore.providers._gitdirs import common_dir
+        from gitstore.providers._maintain import roll_up_local
+
+        found = pygit2.discover_repository(cwd)
+        state = common_dir(pygit2.Repository(found)) / "gitstore" if found else None
+        if state is not None and state.is_dir():
+            roll_up_local(state)
+    except Exception as exc:  # noqa: BLE001 - housekeeping never fails a capture
+        _log(cwd, "", f"rolling up the local packs failed: {exc}")
 
 
 def _waiting(inbox: str, current: str) -> list[str]:
@@ -223,8 +242,9 @@ def _mtime(path: str) -> float:
         return 0.0
 
 
-def _run_spool(spool: str) -> None:
-    """Capture one spooled job while holding its lock; a job another run holds is left to it."""
+def _run_spool(spool: str) -> str | None:
+    """Capture one spooled job while holding its lock; a job another run holds is left to it.
+    The folder the job was captured in, once it is stored."""
     import fcntl
 
     cwd, harness = os.getcwd(), ""
@@ -245,8 +265,9 @@ def _run_spool(spool: str) -> None:
             return
         _call_guarded(harness, job["payload"], cwd, on_timeout=lambda limit: _timed_out(spool, cwd, harness, limit))
         os.unlink(spool)
+        return cwd
     except (BlockingIOError, FileNotFoundError):
-        return  # another run is capturing it, or has captured it
+        return None  # another run is capturing it, or has captured it
     except HookProblem as exc:
         _log(cwd, harness, str(exc))
         _discard(spool)

@@ -63,7 +63,7 @@ from gitstore.providers._admit import Admission, Admissions
 from gitstore.providers._causal import Causality
 from gitstore.providers._signing import signed_commit, signer
 from gitstore.providers._trust_git import Trust, attestation
-from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local, run_git, state_dir
+from gitstore.providers._gitdirs import LOCAL, PENDING, SCRATCH, common_dir, open_local, run_git, state_dir
 from gitstore.providers._known import KnownBytes, Witness
 from gitstore.providers._verified import FOLDER as VERIFIED
 from gitstore.providers._verified import Verified
@@ -1455,11 +1455,14 @@ class GitProvider:
     def gc(self) -> GcReport:
         """Erase what memory removed, and nothing of anyone else's (see ``_gc_git``)."""
         from gitstore.providers._gc_git import collect
+        from gitstore.providers._maintain import pack_count, roll_up
 
         self.move_local()
         with self.paused():
             report = GcReport(payloads=self._sweep_snapshots())
             report.objects += collect(self)
+            if pack_count(local := self.state / LOCAL) > 1:  # the local namespace: git's gc never visits it
+                roll_up(local)
         return report
 
     def named_payloads(self) -> set[str]:
