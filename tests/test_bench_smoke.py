@@ -133,6 +133,15 @@ def bench(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def reports(lines: list[re.Pattern[str]], *args: str) -> str:
+    """Run a benchmark; it succeeds and prints every line. Its output."""
+    done = bench(*args)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for line in lines:
+        assert line.search(done.stdout), (line.pattern, done.stdout)
+    return done.stdout
+
+
 def test_contracts_quick_prints_a_ratio_line() -> None:
     done = bench("contracts", "--quick")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -148,11 +157,7 @@ def test_capture_quick_prints_a_ratio_line() -> None:
 
 def test_rules_quick_gives_the_right_answer_and_a_ratio_line() -> None:
     # 700 learnings: among their 21 replacements, one loses a race (the model must agree)
-    done = bench("rules", "--quick", "--", "--learnings", "700", "--events", "2100", "--repeat", "1")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert RULES_LINES.search(done.stdout), done.stdout
-    for line in READ_LINES:
-        assert line.search(done.stdout), (line.pattern, done.stdout)
+    reports([RULES_LINES, *READ_LINES], "rules", "--quick", "--", "--learnings", "700", "--events", "2100", "--repeat", "1")
 
 
 def test_safety_quick_prints_its_figures_and_a_ratio_line() -> None:
@@ -162,24 +167,15 @@ def test_safety_quick_prints_its_figures_and_a_ratio_line() -> None:
 
 
 def test_store_quick_reports_every_target() -> None:
-    done = bench("store", "--quick")
-    assert done.returncode == 0, done.stdout + done.stderr
-    for line in STORE_LINES:
-        assert line.search(done.stdout), (line.pattern, done.stdout)
+    reports(STORE_LINES, "store", "--quick")
 
 
 def test_recall_quick_reports_the_hook_recall_and_quality() -> None:
-    done = bench("recall", "--quick", "--", "--repeat", "1")
-    assert done.returncode == 0, done.stdout + done.stderr
-    for line in RECALL_LINES:
-        assert line.search(done.stdout), (line.pattern, done.stdout)
+    reports(RECALL_LINES, "recall", "--quick", "--", "--repeat", "1")
 
 
 def test_promote_quick_reports_the_gates_against_pre_commit() -> None:
-    done = bench("promote", "--quick")
-    assert done.returncode == 0, done.stdout + done.stderr
-    for line in PROMOTE_LINES:
-        assert line.search(done.stdout), (line.pattern, done.stdout)
+    reports(PROMOTE_LINES, "promote", "--quick")
 
 
 GC_LINES = [
@@ -190,10 +186,7 @@ GC_LINES = [
 
 
 def test_gc_quick_reports_the_ratio_and_keeps_the_stashes() -> None:
-    done = bench("gc", "--quick")
-    assert done.returncode == 0, done.stdout + done.stderr
-    for line in GC_LINES:
-        assert line.search(done.stdout), (line.pattern, done.stdout)
+    reports(GC_LINES, "gc", "--quick")
 
 
 def test_runner_lists_benchmarks_and_refuses_unknown_names() -> None:
@@ -206,10 +199,7 @@ def test_runner_lists_benchmarks_and_refuses_unknown_names() -> None:
 
 
 def test_cli_quick_reports_start_up_and_every_command() -> None:
-    done = bench("cli", "--quick")
-    assert done.returncode == 0, done.stdout + done.stderr
-    for line in CLI_LINES:
-        assert line.search(done.stdout), (line.pattern, done.stdout)
+    reports(CLI_LINES, "cli", "--quick")
 
 
 DREAM_LINES = [
@@ -230,10 +220,7 @@ DREAM_LINES = [
 
 
 def test_dream_quick_reports_every_goal() -> None:
-    done = bench("dream", "--quick")
-    assert done.returncode == 0, done.stdout + done.stderr
-    for line in DREAM_LINES:
-        assert line.search(done.stdout), (line.pattern, done.stdout)
+    reports(DREAM_LINES, "dream", "--quick")
 
 
 TRUST_LINES = [
@@ -248,10 +235,7 @@ TRUST_LINES = [
 
 
 def test_trust_quick_reports_admission_and_signatures() -> None:
-    done = bench("trust", "--quick")
-    assert done.returncode == 0, done.stdout + done.stderr
-    for line in TRUST_LINES:
-        assert line.search(done.stdout), (line.pattern, done.stdout)
+    reports(TRUST_LINES, "trust", "--quick")
 
 
 SYNC_LINES = [
@@ -263,10 +247,7 @@ SYNC_LINES = [
 
 
 def test_sync_quick_reports_both_ratios() -> None:
-    done = bench("sync", "--quick")
-    assert done.returncode == 0, done.stdout + done.stderr
-    for line in SYNC_LINES:
-        assert line.search(done.stdout), (line.pattern, done.stdout)
+    reports(SYNC_LINES, "sync", "--quick")
 
 
 SCALE_LINES = [
@@ -278,7 +259,4 @@ SCALE_LINES = [
 
 
 def test_scale_quick_reports_appends_and_verify_growth() -> None:
-    done = bench("scale", "--quick", "--", "--chunk", "300")
-    assert done.returncode == 0, done.stdout + done.stderr
-    for line in SCALE_LINES:
-        assert line.search(done.stdout), (line.pattern, done.stdout)
+    reports(SCALE_LINES, "scale", "--quick", "--", "--chunk", "300")

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pygit2
 import pytest
@@ -426,40 +427,41 @@ def test_gc_removes_what_a_killed_import_left(store_repo: Path) -> None:
     assert list(GitProvider(store_repo, "w1").read()) == []
 
 
-def test_a_redacted_payload_stays_out_of_the_object_database_when_reimported(store_repo: Path) -> None:
+def _redacted_and_collected(repo: Path) -> tuple[GitProvider, dict[str, Any], list[dict[str, Any]]]:
+    """A bulk append of 401 events, then one event's payload redacted and collected."""
     secret = R.event("again", text="text-that-was-removed")
     records = [secret] + [R.event(f"re{i}", episode="re", seq=i) for i in range(400)]
-    provider = GitProvider(store_repo, "w1")
+    provider = GitProvider(repo, "w1")
     provider.append_stream(Stream(iter(entries_for(records)), lambda: "shared"))
     provider.append(batch(R.audit("asked", [], action="redact"), removals=[(
         secret["payloadDigest"], b'{"at":"2026-08-01T00:00:00.000000Z","by":"github:1","reason":"asked","sourceId":null}')]))
     provider.gc()
+    return provider, secret, records
+
+
+def _every_object(repo: Path) -> bytes:
+    return subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo,
+                          capture_output=True, check=True).stdout
+
+
+def test_a_redacted_payload_stays_out_of_the_object_database_when_reimported(store_repo: Path) -> None:
+    provider, secret, records = _redacted_and_collected(store_repo)
     result = provider.append_stream(Stream(iter(entries_for(records)), lambda: "shared"))
     assert result.added == () and len(result.existing) == len(records)
-    objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=store_repo,
-                             capture_output=True, check=True).stdout
-    assert b"text-that-was-removed" not in objects
+    assert b"text-that-was-removed" not in _every_object(store_repo)
     assert provider.payload(secret["payloadDigest"]) is None
 
 
 def test_a_redacted_payload_stays_out_when_reimported_among_new_records(store_repo: Path) -> None:
     """A bulk append of stored and new records, one new record carrying a removed payload:
     neither the stored record's payload nor the new one's is written again."""
-    secret = R.event("again", text="text-that-was-removed")
-    records = [secret] + [R.event(f"re{i}", episode="re", seq=i) for i in range(400)]
-    provider = GitProvider(store_repo, "w1")
-    provider.append_stream(Stream(iter(entries_for(records)), lambda: "shared"))
-    provider.append(batch(R.audit("asked", [], action="redact"), removals=[(
-        secret["payloadDigest"], b'{"at":"2026-08-01T00:00:00.000000Z","by":"github:1","reason":"asked","sourceId":null}')]))
-    provider.gc()
+    provider, secret, records = _redacted_and_collected(store_repo)
     twin = R.event("again", seq=1, text="text-that-was-removed")  # another record, the same payload
     assert twin["payloadDigest"] == secret["payloadDigest"]
     more = [R.event(f"new{i}", episode="new", seq=i) for i in range(400)]
     result = provider.append_stream(Stream(iter(entries_for([*records, twin, *more])), lambda: "shared"))
     assert len(result.added) == 401 and len(result.existing) == len(records)
-    objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=store_repo,
-                             capture_output=True, check=True).stdout
-    assert b"text-that-was-removed" not in objects
+    assert b"text-that-was-removed" not in _every_object(store_repo)
     assert provider.verify().ok
 
 
