@@ -251,18 +251,18 @@ def _run_spool(spool: str) -> str | None:
     try:
         fd = os.open(spool, os.O_RDWR)
     except OSError:
-        return  # already captured and removed
+        return None  # already captured and removed
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         if os.fstat(fd).st_ino != os.stat(spool).st_ino:
-            return  # captured and replaced meanwhile
+            return None  # captured and replaced meanwhile
         job = _claim(fd)
         harness, cwd = job["harness"], job["cwd"]
         if job["attempts"] > MAX_ATTEMPTS:
             _set_aside(spool)
             _log(cwd, harness, f"capture gave up after {MAX_ATTEMPTS} attempts; the payload is kept as "
                                f"{os.path.basename(_failed_name(spool))}")
-            return
+            return None
         _call_guarded(harness, job["payload"], cwd, on_timeout=lambda limit: _timed_out(spool, cwd, harness, limit))
         os.unlink(spool)
         return cwd

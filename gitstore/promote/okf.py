@@ -597,7 +597,7 @@ def link_problems(page: Page, root: Path | str) -> list[str]:
             file = os.path.join(base, name.lstrip("/"))
         else:
             file = os.path.join(here, name)
-        if what == "source" and not name.startswith("/") and not _exists(file):
+        if what == "source" and not name.startswith("/") and _kind(file) is None:
             file = os.path.join(base, name)
         kind = _kind(file)
         if kind is None:
@@ -605,10 +605,6 @@ def link_problems(page: Page, root: Path | str) -> list[str]:
         elif fragment and kind == "file" and file.endswith(".md") and fragment not in read_page(file).anchors:
             problems.append(f"{what} {target}: no heading with anchor #{fragment}")
     return problems
-
-
-def _exists(file: str) -> bool:
-    return _kind(file) is not None
 
 
 def _kind(file: str) -> str | None:
