@@ -586,8 +586,8 @@ def breakdown(root: Path) -> dict[str, float]:
 
     def index() -> None:
         view = View(scope=store.scope)
-        for position, item in enumerate(items):
-            view._add(item, position)
+        for item in items:
+            view._add(item)
         holder.append(view)
 
     holder: list[View] = []

@@ -35,15 +35,14 @@ class View:
     learnings: dict[str, list[Item]] = field(default_factory=lambda: defaultdict(list))
     exports: list[dict[str, Any]] = field(default_factory=list)
     audits: list[dict[str, Any]] = field(default_factory=list)
-    position: dict[str, int] = field(default_factory=dict)
     local_episodes: set[str] = field(default_factory=set)  # episode ids kept in the local namespace
     ignored: dict[str, str] = field(default_factory=dict)  # digest -> why the rules ignore it
     heads: dict[str, str] = field(default_factory=dict)  # learning id -> its stream's last record
     saw: Callable[[Stored, Stored], bool] = field(default=store_order_saw, repr=False, compare=False)
     judge: Callable[[Item, bool], str | None] | None = field(default=None, repr=False, compare=False)
     _states: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # version -> state
-    _read: int = field(default=0, repr=False, compare=False)  # records read so far, kept or not
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    _values: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def load(cls, store: Store, *, payloads: bool = True, kinds: Iterable[str] | None = None) -> View:
@@ -75,17 +74,17 @@ class View:
         """Index more records, read in store order after those already here (a view loaded
         a kind at a time; the rules compare positions only among records of one kind). A
         decision without the audit entry of its own append among ``items`` is ignored."""
-        items = [_interned(item.lean()) for item in items]  # as they come: the list holds them all
+        values = self._values
+        items = [_interned(item.lean(), values) for item in items]  # as they come: the list holds them all
         for bare in bare_decisions(items):
             self.ignored[bare.digest] = f"{why_bare(bare.record)}; it is never used"
         if self.judge is not None:
             self._judge(items)
-        for index, item in enumerate(items, start=self._read):
+        for item in items:
             if item.kind == "learning":
                 self.heads[item.record["id"]] = item.digest
             if item.digest not in self.ignored:
-                self._add(item, index)
-        self._read += len(items)
+                self._add(item)
 
     def _judge(self, items: list[Item]) -> None:
         """Leave out decisions, grants and withdrawals that carry no authority, with why."""
@@ -112,12 +111,11 @@ class View:
         bare decision, the loser of a race): what a compare-and-swap on its stream expects."""
         return self.heads.get(learning_id)
 
-    def _add(self, item: Item, index: int) -> None:
+    def _add(self, item: Item) -> None:
         if self._memo:
             self._memo.clear()
         record = item.record
         self.items.append(item)
-        self.position[item.digest] = index
         kind = item.kind
         if kind == "grant":
             self.grants[item.digest] = record
@@ -155,10 +153,6 @@ class View:
             value = self._memo[key] = build()
         return value
 
-    def order_of(self, digest: str) -> int:
-        """Position of a record in store order (every clone computes the same)."""
-        return self.position[digest]
-
 
 def _what(item: Item) -> str:
     record = item.record
@@ -170,27 +164,53 @@ def _what(item: Item) -> str:
 _SHARED_KINDS = frozenset({"episode", "event", "learning", "audit"})
 
 
-def _interned(item: Item) -> Item:
-    """``item``, the strings of its record interned when it is of a kind a view keeps many of."""
+def _interned(item: Item, values: dict[tuple[Any, ...], Any]) -> Item:
+    """``item``, its record holding values kept once (``_intern``) when it is of a kind a view
+    keeps many of."""
     if item.kind in _SHARED_KINDS:  # not an event's payload: its text is its own, and long
-        _intern(item.record, "payload" if item.kind == "event" else None)
+        _intern(item.record, values, "payload" if item.kind == "event" else None)
     return item
 
 
-def _intern(value: dict[str, Any] | list[Any], skip: str | None = None) -> None:
-    """Intern every string a record holds, in place: a view holds tens of thousands of records
-    naming the same ids, digests, people, times and pull requests, and equal strings are then
-    kept once (68 MB of repeats in a view of 53,000 records). Records are read-only to the rules; equal
-    values stay equal."""
-    items = value.items() if type(value) is dict else enumerate(value)
-    for key, item in items:
+def _intern(value: dict[str, Any] | list[Any], values: dict[tuple[Any, ...], Any], skip: str | None = None) -> bool:
+    """Make a record hold each of its strings, and each object or array of plain values in
+    it, once per view, in place; True when ``value`` holds plain values only.
+
+    A view holds tens of thousands of records naming the same ids, digests, people, times,
+    pull requests (a pin per episode and per evidence reference), proposers and empty lists:
+    equal strings are interned, and an equal object or array of plain values is replaced by
+    the first one the view met (``values``, keyed by its contents, a boolean told from the
+    number it equals). Records are read-only to the rules; equal values stay equal. Objects
+    holding objects (evidence references, mostly distinct) are left as they are: keying them
+    would cost about what sharing saves."""
+    plain = True
+    pairs = value.items() if type(value) is dict else enumerate(value)
+    for key, item in pairs:
         if key == skip:
+            plain = False
             continue
         kind = type(item)
         if kind is str:
             value[key] = sys.intern(item)  # type: ignore[index]
         elif kind is dict or kind is list:
-            _intern(item)
+            plain = False
+            if _intern(item, values):
+                value[key] = _once(item, values)  # type: ignore[index]
+    return plain
+
+
+def _once(value: dict[str, Any] | list[Any], values: dict[tuple[Any, ...], Any]) -> Any:
+    """The first value equal to ``value`` (an object or array of plain values) met so far."""
+    if type(value) is dict:
+        key = (0, *value.keys(), *map(_plain_key, value.values()))
+    else:
+        key = (1, *map(_plain_key, value))
+    return values.setdefault(key, value)
+
+
+def _plain_key(value: Any) -> Any:
+    """A plain value as a key: ``True`` equals ``1`` in Python, not in JSON."""
+    return (value,) if type(value) is bool else value
 
 
 def _share(prior: dict[str, Any], record: dict[str, Any]) -> None:
