@@ -724,6 +724,26 @@ def test_a_payload_reader_answers_the_same_whether_it_looks_paths_up_or_indexes(
         reader(stray["payloadDigest"])
 
 
+def test_trees_read_uncached_stay_out_of_libgit2s_cache_until_the_outermost_use_ends(repo: Path) -> None:
+    from gitstore.providers._objects import read_tree, uncached_trees
+
+    handle = pygit2.Repository(str(repo))
+    trees = []
+    for n in range(3):
+        builder = handle.TreeBuilder()
+        builder.insert(f"f{n}", handle.create_blob(f"{n}".encode()), pygit2.GIT_FILEMODE_BLOB)
+        trees.append(builder.write())
+    handle = pygit2.Repository(str(repo))  # nothing cached yet
+    with uncached_trees():
+        with uncached_trees():
+            read_tree(handle.odb, trees[0].raw)
+        before = pygit2.settings.cached_memory[0]
+        read_tree(handle.odb, trees[1].raw)  # the outer use still holds
+        assert pygit2.settings.cached_memory[0] == before
+    read_tree(handle.odb, trees[2].raw)
+    assert pygit2.settings.cached_memory[0] > before
+
+
 def plant_snapshot(repo: Path, ref: str, path: str, blob_oid: str) -> None:
     """Put a blob at ``path`` of a payload snapshot (a parentless commit), as a forger would."""
     tip = git(repo, "rev-parse", ref).strip()

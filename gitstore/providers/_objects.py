@@ -24,7 +24,8 @@ import re
 import struct
 import tempfile
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
@@ -78,6 +79,30 @@ def bound_pack_windows() -> None:
     settings = pygit2.settings
     settings.mwindow_size = min(settings.mwindow_size, READ_WINDOW)
     settings.mwindow_mapped_limit = min(settings.mwindow_mapped_limit, READ_MAPPED)
+
+
+# libgit2 also keeps every small tree it reads (up to 4 KiB each) in its object cache until the
+# repository closes, up to 256 MiB: worth it for folders read again, not for folders a read
+# passes once (a walk of a kind's folders, payloads looked up one by one), which would hold
+# memory in proportion to the store, not the answer.
+TREE_CACHE_LIMIT = 4096  # libgit2's own limit for a cached tree
+_uncached = 0
+
+
+@contextmanager
+def uncached_trees() -> Iterator[None]:
+    """Trees read for a while are not kept in libgit2's object cache (a process-wide setting,
+    restored when the outermost of nested uses ends)."""
+    global _uncached
+    if _uncached == 0:
+        pygit2.settings.cache_object_limit(pygit2.GIT_OBJECT_TREE, 0)
+    _uncached += 1
+    try:
+        yield
+    finally:
+        _uncached -= 1
+        if _uncached == 0:
+            pygit2.settings.cache_object_limit(pygit2.GIT_OBJECT_TREE, TREE_CACHE_LIMIT)
 
 
 # -- reading trees raw ---------------------------------------------------------------------------

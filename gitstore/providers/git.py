@@ -70,7 +70,7 @@ from gitstore.providers._verified import Verified
 from gitstore.providers._packs import Objects
 from gitstore.providers._objects import (
     BLOB, BLOB_MODE, LOOSE_LIMIT, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, add_records,
-    bound_pack_windows, read_blob, read_tree, tree_bytes,
+    bound_pack_windows, read_blob, read_tree, tree_bytes, uncached_trees,
 )
 from gitstore.records.canonical import sha256_digest
 
@@ -1769,14 +1769,15 @@ class _BlobIndex:
             odb = info.repo.odb
             top = self._reader(info.repo).listing(self._root(info)).get(kind)
             if top is not None and top[0] == TREE_MODE:
-                for mode, _, first in read_tree(odb, top[1]):
-                    if mode != TREE_MODE:
-                        continue
-                    for mode2, _, second in read_tree(odb, first):
-                        if mode2 != TREE_MODE:
+                with uncached_trees():  # each folder is read once
+                    for mode, _, first in read_tree(odb, top[1]):
+                        if mode != TREE_MODE:
                             continue
-                        for mode3, name, oid in read_tree(odb, second):
-                            found[name[:-5].decode("utf-8", "surrogateescape")] = oid if mode3 == BLOB_MODE else mode3
+                        for mode2, _, second in read_tree(odb, first):
+                            if mode2 != TREE_MODE:
+                                continue
+                            for mode3, name, oid in read_tree(odb, second):
+                                found[name[:-5].decode("utf-8", "surrogateescape")] = oid if mode3 == BLOB_MODE else mode3
         return found
 
 
