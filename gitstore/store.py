@@ -573,16 +573,19 @@ class Store:
 
     def attach_payloads(self, events: Iterable[dict[str, Any]]) -> None:
         """Give events read without payloads their payload (or redaction note), as
-        ``items(payloads=True)`` would, from one snapshot of the payloads."""
-        fetch = self._payload_fetch()
+        ``items(payloads=True)`` would, from one snapshot of the payloads, looked up one by one
+        (the events the caller picked: the reader indexes every payload only when that would
+        cost less, so memory holds the payloads asked for, not an index of the store)."""
+        fetch = self._payload_fetch(selective=True)
         for record in events:
             if "payload" not in record and "redaction" not in record:
                 self._attach_payload(record, fetch)
 
-    def _payload_fetch(self) -> Callable[[str], bytes | None]:
-        """How to read payloads for one pass: from one snapshot when the provider offers it."""
+    def _payload_fetch(self, *, selective: bool = False) -> Callable[[str], bytes | None]:
+        """How to read payloads for one pass: from one snapshot when the provider offers it
+        (``selective``: payloads the caller picked, not every one)."""
         if "payload-snapshot" in self.manifest.capabilities:
-            return cast(SnapshotProvider, self.provider).payload_reader()
+            return cast(SnapshotProvider, self.provider).payload_reader(selective=selective)
         return self.provider.payload
 
     def stream(self, stream: str) -> Iterator[Item]:

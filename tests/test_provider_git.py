@@ -724,6 +724,33 @@ def test_a_payload_reader_answers_the_same_whether_it_looks_paths_up_or_indexes(
         reader(stray["payloadDigest"])
 
 
+def test_a_selective_payload_reader_looks_paths_up_until_walking_the_snapshot_costs_less(
+        store_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader of payloads its caller picked finds each by its path, holding no index of the
+    snapshot, until it has read as many leaf folders as a walk would; a reader of every
+    payload walks once past ``PAYLOAD_PATHS``. Both answer as ``payload`` does."""
+    import gitstore.providers.git as git_provider
+
+    monkeypatch.setattr(git_provider, "PAYLOAD_PATHS", 2)
+    events = [R.event(f"e{n}", seq=n) for n in range(8)]
+    provider = GitProvider(store_repo, "w1")
+    provider.append(batch(*events))
+    folders = len({payload_path(e["payloadDigest"]).rsplit("/", 1)[0] for e in events})
+    walks: list[str] = []
+    leaves = git_provider._payload_leaves
+    monkeypatch.setattr(git_provider, "_payload_leaves", lambda r, t: walks.append("walk") or leaves(r, t))
+    selective = GitProvider(store_repo, "w1").payload_reader(selective=True)
+    for asked, event in enumerate([*events, events[0]], start=1):
+        assert selective(event["payloadDigest"]) == provider.payload(event["payloadDigest"]) is not None
+        assert walks == (["walk"] if asked > max(folders, 2) else [])
+    assert walks == ["walk"]
+    walks.clear()
+    every = GitProvider(store_repo, "w1").payload_reader()
+    for event in events[:3]:
+        assert every(event["payloadDigest"]) == provider.payload(event["payloadDigest"])
+    assert walks == ["walk"]
+
+
 def test_trees_read_uncached_stay_out_of_libgit2s_cache_until_the_outermost_use_ends(repo: Path) -> None:
     from gitstore.providers._objects import read_tree, uncached_trees
 

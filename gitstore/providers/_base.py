@@ -359,9 +359,11 @@ class AttestingProvider(Provider, Protocol):
 class SnapshotProvider(Provider, Protocol):
     """A provider with the optional ``payload-snapshot`` capability."""
 
-    def payload_reader(self) -> Callable[[str], bytes | None]:
+    def payload_reader(self, *, selective: bool = False) -> Callable[[str], bytes | None]:
         """``payload`` bound to one snapshot of the stored payloads, for reading many at once:
-        every call answers from the same state, whatever is appended or redacted meanwhile."""
+        every call answers from the same state, whatever is appended or redacted meanwhile
+        (``selective``: the caller reads payloads it picked, not every one, and the reader
+        keeps its memory to what it reads rather than indexing the whole snapshot)."""
 
 
 @runtime_checkable

@@ -1390,17 +1390,24 @@ class GitProvider:
     def payload(self, payload_digest: str) -> bytes | None:
         return self.payload_reader()(payload_digest)
 
-    def payload_reader(self) -> Callable[[str], bytes | None]:
+    def payload_reader(self, *, selective: bool = False) -> Callable[[str], bytes | None]:
         """``payload`` bound to one snapshot of the payload refs, for reading many at once.
         The first ``PAYLOAD_PATHS`` payloads are each read straight down their path (the
         folders above the last kept once read), so reading a few costs what they are; a reader
         asked for more (a dream, an export: every payload, in event order) walks each snapshot
-        once into an index of its leaves instead of reading a leaf folder per payload."""
+        once into an index of its leaves instead of reading a leaf folder per payload.
+
+        ``selective``: the caller asks for payloads it picked (the events a view cites), not
+        for every one. Such a reader goes on looking paths up until it has read as many leaf
+        folders as the snapshots hold, which is what the walk would read: so it costs about
+        twice the walk at most, and memory holds what it read, not an index of the store."""
         noted = self.noted()
         readers = _Readers()
         with readable("the payload snapshots"):
             roots = [(readers.of(repo), tree.id.raw) for repo, tree in self._snapshot_trees()]
         asked = 0
+        walk_after = PAYLOAD_PATHS
+        counted = not selective
         index: list[dict[str, bytes]] = []  # per snapshot: path -> raw blob id
 
         def read(payload_digest: str) -> bytes | None:
@@ -1408,14 +1415,21 @@ class GitProvider:
                 return lookup(payload_digest)
 
         def entry(position: int, reader: TreeReader, root: bytes, path: str) -> tuple[bytes, bytes] | None:
-            nonlocal asked
+            nonlocal asked, walk_after, counted
             if not index:
                 asked += 1
-                if asked > PAYLOAD_PATHS:
+                if asked > walk_after and not counted:
+                    counted = True
+                    with uncached_trees():
+                        walk_after = max(walk_after, sum(_leaf_folders(r, t) for r, t in roots))
+                if asked > walk_after:
                     index.extend(_payload_leaves(r, t) for r, t in roots)
             if index:
                 oid = index[position].get(path)
                 return None if oid is None else (BLOB_MODE, oid)
+            if selective:  # a leaf folder per payload, each read about once
+                with uncached_trees():
+                    return reader.entry(root, path)
             return reader.entry(root, path)
 
         def lookup(payload_digest: str) -> bytes | None:
@@ -1555,6 +1569,13 @@ def _payload_leaves(reader: TreeReader, root: bytes) -> dict[str, bytes]:
                 found.update((folder + name.decode("utf-8", "surrogateescape"), oid)
                              for leaf_mode, name, oid in read_tree(reader.odb, second) if leaf_mode == BLOB_MODE)
     return found
+
+
+def _leaf_folders(reader: TreeReader, root: bytes) -> int:
+    """How many ``<aa>/<bb>`` folders a payload snapshot holds (the folders ``_payload_leaves``
+    reads). Raises ``Unreadable``."""
+    return sum(sum(1 for mode2, _, _ in read_tree(reader.odb, first) if mode2 == TREE_MODE)
+               for mode, first in reader.listing(root).values() if mode == TREE_MODE)
 
 
 def _blobs_under(reader: TreeReader, root: bytes, folder: str) -> Iterator[bytes]:
