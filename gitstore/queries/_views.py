@@ -39,6 +39,7 @@ def learning_view(store: Store, judged: Callable[[History], bool] | None = None)
             episodes |= _others(store, episodes)
             view.add(graph.read(store.items(EVIDENCE_KINDS, streams=episodes - view.episodes.keys())))
         keep = graph.closure(events)
+        del graph  # the links of every event read: the payloads need the memory
         view.add(item for item in store.items(["event"], streams=episodes) if item.record["id"] in keep)
         parents = {view.events[e]["parentEventId"] for e in events if e in view.events
                    and view.events[e]["type"] == "label" and view.events[e].get("parentEventId")}
