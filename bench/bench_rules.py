@@ -559,7 +559,7 @@ def _cli_costs(root: Path, *args: str) -> tuple[float, float, float]:
     prefix = [timer, "-f", "maxrss-kb %M"] if timer else []
     started = time.perf_counter()
     with open(os.devnull, "wb") as sink, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen([*prefix, *command, *args], cwd=root, stdout=sink, stderr=err)
+        process = subprocess.Popen([*prefix, *command, *args], cwd=root, stdout=sink, stderr=err, env=_same_code())
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - started
         err.seek(0)
@@ -568,6 +568,14 @@ def _cli_costs(root: Path, *args: str) -> tuple[float, float, float]:
         raise RuntimeError(f"gitstore {' '.join(args)}: {errors[-400:]}")
     peaks = [int(line.split()[1]) * 1024 / 1e6 for line in errors.splitlines() if line.startswith("maxrss-kb ")]
     return wall, usage.ru_utime + usage.ru_stime, peaks[-1] if peaks else usage.ru_maxrss * 1024 / 1e6
+
+
+def _same_code() -> dict[str, str]:
+    """The environment of a fresh process that imports the ``gitstore`` this process imported
+    (a checkout measured, not whatever the environment's script was installed from)."""
+    root = str(Path(gitstore.__file__).resolve().parent.parent)
+    paths = [root, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
 
 
 def _forget_checked(root: Path) -> None:
