@@ -42,7 +42,6 @@ class View:
     judge: Callable[[Item, bool], str | None] | None = field(default=None, repr=False, compare=False)
     _states: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # version -> state
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
-    _values: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def load(cls, store: Store, *, payloads: bool = True, kinds: Iterable[str] | None = None) -> View:
@@ -74,7 +73,9 @@ class View:
         """Index more records, read in store order after those already here (a view loaded
         a kind at a time; the rules compare positions only among records of one kind). A
         decision without the audit entry of its own append among ``items`` is ignored."""
-        values = self._values
+        # equal plain values among these records, each kept once; the keys go when this add
+        # ends (a key per distinct value would outweigh what records added later could share)
+        values: dict[tuple[Any, ...], Any] = {}
         items = [_interned(item.lean(), values) for item in items]  # as they come: the list holds them all
         for bare in bare_decisions(items):
             self.ignored[bare.digest] = f"{why_bare(bare.record)}; it is never used"
@@ -174,12 +175,13 @@ def _interned(item: Item, values: dict[tuple[Any, ...], Any]) -> Item:
 
 def _intern(value: dict[str, Any] | list[Any], values: dict[tuple[Any, ...], Any], skip: str | None = None) -> bool:
     """Make a record hold each of its strings, and each object or array of plain values in
-    it, once per view, in place; True when ``value`` holds plain values only.
+    it, once (strings per process, the others per ``values``), in place; True when ``value``
+    holds plain values only.
 
     A view holds tens of thousands of records naming the same ids, digests, people, times,
     pull requests (a pin per episode and per evidence reference), proposers and empty lists:
     equal strings are interned, and an equal object or array of plain values is replaced by
-    the first one the view met (``values``, keyed by its contents, a boolean told from the
+    the first one met (``values``, keyed by its contents, a boolean told from the
     number it equals). Records are read-only to the rules; equal values stay equal. Objects
     holding objects (evidence references, mostly distinct) are left as they are: keying them
     would cost about what sharing saves."""
