@@ -9,6 +9,7 @@ scope). It fails closed: a damaged record stops the operation with an IntegrityE
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -263,12 +264,15 @@ class Item:
         return self.stored.digest
 
     def lean(self) -> Item:
-        """This item without the stored bytes (checked already): what a view keeps."""
+        """This item without the stored bytes (checked already), its digest and stream names
+        interned (the same strings as its record's own, once a view interns those): what a
+        view keeps."""
         stored = self.stored
-        if type(stored) is not Stored or not stored.data:
+        if type(stored) is not Stored:
             return self
-        return Item(self.record, Stored(stored.digest, stored.kind, stored.stream, b"", stored.namespace,
-                                        stored.writer, stored.clock, stored.position, stored.append))
+        return Item(self.record, Stored(sys.intern(stored.digest), stored.kind, sys.intern(stored.stream), b"",
+                                        stored.namespace, stored.writer, stored.clock, stored.position,
+                                        stored.append))
 
 
 class Store:
