@@ -23,6 +23,7 @@ import os
 import re
 import struct
 import tempfile
+import threading
 import zlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -87,22 +88,25 @@ def bound_pack_windows() -> None:
 # memory in proportion to the store, not the answer.
 TREE_CACHE_LIMIT = 4096  # libgit2's own limit for a cached tree
 _uncached = 0
+_uncached_lock = threading.Lock()
 
 
 @contextmanager
 def uncached_trees() -> Iterator[None]:
     """Trees read for a while are not kept in libgit2's object cache (a process-wide setting,
-    restored when the outermost of nested uses ends)."""
+    restored when the last of the uses under way, nested or in other threads, ends)."""
     global _uncached
-    if _uncached == 0:
-        pygit2.settings.cache_object_limit(pygit2.GIT_OBJECT_TREE, 0)
-    _uncached += 1
+    with _uncached_lock:
+        if _uncached == 0:
+            pygit2.settings.cache_object_limit(pygit2.GIT_OBJECT_TREE, 0)
+        _uncached += 1
     try:
         yield
     finally:
-        _uncached -= 1
-        if _uncached == 0:
-            pygit2.settings.cache_object_limit(pygit2.GIT_OBJECT_TREE, TREE_CACHE_LIMIT)
+        with _uncached_lock:
+            _uncached -= 1
+            if _uncached == 0:
+                pygit2.settings.cache_object_limit(pygit2.GIT_OBJECT_TREE, TREE_CACHE_LIMIT)
 
 
 # -- reading trees raw ---------------------------------------------------------------------------
