@@ -4,7 +4,6 @@ every record whole."""
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -57,6 +56,7 @@ def _whole(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_view_sharing_values_decides_as_one_holding_every_record_whole(
         built: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     shared = View.load(Context.open(str(built.root)).store)
+    assert all(i.digest is i.record["digest"] for i in shared.items if i.kind in ("learning", "episode", "event"))
     pins = {id(e["pin"]) for e in shared.episodes.values()}
     assert len(pins) < len(shared.episodes)  # episodes of one pull request hold one pin
     with monkeypatch.context() as patch:
