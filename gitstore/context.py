@@ -17,8 +17,11 @@ from gitstore.config import Workspace
 from gitstore.providers import AppendResult, open_provider
 from gitstore.records.contracts import seal
 from gitstore.records.times import now
-from gitstore.rules.view import View
 from gitstore.store import Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitstore.rules.view import View
 
 
 @dataclass
@@ -41,6 +44,8 @@ class Context:
 
     def view(self, *, payloads: bool = True, kinds: Iterable[str] | None = None) -> View:
         """The records of this scope (only ``kinds``, when given), indexed for the rules."""
+        from gitstore.rules.view import View  # the rules' index: a capture, which writes only, goes without
+
         return View.load(self.store, payloads=payloads, kinds=kinds)
 
     def audit(self, action: str, by: str, subjects: Sequence[str], records: Sequence[dict[str, Any]],

@@ -61,8 +61,6 @@ from gitstore.providers._base import (
 )
 from gitstore.providers._admit import Admission, Admissions
 from gitstore.providers._causal import Causality
-from gitstore.providers._signing import signed_commit, signer
-from gitstore.providers._trust_git import Trust, attestation
 from gitstore.providers._gitdirs import LOCAL, PENDING, SCRATCH, common_dir, open_local, run_git, state_dir
 from gitstore.providers._known import KnownBytes, Witness
 from gitstore.providers._verified import FOLDER as VERIFIED
@@ -73,6 +71,10 @@ from gitstore.providers._objects import (
     bound_pack_windows, read_blob, read_tree, tree_bytes, uncached_trees,
 )
 from gitstore.records.canonical import sha256_digest
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitstore.providers._trust_git import Trust
 
 T = TypeVar("T")
 PREFIX = "refs/memory/v1/"
@@ -665,6 +667,8 @@ class GitProvider:
                 message: str, tree: pygit2.Oid, parents: list[pygit2.Oid]) -> pygit2.Oid:
         """A commit signed with this clone's git signing configuration, and ``ref`` moved onto
         it only if it still points at ``tip`` (a compare-and-swap under git's ref lock)."""
+        from gitstore.providers._signing import signed_commit, signer  # only appends that decide are signed
+
         who, hint = signer(self.repo)
         if who is None:
             raise Refused(f"appends that decide are signed commits here, and {hint}")
@@ -1114,6 +1118,8 @@ class GitProvider:
     def trust(self) -> Trust:
         """The policy in force and the signers of appends (see ``_trust_git``)."""
         if self._trust is None:
+            from gitstore.providers._trust_git import Trust  # the policy's modules: not for local appends
+
             self._trust = Trust(self.repo, self.state)
         return self._trust
 
@@ -1134,6 +1140,8 @@ class GitProvider:
             base = Attestation(append, own, info.name, namespace=info.namespace)
             if self.trust.state.mode != "policy" or info.namespace == "local":
                 return base
+            from gitstore.providers._trust_git import attestation
+
             commit = commit_at(info.repo, pygit2.Oid(hex=append), info.name)
             return attestation(base, self.trust, commit, header.policy)
 

@@ -16,7 +16,6 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +42,8 @@ def contracts_dir() -> Path:
     for candidate in (package / "_contracts" / "v1", package.parent / ".memory-schema" / "v1"):
         if candidate.is_dir():  # installed from a wheel, or a source checkout
             return candidate
+    from importlib import resources  # some milliseconds of imports, for this case alone
+
     return Path(str(resources.files("gitstore") / "_contracts" / "v1"))  # any other installation
 
 
@@ -180,6 +181,13 @@ def _reference_validator(kind: str) -> Any:
 def _fast_validator(kind: str) -> Any:
     registry = jsonschema_rs.Registry([(_DEFS_ID, _load("defs"))])
     return jsonschema_rs.validator_for(dict(contract(kind).schema), registry=registry, validate_formats=True)
+
+
+def ready(*kinds: str) -> None:
+    """Compile the validators of KINDS now, rather than when a record of each is first checked
+    (a capture does it while the child reading its transcript may still be at work)."""
+    for kind in kinds:
+        _fast_validator(kind)
 
 
 def schema_errors(record: Any, kind: str, *, reference: bool = False) -> list[str]:
