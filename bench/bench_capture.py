@@ -89,7 +89,8 @@ from typing import Any
 import orjson
 
 from gitstore.capture import sessions as capture_module
-from gitstore.capture.sessions import MAX_COMMANDS, MAX_TURNS, capture_from_hook, import_transcript
+from gitstore.capture.screening import MAX_COMMANDS
+from gitstore.capture.sessions import MAX_TURNS, capture_from_hook, import_transcript
 from gitstore.context import Context
 from gitstore.capture.transcripts import parse_transcript
 from tools.testdata import MISSING, available, testdata_root

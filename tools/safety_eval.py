@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gitstore.capture.sessions import without_terminal_codes
+from gitstore.capture.screening import without_terminal_codes
 from gitstore.safety.scanner import QUARANTINE, REDACT, SafetyScanner, default_scanner
 
 VALID = "valid"

@@ -14,8 +14,6 @@ Modes: ``summary`` (default: task, outcome, files touched, commands and test res
 from __future__ import annotations
 
 import hashlib
-import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,67 +23,25 @@ import pygit2
 from gitstore.records.times import now as now_time
 from gitstore.records.times import normalize_time, parse_time
 from gitstore.config import Workspace, git_ignores
-from gitstore.records.contracts import seal
+from gitstore.records.contracts import ready, seal
 from gitstore.errors import GitstoreError, InvalidInput, Refused
 from gitstore.records.ids import episode_id, event_id
-from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE, HARNESSES
+from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
 from gitstore.context import Context
-from gitstore.safety.scanner import default_scanner
-from gitstore.capture.transcripts import Transcript, parse_transcript
+from gitstore.capture import readahead
+from gitstore.capture.hookinput import HookInput
+from gitstore.capture.screening import Scan, Screen, summary_texts
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from gitstore.capture.transcripts import Transcript
 
 SUMMARY_CHARS = 2000
 TURN_CHARS = 4000
-MAX_COMMANDS = 200
 MAX_TURNS = 2000
 EPOCH = "1970-01-01T00:00:00.000000Z"
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
-
-
-@dataclass(frozen=True)
-class HookInput:
-    """What a harness hook reported, whatever its harness calls the fields."""
-
-    harness: str
-    event: str
-    session: str | None
-    transcript: Path | None
-    cwd: Path
-    version: str | None = None
-
-    @classmethod
-    def from_payload(cls, harness: str, payload: dict[str, Any], cwd: str) -> HookInput:
-        if harness not in HARNESSES:
-            raise InvalidInput(f"unknown harness {harness!r} (one of {', '.join(HARNESSES)})")
-        session = _first(payload, "session_id", "sessionId", "sessionID", "thread-id", "thread_id")
-        event = _first(payload, "hook_event_name", "event", "type") or "notify"
-        path = _first(payload, "transcript_path", "transcriptPath", "transcript", "rollout_path")
-        where = Path(_first(payload, "cwd") or cwd)
-        transcript = Path(path).expanduser() if path else None
-        if transcript is None and harness == "codex" and session:
-            transcript = _codex_rollout(session)
-        version = _first(payload, "version", "harness_version")
-        return cls(harness, _token(event, 64), session, transcript, where, version)
-
-
-def _first(payload: dict[str, Any], *keys: str) -> str | None:
-    for key in keys:
-        value = payload.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return None
-
-
-def _token(value: str, size: int) -> str:
-    cleaned = "".join(c if c.isalnum() or c in "._-" else "-" for c in value)[:size]
-    return cleaned if cleaned and cleaned[0].isalpha() else "x" + cleaned[: size - 1]
-
-
-def _codex_rollout(thread: str) -> Path | None:
-    home = Path(os.environ.get("CODEX_HOME", Path.home() / ".codex")) / "sessions"
-    if not home.is_dir():
-        return None
-    matches = sorted(home.rglob(f"rollout-*{thread}*.jsonl"))
-    return matches[-1] if matches else None
 
 
 @dataclass
@@ -99,29 +55,6 @@ class Capture:
 
     def records(self) -> list[dict[str, Any]]:
         return [self.envelope, *([self.episode] if self.episode else []), *self.events, self.receipt]
-
-
-@dataclass
-class _Screen:
-    """Runs every text through the scanner and counts what it withheld and redacted."""
-
-    quarantined: int = 0
-    redactions: int = 0
-
-    def text(self, value: str, limit: int) -> str | None:
-        result = default_scanner().scan(without_terminal_codes(value))
-        if result.quarantined:
-            self.quarantined += 1
-            return None
-        self.redactions += result.redactions
-        text = result.text
-        return text if len(text) <= limit else text[: limit - 20] + " [gitstore: cut]"
-
-
-def without_terminal_codes(text: str) -> str:
-    """TEXT without terminal colour and title codes: tool output's formatting, not hidden text,
-    so they go before the scanner sees the text."""
-    return _ANSI.sub("", text)
 
 
 def capture_from_hook(harness: str, payload: dict[str, Any], cwd: str) -> Capture | None:
@@ -154,8 +87,10 @@ def capture(ctx: Context, hook: HookInput, mode: str = "summary") -> Capture:  #
     """Write the envelope, receipt, episode and events of one hook call, as one local append;
     then record any harness whose settings switch its hooks off (``capture.disabled``)."""
     refuse_unignored(ctx.workspace)
-    transcript, problem = _read(hook)
-    result = build(ctx, hook, transcript, problem, mode)
+    ready("envelope", "episode", "event", "receipt")  # the store checks these: compiled while the reader works
+    reading = readahead.take(hook.transcript, hook.harness) or (*readahead.read(hook.transcript, hook.harness), {})
+    transcript, problem, scanned = reading
+    result = build(ctx, hook, transcript, problem, mode, scanned)
     ctx.store.append(result.records(), namespace="local")
     from gitstore.capture.disabled import notice  # it builds its receipts with this module
 
@@ -171,6 +106,8 @@ def import_transcript(ctx: Context, path: Path, harness: str | None = None, mode
     and should hear that it did not happen. (A harness hook, which nobody watches, records what
     it could not read in a degraded receipt instead.)
     """
+    from gitstore.capture.transcripts import parse_transcript
+
     refuse_unignored(ctx.workspace)
     path = Path(path)
     transcript = parse_transcript(path, harness)
@@ -186,25 +123,15 @@ def refuse_unignored(workspace: Workspace) -> None:
         raise Refused(f"{workspace.state} is not ignored by git (after following links); capture writes nothing there")
 
 
-def _read(hook: HookInput) -> tuple[Transcript | None, str | None]:
-    if hook.transcript is None:
-        return None, "transcript-missing"
-    if not hook.transcript.is_file():
-        return None, "transcript-missing"
-    try:
-        return parse_transcript(hook.transcript, hook.harness), None
-    except InvalidInput:
-        return None, "transcript-unreadable"
-
-
 def build(ctx: Context, hook: HookInput, transcript: Transcript | None, problem: str | None,
-          mode: str) -> Capture:
-    """The records of one capture (not yet written)."""
+          mode: str, scanned: Mapping[str, Scan] | None = None) -> Capture:
+    """The records of one capture (not yet written); SCANNED holds texts of the transcript
+    scanned already (``gitstore.capture.screening``)."""
     if mode not in CAPTURE_MODES:
         raise InvalidInput(f"unknown capture mode {mode!r} (one of {', '.join(CAPTURE_MODES)})")
     captured_at = now_time()
     envelope = _envelope(ctx, hook, transcript, mode, captured_at)
-    screen = _Screen()
+    screen = Screen(scanned or {})
     reasons: list[str] = [problem] if problem else []
     episode, events = None, []
     if transcript is not None:
@@ -233,7 +160,7 @@ def _envelope(ctx: Context, hook: HookInput, transcript: Transcript | None, mode
     })
 
 
-def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, screen: _Screen,
+def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, screen: Screen,
              reasons: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     session = transcript.session or hook.session or transcript_key(hook)
     source = {"kind": "agent-session", "origin": hook.harness, "ref": "".join(session.split())[:200] or "unknown"}
@@ -253,10 +180,9 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
             "parentEventId": None, "payload": payload,
         }))
 
-    user_turns = [t for t in transcript.turns if t.role == "user" and t.text.strip()]
-    task = screen.text(user_turns[0].text, SUMMARY_CHARS // 2) if user_turns else None
-    outcome_turns = [t for t in transcript.turns if t.role == "assistant" and t.text.strip()]
-    outcome = screen.text(outcome_turns[-1].text, SUMMARY_CHARS // 2) if outcome_turns else None
+    task_text, outcome_text, commands = summary_texts(transcript)
+    task = screen.text(task_text, SUMMARY_CHARS // 2) if task_text is not None else None
+    outcome = screen.text(outcome_text, SUMMARY_CHARS // 2) if outcome_text is not None else None
     if mode in ("summary", "hybrid"):
         files = [f for f in (_relative(p, transcript.cwd) for p in transcript.files_touched) if f][:200]
         summary = {"role": "summary", "text": f"Task: {task or '[not captured]'}\nOutcome: {outcome or '[not captured]'}"}
@@ -265,7 +191,7 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
         last = transcript.turns[-1].key if transcript.turns else "none"
         add(f"summary:{len(transcript.turns)}:{last}", ended, agent, summary)
         tests = dict(transcript.tests)
-        for index, command in enumerate(transcript.commands[:MAX_COMMANDS]):
+        for index, command in enumerate(commands):
             text = screen.text(command, 2000)
             if text is None:
                 continue
@@ -298,7 +224,7 @@ def transcript_key(hook: HookInput) -> str:
     return "file:" + (hook.transcript.name if hook.transcript else "unknown")
 
 
-def _degradation(transcript: Transcript, screen: _Screen, reasons: list[str]) -> bool:
+def _degradation(transcript: Transcript, screen: Screen, reasons: list[str]) -> bool:
     if transcript.counts.unknown or transcript.counts.malformed:
         reasons.append("lines-skipped")
     if transcript.turns_dropped or any(t.truncated for t in transcript.turns):
@@ -309,7 +235,7 @@ def _degradation(transcript: Transcript, screen: _Screen, reasons: list[str]) ->
 
 
 def _receipt(ctx: Context, envelope: dict[str, Any], episode: dict[str, Any] | None,
-             transcript: Transcript | None, screen: _Screen, reasons: list[str]) -> dict[str, Any]:
+             transcript: Transcript | None, screen: Screen, reasons: list[str]) -> dict[str, Any]:
     counts = transcript.counts if transcript else None
     observed, unavailable = [], []
     for name, present in (("transcript", transcript is not None),

@@ -1,0 +1,62 @@
+"""What a harness hook reported: its event, session and transcript, whatever the harness calls
+the fields. Light on purpose: the hook's worker reads it before the capture library loads."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from gitstore.errors import InvalidInput
+from gitstore.records.vocabulary import HARNESSES
+
+
+@dataclass(frozen=True)
+class HookInput:
+    """What a harness hook reported, whatever its harness calls the fields."""
+
+    harness: str
+    event: str
+    session: str | None
+    transcript: Path | None
+    cwd: Path
+    version: str | None = None
+
+    @classmethod
+    def from_payload(cls, harness: str, payload: dict[str, Any], cwd: str) -> HookInput:
+        if harness not in HARNESSES:
+            raise InvalidInput(f"unknown harness {harness!r} (one of {', '.join(HARNESSES)})")
+        session = _first(payload, "session_id", "sessionId", "sessionID", "thread-id", "thread_id")
+        event = _first(payload, "hook_event_name", "event", "type") or "notify"
+        path = _first(payload, "transcript_path", "transcriptPath", "transcript", "rollout_path")
+        where = Path(_first(payload, "cwd") or cwd)
+        transcript = Path(path).expanduser() if path else None
+        if transcript is None and harness == "codex" and session:
+            transcript = _codex_rollout(session)
+        version = _first(payload, "version", "harness_version")
+        return cls(harness, _token(event, 64), session, transcript, where, version)
+
+
+def _first(payload: dict[str, Any], *keys: str) -> str | None:
+    for key in keys:
+        value = payload.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def _token(value: str, size: int) -> str:
+    cleaned = "".join(c if c.isalnum() or c in "._-" else "-" for c in value)[:size]
+    return cleaned if cleaned and cleaned[0].isalpha() else "x" + cleaned[: size - 1]
+
+
+@lru_cache(maxsize=8)  # the hook's worker asks twice: to read ahead, then to capture
+def _codex_rollout(thread: str) -> Path | None:
+    home = Path(os.environ.get("CODEX_HOME", Path.home() / ".codex")) / "sessions"
+    if not home.is_dir():
+        return None
+    matches = sorted(home.rglob(f"rollout-*{thread}*.jsonl"))
+    return matches[-1] if matches else None
+

@@ -1,0 +1,159 @@
+"""Reading a session's transcript in a second process while the hook's worker opens the store.
+
+A capture's two halves need nothing of each other until its records are built: reading the
+transcript (the harness's parser, then the safety scanner over the texts a summary keeps) and
+opening the store (pygit2, the providers, the record contracts). Each costs some tens of
+milliseconds, most of it imports. Where the machine has had a core to spare, the worker forks a
+child as soon as it has its job (``start``; see ``gitstore.capture.agent_hook``): the child reads
+and scans (``serve``) and writes what it found to a pipe while the worker imports the rest and
+opens the store. The capture then takes the child's result (``take``) instead of reading the
+transcript itself. Parsing and scanning are deterministic, so the records are the ones a
+capture reading everything itself writes. When the child fails, is killed, sends nothing or read
+another file, the capture reads the transcript itself; a child still running at the time limit
+stops at its own alarm. On a busy machine nothing is forked: the processes would only take turns
+on one core, and the child's own imports would be paid twice. The result crosses the pipe as a
+pickle: the pipe joins this process to its own fork, nothing else.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import signal
+
+TYPE_CHECKING = False  # typing costs milliseconds in the hook's worker
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from gitstore.capture.screening import Scan
+    from gitstore.capture.transcripts import Transcript
+
+# The transcript (None when there is none to read), why not (``transcript-missing``,
+# ``transcript-unreadable``), and the summary's texts scanned (``gitstore.capture.screening``).
+Reading = tuple["Transcript | None", "str | None", "dict[str, Scan]"]
+
+_PENDING: list[tuple[int, int]] = []  # the child reading ahead and its pipe's read end: one at most
+
+
+def read(path: Path | None, harness: str) -> tuple[Transcript | None, str | None]:
+    """The transcript at PATH parsed as HARNESS's, or None and why: ``transcript-missing`` (no
+    file there) or ``transcript-unreadable`` (not a transcript gitstore reads)."""
+    if path is None or not path.is_file():
+        return None, "transcript-missing"
+    from gitstore.capture.transcripts import parse_transcript
+    from gitstore.errors import InvalidInput
+
+    try:
+        return parse_transcript(path, harness), None
+    except InvalidInput:
+        return None, "transcript-unreadable"
+
+
+def read_and_scan(path: Path | None, harness: str) -> Reading:
+    """``read``, and the texts a summary of the transcript screens, scanned."""
+    from gitstore.capture.screening import scan, summary_texts
+
+    transcript, problem = read(path, harness)
+    scanned: dict[str, Scan] = {}
+    if transcript is not None:
+        task, outcome, commands = summary_texts(transcript)
+        for text in (task, outcome, *commands):
+            if text is not None and text not in scanned:
+                scanned[text] = scan(text)
+    return transcript, problem, scanned
+
+
+def start(harness: str, payload: dict[str, Any], cwd: str, limit: float) -> bool:
+    """Begin ``read_and_scan`` of the transcript a hook's PAYLOAD names in a forked child that
+    gives up after LIMIT seconds; False (nothing started) without a core to spare or ``fork``.
+    True without a new child when one is at work already."""
+    if _PENDING:
+        return True
+    if not hasattr(os, "fork") or not spare_core():
+        return False
+    out, into = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(out)
+        os.close(into)
+        return False
+    if pid == 0:
+        os.close(out)
+        serve(into, harness, payload, cwd, limit)
+    os.close(into)
+    _PENDING.append((pid, out))
+    return True
+
+
+def take(path: Path | None, harness: str) -> Reading | None:
+    """What the child reading ahead found, once it is done, when it read the transcript at
+    PATH as HARNESS's; None when no child was started, it sent nothing whole, or it read
+    another."""
+    if not _PENDING:
+        return None
+    pid, out = _PENDING.pop()
+    try:
+        with os.fdopen(out, "rb") as source:
+            data = source.read()
+    finally:
+        _reap(pid)
+    try:
+        read, reading = pickle.loads(data)
+    except Exception:  # noqa: BLE001 - nothing or a part: the capture reads the transcript itself
+        return None
+    return reading if read == (str(path), harness) else None
+
+
+def discard() -> None:
+    """Stop and forget a child nobody took the result of."""
+    while _PENDING:
+        pid, out = _PENDING.pop()
+        os.close(out)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        _reap(pid)
+
+
+def serve(into: int, harness: str, payload: dict[str, Any], cwd: str, limit: float) -> None:
+    """The body of a forked child: work out the hook's input, read and scan its transcript,
+    write what it found to INTO, exit (never returning into its parent's code); it stops at
+    its own alarm after LIMIT seconds."""
+    try:
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.alarm(max(1, math.ceil(limit)))
+        from gitstore.capture.hookinput import HookInput
+
+        hook = HookInput.from_payload(harness, payload, cwd)
+        found = ((str(hook.transcript), hook.harness), read_and_scan(hook.transcript, hook.harness))
+        data = pickle.dumps(found, pickle.HIGHEST_PROTOCOL)
+        with os.fdopen(into, "wb") as sink:
+            sink.write(data)
+    finally:
+        os._exit(0)
+
+
+def spare_core() -> bool:
+    """Whether this machine has had a core to spare: over the last minute, fewer than all but
+    one of the cores this process may use were busy on average. On a busy machine a second
+    process would only take turns with this one."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return False
+    return cores >= 2 and load < cores - 1
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass

@@ -1,0 +1,67 @@
+"""Screening a session's texts before anything of them is stored.
+
+Every text a capture keeps goes through the safety scanner first, terminal codes removed:
+quarantined text is withheld and counted, secrets and home folders are redacted and counted, and
+what is kept is cut to its bound. Scanning is deterministic, so a text scanned ahead, in the
+process that read the transcript (``gitstore.capture.readahead``), screens here as it would
+have been screened had it been scanned here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+TYPE_CHECKING = False  # typing costs milliseconds in the hook's worker
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from gitstore.capture.transcripts import Transcript
+
+MAX_COMMANDS = 200
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+
+# A scanned text: the text with its redactions applied, whether it is quarantined, how many
+# redactions were applied.
+Scan = tuple[str, bool, int]
+
+
+@dataclass
+class Screen:
+    """Runs every text through the scanner and counts what it withheld and redacted. A text in
+    ``known`` (scanned ahead, see ``scan``) is not scanned again."""
+
+    known: Mapping[str, Scan] = field(default_factory=dict)
+    quarantined: int = 0
+    redactions: int = 0
+
+    def text(self, value: str, limit: int) -> str | None:
+        """VALUE screened and cut to LIMIT characters; None when it is quarantined."""
+        text, quarantined, redactions = self.known.get(value) or scan(value)
+        if quarantined:
+            self.quarantined += 1
+            return None
+        self.redactions += redactions
+        return text if len(text) <= limit else text[: limit - 20] + " [gitstore: cut]"
+
+
+def scan(value: str) -> Scan:
+    """VALUE, terminal codes removed, through the default scanner."""
+    from gitstore.safety.scanner import default_scanner  # some 10 ms of imports: only once needed
+
+    result = default_scanner().scan(without_terminal_codes(value))
+    return result.text, result.quarantined, result.redactions
+
+
+def without_terminal_codes(text: str) -> str:
+    """TEXT without terminal colour and title codes: tool output's formatting, not hidden text,
+    so they go before the scanner sees the text."""
+    return _ANSI.sub("", text)
+
+
+def summary_texts(transcript: Transcript) -> tuple[str | None, str | None, tuple[str, ...]]:
+    """What a summary screens: the task (the first user turn with text), the outcome (the last
+    assistant turn with text) and the commands (the first ``MAX_COMMANDS``)."""
+    task = next((t.text for t in transcript.turns if t.role == "user" and t.text.strip()), None)
+    outcome = next((t.text for t in reversed(transcript.turns) if t.role == "assistant" and t.text.strip()), None)
+    return task, outcome, transcript.commands[:MAX_COMMANDS]
