@@ -296,3 +296,30 @@ def test_the_background_worker_imports_nothing_from_the_repository(repo: Path, e
     assert done.returncode == 0
     assert _wait_for(lambda: any("capture unavailable" in line for line in log_lines(repo)))
     assert not marker.exists(), "the worker ran a module from the agent's repository"
+
+
+def _running_with(marker: str) -> list[str]:
+    """The processes whose command line holds MARKER."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                found.append(entry.name)
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc to find the worker")
+def test_the_worker_forked_before_the_payload_is_read_stops_when_the_hook_finds_none(
+        repo: Path, env: dict[str, str], state: Path) -> None:
+    """In a gitstore repository the hook forks its worker first thing (it imports the capture
+    library while the hook reads the payload): a payload the hook refuses leaves it nothing to
+    do, and it stops."""
+    detached = {k: v for k, v in env.items() if k != "GITSTORE_HOOK_INLINE"}
+    marker = f"not json {os.getpid()}-{time.monotonic_ns()}"
+    done, _ = hook(direct("claude-code", marker), detached, repo)
+    assert done.returncode == 0 and done.stdout == b""
+    assert any("payload is not JSON" in line for line in log_lines(repo))
+    assert _wait_for(lambda: not _running_with(marker), 10.0), "the worker is still running"
+    assert calls(detached) == [] and not list((state / "inbox").glob("hook-*.json"))

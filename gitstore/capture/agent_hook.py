@@ -19,7 +19,9 @@ the episode a capture in time would have written. A worker takes a spool under a
 ``flock``, so two runs never capture the same one at once.
 
 It starts fast: only the standard library's small modules are imported before the capture
-library, which is imported late and inside the guard.
+library, which is imported late and inside the guard. Where the machine has a core to spare,
+the worker forks once more before importing it: the child reads and scans the transcript while
+the worker imports and opens the store (``gitstore.capture.readahead``).
 
 Environment:
 
@@ -94,13 +96,23 @@ def main(argv: list[str] | None = None) -> int:
 def _run(harness: str, rest: list[str], cwd: str) -> str:
     if harness not in HARNESSES:
         raise HookProblem(f"unknown harness {harness!r} (one of {', '.join(HARNESSES)})")
-    raw = rest[-1].encode("utf-8", "surrogateescape") if rest else _read_stdin()
-    payload = _parse(raw)
-    if isinstance(payload.get("cwd"), str) and os.path.isdir(payload["cwd"]):
-        cwd = payload["cwd"]
-    spool = _spool(harness, payload, cwd)
-    if os.environ.get(INLINE_ENV):
+    inline = bool(os.environ.get(INLINE_ENV))
+    job = None if inline else _fork_worker(cwd)
+    try:
+        raw = rest[-1].encode("utf-8", "surrogateescape") if rest else _read_stdin()
+        payload = _parse(raw)
+        if isinstance(payload.get("cwd"), str) and os.path.isdir(payload["cwd"]):
+            cwd = payload["cwd"]
+        spool = _spool(harness, payload, cwd)
+    except BaseException:
+        if job is not None:  # closed unwritten: the worker reads nothing and stops
+            os.close(job)
+        raise
+    if inline:
         worker([spool])
+    elif job is not None:
+        with os.fdopen(job, "wb") as sink:
+            sink.write(json.dumps([spool, cwd, harness, payload]).encode())
     else:
         _detach(spool, cwd)
     return cwd
@@ -149,9 +161,71 @@ def _detach(spool: str, cwd: str) -> None:
         os._exit(0)  # never return into the hook's own exit
 
 
-def _detached_descriptors() -> None:
+def _fork_worker(cwd: str) -> int | None:
+    """Fork the background worker before the payload is read, so that it starts importing the
+    capture library while this process reads and spools the payload (a repository with
+    gitstore set up around CWD only). Returns the write end of the pipe the worker reads its
+    job from once it is spooled; closed unwritten, the worker stops. None where there is no
+    ``fork`` or no repository: ``_detach`` forks once the job is spooled."""
+    if not hasattr(os, "fork") or _state_dir(cwd) is None:
+        return None
+    job_out, job_in = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(job_out)
+        os.close(job_in)
+        return None
+    if pid:
+        os.close(job_out)
+        return job_in
+    try:  # the worker
+        os.setsid()
+        _detached_descriptors(keep=(job_out,))
+        _safe_path()
+        _early_worker(job_out)
+    finally:
+        os._exit(0)  # never return into the hook's own exit
+
+
+def _early_worker(job: int) -> None:
+    """The worker ``_fork_worker`` started. It imports what it shares with the child that reads
+    the transcript ahead while the hook spools the job, forks that child once it has the job
+    (before any thread: a fork copies only the thread that makes it, and the import locks the
+    others hold), then imports the rest of the capture library in a thread while it claims the
+    job, and runs it as ``_detach``'s worker does."""
+    gc.disable()
+    library = not os.environ.get(TARGET_ENV)
+    if library:
+        _import_quietly("gitstore.capture.hookinput", "gitstore.capture.transcripts")
+    with os.fdopen(job, "rb") as source:
+        data = source.read()
+    try:
+        spool, cwd, harness, payload = json.loads(data)
+    except ValueError:  # the hook stopped before it spooled a job
+        return
+    if library:
+        _read_ahead(harness, payload, cwd)
+        threading.Thread(target=_import_quietly, args=(DEFAULT_TARGET.partition(":")[0],), daemon=True,
+                         name="gitstore-import").start()  # its time stays under the guard's limit
+    os.chdir(cwd)
+    worker([spool])
+
+
+def _import_quietly(*modules: str) -> None:
+    """Import MODULES ahead of their use; a failure is left for the use to report."""
+    import importlib
+
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except BaseException:  # noqa: BLE001 - the guarded call imports it again and says what failed
+            return
+
+
+def _detached_descriptors(keep: tuple[int, ...] = ()) -> None:
     """Standard input, output and error on the null device; every other inherited descriptor
-    closed (a harness may wait for the end of a pipe it gave the hook)."""
+    but KEEP closed (a harness may wait for the end of a pipe it gave the hook)."""
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
@@ -160,7 +234,7 @@ def _detached_descriptors() -> None:
     except (OSError, ValueError):
         inherited = list(range(3, 256))
     for fd in inherited:
-        if fd > 2:
+        if fd > 2 and fd not in keep:
             try:
                 os.close(fd)
             except OSError:
@@ -263,6 +337,8 @@ def _run_spool(spool: str) -> str | None:
             _log(cwd, harness, f"capture gave up after {MAX_ATTEMPTS} attempts; the payload is kept as "
                                f"{os.path.basename(_failed_name(spool))}")
             return None
+        if not os.environ.get(TARGET_ENV):  # reading ahead serves the capture library only
+            _read_ahead(harness, job["payload"], cwd)
         _call_guarded(harness, job["payload"], cwd, on_timeout=lambda limit: _timed_out(spool, cwd, harness, limit))
         os.unlink(spool)
         return cwd
@@ -276,6 +352,20 @@ def _run_spool(spool: str) -> str | None:
         _discard(spool)
     finally:
         os.close(fd)
+        if "gitstore.capture.readahead" in sys.modules:
+            sys.modules["gitstore.capture.readahead"].discard()
+
+
+def _read_ahead(harness: str, payload: dict[str, Any], cwd: str) -> None:
+    """Start reading the session's transcript in a second process while this one imports and
+    opens the store (``gitstore.capture.readahead``); the capture reads it itself when this
+    fails."""
+    try:
+        from gitstore.capture.readahead import start
+
+        start(harness, payload, cwd, _timeout())
+    except Exception as exc:  # noqa: BLE001 - only a head start is lost
+        _log(cwd, harness, f"reading the transcript ahead failed: {type(exc).__name__}: {exc}")
 
 
 def _claim(fd: int) -> dict[str, Any]:
