@@ -129,11 +129,23 @@ def test_discard_leaves_no_child(spare: None, payload: dict[str, str], tmp_path:
         os.waitpid(pid, os.WNOHANG)
 
 
-def test_a_busy_machine_reads_nothing_ahead(monkeypatch: pytest.MonkeyPatch, payload: dict[str, str], tmp_path: Path) -> None:
-    cores = len(os.sched_getaffinity(0))
-    monkeypatch.setattr(os, "getloadavg", lambda: (float(cores), 0.0, 0.0))
-    assert not readahead.start("claude-code", payload, str(tmp_path), 10)
-    assert not readahead._PENDING
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) > 8 or not Path("/proc/loadavg").exists(),
+                    reason="keeps every core busy for a moment; needs /proc/loadavg")
+def test_with_every_core_busy_nothing_is_read_ahead(payload: dict[str, str], tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in os.sched_getaffinity(0)]
+    try:
+        time.sleep(0.3)
+        assert not readahead.spare_core()
+        assert not readahead.start("claude-code", payload, str(tmp_path), 10)
+        assert not readahead._PENDING
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
 
 
 def test_the_hook_run_for_real_stores_what_a_capture_in_process_stores(payload: dict[str, str], tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ opens the store. The capture then takes the child's result (``take``) instead of
 transcript itself. Parsing and scanning are deterministic, so the records are the ones a
 capture reading everything itself writes. When the child fails, is killed, sends nothing or read
 another file, the capture reads the transcript itself; a child still running at the time limit
-stops at its own alarm. On a busy machine nothing is forked: the processes would only take turns
+stops at its own alarm. When no core is free nothing is forked: the processes would only take turns
 on one core, and the child's own imports would be paid twice. The result crosses the pipe as a
 pickle: the pipe joins this process to its own fork, nothing else.
 """
@@ -138,18 +138,25 @@ def serve(into: int, harness: str, payload: dict[str, Any], cwd: str, limit: flo
 
 
 def spare_core() -> bool:
-    """Whether this machine has had a core to spare: over the last minute, fewer than all but
-    one of the cores this process may use were busy on average. On a busy machine a second
+    """Whether a core is free now besides the one this process runs on: fewer processes are
+    running (``/proc/loadavg`` counts this one too) than this process may use cores. Where the
+    system does not say, the last minute's load average decides. On a busy machine a second
     process would only take turns with this one."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:
         cores = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]
-    except OSError:
+    if cores < 2:
         return False
-    return cores >= 2 and load < cores - 1
+    try:
+        with open("/proc/loadavg", "rb") as source:
+            running = int(source.read().split()[3].split(b"/")[0])
+    except (OSError, ValueError, IndexError):
+        try:
+            return os.getloadavg()[0] < cores - 1
+        except OSError:
+            return False
+    return running < cores
 
 
 def _reap(pid: int) -> None:
