@@ -184,7 +184,8 @@ _NOT_ON_THE_HOOK_PATH = ("typer", "click", "rich", "jsonschema", "referencing", 
                          "gitstore.cli", "gitstore.dream", "gitstore.deliver", "gitstore.promote", "gitstore.sync",
                          "gitstore.queries", "gitstore.capture.transcripts.codex",
                          "gitstore.capture.transcripts.gemini", "gitstore.capture.transcripts.opencode",
-                         "gitstore.capture.transcripts._detect")
+                         "gitstore.capture.transcripts._detect", "gitstore.rules", "gitstore.providers._signing",
+                         "gitstore.providers._trust_git", "gitstore.records.policy")
 
 
 def test_a_capture_imports_only_what_it_needs(ctx: Context, tmp_path: Path) -> None:
