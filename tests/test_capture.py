@@ -192,8 +192,9 @@ def test_a_capture_imports_only_what_it_needs(ctx: Context, tmp_path: Path) -> N
     transcript = claude_transcript(tmp_path / "s.jsonl", [("user", "Add jitter."), ("assistant", "Added.")])
     payload = json.dumps({"session_id": "sess-1", "transcript_path": str(transcript),
                           "hook_event_name": "SessionEnd", "cwd": str(ctx.workspace.root)})
-    probe = ("import json, sys\nfrom gitstore.capture import agent_hook\nagent_hook.main(['claude-code'])\n"
-             "sys.stderr.write(json.dumps(sorted(sys.modules)))\n")
+    probe = ("import json, sys\nfrom gitstore.capture import agent_hook, readahead\n"
+             "readahead.spare_core = lambda: False  # the whole capture in this process: no reader forked\n"
+             "agent_hook.main(['claude-code'])\nsys.stderr.write(json.dumps(sorted(sys.modules)))\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_HOOK")}
     env.update(GITSTORE_HOOK_INLINE="1", HOME=str(tmp_path))  # the whole capture in this process
     done = subprocess.run([sys.executable, "-c", probe], input=payload, text=True, capture_output=True,
