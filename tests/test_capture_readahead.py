@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -61,6 +62,13 @@ def payload(tmp_path: Path) -> dict[str, str]:
     return {"session_id": "sess-ahead", "transcript_path": str(transcript), "hook_event_name": "SessionEnd"}
 
 
+def _twins(tmp_path: Path) -> tuple[Context, Context]:
+    """Two copies of one repository set up for gitstore: the same commits, so the same pins."""
+    first = ready_repo(tmp_path / "first")
+    shutil.copytree(first.workspace.root, tmp_path / "second", symlinks=True)
+    return first, Context.open(tmp_path / "second")
+
+
 def _written(ctx: Context, payload: dict[str, str], mode: str) -> list[dict[str, Any]]:
     """The records a capture writes, without the two times that say when it ran."""
     result = capture(ctx, HookInput.from_payload("claude-code", payload, str(ctx.workspace.root)), mode)
@@ -87,8 +95,8 @@ def test_the_child_finds_what_reading_here_finds(spare: None, payload: dict[str,
 @pytest.mark.parametrize("mode", ["summary", "hybrid"])
 def test_a_capture_read_ahead_writes_what_a_capture_reading_itself_writes(
         spare: None, payload: dict[str, str], tmp_path: Path, mode: str) -> None:
-    alone = _written(ready_repo(tmp_path / "alone"), payload, mode)
-    ahead_ctx = ready_repo(tmp_path / "ahead")
+    alone_ctx, ahead_ctx = _twins(tmp_path)
+    alone = _written(alone_ctx, payload, mode)
     assert readahead.start("claude-code", payload, str(ahead_ctx.workspace.root), 10)
     ahead = _written(ahead_ctx, payload, mode)
     assert not readahead._PENDING, "the capture took the child's result"
@@ -99,8 +107,8 @@ def test_a_capture_read_ahead_writes_what_a_capture_reading_itself_writes(
 
 
 def test_a_killed_child_leaves_the_capture_to_read_itself(spare: None, payload: dict[str, str], tmp_path: Path) -> None:
-    alone = _written(ready_repo(tmp_path / "alone"), payload, "summary")
-    ctx = ready_repo(tmp_path / "ahead")
+    alone_ctx, ctx = _twins(tmp_path)
+    alone = _written(alone_ctx, payload, "summary")
     assert readahead.start("claude-code", payload, str(ctx.workspace.root), 10)
     os.kill(readahead._PENDING[0][0], signal.SIGKILL)
     assert _written(ctx, payload, "summary") == alone
@@ -148,20 +156,24 @@ def test_with_every_core_busy_nothing_is_read_ahead(payload: dict[str, str], tmp
             spinner.wait()
 
 
-def test_the_hook_run_for_real_stores_what_a_capture_in_process_stores(payload: dict[str, str], tmp_path: Path) -> None:
+@pytest.mark.parametrize("switch", ["1", "0", None], ids=["reader", "no-reader", "when-a-core-is-free"])
+def test_the_hook_run_for_real_stores_what_a_capture_in_process_stores(payload: dict[str, str], tmp_path: Path,
+                                                                       switch: str | None) -> None:
     """The installed command in its default mode (the worker forked before the payload is read,
-    the transcript read ahead where a core is spare) stores the records an in-process capture
-    does."""
+    the transcript read ahead by a reader it forks, or not) stores the records an in-process
+    capture does, in time (a reader that hung would leave a degraded receipt)."""
     import subprocess
     import sys
     import time
 
     from .conftest import ROOT
 
-    alone = _written(ready_repo(tmp_path / "alone"), payload, "summary")
-    ctx = ready_repo(tmp_path / "hooked")
+    alone_ctx, ctx = _twins(tmp_path)
+    alone = _written(alone_ctx, payload, "summary")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
     env["PYTHONPATH"] = str(ROOT)
+    if switch is not None:
+        env[readahead.SWITCH] = switch
     done = subprocess.run([sys.executable, "-P", "-m", "gitstore.capture.agent_hook", "claude-code"], cwd=ctx.workspace.root,
                           input=json.dumps({**payload, "cwd": str(ctx.workspace.root)}).encode(), env=env,
                           capture_output=True, timeout=60)
@@ -171,6 +183,8 @@ def test_the_hook_run_for_real_stores_what_a_capture_in_process_stores(payload: 
     while time.monotonic() < deadline and not any(r["schema"] == "gitstore.receipt/v1" for r in stored):
         time.sleep(0.05)
         stored = [i.record for i in Context.open(ctx.workspace.root).store.items(payloads=True)]
+    [receipt] = [r for r in stored if r["schema"] == "gitstore.receipt/v1"]
+    assert "capture-timeout" not in receipt["reasons"]
     events = sorted((r for r in stored if r["schema"] == "gitstore.event/v1"), key=lambda r: r["seq"])
     assert [(e["id"], e["payload"]) for e in events] == \
         [(r["id"], r["payload"]) for r in alone if r["schema"] == "gitstore.event/v1"]

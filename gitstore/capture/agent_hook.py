@@ -19,9 +19,11 @@ the episode a capture in time would have written. A worker takes a spool under a
 ``flock``, so two runs never capture the same one at once.
 
 It starts fast: only the standard library's small modules are imported before the capture
-library, which is imported late and inside the guard. Where the machine has a core to spare,
-the worker forks once more before importing it: the child reads and scans the transcript while
-the worker imports and opens the store (``gitstore.capture.readahead``).
+library, which is imported late and inside the guard. In a repository with gitstore set up the
+hook forks its worker before it reads the payload, so the worker imports the capture library
+while the hook spools; the worker gets its job through a pipe, and where a core is free forks a
+reader that parses and scans the transcript while it opens the store
+(``gitstore.capture.readahead``).
 
 Environment:
 
@@ -30,6 +32,8 @@ Environment:
 - ``GITSTORE_HOOK_TIMEOUT`` is the wall-clock limit in seconds (default 10).
 - ``GITSTORE_HOOK_INLINE=1`` runs the worker in the hook's own process (tests use it); the spool,
   the time limit and the retries are the same.
+- ``GITSTORE_HOOK_READ_AHEAD=0`` never forks the reader, ``=1`` always does where ``fork`` is
+  there; unset, the reader is forked when a core is free (``gitstore.capture.readahead``).
 
 ``python -m gitstore.capture.agent_hook --check`` is the dry run ``gitstore hooks status`` uses: it imports the
 capture entry point and checks that it takes ``(harness, payload, cwd)``; it exits 0 when ready,

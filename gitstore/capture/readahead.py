@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 # ``transcript-unreadable``), and the summary's texts scanned (``gitstore.capture.screening``).
 Reading = tuple["Transcript | None", "str | None", "dict[str, Scan]"]
 
+SWITCH = "GITSTORE_HOOK_READ_AHEAD"  # 0: never fork the reader; 1: always; unset: when a core is free
 _PENDING: list[tuple[int, int]] = []  # the child reading ahead and its pipe's read end: one at most
 
 
@@ -67,11 +68,13 @@ def read_and_scan(path: Path | None, harness: str) -> Reading:
 
 def start(harness: str, payload: dict[str, Any], cwd: str, limit: float) -> bool:
     """Begin ``read_and_scan`` of the transcript a hook's PAYLOAD names in a forked child that
-    gives up after LIMIT seconds; False (nothing started) without a core to spare or ``fork``.
-    True without a new child when one is at work already."""
+    gives up after LIMIT seconds; False (nothing started) without ``fork``, without a core to
+    spare, or when ``GITSTORE_HOOK_READ_AHEAD=0`` (``=1`` forks whatever the load). True
+    without a new child when one is at work already."""
     if _PENDING:
         return True
-    if not hasattr(os, "fork") or not spare_core():
+    switch = os.environ.get(SWITCH, "")
+    if not hasattr(os, "fork") or switch == "0" or (switch != "1" and not spare_core()):
         return False
     out, into = os.pipe()
     try:
