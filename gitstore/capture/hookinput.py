@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +51,6 @@ def _token(value: str, size: int) -> str:
     return cleaned if cleaned and cleaned[0].isalpha() else "x" + cleaned[: size - 1]
 
 
-@lru_cache(maxsize=8)  # the hook's worker asks twice: to read ahead, then to capture
 def _codex_rollout(thread: str) -> Path | None:
     home = Path(os.environ.get("CODEX_HOME", Path.home() / ".codex")) / "sessions"
     if not home.is_dir():

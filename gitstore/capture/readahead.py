@@ -3,7 +3,7 @@
 A capture's two halves need nothing of each other until its records are built: reading the
 transcript (the harness's parser, then the safety scanner over the texts a summary keeps) and
 opening the store (pygit2, the providers, the record contracts). Each costs some tens of
-milliseconds, most of it imports. Where the machine has had a core to spare, the worker forks a
+milliseconds, most of it imports. Where a core is free, the worker forks a
 child as soon as it has its job (``start``; see ``gitstore.capture.agent_hook``): the child reads
 and scans (``serve``) and writes what it found to a pipe while the worker imports the rest and
 opens the store. The capture then takes the child's result (``take``) instead of reading the
