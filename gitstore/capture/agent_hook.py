@@ -210,10 +210,24 @@ def _early_worker(job: int) -> None:
         return
     if library:
         _read_ahead(harness, payload, cwd)
+        _load_pygit2()  # in the only thread: it sets an environment variable for the import
         threading.Thread(target=_import_quietly, args=(DEFAULT_TARGET.partition(":")[0],), daemon=True,
                          name="gitstore-import").start()  # its time stays under the guard's limit
     os.chdir(cwd)
     worker([spool])
+
+
+def _load_pygit2() -> None:
+    """Import pygit2 for the capture library without parsing the CA bundle
+    (``gitstore._libgit2``); a failure is left for the capture to report."""
+    if os.environ.get(TARGET_ENV):
+        return
+    try:
+        from gitstore._libgit2 import load
+
+        load()
+    except BaseException:  # noqa: BLE001 - the guarded call imports it again and says what failed
+        return
 
 
 def _import_quietly(*modules: str) -> None:
@@ -275,6 +289,7 @@ def worker(args: list[str]) -> int:
     """
     gc.disable()
     _silence_stdout()
+    _load_pygit2()
     spool = os.path.abspath(args[0]) if args else ""
     captured = [_run_spool(spool)]
     inbox = os.path.dirname(spool)

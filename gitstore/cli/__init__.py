@@ -205,6 +205,9 @@ def _error(message: str, code: int, as_json: bool) -> None:
 
 def run() -> None:
     """Console-script entry point."""
+    from gitstore._libgit2 import install
+
+    install()  # this process never makes a TLS connection through libgit2: skip the CA bundle
     sys.exit(main())
 
 

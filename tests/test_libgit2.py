@@ -1,0 +1,88 @@
+"""gitstore's programs import pygit2 without parsing the CA bundle, and leave the environment as
+it was (``gitstore._libgit2``). Each case runs in a fresh interpreter: pygit2 is imported once
+per process."""
+
+from __future__ import annotations
+
+import json
+import os
+import ssl
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+CA = ssl.get_default_verify_paths()
+needs_ca_folder = pytest.mark.skipif(CA.capath is None, reason="this machine has no CA folder")
+needs_ca_file = pytest.mark.skipif(CA.cafile is None, reason="this machine has no CA bundle")
+REPORT = textwrap.dedent("""
+    import json, os, ssl, sys
+    import pygit2
+    print(json.dumps({"capath": ssl.get_default_verify_paths().capath, "file": pygit2.settings.ssl_cert_file, "folder": pygit2.settings.ssl_cert_dir,
+                      "env": os.environ.get("SSL_CERT_FILE"), "loader": type(pygit2.__loader__).__name__,
+                      "finders": [type(f).__name__ for f in sys.meta_path]}))
+""")
+
+
+def _env(**values: str | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("SSL_CERT_FILE", "SSL_CERT_DIR")}
+    env.update({k: v for k, v in values.items() if v is not None})
+    return env
+
+
+def _report(before: str, env: dict[str, str], cwd: Path | None = None) -> dict[str, object]:
+    done = subprocess.run([sys.executable, "-c", before + REPORT], env=env, cwd=cwd,
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@needs_ca_folder
+@pytest.mark.parametrize("ca_file", [None, "/somewhere/ca.pem"])
+def test_load_hands_libgit2_the_ca_folder_only_and_puts_the_environment_back(ca_file: str | None) -> None:
+    found = _report("from gitstore._libgit2 import load; load()\n", _env(SSL_CERT_FILE=ca_file))
+    assert found["file"] is None
+    assert found["folder"] == found["capath"] is not None
+    assert found["env"] == ca_file  # as it was, set or not
+    assert found["loader"] == "SourceFileLoader"  # pygit2 keeps its own loader
+    assert "_Finder" not in found["finders"]
+
+
+@needs_ca_folder
+def test_install_takes_effect_at_the_first_import_wherever_it_happens() -> None:
+    found = _report("from gitstore._libgit2 import install; install()\nimport gitstore.providers.git\n", _env())
+    assert found["file"] is None and found["folder"] == found["capath"] is not None
+    assert "_Finder" not in found["finders"]
+
+
+@needs_ca_file
+def test_without_a_ca_folder_pygit2_gets_its_usual_settings(tmp_path: Path) -> None:
+    """pygit2 cannot be imported with neither a CA file nor a folder: the file stays."""
+    env = _env(SSL_CERT_FILE=CA.cafile, SSL_CERT_DIR=str(tmp_path / "none"))
+    found = _report("from gitstore._libgit2 import load; load()\n", env)
+    assert found["file"] == CA.cafile and found["folder"] is None
+
+
+@needs_ca_file
+def test_a_process_that_imported_pygit2_first_keeps_its_settings() -> None:
+    found = _report("import pygit2\nfrom gitstore._libgit2 import load, install; install(); load()\n",
+                    _env(SSL_CERT_FILE=CA.cafile))
+    assert found["file"] == CA.cafile
+    assert "_Finder" not in found["finders"]
+
+
+@needs_ca_folder
+def test_the_console_command_and_the_capture_worker_skip_the_bundle(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    cli = ("import atexit, sys\nfrom gitstore import cli\nsys.argv = ['gitstore', 'verify']\n"
+           "atexit.register(lambda: print(__import__('json').dumps({'file': __import__('pygit2').settings.ssl_cert_file,"
+           " 'env': __import__('os').environ.get('SSL_CERT_FILE')})))\ncli.run()\n")
+    done = subprocess.run([sys.executable, "-c", cli], env=_env(SSL_CERT_FILE="/somewhere/ca.pem"), cwd=repo,
+                          capture_output=True, text=True)
+    assert json.loads(done.stdout.splitlines()[-1]) == {"file": None, "env": "/somewhere/ca.pem"}
+    worker = "from gitstore.capture.agent_hook import _load_pygit2; _load_pygit2()\n"
+    found = _report(worker, _env(SSL_CERT_FILE="/somewhere/ca.pem"))
+    assert found["file"] is None and found["env"] == "/somewhere/ca.pem"
