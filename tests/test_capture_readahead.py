@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import shutil
 import signal
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -90,6 +92,40 @@ def test_the_child_finds_what_reading_here_finds(spare: None, payload: dict[str,
     assert any(quarantined for _, quarantined, _ in scanned.values()), "the download piped into a shell"
     assert any(redactions for _, _, redactions in scanned.values()), "the token"
     assert all(TOKEN not in text for text, _, _ in scanned.values())
+
+
+def _pipe_holds(size: int) -> bool:
+    try:
+        import fcntl
+
+        return bool(fcntl.F_SETPIPE_SZ) and int(Path("/proc/sys/fs/pipe-max-size").read_text()) >= size
+    except (ImportError, AttributeError, OSError, ValueError):
+        return False
+
+
+@pytest.mark.skipif(not _pipe_holds(readahead.PIPE_SIZE), reason="pipes cannot be grown here")
+def test_the_child_hands_over_a_large_result_without_waiting_to_be_read(spare: None, tmp_path: Path) -> None:
+    """The pipe holds a session's result whole, so the child writes it and exits while the
+    capture is still busy; the capture reads it afterwards, all of it."""
+    path = _session(tmp_path / "session.jsonl")
+    words = "the retry waits with jitter before the next request because the client timed out "
+    lines = path.read_text().splitlines()
+    last = json.loads(lines[-1])
+    for n in range(300):
+        last = {**last, "uuid": f"w{n}", "parentUuid": last["uuid"],
+                "message": {"role": "assistant", "content": f"{n}: " + words * 12}}
+        lines.append(json.dumps(last))
+    path.write_text("\n".join(lines) + "\n")
+    payload = {"session_id": "sess-ahead", "transcript_path": str(path), "hook_event_name": "SessionEnd"}
+    here = readahead.read_and_scan(path, "claude-code")
+    assert 64 * 1024 < len(pickle.dumps(((str(path), "claude-code"), here))) < readahead.PIPE_SIZE
+    assert readahead.start("claude-code", payload, str(tmp_path), 30)
+    pid = readahead._PENDING[0][0]
+    deadline = time.monotonic() + 20  # before the child's own alarm
+    while os.waitpid(pid, os.WNOHANG) == (0, 0):  # nobody reads the pipe meanwhile
+        assert time.monotonic() < deadline, "the child waited for its result to be read"
+        time.sleep(0.01)
+    assert readahead.take(path, "claude-code") == here
 
 
 @pytest.mark.parametrize("mode", ["summary", "hybrid"])
