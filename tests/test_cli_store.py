@@ -64,6 +64,8 @@ def test_init_sets_up_and_is_idempotent(repo: Path) -> None:
     fetch = git(repo, "config", "--get-all", "remote.origin.fetch").split()
     assert "refs/memory/v1/records/shared/*:refs/memory/v1/remotes/origin/records/shared/*" in fetch
     assert fetch.count("+refs/memory/v1/payloads/shared/*:refs/memory/v1/remotes/origin/payloads/shared/*") == 1
+    local = repo / ".git" / "gitstore" / "local"  # the local namespace's repository: no capture pays to make it
+    assert git(local, "rev-parse", "--is-bare-repository").strip() == "true" and git(local, "for-each-ref") == ""
 
 
 def test_init_keeps_an_existing_ignore_rule(repo: Path) -> None:

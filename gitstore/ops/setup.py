@@ -80,6 +80,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     report.created.extend(_add_refspecs(repo))
     opened = open_provider(config.provider, root, state, config.writer)
     if isinstance(opened, GitProvider):
+        opened.repository("local")  # made here, once, rather than by the first capture
         moved = opened.move_local()
         if moved:
             report.created.append(f"moved {len(moved)} local ref(s) out of the repository's own refs, where a "
