@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -141,17 +142,24 @@ def new_writer_id() -> str:
 
 def git_ignores(root: Path, path: Path) -> bool:
     """Whether git ignores ``path`` (following links), as real git decides."""
+    return asking_git_ignores(root, path)()
+
+
+def asking_git_ignores(root: Path, path: Path) -> Callable[[], bool]:
+    """Start asking git whether it ignores ``path`` (``git_ignores``); the function returned
+    waits for the answer, so the caller can work meanwhile."""
     real = path.resolve()
     try:
         rel = real.relative_to(root.resolve())
     except ValueError:
-        return False
+        return lambda: False
     probe = str(rel / "probe") if real.is_dir() or not real.exists() else str(rel)
-    done = subprocess.run(
-        ["git", "check-ignore", "-q", "--no-index", probe], cwd=root, capture_output=True,
+    asked = subprocess.Popen(
+        ["git", "check-ignore", "-q", "--no-index", probe], cwd=root,
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         env={k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k.startswith("GIT_CONFIG")},
     )
-    return done.returncode == 0
+    return lambda: asked.wait() == 0
 
 
 def ensure_ignored(repo: pygit2.Repository, root: Path, folder: Path) -> bool:

@@ -154,6 +154,10 @@ def test_capture_refuses_a_state_folder_git_does_not_ignore(ctx: Context, tmp_pa
     transcript = claude_transcript(tmp_path / "s.jsonl", [("user", "hi")])
     with pytest.raises(Refused, match="not ignored by git"):
         import_transcript(ctx, transcript)
+    hook = HookInput("claude-code", "SessionEnd", "sess-1", transcript, ctx.workspace.root)
+    with pytest.raises(Refused, match="not ignored by git"):  # git asked while the validators compile
+        capture(ctx, hook)
+    assert list(Context.open(str(ctx.workspace.root)).store.items()) == []
 
 
 def test_the_hook_captures_and_never_breaks_the_agent(ctx: Context, tmp_path: Path) -> None:

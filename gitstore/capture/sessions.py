@@ -22,7 +22,7 @@ import pygit2
 
 from gitstore.records.times import now as now_time
 from gitstore.records.times import normalize_time, parse_time
-from gitstore.config import Workspace, git_ignores
+from gitstore.config import Workspace, asking_git_ignores, git_ignores
 from gitstore.records.contracts import ready, seal
 from gitstore.errors import GitstoreError, InvalidInput, Refused
 from gitstore.records.ids import episode_id, event_id
@@ -86,8 +86,9 @@ def capture_timed_out(harness: str, payload: dict[str, Any], cwd: str, seconds: 
 def capture(ctx: Context, hook: HookInput, mode: str = "summary") -> Capture:  # noqa: D401
     """Write the envelope, receipt, episode and events of one hook call, as one local append;
     then record any harness whose settings switch its hooks off (``capture.disabled``)."""
-    refuse_unignored(ctx.workspace)
-    ready("envelope", "episode", "event", "receipt")  # the store checks these: compiled while the reader works
+    ignored = asking_git_ignores(ctx.workspace.root, ctx.workspace.state)  # git answers while
+    ready("envelope", "episode", "event", "receipt")  # the validators the store uses compile
+    refuse_unignored(ctx.workspace, ignored())
     reading = readahead.take(hook.transcript, hook.harness) or (*readahead.read(hook.transcript, hook.harness), {})
     transcript, problem, scanned = reading
     result = build(ctx, hook, transcript, problem, mode, scanned)
@@ -117,9 +118,10 @@ def import_transcript(ctx: Context, path: Path, harness: str | None = None, mode
     return result
 
 
-def refuse_unignored(workspace: Workspace) -> None:
-    """Capture writes into okf/.memory only where git ignores it (after following links)."""
-    if not git_ignores(workspace.root, workspace.state):
+def refuse_unignored(workspace: Workspace, ignored: bool | None = None) -> None:
+    """Capture writes into okf/.memory only where git ignores it (after following links);
+    IGNORED is git's answer when it was asked already."""
+    if not (git_ignores(workspace.root, workspace.state) if ignored is None else ignored):
         raise Refused(f"{workspace.state} is not ignored by git (after following links); capture writes nothing there")
 
 
