@@ -598,5 +598,17 @@ def check() -> int:
     return 0
 
 
+def _exit_now(status: int) -> None:
+    """Leave without tearing the interpreter down (its modules, their objects): the agent waits
+    for the hook's exit, and the worker it started needs the processor meanwhile. What the hook
+    wrote is closed already; only the standard streams are flushed."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    _exit_now(main())
