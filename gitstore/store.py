@@ -528,7 +528,10 @@ class Store:
         ``kinds`` and ``streams`` keep only those kinds and streams (records of other streams
         are not checked, so a read costs what its answer needs)."""
         wanted = None if kinds is None else list(kinds)
-        fetch = self._payload_fetch() if payloads else self.provider.payload
+        # Payloads come from one snapshot, taken at the first event: the records' heads are read
+        # by then, and an append moves its payloads before its records, so the snapshot holds
+        # every payload the records read here cite, even when an append lands meanwhile.
+        fetch: Callable[[str], bytes | None] | None = None
         placement = Placement()
         if streams is not None and "read-streams" in self.manifest.capabilities:
             found = cast(StreamReadingProvider, self.provider).read_streams(streams, self.scope, wanted)
@@ -544,6 +547,8 @@ class Store:
                     continue
                 placement.note(stored.kind, stored.stream, stored.namespace)
                 if payloads and item.kind == "event":
+                    if fetch is None:
+                        fetch = self._payload_fetch()
                     self._attach_payload(item.record, fetch)
                 yield item
         finally:

@@ -16,6 +16,7 @@ import pytest
 from gitstore import IntegrityError, Refused
 from gitstore.conformance import entries_for
 from gitstore.ops import learning as ops
+from gitstore.capture.sessions import import_transcript
 from gitstore.context import Context
 from gitstore.providers import Batch, Entry
 from gitstore.records.contracts import seal
@@ -191,3 +192,26 @@ def test_a_shared_append_of_a_learning_citing_a_personal_session_is_refused(
     record = ops.build_proposal(ctx, view, draft)
     with pytest.raises(Refused, match="stay in the local namespace"):
         ctx.store.append([record], namespace="shared")
+
+
+def test_a_read_gets_the_payload_of_every_event_an_append_landing_meanwhile_stored(tmp_path: Path) -> None:
+    """Another process's append lands as a read starts: every event the read returns comes
+    with its payload (an append moves its payloads before its records, and the read takes its
+    payload snapshot after the records' heads)."""
+    ctx = ready_repo(tmp_path / "repo")
+    import_transcript(ctx, claude_transcript(tmp_path / "a.jsonl", [("user", "Add jitter."), ("assistant", "Added.")],
+                                             session="sess-a"))
+    provider = ctx.store.provider
+    read = provider.read
+    later = claude_transcript(tmp_path / "b.jsonl", [("user", "Bound the retries."), ("assistant", "Bounded.")],
+                              session="sess-b")
+
+    def read_as_an_append_lands(*args: Any, **kwargs: Any) -> Any:
+        import_transcript(Context.open(str(ctx.workspace.root)), later)  # another writer, meanwhile
+        return read(*args, **kwargs)
+
+    provider.read = read_as_an_append_lands  # type: ignore[method-assign]
+    events = [i.record for i in ctx.store.items(["event"], payloads=True)]
+    assert events and all("payload" in e for e in events)
+    texts = " ".join(e["payload"]["text"] for e in events)
+    assert "Add jitter." in texts and "Bound the retries." in texts
