@@ -55,7 +55,7 @@ def _session(path: Path) -> Path:
 @pytest.fixture
 def spare(monkeypatch: pytest.MonkeyPatch) -> None:
     """Read ahead whatever this machine's load (the tests run beside others)."""
-    monkeypatch.setattr(readahead, "spare_core", lambda: True)
+    monkeypatch.setattr(readahead, "spare_core", lambda leaving=0: True)
 
 
 @pytest.fixture
@@ -171,6 +171,35 @@ def test_discard_leaves_no_child(spare: None, payload: dict[str, str], tmp_path:
     assert not readahead._PENDING
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
+
+
+@pytest.mark.parametrize("switch", ["1", None], ids=["always", "when-a-core-is-free"])
+def test_no_child_is_forked_while_another_thread_runs(spare: None, payload: dict[str, str], tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch, switch: str | None) -> None:
+    """A fork copies only the thread that makes it: a module another thread is importing would
+    stay locked in the child for good (the worker imports the capture library in a thread)."""
+    import threading
+
+    if switch is not None:
+        monkeypatch.setenv(readahead.SWITCH, switch)
+    stop = threading.Event()
+    busy = threading.Thread(target=stop.wait)
+    busy.start()
+    try:
+        assert not readahead.start("claude-code", payload, str(tmp_path), 10)
+        assert not readahead._PENDING
+    finally:
+        stop.set()
+        busy.join()
+    assert readahead.start("claude-code", payload, str(tmp_path), 10)
+    assert readahead.take(Path(payload["transcript_path"]), "claude-code") is not None
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2 or not Path("/proc/loadavg").exists(),
+                    reason="needs two cores and /proc/loadavg")
+def test_processes_about_to_exit_do_not_count_against_a_free_core() -> None:
+    assert readahead.spare_core(leaving=1 << 20)  # however busy the machine is
+    assert not readahead.spare_core(leaving=-(1 << 20))
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) > 8 or not Path("/proc/loadavg").exists(),

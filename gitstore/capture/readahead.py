@@ -21,6 +21,7 @@ import math
 import os
 import pickle
 import signal
+import threading
 
 TYPE_CHECKING = False  # typing costs milliseconds in the hook's worker
 if TYPE_CHECKING:
@@ -71,15 +72,22 @@ def read_and_scan(path: Path | None, harness: str) -> Reading:
     return transcript, problem, scanned
 
 
-def start(harness: str, payload: dict[str, Any], cwd: str, limit: float) -> bool:
+def start(harness: str, payload: dict[str, Any], cwd: str, limit: float, *, leaving: int = 0) -> bool:
     """Begin ``read_and_scan`` of the transcript a hook's PAYLOAD names in a forked child that
-    gives up after LIMIT seconds; False (nothing started) without ``fork``, without a core to
-    spare, or when ``GITSTORE_HOOK_READ_AHEAD=0`` (``=1`` forks whatever the load). True
-    without a new child when one is at work already."""
+    gives up after LIMIT seconds; False (nothing started) without ``fork``, while another
+    thread runs in this process, without a core to spare (``spare_core``, not counting LEAVING
+    processes about to exit), or when ``GITSTORE_HOOK_READ_AHEAD=0`` (``=1`` forks whatever
+    the load). True without a new child when one is at work already.
+
+    A fork copies only the thread that makes it: a lock another thread holds at that moment,
+    such as the lock of a module it is importing, stays held in the child for good, and the
+    child would hang at its first import of that module."""
     if _PENDING:
         return True
     switch = os.environ.get(SWITCH, "")
-    if not hasattr(os, "fork") or switch == "0" or (switch != "1" and not spare_core()):
+    if not hasattr(os, "fork") or switch == "0" or threading.active_count() > 1:
+        return False
+    if switch != "1" and not spare_core(leaving):
         return False
     import fcntl  # where there is fork
 
@@ -151,11 +159,11 @@ def serve(into: int, harness: str, payload: dict[str, Any], cwd: str, limit: flo
         os._exit(0)
 
 
-def spare_core() -> bool:
+def spare_core(leaving: int = 0) -> bool:
     """Whether a core is free now besides the one this process runs on: fewer processes are
-    running (``/proc/loadavg`` counts this one too) than this process may use cores. Where the
-    system does not say, the last minute's load average decides. On a busy machine a second
-    process would only take turns with this one."""
+    running (``/proc/loadavg`` counts this one too), less LEAVING ones about to exit, than this
+    process may use cores. Where the system does not say, the last minute's load average
+    decides. On a busy machine a second process would only take turns with this one."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:
@@ -170,7 +178,7 @@ def spare_core() -> bool:
             return os.getloadavg()[0] < cores - 1
         except OSError:
             return False
-    return running < cores
+    return running - leaving < cores
 
 
 def _reap(pid: int) -> None:
