@@ -183,8 +183,9 @@ def test_the_hook_captures_and_never_breaks_the_agent(ctx: Context, tmp_path: Pa
 
 
 # What a capture never needs: a CLI framework, the reference validator, a YAML library, a diff,
-# the other stages, and the transcript parsers of harnesses other than the one that ran the hook.
-_NOT_ON_THE_HOOK_PATH = ("typer", "click", "rich", "jsonschema", "referencing", "ruamel", "difflib", "tomllib",
+# TLS (libgit2 opens no connection: ``gitstore._libgit2``), the other stages, and the transcript
+# parsers of harnesses other than the one that ran the hook.
+_NOT_ON_THE_HOOK_PATH = ("typer", "click", "rich", "jsonschema", "referencing", "ruamel", "difflib", "tomllib", "ssl",
                          "gitstore.cli", "gitstore.dream", "gitstore.deliver", "gitstore.promote", "gitstore.sync",
                          "gitstore.queries", "gitstore.capture.transcripts.codex",
                          "gitstore.capture.transcripts.gemini", "gitstore.capture.transcripts.opencode",
