@@ -193,24 +193,25 @@ def _fork_worker(cwd: str) -> int | None:
 
 
 def _early_worker(job: int) -> None:
-    """The worker ``_fork_worker`` started. It imports what it shares with the child that reads
-    the transcript ahead while the hook spools the job, forks that child once it has the job
-    (before any thread: a fork copies only the thread that makes it, and the import locks the
-    others hold), then imports the rest of the capture library in a thread while it claims the
-    job, and runs it as ``_detach``'s worker does."""
+    """The worker ``_fork_worker`` started. It imports what it needs to read its job while the
+    hook spools it, forks the child that reads the transcript ahead once it has the job (before
+    any thread: a fork copies only the thread that makes it, and the import locks the others
+    hold; the child imports the parser itself, on the other core, rather than this process
+    before the fork), imports pygit2, then the rest of the capture library in a thread while it
+    claims the job, and runs it as ``_detach``'s worker does."""
     gc.disable()
     library = not os.environ.get(TARGET_ENV)
     if library:
-        _import_quietly("gitstore.capture.hookinput", "gitstore.capture.transcripts")
+        _import_quietly("gitstore.capture.hookinput")
     with os.fdopen(job, "rb") as source:
         data = source.read()
     try:
         spool, cwd, harness, payload = json.loads(data)
     except ValueError:  # the hook stopped before it spooled a job
         return
-    if library:
-        _read_ahead(harness, payload, cwd)
-        _load_pygit2()  # in the only thread: it sets an environment variable for the import
+    if library:  # the hook closed the pipe and is exiting: it takes no core from the reader
+        _read_ahead(harness, payload, cwd, leaving=1)
+        _load_pygit2()  # in the only thread: for the import it sets an environment variable and ssl
         threading.Thread(target=_import_quietly, args=(DEFAULT_TARGET.partition(":")[0],), daemon=True,
                          name="gitstore-import").start()  # its time stays under the guard's limit
     os.chdir(cwd)
@@ -375,14 +376,15 @@ def _run_spool(spool: str) -> str | None:
             sys.modules["gitstore.capture.readahead"].discard()
 
 
-def _read_ahead(harness: str, payload: dict[str, Any], cwd: str) -> None:
+def _read_ahead(harness: str, payload: dict[str, Any], cwd: str, leaving: int = 0) -> None:
     """Start reading the session's transcript in a second process while this one imports and
-    opens the store (``gitstore.capture.readahead``); the capture reads it itself when this
-    fails."""
+    opens the store (``gitstore.capture.readahead``; LEAVING processes about to exit do not
+    count against a free core); the capture reads it itself when this fails, or when it is not
+    started: without a free core, or once the capture library is being imported in a thread."""
     try:
         from gitstore.capture.readahead import start
 
-        start(harness, payload, cwd, _timeout())
+        start(harness, payload, cwd, _timeout(), leaving=leaving)
     except Exception as exc:  # noqa: BLE001 - only a head start is lost
         _log(cwd, harness, f"reading the transcript ahead failed: {type(exc).__name__}: {exc}")
 
