@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gitstore.errors import InvalidInput
 from gitstore.records.times import parse_time, user_time
@@ -44,3 +47,34 @@ def test_grant_stores_what_was_typed_in_gitstores_form(repo: Path) -> None:
     assert (grant["from"], grant["until"]) == ("2026-01-01T00:00:00.000000Z", "2026-06-30T16:00:00.000000Z")
     assert "time '2026-01-01T10:00' is not a date" in fails(1, "grant", "--purpose", "review", "--from",
                                                           "2026-01-01T10:00", "--by", "github:9", cwd=repo)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.tuples(st.integers(0, 9999), st.integers(0, 13), st.integers(0, 32), st.integers(0, 24),
+                 st.integers(0, 60), st.integers(0, 60), st.integers(0, 999999)))
+def test_a_time_parses_as_strptime_reads_its_one_format(parts: tuple[int, ...]) -> None:
+    """The same answer as ``strptime`` with gitstore's format, on every string of the shape and
+    near it: real calendar dates (leap years too) pass, the rest are refused."""
+    year, month, day, hour, minute, second, micro = parts
+    text = f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}.{micro:06d}Z"
+    try:
+        expected = datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    except ValueError:
+        expected = None
+    if expected is None or year == 0:  # year 0000 is outside the contracts' pattern
+        with pytest.raises(InvalidInput):
+            parse_time(text)
+    else:
+        assert parse_time(text) == expected and parse_time(text).tzinfo is timezone.utc
+
+
+@pytest.mark.parametrize("text", ["2024-02-29T00:00:00.000000Z", "2000-02-29T23:59:59.999999Z", "0001-01-01T00:00:00.000000Z"])
+def test_leap_days_and_the_first_year_are_times(text: str) -> None:
+    assert parse_time(text).isoformat().startswith(text[:19])
+
+
+@pytest.mark.parametrize("text", ["2023-02-29T00:00:00.000000Z", "1900-02-29T00:00:00.000000Z", "2026-04-31T00:00:00.000000Z",
+                                  "2026-01-01T00:00:00.000000+00:00", "2026-01-01 00:00:00.000000Z", "2026-01-01T00:00:00Z"])
+def test_other_days_and_forms_are_refused(text: str) -> None:
+    with pytest.raises(InvalidInput):
+        parse_time(text)

@@ -43,8 +43,8 @@ def parse_time(text: str) -> datetime:
         raise InvalidInput(
             f"time {text!r} is not UTC with six fractional digits (YYYY-MM-DDTHH:MM:SS.ffffffZ)"
         )
-    try:
-        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    try:  # the shape is checked: what is left is the calendar (``strptime`` is 50 times slower)
+        return datetime.fromisoformat(text)
     except ValueError:
         raise InvalidInput(f"time {text!r} is not a calendar date") from None
 
