@@ -52,27 +52,30 @@ interpreter doing nothing). Measured here, in one run:
    sealing). MB is 10^6 bytes.
    ``--import-repeat`` rounds (5), their order rotating, after one warm-up import.
 
-What the end-to-end line spends (11-13x on this machine, depending on its load: 14-15x before the
-worker stopped letting pygit2 parse the CA bundle and took the reader's result whole, 17-19x
-before the worker and the reader ran side by side, 26-39x before that). The hook starts (the
-interpreter, ``-m``, the hook's own imports: about 20 ms) and forks its worker, which imports the
-capture library while the hook reads and spools the payload; where a core is free, the worker
-forks a reader once it has its job (``gitstore.capture.readahead``), which parses the session
-and scans its summary's texts (about 45 ms with its imports) while the worker goes on importing.
-The worker's own chain is then what remains: pygit2 and the standard library modules it loads
-(ssl, socket, tarfile, dataclasses: about 25 ms, without the 10 ms of parsing the system's CA
-bundle, which ``gitstore._libgit2`` skips), gitstore's store modules (about 25 ms, some 10 ms of
-it creating their dataclasses), jsonschema-rs and compiling the four record schemas the store
-checks (about 12 ms, while git answers whether it ignores ``okf/.memory``), the reader's result
-read and unpickled (about 3 ms: the pipe holds all of it, so the reader wrote it and exited
-long before), the records built and sealed (about 5 ms), and the append, its pack and index
-synced to disk as git syncs packs (about 10 ms; ``gitstore init`` made the local namespace's
-repository). That chain is about 12x a bare start on this machine, so the line meets its goal
-or misses it by a little with the machine's load; only a worker that is already running (which
-gitstore does not keep: captures come minutes apart) would skip the per-process costs. With no
-core free (a build or test run on every core), nothing is forked and the chain holds the parse
-and scan too. The breakdown lines show the split: ``import gitstore.capture.sessions`` from
-process start, and ``capture_from_hook`` warm (imports done, schemas and patterns compiled).
+What the end-to-end line spends (11.9-12.2x on this machine, depending on its load: 12-13x before the
+worker stopped loading Python's ssl module and left the parser's imports to the reader, 14-15x
+before the worker stopped letting pygit2 parse the CA bundle and took the reader's result whole,
+17-19x before the worker and the reader ran side by side, 26-39x before that). The hook starts
+(the interpreter, ``-m``, the hook's own imports: about 20 ms) and forks its worker, which
+imports what reading its job takes (about 15 ms, mostly dataclasses) while the hook reads and
+spools the payload; where a core is free, the worker forks a reader once it has its job
+(``gitstore.capture.readahead``), which imports the parser, parses the session and scans its
+summary's texts (about 60 ms) while the worker goes on importing. The worker's own chain is then
+what remains: pygit2 and the standard library modules it loads (tarfile, queue: about 25 ms,
+without the 15 ms of parsing the system's CA bundle and importing ``ssl``, which
+``gitstore._libgit2`` skips), gitstore's store modules (about 25 ms, some 10 ms of it creating
+their dataclasses), jsonschema-rs and compiling the four record schemas the store checks (about
+12 ms, while git answers whether it ignores ``okf/.memory``), the reader's result read and
+unpickled (about 6 ms, with the transcript classes it is made of: the pipe holds all of it, so
+the reader wrote it and exited before), the records built and sealed (about 5 ms), and the
+append, its pack and index synced to disk as git syncs packs (about 10 ms; ``gitstore init``
+made the local namespace's repository). That chain is about 11-12x a bare start on this machine,
+so the line meets its goal or misses it by a little with the machine's load; only a worker that
+is already running (which gitstore does not keep: captures come minutes apart) would skip the
+per-process costs. With no core free (a build or test run on every core), nothing is forked and
+the chain holds the parse and scan too. The breakdown lines show the split: ``import
+gitstore.capture.sessions`` from process start, and ``capture_from_hook`` warm (imports done,
+schemas and patterns compiled).
 
 Exit code 0 whatever the numbers (benchmark machines are noisy): the report says whether the
 goal is met. ``python -m bench capture --quick`` is a smoke test with small sizes.
