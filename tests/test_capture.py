@@ -106,6 +106,27 @@ def test_a_missing_transcript_is_a_degraded_capture_without_episode(ctx: Context
     assert "transcript" in result.receipt["unavailable"]
 
 
+def test_the_envelope_accounts_for_every_byte_of_a_large_transcript(ctx: Context, tmp_path: Path) -> None:
+    """Past 256 MiB the envelope once carried the digest of no bytes at all beside the file's
+    size; it now hashes what it reads, a block at a time, whatever the size."""
+    import hashlib
+
+    path = claude_transcript(tmp_path / "long.jsonl", [("user", "Add jitter."), ("assistant", "Added.")])
+    head = path.read_bytes()
+    with path.open("r+b") as grow:
+        grow.truncate((256 << 20) + 4099)  # a sparse file: zeros after the session's lines
+    payload = {"session_id": "long", "transcript_path": str(path), "hook_event_name": "SessionEnd"}
+    result = capture(ctx, HookInput.from_payload("claude-code", payload, str(ctx.workspace.root)))
+    expected = hashlib.sha256(head)
+    zeros, left = bytes(1 << 20), (256 << 20) + 4099 - len(head)
+    while left:
+        expected.update(zeros[:min(left, len(zeros))])
+        left -= min(left, len(zeros))
+    assert result.envelope["transcript"] == {"name": "long.jsonl", "sha256": "sha256:" + expected.hexdigest(),
+                                             "bytes": (256 << 20) + 4099}
+    assert "transcript" in result.envelope["available"]
+
+
 SECRETS = {
     "aws": "AKIAIOSFODNN7EXAMPLQ",
     "github": "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 SUMMARY_CHARS = 2000
 TURN_CHARS = 4000
 MAX_TURNS = 2000
+FILE_BLOCK = 1 << 20  # bytes of the transcript read at a time to hash it
 EPOCH = "1970-01-01T00:00:00.000000Z"
 
 
@@ -143,13 +144,8 @@ def build(ctx: Context, hook: HookInput, transcript: Transcript | None, problem:
 
 def _envelope(ctx: Context, hook: HookInput, transcript: Transcript | None, mode: str, at: str) -> dict[str, Any]:
     head = _head(ctx.workspace.repo)
-    info = None
-    available = []
-    if hook.transcript is not None and hook.transcript.is_file():
-        data = hook.transcript.read_bytes() if hook.transcript.stat().st_size < (256 << 20) else b""
-        info = {"name": hook.transcript.name[:255], "sha256": "sha256:" + hashlib.sha256(data).hexdigest(),
-                "bytes": hook.transcript.stat().st_size}
-        available.append("transcript")
+    info = _transcript_file(hook.transcript)
+    available = ["transcript"] if info else []
     if head is not None:
         available.append("revision")
     session = hook.session or (transcript.session if transcript else None) or "unknown"
@@ -160,6 +156,23 @@ def _envelope(ctx: Context, hook: HookInput, transcript: Transcript | None, mode
         "worktree": None, "branch": _branch(ctx.workspace.repo), "revision": head,
         "transcript": info, "available": available, "mode": mode, "capturedAt": at,
     })
+
+
+def _transcript_file(path: Path | None) -> dict[str, Any] | None:
+    """The envelope's account of the transcript file: its name, and the sha256 and size of the
+    bytes read from it, whatever its size (read a block at a time, so memory stays bounded);
+    None when there is no regular file to read."""
+    if path is None or not path.is_file():
+        return None
+    digest, size = hashlib.sha256(), 0
+    try:
+        with path.open("rb") as source:
+            while block := source.read(FILE_BLOCK):
+                digest.update(block)
+                size += len(block)
+    except OSError:
+        return None
+    return {"name": path.name[:255], "sha256": "sha256:" + digest.hexdigest(), "bytes": size}
 
 
 def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, screen: Screen,
