@@ -73,13 +73,13 @@ class _Loader:
 
     def exec_module(self, module: ModuleType) -> None:
         module.__loader__ = module.__spec__.loader = self.loader  # the module keeps its own loader
+        real, ca_file = sys.modules.get("ssl"), os.environ.get(CA_FILE)
         try:
-            stand_in = _stand_in(sys.modules.get("ssl"))
+            stand_in = _stand_in(real)
         except ImportError:  # a Python without OpenSSL: pygit2 says what it lacks
             self.loader.exec_module(module)
             return
         hide = stand_in.get_default_verify_paths().capath is not None
-        before = sys.modules.get("ssl"), os.environ.get(CA_FILE)
         sys.modules["ssl"] = stand_in
         if hide:
             os.environ[CA_FILE] = os.devnull
@@ -87,9 +87,9 @@ class _Loader:
             self.loader.exec_module(module)
         finally:
             if sys.modules.get("ssl") is stand_in:
-                _put_back(sys.modules, "ssl", before[0])
+                _put_back(sys.modules, "ssl", real)
             if hide:
-                _put_back(os.environ, CA_FILE, before[1])
+                _put_back(os.environ, CA_FILE, ca_file)
 
 
 def _put_back(mapping: Any, key: str, value: Any) -> None:
