@@ -24,7 +24,7 @@ from gitstore.conformance import _records as R
 from gitstore.conformance import batch, entries_for
 from gitstore.providers import Stream
 from gitstore.providers.git import (
-    GitProvider, format_message, parse_message, payload_path, payloads_ref, record_path, records_ref,
+    GitProvider, format_message, parse_message, parse_order, payload_path, payloads_ref, record_path, records_ref,
 )
 from gitstore.context import Context
 from gitstore.store import Store
@@ -694,6 +694,42 @@ def test_a_folder_is_diffed_in_full_unless_it_gained_exactly_its_listed_files(tm
         found(old, node.raw, b)
 
 
+def test_records_added_to_a_folder_land_where_git_sorts_them_and_odd_folders_go_the_long_way(
+        tmp_path: Path) -> None:
+    """``add_records`` (a bulk append's merge of a leaf folder) gives the bytes libgit2's tree
+    builder writes, for record names and for names of a record file's shape that are not
+    hex; any other row, a cut row or a name the folder holds already gets None."""
+    import random
+
+    from gitstore.providers._objects import add_records
+
+    repo = pygit2.init_repository(str(tmp_path / "objects"), bare=True)
+    rng = random.Random(7)
+    blobs = [repo.create_blob(bytes([i])) for i in range(8)]
+
+    def built(entries: dict[str, pygit2.Oid]) -> bytes:
+        builder = repo.TreeBuilder()
+        for name, oid in entries.items():
+            builder.insert(name, oid, pygit2.GIT_FILEMODE_BLOB)
+        return repo.odb.read(builder.write())[1]
+
+    odd = ["A" * 64, "a b" + "c" * 61, "\u00e9" * 32, "\U0001f600" * 16, "\x7f" + "0" * 63]
+    for size in (0, 1, 2, 15, 40):
+        names = [f"{rng.randbytes(32).hex()}.json" for _ in range(size + 3)]
+        if size == 15:
+            names[:len(odd)] = [f"{n}.json" for n in odd]
+        held = {name: rng.choice(blobs) for name in names[:size]}
+        added = {name: rng.choice(blobs) for name in names[size:]}
+        assert add_records(built(held), {n: o.raw for n, o in added.items()}) == built(held | added)
+
+    row = built({"a" * 64 + ".json": blobs[0]})
+    assert add_records(row, {"b" * 64 + ".json": blobs[1].raw}) is not None
+    for bad in (row.replace(b"100644", b"100755"), row[:-1], row + b"\0", row.replace(b"aaaa", b"a\0aa", 1),
+                built({"x": blobs[0]}), row + built({"b" * 64 + ".js": blobs[1]})):
+        assert add_records(bad, {"b" * 64 + ".json": blobs[1].raw}) is None
+    assert add_records(row, {"a" * 64 + ".json": blobs[1].raw}) is None  # held already
+
+
 @pytest.mark.parametrize("by_path_first", [100, 1], ids=["each-path", "indexed"])
 def test_a_payload_reader_answers_the_same_whether_it_looks_paths_up_or_indexes(
         store_repo: Path, monkeypatch: pytest.MonkeyPatch, by_path_first: int) -> None:
@@ -779,6 +815,40 @@ def plant_snapshot(repo: Path, ref: str, path: str, blob_oid: str) -> None:
     commit = subprocess.run(["git", "commit-tree", new_tree, "-m", "snapshot"], cwd=repo,
                             capture_output=True, text=True, check=True).stdout.strip()
     git(repo, "update-ref", ref, commit, tip)
+
+
+def test_an_append_remembers_its_own_commit_as_reading_it_would(
+        store_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An append remembers the header of the commit it made (no commit read back, no message
+    parsed again): exactly what a walk reading that commit would remember, headers (Seen,
+    Removes) included; and the next append's clock and the history come from it."""
+    import gitstore.providers.git as provider_module
+
+    monkeypatch.setattr(provider_module, "REMEMBER_ORDER_FROM", 0)  # these commits are small
+    remembered = store_repo / ".git" / "gitstore" / "verified" / "appends.json"
+    secret = R.event("kept-out", text="text-to-remove")
+    GitProvider(store_repo, "w2").append(batch(secret, R.grant("other")))  # w1's appends see it
+    writer = GitProvider(store_repo, "w1")
+    writer.append(batch(R.grant("g1"), R.event("e1", episode="e", seq=1)))
+    writer.append(batch(R.audit("asked", [], action="redact"), removals=[(
+        secret["payloadDigest"], b'{"at":"2026-08-01T00:00:00.000000Z","by":"github:1","reason":"asked","sourceId":null}')]))
+    written = json.loads(remembered.read_text())[provider_module.ORDER_CONTEXT]
+    remembered.unlink()
+    reader = GitProvider(store_repo, "w3")
+    walked = [(append, str(oid)) for append, _, oid in reader._commits()]
+    assert len(walked) == len(written) == 3 and any(a.seen for a, _ in walked) and any(a.removes for a, _ in walked)
+    assert json.loads(remembered.read_text())[provider_module.ORDER_CONTEXT] == written
+
+    loaded: list[str] = []
+    real = provider_module.commit_at
+    monkeypatch.setattr(provider_module, "commit_at",
+                        lambda repo, oid, where: loaded.append(str(oid)) or real(repo, oid, where))
+    fresh = GitProvider(store_repo, "w1")
+    tips = {str(fresh.repo.references[records_ref("shared", w)].target) for w in ("w1", "w2")}
+    fresh.append(batch(R.grant("g2")))
+    tip = str(fresh.repo.references[records_ref("shared", "w1")].target)
+    assert parse_order(fresh.repo[tip].message).clock == max(a.clock for a, _ in walked) + 1
+    assert len(loaded) == len(set(loaded)) and set(loaded) <= tips  # each tip checked once, nothing else read
 
 
 def test_a_history_walked_once_is_walked_again_without_reading_its_commits(

@@ -658,6 +658,12 @@ class GitProvider:
         with open(tips_log(self.state, ref), "a", encoding="ascii") as log:
             log.write(f"{commit}\n")
         self._sound.add((ref, commit))  # it holds every append acknowledged before it
+        self._clocks[commit] = clock
+        if len(message) >= REMEMBER_ORDER_FROM:  # what reading it back would find, without reading it
+            self._remember_order(commit, Append(clock, self.writer, namespace, frozenset(s.kind for s in new),
+                                                tuple(r.payload_digest for r in removals), tuple(seen),
+                                                policy or None), tip)
+            self._orders.save()
         self._save_named(ref, commit, heads)
         self._appended.append((f"{'repo' if repo is self.repo else 'local'}:{ref}", tip, commit))
         journal.unlink(missing_ok=True)
@@ -878,7 +884,7 @@ class GitProvider:
             return self._notes_cache[1]
         kept: dict[str, list[tuple[bytes, tuple[RefInfo, pygit2.Oid] | None]]] = {}
         trees: list[tuple[tuple[RefInfo, pygit2.Oid] | None, pygit2.Repository, pygit2.Tree]] = [
-            ((info, tip), info.repo, commit_at(info.repo, tip, info.name).tree) for info, tip in tips]
+            ((info, tip), info.repo, self._commit(info.repo, tip, info.name).tree) for info, tip in tips]
         trees += [(None, repo, tree) for repo, tree in self._snapshot_trees(own=True)]
         for where, repo, tree in trees:
             if "notes" in tree and tree["notes"].filemode == pygit2.GIT_FILEMODE_TREE:
@@ -1074,13 +1080,16 @@ class GitProvider:
         append = parse_order(message)
         parents = commit.parent_ids
         if len(parents) <= 1 and len(message) >= REMEMBER_ORDER_FROM:  # a merge is refused by the walk
-            self._orders.put(str(commit.id), ORDER_CONTEXT, {
-                "clock": append.clock, "writer": append.writer, "namespace": append.namespace,
-                "kinds": sorted(append.kinds), "removes": list(append.removes),
-                "seen": [list(pair) for pair in append.seen], "policy": append.policy,
-                "parent": str(parents[0]) if parents else None,
-            })
+            self._remember_order(commit.id, append, parents[0] if parents else None)
         return append, commit.id
+
+    def _remember_order(self, oid: pygit2.Oid, append: Append, parent: pygit2.Oid | None) -> None:
+        self._orders.put(str(oid), ORDER_CONTEXT, {
+            "clock": append.clock, "writer": append.writer, "namespace": append.namespace,
+            "kinds": sorted(append.kinds), "removes": list(append.removes),
+            "seen": [list(pair) for pair in append.seen], "policy": append.policy,
+            "parent": None if parent is None else str(parent),
+        })
 
     def _remembered_order(self, oid: pygit2.Oid) -> tuple[tuple[Append, pygit2.Oid], pygit2.Oid | None] | None:
         """``_order`` of a commit read before, and its parent, without reading it again: a
@@ -1104,6 +1113,8 @@ class GitProvider:
         best = 0
         for info, tip in self._tips():
             clock = self._clocks.get(tip)
+            if clock is None and (known := self._remembered_order(tip)) is not None:
+                clock = self._clocks[tip] = known[0][0].clock
             if clock is None:
                 try:
                     clock = self._clocks[tip] = parse_order(self._commit(info.repo, tip, info.name).message).clock
