@@ -23,9 +23,13 @@ What still grows faster than the records, as measured (10 chunks on 2 shared cor
 average 2 to 4: chunks 4.46, 5.63, 6.00, 6.31, 6.62, 6.96, 6.67, 7.07, 7.30, 7.30 s, so 14.4x,
 and 15.0x in another run; verify 3.09 s -> 32.08 s, 10.4x, and 13.9x in another run, 11.6x
 verifying the two stores back to back; before: 20.8x and 15.7x: CPU time on a shared machine
-varies by a fifth from run to run). The on-disk layout is fixed: a kind's records live in
-65,536 leaf folders (``<kind>/<aa>/<bb>/``), and so do the payload snapshot's. A chunk of 100,000 records lands in 1 - e^-1.53 = 78% of them (51,000 of each
-tree). The first chunk only creates folders; every later one reads each folder it lands in
+varies by a fifth from run to run). On a slower day of the same machine, after appends stopped
+reading their big commits back (three loads and two parses of an 11 MB message each): chunks
+7.33, 9.06, 9.42, 9.77, 9.75, 10.41, 9.94, 10.62, 10.71, 11.17 s, 13.4x (13.7x the day before
+without that change); verify 4.40 s -> 48.44 s, 11.0x (12.8x the day before, the same code).
+The on-disk layout is fixed: a kind's records live in 65,536 leaf folders
+(``<kind>/<aa>/<bb>/``), and so do the payload snapshot's. A chunk of 100,000 records lands
+in 1 - e^-1.53 = 78% of them (51,000 of each tree). The first chunk only creates folders; every later one reads each folder it lands in
 (a slice of the mapped pack), merges its new rows in and writes it again, in both trees. So
 the cost of a later chunk is, with ``a`` = 44.6 us per record (the first chunk):
 
