@@ -851,6 +851,19 @@ def test_an_append_remembers_its_own_commit_as_reading_it_would(
     assert len(loaded) == len(set(loaded)) and set(loaded) <= tips  # each tip checked once, nothing else read
 
 
+def test_remembered_checks_that_cannot_be_saved_are_checked_again_later(tmp_path: Path) -> None:
+    """A memory of checks whose folder cannot be made (here a file stands in its place) is not
+    saved, and saying so never fails what was checked: the next handle checks again."""
+    from gitstore.providers._verified import Verified
+
+    (tmp_path / "verified").write_text("not a folder")
+    memory = Verified(tmp_path, "appends")
+    memory.put("0" * 40, "order-1", {"clock": 1})
+    memory.save()
+    assert Verified(tmp_path, "appends").get("0" * 40, "order-1") is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["verified"]
+
+
 def test_a_history_walked_once_is_walked_again_without_reading_its_commits(
         store_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each big append commit's header is remembered by its id: another handle walks the

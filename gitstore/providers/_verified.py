@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -60,13 +61,14 @@ class Verified:
             return
         recent = list(self._used) + [c for c in self._data if c not in self._used]
         kept = {c: self._data[c] for c in recent[:KEEP_CONTEXTS] if c in self._data}
-        self.path.parent.mkdir(exist_ok=True)
         temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}")
         try:
+            self.path.parent.mkdir(exist_ok=True)
             temporary.write_text(json.dumps(kept, sort_keys=True, separators=(",", ":")), encoding="utf-8")
             os.replace(temporary, self.path)
-        except OSError:
-            temporary.unlink(missing_ok=True)  # read-only: check again next time
+        except OSError:  # read-only, or no folder to be had: check again next time
+            with suppress(OSError):
+                temporary.unlink(missing_ok=True)
         self._changed = False
 
 
