@@ -149,6 +149,8 @@ def test_verify_clean_then_damage_exits_3_naming_it(ready: Path) -> None:
     assert first in done.stderr and "history truncated" in done.stderr
     listing = gitstore(ready, "records", "list")
     assert listing.returncode == 3 and "truncated" in listing.stderr
+    listing = gitstore(ready, "records", "list", "--json")
+    assert listing.returncode == 3 and "truncated" in listing.stderr and listing.stdout == ""  # no half list
 
 
 def test_gc_removes_redacted_payload_text(ready: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, BinaryIO
 
@@ -48,6 +48,60 @@ def emit_json(value: Any) -> None:
     except TypeError:
         text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
     typer.echo(text)
+
+
+JSON_CHUNK = 4096  # values encoded, or lines printed, at a time (emit_json_array, echo_lines)
+
+
+def emit_json_array(values: Iterable[Any]) -> None:
+    """Print a list as ``emit_json`` does, its values taken from an iterator and encoded a
+    few thousand at a time: memory holds the text of the answer and a few thousand values,
+    not every value at once (listing a big store). Nothing is printed before the last value
+    is in, so a read that fails part way prints no half list."""
+    parts: list[str] = []
+    chunk: list[Any] = []
+    for value in values:
+        chunk.append(value)
+        if len(chunk) == JSON_CHUNK:
+            parts.append(_elements(chunk))
+            chunk = []
+    if chunk:
+        parts.append(_elements(chunk))
+    out = sys.stdout
+    if not parts:
+        out.write("[]\n")
+    else:
+        out.write("[\n")
+        out.write(parts[0])
+        for part in parts[1:]:
+            out.write(",\n")
+            out.write(part)
+        out.write("\n]\n")
+    out.flush()
+
+
+def echo_lines(lines: Iterable[str]) -> None:
+    """Print lines as they come, a few thousand to a write: one write per line cost a tenth
+    of listing a big store."""
+    batch: list[str] = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) == JSON_CHUNK:
+            typer.echo("\n".join(batch))
+            batch = []
+    if batch:
+        typer.echo("\n".join(batch))
+
+
+def _elements(values: list[Any]) -> str:
+    """The elements of a non-empty list as ``emit_json`` prints them inside its brackets."""
+    import orjson
+
+    try:
+        text = orjson.dumps(values, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
+    except TypeError:
+        text = json.dumps(values, indent=2, ensure_ascii=False, sort_keys=True)
+    return text[2:-2]  # "[\n" ... "\n]"
 
 
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")

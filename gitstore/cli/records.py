@@ -12,7 +12,7 @@ from gitstore.records.canonical import parse_json
 from gitstore.records.contracts import KINDS, seal
 from gitstore.errors import InvalidInput, Refused, UsageError
 from gitstore.context import Context
-from gitstore.cli._io import JSON_OPTION, emit_json, open_input, read_lines
+from gitstore.cli._io import JSON_OPTION, echo_lines, emit_json, emit_json_array, open_input, read_lines
 
 records_app = typer.Typer(help="Add, list and show records.", no_args_is_help=True)
 
@@ -90,12 +90,11 @@ def list_(
     store = Context.open().store
     items = store.items([kind] if kind else None)
     if as_json:
-        emit_json([{"digest": i.digest, "kind": i.kind, "stream": i.stored.stream,
-                    "namespace": i.stored.namespace, "writer": i.stored.writer,
-                    "clock": i.stored.clock, "position": i.stored.position} for i in items])
+        emit_json_array({"digest": i.digest, "kind": i.kind, "stream": i.stored.stream,
+                         "namespace": i.stored.namespace, "writer": i.stored.writer,
+                         "clock": i.stored.clock, "position": i.stored.position} for i in items)
         return
-    for item in items:
-        typer.echo(f"{item.digest} {item.kind:<10} {item.stored.namespace:<6} {item.stored.stream}")
+    echo_lines(f"{i.digest} {i.kind:<10} {i.stored.namespace:<6} {i.stored.stream}" for i in items)
 
 
 @records_app.command("show")

@@ -1,0 +1,54 @@
+"""The CLI's output helpers: a list printed a few thousand values at a time reads as one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import typer
+
+from gitstore.cli._io import JSON_CHUNK, echo_lines, emit_json, emit_json_array
+
+
+def _value(n: int) -> dict[str, object]:
+    return {"n": n, "kind": "event", "text": f"line {n} \u00e9\u2028", "nested": {"b": [n, None], "a": True}}
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, JSON_CHUNK - 1, JSON_CHUNK, JSON_CHUNK + 1, 2 * JSON_CHUNK + 3])
+def test_a_list_printed_in_chunks_is_the_list_printed_at_once(capsys: pytest.CaptureFixture[str], count: int) -> None:
+    values = [_value(n) for n in range(count)]
+    emit_json(values)
+    whole = capsys.readouterr().out
+    emit_json_array(iter(values))
+    assert capsys.readouterr().out == whole
+
+
+def test_values_orjson_refuses_are_printed_as_json_prints_them(capsys: pytest.CaptureFixture[str]) -> None:
+    values = [_value(n) for n in range(JSON_CHUNK + 2)]
+    values[JSON_CHUNK + 1]["big"] = 2**70  # beyond 64 bits: the second chunk goes through json
+    emit_json(values)
+    whole = capsys.readouterr().out
+    emit_json_array(iter(values))
+    assert capsys.readouterr().out == whole and str(2**70) in whole
+
+
+def test_a_list_whose_values_fail_part_way_prints_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    def values() -> Iterator[dict[str, object]]:
+        for n in range(JSON_CHUNK + 10):
+            yield _value(n)
+        raise RuntimeError("a damaged record")
+
+    with pytest.raises(RuntimeError):
+        emit_json_array(values())
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("count", [0, 1, JSON_CHUNK, JSON_CHUNK + 1])
+def test_lines_printed_in_batches_are_the_lines_printed_one_by_one(
+        capsys: pytest.CaptureFixture[str], count: int) -> None:
+    lines = [f"sha256:{n:064x} event shared stream-{n}" for n in range(count)]
+    for line in lines:
+        typer.echo(line)
+    one_by_one = capsys.readouterr().out
+    echo_lines(iter(lines))
+    assert capsys.readouterr().out == one_by_one
