@@ -1,11 +1,14 @@
-"""Building recall's index from the store (the slow path: it reads every record).
+"""Building recall's index from the store (the slow path: it reads every learning).
 
 One build reads the store through the rules (``gitstore.rules.active`` for the purpose
 ``instruction``: accepted or auto-active, not replaced, valid, every piece of evidence still
-serving), scans every text an agent could be shown or that scoring reads (title, text, targets,
-evidence excerpts) with the safety scanner, leaves out whatever it quarantines (recorded by
-kind only), and writes a fresh SQLite file that replaces the old one in one rename, so a reader
-sees the old index or the new one, never half of either. Builds are serialised by a lock.
+serving), from the view ``gitstore learnings --active`` judges with: every learning, grant and
+withdrawal, and of the evidence only what the learnings that may be in force cite (their
+episodes, the events the rules look at, the payloads of the cited ones). It scans every text
+an agent could be shown or that scoring reads (title, text, targets, evidence excerpts) with
+the safety scanner, leaves out whatever it quarantines (recorded by kind only), and writes a
+fresh SQLite file that replaces the old one in one rename, so a reader sees the old index or
+the new one, never half of either. Builds are serialised by a lock.
 
 It also checks what the agent hook cannot afford to: that git ignores ``okf/.memory/`` and does
 not track ``config.json``. If it does, this checkout's gitstore state came from the repository
@@ -117,10 +120,11 @@ def _untrusted(place: Place) -> str | None:
 
 def _rows(place: Place) -> tuple[list[dict[str, Any]], list[tuple[str, str, str]]]:
     from gitstore.context import Context
+    from gitstore.queries._views import in_force_view
     from gitstore.rules.active import active
     from gitstore.safety.scanner import default_scanner
 
-    view = Context.open(place.root).view()
+    view, _ = in_force_view(Context.open(place.root).store)
     scanner = default_scanner()
     rows, dropped = [], []
     for status, record in active(view, "instruction"):

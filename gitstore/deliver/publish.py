@@ -342,7 +342,9 @@ def publish(start: str = ".", claude: bool = False, copilot: bool = False, dry_r
 
     ctx = Context.open(start)
     root, state = ctx.workspace.root, ctx.workspace.state
-    result, changes = plan(root, ctx.view(), claude, copilot)
+    from gitstore.queries._views import in_force_view
+
+    result, changes = plan(root, in_force_view(ctx.store)[0], claude, copilot)
     if result.status != "published" or dry_run:
         return result
     result.snapshot = str(snapshots.save(state, changes).relative_to(root))

@@ -13,13 +13,26 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from gitstore.rules.lifecycle import History
+from gitstore.rules.lifecycle import USABLE, History
 from gitstore.rules.view import View
 from gitstore.store import Item, Store
 
 POLICY_KINDS = ("learning", "grant", "withdrawal")
 EVIDENCE_KINDS = ("episode", "event")
 FOLLOWED = frozenset({"edit", "retraction"})  # children that say what became of an event
+
+
+def may_be_in_force(history: History) -> bool:
+    """Whether the rules look at a learning's evidence at all: only a version in a usable state
+    can be in force (the others are judged by their state alone). Evidence left unread could
+    only ever make a learning not in force, never the reverse."""
+    return history.valid and history.current["state"] in USABLE
+
+
+def in_force_view(store: Store) -> tuple[View, dict[str, History]]:
+    """A view that says which learnings are in force, for any purpose, as a view of the whole
+    store would: ``learning_view`` of the learnings that may be."""
+    return learning_view(store, may_be_in_force)
 
 
 def learning_view(store: Store, judged: Callable[[History], bool] | None = None) -> tuple[View, dict[str, History]]:

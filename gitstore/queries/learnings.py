@@ -13,10 +13,10 @@ from typing import Any
 from gitstore.context import Context
 from gitstore.errors import Refused
 from gitstore.queries._text import event_text, removed_note
-from gitstore.queries._views import learning_view
+from gitstore.queries._views import in_force_view, learning_view
 from gitstore.rules.active import Status, evaluate
 from gitstore.rules.consent import decide, withdrawn
-from gitstore.rules.lifecycle import USABLE, History, build
+from gitstore.rules.lifecycle import History, build
 from gitstore.rules.view import View
 
 DEFAULT_PURPOSE = "instruction"
@@ -54,7 +54,7 @@ def learnings(ctx: Context, purpose: str = DEFAULT_PURPOSE, *, active: bool = Fa
 def verdicts(ctx: Context, purpose: str = DEFAULT_PURPOSE) -> tuple[list[Row], dict[str, str]]:
     """Every learning's row, and the decisions, grants and withdrawals the rules left out
     (digest -> why): what ``gitstore sync`` compares before and after it admits a fetch."""
-    view, all_histories = learning_view(ctx.store, _may_be_in_force)
+    view, all_histories = in_force_view(ctx.store)
     statuses = evaluate(view, purpose, all_histories=all_histories)
     return [Row(s, all_histories[i]) for i, s in statuses.items()], dict(view.ignored)
 
@@ -65,13 +65,6 @@ def proposals(ctx: Context) -> list[Row]:
     view, all_histories = learning_view(ctx.store, lambda history: False)
     statuses = evaluate(view, "review", all_histories=all_histories)
     return [Row(statuses[i], h) for i, h in sorted(all_histories.items()) if _waiting(h)]
-
-
-def _may_be_in_force(history: History) -> bool:
-    """Whether the rules look at a learning's evidence at all: only a version in a usable state
-    can be in force (the others are judged by their state alone). Evidence left unread could
-    only ever make a learning not in force, never the reverse."""
-    return history.valid and history.current["state"] in USABLE
 
 
 def _waiting(history: History) -> bool:
