@@ -79,50 +79,50 @@ def episodes(ctx: Context, grep: str | None = None, source: str | None = None) -
     """Every episode in store order, with its number of events; with ``grep``, only episodes
     whose title or some event's text matches, with the events that do."""
     found = pattern(grep)
-    items = list(ctx.store.items(["episode", "event"], payloads=found is not None))
-    counts = Counter(i.record["episode"] for i in items if i.kind == "event")
-    firsts = _first_events(items)
+    counts: Counter[str] = Counter()
+    firsts: dict[str, dict[str, Any]] = {}
+    chosen: dict[str, Item] = {}
+    hits: dict[str, list[EventShown]] = {}
+    # one pass, keeping per episode what the answer shows: memory holds the episodes, not every event
+    for item in ctx.store.items(["episode", "event"], payloads=found is not None):
+        if item.kind == "episode":
+            _note_head(chosen, item)
+            continue
+        event = item.record
+        counts[event["episode"]] += 1
+        _note_first(firsts, event)
+        if found is not None and matches(found, event_text(event)):
+            hits.setdefault(event["episode"], []).append(EventShown(event))
     ctx.store.attach_payloads(firsts.values())
     shown = []
-    for item in _first_of_each(items):
+    for item in chosen.values():
         episode = item.record
         if source is not None and episode["source"]["kind"] != source:
             continue
-        hits: tuple[EventShown, ...] = ()
-        if found is not None:
-            hits = tuple(EventShown(i.record) for i in items if i.kind == "event"
-                         and i.record["episode"] == episode["id"] and matches(found, event_text(i.record)))
-            if not hits and not matches(found, episode["title"]):
-                continue
-        shown.append(EpisodeShown(episode, item.stored.namespace, counts[episode["id"]], hits,
+        matched = tuple(hits.get(episode["id"], ()))
+        if found is not None and not matched and not matches(found, episode["title"]):
+            continue
+        shown.append(EpisodeShown(episode, item.stored.namespace, counts[episode["id"]], matched,
                                   firsts.get(episode["id"])))
     return shown
 
 
-def _first_events(items: list[Item]) -> dict[str, dict[str, Any]]:
-    """Each episode's first event with text (lowest seq; labels and statuses say nothing of it)."""
-    firsts: dict[str, dict[str, Any]] = {}
-    for item in items:
-        event = item.record
-        if item.kind != "event" or event["type"] in ("label", "status", "retraction"):
-            continue
-        known = firsts.get(event["episode"])
-        if known is None or event["seq"] < known["seq"]:
-            firsts[event["episode"]] = event
-    return firsts
+def _note_first(firsts: dict[str, dict[str, Any]], event: dict[str, Any]) -> None:
+    """Keep ``event`` as its episode's first event with text when it is (lowest seq, the one
+    seen first of equals; labels and statuses say nothing of it)."""
+    if event["type"] in ("label", "status", "retraction"):
+        return
+    known = firsts.get(event["episode"])
+    if known is None or event["seq"] < known["seq"]:
+        firsts[event["episode"]] = event
 
 
-def _first_of_each(items: list[Item]) -> list[Item]:
-    """One item per episode id: the complete capture when a session was captured twice, else the
-    first in store order (as the rules read episodes)."""
-    chosen: dict[str, Item] = {}
-    for item in items:
-        if item.kind != "episode":
-            continue
-        known = chosen.get(item.record["id"])
-        if known is None or (known.record["capture"] == "degraded" and item.record["capture"] == "complete"):
-            chosen[item.record["id"]] = item
-    return list(chosen.values())
+def _note_head(chosen: dict[str, Item], item: Item) -> None:
+    """Keep one episode item per id: the complete capture when a session was captured twice,
+    else the first in store order (as the rules read episodes)."""
+    known = chosen.get(item.record["id"])
+    if known is None or (known.record["capture"] == "degraded" and item.record["capture"] == "complete"):
+        chosen[item.record["id"]] = item
 
 
 def evidence(ctx: Context, episode_id: str, grep: str | None = None) -> EpisodeShown:
@@ -132,13 +132,19 @@ def evidence(ctx: Context, episode_id: str, grep: str | None = None) -> EpisodeS
     items = list(ctx.store.stream(wanted))
     events = [i.record for i in items if i.kind == "event"]
     ctx.store.attach_payloads(events)
-    heads = _first_of_each([i for i in items if i.kind == "episode"])
+    chosen: dict[str, Item] = {}
+    for item in items:
+        if item.kind == "episode":
+            _note_head(chosen, item)
+    heads = list(chosen.values())
     if not heads:
         raise Refused(f"no episode {episode_id} in this scope (`gitstore episodes` lists them)")
     head = heads[0]
     shown = tuple(EventShown(e) for e in events if found is None or matches(found, event_text(e)))
-    first = _first_events([i for i in items if i.kind == "event"])
-    return EpisodeShown(head.record, head.stored.namespace, len(events), shown, first.get(head.record["id"]))
+    firsts: dict[str, dict[str, Any]] = {}
+    for event in events:
+        _note_first(firsts, event)
+    return EpisodeShown(head.record, head.stored.namespace, len(events), shown, firsts.get(head.record["id"]))
 
 
 def _episode_named(ctx: Context, text: str) -> str:
