@@ -180,3 +180,23 @@ def test_review_states_become_status_events(ctx: Context) -> None:
     import_reviews(ctx, hook("pull_request_review_thread/resolved.payload.json"), "github:9")
     states = [e["payload"]["state"] for e in events(ctx) if e["type"] == "status"]
     assert "resolved" in states and any(s in states for s in ("approved", "commented", "changes-requested"))
+
+
+def test_events_are_numbered_within_their_thread_in_the_order_they_are_built(ctx: Context, tmp_path: Path) -> None:
+    """Replies land in their root's thread; each thread's events count 0, 1, 2, ... as the
+    import builds them, however the threads interleave."""
+    comments = []
+    for n in range(12):
+        comment = _comment(n)
+        if n >= 3:
+            comment["in_reply_to_id"] = 1000 + n % 3  # threads of comments 0, 1 and 2
+        comments.append(comment)
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(_snapshot([(1, "", comments)])))
+    report = import_reviews(ctx, path, "github:9")
+    assert report.episodes == 3 and report.record["counts"]["comments"] == 12
+    threads: dict[str, list[tuple[int, str]]] = {}
+    for event in events(ctx):
+        threads.setdefault(event["episode"], []).append((event["seq"], event["payload"]["text"]))
+    assert sorted(sorted(t) for t in threads.values()) == [
+        [(k, f"Point {root + 3 * k}.") for k in range(4)] for root in range(3)]

@@ -27,6 +27,7 @@ already stored are skipped, so re-importing an old snapshot never restores remov
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -158,6 +159,7 @@ class _Builder:
     def __init__(self, ctx: Context, view: View, repository: str) -> None:
         self.ctx, self.view, self.repository = ctx, view, repository
         self.records: dict[str, dict[str, Any]] = {}
+        self.built: Counter[str] = Counter()  # events built so far, by episode (the next one's seq)
         self.counts = dict.fromkeys(("comments", "edits", "deletions", "reviews", "episodes", "events", "skipped"), 0)
         self.deleted: list[str] = []
         self.versions: dict[str, dict[str, Any]] = {}
@@ -198,10 +200,11 @@ class _Builder:
             return self.records[eid]
         record = seal({
             "schema": "gitstore.event/v1", "scope": self.ctx.scope, "id": eid, "episode": episode,
-            "type": type_, "seq": sum(1 for r in self.records.values() if r.get("episode") == episode),
+            "type": type_, "seq": self.built[episode],
             "at": at, "author": author, "parentEventId": parent, "payload": payload,
         })
         self.records[eid] = record
+        self.built[episode] += 1
         self.counts["events"] += 1
         return record
 
