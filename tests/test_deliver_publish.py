@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -272,3 +273,41 @@ def test_auto_safe_learnings_reach_agents_labelled_but_never_committed_files(wor
     result = publish(str(world.root))
     assert auto["id"] not in read(world, "AGENTS.md").decode() and auto["id"] not in read(world, INDEX).decode()
     assert any(s.startswith(f"{auto['id']}: the auto-safe gate took it") for s in result.left_out["not published"])
+
+
+def _one_by_one(before: bytes | None, target: Any, lines: list[Any]) -> tuple[bytes | None, list[str]]:
+    """What fitting a section gives when every length is tried, longest first."""
+    from gitstore.deliver import publish as module
+
+    text = before.decode("utf-8") if before is not None else ""
+    parts = sections.split(text, target.path)
+    if not lines and parts.body is None:
+        return before, []
+    shown, left = list(lines), []
+    new = sections.place(parts, module._body(shown, left))
+    while module._size(new, target.measure) > target.limit and shown:
+        left.insert(0, shown.pop())
+        new = sections.place(parts, module._body(shown, left))
+    if module._size(new, target.measure) > target.limit:  # not even an empty section fits: none
+        new = parts.before + parts.after if parts.body is not None else text
+    return new.encode("utf-8"), [i for line in left for i in line.ids]
+
+
+@pytest.mark.parametrize("measure,limit", [("bytes", 6000), ("lines", 40), ("chars", 4000), ("bytes", 200)])
+@pytest.mark.parametrize("count", [0, 3, 60, 3000])
+def test_thousands_of_lines_fit_as_trying_every_length_would(measure: str, limit: int, count: int) -> None:
+    """The lines that fit a reader's limit, and the note of the rest (ten named, the others
+    counted), as trying every length from the longest would give; lines the limit cannot
+    hold are left out at once."""
+    from gitstore.deliver.publish import NAMED, Line, Result, Target, fit_section
+
+    lines = [Line(f"Rule {n}: " + "keep it short " * (n % 7), (f"lrn_{n:032x}",), (0, 0, f"{n:05}"))
+             for n in range(count)]
+    target = Target("AGENTS.md", measure, limit, "the reader")
+    before = b"# Project\n\nNotes written by people.\n"
+    result = Result("published", "")
+    got = fit_section(before, target, lines, result)
+    expected, left = _one_by_one(before, target, lines)
+    assert got == expected and result.left_out.get("AGENTS.md", []) == left
+    if len(left) > NAMED and got is not None and b"left out" in got:
+        assert f" and {len(left) - NAMED} more)".encode() in got

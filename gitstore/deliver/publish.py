@@ -170,12 +170,22 @@ def _size(text: str, measure: str) -> int:
     return len(text)
 
 
+NAMED = 10  # learnings a note of what was left out names; the rest it counts
+
+
+def _named(ids: list[str]) -> str:
+    """``ids``, or the first ``NAMED`` of them and how many more: thousands of identifiers
+    would outgrow any reader's limit themselves."""
+    more = len(ids) - NAMED
+    return ", ".join(ids) if more <= 0 else f"{', '.join(ids[:NAMED])} and {more} more"
+
+
 def _body(lines: list[Line], left_out: list[Line]) -> str:
     rows = [*HEADER, *(line.render() for line in lines)]
     if not lines and not left_out:
         rows.append("- (no accepted learning is in force)")
     if left_out:
-        ids = ", ".join(i for line in left_out for i in line.ids)
+        ids = _named([i for line in left_out for i in line.ids])
         rows.append(f"- ({len(left_out)} more left out to stay within the reader's limit: {ids})")
     return "\n".join(rows) + "\n"
 
@@ -192,11 +202,24 @@ def fit_section(before: bytes | None, target: Target, lines: list[Line], result:
                                 "written; left as it is (move the edit outside the markers, or delete "
                                 "the section, then publish again)")
         return None
-    shown = [line for line in lines if not _said_outside(parts, line)]
+    outside = " ".join((parts.before + parts.after).casefold().split())
+    shown = [line for line in lines if " ".join(line.text.casefold().split()) not in outside]
     if not shown and parts.body is None:
         return before  # nothing to add: a file without a section stays as it is
     fits = lambda candidate: _size(candidate, target.measure) + reserve <= target.limit  # noqa: E731
-    left: list[Line] = []
+    # lines past the most the limit could hold never fit: each adds at least itself and a
+    # line break to the section; they are left out at once, not one by one (each try renders
+    # the whole section: thousands of lines made that quadratic)
+    room = target.limit - reserve - _size(sections.place(parts, "\n".join(HEADER) + "\n"), target.measure)
+    break_size = 0 if target.measure == "lines" else 1  # a line's own size counts it as one line
+    most = 0
+    for line in shown:
+        room -= _size(line.render(), target.measure) + break_size
+        if room < 0:
+            break
+        most += 1
+    left: list[Line] = shown[most:]
+    shown = shown[:most]
     new = sections.place(parts, _body(shown, left))
     while not fits(new) and shown:
         left.insert(0, shown.pop())
@@ -205,7 +228,7 @@ def fit_section(before: bytes | None, target: Target, lines: list[Line], result:
         names = [i for line in left for i in line.ids]
         result.left_out[target.path] = names
         result.warnings.append(f"{target.path}: {len(names)} learning(s) left out to stay within {target.reader}: "
-                               f"{', '.join(names)}")
+                               f"{_named(names)}")
     if not fits(new):
         new = parts.before + parts.after if parts.body is not None else text
         if before is None:
@@ -214,11 +237,6 @@ def fit_section(before: bytes | None, target: Target, lines: list[Line], result:
             result.warnings.append(f"{target.path} is over {target.reader} even without gitstore's section: "
                                    "the text outside it is too long")
     return new.encode("utf-8")
-
-
-def _said_outside(parts: sections.Split, line: Line) -> bool:
-    outside = " ".join((parts.before + parts.after).casefold().split())
-    return " ".join(line.text.casefold().split()) in outside
 
 
 def _chain_reserve(root: Path) -> int:
