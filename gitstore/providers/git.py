@@ -1084,6 +1084,7 @@ class GitProvider:
         return append, commit.id
 
     def _remember_order(self, oid: pygit2.Oid, append: Append, parent: pygit2.Oid | None) -> None:
+        """Keep a big commit's header and parent by its id (see ``_remembered_order``)."""
         self._orders.put(str(oid), ORDER_CONTEXT, {
             "clock": append.clock, "writer": append.writer, "namespace": append.namespace,
             "kinds": sorted(append.kinds), "removes": list(append.removes),
