@@ -53,10 +53,13 @@ def settle(view: View, all_histories: dict[str, History]) -> Claims:
     claims = Claims()
     lost: dict[str, set[str]] = {}  # claimant -> learnings whose claims it lost to
     rivals: dict[str, set[str]] = {}  # claimant -> contenders it settled over
-    for a in found:
-        for b in found:
-            if a is b or not set(a.targets) & set(b.targets):
-                continue
+    by_target: dict[str, list[int]] = {}  # only claims on a common learning race each other
+    for number, claim in enumerate(found):
+        for target in claim.targets:
+            by_target.setdefault(target, []).append(number)
+    for number, a in enumerate(found):
+        for other in sorted({n for target in a.targets for n in by_target[target]} - {number}):
+            b = found[other]
             a_saw_b, b_saw_a = view.saw(a.item.stored, b.item.stored), view.saw(b.item.stored, a.item.stored)
             if a_saw_b and not b_saw_a:
                 lost.setdefault(a.learning, set()).add(b.learning)  # a claimed knowing b's claim
@@ -64,6 +67,7 @@ def settle(view: View, all_histories: dict[str, History]) -> Claims:
                 lost.setdefault(a.learning, set()).add(b.learning)  # neither knew: the smaller digest
                 if not a_saw_b:
                     rivals.setdefault(b.learning, set()).add(a.learning)
+    retired = {c.learning for c in found if c.retired}
     for claim in found:
         if claim.learning in lost:
             winners = sorted(lost[claim.learning])
@@ -74,7 +78,7 @@ def settle(view: View, all_histories: dict[str, History]) -> Claims:
             continue
         for target in claim.targets:
             claims.replaced_by[target] = claim.learning
-        waiting = sorted(r for r in rivals.get(claim.learning, ()) if not _retired(found, r))
+        waiting = sorted(r for r in rivals.get(claim.learning, ()) if r not in retired)
         if waiting:
             claims.contested[claim.learning] = (
                 f"contested: {', '.join(waiting)} claimed the same learnings without seeing this claim; "
@@ -94,10 +98,6 @@ def _claims(all_histories: dict[str, History]) -> list[_Claim]:
                 found.append(_Claim(history.id, item, tuple(item.record["supersedes"]), with_acceptance, retired))
                 break
     return found
-
-
-def _retired(found: list[_Claim], learning: str) -> bool:
-    return any(c.learning == learning and c.retired for c in found)
 
 
 @dataclass(frozen=True)
