@@ -143,3 +143,53 @@ def test_unrelated_and_rejected_learnings_do_not_count_as_conflicts(sessions) ->
     ops.retire(ctx, waiting["id"], "github:9", "docs moved to another repository")
     again = _auto(ctx, [ref(runs[4])], "Docs", "Build the docs with make docs before every release.")
     assert again["state"] == "auto-active", "a retired learning is no longer live"
+
+
+def _conflict_by_reading_each(view, record):  # type: ignore[no-untyped-def]
+    """The conflict check working out every learning's subject again for each record."""
+    from gitstore.rules.active import settle
+
+    all_histories = view.histories()
+    replaced = settle(view, all_histories).replaced_by
+    for learning_id, history in sorted(all_histories.items()):
+        if learning_id == record["id"] or learning_id in record["replaces"] or learning_id in replaced:
+            continue
+        if not history.valid or history.current["state"] not in autosafe.LIVE:
+            continue
+        other = history.current
+        if set(autosafe._events(record)) & set(autosafe._events(other)):
+            return f"it conflicts with {learning_id} (the same evidence)"
+        if record["category"] == other["category"] and set(record["targets"]) & set(other["targets"]):
+            return f"it conflicts with {learning_id} (the same target and category)"
+        mine, theirs = autosafe._theme(record), autosafe._theme(other)
+        shorter, shared = min(len(mine), len(theirs)), len(mine & theirs)
+        if shorter and shared >= autosafe._THEME_WORDS and shared >= autosafe._THEME_SHARE * shorter:
+            return f"it conflicts with {learning_id} (the same theme)"
+    return None
+
+
+def test_conflicts_are_found_as_reading_every_learning_for_each_proposal_would(tmp_path: Path) -> None:
+    """The live learnings' subjects, worked out once per view, give each record the answer
+    reading every learning for it would: on review threads with learnings in every state."""
+    import copy
+
+    from bench.bench_rules import Builder
+    from gitstore.rules.view import View
+
+    built = Builder(tmp_path / "repo", 120, 900, 3).build()
+    view = View.load(Context.open(str(built.root)).store)
+    records = [h.current for h in view.histories().values() if h.valid]
+    variants = []
+    for n, record in enumerate(records[:60]):  # fresh proposals: on the same theme, target, or neither
+        variant = copy.deepcopy(record)
+        variant["id"] = f"lrn_{n:032x}"
+        variant["evidence"], variant["counterevidence"] = [], []
+        if n % 3:
+            variant["content"] = {**variant["content"], "title": f"Zq{n}", "text": f"Xv{n} wq{n} yk{n} jz{n}."}
+        if n % 3 == 2:
+            variant["targets"] = []
+        variants.append(variant)
+    answers = [autosafe.conflict(view, r) for r in [*records, *variants]]
+    assert answers == [_conflict_by_reading_each(view, r) for r in [*records, *variants]]
+    kinds = {a.split("(")[-1] if a else None for a in answers}
+    assert kinds == {"the same evidence)", "the same theme)", "the same target and category)", None}

@@ -137,32 +137,52 @@ _THEME_SHARE = 0.5
 _THEME_WORDS = 3
 
 
+@dataclass(frozen=True)
+class _Subject:
+    """What a learning is about, as the conflict check compares it."""
+
+    events: frozenset[str]
+    category: str
+    targets: frozenset[str]
+    theme: frozenset[str]
+
+    @classmethod
+    def of(cls, learning: dict[str, Any]) -> _Subject:
+        return cls(frozenset(_events(learning)), learning["category"], frozenset(learning["targets"]),
+                   frozenset(_theme(learning)))
+
+
 def conflict(view: View, record: dict[str, Any]) -> str | None:
-    """Why RECORD conflicts with a live learning it does not replace (None when it does not)."""
+    """Why RECORD conflicts with a live learning it does not replace (None when it does not).
+    The live learnings' subjects are worked out once per view, not once per proposal checked
+    (a dream checks up to a hundred against every learning)."""
     from gitstore.rules.active import settle  # the rules that read the store, only when they must
 
     all_histories = view.histories()
-    replaced = settle(view, all_histories).replaced_by
-    for learning_id, history in sorted(all_histories.items()):
+    replaced = view.memo("autosafe.replaced", lambda: settle(view, all_histories).replaced_by)
+    mine = _Subject.of(record)
+    for learning_id, theirs in view.memo("autosafe.live", lambda: _live(all_histories)):
         if learning_id == record["id"] or learning_id in record["replaces"] or learning_id in replaced:
             continue
-        if not history.valid or history.current["state"] not in LIVE:
-            continue
-        why = _same_subject(record, history.current)
+        why = _same_subject(mine, theirs)
         if why is not None:
             return f"it conflicts with {learning_id} ({why})"
     return None
 
 
-def _same_subject(one: dict[str, Any], other: dict[str, Any]) -> str | None:
-    events = _events(other)
-    if any(event in events for event in _events(one)):
+def _live(all_histories: dict[str, Any]) -> list[tuple[str, _Subject]]:
+    """Every live learning's subject, in id order."""
+    return [(learning_id, _Subject.of(history.current)) for learning_id, history in sorted(all_histories.items())
+            if history.valid and history.current["state"] in LIVE]
+
+
+def _same_subject(one: _Subject, other: _Subject) -> str | None:
+    if not one.events.isdisjoint(other.events):
         return "the same evidence"
-    if one["category"] == other["category"] and set(one["targets"]) & set(other["targets"]):
+    if one.category == other.category and not one.targets.isdisjoint(other.targets):
         return "the same target and category"
-    mine, theirs = _theme(one), _theme(other)
-    shorter = min(len(mine), len(theirs))
-    shared = len(mine & theirs)
+    shorter = min(len(one.theme), len(other.theme))
+    shared = len(one.theme & other.theme)
     if shorter and shared >= _THEME_WORDS and shared >= _THEME_SHARE * shorter:
         return "the same theme"
     return None
