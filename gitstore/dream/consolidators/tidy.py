@@ -53,6 +53,8 @@ class Tidy:
     def consolidate(self, view: FrozenView, labels: Sequence[Label]) -> Outcome:
         findings = [*_stale(view)]
         candidates: list[Candidate] = []
+        merges = [(other, set(other.replaces)) for other in view.learnings.values()  # the few that replace two
+                  if len(other.replaces) >= 2 and other.state != "invalid"]
         for a, b, shared in self._alike(view):
             if cues.negated(a.text.lower()) != cues.negated(b.text.lower()):
                 findings.append(Finding(
@@ -60,7 +62,7 @@ class Tidy:
                     f"{a.id} and {b.id} share {shared}% of their words but one forbids what the other says",
                     "decide which holds and retire the other; conflicts are never merged"))
                 continue
-            merge = _merge(view, a, b, shared)
+            merge = _merge(merges, a, b, shared)
             if isinstance(merge, str):
                 findings.append(Finding("duplicate", (a.id, b.id), f"{a.id} and {b.id} say the same ({shared}% of words shared)", merge))
                 continue
@@ -114,10 +116,12 @@ def _stale(view: FrozenView) -> list[Finding]:
     return found
 
 
-def _merge(view: FrozenView, a: LearningView, b: LearningView, shared: int) -> Candidate | str:
-    """The merge proposal for two near-duplicates, or why none is made."""
-    for other in view.learnings.values():
-        if {a.id, b.id} <= set(other.replaces) and other.state != "invalid":
+def _merge(merges: list[tuple[LearningView, set[str]]], a: LearningView, b: LearningView,
+           shared: int) -> Candidate | str:
+    """The merge proposal for two near-duplicates, or why none is made (``merges``: the
+    learnings that replace two or more and are not invalid, in the view's order)."""
+    for other, replaces in merges:
+        if a.id in replaces and b.id in replaces:
             return f"a merge of them is already {other.state}: {other.id}"
     keep, other = sorted((a, b), key=lambda lv: (-lv.support, lv.id))
     evidence = _union(keep.evidence, other.evidence)
