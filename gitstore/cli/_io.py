@@ -41,13 +41,16 @@ def emit_json(value: Any) -> None:
     writes the same text as ``json.dumps`` several times faster (a listing of a big store is
     mostly this); ``json`` takes what orjson refuses (integers beyond 64 bits, keys that are
     not strings, lone surrogates)."""
+    typer.echo(_encoded(value))
+
+
+def _encoded(value: Any) -> str:
     import orjson
 
     try:
-        text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
     except TypeError:
-        text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
-    typer.echo(text)
+        return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
 
 
 JSON_CHUNK = 4096  # values encoded, or lines printed, at a time (emit_json_array, echo_lines)
@@ -58,15 +61,7 @@ def emit_json_array(values: Iterable[Any]) -> None:
     few thousand at a time: memory holds the text of the answer and a few thousand values,
     not every value at once (listing a big store). Nothing is printed before the last value
     is in, so a read that fails part way prints no half list."""
-    parts: list[str] = []
-    chunk: list[Any] = []
-    for value in values:
-        chunk.append(value)
-        if len(chunk) == JSON_CHUNK:
-            parts.append(_elements(chunk))
-            chunk = []
-    if chunk:
-        parts.append(_elements(chunk))
+    parts = [_encoded(chunk)[2:-2] for chunk in _batches(values)]  # each without its "[\n" and "\n]"
     out = sys.stdout
     if not parts:
         out.write("[]\n")
@@ -83,25 +78,20 @@ def emit_json_array(values: Iterable[Any]) -> None:
 def echo_lines(lines: Iterable[str]) -> None:
     """Print lines as they come, a few thousand to a write: one write per line cost a tenth
     of listing a big store."""
-    batch: list[str] = []
-    for line in lines:
-        batch.append(line)
-        if len(batch) == JSON_CHUNK:
-            typer.echo("\n".join(batch))
-            batch = []
-    if batch:
+    for batch in _batches(lines):
         typer.echo("\n".join(batch))
 
 
-def _elements(values: list[Any]) -> str:
-    """The elements of a non-empty list as ``emit_json`` prints them inside its brackets."""
-    import orjson
-
-    try:
-        text = orjson.dumps(values, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
-    except TypeError:
-        text = json.dumps(values, indent=2, ensure_ascii=False, sort_keys=True)
-    return text[2:-2]  # "[\n" ... "\n]"
+def _batches(values: Iterable[Any]) -> Iterator[list[Any]]:
+    """``values`` in lists of ``JSON_CHUNK`` (the last may be shorter, none is empty)."""
+    batch: list[Any] = []
+    for value in values:
+        batch.append(value)
+        if len(batch) == JSON_CHUNK:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
