@@ -216,6 +216,27 @@ def test_the_memory_survives_folding_its_log_and_reopening(tmp_path: Path) -> No
     assert not (tmp_path / "m.keys").exists()
 
 
+@pytest.mark.parametrize("again", [COMPACT_FROM, 4 * COMPACT_FROM], ids=["same-buckets", "more-buckets"])
+def test_a_key_added_again_is_kept_once_when_the_log_is_folded(tmp_path: Path, again: int) -> None:
+    witness = {"memory": "m"}
+    known, new = 4 * COMPACT_FROM, 500
+    keys = [content_key(b"%d" % n) for n in range(known + new)]
+    first = KnownBytes.open(tmp_path, "m", witness, lambda last: True)
+    for key in keys[:known]:
+        first.add(key)
+    first.save()  # folded: the keys file holds them
+    second = KnownBytes.open(tmp_path, "m", witness, lambda last: True)
+    for key in keys[known - again:]:  # ``again`` of them known already
+        second.add(key)
+    second.save()  # folded again, into as many buckets or into more
+    assert not (tmp_path / "m.log").exists()
+    folded = (tmp_path / "m.keys").read_bytes()
+    assert int.from_bytes(folded[12:16], "big") == known + new  # the header's key count: each once
+    reopened = KnownBytes.open(tmp_path, "m", witness, lambda last: True)
+    assert all(key in reopened for key in keys)
+    assert content_key(b"never added") not in reopened
+
+
 def test_a_torn_log_block_drops_the_memory(tmp_path: Path) -> None:
     memory_ = KnownBytes.open(tmp_path, "m", {"memory": "m"}, lambda last: True)
     memory_.add(content_key(b"a"))

@@ -150,15 +150,13 @@ class KnownBytes:
         if not self._count:
             return False
         start, end = self._bucket(int.from_bytes(key[:3], "big") >> (24 - self._bits))
-        base = self._base
-        found = base.find(key, start, end)
-        while found != -1 and (found - self._keys) % KEY:  # a match across two keys
-            found = base.find(key, found + 1, end)
-        return found != -1
+        return _holds(self._base, key, start, end)
 
     def add(self, key: bytes) -> None:
-        """Remember bytes (by ``content_key``) the store found sound."""
-        if key not in self:
+        """Remember bytes (by ``content_key``) the store found sound. The base is not searched
+        (a read adds only keys it just failed to find, an append the keys of records it is
+        storing): a key it holds already is dropped when the log is folded in."""
+        if key not in self._logged:
             self._fresh.add(key)
 
     def forget(self) -> None:
@@ -216,8 +214,11 @@ class KnownBytes:
         for bucket, fresh in enumerate(buckets):
             if not again and self._count:
                 start, end = self._bucket(bucket)
-                parts.append(self._base[start:end])
-                total += (end - start) // KEY
+                old = self._base[start:end]
+                parts.append(old)
+                total += len(old) // KEY
+                if fresh and old:
+                    fresh = [key for key in fresh if not _holds(old, key)]
             parts.extend(fresh)
             total += len(fresh)
             fanout.append(total)
@@ -253,6 +254,15 @@ class KnownBytes:
             yield
         finally:
             os.close(descriptor)
+
+
+def _holds(keys: mmap.mmap | bytes, key: bytes, start: int = 0, end: int | None = None) -> bool:
+    """Whether ``key`` is one of the keys laid end to end in ``keys[start:end]`` (``start`` at
+    a key's first byte), not a match across two of them."""
+    found = keys.find(key, start, len(keys) if end is None else end)
+    while found != -1 and (found - start) % KEY:
+        found = keys.find(key, found + 1, len(keys) if end is None else end)
+    return found != -1
 
 
 def _bits_for(count: int) -> int:
