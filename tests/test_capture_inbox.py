@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gitstore.capture.inbox import import_folder
+from gitstore.capture.reviews import import_reviews
 from gitstore.errors import InvalidInput
 from gitstore.context import Context
 
@@ -56,3 +57,45 @@ def test_new_files_only_and_the_folder_untouched(ctx: Context, tmp_path: Path) -
 def test_a_missing_folder_is_one_error(ctx: Context, tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match="no such folder"):
         import_folder(ctx, tmp_path / "nowhere", BY, tmp_path / "ledger.json")
+
+
+def test_one_pass_stores_what_importing_each_file_alone_stores(ctx: Context, tmp_path: Path) -> None:
+    """A pass reads the store once and builds each import on the ones before it: an edit in a
+    later snapshot becomes an edit of the comment an earlier one stored, a comment gone from a
+    complete snapshot a deletion, exactly as when each file is imported in a run of its own."""
+    base = json.loads(shared("reviews", "octokit-webhooks", "pull_request_review_comment",
+                             "created.payload.json").read_text())["comment"]
+
+    def comment(n: int, body: str, updated: str, reply_to: int | None = None) -> dict:
+        found = copy.deepcopy(base)
+        found.update(id=1000 + n, body=body, created_at=f"2019-05-15T15:0{n}:00Z", updated_at=updated,
+                     in_reply_to_id=reply_to)
+        return found
+
+    def snapshot(comments: list[dict]) -> str:
+        return json.dumps({
+            "format": "gitstore.github-snapshot/1", "repository": "Codertocat/Hello-World", "pullRequest": 2,
+            "head": {"ref": "changes", "sha": "ec26c3e57ca3a959ca5aad62de7213c562f8c821"},
+            "responses": [{"collection": "pull-comments", "page": 1, "link": "", "body": comments},
+                          {"collection": "reviews", "page": 1, "link": "", "body": []},
+                          {"collection": "issue-comments", "page": 1, "link": "", "body": []}]})
+
+    first, second = comment(1, "Use a retry here.", "2019-05-15T15:01:00Z"), comment(2, "Rename it.", "2019-05-15T15:02:00Z")
+    edited = comment(1, "Use a retry with backoff here.", "2019-05-16T09:00:00Z")
+    reply = comment(3, "Agreed.", "2019-05-17T10:00:00Z", reply_to=1002)
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for name, comments in (("1.json", [first, second]), ("2.json", [edited, second, reply]), ("3.json", [edited, reply])):
+        (inbox / name).write_text(snapshot(comments))
+    report = import_folder(ctx, inbox, BY, tmp_path / "ledger.json", remove_deleted=True)
+    assert [i["files"] for i in report.imports] == [["1.json"], ["2.json"], ["3.json"]] and not report.problems
+    alone = ready_repo(tmp_path / "alone", origin="https://github.com/Codertocat/Hello-World.git")
+    for name in ("1.json", "2.json", "3.json"):
+        import_reviews(alone, inbox / name, BY, remove_deleted=True)
+
+    def stored(where: Context) -> list[tuple[str, str]]:
+        return sorted((i.kind, i.digest) for i in where.store.items(["episode", "event"]))
+
+    assert stored(ctx) == stored(alone)
+    kinds = sorted(i.record["type"] for i in ctx.store.items(["event"]))
+    assert kinds == ["comment", "comment", "comment", "edit", "retraction"]

@@ -354,7 +354,7 @@ def import_github(ctx: Any, repo: str, by: str, *, since: str | None = None, pul
                   http: Http | None = None, sleep: Callable[[float], None] = time.sleep) -> GithubReport:
     """Fetch, save and import the snapshots; one failing import does not stop the others."""
     from gitstore.capture.inbox import stored_snapshots
-    from gitstore.capture.reviews import import_loaded
+    from gitstore.capture.reviews import KnownReviews, import_loaded
     from gitstore.records.canonical import canonicalize, sha256_digest
 
     fetched = fetch(repo, api=api or api_from_environment(), token=token, since=since, pulls=pulls,
@@ -363,6 +363,7 @@ def import_github(ctx: Any, repo: str, by: str, *, since: str | None = None, pul
     folder.mkdir(parents=True, exist_ok=True)
     report = GithubReport(repo, since, listing=fetched.listing, requests=fetched.requests)
     stored = stored_snapshots(ctx)
+    known: KnownReviews | None = None  # read once, at the first import, then kept up to date
     for item in fetched.snapshots:
         canonical = canonicalize(item.snapshot)
         path = folder / f"{repo.replace('/', '--')}--pr-{item.pull}.json"
@@ -370,7 +371,8 @@ def import_github(ctx: Any, repo: str, by: str, *, since: str | None = None, pul
         result = PullResult(item.pull, str(path), "unchanged", item.problems)
         if sha256_digest(canonical) not in stored:
             try:
-                done = import_loaded(ctx, "github-rest", item.snapshot, canonical, by)
+                known = known or KnownReviews.load(ctx)
+                done = import_loaded(ctx, "github-rest", item.snapshot, canonical, by, known=known)
                 result.outcome, result.imported = "imported", done.to_json()
             except GitstoreError as exc:
                 result.outcome = "failed"

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gitstore.capture.reviews import import_loaded, load_snapshot
+from gitstore.capture.reviews import KnownReviews, import_loaded, load_snapshot
 from gitstore.errors import GitstoreError, InvalidInput
 from gitstore.context import Context
 from gitstore.records.canonical import canonicalize, sha256_digest
@@ -55,6 +55,7 @@ def import_folder(ctx: Context, folder: Path, by: str, ledger: Path, *, remove_d
     present: dict[str, str] = {}
     deliveries: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     stored = stored_snapshots(ctx)
+    reviews = _Reviews(ctx)
     for path in _files(folder):
         name = path.relative_to(folder).as_posix()
         try:
@@ -69,7 +70,7 @@ def import_folder(ctx: Context, folder: Path, by: str, ledger: Path, *, remove_d
             known[digest] = name
             continue
         if source == "github-rest":
-            if _import(ctx, report, [name], source, data, canonical, by, remove_deleted):
+            if _import(reviews, report, [name], source, data, canonical, by, remove_deleted):
                 known[digest] = name
         else:
             for payload in data:
@@ -80,7 +81,7 @@ def import_folder(ctx: Context, folder: Path, by: str, ledger: Path, *, remove_d
     for repository, items in sorted(deliveries.items()):
         payloads = [p for _, p in items]
         names = sorted({present[d] for d, _ in items})
-        if not _import(ctx, report, names, "github-webhook", payloads, canonicalize(payloads), by, remove_deleted):
+        if not _import(reviews, report, names, "github-webhook", payloads, canonicalize(payloads), by, remove_deleted):
             failed.update(d for d, _ in items)
     # a file counts as imported once every delivery in it was (a file may name two repositories)
     known.update({d: present[d] for items in deliveries.values() for d, _ in items if d not in failed})
@@ -88,10 +89,24 @@ def import_folder(ctx: Context, folder: Path, by: str, ledger: Path, *, remove_d
     return report
 
 
-def _import(ctx: Context, report: FolderReport, names: list[str], source: str, data: Any, canonical: bytes,
+class _Reviews:
+    """The imports of one pass: what the store holds is read at the first and kept up to date."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.known: KnownReviews | None = None
+
+    def load(self) -> KnownReviews:
+        if self.known is None:
+            self.known = KnownReviews.load(self.ctx)
+        return self.known
+
+
+def _import(reviews: _Reviews, report: FolderReport, names: list[str], source: str, data: Any, canonical: bytes,
             by: str, remove_deleted: bool) -> bool:
     try:
-        done = import_loaded(ctx, source, data, canonical, by, remove_deleted=remove_deleted)
+        done = import_loaded(reviews.ctx, source, data, canonical, by, remove_deleted=remove_deleted,
+                             known=reviews.load())
     except GitstoreError as exc:
         report.problems.append(f"{', '.join(names)}: {exc}")
         return False

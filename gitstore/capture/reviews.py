@@ -27,7 +27,8 @@ already stored are skipped, so re-importing an old snapshot never restores remov
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import ChainMap, Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,6 @@ from gitstore.records.ids import episode_id, event_id
 from gitstore.records.inputs import read_file
 from gitstore.context import Context
 from gitstore.records.times import now
-from gitstore.rules.view import View
 from gitstore.safety.scanner import default_scanner
 
 COLLECTIONS = ("pull-comments", "reviews", "issue-comments")
@@ -153,26 +153,61 @@ def _spans(collection: str, seen: dict[int, Any], last: int) -> list[dict[str, A
 
 # -- building records ---------------------------------------------------------------------------
 
-class _Builder:
-    """Turns GitHub objects into episodes and events, skipping what is stored already."""
+class KnownReviews:
+    """What an import builds on: the episodes, events and grants stored, each review
+    comment's latest stored version and the comments retracted. Loaded once for a run of
+    imports (``import github`` imports a snapshot per pull request) and told each import's
+    records once they are stored (``stored``), instead of the store read again per import."""
 
-    def __init__(self, ctx: Context, view: View, repository: str) -> None:
-        self.ctx, self.view, self.repository = ctx, view, repository
+    def __init__(self, episodes: dict[str, dict[str, Any]], events: dict[str, dict[str, Any]],
+                 grants: dict[str, dict[str, Any]]) -> None:
+        self.episodes, self.events, self.grants = episodes, events, grants
+        self.versions: dict[str, dict[str, Any]] = {}
+        self.retracted: set[str] = set()
+        self._learn(events.values())
+
+    @classmethod
+    def load(cls, ctx: Context) -> KnownReviews:
+        view = ctx.view(kinds=("episode", "event", "grant"))
+        return cls(view.episodes, view.events, view.grants)
+
+    def stored(self, records: Iterable[dict[str, Any]]) -> None:
+        """Take in an import's records, now stored (the first of an id stands, as in a view)."""
+        events = []
+        for record in records:
+            schema, rid = record.get("schema"), record.get("id")
+            if schema == "gitstore.episode/v1" and rid not in self.episodes:
+                self.episodes[rid] = record
+            elif schema == "gitstore.event/v1" and rid not in self.events:
+                self.events[rid] = record
+                events.append(record)
+        self._learn(events)
+
+    def _learn(self, events: Iterable[dict[str, Any]]) -> None:
+        for event in events:
+            source = (event.get("payload") or event.get("redaction") or {}).get("sourceId")
+            if not source:
+                continue
+            if event["type"] == "retraction":
+                self.retracted.add(source)
+            elif event["type"] in ("comment", "edit"):
+                known = self.versions.get(source)
+                if known is None or (event["at"], event["id"]) > (known["at"], known["id"]):
+                    self.versions[source] = event
+
+
+class _Builder:
+    """Turns GitHub objects into episodes and events, skipping what is stored already (what
+    it learns while building stays its own until the import is stored)."""
+
+    def __init__(self, ctx: Context, known: KnownReviews, repository: str) -> None:
+        self.ctx, self.known, self.repository = ctx, known, repository
         self.records: dict[str, dict[str, Any]] = {}
         self.built: Counter[str] = Counter()  # events built so far, by episode (the next one's seq)
         self.counts = dict.fromkeys(("comments", "edits", "deletions", "reviews", "episodes", "events", "skipped"), 0)
         self.deleted: list[str] = []
-        self.versions: dict[str, dict[str, Any]] = {}
-        self.retracted = {
-            (e.get("payload") or e.get("redaction") or {}).get("sourceId")
-            for e in view.events.values() if e["type"] == "retraction"
-        }
-        for event in view.events.values():
-            source = (event.get("payload") or event.get("redaction") or {}).get("sourceId")
-            if source and event["type"] in ("comment", "edit"):
-                known = self.versions.get(source)
-                if known is None or (event["at"], event["id"]) > (known["at"], known["id"]):
-                    self.versions[source] = event
+        self.versions: ChainMap[str, dict[str, Any]] = ChainMap({}, known.versions)
+        self.retracted = set(known.retracted)
 
     def episode(self, ref: str, pr: int | None, head: dict[str, Any] | None, commit: str | None,
                 at: str) -> str:
@@ -180,7 +215,7 @@ class _Builder:
         taken from a comment lives only in the comment's payload, which redaction removes."""
         source = {"kind": "review-thread", "origin": "github", "ref": ref}
         eid = episode_id(self.ctx.scope, source)
-        if eid not in self.view.episodes and eid not in self.records:
+        if eid not in self.known.episodes and eid not in self.records:
             self.records[eid] = seal({
                 "schema": "gitstore.episode/v1", "scope": self.ctx.scope, "id": eid, "source": source,
                 "pin": {"repository": self.ctx.scope, "pullRequest": pr,
@@ -194,8 +229,8 @@ class _Builder:
     def event(self, episode: str, type_: str, key: str, at: str, author: str, parent: str | None,
               payload: dict[str, Any]) -> dict[str, Any] | None:
         eid = event_id(episode, key)
-        if eid in self.view.events:
-            return self.view.events[eid]
+        if eid in self.known.events:
+            return self.known.events[eid]
         if eid in self.records:
             return self.records[eid]
         record = seal({
@@ -273,7 +308,7 @@ class _Builder:
         return result.text[:limit]
 
     def _grants(self, at: str) -> list[str]:
-        return [d for d, g in self.view.grants.items()
+        return [d for d, g in self.known.grants.items()
                 if "review-thread" in g["sources"] and g["from"] <= at and (g["until"] is None or at <= g["until"])][:64]
 
 
@@ -365,7 +400,7 @@ def _from_rest(builder: _Builder, snapshot: dict[str, Any], remove_deleted: bool
         present = {f"github:comment:{c['id']}" for r in responses if r.get("collection") == "pull-comments"
                    for c in r["body"] if isinstance(c, dict)}
         for source_id, version in list(builder.versions.items()):
-            episode = builder.view.episodes.get(version["episode"]) or builder.records.get(version["episode"])
+            episode = builder.known.episodes.get(version["episode"]) or builder.records.get(version["episode"])
             if source_id.startswith("github:comment:") and source_id[15:].isdigit() and source_id not in present \
                     and episode and episode["pin"]["pullRequest"] == pr:
                 builder.delete({"id": int(source_id[15:]), "updated_at": version["at"], "user": {}})
@@ -378,13 +413,16 @@ def import_reviews(ctx: Context, path: Path, by: str, *, remove_deleted: bool = 
 
 
 def import_loaded(ctx: Context, source: str, data: Any, canonical: bytes, by: str, *,
-                  remove_deleted: bool = False) -> ImportReport:
-    """``import_reviews`` for a snapshot already read (``load_snapshot``'s three values)."""
-    view = ctx.view()
+                  remove_deleted: bool = False, known: KnownReviews | None = None) -> ImportReport:
+    """``import_reviews`` for a snapshot already read (``load_snapshot``'s three values).
+    ``known``: what the store holds, as of the run's earlier imports (see ``KnownReviews``);
+    read from the store when not given. A stored import is told to it."""
     repository = _repository(source, data)
     if not ctx.scope.endswith("/" + repository.lower()) and not ctx.scope.lower().endswith("/" + repository.lower()):
         raise Refused(f"snapshot is for {repository}, this repository is {ctx.scope}")
-    builder = _Builder(ctx, view, repository)
+    if known is None:
+        known = KnownReviews.load(ctx)
+    builder = _Builder(ctx, known, repository)
     if source == "github-rest":
         assert isinstance(data, dict)
         pages, missing = check_pages(data.get("responses", []))
@@ -404,6 +442,7 @@ def import_loaded(ctx: Context, source: str, data: Any, canonical: bytes, by: st
         "removeDeleted": remove_deleted, "by": by, "at": now(),
     })
     ctx.write([*builder.records.values(), record], "import", by, [record["digest"]])
+    known.stored(builder.records.values())
     report = ImportReport(record, builder.counts["episodes"], builder.counts["events"])
     if remove_deleted and builder.deleted:
         from gitstore.ops.redact import redact
