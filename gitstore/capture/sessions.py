@@ -43,6 +43,7 @@ TURN_CHARS = 4000
 MAX_TURNS = 2000
 FILE_BLOCK = 1 << 20  # bytes of the transcript read at a time to hash it
 EPOCH = "1970-01-01T00:00:00.000000Z"
+RECALL_INDEX = Path("cache", "recall.sqlite")  # under the state folder: ``gitstore.deliver.index.path``
 
 
 @dataclass
@@ -80,7 +81,7 @@ def capture_timed_out(harness: str, payload: dict[str, Any], cwd: str, seconds: 
         return None  # not a gitstore repository: nothing was to be captured
     refuse_unignored(ctx.workspace)
     result = build(ctx, hook, None, "capture-timeout", ctx.workspace.config.capture_mode)
-    ctx.store.append(result.records(), namespace="local")
+    _append(ctx, result.records())
     return result
 
 
@@ -93,11 +94,25 @@ def capture(ctx: Context, hook: HookInput, mode: str = "summary") -> Capture:  #
     reading = readahead.take(hook.transcript, hook.harness) or (*readahead.read(hook.transcript, hook.harness), {})
     transcript, problem, scanned = reading
     result = build(ctx, hook, transcript, problem, mode, scanned)
-    ctx.store.append(result.records(), namespace="local")
+    _append(ctx, result.records())
     from gitstore.capture.disabled import notice  # it builds its receipts with this module
 
     notice(ctx, Path.home(), ignored=True)
     return result
+
+
+def _append(ctx: Context, records: list[dict[str, Any]]) -> None:
+    """One local append; recall's index, when it is current, stays current across it
+    (``gitstore.deliver.carry``: a capture adds nothing its rows depend on). Where there is
+    no index, nothing of delivery is imported."""
+    if not (ctx.workspace.state / RECALL_INDEX).exists():
+        ctx.store.append(records, namespace="local")
+        return
+    from gitstore.deliver import carry
+
+    start = carry.before(str(ctx.workspace.root))
+    ctx.store.append(records, namespace="local")
+    carry.after(start, records)
 
 
 def import_transcript(ctx: Context, path: Path, harness: str | None = None, mode: str = DEFAULT_CAPTURE_MODE) -> Capture:
@@ -115,7 +130,7 @@ def import_transcript(ctx: Context, path: Path, harness: str | None = None, mode
     transcript = parse_transcript(path, harness)
     hook = HookInput(transcript.harness, "import", transcript.session, path, ctx.workspace.root, transcript.version)
     result = build(ctx, hook, transcript, None, mode)
-    ctx.store.append(result.records(), namespace="local")
+    _append(ctx, result.records())
     return result
 
 

@@ -91,9 +91,9 @@ def build(place: Place) -> Built:
     if fingerprint is None:
         raise RuntimeError(f"the {place.provider} provider keeps no state an index could be keyed to")
     inert = _untrusted(place)
-    rows, dropped = ([], []) if inert else _rows(place)
+    rows, dropped, evidence = ([], [], frozenset[str]()) if inert else _rows(place)
     built = Built(idx.path(place), fingerprint, len(rows), dropped, inert)
-    _write(place, built, rows)
+    _write(place, built, rows, evidence)
     built.seconds = time.monotonic() - started
     return built
 
@@ -118,7 +118,9 @@ def _untrusted(place: Place) -> str | None:
 
 # -- rows ----------------------------------------------------------------------------------------
 
-def _rows(place: Place) -> tuple[list[dict[str, Any]], list[tuple[str, str, str]]]:
+def _rows(place: Place) -> tuple[list[dict[str, Any]], list[tuple[str, str, str]], frozenset[str] | None]:
+    """The rows, what the scanner left out, and the only episodes whose records the rows
+    depend on (None: any episode's)."""
     from gitstore.context import Context
     from gitstore.queries._views import in_force_view
     from gitstore.rules.active import active
@@ -133,7 +135,7 @@ def _rows(place: Place) -> tuple[list[dict[str, Any]], list[tuple[str, str, str]
             dropped.append((record["id"], record["contentDigest"], row))
         else:
             rows.append(row)
-    return rows, dropped
+    return rows, dropped, view.episodes_read
 
 
 def screened(view: Any, record: dict[str, Any], scanner: Any) -> dict[str, str] | str:
@@ -202,14 +204,17 @@ def _sources(view: Any, record: dict[str, Any]) -> list[str]:
 
 # -- writing -------------------------------------------------------------------------------------
 
-def _write(place: Place, built: Built, rows: list[dict[str, Any]]) -> None:
+def _write(place: Place, built: Built, rows: list[dict[str, Any]], evidence: frozenset[str] | None) -> None:
     os.makedirs(idx.folder(place), exist_ok=True)
-    write_index(built.path, rows, built.fingerprint, built.dropped, built.inert)
+    write_index(built.path, rows, built.fingerprint, built.dropped, built.inert, evidence)
 
 
 def write_index(path: str, rows: list[dict[str, Any]], fingerprint: str,
-                dropped: list[tuple[str, str, str]] | None = None, inert: str | None = None) -> None:
-    """Write an index file (to a temporary name, then renamed over ``path``)."""
+                dropped: list[tuple[str, str, str]] | None = None, inert: str | None = None,
+                evidence: frozenset[str] | None = None) -> None:
+    """Write an index file (to a temporary name, then renamed over ``path``). ``evidence``:
+    the only episodes whose records the rows depend on (None: any episode's); see
+    ``gitstore.deliver.carry``."""
     temp = f"{path}.{os.getpid()}.tmp"
     if os.path.exists(temp):
         os.unlink(temp)
@@ -226,11 +231,14 @@ def write_index(path: str, rows: list[dict[str, Any]], fingerprint: str,
             for f in idx.FIELDS:
                 lengths[f] += len(entry["terms"][f])
         db.executemany("INSERT INTO dropped VALUES (?,?,?)", dropped or [])
+        db.executemany("INSERT INTO evidence VALUES (?)", [(e,) for e in sorted(evidence or ())])
         meta = {"fingerprint": fingerprint, "count": str(len(rows)),
                 "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         meta.update({f"avg_{f}": repr(max(lengths[f] / len(rows), 1.0) if rows else 1.0) for f in idx.FIELDS})
         if inert:
             meta["inert"] = inert
+        if evidence is not None:
+            meta["evidence"] = "listed"
         db.executemany("INSERT INTO meta VALUES (?,?)", sorted(meta.items()))
         db.commit()
     finally:

@@ -12,7 +12,8 @@ now, and rebuilt from the store otherwise. The fingerprint is one text made of
   and ``jsonl`` providers, the size and modification time of their files.
 
 Time is not in it: validity dates are kept in the index and compared with the clock at query
-time. Any other change to the records moves a ref (or a file), so it rebuilds.
+time. Any other change to the records moves a ref (or a file), so it rebuilds, except after a
+capture that adds nothing the index depends on (``gitstore.deliver.carry``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitstore.deliver.place import Place
 
-FORMAT = "recall-index/2"
+FORMAT = "recall-index/3"
 SALT_NAME = "delivery.salt"
 REFS = "refs/memory/"
 
@@ -144,8 +145,9 @@ def sha256_hex(data: bytes) -> str:
     return sha256(data).hexdigest()  # type: ignore[no-any-return]
 
 
-def fingerprint(place: Place) -> str | None:
-    """The digest of the current fingerprint (the secret never leaves the git folder), or None when it cannot be known (no salt yet, memory provider)."""
+def state(place: Place) -> list[str] | None:
+    """The fingerprint's text, line by line (see the module's docstring), or None when it
+    cannot be known (no salt yet, memory provider)."""
     salt = read_salt(place)
     if salt is None or place.provider == "memory":
         return None
@@ -154,5 +156,34 @@ def fingerprint(place: Place) -> str | None:
             config = handle.read().hex()
     except OSError:
         return None
-    text = "\n".join([FORMAT, __version__, salt, config, *storage(place)])
-    return "sha256:" + sha256_hex(text.encode("utf-8", "surrogateescape"))
+    return [FORMAT, __version__, salt, config, *storage(place)]
+
+
+def digest(lines: list[str] | None) -> str | None:
+    """The fingerprint of a ``state`` (the secret in it never leaves the git folder)."""
+    if lines is None:
+        return None
+    return "sha256:" + sha256_hex("\n".join(lines).encode("utf-8", "surrogateescape"))
+
+
+def fingerprint(place: Place) -> str | None:
+    """The digest of the current fingerprint, or None when it cannot be known."""
+    return digest(state(place))
+
+
+def git_refs(lines: list[str]) -> dict[tuple[str, str], str]:
+    """(git folder, ref name) -> target of every ref in a ``state`` of the git provider, a
+    loose ref standing over a packed one of the same name, as git reads them."""
+    found: dict[tuple[str, str], str] = {}
+    for block in lines[4:]:
+        folder, _, body = block.partition("\n")
+        loose = {}
+        for line in body.split("\n") if body else ():
+            if line.startswith("packed "):
+                target, _, name = line[7:].partition(" ")
+                found.setdefault((folder, name), target)
+            else:
+                name, _, target = line.partition(" ")
+                loose[(folder, name)] = target
+        found.update(loose)
+    return found

@@ -46,6 +46,7 @@ CREATE TABLE learning(
     text TEXT NOT NULL, sources TEXT NOT NULL, valid_from TEXT, valid_until TEXT,
     category TEXT NOT NULL, audience TEXT NOT NULL);
 CREATE TABLE dropped(id TEXT NOT NULL, digest TEXT NOT NULL, reason TEXT NOT NULL);
+CREATE TABLE evidence(episode TEXT PRIMARY KEY);
 CREATE VIRTUAL TABLE doc USING fts5(title, body, targets, evidence, tokenize="unicode61 remove_diacritics 0");
 CREATE VIRTUAL TABLE vocab USING fts5vocab(doc, 'row');
 """
@@ -141,6 +142,12 @@ class Index:
 
     def dropped(self) -> list[tuple[str, str, str]]:
         return list(self.db.execute("SELECT id, digest, reason FROM dropped ORDER BY id"))
+
+    def evidence(self) -> frozenset[str] | None:
+        """The only episodes whose records the rows depend on; None: any episode's."""
+        if self.meta.get("evidence") != "listed":
+            return None
+        return frozenset(e for (e,) in self.db.execute("SELECT episode FROM evidence"))
 
 
 def _selective(query: list[str], frequency: dict[str, int]) -> list[str]:

@@ -44,12 +44,14 @@ def learning_view(store: Store, judged: Callable[[History], bool] | None = None)
     refs = [ref for history in all_histories.values() if judged is None or judged(history)
             for ref in _cited(history)]
     episodes = {ref["episode"] for ref in refs}
+    view.episodes_read = frozenset(episodes)
     if episodes:
         events = {event for ref in refs for event in ref["events"]}
         graph = Evidence()
         view.add(graph.read(store.items(EVIDENCE_KINDS, streams=episodes)))
         if graph.judged_elsewhere(events):  # a label judging an event of another episode
             episodes |= _others(store, episodes)
+            view.episodes_read = None  # every episode stored: one captured later would be read too
             view.add(graph.read(store.items(EVIDENCE_KINDS, streams=episodes - view.episodes.keys())))
         keep = graph.closure(events)
         del graph  # the links of every event read: the payloads need the memory

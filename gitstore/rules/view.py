@@ -38,6 +38,9 @@ class View:
     local_episodes: set[str] = field(default_factory=set)  # episode ids kept in the local namespace
     ignored: dict[str, str] = field(default_factory=dict)  # digest -> why the rules ignore it
     heads: dict[str, str] = field(default_factory=dict)  # learning id -> its stream's last record
+    # the only episodes whose records were read (a view of some evidence: ``queries._views``);
+    # None when every episode asked for was
+    episodes_read: frozenset[str] | None = None
     saw: Callable[[Stored, Stored], bool] = field(default=store_order_saw, repr=False, compare=False)
     judge: Callable[[Item, bool], str | None] | None = field(default=None, repr=False, compare=False)
     _states: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # version -> state
