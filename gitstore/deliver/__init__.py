@@ -2,7 +2,8 @@
 
 - ``terms``, ``index``, ``recall``: Unicode-aware lexical recall over learnings in force, from a
   disposable SQLite FTS5 index (``build`` makes it from the store, ``heads`` says when it is
-  current), within hard ceilings (``limits``);
+  current, ``carry`` keeps it current across a capture that cannot change it), within hard
+  ceilings (``limits``);
 - ``surfaces``, ``context``, ``hook``: the context hook each harness runs, its answer framed as
   reference material with provenance; ``place`` decides where delivery may run at all;
 - ``ledger``: which learnings each agent session was given, so none is sent twice;
@@ -14,6 +15,6 @@ Importing this package loads nothing: the agent hook imports only the light modu
 """
 
 __all__ = [
-    "build", "clindex", "context", "db", "heads", "here", "hook", "index", "jsonlite", "ledger", "limits", "mcp",
+    "build", "carry", "clindex", "context", "db", "heads", "here", "hook", "index", "jsonlite", "ledger", "limits", "mcp",
     "place", "publish", "recall", "receipts", "sections", "snapshots", "surfaces", "terms",
 ]  # the public modules (tests/test_public_api.py keeps the list whole)
