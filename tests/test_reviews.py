@@ -200,3 +200,19 @@ def test_events_are_numbered_within_their_thread_in_the_order_they_are_built(ctx
         threads.setdefault(event["episode"], []).append((event["seq"], event["payload"]["text"]))
     assert sorted(sorted(t) for t in threads.values()) == [
         [(k, f"Point {root + 3 * k}.") for k in range(4)] for root in range(3)]
+
+
+def test_comments_gone_from_a_complete_snapshot_are_all_removed_in_one_pass(ctx: Context, tmp_path: Path) -> None:
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(_snapshot([(1, "", [_comment(n) for n in range(1, 5)])])))
+    import_reviews(ctx, path, "github:9")
+    path.write_text(json.dumps(_snapshot([(1, "", [_comment(4)])])))  # three deleted since
+    report = import_reviews(ctx, path, "github:9", remove_deleted=True)
+    gone = [f"github:comment:{1000 + n}" for n in range(1, 4)]
+    assert sorted(report.removed) == gone and report.record["counts"]["deletions"] == 3
+    view = ctx.view()
+    texts = {e["payload"]["sourceId"]: e["payload"]["text"] for e in view.events.values() if "payload" in e}
+    assert texts == {"github:comment:1004": "Point 4."}, "every version of the three lost its text"
+    redactions = [e for e in view.events.values() if "redaction" in e]
+    assert sorted({e["redaction"]["sourceId"] for e in redactions}) == gone
+    assert ctx.store.verify().ok

@@ -445,11 +445,10 @@ def import_loaded(ctx: Context, source: str, data: Any, canonical: bytes, by: st
     known.stored(builder.records.values())
     report = ImportReport(record, builder.counts["episodes"], builder.counts["events"])
     if remove_deleted and builder.deleted:
-        from gitstore.ops.redact import redact
+        from gitstore.ops.redact import redact_each
 
-        for source_id in builder.deleted:
-            redact(ctx, source_id, by, "deleted at its source")
-            report.removed.append(source_id)
+        redact_each(ctx, builder.deleted, by, "deleted at its source")
+        report.removed.extend(builder.deleted)
     return report
 
 

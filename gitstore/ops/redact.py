@@ -65,21 +65,32 @@ def versions_of(view: View, source_id: str) -> list[dict[str, Any]]:
 
 def redact(ctx: Context, source_id: str, by: str, reason: str) -> RedactionReport:
     """Remove the text of every version of a comment and every label on them."""
+    return redact_each(ctx, [source_id], by, reason)[0]
+
+
+def redact_each(ctx: Context, source_ids: list[str], by: str, reason: str) -> list[RedactionReport]:
+    """``redact`` of several comments, one after another, the store read once (and again after
+    a conflict) rather than once per comment: removing one comment's text changes nothing
+    another's removal reads (its events, their labels, the exports and learnings citing them)."""
     if "redact-payload" not in ctx.store.manifest.capabilities:
         raise Refused(f"provider {ctx.store.manifest.name} cannot remove payloads")
     if not reason:
         raise Refused("removing text needs a reason (--reason)")
+    reports: dict[str, RedactionReport] = {}
+    left = list(dict.fromkeys(source_ids))
     for _ in range(ATTEMPTS):
         view = ctx.view()
-        report = _targets(view, source_id)
         try:
-            _remove(ctx, view, report, by, reason)
+            while left:
+                report = _targets(view, left[0])
+                _remove(ctx, view, report, by, reason)
+                _rewrite_exports(ctx, view, report)
+                _follow_ups(view, set(report.events), report)
+                reports[left.pop(0)] = report
         except ConflictError:
             continue  # another call removed one meanwhile: look again
-        _rewrite_exports(ctx, view, report)
-        _follow_ups(view, set(report.events), report)
-        return report
-    raise Refused(f"the text of {source_id} kept being removed by another call; run the command again")
+        return [reports[source_id] for source_id in source_ids]
+    raise Refused(f"the text of {left[0]} kept being removed by another call; run the command again")
 
 
 def _targets(view: View, source_id: str) -> RedactionReport:
