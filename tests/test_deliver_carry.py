@@ -51,6 +51,23 @@ def current(world: World) -> bool:
     return True
 
 
+def carrying(world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+             meanwhile: Callable[[], None] = lambda: None, extra: tuple[dict[str, Any], ...] = ()) -> list[bool]:
+    """Capture a session, doing ``meanwhile`` right before the capture reads the refs again
+    and judging ``extra`` records as if the append had held them too; what the carry answered."""
+    real = carry.after
+    answers: list[bool] = []
+
+    def after(start: carry.Before | None, records: list[dict[str, Any]]) -> bool:
+        meanwhile()
+        answers.append(real(start, [*records, *extra]))
+        return answers[-1]
+
+    monkeypatch.setattr(carry, "after", after)
+    session(world, tmp_path)("sess-new")
+    return answers
+
+
 def contents(world: World) -> list[Any]:
     db = sqlite3.connect(idx.path(locate(str(world.root))))
     try:
@@ -60,10 +77,10 @@ def contents(world: World) -> list[Any]:
         db.close()
 
 
-def test_a_new_session_keeps_the_index_current_and_as_a_rebuild_makes_it(world: World, tmp_path: Path) -> None:
+def test_a_new_session_keeps_the_index_current_and_as_a_rebuild_makes_it(world: World, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     before = contents(world)
-    records = session(world, tmp_path)("sess-new")
-    assert any(r["schema"] == "gitstore.event/v1" for r in records)
+    assert carrying(world, tmp_path, monkeypatch) == [True]
     assert current(world), "the capture carried the index to the new state"
     assert contents(world) == before
     place = locate(str(world.root))
@@ -103,47 +120,25 @@ def test_records_a_row_may_depend_on_let_the_index_go_stale(world: World, tmp_pa
         record = {"schema": "gitstore.event/v1", "id": "sha256:" + "0" * 64, "episode": cited, "parentEventId": None}
     else:
         record = {"schema": "gitstore.learning/v1", "id": "l-1"}
-    real = carry.after
-    results: list[bool] = []
-
-    def holding_more(start: carry.Before | None, records: list[dict[str, Any]]) -> bool:
-        results.append(real(start, [*records, record]))  # as if the append had held it too
-        return results[-1]
-
-    monkeypatch.setattr(carry, "after", holding_more)
-    session(world, tmp_path)("sess-new")
-    assert results == [False] and not current(world)
+    assert carrying(world, tmp_path, monkeypatch, extra=(record,)) == [False] and not current(world)
 
 
 def test_another_change_slipping_in_lets_the_index_go_stale(world: World, tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    real = carry.after
-    results: list[bool] = []
+    def another_command() -> None:  # its append lands between the capture's two readings
+        grant_all(Context.open(str(world.root)))
 
-    def late(start: carry.Before | None, records: list[dict[str, Any]]) -> bool:
-        grant_all(Context.open(str(world.root)))  # another command's append lands between the readings
-        results.append(real(start, records))
-        return results[-1]
-
-    monkeypatch.setattr(carry, "after", late)
-    session(world, tmp_path)("sess-new")
-    assert results == [False] and not current(world)
+    assert carrying(world, tmp_path, monkeypatch, another_command) == [False] and not current(world)
 
 
 def test_a_second_local_append_slipping_in_lets_the_index_go_stale(world: World, tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     theirs = session(world.copy(tmp_path / "other"), tmp_path)("sess-theirs")
-    real = carry.after
-    results: list[bool] = []
 
-    def late(start: carry.Before | None, records: list[dict[str, Any]]) -> bool:
-        Context.open(str(world.root)).store.append(theirs, namespace="local")  # a second capture, done first
-        results.append(real(start, records))
-        return results[-1]
+    def another_capture() -> None:  # appended to the same local records ref, done first
+        Context.open(str(world.root)).store.append(theirs, namespace="local")
 
-    monkeypatch.setattr(carry, "after", late)
-    session(world, tmp_path)("sess-new")
-    assert results == [False] and not current(world)
+    assert carrying(world, tmp_path, monkeypatch, another_capture) == [False] and not current(world)
 
 
 def test_a_capture_looks_for_the_index_where_it_is(world: World) -> None:
