@@ -303,11 +303,18 @@ def _evidence_view(ctx: Context, refs: list[dict[str, Any]]) -> View:
     """What proposing reads: every learning (ids taken, replacements, what the auto-safe gate
     compares a proposal with) and the episodes the evidence names, with all their events and
     the payloads (the references are rebuilt from them; the gate reads the commands). Other
-    evidence is not read."""
+    evidence is not read, unless a reference names an event those episodes do not hold: it
+    is refused then, and a view of every record says why (an event of another episode, or
+    one not stored at all)."""
     view = _decisions_view(ctx)
-    episodes = {ref["episode"] for ref in refs if isinstance(ref, dict) and isinstance(ref.get("episode"), str)}
+    refs = [ref for ref in refs if isinstance(ref, dict)]
+    episodes = {ref["episode"] for ref in refs if isinstance(ref.get("episode"), str)}
     if episodes:
         view.add(ctx.store.items(("episode", "event"), streams=episodes, payloads=True))
+    named = {event for ref in refs if isinstance(ref.get("events"), list) for event in ref["events"]
+             if isinstance(event, str)}
+    if any(event not in view.events for event in named):
+        return ctx.view()
     return view
 
 
