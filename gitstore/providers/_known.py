@@ -259,9 +259,10 @@ class KnownBytes:
 def _holds(keys: mmap.mmap | bytes, key: bytes, start: int = 0, end: int | None = None) -> bool:
     """Whether ``key`` is one of the keys laid end to end in ``keys[start:end]`` (``start`` at
     a key's first byte), not a match across two of them."""
-    found = keys.find(key, start, len(keys) if end is None else end)
+    end = len(keys) if end is None else end
+    found = keys.find(key, start, end)
     while found != -1 and (found - start) % KEY:
-        found = keys.find(key, found + 1, len(keys) if end is None else end)
+        found = keys.find(key, found + 1, end)
     return found != -1
 
 
