@@ -44,8 +44,8 @@ READ_LINES = [
     re.compile(p, re.MULTILINE)
     for p in (
         r"^rules: records list --json \(a fresh process\) over \d+ records: cpu [\d.]+s, [\d.]+ us per record"
-        r" \(goal <= 30 us\): (goal met|GOAL NOT MET); checking every record again \(memory of checked bytes"
-        r" dropped\) [\d.]+ us per record$",
+        r" \(goal <= 30 us\): (goal met|GOAL NOT MET); checking every record again and walking every folder"
+        r" \(memory of checked bytes and kept folder maps dropped\) [\d.]+ us per record$",
         r"^rules: learnings --active --purpose instruction --json \(a fresh process\) cpu [\d.]+s, records list"
         r" cpu [\d.]+s, ratio [\d.]+x \(goal <= 3x\): (goal met|GOAL NOT MET)$",
         r"^rules: learnings --active peak memory over \d+ records \d+ MB \(records list \d+ MB\)"

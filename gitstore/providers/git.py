@@ -30,6 +30,7 @@ import json
 import os
 import random
 import re
+import sys
 import time
 import uuid
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
@@ -62,6 +63,8 @@ from gitstore.providers._base import (
 from gitstore.providers._admit import Admission, Admissions
 from gitstore.providers._causal import Causality
 from gitstore.providers._gitdirs import LOCAL, PENDING, SCRATCH, common_dir, open_local, run_git, state_dir
+from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
+from gitstore.providers._kindmaps import ROWS_PER_LOOKUP, folder_map, kept_rows, map_path
 from gitstore.providers._known import KnownBytes, Witness
 from gitstore.providers._verified import FOLDER as VERIFIED
 from gitstore.providers._verified import Verified
@@ -1225,7 +1228,7 @@ class GitProvider:
         wanted = set(kinds) if kinds is not None else None
         needle = None if scope is None else f'"scope":"{scope}"'.encode()
         seen: set[str] = set()
-        blobs = _BlobIndex(walk=streams is None, commit=self._commit)
+        blobs = _BlobIndex(walk=streams is None, commit=self._commit, kept=self.state / KIND_MAPS)
         for header, info, oid in self._appends(wanted):
             append = str(oid)
             for position, (digest, kind, stream) in enumerate(self._lines(info.repo, oid)):
@@ -1757,13 +1760,18 @@ class _BlobIndex:
 
     A writer's tip tree holds every record it ever stored (records are only added), so one
     walk serves every commit of the ref; ``verify`` checks that each commit agrees with it.
+    A walk's answer is kept between reads under the folder's tree id (``kept``, see
+    ``_kindmaps``), so a later read walks only the folders that changed.
     """
 
     def __init__(self, *, walk: bool = True,
-                 commit: Callable[[pygit2.Repository, pygit2.Oid, str], pygit2.Commit] = commit_at) -> None:
+                 commit: Callable[[pygit2.Repository, pygit2.Oid, str], pygit2.Commit] = commit_at,
+                 kept: Path | None = None) -> None:
         self.walk = walk
+        self.kept = kept  # where kind folder maps are kept between reads (``_kindmaps``)
         self._commit = commit
         self._maps: dict[tuple[str, str, str], dict[str, bytes]] = {}
+        self._lookups: dict[tuple[str, str, str], int] = {}  # path lookups left before a kept map serves
         self._roots: dict[tuple[str, str], bytes] = {}
         self._readers: dict[str, TreeReader] = {}  # folders parsed once per repository
 
@@ -1778,8 +1786,12 @@ class _BlobIndex:
             if self.walk:  # each record is read once: its entry goes as it is used
                 blob = self._map(info, kind).pop(digest[7:], None)
             else:
-                entry = self._entry(info, kind, digest)
-                blob = None if entry is None else entry[1] if entry[0] == BLOB_MODE else entry[0]
+                mapped = self._kept_map(info, kind)
+                if mapped is not None:
+                    blob = mapped.pop(digest[7:], None)
+                else:
+                    entry = self._entry(info, kind, digest)
+                    blob = None if entry is None else entry[1] if entry[0] == BLOB_MODE else entry[0]
             if blob is None:
                 raise IntegrityError(f"{info.name}: commit {commit} lists {record_path(kind, digest)} but the tree lacks it")
             if len(blob) != 20:
@@ -1800,25 +1812,37 @@ class _BlobIndex:
         """(mode, raw id) at a record's path in the ref's tip tree, or None."""
         return self._reader(info.repo).entry(self._root(info), record_path(kind, digest))
 
+    def _kept_map(self, info: RefInfo, kind: str) -> dict[str, bytes] | None:
+        """The kind folder's map, for a read of some streams, once it has looked up enough of
+        the folder's records path by path (a few folders read each) that loading the map kept
+        by an earlier read costs less than as many lookups again; else None. A folder no read
+        has kept a map of is looked up path by path: walking it may cost far more."""
+        key = (info.repo.path, info.name, kind)
+        found = self._maps.get(key)
+        if found is not None:
+            return found
+        left = self._lookups.get(key)
+        if left is None:
+            rows = None if self.kept is None else kept_rows(map_path(self.kept, info.repo.path, info.name, kind))
+            left = sys.maxsize if rows is None else rows // ROWS_PER_LOOKUP
+        if left <= 0:
+            return self._map(info, kind)
+        self._lookups[key] = left - 1
+        return None
+
     def _map(self, info: RefInfo, kind: str) -> dict[str, bytes]:
         """Digest hex -> raw id of every regular file under the kind's folder of the ref's tip
         (the mode of any other entry, never 20 bytes long)."""
         key = (info.repo.path, info.name, kind)
         found = self._maps.get(key)
         if found is None:
-            found = self._maps[key] = {}
-            odb = info.repo.odb
             top = self._reader(info.repo).listing(self._root(info)).get(kind)
-            if top is not None and top[0] == TREE_MODE:
-                with uncached_trees():  # each folder is read once
-                    for mode, _, first in read_tree(odb, top[1]):
-                        if mode != TREE_MODE:
-                            continue
-                        for mode2, _, second in read_tree(odb, first):
-                            if mode2 != TREE_MODE:
-                                continue
-                            for mode3, name, oid in read_tree(odb, second):
-                                found[name[:-5].decode("utf-8", "surrogateescape")] = oid if mode3 == BLOB_MODE else mode3
+            if top is None or top[0] != TREE_MODE:
+                found = {}
+            else:
+                kept = None if self.kept is None else map_path(self.kept, info.repo.path, info.name, kind)
+                found = folder_map(info.repo.odb, top[1], kept)
+            self._maps[key] = found
         return found
 
 

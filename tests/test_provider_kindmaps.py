@@ -1,0 +1,281 @@
+"""Kind folder maps kept between reads: a read loads the map of a folder it saw before, or
+brings it up to date by reading only the folders that changed, and always answers what a walk of
+the folder answers. A map is never an authority: a damaged, stale or forged map file never gets
+other bytes served as a record. Real git objects and files throughout."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from gitstore import IntegrityError, kind_of
+from gitstore.conformance import _records as R
+from gitstore.providers import _kindmaps
+from gitstore.providers._kindmaps import FOLDER, _load, _save, _walk, folder_map, kept_rows, map_path
+from gitstore.providers._objects import read_tree
+from gitstore.providers.git import GitProvider, record_path, records_ref
+from gitstore.store import Store, stream_of
+
+from .conftest import git
+
+WRITER = "w1"
+REF = records_ref("shared", WRITER)
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(_kindmaps, "KEEP_FROM", 8)  # small folders kept too
+    path = tmp_path / "repo"
+    git(tmp_path, "init", "-q", str(path))
+    return path
+
+
+def store(repo: Path) -> Store:
+    return Store(GitProvider(repo, WRITER), R.SCOPE)
+
+
+def kept(repo: Path, kind: str = "grant") -> Path:
+    return map_path(repo / ".git" / "gitstore" / FOLDER, str(pygit2.Repository(str(repo)).path), REF, kind)
+
+
+def folder(repo: Path, kind: str = "grant") -> bytes:
+    return pygit2.Repository(str(repo)).revparse_single(f"{REF}:{kind}").id.raw  # type: ignore[no-any-return]
+
+
+def walked(repo: Path, kind: str = "grant") -> dict[str, bytes]:
+    return _walk(pygit2.Repository(str(repo)).odb, folder(repo, kind))[0]
+
+
+def grants(tag: str, n: int) -> list[dict]:
+    return [R.grant(f"{tag}{i}") for i in range(n)]
+
+
+@pytest.fixture
+def trees_read(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bytes]]:
+    """The folders the maps module reads, in order."""
+    read: list[bytes] = []
+
+    def counted(odb: pygit2.Odb, oid: bytes) -> list:
+        read.append(oid)
+        return read_tree(odb, oid)
+
+    monkeypatch.setattr(_kindmaps, "read_tree", counted)
+    yield read
+
+
+def test_a_full_read_keeps_the_map_and_the_next_read_loads_it(repo: Path, trees_read: list[bytes]) -> None:
+    records = grants("g", 40)
+    store(repo).append(records)
+    assert [i.record for i in store(repo).items(["grant"])] == records
+    saved = _load(kept(repo))
+    assert saved is not None and saved[0] == folder(repo) and saved[1] == walked(repo)
+    trees_read.clear()
+    assert [i.record for i in store(repo).items(["grant"])] == records
+    assert trees_read == []  # loaded, not walked
+
+
+def test_after_appends_only_the_changed_folders_are_read(repo: Path, trees_read: list[bytes]) -> None:
+    store(repo).append(grants("g", 300))
+    list(store(repo).items(["grant"]))
+    walk = len(trees_read)
+    more = grants("more", 3)
+    store(repo).append(more)
+    trees_read.clear()
+    read = [i.record for i in store(repo).items(["grant"])]
+    assert read[-3:] == more and len(read) == 303
+    # the old and new kind folder, and at most the old and new of two levels per record added
+    assert len(trees_read) <= 2 + 2 * 2 * 3 < walk
+    saved = _load(kept(repo))
+    assert saved is not None and saved == (folder(repo), walked(repo))
+
+
+def test_records_read_through_kept_maps_are_what_a_walk_reads(repo: Path) -> None:
+    for n in range(4):
+        store(repo).append(grants(f"round{n}-", 20) + [R.event(f"e{n}-{i}") for i in range(10)])
+        with_maps = [(i.digest, i.record) for i in store(repo).items()]
+        for path in (repo / ".git" / "gitstore" / FOLDER).glob("*.map"):
+            path.unlink()
+        assert [(i.digest, i.record) for i in store(repo).items()] == with_maps
+
+
+def test_a_map_pointing_a_record_at_other_bytes_fails_closed(repo: Path) -> None:
+    first, second = R.grant("first"), R.grant("second")
+    store(repo).append([first, second] + grants("g", 10))
+    list(store(repo).items(["grant"]))
+    found = walked(repo)
+    one, other = first["digest"][7:], second["digest"][7:]
+    found[one] = found[other]  # a forged map with a sound checksum: first's entry at second's bytes
+    _save(kept(repo), folder(repo), found)
+    with pytest.raises(IntegrityError, match=first["digest"]):
+        list(store(repo).items(["grant"]))
+
+
+def test_a_map_that_lacks_a_record_fails_closed(repo: Path) -> None:
+    records = grants("g", 12)
+    store(repo).append(records)
+    list(store(repo).items(["grant"]))
+    found = walked(repo)
+    del found[records[3]["digest"][7:]]
+    _save(kept(repo), folder(repo), found)
+    with pytest.raises(IntegrityError, match="lacks it"):
+        list(store(repo).items(["grant"]))
+
+
+@pytest.mark.parametrize("damage", ["flip", "cut", "magic", "empty"])
+def test_a_damaged_map_file_is_ignored_and_written_again(repo: Path, damage: str) -> None:
+    records = grants("g", 20)
+    store(repo).append(records)
+    list(store(repo).items(["grant"]))
+    path = kept(repo)
+    data = bytearray(path.read_bytes())
+    if damage == "flip":
+        data[-5] ^= 0x01
+    elif damage == "cut":
+        data = data[:-7]
+    elif damage == "magic":
+        data[0:8] = b"GSKMAP99"
+    else:
+        data = bytearray()
+    path.write_bytes(bytes(data))
+    assert _load(path) is None
+    assert [i.record for i in store(repo).items(["grant"])] == records
+    assert _load(path) == (folder(repo), walked(repo))
+
+
+def test_a_map_of_a_folder_that_can_no_longer_be_read_is_walked_again(repo: Path) -> None:
+    records = grants("g", 20)
+    store(repo).append(records)
+    list(store(repo).items(["grant"]))
+    found = walked(repo)
+    _save(kept(repo), b"\x42" * 20, found)  # a folder that is not in the repository (pruned)
+    more = R.grant("more")
+    store(repo).append([more])
+    assert [i.record for i in store(repo).items(["grant"])] == records + [more]
+    assert _load(kept(repo)) == (folder(repo), walked(repo))
+
+
+def test_stream_reads_switch_to_a_kept_map_and_read_the_same(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    events = [R.event(f"e{i}", episode="one" if i % 2 else "two", seq=i // 2) for i in range(40)]
+    store(repo).append(events)
+    streams = {stream_of(events[1], "event")}
+    by_path = [(i.digest, i.record) for i in store(repo).items(["event"], streams=streams)]
+    assert len(by_path) == 20
+    assert not kept(repo, "event").exists()  # no full read yet: nothing kept, lookups by path
+    list(store(repo).items(["event"]))
+    assert kept_rows(kept(repo, "event")) == len(events)
+    monkeypatch.setattr("gitstore.providers.git.ROWS_PER_LOOKUP", 1000)  # the map at the first lookup
+    assert [(i.digest, i.record) for i in store(repo).items(["event"], streams=streams)] == by_path
+
+
+# -- the maps module on folders built by hand ---------------------------------------------------
+
+
+def _folder(repo: pygit2.Repository, files: dict[str, pygit2.Oid]) -> bytes:
+    """A kind folder holding ``files`` (``aa/bb/<name>`` -> blob id), written with libgit2."""
+    nested: dict = {}
+    for path, oid in files.items():
+        node = nested
+        *parts, name = path.split("/")
+        for part in parts:
+            node = node.setdefault(part, {})
+        node[name] = oid
+
+    def write(node: dict) -> pygit2.Oid:
+        builder = repo.TreeBuilder()
+        for name, value in node.items():
+            if isinstance(value, dict):
+                builder.insert(name, write(value), pygit2.GIT_FILEMODE_TREE)
+            else:
+                builder.insert(name, value, pygit2.GIT_FILEMODE_BLOB)
+        return builder.write()
+
+    return write(nested).raw
+
+
+def _records(repo: pygit2.Repository, tags: list[str]) -> dict[str, pygit2.Oid]:
+    files = {}
+    for tag in tags:
+        record = R.grant(tag)
+        files[record_path(kind_of(record), record["digest"]).partition("/")[2]] = repo.create_blob(
+            repr(record).encode())
+    return files
+
+
+@pytest.fixture
+def bare(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> pygit2.Repository:
+    monkeypatch.setattr(_kindmaps, "KEEP_FROM", 8)
+    return pygit2.init_repository(str(tmp_path / "bare.git"), bare=True)
+
+
+def test_a_folder_rewritten_to_other_records_is_brought_up_to_date(bare: pygit2.Repository, tmp_path: Path) -> None:
+    files = _records(bare, [f"r{i}" for i in range(30)])
+    before = dict(list(files.items())[:20])
+    after = dict(list(files.items())[10:])  # ten gone, ten kept, ten new: a history rewritten
+    path = tmp_path / "one.map"
+    old, new = _folder(bare, before), _folder(bare, after)
+    assert folder_map(bare.odb, old, path) == _walk(bare.odb, old)[0]
+    assert _load(path) is not None
+    assert folder_map(bare.odb, new, path) == _walk(bare.odb, new)[0]
+    assert len(_walk(bare.odb, new)[0]) == 20
+    assert _load(path) == (new, _walk(bare.odb, new)[0])
+    assert folder_map(bare.odb, old, path) == _walk(bare.odb, old)[0]  # and back
+
+
+@pytest.mark.parametrize("stray", ["misplaced", "not-a-record-name", "a-file-among-folders", "folder-name"])
+def test_a_folder_not_laid_out_as_the_store_writes_it_is_walked_every_time(
+        bare: pygit2.Repository, tmp_path: Path, stray: str) -> None:
+    files = _records(bare, [f"r{i}" for i in range(10)])
+    blob = bare.create_blob(b"{}")
+    name = next(iter(files))
+    if stray == "misplaced":
+        files["00/00/" + name.rpartition("/")[2]] = blob
+    elif stray == "not-a-record-name":
+        files[name.rpartition("/")[0] + "/notes.txt"] = blob
+    elif stray == "a-file-among-folders":
+        files["README"] = blob
+    else:
+        files["zz/00/" + "0" * 64 + ".json"] = blob
+    tree = _folder(bare, files)
+    path = tmp_path / "one.map"
+    assert folder_map(bare.odb, tree, path) == _walk(bare.odb, tree)[0]
+    assert not path.exists()
+
+
+def test_an_update_meeting_a_stray_entry_walks_and_keeps_nothing(bare: pygit2.Repository, tmp_path: Path) -> None:
+    files = _records(bare, [f"r{i}" for i in range(10)])
+    path = tmp_path / "one.map"
+    first = _folder(bare, files)
+    folder_map(bare.odb, first, path)
+    assert _load(path) is not None
+    name = next(iter(files))
+    strayed = _folder(bare, {**files, "00/00/" + name.rpartition("/")[2]: bare.create_blob(b"{}")})
+    assert folder_map(bare.odb, strayed, path) == _walk(bare.odb, strayed)[0]
+    saved = _load(path)
+    assert saved is not None and saved[0] == first  # the stray folder's map was not kept
+
+
+def test_a_map_file_that_cannot_be_written_leaves_the_read_as_it_was(bare: pygit2.Repository, tmp_path: Path) -> None:
+    files = _records(bare, [f"r{i}" for i in range(10)])
+    tree = _folder(bare, files)
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    assert folder_map(bare.odb, tree, blocked / "one.map") == _walk(bare.odb, tree)[0]
+    assert list(tmp_path.glob(".map-*")) == [] and blocked.read_text() == "not a folder"
+
+
+def test_a_small_folder_keeps_no_map(bare: pygit2.Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_kindmaps, "KEEP_FROM", 11)
+    tree = _folder(bare, _records(bare, [f"r{i}" for i in range(10)]))
+    path = tmp_path / "one.map"
+    assert len(folder_map(bare.odb, tree, path)) == 10
+    assert not path.exists()
+
+
+def test_a_walk_of_a_real_store_folder_finds_every_record(repo: Path) -> None:
+    records = grants("g", 25)
+    store(repo).append(records)
+    found = walked(repo)
+    assert sorted(found) == sorted(r["digest"][7:] for r in records)
