@@ -13,7 +13,7 @@ import pytest
 
 from gitstore import IntegrityError, kind_of
 from gitstore.conformance import _records as R
-from gitstore.providers import _kindmaps
+from gitstore.providers import _kindmaps, _objects
 from gitstore.providers._kindmaps import FOLDER, _load, _save, _walk, folder_map, kept_rows, map_path
 from gitstore.providers._objects import read_tree
 from gitstore.providers.git import GitProvider, record_path, records_ref
@@ -45,6 +45,10 @@ def folder(repo: Path, kind: str = "grant") -> bytes:
     return pygit2.Repository(str(repo)).revparse_single(f"{REF}:{kind}").id.raw  # type: ignore[no-any-return]
 
 
+def tip_tree(repo: Path) -> bytes:
+    return pygit2.Repository(str(repo)).revparse_single(f"{REF}^{{tree}}").id.raw  # type: ignore[no-any-return]
+
+
 def walked(repo: Path, kind: str = "grant") -> dict[str, bytes]:
     return _walk(pygit2.Repository(str(repo)).odb, folder(repo, kind))[0]
 
@@ -55,14 +59,16 @@ def grants(tag: str, n: int) -> list[dict]:
 
 @pytest.fixture
 def trees_read(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bytes]]:
-    """The folders the maps module reads, in order."""
+    """The trees read (by anyone), in order."""
     read: list[bytes] = []
+    real = _objects._read
 
-    def counted(odb: pygit2.Odb, oid: bytes) -> list:
-        read.append(oid)
-        return read_tree(odb, oid)
+    def counted(odb: pygit2.Odb, oid: bytes, kind: int, what: str) -> bytes:
+        if kind == _objects.TREE:
+            read.append(oid)
+        return real(odb, oid, kind, what)
 
-    monkeypatch.setattr(_kindmaps, "read_tree", counted)
+    monkeypatch.setattr(_objects, "_read", counted)
     yield read
 
 
@@ -74,7 +80,7 @@ def test_a_full_read_keeps_the_map_and_the_next_read_loads_it(repo: Path, trees_
     assert saved is not None and saved[0] == folder(repo) and saved[1] == walked(repo)
     trees_read.clear()
     assert [i.record for i in store(repo).items(["grant"])] == records
-    assert trees_read == []  # loaded, not walked
+    assert trees_read == [tip_tree(repo)]  # the tip's folder, to find the kind's: the map loaded, not walked
 
 
 def test_after_appends_only_the_changed_folders_are_read(repo: Path, trees_read: list[bytes]) -> None:
@@ -86,8 +92,9 @@ def test_after_appends_only_the_changed_folders_are_read(repo: Path, trees_read:
     trees_read.clear()
     read = [i.record for i in store(repo).items(["grant"])]
     assert read[-3:] == more and len(read) == 303
-    # the old and new kind folder, and at most the old and new of two levels per record added
-    assert len(trees_read) <= 2 + 2 * 2 * 3 < walk
+    # the tip's folder, the old and new kind folder, and at most the old and new of two levels
+    # per record added
+    assert 3 < len(trees_read) <= 1 + 2 + 2 * 2 * 3 < walk
     saved = _load(kept(repo))
     assert saved is not None and saved == (folder(repo), walked(repo))
 

@@ -44,6 +44,7 @@ _MAGIC = b"GSKMAP01"
 _ROW = 52  # 32-byte digest + 20-byte blob id
 _FAN = re.compile(rb"[0-9a-f]{2}")
 _NAME = re.compile(rb"[0-9a-f]{64}\.json")
+_PATH = re.compile(r"([0-9a-f]{2})/([0-9a-f]{2})/(\1\2[0-9a-f]{60})\.json")  # its digest: group 3
 
 Map = dict[str, bytes]
 """Digest hex -> raw blob id of each entry (or, for an entry that is not a regular file, its
@@ -68,7 +69,7 @@ def folder_map(odb: Source, tree: bytes, path: Path | None) -> Map:
             return found
         try:
             with uncached_trees():
-                updated = _update(odb, found, known, tree, ())
+                updated = _update(odb, found, known, tree)
         except Unreadable:  # the remembered tree is gone (pruned): walk
             updated = False
         if updated:
@@ -108,41 +109,21 @@ def _placed(name: bytes, first: bytes, second: bytes) -> bool:
     return _NAME.fullmatch(name) is not None and name[:2] == first and name[2:4] == second
 
 
-def _update(odb: Source, found: Map, old: bytes | None, new: bytes | None, folders: tuple[bytes, ...]) -> bool:
+def _update(odb: Source, found: Map, old: bytes, new: bytes) -> bool:
     """Bring ``found`` (the map of folder ``old``, laid out as the store writes it) to that of
     ``new``, reading only the folders whose ids differ; False (``found`` then half changed)
     when a changed entry is not laid out as the store writes it."""
-    olds = _entries(odb, old)
-    news = _entries(odb, new)
-    if olds is None or news is None:
-        return False
-    for name in olds.keys() | news.keys():
-        was, now = olds.get(name), news.get(name)
-        if was == now:
-            continue
-        if len(folders) < 2:
-            if any(e is not None and e[0] != TREE_MODE for e in (was, now)) or not _FAN.fullmatch(name):
-                return False
-            if not _update(odb, found, was and was[1], now and now[1], (*folders, name)):
-                return False
-            continue
-        if not _placed(name, *folders) or (now is not None and now[0] != BLOB_MODE):
+    from gitstore.providers._verify_git import changes  # verify's tree diff, loaded when needed
+
+    for status, path, mode, oid in changes(odb, old, new):
+        placed = _PATH.fullmatch(path)
+        if placed is None or (status != "D" and mode != BLOB_MODE):
             return False
-        key = name[:-5].decode("ascii")
-        if now is None:
-            found.pop(key, None)
+        if status == "D":
+            found.pop(placed[3], None)
         else:
-            found[key] = now[1]
+            found[placed[3]] = oid
     return True
-
-
-def _entries(odb: Source, tree: bytes | None) -> dict[bytes, tuple[bytes, bytes]] | None:
-    """A folder's entries by name (none for no folder); None when a name is there twice."""
-    if tree is None:
-        return {}
-    rows = read_tree(odb, tree)
-    entries = {name: (mode, oid) for mode, name, oid in rows}
-    return entries if len(entries) == len(rows) else None
 
 
 def kept_rows(path: Path) -> int | None:
