@@ -125,7 +125,35 @@ class Unreadable(Exception):
     """A tree or blob that is missing or malformed; the message names it."""
 
 
-Source = pygit2.Odb | Objects  # where objects are read: the object database, or it and pack slices
+PACK_MISSES = 16  # objects a pack-first read finds elsewhere before it asks the whole database first
+
+
+class PackFirst:
+    """A repository's objects, read from its packs alone while they hold what is asked.
+
+    libgit2 reads an object by id as it reads an abbreviated one, asking every backend so as to
+    rule out ambiguity: each read of a packed object also looks for a loose file of that name
+    (a failed ``access``, about a quarter of the read). A store's records are nearly all packed.
+    An object found outside the packs (loose, or in an alternate) is read from the whole
+    database; after ``PACK_MISSES`` of those, each of which also made libgit2 list the pack
+    folder again, every read asks the whole database."""
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self.odb = repo.odb
+        self.packs = pygit2.Odb()
+        self.packs.add_backend(pygit2.OdbBackendPack(str(common_dir(repo) / "objects")), 1)
+        self.misses = 0
+
+    def read(self, oid: pygit2.Oid) -> tuple[int, bytes]:
+        if self.misses < PACK_MISSES:
+            try:
+                return self.packs.read(oid)  # type: ignore[no-any-return]
+            except KeyError:
+                self.misses += 1
+        return self.odb.read(oid)  # type: ignore[no-any-return]
+
+
+Source = pygit2.Odb | Objects | PackFirst  # the object database, it and pack slices, or it packs first
 
 
 def _read(odb: Source, oid: bytes, kind: int, what: str) -> bytes:
@@ -135,7 +163,7 @@ def _read(odb: Source, oid: bytes, kind: int, what: str) -> bytes:
             return data
         odb = odb.odb
     try:
-        found, data = odb.read(pygit2.Oid(raw=oid))
+        found, data = odb.read(pygit2.Oid(raw=oid))  # type: ignore[union-attr]
     except KeyError:
         raise Unreadable(f"{what} {oid.hex()} is missing") from None
     except (pygit2.GitError, ValueError) as exc:  # a corrupt loose object, flipped pack bytes

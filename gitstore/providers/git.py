@@ -70,7 +70,7 @@ from gitstore.providers._verified import FOLDER as VERIFIED
 from gitstore.providers._verified import Verified
 from gitstore.providers._packs import Objects
 from gitstore.providers._objects import (
-    BLOB, BLOB_MODE, LOOSE_LIMIT, TREE, TREE_MODE, ObjectWriter, TreeReader, Unreadable, add_records,
+    BLOB, BLOB_MODE, LOOSE_LIMIT, TREE, TREE_MODE, ObjectWriter, PackFirst, TreeReader, Unreadable, add_records,
     bound_pack_windows, read_blob, read_tree, tree_bytes, uncached_trees,
 )
 from gitstore.records.canonical import sha256_digest
@@ -1778,7 +1778,7 @@ class _BlobIndex:
     def _reader(self, repo: pygit2.Repository) -> TreeReader:
         reader = self._readers.get(repo.path)
         if reader is None:
-            reader = self._readers[repo.path] = TreeReader(repo.odb)
+            reader = self._readers[repo.path] = TreeReader(PackFirst(repo))
         return reader
 
     def data(self, info: RefInfo, kind: str, digest: str, commit: pygit2.Oid) -> bytes:
@@ -1841,7 +1841,7 @@ class _BlobIndex:
                 found = {}
             else:
                 kept = None if self.kept is None else map_path(self.kept, info.repo.path, info.name, kind)
-                found = folder_map(info.repo.odb, top[1], kept)
+                found = folder_map(self._reader(info.repo).odb, top[1], kept)
             self._maps[key] = found
         return found
 
