@@ -522,11 +522,13 @@ class Store:
     # -- reading -------------------------------------------------------------------------------
 
     def items(self, kinds: Iterable[str] | None = None, *, payloads: bool = False,
-              streams: Collection[str] | None = None) -> Iterator[Item]:
+              streams: Collection[str] | None = None, digests: Collection[str] | None = None) -> Iterator[Item]:
         """Every record of this scope in store order, re-checked; fails closed on damage.
 
         ``kinds`` and ``streams`` keep only those kinds and streams (records of other streams
-        are not checked, so a read costs what its answer needs)."""
+        are not checked, so a read costs what its answer needs); ``digests`` keeps only records
+        with one of these digests (a second pass over streams read before, for some of their
+        records: with ``streams``, the others are not read at all)."""
         wanted = None if kinds is None else list(kinds)
         # Payloads come from one snapshot, taken at the first event: the records' heads are read
         # by then, and an append moves its payloads before its records, so the snapshot holds
@@ -534,13 +536,14 @@ class Store:
         fetch: Callable[[str], bytes | None] | None = None
         placement = Placement()
         if streams is not None and "read-streams" in self.manifest.capabilities:
-            found = cast(StreamReadingProvider, self.provider).read_streams(streams, self.scope, wanted)
+            found = cast(StreamReadingProvider, self.provider).read_streams(streams, self.scope, wanted, digests)
         else:
             found = self.provider.read(self.scope, wanted)
         memory = self._memory()
         try:
             for stored in found:
-                if streams is not None and stored.stream not in streams:
+                if ((streams is not None and stored.stream not in streams)
+                        or (digests is not None and stored.digest not in digests)):
                     continue
                 item = self._check(stored, memory)
                 if item is None:
@@ -556,8 +559,8 @@ class Store:
                 memory.save()
         for problem in self.left_out():
             notices.note(str(problem))
-        if streams is not None:
-            return  # only some streams were read: nothing is known of the others
+        if streams is not None or digests is not None:
+            return  # only some records were read: nothing is known of the others
         if wanted is None or set(POLICY_KINDS) <= set(wanted):
             self._policy_checked = True  # every policy record was read and found sound
         if wanted is None or {"episode", "learning"} <= set(wanted):

@@ -70,3 +70,17 @@ def test_reading_some_streams_is_reading_everything_and_keeping_them(provider: P
     some = list(store.items(streams=wanted))
     assert [i.digest for i in some] == [i.digest for i in everything if i.stored.stream in wanted]
     assert len(some) < len(everything)
+
+
+def test_reading_some_digests_is_reading_everything_and_keeping_them(provider: Provider) -> None:
+    records = [R.event(f"e{n}", episode=f"ep{n % 3}", seq=n) for n in range(9)] + [R.grant("g")]
+    store = Store(provider, R.SCOPE)
+    store.append(records)
+    everything = list(store.items())
+    wanted = {everything[1].stored.stream, everything[2].stored.stream}
+    digests = {i.digest for i in everything[::2]}
+    some = list(store.items(streams=wanted, digests=digests))
+    assert [i.digest for i in some] == [i.digest for i in everything
+                                        if i.stored.stream in wanted and i.digest in digests]
+    assert 0 < len(some) < len([i for i in everything if i.stored.stream in wanted])
+    assert [i.digest for i in store.items(digests=digests)] == [i.digest for i in everything if i.digest in digests]

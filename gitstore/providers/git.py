@@ -1219,12 +1219,12 @@ class GitProvider:
             yield from self._read(scope, kinds, None)
 
     def read_streams(self, streams: Collection[str], scope: str | None = None,
-                     kinds: Iterable[str] | None = None) -> Iterator[Stored]:
+                     kinds: Iterable[str] | None = None, digests: Collection[str] | None = None) -> Iterator[Stored]:
         with readable("the stored records"):
-            yield from self._read(scope, kinds, streams)
+            yield from self._read(scope, kinds, streams, digests)
 
     def _read(self, scope: str | None, kinds: Iterable[str] | None,
-              streams: Collection[str] | None) -> Iterator[Stored]:
+              streams: Collection[str] | None, digests: Collection[str] | None = None) -> Iterator[Stored]:
         wanted = set(kinds) if kinds is not None else None
         needle = None if scope is None else f'"scope":"{scope}"'.encode()
         seen: set[str] = set()
@@ -1233,7 +1233,8 @@ class GitProvider:
             append = str(oid)
             for position, (digest, kind, stream) in enumerate(self._lines(info.repo, oid)):
                 if ((wanted is not None and kind not in wanted) or digest in seen
-                        or (streams is not None and stream not in streams)):
+                        or (streams is not None and stream not in streams)
+                        or (digests is not None and digest not in digests)):
                     continue
                 seen.add(digest)
                 data = blobs.data(info, kind, digest, oid)

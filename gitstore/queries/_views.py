@@ -54,8 +54,9 @@ def learning_view(store: Store, judged: Callable[[History], bool] | None = None)
             view.episodes_read = None  # every episode stored: one captured later would be read too
             view.add(graph.read(store.items(EVIDENCE_KINDS, streams=episodes - view.episodes.keys())))
         keep = graph.closure(events)
+        digests = graph.digests(keep)
         del graph  # the links of every event read: the payloads need the memory
-        view.add(item for item in store.items(["event"], streams=episodes) if item.record["id"] in keep)
+        view.add(store.items(["event"], streams=episodes, digests=digests))
         parents = {view.events[e]["parentEventId"] for e in events if e in view.events
                    and view.events[e]["type"] == "label" and view.events[e].get("parentEventId")}
         store.attach_payloads(view.events[e] for e in events | parents if e in view.events)
@@ -75,6 +76,8 @@ class Evidence:
 
     def __init__(self) -> None:
         self._events: dict[str, tuple[str, str | None]] = {}  # id -> (type, parent), first read
+        self._digests: dict[str, str] = {}  # id -> digest of the record read first
+        self._again: dict[str, list[str]] = {}  # id -> digests of other records of the same id
         self._children: dict[str, list[str]] = {}  # parent id -> ids of its edits and retractions
 
     def read(self, items: Iterable[Item]) -> Iterator[Item]:
@@ -87,13 +90,23 @@ class Evidence:
             event_id, parent = record["id"], record.get("parentEventId")
             if event_id not in self._events:
                 self._events[event_id] = (record["type"], parent)
+                self._digests[event_id] = item.digest
                 if parent and record["type"] in FOLLOWED:
                     self._children.setdefault(parent, []).append(event_id)
+            elif item.digest != self._digests[event_id]:
+                self._again.setdefault(event_id, []).append(item.digest)
 
     def judged_elsewhere(self, cited: set[str]) -> bool:
         """Whether a cited label judges an event not read yet."""
         return any(self._events[e][1] not in self._events for e in cited
                    if e in self._events and self._events[e][0] == "label" and self._events[e][1])
+
+    def digests(self, events: Iterable[str]) -> set[str]:
+        """The digests of every record read of these events (read before: see ``closure``)."""
+        found = {self._digests[e] for e in events}
+        for event in self._again.keys() & set(events):
+            found.update(self._again[event])
+        return found
 
     def closure(self, cited: set[str]) -> set[str]:
         """The ids of the events the rules can look at when judging the cited ones."""
