@@ -1673,7 +1673,7 @@ class _Readers:
     through pack slices (an append of thousands of entries reads as many folders); a small
     append reads through libgit2 (mapping the packs' indexes would cost more than it saves),
     and so does a read of payloads, which hops about the packs (libgit2's bounded windows
-    hold less memory)."""
+    hold less memory), its packs first (``PackFirst``)."""
 
     def __init__(self, slices: bool = False) -> None:
         self._readers: dict[str, TreeReader] = {}
@@ -1682,7 +1682,7 @@ class _Readers:
     def of(self, repo: pygit2.Repository) -> TreeReader:
         found = self._readers.get(repo.path)
         if found is None:
-            found = self._readers[repo.path] = TreeReader(Objects(repo) if self.slices else repo.odb)
+            found = self._readers[repo.path] = TreeReader(Objects(repo) if self.slices else PackFirst(repo))
         return found
 
     def roots(self, provider: GitProvider,
