@@ -50,6 +50,10 @@ READ_LINES = [
         r" cpu [\d.]+s, ratio [\d.]+x \(goal <= 3x\): (goal met|GOAL NOT MET)$",
         r"^rules: learnings --active peak memory over \d+ records \d+ MB \(records list \d+ MB\)"
         r" \(goal < 300 MB\): (goal met|GOAL NOT MET)$",
+        r"^target in_force_view\(store\) \+ evaluate\('instruction'\) \(what `learnings --active` computes\):"
+        r" median [\d.]+s",
+        r"^beside them \(no goal\): active\(View.load\(store\), 'instruction'\), the whole store's view with"
+        r" every payload: median [\d.]+s, [\d.]+x the listing$",
     )
 ]
 
