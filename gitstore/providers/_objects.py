@@ -147,10 +147,10 @@ class PackFirst:
     def read(self, oid: pygit2.Oid) -> tuple[int, bytes]:
         if self.misses < PACK_MISSES:
             try:
-                return self.packs.read(oid)  # type: ignore[no-any-return]
+                return self.packs.read(oid)
             except KeyError:
                 self.misses += 1
-        return self.odb.read(oid)  # type: ignore[no-any-return]
+        return self.odb.read(oid)
 
 
 Source = pygit2.Odb | Objects | PackFirst  # the object database, it and pack slices, or it packs first
