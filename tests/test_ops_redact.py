@@ -14,7 +14,8 @@ from gitstore.capture.reviews import import_reviews
 from gitstore.context import Context
 from gitstore.ops.export import export
 from gitstore.ops.gc import gc
-from gitstore.ops.redact import redact
+from gitstore.errors import Refused
+from gitstore.ops.redact import redact, redact_each
 from gitstore.providers.git import GitProvider, parse_message
 
 from .conftest import all_objects
@@ -99,3 +100,22 @@ def test_a_removal_and_its_audit_entry_are_one_records_commit(tmp_path: Path) ->
     assert header.removes == (event["payloadDigest"],)
     assert audit.digest in {digest for digest, _, _ in header.lines}
     assert ctx.view().events[event["id"]]["redaction"]["at"] == audit.record["at"]
+
+
+def test_removing_several_comments_in_one_run_reports_each_as_one_removal_would(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "repo")
+    grant_all(ctx, purposes=("review", "instruction", "evaluation"))
+    import_reviews(ctx, _snapshot(tmp_path / "snapshot.json"), "github:9")
+    events = {e["payload"]["text"]: e for e in ctx.view().events.values()}
+    removed, kept = events[REMOVED], events[KEPT]
+    learning = accepted(ctx, propose(ctx, [{"episode": kept["episode"], "events": [kept["id"]]}]))
+    first, second, again = redact_each(
+        ctx, ["github:comment:100", "github:comment:101", "github:comment:100"], "github:9", "asked")
+    assert first.removed == [removed["id"]] and first.learnings == []
+    assert second.removed == [kept["id"]] and second.learnings == [learning["id"]]
+    assert again is first  # the same comment named twice is removed once
+    [repeat] = redact_each(ctx, ["github:comment:101"], "github:9", "asked")  # found by its redaction note
+    assert repeat.events == [kept["id"]] and repeat.already == [kept["id"]] and repeat.removed == []
+    assert repeat.learnings == [learning["id"]]
+    with pytest.raises(Refused, match="no comment with source id github:comment:7"):
+        redact_each(ctx, ["github:comment:7"], "github:9", "asked")

@@ -47,9 +47,7 @@ class RedactionReport:
 
 def versions_of(view: View, source_id: str) -> list[dict[str, Any]]:
     """Every version of one comment, refusing a history that links two comments or threads."""
-    found = [e for e in view.events.values()
-             if e.get("payload", {}).get("sourceId") == source_id
-             or e.get("redaction", {}).get("sourceId") == source_id]
+    found = view.memo("redact.by-source", lambda: _by_source(view)).get(source_id, [])
     if not found:
         return []
     episodes = {e["episode"] for e in found}
@@ -61,6 +59,18 @@ def versions_of(view: View, source_id: str) -> list[dict[str, Any]]:
         if event["type"] == "edit" and parent not in ids:
             raise Refused(f"edit {event['id']} of {source_id} links to another comment ({parent}); refusing")
     return sorted(found, key=lambda e: (e["at"], e["id"]))
+
+
+def _by_source(view: View) -> dict[str, list[dict[str, Any]]]:
+    """The events of a view by the source comment id their payload or redaction note names,
+    found in one pass (a run of removals looks up each comment in it)."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for event in view.events.values():
+        named = (event.get("payload", {}).get("sourceId"), event.get("redaction", {}).get("sourceId"))
+        for source_id in dict.fromkeys(named):
+            if type(source_id) is str:
+                found.setdefault(source_id, []).append(event)
+    return found
 
 
 def redact(ctx: Context, source_id: str, by: str, reason: str) -> RedactionReport:
@@ -106,7 +116,8 @@ def _targets(view: View, source_id: str) -> RedactionReport:
 def _remove(ctx: Context, view: View, report: RedactionReport, by: str, reason: str) -> None:
     """One append per namespace: the removals and their audit entries together."""
     versions = {e["id"] for e in versions_of(view, report.source_id)}
-    places = {item.record["id"]: item.stored.namespace for item in view.items if item.kind == "event"}
+    places = view.memo("redact.places", lambda: {item.record["id"]: item.stored.namespace
+                                                 for item in view.items if item.kind == "event"})
     groups: dict[str, tuple[list[dict[str, Any]], list[Removal]]] = {}
     at = now()
     for event_id in report.events:
@@ -162,12 +173,8 @@ def _rewrite_export(ctx: Context, path: Path, gone: set[str]) -> bool:
 
 
 def _follow_ups(view: View, event_ids: set[str], report: RedactionReport) -> None:
-    citing = set()
-    for lid, history in view.histories().items():
-        for item in history.chain:
-            refs = item.record["evidence"] + item.record["counterevidence"]
-            if any(set(r["events"]) & event_ids for r in refs):
-                citing.add(lid)
+    cited = view.memo("redact.citing", lambda: _citing(view))
+    citing = {lid for event in event_ids for lid in cited.get(event, ())}
     report.learnings = sorted(citing)
     report.exports = sorted(
         e["digest"] for e in view.exports
@@ -175,3 +182,14 @@ def _follow_ups(view: View, event_ids: set[str], report: RedactionReport) -> Non
     )
     episodes = {view.events[e]["episode"] for e in event_ids}
     report.titles = sorted(e for e in episodes if view.episodes.get(e, {}).get("title"))
+
+
+def _citing(view: View) -> dict[str, set[str]]:
+    """Event id -> the learnings any version of which cites it (as evidence or counterevidence)."""
+    found: dict[str, set[str]] = {}
+    for lid, history in view.histories().items():
+        for item in history.chain:
+            for ref in item.record["evidence"] + item.record["counterevidence"]:
+                for event in ref["events"]:
+                    found.setdefault(event, set()).add(lid)
+    return found
