@@ -773,8 +773,8 @@ def test_a_selective_payload_reader_looks_paths_up_until_walking_the_snapshot_co
     provider.append(batch(*events))
     folders = len({payload_path(e["payloadDigest"]).rsplit("/", 1)[0] for e in events})
     walks: list[str] = []
-    leaves = git_provider._payload_leaves
-    monkeypatch.setattr(git_provider, "_payload_leaves", lambda r, t: walks.append("walk") or leaves(r, t))
+    leaves = git_provider.folder_map
+    monkeypatch.setattr(git_provider, "folder_map", lambda o, t, k: walks.append("walk") or leaves(o, t, k))
     selective = GitProvider(store_repo, "w1").payload_reader(selective=True)
     for asked, event in enumerate([*events, events[0]], start=1):
         assert selective(event["payloadDigest"]) == provider.payload(event["payloadDigest"]) is not None

@@ -13,6 +13,7 @@ import pytest
 
 from gitstore import IntegrityError, kind_of
 from gitstore.conformance import _records as R
+from gitstore.conformance import batch
 from gitstore.providers import _kindmaps, _objects
 from gitstore.providers._kindmaps import FOLDER, _load, _save, _walk, folder_map, kept_rows, map_path
 from gitstore.providers._objects import read_tree
@@ -286,3 +287,35 @@ def test_a_walk_of_a_real_store_folder_finds_every_record(repo: Path) -> None:
     store(repo).append(records)
     found = walked(repo)
     assert sorted(found) == sorted(r["digest"][7:] for r in records)
+
+
+def test_a_reader_of_every_payload_keeps_the_snapshots_map_and_follows_it(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gitstore.providers.git as git_provider
+
+    monkeypatch.setattr(git_provider, "PAYLOAD_PATHS", 0)  # index the snapshots at once
+    first = [R.event(f"p{i}", seq=i) for i in range(20)]
+    store(repo).append(first)
+    provider = GitProvider(repo, WRITER)
+    reader = provider.payload_reader()
+    assert all(reader(e["payloadDigest"]) == provider.payload(e["payloadDigest"]) is not None for e in first)
+    handle = pygit2.Repository(str(repo))
+    snapshot = git_provider.payloads_ref("shared", WRITER)
+    kept_at = map_path(repo / ".git" / "gitstore" / FOLDER, handle.path, snapshot, "payloads")
+    root = handle.revparse_single(f"{snapshot}^{{tree}}").id.raw
+    assert _load(kept_at) == (root, _walk(handle.odb, root)[0])
+    more = [R.event(f"q{i}", seq=20 + i) for i in range(5)]
+    store(repo).append(more)
+    reader = GitProvider(repo, WRITER).payload_reader()
+    assert all(reader(e["payloadDigest"]) == provider.payload(e["payloadDigest"]) is not None for e in first + more)
+    root = pygit2.Repository(str(repo)).revparse_single(f"{snapshot}^{{tree}}").id.raw
+    assert _load(kept_at) == (root, _walk(handle.odb, root)[0])
+    assert reader("sha256:" + "ab" * 32) is None
+    gone = first[3]["payloadDigest"]  # removed: the next snapshot lacks it, and its map too
+    provider.append(batch(R.audit("asked", [], action="redact"), removals=[(
+        gone, b'{"at":"2026-08-01T00:00:00.000000Z","by":"github:1","reason":"asked","sourceId":null}')]))
+    monkeypatch.setattr(GitProvider, "noted", lambda self: set())  # as if no note said so: the map must not
+    reader = GitProvider(repo, WRITER).payload_reader()
+    assert reader(gone) is None and reader(first[4]["payloadDigest"]) is not None
+    saved = _load(kept_at)
+    assert saved is not None and gone[7:] not in saved[1] and len(saved[1]) == len(first + more) - 1

@@ -11,10 +11,13 @@ map (digest -> blob id) is kept, under that id, in a file of the provider's stat
 walk. A folder that changed since (an append adds a few records) is brought up to date by
 comparing the two trees: only the folders whose ids differ are read, a few per record added.
 
+A payload snapshot is laid out the same way (``<aa>/<bb>/<digest>.json`` at its root), and a
+reader of every payload keeps its snapshots' maps the same way.
+
 The file is a convenience, never an authority: records read through it are checked as any
-record is (their bytes against the digest they are filed under), so a wrong map fails closed,
-and a file that fails its checksum or its format, or a remembered tree that can no longer be
-read (pruned), is ignored and the folder walked again. Only folders laid out exactly as the
+record is (their bytes against the digest they are filed under; a payload against its own), so
+a wrong map fails closed, and a file that fails its checksum or its format, or a remembered tree
+that can no longer be read (pruned), is ignored and the folder walked again. Only folders laid out exactly as the
 store writes them are remembered (every entry a record file under the folders its digest names);
 anything else is walked every time, and reported by the checks that walk it (``verify``).
 

@@ -913,6 +913,10 @@ class GitProvider:
         """The tree of every payload snapshot the store reads (``own``: only this clone's). A
         fetched snapshot that is not a readable commit is left out (``verify`` names it); this
         clone's own fails closed."""
+        return [(repo, tree) for repo, _, tree in self._snapshots(own)]
+
+    def _snapshots(self, own: bool = False) -> list[tuple[pygit2.Repository, str, pygit2.Tree]]:
+        """``_snapshot_trees``, each with its ref's name."""
         trees = []
         for repo, ref in self._snapshot_refs():
             if own and ref.startswith(PREFIX + "remotes/"):
@@ -921,7 +925,7 @@ class GitProvider:
             if target is None:
                 continue
             try:
-                trees.append((repo, commit_at(repo, target, ref).tree))
+                trees.append((repo, ref, commit_at(repo, target, ref).tree))
             except IntegrityError:
                 if not ref.startswith(PREFIX + "remotes/"):
                     raise
@@ -1419,7 +1423,9 @@ class GitProvider:
         The first ``PAYLOAD_PATHS`` payloads are each read straight down their path (the
         folders above the last kept once read), so reading a few costs what they are; a reader
         asked for more (a dream, an export: every payload, in event order) walks each snapshot
-        once into an index of its leaves instead of reading a leaf folder per payload.
+        once into an index of its leaves instead of reading a leaf folder per payload; the index
+        is kept between reads as a kind folder's map is (``_kindmaps``: loaded, or brought up
+        to date from the snapshot read before).
 
         ``selective``: the caller asks for payloads it picked (the events a view cites), not
         for every one. Such a reader goes on looking paths up until it has read as many leaf
@@ -1428,11 +1434,13 @@ class GitProvider:
         noted = self.noted()
         readers = _Readers()
         with readable("the payload snapshots"):
-            roots = [(readers.of(repo), tree.id.raw) for repo, tree in self._snapshot_trees()]
+            snapshots = [(readers.of(repo), tree.id.raw, map_path(self.state / KIND_MAPS, repo.path, ref, "payloads"))
+                         for repo, ref, tree in self._snapshots()]
+        roots = [(reader, root) for reader, root, _ in snapshots]
         asked = 0
         walk_after = PAYLOAD_PATHS
         counted = not selective
-        index: list[dict[str, bytes]] = []  # per snapshot: path -> raw blob id
+        index: list[dict[str, bytes]] = []  # per snapshot: payload digest hex -> raw blob id (see _kindmaps)
 
         def read(payload_digest: str) -> bytes | None:
             with readable(f"payload {payload_digest}"):
@@ -1447,10 +1455,10 @@ class GitProvider:
                     with uncached_trees():
                         walk_after = max(walk_after, sum(_leaf_folders(r, t) for r, t in roots))
                 if asked > walk_after:
-                    index.extend(_payload_leaves(r, t) for r, t in roots)
+                    index.extend(folder_map(r.odb, t, kept) for r, t, kept in snapshots)
             if index:
-                oid = index[position].get(path)
-                return None if oid is None else (BLOB_MODE, oid)
+                oid = index[position].get(path[6:-5])  # the digest's hex, in <aa>/<bb>/<hex>.json
+                return None if oid is None or len(oid) != 20 else (BLOB_MODE, oid)
             if selective:  # a leaf folder per payload, each read about once
                 with uncached_trees():
                     return reader.entry(root, path)
@@ -1579,24 +1587,8 @@ def _log_grew(path: Path, mark: str) -> bool:
 _PAYLOAD_DIGEST = re.compile(rb'"payloadDigest":"(sha256:[0-9a-f]{64})"')
 
 
-def _payload_leaves(reader: TreeReader, root: bytes) -> dict[str, bytes]:
-    """Path -> raw blob id of every regular file at ``<aa>/<bb>/<name>`` of a payload
-    snapshot, each folder read once (the same answers as looking each path up). Raises
-    ``Unreadable``."""
-    found: dict[str, bytes] = {}
-    for aa, (mode, first) in reader.listing(root).items():
-        if mode != TREE_MODE:
-            continue
-        for bb, (mode2, second) in reader.listing(first).items():
-            if mode2 == TREE_MODE:
-                folder = f"{aa}/{bb}/"
-                found.update((folder + name.decode("utf-8", "surrogateescape"), oid)
-                             for leaf_mode, name, oid in read_tree(reader.odb, second) if leaf_mode == BLOB_MODE)
-    return found
-
-
 def _leaf_folders(reader: TreeReader, root: bytes) -> int:
-    """How many ``<aa>/<bb>`` folders a payload snapshot holds (the folders ``_payload_leaves``
+    """How many ``<aa>/<bb>`` folders a payload snapshot holds (the folders a walk of it
     reads). Raises ``Unreadable``."""
     return sum(sum(1 for mode2, _, _ in read_tree(reader.odb, first) if mode2 == TREE_MODE)
                for mode, first in reader.listing(root).values() if mode == TREE_MODE)
