@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gitstore.capture.reviews import import_reviews
+from gitstore.conformance import _records as R
 from gitstore.context import Context
 from gitstore.ops.export import export
 from gitstore.ops.gc import gc
@@ -119,3 +120,18 @@ def test_removing_several_comments_in_one_run_reports_each_as_one_removal_would(
     assert repeat.learnings == [learning["id"]]
     with pytest.raises(Refused, match="no comment with source id github:comment:7"):
         redact_each(ctx, ["github:comment:7"], "github:9", "asked")
+
+
+def test_an_import_builds_on_review_threads_only(tmp_path: Path) -> None:
+    """What an import knows of a comment comes from review threads: an event elsewhere (a
+    session, or one planted by anyone who can append) naming the same comment id is neither
+    its stored version nor a reason to skip it."""
+    ctx = ready_repo(tmp_path / "repo")
+    grant_all(ctx)
+    planted = R.event("100", episode="a-session", text="not what the reviewer wrote")
+    assert planted["payload"]["sourceId"] == "github:comment:100"
+    ctx.store.append([planted])
+    import_reviews(ctx, _snapshot(tmp_path / "snapshot.json"), "github:9")
+    [comment] = [e for e in ctx.view().events.values() if e["payload"].get("text") == REMOVED]
+    assert comment["type"] == "comment" and comment["parentEventId"] is None
+    assert comment["episode"] != planted["episode"]

@@ -44,6 +44,7 @@ from gitstore.records.times import now
 from gitstore.safety.scanner import default_scanner
 
 COLLECTIONS = ("pull-comments", "reviews", "issue-comments")
+THREAD = "review-thread"  # the source kind of the episodes an import writes: one per thread
 MAX_SNAPSHOT_BYTES = 256 << 20  # one snapshot or webhook delivery file
 _LINK = re.compile(r'<[^>]*[?&]page=(\d+)[^>]*>;\s*rel="(next|last|prev|first)"')
 
@@ -168,7 +169,12 @@ class KnownReviews:
 
     @classmethod
     def load(cls, ctx: Context) -> KnownReviews:
-        view = ctx.view(kinds=("episode", "event", "grant"))
+        """What the store holds of review threads: their episodes' events are read, with their
+        payloads (where comment ids are); agent sessions' events, most of a store, are not."""
+        view = ctx.view(payloads=False, kinds=("episode", "grant"))
+        threads = {eid for eid, episode in view.episodes.items() if episode["source"]["kind"] == THREAD}
+        if threads:
+            view.add(ctx.store.items(["event"], streams=threads, payloads=True))
         return cls(view.episodes, view.events, view.grants)
 
     def stored(self, records: Iterable[dict[str, Any]]) -> None:
@@ -213,7 +219,7 @@ class _Builder:
                 at: str) -> str:
         """The thread's episode id, writing the episode if it is new. Its title stays null: text
         taken from a comment lives only in the comment's payload, which redaction removes."""
-        source = {"kind": "review-thread", "origin": "github", "ref": ref}
+        source = {"kind": THREAD, "origin": "github", "ref": ref}
         eid = episode_id(self.ctx.scope, source)
         if eid not in self.known.episodes and eid not in self.records:
             self.records[eid] = seal({
