@@ -140,14 +140,17 @@ class PackFirst:
 
     def __init__(self, repo: pygit2.Repository) -> None:
         self.odb = repo.odb
-        self.packs = pygit2.Odb()
-        self.packs.add_backend(pygit2.OdbBackendPack(str(common_dir(repo) / "objects")), 1)
+        self._objects = common_dir(repo) / "objects"
+        self._packs: pygit2.Odb | None = None  # opened at the first read
         self.misses = 0
 
     def read(self, oid: pygit2.Oid) -> tuple[int, bytes]:
         if self.misses < PACK_MISSES:
+            if self._packs is None:
+                self._packs = pygit2.Odb()
+                self._packs.add_backend(pygit2.OdbBackendPack(str(self._objects)), 1)
             try:
-                return self.packs.read(oid)
+                return self._packs.read(oid)
             except KeyError:
                 self.misses += 1
         return self.odb.read(oid)

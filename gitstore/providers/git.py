@@ -1432,7 +1432,7 @@ class GitProvider:
         folders as the snapshots hold, which is what the walk would read: so it costs about
         twice the walk at most, and memory holds what it read, not an index of the store."""
         noted = self.noted()
-        readers = _Readers()
+        readers = _Readers(packs_first=True)
         with readable("the payload snapshots"):
             snapshots = [(readers.of(repo), tree.id.raw, map_path(self.state / KIND_MAPS, repo.path, ref, "payloads"))
                          for repo, ref, tree in self._snapshots()]
@@ -1520,7 +1520,7 @@ class GitProvider:
         """The payload digests the stored events name: every records tip's ``event/`` folder,
         read raw (a tip's tree holds every record its writer ever stored)."""
         named: set[str] = set()
-        readers = _Readers()
+        readers = _Readers(packs_first=True)
         for reader, root in readers.roots(self, self._tips()):
             try:
                 for blob in _blobs_under(reader, root, "event"):
@@ -1664,17 +1664,20 @@ class _Readers:
     read once for the length of one append, for lookups and for the merge. ``slices``: read
     through pack slices (an append of thousands of entries reads as many folders); a small
     append reads through libgit2 (mapping the packs' indexes would cost more than it saves),
-    and so does a read of payloads, which hops about the packs (libgit2's bounded windows
-    hold less memory), its packs first (``PackFirst``)."""
+    and so does a read of many payloads, which hops about the packs (libgit2's bounded
+    windows hold less memory), its packs first (``packs_first``: ``PackFirst``, which costs a
+    second opening of the packs, worth it from a few hundred objects read)."""
 
-    def __init__(self, slices: bool = False) -> None:
+    def __init__(self, slices: bool = False, packs_first: bool = False) -> None:
         self._readers: dict[str, TreeReader] = {}
         self.slices = slices
+        self.packs_first = packs_first
 
     def of(self, repo: pygit2.Repository) -> TreeReader:
         found = self._readers.get(repo.path)
         if found is None:
-            found = self._readers[repo.path] = TreeReader(Objects(repo) if self.slices else PackFirst(repo))
+            odb = Objects(repo) if self.slices else PackFirst(repo) if self.packs_first else repo.odb
+            found = self._readers[repo.path] = TreeReader(odb)
         return found
 
     def roots(self, provider: GitProvider,
