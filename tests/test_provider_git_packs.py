@@ -120,10 +120,9 @@ def _flip(pack: Path, at: int) -> None:
         f.write(bytes((byte ^ 0x01,)))
 
 
-@pytest.mark.parametrize("where", ["bytes", "checksum"])
-def test_a_flipped_byte_in_a_record_is_not_read_from_the_slice_and_verify_names_it(
-        bulk: Path, tmp_path: Path, where: str) -> None:
-    path = _copy(bulk, tmp_path / "repo")
+def _damage_a_record(path: Path, where: str) -> tuple[bytes, bytes]:
+    """Flip a bit of a packed record's bytes (``bytes``) or of its zlib checksum (``checksum``);
+    the record's raw id and its bytes as they were."""
     repo = pygit2.Repository(str(path))
     record = next(data for _, kind, data in _objects_in(repo) if kind == BLOB and b'"schema"' in data)
     oid = pygit2.hash(record).raw
@@ -135,6 +134,14 @@ def test_a_flipped_byte_in_a_record_is_not_read_from_the_slice_and_verify_names_
     head = 2 if len(record) >= 16 else 1
     start = at + head + 7  # past the object header, the zlib header and the stored block's
     _flip(index.with_suffix(".pack"), start + 10 if where == "bytes" else start + len(record) + 1)
+    return oid, record
+
+
+@pytest.mark.parametrize("where", ["bytes", "checksum"])
+def test_a_flipped_byte_in_a_record_is_not_read_from_the_slice_and_verify_names_it(
+        bulk: Path, tmp_path: Path, where: str) -> None:
+    path = _copy(bulk, tmp_path / "repo")
+    oid, _ = _damage_a_record(path, where)
     slices = PackSlices(path / ".git" / "objects")
     assert slices.read(oid, BLOB) is None
     slices.close()
@@ -241,16 +248,7 @@ def test_packs_first_finds_loose_objects_and_stops_asking_the_packs_first(bulk: 
 @pytest.mark.parametrize("where", ["bytes", "checksum"])
 def test_packs_first_never_reads_a_damaged_packed_record(bulk: Path, tmp_path: Path, where: str) -> None:
     path = _copy(bulk, tmp_path / "repo")
-    repo = pygit2.Repository(str(path))
-    record = next(data for _, kind, data in _objects_in(repo) if kind == BLOB and b'"schema"' in data)
-    oid = pygit2.hash(record).raw
-    index = next((path / ".git" / "objects" / "pack").glob("*.idx"))
-    pack = _Pack(index)
-    at = pack.offset(oid)
-    pack.close()
-    assert at is not None
-    start = at + (2 if len(record) >= 16 else 1) + 7
-    _flip(index.with_suffix(".pack"), start + 10 if where == "bytes" else start + len(record) + 1)
+    oid, record = _damage_a_record(path, where)
     try:
         data = read_blob(PackFirst(pygit2.Repository(str(path))), oid)
     except Unreadable as exc:
