@@ -319,3 +319,13 @@ def test_a_reader_of_every_payload_keeps_the_snapshots_map_and_follows_it(
     assert reader(gone) is None and reader(first[4]["payloadDigest"]) is not None
     saved = _load(kept_at)
     assert saved is not None and gone[7:] not in saved[1] and len(saved[1]) == len(first + more) - 1
+
+
+def test_gc_removes_a_map_left_half_written_and_keeps_the_maps(repo: Path) -> None:
+    store(repo).append(grants("g", 20))
+    list(store(repo).items(["grant"]))
+    maps = repo / ".git" / "gitstore" / FOLDER
+    left = maps / ".map-k1ll3d"  # as a read killed between writing a map and renaming it leaves it
+    left.write_bytes(b"GSKMAP01 half")
+    GitProvider(repo, WRITER).gc()
+    assert not left.exists() and _load(kept(repo)) is not None

@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING
 import pygit2
 
 from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local, run_git
+from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
+from gitstore.providers._kindmaps import TEMPORARY
 from gitstore.providers._objects import pack_ids
 
 if TYPE_CHECKING:
@@ -60,6 +62,9 @@ def collect(provider: GitProvider) -> int:
         if folder.is_dir():
             erased += sum(1 for _ in folder.iterdir())
             shutil.rmtree(folder)
+    for leftover in (state / KIND_MAPS).glob(f"{TEMPORARY}*"):  # a read killed while keeping a map
+        leftover.unlink(missing_ok=True)
+        erased += 1
     return erased
 
 

@@ -44,6 +44,7 @@ KEEP_FROM = 1024  # records in a folder before its map is worth a file: smaller 
 ROWS_PER_LOOKUP = 32  # rows a kept map loads in the time one record's path lookup takes
 _HEAD = struct.Struct(">8s20sII")  # magic, folder tree id, rows, CRC-32 of the rows
 _MAGIC = b"GSKMAP01"
+TEMPORARY = ".map-"  # how a map being written is named until it is renamed into place
 _ROW = 52  # 32-byte digest + 20-byte blob id
 _FAN = re.compile(rb"[0-9a-f]{2}")
 _NAME = re.compile(rb"[0-9a-f]{64}\.json")
@@ -162,7 +163,7 @@ def _save(path: Path, tree: bytes, found: Map) -> None:
     body = b"".join([bytes.fromhex(key) + oid for key, oid in found.items()])
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".map-")
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=TEMPORARY)
         try:
             with os.fdopen(fd, "wb") as out:
                 out.write(_HEAD.pack(_MAGIC, tree, len(found), zlib.crc32(body)))
