@@ -25,6 +25,7 @@ from gitstore.promote.packet import Plan, branch_for, plan, staged_files
 from gitstore.promote.routes import overlay, staged
 from gitstore.promote.rubric import route_name
 from gitstore.promote.snapshot import head_snapshot
+from gitstore.queries._views import in_force_view
 
 
 @dataclass
@@ -45,7 +46,7 @@ def promote(ctx: Context, learning_id: str, by: str, *, route: str | None = None
     repo = ctx.workspace.repo
     snapshot = head_snapshot(repo)
     requested = route_name(route) if route is not None else None
-    result = plan(ctx.view(), snapshot, learning_id, requested, now())
+    result = plan(in_force_view(ctx.store)[0], snapshot, learning_id, requested, now())
     commit = _prepare(ctx, result, snapshot) if result.commits else None
     local = _local_files(ctx, result)
     ctx.write([result.packet], "promote", by, [learning_id, result.packet["digest"]])

@@ -63,15 +63,19 @@ class Memory:
 
     @classmethod
     def load(cls, root: Path) -> Memory:
+        """The standing the rules give every learning (from the decisions and the episodes the
+        learnings that may be in force cite, as a view of the whole store would), and the
+        packets."""
         from gitstore.promote.gates._common import read_store
         from gitstore.promote.verify import PURPOSE
+        from gitstore.queries._views import in_force_view
         from gitstore.rules.active import evaluate
-        from gitstore.rules.view import View
 
-        view = View.load(read_store(root))
-        found = view.histories()
-        return cls(evaluate(view, PURPOSE), {k: h.current if h.valid else None for k, h in found.items()},
-                   {i.digest: i.record for i in view.items if i.kind == "packet"})
+        store = read_store(root)
+        view, found = in_force_view(store)
+        return cls(evaluate(view, PURPOSE, all_histories=found),
+                   {k: h.current if h.valid else None for k, h in found.items()},
+                   {i.digest: i.record for i in store.items(["packet"])})
 
 
 def judge(change: Change, memory_of: Callable[[], Memory], tip: Change | None = None) -> list[Finding]:
