@@ -11,6 +11,7 @@ from typing import Any
 from gitstore.config import git_ignores
 from gitstore.records.contracts import seal
 from gitstore.errors import Refused
+from gitstore.queries._views import in_force_view
 from gitstore.rules.active import evaluate
 from gitstore.rules.consent import active_grants, decide
 from gitstore.context import Context
@@ -19,11 +20,10 @@ from gitstore.records.times import now
 
 def export(ctx: Context, purpose: str, by: str, *, with_evidence: bool = False) -> tuple[dict[str, Any], Path]:
     """Export the learnings in force for ``purpose`` (and, if asked, the evidence they cite)."""
-    view = ctx.view()
+    view, all_histories = in_force_view(ctx.store)  # the learnings in force and the events they cite
     if not active_grants(view, purpose):
         raise Refused(f"no active grant permits {purpose}: nothing may be exported for it")
-    statuses = evaluate(view, purpose)
-    all_histories = view.histories()
+    statuses = evaluate(view, purpose, all_histories=all_histories)
     items: list[dict[str, Any]] = []
     lines: list[dict[str, Any]] = []
     for lid, status in statuses.items():
