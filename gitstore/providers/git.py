@@ -888,7 +888,7 @@ class GitProvider:
         kept: dict[str, list[tuple[bytes, tuple[RefInfo, pygit2.Oid] | None]]] = {}
         trees: list[tuple[tuple[RefInfo, pygit2.Oid] | None, pygit2.Repository, pygit2.Tree]] = [
             ((info, tip), info.repo, self._commit(info.repo, tip, info.name).tree) for info, tip in tips]
-        trees += [(None, repo, tree) for repo, tree in self._snapshot_trees(own=True)]
+        trees += [(None, repo, tree) for repo, _, tree in self._snapshots(own=True)]
         for where, repo, tree in trees:
             if "notes" in tree and tree["notes"].filemode == pygit2.GIT_FILEMODE_TREE:
                 notes = repo[tree["notes"].id].peel(pygit2.Tree)
@@ -909,14 +909,10 @@ class GitProvider:
         raise IntegrityError(f"{info.name}: a note for {digest} is in its tree, and no append removed it; "
                              "run `gitstore verify`")
 
-    def _snapshot_trees(self, own: bool = False) -> list[tuple[pygit2.Repository, pygit2.Tree]]:
-        """The tree of every payload snapshot the store reads (``own``: only this clone's). A
-        fetched snapshot that is not a readable commit is left out (``verify`` names it); this
-        clone's own fails closed."""
-        return [(repo, tree) for repo, _, tree in self._snapshots(own)]
-
     def _snapshots(self, own: bool = False) -> list[tuple[pygit2.Repository, str, pygit2.Tree]]:
-        """``_snapshot_trees``, each with its ref's name."""
+        """Every payload snapshot the store reads, as (repository, ref, tree) (``own``: only this
+        clone's). A fetched snapshot that is not a readable commit is left out (``verify``
+        names it); this clone's own fails closed."""
         trees = []
         for repo, ref in self._snapshot_refs():
             if own and ref.startswith(PREFIX + "remotes/"):
@@ -1436,7 +1432,6 @@ class GitProvider:
         with readable("the payload snapshots"):
             snapshots = [(readers.of(repo), tree.id.raw, map_path(self.state / KIND_MAPS, repo.path, ref, "payloads"))
                          for repo, ref, tree in self._snapshots()]
-        roots = [(reader, root) for reader, root, _ in snapshots]
         asked = 0
         walk_after = PAYLOAD_PATHS
         counted = not selective
@@ -1453,7 +1448,7 @@ class GitProvider:
                 if asked > walk_after and not counted:
                     counted = True
                     with uncached_trees():
-                        walk_after = max(walk_after, sum(_leaf_folders(r, t) for r, t in roots))
+                        walk_after = max(walk_after, sum(_leaf_folders(r, t) for r, t, _ in snapshots))
                 if asked > walk_after:
                     index.extend(folder_map(r.odb, t, kept) for r, t, kept in snapshots)
             if index:
@@ -1469,7 +1464,7 @@ class GitProvider:
                 return None  # removed: a copy left in a snapshot is never returned
             path = payload_path(payload_digest)
             try:
-                for position, (reader, root) in enumerate(roots):
+                for position, (reader, root, _) in enumerate(snapshots):
                     found = entry(position, reader, root, path)
                     if found is not None and found[0] == BLOB_MODE:
                         data = read_blob(reader.odb, found[1])
