@@ -17,6 +17,17 @@ def test_identifiers_code_spans_and_paths() -> None:
     assert {"retri", "backoff", "sleep", "fetch", "user"} <= found.terms()
 
 
+def test_positions_point_into_the_text_however_long_and_words_are_shared_between_texts() -> None:
+    text = "filler " * 12_000 + "Don't retry without jitter"  # positions past 65,535
+    found = terms.tokens(text)
+    words = found.words()
+    assert [(w, text[s:e].lower()) for w, s, e in words[-2:]] == [("retri", "retry"), ("jitter", "jitter")]
+    assert list(terms.with_spans(tuple(w[0] for w in words), terms.spans_of(words))) == list(words)
+    assert found.spelt[-4:] == ("don't", "retry", "without", "jitter")
+    other = terms.tokens("retry with jitter")
+    assert other.spelt[0] is found.spelt[-3]  # one string per word for a whole corpus
+
+
 def test_quoted_lines_and_code_blocks_say_nothing_of_one_s_own() -> None:
     text = "> Retries need jittered backoff\n\n```\nretry(jitter=True)\n```\nAgreed."
     assert terms.tokens(text).terms() == set()

@@ -11,8 +11,13 @@ points into the stored text. Everything here is deterministic and offline.
 from __future__ import annotations
 
 import re
+import sys
+from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
+from operator import itemgetter
 
 # English function words, then the words every review or agent turn is made of ("please",
 # "should", "lgtm"): none of them says what a rule is about.
@@ -56,17 +61,31 @@ _SPLIT_IDENTIFIER = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 MIN_STEM = 3
 
 
-# One content word: its stem, and where it starts and ends in the text (a plain tuple: texts
-# hold millions of them, and a tuple is the cheapest thing to make).
+# One content word: its stem, and where it starts and ends in the text (a plain tuple: cheap
+# to make, and few are held at once: a corpus keeps its texts' words as ``spelt`` and ``spans``).
 Word = tuple[str, int, int]
+
+
+def spans_of(words: Iterator[Word] | list[Word] | tuple[Word, ...]) -> array[int]:
+    """Where each word starts and ends, two numbers per word, 4 bytes each: a corpus of
+    millions of words keeps them in a few megabytes, not in a tuple and two numbers apiece."""
+    return array("I", chain.from_iterable(map(_POSITIONS, words)))
+
+
+def with_spans(spelt: tuple[str, ...], spans: array[int]) -> Iterator[Word]:
+    """The words again, (word, start, end), from ``spelt`` and ``spans_of``'s positions."""
+    return zip(spelt, spans[0::2], spans[1::2])
 
 
 @dataclass(frozen=True, slots=True)
 class Tokens:
     """The content of one text: its running words (stop words included, so words written apart
-    can be joined), words found inside identifiers and code spans, identifiers, path globs."""
+    can be joined: ``spelt``, lowercased, each word one shared string for the whole corpus, and
+    where each starts and ends, two per word in ``spans``), words found inside identifiers and
+    code spans, identifiers, path globs."""
 
-    running: tuple[tuple[str, int, int], ...]
+    spelt: tuple[str, ...]
+    spans: array[int]
     inner: tuple[Word, ...]
     identifiers: tuple[Word, ...]
     globs: tuple[str, ...]
@@ -74,7 +93,7 @@ class Tokens:
     def stems(self) -> set[str]:
         """The stems of its content words: what a corpus vocabulary is made of."""
         found = {w[0] for w in self.inner}
-        found.update(stem(w) for w, _, _ in self.running if w not in STOP_WORDS)
+        found.update(stem(w) for w in set(self.spelt) - STOP_WORDS)
         return found
 
     def words(self, vocabulary: Vocabulary | None = None) -> tuple[Word, ...]:
@@ -84,14 +103,15 @@ class Tokens:
         root is in the corpus: the same subject, whichever side of it a text takes)."""
         vocabulary = vocabulary or _EMPTY
         out: list[Word] = list(self.inner)
-        running, heads, base_of, stems = self.running, vocabulary.heads, vocabulary.base, vocabulary.stems
-        last = len(running) - 1
+        spelt, spans = self.spelt, self.spans
+        heads, base_of, stems = vocabulary.heads, vocabulary.base, vocabulary.stems
+        last = len(spelt) - 1
         i = 0
         while i <= last:
-            word, start, end = running[i]
+            word, start, end = spelt[i], spans[2 * i], spans[2 * i + 1]
             if word in heads and i < last:
-                nxt, nstart, nend = running[i + 1]
-                if nstart - end <= 2:
+                nxt, nend = spelt[i + 1], spans[2 * i + 3]
+                if spans[2 * i + 2] - end <= 2:
                     joined = stem(word + nxt)
                     if joined in stems:
                         out.append((joined, start, nend))
@@ -220,12 +240,21 @@ def tokens(text: str) -> Tokens:
     low = own.lower()
     if len(low) != len(own):  # a few letters lowercase to two characters: keep them, keep positions
         low = "".join(c.lower() if len(c.lower()) == 1 else c for c in own)
-    running = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(low)]
+    found = list(_WORD.finditer(low))
     if taken:
-        running = [w for w in running if not _overlaps((w[1], w[2]), taken)]
+        found = [m for m in found if not _overlaps(m.span(), taken)]
+    spelt = map(_GROUP, found)
     if "'" in low or "\u2019" in low:
-        running = [(_unquoted(w), start, end) for w, start, end in running]
-    return Tokens(tuple(running), tuple(inner), tuple(identifiers), globs)
+        spelt = map(_unquoted, spelt)
+    # one string per distinct word: a corpus's millions of words are a few thousand words
+    return Tokens(tuple(map(_intern, spelt)), array("I", chain.from_iterable(map(_SPAN, found))),
+                  tuple(inner), tuple(identifiers), globs)
+
+
+_POSITIONS = itemgetter(1, 2)
+_GROUP = re.Match.group
+_SPAN = re.Match.span
+_intern = sys.intern
 
 
 def _unquoted(word: str) -> str:

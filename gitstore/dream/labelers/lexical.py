@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from operator import itemgetter
@@ -56,8 +57,12 @@ Pair = tuple[str, str]
 @dataclass
 class _Doc:
     evidence: Evidence
-    words: tuple[terms.Word, ...]
+    stems: tuple[str, ...]     # its content words in order, as the corpus writes them
+    spans: array[int]          # where each starts and ends (``terms.spans_of``)
     terms: frozenset[str]
+
+    def words(self) -> Iterator[terms.Word]:
+        return terms.with_spans(self.stems, self.spans)
 
     @property
     def lowered(self) -> str:
@@ -170,9 +175,9 @@ class LexicalLabeler:
             kept = sorted([t for t in doc.terms if t in rank], key=rank.__getitem__)[:MAX_TERMS]
             corpus.kept.append(sorted(kept))
             together.update(combinations(corpus.kept[-1], 2))
-            words += len(doc.words)
+            words += len(doc.stems)
             chosen = set(kept)
-            corpus.adjacent.update({(min(a, b), max(a, b)) for (a, _, _), (b, _, _) in zip(doc.words, doc.words[1:])
+            corpus.adjacent.update({(min(a, b), max(a, b)) for a, b in zip(doc.stems, doc.stems[1:])
                                     if a != b and a in chosen and b in chosen})
         corpus.length = max(1.0, words / max(1, len(corpus.docs)))
         corpus.pairs = max(1, len(together))
@@ -189,7 +194,7 @@ class LexicalLabeler:
 
     def _label(self, doc: _Doc, theme: str, core: frozenset[str]) -> Label:
         polarity, cue = cues.polarity(doc.lowered)
-        spans = list(dict.fromkeys((start, end) for term, start, end in doc.words if term in core))[: MAX_SPANS - 1]
+        spans = list(dict.fromkeys((start, end) for term, start, end in doc.words() if term in core))[: MAX_SPANS - 1]
         if cue is not None:
             spans.append(cue)
         return Label(doc.evidence.id, theme, cues.category(doc.lowered, polarity), polarity,
@@ -213,13 +218,16 @@ def _docs(items: Sequence[Evidence]) -> list[_Doc]:
     written: set[str] = set()
     inner: set[str] = set()
     for _, found in scanned:
-        written.update(map(itemgetter(0), found.running))
+        written.update(found.spelt)
         inner.update(map(itemgetter(0), found.inner))
     vocabulary = terms.Vocabulary.of({terms.stem(w) for w in written - terms.STOP_WORDS} | inner)
     docs = []
-    for evidence, found in scanned:
+    scanned.reverse()
+    while scanned:  # each text's tokens go once its words are made
+        evidence, found = scanned.pop()
         words = found.words(vocabulary)
-        docs.append(_Doc(evidence, words, frozenset([w[0] for w in words] + [i[0] for i in found.identifiers])))
+        stems = tuple(w[0] for w in words)
+        docs.append(_Doc(evidence, stems, terms.spans_of(words), frozenset(stems + tuple(i[0] for i in found.identifiers))))
     return docs
 
 
@@ -344,7 +352,7 @@ def _keys(themes: Mapping[tuple[str, ...], list[_Doc]]) -> dict[tuple[str, ...],
     """A readable, unique key per theme from its most shared terms' usual spelling."""
     surface: dict[str, Counter[str]] = defaultdict(Counter)
     for doc in (d for docs in themes.values() for d in docs):
-        for term, start, end in doc.words:
+        for term, start, end in doc.words():
             surface[term][doc.evidence.text[start:end].lower()] += 1
     keys: dict[tuple[str, ...], str] = {}
     used: set[str] = set()
