@@ -760,6 +760,25 @@ def test_a_payload_reader_answers_the_same_whether_it_looks_paths_up_or_indexes(
         reader(stray["payloadDigest"])
 
 
+def test_a_payload_whose_bytes_are_gone_fails_the_read_naming_it(store_repo: Path) -> None:
+    """A snapshot naming a payload blob the object database lacks fails the read with an
+    IntegrityError naming the payload and what to run, for every reader, never a git error."""
+    import gitstore.providers.git as git_provider
+
+    events = [R.event(f"e{n}", seq=n) for n in range(3)]
+    GitProvider(store_repo, "w1").append(batch(*events))
+    ref = git_provider.payloads_ref("shared", "w1")
+    blob = git(store_repo, "rev-parse", f"{ref}:{payload_path(events[1]['payloadDigest'])}").strip()
+    (store_repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    for selective in (False, True):
+        reader = GitProvider(store_repo, "w1").payload_reader(selective=selective)
+        assert reader(events[0]["payloadDigest"]) is not None
+        with pytest.raises(IntegrityError, match=rf"payload {events[1]['payloadDigest']}: .*{blob}.*gitstore verify"):
+            reader(events[1]["payloadDigest"])
+    with pytest.raises(IntegrityError, match="gitstore verify"):
+        list(Store(GitProvider(store_repo, "w1"), R.SCOPE).items(payloads=True))
+
+
 def test_a_selective_payload_reader_looks_paths_up_until_walking_the_snapshot_costs_less(
         store_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A reader of payloads its caller picked finds each by its path, holding no index of the

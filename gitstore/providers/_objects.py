@@ -485,6 +485,7 @@ class PackWriter:
         self._offset = self._pending = 12
         self._later: list[tuple[bytes, int, int, bytes]] = []  # (key, spill offset, size, id)
         self._spill: BinaryIO | None = None
+        self._spilled = 0  # bytes in the spill file (asking the file is a system call per object)
         self._spill_path = ""
 
     def add(self, oid: bytes, kind: int, data: bytes) -> None:
@@ -507,8 +508,9 @@ class PackWriter:
         if self._spill is None:
             fd, self._spill_path = tempfile.mkstemp(prefix="tmp_spill_", dir=self.scratch)
             self._spill = os.fdopen(fd, "w+b")
-        self._later.append((key, self._spill.tell(), len(packed), oid))
+        self._later.append((key, self._spilled, len(packed), oid))
         self._spill.write(packed)
+        self._spilled += len(packed)
 
     def drop(self, oids: set[bytes]) -> None:
         """Leave out objects spilled by ``add_sorted`` (and not also added by ``add``)."""
@@ -559,7 +561,7 @@ class PackWriter:
     def _drop_spill(self) -> None:
         if self._spill is not None:
             self._spill.close()
-            self._spill = None
+            self._spill, self._spilled = None, 0
             _unlink(self._spill_path)
 
     def _write(self) -> None:

@@ -204,7 +204,11 @@ def readable(what: str = "memory") -> Iterator[None]:
     try:
         yield
     except (pygit2.GitError, Unreadable) as exc:
-        raise IntegrityError(f"cannot read {what}: {exc}; run `gitstore verify`") from None
+        raise _unreadable(what, exc) from None
+
+
+def _unreadable(what: str, exc: Exception) -> IntegrityError:
+    return IntegrityError(f"cannot read {what}: {exc}; run `gitstore verify`")
 
 
 def logged_refs(folder: Path) -> list[str]:
@@ -1438,8 +1442,10 @@ class GitProvider:
         index: list[dict[str, bytes]] = []  # per snapshot: payload digest hex -> raw blob id (see _kindmaps)
 
         def read(payload_digest: str) -> bytes | None:
-            with readable(f"payload {payload_digest}"):
+            try:  # ``readable``, without a context manager per payload
                 return lookup(payload_digest)
+            except (pygit2.GitError, Unreadable) as exc:
+                raise _unreadable(f"payload {payload_digest}", exc) from None
 
         def entry(position: int, reader: TreeReader, root: bytes, path: str) -> tuple[bytes, bytes] | None:
             nonlocal asked, walk_after, counted
