@@ -1,5 +1,6 @@
-"""Pack slices: small packed objects read straight from the pack, anything else through the
-object database, and damage found either way."""
+"""Pack slices: whole packed objects read straight from the pack (stored ones sliced out,
+deflated ones inflated), anything else through the object database, and damage found either
+way."""
 
 from __future__ import annotations
 
@@ -60,13 +61,19 @@ def test_every_object_reads_the_same_and_small_ones_come_from_the_pack(bulk: Pat
     objects.close()
 
 
-def test_a_deflated_object_a_loose_one_and_the_wrong_kind_go_to_the_object_database(bulk: Path) -> None:
+def _deflated(repo: pygit2.Repository) -> tuple[bytes, bytes]:
+    """The raw id and bytes of the bulk pack's deflated object (the big payload)."""
+    payloads = [(oid, data) for oid, kind, data in _objects_in(repo) if kind == BLOB and len(data) > 1024]
+    assert len(payloads) == 1
+    return payloads[0]
+
+
+def test_a_deflated_object_is_inflated_from_the_pack_a_loose_one_and_the_wrong_kind_are_not(bulk: Path) -> None:
     repo = pygit2.Repository(str(bulk))
     objects = Objects(repo)
-    payloads = [(oid, data) for oid, kind, data in _objects_in(repo) if kind == BLOB and len(data) > 1024]
-    assert payloads  # the big payload, deflated in the pack
-    oid, data = payloads[0]
-    assert objects.slices.read(oid, BLOB) is None and read_blob(objects, oid) == data
+    oid, data = _deflated(repo)
+    assert objects.slices.read(oid, BLOB) == data and read_blob(objects, oid) == data
+    assert objects.slices.read(oid, TREE) is None
     loose = repo.odb.write(BLOB, b"written loose after the pack")
     assert objects.slices.read(loose.raw, BLOB) is None
     assert read_blob(objects, loose.raw) == b"written loose after the pack"
@@ -150,6 +157,57 @@ def test_a_flipped_byte_in_a_record_is_not_read_from_the_slice_and_verify_names_
     assert any(oid.hex() in str(p) for p in report.problems), report.problems
 
 
+@pytest.mark.parametrize("offset", [0, 40, -6, -1], ids=["header", "stream", "checksum", "last"])
+def test_a_flipped_byte_in_a_deflated_object_is_not_read_from_the_pack_and_verify_names_it(
+        bulk: Path, tmp_path: Path, offset: int) -> None:
+    """Damage anywhere in a deflated object's zlib stream (the stream's header, its blocks, its
+    checksum) fails the inflate or the id: the read goes to libgit2, which reports it."""
+    path = _copy(bulk, tmp_path / "repo")
+    repo = pygit2.Repository(str(path))
+    oid, data = _deflated(repo)
+    index = next((path / ".git" / "objects" / "pack").glob("*.idx"))
+    pack = _Pack(index)
+    at = pack.offset(oid)
+    ends = sorted(o for o in (pack.offset(i) for i, _, _ in _objects_in(repo)) if o is not None and o > at)
+    end = ends[0] if ends else pack.pack.size() - 20
+    pack.close()
+    assert at is not None
+    start = at + 3  # past the object's type and size (2000 bytes: three bytes)
+    _flip(index.with_suffix(".pack"), start + offset if offset >= 0 else end + offset)
+    objects = Objects(pygit2.Repository(str(path)))
+    assert objects.slices.read(oid, BLOB) is None
+    with pytest.raises(Unreadable):
+        read_blob(objects, oid)
+    objects.close()
+    assert not GitProvider(path, "w1").verify().ok
+
+
+def test_an_object_inflates_only_to_the_size_its_header_gives(tmp_path: Path) -> None:
+    """A pack entry whose zlib stream holds more bytes, or fewer, than its header says is not
+    read from the pack, and no more than that size plus one byte is ever inflated."""
+    import zlib
+
+    from gitstore.providers._packs import _inflated, _whole
+
+    body = b"x" * 5000
+    stream = zlib.compress(body)
+    padded = tmp_path / "pack"
+    padded.write_bytes(b"\0" * 8 + stream + b"\0" * 64)
+    import mmap
+
+    with open(padded, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        assert _inflated(mapped, 8, 5000) == body
+        assert _inflated(mapped, 8, 4999) is None  # the stream holds more
+        assert _inflated(mapped, 8, 5001) is None  # the stream ends first
+        assert _inflated(mapped, 9, 5000) is None  # not where a stream starts
+        entry = bytes((0x30 | (5000 & 0x0F) | 0x80, (5000 >> 4) & 0x7F | 0x80, 5000 >> 11)) + stream + b"\0" * 20
+        padded.write_bytes(entry)
+    with open(padded, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        assert _whole(mapped, 0, BLOB, pygit2.hash(body).raw) == body
+        assert _whole(mapped, 0, BLOB, pygit2.hash(body + b"!").raw) is None  # another id
+        assert _whole(mapped, 0, TREE, pygit2.hash(body).raw) is None  # another kind
+
+
 def test_pages_read_are_given_back(bulk: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Past ``RESIDENT`` bytes read, the maps drop their pages; reads go on the same."""
     import gitstore.providers._packs as packs
@@ -214,6 +272,35 @@ def test_appends_that_read_folders_as_slices_store_what_they_would_through_libgi
         trees.append(repo[repo.references[records_ref("shared", "w1")].target].tree_id)
         assert GitProvider(path, "w1").verify().ok
     assert trees[0] == trees[1]
+
+
+def test_a_reader_of_every_payload_reads_them_from_the_packs_the_same(
+        bulk: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every payload, the deflated one too, reads the same out of the mapped packs as through
+    libgit2; a reader of payloads its caller picked reads through libgit2."""
+    sliced: list[bool] = []
+    real_read = PackSlices.read
+
+    def counted(self: PackSlices, oid: bytes, kind: int) -> bytes | None:
+        found = real_read(self, oid, kind)
+        if kind == BLOB:
+            sliced.append(found is not None)
+        return found
+
+    monkeypatch.setattr(PackSlices, "read", counted)
+    provider = GitProvider(bulk, "w1")
+    digests = [e.data.split(b'"payloadDigest":"')[1].split(b'"')[0].decode() for e in provider.read()
+               if e.kind == "event"]
+    assert len(digests) == 300
+    through_libgit2 = [provider.payload(d) for d in digests]
+    assert not sliced
+    for selective in (False, True):
+        sliced.clear()
+        reader = GitProvider(bulk, "w1").payload_reader(selective=selective)
+        found = [reader(d) for d in digests]
+        assert found == through_libgit2 and all(found)
+        assert any(len(f or b"") > 1024 for f in found)
+        assert sliced == ([] if selective else [True] * 300)
 
 
 # -- reading packs first --------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Reading small objects straight out of packs: a slice of a mapped pack, checked by its id.
+"""Reading whole objects straight out of packs: a slice of a mapped pack, checked by its id.
 
 Bulk appends pack small objects (records, most payloads, every folder) in stored zlib blocks
 (see ``_objects``), so such an object's bytes lie in its pack as they are. Verify and bulk
@@ -7,10 +7,14 @@ its object cache and a collision-detecting SHA-1 (several microseconds an object
 big append's or verify's time). Here an object is found through the pack's version-2 index,
 sliced out of the pack, and accepted only when everything git itself would check holds: a
 whole (not delta) object of the kind asked for, one stored block of exactly its size, the
-zlib checksum, and the SHA-1 of its header and bytes equal to its id. Anything else (an
-object in a loose file, in a pack opened later or not indexed here, compressed, a delta, a
-large offset, a flipped byte, a malformed index) gets ``None``, and the caller reads it
-through the object database, which reports damage as it always did.
+zlib checksum, and the SHA-1 of its header and bytes equal to its id. A deflated whole
+object (a big payload, or any object of a pack git wrote) is inflated to exactly its size,
+zlib checking its checksum, and held to its id the same way: reads that hop about the
+packs (every payload, in event order) then never go through libgit2's bounded windows,
+which mapped a window and unmapped another for nearly every such read. Anything else (an
+object in a loose file, in a pack opened later or not indexed here, a delta, a large offset,
+a flipped byte, a malformed index) gets ``None``, and the caller reads it through the object
+database, which reports damage as it always did.
 
 Finding an id: the index's fan-out narrows to the ids starting with its first byte; among
 them (sorted), the id's next two bytes, read once per index into an array of 16-bit numbers,
@@ -40,6 +44,7 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Protocol
 
 import pygit2
 
@@ -127,10 +132,11 @@ class _Pack:
             self.pack.close()
 
 
-def _stored(pack: mmap.mmap, at: int, kind: int, oid: bytes) -> bytes | None:
-    """The object of ``kind`` at offset ``at`` when it is whole, in one stored block (the zlib
-    header ``78 01`` then a final stored block of its size, as bulk appends and
-    ``core.compression=0`` write it), and its zlib checksum and id hold; else None."""
+def _whole(pack: mmap.mmap, at: int, kind: int, oid: bytes) -> bytes | None:
+    """The object of ``kind`` at offset ``at`` when it is whole (not a delta) and its zlib
+    stream, its size and its id hold; else None. An object in one stored block (the zlib header
+    ``78 01`` then a final stored block of its size, as bulk appends and ``core.compression=0``
+    write it) is sliced out; any other is inflated, to its size and no further."""
     head = pack[at:at + 12]  # a whole object and the pack's trailer after it are longer
     if len(head) < 12:
         return None
@@ -143,16 +149,34 @@ def _stored(pack: mmap.mmap, at: int, kind: int, oid: bytes) -> bytes | None:
         size |= (byte & 0x7F) << shift
         shift += 7
         i += 1
-    if byte & 0x80 or size > 0xFFFF or head[i:i + 7] != b"\x78\x01\x01" + _U16X2(size, size ^ 0xFFFF):
+    if byte & 0x80:
         return None
-    start = at + i + 7
-    data = pack[start:start + size]
-    check = pack[start + size:start + size + 4]
-    if len(check) != 4 or _U32.unpack(check)[0] != zlib.adler32(data):
-        return None
+    if size <= 0xFFFF and head[i:i + 7] == b"\x78\x01\x01" + _U16X2(size, size ^ 0xFFFF):
+        start = at + i + 7
+        data = pack[start:start + size]
+        check = pack[start + size:start + size + 4]
+        if len(check) != 4 or _U32.unpack(check)[0] != zlib.adler32(data):
+            return None
+    else:
+        found = _inflated(pack, at + i, size)
+        if found is None:
+            return None
+        data = found
     if hashlib.sha1(b"%s %d\0%s" % (_NAMES[kind], size, data)).digest() != oid:
         return None
     return data
+
+
+def _inflated(pack: mmap.mmap, start: int, size: int) -> bytes | None:
+    """The ``size`` bytes of the zlib stream at ``start`` when it holds exactly that many and
+    ends within deflate's bound for them (zlib checks its checksum), else None. No more than
+    ``size + 1`` bytes are ever inflated, whatever the stream says."""
+    inflater = zlib.decompressobj()
+    try:
+        data = inflater.decompress(pack[start:start + size + (size >> 10) + 64], size + 1)
+    except zlib.error:
+        return None
+    return data if len(data) == size and inflater.eof else None
 
 
 class PackSlices:
@@ -178,8 +202,8 @@ class PackSlices:
         self._owners_after = max(4096, sum(pack.count for pack in self._packs) // OWNERS_AFTER)
 
     def read(self, oid: bytes, kind: int) -> bytes | None:
-        """Object ``oid``'s bytes when it is a small whole object of ``kind`` in a stored
-        block of one of these packs, checked; else None."""
+        """Object ``oid``'s bytes when it is a whole object of ``kind`` in one of these
+        packs (stored or deflated), checked; else None."""
         packs = self._packs
         if not packs:
             return None
@@ -210,7 +234,7 @@ class PackSlices:
                 self._owners_after = 1 << 62  # mapped, or too many packs to map: never again
             if at is None:
                 return None
-        data = _stored(pack.pack, at, kind, oid)
+        data = _whole(pack.pack, at, kind, oid)
         if data is not None:
             self._read += len(data) + mmap.PAGESIZE  # reads in no order touch a page each
             if self._read >= RESIDENT:
@@ -242,16 +266,33 @@ class PackSlices:
             pack.close()
 
 
-class Objects:
-    """A repository's object database, with small packed objects read as pack slices: what
-    ``_objects``'s readers take wherever they take an ``Odb``."""
+class Reader(Protocol):
+    """What reads an object by id: (its type, its bytes); KeyError when absent."""
 
-    def __init__(self, repo: pygit2.Repository) -> None:
-        self.odb = repo.odb
-        self.slices = PackSlices(common_dir(repo) / "objects")
+    def read(self, oid: pygit2.Oid) -> tuple[int, bytes]: ...
+
+
+class Objects:
+    """A repository's object database, with whole packed objects read out of the mapped packs:
+    what ``_objects``'s readers take wherever they take an ``Odb``. What the packs do not hold
+    so (a loose object, a delta, a pack written since) is read through ``odb``: the
+    repository's, or another reader of it (``_objects.PackFirst``). The packs are opened at
+    the first read."""
+
+    def __init__(self, repo: pygit2.Repository, odb: Reader | None = None) -> None:
+        self.odb = repo.odb if odb is None else odb
+        self._folder = common_dir(repo) / "objects"
+        self._slices: PackSlices | None = None
+
+    @property
+    def slices(self) -> PackSlices:
+        if self._slices is None:
+            self._slices = PackSlices(self._folder)
+        return self._slices
 
     def close(self) -> None:
-        self.slices.close()
+        if self._slices is not None:
+            self._slices.close()
 
 
 @contextmanager

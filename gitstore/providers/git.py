@@ -1416,7 +1416,7 @@ class GitProvider:
         return last
 
     def payload(self, payload_digest: str) -> bytes | None:
-        return self.payload_reader()(payload_digest)
+        return self.payload_reader(selective=True)(payload_digest)  # one payload: looked up by its path
 
     def payload_reader(self, *, selective: bool = False) -> Callable[[str], bytes | None]:
         """``payload`` bound to one snapshot of the payload refs, for reading many at once.
@@ -1432,7 +1432,7 @@ class GitProvider:
         folders as the snapshots hold, which is what the walk would read: so it costs about
         twice the walk at most, and memory holds what it read, not an index of the store."""
         noted = self.noted()
-        readers = _Readers(packs_first=True)
+        readers = _Readers(slices=not selective, packs_first=True)
         with readable("the payload snapshots"):
             snapshots = [(readers.of(repo), tree.id.raw, map_path(self.state / KIND_MAPS, repo.path, ref, "payloads"))
                          for repo, ref, tree in self._snapshots()]
@@ -1663,11 +1663,13 @@ class _Staged(NamedTuple):
 class _Readers:
     """One tree reader per repository (the repository itself and the local one), each folder
     read once for the length of one append, for lookups and for the merge. ``slices``: read
-    through pack slices (an append of thousands of entries reads as many folders); a small
-    append reads through libgit2 (mapping the packs' indexes would cost more than it saves),
-    and so does a read of many payloads, which hops about the packs (libgit2's bounded
-    windows hold less memory), its packs first (``packs_first``: ``PackFirst``, which costs a
-    second opening of the packs, worth it from a few hundred objects read)."""
+    through pack slices (an append of thousands of entries reads as many folders; a reader of
+    every payload, which reads them in event order, hopping about the packs: through
+    libgit2's bounded windows nearly every read mapped a window and unmapped another, two
+    system calls and a page fault a payload); a small append reads through libgit2 (mapping
+    the packs' indexes would cost more than it saves), and so does a reader of the payloads
+    its caller picked, its packs first (``packs_first``: ``PackFirst``, which costs a second
+    opening of the packs, worth it from a few hundred objects read)."""
 
     def __init__(self, slices: bool = False, packs_first: bool = False) -> None:
         self._readers: dict[str, TreeReader] = {}
@@ -1677,7 +1679,8 @@ class _Readers:
     def of(self, repo: pygit2.Repository) -> TreeReader:
         found = self._readers.get(repo.path)
         if found is None:
-            odb = Objects(repo) if self.slices else PackFirst(repo) if self.packs_first else repo.odb
+            fallback = PackFirst(repo) if self.packs_first else repo.odb
+            odb = Objects(repo, fallback) if self.slices else fallback
             found = self._readers[repo.path] = TreeReader(odb)
         return found
 
