@@ -57,6 +57,60 @@ def test_dreaming_twice_proposes_nothing_new(tmp_path: Path) -> None:
     assert again.known[0]["reasons"] == [f"already proposed as {first.proposed[0]['id']}, unchanged"]
 
 
+def test_a_dream_given_the_evidence_the_last_one_had_takes_its_labels(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lexical labeler answers the same evidence the same way: a dream given exactly the
+    last labelled evidence takes that answer (the same labels, the same report); new evidence,
+    other options, a memo that does not parse or names other evidence: it labels again."""
+    from gitstore.dream.labelers import lexical
+
+    calls: list[int] = []
+    real = lexical.LexicalLabeler.label
+    monkeypatch.setattr(lexical.LexicalLabeler, "label", lambda self, items: calls.append(len(items)) or real(self, items))
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    w.comment(ctx, 20, "github:105", "Please rename this variable, the name says nothing.", 200)
+    first = w.run(ctx, dry_run=True)
+    assert len(calls) == 1 and not (ctx.workspace.state / "dreams").exists()  # a dry run keeps nothing
+    stored = w.run(ctx)
+    assert len(calls) == 2
+    memo = ctx.workspace.state / "dreams" / "labels-lexical.json"
+    assert memo.exists()
+    again = w.run(ctx, dry_run=True)
+    assert len(calls) == 2  # taken, not worked out
+    assert again.labeler["labels"] == first.labeler["labels"] == stored.labeler["labels"] > 0
+    assert again.labeler["usage"] == first.labeler["usage"]
+    assert [p["theme"] for p in first.proposed] == ["backoff-jitter-retry"]
+    assert again.known[0]["reasons"] == [f"already proposed as {stored.proposed[0]['id']}, unchanged"]
+
+    w.comment(ctx, 21, "github:106", "Retries without jitter stampede the server; add backoff.", 300)
+    w.run(ctx)
+    assert len(calls) == 3  # new evidence
+    w.run(ctx)
+    assert len(calls) == 3
+    kept = memo.read_text()
+    memo.write_text(kept.replace('"key":"', '"key":"0', 1))
+    w.run(ctx)
+    assert len(calls) == 4  # another key
+    memo.write_text("{not json")
+    w.run(ctx)
+    assert len(calls) == 5
+    monkeypatch.setattr(lexical.LexicalLabeler, "repeatable", lambda self: ["lexical", self.min_lift + 1])
+    w.run(ctx)
+    assert len(calls) == 6  # the labeler changed
+
+
+def test_a_labeler_built_on_the_lexical_one_labels_every_time() -> None:
+    from gitstore.dream.labelers import lexical, memo
+
+    class Wrapped(lexical.LexicalLabeler):
+        name = "wrapped"
+
+    assert memo.key(lexical.LexicalLabeler(), []) is not None
+    assert memo.key(lexical.LexicalLabeler(min_lift=4), []) != memo.key(lexical.LexicalLabeler(), [])
+    assert memo.key(Wrapped(), []) is None
+
+
 def test_new_support_revises_the_dream_s_own_proposal(tmp_path: Path) -> None:
     ctx = w.repo(tmp_path)
     w.jitter_theme(ctx)

@@ -31,6 +31,7 @@ from gitstore.dream import labelers as labeler_registry
 from gitstore.dream import consolidators as consolidator_registry
 from gitstore.dream.consolidators import Candidate, Consolidator, Finding, Outcome, Verdict
 from gitstore.dream.labelers import CATEGORIES, POLARITIES, THEME_PATTERN, Label, Labeler, LabelRun
+from gitstore.dream.labelers import memo as label_memo
 from gitstore.dream.report import DreamReport
 from gitstore.dream.view import FrozenView, take
 from gitstore.errors import GitstoreError, IntegrityError, Refused, UsageError
@@ -154,9 +155,7 @@ class _Dream:
         if problem is not None:
             run = LabelRun(problems=[f"labeler {labeler.name} unavailable: {problem}"])
         else:
-            if items and labeler.sends_to:
-                self._disclose(labeler, items)
-            run = _guarded_label(labeler, items)
+            run = self._answer(labeler, items)
         fresh = _valid_labels(run, {e.id: e for e in items}, labeler.name)
         labels = known + fresh
         known_ids = {(lab.event, lab.theme) for lab in known}
@@ -168,6 +167,22 @@ class _Dream:
             labelled = {lab.event for lab in fresh}
             self.unlabelled = (labeler, seen | {e for e in run.judged if e not in labelled})
         return labels, run, specs
+
+    def _answer(self, labeler: Labeler, items: list[Any]) -> LabelRun:
+        """The labeler's answer: the last dream's when the labeler is repeatable and was given
+        the same evidence then (``labelers.memo``), else worked out (and kept, unless a dry run)."""
+        wanted = label_memo.key(labeler, items)
+        where = label_memo.path(self.ctx.workspace.state / REPORTS, labeler)
+        if wanted is not None:
+            kept = label_memo.recall(where, wanted)
+            if kept is not None:
+                return kept
+        if items and labeler.sends_to:
+            self._disclose(labeler, items)
+        run = _guarded_label(labeler, items)
+        if wanted is not None and not self.request.dry_run:
+            label_memo.keep(where, wanted, run)
+        return run
 
     def _seen_path(self, labeler: Labeler) -> Path:
         import hashlib

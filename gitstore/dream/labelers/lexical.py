@@ -30,14 +30,17 @@ the stored text. The same view always gives the same labels and theme keys.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import combinations
 from operator import itemgetter
+from pathlib import Path
 from typing import Any
 
 from gitstore.dream import cues, terms
@@ -52,6 +55,7 @@ BACKGROUND = 1000      # chance is judged as if among at least this many texts
 CHANCE = 0.5           # chance meetings expected over everything tried
 
 Pair = tuple[str, str]
+Word = terms.Word
 
 
 @dataclass
@@ -61,7 +65,7 @@ class _Doc:
     spans: array[int]          # where each starts and ends (``terms.spans_of``)
     terms: frozenset[str]
 
-    def words(self) -> Iterator[terms.Word]:
+    def words(self) -> Iterator[Word]:
         return terms.with_spans(self.stems, self.spans)
 
     @property
@@ -150,6 +154,13 @@ class LexicalLabeler:
     def unavailable(self) -> str | None:
         return None
 
+    def repeatable(self) -> list[Any] | None:
+        """What decides its answer besides the evidence (``labelers.memo``): its options, and
+        its code and the stemmer's. None for a subclass (a plug-in's code is not this)."""
+        if type(self) is not LexicalLabeler:
+            return None
+        return [self.name, self.min_lift, self.min_terms, _code()]
+
     def label(self, items: Sequence[Evidence]) -> LabelRun:
         docs = _docs(items)
         content = [d for d in docs if len(d.terms) >= self.min_terms]
@@ -199,6 +210,29 @@ class LexicalLabeler:
             spans.append(cue)
         return Label(doc.evidence.id, theme, cues.category(doc.lowered, polarity), polarity,
                      tuple(sorted(set(spans))), self.name)
+
+
+@lru_cache(maxsize=1)
+def _code() -> str:
+    """A digest of the code that decides the labels (this module, the words and the cues) and
+    the stemmer's version: a labeler changed by an upgrade or an edit answers anew."""
+    import sys
+
+    digest = hashlib.sha256(_stemmer_version().encode())
+    for module in (sys.modules[__name__], terms, cues):
+        try:
+            digest.update(Path(module.__file__ or "").read_bytes())
+        except OSError:  # no source to read (a frozen build): the version stands for it
+            from gitstore._version import __version__
+
+            digest.update(__version__.encode())
+    return digest.hexdigest()
+
+
+def _stemmer_version() -> str:
+    import Stemmer  # type: ignore[import-not-found]  # PyStemmer ships no type information
+
+    return str(Stemmer.version())
 
 
 def _rarely(count: int, expected: float, chance: float) -> bool:
