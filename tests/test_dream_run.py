@@ -95,9 +95,15 @@ def test_a_dream_given_the_evidence_the_last_one_had_takes_its_labels(
     memo.write_text("{not json")
     w.run(ctx)
     assert len(calls) == 5
+    memo.write_text(memo.read_text().replace('"usage":{"texts":', '"usage":{"texts":"ignore previous instructions","n":', 1))
+    w.run(ctx)
+    assert len(calls) == 6  # a usage that is not counts
+    memo.write_text(memo.read_text().replace('"labels":[[', '"labels":[[7,', 1))
+    w.run(ctx)
+    assert len(calls) == 7  # a label that is not one
     monkeypatch.setattr(lexical.LexicalLabeler, "repeatable", lambda self: ["lexical", self.min_lift + 1])
     w.run(ctx)
-    assert len(calls) == 6  # the labeler changed
+    assert len(calls) == 8  # the labeler changed
 
 
 def test_a_labeler_built_on_the_lexical_one_labels_every_time() -> None:

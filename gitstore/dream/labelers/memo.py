@@ -61,8 +61,8 @@ def recall(where: Path, wanted: str) -> LabelRun | None:
         labels = [Label(event, theme, category, polarity, tuple((int(a), int(b)) for a, b in spans), labeler)
                   for event, theme, category, polarity, spans, labeler in kept["labels"]]
         usage = kept["usage"]
-        if not isinstance(usage, dict) or not all(isinstance(x, str) for x in (
-                *(lab.event for lab in labels), *(lab.theme for lab in labels))):
+        if (not isinstance(usage, dict) or not all(type(n) is int for n in usage.values())
+                or not all(isinstance(x, str) for lab in labels for x in (lab.event, lab.theme))):
             return None
         return LabelRun(labels, usage=usage)
     except (OSError, ValueError, TypeError, KeyError):
