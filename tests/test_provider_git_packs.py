@@ -204,6 +204,22 @@ def test_an_object_inflates_only_to_the_size_its_header_gives(tmp_path: Path) ->
         padded.write_bytes(entry)
     with open(padded, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
         assert _whole(mapped, 0, BLOB, pygit2.hash(body).raw) == body
+    with open(padded, "r+b") as f:
+        f.truncate(48 << 20)  # a big pack, mostly holes
+    big = b"y" * 300_000  # several blocks of input
+    with open(padded, "r+b") as f:
+        f.seek(1 << 20)
+        f.write(zlib.compress(big, 0))
+    import tracemalloc
+
+    with open(padded, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        assert _inflated(mapped, 1 << 20, len(big)) == big
+        tracemalloc.start()
+        try:
+            assert _inflated(mapped, 3, 40 << 20) is None  # a size that lies: a stream of 5,000
+            assert tracemalloc.get_traced_memory()[1] < 1 << 20  # a block at a time, no copy of the rest
+        finally:
+            tracemalloc.stop()
         assert _whole(mapped, 0, BLOB, pygit2.hash(body + b"!").raw) is None  # another id
         assert _whole(mapped, 0, TREE, pygit2.hash(body).raw) is None  # another kind
 

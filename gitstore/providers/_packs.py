@@ -51,6 +51,7 @@ import pygit2
 from gitstore.providers._gitdirs import common_dir
 
 RESIDENT = 16 << 20
+INFLATE_BLOCK = 64 << 10  # bytes of a deflated object's stream fed to zlib at a time
 OWNERS_AFTER = 4  # packs' ids per miss (a read asking a pack that lacks it) before mapping which has which
 _SHARED = 255
 _NAMES = {pygit2.GIT_OBJECT_COMMIT: b"commit", pygit2.GIT_OBJECT_TREE: b"tree", pygit2.GIT_OBJECT_BLOB: b"blob"}
@@ -169,14 +170,26 @@ def _whole(pack: mmap.mmap, at: int, kind: int, oid: bytes) -> bytes | None:
 
 def _inflated(pack: mmap.mmap, start: int, size: int) -> bytes | None:
     """The ``size`` bytes of the zlib stream at ``start`` when it holds exactly that many and
-    ends within deflate's bound for them (zlib checks its checksum), else None. No more than
-    ``size + 1`` bytes are ever inflated, whatever the stream says."""
+    ends within deflate's bound for them (zlib checks its checksum), else None. The stream is
+    fed a block at a time, straight from the map, and no more than ``size + 1`` bytes are ever
+    inflated: a size that lies (a flipped bit) costs a block, not a copy of the rest of the pack."""
     inflater = zlib.decompressobj()
+    end = min(len(pack), start + size + (size >> 10) + 64)
+    parts: list[bytes] = []
+    got, at = 0, start
+    view = memoryview(pack)
     try:
-        data = inflater.decompress(pack[start:start + size + (size >> 10) + 64], size + 1)
+        while not inflater.eof and at < end and got <= size:
+            with view[at:min(end, at + INFLATE_BLOCK)] as block:
+                at += len(block)
+                part = inflater.decompress(block, size + 1 - got)
+            parts.append(part)
+            got += len(part)
     except zlib.error:
         return None
-    return data if len(data) == size and inflater.eof else None
+    finally:
+        view.release()  # the pack can be unmapped
+    return b"".join(parts) if got == size and inflater.eof else None
 
 
 class PackSlices:
