@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import sys
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -66,7 +66,7 @@ MIN_STEM = 3
 Word = tuple[str, int, int]
 
 
-def spans_of(words: Iterator[Word] | list[Word] | tuple[Word, ...]) -> array[int]:
+def spans_of(words: Iterable[Word]) -> array[int]:
     """Where each word starts and ends, two numbers per word, 4 bytes each: a corpus of
     millions of words keeps them in a few megabytes, not in a tuple and two numbers apiece."""
     return array("I", chain.from_iterable(map(_POSITIONS, words)))

@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import sys
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -216,8 +217,6 @@ class LexicalLabeler:
 def _code() -> str:
     """A digest of the code that decides the labels (this module, the words and the cues) and
     the stemmer's version: a labeler changed by an upgrade or an edit answers anew."""
-    import sys
-
     digest = hashlib.sha256(_stemmer_version().encode())
     for module in (sys.modules[__name__], terms, cues):
         try:
