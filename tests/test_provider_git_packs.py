@@ -4,6 +4,7 @@ way."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -13,7 +14,9 @@ import pytest
 from gitstore.conformance import _records as R
 from gitstore.conformance import entries_for
 from gitstore.providers import Stream
-from gitstore.providers._objects import BLOB, PACK_MISSES, TREE, PackFirst, Unreadable, read_blob, read_tree_bytes
+from gitstore.providers._objects import (
+    BLOB, PACK_MISSES, TREE, PackFirst, PackWriter, Unreadable, object_id, read_blob, read_tree_bytes,
+)
 from gitstore.providers._packs import Objects, PackSlices, _Pack
 from gitstore.providers.git import GitProvider, records_ref
 
@@ -254,6 +257,59 @@ def test_once_reads_keep_missing_each_asks_the_one_pack_holding_it(bulk: Path, t
     assert objects.slices._owners is not None
     loose = repo.odb.write(BLOB, b"loose, in no pack")
     assert objects.slices.read(loose.raw, BLOB) is None and read_blob(objects, loose.raw) == b"loose, in no pack"
+    objects.close()
+
+
+def _blob(number: int) -> tuple[bytes, bytes]:
+    data = b"prefix %d\n" % number
+    return object_id(BLOB, data), data
+
+
+def test_the_map_of_which_pack_holds_which_ids_names_one_pack_two_or_several(tmp_path: Path) -> None:
+    """Ids that share their first three bytes: in one pack twice (that pack), in two packs
+    (both, asked in turn), in three (every pack asked); every object reads the same, and one
+    in none of the packs (loose, or absent) is left to the object database."""
+    import gitstore.providers._packs as packs
+
+    three, loose_pair, one_pack = (93, 243499, 368415), (1922, 130045, 431877), (26, 542657)
+    for numbers in (three, loose_pair, one_pack):
+        assert len({_blob(n)[0][:3] for n in numbers}) == 1  # the same first three bytes
+    contents = [
+        [*three[:1], *loose_pair[:1], *one_pack, 62],  # the oldest pack
+        [three[1], loose_pair[1], 7],
+        [three[2], 8],  # the newest
+    ]
+    repo = pygit2.init_repository(str(tmp_path / "repo"), bare=True)
+    folder = tmp_path / "repo" / "objects" / "pack"
+    for age, numbers in enumerate(contents):
+        writer = PackWriter(tmp_path / "scratch")
+        for number in numbers:
+            oid, data = _blob(number)
+            writer.add(oid, BLOB, data)
+        name = writer.finish(folder)
+        for suffix in (".pack", ".idx"):
+            os.utime(folder / f"{name}{suffix}", (1_000_000 + age, 1_000_000 + age))
+    loose, loose_data = _blob(loose_pair[2])
+    assert repo.odb.write(BLOB, loose_data).raw == loose
+    objects = Objects(repo)
+    slices = objects.slices
+    slices._owners = owners = slices._map_owners()  # newest first: the places are 0, 1, 2
+    assert owners is not None
+
+    def owner(number: int) -> int:
+        oid = _blob(number)[0]
+        return owners[oid[0] << 16 | oid[1] << 8 | oid[2]]
+
+    assert owner(8) == 1 and owner(7) == 2 and owner(62) == 3 and owner(one_pack[0]) == 3
+    assert owner(loose_pair[0]) == packs._PAIRS + 16 * 1 + 2  # the packs at places 1 and 2
+    assert owner(three[0]) == packs._SHARED
+    assert owner(5) == 0 and slices.read(_blob(5)[0], BLOB) is None  # no pack holds ids starting so
+    for numbers in contents:
+        for number in numbers:
+            oid, data = _blob(number)
+            assert slices.read(oid, BLOB) == data
+            assert read_blob(objects, oid) == data
+    assert slices.read(loose, BLOB) is None and read_blob(objects, loose) == loose_data
     objects.close()
 
 

@@ -23,8 +23,12 @@ are found by bisection in C, and the few ids sharing those three bytes compared 
 Which pack: the one the last object came from, then the others, newest first. Reads that
 keep missing (a payload snapshot read in path order holds payloads of every append, each in
 its own pack) map once which pack holds the ids starting with each three bytes (16 MiB, a
-pass over every id, about what a miss costs for every four ids: so only once they missed as
-often), then a read asks one pack, or none (a loose object).
+pass over every id, about 0.09 us an id, what a miss costs, 0.5 us, for every six ids: so
+only once they missed as often). Then a read asks the one pack holding ids starting so, or
+none (a loose object); where two packs do, it asks those two (with up to 15 packs, a byte
+names the pair); where more do, every pack, as before. At 1,000,000 records in ten packs,
+16% of ids share their first three bytes with another pack's; naming pairs took the misses
+after the map from 572,000 to 204,000.
 
 Memory: a mapped page a read touched stays in the process's resident set until unmapped, so
 every ``RESIDENT`` bytes read (a page counted for each object) the maps (packs and indexes)
@@ -52,8 +56,10 @@ from gitstore.providers._gitdirs import common_dir
 
 RESIDENT = 16 << 20
 INFLATE_BLOCK = 64 << 10  # bytes of a deflated object's stream fed to zlib at a time
-OWNERS_AFTER = 4  # packs' ids per miss (a read asking a pack that lacks it) before mapping which has which
+OWNERS_AFTER = 6  # packs' ids per miss (a read asking a pack that lacks it) before mapping which has which
 _SHARED = 255
+_PAIRS = 16  # owner values from here name two packs (see _map_owners)
+_PAIRED = 15  # with at most this many packs
 _NAMES = {pygit2.GIT_OBJECT_COMMIT: b"commit", pygit2.GIT_OBJECT_TREE: b"tree", pygit2.GIT_OBJECT_BLOB: b"blob"}
 _U32 = struct.Struct(">I")
 _U16X2 = struct.Struct("<HH").pack
@@ -221,32 +227,31 @@ class PackSlices:
         if not packs:
             return None
         owners = self._owners
-        if owners is not None:
-            owner = owners[oid[0] << 16 | oid[1] << 8 | oid[2]]
-            if owner == 0:
-                return None
-            if owner != _SHARED:
-                self._last = owner - 1
-        last = self._last
-        pack = packs[last]
-        at = pack.offset(oid)
-        if at is None:
-            if owners is not None and owner != _SHARED:
-                return None
-            missed = 1
-            for i, pack in enumerate(packs):
-                if i != last:
-                    at = pack.offset(oid)
-                    if at is not None:
-                        self._last = i
-                        break
-                    missed += 1
-            self._misses += missed
-            if owners is None and self._misses >= self._owners_after:
-                self._owners = self._map_owners()
-                self._owners_after = 1 << 62  # mapped, or too many packs to map: never again
+        owner = _SHARED if owners is None else owners[oid[0] << 16 | oid[1] << 8 | oid[2]]
+        if owner == _SHARED:  # not mapped, or several packs hold ids starting so
+            pack = packs[self._last]
+            at = pack.offset(oid)
+            if at is None:
+                found = self._search(oid)
+                if found is None:
+                    return None
+                pack, at = found
+        elif owner == 0:
+            return None
+        elif owner <= len(packs):  # one pack holds ids starting so
+            pack = packs[owner - 1]
+            at = pack.offset(oid)
             if at is None:
                 return None
+        else:  # two packs do
+            first, second = divmod(owner - _PAIRS, 16)
+            pack = packs[first]
+            at = pack.offset(oid)
+            if at is None:
+                pack = packs[second]
+                at = pack.offset(oid)
+                if at is None:
+                    return None
         data = _whole(pack.pack, at, kind, oid)
         if data is not None:
             self._read += len(data) + mmap.PAGESIZE  # reads in no order touch a page each
@@ -254,17 +259,48 @@ class PackSlices:
                 self.release()
         return data
 
+    def _search(self, oid: bytes) -> tuple[_Pack, int] | None:
+        """The pack holding ``oid`` (the last one an object came from lacks it) and where: the
+        others are asked in turn. Counts the packs asked in vain, and maps which pack holds
+        which ids once they are as many as ``OWNERS_AFTER`` says."""
+        last, found, missed = self._last, None, 1
+        for i, pack in enumerate(self._packs):
+            if i != last:
+                at = pack.offset(oid)
+                if at is not None:
+                    self._last, found = i, (pack, at)
+                    break
+                missed += 1
+        self._misses += missed
+        if self._owners is None and self._misses >= self._owners_after:
+            self._owners = self._map_owners()
+            self._owners_after = 1 << 62  # mapped, or too many packs to map: never again
+        return found
+
     def _map_owners(self) -> bytearray | None:
-        """Which pack holds the ids starting with each three bytes (1 + its place; 0 none,
-        ``_SHARED`` several), when there are few enough packs to say so in a byte."""
-        if len(self._packs) >= _SHARED:
+        """Which pack holds the ids starting with each three bytes: 0 none; 1 + its place
+        when one pack does; when two do and there are at most ``_PAIRED`` packs, ``_PAIRS``
+        + 16 x the first's place + the second's; else ``_SHARED`` (two or more). None when
+        there are too many packs to say so in a byte."""
+        packs = self._packs
+        if len(packs) >= _SHARED:
             return None
+        paired = len(packs) <= _PAIRED
         owners = bytearray(1 << 24)
-        for number, pack in enumerate(self._packs, start=1):
-            for prefix in pack.prefixes():
+        for place, pack in enumerate(packs):
+            number = place + 1
+            previous = -1
+            for prefix in pack.prefixes():  # in order: a prefix this pack holds twice comes twice in a row
+                if prefix == previous:
+                    continue
+                previous = prefix
                 found = owners[prefix]
-                if found != number:
-                    owners[prefix] = number if found == 0 else _SHARED
+                if found == 0:
+                    owners[prefix] = number
+                elif paired and found <= len(packs):
+                    owners[prefix] = _PAIRS + 16 * (found - 1) + place
+                else:
+                    owners[prefix] = _SHARED
         return owners
 
     def release(self) -> None:
