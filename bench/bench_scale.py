@@ -34,7 +34,9 @@ Measured (10 chunks, 2 shared cores, two runs one after the other, 2026-12-02):
   6.43, 6.51, 6.26 s: 12.95x; in the next run 13.52x (first 4.33 s and 4.11 s);
 - verify: 2.99 s and 2.96 s -> 33.92 s, 11.40x; in the next run 2.89 s and 2.89 s -> 34.00 s,
   11.77x. Peak RSS 180 MB -> 339 MB. Two more runs once pairs of packs were named in the map
-  (see below): appends 13.03x and 13.06x, verify 11.62x and 11.46x.
+  (see below): appends 13.03x and 13.06x, verify 11.62x and 11.46x; two with the last pack
+  asked first among a pair: appends 13.49x and 12.85x, verify 3.23 s -> 35.39 s, 10.95x, and
+  3.24 s -> 35.38 s, 10.92x (goal met in both), peak RSS 336 MB and 338 MB.
 
 Earlier single-baseline runs measured 13.4x to 15.0x for appends and 10.4x to 13.9x for
 verify, with the same costs per chunk: their spread was the baseline's.
