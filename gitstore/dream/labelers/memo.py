@@ -17,7 +17,6 @@ keeps nothing. Labels read back are checked as any labeler's are (``run._valid_l
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import tempfile
 from collections.abc import Sequence
@@ -55,7 +54,7 @@ def path(folder: Path, labeler: Labeler) -> Path:
 def recall(where: Path, wanted: str) -> LabelRun | None:
     """The run kept under key ``wanted``, or None."""
     try:
-        kept = json.loads(where.read_text(encoding="utf-8"))
+        kept = orjson.loads(where.read_bytes())  # malformed JSON or UTF-8: a ValueError
         if not isinstance(kept, dict) or kept.get("key") != wanted:
             return None
         labels = [Label(event, theme, category, polarity, tuple((int(a), int(b)) for a, b in spans), labeler)
