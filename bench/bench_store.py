@@ -118,19 +118,22 @@ def without_payload(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k != "payload"}
 
 
-def fast_import_stream(entries: Sequence[Any], payloads: bool = False) -> bytes:
+def fast_import_stream(entries: Sequence[Any], payloads: bool = False, onto: bool = False) -> bytes:
     """One commit adding every record blob at its store path, as git fast-import reads it;
     with ``payloads``, a second commit on another branch adding every payload blob at its
-    payload path: then it writes exactly the blobs ``records add`` writes."""
+    payload path: then it writes exactly the blobs ``records add`` writes. With ``onto`` each
+    commit continues its branch (``from <branch>^0``): its tree is the last one's with these
+    blobs added, as a growing store's."""
     message = b"bulk fast-import\n"
     head = b"committer bench <bench@localhost> 1700000000 +0000\ndata %d\n%s" % (len(message), message)
-    parts = [b"commit refs/heads/bench\n" + head]
+    parts = [b"commit refs/heads/bench\n" + head + (b"from refs/heads/bench^0\n" if onto else b"")]
     for e in entries:
         path = record_path(e.kind, e.digest).encode()
         parts.append(b"M 100644 inline %s\ndata %d\n%s\n" % (path, len(e.data), e.data))
     parts.append(b"\n")
     if payloads:
-        parts.append(b"commit refs/heads/bench-payloads\n" + head)
+        parts.append(b"commit refs/heads/bench-payloads\n" + head
+                     + (b"from refs/heads/bench-payloads^0\n" if onto else b""))
         for e in entries:
             if e.payload is not None and e.payload_digest:
                 path = payload_path(e.payload_digest).encode()

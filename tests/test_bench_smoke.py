@@ -261,6 +261,11 @@ SCALE_LINES = [
     re.compile(r"^scale: verify \d+ -> \d+ records \(.*\): cpu [\d.]+ s \([\d.]+ and [\d.]+\) -> [\d.]+ s,"
                r" ratio [\d.]+x \(goal <= [\d.]+x\): (goal met|GOAL NOT MET); peak RSS \d+ MB -> \d+ MB$",
                re.MULTILINE),
+    # the strongest baseline a user could pick for the same growth, run first and last too
+    re.compile(r"^scale: bulk appends against " + _FAST + r" growing a repository the same way \(.*\):"
+               r" fast-import cpu [\d.]+ s in all, first [\d.]+ s \([\d.]+ and [\d.]+\) \(chunks [\d., ]+\),"
+               r" its ratio [\d.]+x; gitstore [\d.]+x fast-import's records per cpu second over the growth "
+               + _AGAINST + "$", re.MULTILINE),
 ]
 
 
