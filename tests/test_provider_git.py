@@ -24,7 +24,7 @@ from gitstore.conformance import _records as R
 from gitstore.conformance import batch, entries_for
 from gitstore.providers import Stream
 from gitstore.providers.git import (
-    GitProvider, format_message, parse_message, parse_order, payload_path, payloads_ref, record_path, records_ref,
+    GitProvider, RefInfo, format_message, parse_message, parse_order, payload_path, payloads_ref, record_path, records_ref,
 )
 from gitstore.context import Context
 from gitstore.store import Store
@@ -190,7 +190,7 @@ def test_write_injected_between_read_and_swap(seeded: Path, monkeypatch: pytest.
     original = GitProvider._max_clock
     calls = {"n": 0}
 
-    def racing_clock(self: GitProvider) -> int:
+    def racing_clock(self: GitProvider, tips: list[tuple[RefInfo, pygit2.Oid]]) -> int:
         calls["n"] += 1
         if calls["n"] == 1:  # another writer moves the ref after we read the tip
             other = pygit2.Repository(str(seeded))
@@ -202,7 +202,7 @@ def test_write_injected_between_read_and_swap(seeded: Path, monkeypatch: pytest.
             message = (f"gitstore: append 1 record\n\nGitstore-Format: 1\nClock: 3\nWriter: w1\n"
                        f"Namespace: shared\n\n{injected['digest']} grant consent\n")
             other.create_commit(REF, sig, sig, message, sub, [tip])
-        return original(self)
+        return original(self, tips)
 
     monkeypatch.setattr(GitProvider, "_max_clock", racing_clock)
     mine = R.grant("mine")

@@ -386,8 +386,11 @@ class RefInfo:
 def discover_refs(repo: pygit2.Repository, local: pygit2.Repository | None = None) -> list[RefInfo]:
     """Every records ref: own writers' (both namespaces) and fetched ones, in a stable order.
     ``local`` is the local namespace's repository (opened here when not given)."""
-    if local is None:
-        local = open_local(repo, create=False)
+    return refs_in(repo, open_local(repo, create=False) if local is None else local)
+
+
+def refs_in(repo: pygit2.Repository, local: pygit2.Repository | None) -> list[RefInfo]:
+    """``discover_refs`` with the local namespace's repository as given (None: there is none)."""
     found = []
     for name in sorted(repo.references):
         if not name.startswith(PREFIX):
@@ -489,6 +492,13 @@ class GitProvider:
             self._local = open_local(self.repo, create=True)
         assert self._local is not None
         return self._local
+
+    def _refs(self) -> list[RefInfo]:
+        """Every records ref, the local namespace's repository opened once it exists (another
+        process may create it while this provider lives)."""
+        if self._local is None and (self.state / LOCAL / "HEAD").is_file():
+            self._local = open_local(self.repo, create=False)
+        return refs_in(self.repo, self._local)
 
     def move_local(self) -> list[str]:
         """Move local refs left in the repository's own refs (where a push can send them) into
@@ -647,8 +657,10 @@ class GitProvider:
         writer.flush(repo)
         if payload_tree is not None:  # the snapshot moves first: it may hold more, never less
             self._set_snapshot(repo, payloads_ref(namespace, self.writer), payload_tree, "gitstore: payloads")
-        clock = self._max_clock() + 1
-        heads, seen = self._seen_heads(namespace, ref, tip)
+        # the tips as this attempt found them (``drop_stored``): the compare-and-swap below
+        # fails if this writer's moved since, and any other's may move the moment after a look
+        clock = self._max_clock(staging.refs) + 1
+        heads, seen = self._seen_heads(namespace, ref, staging.refs)
         policy = self.trust.state.commit if sign and self.trust.state.mode == "policy" else None
         message = format_message(clock, self.writer, namespace, new, [r.payload_digest for r in removals], seen,
                                  policy)
@@ -694,12 +706,12 @@ class GitProvider:
         return commit
 
     def _seen_heads(self, namespace: Namespace, ref: str,
-                    tip: pygit2.Oid | None) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
-        """Every other writer's tip an append to ``ref`` has seen (by writer), and those this
-        writer's earlier appends did not name yet: what its ``Seen`` headers say. A shared append
-        names shared tips only (local ones never leave this machine)."""
+                    tips: list[tuple[RefInfo, pygit2.Oid]]) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
+        """Every other writer's tip (of ``tips``) an append to ``ref`` has seen (by writer), and
+        those this writer's earlier appends did not name yet: what its ``Seen`` headers say. A
+        shared append names shared tips only (local ones never leave this machine)."""
         heads: dict[str, set[str]] = {}
-        for info, head in self._tips():
+        for info, head in tips:
             if info.writer != self.writer and (namespace == "local" or info.namespace == "shared"):
                 heads.setdefault(info.writer, set()).add(str(head))
         named = self._named(ref)
@@ -842,7 +854,7 @@ class GitProvider:
         own = [(self.repo, payloads_ref("shared", self.writer))]
         if self._local is not None:
             own.append((self._local, payloads_ref("local", self.writer)))
-        for repo, ref in own + [(info.repo, info.payloads) for info in discover_refs(self.repo, self._local)]:
+        for repo, ref in own + [(info.repo, info.payloads) for info in self._refs()]:
             found.setdefault((id(repo), ref), (repo, ref))
         return list(found.values())
 
@@ -947,7 +959,7 @@ class GitProvider:
         if not self._logs_checked:
             self._check_logged_refs()
         tips = []
-        for info in discover_refs(self.repo, self._local):
+        for info in self._refs():
             target = self._target(info.repo, info.name)
             if target is not None and not info.fetched and (info.name, target) not in self._sound:
                 # the log is read before the ref: an append acknowledged by then is in the ref read after
@@ -978,7 +990,7 @@ class GitProvider:
         where each stands (what ``gitstore sync`` calls after fetching; reads do it anyway)."""
         found = []
         with readable("the fetched refs"):
-            for info in discover_refs(self.repo, self._local):
+            for info in self._refs():
                 target = self._target(info.repo, info.name)
                 if info.fetched and target is not None:
                     found.append(self._admit(info, target))
@@ -1117,9 +1129,9 @@ class GitProvider:
             return None
         return (append, oid), parent
 
-    def _max_clock(self) -> int:
+    def _max_clock(self, tips: list[tuple[RefInfo, pygit2.Oid]]) -> int:
         best = 0
-        for info, tip in self._tips():
+        for info, tip in tips:
             clock = self._clocks.get(tip)
             if clock is None and (known := self._remembered_order(tip)) is not None:
                 clock = self._clocks[tip] = known[0][0].clock
@@ -1729,9 +1741,10 @@ class _Staging:
         """Move entries stored since staging (a tip moved) from ``staged`` to ``existing``."""
         found = provider._tips()
         tips = [tip for _, tip in found]
+        self.refs = found  # what the attempt's commit names and counts its clock from
         if tips == self.tips:
             return
-        self.tips, self.refs, self.deferred = tips, found, None
+        self.tips, self.deferred = tips, None
         self.move_stored(self.readers.roots(provider, found), writer)
 
     def move_stored(self, roots: list[tuple[TreeReader, bytes]], writer: ObjectWriter) -> None:
