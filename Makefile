@@ -13,12 +13,19 @@ $(STAMP): pyproject.toml $(wildcard validators/*.py)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
+# The checkout's bytecode, written as pip writes an installed package's: the tests and the demo
+# start gitstore hundreds of times, and where PYTHONDONTWRITEBYTECODE is set (as many container
+# images set it) every start would compile each module it imports again. Up-to-date files are skipped.
+BYTECODE = $(BIN)/python -m compileall -q gitstore tools bench
+
 ## test: run the whole test suite (pytest on both cores)
 test: $(STAMP)
+	@$(BYTECODE)
 	$(BIN)/python -m pytest -n 2 -q
 
 ## demo: run gitstore end to end on a sample repository in a temporary folder (KEEP=1 keeps it)
 demo: $(STAMP)
+	@$(BYTECODE)
 	KEEP=$(KEEP) $(BIN)/python -m tools.demo
 
 ## bench: run the benchmarks and print their ratios
