@@ -13,9 +13,10 @@ $(STAMP): pyproject.toml $(wildcard validators/*.py)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-# The checkout's bytecode, written as pip writes an installed package's: the tests and the demo
-# start gitstore hundreds of times, and where PYTHONDONTWRITEBYTECODE is set (as many container
-# images set it) every start would compile each module it imports again. Up-to-date files are skipped.
+# The checkout's bytecode, written as pip writes an installed package's: the tests, the demo
+# and the benchmarks start gitstore hundreds of times, and where PYTHONDONTWRITEBYTECODE is set
+# (as many container images set it) every start would compile each module it imports again.
+# Up-to-date files are skipped.
 BYTECODE = $(BIN)/python -m compileall -q gitstore tools bench
 
 ## test: run the whole test suite (pytest on both cores)
@@ -30,6 +31,7 @@ demo: $(STAMP)
 
 ## bench: run the benchmarks and print their ratios
 bench: $(STAMP)
+	@$(BYTECODE)
 	$(BIN)/python -m bench
 
 ## wiki: regenerate the generated pages of okf/wiki/ (contracts, index) and check every page
