@@ -25,12 +25,6 @@ GIT_ENV = {
 }
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests marked ``slow`` run first, in their order: on two workers, a long test handed out
-    near the end of the run is waited for while the other worker has nothing left to do."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
-
-
 def shared(*parts: str) -> Path:
     """A path in the third-party test material; skips the test, with one reason for all, when
     the material is absent. A file missing from material that is there is a failure."""

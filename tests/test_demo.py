@@ -11,13 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tools import demo
 
 from .conftest import ROOT
-
-pytestmark = pytest.mark.slow
 
 
 def test_the_demo_tells_the_story_and_keeps_its_folder_when_asked() -> None:

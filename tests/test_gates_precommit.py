@@ -25,8 +25,6 @@ from gitstore.ops.promote import promote
 from .conftest import ROOT, shared
 from .promotion_world import PERSON, accepted_learning, git, wiki_repo
 
-pytestmark = pytest.mark.slow
-
 HOOKS = ("gitstore-okf", "gitstore-skills", "gitstore-scan", "gitstore-promotion", "gitstore-records")
 PRE_COMMIT = [sys.executable, "-m", "pre_commit"]
 FIXED = {"GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}

@@ -7,12 +7,8 @@ import random
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from gitstore.conformance import KILL_BATCH, _killed_child, _run_children
 from gitstore.providers.git import GitProvider
-
-pytestmark = pytest.mark.slow
 
 
 class _Git:

@@ -28,8 +28,6 @@ from .conftest import all_objects, git
 from .team import EVERYTHING, commit_all, first_clone, keypair, shared_remote, sign_as, team_clone, write_policy
 from .world import Thread, ref
 
-pytestmark = pytest.mark.slow
-
 PEOPLE = ("github:9", "github:10", "github:11")
 OPERATIONS = 200
 SEEDS_DEFAULT = 1
