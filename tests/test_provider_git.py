@@ -29,7 +29,7 @@ from gitstore.providers.git import (
 from gitstore.context import Context
 from gitstore.store import Store
 
-from .conftest import all_objects, git
+from .conftest import GIT_ENV, all_objects, git
 from .world import claude_transcript, grant_all, ready_repo
 
 
@@ -182,6 +182,23 @@ def test_merge_commits_are_damage(seeded: Path) -> None:
                            input=message, capture_output=True, text=True, check=True).stdout.strip()
     git(seeded, "update-ref", REF, merge)
     assert any("merge" in p for p in problems(seeded))
+
+
+def test_a_local_namespace_another_process_creates_is_read_and_counted(seeded: Path) -> None:
+    """A provider opened before the local namespace's repository existed reads the records
+    another process stores there, and its next append's clock counts them."""
+    provider = GitProvider(seeded, "w1")
+    assert [s.digest for s in provider.read()]  # opened and read while there is no local namespace
+    mine = R.event("mine-local")
+    code = ("import sys; from gitstore.conformance import _records as R, batch;"
+            " from gitstore.providers.git import GitProvider;"
+            " GitProvider(sys.argv[1], 'w2').append(batch(R.event('mine-local'), namespace='local'))")
+    subprocess.run([sys.executable, "-c", code, str(seeded)], check=True, env=os.environ | GIT_ENV)
+    assert mine["digest"] in {s.digest for s in provider.read()}
+    later = R.grant("after-local")
+    provider.append(batch(later))
+    stored = {s.digest: s.clock for s in provider.read()}
+    assert stored[later["digest"]] > stored[mine["digest"]]
 
 
 def test_write_injected_between_read_and_swap(seeded: Path, monkeypatch: pytest.MonkeyPatch) -> None:
