@@ -23,7 +23,11 @@ The issue asks for four things, each a ratio against a baseline measured alongsi
    ``git update-ref <ref> <new> <old>``. Goal: ours <= 0.5x the naive median. That compares a
    process-free append with four process starts; users and hooks append through the CLI, so
    ``gitstore records add FILE`` of one grant (process start to exit, up to 30 of them) is
-   compared with the same naive loop too. Goal: <= 1.0x.
+   compared with the same naive loop too. Goal: <= 1.0x. Store.append on a third store of 1,000
+   events, in a repository with 25,000 refs of its own (tags and remote branches, packed as
+   ``git gc`` leaves them), against the small store. Goal: <= 1.2x (the store looks only at its
+   own refs). Measured (100 of each, 2026-12-02): 8.07 ms against 7.57 ms, 1.07x; before the
+   store stopped listing every ref of the repository, 105.10 ms against 13.86 ms, 7.58x.
 3. verify: ``GitProvider.verify()`` over the store built by (1) against a bare loop that reads
    every blob verify reads (the records and their payloads) from the object database with
    ``repo.odb.read``, parses each with ``json.loads`` and hashes it with sha256; the list of
@@ -79,6 +83,8 @@ GOAL_BULK = 1.0
 GOAL_SCALE = 1.5
 GOAL_NAIVE = 0.5
 GOAL_CLI_NAIVE = 1.0
+GOAL_REFS = 1.2
+OTHER_REFS = 25_000  # tags and remote branches of a big repository, packed as ``git gc`` packs them
 CLI_SINGLES = 30  # single appends through the CLI timed (each a process start)
 # the strongest fast-import a user could pick for this work: no zlib compression and no delta
 # search, as gitstore's bulk writer (records stored, larger blobs at level 1, no deltas)
@@ -365,20 +371,37 @@ class Naive:
         self.tip = commit
 
 
+def with_other_refs(path: Path, count: int) -> None:
+    """Give the repository ``count`` refs of its own (half tags, half remote branches), packed
+    as ``git gc`` leaves them, all on its one commit."""
+    git(path, "commit", "-q", "--allow-empty", "-m", "root")
+    head = git(path, "rev-parse", "HEAD")
+    names = sorted([f"refs/tags/v{n}" for n in range(count // 2)]
+                   + [f"refs/remotes/origin/branch-{n}" for n in range(count - count // 2)])
+    (path / ".git" / "packed-refs").write_text(
+        "# pack-refs with: peeled fully-peeled sorted \n" + "".join(f"{head} {name}\n" for name in names))
+
+
 def singles(work: Work, big: Path, count: int, seed: int, small_size: int) -> dict[str, Any]:
-    """Alternate single appends on the big store, a small store and the naive git loop."""
+    """Alternate single appends on the big store, a small store, a small store in a repository
+    with many refs of its own, and the naive git loop."""
     small = new_repo(work.fresh("small"))
     Store(GitProvider(small, WRITER), R.SCOPE).append(events(small_size, seed, "small"))
+    refs = new_repo(work.fresh("refs"))
+    with_other_refs(refs, OTHER_REFS)
+    Store(GitProvider(refs, WRITER), R.SCOPE).append(events(small_size, seed, "small"))
     stores = {"big": Store(GitProvider(big, WRITER), R.SCOPE),
-              "small": Store(GitProvider(small, WRITER), R.SCOPE)}
+              "small": Store(GitProvider(small, WRITER), R.SCOPE),
+              "refs": Store(GitProvider(refs, WRITER), R.SCOPE)}
     providers = {"big": GitProvider(big, WRITER), "small": GitProvider(small, WRITER)}
     naive = Naive(big)
     one = work.fresh("single.jsonl")
     warmup = 5
-    grants = [R.grant(f"single-{seed}-{i}") for i in range((count + warmup) * 6)]
+    grants = [R.grant(f"single-{seed}-{i}") for i in range((count + warmup) * 7)]
     entries = entries_for(grants)
     times: dict[str, list[float]] = {
-        "store-big": [], "store-small": [], "provider-big": [], "provider-small": [], "naive": [], "cli": []
+        "store-big": [], "store-small": [], "store-refs": [], "provider-big": [], "provider-small": [], "naive": [],
+        "cli": [],
     }
     used = iter(range(len(grants)))
 
@@ -420,7 +443,7 @@ def singles(work: Work, big: Path, count: int, seed: int, small_size: int) -> di
         if done.returncode != 0:
             raise RuntimeError(f"gitstore records add: {done.stderr.decode(errors='replace')[-300:]}")
 
-    runs = [store_append("big"), store_append("small"), provider_append("big"),
+    runs = [store_append("big"), store_append("small"), store_append("refs"), provider_append("big"),
             provider_append("small"), naive_append, cli_append]
     for turn in range(warmup + count):
         for run in rotated(runs, turn):
@@ -428,7 +451,7 @@ def singles(work: Work, big: Path, count: int, seed: int, small_size: int) -> di
         if turn == warmup - 1:
             for values in times.values():
                 values.clear()
-    return {"count": count, "small_size": small_size, "times": times}
+    return {"count": count, "small_size": small_size, "other_refs": OTHER_REFS, "times": times}
 
 
 # -- 3. verify --------------------------------------------------------------------------------
@@ -632,6 +655,7 @@ def report_singles(r: dict[str, Any], big: int) -> tuple[list[str], list[str]]:
     labels = {
         "store-small": f"Store.append at {small} stored records",
         "store-big": f"Store.append at {big} stored records",
+        "store-refs": f"Store.append at {small}, among {r['other_refs']} other refs",
         "provider-small": f"GitProvider.append at {small} stored records",
         "provider-big": f"GitProvider.append at {big} stored records",
         "naive": f"naive git (4 processes, flat one-entry tree) at {big}",
@@ -642,6 +666,7 @@ def report_singles(r: dict[str, Any], big: int) -> tuple[list[str], list[str]]:
     scale = t["store-big"] / t["store-small"]
     naive = t["store-big"] / t["naive"]
     cli = t["cli"] / t["naive"]
+    refs = t["store-refs"] / t["store-small"]
     summary = [
         f"{NAME}: single append median at {big} records {ms(t['store-big'])}, at {small} records"
         f" {ms(t['store-small'])}, ratio {scale:.2f}x (goal <= {GOAL_SCALE:.1f}x): {verdict(scale <= GOAL_SCALE)}",
@@ -652,6 +677,9 @@ def report_singles(r: dict[str, Any], big: int) -> tuple[list[str], list[str]]:
         f" {ms(t['cli'])}, naive git (4 git processes) {ms(t['naive'])}, ratio {cli:.2f}x"
         f" (goal <= {GOAL_CLI_NAIVE:.1f}x): {verdict(cli <= GOAL_CLI_NAIVE)}"
         f"{short(cli, 'naive git', higher_is_better=False)}",
+        f"{NAME}: single append median in a repository with {r['other_refs']} refs of its own (packed, as git gc"
+        f" leaves them) {ms(t['store-refs'])}, in one with none {ms(t['store-small'])}, ratio {refs:.2f}x"
+        f" (goal <= {GOAL_REFS:.1f}x): {verdict(refs <= GOAL_REFS)}",
     ]
     return lines, summary
 

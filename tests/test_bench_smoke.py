@@ -87,6 +87,8 @@ STORE_LINES = [
         + r" \(in-process: no start-up counted\)$",
         r"^store: single append through the CLI \(gitstore records add, process start to exit\) median [\d.]+ ms,"
         r" naive git \(4 git processes\) [\d.]+ ms, ratio [\d.]+x " + _AGAINST + "$",
+        r"^store: single append median in a repository with \d+ refs of its own \(packed, as git gc leaves them\)"
+        r" [\d.]+ ms, in one with none [\d.]+ ms, ratio [\d.]+x " + _VERDICT,
         r"^store: verify peak memory over 1000000 records: skipped \(--quick\)$",
         r"^store: provider git: \d+ appends/s \(median\), \d+ reads/s$",
         r"^store: provider sqlite: \d+ appends/s \(median\), \d+ reads/s$",

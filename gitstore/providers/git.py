@@ -62,7 +62,8 @@ from gitstore.providers._base import (
 )
 from gitstore.providers._admit import Admission, Admissions
 from gitstore.providers._causal import Causality
-from gitstore.providers._gitdirs import LOCAL, PENDING, SCRATCH, common_dir, open_local, run_git, state_dir
+from gitstore.providers._gitdirs import (LOCAL, PENDING, SCRATCH, common_dir, open_local, ref_names, run_git,
+                                        state_dir)
 from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
 from gitstore.providers._kindmaps import ROWS_PER_LOOKUP, folder_map, kept_rows, map_path
 from gitstore.providers._known import KnownBytes, Witness
@@ -392,9 +393,7 @@ def discover_refs(repo: pygit2.Repository, local: pygit2.Repository | None = Non
 def refs_in(repo: pygit2.Repository, local: pygit2.Repository | None) -> list[RefInfo]:
     """``discover_refs`` with the local namespace's repository as given (None: there is none)."""
     found = []
-    for name in sorted(repo.references):
-        if not name.startswith(PREFIX):
-            continue
+    for name in ref_names(repo, PREFIX):
         parts = name[len(PREFIX):].split("/")
         if len(parts) == 3 and parts[0] == "records" and parts[1] in NAMESPACES:
             ns, writer = parts[1], parts[2]
@@ -405,17 +404,16 @@ def refs_in(repo: pygit2.Repository, local: pygit2.Repository | None) -> list[Re
             found.append(RefInfo(name, "shared", writer, payload, repo))
     if local is not None:
         prefix = PREFIX + "records/local/"
-        for name in sorted(local.references):
-            if name.startswith(prefix) and WRITER_PATTERN.match(name[len(prefix):]):
-                writer = name[len(prefix):]
+        for name in ref_names(local, prefix):
+            writer = name[len(prefix):]
+            if WRITER_PATTERN.match(writer):
                 found.append(RefInfo(name, "local", writer, payloads_ref("local", writer), local))
     return found
 
 
 def misplaced_refs(repo: pygit2.Repository) -> list[str]:
     """Local records and payload refs in the repository itself, where a push can send them."""
-    return [name for name in sorted(repo.references)
-            if name.startswith((PREFIX + "records/local/", PREFIX + "payloads/local/"))]
+    return sorted(ref_names(repo, PREFIX + "records/local/") + ref_names(repo, PREFIX + "payloads/local/"))
 
 
 def move_local_refs(repo: pygit2.Repository) -> list[str]:

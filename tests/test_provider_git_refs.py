@@ -1,0 +1,112 @@
+"""Memory's refs found as git finds them: loose or packed (a user's ``git gc`` packs them), in a
+linked worktree, beside many refs of the repository's own, and never a broken file or a ref
+being written. ``git for-each-ref`` is the judge."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pygit2
+
+from gitstore.conformance import _records as R
+from gitstore.conformance import batch
+from gitstore.providers._gitdirs import ref_names
+from gitstore.providers.git import PREFIX, GitProvider, misplaced_refs
+
+from .conftest import git
+
+
+def git_lists(repo: Path, prefix: str) -> list[str]:
+    """What git itself lists under ``prefix`` (it warns about a broken ref and leaves it out)."""
+    return sorted(git(repo, "for-each-ref", "--format=%(refname)", prefix).split())
+
+
+def mixed(tmp_path: Path) -> Path:
+    """A repository with memory refs loose, packed, both, and refs of its own beside them."""
+    repo = tmp_path / "repo"
+    git(tmp_path, "init", "-q", str(repo))
+    git(repo, "commit", "-q", "--allow-empty", "-m", "one")
+    first = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "commit", "-q", "--allow-empty", "-m", "two")
+    for name in ("records/shared/w1", "payloads/shared/w1", "remotes/origin/records/shared/w2",
+                 "remotes/origin/payloads/shared/w2", "records/shared/gone"):
+        git(repo, "update-ref", PREFIX + name, first)
+    for n in range(50):
+        git(repo, "tag", f"v{n}")
+    git(repo, "update-ref", "refs/memory/sync/origin/records/shared/w3", first)
+    git(repo, "pack-refs", "--all")  # as ``git gc`` does
+    git(repo, "update-ref", PREFIX + "records/shared/w1", "HEAD")  # loose, over its packed self
+    git(repo, "update-ref", PREFIX + "records/local/w9", "HEAD")  # loose only
+    git(repo, "update-ref", "-d", PREFIX + "records/shared/gone")  # packed-refs written again without it
+    return repo
+
+
+def test_names_are_what_git_lists_loose_packed_and_both(tmp_path: Path) -> None:
+    repo = mixed(tmp_path)
+    opened = pygit2.Repository(str(repo))
+    expected = git_lists(repo, PREFIX)
+    assert PREFIX + "records/shared/gone" not in expected and len(expected) == 5
+    assert ref_names(opened, PREFIX) == expected
+    assert ref_names(opened, PREFIX) == sorted(n for n in opened.references if n.startswith(PREFIX))
+    assert ref_names(opened, PREFIX + "remotes/") == git_lists(repo, PREFIX + "remotes/")
+    assert ref_names(opened, "refs/memory/") == git_lists(repo, "refs/memory/")
+    assert ref_names(opened, PREFIX + "records/nowhere/") == []
+    assert misplaced_refs(opened) == [PREFIX + "records/local/w9"]
+
+
+def test_a_broken_file_a_ref_being_written_and_a_name_git_refuses_are_left_out(tmp_path: Path) -> None:
+    repo = mixed(tmp_path)
+    folder = repo / ".git" / PREFIX / "records" / "shared"
+    (folder / "broken").write_text("not an object id\n")
+    (folder / "w5.lock").write_text(git(repo, "rev-parse", "HEAD"))  # git renames it into place when done
+    (folder / "bad..name").write_text(git(repo, "rev-parse", "HEAD"))
+    (folder / "empty").write_bytes(b"")
+    (folder / "nested").mkdir()
+    (folder / "nested" / "w6").write_text(git(repo, "rev-parse", "HEAD"))
+    expected = git_lists(repo, PREFIX)
+    assert PREFIX + "records/shared/nested/w6" in expected
+    assert not any(name.endswith(("/broken", ".lock", "..name", "/empty")) for name in expected)
+    assert ref_names(pygit2.Repository(str(repo)), PREFIX) == expected
+
+
+def test_packed_refs_read_again_whenever_git_writes_them_again(tmp_path: Path) -> None:
+    repo = mixed(tmp_path)
+    opened = pygit2.Repository(str(repo))
+    before = ref_names(opened, PREFIX)
+    git(repo, "update-ref", PREFIX + "records/shared/w4", "HEAD")
+    git(repo, "pack-refs", "--all")
+    assert not (repo / ".git" / PREFIX / "records" / "shared" / "w4").exists()
+    assert ref_names(opened, PREFIX) == git_lists(repo, PREFIX) == sorted([*before, PREFIX + "records/shared/w4"])
+    git(repo, "update-ref", "-d", PREFIX + "records/shared/w4")
+    assert ref_names(opened, PREFIX) == git_lists(repo, PREFIX) == before
+
+
+def test_a_linked_worktree_finds_the_refs_of_the_repository(tmp_path: Path) -> None:
+    repo = mixed(tmp_path)
+    git(repo, "worktree", "add", "-q", str(tmp_path / "other"))
+    assert ref_names(pygit2.Repository(str(tmp_path / "other")), PREFIX) == git_lists(repo, PREFIX)
+
+
+def test_the_store_reads_and_appends_on_refs_git_gc_packed_among_thousands(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    git(tmp_path, "init", "-q", str(repo))
+    git(repo, "commit", "-q", "--allow-empty", "-m", "root")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    others = sorted([f"refs/tags/t{n}" for n in range(3000)] + [f"refs/remotes/origin/b{n}" for n in range(3000)])
+    (repo / ".git" / "packed-refs").write_text(  # as git writes them, without 6,000 loose files first
+        "# pack-refs with: peeled fully-peeled sorted \n" + "".join(f"{head} {name}\n" for name in others))
+    assert len(git(repo, "for-each-ref").splitlines()) == 6001
+    provider = GitProvider(repo, "w1")
+    first = provider.append(batch(R.grant("before-gc"), R.event("e1", text="kept")))
+    git(repo, "gc", "-q")  # packs every ref, memory's with the rest
+    assert not (repo / ".git" / PREFIX / "records" / "shared" / "w1").exists()
+    again = GitProvider(repo, "w1")
+    assert {s.digest for s in again.read()} == set(first.added)
+    second = again.append(batch(R.grant("after-gc")))
+    assert (repo / ".git" / PREFIX / "records" / "shared" / "w1").exists()  # loose again, over the packed one
+    clocks = [s.clock for s in GitProvider(repo, "w1").read()]
+    assert {s.digest for s in GitProvider(repo, "w1").read()} == {*first.added, *second.added}
+    assert clocks == sorted(clocks) and clocks[-1] > clocks[0]
+    assert GitProvider(repo, "w1").verify().ok
+    assert os.path.getsize(repo / ".git" / "packed-refs") > 6000 * 40
