@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pygit2
+import pytest
 
 from gitstore.conformance import _records as R
 from gitstore.conformance import batch
+from gitstore.providers import _gitdirs
 from gitstore.providers._gitdirs import ref_names
 from gitstore.providers.git import PREFIX, GitProvider, misplaced_refs
 
@@ -110,3 +113,28 @@ def test_the_store_reads_and_appends_on_refs_git_gc_packed_among_thousands(tmp_p
     assert clocks == sorted(clocks) and clocks[-1] > clocks[0]
     assert GitProvider(repo, "w1").verify().ok
     assert os.path.getsize(repo / ".git" / "packed-refs") > 6000 * 40
+
+
+def test_a_ref_git_packs_while_the_names_are_read_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``git pack-refs`` writes packed-refs, then deletes the loose files: run between the two
+    halves of a listing, whichever comes first, it must not hide the ref it moves."""
+    repo = mixed(tmp_path)
+    opened = pygit2.Repository(str(repo))
+    expected = git_lists(repo, PREFIX)
+    assert (repo / ".git" / PREFIX / "records" / "shared" / "w1").exists()
+    halves = {name: getattr(_gitdirs, name) for name in ("_loose_names", "_packed_names")}
+    done: list[str] = []
+
+    def then_pack(name: str) -> Any:
+        def half(*args: Any) -> Any:
+            found = halves[name](*args)
+            if not done:
+                done.append(name)
+                git(repo, "pack-refs", "--all")
+            return found
+        return half
+
+    for name in halves:
+        monkeypatch.setattr(_gitdirs, name, then_pack(name))
+    assert ref_names(opened, PREFIX) == expected
+    assert done and not (repo / ".git" / PREFIX / "records" / "shared" / "w1").exists()

@@ -65,8 +65,11 @@ def ref_names(repo: pygit2.Repository, prefix: str) -> list[str]:
     tags and branches; this costs what memory's own refs do. A loose file that does not hold a
     ref is left out, as git leaves it out, and so is a name git would refuse."""
     root = common_dir(repo)
-    names = set(_packed_names(root / "packed-refs", prefix))
+    names: set[str] = set()
+    # loose ones first, as git reads them: ``git pack-refs`` writes packed-refs before it
+    # deletes the loose files, so a ref it moves is in one or the other, never in neither
     _loose_names(str(root / prefix), prefix, names)
+    names.update(_packed_names(root / "packed-refs", prefix))
     return sorted(name for name in names if _valid(name))
 
 
