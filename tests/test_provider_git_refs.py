@@ -1,6 +1,7 @@
-"""Memory's refs found as git finds them: loose or packed (a user's ``git gc`` packs them), in a
-linked worktree, beside many refs of the repository's own, and never a broken file or a ref
-being written. ``git for-each-ref`` is the judge."""
+"""Memory's refs found as git finds them, by the store and by the delivery hook's fingerprint:
+loose or packed (a user's ``git gc`` packs them), in a linked worktree, beside many refs of the
+repository's own, and never a broken file or a ref being written. ``git for-each-ref`` is the
+judge."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from typing import Any
 import pygit2
 import pytest
 
+from gitstore._gitrefs import packed_under
 from gitstore.conformance import _records as R
 from gitstore.conformance import batch
+from gitstore.deliver import heads
 from gitstore.providers import _gitdirs
 from gitstore.providers._gitdirs import ref_names
 from gitstore.providers.git import PREFIX, GitProvider, misplaced_refs
@@ -138,3 +141,28 @@ def test_a_ref_git_packs_while_the_names_are_read_is_found(tmp_path: Path, monke
         monkeypatch.setattr(_gitdirs, name, then_pack(name))
     assert ref_names(opened, PREFIX) == expected
     assert done and not (repo / ".git" / PREFIX / "records" / "shared" / "w1").exists()
+
+
+def test_packed_ref_lines_are_found_by_their_prefix_only() -> None:
+    one, two = "a" * 40, "b" * 64
+    data = (f"# pack-refs with: peeled fully-peeled sorted \n{one} refs/heads/main\n"
+            f"{one} refs/memory/v1/records/shared/w1\n^{two[:40]}\n"  # a peeled line follows a tag's
+            f"{one} refs/tags/refs/memory/v1/not-memory\n"  # the prefix inside another ref's name
+            f"xyz refs/memory/v1/records/shared/damaged\n"
+            f"{two} refs/memory/v1/records/shared/sha256\r\n"
+            f"{one} refs/memory/v1/remotes/o/records/shared/w2").encode()  # no newline at the end
+    assert packed_under(data, PREFIX) == [
+        (one.encode(), b"refs/memory/v1/records/shared/w1"), (two.encode(), b"refs/memory/v1/records/shared/sha256"),
+        (one.encode(), b"refs/memory/v1/remotes/o/records/shared/w2")]
+    assert packed_under(data, PREFIX + "remotes/") == [(one.encode(), b"refs/memory/v1/remotes/o/records/shared/w2")]
+    assert packed_under(b"", PREFIX) == []
+
+
+def test_the_recall_fingerprint_sees_the_refs_git_sees(tmp_path: Path) -> None:
+    """The delivery hook reads memory's refs without git bindings: loose over packed, as git."""
+    repo = mixed(tmp_path)
+    gitdir = str(repo / ".git")
+    listed = heads.git_refs(["f", "v", "s", "c", f"{gitdir}\n" + "\n".join(heads._git_refs(gitdir))])
+    said = git(repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/memory/").split("\n")
+    assert {name: target for (_, name), target in listed.items()} == dict(
+        line.split(" ") for line in said if line)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 
+from gitstore._gitrefs import packed_under
 from gitstore._version import __version__
 
 TYPE_CHECKING = False
@@ -78,10 +79,8 @@ def _packed(gitdir: str, found: list[str]) -> None:
             data = handle.read()
     except OSError:
         return
-    needle = b" " + REFS.encode()
-    for line in data.splitlines():
-        if needle in line:
-            found.append("packed " + line.decode("ascii", "replace"))
+    for oid, name in packed_under(data, REFS):
+        found.append(f"packed {oid.decode()} {name.decode('ascii', 'replace')}")
 
 
 def _git_refs(gitdir: str) -> list[str]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pygit2
 
+from gitstore._gitrefs import packed_under
 from gitstore.errors import IntegrityError
 
 LOCAL = "local"
@@ -53,7 +54,6 @@ def open_local(repo: pygit2.Repository, *, create: bool) -> pygit2.Repository | 
 # A loose ref file as git reads it: an object id (then the end, or a space and anything), or a
 # symbolic ref. Anything else git lists as broken and leaves out, and so does ``ref_names``.
 _LOOSE_REF = re.compile(rb"(?:[0-9a-fA-F]{40}(?:[0-9a-fA-F]{24})?(?:\s.*)?|ref: \S.*)", re.DOTALL)
-_PACKED_ID = re.compile(rb"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 _packed: dict[tuple[str, str], tuple[tuple[int, int, int, int], frozenset[str]]] = {}
 
 
@@ -120,17 +120,7 @@ def _packed_names(path: Path, prefix: str) -> frozenset[str]:
         data = path.read_bytes()
     except FileNotFoundError:
         return frozenset()
-    # a ref's line is ``<id> <name>``: a name never holds a space, so " <prefix>" starts one
-    found, key = set(), b" " + prefix.encode()
-    at = data.find(key)
-    while at >= 0:
-        start = data.rfind(b"\n", 0, at) + 1
-        end = data.find(b"\n", at)
-        end = len(data) if end < 0 else end
-        if _PACKED_ID.fullmatch(data, start, at):
-            found.add(data[at + 1:end].rstrip(b"\r").decode("utf-8", "surrogateescape"))
-        at = data.find(key, end)
-    names = frozenset(found)
+    names = frozenset(name.decode("utf-8", "surrogateescape") for _, name in packed_under(data, prefix))
     _packed[(str(path), prefix)] = (stamp, names)
     return names
 
