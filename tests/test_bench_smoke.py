@@ -101,6 +101,7 @@ RECALL_LINES = [
     re.compile(p, re.MULTILINE)
     for p in (
         r"^hook / bare: [\d.]+x median, [\d.]+x best, [\d.]+x CPU \(goal <= 4x: (met|NOT met)\)$",
+        r"^hook among 25000 refs / bare: [\d.]+x median, [\d.]+x the hook without them \(goal <= 4x: (met|NOT met)\)$",
         r"^recall / records list: [\d.]+x$",
         r"^recall quality: \d+/\d+ = [\d.]+% of labelled queries have their learning in the top 3 "
         r"\(goal >= 90%: (met|NOT met)\); by language: .*zh \d+/\d+$",
