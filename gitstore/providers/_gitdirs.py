@@ -55,6 +55,7 @@ def open_local(repo: pygit2.Repository, *, create: bool) -> pygit2.Repository | 
 # symbolic ref. Anything else git lists as broken and leaves out, and so does ``ref_names``.
 _LOOSE_REF = re.compile(rb"(?:[0-9a-fA-F]{40}(?:[0-9a-fA-F]{24})?(?:\s.*)?|ref: \S.*)", re.DOTALL)
 _packed: dict[tuple[str, str], tuple[tuple[int, int, int, int], frozenset[str]]] = {}
+_roots: dict[str, str] = {}  # a repository's git folder -> its common git folder
 
 
 def ref_names(repo: pygit2.Repository, prefix: str) -> list[str]:
@@ -64,12 +65,14 @@ def ref_names(repo: pygit2.Repository, prefix: str) -> list[str]:
     does, costs an append tens of milliseconds in a repository holding tens of thousands of
     tags and branches; this costs what memory's own refs do. A loose file that does not hold a
     ref is left out, as git leaves it out, and so is a name git would refuse."""
-    root = common_dir(repo)
+    root = _roots.get(repo.path)
+    if root is None:  # a worktree's link to its common folder is made with the worktree
+        root = _roots[repo.path] = str(common_dir(repo))
     names: set[str] = set()
     # loose ones first, as git reads them: ``git pack-refs`` writes packed-refs before it
     # deletes the loose files, so a ref it moves is in one or the other, never in neither
-    _loose_names(str(root / prefix), prefix, names)
-    names.update(_packed_names(root / "packed-refs", prefix))
+    _loose_names(os.path.join(root, prefix), prefix, names)
+    names.update(_packed_names(os.path.join(root, "packed-refs"), prefix))
     return sorted(name for name in names if _valid(name))
 
 
@@ -104,24 +107,25 @@ def _valid(name: str) -> bool:
         return False
 
 
-def _packed_names(path: Path, prefix: str) -> frozenset[str]:
+def _packed_names(path: str, prefix: str) -> frozenset[str]:
     """The names under ``prefix`` that the ``packed-refs`` file at ``path`` holds, read again
     only when the file changed (git rewrites it whole and renames it into place; its identity,
     size and times tell, as they tell git and libgit2)."""
     try:
-        stat = path.stat()
+        stat = os.stat(path)
     except FileNotFoundError:
         return frozenset()
     stamp = (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
-    kept = _packed.get((str(path), prefix))
+    kept = _packed.get((path, prefix))
     if kept is not None and kept[0] == stamp:
         return kept[1]
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as packed:
+            data = packed.read()
     except FileNotFoundError:
         return frozenset()
     names = frozenset(name.decode("utf-8", "surrogateescape") for _, name in packed_under(data, prefix))
-    _packed[(str(path), prefix)] = (stamp, names)
+    _packed[(path, prefix)] = (stamp, names)
     return names
 
 
