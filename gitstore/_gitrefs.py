@@ -2,9 +2,9 @@
 git provider lists memory's refs with it, and the delivery hook, which imports no bindings,
 fingerprints them with it.
 
-A big repository packs tens of thousands of tags and remote branches into that file (1.3 MB
-for 25,000). Splitting it into lines to keep memory's few cost the hook 17 ms at every prompt
-on a shared machine; searching for the prefix costs a pass of ``bytes.find``.
+A big repository packs tens of thousands of tags and remote branches into that file (1.5 MB
+for 25,000). Splitting it into lines to keep memory's few cost the hook 15.5 ms at every
+prompt on a shared machine; searching for the prefix, a pass of ``bytes.find``, 0.9 ms.
 """
 
 from __future__ import annotations
