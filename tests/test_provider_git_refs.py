@@ -166,3 +166,35 @@ def test_the_recall_fingerprint_sees_the_refs_git_sees(tmp_path: Path) -> None:
     said = git(repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/memory/").split("\n")
     assert {name: target for (_, name), target in listed.items()} == dict(
         line.split(" ") for line in said if line)
+
+
+def test_refs_in_another_format_are_listed_by_libgit2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A repository whose refs are in a reftable (git 2.45 on) has no ``refs/`` files to walk:
+    the names come from libgit2, which opens such a repository once it reads the format."""
+    repo = mixed(tmp_path)
+    expected = git_lists(repo, PREFIX)
+    (repo / ".git" / "reftable").mkdir()
+
+    def no_walk(*args: Any) -> Any:
+        raise AssertionError("the files were walked")
+
+    monkeypatch.setattr(_gitdirs, "_loose_names", no_walk)
+    monkeypatch.setattr(_gitdirs, "_packed_names", no_walk)
+    assert ref_names(pygit2.Repository(str(repo)), PREFIX) == expected
+
+
+def test_the_recall_fingerprint_moves_with_a_reftable(tmp_path: Path) -> None:
+    """Refs in a reftable have no files of their own: the fingerprint holds the list of its
+    tables, which git writes again whenever a ref moves, so the recall index is rebuilt."""
+    repo = mixed(tmp_path)
+    gitdir = str(repo / ".git")
+    before = heads._git_refs(gitdir)
+    (repo / ".git" / "reftable").mkdir()
+    tables = repo / ".git" / "reftable" / "tables.list"
+    tables.write_text("0x000000000001-0x000000000004-0b2c3d4e.ref\n")
+    first = heads._git_refs(gitdir)
+    tables.write_text("0x000000000001-0x000000000004-0b2c3d4e.ref\n0x000000000005-0x000000000005-9f8e7d6c.ref\n")
+    second = heads._git_refs(gitdir)
+    assert before != first != second and set(before) < set(first)
+    moved = heads.git_refs(["f", "v", "s", "c", f"{gitdir}\n" + "\n".join(first)])
+    assert moved != heads.git_refs(["f", "v", "s", "c", f"{gitdir}\n" + "\n".join(second)])

@@ -8,8 +8,9 @@ now, and rebuilt from the store otherwise. The fingerprint is one text made of
 - the index format and gitstore's version (a new scanner or scorer rebuilds);
 - the bytes of ``okf/.memory/config.json`` (provider, writer, delivery settings);
 - for the ``git`` provider, every ref under ``refs/memory/`` with its target, loose and packed,
-  in the common git folder and in any git folder gitstore keeps under it; for the ``sqlite``
-  and ``jsonl`` providers, the size and modification time of their files.
+  in the common git folder and in any git folder gitstore keeps under it (refs kept in a
+  reftable: the list of its tables); for the ``sqlite`` and ``jsonl`` providers, the size and
+  modification time of their files.
 
 Time is not in it: validity dates are kept in the index and compared with the clock at query
 time. Any other change to the records moves a ref (or a file), so it rebuilds, except after a
@@ -83,8 +84,19 @@ def _packed(gitdir: str, found: list[str]) -> None:
         found.append(f"packed {oid.decode()} {name.decode('ascii', 'replace')}")
 
 
+def _reftable(gitdir: str, found: list[str]) -> None:
+    """Refs kept in a reftable (git 2.45 on) have no files to read one by one: the list of its
+    tables, which git writes again whenever a ref moves, stands for all of them."""
+    try:
+        with open(os.path.join(gitdir, "reftable", "tables.list"), "rb") as handle:
+            found.append("reftable " + " ".join(handle.read().decode("ascii", "replace").split()))
+    except OSError:
+        return
+
+
 def _git_refs(gitdir: str) -> list[str]:
     found: list[str] = []
+    _reftable(gitdir, found)
     _packed(gitdir, found)
     _loose(os.path.join(gitdir, *REFS.strip("/").split("/")), REFS, found)
     return sorted(found)

@@ -64,10 +64,14 @@ def ref_names(repo: pygit2.Repository, prefix: str) -> list[str]:
     ``packed-refs`` for the prefix. Listing every ref of the repository, as libgit2's iterator
     does, costs an append tens of milliseconds in a repository holding tens of thousands of
     tags and branches; this costs what memory's own refs do. A loose file that does not hold a
-    ref is left out, as git leaves it out, and so is a name git would refuse."""
+    ref is left out, as git leaves it out, and so is a name git would refuse. Refs kept in
+    another format than files (git's ``reftable``, which a later libgit2 may open) are
+    listed by libgit2, all of them."""
     root = _roots.get(repo.path)
     if root is None:  # a worktree's link to its common folder is made with the worktree
         root = _roots[repo.path] = str(common_dir(repo))
+    if os.path.isdir(os.path.join(root, "reftable")):  # ``git refs migrate`` may convert a repository in place
+        return sorted(name for name in repo.references if name.startswith(prefix))
     names: set[str] = set()
     # loose ones first, as git reads them: ``git pack-refs`` writes packed-refs before it
     # deletes the loose files, so a ref it moves is in one or the other, never in neither
