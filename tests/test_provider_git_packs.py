@@ -121,6 +121,31 @@ def test_an_index_it_cannot_read_is_passed_over(bulk: Path, tmp_path: Path) -> N
     slices.close()
 
 
+def test_a_pack_no_read_asks_is_never_indexed(bulk: Path, tmp_path: Path) -> None:
+    """The repository's own packs (its code's history: millions of ids) are opened with
+    memory's; reading memory's objects out of memory's pack never reads their indexes."""
+    path = _copy(bulk, tmp_path / "repo")
+    stream = "".join(f"blob\ndata {len(f'code {n}')}\ncode {n}\n" for n in range(500)).encode()
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=path, input=stream, check=True)
+    folder = path / ".git" / "objects" / "pack"
+    ours = {index.name for index in (bulk / ".git" / "objects" / "pack").glob("*.idx")}
+    code = next(index for index in folder.glob("*.idx") if index.name not in ours)
+    os.utime(code, (1_000_000_000, 1_000_000_000))  # older than memory's pack, as a clone's history is
+    repo = pygit2.Repository(str(path))
+    slices = PackSlices(path / ".git" / "objects")
+    packs = {pack.name: pack for pack in slices._packs}
+    memory = next(pack for name, pack in packs.items() if name != code.name)
+    mine = [(oid, kind, data) for oid, kind, data in _objects_in(repo)
+            if kind != pygit2.GIT_OBJECT_COMMIT and memory.offset(oid) is not None]
+    assert len(mine) > 600  # a loose object would be looked for in every pack
+    assert all(slices.read(oid, kind) == data for oid, kind, data in mine)
+    assert packs[code.name]._keys is None and packs[code.name].count == 500
+    theirs = pygit2.hash(b"code 7").raw
+    assert slices.read(theirs, BLOB) == b"code 7" == repo.odb.read(pygit2.Oid(raw=theirs))[1]
+    assert packs[code.name]._keys is not None
+    slices.close()
+
+
 def _flip(pack: Path, at: int) -> None:
     pack.chmod(0o644)
     with open(pack, "r+b") as f:
