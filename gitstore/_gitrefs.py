@@ -1,6 +1,6 @@
-"""git's ``packed-refs`` file searched for the refs under a prefix, without git bindings: the
-git provider lists memory's refs with it, and the delivery hook, which imports no bindings,
-fingerprints them with it.
+"""git's ref files read without git bindings: the loose ones under a folder, and ``packed-refs``
+searched for the refs under a prefix. The git provider lists memory's refs with them, and the
+delivery hook, which imports no bindings, fingerprints them with them.
 
 A big repository packs tens of thousands of tags and remote branches into that file (1.5 MB
 for 25,000). Splitting it into lines to keep memory's few cost the hook 15.5 ms at every
@@ -9,7 +9,39 @@ prompt on a shared machine; searching for the prefix, a pass of ``bytes.find``, 
 
 from __future__ import annotations
 
+import os
+
+TYPE_CHECKING = False  # the hook imports this module: nothing more than it needs
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 _HEX = b"0123456789abcdef"
+_LARGEST = 4096  # bytes of a loose ref read: an id and a newline, or ``ref: `` and a name
+
+
+def loose_refs(folder: str, prefix: str) -> Iterator[tuple[str, bytes | None]]:
+    """(name, bytes) of every file under ``folder``, whose names start with ``prefix``; the
+    bytes are None when the file cannot be read (deleted meanwhile). A folder that is not
+    there (yet, or any more) holds none."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            yield from loose_refs(entry.path, f"{prefix}{entry.name}/")
+        elif entry.is_file(follow_symlinks=False):
+            try:
+                fd = os.open(entry.path, os.O_RDONLY)
+            except OSError:
+                yield prefix + entry.name, None
+                continue
+            try:
+                yield prefix + entry.name, os.read(fd, _LARGEST)
+            except OSError:
+                yield prefix + entry.name, None
+            finally:
+                os.close(fd)
 
 
 def packed_under(data: bytes, prefix: str) -> list[tuple[bytes, bytes]]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 
-from gitstore._gitrefs import packed_under
+from gitstore._gitrefs import loose_refs, packed_under
 from gitstore._version import __version__
 
 TYPE_CHECKING = False
@@ -58,20 +58,9 @@ def make_salt(place: Place) -> None:
 
 
 def _loose(folder: str, prefix: str, found: list[str]) -> None:
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        name = prefix + entry.name
-        if entry.is_dir(follow_symlinks=False):
-            _loose(entry.path, name + "/", found)
-        elif entry.is_file(follow_symlinks=False):
-            try:
-                with open(entry.path, "rb") as handle:
-                    found.append(f"{name} {handle.read().strip().decode('ascii', 'replace')}")
-            except OSError:
-                found.append(f"{name} unreadable")
+    for name, content in loose_refs(folder, prefix):
+        found.append(f"{name} unreadable" if content is None else
+                     f"{name} {content.strip().decode('ascii', 'replace')}")
 
 
 def _packed(gitdir: str, found: list[str]) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pygit2
 
-from gitstore._gitrefs import packed_under
+from gitstore._gitrefs import loose_refs, packed_under
 from gitstore.errors import IntegrityError
 
 LOCAL = "local"
@@ -82,26 +82,10 @@ def ref_names(repo: pygit2.Repository, prefix: str) -> list[str]:
 
 def _loose_names(folder: str, prefix: str, names: set[str]) -> None:
     """Add the names of the loose refs under ``folder`` (whose names start ``prefix``)."""
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:  # no such folder (yet, or any more)
-        return
-    for entry in entries:
-        if entry.is_dir(follow_symlinks=False):
-            _loose_names(entry.path, f"{prefix}{entry.name}/", names)
-        elif not entry.name.endswith(".lock"):  # a ref being written: git renames it into place when done
-            try:
-                fd = os.open(entry.path, os.O_RDONLY)
-            except OSError:  # deleted meanwhile
-                continue
-            try:
-                content = os.read(fd, 4096)
-            except OSError:  # not a file
-                continue
-            finally:
-                os.close(fd)
-            if _LOOSE_REF.fullmatch(content):
-                names.add(prefix + entry.name)
+    for name, content in loose_refs(folder, prefix):
+        # a ``.lock`` file is a ref being written: git renames it into place when done
+        if content is not None and not name.endswith(".lock") and _LOOSE_REF.fullmatch(content):
+            names.add(name)
 
 
 def _valid(name: str) -> bool:
