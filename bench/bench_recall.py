@@ -60,6 +60,7 @@ from pathlib import Path
 from typing import Any
 
 import gitstore
+from bench.bench_store import other_ref_names
 from bench.recall_quality import evaluate
 from gitstore.deliver.build import build as build_index
 from gitstore.deliver.place import locate
@@ -237,16 +238,16 @@ def child_env(folder: Path) -> dict[str, str]:
 
 @contextmanager
 def other_refs(root: Path, count: int) -> Iterator[None]:
-    """For a while, ``count`` refs of the repository's own beside memory's (half tags, half
-    remote branches on HEAD), packed as ``git gc`` leaves a big repository's: memory's refs
-    and the recall index stay as they are, so the hook delivers from the same index."""
+    """For a while, ``count`` refs of the repository's own beside memory's
+    (``bench_store.other_ref_names``, on HEAD), packed as ``git gc`` leaves a big repository's:
+    memory's refs and the recall index stay as they are, so the hook delivers from the same
+    index."""
     packed = root / ".git" / "packed-refs"
     before = packed.read_bytes() if packed.exists() else None
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
                           check=True).stdout.strip()
     kept = [line for line in (before or b"").decode().splitlines() if not line.startswith("#")]
-    kept += [f"{head} refs/tags/v{n}" for n in range(count // 2)]
-    kept += [f"{head} refs/remotes/origin/branch-{n}" for n in range(count - count // 2)]
+    kept += [f"{head} {name}" for name in other_ref_names(count)]
     # without the ``sorted`` trait git sorts the lines itself; a peeled line stays after its tag
     packed.write_text("# pack-refs with: peeled fully-peeled \n" + "".join(line + "\n" for line in kept))
     try:

@@ -371,15 +371,19 @@ class Naive:
         self.tip = commit
 
 
+def other_ref_names(count: int) -> list[str]:
+    """``count`` names of a big repository's own refs, sorted: half tags, half remote branches."""
+    return sorted([f"refs/tags/v{n}" for n in range(count // 2)]
+                  + [f"refs/remotes/origin/branch-{n}" for n in range(count - count // 2)])
+
+
 def with_other_refs(path: Path, count: int) -> None:
-    """Give the repository ``count`` refs of its own (half tags, half remote branches), packed
-    as ``git gc`` leaves them, all on its one commit."""
+    """Give the repository ``count`` refs of its own (``other_ref_names``), packed as ``git gc``
+    leaves them, all on its one commit."""
     git(path, "commit", "-q", "--allow-empty", "-m", "root")
     head = git(path, "rev-parse", "HEAD")
-    names = sorted([f"refs/tags/v{n}" for n in range(count // 2)]
-                   + [f"refs/remotes/origin/branch-{n}" for n in range(count - count // 2)])
-    (path / ".git" / "packed-refs").write_text(
-        "# pack-refs with: peeled fully-peeled sorted \n" + "".join(f"{head} {name}\n" for name in names))
+    lines = "".join(f"{head} {name}\n" for name in other_ref_names(count))
+    (path / ".git" / "packed-refs").write_text("# pack-refs with: peeled fully-peeled sorted \n" + lines)
 
 
 def singles(work: Work, big: Path, count: int, seed: int, small_size: int) -> dict[str, Any]:
