@@ -217,6 +217,13 @@ def test_records_add_of_nothing_is_refused(ready: Path) -> None:
     assert done.returncode == 1 and "gitstore: error: -: no records" in done.stderr.decode()
 
 
+@pytest.mark.parametrize("name, problem", [("missing.jsonl", "no such file"), (".", "is a directory")])
+def test_records_add_of_a_file_it_cannot_read_names_the_file_once(ready: Path, name: str, problem: str) -> None:
+    done = gitstore(ready, "records", "add", name)
+    assert done.returncode == 1
+    assert done.stderr == f"gitstore: error: {name}: {problem}\n"
+
+
 def test_a_storage_failure_is_one_line_and_stores_nothing(ready: Path) -> None:
     pack = ready / ".git" / "objects" / "pack"
     pack.rmdir()

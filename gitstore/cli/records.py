@@ -69,7 +69,7 @@ def add(
     try:
         result = store.append(lines)
     except (InvalidInput, Refused) as exc:
-        if lines.done:
+        if lines.done or not lines.number:  # not about a line: the file, or the store before any line
             raise
         raise type(exc)(f"{lines.where}: {exc}") from None
     if as_json:
