@@ -31,32 +31,29 @@ import re
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pygit2
 
 from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local, run_git
 from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
 from gitstore.providers._kindmaps import TEMPORARY
+from gitstore.providers._names import PREFIX
 from gitstore.providers._objects import pack_ids
+from gitstore.providers._tips import acknowledged, logged_refs
 
-if TYPE_CHECKING:
-    from gitstore.providers.git import GitProvider
-
-PREFIX = "refs/memory/v1/"
 _HEX = re.compile(r"^[0-9a-f]{40}$")
 _PACK_SIDECARS = (".pack", ".idx", ".rev", ".bitmap", ".mtimes", ".keep", ".promisor")
 SIGNATURE = b"gitstore <gitstore@localhost>"
 
 
-def collect(provider: GitProvider) -> int:
-    """Erase memory's unreachable objects from every repository it writes to; the caller holds
-    every append back. Returns how many objects and leftover files went."""
-    state = provider.state
+def collect(shared: pygit2.Repository, state: Path) -> int:
+    """Erase memory's unreachable objects from every repository it writes to (``shared``, and
+    the local namespace's beside it), ``state`` being the provider's state folder; the caller
+    holds every append back. Returns how many objects and leftover files went."""
     pending = _journaled(state / PENDING)
     erased = 0
-    local = open_local(provider.repo, create=False)
-    for repo, namespace in [(provider.repo, "shared"), *([(local, "local")] if local is not None else [])]:
+    local = open_local(shared, create=False)
+    for repo, namespace in [(shared, "shared"), *([(local, "local")] if local is not None else [])]:
         erased += Collector(repo, pending, _acknowledged(state, namespace)).run()
     for folder in (state / SCRATCH, state / PENDING):
         if folder.is_dir():
@@ -70,11 +67,10 @@ def collect(provider: GitProvider) -> int:
 
 def _acknowledged(state: Path, namespace: str) -> set[str]:
     """Every records commit this clone acknowledged in one namespace (its tips logs)."""
-    from gitstore.providers.git import acknowledged
-
     found: set[str] = set()
-    for log in state.glob(f"records-{namespace}-*.tips"):
-        found.update(acknowledged(state, PREFIX + log.name[:-len(".tips")].replace("-", "/", 2)))
+    for ref in logged_refs(state):
+        if ref.startswith(f"{PREFIX}records/{namespace}/"):
+            found.update(acknowledged(state, ref))
     return found
 
 

@@ -26,7 +26,9 @@ from gitstore.records.inputs import MAX_RECORD_BYTES
 from gitstore.errors import GitstoreError
 from gitstore.providers._base import Problem, VerifyReport
 from gitstore.providers._common import note_problem
+from gitstore.providers._message import parse_message
 from gitstore.providers._packs import Objects, opened
+from gitstore.providers._tips import LOST, last_acknowledged, lost_refs, rewound
 from gitstore.providers._objects import (
     BLOB_MODE, TREE_MODE, Source, Unreadable, parse_tree, read_blob, read_tree, read_tree_bytes, take_records, tree_id,
 )
@@ -79,7 +81,6 @@ def verify_repository(repo: pygit2.Repository, state: Path, *, local: bool) -> V
 
 
 def _verify_repository(repo: pygit2.Repository, objects: Objects, state: Path, local: bool) -> VerifyReport:
-    from gitstore.providers.git import LOST, last_acknowledged, lost_refs
 
     report = VerifyReport()
     if not local:  # every ref this clone logged, wherever it should be
@@ -171,7 +172,6 @@ def _verify_records(repo: pygit2.Repository, objects: Objects, state: Path, ref:
                     acked: pygit2.Oid | None = None, scope: str | None = None) -> None:
     """Check a records ref's history, from its root, or only the commits after ``since`` (an
     ancestor of ``tip`` verified before)."""
-    from gitstore.providers.git import parse_message, rewound  # the format lives beside the writer
 
     if not ref.startswith(PREFIX + "remotes/"):
         problem = rewound(repo, state, ref, tip, acked)
@@ -208,7 +208,6 @@ def _seen_problems(repo: pygit2.Repository, header: object) -> list[str]:
     """What is wrong with a commit's ``Seen`` headers, checked against the commits they name
     that this repository holds: each names its writer, and came before (a smaller clock: a
     clock is one more than the largest the writer had seen, so a smaller one is a lie)."""
-    from gitstore.providers.git import parse_message
 
     problems = []
     for writer, named in header.seen:  # type: ignore[attr-defined]

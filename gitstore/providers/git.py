@@ -17,7 +17,7 @@ Layout (documented for other implementations in ``okf/wiki/store.md``):
   in the repository itself (written by older versions, and sent by ``git push --mirror``) are
   still read, reported by ``verify``, and moved by the next append or ``gitstore init``.
 
-Each records commit carries its order in the message (see ``format_message``): a Lamport clock
+Each records commit carries its order in the message (see ``_message``): a Lamport clock
 (one more than the largest clock of any tip the writer had seen), the writer id, and one line
 per record in position order. Store order is (clock, writer, position) on every clone; a
 record's append is its records commit.
@@ -67,26 +67,35 @@ from gitstore.providers._gitdirs import (LOCAL, PENDING, SCRATCH, common_dir, op
 from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
 from gitstore.providers._kindmaps import ROWS_PER_LOOKUP, folder_map, kept_rows, map_path
 from gitstore.providers._known import KnownBytes, Witness
+from gitstore.providers._message import (FORMAT, Append, Header, format_message, parse_message, parse_order,
+                                        record_lines)
+from gitstore.providers._names import (PREFIX, WRITER_PATTERN, note_path, payload_path, payloads_ref, record_path,
+                                      records_ref)
 from gitstore.providers._verified import FOLDER as VERIFIED
 from gitstore.providers._verified import Verified
 from gitstore.providers._packs import Objects
+from gitstore.providers._tips import LOST, acknowledged, last_acknowledged, lost_refs, rewound, tips_log
 from gitstore.providers._objects import (
     BLOB, BLOB_MODE, LOOSE_LIMIT, TREE, TREE_MODE, ObjectWriter, PackFirst, TreeReader, Unreadable, add_records,
     bound_pack_windows, read_blob, read_tree, tree_bytes, uncached_trees,
 )
 from gitstore.records.canonical import sha256_digest
 
+__all__ = [  # the provider, and what other modules name memory's refs, paths and messages by
+    "LOST", "PREFIX", "WRITER_PATTERN", "GitProvider", "RefInfo", "acknowledged", "commit_at", "discover_refs",
+    "format_message", "last_acknowledged", "lost_refs", "misplaced_refs", "move_local_refs", "note_path",
+    "parse_message", "payload_path", "payloads_ref", "readable", "record_path", "records_ref", "refs_in", "rewound",
+    "tips_log",
+]
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitstore.providers._trust_git import Trust
 
 T = TypeVar("T")
-PREFIX = "refs/memory/v1/"
 KEEP_COMMITS = 4  # commits a handle keeps loaded (see GitProvider._commit)
 PAYLOAD_PATHS = 4096  # payloads a reader finds by path before it indexes its snapshots (see payload_reader)
 KEEP_PASSED = 2  # and of those a pass over a history read last: a read of several kinds reads them again
-WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
-FORMAT = "1"
 ORDER_CONTEXT = f"order-{FORMAT}"  # what _remembered_order keeps depends on the message format only
 REMEMBER_ORDER_FROM = 1 << 16  # characters of a commit message worth remembering its header (700 records)
 SIGNATURE_NAME = "gitstore"
@@ -95,76 +104,6 @@ MAX_ATTEMPTS = 400
 MERGE_FROM = LOOSE_LIMIT // 4  # changes from which a tree is merged here, not by libgit2's builder
 SLICES_FROM = 4096  # entries from which an append reads folders as pack slices (mapping the packs' indexes)
 STALE_LOCK_SECONDS = 5.0
-
-
-def records_ref(namespace: str, writer: str) -> str:
-    return f"{PREFIX}records/{namespace}/{writer}"
-
-
-def payloads_ref(namespace: str, writer: str) -> str:
-    return f"{PREFIX}payloads/{namespace}/{writer}"
-
-
-def record_path(kind: str, digest: str) -> str:
-    """Where a record lives in a records tree."""
-    hexd = digest.removeprefix("sha256:")
-    return f"{kind}/{hexd[:2]}/{hexd[2:4]}/{hexd}.json"
-
-
-def payload_path(payload_digest: str) -> str:
-    hexd = payload_digest.removeprefix("sha256:")
-    return f"{hexd[:2]}/{hexd[2:4]}/{hexd}.json"
-
-
-def note_path(payload_digest: str) -> str:
-    """Where a removed payload's redaction note is kept: in the records tree of the append that
-    removed it (older stores kept it at the same path in a payload snapshot)."""
-    return "notes/" + payload_path(payload_digest)
-
-
-def tips_log(folder: Path, ref: str) -> Path:
-    """Where a writer ref's acknowledged tips are logged (one commit id per line); ``folder`` is
-    the provider's state folder (``.git/gitstore``)."""
-    return folder / (ref[len(PREFIX):].replace("/", "-") + ".tips")
-
-
-def acknowledged(folder: Path, ref: str) -> list[str]:
-    """Every tip this clone acknowledged for one of its own refs, oldest first."""
-    path = tips_log(folder, ref)
-    if not path.exists():
-        return []
-    return [line for line in path.read_text(encoding="ascii").split("\n") if len(line) == 40]
-
-
-def last_acknowledged(folder: Path, ref: str) -> pygit2.Oid | None:
-    """The last tip this clone acknowledged for one of its own refs."""
-    path = tips_log(folder, ref)
-    if not path.exists():
-        return None
-    with open(path, "rb") as log:
-        log.seek(max(0, path.stat().st_size - 164))
-        lines = [line for line in log.read().split(b"\n") if len(line) == 40]
-    return pygit2.Oid(hex=lines[-1].decode()) if lines else None
-
-
-_UNREAD = pygit2.Oid(raw=b"\0" * 20)
-
-
-def rewound(repo: pygit2.Repository, folder: Path, ref: str, tip: pygit2.Oid | None,
-            acked: pygit2.Oid | None = _UNREAD) -> str | None:
-    """Why ``ref`` no longer contains the last append acknowledged on it, or None. ``acked``:
-    that append as read from its log before ``tip`` was read (read now when not given: then
-    the caller holds the writer lock, so no append lands in between)."""
-    if acked == _UNREAD:
-        acked = last_acknowledged(folder, ref)
-    if acked is None or tip == acked:
-        return None
-    try:
-        if tip is not None and acked in repo and repo.descendant_of(tip, acked):
-            return None
-    except (pygit2.GitError, ValueError) as exc:
-        return f"cannot tell whether acknowledged append {acked} is still in its history ({exc})"
-    return f"acknowledged append {acked} is no longer in its history (the ref was moved back)"
 
 
 def _named_path(folder: Path, ref: str) -> Path:
@@ -179,9 +118,6 @@ class _Moved(Exception):
 def _streamed(batch: Batch) -> Stream:
     """A batch as the one shape appends take here."""
     return Stream(batch.entries, lambda: batch.namespace, lambda: batch.authority)
-
-
-LOST = "this clone acknowledged appends on it, and the ref is gone (deleted)"
 
 
 def commit_at(repo: pygit2.Repository, oid: pygit2.Oid, where: str) -> pygit2.Commit:
@@ -210,146 +146,6 @@ def readable(what: str = "memory") -> Iterator[None]:
 
 def _unreadable(what: str, exc: Exception) -> IntegrityError:
     return IntegrityError(f"cannot read {what}: {exc}; run `gitstore verify`")
-
-
-def logged_refs(folder: Path) -> list[str]:
-    """The refs this clone keeps a tips log for (its own records and payload refs)."""
-    found = []
-    for path in sorted(folder.glob("*.tips")):
-        parts = path.name[: -len(".tips")].split("-", 2)
-        if len(parts) == 3 and parts[0] in ("records", "payloads") and parts[1] in NAMESPACES:
-            found.append(f"{PREFIX}{parts[0]}/{parts[1]}/{parts[2]}")
-    return found
-
-
-def lost_refs(repo: pygit2.Repository, local: pygit2.Repository | None, folder: Path) -> list[str]:
-    """This clone's refs whose tips log names acknowledged appends but which exist nowhere."""
-    lost = []
-    if local is None:  # another process may have made it since this handle opened
-        local = open_local(repo, create=False)
-    for ref in logged_refs(folder):
-        holders = [r for r in (repo, local) if r is not None]
-        if all(ref not in r.references for r in holders) and last_acknowledged(folder, ref) is not None:
-            lost.append(ref)
-    return lost
-
-
-class Append(NamedTuple):
-    """An append commit's header without its record lines: its place in store order, what it
-    had seen and removed, the policy it was signed under, and the kinds of the records it
-    stored. Histories keep these, not a tuple per record (lines are parsed again when read)."""
-
-    clock: int
-    writer: str
-    namespace: str
-    kinds: frozenset[str]
-    removes: tuple[str, ...] = ()
-    seen: tuple[tuple[str, str], ...] = ()
-    policy: str | None = None
-
-
-@dataclass(frozen=True)
-class Header:
-    """The parsed head of a records commit message."""
-
-    clock: int
-    writer: str
-    namespace: str
-    lines: tuple[tuple[str, str, str], ...]  # (digest, kind, stream) in position order
-    removes: tuple[str, ...] = ()  # payload digests this append removed, with notes in its tree
-    seen: tuple[tuple[str, str], ...] = ()  # (writer, commit) of other writers' tips it had seen
-    policy: str | None = None  # the policy commit a signed append was made under
-
-
-def format_message(clock: int, writer: str, namespace: str, entries: Iterable[Entry | _Staged],
-                   removes: Iterable[str] = (), seen: Iterable[tuple[str, str]] = (),
-                   policy: str | None = None) -> str:
-    """The records commit message: a summary, headers, then one line per record."""
-    entries = list(entries)
-    lines = [
-        f"gitstore: append {len(entries)} record{'s' if len(entries) != 1 else ''}",
-        "",
-        f"Gitstore-Format: {FORMAT}",
-        f"Clock: {clock}",
-        f"Writer: {writer}",
-        f"Namespace: {namespace}",
-        *([f"Policy: {policy}"] if policy else []),
-        *(f"Seen: {w} {commit}" for w, commit in seen),
-        *(f"Removes: {digest}" for digest in removes),
-        "",
-    ]
-    lines.extend(f"{e.digest} {e.kind} {e.stream}" for e in entries)
-    return "\n".join(lines) + "\n"
-
-
-_REPEATED = ("Removes", "Seen")
-_COMMIT = re.compile(r"^[0-9a-f]{40}$")
-_LINE = re.compile(r"^(sha256:[0-9a-f]{64}) ([a-z]+) (\S{1,200})$")
-_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
-_RECORD = re.compile(r"(sha256:[0-9a-f]{64}) ([a-z]+) ([^\s]{1,200})\n")
-_BLOCK = re.compile(r"(?:sha256:[0-9a-f]{64} [a-z]+ [^\s]{1,200}\n)+")
-_KIND = re.compile(r" ([a-z]+) ")  # in a record line only the kind has a space on each side
-
-
-def parse_message(message: str) -> Header:
-    """Parse a records commit message, refusing anything off format."""
-    clock, fields, removes, seen, policy, block = _parse_head(message)
-    lines = _RECORD.findall(block)
-    # matches never overlap, so they cover the whole block exactly when their lengths add up to it
-    if not lines or sum(len(d) + len(k) + len(s) + 3 for d, k, s in lines) != len(block):
-        _refuse_block(block)
-    return Header(clock, fields.get("Writer", ""), fields.get("Namespace", ""), tuple(lines), removes, seen, policy)
-
-
-def parse_order(message: str) -> Append:
-    """A records commit message's header and record kinds, refusing anything off format as
-    ``parse_message`` does, without a tuple per record line."""
-    clock, fields, removes, seen, policy, block = _parse_head(message)
-    if not _BLOCK.fullmatch(block):
-        _refuse_block(block)
-    return Append(clock, fields.get("Writer", ""), fields.get("Namespace", ""), frozenset(_KIND.findall(block)),
-                  removes, seen, policy)
-
-
-def _parse_head(message: str) -> tuple[int, dict[str, str], tuple[str, ...], tuple[tuple[str, str], ...], str | None,
-                                       str]:
-    """The clock, header fields, removed payloads, Seen headers, policy and record block of a
-    commit message."""
-    head, sep, body = message.partition("\n\n")
-    headers, sep2, records = body.partition("\n\n")
-    if not sep or not sep2:
-        raise ValueError("commit message is not a gitstore append")
-    pairs = [line.split(": ", 1) for line in headers.splitlines() if ": " in line]
-    fields = {key: value for key, value in pairs if key not in _REPEATED}
-    removes = tuple(value for key, value in pairs if key == "Removes")
-    seen = tuple(_seen_line(value) for key, value in pairs if key == "Seen")
-    policy = fields.get("Policy")
-    if policy is not None and not _COMMIT.match(policy):
-        raise ValueError(f"bad Policy {policy[:80]!r}")
-    if fields.get("Gitstore-Format") != FORMAT:
-        raise ValueError(f"unknown Gitstore-Format {fields.get('Gitstore-Format')!r}")
-    clock = fields.get("Clock", "")
-    if not clock.isdigit() or len(clock) > 15:
-        raise ValueError(f"bad Clock {clock!r}")
-    bad = [r for r in removes if not _DIGEST.match(r)]
-    if bad or len(set(removes)) != len(removes):
-        raise ValueError(f"bad Removes {(bad or removes)[0][:80]!r}")
-    return int(clock), fields, removes, seen, policy, records.rstrip("\n") + "\n"
-
-
-def _refuse_block(block: str) -> None:
-    for raw in block.splitlines():
-        if not _LINE.match(raw):
-            raise ValueError(f"bad record line {raw[:80]!r}")
-    raise ValueError("append commit lists no records, one per line")
-
-
-def _seen_line(value: str) -> tuple[str, str]:
-    """One ``Seen: <writer> <commit>`` header's value."""
-    writer, _, commit = value.partition(" ")
-    if not WRITER_PATTERN.match(writer) or not _COMMIT.match(commit):
-        raise ValueError(f"bad Seen {value[:80]!r}")
-    return writer, commit
 
 
 def _check_order(info: RefInfo, before: Append | None, fresh: list[tuple[Append, pygit2.Oid]]) -> None:
@@ -1223,10 +1019,7 @@ class GitProvider:
         """A commit's record lines (digest, kind, stream) in position order, one at a time: a
         bulk append's commit lists every record it stored, and a read holds one line at a time,
         not a tuple per record. Its history checked the block's format (``parse_order``)."""
-        message = self._commit(repo, oid, "records history", keep=False).message
-        block = message.partition("\n\n")[2].partition("\n\n")[2].rstrip("\n") + "\n"
-        for match in _RECORD.finditer(block):
-            yield match.groups()  # type: ignore[misc]
+        yield from record_lines(self._commit(repo, oid, "records history", keep=False).message)
 
     def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[Stored]:
         with readable("the stored records"):
@@ -1517,7 +1310,7 @@ class GitProvider:
         self.move_local()
         with self.paused():
             report = GcReport(payloads=self._sweep_snapshots())
-            report.objects += collect(self)
+            report.objects += collect(self.repo, self.state)
             if pack_count(local := self.state / LOCAL) > 1:  # the local namespace: git's gc never visits it
                 roll_up(local)
         return report

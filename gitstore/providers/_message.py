@@ -1,0 +1,156 @@
+"""The records commit message: an append's place in store order and the records it stored.
+
+A summary line, then headers (``Gitstore-Format``, ``Clock``, ``Writer``, ``Namespace``, and
+``Policy``, ``Seen`` and ``Removes`` where they apply), then one line per record in position
+order: ``<digest> <kind> <stream>``. Parsing refuses anything off format.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import NamedTuple, Protocol
+
+from gitstore.providers._names import WRITER_PATTERN
+
+FORMAT = "1"
+
+
+class Line(Protocol):
+    """What a record line says of a record."""
+
+    @property
+    def digest(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def stream(self) -> str: ...
+
+
+class Append(NamedTuple):
+    """An append commit's header without its record lines: its place in store order, what it
+    had seen and removed, the policy it was signed under, and the kinds of the records it
+    stored. Histories keep these, not a tuple per record (lines are parsed again when read)."""
+
+    clock: int
+    writer: str
+    namespace: str
+    kinds: frozenset[str]
+    removes: tuple[str, ...] = ()
+    seen: tuple[tuple[str, str], ...] = ()
+    policy: str | None = None
+
+
+@dataclass(frozen=True)
+class Header:
+    """The parsed head of a records commit message."""
+
+    clock: int
+    writer: str
+    namespace: str
+    lines: tuple[tuple[str, str, str], ...]  # (digest, kind, stream) in position order
+    removes: tuple[str, ...] = ()  # payload digests this append removed, with notes in its tree
+    seen: tuple[tuple[str, str], ...] = ()  # (writer, commit) of other writers' tips it had seen
+    policy: str | None = None  # the policy commit a signed append was made under
+
+
+def format_message(clock: int, writer: str, namespace: str, entries: Iterable[Line],
+                   removes: Iterable[str] = (), seen: Iterable[tuple[str, str]] = (),
+                   policy: str | None = None) -> str:
+    """The records commit message: a summary, headers, then one line per record."""
+    entries = list(entries)
+    lines = [
+        f"gitstore: append {len(entries)} record{'s' if len(entries) != 1 else ''}",
+        "",
+        f"Gitstore-Format: {FORMAT}",
+        f"Clock: {clock}",
+        f"Writer: {writer}",
+        f"Namespace: {namespace}",
+        *([f"Policy: {policy}"] if policy else []),
+        *(f"Seen: {w} {commit}" for w, commit in seen),
+        *(f"Removes: {digest}" for digest in removes),
+        "",
+    ]
+    lines.extend(f"{e.digest} {e.kind} {e.stream}" for e in entries)
+    return "\n".join(lines) + "\n"
+
+
+_REPEATED = ("Removes", "Seen")
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+_LINE = re.compile(r"^(sha256:[0-9a-f]{64}) ([a-z]+) (\S{1,200})$")
+_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+_RECORD = re.compile(r"(sha256:[0-9a-f]{64}) ([a-z]+) ([^\s]{1,200})\n")
+_BLOCK = re.compile(r"(?:sha256:[0-9a-f]{64} [a-z]+ [^\s]{1,200}\n)+")
+_KIND = re.compile(r" ([a-z]+) ")  # in a record line only the kind has a space on each side
+
+
+def parse_message(message: str) -> Header:
+    """Parse a records commit message, refusing anything off format."""
+    clock, fields, removes, seen, policy, block = _parse_head(message)
+    lines = _RECORD.findall(block)
+    # matches never overlap, so they cover the whole block exactly when their lengths add up to it
+    if not lines or sum(len(d) + len(k) + len(s) + 3 for d, k, s in lines) != len(block):
+        _refuse_block(block)
+    return Header(clock, fields.get("Writer", ""), fields.get("Namespace", ""), tuple(lines), removes, seen, policy)
+
+
+def record_lines(message: str) -> Iterator[tuple[str, str, str]]:
+    """A records commit message's record lines (digest, kind, stream) in position order, one at
+    a time, from a message whose format was checked (``parse_order``)."""
+    block = message.partition("\n\n")[2].partition("\n\n")[2].rstrip("\n") + "\n"
+    for match in _RECORD.finditer(block):
+        yield match.groups()  # type: ignore[misc]
+
+
+def parse_order(message: str) -> Append:
+    """A records commit message's header and record kinds, refusing anything off format as
+    ``parse_message`` does, without a tuple per record line."""
+    clock, fields, removes, seen, policy, block = _parse_head(message)
+    if not _BLOCK.fullmatch(block):
+        _refuse_block(block)
+    return Append(clock, fields.get("Writer", ""), fields.get("Namespace", ""), frozenset(_KIND.findall(block)),
+                  removes, seen, policy)
+
+
+def _parse_head(message: str) -> tuple[int, dict[str, str], tuple[str, ...], tuple[tuple[str, str], ...], str | None,
+                                       str]:
+    """The clock, header fields, removed payloads, Seen headers, policy and record block of a
+    commit message."""
+    head, sep, body = message.partition("\n\n")
+    headers, sep2, records = body.partition("\n\n")
+    if not sep or not sep2:
+        raise ValueError("commit message is not a gitstore append")
+    pairs = [line.split(": ", 1) for line in headers.splitlines() if ": " in line]
+    fields = {key: value for key, value in pairs if key not in _REPEATED}
+    removes = tuple(value for key, value in pairs if key == "Removes")
+    seen = tuple(_seen_line(value) for key, value in pairs if key == "Seen")
+    policy = fields.get("Policy")
+    if policy is not None and not _COMMIT.match(policy):
+        raise ValueError(f"bad Policy {policy[:80]!r}")
+    if fields.get("Gitstore-Format") != FORMAT:
+        raise ValueError(f"unknown Gitstore-Format {fields.get('Gitstore-Format')!r}")
+    clock = fields.get("Clock", "")
+    if not clock.isdigit() or len(clock) > 15:
+        raise ValueError(f"bad Clock {clock!r}")
+    bad = [r for r in removes if not _DIGEST.match(r)]
+    if bad or len(set(removes)) != len(removes):
+        raise ValueError(f"bad Removes {(bad or removes)[0][:80]!r}")
+    return int(clock), fields, removes, seen, policy, records.rstrip("\n") + "\n"
+
+
+def _refuse_block(block: str) -> None:
+    for raw in block.splitlines():
+        if not _LINE.match(raw):
+            raise ValueError(f"bad record line {raw[:80]!r}")
+    raise ValueError("append commit lists no records, one per line")
+
+
+def _seen_line(value: str) -> tuple[str, str]:
+    """One ``Seen: <writer> <commit>`` header's value."""
+    writer, _, commit = value.partition(" ")
+    if not WRITER_PATTERN.match(writer) or not _COMMIT.match(commit):
+        raise ValueError(f"bad Seen {value[:80]!r}")
+    return writer, commit

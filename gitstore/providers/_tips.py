@@ -1,0 +1,86 @@
+"""What this clone acknowledged on its own refs, and what became of it.
+
+Once an append's ref has moved, its commit id is added to the ref's tips log in the provider's
+state folder (``.git/gitstore/<kind>-<namespace>-<writer>.tips``, one id per line, only ever
+appended). A ref moved back past an acknowledged append, or deleted, is damage that every
+command names, never a smaller store; gc keeps every acknowledged commit.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygit2
+
+from gitstore.providers._base import NAMESPACES
+from gitstore.providers._gitdirs import open_local
+from gitstore.providers._names import PREFIX
+
+LOST = "this clone acknowledged appends on it, and the ref is gone (deleted)"
+
+
+def tips_log(folder: Path, ref: str) -> Path:
+    """Where a writer ref's acknowledged tips are logged (one commit id per line); ``folder`` is
+    the provider's state folder (``.git/gitstore``)."""
+    return folder / (ref[len(PREFIX):].replace("/", "-") + ".tips")
+
+
+def acknowledged(folder: Path, ref: str) -> list[str]:
+    """Every tip this clone acknowledged for one of its own refs, oldest first."""
+    path = tips_log(folder, ref)
+    if not path.exists():
+        return []
+    return [line for line in path.read_text(encoding="ascii").split("\n") if len(line) == 40]
+
+
+def last_acknowledged(folder: Path, ref: str) -> pygit2.Oid | None:
+    """The last tip this clone acknowledged for one of its own refs."""
+    path = tips_log(folder, ref)
+    if not path.exists():
+        return None
+    with open(path, "rb") as log:
+        log.seek(max(0, path.stat().st_size - 164))
+        lines = [line for line in log.read().split(b"\n") if len(line) == 40]
+    return pygit2.Oid(hex=lines[-1].decode()) if lines else None
+
+
+_UNREAD = pygit2.Oid(raw=b"\0" * 20)
+
+
+def rewound(repo: pygit2.Repository, folder: Path, ref: str, tip: pygit2.Oid | None,
+            acked: pygit2.Oid | None = _UNREAD) -> str | None:
+    """Why ``ref`` no longer contains the last append acknowledged on it, or None. ``acked``:
+    that append as read from its log before ``tip`` was read (read now when not given: then
+    the caller holds the writer lock, so no append lands in between)."""
+    if acked == _UNREAD:
+        acked = last_acknowledged(folder, ref)
+    if acked is None or tip == acked:
+        return None
+    try:
+        if tip is not None and acked in repo and repo.descendant_of(tip, acked):
+            return None
+    except (pygit2.GitError, ValueError) as exc:
+        return f"cannot tell whether acknowledged append {acked} is still in its history ({exc})"
+    return f"acknowledged append {acked} is no longer in its history (the ref was moved back)"
+
+
+def logged_refs(folder: Path) -> list[str]:
+    """The refs this clone keeps a tips log for (its own records and payload refs)."""
+    found = []
+    for path in sorted(folder.glob("*.tips")):
+        parts = path.name[: -len(".tips")].split("-", 2)
+        if len(parts) == 3 and parts[0] in ("records", "payloads") and parts[1] in NAMESPACES:
+            found.append(f"{PREFIX}{parts[0]}/{parts[1]}/{parts[2]}")
+    return found
+
+
+def lost_refs(repo: pygit2.Repository, local: pygit2.Repository | None, folder: Path) -> list[str]:
+    """This clone's refs whose tips log names acknowledged appends but which exist nowhere."""
+    lost = []
+    if local is None:  # another process may have made it since this handle opened
+        local = open_local(repo, create=False)
+    for ref in logged_refs(folder):
+        holders = [r for r in (repo, local) if r is not None]
+        if all(ref not in r.references for r in holders) and last_acknowledged(folder, ref) is not None:
+            lost.append(ref)
+    return lost
