@@ -21,7 +21,8 @@ from typing import Any
 
 from gitstore.capture.harnesses import HARNESSES
 from gitstore.capture.install import HookStatus, installed, status
-from gitstore.capture.sessions import HookInput, build, refuse_unignored
+from gitstore.capture.hookinput import HookInput
+from gitstore.capture.normalize import build, refuse_unignored
 from gitstore.errors import GitstoreError
 from gitstore.context import Context
 

@@ -7,7 +7,7 @@ from typing import Any, Optional
 import typer
 
 from gitstore.cli._complete import words
-from gitstore.capture.sessions import Capture
+from gitstore.capture.normalize import Capture
 from gitstore.cli._io import emit_json, echo
 from gitstore.records.vocabulary import CAPTURE_MODES
 

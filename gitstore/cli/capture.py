@@ -10,7 +10,8 @@ from typing import Optional
 import typer
 
 from gitstore.cli._complete import words
-from gitstore.capture.sessions import HookInput, capture as do_capture
+from gitstore.capture.hookinput import HookInput
+from gitstore.capture.sessions import capture as do_capture
 from gitstore.cli._capture import MODE_OPTION, print_capture
 from gitstore.cli._io import JSON_OPTION
 from gitstore.context import Context

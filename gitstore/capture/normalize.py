@@ -1,0 +1,286 @@
+"""A capture's records, normalized: a SessionEnvelope, a CaptureReceipt, and an episode with its
+events when the session's transcript could be read.
+
+The receipt says what was observed and what was unavailable; a degraded capture says why and
+its episode is marked degraded, never equivalent evidence. Every text is screened with the
+safety scanner (quarantined text is never stored, secrets are redacted) and bounded, and the
+episode is pinned to scope, branch and commit. Ids and content come only from the session's
+own events, never from the time of capture, so replaying the same events (live, after a
+disconnect, after a restart) yields the same episode and events, which the store then keeps
+once. Nothing here writes: ``gitstore.capture.sessions`` appends what ``build`` returns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from gitstore.records.times import now as now_time
+from gitstore.records.times import normalize_time, parse_time
+from gitstore.config import Workspace, git_ignores
+from gitstore.records.contracts import seal
+from gitstore.errors import GitstoreError, InvalidInput, Refused
+from gitstore.records.ids import episode_id, event_id
+from gitstore.records.vocabulary import CAPTURE_MODES
+from gitstore.context import Context
+from gitstore.capture.hookinput import HookInput
+from gitstore.capture.screening import Scan, Screen, summary_texts
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from gitstore.capture.transcripts import Transcript
+
+SUMMARY_CHARS = 2000
+TURN_CHARS = 4000
+MAX_TURNS = 2000
+FILE_BLOCK = 1 << 20  # bytes of the transcript read at a time to hash it
+EPOCH = "1970-01-01T00:00:00.000000Z"
+
+
+@dataclass
+class Capture:
+    """The records one capture writes, and what it counted."""
+
+    envelope: dict[str, Any]
+    receipt: dict[str, Any]
+    episode: dict[str, Any] | None
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    def records(self) -> list[dict[str, Any]]:
+        return [self.envelope, *([self.episode] if self.episode else []), *self.events, self.receipt]
+
+
+def refuse_unignored(workspace: Workspace, ignored: bool | None = None) -> None:
+    """Capture writes into okf/.memory only where git ignores it (after following links);
+    IGNORED is git's answer when it was asked already."""
+    if not (git_ignores(workspace.root, workspace.state) if ignored is None else ignored):
+        raise Refused(f"{workspace.state} is not ignored by git (after following links); capture writes nothing there")
+
+
+def build(ctx: Context, hook: HookInput, transcript: Transcript | None, problem: str | None,
+          mode: str, scanned: Mapping[str, Scan] | None = None) -> Capture:
+    """The records of one capture (not yet written); SCANNED holds texts of the transcript
+    scanned already (``gitstore.capture.screening``)."""
+    if mode not in CAPTURE_MODES:
+        raise InvalidInput(f"unknown capture mode {mode!r} (one of {', '.join(CAPTURE_MODES)})")
+    captured_at = now_time()
+    envelope = _envelope(ctx, hook, transcript, mode, captured_at)
+    screen = Screen(scanned or {})
+    reasons: list[str] = [problem] if problem else []
+    episode, events = None, []
+    if transcript is not None:
+        episode, events = _episode(ctx, hook, transcript, mode, screen, reasons)
+    return Capture(envelope, _receipt(ctx, envelope, episode, transcript, screen, reasons), episode, events)
+
+
+def _envelope(ctx: Context, hook: HookInput, transcript: Transcript | None, mode: str, at: str) -> dict[str, Any]:
+    head = _head(ctx.workspace.repo)
+    info = _transcript_file(hook.transcript)
+    available = ["transcript"] if info else []
+    if head is not None:
+        available.append("revision")
+    session = hook.session or (transcript.session if transcript else None) or "unknown"
+    return seal({
+        "schema": "gitstore.envelope/v1", "scope": ctx.scope, "harness": hook.harness,
+        "harnessVersion": ((hook.version or (transcript.version if transcript else None) or "")[:64] or None),
+        "event": hook.event, "session": "".join(session.split())[:200] or "unknown",
+        "worktree": None, "branch": _branch(ctx.workspace.repo), "revision": head,
+        "transcript": info, "available": available, "mode": mode, "capturedAt": at,
+    })
+
+
+def _transcript_file(path: Path | None) -> dict[str, Any] | None:
+    """The envelope's account of the transcript file: its name, and the sha256 and size of the
+    bytes read from it, whatever its size (read a block at a time, so memory stays bounded);
+    None when there is no regular file to read."""
+    if path is None or not path.is_file():
+        return None
+    digest, size = hashlib.sha256(), 0
+    try:
+        with path.open("rb") as source:
+            while block := source.read(FILE_BLOCK):
+                digest.update(block)
+                size += len(block)
+    except OSError:
+        return None
+    return {"name": path.name[:255], "sha256": "sha256:" + digest.hexdigest(), "bytes": size}
+
+
+def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, screen: Screen,
+             reasons: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    session = transcript.session or hook.session or transcript_key(hook)
+    source = {"kind": "agent-session", "origin": hook.harness, "ref": "".join(session.split())[:200] or "unknown"}
+    eid = episode_id(ctx.scope, source)
+    started = _time(transcript.started_at) or _first_turn_time(transcript) or EPOCH
+    ended = _time(transcript.ended_at) or started
+    commit = _commit_at(ctx.workspace.repo, ended)
+    if commit is None:
+        reasons.append("revision-unknown")
+    agent = f"agent:{hook.harness}"
+    events: list[dict[str, Any]] = []
+
+    def add(key: str, at: str | None, author: str, payload: dict[str, Any]) -> None:
+        events.append(seal({
+            "schema": "gitstore.event/v1", "scope": ctx.scope, "id": event_id(eid, key), "episode": eid,
+            "type": "observation", "seq": len(events), "at": at or started, "author": author,
+            "parentEventId": None, "payload": payload,
+        }))
+
+    task_text, outcome_text, commands = summary_texts(transcript)
+    task = screen.text(task_text, SUMMARY_CHARS // 2) if task_text is not None else None
+    outcome = screen.text(outcome_text, SUMMARY_CHARS // 2) if outcome_text is not None else None
+    if mode in ("summary", "hybrid"):
+        files = [f for f in (_relative(p, transcript.cwd) for p in transcript.files_touched) if f][:200]
+        summary = {"role": "summary", "text": f"Task: {task or '[not captured]'}\nOutcome: {outcome or '[not captured]'}"}
+        if files:
+            summary["files"] = list(dict.fromkeys(files))
+        last = transcript.turns[-1].key if transcript.turns else "none"
+        add(f"summary:{len(transcript.turns)}:{last}", ended, agent, summary)
+        tests = dict(transcript.tests)
+        for index, command in enumerate(commands):
+            text = screen.text(command, 2000)
+            if text is None:
+                continue
+            payload: dict[str, Any] = {"role": "tool", "command": text}
+            if command in tests:
+                payload["exitCode"] = 0 if tests[command] else 1
+                payload["text"] = "test run passed" if tests[command] else "test run failed"
+            add(f"command:{index}:{command[:200]}", ended, agent, payload)
+    if mode in ("transcript", "hybrid"):
+        for turn in transcript.turns[:MAX_TURNS]:
+            text = screen.text(turn.text, TURN_CHARS) if turn.text.strip() else None
+            if text is None:
+                continue
+            author = agent if turn.role != "user" else "user:local"
+            add(f"turn:{turn.key}", _time(turn.at), author, {"role": turn.role, "text": text})
+    degraded = _degradation(transcript, screen, reasons)
+    episode = seal({
+        "schema": "gitstore.episode/v1", "scope": ctx.scope, "id": eid, "source": source,
+        "pin": {"repository": ctx.scope, "pullRequest": None, "branch": (transcript.branch or None),
+                "commit": commit},
+        # no title: the task's words live only in the summary event's payload, which redaction removes
+        "title": None, "startedAt": started, "capture": "degraded" if degraded else "complete",
+        "mode": mode, "grants": _grants(ctx, started),
+    })
+    return episode, events
+
+
+def transcript_key(hook: HookInput) -> str:
+    """A session key for a transcript without a session id: its file name."""
+    return "file:" + (hook.transcript.name if hook.transcript else "unknown")
+
+
+def _degradation(transcript: Transcript, screen: Screen, reasons: list[str]) -> bool:
+    if transcript.counts.unknown or transcript.counts.malformed:
+        reasons.append("lines-skipped")
+    if transcript.turns_dropped or any(t.truncated for t in transcript.turns):
+        reasons.append("truncated")
+    if screen.quarantined:
+        reasons.append("quarantined")
+    return bool(reasons)
+
+
+def _receipt(ctx: Context, envelope: dict[str, Any], episode: dict[str, Any] | None,
+             transcript: Transcript | None, screen: Screen, reasons: list[str]) -> dict[str, Any]:
+    counts = transcript.counts if transcript else None
+    observed, unavailable = [], []
+    for name, present in (("transcript", transcript is not None),
+                          ("revision", bool(episode and episode["pin"]["commit"])),
+                          ("branch", bool(episode and episode["pin"]["branch"])),
+                          ("files-touched", bool(transcript and transcript.files_touched)),
+                          ("commands", bool(transcript and transcript.commands)),
+                          ("test-results", bool(transcript and transcript.tests))):
+        if present:
+            observed.append(name)
+        elif name in ("transcript", "revision"):
+            unavailable.append(name)
+    reasons = list(dict.fromkeys(reasons))
+    if unavailable and not reasons:
+        reasons.append("transcript-missing" if "transcript" in unavailable else "revision-unknown")
+    quarantined = min(screen.quarantined, counts.parsed) if counts else 0
+    return seal({
+        "schema": "gitstore.receipt/v1", "scope": ctx.scope, "envelope": envelope["digest"],
+        "episode": episode["id"] if episode else None,
+        "status": "degraded" if reasons else "complete", "reasons": reasons,
+        "observed": observed, "unavailable": unavailable,
+        "lines": {"total": counts.total if counts else 0, "parsed": (counts.parsed - quarantined) if counts else 0,
+                  "unknown": counts.unknown if counts else 0, "malformed": counts.malformed if counts else 0,
+                  "quarantined": quarantined},
+        "redactions": screen.redactions, "writtenAt": now_time(),
+    })
+
+
+def _grants(ctx: Context, at: str) -> list[str]:
+    """Grants covering agent-session evidence at ``at`` when collected (provenance only)."""
+    found = []
+    try:
+        items = list(ctx.store.items(["grant"]))
+    except GitstoreError:
+        return []
+    for item in items:
+        grant = item.record
+        if "agent-session" in grant["sources"] and grant["from"] <= at and (grant["until"] is None or at <= grant["until"]):
+            found.append(item.digest)
+    return found[:64]
+
+
+def _time(value: str | None) -> str | None:
+    if not value:
+        return None
+    try:
+        parse_time(value)
+        return value
+    except InvalidInput:
+        try:
+            return normalize_time(value)
+        except InvalidInput:
+            return None
+
+
+def _first_turn_time(transcript: Transcript) -> str | None:
+    times = [t.at for t in transcript.turns if t.at]
+    return _time(min(times)) if times else None
+
+
+def _relative(path: str, cwd: str | None) -> str | None:
+    if cwd and path.startswith(cwd.rstrip("/") + "/"):
+        path = path[len(cwd.rstrip("/")) + 1:]
+    if path.startswith("/") or ".." in path.split("/") or not path or "\\" in path:
+        return None
+    return path[:400]
+
+
+def _head(repo: pygit2.Repository) -> str | None:
+    try:
+        return str(repo.head.target)
+    except (pygit2.GitError, KeyError):
+        return None
+
+
+def _branch(repo: pygit2.Repository) -> str | None:
+    try:
+        return None if repo.head_is_detached else repo.head.shorthand[:255]
+    except (pygit2.GitError, KeyError):
+        return None
+
+
+def _commit_at(repo: pygit2.Repository, at: str) -> str | None:
+    """The commit HEAD's history had at ``at``: the same on every replay, whatever HEAD is now."""
+    head = _head(repo)
+    if head is None:
+        return None
+    limit = int(parse_time(at).timestamp())
+    commit = repo[head]
+    for _ in range(5000):
+        if commit.commit_time <= limit:
+            return str(commit.id)
+        if not commit.parents:
+            return None
+        commit = commit.parents[0]
+    return None
