@@ -104,7 +104,8 @@ import orjson
 
 from gitstore.capture import transcripts as transcripts_module
 from gitstore.capture.screening import MAX_COMMANDS
-from gitstore.capture.sessions import MAX_TURNS, capture_from_hook, import_transcript
+from gitstore.capture.normalize import MAX_TURNS
+from gitstore.capture.sessions import capture_from_hook, import_transcript
 from gitstore.context import Context
 from gitstore.capture.transcripts import parse_transcript
 from tools.testdata import MISSING, available, testdata_root

@@ -3,5 +3,5 @@ snapshots, a folder as it fills, or the GitHub REST API), and the installation o
 fast."""
 
 
-__all__ = ["agent_hook", "disabled", "github", "harnesses", "hookinput", "hooklog", "inbox", "install", "readahead",
-           "reviews", "screening", "sessions", "transcripts"]  # the public modules (tests/test_public_api.py keeps the list whole)
+__all__ = ["agent_hook", "disabled", "github", "harnesses", "hookinput", "hooklog", "inbox", "install", "normalize",
+           "readahead", "reviews", "screening", "sessions", "transcripts"]  # the public modules (tests/test_public_api.py keeps the list whole)
