@@ -251,3 +251,25 @@ def test_a_writer_deleted_on_the_remote_is_kept_here(world: tuple) -> None:
     report = sync(str(bob))
     assert report.kept == [held["alice"]] and f"kept writer {held['alice']}" in "\n".join(report.render())
     assert _state(bob) == before
+
+
+def test_a_decision_forged_under_this_clones_own_writer_is_never_its_own(world: tuple) -> None:
+    """Someone with push access extends bob's own writer ref on the remote with an acceptance
+    and its audit entry. Bob's clone never takes it for one of its own decisions (only what its
+    own refs hold is), and bob's next push is refused by name, never forced over it."""
+    bare, bob, carol, held = world
+    before = _state(bob)
+    own = Context.open(bob).workspace.config.writer
+    acceptance = decision_step(held["pending"], "accepted", ALICE)
+    forge(bare, own, [acceptance, _mallory(bare, held).audit("accept", ALICE, [acceptance["id"]], [acceptance])])
+    forged = _tip(bare, records_ref("shared", own))
+    report = sync(str(bob))
+    assert any(acceptance["digest"] in line and "carries no authority" in line for line in report.not_used), \
+        report.not_used
+    assert _state(bob)["verdicts"] == before["verdicts"]  # the proposal is still only proposed
+    assert forged not in git(bob, "for-each-ref", "--format=%(objectname)", records_ref("shared", own))  # not moved onto it
+    propose(Context.open(bob), [ref(held["comments"][2])], title="Bob's", text="Bob's point.")
+    again = sync(str(bob))
+    assert again.status == "degraded" and "never forced" in again.line, again.line
+    assert _tip(bare, records_ref("shared", own)) == forged
+    assert _state(bob)["verdicts"][held["pending"]["id"]] == before["verdicts"][held["pending"]["id"]]
