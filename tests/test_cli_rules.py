@@ -69,3 +69,12 @@ def test_identity_defaults_from_git_config_and_refuses_bots(tmp_path: Path) -> N
     assert record["by"] == "git:test@example.com"
     assert "names a bot" in run(root, "grant", "--purpose", "review", "--by", "bot:x", code=2)
     assert "unknown purpose" in run(root, "grant", "--purpose", "marketing", code=1)
+
+
+def test_a_learning_id_that_is_missing_or_empty_is_named_as_such(tmp_path: Path) -> None:
+    root = ready_repo(tmp_path / "widgets").workspace.root
+    for command in (["show"], ["history"], ["accept", "--review-digest", "sha256:" + "0" * 64], ["retire", "--reason", "stale"]):
+        empty = run(root, command[0], "", *command[1:], code=1)
+        assert "no learning id given" in empty, (command, empty)
+        unknown = run(root, command[0], "lrn_" + "0" * 32, *command[1:], code=1)
+        assert f"no learning lrn_{'0' * 32} in this scope" in unknown, (command, unknown)

@@ -11,12 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitstore.context import Context
-from gitstore.errors import Refused
 from gitstore.queries._text import event_text, removed_note
 from gitstore.queries._views import in_force_view, learning_view
 from gitstore.rules.active import Status, evaluate
 from gitstore.rules.consent import decide, withdrawn
-from gitstore.rules.lifecycle import History, build
+from gitstore.rules.lifecycle import History, build, unknown
 from gitstore.rules.view import View
 
 DEFAULT_PURPOSE = "instruction"
@@ -176,7 +175,7 @@ def standing(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> 
 
 def _known(all_histories: dict[str, History], learning_id: str) -> History:
     if learning_id not in all_histories:
-        raise Refused(f"no learning {learning_id} in this scope (`gitstore learnings` lists them)")
+        raise unknown(learning_id)
     return all_histories[learning_id]
 
 
@@ -279,7 +278,7 @@ def history(ctx: Context, learning_id: str) -> Versions:
     """Every version of a learning: identifiers, states and digests (never content)."""
     items = list(ctx.store.items(["learning", "audit"], streams={learning_id, "audit"}))
     if not any(i.kind == "learning" for i in items):
-        raise Refused(f"no learning {learning_id} in this scope (`gitstore learnings` lists them)")
+        raise unknown(learning_id)
     view = View.of(ctx.scope, items, ctx.store)  # a decision without authority is not a version
     chain = build(learning_id, view.learnings.get(learning_id, []), view.saw)
     rows = [{"version": i.record["version"], "state": i.record["state"], "digest": i.digest,

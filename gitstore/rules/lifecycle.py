@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gitstore.errors import Refused
 from gitstore.providers import Stored
 from gitstore.records.identity import AUTO_SAFE, is_person
 from gitstore.store import Item, store_order_saw
@@ -138,14 +139,19 @@ def build(learning_id: str, items: list[Item], saw: Saw = store_order_saw) -> Hi
     return history
 
 
+def unknown(learning_id: str) -> Refused:
+    """The refusal of a learning id this scope holds no learning for, or of none at all."""
+    if not learning_id.strip():
+        return Refused("no learning id given (`gitstore learnings` lists them)")
+    return Refused(f"no learning {learning_id} in this scope (`gitstore learnings` lists them)")
+
+
 def checked(learnings: Mapping[str, list[Item]], learning_id: str, saw: Saw = store_order_saw) -> History:
     """The history of ``learning_id`` among a view's learnings; refuses an unknown learning and
     one whose history breaks a rule (it is never used)."""
-    from gitstore.errors import Refused
-
     items = learnings.get(learning_id)
     if not items:
-        raise Refused(f"no learning {learning_id} in this scope")
+        raise unknown(learning_id)
     history = build(learning_id, items, saw)
     if not history.valid:
         raise Refused(f"{learning_id} has a history that breaks a rule and is never used: {history.problem}")
