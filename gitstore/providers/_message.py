@@ -100,8 +100,7 @@ def parse_message(message: str) -> Header:
 def record_lines(message: str) -> Iterator[tuple[str, str, str]]:
     """A records commit message's record lines (digest, kind, stream) in position order, one at
     a time, from a message whose format was checked (``parse_order``)."""
-    block = message.partition("\n\n")[2].partition("\n\n")[2].rstrip("\n") + "\n"
-    for match in _RECORD.finditer(block):
+    for match in _RECORD.finditer(_split(message)[2]):
         yield match.groups()  # type: ignore[misc]
 
 
@@ -119,9 +118,8 @@ def _parse_head(message: str) -> tuple[int, dict[str, str], tuple[str, ...], tup
                                        str]:
     """The clock, header fields, removed payloads, Seen headers, policy and record block of a
     commit message."""
-    head, sep, body = message.partition("\n\n")
-    headers, sep2, records = body.partition("\n\n")
-    if not sep or not sep2:
+    whole, headers, block = _split(message)
+    if not whole:
         raise ValueError("commit message is not a gitstore append")
     pairs = [line.split(": ", 1) for line in headers.splitlines() if ": " in line]
     fields = {key: value for key, value in pairs if key not in _REPEATED}
@@ -138,7 +136,15 @@ def _parse_head(message: str) -> tuple[int, dict[str, str], tuple[str, ...], tup
     bad = [r for r in removes if not _DIGEST.match(r)]
     if bad or len(set(removes)) != len(removes):
         raise ValueError(f"bad Removes {(bad or removes)[0][:80]!r}")
-    return int(clock), fields, removes, seen, policy, records.rstrip("\n") + "\n"
+    return int(clock), fields, removes, seen, policy, block
+
+
+def _split(message: str) -> tuple[bool, str, str]:
+    """Whether a message has a summary, headers and a record block, each after a blank line;
+    its headers; and its record block, ending in one newline."""
+    _, sep, body = message.partition("\n\n")
+    headers, sep2, records = body.partition("\n\n")
+    return bool(sep and sep2), headers, records.rstrip("\n") + "\n"
 
 
 def _refuse_block(block: str) -> None:

@@ -79,8 +79,8 @@ def lost_refs(repo: pygit2.Repository, local: pygit2.Repository | None, folder: 
     lost = []
     if local is None:  # another process may have made it since this handle opened
         local = open_local(repo, create=False)
+    holders = [r for r in (repo, local) if r is not None]
     for ref in logged_refs(folder):
-        holders = [r for r in (repo, local) if r is not None]
         if all(ref not in r.references for r in holders) and last_acknowledged(folder, ref) is not None:
             lost.append(ref)
     return lost

@@ -108,7 +108,7 @@ STALE_LOCK_SECONDS = 5.0
 
 def _named_path(folder: Path, ref: str) -> Path:
     """Where the tips a writer's last append had seen are kept (so the next names only news)."""
-    return folder / (ref[len(PREFIX):].replace("/", "-") + ".seen")
+    return tips_log(folder, ref).with_suffix(".seen")
 
 
 class _Moved(Exception):
