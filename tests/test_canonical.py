@@ -58,6 +58,21 @@ def test_deep_nesting_is_a_clear_refusal() -> None:
         parse_json(b"[" * 100_000 + b"]" * 100_000)
 
 
+@pytest.mark.parametrize("depth", [254, 255, 300])
+def test_values_nested_past_the_fast_paths_depth_are_canonicalized_by_the_reference(depth: int) -> None:
+    """orjson stops at 254 levels; the reference takes what the interpreter's stack allows."""
+    value = parse_json(b"[" * depth + b"1" + b"]" * depth)
+    assert canonicalize(value) == rfc8785.dumps(value) == b"[" * depth + b"1" + b"]" * depth
+
+
+def test_a_value_nested_past_the_references_depth_is_a_clear_refusal() -> None:
+    value: list = []
+    for _ in range(5000):  # built, not parsed: the parser refuses it before
+        value = [value]
+    with pytest.raises(CanonicalizationError, match="nested too deeply"):
+        canonicalize_reference(value)
+
+
 def test_refuses_invalid_utf8() -> None:
     with pytest.raises(CanonicalizationError, match="not UTF-8"):
         parse_json(b'{"a": "\xff"}')

@@ -234,6 +234,8 @@ def _reference(value: Any) -> bytes:
         return rfc8785.dumps(value)
     except rfc8785.CanonicalizationError as exc:
         raise CanonicalizationError(f"cannot canonicalize: {exc}") from None
+    except RecursionError:
+        raise CanonicalizationError("not I-JSON: values nested too deeply") from None
 
 
 def canonicalize(value: Any) -> bytes:
@@ -246,7 +248,10 @@ def canonicalize_checked(value: Any, fast: bool) -> bytes:
     for it or for a value holding it (a part of a value without floats or astral member names
     has none either), so the value is not walked again."""
     if fast:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        try:
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        except TypeError:  # nested past orjson's 254 levels: the reference takes what it can
+            pass
     return _reference(value)
 
 
