@@ -15,9 +15,9 @@ from gitstore.conformance import _records as R
 from gitstore.conformance import entries_for
 from gitstore.providers import Stream
 from gitstore.providers._objects import (
-    BLOB, PACK_MISSES, TREE, PackFirst, PackWriter, Unreadable, object_id, read_blob, read_tree_bytes,
+    BLOB, PACK_MISSES, TREE, Oversized, PackFirst, PackWriter, Unreadable, object_id, read_blob, read_tree_bytes,
 )
-from gitstore.providers._packs import Objects, PackSlices, _Pack
+from gitstore.providers._packs import NO_LIMIT, Objects, PackSlices, _Pack
 from gitstore.providers.git import GitProvider, records_ref
 
 from .conftest import git
@@ -84,6 +84,21 @@ def test_a_deflated_object_is_inflated_from_the_pack_a_loose_one_and_the_wrong_k
     assert objects.slices.read(small, TREE) is None
     with pytest.raises(Unreadable, match="is not a tree"):
         read_tree_bytes(objects, small)
+    objects.close()
+
+
+def test_a_bounded_read_refuses_a_bigger_object_from_its_header_packed_or_loose(bulk: Path) -> None:
+    """What another clone wrote is read with a limit: an object over it is refused from the
+    size its header gives, by the pack slices and through libgit2 alike, never inflated."""
+    repo = pygit2.Repository(str(bulk))
+    objects = Objects(repo)
+    packed = _deflated(repo)
+    loose = (repo.odb.write(BLOB, b"written loose, read bounded").raw, b"written loose, read bounded")
+    for source, (oid, data) in ((objects, packed), (objects, loose), (repo.odb, packed), (PackFirst(repo), packed)):
+        with pytest.raises(Oversized, match=f"blob {oid.hex()} is {len(data)} bytes") as refused:
+            read_blob(source, oid, len(data) - 1)
+        assert refused.value.size == len(data)
+        assert read_blob(source, oid, len(data)) == data
     objects.close()
 
 
@@ -349,8 +364,8 @@ def test_appends_that_read_folders_as_slices_store_what_they_would_through_libgi
     trees, sliced = [], []
     real_read = PackSlices.read
 
-    def counted(self: PackSlices, oid: bytes, kind: int) -> bytes | None:
-        found = real_read(self, oid, kind)
+    def counted(self: PackSlices, oid: bytes, kind: int, limit: int = NO_LIMIT) -> bytes | None:
+        found = real_read(self, oid, kind, limit)
         sliced.append(found is not None)
         return found
 
@@ -378,8 +393,8 @@ def test_a_reader_of_every_payload_reads_them_from_the_packs_the_same(
     sliced: list[bool] = []
     real_read = PackSlices.read
 
-    def counted(self: PackSlices, oid: bytes, kind: int) -> bytes | None:
-        found = real_read(self, oid, kind)
+    def counted(self: PackSlices, oid: bytes, kind: int, limit: int = NO_LIMIT) -> bytes | None:
+        found = real_read(self, oid, kind, limit)
         if kind == BLOB:
             sliced.append(found is not None)
         return found

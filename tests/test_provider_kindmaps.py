@@ -64,10 +64,10 @@ def trees_read(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bytes]]:
     read: list[bytes] = []
     real = _objects._read
 
-    def counted(odb: pygit2.Odb, oid: bytes, kind: int, what: str) -> bytes:
+    def counted(odb: pygit2.Odb, oid: bytes, kind: int, what: str, limit: int = _objects.NO_LIMIT) -> bytes:
         if kind == _objects.TREE:
             read.append(oid)
-        return real(odb, oid, kind, what)
+        return real(odb, oid, kind, what, limit)
 
     monkeypatch.setattr(_objects, "_read", counted)
     yield read

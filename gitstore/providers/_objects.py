@@ -33,7 +33,7 @@ from typing import BinaryIO
 import pygit2
 
 from gitstore.providers._gitdirs import common_dir
-from gitstore.providers._packs import Objects
+from gitstore.providers._packs import NO_LIMIT, Objects
 
 BLOB, TREE, COMMIT = pygit2.GIT_OBJECT_BLOB, pygit2.GIT_OBJECT_TREE, pygit2.GIT_OBJECT_COMMIT
 _NAMES = {BLOB: b"blob", TREE: b"tree", COMMIT: b"commit"}
@@ -125,6 +125,34 @@ class Unreadable(Exception):
     """A tree or blob that is missing or malformed; the message names it."""
 
 
+class Oversized(Unreadable):
+    """An object bigger than its reader takes, found so from its header: nothing of it was
+    inflated (a few kilobytes of zeros pushed inflate to gigabytes)."""
+
+    def __init__(self, what: str, oid: bytes, size: int, limit: int) -> None:
+        super().__init__(f"{what} {oid.hex()} is {size} bytes, over the {limit >> 20} MiB a {what} may take here")
+        self.size = size
+
+
+# A folder of memory's trees holds at most 256 folders, or a few dozen record files even in a
+# store of millions: no tree it reads is anywhere near this. An append's commit message lists
+# its records, about 100 bytes each: a million of them in one append is about 100 MB.
+MAX_TREE_BYTES = 16 << 20
+MAX_COMMIT_BYTES = 256 << 20
+# A capture's payload holds at most 2,000 turns of 4,000 characters: tens of megabytes at worst.
+MAX_PAYLOAD_BYTES = 64 << 20
+
+
+def load_commit(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Object:
+    """``repo[oid]`` (a commit, or whatever else is there) once its header shows it is no
+    bigger than an append's commit can be; ``Oversized`` otherwise, nothing of it inflated.
+    KeyError when it is missing."""
+    kind, size = repo.odb.read_header(oid)
+    if size > MAX_COMMIT_BYTES:
+        raise Oversized(_NAMES.get(kind, b"object").decode(), oid.raw, size, MAX_COMMIT_BYTES)
+    return repo[oid]
+
+
 PACK_MISSES = 16  # objects a pack-first read finds elsewhere before it asks the whole database first
 
 
@@ -144,6 +172,9 @@ class PackFirst:
         self._packs: pygit2.Odb | None = None  # opened at the first read
         self.misses = 0
 
+    def read_header(self, oid: pygit2.Oid) -> tuple[int, int]:
+        return self.odb.read_header(oid)  # type: ignore[return-value]
+
     def read(self, oid: pygit2.Oid) -> tuple[int, bytes]:
         if self.misses < PACK_MISSES:
             if self._packs is None:
@@ -159,13 +190,19 @@ class PackFirst:
 Source = pygit2.Odb | Objects | PackFirst  # the object database, it and pack slices, or it packs first
 
 
-def _read(odb: Source, oid: bytes, kind: int, what: str) -> bytes:
+def _read(odb: Source, oid: bytes, kind: int, what: str, limit: int = NO_LIMIT) -> bytes:
+    """Object ``oid`` of ``kind``; ``Oversized`` when it is bigger than ``limit``, before any
+    of it is inflated."""
     if type(odb) is Objects:
-        data = odb.slices.read(oid, kind)
+        data = odb.slices.read(oid, kind, limit)
         if data is not None:
             return data
         odb = odb.odb
     try:
+        if limit != NO_LIMIT:  # libgit2 reads the header alone (a delta's, its result's size)
+            size = odb.read_header(pygit2.Oid(raw=oid))[1]  # type: ignore[union-attr]
+            if size > limit:
+                raise Oversized(what, oid, size, limit)
         found, data = odb.read(pygit2.Oid(raw=oid))  # type: ignore[union-attr]
     except KeyError:
         raise Unreadable(f"{what} {oid.hex()} is missing") from None
@@ -178,12 +215,12 @@ def _read(odb: Source, oid: bytes, kind: int, what: str) -> bytes:
 
 def read_tree(odb: Source, oid: bytes) -> list[TreeEntry]:
     """A tree's entries in the tree's order."""
-    return parse_tree(_read(odb, oid, TREE, "tree"), oid)
+    return parse_tree(_read(odb, oid, TREE, "tree", MAX_TREE_BYTES), oid)
 
 
 def read_tree_bytes(odb: Source, oid: bytes) -> bytes:
     """A tree's bytes, unchecked (``parse_tree`` or ``take_records`` check them)."""
-    return _read(odb, oid, TREE, "tree")
+    return _read(odb, oid, TREE, "tree", MAX_TREE_BYTES)
 
 
 def parse_tree(data: bytes, oid: bytes) -> list[TreeEntry]:
@@ -230,8 +267,10 @@ def tree_id(body: bytes) -> bytes:
     return object_id(TREE, body)
 
 
-def read_blob(odb: Source, oid: bytes) -> bytes:
-    return _read(odb, oid, BLOB, "blob")
+def read_blob(odb: Source, oid: bytes, limit: int = NO_LIMIT) -> bytes:
+    """A blob's bytes; ``Oversized`` when it is bigger than ``limit`` (what another clone
+    wrote is read bounded)."""
+    return _read(odb, oid, BLOB, "blob", limit)
 
 
 _MODES = (b"100644", b"100755", b"120000", b"160000")  # six-digit modes; a folder's is 40000
@@ -308,7 +347,7 @@ class TreeReader:
     def raw(self, oid: bytes, *, checked: bool = True) -> bytes:
         """A folder's tree bytes, not kept; checked unless the caller checks them itself.
         Raises ``Unreadable``."""
-        data = _read(self.odb, oid, TREE, "tree")
+        data = _read(self.odb, oid, TREE, "tree", MAX_TREE_BYTES)
         if checked and not _ENTRIES.fullmatch(data):
             raise Unreadable(f"tree {oid.hex()} is malformed")
         return data

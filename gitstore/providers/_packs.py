@@ -63,6 +63,7 @@ from gitstore.providers._gitdirs import common_dir
 
 RESIDENT = 16 << 20
 INFLATE_BLOCK = 64 << 10  # bytes of a deflated object's stream fed to zlib at a time
+NO_LIMIT = sys.maxsize  # what a read takes unless its caller bounds it (see ``_objects.Oversized``)
 OWNERS_AFTER = 6  # packs' ids per miss (a read asking a pack that lacks it) before mapping which has which
 _SHARED = 255
 _PAIRS = 16  # owner values from here name two packs (see _map_owners)
@@ -159,11 +160,12 @@ class _Pack:
             self.pack.close()
 
 
-def _whole(pack: mmap.mmap, at: int, kind: int, oid: bytes) -> bytes | None:
-    """The object of ``kind`` at offset ``at`` when it is whole (not a delta) and its zlib
-    stream, its size and its id hold; else None. An object in one stored block (the zlib header
-    ``78 01`` then a final stored block of its size, as bulk appends and ``core.compression=0``
-    write it) is sliced out; any other is inflated, to its size and no further."""
+def _whole(pack: mmap.mmap, at: int, kind: int, oid: bytes, limit: int = NO_LIMIT) -> bytes | None:
+    """The object of ``kind`` at offset ``at`` when it is whole (not a delta), at most ``limit``
+    bytes, and its zlib stream, its size and its id hold; else None. An object in one stored
+    block (the zlib header ``78 01`` then a final stored block of its size, as bulk appends and
+    ``core.compression=0`` write it) is sliced out; any other is inflated, to its size and no
+    further (a bigger one is not inflated at all: the caller asks its header elsewhere)."""
     head = pack[at:at + 12]  # a whole object and the pack's trailer after it are longer
     if len(head) < 12:
         return None
@@ -176,7 +178,7 @@ def _whole(pack: mmap.mmap, at: int, kind: int, oid: bytes) -> bytes | None:
         size |= (byte & 0x7F) << shift
         shift += 7
         i += 1
-    if byte & 0x80:
+    if byte & 0x80 or size > limit:
         return None
     if size <= 0xFFFF and head[i:i + 7] == b"\x78\x01\x01" + _U16X2(size, size ^ 0xFFFF):
         start = at + i + 7
@@ -240,9 +242,9 @@ class PackSlices:
         self._owners: bytearray | None = None
         self._owners_after = max(4096, sum(pack.count for pack in self._packs) // OWNERS_AFTER)
 
-    def read(self, oid: bytes, kind: int) -> bytes | None:
-        """Object ``oid``'s bytes when it is a whole object of ``kind`` in one of these
-        packs (stored or deflated), checked; else None."""
+    def read(self, oid: bytes, kind: int, limit: int = NO_LIMIT) -> bytes | None:
+        """Object ``oid``'s bytes when it is a whole object of ``kind`` of at most ``limit``
+        bytes in one of these packs (stored or deflated), checked; else None."""
         packs = self._packs
         if not packs:
             return None
@@ -276,7 +278,7 @@ class PackSlices:
                 if at is None:
                     return None
             self._last = first
-        data = _whole(pack.pack, at, kind, oid)
+        data = _whole(pack.pack, at, kind, oid, limit)
         if data is not None:
             self._read += len(data) + mmap.PAGESIZE  # reads in no order touch a page each
             if self._read >= RESIDENT:
@@ -343,6 +345,9 @@ class Reader(Protocol):
     """What reads an object by id: (its type, its bytes); KeyError when absent."""
 
     def read(self, oid: pygit2.Oid) -> tuple[int, bytes]: ...
+
+    def read_header(self, oid: pygit2.Oid) -> tuple[int, int]:
+        """(its type, its size), without reading the object; KeyError when absent."""
 
 
 class Objects:

@@ -30,12 +30,14 @@ from gitstore.providers._message import parse_message
 from gitstore.providers._packs import Objects, opened
 from gitstore.providers._tips import LOST, last_acknowledged, lost_refs, rewound
 from gitstore.providers._objects import (
-    BLOB_MODE, TREE_MODE, Source, Unreadable, parse_tree, read_blob, read_tree, read_tree_bytes, take_records, tree_id,
+    BLOB_MODE, MAX_PAYLOAD_BYTES, TREE_MODE, Oversized, Source, Unreadable, load_commit, parse_tree, read_blob, read_tree,
+    read_tree_bytes, take_records, tree_id,
 )
 
 PREFIX = "refs/memory/v1/"
 _NONE: Mapping[str, list[str]] = MappingProxyType({})
 MAX_CLOCK_JUMP = 2**32
+MAX_DEPTH = 8  # folders within folders: memory's trees nest three deep (<kind>/<aa>/<bb>/)
 _RECORD = re.compile(r"^([a-z]+)/([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json$")
 _PAYLOAD = re.compile(r"^(notes/)?([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json$")
 _REF = re.compile(
@@ -147,9 +149,12 @@ def _chain(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyRep
     oid: pygit2.Oid | None = tip
     while oid is not None and oid != since:
         try:
-            commit = repo[oid]
+            commit = load_commit(repo, oid)
         except KeyError:
             report.problems.append(Problem(ref, f"commit {oid} is missing: history truncated"))
+            return []
+        except Oversized as exc:
+            report.problems.append(Problem(ref, str(exc)))
             return []
         except (pygit2.GitError, ValueError) as exc:
             report.problems.append(Problem(ref, f"object {oid} cannot be read ({exc})"))
@@ -212,9 +217,9 @@ def _seen_problems(repo: pygit2.Repository, header: object) -> list[str]:
     problems = []
     for writer, named in header.seen:  # type: ignore[attr-defined]
         try:
-            other = repo[named]
+            other = load_commit(repo, named)
             found = parse_message(other.message)
-        except (KeyError, ValueError, AttributeError, pygit2.GitError):
+        except (KeyError, ValueError, AttributeError, pygit2.GitError, Oversized):
             continue  # not held here (or not an append): nothing to compare
         if found.writer != writer:
             problems.append(f"Seen names {named} as writer {writer}'s, but it is {found.writer}'s")
@@ -251,12 +256,11 @@ def _verify_diff(odb: Objects, where: str, parent: bytes | None, tree: bytes,
             continue
         report.records += 1
         try:
-            data = read_blob(odb, oid)
-            if len(data) > MAX_RECORD_BYTES:
-                report.problems.append(Problem(where, f"record {digest} is {len(data)} bytes, over the "
-                                                      f"{MAX_RECORD_BYTES >> 20} MiB a record may take"))
-                continue
-            record = verify_stored(data, digest, kind)
+            record = verify_stored(read_blob(odb, oid, MAX_RECORD_BYTES), digest, kind)
+        except Oversized as exc:
+            report.problems.append(Problem(where, f"record {digest} is {exc.size} bytes, over the "
+                                                  f"{MAX_RECORD_BYTES >> 20} MiB a record may take"))
+            continue
         except Unreadable as exc:
             report.problems.append(Problem(where, str(exc)))
             continue
@@ -294,16 +298,19 @@ def _verify_note(odb: Source, where: str, path: str, mode: bytes, oid: bytes, no
     elif mode != BLOB_MODE:
         report.problems.append(Problem(where, f"{path} is not a regular file (mode {mode.decode()})"))
     else:
-        problem = note_problem(read_blob(odb, oid))
+        problem = note_problem(read_blob(odb, oid, MAX_RECORD_BYTES))
         if problem:
             report.problems.append(Problem(where, f"redaction note {path}: {problem}"))
 
 
 def _verify_payloads(repo: pygit2.Repository, odb: Objects, ref: str, tip: pygit2.Oid, report: VerifyReport) -> None:
     try:
-        commit = repo[tip]
+        commit = load_commit(repo, tip)
     except KeyError:
         report.problems.append(Problem(ref, f"commit {tip} is missing"))
+        return
+    except Oversized as exc:
+        report.problems.append(Problem(ref, str(exc)))
         return
     except (pygit2.GitError, ValueError) as exc:
         report.problems.append(Problem(ref, f"object {tip} cannot be read ({exc})"))
@@ -323,10 +330,10 @@ def _verify_payloads(repo: pygit2.Repository, odb: Objects, ref: str, tip: pygit
                                                    "never honoured (a removal travels in an append, with its "
                                                    "audit entry)"))
             elif match.group(1):
-                problem = note_problem(read_blob(odb, oid))
+                problem = note_problem(read_blob(odb, oid, MAX_RECORD_BYTES))
                 if problem:
                     report.problems.append(Problem(ref, f"redaction note {path}: {problem}"))
-            elif sha256_digest(read_blob(odb, oid)) != "sha256:" + match.group(4):
+            elif sha256_digest(read_blob(odb, oid, MAX_PAYLOAD_BYTES)) != "sha256:" + match.group(4):
                 report.problems.append(Problem(ref, f"payload {path} does not match its digest"))
     except Unreadable as exc:
         report.problems.append(Problem(ref, str(exc)))
@@ -361,6 +368,9 @@ def changes(odb: Source, old: bytes | None, new: bytes | None, prefix: str = "",
     store changes nearly every folder, and the old versions are the store). A folder naming
     an entry twice raises ``Unreadable`` (git's fsck refuses such trees too). ``clean``: see
     ``_added_as_listed`` (kept by the caller from one commit to the next)."""
+    if prefix.count("/") >= MAX_DEPTH:  # a pushed tree a thousand folders deep is not walked
+        deep = "/".join(prefix.split("/")[:MAX_DEPTH])
+        raise Unreadable(f"{deep}/ holds folders nested deeper than the {MAX_DEPTH} levels a memory tree may use")
     data = read_tree_bytes(odb, new) if new is not None else None
     names = listed.get(prefix) if data is not None and old is not None else None
     if names:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import pygit2
 
-from gitstore.providers._objects import BLOB_MODE, Unreadable, read_blob
+from gitstore.providers._objects import BLOB_MODE, MAX_PAYLOAD_BYTES, Oversized, Unreadable, load_commit, read_blob
 from gitstore.providers._verify_git import _PAYLOAD, changes, verify_arrived
 from gitstore.records.canonical import sha256_digest
 
@@ -38,9 +38,11 @@ class Checked:
 def _object(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Object | str:
     """The object at ``oid``, or what is wrong with it."""
     try:
-        return repo[oid]
+        return load_commit(repo, oid)
     except KeyError:
         return f"{oid} is missing"
+    except Oversized as exc:
+        return str(exc)
     except (pygit2.GitError, ValueError) as exc:
         return f"{oid} cannot be read ({exc})"
 
@@ -99,7 +101,7 @@ def check_snapshot(repo: pygit2.Repository, before: pygit2.Oid | None, tip: pygi
                 continue
             if mode != BLOB_MODE:
                 return Checked(count, f"{path} is not a regular file")
-            if sha256_digest(read_blob(repo.odb, oid)) != "sha256:" + match.group(4):
+            if sha256_digest(read_blob(repo.odb, oid, MAX_PAYLOAD_BYTES)) != "sha256:" + match.group(4):
                 return Checked(count, f"payload {path} does not match its digest")
             count += 1
     except Unreadable as exc:
