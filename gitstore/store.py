@@ -290,6 +290,8 @@ class Store:
         self._attested: dict[str, Attestation] = {}
         if "attest" in self.manifest.capabilities:
             cast(AttestingProvider, provider).judge_notes(self._note_counts)
+        if "quarantine" in self.manifest.capabilities:
+            cast(QuarantiningProvider, provider).admit_only(scope)
 
     # -- writing -------------------------------------------------------------------------------
 

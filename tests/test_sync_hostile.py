@@ -18,7 +18,7 @@ import pytest
 
 from gitstore.context import Context
 from gitstore.providers import Batch, Entry
-from gitstore.providers.git import GitProvider, payloads_ref, records_ref
+from gitstore.providers.git import GitProvider, format_message, payloads_ref, records_ref
 from gitstore.records.canonical import canonicalize
 from gitstore.sync.remote import SyncReport, sync
 
@@ -153,6 +153,29 @@ def nested_record(bare: Path, held: dict[str, Any]) -> tuple[str, str]:
     return "wdeep", good["digest"]
 
 
+def _crafted(bare: Path, writer: str, tree: pygit2.Oid, digest: str) -> None:
+    """Point ``writer``'s records ref at a commit of ``tree`` whose message lists one grant."""
+    repo = pygit2.Repository(str(bare))
+    line = type("Line", (), {"digest": digest, "kind": "grant", "stream": "consent"})()
+    signature = pygit2.Signature("gitstore", "gitstore@localhost")
+    commit = repo.create_commit(None, signature, signature, format_message(1, writer, "shared", [line]), tree, [])
+    repo.references.create(records_ref("shared", writer), commit, force=True)
+
+
+def deep_tree(bare: Path, held: dict[str, Any]) -> tuple[str, str]:
+    """A tree 1,100 folders deep: a walk that recursed once a level would never come back."""
+    repo = pygit2.Repository(str(bare))
+    builder = repo.TreeBuilder()
+    builder.insert("x.json", repo.create_blob(b"{}"), pygit2.GIT_FILEMODE_BLOB)
+    tree = builder.write()
+    for _ in range(1100):
+        builder = repo.TreeBuilder()
+        builder.insert("a", tree, pygit2.GIT_FILEMODE_TREE)
+        tree = builder.write()
+    _crafted(bare, "wnested", tree, "sha256:" + "0" * 64)
+    return "wnested", "nested deeper than"
+
+
 def other_scope(bare: Path, held: dict[str, Any]) -> tuple[str, str]:
     grant = grant_like("github.com/evil/other")
     forge(bare, "wscope", [grant])
@@ -178,7 +201,8 @@ def snapshot_dropping_payloads(bare: Path, held: dict[str, Any]) -> tuple[str, s
 
 ATTACKS: list[Callable[[Path, dict[str, Any]], tuple[str, str]]] = [
     rewound, rewritten, bad_digest, decision_without_audit, decision_with_a_review_digest_never_shown, blob_ref,
-    code_commit_ref, huge_record, nested_record, other_scope, snapshot_removing_others, snapshot_dropping_payloads,
+    code_commit_ref, huge_record, nested_record, deep_tree, other_scope, snapshot_removing_others,
+    snapshot_dropping_payloads,
 ]
 
 
@@ -229,6 +253,67 @@ def test_damage_a_plain_fetch_brought_is_named_by_sync_too(world: tuple) -> None
     assert report.status == "degraded" and [q.writer for q in report.quarantined] == [writer]
     assert needle in report.quarantined[0].line and "refs/memory/v1/remotes/origin/" in report.quarantined[0].line
     assert _state(bob)["verdicts"]  # reads leave it out and go on
+
+
+@pytest.mark.parametrize("attack", [bad_digest, deep_tree, other_scope], ids=lambda a: a.__name__)
+def test_what_a_plain_fetch_brought_is_admitted_as_sync_would(world: tuple, attack: Callable) -> None:
+    """Reads after a plain ``git fetch`` leave out, and name, what ``gitstore sync`` refuses:
+    both ways of fetching admit the same refs, so clones fed by one remote agree."""
+    bare, bob, carol, held = world
+    before = _state(bob)
+    writer, needle = attack(bare, held)
+    git(bob, "fetch", "-q", "origin")  # gitstore init's refspecs: straight into the fetched namespace
+    for command in (("learnings",), ("context", "--prompt", "retry")):
+        done = cli.gitstore(*command, cwd=bob)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        assert writer in done.stderr and needle in done.stderr, done.stderr
+    assert _state(bob) == before
+    carol_report = sync(str(carol))
+    assert [q.writer for q in carol_report.quarantined] == [writer] and needle in carol_report.quarantined[0].line
+    assert _state(carol)["verdicts"] == _state(bob)["verdicts"]
+    report = sync(str(bob))
+    assert report.status == "degraded" and [q.writer for q in report.quarantined] == [writer], report.line
+
+
+_PEAK = ("import resource, sys\nfrom gitstore.cli import main\ncode = main(sys.argv[1:])\n"
+         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\nsys.exit(code)\n")
+
+
+def _peak_mib(argv: list[str], cwd: Path) -> tuple[int, float]:
+    """A command's exit code and the peak resident set of its own process in MiB (not of the
+    git processes it runs: git's fetch holds a fetched blob whole, which is git's business)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _PEAK, *argv], cwd=cwd, capture_output=True, text=True)
+    return done.returncode, int(done.stdout.split()[-1]) / 1024
+
+
+def test_a_record_that_inflates_to_gigabytes_is_refused_before_it_is_inflated(world: tuple) -> None:
+    """256 MiB of zeros pushed as one record (a few hundred kilobytes on the wire): its size is
+    read from its header and the ref quarantined; no reader inflates it."""
+    import subprocess
+
+    bare, bob, carol, held = world
+    blob = subprocess.run("head -c 268435456 /dev/zero | git hash-object -w --stdin", shell=True, cwd=bare,
+                          check=True, capture_output=True, text=True).stdout.strip()
+    repo = pygit2.Repository(str(bare))
+    digest = "0" * 64
+    leaf = repo.TreeBuilder()
+    leaf.insert(f"{digest}.json", pygit2.Oid(hex=blob), pygit2.GIT_FILEMODE_BLOB)
+    node = leaf.write()
+    for name in ("00", "00", "grant"):
+        builder = repo.TreeBuilder()
+        builder.insert(name, node, pygit2.GIT_FILEMODE_TREE)
+        node = builder.write()
+    _crafted(bare, "wbomb", node, "sha256:" + digest)
+    git(carol, "fetch", "-q", "origin")
+    code, peak = _peak_mib(["learnings"], carol)
+    assert code == 0 and peak < 200, peak  # reading the record whole would take 256 MiB, twice
+    code, peak = _peak_mib(["sync"], bob)
+    assert code == 3 and peak < 200, peak  # degraded: the ref is held aside
+    quarantined = git(bob, "for-each-ref", "--format=%(refname)", "refs/memory/quarantine/")
+    assert "wbomb" in quarantined
 
 
 def test_purge_removes_what_sync_holds_aside(world: tuple) -> None:

@@ -6,9 +6,12 @@ commit that arrived since the tip it last admitted (all of them the first time):
 is linear, every message parses, clocks grow, and each commit adds exactly the records it
 lists, each in canonical form, satisfying its contract and hashing to its digest. A ref that
 passes is admitted at that tip; one that fails is quarantined whole, with the first problem
-as its reason, until its tip moves again. Both are remembered in ``.git/gitstore/admitted.json``
-(``{ref: {"tip": ..., "problem": null | "..."}}``), so a read after a fetch of N new commits
-verifies those N and nothing else, and a read without a fetch verifies nothing.
+as its reason, until its tip moves again. A store reads one repository's memory: a record of
+another scope (another repository's) is a problem too, as it is to ``gitstore sync``, so a plain
+fetch and a sync admit the same refs. Both are remembered in ``.git/gitstore/admitted.json``
+(``{ref: {"tip": ..., "problem": null | "...", "scope": ...}}``), so a read after a fetch of N
+new commits verifies those N and nothing else, and a read without a fetch verifies nothing; a
+verdict reached for another scope (or none) is reached again.
 
 This clone's own refs are never admitted this way: they fail closed (see ``git.py``).
 """
@@ -59,35 +62,38 @@ class Admissions:
             return {}
         return data if isinstance(data, dict) else {}
 
-    def check(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid) -> Admission:
-        """The ref's admission at ``tip``, verifying what arrived since it was last admitted."""
+    def check(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid, scope: str | None = None) -> Admission:
+        """The ref's admission at ``tip``, verifying what arrived since it was last admitted;
+        with ``scope``, its records must all be of that scope."""
         known = self._known.get(ref)
-        if isinstance(known, dict) and known.get("tip") == str(tip):
+        if isinstance(known, dict) and known.get("tip") == str(tip) and known.get("scope") == scope:
             return Admission(ref, str(tip), known.get("problem"))
-        since = self._admitted_ancestor(repo, known, tip)
-        from gitstore.providers._verify_git import verify_fetched
+        since = self._admitted_ancestor(repo, known, tip, scope)
+        from gitstore.providers._verify_git import verify_arrived
 
-        problems = verify_fetched(repo, ref, tip, since)
+        problems = verify_arrived(repo, ref, tip, since, scope).problems
         found = Admission(ref, str(tip), str(problems[0]) if problems else None)
-        self._known[ref] = {"tip": found.tip, "problem": found.problem}
+        self._known[ref] = {"tip": found.tip, "problem": found.problem, "scope": scope}
         self._changed = True
         return found
 
-    def verified_until(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid) -> pygit2.Oid | None:
-        """The tip ``ref`` was admitted at, when ``tip`` extends it: what a check of ``tip``
-        need not verify again (None: all of it)."""
-        return self._admitted_ancestor(repo, self._known.get(ref), tip)
+    def verified_until(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid, scope: str) -> pygit2.Oid | None:
+        """The tip ``ref`` was admitted at for ``scope``, when ``tip`` extends it: what a check
+        of ``tip`` need not verify again (None: all of it)."""
+        return self._admitted_ancestor(repo, self._known.get(ref), tip, scope)
 
-    def admitted(self, ref: str, tip: pygit2.Oid) -> None:
-        """Record that ``ref`` at ``tip`` was verified and passed (by ``gitstore sync``, before
-        it moved the ref there)."""
-        self._known[ref] = {"tip": str(tip), "problem": None}
+    def admitted(self, ref: str, tip: pygit2.Oid, scope: str) -> None:
+        """Record that ``ref`` at ``tip`` was verified for ``scope`` and passed (by ``gitstore
+        sync``, before it moved the ref there)."""
+        self._known[ref] = {"tip": str(tip), "problem": None, "scope": scope}
         self._changed = True
 
     @staticmethod
-    def _admitted_ancestor(repo: pygit2.Repository, known: object, tip: pygit2.Oid) -> pygit2.Oid | None:
-        """The tip admitted before, when it is still in the ref's history (what to verify from)."""
-        if not isinstance(known, dict) or known.get("problem") is not None:
+    def _admitted_ancestor(repo: pygit2.Repository, known: object, tip: pygit2.Oid,
+                           scope: str | None) -> pygit2.Oid | None:
+        """The tip admitted before for ``scope``, when it is still in the ref's history (what to
+        verify from)."""
+        if not isinstance(known, dict) or known.get("problem") is not None or known.get("scope") != scope:
             return None
         try:
             before = pygit2.Oid(hex=str(known.get("tip")))

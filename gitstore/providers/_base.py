@@ -37,7 +37,7 @@ OPTIONAL_CAPABILITIES = frozenset({
     "pause-writes",      # PausingProvider: paused
     "gc",                # CollectingProvider: gc
     "remember-checks",   # RememberingProvider: read_unchecked
-    "quarantine",        # QuarantiningProvider: quarantined
+    "quarantine",        # QuarantiningProvider: quarantined, admit_only
     "causal-order",      # CausalProvider: saw
     "attest",            # AttestingProvider: trust_mode, attest, judge_notes, notes
     "remember-bytes",    # BytesMemoryProvider: known_bytes
@@ -313,6 +313,10 @@ class QuarantiningProvider(Provider, Protocol):
 
     def quarantined(self) -> list[Problem]:
         """What reads so far left out, each naming where and why (one line each)."""
+
+    def admit_only(self, scope: str) -> None:
+        """From now on read storage another clone wrote only when every record it holds is of
+        ``scope`` (the store's); storage holding another scope's records is left out whole."""
 
 
 @runtime_checkable

@@ -259,6 +259,7 @@ class GitProvider:
         self._named_cache: dict[str, dict[str, list[str]]] = {}
         self._origins_cache: tuple[tuple[tuple[RefInfo, pygit2.Oid], ...], dict[str, tuple[RefInfo, Append, bool]]] | None = None
         self._quarantine: dict[str, Admission] = {}
+        self.scope: str | None = None  # the scope fetched refs are admitted for (see admit_only)
         self._logs_checked = False
         self._histories: dict[tuple[str, str], tuple[pygit2.Oid, list[tuple[Append, pygit2.Oid]]]] = {}
         self._orders = Verified(self.state, "appends")  # see _remembered_order
@@ -772,7 +773,7 @@ class GitProvider:
     def _admit(self, info: RefInfo, target: pygit2.Oid) -> Admission:
         """Where a fetched ref stands: its records may be read once verified up to ``target``;
         a ref whose history fails is quarantined whole and named by ``quarantined``."""
-        admission = self._admissions.check(self.repo, info.name, target)
+        admission = self._admissions.check(self.repo, info.name, target, self.scope)
         if admission.admitted:
             self._quarantine.pop(info.name, None)
         else:
@@ -790,6 +791,11 @@ class GitProvider:
                     found.append(self._admit(info, target))
         self._admissions.save()
         return found
+
+    def admit_only(self, scope: str) -> None:
+        """From now on admit a fetched ref only when every record it adds is of ``scope``:
+        another repository's records quarantine the ref whole, as ``gitstore sync`` refuses it."""
+        self.scope = scope
 
     def quarantined(self) -> list[Problem]:
         """The fetched refs left out of every read so far, each with why."""

@@ -176,21 +176,30 @@ def sync(start: str, remote: str = "origin") -> SyncReport:
     report = SyncReport(remote)
     with _locked(provider.state / LOCK):
         before: tuple[dict[str, Any], dict[str, str]] | None = None
-        for attempt in range(1, ATTEMPTS + 1):
-            report.attempts = attempt
-            _fetch(provider.repo, remote)
-            run = _Admitting(ctx, remote)
-            if before is None and run.pending():
-                before = _verdicts(ctx)
-            run.admit(report)
-            if not _push(GitProvider(provider.repo.path, provider.writer), remote, report, last=attempt == ATTEMPTS):
-                break
+        try:
+            for attempt in range(1, ATTEMPTS + 1):
+                report.attempts = attempt
+                _fetch(provider.repo, remote)
+                run = _Admitting(ctx, remote)
+                if before is None and run.pending():
+                    before = _verdicts(ctx)
+                run.admit(report)
+                if not _push(_reopened(provider, ctx.scope), remote, report, last=attempt == ATTEMPTS):
+                    break
+        finally:  # whatever stopped it: nothing unverified stays reachable under the sync's names
+            _drop_incoming(provider.repo, remote)
         report.quarantined = list({(q.writer, q.kind, q.tip): q for q in report.quarantined}.values())  # once each
-        _drop_incoming(provider.repo, remote)
-        _held_by_reads(GitProvider(provider.repo.path, provider.writer), remote, report)
+        _held_by_reads(_reopened(provider, ctx.scope), remote, report)
         if before is not None:
             _compare(before, _verdicts(Context.open(ctx.workspace.root)), report)
     return report
+
+
+def _reopened(provider: GitProvider, scope: str) -> GitProvider:
+    """A fresh handle on the store (reading the refs as they are now), admitting ``scope``."""
+    fresh = GitProvider(provider.repo.path, provider.writer)
+    fresh.admit_only(scope)
+    return fresh
 
 
 def _check_remote(repo: pygit2.Repository, remote: str) -> None:
@@ -308,7 +317,7 @@ class _Admitting:
 
     def _check_records(self, writer: str, before: pygit2.Oid | None, tip: pygit2.Oid) -> Checked:
         ref = self.fetched_ref("records", writer)
-        verified = self._admissions.verified_until(self.repo, ref, tip)
+        verified = self._admissions.verified_until(self.repo, ref, tip, self.ctx.scope)
         return check_records(self.repo, ref, before, tip, verified, self.ctx.scope)
 
     def _unremoved(self, dropped: set[str]) -> set[str]:
@@ -348,7 +357,7 @@ class _Admitting:
             for ref, tip, _, moved in moves:
                 self.refusals.release(self.repo, self.held_ref(kind, moved.writer))
                 if kind == "records":
-                    self._admissions.admitted(ref, tip)
+                    self._admissions.admitted(ref, tip, self.ctx.scope)
                 if moved.writer != self.ctx.workspace.config.writer:  # its own appends, come back, are not news
                     report.came_in.append(moved)
             self._admissions.save()
@@ -449,7 +458,7 @@ def _admit_own(provider: GitProvider, remote: str, tip: pygit2.Oid | None) -> No
     ref = f"{PREFIX}remotes/{remote}/records/shared/{provider.writer}"
     if tip is not None and _target(provider.repo, ref) == tip:
         admissions = Admissions(provider.state)
-        admissions.admitted(ref, tip)
+        admissions.admitted(ref, tip, provider.scope)
         admissions.save()
 
 
