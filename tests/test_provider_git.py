@@ -930,3 +930,13 @@ def test_a_history_walked_once_is_walked_again_without_reading_its_commits(
     remembered.unlink()
     GitProvider(store_repo, "w1")._commits()
     assert not remembered.exists()  # small commits are read again, not remembered
+
+
+@pytest.mark.parametrize("clock", ["\u0667", "\uff17", "7\u0660"])
+def test_a_clock_written_in_other_digits_is_no_clock(clock: str) -> None:
+    """Arabic-Indic and full-width digits are digits to Python, not to git or to any clone."""
+    line = type("Line", (), {"digest": "sha256:" + "a" * 64, "kind": "grant", "stream": "consent"})()
+    message = format_message(7, "w1", "shared", [line])
+    assert parse_message(message).clock == 7
+    with pytest.raises(ValueError, match="bad Clock"):
+        parse_message(message.replace("Clock: 7", f"Clock: {clock}"))

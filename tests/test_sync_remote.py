@@ -204,6 +204,7 @@ def test_an_unreachable_remote_is_one_line(team: tuple, tmp_path: Path) -> None:
     git(bob.workspace.root, "remote", "add", "gone", str(tmp_path / "nowhere.git"))
     done = cli.gitstore("sync", "gone", cwd=bob.workspace.root)
     assert done.returncode == 1 and done.stderr.count("\n") == 1 and "git fetch gone failed" in done.stderr, done.stderr
+    assert "does not appear to be a git repository" in done.stderr, done.stderr  # git's reason, not its advice
 
 
 def test_a_sync_killed_at_any_point_leaves_the_clone_readable_and_the_next_completes(team: tuple) -> None:

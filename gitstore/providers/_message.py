@@ -131,7 +131,7 @@ def _parse_head(message: str) -> tuple[int, dict[str, str], tuple[str, ...], tup
     if fields.get("Gitstore-Format") != FORMAT:
         raise ValueError(f"unknown Gitstore-Format {fields.get('Gitstore-Format')!r}")
     clock = fields.get("Clock", "")
-    if not clock.isdigit() or len(clock) > 15:
+    if not (clock.isascii() and clock.isdigit()) or len(clock) > 15:  # str.isdigit takes "٣" too
         raise ValueError(f"bad Clock {clock!r}")
     bad = [r for r in removes if not _DIGEST.match(r)]
     if bad or len(set(removes)) != len(removes):

@@ -227,8 +227,11 @@ def _git(repo: pygit2.Repository, *args: str) -> subprocess.CompletedProcess[str
 
 
 def _last_line(done: subprocess.CompletedProcess[str]) -> str:
-    lines = [line for line in done.stderr.splitlines() if line.strip()]
-    return lines[-1].strip() if lines else f"exit {done.returncode}"
+    """What git said went wrong: its first ``fatal:`` or ``error:`` line (the advice after it,
+    such as "and the repository exists.", says nothing alone), else its last line."""
+    lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+    said = next((line.split(":", 1)[1].strip() for line in lines if line.startswith(("fatal:", "error:"))), None)
+    return said or (lines[-1] if lines else f"exit {done.returncode}")
 
 
 def fetch_specs(remote: str) -> list[str]:
