@@ -311,3 +311,68 @@ def test_thousands_of_lines_fit_as_trying_every_length_would(measure: str, limit
     assert got == expected and result.left_out.get("AGENTS.md", []) == left
     if len(left) > NAMED and got is not None and b"left out" in got:
         assert f" and {len(left) - NAMED} more)".encode() in got
+
+
+# -- published files follow what leaves force ------------------------------------------------------
+
+def _published_ids(world: World) -> tuple[set[str], set[str]]:
+    """The learnings AGENTS.md's section and the index list, read from the files."""
+    agents = read(world, "AGENTS.md").decode()
+    named = {i for i in world.ids.values() if i in agents}
+    entries = json.loads(read(world, INDEX))["entries"]
+    return named, {e["learning"] for e in entries if "learning" in e}
+
+
+def _current_grant(world: World) -> str:
+    grants = world.ctx.view(payloads=False).grants
+    return next(d for d, g in grants.items() if g["from"].startswith("2026"))
+
+
+def test_withdraw_rewrites_the_published_files_as_publish_would(world: World) -> None:
+    from .cli import ok
+
+    (world.root / "CLAUDE.md").write_text("# Claude\n")
+    ok("publish", cwd=world.root)
+    assert _published_ids(world) == ({world.ids["jitter"], world.ids["jitter_zh"]},) * 2
+    assert world.ids["jitter"] in read(world, "CLAUDE.md").decode()
+    out = ok("withdraw", _current_grant(world), "--purpose", "instruction", "--by", "github:9", cwd=world.root)
+    assert "rewrote the published AGENTS.md, CLAUDE.md, .continual-learning/index.json" in out
+    assert _published_ids(world) == (set(), set())
+    assert world.ids["jitter"] not in read(world, "CLAUDE.md").decode()
+    again = publish(str(world.root))
+    assert again.status == "no-update", "the files hold exactly what publish writes"
+    ok("publish", "--rollback", cwd=world.root)
+    assert _published_ids(world) == ({world.ids["jitter"], world.ids["jitter_zh"]},) * 2
+
+
+def test_retire_and_redact_rewrite_the_published_files(world: World) -> None:
+    from .cli import ok
+
+    ok("publish", cwd=world.root)
+    out = ok("retire", world.ids["jitter"], "--reason", "gone", "--by", "github:9", cwd=world.root)
+    assert "rewrote the published AGENTS.md" in out
+    assert _published_ids(world) == ({world.ids["jitter_zh"]},) * 2
+    out = ok("redact", "--comment", "github:comment:c47", "--reason", "asked", "--by", "github:9", cwd=world.root)
+    assert "rewrote the published AGENTS.md" in out
+    assert _published_ids(world) == (set(), set())
+
+
+def test_a_command_names_published_files_it_could_not_bring_up_to_date(world: World) -> None:
+    from .cli import ok
+
+    ok("publish", cwd=world.root)
+    text = read(world, "AGENTS.md").decode().replace("Every retry loop", "Each retry loop")
+    (world.root / "AGENTS.md").write_text(text)
+    out = ok("retire", world.ids["jitter"], "--reason", "gone", "--by", "github:9", cwd=world.root)
+    assert "published files are stale: AGENTS.md: the gitstore section was edited by hand" in out
+    assert "run `gitstore publish`" in out
+    assert read(world, "AGENTS.md").decode() == text
+    assert world.ids["jitter"] not in json.loads(read(world, INDEX))["entries"][0]["learning"]
+
+
+def test_a_store_never_published_gets_no_published_files(world: World) -> None:
+    from .cli import ok
+
+    out = ok("retire", world.ids["jitter"], "--reason", "gone", "--by", "github:9", cwd=world.root)
+    assert "published" not in out
+    assert not (world.root / "AGENTS.md").exists() and not (world.root / ".continual-learning").exists()

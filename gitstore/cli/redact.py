@@ -10,6 +10,7 @@ from gitstore.context import Context
 from gitstore.ops.redact import redact as do_redact
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.cli._people import BY_OPTION, actor
+from gitstore.cli._published import keep_current
 
 
 def redact(
@@ -24,6 +25,7 @@ def redact(
     report = do_redact(ctx, comment, actor(ctx, by), reason)
     if as_json:
         emit_json(report.to_json())
+        keep_current(ctx, as_json)
         return
     typer.echo(f"removed the text of {len(report.removed)} event(s); {len(report.already)} were already removed")
     for lid in report.learnings:
@@ -35,6 +37,7 @@ def redact(
     for episode in report.titles:
         typer.echo(f"  episode {episode} keeps a title an older gitstore copied from its first comment; "
                    "records cannot change: purge this clone's memory if it holds the text")
+    keep_current(ctx, as_json)
     typer.echo("  run `gitstore gc` to erase the text from storage")
 
 

@@ -8,6 +8,7 @@ import typer
 
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
+from gitstore.cli._published import keep_current
 from gitstore.context import Context
 from gitstore.ops import learning as ops
 
@@ -18,10 +19,11 @@ def retire(
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Retire an accepted learning: agents stop getting it."""
+    """Retire an accepted learning: agents stop getting it (published files are updated)."""
     ctx = Context.open()
     record = ops.retire(ctx, learning_id, actor(ctx, by), reason)
     emit_json(record) if as_json else echo(f"retired {learning_id}")
+    keep_current(ctx, as_json)
 
 
 def register(app: typer.Typer) -> None:

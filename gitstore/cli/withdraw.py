@@ -10,6 +10,7 @@ from gitstore.cli._complete import words
 from gitstore.records.vocabulary import PURPOSES
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
+from gitstore.cli._published import keep_current
 from gitstore.context import Context
 from gitstore.ops import consent as ops
 
@@ -22,15 +23,16 @@ def withdraw(
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Withdraw a grant at once; lists the exports it had allowed."""
+    """Withdraw a grant at once; lists the exports it had allowed and updates published files."""
     ctx = Context.open()
     record = ops.withdraw(ctx, actor(ctx, by), grant_digest, purpose or None, reason)
     if as_json:
         emit_json(record)
-        return
-    echo(f"withdrew {', '.join(record['purposes'])} from {record['grant']}")
-    for export in record["exports"]:
-        echo(f"  export {export} had copied evidence under it")
+    else:
+        echo(f"withdrew {', '.join(record['purposes'])} from {record['grant']}")
+        for export in record["exports"]:
+            echo(f"  export {export} had copied evidence under it")
+    keep_current(ctx, as_json)
 
 
 def register(app: typer.Typer) -> None:

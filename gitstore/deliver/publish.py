@@ -344,6 +344,10 @@ def plan(root: Path, view: Any, claude: bool = False, copilot: bool = False) -> 
         baseline = read_baseline(root, claude, copilot)
     except clindex.Blocked as exc:
         return Result("blocked", f"blocked: {exc}; nothing was written"), []
+    return _plan(root, view, baseline)
+
+
+def _plan(root: Path, view: Any, baseline: Baseline) -> tuple[Result, list[snapshots.Change]]:
     result = Result("no-update", "")
     selection = select(view)
     lines = lines_of(selection)
@@ -365,10 +369,77 @@ def publish(start: str = ".", claude: bool = False, copilot: bool = False, dry_r
     result, changes = plan(root, in_force_view(ctx.store)[0], claude, copilot)
     if result.status != "published" or dry_run:
         return result
-    result.snapshot = str(snapshots.save(state, changes).relative_to(root))
+    result.snapshot = _write(root, state, changes)
+    return result
+
+
+def _write(root: Path, state: Path, changes: list[snapshots.Change]) -> str:
+    """Save the prior state of ``changes`` (for ``--rollback``), then write them; returns the snapshot."""
+    snapshot = str(snapshots.save(state, changes).relative_to(root))
     for change in changes:
         snapshots.write_file(root / change.path, change.after)
-    return result
+    return snapshot
+
+
+# -- keeping published files current ----------------------------------------------------------------
+
+@dataclass
+class Refresh:
+    """What bringing already published files up to date did: the files rewritten, the snapshot
+    that lets ``--rollback`` undo it, and why some published file could not be brought up to
+    date (it then still lists what it listed: stale until ``gitstore publish`` succeeds)."""
+
+    files: list[str] = field(default_factory=list)
+    snapshot: str | None = None
+    stale: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"files": self.files, "snapshot": self.snapshot, "stale": self.stale}
+
+
+def _published(baseline: Baseline) -> set[str]:
+    """The files a publish has written into: a Markdown file with a section, the index with an
+    entry of gitstore's."""
+    found = {t.path for t in baseline.targets
+             if (baseline.files[t.path] or b"").find(sections.BEGIN.encode()) >= 0}
+    entries = baseline.index_data.get("entries", [])
+    if any(isinstance(e, dict) and "learning" in e for e in entries):
+        found.add(clindex.PATH)
+    return found
+
+
+def refresh(ctx: Any) -> Refresh:
+    """After learnings left force (a withdrawal, a redaction, a retirement), rewrite the files a
+    publish already wrote the way ``gitstore publish`` would, so they stop listing them. Only
+    files that hold gitstore's section (or entries) are touched; their prior state is saved for
+    ``gitstore publish --rollback`` as a publish saves it. A file publish would refuse to
+    rewrite (a section edited by hand, an unreadable index) is named in ``stale``."""
+    from gitstore.queries._views import in_force_view
+
+    root, state = ctx.workspace.root, ctx.workspace.state
+    try:
+        baseline = read_baseline(root, False, False)
+    except clindex.Blocked as exc:
+        written = [t.path for t in targets(root, False, False)
+                   if sections.BEGIN.encode() in ((_read_quietly(root / t.path)) or b"")]
+        return Refresh(stale=[f"{exc}"] if written or (root / clindex.PATH).exists() else [])
+    published = _published(baseline)
+    if not published:
+        return Refresh()
+    result, changes = _plan(root, in_force_view(ctx.store)[0], baseline)
+    changes = [c for c in changes if c.path in published]
+    done = Refresh(stale=[c for c in result.conflicts if c.split(":", 1)[0] in published])
+    if changes:
+        done.snapshot = _write(root, state, changes)
+        done.files = [c.path for c in changes]
+    return done
+
+
+def _read_quietly(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def rollback(start: str = ".") -> list[dict[str, Any]]:
