@@ -131,3 +131,29 @@ def test_the_command_imports_once_then_reports_unchanged(ctx: Context, github: F
     assert second["pullRequests"][0]["outcome"] == "unchanged" and second["complete"] is True
     assert len(imports(ctx)) == 1, "an unchanged snapshot is not imported again"
     assert not any("authorization" in h for _, h in github.requests), "no token, no Authorization header"
+
+
+def test_redact_removes_the_comment_text_from_the_snapshot_it_saved(ctx: Context, github: FakeGitHub,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from .cli import ok
+
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    root = ctx.workspace.root
+    with serve(github):
+        ok("import", "github", "--repo", REPO, "--api-url", github.url, "--pr", "2", "--by", BY, cwd=root)
+    saved = root / "okf/.memory/inbox/github/Codertocat--Hello-World--pr-2.json"
+    assert b"Agreed, more emoji." in saved.read_bytes()
+    out = ok("redact", "--comment", "github:comment:284312999", "--reason", "asked", "--by", BY, cwd=root)
+    assert "removed its text from the saved GitHub snapshot okf/.memory/inbox/github/" \
+           "Codertocat--Hello-World--pr-2.json" in out
+    ok("gc", cwd=root)
+    held = [p for p in (root / "okf/.memory").rglob("*") if p.is_file() and b"Agreed, more emoji." in p.read_bytes()]
+    assert held == []
+    data = json.loads(saved.read_text())
+    reply = next(c for r in data["responses"] if r["collection"] == "pull-comments" for c in r["body"]
+                 if c["id"] == 284312999)
+    assert reply["body"] == "" and reply["updated_at"] == "2019-05-16T09:00:00Z", "ids and times are kept"
+    assert any(c.get("body") for r in data["responses"] for c in r["body"]), "other comments keep their text"
+    again = import_reviews(Context.open(str(root)), saved, BY)
+    assert again.events == 0, "re-importing the scrubbed snapshot adds nothing"
+    assert ctx.store.verify().ok

@@ -4,8 +4,9 @@ The events stay, with the same id and digest; each payload is removed and a reda
 kept in its place, and each removal's audit entry (built from the same note) is written in the
 same append as the removal, so neither is ever kept without the other. A payload removed
 already (by a retry, or a racing call) is reported as such and gets no second entry. Exports
-that copied the text are written again with the note in its place; the report names them, and
-the learnings to rebuild.
+that copied the text are written again with the note in its place, and the GitHub snapshots
+``import github`` saved lose the comment's text; the report names them, and the learnings to
+rebuild.
 """
 
 from __future__ import annotations
@@ -37,12 +38,13 @@ class RedactionReport:
     exports: list[str] = field(default_factory=list)
     rewritten: list[str] = field(default_factory=list)
     titles: list[str] = field(default_factory=list)
+    scrubbed: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"sourceId": self.source_id, "events": self.events, "removed": self.removed,
                 "alreadyRemoved": self.already, "learningsToRebuild": self.learnings,
                 "exportsThatCopiedIt": self.exports, "exportFilesRewritten": self.rewritten,
-                "episodesWithOldTitles": self.titles}
+                "episodesWithOldTitles": self.titles, "snapshotsScrubbed": self.scrubbed}
 
 
 def versions_of(view: View, source_id: str) -> list[dict[str, Any]]:
@@ -95,6 +97,7 @@ def redact_each(ctx: Context, source_ids: list[str], by: str, reason: str) -> li
                 report = _targets(view, left[0])
                 _remove(ctx, view, report, by, reason)
                 _rewrite_exports(ctx, view, report)
+                _scrub_snapshots(ctx, report)
                 _follow_ups(view, set(report.events), report)
                 reports[left.pop(0)] = report
         except ConflictError:
@@ -170,6 +173,16 @@ def _rewrite_export(ctx: Context, path: Path, gone: set[str]) -> bool:
         tmp.write_text("".join(f"{line}\n" for line in out), encoding="utf-8")
         os.replace(tmp, path)
     return changed
+
+
+def _scrub_snapshots(ctx: Context, report: RedactionReport) -> None:
+    """Empty the comment's text in the GitHub snapshots ``import github`` saved: gc erases it from
+    storage, and these files are memory's own copies."""
+    from gitstore.capture.github import inbox, scrub_saved
+
+    root = ctx.workspace.root
+    for path in scrub_saved(inbox(ctx.workspace.state), {report.source_id}):
+        report.scrubbed.append(path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path))
 
 
 def _follow_ups(view: View, event_ids: set[str], report: RedactionReport) -> None:
