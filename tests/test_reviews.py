@@ -216,3 +216,53 @@ def test_comments_gone_from_a_complete_snapshot_are_all_removed_in_one_pass(ctx:
     redactions = [e for e in view.events.values() if "redaction" in e]
     assert sorted({e["redaction"]["sourceId"] for e in redactions}) == gone
     assert ctx.store.verify().ok
+
+
+def _issue_comment_deliveries(folder: Path) -> list[dict]:
+    """GitHub's created, edited and deleted deliveries of one issue comment, as files named so
+    that reading them by name reads the deletion before the edit."""
+    folder.mkdir()
+    payloads = []
+    for action in ("created", "edited", "deleted"):
+        payload = load(f"issue_comment/{action}.payload.json")
+        (folder / f"{action}.payload.json").write_text(json.dumps(payload))
+        payloads.append(payload)
+    return payloads
+
+
+def _counts(report: object) -> tuple[int, int, int]:
+    counts = report.record["counts"]  # type: ignore[attr-defined]
+    return counts["comments"], counts["edits"], counts["deletions"]
+
+
+def test_a_folder_of_deliveries_imports_in_the_order_things_happened(tmp_path: Path) -> None:
+    payloads = _issue_comment_deliveries(tmp_path / "hooks")
+    (tmp_path / "array.json").write_text(json.dumps(payloads[::-1]))
+    forms = {}
+    for form in ("folder", "array", "one-by-one"):
+        ctx = ready_repo(tmp_path / form, origin="https://github.com/Codertocat/Hello-World.git")
+        if form == "folder":
+            found = _counts(import_reviews(ctx, tmp_path / "hooks", "github:9"))
+        elif form == "array":
+            found = _counts(import_reviews(ctx, tmp_path / "array.json", "github:9"))
+        else:
+            reports = [import_reviews(ctx, tmp_path / "hooks" / f"{a}.payload.json", "github:9")
+                       for a in ("created", "edited", "deleted")]
+            found = tuple(sum(c) for c in zip(*(_counts(r) for r in reports)))
+        forms[form] = (found, sorted(e["type"] for e in events(ctx)))
+    assert forms["folder"] == forms["array"] == forms["one-by-one"] == ((1, 1, 1), ["comment", "edit", "retraction"])
+
+
+def test_importing_the_same_deliveries_again_counts_nothing(ctx: Context, tmp_path: Path) -> None:
+    from .cli import ok
+
+    _issue_comment_deliveries(tmp_path / "hooks")
+    ok("import", "reviews", str(tmp_path / "hooks"), "--by", "github:9", cwd=ctx.workspace.root)
+    again = ok("import", "reviews", str(tmp_path / "hooks"), "--by", "github:9", cwd=ctx.workspace.root)
+    assert "imported 0 comment(s), 0 edit(s), 0 deletion(s)" in again, again
+    report = import_reviews(ctx, tmp_path / "hooks", "github:9")
+    assert report.events == 0 and _counts(report) == (0, 0, 0)
+    review = tmp_path / "review.json"
+    review.write_text(hook("pull_request_review/submitted.payload.json").read_text())
+    assert import_reviews(ctx, review, "github:9").record["counts"]["reviews"] == 1
+    assert import_reviews(ctx, review, "github:9").record["counts"]["reviews"] == 0

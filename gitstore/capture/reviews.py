@@ -71,6 +71,9 @@ def load_snapshot(path: Path) -> tuple[str, list[dict[str, Any]] | dict[str, Any
         payloads = [_read_json(p) for p in sorted(path.rglob("*.json"))]
         if not payloads:
             raise InvalidInput(f"{path}: no *.json webhook deliveries in this folder")
+        if not all(isinstance(p, dict) for p in payloads):
+            raise InvalidInput(f"{path}: a file in this folder is not one webhook delivery")
+        payloads = in_time_order(payloads)
         return "github-webhook", payloads, canonicalize(payloads)
     data = _read_json(path)
     if isinstance(data, dict) and data.get("format") == "gitstore.github-snapshot/1":
@@ -78,7 +81,36 @@ def load_snapshot(path: Path) -> tuple[str, list[dict[str, Any]] | dict[str, Any
     payloads = data if isinstance(data, list) else [data]
     if not all(isinstance(p, dict) and "action" in p and "repository" in p for p in payloads):
         raise InvalidInput(f"{path}: neither a gitstore GitHub snapshot nor webhook deliveries")
+    payloads = in_time_order(payloads)
     return "github-webhook", payloads, canonicalize(payloads)
+
+
+_STEP = {"created": 0, "submitted": 0, "edited": 1, "resolved": 1, "unresolved": 1, "dismissed": 2, "deleted": 3}
+
+
+def _delivery_time(payload: dict[str, Any]) -> str:
+    """When what a delivery reports happened: a comment's creation, or its last edit (an edit's
+    or deletion's ``updated_at``), a review's submission, a thread's pull request update."""
+    comment, review = payload.get("comment"), payload.get("review")
+    if isinstance(comment, dict):
+        value = comment.get("created_at") if payload.get("action") == "created" else \
+            comment.get("updated_at") or comment.get("created_at")
+    elif isinstance(review, dict):
+        value = review.get("submitted_at")
+    else:
+        value = (payload.get("pull_request") or {}).get("updated_at") if isinstance(payload.get("pull_request"), dict) else None
+    try:
+        return normalize_time(value) if isinstance(value, str) else ""
+    except InvalidInput:
+        return ""
+
+
+def in_time_order(payloads: list[Any]) -> list[Any]:
+    """Webhook deliveries in the order things happened (by time, then created before edited
+    before deleted), whatever order files or arrays gave them in: a deletion read before the
+    edit it follows would lose the edit. Deliveries at the same step keep their order."""
+    return sorted(payloads, key=lambda p: (_delivery_time(p), _STEP.get(str(p.get("action")), 1))
+                  if isinstance(p, dict) else ("", 0))
 
 
 def _read_json(path: Path) -> Any:
@@ -282,16 +314,18 @@ class _Builder:
         if isinstance(comment.get("line"), int) and comment["line"] > 0:
             payload["line"] = comment["line"]
         type_ = "edit" if parent else "comment"
+        built = self.counts["events"]
         record = self.event(episode, type_, f"comment:{comment['id']}:{at}", at, author, parent, payload)
         if record is not None:
-            self.counts["edits" if parent else "comments"] += 1
+            if self.counts["events"] > built:  # a version stored already is not counted again
+                self.counts["edits" if parent else "comments"] += 1
             self.versions[payload["sourceId"]] = record
         return record
 
     def delete(self, comment: dict[str, Any]) -> None:
         source_id = f"github:comment:{comment['id']}"
         known = self.versions.get(source_id)
-        if known is None:
+        if known is None or source_id in self.retracted:  # unknown, or its deletion is stored
             return
         at = _at(comment.get("updated_at") or comment.get("created_at"))
         self.event(known["episode"], "retraction", f"delete:{comment['id']}", at, _person(comment), known["id"],
@@ -354,7 +388,7 @@ def _from_webhook(builder: _Builder, payload: dict[str, Any]) -> None:
         review = payload["review"]
         at = _at(review.get("submitted_at"))
         episode = builder.episode(f"github:review:{review['id']}", pr, head, review.get("commit_id"), at)
-        builder.counts["reviews"] += 1
+        built = builder.counts["events"]
         body = None
         if review.get("body"):
             body = builder.comment({**review, "id": f"review-{review['id']}", "created_at": at, "updated_at": at},
@@ -364,6 +398,8 @@ def _from_webhook(builder: _Builder, payload: dict[str, Any]) -> None:
             state = "commented"
         builder.status(episode, f"review:{review['id']}:{state}", at, _person(review), state,
                        body["id"] if body else None)
+        if builder.counts["events"] > built:  # a review stored already is not counted again
+            builder.counts["reviews"] += 1
         return
     comment = payload.get("comment")
     if not isinstance(comment, dict):
@@ -436,6 +472,7 @@ def import_loaded(ctx: Context, source: str, data: Any, canonical: bytes, by: st
         pr = data.get("pullRequest") if isinstance(data.get("pullRequest"), int) else None
     else:
         assert isinstance(data, list)
+        data = in_time_order(data)
         for payload in data:
             _from_webhook(builder, payload)
         pages = [{"collection": "webhook", "page": n + 1, "count": 1, "last": n + 1 == len(data)} for n in range(len(data))]
