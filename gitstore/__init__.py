@@ -24,7 +24,7 @@ _EXPORTS = {
     "digest_of": ".records.contracts", "kind_of": ".records.contracts", "load_record": ".records.contracts",
     "payload_digest": ".records.contracts", "review_digest": ".records.contracts", "seal": ".records.contracts",
     "CanonicalizationError": ".errors", "ConflictError": ".errors", "ContractError": ".errors",
-    "GitstoreError": ".errors", "IntegrityError": ".errors", "InvalidInput": ".errors",
+    "GitstoreError": ".errors", "Incomplete": ".errors", "IntegrityError": ".errors", "InvalidInput": ".errors",
     "NotARepository": ".errors", "NotAuthorised": ".errors", "Refused": ".errors", "UsageError": ".errors",
     "Context": ".context", "Workspace": ".config", "Store": ".store", "Item": ".store",
     "Provider": ".providers", "Manifest": ".providers", "open_provider": ".providers",

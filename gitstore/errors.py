@@ -2,7 +2,8 @@
 
 Every error carries the exit code the CLI maps it to:
 
-- 1: the input was refused or invalid (bad JSON, a record failing its contract, a rule refusal);
+- 1: the input was refused or invalid (bad JSON, a record failing its contract, a rule refusal),
+  or an import ended incomplete (its source unreachable, pages missing);
 - 2: the command was used wrongly (missing argument, outside a repository);
 - 3: stored data failed an integrity check (digest mismatch, damaged ref, torn batch).
 
@@ -61,6 +62,11 @@ class IntegrityError(GitstoreError):
     exit_code = 3
 
 
+class Incomplete(GitstoreError):
+    """An import ended without everything it asked for (its source unreachable, pages missing);
+    what it did store is kept."""
+
+
 class ConflictError(GitstoreError):
     """A compare-and-swap lost its race more times than the retry budget allows."""
 
@@ -70,6 +76,7 @@ __all__ = [
     "ConflictError",
     "ContractError",
     "GitstoreError",
+    "Incomplete",
     "IntegrityError",
     "InvalidInput",
     "NotARepository",

@@ -157,3 +157,49 @@ def test_redact_removes_the_comment_text_from_the_snapshot_it_saved(ctx: Context
     again = import_reviews(Context.open(str(root)), saved, BY)
     assert again.events == 0, "re-importing the scrubbed snapshot adds nothing"
     assert ctx.store.verify().ok
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_an_import_that_reaches_no_api_fails_in_one_line(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    from .cli import fails
+
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    url = f"http://127.0.0.1:{_closed_port()}"
+    err = fails(1, "import", "github", "--repo", REPO, "--since", "3d", "--api-url", url, "--by", BY,
+                cwd=ctx.workspace.root)
+    assert err.startswith("gitstore: error: GitHub could not be reached (pull-request listing page 1: no answer")
+    assert err.rstrip().endswith("nothing was imported")
+    assert imports(ctx) == []
+
+
+def test_an_incomplete_import_keeps_what_it_stored_and_exits_1(ctx: Context, github: FakeGitHub,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from .cli import gitstore
+
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    github.lists["pulls/2/comments"] *= 2
+    github.failing = {("pulls/2/comments", 2)}
+    with serve(github):
+        done = gitstore("import", "github", "--repo", REPO, "--pr", "2", "--api-url", github.url, "--by", BY,
+                        cwd=ctx.workspace.root)
+    assert done.returncode == 1 and "INCOMPLETE" in done.stdout
+    assert done.stderr == (f"gitstore: error: the import of {REPO} is incomplete: pull request(s) #2 were not "
+                           "imported whole; what was imported is kept, run it again\n")
+    assert len(imports(ctx)) == 1 and imports(ctx)[0]["complete"] is False
+
+
+def test_another_repository_is_refused_before_anything_is_asked(ctx: Context, github: FakeGitHub) -> None:
+    from .cli import fails
+
+    with serve(github):
+        err = fails(1, "import", "github", "--repo", "acme/widgets", "--api-url", github.url, "--by", BY,
+                    cwd=ctx.workspace.root)
+    assert err == f"gitstore: error: --repo names acme/widgets, this repository is {ctx.scope}\n"
+    assert github.requests == [] and imports(ctx) == []

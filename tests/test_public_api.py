@@ -47,6 +47,7 @@ HIERARCHY = {
     errors.Refused: (errors.GitstoreError, 1),
     errors.NotAuthorised: (errors.Refused, 1),
     errors.ConflictError: (errors.GitstoreError, 1),
+    errors.Incomplete: (errors.GitstoreError, 1),
     errors.UsageError: (errors.GitstoreError, 2),
     errors.NotARepository: (errors.UsageError, 2),
     errors.IntegrityError: (errors.GitstoreError, 3),

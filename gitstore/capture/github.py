@@ -333,6 +333,22 @@ class GithubReport:
         return not self.listing and all(
             p.outcome == "unchanged" or (p.imported or {}).get("complete", False) for p in self.pulls)
 
+    @property
+    def unreachable(self) -> bool:
+        """Whether no request got an answer at all (nothing listed, nothing fetched)."""
+        return not self.pulls and any("no answer" in why for why in self.listing)
+
+    def shortfall(self) -> str | None:
+        """Why the run is incomplete, in one line; None when it is complete."""
+        if self.complete:
+            return None
+        if self.unreachable:
+            return f"GitHub could not be reached ({self.listing[0]}); nothing was imported"
+        short = [p.pull for p in self.pulls if not (p.outcome == "unchanged" or (p.imported or {}).get("complete"))]
+        parts = ([f"the pull-request listing is incomplete ({self.listing[0]})"] if self.listing else []) + \
+            ([f"pull request(s) {', '.join(f'#{n}' for n in short)} were not imported whole"] if short else [])
+        return f"the import of {self.repository} is incomplete: {'; '.join(parts)}; what was imported is kept, run it again"
+
     def to_json(self) -> dict[str, Any]:
         return {"repository": self.repository, "since": self.since, "complete": self.complete,
                 "listingProblems": self.listing, "requests": self.requests,
@@ -354,9 +370,10 @@ def import_github(ctx: Any, repo: str, by: str, *, since: str | None = None, pul
                   http: Http | None = None, sleep: Callable[[float], None] = time.sleep) -> GithubReport:
     """Fetch, save and import the snapshots; one failing import does not stop the others."""
     from gitstore.capture.inbox import stored_snapshots
-    from gitstore.capture.reviews import KnownReviews, import_loaded
+    from gitstore.capture.reviews import KnownReviews, check_repository, import_loaded
     from gitstore.records.canonical import canonicalize, sha256_digest
 
+    check_repository(ctx, repo, "--repo names")
     fetched = fetch(repo, api=api or api_from_environment(), token=token, since=since, pulls=pulls,
                     http=http, sleep=sleep)
     folder = out or inbox(ctx.workspace.state)

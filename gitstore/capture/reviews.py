@@ -460,8 +460,7 @@ def import_loaded(ctx: Context, source: str, data: Any, canonical: bytes, by: st
     ``known``: what the store holds, as of the run's earlier imports (see ``KnownReviews``);
     read from the store when not given. A stored import is told to it."""
     repository = _repository(source, data)
-    if not ctx.scope.endswith("/" + repository.lower()) and not ctx.scope.lower().endswith("/" + repository.lower()):
-        raise Refused(f"snapshot is for {repository}, this repository is {ctx.scope}")
+    check_repository(ctx, repository, "snapshot is for")
     if known is None:
         known = KnownReviews.load(ctx)
     builder = _Builder(ctx, known, repository)
@@ -493,6 +492,12 @@ def import_loaded(ctx: Context, source: str, data: Any, canonical: bytes, by: st
         redact_each(ctx, builder.deleted, by, "deleted at its source")
         report.removed.extend(builder.deleted)
     return report
+
+
+def check_repository(ctx: Context, repository: str, what: str) -> None:
+    """Refuse review material of another repository than this checkout's scope."""
+    if not ctx.scope.endswith("/" + repository.lower()) and not ctx.scope.lower().endswith("/" + repository.lower()):
+        raise Refused(f"{what} {repository}, this repository is {ctx.scope}")
 
 
 def _repository(source: str, data: Any) -> str:

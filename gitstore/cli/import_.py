@@ -14,7 +14,7 @@ from gitstore.cli._capture import MODE_OPTION, print_capture
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.context import Context
-from gitstore.errors import UsageError
+from gitstore.errors import Incomplete, UsageError
 from gitstore.records.vocabulary import HARNESSES
 
 import_app = typer.Typer(help="Backfill memory from transcripts, review snapshots and GitHub pull requests.",
@@ -84,7 +84,14 @@ def github(
                            token=token_from_environment(), out=out)
     if as_json:
         emit_json(report.to_json())
-        return
+    else:
+        _show_github(report)
+    shortfall = report.shortfall()
+    if shortfall:  # a scheduled job must not show green after importing nothing, or part
+        raise Incomplete(shortfall)
+
+
+def _show_github(report: Any) -> None:
     for pull in report.pulls:
         echo(f"#{pull.pull} {_pull_line(pull.to_json())}")
         for problem in pull.problems:
