@@ -54,6 +54,7 @@ def _pinned_git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyte
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
     for key in list(os.environ):

@@ -25,7 +25,9 @@ from gitstore.capture.harnesses import HARNESSES, HookCommand
 from gitstore.capture.install import NOT_SET_UP, install, status, uninstall
 from gitstore.ops.setup import init
 
-from .conftest import ROOT
+from gitstore.queries.doctor import doctor
+
+from .conftest import ROOT, git
 
 SCHEMAS = Path(__file__).parent / "harness_schemas"
 PYTHON = os.path.abspath(sys.executable)
@@ -415,8 +417,16 @@ def by_key(rows: list[Any]) -> dict[tuple[str, str], Any]:
     return {(r.harness, r.scope): r for r in rows}
 
 
+def trust_in_codex(config: Path, folder: Path, level: str = "trusted") -> None:
+    """What Codex writes to the user's config.toml when its trust prompt is answered."""
+    config.parent.mkdir(parents=True, exist_ok=True)
+    with config.open("a", encoding="utf-8") as out:
+        out.write(f'[projects.{json.dumps(str(folder))}]\ntrust_level = "{level}"\n')
+
+
 def test_status_says_installed_and_working(repo: Path, home: Path, targets: pytest.MonkeyPatch) -> None:
     targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
+    trust_in_codex(home / ".codex" / "config.toml", repo)
     for harness, scope in PAIRS:
         install(harness, scope, repo, home)
     rows = by_key(status(repo, home))
@@ -455,6 +465,55 @@ def test_a_hook_that_would_capture_nothing_is_never_called_working(repo: Path, h
     row = by_key(status(repo, home))["gemini-cli", "user"]
     assert row.installed and row.works is False and NOT_SET_UP in row.problems
     assert by_key(status(None, home))["gemini-cli", "user"].works is True  # outside this repository it captures
+
+
+def test_a_codex_project_hook_works_only_where_codex_trusts_the_project(repo: Path, home: Path, tmp_path: Path,
+                                                                       targets: pytest.MonkeyPatch) -> None:
+    targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
+    config = home / ".codex" / "config.toml"
+    report = install("codex", "project", repo, home)
+    assert any(n.startswith(f"Codex loads {repo / '.codex'}/ only in a trusted project") for n in report.notes)
+    row = by_key(status(repo, home))["codex", "project"]
+    assert row.works is False and row.problems == (f"Codex loads {repo / '.codex'}/ only in a trusted project, "
+                                                   f"and {config} does not trust it",)
+    assert row.todo[0].startswith("trust this folder in Codex") and f'[projects."{repo}"]' in row.todo[0]
+    [check] = [c for c in doctor(repo, home).checks if c.name == "hook codex (project)"]
+    assert check.state == "fail" and check.todo == row.todo[0]
+    trust_in_codex(config, repo, "untrusted")
+    assert "marks it untrusted" in by_key(status(repo, home))["codex", "project"].problems[0]
+    config.unlink()
+    trust_in_codex(config, repo)
+    assert by_key(status(repo, home))["codex", "project"].works is True
+    assert by_key(status(repo, home))["codex", "user"].installed is False  # the trust table is no hook
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", str(linked))
+    init(linked)
+    install("codex", "project", linked, home)
+    assert by_key(status(linked, home))["codex", "project"].works is True  # a worktree inherits the trust
+    config.unlink()
+    elsewhere = tmp_path / "codex-home" / "config.toml"
+    trust_in_codex(elsewhere, repo)
+    assert by_key(status(repo, home))["codex", "project"].works is False
+    targets.setenv("CODEX_HOME", str(elsewhere.parent))
+    assert by_key(status(repo, home))["codex", "project"].works is True
+
+
+def test_doctor_advice_fixes_what_it_names(repo: Path, home: Path, targets: pytest.MonkeyPatch) -> None:
+    targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
+    install("codex-notify", "user", repo, home)
+    [check] = [c for c in doctor(repo, home).checks if c.name == "hook codex-notify (user)"]
+    assert check.state == "fail" and NOT_SET_UP in check.detail and check.todo == "gitstore init"
+    shared = repo / ".claude" / "settings.json"
+    shared.parent.mkdir()
+    shared.write_text('{"disableAllHooks": true}\n')
+    assert install("claude-code", "project", repo, home).action == "installed"
+    assert install("claude-code", "project", repo, home).action == "unchanged"  # a switch-off is the user's
+    [check] = [c for c in doctor(repo, home).checks if c.name == "hook claude-code (project)"]
+    assert check.state == "fail" and not check.todo.startswith("gitstore hooks install")
+    assert check.todo.startswith(f"if hooks should run here, remove the setting that switches them off "
+                                 f"(disableAllHooks is true in {shared})")
+    shared.write_text("{}\n")
+    assert by_key(status(repo, home))["claude-code", "project"].works is True
 
 
 def test_status_without_a_repository_shows_user_scopes_only(home: Path) -> None:

@@ -61,11 +61,12 @@ class HookStatus:
     commands: tuple[str, ...] = ()
     works: bool | None = None  # None when not installed
     problems: tuple[str, ...] = field(default=())
+    todo: tuple[str, ...] = field(default=())  # what fixes the problems, each once, in their order
 
     def to_json(self) -> dict[str, Any]:
         return {"harness": self.harness, "scope": self.scope, "path": str(self.path),
                 "installed": self.installed, "commands": list(self.commands), "works": self.works,
-                "problems": list(self.problems)}
+                "problems": list(self.problems), "todo": list(self.todo)}
 
 
 def harness_named(name: str) -> Harness:
@@ -94,6 +95,8 @@ def install(harness: str, scope: str, repo_root: Path | None, home: Path, *,
     notes = tuple(_in_file(path, lambda: adapter.notes(new))) + _switched_off(adapter, repo_root, home, path) \
         + _tracked_note(scope, repo_root, path)
     notes += _set_up(scope, repo_root)
+    unloaded = adapter.unloaded(scope, repo_root, home)
+    notes += (f"{unloaded[0]}: {unloaded[1]}",) if unloaded else ()
     if new == current:
         return Report(adapter.name, scope, path, "unchanged", notes)
     _write(path, new)
@@ -106,6 +109,8 @@ def set_up(repo_root: Path) -> bool:
 
 
 NOT_SET_UP = "gitstore is not set up in this repository: nothing is captured here until `gitstore init` runs"
+SWITCHED_ON = ("if hooks should run here, remove the setting that switches them off ({where}); "
+               "`gitstore hooks install` never overrides it")
 
 
 def _set_up(scope: str, repo_root: Path | None) -> tuple[str, ...]:
@@ -198,18 +203,26 @@ def _status_of(adapter: Harness, scope: str, repo_root: Path | None, home: Path,
         commands = adapter.commands(current)
         notes = adapter.notes(current)
     except InvalidInput as exc:
-        return HookStatus(adapter.name, scope, path, False, works=False, problems=(f"cannot parse: {exc}",))
+        return HookStatus(adapter.name, scope, path, False, works=False, problems=(f"cannot parse: {exc}",),
+                          todo=(f"repair {path} by hand (gitstore leaves a file it cannot parse untouched)",))
     if not commands:
         return HookStatus(adapter.name, scope, path, False)
     shown = tuple(c if isinstance(c, str) else " ".join(c) for c in commands)
-    problems = [*notes, *_switched_off(adapter, repo_root, home, path)]
+    why = adapter.switched_off(repo_root, home)
+    here = why if why and why.endswith(f" in {path}") else str(path)
+    found = [(note, SWITCHED_ON.format(where=here)) for note in notes]
+    found += [(off, SWITCHED_ON.format(where=why)) for off in _switched_off(adapter, repo_root, home, path)]
+    unloaded = adapter.unloaded(scope, repo_root, home)
+    found += [unloaded] if unloaded else []
     if repo_root is not None and not set_up(repo_root):
-        problems.append(NOT_SET_UP)
+        found.append((NOT_SET_UP, "gitstore init"))
+    reinstall = f"gitstore hooks install --harness {adapter.name} --scope {scope}"
     for command in commands:
         problem = _problem_of(python_of(command), module_of(command) or MODULE, checked)
-        if problem and problem not in problems:
-            problems.append(problem)
-    return HookStatus(adapter.name, scope, path, True, shown, not problems, tuple(problems))
+        found += [(problem, reinstall)] if problem else []
+    problems = tuple(dict.fromkeys(problem for problem, _ in found))
+    todo = tuple(dict.fromkeys(fix for _, fix in found))
+    return HookStatus(adapter.name, scope, path, True, shown, not problems, problems, todo)
 
 
 def _problem_of(python: str | None, module: str, checked: dict[str, str | None] | None) -> str | None:

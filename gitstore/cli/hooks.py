@@ -71,6 +71,8 @@ def status_(as_json: bool = JSON_OPTION) -> None:
         typer.echo(f"{row.harness:<13} {row.scope:<8} {_state(row):<14} {row.path}")
         for problem in row.problems:
             typer.echo(f"  {problem}")
+        for fix in row.todo:
+            typer.echo(f"  to do: {fix}")
     for harness in checked.recorded:
         typer.echo(f"recorded a hooks-disabled receipt for {harness}: its sessions are not captured")
 

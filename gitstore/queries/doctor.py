@@ -139,7 +139,7 @@ def _hooks(report: Report, root: Path | None, home: Path) -> None:
             report.add(name, OK, f"captures now; {row.path}")
         else:
             report.add(name, FAIL, f"{row.path}: {'; '.join(row.problems) or 'not installed'}",
-                       f"gitstore hooks install --harness {row.harness} --scope {row.scope}")
+                       "; ".join(row.todo) or f"gitstore hooks install --harness {row.harness} --scope {row.scope}")
 
 
 def _hook_log(report: Report, state: Path | None) -> None:

@@ -42,6 +42,10 @@ class Harness(Protocol):
         """Why the harness's settings, read in its own order, keep every hook from running (None
         when they do not)."""
 
+    def unloaded(self, scope: str, repo_root: Path | None, home: Path) -> tuple[str, str] | None:
+        """Why the harness would not load the file of ``scope`` here at all (a project it does
+        not trust, ...), and what to do about it; None when it loads it."""
+
 
 HARNESSES: dict[str, Harness] = {
     h.name: h for h in (claude_code.HARNESS, codex.HOOKS, codex.NOTIFY, gemini_cli.HARNESS, opencode.HARNESS)

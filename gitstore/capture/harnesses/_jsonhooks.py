@@ -103,6 +103,9 @@ class JsonHooksHarness:
     def switched_off(self, repo_root: Path | None, home: Path) -> str | None:
         return switched_off(self.settings(repo_root, home), self.says)
 
+    def unloaded(self, scope: str, repo_root: Path | None, home: Path) -> tuple[str, str] | None:
+        return None  # the documented settings files load wherever the harness starts
+
     # -- editing -------------------------------------------------------------------------
 
     def _parse(self, text: str) -> Node:

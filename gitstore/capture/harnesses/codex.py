@@ -10,8 +10,13 @@ Hooks (``codex``)
 
 - Codex reads hooks from ``hooks.json`` or from inline ``[hooks]`` tables in ``config.toml``, in
   every active config layer: ``~/.codex/`` for the user and ``<repo>/.codex/`` for a project.
-  Project layers load only when the project is trusted; hooks that are not managed by an admin
-  must be reviewed and trusted in Codex before they run. A layer with both forms loads both and
+  Project layers load only when the project is trusted: the user's config (``$CODEX_HOME/
+  config.toml``, ``~/.codex/config.toml`` by default) has ``[projects."<absolute path>"]`` with
+  ``trust_level = "trusted"`` for the folder Codex starts in or for the root of its git project
+  (the main work tree, so linked worktrees inherit it); Codex writes that table when the user
+  answers its trust prompt. Status calls a project hook in an untrusted folder not working, and
+  says how to trust it; gitstore never trusts a folder for the user. Hooks that are not managed
+  by an admin must also be reviewed and trusted in Codex before they run. A layer with both forms loads both and
   warns, so gitstore writes the TOML form only.
 - Inline layout, the same as ``hooks.json``: ``[[hooks.<Event>]]`` is a group with an optional
   ``matcher``; ``[[hooks.<Event>.hooks]]`` is a handler with ``type = "command"``, ``command``,
@@ -44,6 +49,7 @@ Notify (``codex-notify``)
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,6 +77,51 @@ def _project(repo_root: Path | None, home: Path) -> Path:
 
 def _user(repo_root: Path | None, home: Path) -> Path:
     return home / ".codex" / "config.toml"
+
+
+def _user_config(home: Path) -> Path:
+    """The configuration Codex itself reads for the user: ``$CODEX_HOME/config.toml``, else
+    ``~/.codex/config.toml``."""
+    codex_home = os.environ.get("CODEX_HOME")
+    return (Path(codex_home) if codex_home else home / ".codex") / "config.toml"
+
+
+def _main_work_tree(repo_root: Path) -> Path:
+    """The root Codex checks trust for besides the folder itself: for a linked worktree (``.git``
+    is a file naming its git dir), the main work tree, the parent of the common git dir."""
+    dot_git = repo_root / ".git"
+    try:
+        gitdir = Path(dot_git.read_text(encoding="utf-8").removeprefix("gitdir:").strip())
+        gitdir = gitdir if gitdir.is_absolute() else repo_root / gitdir
+        common = (gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+        return common.parent
+    except (OSError, UnicodeDecodeError):
+        return repo_root
+
+
+def _trust_level(projects: Any, folder: Path) -> Any:
+    for key, table in projects.items() if isinstance(projects, dict) else ():
+        if isinstance(table, dict) and os.path.realpath(key) == os.path.realpath(folder):
+            return table.get("trust_level")
+    return None
+
+
+def untrusted(repo_root: Path, home: Path) -> tuple[str, str] | None:
+    """Why Codex would not load the repository's ``.codex/`` layer (it is not a trusted project),
+    and what to do; None when the user's config trusts it."""
+    config = _user_config(home)
+    try:
+        projects = block.load(config.read_text(encoding="utf-8")).get("projects")
+    except (OSError, UnicodeDecodeError, InvalidInput):
+        projects = None
+    folders = dict.fromkeys([repo_root, _main_work_tree(repo_root)])
+    levels = [_trust_level(projects, folder) for folder in folders]
+    if "trusted" in levels:
+        return None
+    said = "marks it untrusted" if "untrusted" in levels else "does not trust it"
+    return (f"Codex loads {repo_root / '.codex'}/ only in a trusted project, and {config} {said}",
+            f'trust this folder in Codex: answer yes to its trust prompt when it starts here, or add '
+            f'[projects."{_main_work_tree(repo_root)}"] with trust_level = "trusted" to {config}')
 
 
 def _toml(value: Any) -> str:
@@ -174,6 +225,9 @@ class CodexHooks:
         files = [_user(repo_root, home), *([_project(repo_root, home)] if repo_root else [])]
         return switched_off(files, lambda text: _features(block.load(text)))
 
+    def unloaded(self, scope: str, repo_root: Path | None, home: Path) -> tuple[str, str] | None:
+        return untrusted(repo_root, home) if scope == "project" and repo_root is not None else None
+
 
 @dataclass(frozen=True)
 class CodexNotify:
@@ -220,6 +274,9 @@ class CodexNotify:
 
     def switched_off(self, repo_root: Path | None, home: Path) -> str | None:
         return None  # notify is a program Codex runs, not a hook it can switch off
+
+    def unloaded(self, scope: str, repo_root: Path | None, home: Path) -> tuple[str, str] | None:
+        return None  # the user's config.toml is always loaded
 
 
 HOOKS = CodexHooks()

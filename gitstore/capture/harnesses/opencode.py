@@ -96,5 +96,8 @@ class OpenCode:
     def switched_off(self, repo_root: Path | None, home: Path) -> str | None:
         return None  # a plugin file is loaded whenever it is there
 
+    def unloaded(self, scope: str, repo_root: Path | None, home: Path) -> tuple[str, str] | None:
+        return None
+
 
 HARNESS = OpenCode()
