@@ -187,6 +187,27 @@ def test_doctor_names_what_to_do(ctx: Context, tmp_path: Path) -> None:
     assert not outside.ok and outside.checks[0].name == "repository"
 
 
+def test_doctor_before_init_shows_only_this_repositorys_lines_of_the_shared_hook_log(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    from gitstore.capture.hooklog import log
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    log(str(elsewhere), "codex", "capture failed: somewhere else")
+    shared = tmp_path / "gitstore-hooks.log"
+    assert shared.read_text().split(" ", 2)[2] == f"in {elsewhere.resolve()}: capture failed: somewhere else\n"
+    [check] = [c for c in doctor(repo, tmp_path).checks if c.name == "hook log"]
+    assert check.state == "ok" and "1 line(s) from other folders are not shown" in check.detail
+    (repo / "src").mkdir()
+    log(str(repo / "src"), "codex", "capture failed: here")
+    [check] = [c for c in doctor(repo, tmp_path).checks if c.name == "hook log"]
+    assert check.state == "warn" and "capture failed: here" in check.detail
+    assert "somewhere else" not in check.detail and "the log is shared" in check.detail
+
+
 def test_doctor_warns_when_a_push_would_send_every_ref(copy: Context, tmp_path: Path) -> None:
     from .conftest import git
 

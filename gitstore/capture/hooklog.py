@@ -2,8 +2,10 @@
 
 Shared by the capture hook and the context hook, both run by harnesses on every session or
 prompt: a hook never shows a failure to the agent, so this file is where it goes. Outside a
-gitstore repository the line goes to ``gitstore-hooks.log`` in the temporary folder. Logging
-never raises. Standard library only, for a fast start.
+gitstore repository the line goes to ``gitstore-hooks.log`` in the temporary folder, shared by
+every folder, so there each line names the folder it comes from (``in <folder>:``) and ``gitstore
+doctor`` shows a repository only its own. Logging never raises. Standard library only, for a fast
+start.
 """
 
 from __future__ import annotations
@@ -27,23 +29,38 @@ def state_dir(cwd: str) -> str | None:
         path = parent
 
 
+def shared_log() -> str:
+    """The log of hooks that ran outside any gitstore repository."""
+    import tempfile
+
+    return os.path.join(tempfile.gettempdir(), "gitstore-" + LOG_NAME)
+
+
 def log_path(cwd: str) -> str:
     state = state_dir(cwd)
     if state is not None:
         logs = os.path.join(state, "logs")
         os.makedirs(logs, exist_ok=True)
         return os.path.join(logs, LOG_NAME)
-    import tempfile
-
-    return os.path.join(tempfile.gettempdir(), "gitstore-" + LOG_NAME)
+    return shared_log()
 
 
 def log(cwd: str, harness: str, message: str) -> None:
-    """Append one line to the repository's hook log, or to the temporary folder's; never raise."""
+    """Append one line to the repository's hook log, or to the temporary folder's (naming the
+    folder); never raise."""
     try:
         line = " ".join(message.split())[:1000]
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        with open(log_path(cwd), "a", encoding="utf-8") as out:
-            out.write(f"{stamp} {harness or '-'} {line}\n")
+        path = log_path(cwd)
+        where = f"in {os.path.realpath(cwd)}: " if path == shared_log() else ""
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(f"{stamp} {harness or '-'} {where}{line}\n")
     except BaseException:  # noqa: BLE001
         pass
+
+
+def from_folder(line: str, root: str) -> bool:
+    """Whether a line of the shared log came from a hook run in ``root`` or below it."""
+    parts = line.split(" ", 2)
+    rest = parts[2] if len(parts) == 3 else ""
+    return rest.startswith(f"in {root}/") or rest.startswith(f"in {root}: ")

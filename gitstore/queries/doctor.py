@@ -8,7 +8,6 @@ and the refs, so it answers fast and works on a store that is damaged or not set
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,7 +68,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     except GitstoreError as exc:
         report.add("init", FAIL, str(exc), "gitstore init")
         _hooks(report, root, home)
-        _hook_log(report, None)
+        _hook_log(report, None, root)
         return report
     ignored = git_ignores(workspace.root, workspace.state)
     report.add("init", OK if ignored else FAIL,
@@ -142,21 +141,29 @@ def _hooks(report: Report, root: Path | None, home: Path) -> None:
                        "; ".join(row.todo) or f"gitstore hooks install --harness {row.harness} --scope {row.scope}")
 
 
-def _hook_log(report: Report, state: Path | None) -> None:
-    from gitstore.capture.hooklog import LOG_NAME
+def _hook_log(report: Report, state: Path | None, root: Path | None = None) -> None:
+    """The hook log's last lines: the repository's own log, or (before ``gitstore init``) the
+    lines of the shared log in the temporary folder that came from this repository."""
+    from gitstore.capture.hooklog import LOG_NAME, from_folder, shared_log
 
-    path = state / "logs" / LOG_NAME if state is not None else Path(tempfile.gettempdir()) / f"gitstore-{LOG_NAME}"
+    path = state / "logs" / LOG_NAME if state is not None else Path(shared_log())
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
-        report.add("hook log", OK, f"no hook errors logged ({path})")
-        return
+        lines = []
+    others = ""
+    if state is None and root is not None:
+        own = [line for line in lines if from_folder(line, str(root))]
+        others = f"; the log is shared, and its {len(lines) - len(own)} line(s) from other folders are not shown" \
+            if len(own) < len(lines) else ""
+        lines = own
     if not lines:
-        report.add("hook log", OK, f"no hook errors logged ({path})")
+        report.add("hook log", OK, f"no hook errors logged ({path}{others})")
         return
     recent = " | ".join(lines[-LOG_LINES:])
-    report.add("hook log", WARN, f"{len(lines)} line(s) in {path}; last: {recent}",
-               "fix what the last lines name; the log only grows, so remove it once read")
+    report.add("hook log", WARN, f"{len(lines)} line(s) in {path}{others}; last: {recent}",
+               "fix what the last lines name; the log only grows, so remove it once read"
+               + (" (after reading the other folders' lines too)" if others else ""))
 
 
 def _remotes(report: Report, workspace: Any) -> None:
