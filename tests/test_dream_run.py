@@ -215,6 +215,60 @@ def test_the_window_and_a_missing_import_span_make_the_dream_incomplete(tmp_path
     assert later.view["evidence"] == 1 and later.view["excluded"]["written before the window"] == 3
 
 
+def deliveries(folder: Path, *payloads: dict) -> Path:
+    folder.mkdir()
+    for n, payload in enumerate(payloads):
+        (folder / f"{n}.json").write_text(json.dumps({**payload, "repository": {"full_name": "acme/widgets"},
+                                                      "sender": {"id": 77}}))
+    return folder
+
+
+def issue_comment(number: int | None, comment_id: int, created: str) -> dict:
+    comment = {"id": comment_id, "user": {"id": 77}, "body": "Retry with jitter, please.",
+               "created_at": created, "updated_at": created}
+    return {"action": "created", "comment": comment,
+            **({"issue": {"number": number, "pull_request": {"url": "https://x"}}} if number else {})}
+
+
+def test_a_webhook_gap_counts_only_in_a_window_with_its_pull_request_and_says_what_closes_it(tmp_path: Path) -> None:
+    from gitstore.capture.reviews import import_reviews
+    from gitstore.sync.steps import Call, dream as dream_step
+
+    ctx = w.repo(tmp_path)
+    report = import_reviews(ctx, deliveries(tmp_path / "d", issue_comment(5, 7001, "2026-03-04T10:00:00Z")), w.BY)
+    assert report.record["pullRequest"] == 5 and report.todo == "gitstore import github --repo acme/widgets --pr 5"
+    assert w.run(ctx, dry_run=True, since=since_time("1h")).status == "complete"
+    whole = w.run(ctx, dry_run=True)
+    assert whole.status == "incomplete"
+    assert whole.completeness["missing"] == ["PR #5: pull-comments pages 1-? missing (webhook import)"]
+    assert whole.completeness["todo"] == ["gitstore import github --repo acme/widgets --pr 5"]
+    assert "to complete it: gitstore import github --repo acme/widgets --pr 5" in whole.render()
+    step = dream_step(Call(ctx.workspace.root, {}, w.BY, None))
+    assert step.line.endswith("to complete the window: gitstore import github --repo acme/widgets --pr 5")
+    snapshot = {"format": "gitstore.github-snapshot/1", "repository": "acme/widgets", "pullRequest": 5,
+                "head": {"ref": "feature/5", "sha": "a" * 40},
+                "responses": [{"collection": c, "page": 1, "link": "", "body": []}
+                              for c in ("pull-comments", "reviews", "issue-comments")]}
+    (tmp_path / "complete.json").write_text(json.dumps(snapshot))
+    assert import_reviews(ctx, tmp_path / "complete.json", w.BY).todo is None  # what `import github --pr 5` saves
+    assert w.run(ctx, dry_run=True).status == "complete"
+
+
+def test_a_gap_naming_no_pull_request_counts_only_in_a_window_with_such_evidence(tmp_path: Path) -> None:
+    from gitstore.capture.reviews import import_reviews
+    from gitstore.records.times import time_or_age
+
+    ctx = w.repo(tmp_path)
+    report = import_reviews(ctx, deliveries(tmp_path / "d", issue_comment(None, 7002, "2026-03-04T10:00:00Z")), w.BY)
+    assert report.record["pullRequest"] is None and report.todo.startswith("gitstore import github --repo acme/widgets --since")
+    assert w.run(ctx, dry_run=True, since=since_time("1h")).status == "complete"
+    since = since_time("2026-03-04")
+    window = w.run(ctx, dry_run=True, since=since)
+    assert window.completeness["missing"] == ["repository: pull-comments pages 1-? missing (webhook import)"]
+    assert window.completeness["todo"] == [f"gitstore import github --repo acme/widgets --since {since}"]
+    assert time_or_age(since) == since  # the advice is a command that runs
+
+
 def test_since_accepts_times_and_ages_and_refuses_the_rest() -> None:
     assert since_time("2026-03-01") == "2026-03-01T00:00:00.000000Z"
     assert since_time("2026-03-01T12:00:00+02:00") == "2026-03-01T10:00:00.000000Z"

@@ -59,9 +59,20 @@ class ImportReport:
     skipped: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
 
+    @property
+    def todo(self) -> str | None:
+        """What completes an incomplete import: a REST snapshot of every page of its pull
+        request (webhook deliveries never prove that every comment was delivered), or of every
+        pull request updated since a time when the deliveries named none."""
+        if self.record["complete"]:
+            return None
+        pr = self.record["pullRequest"]
+        which = f"--pr {pr}" if pr is not None else "--since TIME (covering the deliveries)"
+        return f"gitstore import github --repo {self.record['repository']} {which}"
+
     def to_json(self) -> dict[str, Any]:
         return {"import": self.record["digest"], "complete": self.record["complete"],
-                "missing": self.record["missing"], "counts": self.record["counts"],
+                "missing": self.record["missing"], "counts": self.record["counts"], "todo": self.todo,
                 "episodes": self.episodes, "events": self.events, "removedText": self.removed}
 
 
@@ -476,7 +487,7 @@ def import_loaded(ctx: Context, source: str, data: Any, canonical: bytes, by: st
             _from_webhook(builder, payload)
         pages = [{"collection": "webhook", "page": n + 1, "count": 1, "last": n + 1 == len(data)} for n in range(len(data))]
         missing = [{"collection": "pull-comments", "from": 1, "to": None}]  # deliveries never prove a window
-        pr = next((p["pull_request"]["number"] for p in data if isinstance(p.get("pull_request"), dict)), None)
+        pr = next((n for n in map(_pull_request_of, data) if n is not None), None)
     record = seal({
         "schema": "gitstore.import/v1", "scope": ctx.scope, "source": source, "repository": repository,
         "pullRequest": pr, "snapshot": sha256_digest(canonical), "pages": pages[:10000],
@@ -498,6 +509,16 @@ def check_repository(ctx: Context, repository: str, what: str) -> None:
     """Refuse review material of another repository than this checkout's scope."""
     if not ctx.scope.endswith("/" + repository.lower()) and not ctx.scope.lower().endswith("/" + repository.lower()):
         raise Refused(f"{what} {repository}, this repository is {ctx.scope}")
+
+
+def _pull_request_of(payload: Any) -> int | None:
+    """The pull request a delivery's episodes are pinned to: its ``pull_request``, or for an
+    ``issue_comment`` delivery its issue's number, as ``_from_webhook`` pins them."""
+    for key in ("pull_request", "issue"):
+        number = (payload.get(key) or {}).get("number") if isinstance(payload, dict) else None
+        if isinstance(number, int):
+            return number
+    return None
 
 
 def _repository(source: str, data: Any) -> str:

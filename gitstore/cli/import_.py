@@ -58,8 +58,7 @@ def reviews(
          f"deletion(s), {counts['reviews']} review(s) into {data['episodes']} new episode(s)")
     if not data["complete"]:
         spans = ", ".join(f"{m['collection']} pages {m['from']}-{m['to'] or '?'}" for m in data["missing"])
-        echo(f"  incomplete: missing {spans}; import a snapshot with those pages to complete it "
-             "(what was imported is kept)")
+        echo(f"  incomplete: missing {spans}; `{data['todo']}` completes it (what was imported is kept)")
     for source in data["removedText"]:
         echo(f"  removed the text of {source} (deleted at its source)")
 

@@ -106,7 +106,9 @@ class DreamReport:
         missing = self.completeness.get("missing", [])
         if not missing:
             return "window: complete (every import covering it saw every page)"
-        return "window: incomplete, " + "; ".join(missing[:SHOWN]) + (" ..." if len(missing) > SHOWN else "")
+        todo = self.completeness.get("todo", [])
+        return ("window: incomplete, " + "; ".join(missing[:SHOWN]) + (" ..." if len(missing) > SHOWN else "")
+                + (f"\n  to complete it: {'; '.join(todo[:SHOWN])}" if todo else ""))
 
 
 def _reported(reported: dict[str, Any]) -> str:

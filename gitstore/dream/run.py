@@ -118,7 +118,8 @@ class _Dream:
         self.unlabelled: tuple[Labeler, set[str]] | None = None
         self.report = DreamReport("complete", "no-update", request.purpose, since=request.since,
                                   dry_run=request.dry_run, view=_view_summary(view),
-                                  completeness={"complete": not view.gaps, "missing": [str(g) for g in view.gaps]})
+                                  completeness={"complete": not view.gaps, "missing": [str(g) for g in view.gaps],
+                                                "todo": list(dict.fromkeys(g.todo(view.since) for g in view.gaps))})
 
     def run(self, labeler: Labeler, consolidators: Sequence[Consolidator]) -> DreamReport:
         report = self.report

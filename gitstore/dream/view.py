@@ -135,11 +135,19 @@ class Gap:
     first: int
     last: int | None
     source: str     # the webhook or REST import that reported it
+    repository: str = ""  # owner/name on GitHub, as the import named it
 
     def __str__(self) -> str:
         where = f"PR #{self.pull_request}" if self.pull_request is not None else "repository"
         pages = f"pages {self.first}-{self.last if self.last is not None else '?'}"
         return f"{where}: {self.collection} {pages} missing ({self.source} import)"
+
+    def todo(self, since: str | None) -> str:
+        """The command whose import closes the gap: a complete snapshot of the pull request, or
+        of every pull request updated in the window when the gap names none."""
+        which = f" --pr {self.pull_request}" if self.pull_request is not None else \
+            (f" --since {since}" if since is not None else "")
+        return f"gitstore import github --repo {self.repository or 'OWNER/NAME'}{which}"
 
 
 @dataclass(frozen=True)
@@ -396,22 +404,27 @@ def _at_head(repo: pygit2.Repository | None, evidence: Any, learnings: Any) -> t
 
 def _gaps(view: View, evidence: Any, since: str | None) -> tuple[Gap, ...]:
     """Missing spans of imports for the pull requests the window holds evidence of: a pull
-    request counts as covered once any import of it was complete."""
+    request counts as covered once any import of it was complete. A gap naming no pull request
+    (webhook deliveries that named none) stands only while the window holds evidence of a pull
+    request no complete import covers: an import of every pull request updated in the window
+    (``gitstore import github --since``) closes it."""
     changes = {e.pull_request for e in evidence if e.source == "review-thread"}
     changes |= {ep["pin"]["pullRequest"] for ep in view.episodes.values()
                 if ep["source"]["kind"] == "review-thread" and (since is None or ep["startedAt"] >= since)}
     by_change: dict[int | None, list[dict[str, Any]]] = defaultdict(list)
     for record in (i.record for i in view.items if i.kind == "import"):
         by_change[record["pullRequest"]].append(record)
+    covered = {change for change, imports in by_change.items() if any(r["complete"] for r in imports)}
     gaps: list[Gap] = []
     for change, imports in sorted(by_change.items(), key=lambda kv: (kv[0] is None, kv[0] or 0)):
-        if change is not None and change not in changes:
+        if change not in changes if change is not None else not changes - covered:
             continue
-        if any(record["complete"] for record in imports):
+        if change in covered:
             continue
         latest = max(imports, key=lambda r: (r["at"], r["digest"]))
         source = "webhook" if latest["source"] == "github-webhook" else "REST"
-        gaps.extend(Gap(change, m["collection"], m["from"], m["to"], source) for m in latest["missing"])
+        gaps.extend(Gap(change, m["collection"], m["from"], m["to"], source, latest["repository"])
+                    for m in latest["missing"])
     return tuple(gaps)
 
 

@@ -159,7 +159,9 @@ def dream(call: Call) -> Outcome:
     if report.status == "blocked":
         return Outcome(FAILED, line + "; " + "; ".join(report.why), data)
     if report.status != "complete":
-        return Outcome(DEGRADED, line + ("; " + "; ".join(report.why) if report.why else ""), data)
+        todo = report.completeness.get("todo") or []
+        return Outcome(DEGRADED, line + ("; " + "; ".join(report.why) if report.why else "")
+                       + (f"; to complete the window: {'; '.join(todo)}" if todo else ""), data)
     return Outcome(OK if report.result == "updated" else NO_UPDATE, line, data)
 
 
