@@ -1,7 +1,8 @@
 """``gitstore scan``: run the safety scanner over files and report what it found.
 
 Each file is scanned as the content of its path: inside a repository, its path from the
-repository's root, with the repository's ``.gitstore-allow`` list. The report names kinds and
+repository's root, with the repository's ``.gitstore-allow`` list (secrets and home paths
+only: a quarantine is never allowed, and its line says so). The report names kinds and
 counts only, never the material found. Exit 1 when any file is quarantined, else 0.
 """
 
@@ -14,8 +15,8 @@ import pygit2
 import typer
 
 from gitstore.errors import InvalidInput
-from gitstore.safety.files import Allowlist
-from gitstore.safety.scanner import ConservativeScanner, ScanResult
+from gitstore.safety.files import NOT_ALLOWED, Allowlist
+from gitstore.safety.scanner import QUARANTINE, ConservativeScanner, ScanResult
 from gitstore.cli._io import JSON_OPTION, emit_json, read_input
 
 MAX_SCAN_BYTES = 64 << 20  # one file: the scanner is linear, but a file this large is no source text
@@ -59,7 +60,8 @@ def _place(name: str, root: Path | None) -> str | None:
 def _lines(name: str, result: ScanResult) -> list[str]:
     if not result.findings:
         return [f"{name}: clean"]
-    return [f"{name}: {f.action} {f.kind} x{f.count}" for f in result.findings]
+    return [f"{name}: {f.action} {f.kind} x{f.count}" + (f" ({NOT_ALLOWED})" if f.action == QUARANTINE else "")
+            for f in result.findings]
 
 
 def scan(

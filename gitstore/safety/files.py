@@ -12,6 +12,10 @@ clear a redaction, and only there:
   never does;
 - the maintainers' list: the repository's ``.gitstore-allow`` (:class:`Allowlist`).
 
+None of them clears a quarantine (hidden, bidirectional, zero-width or control characters,
+injected instructions): such text never reaches an agent, whoever declares it harmless, so the
+scanner's report on it says so (:data:`NOT_ALLOWED`).
+
 Free text (comments, transcripts, proposals) gets none of this: whoever wrote a text does not
 decide what the store keeps.
 """
@@ -42,9 +46,15 @@ _COMMENT_LINE = lazy.Pattern(r"[ \t]*(?:#|//|/?\*|<!--|--|;)")
 _GUESSES = frozenset({"credential-assignment", "prose-secret"})
 
 
+NOT_ALLOWED = ("cannot be allowed in .gitstore-allow (quarantined text never reaches an agent): remove "
+               "the characters or reword the instructions; keep a file that must hold them out of the scan "
+               "(pre-commit's exclude)")
+
+
 @dataclass(frozen=True)
 class Allowlist:
-    """Findings a repository's maintainers have declared are not secrets, one per entry
+    """Findings a repository's maintainers have declared are not secrets (redactions only, never
+    a quarantine), one per entry
     ``PATH:KIND:LINE`` (a file of the repository, a finding kind, the 1-based line where the
     finding starts), as kept in the repository's ``.gitstore-allow``."""
 

@@ -1,10 +1,10 @@
 """``gitstore-scan``: the safety scanner on the text files about to be committed.
 
 Each file is scanned as the content of its path from the repository's root, with the
-repository's ``.gitstore-allow`` (``PATH:KIND:LINE`` per line) clearing the findings its
-maintainers declared harmless. Anything the scanner would quarantine (hidden or bidirectional
-characters, injected instructions) or redact (secrets, home paths) is a finding on the line
-where it starts; warnings (mixed-script words) are printed but do not fail. Files that are not
+repository's ``.gitstore-allow`` (``PATH:KIND:LINE`` per line) clearing the secrets and home
+paths its maintainers declared harmless. Anything the scanner would quarantine (hidden or
+bidirectional characters, injected instructions: never allowed, the finding says so) or redact
+(secrets, home paths) is a finding on the line where it starts; warnings (mixed-script words) are printed but do not fail. Files that are not
 UTF-8 text are skipped.
 """
 
@@ -63,6 +63,7 @@ def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner) -> lis
 
 def _quarantined(name: str, text: str, scanner: object, kinds: list[str]) -> list[Finding]:
     """One finding per line holding something the scanner quarantines."""
+    from gitstore.safety.files import NOT_ALLOWED
     from gitstore.safety.scanner import QUARANTINE
 
     found = []
@@ -70,8 +71,8 @@ def _quarantined(name: str, text: str, scanner: object, kinds: list[str]) -> lis
         result = scanner.scan(line)  # type: ignore[attr-defined]
         here = sorted({f.kind for f in result.findings if f.action == QUARANTINE})
         if here:
-            found.append(Finding(name, number, f"quarantine: {', '.join(here)}"))
-    return found or [Finding(name, 1, f"quarantine: {', '.join(kinds)}")]
+            found.append(Finding(name, number, f"quarantine: {', '.join(here)} ({NOT_ALLOWED})"))
+    return found or [Finding(name, 1, f"quarantine: {', '.join(kinds)} ({NOT_ALLOWED})")]
 
 
 def _redacted(name: str, text: str, redacted: str, scanner: object, kinds: list[str]) -> list[Finding]:
