@@ -6,6 +6,7 @@ runs, and push fast-forward."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import subprocess
@@ -30,6 +31,8 @@ from .world import ready_repo
 
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "github-workflow.json").read_text())
 ORIGIN = f"https://github.com/{REPO}.git"
+INSTALL = "git+https://github.com/acme/gitstore@v0.1.0"
+OPTIONS = Options(INSTALL)
 
 
 def load(text: str) -> dict[str, Any]:
@@ -43,7 +46,7 @@ def steps_of(workflow: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 @pytest.mark.parametrize("dream,sync", [(False, False), (True, False), (True, True)])
 def test_the_memory_workflow_validates_and_says_what_it_must(dream: bool, sync: bool) -> None:
-    text = memory_workflow(Options(), dream, sync)
+    text = memory_workflow(OPTIONS, dream, sync)
     workflow = load(text)
     jsonschema.Draft7Validator(SCHEMA).validate(workflow)
     assert workflow["on"]["schedule"] == [{"cron": "17 4 * * *"}] and "workflow_dispatch" in workflow["on"]
@@ -64,7 +67,7 @@ def test_the_memory_workflow_validates_and_says_what_it_must(dream: bool, sync: 
 
 @pytest.mark.parametrize("gates,provenance", [(True, True), (False, True), (True, False)])
 def test_the_gates_workflow_validates(gates: bool, provenance: bool) -> None:
-    workflow = load(gates_workflow(Options(), gates, provenance))
+    workflow = load(gates_workflow(OPTIONS, gates, provenance))
     jsonschema.Draft7Validator(SCHEMA).validate(workflow)
     assert list(workflow["on"]) == ["pull_request"] and workflow["permissions"] == {"contents": "read"}
     steps = steps_of(workflow)
@@ -75,7 +78,7 @@ def test_the_gates_workflow_validates(gates: bool, provenance: bool) -> None:
 
 
 def test_the_schema_is_not_a_rubber_stamp() -> None:
-    workflow = load(memory_workflow(Options(), True, False))
+    workflow = load(memory_workflow(OPTIONS, True, False))
     workflow["jobs"]["memory"]["steps"][0]["uses"] = 3
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.Draft7Validator(SCHEMA).validate(workflow)
@@ -86,20 +89,21 @@ def test_init_writes_keeps_an_edited_file_and_replaces_it_when_forced(tmp_path: 
     root = tmp_path / "repo"
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     monkeypatch.chdir(root)
-    assert main(["ci", "init", "--writer", "ci-nightly", "--cron", "0 3 * * 1"]) == 0
+    assert main(["ci", "init", "--install", INSTALL, "--writer", "ci-nightly", "--cron", "0 3 * * 1"]) == 0
     out = capsys.readouterr().out
     assert f"created   {MEMORY.as_posix()}" in out
     written = (root / MEMORY).read_text()
+    assert f"pip install '{INSTALL}'" in written
     assert "GITSTORE_WRITER: ci-nightly" in written and '- cron: "0 3 * * 1"' in written
     if not ci.have("dream"):
         assert "left out: dream and the memory pull request: this gitstore has no dream stage" in out
-    assert main(["ci", "init", "--writer", "ci-nightly", "--cron", "0 3 * * 1", "--json"]) == 0
+    assert main(["ci", "init", "--install", INSTALL, "--writer", "ci-nightly", "--cron", "0 3 * * 1", "--json"]) == 0
     assert {f["action"] for f in json.loads(capsys.readouterr().out)["files"]} == {"unchanged"}
     (root / MEMORY).write_text(written.replace("timeout-minutes: 30", "timeout-minutes: 60"))
-    assert main(["ci", "init"]) == 1
+    assert main(["ci", "init", "--install", INSTALL]) == 1
     assert "differ from what gitstore would write (edited?); --force replaces them" in capsys.readouterr().err
     assert "timeout-minutes: 60" in (root / MEMORY).read_text(), "an edited workflow is kept"
-    assert main(["ci", "init", "--force"]) == 0
+    assert main(["ci", "init", "--install", INSTALL, "--force"]) == 0
     assert "replaced  .github/workflows/gitstore-memory.yml" in capsys.readouterr().out
 
 
@@ -111,6 +115,60 @@ def test_options_that_would_break_the_workflow_are_refused(tmp_path: Path, optio
     with pytest.raises((UsageError, InvalidInput), match=message):
         init_ci(tmp_path, options)
     assert not (tmp_path / ".github").exists()
+
+
+def distribution(folder: Path, direct_url: dict[str, Any] | None) -> importlib.metadata.Distribution:
+    """An installed distribution of gitstore, as pip leaves one, with its PEP 610 record."""
+    info = folder / "gitstore-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: gitstore\nVersion: 0.1.0\n")
+    if direct_url is not None:
+        (info / "direct_url.json").write_text(json.dumps(direct_url))
+    return importlib.metadata.PathDistribution(info)
+
+
+COMMIT = "0ad63452" * 5
+
+
+def test_what_ci_installs_by_default_is_the_commit_this_gitstore_came_from(tmp_path: Path) -> None:
+    vcs = {"url": "https://github.com/acme/gitstore.git", "vcs_info": {"vcs": "git", "commit_id": COMMIT,
+                                                                      "requested_revision": "v0.1.0"}}
+    assert ci.default_install(distribution(tmp_path / "a", vcs)) == f"git+https://github.com/acme/gitstore.git@{COMMIT}"
+    nested = {**vcs, "subdirectory": "python"}
+    assert ci.default_install(distribution(tmp_path / "b", nested)).endswith(f"@{COMMIT}#subdirectory=python")
+
+
+@pytest.mark.parametrize("direct_url", [
+    None,  # from an index: the PyPI name gitstore is another project's
+    {"url": "file:///work/gitstore", "dir_info": {"editable": True}},
+    {"url": "file:///work/gitstore", "dir_info": {}},
+    {"url": "https://example.com/gitstore-0.1.0.tar.gz", "archive_info": {}},
+    {"url": "file:///work/gitstore", "vcs_info": {"vcs": "git", "commit_id": COMMIT}},  # not reachable from CI
+    {"url": "https://me:s3cret@github.com/acme/gitstore.git", "vcs_info": {"vcs": "git", "commit_id": COMMIT}},
+    {"url": "https://github.com/acme/gitstore.git", "vcs_info": {"vcs": "git"}},
+])
+def test_without_a_commit_to_install_the_default_is_refused(tmp_path: Path, direct_url: dict[str, Any] | None) -> None:
+    with pytest.raises(UsageError, match="--install SPEC .* the PyPI name gitstore is another project's"):
+        ci.default_install(distribution(tmp_path, direct_url))
+
+
+def test_init_never_installs_the_pypi_name(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    monkeypatch.chdir(root)
+    try:
+        expected: str | None = ci.default_install()
+    except UsageError:
+        expected = None  # an editable or local install, as in a checkout: nothing to derive
+    code = main(["ci", "init"])
+    if expected is None:
+        assert code == 2 and not (root / ".github").exists()
+        err = capsys.readouterr().err
+        assert "--install SPEC" in err and "another project's" in err and len(err.strip().splitlines()) == 1
+    else:
+        assert code == 0 and f"pip install '{expected}'" in (root / MEMORY).read_text()
+    assert not (root / MEMORY).exists() or "pip install 'gitstore==" not in (root / MEMORY).read_text()
 
 
 def test_the_pull_request_description_from_a_dream_report() -> None:
@@ -169,7 +227,7 @@ def test_the_memory_workflow_steps_run_against_a_bare_remote(tmp_path: Path) -> 
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
     git(developer.workspace.root, "push", "-q", str(bare), "main")
-    workflow = load(memory_workflow(Options(), dream=False, sync=False))
+    workflow = load(memory_workflow(OPTIONS, dream=False, sync=False))
     steps = ["Fetch the memory refs", "Set up gitstore as this workflow's writer",
              "Import the pull requests' review comments", "Push the memory refs"]
     github = FakeGitHub(recorded(shared("reviews", "octokit-webhooks")))

@@ -30,7 +30,7 @@ def test_every_gate_of_the_manifest_is_a_local_system_hook() -> None:
 
 
 def _gates_step(root: Path, base: str, head: str) -> subprocess.CompletedProcess[str]:
-    script = YAML(typ="safe").load(gates_workflow(Options(), True, True))["jobs"]["gates"]["steps"]
+    script = YAML(typ="safe").load(gates_workflow(Options("git+https://github.com/acme/gitstore@v0.1.0"), True, True))["jobs"]["gates"]["steps"]
     run = next(s["run"] for s in script if s.get("name", "").startswith("Gates"))
     env = {**os.environ, "BASE_SHA": base, "HEAD_SHA": head, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     return subprocess.run(["bash", "-e", "-c", run], cwd=root, env=env, capture_output=True, text=True)

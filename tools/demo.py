@@ -317,7 +317,8 @@ def loop(demo: Demo) -> None:
     demo.gitstore("tick", expect=1 if absent else 0)
     demo.gitstore("status")
     demo.say("On GitHub", "the scheduled memory workflow and the pull-request gates")
-    demo.gitstore("ci", "init")
+    # what the workflows install, said outright: the PyPI name gitstore is another project's
+    demo.gitstore("ci", "init", "--install", "git+https://github.com/acme/gitstore@v0.1.0")
 
 
 def agent_prompt(demo: Demo, session: str) -> None:

@@ -18,7 +18,7 @@ ci_app = typer.Typer(help="Write the GitHub Actions workflows: the scheduled mem
 
 @ci_app.command("init")
 def init(
-    install: Optional[str] = typer.Option(None, "--install", help="What the workflows pip-install (default: this gitstore's version)."),
+    install: Optional[str] = typer.Option(None, "--install", help="What the workflows pip-install, e.g. git+https://github.com/OWNER/gitstore@TAG (default: the git URL and commit this gitstore was installed from; never the PyPI name gitstore, which is another project's)."),
     writer: str = typer.Option(DEFAULT_WRITER, "--writer", help="The memory workflow's writer id, kept across runs."),
     cron: str = typer.Option(DEFAULT_CRON, "--cron", help="When the memory workflow runs (UTC cron)."),
     since: str = typer.Option(DEFAULT_SINCE, "--since", help="Pull requests updated within this age are imported each run."),
@@ -29,7 +29,7 @@ def init(
     from gitstore.scope import open_repository
 
     root = Path(open_repository(".").workdir)
-    options = Options(writer=writer, cron=cron, since=since) if install is None else Options(install, writer, cron, since)
+    options = Options(install, writer, cron, since)
     report = init_ci(root, options, force)
     if as_json:
         emit_json(report.to_json())

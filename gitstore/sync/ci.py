@@ -14,11 +14,18 @@ Steps for stages this version of gitstore does not have are left out, each repla
 comment saying so, and listed in the report: the files never call a command that does not
 exist. The files are plain YAML with comments; a file that differs from what would be written
 is kept unless ``force``.
+
+What the workflows install is said with ``--install``, or derived from how this gitstore was
+installed when that names it exactly: a VCS URL and commit (PEP 610's ``direct_url.json``).
+Never the bare PyPI name ``gitstore``: that name belongs to an unrelated project, and the
+memory workflow runs with ``contents: write``.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,7 +62,7 @@ def have(part: str) -> bool:
 class Options:
     """What a team chooses when writing the workflows."""
 
-    install: str = f"gitstore=={__version__}"
+    install: str | None = None  # None: derived by ``default_install``, or refused
     writer: str = DEFAULT_WRITER
     cron: str = DEFAULT_CRON
     since: str = DEFAULT_SINCE
@@ -88,13 +95,57 @@ def _fetch_step() -> str:
 """
 
 
+EXAMPLE_INSTALL = f"git+https://github.com/OWNER/gitstore@v{__version__}"
+
+
+def default_install(dist: importlib.metadata.Distribution | None = None) -> str:
+    """What pip installs in CI to get this very gitstore: the VCS URL and commit it was
+    installed from (``direct_url.json``, PEP 610). Anything else (an editable or local folder,
+    an index, unknown) is refused: the PyPI name ``gitstore`` is another project's."""
+    try:
+        dist = dist or importlib.metadata.distribution("gitstore")
+        origin = json.loads(dist.read_text("direct_url.json") or "null")
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        origin = None
+    spec = _vcs_spec(origin) if isinstance(origin, dict) else None
+    if spec is None:
+        raise UsageError(f"say what the workflows install with --install SPEC (e.g. {EXAMPLE_INSTALL}): this "
+                         "gitstore was not installed from a git URL at a commit, and the PyPI name gitstore "
+                         "is another project's")
+    return spec
+
+
+def _vcs_spec(origin: dict[str, Any]) -> str | None:
+    """``git+URL@COMMIT`` from a ``direct_url.json`` naming a commit of a remote repository."""
+    from urllib.parse import urlsplit
+
+    url, vcs = origin.get("url"), origin.get("vcs_info")
+    if not isinstance(url, str) or not isinstance(vcs, dict):
+        return None
+    kind, commit = vcs.get("vcs"), vcs.get("commit_id")
+    parts = urlsplit(url)
+    if kind != "git" or not isinstance(commit, str) or parts.scheme not in ("https", "ssh") or parts.password:
+        return None
+    subdirectory = origin.get("subdirectory")
+    return f"git+{url}@{commit}" + (f"#subdirectory={subdirectory}" if isinstance(subdirectory, str) else "")
+
+
+def resolved(options: Options) -> Options:
+    """The options with what to install said: given, or derived by ``default_install``."""
+    if options.install is not None:
+        return options
+    spec = default_install()
+    _check_install(spec)
+    return Options(spec, options.writer, options.cron, options.since)
+
+
 def _install_step(options: Options) -> str:
     return f"""\
       - uses: actions/setup-python@v5
         with:
           python-version: "3.11"
       - name: Install gitstore
-        run: python -m pip install '{options.install}'
+        run: python -m pip install '{resolved(options).install}'
 """
 
 
@@ -353,13 +404,19 @@ def check(options: Options) -> None:
     if len(options.cron.split()) != 5 or not re.fullmatch(r"[0-9*/,\- ]+", options.cron):
         raise UsageError(f"--cron {options.cron!r} is not five cron fields such as '17 4 * * *'")
     time_or_age(options.since)
-    if not options.install.strip() or any(c in options.install for c in "'\n\\"):
-        raise UsageError(f"--install {options.install!r} must be one pip requirement (no quotes)")
+    if options.install is not None:
+        _check_install(options.install)
+
+
+def _check_install(spec: str) -> None:
+    if not spec.strip() or any(c in spec for c in "'\n\\"):
+        raise UsageError(f"--install {spec!r} must be one pip requirement (no quotes)")
 
 
 def planned(options: Options) -> tuple[dict[Path, str], list[str]]:
     """The files to write and the parts left out, for this version of gitstore."""
     check(options)
+    options = resolved(options)
     dream, sync, gates, provenance = (have(p) for p in ("dream", "sync", "gates", "provenance"))
     files = {MEMORY: memory_workflow(options, dream, sync)}
     left_out = []
