@@ -285,6 +285,21 @@ def test_policy_init_add_show_and_what_doctor_and_status_say(tmp_path: Path) -> 
     assert cli.gitstore("doctor", cwd=root).returncode == 1
 
 
+def test_a_refused_policy_init_writes_nothing_and_works_once_the_cause_is_fixed(tmp_path: Path) -> None:
+    import json
+
+    root = first_clone(tmp_path, shared_remote(tmp_path))
+    key, _ = keypair(tmp_path / "keys", ALICE)
+    assert "say which key with --key KEY.pub" in cli.fails(1, "policy", "init", "--by", ALICE, cwd=root)
+    assert not (root / ".gitstore").exists(), "a refused init leaves no policy behind"
+    sign_as(root, key.with_name(key.name + ".pub"))
+    assert "unknown action 'rule'" in cli.fails(1, "policy", "init", "--by", ALICE, "--may", "rule", cwd=root)
+    assert not (root / ".gitstore").exists()
+    wrote = json.loads(cli.ok("policy", "init", "--by", ALICE, "--may", "accept", "--json", cwd=root))
+    assert wrote["people"] == {ALICE: ["accept"]}
+    assert sorted(p.name for p in (root / ".gitstore").iterdir()) == ["allowed_signers", "policy.json"]
+
+
 def test_a_signed_redaction_counts_on_every_clone(team: dict[str, object], tmp_path: Path) -> None:
     from gitstore.ops.redact import redact
 

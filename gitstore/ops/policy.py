@@ -8,6 +8,7 @@ the store reads them (see ``gitstore.records.policy``). Nothing else is touched.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,33 +37,40 @@ class PolicyChange:
         return {"files": self.files, "people": self.people, "next": self.next}
 
 
+SIGNERS_HEAD = "# principals namespaces=\"git\" key-type key (ssh-keygen(1), ALLOWED SIGNERS)\n"
+
+
 def init(workspace: Workspace, person: str, key: str | None, actions: list[str] | None = None) -> PolicyChange:
     """Start a policy naming ``person`` (every deciding action unless ``actions``) with their
-    public key (``key``: a .pub file, or None for the one git's user.signingkey names)."""
+    public key (``key``: a .pub file, or None for the one git's user.signingkey names). Refused,
+    it writes nothing, so the same command works once the cause is fixed."""
     root = workspace.root
     if (root / POLICY_FILE).exists() or (root / SIGNERS_FILE).exists():
         raise Refused(f"{POLICY_FILE} is there already: add people with `gitstore policy add`")
-    (root / ".gitstore").mkdir(exist_ok=True)
-    (root / POLICY_FILE).write_text(policy_text({}), encoding="utf-8")
-    (root / SIGNERS_FILE).write_text("# principals namespaces=\"git\" key-type key (ssh-keygen(1), ALLOWED SIGNERS)\n",
-                                     encoding="utf-8")
-    return add(workspace, person, key, actions)
+    return _change(workspace, {}, SIGNERS_HEAD, person, key, actions)
 
 
 def add(workspace: Workspace, person: str, key: str | None, actions: list[str] | None = None) -> PolicyChange:
     """Let ``person`` take ``actions`` (default: every deciding action), with ``key``."""
     root = workspace.root
-    chosen = list(dict.fromkeys(actions or DECIDING))
-    unknown = [a for a in chosen if a not in ACTIONS]
-    if unknown:
-        raise InvalidInput(f"unknown action {unknown[0]!r} (one of {', '.join(ACTIONS)})")
     try:
         people = {p: sorted(a) for p, a in parse_people(_read(root / POLICY_FILE)).items()}
         signers = _read(root / SIGNERS_FILE).decode("utf-8")
         parse_signers(signers.encode())
     except PolicyError as exc:
         raise InvalidInput(str(exc)) from None
-    people[person] = chosen
+    return _change(workspace, people, signers, person, key, actions)
+
+
+def _change(workspace: Workspace, people: dict[str, list[str]], signers: str, person: str, key: str | None,
+            actions: list[str] | None) -> PolicyChange:
+    """Give ``person`` ``actions`` in ``people`` and ``signers``, check the result as the store
+    will read it, and only then write both files (each replaced whole)."""
+    chosen = list(dict.fromkeys(actions or DECIDING))
+    unknown = [a for a in chosen if a not in ACTIONS]
+    if unknown:
+        raise InvalidInput(f"unknown action {unknown[0]!r} (one of {', '.join(ACTIONS)})")
+    people = {**people, person: chosen}
     public = _public_key(workspace, key)
     if not any(line.split(" ", 1)[0] == person and public in line for line in signers.splitlines()):
         signers += ("" if signers.endswith("\n") or not signers else "\n") + f'{person} namespaces="git" {public}\n'
@@ -71,9 +79,21 @@ def add(workspace: Workspace, person: str, key: str | None, actions: list[str] |
         parse(text.encode(), signers.encode())  # as the store will read it
     except PolicyError as exc:
         raise InvalidInput(str(exc)) from None
-    (root / POLICY_FILE).write_text(text, encoding="utf-8")
-    (root / SIGNERS_FILE).write_text(signers, encoding="utf-8")
+    root = workspace.root
+    (root / POLICY_FILE).parent.mkdir(exist_ok=True)
+    _replace(root / POLICY_FILE, text)
+    _replace(root / SIGNERS_FILE, signers)
     return PolicyChange([POLICY_FILE, SIGNERS_FILE], {p: people[p] for p in sorted(people)})
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all: a temporary file beside it, then renamed over it."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def _read(path: Path) -> bytes:
