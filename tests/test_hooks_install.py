@@ -578,3 +578,26 @@ def test_cli_refusals_are_one_line_with_exit_codes(repo: Path, home: Path, monke
     monkeypatch.chdir(home)
     assert cli("hooks", "install", "--harness", "claude-code") == 2
     assert "not inside a git repository" in capsys.readouterr().err
+
+
+def documented_installs(line: str) -> list[tuple[str, str]]:
+    """The harnesses a documented ``hooks install`` line names, each with the scope it gives."""
+    command, comment = line.split("#", 1)
+    args = shlex.split(command)
+    scope = args[args.index("--scope") + 1] if "--scope" in args else "project"
+    found = [(args[args.index("--harness") + 1], scope)]
+    for piece in re.split(r"[,;]", comment):
+        named = [word for word in piece.split() if word in HARNESSES]
+        found += [(name, "user" if "--scope user" in piece else "project") for name in named]
+    return found
+
+
+@pytest.mark.parametrize("page", ["README.md", "okf/wiki/quickstart.md"])
+def test_the_documented_install_line_works_for_every_harness_it_names(page: str, repo: Path, home: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    [line] = [line for line in (ROOT / page).read_text().splitlines() if line.startswith("gitstore hooks install")]
+    installs = documented_installs(line)
+    assert {name for name, _ in installs} == set(HARNESSES), f"{page} names every harness"
+    monkeypatch.chdir(repo)
+    for name, scope in installs:
+        assert cli("hooks", "install", "--harness", name, "--scope", scope) == 0, (page, name, scope)

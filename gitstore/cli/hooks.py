@@ -16,7 +16,8 @@ from gitstore.cli._io import JSON_OPTION, emit_json
 
 hooks_app = typer.Typer(help="Install, remove and check the harness capture hooks.", no_args_is_help=True)
 
-HARNESS_OPTION = typer.Option(..., "--harness", metavar="HARNESS", autocompletion=words(HARNESSES), help=f"The coding agent: {', '.join(HARNESSES)}.")
+_USER_ONLY = "".join(f" ({name}: --scope user only)" for name, h in HARNESSES.items() if "project" not in h.scopes)
+HARNESS_OPTION = typer.Option(..., "--harness", metavar="HARNESS", autocompletion=words(HARNESSES), help=f"The coding agent: {', '.join(HARNESSES)}{_USER_ONLY}.")
 SCOPE_OPTION = typer.Option(
     "project", "--scope", metavar="SCOPE", autocompletion=words(SCOPES), help="project (this repository's harness settings) or user (under $HOME)."
 )
