@@ -177,6 +177,17 @@ def test_every_script_is_valid_for_its_shell(shell: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
+def test_the_zsh_script_works_in_a_plain_zsh_without_compinit() -> None:
+    """As the README says: eval'd from ~/.zshrc, with or without compinit run before it."""
+    if shutil.which("zsh") is None:
+        pytest.skip("zsh is not installed")
+    env = {**os.environ, "SCRIPT": gitstore("completion", "zsh").stdout}
+    for before in ("", "autoload -Uz compinit && compinit -i; "):
+        done = subprocess.run(["zsh", "-f", "-c", before + 'eval "$SCRIPT" && print -r -- $_comps[gitstore]'],
+                              capture_output=True, text=True, env=env, timeout=60)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "_gitstore\n", ""), before
+
+
 def test_an_unknown_shell_is_refused() -> None:
     done = gitstore("completion", "tcsh")
     assert done.returncode == 2 and "no completion for 'tcsh'" in done.stderr

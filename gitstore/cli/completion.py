@@ -21,7 +21,9 @@ complete -o default -o bashdefault -F _gitstore_complete gitstore
 """
 
 ZSH = r"""#compdef gitstore
-# gitstore completion for zsh: add `eval "$(gitstore completion zsh)"` to ~/.zshrc (after compinit)
+# gitstore completion for zsh: add `eval "$(gitstore completion zsh)"` to ~/.zshrc
+# compdef comes with zsh's completion system: loaded here when ~/.zshrc has not run compinit
+(( $+functions[compdef] )) || { autoload -Uz compinit && compinit -i; }
 _gitstore() {
     local -a found
     found=("${(@f)$(gitstore __complete $((CURRENT - 1)) "${words[@]}" 2>/dev/null)}")
