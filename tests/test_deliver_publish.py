@@ -244,7 +244,14 @@ def test_the_cli_publishes_with_json_and_rolls_back(world: World, monkeypatch: p
     monkeypatch.chdir(world.root)
     assert main(["publish", "--dry-run", "--json"]) == 0
     planned = json.loads(capsys.readouterr().out)
-    assert planned["status"] == "published" and not (world.root / "AGENTS.md").exists()
+    assert planned["status"] == "dry-run" and planned["reason"].startswith("would publish ")
+    assert {"path": "AGENTS.md", "action": "would-create"} in planned["files"]
+    assert main(["publish", "--dry-run"]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("dry-run: would publish ") and "nothing was written" in said
+    assert "  would create AGENTS.md" in said
+    assert not [line for line in said.splitlines() if line.split()[0] in ("published:", "created", "updated")]
+    assert not (world.root / "AGENTS.md").exists() and not list(world.root.glob("**/index.json"))
     assert main(["publish"]) == 0
     assert "prior state saved" in capsys.readouterr().out
     assert main(["publish", "--json"]) == 0

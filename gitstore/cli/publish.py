@@ -17,7 +17,7 @@ def _show(result: Result, as_json: bool) -> None:
     else:
         typer.echo(f"{result.status}: {result.reason}")
         for entry in result.files:
-            typer.echo(f"  {entry['action']:<9} {entry['path']}")
+            typer.echo(f"  {entry['action'].replace('-', ' '):<9} {entry['path']}")
         if result.snapshot:
             typer.echo(f"  prior state saved in {result.snapshot} (`gitstore publish --rollback` restores it)")
         for why in result.left_out.get("not published", []):

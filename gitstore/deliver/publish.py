@@ -78,7 +78,7 @@ class Target:
 class Result:
     """What a publish did (or would do)."""
 
-    status: str  # published, no-update, blocked
+    status: str  # published, no-update, blocked; dry-run: what publish would write
     reason: str
     files: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -367,7 +367,9 @@ def publish(start: str = ".", claude: bool = False, copilot: bool = False, dry_r
     from gitstore.queries._views import in_force_view
 
     result, changes = plan(root, in_force_view(ctx.store)[0], claude, copilot)
-    if result.status != "published" or dry_run:
+    if result.status == "published" and dry_run:
+        return _would(result)
+    if result.status != "published":
         return result
     result.snapshot = _write(root, state, changes)
     return result
@@ -440,6 +442,16 @@ def _read_quietly(path: Path) -> bytes | None:
         return path.read_bytes()
     except OSError:
         return None
+
+
+def _would(result: Result) -> Result:
+    """A planned publish said as what it would do: status ``dry-run``, actions ``would-...``."""
+    result.status = "dry-run"
+    result.reason = f"would publish {result.reason}; nothing was written"
+    for entry in result.files:
+        if entry["action"] != "unchanged":
+            entry["action"] = {"created": "would-create", "updated": "would-update"}[entry["action"]]
+    return result
 
 
 def rollback(start: str = ".") -> list[dict[str, Any]]:
