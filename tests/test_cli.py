@@ -78,6 +78,7 @@ def test_help_reads_like_a_unix_tool(line: tuple[str, ...], tmp_path: Path) -> N
     assert not PLACEHOLDER.search(done.stdout), PLACEHOLDER.search(done.stdout)
     usage = done.stdout.splitlines()[0]
     assert not re.search(r"\b[a-z]+_[a-z_]+\b", usage), usage  # arguments are named in capitals
+    assert not re.search(r"\[\[|\]\]|\.\.\.\.", usage), usage  # each bracket and ellipsis once
 
 
 def test_missing_arguments_are_named_as_help_shows_them(tmp_path: Path) -> None:

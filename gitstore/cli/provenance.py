@@ -10,7 +10,7 @@ from gitstore.promote.provenance import provenance as do_provenance
 
 
 def provenance(
-    spec: str = typer.Argument("HEAD", metavar="[BASE..HEAD]", help="The commits to read (default: HEAD's commits on no remote)."),
+    spec: str = typer.Argument("HEAD", metavar="BASE..HEAD", help="The commits to read (default: HEAD's commits on no remote)."),
     markdown: bool = typer.Option(False, "--markdown", help="A Markdown table, for a pull request's job summary."),
     as_json: bool = JSON_OPTION,
 ) -> None:

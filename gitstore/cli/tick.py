@@ -11,7 +11,7 @@ from gitstore.sync.tick import tick as run_tick
 
 
 def tick(
-    steps: Optional[list[str]] = typer.Argument(None, metavar="[STEP]...", help="Run only these configured steps, due or not."),
+    steps: Optional[list[str]] = typer.Argument(None, metavar="STEP", help="Run only these configured steps, due or not."),
     force: bool = typer.Option(False, "--force", help="Run every configured step now, due or not."),
     as_json: bool = JSON_OPTION,
 ) -> None:
