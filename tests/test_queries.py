@@ -208,6 +208,24 @@ def test_doctor_before_init_shows_only_this_repositorys_lines_of_the_shared_hook
     assert "somewhere else" not in check.detail and "the log is shared" in check.detail
 
 
+def test_doctor_fails_where_every_read_would_fail(copy: Context, tmp_path: Path) -> None:
+    """This clone's records ref moved back past an acknowledged append: every read refuses it
+    (exit 3), and doctor says so instead of calling the provider ok."""
+    from gitstore.providers.git import records_ref
+
+    from . import cli
+    from .conftest import git
+
+    root = copy.workspace.root
+    ref = records_ref("shared", copy.workspace.config.writer)
+    git(root, "update-ref", ref, ref + "~1")
+    assert cli.gitstore("grants", cwd=root).returncode == 3
+    [check] = [c for c in doctor(root, tmp_path).checks if c.name == "provider"]
+    assert check.state == "fail" and ref in check.detail and "gitstore verify" in check.todo, check
+    done = cli.gitstore("doctor", cwd=root)
+    assert done.returncode == 1 and ref in done.stdout + done.stderr
+
+
 def test_doctor_warns_when_a_push_would_send_every_ref(copy: Context, tmp_path: Path) -> None:
     from .conftest import git
 

@@ -792,6 +792,20 @@ class GitProvider:
         self._admissions.save()
         return found
 
+    def check_own_refs(self) -> None:
+        """Raise ``IntegrityError`` naming the first of this clone's own refs that every read
+        would refuse: gone after appends were acknowledged on it, at something that is not a
+        readable commit, or moved back past an acknowledged append. Reads no records."""
+        with readable("this clone's memory refs"):
+            self._check_logged_refs()
+            for info in self._refs():
+                if info.fetched:
+                    continue
+                acked = last_acknowledged(self.state, info.name)  # before the ref, as reads take them
+                target = self._target(info.repo, info.name)
+                if target is not None:
+                    self._check_tip(info, target, acked)
+
     def admit_only(self, scope: str) -> None:
         """From now on admit a fetched ref only when every record it adds is of ``scope``:
         another repository's records quarantine the ref whole, as ``gitstore sync`` refuses it."""

@@ -3,7 +3,9 @@
 Each check says ``ok``, ``warn`` (works, but something a person may want to change) or ``fail``
 (something does not work), with a line of detail and, when it is not ok, what to run. It reads
 no records: it looks at the repository, the configuration, the harness settings, the hook log
-and the refs, so it answers fast and works on a store that is damaged or not set up at all.
+and the refs (this clone's own are checked as every read checks them first: there, not moved
+back past an acknowledged append), so it answers fast and works on a store that is damaged or
+not set up at all.
 """
 
 from __future__ import annotations
@@ -86,9 +88,14 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
 def _provider(report: Report, workspace: Any) -> None:
     from gitstore.providers import open_provider
 
+    from gitstore.providers.git import GitProvider
+
     config = workspace.config
     try:
-        manifest = open_provider(config.provider, workspace.root, workspace.state, config.writer).manifest()
+        provider = open_provider(config.provider, workspace.root, workspace.state, config.writer)
+        manifest = provider.manifest()
+        if isinstance(provider, GitProvider):
+            provider.check_own_refs()  # what every read checks first, without reading a record
     except GitstoreError as exc:
         report.add("provider", FAIL, f"{config.provider}: {exc}", "gitstore verify names what is damaged")
         return
