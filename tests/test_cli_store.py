@@ -68,6 +68,21 @@ def test_init_sets_up_and_is_idempotent(repo: Path) -> None:
     assert git(local, "rev-parse", "--is-bare-repository").strip() == "true" and git(local, "for-each-ref") == ""
 
 
+def test_init_says_so_when_it_cannot_write_the_refspecs(repo: Path) -> None:
+    """libgit2 adds nothing and says nothing when .git/config is locked (or read-only): init
+    names the file and fails, instead of listing refspecs it never wrote; once the lock is
+    gone, init again adds them."""
+    lock = repo / ".git" / "config.lock"
+    lock.touch()
+    done = gitstore(repo, "init")
+    assert done.returncode != 0 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert "fetch refspecs on origin" in done.stderr and "config.lock" in done.stderr, done.stderr
+    assert "refs/memory/" not in git(repo, "config", "--get-all", "remote.origin.fetch")
+    lock.unlink()
+    assert any("fetch refspec" in c for c in json.loads(run_ok(repo, "init", "--json"))["created"])
+    assert "refs/memory/v1/records/shared/*" in git(repo, "config", "--get-all", "remote.origin.fetch")
+
+
 def test_init_keeps_an_existing_ignore_rule(repo: Path) -> None:
     (repo / ".gitignore").write_text("okf/.memory/\n")
     git(repo, "add", ".gitignore")

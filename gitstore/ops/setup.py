@@ -97,4 +97,10 @@ def _add_refspecs(repo: pygit2.Repository) -> list[str]:
             if spec not in existing:
                 repo.remotes.add_fetch(remote.name, spec)
                 added.append(f"fetch refspec {spec} on {remote.name}")
+        # libgit2 says nothing when it cannot write the configuration (read-only, or locked)
+        if not set(fetch_refspecs(remote.name)) <= set(repo.remotes[remote.name].fetch_refspecs):
+            config = Path(repo.path) / "config"
+            raise Refused(f"could not add memory's fetch refspecs on {remote.name} to {config} (read-only, or "
+                          "locked by another git: a config.lock beside it); run `gitstore init` again once it "
+                          "can be written")
     return added
