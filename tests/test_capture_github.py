@@ -6,6 +6,7 @@ rate limit, a refused token, and nothing imported twice."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -203,3 +204,54 @@ def test_another_repository_is_refused_before_anything_is_asked(ctx: Context, gi
                     cwd=ctx.workspace.root)
     assert err == f"gitstore: error: --repo names acme/widgets, this repository is {ctx.scope}\n"
     assert github.requests == [] and imports(ctx) == []
+
+
+def test_an_import_after_redact_brings_the_text_back_nowhere(ctx: Context, github: FakeGitHub,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from .cli import ok
+
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    root = ctx.workspace.root
+    with serve(github):
+        args = ("import", "github", "--repo", REPO, "--api-url", github.url, "--pr", "2", "--by", BY)
+        ok(*args, cwd=root)
+        ok("redact", "--comment", "github:comment:284312999", "--reason", "asked", "--by", BY, cwd=root)
+        ok("gc", cwd=root)
+        events = set(ctx.view().events)
+        out = ok(*args, "--json", cwd=root)
+    assert json.loads(out)["pullRequests"][0]["outcome"] == "unchanged", "nothing new was fetched"
+    held = [p for p in (root / "okf/.memory").rglob("*") if p.is_file() and b"Agreed, more emoji." in p.read_bytes()]
+    assert held == [], "the snapshot is saved again without the redacted text"
+    objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root,
+                             capture_output=True, check=True).stdout
+    assert b"Agreed, more emoji." not in objects
+    assert set(ctx.view().events) == events, "no new version of the redacted comment"
+    saved = json.loads((root / "okf/.memory/inbox/github/Codertocat--Hello-World--pr-2.json").read_text())
+    assert any(c.get("body") for r in saved["responses"] for c in r["body"]), "other comments keep their text"
+
+
+def test_a_redacted_comment_edited_on_github_is_imported_without_its_text(ctx: Context, github: FakeGitHub,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from .cli import ok
+
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    root = ctx.workspace.root
+    with serve(github):
+        args = ("import", "github", "--repo", REPO, "--api-url", github.url, "--pr", "2", "--by", BY)
+        ok(*args, cwd=root)
+        ok("redact", "--comment", "github:comment:284312999", "--reason", "asked", "--by", BY, cwd=root)
+        ok("gc", cwd=root)
+        events = set(ctx.view().events)
+        reply = next(c for c in github.lists["pulls/2/comments"] if c["id"] == 284312999)
+        reply.update(body="Agreed, more emoji. (edited)", updated_at="2019-05-17T09:00:00Z")
+        out = json.loads(ok(*args, "--json", cwd=root))
+    assert out["pullRequests"][0]["outcome"] == "imported" and out["complete"] is True
+    view = ctx.view()
+    new = [view.events[e] for e in set(view.events) - events]
+    assert all(e.get("payload", {}).get("sourceId") != "github:comment:284312999" for e in new), \
+        "a redacted comment gets no new version"
+    held = [p for p in (root / "okf/.memory").rglob("*") if p.is_file() and b"Agreed, more emoji." in p.read_bytes()]
+    assert held == []
+    objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root,
+                             capture_output=True, check=True).stdout
+    assert b"Agreed, more emoji." not in objects

@@ -15,9 +15,11 @@ judges for completeness. Nothing here decides completeness itself:
   in the report, since pull requests on it are not known at all.
 
 Each snapshot is saved (``okf/.memory/inbox/github/`` by default) and imported; one the store
-already holds (same digest) is not imported again. The HTTP client is a ``Http`` (replaceable);
-the default one sends the token only over HTTPS (or to this machine), never follows a redirect
-to another host, and gives up on a request after ``TIMEOUT`` seconds.
+already holds (same digest, as served or as saved) is not imported again. The comments whose
+text ``redact`` removed are saved and imported without it (``scrub``), so a later import does
+not bring it back. The HTTP client is a ``Http`` (replaceable); the default one sends the token
+only over HTTPS (or to this machine), never follows a redirect to another host, and gives up on
+a request after ``TIMEOUT`` seconds.
 """
 
 from __future__ import annotations
@@ -379,16 +381,19 @@ def import_github(ctx: Any, repo: str, by: str, *, since: str | None = None, pul
     folder = out or inbox(ctx.workspace.state)
     folder.mkdir(parents=True, exist_ok=True)
     report = GithubReport(repo, since, listing=fetched.listing, requests=fetched.requests)
+    if not fetched.snapshots:
+        return report
     stored = stored_snapshots(ctx)
-    known: KnownReviews | None = None  # read once, at the first import, then kept up to date
+    known = KnownReviews.load(ctx)  # read once, then kept up to date by each import
     for item in fetched.snapshots:
+        as_served = sha256_digest(canonicalize(item.snapshot))
+        scrub(item.snapshot, known.redacted)  # text removed from memory is not saved or imported again
         canonical = canonicalize(item.snapshot)
         path = folder / f"{repo.replace('/', '--')}--pr-{item.pull}.json"
         _save(path, canonical)
         result = PullResult(item.pull, str(path), "unchanged", item.problems)
-        if sha256_digest(canonical) not in stored:
+        if not {as_served, sha256_digest(canonical)} & stored:
             try:
-                known = known or KnownReviews.load(ctx)
                 done = import_loaded(ctx, "github-rest", item.snapshot, canonical, by, known=known)
                 result.outcome, result.imported = "imported", done.to_json()
             except GitstoreError as exc:

@@ -21,7 +21,8 @@ pull request, branch and commit; comments, edits, status changes and deletions b
 append-only events (an edit supersedes the version before it, a deletion retracts the comment).
 Reviewer names and avatars are dropped; people are ``github:<user id>``. Texts are screened by
 the safety scanner: quarantined comments are skipped and counted, secrets are redacted. Events
-already stored are skipped, so re-importing an old snapshot never restores removed text.
+already stored are skipped, so re-importing an old snapshot never restores removed text, and a
+comment whose text was removed gets no later version (an edit on GitHub brings none back).
 """
 
 from __future__ import annotations
@@ -199,7 +200,8 @@ def _spans(collection: str, seen: dict[int, Any], last: int) -> list[dict[str, A
 
 class KnownReviews:
     """What an import builds on: the episodes, events and grants stored, each review
-    comment's latest stored version and the comments retracted. Loaded once for a run of
+    comment's latest stored version, the comments retracted and those whose text was
+    removed (``redact``: their source ids, to import without text). Loaded once for a run of
     imports (``import github`` imports a snapshot per pull request) and told each import's
     records once they are stored (``stored``), instead of the store read again per import."""
 
@@ -208,6 +210,7 @@ class KnownReviews:
         self.episodes, self.events, self.grants = episodes, events, grants
         self.versions: dict[str, dict[str, Any]] = {}
         self.retracted: set[str] = set()
+        self.redacted: set[str] = set()
         self._learn(events.values())
 
     @classmethod
@@ -237,6 +240,8 @@ class KnownReviews:
             source = (event.get("payload") or event.get("redaction") or {}).get("sourceId")
             if not source:
                 continue
+            if "redaction" in event:
+                self.redacted.add(source)
             if event["type"] == "retraction":
                 self.retracted.add(source)
             elif event["type"] in ("comment", "edit"):
@@ -309,6 +314,9 @@ class _Builder:
             known = self._version(episode, comment, previous_body, created, None, author)
         if known is not None and known["at"] >= updated:
             return known
+        if source_id in self.known.redacted:  # its text was removed: no later version brings it back
+            self.counts["skipped"] += 1
+            return None
         # the text is as written at updated_at: that is the time consent is judged by
         return self._version(episode, comment, comment.get("body", ""), updated,
                              known["id"] if known else None, author)
