@@ -383,3 +383,80 @@ def test_a_store_never_published_gets_no_published_files(world: World) -> None:
     out = ok("retire", world.ids["jitter"], "--reason", "gone", "--by", "github:9", cwd=world.root)
     assert "published" not in out
     assert not (world.root / "AGENTS.md").exists() and not (world.root / ".continual-learning").exists()
+
+
+# -- doctor tells published files that lag behind -------------------------------------------------
+
+def _doctor_check(world: World, home: Path) -> list[Any]:
+    from gitstore.queries.doctor import doctor
+
+    return [c for c in doctor(world.root, home).checks if c.name == "published files"]
+
+
+def test_doctor_fails_when_a_published_learning_left_force_as_time_passed(world: World, tmp_path: Path) -> None:
+    """A learning whose validity ends leaves force with no command run: the files publish wrote
+    still list it until doctor says so and a publish rewrites them."""
+    import time
+    from datetime import datetime, timedelta, timezone
+
+    from gitstore.records.times import format_time
+
+    from .cli import gitstore, ok
+
+    ctx = world.ctx
+    thread = Thread(ctx, 50, "c50")
+    event = thread.comment("c50", "Until the freeze ends, merge nothing on Fridays.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    ends = datetime.now(timezone.utc) + timedelta(seconds=4)
+    draft = ops.Draft(title="Merge freeze", text="Merge nothing on Fridays during the freeze.", category="constraint",
+                      evidence=[ref(event)], counterevidence=[], valid_until=format_time(ends),
+                      proposer=("person", "github:9"))
+    freeze = accepted(ctx, ops.propose(ctx, draft, "github:9"))["id"]
+    ok("publish", cwd=world.root)
+    assert freeze in read(world, "AGENTS.md").decode(), "published while it was in force"
+    [check] = _doctor_check(world, tmp_path)
+    assert check.state == "ok" and check.detail.startswith("AGENTS.md, .continual-learning/index.json hold")
+    time.sleep(max(0.0, (ends - datetime.now(timezone.utc)).total_seconds()) + 0.1)
+    [check] = _doctor_check(world, tmp_path)
+    assert check.state == "fail" and check.todo == "gitstore publish"
+    assert check.detail == ("AGENTS.md, .continual-learning/index.json give agents 1 learning(s) no longer in "
+                            f"force or no longer published: {freeze}")
+    done = gitstore("doctor", cwd=world.root)
+    assert done.returncode == 1 and f"FAIL published files: AGENTS.md, .continual-learning/index.json" in done.stdout
+    ok("publish", cwd=world.root)
+    assert freeze not in read(world, "AGENTS.md").decode() + read(world, INDEX).decode()
+    assert [c.state for c in _doctor_check(world, tmp_path)] == ["ok"]
+
+
+def test_doctor_fails_when_an_older_published_file_is_checked_out(world: World, tmp_path: Path) -> None:
+    from .cli import ok
+
+    ok("publish", cwd=world.root)
+    git(world.root, "add", "AGENTS.md", INDEX)
+    git(world.root, "commit", "-q", "-m", "publish learnings")
+    ok("retire", world.ids["jitter"], "--reason", "gone", "--by", "github:9", cwd=world.root)
+    assert [c.state for c in _doctor_check(world, tmp_path)] == ["ok"], "retire rewrote the files"
+    git(world.root, "checkout", "HEAD", "--", "AGENTS.md", INDEX)  # as a merge of an older branch would
+    [check] = _doctor_check(world, tmp_path)
+    assert check.state == "fail" and world.ids["jitter"] in check.detail and world.ids["jitter_zh"] not in check.detail
+
+
+def test_doctor_warns_when_published_files_miss_a_learning_accepted_since(world: World, tmp_path: Path) -> None:
+    from .cli import ok
+
+    assert _doctor_check(world, tmp_path) == [], "nothing published: nothing to say"
+    ok("publish", cwd=world.root)
+    add_learning(world, 51, "Pin actions", "Pin every GitHub Action to a commit.")
+    [check] = _doctor_check(world, tmp_path)
+    assert check.state == "warn" and check.todo == "gitstore publish"
+    assert check.detail.startswith("AGENTS.md, .continual-learning/index.json differ from what gitstore publish")
+
+
+def test_doctor_names_a_published_section_edited_by_hand(world: World, tmp_path: Path) -> None:
+    from .cli import ok
+
+    ok("publish", cwd=world.root)
+    text = read(world, "AGENTS.md").decode().replace("Every retry loop", "Each retry loop")
+    (world.root / "AGENTS.md").write_text(text)
+    [check] = _doctor_check(world, tmp_path)
+    assert check.state == "warn" and "AGENTS.md: the gitstore section was edited by hand" in check.detail

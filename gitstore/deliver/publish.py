@@ -31,6 +31,7 @@ would change, the result is an explicit no-update and no file is touched.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,7 +174,7 @@ def _size(text: str, measure: str) -> int:
 NAMED = 10  # learnings a note of what was left out names; the rest it counts
 
 
-def _named(ids: list[str]) -> str:
+def named(ids: list[str]) -> str:
     """``ids``, or the first ``NAMED`` of them and how many more: thousands of identifiers
     would outgrow any reader's limit themselves."""
     more = len(ids) - NAMED
@@ -185,7 +186,7 @@ def _body(lines: list[Line], left_out: list[Line]) -> str:
     if not lines and not left_out:
         rows.append("- (no accepted learning is in force)")
     if left_out:
-        ids = _named([i for line in left_out for i in line.ids])
+        ids = named([i for line in left_out for i in line.ids])
         rows.append(f"- ({len(left_out)} more left out to stay within the reader's limit: {ids})")
     return "\n".join(rows) + "\n"
 
@@ -228,7 +229,7 @@ def fit_section(before: bytes | None, target: Target, lines: list[Line], result:
         names = [i for line in left for i in line.ids]
         result.left_out[target.path] = names
         result.warnings.append(f"{target.path}: {len(names)} learning(s) left out to stay within {target.reader}: "
-                               f"{_named(names)}")
+                               f"{named(names)}")
     if not fits(new):
         new = parts.before + parts.after if parts.body is not None else text
         if before is None:
@@ -347,9 +348,10 @@ def plan(root: Path, view: Any, claude: bool = False, copilot: bool = False) -> 
     return _plan(root, view, baseline)
 
 
-def _plan(root: Path, view: Any, baseline: Baseline) -> tuple[Result, list[snapshots.Change]]:
+def _plan(root: Path, view: Any, baseline: Baseline,
+          selection: Selection | None = None) -> tuple[Result, list[snapshots.Change]]:
     result = Result("no-update", "")
-    selection = select(view)
+    selection = select(view) if selection is None else selection
     lines = lines_of(selection)
     changes = _section_changes(root, baseline, lines, result)
     merged, index_changes = _index_change(baseline, selection, result)
@@ -422,9 +424,7 @@ def refresh(ctx: Any) -> Refresh:
     try:
         baseline = read_baseline(root, False, False)
     except clindex.Blocked as exc:
-        written = [t.path for t in targets(root, False, False)
-                   if sections.BEGIN.encode() in ((_read_quietly(root / t.path)) or b"")]
-        return Refresh(stale=[f"{exc}"] if written or (root / clindex.PATH).exists() else [])
+        return Refresh(stale=_blocked(root, exc))
     published = _published(baseline)
     if not published:
         return Refresh()
@@ -435,6 +435,74 @@ def refresh(ctx: Any) -> Refresh:
         done.snapshot = _write(root, state, changes)
         done.files = [c.path for c in changes]
     return done
+
+
+@dataclass
+class Standing:
+    """How the files a publish already wrote stand against what ``gitstore publish`` would
+    write now: the published files it would rewrite, the learnings each gives agents that it
+    would no longer write (out of force, or no longer publishable), and why a published file
+    cannot be brought up to date (as ``Refresh.stale``)."""
+
+    published: list[str] = field(default_factory=list)
+    behind: list[str] = field(default_factory=list)
+    not_in_force: dict[str, list[str]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+
+def _blocked(root: Path, exc: clindex.Blocked) -> list[str]:
+    """Why published files cannot be brought up to date when a publish is blocked: the reason,
+    where a file holds gitstore's section or the index exists; nothing where none was published."""
+    written = [t.path for t in targets(root, False, False)
+               if sections.BEGIN.encode() in ((_read_quietly(root / t.path)) or b"")]
+    return [f"{exc}"] if written or (root / clindex.PATH).exists() else []
+
+
+def standing(ctx: Any) -> Standing:
+    """Compare the published files with what a publish would write now, writing nothing. A
+    learning leaves force without a command that rewrites them too: its validity ends, a sync
+    brings another clone's withdrawal, an older file is checked out."""
+    from gitstore.queries._views import in_force_view
+
+    root = ctx.workspace.root
+    try:
+        baseline = read_baseline(root, False, False)
+    except clindex.Blocked as exc:
+        return Standing(problems=_blocked(root, exc))
+    published = _published(baseline)
+    if not published:
+        return Standing()
+    view = in_force_view(ctx.store)[0]
+    selection = select(view)
+    result, changes = _plan(root, view, baseline, selection)
+    order = [t.path for t in baseline.targets] + [clindex.PATH]
+    return Standing([path for path in order if path in published], [c.path for c in changes if c.path in published],
+                    _not_written(baseline, published, selection),
+                    [c for c in result.conflicts if c.split(":", 1)[0] in published])
+
+
+_CITED = re.compile(r"\[(lrn_[0-9a-f]{32}(?:, lrn_[0-9a-f]{32})*)\][ \t]*$")
+
+
+def _not_written(baseline: Baseline, published: set[str], selection: Selection) -> dict[str, list[str]]:
+    """Per published file, the learnings it lists (a section's lines, the index's entries of
+    gitstore's) that a publish now would not write."""
+    wanted = {fact.learning for fact in selection.facts}
+    listed: dict[str, set[str]] = {}
+    for target in baseline.targets:
+        if target.path in published:
+            try:
+                body = sections.split((baseline.files[target.path] or b"").decode("utf-8", "replace"),
+                                      target.path).body
+            except InvalidInput:  # broken markers: the plan names them
+                continue
+            for line in (body or "").splitlines():
+                cited = _CITED.search(line)
+                listed.setdefault(target.path, set()).update(cited.group(1).split(", ") if cited else ())
+    if clindex.PATH in published:
+        listed[clindex.PATH] = {e["learning"] for e in baseline.index_data["entries"]
+                                if isinstance(e.get("learning"), str)}
+    return {path: sorted(ids - wanted) for path, ids in listed.items() if ids - wanted}
 
 
 def _read_quietly(path: Path) -> bytes | None:

@@ -1,11 +1,14 @@
 """``gitstore doctor``: is everything set up to capture and keep memory here, and if not, what to do.
 
 Each check says ``ok``, ``warn`` (works, but something a person may want to change) or ``fail``
-(something does not work), with a line of detail and, when it is not ok, what to run. It reads
-no records: it looks at the repository, the configuration, the harness settings, the hook log
-and the refs (this clone's own are checked as every read checks them first: there, not moved
-back past an acknowledged append), so it answers fast and works on a store that is damaged or
-not set up at all.
+(something does not work), with a line of detail and, when it is not ok, what to run. It looks
+at the repository, the configuration, the harness settings, the hook log and the refs (this
+clone's own are checked as every read checks them first: there, not moved back past an
+acknowledged append), so it answers fast and works on a store that is damaged or not set up at
+all. It reads records for one check only, and only where ``gitstore publish`` wrote files: the
+learnings in force, as a publish reads them, to tell whether those files still give agents only
+what is in force (a learning leaves force without a command that rewrites them when its
+validity ends, a sync brings another clone's withdrawal, or an older file is checked out).
 """
 
 from __future__ import annotations
@@ -82,6 +85,8 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     _hooks(report, root, home)
     _hook_log(report, workspace.state)
     _remotes(report, workspace)
+    if not any(c.state == FAIL for c in report.checks if c.name in ("provider", "trust")):
+        _published(report, root)  # where records cannot be read, those checks said why
     return report
 
 
@@ -189,6 +194,32 @@ def _remotes(report: Report, workspace: Any) -> None:
                        "with them the records of personal sessions", f"git config --unset remote.{remote.name}.mirror "
                        f"(and remove the refs/* push refspec of {remote.name})")
     _push(report, workspace)
+
+
+def _published(report: Report, root: Path) -> None:
+    """Whether the files ``gitstore publish`` wrote hold what it would write now: one listing a
+    learning it would not write gives agents what is not in force (fail)."""
+    from gitstore.context import Context
+    from gitstore.deliver.publish import named, standing
+
+    try:
+        found = standing(Context.open(str(root)))
+    except GitstoreError as exc:
+        report.add("published files", WARN, f"cannot tell whether they are current: {exc}",
+                   "gitstore verify names what is damaged")
+        return
+    for why in found.problems:
+        report.add("published files", WARN, f"cannot be brought up to date: {why}",
+                   "fix what it names, then gitstore publish")
+    if found.not_in_force:
+        ids = sorted({i for listed in found.not_in_force.values() for i in listed})
+        report.add("published files", FAIL, f"{', '.join(found.not_in_force)} give agents {len(ids)} learning(s) "
+                   f"no longer in force or no longer published: {named(ids)}", "gitstore publish")
+    elif found.behind:
+        report.add("published files", WARN, f"{', '.join(found.behind)} differ from what gitstore publish "
+                   "would write now (learnings accepted or changed since)", "gitstore publish")
+    elif found.published and not found.problems:
+        report.add("published files", OK, f"{', '.join(found.published)} hold what gitstore publish would write")
 
 
 def _pushes_every_ref(repo: Any, remote: Any) -> bool:
