@@ -254,6 +254,53 @@ def test_install_keeps_everything_else_and_uninstall_restores_the_bytes(harness:
     assert path.read_bytes() == original.encode()
 
 
+# files whose text alone cannot say what install added: only what it kept can
+PLAIN = [
+    ("claude-code", ".claude/settings.local.json", "{}\n"),
+    ("claude-code", ".claude/settings.local.json", '{"permissions": {"allow": []}, "hooks": {}}\n'),
+    ("claude-code", ".claude/settings.local.json", '{"hooks": {"SessionEnd": []}}'),
+    ("gemini-cli", ".gemini/settings.json", "{}\n"),
+    ("gemini-cli", ".gemini/settings.json", '{\n  "hooks": {}\n}\n'),
+    ("codex", ".codex/config.toml", ""),
+    ("codex", ".codex/config.toml", "\n"),
+    ("opencode", ".opencode/plugins/other.js", "export const Other = async () => ({})\n"),
+]
+
+
+@pytest.mark.parametrize(("harness", "relative", "original"), PLAIN)
+def test_uninstall_gives_back_a_users_own_file_and_folder(harness: str, relative: str, original: str,
+                                                          repo: Path, home: Path) -> None:
+    path = repo / relative
+    path.parent.mkdir(parents=True)
+    path.write_bytes(original.encode())
+    install(harness, "project", repo, home)
+    assert uninstall(harness, "project", repo, home).action == "removed"
+    assert path.read_bytes() == original.encode()
+    assert uninstall(harness, "project", repo, home).action == "absent"
+    assert path.read_bytes() == original.encode()
+
+
+def test_a_file_install_created_and_the_user_then_edited_is_kept(repo: Path, home: Path) -> None:
+    path = repo / ".claude" / "settings.local.json"
+    install("claude-code", "project", repo, home)
+    data = json.loads(path.read_text())
+    data["model"] = "opus"
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    assert uninstall("claude-code", "project", repo, home).action == "removed"
+    assert json.loads(path.read_text()) == {"model": "opus"}
+
+
+def test_a_users_empty_settings_file_survives_the_command_line(repo: Path, home: Path) -> None:
+    from .cli import ok
+
+    settings = repo / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text("{}\n")
+    ok("hooks", "install", "--harness", "claude-code", cwd=repo)
+    assert "removed claude-code" in ok("hooks", "uninstall", "--harness", "claude-code", cwd=repo)
+    assert settings.read_text() == "{}\n"
+
+
 def test_existing_gitstore_groups_are_found_among_others(repo: Path, home: Path) -> None:
     path = home / ".claude" / "settings.json"
     install("claude-code", "user", repo, home)

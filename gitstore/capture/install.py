@@ -4,7 +4,9 @@ Installing merges one entry into the harness's file and leaves everything else a
 other settings, other hooks, their order, layout and comments. It is idempotent (a second
 install writes nothing), marks the entry as gitstore's so uninstalling removes exactly it, and
 refuses a file it cannot parse, leaving it untouched. Uninstalling what install added gives the
-original bytes back; a file install created is removed again, with the folders it made for it.
+original bytes back; a file install created is removed again, with the folders it made for it
+(``gitstore.capture.undo`` keeps what install changed). A file changed since install keeps
+everything but gitstore's entry, and is never removed.
 
 The entries run ``<python> -m gitstore.capture.agent_hook <harness>`` (capture) and ``<python> -m
 gitstore.deliver.hook <harness>`` (context: accepted learnings for the agent) with the
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitstore.capture import undo
 from gitstore.capture.harnesses import HARNESSES, Harness, HookCommand, python_of
 from gitstore.capture.harnesses._command import MODULE, module_of
 from gitstore.config import CONFIG_NAME, STATE_DIR
@@ -99,8 +102,30 @@ def install(harness: str, scope: str, repo_root: Path | None, home: Path, *,
     notes += (f"{unloaded[0]}: {unloaded[1]}",) if unloaded else ()
     if new == current:
         return Report(adapter.name, scope, path, "unchanged", notes)
+    previous = _previous(adapter, home, path, current)
     _write(path, new)
+    undo.remember(home, adapter.name, path, previous, new)
     return Report(adapter.name, scope, path, "installed" if current is None else "updated", notes)
+
+
+def _previous(adapter: Harness, home: Path, path: Path, current: str | None) -> undo.Before | None:
+    """What uninstalling should give back: no file (and the folders about to be made for it), the
+    text before the first install, or None when the file holds gitstore's entry from an install
+    whose original is not known."""
+    if current is None:
+        return undo.Before(None, tuple(_missing_folders(path)))
+    known = undo.before(home, adapter.name, path, current)
+    if known is not None:
+        return known
+    return None if adapter.commands(current) else undo.Before(current, ())
+
+
+def _missing_folders(path: Path) -> list[Path]:
+    folder, missing = Path(os.path.realpath(path)).parent, []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    return missing
 
 
 def set_up(repo_root: Path) -> bool:
@@ -154,14 +179,16 @@ def uninstall(harness: str, scope: str, repo_root: Path | None, home: Path) -> R
     adapter = harness_named(harness)
     path = _target(adapter, scope, repo_root, home)
     current = _read(path)
+    previous = None if current is None else undo.before(home, adapter.name, path, current)
+    undo.forget(home, adapter.name, path)
     if current is None:
         return Report(adapter.name, scope, path, "absent")
-    new = _in_file(path, lambda: adapter.stripped(current))
+    new = previous.text if previous is not None else _in_file(path, lambda: adapter.stripped(current))
     if new == current:
         return Report(adapter.name, scope, path, "absent")
     if new is None:
         path.unlink()
-        _prune(path.parent, {home, home / ".config", *([repo_root] if repo_root else [])})
+        _prune(previous.folders if previous is not None else ())
     else:
         _write(path, new)
     return Report(adapter.name, scope, path, "removed")
@@ -304,13 +331,10 @@ def _umask() -> int:
     return mask
 
 
-def _prune(folder: Path, keep: set[Path]) -> None:
-    """Remove the folders install made for a file it created, up to (never) the ones in ``keep``."""
-    kept = {k.resolve() for k in keep}
-    folder = folder.resolve()
-    while folder not in kept and any(k in folder.parents for k in kept):
+def _prune(folders: tuple[Path, ...]) -> None:
+    """Remove the folders install made for a file it created, deepest first, while empty."""
+    for folder in sorted(folders, key=lambda f: len(f.parts), reverse=True):
         try:
             folder.rmdir()
         except OSError:
             return
-        folder = folder.parent

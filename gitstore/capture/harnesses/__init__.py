@@ -30,7 +30,7 @@ class Harness(Protocol):
         """The file's text with gitstore's entry for ``hook`` in it (unchanged if already there)."""
 
     def stripped(self, current: str) -> str | None:
-        """The file's text without gitstore's entry; None when the file should go."""
+        """The file's text without gitstore's entry; None only when the whole file is gitstore's."""
 
     def commands(self, current: str) -> list[str] | list[list[str]]:
         """The commands of gitstore's entries in the file."""

@@ -213,7 +213,7 @@ class CodexHooks:
         text = block.take(current, _HOOKS_LABEL, top=False)
         if _our_commands(block.load(text)):
             raise Refused("gitstore hooks stand outside the gitstore block; remove them by hand")
-        return None if text != current and not text.strip() else text
+        return text
 
     def commands(self, current: str) -> list[str]:
         return _our_commands(block.load(current))
@@ -260,7 +260,7 @@ class CodexNotify:
     def stripped(self, current: str) -> str | None:
         block.load(current)
         text = block.take(current, _NOTIFY_LABEL, top=True)
-        return None if text != current and not text.strip() else text
+        return text
 
     def commands(self, current: str) -> list[list[str]]:
         notify = block.load(current).get("notify")

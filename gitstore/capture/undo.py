@@ -1,0 +1,106 @@
+"""What ``gitstore hooks install`` changed in a harness's file, kept so uninstalling gives the
+original bytes back.
+
+A file's text cannot say what install added to it: ``{}`` and ``{"hooks": {}}`` both become the
+same text once the hooks are in, and a file install created looks like one the user wrote. So
+install keeps, per harness and file, the digest of the text it wrote and the edit that turns that
+text back into what stood before (only the characters install took away or replaced, never a
+copy of the file), or that there was no file and which folders it made for it. Uninstalling a
+file still exactly as install left it applies that edit; a file changed since is handled by the
+harness's own stripping, which never removes the file.
+
+The ledger is ``~/.config/gitstore/installed-hooks.json``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+LEDGER = Path(".config") / "gitstore" / "installed-hooks.json"
+
+
+@dataclass(frozen=True)
+class Before:
+    """What stood before install: the text (None: no file) and the folders install made."""
+
+    text: str | None
+    folders: tuple[Path, ...]
+
+
+def digest(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def edit(after: str, before: str) -> list[list[Any]]:
+    """The replacements ``[start, end, text]`` over ``after`` that give ``before``."""
+    matcher = difflib.SequenceMatcher(None, after, before, autojunk=False)
+    return [[i1, i2, before[j1:j2]] for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+def undone(after: str, replacements: list[list[Any]]) -> str:
+    pieces, at = [], 0
+    for start, end, text in replacements:
+        pieces += [after[at:start], text]
+        at = end
+    return "".join(pieces) + after[at:]
+
+
+def before(home: Path, harness: str, path: Path, current: str) -> Before | None:
+    """What stood before install, when ``current`` is exactly what install wrote (else None)."""
+    entry = _load(home).get(_key(harness, path))
+    if not isinstance(entry, dict) or entry.get("installed") != digest(current):
+        return None
+    try:
+        original = entry["original"]
+        text = None if original is None else undone(current, original)
+        return Before(text, tuple(Path(f) for f in entry.get("folders", [])))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def remember(home: Path, harness: str, path: Path, previous: Before | None, written: str) -> None:
+    """Keep what turns ``written`` back into ``previous`` (forget it when that is unknown)."""
+    entries = _load(home)
+    key = _key(harness, path)
+    if previous is None:
+        entries.pop(key, None)
+    else:
+        entries[key] = {"installed": digest(written),
+                        "original": None if previous.text is None else edit(written, previous.text),
+                        "folders": [str(f) for f in previous.folders]}
+    _save(home, entries)
+
+
+def forget(home: Path, harness: str, path: Path) -> None:
+    entries = _load(home)
+    if entries.pop(_key(harness, path), None) is not None:
+        _save(home, entries)
+
+
+def _key(harness: str, path: Path) -> str:
+    return f"{harness} {os.path.abspath(path)}"
+
+
+def _load(home: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((home / LEDGER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _save(home: Path, entries: dict[str, Any]) -> None:
+    path = home / LEDGER
+    if not entries:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.tmp")
+    temp.write_text(json.dumps(entries, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(temp, path)
