@@ -78,3 +78,20 @@ def test_a_learning_id_that_is_missing_or_empty_is_named_as_such(tmp_path: Path)
         assert "no learning id given" in empty, (command, empty)
         unknown = run(root, command[0], "lrn_" + "0" * 32, *command[1:], code=1)
         assert f"no learning lrn_{'0' * 32} in this scope" in unknown, (command, unknown)
+
+
+def test_withdraw_needs_a_real_prefix_and_never_withdraws_twice(tmp_path: Path) -> None:
+    root = ready_repo(tmp_path / "widgets").workspace.root
+    grant = json.loads(run(root, "grant", "--purpose", "review", "--purpose", "instruction", "--by", "github:9", "--json"))
+    for empty in ("", "sha256:", "sha256:zzzzzzzz", grant["digest"][7:14]):
+        refused = run(root, "withdraw", empty, "--by", "github:9", code=2)
+        assert "is not a grant digest or a prefix of at least 8 hex digits" in refused and refused.count("\n") == 1
+    assert [a["action"] for a in json.loads(run(root, "audit", "--json"))] == ["grant"]
+
+    run(root, "withdraw", grant["digest"][:20], "--purpose", "review", "--by", "github:9")
+    again = run(root, "withdraw", grant["digest"][:20], "--purpose", "review", "--by", "github:9", code=1)
+    assert f"grant {grant['digest']} is already withdrawn for review" in again
+    rest = json.loads(run(root, "withdraw", grant["digest"][:20], "--by", "github:9", "--json"))
+    assert rest["purposes"] == ["instruction"]
+    assert "already withdrawn for review, instruction" in run(root, "withdraw", grant["digest"], "--by", "github:9", code=1)
+    assert [a["action"] for a in json.loads(run(root, "audit", "--json"))] == ["grant", "withdraw", "withdraw"]

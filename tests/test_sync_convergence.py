@@ -22,6 +22,7 @@ from gitstore.errors import GitstoreError
 from gitstore.ops import consent, gc, redact
 from gitstore.ops import learning as ops
 from gitstore.queries.learnings import learnings
+from gitstore.rules.consent import withdrawn
 from gitstore.sync.remote import sync
 
 from .conftest import all_objects, git
@@ -135,7 +136,9 @@ def retire(rng: random.Random, c: Clone, world: dict[str, Any]) -> bool:
 
 
 def consent_step(rng: random.Random, c: Clone, world: dict[str, Any]) -> bool:
-    grants = sorted(c.ctx.view(payloads=False, kinds=["grant", "withdrawal"]).grants)
+    view = c.ctx.view(payloads=False, kinds=["grant", "withdrawal"])
+    gone = withdrawn(view)
+    grants = sorted(d for d in view.grants if "review" not in gone.get(d, set()))
     if grants and rng.random() < 0.4:
         consent.withdraw(c.ctx, c.person, rng.choice(grants), ["review"], "narrowing")
     else:

@@ -6,9 +6,12 @@ from typing import Any
 
 from gitstore.records.times import user_time
 from gitstore.records.contracts import seal
-from gitstore.errors import Refused
+import re
+
+from gitstore.errors import Refused, UsageError
 from gitstore.records.vocabulary import PURPOSES, SOURCES
 from gitstore.context import Context
+from gitstore.rules.consent import withdrawn
 from gitstore.records.times import now
 
 
@@ -37,16 +40,21 @@ def grant(ctx: Context, by: str, purposes: list[str], sources: list[str], start:
 
 def withdraw(ctx: Context, by: str, grant_digest: str, purposes: list[str] | None,
              reason: str | None) -> dict[str, Any]:
-    """Withdraw a grant (all its purposes, or some); lists the exports it had allowed."""
+    """Withdraw a grant (all its purposes still in force, or some); lists the exports it had
+    allowed. Purposes already withdrawn are refused: a withdrawal always changes something."""
     view = ctx.view(payloads=False)
     matches = [d for d in view.grants if d.startswith(_digest(grant_digest))]
     if len(matches) != 1:
         raise Refused(f"no single grant {grant_digest} in this scope" + (" (ambiguous)" if matches else ""))
     target = view.grants[matches[0]]
-    chosen = purposes or target["purposes"]
+    gone = withdrawn(view).get(matches[0], set())
+    chosen = purposes or [p for p in target["purposes"] if p not in gone]
     unknown = [p for p in chosen if p not in target["purposes"]]
     if unknown:
         raise Refused(f"grant {matches[0]} does not permit {', '.join(unknown)}")
+    again = [p for p in chosen if p in gone] if chosen else target["purposes"]
+    if again:
+        raise Refused(f"grant {matches[0]} is already withdrawn for {', '.join(dict.fromkeys(again))}")
     exports = [
         e["digest"] for e in view.exports
         if any(matches[0] in item["grants"] for item in e["items"]) and e["purpose"] in chosen
@@ -60,5 +68,12 @@ def withdraw(ctx: Context, by: str, grant_digest: str, purposes: list[str] | Non
     return record
 
 
+_PREFIX = re.compile(r"[0-9a-f]{8,64}")
+
+
 def _digest(text: str) -> str:
+    """The digest prefix a person typed, with ``sha256:``; at least 8 hex digits, so an empty or
+    unset argument never picks a grant."""
+    if not _PREFIX.fullmatch(text.removeprefix("sha256:")):
+        raise UsageError(f"{text!r} is not a grant digest or a prefix of at least 8 hex digits")
     return text if text.startswith("sha256:") else "sha256:" + text
