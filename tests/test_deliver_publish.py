@@ -460,3 +460,15 @@ def test_doctor_names_a_published_section_edited_by_hand(world: World, tmp_path:
     (world.root / "AGENTS.md").write_text(text)
     [check] = _doctor_check(world, tmp_path)
     assert check.state == "warn" and "AGENTS.md: the gitstore section was edited by hand" in check.detail
+
+
+@pytest.mark.parametrize("name", ["AGENTS.md", "CLAUDE.md"])
+@pytest.mark.parametrize("dry_run", [[], ["--dry-run"]])
+def test_a_file_that_is_not_utf8_blocks_the_publish_in_one_line(world: World, name: str, dry_run: list[str]) -> None:
+    from .cli import fails
+
+    (world.root / name).write_bytes(b"\xff\xfe# notes\n")
+    err = fails(1, "publish", *dry_run, cwd=world.root)
+    assert err.startswith(f"gitstore: error: blocked: {name} is not UTF-8 (byte 0)") and "nothing was written" in err
+    assert read(world, name) == b"\xff\xfe# notes\n"
+    assert not (world.root / INDEX).exists() and not (world.root / "okf" / ".memory" / "publish").exists()

@@ -293,10 +293,21 @@ class Baseline:
 
 
 def read_baseline(root: Path, claude: bool, copilot: bool) -> Baseline:
-    """Every file the publish may write, as it is now; raises Blocked for an unusable index."""
+    """Every file the publish may write, as it is now; raises Blocked for an unusable index or
+    a file that is not UTF-8 text."""
     chosen = targets(root, claude, copilot)
     index = _read(root / clindex.PATH)
-    return Baseline(chosen, {t.path: _read(root / t.path) for t in chosen}, index, clindex.load(index))
+    files = {t.path: _utf8(t.path, _read(root / t.path)) for t in chosen}
+    return Baseline(chosen, files, index, clindex.load(index))
+
+
+def _utf8(path: str, data: bytes | None) -> bytes | None:
+    """The file's bytes, checked to be UTF-8 text: a section cannot be placed in anything else."""
+    try:
+        data is None or data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise clindex.Blocked(f"{path} is not UTF-8 (byte {exc.start}); save it as UTF-8 and publish again") from None
+    return data
 
 
 def _section_changes(root: Path, baseline: Baseline, lines: list[Line], result: Result) -> list[snapshots.Change]:
