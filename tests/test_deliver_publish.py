@@ -472,3 +472,19 @@ def test_a_file_that_is_not_utf8_blocks_the_publish_in_one_line(world: World, na
     assert err.startswith(f"gitstore: error: blocked: {name} is not UTF-8 (byte 0)") and "nothing was written" in err
     assert read(world, name) == b"\xff\xfe# notes\n"
     assert not (world.root / INDEX).exists() and not (world.root / "okf" / ".memory" / "publish").exists()
+
+
+@pytest.mark.parametrize("flags", [[], ["--dry-run"], ["--json"]])
+def test_a_hand_edited_section_fails_the_publish_and_claims_nothing(world: World, flags: list[str]) -> None:
+    from .cli import gitstore
+
+    publish(str(world.root))
+    text = read(world, "AGENTS.md").decode().replace("Retries use jitter", "Retries never jitter")
+    (world.root / "AGENTS.md").write_text(text)
+    done = gitstore("publish", *flags, cwd=world.root)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    error = json.loads(done.stderr)["error"] if flags == ["--json"] else done.stderr.removeprefix("gitstore: error: ")
+    assert error.startswith("conflict: AGENTS.md: the gitstore section was edited by hand"), done.stderr
+    assert done.stderr.count("\n") == 1 and "already published" not in done.stdout
+    assert "conflict: nothing written: 1 conflict(s) to resolve first" in done.stdout or '"status": "conflict"' in done.stdout
+    assert read(world, "AGENTS.md").decode() == text

@@ -24,8 +24,6 @@ def _show(result: Result, as_json: bool) -> None:
             typer.echo(f"  not published: {why}")
     for warning in result.warnings:
         typer.echo(f"WARNING: {warning}", err=True)
-    for conflict in result.conflicts:
-        typer.echo(f"CONFLICT: {conflict}", err=True)
 
 
 def publish(
@@ -49,6 +47,8 @@ def publish(
     if result.status == "blocked":
         raise Refused(result.reason)
     _show(result, as_json)
+    if result.conflicts:  # a publish that left something unpublished did not succeed
+        raise Refused(f"conflict: {'; '.join(result.conflicts)}")
 
 
 def register(app: typer.Typer) -> None:

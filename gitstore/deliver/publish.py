@@ -79,7 +79,8 @@ class Target:
 class Result:
     """What a publish did (or would do)."""
 
-    status: str  # published, no-update, blocked; dry-run: what publish would write
+    status: str  # published, no-update, conflict (nothing written: a hand edit stands), blocked;
+                 # dry-run: what publish would write
     reason: str
     files: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -345,6 +346,11 @@ def _summarise(result: Result, baseline: Baseline, changes: list[snapshots.Chang
         result.status = "published"
         result.reason = (f"{len(lines)} line(s) from {len(selection.facts)} learning(s); index: "
                          f"{len(merged.added)} added, {len(merged.updated)} updated, {len(merged.removed)} removed")
+        if result.conflicts:
+            result.reason += f"; {len(result.conflicts)} conflict(s) left as they are"
+    elif result.conflicts:  # what was edited by hand is not published: never say it is
+        result.status = "conflict"
+        result.reason = f"nothing written: {len(result.conflicts)} conflict(s) to resolve first"
     else:
         result.reason = ("every learning in force is already published" if selection.facts
                          else "no project learning is in force for instruction")
