@@ -184,6 +184,29 @@ def test_the_pull_request_description_from_a_dream_report() -> None:
         report_body({"status": "blocked"})
 
 
+@pytest.mark.parametrize(("report", "why"), [
+    ('{"proposed": [], "completeness": "x"}', "'completeness' is not an object"),
+    ('{"proposed": [], "completeness": {"missing": 3}}', "'completeness' is not an object with a list 'missing'"),
+    ('{"proposed": [{"signals": 1}]}', "proposal 1 is not an object with an object 'signals'"),
+    ('{"proposed": [7]}', "proposal 1 is not an object"),
+    ('{"proposed": [], "heldBack": 5}', "'heldBack' is not a list"),
+    ('{"proposed": [], "rejected": {}}', "'rejected' is not a list"),
+    ("[" * 100000 + "]" * 100000, "values nested too deeply"),
+])
+def test_ci_report_refuses_what_is_not_a_dream_report_in_one_line(report: str, why: str, tmp_path: Path) -> None:
+    from .cli import fails
+
+    err = fails(1, "ci", "report", "-", stdin=report, cwd=tmp_path)
+    assert "not a dream report (gitstore dream --json): " + why in err, err
+
+
+def test_ci_report_shows_a_nested_value_where_text_belongs_as_a_question_mark() -> None:
+    deep = json.loads("[" * 900 + "]" * 900)
+    body = report_body({"status": deep, "proposed": [{"id": "x", "title": deep, "signals": {"origins": deep}}],
+                        "completeness": {"missing": [deep]}})
+    assert "Dream ?: 1 new proposal(s)" in body and "| `x` | ? | - | - | ? |" in body
+
+
 # -- the memory workflow's shell steps, run for real -----------------------------------------------
 
 def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:

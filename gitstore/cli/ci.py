@@ -51,6 +51,8 @@ def report(
         data = json.loads(read_input(dream_json, 64 << 20))
     except ValueError:
         raise InvalidInput(f"{dream_json}: not JSON (gitstore dream --json writes it)") from None
+    except RecursionError:
+        raise InvalidInput(f"{dream_json}: not a dream report (gitstore dream --json): values nested too deeply") from None
     typer.echo(report_body(data), nl=False)
 
 

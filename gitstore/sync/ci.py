@@ -461,26 +461,25 @@ SHOWN = 30
 
 def report_body(dream: Any) -> str:
     """The memory pull request's description from a dream's ``--json`` report."""
-    if not isinstance(dream, dict) or not isinstance(dream.get("proposed"), list):
-        raise InvalidInput("not a dream report (gitstore dream --json): no list of proposals")
-    proposed = [p for p in dream["proposed"] if isinstance(p, dict)]
+    _check_report(dream)
+    proposed = dream["proposed"]
     lines = ["## New proposals waiting for review", "",
-             f"Dream {dream.get('status', '?')}: {len(proposed)} new proposal(s), "
+             f"Dream {_scalar(dream.get('status', '?'))}: {len(proposed)} new proposal(s), "
              f"{len(dream.get('heldBack') or [])} theme(s) held back as contested and "
              f"{len(dream.get('rejected') or [])} rejected.", ""]
     if proposed:
         lines += ["| proposal | title | category | audience | independent origins |", "|---|---|---|---|---|"]
         for entry in proposed[:SHOWN]:
             origins = (entry.get("signals") or {}).get("origins", "?")
-            cells = [f"`{entry.get('id', '?')}`", _cell(entry.get("title")), _cell(entry.get("category")),
-                     _cell(entry.get("audience")), str(origins)]
+            cells = [f"`{_cell(entry.get('id', '?'))}`", _cell(entry.get("title")), _cell(entry.get("category")),
+                     _cell(entry.get("audience")), _cell(origins)]
             lines.append("| " + " | ".join(cells) + " |")
         if len(proposed) > SHOWN:
             lines.append(f"\n... and {len(proposed) - SHOWN} more (`gitstore proposals`).")
         lines.append("")
     missing = (dream.get("completeness") or {}).get("missing") or []
     if missing:
-        lines += [f"**The dream saw an incomplete window:** {'; '.join(map(str, missing[:5]))}.", ""]
+        lines += [f"**The dream saw an incomplete window:** {'; '.join(map(_cell, missing[:5]))}.", ""]
     lines += ["### Deciding", "",
               "Proposals are decided by people on their own clones, never by merging this pull request:", "",
               "```sh", "git fetch origin            # brings the memory refs (gitstore init added them)",
@@ -498,5 +497,29 @@ def _share_line() -> str:
     return "git push origin 'refs/memory/v1/records/shared/*:refs/memory/v1/records/shared/*'   # shares it"
 
 
+def _check_report(dream: Any) -> None:
+    """Refuse what is not shaped like a dream's report, naming the first part that is not."""
+    def refuse(why: str) -> InvalidInput:
+        return InvalidInput(f"not a dream report (gitstore dream --json): {why}")
+
+    if not isinstance(dream, dict) or not isinstance(dream.get("proposed"), list):
+        raise refuse("no list of proposals")
+    for key in ("heldBack", "rejected"):
+        if not isinstance(dream.get(key, []), (list, type(None))):
+            raise refuse(f"'{key}' is not a list")
+    completeness = dream.get("completeness", {})
+    if not isinstance(completeness, (dict, type(None))) \
+            or not isinstance((completeness or {}).get("missing", []), (list, type(None))):
+        raise refuse("'completeness' is not an object with a list 'missing'")
+    for number, entry in enumerate(dream["proposed"], 1):
+        if not isinstance(entry, dict) or not isinstance(entry.get("signals", {}), (dict, type(None))):
+            raise refuse(f"proposal {number} is not an object with an object 'signals'")
+
+
+def _scalar(value: Any) -> str:
+    """A value as text; a list or object (never what a report holds there) as ``?``."""
+    return "?" if isinstance(value, (list, dict)) else str(value)
+
+
 def _cell(value: Any) -> str:
-    return " ".join(str(value if value is not None else "-").split()).replace("|", "\\|")[:120]
+    return " ".join(_scalar(value if value is not None else "-").split()).replace("|", "\\|")[:120]
