@@ -69,6 +69,25 @@ def test_a_malformed_allow_list_is_a_one_line_error(repo: Path) -> None:
     assert done.stderr == "gitstore: error: .gitstore-allow:1: expected PATH:KIND:LINE, got 'keys/ci.key pem-private-key 3'\n"
 
 
+def test_an_allow_list_that_is_not_utf8_is_a_one_line_error(repo: Path) -> None:
+    (repo / "a.txt").write_text("hi\n")
+    (repo / ".gitstore-allow").write_bytes(b"\xff\n")
+    done = scan(repo, "a.txt")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == "gitstore: error: .gitstore-allow: not UTF-8 text (byte 0)\n"
+
+
+def test_the_pre_commit_gate_names_an_allow_list_that_is_not_utf8(repo: Path) -> None:
+    import sys
+
+    (repo / "a.txt").write_text("hi\n")
+    (repo / ".gitstore-allow").write_bytes(b"ok.txt:pem-private-key:1\n\xe9\n")
+    done = subprocess.run([sys.executable, "-m", "gitstore_validators.scan", "a.txt"], cwd=repo,
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == "gitstore-scan: error: .gitstore-allow: not UTF-8 text (byte 25)\n"
+
+
 def test_outside_a_repository_the_path_is_the_files_own(tmp_path: Path, key: str) -> None:
     lib = tmp_path / "usr" / "lib64"
     lib.mkdir(parents=True)

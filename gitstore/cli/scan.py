@@ -40,10 +40,7 @@ def _root() -> Path | None:
 
 def _allowlist(root: Path | None) -> Allowlist:
     """The repository's ``.gitstore-allow``, or an empty list."""
-    path = root / Allowlist.FILE_NAME if root else None
-    if path is None or not path.is_file():
-        return Allowlist()
-    return Allowlist.parse(path.read_text(encoding="utf-8"), Allowlist.FILE_NAME)
+    return Allowlist.read(root)
 
 
 def _place(name: str, root: Path | None) -> str | None:

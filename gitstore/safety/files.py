@@ -26,6 +26,7 @@ import bisect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from gitstore.safety import lazy
 from gitstore.safety.spans import Hit
@@ -78,6 +79,23 @@ class Allowlist:
                 raise InvalidInput(f"{name}:{number}: expected PATH:KIND:LINE, got {line[:80]!r}")
             entries.add((path, kind, int(rest)))
         return cls(frozenset(entries))
+
+    @classmethod
+    def read(cls, root: Path | None) -> Allowlist:
+        """The ``.gitstore-allow`` at a repository's ROOT (empty when there is none or no root);
+        a file that is not UTF-8 text is an error naming it."""
+        from gitstore.errors import InvalidInput
+
+        path = root / cls.FILE_NAME if root is not None else None
+        if path is None or not path.is_file():
+            return cls()
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(f"{cls.FILE_NAME}: not UTF-8 text (byte {exc.start})") from None
+        except OSError as exc:
+            raise InvalidInput(f"{cls.FILE_NAME}: cannot read ({exc.strerror})") from None
+        return cls.parse(text, cls.FILE_NAME)
 
     def covers(self, path: str, kinds: Iterable[str], line: int) -> bool:
         return any((path, kind, line) in self.entries for kind in kinds)

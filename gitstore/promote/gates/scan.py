@@ -27,9 +27,7 @@ def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding
     from gitstore.safety.files import Allowlist
     from gitstore.safety.scanner import ConservativeScanner
 
-    allow_file = root / Allowlist.FILE_NAME
-    allow = Allowlist.parse(allow_file.read_text(encoding="utf-8")) if allow_file.is_file() else Allowlist()
-    scanner = ConservativeScanner(allow)
+    scanner = ConservativeScanner(Allowlist.read(root))
     rows = in_parallel(files, lambda chunk: _scan(chunk, root, scanner), lambda row: (row[0], Finding(*row[1])))
     return [f for failing, f in rows if failing], [f for failing, f in rows if not failing]
 
