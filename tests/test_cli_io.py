@@ -1,13 +1,20 @@
-"""The CLI's output helpers: a list printed a few thousand values at a time reads as one."""
+"""The CLI's output helpers: a list printed a few thousand values at a time reads as one; output
+into a pipe whose reader is gone ends the command quietly."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import typer
 
 from gitstore.cli._io import JSON_CHUNK, echo_lines, emit_json, emit_json_array
+
+from .world import ready_repo
 
 
 def _value(n: int) -> dict[str, object]:
@@ -52,3 +59,18 @@ def test_lines_printed_in_batches_are_the_lines_printed_one_by_one(
     one_by_one = capsys.readouterr().out
     echo_lines(iter(lines))
     assert capsys.readouterr().out == one_by_one
+
+
+@pytest.mark.parametrize("command", [["status"], ["episodes"], ["records", "list"], ["grants"], ["audit"],
+                                     ["verify"], ["doctor"], ["status", "--json"], ["--help"], ["--version"]])
+def test_a_closed_output_pipe_ends_the_command_quietly_with_0(tmp_path: Path, command: list[str]) -> None:
+    """As ``git log | head`` does: the reader went away, which is no failure of the command."""
+    root = ready_repo(tmp_path / "widgets").workspace.root
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # every write meets a closed pipe
+    try:
+        done = subprocess.run([sys.executable, "-m", "gitstore", *command], cwd=root, stdout=write_end,
+                              stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=120)
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (0, b"")

@@ -100,6 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         return _run(args)
+    except BrokenPipeError:  # --help or --version into a closed pipe
+        return _stdout_closed()
     except KeyboardInterrupt:
         _error("interrupted", EXIT_INTERRUPTED, as_json="--json" in args)
         return EXIT_INTERRUPTED
@@ -161,7 +163,11 @@ def _dispatched(command: str | None, args: list[str], as_json: bool) -> int:
         _error(str(exc), exc.exit_code, as_json)
         return exc.exit_code
     except BrokenPipeError:
-        return 0
+        return _stdout_closed()
+    except SystemExit as exc:  # the framework ends a run whose output pipe closed with exit 1
+        if isinstance(exc.__context__, BrokenPipeError):
+            return _stdout_closed()
+        raise
     except OSError as exc:  # the disk filled, a file vanished: say so; nothing half-written shows
         where = f" ({exc.filename})" if exc.filename else ""
         _error(f"{exc.strerror or exc}{where}", 1, as_json)
@@ -194,6 +200,22 @@ def _warn(message: str, as_json: bool) -> None:
         print(f"{PROG}: warning: {message}", file=sys.stderr)
 
 
+def _stdout_closed() -> int:
+    """The reader of standard output went away (``gitstore ... | head``): end quietly with 0, as
+    the command meant to, and send what is still buffered nowhere, so the interpreter's last
+    flush does not fail again and turn the exit into 120 with a message."""
+    import os
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (run in-process)
+        return 0
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+    return 0
+
+
 def _error(message: str, code: int, as_json: bool) -> None:
     if as_json:
         import json
@@ -208,7 +230,12 @@ def run() -> None:
     from gitstore._libgit2 import install
 
     install()  # this process never makes a TLS connection through libgit2: skip the CA bundle
-    sys.exit(main())
+    code = main()
+    try:
+        sys.stdout.flush()  # output still buffered meets a closed pipe here, not at shutdown
+    except BrokenPipeError:
+        _stdout_closed()
+    sys.exit(code)
 
 
 __all__ = ["COMMANDS", "main", "run", "top_help"]
