@@ -95,3 +95,20 @@ def test_withdraw_needs_a_real_prefix_and_never_withdraws_twice(tmp_path: Path) 
     assert rest["purposes"] == ["instruction"]
     assert "already withdrawn for review, instruction" in run(root, "withdraw", grant["digest"], "--by", "github:9", code=1)
     assert [a["action"] for a in json.loads(run(root, "audit", "--json"))] == ["grant", "withdraw", "withdraw"]
+
+
+def test_a_review_digest_that_is_not_a_digest_is_a_usage_error_that_reveals_nothing(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    thread = Thread(ctx, 7, "100")
+    one = thread.comment("100", "Add jitter to every retry.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    proposed = json.loads(run(root, "propose", "--title", "Retries use jitter", "--text", "Use full jitter.",
+                              "--category", "convention", "--evidence", f"{one['episode']}:{one['id']}",
+                              "--by", "github:9", "--json"))
+    for command, extra in (("accept", []), ("reject", ["--reason", "no"])):
+        for bad in ("not-a-digest", "", "sha256:" + "A" * 64, proposed["reviewDigest"][:20]):
+            err = run(root, command, proposed["id"], "--review-digest", bad, *extra, "--by", "github:9", code=2)
+            assert err == f"gitstore: error: --review-digest {bad!r} is not a sha256: digest\n", err
+            assert proposed["reviewDigest"] not in err
+    assert [h["state"] for h in json.loads(run(root, "history", proposed["id"], "--json"))["versions"]] == ["proposed"]

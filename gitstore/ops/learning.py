@@ -8,13 +8,14 @@ shown; a newer version makes that review stale.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gitstore.rules import autosafe
 from gitstore.records.contracts import content_digest, seal
-from gitstore.errors import ConflictError, NotAuthorised, Refused
+from gitstore.errors import ConflictError, NotAuthorised, Refused, UsageError
 from gitstore.records.identity import AUTO_SAFE
 from gitstore.rules import evidence as ev
 from gitstore.rules.active import Claims, settle
@@ -209,6 +210,7 @@ def _cites(record: dict[str, Any], episodes: frozenset[str]) -> bool:
 def accept(ctx: Context, learning_id: str, review_digest: str, by: str,
            edit: str | None = None) -> dict[str, Any]:
     """Accept the version whose reviewDigest the person was shown, optionally editing the text."""
+    _check_digest(review_digest)
     view = _decisions_view(ctx)
     history = _history(view, learning_id)
     current = _reviewable(history, review_digest, ("proposed", *sorted(AUTO)))
@@ -229,6 +231,7 @@ def accept(ctx: Context, learning_id: str, review_digest: str, by: str,
 
 def reject(ctx: Context, learning_id: str, review_digest: str, by: str, reason: str | None) -> dict[str, Any]:
     """Reject the version whose reviewDigest the person was shown."""
+    _check_digest(review_digest)
     view = _decisions_view(ctx)
     current = _reviewable(_history(view, learning_id), review_digest, ("proposed",))
     record = _next(current)
@@ -320,6 +323,16 @@ def _evidence_view(ctx: Context, refs: list[dict[str, Any]]) -> View:
 
 def _history(view: View, learning_id: str) -> History:
     return checked(view.learnings, learning_id, view.saw)
+
+
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def _check_digest(review_digest: str) -> None:
+    """A review digest that is not one is a typing slip, not a stale review: say so, and never
+    answer it with the current digest (that would stand in for reviewing)."""
+    if not _DIGEST.fullmatch(review_digest):
+        raise UsageError(f"--review-digest {review_digest!r} is not a sha256: digest")
 
 
 def _reviewable(history: History, review_digest: str, states: tuple[str, ...]) -> dict[str, Any]:
