@@ -54,6 +54,10 @@ def test_explain(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (["dream", "--labeler", "oracle"], 2, "unknown labeler 'oracle'"),
     (["dream", "--consolidator", "oracle"], 2, "unknown consolidator 'oracle'"),
     (["dream", "--purpose", "marketing"], 2, "unknown purpose 'marketing'"),
+    (["learnings", "--purpose", "marketing"], 2, "unknown purpose 'marketing' (one of review, instruction,"),
+    (["learnings", "--active", "--purpose", "bogus"], 2, "unknown purpose 'bogus'"),
+    (["show", "lrn_" + "0" * 32, "--purpose", "bogus"], 2, "unknown purpose 'bogus'"),
+    (["episodes", "--source", "bogus"], 2, "unknown source 'bogus' (one of review-thread, agent-session, manual)"),
 ])
 def test_bad_options_are_one_line_errors(repo: Path, capsys: pytest.CaptureFixture[str], args: list[str],
                                          code: int, message: str) -> None:
@@ -66,7 +70,11 @@ def test_outside_a_store_the_dream_is_blocked(tmp_path: Path, monkeypatch: pytes
                                               capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["dream", "--by", "github:9"]) == 2
-    assert capsys.readouterr().out.startswith("dream blocked: no readable store:")
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("gitstore: error: dream blocked: no readable store:") and err.count("\n") == 1
+    assert main(["dream", "--by", "github:9", "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert json.loads(out)["status"] == "blocked" and json.loads(err)["code"] == 2
 
 
 def test_a_degraded_dream_exits_one(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,6 +9,7 @@ import typer
 from gitstore.cli._io import JSON_OPTION, echo, emit_json
 from gitstore.cli._people import BY_OPTION
 from gitstore.dream.run import Request, dream as run_dream, since_time
+from gitstore.errors import GitstoreError, IntegrityError, UsageError
 
 
 def dream(
@@ -29,6 +30,11 @@ def dream(
         tidy=not no_tidy, dry_run=dry_run, explain=explain,
     )
     report = run_dream(".", request)
+    if report.status == "blocked":  # an error like any other command's; --json still gets the report
+        if as_json:
+            emit_json(report.to_json())
+        error = {2: UsageError, 3: IntegrityError}.get(report.exit_code, GitstoreError)
+        raise error(report.render())
     emit_json(report.to_json()) if as_json else echo(report.render())
     if report.exit_code:
         raise typer.Exit(report.exit_code)

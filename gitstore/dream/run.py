@@ -38,7 +38,7 @@ from gitstore.errors import GitstoreError, IntegrityError, Refused, UsageError
 from gitstore.ops import labels as label_ops
 from gitstore.ops import learning as learning_ops
 from gitstore.context import Context
-from gitstore.records.vocabulary import PURPOSES
+from gitstore.records.vocabulary import PURPOSES, unknown
 from gitstore.records.identity import person
 from gitstore.records.times import format_time, time_or_age
 from gitstore.safety.gate import screen_text
@@ -81,8 +81,8 @@ def since_time(value: str, now: datetime | None = None) -> str:
 
 def dream(start: str | Path, request: Request, notify: Callable[[str], None] | None = None) -> DreamReport:
     """Run one dream in the repository around ``start``; the report says what happened."""
-    if request.purpose not in PURPOSES:
-        raise UsageError(f"unknown purpose {request.purpose!r} (one of {', '.join(PURPOSES)})")
+    if (wrong := unknown("purpose", request.purpose, PURPOSES)) is not None:
+        raise UsageError(wrong)
     if request.explain is not None:
         request = replace(request, dry_run=True)
     try:

@@ -10,6 +10,7 @@ from typing import Any
 
 from gitstore.context import Context
 from gitstore.errors import Refused, UsageError
+from gitstore.records.vocabulary import SOURCES, unknown
 from gitstore.queries._text import event_text, heading, matches, removed_note
 from gitstore.store import Item
 
@@ -78,6 +79,8 @@ class EpisodeShown:
 def episodes(ctx: Context, grep: str | None = None, source: str | None = None) -> list[EpisodeShown]:
     """Every episode in store order, with its number of events; with ``grep``, only episodes
     whose title or some event's text matches, with the events that do."""
+    if source is not None and (wrong := unknown("source", source, SOURCES)) is not None:
+        raise UsageError(wrong)
     found = pattern(grep)
     counts: Counter[str] = Counter()
     firsts: dict[str, dict[str, Any]] = {}

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitstore.context import Context
+from gitstore.errors import UsageError
+from gitstore.records.vocabulary import PURPOSES, unknown as unknown_word
 from gitstore.queries._text import event_text, removed_note
 from gitstore.queries._views import in_force_view, learning_view
 from gitstore.rules.active import Status, evaluate
@@ -46,6 +48,7 @@ class Row:
 
 def learnings(ctx: Context, purpose: str = DEFAULT_PURPOSE, *, active: bool = False) -> list[Row]:
     """Every learning (only those in force for ``purpose`` when ``active``), in id order."""
+    _check_purpose(purpose)
     rows, _ = verdicts(ctx, purpose)
     return [row for row in rows if row.status.usable or not active]
 
@@ -159,6 +162,7 @@ class Shown:
 
 def show(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> Shown:
     """One learning as a reviewer sees it, with its evidence and its standing for ``purpose``."""
+    _check_purpose(purpose)
     view, all_histories = learning_view(ctx.store, lambda h: h.id == learning_id)
     history = _known(all_histories, learning_id)
     status = evaluate(view, purpose, all_histories=all_histories)[learning_id]
@@ -168,9 +172,16 @@ def show(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> Show
 
 def standing(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> Standing:
     """Whether one learning is in force for ``purpose`` now, and if not, why."""
+    _check_purpose(purpose)
     view, all_histories = learning_view(ctx.store, lambda h: h.id == learning_id)
     _known(all_histories, learning_id)
     return explain(view, evaluate(view, purpose, all_histories=all_histories)[learning_id], purpose)
+
+
+def _check_purpose(purpose: str) -> None:
+    """A purpose nothing can serve is a slip: every learning would read as not in force for it."""
+    if (wrong := unknown_word("purpose", purpose, PURPOSES)) is not None:
+        raise UsageError(wrong)
 
 
 def _known(all_histories: dict[str, History], learning_id: str) -> History:

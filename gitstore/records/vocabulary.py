@@ -73,8 +73,13 @@ AUDIT_ACTIONS = (
 )
 """What an audit entry records (``audit.action``)."""
 
+def unknown(what: str, value: str, names: tuple[str, ...]) -> str | None:
+    """What to say of a VALUE a person gave that is not one of NAMES (None when it is one)."""
+    return None if value in names else f"unknown {what} {value!r} (one of {', '.join(names)})"
+
+
 __all__ = [
     "AUDIENCES", "AUDIT_ACTIONS", "CAPTURE_MODES", "CAPTURE_STATES", "CATEGORIES", "CONFIDENCES",
     "DEFAULT_CAPTURE_MODE", "EVENT_TYPES", "HARNESSES", "LABEL_POLARITIES", "LEARNING_STATES", "MEMORY_KINDS",
-    "PROPOSER_KINDS", "PURPOSES", "RECEIPT_REASONS", "ROLES", "SOURCES",
+    "PROPOSER_KINDS", "PURPOSES", "RECEIPT_REASONS", "ROLES", "SOURCES", "unknown",
 ]
