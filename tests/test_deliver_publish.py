@@ -393,21 +393,25 @@ def _doctor_check(world: World, home: Path) -> list[Any]:
     return [c for c in doctor(world.root, home).checks if c.name == "published files"]
 
 
-def test_doctor_fails_when_a_published_learning_left_force_as_time_passed(world: World, tmp_path: Path) -> None:
+def test_doctor_fails_when_a_published_learning_left_force_as_time_passed(
+        world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """A learning whose validity ends leaves force with no command run: the files publish wrote
-    still list it until doctor says so and a publish rewrites them."""
-    import time
+    still list it until doctor says so and a publish rewrites them. The day it ends is reached
+    by moving the clock the rules read, not by waiting for it."""
     from datetime import datetime, timedelta, timezone
 
+    import gitstore.rules.active as active
+    from gitstore.cli import main
+    from gitstore.deliver.publish import publish
     from gitstore.records.times import format_time
 
-    from .cli import gitstore, ok
+    from .cli import ok
 
     ctx = world.ctx
     thread = Thread(ctx, 50, "c50")
     event = thread.comment("c50", "Until the freeze ends, merge nothing on Fridays.", "2026-03-01T10:00:00.000000Z")
     thread.save()
-    ends = datetime.now(timezone.utc) + timedelta(seconds=4)
+    ends = datetime.now(timezone.utc) + timedelta(days=1)
     draft = ops.Draft(title="Merge freeze", text="Merge nothing on Fridays during the freeze.", category="constraint",
                       evidence=[ref(event)], counterevidence=[], valid_until=format_time(ends),
                       proposer=("person", "github:9"))
@@ -416,14 +420,21 @@ def test_doctor_fails_when_a_published_learning_left_force_as_time_passed(world:
     assert freeze in read(world, "AGENTS.md").decode(), "published while it was in force"
     [check] = _doctor_check(world, tmp_path)
     assert check.state == "ok" and check.detail.startswith("AGENTS.md, .continual-learning/index.json hold")
-    time.sleep(max(0.0, (ends - datetime.now(timezone.utc)).total_seconds()) + 0.1)
+
+    class Later(datetime):
+        @classmethod
+        def now(cls, tz: Any = None) -> Any:
+            return ends + timedelta(hours=1)
+
+    monkeypatch.setattr(active, "datetime", Later)  # an hour after it ended
     [check] = _doctor_check(world, tmp_path)
     assert check.state == "fail" and check.todo == "gitstore publish"
     assert check.detail == ("AGENTS.md, .continual-learning/index.json give agents 1 learning(s) no longer in "
                             f"force or no longer published: {freeze}")
-    done = gitstore("doctor", cwd=world.root)
-    assert done.returncode == 1 and f"FAIL published files: AGENTS.md, .continual-learning/index.json" in done.stdout
-    ok("publish", cwd=world.root)
+    monkeypatch.chdir(world.root)
+    assert main(["doctor"]) == 1
+    assert "FAIL published files: AGENTS.md, .continual-learning/index.json" in capsys.readouterr().out
+    publish(str(world.root))
     assert freeze not in read(world, "AGENTS.md").decode() + read(world, INDEX).decode()
     assert [c.state for c in _doctor_check(world, tmp_path)] == ["ok"]
 
