@@ -14,7 +14,6 @@ The ledger is ``~/.config/gitstore/installed-hooks.json``.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import os
@@ -39,6 +38,8 @@ def digest(text: str) -> str:
 
 def edit(after: str, before: str) -> list[list[Any]]:
     """The replacements ``[start, end, text]`` over ``after`` that give ``before``."""
+    import difflib  # installing only: a capture, which loads this module, never edits a file
+
     matcher = difflib.SequenceMatcher(None, after, before, autojunk=False)
     return [[i1, i2, before[j1:j2]] for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 
