@@ -206,6 +206,19 @@ def test_another_repository_is_refused_before_anything_is_asked(ctx: Context, gi
     assert github.requests == [] and imports(ctx) == []
 
 
+def _imported_then_redacted(ctx: Context, github: FakeGitHub) -> tuple[tuple[str, ...], set[str]]:
+    """Pull request 2 imported, one reply redacted and gc run (``github`` served meanwhile):
+    the import's arguments and the events stored."""
+    from .cli import ok
+
+    root = ctx.workspace.root
+    args = ("import", "github", "--repo", REPO, "--api-url", github.url, "--pr", "2", "--by", BY)
+    ok(*args, cwd=root)
+    ok("redact", "--comment", "github:comment:284312999", "--reason", "asked", "--by", BY, cwd=root)
+    ok("gc", cwd=root)
+    return args, set(ctx.view().events)
+
+
 def test_an_import_after_redact_brings_the_text_back_nowhere(ctx: Context, github: FakeGitHub,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     from .cli import ok
@@ -213,11 +226,7 @@ def test_an_import_after_redact_brings_the_text_back_nowhere(ctx: Context, githu
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
     root = ctx.workspace.root
     with serve(github):
-        args = ("import", "github", "--repo", REPO, "--api-url", github.url, "--pr", "2", "--by", BY)
-        ok(*args, cwd=root)
-        ok("redact", "--comment", "github:comment:284312999", "--reason", "asked", "--by", BY, cwd=root)
-        ok("gc", cwd=root)
-        events = set(ctx.view().events)
+        args, events = _imported_then_redacted(ctx, github)
         out = ok(*args, "--json", cwd=root)
     assert json.loads(out)["pullRequests"][0]["outcome"] == "unchanged", "nothing new was fetched"
     held = [p for p in (root / "okf/.memory").rglob("*") if p.is_file() and b"Agreed, more emoji." in p.read_bytes()]
@@ -237,11 +246,7 @@ def test_a_redacted_comment_edited_on_github_is_imported_without_its_text(ctx: C
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
     root = ctx.workspace.root
     with serve(github):
-        args = ("import", "github", "--repo", REPO, "--api-url", github.url, "--pr", "2", "--by", BY)
-        ok(*args, cwd=root)
-        ok("redact", "--comment", "github:comment:284312999", "--reason", "asked", "--by", BY, cwd=root)
-        ok("gc", cwd=root)
-        events = set(ctx.view().events)
+        args, events = _imported_then_redacted(ctx, github)
         reply = next(c for c in github.lists["pulls/2/comments"] if c["id"] == 284312999)
         reply.update(body="Agreed, more emoji. (edited)", updated_at="2019-05-17T09:00:00Z")
         out = json.loads(ok(*args, "--json", cwd=root))

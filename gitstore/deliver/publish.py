@@ -438,13 +438,9 @@ def refresh(ctx: Any) -> Refresh:
     from gitstore.queries._views import in_force_view
 
     root, state = ctx.workspace.root, ctx.workspace.state
-    try:
-        baseline = read_baseline(root, False, False)
-    except clindex.Blocked as exc:
-        return Refresh(stale=_blocked(root, exc))
-    published = _published(baseline)
-    if not published:
-        return Refresh()
+    baseline, published, blocked = _published_files(root)
+    if baseline is None or not published:
+        return Refresh(stale=blocked)
     result, changes = _plan(root, in_force_view(ctx.store)[0], baseline)
     changes = [c for c in changes if c.path in published]
     done = Refresh(stale=[c for c in result.conflicts if c.split(":", 1)[0] in published])
@@ -467,6 +463,16 @@ class Standing:
     problems: list[str] = field(default_factory=list)
 
 
+def _published_files(root: Path) -> tuple[Baseline | None, set[str], list[str]]:
+    """The files as they stand (None when a publish is blocked), the paths a publish already
+    wrote, and why they cannot be brought up to date when it is blocked."""
+    try:
+        baseline = read_baseline(root, False, False)
+    except clindex.Blocked as exc:
+        return None, set(), _blocked(root, exc)
+    return baseline, _published(baseline), []
+
+
 def _blocked(root: Path, exc: clindex.Blocked) -> list[str]:
     """Why published files cannot be brought up to date when a publish is blocked: the reason,
     where a file holds gitstore's section or the index exists; nothing where none was published."""
@@ -482,13 +488,9 @@ def standing(ctx: Any) -> Standing:
     from gitstore.queries._views import in_force_view
 
     root = ctx.workspace.root
-    try:
-        baseline = read_baseline(root, False, False)
-    except clindex.Blocked as exc:
-        return Standing(problems=_blocked(root, exc))
-    published = _published(baseline)
-    if not published:
-        return Standing()
+    baseline, published, blocked = _published_files(root)
+    if baseline is None or not published:
+        return Standing(problems=blocked)
     view = in_force_view(ctx.store)[0]
     selection = select(view)
     result, changes = _plan(root, view, baseline, selection)
