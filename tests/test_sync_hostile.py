@@ -319,6 +319,33 @@ def test_a_record_that_inflates_to_gigabytes_is_refused_before_it_is_inflated(wo
     assert "wbomb" in quarantined
 
 
+def test_a_commit_that_inflates_to_gigabytes_in_a_writers_history_is_never_inflated(world: tuple) -> None:
+    """Alice's records ref, which bob admitted, extended by two commits: the first's message is
+    256 MiB of one letter, the tip is small. Checking that the tip extends what bob admitted
+    walks through the big one: it is refused from its header, not parsed whole."""
+    import subprocess
+
+    bare, bob, carol, held = world
+    ref = records_ref("shared", held["alice"])
+    tip = _tip(bare, ref)
+    tree = git(bare, "rev-parse", tip + "^{tree}").strip()
+    head = f"tree {tree}\nparent {tip}\nauthor a <a@x> 1 +0000\ncommitter a <a@x> 1 +0000\n\n"
+    big = subprocess.run(f"(printf '{head}'; head -c 268435456 /dev/zero | tr '\\0' x) | "
+                         "git hash-object -t commit -w --stdin --literally", shell=True, cwd=bare, check=True,
+                         capture_output=True, text=True).stdout.strip()
+    repo = pygit2.Repository(str(bare))
+    signature = pygit2.Signature("gitstore", "gitstore@localhost")
+    small = repo.create_commit(None, signature, signature, repo[pygit2.Oid(hex=tip)].message,
+                               pygit2.Oid(hex=tree), [pygit2.Oid(hex=big)])
+    repo.references.create(ref, small, force=True)
+    git(bob, "fetch", "-q", "origin")
+    code, peak = _peak_mib(["learnings"], bob)
+    assert code == 0 and peak < 200, peak  # parsing the commit whole would take 256 MiB
+    code, peak = _peak_mib(["sync"], carol)
+    assert code == 3 and peak < 200, peak
+    assert held["alice"] in git(carol, "for-each-ref", "--format=%(refname)", "refs/memory/quarantine/")
+
+
 def test_purge_removes_what_sync_holds_aside(world: tuple) -> None:
     from gitstore.config import Workspace
     from gitstore.ops.purge import purge

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pygit2
 
+from gitstore.providers._objects import descends
+
 ADMITTED = "admitted.json"
 
 
@@ -97,7 +99,7 @@ class Admissions:
             return None
         try:
             before = pygit2.Oid(hex=str(known.get("tip")))
-            return before if before in repo and repo.descendant_of(tip, before) else None
+            return before if before in repo and descends(repo, tip, before) else None
         except (ValueError, pygit2.GitError):
             return None
 

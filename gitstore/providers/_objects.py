@@ -153,6 +153,23 @@ def load_commit(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Object:
     return repo[oid]
 
 
+def descends(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid) -> bool:
+    """Whether ``base`` is an ancestor of ``tip`` (not ``tip`` itself) along first parents, as
+    writer histories are linear: each commit read through ``load_commit``, so a pushed commit of
+    gigabytes on the way is never inflated (libgit2's ``descendant_of`` parses every commit it
+    meets whole). False when the walk meets something it cannot read, or a root."""
+    try:
+        commit = load_commit(repo, tip)
+        while isinstance(commit, pygit2.Commit) and commit.parent_ids:
+            parent = commit.parent_ids[0]
+            if parent == base:
+                return True
+            commit = load_commit(repo, parent)
+    except (KeyError, ValueError, pygit2.GitError, Oversized):
+        pass
+    return False
+
+
 PACK_MISSES = 16  # objects a pack-first read finds elsewhere before it asks the whole database first
 
 

@@ -22,7 +22,9 @@ from dataclasses import dataclass
 
 import pygit2
 
-from gitstore.providers._objects import BLOB_MODE, MAX_PAYLOAD_BYTES, Oversized, Unreadable, load_commit, read_blob
+from gitstore.providers._objects import (
+    BLOB_MODE, MAX_PAYLOAD_BYTES, Oversized, Unreadable, descends, load_commit, read_blob,
+)
 from gitstore.providers._verify_git import _PAYLOAD, changes, verify_arrived
 from gitstore.records.canonical import sha256_digest
 
@@ -69,11 +71,9 @@ def check_records(repo: pygit2.Repository, ref: str, before: pygit2.Oid | None, 
 
 
 def extends(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid) -> bool:
-    """Whether ``tip`` descends from ``base`` (False when either is not here)."""
-    try:
-        return bool(repo.descendant_of(tip, base))
-    except (pygit2.GitError, KeyError, ValueError):
-        return False
+    """Whether ``tip`` descends from ``base`` (False when either is not here), every commit
+    between read bounded (``descends``)."""
+    return descends(repo, tip, base)
 
 
 def check_snapshot(repo: pygit2.Repository, before: pygit2.Oid | None, tip: pygit2.Oid,
