@@ -92,15 +92,16 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
 def _add_refspecs(repo: pygit2.Repository) -> list[str]:
     added = []
     for remote in repo.remotes:
+        name = str(remote.name)  # a configured remote always has one
         existing = set(remote.fetch_refspecs)
-        for spec in fetch_refspecs(remote.name):
+        for spec in fetch_refspecs(name):
             if spec not in existing:
-                repo.remotes.add_fetch(remote.name, spec)
-                added.append(f"fetch refspec {spec} on {remote.name}")
+                repo.remotes.add_fetch(name, spec)
+                added.append(f"fetch refspec {spec} on {name}")
         # libgit2 says nothing when it cannot write the configuration (read-only, or locked)
-        if not set(fetch_refspecs(remote.name)) <= set(repo.remotes[remote.name].fetch_refspecs):
+        if not set(fetch_refspecs(name)) <= set(repo.remotes[name].fetch_refspecs):
             config = Path(repo.path) / "config"
-            raise Refused(f"could not add memory's fetch refspecs on {remote.name} to {config} (read-only, or "
+            raise Refused(f"could not add memory's fetch refspecs on {name} to {config} (read-only, or "
                           "locked by another git: a config.lock beside it); run `gitstore init` again once it "
                           "can be written")
     return added

@@ -84,7 +84,7 @@ class Admissions:
         of ``tip`` need not verify again (None: all of it)."""
         return self._admitted_ancestor(repo, self._known.get(ref), tip, scope)
 
-    def admitted(self, ref: str, tip: pygit2.Oid, scope: str) -> None:
+    def admitted(self, ref: str, tip: pygit2.Oid, scope: str | None) -> None:
         """Record that ``ref`` at ``tip`` was verified for ``scope`` and passed (by ``gitstore
         sync``, before it moved the ref there)."""
         self._known[ref] = {"tip": str(tip), "problem": None, "scope": scope}

@@ -190,7 +190,7 @@ class PackFirst:
         self.misses = 0
 
     def read_header(self, oid: pygit2.Oid) -> tuple[int, int]:
-        return self.odb.read_header(oid)  # type: ignore[return-value]
+        return self.odb.read_header(oid)
 
     def read(self, oid: pygit2.Oid) -> tuple[int, bytes]:
         if self.misses < PACK_MISSES:
