@@ -54,7 +54,9 @@ def _pinned_git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyte
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.delenv("CODEX_HOME", raising=False)
+    for key in ("CODEX_HOME", "GEMINI_CLI_HOME", "GEMINI_CLI_TRUSTED_FOLDERS_PATH", "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+                "GEMINI_CLI_SYSTEM_DEFAULTS_PATH"):
+        monkeypatch.delenv(key, raising=False)
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
     for key in list(os.environ):

@@ -471,9 +471,19 @@ def trust_in_codex(config: Path, folder: Path, level: str = "trusted") -> None:
         out.write(f'[projects.{json.dumps(str(folder))}]\ntrust_level = "{level}"\n')
 
 
+def trust_in_gemini(home: Path, folder: Path, level: str = "TRUST_FOLDER") -> Path:
+    """What Gemini CLI writes to ~/.gemini/trustedFolders.json when its trust dialog is answered."""
+    rules_file = home / ".gemini" / "trustedFolders.json"
+    rules = json.loads(rules_file.read_text()) if rules_file.exists() else {}
+    rules_file.parent.mkdir(parents=True, exist_ok=True)
+    rules_file.write_text(json.dumps({**rules, str(folder): level}, indent=2))
+    return rules_file
+
+
 def test_status_says_installed_and_working(repo: Path, home: Path, targets: pytest.MonkeyPatch) -> None:
     targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
     trust_in_codex(home / ".codex" / "config.toml", repo)
+    trust_in_gemini(home, repo)
     for harness, scope in PAIRS:
         install(harness, scope, repo, home)
     rows = by_key(status(repo, home))
@@ -543,6 +553,40 @@ def test_a_codex_project_hook_works_only_where_codex_trusts_the_project(repo: Pa
     assert by_key(status(repo, home))["codex", "project"].works is False
     targets.setenv("CODEX_HOME", str(elsewhere.parent))
     assert by_key(status(repo, home))["codex", "project"].works is True
+
+
+def test_a_gemini_project_hook_works_only_where_gemini_trusts_the_folder(repo: Path, home: Path, tmp_path: Path,
+                                                                        targets: pytest.MonkeyPatch) -> None:
+    targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
+    settings, rules_file = repo / ".gemini" / "settings.json", home / ".gemini" / "trustedFolders.json"
+    untrusted = (f"Gemini CLI loads {settings} only in a trusted folder (folder trust is on by default), "
+                 f"and {rules_file} does not trust it")
+    report = install("gemini-cli", "project", repo, home)
+    assert any(n.startswith(untrusted) for n in report.notes), report.notes
+    row = by_key(status(repo, home))["gemini-cli", "project"]
+    assert row.works is False and row.problems == (untrusted,)
+    assert row.todo[0].startswith("trust this folder in Gemini CLI") and f'"{repo}": "TRUST_FOLDER"' in row.todo[0]
+    [check] = [c for c in doctor(repo, home).checks if c.name == "hook gemini-cli (project)"]
+    assert check.state == "fail" and check.todo == row.todo[0]
+    user = home / ".gemini" / "settings.json"
+    user.parent.mkdir()
+    user.write_text('{"security": {"folderTrust": {"enabled": false}}}\n')
+    assert by_key(status(repo, home))["gemini-cli", "project"].works is True  # no folder trust: every folder loads
+    user.write_text('{"security": {"folderTrust": {"enabled": true}}}\n')
+    problems = by_key(status(repo, home))["gemini-cli", "project"].problems
+    assert f"(security.folderTrust.enabled is true in {user})" in problems[0]
+    trust_in_gemini(home, tmp_path / "x", "TRUST_PARENT")  # "Trust parent folder", answered in a sibling
+    assert by_key(status(repo, home))["gemini-cli", "project"].works is True
+    trust_in_gemini(home, repo, "DO_NOT_TRUST")  # the longer rule decides
+    problems = by_key(status(repo, home))["gemini-cli", "project"].problems
+    assert f'marks it untrusted ("{repo}": "DO_NOT_TRUST")' in problems[0]
+    trust_in_gemini(home, repo)  # what the advice says
+    assert by_key(status(repo, home))["gemini-cli", "project"].works is True
+    assert by_key(status(repo, home))["gemini-cli", "user"].installed is False  # the rules file is no hook
+    rules_file.write_text('{"' + str(repo) + '": "TRUST_ME"}')
+    row = by_key(status(repo, home))["gemini-cli", "project"]
+    assert row.works is False and row.problems[0].startswith("Gemini CLI does not start while folder trust is on")
+    assert row.todo[0].startswith(f"repair {rules_file} by hand")
 
 
 def test_doctor_advice_fixes_what_it_names(repo: Path, home: Path, targets: pytest.MonkeyPatch) -> None:
