@@ -555,6 +555,32 @@ def test_a_codex_project_hook_works_only_where_codex_trusts_the_project(repo: Pa
     assert by_key(status(repo, home))["codex", "project"].works is True
 
 
+@pytest.mark.parametrize("harness", ["codex", "codex-notify"])
+def test_the_codex_user_scope_is_where_codex_home_says(harness: str, repo: Path, home: Path, tmp_path: Path,
+                                                       targets: pytest.MonkeyPatch) -> None:
+    targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
+    init(repo)
+    config = tmp_path / "codex-home" / "config.toml"
+    config.parent.mkdir()
+    original = 'model = "o4-mini"\n\n[projects."/elsewhere"]\ntrust_level = "trusted"\n'
+    config.write_text(original)
+    targets.setenv("CODEX_HOME", str(config.parent))
+    report = install(harness, "user", repo, home)
+    assert report.action == "updated" and report.path == config
+    assert our_commands(harness, load(harness, config)) == expected(harness)
+    assert not (home / ".codex").exists()
+    row = by_key(status(repo, home))[harness, "user"]
+    assert row.path == config and row.installed and row.works is True, row
+    assert uninstall(harness, "user", repo, home).action == "removed"
+    assert config.read_text() == original
+    assert by_key(status(repo, home))[harness, "user"].installed is False
+    made = tmp_path / "made" / "codex"
+    targets.setenv("CODEX_HOME", str(made))
+    assert install(harness, "user", repo, home).path == made / "config.toml"
+    assert uninstall(harness, "user", repo, home).action == "removed"
+    assert not (tmp_path / "made").exists()  # the folders install made go with the file
+
+
 def test_a_gemini_project_hook_works_only_where_gemini_trusts_the_folder(repo: Path, home: Path, tmp_path: Path,
                                                                         targets: pytest.MonkeyPatch) -> None:
     targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")

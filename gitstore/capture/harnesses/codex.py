@@ -9,7 +9,8 @@ openai/codex ``docs/config.md`` and the generated input schemas in
 Hooks (``codex``)
 
 - Codex reads hooks from ``hooks.json`` or from inline ``[hooks]`` tables in ``config.toml``, in
-  every active config layer: ``~/.codex/`` for the user and ``<repo>/.codex/`` for a project.
+  every active config layer: ``$CODEX_HOME/`` for the user (``~/.codex/`` when it is not set),
+  where the user scope installs too, and ``<repo>/.codex/`` for a project.
   Project layers load only when the project is trusted: the user's config (``$CODEX_HOME/
   config.toml``, ``~/.codex/config.toml`` by default) has ``[projects."<absolute path>"]`` with
   ``trust_level = "trusted"`` for the folder Codex starts in or for the root of its git project
@@ -76,10 +77,6 @@ def _project(repo_root: Path | None, home: Path) -> Path:
 
 
 def _user(repo_root: Path | None, home: Path) -> Path:
-    return home / ".codex" / "config.toml"
-
-
-def _user_config(home: Path) -> Path:
     """The configuration Codex itself reads for the user: ``$CODEX_HOME/config.toml``, else
     ``~/.codex/config.toml``."""
     codex_home = os.environ.get("CODEX_HOME")
@@ -109,7 +106,7 @@ def _trust_level(projects: Any, folder: Path) -> Any:
 def untrusted(repo_root: Path, home: Path) -> tuple[str, str] | None:
     """Why Codex would not load the repository's ``.codex/`` layer (it is not a trusted project),
     and what to do; None when the user's config trusts it."""
-    config = _user_config(home)
+    config = _user(repo_root, home)
     try:
         projects = block.load(config.read_text(encoding="utf-8")).get("projects")
     except (OSError, UnicodeDecodeError, InvalidInput):
