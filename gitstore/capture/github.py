@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
+from gitstore.capture.saved import FORMAT, inbox, save, scrub
 from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
 
-FORMAT = "gitstore.github-snapshot/1"
 DEFAULT_API = "https://api.github.com"
 PER_PAGE = 100
 TIMEOUT = 30
@@ -390,7 +390,7 @@ def import_github(ctx: Any, repo: str, by: str, *, since: str | None = None, pul
         scrub(item.snapshot, known.redacted)  # text removed from memory is not saved or imported again
         canonical = canonicalize(item.snapshot)
         path = folder / f"{repo.replace('/', '--')}--pr-{item.pull}.json"
-        _save(path, canonical)
+        save(path, canonical)
         result = PullResult(item.pull, str(path), "unchanged", item.problems)
         if not {as_served, sha256_digest(canonical)} & stored:
             try:
@@ -401,57 +401,3 @@ def import_github(ctx: Any, repo: str, by: str, *, since: str | None = None, pul
                 result.problems.append(str(exc))
         report.pulls.append(result)
     return report
-
-
-def _save(path: Path, data: bytes) -> None:
-    tmp = path.with_name("." + path.name + ".tmp")
-    tmp.write_bytes(data + b"\n")
-    os.replace(tmp, path)
-
-
-# -- removing redacted text from saved snapshots ---------------------------------------------------
-
-TEXTS = ("body", "body_text", "body_html")  # where GitHub puts a comment's words
-
-
-def inbox(state: Path) -> Path:
-    """Where ``import github`` saves its snapshots by default."""
-    return state / "inbox" / "github"
-
-
-def _source_id(collection: Any, item: dict[str, Any]) -> str:
-    """The source id the review importer gives the comment ``item`` (a review's body is a comment
-    of its own)."""
-    return f"github:comment:{'review-' if collection == 'reviews' else ''}{item.get('id')}"
-
-
-def scrub(snapshot: dict[str, Any], source_ids: set[str]) -> bool:
-    """Empty the text of the comments named by ``source_ids`` in a snapshot, keeping every id and
-    time (re-importing it finds those versions stored and adds nothing); True if any text went."""
-    changed = False
-    for response in snapshot.get("responses", []):
-        body = response.get("body") if isinstance(response, dict) else None
-        for item in body if isinstance(body, list) else []:
-            if isinstance(item, dict) and _source_id(response.get("collection"), item) in source_ids:
-                for key in TEXTS:
-                    if isinstance(item.get(key), str) and item[key]:
-                        item[key], changed = "", True
-    return changed
-
-
-def scrub_saved(folder: Path, source_ids: set[str]) -> list[Path]:
-    """``scrub`` every snapshot saved in ``folder``, each rewritten in one rename; the files
-    rewritten. A file that is not a readable snapshot is left as it is."""
-    from gitstore.capture.reviews import load_snapshot
-    from gitstore.records.canonical import canonicalize
-
-    done = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            source, data, _ = load_snapshot(path)
-        except GitstoreError:
-            continue
-        if source == "github-rest" and isinstance(data, dict) and scrub(data, source_ids):
-            _save(path, canonicalize(data))
-            done.append(path)
-    return done

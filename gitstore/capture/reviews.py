@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitstore.capture.saved import FORMAT, MAX_SNAPSHOT_BYTES
 from gitstore.records.canonical import canonicalize, parse_json, sha256_digest
 from gitstore.records.times import normalize_time
 from gitstore.records.contracts import seal
@@ -46,7 +47,6 @@ from gitstore.safety.scanner import default_scanner
 
 COLLECTIONS = ("pull-comments", "reviews", "issue-comments")
 THREAD = "review-thread"  # the source kind of the episodes an import writes: one per thread
-MAX_SNAPSHOT_BYTES = 256 << 20  # one snapshot or webhook delivery file
 _LINK = re.compile(r'<[^>]*[?&]page=(\d+)[^>]*>;\s*rel="(next|last|prev|first)"')
 
 
@@ -88,7 +88,7 @@ def load_snapshot(path: Path) -> tuple[str, list[dict[str, Any]] | dict[str, Any
         payloads = in_time_order(payloads)
         return "github-webhook", payloads, canonicalize(payloads)
     data = _read_json(path)
-    if isinstance(data, dict) and data.get("format") == "gitstore.github-snapshot/1":
+    if isinstance(data, dict) and data.get("format") == FORMAT:
         return "github-rest", data, canonicalize(data)
     payloads = data if isinstance(data, list) else [data]
     if not all(isinstance(p, dict) and "action" in p and "repository" in p for p in payloads):

@@ -178,7 +178,7 @@ def _rewrite_export(ctx: Context, path: Path, gone: set[str]) -> bool:
 def _scrub_snapshots(ctx: Context, report: RedactionReport) -> None:
     """Empty the comment's text in the GitHub snapshots ``import github`` saved: gc erases it from
     storage, and these files are memory's own copies."""
-    from gitstore.capture.github import inbox, scrub_saved
+    from gitstore.capture.saved import inbox, scrub_saved
 
     root = ctx.workspace.root
     for path in scrub_saved(inbox(ctx.workspace.state), {report.source_id}):
