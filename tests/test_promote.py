@@ -411,10 +411,43 @@ def test_ci_reads_fetched_memory_without_gitstore_init(tmp_path: Path, monkeypat
     missing = promotion_gate.check([], clone, "origin/main", result.branch)
     assert len(missing) == 1 and "which this repository's store does not hold" in missing[0].message
     git(clone, "fetch", "-q", str(remote), "refs/memory/*:refs/memory/*")
-    assert promotion_gate.check([], clone, "origin/main", result.branch) == []
+    # a mirror fetch puts every writer's refs where a clone keeps its own: the checkout is still
+    # no one's clone, and without a policy it counts no one's decisions (anyone who can push
+    # memory refs could otherwise accept their own proposal and have CI call it verified)
+    [unowned] = promotion_gate.check([], clone, "origin/main", result.branch)
+    assert "is not an accepted learning in force" in unowned.message and "no one's clone" in unowned.message
+    assert "gitstore policy init" in unowned.message
     assert not (clone / "okf" / ".memory").exists()
     with pytest.raises(InvalidInput, match="no-such-base: no such commit"):
         promotion_gate.check([], clone, "no-such-base", result.branch)
+
+
+def test_ci_verifies_a_promotion_whose_acceptance_the_policy_lets_count(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under the team's policy, a CI checkout counts an acceptance signed by someone the policy
+    lets accept, wherever a fetch put the refs; and only such a one."""
+    from .team import EVERYTHING, commit_all, keypair, sign_as, write_policy
+    from .world import grant_all, ready_repo
+
+    key, public = keypair(tmp_path / "keys", PERSON)
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    write_policy(root, {PERSON: EVERYTHING}, {PERSON: public})
+    commit_all(root, "Who may decide")
+    sign_as(root, key)
+    commit_files(root, WIKI_FILES)
+    ctx = Context.open(root)
+    grant_all(ctx)
+    result = promote(ctx, accepted_learning(ctx)["id"], PERSON)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))  # its HEAD: the branch the policy is on
+    git(root, "push", "-q", str(remote), "main", result.branch, "refs/memory/*:refs/memory/*")
+    clone = tmp_path / "ci"
+    git(tmp_path, "clone", "-q", str(remote), str(clone))
+    git(clone, "remote", "set-url", "origin", "https://github.com/acme/widgets.git")
+    git(clone, "fetch", "-q", str(remote), f"{result.branch}:{result.branch}", "refs/memory/*:refs/memory/*")
+    monkeypatch.chdir(clone)
+    assert promotion_gate.check([], clone, "origin/main", result.branch) == []
 
 
 @pytest.mark.parametrize(("message", "line", "problem"), [

@@ -233,7 +233,10 @@ def move_local_refs(repo: pygit2.Repository) -> list[str]:
 class GitProvider:
     """Stores records as commits on per-writer refs; never touches the work tree or index."""
 
-    def __init__(self, path: str | Path, writer: str) -> None:
+    def __init__(self, path: str | Path, writer: str, *, owns_refs: bool = True) -> None:
+        """``owns_refs=False``: a checkout that is no one's clone (a CI job reading the memory
+        refs it fetched, wherever it put them): no append in it is this clone's own, so without
+        a policy no decision in it counts (``attest``)."""
         if not WRITER_PATTERN.match(writer):
             raise UsageError(f"writer id {writer!r} must be lowercase letters, digits and dashes")
         try:
@@ -245,6 +248,7 @@ class GitProvider:
         pygit2.settings.enable_strict_object_creation(False)
         bound_pack_windows()
         self.writer = writer
+        self.owns_refs = owns_refs
         self.state = state_dir(self.repo)
         self._local = open_local(self.repo, create=False)
         self._clocks: dict[pygit2.Oid, int] = {}
@@ -982,7 +986,7 @@ class GitProvider:
             if found is None:
                 return Attestation(append, False, problem="is not an append this clone holds")
             info, header, own = found
-            base = Attestation(append, own, info.name, namespace=info.namespace)
+            base = Attestation(append, own and self.owns_refs, info.name, namespace=info.namespace)
             if self.trust.state.mode != "policy" or info.namespace == "local":
                 return base
             from gitstore.providers._trust_git import attestation

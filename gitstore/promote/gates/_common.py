@@ -214,7 +214,10 @@ def line_of(text: str, needle: str, default: int = 1) -> int:
 
 def read_store(root: Path) -> Store:
     """The repository's store, for reading: this clone's configuration when ``gitstore init``
-    ran here, else the git provider over whatever memory refs the clone holds (a CI checkout)."""
+    ran here, else the git provider over whatever memory refs the clone holds (a CI checkout).
+    Such a checkout is no one's clone, whatever names its refs were fetched under (a mirror
+    fetch puts every writer's refs where a clone keeps its own): no decision in it is its own,
+    so it counts decisions only under the team's policy, signed by someone it lets decide."""
     from gitstore.config import CONFIG_NAME, STATE_DIR
     from gitstore.context import Context
     from gitstore.providers.git import GitProvider
@@ -223,7 +226,7 @@ def read_store(root: Path) -> Store:
 
     if (root / STATE_DIR / CONFIG_NAME).is_file():
         return Context.open(str(root)).store
-    return Store(GitProvider(root, "gate"), repository_scope(open_repository(root)))
+    return Store(GitProvider(root, "gate", owns_refs=False), repository_scope(open_repository(root)))
 
 
 def in_parallel(items: Sequence[str], work: Callable[[Sequence[str]], list], rebuild: Callable[[list], object]) -> list:

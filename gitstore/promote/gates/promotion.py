@@ -60,6 +60,7 @@ class Memory:
     statuses: dict[str, Any]
     currents: dict[str, dict[str, Any] | None]
     packets: dict[str, dict[str, Any]]
+    unowned: str = ""  # why no decision counts here, for a checkout that is no one's clone
 
     @classmethod
     def load(cls, root: Path) -> Memory:
@@ -73,9 +74,13 @@ class Memory:
 
         store = read_store(root)
         view, found = in_force_view(store)
+        owned = getattr(store.provider, "owns_refs", True)
+        unowned = "" if owned or store.trust_mode().mode == "policy" else (
+            "this checkout is no one's clone and the repository has no policy, so no decision fetched here "
+            "counts; `gitstore policy init` says who may decide")
         return cls(evaluate(view, PURPOSE, all_histories=found),
                    {k: h.current if h.valid else None for k, h in found.items()},
-                   {i.digest: i.record for i in store.items(["packet"])})
+                   {i.digest: i.record for i in store.items(["packet"])}, unowned)
 
 
 def judge(change: Change, memory_of: Callable[[], Memory], tip: Change | None = None) -> list[Finding]:
@@ -141,7 +146,7 @@ def _against_learning(change: Change, values: dict[str, tuple[int, str]], memory
     if status is None:
         return [Finding(change.label, line, f"{learning_id} is not a learning of this repository's store")]
     if current is None or not status.usable:
-        why = "; ".join(status.reasons) or "its history breaks a rule"
+        why = "; ".join([*status.reasons, *([memory.unowned] if memory.unowned else [])]) or "its history breaks a rule"
         return [Finding(change.label, line, f"{learning_id} is not an accepted learning in force ({why}): "
                                             "the promotion no longer stands")]
     problems = []
