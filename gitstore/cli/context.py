@@ -33,6 +33,9 @@ def context(
                    f"{limits.max_total_chars} in all (ceilings 3/400/1200); items used {found.chars}", err=True)
         if found.left_out:
             typer.echo(f"-- left out by the limits: {', '.join(found.left_out)}", err=True)
+        if found.unsafe:
+            typer.echo(f"-- left out, failing the safety scan as it would be sent: {', '.join(found.unsafe)}",
+                       err=True)
     if shown.answer.context is not None:
         typer.echo(f"-- injected text: {len(shown.answer.context)} characters (harness limit 10000)", err=True)
 

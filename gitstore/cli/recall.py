@@ -18,7 +18,7 @@ def recall(
         emit_json(found.to_json())
         return
     if not found.items:
-        typer.echo("no learning in force matches")
+        typer.echo("nothing to hand out" if found.unsafe or found.left_out else "no learning in force matches")
     for item in found.items:
         label = "" if item["trust"] == "human" else " [auto-safe]"
         typer.echo(f"{item['id']} score {item['score']}{label}")
@@ -29,6 +29,9 @@ def recall(
                f"{limits.max_total_chars} in all; used {found.chars}", err=True)
     if found.left_out:
         typer.echo(f"left out by the ceilings: {', '.join(found.left_out)}", err=True)
+    if found.unsafe:
+        typer.echo(f"left out, failing the safety scan as it would be handed out: {', '.join(found.unsafe)}",
+                   err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -9,7 +9,14 @@ the exact answer the harness reads, and records the delivery in the session's le
 The frame says what the text is: reference material from the repository's reviewed memory,
 each learning with its id, trust label, evidence sources and contentDigest; background for
 the agent, which the user's request and the code outrank. It uses no angle brackets (Gemini CLI
-escapes them).
+escapes them). Each learning is one line (recall flattens its text) and a paragraph of its own,
+so no learning can start a line that looks like another item or a role, and no two learnings
+read as one paragraph.
+
+Only text that passes the safety scanner as it is sent leaves: each item's delivered form
+(after shortening) and the whole frame, built item by item; an item that would make the frame
+fail is left out and named (``Recall.unsafe``), apart from what the limits left out. The scanner
+is loaded only when there is something to send.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import os
 from gitstore.deliver import ledger, surfaces
 from gitstore.deliver.heads import sha256_hex
 from gitstore.deliver.limits import HARNESS_STRING_LIMIT
-from gitstore.deliver.recall import recall
+from gitstore.deliver.recall import flat, recall, scanner_verdict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -57,13 +64,26 @@ class Answer:
 
 
 def frame(items: list[dict[str, Any]]) -> str:
-    """The text injected for these items."""
+    """The text injected for these items: the head, then each item a one-line paragraph."""
     lines = [HEAD]
     for item in items:
         sources = ", ".join(item["sources"]) or "no source recorded"
-        lines.append(f"- {item['text']} ({item['id']}; {TRUST.get(item['trust'], item['trust'])}; "
-                     f"evidence: {sources}; {item['contentDigest']})")
-    return "\n".join(lines)
+        lines.append(flat(f"- {item['text']} ({item['id']}; {TRUST.get(item['trust'], item['trust'])}; "
+                          f"evidence: {sources}; {item['contentDigest']})"))
+    return "\n\n".join(lines)
+
+
+def passing(found: Recall, safe: Callable[[str], bool]) -> str:
+    """The frame of the items that keep it passing ``safe``, added best first; the others move
+    from ``found.items`` to ``found.unsafe``."""
+    kept: list[dict[str, Any]] = []
+    for item in found.items:
+        if safe(frame([*kept, item])):
+            kept.append(item)
+        else:
+            found.unsafe.append(item["id"])
+    found.items = kept
+    return frame(kept)
 
 
 def branch_query(place: Place) -> str:
@@ -126,11 +146,14 @@ def _deliver(place: Place, surface: surfaces.Surface, event: str, kind: str, pay
                       epoch=led.epoch)
     if index is None:
         return Answer("recall's index is not ready (it is being rebuilt); nothing this time", event=event, kind=kind)
-    found = recall(index, query, now, place.limits, led.delivered)
+    safe = scanner_verdict()
+    found = recall(index, query, now, place.limits, led.delivered, safe)
+    context = passing(found, safe)
     if not found.items:
         why = "nothing new that matches" if found.matched or led.delivered else "no learning in force matches"
+        if found.unsafe:
+            why = f"what matches failed the safety scan as it would be sent: {', '.join(found.unsafe)}"
         return Answer(why, found=found, event=event, kind=kind, epoch=led.epoch)
-    context = frame(found.items)
     while len(context) > HARNESS_STRING_LIMIT and len(found.items) > 1:  # never reached within the ceilings
         found.left_out.append(found.items.pop()["id"])
         context = frame(found.items)

@@ -1,9 +1,9 @@
 """Delivery for the commands (``recall``, ``context``, the MCP server): the repository here, its
 index made current first (built inline when the store moved), refusals as gitstore errors.
 
-Unlike the agent hook, these may take the time to rebuild, and they scan what they return once
-more with the safety scanner before handing it out (the index holds only scanned text; this is
-the second look).
+Unlike the agent hook, these may take the time to rebuild. Like it, they scan what they return
+once more, as it is handed out (shortened and on one line), with the safety scanner (the index
+holds only scanned text; this is the second look); what fails is named as unsafe.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from gitstore.deliver.index import Index, open_index
 from gitstore.deliver.ledger import now as clock
 from gitstore.deliver.limits import Inert
 from gitstore.deliver.place import Place, locate
-from gitstore.deliver.recall import Recall, bound, recall
+from gitstore.deliver.recall import Recall, bound, recall, scanner_verdict
 from gitstore.errors import IntegrityError, Refused, UsageError
 
 
@@ -47,17 +47,6 @@ def current_index(place: Place) -> Index:
     raise IntegrityError("recall's index went stale three times while it was being read; try again")
 
 
-def _rescanned(found: Recall) -> Recall:
-    from gitstore.safety.scanner import default_scanner
-
-    scanner = default_scanner()
-    kept = [i for i in found.items if not scanner.scan(i["text"]).quarantined]
-    if len(kept) == len(found.items):
-        return found
-    dropped = [i["id"] for i in found.items if i not in kept]
-    return Recall(kept, found.limits, found.matched, found.left_out + dropped, found.shortened)
-
-
 def recall_here(query: str, start: str = ".", now: str | None = None) -> Recall:
     """``gitstore recall QUERY``: the bounded, re-scanned answer for the repository here."""
     if not query.strip():
@@ -65,7 +54,7 @@ def recall_here(query: str, start: str = ".", now: str | None = None) -> Recall:
     place = place_here(start)
     index = current_index(place)
     try:
-        return _rescanned(recall(index, query, now or clock(), place.limits))
+        return recall(index, query, now or clock(), place.limits, safe=scanner_verdict())
     finally:
         index.close()
 
@@ -81,9 +70,11 @@ def show_here(learning_id: str, start: str = ".", now: str | None = None) -> dic
     if found is None:
         raise Refused(f"{learning_id} is not a learning agents may be given now "
                       "(unknown, not in force for instruction, or left out as unsafe)")
-    result = _rescanned(bound([found], place.limits))
+    result = bound([found], place.limits, scanner_verdict())
+    if result.unsafe:
+        raise Refused(f"{learning_id} fails the safety scan as it would be handed out (shortened to the recall limits)")
     if not result.items:
-        raise Refused(f"{learning_id} does not fit the recall ceilings or failed the safety scan")
+        raise Refused(f"{learning_id} does not fit the recall limits")
     return result.items[0]
 
 

@@ -126,6 +126,8 @@ def select(view: Any) -> Selection:
         if why is None:
             safe = screened(view, record, scanner)
             why = None if isinstance(safe, dict) else f"the safety scan left it out ({safe})"
+        if why is None and scanner.scan(text).quarantined:  # its one line as written, not only its parts
+            why = "the safety scan left it out (its text as it would be written, on one line)"
         if why:
             selection.skipped[record["id"]] = why
             continue

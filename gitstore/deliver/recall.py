@@ -7,6 +7,12 @@ text), and its trust label, ``human`` (a person accepted it) or ``auto-safe`` (t
 gate did). Items are cut to the limits on their canonical serialisation: a text too long for
 an item is shortened and ends with an ellipsis; an item that no longer fits the total is left
 out, and the result says how many were.
+
+Every text is one line: line breaks (``\n``, ``\r``, U+2028, U+2029 and the like) become
+spaces, so a learning can never start a line of its own in what an agent reads (a forged
+bullet, a ``System:`` line). Given ``safe`` (the safety scanner's verdict), an item whose
+delivered form, shortened and flattened, fails it is left out and named apart from what the
+limits left out (``unsafe``): shortening can cut a text into one the scanner quarantines.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from gitstore.deliver.terms import query_terms
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from gitstore.deliver.index import Candidate, Index
@@ -23,20 +30,41 @@ if TYPE_CHECKING:
 ELLIPSIS = "…"
 MIN_TEXT = 24  # a shorter text would say nothing: the item is left out instead
 MAX_QUERY_CHARS = 8_000
+_BREAKS = {ord(c): " " for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}  # what str.splitlines splits at
+
+
+def flat(text: str) -> str:
+    """``text`` on one line: every line break a space."""
+    return text.translate(_BREAKS)
+
+
+def scanner_verdict() -> Callable[[str], bool]:
+    """The safety scanner's verdict on a text as delivered: True when it passes. The scanner is
+    loaded at the first text (the agent hook starts without it)."""
+    scanners: list[Any] = []
+
+    def safe(text: str) -> bool:
+        if not scanners:
+            from gitstore.safety.scanner import default_scanner
+
+            scanners.append(default_scanner())
+        return not scanners[0].scan(text).quarantined
+    return safe
 
 
 class Recall:
     """What recall returned, the limits that applied, and what the ceilings left out."""
 
-    __slots__ = ("items", "limits", "matched", "left_out", "shortened")
+    __slots__ = ("items", "limits", "matched", "left_out", "shortened", "unsafe")
 
     def __init__(self, items: list[dict[str, Any]], limits: Limits, matched: int, left_out: list[str],
-                 shortened: list[str]) -> None:
+                 shortened: list[str], unsafe: list[str] | None = None) -> None:
         self.items = items
         self.limits = limits
         self.matched = matched
-        self.left_out = left_out
+        self.left_out = left_out  # by the limits
         self.shortened = shortened
+        self.unsafe = unsafe if unsafe is not None else []  # failed the safety scan as delivered
 
     @property
     def chars(self) -> int:
@@ -44,13 +72,14 @@ class Recall:
 
     def to_json(self) -> dict[str, Any]:
         return {"items": self.items, "limits": self.limits.to_json(), "matched": self.matched,
-                "leftOut": self.left_out, "shortened": self.shortened,
+                "leftOut": self.left_out, "unsafe": self.unsafe, "shortened": self.shortened,
                 "chars": {"items": [len(canonical(i)) for i in self.items], "total": self.chars}}
 
 
 def item_of(candidate: Candidate) -> dict[str, Any]:
     return {"contentDigest": candidate.digest, "id": candidate.id, "score": candidate.score,
-            "sources": candidate.sources.split("\n") if candidate.sources else [], "text": candidate.text,
+            "sources": [flat(s) for s in candidate.sources.split("\n")] if candidate.sources else [],
+            "text": flat(candidate.text),
             "trust": candidate.trust}
 
 
@@ -78,10 +107,11 @@ def _room(item: dict[str, Any], max_chars: int) -> int:
     return max_chars - len(canonical({**item, "text": ""}))
 
 
-def bound(candidates: list[Candidate], limits: Limits) -> Recall:
-    """Items for the best candidates, within the limits."""
+def bound(candidates: list[Candidate], limits: Limits, safe: Callable[[str], bool] | None = None) -> Recall:
+    """Items for the best candidates, within the limits (and passing ``safe``, when given)."""
     items: list[dict[str, Any]] = []
     left_out: list[str] = []
+    unsafe: list[str] = []
     shortened: list[str] = []
     total = 2  # the brackets of the array
     for candidate in candidates:
@@ -94,14 +124,24 @@ def bound(candidates: list[Candidate], limits: Limits) -> Recall:
         if item is None:
             left_out.append(candidate.id)
             continue
+        if safe is not None and not safe(delivered(item)):
+            unsafe.append(candidate.id)
+            continue
         if item is not full:
             shortened.append(candidate.id)
         total += len(canonical(item)) + (1 if items else 0)
         items.append(item)
-    return Recall(items, limits, len(candidates), left_out, shortened)
+    return Recall(items, limits, len(candidates), left_out, shortened, unsafe)
 
 
-def recall(index: Index, query: str, now: str, limits: Limits, exclude: frozenset[str] | set[str] = frozenset()) -> Recall:
-    """The bounded answer for ``query`` at ``now``, skipping learnings whose digest is in ``exclude``."""
+def delivered(item: dict[str, Any]) -> str:
+    """What of an item an agent reads as text: its text and where its evidence came from."""
+    return "\n".join([item["text"], *item["sources"]])
+
+
+def recall(index: Index, query: str, now: str, limits: Limits, exclude: frozenset[str] | set[str] = frozenset(),
+           safe: Callable[[str], bool] | None = None) -> Recall:
+    """The bounded answer for ``query`` at ``now``, skipping learnings whose digest is in ``exclude``
+    and, given ``safe``, items whose delivered form fails it."""
     candidates = index.search(query_terms(query[:MAX_QUERY_CHARS]), now, exclude)
-    return bound(candidates, limits)
+    return bound(candidates, limits, safe)
