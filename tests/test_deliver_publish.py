@@ -336,7 +336,7 @@ def _current_grant(world: World) -> str:
 
 
 def test_withdraw_rewrites_the_published_files_as_publish_would(world: World) -> None:
-    from .cli import ok
+    from .cli import gitstore as run, ok
 
     (world.root / "CLAUDE.md").write_text("# Claude\n")
     ok("publish", cwd=world.root)
@@ -348,8 +348,24 @@ def test_withdraw_rewrites_the_published_files_as_publish_would(world: World) ->
     assert world.ids["jitter"] not in read(world, "CLAUDE.md").decode()
     again = publish(str(world.root))
     assert again.status == "no-update", "the files hold exactly what publish writes"
-    ok("publish", "--rollback", cwd=world.root)
-    assert _published_ids(world) == ({world.ids["jitter"], world.ids["jitter_zh"]},) * 2
+    assert "rollback" not in out, "a rollback cannot undo a removal of what left force"
+    before = {name: read(world, name) for name in ("AGENTS.md", "CLAUDE.md", INDEX)}
+    done = run("publish", "--rollback", cwd=world.root)
+    assert done.returncode != 0 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert world.ids["jitter"] in done.stderr and "run `gitstore publish` instead" in done.stderr
+    assert {name: read(world, name) for name in before} == before, "nothing was written"
+    assert _published_ids(world) == (set(), set())
+
+
+def test_rollback_still_restores_what_is_in_force(world: World) -> None:
+    publish(str(world.root))
+    first = {name: read(world, name) for name in ("AGENTS.md", INDEX)}
+    new = add_learning(world, 61, "Public APIs are versioned", "Every public API change bumps the API version.")
+    publish(str(world.root))
+    assert new in read(world, "AGENTS.md").decode()
+    assert [f["action"] for f in rollback(str(world.root))] == ["restored", "restored"]
+    assert {name: read(world, name) for name in first} == first
 
 
 def test_retire_and_redact_rewrite_the_published_files(world: World) -> None:

@@ -18,8 +18,7 @@ def keep_current(ctx: Context, as_json: bool) -> Refresh:
     except GitstoreError as exc:  # the command itself succeeded; only the published files lag
         done = Refresh(stale=[str(exc)])
     if done.files:
-        typer.echo(f"  rewrote the published {', '.join(done.files)} without what left force "
-                   "(`gitstore publish --rollback` undoes it)", err=as_json)
+        typer.echo(f"  rewrote the published {', '.join(done.files)} without what left force", err=as_json)
     for why in done.stale:
         typer.echo(f"  published files are stale: {why}; then run `gitstore publish`", err=as_json)
     return done

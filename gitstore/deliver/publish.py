@@ -31,13 +31,14 @@ would change, the result is an explicit no-update and no file is touched.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gitstore.deliver import clindex, sections, snapshots
-from gitstore.errors import InvalidInput
+from gitstore.errors import InvalidInput, Refused
 
 AGENTS = "AGENTS.md"
 CLAUDE = "CLAUDE.md"
@@ -544,8 +545,50 @@ def _would(result: Result) -> Result:
 
 
 def rollback(start: str = ".") -> list[dict[str, Any]]:
-    """``gitstore publish --rollback``: restore the files of the newest publish, byte for byte."""
+    """``gitstore publish --rollback``: restore the files of the newest publish, byte for byte,
+    unless what it restores lists a learning no longer in force: a rollback never gives agents
+    what left force (a withdrawal, redaction or retirement rewrote the files without it)."""
     from gitstore.config import Workspace
 
     workspace = Workspace.find(start)
-    return snapshots.rollback(workspace.root, workspace.state)
+    return snapshots.rollback(workspace.root, workspace.state, lambda restored: _all_in_force(workspace.root, restored))
+
+
+_LEARNING_ID = re.compile(r"lrn_[0-9a-f]{32}")
+
+
+def _listed(restored: dict[str, bytes | None]) -> set[str]:
+    """The learnings the files would list: in a managed section, or an index entry of gitstore's."""
+    found: set[str] = set()
+    for path, data in restored.items():
+        if data is None:
+            continue
+        text = data.decode("utf-8", "replace")
+        if path == clindex.PATH:
+            try:
+                entries = json.loads(text).get("entries", [])
+            except (ValueError, AttributeError):
+                entries = []
+            found.update(e["learning"] for e in entries if isinstance(e, dict) and isinstance(e.get("learning"), str))
+            continue
+        try:
+            body = sections.split(text, path).body or ""
+        except InvalidInput:
+            body = text
+        found.update(_LEARNING_ID.findall(body))
+    return found
+
+
+def _all_in_force(root: Path, restored: dict[str, bytes | None]) -> None:
+    listed = _listed(restored)
+    if not listed:
+        return
+    from gitstore.context import Context
+    from gitstore.queries._views import in_force_view
+    from gitstore.rules.active import active
+
+    view = in_force_view(Context.open(root).store)[0]
+    gone = sorted(listed - {record["id"] for _, record in active(view, "instruction")})
+    if gone:
+        raise Refused(f"the files it would restore list {named(gone)}, no longer in force; nothing was rolled back "
+                      "(run `gitstore publish` instead)")

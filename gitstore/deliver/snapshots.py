@@ -4,8 +4,9 @@ Before a publish writes anything it saves, under ``okf/.memory/publish/<time>/``
 bytes each file it is about to write had (or that it did not exist) and the digest of what it
 writes. ``gitstore publish --rollback`` restores the newest snapshot byte for byte (removing
 files the publish created), but only while every file still holds what that publish wrote:
-a file changed since is named and nothing is restored. A snapshot rolled back is marked so,
-and the next rollback restores the one before it.
+a file changed since is named and nothing is restored; so is one whose prior bytes the
+caller's ``check`` refuses (a publish refuses bytes that list learnings no longer in force). A
+snapshot rolled back is marked so, and the next rollback restores the one before it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 import os
 import time
 from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -84,8 +86,10 @@ def latest(state: Path) -> Path | None:
     return found[-1] if found else None
 
 
-def rollback(root: Path, state: Path) -> list[dict[str, Any]]:
-    """Restore the newest snapshot; returns what was restored."""
+def rollback(root: Path, state: Path,
+             check: Callable[[dict[str, bytes | None]], None] | None = None) -> list[dict[str, Any]]:
+    """Restore the newest snapshot; returns what was restored. ``check`` sees the bytes each
+    file would get back (None: removed) before anything is written, and may refuse."""
     snapshot = latest(state)
     if snapshot is None:
         raise Refused("nothing to roll back: no publish has been recorded here")
@@ -95,6 +99,8 @@ def rollback(root: Path, state: Path) -> list[dict[str, Any]]:
         if current != entry["after"]:
             raise Refused(f"{entry['path']} changed since the publish of {snapshot.name}; "
                           "nothing was rolled back (restore it by hand or publish again)")
+    if check is not None:
+        check({e["path"]: (snapshot / "files" / e["file"]).read_bytes() if e["existed"] else None for e in manifest})
     restored = []
     for entry in manifest:
         before = (snapshot / "files" / entry["file"]).read_bytes() if entry["existed"] else None
