@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from posixpath import basename, dirname
 from typing import Any
 
+from gitstore.errors import Refused
 from gitstore.promote import blocks, rubric, verify
 from gitstore.promote.okf import check_text, split_front_matter
 from gitstore.promote.routes import direct_edit, overlay, skill, staged
@@ -123,6 +124,25 @@ def _render(result: Plan, snapshot: Snapshot, chosen: str, citations: list[block
     owner = result.routing.owner if result.routing else None
     target = owner.page if owner else WIKI
     return target, [learning["content"]["title"], learning["content"]["text"]]
+
+
+def render_target(snapshot: Snapshot, packet: dict[str, Any], learning: dict[str, Any]) -> str | None:
+    """The text promote writes at the packet's target on top of ``snapshot``, rebuilt from the
+    packet (statement, citations) and the learning: what a promotion commit whose parent is
+    ``snapshot`` must hold, byte for byte. None for a route that commits nothing; raises
+    ``Refused`` when the route would not land on that target from ``snapshot``."""
+    citations = [blocks.Citation(c["kind"], c["ref"]) for c in packet["citations"]]
+    if packet["route"] == "skill":
+        return skill.render(learning, citations, sorted(rubric.contexts(learning)))
+    if packet["route"] != "direct-edit":
+        return None
+    content = learning["content"]
+    owner = route(snapshot, content["title"], content["text"], learning["targets"]).owner
+    if owner is None or owner.page != packet["target"]:
+        raise Refused(f"from {snapshot.id[:12]} promote would not edit {packet['target']} "
+                      f"(it routes the learning to {owner.page if owner else 'no page'})")
+    block = blocks.render(packet["learning"], packet["contentDigest"], packet["statement"], citations)
+    return direct_edit.render(snapshot, owner, block)
 
 
 def _direct_edit(result: Plan, snapshot: Snapshot, citations: list[blocks.Citation]) -> tuple[str, list[str]]:

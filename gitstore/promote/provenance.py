@@ -4,7 +4,8 @@ For each commit of the range that carries ``Gitstore-*`` trailers: the learning 
 (its title from the store), its contentDigest, reviewDigest and packet, and whether it
 verifies, judged by the promotion gate itself (``gitstore.promote.gates.promotion``): the
 packet is in the store and names the same learning and digests, the learning is accepted and
-in force, the commit changes only its route's file and holds the accepted text. Nothing is
+in force, the commit changes only its route's file and that file is exactly what promote
+writes from the commit's parent. Nothing is
 judged twice in two ways: a commit verifies here exactly when the gate passes it.
 
 A CI run prints it into the pull request's job summary (``--markdown``); it reads the memory

@@ -10,7 +10,10 @@ A commit whose message carries ``Gitstore-*`` trailers must carry all four, once
 - the commit changes only what the packet's route may change: its target page (direct edit),
   its new ``SKILL.md`` (skill), its overlay page; a staged update commits nothing;
 - the target holds the promoted block of that learning, with the accepted text unchanged, in
-  the commit and at the tip of what is being pushed.
+  the commit and at the tip of what is being pushed;
+- the file it changes is byte for byte what promote writes from the commit's parent: the route
+  rendered again from the parent's version of the target, the packet's statement and citations
+  and the learning (the ``Cited:`` line included, nothing else of the page changed).
 
 Where it runs: at ``commit-msg`` (the message file; the change is the index being committed),
 at ``pre-push`` (the commits being pushed: ``PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF``), and in
@@ -25,11 +28,14 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitstore.promote import blocks
 from gitstore.promote.branch import TRAILERS, trailers
 from gitstore.promote.gates._common import ZERO, Finding, git, parser, relative, report, run, top_level
+
+if TYPE_CHECKING:
+    from gitstore.promote.snapshot import Snapshot
 
 PROG = "gitstore-promotion"
 _LEARNING = re.compile(r"^lrn_[0-9a-f]{32}$")
@@ -47,6 +53,7 @@ class Change:
     changes: dict[str, str]
     read: Callable[[str], bytes | None]
     name: str = ""  # how findings about its files name it; the label when empty
+    parent: Callable[[], Snapshot | None] | None = None  # the commit it is made on (None: no check)
 
     @property
     def called(self) -> str:
@@ -103,6 +110,8 @@ def judge(change: Change, memory_of: Callable[[], Memory], tip: Change | None = 
         return problems
     problems = _route_problems(change, packet)
     problems += _text_problems(change, packet, memory.currents[packet["learning"]] or {}, "")
+    if not problems:
+        problems = _exact_problems(change, packet, memory.currents[packet["learning"]] or {})
     if tip is not None and tip.label != change.label:
         problems += _text_problems(tip, packet, memory.currents[packet["learning"]] or {}, f" at {tip.label}")
     return problems
@@ -199,6 +208,30 @@ def _text_problems(change: Change, packet: dict[str, Any], current: dict[str, An
     return problems
 
 
+def _exact_problems(change: Change, packet: dict[str, Any], learning: dict[str, Any]) -> list[Finding]:
+    """The target must be, byte for byte, what promote writes from the commit's parent: the
+    promoted block with the packet's citations, and nothing else of the file changed."""
+    from gitstore.errors import Refused
+    from gitstore.promote.packet import render_target
+
+    parent = change.parent() if change.parent is not None else None
+    target, learning_id = packet["target"], packet["learning"]
+    if parent is None:
+        return []
+    try:
+        expected = render_target(parent, packet, learning)
+    except Refused as exc:
+        return [Finding(target, 1, f"{change.called} cannot be the promotion of {learning_id}: {exc}")]
+    data = change.read(target)
+    if expected is None or data is None or data == expected.encode("utf-8"):
+        return []
+    have, want = data.decode("utf-8", "replace").splitlines(True), expected.splitlines(True)
+    line = next((n for n, (a, b) in enumerate(zip(have, want), start=1) if a != b), min(len(have), len(want)) + 1)
+    shown = f"it writes {want[line - 1][:100]!r} here" if line <= len(want) else "its file ends before this line"
+    return [Finding(target, line, f"differs from what promote writes for {learning_id} on {parent.id[:12]}: "
+                                  f"{shown}")]
+
+
 # -- reading commits ---------------------------------------------------------------------------
 
 def _commit_changes(root: Path, commit: str) -> dict[str, str]:
@@ -214,8 +247,22 @@ def _reader(root: Path, revision: str, keep_index: bool = False) -> Callable[[st
     return read
 
 
+def _snapshot(root: Path, revision: str) -> Callable[[], Snapshot | None]:
+    def snapshot() -> Snapshot | None:
+        import pygit2
+
+        from gitstore.promote.snapshot import Snapshot
+
+        repo = pygit2.Repository(str(root))
+        try:
+            return Snapshot(repo, repo.revparse_single(revision).peel(pygit2.Commit))
+        except (KeyError, ValueError, pygit2.GitError):
+            return None  # the first commit: it has no parent
+    return snapshot
+
+
 def _commit(root: Path, sha: str, message: str) -> Change:
-    return Change(sha[:12], message, _commit_changes(root, sha), _reader(root, sha))
+    return Change(sha[:12], message, _commit_changes(root, sha), _reader(root, sha), parent=_snapshot(root, f"{sha}^"))
 
 
 def _range(root: Path, start: str | None, end: str) -> list[tuple[str, str]]:
@@ -263,7 +310,7 @@ def _pending(root: Path, message_file: Path) -> Change:
     parts = [p.decode("utf-8", "replace") for p in done.stdout.split(b"\0") if p]
     changes = {parts[i + 1]: parts[i][:1] for i in range(0, len(parts) - 1, 2)}
     return Change(relative(str(message_file), root), message, changes, _reader(root, "", keep_index=True),
-                  "the promotion commit being made")
+                  "the promotion commit being made", _snapshot(root, base[0]) if base else None)
 
 
 def check(files: Sequence[str], root: Path, start: str | None, end: str | None) -> list[Finding]:
