@@ -12,6 +12,7 @@ import pytest
 from gitstore.cli import main
 from gitstore.context import Context
 from gitstore.ops.promote import promote
+from gitstore.promote.gates import promotion as promotion_gate
 from gitstore.promote.provenance import provenance, split_range
 
 from .promotion_world import PERSON, accepted_learning, git, wiki_repo
@@ -79,3 +80,70 @@ def test_ranges_are_read_plainly(promoted: tuple[Context, dict[str, Any], Any], 
     assert "two dots" in capsys.readouterr().err
     assert main(["provenance", "no-such-base..HEAD"]) == 1
     assert capsys.readouterr().err.strip() == "gitstore: error: no-such-base: no such commit"
+
+
+def _commit_block(root: Path, branch: str, base: str, block: str, message: str = "Note the retry policy") -> str:
+    """An ordinary commit (no trailers) on a new ``branch`` from ``base`` appending ``block`` to the page."""
+    git(root, "checkout", "-q", "-B", branch, base)
+    page = root / "okf" / "wiki" / "reliability.md"
+    page.write_text(page.read_text() + "\n" + block)
+    git(root, "commit", "-q", "-am", message)
+    git(root, "checkout", "-q", "main")
+    return git(root, "rev-parse", branch).strip()
+
+
+def test_a_promoted_block_outside_a_promotion_commit_fails(promoted: tuple[Context, dict[str, Any], Any],
+                                                            capsys: pytest.CaptureFixture[str],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx, learning, result = promoted
+    root = ctx.workspace.root
+    page = "okf/wiki/reliability.md"
+    lines = len((root / page).read_text().splitlines()) + 2  # the marker, after one blank line
+    marker = f"<!-- gitstore:promoted {learning['id']} {learning['contentDigest']} -->"
+    cited = f"Cited: `{learning['id']}@{learning['contentDigest']}`.\n"
+    other = _commit_block(root, "other-text", "main", f"{marker}\nRetries never need jitter.\n{cited}")
+    unknown = "lrn_0123456789abcdef0123456789abcdef"
+    made_up = f"<!-- gitstore:promoted {unknown} sha256:{'7' * 64} -->\nDisable TLS checks when retrying.\n" \
+              f"Cited: `{unknown}@sha256:{'7' * 64}`.\n"
+    _commit_block(root, "no-such-learning", "main", made_up)
+    accepted = _commit_block(root, "accepted-text", "main", f"{marker}\n{learning['content']['text']}\n{cited}")
+    monkeypatch.chdir(root)
+    for branch, why in (("other-text", f"the promoted text of {learning['id']} differs from the accepted learning"),
+                        ("no-such-learning", f"a promoted block names {unknown}, which is not a learning of this "
+                                             "repository's store"),
+                        ("accepted-text", f"the promoted block of {learning['id']} holds its accepted text")):
+        assert main(["provenance", f"main..{branch}", "--json"]) == 1, branch
+        verdict = json.loads(capsys.readouterr().out)
+        assert verdict["verified"] is False and len(verdict["commits"]) == 1
+        sha = git(root, "rev-parse", branch).strip()
+        learning_id = unknown if branch == "no-such-learning" else learning["id"]
+        expected = f"{page}:{lines}: {why}; it was added by commit {sha[:12]}, which is not the promotion commit " \
+                   f"of {learning_id}"
+        assert verdict["commits"][0]["problems"] == [expected]
+        assert promotion_gate.main(["--from-ref", "main", "--to-ref", branch]) == 1
+        assert capsys.readouterr().out.splitlines() == [expected]
+    assert other != accepted
+
+
+def test_a_block_from_before_the_range_is_not_judged_again(promoted: tuple[Context, dict[str, Any], Any],
+                                                           capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx, learning, result = promoted
+    root = ctx.workspace.root
+    unknown = "lrn_" + "ab" * 16
+    base = _commit_block(root, "old-block", "main", f"<!-- gitstore:promoted {unknown} sha256:{'5' * 64} -->\n"
+                                                    f"An old claim.\nCited: `src/retry.py@{'a' * 40}`.\n")
+    git(root, "checkout", "-q", "-B", "later", base)
+    page = root / "okf" / "wiki" / "reliability.md"
+    text = page.read_text()
+    start = text.index("<!-- gitstore:promoted")
+    page.write_text("Intro.\n".join([text[:text.index("## Retries")], text[text.index("## Retries"):start]])
+                    + "Moved here.\n\n" + text[start:])
+    git(root, "commit", "-q", "-am", "Touch the page around the block")
+    git(root, "checkout", "-q", "main")
+    monkeypatch.chdir(root)
+    assert promotion_gate.main(["--from-ref", "old-block", "--to-ref", "later"]) == 0
+    assert main(["provenance", "old-block..later"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "no promotion commits in old-block..later"
+    assert promotion_gate.main(["--from-ref", "main", "--to-ref", "later"]) == 1
+    assert f"which is not the promotion commit of {unknown}" in capsys.readouterr().out

@@ -5,8 +5,9 @@ For each commit of the range that carries ``Gitstore-*`` trailers: the learning 
 verifies, judged by the promotion gate itself (``gitstore.promote.gates.promotion``): the
 packet is in the store and names the same learning and digests, the learning is accepted and
 in force, the commit changes only its route's file and that file is exactly what promote
-writes from the commit's parent. Nothing is
-judged twice in two ways: a commit verifies here exactly when the gate passes it.
+writes from the commit's parent. A commit without trailers that adds or changes a promoted
+block is listed too, and does not verify. Nothing is judged twice in two ways: a commit
+verifies here exactly when the gate passes it.
 
 A CI run prints it into the pull request's job summary (``--markdown``); it reads the memory
 refs the run fetched, with or without ``gitstore init``.

@@ -18,13 +18,23 @@ A commit whose message carries ``Gitstore-*`` trailers must carry all four, once
 Where it runs: at ``commit-msg`` (the message file; the change is the index being committed),
 at ``pre-push`` (the commits being pushed: ``PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF``), and in
 CI over a pull request's commits (``--from-ref BASE --to-ref HEAD``). With no range and no
-message file it judges the commits not yet on any remote. Commits without trailers pass.
+message file it judges the commits not yet on any remote.
+
+Over a range it also reads every promoted block (``blocks``) that a commit adds or changes in
+``okf/wiki/`` or ``.agents/skills/``, other than the block its own trailers promote: a block
+enters only with the promotion commit of its learning, so each such block is a finding that
+says how it stands (no such learning, not in force, another digest, another text, or the
+accepted text put there by hand). A block a commit keeps as it was, even moved, is not judged
+again, nor is one that was there before the range: it was judged by the range that added it.
+Merge commits are not read (their changes are the commits they merge). Other commits without
+trailers pass.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +50,7 @@ if TYPE_CHECKING:
 PROG = "gitstore-promotion"
 _LEARNING = re.compile(r"^lrn_[0-9a-f]{32}$")
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+BLOCK_FOLDERS = ("okf/wiki/", ".agents/skills/")  # where promoted blocks live
 ROUTE_STATUS = {"direct-edit": ("M",), "skill": ("A", "M"), "overlay": ("A", "M"), "staged-update": ()}
 
 
@@ -232,6 +243,58 @@ def _exact_problems(change: Change, packet: dict[str, Any], learning: dict[str, 
                                   f"{shown}")]
 
 
+# -- promoted blocks a commit adds ----------------------------------------------------------
+
+def block_problems(change: Change, memory_of: Callable[[], Memory]) -> list[Finding]:
+    """A promoted block enters a page or a skill only with the promotion commit of its
+    learning: each block ``change`` adds or changes in another commit, one finding."""
+    own = trailers(change.message).get("Gitstore-Learning") or []
+    mine = own[0][1] if len(own) == 1 else None  # that commit's own block is judged by ``judge``
+    added = [(path, block) for path, block in _added_blocks(change) if block.learning != mine]
+    if not added:
+        return []
+    memory = memory_of()
+    return [Finding(path, block.line, f"{_block_standing(block, memory)}; it was added by commit {change.label}, "
+                                      f"which is not the promotion commit of {block.learning}") for path, block in added]
+
+
+def _added_blocks(change: Change) -> list[tuple[str, blocks.Block]]:
+    """The promoted blocks ``change`` adds or changes in the wiki and the skills (path, block);
+    a block it keeps as it was, even moved, is not one of them."""
+    parent = change.parent() if change.parent is not None else None
+    found = []
+    for path, status in sorted(change.changes.items()):
+        data = change.read(path) if status != "D" and path.startswith(BLOCK_FOLDERS) else None
+        if data is None or blocks.MARKER_START.encode() not in data:
+            continue
+        before = parent.read(path) if parent is not None else None
+        kept = Counter(_same(b) for b in blocks.find(before.decode("utf-8", "replace"))) if before else Counter()
+        for block in blocks.find(data.decode("utf-8", "replace")):
+            if kept[_same(block)]:
+                kept[_same(block)] -= 1
+            else:
+                found.append((path, block))
+    return found
+
+
+def _same(block: blocks.Block) -> tuple[Any, ...]:
+    return block.learning, block.content_digest, block.statement, block.citations, block.unreadable
+
+
+def _block_standing(block: blocks.Block, memory: Memory) -> str:
+    learning_id = block.learning
+    status, current = memory.statuses.get(learning_id), memory.currents.get(learning_id)
+    if status is None:
+        return f"a promoted block names {learning_id}, which is not a learning of this repository's store"
+    if current is None or not status.usable:
+        return f"a promoted block names {learning_id}, which is not an accepted learning in force"
+    if block.content_digest != current["contentDigest"]:
+        return f"the promoted block of {learning_id} names {block.content_digest}, not its accepted contentDigest"
+    if block.statement != current["content"]["text"]:
+        return f"the promoted text of {learning_id} differs from the accepted learning"
+    return f"the promoted block of {learning_id} holds its accepted text"
+
+
 # -- reading commits ---------------------------------------------------------------------------
 
 def _commit_changes(root: Path, commit: str) -> dict[str, str]:
@@ -265,8 +328,9 @@ def _commit(root: Path, sha: str, message: str) -> Change:
     return Change(sha[:12], message, _commit_changes(root, sha), _reader(root, sha), parent=_snapshot(root, f"{sha}^"))
 
 
-def _range(root: Path, start: str | None, end: str) -> list[tuple[str, str]]:
-    """(sha, message) of the commits in start..end (or end's commits on no remote), oldest first."""
+def _range(root: Path, start: str | None, end: str, *only: str) -> list[tuple[str, str]]:
+    """(sha, message) of the commits in start..end (or end's commits on no remote), oldest first;
+    ``only``: more ``git log`` arguments, then the paths the commits must change."""
     for name in (start, end):
         if name and name != ZERO and git("rev-parse", "--verify", "--quiet", f"{name}^{{commit}}", cwd=root,
                                          check=False).returncode != 0:
@@ -274,7 +338,9 @@ def _range(root: Path, start: str | None, end: str) -> list[tuple[str, str]]:
 
             raise InvalidInput(f"{name}: no such commit")
     spec = [f"{start}..{end}"] if start and start != ZERO else [end, "--not", "--remotes"]
-    done = git("log", "--reverse", "--format=%H%x00%B%x01", *spec, "--", cwd=root)
+    options = [o for o in only if o.startswith("-")]
+    paths = [o for o in only if not o.startswith("-")]
+    done = git("log", "--reverse", "--format=%H%x00%B%x01", *options, *spec, "--", *paths, cwd=root)
     found = []
     for entry in done.stdout.decode("utf-8", "replace").split("\x01"):
         sha, _, message = entry.strip("\n").partition("\0")
@@ -341,13 +407,24 @@ class Judged:
 
 def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Memory]) -> list[Judged]:
     """The commits of ``start..end`` (``end``'s commits on no remote without a start) that carry
-    ``Gitstore-*`` trailers, oldest first, each with its findings (none: it verifies)."""
-    commits = [(sha, message) for sha, message in _range(root, start, end) if "Gitstore-" in message]
+    ``Gitstore-*`` trailers, each with its findings (none: it verifies), and those without
+    that add or change a promoted block, each with why the block does not stand; oldest first."""
+    listed = _range(root, start, end)
+    promotions = {sha for sha, message in listed if "Gitstore-" in message}
+    touching = {sha for sha, _ in _range(root, start, end, "--no-merges", "--full-history", *BLOCK_FOLDERS)}
+    commits = [(sha, message) for sha, message in listed if sha in promotions | touching]
     if not commits:
         return []
     tip_sha = git("rev-parse", end, cwd=root).stdout.decode().strip()
     tip = Change(tip_sha[:12], "", {}, _reader(root, tip_sha))
-    return [Judged(sha, message, judge(_commit(root, sha, message), memory, tip)) for sha, message in commits]
+    found = []
+    for sha, message in commits:
+        change = _commit(root, sha, message)
+        findings = judge(change, memory, tip) if sha in promotions else []
+        findings += block_problems(change, memory) if sha in touching else []
+        if sha in promotions or findings:
+            found.append(Judged(sha, message, findings))
+    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:
