@@ -3,10 +3,15 @@
 Quarantined (the scanner counts them by kind):
 
 - ``bidi-control``: bidirectional embeddings, overrides, isolates and marks (Trojan Source).
-- ``zero-width``: zero-width spaces and joiners, word joiners, invisible operators, the Hangul
-  fillers and a byte order mark anywhere but at the start, outside the places a script or an
-  emoji sequence needs them (ZWJ/ZWNJ between letters of a joining script, ZWSP between words
-  of a script written without spaces, ZWJ between two emoji).
+- ``zero-width``: characters that show nothing: zero-width spaces and joiners, word joiners,
+  invisible operators, deprecated format controls, the soft hyphen, the combining grapheme
+  joiner, the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0), Khmer's invisible vowels, the
+  Mongolian vowel separator and free variation selectors, the braille blank, interlinear
+  annotation marks, musical format symbols, shorthand format controls, and a byte order mark
+  anywhere but at the start; outside the places a script or an emoji sequence needs them
+  (ZWJ/ZWNJ between letters of a joining script, ZWSP between words of a script written
+  without spaces, ZWJ between two emoji, a free variation selector after a Mongolian letter,
+  braille blanks next to a braille pattern).
 - ``control-char``: C0 and C1 control characters other than tab, newline and carriage return.
 - ``tag-char``: Unicode tag characters (an invisible ASCII copy), except in an emoji flag
   sequence.
@@ -28,14 +33,25 @@ from collections import Counter
 from gitstore.safety import lazy
 
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
-_INVISIBLE = frozenset(
-    "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\u206a\u206b\u206c\u206d\u206e\u206f"
-    "\ufeff\u180e\u3164\uffa0"
+# Characters that show nothing, as a character class body, all but the zero-width joiner (which
+# emoji sequences need): zero-width spaces and non-joiners, the word joiner and the invisible
+# operators (U+2065 is reserved among them), deprecated format controls, the byte order mark,
+# the soft hyphen, the combining grapheme joiner, the Hangul fillers, Khmer's invisible inherent
+# vowels, Mongolian's vowel separator and free variation selectors, the braille blank,
+# interlinear annotation marks, musical format symbols and shorthand format controls.
+_ALWAYS_INVISIBLE = (
+    "\u200b\u200c\u2060-\u2065\u206a-\u206f\ufeff\u00ad\u034f\u115f\u1160\u17b4\u17b5"
+    "\u180b-\u180f\u2800\u3164\uffa0\ufff9-\ufffb\U0001d173-\U0001d17a\U0001bca0-\U0001bca3"
 )
-_HIDDEN = lazy.Pattern(
-    "[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u200b-\u200d\u2060-\u2064\u206a-\u206f"
-    "\ufeff\u180e\u3164\uffa0\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef"
-    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
+_INVISIBLE = lazy.Pattern(f"[\u200d{_ALWAYS_INVISIBLE}]")
+_BIDI_CLASS = "\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
+_CONTROLS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+_SELECTORS_AND_TAGS = "\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef"
+_HIDDEN = lazy.Pattern(f"[{_BIDI_CLASS}\u200d{_ALWAYS_INVISIBLE}{_SELECTORS_AND_TAGS}{_CONTROLS}]")
+# What a reader skips: every hidden character but the control characters that break a line
+# or a word (tab, line feed, vertical tab, form feed, carriage return, next line).
+_IGNORABLE = lazy.Pattern(
+    f"[{_BIDI_CLASS}\u200d{_ALWAYS_INVISIBLE}{_SELECTORS_AND_TAGS}\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f]+"
 )
 _LONG_RUN = 16  # in longer runs of hidden characters nothing is judged in context
 _LONG_HIDDEN_RUN = lazy.Pattern(_HIDDEN.pattern + f"{{{_LONG_RUN + 1},}}")
@@ -44,10 +60,7 @@ _LONG_HIDDEN_RUN = lazy.Pattern(_HIDDEN.pattern + f"{{{_LONG_RUN + 1},}}")
 _CONTEXTUAL = lazy.Pattern("[\u200d\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 _TAGS = lazy.Pattern("[\U000e0000-\U000e007f]")
 _IN_CONTEXT = lazy.Pattern("[\u200d\ufe00-\ufe0f\U000e0100-\U000e01ef]")
-_CONTEXT_FREE = lazy.Pattern(
-    "[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u200b\u200c\u2060-\u2064\u206a-\u206f"
-    "\ufeff\u180e\u3164\uffa0\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
-)
+_CONTEXT_FREE = lazy.Pattern(f"[{_BIDI_CLASS}{_ALWAYS_INVISIBLE}{_CONTROLS}]")
 _FLAG_TAGS = lazy.Pattern("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,6}\U000e007f")
 
 
@@ -72,6 +85,13 @@ _SPACELESS = _ranges(
 _SCRIPT_JOINERS = lazy.Pattern(
     f"(?<=[{_JOINING}])[\u200c\u200d](?=[{_JOINING}])|(?<=[{_SPACELESS}])\u200b(?=[{_SPACELESS}])"
 )
+# Marks a script needs: a free variation selector after a Mongolian letter, braille blanks
+# next to a braille pattern (braille text and braille art). Taken out the same way: what they
+# touch is a letter or a braille pattern, which gives no neighbour a context.
+_SCRIPT_MARKS = lazy.Pattern(
+    "(?<=[\u1820-\u18aa])[\u180b-\u180d\u180f]|(?<=[\u2801-\u28ff])\u2800+|\u2800+(?=[\u2801-\u28ff])"
+)
+_SCRIPT_MARK = lazy.Pattern("[\u180b-\u180d\u180f\u2800]")
 
 
 def _is_emoji(char: str) -> bool:
@@ -122,7 +142,7 @@ def _static_kind(char: str) -> str:
     code = ord(char)
     if char in _BIDI:
         return "bidi-control"
-    if char in _INVISIBLE:
+    if _INVISIBLE.fullmatch(char):
         return "zero-width"
     if 0xE0000 <= code <= 0xE007F:
         return "tag-char"
@@ -161,6 +181,10 @@ def hidden_counts(text: str) -> Counter[str]:
         text = _SCRIPT_JOINERS.sub("", text)
     if not _HIDDEN.search(text):
         return counts
+    if _SCRIPT_MARK.search(text):
+        text = _SCRIPT_MARKS.sub("", text)
+        if not _HIDDEN.search(text):
+            return counts
     for char, n in Counter(_CONTEXT_FREE.findall(text)).items():
         counts[_static_kind(char)] += n
     if text[0] == "\ufeff":
@@ -177,6 +201,12 @@ def hidden_counts(text: str) -> Counter[str]:
                 counts.update(_static_kind(c) for c in _CONTEXTUAL.findall(run.group()))
                 position = run.end()
     return +counts
+
+
+def visible(text: str) -> str:
+    """TEXT as it shows: every hidden character taken out but the control characters that
+    break a line or a word, so that "Ig\\u00adnore" reads as "Ignore"."""
+    return _IGNORABLE.sub("", text) if _HIDDEN.search(text) else text
 
 
 # --- look-alikes ------------------------------------------------------------------------------
@@ -221,4 +251,4 @@ def mixed_script_count(text: str) -> int:
 
 
 
-__all__ = ["hidden_counts", "latin_skeleton", "mixed_script_count"]
+__all__ = ["hidden_counts", "latin_skeleton", "mixed_script_count", "visible"]

@@ -14,7 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from gitstore.safety import lazy
-from gitstore.safety.hidden import latin_skeleton
+from gitstore.safety.hidden import latin_skeleton, visible
 
 # Markdown emphasis and code marks split words for the eye but not for a reader: ``*``, `` ` ``
 # and ``~`` anywhere, an underscore at the edge of a word (``_AI_``), never inside one
@@ -38,10 +38,11 @@ class Text:
 
     @functools.cached_property
     def reading(self) -> str:
-        """The text as a reader takes it in: compatibility forms folded (NFKC: fullwidth,
-        mathematical and other styled letters, odd spaces), Cyrillic and Greek look-alikes read
-        as the Latin letters they imitate, markdown emphasis marks read as spaces, in lower
-        case. Its positions do not match :attr:`raw`."""
+        """The text as a reader takes it in: hidden characters left out (a soft hyphen inside
+        a word does not split it), compatibility forms folded (NFKC: fullwidth, mathematical
+        and other styled letters, odd spaces), Cyrillic and Greek look-alikes read as the
+        Latin letters they imitate, markdown emphasis marks read as spaces, in lower case. Its
+        positions do not match :attr:`raw`."""
         text = self.low if self.raw.isascii() else self.reading_cased.lower()
         text = text.replace("*", " ").replace("`", " ").replace("~", " ")
         return _EDGE_UNDERSCORES.sub(" ", text) if "_" in text else text
@@ -51,7 +52,7 @@ class Text:
         """:attr:`reading` with the case as written, emphasis marks kept."""
         text = self.raw
         if not text.isascii():
-            text = latin_skeleton(unicodedata.normalize("NFKC", text))
+            text = latin_skeleton(unicodedata.normalize("NFKC", visible(text)))
         return text
 
 
