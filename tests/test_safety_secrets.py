@@ -80,3 +80,53 @@ def test_words_names_and_ids_next_to_credential_words_are_kept(text: str) -> Non
     result = SCANNER.scan(text)
     assert result.findings == (), (text, result.findings)
     assert result.text == text
+
+
+# API keys in their vendors' shapes, standing alone in a sentence (prefixes apart so that no
+# scanner takes this file for a leak).
+_OPENAI_PROJECT = "sk-" + "proj-" + (
+    "PtYgjmUhBel31iEl2hpChYgCfrL1spNxnyVmihA-2O76UMFxFkM-R5Kjp1vRt_1fjORS-6ilI8T3BlbkFJihN5KXSc7Tvo"
+    "-hBKqFYY-kv5ZJr3J1TWDtkwtDDb_xHKas1VOqg6YYZYn9ZhyiA4uoRgnatmUd"
+)
+API_KEYS = {
+    "openai-project": (_OPENAI_PROJECT, "openai-key"),
+    "openai-legacy": ("sk-" + "e3nNyjOq9wMxEhh2FDEET3BlbkFJtfjgVvVqE1SkHbn88Hxj", "openai-key"),
+    "anthropic": (
+        "sk-" + "ant-api03-dMlHUvTCQCyEZDz-TddJ8HyS5SUkCnD8zRA9a9SkpXz9w3QlY7Zkuvqdt7s8Stqcbnr3yBdGBLEPH1qhT61qtc"
+        "4xatws8AA",
+        "anthropic-key",
+    ),
+    "gitlab": ("gl" + "pat-phP9nhFyJfm5di4PzJ59", "gitlab-token"),
+    "stripe-live": ("sk_" + "live_G8pSH4487q7J58m1CiAhzCue", "stripe-key"),
+    "stripe-restricted": ("rk_" + "live_G8pSH4487q7J58m1CiAhzCue", "stripe-key"),
+    "stripe-test": ("sk_" + "test_QpBenQtYh5Xj8TPQxjq4i9DoV8gz4FkQ1okTBGzvAmwufUxbvJDCTbyvHNsG9eh6Yo4gf", "stripe-key"),
+    "npm": ("npm_" + "SlB5er8bOfZqfM2oeq3hDavJA76rNicHTp8h", "npm-token"),
+    "google": ("AI" + "zauHgxzNNAL5wIScGebcy8F5n3-YNBDRzrZSg", "google-api-key"),
+}
+SENTENCES = ["I used {} for the demo.", "({})", "`{}`", "try {}.", "{}\n"]
+
+
+@pytest.mark.parametrize(("key", "kind"), API_KEYS.values(), ids=list(API_KEYS))
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_api_keys_standing_alone_are_redacted(key: str, kind: str, sentence: str) -> None:
+    result = SCANNER.scan(sentence.format(key))
+    assert not result.quarantined
+    assert result.text == sentence.format(f"[REDACTED:{kind}]")
+
+
+NOT_API_KEYS = [
+    "sk-learn is the usual misspelling of scikit-learn",
+    "set OPENAI_API_KEY to your sk-... key, never commit it",
+    "the key looks like sk-proj-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    "Stripe keys start with sk_live_ or sk_test_ followed by random characters.",
+    "npm_config_registry=https://registry.npmjs.org/ is read from the environment",
+    "a GitLab token is glpat- and twenty characters",
+    "AIzaSy is how Google API keys begin",
+    "the cache key is task-sk-0123456789abcdef0123456789abcdef-v2",
+]
+
+
+@pytest.mark.parametrize("text", NOT_API_KEYS)
+def test_talk_about_api_key_formats_is_kept(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.findings == (), (text, result.findings)

@@ -5,8 +5,9 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
 - ``pem-private-key``: PEM, OpenSSH and PGP private key blocks, BEGIN through END (or through
   the body when cut off), when the body reads as key material.
 - credentials with a shape of their own, wherever they stand: ``aws-access-key`` (AKIA/ASIA
-  ids), ``github-token`` (``ghp_``... and ``github_pat_``), ``slack-token``, ``slack-webhook``
-  and ``jwt`` (except the signed, expiring links GitHub renders for images in private
+  ids), ``github-token`` (``ghp_``... and ``github_pat_``), ``slack-token``, ``slack-webhook``,
+  API keys (``openai-key``, ``anthropic-key``, ``gitlab-token``, ``stripe-key``, ``npm-token``,
+  ``google-api-key``) and ``jwt`` (except the signed, expiring links GitHub renders for images in private
   repositories, which stay).
 - ``bearer-token`` and ``basic-auth``: ``Bearer <token>`` anywhere, the ``token`` and ``Basic``
   schemes after an Authorization header name.
@@ -113,6 +114,37 @@ _JWT = lazy.Pattern(
     r"(?![A-Za-z0-9_-])"
 )
 
+# API keys in their vendors' documented shapes (the prefixes and lengths secret scanners such as
+# gitleaks and GitHub's push protection look for); the group is the random part.
+_API_KEYS = tuple(
+    (kind, lazy.Pattern(pattern))
+    for kind, pattern in (
+        # Anthropic: sk-ant-api03-<93>AA, sk-ant-admin01-..., before OpenAI's sk-
+        ("anthropic-key", r"sk-ant-(?:api|admin|oat|sid)\d\d-([A-Za-z0-9_-]{32,300})"),
+        # OpenAI: sk-proj-..., sk-svcacct-..., sk-admin-... (over 150 characters), sk-<48>
+        ("openai-key", r"sk-(?:proj|svcacct|admin|None)-([A-Za-z0-9_-]{32,300})|sk-([A-Za-z0-9]{32,200})"),
+        # GitLab personal, deploy, runner, project trigger, feed and OAuth tokens
+        ("gitlab-token", r"gl(?:pat|dt|rt|ptt|ft|soat|oas|cbt|imt)-([A-Za-z0-9_-]{20,300})(?:\.[A-Za-z0-9_-]+)*"),
+        # Stripe secret and restricted keys, live and test
+        ("stripe-key", r"[sr]k_(?:live|test|prod)_([A-Za-z0-9]{20,247})"),
+        ("npm-token", r"npm_([A-Za-z0-9]{36})"),
+        ("google-api-key", r"AIza([0-9A-Za-z_-]{35})"),
+    )
+)
+_KEY_END = lazy.Pattern(r"[A-Za-z0-9_-]")
+
+
+def _api_key_hits(raw: str) -> Iterator[Hit]:
+    """API keys of the vendors in :data:`_API_KEYS`, standing as a word of their own."""
+    for kind, pattern in _API_KEYS:
+        for m in pattern.finditer(raw):
+            if not starts_word(raw, m.start(), "-") or _KEY_END.match(raw, m.end()):
+                continue
+            body = next(group for group in m.groups() if group)
+            if token_is_real(m.group(), body) and char_classes(body) >= 2 and not looks_placeholder(m.group()):
+                yield Hit(m.start(), m.end(), kind, 1)
+
+
 # GitHub renders every image attached to a private repository's issue or pull request as a link
 # to private-user-images.githubusercontent.com signed with a jwt that expires five minutes
 # later, a new one for each view: a signed link to content, not a credential anyone holds, and
@@ -136,6 +168,7 @@ def shape_hits(text: Text) -> Iterator[Hit]:
         if starts_word(raw, m.start(), "-") and token_is_real(m.group(), body):
             if not looks_placeholder(m.group()):
                 yield Hit(m.start(), m.end(), "slack-token", 1)
+    yield from _api_key_hits(raw)
     for m in _SLACK_WEBHOOK.finditer(raw):
         if token_is_real(m.group(), m.group(2).replace("/", "")):
             yield Hit(m.start("v"), m.end("v"), "slack-webhook", 1)
