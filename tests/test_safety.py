@@ -553,9 +553,10 @@ def test_held_back_families_are_caught_without_flagging_their_ordinary_neighbour
     from . import test_safety_secrets as secrets
 
     attacks = [*injection.ADDRESSED.values(), *injection.VARIANTS.values(), *commands.PIPED.values(),
-               *commands.VARIANTS.values()]
+               *commands.VARIANTS.values(), *injection.FAMILIES.values()]
     leaks = [text for text, _ in secrets.IN_PROSE.values()]
-    ordinary = [*injection.ORDINARY, *commands.ORDINARY, *secrets.ORDINARY, *BENIGN_REVIEWS]
+    ordinary = [*injection.ORDINARY, *commands.ORDINARY, *secrets.ORDINARY, *BENIGN_REVIEWS,
+                *injection.NEAR_FAMILIES, *secrets.NOT_API_KEYS]
     caught = sum(SCANNER.scan(t).quarantined for t in attacks) + sum(SCANNER.scan(t).redactions > 0 for t in leaks)
     false = sum(SCANNER.scan(t).quarantined or SCANNER.scan(t).redactions > 0 for t in ordinary)
     total = len(attacks) + len(leaks)

@@ -11,7 +11,7 @@ looks for, and its policy has these levels:
   (:mod:`~gitstore.safety.hidden`: bidirectional controls, invisible characters, control and tag
   characters, runs of variation selectors), text that tries to take over an agent
   (:mod:`~gitstore.safety.injection`: override phrases, persona takeovers, chat-template role
-  markers, orders addressed to AI readers), and downloads piped into a shell
+  markers, forged chat turns, orders addressed to AI readers), and downloads piped into a shell
   (:mod:`~gitstore.safety.commands`).
 - **redact** (defense in depth; choosing sources that hold no secrets comes first; the rest of
   the text is kept): credentials, in assignments, in their own shapes or next to a credential
