@@ -26,7 +26,8 @@ import os
 from gitstore.deliver import ledger, surfaces
 from gitstore.deliver.heads import sha256_hex
 from gitstore.deliver.limits import HARNESS_STRING_LIMIT
-from gitstore.deliver.recall import flat, recall, scanner_verdict
+from gitstore.deliver.index import folder
+from gitstore.deliver.recall import VERDICTS, Verdicts, flat, recall
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -132,23 +133,24 @@ def answer(place: Place, harness: str, payload: dict[str, Any], now: str,
             if kind == surfaces.COMPACTION:
                 return Answer("compaction noted: learnings may be delivered again", event=event, kind=kind,
                               epoch=led.epoch)
-            return _deliver(place, surface, str(event), kind, payload, now, found_index, led)
+            return _deliver(place, surface, str(event), kind, payload, now, found_index, led, write)
     finally:
         if found_index is not None:
             found_index.close()
 
 
 def _deliver(place: Place, surface: surfaces.Surface, event: str, kind: str, payload: dict[str, Any],
-             now: str, index: Index | None, led: ledger.Session) -> Answer:
+             now: str, index: Index | None, led: ledger.Session, write: bool = True) -> Answer:
     query = _query(kind, place, payload)
     if not query.strip():
         return Answer("no query: an empty prompt, or a session start on a generic branch", event=event, kind=kind,
                       epoch=led.epoch)
     if index is None:
         return Answer("recall's index is not ready (it is being rebuilt); nothing this time", event=event, kind=kind)
-    safe = scanner_verdict()
-    found = recall(index, query, now, place.limits, led.delivered, safe)
-    context = passing(found, safe)
+    verdicts = Verdicts(os.path.join(folder(place), VERDICTS) if write else None)
+    found = recall(index, query, now, place.limits, led.delivered, verdicts.safe)
+    context = passing(found, verdicts.safe)
+    verdicts.save()
     if not found.items:
         why = "nothing new that matches" if found.matched or led.delivered else "no learning in force matches"
         if found.unsafe:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from gitstore.deliver.index import Candidate, Index
 
 ELLIPSIS = "…"
+VERDICTS = "safety-verdicts.json"  # beside recall's index: the scanner's verdicts on delivered texts
 MIN_TEXT = 24  # a shorter text would say nothing: the item is left out instead
 MAX_QUERY_CHARS = 8_000
 _BREAKS = {ord(c): " " for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}  # what str.splitlines splits at
@@ -38,18 +39,88 @@ def flat(text: str) -> str:
     return text.translate(_BREAKS)
 
 
+class Verdicts:
+    """The safety scanner's verdict on a text as delivered: ``safe(text)`` is True when it
+    passes. The scanner is loaded at the first text no verdict is kept for (the agent hook
+    starts without it: loading it costs more than the rest of a delivery). Given ``kept`` (a
+    file beside recall's index), verdicts are kept there by the text's digest and the scanner's
+    version (its source files' sizes and times), and ``save`` writes the new ones: the scanner
+    is a function of the text alone, so a kept verdict is the one it would give again."""
+
+    LIMIT = 20_000  # verdicts kept; the oldest go first
+
+    def __init__(self, kept: str | None = None) -> None:
+        self._kept = kept
+        self._known: dict[str, bool] | None = None
+        self._new = False
+        self._scanner: Any = None
+        self._version = ""
+
+    def safe(self, text: str) -> bool:
+        known = self._load()
+        key = self._key(text)
+        verdict = known.get(key)
+        if verdict is None:
+            if self._scanner is None:
+                from gitstore.safety.scanner import default_scanner
+
+                self._scanner = default_scanner()
+            verdict = known[key] = not self._scanner.scan(text).quarantined
+            self._new = True
+        return verdict
+
+    def _key(self, text: str) -> str:
+        from hashlib import sha256
+
+        return sha256(f"{self._version}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+
+    def _load(self) -> dict[str, bool]:
+        if self._known is None:
+            import json
+            import os
+
+            folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "safety")
+            stats = []
+            for name in sorted(os.listdir(folder)):
+                if name.endswith(".py"):
+                    found = os.stat(os.path.join(folder, name))
+                    stats.append(f"{name}:{found.st_size}:{found.st_mtime_ns}")
+            self._version = ";".join(stats)
+            self._known = {}
+            if self._kept is not None:
+                try:
+                    with open(self._kept, encoding="ascii") as handle:
+                        data = json.load(handle)
+                    if isinstance(data, dict) and data.get("version") == self._version:
+                        self._known = {k: v for k, v in data.get("verdicts", {}).items() if isinstance(v, bool)}
+                except (OSError, ValueError):
+                    pass
+        return self._known
+
+    def save(self) -> None:
+        """Write the verdicts kept, when there are new ones (a lost race only means scanning again)."""
+        if not self._new or self._kept is None or self._known is None:
+            return
+        import json
+        import os
+
+        verdicts = dict(list(self._known.items())[-self.LIMIT:])
+        temporary = f"{self._kept}.{os.getpid()}"
+        try:
+            with open(temporary, "w", encoding="ascii") as handle:
+                json.dump({"version": self._version, "verdicts": verdicts}, handle)
+            os.replace(temporary, self._kept)
+        except OSError:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+        self._new = False
+
+
 def scanner_verdict() -> Callable[[str], bool]:
-    """The safety scanner's verdict on a text as delivered: True when it passes. The scanner is
-    loaded at the first text (the agent hook starts without it)."""
-    scanners: list[Any] = []
-
-    def safe(text: str) -> bool:
-        if not scanners:
-            from gitstore.safety.scanner import default_scanner
-
-            scanners.append(default_scanner())
-        return not scanners[0].scan(text).quarantined
-    return safe
+    """The safety scanner's verdict on a text as delivered, kept for this process only."""
+    return Verdicts().safe
 
 
 class Recall:
