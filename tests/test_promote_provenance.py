@@ -4,6 +4,7 @@ the promotion gate's own verdict on it (a forged trailer does not verify)."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from gitstore.cli import main
 from gitstore.context import Context
 from gitstore.ops.promote import promote
+from gitstore.promote.branch import TRAILERS, stray_trailers, trailers
 from gitstore.promote.gates import promotion as promotion_gate
 from gitstore.promote.provenance import provenance, split_range
 
@@ -92,6 +94,17 @@ def _commit_block(root: Path, branch: str, base: str, block: str, message: str =
     return git(root, "rev-parse", branch).strip()
 
 
+def claim(root: Path, branch: str, message: str) -> str:
+    """A commit on top of ``main`` that changes the wiki, with ``message`` as git is given it."""
+    git(root, "checkout", "-q", "-B", branch, "main")
+    page = root / "okf" / "wiki" / "reliability.md"
+    page.write_text(page.read_text() + "\nAlso: retry forever.\n")
+    git(root, "add", "-A")
+    subprocess.run(["git", "commit", "-q", "-F", "-"], cwd=root, input=message.encode(), check=True)
+    git(root, "checkout", "-q", "main")
+    return git(root, "rev-parse", branch).strip()
+
+
 def test_a_promoted_block_outside_a_promotion_commit_fails(promoted: tuple[Context, dict[str, Any], Any],
                                                             capsys: pytest.CaptureFixture[str],
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
@@ -147,3 +160,57 @@ def test_a_block_from_before_the_range_is_not_judged_again(promoted: tuple[Conte
     assert capsys.readouterr().out.splitlines()[-1] == "no promotion commits in old-block..later"
     assert promotion_gate.main(["--from-ref", "main", "--to-ref", "later"]) == 1
     assert f"which is not the promotion commit of {unknown}" in capsys.readouterr().out
+def made_up(learning: dict[str, Any], keys: tuple[str, ...] = TRAILERS) -> str:
+    values = (learning["id"], learning["contentDigest"], "sha256:" + "2" * 64, "sha256:" + "3" * 64)
+    return "".join(f"{key}: {value}\n" for key, value in zip(keys, values))
+
+
+@pytest.mark.parametrize(("name", "body", "keys"), [
+    ("control-byte", "body\x01\n\n", TRAILERS),
+    ("any-case", "body\n\n", tuple(key.lower() for key in TRAILERS)),
+    ("upper-case", "body\n\n", tuple(key.upper() for key in TRAILERS)),
+])
+def test_made_up_trailers_git_reads_are_judged(promoted: tuple[Context, dict[str, Any], Any], name: str, body: str,
+                                               keys: tuple[str, ...]) -> None:
+    ctx, learning, _ = promoted
+    root = ctx.workspace.root
+    sha = claim(root, name, f"Promote {learning['id']}: x\n\n{body}{made_up(learning, keys)}")
+    seen = git(root, "log", "-1", "--format=%(trailers:only,unfold)", name).lower()
+    assert seen == made_up(learning).lower() + "\n"  # git reads all four
+    found = promotion_gate.check([], root, "main", name)
+    assert [f.message for f in found] == [f"Gitstore-Packet names sha256:{'3' * 64}, which this repository's store "
+                                          "does not hold (a forged trailer, or memory not fetched)"]
+    judged = provenance(root, f"main..{name}")
+    assert [c.commit for c in judged.commits] == [sha] and not judged.verified
+
+
+def test_trailers_followed_by_prose_do_not_verify(promoted: tuple[Context, dict[str, Any], Any],
+                                                  capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx, learning, result = promoted
+    root = ctx.workspace.root
+    trailer_lines = git(root, "log", "-1", "--format=%(trailers:only)", result.branch).strip()
+    claim(root, "prose-after", f"Promote {learning['id']}: x\n\n{trailer_lines}\n\nReviewed in the PR.\n")
+    assert git(root, "log", "-1", "--format=%(trailers:only)", "prose-after").strip() == ""
+    found = promotion_gate.check([], root, "main", "prose-after")
+    assert [f.line for f in found] == [3, 4, 5, 6]
+    assert all("is not in the message's trailer block" in f.message for f in found)
+    monkeypatch.chdir(root)
+    assert main(["provenance", "main..prose-after", "--markdown"]) == 1
+    table = capsys.readouterr().out
+    assert "| **no** |" in table and "| yes |" not in table and "is not in the message's trailer block" in table
+    assert promotion_gate.main(["--from-ref", "main", "--to-ref", "prose-after"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 4 and out[0].endswith("Gitstore-Learning is not in the message's trailer block (its last "
+                                             "paragraph), so git does not read it as a trailer: a promotion commit "
+                                             "ends with its four trailers")
+
+
+def test_trailers_are_read_as_git_reads_them() -> None:
+    trailer = "Gitstore-Learning: lrn_" + "1" * 32
+    assert trailers(f"Subject\n\nprose\n{trailer}\n") == {}
+    assert stray_trailers(f"Subject\n\nprose\n{trailer}\n") == [(4, "Gitstore-Learning")]
+    assert trailers(f"Subject\n\nprose\n{trailer}\nSigned-off-by: A <a@b>\n") == {"Gitstore-Learning": [(4, trailer[19:])]}
+    assert trailers(f"{trailer}\n") == {} and stray_trailers(f"{trailer}\n") == [(1, "Gitstore-Learning")]
+    assert trailers("Subject\n\ngitstore-PACKET : sha256:x\n  y\n") == {"Gitstore-Packet": [(3, "sha256:x y")]}
+    assert trailers("Subject\n\ngitstore-route: x\n") == {"gitstore-route": [(3, "x")]}

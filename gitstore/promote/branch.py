@@ -23,7 +23,10 @@ from gitstore.errors import Refused
 from gitstore.promote.snapshot import Snapshot
 
 TRAILERS = ("Gitstore-Learning", "Gitstore-Content-Digest", "Gitstore-Review-Digest", "Gitstore-Packet")
-_TRAILER = re.compile(r"^(Gitstore-[A-Za-z-]+):[ \t]*(.*?)[ \t]*$")
+_KEY_LINE = re.compile(r"^([A-Za-z0-9-]+)[ \t]*:[ \t]*(.*?)[ \t]*$")  # a trailer line, as git finds one
+_CLAIM = re.compile(r"^(gitstore-[A-Za-z0-9-]*)[ \t]*:", re.IGNORECASE)
+_KNOWN = {name.lower(): name for name in TRAILERS}
+_GIT_PREFIXES = ("Signed-off-by: ", "(cherry picked from commit ")
 _ROUTE_WORDS = {"direct-edit": "direct edit of", "skill": "skill", "overlay": "overlay page",
                 "staged-update": "staged brief for"}
 
@@ -48,23 +51,59 @@ def message(packet: dict[str, Any], title: str) -> str:
 
 
 def trailers(text: str) -> dict[str, list[tuple[int, str]]]:
-    """The ``Gitstore-*`` trailers of a commit message: name -> [(1-based line, value)]. Only
-    the last paragraph counts, as git reads trailers; comment lines are ignored."""
-    lines = [line for line in text.split("\n")]
-    numbered = [(n, line) for n, line in enumerate(lines, start=1) if not line.startswith("#")]
-    while numbered and not numbered[-1][1].strip():
-        numbered.pop()
-    paragraph: list[tuple[int, str]] = []
-    for number, line in reversed(numbered):
-        if not line.strip():
-            break
-        paragraph.insert(0, (number, line))
+    """The ``Gitstore-*`` trailers of a commit message, read as git reads trailers: name (any
+    case of a known key given as that key) -> [(1-based line, value)]. Comment lines are
+    ignored."""
     found: dict[str, list[tuple[int, str]]] = {}
-    for number, line in paragraph:
-        match = _TRAILER.match(line)
-        if match:
-            found.setdefault(match.group(1), []).append((number, match.group(2)))
+    for number, key, value in _trailer_block(text):
+        if key.lower().startswith("gitstore-"):
+            found.setdefault(_KNOWN.get(key.lower(), key), []).append((number, value))
     return found
+
+
+def stray_trailers(text: str) -> list[tuple[int, str]]:
+    """The lines of a message that begin like a ``Gitstore-*`` trailer yet are not in its
+    trailer block, so git does not read them as trailers: [(1-based line, key)]."""
+    read = {number for number, _, _ in _trailer_block(text)}
+    lines = enumerate(text.split("\n"), start=1)
+    return [(n, match.group(1)) for n, line in lines
+            if n not in read and not line.startswith("#") and (match := _CLAIM.match(line))]
+
+
+def _trailer_block(text: str) -> list[tuple[int, str, str]]:
+    """The trailers of the message's trailer block by git's rules (its last paragraph, never
+    the title: every line a trailer or a continuation, or a quarter of them trailers with one
+    git writes itself), each as (line, key, value with its continuation lines)."""
+    lines = [(n, line) for n, line in enumerate(text.split("\n"), start=1) if not line.startswith("#")]
+    title_end = next((i for i, (_, line) in enumerate(lines) if not line.strip()), len(lines))
+    body = lines[title_end:]
+    while body and not body[-1][1].strip():
+        body.pop()
+    start = len(body)
+    while start > 0 and body[start - 1][1].strip():
+        start -= 1
+    if start == 0:
+        return []  # the title, or a body without a blank line before its last paragraph
+    found: list[list[Any]] = []
+    last: list[Any] | None = None
+    others = cherry_picks = 0
+    git_wrote = False
+    for number, line in body[start:]:
+        match = _KEY_LINE.match(line)
+        git_wrote = git_wrote or line.startswith(_GIT_PREFIXES)
+        if match:
+            last = [number, match.group(1), match.group(2)]
+            found.append(last)
+        elif line[:1].isspace() and last is not None:
+            last[2] = f"{last[2]} {line.strip()}".strip()  # a continuation, unfolded as git does
+        elif line.startswith(_GIT_PREFIXES):
+            last, cherry_picks = None, cherry_picks + 1
+        else:
+            last, others = None, others + 1
+    keys = len(found) + cherry_picks
+    if not keys or (others and not (git_wrote and keys * 3 >= others)):
+        return []
+    return [(n, key, value) for n, key, value in found]
 
 
 def signature(repo: pygit2.Repository, role: str) -> pygit2.Signature:

@@ -176,7 +176,7 @@ def _entries(code: int, out: bytes) -> dict[str, str] | None:
 
 
 def blobs(root: Path, ids: Sequence[str]) -> dict[str, bytes]:
-    """The contents of blobs, read with one ``git cat-file --batch``."""
+    """The contents of git objects (blobs, commits), read with one ``git cat-file --batch``."""
     if not ids:
         return {}
     done = git("cat-file", "--batch", cwd=root, data="".join(f"{i}\n" for i in ids).encode())

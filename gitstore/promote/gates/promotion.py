@@ -28,6 +28,9 @@ accepted text put there by hand). A block a commit keeps as it was, even moved, 
 again, nor is one that was there before the range: it was judged by the range that added it.
 Merge commits are not read (their changes are the commits they merge). Other commits without
 trailers pass.
+
+Trailers are read as git reads them: the message's last paragraph, keys in any case. A line
+that begins like a ``Gitstore-*`` trailer anywhere else is a finding, never a pass.
 """
 
 from __future__ import annotations
@@ -41,8 +44,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitstore.promote import blocks
-from gitstore.promote.branch import TRAILERS, trailers
-from gitstore.promote.gates._common import ZERO, Finding, git, parser, relative, report, run, top_level
+from gitstore.promote.branch import TRAILERS, stray_trailers, trailers
+from gitstore.promote.gates._common import ZERO, Finding, blobs, git, parser, relative, report, run, top_level
 
 if TYPE_CHECKING:
     from gitstore.promote.snapshot import Snapshot
@@ -104,6 +107,11 @@ class Memory:
 def judge(change: Change, memory_of: Callable[[], Memory], tip: Change | None = None) -> list[Finding]:
     """Every way ``change`` falls short of the promotion its trailers claim."""
     found = trailers(change.message)
+    stray = stray_trailers(change.message)
+    if stray:
+        return [Finding(change.label, line, f"{key} is not in the message's trailer block (its last paragraph), so "
+                                            "git does not read it as a trailer: a promotion commit ends with its "
+                                            "four trailers") for line, key in stray]
     if not found:
         return []
     problems = _trailer_problems(change, found)
@@ -340,13 +348,15 @@ def _range(root: Path, start: str | None, end: str, *only: str) -> list[tuple[st
     spec = [f"{start}..{end}"] if start and start != ZERO else [end, "--not", "--remotes"]
     options = [o for o in only if o.startswith("-")]
     paths = [o for o in only if not o.startswith("-")]
-    done = git("log", "--reverse", "--format=%H%x00%B%x01", *options, *spec, "--", *paths, cwd=root)
-    found = []
-    for entry in done.stdout.decode("utf-8", "replace").split("\x01"):
-        sha, _, message = entry.strip("\n").partition("\0")
-        if sha:
-            found.append((sha, message))
-    return found
+    shas = git("rev-list", "--reverse", *options, *spec, "--", *paths, cwd=root).stdout.decode().split()
+    return list(zip(shas, _messages(root, shas)))
+
+
+def _messages(root: Path, shas: Sequence[str]) -> list[str]:
+    """The messages of commits, read whole from their objects (a message may hold any byte but
+    NUL, so no separator in a listing of them can be trusted)."""
+    objects = blobs(root, shas)
+    return [objects[sha].partition(b"\n\n")[2].decode("utf-8", "replace") for sha in shas]
 
 
 def _message_file(root: Path, files: Sequence[str]) -> Path | None:
@@ -396,6 +406,12 @@ def check(files: Sequence[str], root: Path, start: str | None, end: str | None) 
     return [f for judged in judge_range(root, start, end or "HEAD", memory) for f in judged.findings]
 
 
+def claims(message: str) -> bool:
+    """Whether a message claims a promotion: it has ``Gitstore-*`` trailers, in any case, or
+    lines that begin like them outside its trailer block."""
+    return bool(trailers(message) or stray_trailers(message))
+
+
 @dataclass
 class Judged:
     """One commit of a range that carries ``Gitstore-*`` trailers, and what the gate found."""
@@ -410,7 +426,7 @@ def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Me
     ``Gitstore-*`` trailers, each with its findings (none: it verifies), and those without
     that add or change a promoted block, each with why the block does not stand; oldest first."""
     listed = _range(root, start, end)
-    promotions = {sha for sha, message in listed if "Gitstore-" in message}
+    promotions = {sha for sha, message in listed if claims(message)}
     touching = {sha for sha, _ in _range(root, start, end, "--no-merges", "--full-history", *BLOCK_FOLDERS)}
     commits = [(sha, message) for sha, message in listed if sha in promotions | touching]
     if not commits:
