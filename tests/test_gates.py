@@ -177,6 +177,8 @@ OKF_RULES = [
      "footnote [^audit] has no sources entry"),
     ("a broken link", REVENUE, lambda t: t.replace("../computations/revenue-ytd.md", "../computations/gone.md"), 23,
      "link ../computations/gone.md does not resolve"),
+    ("a link out of the repository", REVENUE, lambda t: t + "\nSee [k](../../../../../../etc/passwd).\n", 37,
+     "link ../../../../../../etc/passwd leaves the repository"),
     ("a broken anchor", REVENUE, lambda t: t + "\nSee [cuts](#no-such-heading).\n", 37,
      "no heading with anchor #no-such-heading"),
     ("a prose line in an index", "metrics/index.md", lambda t: t + "\nSome prose.\n", 7, "not a heading"),
@@ -212,6 +214,26 @@ def test_each_okf_rule_has_a_failing_case(bundle: Path, capsys: pytest.CaptureFi
     assert code == 1 and len(expected) == 1, lines
     # a change may break a second rule too (an edited index is also a hand edit), never an unrelated one
     assert all(x.startswith(f"okf/wiki/{page}:") for x in lines), lines
+
+
+def test_a_symlinked_page_or_skill_is_refused(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (bundle / "notes").mkdir()
+    (bundle / "notes" / "deploy.md").write_text("---\ntype: Note\n---\n# Deploy\n")
+    (bundle / "okf" / "wiki" / "deploy.md").symlink_to("../../notes/deploy.md")
+    (bundle / "okf" / "wiki" / "metrics" / "all").symlink_to("/etc")
+    code, lines = run(okf.main, ["okf/wiki/deploy.md", "okf/wiki/metrics/all", f"okf/wiki/{REVENUE}"], capsys)
+    assert code == 1 and lines == [
+        "okf/wiki/deploy.md:1: a symbolic link: pages and skills must be regular files of the repository",
+        "okf/wiki/metrics/all:1: a symbolic link: pages and skills must be regular files of the repository"]
+    skill = bundle / ".agents" / "skills" / "deploy"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").symlink_to("../../../notes/deploy.md")
+    (skill / "reference.md").symlink_to("/etc/passwd")
+    code, lines = run(skills.main, [".agents/skills/deploy/SKILL.md", ".agents/skills/deploy/reference.md"], capsys)
+    assert code == 1 and [line.split(":", 1)[0] for line in lines] == [
+        ".agents/skills/deploy/SKILL.md", ".agents/skills/deploy/reference.md"]
+    assert all(line.endswith(":1: a symbolic link: pages and skills must be regular files of the repository")
+               for line in lines)
 
 
 def test_a_deleted_instructions_file_fails(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:

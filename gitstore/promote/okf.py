@@ -573,8 +573,9 @@ def check_links(path: Path, root: Path | None = None) -> list[str]:
     return link_problems(read_page(path), root or path.parent)
 
 
-def link_problems(page: Page, root: Path | str) -> list[str]:
-    """``check_links`` for a page read already, ``root`` being the bundle root."""
+def link_problems(page: Page, root: Path | str, within: Path | str | None = None) -> list[str]:
+    """``check_links`` for a page read already, ``root`` being the bundle root; a target outside
+    the folder ``within`` (the repository) is a problem even when it resolves."""
     if page.text is None:
         return []
     problems = []
@@ -600,11 +601,18 @@ def link_problems(page: Page, root: Path | str) -> list[str]:
         if what == "source" and not name.startswith("/") and _kind(file) is None:
             file = os.path.join(base, name)
         kind = _kind(file)
-        if kind is None:
+        if within is not None and not _inside(file, os.fspath(within)):
+            problems.append(f"{what} {target} leaves the repository")
+        elif kind is None:
             problems.append(f"{what} {target} does not resolve")
         elif fragment and kind == "file" and file.endswith(".md") and fragment not in read_page(file).anchors:
             problems.append(f"{what} {target}: no heading with anchor #{fragment}")
     return problems
+
+
+def _inside(file: str, folder: str) -> bool:
+    path, top = os.path.normpath(os.path.abspath(file)), os.path.normpath(os.path.abspath(folder))
+    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def _kind(file: str) -> str | None:

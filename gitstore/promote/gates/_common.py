@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from collections import namedtuple
@@ -204,6 +205,19 @@ def relative(path: str, root: Path) -> str:
     if real.startswith(real_base + os.sep):
         return real[len(real_base) + 1:].replace(os.sep, "/")
     return Path(path).as_posix()
+
+
+def not_regular(path: str, rel: str) -> Finding | None:
+    """A finding when ``path`` is a symbolic link or anything else but a regular file: a page or
+    skill is read as the file itself, and a link would have the gates read or skip another."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None  # gone: nothing to read
+    if stat.S_ISREG(mode):
+        return None
+    what = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+    return Finding(rel, 1, f"{what}: pages and skills must be regular files of the repository")
 
 
 def line_of(text: str, needle: str, default: int = 1) -> int:

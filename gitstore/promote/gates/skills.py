@@ -2,7 +2,9 @@
 
 Each ``SKILL.md`` passed is checked as the skill of its folder: front matter with only the
 specification's keys, a valid ``name`` equal to the folder's name, a ``description`` of 1 to
-1024 characters, and well-formed optional fields (``gitstore.promote.skills``).
+1024 characters, and well-formed optional fields (``gitstore.promote.skills``). A ``SKILL.md``
+or a file under ``.agents/skills/`` that is a symbolic link (or anything but a regular file) is
+refused: a skill is the file itself.
 
 A description over 1024 characters is printed as a warning and passes (harnesses load such
 skills, and vendors publish them); ``--strict`` makes it fail, as it does for every skill
@@ -14,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from gitstore.promote.gates._common import files_only, Finding, parser, report, run
+from gitstore.promote.gates._common import files_only, Finding, not_regular, parser, report, run
 from gitstore.promote.skills import FILE_NAME, skill_problems
 
 PROG = "gitstore-skills"
+SKILLS = ".agents/skills"
 
 
 def check(files: Sequence[str]) -> tuple[list[Finding], list[Finding]]:
@@ -27,6 +30,10 @@ def check(files: Sequence[str]) -> tuple[list[Finding], list[Finding]]:
     warnings: list[Finding] = []
     for name in files:
         path = Path(name)
+        refused = not_regular(name, name) if path.name == FILE_NAME or _in_skills(name) else None
+        if refused is not None:
+            findings.append(refused)
+            continue
         if path.name != FILE_NAME:
             continue
         try:
@@ -42,6 +49,10 @@ def check(files: Sequence[str]) -> tuple[list[Finding], list[Finding]]:
         findings += [Finding(name, line, problem) for line, problem in problems]
         warnings += [Finding(name, line, f"warning: {problem}") for line, problem in advice]
     return findings, warnings
+
+
+def _in_skills(name: str) -> bool:
+    return f"/{SKILLS}/" in f"/{Path(name).as_posix()}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,7 +4,10 @@ For each page of the wiki (``okf/wiki/`` unless ``--root`` says otherwise) passe
 
 - the OKF v0.2 page rules: front matter with a non-empty ``type`` and well-formed optional
   families, reserved ``index.md`` and ``log.md`` structure (``gitstore.promote.okf``);
-- every relative link and path-valued source resolves, and every ``#fragment`` names a heading;
+- no path under the wiki is a symbolic link (or anything but a regular file): pre-commit passes
+  such links too, so that no page is read, or skipped, through one;
+- every relative link and path-valued source resolves inside the repository, and every
+  ``#fragment`` names a heading;
 - every promoted claim (``gitstore.promote.blocks``) carries a ``Cited:`` line whose citations a
   reader can follow, and every marker is well formed;
 - the tooling overlay (``tooling/``): each page has exactly one outgoing link, to project
@@ -28,7 +31,8 @@ from posixpath import dirname, join, normpath
 
 from gitstore.promote import blocks
 from gitstore.promote.gates._common import (
-    Finding, base_revision, blob_id, blobs, files_only, in_parallel, line_of, parser, relative, report, run,
+    Finding, base_revision, blob_id, blobs, files_only, in_parallel, line_of, not_regular, parser, relative,
+    report, run,
     top_level, tree_entries,
 )
 from gitstore.promote.okf import (
@@ -48,9 +52,12 @@ def check(files: Sequence[str], root: Path, wiki_rel: str, base: str | None) -> 
     wiki_rel = normpath(wiki_rel).strip("/")
     wiki = root / wiki_rel
     names = [relative(f, root) for f in files]
-    pages = [n for n in names if n.startswith(wiki_rel + "/") and n.endswith(".md")]
+    inside = [n for n in names if n.startswith(wiki_rel + "/")]
+    refused = [f for f in (not_regular(os.path.join(root, n), n) for n in inside) if f is not None]
+    pages = [n for n in inside if n.endswith(".md") and n not in {f.path for f in refused}]
     entries = tree_entries(root, base, [wiki_rel]) if base is not None else None
-    findings = in_parallel(pages, lambda chunk: _pages(root, chunk, wiki, wiki_rel), lambda row: Finding(*row))
+    findings = refused + in_parallel(pages, lambda chunk: _pages(root, chunk, wiki, wiki_rel),
+                                     lambda row: Finding(*row))
     if entries is not None:
         with page_cache():
             findings += _against_base(root, wiki, wiki_rel, pages, entries())
@@ -61,11 +68,12 @@ def _pages(root: Path, pages: Sequence[str], wiki: Path, wiki_rel: str) -> list[
     findings: list[Finding] = []
     with page_cache():
         for rel in pages:
-            findings += _page(os.path.join(root, rel), rel, wiki, wiki_rel)
+            findings += _page(root, rel, wiki, wiki_rel)
     return findings
 
 
-def _page(path: str, rel: str, wiki: Path, wiki_rel: str) -> list[Finding]:
+def _page(root: Path, rel: str, wiki: Path, wiki_rel: str) -> list[Finding]:
+    path = os.path.join(root, rel)
     if rel.rsplit("/", 1)[-1] == INSTRUCTIONS or not os.path.isfile(path):
         return []
     page = read_page(path)
@@ -74,7 +82,7 @@ def _page(path: str, rel: str, wiki: Path, wiki_rel: str) -> list[Finding]:
     found = [Finding(rel, _line(problem, text), problem) for problem in page_problems(page, at_root=at_root)]
     if page.text is None or page.problems:
         return found
-    found += [Finding(rel, _link_line(problem, text), problem) for problem in link_problems(page, wiki)]
+    found += [Finding(rel, _link_line(problem, text), problem) for problem in link_problems(page, wiki, root)]
     inside = rel[len(wiki_rel) + 1:]
     if inside.startswith(f"{OVERLAY}/"):
         found += _overlay_links(page.links, rel, wiki_rel, text)
