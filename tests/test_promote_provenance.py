@@ -214,3 +214,5 @@ def test_trailers_are_read_as_git_reads_them() -> None:
     assert trailers(f"{trailer}\n") == {} and stray_trailers(f"{trailer}\n") == [(1, "Gitstore-Learning")]
     assert trailers("Subject\n\ngitstore-PACKET : sha256:x\n  y\n") == {"Gitstore-Packet": [(3, "sha256:x y")]}
     assert trailers("Subject\n\ngitstore-route: x\n") == {"gitstore-route": [(3, "x")]}
+    verbose = f"Subject\n\n{trailer}\n# ------------------------ >8 ------------------------\ndiff --git a/x b/x\n"
+    assert trailers(verbose) == {"Gitstore-Learning": [(3, trailer[19:])]} and stray_trailers(verbose) == []

@@ -26,6 +26,7 @@ TRAILERS = ("Gitstore-Learning", "Gitstore-Content-Digest", "Gitstore-Review-Dig
 _KEY_LINE = re.compile(r"^([A-Za-z0-9-]+)[ \t]*:[ \t]*(.*?)[ \t]*$")  # a trailer line, as git finds one
 _CLAIM = re.compile(r"^(gitstore-[A-Za-z0-9-]*)[ \t]*:", re.IGNORECASE)
 _KNOWN = {name.lower(): name for name in TRAILERS}
+_SCISSORS = "# ------------------------ >8 ------------------------\n"
 _GIT_PREFIXES = ("Signed-off-by: ", "(cherry picked from commit ")
 _ROUTE_WORDS = {"direct-edit": "direct edit of", "skill": "skill", "overlay": "overlay page",
                 "staged-update": "staged brief for"}
@@ -65,16 +66,23 @@ def stray_trailers(text: str) -> list[tuple[int, str]]:
     """The lines of a message that begin like a ``Gitstore-*`` trailer yet are not in its
     trailer block, so git does not read them as trailers: [(1-based line, key)]."""
     read = {number for number, _, _ in _trailer_block(text)}
-    lines = enumerate(text.split("\n"), start=1)
+    lines = enumerate(_above_scissors(text).split("\n"), start=1)
     return [(n, match.group(1)) for n, line in lines
             if n not in read and not line.startswith("#") and (match := _CLAIM.match(line))]
+
+
+def _above_scissors(text: str) -> str:
+    """The message above git's scissors line (``git commit -v`` puts the diff below it)."""
+    at = ("\n" + text).find("\n" + _SCISSORS)
+    return text if at < 0 else text[:at]
 
 
 def _trailer_block(text: str) -> list[tuple[int, str, str]]:
     """The trailers of the message's trailer block by git's rules (its last paragraph, never
     the title: every line a trailer or a continuation, or a quarter of them trailers with one
     git writes itself), each as (line, key, value with its continuation lines)."""
-    lines = [(n, line) for n, line in enumerate(text.split("\n"), start=1) if not line.startswith("#")]
+    lines = [(n, line) for n, line in enumerate(_above_scissors(text).split("\n"), start=1)
+             if not line.startswith("#")]
     title_end = next((i for i, (_, line) in enumerate(lines) if not line.strip()), len(lines))
     body = lines[title_end:]
     while body and not body[-1][1].strip():
