@@ -221,10 +221,13 @@ def test_a_symlinked_page_or_skill_is_refused(bundle: Path, capsys: pytest.Captu
     (bundle / "notes" / "deploy.md").write_text("---\ntype: Note\n---\n# Deploy\n")
     (bundle / "okf" / "wiki" / "deploy.md").symlink_to("../../notes/deploy.md")
     (bundle / "okf" / "wiki" / "metrics" / "all").symlink_to("/etc")
+    (bundle / "notes" / "passwd").symlink_to("/etc/passwd")
+    _edit(bundle, REVENUE, lambda t: t + "\nSee [k](../../../notes/passwd) and [d](../../../notes/deploy.md).\n")
     code, lines = run(okf.main, ["okf/wiki/deploy.md", "okf/wiki/metrics/all", f"okf/wiki/{REVENUE}"], capsys)
     assert code == 1 and lines == [
         "okf/wiki/deploy.md:1: a symbolic link: pages and skills must be regular files of the repository",
-        "okf/wiki/metrics/all:1: a symbolic link: pages and skills must be regular files of the repository"]
+        "okf/wiki/metrics/all:1: a symbolic link: pages and skills must be regular files of the repository",
+        f"okf/wiki/{REVENUE}:37: link ../../../notes/passwd leaves the repository"]
     skill = bundle / ".agents" / "skills" / "deploy"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").symlink_to("../../../notes/deploy.md")

@@ -601,7 +601,7 @@ def link_problems(page: Page, root: Path | str, within: Path | str | None = None
         if what == "source" and not name.startswith("/") and _kind(file) is None:
             file = os.path.join(base, name)
         kind = _kind(file)
-        if within is not None and not _inside(file, os.fspath(within)):
+        if within is not None and not _inside(file, os.fspath(within), kind is not None):
             problems.append(f"{what} {target} leaves the repository")
         elif kind is None:
             problems.append(f"{what} {target} does not resolve")
@@ -610,9 +610,13 @@ def link_problems(page: Page, root: Path | str, within: Path | str | None = None
     return problems
 
 
-def _inside(file: str, folder: str) -> bool:
-    path, top = os.path.normpath(os.path.abspath(file)), os.path.normpath(os.path.abspath(folder))
-    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
+def _inside(file: str, folder: str, there: bool) -> bool:
+    """Whether ``file`` is within ``folder``, by its path and, when it is there, by where its
+    symbolic links lead."""
+    pairs = [(os.path.abspath(file), os.path.abspath(folder))]
+    if there:
+        pairs.append((os.path.realpath(file), os.path.realpath(folder)))
+    return all(path == top or path.startswith(top.rstrip(os.sep) + os.sep) for path, top in pairs)
 
 
 def _kind(file: str) -> str | None:
