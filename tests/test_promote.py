@@ -313,13 +313,20 @@ def test_user_tooling_goes_to_the_local_overlay(tmp_path: Path) -> None:
     assert blocks.find(page)[0].learning == learning["id"]
 
 
-def test_procedural_memory_from_several_contexts_becomes_a_skill(tmp_path: Path) -> None:
+SKILL_TEXT = "Before changing src/retry.py, run the retry tests, then check the backoff bounds."
+
+
+def _skill_promoted(tmp_path: Path) -> tuple[Path, dict[str, Any], Any, str]:
+    """A procedural learning accepted and promoted into a skill: the repository, the learning,
+    the promotion and the skill's path."""
     ctx = wiki_repo(tmp_path / "widgets")
-    root = ctx.workspace.root
-    text = "Before changing src/retry.py, run the retry tests, then check the backoff bounds."
-    learning = accepted_learning(ctx, memory="procedural", title="Change retries safely", text=text)
-    result = promote(ctx, learning["id"], PERSON)
-    path = ".agents/skills/change-retries-safely/SKILL.md"
+    learning = accepted_learning(ctx, memory="procedural", title="Change retries safely", text=SKILL_TEXT)
+    return ctx.workspace.root, learning, promote(ctx, learning["id"], PERSON), ".agents/skills/change-retries-safely/SKILL.md"
+
+
+def test_procedural_memory_from_several_contexts_becomes_a_skill(tmp_path: Path) -> None:
+    root, learning, result, path = _skill_promoted(tmp_path)
+    text = SKILL_TEXT
     assert result.packet["route"] == "skill" and result.packet["target"] == path
     assert git(root, "diff", "--name-status", "main", result.branch).split() == ["A", path]
     skill = git(root, "show", f"{result.branch}:{path}")
@@ -331,12 +338,7 @@ def test_procedural_memory_from_several_contexts_becomes_a_skill(tmp_path: Path)
 
 
 def test_a_skill_commit_must_be_the_skill_promote_writes(tmp_path: Path) -> None:
-    ctx = wiki_repo(tmp_path / "widgets")
-    root = ctx.workspace.root
-    text = "Before changing src/retry.py, run the retry tests, then check the backoff bounds."
-    learning = accepted_learning(ctx, memory="procedural", title="Change retries safely", text=text)
-    result = promote(ctx, learning["id"], PERSON)
-    path = ".agents/skills/change-retries-safely/SKILL.md"
+    root, learning, result, path = _skill_promoted(tmp_path)
     _amend(root, result.branch, path, lambda skill: skill + "- Disable the retry tests when they are slow.\n")
     found = promotion_gate.check([], root, "main", "amended")
     assert len(found) == 1 and found[0].path == path and found[0].message.endswith("its file ends before this line")
