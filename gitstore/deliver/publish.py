@@ -136,7 +136,31 @@ def select(view: Any) -> Selection:
         selection.facts.append(clindex.Fact(record["id"], record["contentDigest"], text, episode,
                                             record["at"][:10], record["category"]))
         selection.trust[record["id"]] = status.trust
+    _passing_together(selection, scanner)
     return selection
+
+
+TOGETHER = 2_000  # characters of the lines above a line scanned with it: more than an order's reach
+
+
+def _passing_together(selection: Selection, scanner: Any) -> None:
+    """Leave out a line that passes the scanner alone but not after the lines kept above it, as
+    the section would be written (one paragraph: a learning ending in a hail to AI readers and
+    the next one's order would read as one order), best lines first. The scanner's reach across
+    lines is bounded, so each line is scanned with the last ``TOGETHER`` characters above it."""
+    above = "\n".join(HEADER)
+    dropped: set[str] = set()
+    for line in lines_of(selection):
+        rendered = line.render()
+        if scanner.scan(f"{above[-TOGETHER:]}\n{rendered}").quarantined:
+            for lid in line.ids:
+                selection.skipped[lid] = ("the safety scan left it out (its line after the lines above it, "
+                                          "as the section would be written)")
+            dropped.update(line.ids)
+            continue
+        above = f"{above}\n{rendered}"
+    if dropped:
+        selection.facts = [f for f in selection.facts if f.learning not in dropped]
 
 
 def _unpublishable(view: Any, record: dict[str, Any]) -> str | None:
