@@ -581,6 +581,27 @@ def test_the_codex_user_scope_is_where_codex_home_says(harness: str, repo: Path,
     assert not (tmp_path / "made").exists()  # the folders install made go with the file
 
 
+def test_the_gemini_user_scope_is_where_gemini_cli_home_says(repo: Path, home: Path, tmp_path: Path,
+                                                             targets: pytest.MonkeyPatch) -> None:
+    """Gemini CLI reads the user's settings from $GEMINI_CLI_HOME/.gemini when that is set: the
+    user scope installs, reports and uninstalls there, never in ~/.gemini."""
+    targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
+    init(repo)
+    settings = tmp_path / "gemini-home" / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    original = '{"theme": "Default"}\n'
+    settings.write_text(original)
+    targets.setenv("GEMINI_CLI_HOME", str(tmp_path / "gemini-home"))
+    report = install("gemini-cli", "user", repo, home)
+    assert report.action == "updated" and report.path == settings
+    assert our_commands("gemini-cli", load("gemini-cli", settings)) == expected("gemini-cli")
+    assert not (home / ".gemini").exists()
+    row = by_key(status(repo, home))["gemini-cli", "user"]
+    assert row.path == settings and row.installed and row.works is True, row
+    assert uninstall("gemini-cli", "user", repo, home).action == "removed"
+    assert settings.read_text() == original
+
+
 def test_a_gemini_project_hook_works_only_where_gemini_trusts_the_folder(repo: Path, home: Path, tmp_path: Path,
                                                                         targets: pytest.MonkeyPatch) -> None:
     targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")

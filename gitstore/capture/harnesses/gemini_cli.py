@@ -5,7 +5,9 @@ What the documentation says, and what this adapter follows (sources: google-gemi
 ``docs/hooks/index.md``, ``docs/hooks/reference.md`` and ``schemas/settings.schema.json``):
 
 - Hooks live in ``settings.json``: ``.gemini/settings.json`` in the project, ``~/.gemini/
-  settings.json`` for the user (and system files under ``/etc/gemini-cli/``, not touched here).
+  settings.json`` for the user (``$GEMINI_CLI_HOME/.gemini/settings.json`` when that is set,
+  where the user scope installs too), and system files under ``/etc/gemini-cli/``, not touched
+  here.
 - Layout: ``"hooks"`` maps an event name to a list of hook definitions ``{"matcher"?: str,
   "sequential"?: bool, "hooks": [...]}``; each hook is ``{"type": "command", "command": str,
   "name"?: str, "timeout"?: milliseconds (default 60000), "description"?: str}``. Lifecycle
@@ -78,7 +80,8 @@ def _project(repo_root: Path | None, home: Path) -> Path:
 
 
 def _user(repo_root: Path | None, home: Path) -> Path:
-    return home / ".gemini" / "settings.json"
+    """The user's settings the CLI reads: in ``$GEMINI_CLI_HOME/.gemini`` when that is set."""
+    return _gemini_home(home) / "settings.json"
 
 
 def _handler(hook: HookCommand) -> dict[str, Any]:
