@@ -545,3 +545,20 @@ def test_two_lines_that_pass_alone_but_not_together_are_not_both_written(world: 
     left = next(i for i in ids if i not in written)
     assert left not in read(world, INDEX).decode()
     assert "after the lines above it" in json.dumps(result.to_json()), result.to_json()  # and says why
+
+
+def test_snapshots_taken_across_a_second_sort_in_the_order_they_were_taken(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A snapshot's name is one reading of the clock: read twice (the second, then the
+    nanoseconds), a publish at the end of a second could be named before the one just before it,
+    and a rollback would take the older one for the newest."""
+    import time
+
+    from gitstore.deliver import snapshots
+
+    second = 1_796_000_000 * 1_000_000_000
+    readings = iter([second - 1, second + 1])  # the last nanosecond of a second, then the next one's first
+    monkeypatch.setattr(time, "time_ns", lambda: next(readings))
+    first = snapshots.save(tmp_path, [snapshots.Change("AGENTS.md", b"a", b"b")])
+    later = snapshots.save(tmp_path, [snapshots.Change("AGENTS.md", b"b", b"c")])
+    assert snapshots.latest(tmp_path) == later and first.name < later.name

@@ -66,7 +66,8 @@ class Change:
 
 def save(state: Path, changes: list[Change]) -> Path:
     """Record the prior state of every file in ``changes``; returns the snapshot folder."""
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + f"-{time.time_ns() % 1_000_000_000:09d}"
+    now = time.time_ns()  # one reading of the clock: its second and its nanoseconds, in order
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now // 1_000_000_000)) + f"-{now % 1_000_000_000:09d}"
     folder = state / FOLDER / stamp
     (folder / "files").mkdir(parents=True)
     manifest = []
