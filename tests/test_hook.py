@@ -211,6 +211,21 @@ def test_outside_a_gitstore_repository_the_log_goes_to_the_temporary_folder(repo
     assert "capture failed: RuntimeError" in fallback.read_text()
 
 
+@pytest.mark.parametrize("module", ["gitstore.capture.agent_hook", "gitstore.deliver.hook"])
+def test_a_hook_run_in_a_removed_folder_exits_quietly(module: str, tmp_path: Path, env: dict[str, str]) -> None:
+    """A harness may run a hook in a folder removed meanwhile (a worktree deleted during the
+    session): the agent sees no traceback and no failure."""
+    gone = tmp_path / "removed-worktree"
+    gone.mkdir()
+    started = subprocess.Popen(
+        [sys.executable, "-P", "-c", f"import os, runpy, sys; os.rmdir({str(gone)!r}); sys.argv = ['hook', 'claude-code']; "
+                                     f"runpy.run_module({module!r}, run_name='__main__')"],
+        cwd=gone, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = started.communicate(json.dumps({**CLAUDE_PAYLOAD, "cwd": str(gone)}).encode(), timeout=60)
+    assert not gone.exists()
+    assert (started.returncode, out, err) == (0, b"", b"")
+
+
 # -- the dry run and start-up weight ---------------------------------------------------------
 
 def test_check_reports_whether_the_capture_entry_point_is_ready(repo: Path, env: dict[str, str]) -> None:

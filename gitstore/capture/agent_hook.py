@@ -48,7 +48,7 @@ import os
 import sys
 import threading
 
-from gitstore.capture.hooklog import log as _log, state_dir as _state_dir
+from gitstore.capture.hooklog import log as _log, state_dir as _state_dir, working_dir
 
 TYPE_CHECKING = False  # typing costs milliseconds at start-up
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] == ["--timed-out"]:
         return timed_out(args[1:])
     harness = args[0] if args else ""
-    cwd = os.getcwd() if os.path.isdir(".") else "/"
+    cwd = working_dir()
     _silence_stdout()
     try:
         cwd = _run(harness, args[1:], cwd)
@@ -264,7 +264,7 @@ def _safe_path() -> None:
     """Take the working directory off ``sys.path`` when this interpreter put it there (started
     without ``-P``), as the worker started with ``-P`` has it: the agent's repository must not
     supply modules the capture imports."""
-    if not sys.flags.safe_path and sys.path and sys.path[0] in ("", os.getcwd()):
+    if not sys.flags.safe_path and sys.path and sys.path[0] in ("", working_dir()):
         del sys.path[0]
 
 
@@ -341,7 +341,7 @@ def _run_spool(spool: str) -> str | None:
     The folder the job was captured in, once it is stored."""
     import fcntl
 
-    cwd, harness = os.getcwd(), ""
+    cwd, harness = working_dir(), ""
     try:
         fd = os.open(spool, os.O_RDWR)
     except OSError:
@@ -418,7 +418,7 @@ def timed_out(args: list[str]) -> int:
     """``--timed-out SPOOL SECONDS``: write the envelope and the degraded receipt of a capture
     of the spooled job that ran out of time, under the time limit too."""
     _silence_stdout()
-    cwd, harness = os.getcwd(), ""
+    cwd, harness = working_dir(), ""
     try:
         with open(args[0], encoding="utf-8") as handle:
             job = json.load(handle)

@@ -16,6 +16,15 @@ import time
 LOG_NAME = "hooks.log"
 
 
+def working_dir() -> str:
+    """The folder this process works in, or ``/`` when there is none: a harness may run a hook
+    in a folder removed meanwhile (a deleted worktree), where ``os.getcwd`` raises."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return "/"
+
+
 def state_dir(cwd: str) -> str | None:
     """``<repository>/okf/.memory`` above ``cwd``, when it exists."""
     path = os.path.abspath(cwd)

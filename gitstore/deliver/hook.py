@@ -32,7 +32,7 @@ try:
 except ImportError:  # pragma: no cover - other Python builds
     import signal  # type: ignore[no-redef]
 
-from gitstore.capture.hooklog import log
+from gitstore.capture.hooklog import log, working_dir
 from gitstore.deliver import heads
 from gitstore.deliver.index import open_index
 from gitstore.deliver.jsonlite import loads
@@ -148,7 +148,7 @@ def _start_dir(payload: dict[str, Any]) -> str:
     cwd = payload.get("cwd")
     if isinstance(cwd, str) and os.path.isdir(cwd):
         return cwd
-    return os.getcwd() if os.path.isdir(".") else "/"
+    return working_dir()
 
 
 def _give_up(harness: str, cwd: str, limit: float) -> Any:
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     harness = args[0] if args else ""
     limit = _timeout()
     deadline = time.monotonic() + limit
-    cwd = os.getcwd() if os.path.isdir(".") else "/"
+    cwd = working_dir()
     answer_fd = _hold_stdout()
     signal.signal(signal.SIGALRM, _give_up(harness, cwd, limit))
     signal.setitimer(signal.ITIMER_REAL, limit)
