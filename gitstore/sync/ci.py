@@ -322,6 +322,8 @@ _GATES_HEAD = """\
 # commits: records, promotion commits, the OKF wiki, Agent Skills and the safety scan. They
 # read the repository's memory, so the memory refs are fetched first. A pull request opened
 # with the default GITHUB_TOKEN does not start this workflow (see gitstore-memory.yml).
+# A pull request runs this file and the gates' configuration as it has them, so it can edit
+# them to switch its own gates off: have .github/ reviewed by its owners (CODEOWNERS).
 name: gitstore gates
 
 on:
