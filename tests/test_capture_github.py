@@ -260,3 +260,102 @@ def test_a_redacted_comment_edited_on_github_is_imported_without_its_text(ctx: C
     objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root,
                              capture_output=True, check=True).stdout
     assert b"Agreed, more emoji." not in objects
+
+
+def _holding(folder: Path, text: bytes) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.is_file() and text in p.read_bytes()]
+
+
+def test_redact_removes_the_text_from_snapshots_saved_where_out_said(tmp_path: Path, ctx: Context,
+                                                                     github: FakeGitHub,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from .cli import ok
+
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    root = ctx.workspace.root
+    (root / "sub").mkdir()
+    theirs = tmp_path / "theirs"  # named relative to where the command runs, outside the repository
+    inside = root / "snapshots"
+    with serve(github):
+        ok("import", "github", "--repo", REPO, "--api-url", github.url, "--pr", "2", "--out", "../../theirs",
+           "--by", BY, cwd=root / "sub")
+        ok("import", "github", "--repo", REPO, "--api-url", github.url, "--pr", "2", "--out", str(inside),
+           "--by", BY, cwd=root)
+    name = "Codertocat--Hello-World--pr-2.json"
+    saved = theirs / name
+    assert b"Agreed, more emoji." in saved.read_bytes()
+    assert subprocess.run(["git", "status", "--porcelain", "--ignored=no", "--untracked-files=all"], cwd=root,
+                          capture_output=True, text=True, check=True).stdout == "?? snapshots/" + name + "\n", \
+        "what gitstore remembers of the folders is local state, never in the work tree"
+    untouched = {  # files gitstore did not write: a note, and a snapshot under a name it never gives
+        theirs / "notes.txt": b"Agreed, more emoji.\n",
+        theirs / "copy.json": saved.read_bytes(),
+        inside / "Codertocat--Hello-World--pr-3.json": saved.read_bytes(),
+    }
+    for path, data in untouched.items():
+        path.write_bytes(data)
+
+    out = ok("redact", "--comment", "github:comment:284312999", "--reason", "asked", "--by", BY, cwd=root)
+    assert f"removed its text from the saved GitHub snapshot {saved}\n" in out
+    assert f"removed its text from the saved GitHub snapshot snapshots/{name}\n" in out
+    assert f"removed its text from the saved GitHub snapshot okf/.memory/inbox/github/{name}\n" not in out, \
+        "nothing was saved in the inbox"
+    for folder in (theirs, inside):
+        data = json.loads((folder / name).read_text())
+        reply = next(c for r in data["responses"] if r["collection"] == "pull-comments" for c in r["body"]
+                     if c["id"] == 284312999)
+        assert reply["body"] == "" and reply["updated_at"] == "2019-05-16T09:00:00Z", "ids and times are kept"
+        assert any(c.get("body") for r in data["responses"] for c in r["body"]), "other comments keep their text"
+    assert {path: path.read_bytes() for path in untouched} == untouched, "files gitstore did not write stay as they are"
+    assert sorted(_holding(theirs, b"Agreed, more emoji.") + _holding(inside, b"Agreed, more emoji.")) == \
+        sorted(untouched)
+
+
+def test_a_re_import_from_the_out_folder_after_redact_brings_the_text_back_nowhere(
+        tmp_path: Path, ctx: Context, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> None:
+    from .cli import ok
+
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    root, out = ctx.workspace.root, tmp_path / "saved"
+    with serve(github):
+        args = ("import", "github", "--repo", REPO, "--api-url", github.url, "--pr", "2", "--out", str(out), "--by", BY)
+        ok(*args, cwd=root)
+        ok("redact", "--comment", "github:comment:284312999", "--reason", "asked", "--by", BY, cwd=root)
+        ok("gc", cwd=root)
+        events = set(ctx.view().events)
+        ok("import", "reviews", str(out / "Codertocat--Hello-World--pr-2.json"), "--by", BY, cwd=root)
+        assert _holding(out, b"Agreed, more emoji.") == [], "the folder's snapshot lost the text with the redaction"
+        again = json.loads(ok(*args, "--json", cwd=root))
+    assert again["pullRequests"][0]["outcome"] == "unchanged"
+    assert set(ctx.view().events) == events, "no event, and no new version of the redacted comment"
+    assert _holding(out, b"Agreed, more emoji.") == [] and _holding(root / "okf/.memory", b"Agreed, more emoji.") == []
+    objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root,
+                             capture_output=True, check=True).stdout
+    assert b"Agreed, more emoji." not in objects
+
+
+def test_redact_forgets_a_snapshot_folder_that_is_gone(tmp_path: Path, ctx: Context, github: FakeGitHub,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from .cli import ok
+
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    root, gone, kept = ctx.workspace.root, tmp_path / "gone", tmp_path / "kept"
+    name = "Codertocat--Hello-World--pr-2.json"
+    with serve(github):
+        for folder in (gone, kept):
+            ok("import", "github", "--repo", REPO, "--api-url", github.url, "--pr", "2", "--out", str(folder),
+               "--by", BY, cwd=root)
+    shutil.rmtree(gone)
+    first = ok("redact", "--comment", "github:comment:284312999", "--reason", "asked", "--by", BY, cwd=root)
+    assert f"  forgot the snapshot folder {gone}: it is gone" in first
+    assert f"removed its text from the saved GitHub snapshot {kept / name}\n" in first
+    gone.mkdir()  # a folder of that name again: gitstore saved nothing in it
+    copy = (kept / name).read_bytes()
+    (gone / name).write_bytes(copy)
+    other = github.lists["issues/2/comments"][0]["id"]
+    second = json.loads(ok("redact", "--comment", f"github:comment:{other}", "--reason", "asked", "--by", BY,
+                           "--json", cwd=root))
+    assert second["snapshotFoldersGone"] == [] and second["snapshotsScrubbed"] == [str(kept / name)]
+    assert (gone / name).read_bytes() == copy, "a forgotten folder is searched no more"

@@ -14,10 +14,11 @@ judges for completeness. Nothing here decides completeness itself:
 - a page of the pull-request listing that cannot be read makes the listing incomplete, said
   in the report, since pull requests on it are not known at all.
 
-Each snapshot is saved (``okf/.memory/inbox/github/`` by default) and imported; one the store
-already holds (same digest, as served or as saved) is not imported again. The comments whose
-text ``redact`` removed are saved and imported without it (``scrub``), so a later import does
-not bring it back. The HTTP client is a ``Http`` (replaceable); the default one sends the token
+Each snapshot is saved (``okf/.memory/inbox/github/`` by default; another folder ``out`` names
+is remembered, so ``redact`` scrubs the snapshots there too) and imported; one the store already
+holds (same digest, as served or as saved) is not imported again. The comments whose text
+``redact`` removed are saved and imported without it (``scrub``), so a later import does not
+bring it back. The HTTP client is a ``Http`` (replaceable); the default one sends the token
 only over HTTPS (or to this machine), never follows a redirect to another host, and gives up on
 a request after ``TIMEOUT`` seconds.
 """
@@ -36,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
-from gitstore.capture.saved import FORMAT, inbox, save, scrub
+from gitstore.capture.saved import FORMAT, file_name, inbox, remember, save, scrub
 from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
 
 DEFAULT_API = "https://api.github.com"
@@ -383,13 +384,14 @@ def import_github(ctx: Any, repo: str, by: str, *, since: str | None = None, pul
     report = GithubReport(repo, since, listing=fetched.listing, requests=fetched.requests)
     if not fetched.snapshots:
         return report
+    remember(ctx.workspace.state, folder)  # before any file is there: a redaction must find them all
     stored = stored_snapshots(ctx)
     known = KnownReviews.load(ctx)  # read once, then kept up to date by each import
     for item in fetched.snapshots:
         as_served = sha256_digest(canonicalize(item.snapshot))
         scrub(item.snapshot, known.redacted)  # text removed from memory is not saved or imported again
         canonical = canonicalize(item.snapshot)
-        path = folder / f"{repo.replace('/', '--')}--pr-{item.pull}.json"
+        path = folder / file_name(repo, item.pull)
         save(path, canonical)
         result = PullResult(item.pull, str(path), "unchanged", item.problems)
         if not {as_served, sha256_digest(canonical)} & stored:

@@ -1,11 +1,16 @@
 """The GitHub snapshots ``gitstore import github`` saves, and removing redacted text from them.
 
 Each snapshot is saved under ``okf/.memory/inbox/github/`` (``inbox``) unless ``--out`` names
-another folder, one file per pull request, rewritten in one rename (``save``). ``redact`` empties
-a comment's text in every snapshot saved there (``scrub_saved``), and ``import github`` empties
-the comments already redacted in what it fetches before it saves or imports it (``scrub``): text
-removed from memory does not stay on disk or come back through a later import. Ids and times
-stay, so re-importing a scrubbed snapshot finds those versions stored and adds nothing.
+another folder, one file per pull request named for it (``file_name``), rewritten in one rename
+(``save``). A folder ``--out`` named is remembered in ``okf/.memory/github-snapshot-folders.jsonl``
+(``remember``; local, like all of ``okf/.memory/``). ``redact`` empties a comment's text in every
+snapshot saved in the inbox and in each remembered folder still there, forgetting those that are
+gone (``scrub_everywhere``), and ``import github`` empties the comments already redacted in what
+it fetches before it saves or imports it (``scrub``): text removed from memory does not stay on
+disk or come back through a later import. Ids and times stay, so re-importing a scrubbed
+snapshot finds those versions stored and adds nothing. Only the snapshots gitstore wrote are
+touched: a ``*.json`` file of this format under the name ``file_name`` gives its content; any
+other file in those folders is left as it is.
 
 This module reads snapshot files itself, not through the review importer, which redacts the
 comments a GitHub deletion removed: it sits below both.
@@ -13,7 +18,9 @@ comments a GitHub deletion removed: it sits below both.
 
 from __future__ import annotations
 
+import json
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +31,17 @@ from gitstore.records.inputs import read_file
 FORMAT = "gitstore.github-snapshot/1"
 MAX_SNAPSHOT_BYTES = 256 << 20  # one snapshot or webhook delivery file
 TEXTS = ("body", "body_text", "body_html")  # where GitHub puts a comment's words
+FOLDERS = "github-snapshot-folders.jsonl"  # in the state folder: the other folders snapshots went to
 
 
 def inbox(state: Path) -> Path:
     """Where ``import github`` saves its snapshots by default."""
     return state / "inbox" / "github"
+
+
+def file_name(repository: str, pull: int) -> str:
+    """The name ``import github`` saves a pull request's snapshot under."""
+    return f"{repository.replace('/', '--')}--pr-{pull}.json"
 
 
 def save(path: Path, data: bytes) -> None:
@@ -58,19 +71,95 @@ def scrub(snapshot: dict[str, Any], source_ids: set[str]) -> bool:
     return changed
 
 
+def _written_here(path: Path, data: Any) -> bool:
+    """Whether ``data``, read from ``path``, is a snapshot as ``import github`` saves it: this
+    format, under the name its repository and pull request give."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        return False
+    repository, pull = data.get("repository"), data.get("pullRequest")
+    return isinstance(repository, str) and type(pull) is int and path.name == file_name(repository, pull)
+
+
 def scrub_saved(folder: Path, source_ids: set[str]) -> list[Path]:
-    """``scrub`` every snapshot saved in ``folder``, each rewritten in one rename; the files
-    rewritten. A file that is not a readable snapshot is left as it is."""
+    """``scrub`` every snapshot ``import github`` saved in ``folder``, each rewritten in one
+    rename; the files rewritten. Any other file is left as it is."""
     done = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
             data = parse_json(read_file(path, MAX_SNAPSHOT_BYTES))
         except (GitstoreError, OSError):
             continue
-        if isinstance(data, dict) and data.get("format") == FORMAT and scrub(data, source_ids):
+        if _written_here(path, data) and scrub(data, source_ids):
             save(path, canonicalize(data))
             done.append(path)
     return done
 
 
-__all__ = ["FORMAT", "MAX_SNAPSHOT_BYTES", "TEXTS", "inbox", "save", "scrub", "scrub_saved"]
+def remember(state: Path, folder: Path) -> None:
+    """Note a folder other than the inbox that snapshots are saved into, so ``redact`` finds
+    them there too. One line is appended, so two imports at once lose neither folder (after
+    a line a crash cut short, on a line of its own)."""
+    folder = folder.resolve()
+    text = _ledger(state)
+    if folder == inbox(state).resolve() or folder in _folders(text):
+        return
+    state.mkdir(parents=True, exist_ok=True)
+    with open(state / FOLDERS, "a", encoding="utf-8") as ledger:
+        ledger.write(("\n" if text and not text.endswith("\n") else "") + json.dumps(str(folder)) + "\n")
+
+
+def remembered(state: Path) -> list[Path]:
+    """The folders ``remember`` noted, once each, in the order they were; a line that cannot
+    be read (cut short by a crash) is passed over."""
+    return _folders(_ledger(state))
+
+
+def _ledger(state: Path) -> str:
+    try:
+        return (state / FOLDERS).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""  # a damaged list only means searching the inbox alone
+
+
+def _folders(text: str) -> list[Path]:
+    found = []
+    for line in text.splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, str) and "\0" not in value and Path(value).is_absolute():
+            found.append(Path(value))
+    return list(dict.fromkeys(found))
+
+
+@dataclass
+class Scrubbed:
+    """What ``scrub_everywhere`` did: the snapshots rewritten, and the remembered folders gone
+    (forgotten now)."""
+
+    files: list[Path] = field(default_factory=list)
+    gone: list[Path] = field(default_factory=list)
+
+
+def scrub_everywhere(state: Path, source_ids: set[str]) -> Scrubbed:
+    """``scrub_saved`` in the inbox and in every remembered folder still there; a remembered
+    folder that is gone is forgotten."""
+    folders = remembered(state)
+    done = Scrubbed(gone=[f for f in folders if not f.is_dir()])
+    if done.gone:
+        _keep(state, [f for f in folders if f not in done.gone])
+    for folder in dict.fromkeys([inbox(state), *(f for f in folders if f not in done.gone)]):
+        done.files.extend(scrub_saved(folder, source_ids))
+    return done
+
+
+def _keep(state: Path, folders: list[Path]) -> None:
+    """Rewrite the list of remembered folders, in one rename."""
+    tmp = state / ("." + FOLDERS + ".tmp")
+    tmp.write_text("".join(json.dumps(str(f)) + "\n" for f in folders), encoding="utf-8")
+    os.replace(tmp, state / FOLDERS)
+
+
+__all__ = ["FOLDERS", "FORMAT", "MAX_SNAPSHOT_BYTES", "TEXTS", "Scrubbed", "file_name", "inbox", "remember",
+           "remembered", "save", "scrub", "scrub_everywhere", "scrub_saved"]

@@ -36,6 +36,8 @@ def redact(
         typer.echo(f"  rewrote {path} with the redaction note in place of the text")
     for path in report.scrubbed:
         typer.echo(f"  removed its text from the saved GitHub snapshot {path}")
+    for folder in report.forgotten:
+        typer.echo(f"  forgot the snapshot folder {folder}: it is gone (if it moved, its snapshots keep the text)")
     for episode in report.titles:
         typer.echo(f"  episode {episode} keeps a title an older gitstore copied from its first comment; "
                    "records cannot change: purge this clone's memory if it holds the text")

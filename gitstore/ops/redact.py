@@ -5,8 +5,9 @@ kept in its place, and each removal's audit entry (built from the same note) is 
 same append as the removal, so neither is ever kept without the other. A payload removed
 already (by a retry, or a racing call) is reported as such and gets no second entry. Exports
 that copied the text are written again with the note in its place, and the GitHub snapshots
-``import github`` saved lose the comment's text; the report names them, and the learnings to
-rebuild.
+``import github`` saved lose the comment's text, in memory's inbox and in every folder ``--out``
+named that is still there (one that is gone is forgotten); the report names them, the folders
+forgotten, and the learnings to rebuild.
 """
 
 from __future__ import annotations
@@ -39,12 +40,14 @@ class RedactionReport:
     rewritten: list[str] = field(default_factory=list)
     titles: list[str] = field(default_factory=list)
     scrubbed: list[str] = field(default_factory=list)
+    forgotten: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"sourceId": self.source_id, "events": self.events, "removed": self.removed,
                 "alreadyRemoved": self.already, "learningsToRebuild": self.learnings,
                 "exportsThatCopiedIt": self.exports, "exportFilesRewritten": self.rewritten,
-                "episodesWithOldTitles": self.titles, "snapshotsScrubbed": self.scrubbed}
+                "episodesWithOldTitles": self.titles, "snapshotsScrubbed": self.scrubbed,
+                "snapshotFoldersGone": self.forgotten}
 
 
 def versions_of(view: View, source_id: str) -> list[dict[str, Any]]:
@@ -176,13 +179,19 @@ def _rewrite_export(ctx: Context, path: Path, gone: set[str]) -> bool:
 
 
 def _scrub_snapshots(ctx: Context, report: RedactionReport) -> None:
-    """Empty the comment's text in the GitHub snapshots ``import github`` saved: gc erases it from
-    storage, and these files are memory's own copies."""
-    from gitstore.capture.saved import inbox, scrub_saved
+    """Empty the comment's text in the GitHub snapshots ``import github`` saved, wherever it saved
+    them: gc erases it from storage, and these files are memory's own copies."""
+    from gitstore.capture.saved import scrub_everywhere
 
     root = ctx.workspace.root
-    for path in scrub_saved(inbox(ctx.workspace.state), {report.source_id}):
-        report.scrubbed.append(path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path))
+    done = scrub_everywhere(ctx.workspace.state, {report.source_id})
+    report.scrubbed.extend(_shown(path, root) for path in done.files)
+    report.forgotten.extend(_shown(folder, root) for folder in done.gone)
+
+
+def _shown(path: Path, root: Path) -> str:
+    """A path as a report names it: from the repository's root when inside it."""
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
 
 def _follow_ups(view: View, event_ids: set[str], report: RedactionReport) -> None:
