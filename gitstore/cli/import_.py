@@ -69,7 +69,7 @@ def github(
     since: Optional[str] = typer.Option(None, "--since", help="Pull requests updated since a time (2026-03-01) or an age (3d, 12h)."),
     pulls: list[int] = typer.Option([], "--pr", metavar="N", help="Only this pull request (repeatable); --since is then ignored."),
     api_url: Optional[str] = typer.Option(None, "--api-url", help="The REST API (default: $GITHUB_API_URL or https://api.github.com)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Where snapshots are saved (default: okf/.memory/inbox/github/)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Where snapshots are saved (default: okf/.memory/inbox/github/); redact scrubs them there too."),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
