@@ -346,6 +346,24 @@ def test_scan_quarantines_trojan_source(tmp_path: Path, monkeypatch: pytest.Monk
     assert warnings == {f for f in files if "homoglyph" in f}
 
 
+def test_scan_reads_a_symlink_as_the_target_git_commits_never_the_file_it_leads_to(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    git(tmp_path, "init", "-q")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "config.txt").write_text("token = ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8" + "\n")
+    (tmp_path / "notes" / "latest").symlink_to("config.txt")  # the secret is in the file, not the link
+    (tmp_path / "notes" / "key").symlink_to("/home/alice/.ssh/id_rsa")
+    (tmp_path / "notes" / "draft").symlink_to("drafts/\u202eexe.md")
+    links = ["notes/latest", "notes/key", "notes/draft"]
+    code, lines = run(scan.main, links, capsys)
+    assert code == 1 and [line.split(" (")[0] for line in lines] == [
+        "notes/draft:1: link target: quarantine: bidi-control",
+        "notes/key:1: link target: secret or private path: home-path"]
+    (tmp_path / ".gitstore-allow").write_text("notes/key:home-path:1\n")
+    assert [line.split(":")[0] for line in run(scan.main, links, capsys)[1]] == ["notes/draft"]
+
+
 def test_a_gate_run_as_its_command_prints_every_finding_before_it_ends(leaks: Path) -> None:
     import subprocess
     import sys

@@ -159,6 +159,24 @@ def test_a_symlinked_page_or_skill_fails_its_gate(tmp_path: Path, hook_repo: tup
         assert any(line.startswith(hook) and line.endswith("Failed") for line in out.splitlines()), out
 
 
+def test_the_scan_receives_a_symlink_and_scans_the_path_git_commits_for_it(
+        tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
+    """pre-commit tags a symlink ``symlink``, never ``text``: the scan still gets it, and what it
+    scans is the link's target, the text git commits."""
+    root = tmp_path / "material"
+    git(tmp_path, "init", "-q", "-b", "main", str(root))
+    _config(root, hook_repo, ("gitstore-scan",))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "hooks")
+    (root / "keys").mkdir()
+    (root / "keys" / "deploy").symlink_to("/home/alice/.ssh/id_rsa")
+    (root / "keys" / "README").symlink_to("../docs/keys.md")
+    git(root, "add", "-A")
+    out = _run(root, hook_repo, "run", code=1)
+    assert _findings(out) == ["keys/deploy:1: link target: secret or private path: home-path "
+                              "(remove it, or list PATH:KIND:LINE in .gitstore-allow)"], out
+
+
 def test_the_hook_environment_installs_gitstore_validators_never_validators(
         tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
     root = tmp_path / "material"

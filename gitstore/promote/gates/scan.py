@@ -4,12 +4,18 @@ Each file is scanned as the content of its path from the repository's root, with
 repository's ``.gitstore-allow`` (``PATH:KIND:LINE`` per line) clearing the secrets and home
 paths its maintainers declared harmless. Anything the scanner would quarantine (hidden or
 bidirectional characters, injected instructions: never allowed, the finding says so) or redact
-(secrets, home paths) is a finding on the line where it starts; warnings (mixed-script words) are printed but do not fail. Files that are not
-UTF-8 text are skipped.
+(secrets, home paths) is a finding on the line where it starts; warnings (mixed-script words)
+are printed but do not fail. Files that are not UTF-8 text are skipped.
+
+A symbolic link is scanned too, as what git commits for it: the path it holds (its target), a
+single line. A link to ``/home/alice/.ssh/id_rsa`` commits a home path, and a target can hold
+hidden or bidirectional characters; its findings are on line 1, marked ``link target:``. The
+link is never followed: the file it leads to is not read (it is not what is committed).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -38,25 +44,50 @@ def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner) -> lis
 
     rows: list[tuple[bool, Finding]] = []
     for name in files:
-        try:
-            with open(name, "rb") as file:
-                text = file.read().decode("utf-8")
-        except (OSError, UnicodeDecodeError):
+        committed = _committed(name)
+        if committed is None:
             continue
-        if "\0" in text:
-            continue
+        text, link = committed
         result = scanner.scan(text, path=relative(name, root))
         if not result.findings:
             continue
         quarantined = sorted({f.kind for f in result.findings if f.action == QUARANTINE})
         redacted = sorted({f.kind for f in result.findings if f.action == REDACT})
+        found: list[tuple[bool, Finding]] = []
         if quarantined:
-            rows += [(True, f) for f in _quarantined(name, text, scanner, quarantined)]
+            found += [(True, f) for f in _quarantined(name, text, scanner, quarantined)]
         if redacted:
-            rows += [(True, f) for f in _redacted(name, text, result.text, scanner, redacted)]
-        rows += [(False, Finding(name, 1, f"warning: {f.kind} x{f.count}"))
-                 for f in result.findings if f.action not in (QUARANTINE, REDACT)]
+            found += [(True, f) for f in _redacted(name, text, result.text, scanner, redacted)]
+        found += [(False, Finding(name, 1, f"warning: {f.kind} x{f.count}"))
+                  for f in result.findings if f.action not in (QUARANTINE, REDACT)]
+        if link:  # what was found is in the target's name, not in the file it leads to
+            found = [(failing, f._replace(message=f"link target: {f.message}")) for failing, f in found]
+        rows += found
     return rows
+
+
+def _committed(name: str) -> tuple[str, bool] | None:
+    """(the text git commits for the file, whether it is a symbolic link), or None when that
+    is not UTF-8 text or cannot be read. For a symbolic link git commits its target, so that
+    string is the text: the link is never followed."""
+    try:
+        descriptor = os.open(name, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:  # a symbolic link refuses O_NOFOLLOW; anything else is gone or unreadable
+        try:
+            data, link = os.readlink(os.fsencode(name)), True
+        except OSError:
+            return None
+    else:
+        try:
+            with open(descriptor, "rb") as file:
+                data, link = file.read(), False
+        except OSError:  # a folder, say
+            return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return None if "\0" in text else (text, link)
 
 
 def _quarantined(name: str, text: str, scanner: object, kinds: list[str]) -> list[Finding]:
