@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from gitstore.cli import COMMANDS, main
+from gitstore.providers.git import records_ref
 
 from . import dream_world as w
+from .cli import gitstore
 
 
 @pytest.fixture
@@ -74,7 +76,33 @@ def test_outside_a_store_the_dream_is_blocked(tmp_path: Path, monkeypatch: pytes
     assert out == "" and err.startswith("gitstore: error: dream blocked: no readable store:") and err.count("\n") == 1
     assert main(["dream", "--by", "github:9", "--json"]) == 2
     out, err = capsys.readouterr()
-    assert json.loads(out)["status"] == "blocked" and json.loads(err)["code"] == 2
+    assert out == "" and json.loads(err)["code"] == 2 and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("damage,code,why", [
+    ("not set up", 2, "dream blocked: no readable store: gitstore is not set up in "),
+    ("records ref at a tree", 3, "dream blocked: the store cannot be read: refs/memory/v1/records/shared/"),
+])
+def test_a_blocked_dream_under_json_is_an_error_with_nothing_on_stdout(tmp_path: Path, damage: str, code: int,
+                                                                       why: str) -> None:
+    """A --json reader gets one JSON document on standard output, or none and the error."""
+    if damage == "not set up":
+        root = tmp_path / "widgets"
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+    else:
+        ctx = w.repo(tmp_path)
+        w.jitter_theme(ctx)
+        root = ctx.workspace.root
+        ref = records_ref("shared", ctx.workspace.config.writer)
+        tree = subprocess.run(["git", "rev-parse", f"{ref}^{{tree}}"], cwd=root, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        subprocess.run(["git", "update-ref", ref, tree], cwd=root, check=True)
+    done = gitstore("dream", "--json", "--by", "github:9", cwd=root)
+    assert (done.returncode, done.stdout) == (code, ""), done.stdout
+    assert done.stderr.count("\n") == 1 and json.loads(done.stderr)["code"] == code
+    assert json.loads(done.stderr)["error"].startswith(why), done.stderr
+    text = gitstore("dream", "--by", "github:9", cwd=root)
+    assert (text.returncode, text.stdout, text.stderr) == (code, "", f"gitstore: error: {json.loads(done.stderr)['error']}\n")
 
 
 def test_a_degraded_dream_exits_one(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -232,8 +232,9 @@ def checkout(bare: Path, target: Path, env: dict[str, str]) -> None:
     git(target, "checkout", "-q", "--force", "-B", "main", "refs/remotes/origin/main", env=env)
 
 
-def run_steps(workflow: dict[str, Any], names: list[str], cwd: Path, env: dict[str, str]) -> None:
-    """Run the named steps' scripts the way a runner does (bash -eo pipefail), job env first."""
+def run_steps(workflow: dict[str, Any], names: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run the named steps' scripts the way a runner does (bash -eo pipefail), job env first;
+    each must pass. Returns the last one's run."""
     job = workflow["jobs"]["memory"]
     steps = steps_of(workflow)
     for name in names:
@@ -243,6 +244,30 @@ def run_steps(workflow: dict[str, Any], names: list[str], cwd: Path, env: dict[s
         done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=cwd,
                               env=step_env, capture_output=True, text=True)
         assert done.returncode == 0, f"{name}: {done.stdout}{done.stderr}"
+    return done
+
+
+def test_the_dream_step_reads_a_report_or_a_blocked_dream_s_error(tmp_path: Path) -> None:
+    """The memory pull request opens when the step outputs a count above 0: a dream's report
+    gives its count; a blocked dream prints no report, and the step says so and gives 0."""
+    from . import dream_world as w
+
+    workflow = load(memory_workflow(OPTIONS, dream=True, sync=False))
+    ctx = w.repo(tmp_path / "ran")
+    w.jitter_theme(ctx)
+    blocked = tmp_path / "blocked"
+    git(tmp_path, "init", "-q", str(blocked))
+    for root, proposed in ((ctx.workspace.root, "1"), (blocked, "0")):
+        work = tmp_path / f"runner-{root.name}"
+        work.mkdir()
+        env = runner_env(tmp_path / "unused.git", "http://127.0.0.1:9", work)
+        done = run_steps(workflow, ["Dream"], root, env)
+        assert (work / "output").read_text() == f"proposed={proposed}\n", done.stdout + done.stderr
+        if proposed == "0":
+            assert done.stdout == "::warning::the dream did not run (exit 2; its error is above)\n", done.stdout
+            assert json.loads(done.stderr)["error"].startswith("dream blocked: no readable store: ")
+        else:
+            assert "::warning::" not in done.stdout and json.loads((work / "dream.json").read_text())["status"] == "complete"
 
 
 def test_the_memory_workflow_steps_run_against_a_bare_remote(tmp_path: Path) -> None:

@@ -1,4 +1,10 @@
-"""``gitstore dream``: label, consolidate and tidy in one pass; print what a reviewer needs."""
+"""``gitstore dream``: label, consolidate and tidy in one pass; print what a reviewer needs.
+
+A dream that ran prints its report (``--json``: one JSON document), with exit code 1 when it was
+degraded. A dream that could not run at all (blocked: no readable store) is an error like any
+other command's: nothing on standard output, one line on standard error (a JSON object under
+``--json``), and that error's exit code.
+"""
 
 from __future__ import annotations
 
@@ -30,9 +36,7 @@ def dream(
         tidy=not no_tidy, dry_run=dry_run, explain=explain,
     )
     report = run_dream(".", request)
-    if report.status == "blocked":  # an error like any other command's; --json still gets the report
-        if as_json:
-            emit_json(report.to_json())
+    if report.status == "blocked":  # an error like any other command's: standard output stays empty
         error = {2: UsageError, 3: IntegrityError}.get(report.exit_code, GitstoreError)
         raise error(report.render())
     emit_json(report.to_json()) if as_json else echo(report.render())

@@ -238,9 +238,18 @@ _SETUP = """\
 _DREAM = """\
       - name: Dream
         id: dream
+        # --json: the report on standard output (exit 1 when degraded), or, when the dream is
+        # blocked, nothing there and its error on standard error; either way the job goes on.
         run: |
-          gitstore dream --json > "$RUNNER_TEMP/dream.json" || echo "::warning::the dream did not complete (see its report)"
-          echo "proposed=$(jq '.proposed | length' "$RUNNER_TEMP/dream.json")" >> "$GITHUB_OUTPUT"
+          code=0
+          gitstore dream --json > "$RUNNER_TEMP/dream.json" || code=$?
+          if [ ! -s "$RUNNER_TEMP/dream.json" ]; then
+            echo "::warning::the dream did not run (exit $code; its error is above)"
+            echo "proposed=0" >> "$GITHUB_OUTPUT"
+          else
+            [ "$code" = 0 ] || echo "::warning::the dream did not complete (exit $code): $(jq -r .status "$RUNNER_TEMP/dream.json")"
+            echo "proposed=$(jq '.proposed | length' "$RUNNER_TEMP/dream.json")" >> "$GITHUB_OUTPUT"
+          fi
 """
 
 _NO_DREAM = """\
