@@ -6,8 +6,8 @@ verifies, judged by the promotion gate itself (``gitstore.promote.gates.promotio
 packet is in the store and names the same learning and digests, the learning is accepted and
 in force, the commit changes only its route's file and that file is exactly what promote
 writes from the commit's parent. A commit without trailers that adds or changes a promoted
-block is listed too, and does not verify. Nothing is judged twice in two ways: a commit
-verifies here exactly when the gate passes it.
+block (a merge: one none of its parents holds) is listed too, and does not verify. Nothing is
+judged twice in two ways: a commit verifies here exactly when the gate passes it.
 
 A CI run prints it into the pull request's job summary (``--markdown``); it reads the memory
 refs the run fetched, with or without ``gitstore init``.

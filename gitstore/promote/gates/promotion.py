@@ -26,8 +26,11 @@ enters only with the promotion commit of its learning, so each such block is a f
 says how it stands (no such learning, not in force, another digest, another text, or the
 accepted text put there by hand). A block a commit keeps as it was, even moved, is not judged
 again, nor is one that was there before the range: it was judged by the range that added it.
-Merge commits are not read (their changes are the commits they merge). Other commits without
-trailers pass.
+A merge commit adds what none of its parents has: in each file it leaves different from every
+parent, a block that no parent's version of the file holds (written while resolving a conflict,
+or edited during the merge) is a finding; a block it carries from one parent is not blamed on
+it, since the commit that added it was judged. A merge is never a promotion commit: one with
+``Gitstore-*`` trailers is a finding. Other commits without trailers pass.
 
 Trailers are read as git reads them: the message's last paragraph, keys in any case. A line
 that begins like a ``Gitstore-*`` trailer anywhere else is a finding, never a pass.
@@ -68,10 +71,11 @@ class Change:
     read: Callable[[str], bytes | None]
     name: str = ""  # how findings about its files name it; the label when empty
     parent: Callable[[], Snapshot | None] | None = None  # the commit it is made on (None: no check)
+    merged: tuple[Callable[[], Snapshot | None], ...] = ()  # a merge's other parents (empty: not a merge)
 
     @property
     def called(self) -> str:
-        return self.name or f"promotion commit {self.label}"
+        return self.name or f"{'merge' if self.merged else 'promotion'} commit {self.label}"
 
 
 @dataclass
@@ -114,6 +118,10 @@ def judge(change: Change, memory_of: Callable[[], Memory], tip: Change | None = 
                                             "four trailers") for line, key in stray]
     if not found:
         return []
+    if change.merged:
+        line = min(places[0][0] for places in found.values())
+        return [Finding(change.label, line, f"{change.called} carries Gitstore trailers, but a promotion commit is "
+                                            "never a merge: promote writes it on one parent")]
     problems = _trailer_problems(change, found)
     if problems:
         return problems
@@ -255,28 +263,35 @@ def _exact_problems(change: Change, packet: dict[str, Any], learning: dict[str, 
 
 def block_problems(change: Change, memory_of: Callable[[], Memory]) -> list[Finding]:
     """A promoted block enters a page or a skill only with the promotion commit of its
-    learning: each block ``change`` adds or changes in another commit, one finding."""
+    learning: each block ``change`` adds or changes in another commit, one finding. A merge
+    adds the blocks that are in none of its parents (a block it carries from one of them was
+    judged with the commit that added it)."""
     own = trailers(change.message).get("Gitstore-Learning") or []
-    mine = own[0][1] if len(own) == 1 else None  # that commit's own block is judged by ``judge``
+    mine = own[0][1] if len(own) == 1 and not change.merged else None  # judged by ``judge``
     added = [(path, block) for path, block in _added_blocks(change) if block.learning != mine]
     if not added:
         return []
     memory = memory_of()
-    return [Finding(path, block.line, f"{_block_standing(block, memory)}; it was added by commit {change.label}, "
-                                      f"which is not the promotion commit of {block.learning}") for path, block in added]
+    how = (f"it is in none of the parents of {change.called}" if change.merged
+           else f"it was added by commit {change.label}")
+    return [Finding(path, block.line, f"{_block_standing(block, memory)}; {how}, which is not the promotion commit "
+                                      f"of {block.learning}") for path, block in added]
 
 
 def _added_blocks(change: Change) -> list[tuple[str, blocks.Block]]:
-    """The promoted blocks ``change`` adds or changes in the wiki and the skills (path, block);
-    a block it keeps as it was, even moved, is not one of them."""
-    parent = change.parent() if change.parent is not None else None
+    """The promoted blocks ``change`` adds or changes in the wiki and the skills (path, block):
+    those in none of its parents' versions of the file. A block it keeps as it was, even moved
+    within the file, is not one of them."""
+    read = [(path, change.read(path)) for path, status in sorted(change.changes.items())
+            if status != "D" and path.startswith(BLOCK_FOLDERS)]
+    pages = [(path, data) for path, data in read if data is not None and blocks.MARKER_START.encode() in data]
+    parents = [p() for p in (change.parent, *change.merged) if p is not None] if pages else []
     found = []
-    for path, status in sorted(change.changes.items()):
-        data = change.read(path) if status != "D" and path.startswith(BLOCK_FOLDERS) else None
-        if data is None or blocks.MARKER_START.encode() not in data:
-            continue
-        before = parent.read(path) if parent is not None else None
-        kept = Counter(_same(b) for b in blocks.find(before.decode("utf-8", "replace"))) if before else Counter()
+    for path, data in pages:
+        kept: Counter[tuple[Any, ...]] = Counter()
+        for before in (p.read(path) for p in parents if p is not None):
+            if before:  # a block is kept as often as one parent holds it
+                kept |= Counter(_same(b) for b in blocks.find(before.decode("utf-8", "replace")))
         for block in blocks.find(data.decode("utf-8", "replace")):
             if kept[_same(block)]:
                 kept[_same(block)] -= 1
@@ -306,8 +321,15 @@ def _block_standing(block: blocks.Block, memory: Memory) -> str:
 # -- reading commits ---------------------------------------------------------------------------
 
 def _commit_changes(root: Path, commit: str) -> dict[str, str]:
-    done = git("diff-tree", "-r", "-z", "--root", "--no-commit-id", "--name-status", "--no-renames", commit, cwd=root)
-    parts = [p.decode("utf-8", "replace") for p in done.stdout.split(b"\0") if p]
+    """The files a commit changes (path -> git status letter); for a merge, those that differ
+    from every parent (``-c``), since a file the same as one parent's brings nothing new."""
+    done = git("diff-tree", "-r", "-z", "-c", "--root", "--no-commit-id", "--name-status", "--no-renames", commit,
+               cwd=root)
+    return _statuses(done.stdout)
+
+
+def _statuses(listing: bytes) -> dict[str, str]:
+    parts = [p.decode("utf-8", "replace") for p in listing.split(b"\0") if p]
     return {parts[i + 1]: parts[i][:1] for i in range(0, len(parts) - 1, 2)}
 
 
@@ -332,13 +354,15 @@ def _snapshot(root: Path, revision: str) -> Callable[[], Snapshot | None]:
     return snapshot
 
 
-def _commit(root: Path, sha: str, message: str) -> Change:
-    return Change(sha[:12], message, _commit_changes(root, sha), _reader(root, sha), parent=_snapshot(root, f"{sha}^"))
+def _commit(root: Path, sha: str, message: str, parents: Sequence[str]) -> Change:
+    return Change(sha[:12], message, _commit_changes(root, sha), _reader(root, sha),
+                  parent=_snapshot(root, parents[0]) if parents else None,
+                  merged=tuple(_snapshot(root, p) for p in parents[1:]))
 
 
-def _range(root: Path, start: str | None, end: str, *only: str) -> list[tuple[str, str]]:
-    """(sha, message) of the commits in start..end (or end's commits on no remote), oldest first;
-    ``only``: more ``git log`` arguments, then the paths the commits must change."""
+def _range(root: Path, start: str | None, end: str, *only: str) -> list[tuple[str, str, list[str]]]:
+    """(sha, message, parents) of the commits in start..end (or end's commits on no remote),
+    oldest first; ``only``: more ``git log`` arguments, then the paths the commits must change."""
     for name in (start, end):
         if name and name != ZERO and git("rev-parse", "--verify", "--quiet", f"{name}^{{commit}}", cwd=root,
                                          check=False).returncode != 0:
@@ -349,14 +373,16 @@ def _range(root: Path, start: str | None, end: str, *only: str) -> list[tuple[st
     options = [o for o in only if o.startswith("-")]
     paths = [o for o in only if not o.startswith("-")]
     shas = git("rev-list", "--reverse", *options, *spec, "--", *paths, cwd=root).stdout.decode().split()
-    return list(zip(shas, _messages(root, shas)))
-
-
-def _messages(root: Path, shas: Sequence[str]) -> list[str]:
-    """The messages of commits, read whole from their objects (a message may hold any byte but
-    NUL, so no separator in a listing of them can be trusted)."""
     objects = blobs(root, shas)
-    return [objects[sha].partition(b"\n\n")[2].decode("utf-8", "replace") for sha in shas]
+    return [(sha, *_message_and_parents(objects[sha])) for sha in shas]
+
+
+def _message_and_parents(commit: bytes) -> tuple[str, list[str]]:
+    """A commit's message and parents, read whole from its object (a message may hold any byte
+    but NUL, so no separator in a listing of them can be trusted)."""
+    header, _, message = commit.partition(b"\n\n")
+    parents = [line[7:].decode() for line in header.split(b"\n") if line.startswith(b"parent ")]
+    return message.decode("utf-8", "replace"), parents
 
 
 def _message_file(root: Path, files: Sequence[str]) -> Path | None:
@@ -426,16 +452,16 @@ def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Me
     ``Gitstore-*`` trailers, each with its findings (none: it verifies), and those without
     that add or change a promoted block, each with why the block does not stand; oldest first."""
     listed = _range(root, start, end)
-    promotions = {sha for sha, message in listed if claims(message)}
-    touching = {sha for sha, _ in _range(root, start, end, "--no-merges", "--full-history", *BLOCK_FOLDERS)}
-    commits = [(sha, message) for sha, message in listed if sha in promotions | touching]
+    promotions = {sha for sha, message, _ in listed if claims(message)}
+    touching = {sha for sha, _, _ in _range(root, start, end, "--full-history", *BLOCK_FOLDERS)}
+    commits = [commit for commit in listed if commit[0] in promotions | touching]
     if not commits:
         return []
     tip_sha = git("rev-parse", end, cwd=root).stdout.decode().strip()
     tip = Change(tip_sha[:12], "", {}, _reader(root, tip_sha))
     found = []
-    for sha, message in commits:
-        change = _commit(root, sha, message)
+    for sha, message, parents in commits:
+        change = _commit(root, sha, message, parents)
         findings = judge(change, memory, tip) if sha in promotions else []
         findings += block_problems(change, memory) if sha in touching else []
         if sha in promotions or findings:

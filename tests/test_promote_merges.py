@@ -1,0 +1,147 @@
+"""The promotion gate on merge commits: what a merge brings that none of its parents has is
+judged like an ordinary commit's change; a promoted block carried from one parent is not blamed
+on the merge."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitstore.context import Context
+from gitstore.ops.promote import promote
+from gitstore.promote.gates import promotion as promotion_gate
+from gitstore.promote.provenance import provenance
+
+from .promotion_world import PERSON, accepted_learning, git, wiki_repo
+
+PAGE = "okf/wiki/reliability.md"
+UNKNOWN = "lrn_" + "cd" * 16
+MADE_UP = f"<!-- gitstore:promoted {UNKNOWN} sha256:{'6' * 64} -->\nRetries never need jitter.\n" \
+          f"Cited: `{UNKNOWN}@sha256:{'6' * 64}`.\n"
+
+
+@pytest.fixture(scope="module")
+def promoted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Context, dict[str, Any], Any]:
+    ctx = wiki_repo(tmp_path_factory.mktemp("merges") / "widgets")
+    learning = accepted_learning(ctx)
+    return ctx, learning, promote(ctx, learning["id"], PERSON)
+
+
+def _edit(root: Path, branch: str, base: str, old: str, new: str) -> str:
+    """An ordinary commit on a new ``branch`` from ``base`` that replaces ``old`` with ``new`` on the page."""
+    git(root, "checkout", "-q", "-B", branch, base)
+    page = root / PAGE
+    page.write_text(page.read_text().replace(old, new, 1))
+    git(root, "commit", "-q", "-am", f"Say {new!r}")
+    git(root, "checkout", "-q", "main")
+    return git(root, "rev-parse", branch).strip()
+
+
+def _merge(root: Path, branch: str, other: str,
+           resolve: Callable[[str], str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Merge ``other`` into ``branch``; with ``resolve``, write the page it returns (given the
+    page as the merge left it) and commit the merge. ``main`` is checked out again unless the
+    merge is left unfinished."""
+    git(root, "checkout", "-q", branch)
+    done = subprocess.run(["git", "merge", "--no-ff", "--no-edit", *(["--no-commit"] if resolve else []),
+                           other], cwd=root, capture_output=True, text=True)
+    if resolve is not None:
+        page = root / PAGE
+        page.write_text(resolve(page.read_text()))
+        git(root, "add", PAGE)
+        done = subprocess.run(["git", "commit", "--no-edit"], cwd=root, capture_output=True, text=True)
+    if done.returncode == 0:
+        git(root, "checkout", "-q", "main")
+    return done
+
+
+def _conflict_settled_as(resolved: str) -> Callable[[str], str]:
+    def resolve(page: str) -> str:
+        assert "<<<<<<<" in page  # git could not merge the two sides
+        return resolved
+    return resolve
+
+
+def _line(text: str, needle: str) -> int:
+    return text[:text.index(needle)].count("\n") + 1
+
+
+def _gate(root: Path, start: str, end: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
+    code = promotion_gate.main(["--from-ref", start, "--to-ref", end])
+    return code, capsys.readouterr().out.splitlines()
+
+
+def test_a_merge_that_resolves_a_conflict_with_a_promoted_block_fails(
+        promoted: tuple[Context, dict[str, Any], Any], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    root = promoted[0].workspace.root
+    _edit(root, "five-seconds", "main", "a timeout.", "a timeout of 5 s.")
+    _edit(root, "ten-seconds", "main", "a timeout.", "a timeout of 10 s.")
+    resolved = (root / PAGE).read_text().replace("a timeout.", "a timeout of 5 s.") + "\n" + MADE_UP
+    merged = _merge(root, "five-seconds", "ten-seconds", _conflict_settled_as(resolved))
+    assert merged.returncode == 0, merged.stderr
+    merge = git(root, "rev-parse", "five-seconds").strip()
+    monkeypatch.chdir(root)
+    expected = f"{PAGE}:{_line(resolved, '<!-- gitstore:promoted')}: a promoted block names {UNKNOWN}, which is " \
+               "not a learning of this repository's store; it is in none of the parents of merge commit " \
+               f"{merge[:12]}, which is not the promotion commit of {UNKNOWN}"
+    assert _gate(root, "main", "five-seconds", capsys) == (1, [expected])
+    judged = provenance(root, "main..five-seconds")
+    assert [(c.commit, c.problems) for c in judged.commits] == [(merge, [expected])]
+
+
+def test_a_merge_that_rewrites_a_promoted_block_fails(promoted: tuple[Context, dict[str, Any], Any],
+                                                      capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx, learning, result = promoted
+    root = ctx.workspace.root
+    _edit(root, "reworded-timeouts", result.branch, "a timeout.", "a timeout of 5 s.")
+    _edit(root, "reworded-retries", result.branch, "The client retries", "The client retries idempotent")
+    text = learning["content"]["text"]
+    merged = _merge(root, "reworded-timeouts", "reworded-retries", lambda page: page.replace(text, "Retry at once."))
+    assert merged.returncode == 0, merged.stderr
+    merge = git(root, "rev-parse", "reworded-timeouts").strip()
+    line = _line(git(root, "show", f"{merge}:{PAGE}"), "<!-- gitstore:promoted")
+    monkeypatch.chdir(root)
+    assert _gate(root, result.branch, "reworded-timeouts", capsys) == (1, [
+        f"{PAGE}:{line}: the promoted text of {learning['id']} differs from the accepted learning; it is in none "
+        f"of the parents of merge commit {merge[:12]}, which is not the promotion commit of {learning['id']}"])
+
+
+def test_a_merge_carries_the_blocks_of_its_parents(promoted: tuple[Context, dict[str, Any], Any],
+                                                   capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx, learning, result = promoted
+    root = ctx.workspace.root
+    _edit(root, "trunk", "main", "The client retries", "The client retries idempotent")
+    ours = git(root, "show", f"trunk:{PAGE}")
+    theirs = git(root, "show", f"{result.branch}:{PAGE}")
+    both = theirs.replace("The client retries", "The client retries idempotent")
+    assert both not in (ours, theirs)  # the merge's page is in neither parent; its block is in one
+    merged = _merge(root, "trunk", result.branch)
+    assert merged.returncode == 0 and git(root, "show", f"trunk:{PAGE}") == both, merged.stderr
+    monkeypatch.chdir(root)
+    assert _gate(root, "main", "trunk", capsys) == (0, [])
+    assert [c.commit for c in provenance(root, "main..trunk").commits] == [result.commit]
+    assert _gate(root, result.branch, "trunk", capsys) == (0, [])  # nor is it blamed when the block came before
+
+
+def test_a_merge_is_never_a_promotion_commit(promoted: tuple[Context, dict[str, Any], Any],
+                                             capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx, learning, result = promoted
+    root = ctx.workspace.root
+    git(root, "checkout", "-q", "-B", "claiming-merge", "main")
+    message = git(root, "log", "-1", "--format=%B", result.branch)
+    git(root, "merge", "-q", "--no-ff", "-m", message, result.branch)
+    git(root, "checkout", "-q", "main")
+    merge = git(root, "rev-parse", "claiming-merge").strip()
+    monkeypatch.chdir(root)
+    assert _gate(root, "main", "claiming-merge", capsys) == (1, [
+        f"{merge[:12]}:{_line(message, 'Gitstore-')}: merge commit {merge[:12]} carries Gitstore trailers, but a "
+        "promotion commit is never a merge: promote writes it on one parent"])
+
