@@ -1,10 +1,11 @@
 """The promotion gate on merge commits: what a merge brings that none of its parents has is
-judged like an ordinary commit's change; a promoted block carried from one parent is not blamed
-on the merge."""
+judged like an ordinary commit's change, over a range and at commit-msg while the merge is made;
+a promoted block carried from one parent is not blamed on the merge."""
 
 from __future__ import annotations
 
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from gitstore.ops.promote import promote
 from gitstore.promote.gates import promotion as promotion_gate
 from gitstore.promote.provenance import provenance
 
+from .conftest import ROOT
 from .promotion_world import PERSON, accepted_learning, git, wiki_repo
 
 PAGE = "okf/wiki/reliability.md"
@@ -41,19 +43,19 @@ def _edit(root: Path, branch: str, base: str, old: str, new: str) -> str:
     return git(root, "rev-parse", branch).strip()
 
 
-def _merge(root: Path, branch: str, other: str,
-           resolve: Callable[[str], str] | None = None) -> subprocess.CompletedProcess[str]:
+def _merge(root: Path, branch: str, other: str, resolve: Callable[[str], str] | None = None,
+           *options: str) -> subprocess.CompletedProcess[str]:
     """Merge ``other`` into ``branch``; with ``resolve``, write the page it returns (given the
     page as the merge left it) and commit the merge. ``main`` is checked out again unless the
     merge is left unfinished."""
     git(root, "checkout", "-q", branch)
-    done = subprocess.run(["git", "merge", "--no-ff", "--no-edit", *(["--no-commit"] if resolve else []),
+    done = subprocess.run(["git", *options, "merge", "--no-ff", "--no-edit", *(["--no-commit"] if resolve else []),
                            other], cwd=root, capture_output=True, text=True)
     if resolve is not None:
         page = root / PAGE
         page.write_text(resolve(page.read_text()))
         git(root, "add", PAGE)
-        done = subprocess.run(["git", "commit", "--no-edit"], cwd=root, capture_output=True, text=True)
+        done = subprocess.run(["git", *options, "commit", "--no-edit"], cwd=root, capture_output=True, text=True)
     if done.returncode == 0:
         git(root, "checkout", "-q", "main")
     return done
@@ -145,3 +147,31 @@ def test_a_merge_is_never_a_promotion_commit(promoted: tuple[Context, dict[str, 
         f"{merge[:12]}:{_line(message, 'Gitstore-')}: merge commit {merge[:12]} carries Gitstore trailers, but a "
         "promotion commit is never a merge: promote writes it on one parent"])
 
+
+def test_the_merge_being_made_is_judged_at_commit_msg(promoted: tuple[Context, dict[str, Any], Any],
+                                                      tmp_path: Path) -> None:
+    ctx, learning, result = promoted
+    root = ctx.workspace.root
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    gate = "import sys; from gitstore.promote.gates.promotion import main; sys.exit(main(sys.argv[1:]))"
+    (hooks / "commit-msg").write_text(f"#!/bin/sh\nPYTHONPATH={ROOT} {sys.executable} -c '{gate}' \"$@\"\n"
+                                      "code=$?\necho \"gate ran on $1: $code\"\nexit $code\n")
+    (hooks / "commit-msg").chmod(0o755)
+    hooked = ("-c", f"core.hooksPath={hooks}")
+    _edit(root, "pending-left", "main", "a timeout.", "a timeout of 5 s.")
+    _edit(root, "pending-right", "main", "a timeout.", "a timeout of 10 s.")
+    resolved = (root / PAGE).read_text().replace("a timeout.", "a timeout of 5 s.") + "\n" + MADE_UP
+    refused = _merge(root, "pending-left", "pending-right", _conflict_settled_as(resolved), *hooked)
+    assert refused.returncode == 1 and "gate ran on .git/COMMIT_EDITMSG: 1" in refused.stderr, refused.stderr
+    assert refused.stderr.splitlines()[0] == (
+        f"{PAGE}:{_line(resolved, '<!-- gitstore:promoted')}: a promoted block names {UNKNOWN}, which is not a "
+        "learning of this repository's store; it is in none of the parents of the merge being made, which is not "
+        f"the promotion commit of {UNKNOWN}")
+    assert (root / ".git" / "MERGE_HEAD").is_file()  # nothing was committed
+    git(root, "merge", "--abort")
+    git(root, "checkout", "-q", "main")
+    _edit(root, "pending-trunk", "main", "a timeout.", "a timeout of 5 s.")
+    carried = _merge(root, "pending-trunk", result.branch, None, *hooked)  # git merge runs commit-msg itself
+    assert carried.returncode == 0 and "gate ran on .git/MERGE_MSG: 0" in carried.stderr, carried.stderr
+    assert git(root, "rev-parse", "pending-trunk^2").strip() == result.commit

@@ -29,8 +29,11 @@ again, nor is one that was there before the range: it was judged by the range th
 A merge commit adds what none of its parents has: in each file it leaves different from every
 parent, a block that no parent's version of the file holds (written while resolving a conflict,
 or edited during the merge) is a finding; a block it carries from one parent is not blamed on
-it, since the commit that added it was judged. A merge is never a promotion commit: one with
-``Gitstore-*`` trailers is a finding. Other commits without trailers pass.
+it, since the commit that added it was judged. At ``commit-msg`` a merge being concluded (git's
+``MERGE_HEAD``) is read the same way, against HEAD and every commit it merges; any other commit
+being made is judged there only for the promotion its trailers claim. A merge is never a
+promotion commit: one with ``Gitstore-*`` trailers is a finding. Other commits without
+trailers pass.
 
 Trailers are read as git reads them: the message's last paragraph, keys in any case. A line
 that begins like a ``Gitstore-*`` trailer anywhere else is a finding, never a pass.
@@ -389,14 +392,26 @@ def _message_file(root: Path, files: Sequence[str]) -> Path | None:
     if len(files) != 1:
         return None
     path = Path(files[0])
-    git_dir = Path(git("rev-parse", "--absolute-git-dir", cwd=root).stdout.decode().strip())
     real = path.resolve()
-    return real if real.is_relative_to(git_dir.resolve()) or path.name.endswith("_EDITMSG") else None
+    return real if real.is_relative_to(_git_dir(root).resolve()) or path.name.endswith("_EDITMSG") else None
+
+
+_GIT_DIRS: dict[Path, Path] = {}  # a work tree's root -> its git folder (its own, for a linked work tree)
+
+
+def _git_dir(root: Path) -> Path:
+    if root not in _GIT_DIRS:
+        _GIT_DIRS[root] = Path(git("rev-parse", "--absolute-git-dir", cwd=root).stdout.decode().strip())
+    return _GIT_DIRS[root]
 
 
 def _pending(root: Path, message_file: Path) -> Change:
-    """The commit being made: its message, and the index git is committing against its parent."""
+    """The commit being made: its message, and the index git is committing against its parent
+    (a merge: against every commit it merges, so what it brings from one of them is not its own)."""
     message = message_file.read_text(encoding="utf-8", errors="replace")
+    merging = _merge_heads(root)
+    if merging:
+        return _pending_merge(root, message_file, message, merging)
     base: list[str] = ["HEAD"]
     head = git("log", "-1", "--format=%B", "HEAD", cwd=root, check=False)
     if head.returncode != 0:
@@ -408,11 +423,33 @@ def _pending(root: Path, message_file: Path) -> Change:
             parent = git("rev-parse", "--verify", "--quiet", "HEAD^", cwd=root, check=False)
             if parent.returncode == 0:
                 base = ["HEAD^"]  # an amend of the promotion commit: judge it whole
-    done = git("diff", "--cached", "-z", "--name-status", "--no-renames", *base, cwd=root, keep_index=True)
-    parts = [p.decode("utf-8", "replace") for p in done.stdout.split(b"\0") if p]
-    changes = {parts[i + 1]: parts[i][:1] for i in range(0, len(parts) - 1, 2)}
-    return Change(relative(str(message_file), root), message, changes, _reader(root, "", keep_index=True),
+    return Change(relative(str(message_file), root), message, _staged(root, *base), _reader(root, "", keep_index=True),
                   "the promotion commit being made", _snapshot(root, base[0]) if base else None)
+
+
+def _pending_merge(root: Path, message_file: Path, message: str, merging: list[str]) -> Change:
+    """The merge being made: the files of the index that differ from HEAD and from every
+    commit it merges."""
+    changes = _staged(root, "HEAD")
+    for other in merging:
+        theirs = _staged(root, other)
+        changes = {path: status for path, status in changes.items() if path in theirs}
+    return Change(relative(str(message_file), root), message, changes, _reader(root, "", keep_index=True),
+                  "the merge being made", _snapshot(root, "HEAD"), tuple(_snapshot(root, o) for o in merging))
+
+
+def _staged(root: Path, *base: str) -> dict[str, str]:
+    """The files the index being committed changes against ``base`` (none: everything in it)."""
+    done = git("diff", "--cached", "-z", "--name-status", "--no-renames", *base, cwd=root, keep_index=True)
+    return _statuses(done.stdout)
+
+
+def _merge_heads(root: Path) -> list[str]:
+    """The commits a merge being concluded brings in (git's MERGE_HEAD), none outside a merge."""
+    try:
+        return (_git_dir(root) / "MERGE_HEAD").read_text(encoding="ascii").split()
+    except (OSError, UnicodeDecodeError):
+        return []
 
 
 def check(files: Sequence[str], root: Path, start: str | None, end: str | None) -> list[Finding]:
@@ -426,7 +463,8 @@ def check(files: Sequence[str], root: Path, start: str | None, end: str | None) 
 
     message_file = None if (start or end) else _message_file(root, files)
     if message_file is not None:
-        return judge(_pending(root, message_file), memory)
+        change = _pending(root, message_file)
+        return judge(change, memory) + (block_problems(change, memory) if change.merged else [])
     if not end and git("rev-parse", "--verify", "--quiet", "HEAD", cwd=root, check=False).returncode != 0:
         return []  # nothing committed yet
     return [f for judged in judge_range(root, start, end or "HEAD", memory) for f in judged.findings]
