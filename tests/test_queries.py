@@ -253,6 +253,37 @@ def test_the_read_commands_render_it(built: dict) -> None:
     assert "no episode" in fails(1, "evidence", "ep_0000", cwd=root)
 
 
+def test_the_read_commands_take_the_options_their_help_names(built: dict) -> None:
+    root = built["root"]
+    jitter, naming = built["jitter"]["episode"], built["naming"]["episode"]
+    assert [e["id"] for e in json.loads(ok("episodes", "--source", "review-thread", "--json", cwd=root))] == [
+        jitter, naming]
+    assert json.loads(ok("episodes", "--source", "agent-session", "--json", cwd=root)) == []
+    [hit] = json.loads(ok("episodes", "--grep", "JITTER AGAIN", "--json", cwd=root))  # case ignored
+    assert hit["id"] == jitter and [m["id"] for m in hit["matches"]] == [built["again"]["id"]]
+    shown = json.loads(ok("evidence", jitter[:12], "--grep", "again", "--json", cwd=root))  # a unique prefix
+    assert shown["id"] == jitter and [m["id"] for m in shown["matches"]] == [built["again"]["id"]]
+    assert shown["matches"][0]["evidence"] == f"{jitter}:{built['again']['id']}"
+    text = ok("evidence", jitter, "--grep", "AGAIN", cwd=root)
+    assert "| Jitter again, please." in text and "| Retries need jitter" not in text
+    lid = built["in_force"]["id"]
+    assert "in force for instruction" in ok("show", lid, cwd=root)
+    assert "NOT in force for training:" in ok("show", lid, "--purpose", "training", cwd=root)
+    assert json.loads(ok("show", lid, "--purpose", "review", "--json", cwd=root))["standing"]["purpose"] == "review"
+    assert [line.split()[:2] for line in ok("history", lid, cwd=root).splitlines()] == [
+        ["v1", "proposed"], ["v2", "accepted"]]
+    assert [r["id"] for r in json.loads(ok("proposals", "--json", cwd=root))] == [built["waiting"]["id"]]
+
+
+def test_grants_in_force_leaves_out_a_grant_withdrawn_for_every_purpose(copy: Context, built: dict) -> None:
+    root = copy.workspace.root
+    assert len(json.loads(ok("grants", "--in-force", "--json", cwd=root))) == 1
+    consent.withdraw(copy, "github:9", built["grant"]["digest"], None, "stop")
+    assert json.loads(ok("grants", "--in-force", "--json", cwd=root)) == []
+    [listed] = json.loads(ok("grants", "--json", cwd=root))
+    assert listed["inForce"] == [] and "permits nothing (all withdrawn)" in ok("grants", cwd=root)
+
+
 def test_accept_warns_when_the_learning_is_not_in_force(copy: Context, built: dict) -> None:
     consent.withdraw(copy, "github:9", built["grant"]["digest"], ["instruction"], "paused")
     out = ok("accept", built["waiting"]["id"], "--review-digest", built["waiting"]["reviewDigest"],
