@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from .cli import gitstore
-from .world import Thread, ready_repo
+from .world import Thread, accepted, grant_all, propose, ready_repo, ref
 
 
 def run(root: Path, *args: str, code: int = 0) -> str:
@@ -112,3 +112,91 @@ def test_a_review_digest_that_is_not_a_digest_is_a_usage_error_that_reveals_noth
             assert err == f"gitstore: error: --review-digest {bad!r} is not a sha256: digest\n", err
             assert proposed["reviewDigest"] not in err
     assert [h["state"] for h in json.loads(run(root, "history", proposed["id"], "--json"))["versions"]] == ["proposed"]
+
+
+def test_propose_records_every_option_its_help_names(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    thread = Thread(ctx, 7, "100")
+    one = thread.comment("100", "Add jitter to every retry.", "2026-03-01T10:00:00.000000Z")
+    against = thread.comment("101", "Jitter makes the tests flaky.", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    cite = f"{one['episode']}:{one['id']}"
+    plain = json.loads(run(root, "propose", "--title", "Retries use jitter", "--text", "Use full jitter.",
+                           "--category", "convention", "--evidence", cite, "--by", "github:9", "--json"))
+    assert (plain["memory"], plain["audience"], plain["rationale"]) == ("semantic", "project", "Proposed by hand.")
+    assert (plain["targets"], plain["replaces"], plain["counterevidence"]) == ([], [], [])
+    full = json.loads(run(root, "propose", "--title", "Retry skill", "--text", "Wrap retries in the helper.",
+                          "--category", "decision", "--evidence", cite, "--counter", f"{one['episode']}:{against['id']}",
+                          "--memory", "procedural", "--audience", "user-tooling", "--target", "src/retry.py",
+                          "--target", "okf/wiki/reliability.md", "--replaces", plain["id"], "--rationale", "Seen twice.",
+                          "--by", "github:9", "--json"))
+    assert (full["category"], full["memory"], full["audience"]) == ("decision", "procedural", "user-tooling")
+    assert full["targets"] == ["src/retry.py", "okf/wiki/reliability.md"] and full["replaces"] == [plain["id"]]
+    assert full["rationale"] == "Seen twice." and full["proposer"] == {"kind": "person", "id": "github:9"}
+    assert [c["events"] for c in full["counterevidence"]] == [[against["id"]]]
+
+
+def test_merge_proposes_a_replacement_a_person_accepts_like_any_proposal(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    one = thread.comment("100", "Add jitter to every retry.", "2026-03-01T10:00:00.000000Z")
+    two = thread.comment("101", "Keep timeouts short.", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    first = accepted(ctx, propose(ctx, [ref(one)]))["id"]
+    second = accepted(ctx, propose(ctx, [ref(two)], title="Timeouts are short", text="Keep timeouts short."))["id"]
+    merged = json.loads(run(root, "merge", first, second, "--title", "Retries", "--text", "Jitter, short timeouts.",
+                            "--by", "github:9", "--json"))
+    assert merged["state"] == "proposed" and merged["replaces"] == [first, second]
+    assert merged["content"] == {"title": "Retries", "text": "Jitter, short timeouts."}
+    assert [e["events"] for e in merged["evidence"]] == [[one["id"]], [two["id"]]]
+    active = lambda: sorted(r["id"] for r in json.loads(run(root, "learnings", "--active", "--json")))  # noqa: E731
+    assert active() == sorted([first, second]), "a merge is only a proposal until a person accepts it"
+    run(root, "accept", merged["id"], "--review-digest", merged["reviewDigest"], "--by", "github:9")
+    assert active() == [merged["id"]]
+
+
+def test_reject_keeps_its_reason_and_export_with_evidence_copies_the_cited_events(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    grant_all(ctx, purposes=("review", "instruction", "evaluation"))
+    thread = Thread(ctx, 7, "100")
+    one = thread.comment("100", "Add jitter to every retry.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    kept = accepted(ctx, propose(ctx, [ref(one)]))
+    waiting = propose(ctx, [ref(one)], title="Retry forever", text="Never give up on a retry.")
+    rejected = json.loads(run(root, "reject", waiting["id"], "--review-digest", waiting["reviewDigest"],
+                              "--reason", "unbounded", "--by", "github:9", "--json"))
+    assert rejected["state"] == "rejected" and rejected["decision"]["reason"] == "unbounded"
+    assert json.loads(run(root, "audit", "--json"))[-1]["reason"] == "unbounded"
+    bare = json.loads(run(root, "export", "--purpose", "evaluation", "--by", "github:9", "--json"))
+    assert [i["kind"] for i in bare["export"]["items"]] == ["learning"]
+    full = json.loads(run(root, "export", "--purpose", "evaluation", "--with-evidence", "--by", "github:9", "--json"))
+    assert [(i["kind"], i["id"]) for i in full["export"]["items"]] == [("learning", kept["id"]), ("event", one["id"])]
+    lines = [json.loads(line) for line in Path(full["file"]).read_text().splitlines()]
+    assert lines[1]["id"] == one["id"] and lines[1]["payload"]["text"] == "Add jitter to every retry."
+
+
+def test_grant_defaults_and_the_range_it_covers(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    plain = json.loads(run(root, "grant", "--purpose", "review", "--by", "github:9", "--json"))
+    assert (plain["sources"], plain["from"], plain["until"], plain["note"]) == (
+        ["review-thread"], "1970-01-01T00:00:00.000000Z", None, None)
+    typed = json.loads(run(root, "grant", "--purpose", "review", "--source", "manual", "--source", "agent-session",
+                           "--from", "2026-01-01T10:00Z", "--until", "2026-03-01", "--note", "a pilot",
+                           "--by", "github:9", "--json"))
+    assert (typed["sources"], typed["from"], typed["until"], typed["note"]) == (
+        ["manual", "agent-session"], "2026-01-01T10:00:00.000000Z", "2026-03-01T00:00:00.000000Z", "a pilot")
+
+    thread = Thread(ctx, 7, "100")
+    one = thread.comment("100", "Add jitter to every retry.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    lid = accepted(ctx, propose(ctx, [ref(one)]))["id"]
+    active = lambda: [r["id"] for r in json.loads(run(root, "learnings", "--active", "--json"))]  # noqa: E731
+    run(root, "grant", "--purpose", "instruction", "--until", "2026-03-01", "--by", "github:9")
+    assert active() == [], "a date is its first moment: evidence written later that day is not covered"
+    run(root, "grant", "--purpose", "instruction", "--until", "2026-03-02", "--by", "github:9")
+    assert active() == [lid]
