@@ -20,9 +20,11 @@ def grant(
     source: list[str] = typer.Option(["review-thread"], "--source", metavar="SOURCE", autocompletion=words(SOURCES),
                                      help="review-thread, agent-session or manual (repeat)."),
     start: str = typer.Option("1970-01-01", "--from", metavar="TIME",
-                              help="Covers evidence written from this date or time (2026-01-01, 2026-01-01T10:00Z)."),
+                              help="Covers evidence written from this time on (2026-01-01T10:00Z; a date such as 2026-01-01 "
+                                   "means 00:00 UTC that day)."),
     until: Optional[str] = typer.Option(None, "--until", metavar="TIME",
-                                        help="Covers evidence written until this date or time (default: open)."),
+                                        help="Covers evidence written up to this time (a date means 00:00 UTC that day, so "
+                                             "nothing written later that day; default: open)."),
     note: Optional[str] = typer.Option(None, "--note", metavar="TEXT", help="Why."),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
