@@ -200,3 +200,14 @@ def test_grant_defaults_and_the_range_it_covers(tmp_path: Path) -> None:
     assert active() == [], "a date is its first moment: evidence written later that day is not covered"
     run(root, "grant", "--purpose", "instruction", "--until", "2026-03-02", "--by", "github:9")
     assert active() == [lid]
+
+
+def test_export_names_an_unknown_purpose_and_records_nothing(tmp_path: Path) -> None:
+    root = ready_repo(tmp_path / "widgets").workspace.root
+    run(root, "grant", "--purpose", "review", "--by", "github:9")
+    for bad in ("marketing", ""):
+        err = run(root, "export", "--purpose", bad, "--by", "github:9", code=2)
+        assert err == f"gitstore: error: unknown purpose {bad!r} (one of review, instruction, evaluation, analytics, " \
+                      "training, publication)\n", err
+    assert [a["action"] for a in json.loads(run(root, "audit", "--json"))] == ["grant"]
+    assert list((root / "okf" / ".memory" / "exports").iterdir()) == []

@@ -10,16 +10,19 @@ from typing import Any
 
 from gitstore.config import git_ignores
 from gitstore.records.contracts import seal
-from gitstore.errors import Refused
+from gitstore.errors import Refused, UsageError
 from gitstore.queries._views import in_force_view
 from gitstore.rules.active import evaluate
 from gitstore.rules.consent import active_grants, decide
 from gitstore.context import Context
 from gitstore.records.times import now
+from gitstore.records.vocabulary import PURPOSES, unknown
 
 
 def export(ctx: Context, purpose: str, by: str, *, with_evidence: bool = False) -> tuple[dict[str, Any], Path]:
     """Export the learnings in force for ``purpose`` (and, if asked, the evidence they cite)."""
+    if (wrong := unknown("purpose", purpose, PURPOSES)) is not None:
+        raise UsageError(wrong)
     view, all_histories = in_force_view(ctx.store)  # the learnings in force and the events they cite
     if not active_grants(view, purpose):
         raise Refused(f"no active grant permits {purpose}: nothing may be exported for it")
