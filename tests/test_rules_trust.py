@@ -300,6 +300,24 @@ def test_a_refused_policy_init_writes_nothing_and_works_once_the_cause_is_fixed(
     assert sorted(p.name for p in (root / ".gitstore").iterdir()) == ["allowed_signers", "policy.json"]
 
 
+def test_policy_add_defaults_to_every_deciding_action_with_the_signing_key(tmp_path: Path) -> None:
+    import json
+
+    root = first_clone(tmp_path, shared_remote(tmp_path))
+    key, public = keypair(tmp_path / "keys", ALICE)
+    sign_as(root, key.with_name(key.name + ".pub"))
+    cli.ok("policy", "init", "--by", ALICE, "--may", "accept", cwd=root)
+    wrote = json.loads(cli.ok("policy", "add", BOB, "--json", cwd=root))
+    assert wrote["people"] == {ALICE: ["accept"], BOB: list(EVERYTHING)}
+    assert f'{BOB} namespaces="git" {public}' in (root / ".gitstore" / "allowed_signers").read_text()
+    files = {p.name: p.read_bytes() for p in (root / ".gitstore").iterdir()}
+    (tmp_path / "notes.pub").write_text("not a key\n")
+    assert "notes.pub: not an SSH public key" in cli.fails(1, "policy", "add", CAROL, "--key", str(tmp_path / "notes.pub"),
+                                                           cwd=root)
+    assert "no such file" in cli.fails(1, "policy", "add", CAROL, "--key", str(tmp_path / "gone.pub"), cwd=root)
+    assert {p.name: p.read_bytes() for p in (root / ".gitstore").iterdir()} == files, "a refused add writes nothing"
+
+
 def test_a_signed_redaction_counts_on_every_clone(team: dict[str, object], tmp_path: Path) -> None:
     from gitstore.ops.redact import redact
 
