@@ -315,6 +315,8 @@ def test_policy_add_defaults_to_every_deciding_action_with_the_signing_key(tmp_p
     assert "notes.pub: not an SSH public key" in cli.fails(1, "policy", "add", CAROL, "--key", str(tmp_path / "notes.pub"),
                                                            cwd=root)
     assert "no such file" in cli.fails(1, "policy", "add", CAROL, "--key", str(tmp_path / "gone.pub"), cwd=root)
+    assert "error: PERSON 'carol smith' is not a person id like" in cli.fails(2, "policy", "add", "carol smith", cwd=root)
+    assert "error: PERSON 'bot:x' names a bot" in cli.fails(2, "policy", "add", "bot:x", cwd=root)
     assert {p.name: p.read_bytes() for p in (root / ".gitstore").iterdir()} == files, "a refused add writes nothing"
 
 

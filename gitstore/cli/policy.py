@@ -59,7 +59,7 @@ def add(who: str = typer.Argument(..., metavar="PERSON", help="Their person id (
     from gitstore.ops.policy import add as allow
 
     workspace = Workspace.find(".")
-    _report(allow(workspace, person(who, workspace.repo), key, may), as_json)
+    _report(allow(workspace, person(who, workspace.repo, "PERSON"), key, may), as_json)
 
 
 def _report(change: object, as_json: bool) -> None:

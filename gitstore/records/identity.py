@@ -14,17 +14,16 @@ PERSON = re.compile(r"^[a-z][a-z0-9-]{0,31}:[^\s]{1,160}$")
 AUTO_SAFE = "bot:gitstore-auto-safe"
 
 
-def person(by: str | None, repo: pygit2.Repository | None = None) -> str:
-    """A person id from ``--by`` or from git config; refuses bots and malformed ids."""
-    if by is None:
-        by = _from_git_config(repo)
-    if ":" not in by:
-        by = f"git:{by}"
-    if not PERSON.match(by):
-        raise UsageError(f"--by {by!r} is not a person id like github:583231 or git:alice@example.com")
-    if by.startswith("bot:"):
-        raise UsageError(f"--by {by!r} names a bot; decisions need a person")
-    return by
+def person(by: str | None, repo: pygit2.Repository | None = None, given_as: str = "--by") -> str:
+    """A person id from ``--by`` (or what ``given_as`` names, in errors) or from git config;
+    refuses bots and malformed ids, quoting the value as it was typed."""
+    typed = _from_git_config(repo) if by is None else by
+    found = typed if ":" in typed else f"git:{typed}"
+    if not PERSON.match(found):
+        raise UsageError(f"{given_as} {typed!r} is not a person id like github:583231 or git:alice@example.com")
+    if found.startswith("bot:"):
+        raise UsageError(f"{given_as} {typed!r} names a bot; decisions need a person")
+    return found
 
 
 def _from_git_config(repo: pygit2.Repository | None) -> str:
