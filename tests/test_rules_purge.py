@@ -24,3 +24,35 @@ def test_purge_needs_the_repository_name(tmp_path: Path) -> None:
     assert subprocess.run(["git", "for-each-ref", "refs/memory/"], cwd=root, capture_output=True, text=True).stdout == ""
     assert not (root / "okf" / ".memory").exists()
     assert subprocess.run(["git", "fsck"], cwd=root, capture_output=True).returncode == 0
+
+
+def _purge_at_a_terminal(root: Path, typed: str) -> subprocess.CompletedProcess[str]:
+    """``gitstore purge`` run with a terminal on standard input, where a person types ``typed``."""
+    import os
+    import pty
+    import sys
+
+    main, terminal = pty.openpty()
+    try:
+        os.write(main, typed.encode() + b"\n")
+        return subprocess.run([sys.executable, "-m", "gitstore", "purge"], cwd=root, stdin=terminal,
+                              capture_output=True, text=True, timeout=60)
+    finally:
+        os.close(main)
+        os.close(terminal)
+
+
+def test_purge_asks_for_the_name_at_a_terminal_and_takes_the_local_namespace_too(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "widgets")
+    grant_all(ctx)
+    Thread(ctx, 1, "1").save()
+    Thread(ctx, None, "s1", kind="agent-session").save()  # a personal session: kept in .git/gitstore/
+    root = ctx.workspace.root
+    assert (root / ".git" / "gitstore").is_dir()
+    refused = _purge_at_a_terminal(root, "acme/other")
+    assert refused.returncode == 1 and "Type acme/widgets to confirm" in refused.stdout
+    assert "not confirmed" in refused.stderr and (root / ".git" / "gitstore").is_dir()
+    done = _purge_at_a_terminal(root, "acme/widgets")
+    assert done.returncode == 0, done.stderr
+    assert subprocess.run(["git", "for-each-ref", "refs/memory/"], cwd=root, capture_output=True, text=True).stdout == ""
+    assert not (root / ".git" / "gitstore").exists() and not (root / "okf" / ".memory").exists()
