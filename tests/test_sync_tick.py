@@ -264,3 +264,21 @@ def test_a_stopped_tick_leaves_no_step_running_and_the_next_one_runs(ctx: Contex
         second = _gitstore(ctx.workspace.root, "tick")
         out, err = second.communicate(timeout=120)
     assert second.returncode == 0 and out.startswith("github   ok"), out + err
+
+
+def test_named_steps_and_force_run_now_due_or_not(ctx: Context, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    (ctx.workspace.root / "inbox").mkdir()
+    configure(ctx, {"by": "git:bot@example.com", "steps": {"reviews": {"folder": "inbox"}, "publish": {}}})
+    monkeypatch.chdir(ctx.workspace.root)
+
+    def statuses(*argv: str) -> list[tuple[str, str]]:
+        assert main(["tick", *argv]) == 0
+        return [(line.split()[0], line.split()[1]) for line in capsys.readouterr().out.splitlines()]
+
+    assert statuses() == [("reviews", "no-update"), ("publish", "no-update")]
+    assert statuses() == [("reviews", "not-due"), ("publish", "not-due")]
+    assert statuses("publish") == [("publish", "no-update")], "a named step runs, due or not, and only it"
+    assert statuses("--force") == [("reviews", "no-update"), ("publish", "no-update")]
+    assert main(["tick", "sync"]) == 2
+    assert "step 'sync' is not configured in loop.steps" in capsys.readouterr().err
