@@ -230,3 +230,18 @@ def test_a_sync_killed_at_any_point_leaves_the_clone_readable_and_the_next_compl
     assert verify(ctx.store).ok
     assert sum(1 for _ in ctx.store.items(["event"])) == 3001
     assert sync(str(bob.workspace.root)).status == "no-update"
+
+
+def test_a_push_the_remote_refuses_exits_1_naming_it_and_keeps_what_came_in(team: tuple) -> None:
+    alice, bob, bare, held = team
+    assert cli.gitstore("sync", cwd=alice.workspace.root).returncode == 0
+    hook = bare / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'memory is frozen here' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    grant_all(bob, purposes=("training",))
+    before = remote_refs(bare)
+    done = cli.gitstore("sync", cwd=bob.workspace.root)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr and remote_refs(bare) == before
+    assert "not pushed: git push origin refused: [remote rejected] (pre-receive hook declined)" in done.stdout
+    assert held["learning"]["id"] in verdicts(bob), "what was fetched is kept"
