@@ -260,6 +260,18 @@ def test_the_cli_publishes_with_json_and_rolls_back(world: World, monkeypatch: p
     assert not (world.root / "AGENTS.md").exists()
 
 
+def test_the_cli_writes_claude_md_and_copilot_instructions_when_asked(world: World, monkeypatch: pytest.MonkeyPatch,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(world.root)
+    assert main(["publish"]) == 0 and "AGENTS.md" in capsys.readouterr().out
+    assert not (world.root / "CLAUDE.md").exists() and not (world.root / ".github").exists()
+    assert main(["publish", "--claude", "--copilot", "--json"]) == 0
+    files = {f["path"]: f["action"] for f in json.loads(capsys.readouterr().out)["files"]}
+    assert files == {"AGENTS.md": "unchanged", "CLAUDE.md": "created", ".github/copilot-instructions.md": "created"}
+    for name in ("CLAUDE.md", ".github/copilot-instructions.md"):
+        assert world.ids["jitter"] in read(world, name).decode()
+
+
 def test_auto_safe_learnings_reach_agents_labelled_but_never_committed_files(world: World) -> None:
     from gitstore.deliver.here import recall_here
 
