@@ -188,6 +188,8 @@ def test_context_writes_nothing_and_takes_every_harness(world: World, capsys: py
         shown = run_json(capsys, "context", "--harness", harness, "--prompt", PROMPT)
         assert shown["delivered"] and world.ids["jitter"] in shown["output"]  # type: ignore[index]
         assert shown["recall"]["chars"]["total"] <= 1200  # type: ignore[index]
+    start = run_json(capsys, "context")  # no --prompt: what a session start is given
+    assert start["event"] == "SessionStart" and "prompt" not in start["payload"]  # type: ignore[index]
     assert not (world.root / "okf" / ".memory" / "deliveries.sqlite").exists()
     assert main(["context", "--harness", "cursor"]) == 2
     assert main(["context", "--harness", "opencode"]) == 2  # no session-start context in OpenCode
@@ -207,6 +209,7 @@ def test_deliveries_correlate_with_the_sessions_capture(world: World, capsys: py
     session = rows[0]  # type: ignore[index]
     assert world.ids["jitter"] in session["learnings"] and session["deliveries"][0]["event"] == "UserPromptSubmit"
     assert session["captures"][0]["event"] == "SessionEnd" and session["captures"][0]["status"] == "degraded"
+    assert run_json(capsys, "deliveries", "--session", "sess-8") == []
     assert main(["deliveries"]) == 0
     assert "claude-code session sess-7" in capsys.readouterr().out
 
