@@ -84,6 +84,26 @@ def test_ranges_are_read_plainly(promoted: tuple[Context, dict[str, Any], Any], 
     assert capsys.readouterr().err.strip() == "gitstore: error: no-such-base: no such commit"
 
 
+def test_without_a_range_it_reads_heads_commits_on_no_remote(promoted: tuple[Context, dict[str, Any], Any],
+                                                             capsys: pytest.CaptureFixture[str],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx, learning, result = promoted
+    root = ctx.workspace.root
+    pushed = f"refs/remotes/origin/{result.branch}"
+    monkeypatch.chdir(root)
+    git(root, "checkout", "-q", result.branch)
+    try:
+        assert main(["provenance", "--json"]) == 0
+        found = json.loads(capsys.readouterr().out)
+        assert found["range"] == "HEAD" and [c["commit"] for c in found["commits"]] == [result.commit]
+        git(root, "update-ref", pushed, result.branch)  # the branch is on a remote now
+        assert main(["provenance"]) == 0
+        assert capsys.readouterr().out == "no promotion commits in HEAD\n"
+    finally:
+        git(root, "update-ref", "-d", pushed)
+        git(root, "checkout", "-q", "main")
+
+
 def _commit_block(root: Path, branch: str, base: str, block: str, message: str = "Note the retry policy") -> str:
     """An ordinary commit (no trailers) on a new ``branch`` from ``base`` appending ``block`` to the page."""
     git(root, "checkout", "-q", "-B", branch, base)
