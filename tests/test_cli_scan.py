@@ -95,3 +95,14 @@ def test_outside_a_repository_the_path_is_the_files_own(tmp_path: Path, key: str
     (tmp_path / "id_rsa").write_text(key)
     assert findings(scan(tmp_path, "--json", "usr/lib64/libssh.so.4", "id_rsa")) == [
         [], [{"kind": "pem-private-key", "action": "redact", "count": 1}]]
+
+
+def test_hidden_characters_quarantine_and_home_paths_redact(tmp_path: Path) -> None:
+    (tmp_path / "hidden.txt").write_text("retry\u200bloop\n")
+    (tmp_path / "home.txt").write_text("see /home/alice/project/notes.txt\n")
+    (tmp_path / "clean.txt").write_text("retries use jitter\n")
+    done = scan(tmp_path, "home.txt", "clean.txt")
+    assert (done.returncode, done.stdout) == (0, "home.txt: redact home-path x1\nclean.txt: clean\n")
+    done = scan(tmp_path, "hidden.txt", "clean.txt", "--json")
+    assert done.returncode == 1 and json.loads(done.stdout)["ok"] is False
+    assert json.loads(done.stdout)["files"][0]["findings"] == [{"kind": "zero-width", "action": "quarantine", "count": 1}]
