@@ -275,6 +275,8 @@ def test_policy_init_add_show_and_what_doctor_and_status_say(tmp_path: Path) -> 
     assert shown["mode"] == "policy" and shown["people"][BOB] == ["accept", "reject"]
     assert shown["signsAs"] == {ALICE: wrote["people"][ALICE]}
     assert f"this clone signs as {ALICE}" in cli.ok("status", cwd=root)
+    assert json.loads(cli.ok("grant", "--purpose", "review", "--json", cwd=root))["by"] == ALICE, \
+        "without --by, a person acts as the one their signing key is listed for, not as git's user.email"
     doctor = json.loads(cli.gitstore("doctor", "--json", cwd=root).stdout)
     [check] = [c for c in doctor["checks"] if c["check"] == "trust"]
     assert check["state"] == "ok" and f"signs as {ALICE}" in check["detail"]
