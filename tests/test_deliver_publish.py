@@ -272,6 +272,24 @@ def test_the_cli_writes_claude_md_and_copilot_instructions_when_asked(world: Wor
         assert world.ids["jitter"] in read(world, name).decode()
 
 
+def test_a_dry_run_rollback_says_what_it_would_restore_and_writes_nothing(world: World, monkeypatch: pytest.MonkeyPatch,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(world.root)
+    assert main(["publish"]) == 0
+    capsys.readouterr()
+    written = {name: read(world, name) for name in ("AGENTS.md", INDEX)}
+    snapshots = sorted((world.root / "okf" / ".memory" / "publish").iterdir())
+    assert main(["publish", "--rollback", "--dry-run"]) == 0
+    assert capsys.readouterr().out == "would remove AGENTS.md\nwould remove .continual-learning/index.json\n"
+    assert main(["publish", "--rollback", "--dry-run", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"status": "dry-run", "files": [
+        {"path": "AGENTS.md", "action": "would-remove"}, {"path": INDEX, "action": "would-remove"}]}
+    assert {name: read(world, name) for name in written} == written
+    assert sorted((world.root / "okf" / ".memory" / "publish").iterdir()) == snapshots, "the rollback is still to come"
+    assert main(["publish", "--rollback"]) == 0
+    assert not (world.root / "AGENTS.md").exists()
+
+
 def test_auto_safe_learnings_reach_agents_labelled_but_never_committed_files(world: World) -> None:
     from gitstore.deliver.here import recall_here
 

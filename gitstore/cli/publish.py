@@ -36,12 +36,12 @@ def publish(
 ) -> None:
     """Write accepted project learnings into AGENTS.md's managed section and the continual-learning index."""
     if rollback:
-        restored = do_rollback()
+        restored = do_rollback(dry_run=dry_run)
         if as_json:
-            emit_json({"status": "rolled-back", "files": restored})
+            emit_json({"status": "dry-run" if dry_run else "rolled-back", "files": restored})
         else:
             for entry in restored:
-                typer.echo(f"{entry['action']} {entry['path']}")
+                typer.echo(f"{entry['action'].replace('-', ' ')} {entry['path']}")
         return
     result = do_publish(claude=claude, copilot=copilot, dry_run=dry_run)
     if result.status == "blocked":

@@ -568,14 +568,16 @@ def _would(result: Result) -> Result:
     return result
 
 
-def rollback(start: str = ".") -> list[dict[str, Any]]:
+def rollback(start: str = ".", dry_run: bool = False) -> list[dict[str, Any]]:
     """``gitstore publish --rollback``: restore the files of the newest publish, byte for byte,
     unless what it restores lists a learning no longer in force: a rollback never gives agents
-    what left force (a withdrawal, redaction or retirement rewrote the files without it)."""
+    what left force (a withdrawal, redaction or retirement rewrote the files without it). With
+    ``dry_run``, the same checks, and what it would restore, writing nothing."""
     from gitstore.config import Workspace
 
     workspace = Workspace.find(start)
-    return snapshots.rollback(workspace.root, workspace.state, lambda restored: _all_in_force(workspace.root, restored))
+    return snapshots.rollback(workspace.root, workspace.state, lambda restored: _all_in_force(workspace.root, restored),
+                              dry_run)
 
 
 _LEARNING_ID = re.compile(r"lrn_[0-9a-f]{32}")

@@ -87,10 +87,11 @@ def latest(state: Path) -> Path | None:
     return found[-1] if found else None
 
 
-def rollback(root: Path, state: Path,
-             check: Callable[[dict[str, bytes | None]], None] | None = None) -> list[dict[str, Any]]:
+def rollback(root: Path, state: Path, check: Callable[[dict[str, bytes | None]], None] | None = None,
+             dry_run: bool = False) -> list[dict[str, Any]]:
     """Restore the newest snapshot; returns what was restored. ``check`` sees the bytes each
-    file would get back (None: removed) before anything is written, and may refuse."""
+    file would get back (None: removed) before anything is written, and may refuse. A dry run
+    checks the same and writes nothing: each action is what would be done."""
     snapshot = latest(state)
     if snapshot is None:
         raise Refused("nothing to roll back: no publish has been recorded here")
@@ -102,6 +103,8 @@ def rollback(root: Path, state: Path,
                           "nothing was rolled back (restore it by hand or publish again)")
     if check is not None:
         check({e["path"]: (snapshot / "files" / e["file"]).read_bytes() if e["existed"] else None for e in manifest})
+    if dry_run:
+        return [{"path": e["path"], "action": "would-restore" if e["existed"] else "would-remove"} for e in manifest]
     restored = []
     for entry in manifest:
         before = (snapshot / "files" / entry["file"]).read_bytes() if entry["existed"] else None
