@@ -30,6 +30,14 @@ def test_canonical_reads_stdin_without_trailing_newline() -> None:
     assert done.stdout == b'{"a":[true,null],"b":1}'
 
 
+def test_without_a_file_canonical_and_digest_read_standard_input() -> None:
+    assert gitstore("canonical", stdin=b'{"b": 1, "a": [true, null]}').stdout == b'{"a":[true,null],"b":1}'
+    grant = (CONTRACTS / "examples" / "valid" / "grant.json").read_bytes()
+    assert gitstore("digest", stdin=grant).stdout.decode().strip() == json.loads(grant)["digest"]
+    refused = gitstore("canonical", stdin=b'{"a": 1, "a": 2}')
+    assert refused.returncode == 1 and refused.stderr == b"gitstore: error: duplicate member name 'a'\n"
+
+
 def test_digest_prints_the_kind_digest() -> None:
     for path in sorted((CONTRACTS / "examples" / "valid").glob("*.json")):
         done = gitstore("digest", str(path))
