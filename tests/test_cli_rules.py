@@ -41,6 +41,8 @@ def test_review_loop_through_the_cli(tmp_path: Path) -> None:
     assert [(r["id"], r["trust"]) for r in active] == [(lid, "human")]
     history = json.loads(run(root, "history", lid, "--json"))
     assert [v["state"] for v in history["versions"]] == ["proposed", "accepted"]
+    accepted_version = json.loads(run(root, "show", lid, "--json"))["version"]
+    assert accepted_version["content"]["text"] == "Use full jitter, always." and accepted_version["decision"]["edited"]
 
     exported = json.loads(run(root, "export", "--purpose", "instruction", "--by", "github:9", "--json"))
     assert Path(exported["file"]).is_file() and exported["export"]["items"][0]["id"] == lid
