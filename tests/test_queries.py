@@ -259,6 +259,7 @@ def test_the_read_commands_take_the_options_their_help_names(built: dict) -> Non
     assert [e["id"] for e in json.loads(ok("episodes", "--source", "review-thread", "--json", cwd=root))] == [
         jitter, naming]
     assert json.loads(ok("episodes", "--source", "agent-session", "--json", cwd=root)) == []
+    assert ok("episodes", "--source", "manual", cwd=root) == "no episodes match\n"
     [hit] = json.loads(ok("episodes", "--grep", "JITTER AGAIN", "--json", cwd=root))  # case ignored
     assert hit["id"] == jitter and [m["id"] for m in hit["matches"]] == [built["again"]["id"]]
     shown = json.loads(ok("evidence", jitter[:12], "--grep", "again", "--json", cwd=root))  # a unique prefix

@@ -27,7 +27,7 @@ def episodes(
         emit_json([e.to_json() for e in found])
         return
     if not found:
-        echo("no episodes" + (" match" if grep else " yet: capture a session or `gitstore import` some"))
+        echo("no episodes" + (" match" if grep or source else " yet: capture a session or `gitstore import` some"))
     for shown in found:
         episode = shown.episode
         title = shown.title or "(no text)"
