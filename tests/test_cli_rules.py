@@ -179,6 +179,10 @@ def test_reject_keeps_its_reason_and_export_with_evidence_copies_the_cited_event
     assert [(i["kind"], i["id"]) for i in full["export"]["items"]] == [("learning", kept["id"]), ("event", one["id"])]
     lines = [json.loads(line) for line in Path(full["file"]).read_text().splitlines()]
     assert lines[1]["id"] == one["id"] and lines[1]["payload"]["text"] == "Add jitter to every retry."
+    grant = json.loads(run(root, "grants", "--json"))[0]["digest"]
+    said = run(root, "withdraw", grant, "--purpose", "evaluation", "--by", "github:9").splitlines()
+    assert said[:3] == [f"withdrew evaluation from {grant}", f"  export {bare['export']['digest']} was allowed by it",
+                        f"  export {full['export']['digest']} was allowed by it"]
 
 
 def test_grant_defaults_and_the_range_it_covers(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ def withdraw(
     else:
         echo(f"withdrew {', '.join(record['purposes'])} from {record['grant']}")
         for export in record["exports"]:
-            echo(f"  export {export} had copied evidence under it")
+            echo(f"  export {export} was allowed by it")
     keep_current(ctx, as_json)
 
 
