@@ -297,9 +297,12 @@ def test_a_refused_policy_init_writes_nothing_and_works_once_the_cause_is_fixed(
     sign_as(root, key.with_name(key.name + ".pub"))
     assert "unknown action 'rule'" in cli.fails(1, "policy", "init", "--by", ALICE, "--may", "rule", cwd=root)
     assert not (root / ".gitstore").exists()
+    head = git(root, "rev-parse", "HEAD")
     wrote = json.loads(cli.ok("policy", "init", "--by", ALICE, "--may", "accept", "--json", cwd=root))
     assert wrote["people"] == {ALICE: ["accept"]}
     assert sorted(p.name for p in (root / ".gitstore").iterdir()) == ["allowed_signers", "policy.json"]
+    assert git(root, "rev-parse", "HEAD") == head and git(root, "status", "--porcelain") == "?? .gitstore/\n", \
+        "the files are written for the person to commit; nothing is committed for them"
 
 
 def test_policy_add_defaults_to_every_deciding_action_with_the_signing_key(tmp_path: Path) -> None:

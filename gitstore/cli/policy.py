@@ -45,7 +45,7 @@ def show(as_json: bool = JSON_OPTION) -> None:
 @policy_app.command("init")
 def init(by: Optional[str] = BY_OPTION, key: Optional[str] = KEY_OPTION, may: Optional[list[str]] = MAY_OPTION,
          as_json: bool = JSON_OPTION) -> None:
-    """Start a policy in .gitstore/ naming you (or --by) with your signing key; commit and merge it."""
+    """Write a policy in .gitstore/ naming you (or --by) with your signing key; it counts once you commit it and it is merged."""
     from gitstore.ops.policy import init as start
 
     workspace = Workspace.find(".")
@@ -55,7 +55,7 @@ def init(by: Optional[str] = BY_OPTION, key: Optional[str] = KEY_OPTION, may: Op
 @policy_app.command("add")
 def add(who: str = typer.Argument(..., metavar="PERSON", help="Their person id (github:ID, git:EMAIL)."),
         key: Optional[str] = KEY_OPTION, may: Optional[list[str]] = MAY_OPTION, as_json: bool = JSON_OPTION) -> None:
-    """Let a person take actions (default: every deciding action) with their key; commit and merge it."""
+    """Let a person take actions (default: every deciding action) with their key; it counts once committed and merged."""
     from gitstore.ops.policy import add as allow
 
     workspace = Workspace.find(".")
