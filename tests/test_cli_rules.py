@@ -70,7 +70,31 @@ def test_identity_defaults_from_git_config_and_refuses_bots(tmp_path: Path) -> N
     record = json.loads(run(root, "grant", "--purpose", "review", "--json"))
     assert record["by"] == "git:test@example.com"
     assert "names a bot" in run(root, "grant", "--purpose", "review", "--by", "bot:x", code=2)
-    assert "unknown purpose" in run(root, "grant", "--purpose", "marketing", code=1)
+    assert "unknown purpose" in run(root, "grant", "--purpose", "marketing", code=2)
+
+
+def test_an_unknown_choice_is_a_usage_error_wherever_it_is_given(tmp_path: Path) -> None:
+    """A value outside an option's choices is the command used wrongly (exit 2), as typer's own
+    choices are, whichever command takes it; nothing is stored."""
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    thread = Thread(ctx, 7, "100")
+    one = thread.comment("100", "Add jitter to every retry.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    evidence = f"{one['episode']}:{one['id']}"
+    propose = ["propose", "--title", "T", "--text", "Use jitter.", "--evidence", evidence, "--by", "github:9"]
+    known = ["--category", "convention"]
+    for argv, said in (
+        (["grant", "--purpose", "marketing", "--by", "github:9"], "unknown purpose 'marketing'"),
+        (["grant", "--purpose", "review", "--source", "email", "--by", "github:9"], "unknown source 'email'"),
+        ([*propose, "--category", "folklore"], "unknown category 'folklore'"),
+        ([*propose, *known, "--memory", "dream"], "unknown memory 'dream'"),
+        ([*propose, *known, "--audience", "world"], "unknown audience 'world'"),
+        (["policy", "init", "--by", "github:9", "--may", "rule"], "unknown action 'rule'"),
+    ):
+        err = run(root, *argv, code=2)
+        assert said in err and err.count("\n") == 1, (argv, err)
+    assert json.loads(run(root, "audit", "--json")) == []
 
 
 def test_a_learning_id_that_is_missing_or_empty_is_named_as_such(tmp_path: Path) -> None:

@@ -266,7 +266,7 @@ def test_policy_init_add_show_and_what_doctor_and_status_say(tmp_path: Path) -> 
     cli.ok("policy", "add", BOB, "--key", str(bob_key.with_name(bob_key.name + ".pub")), "--may", "accept",
            "--may", "reject", cwd=root)
     assert "policy.json is there already" in cli.fails(1, "policy", "init", "--by", ALICE, cwd=root)
-    assert "unknown action 'rule'" in cli.fails(1, "policy", "add", BOB, "--may", "rule", cwd=root)
+    assert "unknown action 'rule'" in cli.fails(2, "policy", "add", BOB, "--may", "rule", cwd=root)
     assert json.loads(cli.ok("policy", "show", "--json", cwd=root))["mode"] == "single-user"  # not merged yet
     commit_all(root, "Who may decide")
     assert json.loads(cli.ok("policy", "show", "--json", cwd=root))["mode"] == "single-user"  # main is the remote's
@@ -295,7 +295,7 @@ def test_a_refused_policy_init_writes_nothing_and_works_once_the_cause_is_fixed(
     assert "say which key with --key KEY.pub" in cli.fails(1, "policy", "init", "--by", ALICE, cwd=root)
     assert not (root / ".gitstore").exists(), "a refused init leaves no policy behind"
     sign_as(root, key.with_name(key.name + ".pub"))
-    assert "unknown action 'rule'" in cli.fails(1, "policy", "init", "--by", ALICE, "--may", "rule", cwd=root)
+    assert "unknown action 'rule'" in cli.fails(2, "policy", "init", "--by", ALICE, "--may", "rule", cwd=root)
     assert not (root / ".gitstore").exists()
     head = git(root, "rev-parse", "HEAD")
     wrote = json.loads(cli.ok("policy", "init", "--by", ALICE, "--may", "accept", "--json", cwd=root))

@@ -21,10 +21,10 @@ def grant(ctx: Context, by: str, purposes: list[str], sources: list[str], start:
     dates or times as a person types them; they are stored in gitstore's form."""
     for purpose in purposes:
         if purpose not in PURPOSES:
-            raise Refused(f"unknown purpose {purpose!r} (one of {', '.join(PURPOSES)})")
+            raise UsageError(f"unknown purpose {purpose!r} (one of {', '.join(PURPOSES)})")
     for source in sources:
         if source not in SOURCES:
-            raise Refused(f"unknown source {source!r} (one of {', '.join(SOURCES)})")
+            raise UsageError(f"unknown source {source!r} (one of {', '.join(SOURCES)})")
     start = user_time(start)
     until = user_time(until) if until is not None else None
     if until is not None and until < start:

@@ -65,7 +65,7 @@ def build_proposal(ctx: Context, view: View, draft: Draft) -> dict[str, Any]:
     for name, value, allowed in (("category", draft.category, CATEGORIES), ("memory", draft.memory, MEMORY_KINDS),
                                  ("audience", draft.audience, AUDIENCES)):
         if value not in allowed:
-            raise Refused(f"unknown {name} {value!r} (one of {', '.join(allowed)})")
+            raise UsageError(f"unknown {name} {value!r} (one of {', '.join(allowed)})")
     evidence = _refs(view, draft.evidence)
     counter = _refs(view, draft.counterevidence)
     record: dict[str, Any] = {

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gitstore.config import Workspace
-from gitstore.errors import InvalidInput, Refused
+from gitstore.errors import InvalidInput, Refused, UsageError
 from gitstore.records.inputs import read_file
 from gitstore.records.policy import (
     ACTIONS, POLICY_FILE, SIGNERS_FILE, PolicyError, parse, parse_people, parse_signers, policy_text,
@@ -69,7 +69,7 @@ def _change(workspace: Workspace, people: dict[str, list[str]], signers: str, pe
     chosen = list(dict.fromkeys(actions or DECIDING))
     unknown = [a for a in chosen if a not in ACTIONS]
     if unknown:
-        raise InvalidInput(f"unknown action {unknown[0]!r} (one of {', '.join(ACTIONS)})")
+        raise UsageError(f"unknown action {unknown[0]!r} (one of {', '.join(ACTIONS)})")
     people = {**people, person: chosen}
     public = _public_key(workspace, key)
     if not any(line.split(" ", 1)[0] == person and public in line for line in signers.splitlines()):
