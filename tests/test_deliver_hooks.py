@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tomllib
@@ -23,8 +24,10 @@ from gitstore.deliver.limits import MAX_ITEM_CHARS, MAX_ITEMS, MAX_TOTAL_CHARS, 
 from gitstore.deliver.place import locate
 from gitstore.deliver.recall import item_of
 
-from .conftest import git
+from .cli import ok
+from .conftest import ROOT, git
 from .delivery_world import PROMPT, World, shared_world  # noqa: F401 - the fixture
+from .world import T0, Thread, grant_all, propose, ready_repo, ref
 
 SCHEMAS = Path(__file__).parent / "harness_schemas"
 GONE = ("retired", "withdrawn", "redacted", "unsafe")
@@ -210,6 +213,50 @@ def test_the_opencode_plugin_adds_a_text_part_in_the_sdk_shape(world: World, tmp
     for name in GONE:
         assert world.ids[name] not in added["text"]
     assert len(parts["third"]) == 2, "after a compaction the learning may be given again"
+
+
+def readme_example() -> tuple[str, re.Pattern[str]]:
+    """The prompt the README's "What an agent receives" names, and the text it shows that prompt
+    adding: its paragraphs unwrapped, the ids it shortens (``e61f...``) standing for any hex."""
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## What an agent receives", 1)[1]
+    found = re.search(r'a prompt such as "([^"]+)"', section.replace("\n", " "))
+    assert found, "the README names a prompt"
+    block = section.split("```\n", 2)[1]
+    paragraphs = [" ".join(line.strip() for line in p.splitlines()) for p in block.strip().split("\n\n")]
+    return found.group(1), re.compile(re.escape("\n\n".join(paragraphs)).replace(re.escape("e61f..."), "[0-9a-f]+"))
+
+
+def test_the_readme_example_is_what_the_installed_hook_adds(tmp_path: Path) -> None:
+    prompt, shown = readme_example()
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    grant_all(ctx)
+    thread = Thread(ctx, 12, "501")
+    comment = thread.comment("501", "Retries need jitter, or every client retries at once.", T0)
+    thread.save()
+    proposal = propose(ctx, [ref(comment)], title="Retries use jittered backoff",
+                       text="Every retry loop uses exponential backoff with full jitter (see src/retry.py).")
+    command = context_command("claude-code", "UserPromptSubmit", root)
+
+    def ask(session: str, cwd: Path = root) -> subprocess.CompletedProcess[bytes]:
+        ensure(locate(str(root)))  # the index is current: no test waits for a rebuild
+        done = run_hook(command, payload("claude-code", "UserPromptSubmit", cwd, session, prompt=prompt), cwd)
+        assert done.returncode == 0 and done.stderr == b"", done.stderr
+        return done
+
+    assert ask("agent").stdout == b"", "a proposal adds nothing"
+    ok("accept", proposal["id"], "--review-digest", proposal["reviewDigest"], "--by", "github:9", cwd=root)
+    context = json.loads(ask("agent").stdout)["hookSpecificOutput"]["additionalContext"]
+    assert shown.fullmatch(context), context
+    assert f"({proposal['id']}; accepted by a person; evidence: review-thread #12; sha256:" in context
+    assert ask("agent").stdout == b"", "once per session"
+    assert proposal["id"].encode() in ask("another").stdout
+
+    stranger = tmp_path / "stranger"  # a clone holding the memory, where gitstore init never ran
+    git(tmp_path, "clone", "-q", str(root), str(stranger))
+    git(stranger, "fetch", "-q", str(root), "refs/memory/*:refs/memory/*")
+    assert ask("stranger", stranger).stdout == b""
+    assert [p.name for p in stranger.iterdir()] == [".git"], "nothing written where gitstore init never ran"
 
 
 def test_an_untrusted_folder_is_inert(world: World, tmp_path: Path) -> None:
