@@ -64,6 +64,44 @@ def test_review_loop_through_the_cli(tmp_path: Path) -> None:
     assert json.loads(run(root, "verify", "--json"))["ok"]
 
 
+def test_reject_and_merge_through_the_cli(tmp_path: Path) -> None:
+    """As the README lists them beside accept: a person rejects a proposal, and merges accepted
+    learnings into one that replaces them once it is accepted in turn."""
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    thread = Thread(ctx, 7, "100")
+    one = thread.comment("100", "Add jitter to every retry.", "2026-03-01T10:00:00.000000Z")
+    two = thread.comment("101", "Log the request id with every error.", "2026-03-02T10:00:00.000000Z",
+                         author="github:1002")
+    thread.save()
+    run(root, "grant", "--purpose", "instruction", "--from", "2026-01-01", "--by", "github:9")
+
+    def proposed(title: str, event: dict[str, object]) -> dict[str, str]:
+        return json.loads(run(root, "propose", "--title", title, "--text", f"{title}.", "--category", "convention",
+                              "--evidence", f"{event['episode']}:{event['id']}", "--by", "github:9", "--json"))
+
+    jitter = proposed("Retries use jitter", one)
+    ids = proposed("Errors carry the request id", two)
+    unwanted = proposed("Never retry", one)
+    for record in (jitter, ids):
+        run(root, "accept", record["id"], "--review-digest", record["reviewDigest"], "--by", "github:9")
+    run(root, "reject", unwanted["id"], "--review-digest", unwanted["reviewDigest"], "--reason", "wrong",
+        "--by", "github:9")
+    assert json.loads(run(root, "proposals", "--json")) == []
+    merged = json.loads(run(root, "merge", jitter["id"], ids["id"], "--title", "Retries and errors",
+                            "--text", "Retries use jitter; errors carry the request id.", "--by", "github:9", "--json"))
+    assert f"replaces: {jitter['id']}, {ids['id']}" in run(root, "show", merged["id"])
+    active = json.loads(run(root, "learnings", "--active", "--json"))
+    assert sorted(r["id"] for r in active) == sorted([jitter["id"], ids["id"]]), "a merge waits for a person"
+    run(root, "accept", merged["id"], "--review-digest", merged["reviewDigest"], "--by", "github:9")
+    standing = {r["id"]: r for r in json.loads(run(root, "learnings", "--json"))}
+    assert [r["id"] for r in json.loads(run(root, "learnings", "--active", "--json"))] == [merged["id"]]
+    assert standing[jitter["id"]]["replacedBy"] == standing[ids["id"]]["replacedBy"] == merged["id"]
+    assert standing[unwanted["id"]]["state"] == "rejected" and not standing[unwanted["id"]]["usable"]
+    assert [a["action"] for a in json.loads(run(root, "audit", "--json"))][-5:] == [
+        "accept", "accept", "reject", "propose", "accept"]
+
+
 def test_identity_defaults_from_git_config_and_refuses_bots(tmp_path: Path) -> None:
     ctx = ready_repo(tmp_path / "widgets")
     root = ctx.workspace.root
