@@ -97,6 +97,43 @@ def test_errors_outside_a_repository_are_one_line_and_json_under_json(tmp_path: 
     assert done.returncode == 2 and json.loads(done.stderr)["error"].endswith("is not inside a git repository")
 
 
+LEARNING, DIGEST = "lrn_" + "0" * 32, "sha256:" + "0" * 64
+# every command line that works on a repository, with the arguments it needs to get that far
+ON_A_REPOSITORY: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("init",): (), ("status",): (), ("policy", "show"): (), ("policy", "init"): (), ("policy", "add"): ("github:9",),
+    ("hooks", "install"): ("--harness", "claude-code"), ("hooks", "uninstall"): ("--harness", "claude-code"),
+    ("capture",): ("--harness", "claude-code"), ("import", "transcript"): ("s.jsonl",),
+    ("import", "reviews"): ("r.json",), ("import", "github"): ("--repo", "acme/widgets"), ("episodes",): (),
+    ("evidence",): ("ep_0",), ("grant",): ("--purpose", "review"), ("withdraw",): (DIGEST,), ("grants",): (),
+    ("dream",): (), ("propose",): ("--title", "T", "--text", "X", "--category", "convention", "--evidence", "e:v"),
+    ("proposals",): (), ("show",): (LEARNING,), ("accept",): (LEARNING, "--review-digest", DIGEST),
+    ("reject",): (LEARNING, "--review-digest", DIGEST), ("retire",): (LEARNING, "--reason", "r"),
+    ("merge",): (LEARNING, LEARNING, "--title", "T", "--text", "X"), ("learnings",): (), ("history",): (LEARNING,),
+    ("recall",): ("retry",), ("context",): (), ("deliveries",): (), ("mcp",): (), ("publish",): (),
+    ("promote",): (LEARNING,), ("provenance",): ("main..HEAD",), ("sync",): (), ("tick",): (),
+    ("ci", "init"): ("--install", "git+https://github.com/acme/gitstore@v0.1.0"),
+    ("export",): ("--purpose", "instruction"), ("redact",): ("--comment", "github:comment:1", "--reason", "r"),
+    ("audit",): (), ("purge",): ("--confirm", "acme/widgets"), ("records", "add"): ("r.jsonl",),
+    ("records", "list"): (), ("records", "show"): (DIGEST,), ("verify",): (), ("gc",): (),
+}
+# reports and file tools that answer anywhere
+ANYWHERE = {("hooks", "status"), ("doctor",), ("scan",), ("ci", "report"), ("canonical",), ("digest",),
+            ("validate",), ("completion",), ("hooks",), ("policy",), ("import",), ("ci",), ("records",)}
+
+
+def test_every_command_line_is_known_to_work_on_a_repository_or_anywhere() -> None:
+    assert set(COMMAND_LINES) == set(ON_A_REPOSITORY) | ANYWHERE and not set(ON_A_REPOSITORY) & ANYWHERE
+
+
+@pytest.mark.parametrize("line", sorted(ON_A_REPOSITORY), ids=" ".join)
+def test_outside_a_repository_every_command_is_a_one_line_usage_error(line: tuple[str, ...], tmp_path: Path) -> None:
+    """The README's exit code 2: "not inside a git repository"."""
+    done = gitstore(*line, *ON_A_REPOSITORY[line], cwd=tmp_path)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("gitstore: error: ") and done.stdout == ""
+    assert "not inside a git " in done.stderr, done.stderr
+
+
 def test_a_bad_value_is_a_usage_error(repo: Path) -> None:
     gitstore("init", cwd=repo)
     done = gitstore("episodes", "--grep", "(", cwd=repo)
