@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -235,3 +236,54 @@ def test_the_readme_names_every_command() -> None:
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     for name in COMMANDS:
         assert re.search(rf"gitstore [^\n]*\b{re.escape(name)}\b", readme), f"README.md never mentions {name}"
+
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def readme_command_lines() -> list[list[str]]:
+    """Each command line of the README's block of commands, its alternatives spelled out
+    (``policy init | add PERSON``, ``records add/list/show``), optional options in and optional
+    arguments out (``publish [--claude]``, ``sync [REMOTE]``)."""
+    block = README.read_text(encoding="utf-8").split("```sh\n")[2].split("```")[0]
+    found: list[list[str]] = []
+    for line in block.splitlines():
+        words = shlex.split(line.split("  #", 1)[0])
+        assert words[0] == "gitstore", line
+        pieces = [shlex.split(p) for p in " ".join(shlex.quote(w) for w in words[1:]).split(" '|' ")]
+        for piece in pieces:
+            if piece[0] not in COMMANDS:  # a subcommand of the first piece's group
+                piece = [pieces[0][0], *piece]
+            piece = [w.strip("[]") for w in piece if not (w.startswith("[") and not w.startswith("[-"))]
+            if len(piece) > 1 and re.fullmatch(r"[a-z]+(/[a-z]+)+", piece[1]):
+                found += [[piece[0], sub, *piece[2:]] for sub in piece[1].split("/")]
+            else:
+                found.append(piece)
+    return found
+
+
+def readme_prose_options() -> list[tuple[list[str], str]]:
+    """Each option the README's prose names (`--dry-run`), with the command it last named in
+    that paragraph (`gitstore dream`)."""
+    found: list[tuple[list[str], str]] = []
+    for paragraph in README.read_text(encoding="utf-8").split("\n\n"):
+        command: list[str] = []
+        for span in re.findall(r"`([^`]+)`", paragraph.replace("\n", " ")):
+            if span.startswith("gitstore "):
+                command = shlex.split(span)[1:]
+            elif span.startswith("--") and command:
+                found.append((command, span.split()[0]))
+    return found
+
+
+def test_every_command_and_option_the_readme_shows_exists(tmp_path: Path) -> None:
+    lines = readme_command_lines()
+    assert ["records", "show"] in lines and ["publish", "--claude", "--copilot"] in lines and ["sync"] in lines
+    for line in lines:
+        done = gitstore(*line, "--help", cwd=tmp_path)  # options are parsed before --help answers
+        assert done.returncode == 0 and done.stdout.startswith("Usage: gitstore "), (line, done.stderr)
+    options = readme_prose_options()
+    assert (["dream"], "--dry-run") in options and (["promote"], "--pr") in options
+    for command, option in options:
+        shown = gitstore(*command, "--help", cwd=tmp_path).stdout
+        assert re.search(rf"^  (-\w, )?{option}\b", shown, re.M), (command, option)
