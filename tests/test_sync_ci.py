@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -94,6 +95,7 @@ def test_init_writes_keeps_an_edited_file_and_replaces_it_when_forced(tmp_path: 
     assert f"created   {MEMORY.as_posix()}" in out
     written = (root / MEMORY).read_text()
     assert f"pip install '{INSTALL}'" in written
+    assert f"pip install '{INSTALL}'" in (root / GATES).read_text(), "both workflows install what --install names"
     assert "GITSTORE_WRITER: ci-nightly" in written and '- cron: "0 3 * * 1"' in written
     if not ci.have("dream"):
         assert "left out: dream and the memory pull request: this gitstore has no dream stage" in out
@@ -167,8 +169,9 @@ def test_init_never_installs_the_pypi_name(tmp_path: Path, capsys: pytest.Captur
         err = capsys.readouterr().err
         assert "--install SPEC" in err and "another project's" in err and len(err.strip().splitlines()) == 1
     else:
-        assert code == 0 and f"pip install '{expected}'" in (root / MEMORY).read_text()
-    assert not (root / MEMORY).exists() or "pip install 'gitstore==" not in (root / MEMORY).read_text()
+        assert code == 0 and all(f"pip install '{expected}'" in (root / w).read_text() for w in (MEMORY, GATES))
+    for workflow in (MEMORY, GATES):
+        assert not (root / workflow).exists() or not re.search(r"pip install '?gitstore\b", (root / workflow).read_text())
 
 
 def test_the_pull_request_description_from_a_dream_report() -> None:
