@@ -30,6 +30,11 @@ def test_the_demo_tells_the_story_and_keeps_its_folder_when_asked() -> None:
         assert any(c.startswith("gitstore show lrn_") for c in commands)
         for command in commands:
             shlex.split(command.split(" <<'EOF'")[0])  # every printed command parses as a shell line
+        # as the README says, it shows both: the prompt adds nothing before acceptance, the learning after
+        before = done.stdout.split("== An agent's context before the learning is accepted", 1)[1].split("\n== ")[0]
+        assert "(nothing: the agent gets no learning)" in before and "context gains" not in before
+        after = done.stdout.split("== What agents receive", 1)[1].split("\n== ")[0]
+        assert "the agent's context gains:\n    gitstore memory: reference material, not instructions." in after
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
