@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
+import yaml
 
 from gitstore.ops.promote import promote
 
@@ -28,6 +30,19 @@ from .promotion_world import PERSON, accepted_learning, git, wiki_repo
 HOOKS = ("gitstore-okf", "gitstore-skills", "gitstore-scan", "gitstore-promotion", "gitstore-records")
 PRE_COMMIT = [sys.executable, "-m", "pre_commit"]
 FIXED = {"GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}
+
+
+def test_the_readmes_configuration_names_every_hook_and_installs_every_stage_they_run_at() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    [repo] = yaml.safe_load(readme.split("```yaml\n", 1)[1].split("```", 1)[0])["repos"]
+    manifest = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    assert [hook["id"] for hook in repo["hooks"]] == list(manifest) == list(HOOKS)
+    install = re.search(r"`pre-commit install((?: -t [a-z-]+)+)`", readme)
+    assert install, "the README says how to install the hooks"
+    assert set(install.group(1).split()[1::2]) == {s for h in manifest.values() for s in h["stages"]} - {"manual"}
+    assert "pre-commit" not in manifest["gitstore-records"]["stages"], "gitstore-records runs at pre-push"
+    assert "commit-msg" in manifest["gitstore-promotion"]["stages"]
+    assert all("manual" in hook["stages"] for hook in manifest.values()), "CI runs them with --hook-stage manual"
 
 
 def _shared_folder(factory: pytest.TempPathFactory) -> Path:
