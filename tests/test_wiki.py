@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -75,6 +76,13 @@ def test_renderer_refuses_schema_constructs_it_cannot_describe() -> None:
 
 def test_the_wiki_has_its_pages() -> None:
     assert {p.name for p in PAGES} >= {"index.md", "quickstart.md", "architecture.md", "contracts.md"}
+
+
+def test_every_page_and_folder_of_this_repository_the_readme_names_is_there() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`((?:okf/wiki|\.memory-schema|bench)/[\w./-]*|\.pre-commit-[\w.-]+)`", readme))
+    assert {"okf/wiki/cli.md", "okf/wiki/trust.md", ".memory-schema/v1/", ".pre-commit-config.yaml"} <= named
+    assert sorted(name for name in named if not (ROOT / name).exists()) == []
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
