@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -63,3 +64,19 @@ def test_the_editable_install_runs_the_gates_and_shadows_no_validators_package(t
     assert done.stdout.strip() == "the package index gitstore_validators.okf", done.stderr
     helped = subprocess.run([str(bin_dir / "gitstore-okf"), "--help"], capture_output=True, text=True)
     assert helped.returncode == 0 and helped.stdout.startswith("usage: gitstore-okf")
+
+
+@pytest.mark.parametrize("target,runs", [("test", "-m pytest"), ("demo", "-m tools.demo"), ("bench", "-m bench")])
+def test_each_make_target_creates_the_virtual_environment_it_needs_when_it_is_missing(target: str, runs: str,
+                                                                                      tmp_path: Path) -> None:
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    venv = tmp_path / ".venv"
+    done = subprocess.run(["make", "-n", target, f"VENV={venv}", "KEEP=1"], cwd=ROOT, capture_output=True,
+                          text=True, check=True)
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"test -x {venv}/bin/python || python3 -m venv {venv}", lines
+    install = lines.index(f"{venv}/bin/python -m pip install --quiet -e '.[dev]'")
+    [run] = [n for n, line in enumerate(lines) if f"{venv}/bin/python {runs}" in line]
+    assert install < run
+    assert target != "demo" or lines[run].startswith("KEEP=1 "), "make demo KEEP=1 keeps its folder"
