@@ -227,6 +227,26 @@ def test_the_zsh_script_works_in_a_plain_zsh_without_compinit() -> None:
         assert (done.returncode, done.stdout, done.stderr) == (0, "_gitstore\n", ""), before
 
 
+def test_the_fish_script_works_when_evaluated() -> None:
+    """As the README says for every shell: eval "$(gitstore completion fish)"."""
+    if shutil.which("fish") is None:
+        pytest.skip("fish is not installed")
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    script = 'eval "$(gitstore completion fish)"; complete -C "gitstore lea"; complete -C "gitstore records "'
+    done = subprocess.run(["fish", "--no-config", "-c", script], capture_output=True, text=True, env=env, timeout=60)
+    assert (done.returncode, done.stdout.split(), done.stderr) == (0, ["learnings", "add", "list", "show"], "")
+
+
+def test_mcp_without_its_extra_says_how_to_install_it(repo: Path) -> None:
+    assert gitstore("init", cwd=repo).returncode == 0
+    code = ("import sys\nsys.modules['mcp'] = None  # the optional extra, not installed\n"
+            "from gitstore.cli import main\nsys.exit(main(['mcp']))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == "gitstore: error: the MCP server needs the mcp package: pip install 'gitstore[mcp]'\n"
+
+
 def test_an_unknown_shell_is_refused() -> None:
     done = gitstore("completion", "tcsh")
     assert done.returncode == 2 and "no completion for 'tcsh'" in done.stderr
