@@ -226,6 +226,28 @@ def test_doctor_fails_where_every_read_would_fail(copy: Context, tmp_path: Path)
     assert done.returncode == 1 and ref in done.stdout + done.stderr
 
 
+def test_doctor_fails_where_every_write_would_fail(copy: Context, tmp_path: Path) -> None:
+    """A grant stored with other bytes than its digest names: every write (a capture too) refuses
+    with exit 3, so doctor cannot say the store is ready to capture."""
+    from gitstore.conformance import entries_for
+    from gitstore.providers import Batch, Entry
+    from gitstore.records.contracts import seal
+
+    from . import cli
+
+    root = copy.workspace.root
+    good = entries_for([seal({"schema": "gitstore.grant/v1", "scope": copy.scope, "purposes": ["review"],
+                              "sources": ["manual"], "from": "2026-01-01T00:00:00.000000Z", "until": None,
+                              "by": "github:9", "at": "2026-01-01T00:00:00.000000Z", "note": "honest"})], copy.scope)[0]
+    copy.store.provider.append(Batch("shared", (Entry(good.digest, good.kind, good.scope, good.stream,
+                                                      good.data.replace(b"honest", b"forged")),)))
+    assert cli.gitstore("grant", "--purpose", "review", "--by", "github:9", cwd=root).returncode == 3
+    [check] = [c for c in doctor(root, tmp_path).checks if c.name == "provider"]
+    assert check.state == "fail" and good.digest in check.detail and "gitstore verify" in check.todo, check
+    done = cli.gitstore("doctor", cwd=root)
+    assert done.returncode == 1 and good.digest in done.stdout
+
+
 def test_doctor_warns_when_a_push_would_send_every_ref(copy: Context, tmp_path: Path) -> None:
     from .conftest import git
 

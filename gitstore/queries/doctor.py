@@ -5,10 +5,13 @@ Each check says ``ok``, ``warn`` (works, but something a person may want to chan
 at the repository, the configuration, the harness settings, the hook log and the refs (this
 clone's own are checked as every read checks them first: there, not moved back past an
 acknowledged append), so it answers fast and works on a store that is damaged or not set up at
-all. It reads records for one check only, and only where ``gitstore publish`` wrote files: the
-learnings in force, as a publish reads them, to tell whether those files still give agents only
-what is in force (a learning leaves force without a command that rewrites them when its
-validity ends, a sync brings another clone's withdrawal, or an older file is checked out).
+all. It reads records for two checks only. The grants, withdrawals, episodes, events and
+learnings every write checks first, as a write checks them (only what arrived since the last
+clean check, where the provider remembers checks): while one is damaged every write, a capture
+too, refuses. And, only where ``gitstore publish`` wrote files, the learnings in force, as a
+publish reads them, to tell whether those files still give agents only what is in force (a
+learning leaves force without a command that rewrites them when its validity ends, a sync
+brings another clone's withdrawal, or an older file is checked out).
 """
 
 from __future__ import annotations
@@ -92,8 +95,8 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
 
 def _provider(report: Report, workspace: Any) -> None:
     from gitstore.providers import open_provider
-
     from gitstore.providers.git import GitProvider
+    from gitstore.store import Store
 
     config = workspace.config
     try:
@@ -101,6 +104,7 @@ def _provider(report: Report, workspace: Any) -> None:
         manifest = provider.manifest()
         if isinstance(provider, GitProvider):
             provider.check_own_refs()  # what every read checks first, without reading a record
+        Store(provider, workspace.scope).check_policy()  # what every write (a capture too) checks first
     except GitstoreError as exc:
         report.add("provider", FAIL, f"{config.provider}: {exc}", "gitstore verify names what is damaged")
         return
