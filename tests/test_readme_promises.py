@@ -1,0 +1,26 @@
+"""Promises of the README that belong to no one module: how the test suite itself behaves on a
+machine without the third-party material."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import ROOT
+
+
+def test_without_the_third_party_material_its_tests_skip_for_that_one_reason_and_the_rest_run(tmp_path: Path) -> None:
+    absent = tmp_path / "absent"
+    env = {**os.environ, "GITSTORE_TESTDATA": str(absent)}
+    # a file that asks for the material as tests are collected (shared_params) and as they run (shared)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
+                           "tests/test_reviews.py"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:]
+    reasons = {line.split(": ", 1)[1] for line in done.stdout.splitlines() if line.startswith("SKIPPED")}
+    assert reasons == {f"third-party test material not found in {absent} "
+                       "(set GITSTORE_TESTDATA to its folder to run these tests)"}, reasons
+    assert re.search(r"\b[1-9]\d* passed, [1-9]\d* skipped in ", done.stdout), done.stdout[-500:]
