@@ -63,6 +63,24 @@ def test_labels_from_a_program_make_proposals_after_a_recorded_disclosure(ctx: C
     assert all(e["author"] == "bot:gitstore-command" for e in labels)
 
 
+def test_a_personal_session_reaches_the_program_only_once_a_grant_lets_it_and_the_disclosure_counts_it(
+        ctx: Context, tmp_path: Path) -> None:
+    """The one way a personal session leaves the machine: a program the dream is pointed at."""
+    log = configure(ctx)
+    w.session(ctx, tmp_path / "sessions", "s1", "Add jitter to the retry loop in src/retry.py.")
+    notes: list[str] = []
+    w.run(ctx, notes)
+    assert "4 review comments and 0 session texts" in notes[0]
+    w.grant_sessions(ctx)
+    notes = []
+    w.run(ctx, notes)
+    [disclosure] = notes
+    assert "the text of 0 review comments and 2 session texts (no author ids)" in disclosure
+    view = ctx.view()
+    sessions = {e["id"] for e in view.events.values() if view.episodes[e["episode"]]["source"]["kind"] == "agent-session"}
+    assert set(calls(log)[-1]["items"]) <= sessions and calls(log)[-1]["items"]
+
+
 def test_a_second_dream_asks_the_program_about_new_evidence_only(ctx: Context) -> None:
     log = configure(ctx)
     w.run(ctx)
