@@ -56,3 +56,33 @@ def test_purge_asks_for_the_name_at_a_terminal_and_takes_the_local_namespace_too
     assert done.returncode == 0, done.stderr
     assert subprocess.run(["git", "for-each-ref", "refs/memory/"], cwd=root, capture_output=True, text=True).stdout == ""
     assert not (root / ".git" / "gitstore").exists() and not (root / "okf" / ".memory").exists()
+
+
+def test_purge_needs_only_the_repository_not_the_set_up(tmp_path: Path) -> None:
+    """A clone whose okf/.memory/ was deleted by hand (or whose configuration is damaged) still
+    holds its memory refs and personal sessions: purge removes them all the same."""
+    ctx = ready_repo(tmp_path / "widgets")
+    grant_all(ctx)
+    Thread(ctx, 1, "1").save()
+    Thread(ctx, None, "s1", kind="agent-session").save()
+    root = ctx.workspace.root
+    import shutil
+
+    shutil.rmtree(root / "okf" / ".memory")
+    done = gitstore("purge", "--confirm", "acme/widgets", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert subprocess.run(["git", "for-each-ref", "refs/memory/"], cwd=root, capture_output=True, text=True).stdout == ""
+    assert not (root / ".git" / "gitstore").exists()
+
+    again = gitstore("purge", "--confirm", "acme/widgets", cwd=root)
+    assert again.returncode == 2 and again.stderr == f"gitstore: error: gitstore has nothing to purge in {root}\n"
+
+
+def test_purge_goes_past_a_damaged_configuration(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "widgets")
+    Thread(ctx, None, "s1", kind="agent-session").save()
+    root = ctx.workspace.root
+    (root / "okf" / ".memory" / "config.json").write_text("{not json")
+    done = gitstore("purge", "--confirm", "acme/widgets", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert not (root / ".git" / "gitstore").exists() and not (root / "okf" / ".memory").exists()

@@ -354,7 +354,7 @@ def test_purge_removes_what_sync_holds_aside(world: tuple) -> None:
     rewound(bare, held)
     assert sync(str(bob)).quarantined
     assert git(bob, "for-each-ref", "refs/memory/quarantine/").strip()
-    purge(Workspace.find(bob), "acme/widgets")
+    purge(Workspace.find(bob).repo, "acme/widgets")
     assert not git(bob, "for-each-ref", "refs/memory/").strip()
 
 

@@ -7,10 +7,10 @@ from typing import Optional
 
 import typer
 
-from gitstore.config import Workspace
 from gitstore.errors import UsageError
+from gitstore.ops.purge import leftovers, purge_names
 from gitstore.ops.purge import purge as do_purge
-from gitstore.ops.purge import purge_names
+from gitstore.scope import open_repository, repository_scope
 from gitstore.cli._io import JSON_OPTION, emit_json
 
 
@@ -19,13 +19,15 @@ def purge(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Remove every memory ref and okf/.memory/ of this clone. Asks you to type the repository name."""
-    workspace = Workspace.find(".")
-    name = purge_names(workspace)[1]
+    repo = open_repository(".")
+    leftovers(repo)  # nothing to purge: said before anything is asked
+    name = purge_names(repo)[1]
     if confirm is None:
         if not sys.stdin.isatty():
             raise UsageError(f"purge asks you to type the repository name; pass --confirm {name} when scripting")
-        confirm = typer.prompt(f"This removes all memory of {workspace.scope} from this clone. Type {name} to confirm")
-    result = do_purge(workspace, confirm)
+        confirm = typer.prompt(f"This removes all memory of {repository_scope(repo)} from this clone. "
+                               f"Type {name} to confirm")
+    result = do_purge(repo, confirm)
     emit_json(result) if as_json else typer.echo(f"purged {result['refsRemoved']} ref(s) and {result['state']}")
 
 

@@ -1,38 +1,54 @@
 """Purge: remove this clone's local memory (refs and state). High friction: the person types
-the repository's name. Nothing is pushed; other clones keep their copies."""
+the repository's name. Nothing is pushed; other clones keep their copies.
+
+It needs the repository only, not gitstore's set-up: a clone whose ``okf/.memory/`` was
+deleted by hand, or whose configuration is damaged, still holds memory refs and the local
+namespace (personal sessions), and purge is how they go."""
 
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pygit2
 
-from gitstore.config import Workspace
-from gitstore.errors import Refused
+from gitstore.config import STATE_DIR
+from gitstore.errors import Refused, UsageError
 from gitstore.providers._gitdirs import common_dir
 from gitstore.providers.git import PREFIX
+from gitstore.scope import repository_scope
 
 MEMORY = PREFIX.rsplit("/", 2)[0] + "/"  # refs/memory/: the store's refs and those sync keeps aside
 
 
-def purge_names(workspace: Workspace) -> tuple[str, ...]:
+def purge_names(repo: pygit2.Repository) -> tuple[str, ...]:
     """The answers accepted as confirmation: the scope, or its owner/name."""
-    parts = workspace.scope.split("/")
-    return (workspace.scope, "/".join(parts[-2:]))
+    scope = repository_scope(repo)
+    return (scope, "/".join(scope.split("/")[-2:]))
 
 
-def purge(workspace: Workspace, typed: str) -> dict[str, object]:
-    """Delete every memory ref and the local state folder, if ``typed`` names the repository."""
-    if typed.strip() not in purge_names(workspace):
-        raise Refused(f"purge not confirmed: type the repository name ({purge_names(workspace)[1]}) exactly")
-    repo: pygit2.Repository = workspace.repo
+def leftovers(repo: pygit2.Repository) -> tuple[list[str], Path, Path]:
+    """What purge would remove: the memory refs, the local namespace's folder, the state folder;
+    refuses a repository holding none of them."""
     refs = [name for name in repo.references if name.startswith(MEMORY)]  # sync's held refs with them
+    internal = common_dir(repo) / "gitstore"  # the local namespace's repository with it
+    state = Path(repo.workdir).resolve() / STATE_DIR if repo.workdir else internal / "none"
+    if not refs and not internal.exists() and not state.exists():
+        raise UsageError(f"gitstore has nothing to purge in {Path(repo.workdir or repo.path).resolve()}")
+    return refs, internal, state
+
+
+def purge(repo: pygit2.Repository, typed: str) -> dict[str, object]:
+    """Delete every memory ref, the local namespace and the state folder, if ``typed`` names the
+    repository."""
+    refs, internal, state = leftovers(repo)
+    if typed.strip() not in purge_names(repo):
+        raise Refused(f"purge not confirmed: type the repository name ({purge_names(repo)[1]}) exactly")
     for name in refs:
         repo.references.delete(name)
-    internal = common_dir(repo) / "gitstore"  # the local namespace's repository with it
     if internal.exists():
         shutil.rmtree(internal)
-    state_removed = workspace.state.exists()
+    state_removed = state.exists()
     if state_removed:
-        shutil.rmtree(workspace.state)
-    return {"refsRemoved": len(refs), "stateRemoved": state_removed, "state": str(workspace.state)}
+        shutil.rmtree(state)
+    return {"refsRemoved": len(refs), "stateRemoved": state_removed, "state": str(state)}
