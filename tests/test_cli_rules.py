@@ -199,6 +199,10 @@ def test_propose_records_every_option_its_help_names(tmp_path: Path) -> None:
     assert full["targets"] == ["src/retry.py", "okf/wiki/reliability.md"] and full["replaces"] == [plain["id"]]
     assert full["rationale"] == "Seen twice." and full["proposer"] == {"kind": "person", "id": "github:9"}
     assert [c["events"] for c in full["counterevidence"]] == [[against["id"]]]
+    both = run(root, "propose", "--title", "Jitter", "--text", "Use jitter.", "--category", "convention",
+               "--evidence", cite, "--counter", cite, "--by", "github:9", code=1)
+    assert both == f"gitstore: error: event {one['id']} is cited both as evidence and as counterevidence\n"
+    assert [r["id"] for r in json.loads(run(root, "proposals", "--json"))] == [plain["id"], full["id"]]
 
 
 def test_merge_proposes_a_replacement_a_person_accepts_like_any_proposal(tmp_path: Path) -> None:

@@ -60,14 +60,24 @@ def _refs(view: View, stated: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [ev.check_stated(view, ref) for ref in stated]
 
 
+def _cited(view: View, evidence: list[dict[str, Any]],
+           counterevidence: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Evidence and counterevidence rebuilt from storage; an event cannot support a learning
+    and speak against it at once."""
+    for_it, against = _refs(view, evidence), _refs(view, counterevidence)
+    both = sorted({e for r in for_it for e in r["events"]} & {e for r in against for e in r["events"]})
+    if both:
+        raise Refused(f"event {both[0]} is cited both as evidence and as counterevidence")
+    return for_it, against
+
+
 def build_proposal(ctx: Context, view: View, draft: Draft) -> dict[str, Any]:
     """A sealed version 1 from a draft: text screened, evidence rebuilt from storage."""
     for name, value, allowed in (("category", draft.category, CATEGORIES), ("memory", draft.memory, MEMORY_KINDS),
                                  ("audience", draft.audience, AUDIENCES)):
         if value not in allowed:
             raise UsageError(f"unknown {name} {value!r} (one of {', '.join(allowed)})")
-    evidence = _refs(view, draft.evidence)
-    counter = _refs(view, draft.counterevidence)
+    evidence, counter = _cited(view, draft.evidence, draft.counterevidence)
     record: dict[str, Any] = {
         "schema": "gitstore.learning/v1", "scope": ctx.scope, "version": 1, "previous": None,
         "state": "proposed", "category": draft.category, "memory": draft.memory,
@@ -132,8 +142,7 @@ def build_revision(view: View, learning_id: str, evidence: list[dict[str, Any]],
     if current["state"] != "proposed":
         raise Refused(f"{learning_id} is {current['state']}: only proposals are revised")
     record = _next(current)
-    record["evidence"] = _refs(view, evidence)
-    record["counterevidence"] = _refs(view, counterevidence)
+    record["evidence"], record["counterevidence"] = _cited(view, evidence, counterevidence)
     record["support"], record["dissent"] = _origins(record["evidence"]), _origins(record["counterevidence"])
     if rationale:
         record["rationale"] = screen_text(rationale, "rationale")
