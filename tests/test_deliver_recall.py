@@ -212,6 +212,10 @@ def test_deliveries_correlate_with_the_sessions_capture(world: World, capsys: py
     assert run_json(capsys, "deliveries", "--session", "sess-8") == []
     assert main(["deliveries"]) == 0
     assert "claude-code session sess-7" in capsys.readouterr().out
+    for command in (["deliveries"], ["context"]):  # an empty id (an unset variable) is not "every session"
+        assert main([*command, "--session", ""]) == 2
+        assert capsys.readouterr().err == "gitstore: error: --session names no session (an empty id); leave it " \
+            f"out for {'every session' if command == ['deliveries'] else 'a fresh session'}\n"
 
 
 # -- what is handed out is one line each and passes the scanner as sent ----------------------------

@@ -10,6 +10,7 @@ import typer
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.deliver.here import preview
 from gitstore.deliver.surfaces import SURFACES
+from gitstore.errors import UsageError
 
 
 def context(
@@ -19,6 +20,8 @@ def context(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Print exactly what an agent would receive now (byte for byte), with the limits that applied."""
+    if session is not None and not session.strip():
+        raise UsageError("--session names no session (an empty id); leave it out for a fresh session")
     shown = preview(harness, prompt, session)
     if as_json:
         emit_json(shown.to_json())

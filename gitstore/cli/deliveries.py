@@ -7,6 +7,7 @@ from typing import Optional
 import typer
 
 from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.errors import UsageError
 from gitstore.deliver.receipts import deliveries as report
 
 
@@ -15,6 +16,8 @@ def deliveries(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Show which learnings each agent session received, with the session's captures."""
+    if session is not None and not session.strip():
+        raise UsageError("--session names no session (an empty id); leave it out for every session")
     rows = report(session=session)
     if as_json:
         emit_json(rows)
