@@ -160,6 +160,30 @@ def test_redact_removes_the_comment_text_from_the_snapshot_it_saved(ctx: Context
     assert ctx.store.verify().ok
 
 
+def test_redact_names_a_snapshot_it_cannot_rewrite_and_running_it_again_scrubs_it(
+        ctx: Context, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> None:
+    from .cli import gitstore, ok
+
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    root = ctx.workspace.root
+    with serve(github):
+        ok("import", "github", "--repo", REPO, "--api-url", github.url, "--pr", "2", "--by", BY, cwd=root)
+    saved = root / "okf/.memory/inbox/github/Codertocat--Hello-World--pr-2.json"
+    blocker = saved.with_name("." + saved.name + ".tmp")
+    blocker.mkdir()  # where the rewrite goes first: a folder there makes it fail
+    args = ("redact", "--comment", "github:comment:284312999", "--reason", "asked", "--by", BY)
+    done = gitstore(*args, cwd=root)
+    assert done.returncode == 0 and done.stderr == "", "the text left memory: the command does not fail"
+    assert "  could not remove its text from the saved GitHub snapshot okf/.memory/inbox/github/" \
+           "Codertocat--Hello-World--pr-2.json: Is a directory (it keeps the text" in done.stdout
+    assert b"Agreed, more emoji." in saved.read_bytes()
+    blocker.rmdir()
+    again = json.loads(ok(*args, "--json", cwd=root))
+    assert again["removed"] == [] and again["snapshotsNotScrubbed"] == []
+    assert again["snapshotsScrubbed"] == ["okf/.memory/inbox/github/Codertocat--Hello-World--pr-2.json"]
+    assert b"Agreed, more emoji." not in saved.read_bytes()
+
+
 def _closed_port() -> int:
     import socket
 

@@ -5,12 +5,13 @@ another folder, one file per pull request named for it (``file_name``), rewritte
 (``save``). A folder ``--out`` named is remembered in ``okf/.memory/github-snapshot-folders.jsonl``
 (``remember``; local, like all of ``okf/.memory/``). ``redact`` empties a comment's text in every
 snapshot saved in the inbox and in each remembered folder still there, forgetting those that are
-gone (``scrub_everywhere``), and ``import github`` empties the comments already redacted in what
-it fetches before it saves or imports it (``scrub``): text removed from memory does not stay on
-disk or come back through a later import. Ids and times stay, so re-importing a scrubbed
-snapshot finds those versions stored and adds nothing. Only the snapshots gitstore wrote are
-touched: a ``*.json`` file of this format under the name ``file_name`` gives its content; any
-other file in those folders is left as it is.
+gone (``scrub_everywhere``; a file that cannot be written is named, and the others are still
+scrubbed), and ``import github`` empties the comments already redacted in what it fetches
+before it saves or imports it (``scrub``): text removed from memory does not stay on disk or
+come back through a later import. Ids and times stay, so re-importing a scrubbed snapshot
+finds those versions stored and adds nothing. Only the snapshots gitstore wrote are touched: a
+``*.json`` file of this format under the name ``file_name`` gives its content; any other file
+in those folders is left as it is.
 
 This module reads snapshot files itself, not through the review importer, which redacts the
 comments a GitHub deletion removed: it sits below both.
@@ -80,9 +81,11 @@ def _written_here(path: Path, data: Any) -> bool:
     return isinstance(repository, str) and type(pull) is int and path.name == file_name(repository, pull)
 
 
-def scrub_saved(folder: Path, source_ids: set[str]) -> list[Path]:
+def scrub_saved(folder: Path, source_ids: set[str], failed: list[tuple[Path, str]] | None = None) -> list[Path]:
     """``scrub`` every snapshot ``import github`` saved in ``folder``, each rewritten in one
-    rename; the files rewritten. Any other file is left as it is."""
+    rename; the files rewritten. Any other file is left as it is. A snapshot that cannot be
+    rewritten is added to ``failed`` with why, and the next one is scrubbed all the same (without
+    ``failed``, the error is raised)."""
     done = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
@@ -90,7 +93,13 @@ def scrub_saved(folder: Path, source_ids: set[str]) -> list[Path]:
         except (GitstoreError, OSError):
             continue
         if _written_here(path, data) and scrub(data, source_ids):
-            save(path, canonicalize(data))
+            try:
+                save(path, canonicalize(data))
+            except OSError as exc:
+                if failed is None:
+                    raise
+                failed.append((path, exc.strerror or str(exc)))
+                continue
             done.append(path)
     return done
 
@@ -135,22 +144,28 @@ def _folders(text: str) -> list[Path]:
 
 @dataclass
 class Scrubbed:
-    """What ``scrub_everywhere`` did: the snapshots rewritten, and the remembered folders gone
-    (forgotten now)."""
+    """What ``scrub_everywhere`` did: the snapshots rewritten, the remembered folders gone
+    (forgotten now), and the snapshots that could not be rewritten, with why (they keep the
+    text)."""
 
     files: list[Path] = field(default_factory=list)
     gone: list[Path] = field(default_factory=list)
+    failed: list[tuple[Path, str]] = field(default_factory=list)
 
 
 def scrub_everywhere(state: Path, source_ids: set[str]) -> Scrubbed:
     """``scrub_saved`` in the inbox and in every remembered folder still there; a remembered
-    folder that is gone is forgotten."""
+    folder that is gone is forgotten. A file that cannot be written is named in ``failed``,
+    never raised: the other snapshots are scrubbed all the same."""
     folders = remembered(state)
     done = Scrubbed(gone=[f for f in folders if not f.is_dir()])
     if done.gone:
-        _keep(state, [f for f in folders if f not in done.gone])
+        try:
+            _keep(state, [f for f in folders if f not in done.gone])
+        except OSError as exc:  # forgotten next time: searching a folder that is gone finds nothing
+            done.failed.append((state / FOLDERS, exc.strerror or str(exc)))
     for folder in dict.fromkeys([inbox(state), *(f for f in folders if f not in done.gone)]):
-        done.files.extend(scrub_saved(folder, source_ids))
+        done.files.extend(scrub_saved(folder, source_ids, done.failed))
     return done
 
 

@@ -7,7 +7,7 @@ already (by a retry, or a racing call) is reported as such and gets no second en
 that copied the text are written again with the note in its place, and the GitHub snapshots
 ``import github`` saved lose the comment's text, in memory's inbox and in every folder ``--out``
 named that is still there (one that is gone is forgotten); the report names them, the folders
-forgotten, and the learnings to rebuild.
+forgotten, a snapshot that could not be rewritten, and the learnings to rebuild.
 """
 
 from __future__ import annotations
@@ -41,13 +41,15 @@ class RedactionReport:
     titles: list[str] = field(default_factory=list)
     scrubbed: list[str] = field(default_factory=list)
     forgotten: list[str] = field(default_factory=list)
+    not_scrubbed: list[tuple[str, str]] = field(default_factory=list)  # (snapshot, why): it keeps the text
 
     def to_json(self) -> dict[str, Any]:
         return {"sourceId": self.source_id, "events": self.events, "removed": self.removed,
                 "alreadyRemoved": self.already, "learningsToRebuild": self.learnings,
                 "exportsThatCopiedIt": self.exports, "exportFilesRewritten": self.rewritten,
                 "episodesWithOldTitles": self.titles, "snapshotsScrubbed": self.scrubbed,
-                "snapshotFoldersGone": self.forgotten}
+                "snapshotFoldersGone": self.forgotten,
+                "snapshotsNotScrubbed": [{"path": p, "problem": why} for p, why in self.not_scrubbed]}
 
 
 def versions_of(view: View, source_id: str) -> list[dict[str, Any]]:
@@ -180,13 +182,15 @@ def _rewrite_export(ctx: Context, path: Path, gone: set[str]) -> bool:
 
 def _scrub_snapshots(ctx: Context, report: RedactionReport) -> None:
     """Empty the comment's text in the GitHub snapshots ``import github`` saved, wherever it saved
-    them: gc erases it from storage, and these files are memory's own copies."""
+    them: gc erases it from storage, and these files are memory's own copies. A file that cannot
+    be rewritten is named (the removal stands)."""
     from gitstore.capture.saved import scrub_everywhere
 
     root = ctx.workspace.root
     done = scrub_everywhere(ctx.workspace.state, {report.source_id})
     report.scrubbed.extend(_shown(path, root) for path in done.files)
     report.forgotten.extend(_shown(folder, root) for folder in done.gone)
+    report.not_scrubbed.extend((_shown(path, root), why) for path, why in done.failed)
 
 
 def _shown(path: Path, root: Path) -> str:
