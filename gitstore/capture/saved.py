@@ -13,6 +13,11 @@ finds those versions stored and adds nothing. Only the snapshots gitstore wrote 
 ``*.json`` file of this format under the name ``file_name`` gives its content; any other file
 in those folders is left as it is.
 
+Which redactions the snapshots here reflect is noted in ``okf/.memory/github-snapshots-scrubbed.json``
+(``applied``, ``mark_applied``: the payload digests whose removal was applied to every saved
+snapshot), so a redaction that arrives from another clone is applied once, and again only when
+applying it failed.
+
 This module reads snapshot files itself, not through the review importer, which redacts the
 comments a GitHub deletion removed: it sits below both.
 """
@@ -33,6 +38,7 @@ FORMAT = "gitstore.github-snapshot/1"
 MAX_SNAPSHOT_BYTES = 256 << 20  # one snapshot or webhook delivery file
 TEXTS = ("body", "body_text", "body_html")  # where GitHub puts a comment's words
 FOLDERS = "github-snapshot-folders.jsonl"  # in the state folder: the other folders snapshots went to
+APPLIED = "github-snapshots-scrubbed.json"  # in the state folder: the removed payloads applied to them
 
 
 def inbox(state: Path) -> Path:
@@ -102,6 +108,12 @@ def scrub_saved(folder: Path, source_ids: set[str], failed: list[tuple[Path, str
                 continue
             done.append(path)
     return done
+
+
+def saved_anywhere(state: Path) -> bool:
+    """Whether the inbox or a remembered folder holds a ``*.json`` file (a snapshot, maybe)."""
+    return any(next(folder.glob("*.json"), None) is not None
+               for folder in [inbox(state), *remembered(state)] if folder.is_dir())
 
 
 def remember(state: Path, folder: Path) -> None:
@@ -176,5 +188,27 @@ def _keep(state: Path, folders: list[Path]) -> None:
     os.replace(tmp, state / FOLDERS)
 
 
-__all__ = ["FOLDERS", "FORMAT", "MAX_SNAPSHOT_BYTES", "TEXTS", "Scrubbed", "file_name", "inbox", "remember",
-           "remembered", "save", "scrub", "scrub_everywhere", "scrub_saved"]
+def applied(state: Path) -> set[str]:
+    """The payload digests whose removal every saved snapshot reflects (``mark_applied``); a
+    list that cannot be read is empty (the snapshots are only scrubbed again)."""
+    try:
+        found = json.loads((state / APPLIED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    return {d for d in found if isinstance(d, str)} if isinstance(found, list) else set()
+
+
+def mark_applied(state: Path, digests: set[str]) -> None:
+    """Add ``digests`` to ``applied``, in one rename. Two writers at once may lose one's
+    digests: that only means scrubbing again, never skipping a redaction."""
+    known = applied(state)
+    if digests <= known:
+        return
+    tmp = state / f".{APPLIED}.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps(sorted(known | digests), indent=0) + "\n", encoding="utf-8")
+    os.replace(tmp, state / APPLIED)
+
+
+__all__ = ["APPLIED", "FOLDERS", "FORMAT", "MAX_SNAPSHOT_BYTES", "TEXTS", "Scrubbed", "applied", "file_name", "inbox",
+           "mark_applied", "remember", "remembered", "save", "saved_anywhere", "scrub", "scrub_everywhere",
+           "scrub_saved"]

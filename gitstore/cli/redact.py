@@ -38,7 +38,7 @@ def redact(
         typer.echo(f"  removed its text from the saved GitHub snapshot {path}")
     for path, why in report.not_scrubbed:
         typer.echo(f"  could not remove its text from the saved GitHub snapshot {path}: {why} "
-                   "(it keeps the text: run this again once it can be written)")
+                   "(it keeps the text: once it can be written, run this again or gitstore sync)")
     for folder in report.forgotten:
         typer.echo(f"  forgot the snapshot folder {folder}: it is gone (if it moved, its snapshots keep the text)")
     for episode in report.titles:

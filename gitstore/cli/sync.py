@@ -16,6 +16,9 @@ def sync(
 
     What fails verification is quarantined under refs/memory/quarantine/ and named, never read.
     Records are pushed fast-forward only; nothing of the local namespace ever leaves the clone.
+    Then the GitHub snapshots import github saved here lose the text of every comment redacted
+    in memory (another clone's redaction included), each file named; one that cannot be
+    rewritten is named too, and tried again by the next sync.
     Exit 3 when something that arrived was quarantined or is never used, 1 when the push was refused.
     """
     report = run_sync(".", remote)

@@ -7,13 +7,15 @@ already (by a retry, or a racing call) is reported as such and gets no second en
 that copied the text are written again with the note in its place, and the GitHub snapshots
 ``import github`` saved lose the comment's text, in memory's inbox and in every folder ``--out``
 named that is still there (one that is gone is forgotten); the report names them, the folders
-forgotten, a snapshot that could not be rewritten, and the learnings to rebuild.
+forgotten, a snapshot that could not be rewritten (the next sync tries again), and the
+learnings to rebuild.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,7 +104,7 @@ def redact_each(ctx: Context, source_ids: list[str], by: str, reason: str) -> li
                 report = _targets(view, left[0])
                 _remove(ctx, view, report, by, reason)
                 _rewrite_exports(ctx, view, report)
-                _scrub_snapshots(ctx, report)
+                _scrub_snapshots(ctx, view, report)
                 _follow_ups(view, set(report.events), report)
                 reports[left.pop(0)] = report
         except ConflictError:
@@ -180,22 +182,22 @@ def _rewrite_export(ctx: Context, path: Path, gone: set[str]) -> bool:
     return changed
 
 
-def _scrub_snapshots(ctx: Context, report: RedactionReport) -> None:
+def _scrub_snapshots(ctx: Context, view: View, report: RedactionReport) -> None:
     """Empty the comment's text in the GitHub snapshots ``import github`` saved, wherever it saved
     them: gc erases it from storage, and these files are memory's own copies. A file that cannot
-    be rewritten is named (the removal stands)."""
-    from gitstore.capture.saved import scrub_everywhere
+    be rewritten is named; once none is left, the removals count as applied to the snapshots
+    (a sync does not scrub for them again)."""
+    from gitstore.capture.saved import mark_applied, scrub_everywhere
+    from gitstore.ops.snapshots import Applied
 
-    root = ctx.workspace.root
     done = scrub_everywhere(ctx.workspace.state, {report.source_id})
-    report.scrubbed.extend(_shown(path, root) for path in done.files)
-    report.forgotten.extend(_shown(folder, root) for folder in done.gone)
-    report.not_scrubbed.extend((_shown(path, root), why) for path, why in done.failed)
-
-
-def _shown(path: Path, root: Path) -> str:
-    """A path as a report names it: from the repository's root when inside it."""
-    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    shown = Applied.of(done, ctx.workspace.root)
+    report.scrubbed.extend(shown.scrubbed)
+    report.forgotten.extend(shown.forgotten)
+    report.not_scrubbed.extend(shown.failed)
+    if not done.failed:
+        with suppress(OSError):  # not noted: the next sync only scrubs again
+            mark_applied(ctx.workspace.state, {view.events[e]["payloadDigest"] for e in report.events})
 
 
 def _follow_ups(view: View, event_ids: set[str], report: RedactionReport) -> None:

@@ -39,7 +39,7 @@ OPTIONAL_CAPABILITIES = frozenset({
     "remember-checks",   # RememberingProvider: read_unchecked
     "quarantine",        # QuarantiningProvider: quarantined, admit_only
     "causal-order",      # CausalProvider: saw
-    "attest",            # AttestingProvider: trust_mode, attest, judge_notes, notes
+    "attest",            # AttestingProvider: trust_mode, attest, judge_notes, notes, noted
     "remember-bytes",    # BytesMemoryProvider: known_bytes
     "search-lexical",    # (reserved)
 })
@@ -352,6 +352,10 @@ class AttestingProvider(Provider, Protocol):
 
     def notes(self) -> list[tuple[str, bytes, str | None]]:
         """Every redaction note stored, honoured or not: (payload digest, note, append)."""
+
+    def noted(self) -> set[str]:
+        """The payload digests whose note ``judge_notes``' judge honours (read from where the
+        notes are kept, not from every record)."""
 
     def signing_as(self) -> tuple[tuple[tuple[str, frozenset[str]], ...], str]:
         """Who this clone's appends would be signed as under the current policy: each person

@@ -19,10 +19,15 @@ One sync, under a lock so two never overlap in a clone:
    it lives in ``.git/gitstore/local``, not in the repository's refs. A push rejected because
    the remote moved meanwhile is retried after fetching again.
 
-It reports what came in (writers, records), what went out, what was refused, and every learning
+Then the redactions memory holds, those that just arrived from another clone included, are
+applied to the GitHub snapshots ``import github`` saved on this clone
+(``gitstore.ops.snapshots``): a file that cannot be rewritten is named, and tried again by the
+next sync, without failing this one.
+
+It reports what came in (writers, records), what went out, what was refused, every learning
 whose verdict changed (the learnings' standing before and after, from the same query
-``gitstore learnings`` runs). Every step is idempotent and leaves the clone readable if it is
-killed: a sync run again completes.
+``gitstore learnings`` runs) and every saved snapshot it scrubbed. Every step is idempotent
+and leaves the clone readable if it is killed: a sync run again completes.
 """
 
 from __future__ import annotations
@@ -41,7 +46,8 @@ from typing import Any
 import pygit2
 
 from gitstore.context import Context
-from gitstore.errors import InvalidInput, Refused, UsageError
+from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
+from gitstore.ops.snapshots import Applied, apply_redactions
 from gitstore.providers._admit import Admissions
 from gitstore.providers._gitdirs import common_dir, git_env
 from gitstore.providers.git import PREFIX, GitProvider, parse_message
@@ -125,12 +131,13 @@ class SyncReport:
     left_out: list[str] = field(default_factory=list)  # arrived, and never used by the rules (damage)
     not_used: list[str] = field(default_factory=list)  # arrived, and not used here (no policy): no damage
     attempts: int = 0
+    snapshots: Applied = field(default_factory=Applied)  # redactions applied to the GitHub snapshots saved here
 
     @property
     def status(self) -> str:
-        if self.quarantined or self.not_pushed or self.left_out:
+        if self.quarantined or self.not_pushed or self.left_out or self.snapshots.failed:
             return "degraded"
-        return "ok" if self.came_in or self.pushed else "no-update"
+        return "ok" if self.came_in or self.pushed or self.snapshots.scrubbed else "no-update"
 
     @property
     def line(self) -> str:
@@ -147,12 +154,21 @@ class SyncReport:
             parts.append(f"{len(self.not_used)} decision(s) of other clones not used here (no policy)")
         if self.not_pushed:
             parts.append("not pushed: " + "; ".join(self.not_pushed))
+        if self.snapshots.scrubbed:
+            parts.append(f"{len(self.snapshots.scrubbed)} saved GitHub snapshot(s) scrubbed")
+        if self.snapshots.failed:
+            parts.append(f"redacted text left in {len(self.snapshots.failed)} saved GitHub snapshot(s)")
         return ", ".join(parts)
 
     def render(self) -> list[str]:
-        """The summary line, then one line per refusal, verdict change and left-out record."""
-        return [self.line, *(q.line for q in self.quarantined), *self.left_out,
-                *(f"kept writer {w}: the remote no longer has it" for w in self.kept),
+        """The summary line, then one line per refusal, snapshot scrubbed (or not), left-out
+        record and verdict change."""
+        return [self.line, *(q.line for q in self.quarantined),
+                *(f"removed redacted text from the saved GitHub snapshot {p}" for p in self.snapshots.scrubbed),
+                *(f"could not remove redacted text from {p}: {why} (it keeps the text; the next sync tries again)"
+                  for p, why in self.snapshots.failed),
+                *(f"forgot the snapshot folder {f}: it is gone" for f in self.snapshots.forgotten),
+                *self.left_out, *(f"kept writer {w}: the remote no longer has it" for w in self.kept),
                 *(c.line for c in self.changed)]
 
     def to_json(self) -> dict[str, Any]:
@@ -160,7 +176,8 @@ class SyncReport:
                 "in": [m.to_json() for m in self.came_in], "out": [m.to_json() for m in self.pushed],
                 "quarantined": [q.to_json() for q in self.quarantined], "kept": self.kept,
                 "notPushed": self.not_pushed, "changed": [c.to_json() for c in self.changed],
-                "leftOut": self.left_out, "notUsed": self.not_used, "attempts": self.attempts}
+                "leftOut": self.left_out, "notUsed": self.not_used, "attempts": self.attempts,
+                **self.snapshots.to_json()}
 
 
 # -- the run ---------------------------------------------------------------------------------------
@@ -192,7 +209,18 @@ def sync(start: str, remote: str = "origin") -> SyncReport:
         _held_by_reads(_reopened(provider, ctx.scope), remote, report)
         if before is not None:
             _compare(before, _verdicts(Context.open(ctx.workspace.root)), report)
+        report.snapshots = _scrub_snapshots(ctx.workspace.root)
     return report
+
+
+def _scrub_snapshots(root: Path) -> Applied:
+    """Apply memory's redactions, those just admitted included, to the GitHub snapshots saved
+    here (a redaction made on another clone has scrubbed only that clone's). What fails is
+    reported, never the sync's failure: memory arrived, and the next sync tries again."""
+    try:
+        return apply_redactions(Context.open(root))
+    except (GitstoreError, OSError) as exc:
+        return Applied(failed=[("the saved GitHub snapshots", str(exc))])
 
 
 def _reopened(provider: GitProvider, scope: str) -> GitProvider:

@@ -1,0 +1,80 @@
+"""Applying memory's redactions to the GitHub snapshots ``import github`` saved on this clone.
+
+``gitstore redact`` scrubs the snapshots saved on the clone where it runs. A redaction made on
+another clone arrives through ``gitstore sync`` (or a plain ``git fetch``), and nothing on this
+clone has scrubbed its own copies: ``apply_redactions``, which sync runs once it has admitted
+what it fetched, empties the text of every comment whose text memory removed (the redactions
+this store honours, as ``import github`` finds them) in every snapshot saved here, in the
+inbox and in each folder ``--out`` named. The removed payloads the snapshots reflect are
+noted (``gitstore.capture.saved.applied``), so with no new redaction no snapshot is read, and
+one whose scrubbing failed (a file that could not be written) stays pending and is applied by
+the next run.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from gitstore.capture.saved import Scrubbed, applied, mark_applied, saved_anywhere, scrub_everywhere
+from gitstore.context import Context
+from gitstore.providers import AttestingProvider
+
+
+@dataclass
+class Applied:
+    """What ``apply_redactions`` did: the snapshots it rewrote and the remembered folders it
+    forgot (gone), as a report names them, and those it could not rewrite, with why."""
+
+    scrubbed: list[str] = field(default_factory=list)
+    forgotten: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, done: Scrubbed, root: Path) -> Applied:
+        return cls([shown(p, root) for p in done.files], [shown(f, root) for f in done.gone],
+                   [(shown(p, root), why) for p, why in done.failed])
+
+    def to_json(self) -> dict[str, Any]:
+        return {"snapshotsScrubbed": self.scrubbed, "snapshotFoldersGone": self.forgotten,
+                "snapshotsNotScrubbed": [{"path": p, "problem": why} for p, why in self.failed]}
+
+
+def shown(path: Path, root: Path) -> str:
+    """A path as a report names it: from the repository's root when inside it."""
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+
+
+def pending(ctx: Context) -> set[str]:
+    """The payloads memory removed (a redaction note this store honours) that the saved
+    snapshots do not reflect yet. A store without other clones' appends has none: ``redact``
+    scrubbed where it ran."""
+    if "attest" not in ctx.store.manifest.capabilities:
+        return set()
+    return cast(AttestingProvider, ctx.store.provider).noted() - applied(ctx.workspace.state)
+
+
+def redacted_comments(ctx: Context) -> set[str]:
+    """The source ids of the comments whose text memory removed, as ``import github`` reads them."""
+    from gitstore.capture.reviews import KnownReviews
+
+    return KnownReviews.load(ctx).redacted
+
+
+def apply_redactions(ctx: Context) -> Applied:
+    """Scrub every saved snapshot of the comments memory removed, when a redaction is pending;
+    note the redactions applied only when every snapshot could be rewritten."""
+    todo = pending(ctx)
+    if not todo:
+        return Applied()
+    state = ctx.workspace.state
+    done = scrub_everywhere(state, redacted_comments(ctx)) if saved_anywhere(state) else Scrubbed()
+    if not done.failed:
+        with suppress(OSError):  # not noted: the next run only scrubs again
+            mark_applied(state, todo)
+    return Applied.of(done, ctx.workspace.root)
+
+
+__all__ = ["Applied", "apply_redactions", "pending", "redacted_comments", "shown"]

@@ -1,0 +1,142 @@
+"""A redaction made on another clone, arriving through ``gitstore sync``, removes the comment's
+text from the GitHub snapshots ``import github`` saved on this clone too (the inbox and every
+folder ``--out`` named), as ``gitstore redact`` does where it runs. Two real clones of a real
+bare remote, under a policy letting both people redact; the snapshots come from a local
+stand-in for GitHub's REST API."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gitstore.capture.github import import_github
+from gitstore.context import Context
+from gitstore.ops.redact import redact
+from gitstore.sync import steps
+from gitstore.sync.remote import sync
+
+from . import cli
+from .conftest import git, shared
+from .github_server import REPO, FakeGitHub, recorded, serve
+from .team import EVERYTHING, commit_all, first_clone, keypair, shared_remote, sign_as, team_clone, write_policy
+
+ALICE, BOB = "github:9", "github:10"
+REPLY, TEXT = "github:comment:284312999", b"Agreed, more emoji."
+INBOX = "okf/.memory/inbox/github/Codertocat--Hello-World--pr-2.json"
+
+
+@pytest.fixture
+def clones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Context, Context]:
+    """Alice's clone and bob's, of a remote whose repository is Codertocat/Hello-World, under a
+    policy letting both do everything; each imported pull request 2 into its inbox, and both
+    synced once, so each holds the other's memory."""
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.delenv("GH_TOKEN", raising=False)
+    keys = {who: keypair(tmp_path / "keys", who) for who in (ALICE, BOB)}
+    bare = shared_remote(tmp_path)
+    git(bare, "remote", "set-url", "origin", f"https://github.com/{REPO}.git")
+    root = first_clone(tmp_path, bare)
+    write_policy(root, {ALICE: EVERYTHING, BOB: EVERYTHING}, {who: key for who, (_, key) in keys.items()})
+    commit_all(root, "Who may decide")
+    git(root, "push", "-q", "origin", "main")
+    sign_as(root, keys[ALICE][0])
+    alice, bob = Context.open(root), team_clone(tmp_path, bare, "bob", keys[BOB][0])
+    with serve(FakeGitHub(recorded(shared("reviews", "octokit-webhooks")))) as github:
+        for ctx, who in ((alice, ALICE), (bob, BOB)):
+            import_github(ctx, REPO, who, pulls=[2], api=github.url)
+    for ctx in (alice, bob, alice):
+        assert sync(str(ctx.workspace.root)).status in ("ok", "no-update")
+    return alice, bob
+
+
+def out_folder(ctx: Context, folder: Path) -> None:
+    """Pull request 2 imported again, saved in ``folder`` (``--out``)."""
+    with serve(FakeGitHub(recorded(shared("reviews", "octokit-webhooks")))) as github:
+        import_github(Context.open(ctx.workspace.root), REPO, BOB, pulls=[2], api=github.url, out=folder)
+
+
+def redacted_on_alice(alice: Context) -> None:
+    """Alice redacts the reply on her clone and syncs: her redaction is on the remote."""
+    report = redact(Context.open(alice.workspace.root), REPLY, ALICE, "it held a token")
+    assert report.removed and report.scrubbed == [INBOX]
+    assert sync(str(alice.workspace.root)).status == "ok"
+
+
+def holds_text(path: Path) -> bool:
+    return TEXT in path.read_bytes()
+
+
+def test_a_redaction_that_arrives_by_sync_scrubs_this_clones_snapshots(clones: tuple, tmp_path: Path) -> None:
+    alice, bob = clones
+    out = tmp_path / "snapshots"
+    out_folder(bob, out)
+    saved = [bob.workspace.root / INBOX, out / Path(INBOX).name]
+    assert all(holds_text(p) for p in saved)
+    redacted_on_alice(alice)
+
+    got = sync(str(bob.workspace.root))
+    assert got.status == "ok", got.line
+    assert not any(holds_text(p) for p in saved), "the redacted text left both of bob's snapshots"
+    assert got.snapshots.scrubbed == [INBOX, str(saved[1])] and got.snapshots.failed == []
+    assert got.render()[1:3] == [f"removed redacted text from the saved GitHub snapshot {INBOX}",
+                                 f"removed redacted text from the saved GitHub snapshot {saved[1]}"]
+    assert "2 saved GitHub snapshot(s) scrubbed" in got.line
+    data = json.loads(saved[0].read_text())
+    reply = next(c for r in data["responses"] if r["collection"] == "pull-comments" for c in r["body"]
+                 if c["id"] == 284312999)
+    assert reply["body"] == "" and reply["updated_at"] == "2019-05-16T09:00:00Z", "ids and times are kept"
+    assert any(c.get("body") for r in data["responses"] for c in r["body"]), "other comments keep their text"
+    event = next(e for e in Context.open(bob.workspace.root).view().events.values()
+                 if e.get("redaction", {}).get("sourceId") == REPLY)
+    assert event["redaction"]["by"] == ALICE, "bob's memory holds alice's redaction"
+
+    again = sync(str(bob.workspace.root))
+    assert again.status == "no-update" and again.snapshots.scrubbed == [], again.line
+
+
+def test_the_command_names_each_file_and_json_lists_them(clones: tuple) -> None:
+    alice, bob = clones
+    redacted_on_alice(alice)
+    done = cli.gitstore("sync", "--json", cwd=bob.workspace.root)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["snapshotsScrubbed"] == [INBOX] and data["snapshotsNotScrubbed"] == []
+    assert data["snapshotFoldersGone"] == []
+    assert not holds_text(bob.workspace.root / INBOX)
+    text = cli.gitstore("sync", cwd=bob.workspace.root)
+    assert text.returncode == 0 and "scrubbed" not in text.stdout, "nothing new: nothing scrubbed, nothing said"
+
+
+def test_the_loops_sync_step_scrubs_too(clones: tuple) -> None:
+    alice, bob = clones
+    redacted_on_alice(alice)
+    outcome = steps.sync(steps.Call(bob.workspace.root, {"remote": "origin"}))
+    assert outcome.status == steps.OK, outcome.line
+    assert outcome.detail["snapshotsScrubbed"] == [INBOX] and "1 saved GitHub snapshot(s) scrubbed" in outcome.line
+    assert not holds_text(bob.workspace.root / INBOX)
+
+
+def test_a_snapshot_that_cannot_be_written_is_one_line_and_the_next_sync_scrubs_it(clones: tuple) -> None:
+    alice, bob = clones
+    redacted_on_alice(alice)
+    saved = bob.workspace.root / INBOX
+    blocker = saved.with_name("." + saved.name + ".tmp")
+    blocker.mkdir()  # where the rewrite goes first: a folder there makes it fail
+
+    done = cli.gitstore("sync", cwd=bob.workspace.root)
+    assert done.returncode == 0 and done.stderr == "", "the memory synced: the command does not fail"
+    failed = [line for line in done.stdout.splitlines() if "could not remove redacted text" in line]
+    assert len(failed) == 1 and failed[0].startswith(f"could not remove redacted text from {INBOX}: "), done.stdout
+    assert "Traceback" not in done.stdout
+    assert holds_text(saved)
+    assert any(e.get("redaction", {}).get("sourceId") == REPLY
+               for e in Context.open(bob.workspace.root).view().events.values()), "the redaction was admitted"
+    held = sync(str(bob.workspace.root))
+    assert held.status == "degraded" and len(held.snapshots.failed) == 1, "nothing new arrived, and it is tried again"
+
+    blocker.rmdir()
+    later = sync(str(bob.workspace.root))
+    assert later.snapshots.scrubbed == [INBOX] and later.snapshots.failed == [] and later.status == "ok", later.line
+    assert not holds_text(saved)
