@@ -14,6 +14,7 @@ import pytest
 from gitstore.capture.github import import_github
 from gitstore.context import Context
 from gitstore.ops.redact import redact
+from gitstore.queries.doctor import doctor
 from gitstore.sync import steps
 from gitstore.sync.remote import sync
 
@@ -140,3 +141,23 @@ def test_a_snapshot_that_cannot_be_written_is_one_line_and_the_next_sync_scrubs_
     later = sync(str(bob.workspace.root))
     assert later.snapshots.scrubbed == [INBOX] and later.snapshots.failed == [] and later.status == "ok", later.line
     assert not holds_text(saved)
+
+
+def test_doctor_names_a_redaction_not_yet_applied_to_the_snapshots(clones: tuple) -> None:
+    alice, bob = clones
+    root = bob.workspace.root
+    assert _snapshot_check(root)[0] == "ok"
+    redacted_on_alice(alice)
+    assert _snapshot_check(alice.workspace.root)[0] == "ok", "redact applied it where it ran"
+    git(root, "fetch", "-q", "origin")  # plain git fetch brings memory too, and scrubs nothing
+    state, detail, todo = _snapshot_check(root)
+    assert state == "warn" and "1 saved snapshot(s) still hold the text of 1 comment(s)" in detail, detail
+    assert REPLY in detail and INBOX in detail and todo.startswith("gitstore sync")
+    sync(str(root))
+    assert _snapshot_check(root)[0] == "ok"
+    assert not holds_text(root / INBOX)
+
+
+def _snapshot_check(root: Path) -> tuple[str, str, str]:
+    [check] = [c for c in doctor(root).checks if c.name == "github snapshots"]
+    return check.state, check.detail, check.todo

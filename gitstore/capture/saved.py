@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,18 +65,38 @@ def _source_id(collection: Any, item: dict[str, Any]) -> str:
     return f"github:comment:{'review-' if collection == 'reviews' else ''}{item.get('id')}"
 
 
+def _comments(snapshot: dict[str, Any], source_ids: set[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The comments of a snapshot ``source_ids`` names, each with its source id."""
+    for response in snapshot.get("responses", []):
+        body = response.get("body") if isinstance(response, dict) else None
+        for item in body if isinstance(body, list) else []:
+            if isinstance(item, dict) and (found := _source_id(response.get("collection"), item)) in source_ids:
+                yield found, item
+
+
 def scrub(snapshot: dict[str, Any], source_ids: set[str]) -> bool:
     """Empty the text of the comments named by ``source_ids`` in a snapshot, keeping every id and
     time (re-importing it finds those versions stored and adds nothing); True if any text went."""
     changed = False
-    for response in snapshot.get("responses", []):
-        body = response.get("body") if isinstance(response, dict) else None
-        for item in body if isinstance(body, list) else []:
-            if isinstance(item, dict) and _source_id(response.get("collection"), item) in source_ids:
-                for key in TEXTS:
-                    if isinstance(item.get(key), str) and item[key]:
-                        item[key], changed = "", True
+    for _, item in _comments(snapshot, source_ids):
+        for key in TEXTS:
+            if isinstance(item.get(key), str) and item[key]:
+                item[key], changed = "", True
     return changed
+
+
+def holding(state: Path, source_ids: set[str]) -> dict[Path, list[str]]:
+    """The snapshots saved in the inbox and in the remembered folders still there that hold text
+    of comments ``source_ids`` names, and which (read only: what ``scrub_everywhere`` would
+    rewrite)."""
+    found: dict[Path, list[str]] = {}
+    for folder in dict.fromkeys([inbox(state), *remembered(state)]):
+        for path, data in _saved_in(folder):
+            held = {sid for sid, item in _comments(data, source_ids)
+                    if any(isinstance(item.get(key), str) and item[key] for key in TEXTS)}
+            if held:
+                found[path] = sorted(held)
+    return found
 
 
 def _written_here(path: Path, data: Any) -> bool:
@@ -93,12 +114,8 @@ def scrub_saved(folder: Path, source_ids: set[str], failed: list[tuple[Path, str
     rewritten is added to ``failed`` with why, and the next one is scrubbed all the same (without
     ``failed``, the error is raised)."""
     done = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            data = parse_json(read_file(path, MAX_SNAPSHOT_BYTES))
-        except (GitstoreError, OSError):
-            continue
-        if _written_here(path, data) and scrub(data, source_ids):
+    for path, data in _saved_in(folder):
+        if scrub(data, source_ids):
             try:
                 save(path, canonicalize(data))
             except OSError as exc:
@@ -108,6 +125,17 @@ def scrub_saved(folder: Path, source_ids: set[str], failed: list[tuple[Path, str
                 continue
             done.append(path)
     return done
+
+
+def _saved_in(folder: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """Every snapshot ``import github`` saved in ``folder``, read; other files are passed over."""
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            data = parse_json(read_file(path, MAX_SNAPSHOT_BYTES))
+        except (GitstoreError, OSError):
+            continue
+        if _written_here(path, data):
+            yield path, data
 
 
 def saved_anywhere(state: Path) -> bool:
@@ -209,6 +237,6 @@ def mark_applied(state: Path, digests: set[str]) -> None:
     os.replace(tmp, state / APPLIED)
 
 
-__all__ = ["APPLIED", "FOLDERS", "FORMAT", "MAX_SNAPSHOT_BYTES", "TEXTS", "Scrubbed", "applied", "file_name", "inbox",
-           "mark_applied", "remember", "remembered", "save", "saved_anywhere", "scrub", "scrub_everywhere",
+__all__ = ["APPLIED", "FOLDERS", "FORMAT", "MAX_SNAPSHOT_BYTES", "TEXTS", "Scrubbed", "applied", "file_name", "holding",
+           "inbox", "mark_applied", "remember", "remembered", "save", "saved_anywhere", "scrub", "scrub_everywhere",
            "scrub_saved"]

@@ -8,7 +8,7 @@ this store honours, as ``import github`` finds them) in every snapshot saved her
 inbox and in each folder ``--out`` named. The removed payloads the snapshots reflect are
 noted (``gitstore.capture.saved.applied``), so with no new redaction no snapshot is read, and
 one whose scrubbing failed (a file that could not be written) stays pending and is applied by
-the next run.
+the next run. ``pending`` and ``still_held`` tell ``gitstore doctor`` what is left.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from gitstore.capture.saved import Scrubbed, applied, mark_applied, saved_anywhere, scrub_everywhere
+from gitstore.capture.saved import Scrubbed, applied, holding, mark_applied, saved_anywhere, scrub_everywhere
 from gitstore.context import Context
 from gitstore.providers import AttestingProvider
 
@@ -77,4 +77,13 @@ def apply_redactions(ctx: Context) -> Applied:
     return Applied.of(done, ctx.workspace.root)
 
 
-__all__ = ["Applied", "apply_redactions", "pending", "redacted_comments", "shown"]
+def still_held(ctx: Context) -> dict[str, list[str]]:
+    """When a redaction is pending: the saved snapshots still holding text memory removed (as a
+    report names them), and the comments whose; read only."""
+    if not pending(ctx) or not saved_anywhere(ctx.workspace.state):
+        return {}
+    found = holding(ctx.workspace.state, redacted_comments(ctx))
+    return {shown(path, ctx.workspace.root): ids for path, ids in found.items()}
+
+
+__all__ = ["Applied", "apply_redactions", "pending", "redacted_comments", "shown", "still_held"]

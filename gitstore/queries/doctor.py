@@ -5,13 +5,15 @@ Each check says ``ok``, ``warn`` (works, but something a person may want to chan
 at the repository, the configuration, the harness settings, the hook log and the refs (this
 clone's own are checked as every read checks them first: there, not moved back past an
 acknowledged append), so it answers fast and works on a store that is damaged or not set up at
-all. It reads records for two checks only. The grants, withdrawals, episodes, events and
+all. It reads records for three checks only. The grants, withdrawals, episodes, events and
 learnings every write checks first, as a write checks them (only what arrived since the last
 clean check, where the provider remembers checks): while one is damaged every write, a capture
-too, refuses. And, only where ``gitstore publish`` wrote files, the learnings in force, as a
+too, refuses. Only where ``gitstore publish`` wrote files, the learnings in force, as a
 publish reads them, to tell whether those files still give agents only what is in force (a
 learning leaves force without a command that rewrites them when its validity ends, a sync
-brings another clone's withdrawal, or an older file is checked out).
+brings another clone's withdrawal, or an older file is checked out). And only where
+``import github`` saved snapshots and a redaction not yet applied to them is in memory (one
+fetched from another clone), the review threads, to name the snapshots still holding the text.
 """
 
 from __future__ import annotations
@@ -90,6 +92,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     _remotes(report, workspace)
     if not any(c.state == FAIL for c in report.checks if c.name in ("provider", "trust")):
         _published(report, root)  # where records cannot be read, those checks said why
+        _snapshots(report, root, workspace.state)
     return report
 
 
@@ -224,6 +227,33 @@ def _published(report: Report, root: Path) -> None:
                    "would write now (learnings accepted or changed since)", "gitstore publish")
     elif found.published and not found.problems:
         report.add("published files", OK, f"{', '.join(found.published)} hold what gitstore publish would write")
+
+
+def _snapshots(report: Report, root: Path, state: Path) -> None:
+    """Whether the GitHub snapshots ``import github`` saved here still hold text memory removed
+    (a redaction made on another clone, fetched and not yet applied by a sync); said only where
+    there are snapshots, and the files are read only when a redaction is pending."""
+    from gitstore.capture.saved import saved_anywhere
+    from gitstore.context import Context
+    from gitstore.ops.snapshots import still_held
+
+    if not saved_anywhere(state):
+        return
+    name = "github snapshots"
+    try:
+        held = still_held(Context.open(str(root)))
+    except GitstoreError as exc:
+        report.add(name, WARN, f"cannot tell whether they hold text memory removed: {exc}",
+                   "gitstore verify names what is damaged")
+        return
+    if not held:
+        report.add(name, OK, "the snapshots import github saved reflect every redaction in memory")
+        return
+    comments = sorted({c for ids in held.values() for c in ids})
+    report.add(name, WARN, f"{len(held)} saved snapshot(s) still hold the text of {len(comments)} comment(s) "
+               f"memory removed ({', '.join(comments)}): {', '.join(held)}",
+               "gitstore sync (applies the redactions it brought), or gitstore redact --comment ID --reason R "
+               "for each comment named")
 
 
 def _pushes_every_ref(repo: Any, remote: Any) -> bool:
