@@ -193,6 +193,30 @@ class Scrubbed:
     failed: list[tuple[Path, str]] = field(default_factory=list)
 
 
+@dataclass
+class Applied:
+    """A ``Scrubbed`` as a report names it (``redact``, ``sync``): the snapshots rewritten, the
+    remembered folders forgotten (gone), and those that could not be rewritten, with why."""
+
+    scrubbed: list[str] = field(default_factory=list)
+    forgotten: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, done: Scrubbed, root: Path) -> Applied:
+        return cls([shown(p, root) for p in done.files], [shown(f, root) for f in done.gone],
+                   [(shown(p, root), why) for p, why in done.failed])
+
+    def to_json(self) -> dict[str, Any]:
+        return {"snapshotsScrubbed": self.scrubbed, "snapshotFoldersGone": self.forgotten,
+                "snapshotsNotScrubbed": [{"path": p, "problem": why} for p, why in self.failed]}
+
+
+def shown(path: Path, root: Path) -> str:
+    """A path as a report names it: from the repository's root when inside it."""
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+
+
 def scrub_everywhere(state: Path, source_ids: set[str]) -> Scrubbed:
     """``scrub_saved`` in the inbox and in every remembered folder still there; a remembered
     folder that is gone is forgotten. A file that cannot be written is named in ``failed``,
@@ -237,6 +261,6 @@ def mark_applied(state: Path, digests: set[str]) -> None:
     os.replace(tmp, state / APPLIED)
 
 
-__all__ = ["APPLIED", "FOLDERS", "FORMAT", "MAX_SNAPSHOT_BYTES", "TEXTS", "Scrubbed", "applied", "file_name", "holding",
-           "inbox", "mark_applied", "remember", "remembered", "save", "saved_anywhere", "scrub", "scrub_everywhere",
-           "scrub_saved"]
+__all__ = ["APPLIED", "Applied", "FOLDERS", "FORMAT", "MAX_SNAPSHOT_BYTES", "TEXTS", "Scrubbed", "applied", "file_name",
+           "holding", "inbox", "mark_applied", "remember", "remembered", "save", "saved_anywhere", "scrub",
+           "scrub_everywhere", "scrub_saved", "shown"]

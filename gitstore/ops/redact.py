@@ -187,8 +187,7 @@ def _scrub_snapshots(ctx: Context, view: View, report: RedactionReport) -> None:
     them: gc erases it from storage, and these files are memory's own copies. A file that cannot
     be rewritten is named; once none is left, the removals count as applied to the snapshots
     (a sync does not scrub for them again)."""
-    from gitstore.capture.saved import mark_applied, scrub_everywhere
-    from gitstore.ops.snapshots import Applied
+    from gitstore.capture.saved import Applied, mark_applied, scrub_everywhere
 
     done = scrub_everywhere(ctx.workspace.state, {report.source_id})
     shown = Applied.of(done, ctx.workspace.root)

@@ -14,37 +14,12 @@ the next run. ``pending`` and ``still_held`` tell ``gitstore doctor`` what is le
 from __future__ import annotations
 
 from contextlib import suppress
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
-from gitstore.capture.saved import Scrubbed, applied, holding, mark_applied, saved_anywhere, scrub_everywhere
+from gitstore.capture.saved import (Applied, Scrubbed, applied, holding, mark_applied, saved_anywhere,
+                                    scrub_everywhere, shown)
 from gitstore.context import Context
 from gitstore.providers import AttestingProvider
-
-
-@dataclass
-class Applied:
-    """What ``apply_redactions`` did: the snapshots it rewrote and the remembered folders it
-    forgot (gone), as a report names them, and those it could not rewrite, with why."""
-
-    scrubbed: list[str] = field(default_factory=list)
-    forgotten: list[str] = field(default_factory=list)
-    failed: list[tuple[str, str]] = field(default_factory=list)
-
-    @classmethod
-    def of(cls, done: Scrubbed, root: Path) -> Applied:
-        return cls([shown(p, root) for p in done.files], [shown(f, root) for f in done.gone],
-                   [(shown(p, root), why) for p, why in done.failed])
-
-    def to_json(self) -> dict[str, Any]:
-        return {"snapshotsScrubbed": self.scrubbed, "snapshotFoldersGone": self.forgotten,
-                "snapshotsNotScrubbed": [{"path": p, "problem": why} for p, why in self.failed]}
-
-
-def shown(path: Path, root: Path) -> str:
-    """A path as a report names it: from the repository's root when inside it."""
-    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
 
 def pending(ctx: Context) -> set[str]:
@@ -86,4 +61,4 @@ def still_held(ctx: Context) -> dict[str, list[str]]:
     return {shown(path, ctx.workspace.root): ids for path, ids in found.items()}
 
 
-__all__ = ["Applied", "apply_redactions", "pending", "redacted_comments", "shown", "still_held"]
+__all__ = ["apply_redactions", "pending", "redacted_comments", "still_held"]

@@ -47,7 +47,8 @@ import pygit2
 
 from gitstore.context import Context
 from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
-from gitstore.ops.snapshots import Applied, apply_redactions
+from gitstore.capture.saved import Applied
+from gitstore.ops.snapshots import apply_redactions
 from gitstore.providers._admit import Admissions
 from gitstore.providers._gitdirs import common_dir, git_env
 from gitstore.providers.git import PREFIX, GitProvider, parse_message
