@@ -8,10 +8,13 @@
 - ``branch``: the commit on ``memory/promote/<id>`` and its trailers; ``pr``: push and pull request;
 - ``okf``: the OKF page checks; ``skills``: the Agent Skills rules; ``snapshot``: a commit's files;
 - ``gates``: the pre-commit gates (entry points in the top-level ``validators/``);
-- ``provenance``: each promotion commit of a range with the promotion gate's verdict.
+- ``provenance``: each promotion commit of a range with the promotion gate's verdict;
+- ``standing``: how a promoted block stands against the store, and the blocks of a work tree
+  whose learnings left force.
 
 The operation that writes (stores the packet, lands the route) is ``gitstore.ops.promote``.
 """
 
 __all__ = ["audience", "blocks", "branch", "gates", "okf", "packet", "pr", "provenance", "routes", "routing", "rubric",
-           "skills", "snapshot", "verify"]  # the public modules (tests/test_public_api.py keeps the list whole)
+           "skills", "snapshot", "standing",
+           "verify"]  # the public modules (tests/test_public_api.py keeps the list whole)

@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 from gitstore.promote import blocks
 from gitstore.promote.branch import TRAILERS, stray_trailers, trailers
 from gitstore.promote.gates._common import ZERO, Finding, blobs, git, parser, relative, report, run, top_level
+from gitstore.promote.standing import BLOCK_FOLDERS, Learnings, standing
 
 if TYPE_CHECKING:
     from gitstore.promote.snapshot import Snapshot
@@ -59,7 +60,6 @@ if TYPE_CHECKING:
 PROG = "gitstore-promotion"
 _LEARNING = re.compile(r"^lrn_[0-9a-f]{32}$")
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
-BLOCK_FOLDERS = ("okf/wiki/", ".agents/skills/")  # where promoted blocks live
 ROUTE_STATUS = {"direct-edit": ("M",), "skill": ("A", "M"), "overlay": ("A", "M"), "staged-update": ()}
 
 
@@ -82,33 +82,25 @@ class Change:
 
 
 @dataclass
-class Memory:
+class Memory(Learnings):
     """What the store says, loaded once: learnings' standing, their histories, the packets."""
 
-    statuses: dict[str, Any]
-    currents: dict[str, dict[str, Any] | None]
     packets: dict[str, dict[str, Any]]
     unowned: str = ""  # why no decision counts here, for a checkout that is no one's clone
 
     @classmethod
     def load(cls, root: Path) -> Memory:
-        """The standing the rules give every learning (from the decisions and the episodes the
-        learnings that may be in force cite, as a view of the whole store would), and the
-        packets."""
+        """The standing the rules give every learning (``Learnings.read``), and the packets."""
         from gitstore.promote.gates._common import read_store
-        from gitstore.promote.verify import PURPOSE
-        from gitstore.queries._views import in_force_view
-        from gitstore.rules.active import evaluate
 
         store = read_store(root)
-        view, found = in_force_view(store)
+        learnings = Learnings.read(store)
         owned = getattr(store.provider, "owns_refs", True)
         unowned = "" if owned or store.trust_mode().mode == "policy" else (
             "this checkout is no one's clone and the repository has no policy, so no decision fetched here "
             "counts; `gitstore policy init` says who may decide")
-        return cls(evaluate(view, PURPOSE, all_histories=found),
-                   {k: h.current if h.valid else None for k, h in found.items()},
-                   {i.digest: i.record for i in store.items(["packet"])}, unowned)
+        return cls(learnings.statuses, learnings.currents, {i.digest: i.record for i in store.items(["packet"])},
+                   unowned)
 
 
 def judge(change: Change, memory_of: Callable[[], Memory], tip: Change | None = None) -> list[Finding]:
@@ -277,7 +269,7 @@ def block_problems(change: Change, memory_of: Callable[[], Memory]) -> list[Find
     memory = memory_of()
     how = (f"it is in none of the parents of {change.called}" if change.merged
            else f"it was added by commit {change.label}")
-    return [Finding(path, block.line, f"{_block_standing(block, memory)}; {how}, which is not the promotion commit "
+    return [Finding(path, block.line, f"{standing(block, memory).sentence}; {how}, which is not the promotion commit "
                                       f"of {block.learning}") for path, block in added]
 
 
@@ -305,20 +297,6 @@ def _added_blocks(change: Change) -> list[tuple[str, blocks.Block]]:
 
 def _same(block: blocks.Block) -> tuple[Any, ...]:
     return block.learning, block.content_digest, block.statement, block.citations, block.unreadable
-
-
-def _block_standing(block: blocks.Block, memory: Memory) -> str:
-    learning_id = block.learning
-    status, current = memory.statuses.get(learning_id), memory.currents.get(learning_id)
-    if status is None:
-        return f"a promoted block names {learning_id}, which is not a learning of this repository's store"
-    if current is None or not status.usable:
-        return f"a promoted block names {learning_id}, which is not an accepted learning in force"
-    if block.content_digest != current["contentDigest"]:
-        return f"the promoted block of {learning_id} names {block.content_digest}, not its accepted contentDigest"
-    if block.statement != current["content"]["text"]:
-        return f"the promoted text of {learning_id} differs from the accepted learning"
-    return f"the promoted block of {learning_id} holds its accepted text"
 
 
 # -- reading commits ---------------------------------------------------------------------------

@@ -1,0 +1,172 @@
+"""How a promoted block stands against the store, and the blocks of a work tree that no longer do.
+
+A promoted block (``blocks``) binds a wiki paragraph or a skill to one accepted learning. It
+enters the repository only with its learning's promotion commit, which the promotion gate
+judges; removing one needs no such commit (the gate judges only the blocks a commit adds or
+changes). So when the learning leaves force (retired, replaced, expired, its evidence withdrawn
+or redacted) its block stays in the files agents read until someone removes it in a commit.
+
+``standing`` says how one block stands, as the gate words it. ``in_work_tree`` finds the blocks
+of the work tree's ``okf/wiki/`` and ``.agents/skills/``; ``judge_work_tree`` judges them, for
+``gitstore doctor`` and for the commands that take learnings out of force, reading the store
+only where a block exists.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gitstore.promote import blocks
+
+if TYPE_CHECKING:
+    from gitstore.rules.active import Status
+    from gitstore.store import Store
+
+BLOCK_FOLDERS = ("okf/wiki/", ".agents/skills/")  # where promoted blocks live
+OVERLAY_FOLDER = "okf/wiki/tooling/"  # route 0's pages: git ignores them, no commit removes one
+
+IN_FORCE = "in-force"  # the learning is accepted and in force, and the block holds its accepted text
+UNKNOWN = "unknown"  # no learning of this store: memory not fetched, or a block no promotion wrote
+NOT_IN_FORCE = "not-in-force"  # retired, replaced, expired, its evidence withdrawn or redacted
+OTHER_VERSION = "other-version"  # in force, but the block names another contentDigest
+OTHER_TEXT = "other-text"  # in force, but the block's text is not the accepted text
+
+
+@dataclass
+class Learnings:
+    """The standing the rules give every learning for ``instruction`` (what agents read), and
+    the current version of each (None when its history is damaged)."""
+
+    statuses: dict[str, Status]
+    currents: dict[str, dict[str, Any] | None]
+
+    @classmethod
+    def read(cls, store: Store) -> Learnings:
+        """Read from the decisions and the episodes the learnings that may be in force cite, as
+        a view of the whole store would (``gitstore learnings --active`` reads the same)."""
+        from gitstore.promote.verify import PURPOSE
+        from gitstore.queries._views import in_force_view
+        from gitstore.rules.active import evaluate
+
+        view, found = in_force_view(store)
+        return cls(evaluate(view, PURPOSE, all_histories=found),
+                   {k: h.current if h.valid else None for k, h in found.items()})
+
+
+@dataclass(frozen=True)
+class Standing:
+    """How a block stands: one of the states above, a sentence that says so, and, for a
+    learning not in force, why (the rules' reasons) and what replaced it."""
+
+    state: str
+    sentence: str
+    reasons: tuple[str, ...] = ()
+    replaced_by: str | None = None
+
+
+def standing(block: blocks.Block, learnings: Learnings) -> Standing:
+    """How ``block`` stands against the learning its marker names."""
+    learning_id = block.learning
+    status, current = learnings.statuses.get(learning_id), learnings.currents.get(learning_id)
+    if status is None:
+        return Standing(UNKNOWN, f"a promoted block names {learning_id}, which is not a learning of this "
+                                 "repository's store")
+    if current is None or not status.usable:
+        return Standing(NOT_IN_FORCE, f"a promoted block names {learning_id}, which is not an accepted learning "
+                                      "in force", status.reasons, status.replaced_by)
+    if block.content_digest != current["contentDigest"]:
+        return Standing(OTHER_VERSION, f"the promoted block of {learning_id} names {block.content_digest}, not "
+                                       "its accepted contentDigest")
+    if block.statement != current["content"]["text"]:
+        return Standing(OTHER_TEXT, f"the promoted text of {learning_id} differs from the accepted learning")
+    return Standing(IN_FORCE, f"the promoted block of {learning_id} holds its accepted text")
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A promoted block in a file of the work tree (``path``: from its root, with ``/``)."""
+
+    path: str
+    block: blocks.Block
+
+
+def in_work_tree(root: Path) -> list[Placed]:
+    """Every promoted block in the files under ``okf/wiki/`` and ``.agents/skills/`` of the
+    work tree at ``root`` (tracked or not: agents read what is there), in path order. Symbolic
+    links are not followed; a file that cannot be read holds none."""
+    found = []
+    marker = blocks.MARKER_START.encode()
+    for folder in BLOCK_FOLDERS:
+        for dirpath, dirnames, filenames in os.walk(root / folder):
+            dirnames.sort()
+            for name in sorted(filenames):
+                path = Path(dirpath, name)
+                try:
+                    data = b"" if path.is_symlink() else path.read_bytes()
+                except OSError:
+                    continue
+                if marker in data:
+                    where = path.relative_to(root).as_posix()
+                    found.extend(Placed(where, b) for b in blocks.find(data.decode("utf-8", "replace")))
+    return found
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A block of the work tree and how it stands, with what to do about it."""
+
+    path: str
+    line: int
+    learning: str
+    state: str
+    why: str
+    todo: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "learning": self.learning, "state": self.state,
+                "why": self.why, "todo": self.todo}
+
+
+def judge_work_tree(root: Path, store: Callable[[], Store]) -> list[Judged]:
+    """Every promoted block of the work tree, judged; the store (``store()``) is read only
+    when there is a block."""
+    placed = in_work_tree(root)
+    if not placed:
+        return []
+    learnings = Learnings.read(store())
+    return [_judged(p, standing(p.block, learnings)) for p in placed]
+
+
+def _judged(placed: Placed, found: Standing) -> Judged:
+    block = placed.block
+    why = "; ".join(found.reasons) if found.state == NOT_IN_FORCE else found.sentence
+    return Judged(placed.path, block.line, block.learning, found.state, why or found.sentence,
+                  _todo(placed.path, block.learning, found))
+
+
+def _todo(path: str, learning_id: str, found: Standing) -> str:
+    """What to do about a block that does not stand (empty for one that does)."""
+    if found.state == IN_FORCE:
+        return ""
+    remove = ("delete the page (the tooling overlay is on this machine only; no commit holds it)"
+              if path.startswith(OVERLAY_FOLDER) else
+              "remove the block in a commit (removing one needs no promotion commit)")
+    if found.state == UNKNOWN:
+        return f"gitstore sync (if memory was not fetched here), else {remove}"
+    if found.state == NOT_IN_FORCE and found.replaced_by:
+        return f"promote its replacement (gitstore promote {found.replaced_by}), or {remove}"
+    if found.state == NOT_IN_FORCE:
+        return remove
+    return f"{remove}, then gitstore promote {learning_id} for its accepted text"
+
+
+__all__ = ["BLOCK_FOLDERS", "IN_FORCE", "NOT_IN_FORCE", "OTHER_TEXT", "OTHER_VERSION", "UNKNOWN", "Judged",
+           "Learnings", "Placed", "Standing", "in_work_tree", "judge_work_tree", "standing"]
