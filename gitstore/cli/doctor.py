@@ -11,14 +11,17 @@ _MARKS = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
 
 
 def doctor(as_json: bool = JSON_OPTION) -> None:
-    """Check the set-up: init, provider, who may decide, capture hooks, hook errors, refspecs, what a push sends, published files, saved GitHub snapshots.
+    """Check the set-up: init, provider, who may decide, capture hooks, hook errors, refspecs, what a push sends, published files, promoted blocks, saved GitHub snapshots.
 
     Each check prints ok, warn or FAIL with what to do about it; the exit code is 1 when
     something does not work. Where gitstore publish wrote files, it reads the learnings in
     force and fails when those files still list one that is not (its validity ended, a sync
-    brought a withdrawal, an older file was checked out). Where import github saved snapshots,
-    it warns when one still holds the text of a comment redacted in memory (a redaction
-    fetched from another clone that no sync has applied here yet).
+    brought a withdrawal, an older file was checked out). Where okf/wiki/ or .agents/skills/
+    holds promoted blocks, it fails for each block whose learning is not in force (retired,
+    replaced, expired, its evidence withdrawn or redacted), naming the file and line, why, and
+    what to do: remove the block in a commit, or promote its replacement. Where import github
+    saved snapshots, it warns when one still holds the text of a comment redacted in memory (a
+    redaction fetched from another clone that no sync has applied here yet).
     """
     report = query(".")
     if as_json:

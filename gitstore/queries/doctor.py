@@ -5,15 +5,18 @@ Each check says ``ok``, ``warn`` (works, but something a person may want to chan
 at the repository, the configuration, the harness settings, the hook log and the refs (this
 clone's own are checked as every read checks them first: there, not moved back past an
 acknowledged append), so it answers fast and works on a store that is damaged or not set up at
-all. It reads records for three checks only. The grants, withdrawals, episodes, events and
+all. It reads records for four checks only. The grants, withdrawals, episodes, events and
 learnings every write checks first, as a write checks them (only what arrived since the last
 clean check, where the provider remembers checks): while one is damaged every write, a capture
 too, refuses. Only where ``gitstore publish`` wrote files, the learnings in force, as a
 publish reads them, to tell whether those files still give agents only what is in force (a
 learning leaves force without a command that rewrites them when its validity ends, a sync
-brings another clone's withdrawal, or an older file is checked out). And only where
-``import github`` saved snapshots and a redaction not yet applied to them is in memory (one
-fetched from another clone), the review threads, to name the snapshots still holding the text.
+brings another clone's withdrawal, or an older file is checked out). Only where the work
+tree's ``okf/wiki/`` or ``.agents/skills/`` holds promoted blocks, the same learnings, to tell
+whether each block's learning is still in force (a block stays when its learning leaves
+force). And only where ``import github`` saved snapshots and a redaction not yet applied to
+them is in memory (one fetched from another clone), the review threads, to name the snapshots
+still holding the text.
 """
 
 from __future__ import annotations
@@ -92,6 +95,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     _remotes(report, workspace)
     if not any(c.state == FAIL for c in report.checks if c.name in ("provider", "trust")):
         _published(report, root)  # where records cannot be read, those checks said why
+        _promoted(report, root)
         _snapshots(report, root, workspace.state)
     return report
 
@@ -227,6 +231,34 @@ def _published(report: Report, root: Path) -> None:
                    "would write now (learnings accepted or changed since)", "gitstore publish")
     elif found.published and not found.problems:
         report.add("published files", OK, f"{', '.join(found.published)} hold what gitstore publish would write")
+
+
+def _promoted(report: Report, root: Path) -> None:
+    """Whether each promoted block in the work tree's wiki and skills still holds an accepted
+    learning in force: a block stays when its learning leaves force (removing one needs no
+    promotion commit, so nothing removes it for you). Said only where there are blocks, and
+    the store is read only then."""
+    from gitstore.context import Context
+    from gitstore.promote.standing import IN_FORCE, NOT_IN_FORCE, UNKNOWN, judge_work_tree
+
+    name = "promoted blocks"
+    try:
+        found = judge_work_tree(root, lambda: Context.open(str(root)).store)
+    except GitstoreError as exc:
+        report.add(name, WARN, f"cannot tell whether they hold learnings in force: {exc}",
+                   "gitstore verify names what is damaged")
+        return
+    for judged in found:
+        if judged.state in (NOT_IN_FORCE, UNKNOWN):
+            cannot = "not in force" if judged.state == NOT_IN_FORCE else "not in this clone's store"
+            report.add(name, FAIL, f"{judged.where}: the promoted block of {judged.learning} gives agents a learning "
+                       f"{cannot}: {judged.why}", judged.todo)
+        elif judged.state != IN_FORCE:
+            report.add(name, WARN, f"{judged.where}: {judged.why}", judged.todo)
+    if found and all(j.state == IN_FORCE for j in found):
+        files = len({j.path for j in found})
+        report.add(name, OK, f"the {len(found)} promoted block(s) in {files} file(s) of okf/wiki/ and .agents/skills/ "
+                   "hold accepted learnings in force")
 
 
 def _snapshots(report: Report, root: Path, state: Path) -> None:

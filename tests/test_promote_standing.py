@@ -1,0 +1,134 @@
+"""A promoted block stays in the wiki or a skill when its learning leaves force: doctor fails
+naming it until a commit removes it (a removal needs no promotion commit). Real repositories,
+a real promotion merged into the branch agents read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitstore.context import Context
+from gitstore.ops.promote import promote
+from gitstore.promote.gates import promotion as promotion_gate
+from gitstore.queries.doctor import doctor
+
+from .cli import gitstore, ok
+from .promotion_world import PERSON, accepted_learning, commit_files, git, wiki_repo
+
+PAGE = "okf/wiki/reliability.md"
+SKILL = ".agents/skills/change-retries-safely/SKILL.md"
+SKILL_TEXT = "Before changing src/retry.py, run the retry tests, then check the backoff bounds."
+
+
+def _merged(ctx: Context, **learning: Any) -> tuple[dict[str, Any], int]:
+    """A learning accepted, promoted and its branch merged into main: the learning and the line
+    of its block's marker in the file the promotion changed."""
+    found = accepted_learning(ctx, **learning)
+    result = promote(ctx, found["id"], PERSON)
+    root = ctx.workspace.root
+    git(root, "merge", "-q", "--ff-only", result.branch)
+    target = result.packet["target"]
+    line = (root / target).read_text().splitlines().index(f"<!-- gitstore:promoted {found['id']} "
+                                                          f"{found['contentDigest']} -->") + 1
+    return found, line
+
+
+def _checks(root: Path, home: Path) -> list[Any]:
+    return [c for c in doctor(root, home).checks if c.name == "promoted blocks"]
+
+
+def _remove_block(root: Path, path: str, learning_id: str) -> None:
+    """Remove the block (its marker, text and citation, and the blank line before it) in an
+    ordinary commit, as a person would."""
+    lines = (root / path).read_text().split("\n")
+    start = next(n for n, line in enumerate(lines) if learning_id in line and line.startswith("<!--"))
+    del lines[start - 1:start + 3]
+    (root / path).write_text("\n".join(lines))
+    git(root, "commit", "-q", "-am", "Drop a learning that no longer holds")
+
+
+@pytest.mark.parametrize("kind", ["page", "skill"])
+def test_doctor_fails_on_the_block_of_a_retired_learning_until_a_commit_removes_it(
+        tmp_path: Path, kind: str) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    options: dict[str, Any] = ({} if kind == "page" else
+                               {"memory": "procedural", "title": "Change retries safely", "text": SKILL_TEXT})
+    learning, line = _merged(ctx, **options)
+    path = PAGE if kind == "page" else SKILL
+    [check] = _checks(root, tmp_path)
+    assert (check.state, check.detail) == ("ok", "the 1 promoted block(s) in 1 file(s) of okf/wiki/ and "
+                                                 ".agents/skills/ hold accepted learnings in force")
+
+    ok("retire", learning["id"], "--reason", "obsolete", "--by", PERSON, cwd=root)
+    [check] = _checks(root, tmp_path)
+    assert check.state == "fail"
+    assert check.detail == (f"{path}:{line}: the promoted block of {learning['id']} gives agents a learning not in "
+                            "force: state is retired")
+    assert check.todo == "remove the block in a commit (removing one needs no promotion commit)"
+    done = gitstore("doctor", cwd=root)
+    assert done.returncode == 1 and f"FAIL promoted blocks: {path}:{line}: " in done.stdout
+
+    before = git(root, "rev-parse", "HEAD").strip()
+    _remove_block(root, path, learning["id"])
+    assert promotion_gate.check([], root, before, "HEAD") == [], "removing a block needs no promotion commit"
+    assert _checks(root, tmp_path) == [], "no block left: nothing to say"
+
+
+def test_a_replaced_learning_s_block_says_to_promote_its_replacement(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    old, line = _merged(ctx)
+    new = accepted_learning(ctx, text="Every retry loop in src/retry.py uses decorrelated jitter.", replaces=(old["id"],))
+    [check] = _checks(root, tmp_path)
+    assert check.state == "fail" and f"replaced by {new['id']}" in check.detail
+    assert check.todo == (f"promote its replacement (gitstore promote {new['id']}), or remove the block in a commit "
+                          "(removing one needs no promotion commit)")
+
+
+def test_a_block_of_a_learning_this_store_does_not_hold_fails(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    unknown = "lrn_" + "ab" * 16
+    page = (root / PAGE).read_text() + (f"\n<!-- gitstore:promoted {unknown} sha256:{'0' * 64} -->\nRetry forever.\n"
+                                        f"Cited: `{unknown}@sha256:{'0' * 64}`.\n")
+    commit_files(root, {PAGE: page}, "a block no promotion wrote")
+    [check] = _checks(root, tmp_path)
+    assert check.state == "fail" and check.detail.startswith(f"{PAGE}:") and unknown in check.detail
+    assert check.todo.startswith("gitstore sync (if memory was not fetched here), else remove the block in a commit")
+
+
+def test_a_retired_overlay_page_is_deleted_not_committed(tmp_path: Path) -> None:
+    """The tooling overlay is on this machine only (git ignores it): its page is deleted."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    learning = accepted_learning(ctx, audience="user-tooling", title="Fast retry tests", targets=(),
+                                 text="Run the retry tests of the client backoff with pytest -x -q before pushing.")
+    [path] = promote(ctx, learning["id"], PERSON).written
+    ok("retire", learning["id"], "--reason", "obsolete", "--by", PERSON, cwd=root)
+    [check] = _checks(root, tmp_path)
+    assert check.state == "fail" and check.detail.startswith(f"{path}:")
+    assert check.todo == "delete the page (the tooling overlay is on this machine only; no commit holds it)"
+
+
+def test_doctor_reads_no_records_where_no_block_exists(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wiki is read for markers; the learnings only once a block is there."""
+    import gitstore.queries._views as views
+
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    learning = accepted_learning(ctx)
+    result = promote(ctx, learning["id"], PERSON)  # on its branch: not in the work tree yet
+    reads: list[object] = []
+    real = views.in_force_view
+
+    def counted(store: Any) -> Any:
+        reads.append(store)
+        return real(store)
+
+    monkeypatch.setattr(views, "in_force_view", counted)
+    assert _checks(root, tmp_path) == [] and reads == []
+    git(root, "merge", "-q", "--ff-only", result.branch)
+    assert [c.state for c in _checks(root, tmp_path)] == ["ok"] and len(reads) == 1
