@@ -1,9 +1,10 @@
 """A promoted block stays in the wiki or a skill when its learning leaves force: doctor fails
-naming it until a commit removes it (a removal needs no promotion commit). Real repositories,
-a real promotion merged into the branch agents read."""
+naming it, and retire, withdraw and redact name it, until a commit removes it (a removal needs
+no promotion commit). Real repositories, a real promotion merged into the branch agents read."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,9 @@ def test_doctor_fails_on_the_block_of_a_retired_learning_until_a_commit_removes_
     assert (check.state, check.detail) == ("ok", "the 1 promoted block(s) in 1 file(s) of okf/wiki/ and "
                                                  ".agents/skills/ hold accepted learnings in force")
 
-    ok("retire", learning["id"], "--reason", "obsolete", "--by", PERSON, cwd=root)
+    retired = ok("retire", learning["id"], "--reason", "obsolete", "--by", PERSON, cwd=root)
+    assert f"  {path}:{line} still holds the promoted block of {learning['id']}, not in force (state is retired): " \
+           "remove the block in a commit" in retired
     [check] = _checks(root, tmp_path)
     assert check.state == "fail"
     assert check.detail == (f"{path}:{line}: the promoted block of {learning['id']} gives agents a learning not in "
@@ -75,6 +78,35 @@ def test_doctor_fails_on_the_block_of_a_retired_learning_until_a_commit_removes_
     _remove_block(root, path, learning["id"])
     assert promotion_gate.check([], root, before, "HEAD") == [], "removing a block needs no promotion commit"
     assert _checks(root, tmp_path) == [], "no block left: nothing to say"
+
+
+def test_withdrawing_the_grant_its_evidence_needed_names_the_block(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    learning, line = _merged(ctx)
+    grant = [i.record for i in ctx.store.items() if i.kind == "grant"][0]
+    withdrawn = json.loads(ok("withdraw", grant["digest"], "--purpose", "instruction", "--by", PERSON, "--json",
+                              cwd=root))
+    [named] = withdrawn["promotedBlocks"]
+    assert (named["path"], named["line"], named["learning"], named["state"]) == (PAGE, line, learning["id"],
+                                                                                 "not-in-force")
+    assert named["why"].startswith("evidence does not serve instruction: no active grant permits instruction")
+    assert withdrawn["grant"] == grant["digest"] and withdrawn["purposes"] == ["instruction"]
+    [check] = _checks(root, tmp_path)
+    assert check.state == "fail" and check.detail.startswith(f"{PAGE}:{line}: the promoted block of {learning['id']}")
+    assert named["why"] in check.detail
+
+
+def test_redacting_its_evidence_names_the_block(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    learning, line = _merged(ctx)
+    event = learning["evidence"][0]["events"][0]
+    comment = ctx.view().events[event]["payload"]["sourceId"]
+    redacted = ok("redact", "--comment", comment, "--reason", "asked", "--by", PERSON, cwd=root)
+    assert f"  {PAGE}:{line} still holds the promoted block of {learning['id']}, not in force (evidence does not " \
+           f"serve instruction: event {event} was redacted): remove the block in a commit" in redacted
+    assert [c.state for c in _checks(root, tmp_path)] == ["fail"]
 
 
 def test_a_replaced_learning_s_block_says_to_promote_its_replacement(tmp_path: Path) -> None:
@@ -132,3 +164,11 @@ def test_doctor_reads_no_records_where_no_block_exists(tmp_path: Path, monkeypat
     assert _checks(root, tmp_path) == [] and reads == []
     git(root, "merge", "-q", "--ff-only", result.branch)
     assert [c.state for c in _checks(root, tmp_path)] == ["ok"] and len(reads) == 1
+
+
+def test_retire_without_blocks_names_none(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx)
+    retired = json.loads(ok("retire", learning["id"], "--reason", "obsolete", "--by", PERSON, "--json",
+                            cwd=ctx.workspace.root))
+    assert retired["state"] == "retired" and retired["promotedBlocks"] == []

@@ -45,7 +45,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("show", "Show a learning as a reviewer sees it: its evidence, whether it is in force, the reviewDigest."),
     "accept": ("accept", "Accept a proposal you reviewed (optionally edited); agents get it from now on."),
     "reject": ("reject", "Reject a proposal you reviewed."),
-    "retire": ("retire", "Retire an accepted learning: agents stop getting it (published files are updated)."),
+    "retire": ("retire", "Retire an accepted learning: agents stop getting it (published files are updated, promoted blocks named)."),
     "merge": ("merge", "Propose one learning replacing several; a person accepts it like any proposal."),
     "learnings": ("learnings", "List learnings with their standing for a purpose (default: instruction)."),
     "history": ("history", "Every version of a learning: identifiers, states and digests."),

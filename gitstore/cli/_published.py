@@ -1,5 +1,7 @@
 """Keeping the files ``gitstore publish`` wrote current after a command took learnings out of
-force (withdraw, redact, retire): what was rewritten, or why the files are stale."""
+force (withdraw, redact, retire): what was rewritten, or why the files are stale; and naming
+the promoted blocks of the wiki and skills that still hold a learning no longer in force (no
+command removes those: a person removes the block in a commit)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import typer
 from gitstore.context import Context
 from gitstore.deliver.publish import Refresh, refresh
 from gitstore.errors import GitstoreError
+from gitstore.promote.standing import NOT_IN_FORCE, Judged, judge_work_tree
 
 
 def keep_current(ctx: Context, as_json: bool) -> Refresh:
@@ -22,3 +25,25 @@ def keep_current(ctx: Context, as_json: bool) -> Refresh:
     for why in done.stale:
         typer.echo(f"  published files are stale: {why}; then run `gitstore publish`", err=as_json)
     return done
+
+
+def still_promoted(ctx: Context, as_json: bool) -> list[Judged]:
+    """The promoted blocks in the work tree's wiki and skills whose learnings are not in force
+    (the store is read only where there is a block). When the store cannot be read, says so and
+    finds none: the command itself succeeded."""
+    try:
+        found = judge_work_tree(ctx.workspace.root, lambda: ctx.store)
+    except GitstoreError as exc:
+        typer.echo(f"  cannot tell whether promoted blocks hold learnings in force: {exc}; "
+                   "see `gitstore doctor`", err=as_json)
+        return []
+    return [judged for judged in found if judged.state == NOT_IN_FORCE]
+
+
+def name_promoted(found: list[Judged], as_json: bool) -> None:
+    """One line per promoted block still giving agents a learning not in force, with what to do
+    (on standard error under ``--json``, whose output holds them as ``promotedBlocks``)."""
+    for judged in found:
+        typer.echo(f"  {judged.where} still holds the promoted block of {judged.learning}, not in force "
+                   f"({judged.why}): {judged.todo}", err=as_json)
+

@@ -10,7 +10,7 @@ from gitstore.context import Context
 from gitstore.ops.redact import redact as do_redact
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.cli._people import BY_OPTION, actor
-from gitstore.cli._published import keep_current
+from gitstore.cli._published import keep_current, name_promoted, still_promoted
 
 
 def redact(
@@ -20,12 +20,19 @@ def redact(
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Remove the text of every version of a comment and of every label on it."""
+    """Remove the text of every version of a comment and of every label on it.
+
+    The promoted blocks in okf/wiki/ and .agents/skills/ of learnings that cited it (and so
+    leave force) stay in the work tree: each is named with what to do (remove the block in a
+    commit), and listed under --json as promotedBlocks.
+    """
     ctx = Context.open()
     report = do_redact(ctx, comment, actor(ctx, by), reason)
+    promoted = still_promoted(ctx, as_json)
     if as_json:
-        emit_json(report.to_json())
+        emit_json({**report.to_json(), "promotedBlocks": [judged.to_json() for judged in promoted]})
         keep_current(ctx, as_json)
+        name_promoted(promoted, as_json)
         return
     typer.echo(f"removed the text of {len(report.removed)} event(s); {len(report.already)} were already removed")
     for lid in report.learnings:
@@ -45,6 +52,7 @@ def redact(
         typer.echo(f"  episode {episode} keeps a title an older gitstore copied from its first comment; "
                    "records cannot change: purge this clone's memory if it holds the text")
     keep_current(ctx, as_json)
+    name_promoted(promoted, as_json)
     typer.echo("  run `gitstore gc` to erase the text from storage")
 
 

@@ -8,7 +8,7 @@ import typer
 
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
-from gitstore.cli._published import keep_current
+from gitstore.cli._published import keep_current, name_promoted, still_promoted
 from gitstore.context import Context
 from gitstore.ops import learning as ops
 
@@ -19,11 +19,21 @@ def retire(
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Retire an accepted learning: agents stop getting it (published files are updated)."""
+    """Retire an accepted learning: agents stop getting it (published files are updated, promoted blocks named).
+
+    Its promoted blocks in okf/wiki/ and .agents/skills/, if any, stay in the work tree: each is
+    named with what to do (remove the block in a commit), and listed under --json as
+    promotedBlocks.
+    """
     ctx = Context.open()
     record = ops.retire(ctx, learning_id, actor(ctx, by), reason)
-    emit_json(record) if as_json else echo(f"retired {learning_id}")
+    promoted = still_promoted(ctx, as_json)
+    if as_json:
+        emit_json({**record, "promotedBlocks": [judged.to_json() for judged in promoted]})
+    else:
+        echo(f"retired {learning_id}")
     keep_current(ctx, as_json)
+    name_promoted(promoted, as_json)
 
 
 def register(app: typer.Typer) -> None:

@@ -10,7 +10,7 @@ from gitstore.cli._complete import words
 from gitstore.records.vocabulary import PURPOSES
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
-from gitstore.cli._published import keep_current
+from gitstore.cli._published import keep_current, name_promoted, still_promoted
 from gitstore.context import Context
 from gitstore.ops import consent as ops
 
@@ -23,16 +23,23 @@ def withdraw(
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Withdraw a grant at once; lists the exports it had allowed and updates published files."""
+    """Withdraw a grant at once; lists the exports it had allowed and updates published files.
+
+    The promoted blocks in okf/wiki/ and .agents/skills/ of learnings that leave force with it
+    stay in the work tree: each is named with what to do (remove the block in a commit), and
+    listed under --json as promotedBlocks.
+    """
     ctx = Context.open()
     record = ops.withdraw(ctx, actor(ctx, by), grant_digest, purpose or None, reason)
+    promoted = still_promoted(ctx, as_json)
     if as_json:
-        emit_json(record)
+        emit_json({**record, "promotedBlocks": [judged.to_json() for judged in promoted]})
     else:
         echo(f"withdrew {', '.join(record['purposes'])} from {record['grant']}")
         for export in record["exports"]:
             echo(f"  export {export} was allowed by it")
     keep_current(ctx, as_json)
+    name_promoted(promoted, as_json)
 
 
 def register(app: typer.Typer) -> None:
