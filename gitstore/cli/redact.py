@@ -22,9 +22,10 @@ def redact(
 ) -> None:
     """Remove the text of every version of a comment and of every label on it.
 
-    The promoted blocks in okf/wiki/ and .agents/skills/ of learnings that cited it (and so
-    leave force) stay in the work tree: each is named with what to do (remove the block in a
-    commit), and listed under --json as promotedBlocks.
+    A promoted block stays in okf/wiki/ or .agents/skills/ when its learning leaves force (as
+    those citing the comment do): each block in the work tree whose learning is no longer in
+    force is named with what to do (remove the block in a commit), and listed under --json as
+    promotedBlocks.
     """
     ctx = Context.open()
     report = do_redact(ctx, comment, actor(ctx, by), reason)

@@ -21,8 +21,9 @@ def retire(
 ) -> None:
     """Retire an accepted learning: agents stop getting it (published files are updated, promoted blocks named).
 
-    Its promoted blocks in okf/wiki/ and .agents/skills/, if any, stay in the work tree: each is
-    named with what to do (remove the block in a commit), and listed under --json as
+    A promoted block stays in okf/wiki/ or .agents/skills/ when its learning leaves force: each
+    block in the work tree whose learning is no longer in force (this one's, if it was promoted)
+    is named with what to do (remove the block in a commit), and listed under --json as
     promotedBlocks.
     """
     ctx = Context.open()

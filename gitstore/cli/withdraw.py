@@ -25,9 +25,10 @@ def withdraw(
 ) -> None:
     """Withdraw a grant at once; lists the exports it had allowed and updates published files.
 
-    The promoted blocks in okf/wiki/ and .agents/skills/ of learnings that leave force with it
-    stay in the work tree: each is named with what to do (remove the block in a commit), and
-    listed under --json as promotedBlocks.
+    A promoted block stays in okf/wiki/ or .agents/skills/ when its learning leaves force (as
+    those whose evidence needed the grant do): each block in the work tree whose learning is no
+    longer in force is named with what to do (remove the block in a commit), and listed under
+    --json as promotedBlocks.
     """
     ctx = Context.open()
     record = ops.withdraw(ctx, actor(ctx, by), grant_digest, purpose or None, reason)
