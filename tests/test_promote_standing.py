@@ -128,8 +128,22 @@ def test_a_block_of_a_learning_this_store_does_not_hold_fails(tmp_path: Path) ->
                                         f"Cited: `{unknown}@sha256:{'0' * 64}`.\n")
     commit_files(root, {PAGE: page}, "a block no promotion wrote")
     [check] = _checks(root, tmp_path)
-    assert check.state == "fail" and check.detail.startswith(f"{PAGE}:") and unknown in check.detail
+    assert check.state == "fail" and check.detail == (f"{PAGE}:{len(page.splitlines()) - 2}: a promoted block names "
+                                                      f"{unknown}, which is not a learning of this repository's store")
     assert check.todo.startswith("gitstore sync (if memory was not fetched here), else remove the block in a commit")
+
+
+def test_a_block_edited_by_hand_is_a_warning(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    learning, line = _merged(ctx)
+    page = (root / PAGE).read_text()
+    (root / PAGE).write_text(page.replace(learning["content"]["text"], "Retries back off with some jitter."))
+    [check] = _checks(root, tmp_path)
+    assert check.state == "warn"
+    assert check.detail == f"{PAGE}:{line}: the promoted text of {learning['id']} differs from the accepted learning"
+    assert check.todo == (f"put back the accepted text (gitstore show {learning['id']}), or remove the block in a "
+                          "commit (removing one needs no promotion commit)")
 
 
 def test_a_retired_overlay_page_is_deleted_not_committed(tmp_path: Path) -> None:

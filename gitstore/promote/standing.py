@@ -165,7 +165,9 @@ def _todo(path: str, learning_id: str, found: Standing) -> str:
         return f"promote its replacement (gitstore promote {found.replaced_by}), or {remove}"
     if found.state == NOT_IN_FORCE:
         return remove
-    return f"{remove}, then gitstore promote {learning_id} for its accepted text"
+    if found.state == OTHER_TEXT:
+        return f"put back the accepted text (gitstore show {learning_id}), or {remove}"
+    return f"{remove}, then gitstore promote {learning_id} for its accepted version"
 
 
 __all__ = ["BLOCK_FOLDERS", "IN_FORCE", "NOT_IN_FORCE", "OTHER_TEXT", "OTHER_VERSION", "UNKNOWN", "Judged",

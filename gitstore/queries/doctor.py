@@ -249,12 +249,11 @@ def _promoted(report: Report, root: Path) -> None:
                    "gitstore verify names what is damaged")
         return
     for judged in found:
-        if judged.state in (NOT_IN_FORCE, UNKNOWN):
-            cannot = "not in force" if judged.state == NOT_IN_FORCE else "not in this clone's store"
+        if judged.state == NOT_IN_FORCE:
             report.add(name, FAIL, f"{judged.where}: the promoted block of {judged.learning} gives agents a learning "
-                       f"{cannot}: {judged.why}", judged.todo)
-        elif judged.state != IN_FORCE:
-            report.add(name, WARN, f"{judged.where}: {judged.why}", judged.todo)
+                       f"not in force: {judged.why}", judged.todo)
+        elif judged.state != IN_FORCE:  # no such learning here (fail), or not its accepted text (warn)
+            report.add(name, FAIL if judged.state == UNKNOWN else WARN, f"{judged.where}: {judged.why}", judged.todo)
     if found and all(j.state == IN_FORCE for j in found):
         files = len({j.path for j in found})
         report.add(name, OK, f"the {len(found)} promoted block(s) in {files} file(s) of okf/wiki/ and .agents/skills/ "
