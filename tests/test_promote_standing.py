@@ -14,6 +14,7 @@ from gitstore.context import Context
 from gitstore.ops.promote import promote
 from gitstore.promote.gates import promotion as promotion_gate
 from gitstore.queries.doctor import doctor
+from gitstore.records.contracts import digest_of
 
 from .cli import gitstore, ok
 from .promotion_world import PERSON, accepted_learning, commit_files, git, wiki_repo
@@ -85,16 +86,16 @@ def test_withdrawing_the_grant_its_evidence_needed_names_the_block(tmp_path: Pat
     root = ctx.workspace.root
     learning, line = _merged(ctx)
     grant = [i.record for i in ctx.store.items() if i.kind == "grant"][0]
-    withdrawn = json.loads(ok("withdraw", grant["digest"], "--purpose", "instruction", "--by", PERSON, "--json",
-                              cwd=root))
-    [named] = withdrawn["promotedBlocks"]
-    assert (named["path"], named["line"], named["learning"], named["state"]) == (PAGE, line, learning["id"],
-                                                                                 "not-in-force")
-    assert named["why"].startswith("evidence does not serve instruction: no active grant permits instruction")
+    done = gitstore("withdraw", grant["digest"], "--purpose", "instruction", "--by", PERSON, "--json", cwd=root)
+    assert done.returncode == 0, done.stderr
+    withdrawn = json.loads(done.stdout)  # the stored withdrawal, as it is
     assert withdrawn["grant"] == grant["digest"] and withdrawn["purposes"] == ["instruction"]
+    assert "promotedBlocks" not in withdrawn and digest_of(withdrawn) == withdrawn["digest"]
+    why = "evidence does not serve instruction: no active grant permits instruction"
+    assert f"  {PAGE}:{line} still holds the promoted block of {learning['id']}, not in force ({why}" in done.stderr
     [check] = _checks(root, tmp_path)
     assert check.state == "fail" and check.detail.startswith(f"{PAGE}:{line}: the promoted block of {learning['id']}")
-    assert named["why"] in check.detail
+    assert why in check.detail
 
 
 def test_redacting_its_evidence_names_the_block(tmp_path: Path) -> None:
@@ -183,6 +184,6 @@ def test_doctor_reads_no_records_where_no_block_exists(tmp_path: Path, monkeypat
 def test_retire_without_blocks_names_none(tmp_path: Path) -> None:
     ctx = wiki_repo(tmp_path / "widgets")
     learning = accepted_learning(ctx)
-    retired = json.loads(ok("retire", learning["id"], "--reason", "obsolete", "--by", PERSON, "--json",
-                            cwd=ctx.workspace.root))
-    assert retired["state"] == "retired" and retired["promotedBlocks"] == []
+    done = gitstore("retire", learning["id"], "--reason", "obsolete", "--by", PERSON, "--json", cwd=ctx.workspace.root)
+    retired = json.loads(done.stdout)
+    assert retired["state"] == "retired" and "promotedBlocks" not in retired and "promoted block" not in done.stderr

@@ -42,7 +42,8 @@ def still_promoted(ctx: Context, as_json: bool) -> list[Judged]:
 
 def name_promoted(found: list[Judged], as_json: bool) -> None:
     """One line per promoted block still giving agents a learning not in force, with what to do
-    (on standard error under ``--json``, whose output holds them as ``promotedBlocks``)."""
+    (on standard error under ``--json``: the output of retire and withdraw is the record they
+    stored, and redact's report lists them as ``promotedBlocks``)."""
     for judged in found:
         typer.echo(f"  {judged.where} still holds the promoted block of {judged.learning}, not in force "
                    f"({judged.why}): {judged.todo}", err=as_json)

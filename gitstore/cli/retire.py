@@ -23,14 +23,14 @@ def retire(
 
     A promoted block stays in okf/wiki/ or .agents/skills/ when its learning leaves force: each
     block in the work tree whose learning is no longer in force (this one's, if it was promoted)
-    is named with what to do (remove the block in a commit), and listed under --json as
-    promotedBlocks.
+    is named with what to do (remove the block in a commit), on standard error under --json,
+    whose output is the stored record.
     """
     ctx = Context.open()
     record = ops.retire(ctx, learning_id, actor(ctx, by), reason)
     promoted = still_promoted(ctx, as_json)
     if as_json:
-        emit_json({**record, "promotedBlocks": [judged.to_json() for judged in promoted]})
+        emit_json(record)
     else:
         echo(f"retired {learning_id}")
     keep_current(ctx, as_json)

@@ -27,14 +27,14 @@ def withdraw(
 
     A promoted block stays in okf/wiki/ or .agents/skills/ when its learning leaves force (as
     those whose evidence needed the grant do): each block in the work tree whose learning is no
-    longer in force is named with what to do (remove the block in a commit), and listed under
-    --json as promotedBlocks.
+    longer in force is named with what to do (remove the block in a commit), on standard error
+    under --json, whose output is the stored record.
     """
     ctx = Context.open()
     record = ops.withdraw(ctx, actor(ctx, by), grant_digest, purpose or None, reason)
     promoted = still_promoted(ctx, as_json)
     if as_json:
-        emit_json({**record, "promotedBlocks": [judged.to_json() for judged in promoted]})
+        emit_json(record)
     else:
         echo(f"withdrew {', '.join(record['purposes'])} from {record['grant']}")
         for export in record["exports"]:
