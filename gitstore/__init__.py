@@ -23,7 +23,7 @@ _EXPORTS = {
     "KINDS": ".records.contracts", "check_record": ".records.contracts", "content_digest": ".records.contracts",
     "digest_of": ".records.contracts", "kind_of": ".records.contracts", "load_record": ".records.contracts",
     "payload_digest": ".records.contracts", "review_digest": ".records.contracts", "seal": ".records.contracts",
-    "CanonicalizationError": ".errors", "ConflictError": ".errors", "ContractError": ".errors",
+    "AlreadyDone": ".errors", "CanonicalizationError": ".errors", "ConflictError": ".errors", "ContractError": ".errors",
     "GitstoreError": ".errors", "Incomplete": ".errors", "IntegrityError": ".errors", "InvalidInput": ".errors",
     "NotARepository": ".errors", "NotAuthorised": ".errors", "Refused": ".errors", "UsageError": ".errors",
     "Context": ".context", "Workspace": ".config", "Store": ".store", "Item": ".store",

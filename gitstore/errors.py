@@ -46,6 +46,12 @@ class NotAuthorised(Refused):
     """The team's policy would not let this append count: who signs, or what they may do."""
 
 
+class AlreadyDone(Refused):
+    """What the operation would record is recorded already (a run killed after its append, run
+    again; or another clone's): nothing is written twice, and a command may still finish the
+    steps that follow the record, such as bringing published files up to date."""
+
+
 class UsageError(GitstoreError):
     """The command was used wrongly."""
 
@@ -72,6 +78,7 @@ class ConflictError(GitstoreError):
 
 
 __all__ = [
+    "AlreadyDone",
     "CanonicalizationError",
     "ConflictError",
     "ContractError",

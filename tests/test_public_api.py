@@ -46,6 +46,7 @@ HIERARCHY = {
     errors.ContractError: (errors.InvalidInput, 1),
     errors.Refused: (errors.GitstoreError, 1),
     errors.NotAuthorised: (errors.Refused, 1),
+    errors.AlreadyDone: (errors.Refused, 1),
     errors.ConflictError: (errors.GitstoreError, 1),
     errors.Incomplete: (errors.GitstoreError, 1),
     errors.UsageError: (errors.GitstoreError, 2),

@@ -10,6 +10,7 @@ from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.cli._published import keep_current, name_promoted, still_promoted
 from gitstore.context import Context
+from gitstore.errors import AlreadyDone
 from gitstore.ops import learning as ops
 
 
@@ -27,12 +28,13 @@ def retire(
     whose output is the stored record.
     """
     ctx = Context.open()
-    record = ops.retire(ctx, learning_id, actor(ctx, by), reason)
+    try:
+        record = ops.retire(ctx, learning_id, actor(ctx, by), reason)
+    except AlreadyDone:  # a run killed after its append, run again: finish its last step
+        keep_current(ctx, as_json)
+        raise
     promoted = still_promoted(ctx, as_json)
-    if as_json:
-        emit_json(record)
-    else:
-        echo(f"retired {learning_id}")
+    emit_json(record) if as_json else echo(f"retired {learning_id}")
     keep_current(ctx, as_json)
     name_promoted(promoted, as_json)
 

@@ -12,6 +12,7 @@ from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.cli._published import keep_current, name_promoted, still_promoted
 from gitstore.context import Context
+from gitstore.errors import AlreadyDone
 from gitstore.ops import consent as ops
 
 
@@ -31,7 +32,11 @@ def withdraw(
     under --json, whose output is the stored record.
     """
     ctx = Context.open()
-    record = ops.withdraw(ctx, actor(ctx, by), grant_digest, purpose or None, reason)
+    try:
+        record = ops.withdraw(ctx, actor(ctx, by), grant_digest, purpose or None, reason)
+    except AlreadyDone:  # a run killed after its append, run again: finish its last step
+        keep_current(ctx, as_json)
+        raise
     promoted = still_promoted(ctx, as_json)
     if as_json:
         emit_json(record)

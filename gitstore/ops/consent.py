@@ -8,7 +8,7 @@ from gitstore.records.times import user_time
 from gitstore.records.contracts import seal
 import re
 
-from gitstore.errors import Refused, UsageError
+from gitstore.errors import AlreadyDone, Refused, UsageError
 from gitstore.records.vocabulary import PURPOSES, SOURCES
 from gitstore.context import Context
 from gitstore.rules.consent import withdrawn
@@ -41,7 +41,8 @@ def grant(ctx: Context, by: str, purposes: list[str], sources: list[str], start:
 def withdraw(ctx: Context, by: str, grant_digest: str, purposes: list[str] | None,
              reason: str | None) -> dict[str, Any]:
     """Withdraw a grant (all its purposes still in force, or some); lists the exports it had
-    allowed. Purposes already withdrawn are refused: a withdrawal always changes something."""
+    allowed. Purposes already withdrawn are refused (``AlreadyDone``): a withdrawal always
+    changes something."""
     view = ctx.view(payloads=False)
     matches = [d for d in view.grants if d.startswith(_digest(grant_digest))]
     if len(matches) != 1:
@@ -54,7 +55,7 @@ def withdraw(ctx: Context, by: str, grant_digest: str, purposes: list[str] | Non
         raise Refused(f"grant {matches[0]} does not permit {', '.join(unknown)}")
     again = [p for p in chosen if p in gone] if chosen else target["purposes"]
     if again:
-        raise Refused(f"grant {matches[0]} is already withdrawn for {', '.join(dict.fromkeys(again))}")
+        raise AlreadyDone(f"grant {matches[0]} is already withdrawn for {', '.join(dict.fromkeys(again))}")
     exports = [
         e["digest"] for e in view.exports
         if any(matches[0] in item["grants"] for item in e["items"]) and e["purpose"] in chosen

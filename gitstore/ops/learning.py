@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitstore.rules import autosafe
 from gitstore.records.contracts import content_digest, seal
-from gitstore.errors import ConflictError, NotAuthorised, Refused, UsageError
+from gitstore.errors import AlreadyDone, ConflictError, NotAuthorised, Refused, UsageError
 from gitstore.records.identity import AUTO_SAFE
 from gitstore.rules import evidence as ev
 from gitstore.rules.active import Claims, settle
@@ -257,6 +257,8 @@ def retire(ctx: Context, learning_id: str, by: str, reason: str) -> dict[str, An
         raise Refused("retiring needs a reason (--reason)")
     view = _decisions_view(ctx)
     current = _history(view, learning_id).current
+    if current["state"] == "retired":
+        raise AlreadyDone(f"{learning_id} is already retired (at {current['at']})")
     if current["state"] not in ("accepted", *AUTO):
         raise Refused(f"{learning_id} is {current['state']}: only accepted learnings are retired")
     record = _next(current)

@@ -1,0 +1,98 @@
+"""Commands of several steps, killed with SIGKILL between two of them (a real ``gitstore``
+process, stopped at a chosen step by ``tests/kill_at.py``): after each kill ``verify`` passes,
+reads work, ``doctor`` names what is half-done and what to run, and running the same command
+again finishes the job without recording anything twice or losing anything."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import cli
+from .delivery_world import World, shared_world  # noqa: F401 - a fixture
+
+KILL_AT = Path(__file__).with_name("kill_at.py")
+BY = ("--by", "github:9")
+
+
+def killed(root: Path, at: str, *args: str) -> None:
+    """Run ``gitstore ARGS`` in ``root`` in a process of its own, killed with SIGKILL at ``at``
+    (``before|after:MODULE:FUNCTION[#N]``, see ``kill_at``)."""
+    done = subprocess.run([sys.executable, str(KILL_AT), at, *args], cwd=root, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == -signal.SIGKILL, (at, args, done.returncode, done.stdout, done.stderr)
+
+
+def doctor(root: Path) -> dict[str, list[dict[str, Any]]]:
+    """``gitstore doctor``'s checks by name (set-up checks that do not concern memory left out)."""
+    report = json.loads(cli.gitstore("doctor", "--json", cwd=root).stdout)
+    found: dict[str, list[dict[str, Any]]] = {}
+    for check in report["checks"]:
+        found.setdefault(check["check"], []).append(check)
+    return found
+
+
+def sound(root: Path) -> None:
+    """``verify`` passes and the reads work."""
+    assert cli.ok("verify", cwd=root).startswith("verify: ")
+    cli.ok("learnings", cwd=root)
+    cli.ok("audit", cwd=root)
+
+
+def audit(root: Path, action: str) -> list[dict[str, Any]]:
+    return [a for a in json.loads(cli.ok("audit", "--json", cwd=root)) if a["action"] == action]
+
+
+def published(world: World, target: Path) -> Path:
+    """A copy of the delivery world whose learnings are published."""
+    root = world.copy(target / "widgets").root
+    cli.ok("publish", cwd=root)
+    return root
+
+
+def _grant_for_instruction(root: Path) -> str:
+    found = json.loads(cli.ok("grants", "--json", cwd=root))
+    return next(g["digest"] for g in found if "instruction" in g["inForce"] and g["until"] is None)
+
+
+# -- withdraw and retire: the append, then the published files ---------------------------------------
+
+def test_a_withdrawal_killed_before_the_published_files_is_finished_by_running_it_again(
+        shared_world: World, tmp_path: Path) -> None:  # noqa: F811
+    root = published(shared_world, tmp_path)
+    grant = _grant_for_instruction(root)
+    argv = ("withdraw", grant, "--purpose", "instruction", *BY)
+    killed(root, "after:gitstore.store:Store.append", *argv)
+    sound(root)
+    [stale] = doctor(root)["published files"]
+    assert stale["state"] == "fail" and stale["todo"] == "gitstore publish", stale
+    assert shared_world.ids["jitter"] in stale["detail"]
+
+    again = cli.gitstore(*argv, cwd=root)
+    assert again.returncode == 1 and "is already withdrawn for instruction" in again.stderr, again
+    assert "rewrote the published AGENTS.md" in again.stdout, again.stdout
+    assert shared_world.ids["jitter"] not in (root / "AGENTS.md").read_text()
+    assert [c["state"] for c in doctor(root)["published files"]] == ["ok"]
+    assert len(audit(root, "withdraw")) == 2  # the world's own, and this one once
+
+
+def test_a_retirement_killed_before_the_published_files_is_finished_by_running_it_again(
+        shared_world: World, tmp_path: Path) -> None:  # noqa: F811
+    root = published(shared_world, tmp_path)
+    learning = shared_world.ids["jitter"]
+    argv = ("retire", learning, "--reason", "no longer holds", *BY)
+    killed(root, "after:gitstore.store:Store.append", *argv)
+    sound(root)
+    [stale] = doctor(root)["published files"]
+    assert stale["state"] == "fail" and learning in stale["detail"] and stale["todo"] == "gitstore publish", stale
+
+    again = cli.gitstore(*argv, cwd=root)
+    assert again.returncode == 1 and f"{learning} is already retired" in again.stderr, again
+    assert "rewrote the published AGENTS.md" in again.stdout, again.stdout
+    assert learning not in (root / "AGENTS.md").read_text()
+    assert [c["state"] for c in doctor(root)["published files"]] == ["ok"]
+    assert len(audit(root, "retire")) == 2  # the world's own, and this one once
