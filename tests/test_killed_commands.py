@@ -96,3 +96,77 @@ def test_a_retirement_killed_before_the_published_files_is_finished_by_running_i
     assert learning not in (root / "AGENTS.md").read_text()
     assert [c["state"] for c in doctor(root)["published files"]] == ["ok"]
     assert len(audit(root, "retire")) == 2  # the world's own, and this one once
+
+
+# -- publish: its snapshot for rollback, then each file ---------------------------------------------
+
+MINE = b"# Widgets\n\nOur own notes for agents.\n"
+
+
+def _unpublished(world: World, target: Path) -> Path:
+    """A copy of the delivery world with an AGENTS.md of the team's own, nothing published."""
+    root = world.copy(target / "widgets").root
+    (root / "AGENTS.md").write_bytes(MINE)
+    return root
+
+
+def _rollback(root: Path) -> list[tuple[str, str]]:
+    done = json.loads(cli.ok("publish", "--rollback", "--json", cwd=root))
+    return [(f["path"], f["action"]) for f in done["files"]]
+
+
+def test_a_publish_killed_between_two_files_is_named_finished_and_rolled_back_whole(
+        shared_world: World, tmp_path: Path) -> None:  # noqa: F811
+    root = _unpublished(shared_world, tmp_path)
+    killed(root, "after:gitstore.deliver.snapshots:write_file#1", "publish")
+    assert MINE in (root / "AGENTS.md").read_bytes() and not (root / ".continual-learning").exists()
+    sound(root)
+    [stopped] = doctor(root)["published files"]
+    assert stopped["state"] == "warn" and stopped["todo"] == "gitstore publish", stopped
+    assert "stopped before it wrote .continual-learning/index.json" in stopped["detail"], stopped
+
+    assert json.loads(cli.ok("publish", "--json", cwd=root))["status"] == "published"
+    assert [c["state"] for c in doctor(root)["published files"]] == ["ok"]
+    assert _rollback(root) == [(".continual-learning/index.json", "removed")]
+    assert _rollback(root) == [("AGENTS.md", "restored")]  # the killed publish wrote it
+    assert (root / "AGENTS.md").read_bytes() == MINE and not (root / ".continual-learning").exists()
+
+
+def test_a_publish_killed_before_it_wrote_a_file_is_no_publish_to_roll_back(
+        shared_world: World, tmp_path: Path) -> None:  # noqa: F811
+    root = _unpublished(shared_world, tmp_path)
+    killed(root, "after:gitstore.deliver.snapshots:save", "publish")
+    assert (root / "AGENTS.md").read_bytes() == MINE
+    refused = cli.fails(1, "publish", "--rollback", cwd=root)
+    assert "nothing to roll back" in refused, refused
+    cli.ok("publish", cwd=root)
+    assert _rollback(root) == [("AGENTS.md", "restored"), (".continual-learning/index.json", "removed")]
+    assert (root / "AGENTS.md").read_bytes() == MINE
+
+
+def test_a_publish_killed_while_saving_its_snapshot_leaves_the_last_one_to_roll_back(
+        shared_world: World, tmp_path: Path) -> None:  # noqa: F811
+    from gitstore.context import Context
+    from gitstore.ops import learning
+
+    root = _unpublished(shared_world, tmp_path)
+    cli.ok("publish", cwd=root)
+    learning.retire(Context.open(str(root)), shared_world.ids["jitter"], "github:9", "no longer holds")
+    killed(root, "after:pathlib:Path.write_bytes#1", "publish")  # the first prior state it saves
+    assert shared_world.ids["jitter"] in (root / "AGENTS.md").read_text(), "nothing was written"
+    assert _rollback(root) == [("AGENTS.md", "restored"), (".continual-learning/index.json", "removed")]
+    assert (root / "AGENTS.md").read_bytes() == MINE
+    cli.ok("publish", cwd=root)
+    assert not [p.name for p in (root / "okf" / ".memory" / "publish").iterdir() if p.name.startswith(".")], \
+        "the next publish removes what the killed one left"
+
+
+def test_a_rollback_killed_between_two_files_finishes_when_run_again(
+        shared_world: World, tmp_path: Path) -> None:  # noqa: F811
+    root = _unpublished(shared_world, tmp_path)
+    cli.ok("publish", cwd=root)
+    killed(root, "after:gitstore.deliver.snapshots:write_file#1", "publish", "--rollback")
+    assert (root / "AGENTS.md").read_bytes() == MINE and (root / ".continual-learning").exists()
+    assert _rollback(root) == [("AGENTS.md", "restored"), (".continual-learning/index.json", "removed")]
+    assert not (root / ".continual-learning").exists()
+    assert "nothing to roll back" in cli.fails(1, "publish", "--rollback", cwd=root)

@@ -423,10 +423,11 @@ def publish(start: str = ".", claude: bool = False, copilot: bool = False, dry_r
 
 def _write(root: Path, state: Path, changes: list[snapshots.Change]) -> str:
     """Save the prior state of ``changes`` (for ``--rollback``), then write them; returns the snapshot."""
-    snapshot = str(snapshots.save(state, changes).relative_to(root))
+    snapshot = snapshots.save(state, changes)
     for change in changes:
         snapshots.write_file(root / change.path, change.after)
-    return snapshot
+    snapshots.written(snapshot)
+    return str(snapshot.relative_to(root))
 
 
 # -- keeping published files current ----------------------------------------------------------------

@@ -7,6 +7,15 @@ files the publish created), but only while every file still holds what that publ
 a file changed since is named and nothing is restored; so is one whose prior bytes the
 caller's ``check`` refuses (a publish refuses bytes that list learnings no longer in force). A
 snapshot rolled back is marked so, and the next rollback restores the one before it.
+
+A snapshot appears whole (written in a folder of its own, then renamed) and stays marked
+``pending`` while its publish writes the files, until the last is written (``written``). A
+publish killed in between leaves some files written and others not: ``interrupted`` names the
+files it did not write (``gitstore doctor`` says so), and a rollback of that snapshot restores
+the files it wrote and leaves the others, which still hold their prior bytes. Running the
+publish again writes the rest and saves a snapshot of its own for them: rolled back in turn,
+the two restore the files as they were before the first. A rollback killed between two files
+finishes when run again: a file that holds its prior bytes already is left as it is.
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import time
 from dataclasses import dataclass
 from collections.abc import Callable
@@ -24,6 +34,7 @@ from gitstore.errors import Refused
 
 FOLDER = "publish"
 ROLLED_BACK = ".rolled-back"
+PENDING = "pending"  # in a snapshot's folder until its publish wrote every file
 
 
 def _digest(data: bytes | None) -> str | None:
@@ -65,26 +76,82 @@ class Change:
 
 
 def save(state: Path, changes: list[Change]) -> Path:
-    """Record the prior state of every file in ``changes``; returns the snapshot folder."""
+    """Record the prior state of every file in ``changes``, marked pending until ``written``;
+    returns the snapshot folder. It is written beside its place and renamed into it, so a
+    rollback never finds half of one."""
     now = time.time_ns()  # one reading of the clock: its second and its nanoseconds, in order
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now // 1_000_000_000)) + f"-{now % 1_000_000_000:09d}"
-    folder = state / FOLDER / stamp
-    (folder / "files").mkdir(parents=True)
+    _forget_unfinished(state / FOLDER)
+    temporary = state / FOLDER / f".{stamp}.{os.getpid()}.tmp"
+    (temporary / "files").mkdir(parents=True)
     manifest = []
     for number, change in enumerate(changes):
         if change.before is not None:
-            (folder / "files" / str(number)).write_bytes(change.before)
+            (temporary / "files" / str(number)).write_bytes(change.before)
         manifest.append({"path": change.path, "existed": change.before is not None,
                          "before": _digest(change.before), "after": _digest(change.after), "file": str(number)})
-    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    (temporary / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    (temporary / PENDING).touch()
+    folder = state / FOLDER / stamp
+    os.rename(temporary, folder)
     return folder
 
 
-def latest(state: Path) -> Path | None:
+def _forget_unfinished(folder: Path) -> None:
+    """Remove the snapshots a killed save left half written (their process is gone)."""
+    for leftover in folder.glob(".*.tmp") if folder.is_dir() else ():
+        try:
+            os.kill(int(leftover.name.split(".")[-2]), 0)
+        except (ValueError, ProcessLookupError):
+            shutil.rmtree(leftover, ignore_errors=True)
+        except OSError:  # a process of someone else's: alive
+            pass
+
+
+def written(snapshot: Path) -> None:
+    """Mark a snapshot's publish done: every file it names holds what the publish wrote."""
+    (snapshot / PENDING).unlink(missing_ok=True)
+
+
+def _manifest(snapshot: Path) -> list[dict[str, Any]]:
+    manifest: list[dict[str, Any]] = json.loads((snapshot / "manifest.json").read_text(encoding="utf-8"))
+    return manifest
+
+
+def interrupted(root: Path, state: Path) -> tuple[str, list[str]] | None:
+    """The newest snapshot, when its publish was killed before it wrote every file: its name
+    and the files that do not hold what it was writing; else None."""
+    snapshot = latest(state)
+    if snapshot is None or not (snapshot / PENDING).exists():
+        return None
+    left = [e["path"] for e in _manifest(snapshot) if _digest(_read(root / e["path"])) != e["after"]]
+    return (snapshot.name, left) if left else None
+
+
+def _snapshots(state: Path) -> list[Path]:
+    """The snapshots not rolled back, oldest first."""
     folder = state / FOLDER
-    found = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.endswith(ROLLED_BACK)) \
-        if folder.is_dir() else []
+    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.endswith(ROLLED_BACK)
+                  and not p.name.startswith(".")) if folder.is_dir() else []
+
+
+def latest(state: Path) -> Path | None:
+    found = _snapshots(state)
     return found[-1] if found else None
+
+
+def _newest(root: Path, state: Path) -> tuple[Path, list[dict[str, Any]]] | None:
+    """The newest snapshot a rollback restores, and its entries: of one whose publish was
+    killed, only the files it wrote (the others still hold their prior bytes); one whose
+    publish was killed before it wrote anything is passed over."""
+    for snapshot in reversed(_snapshots(state)):
+        manifest = _manifest(snapshot)
+        if (snapshot / PENDING).exists():
+            manifest = [e for e in manifest if _digest(_read(root / e["path"])) != e["before"]]
+            if not manifest:
+                continue
+        return snapshot, manifest
+    return None
 
 
 def rollback(root: Path, state: Path, check: Callable[[dict[str, bytes | None]], None] | None = None,
@@ -92,13 +159,16 @@ def rollback(root: Path, state: Path, check: Callable[[dict[str, bytes | None]],
     """Restore the newest snapshot; returns what was restored. ``check`` sees the bytes each
     file would get back (None: removed) before anything is written, and may refuse. A dry run
     checks the same and writes nothing: each action is what would be done."""
-    snapshot = latest(state)
-    if snapshot is None:
+    newest = _newest(root, state)
+    if newest is None:
         raise Refused("nothing to roll back: no publish has been recorded here")
-    manifest = json.loads((snapshot / "manifest.json").read_text(encoding="utf-8"))
+    snapshot, manifest = newest
+    done = set()  # restored already, by a rollback killed before it marked the snapshot
     for entry in manifest:
         current = _digest(_read(root / entry["path"]))
-        if current != entry["after"]:
+        if current == entry["before"]:
+            done.add(entry["path"])
+        elif current != entry["after"]:
             raise Refused(f"{entry['path']} changed since the publish of {snapshot.name}; "
                           "nothing was rolled back (restore it by hand or publish again)")
     if check is not None:
@@ -107,8 +177,8 @@ def rollback(root: Path, state: Path, check: Callable[[dict[str, bytes | None]],
         return [{"path": e["path"], "action": "would-restore" if e["existed"] else "would-remove"} for e in manifest]
     restored = []
     for entry in manifest:
-        before = (snapshot / "files" / entry["file"]).read_bytes() if entry["existed"] else None
-        write_file(root / entry["path"], before)
+        if entry["path"] not in done:
+            write_file(root / entry["path"], (snapshot / "files" / entry["file"]).read_bytes() if entry["existed"] else None)
         restored.append({"path": entry["path"], "action": "restored" if entry["existed"] else "removed"})
     snapshot.rename(snapshot.with_name(snapshot.name + ROLLED_BACK))
     return restored

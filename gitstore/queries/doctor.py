@@ -94,7 +94,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     _hook_log(report, workspace.state)
     _remotes(report, workspace)
     if not any(c.state == FAIL for c in report.checks if c.name in ("provider", "trust")):
-        _published(report, root)  # where records cannot be read, those checks said why
+        _published(report, root, workspace.state)  # where records cannot be read, those checks said why
         _promoted(report, root)
         _snapshots(report, root, workspace.state)
     return report
@@ -207,12 +207,18 @@ def _remotes(report: Report, workspace: Any) -> None:
     _push(report, workspace)
 
 
-def _published(report: Report, root: Path) -> None:
+def _published(report: Report, root: Path, state: Path) -> None:
     """Whether the files ``gitstore publish`` wrote hold what it would write now: one listing a
-    learning it would not write gives agents what is not in force (fail)."""
+    learning it would not write gives agents what is not in force (fail); and whether the last
+    publish was killed before it wrote every file (warn)."""
     from gitstore.context import Context
     from gitstore.deliver.publish import named, standing
+    from gitstore.deliver.snapshots import interrupted
 
+    killed = interrupted(root, state)
+    if killed is not None:
+        report.add("published files", WARN, f"the publish of {killed[0]} was stopped before it wrote "
+                   f"{', '.join(killed[1])}", "gitstore publish")
     try:
         found = standing(Context.open(str(root)))
     except GitstoreError as exc:
@@ -229,7 +235,7 @@ def _published(report: Report, root: Path) -> None:
     elif found.behind:
         report.add("published files", WARN, f"{', '.join(found.behind)} differ from what gitstore publish "
                    "would write now (learnings accepted or changed since)", "gitstore publish")
-    elif found.published and not found.problems:
+    elif found.published and not found.problems and killed is None:
         report.add("published files", OK, f"{', '.join(found.published)} hold what gitstore publish would write")
 
 
