@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from . import cli
 from .delivery_world import World, shared_world  # noqa: F401 - a fixture
 
@@ -170,3 +172,31 @@ def test_a_rollback_killed_between_two_files_finishes_when_run_again(
     assert _rollback(root) == [("AGENTS.md", "restored"), (".continual-learning/index.json", "removed")]
     assert not (root / ".continual-learning").exists()
     assert "nothing to roll back" in cli.fails(1, "publish", "--rollback", cwd=root)
+
+
+# -- redact: the append, then export files, saved snapshots and published files ---------------------
+
+COMMENT = "Retry loops need exponential backoff with full jitter."  # github:comment:c42, cited by jitter
+
+
+@pytest.mark.parametrize("at", ["after:gitstore.store:Store.append", "before:gitstore.ops.redact:_scrub_snapshots"])
+def test_a_redaction_killed_midway_is_named_and_finished_by_running_it_again(
+        shared_world: World, tmp_path: Path, at: str) -> None:  # noqa: F811
+    root = published(shared_world, tmp_path)
+    cli.ok("export", "--purpose", "instruction", "--with-evidence", *BY, cwd=root)
+    [export] = (root / "okf" / ".memory" / "exports").glob("*.jsonl")
+    argv = ("redact", "--comment", "github:comment:c42", "--reason", "the author asked", *BY)
+    killed(root, at, *argv)
+    sound(root)
+    checks = doctor(root)
+    [note] = checks["unfinished"]
+    assert note["state"] == "fail" and "github:comment:c42" in note["detail"], note
+    assert note["todo"] == "gitstore redact --comment github:comment:c42 --reason 'the author asked', then gitstore gc"
+    assert [c["state"] for c in checks["published files"]] == ["fail"]
+
+    again = cli.ok(*argv, cwd=root)
+    assert "removed the text of 0 event(s); 1 were already removed" in again, again
+    assert COMMENT not in export.read_text() and COMMENT not in (root / "AGENTS.md").read_text()
+    checks = doctor(root)
+    assert "unfinished" not in checks and [c["state"] for c in checks["published files"]] == ["ok"]
+    assert len(audit(root, "redact")) == 2  # the world's own, and this one once

@@ -2,4 +2,5 @@
 the audit entries that record it in one atomic append. The CLI calls these and renders."""
 
 
-__all__ = ["consent", "export", "gc", "labels", "learning", "policy", "promote", "purge", "redact", "setup", "snapshots"]  # the public modules (tests/test_public_api.py keeps the list whole)
+__all__ = ["consent", "export", "gc", "labels", "learning", "policy", "promote", "purge", "redact", "setup", "snapshots",
+           "unfinished"]  # the public modules (tests/test_public_api.py keeps the list whole)

@@ -9,18 +9,26 @@ that copied the text are written again with the note in its place, and the GitHu
 named that is still there (one that is gone is forgotten); the report names them, the folders
 forgotten, a snapshot that could not be rewritten (the next sync tries again), and the
 learnings to rebuild.
+
+The removals are recorded first, then the files are rewritten: a note (``ops.unfinished``)
+stands from before the append until the snapshots are scrubbed, so a call killed in between
+is named by ``gitstore doctor``, and the same removal run again finds the text removed already
+(no second entry) and rewrites the files.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shlex
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gitstore.errors import ConflictError, Refused
+from gitstore.ops import unfinished
 from gitstore.providers import Removal
 from gitstore.records.canonical import canonicalize, parse_json
 from gitstore.records.contracts import seal
@@ -105,6 +113,7 @@ def redact_each(ctx: Context, source_ids: list[str], by: str, reason: str) -> li
                 _remove(ctx, view, report, by, reason)
                 _rewrite_exports(ctx, view, report)
                 _scrub_snapshots(ctx, view, report)
+                unfinished.finish(ctx.workspace.state, _note_name(report.source_id))
                 _follow_ups(view, set(report.events), report)
                 reports[left.pop(0)] = report
         except ConflictError:
@@ -140,8 +149,23 @@ def _remove(ctx: Context, view: View, report: RedactionReport, by: str, reason: 
         audits.append(_audit(ctx, event, note))
         removals.append(Removal(event["payloadDigest"], canonicalize(note)))
         report.removed.append(event_id)
+    if groups:
+        unfinished.begin(ctx.workspace.state, _note(report.source_id, reason))
     for namespace, (audits, removals) in sorted(groups.items()):
         ctx.store.append(audits, namespace=namespace, removals=removals)  # type: ignore[arg-type]
+
+
+def _note_name(source_id: str) -> str:
+    return "redact-" + hashlib.sha256(source_id.encode()).hexdigest()[:16]
+
+
+def _note(source_id: str, reason: str) -> unfinished.Note:
+    """What a removal killed after its append leaves: files that may still hold the text."""
+    return unfinished.Note(
+        _note_name(source_id), f"removing the text of {source_id} was stopped midway: export files and "
+        "saved GitHub snapshots may still hold it",
+        f"gitstore redact --comment {shlex.quote(source_id)} --reason {shlex.quote(reason)}, then gitstore gc",
+        "fail")
 
 
 def _audit(ctx: Context, event: dict[str, Any], note: dict[str, Any]) -> dict[str, Any]:

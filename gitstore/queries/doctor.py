@@ -16,7 +16,8 @@ tree's ``okf/wiki/`` or ``.agents/skills/`` holds promoted blocks, the same lear
 whether each block's learning is still in force (a block stays when its learning leaves
 force). And only where ``import github`` saved snapshots and a redaction not yet applied to
 them is in memory (one fetched from another clone), the review threads, to name the snapshots
-still holding the text.
+still holding the text. It also names the commands of several steps that were killed midway
+(their notes in ``okf/.memory/unfinished/``), each with the command that finishes it.
 """
 
 from __future__ import annotations
@@ -93,6 +94,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     _hooks(report, root, home)
     _hook_log(report, workspace.state)
     _remotes(report, workspace)
+    _unfinished(report, workspace.state)
     if not any(c.state == FAIL for c in report.checks if c.name in ("provider", "trust")):
         _published(report, root, workspace.state)  # where records cannot be read, those checks said why
         _promoted(report, root)
@@ -205,6 +207,15 @@ def _remotes(report: Report, workspace: Any) -> None:
                        "with them the records of personal sessions", f"git config --unset remote.{remote.name}.mirror "
                        f"(and remove the refs/* push refspec of {remote.name})")
     _push(report, workspace)
+
+
+def _unfinished(report: Report, state: Path) -> None:
+    """The commands of several steps killed midway (``gitstore.ops.unfinished``), each with the
+    command that finishes it."""
+    from gitstore.ops.unfinished import notes
+
+    for note in notes(state):
+        report.add("unfinished", FAIL if note.state == FAIL else WARN, note.what, note.todo)
 
 
 def _published(report: Report, root: Path, state: Path) -> None:

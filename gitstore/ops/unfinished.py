@@ -1,0 +1,77 @@
+"""Commands of several steps, and what one killed between its steps leaves to finish.
+
+An append is all or nothing, but some commands do more than append: they rewrite files beside
+the store, move a branch, or erase objects after recording. Such a command notes what it is
+doing in ``okf/.memory/unfinished/<name>.json`` before its first write and removes the note
+after its last. A note that stays is a command killed (or failed) midway: ``gitstore doctor``
+names each one with the command that finishes the job, and that command, run again, reads the
+note to finish what was begun rather than record it twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FOLDER = "unfinished"
+
+
+@dataclass(frozen=True)
+class Note:
+    """One command left half-done: what is left undone, the command that finishes it, how
+    much it matters (``fail``: memory's promise does not hold until then; ``warn``), and what
+    the command itself needs to finish."""
+
+    name: str
+    what: str
+    todo: str
+    state: str = "warn"
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def path(self, state: Path) -> Path:
+        return state / FOLDER / f"{self.name}.json"
+
+
+def begin(state: Path, note: Note) -> None:
+    """Note a command's steps before its first write (replacing a note of the same name)."""
+    folder = state / FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    temporary = folder / f".{note.name}.{os.getpid()}.tmp"
+    temporary.write_text(json.dumps({"what": note.what, "todo": note.todo, "state": note.state, "data": note.data},
+                                    ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    os.replace(temporary, note.path(state))
+
+
+def finish(state: Path, name: str) -> None:
+    """The command's last step is done: remove its note."""
+    (state / FOLDER / f"{name}.json").unlink(missing_ok=True)
+
+
+def read(state: Path, name: str) -> Note | None:
+    """The note a command of this name left, or None."""
+    return _load(state / FOLDER / f"{name}.json")
+
+
+def notes(state: Path) -> list[Note]:
+    """Every note left, by name."""
+    folder = state / FOLDER
+    found = [_load(path) for path in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+    return [note for note in found if note is not None]
+
+
+def _load(path: Path) -> Note | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return Note(path.stem, str(data["what"]), str(data["todo"]), str(data.get("state", "warn")),
+                    dict(data.get("data") or {}))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):  # cut short or edited by hand
+        return Note(path.stem, f"a note of an unfinished command that cannot be read ({path.name})",
+                    f"remove {path} once what it was doing is done")
+
+
+__all__ = ["FOLDER", "Note", "begin", "finish", "notes", "read"]
