@@ -6,6 +6,7 @@ again finishes the job without recording anything twice or losing anything."""
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -200,3 +201,87 @@ def test_a_redaction_killed_midway_is_named_and_finished_by_running_it_again(
     checks = doctor(root)
     assert "unfinished" not in checks and [c["state"] for c in checks["published files"]] == ["ok"]
     assert len(audit(root, "redact")) == 2  # the world's own, and this one once
+
+
+# -- promote: the packet, then the branch (or the overlay page), then the push ----------------------
+
+@pytest.fixture(scope="module")
+def promotion_world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A repository with a wiki and an accepted learning the rubric sends to a wiki page."""
+    from .conftest import GIT_ENV
+    from .promotion_world import accepted_learning, wiki_repo
+
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in GIT_ENV.items():
+            patch.setenv(key, value)
+        ctx = wiki_repo(tmp_path_factory.mktemp("promotion") / "widgets")
+        return ctx.workspace.root, accepted_learning(ctx)["id"]
+
+
+def _promotion_copy(world: tuple[Path, str], target: Path) -> tuple[Path, str]:
+    root = target / "widgets"
+    shutil.copytree(world[0], root, symlinks=True)
+    return root, world[1]
+
+
+def _packets(root: Path) -> list[str]:
+    return [line.split()[0] for line in cli.ok("records", "list", "--kind", "packet", cwd=root).splitlines()]
+
+
+def _pushes_to_a_bare_repository(root: Path, target: Path) -> Path:
+    """Pushes to origin land in a bare repository (the scope stays the origin's)."""
+    bare = target / "origin.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    url = subprocess.run(["git", "remote", "get-url", "origin"], cwd=root, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    subprocess.run(["git", "config", f"url.{bare}.pushInsteadOf", url], cwd=root, check=True)
+    return bare
+
+
+def _finished_once(root: Path, argv: tuple[str, ...]) -> dict[str, Any]:
+    """doctor names the killed promotion; run again, it lands with the packet stored once."""
+    [packet] = _packets(root)
+    [note] = doctor(root)["unfinished"]
+    assert note["state"] == "warn" and packet in note["detail"], note
+    assert note["todo"] == " ".join(["gitstore", *argv[:-2]]), note  # as run, but for --by
+    report = json.loads(cli.ok(*argv, "--json", cwd=root))
+    assert report["packet"] == packet and _packets(root) == [packet], "the packet is stored once"
+    assert len(audit(root, "promote")) == 1
+    assert "unfinished" not in doctor(root)
+    return report
+
+
+def test_a_promotion_killed_before_its_branch_creates_it_when_run_again(
+        promotion_world: tuple[Path, str], tmp_path: Path) -> None:
+    root, learning = _promotion_copy(promotion_world, tmp_path)
+    argv = ("promote", learning, *BY)
+    killed(root, "before:gitstore.promote.branch:create_branch", *argv)
+    sound(root)
+    assert subprocess.run(["git", "rev-parse", "--verify", "-q", f"memory/promote/{learning}"], cwd=root).returncode
+    report = _finished_once(root, argv)
+    branch = subprocess.run(["git", "log", "-1", "--format=%B", report["branch"]], cwd=root, capture_output=True,
+                            text=True, check=True).stdout
+    assert f"Gitstore-Packet: {report['packet']}" in branch
+
+
+def test_a_promotion_killed_before_its_push_pushes_when_run_again(
+        promotion_world: tuple[Path, str], tmp_path: Path) -> None:
+    root, learning = _promotion_copy(promotion_world, tmp_path)
+    bare = _pushes_to_a_bare_repository(root, tmp_path)
+    argv = ("promote", learning, "--push", *BY)
+    killed(root, "before:gitstore.promote.pr:push", *argv)
+    sound(root)
+    report = _finished_once(root, argv)
+    assert report["push"]["done"], report
+    pushed = subprocess.run(["git", "rev-parse", report["branch"]], cwd=bare, capture_output=True, text=True)
+    assert pushed.stdout.strip() == report["commit"], pushed
+
+
+def test_a_promotion_killed_before_its_overlay_page_writes_it_when_run_again(
+        promotion_world: tuple[Path, str], tmp_path: Path) -> None:
+    root, learning = _promotion_copy(promotion_world, tmp_path)
+    argv = ("promote", learning, "--route", "0", *BY)
+    killed(root, "before:gitstore.ops.promote:_write", *argv)
+    sound(root)
+    report = _finished_once(root, argv)
+    assert (root / report["target"]).is_file() and report["written"] == [report["target"]]

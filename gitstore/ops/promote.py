@@ -5,10 +5,18 @@ branch being free, the overlay file being free. Then the packet and its audit en
 in one append, and the route lands: a commit on ``memory/promote/<id>`` (direct edit, skill), a
 page of the local overlay, or a staged brief under ``okf/.memory/staged/<id>/``. Pushing and
 opening a pull request come last and only report what they did.
+
+A note (``ops.unfinished``) stands from before the packet's append until the command ends, so
+a promotion killed between its steps is named by ``gitstore doctor``. Run again, it finds its
+packet stored and, when the packet it plans again on the same base at the same time is that
+one, lands it without storing it twice: it creates the branch (or finds it made, its commit
+naming the packet), writes the files, pushes. Anything else (the learning changed since, a
+route that differs) is a promotion of its own.
 """
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,13 +26,14 @@ import pygit2
 from gitstore.config import ensure_ignored
 from gitstore.errors import Refused
 from gitstore.context import Context
+from gitstore.ops import unfinished
 from gitstore.records.times import now
 from gitstore.promote import branch as branches
 from gitstore.promote import pr
 from gitstore.promote.packet import Plan, branch_for, plan, staged_files
 from gitstore.promote.routes import overlay, staged
 from gitstore.promote.rubric import route_name
-from gitstore.promote.snapshot import head_snapshot
+from gitstore.promote.snapshot import Snapshot, head_snapshot
 from gitstore.queries._views import in_force_view
 
 
@@ -42,32 +51,88 @@ class Promotion:
 
 def promote(ctx: Context, learning_id: str, by: str, *, route: str | None = None, push: bool = False,
             pull_request: bool = False, remote: str = "origin") -> Promotion:
-    """Promote ``learning_id`` by the rubric's route (or a stricter ``route``)."""
+    """Promote ``learning_id`` by the rubric's route (or a stricter ``route``); one killed after
+    its packet was stored is finished."""
     repo = ctx.workspace.repo
-    snapshot = head_snapshot(repo)
     requested = route_name(route) if route is not None else None
-    result = plan(in_force_view(ctx.store)[0], snapshot, learning_id, requested, now())
-    commit = _prepare(ctx, result, snapshot) if result.commits else None
-    local = _local_files(ctx, result)
-    ctx.write([result.packet], "promote", by, [learning_id, result.packet["digest"]])
+    resumed = _resumed(ctx, learning_id, requested)
+    if resumed is not None:
+        result, snapshot = resumed
+    else:
+        snapshot = head_snapshot(repo)
+        result = plan(in_force_view(ctx.store)[0], snapshot, learning_id, requested, now())
+    commit, made = _prepare(ctx, result, snapshot, resumed is not None) if result.commits else (None, False)
+    local = _local_files(ctx, result, resumed is not None)
+    if resumed is None:
+        with unfinished.noting(ctx.workspace.state, _note(result, route, push, pull_request)):
+            ctx.write([result.packet], "promote", by, [learning_id, result.packet["digest"]])
     outcome = Promotion(result.packet)
     if commit is not None:
         outcome.branch = branch_for(learning_id)
-        branches.create_branch(repo, outcome.branch, commit)
+        if not made:
+            branches.create_branch(repo, outcome.branch, commit)
         outcome.commit = str(commit)
     if result.route == "overlay":
         ensure_ignored(repo, ctx.workspace.root, ctx.workspace.root / overlay.FOLDER)
     for path, text in local.items():
-        _write(path, text)
+        if not path.is_file() or path.read_bytes() != text.encode("utf-8"):
+            _write(path, text)
         outcome.written.append(path.relative_to(ctx.workspace.root).as_posix())
     if push or pull_request:
         _publish(ctx, result, outcome, remote, pull_request, _current_branch(repo))
+    unfinished.finish(ctx.workspace.state, _note_name(learning_id))
     return outcome
 
 
-def _prepare(ctx: Context, result: Plan, snapshot: Any) -> pygit2.Oid:
+def _note_name(learning_id: str) -> str:
+    return f"promote-{learning_id}"
+
+
+def _note(result: Plan, route: str | None, push: bool, pull_request: bool) -> unfinished.Note:
+    learning_id = result.learning["id"]
+    command = " ".join(["gitstore promote", learning_id, *(["--route", shlex.quote(route)] if route else []),
+                        *(["--push"] if push else []), *(["--pr"] if pull_request else [])])
+    return unfinished.Note(_note_name(learning_id), f"promoting {learning_id} was stopped midway: its packet "
+                           f"{result.packet['digest']} may be stored without its {_landing(result)}", command,
+                           data={"packet": result.packet})
+
+
+def _landing(result: Plan) -> str:
+    if result.commits:
+        return f"branch {branch_for(result.learning['id'])}"
+    return "overlay page" if result.route == "overlay" else "staged brief"
+
+
+def _resumed(ctx: Context, learning_id: str, requested: str | None) -> tuple[Plan, Snapshot] | None:
+    """The plan of a promotion of ``learning_id`` killed after its packet was stored, and the
+    snapshot of its base: the packet planned again on that base at that time, when it is the
+    stored one. A plan that stops now (the learning changed since) ends the note: that
+    promotion cannot be finished."""
+    note = unfinished.read(ctx.workspace.state, _note_name(learning_id))
+    packet = note.data.get("packet") if note is not None else None
+    if not isinstance(packet, dict) or not isinstance(packet.get("digest"), str):
+        return None
+    if not any(item.digest == packet["digest"] for item in ctx.store.stream("packets")):
+        return None  # killed before its append: nothing of it stands
+    try:
+        snapshot = Snapshot(ctx.workspace.repo, ctx.workspace.repo[packet["base"]].peel(pygit2.Commit))
+    except (KeyError, ValueError, TypeError, pygit2.GitError):
+        return None
+    try:
+        result = plan(in_force_view(ctx.store)[0], snapshot, learning_id, requested, packet["at"])
+    except Refused:
+        unfinished.finish(ctx.workspace.state, _note_name(learning_id))
+        raise
+    return (result, snapshot) if result.packet["digest"] == packet["digest"] else None
+
+
+def _prepare(ctx: Context, result: Plan, snapshot: Any, resumed: bool) -> tuple[pygit2.Oid, bool]:
+    """The promotion's commit, and whether its branch points at it already (a promotion run
+    again after a kill that came after the branch)."""
     branch = branch_for(result.learning["id"])
     found = branches.existing(ctx.workspace.repo, branch)
+    if found is not None and resumed and _names_packet(found, result.packet["digest"]):
+        return found.id, True
     if found is not None:
         raise Refused(f"branch {branch} already exists (at {str(found.id)[:12]}): the learning was promoted; "
                       "delete the branch to promote it again")
@@ -75,17 +140,23 @@ def _prepare(ctx: Context, result: Plan, snapshot: Any) -> pygit2.Oid:
     if blocking is not None:
         raise Refused(f"cannot create branch {branch}: the ref {blocking} is in the way")
     text = branches.message(result.packet, result.learning["content"]["title"])
-    return branches.build_commit(snapshot, result.files, text)
+    return branches.build_commit(snapshot, result.files, text), False
 
 
-def _local_files(ctx: Context, result: Plan) -> dict[Path, str]:
-    """The files a route writes on this machine, checked before anything is written."""
+def _names_packet(commit: pygit2.Commit, digest: str) -> bool:
+    return [value for _, value in branches.trailers(commit.message).get("Gitstore-Packet", [])] == [digest]
+
+
+def _local_files(ctx: Context, result: Plan, resumed: bool) -> dict[Path, str]:
+    """The files a route writes on this machine, checked before anything is written (a
+    promotion run again after a kill finds its own overlay page as it wrote it)."""
     root = ctx.workspace.root
     if result.route == "overlay":
         path = root / result.packet["target"]
-        if path.exists():
+        text = result.files[result.packet["target"]]
+        if path.exists() and not (resumed and path.is_file() and path.read_bytes() == text.encode("utf-8")):
             raise Refused(f"{result.packet['target']} already exists; remove it to promote the learning again")
-        return {path: result.files[result.packet["target"]]}
+        return {path: text}
     if result.route == "staged-update":
         folder = ctx.workspace.state / staged.FOLDER / result.learning["id"]
         return {folder / name: text for name, text in staged_files(result).items()}

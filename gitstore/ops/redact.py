@@ -149,10 +149,9 @@ def _remove(ctx: Context, view: View, report: RedactionReport, by: str, reason: 
         audits.append(_audit(ctx, event, note))
         removals.append(Removal(event["payloadDigest"], canonicalize(note)))
         report.removed.append(event_id)
-    if groups:
-        unfinished.begin(ctx.workspace.state, _note(report.source_id, reason))
     for namespace, (audits, removals) in sorted(groups.items()):
-        ctx.store.append(audits, namespace=namespace, removals=removals)  # type: ignore[arg-type]
+        with unfinished.noting(ctx.workspace.state, _note(report.source_id, reason)):
+            ctx.store.append(audits, namespace=namespace, removals=removals)  # type: ignore[arg-type]
 
 
 def _note_name(source_id: str) -> str:

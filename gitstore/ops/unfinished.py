@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +47,21 @@ def begin(state: Path, note: Note) -> None:
     os.replace(temporary, note.path(state))
 
 
+@contextmanager
+def noting(state: Path, note: Note) -> Iterator[None]:
+    """``begin`` the note around a write; a write that fails (so wrote nothing) takes it back,
+    unless it was there before (left by a run that was killed, or by an earlier write of this
+    one): what that run left is still to finish."""
+    there = read(state, note.name) is not None
+    begin(state, note)
+    try:
+        yield
+    except Exception:
+        if not there:
+            finish(state, note.name)
+        raise
+
+
 def finish(state: Path, name: str) -> None:
     """The command's last step is done: remove its note."""
     (state / FOLDER / f"{name}.json").unlink(missing_ok=True)
@@ -74,4 +91,4 @@ def _load(path: Path) -> Note | None:
                     f"remove {path} once what it was doing is done")
 
 
-__all__ = ["FOLDER", "Note", "begin", "finish", "notes", "read"]
+__all__ = ["FOLDER", "Note", "begin", "finish", "notes", "noting", "read"]
