@@ -1,10 +1,11 @@
 """Run ``gitstore`` killed by SIGKILL at a chosen step, for the tests of interrupted commands.
 
-    python tests/kill_at.py WHEN:MODULE:NAME[#N] gitstore-argument...
+    python tests/kill_at.py WHEN:MODULE:NAME[#N][~PATTERN] gitstore-argument...
 
 replaces the function ``NAME`` of ``MODULE`` (``Class.method`` for a method) in this process
 only, then runs the command line: the process kills itself with SIGKILL right before
-(``WHEN`` = ``before``) or right after (``after``) the ``N``-th call (default 1). Nothing runs
+(``WHEN`` = ``before``) or right after (``after``) the ``N``-th call (default 1), counting only
+the calls whose first argument's text matches the regular expression ``PATTERN`` when given. Nothing runs
 after the kill, no ``finally`` and no exit handler, as when the machine loses power or a
 person kills the command. The product is unchanged: only this test process is patched.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+import re
 import signal
 import sys
 from typing import Any
@@ -26,9 +28,11 @@ def _die() -> None:
 
 
 def install(spec: str) -> None:
-    when, module_name, name = spec.split(":")
+    when, module_name, name = spec.split(":", 2)
+    name, _, pattern = name.partition("~")
     name, _, nth = name.partition("#")
     count = int(nth or "1")
+    matching = re.compile(pattern) if pattern else None
     owner: Any = importlib.import_module(module_name)
     *path, attribute = name.split(".")
     for part in path:
@@ -39,6 +43,8 @@ def install(spec: str) -> None:
     @functools.wraps(real)
     def killing(*args: Any, **kwargs: Any) -> Any:
         nonlocal calls
+        if matching is not None and not (args and matching.search(str(args[0]))):
+            return real(*args, **kwargs)
         calls += 1
         if when == "before" and calls == count:
             _die()

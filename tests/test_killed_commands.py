@@ -285,3 +285,52 @@ def test_a_promotion_killed_before_its_overlay_page_writes_it_when_run_again(
     sound(root)
     report = _finished_once(root, argv)
     assert (root / report["target"]).is_file() and report["written"] == [report["target"]]
+
+
+# -- gc: the payload snapshots, then each repository's objects, then what killed appends left -------
+
+ZH = "重试循环要用指数退避。"  # github:comment:c47
+
+
+def _redacted_in_a_pack(world: World, target: Path) -> Path:
+    """A copy of the delivery world whose objects are packed, then a comment redacted: its text
+    is in a pack that gc rewrites."""
+    root = world.copy(target / "widgets").root
+    cli.ok("gc", cwd=root)
+    subprocess.run(["git", "repack", "-a", "-d", "-q"], cwd=root, check=True)
+    cli.ok("redact", "--comment", "github:comment:c47", "--reason", "the author asked", *BY, cwd=root)
+    return root
+
+
+def _pack_files(root: Path) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for path in (root / ".git" / "objects" / "pack").glob("pack-*"):
+        found.setdefault(path.stem, set()).add(path.suffix)
+    return found
+
+
+def _every_object(root: Path) -> str:
+    return subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root, capture_output=True,
+                          check=True).stdout.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("at", [
+    "before:gitstore.providers._gc_git:collect",  # the snapshots rewritten, no object erased yet
+    r"after:pathlib:Path.unlink#1~/objects/pack/pack-[0-9a-f]+\.(pack|idx)$",  # a pack half removed
+])
+def test_a_gc_killed_midway_is_named_and_finishes_when_run_again(
+        shared_world: World, tmp_path: Path, at: str) -> None:  # noqa: F811
+    root = _redacted_in_a_pack(shared_world, tmp_path)
+    assert ZH in _every_object(root)
+    killed(root, at, "gc")
+    if "unlink" in at:
+        assert any(".pack" not in suffixes or ".idx" not in suffixes for suffixes in _pack_files(root).values())
+    sound(root)
+    [note] = doctor(root)["unfinished"]
+    assert note["todo"] == "gitstore gc", note
+
+    cli.ok("gc", cwd=root)
+    assert all({".pack", ".idx"} <= suffixes for suffixes in _pack_files(root).values()), _pack_files(root)
+    assert ZH not in _every_object(root)
+    assert "unfinished" not in doctor(root)
+    sound(root)

@@ -11,7 +11,8 @@ from gitstore.cli._io import JSON_OPTION, emit_json
 
 def gc(as_json: bool = JSON_OPTION) -> None:
     """Erase removed payloads and what killed appends left (never the user's reflogs or objects)."""
-    report = do_gc(Context.open().store)
+    ctx = Context.open()
+    report = do_gc(ctx.store, ctx.workspace.state)
     if as_json:
         emit_json({"payloads": report.payloads, "objects": report.objects})
         return

@@ -4,19 +4,31 @@ The provider's ``gc`` erases removed payloads, payloads no stored record names (
 appends that were killed) and superseded copies of them, and nothing else: with git, never a
 reflog outside ``refs/memory/``, a stash, a reset-away commit or a dangling object of the
 user's (see ``gitstore.providers._gc_git``). It refuses, as every write does, while a policy
-record is damaged: which payloads are still named cannot be told from damaged records.
+record is damaged: which payloads are still named cannot be told from damaged records. A note
+(``ops.unfinished``) stands while it runs, so ``gitstore doctor`` names a gc that was killed:
+run again, it erases what the killed one left.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from gitstore.errors import Refused
+from gitstore.ops import unfinished
 from gitstore.providers import GcReport
 from gitstore.store import Store
 
+NOTE = unfinished.Note("gc", "gitstore gc was stopped midway: removed text may still be in storage", "gitstore gc")
 
-def gc(store: Store) -> GcReport:
-    """Run the provider's gc (its appends wait meanwhile)."""
+
+def gc(store: Store, state: Path | None = None) -> GcReport:
+    """Run the provider's gc (its appends wait meanwhile), noted in ``state`` while it runs."""
     if "gc" not in store.manifest.capabilities:
         raise Refused(f"provider {store.manifest.name} offers no gc")
     store.check_policy()
-    return store.provider.gc()  # type: ignore[attr-defined, no-any-return]
+    if state is None:
+        return store.provider.gc()  # type: ignore[attr-defined, no-any-return]
+    with unfinished.noting(state, NOTE):
+        report: GcReport = store.provider.gc()  # type: ignore[attr-defined]
+    unfinished.finish(state, NOTE.name)
+    return report

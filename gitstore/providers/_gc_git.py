@@ -21,7 +21,9 @@ repository memory writes to (the repository itself, and the local namespace's ow
    commit graph and server info that named the old packs are written again when present.
 
 Nothing git can reach, and no unreachable object of anyone else, is touched. Scratch packs and
-journals left by killed appends go too.
+journals left by killed appends go too. A pack written again is named in a journal of gc's own
+(``gc-dropping``) before its old files go, its index first: a gc killed meanwhile leaves some
+of them, and the next gc removes exactly those.
 """
 
 from __future__ import annotations
@@ -42,7 +44,9 @@ from gitstore.providers._objects import pack_ids
 from gitstore.providers._tips import acknowledged, logged_refs
 
 _HEX = re.compile(r"^[0-9a-f]{40}$")
-_PACK_SIDECARS = (".pack", ".idx", ".rev", ".bitmap", ".mtimes", ".keep", ".promisor")
+_PACK_SIDECARS = (".idx", ".pack", ".rev", ".bitmap", ".mtimes", ".keep", ".promisor")  # the index first: a
+# pack without it is not read, an index without its pack fails a reader
+DROPPING = "gc-dropping"  # in the state folder: the old packs a gc is removing, one per line
 SIGNATURE = b"gitstore <gitstore@localhost>"
 
 
@@ -51,10 +55,11 @@ def collect(shared: pygit2.Repository, state: Path) -> int:
     the local namespace's beside it), ``state`` being the provider's state folder; the caller
     holds every append back. Returns how many objects and leftover files went."""
     pending = _journaled(state / PENDING)
-    erased = 0
+    erased = _dropped(state / DROPPING)
     local = open_local(shared, create=False)
     for repo, namespace in [(shared, "shared"), *([(local, "local")] if local is not None else [])]:
-        erased += Collector(repo, pending, _acknowledged(state, namespace)).run()
+        erased += Collector(repo, pending, _acknowledged(state, namespace), state / DROPPING).run()
+    (state / DROPPING).unlink(missing_ok=True)
     for folder in (state / SCRATCH, state / PENDING):
         if folder.is_dir():
             erased += sum(1 for _ in folder.iterdir())
@@ -74,6 +79,23 @@ def _acknowledged(state: Path, namespace: str) -> set[str]:
     return found
 
 
+def _dropped(journal: Path) -> int:
+    """Remove what is left of the packs a killed gc was removing; returns how many files went."""
+    try:
+        bases = journal.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return 0
+    erased = 0
+    for base in filter(None, bases):
+        for suffix in _PACK_SIDECARS:
+            path = Path(base + suffix)
+            if path.exists():
+                path.unlink()
+                erased += 1
+    journal.unlink()
+    return erased
+
+
 def _journaled(folder: Path) -> set[str]:
     """The object ids named by journals of appends that never finished."""
     found: set[str] = set()
@@ -87,8 +109,9 @@ def _journaled(folder: Path) -> set[str]:
 class Collector:
     """One repository's collection (see the module docstring)."""
 
-    def __init__(self, repo: pygit2.Repository, pending: set[str], keep: set[str]) -> None:
+    def __init__(self, repo: pygit2.Repository, pending: set[str], keep: set[str], dropping: Path) -> None:
         self.repo = repo
+        self.dropping = dropping
         self.git_dir = common_dir(repo)
         self.objects_dir = self.git_dir / "objects"
         self.pending = pending
@@ -212,6 +235,10 @@ class Collector:
                     os.utime(new.with_suffix(suffix), (stamp, stamp))
             if new == base:
                 return
+        with open(self.dropping, "a", encoding="utf-8") as journal:
+            journal.write(f"{base}\n")
+            journal.flush()
+            os.fsync(journal.fileno())
         for suffix in _PACK_SIDECARS:
             base.with_suffix(suffix).unlink(missing_ok=True)
 
