@@ -334,3 +334,33 @@ def test_a_gc_killed_midway_is_named_and_finishes_when_run_again(
     assert ZH not in _every_object(root)
     assert "unfinished" not in doctor(root)
     sound(root)
+
+
+# -- accept: one append; the published files follow at the loop's next publish ----------------------
+
+def test_an_accept_killed_after_its_append_is_not_recorded_twice_and_the_loop_publishes_it(
+        shared_world: World, tmp_path: Path) -> None:  # noqa: F811
+    from gitstore.context import Context
+
+    from .world import Thread, propose, ref
+
+    root = published(shared_world, tmp_path)
+    ctx = Context.open(str(root))
+    thread = Thread(ctx, 50, "c50", "2026-03-01T10:00:00.000000Z")
+    event = thread.comment("c50", "Every cache key names its tenant.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    proposal = propose(ctx, [ref(event)], title="Tenant keys", text="Every cache key names its tenant.")
+    config = root / "okf" / ".memory" / "config.json"
+    config.write_text(json.dumps({**json.loads(config.read_text()), "loop": {"steps": {"publish": {}}}}))
+    argv = ("accept", proposal["id"], "--review-digest", proposal["reviewDigest"], *BY)
+    killed(root, "after:gitstore.store:Store.append", *argv)
+    sound(root)
+    [behind] = doctor(root)["published files"]
+    assert behind["state"] == "warn" and behind["todo"] == "gitstore publish", behind
+
+    again = cli.fails(1, *argv, cwd=root)
+    assert f"{proposal['id']} is already accepted at this reviewDigest" in again, again
+    assert len([a for a in audit(root, "accept") if proposal["id"] in a["subjects"]]) == 1
+    assert cli.ok("tick", "publish", cwd=root).startswith("publish  ok")
+    assert proposal["id"] in (root / "AGENTS.md").read_text()
+    assert [c["state"] for c in doctor(root)["published files"]] == ["ok"]

@@ -222,6 +222,9 @@ def accept(ctx: Context, learning_id: str, review_digest: str, by: str,
     _check_digest(review_digest)
     view = _decisions_view(ctx)
     history = _history(view, learning_id)
+    if history.current["state"] == "accepted" and history.current["decision"]["reviewDigest"] == review_digest:
+        raise AlreadyDone(f"{learning_id} is already accepted at this reviewDigest (version "
+                          f"{history.current['version']}, by {history.current['decision']['by']})")
     current = _reviewable(history, review_digest, ("proposed", *sorted(AUTO)))
     _refuse_claimed(view, current)
     record = _next(current)
