@@ -164,6 +164,17 @@ def test_a_publish_killed_while_saving_its_snapshot_leaves_the_last_one_to_roll_
         "the next publish removes what the killed one left"
 
 
+def test_a_publish_killed_while_it_writes_a_file_leaves_no_stray_file_once_run_again(
+        shared_world: World, tmp_path: Path) -> None:  # noqa: F811
+    root = _unpublished(shared_world, tmp_path)
+    killed(root, r"after:pathlib:Path.write_bytes#1~\.gitstore$", "publish")  # before its rename
+    assert (root / "AGENTS.md").read_bytes() == MINE
+    cli.ok("publish", cwd=root)
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=root, capture_output=True,
+                            text=True, check=True).stdout
+    assert sorted(status.splitlines()) == ["?? .continual-learning/index.json", "?? AGENTS.md"], status
+
+
 def test_a_rollback_killed_between_two_files_finishes_when_run_again(
         shared_world: World, tmp_path: Path) -> None:  # noqa: F811
     root = _unpublished(shared_world, tmp_path)

@@ -20,6 +20,7 @@ finishes when run again: a file that holds its prior bytes already is left as it
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
@@ -49,7 +50,8 @@ def _read(path: Path) -> bytes | None:
 
 
 def write_file(path: Path, data: bytes | None) -> None:
-    """Replace (or with None remove) a file atomically, keeping the mode of one that exists."""
+    """Replace (or with None remove) a file atomically, keeping the mode of one that exists (and
+    removing the temporary file beside it that a write killed before its rename left)."""
     if data is None:
         path.unlink(missing_ok=True)
         try:
@@ -58,6 +60,9 @@ def write_file(path: Path, data: bytes | None) -> None:
             pass
         return
     path.parent.mkdir(parents=True, exist_ok=True)
+    for leftover in path.parent.glob(f".{glob.escape(path.name)}.*.gitstore"):  # of a write that was killed
+        if _gone(leftover.name.split(".")[-2]):
+            leftover.unlink(missing_ok=True)
     mode = path.stat().st_mode & 0o7777 if path.exists() else None
     temp = path.with_name(f".{path.name}.{os.getpid()}.gitstore")
     temp.write_bytes(data)
@@ -100,12 +105,20 @@ def save(state: Path, changes: list[Change]) -> Path:
 def _forget_unfinished(folder: Path) -> None:
     """Remove the snapshots a killed save left half written (their process is gone)."""
     for leftover in folder.glob(".*.tmp") if folder.is_dir() else ():
-        try:
-            os.kill(int(leftover.name.split(".")[-2]), 0)
-        except (ValueError, ProcessLookupError):
+        if _gone(leftover.name.split(".")[-2]):
             shutil.rmtree(leftover, ignore_errors=True)
-        except OSError:  # a process of someone else's: alive
-            pass
+
+
+def _gone(pid: str) -> bool:
+    """Whether the process that named a temporary file ``pid`` has ended (it was killed
+    before it renamed the file into place)."""
+    try:
+        os.kill(int(pid), 0)
+    except (ValueError, ProcessLookupError):
+        return True
+    except OSError:  # a process of someone else's: alive
+        return False
+    return False
 
 
 def written(snapshot: Path) -> None:
