@@ -147,6 +147,22 @@ def test_a_publish_killed_before_it_wrote_a_file_is_no_publish_to_roll_back(
     assert (root / "AGENTS.md").read_bytes() == MINE
 
 
+def test_a_rollback_passes_over_a_later_publish_killed_before_it_wrote_a_file(
+        shared_world: World, tmp_path: Path) -> None:  # noqa: F811
+    from gitstore.context import Context
+    from gitstore.ops import learning
+
+    root = _unpublished(shared_world, tmp_path)
+    cli.ok("publish", cwd=root)
+    learning.retire(Context.open(str(root)), shared_world.ids["jitter_zh"], "github:9", "no longer holds")
+    killed(root, "after:gitstore.deliver.snapshots:save", "publish")
+    [stopped] = doctor(root)["published files"][:1]
+    assert stopped["state"] == "warn" and "stopped before it wrote" in stopped["detail"], stopped
+    assert _rollback(root) == [("AGENTS.md", "restored"), (".continual-learning/index.json", "removed")]
+    assert (root / "AGENTS.md").read_bytes() == MINE
+    assert "published files" not in doctor(root), "the killed publish went with the rollback"
+
+
 def test_a_publish_killed_while_saving_its_snapshot_leaves_the_last_one_to_roll_back(
         shared_world: World, tmp_path: Path) -> None:  # noqa: F811
     from gitstore.context import Context

@@ -153,17 +153,20 @@ def latest(state: Path) -> Path | None:
     return found[-1] if found else None
 
 
-def _newest(root: Path, state: Path) -> tuple[Path, list[dict[str, Any]]] | None:
-    """The newest snapshot a rollback restores, and its entries: of one whose publish was
-    killed, only the files it wrote (the others still hold their prior bytes); one whose
-    publish was killed before it wrote anything is passed over."""
+def _newest(root: Path, state: Path) -> tuple[Path, list[dict[str, Any]], list[Path]] | None:
+    """The newest snapshot a rollback restores, its entries, and the newer ones passed over:
+    of one whose publish was killed, only the files it wrote are restored (the others still
+    hold their prior bytes); one whose publish was killed before it wrote anything is passed
+    over."""
+    passed: list[Path] = []
     for snapshot in reversed(_snapshots(state)):
         manifest = _manifest(snapshot)
         if (snapshot / PENDING).exists():
             manifest = [e for e in manifest if _digest(_read(root / e["path"])) != e["before"]]
             if not manifest:
+                passed.append(snapshot)
                 continue
-        return snapshot, manifest
+        return snapshot, manifest, passed
     return None
 
 
@@ -175,7 +178,7 @@ def rollback(root: Path, state: Path, check: Callable[[dict[str, bytes | None]],
     newest = _newest(root, state)
     if newest is None:
         raise Refused("nothing to roll back: no publish has been recorded here")
-    snapshot, manifest = newest
+    snapshot, manifest, passed = newest
     done = set()  # restored already, by a rollback killed before it marked the snapshot
     for entry in manifest:
         current = _digest(_read(root / entry["path"]))
@@ -193,5 +196,6 @@ def rollback(root: Path, state: Path, check: Callable[[dict[str, bytes | None]],
         if entry["path"] not in done:
             write_file(root / entry["path"], (snapshot / "files" / entry["file"]).read_bytes() if entry["existed"] else None)
         restored.append({"path": entry["path"], "action": "restored" if entry["existed"] else "removed"})
-    snapshot.rename(snapshot.with_name(snapshot.name + ROLLED_BACK))
+    for done_with in [snapshot, *passed]:
+        done_with.rename(done_with.with_name(done_with.name + ROLLED_BACK))
     return restored
