@@ -40,6 +40,18 @@ def _redact(url: str) -> str:
     return re.sub(r"//[^@/]*@", "//", url)
 
 
+def scope_note(repo: pygit2.Repository) -> tuple[str, str] | None:
+    """What to tell a person whose repository has remotes but none named origin, and the command
+    that mends it: the scope is local, so its memory is shared with no clone, and memory stored
+    now stays under that scope once a remote is named origin. None otherwise."""
+    names = list(repo.remotes.names())
+    if not names or "origin" in names:
+        return None
+    return (f"no remote is named origin (remotes: {', '.join(names)}): this clone's memory has a local scope, "
+            "shared with no other clone; name the team's remote origin before memory is stored",
+            f"git remote rename {names[0]} origin && gitstore init")
+
+
 def open_repository(start: str | Path = ".") -> pygit2.Repository:
     """The git repository containing ``start``, refusing bare repositories."""
     found = pygit2.discover_repository(str(start))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,30 @@ def test_init_sets_up_and_is_idempotent(repo: Path) -> None:
     assert fetch.count("+refs/memory/v1/payloads/shared/*:refs/memory/v1/remotes/origin/payloads/shared/*") == 1
     local = repo / ".git" / "gitstore" / "local"  # the local namespace's repository: no capture pays to make it
     assert git(local, "rev-parse", "--is-bare-repository").strip() == "true" and git(local, "for-each-ref") == ""
+
+
+def test_a_remote_not_named_origin_is_named_with_what_mends_it(repo: Path) -> None:
+    """The scope comes from the remote named origin: with only another name, memory would be
+    stored under a local scope shared with no clone. init and doctor say so, and the command
+    they print mends it."""
+    from gitstore.queries.doctor import doctor
+
+    git(repo, "remote", "rename", "origin", "upstream")
+    done = json.loads(run_ok(repo, "init", "--json"))
+    assert done["scope"].startswith("local/")
+    todo = "git remote rename upstream origin && gitstore init"
+    assert done["note"] == {"about": "no remote is named origin (remotes: upstream): this clone's memory has a "
+                                     "local scope, shared with no other clone; name the team's remote origin "
+                                     "before memory is stored", "todo": todo}
+    assert f"  note     {done['note']['about']} ({todo})\n" in run_ok(repo, "init")
+    [check] = [c for c in doctor(repo).checks if c.name == "repository"]
+    assert (check.state, check.todo) == ("warn", todo) and "no remote is named origin" in check.detail
+    subprocess.run(todo.replace("gitstore init", f"{sys.executable} -m gitstore init"), shell=True, cwd=repo,
+                   check=True, capture_output=True)
+    checks = {c.name: c for c in doctor(repo).checks}
+    assert checks["repository"].state == "ok" and "scope github.com/acme/widgets" in checks["repository"].detail
+    assert checks["remote origin"].state == "ok", checks["remote origin"]
+    assert json.loads(run_ok(repo, "init", "--json"))["note"] is None
 
 
 def test_init_says_so_when_it_cannot_write_the_refspecs(repo: Path) -> None:

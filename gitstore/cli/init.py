@@ -25,6 +25,8 @@ def init(
         return
     typer.echo(f"gitstore ready in {report.root}")
     typer.echo(f"  scope    {report.scope}")
+    if report.note:
+        typer.echo(f"  note     {report.note[0]} ({report.note[1]})")
     typer.echo(f"  writer   {report.writer}")
     typer.echo(f"  provider {report.provider}")
     for item in report.created:

@@ -12,7 +12,7 @@ from gitstore.config import CONFIG_NAME, STATE_DIR, Config, ensure_ignored, new_
 from gitstore.errors import Refused, UsageError
 from gitstore.providers import open_provider
 from gitstore.providers.git import PREFIX, WRITER_PATTERN, GitProvider
-from gitstore.scope import open_repository, repository_scope
+from gitstore.scope import open_repository, repository_scope, scope_note
 
 STATE_FOLDERS = ("inbox", "logs", "exports")
 
@@ -36,10 +36,12 @@ class InitReport:
     writer: str
     provider: str
     created: list[str] = field(default_factory=list)
+    note: tuple[str, str] | None = None  # about the scope, and what mends it (``gitstore.scope.scope_note``)
 
     def to_json(self) -> dict[str, Any]:
         return {"root": str(self.root), "scope": self.scope, "writer": self.writer,
-                "provider": self.provider, "created": self.created}
+                "provider": self.provider, "created": self.created,
+                "note": {"about": self.note[0], "todo": self.note[1]} if self.note else None}
 
 
 def init(start: str | Path = ".", provider: str | None = None, writer: str | None = None) -> InitReport:
@@ -53,7 +55,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     root = Path(repo.workdir).resolve()
     state = root / STATE_DIR
     scope = repository_scope(repo)
-    report = InitReport(root, scope, "", provider or "git")
+    report = InitReport(root, scope, "", provider or "git", note=scope_note(repo))
     target = state.resolve()
     if root not in target.parents:
         raise Refused(f"{state} links outside the repository ({target}); refusing to write there")

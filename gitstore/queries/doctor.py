@@ -65,7 +65,7 @@ class Report:
 def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     """Check the set-up around ``start`` (harness settings under ``home``, default ``$HOME``)."""
     from gitstore.config import STATE_DIR, Workspace, git_ignores
-    from gitstore.scope import open_repository, repository_scope
+    from gitstore.scope import open_repository, repository_scope, scope_note
 
     report = Report()
     home = home or Path.home()
@@ -76,7 +76,9 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
         _hooks(report, None, home)
         return report
     root = Path(repo.workdir).resolve()
-    report.add("repository", OK, f"{root} (scope {repository_scope(repo)})")
+    note = scope_note(repo)
+    report.add("repository", WARN if note else OK, f"{root} (scope {repository_scope(repo)})" + (f": {note[0]}" if note else ""),
+               note[1] if note else "")
     try:
         workspace = Workspace.find(root)
     except GitstoreError as exc:
