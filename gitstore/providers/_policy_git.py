@@ -93,6 +93,18 @@ def at(repo: pygit2.Repository, commit: pygit2.Commit) -> Revision:
         return Revision(problem=f"{exc} (at {str(commit.id)[:12]})")
 
 
+def files_at(repo: pygit2.Repository, revision: str | None) -> tuple[bytes | None, bytes | None]:
+    """The bytes of the policy file and the allowed signers at ``revision`` (None for a file
+    that is not there, or when the revision cannot be read)."""
+    if revision is None:
+        return None, None
+    try:
+        tree = repo[revision].peel(pygit2.Commit).tree
+        return _file(repo, tree, POLICY_FILE), _file(repo, tree, SIGNERS_FILE)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None, None
+
+
 def _file(repo: pygit2.Repository, tree: pygit2.Tree, path: str) -> bytes | None:
     try:
         entry = tree[path]
@@ -114,4 +126,4 @@ def in_history(repo: pygit2.Repository, tip: str, commit: str) -> bool:
         return False
 
 
-__all__ = ["REMOTE_HEAD", "PolicyState", "Revision", "at", "current", "default_branch", "in_history"]
+__all__ = ["REMOTE_HEAD", "PolicyState", "Revision", "at", "current", "default_branch", "files_at", "in_history"]

@@ -39,6 +39,7 @@ from gitstore.records.policy import Policy
 
 SAVE_EVERY = 64  # signatures checked between two writes of what was found (and at exit)
 SAVE_SECONDS = 0.5
+NOBODY_FOR_KEY = "the policy lists nobody for the key user.signingkey names"
 
 
 class Trust:
@@ -145,7 +146,7 @@ class Trust:
             return (), "there is no usable policy"
         found = tuple((p, policy.actions(p)) for k in policy.keys if k.public == key for p in k.principals)
         if not found:
-            return (), f"the policy lists nobody for the key user.signingkey names ({key[:32]}...)"
+            return (), f"{NOBODY_FOR_KEY} ({key[:32]}...)"
         return found, ""
 
 
@@ -177,4 +178,4 @@ def attestation(base: Attestation, trust: Trust, commit: pygit2.Commit, policy_c
     return Attestation(base.append, base.own, base.where, signers, problem, base.namespace)
 
 
-__all__ = ["Trust", "attestation"]
+__all__ = ["NOBODY_FOR_KEY", "Trust", "attestation"]

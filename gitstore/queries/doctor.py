@@ -124,26 +124,70 @@ def _provider(report: Report, workspace: Any) -> None:
 
 
 def _trust(report: Report, workspace: Any) -> None:
-    """Who may decide here, and whether this clone can."""
+    """Who may decide here, and whether this clone can. Policy files written in the work tree
+    count only once the default branch holds them: until then the advice is to commit them."""
     from gitstore.queries.trust import trust
 
     found = trust(workspace)
+    merge = _merge_policy(found.branch)
     if found.mode == "broken":
         report.add("trust", FAIL, f"{found.explanation}: {found.problem}",
-                   "fix .gitstore/ on the default branch (gitstore policy show names the line)")
+                   merge if found.pending else f"fix .gitstore/ as the problem says (gitstore policy show names it), "
+                   f"then {merge}")
+    elif found.mode == "single-user" and workspace.config.provider != "git":
+        report.add("trust", OK, f"single-user: {found.explanation}")
     elif found.mode == "single-user":
-        report.add("trust", WARN if workspace.config.provider == "git" else OK, f"single-user: {found.explanation}",
-                   "gitstore policy init" if workspace.config.provider == "git" else "")
+        written = f"; {', '.join(found.pending)} written here, not yet on the default branch" if found.pending else ""
+        report.add("trust", WARN, f"single-user: {found.explanation}{written}",
+                   merge if found.pending else _start_policy(workspace, merge))
     elif not found.signs_as:
         report.add("trust", WARN, f"policy on {found.branch}: {_people(found.people)} may decide; this clone "
-                   f"reads what they decide but cannot decide itself", found.signing)
+                   f"reads what they decide but cannot decide itself: {found.signing}",
+                   merge if found.pending else _to_sign(workspace, found.signing, merge))
     else:
         signs = "; ".join(f"{p} ({', '.join(a)})" for p, a in found.signs_as.items())
         report.add("trust", OK, f"policy on {found.branch}: {_people(found.people)} may decide; this clone "
                    f"signs as {signs}")
     for person in found.keyless:
         report.add("trust", WARN, f"{person} may decide but the policy lists no key for them",
-                   f"gitstore policy add {person} --key THEIR_KEY.pub")
+                   merge if found.pending else f"gitstore policy add {person} --key THEIR_KEY.pub "
+                   f"{' '.join(f'--may {a}' for a in found.people.get(person, []))}, then {merge}")
+
+
+def _merge_policy(branch: str | None) -> str:
+    """What makes the policy files of the work tree count: the default branch holding them."""
+    commit = "git add .gitstore/ && git commit -m 'gitstore policy'"
+    if branch is not None and branch.startswith("refs/remotes/"):
+        remote, name = branch[len("refs/remotes/"):].split("/", 1)
+        return (f"{commit}, have it merged into {name} on {remote}, then git fetch {remote} (the policy counts "
+                f"once {remote}/{name} holds it)")
+    name = branch[len("refs/heads/"):] if branch else "the default branch"
+    return f"{commit} on {name}, or on a branch merged into it (the policy counts once {name} holds it)"
+
+
+def _start_policy(workspace: Any, merge: str) -> str:
+    """What starts a policy here: git's SSH signing set up first, when it is not."""
+    from gitstore.providers._signing import signer
+
+    found, hint = signer(workspace.repo)
+    start = "gitstore policy init" if found is not None else f"{hint.rstrip('.')}, then gitstore policy init"
+    return f"{start}, then {merge}"
+
+
+def _to_sign(workspace: Any, hint: str, merge: str) -> str:
+    """What lets this clone sign decisions: git's signing set-up, or the policy listing its key."""
+    from gitstore.errors import UsageError
+    from gitstore.providers._trust_git import NOBODY_FOR_KEY
+    from gitstore.records.identity import person
+
+    if not hint.startswith(NOBODY_FOR_KEY):
+        return hint
+    try:
+        me = person(None, workspace.repo)
+    except UsageError:
+        me = "YOU"
+    return (f"gitstore policy add {me} (it lists the key user.signingkey names), then {merge}; or git config "
+            "user.signingkey <the key the policy lists for you>.pub")
 
 
 def _people(people: dict[str, list[str]]) -> str:

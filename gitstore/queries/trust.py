@@ -27,11 +27,13 @@ class TrustReport:
     keyless: list[str] = field(default_factory=list)
     signs_as: dict[str, list[str]] = field(default_factory=dict)
     signing: str = ""
+    pending: list[str] = field(default_factory=list)  # policy files the work tree changes, not yet in force
 
     def to_json(self) -> dict[str, Any]:
         return {"mode": self.mode, "explanation": self.explanation, "branch": self.branch,
                 "revision": self.revision, "problem": self.problem, "people": self.people,
-                "keyless": self.keyless, "signsAs": self.signs_as, "signing": self.signing or None}
+                "keyless": self.keyless, "signsAs": self.signs_as, "signing": self.signing or None,
+                "pending": self.pending}
 
 
 def trust(workspace: Workspace) -> TrustReport:
@@ -39,11 +41,19 @@ def trust(workspace: Workspace) -> TrustReport:
     if workspace.config.provider != "git":
         return TrustReport("single-user", f"the {workspace.config.provider} provider keeps this clone's memory only: "
                                           "every decision in it is this clone's own, and counts")
-    from gitstore.providers._gitdirs import state_dir
     from gitstore.providers._policy_git import current
-    from gitstore.providers._trust_git import Trust
 
     state = current(workspace.repo)
+    found = _trust(workspace, state)
+    found.pending = pending(workspace, state.commit)
+    return found
+
+
+def _trust(workspace: Workspace, state: Any) -> TrustReport:
+    """The report for the git provider's policy ``state`` (``_policy_git.PolicyState``)."""
+    from gitstore.providers._gitdirs import state_dir
+    from gitstore.providers._trust_git import Trust
+
     if state.mode == "single-user":
         return TrustReport("single-user", "no policy on the default branch"
                            + (f" ({state.branch})" if state.branch else "")
@@ -61,6 +71,24 @@ def trust(workspace: Workspace) -> TrustReport:
         state.branch, state.commit, None,
         {p: _ordered(a) for p, a in sorted(state.policy.people.items())}, state.policy.keyless(),
         {p: _ordered(a) for p, a in who}, hint)
+
+
+def pending(workspace: Workspace, revision: str | None) -> list[str]:
+    """The policy files the work tree holds with other bytes than the default branch's tip at
+    ``revision`` (written by ``policy init`` or ``add``, or edited, and not yet merged there):
+    they count only once that branch holds them."""
+    from gitstore.providers._policy_git import files_at
+    from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE
+
+    found = []
+    for path, there in zip((POLICY_FILE, SIGNERS_FILE), files_at(workspace.repo, revision)):
+        try:
+            here = (workspace.root / path).read_bytes()
+        except OSError:
+            continue
+        if here != there:
+            found.append(path)
+    return found
 
 
 def _ordered(actions: frozenset[str]) -> list[str]:

@@ -1,0 +1,90 @@
+"""``gitstore doctor``'s advice, followed literally: each test makes a condition for real in a
+temporary repository, runs ``gitstore doctor``, runs the command its "to do" line prints, as a
+person would copy it, and runs doctor again, which no longer names the condition."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from gitstore.ops.setup import init
+
+from . import cli
+from .team import keypair, sign_as
+
+BRANCH_COMMIT = "git add .gitstore/ && git commit -m 'gitstore policy'"
+ON_MAIN = f"{BRANCH_COMMIT} on main, or on a branch merged into it (the policy counts once main holds it)"
+
+
+def checks(root: Path, name: str) -> list[dict[str, Any]]:
+    """doctor's checks of one name, as ``gitstore doctor --json`` prints them."""
+    report = json.loads(cli.gitstore("doctor", "--json", cwd=root).stdout)
+    return [c for c in report["checks"] if c["check"] == name]
+
+
+def run(root: Path, command: str) -> None:
+    """Run one printed command line as a shell would: ``gitstore ...`` through the CLI, the rest
+    (git) in a shell; each must succeed."""
+    if command.startswith("gitstore "):
+        cli.ok(*shlex.split(command)[1:], cwd=root)
+    else:
+        subprocess.run(command, shell=True, cwd=root, check=True, capture_output=True)
+
+
+# -- trust: who may decide ------------------------------------------------------------------------
+
+def test_a_policy_written_but_not_committed_is_named_with_the_commit_that_makes_it_count(
+        repo: Path, tmp_path: Path) -> None:
+    init(repo)
+    key, _ = keypair(tmp_path / "keys", "alice")
+    sign_as(repo, key.with_name(key.name + ".pub"))
+    [check] = checks(repo, "trust")
+    assert check["state"] == "warn" and check["todo"] == f"gitstore policy init, then {ON_MAIN}", check
+    run(repo, "gitstore policy init")
+    [check] = checks(repo, "trust")
+    assert check["state"] == "warn" and ".gitstore/policy.json" in check["detail"], check
+    assert check["todo"] == ON_MAIN, "policy init again would refuse: the files are there"
+    run(repo, BRANCH_COMMIT)
+    [check] = checks(repo, "trust")
+    assert check["state"] == "ok" and "this clone signs as git:test@example.com" in check["detail"], check
+
+
+def test_a_signing_key_the_policy_does_not_list_is_added_and_committed(repo: Path, tmp_path: Path) -> None:
+    init(repo)
+    first, _ = keypair(tmp_path / "keys", "first")
+    sign_as(repo, first.with_name(first.name + ".pub"))
+    run(repo, "gitstore policy init")
+    run(repo, BRANCH_COMMIT)
+    second, _ = keypair(tmp_path / "keys", "second")
+    sign_as(repo, second.with_name(second.name + ".pub"))
+    [check] = checks(repo, "trust")
+    assert check["state"] == "warn" and "the policy lists nobody for the key" in check["detail"], check
+    add = "gitstore policy add git:test@example.com"
+    assert check["todo"].startswith(f"{add} (it lists the key user.signingkey names), then {ON_MAIN}"), check
+    run(repo, add)
+    run(repo, BRANCH_COMMIT)
+    [check] = checks(repo, "trust")
+    assert check["state"] == "ok" and "this clone signs as git:test@example.com" in check["detail"], check
+
+
+def test_a_person_without_a_key_gets_one_and_keeps_only_their_actions(repo: Path, tmp_path: Path) -> None:
+    init(repo)
+    key, _ = keypair(tmp_path / "keys", "alice")
+    sign_as(repo, key.with_name(key.name + ".pub"))
+    run(repo, "gitstore policy init")
+    policy = json.loads((repo / ".gitstore" / "policy.json").read_text())
+    policy["people"]["github:77"] = ["accept"]
+    (repo / ".gitstore" / "policy.json").write_text(json.dumps(policy))
+    run(repo, BRANCH_COMMIT)
+    [_, keyless] = checks(repo, "trust")
+    assert keyless["state"] == "warn" and "github:77 may decide but the policy lists no key" in keyless["detail"]
+    bob, _ = keypair(tmp_path / "keys", "bob")
+    command, then = keyless["todo"].split(", then ", 1)
+    assert command == "gitstore policy add github:77 --key THEIR_KEY.pub --may accept" and then == ON_MAIN
+    run(repo, command.replace("THEIR_KEY.pub", f"{bob}.pub"))
+    run(repo, BRANCH_COMMIT)
+    assert [c["state"] for c in checks(repo, "trust")] == ["ok"]
+    assert json.loads((repo / ".gitstore" / "policy.json").read_text())["people"]["github:77"] == ["accept"]
