@@ -157,23 +157,50 @@ def asking_git_ignores(root: Path, path: Path) -> Callable[[], bool]:
     asked = subprocess.Popen(
         ["git", "check-ignore", "-q", "--no-index", probe], cwd=root,
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env={k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k.startswith("GIT_CONFIG")},
+        env=_git_env(),
     )
     return lambda: asked.wait() == 0
 
 
+def _git_env() -> dict[str, str]:
+    """The environment for asking git about the work tree: none of the GIT_* variables a git
+    hook exports (its own configuration's aside)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k.startswith("GIT_CONFIG")}
+
+
 def ensure_ignored(repo: pygit2.Repository, root: Path, folder: Path) -> bool:
-    """Make git ignore ``folder`` through .git/info/exclude; True if a rule was added."""
+    """Make git ignore ``folder`` through .git/info/exclude; True if a rule was added. Refused,
+    naming it, where a rule of higher precedence (a ``!`` line of a .gitignore) un-ignores it."""
     if git_ignores(root, folder):
         return False
     exclude = Path(repo.path) / "info" / "exclude"
     exclude.parent.mkdir(parents=True, exist_ok=True)
     rule = "/" + folder.resolve().relative_to(root.resolve()).as_posix() + "/"
     existing = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
-    with exclude.open("a", encoding="utf-8") as out:
-        if existing and not existing.endswith("\n"):
-            out.write("\n")
-        out.write(f"# gitstore: local memory state, never committed\n{rule}\n")
+    added = rule not in existing.splitlines()
+    if added:
+        with exclude.open("a", encoding="utf-8") as out:
+            if existing and not existing.endswith("\n"):
+                out.write("\n")
+            out.write(f"# gitstore: local memory state, never committed\n{rule}\n")
     if not git_ignores(root, folder):
-        raise Refused(f"{folder} is still not ignored by git after adding {rule} to {exclude}")
-    return True
+        against = unignoring_rule(root, folder)
+        raise Refused(f"{folder} is still not ignored by git with {rule} in {exclude}"
+                      + (f": {against} un-ignores it; remove that line and run this again" if against else ""))
+    return added
+
+
+def unignoring_rule(root: Path, folder: Path) -> str | None:
+    """The ``!`` rule that keeps git from ignoring ``folder`` (or what it holds), as ``FILE:LINE:
+    PATTERN`` (FILE from the root), or None when no such rule is the reason."""
+    try:
+        rel = folder.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
+    for probe in (rel, f"{rel}/probe"):
+        done = subprocess.run(["git", "check-ignore", "-v", "-n", "--no-index", probe], cwd=root, capture_output=True,
+                              text=True, stdin=subprocess.DEVNULL, env=_git_env())
+        where = done.stdout.split("\t", 1)[0]  # SOURCE:LINE:PATTERN, or "::" when no pattern matched
+        if where.split(":", 2)[-1].startswith("!"):
+            return where
+    return None

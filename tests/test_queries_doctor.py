@@ -88,3 +88,31 @@ def test_a_person_without_a_key_gets_one_and_keeps_only_their_actions(repo: Path
     run(repo, BRANCH_COMMIT)
     assert [c["state"] for c in checks(repo, "trust")] == ["ok"]
     assert json.loads((repo / ".gitstore" / "policy.json").read_text())["people"]["github:77"] == ["accept"]
+
+
+# -- init: set up, the state folder ignored ---------------------------------------------------------
+
+def test_a_gitignore_line_that_unignores_the_state_folder_is_named(repo: Path) -> None:
+    init(repo)
+    (repo / ".gitignore").write_text("!okf/.memory/\nbuild/\n")
+    [check] = checks(repo, "init")
+    assert check["state"] == "fail" and "NOT ignored by git" in check["detail"], check
+    assert check["todo"] == ("remove line 1 of .gitignore (!okf/.memory/: it makes git track okf/.memory/), "
+                             "then gitstore init"), "gitstore init alone adds a rule that line overrides"
+    (repo / ".gitignore").write_text("build/\n")
+    run(repo, "gitstore init")
+    assert [c["state"] for c in checks(repo, "init")] == ["ok"]
+
+
+def test_a_config_init_refuses_is_to_be_fixed_not_made_again(repo: Path) -> None:
+    init(repo)
+    config = repo / "okf" / ".memory" / "config.json"
+    writer = json.loads(config.read_text())["writer"]
+    config.write_text(json.dumps({"writer": writer, "captur": {"mode": "summary"}}))
+    [check] = checks(repo, "init")
+    assert check["state"] == "fail" and "unknown field 'captur'" in check["detail"], check
+    assert check["todo"] == ("fix okf/.memory/config.json as it says (gitstore init keeps it: its writer id names "
+                             "this clone's memory refs)")
+    assert cli.gitstore("init", cwd=repo).returncode == 1, "init refuses the file it would read"
+    config.write_text(json.dumps({"writer": writer}))
+    assert [c["state"] for c in checks(repo, "init")] == ["ok"]

@@ -64,7 +64,8 @@ class Report:
 
 def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     """Check the set-up around ``start`` (harness settings under ``home``, default ``$HOME``)."""
-    from gitstore.config import STATE_DIR, Workspace, git_ignores
+    from gitstore.config import CONFIG_NAME, STATE_DIR, Workspace, git_ignores
+    from gitstore.errors import NotARepository
     from gitstore.scope import open_repository, repository_scope, scope_note
 
     report = Report()
@@ -81,8 +82,10 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
                note[1] if note else "")
     try:
         workspace = Workspace.find(root)
-    except GitstoreError as exc:
-        report.add("init", FAIL, str(exc), "gitstore init")
+    except GitstoreError as exc:  # not set up (gitstore init sets it up), or a config.json it refuses
+        report.add("init", FAIL, str(exc), "gitstore init" if isinstance(exc, NotARepository) else
+                   f"fix {STATE_DIR.as_posix()}/{CONFIG_NAME} as it says (gitstore init keeps it: its writer id "
+                   "names this clone's memory refs)")
         _hooks(report, root, home)
         _hook_log(report, None, root)
         return report
@@ -90,7 +93,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     report.add("init", OK if ignored else FAIL,
                f"writer {workspace.config.writer}, state in {STATE_DIR.as_posix()}/ "
                + ("(ignored by git)" if ignored else "(NOT ignored by git: capture refuses to write there)"),
-               "" if ignored else "gitstore init (adds the ignore rule to .git/info/exclude)")
+               "" if ignored else _to_ignore(workspace))
     _provider(report, workspace)
     _trust(report, workspace)
     _hooks(report, root, home)
@@ -102,6 +105,18 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
         _promoted(report, root)
         _snapshots(report, root, workspace.state)
     return report
+
+
+def _to_ignore(workspace: Any) -> str:
+    """What makes git ignore the state folder: the ignore rule ``gitstore init`` adds, once no
+    ``!`` line of higher precedence un-ignores it."""
+    from gitstore.config import STATE_DIR, unignoring_rule
+
+    found = unignoring_rule(workspace.root, workspace.state)
+    if found is None:
+        return "gitstore init (adds the ignore rule to .git/info/exclude)"
+    source, line, pattern = found.split(":", 2)
+    return f"remove line {line} of {source} ({pattern}: it makes git track {STATE_DIR.as_posix()}/), then gitstore init"
 
 
 def _provider(report: Report, workspace: Any) -> None:
