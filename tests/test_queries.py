@@ -253,7 +253,7 @@ def test_doctor_warns_when_a_push_would_send_every_ref(copy: Context, tmp_path: 
 
     git(copy.workspace.root, "config", "remote.origin.mirror", "true")
     checks = {c.name: c for c in doctor(copy.workspace.root, tmp_path).checks}
-    assert checks["remote origin push"].state == "warn" and "personal sessions" in checks["remote origin push"].detail
+    assert checks["remote origin push"].state == "warn" and "deletes there" in checks["remote origin push"].detail
 
 
 # -- through the command line --------------------------------------------------------------------

@@ -13,7 +13,9 @@ from typing import Any
 from gitstore.ops.setup import init
 
 from . import cli
+from .conftest import git
 from .team import keypair, sign_as
+from .world import Thread, ready_repo
 
 BRANCH_COMMIT = "git add .gitstore/ && git commit -m 'gitstore policy'"
 ON_MAIN = f"{BRANCH_COMMIT} on main, or on a branch merged into it (the policy counts once main holds it)"
@@ -116,3 +118,40 @@ def test_a_config_init_refuses_is_to_be_fixed_not_made_again(repo: Path) -> None
     assert cli.gitstore("init", cwd=repo).returncode == 1, "init refuses the file it would read"
     config.write_text(json.dumps({"writer": writer}))
     assert [c["state"] for c in checks(repo, "init")] == ["ok"]
+
+
+# -- what a push sends --------------------------------------------------------------------------------
+
+def test_a_push_of_every_ref_is_switched_off_by_the_git_config_printed(repo: Path) -> None:
+    init(repo)
+    git(repo, "config", "--add", "remote.origin.push", "+refs/*:refs/*")
+    [check] = checks(repo, "remote origin push")
+    assert check["state"] == "warn" and "+refs/*:refs/*" in check["detail"], check
+    run(repo, check["todo"])  # there is no mirror setting to unset
+    assert checks(repo, "remote origin push") == []
+    git(repo, "config", "remote.origin.mirror", "true")
+    [check] = checks(repo, "remote origin push")
+    assert check["state"] == "warn" and "deletes there the memory refs of other clones" in check["detail"], check
+    run(repo, check["todo"])
+    assert checks(repo, "remote origin push") == []
+    assert git(repo, "config", "--get-all", "remote.origin.fetch").count("\n") == 3, "nothing else removed"
+
+
+def test_personal_session_refs_in_the_repositorys_own_refs_are_named_and_moved_by_init(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    Thread(ctx, None, "s1", kind="agent-session").save()  # moved below where an earlier gitstore kept it
+    local = root / ".git" / "gitstore" / "local"
+    names = git(local, "for-each-ref", "--format=%(refname)", "refs/memory/").split()
+    assert names, "the session's records"
+    git(root, "fetch", "-q", str(local), *(f"{n}:{n}" for n in names))
+    for name in names:
+        git(local, "update-ref", "-d", name)
+    push = checks(root, "push")
+    assert [c["state"] for c in push] == ["warn", "ok"], push
+    assert all(n in push[0]["detail"] for n in names) and "where a push can send them" in push[0]["detail"]
+    assert push[0]["todo"].startswith("gitstore init ")
+    run(root, "gitstore init")
+    push = checks(root, "push")
+    assert [c["state"] for c in push] == ["ok"] and "never pushed" in push[0]["detail"], push
+    assert git(root, "for-each-ref", "refs/memory/v1/records/local/") == ""

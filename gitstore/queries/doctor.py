@@ -22,6 +22,7 @@ still holding the text. It also names the commands of several steps that were ki
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -263,10 +264,7 @@ def _remotes(report: Report, workspace: Any) -> None:
         report.add(f"remote {remote.name}", WARN if missing else OK,
                    f"fetch refspecs for shared memory {'missing' if missing else 'present'}",
                    "gitstore init (adds them)" if missing else "")
-        if _pushes_every_ref(repo, remote):
-            report.add(f"remote {remote.name} push", WARN, "a push sends every ref (mirror or refs/*), and "
-                       "with them the records of personal sessions", f"git config --unset remote.{remote.name}.mirror "
-                       f"(and remove the refs/* push refspec of {remote.name})")
+        _pushes_every_ref(report, repo, remote.name)
     _push(report, workspace)
 
 
@@ -365,19 +363,53 @@ def _snapshots(report: Report, root: Path, state: Path) -> None:
                "for each comment named")
 
 
-def _pushes_every_ref(repo: Any, remote: Any) -> bool:
-    key = f"remote.{remote.name}.mirror"
-    mirror = key in repo.config and repo.config.get_bool(key)
-    return bool(mirror) or any(s.lstrip("+").startswith(("refs/*", ":")) for s in remote.push_refspecs)
+def _pushes_every_ref(report: Report, repo: Any, name: str) -> None:
+    """A push that sends every ref: a mirror deletes on the remote the writer refs of other
+    clones (this clone holds them under other names, ``refs/memory/v1/remotes/``), and a
+    ``refs/*`` refspec sends those copies back under those names. Each with the git command that
+    removes the setting, at the level of git's configuration that holds it."""
+    name_key = f"remote.{name}.mirror"
+    for entry in repo.config:
+        if entry.name == name_key and _true(entry.value):
+            report.add(f"remote {name} push", WARN, f"a push to {name} mirrors every ref: it deletes there the "
+                       "memory refs of other clones (this clone holds them under refs/memory/v1/remotes/)",
+                       f"git config{_level(entry.level)} --unset-all {name_key}")
+        elif entry.name == f"remote.{name}.push" and entry.value.lstrip("+").startswith("refs/*"):
+            report.add(f"remote {name} push", WARN, f"the push refspec {entry.value} of {name} sends every ref: "
+                       "the copies of other clones' memory fetched here go back under this clone's names for them",
+                       f"git config{_level(entry.level)} --unset-all --fixed-value remote.{name}.push "
+                       f"{shlex.quote(entry.value)}")
+
+
+def _true(value: str | None) -> bool:
+    """A git boolean: a key without a value is true."""
+    return value is None or value.strip().lower() in ("true", "yes", "on", "1", "")
+
+
+def _level(level: int) -> str:
+    """The option of ``git config`` that writes where a setting of this libgit2 level lives."""
+    import pygit2
+
+    levels = pygit2.enums.ConfigLevel
+    if level in (levels.GLOBAL, levels.XDG):
+        return " --global"
+    if level == levels.WORKTREE:
+        return " --worktree"
+    return " --system" if level in (levels.SYSTEM, levels.PROGRAMDATA) else ""
 
 
 def _push(report: Report, workspace: Any) -> None:
-    from gitstore.providers.git import PREFIX, discover_refs
+    from gitstore.providers.git import PREFIX, discover_refs, misplaced_refs
 
     refs = discover_refs(workspace.repo)
     pushed = [i.name for i in refs if i.namespace == "shared" and i.writer == workspace.config.writer
               and i.name.startswith(PREFIX + "records/")]
-    kept = [i.name for i in refs if i.namespace == "local"]
+    kept = [i.name for i in refs if i.namespace == "local" and not i.misplaced]
+    misplaced = misplaced_refs(workspace.repo)
+    if misplaced:
+        report.add("push", WARN, f"{len(misplaced)} ref(s) of personal sessions are in the repository's own refs, "
+                   f"where a push can send them: {', '.join(misplaced)}", "gitstore init (moves them into "
+                   ".git/gitstore/local, which no push reaches)")
     report.add("push", OK, (f"a push of memory sends {', '.join(pushed)} and its payloads" if pushed
                             else "nothing of this clone's memory to push yet")
                + (f"; {len(kept)} local ref(s) of personal sessions are never pushed" if kept else ""))
