@@ -135,6 +135,22 @@ def test_a_publish_killed_between_two_files_is_named_finished_and_rolled_back_wh
     assert (root / "AGENTS.md").read_bytes() == MINE and not (root / ".continual-learning").exists()
 
 
+def test_a_publish_asked_for_claude_md_killed_before_it_is_finished_by_the_command_doctor_prints(
+        shared_world: World, tmp_path: Path) -> None:  # noqa: F811
+    """A file the killed publish was creating is written again only when asked for: the advice
+    asks for it, so following it writes CLAUDE.md and doctor no longer names the publish."""
+    root = _unpublished(shared_world, tmp_path)
+    killed(root, "after:gitstore.deliver.snapshots:write_file#1", "publish", "--claude")
+    assert not (root / "CLAUDE.md").exists()
+    [stopped] = doctor(root)["published files"]
+    assert stopped["state"] == "warn" and "stopped before it wrote CLAUDE.md" in stopped["detail"], stopped
+    assert stopped["todo"] == "gitstore publish --claude", stopped
+
+    cli.ok(*stopped["todo"].split()[1:], cwd=root)
+    assert shared_world.ids["jitter"] in (root / "CLAUDE.md").read_text()
+    assert [c["state"] for c in doctor(root)["published files"]] == ["ok"]
+
+
 def test_a_publish_killed_before_it_wrote_a_file_is_no_publish_to_roll_back(
         shared_world: World, tmp_path: Path) -> None:  # noqa: F811
     root = _unpublished(shared_world, tmp_path)

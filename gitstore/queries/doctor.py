@@ -282,13 +282,14 @@ def _published(report: Report, root: Path, state: Path) -> None:
     learning it would not write gives agents what is not in force (fail); and whether the last
     publish was killed before it wrote every file (warn)."""
     from gitstore.context import Context
-    from gitstore.deliver.publish import named, standing
+    from gitstore.deliver.publish import CLAUDE, COPILOT, named, standing
     from gitstore.deliver.snapshots import interrupted
 
     killed = interrupted(root, state)
-    if killed is not None:
+    if killed is not None:  # a file it was creating is written again only when asked for
+        asked = "".join(f" {flag}" for path, flag in ((CLAUDE, "--claude"), (COPILOT, "--copilot")) if path in killed[1])
         report.add("published files", WARN, f"the publish of {killed[0]} was stopped before it wrote "
-                   f"{', '.join(killed[1])}", "gitstore publish")
+                   f"{', '.join(killed[1])}", f"gitstore publish{asked}")
     try:
         found = standing(Context.open(str(root)))
     except GitstoreError as exc:
