@@ -15,7 +15,7 @@ from gitstore.ops.setup import init
 from . import cli
 from .conftest import git
 from .team import keypair, sign_as
-from .world import Thread, ready_repo
+from .world import T0, Thread, accepted, grant_all, propose, ready_repo, ref
 
 BRANCH_COMMIT = "git add .gitstore/ && git commit -m 'gitstore policy'"
 ON_MAIN = f"{BRANCH_COMMIT} on main, or on a branch merged into it (the policy counts once main holds it)"
@@ -155,3 +155,27 @@ def test_personal_session_refs_in_the_repositorys_own_refs_are_named_and_moved_b
     push = checks(root, "push")
     assert [c["state"] for c in push] == ["ok"] and "never pushed" in push[0]["detail"], push
     assert git(root, "for-each-ref", "refs/memory/v1/records/local/") == ""
+
+
+# -- published files ------------------------------------------------------------------------------------
+
+def test_a_stale_published_file_publish_refuses_is_fixed_before_publishing(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    comment = thread.comment("100", "Retries need jitter, or every client retries at once.", T0)
+    thread.save()
+    learning = accepted(ctx, propose(ctx, [ref(comment)]))
+    cli.ok("publish", cwd=root)
+    agents = root / "AGENTS.md"
+    published = agents.read_text()
+    agents.write_text(published.replace("Every retry", "EVERY retry"))  # an edit inside the section
+    cli.ok("retire", learning["id"], "--reason", "obsolete", "--by", "github:9", cwd=root)
+    stale = {c["state"]: c for c in checks(root, "published files")}
+    assert "edited by hand" in stale["warn"]["detail"] and learning["id"] in stale["fail"]["detail"], stale
+    assert stale["fail"]["todo"] == "fix what the warning above names in AGENTS.md, then gitstore publish", \
+        "gitstore publish alone refuses the edited section"
+    agents.write_text(published)  # the edit moved out of the markers: here, dropped
+    run(root, "gitstore publish")
+    assert [c["state"] for c in checks(root, "published files")] == ["ok"]

@@ -301,8 +301,11 @@ def _published(report: Report, root: Path, state: Path) -> None:
                    "fix what it names, then gitstore publish")
     if found.not_in_force:
         ids = sorted({i for listed in found.not_in_force.values() for i in listed})
+        blocked = {why.split(":", 1)[0] for why in found.problems} & set(found.not_in_force)
         report.add("published files", FAIL, f"{', '.join(found.not_in_force)} give agents {len(ids)} learning(s) "
-                   f"no longer in force or no longer published: {named(ids)}", "gitstore publish")
+                   f"no longer in force or no longer published: {named(ids)}",
+                   f"fix what the warning above names in {', '.join(sorted(blocked))}, then gitstore publish"
+                   if blocked else "gitstore publish")
     elif found.behind:
         report.add("published files", WARN, f"{', '.join(found.behind)} differ from what gitstore publish "
                    "would write now (learnings accepted or changed since)", "gitstore publish")
