@@ -110,15 +110,20 @@ def test_redacting_its_evidence_names_the_block(tmp_path: Path) -> None:
     assert [c.state for c in _checks(root, tmp_path)] == ["fail"]
 
 
-def test_a_replaced_learning_s_block_says_to_promote_its_replacement(tmp_path: Path) -> None:
+def test_a_replaced_learning_s_block_is_removed_then_its_replacement_promoted(tmp_path: Path) -> None:
+    """Promoting a replacement stages a brief and commits nothing (a structural change): the old
+    block goes only by the commit that removes it, so the advice leads with that commit."""
     ctx = wiki_repo(tmp_path / "widgets")
     root = ctx.workspace.root
     old, line = _merged(ctx)
     new = accepted_learning(ctx, text="Every retry loop in src/retry.py uses decorrelated jitter.", replaces=(old["id"],))
     [check] = _checks(root, tmp_path)
     assert check.state == "fail" and f"replaced by {new['id']}" in check.detail
-    assert check.todo == (f"promote its replacement (gitstore promote {new['id']}), or remove the block in a commit "
-                          "(removing one needs no promotion commit)")
+    assert check.todo == ("remove the block in a commit (removing one needs no promotion commit), then "
+                          f"gitstore promote {new['id']} for its replacement")
+    _remove_block(root, PAGE, old["id"])
+    assert "route staged-update" in ok("promote", new["id"], "--by", PERSON, cwd=root)
+    assert _checks(root, tmp_path) == []
 
 
 def test_a_block_of_a_learning_this_store_does_not_hold_fails(tmp_path: Path) -> None:

@@ -161,8 +161,8 @@ def _todo(path: str, learning_id: str, found: Standing) -> str:
               "remove the block in a commit (removing one needs no promotion commit)")
     if found.state == UNKNOWN:
         return f"gitstore sync (if memory was not fetched here), else {remove}"
-    if found.state == NOT_IN_FORCE and found.replaced_by:
-        return f"promote its replacement (gitstore promote {found.replaced_by}), or {remove}"
+    if found.state == NOT_IN_FORCE and found.replaced_by:  # a replacement lands as a staged brief: no commit
+        return f"{remove}, then gitstore promote {found.replaced_by} for its replacement"
     if found.state == NOT_IN_FORCE:
         return remove
     if found.state == OTHER_TEXT:
