@@ -179,3 +179,38 @@ def test_a_stale_published_file_publish_refuses_is_fixed_before_publishing(tmp_p
     agents.write_text(published)  # the edit moved out of the markers: here, dropped
     run(root, "gitstore publish")
     assert [c["state"] for c in checks(root, "published files")] == ["ok"]
+
+
+# -- provider: what every read and write checks first ---------------------------------------------------
+
+def test_an_own_ref_moved_back_or_deleted_is_restored_by_the_update_ref_printed(tmp_path: Path) -> None:
+    from gitstore.providers.git import records_ref
+
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    grant_all(ctx)
+    grant_all(ctx, purposes=("review",))
+    ref = records_ref("shared", ctx.workspace.config.writer)
+    tip = git(root, "rev-parse", ref).strip()
+    for damage in (("update-ref", ref, f"{ref}~1"), ("update-ref", "-d", ref)):
+        git(root, *damage)
+        assert cli.gitstore("grants", cwd=root).returncode == 3, "every read refuses it"
+        [check] = checks(root, "provider")
+        assert check["state"] == "fail" and check["todo"] == f"git update-ref {ref} {tip}", check
+        run(root, check["todo"])
+        assert [c["state"] for c in checks(root, "provider")] == ["ok"]
+        assert cli.ok("verify", cwd=root).endswith(": ok\n")
+
+
+def test_a_local_ref_deleted_is_restored_in_the_local_namespace_s_repository(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    Thread(ctx, None, "s1", kind="agent-session").save()
+    local = root / ".git" / "gitstore" / "local"
+    [ref] = git(local, "for-each-ref", "--format=%(refname)", "refs/memory/").split()
+    tip = git(local, "rev-parse", ref).strip()
+    git(local, "update-ref", "-d", ref)
+    [check] = checks(root, "provider")
+    assert check["state"] == "fail" and check["todo"] == f"git --git-dir=.git/gitstore/local update-ref {ref} {tip}"
+    run(root, check["todo"])
+    assert [c["state"] for c in checks(root, "provider")] == ["ok"]

@@ -8,6 +8,7 @@ command names, never a smaller store; gc keeps every acknowledged commit.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pygit2
@@ -84,3 +85,36 @@ def lost_refs(repo: pygit2.Repository, local: pygit2.Repository | None, folder: 
         if all(ref not in r.references for r in holders) and last_acknowledged(folder, ref) is not None:
             lost.append(ref)
     return lost
+
+
+@dataclass(frozen=True)
+class Restore:
+    """One of this clone's refs that lost its last acknowledged append (moved back, or deleted),
+    and what restores it: ``git update-ref REF APPEND`` in the repository at ``git_dir``."""
+
+    ref: str
+    git_dir: Path
+    append: str
+
+
+def restorable(repo: pygit2.Repository, local: pygit2.Repository | None, folder: Path) -> list[Restore]:
+    """This clone's refs every read refuses because they lost the last append acknowledged on
+    them, where moving the ref forward to that append (still in the repository: gc keeps every
+    acknowledged commit) gives it all back: a ref moved back along its own history, or deleted.
+    A ref rewritten to another history is not among them: moving it would drop that history."""
+    found = []
+    for ref in logged_refs(folder):
+        holder = local if ref.startswith(f"{PREFIX}records/local/") or ref.startswith(f"{PREFIX}payloads/local/") \
+            else repo
+        acked = last_acknowledged(folder, ref)
+        if holder is None or acked is None or acked not in holder or ref in repo.references and holder is not repo:
+            continue
+        target = holder.references.get(ref)
+        tip = target.target if target is not None else None
+        try:
+            behind = tip is None or (tip != acked and isinstance(tip, pygit2.Oid) and holder.descendant_of(acked, tip))
+        except (pygit2.GitError, ValueError):
+            behind = False
+        if behind:
+            found.append(Restore(ref, Path(holder.path), str(acked)))
+    return found

@@ -74,7 +74,9 @@ from gitstore.providers._names import (PREFIX, WRITER_PATTERN, note_path, payloa
 from gitstore.providers._verified import FOLDER as VERIFIED
 from gitstore.providers._verified import Verified
 from gitstore.providers._packs import Objects
-from gitstore.providers._tips import LOST, acknowledged, last_acknowledged, lost_refs, rewound, tips_log
+from gitstore.providers._tips import (
+    LOST, Restore, acknowledged, last_acknowledged, lost_refs, restorable, rewound, tips_log,
+)
 from gitstore.providers._objects import (
     BLOB, BLOB_MODE, LOOSE_LIMIT, TREE, TREE_MODE, ObjectWriter, PackFirst, TreeReader, Unreadable, add_records,
     bound_pack_windows, read_blob, read_tree, tree_bytes, uncached_trees,
@@ -809,6 +811,13 @@ class GitProvider:
                 target = self._target(info.repo, info.name)
                 if target is not None:
                     self._check_tip(info, target, acked)
+
+    def restorable(self) -> list[Restore]:
+        """This clone's own refs that ``check_own_refs`` refuses for a lost acknowledged append,
+        which ``git update-ref`` to that append restores (see ``_tips.restorable``)."""
+        if self._local is None and (self.state / LOCAL / "HEAD").is_file():
+            self._local = open_local(self.repo, create=False)
+        return restorable(self.repo, self._local, self.state)
 
     def admit_only(self, scope: str) -> None:
         """From now on admit a fetched ref only when every record it adds is of ``scope``:

@@ -126,6 +126,7 @@ def _provider(report: Report, workspace: Any) -> None:
     from gitstore.store import Store
 
     config = workspace.config
+    provider = None
     try:
         provider = open_provider(config.provider, workspace.root, workspace.state, config.writer)
         manifest = provider.manifest()
@@ -133,10 +134,21 @@ def _provider(report: Report, workspace: Any) -> None:
             provider.check_own_refs()  # what every read checks first, without reading a record
         Store(provider, workspace.scope).check_policy()  # what every write (a capture too) checks first
     except GitstoreError as exc:
-        report.add("provider", FAIL, f"{config.provider}: {exc}", "gitstore verify names what is damaged")
+        restore = provider.restorable() if isinstance(provider, GitProvider) else []
+        report.add("provider", FAIL, f"{config.provider}: {exc}",
+                   "; ".join(_update_ref(workspace.root, r) for r in restore) or "gitstore verify names what is damaged")
         return
     optional = sorted(c for c in manifest.capabilities if c in ("redact-payload", "append-stream"))
     report.add("provider", OK, f"{manifest.name} ({manifest.storage}); offers {', '.join(optional) or 'the required capabilities only'}")
+
+
+def _update_ref(root: Path, restore: Any) -> str:
+    """The git command that moves one of this clone's refs forward to its acknowledged append."""
+    git_dir = Path(restore.git_dir).resolve()
+    if git_dir == (root / ".git").resolve():
+        return f"git update-ref {restore.ref} {restore.append}"
+    where = git_dir.relative_to(root.resolve()) if git_dir.is_relative_to(root.resolve()) else git_dir
+    return f"git --git-dir={shlex.quote(str(where))} update-ref {restore.ref} {restore.append}"
 
 
 def _trust(report: Report, workspace: Any) -> None:
