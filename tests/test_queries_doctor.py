@@ -214,3 +214,18 @@ def test_a_local_ref_deleted_is_restored_in_the_local_namespace_s_repository(tmp
     assert check["state"] == "fail" and check["todo"] == f"git --git-dir=.git/gitstore/local update-ref {ref} {tip}"
     run(root, check["todo"])
     assert [c["state"] for c in checks(root, "provider")] == ["ok"]
+
+
+# -- the hook log ---------------------------------------------------------------------------------------
+
+def test_a_hook_log_read_is_removed_by_the_command_printed(repo: Path) -> None:
+    from gitstore.capture.hooklog import log
+
+    init(repo)
+    log(str(repo), "codex", "capture failed: the transcript could not be read")
+    [check] = checks(repo, "hook log")
+    assert check["state"] == "warn" and "the transcript could not be read" in check["detail"], check
+    command = check["todo"].removeprefix("fix what the last lines name, then ").split(" (the log only grows")[0]
+    assert command == f"rm {repo / 'okf' / '.memory' / 'logs' / 'hooks.log'}", check["todo"]
+    run(repo, command)
+    assert [c["state"] for c in checks(repo, "hook log")] == ["ok"]

@@ -261,8 +261,8 @@ def _hook_log(report: Report, state: Path | None, root: Path | None = None) -> N
         return
     recent = " | ".join(lines[-LOG_LINES:])
     report.add("hook log", WARN, f"{len(lines)} line(s) in {path}{others}; last: {recent}",
-               "fix what the last lines name; the log only grows, so remove it once read"
-               + (" (after reading the other folders' lines too)" if others else ""))
+               f"fix what the last lines name, then rm {shlex.quote(str(path))} (the log only grows"
+               + ("; read the other folders' lines first)" if others else ")"))
 
 
 def _remotes(report: Report, workspace: Any) -> None:
