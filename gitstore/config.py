@@ -190,6 +190,18 @@ def ensure_ignored(repo: pygit2.Repository, root: Path, folder: Path) -> bool:
     return added
 
 
+def tracked_under(root: Path, folder: Path) -> list[str]:
+    """The files under ``folder`` git tracks (in its index): an ignore rule does not untrack a
+    file committed before it, so a commit would still share them."""
+    try:
+        rel = folder.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return []
+    done = subprocess.run(["git", "ls-files", "-z", "--", rel], cwd=root, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, env=_git_env())
+    return [path for path in done.stdout.split("\0") if path]
+
+
 def unignoring_rule(root: Path, folder: Path) -> str | None:
     """The ``!`` rule that keeps git from ignoring ``folder`` (or what it holds), as ``FILE:LINE:
     PATTERN`` (FILE from the root), or None when no such rule is the reason."""

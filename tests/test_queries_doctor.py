@@ -229,3 +229,16 @@ def test_a_hook_log_read_is_removed_by_the_command_printed(repo: Path) -> None:
     assert command == f"rm {repo / 'okf' / '.memory' / 'logs' / 'hooks.log'}", check["todo"]
     run(repo, command)
     assert [c["state"] for c in checks(repo, "hook log")] == ["ok"]
+
+
+def test_a_committed_config_is_named_and_untracked_by_the_command_printed(repo: Path) -> None:
+    """A config.json committed by hand gives every clone that checks it out this clone's writer id."""
+    init(repo)
+    git(repo, "add", "-f", "okf/.memory/config.json")
+    git(repo, "commit", "-q", "-m", "Everything, local state too")
+    [ignored, tracked] = checks(repo, "init")
+    assert ignored["state"] == "ok" and tracked["state"] == "fail", tracked
+    assert "git tracks 1 file(s) of okf/.memory/ (okf/.memory/config.json)" in tracked["detail"]
+    run(repo, tracked["todo"].split(" (the files stay")[0])
+    assert [c["state"] for c in checks(repo, "init")] == ["ok"]
+    assert (repo / "okf" / ".memory" / "config.json").is_file() and git(repo, "status", "--porcelain") == ""

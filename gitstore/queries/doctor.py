@@ -95,6 +95,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
                f"writer {workspace.config.writer}, state in {STATE_DIR.as_posix()}/ "
                + ("(ignored by git)" if ignored else "(NOT ignored by git: capture refuses to write there)"),
                "" if ignored else _to_ignore(workspace))
+    _tracked(report, workspace)
     _provider(report, workspace)
     _trust(report, workspace)
     _hooks(report, root, home)
@@ -106,6 +107,25 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
         _promoted(report, root)
         _snapshots(report, root, workspace.state)
     return report
+
+
+def _tracked(report: Report, workspace: Any) -> None:
+    """Files of the state folder git tracks (committed before it was ignored, or added with
+    ``--force``): a commit shares them, and a tracked config.json gives every clone that checks
+    it out this clone's writer id, so two clones would write to one writer ref."""
+    from gitstore.config import CONFIG_FILE, STATE_DIR, tracked_under
+
+    tracked = tracked_under(workspace.root, workspace.state)
+    if not tracked:
+        return
+    folder = STATE_DIR.as_posix()
+    shown = ", ".join(tracked[:3]) + (", ..." if len(tracked) > 3 else "")
+    report.add("init", FAIL if CONFIG_FILE in tracked else WARN,
+               f"git tracks {len(tracked)} file(s) of {folder}/ ({shown}): a commit shares this clone's local state"
+               + (", and every clone that checks out config.json writes as this clone"
+                  if CONFIG_FILE in tracked else ""),
+               f"git rm -r -q --cached {folder}/ && git commit -m 'Stop tracking gitstore local state' (the files stay "
+               "here, ignored)")
 
 
 def _to_ignore(workspace: Any) -> str:
@@ -136,7 +156,8 @@ def _provider(report: Report, workspace: Any) -> None:
     except GitstoreError as exc:
         restore = provider.restorable() if isinstance(provider, GitProvider) else []
         report.add("provider", FAIL, f"{config.provider}: {exc}",
-                   "; ".join(_update_ref(workspace.root, r) for r in restore) or "gitstore verify names what is damaged")
+                   "; ".join(_update_ref(workspace.root, r) for r in restore)
+                   or "gitstore verify names what is damaged")
         return
     optional = sorted(c for c in manifest.capabilities if c in ("redact-payload", "append-stream"))
     report.add("provider", OK, f"{manifest.name} ({manifest.storage}); offers {', '.join(optional) or 'the required capabilities only'}")
@@ -299,7 +320,8 @@ def _published(report: Report, root: Path, state: Path) -> None:
 
     killed = interrupted(root, state)
     if killed is not None:  # a file it was creating is written again only when asked for
-        asked = "".join(f" {flag}" for path, flag in ((CLAUDE, "--claude"), (COPILOT, "--copilot")) if path in killed[1])
+        asked = "".join(f" {flag}" for path, flag in ((CLAUDE, "--claude"), (COPILOT, "--copilot"))
+                        if path in killed[1])
         report.add("published files", WARN, f"the publish of {killed[0]} was stopped before it wrote "
                    f"{', '.join(killed[1])}", f"gitstore publish{asked}")
     try:
