@@ -152,6 +152,27 @@ def test_a_block_edited_by_hand_is_a_warning(tmp_path: Path) -> None:
                           "commit (removing one needs no promotion commit)")
 
 
+def test_a_block_naming_another_version_is_promoted_again_once_its_first_branch_is_gone(tmp_path: Path) -> None:
+    """Promoting a learning again is refused while the branch of its first promotion is there:
+    the advice deletes it first, and its promotion lands the accepted version."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    learning, line = _merged(ctx)
+    page = (root / PAGE).read_text()
+    commit_files(root, {PAGE: page.replace(learning["contentDigest"], "sha256:" + "1" * 64, 1)}, "an old version")
+    [check] = _checks(root, tmp_path)
+    assert check.state == "warn" and "not its accepted contentDigest" in check.detail, check
+    branch = f"memory/promote/{learning['id']}"
+    again = f"git branch -D {branch} && gitstore promote {learning['id']}"
+    assert check.todo == ("remove the block in a commit (removing one needs no promotion commit), then "
+                          f"{again} for its accepted version")
+    _remove_block(root, PAGE, learning["id"])
+    git(root, "branch", "-D", branch)
+    ok("promote", learning["id"], "--by", PERSON, cwd=root)
+    git(root, "merge", "-q", "--ff-only", branch)
+    assert [c.state for c in _checks(root, tmp_path)] == ["ok"]
+
+
 def test_a_retired_overlay_page_is_deleted_not_committed(tmp_path: Path) -> None:
     """The tooling overlay is on this machine only (git ignores it): its page is deleted."""
     ctx = wiki_repo(tmp_path / "widgets")

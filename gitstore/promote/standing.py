@@ -142,17 +142,35 @@ def judge_work_tree(root: Path, store: Callable[[], Store]) -> list[Judged]:
     if not placed:
         return []
     learnings = Learnings.read(store())
-    return [_judged(p, standing(p.block, learnings)) for p in placed]
+    judged = [(p, standing(p.block, learnings)) for p in placed]
+    left = _branches_left(root, {p.block.learning for p, found in judged if found.state == OTHER_VERSION})
+    return [_judged(p, found, left.get(p.block.learning)) for p, found in judged]
 
 
-def _judged(placed: Placed, found: Standing) -> Judged:
+def _branches_left(root: Path, learning_ids: set[str]) -> dict[str, str]:
+    """The promotion branches of ``learning_ids`` still in the repository at ``root`` (promoting
+    a learning again is refused while its branch is there), by learning."""
+    if not learning_ids:
+        return {}
+    import pygit2
+
+    from gitstore.promote.packet import branch_for
+
+    try:
+        repo = pygit2.Repository(str(root))
+    except pygit2.GitError:
+        return {}
+    return {i: branch_for(i) for i in sorted(learning_ids) if f"refs/heads/{branch_for(i)}" in repo.references}
+
+
+def _judged(placed: Placed, found: Standing, branch: str | None = None) -> Judged:
     block = placed.block
     why = "; ".join(found.reasons) if found.state == NOT_IN_FORCE else found.sentence
     return Judged(placed.path, block.line, block.learning, found.state, why or found.sentence,
-                  _todo(placed.path, block.learning, found))
+                  _todo(placed.path, block.learning, found, branch))
 
 
-def _todo(path: str, learning_id: str, found: Standing) -> str:
+def _todo(path: str, learning_id: str, found: Standing, branch: str | None = None) -> str:
     """What to do about a block that does not stand (empty for one that does)."""
     if found.state == IN_FORCE:
         return ""
@@ -167,7 +185,8 @@ def _todo(path: str, learning_id: str, found: Standing) -> str:
         return remove
     if found.state == OTHER_TEXT:
         return f"put back the accepted text (gitstore show {learning_id}), or {remove}"
-    return f"{remove}, then gitstore promote {learning_id} for its accepted version"
+    again = f"git branch -D {branch} && gitstore promote {learning_id}" if branch else f"gitstore promote {learning_id}"
+    return f"{remove}, then {again} for its accepted version"
 
 
 __all__ = ["BLOCK_FOLDERS", "IN_FORCE", "NOT_IN_FORCE", "OTHER_TEXT", "OTHER_VERSION", "UNKNOWN", "Judged",
