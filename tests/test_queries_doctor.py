@@ -211,7 +211,7 @@ def test_a_local_ref_deleted_is_restored_in_the_local_namespace_s_repository(tmp
     tip = git(local, "rev-parse", ref).strip()
     git(local, "update-ref", "-d", ref)
     [check] = checks(root, "provider")
-    assert check["state"] == "fail" and check["todo"] == f"git --git-dir=.git/gitstore/local update-ref {ref} {tip}"
+    assert check["state"] == "fail" and check["todo"] == f"git --git-dir={local.resolve()} update-ref {ref} {tip}", check
     run(root, check["todo"])
     assert [c["state"] for c in checks(root, "provider")] == ["ok"]
 

@@ -156,20 +156,20 @@ def _provider(report: Report, workspace: Any) -> None:
     except GitstoreError as exc:
         restore = provider.restorable() if isinstance(provider, GitProvider) else []
         report.add("provider", FAIL, f"{config.provider}: {exc}",
-                   "; ".join(_update_ref(workspace.root, r) for r in restore)
+                   "; ".join(_update_ref(workspace.repo, r) for r in restore)
                    or "gitstore verify names what is damaged")
         return
     optional = sorted(c for c in manifest.capabilities if c in ("redact-payload", "append-stream"))
     report.add("provider", OK, f"{manifest.name} ({manifest.storage}); offers {', '.join(optional) or 'the required capabilities only'}")
 
 
-def _update_ref(root: Path, restore: Any) -> str:
-    """The git command that moves one of this clone's refs forward to its acknowledged append."""
+def _update_ref(repo: Any, restore: Any) -> str:
+    """The git command that moves one of this clone's refs forward to its acknowledged append
+    (in the local namespace's own repository, named by its path, for a local ref)."""
     git_dir = Path(restore.git_dir).resolve()
-    if git_dir == (root / ".git").resolve():
+    if git_dir == Path(repo.path).resolve():
         return f"git update-ref {restore.ref} {restore.append}"
-    where = git_dir.relative_to(root.resolve()) if git_dir.is_relative_to(root.resolve()) else git_dir
-    return f"git --git-dir={shlex.quote(str(where))} update-ref {restore.ref} {restore.append}"
+    return f"git --git-dir={shlex.quote(str(git_dir))} update-ref {restore.ref} {restore.append}"
 
 
 def _trust(report: Report, workspace: Any) -> None:
