@@ -98,7 +98,7 @@ def in_work_tree(root: Path) -> list[Placed]:
     """Every promoted block in the files under ``okf/wiki/`` and ``.agents/skills/`` of the
     work tree at ``root`` (tracked or not: agents read what is there), in path order. Symbolic
     links are not followed; a file that cannot be read holds none."""
-    found = []
+    found: list[Placed] = []
     marker = blocks.MARKER_START.encode()
     for folder in BLOCK_FOLDERS:
         for dirpath, dirnames, filenames in os.walk(root / folder):
