@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -72,8 +73,10 @@ def test_each_make_target_creates_the_virtual_environment_it_needs_when_it_is_mi
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
     venv = tmp_path / ".venv"
-    done = subprocess.run(["make", "-n", target, f"VENV={venv}", "KEEP=1"], cwd=ROOT, capture_output=True,
-                          text=True, check=True)
+    outer = ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")  # under `make test` (as CI runs) this is a sub-make
+    env = {k: v for k, v in os.environ.items() if k not in outer}
+    done = subprocess.run(["make", "--no-print-directory", "-n", target, f"VENV={venv}", "KEEP=1"], cwd=ROOT,
+                          capture_output=True, text=True, check=True, env=env)
     lines = done.stdout.splitlines()
     assert lines[0] == f"test -x {venv}/bin/python || python3 -m venv {venv}", lines
     install = lines.index(f"{venv}/bin/python -m pip install --quiet -e '.[dev]'")
