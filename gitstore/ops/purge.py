@@ -32,9 +32,10 @@ def leftovers(repo: pygit2.Repository) -> tuple[list[str], Path, Path]:
     refuses a repository holding none of them."""
     refs = [name for name in repo.references if name.startswith(MEMORY)]  # sync's held refs with them
     internal = common_dir(repo) / "gitstore"  # the local namespace's repository with it
-    state = Path(repo.workdir).resolve() / STATE_DIR if repo.workdir else internal / "none"
+    root = Path(repo.workdir).resolve()  # a work tree's repository (``open_repository`` refuses a bare one)
+    state = root / STATE_DIR
     if not refs and not internal.exists() and not state.exists():
-        raise UsageError(f"gitstore has nothing to purge in {Path(repo.workdir or repo.path).resolve()}")
+        raise UsageError(f"gitstore has nothing to purge in {root}")
     return refs, internal, state
 
 

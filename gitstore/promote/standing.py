@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -131,8 +131,7 @@ class Judged:
         return f"{self.path}:{self.line}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "line": self.line, "learning": self.learning, "state": self.state,
-                "why": self.why, "todo": self.todo}
+        return asdict(self)
 
 
 def judge_work_tree(root: Path, store: Callable[[], Store]) -> list[Judged]:
