@@ -237,6 +237,44 @@ def test_a_key_added_again_is_kept_once_when_the_log_is_folded(tmp_path: Path, a
     assert content_key(b"never added") not in reopened
 
 
+@pytest.mark.parametrize("again", [COMPACT_FROM, 4 * COMPACT_FROM], ids=["same-buckets", "more-buckets"])
+def test_a_keys_file_whose_buckets_hold_their_keys_in_any_order_folds_whole(tmp_path: Path, again: int) -> None:
+    """Only the buckets' order is the format's: a keys file whose buckets hold their keys in
+    another order (as folding leaves them, or an older gitstore wrote them) folds into one that
+    knows every key once and no other, into as many buckets or into more."""
+    witness = {"memory": "m"}
+    known = 4 * COMPACT_FROM
+    keys = [content_key(b"%d" % n) for n in range(known + again)]
+    first = KnownBytes.open(tmp_path, "m", witness, lambda last: True)
+    for key in keys[:known]:
+        first.add(key)
+    first.save()
+    path = tmp_path / "m.keys"
+    data = bytearray(path.read_bytes())
+    bits, count = int.from_bytes(data[8:12], "big"), int.from_bytes(data[12:16], "big")
+    fanout = 24 + int.from_bytes(data[20:24], "big")
+    at = fanout + 4 * (1 << bits)
+    assert at + 32 * count == len(data)
+    start = 0
+    for bucket in range(1 << bits):  # each bucket's keys reversed
+        end = int.from_bytes(data[fanout + 4 * bucket:fanout + 4 * bucket + 4], "big")
+        rows = [bytes(data[at + 32 * i:at + 32 * i + 32]) for i in range(start, end)]
+        data[at + 32 * start:at + 32 * end] = b"".join(reversed(rows))
+        start = end
+    data[16:20] = zlib.crc32(data[20:]).to_bytes(4, "big")
+    path.write_bytes(bytes(data))
+    second = KnownBytes.open(tmp_path, "m", witness, lambda last: True)
+    assert all(key in second for key in keys[:known])
+    for key in keys[known // 2:]:  # half of them known already
+        second.add(key)
+    second.save()
+    assert not (tmp_path / "m.log").exists()
+    assert int.from_bytes(path.read_bytes()[12:16], "big") == known + again
+    reopened = KnownBytes.open(tmp_path, "m", witness, lambda last: True)
+    assert all(key in reopened for key in keys)
+    assert not any(content_key(b"x%d" % n) in reopened for n in range(1000))
+
+
 def test_a_torn_log_block_drops_the_memory(tmp_path: Path) -> None:
     memory_ = KnownBytes.open(tmp_path, "m", {"memory": "m"}, lambda last: True)
     memory_.add(content_key(b"a"))

@@ -43,8 +43,10 @@ import mmap
 import os
 import struct
 import zlib
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from itertools import islice
 from pathlib import Path
 
 KEY = 32
@@ -192,47 +194,81 @@ class KnownBytes:
                 os.write(descriptor, block)
             finally:
                 os.close(descriptor)
+            ordered = fresh if not self._logged else None  # the log's keys in order, when they are these
             self._logged.update(fresh)
             self._fresh.clear()
             if len(self._logged) >= max(COMPACT_FROM, self._count // 8):
-                self._compact()
+                self._compact(ordered)
 
-    def _compact(self) -> None:
+    def _compact(self, ordered: list[bytes] | None = None) -> None:
         """Write the base again with the log's keys in it, then drop the log (the caller holds
-        the lock). Each bucket is the old bucket's bytes and the new keys falling in it, so
-        folding costs a copy of the base, not a sort of every key; only when the fan-out grows
-        (the keys doubled) is every old key placed again."""
+        the lock). A bulk append folds a log an eighth as big as the base or more each time,
+        and the base grows with the store, so folding goes bucket by bucket, not key by key:
+        each bucket is the old bucket's bytes, one slice, and the log's keys falling in it
+        (found by a search in the sorted log). Only when the fan-out grows (the keys doubled)
+        is every key placed again (``_placed``). ``ordered``: the log's keys in order, if the
+        caller has them."""
         bits = max(self._bits, _bits_for(self._count + len(self._logged)))
-        shift = 24 - bits
-        buckets: list[list[bytes]] = [[] for _ in range(1 << bits)]
-        again = bits != self._bits  # the old buckets split: each old key finds its new one
-        for key in (self._logged if not again else self._logged.union(self._base_keys())):
-            buckets[int.from_bytes(key[:3], "big") >> shift].append(key)
-        parts: list[bytes] = []
-        fanout: list[int] = []
-        total = 0
-        for bucket, fresh in enumerate(buckets):
-            if not again and self._count:
-                start, end = self._bucket(bucket)
-                old = self._base[start:end]
-                parts.append(old)
-                total += len(old) // KEY
-                if fresh and old:
-                    fresh = [key for key in fresh if not _holds(old, key)]
-            parts.extend(fresh)
-            total += len(fresh)
-            fanout.append(total)
+        fresh = ordered if ordered is not None else sorted(self._logged)
+        if bits == self._bits and self._count:
+            parts, fanout = self._folded(fresh)
+        else:
+            parts, fanout = self._placed(bits, fresh)
         witness = json.dumps(self.witness, sort_keys=True).encode()
         body = b"".join((_U32.pack(len(witness)), witness, struct.pack(f">{len(fanout)}I", *fanout), *parts))
-        data = _BASE.pack(_MAGIC, bits, total, zlib.crc32(body)) + body
+        data = _BASE.pack(_MAGIC, bits, fanout[-1], zlib.crc32(body)) + body
         temporary = self.keys_path.with_name(f"{self.keys_path.name}.{os.getpid()}")
         temporary.write_bytes(data)
         os.replace(temporary, self.keys_path)
         self.log_path.unlink(missing_ok=True)
-        self._base, self._bits, self._count = data, bits, total
+        self._base, self._bits, self._count = data, bits, fanout[-1]
         self._fanout = _BASE.size + 4 + len(witness)
         self._keys = self._fanout + 4 * len(fanout)
         self._logged.clear()
+
+    def _folded(self, fresh: list[bytes]) -> tuple[list[bytes], list[int]]:
+        """The keys' bytes and the fan-out, the base's buckets kept as they are and the log's
+        keys (``fresh``, in order) added to theirs, those the base holds already dropped."""
+        base, first, shift, buckets = self._base, self._keys, 24 - self._bits, 1 << self._bits
+        ends = struct.unpack_from(f">{buckets}I", base, self._fanout)
+        parts: list[bytes] = []
+        fanout: list[int] = []
+        start = taken = added = 0
+        for bucket, end in enumerate(ends):
+            upto = bisect_left(fresh, ((bucket + 1) << shift).to_bytes(3, "big"), taken) if bucket + 1 < buckets \
+                else len(fresh)
+            old = base[first + KEY * start:first + KEY * end]
+            parts.append(old)
+            if upto > taken:
+                for key in fresh[taken:upto]:
+                    if old.find(key) == -1 or not _holds(old, key):  # found only across two keys
+                        parts.append(key)
+                        added += 1
+                taken = upto
+            fanout.append(end + added)
+            start = end
+        return parts, fanout
+
+    def _placed(self, bits: int, fresh: list[bytes]) -> tuple[list[bytes], list[int]]:
+        """The keys (the base's and the log's, ``fresh`` in order, each key once) in order, and
+        the fan-out for ``bits``. The base's buckets are in order, so sorting each bucket puts
+        the base in order; then the log's keys are merged in (two sorted runs)."""
+        base, first = self._base, self._keys
+        keys = [base[offset:offset + KEY] for offset in range(first, first + KEY * self._count, KEY)]
+        if self._count:
+            start = 0
+            for end in struct.unpack_from(f">{1 << self._bits}I", base, self._fanout):
+                if end - start > 1:
+                    keys[start:end] = sorted(keys[start:end])
+                start = end
+        keys += fresh
+        keys.sort()
+        if any(map(bytes.__eq__, keys, islice(keys, 1, None))):  # a key of the log the base holds
+            keys = list(dict.fromkeys(keys))
+        shift = 24 - bits
+        fanout = [bisect_left(keys, ((bucket + 1) << shift).to_bytes(3, "big")) for bucket in range((1 << bits) - 1)]
+        fanout.append(len(keys))
+        return keys, fanout
 
     def _bucket(self, bucket: int) -> tuple[int, int]:
         """Where a bucket's keys are in the base (byte offsets)."""
@@ -240,10 +276,6 @@ class KnownBytes:
         start = _U32.unpack_from(base, fanout + 4 * bucket - 4)[0] if bucket else 0
         end = _U32.unpack_from(base, fanout + 4 * bucket)[0]
         return self._keys + KEY * start, self._keys + KEY * end
-
-    def _base_keys(self) -> Iterator[bytes]:
-        base, start = self._base, self._keys
-        return (base[offset:offset + KEY] for offset in range(start, start + KEY * self._count, KEY))
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
