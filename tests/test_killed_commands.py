@@ -151,6 +151,23 @@ def test_a_publish_asked_for_claude_md_killed_before_it_is_finished_by_the_comma
     assert [c["state"] for c in doctor(root)["published files"]] == ["ok"]
 
 
+def test_a_publish_killed_before_a_file_is_still_named_after_a_later_command_rewrote_the_others(
+        shared_world: World, tmp_path: Path) -> None:  # noqa: F811
+    """A retirement rewrites the published files that exist, with a snapshot of its own: the
+    killed publish's CLAUDE.md, never written, is still named, with the command that writes it."""
+    root = _unpublished(shared_world, tmp_path)
+    killed(root, "after:gitstore.deliver.snapshots:write_file#1", "publish", "--claude")
+    cli.ok("retire", shared_world.ids["jitter"], "--reason", "no longer holds", *BY, cwd=root)
+    assert not (root / "CLAUDE.md").exists()
+    [stopped] = [c for c in doctor(root)["published files"] if c["state"] != "ok"]
+    assert stopped["state"] == "warn" and "stopped before it wrote CLAUDE.md" in stopped["detail"], stopped
+    assert stopped["todo"] == "gitstore publish --claude", stopped
+
+    cli.ok(*stopped["todo"].split()[1:], cwd=root)
+    assert (root / "CLAUDE.md").exists()
+    assert [c["state"] for c in doctor(root)["published files"]] == ["ok"]
+
+
 def test_a_publish_killed_before_it_wrote_a_file_is_no_publish_to_roll_back(
         shared_world: World, tmp_path: Path) -> None:  # noqa: F811
     root = _unpublished(shared_world, tmp_path)

@@ -132,13 +132,25 @@ def _manifest(snapshot: Path) -> list[dict[str, Any]]:
 
 
 def interrupted(root: Path, state: Path) -> tuple[str, list[str]] | None:
-    """The newest snapshot, when its publish was killed before it wrote every file: its name
-    and the files that do not hold what it was writing; else None."""
-    snapshot = latest(state)
-    if snapshot is None or not (snapshot / PENDING).exists():
+    """The newest snapshot whose publish was killed before it wrote every file, and the files
+    it did not write that no later publish has written since; else None. A later publish (one
+    a retirement or withdrawal makes too) rewrites only the files it writes, so a file the
+    killed one was creating stays unwritten after it. Only snapshots still marked pending, and
+    those newer than the oldest of them, are read."""
+    found = _snapshots(state)
+    pending = [i for i, snapshot in enumerate(found) if (snapshot / PENDING).exists()]
+    if not pending:
         return None
-    left = [e["path"] for e in _manifest(snapshot) if _digest(_read(root / e["path"])) != e["after"]]
-    return (snapshot.name, left) if left else None
+    written_since: set[str] = set()
+    for snapshot in reversed(found[pending[0]:]):
+        manifest = _manifest(snapshot)
+        if (snapshot / PENDING).exists():
+            left = [e["path"] for e in manifest
+                    if e["path"] not in written_since and _digest(_read(root / e["path"])) != e["after"]]
+            if left:
+                return snapshot.name, left
+        written_since.update(e["path"] for e in manifest)
+    return None
 
 
 def _snapshots(state: Path) -> list[Path]:
