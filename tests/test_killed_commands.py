@@ -403,6 +403,26 @@ def test_a_gc_killed_midway_is_named_and_finishes_when_run_again(
     sound(root)
 
 
+def test_a_gc_killed_before_it_wrote_the_multi_pack_index_and_commit_graph_again_leaves_them_whole_once_run_again(
+        shared_world: World, tmp_path: Path) -> None:  # noqa: F811
+    """A multi-pack index and a commit graph name the packs and commits gc erases; gc writes them
+    again after its last pack. Killed right after the pack, the next gc (which finds nothing
+    left to erase) still writes them again: they do not go on naming what is gone."""
+    root = _redacted_in_a_pack(shared_world, tmp_path)
+    for argv in (["multi-pack-index", "write"], ["commit-graph", "write", "--reachable"]):
+        subprocess.run(["git", *argv], cwd=root, check=True, capture_output=True)
+    killed(root, "after:gitstore.providers._gc_git:Collector._rewrite_pack", "gc")
+    sound(root)
+
+    cli.ok("gc", cwd=root)
+    assert ZH not in _every_object(root)
+    for argv in (["multi-pack-index", "verify"], ["commit-graph", "verify"], ["fsck", "--no-dangling"]):
+        checked = subprocess.run(["git", *argv], cwd=root, capture_output=True, text=True)
+        assert checked.returncode == 0 and "error" not in checked.stderr and "fail" not in checked.stderr, \
+            (argv, checked.stderr)
+    assert "unfinished" not in doctor(root)
+
+
 # -- accept: one append; the published files follow at the loop's next publish ----------------------
 
 def test_an_accept_killed_after_its_append_is_not_recorded_twice_and_the_loop_publishes_it(

@@ -116,3 +116,24 @@ def _plant_orphan_payload(provider: GitProvider, record: dict[str, Any]) -> None
                                                         "GIT_COMMITTER_EMAIL": "gitstore@localhost"}).stdout.strip()
     git(repo, "update-ref", ref, commit)
     (repo / ".git" / "snapshot-index").unlink()
+
+
+@pytest.mark.parametrize("bitmap", [False, True], ids=["index", "index-and-bitmap"])
+def test_gc_writes_a_multi_pack_index_and_commit_graph_that_name_only_what_stays(
+        lived_in: dict[str, str], monkeypatch: pytest.MonkeyPatch, bitmap: bool) -> None:
+    """Where the user keeps a multi-pack index (with a bitmap or not) and a commit graph, gc
+    writes them again without the pack it rewrote and the commits it erased: git checks them
+    whole after."""
+    repo = Path(lived_in["repo"])
+    git(repo, "multi-pack-index", "write", *(["--bitmap"] if bitmap else []))
+    git(repo, "commit-graph", "write", "--reachable")
+    monkeypatch.chdir(repo)
+    assert main(["redact", "--comment", "github:comment:100", "--reason", "asked", "--by", "github:9"]) == 0
+    assert main(["gc"]) == 0
+    assert SECRET[:8].encode() not in all_objects(repo)
+    pack = repo / ".git" / "objects" / "pack"
+    assert (pack / "multi-pack-index").exists() and any(pack.glob("multi-pack-index-*.bitmap")) == bitmap
+    for argv in (["multi-pack-index", "verify"], ["commit-graph", "verify"], ["fsck", "--strict"]):
+        checked = subprocess.run(["git", *argv], cwd=repo, capture_output=True, text=True)
+        assert checked.returncode == 0 and not checked.stderr.strip(), (argv, checked.stderr)
+    assert main(["verify"]) == 0

@@ -23,7 +23,8 @@ repository memory writes to (the repository itself, and the local namespace's ow
 Nothing git can reach, and no unreachable object of anyone else, is touched. Scratch packs and
 journals left by killed appends go too. A pack written again is named in a journal of gc's own
 (``gc-dropping``) before its old files go, its index first: a gc killed meanwhile leaves some
-of them, and the next gc removes exactly those.
+of them, and the next gc removes exactly those and writes the multi-pack index, commit graph
+and server info again (the killed one may have stopped before it did).
 """
 
 from __future__ import annotations
@@ -55,10 +56,14 @@ def collect(shared: pygit2.Repository, state: Path) -> int:
     the local namespace's beside it), ``state`` being the provider's state folder; the caller
     holds every append back. Returns how many objects and leftover files went."""
     pending = _journaled(state / PENDING)
+    resumed = (state / DROPPING).exists()  # a gc killed once it began removing packs
     erased = _dropped(state / DROPPING)
     local = open_local(shared, create=False)
     for repo, namespace in [(shared, "shared"), *([(local, "local")] if local is not None else [])]:
-        erased += Collector(repo, pending, _acknowledged(state, namespace), state / DROPPING).run()
+        collector = Collector(repo, pending, _acknowledged(state, namespace), state / DROPPING)
+        erased += collector.run()
+        if resumed and not collector.erased:  # what it killed gc had not written again yet
+            collector.write_indexes(packs=True, commits=True)
     (state / DROPPING).unlink(missing_ok=True)
     for folder in (state / SCRATCH, state / PENDING):
         if folder.is_dir():
@@ -116,6 +121,7 @@ class Collector:
         self.objects_dir = self.git_dir / "objects"
         self.pending = pending
         self.keep = keep
+        self.erased = False  # whether run erased anything (and wrote the indexes again)
 
     def run(self) -> int:
         self._expire_memory_reflogs()
@@ -134,6 +140,7 @@ class Collector:
         if not garbage:
             return 0
         self._erase(garbage, places, any(types.get(oid) == "commit" for oid in garbage))
+        self.erased = True
         return len(garbage)
 
     # -- what is there, and what git can reach -------------------------------------------------
@@ -206,9 +213,20 @@ class Collector:
                     place.unlink(missing_ok=True)
         for index in sorted(packs):
             self._rewrite_pack(index, garbage)
-        info = self.objects_dir / "info"
-        if packs and (self.objects_dir / "pack" / "multi-pack-index").exists():
-            bitmap = any((self.objects_dir / "pack").glob("multi-pack-index-*.bitmap"))
+        self.write_indexes(packs=bool(packs), commits=commits)
+
+    def write_indexes(self, *, packs: bool, commits: bool) -> None:
+        """Write again, where the repository has them, what names packs (the multi-pack index,
+        the server info) when ``packs`` changed, and the commit graph when ``commits`` went."""
+        info, folder = self.objects_dir / "info", self.objects_dir / "pack"
+        if packs and (folder / "multi-pack-index").exists():
+            # git carries the packs an existing index names into the one it writes, removed or
+            # not: the index and its bitmap and reverse index go first (readers look in the
+            # packs meanwhile)
+            bitmap = any(folder.glob("multi-pack-index-*.bitmap"))
+            for old in [folder / "multi-pack-index", *folder.glob("multi-pack-index-*.bitmap"),
+                        *folder.glob("multi-pack-index-*.rev")]:
+                old.unlink(missing_ok=True)
             run_git(self.git_dir, "multi-pack-index", "write", *(["--bitmap"] if bitmap else []))
         if commits and (info / "commit-graphs").is_dir():
             run_git(self.git_dir, "commit-graph", "write", "--reachable", "--split=replace")
