@@ -47,6 +47,14 @@ Measured (10 chunks, 2 shared cores, two runs one after the other, 2026-12-02):
   asked first among a pair: appends 13.49x and 12.85x, verify 3.23 s -> 35.39 s, 10.95x, and
   3.24 s -> 35.38 s, 10.92x (goal met in both), peak RSS 336 MB and 338 MB.
 
+Once the memory of checked record bytes (``_known``) folded its log bucket by bucket instead of
+key by key (2026-12-03; each bulk append folds 100,000 keys into a keys file as big as the
+store, which cost about 0.1 s more per 100,000 records stored), on a machine like the first,
+with other work beside it: first chunk 6.96 s and 7.54 s, chunks 8.17, 8.50, 8.64, 8.95, 9.16,
+9.35, 9.86, 9.77, 9.79 s: 12.30x; verify 4.66 s and 5.06 s -> 49.12 s, 10.11x, peak RSS 182 MB ->
+336 MB; fast-import 7.28 s and 6.82 s first, 72.97 s the tenth, 43.02x, and gitstore 3.40 times
+its records per CPU second.
+
 Earlier single-baseline runs measured 13.4x to 15.0x for appends and 10.4x to 13.9x for
 verify, with the same costs per chunk: their spread was the baseline's.
 
