@@ -383,3 +383,66 @@ def test_redact_forgets_a_snapshot_folder_that_is_gone(tmp_path: Path, ctx: Cont
                            "--json", cwd=root))
     assert second["snapshotFoldersGone"] == [] and second["snapshotsScrubbed"] == [str(kept / name)]
     assert (gone / name).read_bytes() == copy, "a forgotten folder is searched no more"
+
+
+def _waiting_on(pid: int, lock: Path) -> bool:
+    """Whether process ``pid`` is blocked waiting for a ``flock`` on the file ``lock``."""
+    inode = f":{lock.stat().st_ino} "
+    return any(line.split()[1] == "->" and f" {pid} " in line and inode in line
+               for line in Path("/proc/locks").read_text().splitlines() if len(line.split()) > 2)
+
+
+@pytest.mark.skipif(not Path("/proc/locks").exists(), reason="needs /proc/locks to see a process wait for a lock")
+def test_a_redaction_made_while_an_import_saves_reaches_the_file_the_import_saves_after_it(
+        ctx: Context, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An import decides which comments it saves without text, then saves. A redaction made in
+    between, by another process, waits for the import and then scrubs what it saved: the text
+    is on disk nowhere once both are done."""
+    import sys
+    import threading
+
+    import gitstore.capture.github as github_module
+    from .cli import ok
+
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    root = ctx.workspace.root
+    with serve(github):
+        ok("import", "github", "--repo", REPO, "--api-url", github.url, "--pr", "2", "--by", BY, cwd=root)
+    saved = root / "okf/.memory/inbox/github/Codertocat--Hello-World--pr-2.json"
+    assert b"Agreed, more emoji." in saved.read_bytes()
+
+    deciding, go = threading.Event(), threading.Event()
+    real_save = github_module.save
+
+    def paused_save(path: Path, data: bytes) -> None:  # the import has decided what to leave out
+        deciding.set()
+        go.wait(60)
+        real_save(path, data)
+
+    monkeypatch.setattr(github_module, "save", paused_save)
+    failed: list[BaseException] = []
+
+    def importing() -> None:
+        try:
+            import_github(Context.open(str(root)), REPO, BY, pulls=[2], api=github.url, token=None)
+        except BaseException as exc:  # noqa: BLE001 - the test thread reports it
+            failed.append(exc)
+
+    with serve(github):
+        thread = threading.Thread(target=importing)
+        thread.start()
+        assert deciding.wait(60)
+    redact = subprocess.Popen([sys.executable, "-m", "gitstore", "redact", "--comment", "github:comment:284312999",
+                               "--reason", "asked", "--by", BY], cwd=root, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    lock = root / "okf" / ".memory" / "github-snapshots.lock"
+    try:
+        while redact.poll() is None and not (lock.exists() and _waiting_on(redact.pid, lock)):
+            threading.Event().wait(0.02)
+    finally:
+        go.set()
+        thread.join(60)
+    out, err = redact.communicate(timeout=120)
+    assert redact.returncode == 0 and not failed, (out, err, failed)
+    assert b"Agreed, more emoji." not in saved.read_bytes()
+    assert "removed its text from the saved GitHub snapshot" in out, out

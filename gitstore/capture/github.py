@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
-from gitstore.capture.saved import FORMAT, file_name, inbox, remember, save, scrub
+from gitstore.capture.saved import FORMAT, exclusive, file_name, inbox, remember, save, scrub
 from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
 
 DEFAULT_API = "https://api.github.com"
@@ -372,9 +372,7 @@ def import_github(ctx: Any, repo: str, by: str, *, since: str | None = None, pul
                   api: str | None = None, token: str | None = None, out: Path | None = None,
                   http: Http | None = None, sleep: Callable[[float], None] = time.sleep) -> GithubReport:
     """Fetch, save and import the snapshots; one failing import does not stop the others."""
-    from gitstore.capture.inbox import stored_snapshots
-    from gitstore.capture.reviews import KnownReviews, check_repository, import_loaded
-    from gitstore.records.canonical import canonicalize, sha256_digest
+    from gitstore.capture.reviews import check_repository
 
     check_repository(ctx, repo, "--repo names")
     fetched = fetch(repo, api=api or api_from_environment(), token=token, since=since, pulls=pulls,
@@ -384,10 +382,22 @@ def import_github(ctx: Any, repo: str, by: str, *, since: str | None = None, pul
     report = GithubReport(repo, since, listing=fetched.listing, requests=fetched.requests)
     if not fetched.snapshots:
         return report
-    remember(ctx.workspace.state, folder)  # before any file is there: a redaction must find them all
+    with exclusive(ctx.workspace.state):  # a scrub waits, then finds every file saved here
+        remember(ctx.workspace.state, folder)  # before any file is there: a redaction must find them all
+        _save_and_import(ctx, repo, by, fetched.snapshots, folder, report)
+    return report
+
+
+def _save_and_import(ctx: Any, repo: str, by: str, snapshots: list[Fetched], folder: Path,
+                     report: GithubReport) -> None:
+    """Save each snapshot without the text memory removed, and import those not stored yet."""
+    from gitstore.capture.inbox import stored_snapshots
+    from gitstore.capture.reviews import KnownReviews, import_loaded
+    from gitstore.records.canonical import canonicalize, sha256_digest
+
     stored = stored_snapshots(ctx)
     known = KnownReviews.load(ctx)  # read once, then kept up to date by each import
-    for item in fetched.snapshots:
+    for item in snapshots:
         as_served = sha256_digest(canonicalize(item.snapshot))
         scrub(item.snapshot, known.redacted)  # text removed from memory is not saved or imported again
         canonical = canonicalize(item.snapshot)
@@ -402,4 +412,3 @@ def import_github(ctx: Any, repo: str, by: str, *, since: str | None = None, pul
                 result.outcome = "failed"
                 result.problems.append(str(exc))
         report.pulls.append(result)
-    return report

@@ -18,15 +18,24 @@ Which redactions the snapshots here reflect is noted in ``okf/.memory/github-sna
 snapshot), so a redaction that arrives from another clone is applied once, and again only when
 applying it failed.
 
+An import decides which comments it leaves without text when it starts and saves snapshots
+until it ends; a scrub (``redact``, or a redaction ``sync`` brought) that ran meanwhile would
+miss what the import saved after it, and note the redaction applied all the same. Both hold
+``okf/.memory/github-snapshots.lock`` (``exclusive``) while they decide and write, so a scrub
+waits for an import under way and then finds every file it saved, and an import that starts
+after a scrub knows the redaction.
+
 This module reads snapshot files itself, not through the review importer, which redacts the
 comments a GitHub deletion removed: it sits below both.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +49,20 @@ MAX_SNAPSHOT_BYTES = 256 << 20  # one snapshot or webhook delivery file
 TEXTS = ("body", "body_text", "body_html")  # where GitHub puts a comment's words
 FOLDERS = "github-snapshot-folders.jsonl"  # in the state folder: the other folders snapshots went to
 APPLIED = "github-snapshots-scrubbed.json"  # in the state folder: the removed payloads applied to them
+LOCK = "github-snapshots.lock"  # in the state folder: held by an import saving snapshots and by a scrub
+
+
+@contextmanager
+def exclusive(state: Path) -> Iterator[None]:
+    """Hold the snapshots' lock (``flock``, dropped by the kernel if the process dies) while an
+    import decides what it leaves out and saves, or a scrub reads, rewrites and notes."""
+    state.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(state / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)
 
 
 def inbox(state: Path) -> Path:

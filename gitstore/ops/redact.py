@@ -210,16 +210,17 @@ def _scrub_snapshots(ctx: Context, view: View, report: RedactionReport) -> None:
     them: gc erases it from storage, and these files are memory's own copies. A file that cannot
     be rewritten is named; once none is left, the removals count as applied to the snapshots
     (a sync does not scrub for them again)."""
-    from gitstore.capture.saved import Applied, mark_applied, scrub_everywhere
+    from gitstore.capture.saved import Applied, exclusive, mark_applied, scrub_everywhere
 
-    done = scrub_everywhere(ctx.workspace.state, {report.source_id})
+    with exclusive(ctx.workspace.state):  # an import under way saves first: its files are scrubbed too
+        done = scrub_everywhere(ctx.workspace.state, {report.source_id})
+        if not done.failed:
+            with suppress(OSError):  # not noted: the next sync only scrubs again
+                mark_applied(ctx.workspace.state, {view.events[e]["payloadDigest"] for e in report.events})
     shown = Applied.of(done, ctx.workspace.root)
     report.scrubbed.extend(shown.scrubbed)
     report.forgotten.extend(shown.forgotten)
     report.not_scrubbed.extend(shown.failed)
-    if not done.failed:
-        with suppress(OSError):  # not noted: the next sync only scrubs again
-            mark_applied(ctx.workspace.state, {view.events[e]["payloadDigest"] for e in report.events})
 
 
 def _follow_ups(view: View, event_ids: set[str], report: RedactionReport) -> None:

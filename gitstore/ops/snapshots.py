@@ -16,7 +16,7 @@ from __future__ import annotations
 from contextlib import suppress
 from typing import cast
 
-from gitstore.capture.saved import (Applied, Scrubbed, applied, holding, mark_applied, saved_anywhere,
+from gitstore.capture.saved import (Applied, Scrubbed, applied, exclusive, holding, mark_applied, saved_anywhere,
                                     scrub_everywhere, shown)
 from gitstore.context import Context
 from gitstore.providers import AttestingProvider
@@ -45,10 +45,11 @@ def apply_redactions(ctx: Context) -> Applied:
     if not todo:
         return Applied()
     state = ctx.workspace.state
-    done = scrub_everywhere(state, redacted_comments(ctx)) if saved_anywhere(state) else Scrubbed()
-    if not done.failed:
-        with suppress(OSError):  # not noted: the next run only scrubs again
-            mark_applied(state, todo)
+    with exclusive(state):  # an import under way saves first: its files are scrubbed too
+        done = scrub_everywhere(state, redacted_comments(ctx)) if saved_anywhere(state) else Scrubbed()
+        if not done.failed:
+            with suppress(OSError):  # not noted: the next run only scrubs again
+                mark_applied(state, todo)
     return Applied.of(done, ctx.workspace.root)
 
 
