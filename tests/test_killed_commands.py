@@ -6,6 +6,7 @@ again finishes the job without recording anything twice or losing anything."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -19,14 +20,17 @@ from . import cli
 from .delivery_world import World, shared_world  # noqa: F401 - a fixture
 
 KILL_AT = Path(__file__).with_name("kill_at.py")
+ROOT = Path(__file__).resolve().parent.parent
 BY = ("--by", "github:9")
 
 
 def killed(root: Path, at: str, *args: str) -> None:
     """Run ``gitstore ARGS`` in ``root`` in a process of its own, killed with SIGKILL at ``at``
-    (``before|after:MODULE:FUNCTION[#N]``, see ``kill_at``)."""
+    (``before|after:MODULE:FUNCTION[#N]``, see ``kill_at``), importing gitstore from this tree
+    (not from wherever the interpreter has it installed)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     done = subprocess.run([sys.executable, str(KILL_AT), at, *args], cwd=root, capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, env=env)
     assert done.returncode == -signal.SIGKILL, (at, args, done.returncode, done.stdout, done.stderr)
 
 
