@@ -12,6 +12,9 @@ Messages are one line and name the record, file or value at fault.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 
 class GitstoreError(Exception):
     """Root of every error gitstore raises on purpose."""
@@ -49,7 +52,13 @@ class NotAuthorised(Refused):
 class AlreadyDone(Refused):
     """What the operation would record is recorded already (a run killed after its append, run
     again; or another clone's): nothing is written twice, and a command may still finish the
-    steps that follow the record, such as bringing published files up to date."""
+    steps that follow the record, such as bringing published files up to date. ``recorded``
+    holds the records that made it so, for a command to tell a run of its own among them
+    (``gitstore.ops.unfinished.once``)."""
+
+    def __init__(self, message: str, recorded: Sequence[Mapping[str, Any]] = ()) -> None:
+        super().__init__(message)
+        self.recorded = tuple(recorded)
 
 
 class UsageError(GitstoreError):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -68,41 +69,70 @@ def _grant_for_instruction(root: Path) -> str:
 
 # -- withdraw and retire: the append, then the published files ---------------------------------------
 
-def test_a_withdrawal_killed_before_the_published_files_is_finished_by_running_it_again(
-        shared_world: World, tmp_path: Path) -> None:  # noqa: F811
+AGAIN = "finished what an earlier run left undone: "
+
+
+def _taking_out(command: str, world: World, root: Path) -> tuple[tuple[str, ...], str]:
+    """The command line that takes ``jitter`` out of force, and its refusal once done."""
+    if command == "withdraw":
+        grant = _grant_for_instruction(root)
+        return ("withdraw", grant, "--purpose", "instruction", *BY), f"{grant} is already withdrawn for instruction"
+    learning = world.ids["jitter"]
+    return ("retire", learning, "--reason", "no longer holds", *BY), f"{learning} is already retired"
+
+
+@pytest.mark.parametrize("command", ["withdraw", "retire"])
+@pytest.mark.parametrize(("at", "as_json"), [
+    ("after:gitstore.store:Store.append", False),  # nothing printed
+    ("before:gitstore.cli.{command}:keep_current", True),  # the record printed, the files not rewritten
+])
+def test_a_command_killed_before_the_published_files_is_finished_by_running_it_again_and_succeeds(
+        shared_world: World, tmp_path: Path, command: str, at: str, as_json: bool) -> None:  # noqa: F811
     root = published(shared_world, tmp_path)
-    grant = _grant_for_instruction(root)
-    argv = ("withdraw", grant, "--purpose", "instruction", *BY)
-    killed(root, "after:gitstore.store:Store.append", *argv)
+    argv, refusal = _taking_out(command, shared_world, root)
+    killed(root, at.format(command=command), *argv)
     sound(root)
-    [stale] = doctor(root)["published files"]
+    checks = doctor(root)
+    [stale] = checks["published files"]
     assert stale["state"] == "fail" and stale["todo"] == "gitstore publish", stale
     assert shared_world.ids["jitter"] in stale["detail"]
+    [note] = checks["unfinished"]
+    assert note["state"] == "warn" and note["todo"] == shlex.join(["gitstore", *argv[:-2]]), note
 
-    again = cli.gitstore(*argv, cwd=root)
-    assert again.returncode == 1 and "is already withdrawn for instruction" in again.stderr, again
-    assert "rewrote the published AGENTS.md" in again.stdout, again.stdout
+    again = cli.gitstore(*argv, *(["--json"] if as_json else []), cwd=root)
+    assert again.returncode == 0, again
+    stored = audit(root, command)[-1]  # the killed run's
+    if as_json:
+        assert json.loads(again.stdout)["digest"] in stored["records"], again.stdout  # the record the killed run stored
+        assert again.stderr.startswith(AGAIN) and "rewrote the published AGENTS.md" in again.stderr, again.stderr
+    else:
+        assert again.stdout.startswith(AGAIN) and "rewrote the published AGENTS.md" in again.stdout, again.stdout
     assert shared_world.ids["jitter"] not in (root / "AGENTS.md").read_text()
-    assert [c["state"] for c in doctor(root)["published files"]] == ["ok"]
-    assert len(audit(root, "withdraw")) == 2  # the world's own, and this one once
+    checks = doctor(root)
+    assert [c["state"] for c in checks["published files"]] == ["ok"] and "unfinished" not in checks
+    assert len(audit(root, command)) == 2  # the world's own, and this one once
+
+    repeated = cli.gitstore(*argv, cwd=root)
+    assert repeated.returncode == 1 and refusal in repeated.stderr and AGAIN not in repeated.stdout, repeated
+    assert len(audit(root, command)) == 2
 
 
-def test_a_retirement_killed_before_the_published_files_is_finished_by_running_it_again(
+def test_a_command_killed_before_its_append_does_not_pass_off_another_decision_as_its_own(
         shared_world: World, tmp_path: Path) -> None:  # noqa: F811
-    root = published(shared_world, tmp_path)
-    learning = shared_world.ids["jitter"]
-    argv = ("retire", learning, "--reason", "no longer holds", *BY)
-    killed(root, "after:gitstore.store:Store.append", *argv)
-    sound(root)
-    [stale] = doctor(root)["published files"]
-    assert stale["state"] == "fail" and learning in stale["detail"] and stale["todo"] == "gitstore publish", stale
+    """The killed run recorded nothing; the learning is retired by someone else meanwhile: the
+    command run again is refused as a second request, and the killed run's note goes."""
+    from gitstore.context import Context
+    from gitstore.ops import learning
 
-    again = cli.gitstore(*argv, cwd=root)
-    assert again.returncode == 1 and f"{learning} is already retired" in again.stderr, again
-    assert "rewrote the published AGENTS.md" in again.stdout, again.stdout
-    assert learning not in (root / "AGENTS.md").read_text()
-    assert [c["state"] for c in doctor(root)["published files"]] == ["ok"]
-    assert len(audit(root, "retire")) == 2  # the world's own, and this one once
+    root = published(shared_world, tmp_path)
+    argv, refusal = _taking_out("retire", shared_world, root)
+    killed(root, "before:gitstore.store:Store.append", *argv)
+    assert "unfinished" in doctor(root)
+    learning.retire(Context.open(str(root)), shared_world.ids["jitter"], "github:10", "superseded")
+    refused = cli.gitstore(*argv, cwd=root)
+    assert refused.returncode == 1 and refusal in refused.stderr and AGAIN not in refused.stdout, refused
+    assert "rewrote the published AGENTS.md" in refused.stdout, "a refusal still brings the files up to date"
+    assert "unfinished" not in doctor(root)
 
 
 # -- publish: its snapshot for rollback, then each file ---------------------------------------------
@@ -427,10 +457,14 @@ def test_a_gc_killed_before_it_wrote_the_multi_pack_index_and_commit_graph_again
     assert "unfinished" not in doctor(root)
 
 
-# -- accept: one append; the published files follow at the loop's next publish ----------------------
+# -- accept: one append, then whether agents get it; the published files follow at the loop's next publish
 
-def test_an_accept_killed_after_its_append_is_not_recorded_twice_and_the_loop_publishes_it(
-        shared_world: World, tmp_path: Path) -> None:  # noqa: F811
+@pytest.mark.parametrize(("at", "as_json"), [
+    ("after:gitstore.store:Store.append", False),
+    ("before:gitstore.queries.learnings:standing", True),
+])
+def test_an_accept_killed_after_its_append_is_finished_by_running_it_again_and_the_loop_publishes_it(
+        shared_world: World, tmp_path: Path, at: str, as_json: bool) -> None:  # noqa: F811
     from gitstore.context import Context
 
     from .world import Thread, propose, ref
@@ -444,13 +478,28 @@ def test_an_accept_killed_after_its_append_is_not_recorded_twice_and_the_loop_pu
     config = root / "okf" / ".memory" / "config.json"
     config.write_text(json.dumps({**json.loads(config.read_text()), "loop": {"steps": {"publish": {}}}}))
     argv = ("accept", proposal["id"], "--review-digest", proposal["reviewDigest"], *BY)
-    killed(root, "after:gitstore.store:Store.append", *argv)
+    killed(root, at, *argv)
     sound(root)
-    [behind] = doctor(root)["published files"]
+    checks = doctor(root)
+    [behind] = checks["published files"]
     assert behind["state"] == "warn" and behind["todo"] == "gitstore publish", behind
+    [note] = checks["unfinished"]
+    assert note["state"] == "warn" and note["todo"] == " ".join(["gitstore", *argv[:-2]]), note
 
-    again = cli.fails(1, *argv, cwd=root)
-    assert f"{proposal['id']} is already accepted at this reviewDigest" in again, again
+    again = cli.gitstore(*argv, *(["--json"] if as_json else []), cwd=root)
+    assert again.returncode == 0, again
+    [decided] = [a for a in audit(root, "accept") if proposal["id"] in a["subjects"]]
+    if as_json:
+        shown = json.loads(again.stdout)
+        assert shown["digest"] in decided["records"] and shown["standing"]["inForce"], shown
+        assert again.stderr == f"{AGAIN}accepted {proposal['id']} (version 2)\n", again.stderr
+    else:
+        assert again.stdout == f"{AGAIN}accepted {proposal['id']} (version 2)\n", again.stdout
+    assert "unfinished" not in doctor(root)
+
+    repeated = cli.gitstore(*argv, cwd=root)
+    assert repeated.returncode == 1, repeated
+    assert f"{proposal['id']} is already accepted at this reviewDigest" in repeated.stderr, repeated
     assert len([a for a in audit(root, "accept") if proposal["id"] in a["subjects"]]) == 1
     assert cli.ok("tick", "publish", cwd=root).startswith("publish  ok")
     assert proposal["id"] in (root / "AGENTS.md").read_text()

@@ -103,3 +103,16 @@ PURPOSE_OPTION = typer.Option("instruction", "--purpose", metavar="PURPOSE", aut
 def echo(text: str = "") -> None:
     """Print one line (or several) of output."""
     typer.echo(text)
+
+
+AGAIN = "finished what an earlier run left undone"
+
+
+def summary(line: str, as_json: bool, again: bool = False) -> None:
+    """A command's one-line summary (none under --json). A run that finished what an earlier run
+    of the same command left undone (``gitstore.ops.unfinished.once``) says so in it, on
+    standard error under --json, whose output stays what the command prints."""
+    if again:
+        typer.echo(f"{AGAIN}: {line}", err=as_json)
+    elif not as_json:
+        typer.echo(line)

@@ -6,11 +6,12 @@ from typing import Optional
 
 import typer
 
-from gitstore.cli._io import JSON_OPTION, emit_json, echo
+from gitstore.cli._io import JSON_OPTION, emit_json, echo, summary
 from gitstore.cli._learnings import print_standing
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.context import Context
-from gitstore.ops.learning import accept_and_check
+from gitstore.ops import unfinished
+from gitstore.ops.learning import accept_and_check, accept_note
 
 
 def accept(
@@ -23,14 +24,15 @@ def accept(
 ) -> None:
     """Accept a proposal you reviewed (optionally edited); agents get it from now on."""
     ctx = Context.open()
-    record, standing = accept_and_check(ctx, learning_id, review_digest, actor(ctx, by), edit)
+    note = accept_note(learning_id, review_digest)
+    record, standing, again = accept_and_check(ctx, learning_id, review_digest, actor(ctx, by), edit, note=note)
     if as_json:
         emit_json({**record, "standing": standing.to_json()})
-        return
-    echo(f"accepted {learning_id} (version {record['version']})")
-    if not standing.in_force:
+    summary(f"accepted {learning_id} (version {record['version']})", as_json, again)
+    if not as_json and not standing.in_force:
         echo("  warning: agents do not get it yet")
         print_standing(standing, "  ")
+    unfinished.finish(ctx.workspace.state, note.name)
 
 
 def register(app: typer.Typer) -> None:

@@ -6,12 +6,13 @@ from typing import Optional
 
 import typer
 
-from gitstore.cli._io import JSON_OPTION, emit_json, echo
+from gitstore.cli._io import JSON_OPTION, emit_json, summary
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.cli._published import keep_current, name_promoted, still_promoted
 from gitstore.context import Context
 from gitstore.errors import AlreadyDone
 from gitstore.ops import learning as ops
+from gitstore.ops import unfinished
 
 
 def retire(
@@ -28,15 +29,20 @@ def retire(
     whose output is the stored record.
     """
     ctx = Context.open()
+    note = ops.retire_note(learning_id, reason)
     try:
-        record = ops.retire(ctx, learning_id, actor(ctx, by), reason)
-    except AlreadyDone:  # a run killed after its append, run again: finish its last step
+        record, again = unfinished.once(ctx.workspace.state, note, lambda: ops.retire(
+            ctx, learning_id, actor(ctx, by), reason, note=note))
+    except AlreadyDone:  # a second request: refused, the published files still brought up to date
         keep_current(ctx, as_json)
         raise
     promoted = still_promoted(ctx, as_json)
-    emit_json(record) if as_json else echo(f"retired {learning_id}")
+    if as_json:
+        emit_json(record)
+    summary(f"retired {learning_id}", as_json, again)
     keep_current(ctx, as_json)
     name_promoted(promoted, as_json)
+    unfinished.finish(ctx.workspace.state, note.name)
 
 
 def register(app: typer.Typer) -> None:

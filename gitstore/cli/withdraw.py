@@ -8,12 +8,13 @@ import typer
 
 from gitstore.cli._complete import words
 from gitstore.records.vocabulary import PURPOSES
-from gitstore.cli._io import JSON_OPTION, emit_json, echo
+from gitstore.cli._io import JSON_OPTION, emit_json, echo, summary
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.cli._published import keep_current, name_promoted, still_promoted
 from gitstore.context import Context
 from gitstore.errors import AlreadyDone
 from gitstore.ops import consent as ops
+from gitstore.ops import unfinished
 
 
 def withdraw(
@@ -32,20 +33,23 @@ def withdraw(
     under --json, whose output is the stored record.
     """
     ctx = Context.open()
+    note = ops.withdraw_note(grant_digest, purpose)
     try:
-        record = ops.withdraw(ctx, actor(ctx, by), grant_digest, purpose or None, reason)
-    except AlreadyDone:  # a run killed after its append, run again: finish its last step
+        record, again = unfinished.once(ctx.workspace.state, note, lambda: ops.withdraw(
+            ctx, actor(ctx, by), grant_digest, purpose or None, reason, note=note))
+    except AlreadyDone:  # a second request: refused, the published files still brought up to date
         keep_current(ctx, as_json)
         raise
     promoted = still_promoted(ctx, as_json)
     if as_json:
         emit_json(record)
-    else:
-        echo(f"withdrew {', '.join(record['purposes'])} from {record['grant']}")
+    summary(f"withdrew {', '.join(record['purposes'])} from {record['grant']}", as_json, again)
+    if not as_json:
         for export in record["exports"]:
             echo(f"  export {export} was allowed by it")
     keep_current(ctx, as_json)
     name_promoted(promoted, as_json)
+    unfinished.finish(ctx.workspace.state, note.name)
 
 
 def register(app: typer.Typer) -> None:

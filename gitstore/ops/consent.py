@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
+import shlex
 from typing import Any
 
+from gitstore.ops import unfinished
 from gitstore.records.times import user_time
 from gitstore.records.contracts import seal
-import re
 
 from gitstore.errors import AlreadyDone, Refused, UsageError
 from gitstore.records.vocabulary import PURPOSES, SOURCES
@@ -39,10 +42,11 @@ def grant(ctx: Context, by: str, purposes: list[str], sources: list[str], start:
 
 
 def withdraw(ctx: Context, by: str, grant_digest: str, purposes: list[str] | None,
-             reason: str | None) -> dict[str, Any]:
+             reason: str | None, *, note: unfinished.Note | None = None) -> dict[str, Any]:
     """Withdraw a grant (all its purposes still in force, or some); lists the exports it had
-    allowed. Purposes already withdrawn are refused (``AlreadyDone``): a withdrawal always
-    changes something."""
+    allowed. Purposes already withdrawn are refused (``AlreadyDone``, naming the withdrawals
+    that took them): a withdrawal always changes something. ``note`` (``withdraw_note``)
+    stands around the append (``unfinished.recording``)."""
     view = ctx.view(payloads=False)
     matches = [d for d in view.grants if d.startswith(_digest(grant_digest))]
     if len(matches) != 1:
@@ -55,7 +59,8 @@ def withdraw(ctx: Context, by: str, grant_digest: str, purposes: list[str] | Non
         raise Refused(f"grant {matches[0]} does not permit {', '.join(unknown)}")
     again = [p for p in chosen if p in gone] if chosen else target["purposes"]
     if again:
-        raise AlreadyDone(f"grant {matches[0]} is already withdrawn for {', '.join(dict.fromkeys(again))}")
+        raise AlreadyDone(f"grant {matches[0]} is already withdrawn for {', '.join(dict.fromkeys(again))}",
+                          [w for w in view.withdrawals if w["grant"] == matches[0] and set(w["purposes"]) & set(again)])
     exports = [
         e["digest"] for e in view.exports
         if any(matches[0] in item["grants"] for item in e["items"]) and e["purpose"] in chosen
@@ -65,8 +70,21 @@ def withdraw(ctx: Context, by: str, grant_digest: str, purposes: list[str] | Non
         "purposes": list(dict.fromkeys(chosen)), "by": by, "at": now(), "reason": reason,
         "exports": exports,
     })
-    ctx.write([record], "withdraw", by, [matches[0], *exports], reason)
+    with unfinished.recording(ctx.workspace.state, note, record):
+        ctx.write([record], "withdraw", by, [matches[0], *exports], reason)
     return record
+
+
+def withdraw_note(grant_digest: str, purposes: list[str] | None) -> unfinished.Note:
+    """What ``gitstore withdraw`` stopped after its append leaves: the published files and the
+    promoted blocks it goes on to. Named after the request (the grant as typed, the purposes),
+    so the same command run again finds it."""
+    asked = list(dict.fromkeys(purposes or ()))
+    key = hashlib.sha256("\0".join([grant_digest, *sorted(asked)]).encode()).hexdigest()[:16]
+    command = " ".join(["gitstore withdraw", shlex.quote(grant_digest),
+                        *(f"--purpose {shlex.quote(purpose)}" for purpose in asked)])
+    return unfinished.Note(f"withdraw-{key}", f"withdrawing grant {grant_digest} was stopped midway: it may be "
+                           "recorded while the published files still give agents what it took out of force", command)
 
 
 _PREFIX = re.compile(r"[0-9a-f]{8,64}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from gitstore.rules import autosafe
 from gitstore.records.contracts import content_digest, seal
 from gitstore.errors import AlreadyDone, ConflictError, NotAuthorised, Refused, UsageError
+from gitstore.ops import unfinished
 from gitstore.records.identity import AUTO_SAFE
 from gitstore.rules import evidence as ev
 from gitstore.rules.active import Claims, settle
@@ -217,14 +219,15 @@ def _cites(record: dict[str, Any], episodes: frozenset[str]) -> bool:
 
 
 def accept(ctx: Context, learning_id: str, review_digest: str, by: str,
-           edit: str | None = None) -> dict[str, Any]:
-    """Accept the version whose reviewDigest the person was shown, optionally editing the text."""
+           edit: str | None = None, *, note: unfinished.Note | None = None) -> dict[str, Any]:
+    """Accept the version whose reviewDigest the person was shown, optionally editing the text
+    (``note``, see ``accept_note``, stands around the append)."""
     _check_digest(review_digest)
     view = _decisions_view(ctx)
     history = _history(view, learning_id)
     if history.current["state"] == "accepted" and history.current["decision"]["reviewDigest"] == review_digest:
         raise AlreadyDone(f"{learning_id} is already accepted at this reviewDigest (version "
-                          f"{history.current['version']}, by {history.current['decision']['by']})")
+                          f"{history.current['version']}, by {history.current['decision']['by']})", [history.current])
     current = _reviewable(history, review_digest, ("proposed", *sorted(AUTO)))
     _refuse_claimed(view, current)
     record = _next(current)
@@ -237,8 +240,15 @@ def accept(ctx: Context, learning_id: str, review_digest: str, by: str,
         record["supersedes"] = list(current["replaces"])
     record = seal(record)
     _write(ctx, [record], "accept", by, None, learning_id, current, view.head(learning_id),
-           record.get("supersedes", []))
+           record.get("supersedes", []), note=note)
     return record
+
+
+def accept_note(learning_id: str, review_digest: str) -> unfinished.Note:
+    """What ``gitstore accept`` stopped after its append leaves: saying whether agents get it."""
+    return unfinished.Note(f"accept-{learning_id}", f"accepting {learning_id} was stopped midway: it may be "
+                           "accepted without a word on whether agents get it",
+                           f"gitstore accept {learning_id} --review-digest {review_digest}")
 
 
 def reject(ctx: Context, learning_id: str, review_digest: str, by: str, reason: str | None) -> dict[str, Any]:
@@ -254,22 +264,32 @@ def reject(ctx: Context, learning_id: str, review_digest: str, by: str, reason: 
     return record
 
 
-def retire(ctx: Context, learning_id: str, by: str, reason: str) -> dict[str, Any]:
-    """Retire an accepted learning: recall stops using it."""
+def retire(ctx: Context, learning_id: str, by: str, reason: str, *,
+           note: unfinished.Note | None = None) -> dict[str, Any]:
+    """Retire an accepted learning: recall stops using it (``note``, see ``retire_note``, stands
+    around the append)."""
     if not reason:
         raise Refused("retiring needs a reason (--reason)")
     view = _decisions_view(ctx)
     current = _history(view, learning_id).current
     if current["state"] == "retired":
-        raise AlreadyDone(f"{learning_id} is already retired (at {current['at']})")
+        raise AlreadyDone(f"{learning_id} is already retired (at {current['at']})", [current])
     if current["state"] not in ("accepted", *AUTO):
         raise Refused(f"{learning_id} is {current['state']}: only accepted learnings are retired")
     record = _next(current)
     record["state"] = "retired"
     record["decision"] = {"by": by, "reviewDigest": current["reviewDigest"], "edited": False, "reason": reason}
     record = seal(record)
-    _write(ctx, [record], "retire", by, reason, learning_id, current, view.head(learning_id))
+    _write(ctx, [record], "retire", by, reason, learning_id, current, view.head(learning_id), note=note)
     return record
+
+
+def retire_note(learning_id: str, reason: str) -> unfinished.Note:
+    """What ``gitstore retire`` stopped after its append leaves: the published files and the
+    promoted blocks it goes on to."""
+    return unfinished.Note(f"retire-{learning_id}", f"retiring {learning_id} was stopped midway: it may be "
+                           "retired while the published files still give it to agents",
+                           f"gitstore retire {learning_id} --reason {shlex.quote(reason)}")
 
 
 def merge(ctx: Context, ids: list[str], title: str, text: str, by: str,
@@ -383,12 +403,13 @@ def _next(current: dict[str, Any]) -> dict[str, Any]:
 
 def _write(ctx: Context, records: list[dict[str, Any]], action: str, by: str, reason: str | None,
            learning_id: str, prior: dict[str, Any] | None, head: str | None = None,
-           extra: list[str] | tuple[str, ...] = ()) -> None:
+           extra: list[str] | tuple[str, ...] = (), note: unfinished.Note | None = None) -> None:
     """Write versions that follow ``prior`` (None: a new learning) with their audit entry, by
     compare-and-swap on the learning's stream, whose last record is ``head`` (by default
     ``prior``'s; a bare decision or a race's loser may stand after it). Each version first
     passes the same lifecycle check every read applies, so a write never stores a history that
-    reads refuse; the store keeps it local when its evidence or history is."""
+    reads refuse; the store keeps it local when its evidence or history is. ``note`` stands
+    around the append (``unfinished.recording``)."""
     before = prior
     for record in records:
         problem = check_step(before, record)
@@ -398,17 +419,25 @@ def _write(ctx: Context, records: list[dict[str, Any]], action: str, by: str, re
     expected = head if head is not None else (prior["digest"] if prior is not None else None)
     decided = any("decision" in r for r in records)  # this module checked each one
     try:
-        ctx.write(records, action, by, [learning_id, *extra], reason, if_head=(learning_id, expected),
-                  decided=decided)
+        with unfinished.recording(ctx.workspace.state, note, records[-1]):
+            ctx.write(records, action, by, [learning_id, *extra], reason, if_head=(learning_id, expected),
+                      decided=decided)
     except ConflictError:
         raise Refused(f"{learning_id} changed while this step was being written; review it again") from None
 
 
-def accept_and_check(ctx: Context, learning_id: str, review_digest: str, by: str,
-                     edit: str | None = None) -> tuple[dict[str, Any], Standing]:
+def accept_and_check(ctx: Context, learning_id: str, review_digest: str, by: str, edit: str | None = None, *,
+                     note: unfinished.Note | None = None) -> tuple[dict[str, Any], Standing, bool]:
     """``accept``, then whether the learning is now in force for instruction, and if not, why
-    (no grant covers its evidence, its evidence was retracted or redacted, ...)."""
+    (no grant covers its evidence, its evidence was retracted or redacted, ...). With the
+    command's ``note`` (``accept_note``), a run of the command stopped after its append is
+    finished rather than refused: its record, and True (``unfinished.once``; the caller ends
+    the note)."""
     from gitstore.queries.learnings import standing
 
-    record = accept(ctx, learning_id, review_digest, by, edit)
-    return record, standing(ctx, learning_id, "instruction")
+    if note is None:
+        record, again = accept(ctx, learning_id, review_digest, by, edit), False
+    else:
+        record, again = unfinished.once(ctx.workspace.state, note,
+                                        lambda: accept(ctx, learning_id, review_digest, by, edit, note=note))
+    return record, standing(ctx, learning_id, "instruction"), again

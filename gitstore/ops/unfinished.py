@@ -6,17 +6,24 @@ doing in ``okf/.memory/unfinished/<name>.json`` before its first write and remov
 after its last. A note that stays is a command killed (or failed) midway: ``gitstore doctor``
 names each one with the command that finishes the job, and that command, run again, reads the
 note to finish what was begun rather than record it twice.
+
+A command that records one decision and goes on past it (withdraw and retire rewrite the
+published files, accept says whether agents get what it accepted) notes the record it appends
+(``recording``). Run again, it is refused as already done; ``once`` tells a run of its own
+among the records that made it so from a second request: the former is finished, and succeeds.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from gitstore.errors import AlreadyDone
 
 FOLDER = "unfinished"
 
@@ -62,6 +69,37 @@ def noting(state: Path, note: Note) -> Iterator[None]:
         raise
 
 
+@contextmanager
+def recording(state: Path, note: Note | None, record: Mapping[str, Any]) -> Iterator[None]:
+    """``noting`` around the append of ``record``, the note naming its digest, so the same
+    command run again knows the record for its own (``once``); nothing for None."""
+    if note is None:
+        yield
+        return
+    with noting(state, replace(note, data={**note.data, "record": record["digest"]})):
+        yield
+
+
+def once(state: Path, note: Note, decide: Callable[[], dict[str, Any]]) -> tuple[dict[str, Any], bool]:
+    """``decide()``, which records one decision ``recording`` it under ``note``, and False.
+    Refused as already done by the record ``note`` names (a run of this command stored it and
+    was stopped before its last step), that record and True: the caller finishes the job and
+    then ``finish``es the note, as a run never stopped does. Any other ``AlreadyDone`` stands (a
+    second request); a note naming a record that does not count is of a run stopped before
+    its append, of which nothing stands: it goes."""
+    try:
+        return decide(), False
+    except AlreadyDone as done:
+        earlier = read(state, note.name)
+        digest = earlier.data.get("record") if earlier is not None else None
+        mine = [record for record in done.recorded if record.get("digest") == digest] if digest is not None else []
+        if mine:
+            return dict(mine[0]), True
+        if digest is not None:
+            finish(state, note.name)
+        raise
+
+
 def finish(state: Path, name: str) -> None:
     """The command's last step is done: remove its note."""
     (state / FOLDER / f"{name}.json").unlink(missing_ok=True)
@@ -91,4 +129,4 @@ def _load(path: Path) -> Note | None:
                     f"remove {path} once what it was doing is done")
 
 
-__all__ = ["FOLDER", "Note", "begin", "finish", "notes", "noting", "read"]
+__all__ = ["FOLDER", "Note", "begin", "finish", "notes", "noting", "once", "read", "recording"]
