@@ -1,6 +1,7 @@
 """``gitstore doctor``'s advice, followed literally: each test makes a condition for real in a
-temporary repository, runs ``gitstore doctor``, runs the command its "to do" line prints, as a
-person would copy it, and runs doctor again, which no longer names the condition."""
+temporary repository, runs ``gitstore doctor`` in a folder below its root, runs the command its
+"to do" line prints from there, as a person would copy it, and runs doctor again, which no
+longer names the condition."""
 
 from __future__ import annotations
 
@@ -17,23 +18,30 @@ from .conftest import git
 from .team import keypair, sign_as
 from .world import T0, Thread, accepted, grant_all, propose, ready_repo, ref
 
-BRANCH_COMMIT = "git add .gitstore/ && git commit -m 'gitstore policy'"
+BRANCH_COMMIT = "git add :/.gitstore/ && git commit -m 'gitstore policy'"
 ON_MAIN = f"{BRANCH_COMMIT} on main, or on a branch merged into it (the policy counts once main holds it)"
 
 
+def below(root: Path) -> Path:
+    """A folder two levels below the work tree's root (empty, so git does not see it)."""
+    folder = root / "src" / "deep"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def checks(root: Path, name: str) -> list[dict[str, Any]]:
-    """doctor's checks of one name, as ``gitstore doctor --json`` prints them."""
-    report = json.loads(cli.gitstore("doctor", "--json", cwd=root).stdout)
+    """doctor's checks of one name, as ``gitstore doctor --json`` prints them run below the root."""
+    report = json.loads(cli.gitstore("doctor", "--json", cwd=below(root)).stdout)
     return [c for c in report["checks"] if c["check"] == name]
 
 
 def run(root: Path, command: str) -> None:
-    """Run one printed command line as a shell would: ``gitstore ...`` through the CLI, the rest
-    (git) in a shell; each must succeed."""
+    """Run one printed command line below the root as a shell would: ``gitstore ...`` through the
+    CLI, the rest (git) in a shell; each must succeed."""
     if command.startswith("gitstore "):
-        cli.ok(*shlex.split(command)[1:], cwd=root)
+        cli.ok(*shlex.split(command)[1:], cwd=below(root))
     else:
-        subprocess.run(command, shell=True, cwd=root, check=True, capture_output=True)
+        subprocess.run(command, shell=True, cwd=below(root), check=True, capture_output=True)
 
 
 # -- trust: who may decide ------------------------------------------------------------------------
@@ -115,7 +123,7 @@ def test_a_config_init_refuses_is_to_be_fixed_not_made_again(repo: Path) -> None
     assert check["state"] == "fail" and "unknown field 'captur'" in check["detail"], check
     assert check["todo"] == ("fix okf/.memory/config.json as it says (gitstore init keeps it: its writer id names "
                              "this clone's memory refs)")
-    assert cli.gitstore("init", cwd=repo).returncode == 1, "init refuses the file it would read"
+    assert cli.gitstore("init", cwd=below(repo)).returncode == 1, "init refuses the file it would read"
     config.write_text(json.dumps({"writer": writer}))
     assert [c["state"] for c in checks(repo, "init")] == ["ok"]
 
@@ -239,6 +247,8 @@ def test_a_committed_config_is_named_and_untracked_by_the_command_printed(repo: 
     [ignored, tracked] = checks(repo, "init")
     assert ignored["state"] == "ok" and tracked["state"] == "fail", tracked
     assert "git tracks 1 file(s) of okf/.memory/ (okf/.memory/config.json)" in tracked["detail"]
-    run(repo, tracked["todo"].split(" (the files stay")[0])
+    command = tracked["todo"].split(" (the files stay")[0]
+    assert command == "git rm -r -q --cached :/okf/.memory/ && git commit -m 'Stop tracking gitstore local state'"
+    run(repo, command)
     assert [c["state"] for c in checks(repo, "init")] == ["ok"]
     assert (repo / "okf" / ".memory" / "config.json").is_file() and git(repo, "status", "--porcelain") == ""

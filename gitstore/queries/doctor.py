@@ -1,8 +1,9 @@
 """``gitstore doctor``: is everything set up to capture and keep memory here, and if not, what to do.
 
 Each check says ``ok``, ``warn`` (works, but something a person may want to change) or ``fail``
-(something does not work), with a line of detail and, when it is not ok, what to run. It looks
-at the repository, the configuration, the harness settings, the hook log and the refs (this
+(something does not work), with a line of detail and, when it is not ok, what to run, right from
+any folder of the repository (git paths as ``:/`` pathspecs, files by full path). It looks at
+the repository, the configuration, the harness settings, the hook log and the refs (this
 clone's own are checked as every read checks them first: there, not moved back past an
 acknowledged append), so it answers fast and works on a store that is damaged or not set up at
 all. It reads records for four checks only. The grants, withdrawals, episodes, events and
@@ -124,8 +125,8 @@ def _tracked(report: Report, workspace: Any) -> None:
                f"git tracks {len(tracked)} file(s) of {folder}/ ({shown}): a commit shares this clone's local state"
                + (", and every clone that checks out config.json writes as this clone"
                   if CONFIG_FILE in tracked else ""),
-               f"git rm -r -q --cached {folder}/ && git commit -m 'Stop tracking gitstore local state' (the files stay "
-               "here, ignored)")
+               f"git rm -r -q --cached {shlex.quote(f':/{folder}/')} && git commit -m 'Stop tracking gitstore local "
+               "state' (the files stay here, ignored)")
 
 
 def _to_ignore(workspace: Any) -> str:
@@ -205,7 +206,9 @@ def _trust(report: Report, workspace: Any) -> None:
 
 def _merge_policy(branch: str | None) -> str:
     """What makes the policy files of the work tree count: the default branch holding them."""
-    commit = "git add .gitstore/ && git commit -m 'gitstore policy'"
+    from gitstore.records.policy import FOLDER
+
+    commit = f"git add {shlex.quote(f':/{FOLDER}/')} && git commit -m 'gitstore policy'"
     if branch is not None and branch.startswith("refs/remotes/"):
         remote, name = branch[len("refs/remotes/"):].split("/", 1)
         return (f"{commit}, have it merged into {name} on {remote}, then git fetch {remote} (the policy counts "
