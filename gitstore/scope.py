@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shlex
 from pathlib import Path
 
 import pygit2
@@ -49,7 +50,7 @@ def scope_note(repo: pygit2.Repository) -> tuple[str, str] | None:
         return None
     return (f"no remote is named origin (remotes: {', '.join(names)}): this clone's memory has a local scope, "
             "shared with no other clone; name the team's remote origin before memory is stored",
-            f"git remote rename {names[0]} origin && gitstore init")
+            f"git remote rename {shlex.quote(names[0])} origin && gitstore init")
 
 
 def open_repository(start: str | Path = ".") -> pygit2.Repository:

@@ -27,6 +27,7 @@ from gitstore.ops.setup import init
 
 from gitstore.queries.doctor import doctor
 
+from .advice import below, commands, follow
 from .conftest import ROOT, git
 
 SCHEMAS = Path(__file__).parent / "harness_schemas"
@@ -637,17 +638,23 @@ def test_a_gemini_project_hook_works_only_where_gemini_trusts_the_folder(repo: P
 
 
 def test_doctor_advice_fixes_what_it_names(repo: Path, home: Path, targets: pytest.MonkeyPatch) -> None:
+    """Each command of the advice, pasted in a folder below the root, as it stands."""
     targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
-    install("codex-notify", "user", repo, home)
-    [check] = [c for c in doctor(repo, home).checks if c.name == "hook codex-notify (user)"]
-    assert check.state == "fail" and NOT_SET_UP in check.detail and check.todo == "gitstore init"
+    install("codex-notify", "user", repo, home, python=str(repo / "gone" / "python"))
+    [check] = [c for c in doctor(below(repo), home).checks if c.name == "hook codex-notify (user)"]
+    assert check.state == "fail" and NOT_SET_UP in check.detail and "is not an executable file" in check.detail
+    assert check.todo == "`gitstore init`; `gitstore hooks install --harness codex-notify --scope user`"
+    for line in commands(check.todo):
+        follow(repo, line)
+    [check] = [c for c in doctor(below(repo), home).checks if c.name == "hook codex-notify (user)"]
+    assert check.state == "ok", check
     shared = repo / ".claude" / "settings.json"
     shared.parent.mkdir()
     shared.write_text('{"disableAllHooks": true}\n')
     assert install("claude-code", "project", repo, home).action == "installed"
     assert install("claude-code", "project", repo, home).action == "unchanged"  # a switch-off is the user's
-    [check] = [c for c in doctor(repo, home).checks if c.name == "hook claude-code (project)"]
-    assert check.state == "fail" and not check.todo.startswith("gitstore hooks install")
+    [check] = [c for c in doctor(below(repo), home).checks if c.name == "hook claude-code (project)"]
+    assert check.state == "fail" and commands(check.todo) == ["gitstore hooks install"], "named, not to run"
     assert check.todo.startswith(f"if hooks should run here, remove the setting that switches them off "
                                  f"(disableAllHooks is true in {shared})")
     shared.write_text("{}\n")

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from . import cli
+from .advice import commands
 from .delivery_world import World, shared_world  # noqa: F401 - a fixture
 
 KILL_AT = Path(__file__).with_name("kill_at.py")
@@ -293,7 +294,8 @@ def test_a_redaction_killed_midway_is_named_and_finished_by_running_it_again(
     else:
         [note] = checks["unfinished"]
         assert note["state"] == "fail" and "github:comment:c42" in note["detail"], note
-        assert note["todo"] == "gitstore redact --comment github:comment:c42 --reason 'the author asked', then gitstore gc"
+        assert note["todo"] == "gitstore redact --comment github:comment:c42 --reason 'the author asked' && gitstore gc"
+        assert commands(note["todo"]) == [note["todo"]]
     assert [c["state"] for c in checks["published files"]] == ["fail"]
 
     again = cli.ok(*argv, cwd=root)

@@ -16,6 +16,7 @@ from gitstore.promote.gates import promotion as promotion_gate
 from gitstore.queries.doctor import doctor
 from gitstore.records.contracts import digest_of
 
+from .advice import below, command, commands, follow
 from .cli import gitstore, ok
 from .promotion_world import PERSON, accepted_learning, commit_files, git, wiki_repo
 
@@ -38,7 +39,11 @@ def _merged(ctx: Context, **learning: Any) -> tuple[dict[str, Any], int]:
 
 
 def _checks(root: Path, home: Path) -> list[Any]:
-    return [c for c in doctor(root, home).checks if c.name == "promoted blocks"]
+    """doctor's checks of the promoted blocks, run below the root; each one's advice pasteable."""
+    found = [c for c in doctor(below(root), home).checks if c.name == "promoted blocks"]
+    for check in found:
+        commands(check.todo)
+    return found
 
 
 def _remove_block(root: Path, path: str, learning_id: str) -> None:
@@ -120,9 +125,9 @@ def test_a_replaced_learning_s_block_is_removed_then_its_replacement_promoted(tm
     [check] = _checks(root, tmp_path)
     assert check.state == "fail" and f"replaced by {new['id']}" in check.detail
     assert check.todo == ("remove the block in a commit (removing one needs no promotion commit), then "
-                          f"gitstore promote {new['id']} for its replacement")
+                          f"`gitstore promote {new['id']}` for its replacement")
     _remove_block(root, PAGE, old["id"])
-    assert "route staged-update" in ok("promote", new["id"], "--by", PERSON, cwd=root)
+    assert "route staged-update" in follow(root, f"{command(check.todo)} --by {PERSON}")
     assert _checks(root, tmp_path) == []
 
 
@@ -136,7 +141,7 @@ def test_a_block_of_a_learning_this_store_does_not_hold_fails(tmp_path: Path) ->
     [check] = _checks(root, tmp_path)
     assert check.state == "fail" and check.detail == (f"{PAGE}:{len(page.splitlines()) - 2}: a promoted block names "
                                                       f"{unknown}, which is not a learning of this repository's store")
-    assert check.todo.startswith("gitstore sync (if memory was not fetched here), else remove the block in a commit")
+    assert check.todo.startswith("`gitstore sync` if memory was not fetched here, else remove the block in a commit")
 
 
 def test_a_block_edited_by_hand_is_a_warning(tmp_path: Path) -> None:
@@ -148,8 +153,9 @@ def test_a_block_edited_by_hand_is_a_warning(tmp_path: Path) -> None:
     [check] = _checks(root, tmp_path)
     assert check.state == "warn"
     assert check.detail == f"{PAGE}:{line}: the promoted text of {learning['id']} differs from the accepted learning"
-    assert check.todo == (f"put back the accepted text (gitstore show {learning['id']}), or remove the block in a "
+    assert check.todo == (f"put back the accepted text (`gitstore show {learning['id']}`), or remove the block in a "
                           "commit (removing one needs no promotion commit)")
+    follow(root, command(check.todo))
 
 
 def test_a_block_naming_another_version_is_promoted_again_once_its_first_branch_is_gone(tmp_path: Path) -> None:
@@ -165,10 +171,9 @@ def test_a_block_naming_another_version_is_promoted_again_once_its_first_branch_
     branch = f"memory/promote/{learning['id']}"
     again = f"git branch -D {branch} && gitstore promote {learning['id']}"
     assert check.todo == ("remove the block in a commit (removing one needs no promotion commit), then "
-                          f"{again} for its accepted version")
+                          f"`{again}` for its accepted version")
     _remove_block(root, PAGE, learning["id"])
-    git(root, "branch", "-D", branch)
-    ok("promote", learning["id"], "--by", PERSON, cwd=root)
+    follow(root, f"{command(check.todo)} --by {PERSON}")
     git(root, "merge", "-q", "--ff-only", branch)
     assert [c.state for c in _checks(root, tmp_path)] == ["ok"]
 

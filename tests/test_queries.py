@@ -271,7 +271,7 @@ def test_the_read_commands_render_it(built: dict) -> None:
     assert json.loads(ok("grants", "--json", cwd=root))[0]["inForce"] == ["review", "instruction"]
     assert "grant" in ok("audit", cwd=root)
     doctor_out = ok("doctor", cwd=root)
-    assert "ok   init:" in doctor_out and "to do: gitstore hooks install" in doctor_out
+    assert "ok   init:" in doctor_out and "to do: `gitstore hooks install --harness claude-code`" in doctor_out
     assert "no episode" in fails(1, "evidence", "ep_0000", cwd=root)
 
 

@@ -1,47 +1,24 @@
 """``gitstore doctor``'s advice, followed literally: each test makes a condition for real in a
 temporary repository, runs ``gitstore doctor`` in a folder below its root, runs the command its
-"to do" line prints from there, as a person would copy it, and runs doctor again, which no
-longer names the condition."""
+"to do" line prints from there, as a person would paste it, and runs doctor again, which no
+longer names the condition. Every command doctor prints passes ``bash -n`` (``tests/advice.py``)."""
 
 from __future__ import annotations
 
 import json
 import shlex
-import subprocess
 from pathlib import Path
-from typing import Any
 
 from gitstore.ops.setup import init
 
 from . import cli
+from .advice import below, checks, command, commands, follow
 from .conftest import git
 from .team import keypair, sign_as
 from .world import T0, Thread, accepted, grant_all, propose, ready_repo, ref
 
 BRANCH_COMMIT = "git add :/.gitstore/ && git commit -m 'gitstore policy'"
-ON_MAIN = f"{BRANCH_COMMIT} on main, or on a branch merged into it (the policy counts once main holds it)"
-
-
-def below(root: Path) -> Path:
-    """A folder two levels below the work tree's root (empty, so git does not see it)."""
-    folder = root / "src" / "deep"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-def checks(root: Path, name: str) -> list[dict[str, Any]]:
-    """doctor's checks of one name, as ``gitstore doctor --json`` prints them run below the root."""
-    report = json.loads(cli.gitstore("doctor", "--json", cwd=below(root)).stdout)
-    return [c for c in report["checks"] if c["check"] == name]
-
-
-def run(root: Path, command: str) -> None:
-    """Run one printed command line below the root as a shell would: ``gitstore ...`` through the
-    CLI, the rest (git) in a shell; each must succeed."""
-    if command.startswith("gitstore "):
-        cli.ok(*shlex.split(command)[1:], cwd=below(root))
-    else:
-        subprocess.run(command, shell=True, cwd=below(root), check=True, capture_output=True)
+ON_MAIN = f"`{BRANCH_COMMIT}` on main, or on a branch merged into it (the policy counts once main holds it)"
 
 
 # -- trust: who may decide ------------------------------------------------------------------------
@@ -52,12 +29,12 @@ def test_a_policy_written_but_not_committed_is_named_with_the_commit_that_makes_
     key, _ = keypair(tmp_path / "keys", "alice")
     sign_as(repo, key.with_name(key.name + ".pub"))
     [check] = checks(repo, "trust")
-    assert check["state"] == "warn" and check["todo"] == f"gitstore policy init, then {ON_MAIN}", check
-    run(repo, "gitstore policy init")
+    assert check["state"] == "warn" and check["todo"] == f"`gitstore policy init`, then {ON_MAIN}", check
+    follow(repo, command(check["todo"]))
     [check] = checks(repo, "trust")
     assert check["state"] == "warn" and ".gitstore/policy.json" in check["detail"], check
     assert check["todo"] == ON_MAIN, "policy init again would refuse: the files are there"
-    run(repo, BRANCH_COMMIT)
+    follow(repo, command(check["todo"]))
     [check] = checks(repo, "trust")
     assert check["state"] == "ok" and "this clone signs as git:test@example.com" in check["detail"], check
 
@@ -66,16 +43,18 @@ def test_a_signing_key_the_policy_does_not_list_is_added_and_committed(repo: Pat
     init(repo)
     first, _ = keypair(tmp_path / "keys", "first")
     sign_as(repo, first.with_name(first.name + ".pub"))
-    run(repo, "gitstore policy init")
-    run(repo, BRANCH_COMMIT)
+    follow(repo, "gitstore policy init")
+    follow(repo, BRANCH_COMMIT)
     second, _ = keypair(tmp_path / "keys", "second")
     sign_as(repo, second.with_name(second.name + ".pub"))
     [check] = checks(repo, "trust")
     assert check["state"] == "warn" and "the policy lists nobody for the key" in check["detail"], check
     add = "gitstore policy add git:test@example.com"
-    assert check["todo"].startswith(f"{add} (it lists the key user.signingkey names), then {ON_MAIN}"), check
-    run(repo, add)
-    run(repo, BRANCH_COMMIT)
+    assert check["todo"] == (f"`{add}`, which lists the key user.signingkey names, then {ON_MAIN}; or `git config "
+                             "user.signingkey KEY.pub`, where KEY.pub is the public key the policy lists for you")
+    assert commands(check["todo"]) == [add, BRANCH_COMMIT, "git config user.signingkey KEY.pub"]
+    follow(repo, add)
+    follow(repo, BRANCH_COMMIT)
     [check] = checks(repo, "trust")
     assert check["state"] == "ok" and "this clone signs as git:test@example.com" in check["detail"], check
 
@@ -84,18 +63,18 @@ def test_a_person_without_a_key_gets_one_and_keeps_only_their_actions(repo: Path
     init(repo)
     key, _ = keypair(tmp_path / "keys", "alice")
     sign_as(repo, key.with_name(key.name + ".pub"))
-    run(repo, "gitstore policy init")
+    follow(repo, "gitstore policy init")
     policy = json.loads((repo / ".gitstore" / "policy.json").read_text())
     policy["people"]["github:77"] = ["accept"]
     (repo / ".gitstore" / "policy.json").write_text(json.dumps(policy))
-    run(repo, BRANCH_COMMIT)
+    follow(repo, BRANCH_COMMIT)
     [_, keyless] = checks(repo, "trust")
     assert keyless["state"] == "warn" and "github:77 may decide but the policy lists no key" in keyless["detail"]
     bob, _ = keypair(tmp_path / "keys", "bob")
-    command, then = keyless["todo"].split(", then ", 1)
-    assert command == "gitstore policy add github:77 --key THEIR_KEY.pub --may accept" and then == ON_MAIN
-    run(repo, command.replace("THEIR_KEY.pub", f"{bob}.pub"))
-    run(repo, BRANCH_COMMIT)
+    add = "gitstore policy add github:77 --key THEIR_KEY.pub --may accept"
+    assert keyless["todo"] == f"`{add}`, then {ON_MAIN}"
+    follow(repo, command(keyless["todo"]).replace("THEIR_KEY.pub", shlex.quote(f"{bob}.pub")))
+    follow(repo, command(keyless["todo"], 1))
     assert [c["state"] for c in checks(repo, "trust")] == ["ok"]
     assert json.loads((repo / ".gitstore" / "policy.json").read_text())["people"]["github:77"] == ["accept"]
 
@@ -108,9 +87,9 @@ def test_a_gitignore_line_that_unignores_the_state_folder_is_named(repo: Path) -
     [check] = checks(repo, "init")
     assert check["state"] == "fail" and "NOT ignored by git" in check["detail"], check
     assert check["todo"] == ("remove line 1 of .gitignore (!okf/.memory/: it makes git track okf/.memory/), "
-                             "then gitstore init"), "gitstore init alone adds a rule that line overrides"
+                             "then `gitstore init`"), "gitstore init alone adds a rule that line overrides"
     (repo / ".gitignore").write_text("build/\n")
-    run(repo, "gitstore init")
+    follow(repo, command(check["todo"]))
     assert [c["state"] for c in checks(repo, "init")] == ["ok"]
 
 
@@ -121,7 +100,7 @@ def test_a_config_init_refuses_is_to_be_fixed_not_made_again(repo: Path) -> None
     config.write_text(json.dumps({"writer": writer, "captur": {"mode": "summary"}}))
     [check] = checks(repo, "init")
     assert check["state"] == "fail" and "unknown field 'captur'" in check["detail"], check
-    assert check["todo"] == ("fix okf/.memory/config.json as it says (gitstore init keeps it: its writer id names "
+    assert check["todo"] == ("fix okf/.memory/config.json as it says (`gitstore init` keeps it: its writer id names "
                              "this clone's memory refs)")
     assert cli.gitstore("init", cwd=below(repo)).returncode == 1, "init refuses the file it would read"
     config.write_text(json.dumps({"writer": writer}))
@@ -135,12 +114,12 @@ def test_a_push_of_every_ref_is_switched_off_by_the_git_config_printed(repo: Pat
     git(repo, "config", "--add", "remote.origin.push", "+refs/*:refs/*")
     [check] = checks(repo, "remote origin push")
     assert check["state"] == "warn" and "+refs/*:refs/*" in check["detail"], check
-    run(repo, check["todo"])  # there is no mirror setting to unset
+    follow(repo, check["todo"])  # there is no mirror setting to unset
     assert checks(repo, "remote origin push") == []
     git(repo, "config", "remote.origin.mirror", "true")
     [check] = checks(repo, "remote origin push")
     assert check["state"] == "warn" and "deletes there the memory refs of other clones" in check["detail"], check
-    run(repo, check["todo"])
+    follow(repo, check["todo"])
     assert checks(repo, "remote origin push") == []
     assert git(repo, "config", "--get-all", "remote.origin.fetch").count("\n") == 3, "nothing else removed"
 
@@ -158,8 +137,8 @@ def test_personal_session_refs_in_the_repositorys_own_refs_are_named_and_moved_b
     push = checks(root, "push")
     assert [c["state"] for c in push] == ["warn", "ok"], push
     assert all(n in push[0]["detail"] for n in names) and "where a push can send them" in push[0]["detail"]
-    assert push[0]["todo"].startswith("gitstore init ")
-    run(root, "gitstore init")
+    assert push[0]["todo"] == "`gitstore init` moves them into .git/gitstore/local, which no push reaches"
+    follow(root, command(push[0]["todo"]))
     push = checks(root, "push")
     assert [c["state"] for c in push] == ["ok"] and "never pushed" in push[0]["detail"], push
     assert git(root, "for-each-ref", "refs/memory/v1/records/local/") == ""
@@ -182,10 +161,10 @@ def test_a_stale_published_file_publish_refuses_is_fixed_before_publishing(tmp_p
     cli.ok("retire", learning["id"], "--reason", "obsolete", "--by", "github:9", cwd=root)
     stale = {c["state"]: c for c in checks(root, "published files")}
     assert "edited by hand" in stale["warn"]["detail"] and learning["id"] in stale["fail"]["detail"], stale
-    assert stale["fail"]["todo"] == "fix what the warning above names in AGENTS.md, then gitstore publish", \
+    assert stale["fail"]["todo"] == "fix what the warning above names in AGENTS.md, then `gitstore publish`", \
         "gitstore publish alone refuses the edited section"
     agents.write_text(published)  # the edit moved out of the markers: here, dropped
-    run(root, "gitstore publish")
+    follow(root, command(stale["fail"]["todo"]))
     assert [c["state"] for c in checks(root, "published files")] == ["ok"]
 
 
@@ -205,7 +184,7 @@ def test_an_own_ref_moved_back_or_deleted_is_restored_by_the_update_ref_printed(
         assert cli.gitstore("grants", cwd=root).returncode == 3, "every read refuses it"
         [check] = checks(root, "provider")
         assert check["state"] == "fail" and check["todo"] == f"git update-ref {ref} {tip}", check
-        run(root, check["todo"])
+        follow(root, check["todo"])
         assert [c["state"] for c in checks(root, "provider")] == ["ok"]
         assert cli.ok("verify", cwd=root).endswith(": ok\n")
 
@@ -220,7 +199,7 @@ def test_a_local_ref_deleted_is_restored_in_the_local_namespace_s_repository(tmp
     git(local, "update-ref", "-d", ref)
     [check] = checks(root, "provider")
     assert check["state"] == "fail" and check["todo"] == f"git --git-dir={local.resolve()} update-ref {ref} {tip}", check
-    run(root, check["todo"])
+    follow(root, check["todo"])
     assert [c["state"] for c in checks(root, "provider")] == ["ok"]
 
 
@@ -233,9 +212,9 @@ def test_a_hook_log_read_is_removed_by_the_command_printed(repo: Path) -> None:
     log(str(repo), "codex", "capture failed: the transcript could not be read")
     [check] = checks(repo, "hook log")
     assert check["state"] == "warn" and "the transcript could not be read" in check["detail"], check
-    command = check["todo"].removeprefix("fix what the last lines name, then ").split(" (the log only grows")[0]
-    assert command == f"rm {repo / 'okf' / '.memory' / 'logs' / 'hooks.log'}", check["todo"]
-    run(repo, command)
+    path = repo / "okf" / ".memory" / "logs" / "hooks.log"
+    assert check["todo"] == f"fix what the last lines name, then `rm {path}` (the log only grows)", check
+    follow(repo, command(check["todo"]))
     assert [c["state"] for c in checks(repo, "hook log")] == ["ok"]
 
 
@@ -247,8 +226,97 @@ def test_a_committed_config_is_named_and_untracked_by_the_command_printed(repo: 
     [ignored, tracked] = checks(repo, "init")
     assert ignored["state"] == "ok" and tracked["state"] == "fail", tracked
     assert "git tracks 1 file(s) of okf/.memory/ (okf/.memory/config.json)" in tracked["detail"]
-    command = tracked["todo"].split(" (the files stay")[0]
-    assert command == "git rm -r -q --cached :/okf/.memory/ && git commit -m 'Stop tracking gitstore local state'"
-    run(repo, command)
+    assert command(tracked["todo"]) == ("git rm -r -q --cached :/okf/.memory/ && "
+                                        "git commit -m 'Stop tracking gitstore local state'")
+    follow(repo, command(tracked["todo"]))
     assert [c["state"] for c in checks(repo, "init")] == ["ok"]
     assert (repo / "okf" / ".memory" / "config.json").is_file() and git(repo, "status", "--porcelain") == ""
+
+
+# -- advice run below the root, for the conditions the tests above do not make ------------------------
+
+def test_signing_set_up_from_nothing_then_a_policy_started_and_committed(repo: Path, tmp_path: Path) -> None:
+    """Three commands in one line of advice, each pasted as it stands (the key's path put in)."""
+    init(repo)
+    [check] = checks(repo, "trust")
+    assert check["state"] == "warn" and check["todo"] == (
+        "gitstore signs with SSH keys: `git config gpg.format ssh && git config user.signingkey KEY.pub`, where "
+        f"KEY.pub is your public key, then `gitstore policy init`, then {ON_MAIN}"), check
+    key, _ = keypair(tmp_path / "my keys", "alice")
+    configure, start, commit = commands(check["todo"])
+    follow(repo, configure.replace("KEY.pub", shlex.quote(f"{key}.pub")))
+    follow(repo, start)
+    follow(repo, commit)
+    [check] = checks(repo, "trust")
+    assert check["state"] == "ok" and "this clone signs as git:test@example.com" in check["detail"], check
+
+
+def test_missing_fetch_refspecs_are_added_by_init_run_below_the_root(repo: Path) -> None:
+    init(repo)
+    git(repo, "config", "--unset-all", "remote.origin.fetch", "memory")
+    [check] = checks(repo, "remote origin")
+    assert check["state"] == "warn" and check["todo"] == "`gitstore init` adds them", check
+    follow(repo, command(check["todo"]))
+    assert [c["state"] for c in checks(repo, "remote origin")] == ["ok"]
+
+
+def test_a_remote_not_named_origin_is_renamed_below_the_root(repo: Path) -> None:
+    init(repo)
+    git(repo, "remote", "rename", "origin", "upstream")
+    [check] = checks(repo, "repository")
+    assert check["state"] == "warn" and check["todo"] == "git remote rename upstream origin && gitstore init", check
+    follow(repo, check["todo"])
+    assert [c["state"] for c in checks(repo, "repository")] == ["ok"]
+
+
+def test_no_hook_installed_is_installed_below_the_root(repo: Path) -> None:
+    init(repo)
+    [check] = checks(repo, "hooks")
+    assert check["state"] == "warn", check
+    assert check["todo"] == "`gitstore hooks install --harness claude-code` (or --harness codex, gemini-cli, opencode)"
+    follow(repo, command(check["todo"]))
+    assert checks(repo, "hooks") == [] and (repo / ".claude" / "settings.local.json").is_file()
+    assert [c["state"] for c in checks(repo, "hook claude-code (project)")] == ["ok"]
+
+
+def test_a_note_of_an_unfinished_command_that_cannot_be_read_is_removed_below_the_root(repo: Path) -> None:
+    init(repo)
+    folder = repo / "okf" / ".memory" / "unfinished"
+    folder.mkdir(exist_ok=True)
+    (folder / "gc.json").write_text('{"what": "cut short')
+    [check] = checks(repo, "unfinished")
+    assert check["todo"] == f"`rm {folder / 'gc.json'}` once what it was doing is done", check
+    follow(repo, command(check["todo"]))
+    assert checks(repo, "unfinished") == []
+
+
+def test_the_printed_to_do_lines_are_the_advice_of_the_json_output(repo: Path) -> None:
+    """What a person reads below the root: each "to do:" line is the advice ``--json`` carries."""
+    init(repo)
+    git(repo, "config", "--unset-all", "remote.origin.fetch", "memory")
+    git(repo, "add", "-f", "okf/.memory/config.json")
+    done = cli.gitstore("doctor", cwd=below(repo))
+    to_do = "     to do: "
+    printed = [line.removeprefix(to_do) for line in done.stdout.splitlines() if line.startswith(to_do)]
+    report = json.loads(cli.gitstore("doctor", "--json", cwd=below(repo)).stdout)
+    assert done.returncode == 1 and printed == [c["todo"] for c in report["checks"] if c["todo"]], done.stdout
+    assert len(printed) == 4 and all(commands(todo) for todo in printed), printed
+
+
+def test_paths_that_hold_spaces_and_quotes_are_quoted_for_the_shell(tmp_path: Path) -> None:
+    from gitstore.capture.hooklog import log
+
+    repo = tmp_path / "it's a \"repo\" $HOME"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "initial")
+    init(repo)
+    log(str(repo), "codex", "capture failed: the transcript could not be read")
+    (repo / "okf" / ".memory" / "unfinished").mkdir(exist_ok=True)
+    (repo / "okf" / ".memory" / "unfinished" / "gc.json").write_text("{")
+    for name, after in (("hook log", ["ok"]), ("unfinished", [])):
+        [check] = checks(repo, name)
+        program, path = shlex.split(command(check["todo"]))
+        assert program == "rm" and Path(path).is_file() and Path(path).is_relative_to(repo), check
+        follow(repo, command(check["todo"]))
+        assert [c["state"] for c in checks(repo, name)] == after

@@ -163,7 +163,7 @@ def _note(source_id: str, reason: str) -> unfinished.Note:
     return unfinished.Note(
         _note_name(source_id), f"removing the text of {source_id} was stopped midway: export files and "
         "saved GitHub snapshots may still hold it",
-        f"gitstore redact --comment {shlex.quote(source_id)} --reason {shlex.quote(reason)}, then gitstore gc",
+        f"gitstore redact --comment {shlex.quote(source_id)} --reason {shlex.quote(reason)} && gitstore gc",
         "fail")
 
 

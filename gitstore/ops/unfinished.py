@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -126,7 +127,7 @@ def _load(path: Path) -> Note | None:
         return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):  # cut short or edited by hand
         return Note(path.stem, f"a note of an unfinished command that cannot be read ({path.name})",
-                    f"remove {path} once what it was doing is done")
+                    f"`rm {shlex.quote(str(path))}` once what it was doing is done")
 
 
 __all__ = ["FOLDER", "Note", "begin", "finish", "notes", "noting", "once", "read", "recording"]

@@ -15,6 +15,7 @@ only where a block exists.
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -177,15 +178,16 @@ def _todo(path: str, learning_id: str, found: Standing, branch: str | None = Non
               if path.startswith(OVERLAY_FOLDER) else
               "remove the block in a commit (removing one needs no promotion commit)")
     if found.state == UNKNOWN:
-        return f"gitstore sync (if memory was not fetched here), else {remove}"
+        return f"`gitstore sync` if memory was not fetched here, else {remove}"
     if found.state == NOT_IN_FORCE and found.replaced_by:  # a replacement lands as a staged brief: no commit
-        return f"{remove}, then gitstore promote {found.replaced_by} for its replacement"
+        return f"{remove}, then `gitstore promote {found.replaced_by}` for its replacement"
     if found.state == NOT_IN_FORCE:
         return remove
     if found.state == OTHER_TEXT:
-        return f"put back the accepted text (gitstore show {learning_id}), or {remove}"
-    again = f"git branch -D {branch} && gitstore promote {learning_id}" if branch else f"gitstore promote {learning_id}"
-    return f"{remove}, then {again} for its accepted version"
+        return f"put back the accepted text (`gitstore show {learning_id}`), or {remove}"
+    again = f"git branch -D {shlex.quote(branch)} && gitstore promote {learning_id}" if branch else \
+        f"gitstore promote {learning_id}"
+    return f"{remove}, then `{again}` for its accepted version"
 
 
 __all__ = ["BLOCK_FOLDERS", "IN_FORCE", "NOT_IN_FORCE", "OTHER_TEXT", "OTHER_VERSION", "UNKNOWN", "Judged",

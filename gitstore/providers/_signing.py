@@ -84,10 +84,10 @@ def signer(repo: pygit2.Repository) -> tuple[Signer | None, str]:
     fmt = _get(config, "gpg.format") or "openpgp"
     key = _get(config, "user.signingkey")
     if fmt != "ssh":
-        return None, ("gitstore signs with SSH keys: git config gpg.format ssh and "
-                      "git config user.signingkey <your key>.pub")
+        return None, ("gitstore signs with SSH keys: `git config gpg.format ssh && git config user.signingkey "
+                      "KEY.pub`, where KEY.pub is your public key")
     if not key:
-        return None, "git config user.signingkey <your key>.pub (the key the policy lists for you)"
+        return None, "`git config user.signingkey KEY.pub`, where KEY.pub is the public key the policy lists for you"
     program = _get(config, "gpg.ssh.program") or "ssh-keygen"
     if key.startswith("key::"):
         return Signer(program, key[len("key::"):].strip(), True), ""

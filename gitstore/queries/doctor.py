@@ -1,9 +1,10 @@
 """``gitstore doctor``: is everything set up to capture and keep memory here, and if not, what to do.
 
 Each check says ``ok``, ``warn`` (works, but something a person may want to change) or ``fail``
-(something does not work), with a line of detail and, when it is not ok, what to run, right from
-any folder of the repository (git paths as ``:/`` pathspecs, files by full path). It looks at
-the repository, the configuration, the harness settings, the hook log and the refs (this
+(something does not work), with a line of detail and, when it is not ok, what to do: one command
+a person pastes as it stands, or words with each command set off in backticks, every command
+right from any folder of the repository (git paths as ``:/`` pathspecs, files by full path). It
+looks at the repository, the configuration, the harness settings, the hook log and the refs (this
 clone's own are checked as every read checks them first: there, not moved back past an
 acknowledged append), so it answers fast and works on a store that is damaged or not set up at
 all. It reads records for four checks only. The grants, withdrawals, episodes, events and
@@ -86,7 +87,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
         workspace = Workspace.find(root)
     except GitstoreError as exc:  # not set up (gitstore init sets it up), or a config.json it refuses
         report.add("init", FAIL, str(exc), "gitstore init" if isinstance(exc, NotARepository) else
-                   f"fix {STATE_DIR.as_posix()}/{CONFIG_NAME} as it says (gitstore init keeps it: its writer id "
+                   f"fix {STATE_DIR.as_posix()}/{CONFIG_NAME} as it says (`gitstore init` keeps it: its writer id "
                    "names this clone's memory refs)")
         _hooks(report, root, home)
         _hook_log(report, None, root)
@@ -125,8 +126,8 @@ def _tracked(report: Report, workspace: Any) -> None:
                f"git tracks {len(tracked)} file(s) of {folder}/ ({shown}): a commit shares this clone's local state"
                + (", and every clone that checks out config.json writes as this clone"
                   if CONFIG_FILE in tracked else ""),
-               f"git rm -r -q --cached {shlex.quote(f':/{folder}/')} && git commit -m 'Stop tracking gitstore local "
-               "state' (the files stay here, ignored)")
+               f"`git rm -r -q --cached {shlex.quote(f':/{folder}/')} && git commit -m 'Stop tracking gitstore local "
+               "state'` (the files stay here, ignored)")
 
 
 def _to_ignore(workspace: Any) -> str:
@@ -136,9 +137,10 @@ def _to_ignore(workspace: Any) -> str:
 
     found = unignoring_rule(workspace.root, workspace.state)
     if found is None:
-        return "gitstore init (adds the ignore rule to .git/info/exclude)"
+        return "`gitstore init` adds the ignore rule to .git/info/exclude"
     source, line, pattern = found.split(":", 2)
-    return f"remove line {line} of {source} ({pattern}: it makes git track {STATE_DIR.as_posix()}/), then gitstore init"
+    return (f"remove line {line} of {source} ({pattern}: it makes git track {STATE_DIR.as_posix()}/), "
+            "then `gitstore init`")
 
 
 def _provider(report: Report, workspace: Any) -> None:
@@ -158,7 +160,7 @@ def _provider(report: Report, workspace: Any) -> None:
         restore = provider.restorable() if isinstance(provider, GitProvider) else []
         report.add("provider", FAIL, f"{config.provider}: {exc}",
                    "; ".join(_update_ref(workspace.repo, r) for r in restore)
-                   or "gitstore verify names what is damaged")
+                   or "`gitstore verify` names what is damaged")
         return
     optional = sorted(c for c in manifest.capabilities if c in ("redact-payload", "append-stream"))
     report.add("provider", OK, f"{manifest.name} ({manifest.storage}); offers {', '.join(optional) or 'the required capabilities only'}")
@@ -182,7 +184,7 @@ def _trust(report: Report, workspace: Any) -> None:
     merge = _merge_policy(found.branch)
     if found.mode == "broken":
         report.add("trust", FAIL, f"{found.explanation}: {found.problem}",
-                   merge if found.pending else f"fix .gitstore/ as the problem says (gitstore policy show names it), "
+                   merge if found.pending else f"fix .gitstore/ as the problem says (`gitstore policy show` names it), "
                    f"then {merge}")
     elif found.mode == "single-user" and workspace.config.provider != "git":
         report.add("trust", OK, f"single-user: {found.explanation}")
@@ -200,19 +202,19 @@ def _trust(report: Report, workspace: Any) -> None:
                    f"signs as {signs}")
     for person in found.keyless:
         report.add("trust", WARN, f"{person} may decide but the policy lists no key for them",
-                   merge if found.pending else f"gitstore policy add {person} --key THEIR_KEY.pub "
-                   f"{' '.join(f'--may {a}' for a in found.people.get(person, []))}, then {merge}")
+                   merge if found.pending else f"`gitstore policy add {shlex.quote(person)} --key THEIR_KEY.pub"
+                   f"{''.join(f' --may {a}' for a in found.people.get(person, []))}`, then {merge}")
 
 
 def _merge_policy(branch: str | None) -> str:
     """What makes the policy files of the work tree count: the default branch holding them."""
     from gitstore.records.policy import FOLDER
 
-    commit = f"git add {shlex.quote(f':/{FOLDER}/')} && git commit -m 'gitstore policy'"
+    commit = f"`git add {shlex.quote(f':/{FOLDER}/')} && git commit -m 'gitstore policy'`"
     if branch is not None and branch.startswith("refs/remotes/"):
         remote, name = branch[len("refs/remotes/"):].split("/", 1)
-        return (f"{commit}, have it merged into {name} on {remote}, then git fetch {remote} (the policy counts "
-                f"once {remote}/{name} holds it)")
+        return (f"{commit}, have it merged into {name} on {remote}, then `git fetch {shlex.quote(remote)}` (the "
+                f"policy counts once {remote}/{name} holds it)")
     name = branch[len("refs/heads/"):] if branch else "the default branch"
     return f"{commit} on {name}, or on a branch merged into it (the policy counts once {name} holds it)"
 
@@ -222,7 +224,7 @@ def _start_policy(workspace: Any, merge: str) -> str:
     from gitstore.providers._signing import signer
 
     found, hint = signer(workspace.repo)
-    start = "gitstore policy init" if found is not None else f"{hint.rstrip('.')}, then gitstore policy init"
+    start = "`gitstore policy init`" if found is not None else f"{hint.rstrip('.')}, then `gitstore policy init`"
     return f"{start}, then {merge}"
 
 
@@ -238,8 +240,8 @@ def _to_sign(workspace: Any, hint: str, merge: str) -> str:
         me = person(None, workspace.repo)
     except UsageError:
         me = "YOU"
-    return (f"gitstore policy add {me} (it lists the key user.signingkey names), then {merge}; or git config "
-            "user.signingkey <the key the policy lists for you>.pub")
+    return (f"`gitstore policy add {shlex.quote(me)}`, which lists the key user.signingkey names, then {merge}; or "
+            "`git config user.signingkey KEY.pub`, where KEY.pub is the public key the policy lists for you")
 
 
 def _people(people: dict[str, list[str]]) -> str:
@@ -253,7 +255,7 @@ def _hooks(report: Report, root: Path | None, home: Path) -> None:
     installed = [r for r in rows if r.installed or r.problems]
     if not installed:
         report.add("hooks", WARN, "no harness hook installed: agent sessions are not captured",
-                   "gitstore hooks install --harness claude-code (or codex, gemini-cli, opencode)")
+                   "`gitstore hooks install --harness claude-code` (or --harness codex, gemini-cli, opencode)")
         return
     for row in installed:
         name = f"hook {row.harness} ({row.scope})"
@@ -261,7 +263,14 @@ def _hooks(report: Report, root: Path | None, home: Path) -> None:
             report.add(name, OK, f"captures now; {row.path}")
         else:
             report.add(name, FAIL, f"{row.path}: {'; '.join(row.problems) or 'not installed'}",
-                       "; ".join(row.todo) or f"gitstore hooks install --harness {row.harness} --scope {row.scope}")
+                       _joined(row.todo) or f"gitstore hooks install --harness {row.harness} --scope {row.scope}")
+
+
+def _joined(todo: tuple[str, ...]) -> str:
+    """Several things to do on one line: the commands among them (those of gitstore) set off."""
+    if len(todo) < 2:
+        return "".join(todo)
+    return "; ".join(f"`{t}`" if t.startswith("gitstore ") else t for t in todo)
 
 
 def _hook_log(report: Report, state: Path | None, root: Path | None = None) -> None:
@@ -285,7 +294,7 @@ def _hook_log(report: Report, state: Path | None, root: Path | None = None) -> N
         return
     recent = " | ".join(lines[-LOG_LINES:])
     report.add("hook log", WARN, f"{len(lines)} line(s) in {path}{others}; last: {recent}",
-               f"fix what the last lines name, then rm {shlex.quote(str(path))} (the log only grows"
+               f"fix what the last lines name, then `rm {shlex.quote(str(path))}` (the log only grows"
                + ("; read the other folders' lines first)" if others else ")"))
 
 
@@ -299,7 +308,7 @@ def _remotes(report: Report, workspace: Any) -> None:
         missing = [s for s in fetch_refspecs(remote.name) if s not in remote.fetch_refspecs]
         report.add(f"remote {remote.name}", WARN if missing else OK,
                    f"fetch refspecs for shared memory {'missing' if missing else 'present'}",
-                   "gitstore init (adds them)" if missing else "")
+                   "`gitstore init` adds them" if missing else "")
         _pushes_every_ref(report, repo, remote.name)
     _push(report, workspace)
 
@@ -331,17 +340,17 @@ def _published(report: Report, root: Path, state: Path) -> None:
         found = standing(Context.open(str(root)))
     except GitstoreError as exc:
         report.add("published files", WARN, f"cannot tell whether they are current: {exc}",
-                   "gitstore verify names what is damaged")
+                   "`gitstore verify` names what is damaged")
         return
     for why in found.problems:
         report.add("published files", WARN, f"cannot be brought up to date: {why}",
-                   "fix what it names, then gitstore publish")
+                   "fix what it names, then `gitstore publish`")
     if found.not_in_force:
         ids = sorted({i for listed in found.not_in_force.values() for i in listed})
         blocked = {why.split(":", 1)[0] for why in found.problems} & set(found.not_in_force)
         report.add("published files", FAIL, f"{', '.join(found.not_in_force)} give agents {len(ids)} learning(s) "
                    f"no longer in force or no longer published: {named(ids)}",
-                   f"fix what the warning above names in {', '.join(sorted(blocked))}, then gitstore publish"
+                   f"fix what the warning above names in {', '.join(sorted(blocked))}, then `gitstore publish`"
                    if blocked else "gitstore publish")
     elif found.behind:
         report.add("published files", WARN, f"{', '.join(found.behind)} differ from what gitstore publish "
@@ -363,7 +372,7 @@ def _promoted(report: Report, root: Path) -> None:
         found = judge_work_tree(root, lambda: Context.open(str(root)).store)
     except GitstoreError as exc:
         report.add(name, WARN, f"cannot tell whether they hold learnings in force: {exc}",
-                   "gitstore verify names what is damaged")
+                   "`gitstore verify` names what is damaged")
         return
     for judged in found:
         if judged.state == NOT_IN_FORCE:
@@ -392,7 +401,7 @@ def _snapshots(report: Report, root: Path, state: Path) -> None:
         held = still_held(Context.open(str(root)))
     except GitstoreError as exc:
         report.add(name, WARN, f"cannot tell whether they hold text memory removed: {exc}",
-                   "gitstore verify names what is damaged")
+                   "`gitstore verify` names what is damaged")
         return
     if not held:
         report.add(name, OK, "the snapshots import github saved reflect every redaction in memory")
@@ -400,7 +409,7 @@ def _snapshots(report: Report, root: Path, state: Path) -> None:
     comments = sorted({c for ids in held.values() for c in ids})
     report.add(name, WARN, f"{len(held)} saved snapshot(s) still hold the text of {len(comments)} comment(s) "
                f"memory removed ({', '.join(comments)}): {', '.join(held)}",
-               "gitstore sync (applies the redactions it brought), or gitstore redact --comment ID --reason R "
+               "`gitstore sync` applies the redactions it brought; or `gitstore redact --comment ID --reason REASON` "
                "for each comment named")
 
 
@@ -414,12 +423,12 @@ def _pushes_every_ref(report: Report, repo: Any, name: str) -> None:
         if entry.name == name_key and _true(entry.value):
             report.add(f"remote {name} push", WARN, f"a push to {name} mirrors every ref: it deletes there the "
                        "memory refs of other clones (this clone holds them under refs/memory/v1/remotes/)",
-                       f"git config{_level(entry.level)} --unset-all {name_key}")
+                       f"git config{_level(entry.level)} --unset-all {shlex.quote(name_key)}")
         elif entry.name == f"remote.{name}.push" and entry.value.lstrip("+").startswith("refs/*"):
             report.add(f"remote {name} push", WARN, f"the push refspec {entry.value} of {name} sends every ref: "
                        "the copies of other clones' memory fetched here go back under this clone's names for them",
-                       f"git config{_level(entry.level)} --unset-all --fixed-value remote.{name}.push "
-                       f"{shlex.quote(entry.value)}")
+                       f"git config{_level(entry.level)} --unset-all --fixed-value "
+                       f"{shlex.quote(f'remote.{name}.push')} {shlex.quote(entry.value)}")
 
 
 def _true(value: str | None) -> bool:
@@ -449,8 +458,8 @@ def _push(report: Report, workspace: Any) -> None:
     misplaced = misplaced_refs(workspace.repo)
     if misplaced:
         report.add("push", WARN, f"{len(misplaced)} ref(s) of personal sessions are in the repository's own refs, "
-                   f"where a push can send them: {', '.join(misplaced)}", "gitstore init (moves them into "
-                   ".git/gitstore/local, which no push reaches)")
+                   f"where a push can send them: {', '.join(misplaced)}", "`gitstore init` moves them into "
+                   ".git/gitstore/local, which no push reaches")
     report.add("push", OK, (f"a push of memory sends {', '.join(pushed)} and its payloads" if pushed
                             else "nothing of this clone's memory to push yet")
                + (f"; {len(kept)} local ref(s) of personal sessions are never pushed" if kept else ""))
