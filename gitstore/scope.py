@@ -45,7 +45,7 @@ def scope_note(repo: pygit2.Repository) -> tuple[str, str] | None:
     """What to tell a person whose repository has remotes but none named origin, and the command
     that mends it: the scope is local, so its memory is shared with no clone, and memory stored
     now stays under that scope once a remote is named origin. None otherwise."""
-    names = list(repo.remotes.names())
+    names = [name for name in repo.remotes.names() if name]
     if not names or "origin" in names:
         return None
     return (f"no remote is named origin (remotes: {', '.join(names)}): this clone's memory has a local scope, "
