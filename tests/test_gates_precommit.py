@@ -271,6 +271,28 @@ def test_a_change_outside_the_route_fails_at_commit_msg(hooked: tuple[Path, dict
            "(direct-edit may change only okf/wiki/reliability.md)" in out
 
 
+def test_a_promoted_block_added_by_hand_fails_at_commit_msg(hooked: tuple[Path, dict, str]) -> None:
+    """An ordinary commit that adds a promoted block is refused when it is made, not only when it
+    is pushed; the promotion commit itself, amended with nothing changed, still passes."""
+    root, learning, branch = hooked
+    unknown = "lrn_" + "cd" * 16
+    page = root / "okf/wiki/storage.md"
+    before = page.read_text()
+    page.write_text(before + f"\n<!-- gitstore:promoted {unknown} sha256:{'6' * 64} -->\nRetries never need jitter.\n"
+                    f"Cited: `{unknown}@sha256:{'6' * 64}`.\n")
+    head = _git(root, "rev-parse", "HEAD")
+    out = _git(root, "commit", "-a", "-m", "Note how retries go", code=1)
+    line = len(before.splitlines()) + 2
+    assert f"okf/wiki/storage.md:{line}: a promoted block names {unknown}, which is not a learning of this " \
+           "repository's store; it is added by the commit being made, which is not the promotion commit of " \
+           f"{unknown}" in out, out
+    assert _git(root, "rev-parse", "HEAD") == head  # nothing was committed
+    page.write_text(before + "\nRetries back off.\n")
+    _git(root, "commit", "-a", "-m", "Note how retries go")  # an ordinary edit passes
+    _git(root, "checkout", "-q", branch)
+    _git(root, "commit", "--amend", "--no-edit")
+
+
 def test_a_learning_retired_after_promotion_fails_at_pre_push(hooked: tuple[Path, dict, str]) -> None:
     root, learning, branch = hooked
     from gitstore.ops import learning as ops

@@ -29,9 +29,10 @@ again, nor is one that was there before the range: it was judged by the range th
 A merge commit adds what none of its parents has: in each file it leaves different from every
 parent, a block that no parent's version of the file holds (written while resolving a conflict,
 or edited during the merge) is a finding; a block it carries from one parent is not blamed on
-it, since the commit that added it was judged. At ``commit-msg`` a merge being concluded (git's
-``MERGE_HEAD``) is read the same way, against HEAD and every commit it merges; any other commit
-being made is judged there only for the promotion its trailers claim. A merge is never a
+it, since the commit that added it was judged. At ``commit-msg`` the commit being made is read
+the same way, against HEAD (an amend of a promotion commit: against HEAD's parent), and a merge
+being concluded (git's ``MERGE_HEAD``) against HEAD and every commit it merges: a block added by
+hand is refused before it is committed, not only when it is pushed. A merge is never a
 promotion commit: one with ``Gitstore-*`` trailers is a finding. Other commits without
 trailers pass.
 
@@ -75,6 +76,7 @@ class Change:
     name: str = ""  # how findings about its files name it; the label when empty
     parent: Callable[[], Snapshot | None] | None = None  # the commit it is made on (None: no check)
     merged: tuple[Callable[[], Snapshot | None], ...] = ()  # a merge's other parents (empty: not a merge)
+    pending: bool = False  # the commit being made (at commit-msg), not one of a range
 
     @property
     def called(self) -> str:
@@ -268,6 +270,7 @@ def block_problems(change: Change, memory_of: Callable[[], Memory]) -> list[Find
         return []
     memory = memory_of()
     how = (f"it is in none of the parents of {change.called}" if change.merged
+           else "it is added by the commit being made" if change.pending
            else f"it was added by commit {change.label}")
     return [Finding(path, block.line, f"{standing(block, memory).sentence}; {how}, which is not the promotion commit "
                                       f"of {block.learning}") for path, block in added]
@@ -402,7 +405,7 @@ def _pending(root: Path, message_file: Path) -> Change:
             if parent.returncode == 0:
                 base = ["HEAD^"]  # an amend of the promotion commit: judge it whole
     return Change(relative(str(message_file), root), message, _staged(root, *base), _reader(root, "", keep_index=True),
-                  "the promotion commit being made", _snapshot(root, base[0]) if base else None)
+                  "the promotion commit being made", _snapshot(root, base[0]) if base else None, pending=True)
 
 
 def _pending_merge(root: Path, message_file: Path, message: str, merging: list[str]) -> Change:
@@ -413,7 +416,8 @@ def _pending_merge(root: Path, message_file: Path, message: str, merging: list[s
         theirs = _staged(root, other)
         changes = {path: status for path, status in changes.items() if path in theirs}
     return Change(relative(str(message_file), root), message, changes, _reader(root, "", keep_index=True),
-                  "the merge being made", _snapshot(root, "HEAD"), tuple(_snapshot(root, o) for o in merging))
+                  "the merge being made", _snapshot(root, "HEAD"), tuple(_snapshot(root, o) for o in merging),
+                  pending=True)
 
 
 def _staged(root: Path, *base: str) -> dict[str, str]:
@@ -442,7 +446,7 @@ def check(files: Sequence[str], root: Path, start: str | None, end: str | None) 
     message_file = None if (start or end) else _message_file(root, files)
     if message_file is not None:
         change = _pending(root, message_file)
-        return judge(change, memory) + (block_problems(change, memory) if change.merged else [])
+        return judge(change, memory) + block_problems(change, memory)
     if not end and git("rev-parse", "--verify", "--quiet", "HEAD", cwd=root, check=False).returncode != 0:
         return []  # nothing committed yet
     return [f for judged in judge_range(root, start, end or "HEAD", memory) for f in judged.findings]
