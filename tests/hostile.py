@@ -64,3 +64,25 @@ def victim_memory(alice: Context) -> tuple[dict[str, Any], list[dict[str, Any]],
     learning = accepted(alice, propose(alice, [ref(comments[0])], title="Bounded retries", text="Bound retries."))
     pending = propose(alice, [ref(comments[1])], title="Jitter", text="Use jitter.")
     return grant, comments, learning, pending
+
+
+def grafted(root: Path, ref_name: str, signed: str, committer_time: str) -> str:
+    """Move ``ref_name`` to its tip made again with the ``gpgsig`` header of the commit
+    ``signed`` (someone else's signed append) and a committer time of ``committer_time``, as
+    anyone can write a commit's bytes; returns the new commit's id."""
+    import re
+    import subprocess
+
+    def raw(commit: str) -> str:
+        return subprocess.run(["git", "cat-file", "commit", commit], cwd=root, check=True, capture_output=True,
+                              text=True).stdout
+
+    signature = re.search(r"^gpgsig .*?-----END SSH SIGNATURE-----\n", raw(signed), re.S | re.M)
+    assert signature is not None, signed
+    head, _, message = raw(ref_name).partition("\n\n")
+    head = re.sub(r"^(committer .*) -?\d+ ([+-]\d{4})$", rf"\1 {committer_time} \2", head, flags=re.M)
+    commit = subprocess.run(["git", "hash-object", "-t", "commit", "-w", "--stdin", "--literally"], cwd=root,
+                            input=f"{head}\n{signature.group(0)}\n{message}", check=True, capture_output=True,
+                            text=True).stdout.strip()
+    subprocess.run(["git", "update-ref", ref_name, commit], cwd=root, check=True)
+    return commit

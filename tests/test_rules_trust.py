@@ -343,3 +343,31 @@ def test_a_signed_redaction_counts_on_every_clone(team: dict[str, object], tmp_p
         [event] = [e for e in ctx.view().events.values() if e["type"] == "comment"]
         assert "payload" not in event and event["redaction"]["by"] == BOB
     assert verify(carol.store).ok
+
+
+@pytest.mark.parametrize("when", ["99999999999999999", "253402300800"], ids=["past-any-clock", "year-10000"])
+def test_a_signature_grafted_onto_a_commit_whose_time_is_no_date_counts_for_nobody(
+        team: dict[str, object], tmp_path: Path, when: str) -> None:
+    """Someone with push access copies bob's signature onto a retirement of his own making,
+    dated where no calendar reaches. The retirement is never used and named; no read of any
+    clone fails on it (the time was once read as a date before the signature was checked)."""
+    from .hostile import decision_step, grafted
+    from .team import forge
+
+    bare, bob, carol = _accepted_by_bob(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    accepted = bob.view().learnings[proposal["id"]][-1].record
+    mallory = team_clone(tmp_path, bare, "mallory")
+    root = mallory.workspace.root
+    retirement = decision_step(accepted, "retired", BOB)
+    forge(root, "wgraft", [retirement, mallory.audit("retire", BOB, [retirement["id"]], [retirement])])
+    signed = git(bob.workspace.root, "rev-parse", f"refs/memory/v1/records/shared/{bob.workspace.config.writer}").strip()
+    grafted(root, "refs/memory/v1/records/shared/wgraft", signed, when)
+    git(root, "push", "-q", "origin", "refs/memory/v1/records/shared/wgraft")
+    git(carol.workspace.root, "fetch", "-q", "origin")
+    for args in (("learnings",), ("context", "--prompt", "jitter on retries"), ("sync",), ("verify",)):
+        done = cli.gitstore(*args, cwd=carol.workspace.root)
+        assert done.returncode in (0, 3) and "Traceback" not in done.stderr, (args, done.stderr)
+    assert done.returncode == 3 and retirement["digest"] in done.stdout + done.stderr, done.stderr
+    assert f"commit time {when} is no date" in done.stdout + done.stderr
+    assert _standing(Context.open(carol.workspace.root), proposal["id"]) == ("accepted", True)

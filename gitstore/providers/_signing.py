@@ -167,7 +167,7 @@ def check(program: str, commit: pygit2.Commit, allowed_signers: bytes, principal
     key = signing_key(signature)
     if not principals:
         raise SignatureProblem(f"signed by a key the policy does not list ({_fingerprint_hint(key)})")
-    when = datetime.fromtimestamp(commit.committer.time, timezone.utc).strftime("%Y%m%d%H%M%S")
+    when = signed_at(commit)
     with tempfile.TemporaryDirectory(prefix="gitstore-verify-") as folder:
         signers, sig = Path(folder) / "allowed_signers", Path(folder) / "commit.sig"
         signers.write_bytes(allowed_signers)
@@ -177,6 +177,16 @@ def check(program: str, commit: pygit2.Commit, allowed_signers: bytes, principal
     if done.returncode != 0:
         raise SignatureProblem(f"the signature does not verify: {_last_line(done.stderr or done.stdout)}")
     return Checked(key, tuple(principals))
+
+
+def signed_at(commit: pygit2.Commit) -> str:
+    """The commit's time as ``ssh-keygen -Overify-time`` and allowed_signers take it
+    (YYYYMMDDHHMMSS, UTC); a time no calendar date holds (a forger can write any number) is a
+    problem of that signature, never an error of the read that meets it."""
+    try:
+        return datetime.fromtimestamp(commit.committer.time, timezone.utc).strftime("%Y%m%d%H%M%S")
+    except (OverflowError, OSError, ValueError):
+        raise SignatureProblem(f"its commit time {commit.committer.time} is no date") from None
 
 
 def _fingerprint_hint(key: str) -> str:

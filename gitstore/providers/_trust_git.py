@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import time
 import weakref
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,7 @@ import pygit2
 
 from gitstore.providers._base import Attestation, TrustMode
 from gitstore.providers._policy_git import PolicyState, Revision, at, current, in_history
-from gitstore.providers._signing import SignatureProblem, check, signature_of, signer, signing_key
+from gitstore.providers._signing import SignatureProblem, check, signature_of, signed_at, signer, signing_key
 from gitstore.providers._verified import Verified
 from gitstore.records.policy import Policy
 
@@ -154,7 +153,7 @@ def _still_allowed(now: Policy, then: Policy, key: str, principals: tuple[str, .
                    ) -> tuple[tuple[tuple[str, frozenset[str]], ...], str | None]:
     """The people a verified signature counts for: listed with that key by the current policy
     too, valid at the commit's time, with the actions both revisions allow."""
-    when = datetime.fromtimestamp(commit.committer.time, timezone.utc).strftime("%Y%m%d%H%M%S")
+    when = signed_at(commit)  # checked already: a commit whose time is no date never verifies
     found = []
     for person in principals:
         line = now.holds(person, key)
