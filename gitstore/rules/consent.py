@@ -29,9 +29,14 @@ class Verdict:
     event: str = ""
 
 
-CAUSES = ("missing", "redacted", "retracted", "no-grant", "label")
+CAUSES = ("missing", "redacted", "retracted", "no-grant", "label", "contested")
 """Why evidence serves no purpose: not stored (or no longer what a reference says), its text
-removed, deleted at its source, no grant in force covers it, a label judging nothing."""
+removed, deleted at its source, no grant in force covers it, a label judging nothing, or two
+records claiming its id that disagree on what it says."""
+
+AGREED = ("episode", "at", "author", "payloadDigest")
+"""What every record claiming one event id must agree on: two clones capturing the same
+comment version write the same (its position and its link to an earlier version may differ)."""
 
 
 def withdrawn(view: View) -> dict[str, set[str]]:
@@ -98,6 +103,16 @@ def _retracted_ids(view: View) -> frozenset[str]:
     return frozenset(found)
 
 
+def disagreeing(view: View, event: dict[str, Any]) -> dict[str, Any] | None:
+    """A record claiming ``event``'s id whose text, time, author or episode differ from it (or
+    whose text was removed): whichever of them store order puts first, neither stands for the
+    event, so a record pushed under a redacted event's id never brings text back."""
+    for rival in view.rivals.get(event["id"], ()):
+        if "redaction" in rival or any(rival.get(name) != event.get(name) for name in AGREED):
+            return rival
+    return None
+
+
 def decide(view: View, event_id: str, purpose: str, _depth: int = 0) -> Verdict:
     """May the event serve ``purpose``?"""
     event = view.events.get(event_id)
@@ -109,6 +124,10 @@ def decide(view: View, event_id: str, purpose: str, _depth: int = 0) -> Verdict:
                        cause="missing", event=event_id)
     if "redaction" in event or ("payload" not in event and event["type"] != "retraction"):
         return Verdict(False, reason=f"event {event_id} was redacted", cause="redacted", event=event_id)
+    rival = disagreeing(view, event)
+    if rival is not None:
+        return Verdict(False, reason=f"event {event_id} is claimed by another record ({rival['digest']}) that "
+                                     "disagrees on what it says", cause="contested", event=event_id)
     at = event["at"]
     if event["type"] in LABEL_LIKE:
         parent = event.get("parentEventId")

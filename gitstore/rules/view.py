@@ -31,6 +31,9 @@ class View:
     withdrawals: list[dict[str, Any]] = field(default_factory=list)
     episodes: dict[str, dict[str, Any]] = field(default_factory=dict)
     events: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # event id -> the other records claiming that id (a digest of their own), in store order:
+    # anyone who can push can write one, and store order is a clock its writer claims
+    rivals: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
     children: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
     learnings: dict[str, list[Item]] = field(default_factory=lambda: defaultdict(list))
     exports: list[dict[str, Any]] = field(default_factory=list)
@@ -134,10 +137,13 @@ class View:
             if known is None or (known["capture"] == "degraded" and record["capture"] == "complete"):
                 self.episodes[record["id"]] = record
         elif kind == "event":
-            if record["id"] not in self.events:
+            known = self.events.get(record["id"])
+            if known is None:
                 self.events[record["id"]] = record
                 if record.get("parentEventId"):
                     self.children[record["parentEventId"]].append(record)
+            elif known["digest"] != record["digest"]:
+                self.rivals[record["id"]].append(record)
         elif kind == "learning":
             versions = self.learnings[record["id"]]
             if versions:
