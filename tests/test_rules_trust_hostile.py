@@ -178,3 +178,22 @@ def test_an_event_pushed_under_another_events_id_never_stands_for_it(tmp_path: P
         assert learning not in cli.gitstore("recall", "bound retries", cwd=root).stdout
         done = cli.gitstore("verify", cwd=root)
         assert done.returncode == 3 and shadow["digest"] in done.stdout + done.stderr, done.stderr
+
+
+def test_an_event_pushed_under_a_comments_id_as_another_type_is_named_and_changes_no_verdict(tmp_path: Path) -> None:
+    """The same forgery with the comment's own text, time, author and episode, but another type
+    (a retraction): what an event says includes what it is, so the two disagree. Both clones
+    reach the same verdicts, and verify names it."""
+    alice, bob, held, _ = _world(tmp_path, True)
+    target = held["comments"][0]
+    mallory = team_clone(tmp_path, held["bare"], "mallory")
+    shadow = seal({**{k: v for k, v in target.items() if k not in ("digest", "redaction")}, "type": "retraction",
+                   "parentEventId": held["comments"][1]["id"]})
+    forge(mallory.workspace.root, "0forger", [shadow], clock=1, blind=True)
+    git(mallory.workspace.root, "push", "-q", "origin", "refs/memory/v1/records/shared/0forger",
+        "+refs/memory/v1/payloads/shared/0forger")
+    alice, bob = sync(alice, bob)
+    assert _verdicts(alice) == _verdicts(bob)
+    for ctx in (alice, bob):
+        done = cli.gitstore("verify", cwd=ctx.workspace.root)
+        assert done.returncode == 3 and shadow["digest"] in done.stdout + done.stderr, done.stderr

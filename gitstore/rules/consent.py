@@ -35,8 +35,11 @@ removed, deleted at its source, no grant in force covers it, a label judging not
 records claiming its id that disagree on what it says."""
 
 AGREED = ("episode", "at", "author", "payloadDigest")
-"""What every record claiming one event id must agree on: two clones capturing the same
-comment version write the same (its position and its link to an earlier version may differ)."""
+"""What every record claiming one event id must agree on, with what kind of event it is: two
+clones capturing the same comment version write the same (its position, its link to an earlier
+version, and so whether it is the comment or an edit of it, may differ)."""
+
+_TEXT = frozenset({"comment", "edit"})
 
 
 def withdrawn(view: View) -> dict[str, set[str]]:
@@ -94,7 +97,7 @@ def _retracted_ids(view: View) -> frozenset[str]:
     retracted event alone when it is not a comment or an edit."""
     found: set[str] = set()
     for parent, children in view.children.items():
-        if any(c["type"] == "retraction" for c in children):
+        if any(c["type"] == "retraction" and disagreeing(view, c) is None for c in children):  # one that stands
             versions = comment_versions(view, parent)
             if versions:
                 found.update(v["id"] for v in versions)
@@ -104,13 +107,20 @@ def _retracted_ids(view: View) -> frozenset[str]:
 
 
 def disagreeing(view: View, event: dict[str, Any]) -> dict[str, Any] | None:
-    """A record claiming ``event``'s id whose text, time, author or episode differ from it (or
-    whose text was removed): whichever of them store order puts first, neither stands for the
-    event, so a record pushed under a redacted event's id never brings text back."""
+    """A record claiming ``event``'s id whose text, time, author, episode or kind differ from it
+    (or whose text was removed): whichever of them store order puts first, neither stands for
+    the event (nor retracts what it names), so a record pushed under a redacted event's id never
+    brings text back."""
     for rival in view.rivals.get(event["id"], ()):
-        if "redaction" in rival or any(rival.get(name) != event.get(name) for name in AGREED):
+        if "redaction" in rival or any(rival.get(name) != event.get(name) for name in AGREED) \
+                or _what(rival) != _what(event):
             return rival
     return None
+
+
+def _what(event: dict[str, Any]) -> str:
+    """The kind of event, a comment and an edit of one counting as the same."""
+    return "text" if event["type"] in _TEXT else event["type"]
 
 
 def decide(view: View, event_id: str, purpose: str, _depth: int = 0) -> Verdict:
