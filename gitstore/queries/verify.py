@@ -2,8 +2,8 @@
 records say together: fetched refs left out (quarantined), decisions written without their
 audit entry, decisions, grants, withdrawals and redactions that carry no authority (fetched
 without a policy, unsigned, or signed by someone the policy does not allow), and shared
-learnings whose evidence or history other clones never receive, and events whose id two
-records claim that disagree on what it says. Every such finding is never
+learnings whose evidence or history other clones never receive, and events and episodes whose
+id two records claim that disagree on what it says. Every such finding is never
 used by reads; verify names them so someone can act (decide again, fix the policy, propose
 again from shared evidence)."""
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from gitstore.errors import GitstoreError
 from gitstore.providers import Problem, VerifyReport
-from gitstore.rules.consent import disagreeing
+from gitstore.rules.consent import disagreeing, disputed
 from gitstore.rules.namespaces import misplaced
 from gitstore.rules.trust import unshared
 from gitstore.rules.view import View
@@ -37,11 +37,14 @@ def verify(store: Store) -> VerifyReport:
         (report.notices if unshared(why) else report.problems).append(finding)
     for note in store.ignored_notes():
         (report.notices if unshared(note.message) else report.problems).append(note)
-    for event_id in sorted(view.rivals):
-        rival = disagreeing(view, view.events[event_id])
+    for rid in sorted(view.rivals):
+        if rid in view.episodes:
+            kept, rival, what = view.episodes[rid], disputed(view, view.episodes[rid]), "episode"
+        else:
+            kept, rival, what = view.events[rid], disagreeing(view, view.events[rid]), "event"
         if rival is not None:
-            report.problems.append(Problem(f"event {event_id}", f"{rival['digest']} claims its id and disagrees "
-                                           f"with {view.events[event_id]['digest']} on what it says; it serves no purpose"))
+            report.problems.append(Problem(f"{what} {rid}", f"{rival['digest']} claims its id and disagrees "
+                                           f"with {kept['digest']} on what it says; it serves no purpose"))
     for lid, history in sorted(view.histories().items()):
         placed = misplaced(view, history)
         if placed:

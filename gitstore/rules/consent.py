@@ -32,7 +32,7 @@ class Verdict:
 CAUSES = ("missing", "redacted", "retracted", "no-grant", "label", "contested")
 """Why evidence serves no purpose: not stored (or no longer what a reference says), its text
 removed, deleted at its source, no grant in force covers it, a label judging nothing, or two
-records claiming its id that disagree on what it says."""
+records claiming its id (or its episode's) that disagree on what it says."""
 
 AGREED = ("episode", "at", "author", "payloadDigest")
 """What every record claiming one event id must agree on, with what kind of event it is: two
@@ -118,6 +118,16 @@ def disagreeing(view: View, event: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+def disputed(view: View, episode: dict[str, Any]) -> dict[str, Any] | None:
+    """A record claiming ``episode``'s id with another source (what grants cover, and what its
+    id is made from): whichever of them stands, its events serve no purpose. Two captures of
+    one session (degraded, then complete) name the same source."""
+    for rival in view.rivals.get(episode["id"], ()):
+        if rival["source"] != episode["source"]:
+            return rival
+    return None
+
+
 def _what(event: dict[str, Any]) -> str:
     """The kind of event, a comment and an edit of one counting as the same."""
     return "text" if event["type"] in _TEXT else event["type"]
@@ -134,6 +144,10 @@ def decide(view: View, event_id: str, purpose: str, _depth: int = 0) -> Verdict:
                        cause="missing", event=event_id)
     if "redaction" in event or ("payload" not in event and event["type"] != "retraction"):
         return Verdict(False, reason=f"event {event_id} was redacted", cause="redacted", event=event_id)
+    other = disputed(view, episode)
+    if other is not None:
+        return Verdict(False, reason=f"episode {episode['id']} of event {event_id} is claimed by another record "
+                                     f"({other['digest']}) with another source", cause="contested", event=event_id)
     rival = disagreeing(view, event)
     if rival is not None:
         return Verdict(False, reason=f"event {event_id} is claimed by another record ({rival['digest']}) that "

@@ -31,8 +31,8 @@ class View:
     withdrawals: list[dict[str, Any]] = field(default_factory=list)
     episodes: dict[str, dict[str, Any]] = field(default_factory=dict)
     events: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # event id -> the other records claiming that id (a digest of their own), in store order:
-    # anyone who can push can write one, and store order is a clock its writer claims
+    # event or episode id -> the other records claiming that id (a digest of their own), in store
+    # order: anyone who can push can write one, and store order is a clock its writer claims
     rivals: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
     children: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
     learnings: dict[str, list[Item]] = field(default_factory=lambda: defaultdict(list))
@@ -136,6 +136,8 @@ class View:
             # capture stands for it; otherwise the first in store order does
             if known is None or (known["capture"] == "degraded" and record["capture"] == "complete"):
                 self.episodes[record["id"]] = record
+            if known is not None and known["digest"] != record["digest"]:
+                self.rivals[record["id"]].append(known if self.episodes[record["id"]] is record else record)
         elif kind == "event":
             known = self.events.get(record["id"])
             if known is None:
