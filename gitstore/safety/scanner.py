@@ -11,8 +11,9 @@ looks for, and its policy has these levels:
   (:mod:`~gitstore.safety.hidden`: bidirectional controls, invisible characters, control and tag
   characters, runs of variation selectors), text that tries to take over an agent
   (:mod:`~gitstore.safety.injection`: override phrases, persona takeovers, chat-template role
-  markers, forged chat turns, orders addressed to AI readers), and downloads piped into a shell
-  (:mod:`~gitstore.safety.commands`).
+  markers, forged chat turns, orders addressed to AI readers), downloads piped into a shell
+  (:mod:`~gitstore.safety.commands`), and, in free text, HTML comments that hide words from a
+  person reading it rendered (:mod:`~gitstore.safety.markup`).
 - **redact** (defense in depth; choosing sources that hold no secrets comes first; the rest of
   the text is kept): credentials, in assignments, in their own shapes or next to a credential
   word in prose (:mod:`~gitstore.safety.secrets`, with the value checks of
@@ -43,6 +44,7 @@ from gitstore.safety.commands import pipe_to_shell_count, untrusted_checkout_hit
 from gitstore.safety.files import Allowlist, standing_in_file
 from gitstore.safety.hidden import hidden_counts, mixed_script_count
 from gitstore.safety.injection import injection_count
+from gitstore.safety.markup import hidden_markup_count
 from gitstore.safety.paths import home_hits
 from gitstore.safety.secrets import (
     assignment_hits,
@@ -178,6 +180,8 @@ class ConservativeScanner:
             counts[("prompt-injection", QUARANTINE)] = injections
         if pipes := pipe_to_shell_count(view):  # a file may document one; memory never hands one on
             counts[("pipe-to-shell", QUARANTINE if path is None else WARN)] = pipes
+        if path is None and (hidden := hidden_markup_count(text)):  # a file's comments are its authors'
+            counts[("hidden-markup", QUARANTINE)] = hidden
         hits = self._redactions(view, 0)
         if path is not None:
             hits = standing_in_file(text, path, hits, self.allow)

@@ -98,7 +98,7 @@ def _quarantined(name: str, text: str, scanner: object, kinds: list[str]) -> lis
     found = []
     for number, line in enumerate(text.split("\n"), start=1):
         result = scanner.scan(line)  # type: ignore[attr-defined]
-        here = sorted({f.kind for f in result.findings if f.action == QUARANTINE})
+        here = sorted({f.kind for f in result.findings if f.action == QUARANTINE} & set(kinds))  # the file's
         if here:
             found.append(Finding(name, number, f"quarantine: {', '.join(here)} ({NOT_ALLOWED})"))
     return found or [Finding(name, 1, f"quarantine: {', '.join(kinds)} ({NOT_ALLOWED})")]
