@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 Error = sqlite.Error
+OperationalError = sqlite.OperationalError  # cannot open, read-only, locked: not damage
 
 
 def uri_path(file: str) -> str:

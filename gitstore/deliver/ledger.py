@@ -75,14 +75,20 @@ class Session:
         self.delivered: set[str] = set()
 
     def __enter__(self) -> Session:
-        if self.write:
-            os.makedirs(self.state, exist_ok=True)
-            self.db = _open(self.state)
-            self.db.execute("BEGIN IMMEDIATE")
-        elif os.path.exists(path(self.state)):
-            self.db = sqlite_db.connect(path(self.state), readonly=True)
-        if self.db is not None:
-            self._read()
+        try:
+            if self.write:
+                os.makedirs(self.state, exist_ok=True)
+                self.db = _open(self.state)
+                self.db.execute("BEGIN IMMEDIATE")
+            elif os.path.exists(path(self.state)):
+                self.db = sqlite_db.connect(path(self.state), readonly=True)
+            if self.db is not None:
+                self._read()
+        except sqlite_db.Error as exc:
+            if self.db is not None:
+                self.db.close()
+                self.db = None
+            raise unreadable(self.state, exc) from None
         return self
 
     def _read(self) -> None:
@@ -122,11 +128,28 @@ class Session:
                             [(cursor.lastrowid, i["id"], i["contentDigest"], i["trust"], i["score"]) for i in items])
 
 
+def unreadable(state: str, exc: Exception) -> Exception:
+    """The error for a ledger SQLite cannot read, naming the file: out of reach (exit 1: its
+    folder read-only, the file another user's, locked), or damaged (exit 3)."""
+    from gitstore.errors import GitstoreError, IntegrityError
+
+    if isinstance(exc, sqlite_db.OperationalError):
+        return GitstoreError(f"{path(state)}: cannot open the delivery ledger ({exc})")
+    return IntegrityError(f"{path(state)}: the delivery ledger is damaged ({exc}); move it aside "
+                          f"and the next delivery starts a new one")
+
+
 def sessions(state: str) -> list[list[dict[str, Any]]]:
     """Every session's entries in order, the most recently active session first."""
     if not os.path.exists(path(state)):
         return []
-    db = sqlite_db.connect(path(state), readonly=True)
+    try:
+        return _sessions(sqlite_db.connect(path(state), readonly=True))
+    except sqlite_db.Error as exc:
+        raise unreadable(state, exc) from None
+
+
+def _sessions(db: Any) -> list[list[dict[str, Any]]]:
     try:
         items: dict[int, list[dict[str, Any]]] = {}
         for entry, lid, digest, trust, score in db.execute("SELECT entry, id, digest, trust, score FROM item"):
