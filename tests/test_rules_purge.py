@@ -26,8 +26,9 @@ def test_purge_needs_the_repository_name(tmp_path: Path) -> None:
     assert subprocess.run(["git", "fsck"], cwd=root, capture_output=True).returncode == 0
 
 
-def _purge_at_a_terminal(root: Path, typed: str) -> subprocess.CompletedProcess[str]:
-    """``gitstore purge`` run with a terminal on standard input, where a person types ``typed``."""
+def _purge_at_a_terminal(root: Path, typed: str, *options: str) -> subprocess.CompletedProcess[str]:
+    """``gitstore purge`` run with a terminal on standard input, where a person types ``typed``;
+    its standard output goes to a pipe, as with ``gitstore purge > file``."""
     import os
     import pty
     import sys
@@ -35,7 +36,7 @@ def _purge_at_a_terminal(root: Path, typed: str) -> subprocess.CompletedProcess[
     main, terminal = pty.openpty()
     try:
         os.write(main, typed.encode() + b"\n")
-        return subprocess.run([sys.executable, "-m", "gitstore", "purge"], cwd=root, stdin=terminal,
+        return subprocess.run([sys.executable, "-m", "gitstore", "purge", *options], cwd=root, stdin=terminal,
                               capture_output=True, text=True, timeout=60)
     finally:
         os.close(main)
@@ -50,12 +51,23 @@ def test_purge_asks_for_the_name_at_a_terminal_and_takes_the_local_namespace_too
     root = ctx.workspace.root
     assert (root / ".git" / "gitstore").is_dir()
     refused = _purge_at_a_terminal(root, "acme/other")
-    assert refused.returncode == 1 and "Type acme/widgets to confirm" in refused.stdout
+    assert refused.returncode == 1 and "Type acme/widgets to confirm" in refused.stderr and refused.stdout == ""
     assert "not confirmed" in refused.stderr and (root / ".git" / "gitstore").is_dir()
     done = _purge_at_a_terminal(root, "acme/widgets")
     assert done.returncode == 0, done.stderr
     assert subprocess.run(["git", "for-each-ref", "refs/memory/"], cwd=root, capture_output=True, text=True).stdout == ""
     assert not (root / ".git" / "gitstore").exists() and not (root / "okf" / ".memory").exists()
+
+
+def test_purge_asks_on_standard_error_so_its_json_output_stays_one_document(tmp_path: Path) -> None:
+    import json
+
+    ctx = ready_repo(tmp_path / "widgets")
+    grant_all(ctx)
+    Thread(ctx, 1, "1").save()
+    done = _purge_at_a_terminal(ctx.workspace.root, "acme/widgets", "--json")
+    assert done.returncode == 0 and "Type acme/widgets to confirm" in done.stderr
+    assert json.loads(done.stdout)["stateRemoved"] is True
 
 
 def test_purge_needs_only_the_repository_not_the_set_up(tmp_path: Path) -> None:

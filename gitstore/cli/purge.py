@@ -25,10 +25,18 @@ def purge(
     if confirm is None:
         if not sys.stdin.isatty():
             raise UsageError(f"purge asks you to type the repository name; pass --confirm {name} when scripting")
-        confirm = typer.prompt(f"This removes all memory of {repository_scope(repo)} from this clone. "
-                               f"Type {name} to confirm")
+        confirm = _ask(f"This removes all memory of {repository_scope(repo)} from this clone. "
+                       f"Type {name} to confirm: ")
     result = do_purge(repo, confirm)
     emit_json(result) if as_json else typer.echo(f"purged {result['refsRemoved']} ref(s) and {result['state']}")
+
+
+def _ask(question: str) -> str:
+    """The line a person types after ``question``, asked on standard error: standard output
+    holds only the result (one JSON document under --json, even when redirected to a file)."""
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    return sys.stdin.readline().rstrip("\r\n")
 
 
 def register(app: typer.Typer) -> None:
