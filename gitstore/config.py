@@ -33,6 +33,7 @@ from typing import Any
 
 import pygit2
 
+from gitstore._files import replace_file
 from gitstore.errors import InvalidInput, NotARepository, Refused
 from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
 from gitstore.scope import open_repository, repository_scope
@@ -128,9 +129,7 @@ def _capture_mode(path: Path, section: Any) -> str:
 
 def write_config(path: Path, config: Config) -> None:
     """Write config.json atomically."""
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(config.to_json(), indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    replace_file(path, json.dumps(config.to_json(), indent=2) + "\n")
 
 
 def new_writer_id() -> str:

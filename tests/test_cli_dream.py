@@ -164,3 +164,22 @@ def test_status_shows_the_dream_settings_and_a_bad_one(repo: Path, capsys: pytes
     assert "dream has an unknown field 'labeller'" in capsys.readouterr().out
     assert main(["dream"]) == 1
     assert "dream has an unknown field 'labeller'" in capsys.readouterr().err
+
+
+def _limited(limit: int) -> None:
+    """In a child process: files may grow to ``limit`` bytes, as on a disk about to fill."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+def test_a_report_the_disk_cannot_hold_is_named_and_left_neither_half_written_nor_as_a_temporary(repo: Path) -> None:
+    assert main(["dream", "--by", "github:9"]) == 0
+    reports = repo / "okf" / ".memory" / "dreams"
+    before = {p.name: p.read_bytes() for p in reports.iterdir()}
+    done = subprocess.run([sys.executable, "-m", "gitstore", "dream", "--by", "github:9", "--json"], cwd=repo,
+                          capture_output=True, text=True, preexec_fn=lambda: _limited(1024), timeout=120)
+    assert done.returncode == 1 and done.stdout == "", done.stderr
+    error = json.loads(done.stderr)["error"]
+    assert error.startswith("File too large (") and f"{reports}{'/'}" in error and error.endswith("-instruction.json)")
+    assert {p.name: p.read_bytes() for p in reports.iterdir()} == before

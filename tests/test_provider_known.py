@@ -284,6 +284,35 @@ def test_a_torn_log_block_drops_the_memory(tmp_path: Path) -> None:
     assert content_key(b"a") not in KnownBytes.open(tmp_path, "m", {"memory": "m"}, lambda last: True)
 
 
+
+SAVE_MORE = """
+import resource, sys
+from pathlib import Path
+from gitstore.providers._known import KnownBytes, content_key
+folder, limit = Path(sys.argv[1]), int(sys.argv[2])
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))  # the disk fills part way through the block
+memory = KnownBytes.open(folder, "m", {"memory": "m"}, lambda last: True)
+for n in range(50):
+    memory.add(content_key(b"more %d" % n))
+memory.save()
+"""
+
+
+def test_a_save_the_disk_refuses_is_given_up_and_leaves_the_log_whole(tmp_path: Path) -> None:
+    import sys
+
+    first = KnownBytes.open(tmp_path, "m", {"memory": "m"}, lambda last: True)
+    first.add(content_key(b"a"))
+    first.save()
+    log = tmp_path / "m.log"
+    before = log.read_bytes()
+    done = subprocess.run([sys.executable, "-c", SAVE_MORE, str(tmp_path), str(len(before) + 100)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr  # a read never fails for its memory
+    assert log.read_bytes() == before  # no torn block: the memory kept is still trusted
+    assert content_key(b"a") in KnownBytes.open(tmp_path, "m", {"memory": "m"}, lambda last: True)
+
+
 def test_a_replace_ref_never_gets_other_bytes_served_as_a_record(repo: Path) -> None:
     first, second = R.grant("first"), R.grant("second")
     store(repo).append([first, second])

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitstore._files import replace_file
 from gitstore.capture.reviews import KnownReviews, import_loaded, load_snapshot
 from gitstore.errors import GitstoreError, InvalidInput
 from gitstore.context import Context
@@ -136,6 +137,4 @@ def _read_ledger(path: Path) -> dict[str, str]:
 
 def _write_ledger(path: Path, files: dict[str, str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({"files": dict(sorted(files.items()))}, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    replace_file(path, json.dumps({"files": dict(sorted(files.items()))}, indent=1) + "\n")

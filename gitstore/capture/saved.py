@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitstore._files import discard, replace_file
 from gitstore.errors import GitstoreError
 from gitstore.records.canonical import canonicalize, parse_json
 from gitstore.records.inputs import read_file
@@ -77,9 +78,13 @@ def file_name(repository: str, pull: int) -> str:
 
 def save(path: Path, data: bytes) -> None:
     """Write a snapshot in one rename: a reader never sees half of it."""
-    tmp = path.with_name("." + path.name + ".tmp")
-    tmp.write_bytes(data + b"\n")
-    os.replace(tmp, path)
+    tmp = path.with_name("." + path.name + ".tmp")  # one name: the snapshots' lock holds writers apart
+    try:
+        tmp.write_bytes(data + b"\n")
+        os.replace(tmp, path)
+    except BaseException:
+        discard(tmp)
+        raise
 
 
 def _source_id(collection: Any, item: dict[str, Any]) -> str:
@@ -258,9 +263,7 @@ def scrub_everywhere(state: Path, source_ids: set[str]) -> Scrubbed:
 
 def _keep(state: Path, folders: list[Path]) -> None:
     """Rewrite the list of remembered folders, in one rename."""
-    tmp = state / ("." + FOLDERS + ".tmp")
-    tmp.write_text("".join(json.dumps(str(f)) + "\n" for f in folders), encoding="utf-8")
-    os.replace(tmp, state / FOLDERS)
+    replace_file(state / FOLDERS, "".join(json.dumps(str(f)) + "\n" for f in folders))
 
 
 def applied(state: Path) -> set[str]:
@@ -279,9 +282,7 @@ def mark_applied(state: Path, digests: set[str]) -> None:
     known = applied(state)
     if digests <= known:
         return
-    tmp = state / f".{APPLIED}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps(sorted(known | digests), indent=0) + "\n", encoding="utf-8")
-    os.replace(tmp, state / APPLIED)
+    replace_file(state / APPLIED, json.dumps(sorted(known | digests), indent=0) + "\n")
 
 
 __all__ = ["APPLIED", "Applied", "FOLDERS", "FORMAT", "MAX_SNAPSHOT_BYTES", "TEXTS", "Scrubbed", "applied", "file_name",

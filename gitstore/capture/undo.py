@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gitstore._files import replace_file
+
 LEDGER = Path(".config") / "gitstore" / "installed-hooks.json"
 
 
@@ -102,6 +104,4 @@ def _save(home: Path, entries: dict[str, Any]) -> None:
         path.unlink(missing_ok=True)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.tmp")
-    temp.write_text(json.dumps(entries, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(temp, path)
+    replace_file(path, json.dumps(entries, indent=1, sort_keys=True) + "\n")

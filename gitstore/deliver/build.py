@@ -26,10 +26,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from gitstore._files import discard
 from gitstore.deliver import heads
 from gitstore.deliver import index as idx
 from gitstore.deliver.place import Place
 from gitstore.deliver.terms import terms
+from gitstore.errors import GitstoreError
 
 EXCERPT_CHARS = 500
 MAX_EXCERPTS = 8
@@ -218,6 +220,18 @@ def write_index(path: str, rows: list[dict[str, Any]], fingerprint: str,
     temp = f"{path}.{os.getpid()}.tmp"
     if os.path.exists(temp):
         os.unlink(temp)
+    try:
+        _fill(temp, rows, fingerprint, dropped, inert, evidence)
+        os.replace(temp, path)
+    except BaseException as exc:
+        discard(temp)
+        if isinstance(exc, sqlite3.Error):  # the disk full, the folder read-only
+            raise GitstoreError(f"{path}: cannot write recall's index ({exc})") from None
+        raise
+
+
+def _fill(temp: str, rows: list[dict[str, Any]], fingerprint: str, dropped: list[tuple[str, str, str]] | None,
+          inert: str | None, evidence: frozenset[str] | None) -> None:
     db = sqlite3.connect(temp)
     try:
         db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + idx.SCHEMA)
@@ -243,4 +257,3 @@ def write_index(path: str, rows: list[dict[str, Any]], fingerprint: str,
         db.commit()
     finally:
         db.close()
-    os.replace(temp, path)

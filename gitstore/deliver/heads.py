@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 
+from gitstore._files import replace_file
 from gitstore._gitrefs import loose_refs, packed_under
 from gitstore._version import __version__
 
@@ -51,10 +52,7 @@ def make_salt(place: Place) -> None:
     if os.path.exists(path):
         return
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    temp = f"{path}.{os.getpid()}.tmp"
-    with open(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as out:
-        out.write(os.urandom(32))
-    os.replace(temp, path)
+    replace_file(path, os.urandom(32), 0o600)
 
 
 def _loose(folder: str, prefix: str, found: list[str]) -> None:

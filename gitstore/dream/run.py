@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from gitstore._files import replace_file
 from gitstore.dream import checks, settings as dream_settings, terms
 from gitstore.dream import labelers as labeler_registry
 from gitstore.dream import consolidators as consolidator_registry
@@ -300,8 +301,8 @@ class _Dream:
         folder = self.ctx.workspace.state / REPORTS
         folder.mkdir(parents=True, exist_ok=True)
         stamp = format_time(datetime.now(timezone.utc)).replace(":", "").replace(".", "")
-        (folder / f"{stamp}-{self.request.purpose}.json").write_text(
-            json.dumps(self.report.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        replace_file(folder / f"{stamp}-{self.request.purpose}.json",
+                     json.dumps(self.report.to_json(), indent=2, ensure_ascii=False) + "\n")
 
 
 # -- helpers -------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from gitstore._files import replace_file
 from gitstore.config import git_ignores
 from gitstore.records.contracts import seal
 from gitstore.errors import Refused, UsageError
@@ -50,10 +51,7 @@ def export(ctx: Context, purpose: str, by: str, *, with_evidence: bool = False) 
         "path": path.relative_to(ctx.workspace.root).as_posix(), "items": _dedupe(items),
     })
     ctx.write([record], "export", by, [record["digest"], purpose])
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in _dedupe(lines)),
-                   encoding="utf-8")
-    os.replace(tmp, path)
+    replace_file(path, "".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in _dedupe(lines)))
     return record, path
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitstore._files import replace_file
 from gitstore.errors import ConflictError, Refused
 from gitstore.ops import unfinished
 from gitstore.providers import Removal
@@ -199,9 +200,7 @@ def _rewrite_export(ctx: Context, path: Path, gone: set[str]) -> bool:
             line, changed = json.dumps(record, ensure_ascii=False, sort_keys=True), True
         out.append(line)
     if changed:
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text("".join(f"{line}\n" for line in out), encoding="utf-8")
-        os.replace(tmp, path)
+        replace_file(path, "".join(f"{line}\n" for line in out))
     return changed
 
 

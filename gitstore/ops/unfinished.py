@@ -16,7 +16,6 @@ among the records that made it so from a second request: the former is finished,
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -24,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from gitstore._files import replace_file
 from gitstore.errors import AlreadyDone
 
 FOLDER = "unfinished"
@@ -49,10 +49,8 @@ def begin(state: Path, note: Note) -> None:
     """Note a command's steps before its first write (replacing a note of the same name)."""
     folder = state / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
-    temporary = folder / f".{note.name}.{os.getpid()}.tmp"
-    temporary.write_text(json.dumps({"what": note.what, "todo": note.todo, "state": note.state, "data": note.data},
-                                    ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    os.replace(temporary, note.path(state))
+    replace_file(note.path(state), json.dumps({"what": note.what, "todo": note.todo, "state": note.state,
+                                               "data": note.data}, ensure_ascii=False, indent=2) + "\n")
 
 
 @contextmanager

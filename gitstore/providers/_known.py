@@ -36,6 +36,7 @@ checksum, and then the whole memory is dropped).
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import json
@@ -48,6 +49,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
+
+from gitstore._files import replace_file
 
 KEY = 32
 _BASE = struct.Struct(">8sIII")  # magic, bits, count, crc32 of everything after the header
@@ -183,17 +186,19 @@ class KnownBytes:
 
     def save(self) -> None:
         """Append what was added to the log (one block, one write); fold the log into the base
-        once it is big enough."""
+        once it is big enough. A save the disk refuses (full, read-only) is given up: the
+        memory only saves work, and what it lacks is checked again, so no command fails for it."""
         if not self._fresh:
             return
+        try:
+            self._save()
+        except OSError:
+            pass
+
+    def _save(self) -> None:
         fresh = sorted(self._fresh)
         with self._locked():
-            block = _block(self.witness, fresh)
-            descriptor = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                os.write(descriptor, block)
-            finally:
-                os.close(descriptor)
+            _append(self.log_path, _block(self.witness, fresh))
             ordered = fresh if not self._logged else None  # the log's keys in order, when they are these
             self._logged.update(fresh)
             self._fresh.clear()
@@ -217,9 +222,7 @@ class KnownBytes:
         witness = json.dumps(self.witness, sort_keys=True).encode()
         body = b"".join((_U32.pack(len(witness)), witness, struct.pack(f">{len(fanout)}I", *fanout), *parts))
         data = _BASE.pack(_MAGIC, bits, fanout[-1], zlib.crc32(body)) + body
-        temporary = self.keys_path.with_name(f"{self.keys_path.name}.{os.getpid()}")
-        temporary.write_bytes(data)
-        os.replace(temporary, self.keys_path)
+        replace_file(self.keys_path, data)
         self.log_path.unlink(missing_ok=True)
         self._base, self._bits, self._count = data, bits, fanout[-1]
         self._fanout = _BASE.size + 4 + len(witness)
@@ -286,6 +289,22 @@ class KnownBytes:
             yield
         finally:
             os.close(descriptor)
+
+
+def _append(path: Path, block: bytes) -> None:
+    """Append ``block`` to ``path`` whole, or leave the file as it was (a torn block would drop
+    the whole memory at the next read)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        end = os.lseek(descriptor, 0, os.SEEK_END)
+        try:
+            if os.write(descriptor, block) != len(block):  # the disk filled part way
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        except OSError:
+            os.ftruncate(descriptor, end)
+            raise
+    finally:
+        os.close(descriptor)
 
 
 def _holds(keys: mmap.mmap | bytes, key: bytes, start: int = 0, end: int | None = None) -> bool:

@@ -41,6 +41,7 @@ from typing import NamedTuple, TypeVar
 
 import pygit2
 
+from gitstore._files import replace_file
 from gitstore.errors import ConflictError, IntegrityError, Refused, UsageError
 from gitstore.providers._base import (
     CONTRACT_VERSIONS,
@@ -1117,9 +1118,7 @@ class GitProvider:
                     progress[name] = str(oid)  # every record of this commit was read
 
         def done() -> None:
-            temporary = path.with_name(f"{path.name}.{os.getpid()}")
-            temporary.write_text(json.dumps(progress, sort_keys=True), encoding="ascii")
-            os.replace(temporary, path)
+            replace_file(path, json.dumps(progress, sort_keys=True))
 
         return records(), done
 
@@ -1138,9 +1137,7 @@ class GitProvider:
                 marks[name] = str(commit)
                 moved = True
         if moved:
-            temporary = path.with_name(f"{path.name}.{os.getpid()}")
-            temporary.write_text(json.dumps(marks, sort_keys=True), encoding="ascii")
-            os.replace(temporary, path)
+            replace_file(path, json.dumps(marks, sort_keys=True))
 
     def known_bytes(self, name: str) -> KnownBytes:
         """The store's memory of checked record bytes, in ``.git/gitstore/verified/<name>.*``

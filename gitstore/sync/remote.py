@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
 import re
 import subprocess
 from collections.abc import Callable, Iterator
@@ -45,6 +44,7 @@ from typing import Any
 
 import pygit2
 
+from gitstore._files import replace_file
 from gitstore.context import Context
 from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
 from gitstore.capture.saved import Applied
@@ -438,9 +438,7 @@ class _Refusals:
     def save(self) -> None:
         if not self.changed:
             return
-        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}")
-        temporary.write_text(json.dumps(self.known_refs, sort_keys=True, indent=0), encoding="utf-8")
-        os.replace(temporary, self.path)
+        replace_file(self.path, json.dumps(self.known_refs, sort_keys=True, indent=0))
         self.changed = False
 
 

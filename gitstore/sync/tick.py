@@ -32,6 +32,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from gitstore._files import replace_file
 from gitstore.config import Workspace
 from gitstore.errors import GitstoreError, UsageError
 from gitstore.records.times import format_time, parse_time
@@ -116,9 +117,7 @@ def read_state(folder: Path) -> dict[str, dict[str, Any]]:
 
 
 def _write_state(folder: Path, state: dict[str, dict[str, Any]]) -> None:
-    tmp = folder / (STATE_FILE + ".tmp")
-    tmp.write_text(json.dumps({"steps": state}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, folder / STATE_FILE)
+    replace_file(folder / STATE_FILE, json.dumps({"steps": state}, indent=2, ensure_ascii=False) + "\n")
 
 
 def next_due(config: StepConfig, last: dict[str, Any] | None) -> datetime | None:

@@ -1,0 +1,53 @@
+"""Writing a local file whole or not at all.
+
+The files gitstore keeps beside the store (configuration, reports, ledgers, the marks of what
+was checked) are written under a temporary name in the same folder and renamed over their
+place, so a reader sees the old file or the new one. A write that fails part way (the disk
+full, a file size limit, Ctrl-C) removes its temporary file: nothing half-written stays behind.
+Standard library only: the agent hook writes through it too.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def temporary_name(path: str | Path) -> str:
+    """The name ``replace_file`` writes ``path`` under before the rename (hidden, per process)."""
+    folder, name = os.path.split(os.fspath(path))
+    return os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+
+
+def replace_file(path: str | Path, data: bytes | str, mode: int = 0o666) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` in one rename; a new file gets ``mode`` less
+    the umask. Refused part way, the write leaves ``path`` as it was and no temporary file."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    temporary = temporary_name(path)
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), mode)
+        with open(fd, "wb") as out:
+            out.write(raw)
+        os.replace(temporary, path)
+    except OSError as exc:
+        discard(temporary)
+        if exc.filename is None:  # a write refused (the disk full): name the file it was for
+            raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
+        raise
+    except BaseException:
+        discard(temporary)
+        raise
+
+
+def discard(path: str | Path) -> None:
+    """Remove a temporary file if it is there; a failure to remove it is not the error to tell."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+__all__ = ["discard", "replace_file", "temporary_name"]

@@ -1,0 +1,34 @@
+"""Writing a local file whole or not at all (``gitstore._files``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from gitstore._files import replace_file
+
+WRITE = "import sys; from gitstore._files import replace_file; replace_file(sys.argv[1], b'x' * 4096)"
+
+
+def _limited() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))  # a disk about to fill
+
+
+def test_a_file_is_replaced_whole_with_the_mode_asked(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    replace_file(path, "é\n", 0o600)
+    assert path.read_bytes() == "é\n".encode() and path.stat().st_mode & 0o077 == 0
+    replace_file(path, b"new")
+    assert path.read_bytes() == b"new" and [p.name for p in tmp_path.iterdir()] == ["state.json"]
+
+
+def test_a_write_refused_part_way_keeps_the_old_file_names_it_and_leaves_no_temporary(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    path.write_bytes(b"old")
+    done = subprocess.run([sys.executable, "-c", WRITE, str(path)], capture_output=True, text=True,
+                          preexec_fn=_limited, timeout=60)
+    assert done.returncode == 1 and f"OSError: [Errno 27] File too large: '{path}'" in done.stderr
+    assert path.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["state.json"]
