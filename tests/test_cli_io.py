@@ -74,3 +74,32 @@ def test_a_closed_output_pipe_ends_the_command_quietly_with_0(tmp_path: Path, co
     finally:
         os.close(write_end)
     assert (done.returncode, done.stderr) == (0, b"")
+
+
+def test_a_file_name_that_is_not_utf8_prints_as_its_bytes_and_keeps_json_valid(tmp_path: Path) -> None:
+    """On a terminal whose encoding refuses what is not UTF-8 (PYTHONIOENCODING=utf-8:strict, as
+    a UTF-8 locale sets it), a file name with a byte such as 0xff is printed as its own bytes,
+    and under --json escaped, so the output is still one JSON document in UTF-8."""
+    import json
+
+    name = os.fsencode(tmp_path) + b"/n\xffame.json"
+    with open(name, "wb") as out:
+        out.write(b"{}\n")
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
+    root = ready_repo(tmp_path / "widgets").workspace.root
+
+    def run(*args: str | bytes) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([sys.executable, "-m", "gitstore", *args, name], cwd=root, env=env,
+                              capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+
+    text = run("scan")
+    assert (text.returncode, text.stdout, text.stderr) == (0, name + b": clean\n", b"")
+    for args, code in ((["scan", "--json"], 0), (["validate", "--json"], 1)):
+        done = run(*args)
+        assert done.returncode == code and done.stderr == b"", done.stderr
+        report = json.loads(done.stdout.decode("utf-8"))
+        files = report["files"] if "files" in report else report["records"]
+        assert files[0]["file"] == os.fsdecode(name)
+    refused = run("records", "add", "--json")
+    assert refused.returncode == 1 and refused.stdout == b""
+    assert json.loads(refused.stderr.decode("utf-8"))["error"].startswith(os.fsdecode(name))

@@ -195,7 +195,7 @@ def _warn(message: str, as_json: bool) -> None:
     if as_json:
         import json
 
-        print(json.dumps({"warning": message}, ensure_ascii=False), file=sys.stderr)
+        print(json_safe(json.dumps({"warning": message}, ensure_ascii=False)), file=sys.stderr)
     else:
         print(f"{PROG}: warning: {message}", file=sys.stderr)
 
@@ -216,11 +216,19 @@ def _stdout_closed() -> int:
     return 0
 
 
+def json_safe(text: str) -> str:
+    """JSON text with each lone surrogate (a byte of a file name that is not UTF-8, as Python
+    reads it) written as its ``\\uXXXX`` escape: the text stays valid UTF-8, one JSON document."""
+    if not any("\ud800" <= c <= "\udfff" for c in text):
+        return text
+    return "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in text)
+
+
 def _error(message: str, code: int, as_json: bool) -> None:
     if as_json:
         import json
 
-        print(json.dumps({"error": message, "code": code}, ensure_ascii=False), file=sys.stderr)
+        print(json_safe(json.dumps({"error": message, "code": code}, ensure_ascii=False)), file=sys.stderr)
     else:
         print(f"{PROG}: error: {message}", file=sys.stderr)
 
@@ -230,6 +238,10 @@ def run() -> None:
     from gitstore._libgit2 import install
 
     install()  # this process never makes a TLS connection through libgit2: skip the CA bundle
+    try:  # a file name that is not UTF-8 prints as its own bytes, as ls and git print it
+        sys.stdout.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
+    except (AttributeError, ValueError):  # not a text file (replaced), or closed
+        pass
     code = main()
     try:
         sys.stdout.flush()  # output still buffered meets a closed pipe here, not at shutdown
@@ -238,4 +250,4 @@ def run() -> None:
     sys.exit(code)
 
 
-__all__ = ["COMMANDS", "main", "run", "top_help"]
+__all__ = ["COMMANDS", "json_safe", "main", "run", "top_help"]

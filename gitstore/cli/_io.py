@@ -10,6 +10,7 @@ from typing import Any, BinaryIO
 
 import typer
 
+from gitstore.cli import json_safe
 from gitstore.cli._complete import words
 from gitstore.records.inputs import MAX_RECORD_BYTES, bounded_lines, open_untrusted, read_bounded
 from gitstore.records.vocabulary import PURPOSES
@@ -40,7 +41,7 @@ def emit_json(value: Any) -> None:
     """Print machine-readable output: two-space indents, sorted keys, UTF-8 as is. orjson
     writes the same text as ``json.dumps`` several times faster (a listing of a big store is
     mostly this); ``json`` takes what orjson refuses (integers beyond 64 bits, keys that are
-    not strings, lone surrogates)."""
+    not strings, lone surrogates: those escaped, so the output stays UTF-8)."""
     typer.echo(_encoded(value))
 
 
@@ -50,7 +51,7 @@ def _encoded(value: Any) -> str:
     try:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
     except TypeError:
-        return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+        return json_safe(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True))
 
 
 JSON_CHUNK = 4096  # values encoded, or lines printed, at a time (emit_json_array, echo_lines)
