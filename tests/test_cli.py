@@ -160,6 +160,29 @@ def test_interrupting_a_command_exits_130_with_one_line(repo: Path) -> None:
     assert err == b"gitstore: error: interrupted\n" and out == b""
 
 
+CTRL_C_WHILE_LOADING = """
+import os, signal, sys, time, types
+
+class Loading(types.ModuleType):
+    def __getattr__(self, name):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the command framework loads
+        time.sleep(30)
+
+sys.modules["typer._click.exceptions"] = Loading("typer._click.exceptions")
+sys.argv[1:] = ["learnings", *sys.argv[1:]]
+from gitstore.cli import run
+run()
+"""
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_ctrl_c_while_the_command_framework_loads_exits_130_with_one_line(repo: Path, json_flag: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-c", CTRL_C_WHILE_LOADING, *json_flag], cwd=repo, capture_output=True,
+                          text=True, timeout=60, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    expected = '{"error": "interrupted", "code": 130}\n' if json_flag else "gitstore: error: interrupted\n"
+    assert (done.returncode, done.stderr, done.stdout) == (130, expected, "")
+
+
 def _wait_until_reading_stdin(pid: int) -> None:
     """Wait until the process blocks reading its input pipe (its imports done, its handlers set),
     as the kernel reports it; where /proc says nothing, a fixed while."""

@@ -139,14 +139,15 @@ def _dispatch(command: str | None, args: list[str]) -> int:
 
 
 def _dispatched(command: str | None, args: list[str], as_json: bool) -> int:
+    # Loaded before the try, whose handlers name them: a Ctrl-C while they load reaches main's
+    # handler as an interrupt, not this one's as a name not yet bound.
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError
+    from typer.exceptions import Abort, Exit
+
+    from gitstore.cli._app import run
     from gitstore.errors import GitstoreError
 
     try:
-        from typer._click.exceptions import ClickException, NoArgsIsHelpError
-        from typer.exceptions import Abort, Exit
-
-        from gitstore.cli._app import run
-
         result = run(command, args)
     except Exit as exc:
         return exc.exit_code
