@@ -145,6 +145,29 @@ def test_the_cli_reports_a_blocked_publish_in_one_line(world: World, monkeypatch
     assert err.startswith("gitstore: error: blocked: .continual-learning/index.json") and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("fifo", ["AGENTS.md", "CLAUDE.md", "okf/wiki/pipe.md"])
+def test_a_fifo_where_a_published_file_or_a_page_goes_never_hangs_a_command(world: World, fifo: str) -> None:
+    """A FIFO opens only once something writes to it: each command that reads these files
+    refuses it at once or passes over it, and never waits."""
+    import os
+    import subprocess
+    import sys
+
+    (world.root / fifo).parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(world.root / fifo)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "gitstore", *args], cwd=world.root, capture_output=True,
+                              text=True, stdin=subprocess.DEVNULL, timeout=60)
+
+    if fifo != "okf/wiki/pipe.md":
+        done = run("publish")
+        assert done.returncode == 1 and done.stdout == "", done.stderr
+        assert done.stderr == f"gitstore: error: blocked: {fifo} cannot be read (not a regular file); " \
+            "nothing was written\n"
+    assert run("doctor").returncode in (0, 1)  # what it finds aside, it finishes
+
+
 def test_index_conflicts_are_surfaced_never_overwritten(world: World) -> None:
     publish(str(world.root))
     data = json.loads(read(world, INDEX))

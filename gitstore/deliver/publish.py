@@ -39,6 +39,7 @@ from typing import Any
 
 from gitstore.deliver import clindex, sections, snapshots
 from gitstore.errors import InvalidInput, Refused
+from gitstore.records.inputs import read_regular
 
 AGENTS = "AGENTS.md"
 CLAUDE = "CLAUDE.md"
@@ -303,7 +304,7 @@ def targets(root: Path, claude: bool, copilot: bool) -> list[Target]:
 
 def _read(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
+        return read_regular(path)  # a FIFO in a published file's place blocks, never hangs
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -554,7 +555,7 @@ def _not_written(baseline: Baseline, published: set[str], selection: Selection) 
 
 def _read_quietly(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
+        return read_regular(path)
     except OSError:
         return None
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from gitstore.errors import Refused
+from gitstore.records.inputs import read_regular
 
 FOLDER = "publish"
 ROLLED_BACK = ".rolled-back"
@@ -44,7 +45,7 @@ def _digest(data: bytes | None) -> str | None:
 
 def _read(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
+        return read_regular(path)
     except FileNotFoundError:
         return None
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitstore.promote import blocks
+from gitstore.records.inputs import read_regular
 
 if TYPE_CHECKING:
     from gitstore.rules.active import Status
@@ -107,7 +108,7 @@ def in_work_tree(root: Path) -> list[Placed]:
             for name in sorted(filenames):
                 path = Path(dirpath, name)
                 try:
-                    data = b"" if path.is_symlink() else path.read_bytes()
+                    data = b"" if path.is_symlink() else read_regular(path)  # a FIFO: none, at once
                 except OSError:
                     continue
                 if marker in data:

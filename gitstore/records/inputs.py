@@ -8,6 +8,7 @@ most the bound it was given, so a hostile file costs neither a hang nor unbounde
 
 from __future__ import annotations
 
+import errno
 import os
 import select
 import stat
@@ -48,6 +49,27 @@ def open_untrusted(path: str | Path) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+def read_regular(path: str | Path) -> bytes:
+    """The bytes of a regular file (through links) that a repository holds, such as AGENTS.md
+    or a wiki page. Anything else is refused at once with ``OSError`` naming it, never waited
+    on: a FIFO (which would block until something writes to it), a device, a folder
+    (``IsADirectoryError``). A missing file is ``FileNotFoundError``, as ``open`` says it."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb") as source:
+            fd = -1
+            return source.read()
+    finally:
+        if fd >= 0:
+            os.close(fd)
 
 
 def _wait_for_writer(fd: int, name: str) -> None:
@@ -112,4 +134,4 @@ def _size(limit: int) -> str:
 
 
 __all__ = ["FIFO_WAIT_SECONDS", "MAX_RECORD_BYTES", "bounded_lines", "open_untrusted", "read_bounded",
-           "read_file"]
+           "read_file", "read_regular"]
