@@ -330,3 +330,45 @@ def test_every_command_and_option_the_readme_shows_exists(tmp_path: Path) -> Non
     for command, option in options:
         shown = gitstore(*command, "--help", cwd=tmp_path).stdout
         assert re.search(rf"^  (-\w, )?{option}\b", shown, re.M), (command, option)
+
+
+CI_INSTALL = "git+https://github.com/acme/gitstore@v0.1.0"
+
+
+@pytest.mark.parametrize(("fifo", "line", "code", "said"), [
+    (".claude/settings.local.json", ("hooks", "install", "--harness", "claude-code"), 1,
+     "settings.local.json: cannot read (not a regular file)"),
+    (".claude/settings.local.json", ("hooks", "status"), 0, ""),
+    (".codex/config.toml", ("hooks", "uninstall", "--harness", "codex"), 1, "config.toml: cannot read (not a regular file)"),
+    (".gitstore/policy.json", ("policy", "show"), 0, ""),
+    (".github/workflows/gitstore-memory.yml", ("ci", "init", "--install", CI_INSTALL), 1,
+     "gitstore-memory.yml differ from what gitstore would write (edited?); --force replaces them"),
+    ("okf/.memory/loop/state.json", ("tick",), 0, ""),
+], ids=lambda value: " ".join(value) if isinstance(value, tuple) else str(value))
+def test_a_fifo_in_a_file_s_place_never_hangs_a_command(tmp_path: Path, fifo: str, line: tuple[str, ...], code: int,
+                                                        said: str) -> None:
+    """A FIFO opens only once something writes to it: a command refuses it in one line or
+    passes over it, at once."""
+    from .world import ready_repo
+
+    root = ready_repo(tmp_path / "widgets").workspace.root
+    (root / fifo).parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(root / fifo)
+    done = subprocess.run([sys.executable, "-m", "gitstore", *line], cwd=root, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=60, env={**os.environ, "HOME": str(tmp_path)})
+    assert done.returncode == code, done.stderr
+    assert (said in done.stderr and done.stderr.count("\n") == 1) if said else done.stderr == ""
+
+
+def test_ci_init_reads_a_workflow_that_is_not_utf8_as_one_that_differs(tmp_path: Path) -> None:
+    from .world import ready_repo
+
+    root = ready_repo(tmp_path / "widgets").workspace.root
+    memory = root / ".github" / "workflows" / "gitstore-memory.yml"
+    memory.parent.mkdir(parents=True)
+    memory.write_bytes(b"\xff\xfe")
+    refused = gitstore("ci", "init", "--install", CI_INSTALL, cwd=root)
+    assert refused.returncode == 1 and "gitstore-memory.yml differ from what gitstore" in refused.stderr
+    assert memory.read_bytes() == b"\xff\xfe"
+    assert gitstore("ci", "init", "--install", CI_INSTALL, "--force", cwd=root).returncode == 0
+    assert memory.read_text(encoding="utf-8").startswith("#")

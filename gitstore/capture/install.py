@@ -33,6 +33,7 @@ from gitstore.capture.harnesses import HARNESSES, Harness, HookCommand, python_o
 from gitstore.capture.harnesses._command import MODULE, module_of
 from gitstore.config import CONFIG_NAME, STATE_DIR
 from gitstore.errors import GitstoreError, InvalidInput, UsageError
+from gitstore.records.inputs import read_regular
 
 SCOPES = ("project", "user")
 CHECK_SECONDS = 20.0
@@ -296,7 +297,7 @@ def _in_file(path: Path, action: Any) -> Any:
 
 def _read(path: Path) -> str | None:
     try:
-        data = path.read_bytes()
+        data = read_regular(path)  # a FIFO is refused, never waited on
     except FileNotFoundError:
         return None
     except IsADirectoryError:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitstore.config import Workspace
+from gitstore.records.inputs import read_regular
 
 SET_UP = ("a team sets one up with `gitstore policy init` (then `gitstore policy add` for each reviewer), "
           "commits .gitstore/ on a branch and merges it into the default branch, and each reviewer "
@@ -83,7 +84,7 @@ def pending(workspace: Workspace, revision: str | None) -> list[str]:
     found = []
     for path, there in zip((POLICY_FILE, SIGNERS_FILE), files_at(workspace.repo, revision)):
         try:
-            here = (workspace.root / path).read_bytes()
+            here = read_regular(workspace.root / path)  # a FIFO: passed over, never waited on
         except OSError:
             continue
         if here != there:

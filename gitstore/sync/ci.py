@@ -30,8 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitstore._files import replace_file
 from gitstore._version import __version__
 from gitstore.errors import InvalidInput, Refused, UsageError
+from gitstore.records.inputs import read_regular
 from gitstore.sync.steps import STEPS
 
 WORKFLOWS = Path(".github") / "workflows"
@@ -449,20 +451,30 @@ def planned(options: Options) -> tuple[dict[Path, str], list[str]]:
 def init_ci(root: Path, options: Options, force: bool = False) -> CiReport:
     """Write the workflows under ``root``; a file that differs is kept unless ``force``."""
     files, left_out = planned(options)
-    differing = [p for p, text in files.items() if (root / p).exists() and (root / p).read_text(encoding="utf-8") != text]
+    differing = [p for p, text in files.items() if _found(root / p, text) == "replaced"]
     if differing and not force:
         names = ", ".join(p.as_posix() for p in differing)
         raise Refused(f"{names} differ from what gitstore would write (edited?); --force replaces them")
     report = CiReport(left_out=left_out)
     for path, text in files.items():
         target = root / path
-        action = "unchanged" if target.exists() and target.read_text(encoding="utf-8") == text else (
-            "replaced" if target.exists() else "created")
+        action = _found(target, text)
         if action != "unchanged":
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
+            replace_file(target, text)
         report.files.append({"path": path.as_posix(), "action": action})
     return report
+
+
+def _found(path: Path, text: str) -> str:
+    """What writing ``text`` at ``path`` does: ``created``, ``unchanged``, or ``replaced`` where
+    anything else is there (other text, bytes that are not UTF-8, a FIFO, never waited on)."""
+    try:
+        return "unchanged" if read_regular(path) == text.encode("utf-8") else "replaced"
+    except FileNotFoundError:
+        return "created"
+    except OSError:
+        return "replaced"
 
 
 # -- the memory pull request's description --------------------------------------------------------

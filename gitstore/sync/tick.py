@@ -35,6 +35,7 @@ from typing import Any
 from gitstore._files import replace_file
 from gitstore.config import Workspace
 from gitstore.errors import GitstoreError, UsageError
+from gitstore.records.inputs import read_regular
 from gitstore.records.times import format_time, parse_time
 from gitstore.sync import settings as loop_settings
 from gitstore.sync.settings import LoopSettings, StepConfig, format_duration
@@ -109,7 +110,7 @@ def loop_folder(workspace: Workspace) -> Path:
 def read_state(folder: Path) -> dict[str, dict[str, Any]]:
     """The last result of each step (empty when none was kept or the file is unreadable)."""
     try:
-        data = json.loads((folder / STATE_FILE).read_text(encoding="utf-8"))
+        data = json.loads(read_regular(folder / STATE_FILE))  # a FIFO reads as none, at once
     except (OSError, ValueError):
         return {}
     steps = data.get("steps") if isinstance(data, dict) else None
