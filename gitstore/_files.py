@@ -32,11 +32,9 @@ def replace_file(path: str | Path, data: bytes | str, mode: int = 0o666) -> None
         with open(fd, "wb") as out:
             out.write(raw)
         os.replace(temporary, path)
-    except OSError as exc:
+    except OSError as exc:  # the disk full, the folder read-only: named by the file it was for
         discard(temporary)
-        if exc.filename is None:  # a write refused (the disk full): name the file it was for
-            raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
-        raise
+        raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
     except BaseException:
         discard(temporary)
         raise

@@ -32,3 +32,15 @@ def test_a_write_refused_part_way_keeps_the_old_file_names_it_and_leaves_no_temp
                           preexec_fn=_limited, timeout=60)
     assert done.returncode == 1 and f"OSError: [Errno 27] File too large: '{path}'" in done.stderr
     assert path.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["state.json"]
+
+
+def test_a_write_refused_at_its_temporary_file_names_the_file_it_was_for(tmp_path: Path) -> None:
+    import pytest
+
+    from gitstore._files import temporary_name
+
+    path = tmp_path / "report.json"
+    Path(temporary_name(path)).mkdir()  # the temporary file cannot be made, as in a read-only folder
+    with pytest.raises(IsADirectoryError) as refused:
+        replace_file(path, "{}")
+    assert refused.value.filename == str(path) and not path.exists()
