@@ -320,3 +320,22 @@ def test_paths_that_hold_spaces_and_quotes_are_quoted_for_the_shell(tmp_path: Pa
         assert program == "rm" and Path(path).is_file() and Path(path).is_relative_to(repo), check
         follow(repo, command(check["todo"]))
         assert [c["state"] for c in checks(repo, name)] == after
+
+
+def test_doctor_on_a_full_disk_reports_without_failing_for_its_memory_of_checks(tmp_path: Path) -> None:
+    """The marks of what was checked only save work: a disk that refuses them costs checking
+    again, never the report."""
+    import resource
+    import subprocess
+    import sys
+
+    ctx = ready_repo(tmp_path / "widgets")
+    grant_all(ctx)
+    root = ctx.workspace.root
+    for marks in (root / ".git" / "gitstore").glob("checked-*"):
+        marks.unlink()
+    limit = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (50, 50))  # noqa: E731 - the disk all but full
+    done = subprocess.run([sys.executable, "-m", "gitstore", "doctor"], cwd=root, capture_output=True, text=True,
+                          preexec_fn=limit, stdin=subprocess.DEVNULL, timeout=120)
+    assert "gitstore: error" not in done.stderr, done.stderr
+    assert done.stdout.startswith("ok   repository: ")

@@ -37,7 +37,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import pygit2
 
@@ -1118,7 +1118,7 @@ class GitProvider:
                     progress[name] = str(oid)  # every record of this commit was read
 
         def done() -> None:
-            replace_file(path, json.dumps(progress, sort_keys=True))
+            _keep_marks(path, progress)
 
         return records(), done
 
@@ -1137,7 +1137,7 @@ class GitProvider:
                 marks[name] = str(commit)
                 moved = True
         if moved:
-            replace_file(path, json.dumps(marks, sort_keys=True))
+            _keep_marks(path, marks)
 
     def known_bytes(self, name: str) -> KnownBytes:
         """The store's memory of checked record bytes, in ``.git/gitstore/verified/<name>.*``
@@ -1440,6 +1440,16 @@ def _blobs_under(reader: TreeReader, root: bytes, folder: str) -> Iterator[bytes
             if mode2 != TREE_MODE:
                 continue
             yield from (oid for mode3, oid in reader.listing(second).values() if mode3 == BLOB_MODE)
+
+
+def _keep_marks(path: Path, marks: dict[str, Any]) -> None:
+    """Save the marks of what was checked (``read_unchecked``); a save the disk refuses (full,
+    read-only) is given up: the marks only save work, so the next read checks those commits
+    again, and no command fails for them."""
+    try:
+        replace_file(path, json.dumps(marks, sort_keys=True))
+    except OSError:
+        pass
 
 
 def _blob_at(info: RefInfo, reader: TreeReader, tree: bytes, path: str, commit: pygit2.Oid) -> bytes:
