@@ -24,3 +24,16 @@ def test_without_the_third_party_material_its_tests_skip_for_that_one_reason_and
     assert reasons == {f"third-party test material not found in {absent} "
                        "(set GITSTORE_TESTDATA to its folder to run these tests)"}, reasons
     assert re.search(r"\b[1-9]\d* passed, [1-9]\d* skipped in ", done.stdout), done.stdout[-500:]
+
+
+def test_the_virtual_environment_the_make_targets_create_is_never_committed() -> None:
+    """``make test`` and ``make demo`` create ``.venv/`` and use it when it is there: a committed
+    one (a folder, or a link to another checkout's) would make a fresh clone use what it names.
+    It is ignored as a folder and as a link, and the repository holds none."""
+    if not (ROOT / ".git").exists():
+        return  # a copy of the tree, not a clone: nothing is tracked
+    tracked = subprocess.run(["git", "ls-files", "--", ".venv", ".venv/*"], cwd=ROOT, capture_output=True,
+                             text=True, check=True).stdout
+    assert tracked == ""
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", "-q", ".venv"], cwd=ROOT)
+    assert ignored.returncode == 0
