@@ -446,3 +446,21 @@ def test_a_redaction_made_while_an_import_saves_reaches_the_file_the_import_save
     assert redact.returncode == 0 and not failed, (out, err, failed)
     assert b"Agreed, more emoji." not in saved.read_bytes()
     assert "removed its text from the saved GitHub snapshot" in out, out
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--pr", "0"), "--pr 0 is not a pull request number (they start at 1)"),
+    (("--pr", "-3"), "--pr -3 is not a pull request number (they start at 1)"),
+    (("--api-url", "file:///etc"), "the API URL 'file:///etc' (--api-url or $GITHUB_API_URL) is not an http or https URL"),
+    (("--api-url", "api.github.com"), "is not an http or https URL"),
+])
+def test_a_pull_request_number_or_api_url_nothing_could_serve_is_refused_before_any_request(
+        ctx: Context, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], message: str) -> None:
+    from .cli import gitstore
+
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    with serve(github):
+        extra = () if "--api-url" in args else ("--api-url", github.url)
+        done = gitstore("import", "github", "--repo", REPO, *extra, *args, "--by", BY, cwd=ctx.workspace.root)
+    assert done.returncode == 2 and message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done
+    assert github.requests == [] and imports(ctx) == []

@@ -279,6 +279,12 @@ def fetch(repo: str, *, api: str = DEFAULT_API, token: str | None = None, since:
     """Fetch the snapshots of the pull requests asked for."""
     if not _REPO.match(repo):
         raise UsageError(f"--repo {repo!r} is not OWNER/NAME")
+    bad = [n for n in pulls or () if n < 1]
+    if bad:
+        raise UsageError(f"--pr {bad[0]} is not a pull request number (they start at 1)")
+    scheme, _, rest = api.partition("://")
+    if scheme.lower() not in ("https", "http") or not rest.strip("/"):
+        raise UsageError(f"the API URL {api!r} (--api-url or $GITHUB_API_URL) is not an http or https URL")
     client = _Client(http or UrllibHttp(), api, repo, token, sleep)
     result = Fetch()
     if pulls:
