@@ -1,4 +1,4 @@
-"""Writing a local file whole or not at all.
+"""Writing a local file whole or not at all, and holding a lock file for a while.
 
 The files gitstore keeps beside the store (configuration, reports, ledgers, the marks of what
 was checked) are written under a temporary name in the same folder and renamed over their
@@ -9,7 +9,10 @@ Standard library only: the agent hook writes through it too.
 
 from __future__ import annotations
 
+import fcntl
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,4 +51,20 @@ def discard(path: str | Path) -> None:
         pass
 
 
-__all__ = ["discard", "replace_file", "temporary_name"]
+@contextmanager
+def held(path: str | Path, mode: int = fcntl.LOCK_EX) -> Iterator[bool]:
+    """``flock`` on the file ``path`` (made if missing) for a while, dropped by the kernel if the
+    process dies; yields whether it was taken (a non-blocking ``mode`` may find it held)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, mode)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
+__all__ = ["discard", "held", "replace_file", "temporary_name"]

@@ -134,8 +134,9 @@ def test_the_command_imports_once_then_reports_unchanged(ctx: Context, github: F
     assert not any("authorization" in h for _, h in github.requests), "no token, no Authorization header"
 
 
-def test_redact_removes_the_comment_text_from_the_snapshot_it_saved(ctx: Context, github: FakeGitHub,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def _imported_pr_2(ctx: Context, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """Pull request 2 imported through the CLI: the repository's root, and the snapshot saved
+    in the inbox (holding the reply that is redacted next)."""
     from .cli import ok
 
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
@@ -144,6 +145,14 @@ def test_redact_removes_the_comment_text_from_the_snapshot_it_saved(ctx: Context
         ok("import", "github", "--repo", REPO, "--api-url", github.url, "--pr", "2", "--by", BY, cwd=root)
     saved = root / "okf/.memory/inbox/github/Codertocat--Hello-World--pr-2.json"
     assert b"Agreed, more emoji." in saved.read_bytes()
+    return root, saved
+
+
+def test_redact_removes_the_comment_text_from_the_snapshot_it_saved(ctx: Context, github: FakeGitHub,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from .cli import ok
+
+    root, saved = _imported_pr_2(ctx, github, monkeypatch)
     out = ok("redact", "--comment", "github:comment:284312999", "--reason", "asked", "--by", BY, cwd=root)
     assert "removed its text from the saved GitHub snapshot okf/.memory/inbox/github/" \
            "Codertocat--Hello-World--pr-2.json" in out
@@ -402,14 +411,8 @@ def test_a_redaction_made_while_an_import_saves_reaches_the_file_the_import_save
     import threading
 
     import gitstore.capture.github as github_module
-    from .cli import ok
 
-    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
-    root = ctx.workspace.root
-    with serve(github):
-        ok("import", "github", "--repo", REPO, "--api-url", github.url, "--pr", "2", "--by", BY, cwd=root)
-    saved = root / "okf/.memory/inbox/github/Codertocat--Hello-World--pr-2.json"
-    assert b"Agreed, more emoji." in saved.read_bytes()
+    root, saved = _imported_pr_2(ctx, github, monkeypatch)
 
     deciding, go = threading.Event(), threading.Event()
     real_save = github_module.save

@@ -31,7 +31,6 @@ comments a GitHub deletion removed: it sits below both.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from collections.abc import Iterator
@@ -40,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gitstore._files import discard, replace_file
+from gitstore._files import discard, held, replace_file
 from gitstore.errors import GitstoreError
 from gitstore.records.canonical import canonicalize, parse_json
 from gitstore.records.inputs import read_file
@@ -55,15 +54,11 @@ LOCK = "github-snapshots.lock"  # in the state folder: held by an import saving 
 
 @contextmanager
 def exclusive(state: Path) -> Iterator[None]:
-    """Hold the snapshots' lock (``flock``, dropped by the kernel if the process dies) while an
-    import decides what it leaves out and saves, or a scrub reads, rewrites and notes."""
+    """Hold the snapshots' lock while an import decides what it leaves out and saves, or a
+    scrub reads, rewrites and notes."""
     state.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(state / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
+    with held(state / LOCK):
         yield
-    finally:
-        os.close(descriptor)
 
 
 def inbox(state: Path) -> Path:

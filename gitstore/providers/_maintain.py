@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
+from gitstore._files import held
 from gitstore.providers._gitdirs import LOCAL, run_git
 
 PACK_LIMIT = 50  # git's gc.autoPackLimit
@@ -46,8 +45,8 @@ def roll_up_local(state: Path, *, limit: int | None = None) -> bool:
     local = state / LOCAL
     if pack_count(local) <= (PACK_LIMIT if limit is None else limit):
         return False
-    with _held(state / GC_LOCK, fcntl.LOCK_SH | fcntl.LOCK_NB) as free, \
-            _held(state / MAINTAIN_LOCK, fcntl.LOCK_EX | fcntl.LOCK_NB) as mine:
+    with held(state / GC_LOCK, fcntl.LOCK_SH | fcntl.LOCK_NB) as free, \
+            held(state / MAINTAIN_LOCK, fcntl.LOCK_EX | fcntl.LOCK_NB) as mine:
         if not (free and mine):
             return False
         roll_up(local)
@@ -59,17 +58,3 @@ def roll_up(git_dir: Path) -> None:
     run_git(git_dir, "repack", "-d", "-q", "--geometric=2")
 
 
-@contextmanager
-def _held(path: Path, mode: int) -> Iterator[bool]:
-    """``flock`` on a file for a while; yields whether it was taken (a non-blocking ``mode``
-    may find it held)."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, mode)
-        except BlockingIOError:
-            yield False
-            return
-        yield True
-    finally:
-        os.close(fd)
