@@ -531,3 +531,71 @@ def test_trailers_count_only_in_the_last_paragraph() -> None:
     message = "Promote\n\nGitstore-Learning: lrn_" + "1" * 32 + "\n\nA last paragraph of prose.\n"
     assert trailers(message) == {}
     assert trailers("Subject\n\n# a comment\nGitstore-Packet: sha256:x\n") == {"Gitstore-Packet": [(4, "sha256:x")]}
+
+
+# -- a packet someone with push access wrote: the gate plans it again --------------------------
+
+def _forged_promotion(ctx: Context, learning: dict[str, Any], packet: dict[str, Any], branch: str) -> str:
+    """Store ``packet`` (sealed again) with its audit entry as promote stores one, and commit on
+    ``branch`` (from main) exactly what the packet would have promote write: the commit the
+    gate must judge on the packet's word alone. Returns the commit."""
+    from gitstore.promote.branch import message
+    from gitstore.promote.packet import render_target
+    from gitstore.promote.snapshot import Snapshot
+    from gitstore.records.contracts import seal
+
+    forged = seal({k: v for k, v in packet.items() if k != "digest"})
+    ctx.write([forged], "promote", PERSON, [learning["id"], forged["digest"]])
+    root = ctx.workspace.root
+    repo = pygit2.Repository(str(root))
+    text = render_target(Snapshot(repo, repo.revparse_single("main").peel(pygit2.Commit)), forged, learning)
+    git(root, "checkout", "-q", "-B", branch, "main")
+    path = root / forged["target"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    git(root, "add", "--", forged["target"])
+    git(root, "commit", "-q", "-m", message(forged, learning["content"]["title"]))
+    git(root, "checkout", "-q", "main")
+    return git(root, "rev-parse", branch).strip()
+
+
+@pytest.mark.parametrize("forgery", ["made-up test", "another source", "no source"])
+def test_a_packet_whose_citations_promote_would_not_find_fails_the_gate(
+        promoted: tuple[Context, dict[str, Any], Any], forgery: str) -> None:
+    """Citations are the reader's reason to trust a block: a packet stored with citations of its
+    writer's choosing (a test run that never happened, a file that says nothing of it) and a
+    commit that is byte for byte what it renders still fail, since the gate plans the packet
+    again on its base and takes none of it on trust."""
+    ctx, learning, result = promoted
+    root = ctx.workspace.root
+    git(root, "branch", "-q", "-D", result.branch)
+    citations = list(result.packet["citations"])
+    base = result.packet["base"]
+    if forgery == "made-up test":
+        citations.insert(-1, {"kind": "test", "ref": "pytest tests/test_retry.py -> exit 0"})
+    elif forgery == "another source":
+        citations[0] = {"kind": "source", "ref": f"src/store.py@{base}"}
+    else:
+        citations = citations[-1:]
+    _forged_promotion(ctx, learning, dict(result.packet, citations=citations), "forged")
+    found = promotion_gate.check([], root, "main", "forged")
+    assert len(found) == 1, found
+    assert found[0].path == PAGE and "is not what promote plans" in found[0].message
+    said = {"made-up test": "it cites 'test pytest tests/test_retry.py -> exit 0', which promote does not find",
+            "another source": f"it cites 'source src/store.py@{base}', which promote does not find; it lacks "
+                              f"'source src/retry.py@{base}', which promote cites",
+            "no source": f"it lacks 'source src/retry.py@{base}', which promote cites"}[forgery]
+    assert said in found[0].message
+
+
+def test_a_skill_packet_aimed_outside_the_skills_fails_the_gate(tmp_path: Path) -> None:
+    """A packet naming a route's text but another file (a workflow, the wiki's index) lands the
+    skill where promote never writes one."""
+    root, learning, result, path = _skill_promoted(tmp_path)
+    ctx = Context.open(str(root))
+    git(root, "branch", "-q", "-D", result.branch)
+    _forged_promotion(ctx, learning, dict(result.packet, target=".github/workflows/release.yml"), "forged")
+    found = promotion_gate.check([], root, "main", "forged")
+    assert len(found) == 1 and found[0].path == ".github/workflows/release.yml", found
+    assert found[0].message.endswith(f"its target is '.github/workflows/release.yml', where promote plans '{path}' "
+                                     "(a packet promote did not write; promote it again)")

@@ -26,6 +26,8 @@ from gitstore.records.inputs import read_regular
 
 if TYPE_CHECKING:
     from gitstore.rules.active import Status
+    from gitstore.rules.lifecycle import History
+    from gitstore.rules.view import View
     from gitstore.store import Store
 
 BLOCK_FOLDERS = ("okf/wiki/", ".agents/skills/")  # where promoted blocks live
@@ -50,11 +52,16 @@ class Learnings:
     def read(cls, store: Store) -> Learnings:
         """Read from the decisions and the episodes the learnings that may be in force cite, as
         a view of the whole store would (``gitstore learnings --active`` reads the same)."""
-        from gitstore.promote.verify import PURPOSE
         from gitstore.queries._views import in_force_view
+
+        return cls.judged(*in_force_view(store))
+
+    @classmethod
+    def judged(cls, view: View, found: dict[str, History]) -> Learnings:
+        """The standing of every learning of ``found`` (every history), judged with ``view``."""
+        from gitstore.promote.verify import PURPOSE
         from gitstore.rules.active import evaluate
 
-        view, found = in_force_view(store)
         return cls(evaluate(view, PURPOSE, all_histories=found),
                    {k: h.current if h.valid else None for k, h in found.items()})
 

@@ -5,6 +5,13 @@ A commit whose message carries ``Gitstore-*`` trailers must carry all four, once
 ``Gitstore-Packet``), and:
 
 - the packet is a record of this repository's store, naming the same learning and digests;
+- the packet is what promote plans for that learning on the packet's base, at the packet's time,
+  by the packet's route: planned again here (every check of ``gitstore.promote.verify``, the
+  routing, the rubric, the citations found at the base), its route, target, statement,
+  citations, memory, audience and branch compared with the stored ones. A packet is a record
+  anyone who can push memory can write; its citations (the files and test runs a reader trusts
+  the block by) and its target are taken from no one. A packet planned by another version of
+  gitstore that plans differently fails too: promoting again writes the packet this one plans;
 - the learning is accepted and in force now (not retired, replaced or withdrawn), and the
   digests are those of its accepted version;
 - the commit changes only what the packet's route may change: its target page (direct edit),
@@ -57,6 +64,7 @@ from gitstore.promote.standing import BLOCK_FOLDERS, Learnings, standing
 
 if TYPE_CHECKING:
     from gitstore.promote.snapshot import Snapshot
+    from gitstore.rules.view import View
 
 PROG = "gitstore-promotion"
 _LEARNING = re.compile(r"^lrn_[0-9a-f]{32}$")
@@ -89,20 +97,39 @@ class Memory(Learnings):
 
     packets: dict[str, dict[str, Any]]
     unowned: str = ""  # why no decision counts here, for a checkout that is no one's clone
+    view: View | None = None  # what the standing was judged with, for planning a packet again
+    root: Path | None = None
 
     @classmethod
     def load(cls, root: Path) -> Memory:
         """The standing the rules give every learning (``Learnings.read``), and the packets."""
         from gitstore.promote.gates._common import read_store
+        from gitstore.queries._views import in_force_view
 
         store = read_store(root)
-        learnings = Learnings.read(store)
+        view, found = in_force_view(store)
+        learnings = Learnings.judged(view, found)
         owned = getattr(store.provider, "owns_refs", True)
         unowned = "" if owned or store.trust_mode().mode == "policy" else (
             "this checkout is no one's clone and the repository has no policy, so no decision fetched here "
             "counts; `gitstore policy init` says who may decide")
         return cls(learnings.statuses, learnings.currents, {i.digest: i.record for i in store.items(["packet"])},
-                   unowned)
+                   unowned, view, root)
+
+    def planned(self, packet: dict[str, Any]) -> dict[str, Any] | str:
+        """The packet promote plans for ``packet``'s learning on its base, at its time, by its
+        route; or why it plans none there."""
+        from gitstore.errors import Refused
+        from gitstore.promote.packet import plan
+
+        assert self.view is not None and self.root is not None
+        base = _snapshot(self.root, packet["base"])()
+        if base is None or base.id != packet["base"]:
+            return f"its base {packet['base'][:12]} is not a commit of this clone (fetch the history it was made on)"
+        try:
+            return plan(self.view, base, packet["learning"], packet["route"], packet["at"]).packet
+        except Refused as exc:
+            return str(exc)
 
 
 def judge(change: Change, memory_of: Callable[[], Memory], tip: Change | None = None) -> list[Finding]:
@@ -130,6 +157,9 @@ def judge(change: Change, memory_of: Callable[[], Memory], tip: Change | None = 
         return [Finding(change.label, line, f"Gitstore-Packet names {digest}, which this repository's store "
                                             "does not hold (a forged trailer, or memory not fetched)")]
     problems = _against_packet(change, values, packet) + _against_learning(change, values, memory)
+    if problems:
+        return problems
+    problems = _plan_problems(change, packet, memory)
     if problems:
         return problems
     problems = _route_problems(change, packet)
@@ -189,6 +219,42 @@ def _against_learning(change: Change, values: dict[str, tuple[int, str]], memory
             problems.append(Finding(change.label, at, f"{name} {value} is not the {field} of {learning_id}'s "
                                                       f"accepted version ({current[field]})"))
     return problems
+
+
+PLANNED = ("route", "target", "statement", "citations", "memory", "audience", "branch")  # what lands, and how
+
+
+def _plan_problems(change: Change, packet: dict[str, Any], memory: Memory) -> list[Finding]:
+    """The packet must be what promote plans on its base (see the module's documentation)."""
+    planned = memory.planned(packet)
+    where = packet["target"]
+    said = f"packet {packet['digest'][:19]} of {change.called} is not what promote plans for {packet['learning']}"
+    if isinstance(planned, str):
+        return [Finding(where, 1, f"{said}: {planned}")]
+    differ = [name for name in PLANNED if planned[name] != packet[name]]
+    if not differ:
+        return []
+    shown = "; ".join(_difference(name, packet[name], planned[name]) for name in differ[:2])
+    return [Finding(where, 1, f"{said} on its base {packet['base'][:12]}: {shown} (a packet promote did not "
+                              "write; promote it again)")]
+
+
+def _difference(name: str, stored: Any, planned: Any) -> str:
+    """How a stored packet's field differs from the planned one's, briefly."""
+    if name != "citations" or not isinstance(stored, list):
+        return f"its {name} is {_brief(stored)}, where promote plans {_brief(planned)}"
+    extra = [_brief(c) for c in stored if c not in planned]
+    lacking = [_brief(c) for c in planned if c not in stored]
+    said = ([f"it cites {', '.join(extra[:2])}, which promote does not find"] if extra else []) + \
+        ([f"it lacks {', '.join(lacking[:2])}, which promote cites"] if lacking else [])
+    return "; ".join(said) or "its citations are in another order than promote's"
+
+
+def _brief(value: Any) -> str:
+    if isinstance(value, dict) and set(value) == {"kind", "ref"}:
+        value = f"{value['kind']} {value['ref']}"
+    text = repr(value)
+    return text if len(text) <= 120 else text[:119] + "…"
 
 
 def _route_problems(change: Change, packet: dict[str, Any]) -> list[Finding]:
