@@ -43,6 +43,11 @@ hand is refused before it is committed, not only when it is pushed. A merge is n
 promotion commit: one with ``Gitstore-*`` trailers is a finding. Other commits without
 trailers pass.
 
+The same holds for what ``gitstore publish`` writes (``published``): a line a commit adds to
+the managed section of ``AGENTS.md``, ``CLAUDE.md`` or ``.github/copilot-instructions.md``, or an
+entry naming a learning it adds to ``.continual-learning/index.json``, must be what publish
+writes now, for learnings it publishes, with their accepted text.
+
 Trailers are read as git reads them: the message's last paragraph, keys in any case. A line
 that begins like a ``Gitstore-*`` trailer anywhere else is a finding, never a pass.
 """
@@ -53,13 +58,14 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitstore.promote import blocks
 from gitstore.promote.branch import TRAILERS, stray_trailers, trailers
 from gitstore.promote.gates._common import ZERO, Finding, blobs, git, parser, relative, report, run, top_level
+from gitstore.promote.gates.published import PATHS as PUBLISHED, published_problems
 from gitstore.promote.standing import BLOCK_FOLDERS, Learnings, standing
 
 if TYPE_CHECKING:
@@ -99,6 +105,7 @@ class Memory(Learnings):
     unowned: str = ""  # why no decision counts here, for a checkout that is no one's clone
     view: View | None = None  # what the standing was judged with, for planning a packet again
     root: Path | None = None
+    _published: tuple[dict[str, str], dict[str, str]] | None = field(default=None, repr=False)
 
     @classmethod
     def load(cls, root: Path) -> Memory:
@@ -115,6 +122,17 @@ class Memory(Learnings):
             "counts; `gitstore policy init` says who may decide")
         return cls(learnings.statuses, learnings.currents, {i.digest: i.record for i in store.items(["packet"])},
                    unowned, view, root)
+
+    def publishable(self) -> tuple[dict[str, str], dict[str, str]]:
+        """What ``gitstore publish`` would write now: learning id -> its line's text, and why
+        each learning in force it leaves out is left out."""
+        if self._published is None:
+            from gitstore.deliver.publish import select
+
+            assert self.view is not None
+            chosen = select(self.view)
+            self._published = ({fact.learning: fact.fact for fact in chosen.facts}, dict(chosen.skipped))
+        return self._published
 
     def planned(self, packet: dict[str, Any]) -> dict[str, Any] | str:
         """The packet promote plans for ``packet``'s learning on its base, at its time, by its
@@ -512,7 +530,7 @@ def check(files: Sequence[str], root: Path, start: str | None, end: str | None) 
     message_file = None if (start or end) else _message_file(root, files)
     if message_file is not None:
         change = _pending(root, message_file)
-        return judge(change, memory) + block_problems(change, memory)
+        return judge(change, memory) + block_problems(change, memory) + published_problems(change, memory)
     if not end and git("rev-parse", "--verify", "--quiet", "HEAD", cwd=root, check=False).returncode != 0:
         return []  # nothing committed yet
     return [f for judged in judge_range(root, start, end or "HEAD", memory) for f in judged.findings]
@@ -539,7 +557,7 @@ def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Me
     that add or change a promoted block, each with why the block does not stand; oldest first."""
     listed = _range(root, start, end)
     promotions = {sha for sha, message, _ in listed if claims(message)}
-    touching = {sha for sha, _, _ in _range(root, start, end, "--full-history", *BLOCK_FOLDERS)}
+    touching = {sha for sha, _, _ in _range(root, start, end, "--full-history", *BLOCK_FOLDERS, *PUBLISHED)}
     commits = [commit for commit in listed if commit[0] in promotions | touching]
     if not commits:
         return []
@@ -549,7 +567,7 @@ def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Me
     for sha, message, parents in commits:
         change = _commit(root, sha, message, parents)
         findings = judge(change, memory, tip) if sha in promotions else []
-        findings += block_problems(change, memory) if sha in touching else []
+        findings += block_problems(change, memory) + published_problems(change, memory) if sha in touching else []
         if sha in promotions or findings:
             found.append(Judged(sha, message, findings))
     return found
