@@ -132,3 +132,18 @@ def test_the_commit_being_made_is_judged_at_commit_msg(repo: tuple[Path, dict[st
     found = promotion_gate.check([str(message)], root, None, None)
     assert len(found) == 1 and found[0].path == "AGENTS.md"
     assert "it is added by the commit being made" in found[0].message
+
+
+def test_a_ci_checkout_without_a_policy_says_why_no_line_verifies(
+        published: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    """A checkout where gitstore init never ran counts no one's decisions without the team's
+    policy (see the promotion gate): a published line cannot be shown accepted there, and the
+    finding says what would let it."""
+    root, learning = published
+    clone = tmp_path / "ci"
+    git(tmp_path, "clone", "-q", str(root), str(clone))
+    git(clone, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
+    found = promotion_gate.check([], clone, "HEAD~1", "HEAD")
+    line = next(f for f in found if f.path == "AGENTS.md")
+    assert line.message.startswith(f"{learning['id']} is not an accepted learning in force (")
+    assert "no one's clone" in line.message and "gitstore policy init" in line.message

@@ -165,7 +165,7 @@ def _judge_text(learning: str, text: str, memory: Memory) -> str | None:
         status = memory.statuses.get(learning)
         if status is None:
             return f"{learning} is not a learning of this repository's store"
-        why = "; ".join(status.reasons) or "its history breaks a rule"
+        why = "; ".join([*status.reasons, *([memory.unowned] if memory.unowned else [])]) or "its history breaks a rule"
         return f"{learning} is not an accepted learning in force ({why})"
     if " ".join(text.casefold().split()) != " ".join(facts[learning].casefold().split()):
         return f"the text published for {learning} is not its accepted text"
