@@ -8,19 +8,16 @@ block shows it as it is. An empty comment hides nothing, and gitstore's own mark
 block's, the managed section's) hold ids and digests only.
 
 Only free text is judged here: a repository file's comments (``scan(text, path=...)``) are its
-authors' own. The text is read once, in order: code spans are matched as CommonMark matches
-them (a run of backticks closes at the next run of the same length in the same paragraph).
+authors' own. What shows as code is found by :mod:`~gitstore.safety.code`.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 
+from gitstore.safety.code import Code
+
 _OPEN, _CLOSE = "<!--", "-->"
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
-_BLANK = re.compile(r"\n[ \t]*\r?\n")
-_TICKS = re.compile(r"`+")
 _OWN = re.compile(r" gitstore:(?:promoted lrn_[0-9a-f]{32} sha256:[0-9a-f]{64}"
                   r"|learnings:begin(?: sha256:[0-9a-f]{64})?|learnings:end) ")
 
@@ -29,13 +26,11 @@ def hidden_markup_count(text: str) -> int:
     """How many HTML comments outside code in ``text`` hold words (see the module's docstring)."""
     if _OPEN not in text:
         return 0
-    code = _code(text)
-    starts = [start for start, _ in code]
+    code = Code(text)
     count, at = 0, text.find(_OPEN)
     while at >= 0:
-        i = bisect.bisect_right(starts, at) - 1
-        if i >= 0 and at < code[i][1]:  # shown as code: look past it
-            at = text.find(_OPEN, code[i][1])
+        if (past := code.end_around(at)) is not None:  # shown as code: look past it
+            at = text.find(_OPEN, past)
             continue
         end = text.find(_CLOSE, at + len(_OPEN))
         inner = text[at + len(_OPEN):end if end >= 0 else len(text)]
@@ -45,61 +40,6 @@ def hidden_markup_count(text: str) -> int:
             break
         at = text.find(_OPEN, end + len(_CLOSE))
     return count
-
-
-def _code(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` shows as code, in order: fenced blocks (an unclosed one runs to the end)
-    and, in the prose between them, code spans."""
-    found: list[tuple[int, int]] = []
-    prose = 0
-    opened: tuple[int, str] | None = None
-    for fence in _FENCE.finditer(text):
-        run = fence.group(1)
-        if opened is None:
-            if run[0] == "`" and "`" in fence.group(2):
-                continue  # not a fence: an info string may not hold a backtick
-            found.extend(_spans(text, prose, fence.start()))
-            opened = (fence.start(), run)
-        elif run[0] == opened[1][0] and len(run) >= len(opened[1]) and not fence.group(2).strip():
-            found.append((opened[0], fence.end()))
-            prose, opened = fence.end(), None
-    if opened is not None:
-        found.append((opened[0], len(text)))
-    else:
-        found.extend(_spans(text, prose, len(text)))
-    return found
-
-
-def _spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The code spans of ``text[start:end]``, paragraph by paragraph: a run of backticks opens
-    one that the next run of the same length closes; a run left unclosed is text."""
-    found = []
-    for paragraph_start, paragraph_end in _paragraphs(text, start, end):
-        runs = [(m.start(), m.end()) for m in _TICKS.finditer(text, paragraph_start, paragraph_end)]
-        closing: list[int | None] = [None] * len(runs)
-        seen: dict[int, int] = {}
-        for i in range(len(runs) - 1, -1, -1):  # each run's next run of its length
-            length = runs[i][1] - runs[i][0]
-            closing[i] = seen.get(length)
-            seen[length] = i
-        i = 0
-        while i < len(runs):
-            j = closing[i]
-            if j is None:
-                i += 1
-                continue
-            found.append((runs[i][0], runs[j][1]))
-            i = j + 1
-    return found
-
-
-def _paragraphs(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    found, at = [], start
-    for blank in _BLANK.finditer(text, start, end):
-        found.append((at, blank.start()))
-        at = blank.end()
-    found.append((at, end))
-    return found
 
 
 __all__ = ["hidden_markup_count"]

@@ -1,0 +1,92 @@
+"""Where a Markdown text shows as code: what a reader sees there is shown as it is, not acted on.
+
+A finder that judges markup (a hidden comment, a script link) looks past what a renderer shows
+as code: fenced blocks (an unclosed one runs to the end of the text) and, in the prose between
+them, code spans, matched as CommonMark matches them (a run of backticks closes at the next run
+of the same length in the same paragraph). The text is read once, in order; the spans are worked
+out only when a finder has something to judge.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from gitstore.safety import lazy
+
+_FENCE = lazy.Pattern(r"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
+_BLANK = lazy.Pattern(r"\n[ \t]*\r?\n")
+_TICKS = lazy.Pattern(r"`+")
+
+
+class Code:
+    """The stretches of a text shown as code, in order, never overlapping."""
+
+    def __init__(self, text: str) -> None:
+        self.spans = _code(text)
+        self._starts = [start for start, _ in self.spans]
+
+    def end_around(self, at: int) -> int | None:
+        """The end of the stretch of code that position AT is in, or None when it is in prose."""
+        i = bisect.bisect_right(self._starts, at) - 1
+        if i >= 0 and at < self.spans[i][1]:
+            return self.spans[i][1]
+        return None
+
+
+def _code(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` shows as code, in order: fenced blocks (an unclosed one runs to the end)
+    and, in the prose between them, code spans."""
+    found: list[tuple[int, int]] = []
+    prose = 0
+    opened: tuple[int, str] | None = None
+    for fence in _FENCE.finditer(text):
+        run = fence.group(1)
+        if opened is None:
+            if run[0] == "`" and "`" in fence.group(2):
+                continue  # not a fence: an info string may not hold a backtick
+            found.extend(_spans(text, prose, fence.start()))
+            opened = (fence.start(), run)
+        elif run[0] == opened[1][0] and len(run) >= len(opened[1]) and not fence.group(2).strip():
+            found.append((opened[0], fence.end()))
+            prose, opened = fence.end(), None
+    if opened is not None:
+        found.append((opened[0], len(text)))
+    else:
+        found.extend(_spans(text, prose, len(text)))
+    return found
+
+
+def _spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The code spans of ``text[start:end]``, paragraph by paragraph: a run of backticks opens
+    one that the next run of the same length closes; a run left unclosed is text."""
+    found = []
+    for paragraph_start, paragraph_end in _paragraphs(text, start, end):
+        runs = [(m.start(), m.end()) for m in _TICKS.finditer(text, paragraph_start, paragraph_end)]
+        closing: list[int | None] = [None] * len(runs)
+        seen: dict[int, int] = {}
+        for i in range(len(runs) - 1, -1, -1):  # each run's next run of its length
+            length = runs[i][1] - runs[i][0]
+            closing[i] = seen.get(length)
+            seen[length] = i
+        i = 0
+        while i < len(runs):
+            j = closing[i]
+            if j is None:
+                i += 1
+                continue
+            found.append((runs[i][0], runs[j][1]))
+            i = j + 1
+    return found
+
+
+def _paragraphs(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    found, at = [], start
+    for blank in _BLANK.finditer(text, start, end):
+        found.append((at, blank.start()))
+        at = blank.end()
+    found.append((at, end))
+    return found
+
+
+__all__ = ["Code"]
