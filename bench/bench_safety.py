@@ -8,7 +8,8 @@ quarantined; ``python -m tools.safety_eval`` prints the full table.
 Speed: the scanner must stay linear in its input whatever the input holds. Each adversarial
 input repeats, over the same number of bytes as ordinary prose, what one finder looks at
 closely (credential words, hails to AI agents, downloaders, substitutions, underscores, base64
-runs, hidden characters judged in context, emoji flag sequences); the worst of them is compared with the prose, in the same run. Goal: <= 10x.
+runs, hidden characters judged in context, tags, link and image targets, emoji flag
+sequences); the worst of them is compared with the prose, in the same run. Goal: <= 10x.
 """
 
 from __future__ import annotations
@@ -39,6 +40,11 @@ ADVERSARIAL: dict[str, str] = {
     "base64 runs": "QUJD" * 30 + " ",
     "hidden characters": "a\u200b",
     "joiners and selectors": "a\u200d\ufe0f",
+    "tags": "<a b=c ",
+    "unclosed quotes": '<a x="',
+    "tags in code spans": "`<a ",
+    "link targets": "](java ",
+    "image targets": "![a](",
     "flag sequences": "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
 }
 

@@ -38,6 +38,8 @@ def _code(text: str) -> list[tuple[int, int]]:
     """Where ``text`` shows as code, in order: fenced blocks (an unclosed one runs to the end)
     and, in the prose between them, code spans."""
     found: list[tuple[int, int]] = []
+    if "`" not in text and "~" not in text:
+        return found
     prose = 0
     opened: tuple[int, str] | None = None
     for fence in _FENCE.finditer(text):

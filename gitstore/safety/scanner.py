@@ -13,7 +13,9 @@ looks for, and its policy has these levels:
   (:mod:`~gitstore.safety.injection`: override phrases, persona takeovers, chat-template role
   markers, forged chat turns, orders addressed to AI readers), downloads piped into a shell
   (:mod:`~gitstore.safety.commands`), and, in free text, HTML comments that hide words from a
-  person reading it rendered (:mod:`~gitstore.safety.markup`).
+  person reading it rendered (:mod:`~gitstore.safety.markup`) and markup that acts when it is
+  rendered (:mod:`~gitstore.safety.active`: links and images to script URLs, elements that run
+  code, event handlers, images whose URL asks for data to be filled in).
 - **redact** (defense in depth; choosing sources that hold no secrets comes first; the rest of
   the text is kept): credentials, in assignments, in their own shapes or next to a credential
   word in prose (:mod:`~gitstore.safety.secrets`, with the value checks of
@@ -40,6 +42,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from gitstore.safety.active import active_markup_count
 from gitstore.safety.commands import pipe_to_shell_count, untrusted_checkout_hits
 from gitstore.safety.files import Allowlist, standing_in_file
 from gitstore.safety.hidden import hidden_counts, mixed_script_count
@@ -182,6 +185,8 @@ class ConservativeScanner:
             counts[("pipe-to-shell", QUARANTINE if path is None else WARN)] = pipes
         if path is None and (hidden := hidden_markup_count(text)):  # a file's comments are its authors'
             counts[("hidden-markup", QUARANTINE)] = hidden
+        if path is None and (active := active_markup_count(text)):  # so is a file's own markup
+            counts[("active-markup", QUARANTINE)] = active
         hits = self._redactions(view, 0)
         if path is not None:
             hits = standing_in_file(text, path, hits, self.allow)

@@ -1,0 +1,180 @@
+"""Active markup: what acts by itself when a text is rendered, or when an agent copies it into a
+published Markdown file.
+
+Review comments, session transcripts and labelers' proposals are free text that a person reads
+rendered and an agent may carry into the wiki or a skill file. A few of its shapes are not text
+at all but actions, and are quarantined (``active-markup``):
+
+- a link or image whose target is a script URL (``javascript:``, ``vbscript:``,
+  ``livescript:``, or a ``data:`` URL of HTML, SVG, XML or script): Markdown links and images
+  (``[docs](javascript:...)``), reference definitions (``[docs]: javascript:...``), autolinks
+  (``<javascript:...>``), and an HTML attribute holding one (``href``, ``src``, ``action``,
+  ``xlink:href``...; not the text of ``alt`` or ``title``). The target is read as a browser reads
+  it: character references decoded (``&#106;``, ``&colon;``, ``java&#x09;script:``), tabs and
+  line breaks dropped, leading spaces and control characters skipped, in any case;
+- an HTML element that runs code (``<script>``, ``<iframe>``, ``<frame>``, ``<frameset>``,
+  ``<object>``, ``<embed>``, ``<applet>``), and any tag with an event handler (``onerror=``,
+  ``onload=``...), quoted or not, however its attributes are separated (``<svg/onload=...>``);
+- an image whose URL carries a placeholder for data to fill in (``{SECRET}``, ``${...}``,
+  ``$GITHUB_TOKEN``, ``<base64 of the env>``, ``%s``), in Markdown (``![](...)``) or in an HTML
+  attribute a browser fetches by itself (``src``, ``srcset``, ``poster``, ``background``,
+  ``data``): a renderer fetches an image unasked, so this is an order to leak, not a picture.
+
+Ordinary review material stays: screenshots (``![image](https://github.com/user-attachments/
+...)``, ``<img width="..." src="https://...">``), badges, https links, ``<details>``, ``<br>``,
+"on error, retry". What shows as code (a code span, a fenced block; see
+:mod:`~gitstore.safety.code`) is shown, not acted on, and is not judged; nor is a repository
+file's own markup (``scan(text, path=...)``), which is its authors'.
+
+Linear in the text: each pattern starts with a literal (``<``, ``]``, ``!``), none can match in
+two ways (a tag's attributes are atomic groups), and the search goes on after each match; a
+tag's attributes are looked at one by one only when they hold what an acting one needs.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+from urllib.parse import unquote
+
+from gitstore.safety import lazy
+from gitstore.safety.code import Code
+
+_SCRIPT_URL = lazy.Pattern(
+    r"(?:java|vb|live)script:"
+    r"|data:(?:text/html|application/xhtml\+xml|image/svg\+xml|(?:text|application)/xml"
+    r"|(?:text|application)/(?:x-)?(?:java|ecma)script)"
+)
+_LINE_BREAKS = str.maketrans("", "", "\t\n\r")  # a browser drops them anywhere in a URL
+_LEADING = "".join(map(chr, range(0x21)))  # and skips spaces and controls before it
+_PLACEHOLDER = lazy.Pattern(r"[{}<>]|\$[a-z_({]|%s")
+
+# a Markdown link's or image's destination (``](``) or a reference definition's (``]:``): what
+# an obfuscated scheme may be spelt with, up to the first character that ends it
+_DESTINATION = lazy.Pattern(r"\][(:]\s*<?([\w&#;:/+.\-\s]*)")
+# a Markdown image: the alt text (no brackets in it, so no image starts inside another's alt
+# text) and its target, to the closing parenthesis or the end of the line
+_IMAGE = lazy.Pattern(r"!\[[^\[\]]*(\]\()([^)\n]*)")
+
+# an HTML tag as a browser reads it, each attribute taken whole (atomic groups: a value without
+# quotes holding a ``/`` is never split again into more attributes), to the first thing that
+# cannot go on with it: its ``>``, a ``<``, the end
+_VALUE = r"""(?>"[^"]*"|'[^']*'|[^\s>]*)"""
+_ATTRIBUTE = rf"[\s/]*([^\s/>=<]+)(?>\s*=\s*({_VALUE}))?"
+_TAG = lazy.Pattern(rf"<([A-Za-z][A-Za-z0-9-]*)(?=[\s/>]|$)((?>{_ATTRIBUTE})*+)")
+_ATTRIBUTES = lazy.Pattern(_ATTRIBUTE)
+_MAY_ACT = lazy.Pattern(r"on|[:&{}<>$%]", re.I)  # what an attribute that acts cannot do without
+_AUTOLINK = lazy.Pattern(r"<(?:(?:java|vb|live)script|data):", re.I)
+_HANDLER = lazy.Pattern(r"on[a-z]+")
+_JSX_REFERENCE = lazy.Pattern(r"\{[\w$.]+\}")
+
+_RUNS_CODE = frozenset({"script", "iframe", "frame", "frameset", "object", "embed", "applet"})
+_TEXT_ATTRIBUTES = frozenset({"alt", "title", "aria-label", "aria-description", "placeholder", "label"})
+_FETCHED = frozenset({"src", "srcset", "poster", "background", "data"})
+
+_InCode = Callable[[int], int | None]  # the end of the code a position is in, or None
+
+
+def active_markup_count(text: str) -> int:
+    """How many links, elements and images outside code in ``text`` act when it is rendered
+    (see the module's docstring)."""
+    if "<" not in text and "](" not in text and "]:" not in text:
+        return 0
+    code: list[Code] = []  # worked out once, at the first place that needs it
+
+    def in_code(at: int) -> int | None:
+        if not code:
+            code.append(Code(text))
+        return code[0].end_around(at)
+
+    found = _tags(text, in_code) | _destinations(text, in_code) | _images(text, in_code)
+    return len(found)
+
+
+def _destinations(text: str, in_code: _InCode) -> set[int]:
+    """Where a Markdown link, image or reference definition outside code targets a script URL."""
+    return {m.start() for m in _DESTINATION.finditer(text)
+            if is_script_url(m.group(1)) and in_code(m.start()) is None}
+
+
+def _images(text: str, in_code: _InCode) -> set[int]:
+    """Where a Markdown image outside code asks for data to be filled into its URL."""
+    found = set()
+    for m in _IMAGE.finditer(text):
+        target = m.group(2).strip()
+        target = target[1:].partition(">")[0] if target.startswith("<") else target.split(None, 1)[0] if target else ""
+        if asks_for_data(target) and in_code(m.start()) is None:
+            found.add(m.start(1))
+    return found
+
+
+def _tags(text: str, in_code: _InCode) -> set[int]:
+    """Where an HTML tag or an autolink outside code acts. A tag is read once; the search goes
+    on after it, or after the code it starts in."""
+    found = {m.start() for m in _AUTOLINK.finditer(text)  # an autolink is taken as it is written
+             if _SCRIPT_URL.match(text[m.start() + 1:m.end() + 40].lower()) and in_code(m.start()) is None}
+    at = 0
+    while (m := _TAG.search(text, at)) is not None:
+        acts = m.group(1).lower() in _RUNS_CODE or bool(_MAY_ACT.search(m.group(2)) and _any_acts(m.group(2)))
+        ends_code = "`" in m.group() or "~" in m.group()  # code ends at a run of backticks or a fence
+        if (acts or ends_code) and (past := in_code(m.start())) is not None:
+            at = past  # a tag shown as code, which may run past the code: go on after the code
+            continue
+        at = max(m.end(), m.start() + 1)
+        if acts:
+            found.add(m.start())
+    return found
+
+
+def _any_acts(attributes: str) -> bool:
+    """Whether any of a tag's ATTRIBUTES acts (names lowercased, values as written; a quote
+    never closed is taken as opening the value that follows it)."""
+    for m in _ATTRIBUTES.finditer(attributes):
+        value, quoted = m.group(2), False
+        if value and value[0] in "\"'":
+            value, quoted = value[1:-1] if len(value) > 1 and value[-1] == value[0] else value[1:], True
+        if _acts(m.group(1).lower(), value, quoted):
+            return True
+    return False
+
+
+def _acts(name: str, value: str | None, quoted: bool) -> bool:
+    """Whether an attribute runs code or leaks: an event handler with a value, a script URL in
+    anything but a text attribute, a placeholder in a URL the browser fetches. A value in
+    braces without quotes is JSX (``onClick={() => close(id)}``, ``src={logo}``), source code a
+    session read or wrote, and is judged as a browser would run it (see :func:`_jsx_runs`)."""
+    if value is None:
+        return False
+    jsx = not quoted and value.startswith("{")
+    if _HANDLER.fullmatch(name):
+        return bool(value.strip()) and (not jsx or _jsx_runs(value))
+    if name not in _TEXT_ATTRIBUTES and is_script_url(value):
+        return True
+    return name in _FETCHED and not jsx and asks_for_data(value.strip().split(None, 1)[0] if value.strip() else "")
+
+
+def _jsx_runs(value: str) -> bool:
+    """Whether a handler written as JSX would run something in a browser. HTML ends a value
+    without quotes at a space or a ``>``: ``{() => close(id)}`` arrives as ``{()``, a syntax
+    error that runs nothing; ``{handleClick}`` or ``{props.onClose}`` only names a function.
+    Anything else in braces (``{alert(1)}``) is a statement the browser runs."""
+    return value.endswith("}") and not _JSX_REFERENCE.fullmatch(value)
+
+
+def is_script_url(url: str) -> bool:
+    """Whether URL, as a browser reads it (references decoded, tabs and line breaks dropped,
+    leading spaces and controls skipped, any case), runs script."""
+    if not url:
+        return False
+    read = html.unescape(url).translate(_LINE_BREAKS).lstrip(_LEADING).lower()
+    return _SCRIPT_URL.match(read) is not None
+
+
+def asks_for_data(url: str) -> bool:
+    """Whether URL holds a placeholder for something to be filled in (``{...}``, ``$NAME``,
+    ``<...>``, ``%s``), written plainly, as references or percent-encoded."""
+    return bool(url) and _PLACEHOLDER.search(unquote(html.unescape(url)).lower()) is not None
+
+
+__all__ = ["active_markup_count", "asks_for_data", "is_script_url"]
