@@ -22,7 +22,8 @@ at all but actions, and are quarantined (``active-markup``):
 
 Ordinary review material stays: screenshots (``![image](https://github.com/user-attachments/
 ...)``, ``<img width="..." src="https://...">``), badges, https links, ``<details>``, ``<br>``,
-"on error, retry". What shows as code (a code span, a fenced block; see
+"on error, retry", and JSX a session read (``onClick={() => close(id)}`` runs nothing in a
+browser; ``onerror={alert(1)}`` does, and is counted). What shows as code (a code span, a fenced block; see
 :mod:`~gitstore.safety.code`) is shown, not acted on, and is not judged; nor is a repository
 file's own markup (``scan(text, path=...)``), which is its authors'.
 
