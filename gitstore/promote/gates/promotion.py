@@ -69,6 +69,7 @@ from gitstore.promote.gates.published import PATHS as PUBLISHED, published_probl
 from gitstore.promote.standing import BLOCK_FOLDERS, Learnings, standing
 
 if TYPE_CHECKING:
+    from gitstore.deliver.clindex import Fact
     from gitstore.promote.snapshot import Snapshot
     from gitstore.rules.view import View
 
@@ -105,7 +106,7 @@ class Memory(Learnings):
     unowned: str = ""  # why no decision counts here, for a checkout that is no one's clone
     view: View | None = None  # what the standing was judged with, for planning a packet again
     root: Path | None = None
-    _published: tuple[dict[str, str], dict[str, str]] | None = field(default=None, repr=False)
+    _published: tuple[dict[str, Fact], dict[str, str]] | None = field(default=None, repr=False)
 
     @classmethod
     def load(cls, root: Path) -> Memory:
@@ -123,15 +124,15 @@ class Memory(Learnings):
         return cls(learnings.statuses, learnings.currents, {i.digest: i.record for i in store.items(["packet"])},
                    unowned, view, root)
 
-    def publishable(self) -> tuple[dict[str, str], dict[str, str]]:
-        """What ``gitstore publish`` would write now: learning id -> its line's text, and why
-        each learning in force it leaves out is left out."""
+    def publishable(self) -> tuple[dict[str, Fact], dict[str, str]]:
+        """What ``gitstore publish`` would write now: learning id -> its fact (its line's text,
+        its index entry), and why each learning in force it leaves out is left out."""
         if self._published is None:
             from gitstore.deliver.publish import select
 
             assert self.view is not None
             chosen = select(self.view)
-            self._published = ({fact.learning: fact.fact for fact in chosen.facts}, dict(chosen.skipped))
+            self._published = ({fact.learning: fact for fact in chosen.facts}, dict(chosen.skipped))
         return self._published
 
     def planned(self, packet: dict[str, Any]) -> dict[str, Any] | str:

@@ -150,9 +150,10 @@ def _judge_entry(entry: str, memory: Memory) -> str | None:
     problem = _judge_text(learning, str(data.get("fact", "")), memory)
     if problem:
         return problem
-    current = memory.currents.get(learning) or {}
-    if data.get("contentDigest") != current.get("contentDigest"):
-        return f"the index entry of {learning} names {str(data.get('contentDigest'))[:80]!r}, not its accepted version"
+    written = memory.publishable()[0][learning].entry()
+    differ = sorted(name for name in {*data, *written} if data.get(name) != written.get(name))
+    if differ:
+        return f"the index entry of {learning} is not the one publish writes (it differs in {', '.join(differ[:4])})"
     return None
 
 
@@ -167,6 +168,6 @@ def _judge_text(learning: str, text: str, memory: Memory) -> str | None:
             return f"{learning} is not a learning of this repository's store"
         why = "; ".join([*status.reasons, *([memory.unowned] if memory.unowned else [])]) or "its history breaks a rule"
         return f"{learning} is not an accepted learning in force ({why})"
-    if " ".join(text.casefold().split()) != " ".join(facts[learning].casefold().split()):
+    if " ".join(text.casefold().split()) != " ".join(facts[learning].fact.casefold().split()):
         return f"the text published for {learning} is not its accepted text"
     return None
