@@ -273,10 +273,8 @@ def pull_requests(client: _Client, since: str | None) -> tuple[list[dict[str, An
     return found, problems
 
 
-def fetch(repo: str, *, api: str = DEFAULT_API, token: str | None = None, since: str | None = None,
-          pulls: list[int] | None = None, http: Http | None = None,
-          sleep: Callable[[float], None] = time.sleep) -> Fetch:
-    """Fetch the snapshots of the pull requests asked for."""
+def check_asked(repo: str, pulls: list[int] | None, api: str) -> None:
+    """Refuse, as a usage error, a repository, pull request number or API URL of the wrong shape."""
     if not _REPO.match(repo):
         raise UsageError(f"--repo {repo!r} is not OWNER/NAME")
     bad = [n for n in pulls or () if n < 1]
@@ -285,6 +283,13 @@ def fetch(repo: str, *, api: str = DEFAULT_API, token: str | None = None, since:
     scheme, _, rest = api.partition("://")
     if scheme.lower() not in ("https", "http") or not rest.strip("/"):
         raise UsageError(f"the API URL {api!r} (--api-url or $GITHUB_API_URL) is not an http or https URL")
+
+
+def fetch(repo: str, *, api: str = DEFAULT_API, token: str | None = None, since: str | None = None,
+          pulls: list[int] | None = None, http: Http | None = None,
+          sleep: Callable[[float], None] = time.sleep) -> Fetch:
+    """Fetch the snapshots of the pull requests asked for."""
+    check_asked(repo, pulls, api)
     client = _Client(http or UrllibHttp(), api, repo, token, sleep)
     result = Fetch()
     if pulls:
@@ -380,8 +385,10 @@ def import_github(ctx: Any, repo: str, by: str, *, since: str | None = None, pul
     """Fetch, save and import the snapshots; one failing import does not stop the others."""
     from gitstore.capture.reviews import check_repository
 
+    api = api or api_from_environment()
+    check_asked(repo, pulls, api)  # a value of the wrong shape is a usage error, before any refusal
     check_repository(ctx, repo, "--repo names")
-    fetched = fetch(repo, api=api or api_from_environment(), token=token, since=since, pulls=pulls,
+    fetched = fetch(repo, api=api, token=token, since=since, pulls=pulls,
                     http=http, sleep=sleep)
     folder = out or inbox(ctx.workspace.state)
     folder.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,9 @@ option that takes a value by its metavar (``TEXT``, ``INTEGER``, ``PATH`` when i
 
 Typer converts every value through a pydantic TypeAdapter; importing pydantic costs more than
 most commands do. Values of the plain types commands take (text, numbers, flags, paths, lists
-and optional ones of them) are converted here instead; anything else still goes to typer.
+and optional ones of them) are converted here instead; anything else still goes to typer. A value
+that does not convert (or an empty path) is a usage error naming the parameter, as the values
+``gitstore.cli._values`` checks are.
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ class _PlainValues(RuntimeParam):
     def _one(kind: Any, value: Any, param: Any, ctx: Any) -> Any:
         if isinstance(value, kind):
             return value
+        if kind is Path and value == "":  # Path("") is the current folder: an empty name names no file
+            raise BadParameter("'' names no file", ctx=ctx, param=param)
         try:
             return kind(value)
         except (TypeError, ValueError):

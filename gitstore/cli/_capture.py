@@ -9,11 +9,13 @@ import typer
 from gitstore.cli._complete import words
 from gitstore.capture.normalize import Capture
 from gitstore.cli._io import emit_json, echo
+from gitstore.cli._values import checked, one_of
 from gitstore.records.vocabulary import CAPTURE_MODES
 
 MODE_OPTION: Optional[str] = typer.Option(
     None, "--mode", metavar="MODE", autocompletion=words(CAPTURE_MODES),
-    help=f"{', '.join(CAPTURE_MODES)} (default: capture.mode in okf/.memory/config.json, else summary).")
+    help=f"{', '.join(CAPTURE_MODES)} (default: capture.mode in okf/.memory/config.json, else summary).",
+    callback=checked(one_of("capture mode", CAPTURE_MODES)))
 
 # what a person can do about each reason a capture is degraded
 ADVICE = {

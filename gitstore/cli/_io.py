@@ -12,6 +12,7 @@ import typer
 
 from gitstore.cli import json_safe
 from gitstore.cli._complete import words
+from gitstore.cli._values import checked, one_of
 from gitstore.records.inputs import MAX_RECORD_BYTES, bounded_lines, open_untrusted, read_bounded
 from gitstore.records.vocabulary import PURPOSES
 
@@ -98,7 +99,8 @@ def _batches(values: Iterable[Any]) -> Iterator[list[Any]]:
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
 PURPOSE_OPTION = typer.Option("instruction", "--purpose", metavar="PURPOSE", autocompletion=words(PURPOSES),
                               help="The purpose learnings are judged for: review, instruction, evaluation, "
-                                   "analytics, training or publication.")
+                                   "analytics, training or publication.",
+                              callback=checked(one_of("purpose", PURPOSES)))
 
 
 def echo(text: str = "") -> None:

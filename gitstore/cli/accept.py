@@ -6,6 +6,7 @@ from typing import Optional
 
 import typer
 
+from gitstore.cli._values import checked, filled, learning_argument
 from gitstore.cli._io import JSON_OPTION, emit_json, echo, summary
 from gitstore.cli._learnings import print_standing
 from gitstore.cli._people import BY_OPTION, actor
@@ -15,10 +16,11 @@ from gitstore.ops.learning import accept_and_check, accept_note
 
 
 def accept(
-    learning_id: str = typer.Argument(..., metavar="LEARNING_ID", help="The proposal (lrn_...)."),
+    learning_id: str = learning_argument("The proposal (lrn_...)."),
     review_digest: str = typer.Option(..., "--review-digest", metavar="DIGEST",
                                       help="The reviewDigest `gitstore show` printed: what you reviewed."),
-    edit: Optional[str] = typer.Option(None, "--edit", metavar="TEXT", help="Accept with this text instead."),
+    edit: Optional[str] = typer.Option(None, "--edit", metavar="TEXT", help="Accept with this text instead.",
+                                       callback=checked(filled)),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:

@@ -8,10 +8,11 @@ import typer
 
 from gitstore.records.canonical import canonicalize, parse_json
 from gitstore.cli._io import read_input
+from gitstore.cli._values import checked, path
 
 
 def canonical(
-    file: str = typer.Argument("-", metavar="FILE", help="A JSON file, or - for standard input."),
+    file: str = typer.Argument("-", metavar="FILE", help="A JSON file, or - for standard input.", callback=checked(path)),
 ) -> None:
     """Print the RFC 8785 canonical form of one JSON text (no trailing newline)."""
     data = canonicalize(parse_json(read_input(file)))

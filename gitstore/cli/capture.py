@@ -14,13 +14,15 @@ from gitstore.capture.hookinput import HookInput
 from gitstore.capture.sessions import capture as do_capture
 from gitstore.cli._capture import MODE_OPTION, print_capture
 from gitstore.cli._io import JSON_OPTION
+from gitstore.cli._values import checked, one_of
 from gitstore.context import Context
 from gitstore.errors import InvalidInput
 from gitstore.records.vocabulary import HARNESSES
 
 
 def capture(
-    harness: str = typer.Option(..., "--harness", metavar="HARNESS", autocompletion=words(HARNESSES), help=f"One of {', '.join(HARNESSES)}."),
+    harness: str = typer.Option(..., "--harness", metavar="HARNESS", autocompletion=words(HARNESSES), help=f"One of {', '.join(HARNESSES)}.",
+                                 callback=checked(one_of("harness", HARNESSES))),
     mode: Optional[str] = MODE_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:

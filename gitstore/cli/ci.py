@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 
 from gitstore.cli._io import JSON_OPTION, emit_json, read_input
+from gitstore.cli._values import checked, path, time_or_age
 from gitstore.errors import InvalidInput
 from gitstore.sync.ci import DEFAULT_CRON, DEFAULT_SINCE, DEFAULT_WRITER, Options, init_ci, report_body
 
@@ -21,7 +22,8 @@ def init(
     install: Optional[str] = typer.Option(None, "--install", help="What the workflows pip-install, e.g. git+https://github.com/OWNER/gitstore@TAG (default: the git URL and commit this gitstore was installed from; never the PyPI name gitstore, which is another project's)."),
     writer: str = typer.Option(DEFAULT_WRITER, "--writer", help="The memory workflow's writer id, kept across runs."),
     cron: str = typer.Option(DEFAULT_CRON, "--cron", help="When the memory workflow runs (UTC cron)."),
-    since: str = typer.Option(DEFAULT_SINCE, "--since", help="Pull requests updated within this age are imported each run."),
+    since: str = typer.Option(DEFAULT_SINCE, "--since", help="Pull requests updated within this age are imported each run.",
+                       callback=checked(time_or_age)),
     force: bool = typer.Option(False, "--force", help="Replace workflow files that differ from what would be written."),
     as_json: bool = JSON_OPTION,
 ) -> None:
@@ -44,7 +46,8 @@ def init(
 
 @ci_app.command("report")
 def report(
-    dream_json: str = typer.Argument(..., metavar="DREAM_JSON", help="A dream's report (gitstore dream --json), or - for standard input."),
+    dream_json: str = typer.Argument(..., metavar="DREAM_JSON", help="A dream's report (gitstore dream --json), or - for standard input.",
+                                    callback=checked(path)),
 ) -> None:
     """Print the memory pull request's description (Markdown) from a dream's JSON report."""
     try:

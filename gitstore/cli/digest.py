@@ -6,10 +6,11 @@ import typer
 
 from gitstore.records.contracts import digest_of, load_record
 from gitstore.cli._io import read_input
+from gitstore.cli._values import checked, path
 
 
 def digest(
-    file: str = typer.Argument("-", metavar="FILE", help="A record file, or - for standard input."),
+    file: str = typer.Argument("-", metavar="FILE", help="A record file, or - for standard input.", callback=checked(path)),
 ) -> None:
     """Validate one record and print its sha256: digest per its kind's rules."""
     record = load_record(read_input(file))

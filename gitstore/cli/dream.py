@@ -14,18 +14,25 @@ import typer
 
 from gitstore.cli._io import JSON_OPTION, echo, emit_json
 from gitstore.cli._people import BY_OPTION
+from gitstore.cli._values import checked, filled, one_of, time_or_age
 from gitstore.dream.run import Request, dream as run_dream, since_time
 from gitstore.errors import GitstoreError, IntegrityError, UsageError
+from gitstore.records.vocabulary import PURPOSES
 
 
 def dream(
-    since: Optional[str] = typer.Option(None, "--since", help="Only evidence written since a time (2026-03-01) or an age (30d, 12h, 2w)."),
-    labeler: Optional[str] = typer.Option(None, "--labeler", help="lexical (default), command, or a plug-in's name."),
-    consolidator: Optional[str] = typer.Option(None, "--consolidator", help="recurrence (default) or a plug-in's name."),
-    purpose: str = typer.Option("instruction", "--purpose", help="The purpose the evidence must serve."),
+    since: Optional[str] = typer.Option(None, "--since", help="Only evidence written since a time (2026-03-01) or an age (30d, 12h, 2w).",
+                                         callback=checked(time_or_age)),
+    labeler: Optional[str] = typer.Option(None, "--labeler", help="lexical (default), command, or a plug-in's name.",
+                                           callback=checked(filled)),
+    consolidator: Optional[str] = typer.Option(None, "--consolidator", help="recurrence (default) or a plug-in's name.",
+                                                callback=checked(filled)),
+    purpose: str = typer.Option("instruction", "--purpose", help="The purpose the evidence must serve.",
+                                 callback=checked(one_of("purpose", PURPOSES))),
     no_tidy: bool = typer.Option(False, "--no-tidy", help="Skip tidy (near-duplicates, conflicts, stale learnings)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Store no labels, proposals or report (a labeler program's disclosure is still recorded)."),
-    explain: Optional[str] = typer.Option(None, "--explain", metavar="THEME", help="Say why THEME (a key or a word) did or did not become a proposal (a dry run)."),
+    explain: Optional[str] = typer.Option(None, "--explain", metavar="THEME", help="Say why THEME (a key or a word) did or did not become a proposal (a dry run).",
+                                           callback=checked(filled)),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:

@@ -10,6 +10,7 @@ from gitstore.cli._complete import words
 from gitstore.records.vocabulary import SOURCES
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._evidence import print_event
+from gitstore.cli._values import checked, one_of
 from gitstore.context import Context
 from gitstore.queries.evidence import episodes as query
 
@@ -18,7 +19,8 @@ def episodes(
     grep: Optional[str] = typer.Option(None, "--grep", metavar="REGEX",
                                        help="Only episodes whose title or events match (case ignored)."),
     source: Optional[str] = typer.Option(None, "--source", metavar="SOURCE", autocompletion=words(SOURCES),
-                                         help="Only review-thread, agent-session or manual episodes."),
+                                         help="Only review-thread, agent-session or manual episodes.",
+                                         callback=checked(one_of("source", SOURCES))),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """List the evidence episodes (review threads, agent sessions); --grep searches their text."""

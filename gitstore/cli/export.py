@@ -12,10 +12,12 @@ from gitstore.context import Context
 from gitstore.ops.export import export as do_export
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.cli._people import BY_OPTION, actor
+from gitstore.cli._values import checked, one_of
 
 
 def export(
-    purpose: str = typer.Option(..., "--purpose", metavar="PURPOSE", autocompletion=words(PURPOSES), help="The purpose the export serves."),
+    purpose: str = typer.Option(..., "--purpose", metavar="PURPOSE", autocompletion=words(PURPOSES), help="The purpose the export serves.",
+                                 callback=checked(one_of("purpose", PURPOSES))),
     with_evidence: bool = typer.Option(False, "--with-evidence", help="Also copy the cited events."),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,

@@ -8,6 +8,7 @@ import typer
 
 from gitstore.cli._complete import words
 from gitstore.records.vocabulary import PURPOSES, SOURCES
+from gitstore.cli._values import checked, one_of, time
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.context import Context
@@ -16,15 +17,18 @@ from gitstore.ops import consent as ops
 
 def grant(
     purpose: list[str] = typer.Option(..., "--purpose", metavar="PURPOSE", autocompletion=words(PURPOSES),
-                                      help="review, instruction, evaluation, analytics, training or publication (repeat)."),
+                                      help="review, instruction, evaluation, analytics, training or publication (repeat).",
+                                      callback=checked(one_of("purpose", PURPOSES))),
     source: list[str] = typer.Option(["review-thread"], "--source", metavar="SOURCE", autocompletion=words(SOURCES),
-                                     help="review-thread, agent-session or manual (repeat)."),
+                                     help="review-thread, agent-session or manual (repeat).",
+                                     callback=checked(one_of("source", SOURCES))),
     start: str = typer.Option("1970-01-01", "--from", metavar="TIME",
                               help="Covers evidence written from this time on (2026-01-01T10:00Z; a date such as 2026-01-01 "
-                                   "means 00:00 UTC that day)."),
+                                   "means 00:00 UTC that day).", callback=checked(time)),
     until: Optional[str] = typer.Option(None, "--until", metavar="TIME",
                                         help="Covers evidence written up to this time (a date means 00:00 UTC that day, so "
-                                             "nothing written later that day; default: open)."),
+                                             "nothing written later that day; default: open).",
+                                        callback=checked(time)),
     note: Optional[str] = typer.Option(None, "--note", metavar="TEXT", help="Why."),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import typer
 
+from gitstore.cli._values import learning_argument
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.context import Context
 from gitstore.queries.learnings import history as query
 
 
 def history(
-    learning_id: str = typer.Argument(..., metavar="LEARNING_ID", help="The learning (lrn_...)."),
+    learning_id: str = learning_argument(),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Every version of a learning: identifiers, states and digests."""

@@ -13,13 +13,16 @@ from gitstore.capture.disabled import checked_status
 from gitstore.capture.install import NOT_SET_UP, SCOPES, HookStatus, Report, install, uninstall
 from gitstore.scope import open_repository
 from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.cli._values import checked, one_of
 
 hooks_app = typer.Typer(help="Install, remove and check the harness capture hooks.", no_args_is_help=True)
 
 _USER_ONLY = "".join(f" ({name}: --scope user only)" for name, h in HARNESSES.items() if "project" not in h.scopes)
-HARNESS_OPTION = typer.Option(..., "--harness", metavar="HARNESS", autocompletion=words(HARNESSES), help=f"The coding agent: {', '.join(HARNESSES)}{_USER_ONLY}.")
+HARNESS_OPTION = typer.Option(..., "--harness", metavar="HARNESS", autocompletion=words(HARNESSES), help=f"The coding agent: {', '.join(HARNESSES)}{_USER_ONLY}.",
+                              callback=checked(one_of("harness", tuple(HARNESSES))))
 SCOPE_OPTION = typer.Option(
-    "project", "--scope", metavar="SCOPE", autocompletion=words(SCOPES), help="project (this repository's harness settings) or user (under $HOME)."
+    "project", "--scope", metavar="SCOPE", autocompletion=words(SCOPES), help="project (this repository's harness settings) or user (under $HOME).",
+    callback=checked(one_of("scope", tuple(SCOPES)))
 )
 
 

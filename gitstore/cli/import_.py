@@ -13,8 +13,9 @@ from gitstore.capture.sessions import import_transcript
 from gitstore.cli._capture import MODE_OPTION, print_capture
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
+from gitstore.cli._values import checked, filled, one_of, time_or_age
 from gitstore.context import Context
-from gitstore.errors import Incomplete, UsageError
+from gitstore.errors import Incomplete
 from gitstore.records.vocabulary import HARNESSES
 
 import_app = typer.Typer(help="Backfill memory from transcripts, review snapshots and GitHub pull requests.",
@@ -26,13 +27,12 @@ def transcript(
     path: Path = typer.Argument(..., metavar="FILE",
                                 help="A session file of Claude Code, Codex, Gemini CLI or OpenCode."),
     harness: Optional[str] = typer.Option(None, "--harness", metavar="HARNESS", autocompletion=words(HARNESSES),
-                                          help=f"Skip detection: {', '.join(HARNESSES)}."),
+                                          help=f"Skip detection: {', '.join(HARNESSES)}.",
+                                          callback=checked(one_of("harness", HARNESSES))),
     mode: Optional[str] = MODE_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Backfill one transcript as a session episode (local; never pushed)."""
-    if harness is not None and harness not in HARNESSES:
-        raise UsageError(f"unknown harness {harness!r} (one of {', '.join(HARNESSES)})")
     ctx = Context.open()
     result = import_transcript(ctx, path, harness, mode or ctx.workspace.config.capture_mode)
     print_capture(result, as_json)
@@ -66,9 +66,11 @@ def reviews(
 @import_app.command("github")
 def github(
     repo: str = typer.Option(..., "--repo", metavar="OWNER/NAME", help="The repository on GitHub."),
-    since: Optional[str] = typer.Option(None, "--since", help="Pull requests updated since a time (2026-03-01) or an age (3d, 12h)."),
+    since: Optional[str] = typer.Option(None, "--since", help="Pull requests updated since a time (2026-03-01) or an age (3d, 12h).",
+                                       callback=checked(time_or_age)),
     pulls: list[int] = typer.Option([], "--pr", metavar="N", help="Only this pull request (repeatable); --since is then ignored."),
-    api_url: Optional[str] = typer.Option(None, "--api-url", help="The REST API (default: $GITHUB_API_URL or https://api.github.com)."),
+    api_url: Optional[str] = typer.Option(None, "--api-url", help="The REST API (default: $GITHUB_API_URL or https://api.github.com).",
+                                         callback=checked(filled)),
     out: Optional[Path] = typer.Option(None, "--out", help="Where snapshots are saved (default: okf/.memory/inbox/github/); redact scrubs them there too."),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,

@@ -10,10 +10,12 @@ from gitstore.cli._complete import words
 from gitstore.config import PROVIDERS
 from gitstore.ops.setup import init as do_init
 from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.cli._values import checked, one_of
 
 
 def init(
-    provider: Optional[str] = typer.Option(None, "--provider", metavar="PROVIDER", autocompletion=words(PROVIDERS), help="git (default), sqlite or jsonl."),
+    provider: Optional[str] = typer.Option(None, "--provider", metavar="PROVIDER", autocompletion=words(PROVIDERS), help="git (default), sqlite or jsonl.",
+                                            callback=checked(one_of("provider", PROVIDERS))),
     writer: Optional[str] = typer.Option(None, "--writer", help="This clone's writer id (default: a new random one); "
                                          "a CI job keeps one across runs."),
     as_json: bool = JSON_OPTION,

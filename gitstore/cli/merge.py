@@ -6,6 +6,7 @@ from typing import Optional
 
 import typer
 
+from gitstore.cli._values import checked, filled, learning_id
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.context import Context
@@ -13,9 +14,11 @@ from gitstore.ops import learning as ops
 
 
 def merge(
-    ids: list[str] = typer.Argument(..., metavar="LEARNING_ID", help="Two or more learnings to replace."),
-    title: str = typer.Option(..., "--title", metavar="TEXT", help="The merged learning's title."),
-    text: str = typer.Option(..., "--text", metavar="TEXT", help="The merged learning as agents will read it."),
+    ids: list[str] = typer.Argument(..., metavar="LEARNING_ID", help="Two or more learnings to replace.",
+                               callback=checked(learning_id)),
+    title: str = typer.Option(..., "--title", metavar="TEXT", help="The merged learning's title.", callback=checked(filled)),
+    text: str = typer.Option(..., "--text", metavar="TEXT", help="The merged learning as agents will read it.",
+                          callback=checked(filled)),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:

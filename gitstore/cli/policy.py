@@ -8,6 +8,7 @@ import typer
 
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.cli._people import BY_OPTION
+from gitstore.cli._values import checked, one_of, path
 from gitstore.config import Workspace
 from gitstore.records.identity import person
 from gitstore.records.policy import ACTIONS
@@ -16,10 +17,12 @@ policy_app = typer.Typer(help="Who may decide: show the policy in force; write i
                          no_args_is_help=True)
 
 KEY_OPTION: Optional[str] = typer.Option(
-    None, "--key", metavar="KEY.pub", help="Their SSH public key file. Default: the one git's user.signingkey names.")
+    None, "--key", metavar="KEY.pub", help="Their SSH public key file. Default: the one git's user.signingkey names.",
+    callback=checked(path))
 MAY_OPTION: Optional[list[str]] = typer.Option(
     None, "--may", metavar="ACTION", help=f"An action they may take ({', '.join(ACTIONS)}); repeat. Default: every "
-                                          "deciding action.")
+                                          "deciding action.",
+    callback=checked(one_of("action", ACTIONS)))
 
 
 @policy_app.command("show")

@@ -8,6 +8,7 @@ import typer
 
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.cli._people import BY_OPTION, actor
+from gitstore.cli._values import checked, learning_argument
 from gitstore.context import Context
 from gitstore.ops.promote import Promotion, promote as run_promote
 
@@ -47,9 +48,16 @@ def _print(report: dict[str, Any]) -> None:
                    f"or git push origin {report['branch']}")
 
 
+def _route(value: str) -> str | None:
+    from gitstore.promote.rubric import NUMBERS, ROUTES
+
+    return None if NUMBERS.get(value, value) in ROUTES else f"unknown route {value!r}: one of {_ROUTES}"
+
+
 def promote(
-    learning_id: str = typer.Argument(..., help="The accepted learning to promote."),
-    route: Optional[str] = typer.Option(None, "--route", help=f"A stricter route than the rubric's: {_ROUTES}."),
+    learning_id: str = learning_argument("The accepted learning to promote."),
+    route: Optional[str] = typer.Option(None, "--route", help=f"A stricter route than the rubric's: {_ROUTES}.",
+                                        callback=checked(_route)),
     push: bool = typer.Option(False, "--push", help="Push the promotion branch to origin."),
     pr: bool = typer.Option(False, "--pr", help="Push, then open a pull request with the GitHub CLI (gh)."),
     by: Optional[str] = BY_OPTION,

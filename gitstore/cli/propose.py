@@ -2,45 +2,59 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Optional
 
 import typer
 
 from gitstore.cli._complete import words
 from gitstore.records.vocabulary import AUDIENCES, CATEGORIES, MEMORY_KINDS
+from gitstore.cli._values import checked, filled, learning_id, one_of
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.context import Context
-from gitstore.errors import UsageError
 from gitstore.ops import learning as ops
 
 
+_CITED = re.compile(r"ep_[0-9a-f]{32}:ev_[0-9a-f]{32}(,ev_[0-9a-f]{32})*,?")
+
+
+def cited(value: str) -> str | None:
+    """Why an ``EPISODE:EVENT[,EVENT...]`` value is not one (None when it is)."""
+    if _CITED.fullmatch(value):
+        return None
+    return f"{value!r} must look like ep_<id>:ev_<id>[,ev_<id>...] (`gitstore evidence EPISODE` prints them)"
+
+
 def evidence_refs(values: list[str]) -> list[dict[str, Any]]:
-    """``EPISODE:EVENT[,EVENT...]`` values as evidence references (what `gitstore evidence` prints)."""
+    """``EPISODE:EVENT[,EVENT...]`` values (``cited`` checked them) as evidence references."""
     refs = []
     for value in values:
-        episode, sep, events = value.partition(":")
-        if not sep or not episode.startswith("ep_") or not events:
-            raise UsageError(f"evidence {value!r} must look like ep_<id>:ev_<id>[,ev_<id>...] "
-                             "(`gitstore evidence EPISODE` prints them)")
+        episode, _, events = value.partition(":")
         refs.append({"episode": episode, "events": [e for e in events.split(",") if e]})
     return refs
 
 
 def propose(
-    title: str = typer.Option(..., "--title", metavar="TEXT", help="A short title."),
-    text: str = typer.Option(..., "--text", metavar="TEXT", help="The learning as agents will read it."),
+    title: str = typer.Option(..., "--title", metavar="TEXT", help="A short title.", callback=checked(filled)),
+    text: str = typer.Option(..., "--text", metavar="TEXT", help="The learning as agents will read it.",
+                             callback=checked(filled)),
     category: str = typer.Option(..., "--category", metavar="CATEGORY", autocompletion=words(CATEGORIES),
-                                 help="decision, convention, constraint, resolved-problem or project-knowledge."),
+                                 help="decision, convention, constraint, resolved-problem or project-knowledge.",
+                                 callback=checked(one_of("category", CATEGORIES))),
     evidence: list[str] = typer.Option(..., "--evidence", metavar="EPISODE:EVENT[,EVENT]",
-                                       help="Evidence it stands on, as `gitstore evidence` prints it (repeat)."),
+                                       help="Evidence it stands on, as `gitstore evidence` prints it (repeat).",
+                                       callback=checked(cited)),
     counter: list[str] = typer.Option([], "--counter", metavar="EPISODE:EVENT[,EVENT]",
-                                      help="Counterevidence, in the same form (repeat)."),
-    memory: str = typer.Option("semantic", "--memory", metavar="KIND", autocompletion=words(MEMORY_KINDS), help="semantic (wiki) or procedural (skills)."),
-    audience: str = typer.Option("project", "--audience", metavar="AUDIENCE", autocompletion=words(AUDIENCES), help="project, user-tooling or personal."),
-    target: list[str] = typer.Option([], "--target", metavar="PATH", help="A file, page or skill it is about (repeat)."),
+                                      help="Counterevidence, in the same form (repeat).", callback=checked(cited)),
+    memory: str = typer.Option("semantic", "--memory", metavar="KIND", autocompletion=words(MEMORY_KINDS), help="semantic (wiki) or procedural (skills).",
+                               callback=checked(one_of("memory", MEMORY_KINDS))),
+    audience: str = typer.Option("project", "--audience", metavar="AUDIENCE", autocompletion=words(AUDIENCES), help="project, user-tooling or personal.",
+                                 callback=checked(one_of("audience", AUDIENCES))),
+    target: list[str] = typer.Option([], "--target", metavar="PATH", help="A file, page or skill it is about (repeat).",
+                                   callback=checked(filled)),
     replaces: list[str] = typer.Option([], "--replaces", metavar="LEARNING_ID",
-                                       help="A learning it offers to replace (repeat)."),
+                                       help="A learning it offers to replace (repeat).", callback=checked(learning_id)),
     rationale: str = typer.Option("Proposed by hand.", "--rationale", metavar="TEXT", help="Why it holds."),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,

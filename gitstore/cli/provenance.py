@@ -5,12 +5,14 @@ from __future__ import annotations
 import typer
 
 from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.cli._values import checked, filled
 from gitstore.promote.gates._common import top_level
 from gitstore.promote.provenance import provenance as do_provenance
 
 
 def provenance(
-    spec: str = typer.Argument("HEAD", metavar="BASE..HEAD", help="The commits to read (default: HEAD's commits on no remote)."),
+    spec: str = typer.Argument("HEAD", metavar="BASE..HEAD", help="The commits to read (default: HEAD's commits on no remote).",
+                                callback=checked(filled)),
     markdown: bool = typer.Option(False, "--markdown", help="A Markdown table, for a pull request's job summary."),
     as_json: bool = JSON_OPTION,
 ) -> None:

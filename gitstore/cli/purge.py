@@ -12,10 +12,12 @@ from gitstore.ops.purge import leftovers, purge_names
 from gitstore.ops.purge import purge as do_purge
 from gitstore.scope import open_repository, repository_scope
 from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.cli._values import checked, filled
 
 
 def purge(
-    confirm: Optional[str] = typer.Option(None, "--confirm", metavar="NAME", help="The repository name, typed (for scripts)."),
+    confirm: Optional[str] = typer.Option(None, "--confirm", metavar="NAME", help="The repository name, typed (for scripts).",
+                                           callback=checked(filled)),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Remove every memory ref and okf/.memory/ of this clone. Asks you to type the repository name."""

@@ -13,6 +13,7 @@ from gitstore.records.contracts import KINDS, seal
 from gitstore.errors import InvalidInput, Refused, UsageError
 from gitstore.context import Context
 from gitstore.cli._io import JSON_OPTION, echo_lines, emit_json, emit_json_array, open_input, read_lines
+from gitstore.cli._values import checked, one_of, path
 
 records_app = typer.Typer(help="Add, list and show records.", no_args_is_help=True)
 
@@ -55,7 +56,7 @@ class _Lines:
 
 @records_app.command("add")
 def add(
-    file: str = typer.Argument("-", metavar="FILE", help="JSON Lines file of records, or - for standard input."),
+    file: str = typer.Argument("-", metavar="FILE", help="JSON Lines file of records, or - for standard input.", callback=checked(path)),
     do_seal: bool = typer.Option(False, "--seal", help="Compute each record's digests first."),
     as_json: bool = JSON_OPTION,
 ) -> None:
@@ -81,12 +82,11 @@ def add(
 
 @records_app.command("list")
 def list_(
-    kind: Optional[str] = typer.Option(None, "--kind", metavar="KIND", autocompletion=words(KINDS), help=f"Only this kind ({', '.join(KINDS)})."),
+    kind: Optional[str] = typer.Option(None, "--kind", metavar="KIND", autocompletion=words(KINDS), help=f"Only this kind ({', '.join(KINDS)}).",
+                                  callback=checked(one_of("kind", KINDS))),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """List stored records in store order."""
-    if kind is not None and kind not in KINDS:
-        raise UsageError(f"unknown kind {kind!r} (one of {', '.join(KINDS)})")
     store = Context.open().store
     items = store.items([kind] if kind else None)
     if as_json:

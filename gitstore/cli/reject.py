@@ -6,6 +6,7 @@ from typing import Optional
 
 import typer
 
+from gitstore.cli._values import learning_argument
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.context import Context
@@ -13,7 +14,7 @@ from gitstore.ops import learning as ops
 
 
 def reject(
-    learning_id: str = typer.Argument(..., metavar="LEARNING_ID", help="The proposal (lrn_...)."),
+    learning_id: str = learning_argument("The proposal (lrn_...)."),
     review_digest: str = typer.Option(..., "--review-digest", metavar="DIGEST",
                                       help="The reviewDigest `gitstore show` printed: what you reviewed."),
     reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT", help="Why."),

@@ -6,6 +6,7 @@ from typing import Optional
 
 import typer
 
+from gitstore.cli._values import checked, filled, learning_argument
 from gitstore.cli._io import JSON_OPTION, emit_json, summary
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.cli._published import keep_current, name_promoted, still_promoted
@@ -16,8 +17,8 @@ from gitstore.ops import unfinished
 
 
 def retire(
-    learning_id: str = typer.Argument(..., metavar="LEARNING_ID", help="The learning (lrn_...)."),
-    reason: str = typer.Option(..., "--reason", metavar="TEXT", help="Why it no longer holds."),
+    learning_id: str = learning_argument(),
+    reason: str = typer.Option(..., "--reason", metavar="TEXT", help="Why it no longer holds.", callback=checked(filled)),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:

@@ -18,6 +18,7 @@ from gitstore.errors import InvalidInput
 from gitstore.safety.files import NOT_ALLOWED, Allowlist
 from gitstore.safety.scanner import QUARANTINE, ConservativeScanner, ScanResult
 from gitstore.cli._io import JSON_OPTION, emit_json, read_input
+from gitstore.cli._values import checked, path
 
 MAX_SCAN_BYTES = 64 << 20  # one file: the scanner is linear, but a file this large is no source text
 
@@ -62,7 +63,7 @@ def _lines(name: str, result: ScanResult) -> list[str]:
 
 
 def scan(
-    files: list[str] = typer.Argument(..., metavar="FILE", help="Files to scan, or - for standard input."),
+    files: list[str] = typer.Argument(..., metavar="FILE", help="Files to scan, or - for standard input.", callback=checked(path)),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Scan files for hidden characters, prompt injection, secrets and home paths."""

@@ -6,12 +6,13 @@ import typer
 
 from gitstore.cli._io import JSON_OPTION, PURPOSE_OPTION, emit_json
 from gitstore.cli._learnings import print_shown
+from gitstore.cli._values import learning_argument
 from gitstore.context import Context
 from gitstore.queries.learnings import show as query
 
 
 def show(
-    learning_id: str = typer.Argument(..., metavar="LEARNING_ID", help="The learning (lrn_...)."),
+    learning_id: str = learning_argument(),
     purpose: str = PURPOSE_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:

@@ -9,10 +9,11 @@ import typer
 from gitstore.records.contracts import validate_lines, validate_text
 from gitstore.errors import GitstoreError
 from gitstore.cli._io import JSON_OPTION, emit_json, open_input, read_input, read_lines
+from gitstore.cli._values import checked, path
 
 
 def validate(
-    files: list[str] = typer.Argument(..., metavar="FILE", help="Record files (.json, or .jsonl with one per line)."),
+    files: list[str] = typer.Argument(..., metavar="FILE", help="Record files (.json, or .jsonl with one per line).", callback=checked(path)),
     as_json: bool = JSON_OPTION,
     reference: bool = typer.Option(
         False, "--reference", help="Use the reference validator (jsonschema) instead of the compiled one."

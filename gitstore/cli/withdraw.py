@@ -8,6 +8,7 @@ import typer
 
 from gitstore.cli._complete import words
 from gitstore.records.vocabulary import PURPOSES
+from gitstore.cli._values import checked, grant_prefix, one_of
 from gitstore.cli._io import JSON_OPTION, emit_json, echo, summary
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.cli._published import keep_current, name_promoted, still_promoted
@@ -18,9 +19,11 @@ from gitstore.ops import unfinished
 
 
 def withdraw(
-    grant_digest: str = typer.Argument(..., metavar="GRANT", help="The grant's digest, or a unique prefix of it."),
+    grant_digest: str = typer.Argument(..., metavar="GRANT", help="The grant's digest, or a unique prefix of it.",
+                                      callback=checked(grant_prefix)),
     purpose: Optional[list[str]] = typer.Option(None, "--purpose", metavar="PURPOSE", autocompletion=words(PURPOSES),
-                                                help="Withdraw only these purposes (repeat; default: all)."),
+                                                help="Withdraw only these purposes (repeat; default: all).",
+                                                callback=checked(one_of("purpose", PURPOSES))),
     reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT", help="Why."),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,

@@ -416,7 +416,10 @@ def check(options: Options) -> None:
         raise UsageError(f"--writer {options.writer!r} must be lowercase letters, digits and dashes")
     if len(options.cron.split()) != 5 or not re.fullmatch(r"[0-9*/,\- ]+", options.cron):
         raise UsageError(f"--cron {options.cron!r} is not five cron fields such as '17 4 * * *'")
-    time_or_age(options.since)
+    try:
+        time_or_age(options.since)
+    except InvalidInput as exc:
+        raise UsageError(f"--since {exc}") from None
     if options.install is not None:
         _check_install(options.install)
 

@@ -1,0 +1,100 @@
+"""Values typed on the command line, checked as the command line is parsed.
+
+A value a person typed as an argument or option that is empty or malformed (an id of the wrong
+shape, a time, age or number that does not parse, a word not in its list) is a usage error:
+exit 2, one line naming the option or argument and the value, before anything is read or
+written. A well-formed value the store then refuses (an id it holds nothing for, a rule's
+refusal) is exit 1, as is malformed content read from a file or standard input; those checks
+stay with the library.
+
+Each check takes one value and returns why it is wrong, or None. ``checked`` makes a parameter's
+callback of checks: the framework calls it with the value (each value of a repeated option),
+and its error names the parameter. The value reaches the command as typed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import typer
+
+from gitstore.records.vocabulary import unknown
+
+Check = Callable[[str], "str | None"]
+
+_LEARNING_ID = re.compile(r"lrn_[0-9a-f]{32}")
+_DIGEST_PREFIX = re.compile(r"[0-9a-f]{8,64}")
+
+
+def checked(*checks: Check) -> Callable[[Any], Any]:
+    """A parameter's callback running ``checks`` on each value typed (None: not given)."""
+
+    def callback(value: Any) -> Any:
+        for one in value if isinstance(value, (list, tuple)) else (value,):
+            for check in checks:
+                why = None if one is None else check(str(one))
+                if why is not None:
+                    raise typer.BadParameter(why)
+        return value
+
+    return callback
+
+
+def filled(value: str) -> str | None:
+    """Not empty (nor only blanks): an empty value says nothing; leave the option out instead."""
+    return None if value.strip() else f"{value!r} is empty"
+
+
+def path(value: str) -> str | None:
+    """A file name: an empty one names no file (it would read as the current folder)."""
+    return None if value else "'' names no file"
+
+
+def learning_id(value: str) -> str | None:
+    """A learning id: ``lrn_`` and 32 hex digits."""
+    if _LEARNING_ID.fullmatch(value):
+        return None
+    return f"{value!r} is not a learning id (lrn_ and 32 hex digits; `gitstore learnings` lists them)"
+
+
+def grant_prefix(value: str) -> str | None:
+    """A grant's digest, or a prefix of it of at least 8 hex digits (so an empty one picks none)."""
+    if _DIGEST_PREFIX.fullmatch(value.removeprefix("sha256:")):
+        return None
+    return f"{value!r} is not a grant digest or a prefix of at least 8 hex digits"
+
+
+def one_of(what: str, names: tuple[str, ...]) -> Check:
+    """A word of ``names`` (``what`` names the list in the error)."""
+    return lambda value: unknown(what, value, names)
+
+
+def time(value: str) -> str | None:
+    """A time: a date (midnight UTC) or a time with a zone."""
+    from gitstore.errors import InvalidInput
+    from gitstore.records.times import user_time
+
+    try:
+        user_time(value)
+    except InvalidInput as exc:
+        return str(exc)
+    return None
+
+
+def time_or_age(value: str) -> str | None:
+    """A time, or an age before now (``12h``, ``3d``, ``2w``)."""
+    from gitstore.errors import InvalidInput
+    from gitstore.records import times
+
+    try:
+        times.time_or_age(value)
+    except InvalidInput as exc:
+        return str(exc)
+    return None
+
+
+def learning_argument(help: str = "The learning (lrn_...).") -> Any:
+    """The LEARNING_ID argument of a command about one learning."""
+    return typer.Argument(..., metavar="LEARNING_ID", help=help, callback=checked(learning_id))
