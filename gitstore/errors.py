@@ -7,6 +7,12 @@ Every error carries the exit code the CLI maps it to:
 - 2: the command was used wrongly (missing argument, outside a repository);
 - 3: stored data failed an integrity check (digest mismatch, damaged ref, torn batch).
 
+One rule tells 1 from 2 for a value: a value typed as an argument or option that is empty or
+malformed (an id of the wrong shape, a time, age or number that does not parse, a word not in
+its list) is a ``UsageError``, 2, checked as the command line is parsed
+(``gitstore.cli._values``); content read from a file or standard input that is malformed, and a
+well-formed value the store refuses (an id it holds nothing for, a rule's refusal), is 1.
+
 Messages are one line and name the record, file or value at fault.
 """
 
