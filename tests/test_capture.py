@@ -308,4 +308,4 @@ def test_capture_cli_reads_the_hook_input(ctx: Context, tmp_path: Path) -> None:
     summary = json.loads(done.stdout)
     assert summary["status"] == "complete" and summary["events"] >= 1
     bad = gitstore("capture", "--harness", "vim", stdin="{}", cwd=ctx.workspace.root)
-    assert bad.returncode == 1 and "unknown harness" in bad.stderr
+    assert bad.returncode == 2 and "unknown harness" in bad.stderr

@@ -138,8 +138,8 @@ def test_an_unknown_choice_is_a_usage_error_wherever_it_is_given(tmp_path: Path)
 def test_a_learning_id_that_is_missing_or_empty_is_named_as_such(tmp_path: Path) -> None:
     root = ready_repo(tmp_path / "widgets").workspace.root
     for command in (["show"], ["history"], ["accept", "--review-digest", "sha256:" + "0" * 64], ["retire", "--reason", "stale"]):
-        empty = run(root, command[0], "", *command[1:], code=1)
-        assert "no learning id given" in empty, (command, empty)
+        empty = run(root, command[0], "", *command[1:], code=2)  # typed empty: a usage error
+        assert "'LEARNING_ID': '' is not a learning id" in empty, (command, empty)
         unknown = run(root, command[0], "lrn_" + "0" * 32, *command[1:], code=1)
         assert f"no learning lrn_{'0' * 32} in this scope" in unknown, (command, unknown)
 

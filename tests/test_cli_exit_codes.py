@@ -1,0 +1,173 @@
+"""The README's exit codes for values typed on the command line, through the real CLI.
+
+A value typed as an argument or option that is empty or malformed is a usage error (2), one line
+naming the option or argument and the value; a well-formed value the store refuses stays 1.
+Each command runs in a subprocess (this checkout's code) in one real repository set up once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import GIT_ENV, ROOT
+
+LEARNING, DIGEST = "lrn_" + "0" * 32, "sha256:" + "0" * 64
+CITE = f"ep_{'0' * 32}:ev_{'0' * 32}"
+PROPOSE = ("propose", "--title", "T", "--text", "X", "--category", "decision", "--evidence", CITE)
+GITHUB = ("import", "github", "--repo", "acme/widgets")
+
+# (command line before the value, the option or argument it fills, empty value, malformed value,
+#  whether the command takes --json, command line after the value)
+TYPED: list[tuple[tuple[str, ...], str, str, str, bool, tuple[str, ...]]] = [
+    (("show",), "LEARNING_ID", "", "lrn_1", True, ()),
+    (("show", LEARNING, "--purpose"), "--purpose", "", "gossip", True, ()),
+    (("history",), "LEARNING_ID", "", "bad", True, ()),
+    (("accept",), "LEARNING_ID", "", "lrn_XYZ", True, ("--review-digest", DIGEST)),
+    (("accept", LEARNING, "--review-digest", DIGEST, "--edit"), "--edit", "", " ", True, ()),
+    (("accept", LEARNING, "--review-digest"), "--review-digest", "", "sha256:xyz", True, ()),
+    (("reject",), "LEARNING_ID", "", "bad", True, ("--review-digest", DIGEST)),
+    (("retire",), "LEARNING_ID", "", "bad", True, ("--reason", "stale")),
+    (("retire", LEARNING, "--reason"), "--reason", "", " ", True, ()),
+    (("merge", LEARNING), "LEARNING_ID", "", "bad", True, ("--title", "T", "--text", "X")),
+    (("merge", LEARNING, LEARNING, "--text", "X", "--title"), "--title", "", " ", True, ()),
+    (("promote",), "LEARNING_ID", "", "bad", True, ()),
+    (("promote", LEARNING, "--route"), "--route", "", "9", True, ()),
+    (("learnings", "--purpose"), "--purpose", "", "gossip", True, ()),
+    (("grant", "--purpose"), "--purpose", "", "gossip", True, ()),
+    (("grant", "--purpose", "review", "--source"), "--source", "", "email", True, ()),
+    (("grant", "--purpose", "review", "--from"), "--from", "", "yesterday", True, ()),
+    (("grant", "--purpose", "review", "--until"), "--until", "", "2026-13-01", True, ()),
+    (("withdraw", "0" * 8, "--purpose"), "--purpose", "", "gossip", True, ()),
+    (("export", "--purpose"), "--purpose", "", "gossip", True, ()),
+    (("dream", "--since"), "--since", "", "yesterday", True, ()),
+    (("dream", "--purpose"), "--purpose", "", "gossip", True, ()),
+    (("dream", "--labeler"), "--labeler", "", " ", True, ()),
+    (("dream", "--consolidator"), "--consolidator", "", " ", True, ()),
+    (("dream", "--explain"), "--explain", "", " ", True, ()),
+    (("propose", "--title", "T", "--text", "X", "--category", "decision", "--evidence"), "--evidence", "", "ep_1:ev_1",
+     True, ()),
+    ((*PROPOSE, "--counter"), "--counter", "", "ep_1", True, ()),
+    ((*PROPOSE[:-2], "--category"), "--category", "", "folklore", True, ("--evidence", CITE)),
+    ((*PROPOSE, "--memory"), "--memory", "", "dream", True, ()),
+    ((*PROPOSE, "--audience"), "--audience", "", "world", True, ()),
+    ((*PROPOSE, "--replaces"), "--replaces", "", "lrn_1", True, ()),
+    ((*PROPOSE, "--title"), "--title", "", " ", True, ()),
+    ((*PROPOSE, "--target"), "--target", "", " ", True, ()),
+    (("redact", "--reason", "r", "--comment"), "--comment", "", " ", True, ()),
+    (("redact", "--comment", "github:comment:1", "--reason"), "--reason", "", " ", True, ()),
+    (("purge", "--confirm"), "--confirm", "", " ", True, ()),
+    (("provenance",), "BASE..HEAD", "", " ", True, ()),
+    (("ci", "init", "--install", "git+https://github.com/acme/gitstore@v1", "--since"), "--since", "", "yesterday",
+     True, ()),
+    (("ci", "init", "--install", "git+https://github.com/acme/gitstore@v1", "--cron"), "--cron", "", "daily", True,
+     ()),
+    (("ci", "report"), "DREAM_JSON", "", None, False, ()),
+    (("init", "--provider"), "--provider", "", "s3", True, ()),
+    (("capture", "--harness"), "--harness", "", "vim", True, ()),
+    (("capture", "--harness", "codex", "--mode"), "--mode", "", "everything", True, ()),
+    (("import", "transcript"), "FILE", "", None, True, ()),
+    (("import", "transcript", "s.jsonl", "--harness"), "--harness", "", "vim", True, ()),
+    (("import", "transcript", "s.jsonl", "--mode"), "--mode", "", "everything", True, ()),
+    (("import", "reviews"), "SNAPSHOT", "", None, True, ()),
+    (("import", "github", "--repo"), "--repo", "", "widgets", True, ()),
+    ((*GITHUB, "--since"), "--since", "", "yesterday", True, ()),
+    ((*GITHUB, "--pr"), "--pr", "", "x", True, ()),
+    ((*GITHUB, "--api-url"), "--api-url", "", "ftp://example.com", True, ()),
+    ((*GITHUB, "--out"), "--out", "", None, True, ()),
+    (("hooks", "install", "--harness"), "--harness", "", "vim", True, ()),
+    (("hooks", "install", "--harness", "codex", "--scope"), "--scope", "", "team", True, ()),
+    (("policy", "add", "github:9", "--may"), "--may", "", "rule", True, ()),
+    (("policy", "init", "--key"), "--key", "", None, True, ()),
+    (("records", "list", "--kind"), "--kind", "", "blob", True, ()),
+    (("records", "add"), "FILE", "", None, True, ()),
+    (("canonical",), "FILE", "", None, False, ()),
+    (("digest",), "FILE", "", None, False, ()),
+    (("validate",), "FILE", "", None, True, ()),
+    (("scan",), "FILE", "", None, True, ()),
+    (("episodes", "--source"), "--source", "", "email", True, ()),
+    (("context", "--session"), "--session", "", " ", True, ()),
+    (("deliveries", "--session"), "--session", "", " ", True, ()),
+]
+# values the library names with their option (or that stand alone): value named, option not asked
+VALUE_ONLY: list[tuple[str, ...]] = [
+    ("evidence", ""), ("evidence", "bad"), ("withdraw", ""), ("withdraw", "zz"), ("records", "show", ""),
+    ("records", "show", "xyz"), ("sync", ""), ("sync", "x y"), ("tick", ""), ("tick", "often"),
+    ("completion", ""), ("completion", "tcsh"), ("context", "--harness", "vim"),
+]
+# well-formed values the store refuses (or files that are not there): a refusal, 1
+REFUSED: list[tuple[str, ...]] = [
+    ("show", LEARNING), ("history", LEARNING), ("retire", LEARNING, "--reason", "stale"),
+    ("accept", LEARNING, "--review-digest", DIGEST), ("promote", LEARNING), ("evidence", "ep_" + "0" * 32),
+    ("withdraw", "0" * 8), ("records", "show", "0" * 8), ("propose", *PROPOSE[1:]), ("purge", "--confirm", "acme/other"),
+    ("import", "github", "--repo", "acme/other"), ("canonical", "missing.json"), ("provenance", "no-such-branch"),
+    ("grant", "--purpose", "review", "--from", "2026-02-01", "--until", "2026-01-01"),
+]
+
+
+def _cases() -> list[object]:
+    cases = []
+    for before, name, empty, malformed, takes_json, after in TYPED:
+        for value in (empty, malformed):
+            if value is not None:
+                line = (*before, value, *after)
+                as_json = takes_json and (value == malformed or malformed is None)  # once a command line
+                cases.append(pytest.param(line, name, value, as_json, id=" ".join(map(repr, line))))
+    return cases
+
+
+@pytest.fixture(scope="module")
+def place(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """One initialised repository, and the environment the CLI runs in there (this checkout's code)."""
+    home = tmp_path_factory.mktemp("home")
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("GIT_", "GITHUB_"))}
+    env.update(GIT_ENV, HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), PYTHONPATH=str(ROOT))
+    root = tmp_path_factory.mktemp("exit-codes") / "widgets"
+    root.mkdir()
+    for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "i"],
+                 ["remote", "add", "origin", "https://github.com/acme/widgets.git"]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True)
+    assert _run(root, env, "init").returncode == 0
+    return root, env
+
+
+def _run(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gitstore", *args], cwd=root, env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=60)
+
+
+def _usage_error(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 2, (done.args, done.returncode, done.stderr)
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr and done.stdout == "", done.stderr
+    assert done.stderr.startswith("gitstore: error: "), done.stderr
+    return done.stderr
+
+
+@pytest.mark.parametrize(("line", "name", "value", "takes_json"), _cases())
+def test_an_empty_or_malformed_typed_value_is_a_usage_error(
+        place: tuple[Path, dict[str, str]], line: tuple[str, ...], name: str, value: str, takes_json: bool) -> None:
+    err = _usage_error(_run(*place, *line))
+    assert name in err and (repr(value) in err or "(an empty id)" in err), err
+    if takes_json:
+        done = _run(*place, *line, "--json")
+        assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
+        error = json.loads(done.stderr)
+        assert error["code"] == 2 and name in error["error"], error
+
+
+@pytest.mark.parametrize("line", VALUE_ONLY, ids=lambda line: " ".join(map(repr, line)))
+def test_a_malformed_value_the_library_names_is_a_usage_error_too(
+        place: tuple[Path, dict[str, str]], line: tuple[str, ...]) -> None:
+    assert repr(line[-1]) in _usage_error(_run(*place, *line))
+
+
+@pytest.mark.parametrize("line", REFUSED, ids=" ".join)
+def test_a_well_formed_value_the_store_refuses_stays_1(place: tuple[Path, dict[str, str]], line: tuple[str, ...]) -> None:
+    done = _run(*place, *line, "--json") if line[0] not in ("canonical",) else _run(*place, *line)
+    assert done.returncode == 1, (line, done.stderr)
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
