@@ -52,7 +52,7 @@ def test_explain(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("args, code, message", [
-    (["dream", "--since", "yesterday"], 2, "--since 'yesterday' is neither a time"),
+    (["dream", "--since", "yesterday"], 2, "'--since': 'yesterday' is neither a time"),
     (["dream", "--labeler", "oracle"], 2, "unknown labeler 'oracle'"),
     (["dream", "--consolidator", "oracle"], 2, "unknown consolidator 'oracle'"),
     (["dream", "--purpose", "marketing"], 2, "unknown purpose 'marketing'"),

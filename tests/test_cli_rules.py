@@ -279,7 +279,7 @@ def test_export_names_an_unknown_purpose_and_records_nothing(tmp_path: Path) -> 
     run(root, "grant", "--purpose", "review", "--by", "github:9")
     for bad in ("marketing", ""):
         err = run(root, "export", "--purpose", bad, "--by", "github:9", code=2)
-        assert err == f"gitstore: error: unknown purpose {bad!r} (one of review, instruction, evaluation, analytics, " \
-                      "training, publication)\n", err
+        assert err == f"gitstore: error: export: Invalid value for '--purpose': unknown purpose {bad!r} (one of " \
+                      "review, instruction, evaluation, analytics, training, publication)\n", err
     assert [a["action"] for a in json.loads(run(root, "audit", "--json"))] == ["grant"]
     assert list((root / "okf" / ".memory" / "exports").iterdir()) == []

@@ -368,7 +368,7 @@ def test_promote_command_reports_what_it_did(tmp_path: Path, capsys: pytest.Capt
     assert report["push"] is None and report["checks"][-1] == "safety"
     assert main(["promote", learning["id"], "--by", PERSON]) == 1
     assert capsys.readouterr().err.startswith("gitstore: error: branch memory/promote/")
-    assert main(["promote", learning["id"], "--route", "bogus"]) == 1
+    assert main(["promote", learning["id"], "--route", "bogus"]) == 2  # a typed word not in its list
 
 
 def _bare_remote(tmp_path: Path, root: Path) -> Path:

@@ -45,7 +45,7 @@ def test_grant_stores_what_was_typed_in_gitstores_form(repo: Path) -> None:
     grant = json.loads(ok("grant", "--purpose", "review", "--from", "2026-01-01", "--until", "2026-06-30T18:00+02:00",
                           "--by", "github:9", "--json", cwd=repo))
     assert (grant["from"], grant["until"]) == ("2026-01-01T00:00:00.000000Z", "2026-06-30T16:00:00.000000Z")
-    assert "time '2026-01-01T10:00' is not a date" in fails(1, "grant", "--purpose", "review", "--from",
+    assert "time '2026-01-01T10:00' is not a date" in fails(2, "grant", "--purpose", "review", "--from",
                                                           "2026-01-01T10:00", "--by", "github:9", cwd=repo)
 
 
