@@ -2,18 +2,23 @@
 
 A value typed as an argument or option that is empty or malformed is a usage error (2), one line
 naming the option or argument and the value; a well-formed value the store refuses stays 1.
-Each command runs in a subprocess (this checkout's code) in one real repository set up once.
+Each command runs through ``gitstore.cli.main`` in one real repository set up once, as the
+process runs it; a sample runs as its own process too, where a traceback would show.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from gitstore.cli import main
 
 from .conftest import GIT_ENV, ROOT
 
@@ -122,7 +127,7 @@ def _cases() -> list[object]:
 
 
 @pytest.fixture(scope="module")
-def place(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+def repository(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     """One initialised repository, and the environment the CLI runs in there (this checkout's code)."""
     home = tmp_path_factory.mktemp("home")
     env = {key: value for key, value in os.environ.items() if not key.startswith(("GIT_", "GITHUB_"))}
@@ -132,13 +137,41 @@ def place(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str
     for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "i"],
                  ["remote", "add", "origin", "https://github.com/acme/widgets.git"]):
         subprocess.run(["git", *args], cwd=root, env=env, check=True)
-    assert _run(root, env, "init").returncode == 0
+    assert _process(root, env, "init").returncode == 0
     return root, env
 
 
-def _run(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def place(repository: tuple[Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch,
+          capsys: pytest.CaptureFixture[str]) -> tuple[Run]:
+    """How a test runs a command line in the repository: through ``main``, in this process,
+    with the process's environment, working folder and standard input."""
+    root, env = repository
+    monkeypatch.chdir(root)
+    for key in [k for k in os.environ if k.startswith(("GIT_", "GITHUB_"))]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        capsys.readouterr()
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(["gitstore", *args], code, out, err)
+    return (run,)
+
+
+def _process(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "gitstore", *args], cwd=root, env=env, stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=60)
+
+
+def _run(run: Run, *args: str) -> subprocess.CompletedProcess[str]:
+    return run(*args)
 
 
 def _usage_error(done: subprocess.CompletedProcess[str]) -> str:
@@ -150,7 +183,7 @@ def _usage_error(done: subprocess.CompletedProcess[str]) -> str:
 
 @pytest.mark.parametrize(("line", "name", "value", "takes_json"), _cases())
 def test_an_empty_or_malformed_typed_value_is_a_usage_error(
-        place: tuple[Path, dict[str, str]], line: tuple[str, ...], name: str, value: str, takes_json: bool) -> None:
+        place: tuple[Run], line: tuple[str, ...], name: str, value: str, takes_json: bool) -> None:
     err = _usage_error(_run(*place, *line))
     assert name in err and (repr(value) in err or "(an empty id)" in err), err
     if takes_json:
@@ -162,12 +195,25 @@ def test_an_empty_or_malformed_typed_value_is_a_usage_error(
 
 @pytest.mark.parametrize("line", VALUE_ONLY, ids=lambda line: " ".join(map(repr, line)))
 def test_a_malformed_value_the_library_names_is_a_usage_error_too(
-        place: tuple[Path, dict[str, str]], line: tuple[str, ...]) -> None:
+        place: tuple[Run], line: tuple[str, ...]) -> None:
     assert repr(line[-1]) in _usage_error(_run(*place, *line))
 
 
 @pytest.mark.parametrize("line", REFUSED, ids=" ".join)
-def test_a_well_formed_value_the_store_refuses_stays_1(place: tuple[Path, dict[str, str]], line: tuple[str, ...]) -> None:
+def test_a_well_formed_value_the_store_refuses_stays_1(place: tuple[Run], line: tuple[str, ...]) -> None:
     done = _run(*place, *line, "--json") if line[0] not in ("canonical",) else _run(*place, *line)
     assert done.returncode == 1, (line, done.stderr)
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+
+
+SAMPLE = [("show", ""), ("ci", "init", "--install", "git+https://github.com/acme/gitstore@v1", "--since", "yesterday"),
+          ("import", "github", "--repo", "acme/widgets", "--pr", "x"), ("dream", "--labeler", " ", "--json"),
+          ("records", "add", "")]
+
+
+@pytest.mark.parametrize("line", SAMPLE, ids=lambda line: " ".join(map(repr, line)))
+def test_as_its_own_process_too(repository: tuple[Path, dict[str, str]], line: tuple[str, ...]) -> None:
+    """The same through ``python -m gitstore``: what a user's shell sees (one line, no traceback)."""
+    done = _process(*repository, *line)
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
+    assert "Traceback" not in done.stderr
