@@ -43,7 +43,7 @@ hand is refused before it is committed, not only when it is pushed. A merge is n
 promotion commit: one with ``Gitstore-*`` trailers is a finding. Other commits without
 trailers pass.
 
-The same holds for what ``gitstore publish`` writes (``published``): a line a commit adds to
+The same holds for what ``gitstore publish`` writes (``_published``): a line a commit adds to
 the managed section of ``AGENTS.md``, ``CLAUDE.md`` or ``.github/copilot-instructions.md``, or an
 entry naming a learning it adds to ``.continual-learning/index.json``, must be what publish
 writes now, for learnings it publishes, with their accepted text.
@@ -65,7 +65,7 @@ from typing import TYPE_CHECKING, Any
 from gitstore.promote import blocks
 from gitstore.promote.branch import TRAILERS, stray_trailers, trailers
 from gitstore.promote.gates._common import ZERO, Finding, blobs, git, parser, relative, report, run, top_level
-from gitstore.promote.gates.published import PATHS as PUBLISHED, published_problems
+from gitstore.promote.gates._published import PATHS as PUBLISHED, published_problems
 from gitstore.promote.standing import BLOCK_FOLDERS, Learnings, standing
 
 if TYPE_CHECKING:
@@ -212,12 +212,12 @@ def _trailer_problems(change: Change, found: dict[str, list[tuple[int, str]]]) -
 
 def _against_packet(change: Change, values: dict[str, tuple[int, str]], packet: dict[str, Any]) -> list[Finding]:
     problems = []
-    for name, field in (("Gitstore-Learning", "learning"), ("Gitstore-Content-Digest", "contentDigest"),
+    for name, member in (("Gitstore-Learning", "learning"), ("Gitstore-Content-Digest", "contentDigest"),
                         ("Gitstore-Review-Digest", "reviewDigest")):
         line, value = values[name]
-        if packet[field] != value:
-            problems.append(Finding(change.label, line, f"{name} {value} differs from the packet's {field} "
-                                                        f"{packet[field]} (a forged trailer)"))
+        if packet[member] != value:
+            problems.append(Finding(change.label, line, f"{name} {value} differs from the packet's {member} "
+                                                        f"{packet[member]} (a forged trailer)"))
     return problems
 
 
@@ -232,11 +232,11 @@ def _against_learning(change: Change, values: dict[str, tuple[int, str]], memory
         return [Finding(change.label, line, f"{learning_id} is not an accepted learning in force ({why}): "
                                             "the promotion no longer stands")]
     problems = []
-    for name, field in (("Gitstore-Content-Digest", "contentDigest"), ("Gitstore-Review-Digest", "reviewDigest")):
+    for name, member in (("Gitstore-Content-Digest", "contentDigest"), ("Gitstore-Review-Digest", "reviewDigest")):
         at, value = values[name]
-        if current[field] != value:
-            problems.append(Finding(change.label, at, f"{name} {value} is not the {field} of {learning_id}'s "
-                                                      f"accepted version ({current[field]})"))
+        if current[member] != value:
+            problems.append(Finding(change.label, at, f"{name} {value} is not the {member} of {learning_id}'s "
+                                                      f"accepted version ({current[member]})"))
     return problems
 
 

@@ -20,15 +20,49 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from gitstore.deliver import clindex, publish, sections
 from gitstore.errors import InvalidInput
 from gitstore.promote.gates._common import Finding
 
-if TYPE_CHECKING:
-    from gitstore.promote.gates.promotion import Change, Memory
+
+class _Version(Protocol):
+    def read(self, path: str) -> bytes | None: ...
+
+
+class Change(Protocol):
+    """What the promotion gate's ``Change`` gives: the files a commit changes, how to read
+    them, its parents, and how findings name it."""
+
+    @property
+    def changes(self) -> dict[str, str]: ...
+    @property
+    def read(self) -> Callable[[str], bytes | None]: ...
+    @property
+    def parent(self) -> Callable[[], _Version | None] | None: ...
+    @property
+    def merged(self) -> tuple[Callable[[], _Version | None], ...]: ...
+    @property
+    def pending(self) -> bool: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def called(self) -> str: ...
+
+
+class Memory(Protocol):
+    """What the promotion gate's ``Memory`` gives: every learning's standing and what publish
+    would write now."""
+
+    @property
+    def statuses(self) -> Mapping[str, Any]: ...
+    @property
+    def currents(self) -> Mapping[str, dict[str, Any] | None]: ...
+    @property
+    def unowned(self) -> str: ...
+    def publishable(self) -> tuple[dict[str, clindex.Fact], dict[str, str]]: ...
 
 SECTIONS = (publish.AGENTS, publish.CLAUDE, publish.COPILOT)
 PATHS = (*SECTIONS, clindex.PATH)
