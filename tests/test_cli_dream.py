@@ -51,6 +51,24 @@ def test_explain(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert out.count("asks-for") == 3
 
 
+def _memory(root: Path) -> tuple[str, list[str]]:
+    """Every memory ref (personal ones too) and every file under okf/.memory/: what a dream could write."""
+    refs = "".join(subprocess.run(["git", "for-each-ref"], cwd=where, capture_output=True, text=True, check=True).stdout
+                   for where in (root, root / ".git" / "gitstore" / "local") if where.exists())
+    return refs, sorted(str(p.relative_to(root)) for p in (root / "okf" / ".memory").rglob("*"))
+
+
+def test_explain_is_a_dry_run_that_stores_nothing(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--explain's help says it is a dry run: no labels, proposals or report are kept."""
+    before = _memory(repo)
+    assert main(["dream", "--explain", "jitter", "--by", "github:9", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["dryRun"] is True and report["proposed"][0]["theme"] == "backoff-jitter-retry"
+    assert _memory(repo) == before
+    assert main(["dream", "--by", "github:9"]) == 0
+    assert _memory(repo) != before, "the same dream without --explain stores its proposal"
+
+
 @pytest.mark.parametrize("args, code, message", [
     (["dream", "--since", "yesterday"], 2, "'--since': 'yesterday' is neither a time"),
     (["dream", "--labeler", "oracle"], 2, "unknown labeler 'oracle'"),
