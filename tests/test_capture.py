@@ -309,3 +309,30 @@ def test_capture_cli_reads_the_hook_input(ctx: Context, tmp_path: Path) -> None:
     assert summary["status"] == "complete" and summary["events"] >= 1
     bad = gitstore("capture", "--harness", "vim", stdin="{}", cwd=ctx.workspace.root)
     assert bad.returncode == 2 and "unknown harness" in bad.stderr
+
+
+def test_the_mode_is_the_option_else_the_configured_one_else_summary(ctx: Context, tmp_path: Path) -> None:
+    """What --mode's help promises, for both commands that take it: a summary keeps one
+    observation, a transcript one per turn; the configuration's mode applies when --mode is
+    absent, and --mode wins over it."""
+    transcript = claude_transcript(tmp_path / "s.jsonl", [("user", "Add jitter."), ("assistant", "Looked at it."),
+                                                          ("user", "Thanks."), ("assistant", "Added.")])
+    hook = json.dumps({"session_id": "sess-9", "transcript_path": str(transcript), "hook_event_name": "SessionEnd"})
+    root = ctx.workspace.root
+
+    def events(*args: str, stdin: str | None = None) -> int:
+        done = gitstore(*args, "--json", stdin=stdin, cwd=root)
+        assert done.returncode == 0, done.stderr
+        return int(json.loads(done.stdout)["events"])
+
+    def both(*mode: str) -> tuple[int, int]:
+        return (events("import", "transcript", str(transcript), *mode),
+                events("capture", "--harness", "claude-code", *mode, stdin=hook))
+
+    assert both() == (1, 1)  # nothing configured: summary
+    assert both("--mode", "transcript") == (4, 4)
+    config = root / "okf" / ".memory" / "config.json"
+    config.write_text(json.dumps({**json.loads(config.read_text()), "capture": {"mode": "transcript"}}))
+    assert both() == (4, 4)
+    assert both("--mode", "summary") == (1, 1)
+    assert both("--mode", "hybrid") == (5, 5)
