@@ -134,6 +134,23 @@ def test_the_command_imports_once_then_reports_unchanged(ctx: Context, github: F
     assert not any("authorization" in h for _, h in github.requests), "no token, no Authorization header"
 
 
+def test_a_pull_request_named_with_pr_is_imported_whatever_since_says(ctx: Context, github: FakeGitHub,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """--pr's help: --since is then ignored. A --since after every update still brings #2,
+    and the same --since alone brings nothing."""
+    from .cli import ok
+
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    with serve(github):
+        args = ("import", "github", "--repo", REPO, "--api-url", github.url, "--since", "2099-01-01", "--by", BY,
+                "--json")
+        alone = json.loads(ok(*args, cwd=ctx.workspace.root))
+        assert alone["pullRequests"] == [] and imports(ctx) == []
+        named = json.loads(ok(*args, "--pr", "2", cwd=ctx.workspace.root))
+    assert [(p["pullRequest"], p["outcome"]) for p in named["pullRequests"]] == [(2, "imported")], named
+    assert len(imports(ctx)) == 1
+
+
 def _imported_pr_2(ctx: Context, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     """Pull request 2 imported through the CLI: the repository's root, and the snapshot saved
     in the inbox (holding the reply that is redacted next)."""
