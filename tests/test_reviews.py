@@ -89,6 +89,31 @@ def test_threads_edits_and_deletions(ctx: Context, tmp_path: Path) -> None:
     assert b"more emoji on this line, please" not in objects and b"Agreed." in objects
 
 
+def test_a_comment_shown_deleted_keeps_its_text_unless_remove_deleted_is_given(ctx: Context, tmp_path: Path) -> None:
+    """--remove-deleted's help: removing the text of a deleted comment is asked for, never done
+    by default, and done when asked even after an import without it stored the deletion."""
+    from .cli import ok
+
+    created = load("pull_request_review_comment/created.payload.json")
+    deleted = {**copy.deepcopy(created), "action": "deleted"}
+    text = created["comment"]["body"]
+    (tmp_path / "c.json").write_text(json.dumps(created))
+    (tmp_path / "d.json").write_text(json.dumps(deleted))
+    root = ctx.workspace.root
+    ok("import", "reviews", str(tmp_path / "c.json"), "--by", "github:9", cwd=root)
+    kept = json.loads(ok("import", "reviews", str(tmp_path / "d.json"), "--by", "github:9", "--json", cwd=root))
+    comment = [e for e in events(ctx) if e["type"] == "comment"]
+    assert kept["removedText"] == [] and [e["payload"]["text"] for e in comment] == [text]
+    said = ok("import", "reviews", str(tmp_path / "d.json"), "--remove-deleted", "--by", "github:9", cwd=root)
+    source = f"github:comment:{created['comment']['id']}"
+    assert f"removed the text of {source} (deleted at its source)" in said
+    assert all("payload" not in e for e in events(ctx) if e["type"] == "comment")
+    assert text.encode() not in b"".join(json.dumps(e).encode() for e in events(ctx))
+    again = json.loads(ok("import", "reviews", str(tmp_path / "d.json"), "--remove-deleted", "--by", "github:9",
+                          "--json", cwd=root))
+    assert again["removedText"] == [], "text removed once is not removed again"
+
+
 def _snapshot(pages: list[tuple[int, str, list]], pr: int = 2) -> dict:
     return {"format": "gitstore.github-snapshot/1", "repository": "Codertocat/Hello-World", "pullRequest": pr,
             "head": {"ref": "changes", "sha": "ec26c3e57ca3a959ca5aad62de7213c562f8c821"},

@@ -344,14 +344,18 @@ class _Builder:
     def delete(self, comment: dict[str, Any]) -> None:
         source_id = f"github:comment:{comment['id']}"
         known = self.versions.get(source_id)
-        if known is None or source_id in self.retracted:  # unknown, or its deletion is stored
+        if known is None:
             return
-        at = _at(comment.get("updated_at") or comment.get("created_at"))
-        self.event(known["episode"], "retraction", f"delete:{comment['id']}", at, _person(comment), known["id"],
-                   {"text": "", "sourceId": source_id})
-        self.counts["deletions"] += 1
-        self.deleted.append(source_id)
-        self.retracted.add(source_id)
+        if source_id not in self.retracted:  # its deletion is stored once
+            at = _at(comment.get("updated_at") or comment.get("created_at"))
+            self.event(known["episode"], "retraction", f"delete:{comment['id']}", at, _person(comment), known["id"],
+                       {"text": "", "sourceId": source_id})
+            self.counts["deletions"] += 1
+            self.retracted.add(source_id)
+        # shown deleted, its text still stored (an earlier import stored the deletion without
+        # --remove-deleted): --remove-deleted removes it now
+        if source_id not in self.known.redacted and source_id not in self.deleted:
+            self.deleted.append(source_id)
 
     def status(self, episode: str, key: str, at: str, author: str, state: str, parent: str | None) -> None:
         self.event(episode, "status", key, at, author, parent, {"state": state})
