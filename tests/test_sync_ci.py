@@ -109,6 +109,24 @@ def test_init_writes_keeps_an_edited_file_and_replaces_it_when_forced(tmp_path: 
     assert "replaced  .github/workflows/gitstore-memory.yml" in capsys.readouterr().out
 
 
+def test_init_s_defaults_are_the_ones_its_help_shows_and_since_reaches_the_import(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """--writer ci-github, --cron "17 4 * * *" and --since 3d by default, as --help shows them."""
+    root = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    monkeypatch.chdir(root)
+    assert main(["ci", "init", "--install", INSTALL]) == 0
+    workflow = load((root / MEMORY).read_text())
+    assert workflow["on"]["schedule"] == [{"cron": "17 4 * * *"}]
+    env = next(iter(workflow["jobs"].values()))["env"]
+    assert env["GITSTORE_WRITER"] == "ci-github" and env["SINCE"] == "${{ inputs.since || '3d' }}"
+    assert main(["ci", "init", "--install", INSTALL, "--since", "12h", "--force"]) == 0
+    env = next(iter(load((root / MEMORY).read_text())["jobs"].values()))["env"]
+    assert env["SINCE"] == "${{ inputs.since || '12h' }}"
+    assert '--since "$SINCE"' in steps_of(load((root / MEMORY).read_text()))["Import the pull requests' review comments"]["run"]
+    capsys.readouterr()
+
+
 @pytest.mark.parametrize("options,message", [
     (Options(writer="CI Bot"), "--writer"), (Options(cron="daily"), "--cron"),
     (Options(install="gitstore'; rm -rf /"), "--install"), (Options(since="yesterday"), "neither a time"),
