@@ -30,9 +30,23 @@ async def session_calls(root: Path) -> dict[str, object]:
         return {"tools": tools.tools, "recall": found, "show": shown, "missing": retired}
 
 
+def _memory(root: Path) -> tuple[str, dict[str, bytes]]:
+    """Every ref (the personal repository's too) and every file of okf/.memory/ but the caches
+    a read may build, with its bytes."""
+    import subprocess
+
+    refs = "".join(subprocess.run(["git", "for-each-ref"], cwd=where, capture_output=True, text=True, check=True).stdout
+                   for where in (root, root / ".git" / "gitstore" / "local") if where.exists())
+    state = root / "okf" / ".memory"
+    return refs, {str(p.relative_to(state)): p.read_bytes() for p in sorted(state.rglob("*"))
+                  if p.is_file() and p.relative_to(state).parts[0] != "cache"}
+
+
 @pytest.mark.anyio
 async def test_recall_and_show_over_stdio_read_only_and_bounded(shared_world: World) -> None:
+    before = _memory(shared_world.root)
     calls = await session_calls(shared_world.root)
+    assert _memory(shared_world.root) == before, "the server writes nothing: no record, ref, delivery or file"
     tools = {t.name: t for t in calls["tools"]}  # type: ignore[attr-defined]
     assert set(tools) == {"recall", "show"}, "no write tools"
     assert all(t.annotations.read_only_hint for t in tools.values())
