@@ -273,6 +273,14 @@ def test_grant_defaults_and_the_range_it_covers(tmp_path: Path) -> None:
     run(root, "grant", "--purpose", "instruction", "--until", "2026-03-02", "--by", "github:9")
     assert active() == [lid]
 
+    digests = [g["digest"] for g in json.loads(run(root, "grants", "--json"))]
+    run(root, "withdraw", digests[0], "--by", "github:9")  # the whole grant
+    run(root, "withdraw", digests[1], "--purpose", "review", "--by", "github:9")
+    shown = {g["digest"]: g["inForce"] for g in json.loads(run(root, "grants", "--json"))}
+    assert shown[digests[0]] == [] and shown[digests[1]] == [], "both withdrawn whole: each granted review only"
+    in_force = [g["digest"] for g in json.loads(run(root, "grants", "--in-force", "--json"))]
+    assert in_force == digests[2:] and len(in_force) == 2, "--in-force: only grants that still permit a purpose"
+
 
 def test_export_names_an_unknown_purpose_and_records_nothing(tmp_path: Path) -> None:
     root = ready_repo(tmp_path / "widgets").workspace.root
