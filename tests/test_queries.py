@@ -7,6 +7,7 @@ several states); each test reads it, and the few that change it work on a copy.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -287,6 +288,8 @@ def test_the_read_commands_take_the_options_their_help_names(built: dict) -> Non
     shown = json.loads(ok("evidence", jitter[:12], "--grep", "again", "--json", cwd=root))  # a unique prefix
     assert shown["id"] == jitter and [m["id"] for m in shown["matches"]] == [built["again"]["id"]]
     assert shown["matches"][0]["evidence"] == f"{jitter}:{built['again']['id']}"
+    shared_prefix = os.path.commonprefix([jitter, naming])  # "ep_" at least: a prefix that is not unique
+    assert "; give more digits" in fails(1, "evidence", shared_prefix, cwd=root)
     text = ok("evidence", jitter, "--grep", "AGAIN", cwd=root)
     assert "| Jitter again, please." in text and "| Retries need jitter" not in text
     lid = built["in_force"]["id"]
