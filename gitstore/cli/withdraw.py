@@ -19,7 +19,8 @@ from gitstore.ops import unfinished
 
 
 def withdraw(
-    grant_digest: str = typer.Argument(..., metavar="GRANT", help="The grant's digest, or a unique prefix of it.",
+    grant_digest: str = typer.Argument(..., metavar="GRANT",
+                                      help="The grant's digest, or a unique prefix of it (at least 8 hex digits).",
                                       callback=checked(grant_prefix)),
     purpose: Optional[list[str]] = typer.Option(None, "--purpose", metavar="PURPOSE", autocompletion=words(PURPOSES),
                                                 help="Withdraw only these purposes (repeat; default: all).",
