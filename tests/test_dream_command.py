@@ -63,6 +63,19 @@ def test_labels_from_a_program_make_proposals_after_a_recorded_disclosure(ctx: C
     assert all(e["author"] == "bot:gitstore-command" for e in labels)
 
 
+def test_a_dry_run_still_records_the_disclosure_and_stores_nothing_else(ctx: Context) -> None:
+    """--dry-run's help: no labels, proposals or report, but a labeler program's disclosure is
+    recorded, since the evidence was sent all the same."""
+    configure(ctx)
+    kept = [i.digest for i in ctx.store.items()]
+    report = w.run(ctx, dry_run=True)
+    assert report.dry_run and [p["theme"] for p in report.proposed] == ["retry-jitter"]
+    added = [i.record for i in ctx.store.items() if i.digest not in kept]
+    assert [(r["schema"], r.get("action")) for r in added] == [("gitstore.audit/v1", "disclose")], added
+    assert added[0]["reason"] == report.labeler["disclosure"]
+    assert not (ctx.workspace.state / "dreams").exists()
+
+
 def test_a_personal_session_reaches_the_program_only_once_a_grant_lets_it_and_the_disclosure_counts_it(
         ctx: Context, tmp_path: Path) -> None:
     """The one way a personal session leaves the machine: a program the dream is pointed at."""
