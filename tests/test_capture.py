@@ -336,3 +336,14 @@ def test_the_mode_is_the_option_else_the_configured_one_else_summary(ctx: Contex
     assert both() == (4, 4)
     assert both("--mode", "summary") == (1, 1)
     assert both("--mode", "hybrid") == (5, 5)
+
+
+def test_import_transcript_harness_skips_detection(ctx: Context, tmp_path: Path) -> None:
+    """--harness names the format: a Claude Code session read as Codex's is refused, not detected."""
+    transcript = claude_transcript(tmp_path / "s.jsonl", [("user", "Add jitter."), ("assistant", "Added.")])
+    root = ctx.workspace.root
+    done = gitstore("import", "transcript", str(transcript), "--harness", "codex", cwd=root)
+    assert (done.returncode, done.stderr) == (1, f"gitstore: error: {transcript}: no codex transcript records found\n")
+    assert _stored(ctx) == [], "nothing stored"
+    done = gitstore("import", "transcript", str(transcript), "--harness", "claude-code", "--json", cwd=root)
+    assert done.returncode == 0 and json.loads(done.stdout)["status"] == "complete", done.stderr
