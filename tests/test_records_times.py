@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitstore.errors import InvalidInput
-from gitstore.records.times import parse_time, user_time
+from gitstore.records.times import parse_time, time_or_age, user_time
 
 from .cli import fails, ok
 
@@ -36,6 +36,15 @@ def test_a_person_types_a_date_or_a_time_with_a_zone(typed: str, stored: str) ->
 def test_anything_else_is_refused_naming_the_forms(typed: str) -> None:
     with pytest.raises(InvalidInput, match=r"is not a date \(2026-01-01\) or a time with a zone"):
         user_time(typed)
+
+
+@pytest.mark.parametrize(("typed", "stored"), [
+    ("12h", "2026-03-14T22:30:00.000000Z"), ("3d", "2026-03-12T10:30:00.000000Z"),
+    ("2w", "2026-03-01T10:30:00.000000Z"), ("2026-03-01", "2026-03-01T00:00:00.000000Z"),
+])
+def test_since_takes_an_age_in_hours_days_or_weeks_before_now_or_a_time(typed: str, stored: str) -> None:
+    """What --since's help names (import github, dream, ci init): 12h, 3d, 2w, or a time."""
+    assert time_or_age(typed, datetime(2026, 3, 15, 10, 30, tzinfo=timezone.utc)) == stored
 
 
 def test_grant_stores_what_was_typed_in_gitstores_form(repo: Path) -> None:
