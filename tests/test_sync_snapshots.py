@@ -144,6 +144,25 @@ def test_a_snapshot_that_cannot_be_written_is_one_line_and_the_next_sync_scrubs_
     assert not holds_text(saved)
 
 
+def test_a_sync_that_cannot_reach_the_remote_still_applies_what_earlier_syncs_admitted(clones: tuple) -> None:
+    """A redaction admitted by a sync whose scrub failed is applied by the next sync even when
+    that one cannot fetch (offline, the remote gone): the text leaves the saved snapshot, and
+    the sync still fails, in one line, for its fetch."""
+    alice, bob = clones
+    redacted_on_alice(alice)
+    root = bob.workspace.root
+    saved = root / INBOX
+    blocker = saved.with_name("." + saved.name + ".tmp")
+    blocker.mkdir()
+    assert sync(str(root)).status == "degraded" and holds_text(saved)
+    blocker.rmdir()
+    git(root, "remote", "add", "offline", str(root.parent / "unplugged-drive" / "widgets.git"))
+    done = cli.gitstore("sync", "offline", cwd=root)
+    assert done.returncode == 1 and done.stderr.startswith("gitstore: error: git fetch offline failed: "), done.stderr
+    assert done.stderr.count("\n") == 1
+    assert not holds_text(saved)
+
+
 def test_doctor_names_a_redaction_not_yet_applied_to_the_snapshots(clones: tuple) -> None:
     alice, bob = clones
     root = bob.workspace.root

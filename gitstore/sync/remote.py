@@ -204,6 +204,9 @@ def sync(start: str, remote: str = "origin") -> SyncReport:
                 run.admit(report)
                 if not _push(_reopened(provider, ctx.scope), remote, report, last=attempt == ATTEMPTS):
                     break
+        except GitstoreError:  # the remote unreachable, a push refused: what earlier syncs admitted
+            _scrub_snapshots(ctx.workspace.root)  # is still applied to this clone's snapshots
+            raise
         finally:  # whatever stopped it: nothing unverified stays reachable under the sync's names
             _drop_incoming(provider.repo, remote)
         report.quarantined = list({(q.writer, q.kind, q.tip): q for q in report.quarantined}.values())  # once each
