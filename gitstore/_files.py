@@ -28,16 +28,30 @@ def temporary_name(path: str | Path) -> str:
 def replace_file(path: str | Path, data: bytes | str, mode: int = 0o666) -> None:
     """Write ``data`` (text as UTF-8) to ``path`` in one rename; a new file gets ``mode`` less
     the umask. Refused part way, the write leaves ``path`` as it was and no temporary file."""
+    with staged(path, data, mode):
+        pass
+
+
+@contextmanager
+def staged(path: str | Path, data: bytes | str, mode: int = 0o666) -> Iterator[None]:
+    """``replace_file`` around a step that must come between writing the bytes and showing
+    them: the bytes are written under the temporary name first (a full disk refuses them before
+    the step runs), then the step runs, then the rename. A step that fails leaves ``path`` as
+    it was and no temporary file."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     temporary = temporary_name(path)
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), mode)
-        with open(fd, "wb") as out:
-            out.write(raw)
-        os.replace(temporary, path)
-    except OSError as exc:  # the disk full, the folder read-only: named by the file it was for
-        discard(temporary)
-        raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
+        try:
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), mode)
+            with open(fd, "wb") as out:
+                out.write(raw)
+        except OSError as exc:  # the disk full, the folder read-only: named by the file it was for
+            raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
+        yield
+        try:
+            os.replace(temporary, path)
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
     except BaseException:
         discard(temporary)
         raise

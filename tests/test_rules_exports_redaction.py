@@ -118,3 +118,28 @@ def test_every_action_writes_its_audit_entry_in_the_same_append(world) -> None: 
     for audit in ctx.view().audits:
         for digest in audit["records"]:
             assert by_digest[digest].stored.clock == by_digest[audit["digest"]].stored.clock
+
+
+def test_an_export_whose_file_cannot_be_written_is_not_recorded(world, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The file is written aside before the export is recorded: one the disk refuses (here a
+    folder in the way of its temporary name) records nothing and leaves nothing, so the audit
+    never names an export no one can read."""
+    from gitstore._files import temporary_name
+    from gitstore.ops.export import _destination
+
+    ctx, *_ = world
+    stamp = "2026-03-05T10:00:00.000000Z"
+    monkeypatch.setattr("gitstore.ops.export.now", lambda: stamp)
+    path = _destination(ctx, "evaluation", stamp)
+    blocker = Path(temporary_name(path))
+    blocker.mkdir()
+    records = len(list(ctx.store.items()))
+    with pytest.raises(OSError) as refused:
+        export(ctx, "evaluation", "github:9")
+    assert refused.value.filename == str(path)
+    assert len(list(ctx.store.items())) == records, "no export and no audit entry recorded"
+    assert not path.exists()
+    blocker.rmdir()
+    record, written = export(ctx, "evaluation", "github:9")
+    assert written == path and path.is_file() and record["path"].endswith(path.name)
+    assert [p.name for p in path.parent.iterdir()] == [path.name], "no temporary file left"

@@ -4,11 +4,10 @@ recording every exported id and digest and the grants that permitted each piece.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-from gitstore._files import replace_file
+from gitstore._files import staged
 from gitstore.config import git_ignores
 from gitstore.records.contracts import seal
 from gitstore.errors import Refused, UsageError
@@ -50,8 +49,10 @@ def export(ctx: Context, purpose: str, by: str, *, with_evidence: bool = False) 
         "schema": "gitstore.export/v1", "scope": ctx.scope, "purpose": purpose, "by": by, "at": stamp,
         "path": path.relative_to(ctx.workspace.root).as_posix(), "items": _dedupe(items),
     })
-    ctx.write([record], "export", by, [record["digest"], purpose])
-    replace_file(path, "".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in _dedupe(lines)))
+    # the file is written aside first: a disk that refuses it refuses the export before it is recorded,
+    # and an export that is recorded is shown (the rename after the append)
+    with staged(path, "".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in _dedupe(lines))):
+        ctx.write([record], "export", by, [record["digest"], purpose])
     return record, path
 
 
