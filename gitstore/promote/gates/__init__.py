@@ -2,9 +2,10 @@
 ``path:line: message`` and exiting 1 when it found any:
 
 - ``records``   (``gitstore-records``): verify the memory refs (pre-push);
-- ``promotion`` (``gitstore-promotion``): a commit with ``Gitstore-*`` trailers changes only what
-  its packet's route may change, and names an accepted, active learning whose text it holds
-  (commit-msg, pre-push, and CI over a pull request's commits);
+- ``promotion`` (``gitstore-promotion``): a commit with ``Gitstore-*`` trailers is exactly what
+  promote plans and writes for an accepted, active learning, and no other commit adds a promoted
+  block or a line of what ``gitstore publish`` writes (commit-msg, pre-push, and CI over a pull
+  request's commits);
 - ``wiki``      (``gitstore-okf``): the OKF wiki rules and gitstore's rules for promoted claims,
   the tooling overlay and the pages no one edits by hand;
 - ``skills``    (``gitstore-skills``): the Agent Skills rules on ``SKILL.md`` files;
