@@ -136,6 +136,40 @@ def test_a_command_killed_before_its_append_does_not_pass_off_another_decision_a
     assert "unfinished" not in doctor(root)
 
 
+
+@pytest.mark.parametrize("command", ["withdraw", "retire"])
+def test_a_publish_after_a_command_killed_past_its_append_finishes_it(
+        shared_world: World, tmp_path: Path, command: str) -> None:  # noqa: F811
+    """What the killed run had left is what a publish does: once a publish brought the files
+    current, doctor names nothing unfinished, and the publish said whose job it finished."""
+    root = published(shared_world, tmp_path)
+    argv, refusal = _taking_out(command, shared_world, root)
+    killed(root, "after:gitstore.store:Store.append", *argv)
+    done = cli.gitstore("publish", cwd=root)
+    assert done.returncode == 0, done
+    assert f"finished what an interrupted `{shlex.join(['gitstore', *argv[:-2]])}` left undone" in done.stdout
+    assert shared_world.ids["jitter"] not in (root / "AGENTS.md").read_text()
+    checks = doctor(root)
+    assert [c["state"] for c in checks["published files"]] == ["ok"] and "unfinished" not in checks
+    repeated = cli.gitstore(*argv, cwd=root)
+    assert repeated.returncode == 1 and refusal in repeated.stderr, repeated
+    assert len(audit(root, command)) == 2  # the world's own, and the killed run's once
+
+
+def test_a_publish_keeps_the_note_of_a_command_killed_before_its_append(
+        shared_world: World, tmp_path: Path) -> None:  # noqa: F811
+    """Killed before it recorded anything, the command's decision is still to be made: a
+    publish leaves its note, and running it again makes it."""
+    root = published(shared_world, tmp_path)
+    argv, _ = _taking_out("retire", shared_world, root)
+    killed(root, "before:gitstore.store:Store.append", *argv)
+    done = cli.gitstore("publish", cwd=root)
+    assert done.returncode == 0 and "interrupted" not in done.stdout, done
+    [note] = doctor(root)["unfinished"]
+    assert note["todo"] == shlex.join(["gitstore", *argv[:-2]])
+    assert cli.gitstore(*argv, cwd=root).returncode == 0
+    assert "unfinished" not in doctor(root)
+
 # -- publish: its snapshot for rollback, then each file ---------------------------------------------
 
 MINE = b"# Widgets\n\nOur own notes for agents.\n"

@@ -10,7 +10,12 @@ import typer
 from gitstore.context import Context
 from gitstore.deliver.publish import Refresh, refresh
 from gitstore.errors import GitstoreError
+from gitstore.ops import unfinished
 from gitstore.promote.standing import NOT_IN_FORCE, Judged, judge_work_tree
+
+# the commands whose steps after their append are what a publish does (the promoted blocks they
+# go on to name, doctor names too), and the kind of record each appends
+TAKING_OUT = {"withdraw-": "withdrawal", "retire-": "learning"}
 
 
 def keep_current(ctx: Context, as_json: bool) -> Refresh:
@@ -48,3 +53,19 @@ def name_promoted(found: list[Judged], as_json: bool) -> None:
         typer.echo(f"  {judged.where} still holds the promoted block of {judged.learning}, not in force "
                    f"({judged.why}): {judged.todo}", err=as_json)
 
+
+
+def settle_taken_out(ctx: Context, as_json: bool) -> None:
+    """After a publish brought every published file current: a withdraw or retire stopped after
+    its append (its note names a record the store holds) has nothing left to do, so its note
+    goes, and the publish says so. One stopped before its append keeps its note: its decision
+    is still to be made."""
+    state = ctx.workspace.state
+    notes = [n for n in unfinished.notes(state) if n.name.startswith(tuple(TAKING_OUT))
+             and isinstance(n.data.get("record"), str)]
+    for note in notes:
+        kind = next(kind for prefix, kind in TAKING_OUT.items() if note.name.startswith(prefix))
+        if any(item.digest == note.data["record"] for item in ctx.store.items([kind])):
+            unfinished.finish(state, note.name)
+            typer.echo(f"  finished what an interrupted `{note.todo}` left undone: its record is stored and the "
+                       "published files are current", err=as_json)

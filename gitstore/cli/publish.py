@@ -7,6 +7,8 @@ from __future__ import annotations
 import typer
 
 from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.cli._published import settle_taken_out
+from gitstore.context import Context
 from gitstore.deliver.publish import Result, publish as do_publish, rollback as do_rollback
 from gitstore.errors import Refused
 
@@ -49,6 +51,8 @@ def publish(
     _show(result, as_json)
     if result.conflicts:  # a publish that left something unpublished did not succeed
         raise Refused(f"conflict: {'; '.join(result.conflicts)}")
+    if not dry_run:
+        settle_taken_out(Context.open(), as_json)
 
 
 def register(app: typer.Typer) -> None:
