@@ -13,12 +13,22 @@ force for instruction, accepted by a person, of the project's audience, shared, 
 personal session, clear of the safety scanner), its text the text of every learning it names.
 Lines a commit keeps, moves or removes are not judged again, nor the section's header and its
 line saying what was left out, which carry no learning's text.
+
+Agents read the whole file, not the section as ``sections.split`` finds it. So a line a commit
+adds outside that section, to these files or to any other file agents read by themselves
+(``AGENTS.md`` and ``AGENTS.override.md`` in any folder, ``CLAUDE.md``, ``CLAUDE.local.md``,
+``GEMINI.md``, Copilot's instructions), fails when it imitates what only gitstore writes: a
+marker of the section or of a promoted block, the section's header, or a learning's id, however
+spelled (in capitals, spaced, indented, in look-alike letters). And the index is read as
+publish reads it: one that is not JSON, repeats a member name or is not the index's shape is
+refused whole (another reader would take what the gate passed over).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
@@ -66,6 +76,15 @@ class Memory(Protocol):
 
 SECTIONS = (publish.AGENTS, publish.CLAUDE, publish.COPILOT)
 PATHS = (*SECTIONS, clindex.PATH)
+# files agents read by themselves, in any folder: where a line imitating gitstore's is refused
+_READ_BY_AGENTS = frozenset({"AGENTS.md", "AGENTS.override.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md"})
+PATHSPECS = (*PATHS, *(f":(glob)**/{name}" for name in sorted(_READ_BY_AGENTS)),
+             ":(glob).github/instructions/**/*.instructions.md")  # what a range reads commits for
+_IMITATED = (("gitstorelearnings", "a marker of the section `gitstore publish` writes"),
+             ("gitstorepromoted", "a promoted block's marker, which promote writes only in okf/wiki/ and "
+                                  ".agents/skills/"),
+             ("learningsfromreview", "the header of the section `gitstore publish` writes"))
+_LEARNING_ID = re.compile(r"lrn[0-9a-f]{32}")
 _LINE = re.compile(r"^- (?P<text>.+) \[(?P<ids>lrn_[0-9a-f]{32}(?:, lrn_[0-9a-f]{32})*)\]$")
 _CARRY_NO_TEXT = re.compile(r"^(?:- \(no accepted learning is in force\)"
                             r"|- \(\d+ more left out to stay within the reader's limit: [^()]*\))$")
@@ -75,7 +94,7 @@ _HEADER = frozenset(publish.HEADER)
 def published_problems(change: Change, memory_of: Callable[[], Memory]) -> list[Finding]:
     """Each line or entry of a published file that ``change`` adds and publish would not write
     now, one finding (see the module's documentation)."""
-    paths = [path for path in PATHS if change.changes.get(path, "D") != "D"]
+    paths = sorted(path for path, status in change.changes.items() if status != "D" and read_by_agents(path))
     if not paths:
         return []
     parents = [p() for p in (change.parent, *change.merged) if p is not None]
@@ -87,13 +106,21 @@ def published_problems(change: Change, memory_of: Callable[[], Memory]) -> list[
             continue
         earlier = [before for before in (p.read(path) for p in parents if p is not None) if before]
         if path == clindex.PATH:
-            added += [(path, 1, entry) for entry in _new(_entries(data), [_entries(b) for b in earlier])]
+            try:
+                entries = _entries(clindex.load(data))
+            except clindex.Blocked as exc:
+                found.append(Finding(path, 1, f"{exc}: agents read it as it is, past what the gate can judge; "
+                                              f"{_who(change)}, and only `gitstore publish` writes what is "
+                                              "published (it refuses such an index)"))
+                continue
+            added += [(path, 1, entry) for entry in _new(entries, [_entries_or_none(b) for b in earlier])]
             continue
         try:
-            lines = _section_lines(data, path)
+            lines, span = _section_lines(data, path) if path in SECTIONS else ([], range(0))
         except InvalidInput as exc:
             found.append(Finding(path, 1, f"{exc} ({_who(change)})"))
             continue
+        found += _imitations(change, path, data, span, earlier)
         kept = [[text for _, text in _section_lines_or_none(before, path)] for before in earlier]
         fresh = _new([text for _, text in lines], kept)
         numbers = Counter(fresh)
@@ -110,6 +137,46 @@ def published_problems(change: Change, memory_of: Callable[[], Memory]) -> list[
             found.append(Finding(path, number, f"{problem}; {_who(change)}, and only `gitstore publish` writes "
                                                "what is published"))
     return found
+
+
+def read_by_agents(path: str) -> bool:
+    """Whether agents read ``path`` by themselves, or publish writes it."""
+    name = path.rsplit("/", 1)[-1]
+    return path in PATHS or name in _READ_BY_AGENTS or (
+        path.startswith(".github/instructions/") and name.endswith(".instructions.md"))
+
+
+def _imitations(change: Change, path: str, data: bytes, span: range, earlier: list[bytes]) -> list[Finding]:
+    """Each line ``change`` adds outside the file's section (``span``, its lines numbered from
+    1; the whole file when it has none) that imitates what only gitstore writes."""
+    lines = data.decode("utf-8", "replace").split("\n")
+    outside = [(n, line) for n, line in enumerate(lines, start=1) if n not in span]
+    kept = [before.decode("utf-8", "replace").split("\n") for before in earlier]
+    numbers = Counter(_new([line for _, line in outside], kept))
+    found = []
+    for number, line in outside:
+        if not numbers[line]:
+            continue
+        numbers[line] -= 1
+        imitated = _imitated(line)
+        if imitated:
+            where = "outside the section publish writes" if path in SECTIONS else "in a file publish never writes"
+            found.append(Finding(path, number, f"{line.strip()[:80]!r} imitates {imitated} {where}, and agents "
+                                               f"read it all the same; {_who(change)}, and only `gitstore "
+                                               "publish` writes what is published"))
+    return found
+
+
+def _imitated(line: str) -> str | None:
+    """What of gitstore's ``line`` imitates, read as a reader would: hidden characters dropped,
+    compatibility forms and look-alike letters made plain, case, spaces and punctuation ignored."""
+    from gitstore.safety.hidden import latin_skeleton, visible
+
+    plain = re.sub(r"[\W_]+", "", latin_skeleton(unicodedata.normalize("NFKC", visible(line))).casefold())
+    for needle, what in _IMITATED:
+        if needle in plain:
+            return what
+    return "a line citing a learning, as the section's lines do" if _LEARNING_ID.search(plain) else None
 
 
 def _who(change: Change) -> str:
@@ -132,34 +199,37 @@ def _new(now: list[str], before: list[list[str]]) -> list[str]:
     return fresh
 
 
-def _section_lines(data: bytes, path: str) -> list[tuple[int, str]]:
-    """The lines of the file's managed section that carry something (line number, text)."""
+def _section_lines(data: bytes, path: str) -> tuple[list[tuple[int, str]], range]:
+    """The lines of the file's managed section that carry something (line number, text), and
+    the lines the section spans, its markers included (empty when it has none)."""
     text = data.decode("utf-8", "replace")
     parts = sections.split(text, path)
     if parts.body is None:
-        return []
+        return [], range(0)
     first = parts.before.count("\n") + 2  # the begin marker's line, then the body
+    span = range(first - 1, first + parts.body.count("\n") + 1)
     return [(first + n, line.rstrip("\r")) for n, line in enumerate(parts.body.split("\n"))
-            if line.strip() and line.rstrip("\r") not in _HEADER]
+            if line.strip() and line.rstrip("\r") not in _HEADER], span
 
 
 def _section_lines_or_none(data: bytes, path: str) -> list[tuple[int, str]]:
     try:
-        return _section_lines(data, path)
+        return _section_lines(data, path)[0]
     except InvalidInput:
         return []
 
 
-def _entries(data: bytes) -> list[str]:
+def _entries(index: dict[str, Any]) -> list[str]:
     """gitstore's entries of the continual-learning index (those naming a learning), as
-    canonical JSON; none when the file is not the index's shape (publish refuses it then)."""
+    canonical JSON."""
+    return [json.dumps(e, ensure_ascii=False, sort_keys=True) for e in index["entries"] if "learning" in e]
+
+
+def _entries_or_none(data: bytes) -> list[str]:
     try:
-        entries = json.loads(data).get("entries")
-    except (ValueError, AttributeError):
+        return _entries(clindex.load(data))
+    except clindex.Blocked:
         return []
-    if not isinstance(entries, list):
-        return []
-    return [json.dumps(e, ensure_ascii=False, sort_keys=True) for e in entries if isinstance(e, dict) and "learning" in e]
 
 
 def _judge_line(line: str, memory: Memory) -> str | None:

@@ -65,7 +65,7 @@ from typing import TYPE_CHECKING, Any
 from gitstore.promote import blocks
 from gitstore.promote.branch import TRAILERS, stray_trailers, trailers
 from gitstore.promote.gates._common import ZERO, Finding, blobs, git, parser, relative, report, run, top_level
-from gitstore.promote.gates._published import PATHS as PUBLISHED, published_problems
+from gitstore.promote.gates._published import PATHSPECS as PUBLISHED, published_problems
 from gitstore.promote.standing import BLOCK_FOLDERS, Learnings, standing
 
 if TYPE_CHECKING:
