@@ -599,3 +599,40 @@ def test_a_skill_packet_aimed_outside_the_skills_fails_the_gate(tmp_path: Path) 
     assert len(found) == 1 and found[0].path == ".github/workflows/release.yml", found
     assert found[0].message.endswith(f"its target is '.github/workflows/release.yml', where promote plans '{path}' "
                                      "(a packet promote did not write; promote it again)")
+
+
+def _side_commit(root: Path, name: str, files: dict[str, str]) -> str:
+    """A commit on a branch of its own from main, adding ``files``; main stays where it was."""
+    git(root, "checkout", "-q", "-b", name, "main")
+    commit = commit_files(root, files, f"{name}: a change of its own")
+    git(root, "checkout", "-q", "main")
+    return commit
+
+
+def test_a_packet_planned_on_a_commit_outside_the_history_fails_the_gate(
+        promoted: tuple[Context, dict[str, Any], Any]) -> None:
+    """The citations are found on the packet's base: a packet planned on a commit of another
+    history (one its writer made to hold what the statement cites) and a commit on main that
+    cites it would vouch for files main does not hold. The base must be the commit's parent, or
+    an ancestor of it (a promotion branch rebased onto a newer main)."""
+    ctx, learning, result = promoted
+    root = ctx.workspace.root
+    git(root, "branch", "-q", "-D", result.branch)
+    elsewhere = _side_commit(root, "elsewhere", {"src/retry.py": "def retry():\n    return 'jitter'\n"})
+    base = result.packet["base"]
+    citations = [dict(c, ref=c["ref"].replace(base, elsewhere)) for c in result.packet["citations"]]
+    commit = _forged_promotion(ctx, learning, dict(result.packet, base=elsewhere, citations=citations), "forged")
+    found = promotion_gate.check([], root, "main", "forged")
+    assert len(found) == 1 and found[0].path == PAGE, found
+    assert f"its base {elsewhere[:12]} is not {commit[:12]}'s parent nor an ancestor of it" in found[0].message
+
+
+def test_a_promotion_rebased_onto_a_newer_main_still_verifies(promoted: tuple[Context, dict[str, Any], Any]) -> None:
+    ctx, learning, result = promoted
+    root = ctx.workspace.root
+    commit_files(root, {"src/other.py": "VALUE = 1\n"}, "Another change on main")
+    git(root, "checkout", "-q", result.branch)
+    git(root, "rebase", "-q", "main")
+    git(root, "checkout", "-q", "main")
+    assert git(root, "rev-parse", f"{result.branch}^").strip() == git(root, "rev-parse", "main").strip()
+    assert promotion_gate.check([], root, "main", result.branch) == []

@@ -135,9 +135,11 @@ class Memory(Learnings):
             self._published = ({fact.learning: fact for fact in chosen.facts}, dict(chosen.skipped))
         return self._published
 
-    def planned(self, packet: dict[str, Any]) -> dict[str, Any] | str:
+    def planned(self, packet: dict[str, Any], on: Snapshot | None = None, called: str = "") -> dict[str, Any] | str:
         """The packet promote plans for ``packet``'s learning on its base, at its time, by its
-        route; or why it plans none there."""
+        route; or why it plans none there. With ``on`` (the parent of the commit ``called``),
+        the base must be that commit or an ancestor of it: the citations were found on the
+        base, so a base of another history vouches for files the commit's history may not hold."""
         from gitstore.errors import Refused
         from gitstore.promote.packet import plan
 
@@ -145,6 +147,9 @@ class Memory(Learnings):
         base = _snapshot(self.root, packet["base"])()
         if base is None or base.id != packet["base"]:
             return f"its base {packet['base'][:12]} is not a commit of this clone (fetch the history it was made on)"
+        if on is not None and on.id != base.id and not on.repo.descendant_of(on.commit.id, base.commit.id):
+            return (f"its base {base.id[:12]} is not {called}'s parent nor an ancestor of it ({on.id[:12]}), so "
+                    "what it cites was found on another history")
         try:
             return plan(self.view, base, packet["learning"], packet["route"], packet["at"]).packet
         except Refused as exc:
@@ -245,7 +250,9 @@ PLANNED = ("route", "target", "statement", "citations", "memory", "audience", "b
 
 def _plan_problems(change: Change, packet: dict[str, Any], memory: Memory) -> list[Finding]:
     """The packet must be what promote plans on its base (see the module's documentation)."""
-    planned = memory.planned(packet)
+    parent = change.parent() if change.parent is not None else None
+    planned = memory.planned(packet, parent, change.label) if parent is not None else \
+        f"{change.called} has no parent, so its base {packet['base'][:12]} cannot be in its history"
     where = packet["target"]
     said = f"packet {packet['digest'][:19]} of {change.called} is not what promote plans for {packet['learning']}"
     if isinstance(planned, str):
