@@ -636,3 +636,23 @@ def test_a_promotion_rebased_onto_a_newer_main_still_verifies(promoted: tuple[Co
     git(root, "checkout", "-q", "main")
     assert git(root, "rev-parse", f"{result.branch}^").strip() == git(root, "rev-parse", "main").strip()
     assert promotion_gate.check([], root, "main", result.branch) == []
+
+
+def test_a_skill_promotion_that_overwrites_a_skill_already_there_fails_the_gate(tmp_path: Path) -> None:
+    """Promote writes a skill only where none lives: a skill promotion replayed on a parent
+    that holds a skill in its folder (a person's, with files of its own) would replace that
+    skill's instructions while its scripts stay, and must be promoted again, not verified."""
+    root, learning, result, path = _skill_promoted(tmp_path)
+    folder = path.rsplit("/", 1)[0]
+    theirs = ("---\nname: change-retries-safely\ndescription: How the release team changes retries.\n---\n\n"
+              "Run scripts/check.sh before any change.\n")
+    commit_files(root, {path: theirs, f"{folder}/scripts/check.sh": "#!/bin/sh\nexit 0\n"}, "A skill of our own")
+    skill_text = git(root, "show", f"{result.branch}:{path}")
+    message = git(root, "log", "-1", "--format=%B", result.branch)
+    git(root, "checkout", "-q", "-b", "replayed", "main")
+    (root / path).write_text(skill_text, encoding="utf-8")
+    git(root, "commit", "-q", "-a", "-m", message)
+    git(root, "checkout", "-q", "main")
+    found = promotion_gate.check([], root, "main", "replayed")
+    assert len(found) == 1 and found[0].path == path, found
+    assert f"a skill already lives in {folder}/" in found[0].message

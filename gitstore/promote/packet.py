@@ -133,6 +133,9 @@ def render_target(snapshot: Snapshot, packet: dict[str, Any], learning: dict[str
     ``Refused`` when the route would not land on that target from ``snapshot``."""
     citations = [blocks.Citation(c["kind"], c["ref"]) for c in packet["citations"]]
     if packet["route"] == "skill":
+        folder = dirname(packet["target"])
+        if snapshot.exists(folder + "/"):  # promote writes a skill only where none lives
+            raise Refused(f"a skill already lives in {folder}/ at {snapshot.id[:12]}")
         return skill.render(learning, citations, sorted(rubric.contexts(learning)))
     if packet["route"] != "direct-edit":
         return None
