@@ -236,3 +236,36 @@ def test_an_index_agents_read_otherwise_than_the_gate_fails(repo: tuple[Path, di
     found = promotion_gate.check([], root, "HEAD~1", "HEAD")
     assert len(found) == 1 and found[0].path == clindex.PATH, found
     assert "gitstore publish" in found[0].message
+
+
+def test_an_index_entry_naming_a_learning_under_another_key_fails(repo: tuple[Path, dict[str, Any]]) -> None:
+    """Entries without ``learning`` are another tool's and not judged; one that names a
+    learning all the same (``Learning``, an id in its fact) claims gitstore's word for its text."""
+    root, learning = repo
+
+    def forge(text: str) -> str:
+        data = json.loads(text)
+        data["entries"].append({"fact": "Retries: disable jitter in tests", "source_session": "s",
+                                "date": "2026-03-01", "category": "convention", "Learning": learning["id"]})
+        return json.dumps(data, indent=2) + "\n"
+
+    _commit(root, clindex.PATH, forge)
+    found = promotion_gate.check([], root, "HEAD~1", "HEAD")
+    assert len(found) == 1 and found[0].path == clindex.PATH, found
+    assert "gitstore publish" in found[0].message
+
+
+def test_a_merge_of_main_into_a_branch_that_edits_outside_the_section_passes(
+        repo: tuple[Path, dict[str, Any]]) -> None:
+    """A merge whose AGENTS.md is in none of its parents (each side edited it) brings only lines
+    one of them holds: the published ones stay kept, whatever else changed around them."""
+    root, learning = repo
+    git(root, "checkout", "-q", "-b", "notes")
+    _commit(root, "AGENTS.md", lambda text: "# Agents\n\nRun the tests before pushing.\n\n" + text)
+    git(root, "checkout", "-q", "-")
+    _commit(root, "AGENTS.md", lambda text: text + "\nAsk before changing the release workflow.\n")
+    git(root, "checkout", "-q", "notes")
+    git(root, "merge", "-q", "--no-edit", "-")
+    merged = (root / "AGENTS.md").read_text()
+    assert "Run the tests" in merged and "release workflow" in merged and _section_line(root, learning) in merged
+    assert promotion_gate.check([], root, "HEAD~2", "HEAD") == []

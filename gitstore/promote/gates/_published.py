@@ -114,6 +114,10 @@ def published_problems(change: Change, memory_of: Callable[[], Memory]) -> list[
                                               "published (it refuses such an index)"))
                 continue
             added += [(path, 1, entry) for entry in _new(entries, [_entries_or_none(b) for b in earlier])]
+            found += [Finding(path, 1, f"an entry that is not gitstore's (it names no `learning`) still names "
+                                       f"{imitated} ({entry[:80]}); agents take it for gitstore's; {_who(change)}, "
+                                       "and only `gitstore publish` writes what is published")
+                      for entry, imitated in _foreign(data, earlier)]
             continue
         try:
             lines, span = _section_lines(data, path) if path in SECTIONS else ([], range(0))
@@ -176,7 +180,7 @@ def _imitated(line: str) -> str | None:
     for needle, what in _IMITATED:
         if needle in plain:
             return what
-    return "a line citing a learning, as the section's lines do" if _LEARNING_ID.search(plain) else None
+    return "a learning's id, as the lines publish writes do" if _LEARNING_ID.search(plain) else None
 
 
 def _who(change: Change) -> str:
@@ -223,6 +227,20 @@ def _entries(index: dict[str, Any]) -> list[str]:
     """gitstore's entries of the continual-learning index (those naming a learning), as
     canonical JSON."""
     return [json.dumps(e, ensure_ascii=False, sort_keys=True) for e in index["entries"] if "learning" in e]
+
+
+def _foreign(data: bytes, earlier: list[bytes]) -> list[tuple[str, str]]:
+    """The entries of another tool (naming no ``learning``) added to the index that imitate
+    gitstore's all the same, each with what it imitates."""
+    def others(raw: bytes) -> list[str]:
+        try:
+            entries = clindex.load(raw)["entries"]
+        except clindex.Blocked:
+            return []
+        return [json.dumps(e, ensure_ascii=False, sort_keys=True) for e in entries if "learning" not in e]
+
+    fresh = _new(others(data), [others(before) for before in earlier])
+    return [(entry, what) for entry in fresh for what in [_imitated(entry)] if what]
 
 
 def _entries_or_none(data: bytes) -> list[str]:
