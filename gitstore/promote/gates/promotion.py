@@ -10,8 +10,10 @@ A commit whose message carries ``Gitstore-*`` trailers must carry all four, once
   routing, the rubric, the citations found at the base), its route, target, statement,
   citations, memory, audience and branch compared with the stored ones. A packet is a record
   anyone who can push memory can write; its citations (the files and test runs a reader trusts
-  the block by) and its target are taken from no one. A packet planned by another version of
-  gitstore that plans differently fails too: promoting again writes the packet this one plans;
+  the block by) and its target are taken from no one. Its base must be the commit's parent or
+  an ancestor of it (a promotion rebased onto a newer base): the citations were found there.
+  A packet planned by another version of gitstore that plans differently fails too: promoting
+  again writes the packet this one plans;
 - the learning is accepted and in force now (not retired, replaced or withdrawn), and the
   digests are those of its accepted version;
 - the commit changes only what the packet's route may change: its target page (direct edit),
