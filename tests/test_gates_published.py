@@ -185,6 +185,21 @@ def test_a_section_imitated_outside_the_section_fails(repo: tuple[Path, dict[str
     assert any("gitstore publish" in f.message for f in found), found
 
 
+def test_a_teams_own_notes_outside_the_section_pass(repo: tuple[Path, dict[str, Any]]) -> None:
+    """What a team writes in its own words outside the section is its own, headings such as
+    "Learnings from review" included: only what imitates gitstore's own lines is refused."""
+    root, _ = repo
+    notes = ("# Agents\n\n## Learnings from review\n\n- Keep retries bounded; reviewers ask for it.\n"
+             "- Run `make test` before pushing.\n\n")
+    _commit(root, "AGENTS.md", lambda text: notes + text)
+    docs = root / "docs" / "AGENTS.md"
+    docs.parent.mkdir(parents=True, exist_ok=True)
+    docs.write_text("# Docs\n\nBuild the site with `make docs`.\n")
+    git(root, "add", "docs/AGENTS.md")
+    git(root, "commit", "-q", "-m", "Notes for agents in docs")
+    assert promotion_gate.check([], root, "HEAD~2", "HEAD") == []
+
+
 @pytest.mark.parametrize("path", ["docs/AGENTS.md", "AGENTS.override.md", "src/AGENTS.override.md", "GEMINI.md",
                                   "web/CLAUDE.md"])
 def test_a_section_in_another_file_agents_read_fails(repo: tuple[Path, dict[str, Any]], path: str) -> None:

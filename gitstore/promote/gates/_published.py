@@ -83,7 +83,9 @@ PATHSPECS = (*PATHS, *(f":(glob)**/{name}" for name in sorted(_READ_BY_AGENTS)),
 _IMITATED = (("gitstorelearnings", "a marker of the section `gitstore publish` writes"),
              ("gitstorepromoted", "a promoted block's marker, which promote writes only in okf/wiki/ and "
                                   ".agents/skills/"),
-             ("learningsfromreview", "the header of the section `gitstore publish` writes"))
+             ("learningsfromreviewgitstore", "the header of the section `gitstore publish` writes"),
+             ("acceptedbythepeoplewhoreviewthisrepository", "the claim that heads the section `gitstore publish` "
+                                                            "writes"))  # a team's own "Learnings from review" is its own
 _LEARNING_ID = re.compile(r"lrn[0-9a-f]{32}")
 _LINE = re.compile(r"^- (?P<text>.+) \[(?P<ids>lrn_[0-9a-f]{32}(?:, lrn_[0-9a-f]{32})*)\]$")
 _CARRY_NO_TEXT = re.compile(r"^(?:- \(no accepted learning is in force\)"
