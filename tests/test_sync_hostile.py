@@ -176,6 +176,38 @@ def deep_tree(bare: Path, held: dict[str, Any]) -> tuple[str, str]:
     return "wnested", "nested deeper than"
 
 
+def _fanned(repo: pygit2.Repository, leaf: pygit2.Oid, width: int, depth: int) -> pygit2.Oid:
+    """A tree ``depth`` levels deep whose every folder holds ``width`` entries naming one and
+    the same folder below: a few hundred bytes that name ``width ** depth`` paths."""
+    tree = leaf
+    for _ in range(depth):
+        builder = repo.TreeBuilder()
+        for i in range(width):
+            builder.insert(f"{i:02x}", tree, pygit2.GIT_FILEMODE_TREE)
+        tree = builder.write()
+    return tree
+
+
+def repeated_folders(bare: Path, held: dict[str, Any]) -> tuple[str, str]:
+    """A records tree whose folders all name one empty folder (100 ** 4 of them were walked
+    before the walk refused a folder met twice)."""
+    repo = pygit2.Repository(str(bare))
+    _crafted(bare, "wfanned", _fanned(repo, repo.TreeBuilder().write(), 3, 3), "sha256:" + "0" * 64)
+    return "wfanned", "in two places"
+
+
+def snapshot_of_repeated_folders(bare: Path, held: dict[str, Any]) -> tuple[str, str]:
+    """A payload snapshot whose folders all name one empty folder: no file in it to refuse,
+    and 100 ** 4 folders to walk."""
+    repo = pygit2.Repository(str(bare))
+    forge(bare, "wsnapfan", [grant_like(held["scope"])])
+    signature = pygit2.Signature("gitstore", "gitstore@localhost")
+    tree = _fanned(repo, repo.TreeBuilder().write(), 3, 3)
+    repo.references.create(payloads_ref("shared", "wsnapfan"),
+                           repo.create_commit(None, signature, signature, "gitstore: payloads\n", tree, []), force=True)
+    return "wsnapfan", "in two places"
+
+
 def other_scope(bare: Path, held: dict[str, Any]) -> tuple[str, str]:
     grant = grant_like("github.com/evil/other")
     forge(bare, "wscope", [grant])
@@ -201,8 +233,8 @@ def snapshot_dropping_payloads(bare: Path, held: dict[str, Any]) -> tuple[str, s
 
 ATTACKS: list[Callable[[Path, dict[str, Any]], tuple[str, str]]] = [
     rewound, rewritten, bad_digest, decision_without_audit, decision_with_a_review_digest_never_shown, blob_ref,
-    code_commit_ref, huge_record, nested_record, deep_tree, other_scope, snapshot_removing_others,
-    snapshot_dropping_payloads,
+    code_commit_ref, huge_record, nested_record, deep_tree, repeated_folders, other_scope, snapshot_removing_others,
+    snapshot_dropping_payloads, snapshot_of_repeated_folders,
 ]
 
 
@@ -255,7 +287,7 @@ def test_damage_a_plain_fetch_brought_is_named_by_sync_too(world: tuple) -> None
     assert _state(bob)["verdicts"]  # reads leave it out and go on
 
 
-@pytest.mark.parametrize("attack", [bad_digest, deep_tree, other_scope], ids=lambda a: a.__name__)
+@pytest.mark.parametrize("attack", [bad_digest, deep_tree, repeated_folders, other_scope], ids=lambda a: a.__name__)
 def test_what_a_plain_fetch_brought_is_admitted_as_sync_would(world: tuple, attack: Callable) -> None:
     """Reads after a plain ``git fetch`` leave out, and name, what ``gitstore sync`` refuses:
     both ways of fetching admit the same refs, so clones fed by one remote agree."""

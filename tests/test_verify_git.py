@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gitstore.providers._verify_git import Unreadable, changes
@@ -55,9 +55,39 @@ def bare(tmp_path_factory: pytest.TempPathFactory) -> pygit2.Repository:
 @given(old=_TREES, new=_TREES)
 def test_changes_match_libgit2s_diff(bare: pygit2.Repository, old: dict[str, object],
                                      new: dict[str, object]) -> None:
+    assume(_distinct_folders(old) and _distinct_folders(new))  # as every memory tree's are (see below)
     a, b = _write(bare, old), _write(bare, new)
     ours = sorted((s, p, int(m, 8)) for s, p, m, _ in changes(bare.odb, a.raw, b.raw))
     assert ours == _libgit2(bare, a, b)
+
+
+def _distinct_folders(tree: dict[str, object]) -> bool:
+    """Whether no folder of ``tree`` (itself included) has the same contents as another."""
+    found: list[str] = []
+
+    def key(folder: dict[str, object]) -> str:
+        inner = sorted((name, key(value) if isinstance(value, dict) else repr(value)) for name, value in folder.items())
+        found.append(repr(inner))
+        return found[-1]
+
+    key(tree)
+    return len(set(found)) == len(found)
+
+
+@pytest.mark.parametrize("side", ["new", "old"])
+def test_a_folder_met_twice_is_refused_not_walked_again(bare: pygit2.Repository, side: str) -> None:
+    """Entries naming one folder, level upon level: 1,000 ** 3 paths, from three trees. The
+    walk refuses the folder the second time it meets it, on either side of the diff."""
+    tree = _write(bare, {"x.json": b"{}"})
+    for _ in range(3):
+        builder = bare.TreeBuilder()
+        for i in range(1000):
+            builder.insert(f"{i:03}", tree, pygit2.GIT_FILEMODE_TREE)
+        tree = builder.write()
+    other = _write(bare, {"y": b"1"})
+    old, new = (other, tree) if side == "new" else (tree, other)
+    with pytest.raises(Unreadable, match="is both 000/000/000/ and 000/000/001/: a memory tree never holds one folder"):
+        list(changes(bare.odb, old.raw, new.raw))
 
 
 def test_from_nothing_every_file_is_added(bare: pygit2.Repository) -> None:

@@ -355,8 +355,8 @@ def by_folder(paths: Iterable[str]) -> dict[str, list[str]]:
 
 
 def changes(odb: Source, old: bytes | None, new: bytes | None, prefix: str = "",
-            listed: Mapping[str, list[str]] = _NONE,
-            clean: set[bytes] | None = None) -> Iterator[tuple[str, str, bytes, bytes]]:
+            listed: Mapping[str, list[str]] = _NONE, clean: set[bytes] | None = None,
+            met: tuple[dict[bytes, str], dict[bytes, str]] | None = None) -> Iterator[tuple[str, str, bytes, bytes]]:
     """(status, path, mode, raw id) of each file that differs from tree ``old`` to tree ``new``
     (None: an empty tree), as libgit2's diff names them: ``A`` added, ``M`` changed, ``D``
     deleted (a file replaced by a folder, or the reverse, is deleted and added). Folders with
@@ -367,10 +367,22 @@ def changes(odb: Source, old: bytes | None, new: bytes | None, prefix: str = "",
     (the same tree id) gained exactly those: the old version is not read (an append to a big
     store changes nearly every folder, and the old versions are the store). A folder naming
     an entry twice raises ``Unreadable`` (git's fsck refuses such trees too). ``clean``: see
-    ``_added_as_listed`` (kept by the caller from one commit to the next)."""
+    ``_added_as_listed`` (kept by the caller from one commit to the next).
+
+    A folder met twice in one walk, on either side, raises ``Unreadable``: no memory tree
+    holds one folder in two places (its files are named by their digests, under folders named
+    for them), and a pushed tree whose every entry names the same folder, a few levels deep,
+    would make a walk of a few kilobytes visit billions of paths. ``met``: the folders met so
+    far, new side and old side, folder id -> where (kept by the walk itself)."""
+    if met is None:
+        if old is not None and old == new:
+            return
+        met = ({}, {})
     if prefix.count("/") >= MAX_DEPTH:  # a pushed tree a thousand folders deep is not walked
         deep = "/".join(prefix.split("/")[:MAX_DEPTH])
         raise Unreadable(f"{deep}/ holds folders nested deeper than the {MAX_DEPTH} levels a memory tree may use")
+    _meet(met[0], new, prefix)
+    _meet(met[1], old, prefix)
     data = read_tree_bytes(odb, new) if new is not None else None
     names = listed.get(prefix) if data is not None and old is not None else None
     if names:
@@ -390,14 +402,14 @@ def changes(odb: Source, old: bytes | None, new: bytes | None, prefix: str = "",
         was = gone.pop(name, None)
         path = prefix + name.decode("utf-8", "surrogateescape")
         if was is not None and (was[0] == TREE_MODE) != (mode == TREE_MODE):
-            yield from _deleted(odb, path, *was)
+            yield from _deleted(odb, path, *was, met)
             was = None
         if mode == TREE_MODE:
-            yield from changes(odb, was[1] if was is not None else None, oid, path + "/", listed, clean)
+            yield from changes(odb, was[1] if was is not None else None, oid, path + "/", listed, clean, met)
         else:
             yield ("A" if was is None else "M"), path, mode, oid
     for name in sorted(gone):
-        yield from _deleted(odb, prefix + name.decode("utf-8", "surrogateescape"), *gone[name])
+        yield from _deleted(odb, prefix + name.decode("utf-8", "surrogateescape"), *gone[name], met)
 
 
 def _added_as_listed(data: bytes, new: bytes, old: bytes, prefix: str, names: list[str],
@@ -423,8 +435,21 @@ def _added_as_listed(data: bytes, new: bytes, old: bytes, prefix: str, names: li
     return [("A", prefix + name, BLOB_MODE, oid) for name, oid in taken]
 
 
-def _deleted(odb: Source, path: str, mode: bytes, oid: bytes) -> Iterator[tuple[str, str, bytes, bytes]]:
+def _deleted(odb: Source, path: str, mode: bytes, oid: bytes,
+             met: tuple[dict[bytes, str], dict[bytes, str]]) -> Iterator[tuple[str, str, bytes, bytes]]:
     if mode != TREE_MODE:
         yield "D", path, mode, oid
     else:
-        yield from changes(odb, oid, None, path + "/")
+        yield from changes(odb, oid, None, path + "/", met=met)
+
+
+def _meet(met: dict[bytes, str], tree: bytes | None, prefix: str) -> None:
+    """Note that a walk reads folder ``tree`` at ``prefix``; ``Unreadable`` when it read it before."""
+    if tree is None:
+        return
+    where = met.get(tree)
+    if where is None:
+        met[tree] = prefix
+    else:
+        raise Unreadable(f"folder {tree.hex()} is both {where or '/'} and {prefix or '/'}: "
+                         "a memory tree never holds one folder in two places")
