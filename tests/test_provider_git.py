@@ -22,6 +22,7 @@ from gitstore.capture.sessions import import_transcript
 from gitstore.cli import main
 from gitstore.conformance import _records as R
 from gitstore.conformance import batch, entries_for
+from gitstore.providers._message import MAX_SEEN
 from gitstore.providers import Stream
 from gitstore.providers.git import (
     GitProvider, RefInfo, format_message, parse_message, parse_order, payload_path, payloads_ref, record_path, records_ref,
@@ -628,6 +629,24 @@ def test_appends_name_what_they_had_seen_and_saw_follows_it(tmp_path: Path) -> N
     repo.references.create(records_ref("shared", "wlie"), lie, force=True)
     found = [str(p) for p in GitProvider(b, "wb").verify().problems]
     assert any("wlie" in p and "which it says it had seen" in p for p in found), found
+
+
+def test_an_append_names_no_more_tips_than_an_append_may_carry_and_the_next_names_the_rest(store_repo: Path) -> None:
+    """More writers' tips in sight than the ``Seen`` headers an append may carry (which every
+    clone refuses as damage): the append names as many as it may, the next one the rest. (The
+    other writers' refs all point at one commit: cheap to make, and no store verify passes.)"""
+    GitProvider(store_repo, "wother").append(batch(R.grant("other")))
+    tip = git(store_repo, "rev-parse", records_ref("shared", "wother")).strip()
+    script = "".join(f"create {records_ref('shared', f'w{i:05}')} {tip}\n" for i in range(MAX_SEEN + 1))
+    subprocess.run(["git", "update-ref", "--stdin"], input=script, text=True, cwd=store_repo, check=True)
+    provider = GitProvider(store_repo, "wme")
+    named = []
+    for name in ("first", "second", "third"):
+        provider.append(batch(R.grant(name)))
+        message = git(store_repo, "log", "-1", "--format=%B", records_ref("shared", "wme"))
+        named.append({line.split()[1] for line in message.splitlines() if line.startswith("Seen: ")})
+    assert [len(n) for n in named] == [MAX_SEEN, 2, 0]  # every writer named once: wother and w00000..
+    assert named[0] | named[1] == {"wother", *(f"w{i:05}" for i in range(MAX_SEEN + 1))}
 
 
 def test_appends_checked_on_the_way_in_are_not_checked_again(store_repo: Path) -> None:

@@ -18,6 +18,7 @@ import pytest
 
 from gitstore.context import Context
 from gitstore.providers import Batch, Entry
+from gitstore.providers._message import MAX_SEEN
 from gitstore.providers.git import GitProvider, format_message, payloads_ref, records_ref
 from gitstore.records.canonical import canonicalize
 from gitstore.sync.remote import SyncReport, sync
@@ -176,6 +177,14 @@ def deep_tree(bare: Path, held: dict[str, Any]) -> tuple[str, str]:
     return "wnested", "nested deeper than"
 
 
+def many_seen(bare: Path, held: dict[str, Any]) -> tuple[str, str]:
+    """An append naming, in one more ``Seen`` header than an append may carry, commits no clone
+    holds (200,000 of them made sync and every read 20x slower: each named commit is looked up)."""
+    seen = tuple((held["alice"], f"{i:040x}") for i in range(MAX_SEEN + 1))
+    forge(bare, "wseen", [grant_like(held["scope"])], seen=seen)
+    return "wseen", f"{MAX_SEEN + 1} Seen headers, over the {MAX_SEEN}"
+
+
 def _fanned(repo: pygit2.Repository, leaf: pygit2.Oid, width: int, depth: int) -> pygit2.Oid:
     """A tree ``depth`` levels deep whose every folder holds ``width`` entries naming one and
     the same folder below: a few hundred bytes that name ``width ** depth`` paths."""
@@ -233,7 +242,7 @@ def snapshot_dropping_payloads(bare: Path, held: dict[str, Any]) -> tuple[str, s
 
 ATTACKS: list[Callable[[Path, dict[str, Any]], tuple[str, str]]] = [
     rewound, rewritten, bad_digest, decision_without_audit, decision_with_a_review_digest_never_shown, blob_ref,
-    code_commit_ref, huge_record, nested_record, deep_tree, repeated_folders, other_scope, snapshot_removing_others,
+    code_commit_ref, huge_record, nested_record, deep_tree, repeated_folders, many_seen, other_scope, snapshot_removing_others,
     snapshot_dropping_payloads, snapshot_of_repeated_folders,
 ]
 

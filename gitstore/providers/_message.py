@@ -15,6 +15,11 @@ from typing import NamedTuple, Protocol
 from gitstore.providers._names import WRITER_PATTERN
 
 FORMAT = "1"
+# An append names each other writer's tip it saw that its earlier appends had not named: at most
+# one per records ref it read (a writer's shared and local refs, each remote's copy), for a team of
+# a few hundred writers. A pushed message of 200,000 made every clone's sync and read 20x slower
+# (each named commit is looked up); more than this is damage, refused before any is parsed.
+MAX_SEEN = 4096
 
 
 class Line(Protocol):
@@ -121,6 +126,10 @@ def _parse_head(message: str) -> tuple[int, dict[str, str], tuple[str, ...], tup
     whole, headers, block = _split(message)
     if not whole:
         raise ValueError("commit message is not a gitstore append")
+    seen_count = headers.count("\nSeen: ") + headers.startswith("Seen: ")
+    if seen_count > MAX_SEEN:
+        raise ValueError(f"{seen_count} Seen headers, over the {MAX_SEEN} an append may carry (one for each "
+                         "other writer's tip it had seen)")
     pairs = [line.split(": ", 1) for line in headers.splitlines() if ": " in line]
     fields = {key: value for key, value in pairs if key not in _REPEATED}
     removes = tuple(value for key, value in pairs if key == "Removes")

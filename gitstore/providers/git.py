@@ -68,7 +68,7 @@ from gitstore.providers._gitdirs import (LOCAL, PENDING, SCRATCH, common_dir, op
 from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
 from gitstore.providers._kindmaps import ROWS_PER_LOOKUP, folder_map, kept_rows, map_path
 from gitstore.providers._known import KnownBytes, Witness
-from gitstore.providers._message import (FORMAT, Append, Header, format_message, parse_message, parse_order,
+from gitstore.providers._message import (FORMAT, MAX_SEEN, Append, Header, format_message, parse_message, parse_order,
                                         record_lines)
 from gitstore.providers._names import (PREFIX, WRITER_PATTERN, note_path, payload_path, payloads_ref, record_path,
                                       records_ref)
@@ -518,7 +518,9 @@ class GitProvider:
                 heads.setdefault(info.writer, set()).add(str(head))
         named = self._named(ref)
         seen = sorted((w, c) for w, commits in heads.items() for c in commits if c not in named.get(w, ()))
-        return {w: sorted(c) for w, c in heads.items()}, seen
+        for w, c in seen[MAX_SEEN:]:  # more than an append may name: the next one names the rest
+            heads[w].discard(c)
+        return {w: sorted(c) for w, c in heads.items() if c}, seen[:MAX_SEEN]
 
     def _named(self, ref: str) -> dict[str, list[str]]:
         """The tips this writer's appends to ``ref`` named, by writer (none when unknown: then
