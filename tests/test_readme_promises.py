@@ -16,8 +16,10 @@ def test_without_the_third_party_material_its_tests_skip_for_that_one_reason_and
     absent = tmp_path / "absent"
     env = {**os.environ, "GITSTORE_TESTDATA": str(absent)}
     # a file that asks for the material as tests are collected (shared_params) and as they run (shared)
+    # its own --basetemp: a run given none makes the next numbered folder under the user's and
+    # removes all but the last three of them, which may be another run's gigabytes (a minute here)
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
-                           "tests/test_reviews.py"],
+                           "--basetemp", str(tmp_path / "inner"), "tests/test_reviews.py"],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:]
     reasons = {line.split(": ", 1)[1] for line in done.stdout.splitlines() if line.startswith("SKIPPED")}
