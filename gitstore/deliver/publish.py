@@ -67,6 +67,22 @@ class Line:
         return f"- {self.text} [{', '.join(self.ids)}]"
 
 
+NONE_IN_FORCE = "- (no accepted learning is in force)"
+LEFT_OUT = "- ({count} more left out to stay within the reader's limit: {ids})"
+_RENDERED = re.compile(r"- (?P<text>.+) \[(?P<ids>lrn_[0-9a-f]{32}(?:, lrn_[0-9a-f]{32})*)\]")
+_LEFT_OUT = re.compile(re.escape(LEFT_OUT).replace(r"\{count\}", r"\d+").replace(r"\{ids\}", r"[^()]*"))
+
+
+def section_line(line: str) -> tuple[str, tuple[str, ...]] | None:
+    """What a line of the section says, read back: (text, learning ids) for a learning's line
+    (``Line.render``), ("", ()) for one that carries no learning's text (the header, the line
+    saying none is in force or what was left out); None for a line publish never writes."""
+    if line in HEADER or line == NONE_IN_FORCE or _LEFT_OUT.fullmatch(line):
+        return "", ()
+    matched = _RENDERED.fullmatch(line)
+    return (matched.group("text"), tuple(matched.group("ids").split(", "))) if matched else None
+
+
 @dataclass
 class Target:
     """One file the publish may write."""
@@ -213,10 +229,9 @@ def named(ids: list[str]) -> str:
 def _body(lines: list[Line], left_out: list[Line]) -> str:
     rows = [*HEADER, *(line.render() for line in lines)]
     if not lines and not left_out:
-        rows.append("- (no accepted learning is in force)")
+        rows.append(NONE_IN_FORCE)
     if left_out:
-        ids = named([i for line in left_out for i in line.ids])
-        rows.append(f"- ({len(left_out)} more left out to stay within the reader's limit: {ids})")
+        rows.append(LEFT_OUT.format(count=len(left_out), ids=named([i for line in left_out for i in line.ids])))
     return "\n".join(rows) + "\n"
 
 

@@ -86,11 +86,7 @@ _IMITATED = (("gitstorelearnings", "a marker of the section `gitstore publish` w
              ("learningsfromreviewgitstore", "the header of the section `gitstore publish` writes"),
              ("acceptedbythepeoplewhoreviewthisrepository", "the claim that heads the section `gitstore publish` "
                                                             "writes"))  # a team's own "Learnings from review" is its own
-_LEARNING_ID = re.compile(r"lrn[0-9a-f]{32}")
-_LINE = re.compile(r"^- (?P<text>.+) \[(?P<ids>lrn_[0-9a-f]{32}(?:, lrn_[0-9a-f]{32})*)\]$")
-_CARRY_NO_TEXT = re.compile(r"^(?:- \(no accepted learning is in force\)"
-                            r"|- \(\d+ more left out to stay within the reader's limit: [^()]*\))$")
-_HEADER = frozenset(publish.HEADER)
+_LEARNING_ID = re.compile(r"lrn[0-9a-f]{32}")  # as ``_imitated`` reads a line: without its underscore
 
 
 def published_problems(change: Change, memory_of: Callable[[], Memory]) -> list[Finding]:
@@ -109,17 +105,19 @@ def published_problems(change: Change, memory_of: Callable[[], Memory]) -> list[
         earlier = [before for before in (p.read(path) for p in parents if p is not None) if before]
         if path == clindex.PATH:
             try:
-                entries = _entries(clindex.load(data))
+                ours, others = _entries(data)
             except clindex.Blocked as exc:
                 found.append(Finding(path, 1, f"{exc}: agents read it as it is, past what the gate can judge; "
                                               f"{_who(change)}, and only `gitstore publish` writes what is "
                                               "published (it refuses such an index)"))
                 continue
-            added += [(path, 1, entry) for entry in _new(entries, [_entries_or_none(b) for b in earlier])]
+            before = [_entries_or_none(b) for b in earlier]
+            added += [(path, 1, entry) for entry in _new(ours, [mine for mine, _ in before])]
             found += [Finding(path, 1, f"an entry that is not gitstore's (it names no `learning`) still names "
                                        f"{imitated} ({entry[:80]}); agents take it for gitstore's; {_who(change)}, "
                                        "and only `gitstore publish` writes what is published")
-                      for entry, imitated in _foreign(data, earlier)]
+                      for entry in _new(others, [theirs for _, theirs in before])
+                      for imitated in [_imitated(entry)] if imitated]
             continue
         try:
             lines, span = _section_lines(data, path) if path in SECTIONS else ([], range(0))
@@ -128,12 +126,7 @@ def published_problems(change: Change, memory_of: Callable[[], Memory]) -> list[
             continue
         found += _imitations(change, path, data, span, earlier)
         kept = [[text for _, text in _section_lines_or_none(before, path)] for before in earlier]
-        fresh = _new([text for _, text in lines], kept)
-        numbers = Counter(fresh)
-        for number, text in lines:
-            if numbers[text]:
-                numbers[text] -= 1
-                added.append((path, number, text))
+        added += [(path, number, text) for number, text in _added(lines, kept)]
     if not added:
         return found
     memory = memory_of()
@@ -158,12 +151,8 @@ def _imitations(change: Change, path: str, data: bytes, span: range, earlier: li
     lines = data.decode("utf-8", "replace").split("\n")
     outside = [(n, line) for n, line in enumerate(lines, start=1) if n not in span]
     kept = [before.decode("utf-8", "replace").split("\n") for before in earlier]
-    numbers = Counter(_new([line for _, line in outside], kept))
     found = []
-    for number, line in outside:
-        if not numbers[line]:
-            continue
-        numbers[line] -= 1
+    for number, line in _added(outside, kept):
         imitated = _imitated(line)
         if imitated:
             where = "outside the section publish writes" if path in SECTIONS else "in a file publish never writes"
@@ -205,6 +194,17 @@ def _new(now: list[str], before: list[list[str]]) -> list[str]:
     return fresh
 
 
+def _added(numbered: list[tuple[int, str]], before: list[list[str]]) -> list[tuple[int, str]]:
+    """The lines of ``numbered`` (line number, text) that are new (``_new``), with their numbers."""
+    numbers = Counter(_new([text for _, text in numbered], before))
+    added = []
+    for number, text in numbered:
+        if numbers[text]:
+            numbers[text] -= 1
+            added.append((number, text))
+    return added
+
+
 def _section_lines(data: bytes, path: str) -> tuple[list[tuple[int, str]], range]:
     """The lines of the file's managed section that carry something (line number, text), and
     the lines the section spans, its markers included (empty when it has none)."""
@@ -214,8 +214,7 @@ def _section_lines(data: bytes, path: str) -> tuple[list[tuple[int, str]], range
         return [], range(0)
     first = parts.before.count("\n") + 2  # the begin marker's line, then the body
     span = range(first - 1, first + parts.body.count("\n") + 1)
-    return [(first + n, line.rstrip("\r")) for n, line in enumerate(parts.body.split("\n"))
-            if line.strip() and line.rstrip("\r") not in _HEADER], span
+    return [(first + n, line.rstrip("\r")) for n, line in enumerate(parts.body.split("\n")) if line.strip()], span
 
 
 def _section_lines_or_none(data: bytes, path: str) -> list[tuple[int, str]]:
@@ -225,41 +224,29 @@ def _section_lines_or_none(data: bytes, path: str) -> list[tuple[int, str]]:
         return []
 
 
-def _entries(index: dict[str, Any]) -> list[str]:
-    """gitstore's entries of the continual-learning index (those naming a learning), as
-    canonical JSON."""
-    return [json.dumps(e, ensure_ascii=False, sort_keys=True) for e in index["entries"] if "learning" in e]
+def _entries(data: bytes) -> tuple[list[str], list[str]]:
+    """The continual-learning index's entries as canonical JSON: gitstore's (those naming a
+    ``learning``), and another tool's. Raises ``clindex.Blocked`` for an index publish refuses."""
+    ours: list[str] = []
+    others: list[str] = []
+    for entry in clindex.load(data)["entries"]:
+        (ours if "learning" in entry else others).append(json.dumps(entry, ensure_ascii=False, sort_keys=True))
+    return ours, others
 
 
-def _foreign(data: bytes, earlier: list[bytes]) -> list[tuple[str, str]]:
-    """The entries of another tool (naming no ``learning``) added to the index that imitate
-    gitstore's all the same, each with what it imitates."""
-    def others(raw: bytes) -> list[str]:
-        try:
-            entries = clindex.load(raw)["entries"]
-        except clindex.Blocked:
-            return []
-        return [json.dumps(e, ensure_ascii=False, sort_keys=True) for e in entries if "learning" not in e]
-
-    fresh = _new(others(data), [others(before) for before in earlier])
-    return [(entry, what) for entry in fresh for what in [_imitated(entry)] if what]
-
-
-def _entries_or_none(data: bytes) -> list[str]:
+def _entries_or_none(data: bytes) -> tuple[list[str], list[str]]:
     try:
-        return _entries(clindex.load(data))
+        return _entries(data)
     except clindex.Blocked:
-        return []
+        return [], []
 
 
 def _judge_line(line: str, memory: Memory) -> str | None:
-    if _CARRY_NO_TEXT.match(line):
-        return None
-    matched = _LINE.match(line)
-    if matched is None:
+    said = publish.section_line(line)
+    if said is None:
         return f"{line[:80]!r} is not a line `gitstore publish` writes in its section"
-    text = matched.group("text")
-    for learning in matched.group("ids").split(", "):
+    text, learnings = said
+    for learning in learnings:
         problem = _judge_text(learning, text, memory)
         if problem:
             return problem
