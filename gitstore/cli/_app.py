@@ -34,6 +34,7 @@ from typer.core import TyperArgument, TyperOption  # noqa: E402
 from typer.main import get_command  # noqa: E402
 
 from gitstore.cli import COMMANDS, PROG, SUMMARY  # noqa: E402
+from gitstore.cli._values import path  # noqa: E402
 
 _TYPE_NAMES = {str: "TEXT", int: "INTEGER", Path: "PATH", float: "NUMBER"}
 HELP = ["-h", "--help"]
@@ -66,8 +67,8 @@ class _PlainValues(RuntimeParam):
     def _one(kind: Any, value: Any, param: Any, ctx: Any) -> Any:
         if isinstance(value, kind):
             return value
-        if kind is Path and value == "":  # Path("") is the current folder: an empty name names no file
-            raise BadParameter("'' names no file", ctx=ctx, param=param)
+        if kind is Path and (empty := path(value)):  # Path("") would be the current folder
+            raise BadParameter(empty, ctx=ctx, param=param)
         try:
             return kind(value)
         except (TypeError, ValueError):

@@ -133,9 +133,9 @@ def render_target(snapshot: Snapshot, packet: dict[str, Any], learning: dict[str
     ``Refused`` when the route would not land on that target from ``snapshot``."""
     citations = [blocks.Citation(c["kind"], c["ref"]) for c in packet["citations"]]
     if packet["route"] == "skill":
-        folder = dirname(packet["target"])
-        if snapshot.exists(folder + "/"):  # promote writes a skill only where none lives
-            raise Refused(f"a skill already lives in {folder}/ at {snapshot.id[:12]}")
+        taken = _skill_folder_taken(snapshot, packet["target"])
+        if taken:
+            raise Refused(taken)
         return skill.render(learning, citations, sorted(rubric.contexts(learning)))
     if packet["route"] != "direct-edit":
         return None
@@ -165,8 +165,9 @@ def _skill(result: Plan, snapshot: Snapshot, citations: list[blocks.Citation]) -
     learning = result.learning
     path = skill.path_for(learning)
     folder = dirname(path)
-    if snapshot.exists(folder + "/"):
-        raise verify.Stopped(learning, "skill-spec", f"a skill already lives in {folder}/ at {snapshot.id[:12]}")
+    taken = _skill_folder_taken(snapshot, path)
+    if taken:
+        raise verify.Stopped(learning, "skill-spec", taken)
     text = skill.render(learning, citations, sorted(rubric.contexts(learning)))
     problems = check_skill(basename(folder), text)
     if problems:
@@ -174,6 +175,13 @@ def _skill(result: Plan, snapshot: Snapshot, citations: list[blocks.Citation]) -
         raise verify.Stopped(learning, "skill-spec", f"{path}:{line}: {problem}")
     result.files[path] = text
     return path, [text]
+
+
+def _skill_folder_taken(snapshot: Snapshot, path: str) -> str | None:
+    """Why a skill may not be written at ``path`` on ``snapshot`` (promote writes one only
+    where none lives), or None."""
+    folder = dirname(path)
+    return f"a skill already lives in {folder}/ at {snapshot.id[:12]}" if snapshot.exists(folder + "/") else None
 
 
 def _overlay(result: Plan, snapshot: Snapshot, at: str) -> tuple[str, list[str]]:

@@ -60,6 +60,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import cache
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -146,7 +147,7 @@ class Memory(Learnings):
         from gitstore.promote.packet import plan
 
         assert self.view is not None and self.root is not None
-        base = _snapshot(self.root, packet["base"])()
+        base = on if on is not None and on.id == packet["base"] else _snapshot(self.root, packet["base"])()
         if base is None or base.id != packet["base"]:
             return f"its base {packet['base'][:12]} is not a commit of this clone (fetch the history it was made on)"
         if on is not None and on.id != base.id and not on.repo.descendant_of(on.commit.id, base.commit.id):
@@ -419,6 +420,9 @@ def _reader(root: Path, revision: str, keep_index: bool = False) -> Callable[[st
 
 
 def _snapshot(root: Path, revision: str) -> Callable[[], Snapshot | None]:
+    """The commit ``revision`` as a snapshot, read once however often it is asked for (the
+    packet's plan, the exact file, the blocks and the published lines all read the parent)."""
+    @cache
     def snapshot() -> Snapshot | None:
         import pygit2
 
