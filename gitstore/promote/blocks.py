@@ -139,16 +139,19 @@ def _outside_code(lines: list[str]) -> list[int]:
 
 
 def find(text: str) -> list[Block]:
-    """Every promoted block in a text, in order (none inside fenced code)."""
+    """Every promoted block in a text, in order, wherever its marker sits: inside fenced code
+    too, and after a fence that never closes. Agents read the file as it is, not as it renders,
+    so a fence hides nothing from them; an example of the block writes placeholders
+    (``lrn_<id>``), which are no marker."""
     if MARKER_START not in text:
         return []
     lines = text.split("\n")
     blocks = []
-    for index in _outside_code(lines):
-        line = lines[index]
-        match = MARKER.match(line.rstrip("\r"))
-        if match:
-            blocks.append(_block(lines, index, match.group(1), match.group(2)))
+    for index, line in enumerate(lines):
+        if line.startswith(MARKER_START):
+            match = MARKER.match(line.rstrip("\r"))
+            if match:
+                blocks.append(_block(lines, index, match.group(1), match.group(2)))
     return blocks
 
 
@@ -167,9 +170,32 @@ def _block(lines: list[str], index: int, learning: str, digest: str) -> Block:
 
 
 def markers_without_shape(text: str) -> list[int]:
-    """Lines (1-based) that start like a marker but do not follow its form (outside code)."""
-    if MARKER_START not in text:
+    """Lines (1-based) that start like a marker but do not follow its form (outside code), and
+    lines anywhere, fenced code included, that hold a full marker (``holds_marker``) yet are not
+    one as promote writes it (indented, inside other text, spaced or spelled otherwise)."""
+    if MARKER_START not in text and not _FULL_HINT.search(text):
         return []
     lines = text.split("\n")
-    return [n + 1 for n in _outside_code(lines)
-            if lines[n].lstrip().startswith(MARKER_START) and not MARKER.match(lines[n].rstrip("\r"))]
+    outside = set(_outside_code(lines))
+    return [n + 1 for n, line in enumerate(lines)
+            if not MARKER.match(line.rstrip("\r"))
+            and ((n in outside and line.lstrip().startswith(MARKER_START)) or holds_marker(line))]
+
+
+_FULL_HINT = re.compile(r"[0-9a-fA-F]{32}")  # what a full marker holds, however it is spelled: its id
+_FULL = re.compile(r"gitstorepromotedlrn[0-9a-f]{32}sha256[0-9a-f]{64}")
+
+
+def holds_marker(line: str) -> bool:
+    """Whether ``line`` holds a full marker (a real-looking learning id and digest), read as a
+    reader would: hidden characters dropped, compatibility forms and look-alike letters made
+    plain, case, spaces and punctuation ignored. A documentation example with placeholders
+    (``lrn_<id> sha256:<digest>``) holds none."""
+    if not _FULL_HINT.search(line):
+        return False
+    import unicodedata
+
+    from gitstore.safety.hidden import latin_skeleton, visible
+
+    plain = re.sub(r"[\W_]+", "", latin_skeleton(unicodedata.normalize("NFKC", visible(line))).casefold())
+    return bool(_FULL.search(plain))
