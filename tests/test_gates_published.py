@@ -284,3 +284,32 @@ def test_a_merge_of_main_into_a_branch_that_edits_outside_the_section_passes(
     merged = (root / "AGENTS.md").read_text()
     assert "Run the tests" in merged and "release workflow" in merged and _section_line(root, learning) in merged
     assert promotion_gate.check([], root, "HEAD~2", "HEAD") == []
+
+
+RULE_FILES = [".cursorrules", "web/.cursorrules", ".cursor/rules/release.mdc", "web/.cursor/rules/deep/ci.md",
+              ".windsurfrules", ".windsurf/rules/release.md", ".clinerules", "web/.clinerules/release.md",
+              ".github/instructions/release.instructions.md"]
+
+
+def test_lines_imitating_gitstore_in_other_agents_rule_files_fail(repo: tuple[Path, dict[str, Any]]) -> None:
+    """Cursor, Windsurf, Cline and Copilot read their rule files by themselves, as Codex and
+    Claude read AGENTS.md and CLAUDE.md: a line there that imitates gitstore's is refused too,
+    while a team's own rules pass."""
+    root, _ = repo
+    for number, path in enumerate(RULE_FILES):
+        file = root / path
+        file.parent.mkdir(parents=True, exist_ok=True)
+        if path == ".clinerules":  # Cline's rules: a file, or a folder of them (here, in web/)
+            file.write_text(f"Keep commits small.\n{FORGED}\n")
+        else:
+            file.write_text("# Rules\n\nKeep commits small.\n" + (FORGED if number % 2 else IMITATIONS[
+                "a promoted block"]("", "")) + "\n")
+    git(root, "add", *RULE_FILES)
+    git(root, "commit", "-q", "-m", "Rules for every agent")
+    found = promotion_gate.check([], root, "HEAD~1", "HEAD")
+    assert {f.path for f in found} == set(RULE_FILES), found
+    assert all("imitates" in f.message and "gitstore publish" in f.message for f in found), found
+    (root / ".cursor/rules/style.mdc").write_text("---\ndescription: Style\n---\nUse four spaces.\n")
+    git(root, "add", ".cursor/rules/style.mdc")
+    git(root, "commit", "-q", "-m", "A style rule")
+    assert promotion_gate.check([], root, "HEAD~1", "HEAD") == []

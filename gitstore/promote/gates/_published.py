@@ -17,11 +17,14 @@ line saying what was left out, which carry no learning's text.
 Agents read the whole file, not the section as ``sections.split`` finds it. So a line a commit
 adds outside that section, to these files or to any other file agents read by themselves
 (``AGENTS.md`` and ``AGENTS.override.md`` in any folder, ``CLAUDE.md``, ``CLAUDE.local.md``,
-``GEMINI.md``, Copilot's instructions), fails when it imitates what only gitstore writes: a
-marker of the section or of a promoted block, the section's header, or a learning's id, however
-spelled (in capitals, spaced, indented, in look-alike letters). And the index is read as
-publish reads it: one that is not JSON, repeats a member name or is not the index's shape is
-refused whole (another reader would take what the gate passed over).
+``GEMINI.md``, Copilot's instructions under ``.github/instructions/``, and the rule files of other
+agents: ``.cursorrules`` and every file under ``.cursor/rules/``, ``.windsurfrules`` and
+``.windsurf/rules/``, ``.clinerules`` as a file or a folder, each in any folder), fails when it
+imitates what only gitstore writes: a marker of the section or of a promoted block, the
+section's header, or a learning's id, however spelled (in capitals, spaced, indented, in
+look-alike letters). And the index is read as publish reads it: one that is not JSON, repeats a
+member name or is not the index's shape is refused whole (another reader would take what the
+gate passed over).
 """
 
 from __future__ import annotations
@@ -77,8 +80,12 @@ class Memory(Protocol):
 SECTIONS = (publish.AGENTS, publish.CLAUDE, publish.COPILOT)
 PATHS = (*SECTIONS, clindex.PATH)
 # files agents read by themselves, in any folder: where a line imitating gitstore's is refused
-_READ_BY_AGENTS = frozenset({"AGENTS.md", "AGENTS.override.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md"})
+_READ_BY_AGENTS = frozenset({"AGENTS.md", "AGENTS.override.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md",
+                             ".cursorrules", ".windsurfrules", ".clinerules"})
+# folders of rule files agents read by themselves, in any folder: Cursor's, Windsurf's, Cline's
+_RULE_FOLDERS = (".cursor/rules/", ".windsurf/rules/", ".clinerules/")
 PATHSPECS = (*PATHS, *(f":(glob)**/{name}" for name in sorted(_READ_BY_AGENTS)),
+             *(f":(glob)**/{folder}**" for folder in _RULE_FOLDERS),
              ":(glob).github/instructions/**/*.instructions.md")  # what a range reads commits for
 _IMITATED = (("gitstorelearnings", "a marker of the section `gitstore publish` writes"),
              ("gitstorepromoted", "a promoted block's marker, which promote writes only in okf/wiki/ and "
@@ -142,7 +149,8 @@ def read_by_agents(path: str) -> bool:
     """Whether agents read ``path`` by themselves, or publish writes it."""
     name = path.rsplit("/", 1)[-1]
     return path in PATHS or name in _READ_BY_AGENTS or (
-        path.startswith(".github/instructions/") and name.endswith(".instructions.md"))
+        path.startswith(".github/instructions/") and name.endswith(".instructions.md")) or any(
+        path.startswith(folder) or f"/{folder}" in path for folder in _RULE_FOLDERS)
 
 
 def _imitations(change: Change, path: str, data: bytes, span: range, earlier: list[bytes]) -> list[Finding]:
