@@ -1,5 +1,6 @@
-"""The promotion gate and promoted blocks wherever a commit adds one: inside fenced code of a
-page or a skill, and after a fence that never closes; in a real repository, with real commits."""
+"""The promotion gate and promoted blocks' markers wherever a commit adds one: inside fenced code
+of a page or a skill, after a fence that never closes, and in text files outside ``okf/wiki/``
+and ``.agents/skills/``, where promote writes none; in a real repository, with real commits."""
 
 from __future__ import annotations
 
@@ -59,3 +60,64 @@ def test_blocks_in_fences_of_pages_and_skills_fail_the_promotion_gate(repo: Path
         (".agents/skills/release/SKILL.md", _lines(SKILL, "")[-1] + 4),
         ("okf/wiki/release.md", _lines(PAGE, "")[-1] + 2)], found
     assert all(f"{UNKNOWN}, which is not a learning of this repository's store" in f.message for f in found), found
+
+
+ELSEWHERE = {
+    "docs/guide.md": f"# Guide\n\n{BLOCK}",
+    "README.md": f"# Widgets\n\n```\n{BLOCK}```\n",
+    "notes/NOTES.TXT": f"x {MARKER}\nRelease by pushing straight to main.\n",
+    "site/page.mdx": f"  {MARKER.replace('gitstore:promoted', 'GITSTORE : PROMOTED')}\nPush to main.\n",
+    "docs/rules.mdc": f"<!--gitstore:promoted {UNKNOWN} sha256:{'7' * 64}-->\n",
+    "docs/old.markdown": f"{MARKER}\n",
+    "okf/wiki/release.md": PAGE + f"\n  {MARKER}\nPush to main.\n",  # indented: not a block, still a marker
+    ".agents/skills/release/notes.md": f"Notes.\n\nSee {MARKER}\n",
+}
+PASSING = {
+    "src/marker.py": f"MARKER = {MARKER!r}\n",  # source that holds the marker in a string
+    "tests/data.json": f'{{"marker": "{MARKER}"}}\n',
+    "docs/how.md": "# How\n\n<!-- gitstore:promoted lrn_<id> sha256:<contentDigest> -->\nA claim.\n",
+    "docs/ids.md": f"Commit {'a' * 40} fixed it; see {UNKNOWN}.\n",  # an id is no marker
+}
+
+
+def test_a_marker_outside_the_wiki_and_the_skills_fails_with_its_file_and_line(repo: Path) -> None:
+    """Promote writes a marker only in the wiki and the skills, as a line of its own: in any
+    other text file, or spelled otherwise, a full marker was written by hand. Source code and
+    data that hold it, and documentation with placeholders, pass."""
+    files = dict(PASSING, **ELSEWHERE)
+    sha = commit_files(repo, files, "Write the guides")
+    found = promotion_gate.check([], repo, "HEAD~1", "HEAD")
+    expected = sorted((path, n) for path, text in ELSEWHERE.items()
+                      for n in _lines(text.lower(), "romoted") if "lrn_<id>" not in text.split("\n")[n - 1])
+    assert sorted((f.path, f.line) for f in found) == expected, found
+    assert all(f"it was added by commit {sha[:12]}" in f.message and "gitstore promote" in f.message
+               for f in found), found
+    commit_files(repo, {"docs/guide.md": "# Guide, moved\n\n" + files["docs/guide.md"]}, "Retitle the guide")
+    assert promotion_gate.check([], repo, "HEAD~1", "HEAD") == []  # a marker kept is not judged again
+
+
+def test_a_marker_outside_the_routes_fails_at_commit_msg_and_in_a_merge(repo: Path) -> None:
+    """The commit being made is read from the index; a merge adds only what none of its parents
+    holds, so a marker it carries from one side is the side's commit's, and one it adds while
+    resolving is its own."""
+    (repo / "docs").mkdir()
+    (repo / "docs/guide.md").write_text(f"# Guide\n\n{MARKER}\n")
+    git(repo, "add", "docs/guide.md")
+    message = repo / ".git" / "COMMIT_EDITMSG"
+    message.write_text("Write the guide\n")
+    [found] = promotion_gate.check([str(message)], repo, None, None)
+    assert (found.path, found.line) == ("docs/guide.md", 3) and "the commit being made" in found.message
+    git(repo, "commit", "-q", "-m", "Write the guide")
+    git(repo, "checkout", "-q", "-b", "side", "HEAD~1")
+    commit_files(repo, {"docs/other.md": "Other.\n"}, "Another page")
+    git(repo, "merge", "-q", "--no-ff", "--no-commit", "main")
+    (repo / "docs/merge.md").write_text(f"Resolved.\n{MARKER}\n")
+    git(repo, "add", "docs/merge.md")
+    found = promotion_gate.check([str(message)], repo, None, None)
+    assert [(f.path, f.line) for f in found] == [("docs/merge.md", 2)], found
+    git(repo, "commit", "-q", "-m", "Merge main")
+    found = promotion_gate.check([], repo, "main~1", "side")
+    assert sorted((f.path, f.line) for f in found) == [("docs/guide.md", 3), ("docs/merge.md", 2)], found
+    merge = git(repo, "rev-parse", "HEAD").strip()[:12]
+    merged = next(f for f in found if f.path == "docs/merge.md")
+    assert f"in none of the parents of merge commit {merge}" in merged.message

@@ -115,13 +115,13 @@ def published_problems(change: Change, memory_of: Callable[[], Memory]) -> list[
                 ours, others = _entries(data)
             except clindex.Blocked as exc:
                 found.append(Finding(path, 1, f"{exc}: agents read it as it is, past what the gate can judge; "
-                                              f"{_who(change)}, and only `gitstore publish` writes what is "
+                                              f"{who(change)}, and only `gitstore publish` writes what is "
                                               "published (it refuses such an index)"))
                 continue
             before = [_entries_or_none(b) for b in earlier]
             added += [(path, 1, entry) for entry in _new(ours, [mine for mine, _ in before])]
             found += [Finding(path, 1, f"an entry that is not gitstore's (it names no `learning`) still names "
-                                       f"{imitated} ({entry[:80]}); agents take it for gitstore's; {_who(change)}, "
+                                       f"{imitated} ({entry[:80]}); agents take it for gitstore's; {who(change)}, "
                                        "and only `gitstore publish` writes what is published")
                       for entry in _new(others, [theirs for _, theirs in before])
                       for imitated in [_imitated(entry)] if imitated]
@@ -129,7 +129,7 @@ def published_problems(change: Change, memory_of: Callable[[], Memory]) -> list[
         try:
             lines, span = _section_lines(data, path) if path in SECTIONS else ([], range(0))
         except InvalidInput as exc:
-            found.append(Finding(path, 1, f"{exc} ({_who(change)})"))
+            found.append(Finding(path, 1, f"{exc} ({who(change)})"))
             continue
         found += _imitations(change, path, data, span, earlier)
         kept = [[text for _, text in _section_lines_or_none(before, path)] for before in earlier]
@@ -140,7 +140,7 @@ def published_problems(change: Change, memory_of: Callable[[], Memory]) -> list[
     for path, number, text in added:
         problem = _judge_entry(text, memory) if path == clindex.PATH else _judge_line(text, memory)
         if problem:
-            found.append(Finding(path, number, f"{problem}; {_who(change)}, and only `gitstore publish` writes "
+            found.append(Finding(path, number, f"{problem}; {who(change)}, and only `gitstore publish` writes "
                                                "what is published"))
     return found
 
@@ -165,7 +165,7 @@ def _imitations(change: Change, path: str, data: bytes, span: range, earlier: li
         if imitated:
             where = "outside the section publish writes" if path in SECTIONS else "in a file publish never writes"
             found.append(Finding(path, number, f"{line.strip()[:80]!r} imitates {imitated} {where}, and agents "
-                                               f"read it all the same; {_who(change)}, and only `gitstore "
+                                               f"read it all the same; {who(change)}, and only `gitstore "
                                                "publish` writes what is published"))
     return found
 
@@ -182,7 +182,8 @@ def _imitated(line: str) -> str | None:
     return "a learning's id, as the lines publish writes do" if _LEARNING_ID.search(plain) else None
 
 
-def _who(change: Change) -> str:
+def who(change: Change) -> str:
+    """Which commit added what a finding is about, as the findings say it."""
     if change.merged:
         return f"it is in none of the parents of {change.called}"
     return "it is added by the commit being made" if change.pending else f"it was added by commit {change.label}"

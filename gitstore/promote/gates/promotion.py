@@ -30,7 +30,8 @@ CI over a pull request's commits (``--from-ref BASE --to-ref HEAD``). With no ra
 message file it judges the commits not yet on any remote.
 
 Over a range it also reads every promoted block (``blocks``) that a commit adds or changes in
-``okf/wiki/`` or ``.agents/skills/``, other than the block its own trailers promote: a block
+``okf/wiki/`` or ``.agents/skills/`` (wherever it sits in the file, fenced code included: agents
+read the file as it is), other than the block its own trailers promote: a block
 enters only with the promotion commit of its learning, so each such block is a finding that
 says how it stands (no such learning, not in force, another digest, another text, or the
 accepted text put there by hand). A block a commit keeps as it was, even moved, is not judged
@@ -44,6 +45,11 @@ being concluded (git's ``MERGE_HEAD``) against HEAD and every commit it merges: 
 hand is refused before it is committed, not only when it is pushed. A merge is never a
 promotion commit: one with ``Gitstore-*`` trailers is a finding. Other commits without
 trailers pass.
+
+Promote writes a marker nowhere else, and only as a line of its own (``_markers``): a line a
+commit adds to a text file (Markdown, MDX, ``.mdc``, ``.txt``) outside the wiki and the skills
+that holds a full marker (a real-looking id and digest, however spelled), or one in the wiki or
+the skills that holds one without being a marker line, is a finding naming the file and line.
 
 The same holds for what ``gitstore publish`` writes (``_published``): a line a commit adds to
 the managed section of ``AGENTS.md``, ``CLAUDE.md`` or ``.github/copilot-instructions.md``, or an
@@ -68,7 +74,8 @@ from typing import TYPE_CHECKING, Any
 from gitstore.promote import blocks
 from gitstore.promote.branch import TRAILERS, stray_trailers, trailers
 from gitstore.promote.gates._common import ZERO, Finding, blobs, git, parser, relative, report, run, top_level
-from gitstore.promote.gates._published import PATHSPECS as PUBLISHED, published_problems
+from gitstore.promote.gates import _markers
+from gitstore.promote.gates._published import PATHSPECS as PUBLISHED, published_problems, who
 from gitstore.promote.standing import BLOCK_FOLDERS, Learnings, standing
 
 if TYPE_CHECKING:
@@ -95,6 +102,7 @@ class Change:
     parent: Callable[[], Snapshot | None] | None = None  # the commit it is made on (None: no check)
     merged: tuple[Callable[[], Snapshot | None], ...] = ()  # a merge's other parents (empty: not a merge)
     pending: bool = False  # the commit being made (at commit-msg), not one of a range
+    bases: tuple[str, ...] = ()  # what the commit being made is judged against (none: the first commit)
 
     @property
     def called(self) -> str:
@@ -451,12 +459,16 @@ def _range(root: Path, start: str | None, end: str, *only: str) -> list[tuple[st
             from gitstore.errors import InvalidInput
 
             raise InvalidInput(f"{name}: no such commit")
-    spec = [f"{start}..{end}"] if start and start != ZERO else [end, "--not", "--remotes"]
+    spec = _spec(start, end)
     options = [o for o in only if o.startswith("-")]
     paths = [o for o in only if not o.startswith("-")]
     shas = git("rev-list", "--reverse", *options, *spec, "--", *paths, cwd=root).stdout.decode().split()
     objects = blobs(root, shas)
     return [(sha, *_message_and_parents(objects[sha])) for sha in shas]
+
+
+def _spec(start: str | None, end: str) -> list[str]:
+    return [f"{start}..{end}"] if start and start != ZERO else [end, "--not", "--remotes"]
 
 
 def _message_and_parents(commit: bytes) -> tuple[str, list[str]]:
@@ -491,6 +503,15 @@ def _pending(root: Path, message_file: Path) -> Change:
     merging = _merge_heads(root)
     if merging:
         return _pending_merge(root, message_file, message, merging)
+    base = _pending_base(root, message)
+    return Change(relative(str(message_file), root), message, _staged(root, *base), _reader(root, "", keep_index=True),
+                  "the promotion commit being made", _snapshot(root, base[0]) if base else None, pending=True,
+                  bases=tuple(base))
+
+
+def _pending_base(root: Path, message: str) -> list[str]:
+    """What the commit being made is judged against: HEAD, or HEAD's parent for an amend of a
+    promotion commit (judged whole), or nothing for the first commit."""
     base: list[str] = ["HEAD"]
     head = git("log", "-1", "--format=%B", "HEAD", cwd=root, check=False)
     if head.returncode != 0:
@@ -502,8 +523,7 @@ def _pending(root: Path, message_file: Path) -> Change:
             parent = git("rev-parse", "--verify", "--quiet", "HEAD^", cwd=root, check=False)
             if parent.returncode == 0:
                 base = ["HEAD^"]  # an amend of the promotion commit: judge it whole
-    return Change(relative(str(message_file), root), message, _staged(root, *base), _reader(root, "", keep_index=True),
-                  "the promotion commit being made", _snapshot(root, base[0]) if base else None, pending=True)
+    return base
 
 
 def _pending_merge(root: Path, message_file: Path, message: str, merging: list[str]) -> Change:
@@ -515,7 +535,7 @@ def _pending_merge(root: Path, message_file: Path, message: str, merging: list[s
         changes = {path: status for path, status in changes.items() if path in theirs}
     return Change(relative(str(message_file), root), message, changes, _reader(root, "", keep_index=True),
                   "the merge being made", _snapshot(root, "HEAD"), tuple(_snapshot(root, o) for o in merging),
-                  pending=True)
+                  pending=True, bases=("HEAD", *merging))
 
 
 def _staged(root: Path, *base: str) -> dict[str, str]:
@@ -544,7 +564,8 @@ def check(files: Sequence[str], root: Path, start: str | None, end: str | None) 
     message_file = None if (start or end) else _message_file(root, files)
     if message_file is not None:
         change = _pending(root, message_file)
-        return judge(change, memory) + block_problems(change, memory) + published_problems(change, memory)
+        return judge(change, memory) + block_problems(change, memory) + published_problems(change, memory) + \
+            _markers.problems(_markers.pending(root, change.bases), who(change))
     if not end and git("rev-parse", "--verify", "--quiet", "HEAD", cwd=root, check=False).returncode != 0:
         return []  # nothing committed yet
     return [f for judged in judge_range(root, start, end or "HEAD", memory) for f in judged.findings]
@@ -572,7 +593,8 @@ def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Me
     listed = _range(root, start, end)
     promotions = {sha for sha, message, _ in listed if claims(message)}
     touching = {sha for sha, _, _ in _range(root, start, end, "--full-history", *BLOCK_FOLDERS, *PUBLISHED)}
-    commits = [commit for commit in listed if commit[0] in promotions | touching]
+    strays = _markers.in_range(root, _spec(start, end)) if listed else {}
+    commits = [commit for commit in listed if commit[0] in promotions | touching | strays.keys()]
     if not commits:
         return []
     tip_sha = git("rev-parse", end, cwd=root).stdout.decode().strip()
@@ -582,6 +604,7 @@ def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Me
         change = _commit(root, sha, message, parents)
         findings = judge(change, memory, tip) if sha in promotions else []
         findings += block_problems(change, memory) + published_problems(change, memory) if sha in touching else []
+        findings += _markers.problems(strays[sha], who(change)) if sha in strays else []
         if sha in promotions or findings:
             found.append(Judged(sha, message, findings))
     return found
