@@ -4,8 +4,9 @@
 - ``records``   (``gitstore-records``): verify the memory refs (pre-push);
 - ``promotion`` (``gitstore-promotion``): a commit with ``Gitstore-*`` trailers is exactly what
   promote plans and writes for an accepted, active learning, and no other commit adds a promoted
-  block or a line of what ``gitstore publish`` writes (commit-msg, pre-push, and CI over a pull
-  request's commits);
+  block (fenced code included), a promoted block's marker outside ``okf/wiki/`` and
+  ``.agents/skills/``, or a line of what ``gitstore publish`` writes or imitating it in a file
+  agents read (commit-msg, pre-push, and CI over a pull request's commits);
 - ``wiki``      (``gitstore-okf``): the OKF wiki rules and gitstore's rules for promoted claims,
   the tooling overlay and the pages no one edits by hand;
 - ``skills``    (``gitstore-skills``): the Agent Skills rules on ``SKILL.md`` files;

@@ -8,8 +8,11 @@ For each page of the wiki (``okf/wiki/`` unless ``--root`` says otherwise) passe
   such links too, so that no page is read, or skipped, through one;
 - every relative link and path-valued source resolves inside the repository, and every
   ``#fragment`` names a heading;
-- every promoted claim (``gitstore.promote.blocks``) carries a ``Cited:`` line whose citations a
-  reader can follow, and every marker is well formed;
+- every promoted claim (``gitstore.promote.blocks``), wherever it sits (fenced code included:
+  agents read the page as it is), carries a ``Cited:`` line whose citations a reader can follow,
+  and every marker is well formed: a line holding a full marker that is not one as promote
+  writes it (indented, inside other text) is refused even in fenced code, where an example
+  keeps placeholders (``lrn_<id>``);
 - the tooling overlay (``tooling/``): each page has exactly one outgoing link, to project
   knowledge outside the overlay; and no other page links into the overlay, which other clones
   do not have.
