@@ -71,12 +71,15 @@ ELSEWHERE = {
     "docs/old.markdown": f"{MARKER}\n",
     "okf/wiki/release.md": PAGE + f"\n  {MARKER}\nPush to main.\n",  # indented: not a block, still a marker
     ".agents/skills/release/notes.md": f"Notes.\n\nSee {MARKER}\n",
+    "docs/hidden.md": f"# Hidden from git's diff\n{MARKER}\n",  # by the attribute below
+    "docs/nul.md": f"a\0b\n{MARKER}\n",  # a NUL byte: git takes the file for binary
 }
 PASSING = {
     "src/marker.py": f"MARKER = {MARKER!r}\n",  # source that holds the marker in a string
     "tests/data.json": f'{{"marker": "{MARKER}"}}\n',
     "docs/how.md": "# How\n\n<!-- gitstore:promoted lrn_<id> sha256:<contentDigest> -->\nA claim.\n",
     "docs/ids.md": f"Commit {'a' * 40} fixed it; see {UNKNOWN}.\n",  # an id is no marker
+    ".gitattributes": "docs/hidden.md -diff\n",
 }
 
 

@@ -13,8 +13,9 @@ included). Source code that holds the marker in a string is no such file.
 
 Only added lines are read, and git finds them: one ``git log -G`` over the range (or one
 ``git diff --cached`` for the commit being made) names the commits whose changes hold a
-32-digit hexadecimal run, and prints only their changed lines. A merge adds the lines that are
-in none of its parents (git's combined diff).
+32-digit hexadecimal run, and prints only their changed lines, every file read as text (a NUL
+byte or a ``-diff`` attribute does not hide one). A merge adds the lines that are in none of
+its parents (git's combined diff).
 """
 
 from __future__ import annotations
@@ -32,8 +33,11 @@ from gitstore.promote.standing import BLOCK_FOLDERS
 EXTENSIONS = ("md", "mdx", "markdown", "mdc", "txt")
 PATHSPECS = tuple(f":(glob,icase)**/*.{ext}" for ext in EXTENSIONS)
 _HINT = "[0-9a-fA-F]{32}"  # what ``blocks.holds_marker`` needs first: an id
+# every file as text (``--text``): a NUL byte or a ``-diff`` attribute would have git print
+# "Binary files differ" for a file agents read as text all the same
 _DIFF = ("--no-color", "--no-ext-diff", "--no-textconv", "--no-relative", "--src-prefix=a/", "--dst-prefix=b/",
-         "--no-renames", "-U0")
+         "--no-renames", "--text", "-U0")
+_COMMIT = re.compile(rb"^\x01", re.MULTILINE)  # no line of a patch starts with it (each has its prefix)
 _HUNK = re.compile(r"^(@+) .*?\+(\d+)(?:,\d+)? @+")
 
 Added = tuple[str, int, str]  # (path, line, text) of a line a commit adds
@@ -42,10 +46,10 @@ Added = tuple[str, int, str]  # (path, line, text) of a line a commit adds
 def in_range(root: Path, spec: Sequence[str]) -> dict[str, list[Added]]:
     """commit -> the lines it adds to text files that may hold a full marker, for the commits
     of ``spec`` (``git rev-list`` arguments) whose changes hold one."""
-    done = git("-c", "core.quotePath=false", "log", "--format=%x00%H", "--full-history", "-p", "--cc", *_DIFF,
+    done = git("-c", "core.quotePath=false", "log", "--format=%x01%H", "--full-history", "-p", "--cc", *_DIFF,
                "-G", _HINT, *spec, "--", *PATHSPECS, cwd=root)
     found: dict[str, list[Added]] = {}
-    for chunk in done.stdout.split(b"\0")[1:]:
+    for chunk in _COMMIT.split(done.stdout)[1:]:
         sha, _, patch = chunk.partition(b"\n")
         lines = added_lines(patch)
         if lines:
