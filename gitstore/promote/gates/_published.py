@@ -19,7 +19,8 @@ adds outside that section, to these files or to any other file agents read by th
 (``AGENTS.md`` and ``AGENTS.override.md`` in any folder, ``CLAUDE.md``, ``CLAUDE.local.md``,
 ``GEMINI.md``, Copilot's instructions under ``.github/instructions/``, and the rule files of other
 agents: ``.cursorrules`` and every file under ``.cursor/rules/``, ``.windsurfrules`` and
-``.windsurf/rules/``, ``.clinerules`` as a file or a folder, each in any folder), fails when it
+``.windsurf/rules/``, ``.clinerules`` as a file or a folder, ``.roorules`` and ``.roo/rules/``,
+``.kiro/steering/``, ``.junie/``, ``.goosehints``, each in any folder), fails when it
 imitates what only gitstore writes: a marker of the section or of a promoted block, the
 section's header, or a learning's id, however spelled (in capitals, spaced, indented, in
 look-alike letters). And the index is read as publish reads it: one that is not JSON, repeats a
@@ -81,9 +82,10 @@ SECTIONS = (publish.AGENTS, publish.CLAUDE, publish.COPILOT)
 PATHS = (*SECTIONS, clindex.PATH)
 # files agents read by themselves, in any folder: where a line imitating gitstore's is refused
 _READ_BY_AGENTS = frozenset({"AGENTS.md", "AGENTS.override.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md",
-                             ".cursorrules", ".windsurfrules", ".clinerules"})
-# folders of rule files agents read by themselves, in any folder: Cursor's, Windsurf's, Cline's
-_RULE_FOLDERS = (".cursor/rules/", ".windsurf/rules/", ".clinerules/")
+                             ".cursorrules", ".windsurfrules", ".clinerules", ".roorules", ".goosehints"})
+# folders of rule files agents read by themselves, in any folder: Cursor's, Windsurf's, Cline's,
+# Roo Code's, Kiro's steering files, Junie's guidelines
+_RULE_FOLDERS = (".cursor/rules/", ".windsurf/rules/", ".clinerules/", ".roo/rules/", ".kiro/steering/", ".junie/")
 PATHSPECS = (*PATHS, *(f":(glob)**/{name}" for name in sorted(_READ_BY_AGENTS)),
              *(f":(glob)**/{folder}**" for folder in _RULE_FOLDERS),
              ":(glob).github/instructions/**/*.instructions.md")  # what a range reads commits for
