@@ -314,3 +314,30 @@ def test_lines_imitating_gitstore_in_other_agents_rule_files_fail(repo: tuple[Pa
     git(root, "add", ".cursor/rules/style.mdc")
     git(root, "commit", "-q", "-m", "A style rule")
     assert promotion_gate.check([], root, "HEAD~1", "HEAD") == []
+
+
+def test_a_file_agents_read_that_links_elsewhere_fails(repo: tuple[Path, dict[str, Any]]) -> None:
+    """Agents read through a symbolic link; the gate reads a link as the path it holds. So a
+    file or rule folder agents read that leads to a file the gate never reads as theirs fails,
+    and one that leads to another file agents read (CLAUDE.md -> AGENTS.md) passes."""
+    root, _ = repo
+    (root / "docs/rules").mkdir(parents=True)
+    (root / "docs/notes").write_text(f"# Notes\n\n{FORGED}\n")
+    (root / "docs/rules/release.md").write_text(f"{FORGED}\n")
+    links = {"CLAUDE.md": "AGENTS.md", "web/GEMINI.md": "../docs/notes", ".cursorrules": "/etc/motd",
+             ".cursor/rules": "../docs/rules", ".windsurf": "docs", "web/.clinerules": "../AGENTS.md"}
+    for path, target in links.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).symlink_to(target)
+    git(root, "add", "docs", *links)
+    git(root, "commit", "-q", "-m", "Point every agent at the notes")
+    found = promotion_gate.check([], root, "HEAD~1", "HEAD")
+    assert sorted((f.path, f.line) for f in found) == [
+        (".cursor/rules", 1), (".cursorrules", 1), (".windsurf", 1), ("web/GEMINI.md", 1)], found
+    assert all("symbolic link" in f.message for f in found), found
+    (root / "docs/AGENTS.md").symlink_to("notes")
+    git(root, "add", "docs/AGENTS.md")
+    message = root / ".git" / "COMMIT_EDITMSG"
+    message.write_text("Notes for agents in docs\n")
+    found = promotion_gate.check([str(message)], root, None, None)
+    assert [(f.path, f.line) for f in found] == [("docs/AGENTS.md", 1)], found

@@ -23,7 +23,10 @@ agents: ``.cursorrules`` and every file under ``.cursor/rules/``, ``.windsurfrul
 ``.kiro/steering/``, ``.junie/``, ``.goosehints``, each in any folder), fails when it
 imitates what only gitstore writes: a marker of the section or of a promoted block, the
 section's header, or a learning's id, however spelled (in capitals, spaced, indented, in
-look-alike letters). And the index is read as publish reads it: one that is not JSON, repeats a
+look-alike letters). Agents read through a symbolic link, where the gate reads the path it
+holds: such a file, or a folder they read rule files from (``.cursor/rules``, ``.github``), that
+a commit makes a link is refused unless it leads to another file agents read (``CLAUDE.md`` ->
+``AGENTS.md``). And the index is read as publish reads it: one that is not JSON, repeats a
 member name or is not the index's shape is refused whole (another reader would take what the
 gate passed over).
 """
@@ -31,6 +34,7 @@ gate passed over).
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import unicodedata
 from collections import Counter
@@ -64,6 +68,8 @@ class Change(Protocol):
     def label(self) -> str: ...
     @property
     def called(self) -> str: ...
+    @property
+    def links(self) -> Callable[[list[str]], set[str]] | None: ...
 
 
 class Memory(Protocol):
@@ -86,8 +92,12 @@ _READ_BY_AGENTS = frozenset({"AGENTS.md", "AGENTS.override.md", "CLAUDE.md", "CL
 # folders of rule files agents read by themselves, in any folder: Cursor's, Windsurf's, Cline's,
 # Roo Code's, Kiro's steering files, Junie's guidelines
 _RULE_FOLDERS = (".cursor/rules/", ".windsurf/rules/", ".clinerules/", ".roo/rules/", ".kiro/steering/", ".junie/")
+# the folders agents look in for rule files: a symbolic link there leads them anywhere
+_RULE_PLACES = frozenset({".github", ".github/instructions", *(f.rstrip("/") for f in _RULE_FOLDERS),
+                          *(f.split("/")[0] for f in _RULE_FOLDERS)})
 PATHSPECS = (*PATHS, *(f":(glob)**/{name}" for name in sorted(_READ_BY_AGENTS)),
              *(f":(glob)**/{folder}**" for folder in _RULE_FOLDERS),
+             *(f":(glob)**/{place}" for place in sorted(_RULE_PLACES)),
              ":(glob).github/instructions/**/*.instructions.md")  # what a range reads commits for
 _IMITATED = (("gitstorelearnings", "a marker of the section `gitstore publish` writes"),
              ("gitstorepromoted", "a promoted block's marker, which promote writes only in okf/wiki/ and "
@@ -102,11 +112,14 @@ def published_problems(change: Change, memory_of: Callable[[], Memory]) -> list[
     """Each line or entry of a published file that ``change`` adds and publish would not write
     now, one finding (see the module's documentation)."""
     paths = sorted(path for path, status in change.changes.items() if status != "D" and read_by_agents(path))
-    if not paths:
+    places = sorted(path for path, status in change.changes.items() if status != "D" and _rule_place(path))
+    if not paths and not places:
         return []
-    parents = [p() for p in (change.parent, *change.merged) if p is not None]
+    links = change.links([*paths, *places]) if change.links is not None else set()
+    found = [f for path in sorted(links) for f in [_link_problem(change, path)] if f is not None]
+    paths = [path for path in paths if path not in links]
+    parents = [p() for p in (change.parent, *change.merged) if p is not None] if paths else []
     added: list[tuple[str, int, str]] = []  # (path, line, what the line or entry says)
-    found: list[Finding] = []
     for path in paths:
         data = change.read(path)
         if data is None:
@@ -153,6 +166,27 @@ def read_by_agents(path: str) -> bool:
     return path in PATHS or name in _READ_BY_AGENTS or (
         path.startswith(".github/instructions/") and name.endswith(".instructions.md")) or any(
         path.startswith(folder) or f"/{folder}" in path for folder in _RULE_FOLDERS)
+
+
+def _rule_place(path: str) -> bool:
+    """Whether ``path`` is a folder agents look in for rule files (when it is a link)."""
+    return any(path == place or path.endswith(f"/{place}") for place in _RULE_PLACES)
+
+
+def _link_problem(change: Change, path: str) -> Finding | None:
+    """A symbolic link agents read through must lead to a file the gate reads as theirs (a link
+    ``CLAUDE.md`` -> ``AGENTS.md`` passes); else what it leads to is never judged."""
+    data = change.read(path) or b""
+    target = data.decode("utf-8", "replace")
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+    folder = not read_by_agents(path)  # a folder agents read rule files from (``.clinerules`` may be a file)
+    if not folder and not target.startswith("/") and not resolved.startswith("../") and resolved != ".." \
+            and read_by_agents(resolved):
+        return None
+    what = "a folder agents read rule files from" if folder else "a file agents read by themselves"
+    return Finding(path, 1, f"{what} is a symbolic link to {target[:80]!r}: agents read what it leads to as "
+                            f"their instructions, and the gate reads no line of it; {who(change)}; write the "
+                            "file itself here, or link it to another file agents read (AGENTS.md)")
 
 
 def _imitations(change: Change, path: str, data: bytes, span: range, earlier: list[bytes]) -> list[Finding]:

@@ -103,6 +103,7 @@ class Change:
     merged: tuple[Callable[[], Snapshot | None], ...] = ()  # a merge's other parents (empty: not a merge)
     pending: bool = False  # the commit being made (at commit-msg), not one of a range
     bases: tuple[str, ...] = ()  # what the commit being made is judged against (none: the first commit)
+    links: Callable[[list[str]], set[str]] | None = None  # which of some paths it holds as symbolic links
 
     @property
     def called(self) -> str:
@@ -427,6 +428,19 @@ def _reader(root: Path, revision: str, keep_index: bool = False) -> Callable[[st
     return read
 
 
+def _links(root: Path, revision: str, keep_index: bool = False) -> Callable[[list[str]], set[str]]:
+    """Which of some paths are symbolic links in ``revision`` (empty: the index being committed)."""
+    def links(paths: list[str]) -> set[str]:
+        if not paths:
+            return set()
+        listing = ("ls-tree", "-z", "--full-tree", revision, "--", *paths) if revision else \
+            ("ls-files", "-s", "-z", "--", *(f":(literal){p}" for p in paths))
+        done = git(*listing, cwd=root, keep_index=keep_index, check=False)
+        return {entry.partition(b"\t")[2].decode("utf-8", "replace") for entry in done.stdout.split(b"\0")
+                if entry.startswith(b"120000 ")}
+    return links
+
+
 def _snapshot(root: Path, revision: str) -> Callable[[], Snapshot | None]:
     """The commit ``revision`` as a snapshot, read once however often it is asked for (the
     packet's plan, the exact file, the blocks and the published lines all read the parent)."""
@@ -447,7 +461,7 @@ def _snapshot(root: Path, revision: str) -> Callable[[], Snapshot | None]:
 def _commit(root: Path, sha: str, message: str, parents: Sequence[str]) -> Change:
     return Change(sha[:12], message, _commit_changes(root, sha), _reader(root, sha),
                   parent=_snapshot(root, parents[0]) if parents else None,
-                  merged=tuple(_snapshot(root, p) for p in parents[1:]))
+                  merged=tuple(_snapshot(root, p) for p in parents[1:]), links=_links(root, sha))
 
 
 def _range(root: Path, start: str | None, end: str, *only: str) -> list[tuple[str, str, list[str]]]:
@@ -506,7 +520,7 @@ def _pending(root: Path, message_file: Path) -> Change:
     base = _pending_base(root, message)
     return Change(relative(str(message_file), root), message, _staged(root, *base), _reader(root, "", keep_index=True),
                   "the promotion commit being made", _snapshot(root, base[0]) if base else None, pending=True,
-                  bases=tuple(base))
+                  bases=tuple(base), links=_links(root, "", keep_index=True))
 
 
 def _pending_base(root: Path, message: str) -> list[str]:
@@ -535,7 +549,7 @@ def _pending_merge(root: Path, message_file: Path, message: str, merging: list[s
         changes = {path: status for path, status in changes.items() if path in theirs}
     return Change(relative(str(message_file), root), message, changes, _reader(root, "", keep_index=True),
                   "the merge being made", _snapshot(root, "HEAD"), tuple(_snapshot(root, o) for o in merging),
-                  pending=True, bases=("HEAD", *merging))
+                  pending=True, bases=("HEAD", *merging), links=_links(root, "", keep_index=True))
 
 
 def _staged(root: Path, *base: str) -> dict[str, str]:
