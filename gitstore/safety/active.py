@@ -19,6 +19,10 @@ at all but actions, and are quarantined (``active-markup``):
   ``$GITHUB_TOKEN``, ``<base64 of the env>``, ``%s``), in Markdown (``![](...)``) or in an HTML
   attribute a browser fetches by itself (``src``, ``srcset``, ``poster``, ``background``,
   ``data``): a renderer fetches an image unasked, so this is an order to leak, not a picture.
+  A reference image (``![alt][r]``, ``![r][]``, ``![r]``) is judged by the URL of the
+  definition it names (``[r]: <https://...{SECRET}> "title"``, the URL on the label's line or
+  the next), wherever in the text that stands; the definition alone is no image, and a link
+  that names it is followed only when clicked.
 
 Ordinary review material stays: screenshots (``![image](https://github.com/user-attachments/
 ...)``, ``<img width="..." src="https://...">``), badges, https links, ``<details>``, ``<br>``,
@@ -27,9 +31,11 @@ browser; ``onerror={alert(1)}`` does, and is counted). What shows as code (a cod
 :mod:`~gitstore.safety.code`) is shown, not acted on, and is not judged; nor is a repository
 file's own markup (``scan(text, path=...)``), which is its authors'.
 
-Linear in the text: each pattern starts with a literal (``<``, ``]``, ``!``), none can match in
-two ways (a tag's attributes are atomic groups), and the search goes on after each match; a
-tag's attributes are looked at one by one only when they hold what an acting one needs.
+Linear in the text: each pattern starts with a literal (``<``, ``]``, ``!``, ``[``), none can
+match in two ways (a tag's attributes are atomic groups; a label stops at the next bracket), and
+the search goes on after each match; a tag's attributes are looked at one by one only when they
+hold what an acting one needs; reference images are looked for only when a definition asks for
+data, and each is looked up, not compared with every definition.
 """
 
 from __future__ import annotations
@@ -57,6 +63,10 @@ _DESTINATION = lazy.Pattern(r"\][(:]\s*<?([\w&#;:/+.\-\s]*)")
 # a Markdown image: the alt text (no brackets in it, so no image starts inside another's alt
 # text) and its target, to the closing parenthesis or the end of the line
 _IMAGE = lazy.Pattern(r"!\[[^\[\]]*(\]\()([^)\n]*)")
+# a reference definition (``[r]: <url> "title"``, the URL on the line of the label or the next)
+# and an image that takes its URL from one: ``![alt][r]``, ``![r][]``, ``![r]`` (not ``![r](``)
+_DEFINITION = lazy.Pattern(r"\[([^\[\]]{1,999})\]:[ \t]*(?:\r?\n[ \t]*)?(?:<([^<>\n]*)>|(\S+))")
+_REFERENCE = lazy.Pattern(r"!\[([^\[\]]*)\](?:\[([^\[\]]*)\]|(?!\())")
 
 # an HTML tag as a browser reads it, each attribute taken whole (atomic groups: a value without
 # quotes holding a ``/`` is never split again into more attributes), to the first thing that
@@ -90,7 +100,7 @@ def active_markup_count(text: str) -> int:
         return code[0].end_around(at)
 
     found = _tags(text, in_code) | _destinations(text, in_code) | _images(text, in_code)
-    return len(found)
+    return len(found | _referenced_images(text, in_code))
 
 
 def _destinations(text: str, in_code: _InCode) -> set[int]:
@@ -108,6 +118,24 @@ def _images(text: str, in_code: _InCode) -> set[int]:
         if asks_for_data(target) and in_code(m.start()) is None:
             found.add(m.start(1))
     return found
+
+
+def _referenced_images(text: str, in_code: _InCode) -> set[int]:
+    """Where a Markdown image outside code takes its URL from a reference definition outside
+    code whose URL asks for data to be filled in. Labels match as CommonMark matches them: in
+    any case, runs of spaces and line breaks read as one space."""
+    if "![" not in text:
+        return set()
+    leaking = {_label(m.group(1)) for m in _DEFINITION.finditer(text)
+               if asks_for_data(m.group(2) or m.group(3) or "") and in_code(m.start()) is None}
+    if not leaking:
+        return set()
+    return {m.start() for m in _REFERENCE.finditer(text)
+            if _label(m.group(2) or m.group(1)) in leaking and in_code(m.start()) is None}
+
+
+def _label(label: str) -> str:
+    return " ".join(label.split()).casefold()
 
 
 def _tags(text: str, in_code: _InCode) -> set[int]:
