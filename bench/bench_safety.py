@@ -8,8 +8,9 @@ quarantined; ``python -m tools.safety_eval`` prints the full table.
 Speed: the scanner must stay linear in its input whatever the input holds. Each adversarial
 input repeats, over the same number of bytes as ordinary prose, what one finder looks at
 closely (credential words, hails to AI agents, downloaders, substitutions, underscores, base64
-runs, hidden characters judged in context, tags, link and image targets, emoji flag
-sequences); the worst of them is compared with the prose, in the same run. Goal: <= 10x.
+runs, hidden characters judged in context, tags, link and image targets, reference images,
+style attributes, meta refreshes, emoji flag sequences); the worst of them is compared with the
+prose, in the same run. Goal: <= 10x.
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ ADVERSARIAL: dict[str, str] = {
     "tags in code spans": "`<a ",
     "link targets": "](java ",
     "image targets": "![a](",
+    "reference images": "[r]: {x}\n![r] ",
+    "style attributes": '<a style="url(',
+    "meta refreshes": "<meta content=0;url= ",
     "flag sequences": "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
 }
 
