@@ -101,7 +101,8 @@ _AUTOLINK = lazy.Pattern(r"<(?:(?:java|vb|live)script|data):", re.I)
 _HANDLER = lazy.Pattern(r"on[a-z]+")
 _JSX_REFERENCE = lazy.Pattern(r"\{[\w$.]+\}")
 
-_RUNS_CODE = frozenset({"script", "iframe", "frame", "frameset", "object", "embed", "applet", "style"})
+# elements that act whatever they hold: those that run code, and a stylesheet
+_ACT_ALONE = frozenset({"script", "iframe", "frame", "frameset", "object", "embed", "applet", "style"})
 _TEXT_ATTRIBUTES = frozenset({"alt", "title", "aria-label", "aria-description", "placeholder", "label"})
 _FETCHED = frozenset({"src", "srcset", "poster", "background", "data", "lowsrc", "dynsrc"})
 _FETCHED_HREF = frozenset({"link", "image", "use", "feimage"})  # whose ``href`` is fetched unasked
@@ -176,7 +177,7 @@ def _tags(text: str, in_code: _InCode) -> set[int]:
     at = 0
     while (m := _TAG.search(text, at)) is not None:
         name = m.group(1).lower()
-        acts = name in _RUNS_CODE or bool((name in _BY_ATTRIBUTES or _MAY_ACT.search(m.group(2)))
+        acts = name in _ACT_ALONE or bool((name in _BY_ATTRIBUTES or _MAY_ACT.search(m.group(2)))
                                            and _any_acts(name, m.group(2)))
         ends_code = "`" in m.group() or "~" in m.group()  # code ends at a run of backticks or a fence
         if (acts or ends_code) and (past := in_code(m.start())) is not None:

@@ -15,7 +15,7 @@ looks for, and its policy has these levels:
   (:mod:`~gitstore.safety.commands`), and, in free text, HTML comments that hide words from a
   person reading it rendered (:mod:`~gitstore.safety.markup`) and markup that acts when it is
   rendered (:mod:`~gitstore.safety.active`: links and images to script URLs, elements that run
-  code, event handlers, images whose URL asks for data to be filled in).
+  code, event handlers, images whose URL asks for data to be filled in, redirects, stylesheets).
 - **redact** (defense in depth; choosing sources that hold no secrets comes first; the rest of
   the text is kept): credentials, in assignments, in their own shapes or next to a credential
   word in prose (:mod:`~gitstore.safety.secrets`, with the value checks of
