@@ -1,6 +1,6 @@
 """The safety scanner: how well it finds what it should, and that no input makes it slow.
 
-Quality (needs the shared test material in ``../shared/testdata``):
+Quality (needs the shared test material: ``$GITSTORE_TESTDATA``, else ``../shared/testdata``):
 per-file precision and recall on the labelled fake-leaks corpus, and how many ordinary texts
 of real sessions and review payloads (each message, tool output, command or comment) are
 quarantined; ``python -m tools.safety_eval`` prints the full table.
@@ -21,11 +21,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from gitstore.safety.scanner import default_scanner
+from tools.testdata import testdata_root
 
 NAME = "safety"
 GOAL = 10.0
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "testdata"
+DATA = testdata_root()
 
 PROSE = "The retry loop in src/store.py backs off with jitter; tests cover the race. "
 ADVERSARIAL: dict[str, str] = {
@@ -44,7 +45,9 @@ ADVERSARIAL: dict[str, str] = {
     "tags": "<a b=c ",
     "unclosed quotes": '<a x="',
     "tags in code spans": "`<a ",
+    "handlers in braces": "<a onclick={x} ",
     "link targets": "](java ",
+    "definitions with references": "]:&#",
     "image targets": "![a](",
     "reference images": "[r]: {x}\n![r] ",
     "style attributes": '<a style="url(',

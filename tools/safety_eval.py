@@ -176,8 +176,8 @@ def flagged(texts: Iterable[tuple[str, str]], action: str = QUARANTINE,
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print the scanner's figures on the test material (``--testdata DIR``, default the shared
-    material beside the checkout)."""
+    """Print the scanner's figures on the test material (``--testdata DIR``, default
+    ``$GITSTORE_TESTDATA`` or the shared material beside the checkout)."""
     import argparse
 
     from gitstore.safety.files import Allowlist
@@ -185,7 +185,9 @@ def main(argv: list[str] | None = None) -> int:
 
     root = Path(__file__).resolve().parent.parent
     parser = argparse.ArgumentParser(prog="python -m tools.safety_eval", description=main.__doc__)
-    parser.add_argument("--testdata", type=Path, default=root.parent / "shared" / "testdata")
+    from tools.testdata import testdata_root
+
+    parser.add_argument("--testdata", type=Path, default=testdata_root())
     data = parser.parse_args(argv).testdata
     if not data.is_dir():
         print(f"safety_eval: no test material at {data}", file=sys.stderr)
