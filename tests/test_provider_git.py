@@ -649,6 +649,55 @@ def test_an_append_names_no_more_tips_than_an_append_may_carry_and_the_next_name
     assert named[0] | named[1] == {"wother", *(f"w{i:05}" for i in range(MAX_SEEN + 1))}
 
 
+def test_a_tip_named_by_many_appends_is_read_once_by_verify(store_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every append names the tips its writer had seen, so a team's tips are named over and
+    over; verify reads each named commit once, not once per header naming it (which grew with
+    the cube of the writers: a thousand writers, six minutes for a clone's first sync)."""
+    from gitstore.providers import _verify_git
+
+    GitProvider(store_repo, "wother").append(batch(R.grant("other")))
+    tip = git(store_repo, "rev-parse", records_ref("shared", "wother")).strip()
+    script = "".join(f"create {records_ref('shared', f'w{i:05}')} {tip}\n" for i in range(100))
+    subprocess.run(["git", "update-ref", "--stdin"], input=script, text=True, cwd=store_repo, check=True)
+    GitProvider(store_repo, "wme").append(batch(R.grant("mine")))  # names all 101 tips: one commit
+    assert git(store_repo, "log", "-1", "--format=%B", records_ref("shared", "wme")).count("Seen: ") == 101
+    monkeypatch.setattr(_verify_git, "_NAMED", {}, raising=False)
+    checking, named = [False], []  # the commits loaded to check Seen headers against
+    check, load = _verify_git._seen_problems, _verify_git.load_commit
+
+    def checked(repo: pygit2.Repository, header: object) -> list[str]:
+        checking[0] = True
+        try:
+            return check(repo, header)
+        finally:
+            checking[0] = False
+
+    def loaded(repo: pygit2.Repository, oid: str) -> pygit2.Commit:
+        if checking[0]:
+            named.append(str(oid))
+        return load(repo, oid)
+
+    monkeypatch.setattr(_verify_git, "_seen_problems", checked)
+    monkeypatch.setattr(_verify_git, "load_commit", loaded)
+    GitProvider(store_repo, "wme").verify()
+    assert named.count(tip) == 1
+
+
+@pytest.mark.parametrize("value", ["Wa " + "a" * 40, "wa " + "a" * 39, "wa " + "a" * 41, "wa  " + "a" * 40,
+                                   "wa " + "a" * 40 + " ", "wa\t" + "a" * 40, "-wa " + "a" * 40, "wa " + "A" * 40,
+                                   " wa " + "a" * 40, "w" * 65 + " " + "a" * 40, "wa " + "\u0663" * 40, "wa"])
+def test_a_seen_header_off_format_is_refused_and_named_wherever_it_stands(value: str) -> None:
+    good = [("wa", "a" * 40), ("w-" + "b" * 62, "0123456789" * 4)]
+    for seen in ([value], [f"{w} {c}" for w, c in good] + [value], [value] + [f"{w} {c}" for w, c in good]):
+        message = format_message(3, "wme", "shared", entries_for([R.grant("x")])).replace(
+            "Namespace: shared\n", "Namespace: shared\n" + "".join(f"Seen: {v}\n" for v in seen))
+        with pytest.raises(ValueError, match="bad Seen") as refused:
+            parse_message(message)
+        assert repr(value[:80]) in str(refused.value)
+    message = format_message(3, "wme", "shared", entries_for([R.grant("x")]), seen=good)
+    assert parse_message(message).seen == tuple(good)
+
+
 def test_appends_checked_on_the_way_in_are_not_checked_again(store_repo: Path) -> None:
     provider = GitProvider(store_repo, "w1")
     provider.append(batch(R.grant("before")))

@@ -133,7 +133,7 @@ def _parse_head(message: str) -> tuple[int, dict[str, str], tuple[str, ...], tup
     pairs = [line.split(": ", 1) for line in headers.splitlines() if ": " in line]
     fields = {key: value for key, value in pairs if key not in _REPEATED}
     removes = tuple(value for key, value in pairs if key == "Removes")
-    seen = tuple(_seen_line(value) for key, value in pairs if key == "Seen")
+    seen = _seen_lines([value for key, value in pairs if key == "Seen"])
     policy = fields.get("Policy")
     if policy is not None and not _COMMIT.match(policy):
         raise ValueError(f"bad Policy {policy[:80]!r}")
@@ -161,6 +161,25 @@ def _refuse_block(block: str) -> None:
         if not _LINE.match(raw):
             raise ValueError(f"bad record line {raw[:80]!r}")
     raise ValueError("append commit lists no records, one per line")
+
+
+# Seen values joined, each ``<writer> <commit>`` and a newline: what ``_seen_line`` accepts, read in C
+_SEEN_VALUE = re.compile(r"([a-z0-9][a-z0-9-]{0,63}) ([0-9a-f]{40})\n")
+
+
+def _seen_lines(values: list[str]) -> tuple[tuple[str, str], ...]:
+    """The ``Seen`` headers' values, each checked as ``_seen_line`` checks it. A team's appends
+    each name the tips their writer had seen, so every read parses about as many of these as
+    there are writers, for every append: matched in one pass, not one by one in Python."""
+    if not values:
+        return ()
+    joined = "\n".join(values) + "\n"
+    found = _SEEN_VALUE.findall(joined)
+    # matches never overlap and each ends at a value's end: they are the values exactly when
+    # their lengths add up to the whole
+    if sum(len(writer) + 42 for writer, _ in found) == len(joined):
+        return tuple(found)
+    return tuple(_seen_line(value) for value in values)  # names the first that is off format
 
 
 def _seen_line(value: str) -> tuple[str, str]:

@@ -26,7 +26,7 @@ from gitstore.records.inputs import MAX_RECORD_BYTES
 from gitstore.errors import GitstoreError
 from gitstore.providers._base import Problem, VerifyReport
 from gitstore.providers._common import note_problem
-from gitstore.providers._message import parse_message
+from gitstore.providers._message import parse_message, parse_order
 from gitstore.providers._packs import Objects, opened
 from gitstore.providers._tips import LOST, last_acknowledged, lost_refs, rewound
 from gitstore.providers._objects import (
@@ -216,17 +216,38 @@ def _seen_problems(repo: pygit2.Repository, header: object) -> list[str]:
 
     problems = []
     for writer, named in header.seen:  # type: ignore[attr-defined]
-        try:
-            other = load_commit(repo, named)
-            found = parse_message(other.message)
-        except (KeyError, ValueError, AttributeError, pygit2.GitError, Oversized):
+        found = _named(repo, named)
+        if found is None:
             continue  # not held here (or not an append): nothing to compare
-        if found.writer != writer:
-            problems.append(f"Seen names {named} as writer {writer}'s, but it is {found.writer}'s")
-        elif found.clock >= header.clock:  # type: ignore[attr-defined]
-            problems.append(f"clock {header.clock} is not above the clock {found.clock} of {named}, "  # type: ignore[attr-defined]
+        if found[0] != writer:
+            problems.append(f"Seen names {named} as writer {writer}'s, but it is {found[0]}'s")
+        elif found[1] >= header.clock:  # type: ignore[attr-defined]
+            problems.append(f"clock {header.clock} is not above the clock {found[1]} of {named}, "  # type: ignore[attr-defined]
                             "which it says it had seen")
     return problems
+
+
+# (writer, clock) of the appends that Seen headers name, by commit id. Each append names the
+# tips it saw, so a team's tips are named again and again (a thousand writers: half a million
+# times), and parsing each named message every time made checking them grow with the cube of
+# the writers. A commit's bytes are its id's, so what one says holds in any repository.
+_NAMED: dict[str, tuple[str, int]] = {}
+_NAMED_LIMIT = 1 << 15
+
+
+def _named(repo: pygit2.Repository, named: str) -> tuple[str, int] | None:
+    """The writer and clock of the append ``named``, or None when this repository does not
+    hold it or it is no append."""
+    found = _NAMED.get(named)
+    if found is None:
+        try:
+            append = parse_order(load_commit(repo, named).message)
+        except (KeyError, ValueError, AttributeError, pygit2.GitError, Oversized):
+            return None
+        if len(_NAMED) >= _NAMED_LIMIT:
+            _NAMED.clear()
+        found = _NAMED[named] = (append.writer, append.clock)
+    return found
 
 
 def _verify_diff(odb: Objects, where: str, parent: bytes | None, tree: bytes,
