@@ -241,7 +241,7 @@ def _named(repo: pygit2.Repository, named: str) -> tuple[str, int] | None:
     found = _NAMED.get(named)
     if found is None:
         try:
-            append = parse_order(load_commit(repo, named).message)
+            append = parse_order(load_commit(repo, pygit2.Oid(hex=named)).message)  # type: ignore[attr-defined]
         except (KeyError, ValueError, AttributeError, pygit2.GitError, Oversized):
             return None
         if len(_NAMED) >= _NAMED_LIMIT:

@@ -62,7 +62,7 @@ def pending(root: Path, bases: Sequence[str]) -> list[Added]:
     nothing, the first commit): a line a merge brings from one of the commits it merges is
     not its own."""
     common: list[Added] | None = None
-    for base in bases or [None]:
+    for base in bases or [""]:
         done = git("-c", "core.quotePath=false", "diff", "--cached", *_DIFF, "-G", _HINT,
                    *([base] if base else []), "--", *PATHSPECS, cwd=root, keep_index=True)
         lines = added_lines(done.stdout)
