@@ -12,24 +12,54 @@ remote, set up with ``gitstore init`` and holding none of the memory yet. Timed:
 
 Goals: sync <= 1.5x the fetch plus verify; a no-op sync <= 2x a no-op fetch. Wall-clock time
 (the fetch is a child process), medians of ``--rounds`` rotated rounds; processor time (this
-process and its children) is printed beside. Nothing is asserted; exit code 0. ``--quick``:
-small sizes.
+process and its children) is printed beside.
+
+**Sync among many writers**: every append names, in ``Seen`` headers, the other writers' tips
+it had seen, and sync checks each header against the commit it names. A team remote holds W
+writers' shared refs, each writer's one append naming every earlier writer's tip, as a writer
+whose clone had fetched them all names them: W(W-1)/2 headers naming W commits. It is built
+off the clock, by real appends (``GitProvider.append``) in one repository set up with
+``gitstore init``, one writer after another, so writer i's append names the i tips before it;
+the team of ``--writers`` (default 100) is that repository's first writers, pushed to its own
+bare remote before the next three times as many append; all of them (400) go to another.
+Building is quadratic (each append reads every tip): about a minute and a half for 400 writers
+on a loaded machine. Timed: the processor time (user + system, ``os.wait4``) of a fresh
+clone's first ``gitstore sync`` and then its ``gitstore verify``, each a process of its own
+(so its start-up, about 0.3 s, is in both figures), medians of ``--rounds`` rounds, the two
+teams in rotated order. Goal: the large team's figure <= 1.1 x 4 = 4.4x the small one's
+(linear in writers). Checking the headers used to parse each named commit once per header
+naming it, growing with the cube of the writers: a first sync took 4.2 s among 200 writers,
+26.5 s among 400 (6x for 2x) and 379 s among 977; keeping each named commit's writer and
+clock took 977 writers to 7.4 s.
+
+Measured 2026-12-03, load average about 3 on 2 cpus: a first sync among 100 writers 1.40 s
+cpu, among 400 3.77 s, ratio 2.69x; verify 0.55 s and 1.48 s, ratio 2.69x (goals met).
+The same bench run against the code before (commit f4a25ed), the same day, one round, load
+about 3 to 4: a first sync 1.51 s among 100 writers, 23.88 s among 400, ratio 15.86x; verify
+0.81 s and 23.42 s, ratio 28.98x (goals not met).
+Nothing is asserted; exit code 0. ``--quick``: small sizes (10 and 40 writers).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
+import os
 import resource
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bench.bench_trust import git
+from bench.bench_trust import GIT_ENV, git
 from gitstore.conformance import _records as R
+from gitstore.conformance import entries_for
+from gitstore.providers import Batch
 from gitstore.providers.git import GitProvider
 from gitstore.store import Store
 
@@ -37,6 +67,7 @@ NAME = "sync"
 PUSH = ("refs/memory/v1/records/shared/*:refs/memory/v1/records/shared/*",
         "+refs/memory/v1/payloads/shared/*:refs/memory/v1/payloads/shared/*")
 PER_APPEND = 1000
+WRITERS = 100  # the small team of "sync among many writers"; the large one has 4x as many
 
 
 def timed(step: Callable[[], object]) -> tuple[float, float]:
@@ -77,14 +108,94 @@ def template(tmp: Path, bare: Path) -> Path:
     return root
 
 
+def teams(tmp: Path, small: int, large: int) -> tuple[Path, Path]:
+    """Bare remotes of a team of ``small`` writers and of one of ``large``, each writer's one
+    append naming in ``Seen`` every tip it had seen (all the earlier writers'), as a writer of a
+    clone that fetched them all names them. One repository makes the appends in order; the
+    small team is its first ``small`` writers, pushed before the rest append."""
+    from gitstore.ops.setup import init
+
+    bares = []
+    for name in ("team-small.git", "team-large.git"):
+        bare = tmp / name
+        git(tmp, "init", "-q", "--bare", "-b", "main", str(bare))
+        git(bare, "remote", "add", "origin", f"https://{R.SCOPE}.git")  # every clone's scope: the records'
+        bares.append(bare)
+    maker = tmp / "maker"
+    git(tmp, "clone", "-q", str(bares[0]), str(maker))
+    git(maker, "commit", "-q", "--allow-empty", "-m", "root")
+    init(maker)
+    for writer in range(large):
+        if writer == small:
+            git(maker, "push", "-q", str(bares[0]), "main", *PUSH)
+        records = [R.event(f"j{writer}", episode=f"e{writer}")]
+        GitProvider(maker, f"team{writer:05d}").append(Batch("shared", tuple(entries_for(records))))
+    git(maker, "push", "-q", str(bares[1]), "main", *PUSH)
+    shutil.rmtree(maker)
+    return bares[0], bares[1]
+
+
+def _gitstore() -> list[str]:
+    script = Path(sys.executable).with_name("gitstore")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "gitstore"]
+
+
+def cpu_of(argv: list[str], cwd: Path) -> tuple[float, bytes]:
+    """Run a process to its end: its own processor seconds (user + system, ``os.wait4``) and
+    its output; an exit code other than 0 stops the benchmark."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "GITSTORE_"))} | GIT_ENV
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        _, status, usage = os.wait4(process.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            out.seek(0)
+            err.seek(0)
+            said = (out.read() + err.read()).decode(errors="replace")
+            raise AssertionError(f"{' '.join(argv[-2:])} failed: {said[-600:]}")
+        out.seek(0)
+        return usage.ru_utime + usage.ru_stime, out.read()
+
+
+def many_writers(tmp: Path, small: int, rounds: int) -> dict[int, dict[str, float]]:
+    """Median processor seconds of a fresh clone's first ``gitstore sync`` and then its
+    ``gitstore verify`` (each a process of its own), among ``small`` and ``4 * small`` writers."""
+    bares = dict(zip((small, 4 * small), teams(tmp, small, 4 * small)))
+    bases = {}
+    for writers, bare in bares.items():
+        (tmp / f"team-{writers}").mkdir()
+        bases[writers] = template(tmp / f"team-{writers}", bare)
+    cpu: dict[int, dict[str, list[float]]] = {w: {"sync": [], "verify": []} for w in bares}
+    for turn in range(rounds):
+        for writers in sorted(bares, reverse=turn % 2 == 1):
+            clone = tmp / f"clone-{writers}-{turn}"
+            shutil.copytree(bases[writers], clone, symlinks=True)
+            took, out = cpu_of([*_gitstore(), "sync", "--json"], clone)
+            report = json.loads(out)
+            if report.get("status") != "ok":
+                raise AssertionError(f"sync among {writers} writers: {out.decode()[-600:]}")
+            cpu[writers]["sync"].append(took)
+            took, out = cpu_of([*_gitstore(), "verify", "--json"], clone)
+            report = json.loads(out)
+            if not report.get("ok") or report.get("records") != writers:
+                raise AssertionError(f"verify among {writers} writers: {out.decode()[-600:]}")
+            cpu[writers]["verify"].append(took)
+            shutil.rmtree(clone)
+    return {w: {k: statistics.median(v) for k, v in steps.items()} for w, steps in cpu.items()}
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def main(argv: Sequence[str] = ()) -> int:
     parser = argparse.ArgumentParser(prog=f"python -m bench {NAME}", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--writers", type=int, default=WRITERS, help="the small team (the large one: 4x)")
     args = parser.parse_args(list(argv))
     if args.quick:
-        args.records, args.rounds = 2000, 1
+        args.records, args.rounds, args.writers = 2000, 1, 10
     from gitstore.context import Context
     from gitstore.queries.verify import verify
     from gitstore.sync.remote import sync
@@ -133,6 +244,17 @@ def main(argv: Sequence[str] = ()) -> int:
     print(f"{NAME}: no-op sync {wall['noop-sync'] * 1000:.0f} ms, no-op git fetch {wall['noop-fetch'] * 1000:.0f} ms, "
           f"ratio {noop:.2f}x (cpu {cpu['noop-sync'] / max(cpu['noop-fetch'], 1e-9):.2f}x; goal <= 2x): "
           f"{verdict(noop <= 2)}")
+    with tempfile.TemporaryDirectory(prefix="gitstore-bench-sync-") as folder:
+        started = load()
+        teams_cpu = many_writers(Path(folder), args.writers, args.rounds)
+    small, large = sorted(teams_cpu)
+    for step in ("sync", "verify"):
+        ratio = teams_cpu[large][step] / teams_cpu[small][step]
+        goal = 1.1 * large / small
+        what = "a fresh clone's first sync" if step == "sync" else "its verify after"
+        print(f"{NAME}: among many writers, {what} cpu {teams_cpu[small][step]:.2f}s with {small} writers,"
+              f" {teams_cpu[large][step]:.2f}s with {large}, ratio {ratio:.2f}x (goal <= {goal:.1f}x, linear"
+              f" in writers; load average {started} -> {load()}): {verdict(ratio <= goal)}")
     return 0
 
 

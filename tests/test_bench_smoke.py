@@ -250,6 +250,10 @@ SYNC_LINES = [
                r"\(cpu [\d.]+x; goal <= 1.5x\): (goal met|GOAL NOT MET)$", re.MULTILINE),
     re.compile(r"^sync: no-op sync \d+ ms, no-op git fetch \d+ ms, ratio [\d.]+x \(cpu [\d.]+x; goal <= 2x\): "
                r"(goal met|GOAL NOT MET)$", re.MULTILINE),
+    *(re.compile(rf"^sync: among many writers, {what} cpu [\d.]+s with \d+ writers, [\d.]+s with \d+, ratio"
+                 r" [\d.]+x \(goal <= [\d.]+x, linear in writers; load average [\d. ]+ -> [\d. ]+\): "
+                 r"(goal met|GOAL NOT MET)$", re.MULTILINE)
+      for what in ("a fresh clone's first sync", "its verify after")),
 ]
 
 
