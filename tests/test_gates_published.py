@@ -289,13 +289,17 @@ def test_a_merge_of_main_into_a_branch_that_edits_outside_the_section_passes(
 RULE_FILES = [".cursorrules", "web/.cursorrules", ".cursor/rules/release.mdc", "web/.cursor/rules/deep/ci.md",
               ".windsurfrules", ".windsurf/rules/release.md", ".clinerules", "web/.clinerules/release.md",
               ".roorules", ".roo/rules/release.md", ".kiro/steering/release.md", ".junie/guidelines.md", ".goosehints",
-              ".github/instructions/release.instructions.md"]
+              ".github/instructions/release.instructions.md", ".rules", "web/AGENT.md", ".claude/rules/release.md",
+              ".continue/rules/release.md", ".amazonq/rules/release.md", ".augment-guidelines",
+              ".augment/rules/release.md", ".openhands/microagents/repo.md", ".github/agents/release.agent.md",
+              ".github/chatmodes/release.chatmode.md", ".claude/agents/reviewer.md"]
 
 
 def test_lines_imitating_gitstore_in_other_agents_rule_files_fail(repo: tuple[Path, dict[str, Any]]) -> None:
-    """Cursor, Windsurf, Cline, Roo Code, Kiro, Junie, Goose and Copilot read their rule files
-    by themselves, as Codex and Claude read AGENTS.md and CLAUDE.md: a line there that imitates
-    gitstore's is refused too, while a team's own rules pass."""
+    """Cursor, Windsurf, Cline, Roo Code, Kiro, Junie, Goose, Copilot, Zed, Continue, Amazon Q,
+    Augment and OpenHands read their rule files by themselves, as Codex and Claude read AGENTS.md,
+    CLAUDE.md and .claude/rules/, and Copilot and Claude hand work to custom agents: a line there
+    that imitates gitstore's is refused too, while a team's own rules pass."""
     root, _ = repo
     for number, path in enumerate(RULE_FILES):
         file = root / path

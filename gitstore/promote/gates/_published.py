@@ -16,11 +16,15 @@ line saying what was left out, which carry no learning's text.
 
 Agents read the whole file, not the section as ``sections.split`` finds it. So a line a commit
 adds outside that section, to these files or to any other file agents read by themselves
-(``AGENTS.md`` and ``AGENTS.override.md`` in any folder, ``CLAUDE.md``, ``CLAUDE.local.md``,
-``GEMINI.md``, Copilot's instructions under ``.github/instructions/``, and the rule files of other
-agents: ``.cursorrules`` and every file under ``.cursor/rules/``, ``.windsurfrules`` and
-``.windsurf/rules/``, ``.clinerules`` as a file or a folder, ``.roorules`` and ``.roo/rules/``,
-``.kiro/steering/``, ``.junie/``, ``.goosehints``, each in any folder), fails when it
+(``AGENTS.md`` and ``AGENTS.override.md`` in any folder, ``AGENT.md``, ``CLAUDE.md``,
+``CLAUDE.local.md`` and ``.claude/rules/``, ``GEMINI.md``, Copilot's instructions under
+``.github/instructions/``, the custom agents Copilot and Claude Code hand work to by themselves
+(``.github/agents/``, ``.github/chatmodes/``, ``.claude/agents/``), and the rule files of other
+agents: Zed's ``.rules``, ``.cursorrules`` and every file under ``.cursor/rules/``,
+``.windsurfrules`` and ``.windsurf/rules/``, ``.clinerules`` as a file or a folder, ``.roorules``
+and ``.roo/rules/``, ``.kiro/steering/``, ``.junie/``, ``.goosehints``, ``.continue/rules/``,
+``.amazonq/rules/``, ``.augment-guidelines`` and ``.augment/rules/``,
+``.openhands/microagents/``, each in any folder), fails when it
 imitates what only gitstore writes: a marker of the section or of a promoted block, the
 section's header, or a learning's id, however spelled (in capitals, spaced, indented, in
 look-alike letters). Agents read through a symbolic link, where the gate reads the path it
@@ -87,11 +91,17 @@ class Memory(Protocol):
 SECTIONS = (publish.AGENTS, publish.CLAUDE, publish.COPILOT)
 PATHS = (*SECTIONS, clindex.PATH)
 # files agents read by themselves, in any folder: where a line imitating gitstore's is refused
-_READ_BY_AGENTS = frozenset({"AGENTS.md", "AGENTS.override.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md",
-                             ".cursorrules", ".windsurfrules", ".clinerules", ".roorules", ".goosehints"})
+# (Zed reads ``.rules`` first, then ``AGENT.md`` among the others; Augment ``.augment-guidelines``)
+_READ_BY_AGENTS = frozenset({"AGENTS.md", "AGENTS.override.md", "AGENT.md", "CLAUDE.md", "CLAUDE.local.md",
+                             "GEMINI.md", ".rules", ".cursorrules", ".windsurfrules", ".clinerules", ".roorules",
+                             ".goosehints", ".augment-guidelines"})
 # folders of rule files agents read by themselves, in any folder: Cursor's, Windsurf's, Cline's,
-# Roo Code's, Kiro's steering files, Junie's guidelines
-_RULE_FOLDERS = (".cursor/rules/", ".windsurf/rules/", ".clinerules/", ".roo/rules/", ".kiro/steering/", ".junie/")
+# Roo Code's, Kiro's steering files, Junie's guidelines, Claude Code's rules, Continue's,
+# Amazon Q's, Augment's, OpenHands' microagents, and the custom agents Copilot and Claude Code
+# hand work to by themselves (Copilot's chat modes are their former name)
+_RULE_FOLDERS = (".cursor/rules/", ".windsurf/rules/", ".clinerules/", ".roo/rules/", ".kiro/steering/", ".junie/",
+                 ".claude/rules/", ".continue/rules/", ".amazonq/rules/", ".augment/rules/",
+                 ".openhands/microagents/", ".github/agents/", ".github/chatmodes/", ".claude/agents/")
 # the folders agents look in for rule files: a symbolic link there leads them anywhere
 _RULE_PLACES = frozenset({".github", ".github/instructions", *(f.rstrip("/") for f in _RULE_FOLDERS),
                           *(f.split("/")[0] for f in _RULE_FOLDERS)})
