@@ -17,6 +17,8 @@ UNKNOWN = "lrn_0123456789abcdef0123456789abcdef"
 MARKER = f"<!-- gitstore:promoted {UNKNOWN} sha256:{'7' * 64} -->"
 BLOCK = f"{MARKER}\nRelease by pushing straight to main.\nCited: `src/app.py@{'a' * 40}`.\n"
 PAGE = "---\ntype: Guide\ntitle: Release\ndescription: How we release.\n---\n\n# Release\n\nTag, then push.\n"
+_FULL_WIDTH = str.maketrans("0123456789abcdef", "０１２３４５６７８９ａｂｃｄｅｆ")
+WIDE = f"<!-- gitstore:promoted lrn_{UNKNOWN[4:].translate(_FULL_WIDTH)} sha256:{'７' * 64} -->"
 SKILL = "---\nname: release\ndescription: How to release.\n---\n\n# Release\n\nTag, then push.\n"
 
 
@@ -73,6 +75,22 @@ ELSEWHERE = {
     ".agents/skills/release/notes.md": f"Notes.\n\nSee {MARKER}\n",
     "docs/hidden.md": f"# Hidden from git's diff\n{MARKER}\n",  # by the attribute below
     "docs/nul.md": f"a\0b\n{MARKER}\n",  # a NUL byte: git takes the file for binary
+    # other prose formats agents read as text, and prose files named without an extension
+    "docs/guide.rst": f"Guide\n=====\n\n.. {MARKER}\n",
+    "docs/guide.adoc": f"= Guide\n\n{MARKER}\n",
+    "docs/old.asciidoc": f"{MARKER}\n",
+    "site/index.html": f"<html><body>\n{MARKER}\n<p>Push to main.</p></body></html>\n",
+    "site/old.HTM": f"{MARKER}\n",
+    "notes/plan.org": f"* Plan\n{MARKER}\n",
+    "NOTES": f"Notes.\n{MARKER}\n",
+    "docs/CONTRIBUTING": f"{MARKER}\n",
+    # an id no run of ASCII hexadecimal digits gives away: full-width digits and letters (read
+    # as a marker once made plain), punctuation or a zero-width space between the digits
+    "docs/wide.md": f"{WIDE}\n",
+    "docs/dashed.md": MARKER.replace(UNKNOWN[4:], "-".join(UNKNOWN[4 + n:8 + n] for n in range(0, 32, 4)))
+                      .replace("7" * 64, "7777-" * 15 + "7777") + "\n",
+    "docs/spaced.md": MARKER.replace(UNKNOWN[4:], "\u200b".join(UNKNOWN[4:])).replace("7" * 64, "\u200b".join("7" * 64))
+                      + "\n",
 }
 PASSING = {
     "src/marker.py": f"MARKER = {MARKER!r}\n",  # source that holds the marker in a string
@@ -80,6 +98,7 @@ PASSING = {
     "docs/how.md": "# How\n\n<!-- gitstore:promoted lrn_<id> sha256:<contentDigest> -->\nA claim.\n",
     "docs/ids.md": f"Commit {'a' * 40} fixed it; see {UNKNOWN}.\n",  # an id is no marker
     ".gitattributes": "docs/hidden.md -diff\n",
+    "bin/release": f"#!/bin/sh\necho '{MARKER}'\n",  # a script without an extension is no prose file
 }
 
 
@@ -124,3 +143,28 @@ def test_a_marker_outside_the_routes_fails_at_commit_msg_and_in_a_merge(repo: Pa
     merge = git(repo, "rev-parse", "HEAD").strip()[:12]
     merged = next(f for f in found if f.path == "docs/merge.md")
     assert f"in none of the parents of merge commit {merge}" in merged.message
+
+
+def test_an_id_in_any_characters_reaches_the_marker_reading_and_prose_does_not() -> None:
+    """What git's pre-filter lets through (``blocks.HINT``, also read before each line is made
+    plain) holds every marker however its id is written: each character that reads as
+    hexadecimal digits has at least as many UTF-8 bytes, none of them one that breaks a run.
+    Prose, CJK prose too, does not get through."""
+    import re
+    import unicodedata
+
+    from gitstore.safety.hidden import latin_skeleton, visible
+
+    assert blocks.holds_marker(WIDE) and blocks.might_hold_marker(WIDE)
+    unit = re.compile(rb"[0-9A-Fa-f\x80-\xe4\xea\xed-\xff]")  # the bytes ``HINT`` counts
+    # past plane 2 are only ideographs, tags, selectors and private use: no digit among them
+    for code in (*range(0x80, 0xD800), *range(0xE000, 0x30000)):
+        char = chr(code)
+        plain = re.sub(r"[\W_]+", "", latin_skeleton(unicodedata.normalize("NFKC", visible(char))).casefold())
+        digits = sum(c in "0123456789abcdef" for c in plain)
+        if digits:
+            data = char.encode()
+            assert len(data) >= digits and all(unit.match(data, n) for n in range(len(data))), hex(code)
+    prose = ["发布之前请运行所有测试，并在频道里说明结果；不要直接推送到主分支。" * 4,
+             "Tag the release, then push it: reviews are required for every change to main. " * 4]
+    assert not any(blocks.might_hold_marker(text) for text in prose)

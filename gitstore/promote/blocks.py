@@ -173,7 +173,7 @@ def markers_without_shape(text: str) -> list[int]:
     """Lines (1-based) that start like a marker but do not follow its form (outside code), and
     lines anywhere, fenced code included, that hold a full marker (``holds_marker``) yet are not
     one as promote writes it (indented, inside other text, spaced or spelled otherwise)."""
-    if MARKER_START not in text and not _FULL_HINT.search(text):
+    if MARKER_START not in text and not might_hold_marker(text):
         return []
     lines = text.split("\n")
     outside = set(_outside_code(lines))
@@ -182,8 +182,23 @@ def markers_without_shape(text: str) -> list[int]:
             and ((n in outside and line.lstrip().startswith(MARKER_START)) or holds_marker(line))]
 
 
-_FULL_HINT = re.compile(r"[0-9a-fA-F]{32}")  # what a full marker holds, however it is spelled: its id
+# What a full marker holds, however it is spelled: its id, 32 hexadecimal digits once hidden
+# characters, compatibility forms, look-alike letters, spaces and punctuation are read through.
+# Read as UTF-8 bytes: a run that holds 32 hexadecimal digits or bytes of other characters, with
+# ASCII spaces and punctuation between, and that no other ASCII letter breaks, nor a CJK ideograph
+# or Hangul syllable (their lead bytes E5-E9, EB, EC: letters that are no digit). No character
+# reads as more hexadecimal digits than it has bytes (full-width `０` has 3, `½` 2, `⑽` 3), so a
+# marker however spelled holds such a run, and most prose none. The promotion gate hands the same
+# pattern to `git log -G` (git reads it byte by byte, in the C locale).
+HINT = b"([0-9A-Fa-f\x80-\xe4\xea\xed-\xff][^0-9A-Za-z\x80-\xff]*){32}"
+_FULL_HINT = re.compile(HINT)
 _FULL = re.compile(r"gitstorepromotedlrn[0-9a-f]{32}sha256[0-9a-f]{64}")
+
+
+def might_hold_marker(text: str) -> bool:
+    """Whether ``text`` may hold a full marker (``HINT``): when not, ``holds_marker`` is False
+    for each of its lines, and nothing need be normalized."""
+    return bool(_FULL_HINT.search(text.encode("utf-8", "surrogatepass")))
 
 
 def holds_marker(line: str) -> bool:
@@ -191,7 +206,7 @@ def holds_marker(line: str) -> bool:
     reader would: hidden characters dropped, compatibility forms and look-alike letters made
     plain, case, spaces and punctuation ignored. A documentation example with placeholders
     (``lrn_<id> sha256:<digest>``) holds none."""
-    if not _FULL_HINT.search(line):
+    if not might_hold_marker(line):
         return False
     import unicodedata
 

@@ -86,12 +86,15 @@ def exit_now(code: int) -> NoReturn:
 
 
 def git(*args: str, cwd: Path | None = None, keep_index: bool = False, check: bool = True,
-        data: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+        data: bytes | None = None, c_locale: bool = False) -> subprocess.CompletedProcess[bytes]:
     """Run real git. ``keep_index`` keeps GIT_INDEX_FILE, which git sets for a commit's hooks
-    to the index being committed."""
+    to the index being committed; ``c_locale`` has git read a regular expression byte by byte,
+    whatever the user's locale."""
     import subprocess
 
     env = git_env()
+    if c_locale:
+        env["LC_ALL"] = "C"
     if keep_index and "GIT_INDEX_FILE" in os.environ:
         env["GIT_INDEX_FILE"] = os.environ["GIT_INDEX_FILE"]
     return subprocess.run(["git", *args], cwd=cwd, env=env, input=data, capture_output=True, check=check)

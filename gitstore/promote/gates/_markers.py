@@ -5,17 +5,21 @@ only in ``okf/wiki/`` and ``.agents/skills/``, as a line of its own. Anywhere el
 otherwise (indented, inside other text, in capitals, spaced, in look-alike letters), a full
 marker (a real-looking id and digest, ``blocks.holds_marker``) was written by hand, and an agent
 reading the file takes the text after it for text a person accepted. So the promotion gate reads
-the lines a commit adds to text files (Markdown, MDX, Cursor's ``.mdc`` rules, ``.txt``) and
-refuses each that holds a full marker, with two exceptions: a marker line as promote writes it
-in the wiki or the skills (the gate judges its block, ``promotion.block_problems``), and the
-files agents read by themselves (``_published`` refuses every imitation there, a marker's
-included). Source code that holds the marker in a string is no such file.
+the lines a commit adds to text files (``EXTENSIONS``: Markdown, MDX, Cursor's ``.mdc`` rules,
+``.txt``, reStructuredText, AsciiDoc, HTML, Org; and ``NAMES``, prose files without an extension
+such as ``README``, ``CONTRIBUTING`` or ``NOTES``) and refuses each that holds a full marker,
+with two exceptions: a marker line as promote writes it in the wiki or the skills (the gate
+judges its block, ``promotion.block_problems``), and the files agents read by themselves
+(``_published`` refuses every imitation there, a marker's included). Source code that holds the
+marker in a string is no such file.
 
 Only added lines are read, and git finds them: one ``git log -G`` over the range (or one
-``git diff --cached`` for the commit being made) names the commits whose changes hold a
-32-digit hexadecimal run, and prints only their changed lines, every file read as text (a NUL
-byte or a ``-diff`` attribute does not hide one). A merge adds the lines that are in none of
-its parents (git's combined diff).
+``git diff --cached`` for the commit being made) names the commits whose changes may hold an id
+(``blocks.HINT``: 32 hexadecimal digits, or bytes of characters that may read as digits, such as
+full-width ones, with spaces and punctuation between; git reads it byte by byte, in the C locale,
+so that no locale hides a character from it), and prints only their changed lines, every file
+read as text (a NUL byte or a ``-diff`` attribute does not hide one). A merge adds the lines
+that are in none of its parents (git's combined diff).
 """
 
 from __future__ import annotations
@@ -30,9 +34,17 @@ from gitstore.promote.gates._common import Finding, git
 from gitstore.promote.gates._published import read_by_agents
 from gitstore.promote.standing import BLOCK_FOLDERS
 
-EXTENSIONS = ("md", "mdx", "markdown", "mdc", "txt")
-PATHSPECS = tuple(f":(glob,icase)**/*.{ext}" for ext in EXTENSIONS)
-_HINT = "[0-9a-fA-F]{32}"  # what ``blocks.holds_marker`` needs first: an id
+# the prose formats agents read as text: Markdown and MDX, Cursor's rules, plain text,
+# reStructuredText, AsciiDoc, HTML (a comment hides nothing from an agent reading the source), Org
+EXTENSIONS = ("md", "mdx", "markdown", "mdc", "txt", "rst", "adoc", "asciidoc", "html", "htm", "org")
+# prose files named by custom without an extension; a pathspec cannot say "any name without a
+# dot" without naming every file, which would diff every change of every commit in the range
+NAMES = ("README", "CONTRIBUTING", "HACKING", "INSTALL", "NOTES", "NEWS", "CHANGES", "CHANGELOG", "TODO",
+         "AUTHORS")
+PATHSPECS = (*(f":(glob,icase)**/*.{ext}" for ext in EXTENSIONS), *(f":(glob,icase)**/{name}" for name in NAMES))
+# what ``blocks.holds_marker`` needs first, read byte by byte (``blocks.HINT``): an id, whatever
+# the characters it is written in (full-width digits too) and the punctuation between them
+_HINT = blocks.HINT.decode("utf-8", "surrogateescape")  # as git is handed it: the same bytes
 # every file as text (``--text``): a NUL byte or a ``-diff`` attribute would have git print
 # "Binary files differ" for a file agents read as text all the same
 _DIFF = ("--no-color", "--no-ext-diff", "--no-textconv", "--no-relative", "--src-prefix=a/", "--dst-prefix=b/",
@@ -47,7 +59,7 @@ def in_range(root: Path, spec: Sequence[str]) -> dict[str, list[Added]]:
     """commit -> the lines it adds to text files that may hold a full marker, for the commits
     of ``spec`` (``git rev-list`` arguments) whose changes hold one."""
     done = git("-c", "core.quotePath=false", "log", "--format=%x01%H", "--full-history", "-p", "--cc", *_DIFF,
-               "-G", _HINT, *spec, "--", *PATHSPECS, cwd=root)
+               "-G", _HINT, *spec, "--", *PATHSPECS, cwd=root, c_locale=True)
     found: dict[str, list[Added]] = {}
     for chunk in _COMMIT.split(done.stdout)[1:]:
         sha, _, patch = chunk.partition(b"\n")
@@ -64,7 +76,7 @@ def pending(root: Path, bases: Sequence[str]) -> list[Added]:
     common: list[Added] | None = None
     for base in bases or [""]:
         done = git("-c", "core.quotePath=false", "diff", "--cached", *_DIFF, "-G", _HINT,
-                   *([base] if base else []), "--", *PATHSPECS, cwd=root, keep_index=True)
+                   *([base] if base else []), "--", *PATHSPECS, cwd=root, keep_index=True, c_locale=True)
         lines = added_lines(done.stdout)
         if common is None:
             common = lines
