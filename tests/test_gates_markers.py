@@ -102,10 +102,13 @@ PASSING = {
 }
 
 
-def test_a_marker_outside_the_wiki_and_the_skills_fails_with_its_file_and_line(repo: Path) -> None:
+def test_a_marker_outside_the_wiki_and_the_skills_fails_with_its_file_and_line(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Promote writes a marker only in the wiki and the skills, as a line of its own: in any
     other text file, or spelled otherwise, a full marker was written by hand. Source code and
-    data that hold it, and documentation with placeholders, pass."""
+    data that hold it, and documentation with placeholders, pass. A UTF-8 locale, where git
+    would read the pre-filter's bytes as characters, changes nothing."""
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
     files = dict(PASSING, **ELSEWHERE)
     sha = commit_files(repo, files, "Write the guides")
     found = promotion_gate.check([], repo, "HEAD~1", "HEAD")
