@@ -248,12 +248,12 @@ def main(argv: Sequence[str] = ()) -> int:
         started = load()
         teams_cpu = many_writers(Path(folder), args.writers, args.rounds)
     small, large = sorted(teams_cpu)
-    for step in ("sync", "verify"):
-        ratio = teams_cpu[large][step] / teams_cpu[small][step]
+    for command in ("sync", "verify"):
+        ratio = teams_cpu[large][command] / teams_cpu[small][command]
         goal = 1.1 * large / small
-        what = "a fresh clone's first sync" if step == "sync" else "its verify after"
-        print(f"{NAME}: among many writers, {what} cpu {teams_cpu[small][step]:.2f}s with {small} writers,"
-              f" {teams_cpu[large][step]:.2f}s with {large}, ratio {ratio:.2f}x (goal <= {goal:.1f}x, linear"
+        what = "a fresh clone's first sync" if command == "sync" else "its verify after"
+        print(f"{NAME}: among many writers, {what} cpu {teams_cpu[small][command]:.2f}s with {small} writers,"
+              f" {teams_cpu[large][command]:.2f}s with {large}, ratio {ratio:.2f}x (goal <= {goal:.1f}x, linear"
               f" in writers; load average {started} -> {load()}): {verdict(ratio <= goal)}")
     return 0
 
