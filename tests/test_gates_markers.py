@@ -66,6 +66,8 @@ def test_blocks_in_fences_of_pages_and_skills_fail_the_promotion_gate(repo: Path
 
 ELSEWHERE = {
     "docs/guide.md": f"# Guide\n\n{BLOCK}",
+    "docs/two words.md": f"# Notes\n{MARKER}\n",
+    "docs/tab\there.md": f"{MARKER}\n",
     "README.md": f"# Widgets\n\n```\n{BLOCK}```\n",
     "notes/NOTES.TXT": f"x {MARKER}\nRelease by pushing straight to main.\n",
     "site/page.mdx": f"  {MARKER.replace('gitstore:promoted', 'GITSTORE : PROMOTED')}\nPush to main.\n",

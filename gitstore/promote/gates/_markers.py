@@ -109,6 +109,9 @@ def added_lines(patch: bytes) -> list[Added]:
 
 
 def _path(raw: str) -> str:
+    """The new file's path on a ``+++`` line: git ends a name holding a space with a tab, and
+    quotes one holding a control character, a quote or a backslash."""
+    raw = raw[:-1] if raw.endswith("\t") else raw
     if raw.startswith('"') and raw.endswith('"'):
         raw = codecs.escape_decode(raw[1:-1].encode("utf-8"))[0].decode("utf-8", "replace")
     return raw[2:] if raw.startswith("b/") else ""  # /dev/null: a deleted file adds nothing
