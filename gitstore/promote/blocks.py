@@ -208,9 +208,6 @@ def holds_marker(line: str) -> bool:
     (``lrn_<id> sha256:<digest>``) holds none."""
     if not might_hold_marker(line):
         return False
-    import unicodedata
+    from gitstore.safety.hidden import as_read
 
-    from gitstore.safety.hidden import latin_skeleton, visible
-
-    plain = re.sub(r"[\W_]+", "", latin_skeleton(unicodedata.normalize("NFKC", visible(line))).casefold())
-    return bool(_FULL.search(plain))
+    return bool(_FULL.search(as_read(line)))

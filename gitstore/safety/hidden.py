@@ -234,6 +234,16 @@ def latin_skeleton(text: str) -> str:
     return text.translate(_LOOKALIKES) if _ANY_CONFUSABLE.search(text) else text
 
 
+def as_read(text: str) -> str:
+    """TEXT as a reader takes it in, to compare with what only a program writes: hidden
+    characters dropped, compatibility forms (full-width, ligatures) and look-alike letters made
+    plain, and case, spaces and punctuation ignored."""
+    import re
+    import unicodedata
+
+    return re.sub(r"[\W_]+", "", latin_skeleton(unicodedata.normalize("NFKC", visible(text))).casefold())
+
+
 def mixed_script_count(text: str) -> int:
     """Words that mix Latin letters with Cyrillic or Greek look-alikes."""
     count, covered = 0, -1

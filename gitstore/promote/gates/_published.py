@@ -40,7 +40,6 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
@@ -219,9 +218,9 @@ def _imitations(change: Change, path: str, data: bytes, span: range, earlier: li
 def _imitated(line: str) -> str | None:
     """What of gitstore's ``line`` imitates, read as a reader would: hidden characters dropped,
     compatibility forms and look-alike letters made plain, case, spaces and punctuation ignored."""
-    from gitstore.safety.hidden import latin_skeleton, visible
+    from gitstore.safety.hidden import as_read
 
-    plain = re.sub(r"[\W_]+", "", latin_skeleton(unicodedata.normalize("NFKC", visible(line))).casefold())
+    plain = as_read(line)
     for needle, what in _IMITATED:
         if needle in plain:
             return what
