@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -696,6 +697,53 @@ def test_a_seen_header_off_format_is_refused_and_named_wherever_it_stands(value:
         assert repr(value[:80]) in str(refused.value)
     message = format_message(3, "wme", "shared", entries_for([R.grant("x")]), seen=good)
     assert parse_message(message).seen == tuple(good)
+
+
+def _seen_line_by_line(message: str) -> tuple[tuple[str, str], ...] | None:
+    """The Seen headers of a message as the format reads them, line by line (every line end
+    ``str.splitlines`` knows), or None when one is off format."""
+    headers = message.partition("\n\n")[2].partition("\n\n")[0]
+    found = []
+    for line in headers.splitlines():
+        if line.startswith("Seen: "):
+            writer, _, commit = line[len("Seen: "):].partition(" ")
+            if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,63}", writer) or not re.fullmatch(r"[0-9a-f]{40}", commit):
+                return None
+            found.append((writer, commit))
+    return tuple(found)
+
+
+@pytest.mark.parametrize("headers", [
+    "Seen: wa {a}\nSeen: wb {b}\n",  # as appends write them
+    "Seen: wa {a}\nRemoves: sha256:{d}\nSeen: wb {b}\n",  # apart
+    "Removes: sha256:{d}\nSeen: wa {a}\n",
+    "Seen: wa {a}\nSeen: wa {a}\n",  # twice
+    "Seen: wa {a}\rSeen: wb {b}\n",  # a carriage return ends a line too
+    "Seen: wa {a}\r\nSeen: wb {b}\n",
+    "Seen: wa {a}\u2028Seen: wb {b}\n",
+    "Seen: wa {a}\x1cSeen: wb {b}\n",
+    "X-Note: Seen: wb {b}\nSeen: wa {a}\n",  # the words inside another header
+    "Seen: wa {a}\nX-Note: a Seen: wb {b}\n",
+    "Seen: wa {a}\nSeen: wb {b}x\n",
+    "Seen: wa {a}\nSeen: wb {b}\n Seen: wc {a}\n",
+    "Seen: wa {a}\nSeen: Wb {b}\n",
+    "Seen: wa {a}\nSeen:  wb {b}\n",
+    "Seen: wa {a}\nSeen: wb {b} \n",
+])
+def test_seen_headers_read_fast_say_what_reading_line_by_line_says(headers: str) -> None:
+    """Reads take well-formed Seen headers that follow one another out of a message in a few
+    string operations; wherever they stand, whatever ends their lines, the answer (or the
+    refusal) is the one a reading line by line gives."""
+    filled = headers.format(a="a" * 40, b="0123456789" * 4, d="d" * 64)
+    message = format_message(3, "wme", "shared", entries_for([R.grant("x")])).replace(
+        "Namespace: shared\n", "Namespace: shared\n" + filled)
+    expected = _seen_line_by_line(message)
+    for parse in (parse_message, parse_order):
+        if expected is None:
+            with pytest.raises(ValueError, match="bad Seen"):
+                parse(message)
+        else:
+            assert parse(message).seen == expected, (parse.__name__, filled)
 
 
 def test_appends_checked_on_the_way_in_are_not_checked_again(store_repo: Path) -> None:

@@ -45,8 +45,15 @@ class Append(NamedTuple):
     namespace: str
     kinds: frozenset[str]
     removes: tuple[str, ...] = ()
-    seen: tuple[tuple[str, str], ...] = ()
+    seen_text: str = ""  # its Seen headers' values, checked, each ``<writer> <commit>`` and a newline
     policy: str | None = None
+
+    @property
+    def seen(self) -> tuple[tuple[str, str], ...]:
+        """(writer, commit) of the other writers' tips it had seen, in header order: split when
+        asked, as only causal order and verify follow them (a read of a team of a thousand
+        writers meets half a million)."""
+        return tuple(_SEEN_VALUE.findall(self.seen_text))
 
 
 @dataclass(frozen=True)
@@ -99,7 +106,8 @@ def parse_message(message: str) -> Header:
     # matches never overlap, so they cover the whole block exactly when their lengths add up to it
     if not lines or sum(len(d) + len(k) + len(s) + 3 for d, k, s in lines) != len(block):
         _refuse_block(block)
-    return Header(clock, fields.get("Writer", ""), fields.get("Namespace", ""), tuple(lines), removes, seen, policy)
+    return Header(clock, fields.get("Writer", ""), fields.get("Namespace", ""), tuple(lines), removes,
+                  tuple(_SEEN_VALUE.findall(seen)), policy)
 
 
 def record_lines(message: str) -> Iterator[tuple[str, str, str]]:
@@ -119,10 +127,9 @@ def parse_order(message: str) -> Append:
                   removes, seen, policy)
 
 
-def _parse_head(message: str) -> tuple[int, dict[str, str], tuple[str, ...], tuple[tuple[str, str], ...], str | None,
-                                       str]:
-    """The clock, header fields, removed payloads, Seen headers, policy and record block of a
-    commit message."""
+def _parse_head(message: str) -> tuple[int, dict[str, str], tuple[str, ...], str, str | None, str]:
+    """The clock, header fields, removed payloads, Seen headers (their values, each ending in a
+    newline), policy and record block of a commit message."""
     whole, headers, block = _split(message)
     if not whole:
         raise ValueError("commit message is not a gitstore append")
@@ -130,10 +137,12 @@ def _parse_head(message: str) -> tuple[int, dict[str, str], tuple[str, ...], tup
     if seen_count > MAX_SEEN:
         raise ValueError(f"{seen_count} Seen headers, over the {MAX_SEEN} an append may carry (one for each "
                          "other writer's tip it had seen)")
-    pairs = [line.split(": ", 1) for line in headers.splitlines() if ": " in line]
+    seen, rest = _seen_headers(headers, seen_count)
+    pairs = [line.split(": ", 1) for line in rest.splitlines() if ": " in line]
     fields = {key: value for key, value in pairs if key not in _REPEATED}
     removes = tuple(value for key, value in pairs if key == "Removes")
-    seen = _seen_lines([value for key, value in pairs if key == "Seen"])
+    if seen is None:
+        seen = seen_text(_seen_lines([value for key, value in pairs if key == "Seen"]))
     policy = fields.get("Policy")
     if policy is not None and not _COMMIT.match(policy):
         raise ValueError(f"bad Policy {policy[:80]!r}")
@@ -165,6 +174,34 @@ def _refuse_block(block: str) -> None:
 
 # Seen values joined, each ``<writer> <commit>`` and a newline: what ``_seen_line`` accepts, read in C
 _SEEN_VALUE = re.compile(r"([a-z0-9][a-z0-9-]{0,63}) ([0-9a-f]{40})\n")
+# ``Seen`` header lines of that shape, one after another
+_SEEN_RUN = re.compile(r"(?:Seen: [a-z0-9][a-z0-9-]{0,63} [0-9a-f]{40}\n)+")
+# What ``str.splitlines`` also takes for a line's end, in ASCII text
+_OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e")
+
+
+def seen_text(pairs: Iterable[tuple[str, str]]) -> str:
+    """``Append.seen_text`` of these (writer, commit) pairs."""
+    return "".join(f"{writer} {commit}\n" for writer, commit in pairs)
+
+
+def _seen_headers(headers: str, count: int) -> tuple[str | None, str]:
+    """The values of the ``count`` Seen headers and the other headers, taken out with string
+    methods when the Seen headers are well formed and follow one another, as appends write
+    them (each of a team's appends names about as many tips as there are writers, and every
+    read parses every append's); (None, headers) otherwise, to be split line by line and the
+    first header off format named."""
+    if not headers.isascii() or any(mark in headers for mark in _OTHER_BREAKS):
+        return None, headers  # lines other than a newline's: the line-by-line reading decides
+    if not count:
+        return "", headers
+    text = headers + "\n"
+    start = 0 if text.startswith("Seen: ") else text.find("\nSeen: ") + 1
+    end = text.index("\n", text.rindex("Seen: ")) + 1
+    if not _SEEN_RUN.fullmatch(text, start, end) or text.count("\n", start, end) != count:
+        return None, headers
+    # the run's lines start "Seen: " and nothing else in them holds a colon
+    return text[start:end].replace("Seen: ", ""), text[:start] + text[end:]
 
 
 def _seen_lines(values: list[str]) -> tuple[tuple[str, str], ...]:

@@ -69,7 +69,7 @@ from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
 from gitstore.providers._kindmaps import ROWS_PER_LOOKUP, folder_map, kept_rows, map_path
 from gitstore.providers._known import KnownBytes, Witness
 from gitstore.providers._message import (FORMAT, MAX_SEEN, Append, Header, format_message, parse_message, parse_order,
-                                        record_lines)
+                                        record_lines, seen_text)
 from gitstore.providers._names import (PREFIX, WRITER_PATTERN, note_path, payload_path, payloads_ref, record_path,
                                       records_ref)
 from gitstore.providers._verified import FOLDER as VERIFIED
@@ -482,7 +482,7 @@ class GitProvider:
         self._clocks[commit] = clock
         if len(message) >= REMEMBER_ORDER_FROM:  # what reading it back would find, without reading it
             self._remember_order(commit, Append(clock, self.writer, namespace, frozenset(s.kind for s in new),
-                                                tuple(r.payload_digest for r in removals), tuple(seen),
+                                                tuple(r.payload_digest for r in removals), seen_text(seen),
                                                 policy or None), tip)
             self._orders.save()
         self._save_named(ref, commit, heads)
@@ -952,9 +952,11 @@ class GitProvider:
         try:
             append = Append(int(found["clock"]), str(found["writer"]), str(found["namespace"]),
                             frozenset(map(str, found["kinds"])), tuple(map(str, found["removes"])),
-                            tuple((str(w), str(c)) for w, c in found["seen"]),
+                            seen_text((str(w), str(c)) for w, c in found["seen"]),
                             None if found["policy"] is None else str(found["policy"]))
             parent = None if found["parent"] is None else pygit2.Oid(hex=str(found["parent"]))
+            if len(append.seen) != len(found["seen"]):
+                raise ValueError("a Seen value is off format")
         except (KeyError, TypeError, ValueError):
             return None
         return (append, oid), parent
