@@ -106,6 +106,23 @@ def test_endless_input_is_refused_in_one_line(command: list[str], capsys: pytest
     assert code == 1 and "/dev/zero: more than" in captured.out + captured.err
 
 
+UNREADABLE = "/proc/self/mem"  # a regular file whose first read fails (EIO): nothing is mapped at 0
+
+
+@pytest.mark.skipif(not os.path.exists(UNREADABLE), reason="needs Linux's /proc")
+@pytest.mark.parametrize("command", [["canonical"], ["digest"], ["validate"], ["scan"], ["records", "add"]])
+def test_a_file_that_fails_to_read_is_named_in_one_line(command: list[str], tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    _initialised(tmp_path / "repo", monkeypatch)
+    capsys.readouterr()
+    code = main([*command, UNREADABLE])
+    captured = capsys.readouterr()
+    said = (captured.out + captured.err).strip().splitlines()
+    assert code == 1 and len(said) == 1, said
+    assert said[0].endswith(f"{UNREADABLE}: Input/output error"), said
+
+
 @pytest.mark.parametrize("command", [["canonical"], ["digest"], ["validate"], ["scan"], ["records", "add"],
                                      ["import", "reviews"]])
 def test_commands_do_not_hang_on_a_fifo(command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -82,7 +82,7 @@ def read_bounded(source: BinaryIO, limit: int, name: str) -> bytes:
     """All of ``source``, refusing it once it holds more than ``limit`` bytes."""
     chunks: list[bytes] = []
     size = 0
-    while chunk := source.read(min(_BLOCK, limit + 1 - size)):
+    while chunk := _read(source, min(_BLOCK, limit + 1 - size), name):
         size += len(chunk)
         if size > limit:
             raise InvalidInput(f"{name}: more than {_size(limit)}; refusing to read on")
@@ -104,7 +104,7 @@ def bounded_lines(source: BinaryIO, name: str, max_line: int = MAX_RECORD_BYTES,
     rest: list[bytes] = []  # the start of a line that began in an earlier block
     held = 0
     number = 0
-    while data := source.read(block):
+    while data := _read(source, block, name):
         if b"\n" not in data:
             held += len(data)
             if held > max_line:
@@ -127,6 +127,15 @@ def bounded_lines(source: BinaryIO, name: str, max_line: int = MAX_RECORD_BYTES,
         if len(line) > max_line:
             raise InvalidInput(f"{name}:{number + 1}: line longer than {_size(max_line)}")
         yield line
+
+
+def _read(source: BinaryIO, size: int, name: str) -> bytes:
+    """Up to ``size`` bytes of ``source``; a failed read is refused naming what was read
+    (the error alone, "Input/output error", does not say which file)."""
+    try:
+        return source.read(size)
+    except OSError as exc:
+        raise InvalidInput(f"{name}: {exc.strerror or exc}") from None
 
 
 def _size(limit: int) -> str:
