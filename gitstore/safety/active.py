@@ -26,13 +26,15 @@ at all but actions, and are quarantined (``active-markup``):
   a stylesheet outside code;
 - a ``style`` attribute whose CSS, read as a browser reads it (references decoded, comments
   dropped, CSS escapes such as ``\\75 rl(`` decoded), fetches a script URL or an address that
-  asks for data (``url(...)``, the first address of an ``image-set(...)``), or runs code
+  asks for data (``url(...)``, any address an ``image-set(...)`` names), or runs code
   (``expression(...)``, ``-moz-binding``). Ordinary colours, alignment and plain background
   images stay, and so does JSX (``style={{...}}``), source code a session read;
 - an image whose URL carries a placeholder for data to fill in (``{SECRET}``, ``${...}``,
   ``$GITHUB_TOKEN``, ``<base64 of the env>``, ``%s``), in Markdown (``![](...)``) or in an HTML
   attribute a browser fetches by itself (``src``, ``srcset``, ``poster``, ``background``,
   ``data``): a renderer fetches an image unasked, so this is an order to leak, not a picture.
+  Its alt text is read as CommonMark reads link text: brackets in it balance at any depth
+  (``![see [1]](...)``), and escaped ones or those in code spans are text.
   A reference image (``![alt][r]``, ``![r][]``, ``![r]``) is judged by the URL of the
   definition it names (``[r]: <https://...{SECRET}> "title"``, the URL on the label's line or
   the next), wherever in the text that stands; the definition alone is no image, and a link
@@ -81,13 +83,16 @@ _PLACEHOLDER = lazy.Pattern(r"[{}<>]|\$[a-z_({]|%s")
 # a Markdown link's or image's destination (``](``) or a reference definition's (``]:``): what
 # an obfuscated scheme may be spelt with, up to the first character that ends it
 _DESTINATION = lazy.Pattern(r"\][(:]\s*<?([\w&#;:/+.\-\s]*)")
-# a Markdown image: the alt text (no brackets in it, so no image starts inside another's alt
-# text) and its target, to the closing parenthesis or the end of the line
-_IMAGE = lazy.Pattern(r"!\[[^\[\]]*(\]\()([^)\n]*)")
-# a reference definition (``[r]: <url> "title"``, the URL on the line of the label or the next)
-# and an image that takes its URL from one: ``![alt][r]``, ``![r][]``, ``![r]`` (not ``![r](``)
-_DEFINITION = lazy.Pattern(r"\[([^\[\]]{1,999})\]:[ \t]*(?:\r?\n[ \t]*)?(?:<([^<>\n]*)>|(\S+))")
-_REFERENCE = lazy.Pattern(r"!\[([^\[\]]*)\](?:\[([^\[\]]*)\]|(?!\())")
+# what opens or ends a Markdown image's alt text, as CommonMark reads link text: an escaped
+# character (text), an opening bracket (``![`` an image's), a closing one, and a blank line
+# (brackets never match across one); then what follows an alt text's ``]``
+_BRACKET = lazy.Pattern(r"\\[\s\S]|!?\[|\]|\n[ \t]*\n")
+_TARGET = lazy.Pattern(r"\]\([ \t]*(?:<([^>)\n]*)|([^\s)]*))")  # a URL ends at a space, its ``)`` or ``>``
+_LABEL_TEXT = r"(?:[^\[\]\\]|\\[\s\S])"  # a label's character: no bracket unless escaped
+# a reference definition (``[r]: <url> "title"``, the URL on the line of the label or the next);
+# an image takes its URL from one as ``![alt][r]``, ``![r][]`` or ``![r]`` (not ``![r](``)
+_DEFINITION = lazy.Pattern(rf"\[({_LABEL_TEXT}{{1,999}})\]:[ \t]*(?:\r?\n[ \t]*)?(?:<([^<>\n]*)>|(\S+))")
+_REFERENCE = lazy.Pattern(rf"\[({_LABEL_TEXT}*+)\]|(?!\()")
 
 # an HTML tag as a browser reads it, each attribute taken whole (atomic groups: a value without
 # quotes holding a ``/`` is never split again into more attributes), to the first thing that
@@ -133,8 +138,15 @@ def active_markup_count(text: str) -> int:
             code.append(Code(text))
         return code[0].end_around(at)
 
-    found = _tags(text, in_code) | _destinations(text, in_code) | _images(text, in_code)
-    return len(found | _referenced_images(text, in_code))
+    images: list[list[tuple[int, int]]] = []  # likewise
+
+    def image_ends() -> list[tuple[int, int]]:
+        if not images:
+            images.append(_image_ends(text, in_code))
+        return images[0]
+
+    found = _tags(text, in_code) | _destinations(text, in_code) | _images(text, image_ends)
+    return len(found | _referenced_images(text, in_code, image_ends))
 
 
 def _destinations(text: str, in_code: _InCode) -> set[int]:
@@ -143,18 +155,43 @@ def _destinations(text: str, in_code: _InCode) -> set[int]:
             if is_script_url(m.group(1)) and in_code(m.start()) is None}
 
 
-def _images(text: str, in_code: _InCode) -> set[int]:
-    """Where a Markdown image outside code asks for data to be filled into its URL."""
-    found = set()
-    for m in _IMAGE.finditer(text):
-        target = m.group(2).strip()
-        target = target[1:].partition(">")[0] if target.startswith("<") else target.split(None, 1)[0] if target else ""
-        if asks_for_data(target) and in_code(m.start()) is None:
-            found.add(m.start(1))
-    return found
+def _image_ends(text: str, in_code: _InCode) -> list[tuple[int, int]]:
+    """(where its ``![`` is, where the ``]`` ending its alt text is) of each Markdown image
+    outside code, in one pass over the brackets: matched as CommonMark matches link text, an
+    escaped bracket or one in code is text, nested ones balance (``![a [b] c](...)``), and
+    none matches across a blank line."""
+    openers: list[tuple[int, bool]] = []
+    ends = []
+    for m in _BRACKET.finditer(text):
+        token = m.group()
+        if token[0] == "\\":
+            continue
+        if token[0] == "\n":
+            openers.clear()
+        elif in_code(m.start()) is not None:
+            continue
+        elif token == "]":
+            if openers:
+                start, image = openers.pop()
+                if image:
+                    ends.append((start, m.start()))
+        else:
+            openers.append((m.start(), token == "!["))
+    return ends
 
 
-def _referenced_images(text: str, in_code: _InCode) -> set[int]:
+def _images(text: str, image_ends: Callable[[], list[tuple[int, int]]]) -> set[int]:
+    """Where a Markdown image outside code asks for data to be filled into its URL (the
+    images are found only when some ``](`` is followed by such a URL)."""
+    if "![" not in text:
+        return set()
+    asking = {m.start() for m in _TARGET.finditer(text) if asks_for_data(m.group(1) or m.group(2))}
+    if not asking:
+        return set()
+    return {close for _, close in image_ends() if close in asking}
+
+
+def _referenced_images(text: str, in_code: _InCode, image_ends: Callable[[], list[tuple[int, int]]]) -> set[int]:
     """Where a Markdown image outside code takes its URL from a reference definition outside
     code whose URL asks for data to be filled in. Labels match as CommonMark matches them: in
     any case, runs of spaces and line breaks read as one space."""
@@ -164,8 +201,12 @@ def _referenced_images(text: str, in_code: _InCode) -> set[int]:
                if asks_for_data(m.group(2) or m.group(3) or "") and in_code(m.start()) is None}
     if not leaking:
         return set()
-    return {m.start() for m in _REFERENCE.finditer(text)
-            if _label(m.group(2) or m.group(1)) in leaking and in_code(m.start()) is None}
+    found = set()
+    for start, close in image_ends():
+        after = _REFERENCE.match(text, close + 1)
+        if after is not None and _label(after.group(1) or text[start + 2:close]) in leaking:
+            found.add(start)
+    return found
 
 
 def _label(label: str) -> str:
