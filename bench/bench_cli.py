@@ -35,6 +35,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench._process import gitstore_argv
+
 NAME = "cli"
 STARTUP_GOAL = 2.0
 COMMAND_GOAL = 0.3
@@ -48,11 +50,6 @@ LIBRARY = {
     "show": "from gitstore.context import Context\nfrom gitstore.queries.learnings import show\n"
             "show(Context.open(), {id!r})",
 }
-
-
-def _gitstore() -> list[str]:
-    exe = Path(sys.executable).with_name("gitstore")
-    return [str(exe)] if exe.exists() else [sys.executable, "-m", "gitstore"]
 
 
 def _run(argv: list[str], cwd: Path) -> tuple[float, float]:
@@ -86,8 +83,8 @@ def _interleaved(runs: dict[str, list[str]], cwd: Path, repeat: int) -> dict[str
 
 def startup(repeat: int) -> dict[str, Any]:
     here = Path(tempfile.gettempdir())
-    found = _interleaved({"python": [sys.executable, "-c", "pass"], "version": [*_gitstore(), "--version"],
-                          "help": [*_gitstore(), "--help"]}, here, repeat)
+    found = _interleaved({"python": [sys.executable, "-c", "pass"], "version": [*gitstore_argv(), "--version"],
+                          "help": [*gitstore_argv(), "--help"]}, here, repeat)
     base = found["python"]["wall"]
     return {**found, "ratios": {k: found[k]["wall"] / base for k in ("version", "help")}}
 
@@ -105,7 +102,7 @@ def build(root: Path, records: int, per_learning: float) -> tuple[int, str]:
 
 
 def commands(root: Path, shown: str, repeat: int) -> dict[str, Any]:
-    cli = _gitstore()
+    cli = gitstore_argv()
     runs = {"status": [*cli, "status"], "learnings": [*cli, "learnings"], "show": [*cli, "show", shown]}
     for name, code in LIBRARY.items():
         runs[f"library {name}"] = [sys.executable, "-c", code.format(id=shown)]

@@ -60,6 +60,7 @@ from pathlib import Path
 from typing import Any
 
 import gitstore
+from bench._process import gitstore_argv
 from bench.bench_store import other_ref_names
 from bench.recall_quality import evaluate
 from gitstore.deliver.build import build as build_index
@@ -219,11 +220,6 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None = 
     return wall, _children_cpu() - cpu, out or b""
 
 
-def _gitstore() -> list[str]:
-    exe = Path(sys.executable).with_name("gitstore")
-    return [str(exe)] if exe.exists() else [sys.executable, "-m", "gitstore"]
-
-
 def _summary(values: list[float]) -> dict[str, float]:
     return {"median": statistics.median(values), "best": min(values), "worst": max(values)}
 
@@ -278,9 +274,9 @@ def measure(root: Path, repeat: int, env: dict[str, str]) -> dict[str, Any]:
                     wall, cpu, out = _run(hook, root, env, json.dumps(payload).encode(), capture=True)
                 printed += bool(out.strip())
             elif name == "recall":
-                wall, cpu, _ = _run([*_gitstore(), "recall", PROMPT, "--json"], root, env)
+                wall, cpu, _ = _run([*gitstore_argv(), "recall", PROMPT, "--json"], root, env)
             else:
-                wall, cpu, _ = _run([*_gitstore(), "records", "list", "--json"], root, env)
+                wall, cpu, _ = _run([*gitstore_argv(), "records", "list", "--json"], root, env)
             if round_:  # the first round warms caches
                 runs[name].append((wall, cpu))
     result = {name: {"wall": _summary([w for w, _ in values]), "cpu": _summary([c for _, c in values])}

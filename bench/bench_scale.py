@@ -134,6 +134,7 @@ from typing import Any
 
 import orjson
 
+from bench._process import cpu_of, gitstore_argv
 from bench.bench_store import FAST, FAST_IMPORT, events, fast_import_stream
 from gitstore.conformance import entries_for
 
@@ -162,35 +163,16 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _gitstore() -> list[str]:
-    script = Path(sys.executable).with_name("gitstore")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "gitstore"]
-
-
 def _timed(argv: list[str], cwd: Path, data: bytes | None = None) -> tuple[float, bytes]:
     """Run a process to its end, ``data`` (if any) on its standard input: its own CPU seconds
-    (user + system, ``os.wait4``) and output."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen(argv, cwd=cwd, env=_env(), stdout=out, stderr=err,
-                                   stdin=subprocess.DEVNULL if data is None else subprocess.PIPE)
-        if process.stdin is not None:
-            try:
-                process.stdin.write(data or b"")
-                process.stdin.close()
-            except BrokenPipeError:  # it stopped reading: its exit status and errors say why
-                pass
-        _, status, usage = os.wait4(process.pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            err.seek(0)
-            raise SystemExit(f"{NAME}: {' '.join(argv[:4])} failed: {err.read().decode(errors='replace')[-400:]}")
-        out.seek(0)
-        return usage.ru_utime + usage.ru_stime, out.read()
+    (user + system) and output."""
+    return cpu_of(argv, cwd, _env(), data)
 
 
 def make_repo(path: Path) -> Path:
     path.mkdir(parents=True)
     for argv in (["git", "init", "-q", "-b", "main"], ["git", "remote", "add", "origin", ORIGIN],
-                 ["git", "commit", "-q", "--allow-empty", "-m", "root"], [*_gitstore(), "init"]):
+                 ["git", "commit", "-q", "--allow-empty", "-m", "root"], [*gitstore_argv(), "init"]):
         subprocess.run(argv, cwd=path, env=_env(), check=True, capture_output=True)
     return path
 
@@ -209,7 +191,7 @@ def append(repo: Path, work: Path, chunk: int, seed: int, index: int) -> float:
     path = work / "chunk.jsonl"
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
     del records
-    cpu, _ = _timed([*_gitstore(), "records", "add", str(path)], repo)
+    cpu, _ = _timed([*gitstore_argv(), "records", "add", str(path)], repo)
     path.unlink()
     return cpu
 

@@ -1,0 +1,46 @@
+"""What the benchmarks share to run gitstore's command line in a process of its own and clock it.
+
+- ``gitstore_argv()``: how a user runs ``gitstore`` from this environment (the installed
+  script beside the interpreter, else ``python -m gitstore``);
+- ``cpu_of(argv, cwd, env, data)``: run a process to its end, ``data`` (if any) on its standard
+  input, and return its own processor seconds (user + system, from ``os.wait4``: the child's,
+  not the benchmark's, and none of another child's) with its output. A process that fails stops
+  the benchmark with the end of what it said.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+
+def gitstore_argv() -> list[str]:
+    """The command that runs ``gitstore`` from this environment."""
+    script = Path(sys.executable).with_name("gitstore")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "gitstore"]
+
+
+def cpu_of(argv: list[str], cwd: Path, env: dict[str, str], data: bytes | None = None) -> tuple[float, bytes]:
+    """The processor seconds of one process run to its end, and its output; SystemExit naming
+    the command and the end of what it said when it fails."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=err,
+                                   stdin=subprocess.DEVNULL if data is None else subprocess.PIPE)
+        if process.stdin is not None:
+            try:
+                process.stdin.write(data or b"")
+                process.stdin.close()
+            except BrokenPipeError:  # it stopped reading: its exit status and errors say why
+                pass
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+        if process.returncode != 0:
+            out.seek(0)
+            err.seek(0)
+            said = (out.read() + err.read()).decode(errors="replace")
+            raise SystemExit(f"{' '.join(argv[:4])} failed (exit {process.returncode}): {said[-600:]}")
+        out.seek(0)
+        return usage.ru_utime + usage.ru_stime, out.read()
