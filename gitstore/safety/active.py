@@ -323,7 +323,8 @@ def _image_set_strings(css: str, start: int, found: list[str]) -> int:
         elif m.group(0) == ")":
             depth -= 1
             if not depth:
-                return m.end()
+                end: int = m.end()
+                return end
         else:
             found.append(m.group(1) if m.group(1) is not None else m.group(2))
     return len(css)
