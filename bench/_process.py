@@ -2,6 +2,10 @@
 
 - ``gitstore_argv()``: how a user runs ``gitstore`` from this environment (the installed
   script beside the interpreter, else ``python -m gitstore``);
+- ``child_env(folder)``: the environment of a measured process, its bytecode cached as an
+  installed package's is, even where this environment turns caching off
+  (``PYTHONDONTWRITEBYTECODE``: gitstore installed editable would then be compiled from source
+  at every start, tens of milliseconds that no user pays);
 - ``cpu_of(argv, cwd, env, data)``: run a process to its end, ``data`` (if any) on its standard
   input, and return its own processor seconds (user + system, from ``os.wait4``: the child's,
   not the benchmark's, and none of another child's) with its output. A process that fails stops
@@ -21,6 +25,14 @@ def gitstore_argv() -> list[str]:
     """The command that runs ``gitstore`` from this environment."""
     script = Path(sys.executable).with_name("gitstore")
     return [str(script)] if script.exists() else [sys.executable, "-m", "gitstore"]
+
+
+def child_env(folder: Path) -> dict[str, str]:
+    """This environment for a measured process, bytecode cached in ``folder/pycache`` (a folder
+    of this run: the first run fills it) and gitstore's own settings dropped."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith("GITSTORE_")}
+    env["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
+    return env
 
 
 def cpu_of(argv: list[str], cwd: Path, env: dict[str, str], data: bytes | None = None) -> tuple[float, bytes]:

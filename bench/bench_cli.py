@@ -14,6 +14,11 @@ the proportions of a team's store: evidence is most of it, about one learning pe
 A second store of the same size in the rules benchmark's own proportions (one learning per
 seven and a half events, most of them cited) is measured too and reported without a goal.
 
+The measured processes cache their bytecode in a folder of the run (``PYTHONPYCACHEPREFIX``,
+filled by a first untimed run of each command), as an installed package has its ``.pyc``
+files, even where this environment sets ``PYTHONDONTWRITEBYTECODE``: gitstore installed
+editable would otherwise be compiled from source at every start.
+
 Nothing is asserted about time: the machine is shared and noisy, so runs alternate and the
 report takes medians (wall and CPU), with the best wall time beside them (what a quiet machine
 would see); the verdict is on the median wall time. ``python -m bench cli --quick`` is a smoke
@@ -35,7 +40,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench._process import gitstore_argv
+from bench._process import child_env, gitstore_argv
 
 NAME = "cli"
 STARTUP_GOAL = 2.0
@@ -52,11 +57,11 @@ LIBRARY = {
 }
 
 
-def _run(argv: list[str], cwd: Path) -> tuple[float, float]:
+def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
     """Wall and CPU seconds of one fresh process (CPU: user + system of the child)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    done = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -64,27 +69,27 @@ def _run(argv: list[str], cwd: Path) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def _interleaved(runs: dict[str, list[str]], cwd: Path, repeat: int) -> dict[str, dict[str, float]]:
+def _interleaved(runs: dict[str, list[str]], cwd: Path, repeat: int, env: dict[str, str]) -> dict[str, dict[str, float]]:
     """Median wall and CPU of each command line, the lines taking turns."""
     walls: dict[str, list[float]] = {k: [] for k in runs}
     cpus: dict[str, list[float]] = {k: [] for k in runs}
     for _, argv in runs.items():  # warm the file cache and the .pyc files once
-        _run(argv, cwd)
+        _run(argv, cwd, env)
     for round_ in range(repeat):
         order = list(runs)
         order = order[round_ % len(order):] + order[: round_ % len(order)]
         for key in order:
-            wall, cpu = _run(runs[key], cwd)
+            wall, cpu = _run(runs[key], cwd, env)
             walls[key].append(wall)
             cpus[key].append(cpu)
     return {k: {"wall": statistics.median(walls[k]), "best": min(walls[k]), "cpu": statistics.median(cpus[k])}
             for k in runs}
 
 
-def startup(repeat: int) -> dict[str, Any]:
+def startup(repeat: int, env: dict[str, str]) -> dict[str, Any]:
     here = Path(tempfile.gettempdir())
     found = _interleaved({"python": [sys.executable, "-c", "pass"], "version": [*gitstore_argv(), "--version"],
-                          "help": [*gitstore_argv(), "--help"]}, here, repeat)
+                          "help": [*gitstore_argv(), "--help"]}, here, repeat, env)
     base = found["python"]["wall"]
     return {**found, "ratios": {k: found[k]["wall"] / base for k in ("version", "help")}}
 
@@ -101,12 +106,12 @@ def build(root: Path, records: int, per_learning: float) -> tuple[int, str]:
     return built.records, shown
 
 
-def commands(root: Path, shown: str, repeat: int) -> dict[str, Any]:
+def commands(root: Path, shown: str, repeat: int, env: dict[str, str]) -> dict[str, Any]:
     cli = gitstore_argv()
     runs = {"status": [*cli, "status"], "learnings": [*cli, "learnings"], "show": [*cli, "show", shown]}
     for name, code in LIBRARY.items():
         runs[f"library {name}"] = [sys.executable, "-c", code.format(id=shown)]
-    return _interleaved(runs, root, repeat)
+    return _interleaved(runs, root, repeat, env)
 
 
 def verdict(ok: bool) -> str:
@@ -145,17 +150,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     repeat = options.repeat or (2 if options.quick else 7)
     if records < 500 or repeat < 1:
         parser.error("--records must be at least 500 and --repeat at least 1")
-    start = startup(repeat)
     work = Path(tempfile.mkdtemp(prefix="gitstore-bench-cli-"))
+    env = child_env(work)
     stores = []
     try:
+        start = startup(repeat, env)
         mixes: list[tuple[str, float, bool]] = [("a team's mix", EVENTS_PER_LEARNING, True)]
         if not options.quick:
             mixes.append(("learning-heavy mix", 7.5, False))
         for index, (mix, per_learning, goal) in enumerate(mixes):
             root = work / f"repo{index}"
             written, shown = build(root, records, per_learning)
-            stores.append({"mix": mix, "records": written, "goal": goal, "times": commands(root, shown, repeat)})
+            stores.append({"mix": mix, "records": written, "goal": goal, "times": commands(root, shown, repeat, env)})
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(report(start, stores), flush=True)

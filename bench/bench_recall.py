@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 import gitstore
-from bench._process import gitstore_argv
+from bench._process import child_env, gitstore_argv
 from bench.bench_store import other_ref_names
 from bench.recall_quality import evaluate
 from gitstore.deliver.build import build as build_index
@@ -222,14 +222,6 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None = 
 
 def _summary(values: list[float]) -> dict[str, float]:
     return {"median": statistics.median(values), "best": min(values), "worst": max(values)}
-
-
-def child_env(folder: Path) -> dict[str, str]:
-    """The environment of the measured processes: bytecode cached (in a folder of this run), as
-    an installed package has its .pyc files, even where this environment turns caching off."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith("GITSTORE_")}
-    env["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
-    return env
 
 
 @contextmanager
