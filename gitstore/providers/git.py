@@ -1339,11 +1339,13 @@ class GitProvider:
     def gc(self) -> GcReport:
         """Erase what memory removed, and nothing of anyone else's (see ``_gc_git``)."""
         from gitstore.providers._gc_git import collect
+        from gitstore.providers._incoming import drop_stale_incoming, sync_locked
         from gitstore.providers._maintain import pack_count, roll_up
 
         self.move_local()
-        with self.paused():
+        with sync_locked(self.state), self.paused():  # a sync's unverified refs are never dropped under it
             report = GcReport(payloads=self._sweep_snapshots())
+            drop_stale_incoming(self.repo)  # the snapshots just rewritten included: reachable through none
             report.objects += collect(self.repo, self.state)
             if pack_count(local := self.state / LOCAL) > 1:  # the local namespace: git's gc never visits it
                 roll_up(local)

@@ -5,7 +5,9 @@ One sync, under a lock so two never overlap in a clone:
 1. **Fetch** every writer's shared records and payload refs from the remote into names of
    their own, ``refs/memory/sync/<remote>/{records,payloads}/shared/<writer>`` (explicit
    refspecs, ``--no-tags``, no opportunistic update of the fetched namespace): nothing there is
-   ever read, and they are deleted when the sync ends.
+   ever read. When the sync ends, those whose tip is not the admitted one are deleted; the rest
+   keep nothing reachable the store's refs do not, and stay, so the next fetch writes only the
+   refs that moved (``gitstore.providers._incoming``; gc drops the ones left behind first).
 2. **Verify** what arrived (``gitstore.sync.arrivals``). A ref that passes moves into the
    fetched namespace the store reads, ``refs/memory/v1/remotes/<remote>/...``, by one
    compare-and-swap transaction, and is recorded as admitted (reads do not verify it again). A
@@ -32,12 +34,10 @@ and leaves the clone readable if it is killed: a sync run again completes.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import re
 import subprocess
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,13 +51,12 @@ from gitstore.capture.saved import Applied
 from gitstore.ops.snapshots import apply_redactions
 from gitstore.providers._admit import Admissions
 from gitstore.providers._gitdirs import common_dir, git_env
+from gitstore.providers._incoming import INCOMING, drop_stale_incoming, sync_locked
 from gitstore.providers.git import PREFIX, GitProvider, parse_message
 from gitstore.sync.arrivals import Checked, check_records, check_snapshot, extends
 
-INCOMING = "refs/memory/sync/"
 QUARANTINE = "refs/memory/quarantine/"
 QUARANTINED = "quarantine.json"  # {quarantine ref: {"tip", "problem"}}: refusals are not verified again
-LOCK = "sync.lock"
 ATTEMPTS = 3
 KINDS = ("records", "payloads")
 REMOTE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -192,29 +191,34 @@ def sync(start: str, remote: str = "origin") -> SyncReport:
         raise Refused(f"sync needs the git provider (this clone keeps memory in {ctx.workspace.config.provider})")
     _check_remote(provider.repo, remote)
     report = SyncReport(remote)
-    with _locked(provider.state / LOCK):
-        before: tuple[dict[str, Any], dict[str, str]] | None = None
+    with sync_locked(provider.state):
         try:
-            for attempt in range(1, ATTEMPTS + 1):
-                report.attempts = attempt
-                _fetch(provider.repo, remote)
-                run = _Admitting(ctx, remote)
-                if before is None and run.pending():
-                    before = _verdicts(ctx)
-                run.admit(report)
-                if not _push(_reopened(provider, ctx.scope), remote, report, last=attempt == ATTEMPTS):
-                    break
-        except GitstoreError:  # the remote unreachable, a push refused: what earlier syncs admitted
-            _scrub_snapshots(ctx.workspace.root)  # is still applied to this clone's snapshots
-            raise
+            _run(ctx, provider, remote, report)
         finally:  # whatever stopped it: nothing unverified stays reachable under the sync's names
-            _drop_incoming(provider.repo, remote)
-        report.quarantined = list({(q.writer, q.kind, q.tip): q for q in report.quarantined}.values())  # once each
-        _held_by_reads(_reopened(provider, ctx.scope), remote, report)
-        if before is not None:
-            _compare(before, _verdicts(Context.open(ctx.workspace.root)), report)
-        report.snapshots = _scrub_snapshots(ctx.workspace.root)
+            drop_stale_incoming(provider.repo, remote)
     return report
+
+
+def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -> None:
+    before: tuple[dict[str, Any], dict[str, str]] | None = None
+    try:
+        for attempt in range(1, ATTEMPTS + 1):
+            report.attempts = attempt
+            _fetch(provider.repo, remote)
+            run = _Admitting(ctx, remote)
+            if before is None and run.pending():
+                before = _verdicts(ctx)
+            run.admit(report)
+            if not _push(_reopened(provider, ctx.scope), remote, report, last=attempt == ATTEMPTS):
+                break
+    except GitstoreError:  # the remote unreachable, a push refused: what earlier syncs admitted
+        _scrub_snapshots(ctx.workspace.root)  # is still applied to this clone's snapshots
+        raise
+    report.quarantined = list({(q.writer, q.kind, q.tip): q for q in report.quarantined}.values())  # once each
+    _held_by_reads(_reopened(provider, ctx.scope), remote, report)
+    if before is not None:
+        _compare(before, _verdicts(Context.open(ctx.workspace.root)), report)
+    report.snapshots = _scrub_snapshots(ctx.workspace.root)
 
 
 def _scrub_snapshots(root: Path) -> Applied:
@@ -240,17 +244,6 @@ def _check_remote(repo: pygit2.Repository, remote: str) -> None:
     if remote not in repo.remotes.names():
         known = ", ".join(repo.remotes.names()) or "none"
         raise InvalidInput(f"no remote named {remote!r} (remotes: {known}); add one with `git remote add`")
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """One sync at a time in a clone (the next one waits)."""
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _git(repo: pygit2.Repository, *args: str) -> subprocess.CompletedProcess[str]:
@@ -290,14 +283,6 @@ def _held_by_reads(provider: GitProvider, remote: str, report: SyncReport) -> No
         if admission.ref.startswith(prefix) and not admission.admitted and (writer, "records") not in named:
             report.quarantined.append(Quarantined(writer, "records", admission.tip, admission.ref,
                                                   str(admission.problem)))
-
-
-def _drop_incoming(repo: pygit2.Repository, remote: str) -> None:
-    """Forget what the fetch brought once it is admitted or held: a snapshot whose text was
-    redacted here must not stay reachable through it (gc then erases it)."""
-    prefix = f"{INCOMING}{remote}/"
-    for name in [n for n in repo.references if n.startswith(prefix)]:
-        repo.references.delete(name)
 
 
 # -- admitting what arrived ------------------------------------------------------------------------

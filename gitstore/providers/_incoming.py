@@ -1,0 +1,87 @@
+"""Where a sync fetches before it verifies, and what may stay there between syncs.
+
+``gitstore sync`` fetches every writer's shared refs into names nothing reads as memory,
+``refs/memory/sync/<remote>/{records,payloads}/shared/<writer>``, verifies what changed, and
+moves what passes to ``refs/memory/v1/remotes/<remote>/...`` (the admitted ref). An incoming ref
+whose tip is its admitted ref's tip keeps nothing reachable that the admitted ref does not: it
+stays, so the next fetch finds it up to date and writes nothing (among a thousand writers an
+idle sync used to write every one of them and delete them again). Any other incoming ref
+(unverified, quarantined, or left behind when the admitted ref moved: a redaction rewrote the
+snapshot, a plain ``git fetch`` moved it) is dropped, at the end of each sync and by gc before
+it tells what is reachable, so that a snapshot whose text was removed here stays reachable
+through none of them.
+
+Both hold the sync lock (``sync.lock`` in the provider's state folder) while they do: gc must
+not drop a ref a running sync fetched and has not admitted yet (its objects would be erased
+under it), nor erase what such a ref keeps.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pygit2
+
+from gitstore.errors import IntegrityError
+from gitstore.providers._gitdirs import common_dir, git_env, ref_names
+from gitstore.providers._names import PREFIX
+
+INCOMING = "refs/memory/sync/"
+LOCK = "sync.lock"
+
+
+@contextmanager
+def sync_locked(state: Path) -> Iterator[None]:
+    """One sync (or gc) at a time in a clone (the next one waits)."""
+    with open(state / LOCK, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def admitted_ref(incoming: str) -> str:
+    """The admitted ref an incoming ref stands beside (``refs/memory/sync/<remote>/X`` ->
+    ``refs/memory/v1/remotes/<remote>/X``)."""
+    return f"{PREFIX}remotes/{incoming[len(INCOMING):]}"
+
+
+def _target(repo: pygit2.Repository, name: str) -> pygit2.Oid | None:
+    try:
+        target = repo.references[name].target
+    except (KeyError, pygit2.GitError):
+        return None
+    return target if isinstance(target, pygit2.Oid) else None
+
+
+def stale_incoming(repo: pygit2.Repository, remote: str | None = None) -> list[str]:
+    """The incoming refs (of ``remote``, or of every remote) whose tip is not their admitted
+    ref's tip: what a sync may not leave behind."""
+    prefix = INCOMING if remote is None else f"{INCOMING}{remote}/"
+    stale = []
+    for name in ref_names(repo, prefix):
+        tip = _target(repo, name)
+        if tip is None or tip != _target(repo, admitted_ref(name)):
+            stale.append(name)
+    return stale
+
+
+def drop_stale_incoming(repo: pygit2.Repository, remote: str | None = None) -> list[str]:
+    """Delete the incoming refs ``stale_incoming`` names, in one ref transaction (one rewrite
+    of ``packed-refs`` when they are packed); returns their names. The caller holds the sync
+    lock."""
+    names = stale_incoming(repo, remote)
+    if names:
+        script = "".join(f"delete {name}\n" for name in names)
+        done = subprocess.run(["git", f"--git-dir={common_dir(repo)}", "update-ref", "--stdin"], input=script,
+                              env=git_env(), capture_output=True, text=True)
+        if done.returncode != 0:
+            said = done.stderr.strip().splitlines()[-1:] or ["(nothing)"]
+            raise IntegrityError(f"could not delete the refs a sync fetched under {INCOMING}: {said[0]}")
+    return names
+

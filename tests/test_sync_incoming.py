@@ -1,0 +1,169 @@
+"""What a sync leaves under its incoming names, ``refs/memory/sync/<remote>/...``: only refs
+whose tip is the admitted ref's tip, so an idle sync writes no ref there and still sees every
+change (a writer gone from the remote, a rewritten history); gc drops the ones a redaction left
+behind before it erases, so the redacted text goes; a sync that fails midway leaves nothing
+unverified there. Real clones of a real bare remote; ref updates are counted by git's own
+``reference-transaction`` hook."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gitstore.context import Context
+from gitstore.ops import gc
+from gitstore.ops.redact import redact
+from gitstore.providers.git import payloads_ref, records_ref
+from gitstore.sync.remote import sync
+
+from .conftest import all_objects, git
+from .team import first_clone, shared_remote
+from .world import Thread, grant_all
+
+INCOMING = "refs/memory/sync/origin/"
+ADMITTED = "refs/memory/v1/remotes/origin/"
+SECRET = "the staging password is hunter2-incoming"
+
+
+def clone(tmp: Path, bare: Path, name: str) -> Path:
+    from gitstore.ops.setup import init
+
+    git(tmp, "clone", "-q", str(bare), str(tmp / name))
+    init(tmp / name)
+    return tmp / name
+
+
+@pytest.fixture
+def team(tmp_path: Path) -> tuple[Path, Path, Path, str]:
+    """Alice's clone with a grant and a review comment, pushed; bob's clone, synced twice."""
+    bare = shared_remote(tmp_path)
+    alice = first_clone(tmp_path, bare)
+    ctx = Context.open(alice)
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    thread.comment("100", SECRET, "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    assert sync(str(alice)).status == "ok"
+    bob = clone(tmp_path, bare, "bob")
+    assert sync(str(bob)).status == "ok"
+    assert sync(str(bob)).status == "no-update"
+    return bare, alice, bob, ctx.workspace.config.writer
+
+
+def refs(root: Path, prefix: str) -> dict[str, str]:
+    """name under ``prefix`` (the prefix cut) -> tip."""
+    out = git(root, "for-each-ref", "--format=%(refname) %(objectname)", prefix)
+    return {name[len(prefix):]: tip for name, tip in (line.split() for line in out.splitlines())}
+
+
+def count_ref_updates(root: Path) -> Path:
+    """A ``reference-transaction`` hook in ``root`` writing every ref update git commits to
+    the file returned, one line each."""
+    log = root / ".git" / "ref-updates"
+    hook = root / ".git" / "hooks" / "reference-transaction"
+    hook.write_text(f'#!/bin/sh\n[ "$1" = committed ] && cat >> "{log}"\nexit 0\n')
+    hook.chmod(0o755)
+    log.write_text("")
+    return log
+
+
+def incoming_updates(log: Path) -> list[str]:
+    return [line for line in log.read_text().splitlines() if line.split()[-1].startswith(INCOMING)]
+
+
+def left_only_admitted_tips(root: Path) -> None:
+    """Every incoming ref left names its admitted ref's tip: nothing unverified is reachable."""
+    admitted = refs(root, ADMITTED)
+    assert all(admitted.get(name) == tip for name, tip in refs(root, INCOMING).items()), refs(root, INCOMING)
+
+
+def test_an_idle_sync_writes_no_incoming_ref(team: tuple) -> None:
+    bare, alice, bob, writer = team
+    log = count_ref_updates(bob)
+    report = sync(str(bob))
+    assert report.status == "no-update" and not report.came_in, report.line
+    assert incoming_updates(log) == [], "an idle sync wrote refs it fetched"
+    kept = refs(bob, INCOMING)
+    assert set(kept) == {f"records/shared/{writer}", f"payloads/shared/{writer}"}
+    left_only_admitted_tips(bob)
+
+
+def test_a_sync_writes_only_the_incoming_refs_that_moved(team: tuple) -> None:
+    bare, alice, bob, writer = team
+    thread = Thread(Context.open(alice), 8, "200")
+    thread.comment("200", "a second point", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    assert sync(str(alice)).status == "ok"
+    log = count_ref_updates(bob)
+    report = sync(str(bob))
+    assert report.status == "ok" and {m.writer for m in report.came_in} == {writer}, report.line
+    moved = {line.split()[-1] for line in incoming_updates(log)}
+    assert moved == {f"{INCOMING}records/shared/{writer}", f"{INCOMING}payloads/shared/{writer}"}
+    left_only_admitted_tips(bob)
+    assert refs(bob, INCOMING)[f"records/shared/{writer}"] == git(bare, "rev-parse", records_ref("shared", writer)).strip()
+
+
+def test_a_writer_removed_from_the_remote_is_still_reported_kept(team: tuple) -> None:
+    bare, alice, bob, writer = team
+    for ref in (records_ref("shared", writer), payloads_ref("shared", writer)):
+        git(bare, "update-ref", "-d", ref)
+    for _ in range(2):  # and named again by the next sync
+        report = sync(str(bob))
+        assert report.kept == [writer] and f"kept writer {writer}: the remote no longer has it" in report.render()
+        assert refs(bob, INCOMING) == {}
+    assert f"records/shared/{writer}" in refs(bob, ADMITTED)
+
+
+def test_a_rewritten_history_is_quarantined_and_named_at_every_sync(team: tuple) -> None:
+    bare, alice, bob, writer = team
+    thread = Thread(Context.open(alice), 8, "200")
+    thread.comment("200", "a second point", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    assert sync(str(alice)).status == "ok"
+    ref = records_ref("shared", writer)
+    git(bare, "update-ref", ref, git(bare, "rev-parse", "main").strip())  # the same name, another history
+    admitted = refs(bob, ADMITTED)[f"records/shared/{writer}"]
+    for _ in range(2):
+        report = sync(str(bob))
+        # the new snapshot is held with its writer's records
+        assert [(q.writer, q.kind) for q in report.quarantined] == [(writer, "records"), (writer, "payloads")]
+        assert "history" in report.quarantined[0].damage, report.render()
+        assert refs(bob, ADMITTED)[f"records/shared/{writer}"] == admitted
+        assert refs(bob, INCOMING) == {}
+        left_only_admitted_tips(bob)
+
+
+def test_gc_after_a_redaction_erases_the_text_a_kept_incoming_ref_held(team: tuple) -> None:
+    bare, alice, bob, writer = team
+    snapshot = refs(bob, ADMITTED)[f"payloads/shared/{writer}"]
+    assert SECRET.encode() in all_objects(bob)
+    report = redact(Context.open(bob), "github:comment:100", "github:9", "a password")
+    assert report.removed, report
+    assert refs(bob, ADMITTED)[f"payloads/shared/{writer}"] != snapshot  # the fetched snapshot written again
+    gc.gc(Context.open(bob).store)
+    assert SECRET.encode() not in all_objects(bob)
+    assert f"payloads/shared/{writer}" not in refs(bob, INCOMING)
+    left_only_admitted_tips(bob)
+
+
+def test_a_sync_that_fails_midway_leaves_nothing_unverified_under_its_names(team: tuple) -> None:
+    bare, alice, bob, writer = team
+    thread = Thread(Context.open(alice), 8, "200")
+    thread.comment("200", "a second point", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    assert sync(str(alice)).status == "ok"
+    before = refs(bob, ADMITTED)
+    # git refuses to move the admitted refs (as when another process holds them): the fetch
+    # brought alice's new appends, which are never admitted
+    hook = bob / ".git" / "hooks" / "reference-transaction"
+    hook.write_text(f'#!/bin/sh\n[ "$1" = prepared ] && grep -q " {ADMITTED}" && exit 1\nexit 0\n')
+    hook.chmod(0o755)
+    with pytest.raises(Exception, match="moved while sync admitted them"):
+        sync(str(bob))
+    assert refs(bob, ADMITTED) == before
+    left_only_admitted_tips(bob)
+    assert f"records/shared/{writer}" not in refs(bob, INCOMING)
+    hook.unlink()
+    assert sync(str(bob)).status == "ok"
+    left_only_admitted_tips(bob)
