@@ -19,17 +19,19 @@ _HEX = b"0123456789abcdef"
 _LARGEST = 4096  # bytes of a loose ref read: an id and a newline, or ``ref: `` and a name
 
 
-def loose_refs(folder: str, prefix: str) -> Iterator[tuple[str, bytes | None]]:
+def loose_refs(folder: str, prefix: str, skip: tuple[str, ...] = ()) -> Iterator[tuple[str, bytes | None]]:
     """(name, bytes) of every file under ``folder``, whose names start with ``prefix``; the
     bytes are None when the file cannot be read (deleted meanwhile). A folder that is not
-    there (yet, or any more) holds none."""
+    there (yet, or any more) holds none; nor does one whose refs' names start with one of
+    ``skip`` (such as ``refs/memory/sync/``), which is not walked."""
     try:
         entries = list(os.scandir(folder))
     except OSError:
         return
     for entry in entries:
         if entry.is_dir(follow_symlinks=False):
-            yield from loose_refs(entry.path, f"{prefix}{entry.name}/")
+            if f"{prefix}{entry.name}/" not in skip:
+                yield from loose_refs(entry.path, f"{prefix}{entry.name}/", skip)
         elif entry.is_file(follow_symlinks=False):
             try:
                 fd = os.open(entry.path, os.O_RDONLY)

@@ -167,3 +167,22 @@ def test_a_sync_that_fails_midway_leaves_nothing_unverified_under_its_names(team
     hook.unlink()
     assert sync(str(bob)).status == "ok"
     left_only_admitted_tips(bob)
+
+
+def test_the_recall_fingerprint_reads_no_incoming_ref(team: tuple) -> None:
+    """The delivery hook fingerprints memory's refs at every prompt: the refs a sync keeps
+    aside, as many as the writers', are not memory and are not read."""
+    from gitstore.deliver import heads
+    from gitstore.deliver.place import locate
+
+    bare, alice, bob, writer = team
+    tip = refs(bob, ADMITTED)[f"records/shared/{writer}"]
+    git(bob, "update-ref", f"{INCOMING}records/shared/wkept", tip)  # loose
+    before = heads.storage(locate(str(bob)))
+    assert "refs/memory/v1/remotes/origin/records" in "\n".join(before)
+    assert "refs/memory/sync/" not in "\n".join(before)
+    git(bob, "pack-refs", "--all")
+    packed = heads.storage(locate(str(bob)))
+    assert "refs/memory/sync/" not in "\n".join(packed) and "packed" in "\n".join(packed)
+    git(bob, "update-ref", "-d", f"{INCOMING}records/shared/wkept")
+    assert heads.storage(locate(str(bob))) == packed  # packed-refs written again, memory's refs as they were

@@ -7,7 +7,8 @@ now, and rebuilt from the store otherwise. The fingerprint is one text made of
   an index a repository ships in its files can never match it;
 - the index format and gitstore's version (a new scanner or scorer rebuilds);
 - the bytes of ``okf/.memory/config.json`` (provider, writer, delivery settings);
-- for the ``git`` provider, every ref under ``refs/memory/`` with its target, loose and packed,
+- for the ``git`` provider, every ref under ``refs/memory/`` with its target (those a sync
+  fetched into ``refs/memory/sync/`` aside: they are not memory), loose and packed,
   in the common git folder and in any git folder gitstore keeps under it (refs kept in a
   reftable: the list of its tables); for the ``sqlite`` and ``jsonl`` providers, the size and
   modification time of their files.
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 FORMAT = "recall-index/3"
 SALT_NAME = "delivery.salt"
 REFS = "refs/memory/"
+INCOMING = REFS + "sync/"  # where a sync fetches before it verifies: never read as memory, and
+# kept between syncs (as many refs as the fetched writers'), so not read at every prompt either
 
 
 def salt_path(place: Place) -> str:
@@ -56,7 +59,7 @@ def make_salt(place: Place) -> None:
 
 
 def _loose(folder: str, prefix: str, found: list[str]) -> None:
-    for name, content in loose_refs(folder, prefix):
+    for name, content in loose_refs(folder, prefix, skip=(INCOMING,)):
         found.append(f"{name} unreadable" if content is None else
                      f"{name} {content.strip().decode('ascii', 'replace')}")
 
@@ -68,7 +71,8 @@ def _packed(gitdir: str, found: list[str]) -> None:
     except OSError:
         return
     for oid, name in packed_under(data, REFS):
-        found.append(f"packed {oid.decode()} {name.decode('ascii', 'replace')}")
+        if not name.startswith(INCOMING.encode()):
+            found.append(f"packed {oid.decode()} {name.decode('ascii', 'replace')}")
 
 
 def _reftable(gitdir: str, found: list[str]) -> None:
