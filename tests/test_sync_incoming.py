@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from gitstore.context import Context
+from gitstore.errors import Refused
 from gitstore.ops import gc
 from gitstore.ops.redact import redact
 from gitstore.providers.git import payloads_ref, records_ref
@@ -159,7 +160,7 @@ def test_a_sync_that_fails_midway_leaves_nothing_unverified_under_its_names(team
     hook = bob / ".git" / "hooks" / "reference-transaction"
     hook.write_text(f'#!/bin/sh\n[ "$1" = prepared ] && grep -q " {ADMITTED}" && exit 1\nexit 0\n')
     hook.chmod(0o755)
-    with pytest.raises(Exception, match="moved while sync admitted them"):
+    with pytest.raises(Refused, match="moved while sync admitted them"):
         sync(str(bob))
     assert refs(bob, ADMITTED) == before
     left_only_admitted_tips(bob)
