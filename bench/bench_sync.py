@@ -65,13 +65,13 @@ import os
 import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from bench._process import cpu_of, gitstore_argv
 from bench.bench_trust import GIT_ENV, git
 from gitstore.conformance import _records as R
 from gitstore.conformance import entries_for
@@ -152,25 +152,11 @@ def teams(tmp: Path, small: int, large: int) -> tuple[Path, Path]:
     return bares[0], bares[1]
 
 
-def _gitstore() -> list[str]:
-    script = Path(sys.executable).with_name("gitstore")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "gitstore"]
-
-
-def cpu_of(argv: list[str], cwd: Path) -> tuple[float, bytes]:
-    """Run a process to its end: its own processor seconds (user + system, ``os.wait4``) and
-    its output; an exit code other than 0 stops the benchmark."""
+def _gitstore_cpu(args: list[str], cwd: Path) -> tuple[float, bytes]:
+    """A ``gitstore`` command's own processor seconds and output (``bench._process.cpu_of``),
+    in this environment without its git and gitstore settings."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "GITSTORE_"))} | GIT_ENV
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
-        _, status, usage = os.wait4(process.pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            out.seek(0)
-            err.seek(0)
-            said = (out.read() + err.read()).decode(errors="replace")
-            raise AssertionError(f"{' '.join(argv[-2:])} failed: {said[-600:]}")
-        out.seek(0)
-        return usage.ru_utime + usage.ru_stime, out.read()
+    return cpu_of([*gitstore_argv(), *args], cwd, env)
 
 
 def many_writers(tmp: Path, small: int, rounds: int) -> dict[int, dict[str, float]]:
@@ -187,17 +173,17 @@ def many_writers(tmp: Path, small: int, rounds: int) -> dict[int, dict[str, floa
         for writers in sorted(bares, reverse=turn % 2 == 1):
             clone = tmp / f"clone-{writers}-{turn}"
             shutil.copytree(bases[writers], clone, symlinks=True)
-            took, out = cpu_of([*_gitstore(), "sync", "--json"], clone)
+            took, out = _gitstore_cpu(["sync", "--json"], clone)
             report = json.loads(out)
             if report.get("status") != "ok":
                 raise AssertionError(f"sync among {writers} writers: {out.decode()[-600:]}")
             cpu[writers]["sync"].append(took)
-            took, out = cpu_of([*_gitstore(), "verify", "--json"], clone)
+            took, out = _gitstore_cpu(["verify", "--json"], clone)
             report = json.loads(out)
             if not report.get("ok") or report.get("records") != writers:
                 raise AssertionError(f"verify among {writers} writers: {out.decode()[-600:]}")
             cpu[writers]["verify"].append(took)
-            took, out = cpu_of([*_gitstore(), "sync", "--json"], clone)
+            took, out = _gitstore_cpu(["sync", "--json"], clone)
             report = json.loads(out)
             if report.get("status") != "no-update":
                 raise AssertionError(f"idle sync among {writers} writers: {out.decode()[-600:]}")
