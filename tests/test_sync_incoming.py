@@ -79,6 +79,14 @@ def left_only_admitted_tips(root: Path) -> None:
     assert all(admitted.get(name) == tip for name, tip in refs(root, INCOMING).items()), refs(root, INCOMING)
 
 
+def alice_pushes_a_comment(alice: Path) -> None:
+    """Alice captures one more review comment and syncs it to the team's remote."""
+    thread = Thread(Context.open(alice), 8, "200")
+    thread.comment("200", "a second point", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    assert sync(str(alice)).status == "ok"
+
+
 def test_an_idle_sync_writes_no_incoming_ref(team: tuple) -> None:
     bare, alice, bob, writer = team
     log = count_ref_updates(bob)
@@ -92,10 +100,7 @@ def test_an_idle_sync_writes_no_incoming_ref(team: tuple) -> None:
 
 def test_a_sync_writes_only_the_incoming_refs_that_moved(team: tuple) -> None:
     bare, alice, bob, writer = team
-    thread = Thread(Context.open(alice), 8, "200")
-    thread.comment("200", "a second point", "2026-03-02T10:00:00.000000Z")
-    thread.save()
-    assert sync(str(alice)).status == "ok"
+    alice_pushes_a_comment(alice)
     log = count_ref_updates(bob)
     report = sync(str(bob))
     assert report.status == "ok" and {m.writer for m in report.came_in} == {writer}, report.line
@@ -118,10 +123,7 @@ def test_a_writer_removed_from_the_remote_is_still_reported_kept(team: tuple) ->
 
 def test_a_rewritten_history_is_quarantined_and_named_at_every_sync(team: tuple) -> None:
     bare, alice, bob, writer = team
-    thread = Thread(Context.open(alice), 8, "200")
-    thread.comment("200", "a second point", "2026-03-02T10:00:00.000000Z")
-    thread.save()
-    assert sync(str(alice)).status == "ok"
+    alice_pushes_a_comment(alice)
     ref = records_ref("shared", writer)
     git(bare, "update-ref", ref, git(bare, "rev-parse", "main").strip())  # the same name, another history
     admitted = refs(bob, ADMITTED)[f"records/shared/{writer}"]
@@ -150,10 +152,7 @@ def test_gc_after_a_redaction_erases_the_text_a_kept_incoming_ref_held(team: tup
 
 def test_a_sync_that_fails_midway_leaves_nothing_unverified_under_its_names(team: tuple) -> None:
     bare, alice, bob, writer = team
-    thread = Thread(Context.open(alice), 8, "200")
-    thread.comment("200", "a second point", "2026-03-02T10:00:00.000000Z")
-    thread.save()
-    assert sync(str(alice)).status == "ok"
+    alice_pushes_a_comment(alice)
     before = refs(bob, ADMITTED)
     # git refuses to move the admitted refs (as when another process holds them): the fetch
     # brought alice's new appends, which are never admitted
