@@ -26,8 +26,9 @@ and ``.roo/rules/``, ``.kiro/steering/``, ``.junie/``, ``.goosehints``, ``.conti
 ``.amazonq/rules/``, ``.augment-guidelines`` and ``.augment/rules/``,
 ``.openhands/microagents/``, each in any folder), fails when it
 imitates what only gitstore writes: a marker of the section or of a promoted block, the
-section's header, or a learning's id, however spelled (in capitals, spaced, indented, in
-look-alike letters). Agents read through a symbolic link, where the gate reads the path it
+section's header, or the bracketed list of learning ids that ends each line publish writes,
+however spelled (in capitals, spaced, indented, in look-alike letters, in other brackets). A
+person's prose that names a learning ("see lrn_... for why") is no such line. Agents read through a symbolic link, where the gate reads the path it
 holds: such a file, or a folder they read rule files from (``.cursor/rules``, ``.github``), that
 a commit makes a link is refused unless it leads to another file agents read (``CLAUDE.md`` ->
 ``AGENTS.md``). And the index is read as publish reads it: one that is not JSON, repeats a
@@ -40,6 +41,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
@@ -115,6 +117,8 @@ _IMITATED = (("gitstorelearnings", "a marker of the section `gitstore publish` w
              ("acceptedbythepeoplewhoreviewthisrepository", "the claim that heads the section `gitstore publish` "
                                                             "writes"))  # a team's own "Learnings from review" is its own
 _LEARNING_ID = re.compile(r"lrn[0-9a-f]{32}")  # as ``_imitated`` reads a line: without its underscore
+_IDS = re.compile(r"(?:lrn[0-9a-f]{32})+")  # a list of them, read so
+_LINK_TARGET = re.compile(r"\]\([^()]*\)$")  # ``[lrn_<id>](url)``: the list is the link's text
 
 
 def published_problems(change: Change, memory_of: Callable[[], Memory]) -> list[Finding]:
@@ -148,7 +152,7 @@ def published_problems(change: Change, memory_of: Callable[[], Memory]) -> list[
                                        f"{imitated} ({entry[:80]}); agents take it for gitstore's; {who(change)}, "
                                        "and only `gitstore publish` writes what is published")
                       for entry in _new(others, [theirs for _, theirs in before])
-                      for imitated in [_imitated(entry)] if imitated]
+                      for imitated in [_imitated(entry, any_id=True)] if imitated]
             continue
         try:
             lines, span = _section_lines(data, path) if path in SECTIONS else ([], range(0))
@@ -215,16 +219,50 @@ def _imitations(change: Change, path: str, data: bytes, span: range, earlier: li
     return found
 
 
-def _imitated(line: str) -> str | None:
+def _imitated(line: str, *, any_id: bool = False) -> str | None:
     """What of gitstore's ``line`` imitates, read as a reader would: hidden characters dropped,
-    compatibility forms and look-alike letters made plain, case, spaces and punctuation ignored."""
+    compatibility forms and look-alike letters made plain, case, spaces and punctuation ignored.
+    A learning's id counts where publish puts it, in the bracketed list that ends each line it
+    writes (``_cites``): a person's prose naming one ("see lrn_... for why") is their own. An
+    entry of another tool's index (``any_id``) imitates gitstore's with an id anywhere."""
     from gitstore.safety.hidden import as_read
 
     plain = as_read(line)
     for needle, what in _IMITATED:
         if needle in plain:
             return what
-    return "a learning's id, as the lines publish writes do" if _LEARNING_ID.search(plain) else None
+    if not _LEARNING_ID.search(plain):
+        return None
+    if any_id:
+        return "a learning's id, as the lines publish writes do"
+    return "the list of learnings that ends each line publish writes ([lrn_<id>])" if _cites(line) else None
+
+
+def _cites(line: str) -> bool:
+    """Whether ``line`` ends as a line publish writes does, in brackets holding only learning
+    ids (``- text [lrn_<id>, lrn_<id>]``), read as a reader would: hidden characters dropped,
+    compatibility forms (full-width brackets) and look-alike letters made plain, any kind of
+    bracket, spaces and punctuation between and after the ids, and a Markdown link's target
+    after the list ignored."""
+    from gitstore.safety.hidden import latin_skeleton, visible
+
+    read = latin_skeleton(unicodedata.normalize("NFKC", visible(line))).casefold()
+    end = len(read)
+    while end and not read[end - 1].isalnum() and not _closes(read[end - 1]):
+        end -= 1  # spaces, emphasis, a full stop after the list
+    read = _LINK_TARGET.sub("]", read[:end])
+    if not read or not _closes(read[-1]):
+        return False
+    opening = max((n for n, c in enumerate(read[:-1]) if _opens(c)), default=-1)
+    return opening >= 0 and bool(_IDS.fullmatch(re.sub(r"[\W_]+", "", read[opening + 1:-1])))
+
+
+def _opens(c: str) -> bool:
+    return c == "<" or unicodedata.category(c) in ("Ps", "Pi")
+
+
+def _closes(c: str) -> bool:
+    return c == ">" or unicodedata.category(c) in ("Pe", "Pf")
 
 
 def who(change: Change) -> str:
