@@ -9,7 +9,8 @@ the canonical serialisation), both marked read-only, and no tool that writes:
 Built on the official MCP Python SDK (``mcp``, an optional extra: ``pip install
 'gitstore[mcp]'``), imported only when the server starts, so the base install stays light. The
 server answers for the repository it was started in; a refusal (not set up, delivery inert,
-unknown learning) is a tool error with gitstore's one-line message.
+unknown learning) is a tool error with gitstore's one-line message. A message over 4 MiB is
+answered with a JSON-RPC error and dropped, and the server goes on (``stdio``).
 """
 
 from __future__ import annotations
@@ -59,7 +60,20 @@ def server(start: str = ".") -> Any:
 
 def serve(start: str = ".") -> None:
     """Run the server on standard input and output until the client closes it."""
+    import anyio
+
     from gitstore.deliver.here import place_here
 
     place_here(start)  # refuse at once where delivery cannot run
-    server(start).run("stdio")
+    app = server(start)
+    anyio.run(_run, app)
+
+
+async def _run(app: Any) -> None:
+    """Serve ``app`` over standard input and output, each message bounded (``stdio``), as the
+    SDK's ``run("stdio")`` does over its own unbounded transport."""
+    from gitstore.deliver.stdio import bounded_stdio
+
+    low = app._lowlevel_server  # the SDK's own stdio run reads it so; a test drives this path
+    async with bounded_stdio() as (read, write):
+        await low.run(read, write, low.create_initialization_options())

@@ -1,0 +1,122 @@
+"""Standard input and output for ``gitstore mcp``, one message at most ``MAX_MESSAGE`` bytes.
+
+MCP over stdio sends one JSON-RPC message a line. The SDK's own transport reads a line however
+long it grows, so a client sending one endless line without a newline would have the server
+hold all of it. This transport reads standard input in chunks and keeps at most
+``MAX_MESSAGE`` bytes of a line (4 MiB, the body the SDK accepts over HTTP): a longer one is
+answered at once with a JSON-RPC error (``id`` null, since its id was never read, code
+``-32600``, invalid request), the rest of it is read and dropped up to its newline, and the
+server goes on with the next message. One line on standard error says so too.
+
+As the SDK does, standard input is read from a duplicate while descriptor 0 points at the null
+device, so a child process (git) reads nothing of the client's messages; the SDK's transport
+serves standard output and the JSON-RPC framing.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+
+MAX_MESSAGE = 4 * 1024 * 1024  # bytes of one message, its newline not counted
+_CHUNK = 64 * 1024
+INVALID_REQUEST = -32600
+
+
+def too_long() -> str:
+    """What a message over the limit is answered with."""
+    return (f"message over {MAX_MESSAGE} bytes ({MAX_MESSAGE // (1024 * 1024)} MiB), the most gitstore mcp reads "
+            "of one: dropped up to its newline")
+
+
+class Lines:
+    """The lines of a file descriptor, each at most ``limit`` bytes, as text (UTF-8, bad bytes
+    replaced, as the SDK reads them); a longer line is reported to ``refuse`` and skipped."""
+
+    def __init__(self, fd: int, limit: int = MAX_MESSAGE, chunk: int = _CHUNK) -> None:
+        self.fd, self.limit, self.chunk = fd, limit, chunk
+        self.held = bytearray()  # the line being read, never more than ``limit`` bytes
+        self.skipping = False  # inside a line over the limit: drop up to its newline
+        self.ready: list[str | None] = []  # the lines read, in order; None for one refused
+        self.ended = False
+        self.refuse: Any = None  # async callable, set once the answer can be written
+
+    def __aiter__(self) -> Lines:
+        return self
+
+    async def __anext__(self) -> str:
+        import anyio
+
+        while True:
+            while not self.ready:
+                if self.ended:
+                    raise StopAsyncIteration
+                self._take(await anyio.to_thread.run_sync(os.read, self.fd, self.chunk, abandon_on_cancel=True))
+            line = self.ready.pop(0)
+            if line is not None:
+                return line
+            if self.refuse is not None:
+                await self.refuse()
+
+    def _take(self, chunk: bytes) -> None:
+        """Split ``chunk`` (empty: the end) into ``ready`` lines."""
+        if not chunk:
+            self.ended = True
+            if self.held and not self.skipping:
+                self.ready.append(self.held.decode("utf-8", "replace"))
+            self.held.clear()
+            return
+        *whole, rest = chunk.split(b"\n")
+        for part in whole:
+            if not self.skipping:
+                too_long = len(self.held) + len(part) > self.limit
+                self.ready.append(None if too_long else (self.held + part).decode("utf-8", "replace"))
+            self.held.clear()
+            self.skipping = False
+        if not self.skipping and len(self.held) + len(rest) > self.limit:
+            self.skipping = True
+            self.ready.append(None)
+            self.held.clear()
+        elif not self.skipping:
+            self.held += rest
+
+
+@contextmanager
+def _claimed_stdin() -> Iterator[int]:
+    """A duplicate of descriptor 0, which points at the null device meanwhile."""
+    wire = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    try:
+        yield wire
+    finally:
+        os.dup2(wire, 0)  # ``wire`` stays open: a reading thread may still wait on it
+
+
+@asynccontextmanager
+async def bounded_stdio() -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's stdio transport (read and write streams) with standard input read by ``Lines``."""
+    import anyio
+    import mcp_types as types
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
+
+    with _claimed_stdin() as wire:
+        lines = Lines(wire)
+        async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+            async def refuse() -> None:
+                print(f"gitstore mcp: refused a {too_long()}", file=sys.stderr, flush=True)
+                error = types.JSONRPCError(jsonrpc="2.0", id=None,
+                                           error=types.ErrorData(code=INVALID_REQUEST, message=too_long()))
+                try:
+                    await write.send(SessionMessage(error))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    pass  # the server is ending
+
+            lines.refuse = refuse
+            yield read, write

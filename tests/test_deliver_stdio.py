@@ -1,0 +1,103 @@
+"""``gitstore mcp`` reads one message at most 4 MiB: a longer one, even one that never ends, is
+answered with a JSON-RPC error and dropped, and the server goes on; over a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+
+from .delivery_world import World, shared_world  # noqa: F401 - the fixture
+
+pytest.importorskip("mcp", reason="the optional mcp extra is not installed")
+
+MIB = 1024 * 1024
+
+
+class Client:
+    """``gitstore mcp`` in a subprocess, spoken to in raw JSON-RPC lines."""
+
+    def __init__(self, root: Path) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+        self.process = subprocess.Popen([sys.executable, "-m", "gitstore", "mcp"], cwd=root, env=env,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.answers: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
+
+    def _read(self, stream: IO[bytes]) -> None:
+        for line in stream:
+            self.answers.put(line)
+        self.answers.put(b"")
+
+    def send(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def request(self, id: int, method: str, params: dict[str, Any] | None = None, pad: int = 0) -> None:  # noqa: A002
+        message = json.dumps({"jsonrpc": "2.0", "id": id, "method": method, **({"params": params} if params else {})})
+        self.send(message[:-1].encode() + b" " * pad + b"}\n")
+
+    def answer(self) -> dict[str, Any]:
+        line = self.answers.get(timeout=120)  # a guard against a hang, not a measure of time
+        assert line, "the server closed its output"
+        return json.loads(line)
+
+
+def test_an_endless_message_is_refused_and_the_server_goes_on(shared_world: World) -> None:
+    client = Client(shared_world.root)
+    client.request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                     "clientInfo": {"name": "test", "version": "1"}})
+    assert client.answer()["id"] == 1
+    client.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+    client.request(2, "ping", pad=3 * MIB)  # large, within the limit
+    assert client.answer() == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    client.send(b'{"jsonrpc": "2.0", "id": 3, "method": "ping", "params": {"x": "' + b"x" * (5 * MIB))
+    refused = client.answer()  # answered before the line ends: the server holds none of the rest
+    assert refused["id"] is None and refused["error"]["code"] == -32600, refused
+    assert "4 MiB" in refused["error"]["message"]
+    for _ in range(20):
+        client.send(b"x" * MIB)
+    client.send(b'"}}\n')
+    client.request(4, "tools/list")
+    assert {tool["name"] for tool in client.answer()["result"]["tools"]} == {"recall", "show"}
+    assert client.process.stdin is not None and client.process.stderr is not None
+    client.process.stdin.close()
+    assert client.process.wait(timeout=120) == 0
+    errors = client.process.stderr.read().decode()
+    assert "Traceback" not in errors and errors.count("gitstore mcp: refused a message over") == 1, errors
+
+
+
+@pytest.mark.parametrize("size", [1, 3, 7, 64])
+def test_lines_keep_at_most_the_limit_however_the_input_is_cut(size: int) -> None:
+    """A line of the limit passes, one a byte longer is refused (once, however many reads it
+    takes), and what follows its newline is read as usual, the last line without one too."""
+    import anyio
+
+    from gitstore.deliver.stdio import Lines
+
+    read, write = os.pipe()
+    lines = Lines(read, limit=8, chunk=size)  # each read takes at most ``size`` bytes
+    got: list[str] = []
+
+    async def refuse() -> None:
+        got.append("(refused)")
+
+    async def collect() -> None:
+        async for line in lines:
+            got.append(line)
+
+    lines.refuse = refuse
+    os.write(write, b"12345678\n123456789\nabc\r\n12345678901234567890\n\nlast")
+    os.close(write)
+    anyio.run(collect)
+    os.close(read)
+    assert got == ["12345678", "(refused)", "abc\r", "(refused)", "", "last"]
