@@ -105,6 +105,24 @@ def _amend(root: Path, branch: str, path: str, change: Any) -> str:
     return git(root, "rev-parse", "amended").strip()
 
 
+def test_an_amend_that_drops_a_promotions_trailers_fails_where_it_is_pushed(
+        promoted: tuple[Context, dict[str, Any], Any]) -> None:
+    """Git tells a commit hook nothing of an amend: the commit-msg gate judges one whose message
+    no longer names HEAD's learning against HEAD, the commit it replaces, so the block it keeps
+    looks kept. Over a range (pre-push, CI) the amended commit is judged against its real
+    parent, where the block is one added by hand."""
+    ctx, learning, result = promoted
+    root = ctx.workspace.root
+    git(root, "checkout", "-q", "-B", "amended", result.branch)
+    git(root, "commit", "-q", "--amend", "-m", "Note how retries back off")
+    git(root, "checkout", "-q", "main")
+    found = promotion_gate.check([], root, "main", "amended")
+    page = git(root, "show", f"amended:{PAGE}").splitlines()
+    marker = next(n for n, line in enumerate(page, start=1) if line.startswith(blocks.MARKER_START))
+    assert [(f.path, f.line) for f in found] == [(PAGE, marker)], found
+    assert f"which is not the promotion commit of {learning['id']}" in found[0].message
+
+
 def test_a_promotion_commit_that_changes_more_than_the_block_fails(
         promoted: tuple[Context, dict[str, Any], Any], capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:

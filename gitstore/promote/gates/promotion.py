@@ -42,7 +42,12 @@ or edited during the merge) is a finding; a block it carries from one parent is 
 it, since the commit that added it was judged. At ``commit-msg`` the commit being made is read
 the same way, against HEAD (an amend of a promotion commit: against HEAD's parent), and a merge
 being concluded (git's ``MERGE_HEAD``) against HEAD and every commit it merges: a block added by
-hand is refused before it is committed, not only when it is pushed. A merge is never a
+hand is refused before it is committed, not only when it is pushed. Git tells a commit hook
+nothing of an amend (it sets only ``GIT_INDEX_FILE`` and ``GIT_EDITOR``; prepare-commit-msg's
+``commit HEAD`` is given for ``-c`` and ``-C`` too, and not for ``--amend -m``), so an amend is
+known only by its trailers naming the learning HEAD's name; any other amend is judged against
+the commit it replaces, and what that commit added (a promotion's block, kept by an amend that
+drops its trailers) is judged where the amended commit is pushed, against its real parent. A merge is never a
 promotion commit: one with ``Gitstore-*`` trailers is a finding. Other commits without
 trailers pass.
 
@@ -525,7 +530,8 @@ def _pending(root: Path, message_file: Path) -> Change:
 
 def _pending_base(root: Path, message: str) -> list[str]:
     """What the commit being made is judged against: HEAD, or HEAD's parent for an amend of a
-    promotion commit (judged whole), or nothing for the first commit."""
+    promotion commit (judged whole), or nothing for the first commit. Git gives a commit hook
+    no sign of an amend: one is known by its message naming the learning HEAD's names."""
     base: list[str] = ["HEAD"]
     head = git("log", "-1", "--format=%B", "HEAD", cwd=root, check=False)
     if head.returncode != 0:
