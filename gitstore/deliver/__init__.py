@@ -9,12 +9,12 @@
 - ``ledger``: which learnings each agent session was given, so none is sent twice;
 - ``publish``: the managed section of AGENTS.md (and CLAUDE.md, Copilot's instructions) and the
   continual-learning index, with rollback;
-- ``mcp``: an optional read-only MCP server.
+- ``mcp``: an optional read-only MCP server; ``stdio``: its transport, each message bounded.
 
 Importing this package loads nothing: the agent hook imports only the light modules it needs.
 """
 
 __all__ = [
     "build", "carry", "clindex", "context", "db", "heads", "here", "hook", "index", "jsonlite", "ledger", "limits", "mcp",
-    "place", "publish", "recall", "receipts", "sections", "snapshots", "surfaces", "terms",
+    "place", "publish", "recall", "receipts", "sections", "snapshots", "stdio", "surfaces", "terms",
 ]  # the public modules (tests/test_public_api.py keeps the list whole)
