@@ -102,7 +102,7 @@ def _claimed_stdin() -> Iterator[int]:
 async def bounded_stdio() -> AsyncIterator[tuple[Any, Any]]:
     """The SDK's stdio transport (read and write streams) with standard input read by ``Lines``."""
     import anyio
-    import mcp_types as types
+    from mcp import types
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
 
