@@ -23,7 +23,7 @@ from gitstore.capture.sessions import import_transcript
 from gitstore.cli import main
 from gitstore.conformance import _records as R
 from gitstore.conformance import batch, entries_for
-from gitstore.providers._message import MAX_SEEN
+from gitstore.providers._message import MAX_SEEN, record_lines
 from gitstore.providers import Stream
 from gitstore.providers.git import (
     GitProvider, RefInfo, format_message, parse_message, parse_order, payload_path, payloads_ref, record_path, records_ref,
@@ -744,6 +744,16 @@ def test_seen_headers_read_fast_say_what_reading_line_by_line_says(headers: str)
                 parse(message)
         else:
             assert parse(message).seen == expected, (parse.__name__, filled)
+
+
+def test_record_lines_cut_fast_say_what_the_checked_block_says() -> None:
+    """A read cuts a checked record block at its newlines and spaces instead of matching each
+    line again: the same lines, in the same order; a line that is not three fields is refused."""
+    message = format_message(3, "wme", "shared", entries_for([R.grant("x"), R.grant("y"), R.grant("z")]))
+    assert list(record_lines(message)) == list(parse_message(message).lines)
+    broken = message.rstrip("\n") + " extra\n"
+    with pytest.raises(ValueError, match="bad record line"):
+        list(record_lines(broken))
 
 
 def test_appends_checked_on_the_way_in_are_not_checked_again(store_repo: Path) -> None:

@@ -1057,7 +1057,10 @@ class GitProvider:
         """A commit's record lines (digest, kind, stream) in position order, one at a time: a
         bulk append's commit lists every record it stored, and a read holds one line at a time,
         not a tuple per record. Its history checked the block's format (``parse_order``)."""
-        yield from record_lines(self._commit(repo, oid, "records history", keep=False).message)
+        try:
+            yield from record_lines(self._commit(repo, oid, "records history", keep=False).message)
+        except ValueError as exc:
+            raise IntegrityError(f"commit {oid}: {exc}") from None
 
     def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[Stored]:
         with readable("the stored records"):
