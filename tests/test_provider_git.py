@@ -23,7 +23,7 @@ from gitstore.capture.sessions import import_transcript
 from gitstore.cli import main
 from gitstore.conformance import _records as R
 from gitstore.conformance import batch, entries_for
-from gitstore.providers._message import MAX_SEEN, record_lines
+from gitstore.providers._message import MAX_SEEN, _block_in, _split, record_lines, record_lines_holding
 from gitstore.providers import Stream
 from gitstore.providers.git import (
     GitProvider, RefInfo, format_message, parse_message, parse_order, payload_path, payloads_ref, record_path, records_ref,
@@ -754,6 +754,36 @@ def test_record_lines_cut_fast_say_what_the_checked_block_says() -> None:
     broken = message.rstrip("\n") + " extra\n"
     with pytest.raises(ValueError, match="bad record line"):
         list(record_lines(broken))
+
+
+@pytest.mark.parametrize("message", [
+    "s\n\nh: 1\n\na b c\n", "s\n\nh: 1\n\na b c", "s\n\nh: 1\n\na b c\n\n\n", "s\n\nh: 1\n\n",
+    "s\n\nh: 1\n\n\n\n", "s\n\nh: 1\n", "s\nh", "", "\n\n\n\n", "s\n\nh\n\n\n\na b c\nd e f\n",
+])
+def test_record_blocks_read_in_place_are_those_split_off(message: str) -> None:
+    """A read finds a message's record block in place instead of copying it: the same block."""
+    text, start, stop = _block_in(message)
+    assert text[start:stop] == _split(message)[2]
+
+
+@pytest.mark.parametrize("marks", [
+    [" x\n"], [" y\n", " x\n"], [" grant "], [" grant ", " learning "], [" nothing\n"],
+    [" x\nsha256:"], ["\n"], [" "],  # a mark that spans lines, or is in every line, finds more, never fewer
+])
+def test_record_lines_found_by_search_are_those_read_line_by_line(marks: list[str]) -> None:
+    """A read of a few streams or kinds searches an append's record block for them: every line
+    holding a mark comes back, at its position, as reading every line gives it."""
+    lines = "".join(f"sha256:{n:064x} {kind} {stream}\n" for n, (kind, stream) in enumerate(
+        [("grant", "x"), ("learning", "y"), ("grant", "x"), ("event", "z"), ("learning", "y"), ("event", "x")]))
+    head = format_message(3, "wme", "shared", entries_for([R.grant("x")]))
+    message = head[:head.rindex("\n\n") + 2] + lines
+    assert parse_order(message).kinds == {"grant", "learning", "event"}
+    every = [(position, *line) for position, line in enumerate(record_lines(message))]
+    found = list(record_lines_holding(message, marks))
+    assert found == sorted(set(found))
+    assert set(found) <= set(every)
+    assert [line for line in every if any(mark in " ".join(line[1:]) + "\n" for mark in marks)] == [
+        line for line in found if any(mark in " ".join(line[1:]) + "\n" for mark in marks)]
 
 
 def test_appends_checked_on_the_way_in_are_not_checked_again(store_repo: Path) -> None:

@@ -116,15 +116,64 @@ def record_lines(message: str) -> Iterator[tuple[str, str, str]]:
     three fields and two spaces, so it is cut at those, not matched again (a read passes over
     a bulk append's every line, once per kind it reads). A line that is not three fields
     raises ValueError."""
-    block = _split(message)[2]
-    find = block.find
-    start, end = 0, find("\n")
+    text, start, stop = _block_in(message)
+    find = text.find
+    end = find("\n", start, stop)
     while end >= 0:
-        fields = block[start:end].split(" ")
-        if len(fields) != 3:
-            raise ValueError(f"bad record line {block[start:end][:80]!r}")
-        yield fields[0], fields[1], fields[2]
-        start, end = end + 1, find("\n", end + 1)
+        yield _fields(text[start:end])
+        start, end = end + 1, find("\n", end + 1, stop)
+
+
+def record_lines_holding(message: str, marks: Iterable[str]) -> Iterator[tuple[int, str, str, str]]:
+    """(position, digest, kind, stream) of each record line holding one of ``marks`` (such as
+    ``" event "`` or ``" <stream>\\n"``), in position order, from a message whose format was
+    checked (``parse_order``), as ``record_lines`` gives them: found by searching the block (in
+    C), not by going through its every line (a read of one stream passes over a bulk append of
+    thousands). The caller keeps only the lines it wants among these: a mark finds every line
+    that holds it, and may find more. A line that is not three fields raises ValueError."""
+    text, first, stop = _block_in(message)
+    find, rfind = text.find, text.rfind
+    starts = set()
+    for mark in marks:
+        if not mark:
+            raise ValueError("an empty mark finds every line")
+        at = find(mark, first, stop)
+        while at >= 0:
+            before = rfind("\n", first, at)
+            starts.add(first if before < 0 else before + 1)  # where the line holding it starts
+            at = find(mark, at + 1, stop)
+    position, counted = 0, first
+    for start in sorted(starts):
+        position += text.count("\n", counted, start)
+        counted = start
+        yield position, *_fields(text[start:find("\n", start, stop)])
+
+
+def _fields(line: str) -> tuple[str, str, str]:
+    fields = line.split(" ")
+    if len(fields) != 3:
+        raise ValueError(f"bad record line {line[:80]!r}")
+    return fields[0], fields[1], fields[2]
+
+
+def _block_in(message: str) -> tuple[str, int, int]:
+    """``_split``'s record block as ``text[start:stop]``: the message itself, not a copy of
+    its block (a bulk append's is megabytes, read once per pass), when the block's last line
+    ends in a newline of the message."""
+    at = message.find("\n\n")
+    at = -1 if at < 0 else message.find("\n\n", at + 2)
+    if at < 0:
+        return "\n", 0, 1
+    start, stop = at + 2, len(message)
+    if message.endswith("\n\n"):
+        stop = len(message.rstrip("\n"))  # a copy, only for a message ending in blank lines
+    elif message.endswith("\n"):
+        stop -= 1
+    if stop <= start:
+        return "\n", 0, 1
+    if stop < len(message):
+        return message, start, stop + 1
+    return message[start:] + "\n", 0, len(message) - start + 1
 
 
 def parse_order(message: str) -> Append:

@@ -69,7 +69,7 @@ from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
 from gitstore.providers._kindmaps import ROWS_PER_LOOKUP, folder_map, kept_rows, map_path
 from gitstore.providers._known import KnownBytes, Witness
 from gitstore.providers._message import (FORMAT, MAX_SEEN, Append, Header, format_message, parse_message, parse_order,
-                                        record_lines, seen_text)
+                                        record_lines, record_lines_holding, seen_text)
 from gitstore.providers._names import (PREFIX, WRITER_PATTERN, note_path, payload_path, payloads_ref, record_path,
                                       records_ref)
 from gitstore.providers._verified import FOLDER as VERIFIED
@@ -105,6 +105,7 @@ SIGNATURE_NAME = "gitstore"
 SIGNATURE_EMAIL = "gitstore@localhost"
 MAX_ATTEMPTS = 400
 MERGE_FROM = LOOSE_LIMIT // 4  # changes from which a tree is merged here, not by libgit2's builder
+FEW_MARKS = 8  # marks a pass over an append's record lines searches for, one at a time, rather than read every line
 SLICES_FROM = 4096  # entries from which an append reads folders as pack slices (mapping the packs' indexes)
 STALE_LOCK_SECONDS = 5.0
 
@@ -1053,12 +1054,20 @@ class GitProvider:
             if kinds is None or not append.kinds.isdisjoint(kinds):
                 yield append, info, oid
 
-    def _lines(self, repo: pygit2.Repository, oid: pygit2.Oid) -> Iterator[tuple[str, str, str]]:
-        """A commit's record lines (digest, kind, stream) in position order, one at a time: a
-        bulk append's commit lists every record it stored, and a read holds one line at a time,
-        not a tuple per record. Its history checked the block's format (``parse_order``)."""
+    def _lines(self, repo: pygit2.Repository, oid: pygit2.Oid,
+               marks: Collection[str] | None = None) -> Iterator[tuple[int, str, str, str]]:
+        """A commit's record lines (position, digest, kind, stream) in position order, one at a
+        time: a bulk append's commit lists every record it stored, and a read holds one line at
+        a time, not a tuple per record. Its history checked the block's format (``parse_order``).
+        ``marks``: only lines holding one of these, and maybe others (``record_lines_holding``),
+        found by searching when there are few (``FEW_MARKS``), else every line."""
         try:
-            yield from record_lines(self._commit(repo, oid, "records history", keep=False).message)
+            message = self._commit(repo, oid, "records history", keep=False).message
+            if marks is not None and len(marks) <= FEW_MARKS:
+                yield from record_lines_holding(message, marks)
+            else:
+                for position, (digest, kind, stream) in enumerate(record_lines(message)):
+                    yield position, digest, kind, stream
         except ValueError as exc:
             raise IntegrityError(f"commit {oid}: {exc}") from None
 
@@ -1079,7 +1088,7 @@ class GitProvider:
         blobs = _BlobIndex(walk=streams is None, commit=self._commit, kept=self.state / KIND_MAPS)
         for header, info, oid in self._appends(wanted):
             append = str(oid)
-            for position, (digest, kind, stream) in enumerate(self._lines(info.repo, oid)):
+            for position, digest, kind, stream in self._lines(info.repo, oid, _marks(header, wanted, streams)):
                 if ((wanted is not None and kind not in wanted) or digest in seen
                         or (streams is not None and stream not in streams)
                         or (digests is not None and digest not in digests)):
@@ -1237,7 +1246,7 @@ class GitProvider:
     def _read_stream(self, stream: str) -> Iterator[Stored]:
         blobs = _BlobIndex(walk=False, commit=self._commit)
         for header, info, oid in self._appends():
-            for position, (digest, kind, line_stream) in enumerate(self._lines(info.repo, oid)):
+            for position, digest, kind, line_stream in self._lines(info.repo, oid, (_stream_mark(stream),)):
                 if line_stream == stream:
                     data = blobs.data(info, kind, digest, oid)
                     yield Stored(digest, kind, stream, data, info.namespace, header.writer,
@@ -1250,7 +1259,7 @@ class GitProvider:
     def _head(self, stream: str) -> str | None:
         last = None
         for _, info, oid in self._appends():
-            for digest, _, line_stream in self._lines(info.repo, oid):
+            for _, digest, _, line_stream in self._lines(info.repo, oid, (_stream_mark(stream),)):
                 if line_stream == stream:
                     last = digest
         return last
@@ -1398,6 +1407,21 @@ class GitProvider:
         erased = self._rewrite_snapshots(stale, "gitstore: gc")
         swept.touch()
         return erased
+
+
+def _marks(header: Append, kinds: Collection[str] | None, streams: Collection[str] | None) -> list[str] | None:
+    """What the record lines a read of ``kinds`` and ``streams`` wants from an append hold
+    (``_lines``): its streams, or its kinds when it stores others too; None: every line."""
+    if streams is not None:
+        return [_stream_mark(stream) for stream in streams] if len(streams) <= FEW_MARKS else None
+    if kinds is not None and not header.kinds <= kinds:
+        return [f" {kind} " for kind in kinds]
+    return None
+
+
+def _stream_mark(stream: str) -> str:
+    """What a record line of ``stream`` holds: in a line only the stream ends it."""
+    return f" {stream}\n"
 
 
 def _log_mark(path: Path) -> str:
