@@ -40,7 +40,7 @@ from pathlib import Path
 from gitstore.providers._objects import BLOB_MODE, TREE_MODE, Source, Unreadable, read_tree, uncached_trees
 
 FOLDER = "maps"
-KEEP_FROM = 1024  # records in a folder before its map is worth a file: smaller ones walk fast
+KEEP_FROM = 256  # records in a folder before its map is worth a file: smaller ones walk fast (~5 ms; a map loads in ~0.2)
 ROWS_PER_LOOKUP = 32  # rows a kept map loads in the time one record's path lookup takes
 _HEAD = struct.Struct(">8s20sII")  # magic, folder tree id, rows, CRC-32 of the rows
 _MAGIC = b"GSKMAP01"
