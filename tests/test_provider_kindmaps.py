@@ -178,6 +178,30 @@ def test_stream_reads_switch_to_a_kept_map_and_read_the_same(repo: Path, monkeyp
     assert [(i.digest, i.record) for i in store(repo).items(["event"], streams=streams)] == by_path
 
 
+def test_a_second_read_of_the_same_streams_looks_no_path_up_again(repo: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read of some learnings' evidence reads the events it keeps a second time: what the
+    handle found at a path under a tip tree stands while the tip does not move."""
+    events = [R.event(f"e{i}", episode="one" if i % 2 else "two", seq=i // 2) for i in range(40)]
+    handle = store(repo)
+    handle.append(events)
+    streams = {stream_of(events[1], "event")}
+    first = [(i.digest, i.record) for i in handle.items(["event"], streams=streams)]
+    lookups: list[str] = []
+    entry = _objects.TreeReader.entry
+    monkeypatch.setattr(_objects.TreeReader, "entry",
+                        lambda self, root, path: lookups.append(path) or entry(self, root, path))
+    some = {digest for digest, _ in first[:3]}
+    assert [(i.digest, i.record) for i in handle.items(["event"], streams=streams, digests=some)] == first[:3]
+    assert lookups == []
+    more = R.event("e99", episode="one", seq=99)
+    handle.append([more])  # a new tip tree: every path looked up again
+    lookups.clear()
+    read = [i.record for i in handle.items(["event"], streams=streams)]
+    assert read[:-1] == [r for _, r in first] and read[-1]["id"] == more["id"]
+    assert len(lookups) == len(first) + 1
+
+
 # -- the maps module on folders built by hand ---------------------------------------------------
 
 

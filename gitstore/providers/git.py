@@ -98,6 +98,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 KEEP_COMMITS = 4  # commits a handle keeps loaded (see GitProvider._commit)
 PAYLOAD_PATHS = 4096  # payloads a reader finds by path before it indexes its snapshots (see payload_reader)
+LOOKUPS_KEPT = 1 << 14  # record paths a handle keeps what it found at (see _BlobIndex), about 3 MB
 KEEP_PASSED = 2  # and of those a pass over a history read last: a read of several kinds reads them again
 ORDER_CONTEXT = f"order-{FORMAT}"  # what _remembered_order keeps depends on the message format only
 REMEMBER_ORDER_FROM = 1 << 16  # characters of a commit message worth remembering its header (700 records)
@@ -274,6 +275,7 @@ class GitProvider:
         self._memory: KnownBytes | None = None
         self._loaded: dict[tuple[str, pygit2.Oid], pygit2.Commit] = {}  # see _commit
         self._passed: dict[tuple[str, pygit2.Oid], pygit2.Commit] = {}  # see _commit
+        self._looked_up: dict[tuple[str, bytes, str], tuple[bytes, bytes] | None] = {}  # see _BlobIndex
         self._appended: list[tuple[str, pygit2.Oid | None, pygit2.Oid]] = []  # (mark name, parent, commit)
 
     def manifest(self) -> Manifest:
@@ -1085,7 +1087,8 @@ class GitProvider:
         wanted = set(kinds) if kinds is not None else None
         needle = None if scope is None else f'"scope":"{scope}"'.encode()
         seen: set[str] = set()
-        blobs = _BlobIndex(walk=streams is None, commit=self._commit, kept=self.state / KIND_MAPS)
+        blobs = _BlobIndex(walk=streams is None, commit=self._commit, kept=self.state / KIND_MAPS,
+                           looked_up=self._looked_up)
         for header, info, oid in self._appends(wanted):
             append = str(oid)
             for position, digest, kind, stream in self._lines(info.repo, oid, _marks(header, wanted, streams)):
@@ -1244,7 +1247,7 @@ class GitProvider:
             yield from self._read_stream(stream)
 
     def _read_stream(self, stream: str) -> Iterator[Stored]:
-        blobs = _BlobIndex(walk=False, commit=self._commit)
+        blobs = _BlobIndex(walk=False, commit=self._commit, looked_up=self._looked_up)
         for header, info, oid in self._appends():
             for position, digest, kind, line_stream in self._lines(info.repo, oid, (_stream_mark(stream),)):
                 if line_stream == stream:
@@ -1638,13 +1641,17 @@ class _BlobIndex:
     A writer's tip tree holds every record it ever stored (records are only added), so one
     walk serves every commit of the ref; ``verify`` checks that each commit agrees with it.
     A walk's answer is kept between reads under the folder's tree id (``kept``, see
-    ``_kindmaps``), so a later read walks only the folders that changed.
+    ``_kindmaps``), so a later read walks only the folders that changed. What a path lookup
+    found is kept between reads under the tip tree's id (``looked_up``, up to ``LOOKUPS_KEPT``):
+    a read of some learnings' evidence reads the events it keeps a second time.
     """
 
     def __init__(self, *, walk: bool = True,
                  commit: Callable[[pygit2.Repository, pygit2.Oid, str], pygit2.Commit] = commit_at,
-                 kept: Path | None = None) -> None:
+                 kept: Path | None = None,
+                 looked_up: dict[tuple[str, bytes, str], tuple[bytes, bytes] | None] | None = None) -> None:
         self.walk = walk
+        self.looked_up = {} if looked_up is None else looked_up
         self.kept = kept  # where kind folder maps are kept between reads (``_kindmaps``)
         self._commit = commit
         self._maps: dict[tuple[str, str, str], dict[str, bytes]] = {}
@@ -1686,8 +1693,19 @@ class _BlobIndex:
         return node
 
     def _entry(self, info: RefInfo, kind: str, digest: str) -> tuple[bytes, bytes] | None:
-        """(mode, raw id) at a record's path in the ref's tip tree, or None."""
-        return self._reader(info.repo).entry(self._root(info), record_path(kind, digest))
+        """(mode, raw id) at a record's path in the ref's tip tree, or None: a tree id names
+        its whole content, so what was found under it before stands."""
+        root, path = self._root(info), record_path(kind, digest)
+        key = (info.repo.path, root, path)
+        try:
+            return self.looked_up[key]
+        except KeyError:
+            pass
+        found = self._reader(info.repo).entry(root, path)
+        if len(self.looked_up) >= LOOKUPS_KEPT:
+            self.looked_up.clear()
+        self.looked_up[key] = found
+        return found
 
     def _kept_map(self, info: RefInfo, kind: str) -> dict[str, bytes] | None:
         """The kind folder's map, for a read of some streams, once it has looked up enough of
