@@ -7,6 +7,7 @@ order: ``<digest> <kind> <stream>``. Parsing refuses anything off format.
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -132,21 +133,27 @@ def record_lines_holding(message: str, marks: Iterable[str]) -> Iterator[tuple[i
     thousands). The caller keeps only the lines it wants among these: a mark finds every line
     that holds it, and may find more. A line that is not three fields raises ValueError."""
     text, first, stop = _block_in(message)
-    find, rfind = text.find, text.rfind
-    starts = set()
-    for mark in marks:
-        if not mark:
-            raise ValueError("an empty mark finds every line")
-        at = find(mark, first, stop)
-        while at >= 0:
-            before = rfind("\n", first, at)
-            starts.add(first if before < 0 else before + 1)  # where the line holding it starts
-            at = find(mark, at + 1, stop)
-    position, counted = 0, first
-    for start in sorted(starts):
+    find = text.find
+    position, counted, last = 0, first, -1
+    for start in heapq.merge(*(_line_starts(text, mark, first, stop) for mark in marks)):
+        if start == last:  # a line holding two marks, or one twice
+            continue
         position += text.count("\n", counted, start)
-        counted = start
+        counted = last = start
         yield position, *_fields(text[start:find("\n", start, stop)])
+
+
+def _line_starts(text: str, mark: str, first: int, stop: int) -> Iterator[int]:
+    """Where each line of ``text[first:stop]`` holding ``mark`` starts, in order, one at a
+    time (a read holds a line at a time, not a list of every line found)."""
+    if not mark:
+        raise ValueError("an empty mark finds every line")
+    find, rfind = text.find, text.rfind
+    at = find(mark, first, stop)
+    while at >= 0:
+        before = rfind("\n", first, at)
+        yield first if before < 0 else before + 1
+        at = find(mark, at + 1, stop)
 
 
 def _fields(line: str) -> tuple[str, str, str]:
