@@ -98,7 +98,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 KEEP_COMMITS = 4  # commits a handle keeps loaded (see GitProvider._commit)
 PAYLOAD_PATHS = 4096  # payloads a reader finds by path before it indexes its snapshots (see payload_reader)
-LOOKUPS_KEPT = 1 << 14  # record paths a handle keeps what it found at (see _BlobIndex), about 3 MB
+LOOKUPS_KEPT = 1 << 14  # record paths a handle keeps what it found at (see _BlobIndex): a few MB at most
 KEEP_PASSED = 2  # and of those a pass over a history read last: a read of several kinds reads them again
 ORDER_CONTEXT = f"order-{FORMAT}"  # what _remembered_order keeps depends on the message format only
 REMEMBER_ORDER_FROM = 1 << 16  # characters of a commit message worth remembering its header (700 records)
