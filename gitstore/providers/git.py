@@ -34,6 +34,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet  # a set of any kind, as ``<=`` takes it
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -1412,7 +1413,7 @@ class GitProvider:
         return erased
 
 
-def _marks(header: Append, kinds: Collection[str] | None, streams: Collection[str] | None) -> list[str] | None:
+def _marks(header: Append, kinds: AbstractSet[str] | None, streams: Collection[str] | None) -> list[str] | None:
     """What the record lines a read of ``kinds`` and ``streams`` wants from an append hold
     (``_lines``): its streams, or its kinds when it stores others too; None: every line."""
     if streams is not None:
