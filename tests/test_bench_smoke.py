@@ -9,6 +9,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from .conftest import ROOT
 
 RATIO_LINE = re.compile(
@@ -173,6 +175,7 @@ def test_safety_quick_prints_its_figures_and_a_ratio_line() -> None:
     assert SAFETY_LINES.search(done.stdout), done.stdout
 
 
+@pytest.mark.slow
 def test_store_quick_reports_every_target() -> None:
     reports(STORE_LINES, "store", "--quick")
 

@@ -11,11 +11,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tools import demo
 
 from .conftest import ROOT
 
 
+@pytest.mark.slow
 def test_the_demo_tells_the_story_and_keeps_its_folder_when_asked() -> None:
     env = {**os.environ, "KEEP": "1", "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     done = subprocess.run([sys.executable, "-m", "tools.demo"], cwd=ROOT, env=env, capture_output=True,

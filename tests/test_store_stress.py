@@ -7,6 +7,8 @@ import random
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from gitstore.conformance import KILL_BATCH, _killed_child, _run_children
 from gitstore.providers.git import GitProvider
 
@@ -19,6 +21,7 @@ class _Git:
         return GitProvider(repo, writer)
 
 
+@pytest.mark.slow
 def test_ten_thousand_appends_from_eight_processes(tmp_path: Path) -> None:
     suite = _Git()
     suite.make(tmp_path)
