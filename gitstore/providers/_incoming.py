@@ -51,7 +51,8 @@ def admitted_ref(incoming: str) -> str:
     return f"{PREFIX}remotes/{incoming[len(INCOMING):]}"
 
 
-def _target(repo: pygit2.Repository, name: str) -> pygit2.Oid | None:
+def ref_tip(repo: pygit2.Repository, name: str) -> pygit2.Oid | None:
+    """The commit id ref ``name`` points at; None when there is no such ref, or it is symbolic."""
     try:
         target = repo.references[name].target
     except (KeyError, pygit2.GitError):
@@ -65,8 +66,8 @@ def stale_incoming(repo: pygit2.Repository, remote: str | None = None) -> list[s
     prefix = INCOMING if remote is None else f"{INCOMING}{remote}/"
     stale = []
     for name in ref_names(repo, prefix):
-        tip = _target(repo, name)
-        if tip is None or tip != _target(repo, admitted_ref(name)):
+        tip = ref_tip(repo, name)
+        if tip is None or tip != ref_tip(repo, admitted_ref(name)):
             stale.append(name)
     return stale
 

@@ -51,7 +51,7 @@ from gitstore.capture.saved import Applied
 from gitstore.ops.snapshots import apply_redactions
 from gitstore.providers._admit import Admissions
 from gitstore.providers._gitdirs import common_dir, git_env, ref_names
-from gitstore.providers._incoming import INCOMING, drop_stale_incoming, sync_locked
+from gitstore.providers._incoming import INCOMING, drop_stale_incoming, ref_tip, sync_locked
 from gitstore.providers.git import PREFIX, GitProvider, parse_message
 from gitstore.sync.arrivals import Checked, check_records, check_snapshot, extends
 
@@ -439,7 +439,7 @@ def _push(provider: GitProvider, remote: str, report: SyncReport, *, last: bool)
     repo, writer = provider.repo, provider.writer
     specs, leases, planned = [], [], []
     records = f"{PREFIX}records/shared/{writer}"
-    mine, theirs = _target(repo, records), _target(repo, f"{INCOMING}{remote}/records/shared/{writer}")
+    mine, theirs = ref_tip(repo, records), ref_tip(repo, f"{INCOMING}{remote}/records/shared/{writer}")
     if mine is not None and mine != theirs:
         if theirs is not None and not extends(repo, mine, theirs):
             report.not_pushed.append(f"the remote's {records} is not in this clone's history "
@@ -449,7 +449,7 @@ def _push(provider: GitProvider, remote: str, report: SyncReport, *, last: bool)
         planned.append(Moved(writer, "records", str(theirs) if theirs else None, str(mine),
                              _records_between(repo, mine, theirs)))
     payloads = f"{PREFIX}payloads/shared/{writer}"
-    mine_p, theirs_p = _target(repo, payloads), _target(repo, f"{INCOMING}{remote}/payloads/shared/{writer}")
+    mine_p, theirs_p = ref_tip(repo, payloads), ref_tip(repo, f"{INCOMING}{remote}/payloads/shared/{writer}")
     if mine_p is not None and mine_p != theirs_p:
         specs.append(f"+{payloads}:{payloads}")
         leases.append(f"--force-with-lease={payloads}:{theirs_p or ''}")
@@ -475,18 +475,10 @@ def _admit_own(provider: GitProvider, remote: str, tip: pygit2.Oid | None) -> No
     """git moved the fetched copy of this writer's records to what it pushed (the remote's
     configured refspecs): that history is this clone's own, admitted without verifying it."""
     ref = f"{PREFIX}remotes/{remote}/records/shared/{provider.writer}"
-    if tip is not None and _target(provider.repo, ref) == tip:
+    if tip is not None and ref_tip(provider.repo, ref) == tip:
         admissions = Admissions(provider.state)
         admissions.admitted(ref, tip, provider.scope)
         admissions.save()
-
-
-def _target(repo: pygit2.Repository, ref: str) -> pygit2.Oid | None:
-    try:
-        target = repo.references[ref].target
-    except KeyError:
-        return None
-    return target if isinstance(target, pygit2.Oid) else None
 
 
 def _records_between(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid | None) -> int:
