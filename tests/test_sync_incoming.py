@@ -186,3 +186,28 @@ def test_the_recall_fingerprint_reads_no_incoming_ref(team: tuple) -> None:
     assert "refs/memory/sync/" not in "\n".join(packed) and "packed" in "\n".join(packed)
     git(bob, "update-ref", "-d", f"{INCOMING}records/shared/wkept")
     assert heads.storage(locate(str(bob))) == packed  # packed-refs written again, memory's refs as they were
+
+
+def test_a_redaction_drops_the_incoming_ref_that_kept_the_old_snapshot(team: tuple) -> None:
+    """git's own gc, which knows nothing of gitstore, erases the removed text right after it."""
+    bare, alice, bob, writer = team
+    assert f"payloads/shared/{writer}" in refs(bob, INCOMING)  # kept: equal to its admitted ref
+    redact(Context.open(bob), "github:comment:100", "github:9", "a password")
+    left_only_admitted_tips(bob)
+    git(bob, "reflog", "expire", "--expire=now", "--all")
+    git(bob, "gc", "-q", "--prune=now")
+    assert SECRET.encode() not in all_objects(bob)
+
+
+def test_a_redaction_during_a_sync_leaves_the_incoming_refs_to_that_sync(team: tuple) -> None:
+    """The redaction neither waits for the sync (it may be the sync's own) nor drops a ref under
+    it; the sync's own clean-up, here the next one's, drops it."""
+    from gitstore.providers._incoming import sync_locked
+
+    bare, alice, bob, writer = team
+    store = Context.open(bob).store
+    with sync_locked(store.provider.state):  # type: ignore[attr-defined]
+        redact(Context.open(bob), "github:comment:100", "github:9", "a password")
+        assert f"payloads/shared/{writer}" in refs(bob, INCOMING)
+    assert sync(str(bob)).status in ("ok", "no-update")
+    left_only_admitted_tips(bob)

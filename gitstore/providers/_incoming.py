@@ -9,7 +9,9 @@ idle sync used to write every one of them and delete them again). Any other inco
 (unverified, quarantined, or left behind when the admitted ref moved: a redaction rewrote the
 snapshot, a plain ``git fetch`` moved it) is dropped, at the end of each sync and by gc before
 it tells what is reachable, so that a snapshot whose text was removed here stays reachable
-through none of them.
+through none of them. A redaction drops them too, as soon as it has written the snapshots again
+(unless a sync is running: that sync drops them when it ends), so that git's own gc, which
+knows nothing of gitstore's, erases the removed text as well.
 
 Both hold the sync lock (``sync.lock`` in the provider's state folder) while they do: gc must
 not drop a ref a running sync fetched and has not admitted yet (its objects would be erased
@@ -41,6 +43,23 @@ def sync_locked(state: Path) -> Iterator[None]:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def sync_lock_if_free(state: Path) -> Iterator[bool]:
+    """The sync lock when no sync or gc holds it (True), else nothing (False), without waiting:
+    for a step that a running sync does anyway when it ends, taken where waiting could deadlock
+    (under the appends' locks, which gc takes after the sync lock)."""
+    with open(state / LOCK, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
 

@@ -635,10 +635,17 @@ class GitProvider:
         """Write every snapshot that holds one of these payloads again without it (this
         writer's, older local ones in the repository itself, and fetched ones): gc then erases
         the text. A note already makes each one unreadable; this lets gc reach the bytes."""
+        from gitstore.providers._incoming import drop_stale_incoming, sync_lock_if_free
+
         paths = {payload_path(d) for d in payload_digests}
         with self._writer_lock("local"), self._writer_lock("shared"):
             self._rewrite_snapshots(lambda repo, base: {p: None for p in paths if p in base},
                                     "gitstore: remove payloads")
+        # an incoming ref that kept a fetched snapshot just written again keeps the text
+        # reachable for git's own gc: dropped now, or by the sync running (it does when it ends)
+        with sync_lock_if_free(self.state) as free:
+            if free:
+                drop_stale_incoming(self.repo)
 
     def _rewrite_snapshots(self, stale: Callable[[pygit2.Repository, pygit2.Tree], dict[str, None]],
                            message: str) -> int:
