@@ -211,3 +211,20 @@ def test_a_redaction_during_a_sync_leaves_the_incoming_refs_to_that_sync(team: t
         assert f"payloads/shared/{writer}" in refs(bob, INCOMING)
     assert sync(str(bob)).status in ("ok", "no-update")
     left_only_admitted_tips(bob)
+
+
+def test_a_redaction_that_cannot_drop_the_incoming_ref_holds_and_says_so(team: tuple) -> None:
+    from gitstore import notices
+
+    bare, alice, bob, writer = team
+    lock = bob / ".git" / f"{INCOMING}payloads/shared/{writer}.lock"  # another git process is writing it
+    lock.write_text("")
+    notices.take()
+    report = redact(Context.open(bob), "github:comment:100", "github:9", "a password")
+    assert report.removed, report
+    [said] = notices.take()
+    assert f"refs/memory/sync/" in said and "`gitstore gc` deletes them" in said, said
+    lock.unlink()
+    gc.gc(Context.open(bob).store)
+    left_only_admitted_tips(bob)
+    assert SECRET.encode() not in all_objects(bob)
