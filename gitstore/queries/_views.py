@@ -10,7 +10,7 @@ so listing learnings costs what the learnings cost, not what the whole store cos
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Set as AbstractSet
 from typing import Any
 
 from gitstore.rules.lifecycle import USABLE, History
@@ -47,16 +47,18 @@ def learning_view(store: Store, judged: Callable[[History], bool] | None = None)
     view.episodes_read = frozenset(episodes)
     if episodes:
         events = {event for ref in refs for event in ref["events"]}
-        graph = Evidence()
+        graph = Evidence(events)
         view.add(graph.read(store.items(EVIDENCE_KINDS, streams=episodes)))
         if graph.judged_elsewhere(events):  # a label judging an event of another episode
             episodes |= _others(store, episodes)
             view.episodes_read = None  # every episode stored: one captured later would be read too
             view.add(graph.read(store.items(EVIDENCE_KINDS, streams=episodes - view.episodes.keys())))
+            graph.let_go()  # two passes: their orders are not one store order
         keep = graph.closure(events)
         digests = graph.digests(keep)
+        view.add(graph.kept(digests, episodes,
+                            lambda streams, wanted: store.items(["event"], streams=streams, digests=wanted)))
         del graph  # the links of every event read: the payloads need the memory
-        view.add(store.items(["event"], streams=episodes, digests=digests))
         parents = {view.events[e]["parentEventId"] for e in events if e in view.events
                    and view.events[e]["type"] == "label" and view.events[e].get("parentEventId")}
         store.attach_payloads(view.events[e] for e in events | parents if e in view.events)
@@ -74,20 +76,33 @@ class Evidence:
     cited events answer the same from these as from every event of the episodes; the other
     events are read, checked and let go."""
 
-    def __init__(self) -> None:
+    def __init__(self, cited: AbstractSet[str] = frozenset()) -> None:
         self._events: dict[str, tuple[str, str | None]] = {}  # id -> (type, parent), first read
         self._digests: dict[str, str] = {}  # id -> digest of the record read first
         self._again: dict[str, list[str]] = {}  # id -> digests of other records of the same id
         self._children: dict[str, list[str]] = {}  # parent id -> ids of its edits and retractions
+        self._cited = cited  # events whose records (and their edits' and retractions') are held as read
+        self._held: dict[str, tuple[int, Item]] | None = {}  # digest -> (place in the read, item)
+        self._places: dict[str, tuple[int, str]] = {}  # digest -> (place in the read, stream)
 
     def read(self, items: Iterable[Item]) -> Iterator[Item]:
-        """The episodes among ``items``; the links of the events among them are noted."""
+        """The episodes among ``items``; the links of the events among them are noted, and the
+        records of the cited events and of their edits and retractions held as they are read
+        (checked already: ``kept`` does not read them again; they are kept whatever else is read)."""
         for item in items:
             if item.kind != "event":
                 yield item
                 continue
             record = item.record
             event_id, parent = record["id"], record.get("parentEventId")
+            if self._held is not None:
+                if item.digest in self._places:  # a provider that returns a record twice
+                    self.let_go()
+                else:
+                    place = len(self._places)
+                    self._places[item.digest] = (place, item.stored.stream)
+                    if event_id in self._cited or (parent in self._cited and record["type"] in FOLLOWED):
+                        self._held[item.digest] = (place, item.lean())  # kept: see ``closure``
             if event_id not in self._events:
                 self._events[event_id] = (record["type"], parent)
                 self._digests[event_id] = item.digest
@@ -95,6 +110,28 @@ class Evidence:
                     self._children.setdefault(parent, []).append(event_id)
             elif item.digest != self._digests[event_id]:
                 self._again.setdefault(event_id, []).append(item.digest)
+
+    def let_go(self) -> None:
+        """Hold nothing more: ``kept`` reads every record it returns again, in store order."""
+        self._held = None
+        self._places = {}
+
+    def kept(self, digests: set[str], streams: set[str],
+             read: Callable[[set[str], set[str]], Iterable[Item]]) -> Iterable[Item]:
+        """The records of these digests, read before from ``streams``, in store order: those
+        held, and the others read again (``read(streams, digests)``, which checks each again)
+        from their own streams alone. After ``let_go``, every one is read again."""
+        if self._held is None:
+            return read(streams, digests)
+        held = self._held
+        missing = digests - held.keys()
+        found = [held[d] for d in digests & held.keys()]
+        if missing:
+            places = self._places
+            found.extend((places[item.digest][0], item)
+                         for item in read({places[d][1] for d in missing}, missing))
+        found.sort(key=lambda pair: pair[0])
+        return [item for _, item in found]
 
     def judged_elsewhere(self, cited: set[str]) -> bool:
         """Whether a cited label judges an event not read yet."""

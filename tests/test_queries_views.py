@@ -1,0 +1,130 @@
+"""The view learnings are judged with keeps, from one read of the cited episodes, the records it
+held as they were read, and reads again only the others (``gitstore.queries._views``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitstore.context import Context
+from gitstore.providers import Stored
+from gitstore.queries import _views, learnings
+from gitstore.queries._views import Evidence, learning_view
+from gitstore.store import Item, Store
+
+
+def _event(event_id: str, episode: str, type_: str = "comment", parent: str | None = None,
+           digest: str | None = None, place: int = 0) -> Item:
+    record = {"id": event_id, "episode": episode, "type": type_, "parentEventId": parent}
+    stored = Stored(digest or f"sha256:{event_id}-{episode}", "event", episode, b"{}", "shared", "w", 1, place, "a")
+    return Item(record, stored)
+
+
+def _read_again(read: list[Item], asked: list[tuple[set[str], set[str]]]) -> Any:
+    """A second read of the same records, in the same order, noting what it was asked for."""
+    def again(streams: set[str], digests: set[str]) -> list[Item]:
+        asked.append((set(streams), set(digests)))
+        return [i for i in read if i.stored.stream in streams and i.digest in digests]
+    return again
+
+
+# episode A: a comment, its edit, a label judging it; episode B: a comment, and a second record
+# of A's comment id (a duplicate id across streams, another digest)
+READ = [_event("c1", "A"), _event("ed1", "A", "edit", "c1"), _event("lb1", "A", "label", "c1"),
+        _event("c2", "B"), _event("c1", "B", digest="sha256:c1-again")]
+
+
+def _kept(cited: set[str], read: list[Item]) -> tuple[list[Item], list[tuple[set[str], set[str]]], list[Item]]:
+    """What ``kept`` returns, what it asked to read again, and what reading every kept record
+    again (the way before) gives."""
+    graph = Evidence(cited)
+    assert list(graph.read(read)) == []  # events only: nothing for the view yet
+    digests = graph.digests(graph.closure(cited))
+    asked: list[tuple[set[str], set[str]]] = []
+    kept = list(graph.kept(digests, {"A", "B"}, _read_again(read, asked)))
+    return kept, asked, [i for i in read if i.digest in digests]
+
+
+def test_held_records_and_those_read_again_come_in_the_order_they_were_read() -> None:
+    kept, asked, again = _kept({"lb1"}, READ)
+    assert [i.digest for i in kept] == [i.digest for i in again]
+    assert [i.digest for i in again] == ["sha256:c1-A", "sha256:ed1-A", "sha256:lb1-A", "sha256:c1-again"]
+    # the label was held; the comment it judges (both records of its id) and its edit are read again
+    assert asked == [({"A", "B"}, {"sha256:c1-A", "sha256:ed1-A", "sha256:c1-again"})]
+
+
+def test_a_cited_event_its_duplicate_and_its_edit_are_held_and_nothing_is_read_again() -> None:
+    kept, asked, again = _kept({"c1"}, READ)
+    assert [i.digest for i in kept] == [i.digest for i in again]
+    assert {i.digest for i in kept} == {"sha256:c1-A", "sha256:ed1-A", "sha256:c1-again"}
+    assert asked == []
+    assert all(i.stored.data == b"" for i in kept)  # held without their bytes
+
+
+def test_only_the_streams_of_the_records_missing_are_read_again() -> None:
+    read = [_event("c1", "A"), _event("c2", "B"), _event("ed2", "B", "edit", "c2"), _event("lb2", "C", "label", "c2")]
+    kept, asked, again = _kept({"lb2"}, read)
+    assert [i.digest for i in kept] == [i.digest for i in again]
+    assert asked == [({"B"}, {"sha256:c2-B", "sha256:ed2-B"})]
+
+
+def test_a_record_returned_twice_makes_every_kept_record_read_again() -> None:
+    read = [*READ, _event("c2", "B")]  # the same record (digest) a second time
+    kept, asked, again = _kept({"c1"}, read)
+    assert [i.digest for i in kept] == [i.digest for i in again]
+    assert asked == [({"A", "B"}, {"sha256:c1-A", "sha256:ed1-A", "sha256:c1-again"})]
+
+
+def test_after_two_passes_every_kept_record_is_read_again() -> None:
+    graph = Evidence({"c1"})
+    list(graph.read(READ[:3]))
+    list(graph.read(READ[3:]))
+    graph.let_go()
+    digests = graph.digests(graph.closure({"c1"}))
+    asked: list[tuple[set[str], set[str]]] = []
+    kept = list(graph.kept(digests, {"A", "B"}, _read_again(READ, asked)))
+    assert [i.digest for i in kept] == ["sha256:c1-A", "sha256:ed1-A", "sha256:c1-again"]
+    assert asked == [({"A", "B"}, set(digests))]
+
+
+def _shape(view: Any) -> tuple[Any, ...]:
+    return ([(i.kind, i.digest) for i in view.items], {k: v["digest"] for k, v in view.events.items()},
+            {k: [r["digest"] for r in v] for k, v in view.children.items()},
+            {k: [r["digest"] for r in v] for k, v in view.rivals.items()}, view.episodes_read)
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_the_view_is_the_one_a_second_read_of_every_kept_record_gives(tmp_path: Path, seed: int,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench.bench_rules import Builder
+
+    Builder(tmp_path / "repo", 40, 400, seed=seed).build()
+    store = Context.open(tmp_path / "repo").store
+    view, _ = learning_view(store, _views.may_be_in_force)
+    monkeypatch.setattr(Evidence, "kept", lambda self, digests, streams, read: read(streams, digests))
+    before, _ = learning_view(Context.open(tmp_path / "repo").store, _views.may_be_in_force)
+    assert _shape(view) == _shape(before)
+    assert len(view.events) > 0
+
+
+def test_a_cited_event_is_read_and_checked_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench.bench_rules import Builder
+
+    Builder(tmp_path / "repo", 40, 400, seed=5).build()
+    ctx = Context.open(tmp_path / "repo")
+    checked: Counter[str] = Counter()
+    real = Store._check
+
+    def counted(self: Store, stored: Stored, memory: Any = None) -> Item | None:
+        checked[stored.digest] += 1
+        return real(self, stored, memory)
+
+    monkeypatch.setattr(Store, "_check", counted)
+    view, histories = _views.in_force_view(ctx.store)
+    cited = {e for h in histories.values() if _views.may_be_in_force(h) for ref in _views._cited(h) for e in ref["events"]}
+    held = [e["digest"] for i, e in view.events.items() if i in cited]
+    assert held and all(checked[d] == 1 for d in held)
+    assert {r.status.id for r in learnings.learnings(ctx)} == set(histories)
