@@ -100,6 +100,8 @@ T = TypeVar("T")
 KEEP_COMMITS = 4  # commits a handle keeps loaded (see GitProvider._commit)
 PAYLOAD_PATHS = 4096  # payloads a reader finds by path before it indexes its snapshots (see payload_reader)
 LOOKUPS_KEPT = 1 << 14  # record paths a handle keeps what it found at (see _BlobIndex): a few MB at most
+WALK_FROM = 256  # path lookups in a kind folder no map is kept of before a read asks whether to walk it
+WALK_SHARE = 4  # ...and it walks it (keeping the map) once it has looked up this share of its leaf folders
 KEEP_PASSED = 2  # and of those a pass over a history read last: a read of several kinds reads them again
 ORDER_CONTEXT = f"order-{FORMAT}"  # what _remembered_order keeps depends on the message format only
 REMEMBER_ORDER_FROM = 1 << 16  # characters of a commit message worth remembering its header (700 records)
@@ -1657,6 +1659,12 @@ class _BlobIndex:
     ``_kindmaps``), so a later read walks only the folders that changed. What a path lookup
     found is kept between reads under the tip tree's id (``looked_up``, up to ``LOOKUPS_KEPT``):
     a read of some learnings' evidence reads the events it keeps a second time.
+
+    A read of some streams that looks up a large share of a folder no map is kept of (the
+    cited episodes of a store's learnings: a quarter of its events, ``WALK_SHARE``) walks the
+    folder instead, keeping its map: a lookup reads a leaf folder and the folders above it
+    (about twice what a walk reads per leaf), and every later read loads the map for the cost
+    of a few hundred lookups, where it would have looked up every record again.
     """
 
     def __init__(self, *, walk: bool = True,
@@ -1669,6 +1677,7 @@ class _BlobIndex:
         self._commit = commit
         self._maps: dict[tuple[str, str, str], dict[str, bytes]] = {}
         self._lookups: dict[tuple[str, str, str], int] = {}  # path lookups left before a kept map serves
+        self._unkept: dict[tuple[str, str, str], list[int]] = {}  # folders with no kept map: [looked up, walk at]
         self._roots: dict[tuple[str, str], bytes] = {}
         self._readers: dict[str, TreeReader] = {}  # folders parsed once per repository
 
@@ -1733,10 +1742,31 @@ class _BlobIndex:
         if left is None:
             rows = None if self.kept is None else kept_rows(map_path(self.kept, info.repo.path, info.name, kind))
             left = sys.maxsize if rows is None else rows // ROWS_PER_LOOKUP
+            if rows is None and self.kept is not None:
+                self._unkept[key] = [0, WALK_FROM]
         if left <= 0:
             return self._map(info, kind)
         self._lookups[key] = left - 1
+        unkept = self._unkept.get(key)
+        if unkept is not None:
+            unkept[0] += 1
+            if unkept[0] >= unkept[1]:
+                leaves = self._leaves(info, kind)
+                if unkept[0] * WALK_SHARE >= leaves:
+                    del self._unkept[key]
+                    return self._map(info, kind)
+                unkept[1] = -(-leaves // WALK_SHARE)
         return None
+
+    def _leaves(self, info: RefInfo, kind: str) -> int:
+        """About how many leaf folders (``<aa>/<bb>``) the kind folder holds: what its walk reads."""
+        reader = self._reader(info.repo)
+        top = reader.listing(self._root(info)).get(kind)
+        if top is None or top[0] != TREE_MODE:
+            return 0
+        with uncached_trees():
+            return sum(len(reader.raw(first, checked=False)) // _FAN_ROW
+                       for mode, first in reader.listing(top[1]).values() if mode == TREE_MODE)
 
     def _map(self, info: RefInfo, kind: str) -> dict[str, bytes]:
         """Digest hex -> raw id of every regular file under the kind's folder of the ref's tip
@@ -1752,6 +1782,9 @@ class _BlobIndex:
                 found = folder_map(self._reader(info.repo).odb, top[1], kept)
             self._maps[key] = found
         return found
+
+
+_FAN_ROW = len(b"40000 aa\0") + 20  # a row of a fan-out folder: a folder named by two hex digits
 
 
 def _merge_tree(
