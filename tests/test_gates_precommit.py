@@ -9,6 +9,7 @@ always builds its own, so it runs once.
 
 from __future__ import annotations
 
+import copy
 import fcntl
 import os
 import re
@@ -208,15 +209,16 @@ def test_the_hook_environment_installs_gitstore_validators_never_validators(
 
 # -- promotion through real git hooks ----------------------------------------------------------
 
-@pytest.fixture
-def hooked(tmp_path: Path, hook_repo: tuple[Path, str, Path], monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict, str]:
+_HOOKED: dict[str, tuple[Path, dict, str]] = {}
+
+
+def _hooked_world(world: Path, hook_repo: tuple[Path, str, Path]) -> tuple[Path, dict, str]:
     """A repository with an accepted learning promoted, pre-commit installed for every stage,
-    and a bare remote to push to."""
-    monkeypatch.setenv("PRE_COMMIT_HOME", str(hook_repo[2]))
-    ctx = wiki_repo(tmp_path / "widgets")
+    and a bare remote to push to (world/widgets, world/remote.git); its learning and branch."""
+    ctx = wiki_repo(world / "widgets")
     root = ctx.workspace.root
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
+    remote = world / "remote.git"
+    git(world, "init", "-q", "--bare", str(remote))
     git(root, "remote", "add", "upstream", str(remote))  # origin names the scope; it stays
     _config(root, hook_repo)
     git(root, "add", ".pre-commit-config.yaml")
@@ -225,7 +227,23 @@ def hooked(tmp_path: Path, hook_repo: tuple[Path, str, Path], monkeypatch: pytes
     git(root, "push", "-q", "upstream", "main")
     learning = accepted_learning(ctx)
     result = promote(ctx, learning["id"], PERSON)
-    return root, learning, str(result.branch)
+    return world, learning, str(result.branch)
+
+
+@pytest.fixture
+def hooked(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, hook_repo: tuple[Path, str, Path],
+           monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict, str]:
+    """A copy of the hooked world, built once per process (with the first test's pinned git
+    identity), its upstream re-pointed at the copy of its bare remote."""
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(hook_repo[2]))
+    if "world" not in _HOOKED:
+        _HOOKED["world"] = _hooked_world(tmp_path_factory.mktemp("hooked"), hook_repo)
+    world, learning, branch = _HOOKED["world"]
+    shutil.copytree(world / "remote.git", tmp_path / "remote.git", symlinks=True)
+    shutil.copytree(world / "widgets", tmp_path / "widgets", symlinks=True)
+    root = tmp_path / "widgets"
+    git(root, "remote", "set-url", "upstream", str(tmp_path / "remote.git"))
+    return root, copy.deepcopy(learning), branch
 
 
 def _git(root: Path, *args: str, code: int = 0) -> str:
