@@ -22,7 +22,7 @@ The issue asks for four things, each a ratio against a baseline measured alongsi
    so the comparison favours the baseline), ``git commit-tree -p <tip>`` and
    ``git update-ref <ref> <new> <old>``. Goal: ours <= 0.5x the naive median. That compares a
    process-free append with four process starts; users and hooks append through the CLI, so
-   ``gitstore records add FILE`` of one grant (process start to exit, up to 30 of them) is
+   ``gitstore records add FILE`` of one grant (process start to exit, up to 30 of them; 5 with ``--quick``) is
    compared with the same naive loop too. Goal: <= 1.0x. Store.append on a third store of 1,000
    events, in a repository with 25,000 refs of its own (tags and remote branches, packed as
    ``git gc`` leaves them), against the small store. Goal: <= 1.2x (the store looks only at its
@@ -386,7 +386,8 @@ def with_other_refs(path: Path, count: int) -> None:
     (path / ".git" / "packed-refs").write_text("# pack-refs with: peeled fully-peeled sorted \n" + lines)
 
 
-def singles(work: Work, big: Path, count: int, seed: int, small_size: int) -> dict[str, Any]:
+def singles(work: Work, big: Path, count: int, seed: int, small_size: int,
+            cli_count: int = CLI_SINGLES) -> dict[str, Any]:
     """Alternate single appends on the big store, a small store, a small store in a repository
     with many refs of its own, and the naive git loop."""
     small = new_repo(work.fresh("small"))
@@ -431,13 +432,14 @@ def singles(work: Work, big: Path, count: int, seed: int, small_size: int) -> di
         naive.append(entry)
         times["naive"].append(time.perf_counter() - started)
 
-    cli_runs = min(count, CLI_SINGLES)
+    cli_runs = min(count, cli_count)
+    cli_warmup = max(1, cli_runs // 6)  # 5 of 30; a process each, so few when few are timed
     if "origin" not in pygit2.Repository(str(big)).remotes.names():
         git(big, "remote", "add", "origin", "https://github.com/acme/widgets.git")
     run_cli(big, "init")  # the CLI appends as its own writer, beside the library's
 
     def cli_append() -> None:
-        if len(times["cli"]) >= cli_runs:  # a process each: fewer of them
+        if len(times["cli"]) >= (cli_warmup if warming else cli_runs):  # a process each: fewer of them
             return
         one.write_bytes(orjson.dumps(grants[next(used)]) + b"\n")
         started = time.perf_counter()
@@ -450,6 +452,7 @@ def singles(work: Work, big: Path, count: int, seed: int, small_size: int) -> di
     runs = [store_append("big"), store_append("small"), store_append("refs"), provider_append("big"),
             provider_append("small"), naive_append, cli_append]
     for turn in range(warmup + count):
+        warming = turn < warmup
         for run in rotated(runs, turn):
             run()
         if turn == warmup - 1:
@@ -756,6 +759,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--records", type=int, help="events per bulk append (default 100000)")
     parser.add_argument("--repeat", type=int, help="runs of each bulk, verify and read (default 3)")
     parser.add_argument("--singles", type=int, help="timed single appends of each kind (default 200)")
+    parser.add_argument("--cli-singles", type=int,
+                        help=f"timed single appends through the CLI (default {CLI_SINGLES}; quick 5)")
     parser.add_argument("--small", type=int, default=1000, help="records in the small store (1000)")
     parser.add_argument("--provider-appends", type=int, help="appends per provider (default 2000)")
     parser.add_argument("--million", type=int, default=1_000_000, help="records for the memory test")
@@ -771,12 +776,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     records = o.records or (2000 if o.quick else 100_000)
     repeat = o.repeat or (1 if o.quick else 3)
     count = o.singles or (50 if o.quick else 200)
+    cli_count = o.cli_singles or (5 if o.quick else CLI_SINGLES)
     appends = o.provider_appends or (100 if o.quick else 2000)
     small = min(o.small, max(1, records // 2))
     parts = set(o.only or ["bulk", "single", "verify", "million", "providers"])
     if parts & {"single", "verify"}:
         parts.add("bulk")
-    if min(records, repeat, count, appends, small, o.chunk) < 1:
+    if min(records, repeat, count, cli_count, appends, small, o.chunk) < 1:
         parser.error("sizes and counts must be at least 1")
 
     work = Work(o.workdir, o.keep)
@@ -809,7 +815,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 lines += part
                 summary += sums
             if "single" in parts:
-                r = results["single"] = singles(work, big, count, o.seed, small)
+                r = results["single"] = singles(work, big, count, o.seed, small, cli_count)
                 part, sums = report_singles(r, records)
                 print("\n".join(part), flush=True)
                 lines += part
