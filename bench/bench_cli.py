@@ -141,13 +141,13 @@ def report(start: dict[str, Any], stores: list[dict[str, Any]]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench cli",
                                      description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--quick", action="store_true", help="a 2,000-record store, few runs: a smoke test")
-    parser.add_argument("--records", type=int, help="records in the store (default 10000; quick 2000)")
-    parser.add_argument("--repeat", type=int, help="interleaved runs of each (default 7; quick 2)")
+    parser.add_argument("--quick", action="store_true", help="a 500-record store, one run of each: a smoke test")
+    parser.add_argument("--records", type=int, help="records in the store (default 10000; quick 500)")
+    parser.add_argument("--repeat", type=int, help="interleaved runs of each (default 7; quick 1)")
     parser.add_argument("--json", action="store_true", help="also print the results as one JSON line")
     options = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    records = options.records or (2000 if options.quick else 10_000)
-    repeat = options.repeat or (2 if options.quick else 7)
+    records = options.records or (500 if options.quick else 10_000)
+    repeat = options.repeat or (1 if options.quick else 7)
     if records < 500 or repeat < 1:
         parser.error("--records must be at least 500 and --repeat at least 1")
     work = Path(tempfile.mkdtemp(prefix="gitstore-bench-cli-"))
