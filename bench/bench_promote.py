@@ -24,7 +24,7 @@ round), with ``PYTHONDONTWRITEBYTECODE`` dropped: a hook repository pre-commit i
 user's gate does (this environment sets ``PYTHONDONTWRITEBYTECODE``, and gitstore is installed
 editable here). Both sides run with the same environment.
 Exit code 0 whatever the ratio; 1 when a gate finds anything in the (valid) input.
-``python -m bench promote --quick`` is a smoke test with 100 pages and 20 skills.
+``python -m bench promote --quick`` is a smoke test with 50 pages and 10 skills, timed once.
 """
 
 from __future__ import annotations
@@ -161,9 +161,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--skills", type=int, default=None)
     parser.add_argument("--repeat", type=int, default=None)
     args = parser.parse_args(argv)
-    pages = args.pages or (100 if args.quick else 1000)
-    skills = args.skills or (20 if args.quick else 200)
-    repeat = args.repeat or (2 if args.quick else 7)
+    pages = args.pages or (50 if args.quick else 1000)
+    skills = args.skills or (10 if args.quick else 200)
+    repeat = args.repeat or (1 if args.quick else 7)
     folder = Path(tempfile.mkdtemp(prefix="gitstore-bench-promote-"))
     try:
         return _measure(folder, pages, skills, repeat)
