@@ -681,7 +681,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m bench capture", description=__doc__.split("\n\n")[0] if __doc__ else None
     )
     parser.add_argument("--quick", action="store_true", help="few rounds and a small import, for a smoke test")
-    parser.add_argument("--lines", type=int, help="lines in the hook's transcript (default 1000)")
+    parser.add_argument("--lines", type=int, help="lines in the hook's transcript (default 1000; quick 300)")
     parser.add_argument("--repeat", type=int, help="interleaved rounds of the hook measurements (default 15)")
     parser.add_argument("--size", type=float, help="MB of the import transcript (default 15)")
     parser.add_argument("--import-repeat", type=int, help="interleaved rounds of the import measurements (default 5)")
@@ -691,7 +691,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         " (each hook capture's repository copy and transcript go once measured)")
     parser.add_argument("--json", action="store_true", help="also print the results as one JSON line")
     options = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    lines = options.lines or 1000
+    lines = options.lines or (300 if options.quick else 1000)
     repeat = options.repeat or (1 if options.quick else 15)
     size = options.size or (1.0 if options.quick else 15.0)
     import_repeat = options.import_repeat or (1 if options.quick else 5)
