@@ -758,7 +758,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
     parser.add_argument("--records", type=int, help="events per bulk append (default 100000)")
     parser.add_argument("--repeat", type=int, help="runs of each bulk, verify and read (default 3)")
-    parser.add_argument("--singles", type=int, help="timed single appends of each kind (default 200)")
+    parser.add_argument("--singles", type=int, help="timed single appends of each kind (default 200; quick 20)")
     parser.add_argument("--cli-singles", type=int,
                         help=f"timed single appends through the CLI (default {CLI_SINGLES}; quick 5)")
     parser.add_argument("--small", type=int, default=1000, help="records in the small store (1000)")
@@ -775,7 +775,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     o = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     records = o.records or (2000 if o.quick else 100_000)
     repeat = o.repeat or (1 if o.quick else 3)
-    count = o.singles or (50 if o.quick else 200)
+    count = o.singles or (20 if o.quick else 200)
     cli_count = o.cli_singles or (5 if o.quick else CLI_SINGLES)
     appends = o.provider_appends or (100 if o.quick else 2000)
     small = min(o.small, max(1, records // 2))
