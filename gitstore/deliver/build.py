@@ -21,12 +21,11 @@ import fcntl
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitstore._files import discard
+from gitstore._files import discard, held
 from gitstore.deliver import heads
 from gitstore.deliver import index as idx
 from gitstore.deliver.place import Place
@@ -50,20 +49,10 @@ class Built:
     seconds: float = 0.0
 
 
-@contextmanager
-def build_lock(place: Place, wait: bool = True) -> Iterator[bool]:
+def build_lock(place: Place, wait: bool = True) -> AbstractContextManager[bool]:
     """The build lock: yields True when held (False only when ``wait`` is off and it is taken)."""
     os.makedirs(idx.folder(place), exist_ok=True)
-    with open(os.path.join(idx.folder(place), "recall.lock"), "a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    return held(os.path.join(idx.folder(place), "recall.lock"), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
 
 
 def fresh(place: Place) -> bool:

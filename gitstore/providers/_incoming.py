@@ -23,11 +23,12 @@ from __future__ import annotations
 import fcntl
 import subprocess
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import pygit2
 
+from gitstore._files import held
 from gitstore.errors import IntegrityError
 from gitstore.providers._gitdirs import common_dir, git_env, ref_names
 from gitstore.providers._names import PREFIX
@@ -39,29 +40,15 @@ LOCK = "sync.lock"
 @contextmanager
 def sync_locked(state: Path) -> Iterator[None]:
     """One sync (or gc) at a time in a clone (the next one waits)."""
-    with open(state / LOCK, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with held(state / LOCK):
+        yield
 
 
-@contextmanager
-def sync_lock_if_free(state: Path) -> Iterator[bool]:
+def sync_lock_if_free(state: Path) -> AbstractContextManager[bool]:
     """The sync lock when no sync or gc holds it (True), else nothing (False), without waiting:
     for a step that a running sync does anyway when it ends, taken where waiting could deadlock
     (under the appends' locks, which gc takes after the sync lock)."""
-    with open(state / LOCK, "a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    return held(state / LOCK, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 def admitted_ref(incoming: str) -> str:
