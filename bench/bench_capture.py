@@ -52,7 +52,9 @@ interpreter doing nothing). Measured here, in one run:
    sealing). MB is 10^6 bytes.
    ``--import-repeat`` rounds (5), their order rotating, after one warm-up import.
 
-What the end-to-end line spends (11.9-12.2x on this machine, depending on its load: 12-13x before the
+What the end-to-end line spends (11.9-12.2x on this machine, depending on its load; on 2026-12-03,
+the machine idle, four runs of the same code gave 11.6x, 12.7x, 12.9x and 14.7x, the bare
+interpreter between 17 and 25 ms: the goal lies within one run's spread; 12-13x before the
 worker stopped loading Python's ssl module and left the parser's imports to the reader, 14-15x
 before the worker stopped letting pygit2 parse the CA bundle and took the reader's result whole,
 17-19x before the worker and the reader ran side by side, 26-39x before that). The hook starts
