@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CONTRACTS = ROOT / ".memory-schema" / "v1"
 SHARED = testdata_root()
 
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests marked ``slow`` first, the rest in their order: two workers then finish together,
     instead of one running a minute-long stress test alone once the rest are done."""

@@ -223,7 +223,7 @@ def test_a_redaction_that_cannot_drop_the_incoming_ref_holds_and_says_so(team: t
     report = redact(Context.open(bob), "github:comment:100", "github:9", "a password")
     assert report.removed, report
     [said] = notices.take()
-    assert f"refs/memory/sync/" in said and "`gitstore gc` deletes them" in said, said
+    assert "refs/memory/sync/" in said and "`gitstore gc` deletes them" in said, said
     lock.unlink()
     gc.gc(Context.open(bob).store)
     left_only_admitted_tips(bob)

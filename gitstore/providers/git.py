@@ -646,9 +646,10 @@ class GitProvider:
         # an incoming ref that kept a fetched snapshot just written again keeps the text
         # reachable for git's own gc: dropped now, or by the sync running (it does when it ends)
         with sync_lock_if_free(self.state) as free:
+            if not free:
+                return
             try:
-                if free:
-                    drop_stale_incoming(self.repo)
+                drop_stale_incoming(self.repo)
             except IntegrityError as exc:  # the removal holds; gc deletes them or says why not
                 from gitstore.notices import note
 
