@@ -6,6 +6,7 @@ made with real git objects and files, then read through the store."""
 from __future__ import annotations
 
 import subprocess
+import sys
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -348,3 +349,30 @@ def test_another_clones_rewritten_history_empties_the_memory(tmp_path: Path) -> 
                                text=True, check=True).stdout.strip()
     git(clone, "update-ref", fetched, rewritten)
     assert content_key(data) not in memory(clone)  # not trusted for a ref whose history changed
+
+
+READ_IN_A_NEW_PROCESS = """
+import sys
+from gitstore.conformance import _records as R
+from gitstore.providers.git import GitProvider
+from gitstore.store import Store
+records = [i.record for i in Store(GitProvider(sys.argv[1], "w1"), R.SCOPE).items()]
+print(len(records), "jsonschema_rs" in sys.modules)
+"""
+
+
+def read_in_a_new_process(repo: Path) -> str:
+    done = subprocess.run([sys.executable, "-c", READ_IN_A_NEW_PROCESS, str(repo)],
+                          capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def test_a_read_of_known_bytes_never_loads_the_schema_validator(repo: Path) -> None:
+    """The compiled validator's library costs a command about 20 ms to import: a read whose
+    records the memory knows checks none against the schemas, so it never imports it; bytes
+    the memory does not know are still checked in full."""
+    store(repo).append([R.grant("first")])
+    assert read_in_a_new_process(repo) == "1 True"  # the first read checks it, and remembers
+    assert read_in_a_new_process(repo) == "1 False"
+    store(repo).append([R.grant("second")])
+    assert read_in_a_new_process(repo) == "2 True"

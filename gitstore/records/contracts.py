@@ -19,7 +19,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema_rs
 import orjson
 
 from gitstore.records.canonical import canonicalize, canonicalize_checked, check_ijson, parse_json, sha256_digest
@@ -179,6 +178,8 @@ def _reference_validator(kind: str) -> Any:
 
 @cache
 def _fast_validator(kind: str) -> Any:
+    import jsonschema_rs  # about 20 ms: a read whose records the store knows checks none
+
     registry = jsonschema_rs.Registry([(_DEFS_ID, _load("defs"))])
     return jsonschema_rs.validator_for(dict(contract(kind).schema), registry=registry, validate_formats=True)
 
