@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import orjson
 
@@ -248,9 +248,9 @@ class _CheckedOnTheWayIn:
             self._memory.save()
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
-    """A record read back from the store, re-checked, with where it sits in the order."""
+class Item(NamedTuple):
+    """A record read back from the store, re-checked, with where it sits in the order (a
+    named tuple, as ``Stored`` is: one is made for every record read)."""
 
     record: dict[str, Any]
     stored: Stored
