@@ -48,13 +48,20 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return Builder(tmp_path_factory.mktemp("view") / "repo", 150, 1200, 11).build()
 
 
+@pytest.fixture
+def sharing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Views share values from their 50th record on (a big store's views): the records read
+    before then are shared when the view reaches it."""
+    monkeypatch.setattr(view_module, "SHARE_FROM", 50)
+
+
 def _whole(monkeypatch: pytest.MonkeyPatch) -> None:
     """Views from here on hold every plain value as its record read it."""
     monkeypatch.setattr(view_module, "_once", lambda value, values: value)
 
 
 def test_a_view_sharing_values_decides_as_one_holding_every_record_whole(
-        built: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        built: Any, monkeypatch: pytest.MonkeyPatch, sharing: None) -> None:
     shared = View.load(Context.open(str(built.root)).store)
     assert all(i.digest is i.record["digest"] for i in shared.items if i.kind in ("learning", "episode", "event"))
     pins = {id(e["pin"]) for e in shared.episodes.values()}
@@ -71,7 +78,7 @@ def test_a_view_sharing_values_decides_as_one_holding_every_record_whole(
 
 
 def test_the_learnings_lists_are_the_same_with_values_shared_or_not(
-        built: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        built: Any, monkeypatch: pytest.MonkeyPatch, sharing: None) -> None:
     ctx = Context.open(str(built.root))
     rows = [r.to_json() for r in learnings(ctx, "instruction")]
     waiting = [r.to_json() for r in proposals(ctx)]
@@ -80,3 +87,27 @@ def test_the_learnings_lists_are_the_same_with_values_shared_or_not(
         assert [r.to_json() for r in learnings(Context.open(str(built.root)), "instruction")] == rows
         assert [r.to_json() for r in proposals(Context.open(str(built.root)))] == waiting
     assert {r["id"] for r in rows if r["usable"]} == built.expected
+
+
+def test_a_small_view_keeps_its_records_as_read_and_a_growing_one_shares_them_all(
+        built: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sharing saves memory only in a big store's view, and costs a small one's read about a
+    tenth of its time: a view shares nothing until it has read ``SHARE_FROM`` records, then
+    shares those too, and decides the same either way."""
+    store = Context.open(str(built.root)).store
+    small = View.load(store)
+    assert len(small.items) < view_module.SHARE_FROM
+    assert len({id(e["pin"]) for e in small.episodes.values()}) == len(small.episodes)
+    episodes = [i for i in store.items(["episode"])]
+    monkeypatch.setattr(view_module, "SHARE_FROM", len(episodes) + 1)
+    growing = View(scope=store.scope)
+    growing.add(episodes)  # one short of sharing
+    assert len({id(e["pin"]) for e in growing.episodes.values()}) == len(growing.episodes)
+    growing.add(store.items(["event"]))  # reaches it: the episodes read before are shared too
+    assert len({id(e["pin"]) for e in growing.episodes.values()}) < len(growing.episodes)
+    assert all(i.digest is i.record["digest"] for i in growing.items if i.kind in ("episode", "event"))
+    monkeypatch.setattr(view_module, "SHARE_FROM", 1)
+    shared = View.load(Context.open(str(built.root)).store)
+    assert [i.record for i in shared.items] == [i.record for i in small.items]
+    for purpose in ("instruction", "review", "analytics"):
+        assert evaluate(small, purpose, NOW) == evaluate(shared, purpose, NOW)

@@ -19,6 +19,7 @@ from gitstore.records.authority import is_decision, unvouched, why_bare
 from gitstore.store import Item, Store, store_order_saw
 
 T = TypeVar("T")
+SHARE_FROM = 20_000  # records a view reads before it keeps equal values once (``View._shared``)
 
 
 @dataclass
@@ -48,6 +49,8 @@ class View:
     judge: Callable[[Item, bool], str | None] | None = field(default=None, repr=False, compare=False)
     _states: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # version -> state
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    # records added before the view held SHARE_FROM of them, their values not interned yet; None after
+    _unshared: list[Item] | None = field(default_factory=list, repr=False, compare=False)
 
     @classmethod
     def load(cls, store: Store, *, payloads: bool = True, kinds: Iterable[str] | None = None) -> View:
@@ -82,7 +85,7 @@ class View:
         # equal plain values among these records, each kept once; the keys go when this add
         # ends (a key per distinct value would outweigh what records added later could share)
         values: dict[tuple[Any, ...], Any] = {}
-        items = [_interned(item.lean(), values) for item in items]  # as they come: the list holds them all
+        items = [self._shared(item.lean(), values) for item in items]  # as they come: the list holds them all
         for bare in bare_decisions(items):
             self.ignored[bare.digest] = f"{why_bare(bare.record)}; it is never used"
         if self.judge is not None:
@@ -92,6 +95,21 @@ class View:
                 self.heads[item.record["id"]] = item.digest
             if item.digest not in self.ignored:
                 self._add(item)
+
+    def _shared(self, item: Item, values: dict[tuple[Any, ...], Any]) -> Item:
+        """``item``, its values kept once (``_interned``) when the view has read ``SHARE_FROM``
+        records, and at that point those of every record it read before: sharing keeps the view
+        of a big store small, and would cost a small one's read about a tenth of its time for
+        memory nobody misses."""
+        unshared = self._unshared
+        if unshared is None:
+            return _interned(item, values)
+        unshared.append(item)
+        if len(unshared) >= SHARE_FROM:
+            self._unshared = None
+            for earlier in unshared:
+                _interned(earlier, values)
+        return item
 
     def _judge(self, items: list[Item]) -> None:
         """Leave out decisions, grants and withdrawals that carry no authority, with why."""
