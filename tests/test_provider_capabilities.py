@@ -72,6 +72,20 @@ def test_reading_some_streams_is_reading_everything_and_keeping_them(provider: P
     assert len(some) < len(everything)
 
 
+def test_reading_many_streams_is_reading_everything_and_keeping_them(provider: Provider) -> None:
+    """More streams than a read searches an append for one by one (a learning list's cited
+    episodes): the same records, in the same order, with the same places."""
+    store = Store(provider, R.SCOPE)
+    for part in range(3):
+        store.append([R.event(f"e{part}-{n}", episode=f"ep{n % 14}", seq=n) for n in range(28)] + [R.grant(f"g{part}")])
+    everything = list(store.items())
+    wanted = {i.stored.stream for i in everything if i.kind == "event"}
+    wanted = set(sorted(wanted)[:11]) | {next(i.stored.stream for i in everything if i.kind == "grant")}
+    some = list(store.items(streams=wanted))
+    assert [i.stored for i in some] == [i.stored for i in everything if i.stored.stream in wanted]
+    assert 0 < len(some) < len(everything)
+
+
 def test_reading_some_digests_is_reading_everything_and_keeping_them(provider: Provider) -> None:
     records = [R.event(f"e{n}", episode=f"ep{n % 3}", seq=n) for n in range(9)] + [R.grant("g")]
     store = Store(provider, R.SCOPE)

@@ -23,7 +23,8 @@ from gitstore.capture.sessions import import_transcript
 from gitstore.cli import main
 from gitstore.conformance import _records as R
 from gitstore.conformance import batch, entries_for
-from gitstore.providers._message import MAX_SEEN, _block_in, _split, record_lines, record_lines_holding
+from gitstore.providers._message import (MAX_SEEN, _block_in, _split, record_lines, record_lines_holding,
+                                        record_lines_of)
 from gitstore.providers import Stream
 from gitstore.providers.git import (
     GitProvider, RefInfo, format_message, parse_message, parse_order, payload_path, payloads_ref, record_path, records_ref,
@@ -784,6 +785,23 @@ def test_record_lines_found_by_search_are_those_read_line_by_line(marks: list[st
     assert set(found) <= set(every)
     assert [line for line in every if any(mark in " ".join(line[1:]) + "\n" for mark in marks)] == [
         line for line in found if any(mark in " ".join(line[1:]) + "\n" for mark in marks)]
+
+
+@pytest.mark.parametrize("streams", [{"x"}, {"y", "z"}, {"x", "y", "z"}, set(), {"nothing"}, {"grant"}, {"sha256"}])
+def test_record_lines_of_some_streams_are_those_read_line_by_line(streams: set[str]) -> None:
+    """A read of many streams takes, from every line of an append, exactly the lines of those
+    streams, at their positions, as reading every line gives them (a kind or a digest named
+    as a stream finds nothing); a kept line that is not three fields is refused."""
+    lines = "".join(f"sha256:{n:064x} {kind} {stream}\n" for n, (kind, stream) in enumerate(
+        [("grant", "x"), ("learning", "y"), ("grant", "x"), ("event", "z"), ("learning", "y"), ("event", "x")]))
+    head = format_message(3, "wme", "shared", entries_for([R.grant("x")]))
+    message = head[:head.rindex("\n\n") + 2] + lines
+    every = [(position, *line) for position, line in enumerate(record_lines(message))]
+    assert list(record_lines_of(message, streams)) == [line for line in every if line[3] in streams]
+    broken = message.rstrip("\n") + " x\n"  # its last line: four fields, the last one x
+    with pytest.raises(ValueError, match="bad record line"):
+        list(record_lines_of(broken, {"x"}))
+    assert len(list(record_lines_of(broken, {"y"}))) == 2
 
 
 def test_appends_checked_on_the_way_in_are_not_checked_again(store_repo: Path) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
@@ -122,6 +122,22 @@ def record_lines(message: str) -> Iterator[tuple[str, str, str]]:
     end = find("\n", start, stop)
     while end >= 0:
         yield _fields(text[start:end])
+        start, end = end + 1, find("\n", end + 1, stop)
+
+
+def record_lines_of(message: str, streams: Container[str]) -> Iterator[tuple[int, str, str, str]]:
+    """(position, digest, kind, stream) of each record line of one of ``streams``, in position
+    order, from a message whose format was checked (``parse_order``): a read of many streams
+    (a learning's cited episodes) passes over every line of the appends that hold any, and
+    cuts only those it keeps into fields, the others told by their last field alone. A line
+    kept that is not three fields raises ValueError."""
+    text, start, stop = _block_in(message)
+    find, rfind = text.find, text.rfind
+    position, end = 0, find("\n", start, stop)
+    while end >= 0:
+        if text[rfind(" ", start, end) + 1:end] in streams:
+            yield position, *_fields(text[start:end])
+        position += 1
         start, end = end + 1, find("\n", end + 1, stop)
 
 

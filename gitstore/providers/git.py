@@ -33,7 +33,7 @@ import re
 import sys
 import time
 import uuid
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet  # a set of any kind, as ``<=`` takes it
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
@@ -70,7 +70,7 @@ from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
 from gitstore.providers._kindmaps import ROWS_PER_LOOKUP, folder_map, kept_rows, map_path
 from gitstore.providers._known import KnownBytes, Witness
 from gitstore.providers._message import (FORMAT, MAX_SEEN, Append, Header, format_message, parse_message, parse_order,
-                                        record_lines, record_lines_holding, seen_text)
+                                        record_lines, record_lines_holding, record_lines_of, seen_text)
 from gitstore.providers._names import (PREFIX, WRITER_PATTERN, note_path, payload_path, payloads_ref, record_path,
                                       records_ref)
 from gitstore.providers._verified import FOLDER as VERIFIED
@@ -1072,17 +1072,20 @@ class GitProvider:
             if kinds is None or not append.kinds.isdisjoint(kinds):
                 yield append, info, oid
 
-    def _lines(self, repo: pygit2.Repository, oid: pygit2.Oid,
-               marks: Collection[str] | None = None) -> Iterator[tuple[int, str, str, str]]:
+    def _lines(self, repo: pygit2.Repository, oid: pygit2.Oid, marks: Collection[str] | None = None,
+               streams: Container[str] | None = None) -> Iterator[tuple[int, str, str, str]]:
         """A commit's record lines (position, digest, kind, stream) in position order, one at a
         time: a bulk append's commit lists every record it stored, and a read holds one line at
         a time, not a tuple per record. Its history checked the block's format (``parse_order``).
         ``marks``: only lines holding one of these, and maybe others (``record_lines_holding``),
-        found by searching when there are few (``FEW_MARKS``), else every line."""
+        found by searching when there are few (``FEW_MARKS``), else the lines of ``streams``
+        (``record_lines_of``), else every line."""
         try:
             message = self._commit(repo, oid, "records history", keep=False).message
             if marks is not None and len(marks) <= FEW_MARKS:
                 yield from record_lines_holding(message, marks)
+            elif streams is not None:
+                yield from record_lines_of(message, streams)
             else:
                 for position, (digest, kind, stream) in enumerate(record_lines(message)):
                     yield position, digest, kind, stream
@@ -1107,7 +1110,7 @@ class GitProvider:
                            looked_up=self._looked_up)
         for header, info, oid in self._appends(wanted):
             append = str(oid)
-            for position, digest, kind, stream in self._lines(info.repo, oid, _marks(header, wanted, streams)):
+            for position, digest, kind, stream in self._lines(info.repo, oid, _marks(header, wanted, streams), streams):
                 if ((wanted is not None and kind not in wanted) or digest in seen
                         or (streams is not None and stream not in streams)
                         or (digests is not None and digest not in digests)):
