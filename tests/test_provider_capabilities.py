@@ -12,10 +12,9 @@ import pytest
 from gitstore.conformance import _records as R
 from gitstore.providers import BUILTIN, open_provider
 from gitstore.providers._base import (
-    OPTIONAL_CAPABILITIES, AttestingProvider, CausalProvider, CollectingProvider, PausingProvider, Provider, QuarantiningProvider, RedactingProvider,
-    RememberingProvider, SnapshotProvider, StreamingProvider, StreamReadingProvider,
-    OPTIONAL_CAPABILITIES, CollectingProvider, PausingProvider, Provider, RedactingProvider,
-    RememberingProvider, SnapshotProvider, StreamingProvider, StreamReadingProvider, BytesMemoryProvider,
+    OPTIONAL_CAPABILITIES, AttestingProvider, BytesMemoryProvider, CausalProvider, CollectingProvider,
+    PausingProvider, Provider, QuarantiningProvider, RedactingProvider, RememberingProvider, SnapshotProvider,
+    StreamingProvider, StreamReadingProvider,
 )
 from gitstore.store import Store
 
