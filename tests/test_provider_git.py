@@ -802,6 +802,8 @@ def test_record_lines_of_some_streams_are_those_read_line_by_line(streams: set[s
     with pytest.raises(ValueError, match="bad record line"):
         list(record_lines_of(broken, {"x"}))
     assert len(list(record_lines_of(broken, {"y"}))) == 2
+    spaceless = message.replace(f"sha256:{3:064x} event z\n", "z\n")  # a line of one field, ending as z's
+    assert [line[3] for line in record_lines_of(spaceless, {"z", "x"})] == ["x", "x", "x"]
 
 
 def test_appends_checked_on_the_way_in_are_not_checked_again(store_repo: Path) -> None:

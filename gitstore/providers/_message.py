@@ -135,7 +135,8 @@ def record_lines_of(message: str, streams: Container[str]) -> Iterator[tuple[int
     find, rfind = text.find, text.rfind
     position, end = 0, find("\n", start, stop)
     while end >= 0:
-        if text[rfind(" ", start, end) + 1:end] in streams:
+        at = rfind(" ", start, end)
+        if at >= 0 and text[at + 1:end] in streams:
             yield position, *_fields(text[start:end])
         position += 1
         start, end = end + 1, find("\n", end + 1, stop)
