@@ -79,6 +79,16 @@ the chain holds the parse and scan too. The breakdown lines show the split: ``im
 gitstore.capture.sessions`` from process start, and ``capture_from_hook`` warm (imports done,
 schemas and patterns compiled).
 
+One capture of a 438-line session traced from the hook's start (2026-12-03, timestamps written by
+each step, the machine idle; the bare interpreter 13-16 ms that day): the hook's interpreter and
+imports 23 ms; the worker forked at 27 ms; its imports to read the job (dataclasses, pathlib,
+typing: what pygit2 would import anyway) until 50 ms; the reader forked at 54 ms (it parsed and
+scanned until 103 ms, on the other core); pygit2 loaded at 90 ms; the rest of the capture
+library imported by 111 ms; the repository and its settings opened by 122 ms; the four record
+validators compiled (jsonschema-rs imported for it) by 138 ms, git's answer on ``okf/.memory``
+in by then; the reader's result unpickled by 144 ms, the records built by 147 ms and stored by
+160 ms. Runs of the whole line that evening: 12.3x and 13.7x.
+
 Exit code 0 whatever the numbers (benchmark machines are noisy): the report says whether the
 goal is met. ``python -m bench capture --quick`` is a smoke test with small sizes.
 """
