@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Set as AbstractSet
 from typing import Any
 
+from gitstore._collector import building
 from gitstore.rules.lifecycle import USABLE, History
 from gitstore.rules.view import View
 from gitstore.store import Item, Store
@@ -37,7 +38,12 @@ def in_force_view(store: Store) -> tuple[View, dict[str, History]]:
 
 def learning_view(store: Store, judged: Callable[[History], bool] | None = None) -> tuple[View, dict[str, History]]:
     """A view to judge the learnings whose history ``judged`` accepts (None: all) with, and
-    every learning's history."""
+    every learning's history (built with the cyclic collector held off: ``gitstore._collector``)."""
+    with building():
+        return _learning_view(store, judged)
+
+
+def _learning_view(store: Store, judged: Callable[[History], bool] | None) -> tuple[View, dict[str, History]]:
     view = View.load(store, payloads=False, kinds=POLICY_KINDS)
     view.forget_audits()  # they vouched for the decisions loaded; no more learnings come
     all_histories = view.histories()
