@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from gitstore._collector import building
+from gitstore._collector import collector_paused
 from gitstore.conformance import _records as R
 from gitstore.providers.memory import MemoryProvider
 from gitstore.rules.view import View
@@ -32,29 +32,29 @@ class _Node:
 
 
 def test_the_collector_is_off_in_the_block_and_on_after() -> None:
-    with building():
+    with collector_paused():
         assert not gc.isenabled()
-        with building():  # an enclosing block keeps it off
+        with collector_paused():  # an enclosing block keeps it off
             assert not gc.isenabled()
         assert not gc.isenabled()
     assert gc.isenabled()
 
 
 def test_the_collector_comes_back_when_the_block_raises() -> None:
-    with pytest.raises(RuntimeError), building():
+    with pytest.raises(RuntimeError), collector_paused():
         raise RuntimeError("read failed")
     assert gc.isenabled()
 
 
 def test_a_collector_turned_off_by_the_caller_stays_off() -> None:
     gc.disable()
-    with building():
+    with collector_paused():
         pass
     assert not gc.isenabled()
 
 
 def test_what_the_block_built_is_old_and_a_cycle_in_it_is_still_collected() -> None:
-    with building():
+    with collector_paused():
         built = {"records": [{"id": f"ev_{n}", "pin": {"pullRequest": n}} for n in range(1000)]}
         first, second = _Node(), _Node()
         first.other, second.other = second, first  # a cycle, dropped below

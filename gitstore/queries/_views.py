@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Set as AbstractSet
 from typing import Any
 
-from gitstore._collector import building
+from gitstore._collector import collector_paused
 from gitstore.rules.lifecycle import USABLE, History
 from gitstore.rules.view import View
 from gitstore.store import Item, Store
@@ -39,7 +39,7 @@ def in_force_view(store: Store) -> tuple[View, dict[str, History]]:
 def learning_view(store: Store, judged: Callable[[History], bool] | None = None) -> tuple[View, dict[str, History]]:
     """A view to judge the learnings whose history ``judged`` accepts (None: all) with, and
     every learning's history (built with the cyclic collector held off: ``gitstore._collector``)."""
-    with building():
+    with collector_paused():
         return _learning_view(store, judged)
 
 

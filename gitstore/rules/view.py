@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from gitstore._collector import building
+from gitstore._collector import collector_paused
 from gitstore.providers import Stored
 from gitstore.records.authority import is_decision, unvouched, why_bare
 from gitstore.store import Item, Store, store_order_saw
@@ -83,7 +83,7 @@ class View:
         """Index more records, read in store order after those already here (a view loaded
         a kind at a time; the rules compare positions only among records of one kind). A
         decision without the audit entry of its own append among ``items`` is ignored."""
-        with building():  # records hold no cycles: the collector would go over them again and again
+        with collector_paused():  # records hold no cycles: the collector would go over them again and again
             self._add_all(items)
 
     def _add_all(self, items: Iterable[Item]) -> None:
