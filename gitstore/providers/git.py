@@ -42,6 +42,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import pygit2
 
+from gitstore._collector import collector_paused
 from gitstore._files import replace_file
 from gitstore.errors import ConflictError, IntegrityError, Refused, UsageError
 from gitstore.providers._base import (
@@ -1357,11 +1358,13 @@ class GitProvider:
     def verify(self) -> VerifyReport:
         from gitstore.providers._verify_git import verify_repository  # only verify needs it
 
-        report = verify_repository(self.repo, self.state, local=False)
+        with collector_paused():  # every object of the store read: millions of short-lived objects
+            report = verify_repository(self.repo, self.state, local=False)
         if self._local is None:
             self._local = open_local(self.repo, create=False)
         if self._local is not None:
-            found = verify_repository(self._local, self.state, local=True)
+            with collector_paused():
+                found = verify_repository(self._local, self.state, local=True)
             report.records += found.records
             report.refs += found.refs
             report.problems.extend(found.problems)
