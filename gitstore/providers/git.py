@@ -1360,15 +1360,14 @@ class GitProvider:
 
         with collector_paused():  # every object of the store read: millions of short-lived objects
             report = verify_repository(self.repo, self.state, local=False)
-        if self._local is None:
-            self._local = open_local(self.repo, create=False)
-        if self._local is not None:
-            with collector_paused():
+            if self._local is None:
+                self._local = open_local(self.repo, create=False)
+            if self._local is not None:
                 found = verify_repository(self._local, self.state, local=True)
-            report.records += found.records
-            report.refs += found.refs
-            report.problems.extend(found.problems)
-            report.notices.extend(found.notices)
+                report.records += found.records
+                report.refs += found.refs
+                report.problems.extend(found.problems)
+                report.notices.extend(found.notices)
         return report
 
     # -- gc ------------------------------------------------------------------------------------
