@@ -55,6 +55,13 @@ with other work beside it: first chunk 6.96 s and 7.54 s, chunks 8.17, 8.50, 8.6
 336 MB; fast-import 7.28 s and 6.82 s first, 72.97 s the tenth, 43.02x, and gitstore 3.40 times
 its records per CPU second.
 
+Once verify held Python's cyclic garbage collector off while it reads (2026-12-03, evening: on the
+159,000-record rules store it had run five full collections that freed nothing), one run: verify
+5.36 s and 4.09 s -> 46.75 s, 9.90x, peak RSS 186 MB -> 343 MB; appends first 7.66 s and 6.77 s,
+chunks 9.27, 9.21, 7.69, 8.39, 9.33, 9.95, 11.16, 10.42, 10.38 s: 12.95x (the collector is no
+part of an append's cost: a 50,000-record add took the same CPU with it on and off);
+fast-import 39.50x its first, gitstore 3.60 times its records per CPU second.
+
 Earlier single-baseline runs measured 13.4x to 15.0x for appends and 10.4x to 13.9x for
 verify, with the same costs per chunk: their spread was the baseline's.
 
