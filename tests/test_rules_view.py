@@ -98,7 +98,7 @@ def test_a_small_view_keeps_its_records_as_read_and_a_growing_one_shares_them_al
     small = View.load(store)
     assert len(small.items) < view_module.SHARE_FROM
     assert len({id(e["pin"]) for e in small.episodes.values()}) == len(small.episodes)
-    episodes = [i for i in store.items(["episode"])]
+    episodes = list(store.items(["episode"]))
     monkeypatch.setattr(view_module, "SHARE_FROM", len(episodes) + 1)
     growing = View(scope=store.scope)
     growing.add(episodes)  # one short of sharing
