@@ -290,7 +290,6 @@ def worker(args: list[str]) -> int:
     """
     gc.disable()
     _silence_stdout()
-    _load_pygit2()
     spool = os.path.abspath(args[0]) if args else ""
     captured = [_run_spool(spool)]
     inbox = os.path.dirname(spool)
@@ -358,7 +357,8 @@ def _run_spool(spool: str) -> str | None:
                                f"{os.path.basename(_failed_name(spool))}")
             return None
         if not os.environ.get(TARGET_ENV):  # reading ahead serves the capture library only
-            _read_ahead(harness, job["payload"], cwd)
+            _read_ahead(harness, job["payload"], cwd)  # first: the reader needs none of pygit2
+        _load_pygit2()  # in the only thread, before the capture's (see _early_worker)
         _call_guarded(harness, job["payload"], cwd, on_timeout=lambda limit: _timed_out(spool, cwd, harness, limit))
         os.unlink(spool)
         return cwd

@@ -91,6 +91,9 @@ def start(harness: str, payload: dict[str, Any], cwd: str, limit: float, *, leav
         return False
     import fcntl  # where there is fork
 
+    # what the child needs first, and the capture too: imported once, before the fork
+    import gitstore.capture.hookinput  # noqa: F401
+
     out, into = os.pipe()
     try:
         fcntl.fcntl(into, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
