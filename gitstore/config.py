@@ -27,9 +27,8 @@ import json
 import os
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pygit2
 
@@ -45,8 +44,7 @@ PROVIDERS = ("git", "sqlite", "jsonl", "memory")
 _SECTIONS = ("writer", "provider", "capture", "automation", "delivery", "loop", "dream")
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     """This clone's settings, as ``config.json`` states them (defaults filled in)."""
 
     writer: str
@@ -72,8 +70,7 @@ class Config:
         return data
 
 
-@dataclass(frozen=True)
-class Workspace:
+class Workspace(NamedTuple):
     """A repository gitstore runs in: its root, state folder, scope and configuration."""
 
     repo: pygit2.Repository

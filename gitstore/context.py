@@ -9,7 +9,6 @@ record. Read commands then ask ``gitstore.queries`` and write commands ``gitstor
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +23,14 @@ if TYPE_CHECKING:
     from gitstore.rules.view import View
 
 
-@dataclass
 class Context:
     """A workspace with its store opened."""
 
-    workspace: Workspace
-    store: Store
+    __slots__ = ("workspace", "store")
+
+    def __init__(self, workspace: Workspace, store: Store) -> None:
+        self.workspace = workspace
+        self.store = store
 
     @classmethod
     def open(cls, start: str | Path = ".") -> Context:

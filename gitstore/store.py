@@ -13,7 +13,6 @@ import sys
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple, cast
 
@@ -45,12 +44,14 @@ _STREAMS = {
 }
 
 
-@dataclass
 class ReadOnly:
     """A block in which the store refuses to append, and how often something tried."""
 
-    why: str
-    attempts: int = 0
+    __slots__ = ("why", "attempts")
+
+    def __init__(self, why: str, attempts: int = 0) -> None:
+        self.why = why
+        self.attempts = attempts
 
 
 _READ_ONLY: ContextVar[ReadOnly | None] = ContextVar("gitstore_read_only", default=None)

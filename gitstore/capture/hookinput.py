@@ -4,16 +4,14 @@ the fields. Light on purpose: the hook's worker reads it before the capture libr
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from gitstore.errors import InvalidInput
 from gitstore.records.vocabulary import HARNESSES
 
 
-@dataclass(frozen=True)
-class HookInput:
+class HookInput(NamedTuple):
     """What a harness hook reported, whatever its harness calls the fields."""
 
     harness: str

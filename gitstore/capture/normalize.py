@@ -13,9 +13,8 @@ once. Nothing here writes: ``gitstore.capture.sessions`` appends what ``build`` 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pygit2
 
@@ -43,14 +42,13 @@ FILE_BLOCK = 1 << 20  # bytes of the transcript read at a time to hash it
 EPOCH = "1970-01-01T00:00:00.000000Z"
 
 
-@dataclass
-class Capture:
+class Capture(NamedTuple):
     """The records one capture writes, and what it counted."""
 
     envelope: dict[str, Any]
     receipt: dict[str, Any]
     episode: dict[str, Any] | None
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]]
 
     def records(self) -> list[dict[str, Any]]:
         return [self.envelope, *([self.episode] if self.episode else []), *self.events, self.receipt]

@@ -10,7 +10,6 @@ have been screened had it been scanned here.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 TYPE_CHECKING = False  # typing costs milliseconds in the hook's worker
 if TYPE_CHECKING:
@@ -26,14 +25,16 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)
 Scan = tuple[str, bool, int]
 
 
-@dataclass
 class Screen:
     """Runs every text through the scanner and counts what it withheld and redacted. A text in
     ``known`` (scanned ahead, see ``scan``) is not scanned again."""
 
-    known: Mapping[str, Scan] = field(default_factory=dict)
-    quarantined: int = 0
-    redactions: int = 0
+    __slots__ = ("known", "quarantined", "redactions")
+
+    def __init__(self, known: Mapping[str, Scan] | None = None) -> None:
+        self.known: Mapping[str, Scan] = {} if known is None else known
+        self.quarantined = 0
+        self.redactions = 0
 
     def text(self, value: str, limit: int) -> str | None:
         """VALUE screened and cut to LIMIT characters; None when it is quarantined."""

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import pygit2
 
@@ -30,8 +30,7 @@ from gitstore.providers._objects import descends
 ADMITTED = "admitted.json"
 
 
-@dataclass(frozen=True)
-class Admission:
+class Admission(NamedTuple):
     """Where a fetched ref stands: admitted at ``tip``, or quarantined at ``tip`` because of
     ``problem``."""
 

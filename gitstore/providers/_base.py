@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -107,8 +107,7 @@ class Batch:
             raise ValueError(f"unknown namespace {self.namespace!r}")
 
 
-@dataclass(frozen=True)
-class Stream:
+class Stream(NamedTuple):
     """One atomic append whose entries arrive one at a time (a bulk import).
 
     ``entries`` may be a generator that prepares each entry as it is asked for, and may raise
@@ -181,12 +180,15 @@ class AppendResult(NamedTuple):
     existing: tuple[str, ...] = ()
 
 
-@dataclass
 class GcReport:
-    """What a provider's ``gc`` erased."""
+    """What a provider's ``gc`` erased: ``payloads``, removed ones and ones no stored record
+    names, and ``objects``, other storage units (git objects, temporary files)."""
 
-    payloads: int = 0  # payloads erased: removed ones, and ones no stored record names
-    objects: int = 0   # other storage units erased (git objects, temporary files)
+    __slots__ = ("payloads", "objects")
+
+    def __init__(self, payloads: int = 0, objects: int = 0) -> None:
+        self.payloads = payloads
+        self.objects = objects
 
     def __str__(self) -> str:
         return (f"erased {self.payloads} payload(s) no stored record needs and {self.objects} "
@@ -203,16 +205,23 @@ class Problem(NamedTuple):
         return f"{self.where}: {self.message}"
 
 
-@dataclass
 class VerifyReport:
     """The outcome of a provider's verify pass. ``notices`` name what is never used but is no
     damage (another clone's decisions in a repository without a policy, a redaction note an
     older version kept in its payload snapshot): they do not make it fail."""
 
-    records: int = 0
-    refs: int = 0
-    problems: list[Problem] = field(default_factory=list)
-    notices: list[Problem] = field(default_factory=list)
+    __slots__ = ("records", "refs", "problems", "notices")
+
+    def __init__(self, records: int = 0, refs: int = 0, problems: list[Problem] | None = None,
+                 notices: list[Problem] | None = None) -> None:
+        self.records = records
+        self.refs = refs
+        self.problems: list[Problem] = [] if problems is None else problems
+        self.notices: list[Problem] = [] if notices is None else notices
+
+    def __repr__(self) -> str:
+        return (f"VerifyReport(records={self.records}, refs={self.refs}, problems={self.problems!r}, "
+                f"notices={self.notices!r})")
 
     @property
     def ok(self) -> bool:

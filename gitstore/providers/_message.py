@@ -10,7 +10,6 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Container, Iterable, Iterator
-from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
 from gitstore.providers._names import WRITER_PATTERN
@@ -57,8 +56,7 @@ class Append(NamedTuple):
         return tuple(_SEEN_VALUE.findall(self.seen_text))
 
 
-@dataclass(frozen=True)
-class Header:
+class Header(NamedTuple):
     """The parsed head of a records commit message."""
 
     clock: int

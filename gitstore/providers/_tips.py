@@ -8,8 +8,8 @@ command names, never a smaller store; gc keeps every acknowledged commit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import pygit2
 
@@ -87,8 +87,7 @@ def lost_refs(repo: pygit2.Repository, local: pygit2.Repository | None, folder: 
     return lost
 
 
-@dataclass(frozen=True)
-class Restore:
+class Restore(NamedTuple):
     """One of this clone's refs that lost its last acknowledged append (moved back, or deleted),
     and what restores it: ``git update-ref REF APPEND`` in the repository at ``git_dir``."""
 

@@ -1591,17 +1591,19 @@ class _Readers:
         return [(self.of(info.repo), provider._commit(info.repo, tip, info.name).tree_id.raw) for info, tip in tips]
 
 
-@dataclass
 class _Staging:
     """An append's entries once staged: new ones, ones already stored, and their input order."""
 
-    tips: list[pygit2.Oid]  # every records tip when staging began
-    readers: _Readers
-    refs: list[tuple[RefInfo, pygit2.Oid]]  # and their refs
-    deferred: pygit2.Oid | None = None  # the tip whose look-ups the merge makes (see look_up)
-    staged: list[_Staged] = field(default_factory=list)
-    existing: list[str] = field(default_factory=list)
-    order: dict[str, int] = field(default_factory=dict)
+    __slots__ = ("tips", "readers", "refs", "deferred", "staged", "existing", "order")
+
+    def __init__(self, tips: list[pygit2.Oid], readers: _Readers, refs: list[tuple[RefInfo, pygit2.Oid]]) -> None:
+        self.tips = tips  # every records tip when staging began
+        self.readers = readers
+        self.refs = refs  # and their refs
+        self.deferred: pygit2.Oid | None = None  # the tip whose look-ups the merge makes (see look_up)
+        self.staged: list[_Staged] = []
+        self.existing: list[str] = []
+        self.order: dict[str, int] = {}
 
     def stored(self, roots: list[tuple[TreeReader, bytes]], path: str) -> bool:
         try:

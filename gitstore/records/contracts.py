@@ -14,10 +14,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -46,8 +45,7 @@ def contracts_dir() -> Path:
     return Path(str(resources.files("gitstore") / "_contracts" / "v1"))  # any other installation
 
 
-@dataclass(frozen=True)
-class Contract:
+class Contract(NamedTuple):
     """One kind's schema and the digest rules it declares."""
 
     kind: str

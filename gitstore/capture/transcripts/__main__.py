@@ -8,11 +8,11 @@ role, tool calls, files, commands and test runs, and the first turns (``--turns 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from gitstore.errors import GitstoreError
 from gitstore.capture.transcripts import HARNESSES, Transcript, parse_transcript
@@ -48,6 +48,15 @@ def summary(transcript: Transcript, turns: int) -> str:
     return "\n".join(lines)
 
 
+def _plain(value: Any) -> Any:
+    """VALUE as JSON data: a transcript's parts (named tuples) as objects of their fields."""
+    if hasattr(value, "_fields"):
+        return {name: _plain(part) for name, part in zip(value._fields, value)}
+    if isinstance(value, tuple):
+        return [_plain(part) for part in value]
+    return value
+
+
 def _list(items: Sequence[str], shown: int = 5) -> str:
     if not items:
         return "-"
@@ -72,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             status = 1
             continue
         if options.json:
-            print(json.dumps(dataclasses.asdict(transcript), ensure_ascii=False))
+            print(json.dumps(_plain(transcript), ensure_ascii=False))
             continue
         if len(options.files) > 1:
             print(("\n" if index else "") + f"== {file}")

@@ -6,13 +6,12 @@ the same file compare equal and a Transcript can be handed on without copying.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from gitstore.records.vocabulary import HARNESSES, ROLES  # noqa: F401 - the transcripts package re-exports them
 
 
-@dataclass(frozen=True)
-class ToolCall:
+class ToolCall(NamedTuple):
     """One tool call the agent made, with what its result said when the transcript has one.
 
     ``command`` is the shell command when the tool runs one. ``ok`` is None when no result
@@ -27,8 +26,7 @@ class ToolCall:
     rejected: bool = False
 
 
-@dataclass(frozen=True)
-class Turn:
+class Turn(NamedTuple):
     """One message of the conversation.
 
     ``role`` is user, assistant, system (harness notes, injected context, API errors), tool
@@ -46,8 +44,7 @@ class Turn:
     truncated: bool = False
 
 
-@dataclass(frozen=True)
-class Counts:
+class Counts(NamedTuple):
     """Every record of the source, once: ``total == parsed + unknown + malformed``.
 
     A record is a non-blank line of a JSONL file, a message of a single-JSON file, or a
@@ -60,8 +57,7 @@ class Counts:
     malformed: int
 
 
-@dataclass(frozen=True)
-class Transcript:
+class Transcript(NamedTuple):
     """A harness session reduced to what gitstore builds episodes from."""
 
     harness: str
@@ -82,8 +78,7 @@ class Transcript:
     subagents: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(NamedTuple):
     """Bounds on what a parse keeps, so memory stays bounded whatever the input.
 
     A turn's text keeps ``max_text`` characters; once ``max_total_text`` characters are kept
