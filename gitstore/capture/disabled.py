@@ -15,9 +15,8 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from gitstore.capture.harnesses import HARNESSES
 from gitstore.capture.install import HookStatus, installed, status
@@ -66,8 +65,7 @@ def notice(ctx: Context, home: Path, *, ignored: bool = False) -> dict[str, dict
     return receipts
 
 
-@dataclass(frozen=True)
-class Checked:
+class Checked(NamedTuple):
     """``gitstore hooks status``: every harness and scope, and the hooks-disabled receipts the
     check recorded (by harness)."""
 

@@ -24,9 +24,8 @@ import os
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from gitstore.capture import undo
 from gitstore.capture.harnesses import HARNESSES, Harness, HookCommand, python_of
@@ -39,8 +38,7 @@ SCOPES = ("project", "user")
 CHECK_SECONDS = 20.0
 
 
-@dataclass(frozen=True)
-class Report:
+class Report(NamedTuple):
     """What install or uninstall did to one harness's configuration."""
 
     harness: str
@@ -54,8 +52,7 @@ class Report:
                 "action": self.action, "notes": list(self.notes)}
 
 
-@dataclass(frozen=True)
-class HookStatus:
+class HookStatus(NamedTuple):
     """Whether gitstore's hook is in one harness's configuration, and whether it would run."""
 
     harness: str
@@ -64,8 +61,8 @@ class HookStatus:
     installed: bool
     commands: tuple[str, ...] = ()
     works: bool | None = None  # None when not installed
-    problems: tuple[str, ...] = field(default=())
-    todo: tuple[str, ...] = field(default=())  # what fixes the problems, each once, in their order
+    problems: tuple[str, ...] = ()
+    todo: tuple[str, ...] = ()  # what fixes the problems, each once, in their order
 
     def to_json(self) -> dict[str, Any]:
         return {"harness": self.harness, "scope": self.scope, "path": str(self.path),

@@ -17,17 +17,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from gitstore._files import replace_file
 
 LEDGER = Path(".config") / "gitstore" / "installed-hooks.json"
 
 
-@dataclass(frozen=True)
-class Before:
+class Before(NamedTuple):
     """What stood before install: the text (None: no file) and the folders install made."""
 
     text: str | None

@@ -4,14 +4,13 @@ module is ``gitstore.capture.agent_hook`` (capture) or ``gitstore.deliver.hook``
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
+from typing import NamedTuple
 
 MODULE = "gitstore.capture.agent_hook"
 CONTEXT_MODULE = "gitstore.deliver.hook"
 
 
-@dataclass(frozen=True)
-class HookCommand:
+class HookCommand(NamedTuple):
     """The interpreter that has gitstore installed, the harness name the hook is told, and the
     hook's module."""
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from json.decoder import scanstring
-from typing import Any
+from typing import Any, NamedTuple
 
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
@@ -24,8 +23,7 @@ class JsonEditError(ValueError):
     """The text is not a JSON document this module can edit."""
 
 
-@dataclass
-class Node:
+class Node(NamedTuple):
     """A JSON value and where it lies in the text: ``text[start:end]``."""
 
     start: int
@@ -45,13 +43,12 @@ class Node:
         return next((m for m in self.members or [] if m.key == key), None)
 
 
-@dataclass
-class Member:
+class Member(NamedTuple):
     """One ``"key": value`` of an object; ``start`` is the key's opening quote."""
 
     key: str
     start: int
-    node: Node = field(repr=False)
+    node: Node
 
 
 def parse(text: str, *, comments: bool = False) -> Node:

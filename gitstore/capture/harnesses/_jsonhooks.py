@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from gitstore.errors import InvalidInput
 from gitstore.capture.harnesses._command import HookCommand
@@ -37,8 +36,7 @@ def is_our_group(group: Any) -> bool:
     return isinstance(handlers, list) and bool(handlers) and all(map(is_our_handler, handlers))
 
 
-@dataclass(frozen=True)
-class JsonHooksHarness:
+class JsonHooksHarness(NamedTuple):
     """A harness configured through a JSON settings file with a ``hooks`` object."""
 
     name: str
@@ -46,7 +44,7 @@ class JsonHooksHarness:
     paths: dict[str, Callable[[Path | None, Path], Path]]
     handler: Callable[[HookCommand], dict[str, Any]]
     comments: bool = False
-    refusals: dict[str, str] = field(default_factory=dict)
+    refusals: dict[str, str] = {}  # read only
     context_events: tuple[str, ...] = ()
     # every settings file the harness reads, lowest precedence first
     settings: Callable[[Path | None, Path], list[Path]] = lambda repo_root, home: []

@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -173,14 +172,13 @@ def _hook_tables(hook: HookCommand) -> list[str]:
     return body
 
 
-@dataclass(frozen=True)
 class CodexHooks:
     """Capture (``Stop``, ``PreCompact``) and context (``SessionStart``, ``UserPromptSubmit``,
     ``PreCompact``) command hooks as inline tables at the end of config.toml."""
 
-    name: str = "codex"
-    harness: str = "codex"
-    refusals = {}  # type: dict[str, str]
+    name = "codex"
+    harness = "codex"
+    refusals: dict[str, str] = {}
 
     @property
     def scopes(self) -> tuple[str, ...]:
@@ -226,13 +224,12 @@ class CodexHooks:
         return untrusted(repo_root, home) if scope == "project" and repo_root is not None else None
 
 
-@dataclass(frozen=True)
 class CodexNotify:
     """The legacy ``notify`` program, a root key at the top of the user's config.toml."""
 
-    name: str = "codex-notify"
-    harness: str = "codex"
-    refusals = {"project": "Codex documents `notify` in the user's config.toml only; use --scope user"}
+    name = "codex-notify"
+    harness = "codex"
+    refusals: dict[str, str] = {"project": "Codex documents `notify` in the user's config.toml only; use --scope user"}
 
     @property
     def scopes(self) -> tuple[str, ...]:

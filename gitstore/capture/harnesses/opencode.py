@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -54,11 +53,10 @@ def template() -> str:
     return (Path(__file__).resolve().parents[3] / "hooks" / "opencode" / "gitstore.js").read_text(encoding="utf-8")
 
 
-@dataclass(frozen=True)
 class OpenCode:
-    name: str = "opencode"
-    harness: str = "opencode"
-    refusals = {}  # type: dict[str, str]
+    name = "opencode"
+    harness = "opencode"
+    refusals: dict[str, str] = {}
 
     @property
     def scopes(self) -> tuple[str, ...]:
