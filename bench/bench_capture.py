@@ -52,42 +52,44 @@ interpreter doing nothing). Measured here, in one run:
    sealing). MB is 10^6 bytes.
    ``--import-repeat`` rounds (5), their order rotating, after one warm-up import.
 
-What the end-to-end line spends (11.9-12.2x on this machine, depending on its load; on 2026-12-03,
-the machine idle, four runs of the same code gave 11.6x, 12.7x, 12.9x and 14.7x, the bare
-interpreter between 17 and 25 ms: the goal lies within one run's spread; 12-13x before the
-worker stopped loading Python's ssl module and left the parser's imports to the reader, 14-15x
-before the worker stopped letting pygit2 parse the CA bundle and took the reader's result whole,
-17-19x before the worker and the reader ran side by side, 26-39x before that). The hook starts
-(the interpreter, ``-m``, the hook's own imports: about 20 ms) and forks its worker, which
-imports what reading its job takes (about 15 ms, mostly dataclasses) while the hook reads and
-spools the payload; where a core is free, the worker forks a reader once it has its job
+What the end-to-end line spends (11.2x on 2026-12-04, the bare interpreter 8.8 ms, and the inline
+line 12.1x; the same day, before the changes named last below, 11.9x and 13.9x; on 2026-12-03,
+the machine idle, four runs gave 11.6x, 12.7x, 12.9x and 14.7x, the bare interpreter between 17
+and 25 ms: the goal lies within one run's spread; 12-13x before the worker stopped loading
+Python's ssl module and left the parser's imports to the reader, 14-15x before the worker stopped
+letting pygit2 parse the CA bundle and took the reader's result whole, 17-19x before the worker
+and the reader ran side by side, 26-39x before that). The hook starts (the interpreter, ``-m``,
+the hook's own imports: about 20 ms) and forks its worker, which imports what reading its job
+takes (pathlib, typing: what pygit2 would import anyway) while the hook reads and spools the
+payload; where a core is free, the worker forks a reader once it has its job
 (``gitstore.capture.readahead``), which imports the parser, parses the session and scans its
-summary's texts (about 60 ms) while the worker goes on importing. The worker's own chain is then
-what remains: pygit2 and the standard library modules it loads (tarfile, queue: about 25 ms,
+summary's texts (about 50 ms) while the worker goes on importing. The worker's own chain is then
+what remains: pygit2 and the standard library modules it loads (tarfile, queue: about 23 ms,
 without the 15 ms of parsing the system's CA bundle and importing ``ssl``, which
-``gitstore._libgit2`` skips), gitstore's store modules (about 25 ms, some 10 ms of it creating
-their dataclasses), jsonschema-rs and compiling the four record schemas the store checks (about
-12 ms, while git answers whether it ignores ``okf/.memory``), the reader's result read and
-unpickled (about 6 ms, with the transcript classes it is made of: the pipe holds all of it, so
-the reader wrote it and exited before), the records built and sealed (about 5 ms), and the
-append, its pack and index synced to disk as git syncs packs (about 10 ms; ``gitstore init``
-made the local namespace's repository). That chain is about 11-12x a bare start on this machine,
-so the line meets its goal or misses it by a little with the machine's load; only a worker that
-is already running (which gitstore does not keep: captures come minutes apart) would skip the
-per-process costs. With no core free (a build or test run on every core), nothing is forked and
-the chain holds the parse and scan too. The breakdown lines show the split: ``import
-gitstore.capture.sessions`` from process start, and ``capture_from_hook`` warm (imports done,
-schemas and patterns compiled).
+``gitstore._libgit2`` skips), gitstore's store modules (about 16 ms), jsonschema-rs and compiling
+the four record schemas the store checks (about 14 ms, 9 of them the import, while git answers
+whether it ignores ``okf/.memory``), the reader's result read and unpickled (about 3 ms, with the
+transcript classes it is made of: the pipe holds all of it, so the reader wrote it and exited
+before), the records built and sealed (about 3 ms), and the append, its pack and index synced
+to disk as git syncs packs (about 8 ms; ``gitstore init`` made the local namespace's
+repository). Only a worker that is already running (which gitstore does not keep: captures come
+minutes apart) would skip the per-process costs. With no core free (a build or test run on every
+core), nothing is forked and the chain holds the parse and scan too. The breakdown lines show the
+split: ``import gitstore.capture.sessions`` from process start (pygit2 there parses the CA bundle:
+the plain import a library user makes), and ``capture_from_hook`` warm (imports done, schemas and
+patterns compiled).
 
-One capture of a 438-line session traced from the hook's start (2026-12-03, timestamps written by
-each step, the machine idle; the bare interpreter 13-16 ms that day): the hook's interpreter and
-imports 23 ms; the worker forked at 27 ms; its imports to read the job (dataclasses, pathlib,
-typing: what pygit2 would import anyway) until 50 ms; the reader forked at 54 ms (it parsed and
-scanned until 103 ms, on the other core); pygit2 loaded at 90 ms; the rest of the capture
-library imported by 111 ms; the repository and its settings opened by 122 ms; the four record
-validators compiled (jsonschema-rs imported for it) by 138 ms, git's answer on ``okf/.memory``
-in by then; the reader's result unpickled by 144 ms, the records built by 147 ms and stored by
-160 ms. Runs of the whole line that evening: 12.3x and 13.7x.
+An inline capture of a 1,000-line session traced from the hook's start (2026-12-04, timestamps
+written by each step; three runs): the hook's interpreter, imports, payload and spool until 19
+ms, when it runs the worker; the reader forked at 27 ms (it parsed and scanned until 74-79 ms, on
+the other core); pygit2 loaded by 50 ms; the rest of the capture library imported by 65-69 ms;
+the repository and its settings opened by 70-75 ms; the validators compiled by 84-90 ms; the
+reader's result taken 3 ms later, the records built 3 ms later and stored 8 ms after that; the
+check for harnesses whose hooks are switched off 4 ms more, and the exit 3 ms. Before that day
+the reader was forked after pygit2 loaded and finished about 20 ms after the capture was ready
+for it, and 28 of the values the capture's modules define were dataclasses, 0.2-0.6 ms each to
+create (their generated methods are compiled): they are named tuples or slotted classes now.
+Paired inline runs, 21 each: 117.2 ms before both changes, 104.6 ms after.
 
 Exit code 0 whatever the numbers (benchmark machines are noisy): the report says whether the
 goal is met. ``python -m bench capture --quick`` is a smoke test with small sizes.
