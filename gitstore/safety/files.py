@@ -25,8 +25,8 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from gitstore.safety import lazy
 from gitstore.safety.spans import Hit
@@ -52,16 +52,16 @@ NOT_ALLOWED = ("cannot be allowed in .gitstore-allow (quarantined text never rea
                "(pre-commit's exclude)")
 
 
-@dataclass(frozen=True)
-class Allowlist:
+FILE_NAME = ".gitstore-allow"  # the allow list, at the root of a repository
+
+
+class Allowlist(NamedTuple):
     """Findings a repository's maintainers have declared are not secrets (redactions only, never
     a quarantine), one per entry
     ``PATH:KIND:LINE`` (a file of the repository, a finding kind, the 1-based line where the
     finding starts), as kept in the repository's ``.gitstore-allow``."""
 
     entries: frozenset[tuple[str, str, int]] = frozenset()
-
-    FILE_NAME = ".gitstore-allow"
 
     @classmethod
     def parse(cls, text: str, name: str = FILE_NAME) -> Allowlist:
@@ -86,16 +86,16 @@ class Allowlist:
         a file that is not UTF-8 text is an error naming it."""
         from gitstore.errors import InvalidInput
 
-        path = root / cls.FILE_NAME if root is not None else None
+        path = root / FILE_NAME if root is not None else None
         if path is None or not path.is_file():
             return cls()
         try:
             text = path.read_bytes().decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise InvalidInput(f"{cls.FILE_NAME}: not UTF-8 text (byte {exc.start})") from None
+            raise InvalidInput(f"{FILE_NAME}: not UTF-8 text (byte {exc.start})") from None
         except OSError as exc:
-            raise InvalidInput(f"{cls.FILE_NAME}: cannot read ({exc.strerror})") from None
-        return cls.parse(text, cls.FILE_NAME)
+            raise InvalidInput(f"{FILE_NAME}: cannot read ({exc.strerror})") from None
+        return cls.parse(text, FILE_NAME)
 
     def covers(self, path: str, kinds: Iterable[str], line: int) -> bool:
         return any((path, kind, line) in self.entries for kind in kinds)

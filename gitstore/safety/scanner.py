@@ -40,7 +40,7 @@ import bisect
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from gitstore.safety.active import active_markup_count
 from gitstore.safety.commands import pipe_to_shell_count, untrusted_checkout_hits
@@ -80,8 +80,7 @@ class Finding:
         return {"kind": self.kind, "action": self.action, "count": self.count}
 
 
-@dataclass(frozen=True)
-class ScanResult:
+class ScanResult(NamedTuple):
     """The text with every redaction applied, whether it is quarantined, and the findings."""
 
     text: str

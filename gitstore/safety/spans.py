@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import unicodedata
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from gitstore.safety import lazy
 from gitstore.safety.hidden import latin_skeleton, visible
@@ -22,12 +22,12 @@ from gitstore.safety.hidden import latin_skeleton, visible
 _EDGE_UNDERSCORES = lazy.Pattern(r"(?<![^\W_])_+|_+(?![^\W_])")
 
 
-@dataclass(frozen=True)
 class Text:
     """A text and a lowercased copy of the same length, so positions match in both."""
 
-    raw: str
-    low: str
+    def __init__(self, raw: str, low: str) -> None:
+        self.raw = raw
+        self.low = low
 
     @classmethod
     def of(cls, text: str) -> Text:
@@ -56,8 +56,7 @@ class Text:
         return text
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     """A span to replace. PRIORITY decides overlaps (lower wins); INNER counts nested findings."""
 
     start: int
