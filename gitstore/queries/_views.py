@@ -11,6 +11,7 @@ so listing learnings costs what the learnings cost, not what the whole store cos
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Set as AbstractSet
+from sys import intern
 from typing import Any
 
 from gitstore._collector import collector_paused
@@ -83,13 +84,15 @@ class Evidence:
     events are read, checked and let go."""
 
     def __init__(self, cited: AbstractSet[str] = frozenset()) -> None:
-        self._events: dict[str, tuple[str, str | None]] = {}  # id -> (type, parent), first read
-        self._digests: dict[str, str] = {}  # id -> digest of the record read first
+        # id -> (type, parent, digest of the record read first): one entry an event, however many
+        # are read (a hundred thousand for a big store's learnings), its type and stream shared
+        self._events: dict[str, tuple[str, str | None, str]] = {}
         self._again: dict[str, list[str]] = {}  # id -> digests of other records of the same id
         self._children: dict[str, list[str]] = {}  # parent id -> ids of its edits and retractions
         self._cited = cited  # events whose records (and their edits' and retractions') are held as read
         self._held: dict[str, tuple[int, Item]] | None = {}  # digest -> (place in the read, item)
-        self._places: dict[str, tuple[int, str]] = {}  # digest -> (place in the read, stream)
+        self._places: dict[str, int] = {}  # digest -> place in the read
+        self._streams: list[str] = []  # place in the read -> stream
 
     def read(self, items: Iterable[Item]) -> Iterator[Item]:
         """The episodes among ``items``; the links of the events among them are noted, and the
@@ -100,27 +103,29 @@ class Evidence:
                 yield item
                 continue
             record = item.record
-            event_id, parent = record["id"], record.get("parentEventId")
+            event_id, parent, kind = record["id"], record.get("parentEventId"), intern(record["type"])
             if self._held is not None:
                 if item.digest in self._places:  # a provider that returns a record twice
                     self.let_go()
                 else:
-                    place = len(self._places)
-                    self._places[item.digest] = (place, item.stored.stream)
-                    if event_id in self._cited or (parent in self._cited and record["type"] in FOLLOWED):
+                    place = len(self._streams)
+                    self._places[item.digest] = place
+                    self._streams.append(intern(item.stored.stream))
+                    if event_id in self._cited or (parent in self._cited and kind in FOLLOWED):
                         self._held[item.digest] = (place, item.lean())  # kept: see ``closure``
-            if event_id not in self._events:
-                self._events[event_id] = (record["type"], parent)
-                self._digests[event_id] = item.digest
-                if parent and record["type"] in FOLLOWED:
+            first = self._events.get(event_id)
+            if first is None:
+                self._events[event_id] = (kind, parent, item.digest)
+                if parent and kind in FOLLOWED:
                     self._children.setdefault(parent, []).append(event_id)
-            elif item.digest != self._digests[event_id]:
+            elif item.digest != first[2]:
                 self._again.setdefault(event_id, []).append(item.digest)
 
     def let_go(self) -> None:
         """Hold nothing more: ``kept`` reads every record it returns again, in store order."""
         self._held = None
         self._places = {}
+        self._streams = []
 
     def kept(self, digests: set[str], streams: set[str],
              read: Callable[[set[str], set[str]], Iterable[Item]]) -> Iterable[Item]:
@@ -133,9 +138,9 @@ class Evidence:
         missing = digests - held.keys()
         found = [held[d] for d in digests & held.keys()]
         if missing:
-            places = self._places
-            found.extend((places[item.digest][0], item)
-                         for item in read({places[d][1] for d in missing}, missing))
+            places, read_from = self._places, self._streams
+            found.extend((places[item.digest], item)
+                         for item in read({read_from[places[d]] for d in missing}, missing))
         found.sort(key=lambda pair: pair[0])
         return [item for _, item in found]
 
@@ -146,7 +151,7 @@ class Evidence:
 
     def digests(self, events: Iterable[str]) -> set[str]:
         """The digests of every record read of these events (read before: see ``closure``)."""
-        found = {self._digests[e] for e in events}
+        found = {self._events[e][2] for e in events}
         for event in self._again.keys() & set(events):
             found.update(self._again[event])
         return found
