@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
-from gitstore._files import replace_file
+import pytest
+
+from gitstore._files import new_file, replace_file
 
 WRITE = "import sys; from gitstore._files import replace_file; replace_file(sys.argv[1], b'x' * 4096)"
 
@@ -44,3 +47,18 @@ def test_a_write_refused_at_its_temporary_file_names_the_file_it_was_for(tmp_pat
     with pytest.raises(IsADirectoryError) as refused:
         replace_file(path, "{}")
     assert refused.value.filename == str(path) and not path.exists()
+
+
+def test_a_new_file_is_its_makers_alone_and_never_one_already_there(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    fd, path = new_file(str(tmp_path), "hook-claude-code-", ".json")
+    with os.fdopen(fd, "w") as out:
+        out.write("{}")
+    name = os.path.basename(path)
+    assert os.path.dirname(path) == str(tmp_path) and name.startswith("hook-claude-code-") and name.endswith(".json")
+    assert Path(path).read_text() == "{}" and Path(path).stat().st_mode & 0o077 == 0
+    (tmp_path / "link-0000000000000000.json").symlink_to(tmp_path / "elsewhere.json")
+    monkeypatch.setattr(os, "urandom", lambda n: bytes(n))  # every name drawn is the link's
+    with pytest.raises(FileExistsError):
+        new_file(str(tmp_path), "link-", ".json")
+    assert not (tmp_path / "elsewhere.json").exists(), "the link was not followed"

@@ -246,6 +246,18 @@ def test_the_hook_module_imports_nothing_heavy() -> None:
     assert done.stdout.strip() == "[]"
 
 
+def test_the_hand_off_loads_nothing_the_worker_does_not_need_first(repo: Path, env: dict[str, str], state: Path) -> None:
+    """What the agent waits for: the hook reads, spools and hands the payload over, and exits;
+    the capture library, and the standard modules only a capture uses, load in the worker."""
+    probe = ("import sys\nfrom gitstore.capture import agent_hook\nagent_hook.main(['claude-code'])\n"
+             "sys.stderr.write(repr(sorted(m for m in ('tempfile', 'shutil', 'random', 'pygit2', 'jsonschema_rs',"
+             " 'orjson', 'gitstore.store', 'gitstore.capture.sessions') if m in sys.modules)))")  # stdout: null
+    detached = {k: v for k, v in env.items() if k != "GITSTORE_HOOK_INLINE"}
+    done, _ = hook([sys.executable, "-c", probe], detached, repo, payload(repo))
+    assert done.returncode == 0 and done.stderr.decode() == "[]", done.stderr
+    assert _wait_for(lambda: len(calls(env)) == 1), "the worker captured the payload"
+
+
 def _wait_for(predicate, seconds: float = 20.0) -> bool:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:

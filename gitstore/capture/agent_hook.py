@@ -125,12 +125,17 @@ def _run(harness: str, rest: list[str], cwd: str) -> str:
 def _spool(harness: str, payload: dict[str, Any], cwd: str) -> str:
     """Write the job to ``okf/.memory/inbox/`` (git-ignored) when the repository has it, else
     to the temporary folder; return its path."""
-    import tempfile
+    from gitstore._files import new_file
 
     folder = _state_dir(cwd)
-    inbox = os.path.join(folder, "inbox") if folder else tempfile.gettempdir()
+    if folder:
+        inbox = os.path.join(folder, "inbox")
+    else:
+        import tempfile
+
+        inbox = tempfile.gettempdir()
     os.makedirs(inbox, exist_ok=True)
-    fd, spool = tempfile.mkstemp(prefix=f"{SPOOL_PREFIX}{harness}-", suffix=".json", dir=inbox)
+    fd, spool = new_file(inbox, f"{SPOOL_PREFIX}{harness}-", ".json")
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         json.dump({"harness": harness, "payload": payload, "cwd": cwd, "attempts": 0}, out)
     return spool
