@@ -4,6 +4,7 @@ every rule, each failure one line ``path:line: message``."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from collections.abc import Callable, Sequence
@@ -414,3 +415,28 @@ def test_the_first_commit_has_nothing_to_preserve(tmp_path: Path, monkeypatch: p
     git(root, "add", "-A")
     monkeypatch.chdir(root / "okf")  # a gate finds the repository's root from a subfolder too
     assert run(okf.main, [str(p) for p in (root / "okf" / "wiki").rglob("*.md")], capsys) == (0, [])
+
+
+def test_paths_resolved_once_a_folder_lead_where_realpath_says(tmp_path: Path) -> None:
+    """The OKF gate resolves each folder once (``okf._real``); what it finds is what
+    ``os.path.realpath`` finds, through links to folders and files, relative and absolute,
+    chains of them, and ``..`` after a link."""
+    from gitstore.promote import okf as pages
+
+    root = tmp_path / "repo"
+    (root / "wiki" / "a").mkdir(parents=True)
+    (root / "elsewhere" / "deep").mkdir(parents=True)
+    (root / "elsewhere" / "deep" / "page.md").write_text("x")
+    (root / "wiki" / "a" / "page.md").write_text("x")
+    (root / "wiki" / "to-deep").symlink_to("../elsewhere/deep")
+    (root / "wiki" / "a" / "abs").symlink_to(root / "elsewhere")
+    (root / "wiki" / "a" / "chain").symlink_to("abs/deep/page.md")
+    (root / "wiki" / "a" / "file-link.md").symlink_to("page.md")
+    paths = ["wiki/a/page.md", "wiki/to-deep/page.md", "wiki/to-deep/../deep/page.md", "wiki/a/abs/deep/page.md",
+             "wiki/a/chain", "wiki/a/file-link.md", "wiki/a/../a/file-link.md", "wiki/to-deep/..", "wiki/a/.",
+             "wiki", "."]
+    for prefix in (str(root), os.path.relpath(root)):
+        with pages.page_cache():
+            for path in paths + paths:  # the second time from what was kept
+                full = os.path.join(prefix, path)
+                assert pages._real(full) == os.path.realpath(full), full

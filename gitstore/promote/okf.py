@@ -245,6 +245,7 @@ class Page:
 _CACHE: list[dict[str, Page]] = []
 _KINDS: dict[str, str | None] = {}  # what is at a path (see page_cache)
 _SAME: dict[tuple[str, str], bool] = {}  # whether two paths name one folder
+_REAL: dict[str, str] = {}  # where a path leads, its symbolic links followed (see _real)
 
 
 @contextmanager
@@ -258,6 +259,7 @@ def page_cache() -> Iterator[None]:
         if not _CACHE:
             _KINDS.clear()
             _SAME.clear()
+            _REAL.clear()
 
 
 def read_page(path: Path | str) -> Page:
@@ -615,8 +617,26 @@ def _inside(file: str, folder: str, there: bool) -> bool:
     symbolic links lead."""
     pairs = [(os.path.abspath(file), os.path.abspath(folder))]
     if there:
-        pairs.append((os.path.realpath(file), os.path.realpath(folder)))
+        pairs.append((_real(file), _real(folder)))
     return all(path == top or path.startswith(top.rstrip(os.sep) + os.sep) for path, top in pairs)
+
+
+def _real(path: str) -> str:
+    """``os.path.realpath(path)`` of a path that is there; within a ``page_cache`` block each
+    folder is resolved once, and a path in a folder resolved already costs one ``lstat`` of its
+    last part (``realpath`` checks every part of every path it is given for a link)."""
+    if not _CACHE:
+        return os.path.realpath(path)
+    found = _REAL.get(path)
+    if found is None:
+        folder, name = os.path.split(path)
+        if name in ("", ".", "..") or not folder or folder == path:
+            found = os.path.realpath(path)
+        else:
+            joined = os.path.join(_real(folder), name)  # the folder's own links followed
+            found = os.path.realpath(joined) if os.path.islink(joined) else joined
+        _REAL[path] = found
+    return found
 
 
 def _kind(file: str) -> str | None:
