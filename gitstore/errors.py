@@ -19,7 +19,10 @@ Messages are one line and name the record, file or value at fault.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+
+TYPE_CHECKING = False  # typing costs the pre-commit gates, which import this module first, milliseconds
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class GitstoreError(Exception):

@@ -213,10 +213,8 @@ _NOT_ON_THE_HOOK_PATH = ("typer", "click", "rich", "jsonschema", "referencing", 
                          "gitstore.capture.transcripts._detect", "gitstore.rules", "gitstore.providers._signing",
                          "gitstore.providers._trust_git", "gitstore.records.policy")
 
-# a batch checks its namespace, a ref's info leaves its repository out of equality, and a
-# finding has a field named ``count``, which a tuple has as a method
-_DATACLASSES_ON_THE_HOOK_PATH = {"gitstore.providers._base.Batch", "gitstore.providers.git.RefInfo",
-                                 "gitstore.safety.scanner.Finding"}
+# a batch checks its namespace, and a ref's info leaves its repository out of equality
+_DATACLASSES_ON_THE_HOOK_PATH = {"gitstore.providers._base.Batch", "gitstore.providers.git.RefInfo"}
 
 
 def test_a_capture_imports_only_what_it_needs(ctx: Context, tmp_path: Path) -> None:

@@ -39,7 +39,6 @@ from __future__ import annotations
 import bisect
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from gitstore.safety.active import active_markup_count
@@ -67,13 +66,31 @@ _ACTION_ORDER = {QUARANTINE: 0, REDACT: 1, WARN: 2}
 
 
 
-@dataclass(frozen=True)
 class Finding:
-    """One kind of finding in a text: what it is, what the scanner did, how many times."""
+    """One kind of finding in a text: what it is, what the scanner did, how many times.
 
-    kind: str
-    action: str
-    count: int
+    A plain class, not a dataclass (whose creation would import ``dataclasses``, ``inspect``
+    and ``tokenize`` into every scan, the pre-commit gate's among them) nor a named tuple
+    (``count`` is a method of every tuple); equal when all three are."""
+
+    __slots__ = ("kind", "action", "count")
+
+    def __init__(self, kind: str, action: str, count: int) -> None:
+        self.kind = kind
+        self.action = action
+        self.count = count
+
+    def _key(self) -> tuple[str, str, int]:
+        return self.kind, self.action, self.count
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Finding) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Finding(kind={self.kind!r}, action={self.action!r}, count={self.count!r})"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
