@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import re
-from importlib import resources
 from pathlib import Path
 
 from gitstore.errors import InvalidInput, Refused, UsageError
@@ -47,6 +46,8 @@ _PYTHON_LINE = re.compile(r'^const PYTHON = (".*") // gitstore:python$', re.M)
 
 def template() -> str:
     """The plugin as shipped: in the installed package, else in the source tree's hooks/."""
+    from importlib import resources  # installing only: every capture imports this module
+
     packaged = resources.files("gitstore") / "_hooks" / "opencode" / "gitstore.js"
     if packaged.is_file():
         return packaged.read_text(encoding="utf-8")
