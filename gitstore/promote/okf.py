@@ -630,7 +630,7 @@ def _real(path: str) -> str:
     found = _REAL.get(path)
     if found is None:
         folder, name = os.path.split(path)
-        if name in ("", ".", "..") or not folder or folder == path:
+        if name in ("", ".", "..") or not folder:  # the root, a bare name, or a step: resolved whole
             found = os.path.realpath(path)
         else:
             joined = os.path.join(_real(folder), name)  # the folder's own links followed
