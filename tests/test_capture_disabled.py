@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from gitstore.capture.disabled import notice, switched_off
+from gitstore.capture.disabled import notice
 from gitstore.capture.install import install, status
 from gitstore.capture.sessions import HookInput, capture
+from gitstore.capture.switched import switched_off
 from gitstore.context import Context
 
 from .conftest import ROOT
@@ -45,10 +46,11 @@ def disabled_receipts(ctx: Context) -> list[tuple[str, dict]]:
             if i.kind == "receipt" and "hooks-disabled" in i.record["reasons"]]
 
 
-def test_a_hook_run_of_another_harness_records_switched_off_hooks_once(ctx: Context) -> None:
+@pytest.mark.parametrize("read_ahead", ["0", "1"])  # the capture asks, or its transcript reader does
+def test_a_hook_run_of_another_harness_records_switched_off_hooks_once(ctx: Context, read_ahead: str) -> None:
     _settings(_user_settings(), {"disableAllHooks": True})
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_HOOK")}
-    env.update(GITSTORE_HOOK_INLINE="1", PYTHONPATH=str(ROOT))
+    env.update(GITSTORE_HOOK_INLINE="1", GITSTORE_HOOK_READ_AHEAD=read_ahead, PYTHONPATH=str(ROOT))
     payload = json.dumps({"session_id": "codex-1", "cwd": str(ctx.workspace.root), "hook_event_name": "Stop"})
     for _ in range(2):
         done = subprocess.run([sys.executable, "-m", "gitstore.capture.agent_hook", "codex"], input=payload,

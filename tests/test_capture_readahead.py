@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from gitstore.capture import readahead
+from gitstore.capture import readahead, switched
+from gitstore.capture.install import install
 from gitstore.capture.sessions import HookInput, capture
 from gitstore.context import Context
 
@@ -118,7 +119,7 @@ def test_the_child_hands_over_a_large_result_without_waiting_to_be_read(spare: N
     path.write_text("\n".join(lines) + "\n")
     payload = {"session_id": "sess-ahead", "transcript_path": str(path), "hook_event_name": "SessionEnd"}
     here = readahead.read_and_scan(path, "claude-code")
-    assert 64 * 1024 < len(pickle.dumps(((str(path), "claude-code"), here))) < readahead.PIPE_SIZE
+    assert 64 * 1024 < len(pickle.dumps(((str(path), "claude-code"), here, None))) < readahead.PIPE_SIZE
     assert readahead.start("claude-code", payload, str(tmp_path), 30)
     pid = readahead._PENDING[0][0]
     deadline = time.monotonic() + 20  # before the child's own alarm
@@ -164,6 +165,53 @@ def test_a_missing_transcript_reads_ahead_as_missing(spare: None, tmp_path: Path
     assert readahead.take(tmp_path / "gone.jsonl", "claude-code") == (None, "transcript-missing", {})
 
 
+def _switch_off_claude(ctx: Context) -> None:
+    """Claude Code's hook installed for the project, and every hook switched off by the project's
+    settings."""
+    root = ctx.workspace.root
+    install("claude-code", "project", root, Path.home())
+    (root / ".claude" / "settings.json").write_text(json.dumps({"disableAllHooks": True}))
+
+
+def test_the_child_asks_which_harnesses_switch_hooks_off_and_answers_once(spare: None, payload: dict[str, str],
+                                                                          tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "widgets")
+    _switch_off_claude(ctx)
+    root, home = ctx.workspace.root, Path.home()
+    here = switched.switched_off(root, home)
+    assert list(here) == ["claude-code"]
+    assert readahead.start("claude-code", payload, str(root / "okf"), 10)  # the hook runs anywhere in the repository
+    assert readahead.take(Path(payload["transcript_path"]), "claude-code") is not None
+    assert readahead.switched_off(root, home) == here
+    assert readahead.switched_off(root, home) is None, "one answer, for one capture"
+
+    for other_root, other_home in ((tmp_path, home), (root, tmp_path)):
+        assert readahead.start("claude-code", payload, str(root), 10)
+        readahead.take(Path(payload["transcript_path"]), "claude-code")
+        assert readahead.switched_off(other_root, other_home) is None, "asked for another repository or home"
+
+    assert readahead.start("claude-code", payload, str(root), 10)
+    readahead.take(Path(payload["transcript_path"]), "claude-code")
+    assert readahead.take(Path(payload["transcript_path"]), "claude-code") is None  # no child this time
+    assert readahead.switched_off(root, home) is None, "an earlier capture's answer is never this one's"
+
+
+def test_a_capture_takes_the_childs_harness_check_and_records_what_its_own_would(
+        spare: None, payload: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    alone_ctx, ahead_ctx = _twins(tmp_path)
+    for ctx in (alone_ctx, ahead_ctx):
+        _switch_off_claude(ctx)
+    _written(alone_ctx, payload, "summary")
+    assert readahead.start("claude-code", payload, str(ahead_ctx.workspace.root), 10)
+    asked: list[Path] = []  # the child, forked already, keeps the real check
+    monkeypatch.setattr(switched, "switched_off", lambda root, home: asked.append(root) or {})
+    _written(ahead_ctx, payload, "summary")
+    assert asked == [], "the capture took the child's answer"
+    receipts = [sorted((r.record["status"], *r.record["reasons"]) for r in Context.open(c.workspace.root).store.items(["receipt"])
+                       if "hooks-disabled" in r.record["reasons"]) for c in (alone_ctx, ahead_ctx)]
+    assert receipts[0] == receipts[1] == [("degraded", "hooks-disabled")]
+
+
 def test_discard_leaves_no_child(spare: None, payload: dict[str, str], tmp_path: Path) -> None:
     assert readahead.start("claude-code", payload, str(tmp_path), 10)
     pid = readahead._PENDING[0][0]
@@ -200,6 +248,28 @@ def test_no_child_is_forked_while_another_thread_runs(spare: None, payload: dict
 def test_processes_about_to_exit_do_not_count_against_a_free_core() -> None:
     assert readahead.spare_core(leaving=1 << 20)  # however busy the machine is
     assert not readahead.spare_core(leaving=-(1 << 20))
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores")
+def test_a_task_running_for_a_moment_does_not_count_against_a_free_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel thread found running at one look is gone at the next; a process keeping a core
+    busy is there at every look."""
+    cores = len(os.sched_getaffinity(0))
+    looks: list[int] = []
+
+    def counts(*seen: int) -> None:
+        looks.clear()
+        answers = iter(seen)
+        monkeypatch.setattr(readahead, "_running", lambda: looks.append(1) or next(answers))
+
+    counts(cores, cores - 1)
+    assert readahead.spare_core() and len(looks) == 2
+    counts(cores - 1)
+    assert readahead.spare_core() and len(looks) == 1, "a free core is taken at the first look"
+    counts(*[cores] * readahead.SAMPLES)
+    assert not readahead.spare_core() and len(looks) == readahead.SAMPLES
+    counts(cores + 1, cores + 1, cores)
+    assert readahead.spare_core(leaving=1)
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) > 8 or not Path("/proc/loadavg").exists(),

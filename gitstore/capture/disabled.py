@@ -18,39 +18,36 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from gitstore.capture.harnesses import HARNESSES
-from gitstore.capture.install import HookStatus, installed, status
 from gitstore.capture.hookinput import HookInput
 from gitstore.capture.normalize import build, refuse_unignored
 from gitstore.errors import GitstoreError
 from gitstore.context import Context
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # a capture imports this module once it has stored its records: nothing it need not
+    from gitstore.capture.install import HookStatus
+
 STATE_NAME = "hooks-disabled.json"
 EVENT = "config-check"
 
 
-def switched_off(repo_root: Path | None, home: Path) -> dict[str, str]:
-    """Harness -> why, for each harness with gitstore's hook installed whose settings switch
-    hooks off."""
-    found = {}
-    for adapter in HARNESSES.values():
-        if installed(adapter, repo_root, home):
-            why = adapter.switched_off(repo_root, home)
-            if why:
-                found[adapter.harness] = why
-    return found
-
-
-def notice(ctx: Context, home: Path, *, ignored: bool = False) -> dict[str, dict[str, Any]]:
+def notice(ctx: Context, home: Path, *, ignored: bool = False,
+           found: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
     """Record each harness newly found with its hooks switched off; return the receipts
     written, by harness. ``ignored``: the caller has just checked that git ignores the state
-    folder (a capture has), so it is not asked again."""
+    folder (a capture has), so it is not asked again. ``found``: what ``switched_off`` answered
+    for this repository and HOME a moment ago (a capture's transcript reader asks it), so it
+    is not asked again."""
     if not ignored:
         refuse_unignored(ctx.workspace)
     state = ctx.workspace.state / STATE_NAME
     with _locked(state) as handle:
         known = _read(handle)
-        off = switched_off(ctx.workspace.root, home)
+        if found is None:
+            from gitstore.capture.switched import switched_off
+
+            found = switched_off(ctx.workspace.root, home)
+        off = found
         new = {name: why for name, why in sorted(off.items()) if known.get(name) != why}
         records, receipts = [], {}
         mode = ctx.workspace.config.capture_mode
@@ -76,6 +73,8 @@ class Checked(NamedTuple):
 def checked_status(repo_root: Path | None, home: Path) -> Checked:
     """The status of every harness's hook; inside a gitstore repository, switched-off hooks are
     recorded as :func:`notice` does."""
+    from gitstore.capture.install import status
+
     rows = status(repo_root, home)
     if repo_root is None:
         return Checked(rows)

@@ -30,9 +30,9 @@ from typing import Any, NamedTuple
 from gitstore.capture import undo
 from gitstore.capture.harnesses import HARNESSES, Harness, HookCommand, python_of
 from gitstore.capture.harnesses._command import MODULE, module_of
+from gitstore.capture.switched import read_config as _read
 from gitstore.config import CONFIG_NAME, STATE_DIR
 from gitstore.errors import GitstoreError, InvalidInput, UsageError
-from gitstore.records.inputs import read_regular
 
 SCOPES = ("project", "user")
 CHECK_SECONDS = 20.0
@@ -204,20 +204,6 @@ def status(repo_root: Path | None, home: Path, *, check: bool = True) -> list[Ho
     return results
 
 
-def installed(adapter: Harness, repo_root: Path | None, home: Path) -> bool:
-    """Whether gitstore's hook is in the harness's configuration, in either scope."""
-    for scope in adapter.scopes:
-        if scope == "project" and repo_root is None:
-            continue
-        try:
-            current = _read(adapter.path(scope, repo_root, home))
-            if current is not None and adapter.commands(current):
-                return True
-        except InvalidInput:
-            continue
-    return False
-
-
 def _status_of(adapter: Harness, scope: str, repo_root: Path | None, home: Path,
                checked: dict[str, str | None] | None) -> HookStatus:
     path = adapter.path(scope, repo_root, home)
@@ -290,21 +276,6 @@ def _in_file(path: Path, action: Any) -> Any:
         raise
     except GitstoreError as exc:
         raise type(exc)(f"{path}: {exc}; left untouched") from None
-
-
-def _read(path: Path) -> str | None:
-    try:
-        data = read_regular(path)  # a FIFO is refused, never waited on
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise InvalidInput(f"{path}: is a directory") from None
-    except OSError as exc:
-        raise InvalidInput(f"{path}: cannot read ({exc.strerror})") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InvalidInput(f"{path}: not UTF-8 text; left untouched") from None
 
 
 def _write(path: Path, text: str) -> None:

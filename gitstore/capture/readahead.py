@@ -13,6 +13,13 @@ another file, the capture reads the transcript itself; a child still running at 
 stops at its own alarm. When no core is free nothing is forked: the processes would only take turns
 on one core, and the child's own imports would be paid twice. The result crosses the pipe as a
 pickle: the pipe joins this process to its own fork, nothing else.
+
+Once it has read, the child also asks which harnesses with gitstore's hook installed have hooks
+switched off by their settings (``gitstore.capture.switched``), the check a capture makes once
+its records are stored (``gitstore.capture.disabled``): the capture takes the answer
+(``switched_off``) when it was asked for the capture's own repository and home folder, instead
+of importing the harness adapters and reading their settings itself. The child finds the
+repository as the hook does (``gitstore.capture.hooklog.state_dir``).
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import os
 import pickle
 import signal
 import threading
+import time
 
 TYPE_CHECKING = False  # typing costs milliseconds in the hook's worker
 if TYPE_CHECKING:
@@ -37,11 +45,14 @@ Reading = tuple["Transcript | None", "str | None", "dict[str, Scan]"]
 
 SWITCH = "GITSTORE_HOOK_READ_AHEAD"  # 0: never fork the reader; 1: always; unset: when a core is free
 _PENDING: list[tuple[int, int]] = []  # the child reading ahead and its pipe's read end: one at most
+# What the last child taken found of the harnesses (repository root, home folder, harness -> why)
+_SWITCHED: list[tuple[str, str, dict[str, str]]] = []
 # What the pipe may hold: the result of a 1,000-line session is some 700 kB. Held whole, the
 # child writes it and exits while the worker is still busy, and the worker then reads it in one
 # go, instead of the two taking turns over a 64 kB pipe once the worker asks for it (about 7 ms).
 # Linux lets any process grow a pipe up to /proc/sys/fs/pipe-max-size, 1 MiB by default.
 PIPE_SIZE = 1 << 20
+SAMPLES, SAMPLE_PAUSE = 3, 0.0003  # looks at the running count, seconds apart (see spare_core)
 
 
 def read(path: Path | None, harness: str) -> tuple[Transcript | None, str | None]:
@@ -117,6 +128,7 @@ def take(path: Path | None, harness: str) -> Reading | None:
     """What the child reading ahead found, once it is done, when it read the transcript at
     PATH as HARNESS's; None when no child was started, it sent nothing whole, or it read
     another."""
+    _SWITCHED.clear()  # what an earlier capture in this process left: never this one's answer
     if not _PENDING:
         return None
     pid, out = _PENDING.pop()
@@ -126,10 +138,22 @@ def take(path: Path | None, harness: str) -> Reading | None:
     finally:
         _reap(pid)
     try:
-        read, reading = pickle.loads(data)
+        read, reading, switched = pickle.loads(data)
     except Exception:  # noqa: BLE001 - nothing or a part: the capture reads the transcript itself
         return None
+    if switched is not None:
+        _SWITCHED[:] = [switched]
     return reading if read == (str(path), harness) else None
+
+
+def switched_off(repo_root: Path, home: Path) -> dict[str, str] | None:
+    """What the child taken last found of the harnesses whose settings switch hooks off
+    (``gitstore.capture.switched.switched_off``), once, when it asked for REPO_ROOT and HOME;
+    None otherwise (the caller asks itself)."""
+    if not _SWITCHED:
+        return None
+    root, folder, found = _SWITCHED.pop()
+    return found if (root, folder) == (str(repo_root), str(home)) else None
 
 
 def discard() -> None:
@@ -154,7 +178,7 @@ def serve(into: int, harness: str, payload: dict[str, Any], cwd: str, limit: flo
         from gitstore.capture.hookinput import HookInput
 
         hook = HookInput.from_payload(harness, payload, cwd)
-        found = ((str(hook.transcript), hook.harness), read_and_scan(hook.transcript, hook.harness))
+        found = ((str(hook.transcript), hook.harness), read_and_scan(hook.transcript, hook.harness), _switched(cwd))
         data = pickle.dumps(found, pickle.HIGHEST_PROTOCOL)
         with os.fdopen(into, "wb") as sink:
             sink.write(data)
@@ -162,26 +186,65 @@ def serve(into: int, harness: str, payload: dict[str, Any], cwd: str, limit: flo
         os._exit(0)
 
 
+def _switched(cwd: str) -> tuple[str, str, dict[str, str]] | None:
+    """(repository root, home folder, harness -> why) for the repository above CWD, or None
+    when there is none or the check fails (the capture then asks itself, and meets the
+    failure there)."""
+    try:
+        from gitstore.capture.hooklog import state_dir
+
+        state = state_dir(cwd)
+        if state is None:
+            return None
+        from pathlib import Path
+
+        from gitstore.capture.switched import switched_off
+
+        root, home = Path(os.path.dirname(os.path.dirname(state))), Path.home()
+        return str(root), str(home), switched_off(root, home)
+    except Exception:  # noqa: BLE001 - see above
+        return None
+
+
 def spare_core(leaving: int = 0) -> bool:
     """Whether a core is free now besides the one this process runs on: fewer processes are
     running (``/proc/loadavg`` counts this one too), less LEAVING ones about to exit, than this
     process may use cores. Where the system does not say, the last minute's load average
-    decides. On a busy machine a second process would only take turns with this one."""
+    decides. On a busy machine a second process would only take turns with this one.
+
+    The count is of this instant, and kernel threads count in it: on an idle machine one of
+    them is found running at about every third look (two of eight captures in a row once read
+    the reader's fork away, each then 25 ms slower). A busy count is therefore looked at again,
+    up to ``SAMPLES`` times ``SAMPLE_PAUSE`` apart: a process that keeps a core busy is running
+    at every look, a kernel thread's turn is over by the next."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:
         cores = os.cpu_count() or 1
     if cores < 2:
         return False
+    for look in range(SAMPLES):
+        if look:
+            time.sleep(SAMPLE_PAUSE)
+        running = _running()
+        if running is None:
+            try:
+                return os.getloadavg()[0] < cores - 1
+            except OSError:
+                return False
+        if running - leaving < cores:
+            return True
+    return False
+
+
+def _running() -> int | None:
+    """How many tasks are running or ready to run now (``/proc/loadavg``), or None where it
+    does not say."""
     try:
         with open("/proc/loadavg", "rb") as source:
-            running = int(source.read().split()[3].split(b"/")[0])
+            return int(source.read().split()[3].split(b"/")[0])
     except (OSError, ValueError, IndexError):
-        try:
-            return os.getloadavg()[0] < cores - 1
-        except OSError:
-            return False
-    return running - leaving < cores
+        return None
 
 
 def _reap(pid: int) -> None:

@@ -65,7 +65,8 @@ def capture(ctx: Context, hook: HookInput, mode: str = "summary") -> Capture:  #
     _append(ctx, result.records())
     from gitstore.capture.disabled import notice  # the harnesses' settings: only after the append
 
-    notice(ctx, Path.home(), ignored=True)
+    home = Path.home()
+    notice(ctx, home, ignored=True, found=readahead.switched_off(ctx.workspace.root, home))
     return result
 
 
