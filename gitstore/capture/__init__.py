@@ -4,4 +4,4 @@ fast."""
 
 
 __all__ = ["agent_hook", "disabled", "github", "harnesses", "hookinput", "hooklog", "inbox", "install", "normalize",
-           "readahead", "reviews", "saved", "screening", "sessions", "transcripts", "undo"]  # the public modules (tests/test_public_api.py keeps the list whole)
+           "readahead", "reviews", "saved", "screening", "sessions", "switched", "transcripts", "undo"]  # the public modules (tests/test_public_api.py keeps the list whole)
