@@ -344,3 +344,16 @@ def test_learnings_judge_as_the_whole_store_does(tmp_path: Path, seed: int) -> N
     for purpose in ("instruction", "analytics"):
         rows = learnings.learnings(ctx, purpose)
         assert {r.status.id: r.status for r in rows} == evaluate(whole, purpose)
+
+
+def test_a_listing_with_nothing_to_list_says_so_and_what_fills_it(tmp_path: Path) -> None:
+    """A new user's empty store: every listing answers in words (its JSON stays an empty list)."""
+    root = ready_repo(tmp_path / "widgets").workspace.root
+    assert ok("proposals", cwd=root).startswith("no proposals wait for a person: `gitstore dream` proposes")
+    assert ok("learnings", cwd=root).startswith("no learnings yet: `gitstore dream` proposes them")
+    assert ok("learnings", "--active", "--purpose", "review", cwd=root) == "no learning is in force for review\n"
+    assert ok("audit", cwd=root).startswith("no audit entries yet: grants, withdrawals, decisions")
+    assert ok("episodes", cwd=root).startswith("no episodes yet")
+    assert ok("grants", cwd=root).startswith("no grants")
+    for command in (["proposals"], ["learnings"], ["learnings", "--active"], ["audit"], ["episodes"]):
+        assert json.loads(ok(*command, "--json", cwd=root)) == [], command

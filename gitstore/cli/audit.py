@@ -15,6 +15,9 @@ def audit(as_json: bool = JSON_OPTION) -> None:
     if as_json:
         emit_json(entries)
         return
+    if not entries:
+        echo("no audit entries yet: grants, withdrawals, decisions, retirements, exports and redactions are listed"
+             " here as they are made")
     for entry in entries:
         reason = f" ({entry['reason']})" if entry["reason"] else ""
         echo(f"{entry['at']} {entry['action']:<11} {entry['by']} {' '.join(entry['subjects'])}{reason}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from gitstore.cli._io import JSON_OPTION, PURPOSE_OPTION, emit_json
+from gitstore.cli._io import JSON_OPTION, PURPOSE_OPTION, echo, emit_json
 from gitstore.cli._learnings import print_rows
 from gitstore.context import Context
 from gitstore.queries.learnings import learnings as query
@@ -17,7 +17,13 @@ def learnings(
 ) -> None:
     """List learnings with their standing for a purpose (default: instruction)."""
     rows = query(Context.open(), purpose, active=active)
-    emit_json([r.to_json() for r in rows]) if as_json else print_rows(rows)
+    if as_json:
+        emit_json([r.to_json() for r in rows])
+    elif not rows:
+        echo(f"no learning is in force for {purpose}" if active else
+             "no learnings yet: `gitstore dream` proposes them, a person accepts them (`gitstore proposals`)")
+    else:
+        print_rows(rows)
 
 
 def register(app: typer.Typer) -> None:
