@@ -213,7 +213,7 @@ def spare_core(leaving: int = 0) -> bool:
     decides. On a busy machine a second process would only take turns with this one.
 
     The count is of this instant, and kernel threads count in it: on an idle machine one of
-    them is found running at about every third look (two of eight captures in a row once read
+    them is found running at about every third look (three of eight captures in a row once read
     the reader's fork away, each then 25 ms slower). A busy count is therefore looked at again,
     up to ``SAMPLES`` times ``SAMPLE_PAUSE`` apart: a process that keeps a core busy is running
     at every look, a kernel thread's turn is over by the next."""
