@@ -203,7 +203,11 @@ def test_the_hook_environment_installs_gitstore_validators_never_validators(
     assert pythons, list(hook_repo[2].iterdir())
     probe = ("import importlib.util as u, gitstore_validators.okf as v; "
              "print(u.find_spec('validators'), v.main.__module__, 'site-packages' in v.__file__)")
-    done = subprocess.run([str(pythons[0]), "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True)
+    # the environment as installed: a PYTHONPATH exported to a checkout would put its own
+    # validators/ folder on the path, whatever the environment holds
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    done = subprocess.run([str(pythons[0]), "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          check=True)
     assert done.stdout.split() == ["None", "gitstore_validators.okf", "True"]
 
 
