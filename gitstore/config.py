@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -33,6 +32,7 @@ from typing import Any, NamedTuple
 import pygit2
 
 from gitstore._files import replace_file
+from gitstore._spawn import spawn
 from gitstore.errors import InvalidInput, NotARepository, Refused
 from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
 from gitstore.scope import open_repository, repository_scope
@@ -150,12 +150,9 @@ def asking_git_ignores(root: Path, path: Path) -> Callable[[], bool]:
     except ValueError:
         return lambda: False
     probe = str(rel / "probe") if real.is_dir() or not real.exists() else str(rel)
-    asked = subprocess.Popen(
-        ["git", "check-ignore", "-q", "--no-index", probe], cwd=root,
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env=_git_env(),
-    )
-    return lambda: asked.wait() == 0
+    # a capture asks this at every run: spawned without loading ``subprocess`` (gitstore._spawn)
+    answer = spawn(["git", "-C", str(root), "check-ignore", "-q", "--no-index", probe], _git_env())
+    return lambda: answer()[0] == 0
 
 
 def _git_env() -> dict[str, str]:
@@ -193,6 +190,8 @@ def tracked_under(root: Path, folder: Path) -> list[str]:
         rel = folder.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return []
+    import subprocess
+
     done = subprocess.run(["git", "ls-files", "-z", "--", rel], cwd=root, capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, env=_git_env())
     return [path for path in done.stdout.split("\0") if path]
@@ -205,6 +204,8 @@ def unignoring_rule(root: Path, folder: Path) -> str | None:
         rel = folder.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return None
+    import subprocess
+
     for probe in (rel, f"{rel}/probe"):
         done = subprocess.run(["git", "check-ignore", "-v", "-n", "--no-index", probe], cwd=root, capture_output=True,
                               text=True, stdin=subprocess.DEVNULL, env=_git_env())

@@ -207,6 +207,7 @@ def test_the_hook_captures_and_never_breaks_the_agent(ctx: Context, tmp_path: Pa
 # TLS (libgit2 opens no connection: ``gitstore._libgit2``), the other stages, and the transcript
 # parsers of harnesses other than the one that ran the hook.
 _NOT_ON_THE_HOOK_PATH = ("typer", "click", "rich", "jsonschema", "referencing", "ruamel", "difflib", "tomllib", "ssl",
+                         "subprocess",  # git is asked through gitstore._spawn
                          "gitstore.cli", "gitstore.dream", "gitstore.deliver", "gitstore.promote", "gitstore.sync",
                          "gitstore.queries", "gitstore.capture.transcripts.codex",
                          "gitstore.capture.transcripts.gemini", "gitstore.capture.transcripts.opencode",

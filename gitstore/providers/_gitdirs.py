@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from pathlib import Path
 
 import pygit2
@@ -126,6 +125,8 @@ def git_env() -> dict[str, str]:
 def run_git(git_dir: Path, *args: str, data: bytes | None = None) -> bytes:
     """Run ``git --git-dir=<git_dir> ARGS``; its standard output, or IntegrityError naming the
     command and git's last line of complaint."""
+    import subprocess  # loaded when git is run: a capture stores its records without it
+
     done = subprocess.run(["git", f"--git-dir={git_dir}", *args], input=data, env=git_env(),
                           capture_output=True)
     if done.returncode != 0:

@@ -101,23 +101,12 @@ def git(*args: str, cwd: Path | None = None, keep_index: bool = False, check: bo
 
 
 def git_later(*args: str) -> Callable[[], tuple[int, bytes]]:
-    """Start real git (without the cost of loading ``subprocess``); the function returned waits
-    for it and gives its exit code and standard output. Its errors are dropped."""
-    read_end, write_end = os.pipe()
-    actions = [(os.POSIX_SPAWN_DUP2, write_end, 1), (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
-               (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
-    try:
-        pid = os.posix_spawnp("git", ["git", *args], git_env(), file_actions=actions)
-    finally:
-        os.close(write_end)
+    """Start real git (without the cost of loading ``subprocess``: ``gitstore._spawn``); the
+    function returned waits for it and gives its exit code and standard output. Its errors are
+    dropped."""
+    from gitstore._spawn import spawn
 
-    def answer() -> tuple[int, bytes]:
-        with os.fdopen(read_end, "rb") as pipe:
-            out = pipe.read()
-        _, status = os.waitpid(pid, 0)
-        return os.waitstatus_to_exitcode(status), out
-
-    return answer
+    return spawn(["git", *args], git_env())
 
 
 def top_level(start: Path | None = None) -> Path:
