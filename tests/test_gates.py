@@ -311,6 +311,21 @@ def test_a_worker_that_fails_has_its_share_done_by_the_gate(monkeypatch: pytest.
     assert rows == [Finding(item, 1, f"found in {item}") for item in "abcdef"]
 
 
+def test_workers_get_runs_of_about_as_many_bytes_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    sizes = {"a": 10, "b": 10, "c": 10, "d": 10, "e": 40, "f": 5, "g": 5}
+    for name, size in sizes.items():
+        (tmp_path / name).write_bytes(b"x" * size)
+    shares = _common._shares(list(sizes), 2)
+    assert [list(share) for share in shares] == [["a", "b", "c", "d"], ["e", "f", "g"]]
+    shares = _common._shares(list(sizes), 3)
+    assert [x for share in shares for x in share] == list(sizes) and all(shares) and len(shares) == 3
+    # a file that cannot be read weighs nothing; where none can, as many items each
+    assert [list(s) for s in _common._shares(["a", "gone", "e", "missing"], 2)] == [["a", "gone"], ["e", "missing"]]
+    assert [list(s) for s in _common._shares(["x1", "x2", "x3", "x4"], 2)] == [["x1", "x2"], ["x3", "x4"]]
+    assert [list(s) for s in _common._shares(["a", "b"], 4)] == [["a"], ["b"]]
+
+
 def test_scan_names_the_line_and_honours_the_allow_list(leaks: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (leaks / "config.txt").write_text("name = widgets\ntoken = ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8" + "\n")
     code, lines = run(scan.main, ["config.txt"], capsys)

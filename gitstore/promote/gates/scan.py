@@ -34,7 +34,8 @@ def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding
     from gitstore.safety.scanner import ConservativeScanner
 
     scanner = ConservativeScanner(Allowlist.read(root))
-    rows = in_parallel(files, lambda chunk: _scan(chunk, root, scanner), lambda row: (row[0], Finding(*row[1])))
+    rows = in_parallel(files, lambda chunk: _scan(chunk, root, scanner), lambda row: (row[0], Finding(*row[1])),
+                       by_bytes=True)
     return [f for failing, f in rows if failing], [f for failing, f in rows if not failing]
 
 
