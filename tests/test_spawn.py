@@ -12,7 +12,7 @@ import pytest
 from gitstore._spawn import spawn
 
 
-def test_the_answer_is_the_exit_code_and_what_the_program_printed(tmp_path: Path) -> None:
+def test_the_answer_is_the_exit_code_and_what_the_program_printed() -> None:
     program = "import sys; print(sys.stdin.read() == ''); sys.stderr.write('hidden'); sys.exit(3)"
     answer = spawn([sys.executable, "-c", program], os.environ)
     assert answer() == (3, b"True\n")

@@ -47,8 +47,7 @@ def notice(ctx: Context, home: Path, *, ignored: bool = False,
             from gitstore.capture.switched import switched_off
 
             found = switched_off(ctx.workspace.root, home)
-        off = found
-        new = {name: why for name, why in sorted(off.items()) if known.get(name) != why}
+        new = {name: why for name, why in sorted(found.items()) if known.get(name) != why}
         records, receipts = [], {}
         mode = ctx.workspace.config.capture_mode
         for name in new:
@@ -57,8 +56,8 @@ def notice(ctx: Context, home: Path, *, ignored: bool = False,
             receipts[name] = result.receipt
         if records:
             ctx.store.append(records, namespace="local")
-        if off != known:
-            _write(handle, off)
+        if found != known:
+            _write(handle, found)
     return receipts
 
 

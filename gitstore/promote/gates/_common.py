@@ -249,11 +249,7 @@ def in_parallel(items: Sequence[str], work: Callable[[Sequence[str]], list], reb
         return work(items)
     import json
 
-    if by_bytes:
-        chunks = _shares(items, workers)
-    else:
-        size = -(-len(items) // workers)
-        chunks = [items[i:i + size] for i in range(0, len(items), size)]
+    chunks = _shares(items, workers) if by_bytes else _even(items, workers)
     children = [_fork(work, chunk) for chunk in chunks[1:]]
     rows = work(chunks[0])
     for (pid, read_end), chunk in zip(children, chunks[1:]):
@@ -281,8 +277,7 @@ def _shares(items: Sequence[str], workers: int) -> list[Sequence[str]]:
             sizes.append(0)
     total = sum(sizes)
     if not total:
-        size = -(-len(items) // workers)
-        return [items[i:i + size] for i in range(0, len(items), size)]
+        return _even(items, workers)
     cuts, seen, share = [0], 0, 1  # each run ends at the item boundary nearest its share of the bytes
     for i, weight in enumerate(sizes):
         before, seen = seen, seen + weight
@@ -292,6 +287,12 @@ def _shares(items: Sequence[str], workers: int) -> list[Sequence[str]]:
             share += 1
     cuts.append(len(items))
     return [items[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]
+
+
+def _even(items: Sequence[str], workers: int) -> list[Sequence[str]]:
+    """``items`` cut into runs in their order, as many items each (the last may hold fewer)."""
+    size = -(-len(items) // workers)
+    return [items[i:i + size] for i in range(0, len(items), size)]
 
 
 def _fork(work: Callable[[Sequence[str]], list], chunk: Sequence[str]) -> tuple[int, int]:
