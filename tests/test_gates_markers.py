@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from gitstore.promote import blocks
 from gitstore.promote.gates import promotion as promotion_gate
@@ -173,3 +175,27 @@ def test_an_id_in_any_characters_reaches_the_marker_reading_and_prose_does_not()
     prose = ["发布之前请运行所有测试，并在频道里说明结果；不要直接推送到主分支。" * 4,
              "Tag the release, then push it: reviews are required for every change to main. " * 4]
     assert not any(blocks.might_hold_marker(text) for text in prose)
+
+
+# What a run may be made of: digits and letters that are hexadecimal digits or not, spaces and
+# punctuation between them, characters whose UTF-8 bytes count (full-width, accented, symbols)
+# and those whose lead byte breaks a run (CJK, Hangul), hidden characters.
+_RUN_PIECES = st.sampled_from([*"0123456789abcdefABCDEFgzGZ _-:.,/\n\t\r", "０", "½", "⑽", "é", "发", "한",
+                               "ｆ", "\u200b", "€", "ß", "\U0001f600", "\ud800", "lrn_", "sha256:"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_RUN_PIECES, max_size=90).map("".join))
+@example("a" * 32)
+@example("a " * 31 + "a")
+@example("a" * 31 + "g" + "a")
+@example("０" * 11)
+@example("发" + "a" * 31)
+def test_might_hold_marker_answers_as_the_pattern_git_is_handed(text: str) -> None:
+    """The gate's own pre-filter (a translation of the text's bytes, searched for 32 counted
+    bytes in a row) says yes exactly when ``blocks.HINT``, the pattern git's ``-G`` reads,
+    matches the text's UTF-8 bytes."""
+    import re
+
+    expected = re.search(blocks.HINT, text.encode("utf-8", "surrogatepass")) is not None
+    assert blocks.might_hold_marker(text) is expected
