@@ -89,6 +89,11 @@ _INJECTION = lazy.Pattern(
         ]
     )
 )
+# Every match of ``_INJECTION`` holds one of these words, or both words of a pair (``you`` and
+# ``now`` in a persona takeover, ``<`` and ``system`` in a tag): where none does, it is not
+# tried at every position of the text.
+_INJECTION_WORDS = ("ignore", "disregard", "forget", "override", "pretend", "<|", "<<", "inst]")
+_INJECTION_PAIRS = (("now", "you"), ("<", "system"))
 # "New instructions:" opening a line.
 _NEW_ORDERS = lazy.Pattern(r"instructions?\s*:")
 _NEW_ORDERS_LEAD = lazy.Pattern(r"[ \t>#*_-]{0,8}(?:new|real|actual|true)\s+(?:system\s+)?")
@@ -160,8 +165,11 @@ _AUTHORITY = lazy.Pattern(
     r"(?:system|admin|administrator|operator)\s+(?:notice|override|directive|alert|instructions?)\s*:"
 )
 _AUTHORITY_WORDS = ("notice", "override", "directive", "alert", "instruction")
+_READING_NOUNS = ("assistant", "agent", "model", "llm", "bot", "copilot")
+_READING_AI = lazy.Pattern(r"ais?\s")  # the one reader too short to look for as a word alone
 # "as the assistant reading this, ...", "to the model processing this message:": whatever AI
 # reads the text, hailed by what it is doing with it. A person is never the agent "reading this".
+# Looked for only where one of the readers it names is (``_READING_NOUNS``, ``_READING_AI``).
 _READING_THIS = lazy.Pattern(
     r"(?:assistants?|agents?|models?|llms?|ais?|bots?|copilots?)\s+(?:that\s+|who\s+|which\s+)?"
     r"(?:is\s+|are\s+)?(?:now\s+)?(?:reading|processing|parsing|reviewing|seeing|reads|processes|parses|"
@@ -211,6 +219,21 @@ def authority_claims(reading: str) -> Iterator[re.Match[str]]:
     return _AUTHORITY.finditer(reading) if any(word in reading for word in _AUTHORITY_WORDS) else iter(())
 
 
+def readers_reading_this(reading: str) -> Iterator[re.Match[str]]:
+    """Where the text hails whatever AI reads it by what it is doing (``_READING_THIS``)."""
+    if any(noun in reading for noun in _READING_NOUNS) or _READING_AI.search(reading):
+        return _READING_THIS.finditer(reading)
+    return iter(())
+
+
+def override_phrases(reading: str) -> Iterator[re.Match[str]]:
+    """Override phrases, persona takeovers and chat-template markers (``_INJECTION``)."""
+    if any(word in reading for word in _INJECTION_WORDS) or any(a in reading and b in reading
+                                                                  for a, b in _INJECTION_PAIRS):
+        return _INJECTION.finditer(reading)
+    return iter(())
+
+
 def role_lines(reading: str) -> int:
     """How many lines open with a role's name and speak to the reader (``_ROLE_LINE``),
     the text's first line included."""
@@ -220,7 +243,7 @@ def role_lines(reading: str) -> int:
 def _addressed_orders(reading: str) -> int:
     """Hails to AI readers with an order after them in the same paragraph."""
     count, covered, searched = 0, -1, 0
-    hails = [*authority_claims(reading), *_READING_THIS.finditer(reading)]
+    hails = [*authority_claims(reading), *readers_reading_this(reading)]
     if names_readers(reading):  # every other hail names AI readers: look only where some are
         hails += [m for pattern in _HAILS for m in pattern.finditer(reading)]
         hails += [m for m in _VOCATIVE.finditer(reading)
@@ -249,7 +272,7 @@ def injection_count(text: Text) -> int:
     """How many injected instructions the text holds."""
     reading, cased = text.reading, text.reading_cased
     count = 0
-    count += sum(1 for m in _INJECTION.finditer(reading) if starts_word(reading, m.start()))
+    count += sum(1 for m in override_phrases(reading) if starts_word(reading, m.start()))
     for pattern in _INJECTION_UPPER:
         count += sum(1 for m in pattern.finditer(cased) if starts_word(cased, m.start()))
     for m in _NEW_ORDERS.finditer(reading):
