@@ -146,3 +146,63 @@ _UNICODE_HIDDEN = ["\u200b", "\u200d", "\u202e", "\u2066", "\ufeff", "\u00ad", "
 @example("del\x7f")
 def test_holds_hidden_answers_as_the_hidden_class(text: str) -> None:
     assert hidden.holds_hidden(text) is (hidden._HIDDEN.search(text) is not None)
+
+
+_NEAR_EMOJI = ["\u200d", "\ufe0f", "\ufe0e", "\U000e0101", "\U0001f600", "\u2764", "a", "\u4e00", " ", "\u00a9"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_NEAR_EMOJI), max_size=14).map("".join))
+@example("\u200d")
+@example("\ufe0f\ufe0f")
+@example("\U0001f600\u200d\U0001f600")
+def test_joiners_and_selectors_are_counted_as_when_judged_one_at_a_time(text: str) -> None:
+    from collections import Counter
+
+    places = [m.start() for m in hidden._IN_CONTEXT.finditer(text)]
+    one_at_a_time = Counter(k for k in (hidden._contextual_kind(text, at) for at in places) if k)
+    assert hidden._contextual_counts(text, places) == one_at_a_time
+
+
+def _tags_by_search(text: str) -> set[int]:
+    """The tags finder as it was, asking where each tag stands by a search of the code."""
+    from gitstore.safety import active
+    from gitstore.safety.code import Code
+
+    code = Code(text)
+    found: set[int] = set()
+    at = 0
+    while (m := active._TAG.search(text, at)) is not None:
+        acts = active._acting(m)
+        ends_code = "`" in m.group() or "~" in m.group()
+        if (acts or ends_code) and (past := code.end_around(m.start())) is not None:
+            at = past
+            continue
+        at = max(m.end(), m.start() + 1)
+        if acts:
+            found.add(m.start())
+    return found
+
+
+@settings(max_examples=500, deadline=None)
+@given(_texts("`", "``", "```\n", "~~~\n", "<a ", "<script>", "<img src=x onerror=alert(1)>", "<b>", "\n\n",
+              "<a href='javascript:x'>", "`<a ", "<style>", "<img src=`x onerror=alert(1)>", size=30))
+@example("`<a `<a `<a `")
+@example("`<img src=`x onerror=alert(1)>")
+@example("<img src=`x onerror=alert(1)>")
+@example("<script>`")
+@example("`<script>` <script>")
+def test_tags_are_found_as_when_each_is_looked_up_in_the_code(text: str) -> None:
+    from gitstore.safety import active
+    from gitstore.safety.code import Code
+
+    made: list[Code] = []
+
+    def the_code() -> Code:
+        if not made:
+            made.append(Code(text))
+        return made[0]
+
+    assert active._tags(text, lambda at: the_code().end_around(at), the_code) == _tags_by_search(text) | {
+        m.start() for m in active._AUTOLINK.finditer(text)
+        if active._SCRIPT_URL.match(text[m.start() + 1:m.end() + 40].lower()) and the_code().end_around(m.start()) is None}

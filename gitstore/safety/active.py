@@ -133,10 +133,13 @@ def active_markup_count(text: str) -> int:
         return 0
     code: list[Code] = []  # worked out once, at the first place that needs it
 
-    def in_code(at: int) -> int | None:
+    def the_code() -> Code:
         if not code:
             code.append(Code(text))
-        return code[0].end_around(at)
+        return code[0]
+
+    def in_code(at: int) -> int | None:
+        return the_code().end_around(at)
 
     images: list[list[tuple[int, int]]] = []  # likewise
 
@@ -145,7 +148,7 @@ def active_markup_count(text: str) -> int:
             images.append(_image_ends(text, in_code))
         return images[0]
 
-    found = _tags(text, in_code) | _destinations(text, in_code) | _images(text, image_ends)
+    found = _tags(text, in_code, the_code) | _destinations(text, in_code) | _images(text, image_ends)
     return len(found | _referenced_images(text, in_code, image_ends))
 
 
@@ -213,24 +216,38 @@ def _label(label: str) -> str:
     return " ".join(label.split()).casefold()
 
 
-def _tags(text: str, in_code: _InCode) -> set[int]:
+def _tags(text: str, in_code: _InCode, the_code: Callable[[], Code]) -> set[int]:
     """Where an HTML tag or an autolink outside code acts. A tag is read once; the search goes
-    on after it, or after the code it starts in."""
+    on after it, or after the code it starts in. Tags are met in order, so the stretch of code
+    one may start in is found by walking the stretches along with them, not by a search each."""
     found = {m.start() for m in _AUTOLINK.finditer(text)  # an autolink is taken as it is written
              if _SCRIPT_URL.match(text[m.start() + 1:m.end() + 40].lower()) and in_code(m.start()) is None}
-    at = 0
+    at, spans, i = 0, None, 0
     while (m := _TAG.search(text, at)) is not None:
-        name = m.group(1).lower()
-        acts = name in _ACT_ALONE or bool((name in _BY_ATTRIBUTES or _MAY_ACT.search(m.group(2)))
-                                           and _any_acts(name, m.group(2)))
-        ends_code = "`" in m.group() or "~" in m.group()  # code ends at a run of backticks or a fence
-        if (acts or ends_code) and (past := in_code(m.start())) is not None:
-            at = past  # a tag shown as code, which may run past the code: go on after the code
-            continue
+        tag = m.group()
+        # a tag holding the start of a run of backticks or of a fence may run past code it is
+        # in, and one that acts must not be in code: either is looked for in the code
+        acts = None if "`" in tag or "~" in tag else _acting(m)
+        if acts is not False:
+            start = m.start()
+            if spans is None:
+                spans = the_code().spans
+            while i < len(spans) and spans[i][1] <= start:
+                i += 1
+            if i < len(spans) and spans[i][0] <= start:
+                at = spans[i][1]  # shown as code: go on after the code
+                continue
         at = max(m.end(), m.start() + 1)
-        if acts:
+        if acts or (acts is None and _acting(m)):
             found.add(m.start())
     return found
+
+
+def _acting(m: re.Match[str]) -> bool:
+    """Whether the tag ``_TAG`` matched acts, by its name or its attributes."""
+    name = m.group(1).lower()
+    return name in _ACT_ALONE or bool((name in _BY_ATTRIBUTES or _MAY_ACT.search(m.group(2)))
+                                      and _any_acts(name, m.group(2)))
 
 
 def _any_acts(tag: str, attributes: str) -> bool:

@@ -136,6 +136,22 @@ def _contextual_kind(text: str, i: int) -> str | None:
     return _variation_selector_kind(text, i)
 
 
+def _contextual_counts(text: str, places: list[int]) -> Counter[str]:
+    """The kinds of the joiners and selectors at ``places`` (in order), counted. A character's
+    kind depends on it and its two neighbours alone (``_contextual_kind``), so the characters
+    are counted by those three (cut out in C) and each three is judged once: a text of many
+    emoji sequences is judged a sequence at a time, not a character at a time."""
+    counts: Counter[str] = Counter()
+    if places and places[0] == 0:  # the text's first character has no neighbour before it
+        counts[_contextual_kind(text[:2], 0) or ""] += 1
+        places = places[1:]
+    around = Counter(map(text.__getitem__, map(slice, map((-1).__add__, places), map((2).__add__, places))))
+    for three, n in around.items():
+        counts[_contextual_kind(three, 1) or ""] += n
+    del counts[""]  # legitimate where they stand
+    return counts
+
+
 @functools.lru_cache(maxsize=512)
 def _static_kind(char: str) -> str:
     """The kind of a hidden character with hidden characters on both sides (no legitimate use)."""
@@ -194,8 +210,7 @@ def hidden_counts(text: str) -> Counter[str]:
         for run in (*_LONG_HIDDEN_RUN.finditer(text), None):
             end = run.start() if run else len(text)
             tags = len(_TAGS.findall(text, position, end)) - flags.tags_within(position, end)
-            kinds = (_contextual_kind(text, m.start()) for m in _IN_CONTEXT.finditer(text, position, end))
-            counts.update(k for k in kinds if k)
+            counts.update(_contextual_counts(text, [m.start() for m in _IN_CONTEXT.finditer(text, position, end)]))
             counts["tag-char"] += tags
             if run:
                 counts.update(_static_kind(c) for c in _CONTEXTUAL.findall(run.group()))
