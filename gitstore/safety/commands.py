@@ -72,7 +72,8 @@ _SUBSTITUTED = {
 
 def downloaders(reading: str) -> Iterator[re.Match[str]]:
     """Where the text names a downloader (``_DOWNLOADER``)."""
-    return _DOWNLOADER.finditer(reading) if any(w in reading for w in _DOWNLOADER_WORDS) else iter(())
+    if any(w in reading for w in _DOWNLOADER_WORDS):
+        yield from _DOWNLOADER.finditer(reading)
 
 
 def pipe_to_shell_count(text: Text) -> int:

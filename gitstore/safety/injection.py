@@ -216,22 +216,21 @@ def names_readers(reading: str) -> bool:
 
 def authority_claims(reading: str) -> Iterator[re.Match[str]]:
     """Where the text claims an authority for itself (``_AUTHORITY``)."""
-    return _AUTHORITY.finditer(reading) if any(word in reading for word in _AUTHORITY_WORDS) else iter(())
+    if any(word in reading for word in _AUTHORITY_WORDS):
+        yield from _AUTHORITY.finditer(reading)
 
 
 def readers_reading_this(reading: str) -> Iterator[re.Match[str]]:
     """Where the text hails whatever AI reads it by what it is doing (``_READING_THIS``)."""
     if any(noun in reading for noun in _READING_NOUNS) or _READING_AI.search(reading):
-        return _READING_THIS.finditer(reading)
-    return iter(())
+        yield from _READING_THIS.finditer(reading)
 
 
 def override_phrases(reading: str) -> Iterator[re.Match[str]]:
     """Override phrases, persona takeovers and chat-template markers (``_INJECTION``)."""
     if any(word in reading for word in _INJECTION_WORDS) or any(a in reading and b in reading
                                                                   for a, b in _INJECTION_PAIRS):
-        return _INJECTION.finditer(reading)
-    return iter(())
+        yield from _INJECTION.finditer(reading)
 
 
 def role_lines(reading: str) -> int:
