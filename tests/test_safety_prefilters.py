@@ -207,3 +207,23 @@ def test_tags_are_found_as_when_each_is_looked_up_in_the_code(text: str) -> None
                  if active._SCRIPT_URL.match(text[m.start() + 1:m.end() + 40].lower())
                  and the_code().end_around(m.start()) is None}
     assert active._tags(text, lambda at: the_code().end_around(at), the_code) == _tags_by_search(text) | autolinks
+
+
+_ASSIGNED = ["password = Xq7vR2pL9zKw", "passwd: 'Xq7vR2pL9zKw'", "passphrase=\"Xq7vR2pL9zKw\"", "secret: Xq7vR2pL9zKw",
+             "token = Ab12Cd34Ef56Gh78", "apikey: Ab12Cd34Ef56Gh78", "api_key = Ab12Cd34Ef56Gh78",
+             "Authorization: Bearer Ab12Cd34Ef56Gh78Ij90", "authorization: token Ab12Cd34Ef56Gh78Ij90",
+             "Authorization: Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ=="]
+
+
+def test_every_credential_word_and_scheme_is_found() -> None:
+    """Assignments are looked for by their key word, and authorization headers by their scheme,
+    only where the word is: each word and scheme still finds its value."""
+    from gitstore.safety.spans import Text
+
+    for line in _ASSIGNED:
+        text = Text.of(line)
+        assert [*secrets.assignment_hits(text), *secrets.auth_header_hits(text)], line
+    for word, pattern in secrets._ASSIGNMENTS:
+        assert pattern.pattern.startswith(word)
+    for scheme, pattern in secrets._AUTH_SCHEMES:
+        assert pattern.pattern.startswith(scheme)

@@ -192,6 +192,8 @@ _AUTH_CONTEXT = lazy.Pattern(r"authori[sz]ation\W{0,4}$")
 def auth_header_hits(text: Text) -> Iterator[Hit]:
     """``Bearer <token>`` anywhere; ``token``/``Basic`` schemes after an Authorization name."""
     for scheme, pattern in _AUTH_SCHEMES:
+        if scheme not in text.low:  # every match opens with it
+            continue
         for m in pattern.finditer(text.low):
             if not starts_word(text.low, m.start()):
                 continue
@@ -242,6 +244,8 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
     """``key = value``, ``key: value``, ``"key": "value"`` and ``<key>value</key>``."""
     low, raw = text.low, text.raw
     for word, pattern in _ASSIGNMENTS:
+        if word not in low:  # every match opens with it: a substring test, not a search
+            continue
         for m in pattern.finditer(low):
             if word == "key" and not _KEY_QUALIFIER.search(low, max(0, m.start() - 12), m.start()):
                 continue  # a bare "key" is too common; "api_key", "secret-key"... are not
