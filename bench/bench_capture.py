@@ -53,8 +53,8 @@ interpreter doing nothing). Measured here, in one run:
    ``--import-repeat`` rounds (5), their order rotating, after one warm-up import.
 
 What the end-to-end line spends (11.1-12.3x over the runs of 2026-12-04, 92-104 ms, the bare
-interpreter 8.0-9.0 ms, and the inline line 11.9-13.0x, the hand-off 2.0-2.4x; the same day, before the changes named
-last below, 11.9x, 13.9x and 2.6x; on 2026-12-03,
+interpreter 8.0-9.0 ms, and the inline line 11.9-13.0x, the hand-off 2.0-2.4x; the same day,
+before the changes named last below, 11.9x, 13.9x and 2.6x; on 2026-12-03,
 the machine idle, four runs gave 11.6x, 12.7x, 12.9x and 14.7x, the bare interpreter between 17
 and 25 ms: the goal lies within one run's spread; 12-13x before the worker stopped loading
 Python's ssl module and left the parser's imports to the reader, 14-15x before the worker stopped

@@ -27,11 +27,16 @@ def working_dir() -> str:
 
 def state_dir(cwd: str) -> str | None:
     """``<repository>/okf/.memory`` above ``cwd``, when it exists."""
+    root = repository_dir(cwd)
+    return None if root is None else os.path.join(root, "okf", ".memory")
+
+
+def repository_dir(cwd: str) -> str | None:
+    """The repository at or above ``cwd`` that has gitstore's state folder (``state_dir``)."""
     path = os.path.abspath(cwd)
     while True:
-        candidate = os.path.join(path, "okf", ".memory")
-        if os.path.isdir(candidate) and os.path.exists(os.path.join(path, ".git")):
-            return candidate
+        if os.path.isdir(os.path.join(path, "okf", ".memory")) and os.path.exists(os.path.join(path, ".git")):
+            return path
         parent = os.path.dirname(path)
         if parent == path:
             return None

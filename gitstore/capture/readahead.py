@@ -19,7 +19,7 @@ switched off by their settings (``gitstore.capture.switched``), the check a capt
 its records are stored (``gitstore.capture.disabled``): the capture takes the answer
 (``switched_off``) when it was asked for the capture's own repository and home folder, instead
 of importing the harness adapters and reading their settings itself. The child finds the
-repository as the hook does (``gitstore.capture.hooklog.state_dir``).
+repository as the hook does (``gitstore.capture.hooklog.repository_dir``).
 """
 
 from __future__ import annotations
@@ -191,16 +191,16 @@ def _switched(cwd: str) -> tuple[str, str, dict[str, str]] | None:
     when there is none or the check fails (the capture then asks itself, and meets the
     failure there)."""
     try:
-        from gitstore.capture.hooklog import state_dir
+        from gitstore.capture.hooklog import repository_dir
 
-        state = state_dir(cwd)
-        if state is None:
+        found = repository_dir(cwd)
+        if found is None:
             return None
         from pathlib import Path
 
         from gitstore.capture.switched import switched_off
 
-        root, home = Path(os.path.dirname(os.path.dirname(state))), Path.home()
+        root, home = Path(found), Path.home()
         return str(root), str(home), switched_off(root, home)
     except Exception:  # noqa: BLE001 - see above
         return None

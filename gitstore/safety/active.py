@@ -148,7 +148,7 @@ def active_markup_count(text: str) -> int:
             images.append(_image_ends(text, in_code))
         return images[0]
 
-    found = _tags(text, in_code, the_code) | _destinations(text, in_code) | _images(text, image_ends)
+    found = _tags(text, the_code) | _destinations(text, in_code) | _images(text, image_ends)
     return len(found | _referenced_images(text, in_code, image_ends))
 
 
@@ -216,12 +216,13 @@ def _label(label: str) -> str:
     return " ".join(label.split()).casefold()
 
 
-def _tags(text: str, in_code: _InCode, the_code: Callable[[], Code]) -> set[int]:
+def _tags(text: str, the_code: Callable[[], Code]) -> set[int]:
     """Where an HTML tag or an autolink outside code acts. A tag is read once; the search goes
     on after it, or after the code it starts in. Tags are met in order, so the stretch of code
     one may start in is found by walking the stretches along with them, not by a search each."""
     found = {m.start() for m in _AUTOLINK.finditer(text)  # an autolink is taken as it is written
-             if _SCRIPT_URL.match(text[m.start() + 1:m.end() + 40].lower()) and in_code(m.start()) is None}
+             if _SCRIPT_URL.match(text[m.start() + 1:m.end() + 40].lower())
+             and the_code().end_around(m.start()) is None}
     at, spans, i = 0, None, 0
     while (m := _TAG.search(text, at)) is not None:
         tag = m.group()
