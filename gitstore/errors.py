@@ -80,6 +80,10 @@ class NotARepository(UsageError):
     """A command that needs a git repository ran outside one."""
 
 
+class UnsupportedRepository(NotARepository):
+    """A git repository the library cannot open (SHA-256 object ids, an unknown format extension)."""
+
+
 class IntegrityError(GitstoreError):
     """Stored data is damaged: a digest, layout, ref or history check failed."""
 

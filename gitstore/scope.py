@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pygit2
 
-from gitstore.errors import InvalidInput, NotARepository
+from gitstore.errors import InvalidInput, NotARepository, UnsupportedRepository
 
 _SCP = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$")
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(\[[^\]]+\]|[^:/]+)(?::\d+)?/(.+)$", re.I)
@@ -58,10 +58,24 @@ def open_repository(start: str | Path = ".") -> pygit2.Repository:
     found = pygit2.discover_repository(str(start))
     if found is None:
         raise NotARepository(f"{Path(start).resolve()} is not inside a git repository")
-    repo = pygit2.Repository(found)
+    repo = open_git(found)
     if repo.is_bare or repo.workdir is None:
         raise NotARepository(f"{found} is a bare repository; gitstore needs a work tree")
     return repo
+
+
+def open_git(path: str | Path) -> pygit2.Repository:
+    """The git repository at ``path``, or NotARepository saying why the library cannot open it:
+    one with SHA-256 object ids (``git init --object-format=sha256``; the store names objects by
+    their 20-byte ids), one whose format extensions it does not know, or no repository at all."""
+    try:
+        return pygit2.Repository(str(path))
+    except pygit2.GitError as exc:
+        reason = " ".join(str(exc).split())
+        if "object format" in reason and "sha256" in reason:
+            raise UnsupportedRepository(f"{path} uses SHA-256 object ids; gitstore works in repositories with "
+                                        "SHA-1 ids (git's default)") from None
+        raise UnsupportedRepository(f"{path} cannot be opened as a git repository: {reason}") from None
 
 
 def repository_scope(repo: pygit2.Repository, _depth: int = 0) -> str:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -134,6 +135,65 @@ def test_outside_a_repository_every_command_is_a_one_line_usage_error(line: tupl
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("gitstore: error: ") and done.stdout == ""
     assert "not inside a git " in done.stderr, done.stderr
+
+
+@pytest.fixture(scope="module")
+def sha256_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A repository with SHA-256 object ids and one commit, which libgit2 cannot open."""
+    root = tmp_path_factory.mktemp("sha256") / "widgets"
+    subprocess.run(["git", "init", "-q", "--object-format=sha256", str(root)], check=True)
+    (root / "README.md").write_text("# widgets\n")
+    subprocess.run(["git", "add", "README.md"], cwd=root, check=True)
+    subprocess.run(["git", "-c", "user.name=a", "-c", "user.email=a@example.com", "commit", "-qm", "first"],
+                   cwd=root, check=True)
+    return root
+
+
+def _git_folder(root: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+
+
+@pytest.mark.parametrize("line", sorted(set(ON_A_REPOSITORY) - {("provenance",)}), ids=" ".join)
+def test_in_a_sha256_repository_every_command_says_so_in_one_line(
+    line: tuple[str, ...], sha256_repository: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Not "run gitstore verify" (exit 3, as if memory were damaged): the repository's format is
+    named, with exit 2, and nothing in it is written. (``provenance`` reads commits through git
+    itself and finds no promotion commit in such a repository.)"""
+    before = _git_folder(sha256_repository)
+    monkeypatch.chdir(sha256_repository)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    assert main([*line, *ON_A_REPOSITORY[line]]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1, captured
+    assert captured.err.endswith("uses SHA-256 object ids; gitstore works in repositories with SHA-1 ids "
+                                 "(git's default)\n"), captured.err
+    assert _git_folder(sha256_repository) == before
+
+
+def test_in_a_sha256_repository_doctor_names_the_format_and_scan_still_scans(
+    sha256_repository: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(sha256_repository)
+    assert main(["doctor"]) == 1
+    said = capsys.readouterr().out
+    assert "FAIL repository: " in said and "uses SHA-256 object ids" in said
+    assert "to do: use gitstore in a repository git made with its default format" in said
+    (sha256_repository / "notes.md").write_text("access = 'user\u202e \u2066// admin\u2069 \u2066'\n")
+    try:
+        assert main(["scan", "notes.md", "README.md"]) == 1
+    finally:
+        (sha256_repository / "notes.md").unlink()
+    said = capsys.readouterr().out
+    assert "README.md: clean" in said and "notes.md: quarantine bidi-control" in said, said
+
+
+def test_the_records_gate_names_a_sha256_repository_too(sha256_repository: Path) -> None:
+    done = subprocess.run([sys.executable, "-c", "from gitstore.promote.gates.records import main; raise SystemExit(main([]))"], cwd=sha256_repository,
+                          capture_output=True, text=True)
+    assert done.returncode != 0 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "uses SHA-256 object ids" in done.stderr, done.stderr
 
 
 def test_a_bad_value_is_a_usage_error(repo: Path) -> None:

@@ -35,7 +35,15 @@ def _read_text(name: str) -> str:
 def _root() -> Path | None:
     """The work tree of the repository around the current folder, if any."""
     found = pygit2.discover_repository(".")
-    workdir = pygit2.Repository(found).workdir if found else None
+    if not found:
+        return None
+    try:
+        workdir = pygit2.Repository(found).workdir
+    except pygit2.GitError:  # a format the library cannot open (SHA-256 ids): git itself says where
+        import subprocess
+
+        done = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+        workdir = done.stdout.strip() if done.returncode == 0 else None
     return Path(workdir).resolve() if workdir else None
 
 

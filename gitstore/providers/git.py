@@ -85,6 +85,7 @@ from gitstore.providers._objects import (
     bound_pack_windows, read_blob, read_tree, tree_bytes, uncached_trees,
 )
 from gitstore.records.canonical import sha256_digest
+from gitstore.scope import open_git
 
 __all__ = [  # the provider, and what other modules name memory's refs, paths and messages by
     "LOST", "PREFIX", "WRITER_PATTERN", "GitProvider", "RefInfo", "acknowledged", "commit_at", "discover_refs",
@@ -248,10 +249,7 @@ class GitProvider:
         a policy no decision in it counts (``attest``)."""
         if not WRITER_PATTERN.match(writer):
             raise UsageError(f"writer id {writer!r} must be lowercase letters, digits and dashes")
-        try:
-            self.repo = pygit2.Repository(str(path))
-        except pygit2.GitError:
-            raise UsageError(f"{path} is not a git repository") from None
+        self.repo = open_git(path)
         # Every tree and commit written here names objects written just before; libgit2's
         # per-entry existence checks on creation would only repeat that (verify re-checks all).
         pygit2.settings.enable_strict_object_creation(False)

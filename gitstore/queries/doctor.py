@@ -68,13 +68,17 @@ class Report:
 def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     """Check the set-up around ``start`` (harness settings under ``home``, default ``$HOME``)."""
     from gitstore.config import CONFIG_NAME, STATE_DIR, Workspace, git_ignores
-    from gitstore.errors import NotARepository
+    from gitstore.errors import NotARepository, UnsupportedRepository
     from gitstore.scope import open_repository, repository_scope, scope_note
 
     report = Report()
     home = home or Path.home()
     try:
         repo = open_repository(start)
+    except UnsupportedRepository as exc:
+        report.add("repository", FAIL, str(exc), "use gitstore in a repository git made with its default format")
+        _hooks(report, None, home)
+        return report
     except GitstoreError as exc:
         report.add("repository", FAIL, str(exc), "run gitstore inside a git repository's work tree")
         _hooks(report, None, home)
