@@ -62,3 +62,18 @@ async def test_recall_and_show_over_stdio_read_only_and_bounded(shared_world: Wo
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def test_an_sdk_laid_out_otherwise_is_named_in_one_line(shared_world: World, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """The server runs the SDK's 2.x server over bounded streams; another major version (one
+    whose MCPServer has no ``_lowlevel_server``) is refused by name, before anything is read."""
+    from gitstore.cli import main
+    from gitstore.deliver import mcp as ours
+
+    monkeypatch.chdir(shared_world.root)
+    monkeypatch.setattr(ours, "server", lambda start=".": object())
+    assert main(["mcp"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith("gitstore: error: the MCP server runs on the mcp package 2.x, not ")

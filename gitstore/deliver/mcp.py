@@ -66,6 +66,11 @@ def serve(start: str = ".") -> None:
 
     place_here(start)  # refuse at once where delivery cannot run
     app = server(start)
+    if not hasattr(app, "_lowlevel_server"):  # what _run serves: the SDK's 2.x layout
+        from importlib.metadata import version
+
+        raise UsageError(f"the MCP server runs on the mcp package 2.x, not {version('mcp')}: "
+                         "pip install 'gitstore[mcp]'")
     anyio.run(_run, app)
 
 
