@@ -31,6 +31,9 @@ def test_review_loop_through_the_cli(tmp_path: Path) -> None:
                               "--evidence", f"{two['episode']}:{two['id']}", "--by", "github:9", "--json"))
     lid = proposed["id"]
     assert [r["id"] for r in json.loads(run(root, "proposals", "--json"))] == [lid]
+    listed = json.loads(run(root, "learnings", "--json"))
+    assert [(r["id"], r["state"], r["reasons"]) for r in listed] == [(lid, "proposed", ["state is proposed"])]
+    assert run(root, "learnings") == f"{lid} proposed      Retries use jitter\n"  # the state column says it once
     shown = run(root, "show", lid)
     assert proposed["reviewDigest"] in shown and "Use full jitter." in shown and "to accept:" in shown
     stale = run(root, "accept", lid, "--review-digest", "sha256:" + "0" * 64, "--by", "github:9", code=1)

@@ -46,3 +46,22 @@ def test_each_episode_shows_its_count_first_text_and_matches_in_store_order(thre
     assert sum(Counter(e.episode["id"] for e in shown).values()) == len(shown)
     if grep in (None, "retr"):
         assert shown and (grep is None or any(e.events for e in shown))
+
+
+@pytest.mark.parametrize("words", [
+    "Task: The retry test is flaky; fix it. My key is [REDACTED:aws-access-key], don't share it.",
+    "x" * 60 + " [REDACTED:github-token] and more words after it to be cut away",
+    "y" * 80,
+    "short [REDACTED:aws-access-key] text",
+])
+def test_a_heading_is_cut_before_a_redaction_marker_never_inside_it(words: str) -> None:
+    from gitstore.queries._text import HEADING_CHARS, heading
+
+    shown = heading({"type": "comment", "payload": {"text": words}})
+    assert shown is not None and len(shown) <= HEADING_CHARS
+    if len(words) <= HEADING_CHARS:
+        assert shown == words
+        return
+    assert shown.endswith("…") and words.startswith(shown[:-1])
+    kept = shown[:-1]
+    assert kept.count("[REDACTED:") == kept.count("]"), shown  # each marker whole, or not there

@@ -15,7 +15,7 @@ def print_rows(rows: list[Row]) -> None:
         label = " [auto-safe]" if data["trust"] == "auto-safe" else ""
         title = data.get("title", "(history breaks a rule; content withheld)")
         lines.append(f"{data['id']} {data['state']:<13}{label} {title}")
-        lines.extend(f"    {reason}" for reason in data["reasons"])
+        lines.extend(f"    {reason}" for reason in data["reasons"] if reason != f"state is {data['state']}")
     if lines:
         echo("\n".join(lines))
 

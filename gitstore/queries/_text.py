@@ -35,7 +35,13 @@ def heading(event: dict[str, Any] | None) -> str | None:
     if not text:
         return None
     line = " ".join(text.strip().splitlines()[0].split())
-    return line if len(line) <= HEADING_CHARS else line[:HEADING_CHARS - 1].rstrip() + "…"
+    if len(line) <= HEADING_CHARS:
+        return line
+    cut = HEADING_CHARS - 1
+    marker = line.rfind("[REDACTED:", 0, cut)
+    if marker > 0 and line.find("]", marker, cut) < 0:  # never half a redaction's marker
+        cut = marker
+    return line[:cut].rstrip() + "…"
 
 
 def removed_note(event: dict[str, Any]) -> str | None:
