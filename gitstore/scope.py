@@ -8,6 +8,7 @@ records. A repository without an origin gets ``local/<16 hex>`` from its common 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shlex
 from pathlib import Path
@@ -102,7 +103,7 @@ def repository_scope(repo: pygit2.Repository, _depth: int = 0) -> str:
         common = (common / pointer.read_text().strip()).resolve()
     if common.name != ".git" and (common.parent / ".git").is_file():
         common = common.parent
-    return "local/" + hashlib.sha256(str(common).encode()).hexdigest()[:16]
+    return "local/" + hashlib.sha256(os.fsencode(common)).hexdigest()[:16]  # the path's bytes, whatever they are
 
 
 def _local_path(url: str, base: Path) -> Path | None:
@@ -118,4 +119,4 @@ def worktree_key(repo: pygit2.Repository) -> str | None:
     gitdir = Path(repo.path).resolve()
     if gitdir.parent.name != "worktrees":  # a linked worktree's git folder is .git/worktrees/<name>
         return None
-    return hashlib.sha256(str(Path(repo.workdir).resolve()).encode()).hexdigest()[:16]
+    return hashlib.sha256(os.fsencode(Path(repo.workdir).resolve())).hexdigest()[:16]

@@ -196,6 +196,24 @@ def test_the_records_gate_names_a_sha256_repository_too(sha256_repository: Path)
     assert done.stderr.count("\n") == 1 and "uses SHA-256 object ids" in done.stderr, done.stderr
 
 
+def test_a_repository_whose_path_is_not_utf8_is_set_up_and_used(tmp_path: Path) -> None:
+    """A folder named in Latin-1 (bytes that are no UTF-8) holds a repository like any other: its
+    local scope is the hash of the path's bytes, and each command answers as it does elsewhere,
+    the path printed as its own bytes."""
+    import hashlib
+
+    root = tmp_path / os.fsdecode(b"r\xe9po")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    said = {}
+    for line in (["init"], ["status"], ["doctor"], ["verify"], ["learnings"], ["episodes"], ["dream"]):
+        done = gitstore(*line, cwd=root, text=False)
+        assert done.returncode == 0 and done.stderr == b"", (line, done.stdout, done.stderr)
+        said[line[0]] = done.stdout
+    assert said["init"].startswith(b"gitstore ready in " + os.fsencode(root) + b"\n")
+    scope = json.loads(gitstore("status", "--json", cwd=root).stdout)["scope"]
+    assert scope == "local/" + hashlib.sha256(os.fsencode(root / ".git")).hexdigest()[:16]
+
+
 def test_a_bad_value_is_a_usage_error(repo: Path) -> None:
     gitstore("init", cwd=repo)
     done = gitstore("episodes", "--grep", "(", cwd=repo)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -57,6 +58,9 @@ def test_worktree_key(tmp_path: Path, repo: Path) -> None:
     key = worktree_key(pygit2.Repository(str(linked)))
     assert key is not None and len(key) == 16
     assert repository_scope(pygit2.Repository(str(linked))) == repository_scope(pygit2.Repository(str(repo)))
+    latin = tmp_path / os.fsdecode(b"l\xe9")  # a folder whose name is not UTF-8: keyed by its bytes
+    subprocess.run(["git", "worktree", "add", "-q", str(latin)], cwd=repo, check=True, capture_output=True)
+    assert worktree_key(pygit2.Repository(str(latin))) not in (None, key)
 
 
 def test_a_linked_worktree_without_remote_shares_the_local_scope(tmp_path: Path) -> None:
