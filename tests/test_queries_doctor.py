@@ -189,6 +189,39 @@ def test_an_own_ref_moved_back_or_deleted_is_restored_by_the_update_ref_printed(
         assert cli.ok("verify", cwd=root).endswith(": ok\n")
 
 
+def test_an_own_ref_whose_file_holds_no_ref_is_named_and_mended_by_the_commands_printed(tmp_path: Path) -> None:
+    """A truncated write leaves a ref file git refuses to read or update: every read and write
+    names the ref (not libgit2's error with "run gitstore verify"), verify names it, and doctor
+    prints the removal and the update-ref that give the history back."""
+    from gitstore.providers.git import records_ref
+
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    grant_all(ctx)
+    ref = records_ref("shared", ctx.workspace.config.writer)
+    tip = git(root, "rev-parse", ref).strip()
+    (root / ".git" / ref).write_bytes(b"\0" * 41)
+    for line in (("grants",), ("grant", "--purpose", "review", "--by", "github:9")):
+        said = cli.fails(3, *line, cwd=root)
+        assert said.startswith(f"gitstore: error: {ref}: its file holds no object id"), said
+    verified = cli.gitstore("verify", cwd=root)
+    assert verified.returncode == 3 and f"damaged: {ref}: its file holds no object id" in verified.stderr
+    [check] = checks(root, "provider")
+    file = (root / ".git" / ref).resolve()
+    assert check["state"] == "fail" and check["todo"] == f"rm {file} && git update-ref {ref} {tip}", check
+    follow(root, check["todo"])
+    assert [c["state"] for c in checks(root, "provider")] == ["ok"]
+    assert cli.ok("verify", cwd=root).endswith(": ok\n") and len(cli.ok("grants", "--json", cwd=root)) > 2
+    fetched = root / ".git" / "refs" / "memory" / "v1" / "remotes" / "origin" / "records" / "shared" / "wfriend"
+    fetched.parent.mkdir(parents=True)
+    fetched.write_text("not a ref\n")  # another writer's: reads go on without it; verify names it
+    assert len(cli.ok("grants", "--json", cwd=root)) > 2
+    verified = cli.gitstore("verify", cwd=root)
+    assert verified.returncode == 3 and verified.stderr == (
+        "damaged: refs/memory/v1/remotes/origin/records/shared/wfriend: its file holds no object id: "
+        "git and every read leave out the history it pointed to\n"), verified.stderr
+
+
 def test_a_local_ref_deleted_is_restored_in_the_local_namespace_s_repository(tmp_path: Path) -> None:
     ctx = ready_repo(tmp_path / "widgets")
     root = ctx.workspace.root

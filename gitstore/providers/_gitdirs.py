@@ -79,6 +79,30 @@ def ref_names(repo: pygit2.Repository, prefix: str) -> list[str]:
     return sorted(name for name in names if _valid(name))
 
 
+BROKEN_REF = "its file holds no object id: git and every read leave out the history it pointed to"
+
+
+def broken_refs(repo: pygit2.Repository, prefix: str) -> list[str]:
+    """The loose files under ``prefix`` that hold no ref (a truncated write, a damaged disk, a
+    hand's edit), sorted: git and ``ref_names`` leave them out, and libgit2 refuses to read
+    them, so what they pointed to is out of reach until one is mended."""
+    root = _roots.get(repo.path)
+    if root is None:
+        root = _roots[repo.path] = str(common_dir(repo))
+    return sorted(name for name, content in loose_refs(os.path.join(root, prefix), prefix)
+                  if content is not None and not name.endswith(".lock") and not _LOOSE_REF.fullmatch(content))
+
+
+def is_broken(repo: pygit2.Repository, name: str) -> bool:
+    """Whether the ref ``name`` is a loose file that holds no ref (see ``broken_refs``)."""
+    try:
+        with open(os.path.join(common_dir(repo), name), "rb") as file:
+            content = file.read(4096)
+    except OSError:  # not there (or packed): nothing damaged to name
+        return False
+    return not _LOOSE_REF.fullmatch(content)
+
+
 def _loose_names(folder: str, prefix: str, names: set[str]) -> None:
     """Add the names of the loose refs under ``folder`` (whose names start ``prefix``)."""
     for name, content in loose_refs(folder, prefix):

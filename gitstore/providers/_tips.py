@@ -14,7 +14,7 @@ from typing import NamedTuple
 import pygit2
 
 from gitstore.providers._base import NAMESPACES
-from gitstore.providers._gitdirs import open_local
+from gitstore.providers._gitdirs import common_dir, open_local
 from gitstore.providers._names import PREFIX
 
 LOST = "this clone acknowledged appends on it, and the ref is gone (deleted)"
@@ -82,18 +82,29 @@ def lost_refs(repo: pygit2.Repository, local: pygit2.Repository | None, folder: 
         local = open_local(repo, create=False)
     holders = [r for r in (repo, local) if r is not None]
     for ref in logged_refs(folder):
-        if all(ref not in r.references for r in holders) and last_acknowledged(folder, ref) is not None:
+        if not any(_holds(r, ref) for r in holders) and last_acknowledged(folder, ref) is not None:
             lost.append(ref)
     return lost
 
 
+def _holds(repo: pygit2.Repository, ref: str) -> bool:
+    """Whether ``repo`` has ``ref``; a ref file that holds no ref is there, damaged (``verify``
+    names it), not gone."""
+    try:
+        return ref in repo.references
+    except pygit2.GitError:
+        return True
+
+
 class Restore(NamedTuple):
-    """One of this clone's refs that lost its last acknowledged append (moved back, or deleted),
-    and what restores it: ``git update-ref REF APPEND`` in the repository at ``git_dir``."""
+    """One of this clone's refs that lost its last acknowledged append (moved back, deleted, or
+    its file damaged), and what restores it: ``git update-ref REF APPEND`` in the repository at
+    ``git_dir``, once ``broken`` (the damaged file, which git refuses to update) is removed."""
 
     ref: str
     git_dir: Path
     append: str
+    broken: Path | None = None
 
 
 def restorable(repo: pygit2.Repository, local: pygit2.Repository | None, folder: Path) -> list[Restore]:
@@ -106,9 +117,13 @@ def restorable(repo: pygit2.Repository, local: pygit2.Repository | None, folder:
         holder = local if ref.startswith(f"{PREFIX}records/local/") or ref.startswith(f"{PREFIX}payloads/local/") \
             else repo
         acked = last_acknowledged(folder, ref)
-        if holder is None or acked is None or acked not in holder or ref in repo.references and holder is not repo:
+        if holder is None or acked is None or acked not in holder or holder is not repo and _holds(repo, ref):
             continue
-        target = holder.references.get(ref)
+        try:
+            target = holder.references.get(ref)
+        except pygit2.GitError:  # its file holds no ref: git updates it once the file is gone
+            found.append(Restore(ref, Path(holder.path), str(acked), common_dir(holder) / ref))
+            continue
         tip = target.target if target is not None else None
         try:
             behind = tip is None or (tip != acked and isinstance(tip, pygit2.Oid) and holder.descendant_of(acked, tip))

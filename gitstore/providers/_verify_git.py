@@ -26,6 +26,7 @@ from gitstore.records.inputs import MAX_RECORD_BYTES
 from gitstore.errors import GitstoreError
 from gitstore.providers._base import Problem, VerifyReport
 from gitstore.providers._common import note_problem
+from gitstore.providers._gitdirs import BROKEN_REF, broken_refs, ref_names
 from gitstore.providers._message import parse_message, parse_order
 from gitstore.providers._packs import Objects, opened
 from gitstore.providers._tips import LOST, last_acknowledged, lost_refs, rewound
@@ -85,11 +86,13 @@ def verify_repository(repo: pygit2.Repository, state: Path, *, local: bool) -> V
 def _verify_repository(repo: pygit2.Repository, objects: Objects, state: Path, local: bool) -> VerifyReport:
 
     report = VerifyReport()
+    broken = broken_refs(repo, PREFIX)
+    report.refs += len(broken)
+    report.problems.extend(Problem(name, BROKEN_REF) for name in broken)
     if not local:  # every ref this clone logged, wherever it should be
-        report.problems.extend(Problem(ref, LOST) for ref in lost_refs(repo, _local_of(repo), state))
-    for name in sorted(repo.references):
-        if not name.startswith(PREFIX):
-            continue
+        report.problems.extend(Problem(ref, LOST) for ref in lost_refs(repo, _local_of(repo), state)
+                               if ref not in broken)
+    for name in ref_names(repo, PREFIX):
         report.refs += 1
         match = _REF.match(name)
         if not match or (local and match.group(2) != "local"):

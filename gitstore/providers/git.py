@@ -65,8 +65,8 @@ from gitstore.providers._base import (
 )
 from gitstore.providers._admit import Admission, Admissions
 from gitstore.providers._causal import Causality
-from gitstore.providers._gitdirs import (LOCAL, PENDING, SCRATCH, common_dir, open_local, ref_names, run_git,
-                                        state_dir)
+from gitstore.providers._gitdirs import (BROKEN_REF, LOCAL, PENDING, SCRATCH, common_dir, is_broken, open_local,
+                                        ref_names, run_git, state_dir)
 from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
 from gitstore.providers._kindmaps import ROWS_PER_LOOKUP, folder_map, kept_rows, map_path
 from gitstore.providers._known import KnownBytes, Witness
@@ -860,10 +860,15 @@ class GitProvider:
         self._sound.add((info.name, target))
 
     def _check_logged_refs(self) -> None:
-        """Refuse when a ref this clone acknowledged appends on (its tips log says so) is gone."""
+        """Refuse when a ref this clone acknowledged appends on (its tips log says so) is gone,
+        or when one of this writer's refs is a file that holds no ref."""
         missing = lost_refs(self.repo, self._local, self.state)
         if missing:
             raise IntegrityError(f"{missing[0]}: {LOST}; run `gitstore verify`")
+        for repo, namespace in ((self.repo, "shared"), (self._local, "local")):
+            for name in (f"{PREFIX}{kind}/{namespace}/{self.writer}" for kind in ("records", "payloads")):
+                if repo is not None and is_broken(repo, name):
+                    raise IntegrityError(f"{name}: {BROKEN_REF}; `gitstore doctor` says how to mend it")
         self._logs_checked = True
 
     def _header(self, repo: pygit2.Repository, oid: pygit2.Oid) -> Header:

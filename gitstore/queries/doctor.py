@@ -174,9 +174,10 @@ def _update_ref(repo: Any, restore: Any) -> str:
     """The git command that moves one of this clone's refs forward to its acknowledged append
     (in the local namespace's own repository, named by its path, for a local ref)."""
     git_dir = Path(restore.git_dir).resolve()
+    first = f"rm {shlex.quote(str(restore.broken))} && " if restore.broken is not None else ""
     if git_dir == Path(repo.path).resolve():
-        return f"git update-ref {restore.ref} {restore.append}"
-    return f"git --git-dir={shlex.quote(str(git_dir))} update-ref {restore.ref} {restore.append}"
+        return f"{first}git update-ref {restore.ref} {restore.append}"
+    return f"{first}git --git-dir={shlex.quote(str(git_dir))} update-ref {restore.ref} {restore.append}"
 
 
 def _trust(report: Report, workspace: Any) -> None:
