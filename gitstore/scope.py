@@ -17,6 +17,8 @@ import pygit2
 
 from gitstore.errors import InvalidInput, NotARepository, UnsupportedRepository
 
+KEPT = "gitstore.scope"  # the scope memory was set up under (``keep_scope``)
+_LOCAL_SCOPE = re.compile(r"local/[0-9a-f]{16}")
 _SCP = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$")
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(\[[^\]]+\]|[^:/]+)(?::\d+)?/(.+)$", re.I)
 _SEGMENT = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
@@ -97,13 +99,48 @@ def repository_scope(repo: pygit2.Repository, _depth: int = 0) -> str:
         if found is None or _depth > 8:
             raise InvalidInput(f"origin {url!r} is a path but not a git repository")
         return repository_scope(pygit2.Repository(found), _depth + 1)
-    common = Path(repo.path).resolve()
-    pointer = common / "commondir"  # a linked worktree shares its main repository's scope
-    if pointer.is_file():
-        common = (common / pointer.read_text().strip()).resolve()
+    common = _git_folder(repo)
+    kept = _kept_in(common)
+    if kept is not None and _LOCAL_SCOPE.fullmatch(kept):  # the repository moved since: its memory did not
+        return kept
     if common.name != ".git" and (common.parent / ".git").is_file():
         common = common.parent
     return "local/" + hashlib.sha256(os.fsencode(common)).hexdigest()[:16]  # the path's bytes, whatever they are
+
+
+def kept_scope(repo: pygit2.Repository) -> str | None:
+    """The scope ``gitstore init`` set this repository's memory up under (``keep_scope``), or None."""
+    return _kept_in(_git_folder(repo))
+
+
+def keep_scope(repo: pygit2.Repository, scope: str) -> bool:
+    """Record ``scope`` as the one this repository's memory is kept under, in the repository's
+    own configuration file (``gitstore.scope``); whether that changed it. A local scope is then
+    the repository's wherever its folder moves: it came from the folder's path when first kept.
+    Raises OSError or ``pygit2.GitError`` when the file cannot be written."""
+    if _kept_in(_git_folder(repo)) == scope:
+        return False
+    pygit2.Config(str(_git_folder(repo) / "config"))[KEPT] = scope
+    return True
+
+
+def _git_folder(repo: pygit2.Repository) -> Path:
+    """The git folder every worktree of ``repo`` shares (its own, for a submodule)."""
+    common = Path(repo.path).resolve()
+    pointer = common / "commondir"  # a linked worktree shares its main repository's
+    if pointer.is_file():
+        common = (common / pointer.read_text().strip()).resolve()
+    return common
+
+
+def _kept_in(folder: Path) -> str | None:
+    """``gitstore.scope`` of the configuration file in ``folder``: that file alone, never the
+    user's or the system's, which every repository reads."""
+    try:
+        value = pygit2.Config(str(folder / "config"))[KEPT]
+    except (KeyError, ValueError, OSError, pygit2.GitError):
+        return None
+    return value if isinstance(value, str) else None
 
 
 def _local_path(url: str, base: Path) -> Path | None:

@@ -95,17 +95,25 @@ def test_a_remote_not_named_origin_is_named_with_what_mends_it(repo: Path) -> No
 
 def test_init_says_so_when_it_cannot_write_the_refspecs(repo: Path) -> None:
     """libgit2 adds nothing and says nothing when .git/config is locked (or read-only): init
-    names the file and fails, instead of listing refspecs it never wrote; once the lock is
-    gone, init again adds them."""
+    names the file and fails (at the scope it keeps there, the first thing it writes), instead
+    of listing refspecs it never wrote; once the lock is gone, init again adds them."""
     lock = repo / ".git" / "config.lock"
     lock.touch()
     done = gitstore(repo, "init")
     assert done.returncode != 0 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
-    assert "fetch refspecs on origin" in done.stderr and "config.lock" in done.stderr, done.stderr
+    assert f"could not record the scope in {(repo / '.git' / 'config').resolve()} (read-only, or locked by " \
+           "another git: a config.lock beside it)" in done.stderr, done.stderr
+    assert not (repo / "okf" / ".memory").exists()
     assert "refs/memory/" not in git(repo, "config", "--get-all", "remote.origin.fetch")
     lock.unlink()
     assert any("fetch refspec" in c for c in json.loads(run_ok(repo, "init", "--json"))["created"])
     assert "refs/memory/v1/records/shared/*" in git(repo, "config", "--get-all", "remote.origin.fetch")
+    git(repo, "remote", "add", "upstream", "https://github.com/acme/widgets.git")
+    lock.touch()  # the scope is kept already: init gets as far as the new remote's refspecs
+    done = gitstore(repo, "init")
+    assert done.returncode != 0 and done.stderr.count("\n") == 1, done.stderr
+    assert "fetch refspecs on upstream" in done.stderr and "config.lock" in done.stderr, done.stderr
+    lock.unlink()
 
 
 def test_init_keeps_an_existing_ignore_rule(repo: Path) -> None:

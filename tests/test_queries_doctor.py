@@ -372,3 +372,63 @@ def test_doctor_on_a_full_disk_reports_without_failing_for_its_memory_of_checks(
                           preexec_fn=limit, stdin=subprocess.DEVNULL, timeout=120)
     assert "gitstore: error" not in done.stderr, done.stderr
     assert done.stdout.startswith("ok   repository: ")
+
+
+# -- scope: what the memory was set up under --------------------------------------------------------------
+
+def test_memory_stays_with_a_repository_whose_folder_moves(tmp_path: Path) -> None:
+    """Without origin the scope comes from the folder's path once, when gitstore is set up, and
+    stays the repository's (its own git configuration keeps it): a moved or renamed folder still
+    reads everything it stored, and doctor has nothing to say about it."""
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    git(root, "remote", "remove", "origin")
+    cli.ok("init", cwd=root)
+    scope = json.loads(cli.ok("status", "--json", cwd=root))["scope"]
+    assert scope.startswith("local/") and git(root, "config", "--local", "gitstore.scope").strip() == scope
+    granted = json.loads(cli.ok("grant", "--purpose", "review", "--by", "github:9", "--json", cwd=root))["digest"]
+    moved = tmp_path / "renamed" / "widgets-2"
+    moved.parent.mkdir()
+    root.rename(moved)
+    assert json.loads(cli.ok("status", "--json", cwd=moved))["scope"] == scope
+    assert [g["digest"] for g in json.loads(cli.ok("grants", "--json", cwd=moved))] == [granted]
+    assert checks(moved, "scope") == [] and cli.ok("verify", cwd=moved).endswith(": ok\n")
+
+
+def test_an_origin_named_after_memory_was_set_up_is_named_until_init_makes_it_the_scope(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    git(root, "remote", "remove", "origin")
+    local = json.loads(cli.ok("init", "--json", cwd=root))["scope"]
+    cli.ok("grant", "--purpose", "review", "--by", "github:9", cwd=root)
+    git(root, "remote", "add", "origin", "https://github.com/acme/widgets.git")
+    assert "no grants" in cli.ok("grants", cwd=root)  # another scope's: not read here
+    [check] = checks(root, "scope")
+    assert check["state"] == "warn" and check["detail"] == (
+        f"origin was named after this clone's memory was set up under {local}: what it stored there is not "
+        "read under github.com/acme/widgets"), check
+    assert command(check["todo"]) == "gitstore init"
+    said = follow(root, "gitstore init")
+    assert f"scope github.com/acme/widgets for this clone's memory from now on (what it stored under {local} " \
+           "stays, unread)" in said
+    assert checks(root, "scope") == []
+    git(root, "remote", "set-url", "origin", "https://github.com/acme/gadgets.git")
+    [check] = checks(root, "scope")
+    assert check["detail"].startswith("origin was pointed elsewhere after this clone's memory was set up under "
+                                      "github.com/acme/widgets") and \
+        check["todo"].endswith(", or point origin back at github.com/acme/widgets"), check
+    git(root, "remote", "remove", "origin")
+    [check] = checks(root, "scope")
+    assert check["detail"].startswith("origin was removed after") and check["todo"].endswith(", or add origin again")
+
+
+def test_a_store_set_up_before_scopes_were_kept_keeps_its_scope_at_its_next_command(repo: Path) -> None:
+    init(repo)
+    git(repo, "config", "--local", "--unset", "gitstore.scope")
+    before = json.loads(cli.ok("status", "--json", cwd=repo))["scope"]
+    assert git(repo, "config", "--local", "gitstore.scope").strip() == before
+    git(repo, "config", "--global", "gitstore.scope", "local/0000000000000000")  # the user's file is not read
+    try:
+        assert json.loads(cli.ok("status", "--json", cwd=repo))["scope"] == before
+    finally:
+        git(repo, "config", "--global", "--unset", "gitstore.scope")

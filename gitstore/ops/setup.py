@@ -11,8 +11,9 @@ import pygit2
 from gitstore.config import CONFIG_NAME, STATE_DIR, Config, ensure_ignored, new_writer_id, read_config, write_config
 from gitstore.errors import Refused, UsageError
 from gitstore.providers import open_provider
+from gitstore.providers._gitdirs import common_dir
 from gitstore.providers.git import PREFIX, WRITER_PATTERN, GitProvider
-from gitstore.scope import open_repository, repository_scope, scope_note
+from gitstore.scope import keep_scope, kept_scope, open_repository, repository_scope, scope_note
 
 STATE_FOLDERS = ("inbox", "logs", "exports")
 
@@ -56,6 +57,16 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     state = root / STATE_DIR
     scope = repository_scope(repo)
     report = InitReport(root, scope, "", provider or "git", note=scope_note(repo))
+    before = kept_scope(repo)
+    try:
+        kept = keep_scope(repo, scope)
+    except (OSError, pygit2.GitError):
+        raise Refused(f"could not record the scope in {common_dir(repo) / 'config'} (read-only, or locked by "
+                      "another git: a config.lock beside it); run `gitstore init` again once it can be "
+                      "written") from None
+    if kept and before is not None:
+        report.created.append(f"scope {scope} for this clone's memory from now on (what it stored under {before} "
+                              "stays, unread)")
     target = state.resolve()
     if root not in target.parents:
         raise Refused(f"{state} links outside the repository ({target}); refusing to write there")

@@ -69,7 +69,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     """Check the set-up around ``start`` (harness settings under ``home``, default ``$HOME``)."""
     from gitstore.config import CONFIG_NAME, STATE_DIR, Workspace, git_ignores
     from gitstore.errors import NotARepository, UnsupportedRepository
-    from gitstore.scope import open_repository, repository_scope, scope_note
+    from gitstore.scope import kept_scope, open_repository, repository_scope, scope_note
 
     report = Report()
     home = home or Path.home()
@@ -85,8 +85,18 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
         return report
     root = Path(repo.workdir).resolve()
     note = scope_note(repo)
-    report.add("repository", WARN if note else OK, f"{root} (scope {repository_scope(repo)})" + (f": {note[0]}" if note else ""),
+    scope = repository_scope(repo)
+    report.add("repository", WARN if note else OK, f"{root} (scope {scope})" + (f": {note[0]}" if note else ""),
                note[1] if note else "")
+    kept = kept_scope(repo)
+    if kept is not None and kept != scope:
+        since, back = (("origin was named", "") if kept.startswith("local/") else
+                       ("origin was removed", ", or add origin again") if scope.startswith("local/") else
+                       ("origin was pointed elsewhere", f", or point origin back at {kept}"))
+        report.add("scope", WARN, f"{since} after this clone's memory was set up under {kept}: what it stored "
+                                  f"there is not read under {scope}",
+                   f"`gitstore init` makes {scope} this clone's scope from now on (what it stored under {kept} "
+                   f"stays, unread){back}")
     try:
         workspace = Workspace.find(root)
     except GitstoreError as exc:  # not set up (gitstore init sets it up), or a config.json it refuses
