@@ -443,7 +443,9 @@ def _push(provider: GitProvider, remote: str, report: SyncReport, *, last: bool)
     if mine is not None and mine != theirs:
         if theirs is not None and not extends(repo, mine, theirs):
             report.not_pushed.append(f"the remote's {records} is not in this clone's history "
-                                     f"({str(theirs)[:12]}); never forced")
+                                     f"({str(theirs)[:12]}): appends this clone never made, by another clone "
+                                     f"writing as {writer} (a copy of this folder?) or by someone with push "
+                                     "access; never forced")
             return False
         specs.append(f"{records}:{records}")
         planned.append(Moved(writer, "records", str(theirs) if theirs else None, str(mine),
