@@ -2,7 +2,10 @@
 
 The scope is ``host/owner/name`` from the origin remote with credentials, scheme, port and a
 trailing ``.git`` stripped, lowercased host, so the same owner/name on two hosts never shares
-records. A repository without an origin gets ``local/<16 hex>`` from its common git folder.
+records. A repository without an origin gets ``local/<16 hex>`` from the path of its common git
+folder when gitstore is set up there; the repository's own git configuration keeps the scope
+memory was set up under (``keep_scope``), so a local scope stays when the folder moves, and a
+change of origin since can be named (``kept_scope``).
 """
 
 from __future__ import annotations

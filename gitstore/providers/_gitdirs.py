@@ -66,9 +66,7 @@ def ref_names(repo: pygit2.Repository, prefix: str) -> list[str]:
     ref is left out, as git leaves it out, and so is a name git would refuse. Refs kept in
     another format than files (git's ``reftable``, which a later libgit2 may open) are
     listed by libgit2, all of them."""
-    root = _roots.get(repo.path)
-    if root is None:  # a worktree's link to its common folder is made with the worktree
-        root = _roots[repo.path] = str(common_dir(repo))
+    root = _common(repo)
     if os.path.isdir(os.path.join(root, "reftable")):  # ``git refs migrate`` may convert a repository in place
         return sorted(name for name in repo.references if name.startswith(prefix))
     names: set[str] = set()
@@ -86,21 +84,27 @@ def broken_refs(repo: pygit2.Repository, prefix: str) -> list[str]:
     """The loose files under ``prefix`` that hold no ref (a truncated write, a damaged disk, a
     hand's edit), sorted: git and ``ref_names`` leave them out, and libgit2 refuses to read
     them, so what they pointed to is out of reach until one is mended."""
-    root = _roots.get(repo.path)
-    if root is None:
-        root = _roots[repo.path] = str(common_dir(repo))
-    return sorted(name for name, content in loose_refs(os.path.join(root, prefix), prefix)
+    return sorted(name for name, content in loose_refs(os.path.join(_common(repo), prefix), prefix)
                   if content is not None and not name.endswith(".lock") and not _LOOSE_REF.fullmatch(content))
 
 
 def is_broken(repo: pygit2.Repository, name: str) -> bool:
     """Whether the ref ``name`` is a loose file that holds no ref (see ``broken_refs``)."""
     try:
-        with open(os.path.join(common_dir(repo), name), "rb") as file:
+        with open(os.path.join(_common(repo), name), "rb") as file:
             content = file.read(4096)
     except OSError:  # not there (or packed): nothing damaged to name
         return False
     return not _LOOSE_REF.fullmatch(content)
+
+
+def _common(repo: pygit2.Repository) -> str:
+    """``common_dir``, asked once per repository (a worktree's link to its common folder is
+    made with the worktree)."""
+    root = _roots.get(repo.path)
+    if root is None:
+        root = _roots[repo.path] = str(common_dir(repo))
+    return root
 
 
 def _loose_names(folder: str, prefix: str, names: set[str]) -> None:
