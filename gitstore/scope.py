@@ -127,6 +127,14 @@ def keep_scope(repo: pygit2.Repository, scope: str) -> bool:
     return True
 
 
+def forget_scope(repo: pygit2.Repository) -> None:
+    """Remove the kept scope (``keep_scope``), when there is one."""
+    try:
+        del pygit2.Config(str(_git_folder(repo) / "config"))[KEPT]
+    except (KeyError, ValueError, OSError, pygit2.GitError):
+        pass
+
+
 def _git_folder(repo: pygit2.Repository) -> Path:
     """The git folder every worktree of ``repo`` shares (its own, for a submodule)."""
     common = Path(repo.path).resolve()

@@ -19,10 +19,14 @@ def test_purge_needs_the_repository_name(tmp_path: Path) -> None:
     wrong = run("purge", "--confirm", "acme/other")
     assert wrong.returncode == 1 and "not confirmed" in wrong.stderr
     assert subprocess.run(["git", "for-each-ref", "refs/memory/"], cwd=root, capture_output=True, text=True).stdout
+    held = root / ".git" / "refs" / "memory" / "v1" / "remotes" / "origin" / "records" / "shared" / "wcut"
+    held.parent.mkdir(parents=True, exist_ok=True)
+    held.write_text("cut sh")  # a ref file a crash cut short: git lists it nowhere and will not delete it
     done = run("purge", "--confirm", "acme/widgets")
     assert done.returncode == 0, done.stderr
     assert subprocess.run(["git", "for-each-ref", "refs/memory/"], cwd=root, capture_output=True, text=True).stdout == ""
-    assert not (root / "okf" / ".memory").exists()
+    assert not held.exists() and not (root / "okf" / ".memory").exists()
+    assert subprocess.run(["git", "config", "--local", "gitstore.scope"], cwd=root).returncode == 1  # forgotten
     assert subprocess.run(["git", "fsck"], cwd=root, capture_output=True).returncode == 0
 
 

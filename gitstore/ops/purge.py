@@ -14,9 +14,9 @@ import pygit2
 
 from gitstore.config import STATE_DIR
 from gitstore.errors import Refused, UsageError
-from gitstore.providers._gitdirs import common_dir
+from gitstore.providers._gitdirs import broken_refs, common_dir
 from gitstore.providers.git import PREFIX
-from gitstore.scope import repository_scope
+from gitstore.scope import forget_scope, repository_scope
 
 MEMORY = PREFIX.rsplit("/", 2)[0] + "/"  # refs/memory/: the store's refs and those sync keeps aside
 
@@ -28,9 +28,10 @@ def purge_names(repo: pygit2.Repository) -> tuple[str, ...]:
 
 
 def leftovers(repo: pygit2.Repository) -> tuple[list[str], Path, Path]:
-    """What purge would remove: the memory refs, the local namespace's folder, the state folder;
-    refuses a repository holding none of them."""
+    """What purge would remove: the memory refs (files that hold no ref among them), the local
+    namespace's folder, the state folder; refuses a repository holding none of them."""
     refs = [name for name in repo.references if name.startswith(MEMORY)]  # sync's held refs with them
+    refs += broken_refs(repo, MEMORY)  # left out of every listing, and git will not delete them
     internal = common_dir(repo) / "gitstore"  # the local namespace's repository with it
     root = Path(repo.workdir).resolve()  # a work tree's repository (``open_repository`` refuses a bare one)
     state = root / STATE_DIR
@@ -45,8 +46,13 @@ def purge(repo: pygit2.Repository, typed: str) -> dict[str, object]:
     refs, internal, state = leftovers(repo)
     if typed.strip() not in purge_names(repo):
         raise Refused(f"purge not confirmed: type the repository name ({purge_names(repo)[1]}) exactly")
+    broken = set(broken_refs(repo, MEMORY))
     for name in refs:
-        repo.references.delete(name)
+        if name in broken:
+            (common_dir(repo) / name).unlink()
+        else:
+            repo.references.delete(name)
+    forget_scope(repo)  # a clean slate: the next init keeps the scope it finds then
     if internal.exists():
         shutil.rmtree(internal)
     state_removed = state.exists()
