@@ -26,7 +26,7 @@ SUMMARY = "A git-native memory for coding agents and the people who review them.
 # command -> (module that registers it, one-line summary shown by `gitstore --help`).
 # Kept in the order the help lists them; a test checks each summary against the command's help.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "init": ("init", "Set gitstore up here: writer id, git-ignored okf/.memory/, config, fetch refspecs."),
+    "init": ("init", "Set gitstore up here: writer id, scope (kept in .git/config), git-ignored okf/.memory/, config, fetch refspecs."),
     "status": ("status", "Show this repository's scope, writer, provider, memory refs and effective configuration."),
     "doctor": ("doctor", "Check the set-up: scope, init, provider, who may decide, capture hooks, hook errors, refspecs, what a push sends, published files, promoted blocks, saved GitHub snapshots, commands killed midway."),
     "policy": ("policy", "Who may decide: show the policy in force; write its files (init, add)."),

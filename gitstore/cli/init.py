@@ -20,7 +20,7 @@ def init(
                                          "a CI job keeps one across runs."),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Set gitstore up here: writer id, git-ignored okf/.memory/, config, fetch refspecs."""
+    """Set gitstore up here: writer id, scope (kept in .git/config), git-ignored okf/.memory/, config, fetch refspecs."""
     report = do_init(".", provider, writer)
     if as_json:
         emit_json(report.to_json())
