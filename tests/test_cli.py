@@ -187,6 +187,9 @@ def test_in_a_sha256_repository_doctor_names_the_format_and_scan_still_scans(
         (sha256_repository / "notes.md").unlink()
     said = capsys.readouterr().out
     assert "README.md: clean" in said and "notes.md: quarantine bidi-control" in said, said
+    assert main(["hooks", "status"]) == 0
+    assert capsys.readouterr().out.startswith(f"({sha256_repository}/.git/ uses SHA-256 object ids; gitstore works "
+                                              "in repositories with SHA-1 ids (git's default): project scopes not shown)\n")
 
 
 def test_the_records_gate_names_a_sha256_repository_too(sha256_repository: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from gitstore.cli._complete import words
-from gitstore.errors import NotARepository
+from gitstore.errors import NotARepository, UnsupportedRepository
 from gitstore.capture.harnesses import HARNESSES
 from gitstore.capture.disabled import checked_status
 from gitstore.capture.install import NOT_SET_UP, SCOPES, HookStatus, Report, install, uninstall
@@ -63,14 +63,20 @@ def uninstall_(harness: str = HARNESS_OPTION, scope: str = SCOPE_OPTION, as_json
 @hooks_app.command("status")
 def status_(as_json: bool = JSON_OPTION) -> None:
     """For each harness and scope: installed or not, the file, and whether the hook would capture."""
-    repo_root = _repository()
+    outside = "not in a git repository"
+    try:
+        repo_root: Path | None = Path(open_repository(".").workdir).resolve()
+    except UnsupportedRepository as exc:  # a repository gitstore cannot use: say why
+        repo_root, outside = None, str(exc)
+    except NotARepository:
+        repo_root = None
     checked = checked_status(repo_root, Path.home())
     if as_json:
         emit_json({"repository": str(repo_root) if repo_root else None, "hooks": [r.to_json() for r in checked.rows],
                    "recordedHooksDisabled": list(checked.recorded)})
         return
     if repo_root is None:
-        typer.echo("(not in a git repository: project scopes not shown)")
+        typer.echo(f"({outside}: project scopes not shown)")
     for row in checked.rows:
         typer.echo(f"{row.harness:<13} {row.scope:<8} {_state(row):<14} {row.path}")
         for problem in row.problems:
