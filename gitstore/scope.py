@@ -151,7 +151,9 @@ def _kept_in(folder: Path) -> str | None:
         value = pygit2.Config(str(folder / "config"))[KEPT]
     except (KeyError, ValueError, OSError, pygit2.GitError):
         return None
-    return value if isinstance(value, str) else None
+    if not isinstance(value, str) or value.startswith("local/") and not _LOCAL_SCOPE.fullmatch(value):
+        return None  # not a scope gitstore keeps (a hand's edit): the next command keeps the right one
+    return value
 
 
 def _local_path(url: str, base: Path) -> Path | None:

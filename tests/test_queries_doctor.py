@@ -432,3 +432,6 @@ def test_a_store_set_up_before_scopes_were_kept_keeps_its_scope_at_its_next_comm
         assert json.loads(cli.ok("status", "--json", cwd=repo))["scope"] == before
     finally:
         git(repo, "config", "--global", "--unset", "gitstore.scope")
+    git(repo, "config", "--local", "gitstore.scope", "local/not-hex")  # edited by hand: no scope gitstore keeps
+    assert checks(repo, "scope") == [] and json.loads(cli.ok("status", "--json", cwd=repo))["scope"] == before
+    assert git(repo, "config", "--local", "gitstore.scope").strip() == before
