@@ -35,7 +35,7 @@ from gitstore._files import replace_file
 from gitstore._spawn import spawn
 from gitstore.errors import InvalidInput, NotARepository, Refused
 from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
-from gitstore.scope import keep_scope, kept_scope, open_repository, repository_scope
+from gitstore.scope import keep_scope, open_repository, scope_and_kept
 
 STATE_DIR = Path("okf") / ".memory"
 CONFIG_NAME = "config.json"
@@ -88,8 +88,8 @@ class Workspace(NamedTuple):
         path = state / CONFIG_NAME
         if not path.is_file():
             raise NotARepository(f"gitstore is not set up in {root}: run `gitstore init` first")
-        scope = repository_scope(repo)
-        if kept_scope(repo) is None:  # set up before scopes were kept: keep it now, as init would
+        scope, kept = scope_and_kept(repo)
+        if kept is None:  # set up before scopes were kept: keep it now, as init would
             try:
                 keep_scope(repo, scope)
             except (OSError, pygit2.GitError):  # read-only, or locked by another git: the next command keeps it

@@ -5,7 +5,7 @@ trailing ``.git`` stripped, lowercased host, so the same owner/name on two hosts
 records. A repository without an origin gets ``local/<16 hex>`` from the path of its common git
 folder when gitstore is set up there; the repository's own git configuration keeps the scope
 memory was set up under (``keep_scope``), so a local scope stays when the folder moves, and a
-change of origin since can be named (``kept_scope``).
+change of origin since can be named (``scope_and_kept``).
 """
 
 from __future__ import annotations
@@ -90,41 +90,56 @@ def repository_scope(repo: pygit2.Repository, _depth: int = 0) -> str:
     An origin that is a path on this machine (a clone of a local repository) takes that
     repository's scope, so clones exchanging refs share one scope.
     """
+    found = _origin_scope(repo, _depth)
+    if found is not None:
+        return found
+    common = _git_folder(repo)
+    return _local_scope(common, _kept_in(common))
+
+
+def scope_and_kept(repo: pygit2.Repository) -> tuple[str, str | None]:
+    """The repository's scope, and the scope ``gitstore init`` set its memory up under
+    (``keep_scope``; None when none is kept), the configuration file read once."""
+    common = _git_folder(repo)
+    kept = _kept_in(common)
+    found = _origin_scope(repo, 0)
+    return (found if found is not None else _local_scope(common, kept)), kept
+
+
+def _origin_scope(repo: pygit2.Repository, depth: int) -> str | None:
+    """The scope origin names, or None without an origin."""
     try:
         url = repo.remotes["origin"].url
     except KeyError:
         url = None
-    if url:
-        local = _local_path(url, Path(repo.workdir or repo.path))
-        if local is None:
-            return scope_from_url(url)
-        found = pygit2.discover_repository(str(local)) if local.exists() else None
-        if found is None or _depth > 8:
-            raise InvalidInput(f"origin {url!r} is a path but not a git repository")
-        return repository_scope(pygit2.Repository(found), _depth + 1)
-    common = _git_folder(repo)
-    kept = _kept_in(common)
-    if kept is not None and _LOCAL_SCOPE.fullmatch(kept):  # the repository moved since: its memory did not
+    if not url:
+        return None
+    local = _local_path(url, Path(repo.workdir or repo.path))
+    if local is None:
+        return scope_from_url(url)
+    found = pygit2.discover_repository(str(local)) if local.exists() else None
+    if found is None or depth > 8:
+        raise InvalidInput(f"origin {url!r} is a path but not a git repository")
+    return repository_scope(pygit2.Repository(found), depth + 1)
+
+
+def _local_scope(common: Path, kept: str | None) -> str:
+    """The scope of a repository without origin, whose common git folder is ``common``: the one
+    kept, once memory was set up (the repository moved since: its memory did not), else one
+    from the folder's path."""
+    if kept is not None and _LOCAL_SCOPE.fullmatch(kept):
         return kept
     if common.name != ".git" and (common.parent / ".git").is_file():
         common = common.parent
     return "local/" + hashlib.sha256(os.fsencode(common)).hexdigest()[:16]  # the path's bytes, whatever they are
 
 
-def kept_scope(repo: pygit2.Repository) -> str | None:
-    """The scope ``gitstore init`` set this repository's memory up under (``keep_scope``), or None."""
-    return _kept_in(_git_folder(repo))
-
-
-def keep_scope(repo: pygit2.Repository, scope: str) -> bool:
+def keep_scope(repo: pygit2.Repository, scope: str) -> None:
     """Record ``scope`` as the one this repository's memory is kept under, in the repository's
-    own configuration file (``gitstore.scope``); whether that changed it. A local scope is then
-    the repository's wherever its folder moves: it came from the folder's path when first kept.
-    Raises OSError or ``pygit2.GitError`` when the file cannot be written."""
-    if _kept_in(_git_folder(repo)) == scope:
-        return False
+    own configuration file (``gitstore.scope``). A local scope is then the repository's
+    wherever its folder moves: it came from the folder's path when first kept. Raises OSError
+    or ``pygit2.GitError`` when the file cannot be written."""
     pygit2.Config(str(_git_folder(repo) / "config"))[KEPT] = scope
-    return True
 
 
 def forget_scope(repo: pygit2.Repository) -> None:

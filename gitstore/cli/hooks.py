@@ -33,10 +33,17 @@ def _roots(scope: str) -> tuple[Path | None, Path]:
 
 
 def _repository() -> Path | None:
+    return _around()[0]
+
+
+def _around() -> tuple[Path | None, str]:
+    """The root of the repository around the current folder, or None and why there is none."""
     try:
-        return Path(open_repository(".").workdir).resolve()
+        return Path(open_repository(".").workdir).resolve(), ""
+    except UnsupportedRepository as exc:  # a repository gitstore cannot use: say why
+        return None, str(exc)
     except NotARepository:
-        return None
+        return None, "not in a git repository"
 
 
 def _show(report: Report, as_json: bool) -> None:
@@ -63,13 +70,7 @@ def uninstall_(harness: str = HARNESS_OPTION, scope: str = SCOPE_OPTION, as_json
 @hooks_app.command("status")
 def status_(as_json: bool = JSON_OPTION) -> None:
     """For each harness and scope: installed or not, the file, and whether the hook would capture."""
-    outside = "not in a git repository"
-    try:
-        repo_root: Path | None = Path(open_repository(".").workdir).resolve()
-    except UnsupportedRepository as exc:  # a repository gitstore cannot use: say why
-        repo_root, outside = None, str(exc)
-    except NotARepository:
-        repo_root = None
+    repo_root, outside = _around()
     checked = checked_status(repo_root, Path.home())
     if as_json:
         emit_json({"repository": str(repo_root) if repo_root else None, "hooks": [r.to_json() for r in checked.rows],

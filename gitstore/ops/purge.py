@@ -46,12 +46,11 @@ def purge(repo: pygit2.Repository, typed: str) -> dict[str, object]:
     refs, internal, state = leftovers(repo)
     if typed.strip() not in purge_names(repo):
         raise Refused(f"purge not confirmed: type the repository name ({purge_names(repo)[1]}) exactly")
-    broken = set(broken_refs(repo, MEMORY))
     for name in refs:
-        if name in broken:
-            (common_dir(repo) / name).unlink()
-        else:
+        try:
             repo.references.delete(name)
+        except pygit2.GitError:  # a file that holds no ref (``broken_refs``): git will not delete it
+            (common_dir(repo) / name).unlink()
     forget_scope(repo)  # a clean slate: the next init keeps the scope it finds then
     if internal.exists():
         shutil.rmtree(internal)

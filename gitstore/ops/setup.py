@@ -13,7 +13,7 @@ from gitstore.errors import Refused, UsageError
 from gitstore.providers import open_provider
 from gitstore.providers._gitdirs import common_dir
 from gitstore.providers.git import PREFIX, WRITER_PATTERN, GitProvider
-from gitstore.scope import keep_scope, kept_scope, open_repository, repository_scope, scope_note
+from gitstore.scope import keep_scope, open_repository, scope_and_kept, scope_note
 
 STATE_FOLDERS = ("inbox", "logs", "exports")
 
@@ -55,16 +55,16 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     repo = open_repository(start)
     root = Path(repo.workdir).resolve()
     state = root / STATE_DIR
-    scope = repository_scope(repo)
+    scope, before = scope_and_kept(repo)
     report = InitReport(root, scope, "", provider or "git", note=scope_note(repo))
-    before = kept_scope(repo)
-    try:
-        kept = keep_scope(repo, scope)
-    except (OSError, pygit2.GitError):
-        raise Refused(f"could not record the scope in {common_dir(repo) / 'config'} (read-only, or locked by "
-                      "another git: a config.lock beside it); run `gitstore init` again once it can be "
-                      "written") from None
-    if kept and before is not None:
+    if before != scope:
+        try:
+            keep_scope(repo, scope)
+        except (OSError, pygit2.GitError):
+            raise Refused(f"could not record the scope in {common_dir(repo) / 'config'} (read-only, or locked "
+                          "by another git: a config.lock beside it); run `gitstore init` again once it can be "
+                          "written") from None
+    if before not in (None, scope):
         report.created.append(f"scope {scope} for this clone's memory from now on (what it stored under {before} "
                               "stays, unread)")
     target = state.resolve()

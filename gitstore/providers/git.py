@@ -866,7 +866,7 @@ class GitProvider:
         if missing:
             raise IntegrityError(f"{missing[0]}: {LOST}; run `gitstore verify`")
         for repo, namespace in ((self.repo, "shared"), (self._local, "local")):
-            for name in (f"{PREFIX}{kind}/{namespace}/{self.writer}" for kind in ("records", "payloads")):
+            for name in (records_ref(namespace, self.writer), payloads_ref(namespace, self.writer)):
                 if repo is not None and is_broken(repo, name):
                     raise IntegrityError(f"{name}: {BROKEN_REF}; `gitstore doctor` says how to mend it")
         self._logs_checked = True

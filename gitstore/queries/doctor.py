@@ -69,7 +69,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     """Check the set-up around ``start`` (harness settings under ``home``, default ``$HOME``)."""
     from gitstore.config import CONFIG_NAME, STATE_DIR, Workspace, git_ignores
     from gitstore.errors import NotARepository, UnsupportedRepository
-    from gitstore.scope import kept_scope, open_repository, repository_scope, scope_note
+    from gitstore.scope import open_repository, scope_and_kept, scope_note
 
     report = Report()
     home = home or Path.home()
@@ -85,10 +85,9 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
         return report
     root = Path(repo.workdir).resolve()
     note = scope_note(repo)
-    scope = repository_scope(repo)
+    scope, kept = scope_and_kept(repo)
     report.add("repository", WARN if note else OK, f"{root} (scope {scope})" + (f": {note[0]}" if note else ""),
                note[1] if note else "")
-    kept = kept_scope(repo)
     if kept is not None and kept != scope:
         since, back = (("origin was named", "") if kept.startswith("local/") else
                        ("origin was removed", ", or add origin again") if scope.startswith("local/") else
