@@ -9,16 +9,31 @@
 - ``cpu_of(argv, cwd, env, data)``: run a process to its end, ``data`` (if any) on its standard
   input, and return its own processor seconds (user + system, from ``os.wait4``: the child's,
   not the benchmark's, and none of another child's) with its output. A process that fails stops
-  the benchmark with the end of what it said.
+  the benchmark with the end of what it said;
+- ``copy_as_moved(source, target)``: a copy of a world of clones built once (tests use it
+  too) that stands for those clones moved there: each clone's record of the folder it runs in
+  (``okf/.memory/home``) is left behind, so none of them takes itself for a copy of the
+  original (which ``gitstore`` would name on every command) and each records where it is now.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+
+def copy_as_moved(source: Path, target: Path) -> None:
+    """``shutil.copytree`` (links kept as links), every clone's ``okf/.memory/home`` left out."""
+    from gitstore.config import HOME_NAME, STATE_DIR
+
+    def left_out(folder: str, names: list[str]) -> set[str]:
+        return {HOME_NAME} if folder.endswith(os.sep + str(STATE_DIR)) else set()
+
+    shutil.copytree(source, target, symlinks=True, ignore=left_out)
 
 
 def gitstore_argv() -> list[str]:

@@ -117,6 +117,7 @@ from typing import Any
 
 import orjson
 
+from bench._process import copy_as_moved
 from gitstore.capture import transcripts as transcripts_module
 from gitstore.capture.screening import MAX_COMMANDS
 from gitstore.capture.normalize import MAX_TURNS
@@ -186,7 +187,7 @@ class Repos:
     def fresh(self) -> Path:
         self.count += 1
         path = self.folder / f"repo-{self.count:03d}"
-        shutil.copytree(self.template, path, symlinks=True)
+        copy_as_moved(self.template, path)
         return path
 
 

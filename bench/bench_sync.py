@@ -71,7 +71,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bench._process import cpu_of, gitstore_argv
+from bench._process import copy_as_moved, cpu_of, gitstore_argv
 from bench.bench_trust import GIT_ENV, git
 from gitstore.conformance import _records as R
 from gitstore.conformance import entries_for
@@ -172,7 +172,7 @@ def many_writers(tmp: Path, small: int, rounds: int) -> dict[int, dict[str, floa
     for turn in range(rounds):
         for writers in sorted(bares, reverse=turn % 2 == 1):
             clone = tmp / f"clone-{writers}-{turn}"
-            shutil.copytree(bases[writers], clone, symlinks=True)
+            copy_as_moved(bases[writers], clone)
             took, out = _gitstore_cpu(["sync", "--json"], clone)
             report = json.loads(out)
             if report.get("status") != "ok":
@@ -225,8 +225,8 @@ def transfer(args: argparse.Namespace) -> None:
         times: dict[str, list[tuple[float, float]]] = {"sync": [], "baseline": [], "noop-sync": [], "noop-fetch": []}
         for turn in range(args.rounds):
             ours, theirs = tmp / f"sync-{turn}", tmp / f"plain-{turn}"
-            shutil.copytree(base, ours, symlinks=True)
-            shutil.copytree(base, theirs, symlinks=True)
+            copy_as_moved(base, ours)
+            copy_as_moved(base, theirs)
 
             def synced() -> None:
                 report = sync(str(ours))

@@ -19,6 +19,12 @@ it; a person may edit it. Its fields:
 
 Everything else is read strictly: an unknown field or a bad value is an error that names it and
 says which file to fix, never silently ignored.
+
+``okf/.memory/home`` (gitstore's own, not for editing) holds the work tree's path as this clone
+last ran there. A folder moved elsewhere has it rewritten by its next command. A folder copied
+while its original stays keeps the original's path: both write as one writer id, and
+``copied_from`` names the original until ``gitstore init --new-writer`` gives the copy an id of
+its own (see ``gitstore.ops.setup``).
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from gitstore.scope import keep_scope, open_repository, scope_and_kept
 STATE_DIR = Path("okf") / ".memory"
 CONFIG_NAME = "config.json"
 CONFIG_FILE = (STATE_DIR / CONFIG_NAME).as_posix()
+HOME_NAME = "home"  # the work tree's path as this clone last ran there (bytes, as the file system has it)
 PROVIDERS = ("git", "sqlite", "jsonl", "memory")
 _SECTIONS = ("writer", "provider", "capture", "automation", "delivery", "loop", "dream")
 
@@ -94,7 +101,14 @@ class Workspace(NamedTuple):
                 keep_scope(repo, scope)
             except (OSError, pygit2.GitError):  # read-only, or locked by another git: the next command keeps it
                 pass
-        return cls(repo, root, state, scope, read_config(path))
+        config = read_config(path)
+        copied = copied_from(root, state, config.writer)
+        if copied is not None:
+            from gitstore.notices import note
+
+            note(f"{root} is a copy of {copied}, which writes as {config.writer} too: run `gitstore init "
+                 "--new-writer` here before either of them appends again, or their histories split")
+        return cls(repo, root, state, scope, config)
 
 
 def read_config(path: Path) -> Config:
@@ -128,6 +142,45 @@ def _capture_mode(path: Path, section: Any) -> str:
     if mode not in CAPTURE_MODES:
         raise InvalidInput(f"{path}: unknown capture mode {mode!r} (one of {', '.join(CAPTURE_MODES)})")
     return str(mode)
+
+
+def copied_from(root: Path, state: Path, writer: str) -> Path | None:
+    """The folder this clone was copied from, when that folder still holds a clone writing as
+    ``writer`` (None otherwise). A folder moved, or seen through another path to it, has its
+    ``home`` rewritten to where it is now; a copy keeps the original's, so every command names it."""
+    here = os.fsencode(root)
+    try:
+        kept = (state / HOME_NAME).read_bytes()
+    except OSError:
+        kept = None
+    if kept == here:
+        return None
+    original = Path(os.fsdecode(kept)) if kept else None
+    if original is None or not _writes_as(original, state, writer):
+        keep_home(state, root)
+        return None
+    return original
+
+
+def _writes_as(original: Path, state: Path, writer: str) -> bool:
+    """Whether ``original`` is another folder whose clone is set up with writer id ``writer``."""
+    theirs = original / STATE_DIR
+    try:
+        if os.path.samefile(theirs, state):  # this very folder, through a link or a mount
+            return False
+        data = json.loads((theirs / CONFIG_NAME).read_bytes())
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("writer") == writer
+
+
+def keep_home(state: Path, root: Path) -> None:
+    """Record ``root`` as where this clone runs (``copied_from``); quietly left for the next
+    command when the folder cannot be written."""
+    try:
+        replace_file(state / HOME_NAME, os.fsencode(root))
+    except OSError:
+        pass
 
 
 def write_config(path: Path, config: Config) -> None:

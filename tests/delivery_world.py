@@ -16,12 +16,12 @@ Every one of them matches ``PROMPT``.
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from bench._process import copy_as_moved
 from gitstore.ops import consent
 from gitstore.ops import learning as ops
 from gitstore.context import Context
@@ -45,7 +45,7 @@ class World:
         return Context.open(str(self.root))
 
     def copy(self, target: Path) -> World:
-        shutil.copytree(self.root, target, symlinks=True)
+        copy_as_moved(self.root, target)
         return World(target, dict(self.ids))
 
 

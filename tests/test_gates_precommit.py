@@ -23,6 +23,7 @@ import pygit2
 import pytest
 import yaml
 
+from bench._process import copy_as_moved
 from gitstore.ops.promote import promote
 
 from .conftest import ROOT, shared
@@ -244,7 +245,7 @@ def hooked(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, hook_repo: 
         _HOOKED["world"] = _hooked_world(tmp_path_factory.mktemp("hooked"), hook_repo)
     world, learning, branch = _HOOKED["world"]
     shutil.copytree(world / "remote.git", tmp_path / "remote.git", symlinks=True)
-    shutil.copytree(world / "widgets", tmp_path / "widgets", symlinks=True)
+    copy_as_moved(world / "widgets", tmp_path / "widgets")
     root = tmp_path / "widgets"
     git(root, "remote", "set-url", "upstream", str(tmp_path / "remote.git"))
     return root, copy.deepcopy(learning), branch

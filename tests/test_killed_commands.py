@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +19,7 @@ import pytest
 from . import cli
 from .advice import commands
 from .delivery_world import World, shared_world  # noqa: F401 - a fixture
+from bench._process import copy_as_moved
 
 KILL_AT = Path(__file__).with_name("kill_at.py")
 ROOT = Path(__file__).resolve().parent.parent
@@ -357,7 +357,7 @@ def promotion_world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str
 
 def _promotion_copy(world: tuple[Path, str], target: Path) -> tuple[Path, str]:
     root = target / "widgets"
-    shutil.copytree(world[0], root, symlinks=True)
+    copy_as_moved(world[0], root)
     return root, world[1]
 
 

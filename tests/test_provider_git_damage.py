@@ -11,6 +11,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
+from bench._process import copy_as_moved
 from gitstore.context import Context
 from gitstore.providers.git import payloads_ref, records_ref
 
@@ -33,7 +34,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
 def store(built: tuple[Path, str, str], tmp_path: Path) -> tuple[Path, str, str]:
     root, learning, writer = built
     copy = tmp_path / "copy"
-    shutil.copytree(root, copy, symlinks=True)
+    copy_as_moved(root, copy)
     return copy, learning, writer
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from bench._process import copy_as_moved
 from gitstore import ConflictError, IntegrityError, UsageError, canonicalize
 from gitstore.providers._base import Batch, Entry
 from gitstore.providers.jsonl import JsonlProvider, format_append
@@ -299,11 +300,9 @@ def jsonl_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 @pytest.fixture
 def damaged(jsonl_store: tuple[Path, str], tmp_path: Path) -> tuple[Path, str, Path]:
-    import shutil
-
     root, learning = jsonl_store
     copy = tmp_path / "copy"
-    shutil.copytree(root, copy, symlinks=True)
+    copy_as_moved(root, copy)
     return copy, learning, copy / "okf" / ".memory" / "jsonl"
 
 

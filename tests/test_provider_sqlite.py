@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from bench._process import copy_as_moved
 from gitstore import ConflictError, IntegrityError, UsageError, canonicalize
 from gitstore.providers.sqlite import SqliteProvider
 
@@ -249,11 +250,9 @@ def sqlite_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 @pytest.fixture
 def damaged(sqlite_store: tuple[Path, str], tmp_path: Path) -> tuple[Path, str, Path]:
-    import shutil
-
     root, learning = sqlite_store
     copy = tmp_path / "copy"
-    shutil.copytree(root, copy, symlinks=True)
+    copy_as_moved(root, copy)
     return copy, learning, copy / "okf" / ".memory" / "store.sqlite"
 
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
+from bench._process import copy_as_moved
 from gitstore.context import Context
 from gitstore.errors import Refused, UsageError
 from gitstore.ops import consent
@@ -59,7 +59,7 @@ def ctx(built: dict) -> Context:
 def copy(built: dict, tmp_path: Path) -> Context:
     """A copy of the store a test may change."""
     root = tmp_path / "widgets"
-    shutil.copytree(built["root"], root, symlinks=True)
+    copy_as_moved(built["root"], root)
     return Context.open(root)
 
 

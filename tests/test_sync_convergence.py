@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from bench._process import copy_as_moved
 from gitstore.context import Context
 from gitstore.errors import GitstoreError
 from gitstore.ops import consent, gc, redact
@@ -73,7 +74,7 @@ def _copy(team: tuple[Path, list[Path]], tmp: Path) -> list[Path]:
     shutil.copytree(source / "remote.git", tmp / "remote.git")
     copies = []
     for root in roots:
-        shutil.copytree(root, tmp / root.name, symlinks=True)
+        copy_as_moved(root, tmp / root.name)
         git(tmp / root.name, "remote", "set-url", "origin", str(tmp / "remote.git"))
         copies.append(tmp / root.name)
     return copies

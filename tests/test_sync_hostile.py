@@ -8,7 +8,6 @@ once; each attack runs on a copy of it."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import pygit2
 import pytest
 
+from bench._process import copy_as_moved
 from gitstore.context import Context
 from gitstore.providers import Batch, Entry
 from gitstore.providers._message import MAX_SEEN
@@ -61,7 +61,7 @@ def world(base: tuple[Path, dict[str, Any]], tmp_path: Path) -> tuple[Path, Path
     """A copy of the base world: the bare remote, bob's clone and carol's, pointing at the copy."""
     source, held = base
     for name in ("remote.git", "bob", "carol"):
-        shutil.copytree(source / name, tmp_path / name, symlinks=True)
+        copy_as_moved(source / name, tmp_path / name)
     for name in ("bob", "carol"):
         git(tmp_path / name, "remote", "set-url", "origin", str(tmp_path / "remote.git"))
     return tmp_path / "remote.git", tmp_path / "bob", tmp_path / "carol", held

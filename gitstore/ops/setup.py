@@ -8,10 +8,11 @@ from typing import Any
 
 import pygit2
 
-from gitstore.config import CONFIG_NAME, STATE_DIR, Config, ensure_ignored, new_writer_id, read_config, write_config
+from gitstore.config import (CONFIG_NAME, STATE_DIR, Config, copied_from, ensure_ignored, keep_home, new_writer_id,
+                             read_config, write_config)
 from gitstore.errors import Refused, UsageError
 from gitstore.providers import open_provider
-from gitstore.providers._gitdirs import common_dir
+from gitstore.providers._gitdirs import common_dir, ref_names
 from gitstore.providers.git import PREFIX, WRITER_PATTERN, GitProvider
 from gitstore.scope import keep_scope, open_repository, scope_and_kept, scope_note
 
@@ -45,11 +46,16 @@ class InitReport:
                 "note": {"about": self.note[0], "todo": self.note[1]} if self.note else None}
 
 
-def init(start: str | Path = ".", provider: str | None = None, writer: str | None = None) -> InitReport:
+def init(start: str | Path = ".", provider: str | None = None, writer: str | None = None,
+         new_writer: bool = False) -> InitReport:
     """Set gitstore up in the repository containing ``start``; safe to run again.
 
     ``writer`` names this clone's writer instead of a fresh random id: a CI job that appends
-    from a new checkout each run keeps one writer (and one ref) across runs."""
+    from a new checkout each run keeps one writer (and one ref) across runs. ``new_writer``
+    gives a clone already set up a new writer id (``writer``, or a fresh one): a copied folder
+    whose original still writes under the id they share. What the clone stored under its old
+    id stays where it is, read as before, and ``gitstore sync`` still pushes that history
+    where the remote's copy of it is behind, never over it."""
     if writer is not None and not WRITER_PATTERN.match(writer):
         raise UsageError(f"--writer {writer!r} must be 1 to 64 lowercase letters, digits and dashes")
     repo = open_repository(start)
@@ -83,11 +89,16 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
                 f"this clone already uses the {config.provider} provider; "
                 f"changing it would hide stored records"
             )
-        if writer is not None and writer != config.writer:
-            raise Refused(f"this clone already writes as {config.writer}; a second writer id would split its records")
+        copied = copied_from(root, state, config.writer)
+        if new_writer or copied is not None:
+            config = _renew(repo, config_path, config, writer, report, copied)
+        elif writer is not None and writer != config.writer:
+            raise Refused(f"this clone already writes as {config.writer}; a second writer id would split its "
+                          "records (`--new-writer` gives a copied folder an id of its own)")
     else:
         config = Config(writer=writer or new_writer_id(), provider=provider or "git")
         write_config(config_path, config)
+        keep_home(state, root)
         report.created.append(f"{STATE_DIR.as_posix()}/{CONFIG_NAME} (writer {config.writer})")
     report.writer, report.provider = config.writer, config.provider
     report.created.extend(_add_refspecs(repo))
@@ -100,6 +111,27 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
                                   "push could send them, into .git/gitstore/local; `gitstore gc` erases the "
                                   "copies left behind")
     return report
+
+
+def _renew(repo: pygit2.Repository, path: Path, config: Config, wanted: str | None, report: InitReport,
+           copied: Path | None) -> Config:
+    """Give this clone a new writer id (``wanted``, or a fresh one) and record where it runs
+    (``copied``: the folder it was copied from, which goes on writing as the old id)."""
+    new = wanted or new_writer_id()
+    if new == config.writer:
+        raise UsageError(f"--writer {new}: this clone writes as {new} already; name another id, or leave "
+                         "--writer out for a fresh one")
+    taken = [name for name in ref_names(repo, PREFIX) if name.rsplit("/", 1)[-1] == new and "/records/" in name]
+    if taken:
+        raise Refused(f"--writer {new}: another writer's records are stored under that id ({taken[0]}); "
+                      "two clones writing as one split its history")
+    renewed = config._replace(writer=new)
+    write_config(path, renewed)
+    keep_home(path.parent, Path(repo.workdir).resolve())
+    report.created.append((f"a copy of {copied}, which writes as {config.writer}: " if copied else "")
+                          + f"writer {new} for this clone from now on (what it stored as {config.writer} stays "
+                          f"and is read; sync pushes {config.writer}'s appends the remote lacks)")
+    return renewed
 
 
 def _add_refspecs(repo: pygit2.Repository) -> list[str]:

@@ -67,7 +67,7 @@ class Report:
 
 def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     """Check the set-up around ``start`` (harness settings under ``home``, default ``$HOME``)."""
-    from gitstore.config import CONFIG_NAME, STATE_DIR, Workspace, git_ignores
+    from gitstore.config import CONFIG_NAME, STATE_DIR, Workspace, copied_from, git_ignores
     from gitstore.errors import NotARepository, UnsupportedRepository
     from gitstore.scope import open_repository, scope_and_kept, scope_note
 
@@ -110,6 +110,12 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
                f"writer {workspace.config.writer}, state in {STATE_DIR.as_posix()}/ "
                + ("(ignored by git)" if ignored else "(NOT ignored by git: capture refuses to write there)"),
                "" if ignored else _to_ignore(workspace))
+    copied = copied_from(workspace.root, workspace.state, workspace.config.writer)
+    if copied is not None:
+        report.add("writer", WARN, f"this folder is a copy of {copied}, whose clone writes as "
+                                   f"{workspace.config.writer} too: appends from both split that writer's history, "
+                                   "and the second of them to sync cannot push",
+                   "`gitstore init --new-writer` gives this clone an id of its own (what it stored stays)")
     _tracked(report, workspace)
     _provider(report, workspace)
     _trust(report, workspace)

@@ -127,6 +127,7 @@ class SyncReport:
     kept: list[str] = field(default_factory=list)  # writers the remote no longer has, kept here
     pushed: list[Moved] = field(default_factory=list)
     not_pushed: list[str] = field(default_factory=list)
+    stranded: list[str] = field(default_factory=list)  # appends made under an old writer id that cannot travel
     changed: list[Change] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)  # arrived, and never used by the rules (damage)
     not_used: list[str] = field(default_factory=list)  # arrived, and not used here (no policy): no damage
@@ -154,6 +155,8 @@ class SyncReport:
             parts.append(f"{len(self.not_used)} decision(s) of other clones not used here (no policy)")
         if self.not_pushed:
             parts.append("not pushed: " + "; ".join(self.not_pushed))
+        if self.stranded:
+            parts.append(f"{len(self.stranded)} old writer id(s) with appends that stay here")
         if self.snapshots.scrubbed:
             parts.append(f"{len(self.snapshots.scrubbed)} saved GitHub snapshot(s) scrubbed")
         if self.snapshots.failed:
@@ -169,13 +172,14 @@ class SyncReport:
                   for p, why in self.snapshots.failed),
                 *(f"forgot the snapshot folder {f}: it is gone" for f in self.snapshots.forgotten),
                 *self.left_out, *(f"kept writer {w}: the remote no longer has it" for w in self.kept),
+                *self.stranded,
                 *(c.line for c in self.changed)]
 
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "line": self.line, "remote": self.remote,
                 "in": [m.to_json() for m in self.came_in], "out": [m.to_json() for m in self.pushed],
                 "quarantined": [q.to_json() for q in self.quarantined], "kept": self.kept,
-                "notPushed": self.not_pushed, "changed": [c.to_json() for c in self.changed],
+                "notPushed": self.not_pushed, "stranded": self.stranded, "changed": [c.to_json() for c in self.changed],
                 "leftOut": self.left_out, "notUsed": self.not_used, "attempts": self.attempts,
                 **self.snapshots.to_json()}
 
@@ -434,34 +438,21 @@ class _Refusals:
 # -- pushing this writer's refs --------------------------------------------------------------------
 
 def _push(provider: GitProvider, remote: str, report: SyncReport, *, last: bool) -> bool:
-    """Push this writer's shared refs; True when the remote moved meanwhile and the sync
-    should fetch and try again (False on the last attempt: reported instead)."""
+    """Push this writer's shared refs, and those of the ids this clone wrote as before (a copied
+    folder given a new one) where the remote's are behind; True when the remote moved meanwhile
+    and the sync should fetch and try again (False on the last attempt: reported instead)."""
     repo, writer = provider.repo, provider.writer
-    specs, leases, planned = [], [], []
-    records = f"{PREFIX}records/shared/{writer}"
-    mine, theirs = ref_tip(repo, records), ref_tip(repo, f"{INCOMING}{remote}/records/shared/{writer}")
-    if mine is not None and mine != theirs:
-        if theirs is not None and not extends(repo, mine, theirs):
-            report.not_pushed.append(f"the remote's {records} is not in this clone's history "
-                                     f"({str(theirs)[:12]}): appends this clone never made, by another clone "
-                                     f"writing as {writer} (a copy of this folder?) or by someone with push "
-                                     "access; never forced")
-            return False
-        specs.append(f"{records}:{records}")
-        planned.append(Moved(writer, "records", str(theirs) if theirs else None, str(mine),
-                             _records_between(repo, mine, theirs)))
-    payloads = f"{PREFIX}payloads/shared/{writer}"
-    mine_p, theirs_p = ref_tip(repo, payloads), ref_tip(repo, f"{INCOMING}{remote}/payloads/shared/{writer}")
-    if mine_p is not None and mine_p != theirs_p:
-        specs.append(f"+{payloads}:{payloads}")
-        leases.append(f"--force-with-lease={payloads}:{theirs_p or ''}")
-        planned.append(Moved(writer, "payloads", str(theirs_p) if theirs_p else None, str(mine_p), 0))
-    if not specs:
+    push = _Planned()
+    if not push.plan(repo, remote, writer, report):
         return False
-    done = _git(repo, "push", "--atomic", "--porcelain", *leases, remote, *specs)
+    for former in _former_writers(repo, writer):
+        push.plan(repo, remote, former, report, own=False)
+    if not push.specs:
+        return False
+    done = _git(repo, "push", "--atomic", "--porcelain", *push.leases, remote, *push.specs)
     if done.returncode == 0:
-        report.pushed.extend(planned)
-        _admit_own(provider, remote, mine)
+        report.pushed.extend(push.moves)
+        _admit_own(provider, remote, push.tips)
         return False
     rejected = [line for line in done.stdout.splitlines() if line.startswith("!")]
     said = "\n".join(rejected) + done.stderr  # moved after the fetch, or after git read the remote's refs
@@ -473,13 +464,78 @@ def _push(provider: GitProvider, remote: str, report: SyncReport, *, last: bool)
     return False
 
 
-def _admit_own(provider: GitProvider, remote: str, tip: pygit2.Oid | None) -> None:
-    """git moved the fetched copy of this writer's records to what it pushed (the remote's
+def _former_writers(repo: pygit2.Repository, writer: str) -> list[str]:
+    """The other writer ids whose shared records this clone holds in its own refs: the ids it
+    wrote as before ``gitstore init --new-writer`` (fetched writers live under ``remotes/``)."""
+    prefix = f"{PREFIX}records/shared/"
+    return [name[len(prefix):] for name in ref_names(repo, prefix) if name[len(prefix):] != writer]
+
+
+@dataclass
+class _Planned:
+    """One atomic push: its refspecs, leases, what each moves, and the records tips it sends."""
+
+    specs: list[str] = field(default_factory=list)
+    leases: list[str] = field(default_factory=list)
+    moves: list[Moved] = field(default_factory=list)
+    tips: dict[str, pygit2.Oid] = field(default_factory=dict)
+
+    def plan(self, repo: pygit2.Repository, remote: str, writer: str, report: SyncReport, own: bool = True) -> bool:
+        """Add ``writer``'s refs where the remote's are behind this clone's; False when the
+        remote's records are not in this clone's history (named in ``report``, never forced).
+        ``own``: this clone's writer id; any other is an id it wrote as before, whose payload
+        snapshot goes only with its records."""
+        records = f"{PREFIX}records/shared/{writer}"
+        mine, theirs = ref_tip(repo, records), ref_tip(repo, f"{INCOMING}{remote}/records/shared/{writer}")
+        ahead = mine is not None and mine != theirs and (own or theirs is None or not extends(repo, theirs, mine))
+        if ahead and theirs is not None and not extends(repo, mine, theirs):
+            said = report.not_pushed if own else report.stranded
+            line = _split(repo, records, writer, mine, theirs, own)
+            if line not in said:  # a push retried after the remote moved plans again
+                said.append(line)
+            return False
+        if ahead:
+            self.specs.append(f"{records}:{records}")
+            self.moves.append(Moved(writer, "records", str(theirs) if theirs else None, str(mine),
+                                    _records_between(repo, mine, theirs)))
+            self.tips[writer] = mine
+        payloads = f"{PREFIX}payloads/shared/{writer}"
+        mine_p, theirs_p = ref_tip(repo, payloads), ref_tip(repo, f"{INCOMING}{remote}/payloads/shared/{writer}")
+        if mine_p is not None and mine_p != theirs_p and (own or ahead):
+            self.specs.append(f"+{payloads}:{payloads}")
+            self.leases.append(f"--force-with-lease={payloads}:{theirs_p or ''}")
+            self.moves.append(Moved(writer, "payloads", str(theirs_p) if theirs_p else None, str(mine_p), 0))
+        return True
+
+
+def _split(repo: pygit2.Repository, records: str, writer: str, mine: pygit2.Oid, theirs: pygit2.Oid, own: bool) -> str:
+    """What to say of a writer's records ref whose history and the remote's have parted."""
+    if own:
+        return (f"the remote's {records} is not in this clone's history ({str(theirs)[:12]}): appends this clone "
+                f"never made, by another clone writing as {writer} (a copy of this folder? `gitstore init "
+                "--new-writer` gives this one an id of its own) or by someone with push access; never forced")
+    return (f"{records}: {_records_between(repo, mine, _base(repo, mine, theirs))} record(s) this clone appended "
+            f"as {writer} before its writer id changed are not in the remote's history ({str(theirs)[:12]}), "
+            f"which another clone wrote as {writer}; they stay on this clone, never forced")
+
+
+def _base(repo: pygit2.Repository, one: pygit2.Oid, other: pygit2.Oid) -> pygit2.Oid | None:
+    """Where two records histories part (None: they share nothing)."""
+    try:
+        return repo.merge_base(one, other)
+    except pygit2.GitError:
+        return None
+
+
+def _admit_own(provider: GitProvider, remote: str, tips: dict[str, pygit2.Oid]) -> None:
+    """git moved the fetched copy of each records ref it pushed to what it pushed (the remote's
     configured refspecs): that history is this clone's own, admitted without verifying it."""
-    ref = f"{PREFIX}remotes/{remote}/records/shared/{provider.writer}"
-    if tip is not None and ref_tip(provider.repo, ref) == tip:
+    moved = {ref: tip for ref, tip in ((f"{PREFIX}remotes/{remote}/records/shared/{w}", t) for w, t in tips.items())
+             if ref_tip(provider.repo, ref) == tip}
+    if moved:
         admissions = Admissions(provider.state)
-        admissions.admitted(ref, tip, provider.scope)
+        for ref, tip in moved.items():
+            admissions.admitted(ref, tip, provider.scope)
         admissions.save()
 
 

@@ -1,0 +1,177 @@
+"""A folder copied with its clone inside (``cp -r``): the copy and the original must not append as
+one writer id, or their histories split and the second to sync can never push. Every command in a
+copy names the original; ``gitstore init`` gives the copy an id of its own; sync still sends what
+the clone appended under its old id where the remote lacks it, and says what it cannot send."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pygit2
+import pytest
+
+from gitstore.config import HOME_NAME, STATE_DIR
+from gitstore.context import Context
+from gitstore.providers.git import parse_message
+from gitstore.queries.doctor import doctor
+from gitstore.sync.remote import sync
+
+from . import cli
+from .conftest import git
+from .team import first_clone, shared_remote
+from .world import Thread, grant_all
+
+WARNING = "run `gitstore init --new-writer` here before either of them appends again"
+
+
+def _comment(root: Path, pr: int, text: str) -> dict[str, Any]:
+    """One review comment stored in ``root``'s clone (shared records), as an import stores it."""
+    thread = Thread(Context.open(root), pr, f"c{pr}")
+    comment = thread.comment(f"c{pr}", text, f"2026-03-0{pr}T10:00:00.000000Z")
+    thread.save()
+    return comment
+
+
+def _digests(root: Path) -> set[str]:
+    return {item.digest for item in Context.open(root).store.items()}
+
+
+def _writer(root: Path) -> str:
+    return str(json.loads((root / STATE_DIR / "config.json").read_text())["writer"])
+
+
+def _copy(source: Path, target: Path) -> Path:
+    shutil.copytree(source, target, symlinks=True)  # as a person copies a folder
+    return target
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> tuple[Path, Path]:
+    """The team's remote and alice's clone: a grant and a comment, synced."""
+    bare = shared_remote(tmp_path)
+    alice = first_clone(tmp_path, bare)
+    grant_all(Context.open(alice))
+    _comment(alice, 1, "keep retries bounded")
+    assert sync(str(alice)).status == "ok"
+    return bare, alice
+
+
+def test_every_command_in_a_copy_names_the_original_and_doctor_says_what_to_do(world: tuple, tmp_path: Path) -> None:
+    _, alice = world
+    copy = _copy(alice, tmp_path / "alice-copy")
+    done = cli.gitstore("status", cwd=copy)
+    assert done.returncode == 0
+    assert f"{copy} is a copy of {alice}, which writes as {_writer(alice)} too: {WARNING}" in done.stderr
+    assert cli.gitstore("status", cwd=alice).stderr == ""  # the original is not the copy
+    check = {c.name: c for c in doctor(copy).checks}["writer"]
+    assert check.state == "warn" and str(alice) in check.detail and "--new-writer" in check.todo
+    assert "writer" not in {c.name for c in doctor(alice).checks}
+
+
+def test_a_moved_folder_keeps_its_writer_and_a_copy_of_it_names_where_it_went(world: tuple, tmp_path: Path) -> None:
+    _, alice = world
+    writer, stored = _writer(alice), _digests(alice)
+    moved = tmp_path / "moved"
+    os.rename(alice, moved)
+    done = cli.gitstore("status", cwd=moved)
+    assert done.returncode == 0 and done.stderr == ""
+    assert (moved / STATE_DIR / HOME_NAME).read_bytes() == os.fsencode(moved)
+    assert _writer(moved) == writer and _digests(moved) == stored
+    copy = _copy(moved, tmp_path / "copy")
+    assert f"is a copy of {moved}," in cli.gitstore("status", cwd=copy).stderr
+
+
+def test_a_clone_set_up_before_homes_were_kept_records_where_it_is(world: tuple) -> None:
+    _, alice = world
+    (alice / STATE_DIR / HOME_NAME).unlink()
+    assert cli.gitstore("status", cwd=alice).stderr == ""
+    assert (alice / STATE_DIR / HOME_NAME).read_bytes() == os.fsencode(alice)
+
+
+def test_init_in_a_copy_gives_it_a_writer_of_its_own_and_keeps_what_it_stored(world: tuple, tmp_path: Path) -> None:
+    _, alice = world
+    copy = _copy(alice, tmp_path / "copy")
+    old, stored = _writer(alice), _digests(copy)
+    out = cli.ok("init", cwd=copy)
+    new = _writer(copy)
+    assert new != old and _writer(alice) == old
+    assert f"a copy of {alice}, which writes as {old}: writer {new} for this clone from now on" in out
+    assert cli.gitstore("status", cwd=copy).stderr == ""
+    assert _digests(copy) == stored  # what it stored as the old id is read as before
+    _comment(copy, 2, "name the queue after its consumer")
+    refs = git(copy, "for-each-ref", "--format=%(refname)", "refs/memory/v1/records/shared/").split()
+    assert refs == sorted([f"refs/memory/v1/records/shared/{old}", f"refs/memory/v1/records/shared/{new}"])
+    kept = f"refs/memory/v1/records/shared/{old}"
+    assert git(copy, "rev-parse", kept) == git(alice, "rev-parse", kept)  # the old id's history untouched
+    assert cli.ok("init", cwd=copy).endswith("nothing to change: already set up\n")
+
+
+def test_new_writer_on_any_clone_keeps_its_settings_and_refuses_an_id_in_use(world: tuple, tmp_path: Path) -> None:
+    bare, alice = world
+    config = alice / STATE_DIR / "config.json"
+    config.write_text(json.dumps({**json.loads(config.read_text()), "capture": {"mode": "transcript"}}))
+    old = _writer(alice)
+    assert "must be" in cli.fails(2, "init", "--new-writer", "--writer", "Not An Id", cwd=alice)
+    assert "writes as" in cli.fails(2, "init", "--new-writer", "--writer", old, cwd=alice)
+    assert json.loads(cli.ok("init", "--new-writer", "--writer", "laptop-2", "--json", cwd=alice))["writer"] == "laptop-2"
+    assert json.loads(config.read_text()) == {"writer": "laptop-2", "provider": "git", "capture": {"mode": "transcript"}}
+    assert f"records are stored under that id (refs/memory/v1/records/shared/{old})" in cli.fails(
+        1, "init", "--new-writer", "--writer", old, cwd=alice)
+    assert "`--new-writer` gives a copied folder an id of its own" in cli.fails(1, "init", "--writer", "other", cwd=alice)
+
+
+def test_sync_sends_what_a_copy_appended_as_its_old_id_when_the_original_is_gone(world: tuple, tmp_path: Path) -> None:
+    bare, alice = world
+    old = _writer(alice)
+    unsent = _comment(alice, 2, "prefer small pull requests")  # never synced from alice
+    copy = _copy(alice, tmp_path / "copy")
+    cli.ok("init", cwd=copy)
+    shutil.rmtree(alice)  # the copy took over
+    report = sync(str(copy))
+    assert report.status == "ok", report.line
+    assert {(m.writer, m.kind) for m in report.pushed} == {(old, "records"), (old, "payloads")}
+    carol = tmp_path / "carol"
+    git(tmp_path, "clone", "-q", str(bare), str(carol))
+    cli.ok("init", cwd=carol)
+    assert sync(str(carol)).status == "ok"
+    assert unsent["digest"] in _digests(carol)
+    again = sync(str(copy))  # nothing left to send
+    assert not again.pushed and not again.stranded and again.status in ("ok", "no-update")
+
+
+def test_two_copies_that_appended_as_one_writer_are_told_and_the_second_goes_on_as_a_new_one(
+        world: tuple, tmp_path: Path) -> None:
+    bare, alice = world
+    old = _writer(alice)
+    copy = _copy(alice, tmp_path / "copy")
+    _comment(alice, 2, "prefer small pull requests")
+    split = _comment(copy, 3, "log the request id")  # the copy appends as alice's id
+    assert sync(str(alice)).status == "ok"
+    refused = sync(str(copy))
+    assert refused.status == "degraded"
+    assert any("`gitstore init --new-writer` gives this one an id of its own" in why for why in refused.not_pushed)
+    cli.ok("init", "--new-writer", cwd=copy)
+    new = _writer(copy)
+    later = _comment(copy, 4, "retry idempotent calls only")
+    report = sync(str(copy))
+    assert report.status == "ok" and not report.not_pushed, report.line
+    assert {(m.writer, m.kind) for m in report.pushed if m.kind == "records"} == {(new, "records")}
+    repo = pygit2.Repository(str(copy))
+    appended = len(parse_message(repo[repo.references[f"refs/memory/v1/records/shared/{old}"].target].message).lines)
+    assert report.stranded == [
+        f"refs/memory/v1/records/shared/{old}: {appended} record(s) this clone appended as {old} before its writer id "
+        f"changed are not in the remote's history ({git(bare, 'rev-parse', f'refs/memory/v1/records/shared/{old}')[:12]}), "
+        f"which another clone wrote as {old}; they stay on this clone, never forced"]
+    assert "1 old writer id(s) with appends that stay here" in report.line
+    assert split["digest"] in _digests(copy)  # still read here
+    carol = tmp_path / "carol"
+    git(tmp_path, "clone", "-q", str(bare), str(carol))
+    cli.ok("init", cwd=carol)
+    sync(str(carol))
+    seen = _digests(carol)
+    assert later["digest"] in seen and split["digest"] not in seen
+    assert sync(str(alice)).status == "ok"  # the original goes on as before
