@@ -139,6 +139,8 @@ def test_sync_sends_what_a_copy_appended_as_its_old_id_when_the_original_is_gone
     cli.ok("init", cwd=carol)
     assert sync(str(carol)).status == "ok"
     assert unsent["digest"] in _digests(carol)
+    assert "refs: ok" in cli.ok("verify", cwd=carol)
+    assert cli.ok("verify", cwd=copy).endswith("refs: ok\n")  # what it wrote as the old id is still its own
     again = sync(str(copy))  # nothing left to send
     assert not again.pushed and not again.stranded and again.status in ("ok", "no-update")
 
@@ -168,6 +170,7 @@ def test_two_copies_that_appended_as_one_writer_are_told_and_the_second_goes_on_
         f"which another clone wrote as {old}; they stay on this clone, never forced"]
     assert "1 old writer id(s) with appends that stay here" in report.line
     assert split["digest"] in _digests(copy)  # still read here
+    assert cli.ok("verify", cwd=copy).endswith(": ok\n")  # its old id's refs are no damage
     carol = tmp_path / "carol"
     git(tmp_path, "clone", "-q", str(bare), str(carol))
     cli.ok("init", cwd=carol)
