@@ -128,9 +128,10 @@ def _renew(repo: pygit2.Repository, path: Path, config: Config, wanted: str | No
     renewed = config._replace(writer=new)
     write_config(path, renewed)
     keep_home(path.parent, Path(repo.workdir).resolve())
+    synced = f"; sync pushes {config.writer}'s appends the remote lacks" if config.provider == "git" else ""
     report.created.append((f"a copy of {copied}, which writes as {config.writer}: " if copied else "")
                           + f"writer {new} for this clone from now on (what it stored as {config.writer} stays "
-                          f"and is read; sync pushes {config.writer}'s appends the remote lacks)")
+                          f"and is read{synced})")
     return renewed
 
 
