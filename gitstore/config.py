@@ -22,9 +22,9 @@ says which file to fix, never silently ignored.
 
 ``okf/.memory/home`` (gitstore's own, not for editing) holds the work tree's path as this clone
 last ran there. A folder moved elsewhere has it rewritten by its next command. A folder copied
-while its original stays keeps the original's path: both write as one writer id, and
-``copied_from`` names the original until ``gitstore init --new-writer`` gives the copy an id of
-its own (see ``gitstore.ops.setup``).
+while its original stays keeps the original's path, so both would write as one writer id and
+split its history: ``Workspace.find`` gives such a copy a writer id of its own before its first
+command can append, and says so.
 """
 
 from __future__ import annotations
@@ -104,10 +104,7 @@ class Workspace(NamedTuple):
         config = read_config(path)
         copied = copied_from(root, state, config.writer)
         if copied is not None:
-            from gitstore.notices import note
-
-            note(f"{root} is a copy of {copied}, which writes as {config.writer} too: run `gitstore init "
-                 "--new-writer` here before either of them appends again, or their histories split")
+            config = _on_its_own(root, state, config, copied)
         return cls(repo, root, state, scope, config)
 
 
@@ -160,6 +157,33 @@ def copied_from(root: Path, state: Path, writer: str) -> Path | None:
         keep_home(state, root)
         return None
     return original
+
+
+def _on_its_own(root: Path, state: Path, config: Config, copied: Path) -> Config:
+    """A copy's configuration with a writer id of its own, written before anything appends
+    (``renew_writer``), and a line that says so; the old one, and a line that warns, when the
+    folder cannot be written."""
+    from gitstore.notices import note
+
+    try:
+        renewed = renew_writer(root, config, new_writer_id())
+    except OSError:
+        note(f"{root} is a copy of {copied}, which writes as {config.writer} too, and {state / CONFIG_NAME} "
+             "cannot be written: run `gitstore init --new-writer` here once it can, before either of them appends "
+             "again, or their histories split")
+        return config
+    note(f"{root} is a copy of {copied}, which writes as {config.writer}: this clone writes as {renewed.writer} "
+         f"from now on (what it stored as {config.writer} stays, read as before)")
+    return renewed
+
+
+def renew_writer(root: Path, config: Config, writer: str) -> Config:
+    """``config`` with ``writer`` as the id of the clone in ``root``, written, and ``root``
+    recorded as where it runs."""
+    renewed = config._replace(writer=writer)
+    write_config(root / STATE_DIR / CONFIG_NAME, renewed)
+    keep_home(root / STATE_DIR, root)
+    return renewed
 
 
 def _writes_as(original: Path, state: Path, writer: str) -> bool:

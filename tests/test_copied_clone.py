@@ -1,7 +1,8 @@
 """A folder copied with its clone inside (``cp -r``): the copy and the original must not append as
-one writer id, or their histories split and the second to sync can never push. Every command in a
-copy names the original; ``gitstore init`` gives the copy an id of its own; sync still sends what
-the clone appended under its old id where the remote lacks it, and says what it cannot send."""
+one writer id, or their histories split and the second to sync can never push. The first command
+in a copy that can see its original gives it a writer id of its own and says so; ``gitstore init
+--new-writer`` does it where the original cannot be seen; sync still sends what the clone
+appended under its old id where the remote lacks it, and says what it cannot send."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 import pygit2
 import pytest
 
+from gitstore._files import temporary_name
 from gitstore.config import HOME_NAME, STATE_DIR
 from gitstore.context import Context
 from gitstore.providers.git import parse_message
@@ -24,9 +26,6 @@ from . import cli
 from .conftest import git
 from .team import first_clone, shared_remote
 from .world import Thread, grant_all
-
-WARNING = "run `gitstore init --new-writer` here before either of them appends again"
-
 
 def _comment(root: Path, pr: int, text: str) -> dict[str, Any]:
     """One review comment stored in ``root``'s clone (shared records), as an import stores it."""
@@ -60,16 +59,39 @@ def world(tmp_path: Path) -> tuple[Path, Path]:
     return bare, alice
 
 
-def test_every_command_in_a_copy_names_the_original_and_doctor_says_what_to_do(world: tuple, tmp_path: Path) -> None:
+def test_the_first_command_in_a_copy_gives_it_a_writer_of_its_own_and_says_so(world: tuple, tmp_path: Path) -> None:
     _, alice = world
+    old, stored = _writer(alice), _digests(alice)
     copy = _copy(alice, tmp_path / "alice-copy")
     done = cli.gitstore("status", cwd=copy)
-    assert done.returncode == 0
-    assert f"{copy} is a copy of {alice}, which writes as {_writer(alice)} too: {WARNING}" in done.stderr
-    assert cli.gitstore("status", cwd=alice).stderr == ""  # the original is not the copy
+    new = _writer(copy)
+    assert done.returncode == 0 and new != old and _writer(alice) == old
+    assert done.stderr == (f"gitstore: warning: {copy} is a copy of {alice}, which writes as {old}: this clone writes "
+                           f"as {new} from now on (what it stored as {old} stays, read as before)\n")
+    assert cli.gitstore("status", cwd=copy).stderr == "" and cli.gitstore("status", cwd=alice).stderr == ""
+    assert _digests(copy) == stored  # what it stored as the old id is read as before
+    _comment(copy, 2, "name the queue after its consumer")
+    refs = git(copy, "for-each-ref", "--format=%(refname)", "refs/memory/v1/records/shared/").split()
+    assert refs == sorted([f"refs/memory/v1/records/shared/{old}", f"refs/memory/v1/records/shared/{new}"])
+    kept = f"refs/memory/v1/records/shared/{old}"
+    assert git(copy, "rev-parse", kept) == git(alice, "rev-parse", kept)  # the old id's history untouched
+    assert "writer" not in {c.name for c in doctor(copy).checks} | {c.name for c in doctor(alice).checks}
+
+
+def test_a_copy_that_cannot_write_its_configuration_warns_on_every_command_and_doctor_says_what_to_do(
+        world: tuple, tmp_path: Path) -> None:
+    _, alice = world
+    copy = _copy(alice, tmp_path / "alice-copy")
+    Path(temporary_name(copy / STATE_DIR / "config.json")).mkdir()  # config.json cannot be replaced, as read-only
+    for _ in range(2):
+        done = cli.gitstore("status", cwd=copy)
+        assert done.returncode == 0 and done.stderr == (
+            f"gitstore: warning: {copy} is a copy of {alice}, which writes as {_writer(alice)} too, and "
+            f"{copy / STATE_DIR / 'config.json'} cannot be written: run `gitstore init --new-writer` here once it "
+            "can, before either of them appends again, or their histories split\n")
+    assert _writer(copy) == _writer(alice)
     check = {c.name: c for c in doctor(copy).checks}["writer"]
     assert check.state == "warn" and str(alice) in check.detail and "--new-writer" in check.todo
-    assert "writer" not in {c.name for c in doctor(alice).checks}
 
 
 def test_a_moved_folder_keeps_its_writer_and_a_copy_of_it_names_where_it_went(world: tuple, tmp_path: Path) -> None:
@@ -82,7 +104,7 @@ def test_a_moved_folder_keeps_its_writer_and_a_copy_of_it_names_where_it_went(wo
     assert (moved / STATE_DIR / HOME_NAME).read_bytes() == os.fsencode(moved)
     assert _writer(moved) == writer and _digests(moved) == stored
     copy = _copy(moved, tmp_path / "copy")
-    assert f"is a copy of {moved}," in cli.gitstore("status", cwd=copy).stderr
+    assert f"is a copy of {moved}, which writes as {writer}:" in cli.gitstore("status", cwd=copy).stderr
 
 
 def test_a_clone_set_up_before_homes_were_kept_records_where_it_is(world: tuple) -> None:
@@ -92,21 +114,16 @@ def test_a_clone_set_up_before_homes_were_kept_records_where_it_is(world: tuple)
     assert (alice / STATE_DIR / HOME_NAME).read_bytes() == os.fsencode(alice)
 
 
-def test_init_in_a_copy_gives_it_a_writer_of_its_own_and_keeps_what_it_stored(world: tuple, tmp_path: Path) -> None:
+def test_init_in_a_copy_gives_it_a_writer_of_its_own(world: tuple, tmp_path: Path) -> None:
     _, alice = world
     copy = _copy(alice, tmp_path / "copy")
-    old, stored = _writer(alice), _digests(copy)
+    old = _writer(alice)
     out = cli.ok("init", cwd=copy)
     new = _writer(copy)
     assert new != old and _writer(alice) == old
-    assert f"a copy of {alice}, which writes as {old}: writer {new} for this clone from now on" in out
+    assert (f"a copy of {alice}, which writes as {old}: writer {new} for this clone from now on (what it stored as "
+            f"{old} stays and is read; sync pushes {old}'s appends the remote lacks)") in out
     assert cli.gitstore("status", cwd=copy).stderr == ""
-    assert _digests(copy) == stored  # what it stored as the old id is read as before
-    _comment(copy, 2, "name the queue after its consumer")
-    refs = git(copy, "for-each-ref", "--format=%(refname)", "refs/memory/v1/records/shared/").split()
-    assert refs == sorted([f"refs/memory/v1/records/shared/{old}", f"refs/memory/v1/records/shared/{new}"])
-    kept = f"refs/memory/v1/records/shared/{old}"
-    assert git(copy, "rev-parse", kept) == git(alice, "rev-parse", kept)  # the old id's history untouched
     assert cli.ok("init", cwd=copy).endswith("nothing to change: already set up\n")
 
 
@@ -129,7 +146,7 @@ def test_sync_sends_what_a_copy_appended_as_its_old_id_when_the_original_is_gone
     old = _writer(alice)
     unsent = _comment(alice, 2, "prefer small pull requests")  # never synced from alice
     copy = _copy(alice, tmp_path / "copy")
-    cli.ok("init", cwd=copy)
+    cli.ok("status", cwd=copy)  # its first command gives it a writer id of its own
     shutil.rmtree(alice)  # the copy took over
     report = sync(str(copy))
     assert report.status == "ok", report.line
@@ -150,6 +167,7 @@ def test_two_copies_that_appended_as_one_writer_are_told_and_the_second_goes_on_
     bare, alice = world
     old = _writer(alice)
     copy = _copy(alice, tmp_path / "copy")
+    (copy / STATE_DIR / HOME_NAME).unlink()  # as a copy made on another machine: its original cannot be seen
     _comment(alice, 2, "prefer small pull requests")
     split = _comment(copy, 3, "log the request id")  # the copy appends as alice's id
     assert sync(str(alice)).status == "ok"

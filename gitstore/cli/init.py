@@ -19,8 +19,8 @@ def init(
     writer: Optional[str] = typer.Option(None, "--writer", help="This clone's writer id (default: a new random one); "
                                          "a CI job keeps one across runs."),
     new_writer: bool = typer.Option(False, "--new-writer", help="Give this clone a new writer id (--writer, or a "
-                                    "random one), for a copied folder whose original still writes under the id "
-                                    "they share; init does it unasked where it finds that original."),
+                                    "random one), for a folder copied from one that still writes under the id they "
+                                    "share; any command does it unasked where it finds that original."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Set gitstore up here: writer id, scope (kept in .git/config), git-ignored okf/.memory/, config, fetch refspecs."""

@@ -9,7 +9,7 @@ from typing import Any
 import pygit2
 
 from gitstore.config import (CONFIG_NAME, STATE_DIR, Config, copied_from, ensure_ignored, keep_home, new_writer_id,
-                             read_config, write_config)
+                             read_config, renew_writer, write_config)
 from gitstore.errors import Refused, UsageError
 from gitstore.providers import open_provider
 from gitstore.providers._gitdirs import common_dir, ref_names
@@ -91,7 +91,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
             )
         copied = copied_from(root, state, config.writer)
         if new_writer or copied is not None:
-            config = _renew(repo, config_path, config, writer, report, copied)
+            config = _renew(repo, root, config, writer, report, copied)
         elif writer is not None and writer != config.writer:
             raise Refused(f"this clone already writes as {config.writer}; a second writer id would split its "
                           "records (`--new-writer` gives a copied folder an id of its own)")
@@ -113,7 +113,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     return report
 
 
-def _renew(repo: pygit2.Repository, path: Path, config: Config, wanted: str | None, report: InitReport,
+def _renew(repo: pygit2.Repository, root: Path, config: Config, wanted: str | None, report: InitReport,
            copied: Path | None) -> Config:
     """Give this clone a new writer id (``wanted``, or a fresh one) and record where it runs
     (``copied``: the folder it was copied from, which goes on writing as the old id)."""
@@ -125,9 +125,7 @@ def _renew(repo: pygit2.Repository, path: Path, config: Config, wanted: str | No
     if taken:
         raise Refused(f"--writer {new}: another writer's records are stored under that id ({taken[0]}); "
                       "two clones writing as one split its history")
-    renewed = config._replace(writer=new)
-    write_config(path, renewed)
-    keep_home(path.parent, Path(repo.workdir).resolve())
+    renewed = renew_writer(root, config, new)
     synced = f"; sync pushes {config.writer}'s appends the remote lacks" if config.provider == "git" else ""
     report.created.append((f"a copy of {copied}, which writes as {config.writer}: " if copied else "")
                           + f"writer {new} for this clone from now on (what it stored as {config.writer} stays "

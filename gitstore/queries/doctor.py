@@ -113,9 +113,10 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     copied = copied_from(workspace.root, workspace.state, workspace.config.writer)
     if copied is not None:
         report.add("writer", WARN, f"this folder is a copy of {copied}, whose clone writes as "
-                                   f"{workspace.config.writer} too: appends from both split that writer's history, "
-                                   "and the second of them to sync cannot push",
-                   "`gitstore init --new-writer` gives this clone an id of its own (what it stored stays)")
+                                   f"{workspace.config.writer} too, and its configuration cannot be written: appends "
+                                   "from both split that writer's history, and the second of them to sync cannot push",
+                   f"make {STATE_DIR.as_posix()}/ writable, then `gitstore init --new-writer` gives this clone an id of "
+                   "its own (what it stored stays)")
     _tracked(report, workspace)
     _provider(report, workspace)
     _trust(report, workspace)
