@@ -144,7 +144,8 @@ def _capture_mode(path: Path, section: Any) -> str:
 def copied_from(root: Path, state: Path, writer: str) -> Path | None:
     """The folder this clone was copied from, when that folder still holds a clone writing as
     ``writer`` (None otherwise). A folder moved, or seen through another path to it, has its
-    ``home`` rewritten to where it is now; a copy keeps the original's, so every command names it."""
+    ``home`` rewritten to where it is now; a copy keeps the original's until it has a writer id
+    of its own (``Workspace.find`` gives it one)."""
     here = os.fsencode(root)
     try:
         kept = (state / HOME_NAME).read_bytes()
