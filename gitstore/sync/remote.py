@@ -465,8 +465,9 @@ def _push(provider: GitProvider, remote: str, report: SyncReport, *, last: bool)
 
 
 def _former_writers(repo: pygit2.Repository, writer: str) -> list[str]:
-    """The other writer ids whose shared records this clone holds in its own refs: the ids it
-    wrote as before ``gitstore init --new-writer`` (fetched writers live under ``remotes/``)."""
+    """The other writer ids whose shared records this repository holds in its own refs (fetched
+    writers live under ``remotes/``): the ids this clone wrote as before it was given a new one
+    (a copied folder), and those of its other work trees set up on their own."""
     prefix = f"{PREFIX}records/shared/"
     return [name[len(prefix):] for name in ref_names(repo, prefix) if name[len(prefix):] != writer]
 
