@@ -17,7 +17,7 @@ from gitstore.conformance import _records as R
 from gitstore.conformance import batch
 from gitstore.deliver import heads
 from gitstore.providers import _gitdirs
-from gitstore.providers._gitdirs import ref_names
+from gitstore.providers._gitdirs import ref_names, ref_targets
 from gitstore.providers.git import PREFIX, GitProvider, misplaced_refs
 
 from .conftest import git
@@ -125,7 +125,7 @@ def test_a_ref_git_packs_while_the_names_are_read_is_found(tmp_path: Path, monke
     opened = pygit2.Repository(str(repo))
     expected = git_lists(repo, PREFIX)
     assert (repo / ".git" / PREFIX / "records" / "shared" / "w1").exists()
-    halves = {name: getattr(_gitdirs, name) for name in ("_loose_names", "_packed_names")}
+    halves = {name: getattr(_gitdirs, name) for name in ("_loose_names", "_packed_refs")}
     done: list[str] = []
 
     def then_pack(name: str) -> Any:
@@ -141,6 +141,19 @@ def test_a_ref_git_packs_while_the_names_are_read_is_found(tmp_path: Path, monke
         monkeypatch.setattr(_gitdirs, name, then_pack(name))
     assert ref_names(opened, PREFIX) == expected
     assert done and not (repo / ".git" / PREFIX / "records" / "shared" / "w1").exists()
+
+
+def test_ref_targets_are_what_git_says_each_ref_names(tmp_path: Path) -> None:
+    """Loose over packed, as git reads them; a symbolic ref is left out (it names no object)."""
+    repo = mixed(tmp_path)
+    git(repo, "symbolic-ref", PREFIX + "records/shared/alias", "refs/heads/master")
+    said = git(repo, "for-each-ref", "--format=%(refname) %(objectname) %(symref)", PREFIX).splitlines()
+    expected = {name: oid for name, oid, *symbolic in (line.split(" ") for line in said) if symbolic == [""]}
+    found = ref_targets(pygit2.Repository(str(repo)), PREFIX)
+    assert {name: str(oid) for name, oid in found.items()} == expected and list(found) == sorted(expected)
+    assert PREFIX + "records/shared/w1" in found and PREFIX + "records/shared/alias" not in found
+    (repo / ".git" / "reftable").mkdir()  # refs in another format: asked of libgit2
+    assert {n: str(o) for n, o in ref_targets(pygit2.Repository(str(repo)), PREFIX).items()} == expected
 
 
 def test_packed_ref_lines_are_found_by_their_prefix_only() -> None:
@@ -180,7 +193,7 @@ def test_refs_in_another_format_are_listed_by_libgit2(tmp_path: Path, monkeypatc
         raise AssertionError("the files were walked")
 
     monkeypatch.setattr(_gitdirs, "_loose_names", no_walk)
-    monkeypatch.setattr(_gitdirs, "_packed_names", no_walk)
+    monkeypatch.setattr(_gitdirs, "_packed_refs", no_walk)
     assert ref_names(pygit2.Repository(str(repo)), PREFIX) == expected
 
 

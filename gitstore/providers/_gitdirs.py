@@ -53,7 +53,7 @@ def open_local(repo: pygit2.Repository, *, create: bool) -> pygit2.Repository | 
 # A loose ref file as git reads it: an object id (then the end, or a space and anything), or a
 # symbolic ref. Anything else git lists as broken and leaves out, and so does ``ref_names``.
 _LOOSE_REF = re.compile(rb"(?:[0-9a-fA-F]{40}(?:[0-9a-fA-F]{24})?(?:\s.*)?|ref: \S.*)", re.DOTALL)
-_packed: dict[tuple[str, str], tuple[tuple[int, int, int, int], frozenset[str]]] = {}
+_packed: dict[tuple[str, str], tuple[tuple[int, int, int, int], dict[str, bytes]]] = {}
 _roots: dict[str, str] = {}  # a repository's git folder -> its common git folder
 
 
@@ -73,8 +73,33 @@ def ref_names(repo: pygit2.Repository, prefix: str) -> list[str]:
     # loose ones first, as git reads them: ``git pack-refs`` writes packed-refs before it
     # deletes the loose files, so a ref it moves is in one or the other, never in neither
     _loose_names(os.path.join(root, prefix), prefix, names)
-    names.update(_packed_names(os.path.join(root, "packed-refs"), prefix))
+    names.update(_packed_refs(os.path.join(root, "packed-refs"), prefix))
     return sorted(name for name in names if _valid(name))
+
+
+def ref_targets(repo: pygit2.Repository, prefix: str) -> dict[str, pygit2.Oid]:
+    """Name -> object id of each ref ``ref_names`` lists under ``prefix`` that names an object
+    (a symbolic one is left out), in name order (see ``ref_ids``)."""
+    return {name: oid for name, oid in ref_ids(repo, prefix).items() if oid is not None}
+
+
+def ref_ids(repo: pygit2.Repository, prefix: str) -> dict[str, pygit2.Oid | None]:
+    """Name -> object id of each ref ``ref_names`` lists under ``prefix`` (None: a symbolic
+    ref), in name order. The ids are those the listing reads (a loose file's, else the
+    ``packed-refs`` line's, as git takes them), so a listing of every writer's ref costs no
+    lookup of each again."""
+    root = _common(repo)
+    if os.path.isdir(os.path.join(root, "reftable")):
+        targets = {name: repo.references[name].target for name in ref_names(repo, prefix)}
+        return {name: target if isinstance(target, pygit2.Oid) else None for name, target in targets.items()}
+    loose: dict[str, bytes | None] = {}
+    for name, content in loose_refs(os.path.join(root, prefix), prefix):  # loose first, as in ``ref_names``
+        if content is not None and not name.endswith(".lock") and _LOOSE_REF.fullmatch(content):
+            hexid = content.split(None, 1)[0]
+            loose[name] = hexid if len(hexid) == 40 else None  # ``ref: NAME``: symbolic
+    ids = {**_packed_refs(os.path.join(root, "packed-refs"), prefix), **loose}
+    return {name: pygit2.Oid(hex=hexid.decode("ascii")) if hexid is not None else None
+            for name, hexid in sorted(ids.items()) if _valid(name)}
 
 
 BROKEN_REF = "its file holds no object id: git and every read leave out the history it pointed to"
@@ -122,14 +147,14 @@ def _valid(name: str) -> bool:
         return False
 
 
-def _packed_names(path: str, prefix: str) -> frozenset[str]:
-    """The names under ``prefix`` that the ``packed-refs`` file at ``path`` holds, read again
-    only when the file changed (git rewrites it whole and renames it into place; its identity,
-    size and times tell, as they tell git and libgit2)."""
+def _packed_refs(path: str, prefix: str) -> dict[str, bytes]:
+    """Name -> hexadecimal id of the refs under ``prefix`` that the ``packed-refs`` file at
+    ``path`` holds, read again only when the file changed (git rewrites it whole and renames it
+    into place; its identity, size and times tell, as they tell git and libgit2)."""
     try:
         stat = os.stat(path)
     except FileNotFoundError:
-        return frozenset()
+        return {}
     stamp = (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
     kept = _packed.get((path, prefix))
     if kept is not None and kept[0] == stamp:
@@ -138,10 +163,10 @@ def _packed_names(path: str, prefix: str) -> frozenset[str]:
         with open(path, "rb") as packed:
             data = packed.read()
     except FileNotFoundError:
-        return frozenset()
-    names = frozenset(name.decode("utf-8", "surrogateescape") for _, name in packed_under(data, prefix))
-    _packed[(path, prefix)] = (stamp, names)
-    return names
+        return {}
+    refs = {name.decode("utf-8", "surrogateescape"): oid for oid, name in packed_under(data, prefix)}
+    _packed[(path, prefix)] = (stamp, refs)
+    return refs
 
 
 def git_env() -> dict[str, str]:

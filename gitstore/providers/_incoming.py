@@ -30,7 +30,7 @@ import pygit2
 
 from gitstore._files import held
 from gitstore.errors import IntegrityError
-from gitstore.providers._gitdirs import common_dir, git_env, ref_names
+from gitstore.providers._gitdirs import common_dir, git_env, ref_ids, ref_targets
 from gitstore.providers._names import PREFIX
 
 INCOMING = "refs/memory/sync/"
@@ -70,12 +70,8 @@ def stale_incoming(repo: pygit2.Repository, remote: str | None = None) -> list[s
     """The incoming refs (of ``remote``, or of every remote) whose tip is not their admitted
     ref's tip: what a sync may not leave behind."""
     prefix = INCOMING if remote is None else f"{INCOMING}{remote}/"
-    stale = []
-    for name in ref_names(repo, prefix):
-        tip = ref_tip(repo, name)
-        if tip is None or tip != ref_tip(repo, admitted_ref(name)):
-            stale.append(name)
-    return stale
+    admitted = ref_targets(repo, admitted_ref(prefix))
+    return [name for name, tip in ref_ids(repo, prefix).items() if tip is None or tip != admitted.get(admitted_ref(name))]
 
 
 def drop_stale_incoming(repo: pygit2.Repository, remote: str | None = None) -> list[str]:

@@ -50,7 +50,7 @@ from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
 from gitstore.capture.saved import Applied
 from gitstore.ops.snapshots import apply_redactions
 from gitstore.providers._admit import Admissions
-from gitstore.providers._gitdirs import common_dir, git_env, ref_names
+from gitstore.providers._gitdirs import common_dir, git_env, ref_names, ref_targets
 from gitstore.providers._incoming import INCOMING, drop_stale_incoming, ref_tip, sync_locked
 from gitstore.providers.git import PREFIX, GitProvider, parse_message
 from gitstore.sync.arrivals import Checked, check_records, check_snapshot, extends
@@ -294,13 +294,7 @@ def _held_by_reads(provider: GitProvider, remote: str, report: SyncReport) -> No
 def _writers(repo: pygit2.Repository, prefix: str) -> dict[str, pygit2.Oid]:
     """writer -> tip, for every ref directly under ``prefix`` (that folder listed, not every
     ref of the repository: the incoming refs kept between syncs are as many as the writers)."""
-    found = {}
-    for name in ref_names(repo, prefix):
-        if "/" not in name[len(prefix):]:
-            target = repo.references[name].target
-            if isinstance(target, pygit2.Oid):
-                found[name[len(prefix):]] = target
-    return found
+    return {name[len(prefix):]: tip for name, tip in ref_targets(repo, prefix).items() if "/" not in name[len(prefix):]}
 
 
 class _Admitting:
