@@ -188,7 +188,9 @@ def renew_writer(root: Path, config: Config, writer: str) -> Config:
 
 
 def _writes_as(original: Path, state: Path, writer: str) -> bool:
-    """Whether ``original`` is another folder whose clone is set up with writer id ``writer``."""
+    """Whether ``original`` is another folder whose clone is set up with writer id ``writer``
+    in a repository of its own. Another work tree of the same repository writing as that id
+    appends to the same refs (each append a compare-and-swap of the ref), which splits nothing."""
     theirs = original / STATE_DIR
     try:
         if os.path.samefile(theirs, state):  # this very folder, through a link or a mount
@@ -196,7 +198,33 @@ def _writes_as(original: Path, state: Path, writer: str) -> bool:
         data = json.loads((theirs / CONFIG_NAME).read_bytes())
     except (OSError, ValueError):
         return False
-    return isinstance(data, dict) and data.get("writer") == writer
+    if not isinstance(data, dict) or data.get("writer") != writer:
+        return False
+    mine, its = _repository_of(state.parent.parent), _repository_of(original)
+    try:
+        return mine is None or its is None or not os.path.samefile(mine, its)
+    except OSError:  # gone meanwhile
+        return True
+
+
+def _repository_of(root: Path) -> Path | None:
+    """The git folder every work tree of the repository in ``root`` shares, found as git finds
+    it: ``.git`` a folder, or a file naming a linked work tree's folder, whose ``commondir``
+    names the shared one. None when there is none to read."""
+    try:
+        dotgit = root / ".git"
+        folder = dotgit
+        if dotgit.is_file():
+            line = dotgit.read_text(encoding="utf-8", errors="surrogateescape").strip()
+            if not line.startswith("gitdir:"):
+                return None
+            folder = root / line[len("gitdir:"):].strip()
+        pointer = folder / "commondir"
+        if pointer.is_file():
+            folder = folder / pointer.read_text(encoding="utf-8", errors="surrogateescape").strip()
+        return folder if folder.is_dir() else None
+    except OSError:
+        return None
 
 
 def keep_home(state: Path, root: Path) -> None:

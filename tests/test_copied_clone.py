@@ -107,6 +107,20 @@ def test_a_moved_folder_keeps_its_writer_and_a_copy_of_it_names_where_it_went(wo
     assert f"is a copy of {moved}, which writes as {writer}:" in cli.gitstore("status", cwd=copy).stderr
 
 
+def test_another_work_tree_given_the_same_state_is_no_copy(world: tuple, tmp_path: Path) -> None:
+    """A tool that makes a work tree for each agent and copies ignored files into it: the work
+    trees share one repository's refs, so one writer id in both splits nothing."""
+    _, alice = world
+    tree = tmp_path / "agent-tree"
+    git(alice, "worktree", "add", "-q", str(tree))
+    shutil.copytree(alice / STATE_DIR, tree / STATE_DIR)
+    done = cli.gitstore("status", cwd=tree)
+    assert done.returncode == 0 and done.stderr == "" and _writer(tree) == _writer(alice)
+    assert (tree / STATE_DIR / HOME_NAME).read_bytes() == os.fsencode(tree)
+    _comment(tree, 2, "name the queue after its consumer")
+    assert _digests(tree) == _digests(alice)  # one ref, appended to from either
+
+
 def test_a_clone_set_up_before_homes_were_kept_records_where_it_is(world: tuple) -> None:
     _, alice = world
     (alice / STATE_DIR / HOME_NAME).unlink()
