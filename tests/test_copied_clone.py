@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ from gitstore.sync.remote import sync
 from . import cli
 from .conftest import git
 from .team import first_clone, shared_remote
-from .world import Thread, grant_all
+from .world import Thread, claude_transcript, grant_all
 
 def _comment(root: Path, pr: int, text: str) -> dict[str, Any]:
     """One review comment stored in ``root``'s clone (shared records), as an import stores it."""
@@ -210,3 +212,26 @@ def test_two_copies_that_appended_as_one_writer_are_told_and_the_second_goes_on_
     seen = _digests(carol)
     assert later["digest"] in seen and split["digest"] not in seen
     assert sync(str(alice)).status == "ok"  # the original goes on as before
+
+
+def test_a_capture_hook_in_a_copy_appends_as_a_writer_of_its_own(world: tuple, tmp_path: Path) -> None:
+    """The agent's hook runs with nobody to read a warning: the capture itself gives the copy
+    its id before it appends the session."""
+    _, alice = world
+    copy = _copy(alice, tmp_path / "copy")
+    old = _writer(alice)
+    transcript = claude_transcript(tmp_path / "s.jsonl", [("user", "Add jitter."), ("assistant", "Added.")])
+    payload = json.dumps({"session_id": "sess-copy", "transcript_path": str(transcript),
+                          "hook_event_name": "SessionEnd", "cwd": str(copy)})
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_HOOK")}
+    env.update(GITSTORE_HOOK_INLINE="1", HOME=str(tmp_path))  # the whole capture in the hook's process
+    done = subprocess.run([sys.executable, "-m", "gitstore.capture.agent_hook", "claude-code"], input=payload,
+                          text=True, capture_output=True, cwd=copy, env=env, timeout=60)
+    assert done.returncode == 0 and done.stdout == ""
+    new = _writer(copy)
+    assert new != old and _writer(alice) == old
+    local = pygit2.Repository(str(copy / ".git" / "gitstore" / "local"))
+    assert f"refs/memory/v1/records/local/{new}" in list(local.references)
+    receipts = [i for i in Context.open(copy).store.items() if i.kind == "receipt"]
+    assert len(receipts) == 1  # the session was stored, in the copy alone
+    assert not [i for i in Context.open(alice).store.items() if i.kind == "receipt"]
