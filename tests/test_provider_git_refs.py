@@ -125,7 +125,7 @@ def test_a_ref_git_packs_while_the_names_are_read_is_found(tmp_path: Path, monke
     opened = pygit2.Repository(str(repo))
     expected = git_lists(repo, PREFIX)
     assert (repo / ".git" / PREFIX / "records" / "shared" / "w1").exists()
-    halves = {name: getattr(_gitdirs, name) for name in ("_loose_names", "_packed_refs")}
+    halves = {name: getattr(_gitdirs, name) for name in ("_loose_ids", "_packed_refs")}
     done: list[str] = []
 
     def then_pack(name: str) -> Any:
@@ -192,7 +192,7 @@ def test_refs_in_another_format_are_listed_by_libgit2(tmp_path: Path, monkeypatc
     def no_walk(*args: Any) -> Any:
         raise AssertionError("the files were walked")
 
-    monkeypatch.setattr(_gitdirs, "_loose_names", no_walk)
+    monkeypatch.setattr(_gitdirs, "_loose_ids", no_walk)
     monkeypatch.setattr(_gitdirs, "_packed_refs", no_walk)
     assert ref_names(pygit2.Repository(str(repo)), PREFIX) == expected
 

@@ -69,10 +69,9 @@ def ref_names(repo: pygit2.Repository, prefix: str) -> list[str]:
     root = _common(repo)
     if os.path.isdir(os.path.join(root, "reftable")):  # ``git refs migrate`` may convert a repository in place
         return sorted(name for name in repo.references if name.startswith(prefix))
-    names: set[str] = set()
     # loose ones first, as git reads them: ``git pack-refs`` writes packed-refs before it
     # deletes the loose files, so a ref it moves is in one or the other, never in neither
-    _loose_names(os.path.join(root, prefix), prefix, names)
+    names = set(_loose_ids(os.path.join(root, prefix), prefix))
     names.update(_packed_refs(os.path.join(root, "packed-refs"), prefix))
     return sorted(name for name in names if _valid(name))
 
@@ -92,11 +91,7 @@ def ref_ids(repo: pygit2.Repository, prefix: str) -> dict[str, pygit2.Oid | None
     if os.path.isdir(os.path.join(root, "reftable")):
         targets = {name: repo.references[name].target for name in ref_names(repo, prefix)}
         return {name: target if isinstance(target, pygit2.Oid) else None for name, target in targets.items()}
-    loose: dict[str, bytes | None] = {}
-    for name, content in loose_refs(os.path.join(root, prefix), prefix):  # loose first, as in ``ref_names``
-        if content is not None and not name.endswith(".lock") and _LOOSE_REF.fullmatch(content):
-            hexid = content.split(None, 1)[0]
-            loose[name] = hexid if len(hexid) == 40 else None  # ``ref: NAME``: symbolic
+    loose = _loose_ids(os.path.join(root, prefix), prefix)  # first, as in ``ref_names``
     ids = {**_packed_refs(os.path.join(root, "packed-refs"), prefix), **loose}
     return {name: pygit2.Oid(hex=hexid.decode("ascii")) if hexid is not None else None
             for name, hexid in sorted(ids.items()) if _valid(name)}
@@ -132,12 +127,16 @@ def _common(repo: pygit2.Repository) -> str:
     return root
 
 
-def _loose_names(folder: str, prefix: str, names: set[str]) -> None:
-    """Add the names of the loose refs under ``folder`` (whose names start ``prefix``)."""
+def _loose_ids(folder: str, prefix: str) -> dict[str, bytes | None]:
+    """Name -> hexadecimal id of the loose refs under ``folder`` (whose names start ``prefix``);
+    None for a symbolic one (``ref: NAME``)."""
+    found: dict[str, bytes | None] = {}
     for name, content in loose_refs(folder, prefix):
         # a ``.lock`` file is a ref being written: git renames it into place when done
         if content is not None and not name.endswith(".lock") and _LOOSE_REF.fullmatch(content):
-            names.add(name)
+            hexid = content.split(None, 1)[0]
+            found[name] = hexid if len(hexid) == 40 else None
+    return found
 
 
 def _valid(name: str) -> bool:
