@@ -154,7 +154,7 @@ def copied_from(root: Path, state: Path, writer: str) -> Path | None:
     if kept == here:
         return None
     original = Path(os.fsdecode(kept)) if kept else None
-    if original is None or not _writes_as(original, state, writer):
+    if original is None or not _writes_as(original, root, writer):
         keep_home(state, root)
         return None
     return original
@@ -187,20 +187,20 @@ def renew_writer(root: Path, config: Config, writer: str) -> Config:
     return renewed
 
 
-def _writes_as(original: Path, state: Path, writer: str) -> bool:
-    """Whether ``original`` is another folder whose clone is set up with writer id ``writer``
-    in a repository of its own. Another work tree of the same repository writing as that id
-    appends to the same refs (each append a compare-and-swap of the ref), which splits nothing."""
+def _writes_as(original: Path, root: Path, writer: str) -> bool:
+    """Whether ``original`` is another folder than ``root`` whose clone is set up with writer id
+    ``writer`` in a repository of its own. Another work tree of the same repository writing as
+    that id appends to the same refs (each append a compare-and-swap of the ref): no split."""
     theirs = original / STATE_DIR
     try:
-        if os.path.samefile(theirs, state):  # this very folder, through a link or a mount
+        if os.path.samefile(theirs, root / STATE_DIR):  # this very folder, through a link or a mount
             return False
         data = json.loads((theirs / CONFIG_NAME).read_bytes())
     except (OSError, ValueError):
         return False
     if not isinstance(data, dict) or data.get("writer") != writer:
         return False
-    mine, its = _repository_of(state.parent.parent), _repository_of(original)
+    mine, its = _repository_of(root), _repository_of(original)
     try:
         return mine is None or its is None or not os.path.samefile(mine, its)
     except OSError:  # gone meanwhile
