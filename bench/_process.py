@@ -12,8 +12,8 @@
   the benchmark with the end of what it said;
 - ``copy_as_moved(source, target)``: a copy of a world of clones built once (tests use it
   too) that stands for those clones moved there: each clone's record of the folder it runs in
-  (``okf/.memory/home``) is left behind, so none of them takes itself for a copy of the
-  original (which ``gitstore`` would name on every command) and each records where it is now.
+  (``okf/.memory/home``) names where the copy is, so none of them takes itself for a copy of
+  the original (whose first command would give it a writer id of its own).
 """
 
 from __future__ import annotations
@@ -27,13 +27,22 @@ from pathlib import Path
 
 
 def copy_as_moved(source: Path, target: Path) -> None:
-    """``shutil.copytree`` (links kept as links), every clone's ``okf/.memory/home`` left out."""
-    from gitstore.config import HOME_NAME, STATE_DIR
+    """``shutil.copytree`` (links kept as links), every clone's ``okf/.memory/home`` naming
+    the copy's folder, as that clone's next command would write it once moved there."""
+    from gitstore.config import HOME_NAME, STATE_DIR, keep_home
+
+    suffix = os.sep + str(STATE_DIR)
+    roots: list[str] = []  # each clone's work tree, from ``source``
 
     def left_out(folder: str, names: list[str]) -> set[str]:
-        return {HOME_NAME} if folder.endswith(os.sep + str(STATE_DIR)) else set()
+        if folder.endswith(suffix) and HOME_NAME in names:
+            roots.append(os.path.relpath(folder[:-len(suffix)], source))
+            return {HOME_NAME}
+        return set()
 
     shutil.copytree(source, target, symlinks=True, ignore=left_out)
+    for root in roots:
+        keep_home(Path(target, root, STATE_DIR), Path(target, root).resolve())
 
 
 def gitstore_argv() -> list[str]:
