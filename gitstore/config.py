@@ -41,7 +41,7 @@ from gitstore._files import replace_file
 from gitstore._spawn import spawn
 from gitstore.errors import InvalidInput, NotARepository, Refused
 from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
-from gitstore.scope import keep_scope, open_repository, scope_and_kept
+from gitstore.scope import _git_folder, keep_scope, open_repository, scope_and_kept
 
 STATE_DIR = Path("okf") / ".memory"
 CONFIG_NAME = "config.json"
@@ -208,22 +208,11 @@ def _writes_as(original: Path, root: Path, writer: str) -> bool:
 
 
 def _repository_of(root: Path) -> Path | None:
-    """The git folder every work tree of the repository in ``root`` shares, found as git finds
-    it: ``.git`` a folder, or a file naming a linked work tree's folder, whose ``commondir``
-    names the shared one. None when there is none to read."""
+    """The git folder every work tree of the repository in ``root`` shares (None: no
+    repository git can open there)."""
     try:
-        dotgit = root / ".git"
-        folder = dotgit
-        if dotgit.is_file():
-            line = dotgit.read_text(encoding="utf-8", errors="surrogateescape").strip()
-            if not line.startswith("gitdir:"):
-                return None
-            folder = root / line[len("gitdir:"):].strip()
-        pointer = folder / "commondir"
-        if pointer.is_file():
-            folder = folder / pointer.read_text(encoding="utf-8", errors="surrogateescape").strip()
-        return folder if folder.is_dir() else None
-    except OSError:
+        return _git_folder(pygit2.Repository(str(root)))
+    except (pygit2.GitError, OSError):
         return None
 
 
