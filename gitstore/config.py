@@ -20,6 +20,16 @@ it; a person may edit it. Its fields:
 Everything else is read strictly: an unknown field or a bad value is an error that names it and
 says which file to fix, never silently ignored.
 
+The file is this clone's and never comes from elsewhere: git ignores the folder, so a commit
+that adds the file anyway (``git add -f``) is checked out into every clone of the repository,
+over the file each had (git treats ignored files as its to replace). Such a file holds another
+clone's writer id, and settings that run programs (``dream``'s labeler), accept learnings without
+a person (``automation``) or push (``loop``). So a config.json whose bytes git has as an object
+(a commit, a checkout or ``git add`` put them there) is not used (``foreign``): every command
+refuses it, naming ``gitstore init``, which writes the clone a configuration of its own. Bytes
+this clone wrote or took as its own before git had them stay its own: the work tree's git folder
+(which no commit reaches) keeps their blob id in ``gitstore-config``.
+
 ``okf/.memory/home`` (gitstore's own, not for editing) holds the work tree's path as this clone
 last ran there. A folder moved elsewhere has it rewritten by its next command. A folder copied
 while its original stays keeps the original's path, so both would write as one writer id and
@@ -39,7 +49,7 @@ import pygit2
 
 from gitstore._files import replace_file
 from gitstore._spawn import spawn
-from gitstore.errors import InvalidInput, NotARepository, Refused
+from gitstore.errors import ForeignConfig, InvalidInput, NotARepository, Refused
 from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
 from gitstore.scope import _git_folder, keep_scope, open_repository, scope_and_kept
 
@@ -47,6 +57,7 @@ STATE_DIR = Path("okf") / ".memory"
 CONFIG_NAME = "config.json"
 CONFIG_FILE = (STATE_DIR / CONFIG_NAME).as_posix()
 HOME_NAME = "home"  # the work tree's path as this clone last ran there (bytes, as the file system has it)
+OWN_CONFIG_NAME = "gitstore-config"  # in the work tree's git folder: the blob id of the config.json this clone owns
 PROVIDERS = ("git", "sqlite", "jsonl", "memory")
 _SECTIONS = ("writer", "provider", "capture", "automation", "delivery", "loop", "dream")
 
@@ -101,18 +112,35 @@ class Workspace(NamedTuple):
                 keep_scope(repo, scope)
             except (OSError, pygit2.GitError):  # read-only, or locked by another git: the next command keeps it
                 pass
-        config = read_config(path)
+        data = _config_bytes(path)
+        config = parse_config(path, data)
+        if foreign(repo, data):
+            raise ForeignConfig(f"{path}: git has these very bytes as an object (a commit, a checkout or `git add` "
+                                f"brought them), so writer {config.writer} and the settings in it are another "
+                                "clone's, not this one's: run `gitstore init` to give this clone its own")
         copied = copied_from(root, state, config.writer)
         if copied is not None:
-            config = _on_its_own(root, state, config, copied)
+            config = _on_its_own(repo, root, state, config, copied)
         return cls(repo, root, state, scope, config)
 
 
 def read_config(path: Path) -> Config:
     """Parse config.json strictly."""
+    return parse_config(path, _config_bytes(path))
+
+
+def _config_bytes(path: Path) -> bytes:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InvalidInput(f"{path}: cannot read configuration ({exc})") from None
+
+
+def parse_config(path: Path, raw: bytes) -> Config:
+    """Parse the bytes of config.json (read from ``path``) strictly."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError as exc:
         raise InvalidInput(f"{path}: cannot read configuration ({exc})") from None
     if not isinstance(data, dict):
         raise InvalidInput(f"{path}: configuration must be a JSON object")
@@ -160,14 +188,14 @@ def copied_from(root: Path, state: Path, writer: str) -> Path | None:
     return original
 
 
-def _on_its_own(root: Path, state: Path, config: Config, copied: Path) -> Config:
+def _on_its_own(repo: pygit2.Repository, root: Path, state: Path, config: Config, copied: Path) -> Config:
     """A copy's configuration with a writer id of its own, written before anything appends
     (``renew_writer``), and a line that says so; the old one, and a line that warns, when the
     folder cannot be written."""
     from gitstore.notices import note
 
     try:
-        renewed = renew_writer(root, config, new_writer_id())
+        renewed = renew_writer(repo, root, config, new_writer_id())
     except OSError:
         note(f"{root} is a copy of {copied}, which writes as {config.writer} too, and {state / CONFIG_NAME} "
              "cannot be written: run `gitstore init --new-writer` here once it can, before either of them appends "
@@ -178,11 +206,11 @@ def _on_its_own(root: Path, state: Path, config: Config, copied: Path) -> Config
     return renewed
 
 
-def renew_writer(root: Path, config: Config, writer: str) -> Config:
+def renew_writer(repo: pygit2.Repository, root: Path, config: Config, writer: str) -> Config:
     """``config`` with ``writer`` as the id of the clone in ``root``, written, and ``root``
     recorded as where it runs."""
     renewed = config._replace(writer=writer)
-    write_config(root / STATE_DIR / CONFIG_NAME, renewed)
+    write_config(repo, root / STATE_DIR / CONFIG_NAME, renewed)
     keep_home(root / STATE_DIR, root)
     return renewed
 
@@ -225,9 +253,38 @@ def keep_home(state: Path, root: Path) -> None:
         pass
 
 
-def write_config(path: Path, config: Config) -> None:
-    """Write config.json atomically."""
-    replace_file(path, json.dumps(config.to_json(), indent=2) + "\n")
+def write_config(repo: pygit2.Repository, path: Path, config: Config) -> None:
+    """Write config.json atomically, as the configuration of the clone in ``repo``'s work tree."""
+    data = (json.dumps(config.to_json(), indent=2) + "\n").encode("utf-8")
+    replace_file(path, data)
+    own_config(repo, data)
+
+
+def foreign(repo: pygit2.Repository, data: bytes) -> bool:
+    """Whether config.json's bytes ``data`` are another clone's: git has them as an object
+    (committed, checked out over this clone's ignored file, or added), and they are not the
+    bytes this clone wrote or took as its own before that (``own_config``). Bytes that are
+    neither, a person's edit, are taken as this clone's from now on."""
+    oid = pygit2.hash(data)
+    try:
+        if (Path(repo.path) / OWN_CONFIG_NAME).read_bytes() == oid.raw:
+            return False
+    except OSError:
+        pass
+    if oid in repo:
+        return True
+    own_config(repo, data)
+    return False
+
+
+def own_config(repo: pygit2.Repository, data: bytes) -> None:
+    """Record ``data`` as the configuration this clone owns, in the work tree's git folder
+    (per work tree, and out of every commit's reach); quietly left for the next command when
+    that folder cannot be written."""
+    try:
+        replace_file(Path(repo.path) / OWN_CONFIG_NAME, pygit2.hash(data).raw)
+    except OSError:
+        pass
 
 
 def new_writer_id() -> str:

@@ -54,6 +54,12 @@ class Refused(GitstoreError):
     """A rule of the store refused the operation (consent, lifecycle, scope)."""
 
 
+class ForeignConfig(Refused):
+    """``okf/.memory/config.json`` holds bytes git has as an object: a commit, a checkout or
+    ``git add`` brought them, so its writer id and settings are another clone's (see
+    ``gitstore.config.foreign``); ``gitstore init`` gives the clone its own."""
+
+
 class NotAuthorised(Refused):
     """The team's policy would not let this append count: who signs, or what they may do."""
 

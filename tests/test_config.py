@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pygit2
 import pytest
 
 from gitstore.config import Config, read_config, write_config
@@ -53,10 +54,10 @@ def test_anything_else_is_refused_naming_the_file(tmp_path: Path, data: object, 
     assert str(path) in str(caught.value)
 
 
-def test_writing_keeps_every_section(tmp_path: Path) -> None:
+def test_writing_keeps_every_section(repo: Path) -> None:
     config = Config("w1", "jsonl", "transcript", {"autoSafe": False})
-    write_config(tmp_path / "config.json", config)
-    assert read_config(tmp_path / "config.json") == config
+    write_config(pygit2.Repository(str(repo)), repo / "config.json", config)
+    assert read_config(repo / "config.json") == config
 
 
 def test_the_documented_capture_section_works_with_every_command(repo: Path) -> None:

@@ -151,6 +151,24 @@ def test_a_ci_checkout_without_a_policy_says_why_no_line_verifies(
     assert "no one's clone" in line.message and "gitstore policy init" in line.message
 
 
+def test_a_ci_checkout_takes_no_committed_config_for_its_own(published: tuple[Path, dict[str, Any]],
+                                                             tmp_path: Path) -> None:
+    """A config.json a commit added names a writer whose decisions a checkout would count as its
+    own: it is another clone's, so the checkout stays no one's clone."""
+    root, learning = published
+    clone = tmp_path / "ci"
+    git(tmp_path, "clone", "-q", str(root), str(clone))
+    git(clone, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
+    (clone / "okf" / ".memory").mkdir(parents=True)
+    (clone / "okf" / ".memory" / "config.json").write_bytes((root / "okf" / ".memory" / "config.json").read_bytes())
+    git(clone, "add", "-f", "okf/.memory/config.json")
+    git(clone, "commit", "-q", "-m", "Share the memory settings")
+    found = promotion_gate.check([], clone, "HEAD~2", "HEAD~1")
+    line = next(f for f in found if f.path == "AGENTS.md")
+    assert line.message.startswith(f"{learning['id']} is not an accepted learning in force (")
+    assert "no one's clone" in line.message
+
+
 # -- text that agents read as the section, where the section is not ----------------------------
 
 IMITATIONS = {

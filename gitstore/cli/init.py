@@ -23,7 +23,12 @@ def init(
                                     "share; any command does it unasked where it finds that original."),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Set gitstore up here: writer id, scope (kept in .git/config), git-ignored okf/.memory/, config, fetch refspecs."""
+    """Set gitstore up here: writer id, scope (kept in .git/config), git-ignored okf/.memory/, config, fetch refspecs.
+
+    A config.json that came through git (a commit added it, and the checkout brought it here) is
+    another clone's, and every command refuses it: init writes this clone its own, with a new
+    writer id and none of the settings it held.
+    """
     report = do_init(".", provider, writer, new_writer)
     if as_json:
         emit_json(report.to_json())

@@ -8,8 +8,8 @@ from typing import Any
 
 import pygit2
 
-from gitstore.config import (CONFIG_NAME, STATE_DIR, Config, copied_from, ensure_ignored, keep_home, new_writer_id,
-                             read_config, renew_writer, write_config)
+from gitstore.config import (CONFIG_FILE, CONFIG_NAME, STATE_DIR, Config, copied_from, ensure_ignored, foreign,
+                             keep_home, new_writer_id, parse_config, renew_writer, tracked_under, write_config)
 from gitstore.errors import Refused, UsageError
 from gitstore.providers import open_provider
 from gitstore.providers._gitdirs import common_dir, ref_names
@@ -82,8 +82,11 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     for name in STATE_FOLDERS:
         (state / name).mkdir(exist_ok=True)
     config_path = state / CONFIG_NAME
-    if config_path.exists():
-        config = read_config(config_path)
+    data = _existing(config_path)
+    if data is not None and foreign(repo, data):
+        config = _own_instead(repo, root, config_path, parse_config(config_path, data), provider, writer, report)
+    elif data is not None:
+        config = parse_config(config_path, data)
         if provider is not None and provider != config.provider:
             raise Refused(
                 f"this clone already uses the {config.provider} provider; "
@@ -97,7 +100,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
                           "records (`--new-writer` gives a copied folder an id of its own)")
     else:
         config = Config(writer=writer or new_writer_id(), provider=provider or "git")
-        write_config(config_path, config)
+        write_config(repo, config_path, config)
         keep_home(state, root)
         report.created.append(f"{STATE_DIR.as_posix()}/{CONFIG_NAME} (writer {config.writer})")
     report.writer, report.provider = config.writer, config.provider
@@ -125,12 +128,44 @@ def _renew(repo: pygit2.Repository, root: Path, config: Config, wanted: str | No
     if taken:
         raise Refused(f"--writer {new}: another writer's records are stored under that id ({taken[0]}); "
                       "two clones writing as one split its history")
-    renewed = renew_writer(root, config, new)
+    renewed = renew_writer(repo, root, config, new)
     synced = f"; sync pushes {config.writer}'s appends the remote lacks" if config.provider == "git" else ""
     report.created.append((f"a copy of {copied}, which writes as {config.writer}: " if copied else "")
                           + f"writer {new} for this clone from now on (what it stored as {config.writer} stays "
                           f"and is read{synced})")
     return renewed
+
+
+def _existing(path: Path) -> bytes | None:
+    """The bytes of config.json, or None when there is none."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise Refused(f"{path}: cannot read configuration ({exc})") from None
+
+
+def _own_instead(repo: pygit2.Repository, root: Path, path: Path, theirs: Config, provider: str | None,
+                 writer: str | None, report: InitReport) -> Config:
+    """This clone's own configuration, written over one that came through git (``foreign``):
+    a writer id of its own (``writer``, or a fresh one), ``provider`` (or git) and none of its
+    settings, which another clone chose (a provider that keeps nothing among them)."""
+    config = Config(writer=writer or new_writer_id(), provider=provider or "git")
+    write_config(repo, path, config)
+    keep_home(path.parent, root)
+    dropped = [name for name, value in (("provider", theirs.provider != config.provider),
+                                        ("capture", theirs.capture_mode != config.capture_mode),
+                                        ("automation", theirs.automation), ("delivery", theirs.delivery),
+                                        ("loop", theirs.loop), ("dream", theirs.dream)) if value]
+    tracked = CONFIG_FILE in tracked_under(root, path.parent)
+    report.created.append(
+        f"{CONFIG_FILE} of this clone's own, writer {config.writer}: the one here came through git (a commit, a "
+        f"checkout or `git add`), so its writer {theirs.writer} was another clone's"
+        + (f", and so were its {', '.join(dropped)} settings, not kept" if dropped else "")
+        + (f"; git tracks the file, so every clone that checks it out must do this: `git rm -q --cached "
+           f":/{CONFIG_FILE}` and commit that" if tracked else ""))
+    return config
 
 
 def _add_refspecs(repo: pygit2.Repository) -> list[str]:

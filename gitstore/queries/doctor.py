@@ -68,7 +68,7 @@ class Report:
 def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     """Check the set-up around ``start`` (harness settings under ``home``, default ``$HOME``)."""
     from gitstore.config import CONFIG_NAME, STATE_DIR, Workspace, copied_from, git_ignores
-    from gitstore.errors import NotARepository, UnsupportedRepository
+    from gitstore.errors import ForeignConfig, NotARepository, UnsupportedRepository
     from gitstore.scope import open_repository, scope_and_kept, scope_note
 
     report = Report()
@@ -99,7 +99,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     try:
         workspace = Workspace.find(root)
     except GitstoreError as exc:  # not set up (gitstore init sets it up), or a config.json it refuses
-        report.add("init", FAIL, str(exc), "gitstore init" if isinstance(exc, NotARepository) else
+        report.add("init", FAIL, str(exc), "gitstore init" if isinstance(exc, (NotARepository, ForeignConfig)) else
                    f"fix {STATE_DIR.as_posix()}/{CONFIG_NAME} as it says (`gitstore init` keeps it: its writer id "
                    "names this clone's memory refs)")
         _hooks(report, root, home)

@@ -223,15 +223,20 @@ def read_store(root: Path) -> Store:
     ran here, else the git provider over whatever memory refs the clone holds (a CI checkout).
     Such a checkout is no one's clone, whatever names its refs were fetched under (a mirror
     fetch puts every writer's refs where a clone keeps its own): no decision in it is its own,
-    so it counts decisions only under the team's policy, signed by someone it lets decide."""
+    so it counts decisions only under the team's policy, signed by someone it lets decide. So
+    is a checkout whose config.json a commit brought: its writer is whoever committed it."""
     from gitstore.config import CONFIG_NAME, STATE_DIR
     from gitstore.context import Context
+    from gitstore.errors import ForeignConfig
     from gitstore.providers.git import GitProvider
     from gitstore.scope import open_repository, repository_scope
     from gitstore.store import Store
 
     if (root / STATE_DIR / CONFIG_NAME).is_file():
-        return Context.open(str(root)).store
+        try:
+            return Context.open(str(root)).store
+        except ForeignConfig:
+            pass
     return Store(GitProvider(root, "gate", owns_refs=False), repository_scope(open_repository(root)))
 
 

@@ -1,0 +1,138 @@
+"""A config.json that came through git is another clone's and is never used.
+
+``okf/.memory/`` is ignored, but a commit can add its config.json anyway (``git add -f``), by
+mistake or on purpose. Every clone that checks the commit out then holds the committer's writer id
+(two clones appending as one split its history) and settings that run a program (the dream
+labeler), accept learnings without a person (``automation``) or act on a schedule (``loop``).
+Git even checks such a file out over a clone's own ignored one. Every command refuses a
+config.json whose bytes git has as an object, naming ``gitstore init``, which writes the clone a
+configuration of its own; the clone that wrote the file keeps using it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitstore.config import OWN_CONFIG_NAME, STATE_DIR
+from gitstore.queries.doctor import doctor
+
+from . import cli
+from .conftest import git
+from .team import first_clone, shared_remote
+
+CONFIG = STATE_DIR / "config.json"
+
+
+def _config(root: Path) -> dict[str, Any]:
+    return dict(json.loads((root / CONFIG).read_text()))
+
+
+def _hostile(root: Path, writer: str, marker: Path) -> None:
+    """A config.json naming ``writer``, a labeler that leaves ``marker`` and auto-acceptance,
+    committed with ``git add -f`` and pushed."""
+    program = f"touch {marker}; cat >/dev/null; echo '{{\"labels\": []}}'"
+    data = {"writer": writer, "provider": "git", "automation": {"autoSafe": True},
+            "dream": {"labeler": "command", "labelers": {"command": {"argv": ["sh", "-c", program]}}}}
+    (root / CONFIG).write_text(json.dumps(data, indent=2) + "\n")
+    cli.ok("status", cwd=root)  # the clone that writes it takes it as its own, edited by hand
+    git(root, "add", "-f", CONFIG.as_posix())
+    git(root, "commit", "-q", "-m", "share the memory settings")
+    git(root, "push", "-q", "origin", "main")
+
+
+@pytest.fixture
+def team(tmp_path: Path) -> tuple[Path, Path]:
+    """The team's remote and alice's clone (set up, its memory refspecs in place)."""
+    bare = shared_remote(tmp_path)
+    return bare, first_clone(tmp_path, bare)
+
+
+def _refused(root: Path, *args: str) -> str:
+    done = cli.gitstore(*args, cwd=root)
+    assert done.returncode == 1 and done.stdout == "" and done.stderr.count("\n") == 1, done
+    assert "git has these very bytes as an object" in done.stderr and "run `gitstore init`" in done.stderr
+    return done.stderr
+
+
+def test_a_committed_config_is_refused_by_every_command_until_init_gives_the_clone_its_own(
+        team: tuple[Path, Path], tmp_path: Path) -> None:
+    bare, alice = team
+    marker = tmp_path / "labeler-ran"
+    _hostile(alice, "w00a11ce00001", marker)
+    shown = cli.ok("status", cwd=alice)  # the clone that wrote it still uses it: the settings are live there
+    assert "automation.autoSafe = on" in shown and "dream.labeler = command" in shown
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(bare), str(bob))
+    assert _config(bob)["writer"] == "w00a11ce00001"
+    for args in (("status",), ("dream",), ("tick",), ("learnings", "--active"), ("records", "list")):
+        assert str(bob / CONFIG) in _refused(bob, *args)
+    assert cli.gitstore("records", "add", "-", cwd=bob, stdin=b"").returncode == 1
+    assert not marker.exists()
+    assert git(bob, "for-each-ref", "refs/memory/") == ""  # nothing stored under anyone's id
+    check = {c.name: c for c in doctor(bob).checks}["init"]
+    assert check.state == "fail" and check.todo == "gitstore init"
+
+    said = cli.ok("init", cwd=bob)
+    mine = _config(bob)
+    assert mine["writer"] not in ("w00a11ce00001", "") and set(mine) == {"writer", "provider"}
+    assert "its writer w00a11ce00001 was another clone's, and so were its automation, dream settings, not kept" in said
+    assert "`git rm -q --cached :/okf/.memory/config.json`" in said
+    shown = cli.ok("status", cwd=bob)
+    assert f"writer    {mine['writer']}" in shown and "automation.autoSafe = off" in shown
+    assert cli.ok("init", cwd=bob) and _config(bob) == mine  # its own now: kept by init and every command
+    assert not marker.exists()
+
+
+def test_a_checkout_over_a_clones_own_ignored_config_is_refused(team: tuple[Path, Path], tmp_path: Path) -> None:
+    """Git replaces an ignored file with a tracked one without asking: a commit naming bob's own
+    writer id (the remote shows every writer's) would otherwise pass for bob's configuration."""
+    bare, alice = team
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(bare), str(bob))
+    cli.ok("init", cwd=bob)
+    writer = _config(bob)["writer"]
+    _hostile(alice, writer, tmp_path / "labeler-ran")
+    git(bob, "pull", "-q", "--ff-only")
+    assert "dream" in _config(bob) and _config(bob)["writer"] == writer  # git replaced it, silently
+    _refused(bob, "status")
+    cli.ok("init", cwd=bob)
+    assert "dream" not in _config(bob) and _config(bob)["writer"] != writer
+
+
+def test_the_clone_that_committed_its_config_keeps_it_and_doctor_says_to_stop_tracking_it(
+        team: tuple[Path, Path]) -> None:
+    _, alice = team
+    writer = _config(alice)["writer"]
+    git(alice, "add", "-f", CONFIG.as_posix())
+    git(alice, "commit", "-q", "-m", "oops")
+    done = cli.gitstore("status", cwd=alice)
+    assert done.returncode == 0 and done.stderr == "" and _config(alice)["writer"] == writer
+    check = [c for c in doctor(alice).checks if c.name == "init" and c.state == "fail"]
+    assert len(check) == 1 and "git rm" in check[0].todo
+
+
+def test_a_persons_edit_and_a_clone_set_up_before_owned_configs_were_recorded_stay_the_clones(
+        team: tuple[Path, Path]) -> None:
+    _, alice = team
+    own = Path(git(alice, "rev-parse", "--git-dir").strip())
+    own = (own if own.is_absolute() else alice / own) / OWN_CONFIG_NAME
+    own.unlink()  # set up before: nothing recorded
+    assert cli.gitstore("status", cwd=alice).stderr == "" and own.is_file()
+    edited = {**_config(alice), "capture": {"mode": "transcript"}}
+    (alice / CONFIG).write_text(json.dumps(edited))
+    assert "capture.mode = transcript" in cli.ok("status", cwd=alice)
+    assert cli.ok("init", cwd=alice) and _config(alice) == edited
+
+
+def test_init_with_a_writer_replaces_a_committed_config_as_a_ci_checkout_runs_it(
+        team: tuple[Path, Path], tmp_path: Path) -> None:
+    bare, alice = team
+    _hostile(alice, "w00a11ce00001", tmp_path / "labeler-ran")
+    job = tmp_path / "ci"
+    git(tmp_path, "clone", "-q", str(bare), str(job))
+    cli.ok("init", "--writer", "ci-memory", cwd=job)
+    assert _config(job) == {"writer": "ci-memory", "provider": "git"}
+    assert "writer    ci-memory" in cli.ok("status", cwd=job)
