@@ -15,7 +15,7 @@ from gitstore.capture.reviews import import_reviews
 from gitstore.errors import InvalidInput
 from gitstore.context import Context
 
-from .conftest import shared
+from .conftest import git, shared
 from .world import ready_repo
 
 BY = "git:bot@example.com"
@@ -99,3 +99,28 @@ def test_one_pass_stores_what_importing_each_file_alone_stores(ctx: Context, tmp
     assert stored(ctx) == stored(alone)
     kinds = sorted(i.record["type"] for i in ctx.store.items(["event"]))
     assert kinds == ["comment", "comment", "comment", "edit", "retraction"]
+
+
+def test_a_file_a_commit_put_in_the_state_folder_is_never_imported(ctx: Context) -> None:
+    """okf/.memory/ is this clone's and ignored by git: a delivery there that git tracks came with
+    a commit (``git add -f``), which could name anyone as the comment's author, so it is reported
+    and left out; one the clone's receiver dropped beside it is imported."""
+    hooks = shared("reviews", "octokit-webhooks")
+    root = ctx.workspace.root
+    inbox = ctx.workspace.state / "inbox" / "reviews"
+    inbox.mkdir(parents=True)
+    shutil.copy(hooks / "pull_request_review_comment" / "created.payload.json", inbox / "planted.json")
+    git(root, "add", "-f", "okf/.memory/inbox/reviews/planted.json")
+    git(root, "commit", "-q", "-m", "Add review material")
+    shutil.copy(hooks / "pull_request_review" / "submitted.payload.json", inbox / "received.json")
+    ledger = ctx.workspace.state / "loop" / "ledger.json"
+    report = import_folder(ctx, inbox, BY, ledger)
+    assert [i["files"] for i in report.imports] == [["received.json"]]
+    assert len(report.problems) == 1 and report.problems[0].startswith("planted.json: git tracks it")
+    assert [i["files"] for i in import_folder(ctx, inbox, BY, ledger).imports] == []  # never, not once later
+    outside = root / "review-material"  # a folder the team keeps in the repository on purpose
+    shutil.copytree(inbox, outside)
+    git(root, "add", "review-material")
+    git(root, "commit", "-q", "-m", "Keep review material")
+    again = import_folder(ctx, outside, BY, root / "other-ledger.json")
+    assert not again.problems and "planted.json" in again.imports[0]["files"]

@@ -9,6 +9,9 @@ receiver writes there first, then renames).
 - Each REST snapshot is one import; one whose digest the store already holds is skipped.
 - New webhook deliveries are imported together, one import per repository they name.
 - A file that cannot be read or parsed is reported and retried next time; the others go on.
+- In a folder inside ``okf/.memory/`` (this clone's, ignored by git), a file git tracks came
+  with a commit, not from this clone's receiver: it is reported and never imported, or anyone
+  who can land a commit could put review comments under any name into every clone's memory.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 
 from gitstore._files import replace_file
 from gitstore.capture.reviews import KnownReviews, import_loaded, load_snapshot
+from gitstore.config import STATE_DIR, tracked_under
 from gitstore.errors import GitstoreError, InvalidInput
 from gitstore.context import Context
 from gitstore.records.canonical import canonicalize, sha256_digest
@@ -57,8 +61,13 @@ def import_folder(ctx: Context, folder: Path, by: str, ledger: Path, *, remove_d
     deliveries: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     stored = stored_snapshots(ctx)
     reviews = _Reviews(ctx)
+    committed = _committed(ctx, folder)
     for path in _files(folder):
         name = path.relative_to(folder).as_posix()
+        if path.resolve() in committed:
+            report.problems.append(f"{name}: git tracks it, so a commit put it in {STATE_DIR.as_posix()}/, which is "
+                                   "this clone's alone: not imported (`git rm --cached` it, and commit that)")
+            continue
         try:
             source, data, canonical = load_snapshot(path)
         except GitstoreError as exc:
@@ -113,6 +122,15 @@ def _import(reviews: _Reviews, report: FolderReport, names: list[str], source: s
         return False
     report.imports.append({"files": names, "source": source, **done.to_json()})
     return True
+
+
+def _committed(ctx: Context, folder: Path) -> set[Path]:
+    """The files git tracks in ``folder`` when it is inside this clone's state folder."""
+    state, where = ctx.workspace.state.resolve(), folder.resolve()
+    if where != state and state not in where.parents:
+        return set()
+    root = ctx.workspace.root
+    return {(root / path).resolve() for path in tracked_under(root, where)}
 
 
 def _files(folder: Path) -> list[Path]:

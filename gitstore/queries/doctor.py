@@ -133,8 +133,8 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
 
 def _tracked(report: Report, workspace: Any) -> None:
     """Files of the state folder git tracks (committed before it was ignored, or added with
-    ``--force``): a commit shares them, and a tracked config.json gives every clone that checks
-    it out this clone's writer id, so two clones would write to one writer ref."""
+    ``--force``): a commit shares them, and a tracked config.json reaches every clone that
+    checks it out (where every command refuses it as another clone's: ``config.foreign``)."""
     from gitstore.config import CONFIG_FILE, STATE_DIR, tracked_under
 
     tracked = tracked_under(workspace.root, workspace.state)
@@ -144,7 +144,8 @@ def _tracked(report: Report, workspace: Any) -> None:
     shown = ", ".join(tracked[:3]) + (", ..." if len(tracked) > 3 else "")
     report.add("init", FAIL if CONFIG_FILE in tracked else WARN,
                f"git tracks {len(tracked)} file(s) of {folder}/ ({shown}): a commit shares this clone's local state"
-               + (", and every clone that checks out config.json writes as this clone"
+               + (", and every clone that checks out config.json receives its writer id and settings, which "
+                  "gitstore refuses there until `gitstore init` replaces them"
                   if CONFIG_FILE in tracked else ""),
                f"`git rm -r -q --cached {shlex.quote(f':/{folder}/')} && git commit -m 'Stop tracking gitstore local "
                "state'` (the files stay here, ignored)")
