@@ -17,7 +17,6 @@ receiver writes there first, then renames).
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
