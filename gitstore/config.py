@@ -271,10 +271,17 @@ def foreign(repo: pygit2.Repository, data: bytes) -> bool:
             return False
     except OSError:
         pass
-    if oid in repo:
+    if from_git(repo, data):
         return True
     own_config(repo, data)
     return False
+
+
+def from_git(repo: pygit2.Repository, data: bytes) -> bool:
+    """Whether git has ``data`` as an object: a commit, a checkout or ``git add`` put these very
+    bytes in the repository. A file of the state folder that git has came through git, not from
+    this clone, which never adds them."""
+    return pygit2.hash(data) in repo
 
 
 def own_config(repo: pygit2.Repository, data: bytes) -> None:

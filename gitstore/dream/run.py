@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from gitstore._files import replace_file
+from gitstore.config import from_git
 from gitstore.dream import checks, settings as dream_settings, terms
 from gitstore.dream import labelers as labeler_registry
 from gitstore.dream import consolidators as consolidator_registry
@@ -176,7 +177,8 @@ class _Dream:
         wanted = label_memo.key(labeler, items)
         where = label_memo.path(self.ctx.workspace.state / REPORTS, labeler)
         if wanted is not None:
-            kept = label_memo.recall(where, wanted)
+            repo = self.ctx.workspace.repo
+            kept = label_memo.recall(where, wanted, lambda raw: from_git(repo, raw))
             if kept is not None:
                 return kept
         if items and labeler.sends_to:

@@ -10,7 +10,7 @@ The key is the SHA-256 of the labeler's own description (``repeatable``: its opt
 digest of the code that decides its answer) and of every piece of evidence, every field, in
 the order given. One answer per labeler is kept, in ``okf/.memory/dreams/`` (local, git-ignored
 and disposable, as the reports beside it): losing it, or any doubt about it (a file that does
-not parse, another key), costs one labelling. An answer with problems is not kept; a dry run
+not parse, another key, bytes git has, which a commit put there), costs one labelling. An answer with problems is not kept; a dry run
 keeps nothing. Labels read back are checked as any labeler's are (``run._valid_labels``).
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,10 +51,15 @@ def path(folder: Path, labeler: Labeler) -> Path:
     return folder / f"labels-{labeler.name}.json"
 
 
-def recall(where: Path, wanted: str) -> LabelRun | None:
-    """The run kept under key ``wanted``, or None."""
+def recall(where: Path, wanted: str, came_through_git: Callable[[bytes], bool]) -> LabelRun | None:
+    """The run kept under key ``wanted``, or None. Bytes ``came_through_git`` says a commit or a
+    checkout brought are not this clone's answer: anyone who can land a commit could write labels
+    for the evidence everyone's store holds."""
     try:
-        kept = orjson.loads(where.read_bytes())  # malformed JSON or UTF-8: a ValueError
+        raw = where.read_bytes()
+        if came_through_git(raw):
+            return None
+        kept = orjson.loads(raw)  # malformed JSON or UTF-8: a ValueError
         if not isinstance(kept, dict) or kept.get("key") != wanted:
             return None
         labels = [Label(event, theme, category, polarity, tuple((int(a), int(b)) for a, b in spans), labeler)
