@@ -4,6 +4,7 @@ disclosure comes first, the answer is untrusted, usage is reported, failures deg
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -104,6 +105,23 @@ def test_a_second_dream_asks_the_program_about_new_evidence_only(ctx: Context) -
     w.comment(ctx, 41, "github:401", "Add jitter to the webhook retries too.", 500)
     w.run(ctx)
     assert calls(log)[-1]["items"] and len(calls(log)[-1]["items"]) == 1
+
+
+def test_what_a_commit_says_the_program_judged_is_asked_about_again(ctx: Context) -> None:
+    """The evidence the program judged without a label is remembered in okf/.memory/dreams/, the
+    clone's own: a file there whose bytes git has came with a commit, which could keep chosen
+    evidence from ever reaching the program, and is not taken."""
+    log = configure(ctx)
+    w.run(ctx)
+    sent = len(calls(log))
+    [judged] = (ctx.workspace.state / "dreams").glob("judged-command-*.json")
+    unlabelled = set(json.loads(judged.read_text()))
+    w.run(ctx)
+    assert len(calls(log)) == sent and unlabelled
+    root = ctx.workspace.root
+    subprocess.run(["git", "add", "-f", judged.relative_to(root).as_posix()], cwd=root, check=True)
+    w.run(ctx)
+    assert {i for call in calls(log)[sent:] for i in call["items"]} == unlabelled
 
 
 @pytest.mark.parametrize("options, timeout, problem", [

@@ -196,9 +196,12 @@ class _Dream:
 
     def _seen(self, labeler: Labeler) -> set[str]:
         """Evidence this labeler already judged without labelling it (a disposable cache in
-        ``okf/.memory/dreams/``, per labeler and destination; losing it costs a second call)."""
+        ``okf/.memory/dreams/``, per labeler and destination; losing it costs a second call).
+        Bytes git has came with a commit, which would keep chosen evidence from ever being
+        labelled: not this clone's, so nothing is taken as judged."""
         try:
-            found = json.loads(self._seen_path(labeler).read_text(encoding="utf-8"))
+            raw = self._seen_path(labeler).read_bytes()
+            found = json.loads(raw) if not from_git(self.ctx.workspace.repo, raw) else []
         except (OSError, ValueError):
             return set()
         return {i for i in found if isinstance(i, str)} if isinstance(found, list) else set()
