@@ -72,9 +72,36 @@ def test_due_steps_run_in_order_and_the_rest_wait(ctx: Context, inbox: Path) -> 
     assert [s.status for s in again.steps] == ["ok", "no-update"], "a delivery dropped later comes in"
     assert again.steps[0].line.startswith("1 import(s), 1 new event(s), 1 file(s) already imported")
     assert [s.status for s in tick(ctx.workspace.root, clock=at(T0 + timedelta(minutes=70))).steps] == ["not-due"] * 2
-    state = read_state(ctx.workspace.state / "loop")
+    state = read_state(ctx.workspace)
     assert state["publish"]["startedAt"] == "2026-03-02T10:01:00.000000Z" and state["reviews"]["status"] == "ok"
     assert len([i for i in ctx.store.items(["import"])]) == 2, "each delivery is imported once"
+
+
+def test_a_record_from_ahead_of_the_clock_or_from_a_commit_holds_no_step_off(ctx: Context, inbox: Path) -> None:
+    """The loop's record is the clone's own, in okf/.memory/loop/: a clock set back leaves times
+    in it that are still to come, and a commit can put one there (git add -f) saying every step
+    just ran. Neither keeps a step from running, nor shifts what the github step asks for."""
+    configure(ctx, {"by": "git:bot@example.com", "steps": {"reviews": {"every": "1h", "folder": "inbox"}}})
+    assert [s.status for s in tick(ctx.workspace.root, clock=at(T0)).steps] == ["ok"]
+    record = ctx.workspace.state / "loop" / "state.json"
+    ahead = json.loads(record.read_text())
+    ahead["steps"]["reviews"].update(startedAt="2027-03-02T09:00:00.000000Z", lastOk="2027-03-02T09:00:00.000000Z")
+    record.write_text(json.dumps(ahead))
+    asked: list[str | None] = []
+
+    def runner(config: Any, call: step_registry.Call) -> step_registry.Outcome:
+        asked.append(call.last_ok)
+        return step_registry.Outcome("no-update", "nothing new")
+
+    later = tick(ctx.workspace.root, clock=at(T0 + timedelta(minutes=5)), runner=runner)
+    assert [s.status for s in later.steps] == ["no-update"]  # ran: the record said it had not yet started
+    assert asked == [None]  # and not told it last succeeded in a year's time
+    assert read_state(ctx.workspace)["reviews"]["lastOk"] == "2026-03-02T09:05:00.000000Z"
+    assert [s.status for s in tick(ctx.workspace.root, clock=at(T0 + timedelta(minutes=6))).steps] == ["not-due"]
+    root = ctx.workspace.root
+    subprocess.run(["git", "add", "-f", record.relative_to(root).as_posix()], cwd=root, check=True)
+    assert read_state(ctx.workspace) == {}
+    assert [s.status for s in tick(ctx.workspace.root, clock=at(T0 + timedelta(minutes=7))).steps] == ["no-update"]
 
 
 def test_a_failing_step_is_reported_and_the_others_go_on(ctx: Context, capsys: pytest.CaptureFixture[str],

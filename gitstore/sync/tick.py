@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from gitstore._files import replace_file
-from gitstore.config import Workspace
+from gitstore.config import Workspace, from_git
 from gitstore.errors import GitstoreError, UsageError
 from gitstore.records.inputs import read_regular
 from gitstore.records.times import format_time, parse_time
@@ -107,10 +107,13 @@ def loop_folder(workspace: Workspace) -> Path:
     return workspace.state / LOOP_DIR
 
 
-def read_state(folder: Path) -> dict[str, dict[str, Any]]:
-    """The last result of each step (empty when none was kept or the file is unreadable)."""
+def read_state(workspace: Workspace) -> dict[str, dict[str, Any]]:
+    """The last result of each step (empty when none was kept or the file is unreadable). A
+    file whose bytes git has came with a commit, not from this clone's ticks: one that says
+    every step ran a moment ago, or in a year, would stop every clone's loop. It counts as none."""
     try:
-        data = json.loads(read_regular(folder / STATE_FILE))  # a FIFO reads as none, at once
+        raw = read_regular(loop_folder(workspace) / STATE_FILE)  # a FIFO reads as none, at once
+        data = json.loads(raw) if not from_git(workspace.repo, raw) else None
     except (OSError, ValueError):
         return {}
     steps = data.get("steps") if isinstance(data, dict) else None
@@ -121,13 +124,24 @@ def _write_state(folder: Path, state: dict[str, dict[str, Any]]) -> None:
     replace_file(folder / STATE_FILE, json.dumps({"steps": state}, indent=2, ensure_ascii=False) + "\n")
 
 
-def next_due(config: StepConfig, last: dict[str, Any] | None) -> datetime | None:
-    """When a step is due next (None: now, it never ran or its record is unreadable)."""
-    started = (last or {}).get("startedAt")
+def _past(value: Any, now: datetime) -> str | None:
+    """``value`` when it is a time no later than ``now``, else None."""
     try:
-        return parse_time(started) + timedelta(seconds=config.every) if started else None
+        return value if isinstance(value, str) and parse_time(value) <= now else None
     except GitstoreError:
         return None
+
+
+def next_due(config: StepConfig, last: dict[str, Any] | None, now: datetime) -> datetime | None:
+    """When a step is due next (None: now, it never ran, its record is unreadable, or it says
+    the step started after ``now``: a clock set back, which would hold the step off until
+    the clock caught up)."""
+    started = (last or {}).get("startedAt")
+    try:
+        began = parse_time(started) if started else None
+    except GitstoreError:
+        return None
+    return began + timedelta(seconds=config.every) if began is not None and began <= now else None
 
 
 # -- the lock -------------------------------------------------------------------------------------
@@ -239,7 +253,7 @@ def tick(start: str | Path = ".", *, force: bool = False, only: list[str] | None
         if holder is not None:
             return TickReport(False, holder=holder)
         report = TickReport(True)
-        state = read_state(folder)
+        state = read_state(workspace)
         for config in chosen:
             report.steps.append(_step(config, state, folder, workspace.root, settings.by,
                                       force or only is not None, clock, runner))
@@ -279,13 +293,14 @@ def _chosen(settings: LoopSettings, only: list[str] | None) -> list[StepConfig]:
 def _step(config: StepConfig, state: dict[str, dict[str, Any]], folder: Path, root: Path, by: str | None,
           force: bool, clock: Clock, runner: Runner) -> StepReport:
     last = state.get(config.name)
-    due = next_due(config, last)
     now = clock()
+    due = next_due(config, last, now)
     if not force and due is not None and now < due:
         return StepReport(config.name, NOT_DUE, f"next due {format_time(due)} (every {format_duration(config.every)})",
                           next_due=format_time(due))
     began = time.monotonic()
-    call = Call(root, config.options, by, (last or {}).get("lastOk"))
+    last_ok = _past((last or {}).get("lastOk"), now)  # one ahead of the clock would skip what came between
+    call = Call(root, config.options, by, last_ok)
     if not STEPS[config.name].available():
         outcome = Outcome(UNAVAILABLE, f"{STEPS[config.name].needs} is not installed in this version of gitstore")
     else:
@@ -297,7 +312,7 @@ def _step(config: StepConfig, state: dict[str, dict[str, Any]], folder: Path, ro
     upcoming = format_time(now + timedelta(seconds=config.every))
     record = {"startedAt": format_time(now), "finishedAt": format_time(clock()), "status": outcome.status,
               "line": outcome.line, "seconds": round(seconds, 3),
-              "lastOk": format_time(now) if outcome.status in SUCCESS else (last or {}).get("lastOk")}
+              "lastOk": format_time(now) if outcome.status in SUCCESS else last_ok}
     if outcome.status == UNAVAILABLE:  # it did not run: still due, and said again next tick
         record["startedAt"] = (last or {}).get("startedAt")
     state[config.name] = record
@@ -313,12 +328,13 @@ def loop_status(workspace: Workspace, clock: Clock = _utc_now) -> dict[str, Any]
         settings = loop_settings.settings(workspace.config)
     except GitstoreError as exc:
         return {"problem": str(exc), "steps": [], "running": None}
-    state = read_state(loop_folder(workspace))
+    state = read_state(workspace)
+    now = clock()
     steps = []
     for config in settings.steps:
         last = state.get(config.name)
-        due = next_due(config, last)
+        due = next_due(config, last, now)
         steps.append({"step": config.name, "every": format_duration(config.every),
                       "timeout": format_duration(config.timeout), "available": STEPS[config.name].available(),
-                      "last": last, "nextDue": format_time(due) if due and due > clock() else "now"})
+                      "last": last, "nextDue": format_time(due) if due and due > now else "now"})
     return {"problem": None, "steps": steps, "running": running(workspace)}
