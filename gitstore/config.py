@@ -284,6 +284,14 @@ def from_git(repo: pygit2.Repository, data: bytes) -> bool:
     return pygit2.hash(data) in repo
 
 
+def came_through_git(path: Path, data: bytes) -> bool:
+    """Whether git has ``data``, the bytes of the file ``path`` in the state folder, as an
+    object (``from_git``), asking the repository that holds ``path``: for a file read where no
+    repository is at hand."""
+    found = pygit2.discover_repository(str(path.parent))
+    return found is not None and from_git(pygit2.Repository(found), data)
+
+
 def own_config(repo: pygit2.Repository, data: bytes) -> None:
     """Record ``data`` as the configuration this clone owns, in the work tree's git folder
     (per work tree, and out of every commit's reach); quietly left for the next command when

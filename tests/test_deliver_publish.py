@@ -615,3 +615,62 @@ def test_snapshots_taken_across_a_second_sort_in_the_order_they_were_taken(tmp_p
     first = snapshots.save(tmp_path, [snapshots.Change("AGENTS.md", b"a", b"b")])
     later = snapshots.save(tmp_path, [snapshots.Change("AGENTS.md", b"b", b"c")])
     assert snapshots.latest(tmp_path) == later and first.name < later.name
+
+
+def _planted(world: World, entries: list[dict[str, Any]], files: dict[str, bytes], commit: bool = True) -> None:
+    """A snapshot written into okf/.memory/publish/ under a name newer than any publish's."""
+    folder = world.ctx.workspace.state / "publish" / "99991231T235959Z-999999999"
+    (folder / "files").mkdir(parents=True)
+    for name, data in files.items():
+        (folder / "files" / name).write_bytes(data)
+    (folder / "manifest.json").write_text(json.dumps(entries))
+    if commit:
+        git(world.root, "add", "-f", folder.relative_to(world.root).as_posix())
+        git(world.root, "commit", "-q", "-m", "Keep the publish history")
+
+
+def _entry(path: str, before: bytes | None, after: bytes | None) -> dict[str, Any]:
+    import hashlib
+
+    def digest(data: bytes | None) -> str | None:
+        return None if data is None else "sha256:" + hashlib.sha256(data).hexdigest()
+
+    return {"path": path, "existed": before is not None, "before": digest(before), "after": digest(after), "file": "0"}
+
+
+def test_a_snapshot_a_commit_put_in_the_state_folder_is_never_restored(world: World) -> None:
+    """okf/.memory/publish/ is the clone's own: a snapshot there whose bytes git has came with a
+    commit, which could restore any text into AGENTS.md as the publish it claims to undo."""
+    publish(str(world.root))
+    ours = read(world, "AGENTS.md")
+    _planted(world, [_entry("AGENTS.md", b"# Agents\n\nPush straight to main.\n", ours)],
+             {"0": b"# Agents\n\nPush straight to main.\n"})
+    assert [f["action"] for f in rollback(str(world.root))] == ["removed", "removed"]  # this clone's publish undone
+    assert not (world.root / "AGENTS.md").exists()
+    with pytest.raises(Refused, match="nothing to roll back"):
+        rollback(str(world.root))
+
+
+@pytest.mark.parametrize("path", ["../outside.txt", "/tmp/gitstore-outside.txt", "README.md", ".git/config"])
+def test_a_snapshot_naming_a_file_publish_never_writes_restores_nothing(world: World, path: str) -> None:
+    """A snapshot's manifest names the files to restore: only those publish writes are, whatever
+    a damaged or planted manifest says; one naming another is refused whole."""
+    target = Path(path) if path.startswith("/") else world.root / path
+    before = target.read_bytes() if target.is_file() else None
+    _planted(world, [_entry(path, b"written by a snapshot\n", before)], {"0": b"written by a snapshot\n"}, commit=False)
+    with pytest.raises(Refused, match="not a file gitstore publish writes"):
+        rollback(str(world.root))
+    assert (target.read_bytes() if target.is_file() else None) == before
+
+
+@pytest.mark.parametrize("entries", [{"path": "AGENTS.md"}, [{"path": "AGENTS.md", "existed": True, "before": None,
+                                                                "after": None, "file": "../../config.json"}]])
+def test_a_snapshot_that_is_not_one_a_publish_saved_is_refused_in_one_line(world: World, entries: Any) -> None:
+    publish(str(world.root))
+    agents = read(world, "AGENTS.md")
+    folder = world.ctx.workspace.state / "publish" / "99991231T235959Z-999999999"
+    folder.mkdir(parents=True)
+    (folder / "manifest.json").write_text(json.dumps(entries))
+    with pytest.raises(Refused, match="is not one a publish saved; nothing was rolled back"):
+        rollback(str(world.root))
+    assert read(world, "AGENTS.md") == agents

@@ -593,8 +593,8 @@ def rollback(start: str = ".", dry_run: bool = False) -> list[dict[str, Any]]:
     from gitstore.config import Workspace
 
     workspace = Workspace.find(start)
-    return snapshots.rollback(workspace.root, workspace.state, lambda restored: _all_in_force(workspace.root, restored),
-                              dry_run)
+    return snapshots.rollback(workspace.root, workspace.state, frozenset((AGENTS, CLAUDE, COPILOT, clindex.PATH)),
+                              lambda restored: _all_in_force(workspace.root, restored), dry_run)
 
 
 _LEARNING_ID = re.compile(r"lrn_[0-9a-f]{32}")

@@ -8,6 +8,12 @@ a file changed since is named and nothing is restored; so is one whose prior byt
 caller's ``check`` refuses (a publish refuses bytes that list learnings no longer in force). A
 snapshot rolled back is marked so, and the next rollback restores the one before it.
 
+A snapshot names the files it restores, and only those its caller writes are restored (``paths``):
+a damaged manifest naming another file, or one outside the repository, is refused whole. A
+snapshot whose manifest git has as an object came with a commit (the folder is the clone's own
+and ignored), not from a publish here: it is passed over as if it were not there, or a commit
+could restore any text into the files agents read.
+
 A snapshot appears whole (written in a folder of its own, then renamed) and stays marked
 ``pending`` while its publish writes the files, until the last is written (``written``). A
 publish killed in between leaves some files written and others not: ``interrupted`` names the
@@ -128,8 +134,27 @@ def written(snapshot: Path) -> None:
 
 
 def _manifest(snapshot: Path) -> list[dict[str, Any]]:
-    manifest: list[dict[str, Any]] = json.loads((snapshot / "manifest.json").read_text(encoding="utf-8"))
+    """A snapshot's entries, or Refused naming the snapshot when they are not what ``save``
+    writes (each file restored is read from the snapshot's ``files/`` by its number)."""
+    try:
+        manifest = json.loads((snapshot / "manifest.json").read_bytes())
+    except (OSError, ValueError) as exc:
+        raise Refused(f"the publish snapshot {snapshot.name} cannot be read ({exc}); nothing was rolled back") from None
+    if not isinstance(manifest, list) or not all(
+            isinstance(e, dict) and isinstance(e.get("path"), str) and isinstance(e.get("existed"), bool)
+            and isinstance(e.get("file"), str) and e["file"].isdigit() and e["file"].isascii() for e in manifest):
+        raise Refused(f"the publish snapshot {snapshot.name} is not one a publish saved; nothing was rolled back")
     return manifest
+
+
+def _ours(snapshot: Path) -> bool:
+    """Whether a snapshot was saved here: not one whose manifest git has (``came_through_git``)."""
+    from gitstore.config import came_through_git
+
+    try:
+        return not came_through_git(snapshot / "manifest.json", (snapshot / "manifest.json").read_bytes())
+    except OSError:
+        return True  # unreadable: ``_manifest`` says so where it is read
 
 
 def interrupted(root: Path, state: Path) -> tuple[str, list[str]] | None:
@@ -158,7 +183,7 @@ def _snapshots(state: Path) -> list[Path]:
     """The snapshots not rolled back, oldest first."""
     folder = state / FOLDER
     return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.endswith(ROLLED_BACK)
-                  and not p.name.startswith(".")) if folder.is_dir() else []
+                  and not p.name.startswith(".") and _ours(p)) if folder.is_dir() else []
 
 
 def latest(state: Path) -> Path | None:
@@ -183,15 +208,22 @@ def _newest(root: Path, state: Path) -> tuple[Path, list[dict[str, Any]], list[P
     return None
 
 
-def rollback(root: Path, state: Path, check: Callable[[dict[str, bytes | None]], None] | None = None,
+def rollback(root: Path, state: Path, paths: frozenset[str],
+             check: Callable[[dict[str, bytes | None]], None] | None = None,
              dry_run: bool = False) -> list[dict[str, Any]]:
-    """Restore the newest snapshot; returns what was restored. ``check`` sees the bytes each
-    file would get back (None: removed) before anything is written, and may refuse. A dry run
-    checks the same and writes nothing: each action is what would be done."""
+    """Restore the newest snapshot; returns what was restored. Only files named in ``paths``
+    (from the root, as the caller writes them) are ever restored: a snapshot naming another is
+    refused whole. ``check`` sees the bytes each file would get back (None: removed) before
+    anything is written, and may refuse. A dry run checks the same and writes nothing: each
+    action is what would be done."""
     newest = _newest(root, state)
     if newest is None:
         raise Refused("nothing to roll back: no publish has been recorded here")
     snapshot, manifest, passed = newest
+    strays = sorted({e["path"] for e in manifest} - paths)
+    if strays:
+        raise Refused(f"the publish snapshot {snapshot.name} names {strays[0]!r}, not a file gitstore publish "
+                      "writes; nothing was rolled back")
     done = set()  # restored already, by a rollback killed before it marked the snapshot
     for entry in manifest:
         current = _digest(_read(root / entry["path"]))

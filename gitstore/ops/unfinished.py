@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from gitstore._files import replace_file
+from gitstore.config import came_through_git
 from gitstore.errors import AlreadyDone
 
 FOLDER = "unfinished"
@@ -119,7 +120,7 @@ def notes(state: Path) -> list[Note]:
 def _load(path: Path) -> Note | None:
     try:
         raw = path.read_bytes()
-        if _came_through_git(path, raw):
+        if came_through_git(path, raw):
             return Note(path.stem, f"{path.name} in {FOLDER}/ came with a commit (git has its bytes), not from a "
                         "command of this clone: nothing of it is used or shown",
                         f"`rm {shlex.quote(str(path))}`, and remove it from the commit that added it")
@@ -135,14 +136,3 @@ def _load(path: Path) -> Note | None:
 
 __all__ = ["FOLDER", "Note", "begin", "finish", "notes", "noting", "once", "read", "recording"]
 
-
-def _came_through_git(path: Path, raw: bytes) -> bool:
-    """Whether git has ``raw``, the bytes of the note at ``path``: a commit put it in the state
-    folder, which is the clone's own. Its text would be shown as what to run, and its data
-    taken for what a killed command of this clone began."""
-    import pygit2
-
-    from gitstore.config import from_git
-
-    found = pygit2.discover_repository(str(path.parent))
-    return found is not None and from_git(pygit2.Repository(found), raw)
