@@ -124,7 +124,9 @@ def _import(reviews: _Reviews, report: FolderReport, names: list[str], source: s
 
 
 def _committed(ctx: Context, folder: Path) -> set[Path]:
-    """The files git tracks in ``folder`` when it is inside this clone's state folder."""
+    """The files git tracks in ``folder`` when it is inside this clone's state folder. Tracked,
+    not merely bytes git has: the team may keep the same material committed elsewhere on
+    purpose, and a receiver may drop a copy of it here."""
     state, where = ctx.workspace.state.resolve(), folder.resolve()
     if where != state and state not in where.parents:
         return set()

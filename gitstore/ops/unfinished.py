@@ -135,4 +135,3 @@ def _load(path: Path) -> Note | None:
 
 
 __all__ = ["FOLDER", "Note", "begin", "finish", "notes", "noting", "once", "read", "recording"]
-

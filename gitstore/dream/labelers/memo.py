@@ -10,8 +10,9 @@ The key is the SHA-256 of the labeler's own description (``repeatable``: its opt
 digest of the code that decides its answer) and of every piece of evidence, every field, in
 the order given. One answer per labeler is kept, in ``okf/.memory/dreams/`` (local, git-ignored
 and disposable, as the reports beside it): losing it, or any doubt about it (a file that does
-not parse, another key, bytes git has, which a commit put there), costs one labelling. An answer with problems is not kept; a dry run
-keeps nothing. Labels read back are checked as any labeler's are (``run._valid_labels``).
+not parse, another key, bytes git has, which a commit put there), costs one labelling. An
+answer with problems is not kept; a dry run keeps nothing. Labels read back are checked as any
+labeler's are (``run._valid_labels``).
 """
 
 from __future__ import annotations
