@@ -179,6 +179,23 @@ def test_doctor_names_a_redaction_not_yet_applied_to_the_snapshots(clones: tuple
     assert not holds_text(root / INBOX)
 
 
+def test_a_list_of_applied_redactions_a_commit_brought_applies_none(clones: tuple) -> None:
+    """Which redactions the saved snapshots reflect is noted in okf/.memory/, the clone's own: a
+    list there that git has came with a commit, and would keep a redaction's text in them."""
+    alice, bob = clones
+    root = bob.workspace.root
+    redacted_on_alice(alice)
+    git(root, "fetch", "-q", "origin")
+    noted = sorted(Context.open(root).store.provider.noted())  # type: ignore[attr-defined]
+    listed = root / "okf" / ".memory" / "github-snapshots-scrubbed.json"
+    listed.write_text(json.dumps(noted, indent=0) + "\n")
+    assert _snapshot_check(root)[0] == "ok" and holds_text(root / INBOX)  # taken as applied: left as it is
+    git(root, "add", "-f", "okf/.memory/github-snapshots-scrubbed.json")
+    assert _snapshot_check(root)[0] == "warn"
+    follow(root, "gitstore sync")
+    assert not holds_text(root / INBOX) and _snapshot_check(root)[0] == "ok"
+
+
 def _snapshot_check(root: Path) -> tuple[str, str, str]:
     [check] = [c for c in doctor(below(root)).checks if c.name == "github snapshots"]
     return check.state, check.detail, check.todo

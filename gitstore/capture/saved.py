@@ -263,9 +263,15 @@ def _keep(state: Path, folders: list[Path]) -> None:
 
 def applied(state: Path) -> set[str]:
     """The payload digests whose removal every saved snapshot reflects (``mark_applied``); a
-    list that cannot be read is empty (the snapshots are only scrubbed again)."""
+    list that cannot be read is empty (the snapshots are only scrubbed again), and so is one
+    whose bytes git has: a commit put it there, and a list naming every comment's payload would
+    keep each later redaction's text in the snapshots here, unnoticed."""
+    from gitstore.config import came_through_git
+
+    path = state / APPLIED
     try:
-        found = json.loads((state / APPLIED).read_text(encoding="utf-8"))
+        raw = path.read_bytes()
+        found = json.loads(raw) if not came_through_git(path, raw) else []
     except (OSError, ValueError):
         return set()
     return {d for d in found if isinstance(d, str)} if isinstance(found, list) else set()
