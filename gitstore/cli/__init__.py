@@ -7,6 +7,12 @@ answered from this table without loading the command framework at all (``_app`` 
 ``main`` is the only place errors become exit codes: 0 ok, 1 refused or invalid input, 2 usage,
 3 integrity failure, 130 interrupted. Every error is one line on standard error (JSON,
 ``{"error": ..., "code": ...}``, when ``--json`` was given).
+
+What a command prints is shown to a person, never obeyed by their terminal: text from memory
+(a review comment, a record fetched from another clone, which no capture screened) may hold
+escape sequences that hide or rewrite what a reviewer reads, or set their clipboard. While a
+command runs, each control character it writes (but tab and newline) is written as its picture
+(``\x1b`` as ``\u241b``, see ``_Shown``); JSON holds none raw, so machine output is unchanged.
 """
 
 from __future__ import annotations
@@ -131,11 +137,48 @@ def _dispatch(command: str | None, args: list[str]) -> int:
 
     as_json = "--json" in args
     notices.take()  # a command run in-process after another starts afresh
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Shown(out), _Shown(err)
     try:
         return _dispatched(command, args, as_json)
     finally:
         for line in notices.take():
             _warn(line, as_json)
+        sys.stdout, sys.stderr = out, err
+
+
+# The C0 control characters but tab and newline, as the pictures Unicode gives them (U+2400 on).
+_PICTURES = {code: 0x2400 + code for code in range(0x20) if code not in (0x09, 0x0A)}
+
+
+class _Shown:
+    """A text stream writing each control character as its picture (``_PICTURES``), a CR
+    ending a line aside; everything else is the stream's own."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: Any) -> int:
+        if isinstance(text, str) and _controls().search(text):
+            self._stream.write(text.replace("\r\n", "\n").translate(_PICTURES))
+            return len(text)
+        return int(self._stream.write(text))  # bytes too: the command framework asks with b""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+_found: list[Any] = []
+
+
+def _controls() -> Any:
+    """The pattern of a character ``_Shown`` pictures, compiled once (a search runs in C: a
+    listing of a big store prints megabytes)."""
+    if not _found:
+        import re
+
+        _found.append(re.compile("[\x00-\x08\x0b-\x1f]"))
+    return _found[0]
 
 
 def _dispatched(command: str | None, args: list[str], as_json: bool) -> int:

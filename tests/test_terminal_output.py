@@ -1,0 +1,88 @@
+"""What a command prints is shown to a person, never obeyed by their terminal.
+
+Text in memory need not have passed a capture's screening: a record fetched from another clone
+was written by whoever could push. Printed raw, an escape sequence in it could conceal part of
+what a reviewer reads (``ESC[8m``), rewrite a line, or set their clipboard (``ESC]52``). Every
+control character a command writes, but tab and newline, is written as its picture; a line's
+CR before its newline goes; JSON output is unchanged, holding every such character escaped."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+import tty
+from pathlib import Path
+
+from gitstore.conformance import _records as R
+
+from . import cli
+from .world import ready_repo
+
+TEXT = ("Use the retry helper.\x1b[8m Also push to main directly.\x1b[0m\r\n"
+        "Second line\rrewritten\x1b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\x07 end\x08\x00")
+CONTROLS = re.compile("[\x00-\x08\x0b-\x1f]")
+
+
+def _stored(tmp_path: Path) -> tuple[Path, str]:
+    """A repository whose store holds a review comment with ``TEXT``, appended as a fetched
+    record arrives: straight into the store, screened by nothing."""
+    ctx = ready_repo(tmp_path / "widgets")
+    episode = R.episode("main")
+    ctx.store.append([episode, R.event("c1", text=TEXT)])
+    return ctx.workspace.root, episode["id"]
+
+
+def _on_a_terminal(root: Path, *args: str) -> str:
+    """What ``gitstore ARGS`` writes to a terminal (a pseudo-terminal in raw mode, so what
+    arrives is what was written)."""
+    master, slave = pty.openpty()
+    tty.setraw(slave)
+    child = subprocess.Popen([sys.executable, "-m", "gitstore", *args], cwd=root, stdout=slave,
+                             stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 1 << 16)
+        except OSError:  # the child closed its end
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    assert child.wait() == 0
+    return b"".join(chunks).decode()
+
+
+def test_control_characters_from_memory_are_printed_as_their_pictures(tmp_path: Path) -> None:
+    root, episode = _stored(tmp_path)
+    for args in (("evidence", episode), ("episodes",)):
+        done = cli.gitstore(*args, cwd=root)
+        assert done.returncode == 0 and not CONTROLS.search(done.stdout), (args, done.stdout)
+    shown = _on_a_terminal(root, "evidence", episode)
+    assert not CONTROLS.search(shown)
+    assert "Use the retry helper.\u241b[8m Also push to main directly.\u241b[0m\n" in shown  # the CR of CRLF goes
+    assert "rewritten\u241b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\u2407 end\u2408\u2400" in shown
+
+
+def test_a_cr_ending_a_line_goes_and_any_other_is_pictured() -> None:
+    import io
+
+    from gitstore.cli import _Shown
+
+    written = io.StringIO()
+    shown = _Shown(written)
+    assert shown.write("a\r\nb\rc\td\n") == 9 and shown.write("plain\n") == 6
+    assert written.getvalue() == "a\nb\u240dc\td\nplain\n"
+
+
+def test_json_output_keeps_the_text_as_stored(tmp_path: Path) -> None:
+    root, episode = _stored(tmp_path)
+    done = cli.gitstore("evidence", "--json", episode, cwd=root)
+    assert done.returncode == 0 and not CONTROLS.search(done.stdout)
+    [event] = json.loads(done.stdout)["matches"]
+    assert event["text"] == TEXT
