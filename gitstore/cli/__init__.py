@@ -12,7 +12,7 @@ What a command prints is shown to a person, never obeyed by their terminal: text
 (a review comment, a record fetched from another clone, which no capture screened) may hold
 escape sequences that hide or rewrite what a reviewer reads, or set their clipboard. While a
 command runs, each control character it writes (but tab and newline) is written as its picture
-(``\x1b`` as ``\u241b``, see ``_Shown``); JSON holds none raw, so machine output is unchanged.
+(``gitstore._shown``); JSON holds none raw, so machine output is unchanged.
 """
 
 from __future__ import annotations
@@ -147,38 +147,23 @@ def _dispatch(command: str | None, args: list[str]) -> int:
         sys.stdout, sys.stderr = out, err
 
 
-# The C0 control characters but tab and newline, as the pictures Unicode gives them (U+2400 on).
-_PICTURES = {code: 0x2400 + code for code in range(0x20) if code not in (0x09, 0x0A)}
-
-
 class _Shown:
-    """A text stream writing each control character as its picture (``_PICTURES``), a CR
-    ending a line aside; everything else is the stream's own."""
+    """A text stream writing what it is given as ``gitstore._shown.shown`` shows it: control
+    characters as their pictures. Everything else is the stream's own."""
 
     def __init__(self, stream: Any) -> None:
         self._stream = stream
 
     def write(self, text: Any) -> int:
-        if isinstance(text, str) and _controls().search(text):
-            self._stream.write(text.replace("\r\n", "\n").translate(_PICTURES))
+        if isinstance(text, str):
+            from gitstore._shown import shown
+
+            self._stream.write(shown(text))
             return len(text)
         return int(self._stream.write(text))  # bytes too: the command framework asks with b""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
-
-
-_found: list[Any] = []
-
-
-def _controls() -> Any:
-    """The pattern of a character ``_Shown`` pictures, compiled once (a search runs in C: a
-    listing of a big store prints megabytes)."""
-    if not _found:
-        import re
-
-        _found.append(re.compile("[\x00-\x08\x0b-\x1f]"))
-    return _found[0]
 
 
 def _dispatched(command: str | None, args: list[str], as_json: bool) -> int:

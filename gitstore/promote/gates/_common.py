@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from collections import namedtuple
 from pathlib import Path
 
+from gitstore._shown import shown
 from gitstore.errors import GitstoreError
 from gitstore.promote._git import git_env
 
@@ -30,7 +31,8 @@ class Finding(namedtuple("Finding", "path line message")):
     __slots__ = ()
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {' '.join(self.message.split())}"
+        # a file's name, a line of it or a record may hold escape sequences: shown, never obeyed
+        return shown(f"{self.path}:{self.line}: {' '.join(self.message.split())}")
 
 
 def report(findings: Iterable[Finding], out: Callable[[str], None] = print) -> int:
