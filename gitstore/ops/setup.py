@@ -163,8 +163,8 @@ def _own_instead(repo: pygit2.Repository, root: Path, path: Path, theirs: Config
         f"{CONFIG_FILE} of this clone's own, writer {config.writer}: the one here came through git (a commit, a "
         f"checkout or `git add`), so its writer {theirs.writer} was another clone's"
         + (f", and so were its {', '.join(dropped)} settings, not kept" if dropped else "")
-        + (f"; git tracks the file, so every clone that checks it out must do this: `git rm -q --cached "
-           f":/{CONFIG_FILE}` and commit that" if tracked else ""))
+        + (f"; git tracks the file, so each clone that checks it out gets it too: stop that with `git rm -q "
+           f"--cached :/{CONFIG_FILE}` and a commit" if tracked else ""))
     return config
 
 
