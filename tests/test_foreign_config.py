@@ -69,7 +69,8 @@ def test_a_committed_config_is_refused_by_every_command_until_init_gives_the_clo
     assert _config(bob)["writer"] == "w00a11ce00001"
     for args in (("status",), ("dream",), ("tick",), ("learnings", "--active"), ("records", "list")):
         assert str(bob / CONFIG) in _refused(bob, *args)
-    assert cli.gitstore("records", "add", "-", cwd=bob, stdin=b"").returncode == 1
+    added = cli.gitstore("records", "add", "-", cwd=bob, stdin=b"")
+    assert added.returncode == 1 and "git has these very bytes as an object" in added.stderr
     assert not marker.exists()
     assert git(bob, "for-each-ref", "refs/memory/") == ""  # nothing stored under anyone's id
     check = {c.name: c for c in doctor(bob).checks}["init"]
