@@ -137,6 +137,38 @@ def test_options_that_would_break_the_workflow_are_refused(tmp_path: Path, optio
     assert not (tmp_path / ".github").exists()
 
 
+@pytest.mark.parametrize("spec", [
+    "git+https://github.com/acme/gitstore@v0.1.0", "git+ssh://git@github.com/acme/gitstore.git@" + "0ad63452" * 5,
+    "gitstore[mcp] @ git+https://github.com/acme/gitstore@v0.1.0", "https://example.com/gitstore-0.1.0-py3-none-any.whl",
+    ".", "./dist/gitstore-0.1.0-py3-none-any.whl",
+])
+def test_install_takes_what_pip_fetches_from_a_place_it_names(tmp_path: Path, spec: str) -> None:
+    init_ci(tmp_path, Options(spec))
+    assert f"pip install '{spec}'" in (tmp_path / MEMORY).read_text()
+
+
+@pytest.mark.parametrize("spec, why", [
+    ("gitstore", "a package index resolves, where the name gitstore is another project's"),
+    ("gitstore==0.1.0", "a package index resolves"),
+    ("gitstore[mcp]", "a package index resolves"),
+    ("acme-gitstore", "a package index resolves"),
+    ("--index-url=https://pypi.example.com/simple gitstore", "an option of pip"),
+    ("-e .", "an option of pip"),
+    ("git+http://github.com/acme/gitstore@v0.1.0", "over git+http, which does not authenticate the server"),
+    ("gitstore @ http://example.com/gitstore.tar.gz", "over http, which does not authenticate the server"),
+    ("git+git://github.com/acme/gitstore@v0.1.0", "over git+git"),
+])
+def test_install_never_names_what_an_index_resolves_nor_a_pip_option(tmp_path: Path, spec: str, why: str,
+                                                                     capsys: pytest.CaptureFixture[str],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    monkeypatch.chdir(tmp_path)
+    assert main(["ci", "init", "--install", spec]) == 2
+    err = capsys.readouterr().err
+    assert why in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / ".github").exists()
+
+
 def distribution(folder: Path, direct_url: dict[str, Any] | None) -> importlib.metadata.Distribution:
     """An installed distribution of gitstore, as pip leaves one, with its PEP 610 record."""
     info = folder / "gitstore-0.1.0.dist-info"

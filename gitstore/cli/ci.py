@@ -19,7 +19,7 @@ ci_app = typer.Typer(help="Write the GitHub Actions workflows: the scheduled mem
 
 @ci_app.command("init")
 def init(
-    install: Optional[str] = typer.Option(None, "--install", help="What the workflows pip-install, e.g. git+https://github.com/OWNER/gitstore@TAG (default: the git URL and commit this gitstore was installed from; never the PyPI name gitstore, which is another project's)."),
+    install: Optional[str] = typer.Option(None, "--install", help="What the workflows pip-install: a git+https, git+ssh or https URL, or a path in the checkout, e.g. git+https://github.com/OWNER/gitstore@TAG (default: the git URL and commit this gitstore was installed from; never a name a package index resolves: the PyPI name gitstore is another project's)."),
     writer: str = typer.Option(DEFAULT_WRITER, "--writer", help="The memory workflow's writer id, kept across runs."),
     cron: str = typer.Option(DEFAULT_CRON, "--cron", help="When the memory workflow runs (UTC cron)."),
     since: str = typer.Option(DEFAULT_SINCE, "--since", help="Pull requests updated within this age are imported each run.",

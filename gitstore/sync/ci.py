@@ -18,7 +18,11 @@ is kept unless ``force``.
 What the workflows install is said with ``--install``, or derived from how this gitstore was
 installed when that names it exactly: a VCS URL and commit (PEP 610's ``direct_url.json``).
 Never the bare PyPI name ``gitstore``: that name belongs to an unrelated project, and the
-memory workflow runs with ``contents: write``.
+memory workflow runs with ``contents: write``. So ``--install`` takes what pip fetches from a
+place it names, never a name a package index resolves: a ``git+https``, ``git+ssh`` or ``https``
+URL (alone, or as ``NAME @ URL``), or a path inside the checkout (``.``, ``./dist/...``). A
+requirement by name (``gitstore``, ``gitstore==0.1``, any other), a pip option (``--index-url``
+...) and a URL fetched without authentication of its server (``http``, ``git://``) are refused.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -407,8 +412,6 @@ def _fill(text: str, options: Options) -> str:
 
 def check(options: Options) -> None:
     """Refuse options that would make a broken workflow."""
-    import re
-
     from gitstore.providers.git import WRITER_PATTERN
     from gitstore.records.times import time_or_age
 
@@ -424,9 +427,29 @@ def check(options: Options) -> None:
         _check_install(options.install)
 
 
+_DIRECT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[^\]]*\])?\s*@\s*(\S.*)")  # PEP 508's NAME @ URL
+_FETCHED = ("git+https", "git+ssh", "https")  # what pip fetches over a channel that authenticates its server
+
+
 def _check_install(spec: str) -> None:
+    """Refuse what the workflows must not install (the module's documentation says what may)."""
     if not spec.strip() or any(c in spec for c in "'\n\\"):
         raise UsageError(f"--install {spec!r} must be one pip requirement (no quotes)")
+    if spec.startswith("-"):
+        raise UsageError(f"--install {spec!r} is an option of pip, not what to install: name a git URL at a tag "
+                         f"or commit, e.g. {EXAMPLE_INSTALL}")
+    direct = _DIRECT.fullmatch(spec.strip())
+    where = direct.group(1) if direct else spec.strip()
+    if where == "." or where.startswith(("./", "../")):
+        return  # the checked-out repository's own files
+    scheme = where.split("://", 1)[0].lower() if "://" in where else ""
+    if scheme in _FETCHED:
+        return
+    if scheme:
+        raise UsageError(f"--install {spec!r}: pip would fetch it over {scheme}, which does not authenticate the "
+                         "server; use https or ssh")
+    raise UsageError(f"--install {spec!r} names what a package index resolves, where the name gitstore is another "
+                     f"project's: name a git URL at a tag or commit, e.g. {EXAMPLE_INSTALL}")
 
 
 def planned(options: Options) -> tuple[dict[Path, str], list[str]]:
