@@ -22,7 +22,8 @@ memory workflow runs with ``contents: write``. So ``--install`` takes what pip f
 place it names, never a name a package index resolves: a ``git+https``, ``git+ssh`` or ``https``
 URL (alone, or as ``NAME @ URL``), or a path inside the checkout (``.``, ``./dist/...``). A
 requirement by name (``gitstore``, ``gitstore==0.1``, any other), a pip option (``--index-url``
-...) and a URL fetched without authentication of its server (``http``, ``git://``) are refused.
+...), a path outside the checkout and a URL fetched without authentication of its server
+(``http``, ``git://``) are refused.
 """
 
 from __future__ import annotations
@@ -435,13 +436,17 @@ def _check_install(spec: str) -> None:
     """Refuse what the workflows must not install (the module's documentation says what may)."""
     if not spec.strip() or any(c in spec for c in "'\n\\"):
         raise UsageError(f"--install {spec!r} must be one pip requirement (no quotes)")
+    spec = spec.strip()
     if spec.startswith("-"):
         raise UsageError(f"--install {spec!r} is an option of pip, not what to install: name a git URL at a tag "
                          f"or commit, e.g. {EXAMPLE_INSTALL}")
-    direct = _DIRECT.fullmatch(spec.strip())
-    where = direct.group(1) if direct else spec.strip()
-    if where == "." or where.startswith(("./", "../")):
-        return  # the checked-out repository's own files
+    direct = _DIRECT.fullmatch(spec)
+    where = direct.group(1) if direct else spec
+    if where == "." or where.startswith(("./", "../", "/")):
+        if where == "." or (where.startswith("./") and "/../" not in f"{where}/"):
+            return  # the checked-out repository's own files
+        raise UsageError(f"--install {spec!r} names a path outside the checkout, which a runner does not have: "
+                         f"name a git URL at a tag or commit, e.g. {EXAMPLE_INSTALL}")
     scheme = where.split("://", 1)[0].lower() if "://" in where else ""
     if scheme in _FETCHED:
         return
