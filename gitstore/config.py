@@ -271,9 +271,9 @@ def foreign(repo: pygit2.Repository, data: bytes) -> bool:
             return False
     except OSError:
         pass
-    if from_git(repo, data):
+    if oid in repo:
         return True
-    own_config(repo, data)
+    _own(repo, oid)
     return False
 
 
@@ -284,20 +284,26 @@ def from_git(repo: pygit2.Repository, data: bytes) -> bool:
     return pygit2.hash(data) in repo
 
 
-def came_through_git(path: Path, data: bytes) -> bool:
-    """Whether git has ``data``, the bytes of the file ``path`` in the state folder, as an
-    object (``from_git``), asking the repository that holds ``path``: for a file read where no
-    repository is at hand."""
-    found = pygit2.discover_repository(str(path.parent))
-    return found is not None and from_git(pygit2.Repository(found), data)
+def git_has(folder: Path) -> Callable[[bytes], bool]:
+    """``from_git`` for the files read in ``folder`` of the state folder, where no repository is
+    at hand: the repository holding it, found and opened once for all of them."""
+    found = pygit2.discover_repository(str(folder))
+    if found is None:
+        return lambda data: False
+    repo = pygit2.Repository(found)
+    return lambda data: from_git(repo, data)
 
 
 def own_config(repo: pygit2.Repository, data: bytes) -> None:
     """Record ``data`` as the configuration this clone owns, in the work tree's git folder
     (per work tree, and out of every commit's reach); quietly left for the next command when
     that folder cannot be written."""
+    _own(repo, pygit2.hash(data))
+
+
+def _own(repo: pygit2.Repository, oid: pygit2.Oid) -> None:
     try:
-        replace_file(Path(repo.path) / OWN_CONFIG_NAME, pygit2.hash(data).raw)
+        replace_file(Path(repo.path) / OWN_CONFIG_NAME, oid.raw)
     except OSError:
         pass
 

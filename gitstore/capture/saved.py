@@ -266,12 +266,11 @@ def applied(state: Path) -> set[str]:
     list that cannot be read is empty (the snapshots are only scrubbed again), and so is one
     whose bytes git has: a commit put it there, and a list naming every comment's payload would
     keep each later redaction's text in the snapshots here, unnoticed."""
-    from gitstore.config import came_through_git
+    from gitstore.config import git_has
 
-    path = state / APPLIED
     try:
-        raw = path.read_bytes()
-        found = json.loads(raw) if not came_through_git(path, raw) else []
+        raw = (state / APPLIED).read_bytes()
+        found = json.loads(raw) if not git_has(state)(raw) else []
     except (OSError, ValueError):
         return set()
     return {d for d in found if isinstance(d, str)} if isinstance(found, list) else set()

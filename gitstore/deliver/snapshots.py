@@ -147,12 +147,10 @@ def _manifest(snapshot: Path) -> list[dict[str, Any]]:
     return manifest
 
 
-def _ours(snapshot: Path) -> bool:
-    """Whether a snapshot was saved here: not one whose manifest git has (``came_through_git``)."""
-    from gitstore.config import came_through_git
-
+def _ours(snapshot: Path, git_has: Callable[[bytes], bool]) -> bool:
+    """Whether a snapshot was saved here: not one whose manifest git has (``config.git_has``)."""
     try:
-        return not came_through_git(snapshot / "manifest.json", (snapshot / "manifest.json").read_bytes())
+        return not git_has((snapshot / "manifest.json").read_bytes())
     except OSError:
         return True  # unreadable: ``_manifest`` says so where it is read
 
@@ -182,8 +180,13 @@ def interrupted(root: Path, state: Path) -> tuple[str, list[str]] | None:
 def _snapshots(state: Path) -> list[Path]:
     """The snapshots not rolled back, oldest first."""
     folder = state / FOLDER
+    if not folder.is_dir():
+        return []
+    from gitstore.config import git_has
+
+    has = git_has(folder)
     return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.endswith(ROLLED_BACK)
-                  and not p.name.startswith(".") and _ours(p)) if folder.is_dir() else []
+                  and not p.name.startswith(".") and _ours(p, has))
 
 
 def latest(state: Path) -> Path | None:

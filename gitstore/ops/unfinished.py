@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from gitstore._files import replace_file
-from gitstore.config import came_through_git
+from gitstore.config import git_has
 from gitstore.errors import AlreadyDone
 
 FOLDER = "unfinished"
@@ -107,20 +107,25 @@ def finish(state: Path, name: str) -> None:
 
 def read(state: Path, name: str) -> Note | None:
     """The note a command of this name left, or None."""
-    return _load(state / FOLDER / f"{name}.json")
+    path = state / FOLDER / f"{name}.json"
+    return _load(path, git_has(path.parent)) if path.is_file() else None
 
 
 def notes(state: Path) -> list[Note]:
     """Every note left, by name."""
     folder = state / FOLDER
-    found = [_load(path) for path in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+    paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    if not paths:
+        return []
+    has = git_has(folder)  # the repository opened once for every note
+    found = [_load(path, has) for path in paths]
     return [note for note in found if note is not None]
 
 
-def _load(path: Path) -> Note | None:
+def _load(path: Path, git_has: Callable[[bytes], bool]) -> Note | None:
     try:
         raw = path.read_bytes()
-        if came_through_git(path, raw):
+        if git_has(raw):
             return Note(path.stem, f"{path.name} in {FOLDER}/ came with a commit (git has its bytes), not from a "
                         "command of this clone: nothing of it is used or shown",
                         f"`rm {shlex.quote(str(path))}`, and remove it from the commit that added it")
