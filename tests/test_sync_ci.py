@@ -358,6 +358,54 @@ def test_the_memory_workflow_steps_run_against_a_bare_remote(tmp_path: Path) -> 
         "Please keep the changelog."}
 
 
+def test_the_memory_pull_request_commits_what_publish_wrote_and_nothing_else(tmp_path: Path) -> None:
+    """A checkout holds more than publish writes: a config.json a commit tracks (which the
+    setup step's ``init --writer`` replaces with the workflow's own), files a build left. The
+    memory pull request's commit carries only publish's files, here AGENTS.md and the index."""
+    from gitstore.deliver.publish import WRITES
+
+    from . import dream_world as w
+    from .team import EVERYTHING, commit_all, keypair, sign_as, write_policy
+    from .world import accepted, grant_all, propose, ref
+
+    developer = ready_repo(tmp_path / "dev", origin=ORIGIN)
+    key, public = keypair(tmp_path / "keys", "github:9")  # a policy: the runner counts github:9's decisions
+    write_policy(developer.workspace.root, {"github:9": EVERYTHING}, {"github:9": public})
+    commit_all(developer.workspace.root, "Who may decide")
+    sign_as(developer.workspace.root, key)
+    grant_all(developer)
+    w.jitter_theme(developer)
+    logs = w.comment(developer, 99, "github:carol", "Log lines carry the request id.", 500)
+    learning = accepted(developer, propose(developer, [ref(logs[0])], title="Request ids",
+                                           text="Every log line carries the request id."))
+    root = developer.workspace.root
+    git(root, "add", "-f", "okf/.memory/config.json")
+    git(root, "commit", "-q", "-m", "Settings everyone should share")
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(root, "push", "-q", str(bare), "main", "refs/memory/v1/records/shared/*:refs/memory/v1/records/shared/*",
+        "+refs/memory/v1/payloads/shared/*:refs/memory/v1/payloads/shared/*")
+    work = tmp_path / "runner"
+    (work / "bin").mkdir(parents=True)
+    gh = work / "bin" / "gh"  # the GitHub CLI: says no pull request is open, records the one opened
+    gh.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {work / "gh.log"}\n[ "$2" = view ] && exit 1\nexit 0\n')
+    gh.chmod(0o755)
+    env = runner_env(bare, "http://127.0.0.1:9", work)
+    env.update(PATH=f"{work / 'bin'}{os.pathsep}{env['PATH']}", PROPOSED="1")
+    checkout(bare, work / "checkout", env)
+    (work / "checkout" / "build.log").write_text("left by a build\n")
+    workflow = load(memory_workflow(OPTIONS, dream=True, sync=False))
+    run_steps(workflow, ["Fetch the memory refs", "Set up gitstore as this workflow's writer", "Dream",
+                         "Open or update the memory pull request"], work / "checkout", env)
+    assert (work / "output").read_text() == "proposed=1\n"
+    assert "pr create --head gitstore/memory" in (work / "gh.log").read_text()
+    tip = "refs/heads/gitstore/memory"
+    changed = git(bare, "diff", "--name-only", "main", tip).split()
+    assert changed == [".continual-learning/index.json", "AGENTS.md"] and set(changed) <= set(WRITES), changed
+    assert learning["id"] in git(bare, "show", f"{tip}:AGENTS.md")
+    assert "okf/.memory/config.json" in git(work / "checkout", "status", "--porcelain"), "init gave the runner its own"
+
+
 def test_init_keeps_one_writer_across_runs_and_refuses_a_second(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "repo"

@@ -44,6 +44,8 @@ from gitstore.records.inputs import read_regular
 AGENTS = "AGENTS.md"
 CLAUDE = "CLAUDE.md"
 COPILOT = ".github/copilot-instructions.md"
+# every file a publish may write, and so all a rollback may restore (and the memory workflow commits)
+WRITES = (AGENTS, CLAUDE, COPILOT, clindex.PATH)
 CODEX_BYTES = 32 * 1024
 CLAUDE_LINES = 200
 COPILOT_CHARS = 4000
@@ -593,7 +595,7 @@ def rollback(start: str = ".", dry_run: bool = False) -> list[dict[str, Any]]:
     from gitstore.config import Workspace
 
     workspace = Workspace.find(start)
-    return snapshots.rollback(workspace.root, workspace.state, frozenset((AGENTS, CLAUDE, COPILOT, clindex.PATH)),
+    return snapshots.rollback(workspace.root, workspace.state, frozenset(WRITES),
                               lambda restored: _all_in_force(workspace.root, restored), dry_run)
 
 

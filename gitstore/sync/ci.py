@@ -296,7 +296,10 @@ _PULL_REQUEST = """\
           title="gitstore: $PROPOSED new proposal(s) waiting for review"
           git switch -C '@BRANCH@'
           gitstore publish || true    # learnings accepted since: AGENTS.md's section and the index
-          git add -A
+          # commit what publish writes and nothing else: `init --writer` rewrites a tracked config.json
+          for file in @PUBLISHED@; do
+            if [ -e "$file" ]; then git add -- "$file"; fi
+          done
           git commit -q --allow-empty -m "$title" -m "The dream report is in the pull request's description."
           git push --force origin 'HEAD:refs/heads/@BRANCH@'
           if [ "$(gh pr view '@BRANCH@' --json state -q .state 2>/dev/null)" = OPEN ]; then
@@ -401,7 +404,11 @@ def gates_config() -> str:
 
 
 def _fill(text: str, options: Options) -> str:
-    values = {"@VERSION@": __version__, "@WRITER@": options.writer, "@CRON@": options.cron, "@SINCE@": options.since,
+    import shlex
+
+    from gitstore.deliver.publish import WRITES
+
+    values = {"@PUBLISHED@": " ".join(shlex.quote(path) for path in WRITES), "@VERSION@": __version__, "@WRITER@": options.writer, "@CRON@": options.cron, "@SINCE@": options.since,
               "@BRANCH@": BRANCH, "@BOT_NAME@": BOT_NAME, "@BOT_EMAIL@": BOT_EMAIL,
               "@GATES_CONFIG@": GATES_CONFIG.as_posix()}
     for key, value in values.items():
