@@ -260,20 +260,22 @@ def write_config(repo: pygit2.Repository, path: Path, config: Config) -> None:
     own_config(repo, data)
 
 
-def foreign(repo: pygit2.Repository, data: bytes) -> bool:
+def foreign(repo: pygit2.Repository, data: bytes, anchor: str = OWN_CONFIG_NAME) -> bool:
     """Whether config.json's bytes ``data`` are another clone's: git has them as an object
     (committed, checked out over this clone's ignored file, or added), and they are not the
     bytes this clone wrote or took as its own before that (``own_config``). Bytes that are
-    neither, a person's edit, are taken as this clone's from now on."""
+    neither, a person's edit, are taken as this clone's from now on. ``anchor``: the file of the
+    work tree's git folder naming the bytes this clone owns, for a state file other than
+    config.json whose bytes a commit could match."""
     oid = pygit2.hash(data)
     try:
-        if (Path(repo.path) / OWN_CONFIG_NAME).read_bytes() == oid.raw:
+        if (Path(repo.path) / anchor).read_bytes() == oid.raw:
             return False
     except OSError:
         pass
     if oid in repo:
         return True
-    _own(repo, oid)
+    _own(repo, oid, anchor)
     return False
 
 
@@ -287,23 +289,28 @@ def from_git(repo: pygit2.Repository, data: bytes) -> bool:
 def git_has(folder: Path) -> Callable[[bytes], bool]:
     """``from_git`` for the files read in ``folder`` of the state folder, where no repository is
     at hand: the repository holding it, found and opened once for all of them."""
-    found = pygit2.discover_repository(str(folder))
-    if found is None:
+    repo = repository_of(folder)
+    if repo is None:
         return lambda data: False
-    repo = pygit2.Repository(found)
     return lambda data: from_git(repo, data)
 
 
-def own_config(repo: pygit2.Repository, data: bytes) -> None:
-    """Record ``data`` as the configuration this clone owns, in the work tree's git folder
-    (per work tree, and out of every commit's reach); quietly left for the next command when
-    that folder cannot be written."""
-    _own(repo, pygit2.hash(data))
+def repository_of(folder: Path) -> pygit2.Repository | None:
+    """The repository holding ``folder`` of the state folder, where none is at hand."""
+    found = pygit2.discover_repository(str(folder))
+    return None if found is None else pygit2.Repository(found)
 
 
-def _own(repo: pygit2.Repository, oid: pygit2.Oid) -> None:
+def own_config(repo: pygit2.Repository, data: bytes, anchor: str = OWN_CONFIG_NAME) -> None:
+    """Record ``data`` as the configuration (or the state file ``anchor`` names) this clone
+    owns, in the work tree's git folder (per work tree, and out of every commit's reach);
+    quietly left for the next command when that folder cannot be written."""
+    _own(repo, pygit2.hash(data), anchor)
+
+
+def _own(repo: pygit2.Repository, oid: pygit2.Oid, anchor: str) -> None:
     try:
-        replace_file(Path(repo.path) / OWN_CONFIG_NAME, oid.raw)
+        replace_file(Path(repo.path) / anchor, oid.raw)
     except OSError:
         pass
 

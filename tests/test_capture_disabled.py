@@ -107,3 +107,21 @@ def test_hooks_status_says_so_and_records_it(ctx: Context, monkeypatch: pytest.M
     assert main(["hooks", "status", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["recordedHooksDisabled"] == []  # already recorded
     assert len(disabled_receipts(ctx)) == 1
+
+
+def test_a_committed_record_of_switched_off_hooks_keeps_no_receipt_from_being_written(ctx: Context) -> None:
+    """One commit switches the project's Claude Code hooks off and adds, under the ignored state
+    folder, a record saying this clone already noted it: the capture still records the switch-off,
+    since that record came through git."""
+    root, home = ctx.workspace.root, Path.home()
+    _settings(root / ".claude" / "settings.json", {"disableAllHooks": True})
+    state = ctx.workspace.state / "hooks-disabled.json"
+    state.write_text(json.dumps(switched_off(root, home)))
+    subprocess.run(["git", "add", "-f", ".claude/settings.json", str(state)], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "Quieter hooks"], cwd=root, check=True)
+    assert list(notice(ctx, home)) == ["claude-code"]
+    assert notice(ctx, home) == {}, "then the clone's own record holds it, once"
+    assert len(disabled_receipts(ctx)) == 1
+
+    state.write_text(json.dumps(switched_off(root, home)) + " ")  # a person's edit, not git's bytes
+    assert notice(ctx, home) == {}

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 from gitstore.capture.hookinput import HookInput
 from gitstore.capture.normalize import build, refuse_unignored
+from gitstore.config import foreign, own_config, repository_of
 from gitstore.errors import GitstoreError
 from gitstore.context import Context
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:  # a capture imports this module once it has stored its record
     from gitstore.capture.install import HookStatus
 
 STATE_NAME = "hooks-disabled.json"
+OWN_NAME = "gitstore-hooks-disabled"  # in the work tree's git folder: the blob id of the record this clone wrote
 EVENT = "config-check"
 
 
@@ -42,11 +44,17 @@ def notice(ctx: Context, home: Path, *, ignored: bool = False,
         refuse_unignored(ctx.workspace)
     state = ctx.workspace.state / STATE_NAME
     with _locked(state) as handle:
-        known = _read(handle)
+        raw = _raw(handle)
+        known = _parse(raw)
         if found is None:
             from gitstore.capture.switched import switched_off
 
             found = switched_off(ctx.workspace.root, home)
+        repo = None
+        if any(known.get(name) == why for name, why in found.items()):  # the record would hold a receipt back
+            repo = repository_of(state.parent)
+            if repo is not None and foreign(repo, raw, OWN_NAME):
+                known = {}
         new = {name: why for name, why in sorted(found.items()) if known.get(name) != why}
         records, receipts = [], {}
         mode = ctx.workspace.config.capture_mode
@@ -57,7 +65,10 @@ def notice(ctx: Context, home: Path, *, ignored: bool = False,
         if records:
             ctx.store.append(records, namespace="local")
         if found != known:
-            _write(handle, found)
+            written = _write(handle, found)
+            repo = repo or repository_of(state.parent)
+            if repo is not None:
+                own_config(repo, written, OWN_NAME)
     return receipts
 
 
@@ -94,24 +105,30 @@ class _locked:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         fcntl.flock(fd, fcntl.LOCK_EX)
-        self.handle = os.fdopen(fd, "r+", encoding="utf-8")
+        self.handle = os.fdopen(fd, "r+b")
         return self.handle
 
     def __exit__(self, *_: object) -> None:
         self.handle.close()
 
 
-def _read(handle: Any) -> dict[str, str]:
+def _raw(handle: Any) -> bytes:
     handle.seek(0)
+    return handle.read()
+
+
+def _parse(raw: bytes) -> dict[str, str]:
     try:
-        data = json.loads(handle.read() or "{}")
+        data = json.loads(raw or b"{}")
     except ValueError:
         return {}
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
-def _write(handle: Any, off: dict[str, str]) -> None:
+def _write(handle: Any, off: dict[str, str]) -> bytes:
+    data = json.dumps(off, sort_keys=True).encode("utf-8")
     handle.seek(0)
     handle.truncate()
-    json.dump(off, handle, sort_keys=True)
+    handle.write(data)
     handle.flush()
+    return data
