@@ -114,9 +114,9 @@ class Workspace(NamedTuple):
                 pass
         data = _config_bytes(path)
         config = parse_config(path, data)
-        if foreign(repo, data):
-            raise ForeignConfig(f"{path}: git has these very bytes as an object (a commit, a checkout or `git add` "
-                                f"brought them), so writer {config.writer} and the settings in it are another "
+        if foreign(repo, path, data):
+            raise ForeignConfig(f"{path} came through git (the commit checked out holds it, or git has these very "
+                                f"bytes as an object), so writer {config.writer} and the settings in it are another "
                                 "clone's, not this one's: run `gitstore init` to give this clone its own")
         copied = copied_from(root, state, config.writer)
         if copied is not None:
@@ -260,39 +260,53 @@ def write_config(repo: pygit2.Repository, path: Path, config: Config) -> None:
     own_config(repo, data)
 
 
-def foreign(repo: pygit2.Repository, data: bytes, anchor: str = OWN_CONFIG_NAME) -> bool:
-    """Whether config.json's bytes ``data`` are another clone's: git has them as an object
-    (committed, checked out over this clone's ignored file, or added), and they are not the
-    bytes this clone wrote or took as its own before that (``own_config``). Bytes that are
-    neither, a person's edit, are taken as this clone's from now on. ``anchor``: the file of the
-    work tree's git folder naming the bytes this clone owns, for a state file other than
-    config.json whose bytes a commit could match."""
+def foreign(repo: pygit2.Repository, path: Path, data: bytes, anchor: str = OWN_CONFIG_NAME) -> bool:
+    """Whether config.json's bytes ``data`` (read from ``path``) are another clone's: they came
+    through git (``from_git``), and they are not the bytes this clone wrote or took as its own
+    before that (``own_config``). Bytes that are neither, a person's edit, are taken as this
+    clone's from now on. ``anchor``: the file of the work tree's git folder naming the bytes
+    this clone owns, for a state file other than config.json that a commit could supply."""
     oid = pygit2.hash(data)
     try:
         if (Path(repo.path) / anchor).read_bytes() == oid.raw:
             return False
     except OSError:
         pass
-    if oid in repo:
+    if oid in repo or committed(repo, path):
         return True
     _own(repo, oid, anchor)
     return False
 
 
-def from_git(repo: pygit2.Repository, data: bytes) -> bool:
-    """Whether git has ``data`` as an object: a commit, a checkout or ``git add`` put these very
-    bytes in the repository. A file of the state folder that git has came through git, not from
-    this clone, which never adds them."""
-    return pygit2.hash(data) in repo
+def from_git(repo: pygit2.Repository, path: Path, data: bytes) -> bool:
+    """Whether the file at ``path`` holding ``data`` came through git, not from this clone,
+    which never adds the files of its state folder: git has these very bytes as an object (a
+    commit, a checkout or ``git add`` put them there), or the commit checked out holds the path,
+    whatever bytes the checkout wrote for it (a ``.gitattributes`` line converting its line
+    endings changes them)."""
+    return pygit2.hash(data) in repo or committed(repo, path)
 
 
-def git_has(folder: Path) -> Callable[[bytes], bool]:
+def committed(repo: pygit2.Repository, path: Path) -> bool:
+    """Whether the commit checked out in ``repo``'s work tree holds ``path`` (a file or folder
+    of that work tree)."""
+    if repo.workdir is None:
+        return False
+    try:
+        where = (path.parent.resolve() / path.name).relative_to(Path(repo.workdir).resolve())
+        repo.head.peel(pygit2.Tree)[where.as_posix()]
+    except (ValueError, KeyError, pygit2.GitError):  # outside the work tree, not there, or no commit yet
+        return False
+    return True
+
+
+def git_has(folder: Path) -> Callable[[Path, bytes], bool]:
     """``from_git`` for the files read in ``folder`` of the state folder, where no repository is
     at hand: the repository holding it, found and opened once for all of them."""
     repo = repository_of(folder)
     if repo is None:
-        return lambda data: False
-    return lambda data: from_git(repo, data)
+        return lambda path, data: False
+    return lambda path, data: from_git(repo, path, data)
 
 
 def repository_of(folder: Path) -> pygit2.Repository | None:

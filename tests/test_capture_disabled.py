@@ -123,5 +123,8 @@ def test_a_committed_record_of_switched_off_hooks_keeps_no_receipt_from_being_wr
     assert notice(ctx, home) == {}, "then the clone's own record holds it, once"
     assert len(disabled_receipts(ctx)) == 1
 
-    state.write_text(json.dumps(switched_off(root, home)) + " ")  # a person's edit, not git's bytes
+    subprocess.run(["git", "rm", "-q", "--cached", str(state)], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "The clone's own"], cwd=root, check=True)
+    state.write_text(json.dumps(switched_off(root, home)) + " ")  # then a person's edit is the clone's
     assert notice(ctx, home) == {}
+    assert len(disabled_receipts(ctx)) == 1

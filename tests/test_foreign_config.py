@@ -5,7 +5,8 @@ mistake or on purpose. Every clone that checks the commit out then holds the com
 (two clones appending as one split its history) and settings that run a program (the dream
 labeler), accept learnings without a person (``automation``) or act on a schedule (``loop``).
 Git even checks such a file out over a clone's own ignored one. Every command refuses a
-config.json whose bytes git has as an object, naming ``gitstore init``, which writes the clone a
+config.json that came through git (the commit checked out holds it, or git has its bytes as an
+object), naming ``gitstore init``, which writes the clone a
 configuration of its own; the clone that wrote the file keeps using it."""
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def team(tmp_path: Path) -> tuple[Path, Path]:
 def _refused(root: Path, *args: str) -> str:
     done = cli.gitstore(*args, cwd=root)
     assert done.returncode == 1 and done.stdout == "" and done.stderr.count("\n") == 1, done
-    assert "git has these very bytes as an object" in done.stderr and "run `gitstore init`" in done.stderr
+    assert "came through git (the commit checked out holds it, or git has these very bytes" in done.stderr and "run `gitstore init`" in done.stderr
     return done.stderr
 
 
@@ -70,7 +71,7 @@ def test_a_committed_config_is_refused_by_every_command_until_init_gives_the_clo
     for args in (("status",), ("dream",), ("tick",), ("learnings", "--active"), ("records", "list")):
         assert str(bob / CONFIG) in _refused(bob, *args)
     added = cli.gitstore("records", "add", "-", cwd=bob, stdin=b"")
-    assert added.returncode == 1 and "git has these very bytes as an object" in added.stderr
+    assert added.returncode == 1 and "came through git (the commit checked out holds it, or git has these very bytes" in added.stderr
     assert not marker.exists()
     assert git(bob, "for-each-ref", "refs/memory/") == ""  # nothing stored under anyone's id
     check = {c.name: c for c in doctor(bob).checks}["init"]
@@ -137,3 +138,23 @@ def test_init_with_a_writer_replaces_a_committed_config_as_a_ci_checkout_runs_it
     cli.ok("init", "--writer", "ci-memory", cwd=job)
     assert _config(job) == {"writer": "ci-memory", "provider": "git"}
     assert "writer    ci-memory" in cli.ok("status", cwd=job)
+
+
+def test_a_committed_config_is_refused_whatever_bytes_the_checkout_wrote(team: tuple[Path, Path],
+                                                                          tmp_path: Path) -> None:
+    """A ``.gitattributes`` line converting the file's line endings on checkout gives bob bytes
+    git has no object of: the commit checked out still holds the file, and it is refused."""
+    bare, alice = team
+    marker = tmp_path / "labeler-ran"
+    (alice / ".gitattributes").write_text(f"{CONFIG.as_posix()} text eol=crlf\n")
+    git(alice, "add", ".gitattributes")
+    _hostile(alice, "w00a11ce00001", marker)
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(bare), str(bob))
+    assert b"\r\n" in (bob / CONFIG).read_bytes()
+    for args in (("status",), ("dream",), ("tick",)):
+        _refused(bob, *args)
+    assert not marker.exists()
+    cli.ok("init", cwd=bob)
+    assert _config(bob)["writer"] != "w00a11ce00001" and "dream.labeler = command" not in cli.ok("status", cwd=bob)
+    assert not marker.exists()

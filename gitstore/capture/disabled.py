@@ -53,7 +53,7 @@ def notice(ctx: Context, home: Path, *, ignored: bool = False,
         repo = None
         if any(known.get(name) == why for name, why in found.items()):  # the record would hold a receipt back
             repo = repository_of(state.parent)
-            if repo is not None and foreign(repo, raw, OWN_NAME):
+            if repo is not None and foreign(repo, state, raw, OWN_NAME):
                 known = {}
         new = {name: why for name, why in sorted(found.items()) if known.get(name) != why}
         records, receipts = [], {}

@@ -270,7 +270,7 @@ def applied(state: Path) -> set[str]:
 
     try:
         raw = (state / APPLIED).read_bytes()
-        found = json.loads(raw) if not git_has(state)(raw) else []
+        found = json.loads(raw) if not git_has(state)(state / APPLIED, raw) else []
     except (OSError, ValueError):
         return set()
     return {d for d in found if isinstance(d, str)} if isinstance(found, list) else set()

@@ -147,10 +147,11 @@ def _manifest(snapshot: Path) -> list[dict[str, Any]]:
     return manifest
 
 
-def _ours(snapshot: Path, git_has: Callable[[bytes], bool]) -> bool:
-    """Whether a snapshot was saved here: not one whose manifest git has (``config.git_has``)."""
+def _ours(snapshot: Path, git_has: Callable[[Path, bytes], bool]) -> bool:
+    """Whether a snapshot was saved here: not one whose manifest came through git (``config.git_has``)."""
+    manifest = snapshot / "manifest.json"
     try:
-        return not git_has((snapshot / "manifest.json").read_bytes())
+        return not git_has(manifest, manifest.read_bytes())
     except OSError:
         return True  # unreadable: ``_manifest`` says so where it is read
 

@@ -178,7 +178,7 @@ class _Dream:
         where = label_memo.path(self.ctx.workspace.state / REPORTS, labeler)
         if wanted is not None:
             repo = self.ctx.workspace.repo
-            kept = label_memo.recall(where, wanted, lambda raw: from_git(repo, raw))
+            kept = label_memo.recall(where, wanted, lambda path, raw: from_git(repo, path, raw))
             if kept is not None:
                 return kept
         if items and labeler.sends_to:
@@ -200,8 +200,9 @@ class _Dream:
         Bytes git has came with a commit, which would keep chosen evidence from ever being
         labelled: not this clone's, so nothing is taken as judged."""
         try:
-            raw = self._seen_path(labeler).read_bytes()
-            found = json.loads(raw) if not from_git(self.ctx.workspace.repo, raw) else []
+            where = self._seen_path(labeler)
+            raw = where.read_bytes()
+            found = json.loads(raw) if not from_git(self.ctx.workspace.repo, where, raw) else []
         except (OSError, ValueError):
             return set()
         return {i for i in found if isinstance(i, str)} if isinstance(found, list) else set()

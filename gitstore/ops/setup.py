@@ -83,7 +83,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
         (state / name).mkdir(exist_ok=True)
     config_path = state / CONFIG_NAME
     data = _existing(config_path)
-    if data is not None and foreign(repo, data):
+    if data is not None and foreign(repo, config_path, data):
         config = _own_instead(repo, root, config_path, parse_config(config_path, data), provider, writer, report)
     elif data is not None:
         config = parse_config(config_path, data)

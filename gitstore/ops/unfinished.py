@@ -122,10 +122,10 @@ def notes(state: Path) -> list[Note]:
     return [note for note in found if note is not None]
 
 
-def _load(path: Path, git_has: Callable[[bytes], bool]) -> Note | None:
+def _load(path: Path, git_has: Callable[[Path, bytes], bool]) -> Note | None:
     try:
         raw = path.read_bytes()
-        if git_has(raw):
+        if git_has(path, raw):
             return Note(path.stem, f"{path.name} in {FOLDER}/ came with a commit (git has its bytes), not from a "
                         "command of this clone: nothing of it is used or shown",
                         f"`rm {shlex.quote(str(path))}`, and remove it from the commit that added it")

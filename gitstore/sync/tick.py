@@ -112,8 +112,9 @@ def read_state(workspace: Workspace) -> dict[str, dict[str, Any]]:
     file whose bytes git has came with a commit, not from this clone's ticks: one that says
     every step ran a moment ago, or in a year, would stop every clone's loop. It counts as none."""
     try:
-        raw = read_regular(loop_folder(workspace) / STATE_FILE)  # a FIFO reads as none, at once
-        data = json.loads(raw) if not from_git(workspace.repo, raw) else None
+        where = loop_folder(workspace) / STATE_FILE
+        raw = read_regular(where)  # a FIFO reads as none, at once
+        data = json.loads(raw) if not from_git(workspace.repo, where, raw) else None
     except (OSError, ValueError):
         return {}
     steps = data.get("steps") if isinstance(data, dict) else None

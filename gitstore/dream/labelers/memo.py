@@ -52,13 +52,13 @@ def path(folder: Path, labeler: Labeler) -> Path:
     return folder / f"labels-{labeler.name}.json"
 
 
-def recall(where: Path, wanted: str, came_through_git: Callable[[bytes], bool]) -> LabelRun | None:
+def recall(where: Path, wanted: str, came_through_git: Callable[[Path, bytes], bool]) -> LabelRun | None:
     """The run kept under key ``wanted``, or None. Bytes ``came_through_git`` says a commit or a
     checkout brought are not this clone's answer: anyone who can land a commit could write labels
     for the evidence everyone's store holds."""
     try:
         raw = where.read_bytes()
-        if came_through_git(raw):
+        if came_through_git(where, raw):
             return None
         kept = orjson.loads(raw)  # malformed JSON or UTF-8: a ValueError
         if not isinstance(kept, dict) or kept.get("key") != wanted:
