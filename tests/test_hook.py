@@ -350,3 +350,41 @@ def test_the_worker_forked_before_the_payload_is_read_stops_when_the_hook_finds_
     assert any("payload is not JSON" in line for line in log_lines(repo))
     assert _wait_for(lambda: not _running_with(marker), 10.0), "the worker is still running"
     assert calls(detached) == [] and not list((state / "inbox").glob("hook-*.json"))
+
+
+def test_a_job_and_a_log_link_a_commit_put_in_the_state_folder_are_not_used(repo: Path, env: dict[str, str],
+                                                                            state: Path, tmp_path: Path) -> None:
+    """A commit can add files to the ignored state folder (``git add -f``), and git checks them
+    out over a clone's own: a spooled job naming a harness with a newline, a folder and a
+    payload, and the hook log as a link to a shell's start-up file. The next hook run of this
+    clone runs its own job only, and writes no line through the link."""
+    from gitstore.queries.doctor import doctor
+
+    from . import cli
+
+    cli.ok("init", cwd=repo)
+    job = state / "inbox" / "hook-claude-code-0000000000000000.json"
+    job.write_text(json.dumps({"harness": "claude-code", "cwd": str(repo), "attempts": 0,
+                               "payload": {**CLAUDE_PAYLOAD, "session_id": "planted", "cwd": str(repo)}}))
+    forged = state / "inbox" / "hook-codex-0000000000000001.json"
+    forged.write_text(json.dumps({"harness": "codex\ntouch pwned", "cwd": str(repo), "attempts": 9, "payload": {}}))
+    rc = tmp_path / "bashrc"
+    rc.write_text("# mine\n")
+    (state / "logs" / "hooks.log").symlink_to(rc)
+    subprocess.run(["git", "add", "-f", "okf/.memory/inbox", "okf/.memory/logs"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "state"], cwd=repo, check=True)
+    done, _ = hook(direct("claude-code"), {**env, "GITSTORE_HOOK_INLINE": "1"}, repo, payload(repo))
+    assert done.returncode == 0 and done.stdout == b""
+    assert [c["payload"]["session_id"] for c in calls(env)] == ["abc123"], "only the hook's own job ran"
+    assert rc.read_text() == "# mine\n", "no line through the link"
+    assert job.exists() and forged.exists()
+    check = {c.name: c for c in doctor(repo).checks}["hook log"]
+    assert check.state == "warn" and "is a link" in check.detail
+
+
+def test_a_log_line_names_the_harness_in_one_word(repo: Path, state: Path) -> None:
+    from gitstore.capture.hooklog import log
+
+    log(str(repo), "codex\ntouch pwned", "gave up\nafter 3 attempts")
+    [line] = log_lines(repo)
+    assert line.endswith(" codex-touch-pwned gave up after 3 attempts")

@@ -324,13 +324,44 @@ def _tidy(cwd: str) -> None:
 
 
 def _waiting(inbox: str, current: str) -> list[str]:
-    """The spools in INBOX other than CURRENT, oldest first."""
+    """The spools in INBOX other than CURRENT, oldest first: the ones this clone's hooks wrote.
+    A job a commit put there (``git add -f``; git checks it out into every clone) would name
+    the harness, the folder and the transcript a capture reads: it is never run."""
     try:
         names = [n for n in os.listdir(inbox) if n.startswith(SPOOL_PREFIX) and n.endswith(".json")]
     except OSError:
         return []
     paths = [os.path.join(inbox, n) for n in names if os.path.join(inbox, n) != current]
+    if paths:
+        paths = _own_jobs(inbox, paths)
     return sorted(paths, key=lambda p: (_mtime(p), p))
+
+
+def _own_jobs(inbox: str, paths: list[str]) -> list[str]:
+    """Of the job files ``paths``, those no commit or checkout supplied (``config.from_git``);
+    a link is no job a hook wrote."""
+    from pathlib import Path
+
+    from gitstore.config import from_git, repository_of
+
+    repo = repository_of(Path(inbox))
+    own = []
+    for path in paths:
+        try:
+            with open(path, "rb", opener=_no_link) as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        if repo is None or not from_git(repo, Path(path), data):
+            own.append(path)
+        else:
+            _log(inbox, "", f"{os.path.basename(path)} in the inbox came through git, not from a hook of this clone: "
+                            "not run (remove it, and the commit that added it)")
+    return own
+
+
+def _no_link(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NOFOLLOW)
 
 
 def _mtime(path: str) -> float:
@@ -347,15 +378,21 @@ def _run_spool(spool: str) -> str | None:
 
     cwd, harness = working_dir(), ""
     try:
-        fd = os.open(spool, os.O_RDWR)
-    except OSError:
+        fd = os.open(spool, os.O_RDWR | os.O_NOFOLLOW)
+    except FileNotFoundError:
         return None  # already captured and removed
+    except OSError as exc:  # a link in a job's place (ELOOP): no job a hook wrote
+        _log(cwd, "", f"{os.path.basename(spool)} in the inbox cannot be opened as a job ({exc.strerror}): not run")
+        return None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         if os.fstat(fd).st_ino != os.stat(spool).st_ino:
             return None  # captured and replaced meanwhile
         job = _claim(fd)
         harness, cwd = job["harness"], job["cwd"]
+        if harness not in HARNESSES or not isinstance(cwd, str):
+            harness, cwd = "", working_dir()
+            raise HookProblem("the spooled job is not one gitstore wrote (no harness gitstore knows, or no folder)")
         if job["attempts"] > MAX_ATTEMPTS:
             _set_aside(spool)
             _log(cwd, harness, f"capture gave up after {MAX_ATTEMPTS} attempts; the payload is kept as "

@@ -59,16 +59,29 @@ def log_path(cwd: str) -> str:
     return shared_log()
 
 
+def _append(path: str, line: str) -> None:
+    """Append ``line`` to the log at ``path``, never through a link: a commit can put one in
+    the log's place (or the logs folder's), and git checks it out over the clone's own file, so
+    a line would land in whatever file it names (a shell's start-up file runs what it holds).
+    The temporary folder's log is anyone's to create."""
+    folder = os.path.dirname(path)
+    if os.path.islink(folder) or os.path.islink(os.path.dirname(folder)):
+        return
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "a", encoding="utf-8") as out:
+        out.write(line)
+
+
 def log(cwd: str, harness: str, message: str) -> None:
     """Append one line to the repository's hook log, or to the temporary folder's (naming the
     folder); never raise."""
     try:
         line = " ".join(message.split())[:1000]
+        name = "-".join(harness.split())[:64] or "-"  # one word: a job file's harness may be anything
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         path = log_path(cwd)
         where = f"in {os.path.realpath(cwd)}: " if path == shared_log() else ""
-        with open(path, "a", encoding="utf-8") as out:
-            out.write(f"{stamp} {harness or '-'} {where}{line}\n")
+        _append(path, f"{stamp} {name} {where}{line}\n")
     except BaseException:  # noqa: BLE001
         pass
 

@@ -301,6 +301,12 @@ def _hook_log(report: Report, state: Path | None, root: Path | None = None) -> N
     from gitstore.capture.hooklog import LOG_NAME, from_folder, shared_log
 
     path = state / "logs" / LOG_NAME if state is not None else Path(shared_log())
+    if path.is_symlink() or (state is not None and path.parent.is_symlink()):
+        report.add("hook log", WARN, f"{path if path.is_symlink() else path.parent} is a link (a commit may have put "
+                                     "it there): hooks write no line through it, and it is not read",
+                   f"`rm {shlex.quote(str(path if path.is_symlink() else path.parent))}`, and remove it from the "
+                   "commit that added it")
+        return
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
