@@ -20,6 +20,18 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
+def first_link(root: Path, path: str) -> Path | None:
+    """The first of ``path``'s folders or the file itself (``path`` relative to ``root``, the
+    work tree or a folder in it) that is a symbolic link, if any: a commit can put a link where
+    gitstore writes, and a write through it lands wherever the link points."""
+    at = root
+    for part in path.split("/"):
+        at = at / part
+        if at.is_symlink():
+            return at
+    return None
+
+
 def temporary_name(path: str | Path) -> str:
     """The name ``replace_file`` writes ``path`` under before the rename (hidden, per process)."""
     folder, name = os.path.split(os.fspath(path))

@@ -674,3 +674,48 @@ def test_a_snapshot_that_is_not_one_a_publish_saved_is_refused_in_one_line(world
     with pytest.raises(Refused, match="is not one a publish saved; nothing was rolled back"):
         rollback(str(world.root))
     assert read(world, "AGENTS.md") == agents
+
+
+@pytest.mark.parametrize("link", ["AGENTS.md", "CLAUDE.md", ".continual-learning", ".github"])
+def test_a_link_where_publish_reads_or_writes_blocks_it(world: World, tmp_path: Path, link: str) -> None:
+    """A commit can put a link where publish reads and writes: AGENTS.md leading to a file outside
+    the work tree (publish would copy its bytes into what agents read), or the index's folder to
+    one elsewhere (publish would write there). Blocked in one line; nothing is written anywhere."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "secret.txt"
+    secret.write_text("TOKEN=abc123\n")
+    (world.root / ".github").mkdir(exist_ok=True)
+    (world.root / ".github" / "copilot-instructions.md").write_text("# Review\n")
+    if link == ".github":
+        (world.root / ".github" / "copilot-instructions.md").unlink()
+        (world.root / ".github").rmdir()
+    (world.root / link).symlink_to(secret if link.endswith(".md") else outside)
+    result = publish(str(world.root), claude=True, copilot=True)
+    assert result.status == "blocked" and f"{link} is a link (to {outside}" in result.reason
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"] and secret.read_text() == "TOKEN=abc123\n"
+    assert not (world.root / INDEX).exists() and (world.root / link).is_symlink()
+    assert not (world.root / "okf" / ".memory" / "publish").exists() or not any(
+        (world.root / "okf" / ".memory" / "publish").iterdir())
+
+
+def test_claude_md_linked_to_agents_md_gets_its_section_through_it(world: World) -> None:
+    """Many teams make CLAUDE.md a link to AGENTS.md so every agent reads one file: publish writes
+    AGENTS.md and leaves the link as it is."""
+    (world.root / "CLAUDE.md").symlink_to("AGENTS.md")
+    result = publish(str(world.root))
+    assert result.status == "published" and (world.root / "CLAUDE.md").is_symlink()
+    assert [f["path"] for f in result.files if f["action"] != "unchanged"] == ["AGENTS.md", INDEX]
+    assert read(world, "CLAUDE.md") == read(world, "AGENTS.md") and world.ids["jitter"] in read(world, "AGENTS.md").decode()
+
+
+def test_a_link_in_place_of_the_snapshots_folder_keeps_the_publish_from_writing(world: World, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    folder = world.root / "okf" / ".memory" / "publish"
+    if folder.exists():
+        folder.rmdir()
+    folder.symlink_to(outside)
+    with pytest.raises(Refused, match="is a link: publish keeps its snapshots in a folder of its own"):
+        publish(str(world.root))
+    assert list(outside.iterdir()) == [] and not (world.root / "AGENTS.md").exists()

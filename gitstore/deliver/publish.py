@@ -32,11 +32,13 @@ would change, the result is an explicit no-update and no file is touched.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitstore._files import first_link
 from gitstore.deliver import clindex, sections, snapshots
 from gitstore.errors import InvalidInput, Refused
 from gitstore.records.inputs import read_regular
@@ -311,12 +313,31 @@ def _chain_reserve(root: Path) -> int:
 # -- publish ----------------------------------------------------------------------------------------
 
 def targets(root: Path, claude: bool, copilot: bool) -> list[Target]:
+    """The Markdown files a publish writes. CLAUDE.md or Copilot's file made a link to AGENTS.md
+    (as many teams do, so that every agent reads one file) gets its section through AGENTS.md."""
     found = [Target(AGENTS, "bytes", CODEX_BYTES, "Codex's 32 KiB for the AGENTS.md chain")]
-    if claude or (root / CLAUDE).exists():
+    if (claude or (root / CLAUDE).exists()) and not _links_to_agents(root, CLAUDE):
         found.append(Target(CLAUDE, "lines", CLAUDE_LINES, "Claude Code's advised 200 lines"))
-    if copilot or (root / COPILOT).exists():
+    if (copilot or (root / COPILOT).exists()) and not _links_to_agents(root, COPILOT):
         found.append(Target(COPILOT, "chars", COPILOT_CHARS, "the 4,000 characters Copilot code review reads"))
     return found
+
+
+def _links_to_agents(root: Path, path: str) -> bool:
+    at = root / path
+    return at.is_symlink() and at.resolve() == (root / AGENTS).resolve() and not (root / AGENTS).is_symlink()
+
+
+def _no_link(root: Path, path: str) -> None:
+    """Refuse a file a publish reads and writes, or a folder on its way, that is a link: a
+    commit can make AGENTS.md a link to a file outside the work tree (publish would copy its
+    bytes into the file agents read, and commits take) or ``.continual-learning`` a link to a
+    folder elsewhere (publish would write there)."""
+    link = first_link(root, path)
+    if link is not None:
+        raise clindex.Blocked(f"{link.relative_to(root).as_posix()} is a link (to {os.readlink(link)}); publish "
+                              "reads and writes files of the work tree only, never through a link: make it a "
+                              "file (or folder) of its own")
 
 
 def _read(path: Path) -> bytes | None:
@@ -342,6 +363,8 @@ def read_baseline(root: Path, claude: bool, copilot: bool) -> Baseline:
     """Every file the publish may write, as it is now; raises Blocked for an unusable index or
     a file that is not UTF-8 text."""
     chosen = targets(root, claude, copilot)
+    for path in (clindex.PATH, *(t.path for t in chosen)):
+        _no_link(root, path)
     index = _read(root / clindex.PATH)
     files = {t.path: _utf8(t.path, _read(root / t.path)) for t in chosen}
     return Baseline(chosen, files, index, clindex.load(index))

@@ -37,6 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from gitstore._files import first_link
 from gitstore.errors import Refused
 from gitstore.records.inputs import read_regular
 
@@ -91,6 +92,9 @@ def save(state: Path, changes: list[Change]) -> Path:
     """Record the prior state of every file in ``changes``, marked pending until ``written``;
     returns the snapshot folder. It is written beside its place and renamed into it, so a
     rollback never finds half of one."""
+    if first_link(state, FOLDER) is not None:  # a commit can put one there: the snapshot would go wherever it points
+        raise Refused(f"{state / FOLDER} is a link: publish keeps its snapshots in a folder of its own; "
+                      "nothing was written (remove the link)")
     now = time.time_ns()  # one reading of the clock: its second and its nanoseconds, in order
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now // 1_000_000_000)) + f"-{now % 1_000_000_000:09d}"
     _forget_unfinished(state / FOLDER)
@@ -228,6 +232,11 @@ def rollback(root: Path, state: Path, paths: frozenset[str],
     if strays:
         raise Refused(f"the publish snapshot {snapshot.name} names {strays[0]!r}, not a file gitstore publish "
                       "writes; nothing was rolled back")
+    for entry in manifest:
+        link = first_link(root, entry["path"])
+        if link is not None:
+            raise Refused(f"{link.relative_to(root).as_posix()} is a link: a rollback writes no file through one; "
+                          "nothing was rolled back")
     done = set()  # restored already, by a rollback killed before it marked the snapshot
     for entry in manifest:
         current = _digest(_read(root / entry["path"]))
