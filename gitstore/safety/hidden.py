@@ -7,7 +7,8 @@ Quarantined (the scanner counts them by kind):
   invisible operators, deprecated format controls, the soft hyphen, the combining grapheme
   joiner, the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0), Khmer's invisible vowels, the
   Mongolian vowel separator and free variation selectors, the braille blank, interlinear
-  annotation marks, musical format symbols, shorthand format controls, and a byte order mark
+  annotation marks, musical format symbols, shorthand format controls, Egyptian hieroglyph
+  format controls, the code points Unicode reserves as default ignorable, and a byte order mark
   anywhere but at the start; outside the places a script or an emoji sequence needs them
   (ZWJ/ZWNJ between letters of a joining script, ZWSP between words of a script written
   without spaces, ZWJ between two emoji, a free variation selector after a Mongolian letter,
@@ -20,8 +21,9 @@ Quarantined (the scanner counts them by kind):
 
 Warned about, never quarantined (``mixed-script``): a single word mixing Latin letters with
 Cyrillic or Greek look-alikes (``sayНello``). Text written in another script, or in several, is
-legitimate. :func:`latin_skeleton` maps the same look-alikes to the Latin letters they imitate,
-so other finders can read through them.
+legitimate. :func:`latin_skeleton` maps those look-alikes, and Armenian and Cherokee ones and
+Latin's dotless and small capital letters, to the Latin letters they imitate, so other finders
+can read through them.
 """
 
 from __future__ import annotations
@@ -38,10 +40,14 @@ _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\
 # operators (U+2065 is reserved among them), deprecated format controls, the byte order mark,
 # the soft hyphen, the combining grapheme joiner, the Hangul fillers, Khmer's invisible inherent
 # vowels, Mongolian's vowel separator and free variation selectors, the braille blank,
-# interlinear annotation marks, musical format symbols and shorthand format controls.
+# interlinear annotation marks, musical format symbols, shorthand format controls, Egyptian
+# hieroglyph format controls, and the code points Unicode reserves as default ignorable (shown
+# as nothing by a renderer that does not know them: U+FFF0-FFF8, and the tag block's beyond
+# the tags and the variation selectors).
 _ALWAYS_INVISIBLE = (
     "\u200b\u200c\u2060-\u2065\u206a-\u206f\ufeff\u00ad\u034f\u115f\u1160\u17b4\u17b5"
-    "\u180b-\u180f\u2800\u3164\uffa0\ufff9-\ufffb\U0001d173-\U0001d17a\U0001bca0-\U0001bca3"
+    "\u180b-\u180f\u2800\u3164\uffa0\ufff0-\ufffb\U0001d173-\U0001d17a\U0001bca0-\U0001bca3"
+    "\U00013430-\U0001343f\U000e0080-\U000e00ff\U000e01f0-\U000e0fff"
 )
 _INVISIBLE = lazy.Pattern(f"[\u200d{_ALWAYS_INVISIBLE}]")
 _BIDI_CLASS = "\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
@@ -248,20 +254,28 @@ _LATIN_OR_DIGIT = "A-Za-z0-9_\u00c0-\u024f"
 _SCRIPT_SEAM = lazy.Pattern(f"[{_CG}](?:(?<=[{_LATIN_OR_DIGIT}].)|(?=[{_LATIN_OR_DIGIT}]))")
 _LATIN = lazy.Pattern("[A-Za-z\u00c0-\u024f]")
 _WORD = lazy.Pattern(r"\w+")
-# Cyrillic and Greek letters that look like Latin ones, and the letter each imitates.
+# Letters of other alphabets that look like Latin ones, and the letter each imitates:
+# Cyrillic, Greek, Armenian and Cherokee ones (the capitals, and their small forms), and
+# Latin's own dotless i and j, and small capitals (which no compatibility folding maps to the
+# letters they show).
+_LOOKALIKE_PAIRS = (
+    ("АВЕЅІЈКМНОРСТУХЁЇаеорсухѕіјԁһӏԛԝүёї", "ABESIJKMHOPCTYXEIaeopcyxsijdhlqwyei"),  # Cyrillic
+    ("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαικνορτυχ", "ABEZHIKMNOPTYXaikvoptux"),  # Greek
+    ("ՍՕօսցհոռզ", "UOoughnnq"),  # Armenian
+    ("ᎠᎡᎢᎥᎩᎪᎫᎬᏃᎷᎻᏀᏒᏔᏕᏙᏚᏞᏟᏢᏦᏴ", "DRTiYAJEZMHGRWSVSLCPKB"),  # Cherokee capitals
+    ("ıȷɑɡɪʏᴀʙᴄᴅᴇɢʜᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡᴢ", "ijagiyabcdeghjklmnoprstuvwz"),  # Latin
+)
 _LOOKALIKES = str.maketrans(
-    "АВЕЅІЈКМНОРСТУХЁЇаеорсухѕіјԁһӏԛԝүёї"  # Cyrillic
-    "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαικνορτυχ",  # Greek
-    "ABESIJKMHOPCTYXEIaeopcyxsijdhlqwyei"
-    "ABEZHIKMNOPTYXaikvoptux",
+    "".join(f for f, _ in _LOOKALIKE_PAIRS) + "ᎠᎡᎢᎥᎩᎪᎫᎬᏃᎷᎻᏀᏒᏔᏕᏙᏚᏞᏟᏢᏦᏴ".lower(),
+    "".join(t for _, t in _LOOKALIKE_PAIRS) + "DRTiYAJEZMHGRWSVSLCPKB".lower(),
 )
 _CONFUSABLES = frozenset(chr(code) for code in _LOOKALIKES)
 _ANY_CONFUSABLE = lazy.Pattern("[" + "".join(sorted(_CONFUSABLES)) + "]")
 
 
 def latin_skeleton(text: str) -> str:
-    """TEXT with every Cyrillic or Greek look-alike replaced by the Latin letter it imitates
-    (same length, so positions match)."""
+    """TEXT with every look-alike (``_LOOKALIKE_PAIRS``) replaced by the Latin letter it
+    imitates (same length, so positions match)."""
     return text.translate(_LOOKALIKES) if _ANY_CONFUSABLE.search(text) else text
 
 

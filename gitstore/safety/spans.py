@@ -20,6 +20,8 @@ from gitstore.safety.hidden import latin_skeleton, visible
 # and ``~`` anywhere, an underscore at the edge of a word (``_AI_``), never inside one
 # (``ignore_previous``).
 _EDGE_UNDERSCORES = lazy.Pattern(r"(?<![^\W_])_+|_+(?![^\W_])")
+# The combining marks of the blocks that set diacritics on Latin, Greek and Cyrillic letters.
+_DIACRITICS = lazy.Pattern("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 
 
 class Text:
@@ -40,19 +42,23 @@ class Text:
     def reading(self) -> str:
         """The text as a reader takes it in: hidden characters left out (a soft hyphen inside
         a word does not split it), compatibility forms folded (NFKC: fullwidth, mathematical
-        and other styled letters, odd spaces), Cyrillic and Greek look-alikes read as the
-        Latin letters they imitate, markdown emphasis marks read as spaces, in lower case. Its
-        positions do not match :attr:`raw`."""
+        and other styled letters, odd spaces), look-alikes from other alphabets read as the
+        Latin letters they imitate, diacritics left out, markdown emphasis marks read as
+        spaces, in lower case. Its positions do not match :attr:`raw`."""
         text = self.low if self.raw.isascii() else self.reading_cased.lower()
         text = text.replace("*", " ").replace("`", " ").replace("~", " ")
         return _EDGE_UNDERSCORES.sub(" ", text) if "_" in text else text
 
     @functools.cached_property
     def reading_cased(self) -> str:
-        """:attr:`reading` with the case as written, emphasis marks kept."""
+        """:attr:`reading` with the case as written, emphasis marks kept. Accents and other
+        diacritics set on a letter are left out (``Ïgnore``, ``Ig\u0308nore`` read as
+        ``Ignore``): a reader takes the letter under them in."""
         text = self.raw
         if not text.isascii():
             text = latin_skeleton(unicodedata.normalize("NFKC", visible(text)))
+            if not text.isascii():
+                text = _DIACRITICS.sub("", unicodedata.normalize("NFD", text))
         return text
 
 
