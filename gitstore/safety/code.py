@@ -61,7 +61,9 @@ def _code(text: str) -> list[tuple[int, int]]:
 
 def _spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """The code spans of ``text[start:end]``, paragraph by paragraph: a run of backticks opens
-    one that the next run of the same length closes; a run left unclosed is text."""
+    one that the next run of the same length closes; a run left unclosed is text. Outside a
+    span, a backslash makes the backtick after it a plain one (``\\```): the run opens with the
+    backticks after it, if any. Inside one, a backslash is only a character."""
     found = []
     for paragraph_start, paragraph_end in _paragraphs(text, start, end):
         runs = [(m.start(), m.end()) for m in _TICKS.finditer(text, paragraph_start, paragraph_end)]
@@ -71,15 +73,41 @@ def _spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
             length = runs[i][1] - runs[i][0]
             closing[i] = seen.get(length)
             seen[length] = i
+        escapes = text.find("\\`", paragraph_start, paragraph_end) >= 0
+        at_length: dict[int, list[int]] = {}  # the runs of each length, in order (for escaped ones)
         i = 0
         while i < len(runs):
-            j = closing[i]
+            s, j = runs[i][0], closing[i]
+            if escapes and _escaped(text, s, paragraph_start):
+                s += 1
+                j = _next_of_length(runs, at_length, i, runs[i][1] - s)
             if j is None:
                 i += 1
                 continue
-            found.append((runs[i][0], runs[j][1]))
+            found.append((s, runs[j][1]))
             i = j + 1
     return found
+
+
+def _next_of_length(runs: list[tuple[int, int]], at_length: dict[int, list[int]], i: int,
+                    length: int) -> int | None:
+    """The first run after run ``i`` that is ``length`` backticks long (none for 0)."""
+    if length == 0:
+        return None
+    if not at_length:
+        for k, (s, e) in enumerate(runs):
+            at_length.setdefault(e - s, []).append(k)
+    later = at_length.get(length, [])
+    k = bisect.bisect_right(later, i)
+    return later[k] if k < len(later) else None
+
+
+def _escaped(text: str, at: int, start: int) -> bool:
+    """Whether an odd number of backslashes stands right before ``text[at]`` (from ``start``)."""
+    before = at
+    while before > start and text[before - 1] == "\\":
+        before -= 1
+    return (at - before) % 2 == 1
 
 
 def _paragraphs(text: str, start: int, end: int) -> list[tuple[int, int]]:
