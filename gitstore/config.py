@@ -59,7 +59,7 @@ CONFIG_FILE = (STATE_DIR / CONFIG_NAME).as_posix()
 HOME_NAME = "home"  # the work tree's path as this clone last ran there (bytes, as the file system has it)
 OWN_CONFIG_NAME = "gitstore-config"  # in the work tree's git folder: the blob id of the config.json this clone owns
 PROVIDERS = ("git", "sqlite", "jsonl", "memory")
-_SECTIONS = ("writer", "provider", "capture", "automation", "delivery", "loop", "dream")
+_SECTIONS = ("writer", "writerGiven", "provider", "capture", "automation", "delivery", "loop", "dream")
 
 
 class Config(NamedTuple):
@@ -72,9 +72,14 @@ class Config(NamedTuple):
     delivery: Any = None  # the raw "delivery" section (None: absent); see deliver/limits.py
     loop: Any = None  # the raw "loop" section (None: absent); see sync/settings.py
     dream: Any = None  # the raw "dream" section (None: absent); see dream/settings.py
+    # the writer id was named (``init --writer``), not made up here: a sync may take up that
+    # writer's history from the remote (a CI job's writer, on every fresh runner)
+    writer_given: bool = False
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"writer": self.writer, "provider": self.provider}
+        if self.writer_given:
+            data["writerGiven"] = True
         if self.capture_mode != DEFAULT_CAPTURE_MODE:
             data["capture"] = {"mode": self.capture_mode}
         if self.automation is not None:
@@ -150,12 +155,15 @@ def parse_config(path: Path, raw: bytes) -> Config:
     writer = data.get("writer")
     if not isinstance(writer, str) or not writer:
         raise InvalidInput(f"{path}: no writer id (run `gitstore init` to make one)")
+    given = data.get("writerGiven", False)
+    if not isinstance(given, bool):
+        raise InvalidInput(f"{path}: writerGiven must be true or false")
     provider = data.get("provider", "git")
     if provider not in PROVIDERS:
         raise InvalidInput(f"{path}: unknown provider {provider!r} (one of {', '.join(PROVIDERS)})")
     return Config(writer=writer, provider=provider, capture_mode=_capture_mode(path, data.get("capture")),
                   automation=data.get("automation"), delivery=data.get("delivery"), loop=data.get("loop"),
-                  dream=data.get("dream"))
+                  dream=data.get("dream"), writer_given=given)
 
 
 def _capture_mode(path: Path, section: Any) -> str:
@@ -206,10 +214,10 @@ def _on_its_own(repo: pygit2.Repository, root: Path, state: Path, config: Config
     return renewed
 
 
-def renew_writer(repo: pygit2.Repository, root: Path, config: Config, writer: str) -> Config:
-    """``config`` with ``writer`` as the id of the clone in ``root``, written, and ``root``
-    recorded as where it runs."""
-    renewed = config._replace(writer=writer)
+def renew_writer(repo: pygit2.Repository, root: Path, config: Config, writer: str, given: bool = False) -> Config:
+    """``config`` with ``writer`` as the id of the clone in ``root`` (``given``: named by a
+    person, not made up), written, and ``root`` recorded as where it runs."""
+    renewed = config._replace(writer=writer, writer_given=given)
     write_config(repo, root / STATE_DIR / CONFIG_NAME, renewed)
     keep_home(root / STATE_DIR, root)
     return renewed

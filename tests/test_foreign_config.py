@@ -136,7 +136,7 @@ def test_init_with_a_writer_replaces_a_committed_config_as_a_ci_checkout_runs_it
     job = tmp_path / "ci"
     git(tmp_path, "clone", "-q", str(bare), str(job))
     cli.ok("init", "--writer", "ci-memory", cwd=job)
-    assert _config(job) == {"writer": "ci-memory", "provider": "git"}
+    assert _config(job) == {"writer": "ci-memory", "writerGiven": True, "provider": "git"}
     assert "writer    ci-memory" in cli.ok("status", cwd=job)
 
 

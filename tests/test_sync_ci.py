@@ -327,14 +327,19 @@ def test_the_dream_step_reads_a_report_or_a_blocked_dream_s_error(tmp_path: Path
             assert "::warning::" not in done.stdout and json.loads((work / "dream.json").read_text())["status"] == "complete"
 
 
-def test_the_memory_workflow_steps_run_against_a_bare_remote(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sync", [False, True])
+def test_the_memory_workflow_steps_run_against_a_bare_remote(tmp_path: Path, sync: bool) -> None:
+    """Two runs, each on a fresh runner: the second appends after the first as the same writer
+    (with ``gitstore sync``, the first sync takes the writer's history up from the remote)."""
     developer = ready_repo(tmp_path / "dev", origin=ORIGIN)
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
     git(developer.workspace.root, "push", "-q", str(bare), "main")
-    workflow = load(memory_workflow(OPTIONS, dream=False, sync=False))
-    steps = ["Fetch the memory refs", "Set up gitstore as this workflow's writer",
-             "Import the pull requests' review comments", "Push the memory refs"]
+    workflow = load(memory_workflow(OPTIONS, dream=False, sync=sync))
+    steps = (["Set up gitstore as this workflow's writer, and sync", "Import the pull requests' review comments",
+              "Sync the memory refs"] if sync else
+             ["Fetch the memory refs", "Set up gitstore as this workflow's writer",
+              "Import the pull requests' review comments", "Push the memory refs"])
     github = FakeGitHub(recorded(shared("reviews", "octokit-webhooks")))
     tips = []
     with serve(github):

@@ -247,3 +247,38 @@ def test_a_push_the_remote_refuses_exits_1_naming_it_and_keeps_what_came_in(team
     assert "Traceback" not in done.stderr and remote_refs(bare) == before
     assert "not pushed: git push origin refused: [remote rejected] (pre-receive hook declined)" in done.stdout
     assert held["learning"]["id"] in verdicts(bob), "what was fetched is kept"
+
+
+def test_a_clone_given_a_writer_the_remote_has_takes_its_history_up(team: tuple, tmp_path: Path) -> None:
+    """``init --writer`` names a writer the remote already has (the memory workflow does it on
+    every fresh runner): the first sync takes that writer's admitted history up, so the clone's
+    appends extend it and its pushes are fast-forwards. One that appended first keeps its own,
+    and the push says so, never forcing."""
+    from gitstore.ops.setup import init
+
+    alice, _, bare, held = team
+    sync(str(alice.workspace.root))
+    writer = alice.workspace.config.writer
+    ref = f"refs/memory/v1/records/shared/{writer}"
+    before = remote_refs(bare)[ref]
+    carol_root = tmp_path / "carol"
+    git(tmp_path, "clone", "-q", str(bare), str(carol_root))
+    init(carol_root, writer=writer)
+    first = sync(str(carol_root))
+    assert first.continued == [f"took up writer {writer}'s history from origin (8 record(s)): this clone appends "
+                               "after it"] and first.status == "ok", first.line
+    carol = Context.open(carol_root)
+    assert git(carol_root, "rev-parse", ref).strip() == before
+    grant_all(carol, purposes=("training",))
+    pushed = sync(str(carol_root))
+    assert pushed.status == "ok" and not pushed.not_pushed and not pushed.continued, pushed.line
+    assert git(bare, "merge-base", "--is-ancestor", before, remote_refs(bare)[ref]) == ""
+    assert held["comment"]["payload"]["text"] in {e.record["payload"].get("text")
+                                                  for e in Context.open(carol_root).store.items(["event"], payloads=True)}
+
+    dave_root = tmp_path / "dave"
+    git(tmp_path, "clone", "-q", str(bare), str(dave_root))
+    init(dave_root, writer=writer)
+    grant_all(Context.open(dave_root), purposes=("training",))  # appended before any sync
+    late = sync(str(dave_root))
+    assert late.status == "degraded" and not late.continued and any("never forced" in w for w in late.not_pushed)

@@ -17,7 +17,7 @@ def init(
     provider: Optional[str] = typer.Option(None, "--provider", metavar="PROVIDER", autocompletion=words(PROVIDERS), help="git (default), sqlite or jsonl.",
                                             callback=checked(one_of("provider", PROVIDERS))),
     writer: Optional[str] = typer.Option(None, "--writer", help="This clone's writer id (default: a new random one); "
-                                         "a CI job keeps one across runs."),
+                                         "a CI job keeps one across runs: a writer the remote has is taken up by the first sync."),
     new_writer: bool = typer.Option(False, "--new-writer", help="Give this clone a new writer id (--writer, or a "
                                     "random one), for a folder copied from one that still writes under the id they "
                                     "share; any command does it unasked where it finds that original."),

@@ -99,7 +99,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
             raise Refused(f"this clone already writes as {config.writer}; a second writer id would split its "
                           "records (`--new-writer` gives a copied folder an id of its own)")
     else:
-        config = Config(writer=writer or new_writer_id(), provider=provider or "git")
+        config = Config(writer=writer or new_writer_id(), provider=provider or "git", writer_given=writer is not None)
         write_config(repo, config_path, config)
         keep_home(state, root)
         report.created.append(f"{STATE_DIR.as_posix()}/{CONFIG_NAME} (writer {config.writer})")
@@ -128,7 +128,7 @@ def _renew(repo: pygit2.Repository, root: Path, config: Config, wanted: str | No
     if taken:
         raise Refused(f"--writer {new}: another writer's records are stored under that id ({taken[0]}); "
                       "two clones writing as one split its history")
-    renewed = renew_writer(repo, root, config, new)
+    renewed = renew_writer(repo, root, config, new, given=wanted is not None)
     synced = f"; sync pushes {config.writer}'s appends the remote lacks" if config.provider == "git" else ""
     report.created.append((f"a copy of {copied}, which writes as {config.writer}: " if copied else "")
                           + f"writer {new} for this clone from now on (what it stored as {config.writer} stays "
@@ -151,7 +151,7 @@ def _own_instead(repo: pygit2.Repository, root: Path, path: Path, theirs: Config
     """This clone's own configuration, written over one that came through git (``foreign``):
     a writer id of its own (``writer``, or a fresh one), ``provider`` (or git) and none of its
     settings, which another clone chose (a provider that keeps nothing among them)."""
-    config = Config(writer=writer or new_writer_id(), provider=provider or "git")
+    config = Config(writer=writer or new_writer_id(), provider=provider or "git", writer_given=writer is not None)
     write_config(repo, path, config)
     keep_home(path.parent, root)
     dropped = [name for name, value in (("provider", theirs.provider != config.provider),

@@ -19,7 +19,9 @@ One sync, under a lock so two never overlap in a clone:
    (a parentless commit by design) only over the snapshot the fetch just saw
    (``--force-with-lease``), in one atomic push. Nothing of the local namespace is ever pushed:
    it lives in ``.git/gitstore/local``, not in the repository's refs. A push rejected because
-   the remote moved meanwhile is retried after fetching again.
+   the remote moved meanwhile is retried after fetching again. A clone given the id of a writer
+   the remote already has (``init --writer``) that has appended nothing as it first takes that
+   writer's admitted history up as its own, so its appends go out as fast-forwards.
 
 Then the redactions memory holds, those that just arrived from another clone included, are
 applied to the GitHub snapshots ``import github`` saved on this clone
@@ -128,6 +130,7 @@ class SyncReport:
     pushed: list[Moved] = field(default_factory=list)
     not_pushed: list[str] = field(default_factory=list)
     stranded: list[str] = field(default_factory=list)  # appends made under an old writer id that cannot travel
+    continued: list[str] = field(default_factory=list)  # this writer's history, taken up from the remote
     changed: list[Change] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)  # arrived, and never used by the rules (damage)
     not_used: list[str] = field(default_factory=list)  # arrived, and not used here (no policy): no damage
@@ -138,7 +141,7 @@ class SyncReport:
     def status(self) -> str:
         if self.quarantined or self.not_pushed or self.left_out or self.snapshots.failed:
             return "degraded"
-        return "ok" if self.came_in or self.pushed or self.snapshots.scrubbed else "no-update"
+        return "ok" if self.came_in or self.pushed or self.continued or self.snapshots.scrubbed else "no-update"
 
     @property
     def line(self) -> str:
@@ -172,14 +175,14 @@ class SyncReport:
                   for p, why in self.snapshots.failed),
                 *(f"forgot the snapshot folder {f}: it is gone" for f in self.snapshots.forgotten),
                 *self.left_out, *(f"kept writer {w}: the remote no longer has it" for w in self.kept),
-                *self.stranded,
+                *self.stranded, *self.continued,
                 *(c.line for c in self.changed)]
 
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "line": self.line, "remote": self.remote,
                 "in": [m.to_json() for m in self.came_in], "out": [m.to_json() for m in self.pushed],
                 "quarantined": [q.to_json() for q in self.quarantined], "kept": self.kept,
-                "notPushed": self.not_pushed, "stranded": self.stranded, "changed": [c.to_json() for c in self.changed],
+                "notPushed": self.not_pushed, "stranded": self.stranded, "continued": self.continued, "changed": [c.to_json() for c in self.changed],
                 "leftOut": self.left_out, "notUsed": self.not_used, "attempts": self.attempts,
                 **self.snapshots.to_json()}
 
@@ -213,6 +216,8 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
             if before is None and run.pending():
                 before = _verdicts(ctx)
             run.admit(report)
+            if ctx.workspace.config.writer_given:
+                _continue_own(provider, remote, report)
             if not _push(_reopened(provider, ctx.scope), remote, report, last=attempt == ATTEMPTS):
                 break
     except GitstoreError:  # the remote unreachable, a push refused: what earlier syncs admitted
@@ -223,6 +228,26 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
     if before is not None:
         _compare(before, _verdicts(Context.open(ctx.workspace.root)), report)
     report.snapshots = _scrub_snapshots(ctx.workspace.root)
+
+
+def _continue_own(provider: GitProvider, remote: str, report: SyncReport) -> None:
+    """A clone given the id of a writer the remote already has (``init --writer``, as the memory
+    workflow does on every fresh runner) that has appended nothing as it yet takes that
+    writer's admitted history up as its own: its next append extends it, and goes out as a
+    fast-forward. A clone that appended first keeps its own history (the push names the split).
+    Only a named id: a clone's made-up one is its alone, and someone with push access who wrote
+    a history under it before it ever pushed would have their decisions taken for its own."""
+    repo, writer = provider.repo, provider.writer
+    moves: list[tuple[str, pygit2.Oid, pygit2.Oid | None]] = []
+    for kind in KINDS:
+        own, fetched = f"{PREFIX}{kind}/shared/{writer}", ref_tip(repo, f"{PREFIX}remotes/{remote}/{kind}/shared/{writer}")
+        if kind == "records" and (fetched is None or ref_tip(repo, own) is not None):
+            return
+        if fetched is not None and ref_tip(repo, own) is None:
+            moves.append((own, fetched, None))
+    _update_refs(repo, moves)
+    report.continued.append(f"took up writer {writer}'s history from {remote} "
+                            f"({_records_between(repo, moves[0][1], None)} record(s)): this clone appends after it")
 
 
 def _scrub_snapshots(root: Path) -> Applied:
