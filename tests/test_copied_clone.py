@@ -151,7 +151,8 @@ def test_new_writer_on_any_clone_keeps_its_settings_and_refuses_an_id_in_use(wor
     assert "must be" in cli.fails(2, "init", "--new-writer", "--writer", "Not An Id", cwd=alice)
     assert "writes as" in cli.fails(2, "init", "--new-writer", "--writer", old, cwd=alice)
     assert json.loads(cli.ok("init", "--new-writer", "--writer", "laptop-2", "--json", cwd=alice))["writer"] == "laptop-2"
-    assert json.loads(config.read_text()) == {"writer": "laptop-2", "provider": "git", "capture": {"mode": "transcript"}}
+    assert json.loads(config.read_text()) == {"writer": "laptop-2", "writerGiven": True, "provider": "git",
+                                               "capture": {"mode": "transcript"}}
     assert f"records are stored under that id (refs/memory/v1/records/shared/{old})" in cli.fails(
         1, "init", "--new-writer", "--writer", old, cwd=alice)
     assert "`--new-writer` gives a copied folder an id of its own" in cli.fails(1, "init", "--writer", "other", cwd=alice)
