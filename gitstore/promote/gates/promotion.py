@@ -109,6 +109,7 @@ class Change:
     pending: bool = False  # the commit being made (at commit-msg), not one of a range
     bases: tuple[str, ...] = ()  # what the commit being made is judged against (none: the first commit)
     links: Callable[[list[str]], set[str]] | None = None  # which of some paths it holds as symbolic links
+    submodules: Callable[[list[str]], set[str]] | None = None  # which of some paths it holds as submodules
 
     @property
     def called(self) -> str:
@@ -374,15 +375,28 @@ def block_problems(change: Change, memory_of: Callable[[], Memory]) -> list[Find
     judged with the commit that added it)."""
     own = trailers(change.message).get("Gitstore-Learning") or []
     mine = own[0][1] if len(own) == 1 and not change.merged else None  # judged by ``judge``
+    found = _submodule_problems(change)
     added = [(path, block) for path, block in _added_blocks(change) if block.learning != mine]
     if not added:
-        return []
+        return found
     memory = memory_of()
     how = (f"it is in none of the parents of {change.called}" if change.merged
            else "it is added by the commit being made" if change.pending
            else f"it was added by commit {change.label}")
-    return [Finding(path, block.line, f"{standing(block, memory).sentence}; {how}, which is not the promotion commit "
-                                      f"of {block.learning}") for path, block in added]
+    return found + [Finding(path, block.line, f"{standing(block, memory).sentence}; {how}, which is not the "
+                                              f"promotion commit of {block.learning}") for path, block in added]
+
+
+def _submodule_problems(change: Change) -> list[Finding]:
+    """A submodule ``change`` adds or moves in the wiki or the skills: its files are another
+    repository's, which no gate reads, yet a recursive clone puts them where agents load pages
+    and skills from (a forged promoted block, an injected instruction)."""
+    paths = [path for path, status in change.changes.items() if status != "D" and path.startswith(BLOCK_FOLDERS)]
+    held = change.submodules(paths) if change.submodules is not None and paths else set()
+    by = "the commit being made" if change.pending else f"commit {change.label}"
+    return [Finding(path, 1, f"a submodule, added by {by}: its files are another repository's, which no "
+                             "gate reads, yet a recursive clone puts them where agents load pages and skills; keep "
+                             "them as files of this repository") for path in sorted(held)]
 
 
 def _added_blocks(change: Change) -> list[tuple[str, blocks.Block]]:
@@ -433,8 +447,9 @@ def _reader(root: Path, revision: str, keep_index: bool = False) -> Callable[[st
     return read
 
 
-def _links(root: Path, revision: str, keep_index: bool = False) -> Callable[[list[str]], set[str]]:
-    """Which of some paths are symbolic links in ``revision`` (empty: the index being committed)."""
+def _links(root: Path, revision: str, keep_index: bool = False, mode: bytes = b"120000") -> Callable[[list[str]], set[str]]:
+    """Which of some paths are symbolic links (or, with ``mode`` 160000, submodules) in
+    ``revision`` (empty: the index being committed)."""
     def links(paths: list[str]) -> set[str]:
         if not paths:
             return set()
@@ -442,7 +457,7 @@ def _links(root: Path, revision: str, keep_index: bool = False) -> Callable[[lis
             ("ls-files", "-s", "-z", "--", *(f":(literal){p}" for p in paths))
         done = git(*listing, cwd=root, keep_index=keep_index, check=False)
         return {entry.partition(b"\t")[2].decode("utf-8", "replace") for entry in done.stdout.split(b"\0")
-                if entry.startswith(b"120000 ")}
+                if entry.startswith(mode + b" ")}
     return links
 
 
@@ -466,7 +481,8 @@ def _snapshot(root: Path, revision: str) -> Callable[[], Snapshot | None]:
 def _commit(root: Path, sha: str, message: str, parents: Sequence[str]) -> Change:
     return Change(sha[:12], message, _commit_changes(root, sha), _reader(root, sha),
                   parent=_snapshot(root, parents[0]) if parents else None,
-                  merged=tuple(_snapshot(root, p) for p in parents[1:]), links=_links(root, sha))
+                  merged=tuple(_snapshot(root, p) for p in parents[1:]), links=_links(root, sha),
+                  submodules=_links(root, sha, mode=b"160000"))
 
 
 def _range(root: Path, start: str | None, end: str, *only: str) -> list[tuple[str, str, list[str]]]:
@@ -525,7 +541,8 @@ def _pending(root: Path, message_file: Path) -> Change:
     base = _pending_base(root, message)
     return Change(relative(str(message_file), root), message, _staged(root, *base), _reader(root, "", keep_index=True),
                   "the promotion commit being made", _snapshot(root, base[0]) if base else None, pending=True,
-                  bases=tuple(base), links=_links(root, "", keep_index=True))
+                  bases=tuple(base), links=_links(root, "", keep_index=True),
+                  submodules=_links(root, "", keep_index=True, mode=b"160000"))
 
 
 def _pending_base(root: Path, message: str) -> list[str]:
@@ -555,7 +572,8 @@ def _pending_merge(root: Path, message_file: Path, message: str, merging: list[s
         changes = {path: status for path, status in changes.items() if path in theirs}
     return Change(relative(str(message_file), root), message, changes, _reader(root, "", keep_index=True),
                   "the merge being made", _snapshot(root, "HEAD"), tuple(_snapshot(root, o) for o in merging),
-                  pending=True, bases=("HEAD", *merging), links=_links(root, "", keep_index=True))
+                  pending=True, bases=("HEAD", *merging), links=_links(root, "", keep_index=True),
+                  submodules=_links(root, "", keep_index=True, mode=b"160000"))
 
 
 def _staged(root: Path, *base: str) -> dict[str, str]:

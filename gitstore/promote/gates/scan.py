@@ -5,7 +5,9 @@ repository's ``.gitstore-allow`` (``PATH:KIND:LINE`` per line) clearing the secr
 paths its maintainers declared harmless. Anything the scanner would quarantine (hidden or
 bidirectional characters, injected instructions: never allowed, the finding says so) or redact
 (secrets, home paths) is a finding on the line where it starts; warnings (mixed-script words)
-are printed but do not fail. Files that are not UTF-8 text are skipped.
+are printed but do not fail. A file pre-commit takes for text is read whole: a byte that is not
+UTF-8 reads as U+FFFD, and a NUL byte (pre-commit looks at a file's start only) is a control
+character the scanner quarantines, so neither hides what stands around it.
 
 A symbolic link is scanned too, as what git commits for it: the path it holds (its target), a
 single line. A link to ``/home/alice/.ssh/id_rsa`` commits a home path, and a target can hold
@@ -68,8 +70,8 @@ def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner) -> lis
 
 
 def _committed(name: str) -> tuple[str, bool] | None:
-    """(the text git commits for the file, whether it is a symbolic link), or None when that
-    is not UTF-8 text or cannot be read. For a symbolic link git commits its target, so that
+    """(the text git commits for the file, whether it is a symbolic link), or None when it
+    cannot be read. For a symbolic link git commits its target, so that
     string is the text: the link is never followed."""
     try:
         descriptor = os.open(name, os.O_RDONLY | os.O_NOFOLLOW)
@@ -84,11 +86,7 @@ def _committed(name: str) -> tuple[str, bool] | None:
                 data, link = file.read(), False
         except OSError:  # a folder, say
             return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    return None if "\0" in text else (text, link)
+    return data.decode("utf-8", "replace"), link  # a byte that is no UTF-8 hides nothing around it
 
 
 def _quarantined(name: str, text: str, scanner: object, kinds: list[str]) -> list[Finding]:
