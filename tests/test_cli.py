@@ -454,3 +454,32 @@ def test_ci_init_reads_a_workflow_that_is_not_utf8_as_one_that_differs(tmp_path:
     assert memory.read_bytes() == b"\xff\xfe"
     assert gitstore("ci", "init", "--install", CI_INSTALL, "--force", cwd=root).returncode == 0
     assert memory.read_text(encoding="utf-8").startswith("#")
+
+
+@pytest.mark.parametrize(("command", "closed", "says"), [
+    ("records add -", "<&-", "standard input is closed"),
+    ("canonical -", "<&-", "standard input is closed"),
+    ("capture --harness claude-code", "<&-", "standard input is closed"),
+    ("purge", "<&-", "pass --confirm"),
+    ("learnings", ">&-", ""),
+    ("grant --purpose analytics", ">&-", ""),
+    ("status", ">&- 2>&-", ""),
+])
+def test_a_closed_standard_stream_is_one_line_never_a_traceback(command: str, closed: str, says: str,
+                                                                tmp_path: Path) -> None:
+    """A caller may close standard input or output (``<&-``, ``>&-``): a command that reads a
+    closed input says so in one line; output to a closed stream goes nowhere, and the command
+    does what it was asked once (a grant is stored, and not reported as a failure)."""
+    from .world import ready_repo
+
+    root = ready_repo(tmp_path / "repo").workspace.root
+    done = subprocess.run(["bash", "-c", f'"$0" -m gitstore {command} {closed}', sys.executable], cwd=root,
+                          capture_output=True, text=True, timeout=60)
+    assert "Traceback" not in done.stderr, done.stderr
+    if says:
+        assert done.returncode in (1, 2) and says in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    else:
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+    if command.startswith("grant"):
+        grants = json.loads(gitstore("grants", "--json", cwd=root).stdout)
+        assert [g["purposes"] for g in grants] == [["analytics"]], "stored once"

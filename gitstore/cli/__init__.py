@@ -137,14 +137,42 @@ def _dispatch(command: str | None, args: list[str]) -> int:
 
     as_json = "--json" in args
     notices.take()  # a command run in-process after another starts afresh
-    out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _Shown(out), _Shown(err)
+    out, err, given = sys.stdout, sys.stderr, sys.stdin
+    # A stream the caller closed (`>&-`, `<&-`) is None here: output to one goes nowhere, as the
+    # caller chose, and a command that reads a closed input says so in one line.
+    sys.stdout, sys.stderr = _Shown(out or _nowhere()), _Shown(err or _nowhere())
+    if given is None:
+        sys.stdin = _ClosedInput()
     try:
         return _dispatched(command, args, as_json)
     finally:
         for line in notices.take():
             _warn(line, as_json)
-        sys.stdout, sys.stderr = out, err
+        sys.stdout, sys.stderr, sys.stdin = out, err, given
+
+
+def _nowhere() -> Any:
+    import os
+
+    return open(os.devnull, "w", encoding="utf-8")
+
+
+class _ClosedInput:
+    """Standard input the caller closed: reading it is an error naming it, never a traceback."""
+
+    @property
+    def buffer(self) -> _ClosedInput:
+        return self
+
+    def isatty(self) -> bool:
+        return False
+
+    def _closed(self, *_: Any) -> Any:
+        from gitstore.errors import InvalidInput
+
+        raise InvalidInput("standard input is closed: give the input in a file, or on a pipe")
+
+    read = readline = readinto = read1 = readlines = fileno = __iter__ = __next__ = _closed
 
 
 class _Shown:
@@ -273,7 +301,8 @@ def run() -> None:
         pass
     code = main()
     try:
-        sys.stdout.flush()  # output still buffered meets a closed pipe here, not at shutdown
+        if sys.stdout is not None:  # None: the caller closed it
+            sys.stdout.flush()  # output still buffered meets a closed pipe here, not at shutdown
     except BrokenPipeError:
         _stdout_closed()
     sys.exit(code)
