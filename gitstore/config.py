@@ -4,7 +4,8 @@
 it; a person may edit it. Its fields:
 
 - ``writer``: this clone's writer id (required; ``gitstore init`` makes one up);
-- ``provider``: where records are kept: ``git`` (default), ``sqlite``, ``jsonl`` or ``memory``;
+- ``provider``: where records are kept: ``git`` (default), ``sqlite`` or ``jsonl`` (``memory``,
+  for tests, keeps them for one process only: ``gitstore doctor`` fails on it);
 - ``capture``: ``{"mode": "summary" | "transcript" | "hybrid"}``, how much of an agent session a
   capture keeps (default ``summary``);
 - ``automation``: the optional auto-safe gate, judged by ``gitstore.rules.autosafe``: any
@@ -59,6 +60,7 @@ CONFIG_FILE = (STATE_DIR / CONFIG_NAME).as_posix()
 HOME_NAME = "home"  # the work tree's path as this clone last ran there (bytes, as the file system has it)
 OWN_CONFIG_NAME = "gitstore-config"  # in the work tree's git folder: the blob id of the config.json this clone owns
 PROVIDERS = ("git", "sqlite", "jsonl", "memory")
+DURABLE = PROVIDERS[:3]  # what a clone may be set up with: memory keeps records for one process (tests)
 _SECTIONS = ("writer", "writerGiven", "provider", "capture", "automation", "delivery", "loop", "dream")
 
 

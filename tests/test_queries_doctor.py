@@ -452,3 +452,18 @@ def test_a_store_set_up_before_scopes_were_kept_keeps_its_scope_at_its_next_comm
     git(repo, "config", "--local", "gitstore.scope", "local/not-hex")  # edited by hand: no scope gitstore keeps
     assert checks(repo, "scope") == [] and json.loads(cli.ok("status", "--json", cwd=repo))["scope"] == before
     assert git(repo, "config", "--local", "gitstore.scope").strip() == before
+
+
+def test_a_provider_that_keeps_nothing_past_one_command_fails_and_init_refuses_it(tmp_path: Path) -> None:
+    """The memory provider keeps records for one process (tests): a clone set up with it would
+    lose every capture and every decision, each command reporting success."""
+    import subprocess
+
+    ctx = ready_repo(tmp_path / "mem", provider="memory")
+    [check] = checks(ctx.workspace.root, "provider")
+    assert check["state"] == "fail" and "keeps records for one process only" in check["detail"], check
+    fresh = tmp_path / "fresh"
+    subprocess.run(["git", "init", "-q", str(fresh)], check=True)
+    assert "unknown provider 'memory' (one of git, sqlite, jsonl)" in cli.fails(2, "init", "--provider", "memory",
+                                                                                  cwd=fresh)
+    assert not (fresh / "okf").exists()

@@ -7,15 +7,15 @@ from typing import Optional
 import typer
 
 from gitstore.cli._complete import words
-from gitstore.config import PROVIDERS
+from gitstore.config import DURABLE
 from gitstore.ops.setup import init as do_init
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.cli._values import checked, one_of
 
 
 def init(
-    provider: Optional[str] = typer.Option(None, "--provider", metavar="PROVIDER", autocompletion=words(PROVIDERS), help="git (default), sqlite or jsonl.",
-                                            callback=checked(one_of("provider", PROVIDERS))),
+    provider: Optional[str] = typer.Option(None, "--provider", metavar="PROVIDER", autocompletion=words(DURABLE), help="git (default), sqlite or jsonl.",
+                                            callback=checked(one_of("provider", DURABLE))),
     writer: Optional[str] = typer.Option(None, "--writer", help="This clone's writer id (default: a new random one); "
                                          "a CI job keeps one across runs: a writer the remote has is taken up by the first sync."),
     new_writer: bool = typer.Option(False, "--new-writer", help="Give this clone a new writer id (--writer, or a "

@@ -165,6 +165,7 @@ def _to_ignore(workspace: Any) -> str:
 
 
 def _provider(report: Report, workspace: Any) -> None:
+    from gitstore.config import CONFIG_FILE, DURABLE
     from gitstore.providers import open_provider
     from gitstore.providers.git import GitProvider
     from gitstore.store import Store
@@ -182,6 +183,12 @@ def _provider(report: Report, workspace: Any) -> None:
         report.add("provider", FAIL, f"{config.provider}: {exc}",
                    "; ".join(_update_ref(workspace.repo, r) for r in restore)
                    or "`gitstore verify` names what is damaged")
+        return
+    if config.provider not in DURABLE:
+        report.add("provider", FAIL, f"{config.provider} ({manifest.storage}) keeps records for one process only: "
+                                     "each command starts with none, and nothing it stores outlives it",
+                   f"set \"provider\" in {CONFIG_FILE} to git (or run `gitstore init --provider git` in a fresh "
+                   "clone), then capture again")
         return
     optional = sorted(c for c in manifest.capabilities if c in ("redact-payload", "append-stream"))
     report.add("provider", OK, f"{manifest.name} ({manifest.storage}); offers {', '.join(optional) or 'the required capabilities only'}")
