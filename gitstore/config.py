@@ -119,6 +119,12 @@ class Workspace(NamedTuple):
                 keep_scope(repo, scope)
             except (OSError, pygit2.GitError):  # read-only, or locked by another git: the next command keeps it
                 pass
+        elif kept != scope:  # origin named, removed or moved since: what was stored is not read
+            from gitstore import notices
+
+            notices.note(f"this clone's memory was set up under scope {kept}, and this repository's scope is now "
+                         f"{scope} (its origin changed): what was stored under {kept} is not read here; "
+                         "`gitstore doctor` says what to do")
         data = _config_bytes(path)
         config = parse_config(path, data)
         if foreign(repo, path, data):

@@ -419,7 +419,11 @@ def test_an_origin_named_after_memory_was_set_up_is_named_until_init_makes_it_th
     local = json.loads(cli.ok("init", "--json", cwd=root))["scope"]
     cli.ok("grant", "--purpose", "review", "--by", "github:9", cwd=root)
     git(root, "remote", "add", "origin", "https://github.com/acme/widgets.git")
-    assert "no grants" in cli.ok("grants", cwd=root)  # another scope's: not read here
+    done = cli.gitstore("grants", cwd=root)
+    assert "no grants" in done.stdout  # another scope's: not read here, and every command says why
+    assert done.stderr == (f"gitstore: warning: this clone's memory was set up under scope {local}, and this "
+                           "repository's scope is now github.com/acme/widgets (its origin changed): what was stored "
+                           f"under {local} is not read here; `gitstore doctor` says what to do\n"), done.stderr
     [check] = checks(root, "scope")
     assert check["state"] == "warn" and check["detail"] == (
         f"origin was named after this clone's memory was set up under {local}: what it stored there is not "
