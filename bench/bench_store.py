@@ -13,7 +13,7 @@ The issue asks for four things, each a ratio against a baseline measured alongsi
    do), and ``Store.append`` of the same events in this process, with their payloads and
    without, reported. Each fast-import stream is built before its clock starts and fed
    through a pipe from this process; its time runs from starting the process until it exits.
-2. single: one grant appended through ``Store.append`` (and, reported too, through
+2. single: one record (an audit entry: ``records add`` adds no grant) appended through ``Store.append`` (and, reported too, through
    ``GitProvider.append`` with the entry prepared beforehand) on the 100,000-record store built
    by (1) and on a fresh store of 1,000 events, alternating. Goal: median at 100k <= 1.5x the
    median at 1k. Against a naive git append in the same 100k repository, four git processes
@@ -22,7 +22,7 @@ The issue asks for four things, each a ratio against a baseline measured alongsi
    so the comparison favours the baseline), ``git commit-tree -p <tip>`` and
    ``git update-ref <ref> <new> <old>``. Goal: ours <= 0.5x the naive median. That compares a
    process-free append with four process starts; users and hooks append through the CLI, so
-   ``gitstore records add FILE`` of one grant (process start to exit, up to 30 of them; 5 with ``--quick``) is
+   ``gitstore records add FILE`` of one such record (process start to exit, up to 30 of them; 5 with ``--quick``) is
    compared with the same naive loop too. Goal: <= 1.0x. Store.append on a third store of 1,000
    events, in a repository with 25,000 refs of its own (tags and remote branches, packed as
    ``git gc`` leaves them), against the small store. Goal: <= 1.2x (the store looks only at its
@@ -402,7 +402,7 @@ def singles(work: Work, big: Path, count: int, seed: int, small_size: int,
     naive = Naive(big)
     one = work.fresh("single.jsonl")
     warmup = 5
-    grants = [R.grant(f"single-{seed}-{i}") for i in range((count + warmup) * 7)]
+    grants = [R.audit(f"single-{seed}-{i}", []) for i in range((count + warmup) * 7)]
     entries = entries_for(grants)
     times: dict[str, list[float]] = {
         "store-big": [], "store-small": [], "store-refs": [], "provider-big": [], "provider-small": [], "naive": [],
@@ -658,7 +658,7 @@ def report_singles(r: dict[str, Any], big: int) -> tuple[list[str], list[str]]:
     t = {k: median(v) for k, v in r["times"].items()}
     p90 = {k: statistics.quantiles(v, n=10)[-1] if len(v) > 1 else v[0] for k, v in r["times"].items()}
     small = r["small_size"]
-    lines = [f"2. single appends of one grant, {r['count']} of each kind, alternating; median (p90):"]
+    lines = [f"2. single appends of one record, {r['count']} of each kind, alternating; median (p90):"]
     labels = {
         "store-small": f"Store.append at {small} stored records",
         "store-big": f"Store.append at {big} stored records",

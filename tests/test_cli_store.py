@@ -135,7 +135,7 @@ def test_init_refuses_state_linked_outside_the_repository(repo: Path, tmp_path: 
 
 
 def test_records_add_list_show(ready: Path) -> None:
-    records = [R.event("cli1"), R.grant("cli2")]
+    records = [R.event("cli1"), R.audit("cli2", [])]
     path = ready / "batch.jsonl"
     path.write_text(jsonl(*records))
     out = run_ok(ready, "records", "add", "batch.jsonl")
@@ -144,13 +144,13 @@ def test_records_add_list_show(ready: Path) -> None:
     assert again.returncode == 0 and again.stdout.decode().count("exists") == 2
     listed = json.loads(run_ok(ready, "records", "list", "--json"))
     assert [r["digest"] for r in listed] == [r["digest"] for r in records]
-    assert [r["kind"] for r in json.loads(run_ok(ready, "records", "list", "--kind", "grant", "--json"))] == ["grant"]
+    assert [r["kind"] for r in json.loads(run_ok(ready, "records", "list", "--kind", "audit", "--json"))] == ["audit"]
     shown = json.loads(run_ok(ready, "records", "show", records[0]["digest"][7:19], "--json"))
     assert shown == records[0]  # payload reattached, digest intact
 
 
 def test_records_add_seal(ready: Path) -> None:
-    record = R.grant("to-seal")
+    record = R.audit("to-seal", [])
     unsealed = {k: v for k, v in record.items() if k != "digest"}
     done = gitstore(ready, "records", "add", "--seal", "-", stdin=jsonl(unsealed).encode())
     assert done.returncode == 0 and done.stdout.decode().split()[0] == record["digest"]
@@ -159,14 +159,14 @@ def test_records_add_seal(ready: Path) -> None:
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ('{"schema": "gitstore.grant/v1", "a": 1, "a": 2}', "batch.jsonl:2: duplicate member name 'a'"),
+        ('{"schema": "gitstore.audit/v1", "a": 1, "a": 2}', "batch.jsonl:2: duplicate member name 'a'"),
         ("not json", "batch.jsonl:2: not JSON"),
-        (json.dumps({**R.grant("x"), "note": "tampered"}), "does not match its content"),
-        (json.dumps(R.grant("other", scope=R.OTHER_SCOPE)), "is for scope gitlab.example.com/acme/widgets"),
+        (json.dumps({**R.audit("x", []), "reason": "tampered"}), "does not match its content"),
+        (json.dumps(R.audit("other", [], scope=R.OTHER_SCOPE)), "is for scope gitlab.example.com/acme/widgets"),
     ],
 )
 def test_bad_records_are_refused_and_nothing_is_stored(ready: Path, line: str, message: str) -> None:
-    (ready / "batch.jsonl").write_text(json.dumps(R.grant("good")) + "\n" + line + "\n")
+    (ready / "batch.jsonl").write_text(json.dumps(R.audit("good", [])) + "\n" + line + "\n")
     done = gitstore(ready, "records", "add", "batch.jsonl")
     assert done.returncode == 1, done.stdout
     assert message in done.stderr and done.stderr.count("\n") == 1
@@ -175,7 +175,7 @@ def test_bad_records_are_refused_and_nothing_is_stored(ready: Path, line: str, m
 
 def test_mixed_local_and_shared_batch_is_refused(ready: Path) -> None:
     envelope = json.loads((CONTRACTS / "examples" / "valid" / "envelope.json").read_text())
-    done = gitstore(ready, "records", "add", "-", stdin=jsonl(envelope, R.grant("g")).encode())
+    done = gitstore(ready, "records", "add", "-", stdin=jsonl(envelope, R.episode("g")).encode())
     assert done.returncode == 1 and "split it in two" in done.stderr.decode()
 
 
@@ -188,7 +188,7 @@ def test_show_unknown_and_bad_digest(ready: Path) -> None:
 
 
 def test_verify_clean_then_damage_exits_3_naming_it(ready: Path) -> None:
-    (ready / "b.jsonl").write_text(jsonl(R.grant("v1"), R.event("v2")))
+    (ready / "b.jsonl").write_text(jsonl(R.audit("v1", []), R.event("v2")))
     run_ok(ready, "records", "add", "b.jsonl")
     report = json.loads(run_ok(ready, "verify", "--json"))
     assert report["ok"] and report["records"] == 2
@@ -223,7 +223,7 @@ def test_gc_removes_redacted_payload_text(ready: Path) -> None:
 
 
 def test_status_reports_configuration_and_refs(ready: Path) -> None:
-    (ready / "b.jsonl").write_text(jsonl(R.grant("s1")))
+    (ready / "b.jsonl").write_text(jsonl(R.audit("s1", [])))
     run_ok(ready, "records", "add", "b.jsonl")
     info = json.loads(run_ok(ready, "status", "--json"))
     assert info["scope"] == "github.com/acme/widgets" and info["stateIgnored"] is True
@@ -236,7 +236,7 @@ def test_status_reports_configuration_and_refs(ready: Path) -> None:
 @pytest.mark.parametrize("provider", ["sqlite", "jsonl"])
 def test_other_providers_through_the_cli(repo: Path, provider: str) -> None:
     run_ok(repo, "init", "--provider", provider)
-    (repo / "b.jsonl").write_text(jsonl(R.grant("p1"), R.event("p2")))
+    (repo / "b.jsonl").write_text(jsonl(R.audit("p1", []), R.event("p2")))
     run_ok(repo, "records", "add", "b.jsonl")
     assert len(json.loads(run_ok(repo, "records", "list", "--json"))) == 2
     assert json.loads(run_ok(repo, "verify", "--json"))["ok"]
@@ -258,7 +258,7 @@ def test_records_add_streams_a_large_file_and_names_a_bad_line(ready: Path) -> N
 
 
 def test_records_add_reads_crlf_blank_lines_and_a_last_line_without_newline(ready: Path) -> None:
-    records = [R.grant("crlf1"), R.event("crlf2"), R.grant("crlf3")]
+    records = [R.audit("crlf1", []), R.event("crlf2"), R.audit("crlf3", [])]
     text = json.dumps(records[0]) + "\r\n\r\n" + json.dumps(records[1]) + "\n\n" + json.dumps(records[2])
     done = gitstore(ready, "records", "add", "-", stdin=text.encode())
     assert done.returncode == 0, done.stderr
@@ -281,10 +281,21 @@ def test_a_storage_failure_is_one_line_and_stores_nothing(ready: Path) -> None:
     pack = ready / ".git" / "objects" / "pack"
     pack.rmdir()
     pack.write_text("not a folder")  # every pack write fails as a full or broken disk would
-    (ready / "big.jsonl").write_text(jsonl(*[R.grant(f"fail{i}") for i in range(400)]))
+    (ready / "big.jsonl").write_text(jsonl(*[R.audit(f"fail{i}", []) for i in range(400)]))
     done = gitstore(ready, "records", "add", "big.jsonl")
     assert done.returncode == 1 and done.stderr.startswith("gitstore: error: ")
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     pack.unlink()
     pack.mkdir()
     assert json.loads(run_ok(ready, "records", "list", "--json")) == []
+
+
+def test_records_add_adds_no_grant(ready: Path) -> None:
+    """Consent is given with ``gitstore grant``, which writes the audit entry naming who gave
+    it; a grant added as a record would widen what evidence may be used, backdated and in
+    anyone's name, with nothing in the audit log."""
+    done = gitstore(ready, "records", "add", "--seal", "-", stdin=jsonl(R.audit("before", []), R.grant("g")).encode())
+    assert done.returncode == 1 and done.stderr.decode() == (
+        "gitstore: error: -:2: a grant is given with `gitstore grant`, which writes the audit entry that records who "
+        "gave it; records add writes none, so it adds no grant\n")
+    assert json.loads(run_ok(ready, "records", "list", "--json")) == [], "nothing stored"

@@ -13,6 +13,8 @@ from gitstore.records.canonical import parse_json
 from gitstore.records.contracts import KINDS, seal
 from gitstore.errors import InvalidInput, Refused, UsageError
 from gitstore.context import Context
+
+GRANT_SCHEMA = "gitstore.grant/v1"
 from gitstore.cli._io import JSON_OPTION, echo_lines, emit_json, emit_json_array, open_input, read_lines
 from gitstore.cli._values import checked, one_of, path
 
@@ -45,6 +47,9 @@ class _Lines:
                 value = parse_json(line.removesuffix(b"\r"), check=False)  # the store checks it
                 if not isinstance(value, dict):
                     raise InvalidInput("a record must be a JSON object")
+                if value.get("schema") == GRANT_SCHEMA:
+                    raise Refused("a grant is given with `gitstore grant`, which writes the audit entry that records "
+                                  "who gave it; records add writes none, so it adds no grant")
                 if self.do_seal:
                     value.pop("digest", None)
                     seal(value)
@@ -64,7 +69,9 @@ def add(
     """Add records as one atomic append; print each digest.
 
     Records are read, checked and written one line at a time, so a file of any size needs
-    little memory; a line that fails stores nothing and is named in the error.
+    little memory; a line that fails stores nothing and is named in the error. Decisions and
+    grants are refused: they are written by the commands that give them (accept, reject,
+    retire, grant), each with its audit entry.
     """
     store = Context.open().store
     lines = _Lines(file, do_seal)
