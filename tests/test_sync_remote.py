@@ -282,3 +282,9 @@ def test_a_clone_given_a_writer_the_remote_has_takes_its_history_up(team: tuple,
     grant_all(Context.open(dave_root), purposes=("training",))  # appended before any sync
     late = sync(str(dave_root))
     assert late.status == "degraded" and not late.continued and any("never forced" in w for w in late.not_pushed)
+    from gitstore.queries.doctor import doctor
+
+    [parted] = [c for c in doctor(dave_root).checks if c.name == "remote origin" and c.state == "fail"]
+    assert f"origin's history of this clone's writer {writer} is not in this clone's" in parted.detail
+    assert parted.todo.startswith("`gitstore init --new-writer`")
+    assert not [c for c in doctor(carol_root).checks if c.state == "fail"], "carol took the history up: nothing parted"

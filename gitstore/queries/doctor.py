@@ -345,7 +345,30 @@ def _remotes(report: Report, workspace: Any) -> None:
                    f"fetch refspecs for shared memory {'missing' if missing else 'present'}",
                    "`gitstore init` adds them" if missing else "")
         _pushes_every_ref(report, repo, remote.name)
+        _parted(report, workspace, remote.name)
     _push(report, workspace)
+
+
+def _parted(report: Report, workspace: Any, remote: str) -> None:
+    """This writer's records and the remote's copy of them have parted (another clone appended
+    as the same writer): every sync's push is refused until this clone takes an id of its own."""
+    import pygit2
+
+    writer = workspace.config.writer
+    repo = workspace.repo
+    try:
+        mine = repo.references.get(f"refs/memory/v1/records/shared/{writer}")
+        theirs = repo.references.get(f"refs/memory/v1/remotes/{remote}/records/shared/{writer}")
+        if mine is None or theirs is None or mine.target == theirs.target or \
+                repo.descendant_of(mine.target, theirs.target):
+            return
+    except (pygit2.GitError, ValueError):
+        return
+    report.add(f"remote {remote}", FAIL,
+               f"{remote}'s history of this clone's writer {writer} is not in this clone's: another clone appends as "
+               f"{writer} too, and every `gitstore sync {remote}` refuses to push (never forcing)",
+               "`gitstore init --new-writer` gives this clone an id of its own (what it stored as the old one stays "
+               "here, read as before)")
 
 
 def _unfinished(report: Report, state: Path) -> None:
