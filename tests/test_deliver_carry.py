@@ -147,7 +147,7 @@ def test_a_capture_looks_for_the_index_where_it_is(world: World) -> None:
 
 
 def test_packed_refs_are_read_as_git_reads_them() -> None:
-    lines = ["f", "v", "s", "c", "/repo/.git\npacked aaa refs/memory/v1/records/shared/w\n"
+    lines = ["f", "v", "s", "c", "policy none", "/repo/.git\npacked aaa refs/memory/v1/records/shared/w\n"
              "packed bbb refs/memory/v1/records/shared/x\nrefs/memory/v1/records/shared/w ccc"]
     assert heads.git_refs(lines) == {("/repo/.git", "refs/memory/v1/records/shared/w"): "ccc",
                                      ("/repo/.git", "refs/memory/v1/records/shared/x"): "bbb"}

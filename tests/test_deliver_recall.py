@@ -347,3 +347,27 @@ def test_kept_verdicts_are_the_scanners_and_spare_loading_it(tmp_path: Path) -> 
     other._load()
     other._version += ";changed"  # another scanner: nothing kept is taken for its verdict
     assert other.safe(plain) is True and other._scanner is not None
+
+
+def test_the_index_follows_the_policy_on_the_default_branch(world: World, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A policy merged into the default branch takes decisions out of force with no ref of
+    memory moving: the index is rebuilt, and agents no longer get what no allowed person
+    decided. A commit there that leaves the policy alone rebuilds nothing."""
+    from gitstore.deliver import heads
+    from gitstore.deliver.place import locate
+
+    from .team import EVERYTHING, commit_all, keypair, write_policy
+
+    assert world.ids["jitter"] in [i["id"] for i in run_json(capsys, "recall", PROMPT)["items"]]  # type: ignore[index]
+    place = locate(str(world.root))
+    before = heads.fingerprint(place)
+    (world.root / "NOTES.md").write_text("notes\n")
+    commit_all(world.root, "Notes")  # main moves, the policy does not
+    assert heads.fingerprint(locate(str(world.root))) == before
+    _, public = keypair(tmp_path / "keys", "github:7")
+    write_policy(world.root, {"github:7": EVERYTHING}, {"github:7": public})  # github:9, who accepted, is not in it
+    commit_all(world.root, "Who may decide")
+    assert heads.fingerprint(locate(str(world.root))) != before
+    ids = [i["id"] for i in run_json(capsys, "recall", PROMPT)["items"]]  # type: ignore[index]
+    assert world.ids["jitter"] not in ids, ids

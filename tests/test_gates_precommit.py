@@ -194,18 +194,24 @@ def test_the_scan_receives_a_symlink_and_scans_the_path_git_commits_for_it(
                               "(remove it, or list PATH:KIND:LINE in .gitstore-allow)"], out
 
 
-def test_a_file_named_like_an_option_or_not_utf8_hides_nothing_from_the_gates(
-        tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
-    """pre-commit appends file names to a gate's command line: a file named ``--help`` made the
-    scan and the promotion gate print their help and pass, and one named ``--from-ref=HEAD``
-    emptied the promotion gate's range. And a text file holding one byte that is no UTF-8 was
-    passed over whole. Each is a file now, read as such."""
+def _branch_with_every_gate(tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> Path:
+    """Real material with every file gate and the promotion gate configured, on a new branch."""
     root = tmp_path / "material"
     _material_repo(root)
     _config(root, hook_repo, ("gitstore-okf", "gitstore-skills", "gitstore-scan", "gitstore-promotion"))
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "hooks")
     git(root, "checkout", "-q", "-b", "deploy")
+    return root
+
+
+def test_a_file_named_like_an_option_or_not_utf8_hides_nothing_from_the_gates(
+        tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
+    """pre-commit appends file names to a gate's command line: a file named ``--help`` made the
+    scan and the promotion gate print their help and pass, and one named ``--from-ref=HEAD``
+    emptied the promotion gate's range. And a text file holding one byte that is no UTF-8 was
+    passed over whole. Each is a file now, read as such."""
+    root = _branch_with_every_gate(tmp_path, hook_repo)
     skill = root / ".agents" / "skills" / "deploy" / "SKILL.md"
     skill.parent.mkdir(parents=True)
     skill.write_text("---\nname: deploy\ndescription: Deploys.\n---\n# Deploy\n\n"
@@ -226,12 +232,7 @@ def test_a_file_named_like_an_option_or_not_utf8_hides_nothing_from_the_gates(
 def test_a_submodule_among_the_skills_fails_the_promotion_gate(tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
     """A submodule's files are another repository's, which no gate reads, yet a recursive clone
     puts them where agents load skills from."""
-    root = tmp_path / "material"
-    _material_repo(root)
-    _config(root, hook_repo, ("gitstore-okf", "gitstore-skills", "gitstore-scan", "gitstore-promotion"))
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "hooks")
-    git(root, "checkout", "-q", "-b", "deploy")
+    root = _branch_with_every_gate(tmp_path, hook_repo)
     elsewhere = git(root, "rev-parse", "main").strip()  # any commit: the gitlink names one
     git(root, "update-index", "--add", "--cacheinfo", f"160000,{elsewhere},.agents/skills/deploy")
     git(root, "commit", "-q", "-m", "deploy skill, from its own repository")

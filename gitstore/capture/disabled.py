@@ -114,7 +114,8 @@ class _locked:
 
 def _raw(handle: Any) -> bytes:
     handle.seek(0)
-    return handle.read()
+    data: bytes = handle.read()
+    return data
 
 
 def _parse(raw: bytes) -> dict[str, str]:

@@ -106,7 +106,7 @@ def _rekey(start: Before) -> bool:
     writer = place.config.get("writer")
     lines = heads.state(place)
     fingerprint = heads.digest(lines)
-    if not isinstance(writer, str) or lines is None or fingerprint is None or lines[:4] != start.lines[:4]:
+    if not isinstance(writer, str) or lines is None or fingerprint is None or lines[:heads.HEAD_LINES] != start.lines[:heads.HEAD_LINES]:
         return False
     records_ref = f"{heads.REFS}v1/records/local/{writer}"
     payloads_ref = f"{heads.REFS}v1/payloads/local/{writer}"

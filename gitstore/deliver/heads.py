@@ -7,6 +7,12 @@ now, and rebuilt from the store otherwise. The fingerprint is one text made of
   an index a repository ships in its files can never match it;
 - the index format and gitstore's version (a new scanner or scorer rebuilds);
 - the bytes of ``okf/.memory/config.json`` (provider, writer, delivery settings);
+- the team's policy in force: the default branch the store reads it from and the ids of
+  ``.gitstore/policy.json`` and ``.gitstore/allowed_signers`` in its tip (a person the policy
+  no longer allows takes their decisions out of force, with no ref of memory moving). The ids
+  are asked of git (one ``git ls-tree``) only when the branch's tip moved since they were last
+  asked (``<git common dir>/gitstore/policy.ids``), so a branch moving without touching the
+  policy rebuilds nothing;
 - for the ``git`` provider, every ref under ``refs/memory/`` with its target (those a sync
   fetched into ``refs/memory/sync/`` aside: they are not memory), loose and packed,
   in the common git folder and in any git folder gitstore keeps under it (refs kept in a
@@ -31,6 +37,7 @@ if TYPE_CHECKING:
     from gitstore.deliver.place import Place
 
 FORMAT = "recall-index/3"
+HEAD_LINES = 5  # a state's lines before the storage's: format, version, salt, config, policy
 SALT_NAME = "delivery.salt"
 REFS = "refs/memory/"
 INCOMING = REFS + "sync/"  # where a sync fetches before it verifies: never read as memory, and
@@ -118,6 +125,70 @@ def _files(folder: str) -> list[str]:
     return sorted(stamps)
 
 
+_POLICY_IDS = "policy.ids"
+_POLICY_FILES = (".gitstore/policy.json", ".gitstore/allowed_signers")  # gitstore.records.policy's
+
+
+def _ref(common: str, name: str) -> str | None:
+    """The target of ref ``name`` (an id, or ``ref: <name>`` for a symbolic one), loose or packed."""
+    try:
+        with open(os.path.join(common, *name.split("/")), "rb") as handle:
+            return handle.read(4096).strip().decode("ascii", "replace")
+    except OSError:
+        pass
+    try:
+        with open(os.path.join(common, "packed-refs"), "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    for oid, found in packed_under(data, name):
+        if found == name.encode():
+            return oid.decode()
+    return None
+
+
+def _default_tip(common: str) -> tuple[str, str] | None:
+    """(branch, tip id) of the default branch the policy is read from, as
+    ``gitstore.providers._policy_git.default_branch`` finds it (origin's HEAD, else main, else
+    master; a clone naming another with ``init.defaultBranch`` and no origin HEAD reads main's)."""
+    head = _ref(common, "refs/remotes/origin/HEAD")
+    names = [head[5:]] if head and head.startswith("ref: ") else []
+    for name in (*names, "refs/heads/main", "refs/heads/master"):
+        tip = _ref(common, name)
+        if tip and not tip.startswith("ref: "):
+            return name, tip
+    return None
+
+
+def policy(place: Place) -> str:
+    """The fingerprint's line for the policy in force (see the module's docstring)."""
+    found = _default_tip(place.common)
+    if found is None:
+        return "policy none"
+    branch, tip = found
+    cache = os.path.join(place.common, "gitstore", _POLICY_IDS)
+    try:
+        with open(cache, "rb") as handle:
+            kept_tip, _, ids = handle.read().decode("ascii").partition("\n")
+        if kept_tip == tip:
+            return f"policy {branch} {ids}"
+    except (OSError, UnicodeDecodeError):
+        pass
+    import subprocess
+
+    done = subprocess.run(["git", f"--git-dir={place.common}", "ls-tree", "-z", tip, "--", *_POLICY_FILES],
+                          capture_output=True, stdin=subprocess.DEVNULL)
+    if done.returncode != 0:
+        return f"policy {branch} unreadable {tip}"  # rebuilt whenever the tip moves
+    ids = " ".join(sorted(entry.decode("utf-8", "replace") for entry in done.stdout.split(b"\0") if entry))
+    try:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        replace_file(cache, f"{tip}\n{ids}")
+    except OSError:
+        pass
+    return f"policy {branch} {ids}"
+
+
 def storage(place: Place) -> list[str]:
     """What identifies the current state of the configured provider's records."""
     if place.provider == "git":
@@ -158,7 +229,7 @@ def state(place: Place) -> list[str] | None:
             config = handle.read().hex()
     except OSError:
         return None
-    return [FORMAT, __version__, salt, config, *storage(place)]
+    return [FORMAT, __version__, salt, config, policy(place), *storage(place)]
 
 
 def digest(lines: list[str] | None) -> str | None:
@@ -177,7 +248,7 @@ def git_refs(lines: list[str]) -> dict[tuple[str, str], str]:
     """(git folder, ref name) -> target of every ref in a ``state`` of the git provider, a
     loose ref standing over a packed one of the same name, as git reads them."""
     found: dict[tuple[str, str], str] = {}
-    for block in lines[4:]:
+    for block in lines[HEAD_LINES:]:
         folder, _, body = block.partition("\n")
         loose = {}
         for line in body.split("\n") if body else ():
