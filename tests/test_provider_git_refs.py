@@ -176,7 +176,7 @@ def test_the_recall_fingerprint_sees_the_refs_git_sees(tmp_path: Path) -> None:
     (those a sync keeps aside, which are not memory, left out)."""
     repo = mixed(tmp_path)
     gitdir = str(repo / ".git")
-    listed = heads.git_refs(["f", "v", "s", "c", f"{gitdir}\n" + "\n".join(heads._git_refs(gitdir))])
+    listed = heads.git_refs(["f", "v", "s", "c", "policy none", f"{gitdir}\n" + "\n".join(heads._git_refs(gitdir))])
     said = git(repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/memory/").split("\n")
     assert {name: target for (_, name), target in listed.items()} == dict(
         line.split(" ") for line in said if line and not line.startswith("refs/memory/sync/"))
@@ -210,5 +210,5 @@ def test_the_recall_fingerprint_moves_with_a_reftable(tmp_path: Path) -> None:
     tables.write_text("0x000000000001-0x000000000004-0b2c3d4e.ref\n0x000000000005-0x000000000005-9f8e7d6c.ref\n")
     second = heads._git_refs(gitdir)
     assert before != first != second and set(before) < set(first)
-    moved = heads.git_refs(["f", "v", "s", "c", f"{gitdir}\n" + "\n".join(first)])
-    assert moved != heads.git_refs(["f", "v", "s", "c", f"{gitdir}\n" + "\n".join(second)])
+    moved = heads.git_refs(["f", "v", "s", "c", "policy none", f"{gitdir}\n" + "\n".join(first)])
+    assert moved != heads.git_refs(["f", "v", "s", "c", "policy none", f"{gitdir}\n" + "\n".join(second)])
