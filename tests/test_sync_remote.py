@@ -5,6 +5,7 @@ time both converge."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -288,3 +289,38 @@ def test_a_clone_given_a_writer_the_remote_has_takes_its_history_up(team: tuple,
     assert f"origin's history of this clone's writer {writer} is not in this clone's" in parted.detail
     assert parted.todo.startswith("`gitstore init --new-writer`")
     assert not [c for c in doctor(carol_root).checks if c.state == "fail"], "carol took the history up: nothing parted"
+
+
+def test_a_stream_lists_each_record_once_after_sync_brings_this_writers_ref_back(team: tuple) -> None:
+    """Sync fetches this writer's own ref back as the remote's copy: the same commits under two
+    refs. A stream (an episode's events, a learning's versions) still lists each record once."""
+    alice, _, _, held = team
+    episode = held["comment"]["episode"]
+    before = [s.digest for s in Context.open(alice.workspace.root).store.stream(episode)]
+    sync(str(alice.workspace.root))
+    after = [s.digest for s in Context.open(alice.workspace.root).store.stream(episode)]
+    assert after == before and len(set(after)) == len(after), after
+    shown = json.loads(cli.ok("evidence", episode, "--json", cwd=alice.workspace.root))
+    assert shown["events"] == len(shown["matches"]) == len({e["id"] for e in shown["matches"]}) == 1, shown
+
+
+def test_gc_keeps_another_writers_history_a_replace_ref_cuts_off(team: tuple) -> None:
+    """``git replace --graft`` makes git read a commit with other parents; gc must still keep
+    the real ones, another writer's history that this clone fetched."""
+    from gitstore.ops.gc import gc
+
+    alice, bob, _, _ = team
+    for n in range(3):
+        grant_all(Context.open(alice.workspace.root), purposes=("training",), start=f"2026-0{n + 2}-01T00:00:00.000000Z")
+    sync(str(alice.workspace.root))
+    sync(str(bob.workspace.root))
+    root = bob.workspace.root
+    writer = alice.workspace.config.writer
+    tip = git(root, "rev-parse", f"refs/memory/v1/remotes/origin/records/shared/{writer}").strip()
+    count = len(list(Context.open(root).store.items()))
+    git(root, "replace", "--graft", tip)  # the tip read as a root: its history looks unreachable
+    ctx = Context.open(root)
+    gc(ctx.store, ctx.workspace.state)
+    git(root, "replace", "-d", tip)
+    assert Context.open(root).store.verify().problems == []
+    assert len(list(Context.open(root).store.items())) == count

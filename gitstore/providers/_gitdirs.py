@@ -170,8 +170,13 @@ def _packed_refs(path: str, prefix: str) -> dict[str, bytes]:
 
 def git_env() -> dict[str, str]:
     """The environment without the ``GIT_*`` variables git exports into hooks (which would
-    point git at another repository), keeping configuration ones."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k.startswith("GIT_CONFIG")}
+    point git at another repository), keeping configuration ones; and with replace refs off:
+    a ``git replace --graft`` must not hide a commit's real parents from what gitstore reads,
+    verifies or keeps (gc would erase the history it cut off), as git's own prune turns them
+    off."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k.startswith("GIT_CONFIG")}
+    env["GIT_NO_REPLACE_OBJECTS"] = "1"
+    return env
 
 
 def run_git(git_dir: Path, *args: str, data: bytes | None = None) -> bytes:

@@ -1270,10 +1270,15 @@ class GitProvider:
             yield from self._read_stream(stream)
 
     def _read_stream(self, stream: str) -> Iterator[Stored]:
+        """The stream's records in store order, each once: where two refs hold the same record
+        (this writer's own ref and the copy a sync brought back of it, or two writers), the
+        first in store order counts, as in ``read``."""
         blobs = _BlobIndex(walk=False, commit=self._commit, looked_up=self._looked_up)
+        seen: set[str] = set()
         for header, info, oid in self._appends():
             for position, digest, kind, line_stream in self._lines(info.repo, oid, (_stream_mark(stream),)):
-                if line_stream == stream:
+                if line_stream == stream and digest not in seen:
+                    seen.add(digest)
                     data = blobs.data(info, kind, digest, oid)
                     yield Stored(digest, kind, stream, data, info.namespace, header.writer,
                                  header.clock, position, str(oid))
@@ -1283,10 +1288,11 @@ class GitProvider:
             return self._head(stream)
 
     def _head(self, stream: str) -> str | None:
-        last = None
+        last, seen = None, set()
         for _, info, oid in self._appends():
             for _, digest, _, line_stream in self._lines(info.repo, oid, (_stream_mark(stream),)):
-                if line_stream == stream:
+                if line_stream == stream and digest not in seen:  # a record's first place counts (``_read_stream``)
+                    seen.add(digest)
                     last = digest
         return last
 
