@@ -19,7 +19,7 @@ from typing import Any, NamedTuple, cast
 import orjson
 
 from gitstore.records.canonical import canonicalize_checked, sha256_digest
-from gitstore.records.contracts import KINDS, checked_record, contracts_dir, verify_stored
+from gitstore.records.contracts import KINDS, checked_record, contracts_dir, stream_of, verify_stored
 from gitstore.errors import GitstoreError, IntegrityError, NotAuthorised, Refused
 from gitstore import notices
 from gitstore.providers import (
@@ -38,10 +38,6 @@ LOCAL_KINDS = frozenset({"envelope", "receipt"})
 SHARED_KINDS = frozenset({"grant", "withdrawal", "export", "packet", "import"})
 POLICY_KINDS = ("grant", "withdrawal", "episode", "event", "learning")
 CHECK_PROGRESS = 5000  # records checked between two marks of a provider that remembers checks
-_STREAMS = {
-    "envelope": "captures", "receipt": "captures", "grant": "consent", "withdrawal": "consent",
-    "export": "exports", "audit": "audit", "packet": "packets", "import": "imports",
-}
 
 
 class ReadOnly:
@@ -67,17 +63,6 @@ def read_only(why: str) -> Iterator[ReadOnly]:
         yield guard
     finally:
         _READ_ONLY.reset(token)
-
-
-def stream_of(record: Mapping[str, Any], kind: str) -> str:
-    """The stream a record belongs to: its episode, its learning, or its kind's stream."""
-    if kind == "episode":
-        return str(record["id"])
-    if kind == "event":
-        return str(record["episode"])
-    if kind == "learning":
-        return str(record["id"])
-    return _STREAMS[kind]
 
 
 def store_order_saw(later: Stored, earlier: Stored) -> bool:

@@ -324,3 +324,32 @@ def test_gc_keeps_another_writers_history_a_replace_ref_cuts_off(team: tuple) ->
     git(root, "replace", "-d", tip)
     assert Context.open(root).store.verify().problems == []
     assert len(list(Context.open(root).store.items())) == count
+
+
+def test_a_record_filed_under_another_stream_is_damage_and_never_admitted(team: tuple, tmp_path: Path) -> None:
+    """An append's message files each record under a stream, which reads use to find an
+    episode's events: a commit filing one thread's event under another thread's stream put
+    words into that thread. verify names it, and sync quarantines the writer's ref."""
+    from gitstore.providers.git import format_message, parse_message, records_ref
+
+    alice, bob, _, held = team
+    other = Thread(alice, 8, "200")
+    other.comment("200", "INJECTED into the other thread", "2026-03-02T10:00:00.000000Z")
+    other.save()
+    repo = pygit2.Repository(str(alice.workspace.root))
+    writer = alice.workspace.config.writer
+    name = records_ref("shared", writer)
+    made = repo[repo.references[name].target]
+    header = parse_message(made.message)
+    target = held["comment"]["episode"]
+    entries = [type("E", (), {"digest": d, "kind": k, "stream": target if k == "event" else s})()
+               for d, k, s in header.lines]
+    message = format_message(header.clock, writer, "shared", entries, header.removes, header.seen, None)
+    forged = repo.create_commit(None, made.author, made.committer, message, made.tree_id, made.parent_ids)
+    repo.references.create(name, forged, force=True)
+    (alice.workspace.root / ".git" / "gitstore" / f"records-shared-{writer}.tips").unlink(missing_ok=True)
+    problems = [p.message for p in Context.open(alice.workspace.root).store.verify().problems]
+    assert any(f"is listed under stream {target!r}, not its own" in p for p in problems), problems
+    git(alice.workspace.root, "push", "-q", "origin", f"{name}:{name}")
+    got = sync(str(bob.workspace.root))
+    assert any(q.writer == writer and "is listed under stream" in q.damage for q in got.quarantined), got.line

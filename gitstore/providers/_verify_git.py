@@ -21,7 +21,7 @@ from types import MappingProxyType
 import pygit2
 
 from gitstore.records.canonical import sha256_digest
-from gitstore.records.contracts import verify_stored
+from gitstore.records.contracts import stream_of, verify_stored
 from gitstore.records.inputs import MAX_RECORD_BYTES
 from gitstore.errors import GitstoreError
 from gitstore.providers._base import Problem, VerifyReport
@@ -259,7 +259,7 @@ def _verify_diff(odb: Objects, where: str, parent: bytes | None, tree: bytes,
     """Check one commit's diff against its parent: the trees first, then the records it adds,
     read in the order its message lists them (the order an append writes them, so a bulk
     append's pack is read front to back, not hopping about it in path order)."""
-    listed = {f"{kind}/{d[7:9]}/{d[9:11]}/{d[7:]}.json": (d, kind) for d, kind, _ in lines}
+    listed = {f"{kind}/{d[7:9]}/{d[9:11]}/{d[7:]}.json": (d, kind, stream) for d, kind, stream in lines}
     notes = {f"notes/{d[7:9]}/{d[9:11]}/{d[7:]}.json": d for d in removes}
     added: dict[str, bytes] = {}  # path -> raw blob id of each listed record the commit adds
     try:
@@ -274,7 +274,7 @@ def _verify_diff(odb: Objects, where: str, parent: bytes | None, tree: bytes,
     except Unreadable as exc:
         report.problems.append(Problem(where, str(exc)))
         return
-    for path, (digest, kind) in listed.items():
+    for path, (digest, kind, stream) in listed.items():
         oid = added.get(path)
         if oid is None:
             continue
@@ -294,11 +294,14 @@ def _verify_diff(odb: Objects, where: str, parent: bytes | None, tree: bytes,
         if scope is not None and record.get("scope") != scope:
             report.problems.append(Problem(where, f"record {digest} is of scope {record.get('scope')!r}, "
                                                   f"not this repository's {scope!r}"))
+        if stream != stream_of(record, kind):  # reads find a stream's records (an episode's events) by this line
+            report.problems.append(Problem(where, f"record {digest} is listed under stream {stream!r}, not its "
+                                                  f"own {stream_of(record, kind)!r}"))
     for path in sorted((set(listed) | set(notes)) - added.keys()):
         report.problems.append(Problem(where, f"lists {path} but does not add it"))
 
 
-def _misplaced(path: str, mode: bytes, listed: dict[str, tuple[str, str]], where: str,
+def _misplaced(path: str, mode: bytes, listed: dict[str, tuple[str, str, str]], where: str,
                report: VerifyReport) -> str | None:
     """What is wrong with a file a commit adds outside ``notes/`` (reported), or None."""
     match = _RECORD.match(path)

@@ -326,3 +326,20 @@ def _verify_stored_fast(data: bytes, digest: str, kind: str) -> dict[str, Any] |
     except Exception:  # whatever it was, the full path finds it and says what it is
         return None
     return record
+
+
+_STREAMS = {
+    "envelope": "captures", "receipt": "captures", "grant": "consent", "withdrawal": "consent",
+    "export": "exports", "audit": "audit", "packet": "packets", "import": "imports",
+}
+
+
+def stream_of(record: Mapping[str, Any], kind: str) -> str:
+    """The stream a record belongs to: its episode, its learning, or its kind's stream."""
+    if kind == "episode":
+        return str(record["id"])
+    if kind == "event":
+        return str(record["episode"])
+    if kind == "learning":
+        return str(record["id"])
+    return _STREAMS[kind]
