@@ -353,3 +353,30 @@ def test_a_record_filed_under_another_stream_is_damage_and_never_admitted(team: 
     git(alice.workspace.root, "push", "-q", "origin", f"{name}:{name}")
     got = sync(str(bob.workspace.root))
     assert any(q.writer == writer and "is listed under stream" in q.damage for q in got.quarantined), got.line
+
+
+def test_a_redaction_that_arrives_by_sync_rewrites_this_clones_exports(tmp_path: Path) -> None:
+    """An export with evidence copies comments' text into a file of the clone that made it: a
+    redaction made on another clone reaches that file at the next sync, as ``redact`` rewrites
+    the exports of the clone it runs on."""
+    from gitstore.ops.export import export
+    from gitstore.ops.redact import redact
+
+    from .team import two_reviewers
+
+    alice, bob = two_reviewers(tmp_path)
+    grant_all(alice)
+    thread = Thread(alice, 7, "100")
+    comment = thread.comment("100", "keep retries bounded", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    sync(str(alice.workspace.root))
+    sync(str(bob.workspace.root))
+    bob = Context.open(bob.workspace.root)
+    accepted(bob, propose(bob, [ref(comment)], title="Bounded", text="Keep retries bounded."), by="github:10")
+    _, path = export(bob, "instruction", "github:10", with_evidence=True)
+    assert b"keep retries bounded" in path.read_bytes()
+    redact(Context.open(alice.workspace.root), "github:comment:100", ALICE, "asked by the author")
+    sync(str(alice.workspace.root))
+    got = sync(str(bob.workspace.root))
+    assert b"keep retries bounded" not in path.read_bytes(), got.line
+    assert any(p.endswith(path.name) for p in got.snapshots.scrubbed), got.snapshots

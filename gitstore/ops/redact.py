@@ -183,11 +183,13 @@ def _rewrite_exports(ctx: Context, view: View, report: RedactionReport) -> None:
         if not any(item["id"] in gone for item in export["items"]):
             continue
         path = ctx.workspace.root / export["path"]
-        if path.is_file() and _rewrite_export(ctx, path, gone):
+        if path.is_file() and rewrite_export(ctx, path, gone):
             report.rewritten.append(export["path"])
 
 
-def _rewrite_export(ctx: Context, path: Path, gone: set[str]) -> bool:
+def rewrite_export(ctx: Context, path: Path, gone: set[str]) -> bool:
+    """Write the export file ``path`` again with each event of ``gone`` it holds with a payload
+    given the payload's redaction note instead; whether it changed."""
     lines = path.read_text(encoding="utf-8").splitlines()
     out, changed = [], False
     for line in lines:

@@ -6,14 +6,17 @@ clone has scrubbed its own copies: ``apply_redactions``, which sync runs once it
 what it fetched, empties the text of every comment whose text memory removed (the redactions
 this store honours, as ``import github`` finds them) in every snapshot saved here, in the
 inbox and in each folder ``--out`` named. The removed payloads the snapshots reflect are
-noted (``gitstore.capture.saved.applied``), so with no new redaction no snapshot is read, and
-one whose scrubbing failed (a file that could not be written) stays pending and is applied by
-the next run. ``pending`` and ``still_held`` tell ``gitstore doctor`` what is left.
+noted (``gitstore.capture.saved.applied``), so with no new redaction no snapshot is read. The
+export files of this clone that copied such a comment are written again in the same pass, as
+``redact`` writes them where it runs. A snapshot or export whose scrubbing failed (a file that
+could not be written) stays pending and is applied by the next run. ``pending`` and
+``still_held`` tell ``gitstore doctor`` what is left.
 """
 
 from __future__ import annotations
 
 from contextlib import suppress
+from pathlib import Path
 from typing import cast
 
 from gitstore.capture.saved import (Applied, Scrubbed, applied, exclusive, holding, mark_applied, saved_anywhere,
@@ -47,10 +50,32 @@ def apply_redactions(ctx: Context) -> Applied:
     state = ctx.workspace.state
     with exclusive(state):  # an import under way saves first: its files are scrubbed too
         done = scrub_everywhere(state, redacted_comments(ctx)) if saved_anywhere(state) else Scrubbed()
+        done.files += _rewrite_exports(ctx, todo, done.failed)
         if not done.failed:
             with suppress(OSError):  # not noted: the next run only scrubs again
                 mark_applied(state, todo)
     return Applied.of(done, ctx.workspace.root)
+
+
+def _rewrite_exports(ctx: Context, removed: set[str], failed: list[tuple[Path, str]]) -> list[Path]:
+    """Write again every export file of this clone (``gitstore export --with-evidence``) that
+    copied an event whose payload is among ``removed``, the redaction note in its payload's
+    place, as ``redact`` does where it runs; one that cannot be written goes to ``failed``."""
+    from gitstore.ops.redact import rewrite_export
+
+    view = ctx.view()
+    gone = {e["id"] for e in view.events.values() if e.get("payloadDigest") in removed}
+    rewritten = []
+    for export in view.exports if gone else ():
+        path = ctx.workspace.root / export["path"]
+        if not any(item["id"] in gone for item in export["items"]) or not path.is_file():
+            continue
+        try:
+            if rewrite_export(ctx, path, gone):
+                rewritten.append(path)
+        except (OSError, ValueError) as exc:
+            failed.append((path, str(exc)))
+    return rewritten
 
 
 def still_held(ctx: Context) -> dict[str, list[str]]:
