@@ -71,11 +71,19 @@ def test_redact_then_gc_leaves_no_run_of_the_text_anywhere(tmp_path: Path, provi
     learning = accepted(ctx, propose(ctx, [{"episode": event["episode"], "events": [event["id"]]}]))
     record, path = export(ctx, "evaluation", "github:9", with_evidence=True)
     assert REMOVED.encode() in _everything(ctx, provider)
+    if provider != "memory":  # recall's index: rows built from the evidence, kept on disk
+        from gitstore.cli import main
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(ctx.workspace.root)
+            assert main(["recall", "retry backoff", "--json"]) == 0
+        assert (ctx.workspace.state / "cache").is_dir()
     report = redact(ctx, "github:comment:100", "github:9", "asked by the author")
     assert report.removed == [event["id"]] and report.learnings == [learning["id"]]
     assert report.exports == [record["digest"]] and report.rewritten == [record["path"]]
     assert report.titles == []
-    gc(ctx.store)
+    gc(ctx.store, ctx.workspace.state)
+    assert not (ctx.workspace.state / "cache").exists(), "gc drops the index built before the redaction"
     everything = _everything(ctx, provider)
     leaks = [w for w in _windows(REMOVED) if w in everything]
     assert not leaks, f"{provider} keeps {leaks[:3]}"

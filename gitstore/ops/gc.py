@@ -6,7 +6,8 @@ reflog outside ``refs/memory/``, a stash, a reset-away commit or a dangling obje
 user's (see ``gitstore.providers._gc_git``). It refuses, as every write does, while a policy
 record is damaged: which payloads are still named cannot be told from damaged records. A note
 (``ops.unfinished``) stands while it runs, so ``gitstore doctor`` names a gc that was killed:
-run again, it erases what the killed one left.
+run again, it erases what the killed one left. With the state folder given, gc also drops
+memory's disposable caches, which may hold removed text (recall's index).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from gitstore.ops import unfinished
 from gitstore.providers import GcReport
 from gitstore.store import Store
 
+CACHE = "cache"  # under the state folder: gitstore.deliver.index.folder
 NOTE = unfinished.Note("gc", "gitstore gc was stopped midway: removed text may still be in storage", "gitstore gc")
 
 
@@ -30,5 +32,15 @@ def gc(store: Store, state: Path | None = None) -> GcReport:
         return store.provider.gc()  # type: ignore[attr-defined, no-any-return]
     with unfinished.noting(state, NOTE):
         report: GcReport = store.provider.gc()  # type: ignore[attr-defined]
+        _drop_caches(state)
     unfinished.finish(state, NOTE.name)
     return report
+
+
+def _drop_caches(state: Path) -> None:
+    """Remove memory's disposable caches (recall's index, ``cache/``): an index built before a
+    redaction keeps the removed text in its rows until the next read rebuilds it. The next
+    read builds it again from what storage holds now."""
+    import shutil
+
+    shutil.rmtree(state / CACHE, ignore_errors=True)
