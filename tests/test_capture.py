@@ -104,6 +104,10 @@ def test_a_missing_transcript_is_a_degraded_capture_without_episode(ctx: Context
     assert result.episode is None
     assert result.receipt["status"] == "degraded" and result.receipt["reasons"] == ["transcript-missing"]
     assert "transcript" in result.receipt["unavailable"]
+    from . import cli
+
+    said = cli.gitstore("capture", "--harness", "claude-code", cwd=ctx.workspace.root, stdin=json.dumps(payload))
+    assert "no transcript file where the harness said (or it named none)" in said.stdout + said.stderr, said
 
 
 def test_the_envelope_accounts_for_every_byte_of_a_large_transcript(ctx: Context, tmp_path: Path) -> None:

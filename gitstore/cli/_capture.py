@@ -20,7 +20,8 @@ MODE_OPTION: Optional[str] = typer.Option(
 # what a person can do about each reason a capture is degraded
 ADVICE = {
     "hooks-disabled": "the harness has hooks switched off; `gitstore doctor` shows where",
-    "transcript-missing": "the harness named no transcript file; import it with `gitstore import transcript FILE`",
+    "transcript-missing": "no transcript file where the harness said (or it named none); import it with "
+                          "`gitstore import transcript FILE`",
     "transcript-unreadable": "the transcript could not be read; check the file and import it again",
     "unknown-schema-version": "the transcript's format is unknown to this gitstore; upgrade gitstore",
     "lines-skipped": "some lines were of kinds gitstore does not read; the rest is kept",
