@@ -380,3 +380,26 @@ def test_a_redaction_that_arrives_by_sync_rewrites_this_clones_exports(tmp_path:
     got = sync(str(bob.workspace.root))
     assert b"keep retries bounded" not in path.read_bytes(), got.line
     assert any(p.endswith(path.name) for p in got.snapshots.scrubbed), got.snapshots
+
+
+def test_gc_leaves_a_kept_pack_alone(team: tuple) -> None:
+    """A fetch keeps the pack it receives (a ``.keep`` file) until it has moved its refs, and
+    its objects are unreachable until then: gc must not erase them. The same objects, once no
+    longer kept and still unreachable, are memory's leftovers and go."""
+    from gitstore.ops.gc import gc
+
+    alice, bob, _, _ = team
+    writer = alice.workspace.config.writer
+    tip = git(alice.workspace.root, "rev-parse", f"refs/memory/v1/records/shared/{writer}").strip()
+    pack = subprocess.run(["git", "pack-objects", "--revs", "--stdout"], cwd=alice.workspace.root, input=f"{tip}\n".encode(),
+                          capture_output=True, check=True).stdout
+    root = bob.workspace.root
+    subprocess.run(["git", "index-pack", "--keep=fetch under way", "--stdin"], cwd=root, input=pack,
+                   capture_output=True, check=True)
+    ctx = Context.open(root)
+    gc(ctx.store, ctx.workspace.state)
+    assert subprocess.run(["git", "cat-file", "-e", tip], cwd=root).returncode == 0, "kept pack left alone"
+    for keep in (root / ".git" / "objects" / "pack").glob("*.keep"):
+        keep.unlink()
+    gc(ctx.store, ctx.workspace.state)
+    assert subprocess.run(["git", "cat-file", "-e", tip], cwd=root).returncode != 0, "then erased as leftovers"

@@ -20,7 +20,11 @@ repository memory writes to (the repository itself, and the local namespace's ow
    git's own expiry of unreachable objects in it is unchanged), then the multi-pack index,
    commit graph and server info that named the old packs are written again when present.
 
-Nothing git can reach, and no unreachable object of anyone else, is touched. Scratch packs and
+Nothing git can reach, and no unreachable object of anyone else, is touched; nor is a pack
+with a ``.keep`` file (git keeps the pack a fetch receives so until the fetch has moved its
+refs: its objects are unreachable until then). A small fetch unpacks its objects loose
+instead, and a gc run in that moment could erase them: run gc while no plain ``git fetch`` of
+memory's refs is under way (``gitstore sync`` and appends wait for it). Scratch packs and
 journals left by killed appends go too. A pack written again is named in a journal of gc's own
 (``gc-dropping``) before its old files go, its index first: a gc killed meanwhile leaves some
 of them, and the next gc removes exactly those and writes the multi-pack index, commit graph
@@ -163,6 +167,8 @@ class Collector:
                 if _HEX.match(oid):
                     places.setdefault(oid, []).append(path)
         for index in (self.objects_dir / "pack").glob("pack-*.idx"):
+            if index.with_suffix(".keep").exists():  # git's to keep: a fetch keeps its pack so until its refs move
+                continue
             for raw in pack_ids(index):
                 places.setdefault(raw.hex(), []).append(index)
         return places
