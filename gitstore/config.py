@@ -126,7 +126,7 @@ class Workspace(NamedTuple):
                          f"{scope} (its origin changed): what was stored under {kept} is not read here; "
                          "`gitstore doctor` says what to do")
         data = _config_bytes(path)
-        config = parse_config(path, data)
+        config = parse_config(path, data, repo)
         if foreign(repo, path, data):
             raise ForeignConfig(f"{path} came through git (the commit checked out holds it, or git has these very "
                                 f"bytes as an object), so writer {config.writer} and the settings in it are another "
@@ -149,12 +149,14 @@ def _config_bytes(path: Path) -> bytes:
         raise InvalidInput(f"{path}: cannot read configuration ({exc})") from None
 
 
-def parse_config(path: Path, raw: bytes) -> Config:
-    """Parse the bytes of config.json (read from ``path``) strictly."""
+def parse_config(path: Path, raw: bytes, repo: pygit2.Repository | None = None) -> Config:
+    """Parse the bytes of config.json (read from ``path``) strictly. With ``repo``, a file
+    that names no writer says which writer ids this clone's records are under, so the person
+    can give the clone its id back."""
     try:
         data = json.loads(raw.decode("utf-8"))
     except ValueError as exc:
-        raise InvalidInput(f"{path}: cannot read configuration ({exc})") from None
+        raise InvalidInput(f"{path}: cannot read configuration ({exc}){_writers_hint(repo)}") from None
     if not isinstance(data, dict):
         raise InvalidInput(f"{path}: configuration must be a JSON object")
     for key in data:
@@ -162,7 +164,7 @@ def parse_config(path: Path, raw: bytes) -> Config:
             raise InvalidInput(f"{path}: unknown field {key!r} (fields: {', '.join(_SECTIONS)})")
     writer = data.get("writer")
     if not isinstance(writer, str) or not writer:
-        raise InvalidInput(f"{path}: no writer id (run `gitstore init` to make one)")
+        raise InvalidInput(f"{path}: no writer id{_writers_hint(repo) or ' (run `gitstore init` to make one)'}")
     given = data.get("writerGiven", False)
     if not isinstance(given, bool):
         raise InvalidInput(f"{path}: writerGiven must be true or false")
@@ -183,6 +185,22 @@ def _capture_mode(path: Path, section: Any) -> str:
     if mode not in CAPTURE_MODES:
         raise InvalidInput(f"{path}: unknown capture mode {mode!r} (one of {', '.join(CAPTURE_MODES)})")
     return str(mode)
+
+
+def _writers_hint(repo: pygit2.Repository | None) -> str:
+    """Which writer ids this clone's shared records are under, and how to write as the first
+    again (empty without ``repo`` or such records)."""
+    if repo is None:
+        return ""
+    prefix = "refs/memory/v1/records/shared/"
+    try:
+        names = sorted(name[len(prefix):] for name in repo.references if name.startswith(prefix))
+    except pygit2.GitError:
+        return ""
+    if not names:
+        return ""
+    return (f"; this clone's records are under writer {', '.join(names)}: remove the file and run "
+            f"`gitstore init --writer {names[0]}` to go on writing as it")
 
 
 def copied_from(root: Path, state: Path, writer: str) -> Path | None:

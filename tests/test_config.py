@@ -71,3 +71,22 @@ def test_the_documented_capture_section_works_with_every_command(repo: Path) -> 
     write(path, {**data, "capture": {"mode": "verbose"}})
     assert "unknown capture mode 'verbose'" in fails(1, "status", cwd=repo)
     git(repo, "status")  # the repository itself is untouched
+
+
+def test_a_config_that_lost_its_writer_names_the_writer_its_records_are_under(tmp_path: Path) -> None:
+    """An emptied config.json blocks every command, init too: the error names the writer id
+    this clone's records are under, and the command that gives it back."""
+    from . import cli
+    from .world import grant_all, ready_repo
+
+    ctx = ready_repo(tmp_path / "widgets")
+    grant_all(ctx)
+    writer, root = ctx.workspace.config.writer, ctx.workspace.root
+    (root / "okf" / ".memory" / "config.json").write_bytes(b"")
+    for args in (("status",), ("init",)):
+        err = cli.fails(1, *args, cwd=root)
+        assert f"this clone's records are under writer {writer}: remove the file and run `gitstore init --writer " \
+               f"{writer}` to go on writing as it" in err, err
+    (root / "okf" / ".memory" / "config.json").unlink()
+    cli.ok("init", "--writer", writer, cwd=root)
+    assert cli.ok("grants", cwd=root).startswith("sha256:")  # its grant is its own again

@@ -86,7 +86,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     if data is not None and foreign(repo, config_path, data):
         config = _own_instead(repo, root, config_path, parse_config(config_path, data), provider, writer, report)
     elif data is not None:
-        config = parse_config(config_path, data)
+        config = parse_config(config_path, data, repo)
         if provider is not None and provider != config.provider:
             raise Refused(
                 f"this clone already uses the {config.provider} provider; "
