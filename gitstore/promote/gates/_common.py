@@ -52,9 +52,12 @@ def parser(prog: str, description: str) -> argparse.ArgumentParser:
 
 
 def files_only(argv: Sequence[str] | None) -> list[str] | None:
-    """The arguments when they are only file names (how pre-commit calls a gate), else None
-    (the full parser reads them)."""
+    """The arguments when they are only file names (how pre-commit calls a gate: after ``--``,
+    the manifest's ``args``, whatever they look like), else None (the full parser reads them).
+    A gate called so loads no argument parser."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--"]:
+        return args[1:]
     return None if any(a.startswith("-") for a in args) else args
 
 
