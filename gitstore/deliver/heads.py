@@ -71,12 +71,20 @@ def _loose(folder: str, prefix: str, found: list[str]) -> None:
                      f"{name} {content.strip().decode('ascii', 'replace')}")
 
 
-def _packed(gitdir: str, found: list[str]) -> None:
-    try:
-        with open(os.path.join(gitdir, "packed-refs"), "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return
+def _read_packed(gitdir: str, read: dict[str, bytes]) -> bytes:
+    """``gitdir``'s ``packed-refs`` (empty when there is none), read once per state: a big
+    repository packs 1.5 MB of refs, and both the policy's line and the storage's look in it."""
+    if gitdir not in read:
+        try:
+            with open(os.path.join(gitdir, "packed-refs"), "rb") as handle:
+                read[gitdir] = handle.read()
+        except OSError:
+            read[gitdir] = b""
+    return read[gitdir]
+
+
+def _packed(gitdir: str, found: list[str], read: dict[str, bytes]) -> None:
+    data = _read_packed(gitdir, read)
     for oid, name in packed_under(data, REFS):
         if not name.startswith(INCOMING.encode()):
             found.append(f"packed {oid.decode()} {name.decode('ascii', 'replace')}")
@@ -92,10 +100,10 @@ def _reftable(gitdir: str, found: list[str]) -> None:
         return
 
 
-def _git_refs(gitdir: str) -> list[str]:
+def _git_refs(gitdir: str, read: dict[str, bytes] | None = None) -> list[str]:
     found: list[str] = []
     _reftable(gitdir, found)
-    _packed(gitdir, found)
+    _packed(gitdir, found, {} if read is None else read)
     _loose(os.path.join(gitdir, *REFS.strip("/").split("/")), REFS, found)
     return sorted(found)
 
@@ -129,40 +137,39 @@ _POLICY_IDS = "policy.ids"
 _POLICY_FILES = (".gitstore/policy.json", ".gitstore/allowed_signers")  # gitstore.records.policy's
 
 
-def _ref(common: str, name: str) -> str | None:
+def _target(common: str, name: str, read: dict[str, bytes]) -> str | None:
     """The target of ref ``name`` (an id, or ``ref: <name>`` for a symbolic one), loose or packed."""
     try:
         with open(os.path.join(common, *name.split("/")), "rb") as handle:
             return handle.read(4096).strip().decode("ascii", "replace")
     except OSError:
         pass
-    try:
-        with open(os.path.join(common, "packed-refs"), "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return None
-    for oid, found in packed_under(data, name):
+    for oid, found in packed_under(_read_packed(common, read), name):
         if found == name.encode():
             return oid.decode()
     return None
 
 
-def _default_tip(common: str) -> tuple[str, str] | None:
+def _default_tip(common: str, read: dict[str, bytes]) -> tuple[str, str] | None:
     """(branch, tip id) of the default branch the policy is read from, as
     ``gitstore.providers._policy_git.default_branch`` finds it (origin's HEAD, else main, else
     master; a clone naming another with ``init.defaultBranch`` and no origin HEAD reads main's)."""
-    head = _ref(common, "refs/remotes/origin/HEAD")
+    try:  # a symbolic ref is never packed
+        with open(os.path.join(common, "refs", "remotes", "origin", "HEAD"), "rb") as handle:
+            head = handle.read(4096).strip().decode("ascii", "replace")
+    except OSError:
+        head = None
     names = [head[5:]] if head and head.startswith("ref: ") else []
     for name in (*names, "refs/heads/main", "refs/heads/master"):
-        tip = _ref(common, name)
+        tip = _target(common, name, read)
         if tip and not tip.startswith("ref: "):
             return name, tip
     return None
 
 
-def policy(place: Place) -> str:
+def policy(place: Place, read: dict[str, bytes] | None = None) -> str:
     """The fingerprint's line for the policy in force (see the module's docstring)."""
-    found = _default_tip(place.common)
+    found = _default_tip(place.common, {} if read is None else read)
     if found is None:
         return "policy none"
     branch, tip = found
@@ -178,9 +185,8 @@ def policy(place: Place) -> str:
 
     done = subprocess.run(["git", f"--git-dir={place.common}", "ls-tree", "-z", tip, "--", *_POLICY_FILES],
                           capture_output=True, stdin=subprocess.DEVNULL)
-    if done.returncode != 0:
-        return f"policy {branch} unreadable {tip}"  # rebuilt whenever the tip moves
-    ids = " ".join(sorted(entry.decode("utf-8", "replace") for entry in done.stdout.split(b"\0") if entry))
+    ids = (" ".join(sorted(entry.decode("utf-8", "replace") for entry in done.stdout.split(b"\0") if entry))
+           if done.returncode == 0 else f"unreadable {tip}")  # kept too: asked again once the tip moves
     try:
         os.makedirs(os.path.dirname(cache), exist_ok=True)
         replace_file(cache, f"{tip}\n{ids}")
@@ -189,10 +195,11 @@ def policy(place: Place) -> str:
     return f"policy {branch} {ids}"
 
 
-def storage(place: Place) -> list[str]:
+def storage(place: Place, read: dict[str, bytes] | None = None) -> list[str]:
     """What identifies the current state of the configured provider's records."""
     if place.provider == "git":
-        return [f"{folder}\n" + "\n".join(_git_refs(folder)) for folder in _git_folders(place)]
+        read = {} if read is None else read
+        return [f"{folder}\n" + "\n".join(_git_refs(folder, read)) for folder in _git_folders(place)]
     if place.provider == "sqlite":
         base = os.path.join(place.state, "store.sqlite")
         return [line for suffix in ("", "-wal") for line in _files_of(base + suffix)]
@@ -229,7 +236,8 @@ def state(place: Place) -> list[str] | None:
             config = handle.read().hex()
     except OSError:
         return None
-    return [FORMAT, __version__, salt, config, policy(place), *storage(place)]
+    read: dict[str, bytes] = {}  # packed-refs, by git folder
+    return [FORMAT, __version__, salt, config, policy(place, read), *storage(place, read)]
 
 
 def digest(lines: list[str] | None) -> str | None:
