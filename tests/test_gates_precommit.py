@@ -229,16 +229,22 @@ def test_a_file_named_like_an_option_or_not_utf8_hides_nothing_from_the_gates(
     assert any(line.startswith("gitstore safety scan") and line.endswith("Failed") for line in out.splitlines()), out
 
 
-def test_a_submodule_among_the_skills_fails_the_promotion_gate(tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
+@pytest.mark.parametrize("where", [".agents/skills/deploy", ".agents"])
+def test_a_submodule_among_the_skills_fails_the_promotion_gate(tmp_path: Path, hook_repo: tuple[Path, str, Path],
+                                                               where: str) -> None:
     """A submodule's files are another repository's, which no gate reads, yet a recursive clone
-    puts them where agents load skills from."""
+    puts them where agents load skills from (in the skills' folder, or in place of a folder
+    above it)."""
     root = _branch_with_every_gate(tmp_path, hook_repo)
     elsewhere = git(root, "rev-parse", "main").strip()  # any commit: the gitlink names one
-    git(root, "update-index", "--add", "--cacheinfo", f"160000,{elsewhere},.agents/skills/deploy")
+    if where == ".agents":
+        git(root, "rm", "-r", "-q", "--cached", ".agents")
+        shutil.rmtree(root / ".agents")
+    git(root, "update-index", "--add", "--cacheinfo", f"160000,{elsewhere},{where}")
     git(root, "commit", "-q", "-m", "deploy skill, from its own repository")
     out = _run(root, hook_repo, "run", "--hook-stage", "manual", "--from-ref", "main", "--to-ref", "HEAD", code=1)
     assert [f for f in _findings(out) if "submodule" in f] == [
-        ".agents/skills/deploy:1: a submodule, added by commit " + git(root, "rev-parse", "--short=12", "HEAD").strip()
+        f"{where}:1: a submodule, added by commit " + git(root, "rev-parse", "--short=12", "HEAD").strip()
         + ": its files are another repository's, which no gate reads, yet a recursive clone puts them where agents "
         "load pages and skills; keep them as files of this repository"], out
 

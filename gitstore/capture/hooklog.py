@@ -61,11 +61,12 @@ def log_path(cwd: str) -> str:
 
 def _append(path: str, line: str) -> None:
     """Append ``line`` to the log at ``path``, never through a link: a commit can put one in
-    the log's place (or the logs folder's), and git checks it out over the clone's own file, so
-    a line would land in whatever file it names (a shell's start-up file runs what it holds).
-    The temporary folder's log is anyone's to create."""
+    the log's place (or the logs folder's, or the state folder's), and git checks it out over
+    the clone's own file, so a line would land in whatever file it names (a shell's start-up
+    file runs what it holds). The temporary folder's log is anyone's to create (the folder
+    itself may be a link, as ``/tmp`` is on macOS)."""
     folder = os.path.dirname(path)
-    if os.path.islink(folder) or os.path.islink(os.path.dirname(folder)):
+    if path != shared_log() and (os.path.islink(folder) or os.path.islink(os.path.dirname(folder))):
         return
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     with os.fdopen(fd, "a", encoding="utf-8") as out:

@@ -182,7 +182,8 @@ class SyncReport:
         return {"status": self.status, "line": self.line, "remote": self.remote,
                 "in": [m.to_json() for m in self.came_in], "out": [m.to_json() for m in self.pushed],
                 "quarantined": [q.to_json() for q in self.quarantined], "kept": self.kept,
-                "notPushed": self.not_pushed, "stranded": self.stranded, "continued": self.continued, "changed": [c.to_json() for c in self.changed],
+                "notPushed": self.not_pushed, "stranded": self.stranded, "continued": self.continued,
+                "changed": [c.to_json() for c in self.changed],
                 "leftOut": self.left_out, "notUsed": self.not_used, "attempts": self.attempts,
                 **self.snapshots.to_json()}
 

@@ -387,11 +387,17 @@ def block_problems(change: Change, memory_of: Callable[[], Memory]) -> list[Find
                                               f"promotion commit of {block.learning}") for path, block in added]
 
 
+def _holds_blocks(path: str) -> bool:
+    """Whether ``path`` is in a folder promoted blocks live in, or is one of those folders or a
+    folder above one (``.agents``, ``okf``): a submodule there brings its own pages or skills."""
+    return path.startswith(BLOCK_FOLDERS) or any(folder.startswith(f"{path}/") for folder in BLOCK_FOLDERS)
+
+
 def _submodule_problems(change: Change) -> list[Finding]:
     """A submodule ``change`` adds or moves in the wiki or the skills: its files are another
     repository's, which no gate reads, yet a recursive clone puts them where agents load pages
     and skills from (a forged promoted block, an injected instruction)."""
-    paths = [path for path, status in change.changes.items() if status != "D" and path.startswith(BLOCK_FOLDERS)]
+    paths = [path for path, status in change.changes.items() if status != "D" and _holds_blocks(path)]
     held = change.submodules(paths) if change.submodules is not None and paths else set()
     by = "the commit being made" if change.pending else f"commit {change.label}"
     return [Finding(path, 1, f"a submodule, added by {by}: its files are another repository's, which no "
@@ -630,7 +636,9 @@ def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Me
     that add or change a promoted block, each with why the block does not stand; oldest first."""
     listed = _range(root, start, end)
     promotions = {sha for sha, message, _ in listed if claims(message)}
-    touching = {sha for sha, _, _ in _range(root, start, end, "--full-history", *BLOCK_FOLDERS, *PUBLISHED)}
+    folders = {f.rstrip("/") for f in BLOCK_FOLDERS} | {f.split("/")[0] for f in BLOCK_FOLDERS}  # a submodule in their place
+    touching = {sha for sha, _, _ in _range(root, start, end, "--full-history", *BLOCK_FOLDERS, *PUBLISHED,
+                                            *(f":(literal){f}" for f in sorted(folders)))}
     strays = _markers.in_range(root, _spec(start, end)) if listed else {}
     commits = [commit for commit in listed if commit[0] in promotions | touching | strays.keys()]
     if not commits:
