@@ -184,7 +184,8 @@ def policy(place: Place, read: dict[str, bytes] | None = None) -> str:
     import subprocess
 
     done = subprocess.run(["git", f"--git-dir={place.common}", "ls-tree", "-z", tip, "--", *_POLICY_FILES],
-                          capture_output=True, stdin=subprocess.DEVNULL)
+                          capture_output=True, stdin=subprocess.DEVNULL,
+                          env={**os.environ, "GIT_NO_REPLACE_OBJECTS": "1"})  # the commit as the store reads it
     ids = (" ".join(sorted(entry.decode("utf-8", "replace") for entry in done.stdout.split(b"\0") if entry))
            if done.returncode == 0 else f"unreadable {tip}")  # kept too: asked again once the tip moves
     try:
