@@ -25,6 +25,7 @@ import shlex
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from gitstore._files import replace_file
@@ -179,12 +180,18 @@ def _audit(ctx: Context, event: dict[str, Any], note: dict[str, Any]) -> dict[st
 def _rewrite_exports(ctx: Context, view: View, report: RedactionReport) -> None:
     """Write every export file that copied a removed event again, the note in its payload's place."""
     gone = set(report.events)
+    for name, path in export_files(ctx, view, gone):
+        if rewrite_export(ctx, path, gone):
+            report.rewritten.append(name)
+
+
+def export_files(ctx: Context, view: View, gone: set[str]) -> Iterator[tuple[str, Path]]:
+    """(path as the export record names it, the file) of each export file on this clone that
+    copied one of the events ``gone``."""
     for export in view.exports:
-        if not any(item["id"] in gone for item in export["items"]):
-            continue
         path = ctx.workspace.root / export["path"]
-        if path.is_file() and rewrite_export(ctx, path, gone):
-            report.rewritten.append(export["path"])
+        if any(item["id"] in gone for item in export["items"]) and path.is_file():
+            yield export["path"], path
 
 
 def rewrite_export(ctx: Context, path: Path, gone: set[str]) -> bool:

@@ -61,15 +61,12 @@ def _rewrite_exports(ctx: Context, removed: set[str], failed: list[tuple[Path, s
     """Write again every export file of this clone (``gitstore export --with-evidence``) that
     copied an event whose payload is among ``removed``, the redaction note in its payload's
     place, as ``redact`` does where it runs; one that cannot be written goes to ``failed``."""
-    from gitstore.ops.redact import rewrite_export
+    from gitstore.ops.redact import export_files, rewrite_export
 
     view = ctx.view()
     gone = {e["id"] for e in view.events.values() if e.get("payloadDigest") in removed}
     rewritten = []
-    for export in view.exports if gone else ():
-        path = ctx.workspace.root / export["path"]
-        if not any(item["id"] in gone for item in export["items"]) or not path.is_file():
-            continue
+    for _, path in export_files(ctx, view, gone) if gone else ():
         try:
             if rewrite_export(ctx, path, gone):
                 rewritten.append(path)
