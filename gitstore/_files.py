@@ -32,6 +32,19 @@ def first_link(root: Path, path: str) -> Path | None:
     return None
 
 
+def leads_out(root: Path, path: Path) -> Path | None:
+    """The first folder on ``path``'s way (a path inside ``root``), or the file itself, that is
+    a symbolic link leading outside ``root``, if any: a commit can put a link where gitstore
+    writes, and a write through it lands in a file of the user's elsewhere."""
+    inside = os.path.realpath(root)
+    at = root
+    for part in path.relative_to(root).parts:
+        at = at / part
+        if at.is_symlink() and os.path.commonpath([inside, os.path.realpath(at)]) != inside:
+            return at
+    return None
+
+
 def temporary_name(path: str | Path) -> str:
     """The name ``replace_file`` writes ``path`` under before the rename (hidden, per process)."""
     folder, name = os.path.split(os.fspath(path))

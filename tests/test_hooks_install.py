@@ -364,6 +364,29 @@ def test_a_symlinked_settings_file_is_written_through(repo: Path, home: Path, tm
     assert link.is_symlink() and real.read_text() == '{"model": "opus"}\n'
 
 
+@pytest.mark.parametrize("harness", [name for name, scope in PAIRS if scope == "project"])
+def test_a_project_folder_linked_outside_the_repository_is_refused(repo: Path, home: Path, harness: str) -> None:
+    """A commit can make the project's settings folder a link to the user's own (``.claude`` to
+    ``~/.claude``): a project install would put the hook in every repository's settings."""
+    path = path_of(harness, "project", repo, home)
+    first = path.relative_to(repo).parts[0]
+    users = home / "users-own"
+    users.mkdir()
+    (users / "keep.txt").write_text("mine\n")
+    (repo / first).symlink_to(users, target_is_directory=True)
+    with pytest.raises(Refused, match=rf"^{re.escape(first)} is a link to .*users-own, outside the repository"):
+        install(harness, "project", repo, home)
+    with pytest.raises(Refused, match="outside the repository"):
+        uninstall(harness, "project", repo, home)
+    assert sorted(p.name for p in users.rglob("*")) == ["keep.txt"], "nothing was written through the link"
+    (repo / first).unlink()
+    inner = repo / "config" / "agents"
+    inner.mkdir(parents=True)
+    (repo / first).symlink_to(inner, target_is_directory=True)
+    assert install(harness, "project", repo, home).action == "installed", "a link within the work tree is the team's"
+    assert any(inner.rglob("*"))
+
+
 def test_opencode_leaves_other_plugins_alone(repo: Path, home: Path) -> None:
     folder = repo / ".opencode" / "plugins"
     folder.mkdir(parents=True)

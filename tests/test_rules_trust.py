@@ -308,6 +308,26 @@ def test_a_refused_policy_init_writes_nothing_and_works_once_the_cause_is_fixed(
         "the files are written for the person to commit; nothing is committed for them"
 
 
+def test_policy_files_are_never_written_through_a_link(tmp_path: Path) -> None:
+    """A commit can make ``.gitstore`` a link to a folder elsewhere: ``policy init`` would write
+    the policy (and the signers file) wherever it points."""
+    root = first_clone(tmp_path, shared_remote(tmp_path))
+    key, _ = keypair(tmp_path / "keys", ALICE)
+    sign_as(root, key.with_name(key.name + ".pub"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (root / ".gitstore").symlink_to(elsewhere, target_is_directory=True)
+    assert ".gitstore is a link (to " in cli.fails(1, "policy", "init", "--by", ALICE, cwd=root)
+    assert not any(elsewhere.iterdir()), "nothing was written through the link"
+    (root / ".gitstore").unlink()
+    cli.ok("policy", "init", "--by", ALICE, cwd=root)
+    (root / ".gitstore" / "allowed_signers").rename(elsewhere / "allowed_signers")
+    (root / ".gitstore" / "allowed_signers").symlink_to(elsewhere / "allowed_signers")
+    before = (elsewhere / "allowed_signers").read_bytes()
+    assert ".gitstore/allowed_signers is a link" in cli.fails(1, "policy", "add", BOB, cwd=root)
+    assert (elsewhere / "allowed_signers").read_bytes() == before
+
+
 def test_policy_add_defaults_to_every_deciding_action_with_the_signing_key(tmp_path: Path) -> None:
     import json
 

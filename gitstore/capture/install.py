@@ -27,12 +27,13 @@ import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from gitstore._files import leads_out
 from gitstore.capture import undo
 from gitstore.capture.harnesses import HARNESSES, Harness, HookCommand, python_of
 from gitstore.capture.harnesses._command import MODULE, module_of
 from gitstore.capture.switched import read_config as _read
 from gitstore.config import CONFIG_NAME, STATE_DIR
-from gitstore.errors import GitstoreError, InvalidInput, UsageError
+from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
 
 SCOPES = ("project", "user")
 CHECK_SECONDS = 20.0
@@ -82,7 +83,14 @@ def _target(harness: Harness, scope: str, repo_root: Path | None, home: Path) ->
         raise UsageError(f"unknown scope {scope!r} (one of {', '.join(SCOPES)})")
     if scope not in harness.scopes:
         raise UsageError(f"{harness.name} has no {scope} scope: {harness.refusals.get(scope, 'not offered')}")
-    return harness.path(scope, repo_root, home)
+    path = harness.path(scope, repo_root, home)
+    if scope == "project" and repo_root is not None and path.is_relative_to(repo_root):
+        link = leads_out(repo_root, path)
+        if link is not None:  # a commit can make .claude a link to ~/.claude: the project's entry would go there
+            raise Refused(f"{link.relative_to(repo_root).as_posix()} is a link to {os.readlink(link)}, outside the "
+                          "repository; the project's hooks live in its own files, never through a link leading "
+                          "out: make it a file (or folder) of its own; left untouched")
+    return path
 
 
 def install(harness: str, scope: str, repo_root: Path | None, home: Path, *,

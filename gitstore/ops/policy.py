@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitstore._files import first_link
 from gitstore.config import Workspace
 from gitstore.errors import InvalidInput, Refused, UsageError
 from gitstore.records.inputs import read_file
@@ -80,6 +81,12 @@ def _change(workspace: Workspace, people: dict[str, list[str]], signers: str, pe
     except PolicyError as exc:
         raise InvalidInput(str(exc)) from None
     root = workspace.root
+    for name in (POLICY_FILE, SIGNERS_FILE):
+        link = first_link(root, name)
+        if link is not None:  # a commit can make .gitstore a link: the policy would be written wherever it points
+            raise Refused(f"{link.relative_to(root).as_posix()} is a link (to {os.readlink(link)}); the policy is "
+                          "written to the work tree's own files, never through a link: make it a file (or folder) "
+                          "of its own")
     (root / POLICY_FILE).parent.mkdir(exist_ok=True)
     _replace(root / POLICY_FILE, text)
     _replace(root / SIGNERS_FILE, signers)
