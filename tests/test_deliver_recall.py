@@ -349,6 +349,54 @@ def test_kept_verdicts_are_the_scanners_and_spare_loading_it(tmp_path: Path) -> 
     assert other.safe(plain) is True and other._scanner is not None
 
 
+def test_init_default_branch_is_read_as_git_reads_it(tmp_path: Path) -> None:
+    """The user's file, then the repository's (which wins); sections, case, quotes and comments
+    as git writes and reads them; a branch git reads is what the fingerprint reads."""
+    from gitstore.deliver.heads import _configured_default
+
+    from .conftest import git
+
+    repo = tmp_path / "r"
+    git(tmp_path, "init", "-q", str(repo))
+    common = str(repo / ".git")
+
+    def gits() -> str | None:
+        done = subprocess.run(["git", "config", "init.defaultBranch"], cwd=repo, capture_output=True, text=True)
+        return done.stdout.strip() or None
+
+    assert _configured_default(common) == gits()
+    home = Path(os.environ["HOME"])
+    (home / ".gitconfig").write_text('[user]\n\tname = x\n[Init]\n\tDefaultBranch = "trunk" ; ours\n')
+    assert _configured_default(common) == git(repo, "config", "init.defaultBranch").strip() == "trunk"
+    git(repo, "config", "init.defaultBranch", "develop")
+    assert _configured_default(common) == git(repo, "config", "init.defaultBranch").strip() == "develop"
+    (home / ".gitconfig").write_text('[init "x"]\n\tdefaultBranch = no\n')
+    git(repo, "config", "--unset", "init.defaultBranch")
+    assert _configured_default(common) == gits() != "no", "a subsection is another section"
+
+
+def test_the_index_follows_the_policy_on_the_branch_init_default_branch_names(
+        world: World, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A clone whose default branch is neither main nor master, named by ``init.defaultBranch``
+    with no origin HEAD: the store reads the policy there, and so does the index's fingerprint."""
+    from gitstore.deliver import heads
+    from gitstore.deliver.place import locate
+
+    from .conftest import git
+    from .team import EVERYTHING, commit_all, keypair, write_policy
+
+    git(world.root, "branch", "-m", "trunk")
+    git(world.root, "config", "init.defaultBranch", "trunk")
+    assert world.ids["jitter"] in [i["id"] for i in run_json(capsys, "recall", PROMPT)["items"]]  # type: ignore[index]
+    before = heads.fingerprint(locate(str(world.root)))
+    _, public = keypair(tmp_path / "keys", "github:7")
+    write_policy(world.root, {"github:7": EVERYTHING}, {"github:7": public})  # github:9, who accepted, is not in it
+    commit_all(world.root, "Who may decide")
+    assert heads.fingerprint(locate(str(world.root))) != before
+    ids = [i["id"] for i in run_json(capsys, "recall", PROMPT)["items"]]  # type: ignore[index]
+    assert world.ids["jitter"] not in ids, ids
+
+
 def test_the_index_follows_the_policy_on_the_default_branch(world: World, tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     """A policy merged into the default branch takes decisions out of force with no ref of

@@ -7,7 +7,8 @@ now, and rebuilt from the store otherwise. The fingerprint is one text made of
   an index a repository ships in its files can never match it;
 - the index format and gitstore's version (a new scanner or scorer rebuilds);
 - the bytes of ``okf/.memory/config.json`` (provider, writer, delivery settings);
-- the team's policy in force: the default branch the store reads it from and the ids of
+- the team's policy in force: the default branch the store reads it from (origin's HEAD, else
+  ``init.defaultBranch``, read from git's configuration files, else main or master) and the ids of
   ``.gitstore/policy.json`` and ``.gitstore/allowed_signers`` in its tip (a person the policy
   no longer allows takes their decisions out of force, with no ref of memory moving). The ids
   are asked of git (one ``git ls-tree``) only when the branch's tip moved since they were last
@@ -150,16 +151,56 @@ def _target(common: str, name: str, read: dict[str, bytes]) -> str | None:
     return None
 
 
+def _config_files(common: str) -> list[str]:
+    """The files git's configuration is read from, lowest precedence first, as libgit2 reads
+    them: the system's, the user's (XDG, then ``~/.gitconfig``), the repository's."""
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    return ["/etc/gitconfig", os.path.join(xdg, "git", "config"), os.path.join(home, ".gitconfig"),
+            os.path.join(common, "config")]
+
+
+def _configured_default(common: str) -> str | None:
+    """``init.defaultBranch`` as the configuration files set it (the last one wins; ``include``
+    is not followed): the branch the store reads the policy from when origin names none."""
+    found = None
+    for path in _config_files(common):
+        try:
+            with open(path, "rb") as handle:
+                text = handle.read(1 << 20).decode("utf-8", "replace")
+        except OSError:
+            continue
+        section = ""
+        for raw in text.splitlines():
+            line = raw.strip()
+            if line.startswith("["):
+                section, _, rest = line[1:].partition("]")
+                section = section.strip().lower()
+                line = rest.strip()
+            if section != "init" or "=" not in line or line[0] in "#;":
+                continue
+            key, _, value = line.partition("=")
+            if key.strip().lower() == "defaultbranch":
+                value = value.split("#", 1)[0].split(";", 1)[0].strip().strip('"')
+                found = value or found
+    return found
+
+
 def _default_tip(common: str, read: dict[str, bytes]) -> tuple[str, str] | None:
     """(branch, tip id) of the default branch the policy is read from, as
-    ``gitstore.providers._policy_git.default_branch`` finds it (origin's HEAD, else main, else
-    master; a clone naming another with ``init.defaultBranch`` and no origin HEAD reads main's)."""
+    ``gitstore.providers._policy_git.default_branch`` finds it: origin's HEAD, else the branch
+    ``init.defaultBranch`` names, else main, else master."""
     try:  # a symbolic ref is never packed
         with open(os.path.join(common, "refs", "remotes", "origin", "HEAD"), "rb") as handle:
             head = handle.read(4096).strip().decode("ascii", "replace")
     except OSError:
         head = None
     names = [head[5:]] if head and head.startswith("ref: ") else []
+    tip = _target(common, names[0], read) if names else None
+    if tip and not tip.startswith("ref: "):
+        return names[0], tip
+    configured = _configured_default(common)
+    names = [f"refs/heads/{configured}"] if configured else []
     for name in (*names, "refs/heads/main", "refs/heads/master"):
         tip = _target(common, name, read)
         if tip and not tip.startswith("ref: "):
