@@ -336,8 +336,16 @@ def test_a_word_mixing_latin_and_cyrillic_warns_but_is_not_quarantined() -> None
     assert result.text == "def sayНello():\n    return is_аdmin and pаypal"
 
 
+def test_a_word_mixing_latin_with_armenian_cherokee_or_small_capitals_warns() -> None:
+    text = "use pօstgres, not Ꮯonfig, and ᴛoken; Ծրագիր՝ pytest, ᏣᎳᎩ git, kırmızı"
+    result = SCANNER.scan(text)
+    assert not result.quarantined and result.text == text
+    assert result.findings == (Finding("mixed-script", "warn", 3),), "Armenian, Cherokee, a small capital"
+
+
 def test_separate_words_in_different_scripts_do_not_warn() -> None:
     assert SCANNER.scan("Запусти pytest, затем git push; API-ключ хранится в vault.").findings == ()
+    assert SCANNER.scan("Ծրագիրը գործարկեք pytest-ով: ᏣᎳᎩ ᎦᏬᏂᎯᏍᏗ git. Bu kırmızı ışık.").findings == ()
 
 
 # --- third-party material: labelled leaks ------------------------------------------------------

@@ -20,10 +20,10 @@ Quarantined (the scanner counts them by kind):
   selector); one selector after an ordinary character, or an ideographic variant, is fine.
 
 Warned about, never quarantined (``mixed-script``): a single word mixing Latin letters with
-Cyrillic or Greek look-alikes (``sayНello``). Text written in another script, or in several, is
-legitimate. :func:`latin_skeleton` maps those look-alikes, and Armenian and Cherokee ones and
-Latin's dotless and small capital letters, to the Latin letters they imitate, so other finders
-can read through them.
+Cyrillic, Greek, Armenian or Cherokee look-alikes or small capitals (``sayНello``, ``ᴛoken``).
+Text written in another script, or in several, is legitimate, and so is a dotless i (Turkish).
+:func:`latin_skeleton` maps those look-alikes, and Latin's dotless letters, to the Latin letters
+they imitate, so other finders can read through them.
 """
 
 from __future__ import annotations
@@ -248,9 +248,11 @@ def _ascii_shown() -> bytes:
 
 # --- look-alikes ------------------------------------------------------------------------------
 
-_CG = "\u0370-\u03ff\u1f00-\u1fff\u0400-\u052f"
+# Greek, Cyrillic, Armenian, Cherokee (and its small letters), and Latin's small capitals, which
+# stand beside Latin letters in no word of any language.
+_CG = "\u0370-\u03ff\u1f00-\u1fff\u0400-\u052f\u0530-\u058f\u13a0-\u13ff\uab70-\uabbf\u1d00-\u1d22\ua731"
 _LATIN_OR_DIGIT = "A-Za-z0-9_\u00c0-\u024f"
-# A Cyrillic or Greek letter touching a Latin letter, digit or underscore: a word may mix scripts.
+# One of those letters touching a Latin letter, digit or underscore: a word may mix scripts.
 _SCRIPT_SEAM = lazy.Pattern(f"[{_CG}](?:(?<=[{_LATIN_OR_DIGIT}].)|(?=[{_LATIN_OR_DIGIT}]))")
 _LATIN = lazy.Pattern("[A-Za-z\u00c0-\u024f]")
 _WORD = lazy.Pattern(r"\w+")
@@ -290,7 +292,8 @@ def as_read(text: str) -> str:
 
 
 def mixed_script_count(text: str) -> int:
-    """Words that mix Latin letters with Cyrillic or Greek look-alikes."""
+    """Words that mix Latin letters with look-alikes from another alphabet (Cyrillic, Greek,
+    Armenian, Cherokee) or small capitals; a dotless i is Turkish, and not counted."""
     count, covered = 0, -1
     for seam in _SCRIPT_SEAM.finditer(text):
         if seam.start() < covered:

@@ -26,7 +26,7 @@ looks for, and its policy has these levels:
 - **a file's content**: only when the caller says a text is the content of a repository file
   (``scan(text, path=...)``) do its place, its author's marks and the repository's allow list
   count (:mod:`~gitstore.safety.files`). In free text none of this applies.
-- **warn**: a word mixing Latin letters with Cyrillic or Greek look-alikes
+- **warn**: a word mixing Latin letters with look-alikes of another alphabet or small capitals
   (:mod:`~gitstore.safety.hidden`).
 
 A :class:`ScanResult` carries the redacted text and findings made of kinds and counts only,
