@@ -3,8 +3,12 @@
 What gitstore prints may quote memory (a record fetched from another clone, which no capture
 screened), a file's name or a line of it. An escape sequence there could conceal what a reviewer
 reads (``ESC[8m``), rewrite a line, or set their clipboard (``ESC]52``). So each C0 control
-character but tab and newline is printed as its Unicode picture (``U+2400`` on: ESC as ``␛``);
-a CR that ends a line goes with it. JSON escapes every one of them, so it never changes.
+character but tab and newline is printed as its Unicode picture (``U+2400`` on: ESC as ``␛``),
+and DEL as ``␡``; a CR that ends a line goes with it. A C1 control (U+0080 to U+009F: U+009B is
+a CSI to terminals that read them) and a bidirectional embedding, override or isolate (U+202A to
+U+202E, U+2066 to U+2069), which would show a reviewer the words of a line in another order than
+the one they are stored in, are printed as their code (``<U+202E>``). JSON output holds every
+one of them escaped (``\\u202e``: :func:`json_escaped`), so what programs read never changes.
 """
 
 from __future__ import annotations
@@ -13,7 +17,10 @@ TYPE_CHECKING = False  # typing costs a pre-commit gate's start-up milliseconds
 if TYPE_CHECKING:
     from typing import Any
 
-PICTURES = {code: 0x2400 + code for code in range(0x20) if code not in (0x09, 0x0A)}
+PICTURES: dict[int, int | str] = {code: 0x2400 + code for code in range(0x20) if code not in (0x09, 0x0A)}
+PICTURES[0x7F] = 0x2421
+PICTURES.update({code: f"<U+{code:04X}>" for code in (*range(0x80, 0xA0), *range(0x202A, 0x202F),
+                                                      *range(0x2066, 0x206A))})
 _compiled: list[Any] = []
 
 
@@ -24,14 +31,22 @@ def shown(text: str) -> str:
     return text.replace("\r\n", "\n").translate(PICTURES)
 
 
+def json_escaped(text: str) -> str:
+    """JSON text with each character ``shown`` would change escaped as ``\\uXXXX``: the same
+    values to a program, and nothing for a terminal to obey (encoders escape C0 controls only)."""
+    if not _controls().search(text):
+        return text
+    return _controls().sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def _controls() -> Any:
     """The pattern of a character ``shown`` pictures, compiled once: a search runs in C, and a
     listing of a big store prints megabytes."""
     if not _compiled:
         import re
 
-        _compiled.append(re.compile("[\\x00-\\x08\\x0b-\\x1f]"))
+        _compiled.append(re.compile("[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u202a-\\u202e\\u2066-\\u2069]"))
     return _compiled[0]
 
 
-__all__ = ["PICTURES", "shown"]
+__all__ = ["PICTURES", "json_escaped", "shown"]

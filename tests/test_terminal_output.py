@@ -86,3 +86,19 @@ def test_json_output_keeps_the_text_as_stored(tmp_path: Path) -> None:
     assert done.returncode == 0 and not CONTROLS.search(done.stdout)
     [event] = json.loads(done.stdout)["matches"]
     assert event["text"] == TEXT
+
+
+def test_c1_controls_del_and_bidirectional_overrides_are_shown_by_their_code(tmp_path: Path) -> None:
+    """U+009B is a CSI to a terminal that reads C1 controls; a right-to-left override shows a
+    reviewer a line's words in another order than the one stored (Trojan Source)."""
+    text = "Keep the lock \u202e;ti evomer\u202c and \u2067isolate\u2069 \x9b8m hidden\x7f"
+    ctx = ready_repo(tmp_path / "widgets")
+    episode = R.episode("main")
+    ctx.store.append([episode, R.event("c1", text=text)])
+    root = ctx.workspace.root
+    shown = _on_a_terminal(root, "evidence", episode["id"])
+    assert ("Keep the lock <U+202E>;ti evomer<U+202C> and <U+2067>isolate<U+2069> <U+009B>8m hidden\u2421"
+            in shown), shown
+    done = cli.gitstore("evidence", episode["id"], "--json", cwd=root)
+    assert not re.search("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]", done.stdout), "escaped in the JSON text"
+    assert text in json.dumps(json.loads(done.stdout), ensure_ascii=False), "the same values for programs"

@@ -11,8 +11,9 @@ answered from this table without loading the command framework at all (``_app`` 
 What a command prints is shown to a person, never obeyed by their terminal: text from memory
 (a review comment, a record fetched from another clone, which no capture screened) may hold
 escape sequences that hide or rewrite what a reviewer reads, or set their clipboard. While a
-command runs, each control character it writes (but tab and newline) is written as its picture
-(``gitstore._shown``); JSON holds none raw, so machine output is unchanged.
+command runs, each control character it writes (but tab and newline), and each bidirectional
+override, is written as its picture or code (``gitstore._shown``); JSON holds none raw, so
+machine output means the same.
 """
 
 from __future__ import annotations

@@ -47,12 +47,15 @@ def emit_json(value: Any) -> None:
 
 
 def _encoded(value: Any) -> str:
+    """``value`` as JSON text, with what a terminal could obey escaped (``gitstore._shown``)."""
     import orjson
 
+    from gitstore._shown import json_escaped
+
     try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
+        return json_escaped(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
     except TypeError:
-        return json_safe(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True))
+        return json_escaped(json_safe(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)))
 
 
 JSON_CHUNK = 4096  # values encoded, or lines printed, at a time (emit_json_array, echo_lines)
