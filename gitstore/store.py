@@ -394,6 +394,14 @@ class Store:
             self._attested[append] = found
         return found
 
+    def copies(self, item: Item) -> list[Item]:
+        """``item`` as other appends stored it too, in store order (after the one it was read
+        from): a provider that can hold one record in several appends says where a read met
+        it again (git: ``GitProvider.copies``), for decisions and what vouches for them."""
+        found = getattr(self.provider, "copies", None)
+        return [] if found is None else [Item(item.record, stored) for stored in found(item.digest)
+                                         if stored.append != item.stored.append]
+
     def authority_problem(self, item: Item, extends: bool = False) -> str | None:
         """Why a decision, grant or withdrawal read back carries no authority (None: it counts;
         see ``gitstore.rules.trust``). ``extends``: a version that only adds ``supersedes``."""

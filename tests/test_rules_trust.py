@@ -102,6 +102,62 @@ def test_the_same_decision_without_authority_is_never_used(team: dict[str, objec
     assert any(expected in p for p in found), found
 
 
+def _copied_first(bare: Path, tmp_path: Path, records: list[dict]) -> None:
+    """What anyone who can push can do: store copies of ``records`` (another's decision and its
+    audit entry) in an unsigned append of their own writer, claiming clock 1 so that store
+    order reads them there first, and push it."""
+    from .team import forge
+
+    copier = tmp_path / "copier"
+    git(tmp_path, "init", "-q", str(copier))
+    forge(copier, "wcopier", records, clock=1)
+    git(copier, "push", "-q", str(bare), "refs/memory/v1/records/shared/wcopier")
+
+
+def _appended(ctx: Context, learning: str) -> list[dict]:
+    """The last version of ``learning`` and the audit entry written with it."""
+    view = ctx.view()
+    last = view.learnings[learning][-1]
+    audits = [i.record for i in view.items if i.kind == "audit" and i.stored.append == last.stored.append]
+    return [last.record, *audits]
+
+
+def test_a_copy_of_a_signed_decision_never_takes_its_force_away(team: dict[str, object], tmp_path: Path) -> None:
+    """Bob's signed acceptance, then his signed retirement, each copied into an unsigned append
+    placed first in store order: read from the copy, the retirement carried no authority and the
+    learning came back into force; the signed append still holds it, and that is where it counts."""
+    bare, keys = _copy(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    bob = team_clone(tmp_path, bare, "bob", keys[BOB][0])
+    ops.accept(bob, proposal["id"], proposal["reviewDigest"], BOB)
+    accepted = _appended(bob, proposal["id"])
+    ops.retire(bob, proposal["id"], BOB, "Causes outages.")
+    retired = _appended(bob, proposal["id"])
+    bob, = sync(bob)
+    _copied_first(bare, tmp_path, accepted + retired)
+    carol = team_clone(tmp_path, bare, "carol", keys[CAROL][0])
+    bob, carol = sync(bob, carol)
+    for ctx in (bob, carol):
+        assert _standing(ctx, proposal["id"]) == ("retired", False)
+        assert verify(ctx.store).ok, verify(ctx.store).problems
+
+
+def test_without_a_policy_a_fetched_copy_never_takes_a_clones_own_decision_away(tmp_path: Path) -> None:
+    bare = shared_remote(tmp_path)
+    alice = Context.open(first_clone(tmp_path, bare))
+    grant_all(alice)
+    thread = Thread(alice, 7, "100")
+    comment = thread.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    proposal = propose(alice, [ref(comment)])
+    ops.accept(alice, proposal["id"], proposal["reviewDigest"], ALICE)
+    assert _standing(alice, proposal["id"]) == ("accepted", True)
+    alice, = sync(alice)
+    _copied_first(bare, tmp_path, _appended(alice, proposal["id"]))
+    alice, = sync(alice)
+    assert _standing(alice, proposal["id"]) == ("accepted", True), "its own acceptance, wherever else it is stored"
+
+
 def _decision(ctx: Context, proposal: dict, by: str) -> list[dict]:
     """An acceptance of ``proposal`` with its audit entry, as ``gitstore accept`` writes them."""
     record = ops._next(proposal)

@@ -111,6 +111,7 @@ SIGNATURE_NAME = "gitstore"
 SIGNATURE_EMAIL = "gitstore@localhost"
 MAX_ATTEMPTS = 400
 MERGE_FROM = LOOSE_LIMIT // 4  # changes from which a tree is merged here, not by libgit2's builder
+AUTHORITY_KINDS = frozenset({"learning", "grant", "withdrawal", "audit"})  # see copies: decisions and what vouches for them
 FEW_MARKS = 8  # marks a pass over an append's record lines searches for, one at a time, rather than read every line
 SLICES_FROM = 4096  # entries from which an append reads folders as pack slices (mapping the packs' indexes)
 STALE_LOCK_SECONDS = 5.0
@@ -279,6 +280,7 @@ class GitProvider:
         self._passed: dict[tuple[str, pygit2.Oid], pygit2.Commit] = {}  # see _commit
         self._looked_up: dict[tuple[str, bytes, str], tuple[bytes, bytes] | None] = {}  # see _BlobIndex
         self._appended: list[tuple[str, pygit2.Oid | None, pygit2.Oid]] = []  # (mark name, parent, commit)
+        self._copies: dict[str, dict[str, Stored]] = {}  # see copies
 
     def manifest(self) -> Manifest:
         return Manifest(
@@ -1110,14 +1112,23 @@ class GitProvider:
         wanted = set(kinds) if kinds is not None else None
         needle = None if scope is None else f'"scope":"{scope}"'.encode()
         seen: set[str] = set()
+        appends: set[pygit2.Oid] = set()  # after a sync, this writer's commits are under two refs
         blobs = _BlobIndex(walk=streams is None, commit=self._commit, kept=self.state / KIND_MAPS,
                            looked_up=self._looked_up)
         for header, info, oid in self._appends(wanted):
+            if oid in appends:
+                continue  # each of its records was read from it already
+            appends.add(oid)
             append = str(oid)
             for position, digest, kind, stream in self._lines(info.repo, oid, _marks(header, wanted, streams), streams):
-                if ((wanted is not None and kind not in wanted) or digest in seen
+                if ((wanted is not None and kind not in wanted)
                         or (streams is not None and stream not in streams)
                         or (digests is not None and digest not in digests)):
+                    continue
+                if digest in seen:
+                    if kind in AUTHORITY_KINDS:  # another append's copy (see copies)
+                        self._copies.setdefault(digest, {}).setdefault(append, Stored(
+                            digest, kind, stream, b"", info.namespace, header.writer, header.clock, position, append))
                     continue
                 seen.add(digest)
                 data = blobs.data(info, kind, digest, oid)
@@ -1125,6 +1136,14 @@ class GitProvider:
                     continue
                 yield Stored(digest, kind, stream, data, info.namespace, header.writer,
                              header.clock, position, append)
+
+    def copies(self, digest: str) -> list[Stored]:
+        """The other appends a read met record ``digest`` in, after the one it was read from
+        (which ``read`` returns), in store order, for the kinds whose records may need authority
+        (``AUTHORITY_KINDS``): a writer can store a copy of another's signed decision in an
+        unsigned append it claims an early clock for, and the store must still find the
+        signed one (``gitstore.rules.view``). Their bytes are the record's own (same digest)."""
+        return sorted(self._copies.get(digest, {}).values(), key=lambda s: s.order)
 
     def read_unchecked(self, kinds: Iterable[str], key: str) -> tuple[Iterator[Stored], Callable[[], None]]:
         """Records of ``kinds`` added since the store last checked them under ``key`` (a name for

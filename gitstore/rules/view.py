@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from gitstore._collector import collector_paused
 from gitstore.providers import Stored
-from gitstore.records.authority import is_decision, unvouched, why_bare
+from gitstore.records.authority import is_decision, unvouched, vouches, why_bare
 from gitstore.store import Item, Store, store_order_saw
 
 T = TypeVar("T")
@@ -48,6 +48,7 @@ class View:
     episodes_read: frozenset[str] | None = None
     saw: Callable[[Stored, Stored], bool] = field(default=store_order_saw, repr=False, compare=False)
     judge: Callable[[Item, bool], str | None] | None = field(default=None, repr=False, compare=False)
+    copies: Callable[[Item], list[Item]] | None = field(default=None, repr=False, compare=False)
     _states: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # version -> state
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     # records added before the view held SHARE_FROM of them, their values not interned yet; None after
@@ -69,7 +70,8 @@ class View:
         store whether one append was made having seen another (``Store.saw``) and whether each
         decision, grant and withdrawal carries authority (``Store.authority_problem``); without
         one, store order stands for both and every record is the clone's own."""
-        view = cls(scope=scope) if store is None else cls(scope=scope, saw=store.saw, judge=store.authority_problem)
+        view = cls(scope=scope) if store is None else cls(scope=scope, saw=store.saw, judge=store.authority_problem,
+                                                          copies=store.copies)
         view.add(items)
         return view
 
@@ -91,10 +93,10 @@ class View:
         # ends (a key per distinct value would outweigh what records added later could share)
         values: dict[tuple[Any, ...], Any] = {}
         items = [self._shared(item.lean(), values) for item in items]  # as they come: the list holds them all
-        for bare in bare_decisions(items):
-            self.ignored[bare.digest] = f"{why_bare(bare.record)}; it is never used"
+        bare = {item.digest: f"{why_bare(item.record)}; it is never used" for item in bare_decisions(items)}
         if self.judge is not None:
-            self._judge(items)
+            self._judge(items, bare)
+        self.ignored.update(bare)
         for item in items:
             if item.kind == "learning":
                 self.heads[item.record["id"]] = item.digest
@@ -116,19 +118,49 @@ class View:
                 _interned(earlier, values)
         return item
 
-    def _judge(self, items: list[Item]) -> None:
-        """Leave out decisions, grants and withdrawals that carry no authority, with why."""
+    def _judge(self, items: list[Item], bare: dict[str, str]) -> None:
+        """Leave out decisions, grants and withdrawals that carry no authority, with why (in
+        ``bare``, beside the decisions no audit entry vouches for).
+
+        Where a record was read from is the first append in store order that holds it, and a
+        writer claims its own clock: anyone who can push can copy a signed decision into an
+        unsigned append placed first. So a record that does not count where it was read from
+        is placed in the first other append holding it where it does, if any (with the audit
+        entry of that append, for a decision): a copy never takes a decision's force away."""
         assert self.judge is not None
         self._states.update((i.digest, i.record["state"]) for i in items if i.kind == "learning")
-        for item in items:
+        vouching: dict[str, list[dict[str, Any]]] | None = None  # append -> its audit entries, made when needed
+        for index, item in enumerate(items):
             if item.digest in self.ignored or item.kind not in ("learning", "grant", "withdrawal"):
                 continue
             if item.kind == "learning" and not is_decision(item.record):
                 continue
             extends = self._states.get(item.record.get("previous") or "") == "accepted"
-            problem = self.judge(item, extends)
-            if problem is not None:
-                self.ignored[item.digest] = f"{_what(item)} carries no authority: {problem}; it is never used"
+            problem = None if item.digest in bare else self.judge(item, extends)
+            if problem is None and item.digest not in bare:
+                continue
+            for copy in self.copies(item) if self.copies is not None else ():
+                if item.kind == "learning":
+                    vouching = self._audits_by_append(items) if vouching is None else vouching
+                    if not any(vouches(a, item.record) for a in vouching.get(copy.stored.append, ())):
+                        continue
+                if self.judge(copy, extends) is None:
+                    items[index] = copy
+                    bare.pop(item.digest, None)
+                    break
+            else:
+                if problem is not None:
+                    self.ignored[item.digest] = f"{_what(item)} carries no authority: {problem}; it is never used"
+
+    def _audits_by_append(self, items: list[Item]) -> dict[str, list[dict[str, Any]]]:
+        """The audit entries among ``items`` by each append that holds them, copies included."""
+        assert self.copies is not None
+        found: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for item in items:
+            if item.kind == "audit":
+                for placed in (item, *self.copies(item)):
+                    found[placed.stored.append].append(item.record)
+        return found
 
     def forget_audits(self) -> None:
         """Let go of the audit entries once the decisions they vouch for are settled (a view
