@@ -158,6 +158,43 @@ def test_without_a_policy_a_fetched_copy_never_takes_a_clones_own_decision_away(
     assert _standing(alice, proposal["id"]) == ("accepted", True), "its own acceptance, wherever else it is stored"
 
 
+def test_a_version_no_decision_made_never_takes_a_learning_out_of_force(team: dict[str, object],
+                                                                         tmp_path: Path) -> None:
+    """Anyone who can push can write a learning version that needs no authority. One that is no
+    lifecycle step (proposed again after an acceptance) is ignored and named, not a history that
+    breaks a rule: that would take the learning out of force on every clone for good, with no
+    command to repair it. A revision made without seeing an acceptance does not contest it."""
+    from gitstore.records.contracts import seal
+
+    from .team import forge
+
+    bare, keys = _copy(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    bob = team_clone(tmp_path, bare, "bob", keys[BOB][0])
+    accepted = ops.accept(bob, proposal["id"], proposal["reviewDigest"], BOB)
+    bob, = sync(bob)
+    mallory = team_clone(tmp_path, bare, "mallory")
+    again = ops._next(accepted)
+    again["state"] = "proposed"
+    again = seal(again)
+    revised = ops._next(proposal)
+    revised["rationale"] = "Revised by someone who never saw the acceptance."
+    revised = seal(revised)
+    first = next(i for i in mallory.view().learnings[proposal["id"]] if i.digest == proposal["digest"])
+    forge(mallory.workspace.root, mallory.workspace.config.writer, [again])
+    forge(mallory.workspace.root, mallory.workspace.config.writer, [revised],
+          seen=((first.stored.writer, first.stored.append),))
+    git(mallory.workspace.root, "push", "-q", "origin")
+    carol = team_clone(tmp_path, bare, "carol", keys[CAROL][0])
+    bob, carol = sync(bob, carol)
+    for ctx in (bob, carol):
+        assert _standing(ctx, proposal["id"]) == ("accepted", True)
+        found = [str(p) for p in verify(ctx.store).problems]
+        assert any(again["digest"] in p and "accepted -> proposed" in p and "breaks nothing" in p for p in found), found
+    ops.retire(bob, proposal["id"], BOB, "Superseded by the new client.")
+    assert _standing(bob, proposal["id"]) == ("retired", False), "the history is whole: people go on deciding"
+
+
 def _decision(ctx: Context, proposal: dict, by: str) -> list[dict]:
     """An acceptance of ``proposal`` with its audit entry, as ``gitstore accept`` writes them."""
     record = ops._next(proposal)

@@ -1,7 +1,8 @@
 """``verify``: the provider's check of every stored byte, then the rules' check of what the
 records say together: fetched refs left out (quarantined), decisions written without their
 audit entry, decisions, grants, withdrawals and redactions that carry no authority (fetched
-without a policy, unsigned, or signed by someone the policy does not allow), and shared
+without a policy, unsigned, or signed by someone the policy does not allow), learning versions
+no decision made that are no lifecycle step, and shared
 learnings whose evidence or history other clones never receive, and events and episodes whose
 id two records claim that disagree on what it says. Every such finding is never
 used by reads; verify names them so someone can act (decide again, fix the policy, propose
@@ -46,6 +47,9 @@ def verify(store: Store) -> VerifyReport:
             report.problems.append(Problem(f"{what} {rid}", f"{rival['digest']} claims its id and disagrees "
                                            f"with {kept['digest']} on what it says; it serves no purpose"))
     for lid, history in sorted(view.histories().items()):
+        for _, why in history.broken:
+            report.problems.append(Problem(f"learning {lid}", f"{why}; no decision made it, so it breaks nothing, "
+                                           "and it is never used"))
         placed = misplaced(view, history)
         if placed:
             report.problems.append(Problem(f"learning {lid}", f"{placed}; it is never used"))

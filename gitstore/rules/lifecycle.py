@@ -19,7 +19,11 @@ clones deciding at once) settle by what each append had seen, never by the clock
 claim (``settle_steps``). A step made having seen another step on that version counts only if
 what it saw was a contest (a person deciding again with both in view); otherwise it is stale
 and ignored. Of the steps left, the one no other had seen counts, so a rejection made without
-seeing an acceptance never wins over it: the two are a contest for a person. When several were made
+seeing an acceptance never wins over it: the two are a contest for a person. A revision (which
+needs no authority: anyone who can push can write one) never contests a decision it did not
+see: the decision counts. A version no decision made that is no lifecycle step (a proposal
+after an acceptance) is ignored, and named (``broken``), but breaks nothing: it would let
+anyone take a learning out of force for good. When several were made
 without seeing each other and disagree (an acceptance and a rejection, two different edits),
 the history is **contested**: it stays at the version they follow, names them, and is never
 used until a person decides again on that version. Steps that agree (two retirements) settle
@@ -58,6 +62,7 @@ class History:
     ignored: list[Item] = field(default_factory=list)
     contested: str | None = None  # why the history stays before steps made without seeing each other
     contenders: list[Item] = field(default_factory=list)
+    broken: list[tuple[Item, str]] = field(default_factory=list)  # versions no decision made that no step allows
 
     @property
     def current(self) -> dict[str, Any]:
@@ -87,6 +92,9 @@ def settle_steps(steps: list[Item], saw: Saw = store_order_saw) -> Settled:
     top = [s for s in live if not any(o is not s and id(s) in map(id, known[id(o)]) for o in live)]
     if not top:
         return Settled(None)
+    decided = [s for s in top if "decision" in s.record]
+    if decided:  # a revision, which anyone may write, never contests what a person decided
+        top = decided
     if len(top) == 1 or len({_intent(s.record) for s in top}) == 1:
         return Settled(min(top, key=lambda s: s.digest))
     return Settled(None, tuple(sorted(top, key=lambda s: s.digest)))
@@ -112,6 +120,14 @@ def build(learning_id: str, items: list[Item], saw: Saw = store_order_saw) -> Hi
             followed = history.chain[-1].stored
             history.ignored.extend(c for c in candidates if not saw(c.stored, followed))
             candidates = [c for c in candidates if saw(c.stored, followed)]
+        before = history.chain[-1].record if history.chain else None
+        for candidate in candidates:  # needing no authority, anyone could have written it: it breaks nothing
+            problem = None if "decision" in candidate.record else check_step(before, candidate.record)
+            if problem is not None:
+                history.broken.append((candidate, f"version {candidate.record['version']} ({candidate.digest}): "
+                                                  f"{problem}"))
+                history.ignored.append(candidate)
+        candidates = [c for c in candidates if all(c is not b for b, _ in history.broken)]
         settled = settle_steps(candidates, saw)
         history.ignored.extend(c for c in candidates if c is not settled.winner)
         if settled.winner is None:
@@ -136,6 +152,8 @@ def build(learning_id: str, items: list[Item], saw: Saw = store_order_saw) -> Hi
     if not history.chain:
         orphan = items[0] if items else None
         history.problem = "history has no proposal to start from" + (f" ({orphan.digest})" if orphan else "")
+        if history.broken and not history.contested:
+            history.problem = history.broken[0][1]
     return history
 
 
