@@ -100,7 +100,8 @@ class Sides:
     Personal session records are local: envelopes, receipts, agent-session episodes and their
     events. A learning's namespace follows its evidence: it is local when it cites a local
     episode, when an earlier version of it is local, or when it replaces a local learning, so
-    no clone ever receives a learning whose evidence (or history) it cannot have.
+    no clone ever receives a learning whose evidence (or history) it cannot have. A promotion
+    packet follows its learning: it holds its statement, and what its sessions ran.
     """
 
     def __init__(self, where: Callable[[str, str], Namespace | None] | None = None) -> None:
@@ -129,6 +130,9 @@ class Sides:
     def _side(self, record: Mapping[str, Any], kind: str) -> Namespace | None:
         if kind in LOCAL_KINDS or _is_session_episode(record, kind):
             return "local"
+        if kind == "packet":  # its statement and citations are the learning's
+            learning = str(record["learning"])
+            return "local" if (self.learnings.get(learning) or self.where("learning", learning)) == "local" else "shared"
         if kind in SHARED_KINDS or kind == "episode":
             return "shared"
         if kind == "event":

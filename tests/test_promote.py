@@ -674,3 +674,60 @@ def test_a_skill_promotion_that_overwrites_a_skill_already_there_fails_the_gate(
     found = promotion_gate.check([], root, "main", "replayed")
     assert len(found) == 1 and found[0].path == path, found
     assert f"a skill already lives in {folder}/" in found[0].message
+
+
+def _session_command(ctx: Context, tmp_path: Path, command: str) -> dict[str, Any]:
+    """A personal Claude Code session that ran ``command``, imported (kept local), with a grant
+    for agent sessions: the reference to cite its command event."""
+    from datetime import UTC, datetime, timedelta
+
+    from . import cli
+
+    start = datetime.now(UTC) - timedelta(minutes=5)
+    lines = [("user", "Fix the retry loop."),
+             ("assistant", [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": command}}]),
+             ("user", [{"type": "tool_result", "tool_use_id": "t1", "content": "3 passed"}]),
+             ("assistant", "Done: retries use jitter.")]
+    session = tmp_path / "session.jsonl"
+    session.write_text("".join(json.dumps({
+        "type": role, "uuid": f"u{n}", "parentUuid": f"u{n - 1}" if n else None, "sessionId": "sess-private",
+        "timestamp": (start + timedelta(seconds=n)).isoformat(), "cwd": str(ctx.workspace.root), "version": "1.0.98",
+        "message": {"role": role, "content": content}}) + "\n" for n, (role, content) in enumerate(lines)))
+    root = ctx.workspace.root
+    cli.ok("import", "transcript", str(session), "--mode", "summary", cwd=root)
+    cli.ok("grant", "--purpose", "instruction", "--source", "agent-session", "--source", "review-thread",
+           "--from", "2026-01-01", cwd=root)
+    view = Context.open(root).view()
+    [event] = [e for e in view.events.values() if (e.get("payload") or {}).get("command") == command]
+    from .world import ref
+
+    return ref(event)
+
+
+@pytest.mark.parametrize("audience", ["project", "user-tooling"])
+def test_a_learning_drawn_from_a_personal_session_never_leaves_the_machine_through_its_promotion(
+        tmp_path: Path, audience: str) -> None:
+    """Its packet (the statement, what the session ran) stays local with it, so sync never pushes
+    it; and nothing of it goes into a commit, where the session's commands would be cited."""
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    git(root, "config", f"url.{bare}.insteadOf", "https://github.com/acme/widgets.git")  # the team's remote, here
+    git(root, "push", "-q", "origin", "main")
+    command = "pytest tests/test_retry.py -k PRIVATE_SESSION_MARKER"
+    cited = _session_command(ctx, tmp_path, command)
+    ctx = Context.open(root)
+    learning = accepted_learning(ctx, audience=audience, evidence=[cited, *Evidence(ctx).comments(
+        ["Retries need full jitter.", "Add jitter to this backoff too."])])
+    result = promote(ctx, learning["id"], PERSON)
+    assert result.packet["route"] == ("staged-update" if audience == "project" else "overlay"), result.packet["rubric"]
+    assert result.branch is None and result.commit is None
+    [packet] = [i for i in Context.open(root).store.items(["packet"])]
+    assert packet.stored.namespace == "local"
+    from gitstore.sync.remote import sync
+
+    assert sync(str(root)).status == "ok"
+    blobs = git(bare, "cat-file", "--batch-all-objects", "--batch-check").splitlines()
+    texts = "".join(git(bare, "cat-file", "-p", line.split()[0]) for line in blobs if line.split()[1] == "blob")
+    assert "PRIVATE_SESSION_MARKER" not in texts and learning["content"]["text"] not in texts

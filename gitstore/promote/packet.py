@@ -88,7 +88,8 @@ def plan(view: View, snapshot: Snapshot, learning_id: str, requested: str | None
     citations = verify.check_citations(snapshot, view, learning)
     checks.append("citations")
     routing = route(snapshot, learning["content"]["title"], learning["content"]["text"], learning["targets"])
-    verdict = rubric.choose(learning, routing if learning["memory"] == "semantic" else None)
+    local = history.chain[history.intact - 1].stored.namespace == "local"
+    verdict = rubric.choose(learning, routing if learning["memory"] == "semantic" else None, local=local)
     chosen = rubric.apply_request(verdict, requested)
     checks.append("route")
     result = Plan({}, learning, routing=routing)

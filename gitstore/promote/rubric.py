@@ -2,6 +2,8 @@
 
 1. ``personal`` learnings are never promoted.
 2. ``user-tooling`` goes to the local overlay (route 0, ``overlay``).
+   A learning kept in the local namespace (it cites a personal session, or its history is
+   local) is at most a staged brief: no commit holds its words or what its sessions ran.
 3. ``procedural`` memory becomes a skill (``skill``) when its evidence spans several contexts
    (pull requests, else branches, else sessions); from one context it is only a staged brief.
 4. ``semantic`` project knowledge is a direct edit of its owning page (route 1,
@@ -65,14 +67,19 @@ def structure_of(text: str) -> str | None:
     return None
 
 
-def choose(learning: dict[str, Any], routing: Routing | None) -> Verdict:
+def choose(learning: dict[str, Any], routing: Routing | None, *, local: bool = False) -> Verdict:
     """The rubric's route for an accepted learning (``routing``: the wiki's owner, when the
-    learning is semantic project knowledge)."""
+    learning is semantic project knowledge; ``local``: the learning is kept in the local
+    namespace, its evidence or history personal)."""
     audience, memory = learning["audience"], learning["memory"]
     if audience == "personal":
         raise Refused(f"{learning['id']} is personal: personal learnings are never promoted")
     if audience == "user-tooling":
         return Verdict("overlay", ("audience user-tooling: the local tooling overlay (route 0)",))
+    if local:
+        return Verdict("staged-update", (
+            "its evidence or history is personal (kept on this machine): nothing of it goes into a commit, "
+            "and no other clone could check its citations: a staged brief instead (route 2)",))
     if memory == "procedural":
         return _procedural(learning)
     return _semantic(learning, routing)
