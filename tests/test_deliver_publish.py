@@ -719,3 +719,29 @@ def test_a_link_in_place_of_the_snapshots_folder_keeps_the_publish_from_writing(
     with pytest.raises(Refused, match="is a link: publish keeps its snapshots in a folder of its own"):
         publish(str(world.root))
     assert list(outside.iterdir()) == [] and not (world.root / "AGENTS.md").exists()
+
+
+def test_a_secret_split_between_title_and_text_reaches_no_agent_and_no_published_file(
+        world: World) -> None:
+    """Each part alone holds no secret, so the store's screening kept both; the line agents get,
+    ``title: text``, holds a credential assignment. Recall gives it redacted; publish, whose
+    files are committed, leaves the learning out and says why."""
+    ctx = world.ctx
+    thread = Thread(ctx, 61, "c61")
+    event = thread.comment("c61", "Staging deploys need the password set.", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    secret = "Kx8vQ2mZ7rT4wLp9Yb3N"
+    draft = ops.Draft(title="Deploy password", text=f"{secret} is the value for staging deploys.",
+                      category="convention", evidence=[ref(event)], counterevidence=[], proposer=("person", "github:9"))
+    learning = accepted(ctx, ops.propose(ctx, draft, "github:9"))
+    assert secret in learning["content"]["text"], "each part passed the store's screening"
+    result = publish(str(world.root))
+    assert secret not in read(world, "AGENTS.md").decode() and secret not in read(world, INDEX).decode()
+    assert "credential-assignment in its text as it would be written" in json.dumps(result.to_json())
+    from . import cli
+
+    shown = cli.ok("recall", "staging deploys password", "--json", cwd=world.root)
+    [item] = [i for i in json.loads(shown)["items"] if i["id"] == learning["id"]]
+    assert secret not in shown and "[REDACTED:credential-assignment]" in item["text"], item
+    context = cli.ok("context", "--prompt", "staging deploys password", cwd=world.root)
+    assert secret not in context and "[REDACTED:credential-assignment]" in context

@@ -151,9 +151,15 @@ def _row(view: Any, trust: str, record: dict[str, Any], scanner: Any) -> dict[st
     texts = screened(view, record, scanner)
     if isinstance(texts, str):
         return texts
-    return row(record["id"], record["contentDigest"], trust, texts["title"], texts["text"], texts["targets"],
-               [v for k, v in texts.items() if k.startswith("evidence")], _sources(view, record),
-               record["validFrom"], record["validUntil"], record["category"], record["audience"])
+    found = row(record["id"], record["contentDigest"], trust, texts["title"], texts["text"], texts["targets"],
+                [v for k, v in texts.items() if k.startswith("evidence")], _sources(view, record),
+                record["validFrom"], record["validUntil"], record["category"], record["audience"])
+    joined = scanner.scan(found["text"])  # as agents get it: a secret split between title and text is one
+    if joined.quarantined:
+        kinds = sorted({f.kind for f in joined.findings if f.action == "quarantine"})
+        return f"unsafe text: {', '.join(kinds)}"
+    found["text"] = joined.text
+    return found
 
 
 def row(learning_id: str, digest: str, trust: str, title: str, text: str, targets: str, excerpts: list[str],

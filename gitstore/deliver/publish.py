@@ -148,8 +148,14 @@ def select(view: Any) -> Selection:
         if why is None:
             safe = screened(view, record, scanner)
             why = None if isinstance(safe, dict) else f"the safety scan left it out ({safe})"
-        if why is None and scanner.scan(text).quarantined:  # its one line as written, not only its parts
-            why = "the safety scan left it out (its text as it would be written, on one line)"
+        if why is None:  # its one line as written, not only its parts: a committed file keeps no secret
+            found = scanner.scan(text)
+            redacted = sorted({f.kind for f in found.findings if f.action == "redact"})
+            if found.quarantined:
+                why = "the safety scan left it out (its text as it would be written, on one line)"
+            elif redacted:
+                why = (f"the safety scan found {', '.join(redacted)} in its text as it would be written: a published "
+                       "file is committed, so it keeps none (edit the learning to leave it out)")
         if why:
             selection.skipped[record["id"]] = why
             continue
