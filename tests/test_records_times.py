@@ -87,3 +87,29 @@ def test_leap_days_and_the_first_year_are_times(text: str) -> None:
 def test_other_days_and_forms_are_refused(text: str) -> None:
     with pytest.raises(InvalidInput):
         parse_time(text)
+
+
+@pytest.mark.parametrize(("typed", "stored"), [
+    ("0001-01-01", "0001-01-01T00:00:00.000000Z"), ("0500-06-01T10:00Z", "0500-06-01T10:00:00.000000Z"),
+    ("9999-12-31T23:59+00:00", "9999-12-31T23:59:00.000000Z"),
+])
+def test_years_before_1000_are_written_with_four_digits(typed: str, stored: str) -> None:
+    """``%Y`` writes year 500 as ``500`` on Linux: a time no contract accepts, and out of text order."""
+    assert user_time(typed) == stored and parse_time(stored)
+
+
+@pytest.mark.parametrize("typed", ["9999-12-31T23:00-05:00", "0001-01-01T00:00+01:00"])
+def test_a_time_outside_the_years_0001_to_9999_in_utc_is_refused_in_one_line(typed: str, repo: Path) -> None:
+    from gitstore.records.times import normalize_time
+
+    with pytest.raises(InvalidInput, match="not between the years 0001 and 9999 in UTC"):
+        user_time(typed)
+    with pytest.raises(InvalidInput, match="not between the years 0001 and 9999 in UTC"):
+        normalize_time(typed)  # what capture and imports read: a bad time is skipped or refused, never a crash
+    with pytest.raises(InvalidInput, match="not between the years"):
+        time_or_age(typed)
+    with pytest.raises(InvalidInput, match="reaches before the year 0001"):
+        time_or_age("99999w", datetime(100, 1, 1, tzinfo=timezone.utc))
+    ok("init", cwd=repo)
+    assert "not between the years 0001 and 9999" in fails(2, "grant", "--purpose", "review", "--from", typed,
+                                                          "--by", "github:9", cwd=repo)

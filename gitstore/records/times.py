@@ -22,7 +22,11 @@ def format_time(moment: datetime) -> str:
     """Format an aware datetime as ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` in UTC."""
     if moment.tzinfo is None:
         raise InvalidInput(f"time {moment.isoformat()} has no time zone")
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    try:
+        utc = moment.astimezone(timezone.utc)
+    except OverflowError:  # 9999-12-31T23:00-05:00 is in year 10000 in UTC
+        raise InvalidInput(f"time {moment.isoformat()} is not between the years 0001 and 9999 in UTC") from None
+    return f"{utc.year:04d}-{utc:%m-%dT%H:%M:%S.%f}Z"  # %Y does not pad years before 1000 everywhere
 
 
 def is_time(text: object) -> bool:
@@ -76,7 +80,9 @@ def user_time(text: str) -> str:
         candidate += "T00:00:00Z"
     try:
         return normalize_time(candidate)
-    except InvalidInput:
+    except InvalidInput as exc:
+        if "between the years" in str(exc):
+            raise InvalidInput(f"time {text!r} is not between the years 0001 and 9999 in UTC") from None
         raise InvalidInput(
             f"time {text!r} is not a date (2026-01-01) or a time with a zone (2026-01-01T10:00Z)"
         ) from None
@@ -96,8 +102,13 @@ def time_or_age(value: str, moment: datetime | None = None) -> str:
     age = _AGE.match(value.strip())
     if age:
         hours = int(age.group(1)) * {"h": 1, "d": 24, "w": 168}[age.group(2)]
-        return format_time((moment or datetime.now(timezone.utc)) - timedelta(hours=hours))
+        try:
+            return format_time((moment or datetime.now(timezone.utc)) - timedelta(hours=hours))
+        except OverflowError:
+            raise InvalidInput(f"{value!r} reaches before the year 0001") from None
     try:
         return user_time(value)
-    except InvalidInput:
+    except InvalidInput as exc:
+        if "between the years" in str(exc):
+            raise
         raise InvalidInput(f"{value!r} is neither a time (2026-03-01, 2026-03-01T10:00Z) nor an age (12h, 3d, 2w)") from None
