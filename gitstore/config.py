@@ -48,6 +48,7 @@ from typing import Any, NamedTuple
 
 import pygit2
 
+from gitstore import _jsontext
 from gitstore._files import replace_file
 from gitstore._spawn import spawn
 from gitstore.errors import ForeignConfig, InvalidInput, NotARepository, Refused
@@ -154,7 +155,7 @@ def parse_config(path: Path, raw: bytes, repo: pygit2.Repository | None = None) 
     that names no writer says which writer ids this clone's records are under, so the person
     can give the clone its id back."""
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = _jsontext.loads(raw.decode("utf-8"))
     except ValueError as exc:
         raise InvalidInput(f"{path}: cannot read configuration ({exc}){_writers_hint(repo)}") from None
     if not isinstance(data, dict):
@@ -257,7 +258,7 @@ def _writes_as(original: Path, root: Path, writer: str) -> bool:
     try:
         if os.path.samefile(theirs, root / STATE_DIR):  # this very folder, through a link or a mount
             return False
-        data = json.loads((theirs / CONFIG_NAME).read_bytes())
+        data = _jsontext.loads((theirs / CONFIG_NAME).read_bytes())
     except (OSError, ValueError):
         return False
     if not isinstance(data, dict) or data.get("writer") != writer:

@@ -48,6 +48,7 @@ import os
 import sys
 import threading
 
+from gitstore import _jsontext
 from gitstore.capture.hooklog import log as _log, state_dir as _state_dir, working_dir
 
 TYPE_CHECKING = False  # typing costs milliseconds at start-up
@@ -211,7 +212,7 @@ def _early_worker(job: int) -> None:
     with os.fdopen(job, "rb") as source:
         data = source.read()
     try:
-        spool, cwd, harness, payload = json.loads(data)
+        spool, cwd, harness, payload = _jsontext.loads(data)
     except ValueError:  # the hook stopped before it spooled a job
         return
     if library:  # the hook closed the pipe and is exiting: it takes no core from the reader
@@ -507,7 +508,7 @@ def _parse(raw: bytes) -> dict[str, Any]:
     if len(raw) > MAX_PAYLOAD:
         raise HookProblem(f"payload over {MAX_PAYLOAD} bytes; not captured")
     try:
-        payload = json.loads(raw)
+        payload = _jsontext.loads(raw)
     except ValueError as exc:
         raise HookProblem(f"payload is not JSON: {exc}") from None
     if not isinstance(payload, dict):
@@ -551,7 +552,7 @@ def _read_stdin() -> bytes:
 
 def _complete(data: bytes) -> bool:
     try:
-        json.loads(data)
+        _jsontext.loads(data)
     except ValueError:
         return False
     return True

@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from gitstore import _jsontext
 from gitstore.capture.hookinput import HookInput
 from gitstore.capture.normalize import build, refuse_unignored
 from gitstore.config import foreign, own_config, repository_of
@@ -120,7 +121,7 @@ def _raw(handle: Any) -> bytes:
 
 def _parse(raw: bytes) -> dict[str, str]:
     try:
-        data = json.loads(raw or b"{}")
+        data = _jsontext.loads(raw or b"{}")
     except ValueError:
         return {}
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}

@@ -25,7 +25,6 @@ a request after ``TIMEOUT`` seconds.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
@@ -37,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
+from gitstore import _jsontext
 from gitstore.capture.saved import FORMAT, exclusive, file_name, inbox, remember, save, scrub
 from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
 
@@ -180,7 +180,7 @@ def _rate_limited(answer: Response) -> bool:
 
 def _message(answer: Response) -> str:
     try:
-        data = json.loads(answer.body)
+        data = _jsontext.loads(answer.body)
     except ValueError:
         return answer.body[:120].decode("utf-8", "replace")
     return str(data.get("message", ""))[:200] if isinstance(data, dict) else ""
@@ -188,7 +188,7 @@ def _message(answer: Response) -> str:
 
 def _json_list(answer: Response) -> list[Any] | None:
     try:
-        data = json.loads(answer.body)
+        data = _jsontext.loads(answer.body)
     except ValueError:
         return None
     return data if isinstance(data, list) else None
@@ -307,7 +307,7 @@ def _one_pull(client: _Client, number: int) -> dict[str, Any]:
     if answer is None or why is not None:
         raise InvalidInput(f"pull request #{number} of {client.repo} cannot be read ({why})")
     try:
-        data = json.loads(answer.body)
+        data = _jsontext.loads(answer.body)
     except ValueError:
         data = None
     if not isinstance(data, dict):

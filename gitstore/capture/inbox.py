@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitstore import _jsontext
 from gitstore._files import replace_file
 from gitstore.capture.reviews import KnownReviews, import_loaded, load_snapshot
 from gitstore.config import STATE_DIR, tracked_under
@@ -145,7 +146,7 @@ def _files(folder: Path) -> list[Path]:
 
 def _read_ledger(path: Path) -> dict[str, str]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = _jsontext.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
     except (OSError, ValueError):

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitstore import _jsontext
 from gitstore._files import discard, held, replace_file
 from gitstore.errors import GitstoreError
 from gitstore.records.canonical import canonicalize, parse_json
@@ -197,7 +198,7 @@ def _folders(text: str) -> list[Path]:
     found = []
     for line in text.splitlines():
         try:
-            value = json.loads(line)
+            value = _jsontext.loads(line)
         except ValueError:
             continue
         if isinstance(value, str) and "\0" not in value and Path(value).is_absolute():
@@ -270,7 +271,7 @@ def applied(state: Path) -> set[str]:
 
     try:
         raw = (state / APPLIED).read_bytes()
-        found = json.loads(raw) if not git_has(state)(state / APPLIED, raw) else []
+        found = _jsontext.loads(raw) if not git_has(state)(state / APPLIED, raw) else []
     except (OSError, ValueError):
         return set()
     return {d for d in found if isinstance(d, str)} if isinstance(found, list) else set()

@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from gitstore import _jsontext
 from gitstore._files import replace_file
 
 LEDGER = Path(".config") / "gitstore" / "installed-hooks.json"
@@ -90,7 +91,7 @@ def _key(harness: str, path: Path) -> str:
 
 def _load(home: Path) -> dict[str, Any]:
     try:
-        data = json.loads((home / LEDGER).read_text(encoding="utf-8"))
+        data = _jsontext.loads((home / LEDGER).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

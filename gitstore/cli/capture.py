@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
 
+from gitstore import _jsontext
 from gitstore.cli._complete import words
 from gitstore.capture.hookinput import HookInput
 from gitstore.capture.sessions import capture as do_capture
@@ -29,7 +29,7 @@ def capture(
     """Read a harness hook's JSON from standard input and capture the session."""
     raw = sys.stdin.buffer.read(1 << 20)
     try:
-        payload = json.loads(raw or b"{}")
+        payload = _jsontext.loads(raw or b"{}")
     except ValueError:
         raise InvalidInput("hook input on standard input is not JSON") from None
     if not isinstance(payload, dict):

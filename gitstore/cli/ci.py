@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
 import typer
 
+from gitstore import _jsontext
 from gitstore.cli._io import JSON_OPTION, emit_json, read_input
 from gitstore.cli._values import checked, path, time_or_age
 from gitstore.errors import InvalidInput
@@ -51,7 +51,7 @@ def report(
 ) -> None:
     """Print the memory pull request's description (Markdown) from a dream's JSON report."""
     try:
-        data = json.loads(read_input(dream_json, 64 << 20))
+        data = _jsontext.loads(read_input(dream_json, 64 << 20))
     except ValueError:
         raise InvalidInput(f"{dream_json}: not JSON (gitstore dream --json writes it)") from None
     except RecursionError:

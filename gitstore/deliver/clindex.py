@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from gitstore import _jsontext
 from gitstore.records.vocabulary import CATEGORIES
 
 PATH = ".continual-learning/index.json"
@@ -76,7 +77,7 @@ def load(raw: bytes | None) -> dict[str, Any]:
     if raw is None:
         return {"entries": []}
     try:
-        data = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicates)
+        data = _jsontext.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicates)
     except (UnicodeDecodeError, ValueError) as exc:
         raise Blocked(f"{PATH} is not valid JSON ({exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("entries"), list):

@@ -11,6 +11,7 @@ the tests. SQLite cannot hold a NUL inside a string, so the rare text escaping o
 
 from __future__ import annotations
 
+from gitstore import _jsontext
 from gitstore.deliver.db import sqlite
 
 try:
@@ -33,9 +34,7 @@ def loads(text: str | bytes) -> Any:
         except UnicodeDecodeError as exc:
             raise ValueError(f"not UTF-8 ({exc.reason})") from None
     if "\\u0000" in text:  # SQLite's C strings end at NUL: the rare text holding one goes to json
-        import json
-
-        return json.loads(text)
+        return _jsontext.loads(text)
     db = sqlite.connect(":memory:")  # one per call: costs microseconds, and is never shared between threads
     try:
         if not db.execute("SELECT json_valid(?)", (text,)).fetchone()[0]:

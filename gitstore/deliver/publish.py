@@ -31,13 +31,13 @@ would change, the result is an explicit no-update and no file is touched.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitstore import _jsontext
 from gitstore._files import first_link
 from gitstore.deliver import clindex, sections, snapshots
 from gitstore.errors import InvalidInput, Refused
@@ -640,7 +640,7 @@ def _listed(restored: dict[str, bytes | None]) -> set[str]:
         text = data.decode("utf-8", "replace")
         if path == clindex.PATH:
             try:
-                entries = json.loads(text).get("entries", [])
+                entries = _jsontext.loads(text).get("entries", [])
             except (ValueError, AttributeError):
                 entries = []
             found.update(e["learning"] for e in entries if isinstance(e, dict) and isinstance(e.get("learning"), str))

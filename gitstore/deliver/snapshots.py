@@ -37,6 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from gitstore import _jsontext
 from gitstore._files import first_link
 from gitstore.errors import Refused
 from gitstore.records.inputs import read_regular
@@ -141,7 +142,7 @@ def _manifest(snapshot: Path) -> list[dict[str, Any]]:
     """A snapshot's entries, or Refused naming the snapshot when they are not what ``save``
     writes (each file restored is read from the snapshot's ``files/`` by its number)."""
     try:
-        manifest = json.loads((snapshot / "manifest.json").read_bytes())
+        manifest = _jsontext.loads((snapshot / "manifest.json").read_bytes())
     except (OSError, ValueError) as exc:
         raise Refused(f"the publish snapshot {snapshot.name} cannot be read ({exc}); nothing was rolled back") from None
     if not isinstance(manifest, list) or not all(

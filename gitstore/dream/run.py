@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from gitstore import _jsontext
 from gitstore._files import replace_file
 from gitstore.config import from_git
 from gitstore.dream import checks, settings as dream_settings, terms
@@ -202,7 +203,7 @@ class _Dream:
         try:
             where = self._seen_path(labeler)
             raw = where.read_bytes()
-            found = json.loads(raw) if not from_git(self.ctx.workspace.repo, where, raw) else []
+            found = _jsontext.loads(raw) if not from_git(self.ctx.workspace.repo, where, raw) else []
         except (OSError, ValueError):
             return set()
         return {i for i in found if isinstance(i, str)} if isinstance(found, list) else set()

@@ -28,6 +28,7 @@ from pathlib import Path
 from collections.abc import Iterator
 from typing import Any
 
+from gitstore import _jsontext
 from gitstore._files import replace_file
 from gitstore.errors import ConflictError, Refused
 from gitstore.ops import unfinished
@@ -200,7 +201,7 @@ def rewrite_export(ctx: Context, path: Path, gone: set[str]) -> bool:
     lines = path.read_text(encoding="utf-8").splitlines()
     out, changed = [], False
     for line in lines:
-        record = json.loads(line) if line.strip() else None
+        record = _jsontext.loads(line) if line.strip() else None
         if isinstance(record, dict) and record.get("id") in gone and "payload" in record:
             record.pop("payload")
             note = ctx.store.provider.redaction_note(record["payloadDigest"])  # type: ignore[attr-defined]

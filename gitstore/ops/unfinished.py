@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from gitstore import _jsontext
 from gitstore._files import replace_file
 from gitstore.config import git_has
 from gitstore.errors import AlreadyDone
@@ -129,7 +130,7 @@ def _load(path: Path, git_has: Callable[[Path, bytes], bool]) -> Note | None:
             return Note(path.stem, f"{path.name} in {FOLDER}/ came with a commit (git has its bytes), not from a "
                         "command of this clone: nothing of it is used or shown",
                         f"`rm {shlex.quote(str(path))}`, and remove it from the commit that added it")
-        data = json.loads(raw.decode("utf-8"))
+        data = _jsontext.loads(raw.decode("utf-8"))
         return Note(path.stem, str(data["what"]), str(data["todo"]), str(data.get("state", "warn")),
                     dict(data.get("data") or {}))
     except FileNotFoundError:

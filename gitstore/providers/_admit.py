@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import pygit2
 
+from gitstore import _jsontext
 from gitstore.providers._objects import descends
 
 ADMITTED = "admitted.json"
@@ -58,7 +59,7 @@ class Admissions:
 
     def _load(self) -> dict[str, dict[str, str | None]]:
         try:
-            data = json.loads(self.path.read_text(encoding="ascii"))
+            data = _jsontext.loads(self.path.read_text(encoding="ascii"))
         except (OSError, ValueError):
             return {}
         return data if isinstance(data, dict) else {}

@@ -50,6 +50,7 @@ from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
 
+from gitstore import _jsontext
 from gitstore._files import replace_file
 
 KEY = 32
@@ -323,7 +324,7 @@ def _bits_for(count: int) -> int:
 
 
 def _witness(data: bytes) -> Witness:
-    found = json.loads(data)
+    found = _jsontext.loads(data)
     if not isinstance(found, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in found.items()):
         raise Corrupt("witness")
     return found

@@ -22,6 +22,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from gitstore import _jsontext
+
 FOLDER = "verified"
 KEEP_CONTEXTS = 8  # contexts kept per kind: the current ones and a few recent ones
 
@@ -38,7 +40,7 @@ class Verified:
     def _load(self) -> dict[str, dict[str, Any]]:
         if self._data is None:
             try:
-                data = json.loads(self.path.read_text(encoding="utf-8"))
+                data = _jsontext.loads(self.path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 data = {}
             self._data = {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}

@@ -42,6 +42,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import pygit2
 
+from gitstore import _jsontext
 from gitstore._collector import collector_paused
 from gitstore._files import replace_file
 from gitstore.errors import ConflictError, IntegrityError, Refused, UsageError
@@ -535,7 +536,7 @@ class GitProvider:
         known = self._named_cache.get(ref)
         if known is None:
             try:
-                state = json.loads(_named_path(self.state, ref).read_text(encoding="ascii"))
+                state = _jsontext.loads(_named_path(self.state, ref).read_text(encoding="ascii"))
                 known = state if isinstance(state, dict) else {}
             except (OSError, ValueError):
                 known = {}
@@ -1154,7 +1155,7 @@ class GitProvider:
         a big store checks only what arrived since."""
         path = self.state / f"checked-{key}.json"
         try:
-            marks = json.loads(path.read_text(encoding="ascii"))
+            marks = _jsontext.loads(path.read_text(encoding="ascii"))
         except (OSError, ValueError):
             marks = {}
         self._appended = []
@@ -1189,7 +1190,7 @@ class GitProvider:
         appended, self._appended = self._appended, []
         path = self.state / f"checked-{key}.json"
         try:
-            marks = json.loads(path.read_text(encoding="ascii"))
+            marks = _jsontext.loads(path.read_text(encoding="ascii"))
         except (OSError, ValueError):
             return
         moved = False

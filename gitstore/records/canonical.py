@@ -21,6 +21,7 @@ from typing import Any
 
 import orjson
 
+from gitstore import _jsontext
 from gitstore.errors import CanonicalizationError
 
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -97,7 +98,7 @@ def _parse_strict(text: str | bytes) -> Any:
     if text.startswith("\ufeff"):
         raise CanonicalizationError("input starts with a byte order mark")
     try:
-        return json.loads(text, object_pairs_hook=_refuse_duplicates, parse_constant=_refuse_constant,
+        return _jsontext.loads(text, object_pairs_hook=_refuse_duplicates, parse_constant=_refuse_constant,
                           parse_int=_parse_int)
     except json.JSONDecodeError as exc:
         raise CanonicalizationError(

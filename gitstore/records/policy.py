@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from gitstore import _jsontext
 from gitstore.records.identity import PERSON
 
 SCHEMA = "gitstore.policy/v1"
@@ -111,7 +112,7 @@ def parse_people(data: bytes) -> dict[str, frozenset[str]]:
     if len(data) > MAX_FILE:
         raise PolicyError(f"{POLICY_FILE}: larger than {MAX_FILE} bytes")
     try:
-        value = json.loads(data.decode("utf-8"))
+        value = _jsontext.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise PolicyError(f"{POLICY_FILE}: not JSON ({exc})") from None
     if not isinstance(value, dict) or set(value) != {"schema", "people"}:

@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitstore import _jsontext
 from gitstore._files import replace_file
 from gitstore._version import __version__
 from gitstore.errors import InvalidInput, Refused, UsageError
@@ -112,7 +112,7 @@ def default_install(dist: importlib.metadata.Distribution | None = None) -> str:
     an index, unknown) is refused: the PyPI name ``gitstore`` is another project's."""
     try:
         dist = dist or importlib.metadata.distribution("gitstore")
-        origin = json.loads(dist.read_text("direct_url.json") or "null")
+        origin = _jsontext.loads(dist.read_text("direct_url.json") or "null")
     except (importlib.metadata.PackageNotFoundError, ValueError):
         origin = None
     spec = _vcs_spec(origin) if isinstance(origin, dict) else None

@@ -46,6 +46,7 @@ from typing import Any
 
 import pygit2
 
+from gitstore import _jsontext
 from gitstore._files import replace_file
 from gitstore.context import Context
 from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
@@ -423,7 +424,7 @@ class _Refusals:
     def __init__(self, state: Path) -> None:
         self.path = state / QUARANTINED
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = _jsontext.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             data = {}
         self.known_refs: dict[str, dict[str, str]] = data if isinstance(data, dict) else {}

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitstore import _jsontext
 from gitstore.errors import GitstoreError, InvalidInput
 
 OK, NO_UPDATE, DEGRADED, FAILED = "ok", "no-update", "degraded", "failed"
@@ -223,7 +224,7 @@ STEPS: dict[str, Step] = {
 def main(argv: list[str] | None = None) -> int:
     """Run one step: ``{"step", "root", "options", "by", "lastOk"}`` on standard input, one JSON line out."""
     try:
-        request = json.loads(sys.stdin.read())
+        request = _jsontext.loads(sys.stdin.read())
         step = STEPS[request["step"]]
         outcome = step.run(Call(Path(request["root"]), request["options"], request.get("by"), request.get("lastOk")))
     except GitstoreError as exc:

@@ -32,6 +32,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from gitstore import _jsontext
 from gitstore._files import replace_file
 from gitstore.config import Workspace, from_git
 from gitstore.errors import GitstoreError, UsageError
@@ -114,7 +115,7 @@ def read_state(workspace: Workspace) -> dict[str, dict[str, Any]]:
     try:
         where = loop_folder(workspace) / STATE_FILE
         raw = read_regular(where)  # a FIFO reads as none, at once
-        data = json.loads(raw) if not from_git(workspace.repo, where, raw) else None
+        data = _jsontext.loads(raw) if not from_git(workspace.repo, where, raw) else None
     except (OSError, ValueError):
         return {}
     steps = data.get("steps") if isinstance(data, dict) else None
@@ -171,7 +172,7 @@ def locked(folder: Path, now: datetime) -> Iterator[dict[str, Any] | None]:
 
 def _holder(fd: int) -> dict[str, Any]:
     try:
-        data = json.loads(os.pread(fd, 4096, 0) or b"{}")
+        data = _jsontext.loads(os.pread(fd, 4096, 0) or b"{}")
     except ValueError:
         data = {}
     return data if isinstance(data, dict) else {}
@@ -222,7 +223,7 @@ def run_in_child(config: StepConfig, call: Call) -> Outcome:
         _kill_group(child)  # anything it left behind in its session goes too
     lines = out[-OUTPUT_LIMIT:].decode("utf-8", "replace").strip().splitlines()
     try:
-        data = json.loads(lines[-1])
+        data = _jsontext.loads(lines[-1])
         return Outcome(str(data["status"]), str(data["line"]), data.get("detail") or {})
     except (IndexError, ValueError, KeyError, TypeError):
         why = " ".join(err[-2000:].decode("utf-8", "replace").split())[-300:] or f"exit code {child.returncode}"

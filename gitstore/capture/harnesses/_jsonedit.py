@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
+MAX_DEPTH = 128  # objects and arrays inside each other: a settings file nests a few; two frames of stack each
 _INDENTED_LINE = re.compile(r"\n([ \t]+)\S")
 
 
@@ -65,6 +66,7 @@ class _Parser:
     def __init__(self, text: str, comments: bool) -> None:
         self.text = text
         self.comments = comments
+        self.depth = 0
 
     def error(self, pos: int, message: str) -> JsonEditError:
         line = self.text.count("\n", 0, pos) + 1
@@ -92,10 +94,14 @@ class _Parser:
         if i >= len(self.text):
             raise self.error(i, "expected a value")
         char = self.text[i]
-        if char == "{":
-            return self.object(i)
-        if char == "[":
-            return self.array(i)
+        if char in "{[":
+            if self.depth >= MAX_DEPTH:
+                raise self.error(i, f"nested more than {MAX_DEPTH} levels deep")
+            self.depth += 1
+            try:
+                return self.object(i) if char == "{" else self.array(i)
+            finally:
+                self.depth -= 1
         if char == '"':
             value, end = self.string(i)
             return Node(i, end, value)

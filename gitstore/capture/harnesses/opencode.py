@@ -37,6 +37,7 @@ import json
 import re
 from pathlib import Path
 
+from gitstore import _jsontext
 from gitstore.errors import InvalidInput, Refused, UsageError
 from gitstore.capture.harnesses._command import HookCommand
 
@@ -86,7 +87,7 @@ class OpenCode:
         match = _PYTHON_LINE.search(current) if MARKER in current else None
         if not match:
             return []
-        hook = HookCommand(json.loads(match.group(1)), self.name)
+        hook = HookCommand(_jsontext.loads(match.group(1)), self.name)
         return [hook.argv, hook.context().argv]
 
     def notes(self, current: str) -> list[str]:

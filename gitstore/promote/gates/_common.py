@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from collections import namedtuple
 from pathlib import Path
 
+from gitstore import _jsontext
 from gitstore._shown import shown
 from gitstore.errors import GitstoreError
 from gitstore.promote._git import git_env
@@ -257,8 +258,6 @@ def in_parallel(items: Sequence[str], work: Callable[[Sequence[str]], list], reb
     workers = min(os.cpu_count() or 1, 4, len(items) // max(PARALLEL_FROM // 2, 1) or 1)
     if workers < 2 or len(items) < PARALLEL_FROM or not hasattr(os, "fork"):
         return work(items)
-    import json
-
     chunks = _shares(items, workers) if by_bytes else _even(items, workers)
     children = [_fork(work, chunk) for chunk in chunks[1:]]
     rows = work(chunks[0])
@@ -267,7 +266,7 @@ def in_parallel(items: Sequence[str], work: Callable[[Sequence[str]], list], reb
             data = pipe.read()
         _, status = os.waitpid(pid, 0)
         if status == 0 and data:
-            rows += [rebuild(row) for row in json.loads(data)]
+            rows += [rebuild(row) for row in _jsontext.loads(data)]
         else:
             rows += work(chunk)
     return rows

@@ -46,6 +46,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from gitstore import _jsontext
 from gitstore.deliver import clindex, publish, sections
 from gitstore.errors import InvalidInput
 from gitstore.promote.gates._common import Finding
@@ -346,7 +347,7 @@ def _judge_line(line: str, memory: Memory) -> str | None:
 
 
 def _judge_entry(entry: str, memory: Memory) -> str | None:
-    data: dict[str, Any] = json.loads(entry)
+    data: dict[str, Any] = _jsontext.loads(entry)
     learning = data.get("learning")
     if not isinstance(learning, str) or not re.fullmatch(r"lrn_[0-9a-f]{32}", learning):
         return f"an index entry names {str(learning)[:80]!r}, which is not a learning id"
