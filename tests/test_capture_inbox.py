@@ -101,6 +101,27 @@ def test_one_pass_stores_what_importing_each_file_alone_stores(ctx: Context, tmp
     assert kinds == ["comment", "comment", "comment", "edit", "retraction"]
 
 
+def test_a_folder_a_commit_linked_in_the_state_folder_is_never_imported(ctx: Context) -> None:
+    """The same attack with the folder as a link a commit force-added, to material committed
+    elsewhere: the tracked check looked at the folder the link resolves to, outside the state
+    folder, and imported it."""
+    from gitstore.errors import Refused
+
+    hooks = shared("reviews", "octokit-webhooks")
+    root = ctx.workspace.root
+    attack = root / "attack"
+    attack.mkdir()
+    shutil.copy(hooks / "pull_request_review_comment" / "created.payload.json", attack / "pr12.json")
+    inbox = ctx.workspace.state / "inbox" / "reviews"
+    inbox.parent.mkdir(parents=True, exist_ok=True)
+    inbox.symlink_to("../../../attack", target_is_directory=True)
+    git(root, "add", "-f", "attack", "okf/.memory/inbox/reviews")
+    git(root, "commit", "-q", "-m", "Add review material")
+    with pytest.raises(Refused, match=r"reviews is a link \(to \.\./\.\./\.\./attack\)"):
+        import_folder(ctx, inbox, BY, ctx.workspace.state / "loop" / "ledger.json")
+    assert not list(ctx.store.items(["event"]))
+
+
 def test_a_file_a_commit_put_in_the_state_folder_is_never_imported(ctx: Context) -> None:
     """okf/.memory/ is this clone's and ignored by git: a delivery there that git tracks came with
     a commit (``git add -f``), which could name anyone as the comment's author, so it is reported

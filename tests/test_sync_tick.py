@@ -24,6 +24,7 @@ from gitstore.context import Context
 from gitstore.sync import steps as step_registry
 from gitstore.sync.tick import loop_status, read_state, tick
 
+from . import cli
 from .conftest import shared
 from .github_server import REPO, FakeGitHub, recorded, serve
 from .world import ready_repo
@@ -309,3 +310,26 @@ def test_named_steps_and_force_run_now_due_or_not(ctx: Context, capsys: pytest.C
     assert statuses("--force") == [("reviews", "no-update"), ("publish", "no-update")]
     assert main(["tick", "sync"]) == 2
     assert "step 'sync' is not configured in loop.steps" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["lock", "folder"])
+def test_a_lock_a_commit_made_a_link_is_refused_and_nothing_outside_is_emptied(
+        ctx: Context, tmp_path: Path, where: str) -> None:
+    """``okf/.memory/loop/tick.lock`` (or its folder), force-added by a commit as a link to a
+    file of the user's: taking the lock truncated whatever it pointed at."""
+    from gitstore.sync.tick import LOCK_FILE, loop_folder
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / LOCK_FILE).write_text("the user's own file\n")
+    folder = loop_folder(ctx.workspace)
+    if where == "lock":
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / LOCK_FILE).symlink_to(outside / LOCK_FILE)
+    else:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        folder.symlink_to(outside, target_is_directory=True)
+    configure(ctx, {"by": "git:bot@example.com", "steps": {"publish": {"every": "1h"}}})
+    done = cli.gitstore("tick", cwd=ctx.workspace.root)
+    assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert (outside / LOCK_FILE).read_text() == "the user's own file\n"

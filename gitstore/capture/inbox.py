@@ -17,15 +17,16 @@ receiver writes there first, then renames).
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gitstore import _jsontext
-from gitstore._files import replace_file
+from gitstore._files import first_link, replace_file
 from gitstore.capture.reviews import KnownReviews, import_loaded, load_snapshot
 from gitstore.config import STATE_DIR, tracked_under
-from gitstore.errors import GitstoreError, InvalidInput
+from gitstore.errors import GitstoreError, InvalidInput, Refused
 from gitstore.context import Context
 from gitstore.records.canonical import canonicalize, sha256_digest
 
@@ -55,6 +56,10 @@ def import_folder(ctx: Context, folder: Path, by: str, ledger: Path, *, remove_d
     """Import what is new in ``folder``; ``ledger`` remembers what was."""
     if not folder.is_dir():
         raise InvalidInput(f"{folder}: no such folder of review snapshots or webhook deliveries")
+    state, at = ctx.workspace.state.absolute(), folder.absolute()
+    if at.is_relative_to(state) and (link := first_link(state, at.relative_to(state).as_posix())) is not None:
+        raise Refused(f"{link} is a link (to {os.readlink(link)}): a commit can put one in {STATE_DIR.as_posix()}/, "
+                      "which is this clone's alone, to have files it committed elsewhere imported; not imported")
     known = _read_ledger(ledger)
     report = FolderReport()
     present: dict[str, str] = {}

@@ -22,6 +22,7 @@ import fcntl
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -35,7 +36,7 @@ from typing import Any
 from gitstore import _jsontext
 from gitstore._files import replace_file
 from gitstore.config import Workspace, from_git
-from gitstore.errors import GitstoreError, UsageError
+from gitstore.errors import GitstoreError, Refused, UsageError
 from gitstore.records.inputs import read_regular
 from gitstore.records.times import format_time, parse_time
 from gitstore.sync import settings as loop_settings
@@ -151,8 +152,17 @@ def next_due(config: StepConfig, last: dict[str, Any] | None, now: datetime) -> 
 @contextmanager
 def locked(folder: Path, now: datetime) -> Iterator[dict[str, Any] | None]:
     """Hold the loop's lock for the block; yields None when held, else who holds it."""
+    if folder.is_symlink():  # a commit can put one in the state folder: the lock would be written wherever it points
+        raise Refused(f"{folder} is a link (to {os.readlink(folder)}); the loop keeps its lock in a folder of its own")
     folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:  # never through a link (a commit's, to a file of the user's that truncating would empty), never a FIFO
+        fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    except OSError as exc:
+        raise Refused(f"{folder / LOCK_FILE} cannot be the loop's lock ({exc.strerror}): "
+                      "remove it, and tick makes its own") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise Refused(f"{folder / LOCK_FILE} is not a regular file: remove it, and tick makes its own")
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
