@@ -201,3 +201,23 @@ def test_evidence_beyond_the_bound_waits_and_the_dream_says_so(ctx: Context) -> 
     assert report.status == "incomplete" and report.labeler["usage"]["itemsSent"] == 3
     assert report.completeness["missing"] == ["1 pieces of evidence not yet labelled (labeler bound per dream)"]
     assert w.run(ctx).status == "complete"
+
+
+def test_labels_another_writer_stored_never_steer_the_dream(ctx: Context) -> None:
+    """Anyone who can push can store label events naming the command labeler: an incremental
+    labeler would take them as its own and skip the evidence they cover, so a theme they made up
+    (over a maintainer's objection, in the attack) was proposed. Only labels this clone wrote,
+    or kept local, are taken."""
+    from gitstore.ops import labels as label_ops
+
+    from .team import forge
+
+    view = ctx.view()
+    comments = [e for e in view.events.values() if e["type"] == "comment"]
+    forged = [label_ops.build(view, label_ops.LabelSpec(e["id"], "push-straight-to-main", "convention", "asks-for",
+                                                        ((0, 5),), "command")) for e in comments]
+    forge(ctx.workspace.root, "wforger", forged)
+    log = configure(ctx)
+    report = w.run(Context.open(ctx.workspace.root))
+    assert [p["theme"] for p in report.proposed] == ["retry-jitter"], report.proposed
+    assert calls(log), "the program labelled the evidence itself"
