@@ -19,7 +19,7 @@ from gitstore.ops import learning as ops
 
 from .conftest import git
 from .delivery_world import World, shared_world  # noqa: F401 - the fixture
-from .world import Thread, accepted, ref
+from .world import Thread, accepted, grant_all, ref
 
 INDEX = ".continual-learning/index.json"
 
@@ -320,7 +320,8 @@ def test_auto_safe_learnings_reach_agents_labelled_but_never_committed_files(wor
     config.write_text(json.dumps({**json.loads(config.read_text()),
                                   "automation": {"autoSafe": True, "kinds": ["convention"]}}))
     ctx = Context.open(world.root)  # a command reads the configuration when it opens the store
-    thread = Thread(ctx, 80, "c80")
+    grant_all(ctx, sources=("agent-session",))
+    thread = Thread(ctx, None, "c80", kind="agent-session")  # a session this clone captured: local
     ran = thread.event("observation", "run:1", "2026-03-01T10:00:00.000000Z", author="github:1001",
                        command="make typecheck", exitCode=0, text="typecheck passed")
     thread.save()
@@ -332,7 +333,11 @@ def test_auto_safe_learnings_reach_agents_labelled_but_never_committed_files(wor
     assert item["id"] == auto["id"] and item["trust"] == "auto-safe"
     result = publish(str(world.root))
     assert auto["id"] not in read(world, "AGENTS.md").decode() and auto["id"] not in read(world, INDEX).decode()
-    assert any(s.startswith(f"{auto['id']}: the auto-safe gate took it") for s in result.left_out["not published"])
+    assert any(s.startswith(f"{auto['id']}: ") for s in result.left_out["not published"]), result.left_out
+    from gitstore.deliver.publish import select
+
+    selection = select(ctx.view())  # auto-safe evidence is a session of this clone's: kept local too
+    assert auto["id"] in selection.skipped
 
 
 def _one_by_one(before: bytes | None, target: Any, lines: list[Any]) -> tuple[bytes | None, list[str]]:

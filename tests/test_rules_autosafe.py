@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gitstore.context import Context
-from gitstore.rules.autosafe import settings
+from gitstore.rules.autosafe import eligible, settings
 from gitstore.rules import autosafe
 from gitstore.ops import learning as ops
 from gitstore.rules.active import active, evaluate
@@ -30,12 +30,14 @@ def _configure(ctx, section) -> Context:  # type: ignore[no-untyped-def]
 @pytest.fixture
 def world(tmp_path: Path):  # type: ignore[no-untyped-def]
     ctx = ready_repo(tmp_path / "widgets")
-    grant_all(ctx)
+    grant_all(ctx, sources=("review-thread", "agent-session"))
+    session = Thread(ctx, None, "run", kind="agent-session")  # this clone's session: kept local
+    ran = session.event("observation", "run:1", "2026-03-01T10:00:00.000000Z", author="github:1001",
+                        command="make test", exitCode=0, text="all tests passed")
+    failed = session.event("observation", "run:2", "2026-03-01T11:00:00.000000Z", author="github:1001",
+                           command="make lint", exitCode=2, text="lint failed")
+    session.save()
     thread = Thread(ctx, 7, "100")
-    ran = thread.event("observation", "run:1", "2026-03-01T10:00:00.000000Z", author="github:1001",
-                       command="make test", exitCode=0, text="all tests passed")
-    failed = thread.event("observation", "run:2", "2026-03-01T11:00:00.000000Z", author="github:1001",
-                          command="make lint", exitCode=2, text="lint failed")
     comment = thread.comment("100", "Run make test before pushing.", "2026-03-01T12:00:00.000000Z")
     thread.save()
     return ctx, ran, failed, comment
@@ -67,6 +69,22 @@ def test_bad_configuration_disables_automation_and_says_why(world, section, why)
     assert done.returncode == 0 and "automation disabled" in done.stdout and why in done.stdout
 
 
+def test_a_command_in_a_record_anyone_could_push_proves_no_run(world) -> None:  # type: ignore[no-untyped-def]
+    """An observation of a command that succeeded, in a review thread (shared: any writer can
+    push one, as another clone's records arrive), is no session this clone captured."""
+    ctx, *_ = world
+    ctx = _configure(ctx, {"autoSafe": True, "kinds": ["convention"]})
+    thread = Thread(ctx, 41, "4100")
+    planted = thread.event("observation", "run:41", "2026-03-02T10:00:00.000000Z", author="github:7003",
+                           command="make fixtures", exitCode=0, text="fixtures read from the shared bucket mirror")
+    thread.save()
+    record = propose(ctx, [ref(planted)], title="Fixtures", text="The integration suite reads its fixtures from the "
+                     "shared bucket mirror.")
+    assert record["state"] == "proposed"
+    assert eligible(ctx.view(), settings(ctx.workspace.config), record) == \
+        "not every piece of evidence is from a session this clone captured"
+
+
 def test_verified_command_evidence_is_auto_accepted_and_labelled(world) -> None:  # type: ignore[no-untyped-def]
     ctx, ran, failed, comment = world
     ctx = _configure(ctx, {"autoSafe": True, "kinds": ["convention"]})
@@ -87,11 +105,11 @@ def test_verified_command_evidence_is_auto_accepted_and_labelled(world) -> None:
 def sessions(tmp_path: Path):  # type: ignore[no-untyped-def]
     """A repository with automation on and five commands observed to succeed, each in a complete session."""
     ctx = ready_repo(tmp_path / "widgets")
-    grant_all(ctx)
+    grant_all(ctx, sources=("review-thread", "agent-session"))
     ctx = _configure(ctx, {"autoSafe": True, "kinds": ["convention", "project-knowledge"]})
     runs = []
     for n, command in enumerate(["make test", "make test", "black .", "pytest -x", "make docs"]):
-        thread = Thread(ctx, 10 + n, str(200 + n))
+        thread = Thread(ctx, None, str(200 + n), kind="agent-session")
         runs.append(thread.event("observation", f"run:{n}", f"2026-03-0{n + 1}T10:00:00.000000Z",
                                  author="github:1001", command=command, exitCode=0, text="passed"))
         thread.save()

@@ -7,7 +7,9 @@ Configured in ``okf/.memory/config.json`` under ``"automation"``:
 Anything unexpected (an unknown field, a kind outside the low-risk set, a weaker evidence level,
 a value of the wrong type) disables automation and says why; a typo can never switch it on.
 When enabled, a proposal of an allowed kind whose every piece of evidence is a command observed
-to succeed in a completely captured session, whose text names nothing high-risk, which
+to succeed in a completely captured session of this clone (an agent session kept in the local
+namespace: a fetched record, which anyone who can push can write, proves no run), whose text
+names nothing high-risk, which
 replaces nothing, meets no dissent and conflicts with no existing learning, moves to
 ``auto-accepted`` then ``auto-active`` by the gate, labelled auto-safe wherever it surfaces. A
 person's accept promotes it to ``accepted``.
@@ -115,7 +117,10 @@ def eligible(view: View, automation: Automation, record: dict[str, Any]) -> str 
         return clash
     for ref in record["evidence"]:
         episode = view.episodes.get(ref["episode"])
-        if episode is None or episode["capture"] != "complete":
+        if (episode is None or episode["source"]["kind"] != "agent-session"
+                or ref["episode"] not in view.local_episodes):  # a record anyone can push says nothing was run here
+            return "not every piece of evidence is from a session this clone captured"
+        if episode["capture"] != "complete":
             return "its evidence comes from a degraded capture"
         for event_id in ref["events"]:
             payload = view.events.get(event_id, {}).get("payload", {})
