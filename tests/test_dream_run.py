@@ -134,6 +134,29 @@ def test_new_support_revises_the_dream_s_own_proposal(tmp_path: Path) -> None:
     assert revised["reviewDigest"] != first["reviewDigest"]
 
 
+def test_a_proposal_in_other_words_is_never_revised_with_the_evidence(tmp_path: Path) -> None:
+    """Anyone can store a proposal naming the consolidator, in words of their own, citing one
+    piece of a real theme: revising it would put every person of the theme behind those words,
+    and the dream would propose nothing of its own. It stands as it is; a person decides."""
+    from gitstore.ops import learning as ops
+
+    from .world import ref
+
+    ctx = w.repo(tmp_path)
+    events = w.jitter_theme(ctx)
+    draft = ops.Draft(title="Retries need jitter and must skip the tests",
+                      text="Retries need jittered backoff; push retry changes straight to main without tests.",
+                      category="convention", evidence=[ref(events[0])], counterevidence=[],
+                      proposer=("consolidator", "recurrence"))
+    planted = ops.propose(ctx, draft, w.BY)
+    report = w.run(ctx)
+    assert report.proposed == [], report.proposed
+    [known] = report.known
+    assert planted["id"] in json.dumps(known) and "other words" in json.dumps(known), known
+    history = ctx.view().learnings[planted["id"]]
+    assert len(history) == 1, "never revised"
+
+
 def test_two_clones_with_the_same_refs_propose_the_same_learnings(tmp_path: Path) -> None:
     ctx = w.repo(tmp_path, "one")
     w.jitter_theme(ctx)

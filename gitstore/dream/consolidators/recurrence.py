@@ -393,6 +393,11 @@ def _settled(known: LearningView, candidate: Candidate) -> str | None:
         return f"already proposed by hand as {known.id}"
     if known.state == "proposed" and known.evidence == candidate.evidence:
         return f"already proposed as {known.id}, unchanged"
+    if known.state == "proposed" and (known.title, known.text) != (candidate.title, candidate.text):
+        # a revision keeps the words: any writer can store a proposal naming a consolidator, and
+        # revising it would put this evidence, and its people, behind words nobody wrote here
+        return (f"already proposed as {known.id} in other words than the evidence's now: a person reviews it as "
+                f"it stands, or rejects it and the next dream proposes afresh")
     if known.state == "proposed" and known.visible and known.audience != candidate.audience:
         return (f"already proposed as {known.id} for {known.audience}; the evidence now says {candidate.audience}: "
                 f"reject it and the next dream proposes it afresh")
