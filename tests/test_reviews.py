@@ -51,6 +51,23 @@ def test_every_payload_imports(ctx: Context, path: Path) -> None:
     assert ctx.store.verify().ok
 
 
+@pytest.mark.parametrize("user", [{"id": 41898282, "login": "github-actions[bot]", "type": "Bot"},
+                                  {"id": 136622811, "login": "coderabbitai[bot]", "type": "User"}])
+def test_a_bot_account_is_stored_as_a_bot_and_counts_as_nobody(ctx: Context, tmp_path: Path, user: dict) -> None:
+    """A review bot echoing a pull request's words, with one person, would pass a dream's gate of
+    two people: GitHub types the account as a bot (an app's login ends in ``[bot]``)."""
+    from gitstore.dream.view import _person
+
+    created = load("pull_request_review_comment/created.payload.json")
+    created["comment"]["user"] = user
+    path = tmp_path / "bot.json"
+    path.write_text(json.dumps(created))
+    import_reviews(ctx, path, "github:9")
+    [comment] = [e for e in events(ctx) if e["type"] == "comment"]
+    assert comment["author"] == f"bot:github:{user['id']}"
+    assert _person(comment["author"], "review-thread", "shared") is None
+
+
 def test_threads_edits_and_deletions(ctx: Context, tmp_path: Path) -> None:
     created = load("pull_request_review_comment/created.payload.json")
     edited = copy.deepcopy(created)

@@ -376,8 +376,14 @@ class _Builder:
 
 
 def _person(obj: dict[str, Any]) -> str:
+    """Who wrote a GitHub object: ``github:<id>``, or ``bot:github:<id>`` for an account GitHub
+    types as a bot (or an app's ``name[bot]`` login), which counts as nobody."""
     user = obj.get("user") or {}
-    return f"github:{user['id']}" if isinstance(user.get("id"), int) else "github:unknown"
+    if not isinstance(user.get("id"), int):
+        return "github:unknown"
+    login = user.get("login")
+    bot = user.get("type") == "Bot" or (isinstance(login, str) and login.endswith("[bot]"))
+    return f"bot:github:{user['id']}" if bot else f"github:{user['id']}"
 
 
 def _at(value: Any) -> str:
