@@ -31,6 +31,16 @@ def shown(text: str) -> str:
     return text.replace("\r\n", "\n").translate(PICTURES)
 
 
+_BREAKS = str.maketrans({"\n": "\u2424", "\r": "\u2424", "\u2028": "\u2424", "\u2029": "\u2424",
+                         "\x85": "\u2424", "\x0b": "\u2424", "\x0c": "\u2424"})
+
+
+def one_line(text: str) -> str:
+    """``text`` for a field a listing prints on one line: each line break as ``␤``, so stored
+    text (a title, a note, a reason) can never print a row of its own in a listing."""
+    return text.translate(_BREAKS)
+
+
 def json_escaped(text: str) -> str:
     """JSON text with each character ``shown`` would change escaped as ``\\uXXXX``: the same
     values to a program, and nothing for a terminal to obey (encoders escape C0 controls only)."""
@@ -49,4 +59,4 @@ def _controls() -> Any:
     return _compiled[0]
 
 
-__all__ = ["PICTURES", "json_escaped", "shown"]
+__all__ = ["PICTURES", "json_escaped", "one_line", "shown"]

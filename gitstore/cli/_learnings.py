@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gitstore._shown import one_line
 from gitstore.cli._io import echo
 from gitstore.queries.learnings import EvidenceShown, Row, Shown, Standing
 
@@ -13,9 +14,9 @@ def print_rows(rows: list[Row]) -> None:
     for row in rows:
         data = row.to_json()
         label = " [auto-safe]" if data["trust"] == "auto-safe" else ""
-        title = data.get("title", "(history breaks a rule; content withheld)")
+        title = one_line(data.get("title", "(history breaks a rule; content withheld)"))
         lines.append(f"{data['id']} {data['state']:<13}{label} {title}")
-        lines.extend(f"    {reason}" for reason in data["reasons"] if reason != f"state is {data['state']}")
+        lines.extend(f"    {one_line(reason)}" for reason in data["reasons"] if reason != f"state is {data['state']}")
     if lines:
         echo("\n".join(lines))
 

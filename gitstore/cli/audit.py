@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from gitstore._shown import one_line
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.context import Context
 from gitstore.queries.audit import audit as query
@@ -19,7 +20,7 @@ def audit(as_json: bool = JSON_OPTION) -> None:
         echo("no audit entries yet: grants, withdrawals, decisions, retirements, exports and redactions are listed"
              " here as they are made")
     for entry in entries:
-        reason = f" ({entry['reason']})" if entry["reason"] else ""
+        reason = f" ({one_line(entry['reason'])})" if entry["reason"] else ""
         echo(f"{entry['at']} {entry['action']:<11} {entry['by']} {' '.join(entry['subjects'])}{reason}")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from gitstore._shown import one_line
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.context import Context
 from gitstore.queries.grants import grants as query
@@ -26,9 +27,9 @@ def grants(
         allowed = ", ".join(shown.in_force) or "nothing (all withdrawn)"
         echo(f"{grant['digest']}")
         echo(f"  permits {allowed} for {', '.join(grant['sources'])} evidence written {grant['from']} .. {until}")
-        echo(f"  granted by {grant['by']} at {grant['at']}" + (f": {grant['note']}" if grant["note"] else ""))
+        echo(f"  granted by {grant['by']} at {grant['at']}" + (f": {one_line(grant['note'])}" if grant["note"] else ""))
         for withdrawal in shown.withdrawals:
-            why = f": {withdrawal['reason']}" if withdrawal["reason"] else ""
+            why = f": {one_line(withdrawal['reason'])}" if withdrawal["reason"] else ""
             echo(f"  withdrawn {', '.join(withdrawal['purposes'])} by {withdrawal['by']} at {withdrawal['at']}{why}")
 
 
