@@ -148,7 +148,47 @@ def test_a_failing_capture_is_logged_in_one_line(repo: Path, env: dict[str, str]
                    repo, payload(repo))
     assert done.returncode == 0 and done.stdout == b""
     [line] = log_lines(repo)
-    assert line.endswith("claude-code capture failed: RuntimeError: capture exploded across two lines")
+    assert line.endswith("claude-code capture failed: RuntimeError: capture exploded across two lines; kept for a retry")
+    [kept] = list((state / "inbox").glob("hook-*.json"))  # a full disk passes: the next hook's run retries it
+    assert json.loads(kept.read_text())["attempts"] == 1
+    for attempt in (2, 3):
+        hook(direct("claude-code"), {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:explode"}, repo,
+             payload(repo))
+    assert len(list((state / "inbox").glob("hook-*.json"))) == 3, "each run retries the jobs left before it"
+    assert {json.loads(p.read_text())["attempts"] for p in (state / "inbox").glob("hook-*.json")} == {1, 2, 3}
+    hook(direct("claude-code"), {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:explode"}, repo, payload(repo))
+    assert len(list((state / "inbox").glob("failed-hook-*.json"))) == 1, "set aside after its last attempt, never lost"
+
+
+def test_a_job_being_written_is_never_taken_for_a_waiting_one(repo: Path, env: dict[str, str], state: Path) -> None:
+    """A hook writes its job under a name no run takes, then renames it: a run retrying waiting
+    jobs read one half written, failed to parse it and deleted it, losing that session."""
+    inbox = state / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    partial = inbox / ".hook-claude-code-0123456789abcdef.json.partial"
+    partial.write_text('{"harness": "claude-code", "payload": {"session_id": "s2", "pad": "')  # its hook still writing
+    done, _ = hook(direct("claude-code"), env, repo, payload(repo))
+    assert done.returncode == 0 and len(calls(env)) == 1
+    assert partial.exists() and log_lines(repo) == [], "left to the hook writing it"
+    assert not list(inbox.glob("hook-*.json")), "the job was renamed into place, then captured"
+
+
+def test_a_job_is_written_whole_before_it_has_a_job_s_name(repo: Path, state: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitstore.capture import agent_hook
+
+    renamed: list[tuple[str, str, bytes]] = []
+    real = os.rename
+
+    def rename(source: str, target: str) -> None:
+        renamed.append((os.path.basename(source), os.path.basename(target), Path(source).read_bytes()))
+        real(source, target)
+
+    monkeypatch.setattr(os, "rename", rename)
+    spool = agent_hook._spool("claude-code", {"session_id": "s1"}, str(repo))
+    [(source, target, data)] = renamed
+    assert not source.startswith(agent_hook.SPOOL_PREFIX) and target == os.path.basename(spool)
+    assert target.startswith(agent_hook.SPOOL_PREFIX) and json.loads(data)["payload"] == {"session_id": "s1"}
 
 
 def test_a_missing_capture_library_is_logged(repo: Path, env: dict[str, str], state: Path) -> None:

@@ -75,6 +75,11 @@ class HookProblem(Exception):
     """Something the log should say, in one line."""
 
 
+class CaptureFailed(HookProblem):
+    """The capture of a sound job failed (a full disk, a read-only store, a record refused, the
+    capture library missing): the job is kept, for the next hook's run to retry."""
+
+
 INLINE_ENV = "GITSTORE_HOOK_INLINE"
 
 
@@ -129,17 +134,31 @@ def _spool(harness: str, payload: dict[str, Any], cwd: str) -> str:
     from gitstore._files import new_file
 
     folder = _state_dir(cwd)
-    if folder:
-        inbox = os.path.join(folder, "inbox")
-    else:
-        import tempfile
+    data = json.dumps({"harness": harness, "payload": payload, "cwd": cwd, "attempts": 0}).encode("utf-8")
+    failure: OSError | None = None
+    for inbox in ([os.path.join(folder, "inbox")] if folder else []) + [""]:
+        if not inbox:
+            import tempfile  # only here: its imports cost the hook milliseconds
 
-        inbox = tempfile.gettempdir()
-    os.makedirs(inbox, exist_ok=True)
-    fd, spool = new_file(inbox, f"{SPOOL_PREFIX}{harness}-", ".json")
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump({"harness": harness, "payload": payload, "cwd": cwd, "attempts": 0}, out)
-    return spool
+            inbox = tempfile.gettempdir()
+        try:  # the repository's inbox unless it cannot be written (read-only, full): the temporary folder's
+            os.makedirs(inbox, exist_ok=True)
+            # written under a name no run takes for a job, then renamed: a run retrying waiting jobs
+            # never reads one half written
+            fd, partial = new_file(inbox, f".{SPOOL_PREFIX}{harness}-", ".json.partial")
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
+                spool = os.path.join(inbox, os.path.basename(partial)[1:].removesuffix(".partial"))
+                os.rename(partial, spool)
+            except BaseException:
+                _discard(partial)
+                raise
+            return spool
+        except OSError as exc:
+            failure = exc
+    assert failure is not None
+    raise failure
 
 
 def _detach(spool: str, cwd: str) -> None:
@@ -407,12 +426,14 @@ def _run_spool(spool: str) -> str | None:
         return cwd
     except (BlockingIOError, FileNotFoundError):
         return None  # another run is capturing it, or has captured it
-    except HookProblem as exc:
+    except CaptureFailed as exc:  # kept, as after a timeout: a full disk or a read-only store passes, and
+        # the next hook's run retries it (one that fails MAX_ATTEMPTS times is set aside, never lost)
+        _log(cwd, harness, f"{exc}; kept for a retry")
+    except HookProblem as exc:  # no job a hook of this clone wrote
         _log(cwd, harness, str(exc))
         _discard(spool)
     except BaseException as exc:  # noqa: BLE001 - a worker failure is logged, never raised
-        _log(cwd, harness, f"hook failed: {type(exc).__name__}: {exc}")
-        _discard(spool)
+        _log(cwd, harness, f"hook failed: {type(exc).__name__}: {exc}; kept for a retry")
     finally:
         os.close(fd)
         if "gitstore.capture.readahead" in sys.modules:
@@ -436,7 +457,10 @@ def _claim(fd: int) -> dict[str, Any]:
     """Read the job and count this attempt in the spool before it starts, so an attempt that is
     killed counts too."""
     with os.fdopen(os.dup(fd), "r+", encoding="utf-8") as handle:
-        job = json.load(handle)
+        try:
+            job = _jsontext.loads(handle.read())
+        except ValueError:  # UnicodeDecodeError too
+            raise HookProblem("the spooled job cannot be read back as JSON: not run") from None
         if not isinstance(job, dict) or not {"harness", "payload", "cwd"} <= set(job):
             raise HookProblem("the spooled job is not one gitstore wrote")
         job["attempts"] = int(job.get("attempts", 0)) + 1
@@ -595,7 +619,7 @@ def _call_guarded(harness: str, payload: dict[str, Any], cwd: str, *, target: st
             except HookProblem:
                 raise
             except BaseException as exc:  # noqa: BLE001
-                raise HookProblem(f"capture unavailable: {type(exc).__name__}: {exc}") from None
+                raise CaptureFailed(f"capture unavailable: {type(exc).__name__}: {exc}") from None
             function(harness, payload, cwd, *extra)
             outcome.append(None)
         except BaseException as exc:  # noqa: BLE001
@@ -612,7 +636,7 @@ def _call_guarded(harness: str, payload: dict[str, Any], cwd: str, *, target: st
     if isinstance(error, HookProblem):
         raise error
     if error is not None:
-        raise HookProblem(f"capture failed: {type(error).__name__}: {error}")
+        raise CaptureFailed(f"capture failed: {type(error).__name__}: {error}")
 
 
 def _silence_stdout() -> None:
