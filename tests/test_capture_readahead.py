@@ -324,3 +324,50 @@ def test_the_hook_run_for_real_stores_what_a_capture_in_process_stores(payload: 
     assert [(e["id"], e["payload"]) for e in events] == \
         [(r["id"], r["payload"]) for r in alone if r["schema"] == "gitstore.event/v1"]
     assert len(events) == 3 and TOKEN not in json.dumps(stored)  # the summary, two commands (one quarantined)
+
+
+@pytest.mark.parametrize("mode", ["transcript", "summary"])
+def test_a_lone_surrogate_in_a_transcript_costs_one_character_not_the_session(tmp_path: Path, mode: str) -> None:
+    """Claude Code cut an emoji in two when it truncated a tool's error, writing a lone
+    ``\\ud83d``: orjson refuses it, the standard library reads it, and no record can hold it."""
+    from . import cli
+
+    ctx = ready_repo(tmp_path / "widgets")
+    start = datetime.now(UTC) - timedelta(minutes=5)
+    lines = [("user", "Fix the build \\ud83d please."),
+             ("assistant", [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make build"}}]),
+             ("user", [{"type": "tool_result", "tool_use_id": "t1", "content": "Error: build failed \\ud83d"}]),
+             ("assistant", "Fixed: the build passes \\ud83d.")]
+    session = tmp_path / "session.jsonl"
+    session.write_text("".join(
+        '{"type": "%s", "uuid": "u%d", "parentUuid": %s, "sessionId": "s-surrogate", "timestamp": "%s", '
+        '"cwd": "/work/widgets", "version": "1.0.98", "message": {"role": "%s", "content": %s}}\n'
+        % (role, n, f'"u{n - 1}"' if n else "null", (start + timedelta(seconds=n)).isoformat(), role,
+           json.dumps(content).replace("\\\\ud83d", "\\ud83d")) for n, (role, content) in enumerate(lines)))
+    assert "\\ud83d" in session.read_text()
+    done = cli.ok("import", "transcript", str(session), "--mode", mode, cwd=ctx.workspace.root)
+    assert "captured episode" in done
+    texts = [e["payload"].get("text", "") for e in Context.open(ctx.workspace.root).view().events.values()]
+    assert any("\ufffd" in t for t in texts), texts
+
+
+@pytest.mark.parametrize("name", [b"a\\b.jsonl", b"session-\xff.jsonl"])
+def test_an_odd_transcript_file_name_never_costs_the_capture(tmp_path: Path, name: bytes) -> None:
+    """A backslash is a legal file name on Linux but none a record holds; a name that is no
+    UTF-8 reads as a lone surrogate. The envelope keeps the name readable, the session whole."""
+    import os
+
+    from . import cli
+
+    ctx = ready_repo(tmp_path / "widgets")
+    start = datetime.now(UTC) - timedelta(minutes=5)
+    path = os.path.join(os.fsencode(tmp_path), name)
+    with open(path, "w") as out:
+        for n, role in enumerate(("user", "assistant")):
+            out.write(json.dumps({"type": role, "uuid": f"u{n}", "parentUuid": f"u{n - 1}" if n else None,
+                                  "sessionId": "s-name", "timestamp": (start + timedelta(seconds=n)).isoformat(),
+                                  "cwd": "/work/widgets", "version": "1.0.98",
+                                  "message": {"role": role, "content": "Fix the retry loop."}}) + "\n")
+    assert "captured episode" in cli.ok("import", "transcript", os.fsdecode(path), cwd=ctx.workspace.root)
+    [envelope] = [i.record for i in Context.open(ctx.workspace.root).store.items(["envelope"])]
+    assert envelope["transcript"]["name"] in ("a_b.jsonl", "session-\ufffd.jsonl")

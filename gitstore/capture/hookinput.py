@@ -53,6 +53,8 @@ def _codex_rollout(thread: str) -> Path | None:
     home = Path(os.environ.get("CODEX_HOME", Path.home() / ".codex")) / "sessions"
     if not home.is_dir():
         return None
-    matches = sorted(home.rglob(f"rollout-*{thread}*.jsonl"))
+    import glob
+
+    matches = sorted(home.rglob(f"rollout-*{glob.escape(thread)}*.jsonl"))  # an id is no pattern
     return matches[-1] if matches else None
 

@@ -107,7 +107,15 @@ def _transcript_file(path: Path | None) -> dict[str, Any] | None:
                 size += len(block)
     except OSError:
         return None
-    return {"name": path.name[:255], "sha256": "sha256:" + digest.hexdigest(), "bytes": size}
+    return {"name": _file_name(path.name), "sha256": "sha256:" + digest.hexdigest(), "bytes": size}
+
+
+def _file_name(name: str) -> str:
+    """A transcript's file name as a record holds it: a backslash (a legal name on Linux, no
+    name in the contract) as ``_``, a byte that was no UTF-8 (read as a lone surrogate) as
+    U+FFFD, at most 255 characters: an odd name never costs the session its capture."""
+    name = name.replace("\\", "_")
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")[:255] or "_"
 
 
 def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, screen: Screen,

@@ -25,6 +25,7 @@ class _Bad:
 
 BAD: Any = _Bad()
 _CHUNK = 1 << 20
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def require_file(path: Path) -> None:
@@ -45,9 +46,24 @@ def loads(data: bytes | str) -> Any:
     except orjson.JSONDecodeError:
         pass
     try:
-        return json.loads(data)
+        value = json.loads(data)
     except (ValueError, RecursionError):
         return BAD
+    return _well_formed(value)
+
+
+def _well_formed(value: Any) -> Any:
+    """``value`` with each lone UTF-16 surrogate in its strings (``"\\ud83d"``: Claude Code cut
+    an emoji in two when it truncated a tool's output) as U+FFFD, which orjson refused and no
+    record can hold: one such character lost the whole session."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace") if _SURROGATE.search(value) \
+            else value
+    if isinstance(value, list):
+        return [_well_formed(v) for v in value]
+    if isinstance(value, dict):
+        return {_well_formed(k): _well_formed(v) for k, v in value.items()}
+    return value
 
 
 def lines(path: Path, max_bytes: int) -> Iterator[tuple[int, bytes | None]]:
