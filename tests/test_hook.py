@@ -428,3 +428,16 @@ def test_a_log_line_names_the_harness_in_one_word(repo: Path, state: Path) -> No
     log(str(repo), "codex\ntouch pwned", "gave up\nafter 3 attempts")
     [line] = log_lines(repo)
     assert line.endswith(" codex-touch-pwned gave up after 3 attempts")
+
+
+@pytest.mark.parametrize(("module", "closing"), [("gitstore.capture.agent_hook", "2>&-"),
+                                                 ("gitstore.capture.agent_hook", ">&-"),
+                                                 ("gitstore.deliver.hook", ">&-"),
+                                                 ("gitstore.deliver.hook", "2>&-")])
+def test_a_hook_whose_harness_closed_a_standard_stream_still_exits_0(repo: Path, env: dict[str, str], module: str,
+                                                                     closing: str) -> None:
+    import shlex
+
+    command = f"{shlex.quote(sys.executable)} -P -m {module} claude-code {closing}"
+    done = subprocess.run(["sh", "-c", command], input=b"{bad", env=env, cwd=repo, capture_output=True, timeout=60)
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr

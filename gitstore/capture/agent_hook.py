@@ -674,7 +674,7 @@ def _exit_now(status: int) -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError):  # AttributeError: None, a stream the harness closed
             pass
     os._exit(status)
 

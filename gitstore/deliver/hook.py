@@ -193,15 +193,22 @@ def main(argv: list[str] | None = None) -> int:
 def _hold_stdout() -> int:
     """Keep standard output for the answer and point descriptor 1 at the null device, so nothing
     else anyone prints reaches the harness."""
-    sys.stdout.flush()
-    kept = os.dup(1)
+    if sys.stdout is not None:  # None when the harness closed descriptor 1
+        sys.stdout.flush()
+    try:
+        kept = os.dup(1)
+    except OSError:  # closed: the answer goes nowhere, and nothing else may take descriptor 1
+        kept = -1
     null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, 1)
-    os.close(null)
+    if null != 1:
+        os.dup2(null, 1)
+        os.close(null)
     return kept
 
 
 def _write(fd: int, data: bytes) -> None:
+    if fd < 0:
+        return
     try:
         while data:
             data = data[os.write(fd, data):]
