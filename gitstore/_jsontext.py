@@ -4,17 +4,21 @@
 committed policy, a harness's settings file, a hook's input) raises ``RecursionError``, which
 no ``except ValueError`` around a parse catches: a traceback instead of the one line naming the
 file. :func:`loads` turns it into the ``json.JSONDecodeError`` (a ``ValueError``) every caller
-already handles. Standard library only: the agent hook reads through it too.
+already handles. Standard library only, and loaded lightly (the hooks import it at start-up:
+``json`` only when a text is read, ``typing`` never).
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def loads(text: str | bytes, **options: Any) -> Any:
     """``json.loads(text, **options)``; a value nested too deeply to read is a ``JSONDecodeError``."""
+    import json
+
     try:
         return json.loads(text, **options)
     except RecursionError:
