@@ -64,6 +64,13 @@ TYPED: list[tuple[tuple[str, ...], str, str, str, bool, tuple[str, ...]]] = [
     ((*PROPOSE, "--replaces"), "--replaces", "", "lrn_1", True, ()),
     ((*PROPOSE, "--title"), "--title", "", " ", True, ()),
     ((*PROPOSE, "--target"), "--target", "", " ", True, ()),
+    ((*PROPOSE, "--target"), "--target", "", "../../x", True, ()),
+    ((*PROPOSE[:1], "--title"), "--title", "", "t" * 201, True, PROPOSE[3:]),
+    ((*PROPOSE, "--rationale"), "--rationale", "", "r" * 2001, True, ()),
+    (("grant", "--purpose", "review", "--note"), "--note", "", "n" * 501, True, ()),
+    (("withdraw", "0" * 8, "--reason"), "--reason", "", "r" * 501, True, ()),
+    (("reject", LEARNING, "--review-digest", DIGEST, "--reason"), "--reason", "", "r" * 1001, True, ()),
+    (("merge", LEARNING, "--title", "T", "--text", "X"), "LEARNING_ID", "", LEARNING, True, ()),
     (("redact", "--reason", "r", "--comment"), "--comment", "", " ", True, ()),
     (("redact", "--comment", "github:comment:1", "--reason"), "--reason", "", " ", True, ()),
     (("purge", "--confirm"), "--confirm", "", " ", True, ()),
@@ -185,7 +192,8 @@ def _usage_error(done: subprocess.CompletedProcess[str]) -> str:
 def test_an_empty_or_malformed_typed_value_is_a_usage_error(
         place: tuple[Run], line: tuple[str, ...], name: str, value: str, takes_json: bool) -> None:
     err = _usage_error(_run(*place, *line))
-    assert name in err and (repr(value) in err or "(an empty id)" in err), err
+    shown = repr(value) if len(value) <= 80 else repr(value[:40])[:-1] + "..."  # a long value is named by its start
+    assert name in err and (shown in err or "(an empty id)" in err), err
     if takes_json:
         done = _run(*place, *line, "--json")
         assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr

@@ -47,6 +47,27 @@ def filled(value: str) -> str | None:
     return None if value.strip() else f"{value!r} is empty"
 
 
+def at_most(limit: int) -> Check:
+    """At most ``limit`` characters: what the record's contract holds."""
+
+    def check(value: str) -> str | None:
+        if len(value) <= limit:
+            return None
+        return f"{value[:40]!r}"[:-1] + f"... is {len(value)} characters long; at most {limit} are kept"
+
+    return check
+
+
+_RELATIVE = re.compile(r"(?!/)(?!.*(?:^|/)\.\.?(?:/|$))[^\x00-\x1f\\]{1,400}")
+
+
+def relative_path(value: str) -> str | None:
+    """A path inside the repository, as git writes it: relative, with ``/``, no ``.`` or ``..``."""
+    if _RELATIVE.fullmatch(value):
+        return None
+    return f"{value!r} is not a path inside the repository (relative, with /, no . or .. parts, at most 400 characters)"
+
+
 def path(value: str) -> str | None:
     """A file name: an empty one names no file (it would read as the current folder)."""
     return None if value else "'' names no file"

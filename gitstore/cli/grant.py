@@ -8,7 +8,7 @@ import typer
 
 from gitstore.cli._complete import words
 from gitstore.records.vocabulary import PURPOSES, SOURCES
-from gitstore.cli._values import checked, one_of, time
+from gitstore.cli._values import at_most, checked, filled, one_of, time
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.context import Context
@@ -29,7 +29,8 @@ def grant(
                                         help="Covers evidence written up to this time (a date means 00:00 UTC that day, so "
                                              "nothing written later that day; default: open).",
                                         callback=checked(time)),
-    note: Optional[str] = typer.Option(None, "--note", metavar="TEXT", help="Why."),
+    note: Optional[str] = typer.Option(None, "--note", metavar="TEXT", help="Why.",
+                                       callback=checked(filled, at_most(500))),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:

@@ -6,19 +6,28 @@ from typing import Optional
 
 import typer
 
-from gitstore.cli._values import checked, filled, learning_id
+from gitstore.cli._values import at_most, checked, filled, learning_id
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.context import Context
 from gitstore.ops import learning as ops
 
 
+def _two_or_more(ids: list[str]) -> list[str]:
+    checked(learning_id)(ids)
+    if len(set(ids)) < 2:
+        raise typer.BadParameter(f"only {' '.join(repr(i) for i in dict.fromkeys(ids))} named; a merge replaces "
+                                 "two or more")
+    return ids
+
+
 def merge(
     ids: list[str] = typer.Argument(..., metavar="LEARNING_ID", help="Two or more learnings to replace.",
-                               callback=checked(learning_id)),
-    title: str = typer.Option(..., "--title", metavar="TEXT", help="The merged learning's title.", callback=checked(filled)),
+                               callback=_two_or_more),
+    title: str = typer.Option(..., "--title", metavar="TEXT", help="The merged learning's title.",
+                              callback=checked(filled, at_most(200))),
     text: str = typer.Option(..., "--text", metavar="TEXT", help="The merged learning as agents will read it.",
-                          callback=checked(filled)),
+                          callback=checked(filled, at_most(4000))),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:

@@ -9,7 +9,7 @@ import typer
 
 from gitstore.cli._complete import words
 from gitstore.records.vocabulary import AUDIENCES, CATEGORIES, MEMORY_KINDS
-from gitstore.cli._values import checked, filled, learning_id, one_of
+from gitstore.cli._values import at_most, checked, filled, learning_id, one_of, relative_path
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.context import Context
@@ -36,9 +36,10 @@ def evidence_refs(values: list[str]) -> list[dict[str, Any]]:
 
 
 def propose(
-    title: str = typer.Option(..., "--title", metavar="TEXT", help="A short title.", callback=checked(filled)),
+    title: str = typer.Option(..., "--title", metavar="TEXT", help="A short title (at most 200 characters).",
+                              callback=checked(filled, at_most(200))),
     text: str = typer.Option(..., "--text", metavar="TEXT", help="The learning as agents will read it.",
-                             callback=checked(filled)),
+                             callback=checked(filled, at_most(4000))),
     category: str = typer.Option(..., "--category", metavar="CATEGORY", autocompletion=words(CATEGORIES),
                                  help="decision, convention, constraint, resolved-problem or project-knowledge.",
                                  callback=checked(one_of("category", CATEGORIES))),
@@ -52,10 +53,11 @@ def propose(
     audience: str = typer.Option("project", "--audience", metavar="AUDIENCE", autocompletion=words(AUDIENCES), help="project, user-tooling or personal.",
                                  callback=checked(one_of("audience", AUDIENCES))),
     target: list[str] = typer.Option([], "--target", metavar="PATH", help="A file, page or skill it is about (repeat).",
-                                   callback=checked(filled)),
+                                   callback=checked(filled, relative_path)),
     replaces: list[str] = typer.Option([], "--replaces", metavar="LEARNING_ID",
                                        help="A learning it offers to replace (repeat).", callback=checked(learning_id)),
-    rationale: str = typer.Option("Proposed by hand.", "--rationale", metavar="TEXT", help="Why it holds."),
+    rationale: str = typer.Option("Proposed by hand.", "--rationale", metavar="TEXT", help="Why it holds.",
+                                  callback=checked(filled, at_most(2000))),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:

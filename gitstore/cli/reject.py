@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from gitstore.cli._values import learning_argument
+from gitstore.cli._values import at_most, checked, filled, learning_argument
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.context import Context
@@ -17,7 +17,8 @@ def reject(
     learning_id: str = learning_argument("The proposal (lrn_...)."),
     review_digest: str = typer.Option(..., "--review-digest", metavar="DIGEST",
                                       help="The reviewDigest `gitstore show` printed: what you reviewed."),
-    reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT", help="Why."),
+    reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT", help="Why.",
+                                         callback=checked(filled, at_most(1000))),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:

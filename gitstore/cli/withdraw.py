@@ -8,7 +8,7 @@ import typer
 
 from gitstore.cli._complete import words
 from gitstore.records.vocabulary import PURPOSES
-from gitstore.cli._values import checked, grant_prefix, one_of
+from gitstore.cli._values import at_most, checked, filled, grant_prefix, one_of
 from gitstore.cli._io import JSON_OPTION, emit_json, echo, summary
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.cli._published import keep_current, name_promoted, still_promoted
@@ -25,7 +25,8 @@ def withdraw(
     purpose: Optional[list[str]] = typer.Option(None, "--purpose", metavar="PURPOSE", autocompletion=words(PURPOSES),
                                                 help="Withdraw only these purposes (repeat; default: all).",
                                                 callback=checked(one_of("purpose", PURPOSES))),
-    reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT", help="Why."),
+    reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT", help="Why.",
+                                           callback=checked(filled, at_most(500))),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
