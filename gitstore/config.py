@@ -58,6 +58,7 @@ from gitstore.scope import _git_folder, keep_scope, open_repository, scope_and_k
 STATE_DIR = Path("okf") / ".memory"
 CONFIG_NAME = "config.json"
 CONFIG_FILE = (STATE_DIR / CONFIG_NAME).as_posix()
+LEFT_NAME = "writers-left"  # the ids a copy stopped writing as: its original's (one a line)
 HOME_NAME = "home"  # the work tree's path as this clone last ran there (bytes, as the file system has it)
 OWN_CONFIG_NAME = "gitstore-config"  # in the work tree's git folder: the blob id of the config.json this clone owns
 PROVIDERS = ("git", "sqlite", "jsonl", "memory")
@@ -157,7 +158,7 @@ def parse_config(path: Path, raw: bytes, repo: pygit2.Repository | None = None) 
     try:
         data = _jsontext.loads(raw.decode("utf-8"))
     except ValueError as exc:
-        raise InvalidInput(f"{path}: cannot read configuration ({exc}){_writers_hint(repo)}") from None
+        raise InvalidInput(f"{path}: cannot read configuration ({exc}){_writers_hint(repo, path.parent)}") from None
     if not isinstance(data, dict):
         raise InvalidInput(f"{path}: configuration must be a JSON object")
     for key in data:
@@ -165,7 +166,7 @@ def parse_config(path: Path, raw: bytes, repo: pygit2.Repository | None = None) 
             raise InvalidInput(f"{path}: unknown field {key!r} (fields: {', '.join(_SECTIONS)})")
     writer = data.get("writer")
     if not isinstance(writer, str) or not writer:
-        raise InvalidInput(f"{path}: no writer id{_writers_hint(repo) or ' (run `gitstore init` to make one)'}")
+        raise InvalidInput(f"{path}: no writer id{_writers_hint(repo, path.parent) or ' (run `gitstore init` to make one)'}")
     given = data.get("writerGiven", False)
     if not isinstance(given, bool):
         raise InvalidInput(f"{path}: writerGiven must be true or false")
@@ -188,9 +189,10 @@ def _capture_mode(path: Path, section: Any) -> str:
     return str(mode)
 
 
-def _writers_hint(repo: pygit2.Repository | None) -> str:
-    """Which writer ids this clone's shared records are under, and how to write as the first
-    again (empty without ``repo`` or such records)."""
+def _writers_hint(repo: pygit2.Repository | None, state: Path | None = None) -> str:
+    """Which writer ids this clone's shared records are under, and how to write as its own
+    again (empty without ``repo`` or such records). A writer the folder this one was copied
+    from still writes as is never offered: two clones writing as one id part for good."""
     if repo is None:
         return ""
     prefix = "refs/memory/v1/records/shared/"
@@ -200,8 +202,33 @@ def _writers_hint(repo: pygit2.Repository | None) -> str:
         return ""
     if not names:
         return ""
-    return (f"; this clone's records are under writer {', '.join(names)}: remove the file and run "
-            f"`gitstore init --writer {names[0]}` to go on writing as it")
+    root = Path(repo.workdir) if repo.workdir else None
+    theirs = [n for n in names if root is not None and state is not None and _held_elsewhere(root, state, n)]
+    ours = [n for n in names if n not in theirs]
+    found = f"; this clone's records are under writer {', '.join(names)}"
+    if theirs:
+        found += f" ({', '.join(theirs)}: the folder this one was copied from writes as it)"
+    if len(ours) == 1:
+        return found + f": remove the file and run `gitstore init --writer {ours[0]}` to go on writing as it"
+    if ours:
+        return found + ": remove the file and run `gitstore init --writer W` with the one this clone wrote as"
+    return found + ": remove the file and run `gitstore init`, which gives this clone a writer id of its own"
+
+
+def _held_elsewhere(root: Path, state: Path, writer: str) -> bool:
+    """Whether ``writer`` is the id of the folder this clone was copied from: one it stopped
+    writing as (``LEFT_NAME``), or one that folder (``home``) still writes as (``copied_from``,
+    without writing anything)."""
+    try:
+        if writer in (state / LEFT_NAME).read_text(encoding="ascii").split():
+            return True
+    except (OSError, UnicodeDecodeError):
+        pass
+    try:
+        kept = (state / HOME_NAME).read_bytes()
+    except OSError:
+        return False
+    return kept != os.fsencode(root) and bool(kept) and _writes_as(Path(os.fsdecode(kept)), root, writer)
 
 
 def copied_from(root: Path, state: Path, writer: str) -> Path | None:
@@ -236,6 +263,11 @@ def _on_its_own(repo: pygit2.Repository, root: Path, state: Path, config: Config
              "cannot be written: run `gitstore init --new-writer` here once it can, before either of them appends "
              "again, or their histories split")
         return config
+    try:  # the id is the original's: never offered back to this clone (``_writers_hint``)
+        with open(state / LEFT_NAME, "a", encoding="ascii") as left:
+            left.write(config.writer + "\n")
+    except OSError:
+        pass
     note(f"{root} is a copy of {copied}, which writes as {config.writer}: this clone writes as {renewed.writer} "
          f"from now on (what it stored as {config.writer} stays, read as before)")
     return renewed

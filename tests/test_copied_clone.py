@@ -80,6 +80,26 @@ def test_the_first_command_in_a_copy_gives_it_a_writer_of_its_own_and_says_so(wo
     assert "writer" not in {c.name for c in doctor(copy).checks} | {c.name for c in doctor(alice).checks}
 
 
+@pytest.mark.parametrize("appended", [False, True])
+def test_a_damaged_configuration_in_a_copy_never_advises_the_original_s_writer(
+        world: tuple, tmp_path: Path, appended: bool) -> None:
+    """A copy given a writer of its own whose config.json is then damaged: the advice named the
+    first writer whose records the clone holds, the original's, and following it made both
+    folders write as one id (the next sync of either refused)."""
+    _, alice = world
+    old = _writer(alice)
+    copy = _copy(alice, tmp_path / "alice-copy")
+    assert cli.gitstore("status", cwd=copy).returncode == 0
+    new = _writer(copy)
+    if appended:
+        _comment(copy, 2, "name the queue after its consumer")
+    (copy / STATE_DIR / "config.json").write_text('{"writer": ')
+    err = cli.gitstore("status", cwd=copy).stderr
+    assert f"{old}: the folder this one was copied from writes as it" in err, err
+    assert f"--writer {old}" not in err
+    assert (f"`gitstore init --writer {new}`" in err) if appended else ("`gitstore init`, which gives" in err), err
+
+
 def test_a_copy_that_cannot_write_its_configuration_warns_on_every_command_and_doctor_says_what_to_do(
         world: tuple, tmp_path: Path) -> None:
     _, alice = world
