@@ -11,7 +11,8 @@ from gitstore.queries.audit import audit as query
 
 
 def audit(as_json: bool = JSON_OPTION) -> None:
-    """Every grant, withdrawal, decision, retirement, export and redaction, in order."""
+    """Every grant, withdrawal, decision, retirement, export and redaction, in order; an entry
+    whose decision, grant or withdrawal carries no authority says it is not used."""
     entries = query(Context.open())
     if as_json:
         emit_json(entries)
@@ -21,7 +22,8 @@ def audit(as_json: bool = JSON_OPTION) -> None:
              " here as they are made")
     for entry in entries:
         reason = f" ({one_line(entry['reason'])})" if entry["reason"] else ""
-        echo(f"{entry['at']} {entry['action']:<11} {entry['by']} {' '.join(entry['subjects'])}{reason}")
+        unused = f" [NOT USED: {one_line(entry['notUsed'])}]" if "notUsed" in entry else ""
+        echo(f"{entry['at']} {entry['action']:<11} {entry['by']} {' '.join(entry['subjects'])}{reason}{unused}")
 
 
 def register(app: typer.Typer) -> None:
