@@ -39,6 +39,28 @@ def test_an_accepted_replacement_supersedes(tmp_path: Path) -> None:
         ops.accept(ctx, third["id"], third["reviewDigest"], "github:9")
 
 
+def test_a_learning_kept_on_this_machine_replaces_no_shared_one(tmp_path: Path) -> None:
+    """A replacement citing a personal session is kept local, and no other clone sees it: had it
+    replaced the team's learning here, a publish here would drop that learning from the files
+    every clone commits, while every other clone keeps it in force."""
+    from gitstore.deliver.publish import select
+
+    ctx = ready_repo(tmp_path / "w")
+    grant_all(ctx, sources=("review-thread", "agent-session"))
+    c = _world(ctx)
+    team = accepted(ctx, propose(ctx, [ref(c[0])], title="Team rule", text="Retries use jitter."))
+    session = Thread(ctx, None, "s1", kind="agent-session")
+    said = session.comment("s1", "Retries use jitter and a cap.", "2026-03-05T10:00:00.000000Z")
+    session.save()
+    mine = accepted(ctx, propose(ctx, [ref(said)], title="My rule", text="Retries use jitter and a cap.",
+                                 replaces=(team["id"],)))
+    assert [i.stored.namespace for i in ctx.view().learnings[mine["id"]]][-1] == "local"
+    statuses = evaluate(ctx.view(), "instruction")
+    assert statuses[team["id"]].usable and statuses[team["id"]].replaced_by is None
+    assert statuses[mine["id"]].usable and "replaces no shared one" in (statuses[mine["id"]].conflicted or "")
+    assert any(f.learning == team["id"] for f in select(ctx.view()).facts), "still published"
+
+
 def test_a_retired_replacement_keeps_its_claims(tmp_path: Path) -> None:
     ctx = ready_repo(tmp_path / "w")
     grant_all(ctx)

@@ -10,7 +10,10 @@ winner is never used while a contender that lost is not retired; a person settle
 retiring the one they do not want. A claim takes all the learnings it names or none. A claim
 that loses replaces nothing and is marked conflicted: if it came with the acceptance, that
 learning is not used; if it was added later, the learning stays as it was. A claim keeps
-effect when its learning is later retired or damaged, so nothing quietly comes back.
+effect when its learning is later retired or damaged, so nothing quietly comes back. A claim of
+a learning kept on this machine (local) replaces no shared learning: every other clone keeps
+that one in force, so this clone does too (and a publish here never drops it), and the claim is
+marked conflicted.
 """
 
 from __future__ import annotations
@@ -49,8 +52,17 @@ class _Claim:
 
 def settle(view: View, all_histories: dict[str, History]) -> Claims:
     """Settle racing replacements by what each claim had seen (see the module)."""
-    found = _claims(all_histories)
     claims = Claims()
+    found = []
+    for claim in _claims(all_histories):
+        shared = [t for t in claim.targets if t in all_histories and all_histories[t].chain
+                  and all_histories[t].chain[0].stored.namespace == "shared"]
+        if claim.item.stored.namespace == "local" and shared:  # no other clone sees it: it replaces nothing
+            claims.conflicted[claim.learning] = (
+                f"its replacement of {', '.join(shared)} does not stand: a learning kept on this machine (its "
+                "evidence or history is personal) replaces no shared one, which every other clone keeps in force")
+            continue
+        found.append(claim)
     lost: dict[str, set[str]] = {}  # claimant -> learnings whose claims it lost to
     rivals: dict[str, set[str]] = {}  # claimant -> contenders it settled over
     by_target: dict[str, list[int]] = {}  # only claims on a common learning race each other
