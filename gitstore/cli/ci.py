@@ -52,10 +52,11 @@ def report(
     """Print the memory pull request's description (Markdown) from a dream's JSON report."""
     try:
         data = _jsontext.loads(read_input(dream_json, 64 << 20))
-    except ValueError:
+    except ValueError as exc:
+        if "nested too deeply" in str(exc):
+            raise InvalidInput(f"{dream_json}: not a dream report (gitstore dream --json): values nested too "
+                               "deeply") from None
         raise InvalidInput(f"{dream_json}: not JSON (gitstore dream --json writes it)") from None
-    except RecursionError:
-        raise InvalidInput(f"{dream_json}: not a dream report (gitstore dream --json): values nested too deeply") from None
     typer.echo(report_body(data), nl=False)
 
 
