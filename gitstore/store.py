@@ -100,7 +100,8 @@ class Sides:
     Personal session records are local: envelopes, receipts, agent-session episodes and their
     events. A learning's namespace follows its evidence: it is local when it cites a local
     episode, when an earlier version of it is local, or when it replaces a local learning, so
-    no clone ever receives a learning whose evidence (or history) it cannot have. A promotion
+    no clone ever receives a learning whose evidence (or history) it cannot have; and a
+    learning whose audience is ``personal`` (one person's machine or tools) is local too. A promotion
     packet follows its learning: it holds its statement, and what its sessions ran.
     """
 
@@ -145,6 +146,8 @@ class Sides:
         return self.episodes.get(episode) or self.where("episode", episode)
 
     def _learning_is_local(self, record: Mapping[str, Any]) -> bool:
+        if record.get("audience") == "personal":  # one person's machine or tools: no teammate's agent gets it
+            return True
         cited = [ref["episode"] for ref in [*record["evidence"], *record["counterevidence"]]]
         learnings = [*([str(record["id"])] if record["previous"] else []), *record["replaces"]]
         return (any(self._episode(e) == "local" for e in cited)

@@ -171,6 +171,18 @@ def test_a_learning_citing_a_personal_session_is_kept_local_in_every_version(
     assert merged["id"].encode() not in pushed
 
 
+def test_a_personal_learning_is_kept_local_whatever_its_evidence(
+        two_sides: tuple[Context, dict[str, Any], dict[str, Any]]) -> None:
+    """Audience personal: one person's machine, home path or tools. Stored shared, a sync took it
+    to every teammate's agent ("Alice prefers the solarized theme")."""
+    ctx, comment, _ = two_sides
+    draft = ops.Draft(title="Editor", text="Alice prefers the solarized editor theme and vim keybindings.",
+                      category="convention", evidence=[ref(comment)], counterevidence=[], audience="personal",
+                      proposer=("person", "github:9"))
+    mine = accepted(ctx, ops.propose(ctx, draft, "github:9"))
+    assert _namespaces(ctx, mine["id"]) == ["local", "local"]
+
+
 def test_auto_safe_steps_on_personal_evidence_stay_local(
         two_sides: tuple[Context, dict[str, Any], dict[str, Any]]) -> None:
     ctx, _, ran = two_sides
