@@ -371,3 +371,29 @@ def test_an_odd_transcript_file_name_never_costs_the_capture(tmp_path: Path, nam
     assert "captured episode" in cli.ok("import", "transcript", os.fsdecode(path), cwd=ctx.workspace.root)
     [envelope] = [i.record for i in Context.open(ctx.workspace.root).store.items(["envelope"])]
     assert envelope["transcript"]["name"] in ("a_b.jsonl", "session-\ufffd.jsonl")
+
+
+def test_an_opencode_plugin_event_finds_its_session_file(tmp_path: Path) -> None:
+    """OpenCode's plugin names the session, never a transcript file: the capture finds
+    ``storage/session/<project>/<id>.json`` where OpenCode keeps it, and stores the session."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from .conftest import shared
+
+    ctx = ready_repo(tmp_path / "widgets")
+    data = Path(os.environ["XDG_DATA_HOME"]) if os.environ.get("XDG_DATA_HOME") else \
+        Path(os.environ["HOME"]) / ".local" / "share"
+    shutil.copytree(shared("transcripts", "agent-sessions", "opencode", "storage_legacy"),
+                    data / "opencode" / "storage")
+    root = str(ctx.workspace.root)
+    event = {"hook_event_name": "session.idle", "session_id": "ses_s_stage0_drift", "cwd": root, "worktree": root,
+             "event": {"type": "session.idle", "properties": {"sessionID": "ses_s_stage0_drift"}}}
+    done = subprocess.run([sys.executable, "-m", "gitstore", "capture", "--harness", "opencode", "--json"], cwd=root,
+                          input=json.dumps(event), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    [receipt] = [i.record for i in Context.open(root).store.items(["receipt"])]
+    assert "transcript-missing" not in json.dumps(receipt), receipt
+    assert Context.open(root).view().episodes, "the session is stored"

@@ -32,6 +32,8 @@ class HookInput(NamedTuple):
         transcript = Path(path).expanduser() if path else None
         if transcript is None and harness == "codex" and session:
             transcript = _codex_rollout(session)
+        if transcript is None and harness == "opencode" and session:
+            transcript = _opencode_session(session)
         version = _first(payload, "version", "harness_version")
         return cls(harness, _token(event, 64), session, transcript, where, version)
 
@@ -47,6 +49,17 @@ def _first(payload: dict[str, Any], *keys: str) -> str | None:
 def _token(value: str, size: int) -> str:
     cleaned = "".join(c if c.isalnum() or c in "._-" else "-" for c in value)[:size]
     return cleaned if cleaned and cleaned[0].isalpha() else "x" + cleaned[: size - 1]
+
+
+def _opencode_session(session: str) -> Path | None:
+    """OpenCode's session file, which its plugin event does not name: ``<id>.json`` under a
+    project's folder of ``$XDG_DATA_HOME/opencode/storage/session/`` (``~/.local/share`` by
+    default), the file the transcript reader takes."""
+    if not session.replace("_", "").replace("-", "").isalnum():  # an id, never a path
+        return None
+    data = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    found = sorted(Path(data, "opencode", "storage", "session").glob(f"*/{session}.json"))
+    return found[-1] if found else None
 
 
 def _codex_rollout(thread: str) -> Path | None:
