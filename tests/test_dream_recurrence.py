@@ -57,6 +57,23 @@ def test_a_reply_that_objects_holds_the_theme_back_with_its_counterevidence(tmp_
     assert len(held["evidence"]) == 2
 
 
+@pytest.mark.parametrize("reply", ["-1, a fixed delay here makes every client retry at the same moment.",
+                                   "I object: jittered backoff is wrong for these retries.",
+                                   "No. We should not back off like that here.",
+                                   "We shouldn't do that, the retries here are bounded.",
+                                   "Please no, this is wrong."])
+def test_the_common_ways_to_object_hold_the_theme_back(tmp_path: Path, reply: str) -> None:
+    """Read as asking for the rule, each of these replies counted its author among the theme's
+    people: two accounts got a rule the maintainer objected to proposed, the objection cited
+    as its evidence."""
+    ctx = w.repo(tmp_path)
+    w.comment(ctx, 10, "github:1", f"{RULE}.", 0, replies=[("github:3", reply)])
+    w.comment(ctx, 11, "github:2", "Back off with jitter before retrying.", 10)
+    report = w.run(ctx)
+    assert report.proposed == [], report.proposed
+    assert report.held_back and report.held_back[0]["reasons"][0].startswith("contested"), report.held_back
+
+
 def test_a_later_comment_that_objects_holds_the_theme_back(tmp_path: Path) -> None:
     ctx = w.repo(tmp_path)
     w.jitter_theme(ctx)

@@ -16,7 +16,11 @@ _OBJECTS = re.compile(
     r"(?:don't|do\s+not|doesn't|does\s+not)\s+(?:really\s+)?need|"
     r"(?:i'd|i\s+would)\s+rather\s+not|let's\s+not|we\s+(?:don't|do\s+not)\s+want|"
     r"(?:don't|do\s+not)\s+think\s+(?:we|this|that|it)\s+(?:need|should|is)|"
-    r"(?:that's|this\s+is|it's)\s+not\s+(?:true|right|correct|the\s+case))"
+    r"(?:that's|this\s+is|it's)\s+not\s+(?:true|right|correct|the\s+case)|"
+    r"i\s+object|objection|(?:that's|this\s+is|it's)\s+(?:wrong|a\s+bad\s+idea)|bad\s+idea|"
+    r"please\s+(?:no|don't|do\s+not)\b|(?:shouldn't|should\s+not)\s+do\s+(?:that|this))"
+    # a reply that opens with a veto: "-1, ...", "No. ...", "Nope!"
+    r"|(?:^|(?<=[\n>]))\s*(?:-1|no|nope|nah)\b(?=\s*[.,!:;]|\s*$)"
 )
 _FIXED = re.compile(
     r"\b(?:fixed\s+in|fixed\s+(?:it|this|that|now)|good\s+catch|pushed\s+a\s+fix|"
