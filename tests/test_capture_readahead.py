@@ -397,3 +397,27 @@ def test_an_opencode_plugin_event_finds_its_session_file(tmp_path: Path) -> None
     [receipt] = [i.record for i in Context.open(root).store.items(["receipt"])]
     assert "transcript-missing" not in json.dumps(receipt), receipt
     assert Context.open(root).view().episodes, "the session is stored"
+
+
+def test_a_session_captured_in_a_linked_worktree_carries_its_key(tmp_path: Path) -> None:
+    """The contract's ``worktree``: an opaque key for a linked worktree, null for the main one."""
+    import re as regex
+
+    from . import cli
+    from .conftest import git
+
+    ctx = ready_repo(tmp_path / "widgets")
+    linked = tmp_path / "widgets-feature"
+    git(ctx.workspace.root, "worktree", "add", "-q", "-b", "feature", str(linked))
+    cli.ok("init", cwd=linked)
+    start = datetime.now(UTC) - timedelta(minutes=5)
+    session = tmp_path / "session.jsonl"
+    session.write_text("".join(json.dumps({
+        "type": role, "uuid": f"u{n}", "parentUuid": f"u{n - 1}" if n else None, "sessionId": f"s-{n}-tree",
+        "timestamp": (start + timedelta(seconds=n)).isoformat(), "cwd": str(linked), "version": "1.0.98",
+        "message": {"role": role, "content": "Fix the retry loop."}}) + "\n" for n, role in enumerate(("user", "assistant"))))
+    cli.ok("import", "transcript", str(session), cwd=linked)
+    cli.ok("import", "transcript", str(session), cwd=ctx.workspace.root)
+    keys = [i.record["worktree"] for i in Context.open(linked).store.items(["envelope"])]
+    assert len(keys) == 2 and None in keys, keys
+    assert regex.fullmatch(r"[0-9a-f]{16}", next(k for k in keys if k is not None)), keys

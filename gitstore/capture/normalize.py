@@ -22,6 +22,7 @@ from gitstore.records.times import now as now_time
 from gitstore.records.times import normalize_time, parse_time
 from gitstore.config import Workspace, git_ignores
 from gitstore.records.contracts import seal
+from gitstore.scope import worktree_key
 from gitstore.errors import GitstoreError, InvalidInput, Refused
 from gitstore.records.ids import episode_id, event_id
 from gitstore.records.vocabulary import CAPTURE_MODES
@@ -88,7 +89,7 @@ def _envelope(ctx: Context, hook: HookInput, transcript: Transcript | None, mode
         "schema": "gitstore.envelope/v1", "scope": ctx.scope, "harness": hook.harness,
         "harnessVersion": ((hook.version or (transcript.version if transcript else None) or "")[:64] or None),
         "event": hook.event, "session": "".join(session.split())[:200] or "unknown",
-        "worktree": None, "branch": _branch(ctx.workspace.repo), "revision": head,
+        "worktree": worktree_key(ctx.workspace.repo), "branch": _branch(ctx.workspace.repo), "revision": head,
         "transcript": info, "available": available, "mode": mode, "capturedAt": at,
     })
 
