@@ -70,7 +70,6 @@ TYPED: list[tuple[tuple[str, ...], str, str, str, bool, tuple[str, ...]]] = [
     (("grant", "--purpose", "review", "--note"), "--note", "", "n" * 501, True, ()),
     (("withdraw", "0" * 8, "--reason"), "--reason", "", "r" * 501, True, ()),
     (("reject", LEARNING, "--review-digest", DIGEST, "--reason"), "--reason", "", "r" * 1001, True, ()),
-    (("merge", LEARNING, "--title", "T", "--text", "X"), "LEARNING_ID", "", LEARNING, True, ()),
     (("redact", "--reason", "r", "--comment"), "--comment", "", " ", True, ()),
     (("redact", "--comment", "github:comment:1", "--reason"), "--reason", "", " ", True, ()),
     (("purge", "--confirm"), "--confirm", "", " ", True, ()),

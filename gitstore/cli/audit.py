@@ -11,8 +11,9 @@ from gitstore.queries.audit import audit as query
 
 
 def audit(as_json: bool = JSON_OPTION) -> None:
-    """Every grant, withdrawal, decision, retirement, export and redaction, in order; an entry
-    whose decision, grant or withdrawal carries no authority says it is not used."""
+    """Every grant, withdrawal, decision, retirement, export and redaction, in order.
+
+    An entry whose decision, grant or withdrawal carries no authority says it is not used."""
     entries = query(Context.open())
     if as_json:
         emit_json(entries)

@@ -13,17 +13,9 @@ from gitstore.context import Context
 from gitstore.ops import learning as ops
 
 
-def _two_or_more(ids: list[str]) -> list[str]:
-    checked(learning_id)(ids)
-    if len(set(ids)) < 2:
-        raise typer.BadParameter(f"only {' '.join(repr(i) for i in dict.fromkeys(ids))} named; a merge replaces "
-                                 "two or more")
-    return ids
-
-
 def merge(
     ids: list[str] = typer.Argument(..., metavar="LEARNING_ID", help="Two or more learnings to replace.",
-                               callback=_two_or_more),
+                               callback=checked(learning_id)),
     title: str = typer.Option(..., "--title", metavar="TEXT", help="The merged learning's title.",
                               callback=checked(filled, at_most(200))),
     text: str = typer.Option(..., "--text", metavar="TEXT", help="The merged learning as agents will read it.",

@@ -56,8 +56,8 @@ def settle(view: View, all_histories: dict[str, History]) -> Claims:
     found = []
     for claim in _claims(all_histories):
         shared = [t for t in claim.targets if t in all_histories and all_histories[t].chain
-                  and all_histories[t].chain[0].stored.namespace == "shared"]
-        if claim.item.stored.namespace == "local" and shared:  # no other clone sees it: it replaces nothing
+                  and _namespace(all_histories[t].chain[0]) == "shared"]
+        if _namespace(claim.item) == "local" and shared:  # no other clone sees it: it replaces nothing
             claims.conflicted[claim.learning] = (
                 f"its replacement of {', '.join(shared)} does not stand: a learning kept on this machine (its "
                 "evidence or history is personal) replaces no shared one, which every other clone keeps in force")
@@ -96,6 +96,11 @@ def settle(view: View, all_histories: dict[str, History]) -> Claims:
                 f"contested: {', '.join(waiting)} claimed the same learnings without seeing this claim; "
                 "retire the one that should not stand")
     return claims
+
+
+def _namespace(item: Item) -> str:
+    """Where a version is kept (a store order without namespaces, as in a model of one: shared)."""
+    return getattr(item.stored, "namespace", "shared")
 
 
 def _claims(all_histories: dict[str, History]) -> list[_Claim]:
