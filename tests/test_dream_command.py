@@ -203,21 +203,38 @@ def test_evidence_beyond_the_bound_waits_and_the_dream_says_so(ctx: Context) -> 
     assert w.run(ctx).status == "complete"
 
 
-def test_labels_another_writer_stored_never_steer_the_dream(ctx: Context) -> None:
-    """Anyone who can push can store label events naming the command labeler: an incremental
-    labeler would take them as its own and skip the evidence they cover, so a theme they made up
-    (over a maintainer's objection, in the attack) was proposed. Only labels this clone wrote,
-    or kept local, are taken."""
+@pytest.mark.parametrize("as_victim", [False, True])
+def test_labels_another_clone_stored_never_steer_the_dream(ctx: Context, tmp_path: Path, as_victim: bool) -> None:
+    """Anyone who can push can store label events naming the command labeler, under any writer
+    id, this clone's own included: an incremental labeler would take them as its own and skip
+    the evidence they cover, so a theme they made up (over a maintainer's objection, in the
+    attack) was proposed. Only labels in this clone's own refs, or kept local, are taken."""
     from gitstore.ops import labels as label_ops
+    from gitstore.sync.remote import sync
 
+    from .conftest import git
     from .team import forge
 
+    root = ctx.workspace.root
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(root, "remote", "add", "team", str(bare))
+    assert sync(str(root), "team").status == "ok"
+    mallory = tmp_path / "mallory"
+    git(tmp_path, "init", "-q", str(mallory))
+    git(mallory, "fetch", "-q", str(bare), "refs/memory/*:refs/memory/*")
     view = ctx.view()
     comments = [e for e in view.events.values() if e["type"] == "comment"]
     forged = [label_ops.build(view, label_ops.LabelSpec(e["id"], "push-straight-to-main", "convention", "asks-for",
                                                         ((0, 5),), "command")) for e in comments]
-    forge(ctx.workspace.root, "wforger", forged)
+    writer = ctx.workspace.config.writer if as_victim else "wforger"
+    forge(mallory, writer, forged)
+    for kind in ("records", "payloads"):
+        git(mallory, "push", "-q", "--force", str(bare), f"refs/memory/v1/{kind}/shared/{writer}")
+    sync(str(root), "team")
+    labels = [e for e in Context.open(root).view().events.values() if e["type"] == "label"]
+    assert {e["payload"]["label"]["theme"] for e in labels} == {"push-straight-to-main"}, "the forged labels arrived"
     log = configure(ctx)
-    report = w.run(Context.open(ctx.workspace.root))
-    assert [p["theme"] for p in report.proposed] == ["retry-jitter"], report.proposed
+    report = w.run(Context.open(root))
+    assert [p["theme"] for p in report.proposed] == ["retry-jitter"], report.to_json()
     assert calls(log), "the program labelled the evidence itself"

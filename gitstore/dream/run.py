@@ -100,7 +100,8 @@ def dream(start: str | Path, request: Request, notify: Callable[[str], None] | N
     consolidators = [consolidator_registry.load(n, config.consolidator_options(n)) for n in dict.fromkeys(chosen)]
     try:
         store_view = ctx.view()
-        view = take(store_view, ctx.workspace.repo, request.purpose, request.since, ctx.workspace.config.writer)
+        view = take(store_view, ctx.workspace.repo, request.purpose, request.since,
+                    own=lambda append: ctx.store.attestation(append).own)
     except IntegrityError as exc:
         return DreamReport.blocked(request.purpose, f"the store cannot be read: {exc}", exc.exit_code)
     return _Dream(ctx, store_view, view, request, notify or _stderr).run(labeler, consolidators)

@@ -20,7 +20,7 @@ origins counts independent evidence, not copies.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -194,21 +194,23 @@ class _Taking:
     excluded: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     namespaces: dict[str, str] = field(default_factory=dict)
     citable: dict[str, str] = field(default_factory=dict)
-    writer: str | None = None  # labels only this clone wrote are taken (None: every label)
+    own: Callable[[str], bool] | None = None  # whether an append is this clone's (None: take every label)
     own_labels: set[str] = field(default_factory=set)
 
 
 def take(view: View, repo: pygit2.Repository | None, purpose: str, since: str | None = None,
-         writer: str | None = None) -> FrozenView:
+         own: Callable[[str], bool] | None = None) -> FrozenView:
     """Freeze what ``purpose`` may use of a loaded store ``view`` (optionally only evidence written
-    at or after ``since``); ``repo`` answers which cited paths exist at HEAD. With ``writer``
-    (this clone's), the stored labels are only those it wrote, or kept local: anyone who can
-    push can store labels, and a label steers what a dream proposes."""
-    taking = _Taking(view, purpose, since, writer=writer)
+    at or after ``since``); ``repo`` answers which cited paths exist at HEAD. With ``own``
+    (whether an append is in this clone's own refs: ``Store.attestation``), the stored labels
+    are only those this clone wrote, or kept local: anyone who can push can store labels, under
+    any writer id they name, and a label steers what a dream proposes."""
+    taking = _Taking(view, purpose, since, own=own)
     for item in view.items:
         if item.kind == "event":
             taking.namespaces.setdefault(item.record["id"], item.stored.namespace)
-            if item.record["type"] == "label" and (item.stored.namespace == "local" or item.stored.writer == writer):
+            if item.record["type"] == "label" and (item.stored.namespace == "local"
+                                                    or (own is not None and own(item.stored.append))):
                 taking.own_labels.add(item.record["id"])
     evidence = _evidence(taking)
     learnings = _learnings(view, purpose)
@@ -354,7 +356,7 @@ def _labels(taking: _Taking, evidence: Mapping[str, Evidence]) -> dict[str, tupl
         for child in view.children.get(parent, ()):
             if child["type"] != "label" or "payload" not in child:
                 continue
-            if taking.writer is not None and child["id"] not in taking.own_labels:
+            if taking.own is not None and child["id"] not in taking.own_labels:
                 continue
             if not consent.decide(view, child["id"], taking.purpose).ok:
                 continue
