@@ -750,3 +750,21 @@ def test_a_secret_split_between_title_and_text_reaches_no_agent_and_no_published
     assert secret not in shown and "[REDACTED:credential-assignment]" in item["text"], item
     context = cli.ok("context", "--prompt", "staging deploys password", cwd=world.root)
     assert secret not in context and "[REDACTED:credential-assignment]" in context
+
+
+def test_a_private_key_split_between_title_and_text_is_never_published(world: World) -> None:
+    """A key's header as the title, its body as the text: neither part alone is a key, the line
+    with its breaks is, and squeezed onto the one line publish writes it no longer reads as one."""
+    ctx = world.ctx
+    thread = Thread(ctx, 62, "c62")
+    event = thread.comment("c62", "Deploys read the key from the vault.", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    body = ("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+            "QyNTUxOQAAACDx3gmyCjzBc6cxE7Wq1tQxh7RYrYsOQsA6JmRyvpzc1QAAAJgd6QLiO\n-----END OPENSSH PRIVATE KEY-----")
+    draft = ops.Draft(title="-----BEGIN OPENSSH PRIVATE KEY-----", text=body, category="project-knowledge",
+                      evidence=[ref(event)], counterevidence=[], proposer=("person", "github:9"))
+    learning = accepted(ctx, ops.propose(ctx, draft, "github:9"))
+    result = publish(str(world.root))
+    for name in ("AGENTS.md", INDEX):
+        assert b"b3BlbnNzaC1rZXkt" not in read(world, name)
+    assert learning["id"] in json.dumps(result.to_json())

@@ -148,14 +148,21 @@ def select(view: Any) -> Selection:
         if why is None:
             safe = screened(view, record, scanner)
             why = None if isinstance(safe, dict) else f"the safety scan left it out ({safe})"
-        if why is None:  # its one line as written, not only its parts: a committed file keeps no secret
-            found = scanner.scan(text)
-            redacted = sorted({f.kind for f in found.findings if f.action == "redact"})
-            if found.quarantined:
-                why = "the safety scan left it out (its text as it would be written, on one line)"
-            elif redacted:
-                why = (f"the safety scan found {', '.join(redacted)} in its text as it would be written: a published "
-                       "file is committed, so it keeps none (edit the learning to leave it out)")
+        if why is None:  # its parts, its line with the parts' own line breaks, its one line as written:
+            # a committed file keeps no secret (a key split between title and text reads as one
+            # only with its line breaks; squeezed onto one line, only its parts give it away)
+            content = record["content"]
+            redacted: set[str] = set()
+            for whole in (content["title"], content["text"], f"{content['title'].strip()}: {content['text'].strip()}",
+                          text):
+                found = scanner.scan(whole)
+                if found.quarantined:
+                    why = "the safety scan left it out (its text as it would be written, on one line)"
+                    break
+                redacted.update(f.kind for f in found.findings if f.action == "redact")
+            if why is None and redacted:
+                why = (f"the safety scan found {', '.join(sorted(redacted))} in its text as it would be written: a "
+                       "published file is committed, so it keeps none (edit the learning to leave it out)")
         if why:
             selection.skipped[record["id"]] = why
             continue
