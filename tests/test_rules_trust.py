@@ -198,8 +198,33 @@ def test_a_version_no_decision_made_never_takes_a_learning_out_of_force(team: di
         assert _standing(ctx, proposal["id"]) == ("accepted", True)
         found = [str(p) for p in verify(ctx.store).problems]
         assert any(again["digest"] in p and "accepted -> proposed" in p and "breaks nothing" in p for p in found), found
+    shown = cli.ok("history", proposal["id"], cwd=carol.workspace.root)
+    assert f"ignored (no lifecycle step, and no decision made it): version 3 ({again['digest']})" in shown, shown
     ops.retire(bob, proposal["id"], BOB, "Superseded by the new client.")
     assert _standing(bob, proposal["id"]) == ("retired", False), "the history is whole: people go on deciding"
+
+
+def test_an_audit_entry_standing_alone_is_never_shown_as_counting(team: dict[str, object], tmp_path: Path) -> None:
+    """An entry is a claim: one naming a record that does not exist, or a real decision with
+    another person and action, stored on its own by someone with no key."""
+    import json
+
+    bare, keys = _copy(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    bob = team_clone(tmp_path, bare, "bob", keys[BOB][0])
+    accepted = ops.accept(bob, proposal["id"], proposal["reviewDigest"], BOB)
+    bob, = sync(bob)
+    mallory = team_clone(tmp_path, bare, "mallory")
+    forged = [mallory.audit("accept", ALICE, [proposal["id"]], [{"digest": "sha256:" + "ab" * 32}]),
+              mallory.audit("retire", ALICE, [proposal["id"]], [accepted])]
+    provider = GitProvider(mallory.workspace.root, mallory.workspace.config.writer)
+    provider.append(Batch("shared", batch(*forged).entries))
+    carol = team_clone(tmp_path, bare, "carol", keys[CAROL][0])
+    carol, = sync(Context.open(mallory.workspace.root), carol)[1:]
+    trail = {e["digest"]: e for e in json.loads(cli.ok("audit", "--json", cwd=carol.workspace.root))}
+    assert all("notUsed" in trail[f["digest"]] for f in forged), [trail[f["digest"]] for f in forged]
+    [real] = [e for e in trail.values() if e["action"] == "accept" and e["by"] == BOB]
+    assert "notUsed" not in real, "bob's own acceptance counts"
 
 
 def _decision(ctx: Context, proposal: dict, by: str) -> list[dict]:

@@ -24,7 +24,8 @@ def audit(as_json: bool = JSON_OPTION) -> None:
     for entry in entries:
         reason = f" ({one_line(entry['reason'])})" if entry["reason"] else ""
         unused = f" [NOT USED: {one_line(entry['notUsed'])}]" if "notUsed" in entry else ""
-        echo(f"{entry['at']} {entry['action']:<11} {entry['by']} {' '.join(entry['subjects'])}{reason}{unused}")
+        subjects = one_line(" ".join(entry["subjects"]))
+        echo(f"{entry['at']} {entry['action']:<11} {one_line(entry['by'])} {subjects}{reason}{unused}")
 
 
 def register(app: typer.Typer) -> None:

@@ -8,6 +8,7 @@ import typer
 
 from gitstore.cli._complete import words
 from gitstore.records.vocabulary import SOURCES
+from gitstore._shown import one_line
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._evidence import print_event
 from gitstore.cli._values import checked, one_of
@@ -32,7 +33,7 @@ def episodes(
         echo("no episodes" + (" match" if grep or source else " yet: capture a session or `gitstore import` some"))
     for shown in found:
         episode = shown.episode
-        title = shown.title or "(no text)"
+        title = one_line(shown.title or "(no text)")
         degraded = " [degraded capture: parts were not kept; `gitstore evidence` shows what was]" if episode["capture"] == "degraded" else ""
         echo(f"{episode['id']} {episode['source']['kind']:<13} {shown.count:>4} event(s) {shown.where}  {title}{degraded}")
         for event in shown.events:

@@ -24,8 +24,12 @@ def history(
         echo(f"v{row['version']} {row['state']:<13} {row['digest']} {row['at']} {row['by'] or ''}{mark}")
     if found.history.problem:
         echo(f"problem: {found.history.problem}")
+    broken = {id(item): why for item, why in found.history.broken}
     for item in found.history.ignored:
-        echo(f"ignored (lost a race): v{item.record['version']} {item.digest}")
+        if id(item) in broken:
+            echo(f"ignored (no lifecycle step, and no decision made it): {broken[id(item)]}")
+        else:
+            echo(f"ignored (lost a race): v{item.record['version']} {item.digest}")
 
 
 def register(app: typer.Typer) -> None:
