@@ -249,6 +249,8 @@ def test_outside_a_gitstore_repository_the_log_goes_to_the_temporary_folder(repo
     assert not (repo / "okf").exists()
     fallback = Path(env["TMPDIR"]) / "gitstore-hooks.log"
     assert "capture failed: RuntimeError" in fallback.read_text()
+    assert "not kept" in fallback.read_text()
+    assert not list(Path(env["TMPDIR"]).glob("hook-*.json")), "nothing retries a job there: it never piles up"
 
 
 @pytest.mark.parametrize("module", ["gitstore.capture.agent_hook", "gitstore.deliver.hook"])

@@ -428,12 +428,12 @@ def _run_spool(spool: str) -> str | None:
         return None  # another run is capturing it, or has captured it
     except CaptureFailed as exc:  # kept, as after a timeout: a full disk or a read-only store passes, and
         # the next hook's run retries it (one that fails MAX_ATTEMPTS times is set aside, never lost)
-        _log(cwd, harness, f"{exc}; kept for a retry")
+        _log(cwd, harness, f"{exc}{_keep_or_drop(spool)}")
     except HookProblem as exc:  # no job a hook of this clone wrote
         _log(cwd, harness, str(exc))
         _discard(spool)
     except BaseException as exc:  # noqa: BLE001 - a worker failure is logged, never raised
-        _log(cwd, harness, f"hook failed: {type(exc).__name__}: {exc}; kept for a retry")
+        _log(cwd, harness, f"hook failed: {type(exc).__name__}: {exc}{_keep_or_drop(spool)}")
     finally:
         os.close(fd)
         if "gitstore.capture.readahead" in sys.modules:
@@ -517,6 +517,16 @@ def _set_aside(spool: str) -> None:
         os.replace(spool, _failed_name(spool))
     except OSError:
         pass
+
+
+def _keep_or_drop(spool: str) -> str:
+    """Keep a failed job where the next hook's run retries it, a repository's inbox; one in the
+    temporary folder (the repository's could not be written) is never retried: it goes, rather
+    than pile up there with the prompts it holds. What the log says of it."""
+    if _state_dir(os.path.dirname(spool)) is not None:
+        return "; kept for a retry"
+    _discard(spool)
+    return "; not kept (the repository's inbox could not be written, and nothing retries a job elsewhere)"
 
 
 def _discard(spool: str) -> None:
