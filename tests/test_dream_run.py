@@ -152,9 +152,26 @@ def test_a_proposal_in_other_words_is_never_revised_with_the_evidence(tmp_path: 
     report = w.run(ctx)
     assert report.proposed == [], report.proposed
     [known] = report.known
-    assert planted["id"] in json.dumps(known) and "other words" in json.dumps(known), known
+    assert planted["id"] in json.dumps(known) and "words none of its evidence says" in json.dumps(known), known
     history = ctx.view().learnings[planted["id"]]
     assert len(history) == 1, "never revised"
+
+
+def test_a_proposal_in_a_sentence_of_the_evidence_is_revised_with_it(tmp_path: Path) -> None:
+    """An earlier dream's statement is a sentence of the evidence: when new evidence makes
+    another sentence the best, the proposal is still revised (new support reaches the reviewer)."""
+    from gitstore.ops import learning as ops
+
+    from .world import ref
+
+    ctx = w.repo(tmp_path)
+    events = w.jitter_theme(ctx)
+    sentence = events[1]["payload"]["text"]
+    draft = ops.Draft(title=sentence.rstrip(".!?"), text=sentence, category="convention", evidence=[ref(events[1])],
+                      counterevidence=[], proposer=("consolidator", "recurrence"))
+    earlier = ops.propose(ctx, draft, w.BY)
+    [revised] = w.run(ctx).proposed
+    assert revised["id"] == earlier["id"] and revised["revised"] and revised["signals"]["origins"] == 3
 
 
 def test_two_clones_with_the_same_refs_propose_the_same_learnings(tmp_path: Path) -> None:

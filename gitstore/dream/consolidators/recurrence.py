@@ -159,7 +159,7 @@ class Recurrence:
         known = memory.match(theme)
         candidate = self._candidate(view, theme, chosen, statement, (kind, why), signals)
         if known is not None:
-            settled = _settled(known, candidate)
+            settled = _settled(known, candidate, [e.text for e in theme_texts(theme, chosen)])
             if settled is not None:
                 return None, Verdict(theme.key, "known", (settled,), signals, refs, (), kind, known.id)
             candidate = _against(known, candidate)
@@ -385,7 +385,12 @@ def _rank(learning: LearningView) -> int:
     return order.get(learning.state, 5)
 
 
-def _settled(known: LearningView, candidate: Candidate) -> str | None:
+def theme_texts(theme: _Theme, chosen: list[Evidence]) -> list[Evidence]:
+    """The evidence a theme stands on: what it cites and what supports it."""
+    return [*chosen, *(e for _, e in theme.support)]
+
+
+def _settled(known: LearningView, candidate: Candidate, texts: list[str]) -> str | None:
     """Why a theme needs nothing new because of ``known`` (None when it does)."""
     if known.state in IN_FORCE and known.usable:
         return f"already in memory as {known.id} ({known.state})"
@@ -393,11 +398,13 @@ def _settled(known: LearningView, candidate: Candidate) -> str | None:
         return f"already proposed by hand as {known.id}"
     if known.state == "proposed" and known.evidence == candidate.evidence:
         return f"already proposed as {known.id}, unchanged"
-    if known.state == "proposed" and (known.title, known.text) != (candidate.title, candidate.text):
+    if known.state == "proposed" and (known.title, known.text) != (candidate.title, candidate.text) and not (
+            known.title == _title(known.text) and any(known.text in text for text in texts)):
         # a revision keeps the words: any writer can store a proposal naming a consolidator, and
-        # revising it would put this evidence, and its people, behind words nobody wrote here
-        return (f"already proposed as {known.id} in other words than the evidence's now: a person reviews it as "
-                f"it stands, or rejects it and the next dream proposes afresh")
+        # revising it would put this evidence, and its people, behind words none of it says (an
+        # earlier dream's statement, a sentence of the evidence, is revised as before)
+        return (f"already proposed as {known.id} in words none of its evidence says: a person reviews it as it "
+                f"stands, or rejects it and the next dream proposes afresh")
     if known.state == "proposed" and known.visible and known.audience != candidate.audience:
         return (f"already proposed as {known.id} for {known.audience}; the evidence now says {candidate.audience}: "
                 f"reject it and the next dream proposes it afresh")
