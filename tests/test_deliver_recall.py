@@ -375,6 +375,23 @@ def test_init_default_branch_is_read_as_git_reads_it(tmp_path: Path) -> None:
     assert _configured_default(common) == gits() != "no", "a subsection is another section"
 
 
+def _policy_without_the_reviewer(world: World, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                 before: str) -> None:
+    """Commit a policy that leaves out github:9, who accepted the jitter learning: the index's
+    fingerprint moves from ``before``, and recall no longer gives the learning."""
+    from gitstore.deliver import heads
+    from gitstore.deliver.place import locate
+
+    from .team import EVERYTHING, commit_all, keypair, write_policy
+
+    _, public = keypair(tmp_path / "keys", "github:7")
+    write_policy(world.root, {"github:7": EVERYTHING}, {"github:7": public})
+    commit_all(world.root, "Who may decide")
+    assert heads.fingerprint(locate(str(world.root))) != before
+    ids = [i["id"] for i in run_json(capsys, "recall", PROMPT)["items"]]  # type: ignore[index]
+    assert world.ids["jitter"] not in ids, ids
+
+
 def test_the_index_follows_the_policy_on_the_branch_init_default_branch_names(
         world: World, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A clone whose default branch is neither main nor master, named by ``init.defaultBranch``
@@ -383,18 +400,12 @@ def test_the_index_follows_the_policy_on_the_branch_init_default_branch_names(
     from gitstore.deliver.place import locate
 
     from .conftest import git
-    from .team import EVERYTHING, commit_all, keypair, write_policy
 
     git(world.root, "branch", "-m", "trunk")
     git(world.root, "config", "init.defaultBranch", "trunk")
     assert world.ids["jitter"] in [i["id"] for i in run_json(capsys, "recall", PROMPT)["items"]]  # type: ignore[index]
     before = heads.fingerprint(locate(str(world.root)))
-    _, public = keypair(tmp_path / "keys", "github:7")
-    write_policy(world.root, {"github:7": EVERYTHING}, {"github:7": public})  # github:9, who accepted, is not in it
-    commit_all(world.root, "Who may decide")
-    assert heads.fingerprint(locate(str(world.root))) != before
-    ids = [i["id"] for i in run_json(capsys, "recall", PROMPT)["items"]]  # type: ignore[index]
-    assert world.ids["jitter"] not in ids, ids
+    _policy_without_the_reviewer(world, tmp_path, capsys, before)
 
 
 def test_the_index_follows_the_policy_on_the_default_branch(world: World, tmp_path: Path,
@@ -405,7 +416,7 @@ def test_the_index_follows_the_policy_on_the_default_branch(world: World, tmp_pa
     from gitstore.deliver import heads
     from gitstore.deliver.place import locate
 
-    from .team import EVERYTHING, commit_all, keypair, write_policy
+    from .team import commit_all
 
     assert world.ids["jitter"] in [i["id"] for i in run_json(capsys, "recall", PROMPT)["items"]]  # type: ignore[index]
     place = locate(str(world.root))
@@ -413,9 +424,4 @@ def test_the_index_follows_the_policy_on_the_default_branch(world: World, tmp_pa
     (world.root / "NOTES.md").write_text("notes\n")
     commit_all(world.root, "Notes")  # main moves, the policy does not
     assert heads.fingerprint(locate(str(world.root))) == before
-    _, public = keypair(tmp_path / "keys", "github:7")
-    write_policy(world.root, {"github:7": EVERYTHING}, {"github:7": public})  # github:9, who accepted, is not in it
-    commit_all(world.root, "Who may decide")
-    assert heads.fingerprint(locate(str(world.root))) != before
-    ids = [i["id"] for i in run_json(capsys, "recall", PROMPT)["items"]]  # type: ignore[index]
-    assert world.ids["jitter"] not in ids, ids
+    _policy_without_the_reviewer(world, tmp_path, capsys, before)

@@ -165,6 +165,17 @@ def test_without_a_policy_a_fetched_copy_never_takes_a_clones_own_decision_away(
     assert _standing(alice, proposal["id"]) == ("accepted", True), "its own acceptance, wherever else it is stored"
 
 
+def _bob_accepted_and_mallory(team: dict[str, object], tmp_path: Path) -> tuple[Path, dict, dict, Context, dict, Context]:
+    """The team's remote with bob's signed acceptance of the proposal synced, and mallory's clone,
+    which holds no key: (remote, keys, proposal, bob, the acceptance, mallory)."""
+    bare, keys = _copy(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    bob = team_clone(tmp_path, bare, "bob", keys[BOB][0])
+    accepted = ops.accept(bob, proposal["id"], proposal["reviewDigest"], BOB)
+    bob, = sync(bob)
+    return bare, keys, proposal, bob, accepted, team_clone(tmp_path, bare, "mallory")
+
+
 def test_a_version_no_decision_made_never_takes_a_learning_out_of_force(team: dict[str, object],
                                                                          tmp_path: Path) -> None:
     """Anyone who can push can write a learning version that needs no authority. One that is no
@@ -175,12 +186,7 @@ def test_a_version_no_decision_made_never_takes_a_learning_out_of_force(team: di
 
     from .team import forge
 
-    bare, keys = _copy(team, tmp_path)
-    proposal: dict = team["proposal"]  # type: ignore[assignment]
-    bob = team_clone(tmp_path, bare, "bob", keys[BOB][0])
-    accepted = ops.accept(bob, proposal["id"], proposal["reviewDigest"], BOB)
-    bob, = sync(bob)
-    mallory = team_clone(tmp_path, bare, "mallory")
+    bare, keys, proposal, bob, accepted, mallory = _bob_accepted_and_mallory(team, tmp_path)
     again = ops._next(accepted)
     again["state"] = "proposed"
     again = seal(again)
@@ -209,12 +215,7 @@ def test_an_audit_entry_standing_alone_is_never_shown_as_counting(team: dict[str
     another person and action, stored on its own by someone with no key."""
     import json
 
-    bare, keys = _copy(team, tmp_path)
-    proposal: dict = team["proposal"]  # type: ignore[assignment]
-    bob = team_clone(tmp_path, bare, "bob", keys[BOB][0])
-    accepted = ops.accept(bob, proposal["id"], proposal["reviewDigest"], BOB)
-    bob, = sync(bob)
-    mallory = team_clone(tmp_path, bare, "mallory")
+    bare, keys, proposal, bob, accepted, mallory = _bob_accepted_and_mallory(team, tmp_path)
     forged = [mallory.audit("accept", ALICE, [proposal["id"]], [{"digest": "sha256:" + "ab" * 32}]),
               mallory.audit("retire", ALICE, [proposal["id"]], [accepted])]
     provider = GitProvider(mallory.workspace.root, mallory.workspace.config.writer)
