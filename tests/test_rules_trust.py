@@ -210,6 +210,31 @@ def test_a_version_no_decision_made_never_takes_a_learning_out_of_force(team: di
     assert _standing(bob, proposal["id"]) == ("retired", False), "the history is whole: people go on deciding"
 
 
+def test_a_sibling_no_decision_made_never_orphans_a_signed_acceptance(team: dict[str, object],
+                                                                      tmp_path: Path) -> None:
+    """A proposal again, its words unchanged (the same id), its rationale not, with a smaller
+    digest, stored blind: version 1 twice agree, and the smaller digest won, orphaning bob's
+    signed acceptance, as often as he accepted again."""
+    from gitstore.records.contracts import seal
+
+    from .team import forge
+
+    bare, keys, proposal, bob, accepted, mallory = _bob_accepted_and_mallory(team, tmp_path)
+    for n in range(500):
+        twin = {k: v for k, v in proposal.items() if k != "digest"}
+        twin["rationale"] = f"Proposed by hand ({n})."
+        twin = seal(twin)
+        if twin["digest"] < proposal["digest"]:
+            break
+    assert twin["id"] == proposal["id"] and twin["digest"] < proposal["digest"]
+    forge(mallory.workspace.root, mallory.workspace.config.writer, [twin], blind=True)
+    git(mallory.workspace.root, "push", "-q", "origin")
+    carol = team_clone(tmp_path, bare, "carol", keys[CAROL][0])
+    bob, carol = sync(bob, carol)
+    for ctx in (bob, carol):
+        assert _standing(ctx, proposal["id"]) == ("accepted", True)
+
+
 def test_an_audit_entry_standing_alone_is_never_shown_as_counting(team: dict[str, object], tmp_path: Path) -> None:
     """An entry is a claim: one naming a record that does not exist, or a real decision with
     another person and action, stored on its own by someone with no key."""

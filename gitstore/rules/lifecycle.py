@@ -23,7 +23,9 @@ seeing an acceptance never wins over it: the two are a contest for a person. A r
 needs no authority: anyone who can push can write one) never contests a decision it did not
 see: the decision counts. A version no decision made that is no lifecycle step (a proposal
 after an acceptance) is ignored, and named (``broken``), but breaks nothing: it would let
-anyone take a learning out of force for good. When several were made
+anyone take a learning out of force for good. Nor does such a version displace, among steps
+naming the same version, one that a decision is or builds on: a sibling with the same words
+and a smaller digest would otherwise orphan every decision made after it. When several were made
 without seeing each other and disagree (an acceptance and a rejection, two different edits),
 the history is **contested**: it stays at the version they follow, names them, and is never
 used until a person decides again on that version. Steps that agree (two retirements) settle
@@ -113,6 +115,7 @@ def build(learning_id: str, items: list[Item], saw: Saw = store_order_saw) -> Hi
     by_previous: dict[str | None, list[Item]] = {}
     for item in items:
         by_previous.setdefault(item.record["previous"], []).append(item)
+    decided = _leading_to_decisions(items)
     previous: str | None = None
     while previous in by_previous:
         candidates = by_previous.pop(previous)
@@ -128,6 +131,10 @@ def build(learning_id: str, items: list[Item], saw: Saw = store_order_saw) -> Hi
                                                   f"{problem}"))
                 history.ignored.append(candidate)
         candidates = [c for c in candidates if all(c is not b for b, _ in history.broken)]
+        if any(c.digest in decided for c in candidates):  # a version no decision made never displaces one a
+            # decision builds on: a sibling anyone can write (same words, a smaller digest) orphaned it
+            history.ignored.extend(c for c in candidates if c.digest not in decided)
+            candidates = [c for c in candidates if c.digest in decided]
         settled = settle_steps(candidates, saw)
         history.ignored.extend(c for c in candidates if c is not settled.winner)
         if settled.winner is None:
@@ -155,6 +162,20 @@ def build(learning_id: str, items: list[Item], saw: Saw = store_order_saw) -> Hi
         if history.broken and not history.contested:
             history.problem = history.broken[0][1]
     return history
+
+
+def _leading_to_decisions(items: list[Item]) -> set[str]:
+    """The versions a decision is, or builds on (following ``previous`` back from each)."""
+    by_digest = {item.digest: item for item in items}
+    found: set[str] = set()
+    for item in items:
+        if "decision" not in item.record:
+            continue
+        at: Item | None = item
+        while at is not None and at.digest not in found:
+            found.add(at.digest)
+            at = by_digest.get(at.record["previous"] or "")
+    return found
 
 
 def unknown(learning_id: str) -> Refused:
