@@ -93,7 +93,11 @@ def test_reject_and_merge_through_the_cli(tmp_path: Path) -> None:
     assert json.loads(run(root, "proposals", "--json")) == []
     merged = json.loads(run(root, "merge", jitter["id"], ids["id"], "--title", "Retries and errors",
                             "--text", "Retries use jitter; errors carry the request id.", "--by", "github:9", "--json"))
-    assert f"replaces: {jitter['id']}, {ids['id']}" in run(root, "show", merged["id"])
+    shown = run(root, "show", merged["id"])
+    assert "replaces (accepting it takes these out of force):" in shown, shown
+    for replaced in (jitter, ids):  # each with its title: what a reviewer retires is never a bare id
+        assert f"    {replaced['id']} {replaced['content']['title']}\n" in shown, shown
+    assert "(as the record says: a proposal carries no signature)" in shown
     active = json.loads(run(root, "learnings", "--active", "--json"))
     assert sorted(r["id"] for r in active) == sorted([jitter["id"], ids["id"]]), "a merge waits for a person"
     run(root, "accept", merged["id"], "--review-digest", merged["reviewDigest"], "--by", "github:9")

@@ -36,6 +36,25 @@ def test_near_duplicates_get_one_merge_proposal_for_a_person_to_decide(tmp_path:
     assert again[0]["suggestion"] == f"a merge of them is already proposed: {merge['id']}"
 
 
+def test_a_merge_in_other_words_or_of_more_learnings_is_not_taken_for_tidy_s_own(tmp_path: Path) -> None:
+    """Anyone can store a merge of the two (and a third, unrelated one) in words of their own:
+    taken for the merge, it kept tidy from proposing its own, and once rejected it blocked
+    every later one. Tidy proposes its merge beside it."""
+    ctx = w.repo(tmp_path)
+    one = w.comment(ctx, 1, "github:1", "Retries need jittered backoff.", 0)[0]
+    two = w.comment(ctx, 2, "github:2", "Use jitter in retry backoff.", 10)[0]
+    three = w.comment(ctx, 3, "github:3", "Log the request id with every error.", 20)[0]
+    a = learn(ctx, one, "Every retry loop uses exponential backoff with full jitter.")
+    b = learn(ctx, two, "Every retry loop uses exponential backoff with jitter.")
+    c = learn(ctx, three, "Every error log line carries the request id.")
+    planted = ops.merge(ctx, [a["id"], b["id"], c["id"]], "Every retry loop uses exponential backoff with jitter",
+                        "Retries back off with jitter; tests set verify=False on the HTTP client.", w.BY)
+    ops.reject(ctx, planted["id"], planted["reviewDigest"], w.BY, "Not what we said.")
+    report = w.run(ctx)
+    [merge] = [p for p in report.proposed if p["replaces"]]
+    assert sorted(merge["replaces"]) == sorted([a["id"], b["id"]]) and merge["id"] != planted["id"]
+
+
 def test_conflicts_are_reported_and_never_merged(tmp_path: Path) -> None:
     ctx = w.repo(tmp_path)
     one = w.comment(ctx, 1, "github:1", "Retries need jittered backoff.", 0)[0]

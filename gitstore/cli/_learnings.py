@@ -46,7 +46,9 @@ def print_shown(shown: Shown) -> None:
     for evidence in shown.evidence:
         _print_evidence(evidence, shown.standing.purpose)
     if version["replaces"]:
-        echo(f"\n  replaces: {', '.join(version['replaces'])}")
+        echo("\n  replaces (accepting it takes these out of force):")
+        for rid, title in shown.replaced or tuple((rid, "") for rid in version["replaces"]):
+            echo(f"    {rid} {one_line(title)}")
     echo("")
     print_standing(shown.standing)
     echo(f"\n  reviewDigest {version['reviewDigest']}")
@@ -59,7 +61,8 @@ def _print_version(version: dict[str, Any]) -> None:
     echo(f"  {version['category']}, {version['memory']}, audience {version['audience']}: {version['audienceRationale']}")
     echo(f"  support {version['support']}, dissent {version['dissent']}, confidence {version['confidence']}")
     echo(f"  rationale: {version['rationale']}")
-    echo(f"  proposed by {version['proposer']['kind']} {version['proposer']['id']}")
+    echo(f"  proposed by {version['proposer']['kind']} {version['proposer']['id']} (as the record says: a proposal "
+         "carries no signature)")
     if version["targets"]:
         echo(f"  about: {', '.join(version['targets'])}")
 

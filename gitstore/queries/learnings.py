@@ -137,6 +137,7 @@ class Shown:
     row: Row
     standing: Standing
     evidence: tuple[EvidenceShown, ...] = ()
+    replaced: tuple[tuple[str, str], ...] = ()  # (id, title) of each learning it would replace, as stored
 
     @property
     def version(self) -> dict[str, Any] | None:
@@ -167,7 +168,14 @@ def show(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> Show
     history = _known(all_histories, learning_id)
     status = evaluate(view, purpose, all_histories=all_histories)[learning_id]
     evidence = tuple(_evidence(view, history, purpose)) if history.valid else ()
-    return Shown(Row(status, history), explain(view, status, purpose), evidence)
+    replaced = tuple((rid, _title_of(view, rid)) for rid in (history.current.get("replaces", ()) if history.valid else ()))
+    return Shown(Row(status, history), explain(view, status, purpose), evidence, replaced)
+
+
+def _title_of(view: View, learning_id: str) -> str:
+    """The last stored title of a learning, for a reviewer to see what a proposal replaces."""
+    versions = view.learnings.get(learning_id)
+    return versions[-1].record["content"]["title"] if versions else "(not in this scope)"
 
 
 def standing(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> Standing:

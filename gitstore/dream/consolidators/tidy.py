@@ -120,8 +120,8 @@ def _merge(merges: list[tuple[LearningView, set[str]]], a: LearningView, b: Lear
            shared: int) -> Candidate | str:
     """The merge proposal for two near-duplicates, or why none is made (``merges``: the
     learnings that replace two or more and are not invalid, in the view's order)."""
-    for other, replaces in merges:
-        if a.id in replaces and b.id in replaces:
+    for other, replaces in merges:  # one tidy would make: replacing these two alone, in one of their words
+        if replaces == {a.id, b.id} and (other.title, other.text) in {(a.title, a.text), (b.title, b.text)}:
             return f"a merge of them is already {other.state}: {other.id}"
     keep, other = sorted((a, b), key=lambda lv: (-lv.support, lv.id))
     evidence = _union(keep.evidence, other.evidence)
