@@ -1,5 +1,6 @@
 """Tidy: near-duplicates get a merge proposal, conflicts are reported and never merged, learnings
-whose evidence no longer serves or whose paths are gone at HEAD are reported for a person."""
+whose evidence no longer serves or whose paths are gone at the default branch's tip are reported
+for a person."""
 
 from __future__ import annotations
 
@@ -74,10 +75,29 @@ def test_stale_evidence_and_paths_gone_at_head_are_reported(tmp_path: Path) -> N
     report = w.run(ctx)
     [missing] = report.tidy
     assert missing["kind"] == "missing-path" and missing["learnings"] == [gone["id"]]
-    assert "src/old.py, which no longer exist at HEAD" in missing["detail"]
+    assert "src/old.py, which no longer exist at the default branch's tip" in missing["detail"]
     withdrawn = learn(ctx, two, "Errors are logged with the request id.")
     grant = next(iter(ctx.view().grants))
     consent.withdraw(ctx, w.BY, grant, ["instruction"], "paused")
     kinds = {f["learnings"][0]: f for f in w.run(ctx).tidy}
     assert kinds[withdrawn["id"]]["kind"] == "stale-evidence"
     assert kinds[withdrawn["id"]]["suggestion"].startswith("retire it")
+
+
+def test_a_branch_checked_out_that_moves_a_file_calls_no_learning_stale(tmp_path: Path) -> None:
+    """A pull request's branch moves src/retry.py: checked out, it had tidy advise retiring a
+    good learning whose paths the default branch still holds."""
+    from .conftest import git
+
+    ctx = w.repo(tmp_path)
+    root = ctx.workspace.root
+    (root / "src").mkdir(exist_ok=True)
+    (root / "src" / "retry.py").write_text("def retry(): pass\n")
+    git(root, "add", "src/retry.py")
+    git(root, "commit", "-q", "-m", "retry")
+    one = w.comment(ctx, 1, "github:1", "Retries need jittered backoff.", 0)[0]
+    learn(ctx, one, "Every retry loop uses exponential backoff with full jitter.", targets=("src/retry.py",))
+    git(root, "checkout", "-q", "-b", "feature/move")
+    git(root, "mv", "src/retry.py", "src/retry_impl.py")
+    git(root, "commit", "-q", "-m", "move")
+    assert w.run(ctx, dry_run=True).tidy == []

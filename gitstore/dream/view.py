@@ -394,12 +394,17 @@ def _learnings(view: View, purpose: str) -> dict[str, LearningView]:
 
 
 def _at_head(repo: pygit2.Repository | None, evidence: Any, learnings: Any) -> tuple[str | None, frozenset[str]]:
-    """HEAD's commit and which of the cited paths exist in its tree."""
+    """The commit paths are judged at, the default branch's tip (the one the policy is read
+    from; HEAD when there is none), and which of the cited paths exist in its tree: a branch
+    checked out that moves a file never has a good learning called stale."""
     if repo is None:
         return None, frozenset()
+    from gitstore.providers._policy_git import default_branch
+
     try:
-        commit = repo.head.peel(pygit2.Commit)
-    except (pygit2.GitError, KeyError):
+        branch = default_branch(repo)
+        commit = (repo.references[branch] if branch else repo.head).peel(pygit2.Commit)
+    except (pygit2.GitError, KeyError, ValueError):
         return None, frozenset()
     tree = commit.tree
     wanted = {e.path for e in evidence if e.path} | {t for lv in learnings for t in lv.targets}

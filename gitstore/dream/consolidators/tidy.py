@@ -10,7 +10,7 @@ Over the learnings of the frozen view it reports:
 - **stale evidence**: a learning in force or proposed whose evidence no longer serves the
   purpose (withdrawn, deleted, redacted): retire it (or reject the proposal), or accept the
   replacement the recurrence consolidator offers;
-- **missing paths**: a learning whose targets no longer exist at HEAD.
+- **missing paths**: a learning whose targets no longer exist at the default branch's tip.
 """
 
 from __future__ import annotations
@@ -111,7 +111,8 @@ def _stale(view: FrozenView) -> list[Finding]:
         missing = [t for t in learning.targets if t not in view.paths_at_head]
         if missing and view.commit is not None:
             found.append(Finding("missing-path", (learning.id,),
-                                 f"{learning.id} cites {', '.join(missing[:3])}, which no longer exist at HEAD {view.commit[:12]}",
+                                 f"{learning.id} cites {', '.join(missing[:3])}, which no longer exist at the default branch's "
+                                 f"tip {view.commit[:12]}",
                                  "retire it, or accept the replacement a dream proposes"))
     return found
 
