@@ -46,7 +46,8 @@ def json_escaped(text: str) -> str:
     values to a program, and nothing for a terminal to obey (encoders escape C0 controls only)."""
     if not _controls().search(text):
         return text
-    return _controls().sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    escaped: str = _controls().sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return escaped
 
 
 def _controls() -> Any:

@@ -13,6 +13,10 @@ from typing import Any
 
 from gitstore.context import Context
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitstore.rules.view import View
+
 AUTHORITY = frozenset({"accept", "reject", "retire", "auto-accept", "grant", "withdraw"})
 
 
@@ -32,11 +36,11 @@ def audit(ctx: Context) -> list[dict[str, Any]]:
     return entries
 
 
-def _unused(ctx: Context, view: Any, counted: dict[str, Any], item: Any) -> str | None:
+def _unused(ctx: Context, view: View, counted: dict[str, Any], item: Any) -> str | None:
     """Why an entry of an action needing authority is not used (None: it vouches for a record
     that counts, stored with it)."""
     named = [d for d in item.record.get("records", ()) if isinstance(d, str)]
-    ignored = [view.ignored[d] for d in named if d in view.ignored]
+    ignored: list[str] = [view.ignored[d] for d in named if d in view.ignored]
     if ignored:
         return ignored[0]
     appends = {placed.stored.append for placed in (item, *ctx.store.copies(item))}
