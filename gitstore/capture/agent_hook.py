@@ -521,12 +521,12 @@ def _set_aside(spool: str) -> None:
 
 def _keep_or_drop(spool: str) -> str:
     """Keep a failed job where the next hook's run retries it, a repository's inbox; one in the
-    temporary folder (the repository's could not be written) is never retried: it goes, rather
-    than pile up there with the prompts it holds. What the log says of it."""
+    temporary folder (outside a repository set up, or its inbox could not be written) is never
+    retried: it goes, rather than pile up there with the prompts it holds. What the log says."""
     if _state_dir(os.path.dirname(spool)) is not None:
         return "; kept for a retry"
     _discard(spool)
-    return "; not kept (the repository's inbox could not be written, and nothing retries a job elsewhere)"
+    return "; not kept (it waited in the temporary folder, where no run retries a job)"
 
 
 def _discard(spool: str) -> None:
