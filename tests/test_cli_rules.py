@@ -233,7 +233,8 @@ def test_merge_proposes_a_replacement_a_person_accepts_like_any_proposal(tmp_pat
     assert [e["events"] for e in merged["evidence"]] == [[one["id"]], [two["id"]]]
     active = lambda: sorted(r["id"] for r in json.loads(run(root, "learnings", "--active", "--json")))  # noqa: E731
     assert active() == sorted([first, second]), "a merge is only a proposal until a person accepts it"
-    run(root, "accept", merged["id"], "--review-digest", merged["reviewDigest"], "--by", "github:9")
+    said = run(root, "accept", merged["id"], "--review-digest", merged["reviewDigest"], "--by", "github:9")
+    assert f"it replaces {first}, {second}: agents no longer get those" in said, said
     assert active() == [merged["id"]]
 
 

@@ -31,6 +31,8 @@ def accept(
     if as_json:
         emit_json({**record, "standing": standing.to_json()})
     summary(f"accepted {learning_id} (version {record['version']})", as_json, again)
+    if not as_json and record.get("supersedes"):
+        echo(f"  it replaces {', '.join(record['supersedes'])}: agents no longer get those")
     if not as_json and not standing.in_force:
         echo("  warning: agents do not get it yet")
         print_standing(standing, "  ")
