@@ -148,13 +148,15 @@ def select(view: Any) -> Selection:
         if why is None:
             safe = screened(view, record, scanner)
             why = None if isinstance(safe, dict) else f"the safety scan left it out ({safe})"
-        if why is None:  # its parts, its line with the parts' own line breaks, its one line as written:
-            # a committed file keeps no secret (a key split between title and text reads as one
-            # only with its line breaks; squeezed onto one line, only its parts give it away)
+        if why is None:  # its parts (``screened`` scanned them), its line with their own line breaks,
+            # its one line as written: a committed file keeps no secret (a key split between title
+            # and text reads as one only with its line breaks; squeezed onto one line, only its
+            # parts give it away)
             content = record["content"]
-            redacted: set[str] = set()
-            for whole in (content["title"], content["text"], f"{content['title'].strip()}: {content['text'].strip()}",
-                          text):
+            assert isinstance(safe, dict)
+            redacted = {"a secret or home path"} if (safe["title"], safe["text"]) != (content["title"],
+                                                                                   content["text"]) else set()
+            for whole in (f"{content['title'].strip()}: {content['text'].strip()}", text):
                 found = scanner.scan(whole)
                 if found.quarantined:
                     why = "the safety scan left it out (its text as it would be written, on one line)"
