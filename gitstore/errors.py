@@ -90,6 +90,10 @@ class UnsupportedRepository(NotARepository):
     """A git repository the library cannot open (SHA-256 object ids, an unknown format extension)."""
 
 
+class BareRepository(NotARepository):
+    """A bare git repository: gitstore needs a work tree."""
+
+
 class IntegrityError(GitstoreError):
     """Stored data is damaged: a digest, layout, ref or history check failed."""
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pygit2
 
-from gitstore.errors import InvalidInput, NotARepository, UnsupportedRepository
+from gitstore.errors import BareRepository, InvalidInput, NotARepository, UnsupportedRepository
 
 KEPT = "gitstore.scope"  # the scope memory was set up under (``keep_scope``)
 _LOCAL_SCOPE = re.compile(r"local/[0-9a-f]{16}")
@@ -66,7 +66,7 @@ def open_repository(start: str | Path = ".") -> pygit2.Repository:
         raise NotARepository(f"{Path(start).resolve()} is not inside a git repository")
     repo = open_git(found)
     if repo.is_bare or repo.workdir is None:
-        raise NotARepository(f"{found} is a bare repository; gitstore needs a work tree")
+        raise BareRepository(f"{found} is a bare repository; gitstore needs a work tree")
     return repo
 
 

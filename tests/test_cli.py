@@ -137,6 +137,16 @@ def test_outside_a_repository_every_command_is_a_one_line_usage_error(line: tupl
     assert "not inside a git " in done.stderr, done.stderr
 
 
+def test_in_a_bare_repository_hooks_status_says_it_is_bare(tmp_path: Path) -> None:
+    """Not "not in a git repository": the folder is one, but without a work tree."""
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "shared.git")], check=True)
+    done = gitstore("hooks", "status", cwd=tmp_path / "shared.git")
+    assert done.returncode == 0, done.stderr
+    first = done.stdout.splitlines()[0]
+    assert first == f"({tmp_path / 'shared.git'}/ is a bare repository; gitstore needs a work tree: project scopes not shown)"
+    assert gitstore("hooks", "status", cwd=tmp_path).stdout.startswith("(not in a git repository: project scopes")
+
+
 @pytest.fixture(scope="module")
 def sha256_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A repository with SHA-256 object ids and one commit, which libgit2 cannot open."""

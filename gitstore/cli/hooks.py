@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from gitstore.cli._complete import words
-from gitstore.errors import NotARepository, UnsupportedRepository
+from gitstore.errors import BareRepository, NotARepository, UnsupportedRepository
 from gitstore.capture.harnesses import HARNESSES
 from gitstore.capture.disabled import checked_status
 from gitstore.capture.install import NOT_SET_UP, SCOPES, HookStatus, Report, install, uninstall
@@ -40,7 +40,7 @@ def _around() -> tuple[Path | None, str]:
     """The root of the repository around the current folder, or None and why there is none."""
     try:
         return Path(open_repository(".").workdir).resolve(), ""
-    except UnsupportedRepository as exc:  # a repository gitstore cannot use: say why
+    except (UnsupportedRepository, BareRepository) as exc:  # a repository gitstore cannot use: say why
         return None, str(exc)
     except NotARepository:
         return None, "not in a git repository"
