@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -102,7 +103,8 @@ def test_codex_notify_passes_the_payload_as_an_argument(repo: Path, env: dict[st
             "input-messages": ["rename foo"], "last-assistant-message": "done"}
     done, _ = hook([*argv, json.dumps(turn)], env, repo)
     assert done.returncode == 0 and done.stdout == b""
-    assert calls(env) == [{"harness": "codex", "payload": turn, "cwd": str(repo)}]
+    capture_reads = {key: value for key, value in turn.items() if key != "input-messages"}  # nested: left out
+    assert calls(env) == [{"harness": "codex", "payload": capture_reads, "cwd": str(repo)}]
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
@@ -124,10 +126,10 @@ def test_the_opencode_plugin_spawns_the_hook_without_waiting(repo: Path, env: di
     deadline = time.monotonic() + 15
     while not calls(env) and time.monotonic() < deadline:
         time.sleep(0.1)
-    event = {"type": "session.idle", "properties": {"sessionID": "ses_1"}}
+    # the plugin also passes the whole event object, nested: capture reads none of it
     assert calls(env) == [{"harness": "opencode", "cwd": str(repo),
                            "payload": {"hook_event_name": "session.idle", "session_id": "ses_1",
-                                       "cwd": str(repo), "worktree": str(repo), "event": event}}]
+                                       "cwd": str(repo), "worktree": str(repo)}}]
 
 
 @pytest.mark.parametrize("script", ["claude-code.sh", "gemini-cli.sh", "codex.sh"])
@@ -233,6 +235,33 @@ def test_bad_payloads_are_logged_and_not_captured(stdin: bytes, message: str, re
     assert calls(env) == []
     [line] = log_lines(repo)
     assert message in line
+
+
+@pytest.mark.parametrize("inline", [True, False], ids=["inline", "background"])
+def test_a_payload_the_hook_reads_is_captured_however_deep_its_nested_values(inline: bool, repo: Path,
+                                                                             env: dict[str, str], state: Path) -> None:
+    """The job nests the payload a level or two deeper than the hook read it: a payload near the
+    parser's depth limit was accepted by the hook, then dropped by the worker. The job keeps only
+    the top-level fields capture reads, so whatever the hook reads is captured or named in the log."""
+    run = env if inline else {k: v for k, v in env.items() if k != "GITSTORE_HOOK_INLINE"}
+    depths = (900, 960, 975, 985, 990, 994)
+    for depth in depths:
+        deep = payload(repo, session_id=f"s{depth}", tool_input="[" * depth + "]" * depth)
+        deep = deep.replace(b'"' + b"[" * depth + b"]" * depth + b'"', b"[" * depth + b"]" * depth)
+        done, _ = hook(direct("claude-code"), run, repo, deep)
+        assert done.returncode == 0 and done.stdout == b""
+
+    def captured() -> list[str]:  # read without parsing: a recorded call may nest as deep as its payload
+        record = Path(run["GITSTORE_TEST_RECORD"])
+        return re.findall(r'"session_id": "(s\d+)"', record.read_text()) if record.exists() else []
+
+    def refused() -> int:
+        return sum("payload is not JSON" in line for line in log_lines(repo))
+
+    assert _wait_for(lambda: len(captured()) + refused() == len(depths)), (captured(), log_lines(repo))
+    assert len(captured()) >= 4 and all(c["payload"].keys() == {*CLAUDE_PAYLOAD} for c in calls(run))
+    assert not any("cannot be read back" in line for line in log_lines(repo)), log_lines(repo)
+    assert _wait_for(lambda: not list((state / "inbox").glob("*hook-*.json*"))), "no job is left behind"
 
 
 def test_an_unknown_harness_is_logged(repo: Path, env: dict[str, str], state: Path) -> None:

@@ -1,7 +1,8 @@
 """The command every harness hook runs: ``python -m gitstore.capture.agent_hook HARNESS [PAYLOAD]``.
 
 It reads the hook's JSON payload (standard input, at most 1 MiB, or the last argument, which is
-how Codex's ``notify`` passes it) and hands it to the capture library,
+how Codex's ``notify`` passes it) and hands its top-level fields that hold text, numbers,
+booleans or null (what capture reads; nested values are left out) to the capture library,
 ``gitstore.capture.sessions.capture_from_hook(harness, payload, cwd)``. It never blocks or breaks the
 agent: it exits 0 whatever happens, writes nothing to standard output (harnesses read it), and
 gives up after a wall-clock limit. What went wrong goes as one line to
@@ -547,7 +548,10 @@ def _parse(raw: bytes) -> dict[str, Any]:
         raise HookProblem(f"payload is not JSON: {exc}") from None
     if not isinstance(payload, dict):
         raise HookProblem("payload is not a JSON object")
-    return payload
+    # what capture reads (``HookInput``): the top-level text fields. Nested values (a turn's
+    # messages, a tool's input) are left out of the job, which a worker then always reads back
+    # whatever their depth.
+    return {key: value for key, value in payload.items() if value is None or isinstance(value, (str, int, float))}
 
 
 def _read_stdin() -> bytes:
