@@ -234,11 +234,26 @@ def test_the_pull_request_description_from_a_dream_report() -> None:
          "signals": {"origins": 3}}], "heldBack": [{}], "rejected": [],
         "completeness": {"missing": ["pull-comments of #7 pages 2-2"]}}
     body = report_body(dream)
-    assert f"| `lrn_{'a' * 32}` | Retries \\| use jitter | convention | project | 3 |" in body
+    assert f"| `lrn_{'a' * 32}` | Retries \\| use jitter | convention | project | 3 | - |" in body
+    assert "takes them out of force" not in body
     assert "Dream complete: 1 new proposal(s), 1 theme(s) held back" in body and "pages 2-2" in body
     assert "never by merging this pull request" in body
     with pytest.raises(InvalidInput):
         report_body({"status": "blocked"})
+
+
+def test_the_pull_request_description_names_what_a_proposal_replaces() -> None:
+    """A merge takes learnings out of force when accepted: the reviewer of the pull request sees which."""
+    old = ["lrn_" + "b" * 32, "lrn_" + "c" * 32]
+    dream = {"status": "complete", "proposed": [
+        {"id": "lrn_" + "a" * 32, "title": "Merged", "category": "convention", "audience": "project",
+         "signals": {"origins": 3}, "replaces": old},
+        {"id": "lrn_" + "d" * 32, "title": "Odd", "signals": {}, "replaces": "lrn_x"},
+        {"id": "lrn_" + "e" * 32, "title": "Many", "signals": {}, "replaces": [f"lrn_{i:032x}" for i in range(7)]}]}
+    body = report_body(dream)
+    assert f"| Merged | convention | project | 3 | `{old[0]}`, `{old[1]}` |" in body
+    assert "| Odd | - | - | ? | ? |" in body and "`lrn_00000000000000000000000000000004` and 2 more |" in body
+    assert "Accepting a proposal that replaces learnings takes them out of force" in body
 
 
 @pytest.mark.parametrize(("report", "why"), [
@@ -261,7 +276,7 @@ def test_ci_report_shows_a_nested_value_where_text_belongs_as_a_question_mark() 
     deep = json.loads("[" * 900 + "]" * 900)
     body = report_body({"status": deep, "proposed": [{"id": "x", "title": deep, "signals": {"origins": deep}}],
                         "completeness": {"missing": [deep]}})
-    assert "Dream ?: 1 new proposal(s)" in body and "| `x` | ? | - | - | ? |" in body
+    assert "Dream ?: 1 new proposal(s)" in body and "| `x` | ? | - | - | ? | - |" in body
 
 
 # -- the memory workflow's shell steps, run for real -----------------------------------------------

@@ -529,15 +529,19 @@ def report_body(dream: Any) -> str:
              f"{len(dream.get('heldBack') or [])} theme(s) held back as contested and "
              f"{len(dream.get('rejected') or [])} rejected.", ""]
     if proposed:
-        lines += ["| proposal | title | category | audience | independent origins |", "|---|---|---|---|---|"]
+        lines += ["| proposal | title | category | audience | independent origins | replaces |",
+                  "|---|---|---|---|---|---|"]
         for entry in proposed[:SHOWN]:
             origins = (entry.get("signals") or {}).get("origins", "?")
             cells = [f"`{_cell(entry.get('id', '?'))}`", _cell(entry.get("title")), _cell(entry.get("category")),
-                     _cell(entry.get("audience")), _cell(origins)]
+                     _cell(entry.get("audience")), _cell(origins), _replaced(entry.get("replaces"))]
             lines.append("| " + " | ".join(cells) + " |")
         if len(proposed) > SHOWN:
             lines.append(f"\n... and {len(proposed) - SHOWN} more (`gitstore proposals`).")
         lines.append("")
+        if any(entry.get("replaces") for entry in proposed):
+            lines += ["Accepting a proposal that replaces learnings takes them out of force (`gitstore show ID` "
+                      "names them with their titles).", ""]
     missing = (dream.get("completeness") or {}).get("missing") or []
     if missing:
         lines += [f"**The dream saw an incomplete window:** {'; '.join(map(_cell, missing[:5]))}.", ""]
@@ -580,6 +584,15 @@ def _check_report(dream: Any) -> None:
 def _scalar(value: Any) -> str:
     """A value as text; a list or object (never what a report holds there) as ``?``."""
     return "?" if isinstance(value, (list, dict)) else str(value)
+
+
+def _replaced(ids: Any) -> str:
+    """The learnings a proposal replaces, as code; ``-`` for none, ``?`` for what is no list of ids."""
+    if not ids:
+        return "-"
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        return "?"
+    return ", ".join(f"`{_cell(i)[:40]}`" for i in ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
 
 
 def _cell(value: Any) -> str:
