@@ -102,7 +102,8 @@ class Sides:
     episode, when an earlier version of it is local, or when it replaces a local learning, so
     no clone ever receives a learning whose evidence (or history) it cannot have; and a
     learning whose audience is ``personal`` (one person's machine or tools) is local too. A promotion
-    packet follows its learning: it holds its statement, and what its sessions ran.
+    packet follows its learning: it holds its statement, and what its sessions ran. An export
+    record that lists a local learning is local: it names what this machine's memory holds.
     """
 
     def __init__(self, where: Callable[[str, str], Namespace | None] | None = None) -> None:
@@ -132,8 +133,10 @@ class Sides:
         if kind in LOCAL_KINDS or _is_session_episode(record, kind):
             return "local"
         if kind == "packet":  # its statement and citations are the learning's
-            learning = str(record["learning"])
-            return "local" if (self.learnings.get(learning) or self.where("learning", learning)) == "local" else "shared"
+            return "local" if self._is_local_learning(str(record["learning"])) else "shared"
+        if kind == "export":  # the ids of this machine's own learnings stay on it
+            return "local" if any(item["kind"] == "learning" and self._is_local_learning(str(item["id"]))
+                                  for item in record["items"]) else "shared"
         if kind in SHARED_KINDS or kind == "episode":
             return "shared"
         if kind == "event":
@@ -150,8 +153,10 @@ class Sides:
             return True
         cited = [ref["episode"] for ref in [*record["evidence"], *record["counterevidence"]]]
         learnings = [*([str(record["id"])] if record["previous"] else []), *record["replaces"]]
-        return (any(self._episode(e) == "local" for e in cited)
-                or any((self.learnings.get(i) or self.where("learning", i)) == "local" for i in learnings))
+        return any(self._episode(e) == "local" for e in cited) or any(map(self._is_local_learning, learnings))
+
+    def _is_local_learning(self, learning: str) -> bool:
+        return (self.learnings.get(learning) or self.where("learning", learning)) == "local"
 
     def decide(self, requested: Namespace | None) -> Namespace:
         """The append's namespace, given the one the caller asked for (None: as the records say)."""

@@ -48,18 +48,18 @@ def test_review_loop_through_the_cli(tmp_path: Path) -> None:
     assert accepted_version["content"]["text"] == "Use full jitter, always." and accepted_version["decision"]["edited"]
 
     exported = json.loads(run(root, "export", "--purpose", "instruction", "--by", "github:9", "--json"))
-    assert Path(exported["file"]).is_file() and exported["export"]["items"][0]["id"] == lid
+    assert Path(exported["file"]).is_file() and exported["exports"]["shared"]["items"][0]["id"] == lid
     run(root, "export", "--purpose", "training", "--by", "github:9", code=1)
 
     withdrawn = json.loads(run(root, "withdraw", grant["digest"][7:20], "--purpose", "instruction",
                                "--reason", "pause", "--by", "github:9", "--json"))
-    assert withdrawn["exports"] == [exported["export"]["digest"]]
+    assert withdrawn["exports"] == [exported["exports"]["shared"]["digest"]]
     assert json.loads(run(root, "learnings", "--active", "--json")) == []
     assert json.loads(run(root, "learnings", "--active", "--purpose", "review", "--json"))[0]["id"] == lid
 
     redacted = json.loads(run(root, "redact", "--comment", "github:comment:100", "--reason", "asked",
                               "--by", "github:9", "--json"))
-    assert redacted["learningsToRebuild"] == [lid] and redacted["exportsThatCopiedIt"] == [exported["export"]["digest"]]
+    assert redacted["learningsToRebuild"] == [lid] and redacted["exportsThatCopiedIt"] == [exported["exports"]["shared"]["digest"]]
     actions = [a["action"] for a in json.loads(run(root, "audit", "--json"))]
     assert actions == ["grant", "propose", "accept", "export", "withdraw", "redact"]
     retired = run(root, "retire", lid, "--reason", "superseded by practice", "--by", "github:9")
@@ -252,15 +252,15 @@ def test_reject_keeps_its_reason_and_export_with_evidence_copies_the_cited_event
     assert rejected["state"] == "rejected" and rejected["decision"]["reason"] == "unbounded"
     assert json.loads(run(root, "audit", "--json"))[-1]["reason"] == "unbounded"
     bare = json.loads(run(root, "export", "--purpose", "evaluation", "--by", "github:9", "--json"))
-    assert [i["kind"] for i in bare["export"]["items"]] == ["learning"]
+    assert [i["kind"] for i in bare["exports"]["shared"]["items"]] == ["learning"]
     full = json.loads(run(root, "export", "--purpose", "evaluation", "--with-evidence", "--by", "github:9", "--json"))
-    assert [(i["kind"], i["id"]) for i in full["export"]["items"]] == [("learning", kept["id"]), ("event", one["id"])]
+    assert [(i["kind"], i["id"]) for i in full["exports"]["shared"]["items"]] == [("learning", kept["id"]), ("event", one["id"])]
     lines = [json.loads(line) for line in Path(full["file"]).read_text().splitlines()]
     assert lines[1]["id"] == one["id"] and lines[1]["payload"]["text"] == "Add jitter to every retry."
     grant = json.loads(run(root, "grants", "--json"))[0]["digest"]
     said = run(root, "withdraw", grant, "--purpose", "evaluation", "--by", "github:9").splitlines()
-    assert said[:3] == [f"withdrew evaluation from {grant}", f"  export {bare['export']['digest']} was allowed by it",
-                        f"  export {full['export']['digest']} was allowed by it"]
+    assert said[:3] == [f"withdrew evaluation from {grant}", f"  export {bare['exports']['shared']['digest']} was allowed by it",
+                        f"  export {full['exports']['shared']['digest']} was allowed by it"]
 
 
 def test_grant_defaults_and_the_range_it_covers(tmp_path: Path) -> None:

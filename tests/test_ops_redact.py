@@ -69,7 +69,8 @@ def test_redact_then_gc_leaves_no_run_of_the_text_anywhere(tmp_path: Path, provi
     import_reviews(ctx, _snapshot(tmp_path / "snapshot.json"), "github:9")
     event = next(e for e in ctx.view().events.values() if e["payload"].get("text") == REMOVED)
     learning = accepted(ctx, propose(ctx, [{"episode": event["episode"], "events": [event["id"]]}]))
-    record, path = export(ctx, "evaluation", "github:9", with_evidence=True)
+    records, path = export(ctx, "evaluation", "github:9", with_evidence=True)
+    record = records["shared"]
     assert REMOVED.encode() in _everything(ctx, provider)
     if provider != "memory":  # recall's index: rows built from the evidence, kept on disk
         from gitstore.cli import main

@@ -43,8 +43,9 @@ def test_export_refuses_a_purpose_no_grant_permits(world) -> None:  # type: igno
 
 def test_export_records_items_and_grants_and_withdrawal_lists_it(world) -> None:  # type: ignore[no-untyped-def]
     ctx, grant, first, edit, label, other, learning = world
-    record, path = export(ctx, "evaluation", "github:9", with_evidence=True)
-    assert path.parent == (ctx.workspace.state / "exports").resolve()
+    records, path = export(ctx, "evaluation", "github:9", with_evidence=True)
+    [record] = records.values()  # nothing of this machine's own memory: one shared record
+    assert list(records) == ["shared"] and path.parent == (ctx.workspace.state / "exports").resolve()
     assert subprocess.run(["git", "check-ignore", "-q", str(path)], cwd=ctx.workspace.root).returncode == 0
     kinds = {(i["kind"], i["id"]) for i in record["items"]}
     assert ("learning", learning["id"]) in kinds and ("event", edit["id"]) in kinds
@@ -71,7 +72,7 @@ def test_export_refuses_a_state_folder_leading_outside(world, tmp_path: Path) ->
 
 def test_redaction_removes_every_version_and_label_keeping_digests(world) -> None:  # type: ignore[no-untyped-def]
     ctx, grant, first, edit, label, other, learning = world
-    record, _ = export(ctx, "evaluation", "github:9", with_evidence=True)
+    record = export(ctx, "evaluation", "github:9", with_evidence=True)[0]["shared"]
     report = redact(ctx, "github:comment:100", "github:9", "asked by author")
     assert sorted(report.removed) == sorted([first["id"], edit["id"], label["id"]])
     assert report.learnings == [learning["id"]] and report.exports == [record["digest"]]
@@ -140,6 +141,7 @@ def test_an_export_whose_file_cannot_be_written_is_not_recorded(world, monkeypat
     assert len(list(ctx.store.items())) == records, "no export and no audit entry recorded"
     assert not path.exists()
     blocker.rmdir()
-    record, written = export(ctx, "evaluation", "github:9")
+    records, written = export(ctx, "evaluation", "github:9")
+    record = records["shared"]
     assert written == path and path.is_file() and record["path"].endswith(path.name)
     assert [p.name for p in path.parent.iterdir()] == [path.name], "no temporary file left"

@@ -355,6 +355,39 @@ def test_a_record_filed_under_another_stream_is_damage_and_never_admitted(team: 
     assert any(q.writer == writer and "is listed under stream" in q.damage for q in got.quarantined), got.line
 
 
+def test_an_export_lists_this_machine_s_own_learnings_in_a_record_sync_never_pushes(team: tuple) -> None:
+    """An export record is shared, for the team's audit; one listing a learning kept local named
+    it, and the events of a personal session, to every clone."""
+    from gitstore.ops.export import export
+
+    alice, _, bare, held = team
+    grant_all(alice, purposes=("instruction",), sources=("agent-session",))
+    session = Thread(alice, None, "s2", kind="agent-session")
+    said = session.comment("s2-1", "run the fixtures first", "2026-03-02T11:00:00.000000Z")
+    session.save()
+    mine = accepted(alice, propose(alice, [ref(said)], title="Fixtures first", text="Run the fixtures first."))
+    records, path = export(alice, "instruction", ALICE, with_evidence=True)
+    assert list(records) == ["shared", "local"]
+    assert {i["id"] for i in records["shared"]["items"]} == {held["learning"]["id"], held["comment"]["id"]}
+    assert {i["id"] for i in records["local"]["items"]} == {mine["id"], said["id"]}
+    assert {line["id"] for line in map(json.loads, path.read_text().splitlines())} == {
+        held["learning"]["id"], held["comment"]["id"], mine["id"], said["id"]}
+    assert sync(str(alice.workspace.root)).status == "ok"
+    pushed = cli_objects(bare)
+    assert records["shared"]["digest"].encode() in pushed
+    assert mine["id"].encode() not in pushed and said["id"].encode() not in pushed
+    assert records["local"]["digest"].encode() not in pushed
+    exports = Context.open(alice.workspace.root).view().exports
+    assert sorted(e["digest"] for e in exports) == sorted(r["digest"] for r in records.values())
+    # written by hand, an export record that lists a local learning is kept local too
+    forged = dict(records["shared"], items=records["local"]["items"][:1], at="2026-03-03T00:00:00.000000Z")
+    from gitstore.records.contracts import seal
+
+    forged = seal({k: v for k, v in forged.items() if k != "digest"})
+    alice.store.append([forged, alice.audit("export", ALICE, [forged["digest"]], [forged])])
+    assert next(i for i in alice.store.items(["export"]) if i.digest == forged["digest"]).stored.namespace == "local"
+
+
 def test_a_redaction_that_arrives_by_sync_rewrites_this_clones_exports(tmp_path: Path) -> None:
     """An export with evidence copies comments' text into a file of the clone that made it: a
     redaction made on another clone reaches that file at the next sync, as ``redact`` rewrites

@@ -24,12 +24,14 @@ def export(
 ) -> None:
     """Export learnings in force for a purpose; records every item and the grants behind it."""
     ctx = Context.open()
-    record, path = do_export(ctx, purpose, actor(ctx, by), with_evidence=with_evidence)
+    records, path = do_export(ctx, purpose, actor(ctx, by), with_evidence=with_evidence)
     if as_json:
-        emit_json({"export": record, "file": str(path)})
-    else:
-        typer.echo(f"exported {len(record['items'])} item(s) for {purpose} to {path}")
-        typer.echo(f"  recorded as {record['digest']}")
+        emit_json({"exports": records, "file": str(path)})
+        return
+    typer.echo(f"exported {sum(len(r['items']) for r in records.values())} item(s) for {purpose} to {path}")
+    for side, record in records.items():
+        kept = " (kept on this machine: it lists this machine's own memory)" if side == "local" else ""
+        typer.echo(f"  recorded as {record['digest']}{kept}")
 
 
 def register(app: typer.Typer) -> None:

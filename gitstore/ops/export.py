@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from gitstore._files import staged
 from gitstore.config import git_ignores
@@ -14,13 +14,21 @@ from gitstore.errors import Refused, UsageError
 from gitstore.queries._views import in_force_view
 from gitstore.rules.active import evaluate
 from gitstore.rules.consent import active_grants, decide
+from gitstore.rules.view import View
+from gitstore.providers._base import Namespace
 from gitstore.context import Context
 from gitstore.records.times import now
 from gitstore.records.vocabulary import PURPOSES, unknown
 
 
-def export(ctx: Context, purpose: str, by: str, *, with_evidence: bool = False) -> tuple[dict[str, Any], Path]:
-    """Export the learnings in force for ``purpose`` (and, if asked, the evidence they cite)."""
+def export(ctx: Context, purpose: str, by: str, *,
+           with_evidence: bool = False) -> tuple[dict[Namespace, dict[str, Any]], Path]:
+    """Export the learnings in force for ``purpose`` (and, if asked, the evidence they cite).
+
+    Returns the export records by namespace, and the file. What the export copied of this
+    machine's own memory (local learnings, events of personal sessions) is listed in a record
+    kept local; the rest in a shared one, so the team's audit names what was copied of shared
+    memory and no clone learns the ids of another's personal records."""
     if (wrong := unknown("purpose", purpose, PURPOSES)) is not None:
         raise UsageError(wrong)
     view, all_histories = in_force_view(ctx.store)  # the learnings in force and the events they cite
@@ -45,15 +53,29 @@ def export(ctx: Context, purpose: str, by: str, *, with_evidence: bool = False) 
                     lines.append(event)
     stamp = now()
     path = _destination(ctx, purpose, stamp)
-    record = seal({
+    kept = _kept_here(view, items)
+    parts: list[tuple[Namespace, list[dict[str, Any]]]] = [
+        (side, part) for side, part in (("shared", [i for i in items if not kept(i)]),
+                                        ("local", [i for i in items if kept(i)])) if part]
+    records: dict[Namespace, dict[str, Any]] = {side: seal({
         "schema": "gitstore.export/v1", "scope": ctx.scope, "purpose": purpose, "by": by, "at": stamp,
-        "path": path.relative_to(ctx.workspace.root).as_posix(), "items": _dedupe(items),
-    })
+        "path": path.relative_to(ctx.workspace.root).as_posix(), "items": _dedupe(part),
+    }) for side, part in parts or [("shared", [])]}
     # the file is written aside first: a disk that refuses it refuses the export before it is recorded,
     # and an export that is recorded is shown (the rename after the append)
     with staged(path, "".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in _dedupe(lines))):
-        ctx.write([record], "export", by, [record["digest"], purpose])
-    return record, path
+        for side, record in records.items():
+            ctx.write([record], "export", by, [record["digest"], purpose], namespace=side)
+    return records, path
+
+
+def _kept_here(view: View, items: list[dict[str, Any]]) -> Callable[[dict[str, Any]], bool]:
+    """Whether an exported item is this machine's own: a learning stored locally, or an event of a
+    personal session (kept locally)."""
+    local = {lid for lid in {i["id"] for i in items if i["kind"] == "learning"}
+             if any(version.stored.namespace == "local" for version in view.learnings.get(lid, ()))}
+    return lambda item: item["id"] in local if item["kind"] == "learning" \
+        else view.events[item["id"]]["episode"] in view.local_episodes
 
 
 def _dedupe(values: list[dict[str, Any]]) -> list[dict[str, Any]]:
