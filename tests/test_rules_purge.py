@@ -102,3 +102,39 @@ def test_purge_goes_past_a_damaged_configuration(tmp_path: Path) -> None:
     done = gitstore("purge", "--confirm", "acme/widgets", cwd=root)
     assert done.returncode == 0, done.stderr
     assert not (root / ".git" / "gitstore").exists() and not (root / "okf" / ".memory").exists()
+
+
+def test_purge_erases_what_only_memory_reached_and_keeps_everything_else(tmp_path: Path) -> None:
+    """Deleting the refs left every record and payload in the object database until git's own
+    expiry (two weeks), and gitstore gc refused to run on the purged clone: text purged to be
+    rid of it stayed readable. Purge erases memory's objects; the user's own stay."""
+    ctx = ready_repo(tmp_path / "widgets")
+    grant_all(ctx)
+    thread = Thread(ctx, 1, "1")
+    thread.comment("1", "the ssn is 078-05-1120", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    root = ctx.workspace.root
+    subprocess.run(["git", "gc", "-q"], cwd=root, check=True)  # packed, as a long-used clone is
+
+    def everything() -> bytes:
+        return subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch", "--unordered"], cwd=root,
+                              capture_output=True, check=True).stdout
+
+    assert b"078-05-1120" in everything()
+    git = ["git", "-c", "user.name=u", "-c", "user.email=u@example.com"]
+    (root / "draft.txt").write_text("my own draft\n")
+    subprocess.run(["git", "add", "draft.txt"], cwd=root, check=True)
+    subprocess.run([*git, "stash", "-q"], cwd=root, check=True)  # the user's own, reachable from the stash
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=root, input=b"a dangling blob of mine\n",
+                          capture_output=True, check=True).stdout.decode().strip()
+    done = gitstore("purge", "--confirm", "acme/widgets", "--json", cwd=root)
+    assert done.returncode == 0, done.stderr
+    import json
+
+    assert json.loads(done.stdout)["objectsErased"] > 0
+    left = everything()
+    assert b"078-05-1120" not in left and b"gitstore <gitstore@localhost>" not in left
+    assert b"my own draft" in left and b"a dangling blob of mine" in left
+    assert subprocess.run(["git", "cat-file", "-e", blob], cwd=root).returncode == 0
+    assert subprocess.run(["git", "fsck", "--no-dangling"], cwd=root, capture_output=True).returncode == 0
+    assert subprocess.run(["git", "stash", "pop", "-q"], cwd=root).returncode == 0

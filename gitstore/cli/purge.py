@@ -30,7 +30,9 @@ def purge(
         confirm = _ask(f"This removes all memory of {repository_scope(repo)} from this clone. "
                        f"Type {name} to confirm: ")
     result = do_purge(repo, confirm)
-    emit_json(result) if as_json else typer.echo(f"purged {result['refsRemoved']} ref(s) and {result['state']}")
+    emit_json(result) if as_json else typer.echo(
+        f"purged {result['refsRemoved']} ref(s), {result['objectsErased']} object(s) only they reached, "
+        f"and {result['state']}")
 
 
 def _ask(question: str) -> str:

@@ -1,5 +1,6 @@
-"""Purge: remove this clone's local memory (refs and state). High friction: the person types
-the repository's name. Nothing is pushed; other clones keep their copies.
+"""Purge: remove this clone's local memory (refs, the objects only they reached, and state).
+High friction: the person types the repository's name. Nothing is pushed; other clones keep
+their copies.
 
 It needs the repository only, not gitstore's set-up: a clone whose ``okf/.memory/`` was
 deleted by hand, or whose configuration is damaged, still holds memory refs and the local
@@ -14,6 +15,7 @@ import pygit2
 
 from gitstore.config import STATE_DIR
 from gitstore.errors import Refused, UsageError
+from gitstore.providers._gc_git import collect_purged
 from gitstore.providers._gitdirs import broken_refs, common_dir
 from gitstore.providers.git import PREFIX
 from gitstore.scope import forget_scope, repository_scope
@@ -41,8 +43,8 @@ def leftovers(repo: pygit2.Repository) -> tuple[list[str], Path, Path]:
 
 
 def purge(repo: pygit2.Repository, typed: str) -> dict[str, object]:
-    """Delete every memory ref, the local namespace and the state folder, if ``typed`` names the
-    repository."""
+    """Delete every memory ref and erase the objects only they reached, the local namespace and
+    the state folder, if ``typed`` names the repository."""
     refs, internal, state = leftovers(repo)
     if typed.strip() not in purge_names(repo):
         raise Refused(f"purge not confirmed: type the repository name ({purge_names(repo)[1]}) exactly")
@@ -52,9 +54,12 @@ def purge(repo: pygit2.Repository, typed: str) -> dict[str, object]:
         except pygit2.GitError:  # a file that holds no ref (``broken_refs``): git will not delete it
             (common_dir(repo) / name).unlink()
     forget_scope(repo)  # a clean slate: the next init keeps the scope it finds then
-    if internal.exists():
-        shutil.rmtree(internal)
+    # what the refs reached is erased from the object database now, not left for git's own
+    # expiry (two weeks by default), which would keep a secret purged away readable
+    internal.mkdir(exist_ok=True)
+    erased = collect_purged(repo, internal)
+    shutil.rmtree(internal)
     state_removed = state.exists()
     if state_removed:
         shutil.rmtree(state)
-    return {"refsRemoved": len(refs), "stateRemoved": state_removed, "state": str(state)}
+    return {"refsRemoved": len(refs), "objectsErased": erased, "stateRemoved": state_removed, "state": str(state)}

@@ -79,6 +79,17 @@ def collect(shared: pygit2.Repository, state: Path) -> int:
     return erased
 
 
+def collect_purged(shared: pygit2.Repository, state: Path) -> int:
+    """After purge deleted every memory ref: erase what memory wrote to ``shared`` and nothing
+    reaches any more, acknowledged records commits with it (no ref is left for them to be
+    evidence about). The local namespace's repository goes whole with ``state``. Returns how
+    many objects went."""
+    erased = _dropped(state / DROPPING)
+    erased += Collector(shared, _journaled(state / PENDING), set(), state / DROPPING).run()
+    (state / DROPPING).unlink(missing_ok=True)
+    return erased
+
+
 def _acknowledged(state: Path, namespace: str) -> set[str]:
     """Every records commit this clone acknowledged in one namespace (its tips logs)."""
     found: set[str] = set()
