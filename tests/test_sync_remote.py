@@ -355,6 +355,27 @@ def test_a_record_filed_under_another_stream_is_damage_and_never_admitted(team: 
     assert any(q.writer == writer and "is listed under stream" in q.damage for q in got.quarantined), got.line
 
 
+def test_a_fetched_payload_ref_at_a_blob_stops_neither_gc_nor_redact(team: tuple) -> None:
+    """Reads leave out a fetched snapshot that is no commit; gc and redact rewrote every
+    snapshot ref and failed on it (exit 3), redact after it had written its removal."""
+    alice, bob, bare, _ = team
+    thread = Thread(bob, 8, "200")
+    thread.comment("200", "bob's own words", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    sync(str(bob.workspace.root))
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=bare, input=b"not a snapshot\n",
+                          capture_output=True, check=True).stdout.decode().strip()
+    git(bare, "update-ref", f"refs/memory/v1/payloads/shared/{bob.workspace.config.writer}", blob)
+    git(alice.workspace.root, "fetch", "-q", "origin")  # plain fetch: gitstore init configured it for memory
+    assert cli.gitstore("gc", cwd=alice.workspace.root).returncode == 0
+    done = cli.gitstore("redact", "--comment", "github:comment:100", "--reason", "asked", "--by", ALICE,
+                        cwd=alice.workspace.root)
+    assert done.returncode == 0, done.stderr
+    assert cli.gitstore("gc", cwd=alice.workspace.root).returncode == 0
+    assert b"keep retries bounded" not in subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=alice.workspace.root, capture_output=True).stdout
+
+
 def test_an_export_lists_this_machine_s_own_learnings_in_a_record_sync_never_pushes(team: tuple) -> None:
     """An export record is shared, for the team's audit; one listing a learning kept local named
     it, and the events of a personal session, to every clone."""

@@ -662,11 +662,7 @@ class GitProvider:
         """Write every snapshot again without the paths ``stale`` names for it (the caller holds
         the writer locks); returns how many paths went."""
         erased = 0
-        for repo, ref in self._snapshot_refs():
-            target = self._target(repo, ref)
-            if target is None:
-                continue
-            base = repo[target].peel(pygit2.Tree)
+        for repo, ref, base in self._snapshots():  # a fetched ref at no readable commit is not read, nor rewritten
             gone = stale(repo, base)
             if gone:
                 self._set_snapshot(repo, ref, self._write_tree(repo, base, gone), message)
