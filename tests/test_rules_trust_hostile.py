@@ -84,14 +84,17 @@ def test_a_hostile_remote_changes_no_verdict(tmp_path: Path, policy: bool) -> No
         damaged = "\n".join(line for line in done.stderr.splitlines() if line.startswith("damaged:"))
         # under a policy an unsigned or unknown signature is damage; without one a fetched
         # decision is only never used (a teammate's looks the same); a note in a payload
-        # snapshot is never a note; a bad digest always is damage
-        expected = {"bad-digest"} | ({"acceptance", "withdrawal", "grant", "clock-one", "note-in-append"}
-                                     if policy else set())
+        # snapshot is never a note, and the snapshot is refused as a sync refuses it; a bad
+        # digest always is damage
+        expected = {"bad-digest", "note-in-snapshot"} | (
+            {"acceptance", "withdrawal", "grant", "clock-one", "note-in-append"} if policy else set())
         assert {what for what, needle in forged.items() if needle in damaged} == expected, name
         for args in (("records", "list"), ("learnings",), ("show", held["learning"]["id"])):
             read = cli.gitstore(*args, cwd=ctx.workspace.root)
             assert read.returncode == 0, (args, read.stderr)
-            assert read.stderr.count("\n") == 1 and "quarantined" in read.stderr and "wbroken" in read.stderr
+            warned = read.stderr.splitlines()
+            assert len(warned) == 2 and all("quarantined" in line for line in warned), read.stderr
+            assert "records/shared/wbroken" in warned[1] and "payloads/shared/wforger" in warned[0]
 
 
 def _attack(tmp: Path, held: dict[str, Any], key: Path | None) -> dict[str, str]:

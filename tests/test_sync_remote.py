@@ -355,6 +355,98 @@ def test_a_record_filed_under_another_stream_is_damage_and_never_admitted(team: 
     assert any(q.writer == writer and "is listed under stream" in q.damage for q in got.quarantined), got.line
 
 
+def test_a_pruning_fetch_never_lets_a_writer_s_history_be_swapped(team: tuple, tmp_path: Path) -> None:
+    """Someone with push access deletes bob's refs on the remote; a ``git pull`` with
+    ``fetch.prune`` deletes them here; bob's first append is pushed back under his name, a forged
+    one on top. Sync took the ref for a new writer's: it admitted the forged history and gc
+    then erased bob's second append. Records once read are kept; the rewrite is quarantined."""
+    alice, bob, bare, _ = team
+    sync(str(alice.workspace.root))
+    first = Thread(bob, 8, "200")
+    first.comment("200", "bob's first words", "2026-03-02T10:00:00.000000Z")
+    first.save()
+    sync(str(bob.workspace.root))
+    writer = bob.workspace.config.writer
+    records, payloads = f"refs/memory/v1/records/shared/{writer}", f"refs/memory/v1/payloads/shared/{writer}"
+    early = git(bare, "rev-parse", records).strip()
+    second = Thread(bob, 9, "300")
+    second.comment("300", "bob's second words", "2026-03-02T11:00:00.000000Z")
+    second.save()
+    sync(str(bob.workspace.root))
+    late = git(bare, "rev-parse", records).strip()
+    assert sync(str(alice.workspace.root)).status == "ok"
+
+    def bob_s_comments() -> set[str]:
+        view = Context.open(alice.workspace.root).view()
+        return {(e.get("payload") or {}).get("text") for e in view.events.values()} - {None}
+
+    assert bob_s_comments() >= {"bob's first words", "bob's second words"}
+    git(bare, "update-ref", "-d", records)
+    git(bare, "update-ref", "-d", payloads)
+    git(alice.workspace.root, "fetch", "-q", "--prune", "origin")
+    git(bare, "update-ref", records, early)  # bob's history cut back to its first append
+    fetched = f"refs/memory/v1/remotes/origin/records/shared/{writer}"
+    git(alice.workspace.root, "fetch", "-q", "origin")
+    assert git(alice.workspace.root, "rev-parse", fetched).strip() == early
+    said = cli.gitstore("verify", cwd=alice.workspace.root)
+    assert "moved back" in said.stdout + said.stderr, (said.stdout, said.stderr)  # reads refuse it too
+    assert cli.gitstore("gc", cwd=alice.workspace.root).returncode == 0
+    got = sync(str(alice.workspace.root))
+    assert any(q.writer == writer and "moved back" in q.damage for q in got.quarantined), got.line
+    assert git(alice.workspace.root, "rev-parse", fetched).strip() == late  # put back where it was admitted
+    assert bob_s_comments() >= {"bob's first words", "bob's second words"}
+    git(bare, "update-ref", "-d", records)
+    git(alice.workspace.root, "fetch", "-q", "--prune", "origin")
+    assert cli.gitstore("gc", cwd=alice.workspace.root).returncode == 0  # the pruned history is kept
+    assert subprocess.run(["git", "cat-file", "-e", late], cwd=alice.workspace.root).returncode == 0
+    got = sync(str(alice.workspace.root))
+    assert git(alice.workspace.root, "rev-parse", fetched).strip() == late and writer in got.kept, got.line
+
+
+def test_a_snapshot_a_plain_fetch_forces_in_drops_no_text(team: tuple) -> None:
+    """Plain ``git fetch`` forces payload snapshots (they have no history). Someone with push
+    access forced bob's to an empty one: reads took it, bob's text read as removed, verify said
+    ok, gc erased the text and sync took the snapshot for admitted. A fetched snapshot is now
+    read once it passes the check a sync makes; until then the one admitted last is read."""
+    alice, bob, bare, _ = team
+    thread = Thread(bob, 8, "200")
+    thread.comment("200", "bob's own words", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    sync(str(bob.workspace.root))
+    sync(str(alice.workspace.root))
+
+    def texts() -> set[str]:
+        return {(e.get("payload") or {}).get("text") for e in Context.open(alice.workspace.root).view().events.values()}
+
+    assert "bob's own words" in texts()
+    writer = bob.workspace.config.writer
+    empty = subprocess.run(["git", "mktree"], cwd=bare, input=b"", capture_output=True, check=True).stdout.decode().strip()
+    forced = subprocess.run(["git", "-c", "user.name=m", "-c", "user.email=m@example.com", "commit-tree", "-m",
+                             "gitstore: payloads", empty], cwd=bare, capture_output=True, check=True).stdout.decode().strip()
+    git(bare, "update-ref", f"refs/memory/v1/payloads/shared/{writer}", forced)
+    git(alice.workspace.root, "fetch", "-q", "origin")
+    fetched = f"refs/memory/v1/remotes/origin/payloads/shared/{writer}"
+    assert git(alice.workspace.root, "rev-parse", fetched).strip() == forced
+    assert "bob's own words" in texts()
+    said = cli.gitstore("verify", cwd=alice.workspace.root)
+    assert "drops 1 payload(s) no stored append removed" in said.stdout + said.stderr, (said.stdout, said.stderr)
+    assert cli.gitstore("gc", cwd=alice.workspace.root).returncode == 0
+    assert "bob's own words" in texts()
+    got = sync(str(alice.workspace.root))
+    assert any(q.writer == writer and q.kind == "payloads" and "drops 1 payload" in q.damage
+               for q in got.quarantined), got.line
+    assert git(alice.workspace.root, "rev-parse", fetched).strip() != forced  # put back
+    assert "bob's own words" in texts()
+    more = Thread(bob, 9, "300")
+    more.comment("300", "bob's later words", "2026-03-02T11:00:00.000000Z")
+    more.save()
+    mended = sync(str(bob.workspace.root))  # his own snapshot goes out over the forced one, which he is told of
+    assert any(m.kind == "payloads" and m.before == forced for m in mended.pushed), mended.line
+    assert [q.tip for q in mended.quarantined] == [forced]
+    sync(str(alice.workspace.root))
+    assert {"bob's own words", "bob's later words"} <= texts()
+
+
 def test_a_fetched_payload_ref_at_a_blob_stops_neither_gc_nor_redact(team: tuple) -> None:
     """Reads leave out a fetched snapshot that is no commit; gc and redact rewrote every
     snapshot ref and failed on it (exit 3), redact after it had written its removal."""

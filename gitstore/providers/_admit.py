@@ -6,10 +6,13 @@ commit that arrived since the tip it last admitted (all of them the first time):
 is linear, every message parses, clocks grow, and each commit adds exactly the records it
 lists, each in canonical form, satisfying its contract and hashing to its digest. A ref that
 passes is admitted at that tip; one that fails is quarantined whole, with the first problem
-as its reason, until its tip moves again. A store reads one repository's memory: a record of
+as its reason, until its tip moves again. A tip that does not extend the one admitted before
+(a history rewritten, or one brought again after a pruning fetch deleted the ref) is refused
+too, whatever it holds: records once read are never given up, and the tip admitted last is
+remembered through every refusal (``admitted``), so no second rewrite is taken for a first. A store reads one repository's memory: a record of
 another scope (another repository's) is a problem too, as it is to ``gitstore sync``, so a plain
 fetch and a sync admit the same refs. Both are remembered in ``.git/gitstore/admitted.json``
-(``{ref: {"tip": ..., "problem": null | "...", "scope": ...}}``), so a read after a fetch of N
+(``{ref: {"tip": ..., "problem": null | "...", "scope": ..., "admitted": ...}}``), so a read after a fetch of N
 new commits verifies those N and nothing else, and a read without a fetch verifies nothing; a
 verdict reached for another scope (or none) is reached again.
 
@@ -20,15 +23,21 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 import pygit2
 
 from gitstore import _jsontext
-from gitstore.providers._objects import descends
+from gitstore.providers._objects import (
+    BLOB_MODE, MAX_PAYLOAD_BYTES, Oversized, Unreadable, descends, load_commit, read_blob,
+)
+from gitstore.records.canonical import sha256_digest
 
 ADMITTED = "admitted.json"
+HEX = frozenset("0123456789abcdef")
 
 
 class Admission(NamedTuple):
@@ -70,14 +79,56 @@ class Admissions:
         known = self._known.get(ref)
         if isinstance(known, dict) and known.get("tip") == str(tip) and known.get("scope") == scope:
             return Admission(ref, str(tip), known.get("problem"))
-        since = self._admitted_ancestor(repo, known, tip, scope)
-        from gitstore.providers._verify_git import verify_arrived
+        problem = self.rewrites(repo, ref, tip)
+        if problem is None:
+            since = self._admitted_ancestor(repo, known, tip, scope)
+            from gitstore.providers._verify_git import verify_arrived
 
-        problems = verify_arrived(repo, ref, tip, since, scope).problems
-        found = Admission(ref, str(tip), str(problems[0]) if problems else None)
-        self._known[ref] = {"tip": found.tip, "problem": found.problem, "scope": scope}
+            problems = verify_arrived(repo, ref, tip, since, scope).problems
+            problem = str(problems[0]) if problems else None
+        found = Admission(ref, str(tip), problem)
+        self._known[ref] = {"tip": found.tip, "problem": found.problem, "scope": scope,
+                            "admitted": found.tip if problem is None else _text(self.base(ref))}
         self._changed = True
         return found
+
+    def snapshot(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid,
+                 removed: Callable[[set[str]], set[str]]) -> Admission:
+        """A fetched payload snapshot's admission at ``tip``: checked against the snapshot
+        admitted last (``check_snapshot``; ``removed`` as it takes it), once per tip."""
+        known = self._known.get(ref)
+        if isinstance(known, dict) and known.get("tip") == str(tip):
+            return Admission(ref, str(tip), known.get("problem"))
+        base = self.base(ref)
+        found = check_snapshot(repo, base if base is not None and base in repo else None, tip, removed)
+        admission = Admission(ref, str(tip), found.problem)
+        self._known[ref] = {"tip": admission.tip, "problem": admission.problem, "scope": None,
+                            "admitted": admission.tip if admission.admitted else _text(base)}
+        self._changed = True
+        return admission
+
+    def refused(self, ref: str, tip: pygit2.Oid) -> str | None:
+        """Why ``ref`` at ``tip`` was refused when it was checked there (None: it was not, or passed)."""
+        known = self._known.get(ref)
+        return known.get("problem") if isinstance(known, dict) and known.get("tip") == str(tip) else None
+
+    def base(self, ref: str) -> pygit2.Oid | None:
+        """The tip ``ref`` was admitted at last (None: never admitted)."""
+        return _admitted_tip(self._known.get(ref))
+
+    def bases(self, prefix: str) -> dict[str, pygit2.Oid]:
+        """ref -> the tip it was admitted at last, for every ref under ``prefix`` ever admitted."""
+        return {ref: base for ref in self._known if ref.startswith(prefix) and (base := self.base(ref)) is not None}
+
+    def rewrites(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid) -> str | None:
+        """Why ``tip`` may not be admitted for ``ref``: it does not extend the tip admitted last
+        (None: it does, or none was)."""
+        base = self.base(ref)
+        if base is None or base == tip or (base in repo and descends(repo, tip, base)):
+            return None
+        lost = "moved back" if base in repo and descends(repo, base, tip) else "rewritten"
+        return (f"history {lost}: it no longer holds {str(base)[:12]}, admitted before; "
+                "records already stored are never given up")
 
     def verified_until(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid, scope: str) -> pygit2.Oid | None:
         """The tip ``ref`` was admitted at for ``scope``, when ``tip`` extends it: what a check
@@ -87,7 +138,7 @@ class Admissions:
     def admitted(self, ref: str, tip: pygit2.Oid, scope: str | None) -> None:
         """Record that ``ref`` at ``tip`` was verified for ``scope`` and passed (by ``gitstore
         sync``, before it moved the ref there)."""
-        self._known[ref] = {"tip": str(tip), "problem": None, "scope": scope}
+        self._known[ref] = {"tip": str(tip), "problem": None, "scope": scope, "admitted": str(tip)}
         self._changed = True
 
     @staticmethod
@@ -95,19 +146,13 @@ class Admissions:
                            scope: str | None) -> pygit2.Oid | None:
         """The tip admitted before for ``scope``, when it is still in the ref's history (what to
         verify from)."""
-        if not isinstance(known, dict) or known.get("problem") is not None or known.get("scope") != scope:
+        if not isinstance(known, dict) or known.get("scope") != scope:
             return None
+        before = _admitted_tip(known)
         try:
-            before = pygit2.Oid(hex=str(known.get("tip")))
-            return before if before in repo and descends(repo, tip, before) else None
-        except (ValueError, pygit2.GitError):
+            return before if before is not None and before in repo and descends(repo, tip, before) else None
+        except pygit2.GitError:
             return None
-
-    def forget(self, present: set[str]) -> None:
-        """Drop refs that no longer exist (a remote removed, a writer pruned)."""
-        for ref in [r for r in self._known if r not in present]:
-            del self._known[ref]
-            self._changed = True
 
     def save(self) -> None:
         """Write what changed (atomically; a lost race only means verifying again)."""
@@ -122,4 +167,88 @@ class Admissions:
         self._changed = False
 
 
-__all__ = ["ADMITTED", "Admission", "Admissions"]
+def _text(oid: pygit2.Oid | None) -> str | None:
+    return str(oid) if oid is not None else None
+
+
+def _admitted_tip(known: object) -> pygit2.Oid | None:
+    """The tip an entry of the file says its ref was admitted at last (files written before
+    ``admitted`` was kept: the tip, when it passed); None for anything else."""
+    if not isinstance(known, dict):
+        return None
+    value = known.get("admitted", known.get("tip") if known.get("problem") is None else None)
+    if isinstance(value, str) and len(value) == 40 and all(c in HEX for c in value):
+        return pygit2.Oid(hex=value)
+    return None
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What a check found: the records (or payloads) that arrived, and the first problem."""
+
+    count: int
+    problem: str | None = None
+
+
+def object_at(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Object | str:
+    """The object at ``oid``, or what is wrong with it."""
+    try:
+        return load_commit(repo, oid)
+    except KeyError:
+        return f"{oid} is missing"
+    except Oversized as exc:
+        return str(exc)
+    except (pygit2.GitError, ValueError) as exc:
+        return f"{oid} cannot be read ({exc})"
+
+
+
+
+def check_snapshot(repo: pygit2.Repository, before: pygit2.Oid | None, tip: pygit2.Oid,
+                   removed: Callable[[set[str]], set[str]]) -> Checked:
+    """Whether a fetched payload snapshot may replace ``before`` (None: new). ``removed`` is
+    given the payload digests it drops and returns those no stored append removed (or named)."""
+    from gitstore.providers._verify_git import _PAYLOAD, changes  # what a check reads, loaded when one runs
+
+    found = object_at(repo, tip)
+    if isinstance(found, str):
+        return Checked(0, found)
+    if not isinstance(found, pygit2.Commit) or found.parent_ids:
+        return Checked(0, "a payload snapshot must be a parentless commit" if isinstance(found, pygit2.Commit)
+                       else f"points at a {found.type_str}, not a commit")
+    old = _tree_of(repo, before)
+    count, dropped = 0, set()
+    try:
+        for status, path, mode, oid in changes(repo.odb, old, found.tree_id.raw):
+            match = _PAYLOAD.match(path)
+            if not match or match.group(2) + match.group(3) != match.group(4)[:4]:
+                return Checked(count, f"{path} is at the wrong path")
+            if match.group(1):
+                return Checked(count, f"holds the redaction note {path}: a removal travels in an append, "
+                                      "with its audit entry, never in a payload snapshot")
+            if status == "D":
+                dropped.add("sha256:" + match.group(4))
+                continue
+            if mode != BLOB_MODE:
+                return Checked(count, f"{path} is not a regular file")
+            if sha256_digest(read_blob(repo.odb, oid, MAX_PAYLOAD_BYTES)) != "sha256:" + match.group(4):
+                return Checked(count, f"payload {path} does not match its digest")
+            count += 1
+    except Unreadable as exc:
+        return Checked(count, str(exc))
+    unexplained = removed(dropped) if dropped else set()
+    if unexplained:
+        return Checked(count, f"drops {len(unexplained)} payload(s) no stored append removed "
+                              f"(first {sorted(unexplained)[0]}); text leaves memory only through a redaction")
+    return Checked(count)
+
+
+def _tree_of(repo: pygit2.Repository, commit: pygit2.Oid | None) -> bytes | None:
+    """The raw tree id of an admitted snapshot (None when there is none to compare with)."""
+    if commit is None:
+        return None
+    found = object_at(repo, commit)
+    return found.tree_id.raw if isinstance(found, pygit2.Commit) else None
+
+
+__all__ = ["ADMITTED", "Admission", "Admissions", "Checked", "check_snapshot", "object_at"]

@@ -13,7 +13,9 @@ repository memory writes to (the repository itself, and the local namespace's ow
    ``gitstore <gitstore@localhost>``, message ``gitstore: ...``) or from a tree an append named
    in its journal before it was killed, within the unreachable objects. Records commits this
    clone acknowledged are never among them: a ref moved back past one is damage ``verify``
-   reports, and gc keeps the evidence;
+   reports, and gc keeps the evidence; nor is the history of a fetched tip admitted last
+   (``_admit``), which a pruning ``git fetch`` may have left unreachable: the next sync puts
+   its ref back;
 4. whatever any other unreachable object refers to (a user's dangling commit or tree) is kept;
 5. the rest is erased: loose files unlinked, each pack holding some of it written again
    without them (``git pack-objects`` with the objects that stay, keeping the pack's time so
@@ -41,6 +43,7 @@ from pathlib import Path
 
 import pygit2
 
+from gitstore.providers._admit import Admissions
 from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local, run_git
 from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
 from gitstore.providers._kindmaps import TEMPORARY
@@ -63,8 +66,10 @@ def collect(shared: pygit2.Repository, state: Path) -> int:
     resumed = (state / DROPPING).exists()  # a gc killed once it began removing packs
     erased = _dropped(state / DROPPING)
     local = open_local(shared, create=False)
+    admitted = {str(tip) for tip in Admissions(state).bases(PREFIX + "remotes/").values()}
     for repo, namespace in [(shared, "shared"), *([(local, "local")] if local is not None else [])]:
-        collector = Collector(repo, pending, _acknowledged(state, namespace), state / DROPPING)
+        collector = Collector(repo, pending, _acknowledged(state, namespace), state / DROPPING,
+                              held=admitted if namespace == "shared" else set())
         erased += collector.run()
         if resumed and not collector.erased:  # what it killed gc had not written again yet
             collector.write_indexes(packs=True, commits=True)
@@ -129,8 +134,10 @@ def _journaled(folder: Path) -> set[str]:
 class Collector:
     """One repository's collection (see the module docstring)."""
 
-    def __init__(self, repo: pygit2.Repository, pending: set[str], keep: set[str], dropping: Path) -> None:
+    def __init__(self, repo: pygit2.Repository, pending: set[str], keep: set[str], dropping: Path,
+                 held: frozenset[str] | set[str] = frozenset()) -> None:
         self.repo = repo
+        self.held = held  # fetched tips admitted last: kept with their history, their refs gone or not
         self.dropping = dropping
         self.git_dir = common_dir(repo)
         self.objects_dir = self.git_dir / "objects"
@@ -151,7 +158,7 @@ class Collector:
         roots |= self.pending & unreachable
         memory = self._closure(roots, unreachable)
         others = [oid for oid in unreachable if oid not in memory and types.get(oid) in ("commit", "tree", "tag")]
-        garbage = memory - self._closure(set(others), unreachable)
+        garbage = memory - self._closure({*others, *(self.held & unreachable)}, unreachable)
         if not garbage:
             return 0
         self._erase(garbage, places, any(types.get(oid) == "commit" for oid in garbage))

@@ -643,7 +643,7 @@ class GitProvider:
 
         paths = {payload_path(d) for d in payload_digests}
         with self._writer_lock("local"), self._writer_lock("shared"):
-            self._rewrite_snapshots(lambda repo, base: {p: None for p in paths if p in base},
+            self._rewrite_snapshots(lambda repo, ref, base: {p: None for p in paths if p in base},
                                     "gitstore: remove payloads")
         # an incoming ref that kept a fetched snapshot just written again keeps the text
         # reachable for git's own gc: dropped now, or by the sync running (it does when it ends)
@@ -657,16 +657,19 @@ class GitProvider:
 
                 note(f"{exc}; `gitstore gc` deletes them")
 
-    def _rewrite_snapshots(self, stale: Callable[[pygit2.Repository, pygit2.Tree], dict[str, None]],
+    def _rewrite_snapshots(self, stale: Callable[[pygit2.Repository, str, pygit2.Tree], dict[str, None]],
                            message: str) -> int:
         """Write every snapshot again without the paths ``stale`` names for it (the caller holds
         the writer locks); returns how many paths went."""
         erased = 0
         for repo, ref, base in self._snapshots():  # a fetched ref at no readable commit is not read, nor rewritten
-            gone = stale(repo, base)
+            gone = stale(repo, ref, base)
             if gone:
                 self._set_snapshot(repo, ref, self._write_tree(repo, base, gone), message)
                 erased += len(gone)
+                if ref.startswith(PREFIX + "remotes/"):  # written here, from the admitted one: admitted
+                    self._admissions.admitted(ref, repo.references[ref].target, None)  # type: ignore[arg-type]
+        self._admissions.save()
         return erased
 
     def _snapshot_refs(self) -> list[tuple[pygit2.Repository, str]]:
@@ -748,21 +751,45 @@ class GitProvider:
 
     def _snapshots(self, own: bool = False) -> list[tuple[pygit2.Repository, str, pygit2.Tree]]:
         """Every payload snapshot the store reads, as (repository, ref, tree) (``own``: only this
-        clone's). A fetched snapshot that is not a readable commit is left out (``verify``
-        names it); this clone's own fails closed."""
+        clone's). A fetched snapshot is read once admitted (``_admitted_snapshot``); this
+        clone's own fails closed."""
         trees = []
         for repo, ref in self._snapshot_refs():
-            if own and ref.startswith(PREFIX + "remotes/"):
+            fetched = ref.startswith(PREFIX + "remotes/")
+            if own and fetched:
                 continue
-            target = self._target(repo, ref)
+            target = self._admitted_snapshot(repo, ref) if fetched else self._target(repo, ref)
             if target is None:
                 continue
             try:
                 trees.append((repo, ref, commit_at(repo, target, ref).tree))
             except IntegrityError:
-                if not ref.startswith(PREFIX + "remotes/"):
+                if not fetched:
                     raise
+        self._admissions.save()  # only what a check found since it was read
         return trees
+
+    def _admitted_snapshot(self, repo: pygit2.Repository, ref: str) -> pygit2.Oid | None:
+        """Where a fetched payload snapshot is read: its tip once it passes the check a sync
+        makes (a parentless commit, every new payload hashing to its name, dropping none that
+        no stored append removed), against the snapshot admitted last; else that one, kept,
+        and the ref is named as quarantined. A plain ``git fetch`` forces the ref (snapshots
+        have no history), so a snapshot that drops another writer's text is never read."""
+        tip = self._target(repo, ref)
+        if tip is not None:
+            admission = self._admissions.snapshot(repo, ref, tip, self._unremoved)
+            if admission.admitted:
+                self._quarantine.pop(ref, None)
+                return tip
+            self._quarantine[ref] = admission
+        base = self._admissions.base(ref)
+        return base if base is not None and base in repo else None
+
+    def _unremoved(self, dropped: set[str]) -> set[str]:
+        """Of the payloads a snapshot drops, those no stored append removed (a note, honoured or
+        not) and some stored event names (gc also drops what no event names)."""
+        left = dropped - {digest for digest, _, _ in self.notes()}
+        return left & self._named_payloads() if left else left
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -845,7 +872,10 @@ class GitProvider:
         self.scope = scope
 
     def quarantined(self) -> list[Problem]:
-        """The fetched refs left out of every read so far, each with why."""
+        """The fetched refs left out of every read so far, each with why (the payload snapshots
+        judged first, for a read that took no payload)."""
+        with readable("the payload snapshots"):
+            self._snapshots()
         return [Problem(ref, f"quarantined: another clone's history fails verification and none of it is "
                              f"read ({admission.problem})") for ref, admission in sorted(self._quarantine.items())]
 
@@ -1435,7 +1465,8 @@ class GitProvider:
     def _sweep_snapshots(self) -> int:
         """Write every snapshot again without payloads that have a note (a removal killed before
         it rewrote the snapshots) and, when an append may have been killed since the last sweep
-        (its journal is left) or none ever ran, without payloads no stored event names. Returns
+        (its journal is left) or none ever ran, this clone's own without payloads no stored
+        event names. Returns
         how many payloads went. The caller holds the writer locks."""
         swept = self.state / "swept"
         noted = self.noted()
@@ -1443,8 +1474,10 @@ class GitProvider:
         if not swept.exists() or any((self.state / PENDING).glob("*")):
             named = self._named_payloads()
 
-        def stale(repo: pygit2.Repository, base: pygit2.Tree) -> dict[str, None]:
-            if named is None:
+        def stale(repo: pygit2.Repository, ref: str, base: pygit2.Tree) -> dict[str, None]:
+            # what a killed append left is in this clone's own snapshots; another writer's
+            # payloads may be named by records not read here (a ref quarantined, a pruned one)
+            if named is None or ref.startswith(PREFIX + "remotes/"):
                 return {path: None for path in map(payload_path, noted) if path in base}
             gone: dict[str, None] = {}
             for path in _payload_paths(repo, base):

@@ -332,10 +332,11 @@ class _Admitting:
         self.repo: pygit2.Repository = ctx.store.provider.repo  # type: ignore[attr-defined]
         self.state: Path = ctx.store.provider.state  # type: ignore[attr-defined]
         self.remote = remote
-        self.incoming = {k: _writers(self.repo, f"{INCOMING}{remote}/{k}/shared/") for k in KINDS}
-        self.admitted = {k: _writers(self.repo, f"{PREFIX}remotes/{remote}/{k}/shared/") for k in KINDS}
         self.refusals = _Refusals(self.state)
         self._admissions = Admissions(self.state)
+        self._restore()
+        self.incoming = {k: _writers(self.repo, f"{INCOMING}{remote}/{k}/shared/") for k in KINDS}
+        self.admitted = {k: _writers(self.repo, f"{PREFIX}remotes/{remote}/{k}/shared/") for k in KINDS}
         self._noted: set[str] | None = None
         self._named: set[str] | None = None
 
@@ -344,6 +345,35 @@ class _Admitting:
 
     def held_ref(self, kind: str, writer: str) -> str:
         return f"{QUARANTINE}{self.remote}/{kind}/shared/{writer}"
+
+    def _restore(self) -> None:
+        """Put each fetched ref back at the tip admitted last where a plain ``git fetch``
+        deleted it (``--prune``, or ``fetch.prune``, after the writer's ref left the remote) or
+        moved it where reads refuse it: a records history that does not extend that tip, a
+        snapshot that failed its check (forced, as plain fetch forces snapshots). What it
+        refused is held in quarantine. A writer's memory once read is kept, as for a writer the
+        remote no longer has."""
+        moves: list[tuple[str, pygit2.Oid, pygit2.Oid | None]] = []
+        for kind in KINDS:
+            prefix = f"{PREFIX}remotes/{self.remote}/{kind}/shared/"
+            for ref, base in sorted(self._admissions.bases(prefix).items()):
+                tip = ref_tip(self.repo, ref)
+                if tip == base or base not in self.repo:
+                    continue
+                if tip is None:
+                    problem = None
+                elif kind == "records":
+                    problem = self._admissions.rewrites(self.repo, ref, tip)
+                else:
+                    problem = self._admissions.refused(ref, tip)
+                if tip is not None and problem is None:
+                    continue  # not refused (yet): checked as any arrival is
+                if tip is not None and problem is not None:
+                    self.refusals.hold(self.repo, self.held_ref(kind, ref[len(prefix):]), tip, problem)
+                moves.append((ref, base, tip))
+        if moves:
+            _update_refs(self.repo, moves)
+            self.refusals.save()
 
     def pending(self) -> bool:
         """Whether anything arrived that is neither admitted nor refused already."""
@@ -354,15 +384,24 @@ class _Admitting:
         self._pass("records", report, self._check_records)
         refused = {q.writer for q in report.quarantined if q.kind == "records"} | self._still_held("records")
         self._pass("payloads", report, lambda w, before, tip: Checked(0, "its writer's records are quarantined")
-                   if w in refused else check_snapshot(self.repo, before, tip, self._unremoved))
+                   if w in refused else check_snapshot(self.repo, self._snapshot_base(w, before), tip, self._unremoved))
         report.kept = sorted(set(self.admitted["records"]) - set(self.incoming["records"]))
         self.refusals.save()
+
+    def _snapshot_base(self, writer: str, before: pygit2.Oid | None) -> pygit2.Oid | None:
+        """What an arrived snapshot is checked against: the one admitted last (a plain fetch may
+        have moved the ref since, unchecked), else the one the ref is at."""
+        base = self._admissions.base(self.fetched_ref("payloads", writer))
+        return base if base is not None and base in self.repo else before
 
     def _still_held(self, kind: str) -> set[str]:
         return {w for w, tip in self.incoming[kind].items() if self.refusals.known(self.held_ref(kind, w), tip)}
 
     def _check_records(self, writer: str, before: pygit2.Oid | None, tip: pygit2.Oid) -> Checked:
         ref = self.fetched_ref("records", writer)
+        rewritten = self._admissions.rewrites(self.repo, ref, tip)  # the ref's own tip may have gone with a prune
+        if rewritten is not None:
+            return Checked(0, rewritten)
         verified = self._admissions.verified_until(self.repo, ref, tip, self.ctx.scope)
         return check_records(self.repo, ref, before, tip, verified, self.ctx.scope)
 
@@ -384,7 +423,8 @@ class _Admitting:
         for writer, tip in sorted(self.incoming[kind].items()):
             before = self.admitted[kind].get(writer)
             held = self.held_ref(kind, writer)
-            if tip == before:
+            if tip == before and (kind == "records" or self._admissions.base(self.fetched_ref(kind, writer))
+                                  in (None, tip)):  # a snapshot a plain fetch forced there is checked
                 self.refusals.release(self.repo, held)
                 continue
             known = self.refusals.problem(held, tip)
@@ -402,8 +442,7 @@ class _Admitting:
             _update_refs(self.repo, [(ref, tip, before) for ref, tip, before, _ in moves])
             for ref, tip, _, moved in moves:
                 self.refusals.release(self.repo, self.held_ref(kind, moved.writer))
-                if kind == "records":
-                    self._admissions.admitted(ref, tip, self.ctx.scope)
+                self._admissions.admitted(ref, tip, self.ctx.scope if kind == "records" else None)
                 if moved.writer != self.ctx.workspace.config.writer:  # its own appends, come back, are not news
                     report.came_in.append(moved)
             self._admissions.save()
@@ -554,10 +593,15 @@ def _admit_own(provider: GitProvider, remote: str, tips: dict[str, pygit2.Oid]) 
     configured refspecs): that history is this clone's own, admitted without verifying it."""
     moved = {ref: tip for ref, tip in ((f"{PREFIX}remotes/{remote}/records/shared/{w}", t) for w, t in tips.items())
              if ref_tip(provider.repo, ref) == tip}
-    if moved:
+    snapshots = {ref: tip for ref, tip in ((f"{PREFIX}remotes/{remote}/payloads/shared/{w}",
+                                           ref_tip(provider.repo, f"{PREFIX}payloads/shared/{w}")) for w in tips)
+                 if tip is not None and ref_tip(provider.repo, ref) == tip}
+    if moved or snapshots:
         admissions = Admissions(provider.state)
         for ref, tip in moved.items():
             admissions.admitted(ref, tip, provider.scope)
+        for ref, tip in snapshots.items():
+            admissions.admitted(ref, tip, None)
         admissions.save()
 
 
