@@ -731,3 +731,77 @@ def test_a_learning_drawn_from_a_personal_session_never_leaves_the_machine_throu
     blobs = git(bare, "cat-file", "--batch-all-objects", "--batch-check").splitlines()
     texts = "".join(git(bare, "cat-file", "-p", line.split()[0]) for line in blobs if line.split()[1] == "blob")
     assert "PRIVATE_SESSION_MARKER" not in texts and learning["content"]["text"] not in texts
+
+
+# -- links a commit puts where promote writes ---------------------------------------------------
+
+def _commit_link(root: Path, path: str, target: str) -> None:
+    """Commit a symbolic link at ``path`` (forced past git's ignore rules: a commit can hold
+    files under the state folder and the overlay, which this clone alone should own)."""
+    (root / path).parent.mkdir(parents=True, exist_ok=True)
+    (root / path).symlink_to(target)
+    git(root, "add", "-f", "--", path)
+    git(root, "commit", "-q", "-m", f"a link at {path}")
+
+
+TOOLING_TEXT = "Run the retry tests of the client backoff with pytest -x -q before pushing."
+
+
+def _tooling_learning(ctx: Context) -> dict[str, Any]:
+    return accepted_learning(ctx, audience="user-tooling", title="Fast retry tests", text=TOOLING_TEXT, targets=())
+
+
+def _broad_learning(ctx: Context) -> dict[str, Any]:
+    return accepted_learning(ctx, text="Retries in src/retry.py use jitter.\n\nTimeouts are never retried twice.")
+
+
+@pytest.mark.parametrize("link", ["okf/wiki/tooling", "okf/wiki/tooling/fast-retry-tests.md"])
+@pytest.mark.parametrize("inside", [True, False])
+def test_an_overlay_page_is_never_written_through_a_link(tmp_path: Path, link: str, inside: bool) -> None:
+    """A commit can make the overlay folder a link to the sources (the page would land among
+    them and git would be told to ignore them) or to a folder elsewhere: promote refuses before
+    anything is stored."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    root, outside = ctx.workspace.root, tmp_path / "outside"
+    outside.mkdir()
+    target = os.path.relpath(root / "src", (root / link).parent) if inside else str(outside)
+    if link.endswith(".md"):
+        target = os.path.join(target, "page.md")
+    _commit_link(root, link, target)
+    learning = _tooling_learning(ctx)
+    exclude = (root / ".git/info/exclude").read_text()
+    _refused(ctx, learning["id"], f"{link} is a link .*never through a link", route="0")
+    assert (root / ".git/info/exclude").read_text() == exclude
+    assert sorted(os.listdir(root / "src")) == ["retry.py", "store.py"] and os.listdir(outside) == []
+
+
+@pytest.mark.parametrize("link", ["okf/.memory/staged", "okf/.memory/staged/{id}", "okf/.memory/staged/{id}/brief.md"])
+def test_a_staged_brief_is_never_written_through_a_link(tmp_path: Path, link: str) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    root, outside = ctx.workspace.root, tmp_path / "outside"
+    outside.mkdir()
+    learning = _broad_learning(ctx)
+    path = link.format(id=learning["id"])
+    _commit_link(root, path, str(outside / "brief.md" if path.endswith(".md") else outside))
+    _refused(ctx, learning["id"], f"{path} is a link .*never through a link")
+    assert os.listdir(outside) == []
+
+
+@pytest.mark.parametrize("route", ["0", "2"])
+def test_a_link_beside_what_promote_writes_is_never_written_through(tmp_path: Path, route: str) -> None:
+    """Promote writes a file under a name of its own, then renames it into place: a link a
+    commit put at a name beside it (``brief.md.tmp``) is left alone, and so is the file it
+    points to."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    root, secret = ctx.workspace.root, tmp_path / "secret.txt"
+    secret.write_text("keep me\n")
+    learning = _tooling_learning(ctx) if route == "0" else _broad_learning(ctx)
+    folder = "okf/wiki/tooling" if route == "0" else f"okf/.memory/staged/{learning['id']}"
+    names = ["fast-retry-tests.md.tmp", ".fast-retry-tests.md.tmp"] if route == "0" else ["brief.md.tmp",
+                                                                                         "packet.json.tmp"]
+    for name in names:
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / name).symlink_to(secret)
+    result = promote(ctx, learning["id"], PERSON, route=route)
+    assert secret.read_text() == "keep me\n" and result.written
+    assert all((root / path).is_file() and not (root / path).is_symlink() for path in result.written)

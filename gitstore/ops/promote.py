@@ -16,6 +16,7 @@ route that differs) is a promotion of its own.
 
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any
 
 import pygit2
 
+from gitstore._files import first_link, replace_file
 from gitstore.config import ensure_ignored
 from gitstore.errors import Refused
 from gitstore.context import Context
@@ -151,23 +153,41 @@ def _local_files(ctx: Context, result: Plan, resumed: bool) -> dict[Path, str]:
     """The files a route writes on this machine, checked before anything is written (a
     promotion run again after a kill finds its own overlay page as it wrote it)."""
     root = ctx.workspace.root
-    if result.route == "overlay":
-        path = root / result.packet["target"]
-        text = result.files[result.packet["target"]]
-        if path.exists() and not (resumed and path.is_file() and path.read_bytes() == text.encode("utf-8")):
+    files = _route_files(ctx, result)
+    for path, text in files.items():
+        _no_link(root, path, _landing(result))
+        if result.route == "overlay" and path.exists() and not (
+                resumed and path.is_file() and path.read_bytes() == text.encode("utf-8")):
             raise Refused(f"{result.packet['target']} already exists; remove it to promote the learning again")
-        return {path: text}
+    return files
+
+
+def _route_files(ctx: Context, result: Plan) -> dict[Path, str]:
+    """The files the route writes on this machine, by path, and their text."""
+    if result.route == "overlay":
+        return {ctx.workspace.root / result.packet["target"]: result.files[result.packet["target"]]}
     if result.route == "staged-update":
         folder = ctx.workspace.state / staged.FOLDER / result.learning["id"]
         return {folder / name: text for name, text in staged_files(result).items()}
     return {}
 
 
+def _no_link(root: Path, path: Path, what: str) -> None:
+    """Refuse a file promote writes, or a folder on its way, that is a symbolic link: a commit
+    can put one in the overlay or the state folder, and a write through it would land among the
+    sources (which git would then be told to ignore) or in a file elsewhere."""
+    link = first_link(root, path.relative_to(root).as_posix())
+    if link is not None:
+        raise Refused(f"{link.relative_to(root).as_posix()} is a link (to {os.readlink(link)}); promote writes "
+                      f"the {what} into the work tree's own folders, never through a link: make it a file (or "
+                      "folder) of its own; nothing was written")
+
+
 def _write(path: Path, text: str) -> None:
+    """Write a file promote checked (no link on its way) under a name of this process's own,
+    then rename it into place: a fixed temporary name could be a link a commit put there."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    replace_file(path, text)
 
 
 def _current_branch(repo: pygit2.Repository) -> str | None:
