@@ -805,3 +805,31 @@ def test_a_link_beside_what_promote_writes_is_never_written_through(tmp_path: Pa
     result = promote(ctx, learning["id"], PERSON, route=route)
     assert secret.read_text() == "keep me\n" and result.written
     assert all((root / path).is_file() and not (root / path).is_symlink() for path in result.written)
+
+
+@pytest.mark.parametrize("at", [".agents/skills/change-retries-safely", ".agents/skills", ".agents"])
+@pytest.mark.parametrize("link", [False, True])
+def test_a_file_where_the_skill_folder_would_go_stops_the_promotion(tmp_path: Path, at: str, link: bool) -> None:
+    """A file (or a symbolic link) committed where the skill's folder goes is someone's: promote
+    refuses, as it does for a skill already there, rather than make a commit that deletes it."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    if link:
+        _commit_link(root, at, "../README.md")
+    else:
+        commit_files(root, {at: "notes of our own\n"}, "a file of our own")
+    learning = accepted_learning(ctx, memory="procedural", title="Change retries safely", text=SKILL_TEXT)
+    _refused(ctx, learning["id"], rf"stopped at skill-spec: {at} is a file, not a folder, at [0-9a-f]{{12}}: "
+                                  r"the skill's folder \.agents/skills/change-retries-safely/ cannot go there")
+
+
+def test_a_promotion_commit_never_replaces_a_file_with_a_folder(tmp_path: Path) -> None:
+    from gitstore.promote.branch import build_commit
+    from gitstore.promote.snapshot import head_snapshot
+
+    ctx = wiki_repo(tmp_path / "widgets")
+    snapshot = head_snapshot(ctx.workspace.repo)
+    with pytest.raises(Refused, match="src/retry.py is a file, not a folder"):
+        build_commit(snapshot, {"src/retry.py/SKILL.md": "text\n"}, "a message")
+    with pytest.raises(Refused, match="src is a folder, not a file"):
+        build_commit(snapshot, {"src": "text\n"}, "a message")

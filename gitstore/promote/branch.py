@@ -129,15 +129,24 @@ def signature(repo: pygit2.Repository, role: str) -> pygit2.Signature:
 
 
 def _tree_with(repo: pygit2.Repository, tree: pygit2.Tree | None, path: list[str], blob: pygit2.Oid,
-               mode: int) -> pygit2.Oid:
+               mode: int, above: str = "") -> pygit2.Oid:
+    """``tree`` with the file at ``path`` (its parts, below the folder ``above``) written.
+    Refuses to put a file where a folder is or a folder where a file (or a link) is: the
+    commit would delete what stood there."""
     builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
     head, rest = path[0], path[1:]
+    existing = builder.get(head)
+    here = f"{above}{head}"
+    is_tree = existing is not None and existing.filemode == pygit2.GIT_FILEMODE_TREE
     if not rest:
+        if is_tree:
+            raise Refused(f"{here} is a folder, not a file, at the promotion's base: it is never replaced")
         builder.insert(head, blob, mode)
         return builder.write()
-    existing = builder.get(head)
-    sub = repo[existing.id] if existing is not None and existing.filemode == pygit2.GIT_FILEMODE_TREE else None
-    builder.insert(head, _tree_with(repo, sub, rest, blob, mode), pygit2.GIT_FILEMODE_TREE)
+    if existing is not None and not is_tree:
+        raise Refused(f"{here} is a file, not a folder, at the promotion's base: it is never replaced")
+    sub = repo[existing.id] if existing is not None else None
+    builder.insert(head, _tree_with(repo, sub, rest, blob, mode, f"{here}/"), pygit2.GIT_FILEMODE_TREE)
     return builder.write()
 
 

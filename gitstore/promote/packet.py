@@ -180,9 +180,17 @@ def _skill(result: Plan, snapshot: Snapshot, citations: list[blocks.Citation]) -
 
 def _skill_folder_taken(snapshot: Snapshot, path: str) -> str | None:
     """Why a skill may not be written at ``path`` on ``snapshot`` (promote writes one only
-    where none lives), or None."""
+    where none lives, and never where a file or a link of someone's is in its folder's way),
+    or None."""
     folder = dirname(path)
-    return f"a skill already lives in {folder}/ at {snapshot.id[:12]}" if snapshot.exists(folder + "/") else None
+    if snapshot.exists(folder + "/"):
+        return f"a skill already lives in {folder}/ at {snapshot.id[:12]}"
+    parts = folder.split("/")
+    for end in range(1, len(parts) + 1):
+        at = "/".join(parts[:end])
+        if snapshot.exists(at) and not snapshot.exists(at + "/"):
+            return f"{at} is a file, not a folder, at {snapshot.id[:12]}: the skill's folder {folder}/ cannot go there"
+    return None
 
 
 def _overlay(result: Plan, snapshot: Snapshot, at: str) -> tuple[str, list[str]]:
