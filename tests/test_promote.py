@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -833,3 +834,60 @@ def test_a_promotion_commit_never_replaces_a_file_with_a_folder(tmp_path: Path) 
         build_commit(snapshot, {"src/retry.py/SKILL.md": "text\n"}, "a message")
     with pytest.raises(Refused, match="src is a folder, not a file"):
         build_commit(snapshot, {"src": "text\n"}, "a message")
+
+
+# -- what the gates would refuse is refused before anything is stored ---------------------------
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("Records in src/store.py are appended in batches, see [Storage](storage.md#Appends).",
+     "no heading with anchor #Appends"),
+    ("Records in src/store.py are appended in batches, see [Storage](storage).", "storage does not resolve"),
+    ("Records in src/store.py are appended in batches, see [it](%6Eope.md).", "%6Eope.md does not resolve"),
+    ("Records in src/store.py are appended in batches, see [it](../../../../etc/passwd).",
+     "leaves the repository"),
+    ("Records in src/store.py are appended in batches.\r", "would not read back as the accepted text"),
+    ("Records in src/store.py are appended\r\nin batches.", "would not read back as the accepted text"),
+])
+def test_a_page_edit_the_wiki_gate_would_refuse_is_never_made(tmp_path: Path, text: str, problem: str) -> None:
+    """Promote checks the page it writes as the gates will (its links at the base commit, the
+    block read back as the gate reads it): it refuses, rather than make a branch that can
+    never pass."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx, title="Appends are batched", text=text, targets=("src/store.py",))
+    _refused(ctx, learning["id"], rf"stopped at okf: okf/wiki/storage.md would not be a valid OKF page: "
+                                  rf"line \d+: .*{re.escape(problem)}")
+
+
+def test_links_the_gate_resolves_do_not_stop_a_promotion(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    (root / "docs").symlink_to("okf/wiki")
+    git(root, "add", "docs")
+    git(root, "commit", "-q", "-m", "a link to the wiki")
+    text = ("Records in src/store.py are appended in batches, see [Storage](storage.md#appends), "
+            "[retries](reliability.md#retries), [this](#storage) and [the same](../../docs/storage.md#appends).")
+    learning = accepted_learning(ctx, title="Appends are batched", text=text, targets=("src/store.py",))
+    result = promote(ctx, learning["id"], PERSON)
+    git(root, "checkout", "-q", result.branch)
+    assert wiki_gate.check([result.packet["target"]], root, "okf/wiki", "main") == []
+    assert promotion_gate.check([], root, "main", result.branch) == []
+
+
+def test_a_skill_whose_text_holds_another_marker_is_never_made(tmp_path: Path) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    other = f"<!-- gitstore:promoted lrn_{'a' * 32} sha256:{'b' * 64} -->"
+    learning = accepted_learning(ctx, memory="procedural", title="Change retries safely",
+                                 text=f"{SKILL_TEXT}\n{other}\nThen push.")
+    _refused(ctx, learning["id"], "stopped at skill-spec: .*would not read back as the accepted text")
+
+
+@pytest.mark.parametrize("route", ["0", "procedural"])
+def test_an_overlay_page_or_skill_whose_text_breaks_its_block_is_never_made(tmp_path: Path, route: str) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    text = "Run the retry tests of src/retry.py with pytest -x -q before pushing.\r"
+    if route == "0":
+        learning = accepted_learning(ctx, audience="user-tooling", title="Fast retry tests", text=text, targets=())
+        _refused(ctx, learning["id"], "stopped at overlay-links: .*would not read back", route="0")
+    else:
+        learning = accepted_learning(ctx, memory="procedural", title="Change retries safely", text=text)
+        _refused(ctx, learning["id"], "stopped at skill-spec: .*would not read back")

@@ -320,7 +320,12 @@ def _same_folder(one: str, other: str) -> bool:
 def check_text(name: str, text: str, *, at_root: bool = False) -> list[str]:
     """``check_page`` for a page held in memory: ``name`` is its file name (``index.md``,
     ``log.md`` or any other), ``at_root`` whether it sits at the bundle root."""
-    return page_problems(_parse(Path(name), text.encode("utf-8")), at_root=at_root)
+    return page_problems(page_of(name, text), at_root=at_root)
+
+
+def page_of(path: Path | str, text: str) -> Page:
+    """A page held in memory (``path`` being where it goes), parsed as ``read_page`` parses one."""
+    return _parse(path, text.encode("utf-8"))
 
 
 def page_problems(page: Page, *, at_root: bool) -> list[str]:
@@ -575,9 +580,28 @@ def check_links(path: Path, root: Path | None = None) -> list[str]:
     return link_problems(read_page(path), root or path.parent)
 
 
-def link_problems(page: Page, root: Path | str, within: Path | str | None = None) -> list[str]:
+class OnDisk:
+    """Where a page's links lead, read from the files on disk (the gate's view): what is at a
+    path, a page's anchors, whether a path stays in a folder. ``promote`` reads the same from a
+    commit's tree instead, through an object with these three methods."""
+
+    @staticmethod
+    def kind(file: str) -> str | None:
+        return _kind(file)
+
+    @staticmethod
+    def anchors(file: str) -> set[str]:
+        return read_page(file).anchors
+
+    @staticmethod
+    def inside(file: str, folder: str, there: bool) -> bool:
+        return _inside(file, folder, there)
+
+
+def link_problems(page: Page, root: Path | str, within: Path | str | None = None, files: Any = OnDisk) -> list[str]:
     """``check_links`` for a page read already, ``root`` being the bundle root; a target outside
-    the folder ``within`` (the repository) is a problem even when it resolves."""
+    the folder ``within`` (the repository) is a problem even when it resolves. ``files`` says
+    what is where (``OnDisk``, else a commit's tree)."""
     if page.text is None:
         return []
     problems = []
@@ -600,14 +624,14 @@ def link_problems(page: Page, root: Path | str, within: Path | str | None = None
             file = os.path.join(base, name.lstrip("/"))
         else:
             file = os.path.join(here, name)
-        if what == "source" and not name.startswith("/") and _kind(file) is None:
+        if what == "source" and not name.startswith("/") and files.kind(file) is None:
             file = os.path.join(base, name)
-        kind = _kind(file)
-        if within is not None and not _inside(file, os.fspath(within), kind is not None):
+        kind = files.kind(file)
+        if within is not None and not files.inside(file, os.fspath(within), kind is not None):
             problems.append(f"{what} {target} leaves the repository")
         elif kind is None:
             problems.append(f"{what} {target} does not resolve")
-        elif fragment and kind == "file" and file.endswith(".md") and fragment not in read_page(file).anchors:
+        elif fragment and kind == "file" and file.endswith(".md") and fragment not in files.anchors(file):
             problems.append(f"{what} {target}: no heading with anchor #{fragment}")
     return problems
 

@@ -16,11 +16,12 @@ from typing import Any
 
 from gitstore.errors import Refused
 from gitstore.promote import blocks, rubric, verify
-from gitstore.promote.okf import check_text, split_front_matter
+from gitstore.promote.gates.wiki import page_findings
+from gitstore.promote.okf import link_problems, page_of, split_front_matter
 from gitstore.promote.routes import direct_edit, overlay, skill, staged
 from gitstore.promote.routing import QUICKSTART, WIKI, Routing, route
 from gitstore.promote.skills import check_skill
-from gitstore.promote.snapshot import Snapshot
+from gitstore.promote.snapshot import InTree, Snapshot
 from gitstore.records.contracts import seal
 from gitstore.rules.view import View
 
@@ -155,9 +156,9 @@ def _direct_edit(result: Plan, snapshot: Snapshot, citations: list[blocks.Citati
     owner = result.routing.owner
     block = blocks.render(learning["id"], learning["contentDigest"], learning["content"]["text"], citations)
     text = direct_edit.render(snapshot, owner, block)
-    problems = check_text(basename(owner.page), text)
-    if problems:
-        raise verify.Stopped(learning, "okf", f"{owner.page} would not be a valid OKF page: {problems[0]}")
+    problem = _read_back(learning, owner.page, text) or _page_problem(snapshot, owner.page, text)
+    if problem:
+        raise verify.Stopped(learning, "okf", f"{owner.page} would not be a valid OKF page: {problem}")
     result.files[owner.page] = text
     return owner.page, [block]
 
@@ -174,6 +175,9 @@ def _skill(result: Plan, snapshot: Snapshot, citations: list[blocks.Citation]) -
     if problems:
         line, problem = problems[0]
         raise verify.Stopped(learning, "skill-spec", f"{path}:{line}: {problem}")
+    read_back = _read_back(learning, path, text)
+    if read_back:
+        raise verify.Stopped(learning, "skill-spec", read_back)
     result.files[path] = text
     return path, [text]
 
@@ -201,11 +205,38 @@ def _overlay(result: Plan, snapshot: Snapshot, at: str) -> tuple[str, list[str]]
                              "and this repository has no wiki page or README.md to link to")
     path = overlay.path_for(learning)
     text = overlay.render(learning, link, at)
-    problems = check_text(basename(path), text)
-    if problems:
-        raise verify.Stopped(learning, "overlay-links", f"{path} would not be a valid OKF page: {problems[0]}")
+    problem = _read_back(learning, path, text) or _page_problem(snapshot, path, text)
+    if problem:
+        raise verify.Stopped(learning, "overlay-links", f"{path} would not be a valid OKF page: {problem}")
     result.files[path] = text
     return path, [text]
+
+
+def _read_back(learning: dict[str, Any], path: str, text: str) -> str | None:
+    """Why the file promote renders would not read back as the learning's promotion, as the
+    promotion gate reads it: exactly one block of the learning, holding its accepted text, and
+    no other marker line. A carriage return, a blank line, a line that begins like the
+    ``Cited:`` line or like a marker in the text would end or split the block."""
+    own = [block for block in blocks.find(text) if block.learning == learning["id"]]
+    if len(own) != 1:
+        return f"it would hold {len(own)} promoted blocks of {learning['id']}, where a promotion adds one"
+    if own[0].statement != learning["content"]["text"]:
+        return (f"line {own[0].line + 1}: its promoted block would not read back as the accepted text (a carriage "
+                "return, a blank line, or a line that begins like a marker or a Cited: line ends or changes it)")
+    shapeless = blocks.markers_without_shape(text)
+    if shapeless:
+        return f"line {shapeless[0]}: a gitstore:promoted marker that is not a marker line of its own"
+    return None
+
+
+def _page_problem(snapshot: Snapshot, path: str, text: str) -> str | None:
+    """The first rule of the wiki gate (``gitstore-okf``) that the page promote renders at
+    ``path`` would break, its links read in the snapshot's tree as the gate reads them in the
+    commit's work tree: a link of the learning's text that does not resolve, leaves the
+    repository or names no heading makes a commit the gate refuses."""
+    files = InTree(snapshot, {path: text})
+    found = page_findings(page_of(path, text), path, WIKI, lambda page: link_problems(page, WIKI, ".", files))
+    return f"line {found[0].line}: {found[0].message}" if found else None
 
 
 def _project_link(routing: Routing | None, snapshot: Snapshot) -> tuple[str, str] | None:

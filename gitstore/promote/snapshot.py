@@ -6,7 +6,9 @@ or the index is in; the gates read the commits they judge the same way.
 
 from __future__ import annotations
 
+import posixpath
 import subprocess
+from collections import deque
 from dataclasses import dataclass, field
 
 import pygit2
@@ -93,3 +95,71 @@ def head_snapshot(repo: pygit2.Repository) -> Snapshot:
     if repo.head_is_unborn:
         raise Refused("the repository has no commit yet: promotion lands on top of one")
     return Snapshot(repo, repo.head.peel(pygit2.Commit))
+
+
+class InTree:
+    """Where a page's links lead in a snapshot's tree, with ``pages`` (path -> text, such as a
+    page promote is about to write) over it: the ``files`` argument of ``okf.link_problems``,
+    so promote checks links as the wiki gate will once its commit is checked out. Paths are
+    relative to the repository; a symbolic link is followed within the tree, and one that
+    leaves it (or loops) leads nowhere."""
+
+    _HOPS = 40  # links followed in one path at most, as the system follows them
+
+    def __init__(self, snapshot: Snapshot, pages: dict[str, str]) -> None:
+        self.snapshot = snapshot
+        self.pages = pages
+
+    def _object(self, path: str) -> pygit2.Object | None:
+        try:
+            return self.snapshot.commit.tree[path]
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+
+    def _resolved(self, file: str) -> str | None:
+        """``file`` with its symbolic links followed, or None when it leads out of the tree."""
+        parts, hops = deque(posixpath.normpath(file).split("/")), 0
+        done: list[str] = []
+        while parts:
+            part = parts.popleft()
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if not done:
+                    return None
+                done.pop()
+                continue
+            done.append(part)
+            entry = self._object("/".join(done)) if "/".join(done) not in self.pages else None
+            if entry is not None and entry.filemode == pygit2.GIT_FILEMODE_LINK:
+                hops += 1
+                target = entry.data.decode("utf-8", "surrogateescape")
+                if hops > self._HOPS or target.startswith("/"):
+                    return None
+                done.pop()
+                parts.extendleft(reversed(target.split("/")))
+        return "/".join(done)
+
+    def kind(self, file: str) -> str | None:
+        path = self._resolved(file)
+        if path is None:
+            return None
+        if path == "" or any(page.startswith(path + "/") for page in self.pages):
+            return "folder"
+        if path in self.pages:
+            return "file"
+        entry = self._object(path)
+        return None if entry is None else "folder" if isinstance(entry, pygit2.Tree) else "file"
+
+    def anchors(self, file: str) -> set[str]:
+        from gitstore.promote.okf import Page, split_front_matter
+
+        path = self._resolved(file) or ""
+        text = self.pages[path] if path in self.pages else self.snapshot.text(path) or ""
+        meta, body, problems = split_front_matter(text)
+        return Page(path, text, meta, body, problems).anchors
+
+    def inside(self, file: str, folder: str, there: bool) -> bool:
+        path = posixpath.normpath(posixpath.join(folder, file))
+        return not (path == ".." or path.startswith("../") or path.startswith("/")) and \
+            (not there or self._resolved(file) is not None)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from posixpath import dirname, join, normpath
 
@@ -39,7 +39,7 @@ from gitstore.promote.gates._common import (
     top_level, tree_entries,
 )
 from gitstore.promote.okf import (
-    INDEX_PAGE, LOG_PAGE, is_url, link_problems, page_cache, page_problems, read_page, render_index_page,
+    INDEX_PAGE, LOG_PAGE, Page, is_url, link_problems, page_cache, page_problems, read_page, render_index_page,
 )
 
 PROG = "gitstore-okf"
@@ -79,13 +79,19 @@ def _page(root: Path, rel: str, wiki: Path, wiki_rel: str) -> list[Finding]:
     path = os.path.join(root, rel)
     if rel.rsplit("/", 1)[-1] == INSTRUCTIONS or not os.path.isfile(path):
         return []
-    page = read_page(path)
+    return page_findings(read_page(path), rel, wiki_rel, lambda page: link_problems(page, wiki, root))
+
+
+def page_findings(page: Page, rel: str, wiki_rel: str, links: Callable[[Page], list[str]]) -> list[Finding]:
+    """Every rule one page of the wiki (``rel`` from the repository's root) breaks by itself:
+    the OKF rules, the problems ``links`` finds in its links, the overlay's links, its promoted
+    claims. Promote runs it on a page it is about to write, its links read in the commit's tree."""
     text = page.text or ""
     at_root = dirname(rel) == wiki_rel
     found = [Finding(rel, _line(problem, text), problem) for problem in page_problems(page, at_root=at_root)]
     if page.text is None or page.problems:
         return found
-    found += [Finding(rel, _link_line(problem, text), problem) for problem in link_problems(page, wiki, root)]
+    found += [Finding(rel, _link_line(problem, text), problem) for problem in links(page)]
     inside = rel[len(wiki_rel) + 1:]
     if inside.startswith(f"{OVERLAY}/"):
         found += _overlay_links(page.links, rel, wiki_rel, text)
