@@ -51,11 +51,12 @@ def open_untrusted(path: str | Path) -> BinaryIO:
         raise
 
 
-def read_regular(path: str | Path) -> bytes:
+def read_regular(path: str | Path, limit: int | None = None) -> bytes:
     """The bytes of a regular file (through links) that a repository holds, such as AGENTS.md
     or a wiki page. Anything else is refused at once with ``OSError`` naming it, never waited
     on: a FIFO (which would block until something writes to it), a device, a folder
-    (``IsADirectoryError``). A missing file is ``FileNotFoundError``, as ``open`` says it."""
+    (``IsADirectoryError``). A missing file is ``FileNotFoundError``, as ``open`` says it. With
+    ``limit``, a file of more bytes is refused (``InvalidInput``) once that many are read."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         mode = os.fstat(fd).st_mode
@@ -66,7 +67,7 @@ def read_regular(path: str | Path) -> bytes:
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb") as source:
             fd = -1
-            return source.read()
+            return source.read() if limit is None else read_bounded(source, limit, str(path))
     finally:
         if fd >= 0:
             os.close(fd)

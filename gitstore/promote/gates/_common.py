@@ -10,7 +10,7 @@ from collections import namedtuple
 from pathlib import Path
 
 from gitstore import _jsontext
-from gitstore._shown import shown
+from gitstore._shown import one_line, shown
 from gitstore.errors import GitstoreError
 from gitstore.promote._git import git_env
 
@@ -32,8 +32,9 @@ class Finding(namedtuple("Finding", "path line message")):
     __slots__ = ()
 
     def __str__(self) -> str:
-        # a file's name, a line of it or a record may hold escape sequences: shown, never obeyed
-        return shown(f"{self.path}:{self.line}: {' '.join(self.message.split())}")
+        # a file's name, a line of it or a record may hold escape sequences: shown, never obeyed;
+        # a name may hold a line break: pictured, so that each finding stays one line
+        return shown(f"{one_line(self.path)}:{self.line}: {' '.join(self.message.split())}")
 
 
 def report(findings: Iterable[Finding], out: Callable[[str], None] = print) -> int:
@@ -67,7 +68,7 @@ def run(prog: str, gate: Callable[[], int]) -> int:
     try:
         return gate()
     except GitstoreError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {shown(one_line(str(exc)))}", file=sys.stderr)  # it may name a file
         return 1
     except Exception as exc:
         import subprocess

@@ -537,10 +537,26 @@ def _git_dir(root: Path) -> Path:
     return _GIT_DIRS[root]
 
 
+MESSAGE_LIMIT = 4 << 20  # bytes of a commit message file read at most (git's own are a few kilobytes)
+
+
+def _read_message(path: Path) -> str:
+    """The message git wrote for the commit being made: a regular file, read up to
+    ``MESSAGE_LIMIT``. A folder, a FIFO or a device (a link to ``/dev/zero``) given in its
+    place is refused at once, never read for ever."""
+    from gitstore.errors import InvalidInput
+    from gitstore.records.inputs import read_regular
+
+    try:
+        return read_regular(path, MESSAGE_LIMIT).decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise InvalidInput(f"{path}: cannot be read as a commit message ({exc.strerror or exc})") from None
+
+
 def _pending(root: Path, message_file: Path) -> Change:
     """The commit being made: its message, and the index git is committing against its parent
     (a merge: against every commit it merges, so what it brings from one of them is not its own)."""
-    message = message_file.read_text(encoding="utf-8", errors="replace")
+    message = _read_message(message_file)
     merging = _merge_heads(root)
     if merging:
         return _pending_merge(root, message_file, message, merging)
