@@ -240,6 +240,21 @@ def test_a_symlinked_page_or_skill_is_refused(bundle: Path, capsys: pytest.Captu
                for line in lines)
 
 
+def test_a_markdown_file_not_named_like_a_page_is_refused(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """OKF pages end in ``.md``: a file named ``.MD`` or ``.markdown`` in the wiki is no page, so
+    no rule of the wiki would read it, yet agents take it for one."""
+    wiki = bundle / "okf" / "wiki"
+    for name in ("notes.MD", "metrics/guide.markdown", "deploy.Md"):
+        (wiki / name).write_text("# Unchecked\n\nSee [nothing](missing.md).\n")
+    (wiki / "diagram.png").write_bytes(b"\x89PNG")
+    names = ["okf/wiki/notes.MD", "okf/wiki/metrics/guide.markdown", "okf/wiki/deploy.Md", "okf/wiki/diagram.png"]
+    code, lines = run(okf.main, names, capsys)
+    assert code == 1 and sorted(line.split(":")[0] for line in lines) == sorted(names[:3]), lines
+    assert all(line.endswith(":1: named like a markdown page, but OKF pages end in .md: no rule of the wiki reads "
+                             "this file, yet agents would take it for a page; rename it to end in .md")
+               for line in lines), lines
+
+
 def test_a_deleted_instructions_file_fails(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (bundle / "okf" / "wiki" / "INSTRUCTIONS.md").unlink()
     code, lines = run(okf.main, _pages(bundle), capsys)

@@ -6,6 +6,8 @@ For each page of the wiki (``okf/wiki/`` unless ``--root`` says otherwise) passe
   families, reserved ``index.md`` and ``log.md`` structure (``gitstore.promote.okf``);
 - no path under the wiki is a symbolic link (or anything but a regular file): pre-commit passes
   such links too, so that no page is read, or skipped, through one;
+- no file under the wiki is named like markdown but not ``*.md`` (``.MD``, ``.markdown``): OKF
+  pages are the ``.md`` files, so no rule would read it, yet agents would take it for a page;
 - every relative link and path-valued source resolves inside the repository, and every
   ``#fragment`` names a heading;
 - every promoted claim (``gitstore.promote.blocks``), wherever it sits (fenced code included:
@@ -48,6 +50,11 @@ INSTRUCTIONS = "INSTRUCTIONS.md"
 OVERLAY = "tooling"
 _KEY = re.compile(r"^([a-z_]+)\b")
 _LINE_IN = re.compile(r"^(?:index|log) line (\d+):")
+# OKF pages are the files named *.md (the specification's 3.1); other markdown names would be
+# read as pages by agents while no rule of the wiki reads them
+_MARKDOWN = frozenset({".md", ".markdown", ".mdown", ".mkd", ".mkdn", ".mdwn"})
+_NOT_A_PAGE = ("named like a markdown page, but OKF pages end in .md: no rule of the wiki reads this file, yet "
+               "agents would take it for a page; rename it to end in .md")
 
 
 def check(files: Sequence[str], root: Path, wiki_rel: str, base: str | None) -> list[Finding]:
@@ -57,6 +64,7 @@ def check(files: Sequence[str], root: Path, wiki_rel: str, base: str | None) -> 
     names = [relative(f, root) for f in files]
     inside = [n for n in names if n.startswith(wiki_rel + "/")]
     refused = [f for f in (not_regular(os.path.join(root, n), n) for n in inside) if f is not None]
+    refused += [Finding(n, 1, _NOT_A_PAGE) for n in inside if _named_like_a_page(n) and not n.endswith(".md")]
     pages = [n for n in inside if n.endswith(".md") and n not in {f.path for f in refused}]
     entries = tree_entries(root, base, [wiki_rel]) if base is not None else None
     findings = refused + in_parallel(pages, lambda chunk: _pages(root, chunk, wiki, wiki_rel),
@@ -65,6 +73,11 @@ def check(files: Sequence[str], root: Path, wiki_rel: str, base: str | None) -> 
         with page_cache():
             findings += _against_base(root, wiki, wiki_rel, pages, entries())
     return findings
+
+
+def _named_like_a_page(name: str) -> bool:
+    """Whether ``name`` ends like a markdown file (``.md`` in any case, ``.markdown``, ...)."""
+    return os.path.splitext(name)[1].lower() in _MARKDOWN
 
 
 def _pages(root: Path, pages: Sequence[str], wiki: Path, wiki_rel: str) -> list[Finding]:
