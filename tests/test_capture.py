@@ -155,6 +155,20 @@ def test_no_secret_reaches_the_store(ctx: Context, tmp_path: Path) -> None:
     assert b"pushed" in objects  # the rest of the text is kept
 
 
+def test_a_secret_in_the_session_branch_is_no_branch_at_all(ctx: Context, tmp_path: Path) -> None:
+    """An episode's pin lies outside the payload redaction removes: a branch the scanner would
+    change is stored as none, and an ordinary one as it is."""
+    for session, branch in (("sess-1", f"fix/{SECRETS['github']}"), ("sess-2", "feature/retry")):
+        transcript = claude_transcript(tmp_path / f"{session}.jsonl", [("user", "Add jitter."), ("assistant", "Added.")],
+                                       session=session)
+        lines = [json.loads(line) | {"gitBranch": branch} for line in transcript.read_text().splitlines()]
+        transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        import_transcript(ctx, transcript, mode="summary")
+    pins = {i.record["source"]["ref"]: i.record["pin"]["branch"] for i in ctx.store.items(["episode"])}
+    assert pins == {"sess-1": None, "sess-2": "feature/retry"}
+    assert SECRETS["github"][4:20].encode() not in all_objects(ctx.workspace.root)
+
+
 def test_orders_to_agents_pipes_into_a_shell_and_secrets_in_prose_never_reach_the_store(
         ctx: Context, tmp_path: Path) -> None:
     key = "NQhBD2UJZUEkjgbpVFrJaPE2Yv7S7t6VnX3eOOuh"

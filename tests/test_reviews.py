@@ -14,7 +14,7 @@ from gitstore import InvalidInput, Refused
 from gitstore.context import Context
 from gitstore.capture.reviews import import_reviews
 
-from .conftest import shared, shared_params
+from .conftest import all_objects, shared, shared_params
 from .world import ready_repo
 
 HOOKS = ("reviews", "octokit-webhooks")
@@ -308,3 +308,47 @@ def test_importing_the_same_deliveries_again_counts_nothing(ctx: Context, tmp_pa
     review.write_text(hook("pull_request_review/submitted.payload.json").read_text())
     assert import_reviews(ctx, review, "github:9").record["counts"]["reviews"] == 1
     assert import_reviews(ctx, review, "github:9").record["counts"]["reviews"] == 0
+
+
+TOKEN = "ghp_" + "0fAGST5ohwj3Aio6ul2ncFNgdncvat1udBt1"
+
+
+def _episodes(ctx: Context) -> list[dict]:
+    return [i.record for i in ctx.store.items(["episode"])]
+
+
+def test_a_secret_in_a_branch_name_never_reaches_an_episode_pin(ctx: Context, tmp_path: Path) -> None:
+    """An episode's pin lies outside the payload redaction removes: a head ref holding a secret
+    is stored as no branch at all, and an ordinary one as it is."""
+    snapshot = _snapshot([(1, "", [_comment(1)])])
+    snapshot["head"]["ref"] = f"fix/{TOKEN}"
+    (tmp_path / "snap.json").write_text(json.dumps(snapshot))
+    delivery = load("pull_request_review_comment/created.payload.json")
+    delivery["comment"].update(id=77, in_reply_to_id=None)
+    delivery["pull_request"]["head"]["ref"] = f"wip-{TOKEN}"
+    (tmp_path / "hook.json").write_text(json.dumps(delivery))
+    plain = copy.deepcopy(delivery)
+    plain["comment"].update(id=78)
+    plain["pull_request"]["head"]["ref"] = "feature/retry"
+    (tmp_path / "plain.json").write_text(json.dumps(plain))
+    for name in ("snap.json", "hook.json", "plain.json"):
+        import_reviews(ctx, tmp_path / name, "github:9")
+    branches = sorted(str(e["pin"]["branch"]) for e in _episodes(ctx))
+    assert branches == ["None", "None", "feature/retry"]
+    assert TOKEN[4:20].encode() not in all_objects(ctx.workspace.root)
+
+
+def test_a_comment_whose_id_is_not_githubs_is_skipped(ctx: Context, tmp_path: Path) -> None:
+    """A thread's id is kept outside the payload (its episode's source): GitHub's ids are
+    numbers, so a comment or review naming itself with anything else is not imported."""
+    comment = _comment(1)
+    comment["id"] = f"x-{TOKEN}"
+    reply = _comment(2)
+    reply["in_reply_to_id"] = f"x-{TOKEN}"
+    snapshot = _snapshot([(1, "", [comment, reply])])
+    snapshot["responses"][1]["body"] = [{**load("pull_request_review/submitted.payload.json")["review"],
+                                          "id": f"r-{TOKEN}"}]
+    (tmp_path / "snap.json").write_text(json.dumps(snapshot))
+    report = import_reviews(ctx, tmp_path / "snap.json", "github:9")
+    assert report.record["counts"]["skipped"] == 3 and report.events == 0
+    assert TOKEN[4:20].encode() not in all_objects(ctx.workspace.root)

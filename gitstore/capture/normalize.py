@@ -169,9 +169,10 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
     degraded = _degradation(transcript, screen, reasons)
     episode = seal({
         "schema": "gitstore.episode/v1", "scope": ctx.scope, "id": eid, "source": source,
-        "pin": {"repository": ctx.scope, "pullRequest": None, "branch": (transcript.branch or None),
+        "pin": {"repository": ctx.scope, "pullRequest": None, "branch": screen.name(transcript.branch),
                 "commit": commit},
-        # no title: the task's words live only in the summary event's payload, which redaction removes
+        # no title: the task's words live only in the summary event's payload, which redaction
+        # removes; the pin is outside it, so a branch the scanner would change is none
         "title": None, "startedAt": started, "capture": "degraded" if degraded else "complete",
         "mode": mode, "grants": _grants(ctx, started),
     })

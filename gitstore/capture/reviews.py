@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from gitstore.capture.saved import FORMAT, MAX_SNAPSHOT_BYTES
+from gitstore.capture.screening import clean_name
 from gitstore.records.canonical import canonicalize, parse_json, sha256_digest
 from gitstore.records.times import normalize_time
 from gitstore.records.contracts import seal
@@ -266,14 +267,15 @@ class _Builder:
     def episode(self, ref: str, pr: int | None, head: dict[str, Any] | None, commit: str | None,
                 at: str) -> str:
         """The thread's episode id, writing the episode if it is new. Its title stays null: text
-        taken from a comment lives only in the comment's payload, which redaction removes."""
+        taken from a comment lives only in the comment's payload, which redaction removes. The
+        pin is outside that payload: a head ref the scanner would change is no branch at all."""
         source = {"kind": THREAD, "origin": "github", "ref": ref}
         eid = episode_id(self.ctx.scope, source)
         if eid not in self.known.episodes and eid not in self.records:
             self.records[eid] = seal({
                 "schema": "gitstore.episode/v1", "scope": self.ctx.scope, "id": eid, "source": source,
                 "pin": {"repository": self.ctx.scope, "pullRequest": pr,
-                        "branch": (head or {}).get("ref") or None, "commit": _sha(commit or (head or {}).get("sha"))},
+                        "branch": clean_name((head or {}).get("ref")), "commit": _sha(commit or (head or {}).get("sha"))},
                 "title": None, "startedAt": at, "capture": "complete",
                 "mode": "review", "grants": self._grants(at),
             })
@@ -386,6 +388,17 @@ def _person(obj: dict[str, Any]) -> str:
     return f"bot:github:{user['id']}" if bot else f"github:{user['id']}"
 
 
+def _numbered(obj: Any) -> bool:
+    """Whether a GitHub object carries GitHub's ids, which are numbers: a thread's root id is
+    kept outside the payload redaction removes (its episode's source), where any other text
+    could never be taken back."""
+    def number(value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool)
+
+    return isinstance(obj, dict) and number(obj.get("id")) and (
+        obj.get("in_reply_to_id") is None or number(obj.get("in_reply_to_id")))
+
+
 def _at(value: Any) -> str:
     if not isinstance(value, str):
         raise InvalidInput(f"GitHub object has no usable time ({value!r})")
@@ -406,7 +419,9 @@ def _from_webhook(builder: _Builder, payload: dict[str, Any]) -> None:
     if "thread" in payload:
         comments = payload["thread"].get("comments") or []
         roots = [c for c in comments if not c.get("in_reply_to_id")] or comments[:1]
-        if roots:
+        if roots and not _numbered(roots[0]):
+            builder.counts["skipped"] += 1
+        elif roots:
             episode = builder._episode_of(f"github:comment:{roots[0]['id']}") or builder.episode(
                 f"github:comment:{roots[0]['id']}", pr, head, roots[0].get("commit_id"), _at(roots[0]["created_at"]))
             state = "resolved" if action == "resolved" else "open"
@@ -415,6 +430,9 @@ def _from_webhook(builder: _Builder, payload: dict[str, Any]) -> None:
         return
     if "review" in payload:
         review = payload["review"]
+        if not _numbered(review):
+            builder.counts["skipped"] += 1
+            return
         at = _at(review.get("submitted_at"))
         episode = builder.episode(f"github:review:{review['id']}", pr, head, review.get("commit_id"), at)
         built = builder.counts["events"]
@@ -431,7 +449,7 @@ def _from_webhook(builder: _Builder, payload: dict[str, Any]) -> None:
             builder.counts["reviews"] += 1
         return
     comment = payload.get("comment")
-    if not isinstance(comment, dict):
+    if not _numbered(comment):
         builder.counts["skipped"] += 1
         return
     if "issue" in payload:
@@ -457,7 +475,7 @@ def _from_rest(builder: _Builder, snapshot: dict[str, Any], remove_deleted: bool
     for collection in COLLECTIONS:
         for response in sorted((r for r in responses if r.get("collection") == collection), key=lambda r: r["page"]):
             for item in response["body"]:
-                if not isinstance(item, dict) or "id" not in item:
+                if not _numbered(item):
                     builder.counts["skipped"] += 1
                     continue
                 if collection == "pull-comments":

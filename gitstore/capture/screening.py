@@ -46,12 +46,35 @@ class Screen:
         return text if len(text) <= limit else text[: limit - 20] + " [gitstore: cut]"
 
 
+    def name(self, value: str | None) -> str | None:
+        """VALUE, a name such as the session's branch, kept whole when the scanner changes
+        nothing in it (see ``clean_name``); a name dropped for a secret counts as a redaction."""
+        if not value:
+            return None
+        text, quarantined, redactions = self.known.get(value) or scan(value)
+        if text == value and not quarantined:
+            return value
+        self.redactions += redactions
+        return None
+
+
 def scan(value: str) -> Scan:
     """VALUE, terminal codes removed, through the default scanner."""
     from gitstore.safety.scanner import default_scanner  # some 10 ms of imports: only once needed
 
     result = default_scanner().scan(without_terminal_codes(value))
     return result.text, result.quarantined, result.redactions
+
+
+def clean_name(value: object) -> str | None:
+    """VALUE, a name copied from outside (a branch, a file path), when the scanner would change
+    nothing in it; None otherwise. A name is kept whole or not at all: one with a part redacted
+    names nothing, and names often sit outside the payload that redaction removes (an episode's
+    pin), where a secret could never be taken back."""
+    if not isinstance(value, str) or not value:
+        return None
+    text, quarantined, _ = scan(value)
+    return value if text == value and not quarantined else None
 
 
 def without_terminal_codes(text: str) -> str:
