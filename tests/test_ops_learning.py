@@ -44,3 +44,22 @@ def test_accepting_reports_when_the_learning_is_not_in_force(tmp_path: Path) -> 
     assert any("gitstore grant --purpose instruction --source review-thread --from 2026-03-01" in t
                for t in standing.todo), standing
     assert grant["purposes"] == ["review"]
+
+
+def test_targets_are_screened_as_the_text_is(tmp_path: Path) -> None:
+    """A target is text a person or a plug-in hands the store, copied with the learning to every
+    clone: a secret in it is redacted and an order to agents refused, as in the title."""
+    ctx = ready_repo(tmp_path / "widgets")
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    comment = thread.comment("100", "Add jitter to every retry.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    token = "ghp_" + "0fAGST5ohwj3Aio6ul2ncFNgdncvat1udBt1"
+    draft = ops.Draft(title="Retries use jitter", text="Use full jitter.", category="convention",
+                      evidence=[ref(comment)], counterevidence=[], targets=("src/retry.py", f"config/{token}/retry.py"),
+                      proposer=("person", "github:9"))
+    record = ops.propose(ctx, draft, "github:9")
+    assert record["targets"] == ["src/retry.py", "config/[REDACTED:github-token]/retry.py"]
+    hidden = ops.Draft(**{**draft.__dict__, "targets": ("src/re\u200btry.py",)})
+    with pytest.raises(Refused, match="target was quarantined by the safety scanner"):
+        ops.propose(ctx, hidden, "github:9")

@@ -352,3 +352,16 @@ def test_a_comment_whose_id_is_not_githubs_is_skipped(ctx: Context, tmp_path: Pa
     report = import_reviews(ctx, tmp_path / "snap.json", "github:9")
     assert report.record["counts"]["skipped"] == 3 and report.events == 0
     assert TOKEN[4:20].encode() not in all_objects(ctx.workspace.root)
+
+
+def test_a_comment_path_the_scanner_would_change_is_left_out(ctx: Context, tmp_path: Path) -> None:
+    """A comment's path is copied from GitHub as its text is: a path holding a secret is no
+    path to keep, the comment stays."""
+    comments = [_comment(1), _comment(2)]
+    comments[0]["path"] = f"config/{TOKEN}/retry.py"
+    comments[1]["path"] = "src/retry.py"
+    (tmp_path / "snap.json").write_text(json.dumps(_snapshot([(1, "", comments)])))
+    import_reviews(ctx, tmp_path / "snap.json", "github:9")
+    paths = sorted(str(e["payload"].get("path")) for e in events(ctx) if e["type"] == "comment")
+    assert paths == ["None", "src/retry.py"]
+    assert TOKEN[4:20].encode() not in all_objects(ctx.workspace.root)

@@ -330,8 +330,8 @@ class _Builder:
             self.counts["skipped"] += 1
             return None
         payload: dict[str, Any] = {"text": text, "sourceId": f"github:comment:{comment['id']}"}
-        if comment.get("path"):
-            payload["path"] = comment["path"]
+        if path := clean_name(comment.get("path")):  # a path the scanner would change names nothing
+            payload["path"] = path
         if isinstance(comment.get("line"), int) and comment["line"] > 0:
             payload["line"] = comment["line"]
         type_ = "edit" if parent else "comment"

@@ -85,7 +85,7 @@ def build_proposal(ctx: Context, view: View, draft: Draft) -> dict[str, Any]:
         "state": "proposed", "category": draft.category, "memory": draft.memory,
         "audience": draft.audience, "audienceRationale": screen_text(draft.audience_rationale, "audience rationale"),
         "content": {"title": screen_text(draft.title, "title"), "text": screen_text(draft.text, "text")},
-        "targets": list(draft.targets), "replaces": list(dict.fromkeys(draft.replaces)),
+        "targets": list(dict.fromkeys(screen_text(t, "target") for t in draft.targets)), "replaces": list(dict.fromkeys(draft.replaces)),
         "evidence": evidence, "counterevidence": counter,
         "validFrom": draft.valid_from, "validUntil": draft.valid_until,
         "support": _origins(evidence), "dissent": _origins(counter),
