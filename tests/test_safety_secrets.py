@@ -130,3 +130,58 @@ NOT_API_KEYS = [
 def test_talk_about_api_key_formats_is_kept(text: str) -> None:
     result = SCANNER.scan(text)
     assert result.findings == (), (text, result.findings)
+
+
+# Credentials in the shapes other services give them (the values are made up, in the real shapes).
+_AZURE_KEY = "Zq3vB8kL2mN7pR4sT9wX1yA6cD0eF5gH2jK8lM3nP7qR4sT9vW2xY5zA1bC6dE0fG3hJ7kL9mN2pQ5rS8tU1vW" + "=="
+_AZURE = f"DefaultEndpointsProtocol=https;AccountName=widgets;AccountKey={_AZURE_KEY};EndpointSuffix=core.windows.net"
+_SAS_SIG = "q%2B8nXk4Wf3b2JmL9pQ7rT1vY5zA0cE6gH8jK2mN4oP0%3D"
+_GITHUB = "ghp_" + "0fAGST5ohwj3Aio6ul2ncFNgdncvat1udBt1"
+OTHER_SHAPES = {
+    "azure-connection-string": (f"Storage: {_AZURE}", f"Storage: {_AZURE.replace(_AZURE_KEY, '[REDACTED:azure-storage-key]')}"),
+    "azure-appsettings": ('{"ConnectionStrings": {"Storage": "' + _AZURE + '"}}',
+                          '{"ConnectionStrings": {"Storage": "' + _AZURE.replace(_AZURE_KEY, "[REDACTED:azure-storage-key]")
+                          + '"}}'),
+    "azure-sas": (f"https://widgets.blob.core.windows.net/c/b.txt?sv=2021-06-08&sp=rl&se=2026-01-01T00:00:00Z&sig={_SAS_SIG}",
+                  "https://widgets.blob.core.windows.net/c/b.txt?sv=2021-06-08&sp=rl&se=2026-01-01T00:00:00Z"
+                  "&sig=[REDACTED:sas-signature]"),
+    "curl-u": ("run curl -u alice:S3cr3tPassw0rd! https://api.example.com/x",
+               "run curl -u alice:[REDACTED:basic-auth] https://api.example.com/x"),
+    "curl-user-quoted": ("curl --user 'deploy:hunter2hunter' https://x", "curl --user 'deploy:[REDACTED:basic-auth]' https://x"),
+    "curl-bundled": ("curl -sSLu bob:Zq8WkX3mPv7R https://x", "curl -sSLu bob:[REDACTED:basic-auth] https://x"),
+    "curl-code-span": ("`curl -u bob:Zq8WkX3mPv7R`", "`curl -u bob:[REDACTED:basic-auth]`"),
+    "percent-encoded-letter": (f"see https://x.example/a%2Fb?q=%67{_GITHUB[1:]}&x=1",
+                               "see https://x.example/a%2Fb?q=[REDACTED:github-token]&x=1"),
+    "json-escaped-letter": (f'{{"msg": "use \\u0067{_GITHUB[1:]} now"}}', '{"msg": "use [REDACTED:github-token] now"}'),
+    "escaped-letter-alone": (f"\\x67{_GITHUB[1:]}", "[REDACTED:github-token]"),
+}
+
+
+@pytest.mark.parametrize(("text", "expected"), OTHER_SHAPES.values(), ids=list(OTHER_SHAPES))
+def test_connection_strings_signed_links_command_passwords_and_escaped_tokens_are_redacted(
+        text: str, expected: str) -> None:
+    result = SCANNER.scan(text)
+    assert not result.quarantined
+    assert result.text == expected
+
+
+NOT_OTHER_SHAPES = [
+    "AccountKey=<your-storage-account-key>;EndpointSuffix=core.windows.net",
+    "the account key rotates every 90 days",
+    "GET /api/search?q=retry&sig=abc&page=2",
+    "curl -u $USER:$TOKEN https://x",
+    "curl -u user: https://x (curl asks for the password)",
+    "curl -u USER:PASSWORD https://x",
+    "curl -u '<user>:<password>' https://x",
+    "the password of `curl -u user:password`, in a code span",
+    "curl -o out.tar.gz -u alice https://x",
+    "echo -u a:bcdefgh; curl https://x",
+    "the value is 50%20 of 100% done, see docs/a%20b.md",
+    '{"name": "caf\\u00e9", "note": "\\u003cb\\u003ebold\\u003c/b\\u003e"}',
+]
+
+
+@pytest.mark.parametrize("text", NOT_OTHER_SHAPES)
+def test_talk_about_those_shapes_is_kept(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.findings == (), (text, result.findings)

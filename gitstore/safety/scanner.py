@@ -52,8 +52,11 @@ from gitstore.safety.secrets import (
     assignment_hits,
     auth_header_hits,
     blob_hits,
+    curl_user_hits,
+    escaped_hits,
     pem_hits,
     prose_secret_hits,
+    sas_signature_hits,
     shape_hits,
     url_password_hits,
 )
@@ -141,10 +144,12 @@ _RULES: tuple[_Rule, ...] = (
     auth_header_hits,
     assignment_hits,
     url_password_hits,
+    curl_user_hits,
+    sas_signature_hits,
     prose_secret_hits,
     home_hits,
 )
-_MAX_DEPTH = 2  # how deep base64 blobs inside base64 blobs are looked into
+_MAX_DEPTH = 2  # how deep base64 blobs and escaped words inside them are looked into
 
 
 def _resolve(hits: Iterable[Hit]) -> list[Hit]:
@@ -217,7 +222,11 @@ class ConservativeScanner:
         """Every redaction in TEXT, including inside base64 blobs down to a fixed depth."""
         hits = [hit for rule in _RULES for hit in rule(text)]
         if depth < _MAX_DEPTH:
-            hits.extend(blob_hits(text.raw, lambda decoded: self._redactions(Text.of(decoded), depth + 1)))
+            def inner(decoded: str) -> list[Hit]:
+                return self._redactions(Text.of(decoded), depth + 1)
+
+            hits.extend(blob_hits(text.raw, inner))
+            hits.extend(escaped_hits(text.raw, inner))
         return _resolve(hits)
 
 

@@ -10,27 +10,34 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   ``google-api-key``) and ``jwt`` (except the signed, expiring links GitHub renders for images in private
   repositories, which stay).
 - ``bearer-token`` and ``basic-auth``: ``Bearer <token>`` anywhere, the ``token`` and ``Basic``
-  schemes after an Authorization header name.
+  schemes after an Authorization header name, the password of ``curl -u user:password``.
 - ``credential-assignment`` (``aws-secret-key`` when the key names AWS and the value has its
-  shape): ``key = value``, ``key: value``, ``"key": "value"`` and ``<key>value</key>`` where the
-  key ends in a credential word and the value is not trivial (:mod:`gitstore.safety.values`).
+  shape, ``azure-storage-key`` for a storage connection string's ``AccountKey``): ``key =
+  value``, ``key: value``, ``"key": "value"`` and ``<key>value</key>`` where the key ends in a
+  credential word and the value is not trivial (:mod:`gitstore.safety.values`).
 - ``url-credential``: the password of ``scheme://user:password@host``.
+- ``sas-signature``: the ``sig`` of an Azure shared access signature.
 - ``prose-secret`` (``aws-secret-key`` for a 40-character AWS secret): a random-looking string
   written in a sentence just after a credential word (``the secret is wJalr...``, ``token:
   <value>`` in a chat), where no assignment syntax marks it.
 - base64 blobs: a blob whose decoded text holds any of the above goes whole, under the kind of
   what it holds (:func:`blob_hits`; the scanner decides how deep to look).
+- escapes: a text whose ASCII characters are partly percent-encoded or JSON-escaped
+  (``%67hp_...``, ``\\u0067hp_...``) is read again decoded, and what is found there holding an
+  escape is redacted where it stands (:func:`escaped_hits`).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import collections
 import functools
 import math
 import re
 from collections.abc import Callable, Iterator
+from urllib.parse import unquote
 
 from gitstore.safety import lazy
 from gitstore.safety.hidden import latin_skeleton
@@ -216,7 +223,7 @@ _ASSIGNMENTS = tuple(
     (word, lazy.Pattern(word + _ASSIGNED))
     for word in ("password", "passwd", "passphrase", "secret", "token", "apikey", "key")
 )
-_QUALIFIERS = r"(?:api|access|secret|private|auth|signing|encryption|master|client)"
+_QUALIFIERS = r"(?:api|access|secret|private|auth|signing|encryption|master|client|account)"
 _KEY_QUALIFIER = lazy.Pattern(_QUALIFIERS + r"[_-]?$")
 _KEY_CHARS = lazy.Pattern(r"[\w.-]{0,80}")
 _XML_ASSIGNMENT = lazy.Pattern(
@@ -230,6 +237,8 @@ _XML_ASSIGNMENT = lazy.Pattern(
 def _assignment_kind(key: str, value: str) -> str:
     if "aws" in key.lower() and re.fullmatch(r"[A-Za-z0-9/+=]{40}", value):
         return "aws-secret-key"
+    if key.lower().endswith("accountkey") and re.fullmatch(r"[A-Za-z0-9/+]{86}==", value):
+        return "azure-storage-key"  # AccountKey= of a storage connection string: 64 bytes, base64
     return "credential-assignment"
 
 
@@ -277,6 +286,66 @@ def url_password_hits(text: Text) -> Iterator[Hit]:
         if password[0] in "$%{" or len(password) < 3:
             continue
         yield Hit(m.start("pw"), m.end("pw"), "url-credential", 3)
+
+
+# An Azure shared access signature's ``sig``: the HMAC-SHA256 (32 bytes) of the grant, base64,
+# usually percent-encoded in the URL or the SAS token that carries it.
+_SAS_SIGNATURE = lazy.Pattern(r"[?&;]sig=(?P<v>[A-Za-z0-9%+/=]{40,132})(?![A-Za-z0-9%+/=])")
+
+
+def sas_signature_hits(text: Text) -> Iterator[Hit]:
+    """The signature of an Azure shared access signature (``...&sig=q%2B8n...%3D``): who holds
+    the link holds what it grants, until it expires."""
+    if "sig=" not in text.raw:
+        return
+    for m in _SAS_SIGNATURE.finditer(text.raw):
+        if _hmac_sha256(unquote(m.group("v"))):
+            yield Hit(m.start("v"), m.end("v"), "sas-signature", 1)
+
+
+def _hmac_sha256(value: str) -> bool:
+    """Whether VALUE is base64 of 32 bytes, as an HMAC-SHA256 is."""
+    if len(value) != 44 or not value.endswith("=") or low_variety(value):
+        return False
+    try:
+        return len(base64.b64decode(value, validate=True)) == 32
+    except (binascii.Error, ValueError):
+        return False
+
+
+# ``curl -u user:password`` (``--user``, ``-U``/``--proxy-user``, or the option closing a bundle
+# of short ones such as ``-sSLu``) inside one command: curl sends the password as basic
+# authentication. The literal opens the pattern so that the engine searches for it.
+_CURL_USER = lazy.Pattern(
+    r"-(?<!\S-)(?:[A-Za-z]{0,8}?[uU]|-(?:proxy-)?user)(?:[ \t]+|=)?"
+    r"[\"'`]?[^\s:\"'`]{0,100}:(?P<pw>[^\s\"'`]{1,200})"
+)
+_CURL_REACH = 400  # how far before its option a command's curl is looked for
+_COMMAND_ENDS = lazy.Pattern(r"[\n;|&]")
+_TEMPLATE_START = lazy.Pattern(r"[$%{`<]")
+
+
+def curl_user_hits(text: Text) -> Iterator[Hit]:
+    """The password of ``curl -u user:password`` (the user name stays)."""
+    if "curl" not in text.low:  # every match follows it
+        return
+    for m in _CURL_USER.finditer(text.raw):
+        password = m.group("pw")
+        if password.lower() in STOPWORDS or looks_placeholder(password) or _TEMPLATE_START.match(password):
+            continue
+        if len(password) >= 3 and _in_curl_command(text.low, m.start()):
+            yield Hit(m.start("pw"), m.end("pw"), "basic-auth", 3)
+
+
+def _in_curl_command(low: str, option: int) -> bool:
+    """Whether the option at OPTION follows the word ``curl`` in the same command."""
+    reach = max(0, option - _CURL_REACH)
+    at = low.rfind("curl", reach, option)
+    while at != -1:
+        if starts_word(low, at) and (starts_word(low, at + 5) or low.startswith(".exe", at + 4)):
+            return _COMMAND_ENDS.search(low, at, option) is None
+        at = low.rfind("curl", reach, at)
+    return False
 
 
 # --- secrets in prose --------------------------------------------------------------------------
@@ -463,12 +532,69 @@ def blob_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
             yield Hit(start, m.end(), kinds[0], 4, inner=kinds)
 
 
+# --- escaped text ------------------------------------------------------------------------------
+
+# An ASCII character written as an escape: percent-encoded (URLs, form bodies), or as JSON,
+# JavaScript or Python write it (``\u0067``, ``\x67``). One escaped letter hides a token's shape
+# from every rule, so a text holding escapes is read again with them decoded (once: however many
+# escapes it holds, a text costs at most one more reading, of a text no longer than itself).
+_ESCAPE = lazy.Pattern(r"(%[0-7][0-9A-Fa-f]|\\(?:u00|x)[0-7][0-9A-Fa-f])")
+
+
+class _Decoded(dict[str, str]):
+    """Each escape's character, worked out the first time it is met (decoding a text is then
+    a few calls into C, however many escapes it holds)."""
+
+    def __missing__(self, escape: str) -> str:
+        character = self[escape] = chr(int(escape[-2:], 16))
+        return character
+
+
+_DECODED = _Decoded()
+
+
+def escaped_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
+    """Secrets found only once TEXT's escapes are decoded (INNER scans the decoded text), each
+    redacted where it stands, escapes and all; what holds no escape the plain text shows."""
+    if "%" not in text and "\\" not in text:
+        return
+    pieces = _ESCAPE.split(text)  # text, escape, text, escape, ..., text
+    if len(pieces) == 1:
+        return
+    escapes = pieces[1::2]
+    pieces[1::2] = map(_DECODED.__getitem__, escapes)
+    hits = [hit for hit in inner("".join(pieces)) if hit.replacement is None]  # not one kept as it is
+    if not hits:
+        return
+    at, shift = _escape_places(pieces[0::2], escapes)
+    for hit in hits:
+        first, last = bisect.bisect_left(at, hit.start), bisect.bisect_left(at, hit.end)
+        if first != last:  # what holds no escape the plain text shows
+            yield Hit(hit.start + shift[first], hit.end + shift[last], hit.kind, hit.priority, inner=hit.inner)
+
+
+def _escape_places(texts: list[str], escapes: list[str]) -> tuple[list[int], list[int]]:
+    """Where each escape stands in the decoded text, and how many characters the escapes before
+    each position took beyond the one character each stands for (one more entry than escapes)."""
+    at, shift, position, extra = [], [0], 0, 0
+    for text, escape in zip(texts, escapes):
+        position += len(text)
+        at.append(position)
+        position += 1
+        extra += len(escape) - 1
+        shift.append(extra)
+    return at, shift
+
+
 __all__ = [
     "assignment_hits",
     "auth_header_hits",
     "blob_hits",
+    "curl_user_hits",
+    "escaped_hits",
     "pem_hits",
     "prose_secret_hits",
+    "sas_signature_hits",
     "shape_hits",
     "url_password_hits",
 ]
