@@ -130,7 +130,27 @@ def test_shared_evidence_is_cited_alone_when_it_passes_by_itself(tmp_path: Path)
     w.session(ctx, tmp_path / "sessions", "retry", f"{RULE} in the webhook sender too.")
     [proposal] = w.run(ctx, dry_run=True).proposed
     assert not proposal["local"] and len(proposal["evidence"]) == 3
-    assert proposal["signals"]["origins"] == 4 and proposal["signals"]["people"] == 4
+    assert proposal["signals"]["origins"] == 3 and proposal["signals"]["people"] == 3
+
+
+def test_a_shared_proposal_says_nothing_of_the_personal_sessions_it_does_not_cite(tmp_path: Path) -> None:
+    """Every clone reads a shared proposal's rationale: its counts are of what it cites, so no
+    clone learns that this one's owner has sessions on the theme, nor how many, nor when."""
+    ctx = w.repo(tmp_path)
+    w.grant_sessions(ctx)
+    w.jitter_theme(ctx)
+    w.session(ctx, tmp_path / "sessions", "retry", f"{RULE} in the webhook sender too.", day=20)
+    w.session(ctx, tmp_path / "sessions", "again", f"{RULE} in the billing client as well.", day=21)
+    [proposal] = w.run(ctx).proposed
+    assert not proposal["local"] and len(proposal["evidence"]) == 3
+    assert proposal["signals"]["origins"] == 3 and proposal["signals"]["threads"] == 3
+    assert proposal["signals"]["people"] == 3 and proposal["signals"]["ageDays"] == 0
+    learning = ctx.view().learnings[proposal["id"]][-1].record
+    assert learning["rationale"].startswith(
+        f"Recurring theme {proposal['theme']}: 3 independent origins (0 copies set aside) from 3 people in 3 threads "
+        "or sessions across 3 pull requests or branches"), learning["rationale"]
+    assert "last seen 0 days before the newest evidence" in learning["rationale"]
+    assert "dev/" not in learning["rationale"] and learning["confidence"] == "medium"
 
 
 def test_personal_sessions_alone_are_personal(tmp_path: Path) -> None:

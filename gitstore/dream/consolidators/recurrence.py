@@ -23,7 +23,9 @@ fixed (support) and the evidence that objects to it. Then:
 
 Shared evidence is cited alone when it passes the gates by itself, so the proposal stays
 verifiable on every clone; otherwise personal session evidence is cited too and the store keeps
-the learning where that evidence lives.
+the learning where that evidence lives. A proposal citing shared evidence alone is written from
+it alone (signals, rationale, confidence, category, wording): every clone reads it, and none
+learns of the personal sessions on its theme.
 """
 
 from __future__ import annotations
@@ -119,18 +121,20 @@ class Recurrence:
 
     def consolidate(self, view: FrozenView, labels: Sequence[Label]) -> Outcome:
         memory = _MemoryIndex(view)
+        shared_newest = max((e.at for e in view.items() if not e.local), default=None)
         candidates: list[Candidate] = []
         verdicts: list[Verdict] = []
         for theme in _themes(view, labels):
-            candidate, verdict = self._judge(view, theme, memory)
+            candidate, verdict = self._judge(view, theme, memory, shared_newest)
             if candidate is not None:
                 candidates.append(candidate)
             verdicts.append(verdict)
         return _bounded(candidates, verdicts)
 
-    def _judge(self, view: FrozenView, theme: _Theme, memory: _MemoryIndex) -> tuple[Candidate | None, Verdict]:
+    def _judge(self, view: FrozenView, theme: _Theme, memory: _MemoryIndex,
+               shared_newest: str | None) -> tuple[Candidate | None, Verdict]:
         origins = _representatives(theme.support)
-        signals = _signals(view, theme, origins)
+        signals = _signals(view.newest, theme, origins)
         refs = _refs(view, origins)
         if theme.objections:
             against = _representatives(theme.objections)
@@ -151,20 +155,33 @@ class Recurrence:
             kind = audience.classify(origins, _statement(origins, theme))[0]
             return None, Verdict(theme.key, "rejected", tuple(_headline(theme, origins, signals, failures)),
                                  signals, refs, (), kind)
-        chosen = _cited(origins, self.gates)
-        statement = _statement(chosen, theme)
+        cited, cited_signals = self._cited(theme, shared_newest) or (theme, signals)
+        chosen = _representatives(cited.support)[-MAX_REFS:]
+        statement = _statement(chosen, cited)
         kind, why = audience.classify(chosen, statement)
         if kind == "personal":
             return None, Verdict(theme.key, "rejected", (f"personal: {why}",), signals, refs, (), kind)
         known = memory.match(theme)
-        candidate = self._candidate(view, theme, chosen, statement, (kind, why), signals)
+        candidate = self._candidate(view, cited, chosen, statement, (kind, why), cited_signals)
         if known is not None:
             settled = _settled(known, candidate, [e.text for e in theme_texts(theme, chosen)])
             if settled is not None:
                 return None, Verdict(theme.key, "known", (settled,), signals, refs, (), kind, known.id)
             candidate = _against(known, candidate)
-        return candidate, Verdict(theme.key, "proposed", (self.gates.describe(signals),), signals,
+        return candidate, Verdict(theme.key, "proposed", (self.gates.describe(cited_signals),), cited_signals,
                                   candidate.evidence, (), kind, candidate.revises)
+
+    def _cited(self, theme: _Theme, shared_newest: str | None) -> tuple[_Theme, dict[str, int]] | None:
+        """The theme as its shared evidence alone shows it, with its signals, when that passes
+        the gates by itself (then a proposal cites only it, stays verifiable on every clone, and
+        says nothing of personal sessions: its signals and words come from what it cites, its
+        recency from the newest shared evidence); None when the theme holds no personal
+        evidence, or needs it."""
+        shared = _Theme(theme.key, tuple(p for p in theme.support if not p[1].local), ())
+        if len(shared.support) == len(theme.support) or not shared.support:
+            return None
+        signals = _signals(shared_newest, shared, _representatives(shared.support))
+        return None if self.gates.failures(signals) else (shared, signals)
 
     def _candidate(self, view: FrozenView, theme: _Theme, chosen: list[Evidence], statement: str,
                    audience_: tuple[str, str], signals: dict[str, int]) -> Candidate:
@@ -238,7 +255,9 @@ def _representatives(pairs: Sequence[tuple[Label, Evidence]]) -> list[Evidence]:
     return list(seen.values())
 
 
-def _signals(view: FrozenView, theme: _Theme, origins: list[Evidence]) -> dict[str, int]:
+def _signals(view_newest: str | None, theme: _Theme, origins: list[Evidence]) -> dict[str, int]:
+    """The theme's signals over its independent ORIGINS; recency is measured against
+    VIEW_NEWEST, the newest evidence it is judged among."""
     newest = max((e.at for e in origins), default=None)
     oldest = min((e.at for e in origins), default=None)
     return {
@@ -249,7 +268,7 @@ def _signals(view: FrozenView, theme: _Theme, origins: list[Evidence]) -> dict[s
         "changes": len({e.change for e in origins if e.change}),
         "people": len({e.person for e in origins if e.person}),
         "paths": len({terms.glob_of(e.path) for e in origins if e.path}),
-        "ageDays": _days(newest, view.newest),
+        "ageDays": _days(newest, view_newest),
         "spanDays": _days(oldest, newest),
         "objections": len(theme.objections),
     }
@@ -280,18 +299,6 @@ def _headline(theme: _Theme, origins: list[Evidence], signals: Mapping[str, int]
 
 def _who(person: str) -> str:
     return "the local user (personal agent sessions)" if person.startswith("local:") else person
-
-
-def _cited(origins: list[Evidence], gates: Gates) -> list[Evidence]:
-    """The shared evidence alone when it passes the gates by itself, else all of it."""
-    shared = [e for e in origins if not e.local]
-    if len(shared) < len(origins):
-        signals = {"origins": len(shared), "threads": len({e.episode for e in shared}),
-                   "changes": len({e.change for e in shared if e.change}),
-                   "people": len({e.person for e in shared if e.person}), "ageDays": 0}
-        if not gates.failures(signals):
-            origins = shared
-    return origins[-MAX_REFS:]
 
 
 def _refs(view: FrozenView, items: Sequence[Evidence]) -> tuple[Ref, ...]:
