@@ -667,7 +667,7 @@ def test_a_tip_named_by_many_appends_is_read_once_by_verify(store_repo: Path, mo
     checking, named = [False], []  # the commits loaded to check Seen headers against
     check, load = _verify_git._seen_problems, _verify_git.load_commit
 
-    def checked(repo: pygit2.Repository, header: object) -> list[str]:
+    def checked(repo: pygit2.Repository, header: object) -> tuple[int, list[str]]:
         checking[0] = True
         try:
             return check(repo, header)

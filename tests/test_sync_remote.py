@@ -447,6 +447,40 @@ def test_a_snapshot_a_plain_fetch_forces_in_drops_no_text(team: tuple) -> None:
     assert {"bob's own words", "bob's later words"} <= texts()
 
 
+def test_a_forged_clock_jump_poisons_no_other_writer_s_history(team: tuple, tmp_path: Path) -> None:
+    """A writer may jump its clock 2**32 past its own last one, and every clone takes one more
+    than the largest clock it saw: two forged appends (2**32, then 2**33) made alice's next own
+    append jump 2**33 past her last, which verify refused, on her clone and every other, which
+    then quarantined her whole history. A jump is counted from the clocks an append saw; a
+    history claiming more than any team reaches is refused outright."""
+    from .team import forge, team_clone
+    from .hostile import grant_like
+
+    alice, _, bare, _ = team
+    sync(str(alice.workspace.root))
+    mallory = team_clone(tmp_path, bare, "mallory")
+    root = mallory.workspace.root
+    def grant(note: str) -> dict:
+        from gitstore.records.contracts import seal
+
+        return seal({**{k: v for k, v in grant_like(mallory.scope).items() if k != "digest"}, "note": note})
+
+    forge(root, "wjumper", [grant("first")], clock=2**32)
+    forge(root, "wjumper", [grant("again")], clock=2**33)
+    git(root, "push", "-q", "origin", "refs/memory/v1/records/shared/wjumper")  # grants have no payloads
+    assert sync(str(alice.workspace.root)).status in ("ok", "degraded")
+    grant_all(Context.open(alice.workspace.root), purposes=("training",))  # her next own append: clock 2**33 + 1
+    assert cli.gitstore("verify", cwd=alice.workspace.root).returncode in (0, 1)
+    assert sync(str(alice.workspace.root)).pushed
+    carol = clone(tmp_path, bare, "carol")
+    got = sync(str(carol.workspace.root))
+    assert not any(q.writer == alice.workspace.config.writer for q in got.quarantined), got.line
+    forge(root, "wjumper", [grant("far")], clock=2**40 + 1)
+    git(root, "push", "-q", "origin", "refs/memory/v1/records/shared/wjumper")
+    got = sync(str(carol.workspace.root))
+    assert any(q.writer == "wjumper" and "more appends than any team makes" in q.damage for q in got.quarantined)
+
+
 def test_a_fetched_payload_ref_at_a_blob_stops_neither_gc_nor_redact(team: tuple) -> None:
     """Reads leave out a fetched snapshot that is no commit; gc and redact rewrote every
     snapshot ref and failed on it (exit 3), redact after it had written its removal."""

@@ -37,7 +37,10 @@ from gitstore.providers._objects import (
 
 PREFIX = "refs/memory/v1/"
 _NONE: Mapping[str, list[str]] = MappingProxyType({})
-MAX_CLOCK_JUMP = 2**32
+MAX_CLOCK_JUMP = 2**32  # beyond the larger of the writer's last clock and those its Seen commits carry
+# No team's appends come near this many (a clock counts appends seen); a history claiming more is
+# refused, so no clone that reads it adopts a clock it could never write (a message holds 15 digits).
+MAX_CLOCK = 2**40
 MAX_DEPTH = 8  # folders within folders: memory's trees nest three deep (<kind>/<aa>/<bb>/)
 _RECORD = re.compile(r"^([a-z]+)/([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json$")
 _PAYLOAD = re.compile(r"^(notes/)?([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json$")
@@ -202,32 +205,38 @@ def _verify_records(repo: pygit2.Repository, objects: Objects, state: Path, ref:
             return
         if header.writer != writer or header.namespace != namespace:
             report.problems.append(Problem(where, f"names writer {header.writer!r} in {header.namespace!r}"))
-        if not previous_clock < header.clock <= previous_clock + MAX_CLOCK_JUMP:
+        seen, problems = _seen_problems(repo, header)
+        if header.clock > MAX_CLOCK:
+            report.problems.append(Problem(where, f"clock {header.clock} is beyond {MAX_CLOCK}, more appends than "
+                                                  "any team makes: a clone adopting it could not write its own"))
+        elif not previous_clock < header.clock <= max(previous_clock, seen) + MAX_CLOCK_JUMP:
             report.problems.append(Problem(where, f"clock {header.clock} does not follow {previous_clock}"))
         previous_clock = header.clock
-        for problem in _seen_problems(repo, header):
+        for problem in problems:
             report.problems.append(Problem(where, problem))
         tree = commit.tree_id.raw
         _verify_diff(objects, where, parent_tree, tree, header.lines, header.removes, report, scope, clean)
         parent_tree = tree
 
 
-def _seen_problems(repo: pygit2.Repository, header: object) -> list[str]:
-    """What is wrong with a commit's ``Seen`` headers, checked against the commits they name
-    that this repository holds: each names its writer, and came before (a smaller clock: a
-    clock is one more than the largest the writer had seen, so a smaller one is a lie)."""
+def _seen_problems(repo: pygit2.Repository, header: object) -> tuple[int, list[str]]:
+    """The largest clock of the commits a commit's ``Seen`` headers name that this repository
+    holds (a clock is one more than the largest its writer had seen, so the jump it may make
+    is counted from there), and what is wrong with those headers: each names its writer, and
+    came before (a smaller clock, else the clock is a lie)."""
 
-    problems = []
+    problems, largest = [], 0
     for writer, named in header.seen:  # type: ignore[attr-defined]
         found = _named(repo, named)
         if found is None:
             continue  # not held here (or not an append): nothing to compare
+        largest = max(largest, found[1])
         if found[0] != writer:
             problems.append(f"Seen names {named} as writer {writer}'s, but it is {found[0]}'s")
         elif found[1] >= header.clock:  # type: ignore[attr-defined]
             problems.append(f"clock {header.clock} is not above the clock {found[1]} of {named}, "  # type: ignore[attr-defined]
                             "which it says it had seen")
-    return problems
+    return largest, problems
 
 
 # (writer, clock) of the appends that Seen headers name, by commit id. Each append names the
