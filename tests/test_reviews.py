@@ -365,3 +365,33 @@ def test_a_comment_path_the_scanner_would_change_is_left_out(ctx: Context, tmp_p
     paths = sorted(str(e["payload"].get("path")) for e in events(ctx) if e["type"] == "comment")
     assert paths == ["None", "src/retry.py"]
     assert TOKEN[4:20].encode() not in all_objects(ctx.workspace.root)
+
+
+def _delivery(**changes: object) -> dict:
+    """A pull_request_review_comment delivery, as GitHub sends one, written out here."""
+    user = {"id": 21031067, "login": "Codertocat", "type": "User"}
+    delivery: dict = {
+        "action": "created", "repository": {"full_name": "Codertocat/Hello-World"}, "sender": user,
+        "pull_request": {"number": 2, "updated_at": "2019-05-15T15:20:40Z", "head": {"ref": "changes", "sha": "e" * 40}},
+        "comment": {"id": 2629, "body": "Use jitter.", "created_at": "2019-05-15T15:20:33Z",
+                    "updated_at": "2019-05-15T15:20:33Z", "user": user, "path": "README.md", "commit_id": "e" * 40},
+    }
+    delivery.update(changes)
+    return delivery
+
+
+@pytest.mark.parametrize("shape", [
+    {"pull_request": 5}, {"pull_request": {"number": 2, "head": "changes"}},
+    {"comment": {**_delivery()["comment"], "user": "Codertocat"}}, {"sender": "Codertocat"},
+    {"thread": "x"}, {"thread": {"comments": "x"}}, {"thread": {"comments": [5, "x", {"id": 7}]}},
+    {"issue": "x"}, {"changes": "x"}, {"changes": {"body": "x"}}, {"action": "edited", "changes": {"body": {"from": 5}}},
+], ids=lambda shape: json.dumps(shape)[:40])
+def test_a_delivery_of_an_unexpected_shape_is_read_as_far_as_it_goes(ctx: Context, tmp_path: Path, shape: dict) -> None:
+    """A field holding another type than GitHub sends (a delivery written by hand, or cut short)
+    raised AttributeError: it names nothing now, and what else the delivery holds is read."""
+    path = tmp_path / "delivery.json"
+    path.write_text(json.dumps(_delivery(**shape)))
+    try:
+        import_reviews(ctx, path, "github:9")
+    except (InvalidInput, Refused) as exc:  # a one-line error the CLI prints
+        assert "\n" not in str(exc)

@@ -90,7 +90,8 @@ def import_folder(ctx: Context, folder: Path, by: str, ledger: Path, *, remove_d
         else:
             for payload in data:
                 assert isinstance(payload, dict)  # load_snapshot checked every delivery
-                full = (payload.get("repository") or {}).get("full_name")
+                repository = payload.get("repository")
+                full = repository.get("full_name") if isinstance(repository, dict) else None
                 deliveries.setdefault(str(full), []).append((digest, payload))
     failed: set[str] = set()
     for repository, items in sorted(deliveries.items()):

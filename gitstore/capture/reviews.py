@@ -380,12 +380,24 @@ class _Builder:
 def _person(obj: dict[str, Any]) -> str:
     """Who wrote a GitHub object: ``github:<id>``, or ``bot:github:<id>`` for an account GitHub
     types as a bot (or an app's ``name[bot]`` login), which counts as nobody."""
-    user = obj.get("user") or {}
+    user = _object(obj.get("user"))
     if not isinstance(user.get("id"), int):
         return "github:unknown"
     login = user.get("login")
     bot = user.get("type") == "Bot" or (isinstance(login, str) and login.endswith("[bot]"))
     return f"bot:github:{user['id']}" if bot else f"github:{user['id']}"
+
+
+def _object(value: Any) -> dict[str, Any]:
+    """A field that holds a JSON object in GitHub's payloads; an empty one for anything else
+    (a delivery or snapshot written by hand, or cut short), which then names nothing."""
+    return value if isinstance(value, dict) else {}
+
+
+def _previous_body(payload: dict[str, Any]) -> str | None:
+    """An edit delivery's body before the edit (``changes.body.from``), when it says one."""
+    found = _object(_object(payload.get("changes")).get("body")).get("from")
+    return found if isinstance(found, str) else None
 
 
 def _numbered(obj: Any) -> bool:
@@ -413,20 +425,22 @@ def _sha(value: Any) -> str | None:
 
 def _from_webhook(builder: _Builder, payload: dict[str, Any]) -> None:
     action = payload.get("action")
-    pr_obj = payload.get("pull_request") or {}
+    pr_obj = _object(payload.get("pull_request"))
     pr = pr_obj.get("number") if isinstance(pr_obj.get("number"), int) else None
-    head = pr_obj.get("head")
+    head = _object(pr_obj.get("head")) or None
     if "thread" in payload:
-        comments = payload["thread"].get("comments") or []
+        listed = _object(payload["thread"]).get("comments")
+        comments = [c for c in listed if isinstance(c, dict)] if isinstance(listed, list) else []
         roots = [c for c in comments if not c.get("in_reply_to_id")] or comments[:1]
         if roots and not _numbered(roots[0]):
             builder.counts["skipped"] += 1
         elif roots:
             episode = builder._episode_of(f"github:comment:{roots[0]['id']}") or builder.episode(
-                f"github:comment:{roots[0]['id']}", pr, head, roots[0].get("commit_id"), _at(roots[0]["created_at"]))
+                f"github:comment:{roots[0]['id']}", pr, head, roots[0].get("commit_id"), _at(roots[0].get("created_at")))
             state = "resolved" if action == "resolved" else "open"
-            at = _at(pr_obj.get("updated_at") or roots[0]["updated_at"])
-            builder.status(episode, f"thread:{roots[0]['id']}:{action}:{at}", at, _person(payload.get("sender") or {}), state, None)
+            at = _at(pr_obj.get("updated_at") or roots[0].get("updated_at"))
+            builder.status(episode, f"thread:{roots[0]['id']}:{action}:{at}", at, _person(_object(payload.get("sender"))),
+                           state, None)
         return
     if "review" in payload:
         review = payload["review"]
@@ -453,24 +467,22 @@ def _from_webhook(builder: _Builder, payload: dict[str, Any]) -> None:
         builder.counts["skipped"] += 1
         return
     if "issue" in payload:
-        issue = payload["issue"]
+        issue = _object(payload["issue"])
         pr = issue.get("number") if issue.get("pull_request") is not None or pr is None else pr
         if action == "deleted":
             builder.delete(comment)
         else:
-            previous = (payload.get("changes") or {}).get("body", {}).get("from")
-            builder.comment(comment, pr, head, previous, thread_key="github:issue-comment")
+            builder.comment(comment, pr, head, _previous_body(payload), thread_key="github:issue-comment")
         return
     if action == "deleted":
         builder.delete(comment)
     else:
-        previous = (payload.get("changes") or {}).get("body", {}).get("from")
-        builder.comment(comment, pr, head, previous)
+        builder.comment(comment, pr, head, _previous_body(payload))
 
 
 def _from_rest(builder: _Builder, snapshot: dict[str, Any], remove_deleted: bool, complete: bool) -> None:
     pr = snapshot.get("pullRequest")
-    head = snapshot.get("head")
+    head = _object(snapshot.get("head")) or None
     responses = snapshot.get("responses", [])
     for collection in COLLECTIONS:
         for response in sorted((r for r in responses if r.get("collection") == collection), key=lambda r: r["page"]):
@@ -551,7 +563,7 @@ def _pull_request_of(payload: Any) -> int | None:
     """The pull request a delivery's episodes are pinned to: its ``pull_request``, or for an
     ``issue_comment`` delivery its issue's number, as ``_from_webhook`` pins them."""
     for key in ("pull_request", "issue"):
-        number = (payload.get(key) or {}).get("number") if isinstance(payload, dict) else None
+        number = _object(payload.get(key)).get("number") if isinstance(payload, dict) else None
         if isinstance(number, int):
             return number
     return None
