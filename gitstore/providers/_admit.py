@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -182,9 +181,9 @@ def _admitted_tip(known: object) -> pygit2.Oid | None:
     return None
 
 
-@dataclass(frozen=True)
-class Checked:
-    """What a check found: the records (or payloads) that arrived, and the first problem."""
+class Checked(NamedTuple):
+    """What a check found: the records (or payloads) that arrived, and the first problem (a
+    named tuple: reads import this module, and a dataclass costs a capture its compile)."""
 
     count: int
     problem: str | None = None
