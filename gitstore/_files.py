@@ -68,7 +68,9 @@ def staged(path: str | Path, data: bytes | str, mode: int = 0o666) -> Iterator[N
     temporary = temporary_name(path)
     try:
         try:
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), mode)
+            # never through a link a commit put at the temporary name: it would write where it points
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+                         | getattr(os, "O_NOFOLLOW", 0), mode)
             with open(fd, "wb") as out:
                 out.write(raw)
         except OSError as exc:  # the disk full, the folder read-only: named by the file it was for

@@ -134,6 +134,24 @@ def test_init_refuses_state_linked_outside_the_repository(repo: Path, tmp_path: 
     assert list(outside.iterdir()) == []
 
 
+def test_init_refuses_a_committed_link_to_a_folder_of_the_repository(repo: Path) -> None:
+    """A committed ``okf/.memory -> ../src`` had init write its config among the sources and
+    add ``/src/`` to .git/info/exclude: git stopped showing new source files."""
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text("print('hi')\n")
+    (repo / "okf").mkdir()
+    os.symlink("../src", repo / "okf" / ".memory")
+    git(repo, "add", "src", "okf")
+    git(repo, "commit", "-q", "-m", "sources")
+    done = gitstore(repo, "init")
+    assert done.returncode == 1 and "links elsewhere in it" in done.stderr and done.stderr.count("\n") == 1
+    assert sorted(p.name for p in (repo / "src").iterdir()) == ["app.py"]
+    exclude = repo / ".git" / "info" / "exclude"
+    assert not exclude.exists() or "/src/" not in exclude.read_text()
+    (repo / "src" / "new.py").write_text("x = 1\n")
+    assert "src/new.py" in git(repo, "status", "--porcelain")
+
+
 def test_records_add_list_show(ready: Path) -> None:
     records = [R.event("cli1"), R.audit("cli2", [])]
     path = ready / "batch.jsonl"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gitstore._files import first_link
+from gitstore._files import first_link, replace_file
 from gitstore.config import Workspace
 from gitstore.errors import InvalidInput, Refused, UsageError
 from gitstore.records.inputs import read_file
@@ -94,13 +94,9 @@ def _change(workspace: Workspace, people: dict[str, list[str]], signers: str, pe
 
 
 def _replace(path: Path, text: str) -> None:
-    """Write ``path`` whole or not at all: a temporary file beside it, then renamed over it."""
-    temporary = path.with_name(f".{path.name}.tmp")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+    """Write ``path`` whole or not at all: a temporary file of this process beside it (never a
+    link a commit put at a fixed name), then renamed over it."""
+    replace_file(path, text)
 
 
 def _read(path: Path) -> bytes:

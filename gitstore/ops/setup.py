@@ -8,6 +8,7 @@ from typing import Any
 
 import pygit2
 
+from gitstore._files import first_link
 from gitstore.config import (CONFIG_FILE, CONFIG_NAME, STATE_DIR, Config, copied_from, ensure_ignored, foreign,
                              keep_home, new_writer_id, parse_config, renew_writer, tracked_under, write_config)
 from gitstore.errors import Refused, UsageError
@@ -73,9 +74,12 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     if before not in (None, scope):
         report.created.append(f"scope {scope} for this clone's memory from now on (what it stored under {before} "
                               "stays, unread)")
-    target = state.resolve()
-    if root not in target.parents:
-        raise Refused(f"{state} links outside the repository ({target}); refusing to write there")
+    link = first_link(root, STATE_DIR.as_posix())
+    if link is not None:  # a commit can put one there: init would write, and have git ignore, where it points
+        where = link.resolve()
+        raise Refused(f"{link} links {'outside the repository' if root not in where.parents else 'elsewhere in it'} "
+                      f"({where}); gitstore keeps its state in a folder of its own, never through a link: "
+                      "refusing to write there")
     state.mkdir(parents=True, exist_ok=True)
     if ensure_ignored(repo, root, state):
         report.created.append(f"ignore rule for {STATE_DIR.as_posix()}/ in .git/info/exclude")
