@@ -384,6 +384,7 @@ def test_a_pruning_fetch_never_lets_a_writer_s_history_be_swapped(team: tuple, t
     git(bare, "update-ref", "-d", records)
     git(bare, "update-ref", "-d", payloads)
     git(alice.workspace.root, "fetch", "-q", "--prune", "origin")
+    assert bob_s_comments() >= {"bob's first words", "bob's second words"}  # read where they were admitted
     git(bare, "update-ref", records, early)  # bob's history cut back to its first append
     fetched = f"refs/memory/v1/remotes/origin/records/shared/{writer}"
     git(alice.workspace.root, "fetch", "-q", "origin")

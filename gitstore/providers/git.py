@@ -305,10 +305,27 @@ class GitProvider:
 
     def _refs(self) -> list[RefInfo]:
         """Every records ref, the local namespace's repository opened once it exists (another
-        process may create it while this provider lives)."""
+        process may create it while this provider lives), and each fetched one admitted before
+        that a pruning ``git fetch`` deleted (read at the tip admitted last, which gc keeps,
+        until the next sync puts the ref back: a writer's memory once read is kept)."""
         if self._local is None and (self.state / LOCAL / "HEAD").is_file():
             self._local = open_local(self.repo, create=False)
-        return refs_in(self.repo, self._local)
+        found = refs_in(self.repo, self._local)
+        present = {info.name for info in found}
+        for name, base in sorted(self._admissions.bases(PREFIX + "remotes/").items()):
+            parts = name[len(PREFIX):].split("/")
+            if name in present or len(parts) != 5 or parts[2:4] != ["records", "shared"] \
+                    or not WRITER_PATTERN.match(parts[4]) or base not in self.repo:
+                continue
+            found.append(RefInfo(name, "shared", parts[4], f"{PREFIX}remotes/{parts[1]}/payloads/shared/{parts[4]}",
+                                 self.repo))
+        return found
+
+    def _fetched_target(self, info: RefInfo) -> pygit2.Oid | None:
+        """Where a records ref is read: its tip, or for a fetched one a pruning fetch deleted,
+        the tip admitted last."""
+        target = self._target(info.repo, info.name)
+        return self._admissions.base(info.name) if target is None and info.fetched else target
 
     def move_local(self) -> list[str]:
         """Move local refs left in the repository's own refs (where a push can send them) into
@@ -808,7 +825,7 @@ class GitProvider:
             self._check_logged_refs()
         tips = []
         for info in self._refs():
-            target = self._target(info.repo, info.name)
+            target = self._fetched_target(info)
             if target is not None and not info.fetched and (info.name, target) not in self._sound:
                 # the log is read before the ref: an append acknowledged by then is in the ref read after
                 acked = last_acknowledged(self.state, info.name)
@@ -839,7 +856,7 @@ class GitProvider:
         found = []
         with readable("the fetched refs"):
             for info in self._refs():
-                target = self._target(info.repo, info.name)
+                target = self._fetched_target(info)
                 if info.fetched and target is not None:
                     found.append(self._admit(info, target))
         self._admissions.save()
@@ -1140,8 +1157,8 @@ class GitProvider:
         needle = None if scope is None else f'"scope":"{scope}"'.encode()
         seen: set[str] = set()
         appends: set[pygit2.Oid] = set()  # after a sync, this writer's commits are under two refs
-        blobs = _BlobIndex(walk=streams is None, commit=self._commit, kept=self.state / KIND_MAPS,
-                           looked_up=self._looked_up)
+        blobs = _BlobIndex(walk=streams is None, commit=self._commit, tip=self._fetched_target,
+                           kept=self.state / KIND_MAPS, looked_up=self._looked_up)
         for header, info, oid in self._appends(wanted):
             if oid in appends:
                 continue  # each of its records was read from it already
@@ -1319,7 +1336,7 @@ class GitProvider:
         """The stream's records in store order, each once: where two refs hold the same record
         (this writer's own ref and the copy a sync brought back of it, or two writers), the
         first in store order counts, as in ``read``."""
-        blobs = _BlobIndex(walk=False, commit=self._commit, looked_up=self._looked_up)
+        blobs = _BlobIndex(walk=False, commit=self._commit, tip=self._fetched_target, looked_up=self._looked_up)
         seen: set[str] = set()
         for header, info, oid in self._appends():
             for position, digest, kind, line_stream in self._lines(info.repo, oid, (_stream_mark(stream),)):
@@ -1735,12 +1752,14 @@ class _BlobIndex:
 
     def __init__(self, *, walk: bool = True,
                  commit: Callable[[pygit2.Repository, pygit2.Oid, str], pygit2.Commit] = commit_at,
+                 tip: Callable[[RefInfo], pygit2.Oid | None] | None = None,
                  kept: Path | None = None,
                  looked_up: dict[tuple[str, bytes, str], tuple[bytes, bytes] | None] | None = None) -> None:
         self.walk = walk
         self.looked_up = {} if looked_up is None else looked_up
         self.kept = kept  # where kind folder maps are kept between reads (``_kindmaps``)
         self._commit = commit
+        self._tip = tip or (lambda info: info.repo.references[info.name].target)  # where a ref is read
         self._maps: dict[tuple[str, str, str], dict[str, bytes]] = {}
         self._lookups: dict[tuple[str, str, str], int] = {}  # path lookups left before a kept map serves
         self._unkept: dict[tuple[str, str, str], list[int]] = {}  # folders with no kept map: [looked up, walk at]
@@ -1776,8 +1795,10 @@ class _BlobIndex:
         repo = info.repo
         node = self._roots.get((repo.path, info.name))
         if node is None:
-            target = repo.references[info.name].target
-            node = self._roots[(repo.path, info.name)] = self._commit(repo, target, info.name).tree_id.raw  # type: ignore[arg-type]
+            target = self._tip(info)
+            if target is None:
+                raise KeyError(info.name)  # gone meanwhile: what a read of a missing ref says
+            node = self._roots[(repo.path, info.name)] = self._commit(repo, target, info.name).tree_id.raw
         return node
 
     def _entry(self, info: RefInfo, kind: str, digest: str) -> tuple[bytes, bytes] | None:
