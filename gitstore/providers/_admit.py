@@ -115,6 +115,11 @@ class Admissions:
         """The tip ``ref`` was admitted at last (None: never admitted)."""
         return _admitted_tip(self._known.get(ref))
 
+    def known(self, prefix: str) -> list[str]:
+        """The refs under ``prefix`` the file has an entry for (in the file's order: it is
+        written sorted)."""
+        return [ref for ref in self._known if ref.startswith(prefix)]
+
     def bases(self, prefix: str) -> dict[str, pygit2.Oid]:
         """ref -> the tip it was admitted at last, for every ref under ``prefix`` ever admitted."""
         return {ref: base for ref in self._known if ref.startswith(prefix) and (base := self.base(ref)) is not None}

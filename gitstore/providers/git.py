@@ -312,10 +312,12 @@ class GitProvider:
             self._local = open_local(self.repo, create=False)
         found = refs_in(self.repo, self._local)
         present = {info.name for info in found}
-        for name, base in sorted(self._admissions.bases(PREFIX + "remotes/").items()):
-            parts = name[len(PREFIX):].split("/")
-            if name in present or len(parts) != 5 or parts[2:4] != ["records", "shared"] \
-                    or not WRITER_PATTERN.match(parts[4]) or base not in self.repo:
+        for name in self._admissions.known(PREFIX + "remotes/"):
+            if name in present:  # the usual case: checked by name first, however many writers
+                continue
+            parts, base = name[len(PREFIX):].split("/"), self._admissions.base(name)
+            if len(parts) != 5 or parts[2:4] != ["records", "shared"] or not WRITER_PATTERN.match(parts[4]) \
+                    or base is None or base not in self.repo:
                 continue
             found.append(RefInfo(name, "shared", parts[4], f"{PREFIX}remotes/{parts[1]}/payloads/shared/{parts[4]}",
                                  self.repo))
