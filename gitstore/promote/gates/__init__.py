@@ -10,8 +10,8 @@
 - ``wiki``      (``gitstore-okf``): the OKF wiki rules and gitstore's rules for promoted claims,
   the tooling overlay and the pages no one edits by hand;
 - ``skills``    (``gitstore-skills``): the Agent Skills rules on ``SKILL.md`` files;
-- ``scan``      (``gitstore-scan``): the safety scanner on staged text files, honouring
-  ``.gitstore-allow``.
+- ``scan``      (``gitstore-scan``): the safety scanner on staged text files and every file agents
+  read, whatever its bytes, honouring ``.gitstore-allow``.
 
 The top-level ``validators/`` folder of the repository holds the thin entry points the
 ``.pre-commit-hooks.yaml`` names; they are installed as ``gitstore_validators``.

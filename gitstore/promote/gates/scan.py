@@ -5,9 +5,16 @@ repository's ``.gitstore-allow`` (``PATH:KIND:LINE`` per line) clearing the secr
 paths its maintainers declared harmless. Anything the scanner would quarantine (hidden or
 bidirectional characters, injected instructions: never allowed, the finding says so) or redact
 (secrets, home paths) is a finding on the line where it starts; warnings (mixed-script words)
-are printed but do not fail. A file pre-commit takes for text is read whole: a byte that is not
-UTF-8 reads as U+FFFD, and a NUL byte (pre-commit looks at a file's start only) is a control
-character the scanner quarantines, so neither hides what stands around it.
+are printed but do not fail. A file is read whole: a byte that is not UTF-8 reads as U+FFFD, and
+a NUL byte is a control character the scanner quarantines, so neither hides what stands around it.
+
+pre-commit hands the gate every file, and the gate reads what pre-commit would take for text (by
+its name, else by its first kilobyte, as ``identify`` decides) and, whatever its bytes, every
+file agents read (``_published.read_by_agents``: ``AGENTS.md``, ``.cursor/rules/``, ...; the
+wiki and the skills): a NUL byte in a Cursor rule or a skill's ``reference/GUIDE`` makes
+pre-commit and git take it for binary (git shows no diff of it), yet agents read it as text.
+Only a file named as binary (an image, an archive) is left unread there; elsewhere a binary file
+is too.
 
 A symbolic link is scanned too, as what git commits for it: the path it holds (its target), a
 single line. A link to ``/home/alice/.ssh/id_rsa`` commits a home path, and a target can hold
@@ -17,6 +24,7 @@ link is never followed: the file it leads to is not read (it is not what is comm
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,11 +55,12 @@ def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner) -> lis
 
     rows: list[tuple[bool, Finding]] = []
     for name in files:
-        committed = _committed(name)
+        rel = relative(name, root)
+        committed = _committed(name, rel)
         if committed is None:
             continue
         text, link = committed
-        result = scanner.scan(text, path=relative(name, root))
+        result = scanner.scan(text, path=rel)
         if not result.findings:
             continue
         quarantined = sorted({f.kind for f in result.findings if f.action == QUARANTINE})
@@ -69,10 +78,10 @@ def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner) -> lis
     return rows
 
 
-def _committed(name: str) -> tuple[str, bool] | None:
+def _committed(name: str, rel: str) -> tuple[str, bool] | None:
     """(the text git commits for the file, whether it is a symbolic link), or None when it
-    cannot be read. For a symbolic link git commits its target, so that
-    string is the text: the link is never followed."""
+    cannot be read or is no text to read (``_read_as_text``). For a symbolic link git commits
+    its target, so that string is the text: the link is never followed."""
     try:
         descriptor = os.open(name, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:  # a symbolic link refuses O_NOFOLLOW; anything else is gone or unreadable
@@ -83,10 +92,42 @@ def _committed(name: str) -> tuple[str, bool] | None:
     else:
         try:
             with open(descriptor, "rb") as file:
+                if _named_as(rel) == "binary":  # an image, an archive: never read, however large
+                    return None
                 data, link = file.read(), False
         except OSError:  # a folder, say
             return None
+        if not _read_as_text(rel, data):
+            return None
     return data.decode("utf-8", "replace"), link  # a byte that is no UTF-8 hides nothing around it
+
+
+def _named_as(rel: str) -> str | None:
+    """"text" or "binary" when the file's name says which (as pre-commit reads it: ``identify``
+    knows ``.md`` for text and ``.png`` for binary), else None (``GUIDE``, ``.mdc``)."""
+    from identify.identify import tags_from_filename
+
+    tags = tags_from_filename(rel.rsplit("/", 1)[-1])
+    return "text" if "text" in tags else "binary" if "binary" in tags else None
+
+
+def _read_as_text(rel: str, data: bytes) -> bool:
+    """Whether the gate scans a file whose name does not say it is binary: what pre-commit takes
+    for text, and any file agents read, whatever its bytes (a NUL byte there is a finding)."""
+    if _named_as(rel) == "text":
+        return True
+    from identify.identify import is_text
+
+    return is_text(io.BytesIO(data)) or _read_by_agents(rel)
+
+
+def _read_by_agents(rel: str) -> bool:
+    """Whether agents read ``rel``: a file they read by themselves, or one of the wiki or the
+    skills (loaded only for a file pre-commit would take for binary)."""
+    from gitstore.promote.gates._published import read_by_agents
+    from gitstore.promote.standing import BLOCK_FOLDERS
+
+    return read_by_agents(rel) or rel.startswith(BLOCK_FOLDERS) or rel.rsplit("/", 1)[-1] == "SKILL.md"
 
 
 def _quarantined(name: str, text: str, scanner: object, kinds: list[str]) -> list[Finding]:
