@@ -262,6 +262,39 @@ def test_a_deleted_instructions_file_fails(bundle: Path, capsys: pytest.CaptureF
                                    "may not be deleted"]
 
 
+def test_a_deleted_page_is_judged_with_no_file_passed(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """pre-commit never passes a deleted path: the gate finds what was deleted against the base
+    itself, and refuses a deleted log and each link a remaining page has into a deleted page."""
+    git(bundle, "rm", "-q", "okf/wiki/computations/revenue-ytd.md", "okf/wiki/log.md",
+        "okf/wiki/policies/margin-standard.md")
+    code, lines = run(okf.main, [], capsys)
+    ytd = "does not resolve: it leads to okf/wiki/computations/revenue-ytd.md, which this change deletes"
+    standard = "does not resolve: it leads to okf/wiki/policies/margin-standard.md, which this change deletes"
+    assert code == 1 and lines == [
+        f"okf/wiki/computations/gross-margin-period.md:22: source policies/margin-standard.md {standard}",
+        f"okf/wiki/computations/gross-margin-period.md:80: link ./revenue-ytd.md {ytd}",
+        f"okf/wiki/computations/index.md:3: link revenue-ytd.md {ytd}",
+        "okf/wiki/log.md:1: log.md only grows at the top: this change deletes it, and every entry logged in it",
+        f"okf/wiki/metrics/gross-margin.md:17: source policies/margin-standard.md {standard}",
+        f"okf/wiki/metrics/revenue.md:23: link ../computations/revenue-ytd.md {ytd}",
+        f"okf/wiki/policies/index.md:4: link margin-standard.md {standard}",
+        f"okf/wiki/policies/revenue-recognition.md:49: link /computations/revenue-ytd.md {ytd}"], lines
+    git(bundle, "reset", "-q", "--hard")
+    git(bundle, "rm", "-q", "okf/wiki/metrics/index.md")
+    code, lines = run(okf.main, [], capsys)
+    assert code == 1 and lines == [
+        "okf/wiki/index.md:4: link metrics/index.md does not resolve: it leads to okf/wiki/metrics/index.md, "
+        "which this change deletes",
+        "okf/wiki/metrics/index.md:1: index.md is generated, never deleted while its folder holds pages: it is "
+        "their inventory (regenerate it)"], lines
+    git(bundle, "reset", "-q", "--hard")
+    _edit(bundle, "drafts/note.md", lambda t: "---\ntype: Note\n---\n# Note\n\nNothing links here.\n")
+    git(bundle, "add", "-A")
+    git(bundle, "commit", "-q", "-m", "a note")
+    git(bundle, "rm", "-q", "okf/wiki/drafts/note.md")
+    assert run(okf.main, [], capsys) == (0, [])
+
+
 def test_what_the_rules_allow(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
     wiki = bundle / "okf" / "wiki"
     _edit(bundle, "log.md", lambda t: t.replace("# Bundle history\n\n", "# Bundle history\n\n## 2026-07-02\n\n- More.\n\n"))

@@ -224,6 +224,35 @@ def test_the_scan_reads_a_file_agents_read_whatever_pre_commit_takes_its_type_fo
                      ".cursor/rules/setup.mdc:5: quarantine: prompt-injection"], out
 
 
+def test_a_deleted_page_is_judged_at_commit_and_over_a_range(
+        tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
+    """pre-commit passes no deleted path, and skipped the wiki gate when nothing else of the wiki
+    changed: a commit deleting INSTRUCTIONS.md, or a page others link to, passed every gate."""
+    root = tmp_path / "material"
+    _material_repo(root)
+    (root / "okf" / "wiki" / "INSTRUCTIONS.md").write_text("Preserve every verified definition.\n")
+    _config(root, hook_repo, ("gitstore-okf",))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "hooks")
+    git(root, "rm", "-q", "okf/wiki/INSTRUCTIONS.md", "okf/wiki/computations/revenue-ytd.md")
+    expected = ["okf/wiki/INSTRUCTIONS.md:1: INSTRUCTIONS.md is preserved byte for byte and may not be deleted",
+                "okf/wiki/computations/gross-margin-period.md:80: link ./revenue-ytd.md does not resolve",
+                "okf/wiki/computations/index.md:3: link revenue-ytd.md does not resolve",
+                "okf/wiki/metrics/revenue.md:23: link ../computations/revenue-ytd.md does not resolve",
+                "okf/wiki/policies/revenue-recognition.md:49: link /computations/revenue-ytd.md does not resolve"]
+
+    def judged(out: str) -> list[str]:
+        return sorted(f.split(": it leads to", 1)[0] for f in _findings(out))
+
+    assert judged(_run(root, hook_repo, "run", code=1)) == expected
+    git(root, "commit", "-q", "--no-verify", "-m", "drop the instructions and a computation")
+    out = _run(root, hook_repo, "run", "--hook-stage", "manual", "--from-ref", "HEAD~1", "--to-ref", "HEAD", code=1)
+    assert judged(out) == expected, out
+    (root / "notes.md").write_text("Unrelated.\n")
+    git(root, "add", "notes.md")
+    out = _run(root, hook_repo, "run", "--from-ref", "HEAD", "--to-ref", "HEAD", code=0)  # nothing deleted since
+
+
 def _branch_with_every_gate(tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> Path:
     """Real material with every file gate and the promotion gate configured, on a new branch."""
     root = tmp_path / "material"

@@ -605,16 +605,9 @@ def link_problems(page: Page, root: Path | str, within: Path | str | None = None
     if page.text is None:
         return []
     problems = []
-    meta = page.meta
-    targets = [(t, "link") for t in page.links]
-    if isinstance(meta, dict) and isinstance(meta.get("sources"), list):
-        for entry in meta["sources"]:
-            resource = entry.get("resource") if isinstance(entry, dict) else None
-            if isinstance(resource, str) and not re.search(r"\s", resource):
-                targets.append((resource, "source"))
     file_here = os.fspath(page.path)
     here, base = os.path.dirname(file_here), os.fspath(root)
-    for target, what in targets:
+    for target, what in link_targets(page):
         if _SCHEME.match(target):
             continue
         name, _, fragment = target.partition("#")
@@ -634,6 +627,20 @@ def link_problems(page: Page, root: Path | str, within: Path | str | None = None
         elif fragment and kind == "file" and file.endswith(".md") and fragment not in files.anchors(file):
             problems.append(f"{what} {target}: no heading with anchor #{fragment}")
     return problems
+
+
+def link_targets(page: Page) -> list[tuple[str, str]]:
+    """(target, "link" or "source") for each link of a page's body and each path-valued source
+    of its front matter: what must resolve. A source that is no path relative to the page is
+    one from the bundle root."""
+    targets = [(t, "link") for t in page.links]
+    meta = page.meta
+    if isinstance(meta, dict) and isinstance(meta.get("sources"), list):
+        for entry in meta["sources"]:
+            resource = entry.get("resource") if isinstance(entry, dict) else None
+            if isinstance(resource, str) and not re.search(r"\s", resource):
+                targets.append((resource, "source"))
+    return targets
 
 
 def _inside(file: str, folder: str, there: bool) -> bool:

@@ -22,8 +22,16 @@ For each page of the wiki (``okf/wiki/`` unless ``--root`` says otherwise) passe
 Against the base revision (``--base``, else the pre-push range's start, else HEAD):
 
 - ``INSTRUCTIONS.md`` is preserved byte for byte and never deleted;
-- ``index.md`` is generated: a changed one must be exactly what the generator writes;
-- ``log.md`` only grows at the top: no entry already logged changes or disappears.
+- ``index.md`` is generated: a changed one must be exactly what the generator writes, and one
+  whose folder still holds pages is not deleted;
+- ``log.md`` only grows at the top: no entry already logged changes or disappears, nor the log;
+- no page that remains has a link or a path-valued source leading to a page (or a folder) the
+  change deletes.
+
+pre-commit never passes a deleted path, so the gate runs on every commit (``always_run``), with
+the pages that changed, and finds what was deleted itself: the files of the wiki at the base
+that the work tree no longer holds (one ``git ls-tree``, which it starts before anything else).
+Only when something was deleted does it read the pages that remain.
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from posixpath import dirname, join, normpath
+from posixpath import basename, dirname, join, normpath
 
 from gitstore.promote import blocks
 from gitstore.promote.gates._common import (
@@ -41,7 +49,8 @@ from gitstore.promote.gates._common import (
     top_level, tree_entries,
 )
 from gitstore.promote.okf import (
-    INDEX_PAGE, LOG_PAGE, Page, is_url, link_problems, page_cache, page_problems, read_page, render_index_page,
+    INDEX_PAGE, LOG_PAGE, Page, is_url, link_problems, link_targets, page_cache, page_problems, read_page,
+    render_index_page,
 )
 
 PROG = "gitstore-okf"
@@ -201,7 +210,8 @@ def _against_base(root: Path, wiki: Path, wiki_rel: str, pages: list[str],
                   entries: dict[str, str] | None) -> list[Finding]:
     if entries is None:
         return []  # nothing committed yet: nothing to preserve
-    found: list[Finding] = []
+    gone = {rel for rel in entries if not os.path.lexists(os.path.join(root, rel))}
+    found = _deleted(root, wiki_rel, pages, entries, gone) if gone else []
     changed: dict[str, str | None] = {}  # path -> base blob id (None: new)
     for rel in [p for p in entries if p.rsplit("/", 1)[-1] == INSTRUCTIONS] + pages:
         name = rel.rsplit("/", 1)[-1]
@@ -209,7 +219,7 @@ def _against_base(root: Path, wiki: Path, wiki_rel: str, pages: list[str],
             continue
         path = root / rel
         if not path.is_file():
-            if name == INSTRUCTIONS:
+            if name == INSTRUCTIONS and rel not in gone:  # not a regular file: refused as such
                 found.append(Finding(rel, 1, "INSTRUCTIONS.md is preserved byte for byte and may not be deleted"))
             continue
         old = entries.get(rel)
@@ -218,6 +228,54 @@ def _against_base(root: Path, wiki: Path, wiki_rel: str, pages: list[str],
     contents = blobs(root, [oid for oid in changed.values() if oid])
     for rel, old in changed.items():
         found += _changed(root / rel, rel, wiki, contents.get(old) if old else None)
+    return found
+
+
+def _deleted(root: Path, wiki_rel: str, pages: list[str], entries: dict[str, str], gone: set[str]) -> list[Finding]:
+    """What deleting the files ``gone`` (of the wiki at the base) breaks: a reserved file that
+    must stay, and each link or source of a page that remains leading into what was deleted.
+    The pages passed are not read again: their own links were checked, and fail to resolve."""
+    found = [finding for rel in sorted(gone) for finding in [_reserved_gone(root, rel)] if finding]
+    remaining = sorted(rel for rel in entries if rel.endswith(".md") and rel not in gone and rel not in pages
+                       and basename(rel) != INSTRUCTIONS and not os.path.islink(os.path.join(root, rel)))
+    for rel in remaining:
+        found += _links_into_gone(root, rel, wiki_rel, gone)
+    return found
+
+
+def _reserved_gone(root: Path, rel: str) -> Finding | None:
+    """A finding when ``rel``, deleted, is a file of the wiki that must stay."""
+    name = basename(rel)
+    if name == INSTRUCTIONS:
+        return Finding(rel, 1, "INSTRUCTIONS.md is preserved byte for byte and may not be deleted")
+    if name == LOG_PAGE:
+        return Finding(rel, 1, "log.md only grows at the top: this change deletes it, and every entry logged in it")
+    folder = os.path.join(root, dirname(rel))
+    if name == INDEX_PAGE and os.path.isdir(folder) and any(
+            entry.endswith(".md") and entry != INDEX_PAGE for entry in os.listdir(folder)):
+        return Finding(rel, 1, "index.md is generated, never deleted while its folder holds pages: it is their "
+                               "inventory (regenerate it)")
+    return None
+
+
+def _links_into_gone(root: Path, rel: str, wiki_rel: str, gone: set[str]) -> list[Finding]:
+    """Each link or path-valued source of the page ``rel`` that leads to a deleted file, or into
+    a deleted folder (one the work tree no longer holds)."""
+    page = read_page(os.path.join(root, rel))
+    if page.text is None or page.problems:
+        return []  # a page the base passed; its own problems are its next change's
+    found = []
+    for target, what in link_targets(page):
+        name = target.partition("#")[0]
+        if not name or is_url(target):
+            continue
+        resolved = _resolve(rel, target, wiki_rel)
+        if what == "source" and not name.startswith("/") and not os.path.lexists(os.path.join(root, resolved)):
+            resolved = normpath(join(wiki_rel, name))  # a source may be a path from the bundle root
+        if resolved in gone or (not os.path.lexists(os.path.join(root, resolved))
+                                and any(path.startswith(f"{resolved}/") for path in gone)):
+            problem = f"{what} {target} does not resolve: it leads to {resolved}, which this change deletes"
+            found.append(Finding(rel, _link_line(problem, page.text), problem))
     return found
 
 
