@@ -366,12 +366,14 @@ def _packets(root: Path) -> list[str]:
 
 
 def _pushes_to_a_bare_repository(root: Path, target: Path) -> Path:
-    """Pushes to origin land in a bare repository (the scope stays the origin's)."""
+    """origin becomes a bare repository whose own origin is the one it replaces, so the scope
+    stays the origin's: ``--push`` syncs memory with it, fetching first, then pushes."""
     bare = target / "origin.git"
     subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
     url = subprocess.run(["git", "remote", "get-url", "origin"], cwd=root, capture_output=True, text=True,
                          check=True).stdout.strip()
-    subprocess.run(["git", "config", f"url.{bare}.pushInsteadOf", url], cwd=root, check=True)
+    subprocess.run(["git", "remote", "add", "origin", url], cwd=bare, check=True)
+    subprocess.run(["git", "remote", "set-url", "origin", str(bare)], cwd=root, check=True)
     return bare
 
 

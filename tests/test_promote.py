@@ -17,6 +17,7 @@ from gitstore.errors import InvalidInput, Refused
 from gitstore.ops import learning as ops
 from gitstore.context import Context
 from gitstore.ops.promote import promote
+from gitstore.ops.setup import fetch_refspecs
 from gitstore.promote import blocks
 from gitstore.promote.branch import TRAILERS, trailers
 from gitstore.promote.gates import promotion as promotion_gate
@@ -430,6 +431,54 @@ def test_push_and_pull_request_with_the_github_cli(tmp_path: Path, monkeypatch: 
     for part in (learning["content"]["text"], "## Evidence by origin", "pull request #1: 1 event by github:1001",
                  "pull request #2", "`direct-edit`", "safety: passed", result.packet["digest"]):
         assert part in body
+
+
+def test_a_pull_request_shares_the_packet_its_gates_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--push`` and ``--pr`` pushed the branch alone: the pull request cited a packet the
+    remote's store did not hold, and its promotion gate failed. They push this clone's shared
+    memory as ``gitstore sync`` does first, so a checkout of the remote passes the gate."""
+    from .team import EVERYTHING, commit_all, keypair, sign_as, write_policy
+    from .world import grant_all, ready_repo
+
+    key, public = keypair(tmp_path / "keys", PERSON)
+    root = ready_repo(tmp_path / "widgets").workspace.root
+    write_policy(root, {PERSON: EVERYTHING}, {PERSON: public})
+    commit_all(root, "Who may decide")
+    sign_as(root, key)
+    commit_files(root, WIKI_FILES)
+    ctx = Context.open(root)
+    grant_all(ctx)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))  # its HEAD: the branch the policy is on
+    git(root, "remote", "set-url", "origin", str(remote))
+    git(root, "push", "-q", "origin", "main")
+    learning = accepted_learning(ctx)
+    monkeypatch.setenv("PATH", f"{_fake_gh(tmp_path)}{os.pathsep}{os.environ['PATH']}")
+    result = promote(ctx, learning["id"], PERSON, pull_request=True)
+    assert result.push is not None and result.push.done, result.push
+    assert result.pull_request is not None and result.pull_request.done
+    checkout = tmp_path / "ci"
+    git(tmp_path, "clone", "-q", str(remote), str(checkout))
+    git(checkout, "fetch", "-q", "--no-tags", "origin", *fetch_refspecs("origin"))
+    git(checkout, "checkout", "-q", result.branch)
+    git(checkout, "remote", "set-url", "origin", "https://github.com/acme/widgets.git")  # as CI's checkout names it
+    monkeypatch.chdir(checkout)
+    assert promotion_gate.main(["--from-ref", "origin/main", "--to-ref", "HEAD"]) == 0
+
+
+def test_a_branch_whose_packet_cannot_be_shared_is_not_pushed(tmp_path: Path) -> None:
+    """A remote that refuses the memory refs gets no branch either (its gates would fail), and
+    promote says what to run."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    remote = _bare_remote(tmp_path, ctx.workspace.root)
+    learning = accepted_learning(ctx)
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\nwhile read old new ref; do case $ref in refs/memory/*) exit 1;; esac; done\n")
+    hook.chmod(0o755)
+    result = promote(ctx, learning["id"], PERSON, push=True)
+    assert result.push is not None and not result.push.done
+    assert "gitstore sync" in result.push.message, result.push.message
+    assert git(remote, "for-each-ref").strip() == ""
 
 
 def test_pull_request_without_the_github_cli_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

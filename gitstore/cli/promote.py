@@ -58,7 +58,7 @@ def promote(
     learning_id: str = learning_argument("The accepted learning to promote."),
     route: Optional[str] = typer.Option(None, "--route", help=f"A stricter route than the rubric's: {_ROUTES}.",
                                         callback=checked(_route)),
-    push: bool = typer.Option(False, "--push", help="Push the promotion branch to origin."),
+    push: bool = typer.Option(False, "--push", help="Sync memory with origin (the packet the commit names), then push the promotion branch."),
     pr: bool = typer.Option(False, "--pr", help="Push, then open a pull request with the GitHub CLI (gh)."),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,

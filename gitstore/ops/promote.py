@@ -4,7 +4,8 @@ Everything that can fail is checked before anything is written: the packet's che
 branch being free, the overlay file being free. Then the packet and its audit entry are stored
 in one append, and the route lands: a commit on ``memory/promote/<id>`` (direct edit, skill), a
 page of the local overlay, or a staged brief under ``okf/.memory/staged/<id>/``. Pushing and
-opening a pull request come last and only report what they did.
+opening a pull request come last and only report what they did; the branch is pushed only after
+this clone's memory, which holds the packet its commit names (``_share_memory``).
 
 A note (``ops.unfinished``) stands from before the packet's append until the command ends, so
 a promotion killed between its steps is named by ``gitstore doctor``. Run again, it finds its
@@ -26,7 +27,7 @@ import pygit2
 
 from gitstore._files import first_link, replace_file
 from gitstore.config import ensure_ignored
-from gitstore.errors import Refused
+from gitstore.errors import GitstoreError, Refused
 from gitstore.context import Context
 from gitstore.ops import unfinished
 from gitstore.records.times import now
@@ -201,7 +202,8 @@ def _publish(ctx: Context, result: Plan, outcome: Promotion, remote: str, pull_r
         outcome.push = nothing
         outcome.pull_request = nothing if pull_request else None
         return
-    outcome.push = pr.push(ctx.workspace.root, outcome.branch, remote)
+    shared = _share_memory(ctx, outcome.branch, remote)
+    outcome.push = pr.push(ctx.workspace.root, outcome.branch, remote, shared) if shared.done else shared
     if not pull_request:
         return
     if not outcome.push.done:
@@ -210,3 +212,25 @@ def _publish(ctx: Context, result: Plan, outcome: Promotion, remote: str, pull_r
     title = f"Promote: {' '.join(result.learning['content']['title'].split())}"
     outcome.pull_request = pr.open_pull_request(ctx.workspace.root, outcome.branch, base, title,
                                                 pr.body(result.packet, result.learning))
+
+
+def _share_memory(ctx: Context, branch: str, remote: str) -> pr.Outcome:
+    """Push this clone's shared memory to ``remote`` as ``gitstore sync`` does (fetching and
+    verifying what others pushed first): the promotion commit names its packet, and a pull
+    request's gates read that packet from the remote's store. So the branch goes out only
+    after its packet did; when the packet cannot, the outcome says why and what to run."""
+    from gitstore.sync.remote import sync
+
+    try:
+        report = sync(str(ctx.workspace.root), remote)
+    except GitstoreError as exc:
+        return _not_shared(branch, remote, str(exc))
+    if report.not_pushed:
+        return _not_shared(branch, remote, "; ".join(report.not_pushed))
+    return pr.Outcome(True, report.line)
+
+
+def _not_shared(branch: str, remote: str, why: str) -> pr.Outcome:
+    return pr.Outcome(False, f"{branch} not pushed: the packet its commit names could not be shared with {remote} "
+                             f"({' '.join(why.split())[:300]}), and a pull request's gates read it there; run "
+                             f"`gitstore sync {remote}`, then `git push {remote} {branch}`")

@@ -27,15 +27,17 @@ class Outcome:
     url: str | None = None
 
 
-def push(root: Path, branch: str, remote: str = "origin") -> Outcome:
-    """``git push REMOTE refs/heads/BRANCH``, never forced."""
+def push(root: Path, branch: str, remote: str = "origin", memory: Outcome | None = None) -> Outcome:
+    """``git push REMOTE refs/heads/BRANCH``, never forced; ``memory`` is what sharing the
+    memory refs before it did (its sentence joins the report)."""
     spec = f"refs/heads/{branch}:refs/heads/{branch}"
     done = subprocess.run(["git", "push", "--porcelain", remote, spec], cwd=root, env=git_env(),
                           capture_output=True, text=True)
+    shared = f" (memory shared first: {memory.message})" if memory is not None else ""
     if done.returncode != 0:
         why = " ".join((done.stderr or done.stdout).split())[:300]
-        return Outcome(False, f"git push {remote} {branch} failed: {why}")
-    return Outcome(True, f"pushed {branch} to {remote}")
+        return Outcome(False, f"git push {remote} {branch} failed: {why}{shared}")
+    return Outcome(True, f"pushed {branch} to {remote}{shared}")
 
 
 def body(packet: dict[str, Any], learning: dict[str, Any]) -> str:
