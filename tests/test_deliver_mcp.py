@@ -77,3 +77,31 @@ def test_an_sdk_laid_out_otherwise_is_named_in_one_line(shared_world: World, mon
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1
     assert captured.err.startswith("gitstore: error: the MCP server runs on the mcp package 2.x, not ")
+
+
+@pytest.mark.anyio
+async def test_a_secret_a_line_break_parts_from_its_key_is_redacted_by_recall_and_show(
+        shared_world: World, tmp_path: Path) -> None:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    from .world import Thread, accepted, propose, ref
+
+    world = shared_world.copy(tmp_path / "widgets")
+    ctx = world.ctx
+    thread = Thread(ctx, 73, "c73")
+    event = thread.comment("c73", "Staging API calls need the auth header.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    secret = "q8Zr2LkP0vXw4nTb7sYc1dHe"
+    learning = accepted(ctx, propose(ctx, [ref(event)], title="Staging API auth",
+                                     text=f"Send the header Authorization: Bearer\n{secret} or they fail with 401."))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gitstore", "mcp"], cwd=world.root, env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        found = await session.call_tool("recall", {"query": "staging api auth header"})
+        shown = await session.call_tool("show", {"id": learning["id"]})
+    assert [i["id"] for i in found.structured_content["items"]] == [learning["id"]]  # type: ignore[index]
+    for answer in (found, shown):
+        assert secret not in json.dumps(answer.structured_content), answer
+    assert "[REDACTED:bearer-token]" in shown.structured_content["text"]  # type: ignore[index]

@@ -425,3 +425,51 @@ def test_the_index_follows_the_policy_on_the_default_branch(world: World, tmp_pa
     commit_all(world.root, "Notes")  # main moves, the policy does not
     assert heads.fingerprint(locate(str(world.root))) == before
     _policy_without_the_reviewer(world, tmp_path, capsys, before)
+
+
+# -- a secret a line break parts is redacted on the one line agents get ------------------------------
+
+BROKEN_SECRETS = [
+    ("Staging API auth", "Staging API calls send the header Authorization: Bearer\n{secret} or they fail with 401.",
+     "q8Zr2LkP0vXw4nTb7sYc1dHe", "staging api auth header"),
+    ("Staging database", 'The staging database reads db_password =\n"{secret}" from its settings file.',
+     "Xk29fjQpL0smTq81", "staging database settings"),
+]
+
+
+@pytest.mark.parametrize(("title", "text", "secret", "query"), BROKEN_SECRETS)
+def test_a_secret_a_line_break_parts_from_its_key_is_redacted_wherever_agents_get_it(
+        world: World, capsys: pytest.CaptureFixture[str], title: str, text: str, secret: str, query: str) -> None:
+    """The scanner reads a key and its value apart when a line break parts them; every text an
+    agent gets is on one line, where they meet, so the line is what is scanned and redacted."""
+    from gitstore.deliver.here import show_here
+
+    ctx = world.ctx
+    thread = Thread(ctx, 72, "c72")
+    event = thread.comment("c72", "Staging needs its credentials set.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    learning = accepted(ctx, propose(ctx, [ref(event)], title=title, text=text.format(secret=secret)))
+    found = run_json(capsys, "recall", query)
+    [item] = [i for i in found["items"] if i["id"] == learning["id"]]  # type: ignore[index]
+    assert secret not in json.dumps(found) and "[REDACTED:" in item["text"], item
+    assert secret not in json.dumps(show_here(learning["id"])), "the MCP server's show"
+    assert main(["context", "--prompt", query]) == 0
+    context = capsys.readouterr().out
+    assert learning["id"] in context and secret not in context
+    payload = {"session_id": "broken", "transcript_path": "/tmp/t.jsonl", "cwd": str(world.root),
+               "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": query}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+    hook = subprocess.run([sys.executable, "-P", "-m", "gitstore.deliver.hook", "claude-code"],
+                          input=json.dumps(payload).encode(), capture_output=True, cwd=world.root, env=env, timeout=60)
+    assert learning["id"].encode() in hook.stdout and secret.encode() not in hook.stdout
+
+
+def test_a_text_holding_what_the_scanner_redacts_fails_as_delivered(tmp_path: Path) -> None:
+    """The last look before a text is sent: an index built before its line was redacted (or a
+    text the scanner now redacts) is left out as unsafe, never sent in clear."""
+    from gitstore.deliver.recall import scanner_verdict
+
+    index = make_index(tmp_path, ("Staging API auth", "Send Authorization: Bearer q8Zr2LkP0vXw4nTb7sYc1dHe always.",
+                                  None, None))
+    found = recall(index, "staging api auth", NOW, Limits(), safe=scanner_verdict())
+    assert found.items == [] and found.unsafe == [f"lrn_{0:032x}"]

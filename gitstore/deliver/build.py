@@ -6,7 +6,8 @@ serving), from the view ``gitstore learnings --active`` judges with: every learn
 withdrawal, and of the evidence only what the learnings that may be in force cite (their
 episodes, the events the rules look at, the payloads of the cited ones). It scans every text
 an agent could be shown or that scoring reads (title, text, targets, evidence excerpts) with
-the safety scanner, leaves out whatever it quarantines (recorded by kind only), and writes a
+the safety scanner, and the one line agents get of a learning (``scanned_line``: kept as the
+scanner leaves it, redacted), leaves out whatever it quarantines (recorded by kind only), and writes a
 fresh SQLite file that replaces the old one in one rename, so a reader sees the old index or
 the new one, never half of either. Builds are serialised by a lock.
 
@@ -151,15 +152,37 @@ def _row(view: Any, trust: str, record: dict[str, Any], scanner: Any) -> dict[st
     texts = screened(view, record, scanner)
     if isinstance(texts, str):
         return texts
+    line = scanned_line(scanner, texts["title"], texts["text"])
+    if isinstance(line, str):
+        return line
     found = row(record["id"], record["contentDigest"], trust, texts["title"], texts["text"], texts["targets"],
                 [v for k, v in texts.items() if k.startswith("evidence")], _sources(view, record),
                 record["validFrom"], record["validUntil"], record["category"], record["audience"])
-    joined = scanner.scan(found["text"])  # as agents get it: a secret split between title and text is one
-    if joined.quarantined:
-        kinds = sorted({f.kind for f in joined.findings if f.action == "quarantine"})
-        return f"unsafe text: {', '.join(kinds)}"
-    found["text"] = joined.text
+    found["text"] = line[0]
     return found
+
+
+def line_of(title: str, text: str) -> str:
+    """A learning on the one line agents read it (recall, the context hook, the MCP server, a
+    published section): ``title: text``, every run of white space, line breaks too, one space."""
+    return " ".join(f"{title.strip()}: {text.strip()}".split())
+
+
+def scanned_line(scanner: Any, title: str, text: str) -> tuple[str, set[str]] | str:
+    """``line_of(title, text)`` as the scanner leaves it and the kinds it redacted there, or why it
+    quarantined it. The line is read whole twice: with the parts' own line breaks (a key split
+    between title and text reads as one only with them), then on one line, as agents get it (a
+    key and its value a line break parted, which the scanner reads apart, meet there)."""
+    redacted: set[str] = set()
+    found = f"{title.strip()}: {text.strip()}"
+    for on_one_line in (False, True):
+        result = scanner.scan(" ".join(found.split()) if on_one_line else found)
+        if result.quarantined:
+            kinds = sorted({f.kind for f in result.findings if f.action == "quarantine"})
+            return f"unsafe text: {', '.join(kinds)}"
+        redacted.update(f.kind for f in result.findings if f.action == "redact")
+        found = result.text
+    return found, redacted
 
 
 def row(learning_id: str, digest: str, trust: str, title: str, text: str, targets: str, excerpts: list[str],
@@ -167,7 +190,7 @@ def row(learning_id: str, digest: str, trust: str, title: str, text: str, target
         category: str = "convention", audience: str = "project") -> dict[str, Any]:
     """An index row from texts the scanner already passed."""
     return {
-        "id": learning_id, "digest": digest, "trust": trust, "text": f"{title.strip()}: {text.strip()}",
+        "id": learning_id, "digest": digest, "trust": trust, "text": line_of(title, text),
         "sources": "\n".join(s.replace("\n", " ") for s in sources), "valid_from": valid_from, "valid_until": valid_until,
         "category": category, "audience": audience,
         "terms": {"title": terms(title), "body": terms(text), "targets": terms(targets),

@@ -37,7 +37,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitstore.deliver.place import Place
 
-FORMAT = "recall-index/3"
+FORMAT = "recall-index/4"  # 4: a learning's line kept as scanned on one line
 HEAD_LINES = 5  # a state's lines before the storage's: format, version, salt, config, policy
 SALT_NAME = "delivery.salt"
 REFS = "refs/memory/"

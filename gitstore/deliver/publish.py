@@ -40,6 +40,7 @@ from typing import Any
 from gitstore import _jsontext
 from gitstore._files import first_link
 from gitstore.deliver import clindex, sections, snapshots
+from gitstore.deliver.build import line_of
 from gitstore.errors import InvalidInput, Refused
 from gitstore.records.inputs import read_regular
 
@@ -126,13 +127,12 @@ class Selection:
 
 
 def _fact_text(record: dict[str, Any]) -> str:
-    content = record["content"]
-    return " ".join(f"{content['title'].strip()}: {content['text'].strip()}".split())
+    return line_of(record["content"]["title"], record["content"]["text"])
 
 
 def select(view: Any) -> Selection:
     """The learnings to publish, from a loaded view."""
-    from gitstore.deliver.build import screened
+    from gitstore.deliver.build import scanned_line, screened
     from gitstore.rules.active import active
     from gitstore.safety.scanner import default_scanner
 
@@ -148,20 +148,17 @@ def select(view: Any) -> Selection:
         if why is None:
             safe = screened(view, record, scanner)
             why = None if isinstance(safe, dict) else f"the safety scan left it out ({safe})"
-        if why is None:  # its parts (``screened`` scanned them), its line with their own line breaks,
-            # its one line as written: a committed file keeps no secret (a key split between title
-            # and text reads as one only with its line breaks; squeezed onto one line, only its
-            # parts give it away)
+        if why is None:  # its parts (``screened`` scanned them) and its line as written, read whole
+            # as recall's index reads it: a committed file keeps no secret
             content = record["content"]
             assert isinstance(safe, dict)
             redacted = {"a secret or home path"} if (safe["title"], safe["text"]) != (content["title"],
                                                                                    content["text"]) else set()
-            for whole in (f"{content['title'].strip()}: {content['text'].strip()}", text):
-                found = scanner.scan(whole)
-                if found.quarantined:
-                    why = "the safety scan left it out (its text as it would be written, on one line)"
-                    break
-                redacted.update(f.kind for f in found.findings if f.action == "redact")
+            line = scanned_line(scanner, content["title"], content["text"])
+            if isinstance(line, str):
+                why = "the safety scan left it out (its text as it would be written, on one line)"
+            else:
+                redacted.update(line[1])
             if why is None and redacted:
                 why = (f"the safety scan found {', '.join(sorted(redacted))} in its text as it would be written: a "
                        "published file is committed, so it keeps none (edit the learning to leave it out)")

@@ -10,9 +10,12 @@ out, and the result says how many were.
 
 Every text is one line: line breaks (``\n``, ``\r``, U+2028, U+2029 and the like) become
 spaces, so a learning can never start a line of its own in what an agent reads (a forged
-bullet, a ``System:`` line). Given ``safe`` (the safety scanner's verdict), an item whose
-delivered form, shortened and flattened, fails it is left out and named apart from what the
-limits left out (``unsafe``): shortening can cut a text into one the scanner quarantines.
+bullet, a ``System:`` line). The index holds each line as the scanner left it on one line
+(``gitstore.deliver.build.scanned_line``: a key and its value a line break parted meet there).
+Given ``safe`` (the safety scanner's verdict), an item whose delivered form, shortened and
+flattened, fails it (quarantined, or holding what the scanner would redact) is left out and
+named apart from what the limits left out (``unsafe``): shortening can cut a text into one the
+scanner quarantines.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ if TYPE_CHECKING:
 
 ELLIPSIS = "…"
 VERDICTS = "safety-verdicts.json"  # beside recall's index: the scanner's verdicts on delivered texts
+VERDICT = "passes: not quarantined, nothing to redact"  # what a kept verdict means (kept with them)
 MIN_TEXT = 24  # a shorter text would say nothing: the item is left out instead
 MAX_QUERY_CHARS = 8_000
 _BREAKS = {ord(c): " " for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}  # what str.splitlines splits at
@@ -41,7 +45,8 @@ def flat(text: str) -> str:
 
 class Verdicts:
     """The safety scanner's verdict on a text as delivered: ``safe(text)`` is True when it
-    passes. The scanner is loaded at the first text no verdict is kept for (the agent hook
+    passes, neither quarantined nor holding anything the scanner would redact (the index holds
+    lines the scanner already redacted; a text it would still change is not sent). The scanner is loaded at the first text no verdict is kept for (the agent hook
     starts without it: loading it costs more than the rest of a delivery). Given ``kept`` (a
     file beside recall's index), verdicts are kept there by the text's digest and the scanner's
     version (its source files' sizes and times), and ``save`` writes the new ones: the scanner
@@ -65,7 +70,8 @@ class Verdicts:
                 from gitstore.safety.scanner import default_scanner
 
                 self._scanner = default_scanner()
-            verdict = known[key] = not self._scanner.scan(text).quarantined
+            found = self._scanner.scan(text)
+            verdict = known[key] = not found.quarantined and found.text == text  # nothing left to redact
             self._new = True
         return verdict
 
@@ -85,7 +91,7 @@ class Verdicts:
                 if name.endswith(".py"):
                     found = os.stat(os.path.join(folder, name))
                     stats.append(f"{name}:{found.st_size}:{found.st_mtime_ns}")
-            self._version = ";".join(stats)
+            self._version = ";".join([VERDICT, *stats])
             self._known = {}
             if self._kept is not None:
                 try:
