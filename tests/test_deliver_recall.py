@@ -473,3 +473,25 @@ def test_a_text_holding_what_the_scanner_redacts_fails_as_delivered(tmp_path: Pa
                                   None, None))
     found = recall(index, "staging api auth", NOW, Limits(), safe=scanner_verdict())
     assert found.items == [] and found.unsafe == [f"lrn_{0:032x}"]
+
+
+def test_a_learning_valid_from_a_later_day_reaches_agents_once_that_day_comes(world: World) -> None:
+    """Time moves no ref, so nothing rebuilds the index when a learning's ``validFrom`` comes:
+    the index holds it from the start and the query compares its dates with the clock."""
+    from gitstore.deliver.here import preview, recall_here, show_here
+    from gitstore.ops import learning as ops
+
+    ctx = world.ctx
+    thread = Thread(ctx, 74, "c74")
+    event = thread.comment("c74", "From next year, releases are tagged by the bot.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    draft = ops.Draft(title="Release tags", text="Release tags are made by the release bot.", category="convention",
+                      evidence=[ref(event)], counterevidence=[], proposer=("person", "github:9"),
+                      valid_from="2099-01-01T00:00:00.000000Z")
+    learning = accepted(ctx, ops.propose(ctx, draft, "github:9"))
+    query = "release tags bot"
+    assert learning["id"] not in [i["id"] for i in recall_here(query).items], "not valid yet"
+    later = "2099-01-02T00:00:00.000000Z"  # the same index, read on a later day
+    assert [i["id"] for i in recall_here(query, now=later).items] == [learning["id"]]
+    assert show_here(learning["id"], now=later)["id"] == learning["id"]
+    assert learning["id"] in preview("claude-code", prompt=query, now=later).output

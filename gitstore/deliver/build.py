@@ -1,8 +1,9 @@
 """Building recall's index from the store (the slow path: it reads every learning).
 
 One build reads the store through the rules (``gitstore.rules.active`` for the purpose
-``instruction``: accepted or auto-active, not replaced, valid, every piece of evidence still
-serving), from the view ``gitstore learnings --active`` judges with: every learning, grant and
+``instruction``: accepted or auto-active, not replaced, not expired, every piece of evidence
+still serving; one whose ``validFrom`` has not come yet is indexed too, since the query
+compares validity dates with the clock and no ref moves when that day comes), from the view ``gitstore learnings --active`` judges with: every learning, grant and
 withdrawal, and of the evidence only what the learnings that may be in force cite (their
 episodes, the events the rules look at, the payloads of the cited ones). It scans every text
 an agent could be shown or that scoring reads (title, text, targets, evidence excerpts) with
@@ -121,7 +122,7 @@ def _rows(place: Place) -> tuple[list[dict[str, Any]], list[tuple[str, str, str]
     view, _ = in_force_view(Context.open(place.root).store)
     scanner = default_scanner()
     rows, dropped = [], []
-    for status, record in active(view, "instruction"):
+    for status, record in active(view, "instruction", upcoming=True):  # dates are compared when it is read
         row = _row(view, status.trust, record, scanner)
         if isinstance(row, str):
             dropped.append((record["id"], record["contentDigest"], row))

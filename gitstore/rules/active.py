@@ -140,13 +140,14 @@ def evaluate(view: View, purpose: str, now: str | None = None,
     return _evaluate(view, all_histories if all_histories is not None else view.histories(), purpose, now)
 
 
-def _evaluate(view: View, all_histories: dict[str, History], purpose: str, now: str | None) -> dict[str, Status]:
+def _evaluate(view: View, all_histories: dict[str, History], purpose: str, now: str | None,
+              upcoming: bool = False) -> dict[str, Status]:
     now = now or format_time(datetime.now(timezone.utc))
     claims = settle(view, all_histories)
-    return {lid: _status(view, h, claims, purpose, now) for lid, h in sorted(all_histories.items())}
+    return {lid: _status(view, h, claims, purpose, now, upcoming) for lid, h in sorted(all_histories.items())}
 
 
-def _status(view: View, history: History, claims: Claims, purpose: str, now: str) -> Status:
+def _status(view: View, history: History, claims: Claims, purpose: str, now: str, upcoming: bool = False) -> Status:
     reasons: list[str] = []
     state = history.current["state"] if history.intact else "invalid"
     contested = history.contested or claims.contested.get(history.id)
@@ -166,7 +167,7 @@ def _status(view: View, history: History, claims: Claims, purpose: str, now: str
     if history.id in claims.lost_with_acceptance:
         reasons.append(f"conflicted: {conflicted}")
     if record:
-        if record["validFrom"] and now < record["validFrom"]:
+        if record["validFrom"] and now < record["validFrom"] and not upcoming:
             reasons.append(f"valid only from {record['validFrom']}")
         if record["validUntil"] and now > record["validUntil"]:
             reasons.append(f"expired at {record['validUntil']}")
@@ -186,8 +187,12 @@ def _status(view: View, history: History, claims: Claims, purpose: str, now: str
                   contested)
 
 
-def active(view: View, purpose: str, now: str | None = None) -> list[tuple[Status, dict[str, Any]]]:
-    """Learnings in force for ``purpose``, with their current version, in id order."""
+def active(view: View, purpose: str, now: str | None = None,
+           upcoming: bool = False) -> list[tuple[Status, dict[str, Any]]]:
+    """Learnings in force for ``purpose``, with their current version, in id order. With
+    ``upcoming``, also those that will be once their ``validFrom`` comes (nothing else bars
+    them): recall's index holds them, and compares their dates with the clock when it is read,
+    since time moves nothing its fingerprint is made of."""
     all_histories = view.histories()
-    statuses = _evaluate(view, all_histories, purpose, now)
+    statuses = _evaluate(view, all_histories, purpose, now, upcoming)
     return [(s, all_histories[lid].current) for lid, s in statuses.items() if s.usable]
