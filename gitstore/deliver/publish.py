@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,34 @@ def section_line(line: str) -> tuple[str, tuple[str, ...]] | None:
         return "", ()
     matched = _RENDERED.fullmatch(line)
     return (matched.group("text"), tuple(matched.group("ids").split(", "))) if matched else None
+
+
+def unwritten(line: str, facts: Mapping[str, clindex.Fact], why_not: Callable[[str], str | None]) -> str | None:
+    """Why a publish now would not write ``line`` (a line of its section), as the promotion gate
+    and doctor judge one: it is not a line of publish's shape (``section_line``), or not the text
+    publish writes for each learning it names. ``facts``: what publish writes, by learning id;
+    ``why_not``: why it writes nothing for another learning (None: pass that one over). None
+    when publish would write the line."""
+    said = section_line(line)
+    if said is None:
+        return f"{line[:80]!r} is not a line `gitstore publish` writes in its section"
+    text, learnings = said
+    for learning in learnings:
+        problem = unwritten_text(learning, text, facts, why_not)
+        if problem:
+            return problem
+    return None
+
+
+def unwritten_text(learning: str, text: str, facts: Mapping[str, clindex.Fact],
+                   why_not: Callable[[str], str | None]) -> str | None:
+    """Why a publish now would not write ``text`` for ``learning`` (see ``unwritten``)."""
+    fact = facts.get(learning)
+    if fact is None:
+        return why_not(learning)
+    if " ".join(text.casefold().split()) != " ".join(fact.fact.casefold().split()):
+        return f"the text published for {learning} is not its accepted text"
+    return None
 
 
 @dataclass
@@ -542,6 +571,7 @@ class Standing:
     behind: list[str] = field(default_factory=list)
     not_in_force: dict[str, list[str]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    unwritten: dict[str, list[str]] = field(default_factory=dict)  # path -> why each line publish never writes
 
 
 def _published_files(root: Path) -> tuple[Baseline | None, set[str], list[str]]:
@@ -578,7 +608,8 @@ def standing(ctx: Any) -> Standing:
     order = [t.path for t in baseline.targets] + [clindex.PATH]
     return Standing([path for path in order if path in published], [c.path for c in changes if c.path in published],
                     _not_written(baseline, published, selection),
-                    [c for c in result.conflicts if c.split(":", 1)[0] in published])
+                    [c for c in result.conflicts if c.split(":", 1)[0] in published],
+                    _unwritten(baseline, published, selection))
 
 
 _CITED = re.compile(r"\[(lrn_[0-9a-f]{32}(?:, lrn_[0-9a-f]{32})*)\][ \t]*$")
@@ -603,6 +634,28 @@ def _not_written(baseline: Baseline, published: set[str], selection: Selection) 
         listed[clindex.PATH] = {e["learning"] for e in baseline.index_data["entries"]
                                 if isinstance(e.get("learning"), str)}
     return {path: sorted(ids - wanted) for path, ids in listed.items() if ids - wanted}
+
+
+def _unwritten(baseline: Baseline, published: set[str], selection: Selection) -> dict[str, list[str]]:
+    """Per published file, why each line of its section is one no publish writes, judged as the
+    promotion gate judges a line a commit adds (``unwritten``): a line of another shape, or
+    another text than the one accepted for a learning it names. (A line naming a learning
+    publish no longer writes is ``_not_written``'s.)"""
+    facts = {fact.learning: fact for fact in selection.facts}
+    found: dict[str, list[str]] = {}
+    for target in baseline.targets:
+        if target.path not in published:
+            continue
+        try:
+            parts = sections.split((baseline.files[target.path] or b"").decode("utf-8", "replace"), target.path)
+        except InvalidInput:  # broken markers: the plan names them
+            continue
+        first = parts.before.count("\n") + 2  # the body's first line
+        for number, line in enumerate((parts.body or "").split("\n"), start=first):
+            problem = unwritten(line.rstrip("\r"), facts, lambda _: None) if line.strip() else None
+            if problem:
+                found.setdefault(target.path, []).append(f"line {number}: {problem}")
+    return found
 
 
 def _read_quietly(path: Path) -> bytes | None:

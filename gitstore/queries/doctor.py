@@ -382,8 +382,10 @@ def _unfinished(report: Report, state: Path) -> None:
 
 def _published(report: Report, root: Path, state: Path) -> None:
     """Whether the files ``gitstore publish`` wrote hold what it would write now: one listing a
-    learning it would not write gives agents what is not in force (fail); and whether the last
-    publish was killed before it wrote every file (warn)."""
+    learning it would not write gives agents what is not in force (fail), and so does a line in
+    a section that no publish writes, judged as the promotion gate judges one a commit adds (a
+    line pushed there by hand, its digest made to match, under a header saying a person accepted
+    it); and whether the last publish was killed before it wrote every file (warn)."""
     from gitstore.context import Context
     from gitstore.deliver.publish import CLAUDE, COPILOT, named, standing
     from gitstore.deliver.snapshots import interrupted
@@ -403,18 +405,36 @@ def _published(report: Report, root: Path, state: Path) -> None:
     for why in found.problems:
         report.add("published files", WARN, f"cannot be brought up to date: {why}",
                    "fix what it names, then `gitstore publish`")
+    blocked = {why.split(":", 1)[0] for why in found.problems}
     if found.not_in_force:
         ids = sorted({i for listed in found.not_in_force.values() for i in listed})
-        blocked = {why.split(":", 1)[0] for why in found.problems} & set(found.not_in_force)
         report.add("published files", FAIL, f"{', '.join(found.not_in_force)} give agents {len(ids)} learning(s) "
                    f"no longer in force or no longer published: {named(ids)}",
-                   f"fix what the warning above names in {', '.join(sorted(blocked))}, then `gitstore publish`"
-                   if blocked else "gitstore publish")
-    elif found.behind:
+                   _republish(blocked & set(found.not_in_force)))
+    for path, lines in found.unwritten.items():
+        more = len(lines) - SHOWN_LINES
+        shown = "; ".join(lines[:SHOWN_LINES]) + (f"; and {more} more" if more > 0 else "")
+        report.add("published files", FAIL, f"{path} gives agents {len(lines)} line(s) in the section whose header "
+                   f"says a person accepted them, which gitstore publish never writes: {shown}",
+                   _republish(blocked & {path}))
+    if found.not_in_force or found.unwritten:
+        return  # publishing again mends what the files lack as well
+    if found.behind:
         report.add("published files", WARN, f"{', '.join(found.behind)} differ from what gitstore publish "
                    "would write now (learnings accepted or changed since)", "gitstore publish")
     elif found.published and not found.problems and killed is None:
         report.add("published files", OK, f"{', '.join(found.published)} hold what gitstore publish would write")
+
+
+SHOWN_LINES = 5  # of a published file's lines no publish writes: the rest are counted
+
+
+def _republish(blocked: set[str]) -> str:
+    """What to do about published files that give agents what they should not: publish again,
+    once what blocks it in ``blocked`` (a section edited by hand) is fixed."""
+    if blocked:
+        return f"fix what the warning above names in {', '.join(sorted(blocked))}, then `gitstore publish`"
+    return "gitstore publish"
 
 
 def _promoted(report: Report, root: Path) -> None:

@@ -335,15 +335,7 @@ def _entries_or_none(data: bytes) -> tuple[list[str], list[str]]:
 
 
 def _judge_line(line: str, memory: Memory) -> str | None:
-    said = publish.section_line(line)
-    if said is None:
-        return f"{line[:80]!r} is not a line `gitstore publish` writes in its section"
-    text, learnings = said
-    for learning in learnings:
-        problem = _judge_text(learning, text, memory)
-        if problem:
-            return problem
-    return None
+    return publish.unwritten(line, memory.publishable()[0], lambda learning: _left_out(learning, memory))
 
 
 def _judge_entry(entry: str, memory: Memory) -> str | None:
@@ -363,15 +355,17 @@ def _judge_entry(entry: str, memory: Memory) -> str | None:
 
 def _judge_text(learning: str, text: str, memory: Memory) -> str | None:
     """Why publish would not write ``text`` for ``learning`` now; None when it would."""
-    facts, skipped = memory.publishable()
-    if learning not in facts:
-        if learning in skipped:
-            return f"{learning} is not published: {skipped[learning]}"
-        status = memory.statuses.get(learning)
-        if status is None:
-            return f"{learning} is not a learning of this repository's store"
-        why = "; ".join([*status.reasons, *([memory.unowned] if memory.unowned else [])]) or "its history breaks a rule"
-        return f"{learning} is not an accepted learning in force ({why})"
-    if " ".join(text.casefold().split()) != " ".join(facts[learning].fact.casefold().split()):
-        return f"the text published for {learning} is not its accepted text"
-    return None
+    return publish.unwritten_text(learning, text, memory.publishable()[0],
+                                  lambda learning: _left_out(learning, memory))
+
+
+def _left_out(learning: str, memory: Memory) -> str:
+    """Why publish writes nothing for ``learning`` now."""
+    skipped = memory.publishable()[1]
+    if learning in skipped:
+        return f"{learning} is not published: {skipped[learning]}"
+    status = memory.statuses.get(learning)
+    if status is None:
+        return f"{learning} is not a learning of this repository's store"
+    why = "; ".join([*status.reasons, *([memory.unowned] if memory.unowned else [])]) or "its history breaks a rule"
+    return f"{learning} is not an accepted learning in force ({why})"
