@@ -68,7 +68,7 @@ def show_here(learning_id: str, start: str = ".", now: str | None = None) -> dic
     finally:
         index.close()
     if found is None:
-        raise Refused(f"{learning_id} is not a learning agents may be given now "
+        raise Refused(f"{named(learning_id)} is not a learning agents may be given now "
                       "(unknown, not in force for instruction, or left out as unsafe)")
     result = bound([found], place.limits, scanner_verdict())
     if result.unsafe:
@@ -76,6 +76,19 @@ def show_here(learning_id: str, start: str = ".", now: str | None = None) -> dic
     if not result.items:
         raise Refused(f"{learning_id} does not fit the recall limits")
     return result.items[0]
+
+
+NAMED_CHARS = 48  # of an id an error names: a learning id is 36
+
+
+def named(learning_id: str) -> str:
+    """An id as a client sent it, for an error: its first ``NAMED_CHARS`` characters on one line,
+    control characters shown as their pictures (a client sends whatever it likes, megabytes of
+    it, and the error is also logged)."""
+    from gitstore._shown import one_line, shown
+
+    cut = learning_id[:NAMED_CHARS] + ("…" if len(learning_id) > NAMED_CHARS else "")
+    return shown(one_line(cut))
 
 
 @dataclass
