@@ -101,3 +101,29 @@ def test_lines_keep_at_most_the_limit_however_the_input_is_cut(size: int) -> Non
     anyio.run(collect)
     os.close(read)
     assert got == ["12345678", "(refused)", "abc\r", "(refused)", "", "last"]
+
+
+def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error_and_the_server_goes_on(
+        shared_world: World) -> None:
+    """JSON-RPC 2.0 answers a text it cannot parse with a parse error (-32700) and one it parses
+    that is no request with an invalid request (-32600), ``id`` null unless one can be read."""
+    client = Client(shared_world.root)
+    client.request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                     "clientInfo": {"name": "test", "version": "1"}})
+    assert client.answer()["id"] == 1
+    client.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+    for line, code, id in [(b"not json", -32700, None),  # noqa: A001
+                           (b'{"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"x": "\\ud800"}}', -32700, None),
+                           (b"[" * 100_000, -32700, None),
+                           (b"[1, 2, 3]", -32600, None),
+                           (b'{"id": 3, "method": "ping"}', -32600, 3)]:
+        client.send(line + b"\n")
+        answer = client.answer()
+        assert answer["id"] == id and answer["error"]["code"] == code, (line[:60], answer)
+    client.send(b"\n")  # a blank line is no message: nothing to answer
+    client.request(4, "ping")
+    assert client.answer() == {"jsonrpc": "2.0", "id": 4, "result": {}}
+    assert client.process.stdin is not None and client.process.stderr is not None
+    client.process.stdin.close()
+    assert client.process.wait(timeout=120) == 0
+    assert "Traceback" not in client.process.stderr.read().decode()

@@ -10,7 +10,8 @@ Built on the official MCP Python SDK (``mcp``, an optional extra: ``pip install
 'gitstore[mcp]'``), imported only when the server starts, so the base install stays light. The
 server answers for the repository it was started in; a refusal (not set up, delivery inert,
 unknown learning) is a tool error with gitstore's one-line message. A message over 4 MiB is
-answered with a JSON-RPC error and dropped, and the server goes on (``stdio``).
+answered with a JSON-RPC error and dropped, and so is a line that is no message the SDK reads
+(not JSON: ``-32700``; no request: ``-32600``); the server goes on (``stdio``).
 """
 
 from __future__ import annotations

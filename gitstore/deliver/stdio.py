@@ -8,6 +8,12 @@ answered at once with a JSON-RPC error (``id`` null, since its id was never read
 ``-32600``, invalid request), the rest of it is read and dropped up to its newline, and the
 server goes on with the next message. One line on standard error says so too.
 
+A line the SDK cannot read as one JSON-RPC message, which it would pass over without a word,
+is answered as JSON-RPC 2.0 asks and dropped: one that is not JSON it can parse (a syntax
+error, a lone surrogate, brackets nested too deep) with a parse error (``-32700``, ``id``
+null), one it parses that is no message (a batch, a number, an object missing its fields) with
+an invalid request (``-32600``, the ``id`` it holds, else null). A blank line is dropped.
+
 As the SDK does, standard input is read from a duplicate while descriptor 0 points at the null
 device, so a child process (git) reads nothing of the client's messages; the SDK's transport
 serves standard output and the JSON-RPC framing.
@@ -25,6 +31,7 @@ from typing import Any
 MAX_MESSAGE = 4 * 1024 * 1024  # bytes of one message, its newline not counted
 _CHUNK = 64 * 1024
 INVALID_REQUEST = -32600
+PARSE_ERROR = -32700
 
 
 def too_long() -> str:
@@ -33,9 +40,36 @@ def too_long() -> str:
             "of one: dropped up to its newline")
 
 
+def unreadable(line: str) -> tuple[int, str, str | int | None] | None:
+    """Why the SDK cannot read ``line`` as one JSON-RPC message, as an error to answer (code,
+    message, id), or None when it can (read as the SDK reads it)."""
+    import json
+
+    import pydantic
+    from mcp import types
+
+    try:
+        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        return None
+    except pydantic.ValidationError as exc:
+        errors = exc.errors(include_url=False, include_context=False, include_input=False)
+        if any(error["type"] == "json_invalid" for error in errors):
+            return PARSE_ERROR, f"parse error: {errors[0]['msg'][:200]}", None
+    try:
+        found = json.loads(line)  # JSON the SDK parsed: for the id it holds
+    except (ValueError, RecursionError):
+        found = None
+    ident = found.get("id") if isinstance(found, dict) else None
+    ident = ident if isinstance(ident, (str, int)) and not isinstance(ident, bool) else None
+    what = "an object" if isinstance(found, dict) else "a batch" if isinstance(found, list) else "not an object"
+    return INVALID_REQUEST, f"invalid request: {what} that is no JSON-RPC message gitstore mcp reads", ident
+
+
 class Lines:
     """The lines of a file descriptor, each at most ``limit`` bytes, as text (UTF-8, bad bytes
-    replaced, as the SDK reads them); a longer line is reported to ``refuse`` and skipped."""
+    replaced, as the SDK reads them); a longer line is reported to ``refuse`` and skipped. Given
+    ``judge`` (``unreadable``), a line it finds fault with is reported to ``reject`` (with the
+    error to answer) and skipped, and so is a blank line, silently."""
 
     def __init__(self, fd: int, limit: int = MAX_MESSAGE, chunk: int = _CHUNK) -> None:
         self.fd, self.limit, self.chunk = fd, limit, chunk
@@ -44,6 +78,8 @@ class Lines:
         self.ready: list[str | None] = []  # the lines read, in order; None for one refused
         self.ended = False
         self.refuse: Any = None  # async callable, set once the answer can be written
+        self.judge: Any = None  # callable: why a line is no message (code, message, id), or None
+        self.reject: Any = None  # async callable taking what ``judge`` found
 
     def __aiter__(self) -> Lines:
         return self
@@ -57,10 +93,19 @@ class Lines:
                     raise StopAsyncIteration
                 self._take(await anyio.to_thread.run_sync(os.read, self.fd, self.chunk, abandon_on_cancel=True))
             line = self.ready.pop(0)
-            if line is not None:
+            if line is None:
+                if self.refuse is not None:
+                    await self.refuse()
+                continue
+            if self.judge is None:
                 return line
-            if self.refuse is not None:
-                await self.refuse()
+            if not line.strip():
+                continue
+            fault = self.judge(line)
+            if fault is None:
+                return line
+            if self.reject is not None:
+                await self.reject(*fault)
 
     def _take(self, chunk: bytes) -> None:
         """Split ``chunk`` (empty: the end) into ``ready`` lines."""
@@ -109,14 +154,16 @@ async def bounded_stdio() -> AsyncIterator[tuple[Any, Any]]:
     with _claimed_stdin() as wire:
         lines = Lines(wire)
         async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
-            async def refuse() -> None:
-                print(f"gitstore mcp: refused a {too_long()}", file=sys.stderr, flush=True)
-                error = types.JSONRPCError(jsonrpc="2.0", id=None,
-                                           error=types.ErrorData(code=INVALID_REQUEST, message=too_long()))
+            async def answer(code: int, message: str, ident: str | int | None) -> None:
+                error = types.JSONRPCError(jsonrpc="2.0", id=ident, error=types.ErrorData(code=code, message=message))
                 try:
                     await write.send(SessionMessage(error))
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     pass  # the server is ending
 
-            lines.refuse = refuse
+            async def refuse() -> None:
+                print(f"gitstore mcp: refused a {too_long()}", file=sys.stderr, flush=True)
+                await answer(INVALID_REQUEST, too_long(), None)
+
+            lines.refuse, lines.judge, lines.reject = refuse, unreadable, answer
             yield read, write
