@@ -462,6 +462,11 @@ def test_a_secret_a_line_break_parts_from_its_key_is_redacted_wherever_agents_ge
     hook = subprocess.run([sys.executable, "-P", "-m", "gitstore.deliver.hook", "claude-code"],
                           input=json.dumps(payload).encode(), capture_output=True, cwd=world.root, env=env, timeout=60)
     assert learning["id"].encode() in hook.stdout and secret.encode() not in hook.stdout
+    from gitstore.deliver.terms import terms
+
+    kept = b"".join(path.read_bytes() for path in world.root.joinpath("okf", ".memory").rglob("*.sqlite*"))
+    pieces = [term.encode() for term in terms(secret) if len(term) >= 4]  # the index keeps a word's pieces
+    assert kept and pieces and not [p for p in pieces if p in kept], "no search term of the index keeps it either"
 
 
 def test_a_text_holding_what_the_scanner_redacts_fails_as_delivered(tmp_path: Path) -> None:

@@ -159,7 +159,11 @@ def _row(view: Any, trust: str, record: dict[str, Any], scanner: Any) -> dict[st
     found = row(record["id"], record["contentDigest"], trust, texts["title"], texts["text"], texts["targets"],
                 [v for k, v in texts.items() if k.startswith("evidence")], _sources(view, record),
                 record["validFrom"], record["validUntil"], record["category"], record["audience"])
-    found["text"] = line[0]
+    if line[0] != found["text"]:  # redacted on the line agents get: none of what went stays a search term
+        kept = set(terms(line[0]))
+        for field in ("title", "body"):
+            found["terms"][field] = [term for term in found["terms"][field] if term in kept]
+        found["text"] = line[0]
     return found
 
 
