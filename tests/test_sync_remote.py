@@ -391,6 +391,7 @@ def test_a_pruning_fetch_never_lets_a_writer_s_history_be_swapped(team: tuple, t
     assert git(alice.workspace.root, "rev-parse", fetched).strip() == early
     said = cli.gitstore("verify", cwd=alice.workspace.root)
     assert "moved back" in said.stdout + said.stderr, (said.stdout, said.stderr)  # reads refuse it too
+    assert bob_s_comments() >= {"bob's first words", "bob's second words"}  # and read it where it was admitted
     assert cli.gitstore("gc", cwd=alice.workspace.root).returncode == 0
     got = sync(str(alice.workspace.root))
     assert any(q.writer == writer and "moved back" in q.damage for q in got.quarantined), got.line
@@ -402,6 +403,77 @@ def test_a_pruning_fetch_never_lets_a_writer_s_history_be_swapped(team: tuple, t
     assert subprocess.run(["git", "cat-file", "-e", late], cwd=alice.workspace.root).returncode == 0
     got = sync(str(alice.workspace.root))
     assert git(alice.workspace.root, "rev-parse", fetched).strip() == late and writer in got.kept, got.line
+
+
+def test_a_removal_nobody_here_honours_drops_no_other_writer_s_text(team: tuple, tmp_path: Path) -> None:
+    """A snapshot may drop a payload a stored removal took; any note counted, honoured or not.
+    Someone with push access redacted alice's comment on their own clone, forced their copy of
+    her snapshot over hers on the remote and pushed the note: every clone read her text as
+    removed, and gc erased it. Without a policy a removal counts for a snapshot when its own
+    writer made it (or this clone honours it)."""
+    from gitstore.ops.redact import redact
+
+    alice, bob, bare, held = team
+    sync(str(alice.workspace.root))
+    sync(str(bob.workspace.root))
+
+    def texts() -> set[str]:
+        return {(e.get("payload") or {}).get("text") for e in Context.open(bob.workspace.root).view().events.values()}
+
+    assert "keep retries bounded" in texts()
+    mallory = clone(tmp_path, bare, "mallory")
+    sync(str(mallory.workspace.root))
+    redact(Context.open(mallory.workspace.root), "github:comment:100", "github:66", "forged")
+    writer = alice.workspace.config.writer
+    git(mallory.workspace.root, "push", "-q", "-f", "origin",
+        f"refs/memory/v1/remotes/origin/payloads/shared/{writer}:refs/memory/v1/payloads/shared/{writer}")
+    sync(str(mallory.workspace.root))
+    git(bob.workspace.root, "fetch", "-q", "origin")
+    assert "keep retries bounded" in texts()
+    assert cli.gitstore("gc", cwd=bob.workspace.root).returncode == 0
+    assert "keep retries bounded" in texts()
+    got = sync(str(bob.workspace.root))
+    assert any(q.writer == writer and q.kind == "payloads" for q in got.quarantined), got.line
+    assert "keep retries bounded" in texts()
+    redact(Context.open(alice.workspace.root), "github:comment:100", ALICE, "asked by its author")  # her own
+    sync(str(alice.workspace.root))  # her snapshot may be the very commit forced before (the same second)
+    git(bob.workspace.root, "fetch", "-q", "origin")  # reads judge a refused snapshot again once records move
+    assert "keep retries bounded" not in texts()
+    assert sync(str(bob.workspace.root)).status in ("ok", "no-update")
+    assert "keep retries bounded" not in texts()
+
+
+def test_a_damaged_append_a_plain_fetch_brings_takes_no_record_read_before(team: tuple) -> None:
+    """One append that does not parse, pushed on top of bob's history, fast-forward: a plain
+    fetch brought it, and reads left all of bob's records out (his signed retirements with
+    them), which sync did not mend. His history is read where it was admitted last."""
+    alice, bob, bare, _ = team
+    thread = Thread(bob, 8, "200")
+    thread.comment("200", "bob's own words", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    sync(str(bob.workspace.root))
+    sync(str(alice.workspace.root))
+
+    def texts() -> set[str]:
+        return {(e.get("payload") or {}).get("text") for e in Context.open(alice.workspace.root).view().events.values()}
+
+    assert "bob's own words" in texts()
+    records = f"refs/memory/v1/records/shared/{bob.workspace.config.writer}"
+    tip = git(bare, "rev-parse", records).strip()
+    tree = git(bare, "rev-parse", f"{tip}^{{tree}}").strip()
+    damaged = subprocess.run(["git", "-c", "user.name=m", "-c", "user.email=m@example.com", "commit-tree", "-p", tip,
+                              "-m", "gitstore: append\n\nnot a header", tree], cwd=bare, capture_output=True,
+                             check=True).stdout.decode().strip()
+    git(bare, "update-ref", records, damaged)
+    git(alice.workspace.root, "fetch", "-q", "origin")
+    assert "bob's own words" in texts()
+    read = cli.gitstore("learnings", cwd=alice.workspace.root)
+    assert f"is read as admitted before, at {tip[:12]}" in read.stderr, read.stderr
+    got = sync(str(alice.workspace.root))
+    assert any(q.tip == damaged for q in got.quarantined), got.line
+    fetched = f"refs/memory/v1/remotes/origin/records/shared/{bob.workspace.config.writer}"
+    assert git(alice.workspace.root, "rev-parse", fetched).strip() == tip  # put back, the damage held aside
+    assert "bob's own words" in texts()
 
 
 def test_a_snapshot_a_plain_fetch_forces_in_drops_no_text(team: tuple) -> None:
@@ -476,10 +548,46 @@ def test_a_forged_clock_jump_poisons_no_other_writer_s_history(team: tuple, tmp_
     carol = clone(tmp_path, bare, "carol")
     got = sync(str(carol.workspace.root))
     assert not any(q.writer == alice.workspace.config.writer for q in got.quarantined), got.line
-    forge(root, "wjumper", [grant("far")], clock=2**40 + 1)
+    forge(root, "wjumper", [grant("far")], clock=2**40 + 2**32)
     git(root, "push", "-q", "origin", "refs/memory/v1/records/shared/wjumper")
     got = sync(str(carol.workspace.root))
     assert any(q.writer == "wjumper" and "more appends than any team makes" in q.damage for q in got.quarantined)
+
+
+def test_clocks_a_forger_took_to_the_limit_leave_honest_clones_writing(team: tuple, tmp_path: Path) -> None:
+    """Up to 2**40 a clock may jump 2**32; a forger who took one exactly there made every honest
+    clone's next append one past it, which was refused. Past it a clock may only creep, so an
+    honest clone goes on and a forger cannot take it near the 15 digits a message holds."""
+    from gitstore.records.contracts import seal
+
+    from .hostile import grant_like
+    from .team import forge, team_clone
+
+    alice, _, bare, _ = team
+    mallory = team_clone(tmp_path, bare, "mallory")
+    root = mallory.workspace.root
+
+    def grant(note: str) -> dict:
+        return seal({**{k: v for k, v in grant_like(mallory.scope).items() if k != "digest"}, "note": note})
+
+    for step in range(1, 257):  # 2**32 a commit: 2**40 at the last
+        forge(root, "wjumper", [grant(f"step {step}")], clock=step * 2**32)
+    git(root, "push", "-q", "origin", "refs/memory/v1/records/shared/wjumper")
+    assert sync(str(alice.workspace.root)).status in ("ok", "degraded")
+    grant_all(Context.open(alice.workspace.root), purposes=("training",))  # clock 2**40 + 1
+    session = Thread(Context.open(alice.workspace.root), None, "late", kind="agent-session")
+    session.comment("late-1", "a local append, past the limit too", "2026-03-03T10:00:00.000000Z")
+    session.save()
+    grant_all(Context.open(alice.workspace.root), purposes=("evaluation",))  # seen: her local tip too
+    assert cli.gitstore("verify", cwd=alice.workspace.root).returncode in (0, 1)
+    assert sync(str(alice.workspace.root)).pushed
+    carol = clone(tmp_path, bare, "carol")
+    got = sync(str(carol.workspace.root))
+    assert not any(q.writer == alice.workspace.config.writer for q in got.quarantined), got.line
+    forge(root, "wjumper", [grant("creeping too fast")], clock=2**40 + 2**21)
+    git(root, "push", "-q", "origin", "refs/memory/v1/records/shared/wjumper")
+    got = sync(str(carol.workspace.root))
+    assert any(q.writer == "wjumper" and "jumps past" in q.damage for q in got.quarantined), got.line
 
 
 def test_a_fetched_payload_ref_at_a_blob_stops_neither_gc_nor_redact(team: tuple) -> None:

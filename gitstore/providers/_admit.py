@@ -92,17 +92,22 @@ class Admissions:
         return found
 
     def snapshot(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid,
-                 removed: Callable[[set[str]], set[str]]) -> Admission:
+                 removed: Callable[[set[str]], set[str]], records: Callable[[], str]) -> Admission:
         """A fetched payload snapshot's admission at ``tip``: checked against the snapshot
-        admitted last (``check_snapshot``; ``removed`` as it takes it), once per tip."""
+        admitted last (``check_snapshot``; ``removed`` as it takes it), once per tip; a refusal
+        stands while ``records`` (the records refs, as a digest) says the same: the removal a
+        dropped payload waits for may arrive with them."""
         known = self._known.get(ref)
-        if isinstance(known, dict) and known.get("tip") == str(tip):
+        if isinstance(known, dict) and known.get("tip") == str(tip) and (
+                known.get("problem") is None or known.get("records") == records()):
             return Admission(ref, str(tip), known.get("problem"))
         base = self.base(ref)
         found = check_snapshot(repo, base if base is not None and base in repo else None, tip, removed)
         admission = Admission(ref, str(tip), found.problem)
         self._known[ref] = {"tip": admission.tip, "problem": admission.problem, "scope": None,
                             "admitted": admission.tip if admission.admitted else _text(base)}
+        if not admission.admitted:
+            self._known[ref]["records"] = records()
         self._changed = True
         return admission
 

@@ -26,6 +26,7 @@ record's append is its records commit.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import random
@@ -219,6 +220,11 @@ def refs_in(repo: pygit2.Repository, local: pygit2.Repository | None) -> list[Re
     return found
 
 
+def records_state(tips: Iterable[pygit2.Oid]) -> str:
+    """A digest of records tips, whatever their order."""
+    return hashlib.sha1("".join(sorted(map(str, tips))).encode("ascii")).hexdigest()
+
+
 def misplaced_refs(repo: pygit2.Repository) -> list[str]:
     """Local records and payload refs in the repository itself, where a push can send them."""
     return sorted(ref_names(repo, PREFIX + "records/local/") + ref_names(repo, PREFIX + "payloads/local/"))
@@ -324,10 +330,14 @@ class GitProvider:
         return found
 
     def _fetched_target(self, info: RefInfo) -> pygit2.Oid | None:
-        """Where a records ref is read: its tip, or for a fetched one a pruning fetch deleted,
-        the tip admitted last."""
+        """Where a records ref is read: its tip, or for a fetched one refused there (or that a
+        pruning fetch deleted) the tip admitted last, if any: what a plain fetch brings never
+        takes away what was read before."""
         target = self._target(info.repo, info.name)
-        return self._admissions.base(info.name) if target is None and info.fetched else target
+        if not info.fetched or (target is not None and self._admit(info, target).admitted):
+            return target
+        base = self._admissions.base(info.name)
+        return base if base is not None and base in self.repo else None
 
     def move_local(self) -> list[str]:
         """Move local refs left in the repository's own refs (where a push can send them) into
@@ -796,7 +806,9 @@ class GitProvider:
         have no history), so a snapshot that drops another writer's text is never read."""
         tip = self._target(repo, ref)
         if tip is not None:
-            admission = self._admissions.snapshot(repo, ref, tip, self._unremoved)
+            writer = ref.rsplit("/", 1)[-1]
+            admission = self._admissions.snapshot(repo, ref, tip, lambda dropped: self.unremoved(dropped, writer),
+                                                  self._records_state)
             if admission.admitted:
                 self._quarantine.pop(ref, None)
                 return tip
@@ -804,11 +816,23 @@ class GitProvider:
         base = self._admissions.base(ref)
         return base if base is not None and base in repo else None
 
-    def _unremoved(self, dropped: set[str]) -> set[str]:
-        """Of the payloads a snapshot drops, those no stored append removed (a note, honoured or
-        not) and some stored event names (gc also drops what no event names)."""
-        left = dropped - {digest for digest, _, _ in self.notes()}
-        return left & self._named_payloads() if left else left
+    def _records_state(self) -> str:
+        """The records refs as reads take them, in a few bytes: a snapshot refused for dropping
+        payloads no removal took is judged again once they move (the removal may arrive)."""
+        return records_state(tip for _, tip in self._tips())
+
+    def unremoved(self, dropped: set[str], writer: str) -> set[str]:
+        """Of the payloads a snapshot of ``writer`` drops, those no removal it may follow took
+        and some stored event names (gc also drops what no event names). A removal counts
+        when its note is honoured here, or, without a policy (where only this clone's own
+        removals are honoured), when the snapshot's writer made it: anyone who can push can
+        store a note, and a snapshot forced over another writer's would drop their text."""
+        with readable("redaction notes"):
+            left = dropped - set(self._honoured())
+            if left and self.trust.state.mode != "policy":
+                left -= {digest for digest, kept in self._kept_notes().items()
+                         if any(where is not None and where[0].writer == writer for _, where in kept)}
+            return left & self._named_payloads() if left else left
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -836,8 +860,6 @@ class GitProvider:
                     self._check_tip(info, target, acked)
             if target is None:
                 continue
-            if info.fetched and not self._admit(info, target).admitted:
-                continue
             tips.append((info, target))
         self._admissions.save()
         return tips
@@ -858,7 +880,7 @@ class GitProvider:
         found = []
         with readable("the fetched refs"):
             for info in self._refs():
-                target = self._fetched_target(info)
+                target = self._target(info.repo, info.name)
                 if info.fetched and target is not None:
                     found.append(self._admit(info, target))
         self._admissions.save()
@@ -895,8 +917,14 @@ class GitProvider:
         judged first, for a read that took no payload)."""
         with readable("the payload snapshots"):
             self._snapshots()
-        return [Problem(ref, f"quarantined: another clone's history fails verification and none of it is "
-                             f"read ({admission.problem})") for ref, admission in sorted(self._quarantine.items())]
+        return [Problem(ref, f"quarantined: another clone's history fails verification at {admission.tip[:12]} "
+                             f"and {self._read_instead(ref)} ({admission.problem})")
+                for ref, admission in sorted(self._quarantine.items())]
+
+    def _read_instead(self, ref: str) -> str:
+        base = self._admissions.base(ref)
+        return f"is read as admitted before, at {str(base)[:12]}" if base is not None and base in self.repo \
+            else "none of it is read"
 
     def _check_tip(self, info: RefInfo, target: pygit2.Oid, acked: pygit2.Oid | None) -> None:
         """Refuse a tip that is not a readable commit, or that lost the append ``acked`` (the

@@ -42,7 +42,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pygit2
 
@@ -55,7 +55,7 @@ from gitstore.ops.snapshots import apply_redactions
 from gitstore.providers._admit import Admissions
 from gitstore.providers._gitdirs import common_dir, git_env, ref_names, ref_targets
 from gitstore.providers._incoming import INCOMING, drop_stale_incoming, ref_tip, sync_locked
-from gitstore.providers.git import PREFIX, GitProvider, parse_message
+from gitstore.providers.git import PREFIX, GitProvider, parse_message, records_state
 from gitstore.sync.arrivals import Checked, check_records, check_snapshot, extends
 
 QUARANTINE = "refs/memory/quarantine/"
@@ -334,11 +334,10 @@ class _Admitting:
         self.remote = remote
         self.refusals = _Refusals(self.state)
         self._admissions = Admissions(self.state)
+        self._reader: GitProvider | None = None
         self._restore()
         self.incoming = {k: _writers(self.repo, f"{INCOMING}{remote}/{k}/shared/") for k in KINDS}
         self.admitted = {k: _writers(self.repo, f"{PREFIX}remotes/{remote}/{k}/shared/") for k in KINDS}
-        self._noted: set[str] | None = None
-        self._named: set[str] | None = None
 
     def fetched_ref(self, kind: str, writer: str) -> str:
         return f"{PREFIX}remotes/{self.remote}/{kind}/shared/{writer}"
@@ -349,8 +348,9 @@ class _Admitting:
     def _restore(self) -> None:
         """Put each fetched ref back at the tip admitted last where a plain ``git fetch``
         deleted it (``--prune``, or ``fetch.prune``, after the writer's ref left the remote) or
-        moved it where reads refuse it: a records history that does not extend that tip, a
-        snapshot that failed its check (forced, as plain fetch forces snapshots). What it
+        moved it where reads refuse it: a records history that does not extend that tip or
+        fails verification, a snapshot that failed its check (forced, as plain fetch forces
+        snapshots). What it
         refused is held in quarantine. A writer's memory once read is kept, as for a writer the
         remote no longer has."""
         moves: list[tuple[str, pygit2.Oid, pygit2.Oid | None]] = []
@@ -363,7 +363,7 @@ class _Admitting:
                 if tip is None:
                     problem = None
                 elif kind == "records":
-                    problem = self._admissions.rewrites(self.repo, ref, tip)
+                    problem = self._admissions.rewrites(self.repo, ref, tip) or self._admissions.refused(ref, tip)
                 else:
                     problem = self._admissions.refused(ref, tip)
                 if tip is not None and problem is None:
@@ -384,7 +384,8 @@ class _Admitting:
         self._pass("records", report, self._check_records)
         refused = {q.writer for q in report.quarantined if q.kind == "records"} | self._still_held("records")
         self._pass("payloads", report, lambda w, before, tip: Checked(0, "its writer's records are quarantined")
-                   if w in refused else check_snapshot(self.repo, self._snapshot_base(w, before), tip, self._unremoved))
+                   if w in refused else check_snapshot(self.repo, self._snapshot_base(w, before), tip,
+                                                       lambda dropped: self._unremoved(dropped, w)))
         report.kept = sorted(set(self.admitted["records"]) - set(self.incoming["records"]))
         self.refusals.save()
 
@@ -405,35 +406,35 @@ class _Admitting:
         verified = self._admissions.verified_until(self.repo, ref, tip, self.ctx.scope)
         return check_records(self.repo, ref, before, tip, verified, self.ctx.scope)
 
-    def _unremoved(self, dropped: set[str]) -> set[str]:
-        """The dropped payloads no stored append removed (a note) and some stored event names."""
-        provider = GitProvider(self.repo.path, self.ctx.workspace.config.writer)
-        if self._noted is None:
-            self._noted = {digest for digest, _, _ in provider.notes()}
-        left = dropped - self._noted
-        if left and self._named is None:  # gc also drops payloads no event names (what a killed append left)
-            self._named = provider.named_payloads()
-        return left & self._named if left and self._named is not None else left
+    def _unremoved(self, dropped: set[str], writer: str) -> set[str]:
+        """The payloads a snapshot of ``writer`` dropped that no removal it may follow took and
+        some stored event names (``GitProvider.unremoved``, judged by the store's trust rule)."""
+        if self._reader is None:  # the store as the records just admitted leave it, once for the pass
+            self._reader = cast(GitProvider, Context.open(self.ctx.workspace.root).store.provider)
+        return self._reader.unremoved(dropped, writer)
 
     def _pass(self, kind: str, report: SyncReport,
               check: Callable[[str, pygit2.Oid | None, pygit2.Oid], Checked]) -> None:
         """Check every ref of ``kind`` that arrived; move those that pass in one transaction."""
         self._admissions = Admissions(self.state)
         moves: list[tuple[str, pygit2.Oid, pygit2.Oid | None, Moved]] = []
+        # a snapshot's refusal stands while the records do: the removal it waited for may come
+        records = records_state(ref_targets(self.repo, f"{PREFIX}remotes/{self.remote}/records/shared/").values()) \
+            if kind == "payloads" else None
         for writer, tip in sorted(self.incoming[kind].items()):
             before = self.admitted[kind].get(writer)
             held = self.held_ref(kind, writer)
-            if tip == before and (kind == "records" or self._admissions.base(self.fetched_ref(kind, writer))
-                                  in (None, tip)):  # a snapshot a plain fetch forced there is checked
+            if tip == before and self._admissions.base(self.fetched_ref(kind, writer)) in (None, tip):
+                # where a plain fetch put a ref, unchecked, it is checked
                 self.refusals.release(self.repo, held)
                 continue
-            known = self.refusals.problem(held, tip)
+            known = self.refusals.problem(held, tip, records)
             if known is not None:
                 report.quarantined.append(Quarantined(writer, kind, str(tip), held, known))
                 continue
             found: Checked = check(writer, before, tip)
             if found.problem is not None:
-                self.refusals.hold(self.repo, held, tip, found.problem)
+                self.refusals.hold(self.repo, held, tip, found.problem, records)
                 report.quarantined.append(Quarantined(writer, kind, str(tip), held, found.problem))
                 continue
             moved = Moved(writer, kind, str(before) if before else None, str(tip), found.count)
@@ -469,16 +470,20 @@ class _Refusals:
         self.known_refs: dict[str, dict[str, str]] = data if isinstance(data, dict) else {}
         self.changed = False
 
-    def problem(self, held: str, tip: pygit2.Oid) -> str | None:
+    def problem(self, held: str, tip: pygit2.Oid, records: str | None = None) -> str | None:
+        """Why ``tip`` was refused, while it stands: a snapshot refused when the records were
+        ``records`` otherwise (a removal it waited for may have arrived since)."""
         entry = self.known_refs.get(held)
-        return entry.get("problem") if isinstance(entry, dict) and entry.get("tip") == str(tip) else None
+        if not isinstance(entry, dict) or entry.get("tip") != str(tip) or entry.get("records") != records:
+            return None
+        return entry.get("problem")
 
     def known(self, held: str, tip: pygit2.Oid) -> bool:
         return self.problem(held, tip) is not None
 
-    def hold(self, repo: pygit2.Repository, held: str, tip: pygit2.Oid, problem: str) -> None:
+    def hold(self, repo: pygit2.Repository, held: str, tip: pygit2.Oid, problem: str, records: str | None = None) -> None:
         repo.references.create(held, tip, force=True)
-        self.known_refs[held] = {"tip": str(tip), "problem": problem}
+        self.known_refs[held] = {"tip": str(tip), "problem": problem, **({"records": records} if records else {})}
         self.changed = True
 
     def release(self, repo: pygit2.Repository, held: str) -> None:
