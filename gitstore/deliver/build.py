@@ -161,8 +161,8 @@ def _row(view: Any, trust: str, record: dict[str, Any], scanner: Any) -> dict[st
                 record["validFrom"], record["validUntil"], record["category"], record["audience"])
     if line[0] != found["text"]:  # redacted on the line agents get: none of what went stays a search term
         kept = set(terms(line[0]))
-        for field in ("title", "body"):
-            found["terms"][field] = [term for term in found["terms"][field] if term in kept]
+        for part in ("title", "body"):
+            found["terms"][part] = [term for term in found["terms"][part] if term in kept]
         found["text"] = line[0]
     return found
 
