@@ -502,3 +502,17 @@ def test_this_repository_checks_its_wiki_with_its_own_gates(tmp_path: Path) -> N
     assert done.returncode == 0, done.stdout + done.stderr
     for hook in ("gitstore OKF wiki", "gitstore safety scan"):
         assert any(line.startswith(hook) and line.endswith("Passed") for line in done.stdout.splitlines()), done.stdout
+
+
+def test_sync_shares_memory_past_the_installed_pre_push_gates(hooked: tuple[Path, dict, str]) -> None:
+    """Memory's refs are no project commits: the gates a pre-push hook runs misread them (the
+    promotion gate took every records commit's header for a misplaced trailer block), so
+    `gitstore sync`, and `promote --push` which shares the packet through it, failed wherever
+    the README's hooks were installed. gitstore verifies memory itself, on arrival."""
+    from gitstore.sync.remote import sync
+
+    root, _, _ = hooked
+    report = sync(str(root), "upstream")
+    assert report.pushed and not report.not_pushed, report.line
+    listed = _git(root, "ls-remote", "upstream", "refs/memory/*")
+    assert "refs/memory/v1/records/shared/" in listed and "refs/memory/v1/payloads/shared/" in listed
