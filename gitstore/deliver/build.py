@@ -3,7 +3,8 @@
 One build reads the store through the rules (``gitstore.rules.active`` for the purpose
 ``instruction``: accepted or auto-active, not replaced, not expired, every piece of evidence
 still serving; one whose ``validFrom`` has not come yet is indexed too, since the query
-compares validity dates with the clock and no ref moves when that day comes), from the view ``gitstore learnings --active`` judges with: every learning, grant and
+compares validity dates with the clock and no ref moves when that day comes), from the view
+``gitstore learnings --active`` judges with: every learning, grant and
 withdrawal, and of the evidence only what the learnings that may be in force cite (their
 episodes, the events the rules look at, the payloads of the cited ones). It scans every text
 an agent could be shown or that scoring reads (title, text, targets, evidence excerpts) with

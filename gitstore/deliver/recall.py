@@ -46,8 +46,9 @@ def flat(text: str) -> str:
 class Verdicts:
     """The safety scanner's verdict on a text as delivered: ``safe(text)`` is True when it
     passes, neither quarantined nor holding anything the scanner would redact (the index holds
-    lines the scanner already redacted; a text it would still change is not sent). The scanner is loaded at the first text no verdict is kept for (the agent hook
-    starts without it: loading it costs more than the rest of a delivery). Given ``kept`` (a
+    lines the scanner already redacted; a text it would still change is not sent). The scanner
+    is loaded at the first text no verdict is kept for (the agent hook starts without it:
+    loading it costs more than the rest of a delivery). Given ``kept`` (a
     file beside recall's index), verdicts are kept there by the text's digest and the scanner's
     version (its source files' sizes and times), and ``save`` writes the new ones: the scanner
     is a function of the text alone, so a kept verdict is the one it would give again."""

@@ -5,16 +5,23 @@ without asking gitstore. Before the store reads a fetched ref's records it verif
 commit that arrived since the tip it last admitted (all of them the first time): the history
 is linear, every message parses, clocks grow, and each commit adds exactly the records it
 lists, each in canonical form, satisfying its contract and hashing to its digest. A ref that
-passes is admitted at that tip; one that fails is quarantined whole, with the first problem
-as its reason, until its tip moves again. A tip that does not extend the one admitted before
-(a history rewritten, or one brought again after a pruning fetch deleted the ref) is refused
-too, whatever it holds: records once read are never given up, and the tip admitted last is
-remembered through every refusal (``admitted``), so no second rewrite is taken for a first. A store reads one repository's memory: a record of
-another scope (another repository's) is a problem too, as it is to ``gitstore sync``, so a plain
-fetch and a sync admit the same refs. Both are remembered in ``.git/gitstore/admitted.json``
-(``{ref: {"tip": ..., "problem": null | "...", "scope": ..., "admitted": ...}}``), so a read after a fetch of N
-new commits verifies those N and nothing else, and a read without a fetch verifies nothing; a
-verdict reached for another scope (or none) is reached again.
+passes is admitted at that tip; one that fails is quarantined, with the first problem as its
+reason, until its tip moves again, and read where it was admitted last. A tip that does not
+extend the one admitted before (a history rewritten, or one brought again after a pruning
+fetch deleted the ref) is refused too, whatever it holds: records once read are never given
+up, and the tip admitted last is remembered through every refusal (``admitted``), so no second
+rewrite is taken for a first. A store reads one repository's memory: a record of another scope
+(another repository's) is a problem too, as it is to ``gitstore sync``, so a plain fetch and a
+sync admit the same refs.
+
+A fetched payload snapshot (which plain fetch forces: snapshots have no history) is admitted
+once it passes the check a sync makes (``check_snapshot``) against the snapshot admitted last;
+a refusal stands while the records refs do (the removal a dropped payload follows may come).
+
+Both are remembered in ``.git/gitstore/admitted.json`` (``{ref: {"tip": ..., "problem": null |
+"...", "scope": ..., "admitted": ...}}``), so a read after a fetch of N new commits verifies
+those N and nothing else, and a read without a fetch verifies nothing; a verdict reached for
+another scope (or none) is reached again.
 
 This clone's own refs are never admitted this way: they fail closed (see ``git.py``).
 """

@@ -482,7 +482,8 @@ class _Refusals:
     def known(self, held: str, tip: pygit2.Oid) -> bool:
         return self.problem(held, tip) is not None
 
-    def hold(self, repo: pygit2.Repository, held: str, tip: pygit2.Oid, problem: str, records: str | None = None) -> None:
+    def hold(self, repo: pygit2.Repository, held: str, tip: pygit2.Oid, problem: str,
+             records: str | None = None) -> None:
         repo.references.create(held, tip, force=True)
         self.known_refs[held] = {"tip": str(tip), "problem": problem, **({"records": records} if records else {})}
         self.changed = True
