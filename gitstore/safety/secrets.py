@@ -10,7 +10,8 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   ``google-api-key``) and ``jwt`` (except the signed, expiring links GitHub renders for images in private
   repositories, which stay).
 - ``bearer-token`` and ``basic-auth``: ``Bearer <token>`` anywhere, the ``token`` and ``Basic``
-  schemes after an Authorization header name, the password of ``curl -u user:password``.
+  schemes after an Authorization header name, the password of ``curl -u user:password`` (the
+  ``-u`` an argument of that very curl command).
 - ``credential-assignment`` (``aws-secret-key`` when the key names AWS and the value has its
   shape, ``azure-storage-key`` for a storage connection string's ``AccountKey``): ``key =
   value``, ``key: value``, ``"key": "value"`` and ``<key>value</key>`` where the key ends in a
@@ -321,7 +322,21 @@ _CURL_USER = lazy.Pattern(
     r"[\"'`]?[^\s:\"'`]{0,100}:(?P<pw>[^\s\"'`]{1,200})"
 )
 _CURL_REACH = 400  # how far before its option a command's curl is looked for
-_COMMAND_ENDS = lazy.Pattern(r"[\n;|&]")
+# A command read as the shell reads it: spacing (a backslash continues the line), an operator
+# that ends the command, or a word (quoted parts and all).
+_SHELL_TOKEN = lazy.Pattern(
+    r"(?P<gap>(?:[ \t]|\\\r?\n)+)|(?P<end>[\n;|&])"
+    r"|(?P<word>(?:\"[^\"\n]*\"|'[^'\n]*'|\\\S|[^\s\"';|&\\])+|.)"
+)
+# Words that open another command or clause: a ``-u`` after them is not curl's.
+_OTHER_COMMANDS = frozenset(
+    "and or then but so while when before after because if else do done fi also "
+    "docker podman nerdctl kubectl oc helm git svn hg chown chgrp chmod sudo su doas runuser "
+    "setpriv ssh scp sftp rsync mysql mysqldump psql mongo mongosh redis-cli wget http ftp lftp "
+    "crontab ps pkill top sort uniq diff tar cp mv zip unzip apt apt-get yum dnf pip npm yarn "
+    "make run exec start echo printf env export xargs".split()
+)
+_SENTENCE_END = ",.!?"  # closing a word before a space: the sentence, and the command, go on elsewhere
 _TEMPLATE_START = lazy.Pattern(r"[$%{`<]")
 
 
@@ -329,23 +344,63 @@ def curl_user_hits(text: Text) -> Iterator[Hit]:
     """The password of ``curl -u user:password`` (the user name stays)."""
     if "curl" not in text.low:  # every match follows it
         return
+    commands = _CurlCommands(text.low)
     for m in _CURL_USER.finditer(text.raw):
         password = m.group("pw")
         if password.lower() in STOPWORDS or looks_placeholder(password) or _TEMPLATE_START.match(password):
             continue
-        if len(password) >= 3 and _in_curl_command(text.low, m.start()):
+        if len(password) >= 3 and commands.holds(m.start()):
             yield Hit(m.start("pw"), m.end("pw"), "basic-auth", 3)
 
 
-def _in_curl_command(low: str, option: int) -> bool:
-    """Whether the option at OPTION follows the word ``curl`` in the same command."""
+class _CurlCommands:
+    """Which options are arguments of a curl command, each command read once from its curl
+    onwards as its options come (read from curl again for each, a text of options after one
+    curl took time that grew with their number)."""
+
+    def __init__(self, low: str) -> None:
+        self.low = low
+        self.curl = -1  # where the curl last read stands
+        self.read = -1  # how far its command was read
+        self.ended = False  # whether it ended there
+
+    def holds(self, option: int) -> bool:
+        """Whether the option at OPTION is an argument of the nearest ``curl`` before it."""
+        curl = _curl_before(self.low, option)
+        if curl == -1:
+            return False
+        if curl != self.curl:
+            self.curl, self.read, self.ended = curl, curl + 4, False
+        if not self.ended:
+            self.ended = not _one_command(self.low, self.read, option)
+            self.read = option
+        return not self.ended
+
+
+def _curl_before(low: str, option: int) -> int:
+    """Where the word ``curl`` (or ``curl.exe``) last stands within reach before OPTION; -1."""
     reach = max(0, option - _CURL_REACH)
     at = low.rfind("curl", reach, option)
     while at != -1:
         if starts_word(low, at) and (starts_word(low, at + 5) or low.startswith(".exe", at + 4)):
-            return _COMMAND_ENDS.search(low, at, option) is None
+            return at
         at = low.rfind("curl", reach, at)
-    return False
+    return -1
+
+
+def _one_command(low: str, start: int, stop: int) -> bool:
+    """Whether START..STOP reads as the arguments of one command: no operator ends it, no
+    sentence ends there (``curl, and docker run -u node:node``), no other command opens."""
+    position = start
+    while position < stop:
+        token = _SHELL_TOKEN.match(low, position, stop)  # every character is part of some token
+        if token is None or token.lastgroup == "end":
+            return False
+        position = token.end()
+        word = token.group().strip("`()[]{}<>*_")
+        if token.lastgroup == "word" and (word in _OTHER_COMMANDS or word.endswith(tuple(_SENTENCE_END))):
+            return False
+    return True
 
 
 # --- secrets in prose --------------------------------------------------------------------------
