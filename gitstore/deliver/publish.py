@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -75,32 +75,76 @@ class Line:
 
 NONE_IN_FORCE = "- (no accepted learning is in force)"
 LEFT_OUT = "- ({count} more left out to stay within the reader's limit: {ids})"
-_RENDERED = re.compile(r"- (?P<text>.+) \[(?P<ids>lrn_[0-9a-f]{32}(?:, lrn_[0-9a-f]{32})*)\]")
-_LEFT_OUT = re.compile(re.escape(LEFT_OUT).replace(r"\{count\}", r"\d+").replace(r"\{ids\}", r"[^()]*"))
+NAMED = 10  # learnings a note of what was left out names; the rest it counts
+_ID = r"lrn_[0-9a-f]{32}"
+_RENDERED = re.compile(rf"- (?P<text>.+) \[(?P<ids>{_ID}(?:, {_ID})*)\]")
+# what ``named`` writes: the ids, the first NAMED of them and how many more when there are more
+_LEFT_OUT = re.compile(re.escape(LEFT_OUT).replace(r"\{count\}", r"(?P<count>[1-9][0-9]*)").replace(
+    r"\{ids\}", rf"(?P<ids>{_ID}(?:, {_ID}){{0,{NAMED - 1}}})(?: and (?P<more>[1-9][0-9]*) more)?"))
 
 
 def section_line(line: str) -> tuple[str, tuple[str, ...]] | None:
     """What a line of the section says, read back: (text, learning ids) for a learning's line
     (``Line.render``), ("", ()) for one that carries no learning's text (the header, the line
     saying none is in force or what was left out); None for a line publish never writes."""
-    if line in HEADER or line == NONE_IN_FORCE or _LEFT_OUT.fullmatch(line):
+    if line in HEADER or line == NONE_IN_FORCE or left_out_line(line) is not None:
         return "", ()
     matched = _RENDERED.fullmatch(line)
     return (matched.group("text"), tuple(matched.group("ids").split(", "))) if matched else None
 
 
-def unwritten(line: str, facts: Mapping[str, clindex.Fact], why_not: Callable[[str], str | None]) -> str | None:
+def left_out_line(line: str) -> tuple[str, ...] | None:
+    """The learnings a line saying what was left out names, if ``line`` is one as ``_body``
+    writes it: ``count`` lines left out, citing the ids named and ``more`` others (the first
+    ``NAMED`` named only when there are more), each learning named once. None for any other line."""
+    matched = _LEFT_OUT.fullmatch(line)
+    if matched is None:
+        return None
+    ids = tuple(matched.group("ids").split(", "))
+    more = int(matched.group("more") or 0)
+    if (more and len(ids) != NAMED) or len(set(ids)) != len(ids) or int(matched.group("count")) > len(ids) + more:
+        return None
+    return ids
+
+
+def unwritten(line: str, facts: Mapping[str, clindex.Fact], why_not: Callable[[str], str | None],
+              section: Sequence[str] = ()) -> str | None:
     """Why a publish now would not write ``line`` (a line of its section), as the promotion gate
     and doctor judge one: it is not a line of publish's shape (``section_line``), or not the text
-    publish writes for each learning it names. ``facts``: what publish writes, by learning id;
+    publish writes for each learning it names, or (for the line saying what was left out) not
+    where publish writes it in ``section`` (the section's lines that carry something) or naming
+    a learning publish does not leave out. ``facts``: what publish writes, by learning id;
     ``why_not``: why it writes nothing for another learning (None: pass that one over). None
     when publish would write the line."""
     said = section_line(line)
     if said is None:
         return f"{line[:80]!r} is not a line `gitstore publish` writes in its section"
+    left = left_out_line(line)
+    if left is not None:
+        return _unwritten_left_out(line, left, section, facts, why_not)
     text, learnings = said
     for learning in learnings:
         problem = unwritten_text(learning, text, facts, why_not)
+        if problem:
+            return problem
+    return None
+
+
+def _unwritten_left_out(line: str, learnings: tuple[str, ...], section: Sequence[str],
+                        facts: Mapping[str, clindex.Fact], why_not: Callable[[str], str | None]) -> str | None:
+    """Why publish would not write ``line``, saying it left ``learnings`` out, in ``section``:
+    it writes one such line, the section's last, naming learnings it writes elsewhere only."""
+    notes = [other for other in section if left_out_line(other) is not None]
+    if len(notes) > 1:
+        return "the section says twice what publish left out"
+    if section and section[-1] != line:
+        return "the line saying what publish left out is not the section's last"
+    shown = {learning for other in section for learning in (section_line(other) or ("", ()))[1]
+             if other != line}
+    for learning in learnings:
+        if learning in shown:
+            return f"{learning} is not left out: the section publishes it"
+        problem = None if learning in facts else why_not(learning)
         if problem:
             return problem
     return None
@@ -259,9 +303,6 @@ def _size(text: str, measure: str) -> int:
     if measure == "lines":
         return len(text.splitlines())
     return len(text)
-
-
-NAMED = 10  # learnings a note of what was left out names; the rest it counts
 
 
 def named(ids: list[str]) -> str:
@@ -651,8 +692,10 @@ def _unwritten(baseline: Baseline, published: set[str], selection: Selection) ->
         except InvalidInput:  # broken markers: the plan names them
             continue
         first = parts.before.count("\n") + 2  # the body's first line
-        for number, line in enumerate((parts.body or "").split("\n"), start=first):
-            problem = unwritten(line.rstrip("\r"), facts, lambda _: None) if line.strip() else None
+        lines = [line.rstrip("\r") for line in (parts.body or "").split("\n")]
+        section = [line for line in lines if line.strip()]
+        for number, line in enumerate(lines, start=first):
+            problem = unwritten(line, facts, lambda _: None, section) if line.strip() else None
             if problem:
                 found.setdefault(target.path, []).append(f"line {number}: {problem}")
     return found

@@ -11,8 +11,10 @@ changes one of these files, the lines and entries the commit adds (those in none
 parents' versions of the file). Each must be what publish writes now (``publish.select``: in
 force for instruction, accepted by a person, of the project's audience, shared, citing no
 personal session, clear of the safety scanner), its text the text of every learning it names.
-Lines a commit keeps, moves or removes are not judged again, nor the section's header and its
-line saying what was left out, which carry no learning's text.
+Lines a commit keeps, moves or removes are not judged again, nor the section's header. The line
+saying what was left out carries no learning's text, but agents read it under the header too: it
+passes only as publish writes it (learning ids and how many more, nothing else), once, last in
+the section, naming learnings publish writes that the section does not show.
 
 Agents read the whole file, not the section as ``sections.split`` finds it. So a line a commit
 adds outside that section, to these files or to any other file agents read by themselves
@@ -134,6 +136,7 @@ def published_problems(change: Change, memory_of: Callable[[], Memory]) -> list[
     paths = [path for path in paths if path not in links]
     parents = [p() for p in (change.parent, *change.merged) if p is not None] if paths else []
     added: list[tuple[str, int, str]] = []  # (path, line, what the line or entry says)
+    section_of: dict[str, list[str]] = {}  # path -> the lines of its section that carry something
     for path in paths:
         data = change.read(path)
         if data is None:
@@ -161,13 +164,15 @@ def published_problems(change: Change, memory_of: Callable[[], Memory]) -> list[
             found.append(Finding(path, 1, f"{exc} ({who(change)})"))
             continue
         found += _imitations(change, path, data, span, earlier)
+        section_of[path] = [text for _, text in lines]
         kept = [[text for _, text in _section_lines_or_none(before, path)] for before in earlier]
         added += [(path, number, text) for number, text in _added(lines, kept)]
     if not added:
         return found
     memory = memory_of()
     for path, number, text in added:
-        problem = _judge_entry(text, memory) if path == clindex.PATH else _judge_line(text, memory)
+        problem = _judge_entry(text, memory) if path == clindex.PATH else \
+            _judge_line(text, section_of.get(path, []), memory)
         if problem:
             found.append(Finding(path, number, f"{problem}; {who(change)}, and only `gitstore publish` writes "
                                                "what is published"))
@@ -334,8 +339,8 @@ def _entries_or_none(data: bytes) -> tuple[list[str], list[str]]:
         return [], []
 
 
-def _judge_line(line: str, memory: Memory) -> str | None:
-    return publish.unwritten(line, memory.publishable()[0], lambda learning: _left_out(learning, memory))
+def _judge_line(line: str, section: list[str], memory: Memory) -> str | None:
+    return publish.unwritten(line, memory.publishable()[0], lambda learning: _left_out(learning, memory), section)
 
 
 def _judge_entry(entry: str, memory: Memory) -> str | None:
