@@ -11,10 +11,12 @@ a NUL byte is a control character the scanner quarantines, so neither hides what
 pre-commit hands the gate every file, and the gate reads what pre-commit would take for text (by
 its name, else by its first kilobyte, as ``identify`` decides) and, whatever its bytes, every
 file agents read (``_published.read_by_agents``: ``AGENTS.md``, ``.cursor/rules/``, ...; the
-wiki and the skills): a NUL byte in a Cursor rule or a skill's ``reference/GUIDE`` makes
-pre-commit and git take it for binary (git shows no diff of it), yet agents read it as text.
-Only a file named as binary (an image, an archive) is left unread there; elsewhere a binary file
-is too.
+wiki; and every file of a skill: under ``.agents/skills/``, ``.claude/skills/`` or
+``.github/skills/`` in any folder, where agents load skills from, or in any folder holding a
+``SKILL.md``, as the index holds it or as passed): a NUL byte in a Cursor rule or a skill's
+``reference/GUIDE`` makes pre-commit and git take it for binary (git shows no diff of it), yet
+agents read it as text. Only a file named as binary (an image, an archive) is left unread
+there; elsewhere a binary file is too.
 
 A symbolic link is scanned too, as what git commits for it: the path it holds (its target), a
 single line. A link to ``/home/alice/.ssh/id_rsa`` commits a home path, and a target can hold
@@ -26,16 +28,22 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from posixpath import basename, dirname
 
-from gitstore.promote.gates._common import files_only, Finding, in_parallel, parser, relative, report, run, top_level
+from gitstore.promote.gates._common import (
+    files_only, Finding, git, in_parallel, parser, relative, report, run, top_level,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the scanner loads when the gate runs (its --help does not need it)
     from gitstore.safety.scanner import ConservativeScanner
 
 PROG = "gitstore-scan"
+SKILL = "SKILL.md"
+# the folders agents load skills from, in any folder: the Agent Skills' own, Claude Code's, Copilot's
+SKILL_ROOTS = (".agents/skills/", ".claude/skills/", ".github/skills/")
 
 
 def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding]]:
@@ -44,19 +52,21 @@ def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding
     from gitstore.safety.scanner import ConservativeScanner
 
     scanner = ConservativeScanner(Allowlist.read(root))
-    rows = in_parallel(files, lambda chunk: _scan(chunk, root, scanner), lambda row: (row[0], Finding(*row[1])),
-                       by_bytes=True)
+    agents_read = _reader(root, files)
+    rows = in_parallel(files, lambda chunk: _scan(chunk, root, scanner, agents_read),
+                       lambda row: (row[0], Finding(*row[1])), by_bytes=True)
     return [f for failing, f in rows if failing], [f for failing, f in rows if not failing]
 
 
-def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner) -> list[tuple[bool, Finding]]:
+def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner,
+          agents_read: Callable[[str], bool]) -> list[tuple[bool, Finding]]:
     """(whether it fails, the finding) for each finding in the files."""
     from gitstore.safety.scanner import QUARANTINE, REDACT
 
     rows: list[tuple[bool, Finding]] = []
     for name in files:
         rel = relative(name, root)
-        committed = _committed(name, rel)
+        committed = _committed(name, rel, agents_read)
         if committed is None:
             continue
         text, link = committed
@@ -78,7 +88,7 @@ def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner) -> lis
     return rows
 
 
-def _committed(name: str, rel: str) -> tuple[str, bool] | None:
+def _committed(name: str, rel: str, agents_read: Callable[[str], bool]) -> tuple[str, bool] | None:
     """(the text git commits for the file, whether it is a symbolic link), or None when it
     cannot be read or is no text to read (``_read_as_text``). For a symbolic link git commits
     its target, so that string is the text: the link is never followed."""
@@ -97,7 +107,7 @@ def _committed(name: str, rel: str) -> tuple[str, bool] | None:
                 data, link = file.read(), False
         except OSError:  # a folder, say
             return None
-        if not _read_as_text(rel, data):
+        if not _read_as_text(rel, data, agents_read):
             return None
     return data.decode("utf-8", "replace"), link  # a byte that is no UTF-8 hides nothing around it
 
@@ -111,23 +121,48 @@ def _named_as(rel: str) -> str | None:
     return "text" if "text" in tags else "binary" if "binary" in tags else None
 
 
-def _read_as_text(rel: str, data: bytes) -> bool:
+def _read_as_text(rel: str, data: bytes, agents_read: Callable[[str], bool]) -> bool:
     """Whether the gate scans a file whose name does not say it is binary: what pre-commit takes
     for text, and any file agents read, whatever its bytes (a NUL byte there is a finding)."""
     if _named_as(rel) == "text":
         return True
     from identify.identify import is_text
 
-    return is_text(io.BytesIO(data)) or _read_by_agents(rel)
+    return is_text(io.BytesIO(data)) or agents_read(rel)
 
 
-def _read_by_agents(rel: str) -> bool:
-    """Whether agents read ``rel``: a file they read by themselves, or one of the wiki or the
-    skills (loaded only for a file pre-commit would take for binary)."""
+def _reader(root: Path, files: Sequence[str]) -> Callable[[str], bool]:
+    """Whether agents read a file (``rel`` from the repository's root): a file they read by
+    themselves, one of the wiki, or one of a skill. A skill is its whole folder, wherever that
+    is: the folders holding a ``SKILL.md`` are read from the index (the commit being made) once,
+    and only for a file pre-commit would take for binary."""
     from gitstore.promote.gates._published import read_by_agents
     from gitstore.promote.standing import BLOCK_FOLDERS
 
-    return read_by_agents(rel) or rel.startswith(BLOCK_FOLDERS) or rel.rsplit("/", 1)[-1] == "SKILL.md"
+    passed = {dirname(relative(name, root)) for name in files if basename(name) == SKILL}
+    found: list[set[str]] = []
+
+    def in_a_skill(rel: str) -> bool:
+        if not found:
+            found.append(passed | _skill_folders(root))
+        folder = dirname(rel)
+        while folder:
+            if folder in found[0]:
+                return True
+            folder = dirname(folder)
+        return "" in found[0]
+
+    def agents_read(rel: str) -> bool:
+        return read_by_agents(rel) or rel.startswith(BLOCK_FOLDERS) or basename(rel) == SKILL or any(
+            rel.startswith(place) or f"/{place}" in rel for place in SKILL_ROOTS) or in_a_skill(rel)
+
+    return agents_read
+
+
+def _skill_folders(root: Path) -> set[str]:
+    """The folders that hold a ``SKILL.md`` in the index (the one being committed, at a commit)."""
+    done = git("ls-files", "-z", "--", f":(glob)**/{SKILL}", cwd=root, keep_index=True, check=False)
+    return {dirname(path.decode("utf-8", "replace")) for path in done.stdout.split(b"\0") if path}
 
 
 def _quarantined(name: str, text: str, scanner: object, kinds: list[str]) -> list[Finding]:
