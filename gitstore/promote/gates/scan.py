@@ -15,8 +15,12 @@ wiki; and every file of a skill: under ``.agents/skills/``, ``.claude/skills/`` 
 ``.github/skills/`` in any folder, where agents load skills from, or in any folder holding a
 ``SKILL.md``, as the index holds it or as passed): a NUL byte in a Cursor rule or a skill's
 ``reference/GUIDE`` makes pre-commit and git take it for binary (git shows no diff of it), yet
-agents read it as text. Only a file named as binary (an image, an archive) is left unread
-there; elsewhere a binary file is too.
+agents read it as text. Left unread there are only a file named as binary (an image, an
+archive), and one that is binary by its bytes (``_binary``): it begins as a binary format does
+(a zip, such as a ``.docx``; an ELF, Mach-O or Windows executable; an SQLite database; gzip,
+7z, PDF, media, WebAssembly, ...) and reads as one, its first 64 KiB mostly no text, unless its
+name says agents read it as text (a rule file, ``*.mdc``): a NUL byte there is still a finding,
+and so is text behind a binary beginning. Elsewhere a binary file is left unread too.
 
 A symbolic link is scanned too, as what git commits for it: the path it holds (its target), a
 single line. A link to ``/home/alice/.ssh/id_rsa`` commits a home path, and a target can hold
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from posixpath import basename, dirname
@@ -44,6 +49,18 @@ PROG = "gitstore-scan"
 SKILL = "SKILL.md"
 # the folders agents load skills from, in any folder: the Agent Skills' own, Claude Code's, Copilot's
 SKILL_ROOTS = (".agents/skills/", ".claude/skills/", ".github/skills/")
+# how binary formats begin: archives and documents (zip: .docx, .xlsx, .jar; OLE: .doc, .xls), executables
+# (ELF, Windows, Mach-O), databases, compressed data, PDF, images, audio and video, WebAssembly, fonts
+_BINARY_STARTS = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", b"\x7fELF",
+                  b"MZ", b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe",
+                  b"\xca\xfe\xba\xbe", b"SQLite format 3\x00", b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00",
+                  b"\x28\xb5\x2f\xfd", b"7z\xbc\xaf\x27\x1c", b"Rar!\x1a\x07", b"%PDF-", b"\x89PNG\r\n\x1a\n",
+                  b"GIF87a", b"GIF89a", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*", b"RIFF", b"OggS", b"fLaC", b"ID3",
+                  b"\x1a\x45\xdf\xa3", b"\x00asm", b"wOFF", b"wOF2", b"OTTO", b"\x00\x01\x00\x00\x00", b"PAR1",
+                  b"ARROW1", b"\x93NUMPY")
+_SAMPLE = 65536  # bytes of a file that begins like a binary format read to tell whether it is one
+_NOT_TEXT = re.compile("[\x00-\x08\x0e-\x1f\x7f\ufffd]")  # control characters, bytes that are no UTF-8
+_TEXT_SUFFIXES = (".mdc",)  # read as text by the agents that read them, though identify does not name them
 
 
 def check(files: Sequence[str], root: Path) -> tuple[list[Finding], list[Finding]]:
@@ -123,12 +140,33 @@ def _named_as(rel: str) -> str | None:
 
 def _read_as_text(rel: str, data: bytes, agents_read: Callable[[str], bool]) -> bool:
     """Whether the gate scans a file whose name does not say it is binary: what pre-commit takes
-    for text, and any file agents read, whatever its bytes (a NUL byte there is a finding)."""
+    for text, and any file agents read, whatever its bytes (a NUL byte there is a finding),
+    but for one that is binary by its bytes and not named as text (an asset of a skill)."""
     if _named_as(rel) == "text":
         return True
     from identify.identify import is_text
 
-    return is_text(io.BytesIO(data)) or agents_read(rel)
+    if is_text(io.BytesIO(data)):
+        return True
+    return agents_read(rel) and (_named_as_text_by_agents(rel) or not _binary(data))
+
+
+def _named_as_text_by_agents(rel: str) -> bool:
+    """Whether agents read the file as text by its name: a rule file, ``SKILL.md``, ``*.mdc``."""
+    from gitstore.promote.gates._published import read_by_agents
+
+    return read_by_agents(rel) or basename(rel) == SKILL or rel.endswith(_TEXT_SUFFIXES)
+
+
+def _binary(data: bytes) -> bool:
+    """Whether the bytes are a binary format's: they begin as one does (``_BINARY_STARTS``, or
+    ISO media's ``ftyp`` box, or a tar header) and read as one, a tenth or more of their first
+    64 KiB being control characters or bytes that are no UTF-8. A binary beginning put before
+    text (``\\x7fELF`` and instructions) hides nothing: the text is read."""
+    if not (data.startswith(_BINARY_STARTS) or data[4:8] == b"ftyp" or data[257:262] == b"ustar"):
+        return False
+    sample = data[:_SAMPLE].decode("utf-8", "replace")
+    return len(_NOT_TEXT.findall(sample)) * 10 >= len(sample)
 
 
 def _reader(root: Path, files: Sequence[str]) -> Callable[[str], bool]:
