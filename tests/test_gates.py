@@ -295,6 +295,25 @@ def test_a_deleted_page_is_judged_with_no_file_passed(bundle: Path, capsys: pyte
     assert run(okf.main, [], capsys) == (0, [])
 
 
+def test_a_page_deleted_from_the_index_is_judged_whatever_the_work_tree_still_holds(
+        bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``git rm --cached`` keeps the file in the work tree: what a change deletes is read from
+    the index, for a page passed (its own link still resolves on disk) as for one that is not,
+    and a folder the index no longer holds a file in is deleted, whatever is left on disk."""
+    _edit(bundle, "metrics/revenue.md", lambda t: t + "\nSee [the computations](../computations/).\n")
+    git(bundle, "add", "-A")
+    git(bundle, "commit", "-q", "-m", "a link to a folder")
+    git(bundle, "rm", "-q", "-r", "--cached", "okf/wiki/computations")
+    _edit(bundle, "metrics/revenue.md", lambda t: t.replace("# ", "# The ", 1))
+    git(bundle, "add", "okf/wiki/metrics/revenue.md")
+    code, lines = run(okf.main, ["okf/wiki/metrics/revenue.md"], capsys)
+    assert code == 1
+    revenue = [line for line in lines if line.startswith("okf/wiki/metrics/revenue.md")]
+    assert sorted(line.split(":", 2)[2].split(": it leads to")[0].strip() for line in revenue) == [
+        "link ../computations/ does not resolve", "link ../computations/revenue-ytd.md does not resolve"], lines
+    assert all("which this change deletes" in line for line in revenue), lines
+
+
 def test_what_the_rules_allow(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
     wiki = bundle / "okf" / "wiki"
     _edit(bundle, "log.md", lambda t: t.replace("# Bundle history\n\n", "# Bundle history\n\n## 2026-07-02\n\n- More.\n\n"))

@@ -323,6 +323,33 @@ def test_a_deleted_page_is_judged_at_commit_and_over_a_range(
     out = _run(root, hook_repo, "run", "--from-ref", "HEAD", "--to-ref", "HEAD", code=0)  # nothing deleted since
 
 
+def test_a_page_deleted_from_the_index_only_is_judged_at_commit_and_over_a_range(
+        tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
+    """``git rm --cached`` deletes a page from the commit and leaves the file in the work tree,
+    which pre-commit does not stash (it is untracked): deletions are read from the index being
+    committed, and over a range from the tree of its tip, never from the work tree."""
+    root = tmp_path / "material"
+    _material_repo(root)
+    _config(root, hook_repo, ("gitstore-okf",))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "hooks")
+    git(root, "rm", "-q", "--cached", "okf/wiki/log.md", "okf/wiki/computations/revenue-ytd.md")
+    expected = ["okf/wiki/computations/gross-margin-period.md:80: link ./revenue-ytd.md does not resolve",
+                "okf/wiki/computations/index.md:3: link revenue-ytd.md does not resolve",
+                "okf/wiki/log.md:1: log.md only grows at the top",
+                "okf/wiki/metrics/revenue.md:23: link ../computations/revenue-ytd.md does not resolve",
+                "okf/wiki/policies/revenue-recognition.md:49: link /computations/revenue-ytd.md does not resolve"]
+
+    def judged(out: str) -> list[str]:
+        return sorted(f.split(": it leads to", 1)[0].split(": this change", 1)[0] for f in _findings(out))
+
+    assert judged(_run(root, hook_repo, "run", code=1)) == expected
+    git(root, "commit", "-q", "--no-verify", "-m", "untrack the log and a computation")
+    assert (root / "okf" / "wiki" / "log.md").is_file()
+    out = _run(root, hook_repo, "run", "--hook-stage", "manual", "--from-ref", "HEAD~1", "--to-ref", "HEAD", code=1)
+    assert judged(out) == expected, out
+
+
 def _branch_with_every_gate(tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> Path:
     """Real material with every file gate and the promotion gate configured, on a new branch."""
     root = tmp_path / "material"

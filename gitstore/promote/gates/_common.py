@@ -107,13 +107,16 @@ def git(*args: str, cwd: Path | None = None, keep_index: bool = False, check: bo
     return subprocess.run(["git", *args], cwd=cwd, env=env, input=data, capture_output=True, check=check)
 
 
-def git_later(*args: str) -> Callable[[], tuple[int, bytes]]:
+def git_later(*args: str, keep_index: bool = False) -> Callable[[], tuple[int, bytes]]:
     """Start real git (without the cost of loading ``subprocess``: ``gitstore._spawn``); the
     function returned waits for it and gives its exit code and standard output. Its errors are
-    dropped."""
+    dropped. ``keep_index`` as for ``git``."""
     from gitstore._spawn import spawn
 
-    return spawn(["git", *args], git_env())
+    env = git_env()
+    if keep_index and "GIT_INDEX_FILE" in os.environ:
+        env["GIT_INDEX_FILE"] = os.environ["GIT_INDEX_FILE"]
+    return spawn(["git", *args], env)
 
 
 def top_level(start: Path | None = None) -> Path:
@@ -143,6 +146,32 @@ def base_revision(explicit: str | None, root: Path) -> str | None:
 
                 raise InvalidInput(f"--base {explicit}: no such commit")
     return "HEAD"
+
+
+def committed_paths(root: Path, paths: Sequence[str]) -> Callable[[], set[str]]:
+    """The paths of the files under ``paths`` that the change leaves: in the tree of the range's
+    tip (``PRE_COMMIT_TO_REF``: at pre-push, or a run over a range), else in the index (the one
+    being committed, at a commit). Never the work tree, which may hold files the change deletes
+    (``git rm --cached``: pre-commit does not stash untracked files). git starts at once, as in
+    ``tree_entries``."""
+    tip = os.environ.get("PRE_COMMIT_TO_REF")
+    where = os.fspath(root)
+    if tip and tip != ZERO:
+        answer = git_later("-C", where, "ls-tree", "-r", "-z", "--name-only", "--full-tree", tip, "--", *paths)
+    else:
+        answer = git_later("-C", where, "ls-files", "-z", "--", *paths, keep_index=True)
+
+    def paths_left() -> set[str]:
+        code, out = answer()
+        if code != 0 and tip and tip != ZERO:
+            from gitstore.errors import InvalidInput
+
+            raise InvalidInput(f"PRE_COMMIT_TO_REF {tip}: no such commit")
+        if code != 0:
+            raise GitstoreError(f"the index cannot be read (git ls-files exited {code})")
+        return {path.decode("utf-8", "replace") for path in out.split(b"\0") if path}
+
+    return paths_left
 
 
 def blob_id(data: bytes, length: int) -> str:

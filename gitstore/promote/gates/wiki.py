@@ -30,8 +30,11 @@ Against the base revision (``--base``, else the pre-push range's start, else HEA
 
 pre-commit never passes a deleted path, so the gate runs on every commit (``always_run``), with
 the pages that changed, and finds what was deleted itself: the files of the wiki at the base
-that the work tree no longer holds (one ``git ls-tree``, which it starts before anything else).
-Only when something was deleted does it read the pages that remain.
+that the change no longer holds, in the index being committed, or in the tree of the range's
+tip (``PRE_COMMIT_TO_REF``) at pre-push and in a run over a range; never the work tree, where
+``git rm --cached`` leaves the file (one ``git ls-tree`` and one ``git ls-files``, which it
+starts before anything else). Only when something was deleted does it read the pages that
+remain.
 """
 
 from __future__ import annotations
@@ -44,9 +47,8 @@ from posixpath import basename, dirname, join, normpath
 
 from gitstore.promote import blocks
 from gitstore.promote.gates._common import (
-    Finding, base_revision, blob_id, blobs, files_only, in_parallel, line_of, not_regular, parser, relative,
-    report, run,
-    top_level, tree_entries,
+    Finding, base_revision, blob_id, blobs, committed_paths, files_only, in_parallel, line_of, not_regular, parser,
+    relative, report, run, top_level, tree_entries,
 )
 from gitstore.promote.okf import (
     INDEX_PAGE, LOG_PAGE, Page, is_url, link_problems, link_targets, page_cache, page_problems, read_page,
@@ -76,11 +78,12 @@ def check(files: Sequence[str], root: Path, wiki_rel: str, base: str | None) -> 
     refused += [Finding(n, 1, _NOT_A_PAGE) for n in inside if _named_like_a_page(n) and not n.endswith(".md")]
     pages = [n for n in inside if n.endswith(".md") and n not in {f.path for f in refused}]
     entries = tree_entries(root, base, [wiki_rel]) if base is not None else None
+    kept = committed_paths(root, [wiki_rel]) if base is not None else None
     findings = refused + in_parallel(pages, lambda chunk: _pages(root, chunk, wiki, wiki_rel),
                                      lambda row: Finding(*row))
-    if entries is not None:
+    if entries is not None and kept is not None:
         with page_cache():
-            findings += _against_base(root, wiki, wiki_rel, pages, entries())
+            findings += _against_base(root, wiki, wiki_rel, pages, entries(), kept())
     return findings
 
 
@@ -207,11 +210,13 @@ def _promoted(rel: str, text: str) -> list[Finding]:
 
 
 def _against_base(root: Path, wiki: Path, wiki_rel: str, pages: list[str],
-                  entries: dict[str, str] | None) -> list[Finding]:
+                  entries: dict[str, str] | None, kept: set[str]) -> list[Finding]:
+    """What the change breaks of what the base holds; ``kept``: the files of the wiki the change
+    leaves (``committed_paths``)."""
     if entries is None:
         return []  # nothing committed yet: nothing to preserve
-    gone = {rel for rel in entries if not os.path.lexists(os.path.join(root, rel))}
-    found = _deleted(root, wiki_rel, pages, entries, gone) if gone else []
+    gone = {rel for rel in entries if rel not in kept}
+    found = _deleted(root, wiki_rel, pages, entries, gone, kept) if gone else []
     changed: dict[str, str | None] = {}  # path -> base blob id (None: new)
     for rel in [p for p in entries if p.rsplit("/", 1)[-1] == INSTRUCTIONS] + pages:
         name = rel.rsplit("/", 1)[-1]
@@ -231,49 +236,70 @@ def _against_base(root: Path, wiki: Path, wiki_rel: str, pages: list[str],
     return found
 
 
-def _deleted(root: Path, wiki_rel: str, pages: list[str], entries: dict[str, str], gone: set[str]) -> list[Finding]:
+def _deleted(root: Path, wiki_rel: str, pages: list[str], entries: dict[str, str], gone: set[str],
+             kept: set[str]) -> list[Finding]:
     """What deleting the files ``gone`` (of the wiki at the base) breaks: a reserved file that
     must stay, and each link or source of a page that remains leading into what was deleted.
-    The pages passed are not read again: their own links were checked, and fail to resolve."""
-    found = [finding for rel in sorted(gone) for finding in [_reserved_gone(root, rel)] if finding]
-    remaining = sorted(rel for rel in entries if rel.endswith(".md") and rel not in gone and rel not in pages
+    Of the pages passed, only a link to what the work tree still holds is read again: their own
+    links were checked, and those to files that are not there fail to resolve."""
+    folders = {dirname(path) for path in kept}
+    folders |= {parent for folder in list(folders) for parent in _parents(folder)}
+    found = [finding for rel in sorted(gone) for finding in [_reserved_gone(rel, kept)] if finding]
+    remaining = sorted(rel for rel in {*entries, *pages} if rel.endswith(".md") and rel in kept
                        and basename(rel) != INSTRUCTIONS and not os.path.islink(os.path.join(root, rel)))
     for rel in remaining:
-        found += _links_into_gone(root, rel, wiki_rel, gone)
+        found += _links_into_gone(root, rel, wiki_rel, gone, kept | folders, passed=rel in pages)
     return found
 
 
-def _reserved_gone(root: Path, rel: str) -> Finding | None:
+def _parents(folder: str) -> list[str]:
+    """The folders above ``folder`` (a path from the repository's root), nearest first."""
+    found = []
+    while folder:
+        folder = dirname(folder)
+        found.append(folder)
+    return found
+
+
+def _reserved_gone(rel: str, kept: set[str]) -> Finding | None:
     """A finding when ``rel``, deleted, is a file of the wiki that must stay."""
     name = basename(rel)
     if name == INSTRUCTIONS:
         return Finding(rel, 1, "INSTRUCTIONS.md is preserved byte for byte and may not be deleted")
     if name == LOG_PAGE:
         return Finding(rel, 1, "log.md only grows at the top: this change deletes it, and every entry logged in it")
-    folder = os.path.join(root, dirname(rel))
-    if name == INDEX_PAGE and os.path.isdir(folder) and any(
-            entry.endswith(".md") and entry != INDEX_PAGE for entry in os.listdir(folder)):
+    if name == INDEX_PAGE and any(dirname(path) == dirname(rel) and path.endswith(".md")
+                                  and basename(path) != INDEX_PAGE for path in kept):
         return Finding(rel, 1, "index.md is generated, never deleted while its folder holds pages: it is their "
                                "inventory (regenerate it)")
     return None
 
 
-def _links_into_gone(root: Path, rel: str, wiki_rel: str, gone: set[str]) -> list[Finding]:
+def _links_into_gone(root: Path, rel: str, wiki_rel: str, gone: set[str], there: set[str],
+                     passed: bool = False) -> list[Finding]:
     """Each link or path-valued source of the page ``rel`` that leads to a deleted file, or into
-    a deleted folder (one the work tree no longer holds)."""
+    a deleted folder (one the change no longer holds a file in). ``there``: the files and
+    folders of the wiki the change leaves. Of a page ``passed``, only a link to what the work
+    tree still holds (its own check found the others)."""
     page = read_page(os.path.join(root, rel))
     if page.text is None or page.problems:
         return []  # a page the base passed; its own problems are its next change's
+    inside = wiki_rel + "/"
+
+    def remains(path: str) -> bool:
+        return path in there if path.startswith(inside) else os.path.lexists(os.path.join(root, path))
+
     found = []
     for target, what in link_targets(page):
         name = target.partition("#")[0]
         if not name or is_url(target):
             continue
         resolved = _resolve(rel, target, wiki_rel)
-        if what == "source" and not name.startswith("/") and not os.path.lexists(os.path.join(root, resolved)):
+        if what == "source" and not name.startswith("/") and not remains(resolved):
             resolved = normpath(join(wiki_rel, name))  # a source may be a path from the bundle root
-        if resolved in gone or (not os.path.lexists(os.path.join(root, resolved))
-                                and any(path.startswith(f"{resolved}/") for path in gone)):
+        if passed and not os.path.lexists(os.path.join(root, resolved)):
+            continue
+        if resolved in gone or (not remains(resolved) and any(path.startswith(f"{resolved}/") for path in gone)):
             problem = f"{what} {target} does not resolve: it leads to {resolved}, which this change deletes"
             found.append(Finding(rel, _link_line(problem, page.text), problem))
     return found
