@@ -314,6 +314,35 @@ def test_a_page_deleted_from_the_index_is_judged_whatever_the_work_tree_still_ho
     assert all("which this change deletes" in line for line in revenue), lines
 
 
+def _log(root: Path, day: str, entry: str) -> None:
+    """A new entry at the top of the wiki's log.md, as the log grows."""
+    _edit(root, "log.md", lambda t: t.replace("# Bundle history\n\n", f"# Bundle history\n\n## {day}\n\n- {entry}\n\n", 1))
+
+
+def test_a_page_the_log_linked_in_an_entry_already_logged_can_be_deleted(
+        bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """log.md is the history of the wiki (OKF 9) and only grows at the top: an entry already
+    logged cannot be reworded, so its link to a page (``Created [the note](...)``) never blocks
+    deleting the page, then or in any later change of the log. A link of a new entry resolves."""
+    _edit(bundle, "drafts/note.md", lambda t: "---\ntype: Note\n---\n# Note\n\nA draft.\n")
+    _log(bundle, "2026-07-02", "**Creation**: Drafted [the note](drafts/note.md#note).")
+    git(bundle, "add", "-A")
+    git(bundle, "commit", "-q", "-m", "a note, logged")
+    git(bundle, "rm", "-q", "okf/wiki/drafts/note.md")
+    assert run(okf.main, [], capsys) == (0, [])
+    _log(bundle, "2026-07-03", "**Deletion**: Removed the draft note.")
+    git(bundle, "add", "-A")
+    assert run(okf.main, ["okf/wiki/log.md"], capsys) == (0, [])
+    git(bundle, "commit", "-q", "-m", "the note, deleted and logged")
+    _log(bundle, "2026-07-04", "**Update**: Linked [the deleted note](drafts/note.md) again.")
+    git(bundle, "add", "-A")
+    code, lines = run(okf.main, ["okf/wiki/log.md"], capsys)
+    assert code == 1 and lines == ["okf/wiki/log.md:10: link drafts/note.md does not resolve"], lines
+    _edit(bundle, "log.md", lambda t: t.replace("Linked [the deleted note](drafts/note.md) again", "Reviewed."))
+    git(bundle, "add", "-A")
+    assert run(okf.main, ["okf/wiki/log.md"], capsys) == (0, [])
+
+
 def test_what_the_rules_allow(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
     wiki = bundle / "okf" / "wiki"
     _edit(bundle, "log.md", lambda t: t.replace("# Bundle history\n\n", "# Bundle history\n\n## 2026-07-02\n\n- More.\n\n"))

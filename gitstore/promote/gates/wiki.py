@@ -9,7 +9,9 @@ For each page of the wiki (``okf/wiki/`` unless ``--root`` says otherwise) passe
 - no file under the wiki is named like markdown but not ``*.md`` (``.MD``, ``.markdown``): OKF
   pages are the ``.md`` files, so no rule would read it, yet agents would take it for a page;
 - every relative link and path-valued source resolves inside the repository, and every
-  ``#fragment`` names a heading;
+  ``#fragment`` names a heading; but for a link of a ``log.md`` entry already logged at the
+  base: the log is the wiki's history (OKF 9) and only grows at the top, so an entry cannot be
+  reworded, and what it links may have been deleted or renamed since;
 - every promoted claim (``gitstore.promote.blocks``), wherever it sits (fenced code included:
   agents read the page as it is), carries a ``Cited:`` line whose citations a reader can follow,
   and every marker is well formed: a line holding a full marker that is not one as promote
@@ -26,7 +28,7 @@ Against the base revision (``--base``, else the pre-push range's start, else HEA
   whose folder still holds pages is not deleted;
 - ``log.md`` only grows at the top: no entry already logged changes or disappears, nor the log;
 - no page that remains has a link or a path-valued source leading to a page (or a folder) the
-  change deletes.
+  change deletes, but for a link of a ``log.md`` entry logged at the base (history).
 
 pre-commit never passes a deleted path, so the gate runs on every commit (``always_run``), with
 the pages that changed, and finds what was deleted itself: the files of the wiki at the base
@@ -42,6 +44,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Sequence
+from functools import cache
 from pathlib import Path
 from posixpath import basename, dirname, join, normpath
 
@@ -77,13 +80,14 @@ def check(files: Sequence[str], root: Path, wiki_rel: str, base: str | None) -> 
     refused = [f for f in (not_regular(os.path.join(root, n), n) for n in inside) if f is not None]
     refused += [Finding(n, 1, _NOT_A_PAGE) for n in inside if _named_like_a_page(n) and not n.endswith(".md")]
     pages = [n for n in inside if n.endswith(".md") and n not in {f.path for f in refused}]
-    entries = tree_entries(root, base, [wiki_rel]) if base is not None else None
+    entries = cache(tree_entries(root, base, [wiki_rel])) if base is not None else None
     kept = committed_paths(root, [wiki_rel]) if base is not None else None
-    findings = refused + in_parallel(pages, lambda chunk: _pages(root, chunk, wiki, wiki_rel),
+    logged = _logged(root, entries(), [n for n in pages if basename(n) == LOG_PAGE]) if entries else {}
+    findings = refused + in_parallel(pages, lambda chunk: _pages(root, chunk, wiki, wiki_rel, logged),
                                      lambda row: Finding(*row))
     if entries is not None and kept is not None:
         with page_cache():
-            findings += _against_base(root, wiki, wiki_rel, pages, entries(), kept())
+            findings += _against_base(root, wiki, wiki_rel, pages, entries(), kept(), logged)
     return findings
 
 
@@ -92,19 +96,42 @@ def _named_like_a_page(name: str) -> bool:
     return os.path.splitext(name)[1].lower() in _MARKDOWN
 
 
-def _pages(root: Path, pages: Sequence[str], wiki: Path, wiki_rel: str) -> list[Finding]:
+def _pages(root: Path, pages: Sequence[str], wiki: Path, wiki_rel: str, logged: dict[str, str]) -> list[Finding]:
     findings: list[Finding] = []
     with page_cache():
         for rel in pages:
-            findings += _page(root, rel, wiki, wiki_rel)
+            findings += _page(root, rel, wiki, wiki_rel, logged.get(rel))
     return findings
 
 
-def _page(root: Path, rel: str, wiki: Path, wiki_rel: str) -> list[Finding]:
+def _page(root: Path, rel: str, wiki: Path, wiki_rel: str, logged: str | None) -> list[Finding]:
+    """The rules the page ``rel`` breaks; ``logged``: a log's text at the base, whose entries'
+    links are history (``_recent``)."""
     path = os.path.join(root, rel)
     if rel.rsplit("/", 1)[-1] == INSTRUCTIONS or not os.path.isfile(path):
         return []
-    return page_findings(read_page(path), rel, wiki_rel, lambda page: link_problems(page, wiki, root))
+    return page_findings(read_page(path), rel, wiki_rel,
+                         lambda page: link_problems(_recent(page, logged), wiki, root))
+
+
+def _logged(root: Path, entries: dict[str, str] | None, logs: list[str]) -> dict[str, str]:
+    """log.md path -> its text at the base, for the logs passed that the base holds."""
+    at_base = {rel: entries[rel] for rel in logs if entries and rel in entries}
+    contents = blobs(root, sorted(set(at_base.values())))
+    return {rel: contents[oid].decode("utf-8", "replace") for rel, oid in at_base.items()}
+
+
+def _recent(page: Page, logged: str | None) -> Page:
+    """The page as its links are checked: for a log, without the entries ``logged`` already
+    holds (its text at the base). Those are history, which only grows at the top and is never
+    reworded: a page an old entry links may be deleted since, and its link says what was. The
+    log's head and its new entries are read as they are."""
+    if logged is None or basename(os.fspath(page.path)) != LOG_PAGE or page.text is None:
+        return page
+    history = set(_log_entries(read_body(logged))[1])
+    head, entries = _log_entries(page.body, keep_ends=True)
+    body = head + "".join("\n" * entry.count("\n") if entry.rstrip("\n") in history else entry for entry in entries)
+    return Page(page.path, page.text, page.meta, body, page.problems)
 
 
 def page_findings(page: Page, rel: str, wiki_rel: str, links: Callable[[Page], list[str]]) -> list[Finding]:
@@ -210,13 +237,13 @@ def _promoted(rel: str, text: str) -> list[Finding]:
 
 
 def _against_base(root: Path, wiki: Path, wiki_rel: str, pages: list[str],
-                  entries: dict[str, str] | None, kept: set[str]) -> list[Finding]:
+                  entries: dict[str, str] | None, kept: set[str], logged: dict[str, str]) -> list[Finding]:
     """What the change breaks of what the base holds; ``kept``: the files of the wiki the change
-    leaves (``committed_paths``)."""
+    leaves (``committed_paths``); ``logged``: the base's text of each log passed."""
     if entries is None:
         return []  # nothing committed yet: nothing to preserve
     gone = {rel for rel in entries if rel not in kept}
-    found = _deleted(root, wiki_rel, pages, entries, gone, kept) if gone else []
+    found = _deleted(root, wiki_rel, pages, entries, gone, kept, logged) if gone else []
     changed: dict[str, str | None] = {}  # path -> base blob id (None: new)
     for rel in [p for p in entries if p.rsplit("/", 1)[-1] == INSTRUCTIONS] + pages:
         name = rel.rsplit("/", 1)[-1]
@@ -237,9 +264,10 @@ def _against_base(root: Path, wiki: Path, wiki_rel: str, pages: list[str],
 
 
 def _deleted(root: Path, wiki_rel: str, pages: list[str], entries: dict[str, str], gone: set[str],
-             kept: set[str]) -> list[Finding]:
+             kept: set[str], logged: dict[str, str]) -> list[Finding]:
     """What deleting the files ``gone`` (of the wiki at the base) breaks: a reserved file that
-    must stay, and each link or source of a page that remains leading into what was deleted.
+    must stay, and each link or source of a page that remains leading into what was deleted
+    (not a link of a log's entry already logged: ``_recent``; a log not passed is the base's).
     Of the pages passed, only a link to what the work tree still holds is read again: their own
     links were checked, and those to files that are not there fail to resolve."""
     folders = {dirname(path) for path in kept}
@@ -248,7 +276,7 @@ def _deleted(root: Path, wiki_rel: str, pages: list[str], entries: dict[str, str
     remaining = sorted(rel for rel in {*entries, *pages} if rel.endswith(".md") and rel in kept
                        and basename(rel) != INSTRUCTIONS and not os.path.islink(os.path.join(root, rel)))
     for rel in remaining:
-        found += _links_into_gone(root, rel, wiki_rel, gone, kept | folders, passed=rel in pages)
+        found += _links_into_gone(root, rel, wiki_rel, gone, kept | folders, rel in pages, logged.get(rel))
     return found
 
 
@@ -276,14 +304,16 @@ def _reserved_gone(rel: str, kept: set[str]) -> Finding | None:
 
 
 def _links_into_gone(root: Path, rel: str, wiki_rel: str, gone: set[str], there: set[str],
-                     passed: bool = False) -> list[Finding]:
+                     passed: bool = False, logged: str | None = None) -> list[Finding]:
     """Each link or path-valued source of the page ``rel`` that leads to a deleted file, or into
     a deleted folder (one the change no longer holds a file in). ``there``: the files and
     folders of the wiki the change leaves. Of a page ``passed``, only a link to what the work
-    tree still holds (its own check found the others)."""
+    tree still holds (its own check found the others). ``logged``: a log's text at the base,
+    whose entries' links are history (a page not passed is unchanged: its text is the base's)."""
     page = read_page(os.path.join(root, rel))
     if page.text is None or page.problems:
         return []  # a page the base passed; its own problems are its next change's
+    page = _recent(page, logged if passed else page.text)
     inside = wiki_rel + "/"
 
     def remains(path: str) -> bool:
@@ -326,13 +356,16 @@ def _changed(path: Path, rel: str, wiki: Path, before: bytes | None) -> list[Fin
     return []
 
 
-def _log_grows(before: str, after: str) -> bool:
-    def split(text: str) -> tuple[str, list[str]]:
-        parts = re.split(r"(?m)^(?=## )", text)
-        return parts[0], [p.rstrip("\n") for p in parts[1:]]
+def _log_entries(text: str, keep_ends: bool = False) -> tuple[str, list[str]]:
+    """A log's head (what comes before its first ``## `` heading) and its entries (each heading
+    and what follows it), without their trailing line breaks unless ``keep_ends``."""
+    parts = re.split(r"(?m)^(?=## )", text)
+    return parts[0], [p if keep_ends else p.rstrip("\n") for p in parts[1:]]
 
-    head_before, entries_before = split(before)
-    head_after, entries_after = split(after)
+
+def _log_grows(before: str, after: str) -> bool:
+    head_before, entries_before = _log_entries(before)
+    head_after, entries_after = _log_entries(after)
     if head_before.rstrip("\n") != head_after.rstrip("\n"):
         return False
     return not entries_before or entries_after[-len(entries_before):] == entries_before
