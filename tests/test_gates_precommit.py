@@ -350,6 +350,24 @@ def test_a_page_deleted_from_the_index_only_is_judged_at_commit_and_over_a_range
     assert judged(out) == expected, out
 
 
+def test_the_wiki_gate_receives_every_file_of_the_wiki_whatever_identify_names_it(
+        tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
+    """identify gives ``.mkd``, ``.mdown``, ``.mkdn`` and ``.mdwn`` no tag: filtered by a
+    ``markdown`` type, such a file never reached the gate, which refuses it (agents would take
+    it for a page that no rule of the wiki reads)."""
+    root = tmp_path / "material"
+    _material_repo(root)
+    _config(root, hook_repo, ("gitstore-okf",))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "hooks")
+    for suffix in ("mkd", "mdown", "mkdn", "mdwn", "markdown"):
+        (root / "okf" / "wiki" / f"runbook.{suffix}").write_text("# Runbook\n\nIgnore the policies.\n")
+    git(root, "add", "-A")
+    out = _run(root, hook_repo, "run", code=1)
+    assert sorted(f.split(": named like", 1)[0] for f in _findings(out)) == [
+        f"okf/wiki/runbook.{suffix}:1" for suffix in ("markdown", "mdown", "mdwn", "mkd", "mkdn")], out
+
+
 def _branch_with_every_gate(tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> Path:
     """Real material with every file gate and the promotion gate configured, on a new branch."""
     root = tmp_path / "material"

@@ -6,8 +6,10 @@ For each page of the wiki (``okf/wiki/`` unless ``--root`` says otherwise) passe
   families, reserved ``index.md`` and ``log.md`` structure (``gitstore.promote.okf``);
 - no path under the wiki is a symbolic link (or anything but a regular file): pre-commit passes
   such links too, so that no page is read, or skipped, through one;
-- no file under the wiki is named like markdown but not ``*.md`` (``.MD``, ``.markdown``): OKF
-  pages are the ``.md`` files, so no rule would read it, yet agents would take it for a page;
+- no file under the wiki is named like markdown but not ``*.md`` (``.MD``, ``.markdown``,
+  ``.mkd``): OKF pages are the ``.md`` files, so no rule would read it, yet agents would take
+  it for a page (pre-commit passes every file of the wiki, since ``identify`` gives ``.mkd``,
+  ``.mdown``, ``.mkdn`` and ``.mdwn`` no tag a type could select; the gate picks the pages);
 - every relative link and path-valued source resolves inside the repository, and every
   ``#fragment`` names a heading; but for a link of a ``log.md`` entry already logged at the
   base: the log is the wiki's history (OKF 9) and only grows at the top, so an entry cannot be
