@@ -185,13 +185,15 @@ def test_a_push_the_remote_moved_under_is_retried_after_fetching(team: tuple) ->
     thread.comment("901", "bob's second point", "2026-03-03T11:00:00.000000Z")
     thread.save()
     # the first push finds the remote's snapshot moved since the fetch (as if bob's other
-    # process had pushed meanwhile): the lease refuses it, the sync fetches again and retries
-    hook = Path(bob.workspace.repo.path) / "hooks" / "pre-push"
+    # process had pushed meanwhile, here in the remote's own hook, as the push arrives): the
+    # remote refuses to move a ref from where the push said it was, the sync fetches again
+    # and retries
+    hook = bare / "hooks" / "pre-receive"
     marker = hook.with_name("moved-once")
     empty = git(bare, "hash-object", "-t", "tree", "--stdin", "-w").strip()
     moved = git(bare, "commit-tree", empty, "-m", "gitstore: payloads").strip()
-    hook.write_text(f"#!/bin/sh\n[ -e {marker} ] && exit 0\ntouch {marker}\n"
-                    f"git --git-dir={bare} update-ref {ref} {moved}\n")
+    hook.write_text(f"#!/bin/sh\ncat >/dev/null\n[ -e {marker} ] && exit 0\ntouch {marker}\n"
+                    f"env -u GIT_QUARANTINE_PATH git --git-dir={bare} update-ref {ref} {moved}\n")
     hook.chmod(0o755)
     report = sync(str(bob.workspace.root))
     assert report.attempts == 2 and [m.kind for m in report.pushed] == ["records", "payloads"], report.render()
