@@ -30,6 +30,7 @@ link is never followed: the file it leads to is not read (it is not what is comm
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import re
@@ -117,33 +118,45 @@ def _committed(name: str, rel: str, agents_read: Callable[[str], bool]) -> tuple
         except OSError:
             return None
     else:
+        named = _named_as(rel)
         try:
             with open(descriptor, "rb") as file:
-                if _named_as(rel) == "binary":  # an image, an archive: never read, however large
+                if named == "binary":  # an image, an archive: never read, however large
                     return None
                 data, link = file.read(), False
         except OSError:  # a folder, say
             return None
-        if not _read_as_text(rel, data, agents_read):
+        if named != "text" and not _read_as_text(rel, data, agents_read):
             return None
     return data.decode("utf-8", "replace"), link  # a byte that is no UTF-8 hides nothing around it
 
 
-def _named_as(rel: str) -> str | None:
-    """"text" or "binary" when the file's name says which (as pre-commit reads it: ``identify``
-    knows ``.md`` for text and ``.png`` for binary), else None (``GUIDE``, ``.mdc``)."""
+@functools.lru_cache(maxsize=1024)
+def _named_as_by(name: str) -> str | None:
     from identify.identify import tags_from_filename
 
-    tags = tags_from_filename(rel.rsplit("/", 1)[-1])
+    tags = tags_from_filename(name)
     return "text" if "text" in tags else "binary" if "binary" in tags else None
 
 
+def _named_as(rel: str) -> str | None:
+    """"text" or "binary" when the file's name says which (as pre-commit reads it: ``identify``
+    knows ``.md`` for text and ``.png`` for binary), else None (``GUIDE``, ``.mdc``). identify
+    decides by a name it knows (``Dockerfile``, ``Makefile.in``) else by the extension, so a name
+    it does not know is asked by its extension alone: a wiki's thousand pages are one question."""
+    from identify.extensions import NAMES
+
+    name = rel.rsplit("/", 1)[-1]
+    stem, dot, extension = name.rpartition(".")
+    known = name in NAMES or any(part in NAMES for part in name.split("."))
+    return _named_as_by(name if known or not dot or not stem else f"x.{extension}")
+
+
 def _read_as_text(rel: str, data: bytes, agents_read: Callable[[str], bool]) -> bool:
-    """Whether the gate scans a file whose name does not say it is binary: what pre-commit takes
-    for text, and any file agents read, whatever its bytes (a NUL byte there is a finding),
-    but for one that is binary by its bytes and not named as text (an asset of a skill)."""
-    if _named_as(rel) == "text":
-        return True
+    """Whether the gate scans a file whose name says neither text nor binary: what pre-commit
+    takes for text, and any file agents read, whatever its bytes (a NUL byte there is a
+    finding), but for one that is binary by its bytes and not named as text (an asset of a
+    skill)."""
     from identify.identify import is_text
 
     if is_text(io.BytesIO(data)):
