@@ -16,8 +16,8 @@ from typing import Any
 
 from gitstore.errors import Refused
 from gitstore.promote import blocks, rubric, verify
-from gitstore.promote.gates.wiki import page_findings
 from gitstore.promote.okf import link_problems, page_of, split_front_matter
+from gitstore.promote.pages import page_findings
 from gitstore.promote.routes import direct_edit, overlay, skill, staged
 from gitstore.promote.routing import QUICKSTART, WIKI, Routing, route
 from gitstore.promote.skills import check_skill

@@ -6,11 +6,11 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from collections import namedtuple
 from pathlib import Path
 
 from gitstore import _jsontext
 from gitstore._shown import one_line, shown
+from gitstore.promote.findings import Finding
 from gitstore.errors import GitstoreError
 from gitstore.promote._git import git_env
 
@@ -24,17 +24,6 @@ if TYPE_CHECKING:  # argparse, subprocess and the store load only when a gate ne
 
 ZERO = "0" * 40
 PARALLEL_FROM = 300  # files; below this, starting workers costs more than it saves
-
-
-class Finding(namedtuple("Finding", "path line message")):
-    """One problem (a ``path``, a 1-based ``line``, a ``message``), printed as ``path:line: message``."""
-
-    __slots__ = ()
-
-    def __str__(self) -> str:
-        # a file's name, a line of it or a record may hold escape sequences: shown, never obeyed;
-        # a name may hold a line break: pictured, so that each finding stays one line
-        return shown(f"{one_line(self.path)}:{self.line}: {' '.join(self.message.split())}")
 
 
 def report(findings: Iterable[Finding], out: Callable[[str], None] = print) -> int:
@@ -246,12 +235,6 @@ def not_regular(path: str, rel: str) -> Finding | None:
         return None
     what = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
     return Finding(rel, 1, f"{what}: pages and skills must be regular files of the repository")
-
-
-def line_of(text: str, needle: str, default: int = 1) -> int:
-    """The 1-based line where ``needle`` first occurs in ``text``."""
-    at = text.find(needle) if needle else -1
-    return text.count("\n", 0, at) + 1 if at >= 0 else default
 
 
 def read_store(root: Path) -> Store:

@@ -45,27 +45,23 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from posixpath import basename, dirname, join, normpath
 
-from gitstore.promote import blocks
 from gitstore.promote.gates._common import (
-    Finding, base_revision, blob_id, blobs, committed_paths, files_only, in_parallel, line_of, not_regular, parser,
+    Finding, base_revision, blob_id, blobs, committed_paths, files_only, in_parallel, not_regular, parser,
     relative, report, run, top_level, tree_entries,
 )
 from gitstore.promote.okf import (
-    INDEX_PAGE, LOG_PAGE, Page, is_url, link_problems, link_targets, page_cache, page_problems, read_page,
-    render_index_page,
+    INDEX_PAGE, LOG_PAGE, Page, is_url, link_problems, link_targets, page_cache, read_page, render_index_page,
 )
+from gitstore.promote.pages import link_line, page_findings, read_body, resolve_link
 
 PROG = "gitstore-okf"
 WIKI = "okf/wiki"
 INSTRUCTIONS = "INSTRUCTIONS.md"
-OVERLAY = "tooling"
-_KEY = re.compile(r"^([a-z_]+)\b")
-_LINE_IN = re.compile(r"^(?:index|log) line (\d+):")
 # OKF pages are the files named *.md (the specification's 3.1); other markdown names would be
 # read as pages by agents while no rule of the wiki reads them
 _MARKDOWN = frozenset({".md", ".markdown", ".mdown", ".mkd", ".mkdn", ".mdwn"})
@@ -134,108 +130,6 @@ def _recent(page: Page, logged: str | None) -> Page:
     head, entries = _log_entries(page.body, keep_ends=True)
     body = head + "".join("\n" * entry.count("\n") if entry.rstrip("\n") in history else entry for entry in entries)
     return Page(page.path, page.text, page.meta, body, page.problems)
-
-
-def page_findings(page: Page, rel: str, wiki_rel: str, links: Callable[[Page], list[str]]) -> list[Finding]:
-    """Every rule one page of the wiki (``rel`` from the repository's root) breaks by itself:
-    the OKF rules, the problems ``links`` finds in its links, the overlay's links, its promoted
-    claims. Promote runs it on a page it is about to write, its links read in the commit's tree."""
-    text = page.text or ""
-    at_root = dirname(rel) == wiki_rel
-    found = [Finding(rel, _line(problem, text), problem) for problem in page_problems(page, at_root=at_root)]
-    if page.text is None or page.problems:
-        return found
-    found += [Finding(rel, _link_line(problem, text), problem) for problem in links(page)]
-    inside = rel[len(wiki_rel) + 1:]
-    if inside.startswith(f"{OVERLAY}/"):
-        found += _overlay_links(page.links, rel, wiki_rel, text)
-    else:
-        found += _links_into_overlay(page.links, rel, wiki_rel, text)
-    return found + _promoted(rel, text)
-
-
-def _line(problem: str, text: str) -> int:
-    """The line a page problem is about: the front matter key it names, else the first line."""
-    if match := _LINE_IN.match(problem):
-        offset = text.count("\n", 0, len(text) - len(read_body(text)))
-        return int(match.group(1)) + offset
-    if match := re.search(r"footnote (\[\^[^\]]+\])", problem):
-        return line_of(text, match.group(1))
-    head = text[:len(text) - len(read_body(text))]
-    if (match := _KEY.match(problem)) and f"\n{match.group(1)}:" in head:
-        return line_of(head, f"\n{match.group(1)}:") + 1
-    return 1
-
-
-def read_body(text: str) -> str:
-    from gitstore.promote.okf import split_front_matter
-
-    return split_front_matter(text)[1]
-
-
-def _link_line(problem: str, text: str) -> int:
-    target = problem.split(" ", 2)[1].rstrip(":") if problem.count(" ") >= 2 else ""
-    return line_of(text, f"({target}") if f"({target}" in text else line_of(text, target)
-
-
-def _resolve(rel: str, target: str, wiki_rel: str) -> str:
-    name = target.partition("#")[0]
-    if name.startswith("/"):
-        return normpath(join(wiki_rel, name.lstrip("/")))
-    return normpath(join(dirname(rel), name))
-
-
-def _overlay_links(links: list[str], rel: str, wiki_rel: str, text: str) -> list[Finding]:
-    """An overlay page links exactly once, to project knowledge outside the overlay."""
-    if len(links) != 1:
-        return [Finding(rel, 1, f"a page of the tooling overlay has exactly one outgoing link, to project "
-                                f"knowledge; this one has {len(links)}")]
-    target = links[0]
-    if is_url(target):
-        return [Finding(rel, line_of(text, target), f"the overlay's one link must lead to project knowledge "
-                                                    f"in the repository, not to {target}")]
-    resolved = _resolve(rel, target, wiki_rel)
-    if resolved.startswith(f"{wiki_rel}/{OVERLAY}/") or resolved == f"{wiki_rel}/{OVERLAY}":
-        return [Finding(rel, line_of(text, target), "the overlay's one link must lead out of the overlay, "
-                                                    "to project knowledge")]
-    return []
-
-
-def _links_into_overlay(links: list[str], rel: str, wiki_rel: str, text: str) -> list[Finding]:
-    """No page outside the overlay (no index, no project page) links into it."""
-    found = []
-    for target in links:
-        # a link leads into the overlay only through a segment of its own naming it: this
-        # page's folder, outside the overlay, has another segment there, and ``..`` only drops
-        if OVERLAY not in target or is_url(target) or not target.partition("#")[0]:
-            continue
-        resolved = _resolve(rel, target, wiki_rel)
-        if resolved.startswith(f"{wiki_rel}/{OVERLAY}/") or resolved == f"{wiki_rel}/{OVERLAY}":
-            found.append(Finding(rel, line_of(text, target), f"links into the local tooling overlay ({target}), "
-                                                             "which no other clone has; never list or link it"))
-    return found
-
-
-def _promoted(rel: str, text: str) -> list[Finding]:
-    """Every promoted claim carries a readable citation."""
-    found = [Finding(rel, n, "a gitstore:promoted marker that does not follow its form "
-                             "(<!-- gitstore:promoted lrn_<id> sha256:<digest> -->)")
-             for n in blocks.markers_without_shape(text)]
-    for block in blocks.find(text):
-        if not block.statement.strip():
-            found.append(Finding(rel, block.line, f"promoted claim {block.learning} has no text"))
-        if block.cited_line is None:
-            found.append(Finding(rel, block.line, f"promoted claim {block.learning} has no citation "
-                                                  "(a 'Cited:' line right after its text)"))
-            continue
-        if not block.citations:
-            found.append(Finding(rel, block.cited_line, f"promoted claim {block.learning} cites nothing "
-                                                        "a reader can check"))
-        for item in block.unreadable:
-            found.append(Finding(rel, block.cited_line, f"citation {item[:80]!r} of {block.learning} follows no "
-                                                        "known form (`path@commit`, `lrn_<id>@sha256:<digest>`, "
-                                                        "`command` exited N, <URL> (accessed YYYY-MM-DD))"))
-    return found
 
 
 def _against_base(root: Path, wiki: Path, wiki_rel: str, pages: list[str],
@@ -326,14 +220,14 @@ def _links_into_gone(root: Path, rel: str, wiki_rel: str, gone: set[str], there:
         name = target.partition("#")[0]
         if not name or is_url(target):
             continue
-        resolved = _resolve(rel, target, wiki_rel)
+        resolved = resolve_link(rel, target, wiki_rel)
         if what == "source" and not name.startswith("/") and not remains(resolved):
             resolved = normpath(join(wiki_rel, name))  # a source may be a path from the bundle root
         if passed and not os.path.lexists(os.path.join(root, resolved)):
             continue
         if resolved in gone or (not remains(resolved) and any(path.startswith(f"{resolved}/") for path in gone)):
             problem = f"{what} {target} does not resolve: it leads to {resolved}, which this change deletes"
-            found.append(Finding(rel, _link_line(problem, page.text), problem))
+            found.append(Finding(rel, link_line(problem, page.text), problem))
     return found
 
 

@@ -1,0 +1,27 @@
+"""What a gate, or promote before it writes, finds wrong with a file: one problem on one line."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from gitstore._shown import one_line, shown
+
+
+class Finding(namedtuple("Finding", "path line message")):
+    """One problem (a ``path``, a 1-based ``line``, a ``message``), printed as ``path:line: message``."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        # a file's name, a line of it or a record may hold escape sequences: shown, never obeyed;
+        # a name may hold a line break: pictured, so that each finding stays one line
+        return shown(f"{one_line(self.path)}:{self.line}: {' '.join(self.message.split())}")
+
+
+def line_of(text: str, needle: str, default: int = 1) -> int:
+    """The 1-based line where ``needle`` first occurs in ``text``."""
+    at = text.find(needle) if needle else -1
+    return text.count("\n", 0, at) + 1 if at >= 0 else default
+
+
+__all__ = ["Finding", "line_of"]

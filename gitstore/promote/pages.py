@@ -1,0 +1,122 @@
+"""The rules one page of the wiki breaks by itself, as the wiki gate (``gitstore-okf``) judges
+a page and as promote judges one before it writes it: the OKF page rules, the problems in its
+links, the local tooling overlay's links, its promoted claims' citations."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from posixpath import dirname, join, normpath
+
+from gitstore.promote import blocks
+from gitstore.promote.findings import Finding, line_of
+from gitstore.promote.okf import Page, is_url, page_problems
+from gitstore.promote.routing import OVERLAY
+
+_KEY = re.compile(r"^([a-z_]+)\b")
+_LINE_IN = re.compile(r"^(?:index|log) line (\d+):")
+
+
+def page_findings(page: Page, rel: str, wiki_rel: str, links: Callable[[Page], list[str]]) -> list[Finding]:
+    """Every rule one page of the wiki (``rel`` from the repository's root) breaks by itself:
+    the OKF rules, the problems ``links`` finds in its links, the overlay's links, its promoted
+    claims. Promote runs it on a page it is about to write, its links read in the commit's tree."""
+    text = page.text or ""
+    at_root = dirname(rel) == wiki_rel
+    found = [Finding(rel, _line(problem, text), problem) for problem in page_problems(page, at_root=at_root)]
+    if page.text is None or page.problems:
+        return found
+    found += [Finding(rel, link_line(problem, text), problem) for problem in links(page)]
+    inside = rel[len(wiki_rel) + 1:]
+    if inside.startswith(f"{OVERLAY}/"):
+        found += _overlay_links(page.links, rel, wiki_rel, text)
+    else:
+        found += _links_into_overlay(page.links, rel, wiki_rel, text)
+    return found + _promoted(rel, text)
+
+
+def _line(problem: str, text: str) -> int:
+    """The line a page problem is about: the front matter key it names, else the first line."""
+    if match := _LINE_IN.match(problem):
+        offset = text.count("\n", 0, len(text) - len(read_body(text)))
+        return int(match.group(1)) + offset
+    if match := re.search(r"footnote (\[\^[^\]]+\])", problem):
+        return line_of(text, match.group(1))
+    head = text[:len(text) - len(read_body(text))]
+    if (match := _KEY.match(problem)) and f"\n{match.group(1)}:" in head:
+        return line_of(head, f"\n{match.group(1)}:") + 1
+    return 1
+
+
+def read_body(text: str) -> str:
+    from gitstore.promote.okf import split_front_matter
+
+    return split_front_matter(text)[1]
+
+
+def link_line(problem: str, text: str) -> int:
+    target = problem.split(" ", 2)[1].rstrip(":") if problem.count(" ") >= 2 else ""
+    return line_of(text, f"({target}") if f"({target}" in text else line_of(text, target)
+
+
+def resolve_link(rel: str, target: str, wiki_rel: str) -> str:
+    name = target.partition("#")[0]
+    if name.startswith("/"):
+        return normpath(join(wiki_rel, name.lstrip("/")))
+    return normpath(join(dirname(rel), name))
+
+
+def _overlay_links(links: list[str], rel: str, wiki_rel: str, text: str) -> list[Finding]:
+    """An overlay page links exactly once, to project knowledge outside the overlay."""
+    if len(links) != 1:
+        return [Finding(rel, 1, f"a page of the tooling overlay has exactly one outgoing link, to project "
+                                f"knowledge; this one has {len(links)}")]
+    target = links[0]
+    if is_url(target):
+        return [Finding(rel, line_of(text, target), f"the overlay's one link must lead to project knowledge "
+                                                    f"in the repository, not to {target}")]
+    resolved = resolve_link(rel, target, wiki_rel)
+    if resolved.startswith(f"{wiki_rel}/{OVERLAY}/") or resolved == f"{wiki_rel}/{OVERLAY}":
+        return [Finding(rel, line_of(text, target), "the overlay's one link must lead out of the overlay, "
+                                                    "to project knowledge")]
+    return []
+
+
+def _links_into_overlay(links: list[str], rel: str, wiki_rel: str, text: str) -> list[Finding]:
+    """No page outside the overlay (no index, no project page) links into it."""
+    found = []
+    for target in links:
+        # a link leads into the overlay only through a segment of its own naming it: this
+        # page's folder, outside the overlay, has another segment there, and ``..`` only drops
+        if OVERLAY not in target or is_url(target) or not target.partition("#")[0]:
+            continue
+        resolved = resolve_link(rel, target, wiki_rel)
+        if resolved.startswith(f"{wiki_rel}/{OVERLAY}/") or resolved == f"{wiki_rel}/{OVERLAY}":
+            found.append(Finding(rel, line_of(text, target), f"links into the local tooling overlay ({target}), "
+                                                             "which no other clone has; never list or link it"))
+    return found
+
+
+def _promoted(rel: str, text: str) -> list[Finding]:
+    """Every promoted claim carries a readable citation."""
+    found = [Finding(rel, n, "a gitstore:promoted marker that does not follow its form "
+                             "(<!-- gitstore:promoted lrn_<id> sha256:<digest> -->)")
+             for n in blocks.markers_without_shape(text)]
+    for block in blocks.find(text):
+        if not block.statement.strip():
+            found.append(Finding(rel, block.line, f"promoted claim {block.learning} has no text"))
+        if block.cited_line is None:
+            found.append(Finding(rel, block.line, f"promoted claim {block.learning} has no citation "
+                                                  "(a 'Cited:' line right after its text)"))
+            continue
+        if not block.citations:
+            found.append(Finding(rel, block.cited_line, f"promoted claim {block.learning} cites nothing "
+                                                        "a reader can check"))
+        for item in block.unreadable:
+            found.append(Finding(rel, block.cited_line, f"citation {item[:80]!r} of {block.learning} follows no "
+                                                        "known form (`path@commit`, `lrn_<id>@sha256:<digest>`, "
+                                                        "`command` exited N, <URL> (accessed YYYY-MM-DD))"))
+    return found
+
+
+__all__ = ["link_line", "page_findings", "read_body", "resolve_link"]
