@@ -16,6 +16,7 @@ from gitstore.cli import main
 from gitstore.errors import InvalidInput, Refused
 from gitstore.ops import learning as ops
 from gitstore.context import Context
+from gitstore.cli.promote import share_memory
 from gitstore.ops.promote import promote
 from gitstore.ops.setup import fetch_refspecs
 from gitstore.promote import blocks
@@ -454,7 +455,7 @@ def test_a_pull_request_shares_the_packet_its_gates_read(tmp_path: Path, monkeyp
     git(root, "push", "-q", "origin", "main")
     learning = accepted_learning(ctx)
     monkeypatch.setenv("PATH", f"{_fake_gh(tmp_path)}{os.pathsep}{os.environ['PATH']}")
-    result = promote(ctx, learning["id"], PERSON, pull_request=True)
+    result = promote(ctx, learning["id"], PERSON, pull_request=True, share=share_memory)  # as the command does
     assert result.push is not None and result.push.done, result.push
     assert result.pull_request is not None and result.pull_request.done
     checkout = tmp_path / "ci"
@@ -475,7 +476,7 @@ def test_a_branch_whose_packet_cannot_be_shared_is_not_pushed(tmp_path: Path) ->
     hook = remote / "hooks" / "pre-receive"
     hook.write_text("#!/bin/sh\nwhile read old new ref; do case $ref in refs/memory/*) exit 1;; esac; done\n")
     hook.chmod(0o755)
-    result = promote(ctx, learning["id"], PERSON, push=True)
+    result = promote(ctx, learning["id"], PERSON, push=True, share=share_memory)
     assert result.push is not None and not result.push.done
     assert "gitstore sync" in result.push.message, result.push.message
     assert git(remote, "for-each-ref").strip() == ""

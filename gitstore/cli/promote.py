@@ -10,9 +10,33 @@ from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.cli._values import checked, learning_argument
 from gitstore.context import Context
+from gitstore.errors import GitstoreError
 from gitstore.ops.promote import Promotion, promote as run_promote
+from gitstore.promote.pr import Outcome
 
 _ROUTES = "0 (overlay), 1 (direct-edit), 2 (staged-update) or procedural (skill)"
+
+
+def share_memory(ctx: Context, branch: str, remote: str) -> Outcome:
+    """Push this clone's shared memory to ``remote`` as ``gitstore sync`` does (fetching and
+    verifying what others pushed first): the promotion commit names its packet, and a pull
+    request's gates read that packet from the remote's store. So the branch goes out only
+    after its packet did; when the packet cannot, the outcome says why and what to run."""
+    from gitstore.sync.remote import sync
+
+    try:
+        report = sync(str(ctx.workspace.root), remote)
+    except GitstoreError as exc:
+        return _not_shared(branch, remote, str(exc))
+    if report.not_pushed:
+        return _not_shared(branch, remote, "; ".join(report.not_pushed))
+    return Outcome(True, report.line)
+
+
+def _not_shared(branch: str, remote: str, why: str) -> Outcome:
+    return Outcome(False, f"{branch} not pushed: the packet its commit names could not be shared with {remote} "
+                          f"({' '.join(why.split())[:300]}), and a pull request's gates read it there; run "
+                          f"`gitstore sync {remote}`, then `git push {remote} {branch}`")
 
 
 def _report(result: Promotion) -> dict[str, Any]:
@@ -65,7 +89,8 @@ def promote(
 ) -> None:
     """Promote an accepted learning into the wiki or skills, as one reviewable commit on its own branch."""
     ctx = Context.open()
-    result = run_promote(ctx, learning_id, actor(ctx, by), route=route, push=push, pull_request=pr)
+    result = run_promote(ctx, learning_id, actor(ctx, by), route=route, push=push, pull_request=pr,
+                         share=share_memory)
     report = _report(result)
     emit_json(report) if as_json else _print(report)
 

@@ -5,7 +5,7 @@ branch being free, the overlay file being free. Then the packet and its audit en
 in one append, and the route lands: a commit on ``memory/promote/<id>`` (direct edit, skill), a
 page of the local overlay, or a staged brief under ``okf/.memory/staged/<id>/``. Pushing and
 opening a pull request come last and only report what they did; the branch is pushed only after
-this clone's memory, which holds the packet its commit names (``_share_memory``).
+this clone's memory, which holds the packet its commit names (``share``).
 
 A note (``ops.unfinished``) stands from before the packet's append until the command ends, so
 a promotion killed between its steps is named by ``gitstore doctor``. Run again, it finds its
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ import pygit2
 
 from gitstore._files import first_link, replace_file
 from gitstore.config import ensure_ignored
-from gitstore.errors import GitstoreError, Refused
+from gitstore.errors import Refused
 from gitstore.context import Context
 from gitstore.ops import unfinished
 from gitstore.records.times import now
@@ -52,10 +53,15 @@ class Promotion:
     pull_request: pr.Outcome | None = None
 
 
+Share = Callable[[Context, str, str], pr.Outcome]  # (ctx, branch, remote): memory shared before the branch
+
+
 def promote(ctx: Context, learning_id: str, by: str, *, route: str | None = None, push: bool = False,
-            pull_request: bool = False, remote: str = "origin") -> Promotion:
+            pull_request: bool = False, remote: str = "origin", share: Share | None = None) -> Promotion:
     """Promote ``learning_id`` by the rubric's route (or a stricter ``route``); one killed after
-    its packet was stored is finished."""
+    its packet was stored is finished. ``share`` (``gitstore promote`` passes sync's) pushes
+    this clone's memory, which holds the packet the branch's commit names, before the branch
+    goes: the branch goes only when it did."""
     repo = ctx.workspace.repo
     requested = route_name(route) if route is not None else None
     resumed = _resumed(ctx, learning_id, requested)
@@ -82,7 +88,7 @@ def promote(ctx: Context, learning_id: str, by: str, *, route: str | None = None
             _write(path, text)
         outcome.written.append(path.relative_to(ctx.workspace.root).as_posix())
     if push or pull_request:
-        _publish(ctx, result, outcome, remote, pull_request, _current_branch(repo))
+        _publish(ctx, result, outcome, remote, pull_request, _current_branch(repo), share)
     unfinished.finish(ctx.workspace.state, _note_name(learning_id))
     return outcome
 
@@ -196,14 +202,15 @@ def _current_branch(repo: pygit2.Repository) -> str | None:
 
 
 def _publish(ctx: Context, result: Plan, outcome: Promotion, remote: str, pull_request: bool,
-             base: str | None) -> None:
+             base: str | None, share: Share | None) -> None:
     if outcome.branch is None:
         nothing = pr.Outcome(False, f"nothing to push: route {result.route} commits nothing")
         outcome.push = nothing
         outcome.pull_request = nothing if pull_request else None
         return
-    shared = _share_memory(ctx, outcome.branch, remote)
-    outcome.push = pr.push(ctx.workspace.root, outcome.branch, remote, shared) if shared.done else shared
+    shared = share(ctx, outcome.branch, remote) if share is not None else None
+    outcome.push = pr.push(ctx.workspace.root, outcome.branch, remote, shared) \
+        if shared is None or shared.done else shared
     if not pull_request:
         return
     if not outcome.push.done:
@@ -212,25 +219,3 @@ def _publish(ctx: Context, result: Plan, outcome: Promotion, remote: str, pull_r
     title = f"Promote: {' '.join(result.learning['content']['title'].split())}"
     outcome.pull_request = pr.open_pull_request(ctx.workspace.root, outcome.branch, base, title,
                                                 pr.body(result.packet, result.learning))
-
-
-def _share_memory(ctx: Context, branch: str, remote: str) -> pr.Outcome:
-    """Push this clone's shared memory to ``remote`` as ``gitstore sync`` does (fetching and
-    verifying what others pushed first): the promotion commit names its packet, and a pull
-    request's gates read that packet from the remote's store. So the branch goes out only
-    after its packet did; when the packet cannot, the outcome says why and what to run."""
-    from gitstore.sync.remote import sync
-
-    try:
-        report = sync(str(ctx.workspace.root), remote)
-    except GitstoreError as exc:
-        return _not_shared(branch, remote, str(exc))
-    if report.not_pushed:
-        return _not_shared(branch, remote, "; ".join(report.not_pushed))
-    return pr.Outcome(True, report.line)
-
-
-def _not_shared(branch: str, remote: str, why: str) -> pr.Outcome:
-    return pr.Outcome(False, f"{branch} not pushed: the packet its commit names could not be shared with {remote} "
-                             f"({' '.join(why.split())[:300]}), and a pull request's gates read it there; run "
-                             f"`gitstore sync {remote}`, then `git push {remote} {branch}`")
