@@ -46,6 +46,21 @@ def verdicts(ctx: Context) -> dict[str, tuple[str, bool]]:
     return {row.status.id: (row.status.state, row.status.usable) for row in learnings(Context.open(ctx.workspace.root))}
 
 
+def texts(ctx: Context) -> set[str]:
+    """The comment texts a clone reads, as a new command would."""
+    return {(e.get("payload") or {}).get("text") for e in Context.open(ctx.workspace.root).view().events.values()}
+
+
+def bob_speaks(bob: Context, alice: Context | None = None) -> None:
+    """bob comments in a thread of his own and syncs; then alice syncs, when given."""
+    thread = Thread(bob, 8, "200")
+    thread.comment("200", "bob's own words", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    sync(str(bob.workspace.root))
+    if alice is not None:
+        sync(str(alice.workspace.root))
+
+
 @pytest.fixture
 def team(tmp_path: Path) -> tuple[Context, Context, Path, dict]:
     """Alice's clone with a grant, a review thread, an accepted learning and a personal session;
@@ -419,10 +434,7 @@ def test_a_removal_nobody_here_honours_drops_no_other_writer_s_text(team: tuple,
     sync(str(alice.workspace.root))
     sync(str(bob.workspace.root))
 
-    def texts() -> set[str]:
-        return {(e.get("payload") or {}).get("text") for e in Context.open(bob.workspace.root).view().events.values()}
-
-    assert "keep retries bounded" in texts()
+    assert "keep retries bounded" in texts(bob)
     mallory = clone(tmp_path, bare, "mallory")
     sync(str(mallory.workspace.root))
     redact(Context.open(mallory.workspace.root), "github:comment:100", "github:66", "forged")
@@ -431,18 +443,18 @@ def test_a_removal_nobody_here_honours_drops_no_other_writer_s_text(team: tuple,
         f"refs/memory/v1/remotes/origin/payloads/shared/{writer}:refs/memory/v1/payloads/shared/{writer}")
     sync(str(mallory.workspace.root))
     git(bob.workspace.root, "fetch", "-q", "origin")
-    assert "keep retries bounded" in texts()
+    assert "keep retries bounded" in texts(bob)
     assert cli.gitstore("gc", cwd=bob.workspace.root).returncode == 0
-    assert "keep retries bounded" in texts()
+    assert "keep retries bounded" in texts(bob)
     got = sync(str(bob.workspace.root))
     assert any(q.writer == writer and q.kind == "payloads" for q in got.quarantined), got.line
-    assert "keep retries bounded" in texts()
+    assert "keep retries bounded" in texts(bob)
     redact(Context.open(alice.workspace.root), "github:comment:100", ALICE, "asked by its author")  # her own
     sync(str(alice.workspace.root))  # her snapshot may be the very commit forced before (the same second)
     git(bob.workspace.root, "fetch", "-q", "origin")  # reads judge a refused snapshot again once records move
-    assert "keep retries bounded" not in texts()
+    assert "keep retries bounded" not in texts(bob)
     assert sync(str(bob.workspace.root)).status in ("ok", "no-update")
-    assert "keep retries bounded" not in texts()
+    assert "keep retries bounded" not in texts(bob)
 
 
 def test_a_damaged_append_a_plain_fetch_brings_takes_no_record_read_before(team: tuple) -> None:
@@ -450,16 +462,8 @@ def test_a_damaged_append_a_plain_fetch_brings_takes_no_record_read_before(team:
     fetch brought it, and reads left all of bob's records out (his signed retirements with
     them), which sync did not mend. His history is read where it was admitted last."""
     alice, bob, bare, _ = team
-    thread = Thread(bob, 8, "200")
-    thread.comment("200", "bob's own words", "2026-03-02T10:00:00.000000Z")
-    thread.save()
-    sync(str(bob.workspace.root))
-    sync(str(alice.workspace.root))
-
-    def texts() -> set[str]:
-        return {(e.get("payload") or {}).get("text") for e in Context.open(alice.workspace.root).view().events.values()}
-
-    assert "bob's own words" in texts()
+    bob_speaks(bob, alice)
+    assert "bob's own words" in texts(alice)
     records = f"refs/memory/v1/records/shared/{bob.workspace.config.writer}"
     tip = git(bare, "rev-parse", records).strip()
     tree = git(bare, "rev-parse", f"{tip}^{{tree}}").strip()
@@ -468,14 +472,14 @@ def test_a_damaged_append_a_plain_fetch_brings_takes_no_record_read_before(team:
                              check=True).stdout.decode().strip()
     git(bare, "update-ref", records, damaged)
     git(alice.workspace.root, "fetch", "-q", "origin")
-    assert "bob's own words" in texts()
+    assert "bob's own words" in texts(alice)
     read = cli.gitstore("learnings", cwd=alice.workspace.root)
     assert f"is read as admitted before, at {tip[:12]}" in read.stderr, read.stderr
     got = sync(str(alice.workspace.root))
     assert any(q.tip == damaged for q in got.quarantined), got.line
     fetched = f"refs/memory/v1/remotes/origin/records/shared/{bob.workspace.config.writer}"
     assert git(alice.workspace.root, "rev-parse", fetched).strip() == tip  # put back, the damage held aside
-    assert "bob's own words" in texts()
+    assert "bob's own words" in texts(alice)
 
 
 def test_a_snapshot_a_plain_fetch_forces_in_drops_no_text(team: tuple) -> None:
@@ -484,16 +488,8 @@ def test_a_snapshot_a_plain_fetch_forces_in_drops_no_text(team: tuple) -> None:
     ok, gc erased the text and sync took the snapshot for admitted. A fetched snapshot is now
     read once it passes the check a sync makes; until then the one admitted last is read."""
     alice, bob, bare, _ = team
-    thread = Thread(bob, 8, "200")
-    thread.comment("200", "bob's own words", "2026-03-02T10:00:00.000000Z")
-    thread.save()
-    sync(str(bob.workspace.root))
-    sync(str(alice.workspace.root))
-
-    def texts() -> set[str]:
-        return {(e.get("payload") or {}).get("text") for e in Context.open(alice.workspace.root).view().events.values()}
-
-    assert "bob's own words" in texts()
+    bob_speaks(bob, alice)
+    assert "bob's own words" in texts(alice)
     writer = bob.workspace.config.writer
     empty = subprocess.run(["git", "mktree"], cwd=bare, input=b"", capture_output=True, check=True).stdout.decode().strip()
     forced = subprocess.run(["git", "-c", "user.name=m", "-c", "user.email=m@example.com", "commit-tree", "-m",
@@ -502,16 +498,16 @@ def test_a_snapshot_a_plain_fetch_forces_in_drops_no_text(team: tuple) -> None:
     git(alice.workspace.root, "fetch", "-q", "origin")
     fetched = f"refs/memory/v1/remotes/origin/payloads/shared/{writer}"
     assert git(alice.workspace.root, "rev-parse", fetched).strip() == forced
-    assert "bob's own words" in texts()
+    assert "bob's own words" in texts(alice)
     said = cli.gitstore("verify", cwd=alice.workspace.root)
     assert "drops 1 payload(s) no stored append removed" in said.stdout + said.stderr, (said.stdout, said.stderr)
     assert cli.gitstore("gc", cwd=alice.workspace.root).returncode == 0
-    assert "bob's own words" in texts()
+    assert "bob's own words" in texts(alice)
     got = sync(str(alice.workspace.root))
     assert any(q.writer == writer and q.kind == "payloads" and "drops 1 payload" in q.damage
                for q in got.quarantined), got.line
     assert git(alice.workspace.root, "rev-parse", fetched).strip() != forced  # put back
-    assert "bob's own words" in texts()
+    assert "bob's own words" in texts(alice)
     more = Thread(bob, 9, "300")
     more.comment("300", "bob's later words", "2026-03-02T11:00:00.000000Z")
     more.save()
@@ -519,7 +515,7 @@ def test_a_snapshot_a_plain_fetch_forces_in_drops_no_text(team: tuple) -> None:
     assert any(m.kind == "payloads" and m.before == forced for m in mended.pushed), mended.line
     assert [q.tip for q in mended.quarantined] == [forced]
     sync(str(alice.workspace.root))
-    assert {"bob's own words", "bob's later words"} <= texts()
+    assert {"bob's own words", "bob's later words"} <= texts(alice)
 
 
 def test_a_forged_clock_jump_poisons_no_other_writer_s_history(team: tuple, tmp_path: Path) -> None:
