@@ -434,10 +434,8 @@ def test_push_and_pull_request_with_the_github_cli(tmp_path: Path, monkeypatch: 
         assert part in body
 
 
-def test_a_pull_request_shares_the_packet_its_gates_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``--push`` and ``--pr`` pushed the branch alone: the pull request cited a packet the
-    remote's store did not hold, and its promotion gate failed. They push this clone's shared
-    memory as ``gitstore sync`` does first, so a checkout of the remote passes the gate."""
+def _signed_wiki_repo(tmp_path: Path) -> Context:
+    """A wiki repository under a policy that lets PERSON decide, signing as PERSON, with a grant."""
     from .team import EVERYTHING, commit_all, keypair, sign_as, write_policy
     from .world import grant_all, ready_repo
 
@@ -449,6 +447,15 @@ def test_a_pull_request_shares_the_packet_its_gates_read(tmp_path: Path, monkeyp
     commit_files(root, WIKI_FILES)
     ctx = Context.open(root)
     grant_all(ctx)
+    return ctx
+
+
+def test_a_pull_request_shares_the_packet_its_gates_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--push`` and ``--pr`` pushed the branch alone: the pull request cited a packet the
+    remote's store did not hold, and its promotion gate failed. They push this clone's shared
+    memory as ``gitstore sync`` does first, so a checkout of the remote passes the gate."""
+    ctx = _signed_wiki_repo(tmp_path)
+    root = ctx.workspace.root
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))  # its HEAD: the branch the policy is on
     git(root, "remote", "set-url", "origin", str(remote))
@@ -557,18 +564,8 @@ def test_ci_verifies_a_promotion_whose_acceptance_the_policy_lets_count(tmp_path
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """Under the team's policy, a CI checkout counts an acceptance signed by someone the policy
     lets accept, wherever a fetch put the refs; and only such a one."""
-    from .team import EVERYTHING, commit_all, keypair, sign_as, write_policy
-    from .world import grant_all, ready_repo
-
-    key, public = keypair(tmp_path / "keys", PERSON)
-    ctx = ready_repo(tmp_path / "widgets")
+    ctx = _signed_wiki_repo(tmp_path)
     root = ctx.workspace.root
-    write_policy(root, {PERSON: EVERYTHING}, {PERSON: public})
-    commit_all(root, "Who may decide")
-    sign_as(root, key)
-    commit_files(root, WIKI_FILES)
-    ctx = Context.open(root)
-    grant_all(ctx)
     result = promote(ctx, accepted_learning(ctx)["id"], PERSON)
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))  # its HEAD: the branch the policy is on
