@@ -32,7 +32,7 @@ from collections import ChainMap, Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from gitstore.capture.saved import FORMAT, MAX_SNAPSHOT_BYTES
 from gitstore.capture.screening import clean_name
@@ -400,7 +400,7 @@ def _previous_body(payload: dict[str, Any]) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def _numbered(obj: Any) -> bool:
+def _numbered(obj: Any) -> TypeGuard[dict[str, Any]]:
     """Whether a GitHub object carries GitHub's ids, which are numbers: a thread's root id is
     kept outside the payload redaction removes (its episode's source), where any other text
     could never be taken back."""

@@ -54,9 +54,9 @@ def export(ctx: Context, purpose: str, by: str, *,
     stamp = now()
     path = _destination(ctx, purpose, stamp)
     kept = _kept_here(view, items)
-    parts: list[tuple[Namespace, list[dict[str, Any]]]] = [
-        (side, part) for side, part in (("shared", [i for i in items if not kept(i)]),
-                                        ("local", [i for i in items if kept(i)])) if part]
+    split: tuple[tuple[Namespace, list[dict[str, Any]]], ...] = (
+        ("shared", [i for i in items if not kept(i)]), ("local", [i for i in items if kept(i)]))
+    parts = [(side, part) for side, part in split if part]
     records: dict[Namespace, dict[str, Any]] = {side: seal({
         "schema": "gitstore.export/v1", "scope": ctx.scope, "purpose": purpose, "by": by, "at": stamp,
         "path": path.relative_to(ctx.workspace.root).as_posix(), "items": _dedupe(part),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
+from typing import Any, cast
 
 import pygit2
 
@@ -145,7 +145,7 @@ def _tree_with(repo: pygit2.Repository, tree: pygit2.Tree | None, path: list[str
         return builder.write()
     if existing is not None and not is_tree:
         raise Refused(f"{here} is a file, not a folder, at the promotion's base: it is never replaced")
-    sub = repo[existing.id] if existing is not None else None
+    sub = cast(pygit2.Tree, repo[existing.id]) if existing is not None else None
     builder.insert(head, _tree_with(repo, sub, rest, blob, mode, f"{here}/"), pygit2.GIT_FILEMODE_TREE)
     return builder.write()
 
@@ -157,7 +157,7 @@ def build_commit(snapshot: Snapshot, files: dict[str, str], text: str) -> pygit2
     for path, content in sorted(files.items()):
         blob = repo.create_blob(content.encode("utf-8"))
         mode = snapshot.mode(path) or pygit2.GIT_FILEMODE_BLOB
-        tree_id = _tree_with(repo, repo[tree_id], path.split("/"), blob, mode)
+        tree_id = _tree_with(repo, cast(pygit2.Tree, repo[tree_id]), path.split("/"), blob, mode)
     author = signature(repo, "AUTHOR")
     committer = signature(repo, "COMMITTER")
     return repo.create_commit(None, author, committer, text, tree_id, [snapshot.commit.id])

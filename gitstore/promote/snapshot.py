@@ -10,6 +10,7 @@ import posixpath
 import subprocess
 from collections import deque
 from dataclasses import dataclass, field
+from typing import cast
 
 import pygit2
 
@@ -133,7 +134,7 @@ class InTree:
             entry = self._object("/".join(done)) if "/".join(done) not in self.pages else None
             if entry is not None and entry.filemode == pygit2.GIT_FILEMODE_LINK:
                 hops += 1
-                target = entry.data.decode("utf-8", "surrogateescape")
+                target = cast(pygit2.Blob, entry).data.decode("utf-8", "surrogateescape")
                 if hops > self._HOPS or target.startswith("/"):
                     return None
                 done.pop()

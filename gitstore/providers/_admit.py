@@ -202,7 +202,7 @@ class Checked(NamedTuple):
     """What a check found: the records (or payloads) that arrived, and the first problem (a
     named tuple: reads import this module, and a dataclass costs a capture its compile)."""
 
-    count: int
+    arrived: int  # not ``count``: a tuple has a method of that name
     problem: str | None = None
 
 

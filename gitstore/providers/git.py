@@ -39,7 +39,7 @@ from collections.abc import Set as AbstractSet  # a set of any kind, as ``<=`` t
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar, cast
 
 import pygit2
 
@@ -1789,7 +1789,8 @@ class _BlobIndex:
         self.looked_up = {} if looked_up is None else looked_up
         self.kept = kept  # where kind folder maps are kept between reads (``_kindmaps``)
         self._commit = commit
-        self._tip = tip or (lambda info: info.repo.references[info.name].target)  # where a ref is read
+        self._tip: Callable[[RefInfo], pygit2.Oid | None] = tip or (
+            lambda info: cast(pygit2.Oid, info.repo.references[info.name].target))  # where a ref is read
         self._maps: dict[tuple[str, str, str], dict[str, bytes]] = {}
         self._lookups: dict[tuple[str, str, str], int] = {}  # path lookups left before a kept map serves
         self._unkept: dict[tuple[str, str, str], list[int]] = {}  # folders with no kept map: [looked up, walk at]

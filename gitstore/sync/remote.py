@@ -438,7 +438,7 @@ class _Admitting:
                 self.refusals.hold(self.repo, held, tip, found.problem, records)
                 report.quarantined.append(Quarantined(writer, kind, str(tip), held, found.problem))
                 continue
-            moved = Moved(writer, kind, str(before) if before else None, str(tip), found.count)
+            moved = Moved(writer, kind, str(before) if before else None, str(tip), found.arrived)
             moves.append((self.fetched_ref(kind, writer), tip, before, moved))
         if moves:
             _update_refs(self.repo, [(ref, tip, before) for ref, tip, before, _ in moves])

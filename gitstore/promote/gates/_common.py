@@ -10,7 +10,7 @@ from pathlib import Path
 
 from gitstore import _jsontext
 from gitstore._shown import one_line, shown
-from gitstore.promote.findings import Finding
+from gitstore.promote.findings import Finding as Finding  # the gates' findings, named here for them
 from gitstore.errors import GitstoreError
 from gitstore.promote._git import git_env
 

@@ -227,7 +227,7 @@ def _links_into_gone(root: Path, rel: str, wiki_rel: str, gone: set[str], there:
             continue
         if resolved in gone or (not remains(resolved) and any(path.startswith(f"{resolved}/") for path in gone)):
             problem = f"{what} {target} does not resolve: it leads to {resolved}, which this change deletes"
-            found.append(Finding(rel, link_line(problem, page.text), problem))
+            found.append(Finding(rel, link_line(problem, page.text or ""), problem))
     return found
 
 
