@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pygit2
 import pytest
@@ -518,6 +519,21 @@ def test_a_snapshot_a_plain_fetch_forces_in_drops_no_text(team: tuple) -> None:
     assert {"bob's own words", "bob's later words"} <= texts(alice)
 
 
+def _alice_read_everywhere_and_the_forger_refused(alice: Context, bare: Path, tmp_path: Path, forge: Any,
+                                                  root: Path, forged: dict, clock: int) -> None:
+    """alice's own verify passes and a new clone admits her history after the forger's clocks;
+    then a forged append at ``clock``, too far past the limit, is quarantined there."""
+    assert cli.gitstore("verify", cwd=alice.workspace.root).returncode in (0, 1)
+    assert sync(str(alice.workspace.root)).pushed
+    carol = clone(tmp_path, bare, "carol")
+    got = sync(str(carol.workspace.root))
+    assert not any(q.writer == alice.workspace.config.writer for q in got.quarantined), got.line
+    forge(root, "wjumper", [forged], clock=clock)
+    git(root, "push", "-q", "origin", "refs/memory/v1/records/shared/wjumper")
+    got = sync(str(carol.workspace.root))
+    assert any(q.writer == "wjumper" and "more appends than any team makes" in q.damage for q in got.quarantined)
+
+
 def test_a_forged_clock_jump_poisons_no_other_writer_s_history(team: tuple, tmp_path: Path) -> None:
     """A writer may jump its clock 2**32 past its own last one, and every clone takes one more
     than the largest clock it saw: two forged appends (2**32, then 2**33) made alice's next own
@@ -541,15 +557,7 @@ def test_a_forged_clock_jump_poisons_no_other_writer_s_history(team: tuple, tmp_
     git(root, "push", "-q", "origin", "refs/memory/v1/records/shared/wjumper")  # grants have no payloads
     assert sync(str(alice.workspace.root)).status in ("ok", "degraded")
     grant_all(Context.open(alice.workspace.root), purposes=("training",))  # her next own append: clock 2**33 + 1
-    assert cli.gitstore("verify", cwd=alice.workspace.root).returncode in (0, 1)
-    assert sync(str(alice.workspace.root)).pushed
-    carol = clone(tmp_path, bare, "carol")
-    got = sync(str(carol.workspace.root))
-    assert not any(q.writer == alice.workspace.config.writer for q in got.quarantined), got.line
-    forge(root, "wjumper", [grant("far")], clock=2**40 + 2**32)
-    git(root, "push", "-q", "origin", "refs/memory/v1/records/shared/wjumper")
-    got = sync(str(carol.workspace.root))
-    assert any(q.writer == "wjumper" and "more appends than any team makes" in q.damage for q in got.quarantined)
+    _alice_read_everywhere_and_the_forger_refused(alice, bare, tmp_path, forge, root, grant("far"), 2**40 + 2**32)
 
 
 def test_clocks_a_forger_took_to_the_limit_leave_honest_clones_writing(team: tuple, tmp_path: Path) -> None:
@@ -577,15 +585,8 @@ def test_clocks_a_forger_took_to_the_limit_leave_honest_clones_writing(team: tup
     session.comment("late-1", "a local append, past the limit too", "2026-03-03T10:00:00.000000Z")
     session.save()
     grant_all(Context.open(alice.workspace.root), purposes=("evaluation",))  # seen: her local tip too
-    assert cli.gitstore("verify", cwd=alice.workspace.root).returncode in (0, 1)
-    assert sync(str(alice.workspace.root)).pushed
-    carol = clone(tmp_path, bare, "carol")
-    got = sync(str(carol.workspace.root))
-    assert not any(q.writer == alice.workspace.config.writer for q in got.quarantined), got.line
-    forge(root, "wjumper", [grant("creeping too fast")], clock=2**40 + 2**21)
-    git(root, "push", "-q", "origin", "refs/memory/v1/records/shared/wjumper")
-    got = sync(str(carol.workspace.root))
-    assert any(q.writer == "wjumper" and "jumps past" in q.damage for q in got.quarantined), got.line
+    _alice_read_everywhere_and_the_forger_refused(alice, bare, tmp_path, forge, root, grant("creeping too fast"),
+                                                  2**40 + 2**21)
 
 
 def test_a_fetched_payload_ref_at_a_blob_stops_neither_gc_nor_redact(team: tuple) -> None:
