@@ -11,7 +11,8 @@ from posixpath import dirname, join, normpath
 from gitstore.promote import blocks
 from gitstore.promote.findings import Finding, line_of
 from gitstore.promote.okf import Page, is_url, page_problems
-from gitstore.promote.routing import OVERLAY
+
+OVERLAY = "tooling"  # the local tooling overlay's folder in the wiki (route 0): git ignores it
 
 _KEY = re.compile(r"^([a-z_]+)\b")
 _LINE_IN = re.compile(r"^(?:index|log) line (\d+):")
@@ -119,4 +120,4 @@ def _promoted(rel: str, text: str) -> list[Finding]:
     return found
 
 
-__all__ = ["link_line", "page_findings", "read_body", "resolve_link"]
+__all__ = ["OVERLAY", "link_line", "page_findings", "read_body", "resolve_link"]

@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from posixpath import dirname, join, normpath
 
 from gitstore.promote.okf import INDEX_PAGE, RESERVED, body_links, headings, index_entries, is_url, split_front_matter
+from gitstore.promote.pages import OVERLAY  # named where the wiki gate reads it, which loads no git
 from gitstore.promote.snapshot import Snapshot
 
 WIKI = "okf/wiki"
 QUICKSTART = "quickstart.md"
 INSTRUCTIONS = "INSTRUCTIONS.md"
-OVERLAY = "tooling"
 MIN_SCORE = 4
 _BODY_CAP = 5
 _WORD = re.compile(r"[a-z0-9]+")

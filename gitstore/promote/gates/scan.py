@@ -187,9 +187,6 @@ def _reader(root: Path, files: Sequence[str]) -> Callable[[str], bool]:
     themselves, one of the wiki, or one of a skill. A skill is its whole folder, wherever that
     is: the folders holding a ``SKILL.md`` are read from the index (the commit being made) once,
     and only for a file pre-commit would take for binary."""
-    from gitstore.promote.gates._published import read_by_agents
-    from gitstore.promote.standing import BLOCK_FOLDERS
-
     passed = {dirname(relative(name, root)) for name in files if basename(name) == SKILL}
     found: list[set[str]] = []
 
@@ -204,6 +201,10 @@ def _reader(root: Path, files: Sequence[str]) -> Callable[[str], bool]:
         return "" in found[0]
 
     def agents_read(rel: str) -> bool:
+        # loaded at the first file pre-commit would not take for text: they read the store's rules
+        from gitstore.promote.gates._published import read_by_agents
+        from gitstore.promote.standing import BLOCK_FOLDERS
+
         return read_by_agents(rel) or rel.startswith(BLOCK_FOLDERS) or basename(rel) == SKILL or any(
             rel.startswith(place) or f"/{place}" in rel for place in SKILL_ROOTS) or in_a_skill(rel)
 
