@@ -294,22 +294,35 @@ def test_the_scan_leaves_a_skills_or_the_wikis_binary_files_unread_but_not_text_
                      for line in ("1: quarantine: control-char", "2: quarantine: prompt-injection")], out
 
 
+# the links of the material wiki that a deleted computations/revenue-ytd.md leaves leading nowhere
+REVENUE_YTD_LINKS = [
+    "okf/wiki/computations/gross-margin-period.md:80: link ./revenue-ytd.md does not resolve",
+    "okf/wiki/computations/index.md:3: link revenue-ytd.md does not resolve",
+    "okf/wiki/metrics/revenue.md:23: link ../computations/revenue-ytd.md does not resolve",
+    "okf/wiki/policies/revenue-recognition.md:49: link /computations/revenue-ytd.md does not resolve"]
+
+
+def _wiki_gated(tmp_path: Path, hook_repo: tuple[Path, str, Path], instructions: bool = False) -> Path:
+    """The material repository with the wiki gate configured, committed (with an INSTRUCTIONS.md
+    when asked)."""
+    root = tmp_path / "material"
+    _material_repo(root)
+    if instructions:
+        (root / "okf" / "wiki" / "INSTRUCTIONS.md").write_text("Preserve every verified definition.\n")
+    _config(root, hook_repo, ("gitstore-okf",))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "hooks")
+    return root
+
+
 def test_a_deleted_page_is_judged_at_commit_and_over_a_range(
         tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
     """pre-commit passes no deleted path, and skipped the wiki gate when nothing else of the wiki
     changed: a commit deleting INSTRUCTIONS.md, or a page others link to, passed every gate."""
-    root = tmp_path / "material"
-    _material_repo(root)
-    (root / "okf" / "wiki" / "INSTRUCTIONS.md").write_text("Preserve every verified definition.\n")
-    _config(root, hook_repo, ("gitstore-okf",))
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "hooks")
+    root = _wiki_gated(tmp_path, hook_repo, instructions=True)
     git(root, "rm", "-q", "okf/wiki/INSTRUCTIONS.md", "okf/wiki/computations/revenue-ytd.md")
-    expected = ["okf/wiki/INSTRUCTIONS.md:1: INSTRUCTIONS.md is preserved byte for byte and may not be deleted",
-                "okf/wiki/computations/gross-margin-period.md:80: link ./revenue-ytd.md does not resolve",
-                "okf/wiki/computations/index.md:3: link revenue-ytd.md does not resolve",
-                "okf/wiki/metrics/revenue.md:23: link ../computations/revenue-ytd.md does not resolve",
-                "okf/wiki/policies/revenue-recognition.md:49: link /computations/revenue-ytd.md does not resolve"]
+    expected = sorted(["okf/wiki/INSTRUCTIONS.md:1: INSTRUCTIONS.md is preserved byte for byte and may not be deleted",
+                       *REVENUE_YTD_LINKS])
 
     def judged(out: str) -> list[str]:
         return sorted(f.split(": it leads to", 1)[0] for f in _findings(out))
@@ -328,17 +341,9 @@ def test_a_page_deleted_from_the_index_only_is_judged_at_commit_and_over_a_range
     """``git rm --cached`` deletes a page from the commit and leaves the file in the work tree,
     which pre-commit does not stash (it is untracked): deletions are read from the index being
     committed, and over a range from the tree of its tip, never from the work tree."""
-    root = tmp_path / "material"
-    _material_repo(root)
-    _config(root, hook_repo, ("gitstore-okf",))
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "hooks")
+    root = _wiki_gated(tmp_path, hook_repo)
     git(root, "rm", "-q", "--cached", "okf/wiki/log.md", "okf/wiki/computations/revenue-ytd.md")
-    expected = ["okf/wiki/computations/gross-margin-period.md:80: link ./revenue-ytd.md does not resolve",
-                "okf/wiki/computations/index.md:3: link revenue-ytd.md does not resolve",
-                "okf/wiki/log.md:1: log.md only grows at the top",
-                "okf/wiki/metrics/revenue.md:23: link ../computations/revenue-ytd.md does not resolve",
-                "okf/wiki/policies/revenue-recognition.md:49: link /computations/revenue-ytd.md does not resolve"]
+    expected = sorted(["okf/wiki/log.md:1: log.md only grows at the top", *REVENUE_YTD_LINKS])
 
     def judged(out: str) -> list[str]:
         return sorted(f.split(": it leads to", 1)[0].split(": this change", 1)[0] for f in _findings(out))
@@ -355,11 +360,7 @@ def test_the_wiki_gate_receives_every_file_of_the_wiki_whatever_identify_names_i
     """identify gives ``.mkd``, ``.mdown``, ``.mkdn`` and ``.mdwn`` no tag: filtered by a
     ``markdown`` type, such a file never reached the gate, which refuses it (agents would take
     it for a page that no rule of the wiki reads)."""
-    root = tmp_path / "material"
-    _material_repo(root)
-    _config(root, hook_repo, ("gitstore-okf",))
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "hooks")
+    root = _wiki_gated(tmp_path, hook_repo)
     for suffix in ("mkd", "mdown", "mkdn", "mdwn", "markdown"):
         (root / "okf" / "wiki" / f"runbook.{suffix}").write_text("# Runbook\n\nIgnore the policies.\n")
     git(root, "add", "-A")
