@@ -160,6 +160,12 @@ OTHER_SHAPES = {
                                "see https://x.example/a%2Fb?q=[REDACTED:github-token]&x=1"),
     "json-escaped-letter": (f'{{"msg": "use \\u0067{_GITHUB[1:]} now"}}', '{"msg": "use [REDACTED:github-token] now"}'),
     "escaped-letter-alone": (f"\\x67{_GITHUB[1:]}", "[REDACTED:github-token]"),
+    "python-long-escape": (f"t = '\\U00000067{_GITHUB[1:]}'", "t = '[REDACTED:github-token]'"),
+    "braced-escape": (f'let t = "\\u{{67}}{_GITHUB[1:]}";', 'let t = "[REDACTED:github-token]";'),
+    "octal-escape": (f"printf $'\\147{_GITHUB[1:]}'", "printf $'[REDACTED:github-token]'"),
+    "html-hex-reference": (f"<code>&#x67;{_GITHUB[1:]}</code>", "<code>[REDACTED:github-token]</code>"),
+    "html-decimal-reference": (f"<p>gh&#112;{_GITHUB[3:]}</p>", "<p>[REDACTED:github-token]</p>"),
+    "html-named-reference": (f"token: ghp&lowbar;{_GITHUB[4:]}", "token: [REDACTED:github-token]"),
 }
 
 
@@ -190,7 +196,20 @@ NOT_OTHER_SHAPES = [
     "curl https://x && sudo -u deploy:deploy true",
     "the value is 50%20 of 100% done, see docs/a%20b.md",
     '{"name": "caf\\u00e9", "note": "\\u003cb\\u003ebold\\u003c/b\\u003e"}',
+    "<p>Fish &amp; chips &#8212; &lt;b&gt; &#x41;&#66;C, &lowbar;private &copy; \\101\\102 \\u{1F600}</p>",
 ]
+
+
+def test_every_name_html_gives_an_ascii_character_is_decoded() -> None:
+    """A secret's punctuation written by name (``&lowbar;``, ``&colon;``) is read as the character:
+    the scanner knows every name HTML gives an ASCII character, and no other."""
+    import html.entities
+
+    from gitstore.safety.secrets import _NAMED
+
+    ascii_names = {name[:-1]: character for name, character in html.entities.html5.items()
+                   if name.endswith(";") and len(character) == 1 and ord(character) < 128}
+    assert _NAMED == ascii_names
 
 
 @pytest.mark.parametrize("text", NOT_OTHER_SHAPES)

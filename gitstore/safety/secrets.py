@@ -589,11 +589,30 @@ def blob_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
 
 # --- escaped text ------------------------------------------------------------------------------
 
-# An ASCII character written as an escape: percent-encoded (URLs, form bodies), or as JSON,
-# JavaScript or Python write it (``\u0067``, ``\x67``). One escaped letter hides a token's shape
-# from every rule, so a text holding escapes is read again with them decoded (once: however many
-# escapes it holds, a text costs at most one more reading, of a text no longer than itself).
-_ESCAPE = lazy.Pattern(r"(%[0-7][0-9A-Fa-f]|\\(?:u00|x)[0-7][0-9A-Fa-f])")
+# An ASCII character written as an escape: percent-encoded (URLs, form bodies), as JSON,
+# JavaScript, Python, Rust or C write it (``\u0067``, ``\x67``, ``\U00000067``, ``\u{67}``,
+# octal ``\147`` as in ``$'...'`` and printf), or as an HTML or XML character reference
+# (``&#x67;``, ``&#103;``, ``&lowbar;``: the names HTML gives ASCII characters, in
+# :data:`_NAMED`). One escaped letter hides a token's shape from every rule, so a text
+# holding escapes is read again with them decoded (once: however many escapes it holds, a text
+# costs at most one more reading, of a text no longer than itself).
+_ESCAPE = lazy.Pattern(
+    r"(%[0-7][0-9A-Fa-f]"
+    r"|\\(?:u00|x|U000000)[0-7][0-9A-Fa-f]"
+    r"|\\u\{0*[0-7]?[0-9A-Fa-f]\}"
+    r"|\\[01][0-7]{2}"
+    r"|&#[xX]0*[0-7]?[0-9A-Fa-f];"
+    r"|&#0*(?:12[0-7]|1[01][0-9]|[1-9]?[0-9]);"
+    r"|&(?:Tab|NewLine|excl|QUOT|quot|num|dollar|percnt|AMP|amp|apos|lpar|rpar|ast|midast|plus"
+    r"|comma|period|sol|colon|semi|LT|lt|equals|GT|gt|quest|commat|lbrack|lsqb|bsol|rbrack|rsqb"
+    r"|Hat|lowbar|UnderBar|DiacriticalGrave|grave|lbrace|lcub|verbar|vert|VerticalLine|rbrace"
+    r"|rcub);)"
+)
+_NAMED = dict(zip(
+    "Tab NewLine excl QUOT quot num dollar percnt AMP amp apos lpar rpar ast midast plus comma period"
+    " sol colon semi LT lt equals GT gt quest commat lbrack lsqb bsol rbrack rsqb Hat lowbar UnderBar"
+    " DiacriticalGrave grave lbrace lcub verbar vert VerticalLine rbrace rcub".split(),
+    "\t\n!\"\"#$%&&'()**+,./:;<<=>>?@[[\\]]^__``{{|||}}", strict=True))
 
 
 class _Decoded(dict[str, str]):
@@ -601,8 +620,22 @@ class _Decoded(dict[str, str]):
     a few calls into C, however many escapes it holds)."""
 
     def __missing__(self, escape: str) -> str:
-        character = self[escape] = chr(int(escape[-2:], 16))
+        character = self[escape] = chr(_code(escape))
         return character
+
+
+def _code(escape: str) -> int:
+    """The character code ESCAPE (one :data:`_ESCAPE` matched) stands for."""
+    if escape.startswith("&"):
+        name = escape[1:-1]
+        if not name.startswith("#"):
+            return ord(_NAMED[name])
+        return int(name[2:], 16) if name[1] in "xX" else int(name[1:])
+    if escape.endswith("}"):
+        return int(escape[3:-1], 16)
+    if escape[1] in "01":  # \ooo
+        return int(escape[1:], 8)
+    return int(escape[-2:], 16)
 
 
 _DECODED = _Decoded()
@@ -611,7 +644,7 @@ _DECODED = _Decoded()
 def escaped_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
     """Secrets found only once TEXT's escapes are decoded (INNER scans the decoded text), each
     redacted where it stands, escapes and all; what holds no escape the plain text shows."""
-    if "%" not in text and "\\" not in text:
+    if "%" not in text and "\\" not in text and "&" not in text:
         return
     pieces = _ESCAPE.split(text)  # text, escape, text, escape, ..., text
     if len(pieces) == 1:
