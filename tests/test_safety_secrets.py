@@ -166,6 +166,11 @@ OTHER_SHAPES = {
     "html-hex-reference": (f"<code>&#x67;{_GITHUB[1:]}</code>", "<code>[REDACTED:github-token]</code>"),
     "html-decimal-reference": (f"<p>gh&#112;{_GITHUB[3:]}</p>", "<p>[REDACTED:github-token]</p>"),
     "html-named-reference": (f"token: ghp&lowbar;{_GITHUB[4:]}", "token: [REDACTED:github-token]"),
+    "bearer-after-no-break-space": ("Authorization: Bearer\u00a0eyJhbGciOiJIUzI1NiJ9abcdefghij0123",
+                                    "Authorization: Bearer\u00a0[REDACTED:bearer-token]"),
+    "assignment-with-narrow-spaces": ("password\u202f=\u2009Zq8WkX3mPv7Rk2", "password\u202f=\u2009[REDACTED:credential-assignment]"),
+    "curl-u-after-ideographic-space": ("curl -u\u3000alice:S3cr3tPassw0rd! https://x",
+                                       "curl -u\u3000alice:[REDACTED:basic-auth] https://x"),
 }
 
 
@@ -198,6 +203,18 @@ NOT_OTHER_SHAPES = [
     '{"name": "caf\\u00e9", "note": "\\u003cb\\u003ebold\\u003c/b\\u003e"}',
     "<p>Fish &amp; chips &#8212; &lt;b&gt; &#x41;&#66;C, &lowbar;private &copy; \\101\\102 \\u{1F600}</p>",
 ]
+
+
+def test_every_space_unicode_has_reads_as_a_space() -> None:
+    """A secret after a no-break or any other Unicode space is found as after an ASCII one: the
+    scanner maps every space separator Unicode lists (category Zs), and nothing else."""
+    import sys
+    import unicodedata
+
+    from gitstore.safety.spans import _SPACES
+
+    spaces = [code for code in range(sys.maxunicode + 1) if unicodedata.category(chr(code)) == "Zs" and code != 0x20]
+    assert sorted(_SPACES) == spaces
 
 
 def test_every_name_html_gives_an_ascii_character_is_decoded() -> None:

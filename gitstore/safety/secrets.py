@@ -345,7 +345,7 @@ def curl_user_hits(text: Text) -> Iterator[Hit]:
     if "curl" not in text.low:  # every match follows it
         return
     commands = _CurlCommands(text.low)
-    for m in _CURL_USER.finditer(text.raw):
+    for m in _CURL_USER.finditer(text.spaced):
         password = m.group("pw")
         if password.lower() in STOPWORDS or looks_placeholder(password) or _TEMPLATE_START.match(password):
             continue

@@ -1,7 +1,8 @@
 """What every finder of the scanner shares: the text under scan and the spans found in it.
 
 A :class:`Text` holds the text and a lowercased copy of the same length, so a pattern matched
-case-insensitively on the copy gives positions that are right in the original; finders that
+case-insensitively on the copy gives positions that are right in the original (its spaces of
+other widths, a no-break space, read as spaces, as they are on screen); finders that
 only count (injected instructions, commands) read its :attr:`Text.reading`, the text as a
 reader takes it in whatever its disguise. A :class:`Hit` is a span some rule wants replaced (a
 secret, a home folder); the scanner settles overlaps between hits by their priority.
@@ -22,6 +23,9 @@ from gitstore.safety.hidden import latin_skeleton, visible
 _EDGE_UNDERSCORES = lazy.Pattern(r"(?<![^\W_])_+|_+(?![^\W_])")
 # The combining marks of the blocks that set diacritics on Latin, Greek and Cyrillic letters.
 _DIACRITICS = lazy.Pattern("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
+# Every space of Unicode that is not the ASCII one (its category Zs): a screen shows each as a
+# space, so ``password =\u00a0value`` and ``Bearer\u2009token`` read as assignments and headers.
+_SPACES = str.maketrans(dict.fromkeys([0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000], " "))
 
 
 class Text:
@@ -33,10 +37,18 @@ class Text:
 
     @classmethod
     def of(cls, text: str) -> Text:
-        low = text.lower()
+        if text.isascii():
+            return cls(text, text.lower())
+        spaced = text.translate(_SPACES)
+        low = spaced.lower()
         if len(low) != len(text):  # a few letters lowercase to two characters: keep those
-            low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+            low = "".join(c.lower() if len(c.lower()) == 1 else c for c in spaced)
         return cls(text, low)
+
+    @property
+    def spaced(self) -> str:
+        """:attr:`raw` with its spaces of other widths as ASCII spaces (positions unchanged)."""
+        return self.raw if self.raw.isascii() else self.raw.translate(_SPACES)
 
     @functools.cached_property
     def reading(self) -> str:
