@@ -118,8 +118,11 @@ def _origin_scope(repo: pygit2.Repository, depth: int) -> str | None:
     if local is None:
         return scope_from_url(url)
     found = pygit2.discover_repository(str(local)) if local.exists() else None
-    if found is None or depth > 8:
+    if found is None:
         raise InvalidInput(f"origin {url!r} is a path but not a git repository")
+    if depth > 8:  # clones whose origins lead back to one another have no scope to share
+        raise InvalidInput(f"origin {url!r} leads through more than 8 local clones or back to itself: "
+                           "point one of them at a hosted remote")
     return repository_scope(pygit2.Repository(found), depth + 1)
 
 

@@ -51,6 +51,15 @@ def test_no_remote_gives_a_local_scope_and_clones_share_their_origin_scope(tmp_p
     assert repository_scope(pygit2.Repository(str(b))) == local
 
 
+def test_clones_whose_origins_lead_back_to_one_another_are_named_a_loop(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    git(tmp_path, "init", "-q", str(a))
+    git(tmp_path, "clone", "-q", str(a), str(b))
+    git(a, "remote", "add", "origin", str(b))
+    with pytest.raises(InvalidInput, match="back to itself"):
+        repository_scope(pygit2.Repository(str(a)))
+
+
 def test_worktree_key(tmp_path: Path, repo: Path) -> None:
     assert worktree_key(pygit2.Repository(str(repo))) is None
     linked = tmp_path / "linked"
