@@ -28,7 +28,7 @@ from gitstore.records.ids import episode_id, event_id
 from gitstore.records.vocabulary import CAPTURE_MODES
 from gitstore.context import Context
 from gitstore.capture.hookinput import HookInput
-from gitstore.capture.screening import Scan, Screen, summary_texts
+from gitstore.capture.screening import Scan, Screen, file_names, summary_texts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -143,10 +143,10 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
     task = screen.text(task_text, SUMMARY_CHARS // 2) if task_text is not None else None
     outcome = screen.text(outcome_text, SUMMARY_CHARS // 2) if outcome_text is not None else None
     if mode in ("summary", "hybrid"):
-        files = [f for f in (_relative(p, transcript.cwd) for p in transcript.files_touched) if f][:200]
+        files = [f for f in map(screen.name, file_names(transcript)) if f]
         summary = {"role": "summary", "text": f"Task: {task or '[not captured]'}\nOutcome: {outcome or '[not captured]'}"}
         if files:
-            summary["files"] = list(dict.fromkeys(files))
+            summary["files"] = files
         last = transcript.turns[-1].key if transcript.turns else "none"
         add(f"summary:{len(transcript.turns)}:{last}", ended, agent, summary)
         tests = dict(transcript.tests)
@@ -254,14 +254,6 @@ def _time(value: str | None) -> str | None:
 def _first_turn_time(transcript: Transcript) -> str | None:
     times = [t.at for t in transcript.turns if t.at]
     return _time(min(times)) if times else None
-
-
-def _relative(path: str, cwd: str | None) -> str | None:
-    if cwd and path.startswith(cwd.rstrip("/") + "/"):
-        path = path[len(cwd.rstrip("/")) + 1:]
-    if path.startswith("/") or ".." in path.split("/") or not path or "\\" in path:
-        return None
-    return path[:400]
 
 
 def _head(repo: pygit2.Repository) -> str | None:

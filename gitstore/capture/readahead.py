@@ -70,15 +70,15 @@ def read(path: Path | None, harness: str) -> tuple[Transcript | None, str | None
 
 
 def read_and_scan(path: Path | None, harness: str) -> Reading:
-    """``read``, and the texts a summary of the transcript screens (and the branch its
-    episode is pinned to), scanned."""
-    from gitstore.capture.screening import scan, summary_texts
+    """``read``, and the texts a summary of the transcript screens (and the names it keeps:
+    the files touched, the branch its episode is pinned to), scanned."""
+    from gitstore.capture.screening import file_names, scan, summary_texts
 
     transcript, problem = read(path, harness)
     scanned: dict[str, Scan] = {}
     if transcript is not None:
         task, outcome, commands = summary_texts(transcript)
-        for text in (task, outcome, *commands, transcript.branch):
+        for text in (task, outcome, *commands, *file_names(transcript), transcript.branch):
             if text is not None and text not in scanned:
                 scanned[text] = scan(text)
     return transcript, problem, scanned

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from gitstore.capture.transcripts import Transcript
 
 MAX_COMMANDS = 200
+MAX_FILES = 200
+FILE_CHARS = 400
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 
 # A scanned text: the text with its redactions applied, whether it is quarantined, how many
@@ -47,14 +49,18 @@ class Screen:
 
 
     def name(self, value: str | None) -> str | None:
-        """VALUE, a name such as the session's branch, kept whole when the scanner changes
-        nothing in it (see ``clean_name``); a name dropped for a secret counts as a redaction."""
+        """VALUE, a name such as the session's branch or a file's path, kept whole when the
+        scanner changes nothing in it (see ``clean_name``); a name dropped for a secret counts
+        as a redaction, one the scanner quarantines as quarantined."""
         if not value:
             return None
         text, quarantined, redactions = self.known.get(value) or scan(value)
         if text == value and not quarantined:
             return value
-        self.redactions += redactions
+        if quarantined:
+            self.quarantined += 1
+        else:
+            self.redactions += redactions
         return None
 
 
@@ -89,3 +95,24 @@ def summary_texts(transcript: Transcript) -> tuple[str | None, str | None, tuple
     task = next((t.text for t in transcript.turns if t.role == "user" and t.text.strip()), None)
     outcome = next((t.text for t in reversed(transcript.turns) if t.role == "assistant" and t.text.strip()), None)
     return task, outcome, transcript.commands[:MAX_COMMANDS]
+
+
+def file_names(transcript: Transcript) -> list[str]:
+    """The paths a summary may list of the files the session touched, before screening:
+    relative to the session's folder, none outside it, each once, the first ``MAX_FILES``. A
+    path longer than ``FILE_CHARS`` is left out rather than cut: a cut path names no file, and
+    its cut end could be part of a secret the scanner no longer recognizes."""
+    found: dict[str, None] = {}
+    for path in transcript.files_touched:
+        relative = _relative(path, transcript.cwd)
+        if relative is not None:
+            found.setdefault(relative, None)
+    return list(found)[:MAX_FILES]
+
+
+def _relative(path: str, cwd: str | None) -> str | None:
+    if cwd and path.startswith(cwd.rstrip("/") + "/"):
+        path = path[len(cwd.rstrip("/")) + 1:]
+    if path.startswith("/") or ".." in path.split("/") or not path or "\\" in path or len(path) > FILE_CHARS:
+        return None
+    return path
