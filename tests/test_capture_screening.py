@@ -63,3 +63,34 @@ def test_a_file_path_the_scanner_would_change_is_left_out_and_counted(ctx: Conte
     objects = _objects(ctx)
     for needle in (TOKEN[4:20], AWS, "Ignore all previous instructions", "a\u202eexe"):
         assert needle.encode() not in objects, needle
+
+
+def test_names_the_envelope_and_episode_carry_hold_no_secret(ctx: Context, tmp_path: Path) -> None:
+    """The checkout's branch, the session id, the harness's version and the transcript's file
+    name are copied from outside into records no redaction reaches: each is kept whole when the
+    scanner would change nothing in it, else none (the session a stand-in of its own, so the
+    same session is still the same episode)."""
+    root = ctx.workspace.root
+    subprocess.run(["git", "checkout", "-q", "-b", f"fix/{TOKEN}"], cwd=root, check=True)
+    session = f"s-{TOKEN}"
+    transcript = claude_transcript(tmp_path / f"{TOKEN}.jsonl", [("user", "Add jitter."), ("assistant", "Added.")],
+                                   session=session)
+    payload = {"session_id": session, "transcript_path": str(transcript), "hook_event_name": "SessionEnd",
+               "cwd": str(root), "version": f"2.0.{TOKEN}"}
+    first = capture(ctx, HookInput.from_payload("claude-code", payload, "/"))
+    envelope = first.envelope
+    assert envelope["branch"] is None and envelope["harnessVersion"] is None
+    assert envelope["transcript"]["name"] == "_" and envelope["session"] == first.episode["source"]["ref"]
+    assert first.receipt["redactions"] >= 4
+    again = capture(ctx, HookInput.from_payload("claude-code", {**payload, "hook_event_name": "PreCompact"}, "/"))
+    assert again.episode == first.episode, "the same session is the same episode"
+    assert import_transcript(ctx, transcript).episode["id"] == first.episode["id"]
+    other = claude_transcript(tmp_path / "other.jsonl", [("user", "Add jitter.")], session=f"s-{TOKEN[:-1]}A")
+    assert import_transcript(ctx, other).episode["id"] != first.episode["id"], "another session, another episode"
+    assert TOKEN[4:20].encode() not in _objects(ctx)
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, check=True)
+    plain = claude_transcript(tmp_path / "sess-2.jsonl", [("user", "Add jitter.")], session="sess-2")
+    kept = capture(ctx, HookInput.from_payload("claude-code", {**payload, "session_id": "sess-2", "version": "2.0.1",
+                                                               "transcript_path": str(plain)}, "/")).envelope
+    assert (kept["branch"], kept["session"], kept["harnessVersion"], kept["transcript"]["name"]) == \
+        ("main", "sess-2", "2.0.1", "sess-2.jsonl")

@@ -28,7 +28,7 @@ from gitstore.records.ids import episode_id, event_id
 from gitstore.records.vocabulary import CAPTURE_MODES
 from gitstore.context import Context
 from gitstore.capture.hookinput import HookInput
-from gitstore.capture.screening import Scan, Screen, file_names, summary_texts
+from gitstore.capture.screening import Scan, Screen, file_name, file_names, summary_texts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -69,8 +69,8 @@ def build(ctx: Context, hook: HookInput, transcript: Transcript | None, problem:
     if mode not in CAPTURE_MODES:
         raise InvalidInput(f"unknown capture mode {mode!r} (one of {', '.join(CAPTURE_MODES)})")
     captured_at = now_time()
-    envelope = _envelope(ctx, hook, transcript, mode, captured_at)
     screen = Screen(scanned or {})
+    envelope = _envelope(ctx, hook, transcript, mode, captured_at, screen)
     reasons: list[str] = [problem] if problem else []
     episode, events = None, []
     if transcript is not None:
@@ -78,26 +78,29 @@ def build(ctx: Context, hook: HookInput, transcript: Transcript | None, problem:
     return Capture(envelope, _receipt(ctx, envelope, episode, transcript, screen, reasons), episode, events)
 
 
-def _envelope(ctx: Context, hook: HookInput, transcript: Transcript | None, mode: str, at: str) -> dict[str, Any]:
+def _envelope(ctx: Context, hook: HookInput, transcript: Transcript | None, mode: str, at: str,
+              screen: Screen) -> dict[str, Any]:
+    """The envelope; its names come from outside (the harness, the checkout) into a record no
+    redaction reaches, so each is screened whole (``Screen.name``, ``Screen.key``)."""
     head = _head(ctx.workspace.repo)
-    info = _transcript_file(hook.transcript)
+    info = _transcript_file(hook.transcript, screen)
     available = ["transcript"] if info else []
     if head is not None:
         available.append("revision")
-    session = hook.session or (transcript.session if transcript else None) or "unknown"
+    session = hook.session or (transcript.session if transcript else None)
+    version = hook.version or (transcript.version if transcript else None)
     return seal({
         "schema": "gitstore.envelope/v1", "scope": ctx.scope, "harness": hook.harness,
-        "harnessVersion": ((hook.version or (transcript.version if transcript else None) or "")[:64] or None),
-        "event": hook.event, "session": "".join(session.split())[:200] or "unknown",
-        "worktree": worktree_key(ctx.workspace.repo), "branch": _branch(ctx.workspace.repo), "revision": head,
-        "transcript": info, "available": available, "mode": mode, "capturedAt": at,
+        "harnessVersion": screen.name(version, 64), "event": hook.event, "session": screen.key(session),
+        "worktree": worktree_key(ctx.workspace.repo), "branch": screen.name(_branch(ctx.workspace.repo), 255),
+        "revision": head, "transcript": info, "available": available, "mode": mode, "capturedAt": at,
     })
 
 
-def _transcript_file(path: Path | None) -> dict[str, Any] | None:
-    """The envelope's account of the transcript file: its name, and the sha256 and size of the
-    bytes read from it, whatever its size (read a block at a time, so memory stays bounded);
-    None when there is no regular file to read."""
+def _transcript_file(path: Path | None, screen: Screen) -> dict[str, Any] | None:
+    """The envelope's account of the transcript file: its name (``_`` when the scanner would
+    change it), and the sha256 and size of the bytes read from it, whatever its size (read a
+    block at a time, so memory stays bounded); None when there is no regular file to read."""
     if path is None or not path.is_file():
         return None
     digest, size = hashlib.sha256(), 0
@@ -108,21 +111,14 @@ def _transcript_file(path: Path | None) -> dict[str, Any] | None:
                 size += len(block)
     except OSError:
         return None
-    return {"name": _file_name(path.name), "sha256": "sha256:" + digest.hexdigest(), "bytes": size}
-
-
-def _file_name(name: str) -> str:
-    """A transcript's file name as a record holds it: a backslash (a legal name on Linux, no
-    name in the contract) as ``_``, a byte that was no UTF-8 (read as a lone surrogate) as
-    U+FFFD, at most 255 characters: an odd name never costs the session its capture."""
-    name = name.replace("\\", "_")
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")[:255] or "_"
+    return {"name": screen.name(file_name(path.name), 255) or "_", "sha256": "sha256:" + digest.hexdigest(),
+            "bytes": size}
 
 
 def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, screen: Screen,
              reasons: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     session = transcript.session or hook.session or transcript_key(hook)
-    source = {"kind": "agent-session", "origin": hook.harness, "ref": "".join(session.split())[:200] or "unknown"}
+    source = {"kind": "agent-session", "origin": hook.harness, "ref": screen.key(session)}
     eid = episode_id(ctx.scope, source)
     started = _time(transcript.started_at) or _first_turn_time(transcript) or EPOCH
     ended = _time(transcript.ended_at) or started
@@ -169,7 +165,7 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
     degraded = _degradation(transcript, screen, reasons)
     episode = seal({
         "schema": "gitstore.episode/v1", "scope": ctx.scope, "id": eid, "source": source,
-        "pin": {"repository": ctx.scope, "pullRequest": None, "branch": screen.name(transcript.branch),
+        "pin": {"repository": ctx.scope, "pullRequest": None, "branch": screen.name(transcript.branch, 255),
                 "commit": commit},
         # no title: the task's words live only in the summary event's payload, which redaction
         # removes; the pin is outside it, so a branch the scanner would change is none
@@ -265,7 +261,7 @@ def _head(repo: pygit2.Repository) -> str | None:
 
 def _branch(repo: pygit2.Repository) -> str | None:
     try:
-        return None if repo.head_is_detached else repo.head.shorthand[:255]
+        return None if repo.head_is_detached else repo.head.shorthand
     except (pygit2.GitError, KeyError):
         return None
 

@@ -70,16 +70,20 @@ def read(path: Path | None, harness: str) -> tuple[Transcript | None, str | None
 
 
 def read_and_scan(path: Path | None, harness: str) -> Reading:
-    """``read``, and the texts a summary of the transcript screens (and the names it keeps:
-    the files touched, the branch its episode is pinned to), scanned."""
-    from gitstore.capture.screening import file_names, scan, summary_texts
+    """``read``, and the texts a summary of the transcript screens and the names the capture
+    keeps (the files touched, the branch, the session, the version, the file's name), scanned.
+    A name the hook or the checkout gives otherwise (a hook's own session id, HEAD's branch)
+    is scanned by the capture itself."""
+    from gitstore.capture.screening import compact, file_name, file_names, scan, summary_texts
 
     transcript, problem = read(path, harness)
     scanned: dict[str, Scan] = {}
-    if transcript is not None:
+    if transcript is not None and path is not None:
         task, outcome, commands = summary_texts(transcript)
-        for text in (task, outcome, *commands, *file_names(transcript), transcript.branch):
-            if text is not None and text not in scanned:
+        names = (*file_names(transcript), transcript.branch, compact(transcript.session or ""), transcript.version,
+                 file_name(path.name))
+        for text in (task, outcome, *commands, *names):
+            if text and text not in scanned:
                 scanned[text] = scan(text)
     return transcript, problem, scanned
 

@@ -9,6 +9,7 @@ have been screened had it been scanned here.
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 TYPE_CHECKING = False  # typing costs milliseconds in the hook's worker
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 MAX_COMMANDS = 200
 MAX_FILES = 200
 FILE_CHARS = 400
+KEY_CHARS = 200
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 
 # A scanned text: the text with its redactions applied, whether it is quarantined, how many
@@ -48,11 +50,12 @@ class Screen:
         return text if len(text) <= limit else text[: limit - 20] + " [gitstore: cut]"
 
 
-    def name(self, value: str | None) -> str | None:
+    def name(self, value: str | None, limit: int | None = None) -> str | None:
         """VALUE, a name such as the session's branch or a file's path, kept whole when the
-        scanner changes nothing in it (see ``clean_name``); a name dropped for a secret counts
-        as a redaction, one the scanner quarantines as quarantined."""
-        if not value:
+        scanner changes nothing in it (see ``clean_name``) and it has at most LIMIT characters
+        (a cut name names nothing, and its cut end could be part of a secret); a name dropped
+        for a secret counts as a redaction, one the scanner quarantines as quarantined."""
+        if not value or (limit is not None and len(value) > limit):
             return None
         text, quarantined, redactions = self.known.get(value) or scan(value)
         if text == value and not quarantined:
@@ -62,6 +65,31 @@ class Screen:
         else:
             self.redactions += redactions
         return None
+
+
+    def key(self, value: str | None) -> str:
+        """VALUE, an id such as a session's, without whitespace, kept when ``name`` keeps it
+        within ``KEY_CHARS``; else a stand-in made from it alone (``withheld:`` and its
+        sha256), so the same id still names the same episode and nothing of it is stored."""
+        key = compact(value or "")
+        if not key:
+            return "unknown"
+        if self.name(key, KEY_CHARS) == key:
+            return key
+        return "withheld:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def compact(value: str) -> str:
+    """An id as records hold it: without whitespace."""
+    return "".join(value.split())
+
+
+def file_name(name: str) -> str:
+    """A file's name as a record holds it, before screening: a backslash (a legal name on
+    Linux, no name in the contract) as ``_``, a byte that was no UTF-8 (read as a lone
+    surrogate) as U+FFFD, ``_`` for none: an odd name never costs the session its capture."""
+    name = name.replace("\\", "_")
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace") or "_"
 
 
 def scan(value: str) -> Scan:
