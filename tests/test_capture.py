@@ -377,3 +377,22 @@ def test_import_transcript_harness_skips_detection(ctx: Context, tmp_path: Path)
     assert _stored(ctx) == [], "nothing stored"
     done = gitstore("import", "transcript", str(transcript), "--harness", "claude-code", "--json", cwd=root)
     assert done.returncode == 0 and json.loads(done.stdout)["status"] == "complete", done.stderr
+
+
+def test_a_subagent_transcript_is_an_episode_of_its_own(ctx: Context) -> None:
+    """A Claude Code subagent's transcript (``agent-*.jsonl``, every line a sidechain) carries
+    its parent's session id; it is keyed by the session and its agent, so neither capture
+    takes the other's episode, and the parent's stays the parent's whatever the order."""
+    folder = ("transcripts", "claude-code", "claude-code-viewer")
+    agent = import_transcript(ctx, shared(*folder, "agent-test-hash-123.jsonl"))
+    other = import_transcript(ctx, shared(*folder, "agent-test-hash-456.jsonl"))
+    parent = import_transcript(ctx, shared(*folder, "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"))
+    session = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
+    assert parent.episode["source"]["ref"] == session
+    assert agent.episode["source"]["ref"] == f"{session}/agent-test-hash-123"
+    assert len({agent.episode["id"], other.episode["id"], parent.episode["id"]}) == 3
+    assert parent.episode["startedAt"].startswith("2025-09-07")
+    nested = import_transcript(ctx, shared("transcripts", "agent-sessions", "claude", "subagent",
+                                           "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f", "subagents",
+                                           "agent-a0ad4f44468bdf20d.jsonl"))
+    assert nested.episode["source"]["ref"] == "agent-a0ad4f44468bdf20d", "a session already its agent's"

@@ -15,7 +15,8 @@ bookkeeping types are read and skipped; any other type is counted as unknown.
 - Thinking blocks are left out of the text; a user line with both text and tool results
   keeps the text (the results still update their calls).
 - Subagent transcripts beside the session (``<session>/subagents/*.jsonl``) are listed in
-  ``Transcript.subagents``; each parses on its own.
+  ``Transcript.subagents``; each parses on its own, its session ``<session>/agent-<id>``
+  (``Sidechain``), since its lines carry the parent's session id.
 """
 
 from __future__ import annotations
@@ -39,16 +40,53 @@ _TOOL_USE = frozenset({"tool_use", "server_tool_use"})
 
 def parse(path: Path, limits: Limits) -> Transcript:
     builder = Builder(HARNESS, path, limits)
+    sidechain = Sidechain()
     for number, raw in lines(path, limits.max_line_bytes):
         record = BAD if raw is None else loads(raw)
         if not isinstance(record, dict):
             builder.malformed()
             continue
+        sidechain.see(record)
         try:
             _record(builder, record, number)
         except (TypeError, ValueError, AttributeError, KeyError, IndexError):
             builder.malformed()
+    if sidechain.only and "session" in builder.meta:
+        builder.meta["session"] = sidechain.session(builder.meta["session"], path)
     return builder.finish(subagents=_subagents(path, limits))
+
+
+class Sidechain:
+    """Whether a file is a subagent's transcript: every line of the session is a sidechain.
+    Such a file carries its parent's ``sessionId``, so it is keyed ``<session>/agent-<id>`` (the
+    line's ``agentId``, else the file's name): the parent's episode stays the parent's."""
+
+    __slots__ = ("agent", "main", "side")
+
+    def __init__(self) -> None:
+        self.agent: str | None = None
+        self.main = self.side = False
+
+    def see(self, record: dict[str, Any]) -> None:
+        if not isinstance(record.get("sessionId"), str):
+            return
+        if record.get("isSidechain") is not True:
+            self.main = True
+        else:
+            self.side = True
+            agent = record.get("agentId")
+            if self.agent is None and isinstance(agent, str) and agent.strip():
+                self.agent = agent.strip()
+
+    @property
+    def only(self) -> bool:
+        return self.side and not self.main
+
+    def session(self, session: str, path: Path) -> str:
+        """The subagent's key; SESSION as it is when it names the agent already."""
+        stem = path.stem
+        name = f"agent-{self.agent}" if self.agent else stem if stem.startswith("agent-") else f"agent-{stem}"
+        return session if session == name or session.endswith("/" + name) else f"{session}/{name}"
 
 
 def _record(builder: Builder, record: dict[str, Any], number: int) -> None:
