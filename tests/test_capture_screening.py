@@ -94,3 +94,29 @@ def test_names_the_envelope_and_episode_carry_hold_no_secret(ctx: Context, tmp_p
                                                                "transcript_path": str(plain)}, "/")).envelope
     assert (kept["branch"], kept["session"], kept["harnessVersion"], kept["transcript"]["name"]) == \
         ("main", "sess-2", "2.0.1", "sess-2.jsonl")
+
+
+def test_a_command_cut_to_its_bound_keeps_no_part_of_a_secret(ctx: Context, tmp_path: Path) -> None:
+    """A command is bounded when the transcript is read, before the scanner sees it: a cut
+    through a token left its first characters and its checksum, which give it away and which
+    the scanner no longer recognizes as a token. The word a cut would split goes with it."""
+    root = str(ctx.workspace.root)
+    command = "echo " + "a" * (2000 - 5 - 1 - 4 - 31) + " " + TOKEN  # a cut at 2,000 keeps ghp_ and 31 more
+    calls = [("Bash", {"command": command}), ("Bash", {"command": "pytest -q"})]
+    result = import_transcript(ctx, _tool_session(tmp_path / "long.jsonl", root, calls))
+    commands = [e["payload"]["command"] for e in result.events if e["payload"]["role"] == "tool"]
+    assert commands[1] == "pytest -q" and commands[0].startswith("echo aaa") and "ghp_" not in commands[0]
+    assert TOKEN[4:20].encode() not in _objects(ctx)
+
+
+def test_a_turn_cut_to_its_bound_keeps_no_part_of_a_secret(tmp_path: Path) -> None:
+    """Past the whole session's bound, later turns keep a short tail's worth: the same cut, the
+    same rule."""
+    from gitstore.capture.transcripts import parse_transcript
+    from gitstore.capture.transcripts._model import Limits
+
+    path = claude_transcript(tmp_path / "s.jsonl", [("user", "Deploy the service."),
+                                                    ("assistant", "Done, with " + "x" * 20 + " " + TOKEN + " set.")])
+    transcript = parse_transcript(path, limits=Limits(max_total_text=10, tail_text=50))
+    last = transcript.turns[-1]
+    assert last.truncated and "ghp_" not in last.text and last.text.startswith("Done, with xxx")

@@ -472,13 +472,25 @@ def test_oversized_line_is_malformed_not_read(tmp_path: Path) -> None:
 
 def test_long_text_is_truncated_and_marked(tmp_path: Path) -> None:
     line = {"type": "user", "uuid": "u1", "sessionId": "s", "timestamp": "2025-01-01T00:00:00Z",
-            "message": {"role": "user", "content": "é" * 50_000}}
+            "message": {"role": "user", "content": "ééé " * 12_500}}
     path = tmp_path / "long.jsonl"
     path.write_text(json.dumps(line) + "\n")
     turn = parse_transcript(path).turns[0]
     assert turn.truncated
-    assert turn.text.startswith("é" * 20_000)
-    assert turn.text.endswith("[gitstore: 30000 more characters truncated]")
+    assert turn.text == "ééé " * 5_000 + "\n[gitstore: 30000 more characters truncated]"
+
+
+def test_a_cut_never_splits_a_word(tmp_path: Path) -> None:
+    """Texts are bounded before the safety scanner sees them, and a token's cut end gives it
+    away while the scanner no longer knows it for one: the word a cut would split goes too,
+    all of a text with no break in it."""
+    line = {"type": "user", "uuid": "u1", "sessionId": "s", "timestamp": "2025-01-01T00:00:00Z",
+            "message": {"role": "user", "content": "ab " * 6_666 + "c" * 100}}
+    path = tmp_path / "long.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    assert parse_transcript(path).turns[0].text == "ab " * 6_666 + "\n[gitstore: 100 more characters truncated]"
+    path.write_text(json.dumps(line | {"message": {"role": "user", "content": "é" * 50_000}}) + "\n")
+    assert parse_transcript(path).turns[0].text == "\n[gitstore: 50000 more characters truncated]"
 
 
 def test_turn_cap_counts_the_rest(tmp_path: Path) -> None:
@@ -489,7 +501,7 @@ def test_turn_cap_counts_the_rest(tmp_path: Path) -> None:
             {"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": f"echo {n}"}}]}})
     path = tmp_path / "many.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    transcript = parse_transcript(path, limits=Limits(max_turns=10, max_text=3, max_items=25))
+    transcript = parse_transcript(path, limits=Limits(max_turns=10, max_text=5, max_items=25))
     assert len(transcript.turns) == 10 and transcript.turns_dropped == 50
     assert transcript.counts.parsed == 60
     assert len(transcript.commands) == 25  # calls in dropped turns still count, up to the cap

@@ -14,7 +14,7 @@ from typing import Any
 from gitstore.errors import InvalidInput
 from gitstore.capture.transcripts import _tools
 from gitstore.capture.transcripts._model import Counts, Limits, ToolCall, Transcript, Turn
-from gitstore.capture.transcripts._read import iso_time
+from gitstore.capture.transcripts._read import cut, iso_time
 
 _VERSION_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-+_")
 
@@ -189,8 +189,9 @@ class Builder:
         ceiling = self.limits.max_text if self.text_kept < self.limits.max_total_text else self.limits.tail_text
         room = max(0, ceiling - draft.size)
         if len(piece) > room:
-            draft.overflow += len(piece) - room
-            piece = piece[:room]
+            kept = cut(piece, room)  # never part of a word: the scanner sees the text later
+            draft.overflow += len(piece) - len(kept)
+            piece = kept
         if piece:
             draft.parts.append(piece)
             draft.size += len(piece)

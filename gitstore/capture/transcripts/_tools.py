@@ -7,6 +7,8 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from gitstore.capture.transcripts._read import cut
+
 SHELL_TOOLS = frozenset({
     "bash", "shell", "exec_command", "shell_command", "container.exec", "local_shell",
     "run_shell_command", "execute_command", "run_terminal_cmd", "terminal",
@@ -48,7 +50,8 @@ _PYTHON = re.compile(r"^python[0-9.]*$")
 
 
 def shell_command(args: Mapping[str, Any], limit: int) -> str | None:
-    """The shell command in a tool call's arguments (``command`` or ``cmd``, string or argv)."""
+    """The shell command in a tool call's arguments (``command`` or ``cmd``, string or argv),
+    at most LIMIT characters (``cut``: never part of a word)."""
     value = args.get("command", args.get("cmd"))
     if isinstance(value, str):
         text = value.strip()
@@ -56,7 +59,7 @@ def shell_command(args: Mapping[str, Any], limit: int) -> str | None:
         text = _argv_text(value)
     else:
         return None
-    return text[:limit] if text else None
+    return (cut(text, limit) or None) if text else None
 
 
 def _argv_text(argv: list[str]) -> str:

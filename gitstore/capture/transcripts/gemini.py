@@ -30,7 +30,7 @@ import orjson
 
 from gitstore.capture.transcripts._builder import Builder
 from gitstore.capture.transcripts._model import Limits, Transcript
-from gitstore.capture.transcripts._read import BAD, iso_time, lines, loads, read_bytes, read_head, text_of
+from gitstore.capture.transcripts._read import BAD, cut, iso_time, lines, loads, read_bytes, read_head, text_of
 
 HARNESS = "gemini-cli"
 _ROLES = {"user": "user", "gemini": "assistant", "model": "assistant", "assistant": "assistant",
@@ -268,7 +268,8 @@ def _reduce(record: dict[str, Any], role: str, index: int, limit: int) -> _Messa
     key = message_id if isinstance(message_id, str) and message_id else f"message:{index}"
     listed = record.get("toolCalls")
     calls = [_reduce_call(c, limit) for c in listed if isinstance(c, dict)] if isinstance(listed, list) else []
-    return _Message(role, text[:limit], max(0, len(text) - limit), iso_time(record.get("timestamp")), key, calls)
+    kept = cut(text, limit)
+    return _Message(role, kept, len(text) - len(kept), iso_time(record.get("timestamp")), key, calls)
 
 
 def _reduce_call(call: dict[str, Any], limit: int) -> _Call:
