@@ -120,3 +120,15 @@ def test_a_turn_cut_to_its_bound_keeps_no_part_of_a_secret(tmp_path: Path) -> No
     transcript = parse_transcript(path, limits=Limits(max_total_text=10, tail_text=50))
     last = transcript.turns[-1]
     assert last.truncated and "ghp_" not in last.text and last.text.startswith("Done, with xxx")
+
+
+@pytest.mark.parametrize("where", ["/tmp/" + "n" * 300 + ".jsonl", "~nobody-here-at-all/s.jsonl"],
+                         ids=["name-too-long", "unknown-user"])
+def test_a_transcript_path_no_file_can_have_is_a_degraded_capture(ctx: Context, where: str) -> None:
+    """A path whose name is longer than a file system allows, or in the home folder of a user
+    who does not exist, names no transcript: the capture says so in its receipt, as for any
+    transcript it could not read, instead of failing."""
+    payload = {"session_id": "sess-1", "transcript_path": where, "hook_event_name": "SessionEnd"}
+    result = capture(ctx, HookInput.from_payload("claude-code", payload, str(ctx.workspace.root)))
+    assert result.episode is None and result.envelope["transcript"] is None
+    assert result.receipt["status"] == "degraded" and result.receipt["reasons"] == ["transcript-missing"]

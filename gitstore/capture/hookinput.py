@@ -29,13 +29,31 @@ class HookInput(NamedTuple):
         event = _first(payload, "hook_event_name", "event", "type") or "notify"
         path = _first(payload, "transcript_path", "transcriptPath", "transcript", "rollout_path")
         where = Path(_first(payload, "cwd") or cwd)
-        transcript = Path(path).expanduser() if path else None
+        transcript = _transcript_path(path) if path else None
         if transcript is None and harness == "codex" and session:
             transcript = _codex_rollout(session)
         if transcript is None and harness == "opencode" and session:
             transcript = _opencode_session(session)
         version = _first(payload, "version", "harness_version")
         return cls(harness, _token(event, 64), session, transcript, where, version)
+
+
+def _transcript_path(path: str) -> Path | None:
+    """The transcript file the hook named, its ``~`` expanded; None when the name leads
+    nowhere (``~user`` of a user who does not exist): then no transcript was named."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        return None
+
+
+def regular_file(path: Path | None) -> bool:
+    """Whether PATH is a regular file; False also for a path no file can have (a name longer
+    than the file system allows), which names no transcript either."""
+    try:
+        return path is not None and path.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _first(payload: dict[str, Any], *keys: str) -> str | None:

@@ -27,7 +27,7 @@ from gitstore.errors import GitstoreError, InvalidInput, Refused
 from gitstore.records.ids import episode_id, event_id
 from gitstore.records.vocabulary import CAPTURE_MODES
 from gitstore.context import Context
-from gitstore.capture.hookinput import HookInput
+from gitstore.capture.hookinput import HookInput, regular_file
 from gitstore.capture.screening import Scan, Screen, file_name, file_names, summary_texts
 
 TYPE_CHECKING = False
@@ -101,7 +101,7 @@ def _transcript_file(path: Path | None, screen: Screen) -> dict[str, Any] | None
     """The envelope's account of the transcript file: its name (``_`` when the scanner would
     change it), and the sha256 and size of the bytes read from it, whatever its size (read a
     block at a time, so memory stays bounded); None when there is no regular file to read."""
-    if path is None or not path.is_file():
+    if path is None or not regular_file(path):
         return None
     digest, size = hashlib.sha256(), 0
     try:

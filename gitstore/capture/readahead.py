@@ -58,7 +58,9 @@ SAMPLES, SAMPLE_PAUSE = 3, 0.0003  # looks at the running count, seconds apart (
 def read(path: Path | None, harness: str) -> tuple[Transcript | None, str | None]:
     """The transcript at PATH parsed as HARNESS's, or None and why: ``transcript-missing`` (no
     file there) or ``transcript-unreadable`` (not a transcript gitstore reads)."""
-    if path is None or not path.is_file():
+    from gitstore.capture.hookinput import regular_file
+
+    if not regular_file(path):
         return None, "transcript-missing"
     from gitstore.capture.transcripts import parse_transcript
     from gitstore.errors import InvalidInput
