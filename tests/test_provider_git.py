@@ -1116,3 +1116,17 @@ def test_a_clock_written_in_other_digits_is_no_clock(clock: str) -> None:
     assert parse_message(message).clock == 7
     with pytest.raises(ValueError, match="bad Clock"):
         parse_message(message.replace("Clock: 7", f"Clock: {clock}"))
+
+
+def test_an_append_never_writes_a_clock_its_reads_refuse(store_repo: Path) -> None:
+    """A Clock header holds 15 digits. An append took one more than the largest clock it saw,
+    whatever that was, and wrote a 16-digit one: every read after it failed ("bad Clock").
+    It is refused now, before anything is written."""
+    from .team import forge
+
+    forge(store_repo, "w1", [R.grant("at the edge")], clock=10**15 - 1)
+    refs = git(store_repo, "for-each-ref").splitlines()
+    with pytest.raises(Refused, match="past the 15 digits"):
+        GitProvider(store_repo, "w1").append(batch(R.event("one-more")))
+    assert git(store_repo, "for-each-ref").splitlines() == refs
+    assert len(list(GitProvider(store_repo, "w1").read())) == 1

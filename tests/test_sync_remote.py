@@ -523,7 +523,8 @@ def _alice_read_everywhere_and_the_forger_refused(alice: Context, bare: Path, tm
                                                   root: Path, forged: dict, clock: int) -> None:
     """alice's own verify passes and a new clone admits her history after the forger's clocks;
     then a forged append at ``clock``, too far past the limit, is quarantined there."""
-    assert cli.gitstore("verify", cwd=alice.workspace.root).returncode in (0, 1)
+    said = cli.gitstore("verify", cwd=alice.workspace.root)
+    assert said.returncode in (0, 1), said.stdout + said.stderr
     assert sync(str(alice.workspace.root)).pushed
     carol = clone(tmp_path, bare, "carol")
     got = sync(str(carol.workspace.root))
@@ -587,6 +588,41 @@ def test_clocks_a_forger_took_to_the_limit_leave_honest_clones_writing(team: tup
     grant_all(Context.open(alice.workspace.root), purposes=("evaluation",))  # seen: her local tip too
     _alice_read_everywhere_and_the_forger_refused(alice, bare, tmp_path, forge, root, grant("creeping too fast"),
                                                   2**40 + 2**21)
+
+
+@pytest.mark.parametrize("anchor_pushed", [True, False])
+def test_a_seen_anchor_carries_no_clock_past_the_limit(team: tuple, tmp_path: Path, anchor_pushed: bool) -> None:
+    """A jump is counted from the clocks an append saw: any commit a ``Seen`` header named was
+    taken at its word, even one refused everywhere. An anchor at a 15-digit clock, then an
+    append one past it naming the anchor, was admitted (where the anchor had been fetched: not
+    elsewhere), every honest clone took its clock, and a few appends later wrote a 16-digit
+    clock its own reads refused. A Seen commit's clock counts only once its own history's
+    clocks hold, so every clone refuses the append, whatever it holds of the anchor."""
+    from gitstore.records.contracts import seal
+
+    from .hostile import grant_like
+    from .team import forge, team_clone
+
+    alice, _, bare, _ = team
+    sync(str(alice.workspace.root))
+    mallory = team_clone(tmp_path, bare, "mallory")
+    root = mallory.workspace.root
+
+    def grant(note: str) -> dict:
+        return seal({**{k: v for k, v in grant_like(mallory.scope).items() if k != "digest"}, "note": note})
+
+    anchor = forge(root, "wxanchor", [grant("anchor")], clock=999999999999995, blind=True)
+    forge(root, "wmallory", [grant("riding")], clock=999999999999996, seen=(("wxanchor", anchor),))
+    refs = ["refs/memory/v1/records/shared/wmallory"] + ["refs/memory/v1/records/shared/wxanchor"] * anchor_pushed
+    git(root, "push", "-q", "origin", *refs)
+    got = sync(str(alice.workspace.root))
+    assert any(q.writer == "wmallory" for q in got.quarantined), got.line
+    grant_all(Context.open(alice.workspace.root), purposes=("training",))
+    own = f"refs/memory/v1/records/shared/{alice.workspace.config.writer}"
+    message = git(alice.workspace.root, "log", "-1", "--format=%B", own)
+    clock = int(next(line for line in message.splitlines() if line.startswith("Clock: ")).split()[1])
+    assert clock < 2**40, clock
+    assert cli.gitstore("learnings", cwd=alice.workspace.root).returncode == 0
 
 
 def test_a_fetched_payload_ref_at_a_blob_stops_neither_gc_nor_redact(team: tuple) -> None:

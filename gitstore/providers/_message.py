@@ -15,6 +15,9 @@ from typing import NamedTuple, Protocol
 from gitstore.providers._names import WRITER_PATTERN
 
 FORMAT = "1"
+# A Clock header holds at most 15 digits: an append never writes a larger clock, which its own
+# reads would refuse.
+LAST_CLOCK = 10**15 - 1
 # An append names each other writer's tip it saw that its earlier appends had not named: at most
 # one per records ref it read (a writer's shared and local refs, each remote's copy), for a team of
 # a few hundred writers. A pushed message of 200,000 made every clone's sync and read 20x slower
@@ -71,7 +74,10 @@ class Header(NamedTuple):
 def format_message(clock: int, writer: str, namespace: str, entries: Iterable[Line],
                    removes: Iterable[str] = (), seen: Iterable[tuple[str, str]] = (),
                    policy: str | None = None) -> str:
-    """The records commit message: a summary, headers, then one line per record."""
+    """The records commit message: a summary, headers, then one line per record. ValueError
+    for a clock a message cannot hold (``parse_message`` would refuse it)."""
+    if not 0 < clock <= LAST_CLOCK:
+        raise ValueError(f"clock {clock} is past the {len(str(LAST_CLOCK))} digits a Clock header holds")
     entries = list(entries)
     lines = [
         f"gitstore: append {len(entries)} record{'s' if len(entries) != 1 else ''}",
@@ -230,7 +236,7 @@ def _parse_head(message: str) -> tuple[int, dict[str, str], tuple[str, ...], str
     if fields.get("Gitstore-Format") != FORMAT:
         raise ValueError(f"unknown Gitstore-Format {fields.get('Gitstore-Format')!r}")
     clock = fields.get("Clock", "")
-    if not (clock.isascii() and clock.isdigit()) or len(clock) > 15:  # str.isdigit takes "٣" too
+    if not (clock.isascii() and clock.isdigit()) or len(clock) > len(str(LAST_CLOCK)):  # str.isdigit takes "٣" too
         raise ValueError(f"bad Clock {clock!r}")
     bad = [r for r in removes if not _DIGEST.match(r)]
     if bad or len(set(removes)) != len(removes):

@@ -13,7 +13,7 @@ records, not the store's.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import MappingProxyType
@@ -27,7 +27,7 @@ from gitstore.errors import GitstoreError
 from gitstore.providers._base import Problem, VerifyReport
 from gitstore.providers._common import note_problem
 from gitstore.providers._gitdirs import BROKEN_REF, broken_refs, ref_names
-from gitstore.providers._message import parse_message, parse_order
+from gitstore.providers._message import Append, parse_message, parse_order
 from gitstore.providers._packs import Objects, opened
 from gitstore.providers._tips import LOST, last_acknowledged, lost_refs, rewound
 from gitstore.providers._objects import (
@@ -37,7 +37,7 @@ from gitstore.providers._objects import (
 
 PREFIX = "refs/memory/v1/"
 _NONE: Mapping[str, list[str]] = MappingProxyType({})
-MAX_CLOCK_JUMP = 2**32  # beyond the larger of the writer's last clock and those its Seen commits carry
+MAX_CLOCK_JUMP = 2**32  # beyond the larger of the writer's last clock and those its Seen commits hold
 # No team's appends come near this many (a clock counts appends seen). Past it a clock may only
 # creep (LATE_CLOCK_JUMP a commit, room for the appends a writer made in its local namespace,
 # which other clones do not hold): a forger who took clocks up to it cannot take an honest
@@ -82,14 +82,17 @@ MISPLACED = ("local records in the repository's own refs, where `git push --mirr
              "`gitstore init` moves them to .git/gitstore/local")
 
 
-def verify_repository(repo: pygit2.Repository, state: Path, *, local: bool) -> VerifyReport:
-    """Check every memory ref of a repository (``local``: the local namespace's own one);
-    report every problem found. ``state`` is the provider's folder with the tips logs."""
+def verify_repository(repo: pygit2.Repository, state: Path, *, local: bool,
+                      shared: pygit2.Repository | None = None) -> VerifyReport:
+    """Check every memory ref of a repository (``local``: the local namespace's own one, whose
+    appends name the tips of ``shared``, the repository's, as seen); report every problem found.
+    ``state`` is the provider's folder with the tips logs."""
     with bounded_memory(), opened(repo) as objects:
-        return _verify_repository(repo, objects, state, local)
+        return _verify_repository(repo, objects, state, local, shared)
 
 
-def _verify_repository(repo: pygit2.Repository, objects: Objects, state: Path, local: bool) -> VerifyReport:
+def _verify_repository(repo: pygit2.Repository, objects: Objects, state: Path, local: bool,
+                       shared: pygit2.Repository | None) -> VerifyReport:
 
     report = VerifyReport()
     broken = broken_refs(repo, PREFIX)
@@ -117,7 +120,7 @@ def _verify_repository(repo: pygit2.Repository, objects: Objects, state: Path, l
             continue
         if kind == "records":
             _verify_records(repo, objects, state, name, writer, namespace, target, report,  # type: ignore[arg-type]
-                            acked=acked)
+                            acked=acked, shared=shared)
         else:
             _verify_payloads(repo, objects, name, target, report)  # type: ignore[arg-type]
     return report
@@ -183,9 +186,11 @@ def _chain(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyRep
 
 def _verify_records(repo: pygit2.Repository, objects: Objects, state: Path, ref: str, writer: str, namespace: str,
                     tip: pygit2.Oid, report: VerifyReport, since: pygit2.Oid | None = None,
-                    acked: pygit2.Oid | None = None, scope: str | None = None) -> None:
+                    acked: pygit2.Oid | None = None, scope: str | None = None,
+                    shared: pygit2.Repository | None = None) -> None:
     """Check a records ref's history, from its root, or only the commits after ``since`` (an
-    ancestor of ``tip`` verified before)."""
+    ancestor of ``tip`` verified before); the commits its Seen headers name are looked for in
+    ``shared`` too."""
 
     if not ref.startswith(PREFIX + "remotes/"):
         problem = rewound(repo, state, ref, tip, acked)
@@ -195,6 +200,8 @@ def _verify_records(repo: pygit2.Repository, objects: Objects, state: Path, ref:
     previous_clock = 0
     parent_tree: bytes | None = None
     clean: set[bytes] = set()  # folders found to hold record files only (see _added_as_listed)
+    holders = (repo,) if shared is None else (repo, shared)
+    held = HeldClocks(holders)
     if since is not None:
         base = repo[since]
         previous_clock, parent_tree = parse_message(base.message).clock, base.tree_id.raw
@@ -208,12 +215,12 @@ def _verify_records(repo: pygit2.Repository, objects: Objects, state: Path, ref:
             return
         if header.writer != writer or header.namespace != namespace:
             report.problems.append(Problem(where, f"names writer {header.writer!r} in {header.namespace!r}"))
-        seen, problems = _seen_problems(repo, header)
-        jump = MAX_CLOCK_JUMP if header.clock <= MAX_CLOCK else LATE_CLOCK_JUMP
-        if not previous_clock < header.clock <= max(previous_clock, seen) + jump:
-            report.problems.append(Problem(where, f"clock {header.clock} does not follow {previous_clock}" if jump ==
-                                           MAX_CLOCK_JUMP else f"clock {header.clock} jumps past {MAX_CLOCK}, more "
-                                           "appends than any team makes: clones adopting it could not write their own"))
+        problems = _seen_problems(holders, header)
+        if not follows(header.clock, previous_clock, lambda: held.seen(header.seen)):
+            report.problems.append(Problem(where, f"clock {header.clock} does not follow {previous_clock}" if
+                                           header.clock <= MAX_CLOCK else f"clock {header.clock} jumps past "
+                                           f"{MAX_CLOCK}, more appends than any team makes: clones adopting it could "
+                                           "not write their own"))
         previous_clock = header.clock
         for problem in problems:
             report.problems.append(Problem(where, problem))
@@ -222,46 +229,128 @@ def _verify_records(repo: pygit2.Repository, objects: Objects, state: Path, ref:
         parent_tree = tree
 
 
-def _seen_problems(repo: pygit2.Repository, header: object) -> tuple[int, list[str]]:
-    """The largest clock of the commits a commit's ``Seen`` headers name that this repository
-    holds (a clock is one more than the largest its writer had seen, so the jump it may make
-    is counted from there), and what is wrong with those headers: each names its writer, and
-    came before (a smaller clock, else the clock is a lie)."""
+def follows(clock: int, previous: int, seen: Callable[[], int]) -> bool:
+    """Whether an append's ``clock`` may follow its writer's ``previous`` one: above it, by at
+    most a jump past the larger of it and the clocks the append had seen (``seen``, asked only
+    when the jump needs it: following those clocks is work)."""
+    jump = MAX_CLOCK_JUMP if clock <= MAX_CLOCK else LATE_CLOCK_JUMP
+    return previous < clock and (clock <= previous + jump or clock <= max(previous, seen()) + jump)
 
-    problems, largest = [], 0
+
+def _seen_problems(holders: tuple[pygit2.Repository, ...], header: object) -> list[str]:
+    """What is wrong with a commit's ``Seen`` headers, as far as this repository holds the
+    commits they name: each names its writer, and came before (a smaller clock, else the clock
+    is a lie)."""
+
+    problems = []
     for writer, named in header.seen:  # type: ignore[attr-defined]
-        found = _named(repo, named)
+        found = _named(holders, named)
         if found is None:
             continue  # not held here (or not an append): nothing to compare
-        largest = max(largest, found[1])
         if found[0] != writer:
             problems.append(f"Seen names {named} as writer {writer}'s, but it is {found[0]}'s")
         elif found[1] >= header.clock:  # type: ignore[attr-defined]
             problems.append(f"clock {header.clock} is not above the clock {found[1]} of {named}, "  # type: ignore[attr-defined]
                             "which it says it had seen")
-    return largest, problems
+    return problems
+
+
+# How many Seen commits deep a clock is followed. An honest jump past its writer's last clock
+# follows one other writer's (a forger's) history, whose own jumps need none: a chain deeper
+# than this is taken for what it is, a clock no history holds.
+MAX_SEEN_DEPTH = 16
+
+
+class HeldClocks:
+    """The clocks of the appends Seen headers name, each counted only when the named append's
+    own history holds it: every clock back to its root follows the one before by the rule its
+    own appends are held to. A clock is one more than the largest its writer had seen, so the
+    jump an append may make is counted from the clocks it saw; taken at their word, one commit
+    anywhere in the repository (refused, or on a branch a plain fetch brought) carried any
+    clock past the limit, and clones that held it admitted what those that did not refused."""
+
+    def __init__(self, holders: tuple[pygit2.Repository, ...]) -> None:
+        self.holders = holders
+        self._held: dict[pygit2.Oid, tuple[str, int] | None] = {}  # (writer, clock), None: no history holds it
+        self._cut = 0  # how often a chain deeper than MAX_SEEN_DEPTH was met (what was found then is not kept)
+
+    def seen(self, seen: Iterable[tuple[str, str]], depth: int = 0) -> int:
+        """The largest clock of the appends named that their histories hold (0: none)."""
+        if depth >= MAX_SEEN_DEPTH:
+            self._cut += 1
+            return 0
+        best = 0
+        for writer, named in seen:
+            found = self._of(pygit2.Oid(hex=named), depth)
+            if found is not None and found[0] == writer:
+                best = max(best, found[1])
+        return best
+
+    def _of(self, oid: pygit2.Oid, depth: int) -> tuple[str, int] | None:
+        """(writer, clock) of the append at ``oid`` when its history holds that clock."""
+        if oid in self._held:
+            return self._held[oid]
+        chain, at = [], oid  # newest first, back to a commit judged before or the root
+        while at is not None and at not in self._held:
+            found = _append_at(self.holders, at)
+            chain.append((at, found[0] if found else None))
+            at = found[1] if found else None
+        below = None if chain[-1][1] is None else self._held[at] if at is not None else ("", 0)
+        cut = self._cut
+        for at, append in reversed(chain):
+            sound = below is not None and append is not None and follows(
+                append.clock, below[1], lambda: self.seen(append.seen, depth + 1))  # noqa: B023 (called at once)
+            below = (append.writer, append.clock) if sound else None  # type: ignore[union-attr]
+            if self._cut == cut:
+                self._held[at] = below
+        return below
+
+
+def _append_at(holders: tuple[pygit2.Repository, ...], oid: pygit2.Oid) -> tuple[Append, pygit2.Oid | None] | None:
+    """The header of the append at ``oid`` and its parent (None: not held here, or no append of
+    a linear history)."""
+    repo = _holder(holders, oid)
+    if repo is None:
+        return None
+    try:
+        commit = load_commit(repo, oid)
+        if not isinstance(commit, pygit2.Commit) or len(commit.parent_ids) > 1:
+            return None
+        return parse_order(commit.message), commit.parent_ids[0] if commit.parent_ids else None
+    except (KeyError, ValueError, pygit2.GitError, Oversized):
+        return None
 
 
 # (writer, clock) of the appends that Seen headers name, by commit id. Each append names the
 # tips it saw, so a team's tips are named again and again (a thousand writers: half a million
 # times), and parsing each named message every time made checking them grow with the cube of
-# the writers. A commit's bytes are its id's, so what one says holds in any repository.
+# the writers. A commit's bytes are its id's, so what one says holds in any repository that
+# holds it.
 _NAMED: dict[str, tuple[str, int]] = {}
 _NAMED_LIMIT = 1 << 15
 
 
-def _named(repo: pygit2.Repository, named: str) -> tuple[str, int] | None:
-    """The writer and clock of the append ``named``, or None when this repository does not
-    hold it or it is no append."""
+def _holder(holders: tuple[pygit2.Repository, ...], oid: pygit2.Oid | str) -> pygit2.Repository | None:
+    """The first of ``holders`` that holds the object ``oid``."""
+    return next((repo for repo in holders if oid in repo), None)
+
+
+def _named(holders: tuple[pygit2.Repository, ...], named: str) -> tuple[str, int] | None:
+    """The writer and clock of the append ``named``, or None when none of ``holders`` holds it
+    or it is no append."""
+    repo = _holder(holders, named)
+    if repo is None:
+        return None  # what another repository said counts only where it is held
     found = _NAMED.get(named)
-    if found is None:
-        try:
-            append = parse_order(load_commit(repo, pygit2.Oid(hex=named)).message)  # type: ignore[attr-defined]
-        except (KeyError, ValueError, AttributeError, pygit2.GitError, Oversized):
-            return None
-        if len(_NAMED) >= _NAMED_LIMIT:
-            _NAMED.clear()
-        found = _NAMED[named] = (append.writer, append.clock)
+    if found is not None:
+        return found
+    try:
+        append = parse_order(load_commit(repo, pygit2.Oid(hex=named)).message)  # type: ignore[attr-defined]
+    except (KeyError, ValueError, AttributeError, pygit2.GitError, Oversized):
+        return None
+    if len(_NAMED) >= _NAMED_LIMIT:
+        _NAMED.clear()
+    found = _NAMED[named] = (append.writer, append.clock)
     return found
 
 

@@ -72,8 +72,8 @@ from gitstore.providers._gitdirs import (BROKEN_REF, LOCAL, PENDING, SCRATCH, co
 from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
 from gitstore.providers._kindmaps import ROWS_PER_LOOKUP, folder_map, kept_rows, map_path
 from gitstore.providers._known import KnownBytes, Witness
-from gitstore.providers._message import (FORMAT, MAX_SEEN, Append, Header, format_message, parse_message, parse_order,
-                                        record_lines, record_lines_holding, record_lines_of, seen_text)
+from gitstore.providers._message import (FORMAT, LAST_CLOCK, MAX_SEEN, Append, Header, format_message, parse_message,
+                                        parse_order, record_lines, record_lines_holding, record_lines_of, seen_text)
 from gitstore.providers._names import (PREFIX, WRITER_PATTERN, note_path, payload_path, payloads_ref, record_path,
                                       records_ref)
 from gitstore.providers._verified import FOLDER as VERIFIED
@@ -468,6 +468,7 @@ class GitProvider:
                     staging: _Staging, writer: ObjectWriter, removals: tuple[Removal, ...], sign: bool) -> bool:
         """Commit the staged entries on ``tip`` (True), or find they are all stored (True, with
         nothing staged left); False when ``ref`` moved meanwhile."""
+        clock = self._next_clock(staging.refs)  # before anything is written: refused, nothing is
         reader = staging.readers.of(repo)
         base = self._commit(repo, tip, ref).tree if tip is not None else None
         changes = {record_path(s.kind, s.digest): s.blob for s in staging.staged}
@@ -498,7 +499,6 @@ class GitProvider:
             self._set_snapshot(repo, payloads_ref(namespace, self.writer), payload_tree, "gitstore: payloads")
         # the tips as this attempt found them (``drop_stored``): the compare-and-swap below
         # fails if this writer's moved since, and any other's may move the moment after a look
-        clock = self._max_clock(staging.refs) + 1
         heads, seen = self._seen_heads(namespace, ref, staging.refs)
         policy = self.trust.state.commit if sign and self.trust.state.mode == "policy" else None
         message = format_message(clock, self.writer, namespace, new, [r.payload_digest for r in removals], seen,
@@ -1060,6 +1060,15 @@ class GitProvider:
             return None
         return (append, oid), parent
 
+    def _next_clock(self, tips: list[tuple[RefInfo, pygit2.Oid]]) -> int:
+        """One more than the largest clock of ``tips``; Refused when that is past what a commit
+        message holds (reads would refuse the append, and every one after it)."""
+        clock = self._max_clock(tips) + 1
+        if clock > LAST_CLOCK:
+            raise Refused(f"the next append's clock, {clock}, is past the {len(str(LAST_CLOCK))} digits a commit "
+                          "message holds: a history read here took clocks that far; `gitstore verify` names it")
+        return clock
+
     def _max_clock(self, tips: list[tuple[RefInfo, pygit2.Oid]]) -> int:
         best = 0
         for info, tip in tips:
@@ -1465,7 +1474,7 @@ class GitProvider:
             if self._local is None:
                 self._local = open_local(self.repo, create=False)
             if self._local is not None:
-                found = verify_repository(self._local, self.state, local=True)
+                found = verify_repository(self._local, self.state, local=True, shared=self.repo)
                 report.records += found.records
                 report.refs += found.refs
                 report.problems.extend(found.problems)
