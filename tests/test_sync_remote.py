@@ -423,6 +423,43 @@ def test_a_pruning_fetch_never_lets_a_writer_s_history_be_swapped(team: tuple, t
     assert git(alice.workspace.root, "rev-parse", fetched).strip() == late and writer in got.kept, got.line
 
 
+def test_git_s_own_gc_keeps_what_reads_hold_at_the_admitted_tip(team: tuple) -> None:
+    """Reads keep a fetched ref that a forced or pruning fetch moved at the tip admitted last;
+    only ``.git/gitstore/admitted.json`` held it, so plain ``git gc`` (or the one git runs after
+    a fetch) erased it: bob's text read as removed, then his memory was gone. Each admitted tip
+    is held by a ref of its own that no fetch moves."""
+    alice, bob, bare, _ = team
+    bob_speaks(bob)
+    writer = bob.workspace.config.writer
+    root = alice.workspace.root
+    git(root, "fetch", "-q", "origin")  # a plain fetch: reads admit what it brought
+    assert "bob's own words" in texts(alice)
+    empty = subprocess.run(["git", "mktree"], cwd=bare, input=b"", capture_output=True, check=True).stdout.decode().strip()
+    forced = subprocess.run(["git", "-c", "user.name=m", "-c", "user.email=m@example.com", "commit-tree", "-m",
+                             "gitstore: payloads", empty], cwd=bare, capture_output=True, check=True).stdout.decode().strip()
+    git(bare, "update-ref", f"refs/memory/v1/payloads/shared/{writer}", forced)
+    git(root, "fetch", "-q", "origin")  # plain fetch forces snapshots
+    assert "bob's own words" in texts(alice)
+    git(root, "gc", "-q", "--prune=now")
+    assert "bob's own words" in texts(alice)
+    git(bare, "update-ref", "-d", f"refs/memory/v1/records/shared/{writer}")
+    git(root, "fetch", "-q", "--prune", "origin")
+    assert "bob's own words" in texts(alice)  # read where it was admitted
+    git(root, "gc", "-q", "--prune=now")
+    assert "bob's own words" in texts(alice)
+    said = cli.gitstore("verify", cwd=root)
+    assert "missing" not in said.stdout + said.stderr, said.stdout + said.stderr
+    got = sync(str(root))
+    assert writer in got.kept, got.line
+    assert "bob's own words" in texts(alice)
+    records = f"refs/memory/v1/remotes/origin/records/shared/{writer}"
+    for ref in (records, f"refs/memory/admitted/origin/records/shared/{writer}"):
+        git(root, "update-ref", "-d", ref)  # by hand: nothing holds the history any more
+    git(root, "gc", "-q", "--prune=now")
+    said = cli.gitstore("verify", cwd=root)
+    assert said.returncode == 3 and f"{records}: the tip it was admitted at" in said.stdout + said.stderr, said.stdout
+
+
 def test_a_removal_nobody_here_honours_drops_no_other_writer_s_text(team: tuple, tmp_path: Path) -> None:
     """A snapshot may drop a payload a stored removal took; any note counted, honoured or not.
     Someone with push access redacted alice's comment on their own clone, forced their copy of

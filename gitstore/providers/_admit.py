@@ -21,7 +21,10 @@ a refusal stands while the records refs do (the removal a dropped payload follow
 Both are remembered in ``.git/gitstore/admitted.json`` (``{ref: {"tip": ..., "problem": null |
 "...", "scope": ..., "admitted": ...}}``), so a read after a fetch of N new commits verifies
 those N and nothing else, and a read without a fetch verifies nothing; a verdict reached for
-another scope (or none) is reached again.
+another scope (or none) is reached again. The tip each ref was admitted at last is also held
+by a ref of its own, ``refs/memory/admitted/<remote>/<kind>/shared/<writer>`` (``anchor_ref``),
+which no fetch refspec names: once a forced or pruning fetch moved the fetched ref, git's own
+gc (run by hand or after a fetch) would otherwise erase what reads still show.
 
 This clone's own refs are never admitted this way: they fail closed (see ``git.py``).
 """
@@ -37,6 +40,7 @@ from typing import NamedTuple
 import pygit2
 
 from gitstore import _jsontext
+from gitstore.providers._names import PREFIX
 from gitstore.providers._objects import (
     BLOB_MODE, MAX_PAYLOAD_BYTES, Oversized, Unreadable, descends, load_commit, read_blob,
 )
@@ -44,6 +48,14 @@ from gitstore.records.canonical import sha256_digest
 
 ADMITTED = "admitted.json"
 HEX = frozenset("0123456789abcdef")
+FETCHED = PREFIX + "remotes/"
+ANCHORS = "refs/memory/admitted/"
+
+
+def anchor_ref(ref: str) -> str:
+    """The ref that holds the tip a fetched ref (``refs/memory/v1/remotes/...``) was admitted at
+    last, for git itself to keep."""
+    return ANCHORS + ref.removeprefix(FETCHED)
 
 
 class Admission(NamedTuple):
@@ -170,8 +182,9 @@ class Admissions:
         except pygit2.GitError:
             return None
 
-    def save(self) -> None:
-        """Write what changed (atomically; a lost race only means verifying again)."""
+    def save(self, repo: pygit2.Repository) -> None:
+        """Write what changed (atomically; a lost race only means verifying again), and hold
+        each tip admitted in ``repo`` by its anchor ref."""
         if not self._changed:
             return
         temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}")
@@ -181,6 +194,32 @@ class Admissions:
         except OSError:
             temporary.unlink(missing_ok=True)  # a read-only state folder: verify again next time
         self._changed = False
+        self.anchor(repo)
+
+    def anchor(self, repo: pygit2.Repository) -> list[str]:
+        """Point each fetched ref's anchor at the tip it was admitted at last, where it does not
+        already (a store older than anchors, or a new admission); returns the refs whose admitted
+        tip ``repo`` no longer holds (damage: nothing kept it)."""
+        missing = []
+        for ref, base in self.bases(FETCHED).items():
+            anchor = anchor_ref(ref)
+            try:
+                if repo.references[anchor].target == base:
+                    continue
+            except (KeyError, pygit2.GitError, ValueError):
+                pass
+            if base not in repo:
+                missing.append(ref)
+                continue
+            try:
+                repo.references.create(anchor, base, force=True)
+            except (pygit2.GitError, ValueError, OSError):
+                pass  # a read-only repository: the next admission tries again
+        return missing
+
+    def missing(self, repo: pygit2.Repository) -> dict[str, pygit2.Oid]:
+        """ref -> the tip it was admitted at last, for each such tip ``repo`` no longer holds."""
+        return {ref: base for ref, base in self.bases(FETCHED).items() if base not in repo}
 
 
 def _text(oid: pygit2.Oid | None) -> str | None:
@@ -267,4 +306,4 @@ def _tree_of(repo: pygit2.Repository, commit: pygit2.Oid | None) -> bytes | None
     return found.tree_id.raw if isinstance(found, pygit2.Commit) else None
 
 
-__all__ = ["ADMITTED", "Admission", "Admissions", "Checked", "check_snapshot", "object_at"]
+__all__ = ["ADMITTED", "ANCHORS", "Admission", "Admissions", "anchor_ref", "Checked", "check_snapshot", "object_at"]

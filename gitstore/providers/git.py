@@ -698,7 +698,7 @@ class GitProvider:
                 erased += len(gone)
                 if ref.startswith(PREFIX + "remotes/"):  # written here, from the admitted one: admitted
                     self._admissions.admitted(ref, repo.references[ref].target, None)  # type: ignore[arg-type]
-        self._admissions.save()
+        self._admissions.save(self.repo)
         return erased
 
     def _snapshot_refs(self) -> list[tuple[pygit2.Repository, str]]:
@@ -795,7 +795,7 @@ class GitProvider:
             except IntegrityError:
                 if not fetched:
                     raise
-        self._admissions.save()  # only what a check found since it was read
+        self._admissions.save(self.repo)  # only what a check found since it was read
         return trees
 
     def _admitted_snapshot(self, repo: pygit2.Repository, ref: str) -> pygit2.Oid | None:
@@ -861,7 +861,7 @@ class GitProvider:
             if target is None:
                 continue
             tips.append((info, target))
-        self._admissions.save()
+        self._admissions.save(self.repo)
         return tips
 
     def _admit(self, info: RefInfo, target: pygit2.Oid) -> Admission:
@@ -883,7 +883,7 @@ class GitProvider:
                 target = self._target(info.repo, info.name)
                 if info.fetched and target is not None:
                     found.append(self._admit(info, target))
-        self._admissions.save()
+        self._admissions.save(self.repo)
         return found
 
     def check_own_refs(self) -> None:
@@ -1471,6 +1471,9 @@ class GitProvider:
 
         with collector_paused():  # every object of the store read: millions of short-lived objects
             report = verify_repository(self.repo, self.state, local=False)
+            report.problems.extend(Problem(ref, f"the tip it was admitted at, {base}, is missing: what was read "
+                                                "from it is gone (`git fetch` brings it back if the remote has it)")
+                                   for ref, base in self._admissions.missing(self.repo).items())
             if self._local is None:
                 self._local = open_local(self.repo, create=False)
             if self._local is not None:
@@ -1492,6 +1495,7 @@ class GitProvider:
         self.move_local()
         with sync_locked(self.state), self.paused():  # a sync's unverified refs are never dropped under it
             report = GcReport(payloads=self._sweep_snapshots())
+            self._admissions.anchor(self.repo)  # a store older than anchors: git's own gc keeps them from now
             drop_stale_incoming(self.repo)  # the snapshots just rewritten included: reachable through none
             report.objects += collect(self.repo, self.state)
             if pack_count(local := self.state / LOCAL) > 1:  # the local namespace: git's gc never visits it

@@ -354,6 +354,7 @@ class _Admitting:
         snapshots). What it
         refused is held in quarantine. A writer's memory once read is kept, as for a writer the
         remote no longer has."""
+        self._admissions.anchor(self.repo)  # a store older than anchors: git's own gc keeps them from now
         moves: list[tuple[str, pygit2.Oid, pygit2.Oid | None]] = []
         for kind in KINDS:
             prefix = f"{PREFIX}remotes/{self.remote}/{kind}/shared/"
@@ -447,7 +448,7 @@ class _Admitting:
                 self._admissions.admitted(ref, tip, self.ctx.scope if kind == "records" else None)
                 if moved.writer != self.ctx.workspace.config.writer:  # its own appends, come back, are not news
                     report.came_in.append(moved)
-            self._admissions.save()
+            self._admissions.save(self.repo)
 
 
 def _update_refs(repo: pygit2.Repository, moves: list[tuple[str, pygit2.Oid, pygit2.Oid | None]]) -> None:
@@ -612,7 +613,7 @@ def _admit_own(provider: GitProvider, remote: str, tips: dict[str, pygit2.Oid]) 
             admissions.admitted(ref, tip, provider.scope)
         for ref, tip in snapshots.items():
             admissions.admitted(ref, tip, None)
-        admissions.save()
+        admissions.save(provider.repo)
 
 
 def _records_between(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid | None) -> int:
