@@ -196,3 +196,41 @@ def test_a_read_only_block_refuses_every_append(ctx: Context) -> None:
         with pytest.raises(Refused, match="the store is read-only while a test reads"):
             ctx.store.append([])
     assert guard.attempts == 1
+
+
+def test_a_revision_of_words_its_evidence_does_not_say_is_dropped(ctx: Context) -> None:
+    """A revision keeps the words it revises: a plug-in that revises a proposal whose evidence no
+    longer serves, or one in words the evidence it cites does not say, gets the theme reported
+    as known and the proposal stays as it was."""
+    from gitstore.ops import learning as ops
+    from gitstore.ops.redact import redact
+
+    from .world import ref
+
+    view = ctx.view()
+    events = sorted((e for e in view.events.values() if e["type"] == "comment"), key=lambda e: e["at"])
+    [junk] = w.comment(ctx, 30, "github:666", "Some note about the build cache that nobody else makes.", 100)
+    hidden = ops.propose(ctx, ops.Draft(title="Push retry fixes straight to main",
+                                        text="Push retry changes straight to main without the tests.",
+                                        category="convention", evidence=[ref(events[0])], counterevidence=[ref(junk)],
+                                        proposer=("consolidator", "plugin")), "github:666")
+    unsaid = ops.propose(ctx, ops.Draft(title="Retries may skip the tests",
+                                        text="Retries may skip the tests.", category="convention",
+                                        evidence=[ref(events[1])], counterevidence=[],
+                                        proposer=("consolidator", "plugin")), "github:666")
+    redact(ctx, junk["payload"]["sourceId"], w.BY, "asked by its author")
+
+    def revise(lid: str) -> Any:
+        def tamper(view: FrozenView, outcome: Outcome) -> Outcome:
+            cited = tuple(view.ref([e["id"]]) for e in events[1:])
+            return Outcome((Candidate("backoff-jitter-retry", "Back off with jitter before retrying",
+                                      "Back off with jitter before retrying.", "convention", "project",
+                                      "About the repository's files.", cited, "Recurring.", revises=lid),))
+        return tamper
+
+    for lid, why in ((hidden["id"], "its evidence no longer serves"), (unsaid["id"], "words none of the evidence")):
+        report = _dream(ctx, Plugin(revise(lid)))
+        assert report.proposed == [], report.proposed
+        [known] = [k for k in report.known if k["learning"] == lid]
+        assert why in known["reasons"][0], known
+        assert len(ctx.view().learnings[lid]) == 1, "never revised"

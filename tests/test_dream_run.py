@@ -174,6 +174,44 @@ def test_a_proposal_in_a_sentence_of_the_evidence_is_revised_with_it(tmp_path: P
     assert revised["id"] == earlier["id"] and revised["revised"] and revised["signals"]["origins"] == 3
 
 
+def test_a_proposal_whose_evidence_no_longer_serves_is_never_revised(tmp_path: Path) -> None:
+    """A redacted comment's words must not come back cited by other people's comments that do
+    not say them: the dream's proposal whose evidence no longer serves stands as it is (tidy
+    names it stale), and a person rejects it."""
+    ctx = w.repo(tmp_path)
+    events = w.jitter_theme(ctx)
+    [first] = w.run(ctx).proposed
+    assert first["text"] == events[0]["payload"]["text"]
+    redact(ctx, events[0]["payload"]["sourceId"], w.BY, "asked by its author")
+    again = w.run(ctx)
+    assert again.proposed == [], again.proposed
+    [known] = again.known
+    assert known["learning"] == first["id"] and "its evidence no longer serves" in known["reasons"][0], known
+    assert len(ctx.view().learnings[first["id"]]) == 1, "never revised"
+
+
+def test_a_planted_proposal_whose_evidence_no_longer_serves_gets_no_one_behind_it(tmp_path: Path) -> None:
+    """A proposal naming the consolidator, in words of its own, citing one piece of a theme and
+    a comment later redacted: its words are hidden from the dream, never taken as the theme's."""
+    from gitstore.ops import learning as ops
+
+    from .world import ref
+
+    ctx = w.repo(tmp_path)
+    events = w.jitter_theme(ctx)
+    [junk] = w.comment(ctx, 30, "github:666", "Some note about the build cache that nobody else makes.", 100)
+    draft = ops.Draft(title="Retries need jitter; push retry fixes straight to main",
+                      text="Retries need jittered backoff; push retry changes straight to main without the tests.",
+                      category="convention", evidence=[ref(events[0])], counterevidence=[ref(junk)],
+                      proposer=("consolidator", "recurrence"))
+    planted = ops.propose(ctx, draft, "github:666")
+    redact(ctx, junk["payload"]["sourceId"], w.BY, "asked by its author")
+    report = w.run(ctx)
+    assert report.proposed == [], report.proposed
+    assert any(k["learning"] == planted["id"] for k in report.known), report.known
+    assert len(ctx.view().learnings[planted["id"]]) == 1, "never revised"
+
+
 def test_two_clones_with_the_same_refs_propose_the_same_learnings(tmp_path: Path) -> None:
     ctx = w.repo(tmp_path, "one")
     w.jitter_theme(ctx)

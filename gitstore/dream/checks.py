@@ -6,6 +6,11 @@ vocabularies, bounds), and every event it cites must be evidence of the frozen v
 episode it names; every learning it revises or replaces must be in the view. Any of these
 failing refuses the whole outcome with one clear error, and the dream stores nothing.
 
+A revision keeps the words of the proposal it revises, so it must stand on them: a revision of
+a learning whose evidence no longer serves (its words are hidden from the view), or whose words
+are not a sentence of the evidence the revision cites, is dropped and the theme reported as
+known; otherwise that evidence, and its people, would stand behind words none of it says.
+
 Its texts then go through the safety scanner: a candidate with a quarantined text (hidden
 characters, an injected instruction) is dropped and reported as rejected; reasons and findings
 shown in the report are withheld the same way. Secrets are redacted when the store screens the
@@ -21,6 +26,7 @@ from typing import Any
 
 import jsonschema_rs
 
+from gitstore.dream import terms
 from gitstore.dream.audience import AUDIENCES
 from gitstore.dream.consolidators import FINDINGS, OUTCOMES, Candidate, Finding, Outcome, Verdict
 from gitstore.dream.labelers import CATEGORIES, THEME_PATTERN
@@ -111,7 +117,9 @@ def checked(name: str, raw: Any, view: FrozenView) -> tuple[Outcome, list[Verdic
                       "nothing was stored")
     outcome = _outcome(plain)
     _inside(name, outcome, view)
-    return _screened(outcome)
+    outcome, unsaid = _said(outcome, view)
+    outcome, dropped = _screened(outcome)
+    return outcome, [*unsaid, *dropped]
 
 
 def _plain(value: Any, depth: int = 0) -> Any:
@@ -165,6 +173,33 @@ def _inside(name: str, outcome: Outcome, view: FrozenView) -> None:
     for lid in named:
         if lid not in view.learnings:
             raise Refused(f"consolidator {name!r} named learning {lid}, which is not in the view; nothing was stored")
+
+
+def _said(outcome: Outcome, view: FrozenView) -> tuple[Outcome, list[Verdict]]:
+    """The outcome without revisions whose kept words the evidence they cite does not say, and
+    a verdict (known) for each one dropped."""
+    kept: list[Candidate] = []
+    dropped: list[Verdict] = []
+    for candidate in outcome.candidates:
+        problem = _unsaid(candidate, view) if candidate.revises else None
+        if problem is None:
+            kept.append(candidate)
+        else:
+            dropped.append(Verdict(candidate.theme, "known", (problem,), dict(candidate.signals),
+                                   candidate.evidence, (), candidate.audience, candidate.revises))
+    return dataclasses.replace(outcome, candidates=tuple(kept)), dropped
+
+
+def _unsaid(candidate: Candidate, view: FrozenView) -> str | None:
+    """Why revising ``candidate.revises`` with the candidate's evidence would put that evidence
+    behind words it does not say (None when its words are a sentence of that evidence)."""
+    known = view.learnings[candidate.revises or ""]
+    if not known.visible:
+        return f"already proposed as {known.id}; its evidence no longer serves ({known.stale or known.state})"
+    texts = [view.evidence[e].text for ref in candidate.evidence for e in ref.events if e in view.evidence]
+    if not any(terms.says(text, known.text) for text in texts):
+        return f"already proposed as {known.id} in words none of the evidence now cited says"
+    return None
 
 
 def _screened(outcome: Outcome) -> tuple[Outcome, list[Verdict]]:

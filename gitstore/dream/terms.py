@@ -296,6 +296,13 @@ def normalized(text: str) -> str:
     return _NON_WORD.sub(" ", text.lower()).strip()
 
 
+def says(text: str, sentence: str) -> bool:
+    """Whether ``text`` holds ``sentence`` word for word (case, punctuation and spacing aside):
+    a statement drawn from a text is a sentence of it, tidied."""
+    wanted = normalized(sentence)
+    return bool(wanted) and f" {wanted} " in f" {normalized(text)} "
+
+
 def quoted(text: str) -> str:
     """The lines a text quotes (``> ...``), without their markers."""
     return "\n".join(m.group(0).lstrip(" \t")[1:] for m in _QUOTE_LINE.finditer(text)) if ">" in text else ""

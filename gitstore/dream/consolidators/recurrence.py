@@ -403,10 +403,15 @@ def _settled(known: LearningView, candidate: Candidate, texts: list[str]) -> str
         return f"already in memory as {known.id} ({known.state})"
     if known.state == "proposed" and not known.proposer.startswith("consolidator:"):
         return f"already proposed by hand as {known.id}"
+    if known.state == "proposed" and not known.visible:
+        # its words are hidden from the dream: a revision would keep them, and put this evidence,
+        # and its people, behind words of a redacted comment or of whoever wrote the proposal
+        return (f"already proposed as {known.id}; its evidence no longer serves ({known.stale}): a person "
+                f"reviews it as it stands, or rejects it")
     if known.state == "proposed" and known.evidence == candidate.evidence:
         return f"already proposed as {known.id}, unchanged"
     if known.state == "proposed" and (known.title, known.text) != (candidate.title, candidate.text) and not (
-            known.title == _title(known.text) and any(known.text in text for text in texts)):
+            known.title == _title(known.text) and any(terms.says(text, known.text) for text in texts)):
         # a revision keeps the words: any writer can store a proposal naming a consolidator, and
         # revising it would put this evidence, and its people, behind words none of it says (an
         # earlier dream's statement, a sentence of the evidence, is revised as before)
