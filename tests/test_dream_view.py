@@ -3,7 +3,10 @@ quotes and replays once; learnings show content only while their evidence serves
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
+
+import pytest
 
 from gitstore.dream.view import FrozenView, take
 from gitstore.ops import consent
@@ -11,6 +14,8 @@ from gitstore.context import Context
 
 from . import dream_world as w
 from .world import Thread, accepted, propose, ref
+
+_NAIVE = "Retries need jittered backoff, otherwise every client hammers the naïve API loop at once."
 
 
 def frozen(ctx: Context, purpose: str = "instruction", since: str | None = None) -> FrozenView:
@@ -66,6 +71,34 @@ def test_copies_quotes_and_pastes_share_one_origin(tmp_path: Path) -> None:
     origins = {e: view.evidence[e].origin for e in (pasted["id"], quoted["id"], lead["id"], own["id"])}
     assert origins == {pasted["id"]: original["id"], quoted["id"]: original["id"], lead["id"]: original["id"],
                        own["id"]: own["id"]}
+
+
+@pytest.mark.parametrize("copy", [
+    pytest.param(unicodedata.normalize("NFD", _NAIVE), id="decomposed-accents"),
+    pytest.param(_NAIVE.replace("API", "\uff21\uff30\uff29"), id="full-width-letters"),
+    pytest.param(_NAIVE.replace("backoff", "backo\ufb00"), id="ligature"),
+    pytest.param(_NAIVE.replace("the ", "th\u0435 "), id="look-alike-letter"),
+    pytest.param(_NAIVE.replace("naïve", "naive"), id="accent-dropped"),
+    pytest.param(f"As @alice said in #11: {_NAIVE}", id="long-lead-in"),
+    pytest.param(f"+1 to what @alice wrote: {_NAIVE}", id="assent-lead-in"),
+    pytest.param(f"<blockquote>{_NAIVE}</blockquote>\nAgreed.", id="html-blockquote"),
+    pytest.param(f"<BLOCKQUOTE class=x>\n{_NAIVE}\n</BLOCKQUOTE>\n\n+1", id="html-blockquote-upper"),
+])
+def test_a_copy_tweaked_in_its_letters_or_quoted_shares_the_origin(tmp_path: Path, copy: str) -> None:
+    """Copies that read the same (other Unicode forms of the same letters, a look-alike letter,
+    a lead-in of one's own, an HTML quote with a word of assent) are one origin, not two."""
+    ctx = w.repo(tmp_path)
+    [original] = w.comment(ctx, 11, "github:101", _NAIVE, 0)
+    [pasted] = w.comment(ctx, 12, "github:102", copy, 10)
+    assert frozen(ctx).evidence[pasted["id"]].origin == original["id"]
+
+
+def test_a_sentence_of_ones_own_before_a_colon_is_not_a_lead_in(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    w.comment(ctx, 11, "github:101", _NAIVE, 0)
+    [own] = w.comment(ctx, 12, "github:102", "The retry loop must cap its total wait at a minute: "
+                      "after that the caller gives up anyway.", 10)
+    assert frozen(ctx).evidence[own["id"]].origin == own["id"]
 
 
 def test_a_replayed_session_under_another_file_name_is_a_copy(tmp_path: Path) -> None:

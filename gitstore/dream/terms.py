@@ -3,21 +3,24 @@
 Texts are compared by their content terms: words lowercased and reduced to their Snowball stem
 (PyStemmer, the maintained C build of the Snowball stemmers), without stop words or review
 chatter; identifiers and code spans kept whole as well as split into words; file paths turned
-into globs. Quoted lines (``> ...``) and fenced code blocks are masked: they repeat someone else's
-words or code rather than state anything. Masking keeps every position, so a span found here
-points into the stored text. Everything here is deterministic and offline.
+into globs. Quoted lines (``> ...``), HTML block quotes and fenced code blocks are masked: they
+repeat someone else's words or code rather than state anything. Masking keeps every position,
+so a span found here points into the stored text. Everything here is deterministic and offline.
 """
 
 from __future__ import annotations
 
 import re
 import sys
+import unicodedata
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
 from operator import itemgetter
+
+from gitstore.safety.hidden import latin_skeleton, visible
 
 # English function words, then the words every review or agent turn is made of ("please",
 # "should", "lgtm"): none of them says what a rule is about.
@@ -49,6 +52,7 @@ _WORD = re.compile(r"[^\W\d_](?:[^\W_]|['’][^\W\d_])*")
 _CODE_SPAN = re.compile(r"`([^`\n]{1,120})`")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
 _QUOTE_LINE = re.compile(r"^[ \t]*>[^\n]*", re.MULTILINE)
+_BLOCKQUOTE = re.compile(r"<blockquote\b[^>]*>(.*?)(?:</blockquote\s*>|\Z)", re.IGNORECASE | re.DOTALL)
 _IDENTIFIER = re.compile(
     r"(?<![\w./-])(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z]+_[A-Za-z0-9_]+"
     r"|[a-z]+[A-Z][A-Za-z0-9]*)(?:\(\))?(?![\w/])"
@@ -197,14 +201,18 @@ def _stemmer() -> object:
 
 
 def masked(text: str) -> str:
-    """The text with quoted lines and fenced code blocks blanked, positions kept."""
+    """The text with quoted lines, HTML block quotes and fenced code blocks blanked, positions
+    kept."""
     if ">" not in text and "```" not in text and "~~~" not in text:
         return text
 
     def blank(match: re.Match[str]) -> str:
         return re.sub(r"[^\n]", " ", match.group(0))
 
-    return _QUOTE_LINE.sub(blank, _FENCE.sub(blank, text))
+    text = _FENCE.sub(blank, text)
+    if "<" in text:
+        text = _BLOCKQUOTE.sub(blank, text)
+    return _QUOTE_LINE.sub(blank, text)
 
 
 def is_stop(word: str) -> bool:
@@ -292,8 +300,19 @@ _NON_WORD = re.compile(r"[\W_]+")
 
 
 def normalized(text: str) -> str:
-    """Lowercase words only, one space apart: what two copies of one text share."""
+    """Lowercase words only, one space apart: what two copies of one text share, however their
+    letters are encoded."""
+    if not text.isascii():
+        text = plain_letters(text)
     return _NON_WORD.sub(" ", text.lower()).strip()
+
+
+def plain_letters(text: str) -> str:
+    """The text as a reader sees its letters: hidden characters dropped, compatibility forms
+    (full-width letters, ligatures) and look-alike letters of other alphabets made plain, and
+    accents dropped, so a copy in other code points of the same letters reads as the same."""
+    shown = latin_skeleton(unicodedata.normalize("NFKC", visible(text)))
+    return "".join(c for c in unicodedata.normalize("NFD", shown) if not unicodedata.combining(c))
 
 
 def says(text: str, sentence: str) -> bool:
@@ -304,24 +323,32 @@ def says(text: str, sentence: str) -> bool:
 
 
 def quoted(text: str) -> str:
-    """The lines a text quotes (``> ...``), without their markers."""
-    return "\n".join(m.group(0).lstrip(" \t")[1:] for m in _QUOTE_LINE.finditer(text)) if ">" in text else ""
+    """The lines a text quotes (``> ...``, or in an HTML block quote), without their markers."""
+    if ">" not in text:
+        return ""
+    said = [m.group(0).lstrip(" \t")[1:] for m in _QUOTE_LINE.finditer(text)]
+    if "<" in text:
+        said += [m.group(1) for m in _BLOCKQUOTE.finditer(text)]
+    return "\n".join(said)
 
 
 def sameness(text: str, min_words: int = 4) -> tuple[str, list[str]]:
     """What copies of a text share: its normalized own text (quotes and code blocks masked), and
     each sentence of at least ``min_words`` words, also without a short lead-in ("As Bob said:
-    ...", "Again, ..."), so a quote introduced in one's own words is still recognised. The
-    values are compared within one dream only."""
+    ...", "Again, ..."), so a quote introduced in one's own words is still recognised; words
+    ending in a colon before more text ("As @alice said in #11: ...") introduce it and are no
+    sentence of their own. The values are compared within one dream only."""
     own = masked(text)
     sentences: list[str] = []
     whole: list[str] = []
-    for sentence in _SENTENCE_END.split(own):
+    pieces = _SENTENCE_END.split(own)
+    for n, sentence in enumerate(pieces):
         norm = normalized(sentence)
         if not norm:
             continue
         whole.append(norm)
-        if norm.count(" ") + 1 >= min_words:
+        introduces = sentence.endswith(":") and any(normalized(p) for p in pieces[n + 1:])
+        if norm.count(" ") + 1 >= min_words and not introduces:
             sentences.append(norm)
             lead = _LEAD.match(sentence) if ("," in sentence[:41] or ":" in sentence[:41]) else None
             if lead:

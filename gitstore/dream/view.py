@@ -12,9 +12,9 @@ Everything in a view is immutable (frozen dataclasses, tuples, read-only mapping
 store handle, so a consolidator that receives one can read but has nothing to write with.
 
 Each piece of evidence carries its **origin**: the earliest piece whose words it repeats. A copy
-of a text, the same comment pasted again, a replayed session under another file name, or a
-comment that only quotes an earlier one all share the origin of what they repeat, so counting
-origins counts independent evidence, not copies.
+of a text, the same comment pasted again (in other Unicode forms of its letters too), a replayed
+session under another file name, or a comment that only quotes an earlier one all share the
+origin of what they repeat, so counting origins counts independent evidence, not copies.
 """
 
 from __future__ import annotations
