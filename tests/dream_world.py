@@ -59,13 +59,14 @@ def run(ctx: Context, notes: list[str] | None = None, **options: Any) -> DreamRe
                  notify=(notes.append if notes is not None else lambda _: None))
 
 
-def session(ctx: Context, folder: Path, stem: str, text: str, with_id: bool = True, day: int = 5) -> None:
+def session(ctx: Context, folder: Path, stem: str, text: str, with_id: bool = True, day: int = 5,
+            branch: str | None = None) -> None:
     """A Claude Code session of this clone's owner, imported in transcript mode."""
     lines = []
     for n, (role, content) in enumerate([("user", text), ("assistant", "Done, the tests pass.")]):
         line: dict[str, Any] = {"type": role, "uuid": f"{stem}-{n}", "parentUuid": f"{stem}-{n - 1}" if n else None,
                                 "timestamp": f"2026-03-{day:02d}T09:0{n}:00Z", "cwd": "/work/widgets",
-                                "version": "1.0.98", "gitBranch": f"dev/{stem}",
+                                "version": "1.0.98", "gitBranch": branch or f"dev/{stem}",
                                 "message": {"role": role, "content": content}}
         if with_id:
             line["sessionId"] = f"{stem}-session"

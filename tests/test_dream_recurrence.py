@@ -164,6 +164,22 @@ def test_personal_sessions_alone_are_personal(tmp_path: Path) -> None:
     assert verdict["audience"] == "personal"
 
 
+def test_one_person_on_one_pull_request_and_their_session_on_its_branch_is_one_of_each(tmp_path: Path) -> None:
+    """The clone's owner reviewing pull request #12 and saying the same in their own agent
+    session on its branch is one person and one change, not two of each."""
+    ctx = w.repo(tmp_path)
+    w.grant_sessions(ctx)
+    owner = "github:101"
+    w.comment(ctx, 12, owner, "Cache the database schema between test runs, the fixtures are slow.", 0)
+    w.session(ctx, tmp_path / "s", "fixtures", "The database fixtures are slow, cache the schema between test runs.",
+              branch="feature/12")
+    report = w.dream(ctx.workspace.root, w.Request(by=owner, dry_run=True), notify=lambda _: None)
+    assert report.proposed == [], report.proposed
+    [verdict] = report.rejected
+    assert verdict["signals"]["people"] == 1 and verdict["signals"]["changes"] == 1, verdict["signals"]
+    assert verdict["reasons"][0] == f"one person: every origin is by {owner}", verdict["reasons"]
+
+
 def _accept(ctx: Context, events: list[dict], valid_until: str | None = None) -> dict:  # type: ignore[type-arg]
     draft = ops.Draft(title="Jitter", text="Retries use jittered backoff.", category="convention",
                       evidence=[ref(e) for e in events], counterevidence=[], valid_until=valid_until,

@@ -62,7 +62,7 @@ def test_nothing_is_proposed_and_every_theme_says_why(dreamt: tuple[Any, Any]) -
     for verdict in report.rejected:
         assert verdict["audience"] == "personal", verdict
         assert verdict["reasons"][0].startswith(("one person: every origin is by the local user",
-                                                 "one origin: 2 copies of one text by local:session-owner")), verdict
+                                                 "one origin: 2 copies of one text by the local user")), verdict
     by_key = {v["theme"]: v for v in report.rejected}
     todo = [v for k, v in by_key.items() if "todos" in k]
     assert todo and todo[0]["signals"]["origins"] >= 10 and todo[0]["signals"]["people"] == 1

@@ -52,7 +52,7 @@ class Evidence(NamedTuple):
     text: str
     path: str | None
     role: str | None
-    pull_request: int | None
+    pull_request: int | None     # a session's too, when it ran on the head branch of one pull request
     branch: str | None
     commit: str | None
     local: bool                  # kept in this clone's local namespace (a personal session)
@@ -196,16 +196,20 @@ class _Taking:
     citable: dict[str, str] = field(default_factory=dict)
     own: Callable[[str], bool] | None = None  # whether an append is this clone's (None: take every label)
     own_labels: set[str] = field(default_factory=set)
+    owner: str | None = None                  # who the clone's owner is: a personal session is theirs
+    heads: dict[str, int | None] = field(default_factory=dict)  # head branch -> its pull request
 
 
 def take(view: View, repo: pygit2.Repository | None, purpose: str, since: str | None = None,
-         own: Callable[[str], bool] | None = None) -> FrozenView:
+         own: Callable[[str], bool] | None = None, owner: str | None = None) -> FrozenView:
     """Freeze what ``purpose`` may use of a loaded store ``view`` (optionally only evidence written
     at or after ``since``); ``repo`` answers which cited paths exist at HEAD. With ``own``
     (whether an append is in this clone's own refs: ``Store.attestation``), the stored labels
     are only those this clone wrote, or kept local: anyone who can push can store labels, under
-    any writer id they name, and a label steers what a dream proposes."""
-    taking = _Taking(view, purpose, since, own=own)
+    any writer id they name, and a label steers what a dream proposes. ``owner`` is the person
+    the clone's owner is (the dream's ``--by``): their personal sessions count as theirs, so
+    their own review and their own session are one person."""
+    taking = _Taking(view, purpose, since, own=own, owner=owner, heads=_head_branches(view))
     for item in view.items:
         if item.kind == "event":
             taking.namespaces.setdefault(item.record["id"], item.stored.namespace)
@@ -291,11 +295,16 @@ def _piece(taking: _Taking, event: dict[str, Any], episode: dict[str, Any], orig
         first = roots.setdefault(event["episode"], event["id"])
         root = first if first != event["id"] else None
     namespace = taking.namespaces.get(event["id"], "shared")
+    pin = episode["pin"]
+    pull_request = pin["pullRequest"]
+    if pull_request is None and source == "agent-session" and pin["branch"]:
+        pull_request = taking.heads.get(pin["branch"])
     return Evidence(
         id=event["id"], episode=event["episode"], source=source, harness=episode["source"]["origin"],
-        type=event["type"], author=event["author"], person=_person(event["author"], source, namespace),
+        type=event["type"], author=event["author"],
+        person=_person(event["author"], source, namespace, taking.owner),
         at=event["at"], text=payload["text"], path=payload.get("path"), role=payload.get("role"),
-        pull_request=episode["pin"]["pullRequest"], branch=episode["pin"]["branch"],
+        pull_request=pull_request, branch=pin["branch"],
         commit=episode["pin"]["commit"], local=namespace == "local", origin=origin, root=root,
         seq=event["seq"],
     )
@@ -311,11 +320,26 @@ def _why(reason: str) -> str:
     return "not usable"
 
 
-def _person(author: str, source: str, namespace: str) -> str | None:
+def _head_branches(view: View) -> dict[str, int | None]:
+    """Head branch -> the pull request stored review threads pin it to (None when the branch
+    heads several): a session on that branch was written on that pull request, one change."""
+    heads: dict[str, int | None] = {}
+    for episode in view.episodes.values():
+        pin = episode["pin"]
+        if episode["source"]["kind"] != "review-thread" or pin["pullRequest"] is None or not pin["branch"]:
+            continue
+        known = heads.setdefault(pin["branch"], pin["pullRequest"])
+        if known != pin["pullRequest"]:
+            heads[pin["branch"]] = None
+    return heads
+
+
+def _person(author: str, source: str, namespace: str, owner: str | None = None) -> str | None:
     """Who a piece of evidence counts as. A personal session is its owner's, whoever spoke
-    in it (the person or their agent); bots and unknown accounts count as nobody."""
+    in it (the person or their agent): the clone owner's (``owner``) when known, so their own
+    review and their own session count once; bots and unknown accounts count as nobody."""
     if source == "agent-session":
-        return "local:session-owner" if namespace == "local" else None
+        return (owner or "local:session-owner") if namespace == "local" else None
     if author.startswith("bot:") or author.endswith(":unknown") or not is_person(author):
         return None
     return author

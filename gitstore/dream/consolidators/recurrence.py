@@ -286,19 +286,21 @@ def _headline(theme: _Theme, origins: list[Evidence], signals: Mapping[str, int]
     if signals["evidence"] == 1:
         first = "one-off: a single piece of evidence"
     elif signals["origins"] == 1:
-        authors = sorted({e.person or e.author for _, e in theme.support})
+        authors = sorted({_who(e.person, e.local) if e.person else e.author for _, e in theme.support})
         first = f"one origin: {signals['evidence']} copies of one text by {', '.join(authors[:3])}"
     elif signals["people"] <= 1:
         who = next((e.person for e in origins if e.person), None)
-        first = f"one person: every origin is by {_who(who)}" if who else "no person: only bots or unknown accounts"
+        sessions = all(e.local for e in origins)
+        first = f"one person: every origin is by {_who(who, sessions)}" if who else \
+            "no person: only bots or unknown accounts"
     else:
         first = failures[0]
         failures = failures[1:]
     return [first, *[f for f in failures if not first.startswith("one ")]][:6]
 
 
-def _who(person: str) -> str:
-    return "the local user (personal agent sessions)" if person.startswith("local:") else person
+def _who(person: str, sessions: bool = False) -> str:
+    return "the local user (personal agent sessions)" if sessions or person.startswith("local:") else person
 
 
 def _refs(view: FrozenView, items: Sequence[Evidence]) -> tuple[Ref, ...]:
