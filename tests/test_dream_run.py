@@ -112,6 +112,31 @@ def test_a_dream_given_the_evidence_the_last_one_had_takes_its_labels(
     assert len(calls) == 9  # the labeler changed
 
 
+@pytest.mark.parametrize("field, bad", [(4, [[5, 2]]), (3, "insists-on"), (1, "Not A Theme!"), (2, "gossip")],
+                         ids=["reversed-span", "unknown-polarity", "theme-outside-the-vocabulary", "unknown-category"])
+def test_kept_labels_that_are_not_sound_mean_labelling_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, field: int, bad: object) -> None:
+    """A kept answer that parses but holds a label no labeler may give is doubt about it: the
+    dream labels again, and is not degraded for ever."""
+    from gitstore.dream.labelers import lexical
+
+    calls: list[int] = []
+    real = lexical.LexicalLabeler.label
+    monkeypatch.setattr(lexical.LexicalLabeler, "label", lambda self, items: calls.append(len(items)) or real(self, items))
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    first = w.run(ctx)
+    memo = ctx.workspace.state / "dreams" / "labels-lexical.json"
+    kept = json.loads(memo.read_text())
+    kept["labels"][0][field] = bad
+    memo.write_text(json.dumps(kept))
+    again = w.run(ctx)
+    assert len(calls) == 2 and again.status == "complete", (calls, again.why)
+    assert again.labeler["labels"] == first.labeler["labels"] and not again.labeler["problems"]
+    w.run(ctx)
+    assert len(calls) == 2  # the answer worked out again is kept, and taken
+
+
 def test_a_labeler_built_on_the_lexical_one_labels_every_time() -> None:
     from gitstore.dream.labelers import lexical, memo
 

@@ -175,13 +175,16 @@ class _Dream:
 
     def _answer(self, labeler: Labeler, items: list[Any]) -> LabelRun:
         """The labeler's answer: the last dream's when the labeler is repeatable and was given
-        the same evidence then (``labelers.memo``), else worked out (and kept, unless a dry run)."""
+        the same evidence then (``labelers.memo``), else worked out (and kept, unless a dry run).
+        A kept answer holding a label no labeler may give is doubt about the file, as one that
+        does not parse: labelling again costs a labelling, taking it would degrade every dream."""
         wanted = label_memo.key(labeler, items)
         where = label_memo.path(self.ctx.workspace.state / REPORTS, labeler)
         if wanted is not None:
             repo = self.ctx.workspace.repo
             kept = label_memo.recall(where, wanted, lambda path, raw: from_git(repo, path, raw))
-            if kept is not None:
+            sent = {e.id: e for e in items}
+            if kept is not None and not any(_label_problem(lab, sent.get(lab.event)) for lab in kept.labels):
                 return kept
         if items and labeler.sends_to:
             self._disclose(labeler, items)
@@ -327,20 +330,25 @@ def _valid_labels(run: LabelRun, sent: dict[str, Any], name: str) -> list[Label]
     first bad one makes the run degraded and drops every label of the run."""
     labels = []
     for label in run.labels:
-        evidence = sent.get(label.event)
-        problem = None
-        if evidence is None:
-            problem = f"a label judges {label.event}, which the labeler was not given"
-        elif not re.fullmatch(THEME_PATTERN, label.theme) or label.category not in CATEGORIES \
-                or label.polarity not in POLARITIES:
-            problem = f"a label on {label.event} is outside the label vocabulary"
-        elif any(not 0 <= a < b <= len(evidence.text) for a, b in label.spans):
-            problem = f"a span of the label on {label.event} lies outside its text"
+        problem = _label_problem(label, sent.get(label.event))
         if problem:
             run.problems.append(f"labeler {name} answered malformed labels ({problem}); none of them is used")
             return []
         labels.append(replace(label, labeler=name))
     return labels
+
+
+def _label_problem(label: Label, evidence: Any) -> str | None:
+    """What is wrong with ``label``, given ``evidence``, the piece it judges (None when the
+    labeler was not given it); None when nothing is."""
+    if evidence is None:
+        return f"a label judges {label.event}, which the labeler was not given"
+    if not re.fullmatch(THEME_PATTERN, label.theme) or label.category not in CATEGORIES \
+            or label.polarity not in POLARITIES:
+        return f"a label on {label.event} is outside the label vocabulary"
+    if any(not 0 <= a < b <= len(evidence.text) for a, b in label.spans):
+        return f"a span of the label on {label.event} lies outside its text"
+    return None
 
 
 def _tips(ctx: Context) -> tuple[tuple[str, str], ...]:

@@ -12,7 +12,8 @@ the order given. One answer per labeler is kept, in ``okf/.memory/dreams/`` (loc
 and disposable, as the reports beside it): losing it, or any doubt about it (a file that does
 not parse, another key, bytes git has, which a commit put there), costs one labelling. An
 answer with problems is not kept; a dry run keeps nothing. Labels read back are checked as any
-labeler's are (``run._valid_labels``).
+labeler's are (``run._label_problem``) before they are taken: one that fails is doubt too, and
+the dream labels again.
 """
 
 from __future__ import annotations
