@@ -86,31 +86,43 @@ def test_reject_and_retire(world) -> None:  # type: ignore[no-untyped-def]
         ops.retire(ctx, other["id"], "github:9", "")
 
 
-def _plant_version(ctx, record) -> None:  # type: ignore[no-untyped-def]
+def _plant_version(ctx, record) -> dict:  # type: ignore[no-untyped-def]
     """Write a version straight into the store, as a forger with write access to the ref would:
     with an audit entry that vouches for it, so only the lifecycle rules can catch it."""
     record = seal(record)
     ctx.write([record], "accept", record["decision"]["by"], [record["id"]], decided=True)
+    return record
+
+
+def _ignored_for(ctx, proposal, forged) -> str:  # type: ignore[no-untyped-def]
+    """Why the history of ``proposal`` ignores ``forged``, which stays out of its chain."""
+    history = build(proposal["id"], ctx.view().learnings[proposal["id"]])
+    assert history.valid and [i.digest for i in history.chain] == [proposal["digest"]]
+    return " ".join(why for item, why in history.broken if item.digest == forged["digest"])
 
 
 def test_forged_approval_is_never_used_and_shows_no_content(world) -> None:  # type: ignore[no-untyped-def]
+    """A decision no step allows is ignored, as if never stored: the learning stays where it
+    was, a person may decide there, and verify names it, never showing what it says."""
     ctx, first, _ = world
-    proposal = propose(ctx, [ref(first)], title="Secret plan", text="Forged text must never show.")
+    proposal = propose(ctx, [ref(first)], title="Secret plan", text="The proposal's own words.")
     forged = copy.deepcopy(proposal)
     for key in ("digest",):
         forged.pop(key)
     forged.update(version=2, previous=proposal["digest"], state="accepted",
-                  decision={"by": "github:666", "reviewDigest": "sha256:" + "5" * 64, "edited": False, "reason": None})
-    _plant_version(ctx, forged)
+                  content={"title": "Forged", "text": "Forged text must never show."},
+                  decision={"by": "github:666", "reviewDigest": "sha256:" + "5" * 64, "edited": True, "reason": None})
+    forged = _plant_version(ctx, forged)
     status = evaluate(ctx.view(), "instruction")[proposal["id"]]
-    assert not status.usable and "never shown" in " ".join(status.reasons)
-    done = gitstore("show", proposal["id"], cwd=ctx.workspace.root)
-    assert done.returncode == 0, done.stderr
-    assert "Forged text" not in done.stdout and "Secret plan" not in done.stdout
-    assert proposal["digest"] in done.stdout and "never shown" in done.stdout
-    listing = gitstore("learnings", "--json", cwd=ctx.workspace.root)
-    row = json.loads(listing.stdout)[0]
-    assert "title" not in row and "problem" in row
+    assert (status.state, status.usable) == ("proposed", False)
+    assert "never shown" in _ignored_for(ctx, proposal, forged)
+    for command in (("show", proposal["id"]), ("history", proposal["id"]), ("verify",)):
+        done = gitstore(*command, cwd=ctx.workspace.root)
+        assert "Forged text" not in done.stdout + done.stderr
+    done = gitstore("verify", cwd=ctx.workspace.root)
+    assert done.returncode == 3 and forged["digest"] in done.stderr and "never shown" in done.stderr, done.stderr
+    ops.accept(ctx, proposal["id"], proposal["reviewDigest"], "github:9")
+    assert evaluate(ctx.view(), "instruction")[proposal["id"]].usable
 
 
 @pytest.mark.parametrize(
@@ -128,10 +140,8 @@ def test_each_step_changes_only_its_own_fields(world, change, message) -> None: 
     forged.update(version=2, previous=proposal["digest"], state="accepted",
                   decision={"by": "github:9", "reviewDigest": proposal["reviewDigest"], "edited": False, "reason": None})
     forged.update(change)
-    _plant_version(ctx, forged)
-    history = build(proposal["id"], ctx.view().learnings[proposal["id"]])
-    assert not history.valid and message in (history.problem or "")
-    assert history.intact == 1
+    forged = _plant_version(ctx, forged)
+    assert message in _ignored_for(ctx, proposal, forged)
 
 
 def test_a_history_must_start_as_a_proposal(world) -> None:  # type: ignore[no-untyped-def]
@@ -143,6 +153,8 @@ def test_a_history_must_start_as_a_proposal(world) -> None:  # type: ignore[no-u
     _plant_version(ctx, orphan)
     status = evaluate(ctx.view(), "instruction")["lrn_" + "3" * 32]
     assert not status.usable and "no proposal" in " ".join(status.reasons)
+    done = gitstore("verify", cwd=ctx.workspace.root)
+    assert done.returncode == 3 and "lrn_" + "3" * 32 in done.stderr and "no proposal" in done.stderr, done.stderr
 
 
 def test_bots_cannot_decide(world) -> None:  # type: ignore[no-untyped-def]
@@ -151,8 +163,8 @@ def test_bots_cannot_decide(world) -> None:  # type: ignore[no-untyped-def]
     forged = {k: v for k, v in copy.deepcopy(proposal).items() if k != "digest"}
     forged.update(version=2, previous=proposal["digest"], state="accepted",
                   decision={"by": "bot:sneaky", "reviewDigest": proposal["reviewDigest"], "edited": False, "reason": None})
-    _plant_version(ctx, forged)
-    assert "is not a person" in (build(proposal["id"], ctx.view().learnings[proposal["id"]]).problem or "")
+    forged = _plant_version(ctx, forged)
+    assert "is not a person" in _ignored_for(ctx, proposal, forged)
 
 
 # -- decisions made on two clones, settled by what each had seen -----------------------------------

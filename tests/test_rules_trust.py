@@ -16,6 +16,7 @@ from gitstore.ops import learning as ops
 from gitstore.providers import Batch
 from gitstore.providers.git import GitProvider
 from gitstore.queries.verify import verify
+from gitstore.records.authority import ACTIONS
 from gitstore.rules.active import evaluate
 
 from . import cli
@@ -206,6 +207,58 @@ def test_a_version_no_decision_made_never_takes_a_learning_out_of_force(team: di
         assert any(again["digest"] in p and "accepted -> proposed" in p and "breaks nothing" in p for p in found), found
     shown = cli.ok("history", proposal["id"], cwd=carol.workspace.root)
     assert f"ignored (no lifecycle step, and no decision made it): version 3 ({again['digest']})" in shown, shown
+    ops.retire(bob, proposal["id"], BOB, "Superseded by the new client.")
+    assert _standing(bob, proposal["id"]) == ("retired", False), "the history is whole: people go on deciding"
+
+
+def _step_after(accepted: dict, action: str, by: str) -> dict:
+    """A signed decision following ``accepted`` that no lifecycle step allows, needing only ``action``."""
+    from gitstore.records.contracts import seal
+    from gitstore.records.identity import AUTO_SAFE
+
+    after = ops._next(accepted)
+    if action == "reject":
+        after["state"] = "rejected"
+    elif action == "auto-accept":
+        after["state"], by = "auto-accepted", AUTO_SAFE
+    else:  # adds supersedes, as a supersede may, and changes the text, as it may not
+        after["state"], after["supersedes"] = "accepted", ["lrn_" + "7" * 32]
+        after["content"] = {**after["content"], "text": "Never use jitter."}
+    after["decision"] = {"by": by, "reviewDigest": accepted["reviewDigest"], "edited": False, "reason": "no"}
+    return seal(after)
+
+
+@pytest.mark.parametrize("action", ["reject", "auto-accept", "supersede"])
+def test_a_signed_decision_that_is_no_lifecycle_step_never_takes_a_learning_out_of_force(
+        team: dict[str, object], tmp_path: Path, action: str) -> None:
+    """Someone the policy lets take one action signs a step from another person's acceptance
+    that no rule allows (accepted -> rejected, a text change beside an added supersedes). It is
+    ignored and named, as a version no decision made is: were it a history that breaks a rule,
+    anyone allowed one action could take any learning out of force for good."""
+    from .team import forge
+
+    bare, keys = _copy(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    root = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", str(bare), str(root))
+    write_policy(root, {ALICE: EVERYTHING, BOB: EVERYTHING, CAROL: (action,)},
+                 {who: keys[who][1] for who in (ALICE, BOB, CAROL)})
+    commit_all(root, "Carol may " + action)
+    git(root, "push", "-q", "origin", "main")
+    bob = team_clone(tmp_path, bare, "bob", keys[BOB][0])
+    accepted = ops.accept(bob, proposal["id"], proposal["reviewDigest"], BOB)
+    bob, = sync(bob)
+    carol = team_clone(tmp_path, bare, "carol", keys[CAROL][0])
+    step = _step_after(accepted, action, CAROL)
+    who = step["decision"]["by"]
+    audit = carol.audit(ACTIONS[step["state"]], who, [proposal["id"]], [step])
+    forge(carol.workspace.root, carol.workspace.config.writer, [step, audit],
+          key=keys[CAROL][0], policy=carol.store.trust_mode().revision)
+    bob, carol = sync(bob, carol)
+    for ctx in (bob, carol):
+        assert _standing(ctx, proposal["id"]) == ("accepted", True)
+        found = [str(p) for p in verify(ctx.store).problems]
+        assert any(step["digest"] in p and "never used" in p for p in found), found
     ops.retire(bob, proposal["id"], BOB, "Superseded by the new client.")
     assert _standing(bob, proposal["id"]) == ("retired", False), "the history is whole: people go on deciding"
 

@@ -27,7 +27,8 @@ def history(
     broken = {id(item): why for item, why in found.history.broken}
     for item in found.history.ignored:
         if id(item) in broken:
-            echo(f"ignored (no lifecycle step, and no decision made it): {broken[id(item)]}")
+            made = "a decision" if "decision" in item.record else "and no decision made it"
+            echo(f"ignored (no lifecycle step, {made}): {broken[id(item)]}")
         else:
             echo(f"ignored (lost a race): v{item.record['version']} {item.digest}")
 

@@ -2,13 +2,15 @@
 records say together: fetched refs left out (quarantined), decisions written without their
 audit entry, decisions, grants, withdrawals and redactions that carry no authority (fetched
 without a policy, unsigned, or signed by someone the policy does not allow), learning versions
-no decision made that are no lifecycle step, and shared
+that are no lifecycle step (decisions among them), histories with no proposal to start from, and shared
 learnings whose evidence or history other clones never receive, and events and episodes whose
 id two records claim that disagree on what it says. Every such finding is never
 used by reads; verify names them so someone can act (decide again, fix the policy, propose
 again from shared evidence)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from gitstore.errors import GitstoreError
 from gitstore.providers import Problem, VerifyReport
@@ -47,10 +49,19 @@ def verify(store: Store) -> VerifyReport:
             report.problems.append(Problem(f"{what} {rid}", f"{rival['digest']} claims its id and disagrees "
                                            f"with {kept['digest']} on what it says; it serves no purpose"))
     for lid, history in sorted(view.histories().items()):
-        for _, why in history.broken:
-            report.problems.append(Problem(f"learning {lid}", f"{why}; no decision made it, so it breaks nothing, "
-                                           "and it is never used"))
+        for item, why in history.broken:
+            report.problems.append(Problem(f"learning {lid}", f"{why}; {_ignored_step(item.record)}"))
+        if history.problem is not None and not history.broken:
+            report.problems.append(Problem(f"learning {lid}", f"{history.problem}; it is never used"))
         placed = misplaced(view, history)
         if placed:
             report.problems.append(Problem(f"learning {lid}", f"{placed}; it is never used"))
     return report
+
+
+def _ignored_step(record: dict[str, Any]) -> str:
+    """What it means that a version no lifecycle step allows is ignored."""
+    if "decision" in record:
+        return ("a decision the rules allow from no version before it, so it is never used and the "
+                "learning stays where it was (a person may decide again)")
+    return "no decision made it, so it breaks nothing, and it is never used"

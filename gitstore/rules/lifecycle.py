@@ -21,17 +21,18 @@ what it saw was a contest (a person deciding again with both in view); otherwise
 and ignored. Of the steps left, the one no other had seen counts, so a rejection made without
 seeing an acceptance never wins over it: the two are a contest for a person. A revision (which
 needs no authority: anyone who can push can write one) never contests a decision it did not
-see: the decision counts. A version no decision made that is no lifecycle step (a proposal
-after an acceptance) is ignored, and named (``broken``), but breaks nothing: it would let
-anyone take a learning out of force for good. Nor does such a version displace, among steps
+see: the decision counts. A version that is no step the rules allow from the one it follows
+(a proposal after an acceptance, a rejection of an accepted learning, an added supersedes
+that also changes the text) is ignored, and named (``broken``), but breaks nothing: it would
+let anyone who can push, or anyone the policy lets take one action, take a learning out of
+force for good. Nor does such a version displace, among steps
 naming the same version, one that a decision is or builds on: a sibling with the same words
 and a smaller digest would otherwise orphan every decision made after it. When several were made
 without seeing each other and disagree (an acceptance and a rejection, two different edits),
 the history is **contested**: it stays at the version they follow, names them, and is never
 used until a person decides again on that version. Steps that agree (two retirements) settle
 on the smallest digest. Every clone holding the same steps computes the same outcome. A
-history that breaks a rule is never used; its intact prefix still counts for supersession
-claims.
+history with no proposal to start from breaks a rule and is never used.
 """
 
 from __future__ import annotations
@@ -124,8 +125,8 @@ def build(learning_id: str, items: list[Item], saw: Saw = store_order_saw) -> Hi
             history.ignored.extend(c for c in candidates if not saw(c.stored, followed))
             candidates = [c for c in candidates if saw(c.stored, followed)]
         before = history.chain[-1].record if history.chain else None
-        for candidate in candidates:  # needing no authority, anyone could have written it: it breaks nothing
-            problem = None if "decision" in candidate.record else check_step(before, candidate.record)
+        for candidate in candidates:  # anyone could have written it, or anyone allowed one action: it breaks nothing
+            problem = check_step(before, candidate.record)
             if problem is not None:
                 history.broken.append((candidate, f"version {candidate.record['version']} ({candidate.digest}): "
                                                   f"{problem}"))
@@ -148,14 +149,7 @@ def build(learning_id: str, items: list[Item], saw: Saw = store_order_saw) -> Hi
         previous = settled.winner.digest
     for rest in by_previous.values():
         history.ignored.extend(rest)
-    prior: dict[str, Any] | None = None
-    for item in history.chain:
-        problem = check_step(prior, item.record)
-        if problem:
-            history.problem = f"version {item.record['version']} ({item.digest}): {problem}"
-            break
-        history.intact += 1
-        prior = item.record
+    history.intact = len(history.chain)  # each version entered the chain only as a step the rules allow
     if not history.chain:
         orphan = items[0] if items else None
         history.problem = "history has no proposal to start from" + (f" ({orphan.digest})" if orphan else "")
@@ -165,11 +159,13 @@ def build(learning_id: str, items: list[Item], saw: Saw = store_order_saw) -> Hi
 
 
 def _leading_to_decisions(items: list[Item]) -> set[str]:
-    """The versions a decision is, or builds on (following ``previous`` back from each)."""
+    """The versions a decision is, or builds on (following ``previous`` back from each); a
+    decision that is no step the rules allow from the version it names builds on nothing."""
     by_digest = {item.digest: item for item in items}
     found: set[str] = set()
     for item in items:
-        if "decision" not in item.record:
+        prior = by_digest.get(item.record["previous"] or "")
+        if "decision" not in item.record or check_step(prior.record if prior else None, item.record):
             continue
         at: Item | None = item
         while at is not None and at.digest not in found:
