@@ -82,6 +82,7 @@ from gitstore.records.identity import AUTO_SAFE
 from gitstore.records.ids import episode_id, event_id
 from gitstore.records.vocabulary import CATEGORIES
 from gitstore.context import Context
+from gitstore.providers._base import Namespace
 from gitstore.rules import active as active_rules
 from gitstore.rules.consent import decide
 from gitstore.rules.evidence import refs_serve
@@ -166,6 +167,7 @@ class Builder:
         self.n_learnings = learnings
         self.n_events = events
         self.pending: list[dict[str, Any]] = []
+        self.namespace: Namespace | None = None  # where the next append goes (None: where the store places it)
         self.hasher = hashlib.sha256()
         self.built = Built(root, self.scope)
         self.pins: dict[int, dict[str, Any]] = {}
@@ -190,7 +192,7 @@ class Builder:
         if not self.pending:
             return
         started = time.perf_counter()
-        self.ctx.store.append(self.pending, decided=True)  # as the operations write decisions
+        self.ctx.store.append(self.pending, namespace=self.namespace, decided=True)  # as the operations write decisions
         self.built.written_s += time.perf_counter() - started
         for record in self.pending:
             self.hasher.update(record["digest"].encode())
@@ -422,6 +424,9 @@ class Builder:
                 counter = self.refs(1, flaw)
             elif rng.random() < 0.15:
                 counter = self.refs(1)
+            if plan == "auto":  # the gate steps only on a learning kept on this machine, as it writes them
+                self.flush()
+                self.namespace = "local"
             record = self.proposal(index, evidence=evidence, counter=counter, valid_from=valid_from,
                                    valid_until=valid_until,
                                    category="convention" if plan == "auto" else None)
@@ -448,6 +453,8 @@ class Builder:
                     label = f"auto-{flaw or 'not-valid-now'}"
                 else:
                     self.built.expected.add(record["id"])
+                self.flush()
+                self.namespace = None
             elif plan == "rejected":
                 self.step(record, "rejected", by, reason="Too specific to one pull request.", action="reject")
             elif plan == "retired":

@@ -211,6 +211,19 @@ def test_a_version_no_decision_made_never_takes_a_learning_out_of_force(team: di
     assert _standing(bob, proposal["id"]) == ("retired", False), "the history is whole: people go on deciding"
 
 
+def _carol_may(team: dict[str, object], tmp_path: Path, action: str) -> tuple[Path, dict, dict]:
+    """The team's remote, its policy changed on the default branch to let carol take only
+    ``action``: (remote, keys, proposal)."""
+    bare, keys = _copy(team, tmp_path)
+    root = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", str(bare), str(root))
+    write_policy(root, {ALICE: EVERYTHING, BOB: EVERYTHING, CAROL: (action,)},
+                 {who: keys[who][1] for who in (ALICE, BOB, CAROL)})
+    commit_all(root, "Carol may " + action)
+    git(root, "push", "-q", "origin", "main")
+    return bare, keys, team["proposal"]  # type: ignore[return-value]
+
+
 def _step_after(accepted: dict, action: str, by: str) -> dict:
     """A signed decision following ``accepted`` that no lifecycle step allows, needing only ``action``."""
     from gitstore.records.contracts import seal
@@ -237,14 +250,7 @@ def test_a_signed_decision_that_is_no_lifecycle_step_never_takes_a_learning_out_
     anyone allowed one action could take any learning out of force for good."""
     from .team import forge
 
-    bare, keys = _copy(team, tmp_path)
-    proposal: dict = team["proposal"]  # type: ignore[assignment]
-    root = tmp_path / "alice"
-    git(tmp_path, "clone", "-q", str(bare), str(root))
-    write_policy(root, {ALICE: EVERYTHING, BOB: EVERYTHING, CAROL: (action,)},
-                 {who: keys[who][1] for who in (ALICE, BOB, CAROL)})
-    commit_all(root, "Carol may " + action)
-    git(root, "push", "-q", "origin", "main")
+    bare, keys, proposal = _carol_may(team, tmp_path, action)
     bob = team_clone(tmp_path, bare, "bob", keys[BOB][0])
     accepted = ops.accept(bob, proposal["id"], proposal["reviewDigest"], BOB)
     bob, = sync(bob)
@@ -261,6 +267,41 @@ def test_a_signed_decision_that_is_no_lifecycle_step_never_takes_a_learning_out_
         assert any(step["digest"] in p and "never used" in p for p in found), found
     ops.retire(bob, proposal["id"], BOB, "Superseded by the new client.")
     assert _standing(bob, proposal["id"]) == ("retired", False), "the history is whole: people go on deciding"
+
+
+def test_a_signed_auto_safe_step_on_a_shared_learning_is_never_used(team: dict[str, object],
+                                                                    tmp_path: Path) -> None:
+    """The auto-safe gate steps only on a learning whose evidence is a session of the clone
+    running it, kept on that machine. Someone the policy lets run the gate who signs its two
+    steps on a shared proposal (of any text: the gate's checks ran nowhere) puts nothing in
+    force: the steps are ignored on every clone and named, and the store refuses to write one."""
+    from gitstore.errors import NotAuthorised
+    from gitstore.records.contracts import seal
+    from gitstore.records.identity import AUTO_SAFE
+
+    from .team import forge
+
+    bare, keys, proposal = _carol_may(team, tmp_path, "auto-accept")
+    carol = team_clone(tmp_path, bare, "carol", keys[CAROL][0])
+    steps, current = [], proposal
+    for state in ("auto-accepted", "auto-active"):
+        step = ops._next(current)
+        step["state"] = state
+        step["decision"] = {"by": AUTO_SAFE, "reviewDigest": current["reviewDigest"], "edited": False,
+                            "reason": "auto-safe: low-risk kind with verified-command evidence"}
+        current = seal(step)
+        steps.append(current)
+    with pytest.raises(NotAuthorised, match="auto-safe gate"):
+        ops.auto_accept(carol, proposal)
+    forge(carol.workspace.root, carol.workspace.config.writer,
+          [*steps, carol.audit("auto-accept", AUTO_SAFE, [proposal["id"]], steps)],
+          key=keys[CAROL][0], policy=carol.store.trust_mode().revision)
+    bob = team_clone(tmp_path, bare, "bob", keys[BOB][0])
+    carol, bob = sync(carol, bob)
+    for ctx in (bob, carol):
+        assert _standing(ctx, proposal["id"]) == ("proposed", False)
+        found = [str(p) for p in verify(ctx.store).problems]
+        assert all(any(s["digest"] in p and "auto-safe gate" in p for p in found) for s in steps), found
 
 
 def test_a_sibling_no_decision_made_never_orphans_a_signed_acceptance(team: dict[str, object],

@@ -110,7 +110,7 @@ def propose(ctx: Context, draft: Draft, by: str) -> dict[str, Any]:
         try:
             return auto_accept(ctx, record)[-1]
         except NotAuthorised:
-            return record  # the team's policy does not let this clone run the gate: a person decides
+            return record  # the store refuses the gate a step it would not count: a person decides
     return record
 
 

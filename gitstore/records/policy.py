@@ -12,7 +12,8 @@ reviewed like code; the store reads them from the default branch (see
                 "github:9": ["accept", "reject"]}}
 
 ``people`` names each person (a gitstore person id) and the actions they may take (``ACTIONS``;
-``auto-accept`` lets a person's clone run the auto-safe gate). Nothing else is allowed in it.
+``auto-accept``, kept for older policies, gives nothing: the auto-safe gate's steps count only
+on learnings kept on the clone that ran it, which need no signature). Nothing else is allowed in it.
 
 ``.gitstore/allowed_signers``: git's own format for SSH signatures (``gpg.ssh.allowedSignersFile``,
 see ssh-keygen(1) "ALLOWED SIGNERS"), one key per line, its principals being gitstore person ids::

@@ -15,7 +15,9 @@ counts depends on the store's trust mode (``TrustMode``, from the provider):
 - **broken** (a policy that cannot be used): no authority record counts until it is fixed.
 
 Records of the local namespace (personal sessions, and learnings drawn from them) never leave
-this clone: they are always its own and always count. Providers that keep one clone's memory
+this clone: they are always its own and always count. The auto-safe gate steps only on such
+learnings (its evidence is a session of this clone), so its steps on a shared learning never
+count, in any mode, whoever signed them: none of the gate's checks ran for them. Providers that keep one clone's memory
 in a file (sqlite, jsonl, memory) are single-user, everything in them its own.
 """
 
@@ -28,6 +30,8 @@ from gitstore.providers import Attestation, TrustMode
 from gitstore.records.identity import AUTO_SAFE
 from gitstore.records.policy import actor_of, required_actions
 
+SHARED_GATE = ("the auto-safe gate steps only on a learning whose evidence is a session of the clone that ran it, "
+               "kept on that machine: a shared step is no run of it, whoever signed it (a person accepts)")
 SINGLE_USER = ("fetched from another clone ({where}); in a repository without a policy only this clone's "
                "own decisions, grants, withdrawals and redactions count (`gitstore policy init` sets one up)")
 
@@ -45,16 +49,14 @@ def problem(mode: TrustMode, attestation: Attestation, namespace: str, actor: st
     count (None: it counts)."""
     if not required or namespace == "local":
         return None
+    if actor == AUTO_SAFE:
+        return SHARED_GATE
     if mode.mode == "broken":
         return f"the policy cannot be used ({mode.problem}); no decision counts until it is fixed"
     if mode.mode != "policy":
         return None if attestation.own else SINGLE_USER.format(where=attestation.where or "a fetched ref")
     if attestation.problem is not None:
         return f"its append {attestation.append[:12]} ({attestation.where}) {attestation.problem}"
-    if actor == AUTO_SAFE:  # the auto-safe gate runs on the clone of someone allowed to run it
-        if any(required <= actions for _, actions in attestation.signers):
-            return None
-        return f"the policy lets no signer of append {attestation.append[:12]} run the auto-safe gate"
     actions = attestation.actions(actor or "")
     signers = ", ".join(who for who, _ in attestation.signers) or "nobody the policy lists"
     if actions is None:
@@ -79,6 +81,8 @@ def refusal(mode: TrustMode, signing_as: tuple[tuple[str, frozenset[str]], ...],
             records: list[dict[str, Any]], removals: list[dict[str, Any]], extends: Callable[[dict[str, Any]], bool]) -> str | None:
     """Why an append of ``records`` (and redaction ``removals``' notes) to the shared namespace
     would carry no authority under the policy, said before anything is written (None: fine)."""
+    if any(actor_of(r) == AUTO_SAFE for r in records):
+        return SHARED_GATE
     if mode.mode == "broken":
         return f"the policy cannot be used ({mode.problem}); fix it before deciding"
     if mode.mode != "policy":
@@ -90,10 +94,6 @@ def refusal(mode: TrustMode, signing_as: tuple[tuple[str, frozenset[str]], ...],
         return f"this repository has a policy ({mode.branch}): its decisions are signed commits, and {hint}"
     who = dict(signing_as)
     for actor, needed in wanted:
-        if actor == AUTO_SAFE:
-            if not any(needed <= actions for actions in who.values()):
-                return "the policy lets nobody this clone signs as run the auto-safe gate"
-            continue
         if actor not in who:
             return (f"this clone signs as {', '.join(who)}, but the record says {actor} decided "
                     f"(--by {next(iter(who))})")
