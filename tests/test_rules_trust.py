@@ -416,6 +416,30 @@ def test_a_key_kept_with_valid_before_keeps_only_what_it_signed_in_time(team: di
     assert _standing(carol, proposal["id"]) == (("accepted", True) if counts else ("proposed", False))
 
 
+@pytest.mark.parametrize("zone", ["", "Z"])
+def test_a_key_valid_for_hours_more_counts_in_every_time_zone(team: dict[str, object], tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch, zone: str) -> None:
+    """allowed_signers times are UTC (with or without ``Z``, as the policy reads them), and so is
+    the commit's time handed to ssh-keygen, which would read either without ``Z`` as the
+    reader's local time: a key valid two hours more counts on a clone in New York as in Tokyo."""
+    import shutil
+    from datetime import datetime, timedelta, timezone
+
+    until = (datetime.now(timezone.utc) + timedelta(hours=2)).strftime("%Y%m%d%H%M") + zone
+    bare, keys = _copy(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    _change_policy(tmp_path, bare, lambda text: text.replace(f'{BOB} namespaces="git"',
+                                                             f'{BOB} namespaces="git",valid-before="{until}"'))
+    bob = team_clone(tmp_path, bare, "bob", keys[BOB][0])
+    ops.accept(bob, proposal["id"], proposal["reviewDigest"], BOB)  # signed under the policy naming the time
+    carol = team_clone(tmp_path, bare, "carol", keys[CAROL][0])
+    bob, carol = sync(bob, carol)
+    for name in ("UTC", "America/New_York", "Asia/Tokyo"):
+        monkeypatch.setenv("TZ", name)
+        shutil.rmtree(carol.workspace.root / ".git" / "gitstore" / "verified", ignore_errors=True)
+        assert _standing(Context.open(carol.workspace.root), proposal["id"]) == ("accepted", True), name
+
+
 def test_a_policy_revision_never_merged_gives_no_authority(team: dict[str, object], tmp_path: Path) -> None:
     bare, keys = _copy(team, tmp_path)
     proposal: dict = team["proposal"]  # type: ignore[assignment]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import struct
 import subprocess
 import tempfile
@@ -170,19 +171,30 @@ def check(program: str, commit: pygit2.Commit, allowed_signers: bytes, principal
     when = signed_at(commit)
     with tempfile.TemporaryDirectory(prefix="gitstore-verify-") as folder:
         signers, sig = Path(folder) / "allowed_signers", Path(folder) / "commit.sig"
-        signers.write_bytes(allowed_signers)
+        signers.write_bytes(utc_validity(allowed_signers))
         sig.write_bytes(signature)
         done = _run([program, "-Y", "verify", "-f", str(signers), "-I", principals[0], "-n", NAMESPACE,
-                     "-s", str(sig), f"-Overify-time={when}"], payload)
+                     "-s", str(sig), f"-Overify-time={when}Z"], payload)
     if done.returncode != 0:
         raise SignatureProblem(f"the signature does not verify: {_last_line(done.stderr or done.stdout)}")
     return Checked(key, tuple(principals))
 
 
+def utc_validity(allowed_signers: bytes) -> bytes:
+    """``allowed_signers`` with a ``Z`` after each ``valid-after`` and ``valid-before`` time
+    that lacks one. The policy reads these times as UTC; ssh-keygen reads a time without ``Z``
+    as the reader's local time, so clones in two time zones would disagree on a signature."""
+    return _VALIDITY.sub(rb"\1\2Z", allowed_signers)
+
+
+_VALIDITY = re.compile(rb"(?<![^\s,])(valid-(?:after|before)=\"?)([0-9]{8}(?:[0-9]{4}(?:[0-9]{2})?)?)(?![0-9Z])")
+
+
 def signed_at(commit: pygit2.Commit) -> str:
     """The commit's time as ``ssh-keygen -Overify-time`` and allowed_signers take it
-    (YYYYMMDDHHMMSS, UTC); a time no calendar date holds (a forger can write any number) is a
-    problem of that signature, never an error of the read that meets it."""
+    (YYYYMMDDHHMMSS, UTC, to be followed by ``Z``: without it ssh-keygen reads local time); a
+    time no calendar date holds (a forger can write any number) is a problem of that signature,
+    never an error of the read that meets it."""
     try:
         return datetime.fromtimestamp(commit.committer.time, timezone.utc).strftime("%Y%m%d%H%M%S")
     except (OverflowError, OSError, ValueError):

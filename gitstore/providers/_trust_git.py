@@ -16,7 +16,7 @@ Under a policy (``gitstore.providers._policy_git``), an append counts for a pers
 
 Signature checks are the costly part (one ``ssh-keygen`` run each): each commit's is made once
 and remembered (``_verified``, kind ``signatures``) under the allowed_signers bytes it was
-checked against. The rest is looked up in parsed policies, once per revision.
+checked against, with every time read as UTC (``CHECKED_AS``). The rest is looked up in parsed policies, once per revision.
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ from gitstore.providers._verified import Verified
 from gitstore.records.policy import Policy
 
 
+# how results are remembered: the allowed_signers checked against, and its times and the
+# commit's read as UTC (results remembered when ssh-keygen read them as local time are checked again)
+CHECKED_AS = "allowed_signers-utc:"
 SAVE_EVERY = 64  # signatures checked between two writes of what was found (and at exit)
 SAVE_SECONDS = 0.5
 NOBODY_FOR_KEY = "the policy lists nobody for the key user.signingkey names"
@@ -87,7 +90,7 @@ class Trust:
     def _verified(self, commit: pygit2.Commit, revision: Revision) -> tuple[str, tuple[str, ...]]:
         """The key a commit is signed with and the people it verified for, under ``revision``'s
         allowed_signers (checked once, then remembered)."""
-        context = "allowed_signers:" + hashlib.sha256(revision.signers).hexdigest()[:32]
+        context = CHECKED_AS + hashlib.sha256(revision.signers).hexdigest()[:32]
         oid = str(commit.id)
         known = self._checked.get(oid, context)
         if isinstance(known, dict):

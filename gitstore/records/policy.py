@@ -21,7 +21,8 @@ see ssh-keygen(1) "ALLOWED SIGNERS"), one key per line, its principals being git
     github:583231 namespaces="git" ssh-ed25519 AAAAC3Nza... alice@laptop
 
 Options ``namespaces`` (which must allow ``git``), ``valid-after`` and ``valid-before`` are
-honoured (a key's validity is judged at its commit's time, as git does); ``cert-authority``
+honoured (a key's validity is judged at its commit's time, as git does; times are UTC, with
+or without a trailing ``Z``); ``cert-authority``
 and wildcard principals are refused, so each key names exactly the people it signs for.
 
 Both files are parsed strictly: anything off makes the whole policy unusable, and then no
