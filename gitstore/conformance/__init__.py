@@ -37,6 +37,7 @@ import pytest
 from gitstore.errors import ConflictError, IntegrityError, Refused
 from gitstore.rules.active import evaluate
 from gitstore.rules.evidence import check_stated
+from gitstore.rules.lifecycle import build
 from gitstore.rules.view import View
 from gitstore.providers import REQUIRED_CAPABILITIES, Batch, Entry, Provider, Removal, Stream, StreamingProvider
 from gitstore.providers._base import Namespace
@@ -443,8 +444,9 @@ class ProviderConformance:
         view = View.load(Store(provider, R.SCOPE))
         statuses = evaluate(view, "review")
         assert statuses[proposals[0]["id"]].state == "proposed" and bare["digest"] in view.ignored
-        assert not statuses[proposals[1]["id"]].usable
-        assert any("never shown" in reason for reason in statuses[proposals[1]["id"]].reasons)
+        assert (statuses[proposals[1]["id"]].state, statuses[proposals[1]["id"]].usable) == ("proposed", False)
+        history = build(proposals[1]["id"], view.learnings[proposals[1]["id"]])  # it stays out of the chain
+        assert any(item.digest == unseen["digest"] and "never shown" in why for item, why in history.broken)
 
     def test_a_forged_evidence_pin_is_refused(self, provider: Provider) -> None:
         cited, _ = _cited(provider, 0)
