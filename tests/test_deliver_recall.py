@@ -373,6 +373,9 @@ def test_init_default_branch_is_read_as_git_reads_it(tmp_path: Path) -> None:
     (home / ".gitconfig").write_text('[init "x"]\n\tdefaultBranch = no\n')
     git(repo, "config", "--unset", "init.defaultBranch")
     assert _configured_default(common) == gits() != "no", "a subsection is another section"
+    (repo / ".git" / "team.config").write_text("[init]\n\tdefaultBranch = trunk\n")
+    git(repo, "config", "include.path", "team.config")
+    assert _configured_default(common) == gits() == "trunk", "an included file's setting counts"
 
 
 def _policy_without_the_reviewer(world: World, tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -425,6 +428,35 @@ def test_the_index_follows_the_policy_on_the_default_branch(world: World, tmp_pa
     commit_all(world.root, "Notes")  # main moves, the policy does not
     assert heads.fingerprint(locate(str(world.root))) == before
     _policy_without_the_reviewer(world, tmp_path, capsys, before)
+
+
+def _recalled(root: Path) -> list[str]:
+    """The ids ``gitstore recall`` gives in its own process (the store's git library reads the
+    user's configuration once, when it starts)."""
+    done = subprocess.run([sys.executable, "-m", "gitstore", "recall", PROMPT, "--json"], cwd=root,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return [i["id"] for i in json.loads(done.stdout)["items"]]
+
+
+@pytest.mark.parametrize("section", ["include", 'includeIf "gitdir:{root}/"'])
+def test_the_index_follows_the_policy_when_init_default_branch_comes_from_an_included_file(
+        world: World, tmp_path: Path, section: str) -> None:
+    """``init.defaultBranch`` set in a file the user's configuration includes (always, or on a
+    condition git and the store both check): the fingerprint reads the same branch as the store,
+    so a policy committed there takes the reviewer's learning out of what agents get."""
+    from .conftest import git
+    from .team import EVERYTHING, commit_all, keypair, write_policy
+
+    home = Path(os.environ["HOME"])
+    (home / ".gitconfig").write_text(f"[{section.format(root=world.root)}]\n\tpath = ~/.gitconfig-team\n")
+    (home / ".gitconfig-team").write_text("[init]\n\tdefaultBranch = trunk\n")
+    git(world.root, "branch", "-m", "trunk")
+    assert world.ids["jitter"] in _recalled(world.root)
+    _, public = keypair(tmp_path / "keys", "github:7")
+    write_policy(world.root, {"github:7": EVERYTHING}, {"github:7": public})
+    commit_all(world.root, "Who may decide")
+    assert world.ids["jitter"] not in _recalled(world.root)
 
 
 # -- a secret a line break parts is redacted on the one line agents get ------------------------------

@@ -1,4 +1,5 @@
-"""The fingerprint of everything recall's index is built from, read without git bindings.
+"""The fingerprint of everything recall's index is built from, read without git bindings (but
+for a git configuration that includes other files: see ``_configured_default``).
 
 The index is a disposable cache: it is used only while its fingerprint equals the one computed
 now, and rebuilt from the store otherwise. The fingerprint is one text made of
@@ -8,7 +9,8 @@ now, and rebuilt from the store otherwise. The fingerprint is one text made of
 - the index format and gitstore's version (a new scanner or scorer rebuilds);
 - the bytes of ``okf/.memory/config.json`` (provider, writer, delivery settings);
 - the team's policy in force: the default branch the store reads it from (origin's HEAD, else
-  ``init.defaultBranch``, read from git's configuration files, else main or master) and the ids of
+  ``init.defaultBranch``, read from git's configuration files, or asked of the store's git library
+  when one includes another, else main or master) and the ids of
   ``.gitstore/policy.json`` and ``.gitstore/allowed_signers`` in its tip (a person the policy
   no longer allows takes their decisions out of force, with no ref of memory moving). The ids
   are asked of git (one ``git ls-tree``) only when the branch's tip moved since they were last
@@ -160,33 +162,70 @@ def _config_files(common: str) -> list[str]:
             os.path.join(common, "config")]
 
 
-def _configured_default(common: str) -> str | None:
-    """``init.defaultBranch`` as the configuration files set it (the last one wins; ``include``
-    is not followed): the branch the store reads the policy from when origin names none."""
-    found = None
+def _config_texts(common: str) -> list[str]:
+    """The text of each configuration file there is, lowest precedence first."""
+    texts = []
     for path in _config_files(common):
         try:
             with open(path, "rb") as handle:
-                text = handle.read(1 << 20).decode("utf-8", "replace")
+                texts.append(handle.read(1 << 20).decode("utf-8", "replace"))
         except OSError:
             continue
-        section = ""
-        for raw in text.splitlines():
-            line = raw.strip()
-            if line.startswith("["):
-                section, _, rest = line[1:].partition("]")
-                section = section.strip().lower()
-                line = rest.strip()
-            if section != "init" or "=" not in line or line[0] in "#;":
-                continue
-            key, _, value = line.partition("=")
-            if key.strip().lower() == "defaultbranch":
-                value = value.split("#", 1)[0].split(";", 1)[0].strip().strip('"')
-                found = value or found
+    return texts
+
+
+def _includes(text: str) -> bool:
+    """Whether a configuration file names other files to read (``[include]``, ``[includeIf
+    ...]``): their settings count too, under conditions only a git library checks as the store's
+    does."""
+    return any(line.lstrip().lower().startswith("[include") for line in text.splitlines())
+
+
+def _default_read(text: str, found: str | None) -> str | None:
+    """``init.defaultBranch`` as one file sets it, else ``found`` (what earlier files set)."""
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            section, _, rest = line[1:].partition("]")
+            section = section.strip().lower()
+            line = rest.strip()
+        if section != "init" or "=" not in line or line[0] in "#;":
+            continue
+        key, _, value = line.partition("=")
+        if key.strip().lower() == "defaultbranch":
+            value = value.split("#", 1)[0].split(";", 1)[0].strip().strip('"')
+            found = value or found
     return found
 
 
-def _default_tip(common: str, read: dict[str, bytes]) -> tuple[str, str] | None:
+def _default_asked(gitdir: str) -> str | None:
+    """``init.defaultBranch`` as the store's git library reads it, included files and their
+    conditions too: asked only of a configuration that includes others, since loading the
+    library costs more than a prompt's whole fast path."""
+    import pygit2
+
+    try:
+        return str(pygit2.Repository(gitdir).config["init.defaultBranch"])
+    except (KeyError, pygit2.GitError):
+        return None
+
+
+def _configured_default(common: str, gitdir: str | None = None) -> str | None:
+    """``init.defaultBranch`` as the configuration files set it (the last one wins): the branch
+    the store reads the policy from when origin names none. Plain files are read here; when one
+    includes another, the store's git library is asked, opening ``gitdir`` (this work tree's
+    git folder, as the store opens it) so that conditions on the folder or branch hold alike."""
+    texts = _config_texts(common)
+    if any(_includes(text) for text in texts):
+        return _default_asked(gitdir or common)
+    found = None
+    for text in texts:
+        found = _default_read(text, found)
+    return found
+
+
+def _default_tip(common: str, read: dict[str, bytes], gitdir: str | None = None) -> tuple[str, str] | None:
     """(branch, tip id) of the default branch the policy is read from, as
     ``gitstore.providers._policy_git.default_branch`` finds it: origin's HEAD, else the branch
     ``init.defaultBranch`` names, else main, else master."""
@@ -199,7 +238,7 @@ def _default_tip(common: str, read: dict[str, bytes]) -> tuple[str, str] | None:
     tip = _target(common, names[0], read) if names else None
     if tip and not tip.startswith("ref: "):
         return names[0], tip
-    configured = _configured_default(common)
+    configured = _configured_default(common, gitdir)
     names = [f"refs/heads/{configured}"] if configured else []
     for name in (*names, "refs/heads/main", "refs/heads/master"):
         tip = _target(common, name, read)
@@ -210,7 +249,7 @@ def _default_tip(common: str, read: dict[str, bytes]) -> tuple[str, str] | None:
 
 def policy(place: Place, read: dict[str, bytes] | None = None) -> str:
     """The fingerprint's line for the policy in force (see the module's docstring)."""
-    found = _default_tip(place.common, {} if read is None else read)
+    found = _default_tip(place.common, {} if read is None else read, place.gitdir)
     if found is None:
         return "policy none"
     branch, tip = found
