@@ -106,7 +106,9 @@ def test_lines_keep_at_most_the_limit_however_the_input_is_cut(size: int) -> Non
 def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error_and_the_server_goes_on(
         shared_world: World) -> None:
     """JSON-RPC 2.0 answers a text it cannot parse with a parse error (-32700) and one it parses
-    that is no request with an invalid request (-32600), ``id`` null unless one can be read."""
+    that is no request with an invalid request (-32600), ``id`` null unless one can be read: an
+    id MCP does not allow (a fraction, null, true, an object) is none, and the message that holds
+    it is no notification either (the SDK would take it for one and the client would wait)."""
     client = Client(shared_world.root)
     client.request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                      "clientInfo": {"name": "test", "version": "1"}})
@@ -116,7 +118,9 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error_and_the_ser
                            (b'{"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"x": "\\ud800"}}', -32700, None),
                            (b"[" * 100_000, -32700, None),
                            (b"[1, 2, 3]", -32600, None),
-                           (b'{"id": 3, "method": "ping"}', -32600, 3)]:
+                           (b'{"id": 3, "method": "ping"}', -32600, 3),
+                           *[(b'{"jsonrpc": "2.0", "id": %s, "method": "tools/list"}' % bad, -32600, None)
+                             for bad in (b"1.5", b"2.0", b"null", b"true", b'{"x": 1}', b"[5]")]]:
         client.send(line + b"\n")
         answer = client.answer()
         assert answer["id"] == id and answer["error"]["code"] == code, (line[:60], answer)

@@ -12,7 +12,9 @@ A line the SDK cannot read as one JSON-RPC message, which it would pass over wit
 is answered as JSON-RPC 2.0 asks and dropped: one that is not JSON it can parse (a syntax
 error, a lone surrogate, brackets nested too deep) with a parse error (``-32700``, ``id``
 null), one it parses that is no message (a batch, a number, an object missing its fields) with
-an invalid request (``-32600``, the ``id`` it holds, else null). A blank line is dropped.
+an invalid request (``-32600``, the ``id`` it holds, else null). So is a request whose id is
+no string or integer (a fraction, null, true, an object; ``id`` null in the answer), which the
+SDK reads as a notification and never answers. A blank line is dropped.
 
 As the SDK does, standard input is read from a duplicate while descriptor 0 points at the null
 device, so a child process (git) reads nothing of the client's messages; the SDK's transport
@@ -49,12 +51,15 @@ def unreadable(line: str) -> tuple[int, str, str | int | None] | None:
     from mcp import types
 
     try:
-        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        return None
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except pydantic.ValidationError as exc:
         errors = exc.errors(include_url=False, include_context=False, include_input=False)
         if any(error["type"] == "json_invalid" for error in errors):
             return PARSE_ERROR, f"parse error: {errors[0]['msg'][:200]}", None
+    else:
+        if _odd_id(line, message):
+            return INVALID_REQUEST, "invalid request: an id that is no string or integer", None
+        return None
     try:
         found = json.loads(line)  # JSON the SDK parsed: for the id it holds
     except (ValueError, RecursionError):
@@ -63,6 +68,23 @@ def unreadable(line: str) -> tuple[int, str, str | int | None] | None:
     ident = ident if isinstance(ident, (str, int)) and not isinstance(ident, bool) else None
     what = "an object" if isinstance(found, dict) else "a batch" if isinstance(found, list) else "not an object"
     return INVALID_REQUEST, f"invalid request: {what} that is no JSON-RPC message gitstore mcp reads", ident
+
+
+def _odd_id(line: str, message: Any) -> bool:
+    """Whether the SDK took a message with an id it does not read as one (a fraction, null,
+    true, an object) for a notification, dropping the id: it would pass the request over
+    unanswered, and the client would wait for an answer that never comes."""
+    import json
+
+    from mcp import types
+
+    if not isinstance(message, types.JSONRPCNotification):
+        return False
+    try:
+        found = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(found, dict) and "id" in found
 
 
 class Lines:
