@@ -429,6 +429,42 @@ def test_rollback_still_restores_what_is_in_force(world: World) -> None:
     assert {name: read(world, name) for name in first} == first
 
 
+def test_rollback_refuses_to_restore_a_text_no_longer_accepted(tmp_path: Path) -> None:
+    """Two reviewers accept one proposal at once, with different texts: neither is in force
+    until one of them accepts again, with a third text. The files a publish wrote before hold
+    the first text, under the same learning id still in force: restoring them would give agents
+    a text no person now accepts, in the section and in the index alike."""
+    from gitstore.deliver.publish import _all_in_force
+
+    from .cli import gitstore as run, ok
+    from .team import sync, two_reviewers
+    from .world import propose
+
+    alice, bob = two_reviewers(tmp_path)
+    grant_all(alice)
+    thread = Thread(alice, 7, "100")
+    comment = thread.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    proposal = propose(alice, [ref(comment)])
+    alice, bob = sync(alice, bob)
+    ops.accept(alice, proposal["id"], proposal["reviewDigest"], "github:9")
+    root = alice.workspace.root
+    ok("publish", cwd=root)
+    first = {name: (root / name).read_bytes() for name in ("AGENTS.md", INDEX)}
+    ops.accept(bob, proposal["id"], proposal["reviewDigest"], "github:10", "Every retry loop retries at most once.")
+    alice, bob = sync(alice, bob)
+    ok("publish", cwd=root)  # contested: nothing in force
+    ops.accept(alice, proposal["id"], proposal["reviewDigest"], "github:9", "Every retry loop uses capped backoff.")
+    now = {name: (root / name).read_bytes() for name in ("AGENTS.md", INDEX)}
+    done = run("publish", "--rollback", cwd=root)
+    assert done.returncode != 0 and done.stdout == "" and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert proposal["id"] in done.stderr and "no longer accepted" in done.stderr, done.stderr
+    assert {name: (root / name).read_bytes() for name in now} == now, "nothing was written"
+    for name, data in first.items():
+        with pytest.raises(Refused, match="no longer accepted"):
+            _all_in_force(root, {name: data})
+
+
 def test_retire_and_redact_rewrite_the_published_files(world: World) -> None:
     from .cli import ok
 

@@ -156,9 +156,15 @@ def unwritten_text(learning: str, text: str, facts: Mapping[str, clindex.Fact],
     fact = facts.get(learning)
     if fact is None:
         return why_not(learning)
-    if " ".join(text.casefold().split()) != " ".join(fact.fact.casefold().split()):
+    if not same_text(text, fact.fact):
         return f"the text published for {learning} is not its accepted text"
     return None
+
+
+def same_text(published: str, accepted: str) -> bool:
+    """Whether a published line's text says ``accepted`` (a learning's line, ``line_of``), as
+    publish merges lines: case and runs of white space aside."""
+    return " ".join(published.casefold().split()) == " ".join(accepted.casefold().split())
 
 
 @dataclass
@@ -720,9 +726,11 @@ def _would(result: Result) -> Result:
 
 def rollback(start: str = ".", dry_run: bool = False) -> list[dict[str, Any]]:
     """``gitstore publish --rollback``: restore the files of the newest publish, byte for byte,
-    unless what it restores lists a learning no longer in force: a rollback never gives agents
-    what left force (a withdrawal, redaction or retirement rewrote the files without it). With
-    ``dry_run``, the same checks, and what it would restore, writing nothing."""
+    unless what it restores lists a learning no longer in force, or gives one a text that is no
+    longer its accepted one: a rollback never gives agents what left force (a withdrawal,
+    redaction or retirement rewrote the files without it) nor a text no person now accepts (a
+    version of the learning is in force now). With ``dry_run``, the same checks, and
+    what it would restore, writing nothing."""
     from gitstore.config import Workspace
 
     workspace = Workspace.find(start)
@@ -733,26 +741,56 @@ def rollback(start: str = ".", dry_run: bool = False) -> list[dict[str, Any]]:
 _LEARNING_ID = re.compile(r"lrn_[0-9a-f]{32}")
 
 
-def _listed(restored: dict[str, bytes | None]) -> set[str]:
+@dataclass(frozen=True)
+class _Listed:
+    """A learning restored files would list, with what they say of it: its line's text (a
+    section), its contentDigest (an index entry), or neither (a line naming it only)."""
+
+    learning: str
+    text: str | None = None
+    digest: str | None = None
+
+
+def _listed(restored: dict[str, bytes | None]) -> list[_Listed]:
     """The learnings the files would list: in a managed section, or an index entry of gitstore's."""
-    found: set[str] = set()
+    found: list[_Listed] = []
     for path, data in restored.items():
         if data is None:
             continue
         text = data.decode("utf-8", "replace")
-        if path == clindex.PATH:
-            try:
-                entries = _jsontext.loads(text).get("entries", [])
-            except (ValueError, AttributeError):
-                entries = []
-            found.update(e["learning"] for e in entries if isinstance(e, dict) and isinstance(e.get("learning"), str))
-            continue
-        try:
-            body = sections.split(text, path).body or ""
-        except InvalidInput:
-            body = text
-        found.update(_LEARNING_ID.findall(body))
+        found += _index_listed(text) if path == clindex.PATH else _section_listed(text, path)
     return found
+
+
+def _index_listed(text: str) -> list[_Listed]:
+    try:
+        entries = _jsontext.loads(text).get("entries", [])
+    except (ValueError, AttributeError):
+        entries = []
+    return [_Listed(e["learning"], digest=str(e.get("contentDigest")))
+            for e in entries if isinstance(e, dict) and isinstance(e.get("learning"), str)]
+
+
+def _section_listed(text: str, path: str) -> list[_Listed]:
+    try:
+        body = sections.split(text, path).body or ""
+    except InvalidInput:
+        body = text
+    found: list[_Listed] = []
+    for line in body.splitlines():
+        said = section_line(line)
+        if said is not None and said[1]:  # a learning's line: its text, for each learning it cites
+            found += [_Listed(learning, text=said[0]) for learning in said[1]]
+        else:  # what was left out, or a line of another shape: the ids it names
+            found += [_Listed(learning) for learning in _LEARNING_ID.findall(line)]
+    return found
+
+
+def _still_said(listed: _Listed, record: dict[str, Any]) -> bool:
+    """Whether what restored files say of a learning is what its version in force says."""
+    if listed.digest is not None:
+        return listed.digest == record["contentDigest"]
+    return listed.text is None or same_text(listed.text, _fact_text(record))
 
 
 def _all_in_force(root: Path, restored: dict[str, bytes | None]) -> None:
@@ -764,7 +802,12 @@ def _all_in_force(root: Path, restored: dict[str, bytes | None]) -> None:
     from gitstore.rules.active import active
 
     view = in_force_view(Context.open(root).store)[0]
-    gone = sorted(listed - {record["id"] for _, record in active(view, "instruction")})
+    records = {record["id"]: record for _, record in active(view, "instruction")}
+    gone = sorted({item.learning for item in listed} - set(records))
     if gone:
         raise Refused(f"the files it would restore list {named(gone)}, no longer in force; nothing was rolled back "
                       "(run `gitstore publish` instead)")
+    changed = sorted({item.learning for item in listed if not _still_said(item, records[item.learning])})
+    if changed:
+        raise Refused(f"the files it would restore give {named(changed)} a text no longer accepted (another version "
+                      "of it is in force now); nothing was rolled back (run `gitstore publish` instead)")
