@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import sqlite3
 import time
 from contextlib import AbstractContextManager
@@ -170,8 +171,23 @@ def _row(view: Any, trust: str, record: dict[str, Any], scanner: Any) -> dict[st
 
 def line_of(title: str, text: str) -> str:
     """A learning on the one line agents read it (recall, the context hook, the MCP server, a
-    published section): ``title: text``, every run of white space, line breaks too, one space."""
-    return " ".join(f"{title.strip()}: {text.strip()}".split())
+    published section): ``title: text``, every run of white space, line breaks too, one space,
+    naming no learning as a citation does (``uncited``)."""
+    return uncited(" ".join(f"{title.strip()}: {text.strip()}".split()))
+
+
+# a bracket a learning's id opens, spaces aside: the shape of the list ending a published line
+# (``[lrn_...]``) and of the provenance after a delivered item (``(lrn_...; accepted by ...)``),
+# full-width and other brackets as a reader takes them too
+_CITATION = re.compile(r"([\[({\uff3b\uff08\uff5b\u3010\u3014\u27e6])\s*(?=lrn_[0-9a-f]{32})", re.IGNORECASE)
+
+
+def uncited(line: str) -> str:
+    """``line`` with every bracket a learning's id opens read as prose (``[see lrn_...]``):
+    only gitstore writes a learning's id in that place, after a line, to say which learnings
+    the line comes from. A title or text in that shape would have its line seem to cite a
+    learning it does not, and go on naming one retired since as if it still gave it."""
+    return _CITATION.sub(r"\1see ", line)
 
 
 def scanned_line(scanner: Any, title: str, text: str) -> tuple[str, set[str]] | str:
@@ -182,7 +198,7 @@ def scanned_line(scanner: Any, title: str, text: str) -> tuple[str, set[str]] | 
     redacted: set[str] = set()
     found = f"{title.strip()}: {text.strip()}"
     for on_one_line in (False, True):
-        result = scanner.scan(" ".join(found.split()) if on_one_line else found)
+        result = scanner.scan(uncited(" ".join(found.split())) if on_one_line else found)
         if result.quarantined:
             kinds = sorted({f.kind for f in result.findings if f.action == "quarantine"})
             return f"unsafe text: {', '.join(kinds)}"

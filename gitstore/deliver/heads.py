@@ -39,7 +39,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitstore.deliver.place import Place
 
-FORMAT = "recall-index/4"  # 4: a learning's line kept as scanned on one line
+FORMAT = "recall-index/5"  # 4: a learning's line kept as scanned on one line; 5: naming no learning as a citation
 HEAD_LINES = 5  # a state's lines before the storage's: format, version, salt, config, policy
 SALT_NAME = "delivery.salt"
 REFS = "refs/memory/"
