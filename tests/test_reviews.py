@@ -395,3 +395,29 @@ def test_a_delivery_of_an_unexpected_shape_is_read_as_far_as_it_goes(ctx: Contex
         import_reviews(ctx, path, "github:9")
     except (InvalidInput, Refused) as exc:  # a one-line error the CLI prints
         assert "\n" not in str(exc)
+
+
+def _issue_comment(n: int) -> dict:
+    base = copy.deepcopy(load("issue_comment/created.payload.json")["comment"])
+    base.update(id=5000 + n, body=f"Conversation point {n}.", created_at=f"2019-05-15T16:{n:02d}:00Z",
+                updated_at=f"2019-05-15T16:{n:02d}:00Z")
+    return base
+
+
+def test_remove_deleted_keeps_the_issue_comments_a_complete_snapshot_still_lists(ctx: Context, tmp_path: Path) -> None:
+    """A pull request's conversation comments come in their own collection (``issue-comments``)
+    and share the pull-comments' source ids: one still listed is not deleted at its source, one
+    gone from the listing is."""
+    snapshot = _snapshot([(1, "", [_comment(1)])])
+    snapshot["responses"][2]["body"] = [_issue_comment(1), _issue_comment(2)]
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(snapshot))
+    for _ in range(2):
+        same = import_reviews(ctx, path, "github:9", remove_deleted=True)
+        assert same.removed == [] and same.record["counts"]["deletions"] == 0
+    snapshot["responses"][2]["body"] = [_issue_comment(2)]  # one deleted since
+    path.write_text(json.dumps(snapshot))
+    report = import_reviews(ctx, path, "github:9", remove_deleted=True)
+    assert report.removed == ["github:comment:5001"]
+    texts = sorted(e["payload"]["text"] for e in ctx.view().events.values() if "payload" in e and "text" in e["payload"])
+    assert texts == ["Conversation point 2.", "Point 1."]

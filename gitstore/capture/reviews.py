@@ -498,13 +498,20 @@ def _from_rest(builder: _Builder, snapshot: dict[str, Any], remove_deleted: bool
                     _from_webhook(builder, {"action": "submitted", "review": item,
                                             "pull_request": {"number": pr, "head": head}})
     if remove_deleted and complete:
-        present = {f"github:comment:{c['id']}" for r in responses if r.get("collection") == "pull-comments"
-                   for c in r["body"] if isinstance(c, dict)}
+        present = _listed(responses)
         for source_id, version in list(builder.versions.items()):
             episode = builder.known.episodes.get(version["episode"]) or builder.records.get(version["episode"])
             if source_id.startswith("github:comment:") and source_id[15:].isdigit() and source_id not in present \
                     and episode and episode["pin"]["pullRequest"] == pr:
                 builder.delete({"id": int(source_id[15:]), "updated_at": version["at"], "user": {}})
+
+
+def _listed(responses: list[dict[str, Any]]) -> set[str]:
+    """The source ids of the comments a snapshot lists: review comments and the conversation's
+    (issue) comments alike, which share ``github:comment:<id>`` and the pull request's pin, so
+    a comment listed in either collection is not deleted at its source."""
+    return {f"github:comment:{c['id']}" for r in responses if r.get("collection") in ("pull-comments", "issue-comments")
+            for c in r["body"] if isinstance(c, dict)}
 
 
 def import_reviews(ctx: Context, path: Path, by: str, *, remove_deleted: bool = False) -> ImportReport:
