@@ -484,3 +484,35 @@ def test_a_pull_request_number_or_api_url_nothing_could_serve_is_refused_before_
         done = gitstore("import", "github", "--repo", REPO, *extra, *args, "--by", BY, cwd=ctx.workspace.root)
     assert done.returncode == 2 and message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done
     assert github.requests == [] and imports(ctx) == []
+
+
+class _Looping(FakeGitHub):
+    """A GitHub whose every paginated list links ``next`` back to its first page; after
+    ``bound`` requests it answers 401, so a client that never stops fails instead of asking on."""
+
+    bound = 40
+
+    def answer(self, target: str, headers: dict[str, str]) -> tuple[int, dict[str, str], object]:
+        if len(self.requests) >= self.bound:
+            self.status = 401
+        return super().answer(target, headers)
+
+    def _link(self, path: str, query: dict[str, str], page: int, last: int) -> str:
+        return super()._link(path, query, 0, last)  # next: page 1, whatever page this is
+
+
+@pytest.mark.parametrize("args", [("--pr", "2"), ("--since", "2019-01-01")], ids=["pull-comments", "listing"])
+def test_a_next_link_back_to_a_page_read_already_stops_the_list(ctx: Context, monkeypatch: pytest.MonkeyPatch,
+                                                                args: tuple[str, ...]) -> None:
+    """A list's pages are counted as they are asked for, not by the page numbers its links name:
+    a next link leading back to a page read already ends that list, said in one line, exit 1."""
+    from .cli import gitstore
+
+    looping = _Looping(recorded(shared("reviews", "octokit-webhooks")))
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    with serve(looping):
+        done = gitstore("import", "github", "--repo", REPO, "--api-url", looping.url, *args, "--by", BY,
+                        cwd=ctx.workspace.root)
+    assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done
+    assert "leads back to page 1, read already" in done.stdout, done.stdout
+    assert len(looping.requests) < 10, "each list is asked for each of its pages once"

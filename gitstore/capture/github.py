@@ -11,6 +11,8 @@ judges for completeness. Nothing here decides completeness itself:
   connection) is left out, so the snapshot shows the gap and its import is incomplete;
   later pages are still fetched (their address is the ``last`` link's with another page);
 - when GitHub says the rate limit is spent, nothing more is asked: what is missing is named;
+- a list's pages are counted as they are asked for, not by the numbers its links name: a next
+  link back to a page read already ends the list, named, instead of asking without end;
 - a page of the pull-request listing that cannot be read makes the listing incomplete, said
   in the report, since pull requests on it are not known at all.
 
@@ -202,15 +204,35 @@ def _page_url(template: str, page: int) -> str:
     return _PAGE.sub(lambda m: f"{m.group(1)}{page}", template, count=1)
 
 
+def _page_of(url: str, otherwise: int) -> int:
+    """The page a link names (``page=N``), or ``otherwise`` when it names none."""
+    numbered = _PAGE.search(url)
+    return int(numbered.group(2)) if numbered else otherwise
+
+
+def _loops(what: str, page: int, read: set[int]) -> str | None:
+    """Why a list ends here when its next link leads back to a page read already (pages are
+    counted as they are asked for, so a list whose links go round ends instead of asking on)."""
+    if page not in read:
+        read.add(page)
+        return None
+    return f"{what}: the next link leads back to page {page}, read already"
+
+
 def _collection(client: _Client, name: str, first: str) -> tuple[list[dict[str, Any]], list[str]]:
     """Every page of one list (responses as the snapshot keeps them) and what is missing."""
     responses: list[dict[str, Any]] = []
     problems: list[str] = []
     url: str | None = first
     page, last, template = 1, None, first
-    while url is not None and page <= MAX_PAGES:
-        numbered = _PAGE.search(url)
-        page = int(numbered.group(2)) if numbered else page  # the page a link names, not a count
+    read: set[int] = set()
+    for _ in range(MAX_PAGES):
+        if url is None:
+            break
+        page = _page_of(url, page)  # the page a link names, not a count
+        if loop := _loops(name, page, read):
+            problems.append(loop)
+            break
         answer, why = client.get(url)
         body = _json_list(answer) if answer is not None and why is None else None
         if body is None:
@@ -253,7 +275,14 @@ def pull_requests(client: _Client, since: str | None) -> tuple[list[dict[str, An
     problems: list[str] = []
     url: str | None = client.url("pulls", state="all", sort="updated", direction="desc", page=1)
     page = 1
-    while url is not None and page <= MAX_PAGES:
+    read: set[int] = set()
+    for _ in range(MAX_PAGES):
+        if url is None:
+            break
+        page = _page_of(url, page)
+        if loop := _loops("pull-request listing", page, read):
+            problems.append(f"{loop}; pull requests listed after it were not read")
+            break
         answer, why = client.get(url)
         if answer is not None and answer.status == 404:
             raise InvalidInput(f"GitHub has no repository {client.repo} that this token can read ({why})")
