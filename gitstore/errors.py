@@ -109,6 +109,14 @@ class ConflictError(GitstoreError):
     """A compare-and-swap lost its race more times than the retry budget allows."""
 
 
+def in_one_line(exc: Exception) -> str:
+    """What went wrong, in one line: gitstore's own error as it says it, any other with its type
+    (where one item failing is reported and the next one tried, rather than a traceback)."""
+    if isinstance(exc, GitstoreError):
+        return str(exc)
+    return " ".join(f"{type(exc).__name__}: {exc}".split())[:400]
+
+
 __all__ = [
     "AlreadyDone",
     "CanonicalizationError",

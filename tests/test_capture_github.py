@@ -516,3 +516,13 @@ def test_a_next_link_back_to_a_page_read_already_stops_the_list(ctx: Context, mo
     assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done
     assert "leads back to page 1, read already" in done.stdout, done.stdout
     assert len(looping.requests) < 10, "each list is asked for each of its pages once"
+
+
+def test_a_comment_served_with_a_body_that_is_no_text_is_skipped_and_counted(ctx: Context,
+                                                                            github: FakeGitHub) -> None:
+    github.lists["pulls/2/comments"][1] = {**github.lists["pulls/2/comments"][1], "body": {"text": "Agreed."}}
+    with serve(github):
+        report = import_github(ctx, REPO, BY, pulls=[2], api=github.url, token=None)
+    [pull] = report.pulls
+    assert pull.outcome == "imported" and report.complete, pull
+    assert pull.imported["counts"]["skipped"] == 1 and pull.imported["counts"]["comments"] == 2

@@ -145,3 +145,28 @@ def test_a_file_a_commit_put_in_the_state_folder_is_never_imported(ctx: Context)
     git(root, "commit", "-q", "-m", "Keep review material")
     again = import_folder(ctx, outside, BY, root / "other-ledger.json")
     assert not again.problems and "planted.json" in again.imports[0]["files"]
+
+
+def test_a_file_that_cannot_be_imported_is_reported_alone_and_tried_again(ctx: Context, tmp_path: Path) -> None:
+    """One malformed file stopped the folder's import for good: a snapshot of the wrong shape
+    raised past the pass, and a delivery with a time that does not parse failed the import of
+    every delivery beside it, pass after pass. Each is reported by name and tried again next
+    time; the other files are imported."""
+    hooks = shared("reviews", "octokit-webhooks")
+    inbox, ledger = tmp_path / "inbox", tmp_path / "ledger.json"
+    inbox.mkdir()
+    shutil.copy(hooks / "pull_request_review_comment" / "created.payload.json", inbox / "a.json")
+    bad_time = json.loads((hooks / "issue_comment" / "created.payload.json").read_text())
+    bad_time["comment"]["created_at"] = bad_time["comment"]["updated_at"] = "yesterday"
+    (inbox / "b.json").write_text(json.dumps(bad_time))
+    shutil.copy(hooks / "pull_request_review" / "submitted.payload.json", inbox / "c.json")
+    (inbox / "d.json").write_text(json.dumps({
+        "format": "gitstore.github-snapshot/1", "repository": "Codertocat/Hello-World", "pullRequest": 2,
+        "head": {"ref": "changes", "sha": "ec26c3e57ca3a959ca5aad62de7213c562f8c821"}, "responses": {"a": 1}}))
+    for _ in range(2):
+        report = import_folder(ctx, inbox, BY, ledger)
+        assert [p.split(":")[0] for p in report.problems] == ["d.json", "b.json"], report.problems
+        assert "yesterday" in report.problems[1] and all("\n" not in p for p in report.problems)
+    assert sorted(json.loads(ledger.read_text())["files"].values()) == ["a.json", "c.json"]
+    assert report.imports == [] and report.already == 2
+    assert sorted({e.record["type"] for e in ctx.store.items(["event"])}) == ["comment", "status"]

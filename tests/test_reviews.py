@@ -421,3 +421,44 @@ def test_remove_deleted_keeps_the_issue_comments_a_complete_snapshot_still_lists
     assert report.removed == ["github:comment:5001"]
     texts = sorted(e["payload"]["text"] for e in ctx.view().events.values() if "payload" in e and "text" in e["payload"])
     assert texts == ["Conversation point 2.", "Point 1."]
+
+
+def _shaped(change: str) -> dict:
+    """A complete snapshot of one comment, with one part of it given another JSON type."""
+    snapshot = _snapshot([(1, "", [_comment(1)])])
+    if change == "responses-object":
+        snapshot["responses"] = {"pull-comments": []}
+    elif change == "response-string":
+        snapshot["responses"].append("pull-comments")
+    elif change == "collection-list":
+        snapshot["responses"][0]["collection"] = ["pull-comments"]
+    elif change == "page-true":
+        snapshot["responses"][0]["page"] = True
+    elif change == "pull-request-true":
+        snapshot["pullRequest"] = True
+    return snapshot
+
+
+@pytest.mark.parametrize("change", ["responses-object", "response-string", "collection-list", "page-true",
+                                    "pull-request-true"])
+def test_a_snapshot_of_the_wrong_shape_is_one_line_and_stores_nothing(ctx: Context, tmp_path: Path,
+                                                                     change: str) -> None:
+    from .cli import gitstore
+
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(_shaped(change)))
+    done = gitstore("import", "reviews", str(path), "--by", "github:9", cwd=ctx.workspace.root)
+    assert done.returncode == 1 and done.stderr.startswith("gitstore: error: "), done
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert list(ctx.store.items()) == []
+
+
+@pytest.mark.parametrize("body", [123, {"text": "Point"}, ["Point"], True])
+def test_a_comment_whose_body_is_no_text_is_skipped_and_counted(ctx: Context, tmp_path: Path, body: object) -> None:
+    comments = [_comment(1), _comment(2)]
+    comments[0]["body"] = body
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(_snapshot([(1, "", comments)])))
+    report = import_reviews(ctx, path, "github:9")
+    assert report.record["counts"]["comments"] == 1 and report.record["counts"]["skipped"] == 1
+    assert [e["payload"]["text"] for e in events(ctx)] == ["Point 2."]

@@ -40,7 +40,7 @@ from typing import Any, NamedTuple, Protocol
 
 from gitstore import _jsontext
 from gitstore.capture.saved import FORMAT, exclusive, file_name, inbox, remember, save, scrub
-from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
+from gitstore.errors import InvalidInput, Refused, UsageError, in_one_line
 
 DEFAULT_API = "https://api.github.com"
 PER_PAGE = 100
@@ -450,7 +450,7 @@ def _save_and_import(ctx: Any, repo: str, by: str, snapshots: list[Fetched], fol
             try:
                 done = import_loaded(ctx, "github-rest", item.snapshot, canonical, by, known=known)
                 result.outcome, result.imported = "imported", done.to_json()
-            except GitstoreError as exc:
+            except Exception as exc:  # one pull request failing stops no other
                 result.outcome = "failed"
-                result.problems.append(str(exc))
+                result.problems.append(in_one_line(exc))
         report.pulls.append(result)

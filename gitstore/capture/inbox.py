@@ -7,8 +7,9 @@ changed and nothing is imported twice. Files whose name starts with a dot are le
 receiver writes there first, then renames).
 
 - Each REST snapshot is one import; one whose digest the store already holds is skipped.
-- New webhook deliveries are imported together, one import per repository they name.
-- A file that cannot be read or parsed is reported and retried next time; the others go on.
+- New webhook deliveries are imported together, one import per repository they name; when
+  they cannot be, the files whose deliveries fail on their own are reported, the rest imported.
+- A file that cannot be read, parsed or imported is reported and retried next time; the others go on.
 - In a folder inside ``okf/.memory/`` (this clone's, ignored by git), a file git tracks came
   with a commit, not from this clone's receiver: it is reported and never imported, or anyone
   who can land a commit could put review comments under any name into every clone's memory.
@@ -24,9 +25,9 @@ from typing import Any
 
 from gitstore import _jsontext
 from gitstore._files import first_link, replace_file
-from gitstore.capture.reviews import KnownReviews, import_loaded, load_snapshot
+from gitstore.capture.reviews import BuiltImport, KnownReviews, build_import, load_snapshot, store_import
 from gitstore.config import STATE_DIR, tracked_under
-from gitstore.errors import GitstoreError, InvalidInput, Refused
+from gitstore.errors import InvalidInput, Refused, in_one_line
 from gitstore.context import Context
 from gitstore.records.canonical import canonicalize, sha256_digest
 
@@ -75,8 +76,8 @@ def import_folder(ctx: Context, folder: Path, by: str, ledger: Path, *, remove_d
             continue
         try:
             source, data, canonical = load_snapshot(path)
-        except GitstoreError as exc:
-            report.problems.append(f"{name}: {exc}")
+        except Exception as exc:  # one file that cannot be read stops no other
+            report.problems.append(f"{name}: {in_one_line(exc)}")
             continue
         digest = sha256_digest(canonical)
         present[digest] = name
@@ -95,10 +96,7 @@ def import_folder(ctx: Context, folder: Path, by: str, ledger: Path, *, remove_d
                 deliveries.setdefault(str(full), []).append((digest, payload))
     failed: set[str] = set()
     for repository, items in sorted(deliveries.items()):
-        payloads = [p for _, p in items]
-        names = sorted({present[d] for d, _ in items})
-        if not _import(reviews, report, names, "github-webhook", payloads, canonicalize(payloads), by, remove_deleted):
-            failed.update(d for d, _ in items)
+        failed |= _import_deliveries(reviews, report, items, present, by, remove_deleted)
     # a file counts as imported once every delivery in it was (a file may name two repositories)
     known.update({d: present[d] for items in deliveries.values() for d, _ in items if d not in failed})
     _write_ledger(ledger, {d: n for d, n in known.items() if d in present})
@@ -121,13 +119,70 @@ class _Reviews:
 def _import(reviews: _Reviews, report: FolderReport, names: list[str], source: str, data: Any, canonical: bytes,
             by: str, remove_deleted: bool) -> bool:
     try:
-        done = import_loaded(reviews.ctx, source, data, canonical, by, remove_deleted=remove_deleted,
+        built = build_import(reviews.ctx, source, data, canonical, by, remove_deleted=remove_deleted,
                              known=reviews.load())
-    except GitstoreError as exc:
-        report.problems.append(f"{', '.join(names)}: {exc}")
+    except Exception as exc:  # one import that fails stops no other
+        report.problems.append(f"{', '.join(names)}: {in_one_line(exc)}")
         return False
-    report.imports.append({"files": names, "source": source, **done.to_json()})
+    return _store(report, names, built)
+
+
+def _store(report: FolderReport, names: list[str], built: BuiltImport) -> bool:
+    try:
+        done = store_import(built)
+    except Exception as exc:
+        report.problems.append(f"{', '.join(names)}: {in_one_line(exc)}")
+        return False
+    report.imports.append({"files": names, "source": built.record["source"], **done.to_json()})
     return True
+
+
+def _import_deliveries(reviews: _Reviews, report: FolderReport, items: list[tuple[str, dict[str, Any]]],
+                       present: dict[str, str], by: str, remove_deleted: bool) -> set[str]:
+    """Import one repository's new deliveries together (in the order things happened, across
+    files); the digests of the files not imported. When they cannot be imported together, the
+    files whose deliveries cannot be imported on their own are reported by name and left for
+    next time, and the others are imported: one malformed delivery would otherwise hold back
+    every delivery beside it, pass after pass."""
+    everything = {d for d, _ in items}
+    names = sorted({present[d] for d in everything})
+    try:
+        built = _built(reviews, items, by, remove_deleted)
+    except Exception as exc:
+        bad = _failing(reviews, items, by, remove_deleted)
+        if not bad:  # only together do they fail: said of them all
+            report.problems.append(f"{', '.join(names)}: {in_one_line(exc)}")
+            return everything
+        report.problems.extend(f"{present[d]}: {why}" for d, why in sorted(bad.items(), key=lambda b: present[b[0]]))
+        rest = [(d, p) for d, p in items if d not in bad]
+        payloads = [p for _, p in rest]
+        kept = sorted({present[d] for d, _ in rest})
+        if rest and _import(reviews, report, kept, "github-webhook", payloads, canonicalize(payloads), by, remove_deleted):
+            return set(bad)
+        return everything
+    return set() if _store(report, names, built) else everything
+
+
+def _built(reviews: _Reviews, items: list[tuple[str, dict[str, Any]]], by: str, remove_deleted: bool) -> BuiltImport:
+    payloads = [p for _, p in items]
+    return build_import(reviews.ctx, "github-webhook", payloads, canonicalize(payloads), by,
+                        remove_deleted=remove_deleted, known=reviews.load())
+
+
+def _failing(reviews: _Reviews, items: list[tuple[str, dict[str, Any]]], by: str,
+             remove_deleted: bool) -> dict[str, str]:
+    """The files (by digest) whose deliveries cannot be imported on their own, and why: each
+    built alone, nothing stored."""
+    files: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for digest, payload in items:
+        files.setdefault(digest, []).append((digest, payload))
+    bad = {}
+    for digest, mine in files.items():
+        try:
+            _built(reviews, mine, by, remove_deleted)
+        except Exception as exc:
+            bad[digest] = in_one_line(exc)
+    return bad
 
 
 def _committed(ctx: Context, folder: Path) -> set[Path]:

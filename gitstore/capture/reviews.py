@@ -90,12 +90,34 @@ def load_snapshot(path: Path) -> tuple[str, list[dict[str, Any]] | dict[str, Any
         return "github-webhook", payloads, canonicalize(payloads)
     data = _read_json(path)
     if isinstance(data, dict) and data.get("format") == FORMAT:
+        _check_snapshot(path, data)
         return "github-rest", data, canonicalize(data)
     payloads = data if isinstance(data, list) else [data]
     if not all(isinstance(p, dict) and "action" in p and "repository" in p for p in payloads):
         raise InvalidInput(f"{path}: neither a gitstore GitHub snapshot nor webhook deliveries")
     payloads = in_time_order(payloads)
     return "github-webhook", payloads, canonicalize(payloads)
+
+
+def _check_snapshot(path: Path, data: dict[str, Any]) -> None:
+    """Refuse, in one line, a snapshot whose parts are not of the JSON types its format gives
+    them (a file written by hand, or damaged): the importer reads the rest trusting them."""
+    pr = data.get("pullRequest")
+    if not _number(pr) or pr < 1:
+        raise InvalidInput(f"{path}: pullRequest is not a pull request number (a {type(pr).__name__})")
+    responses = data.get("responses", [])
+    if not isinstance(responses, list):
+        raise InvalidInput(f"{path}: responses is not a list of list responses (a {type(responses).__name__})")
+    for n, response in enumerate(responses):
+        if not isinstance(response, dict) or not isinstance(response.get("collection"), str):
+            raise InvalidInput(f"{path}: responses[{n}] is not a list response (an object naming its collection)")
+        if not _number(response.get("page")) or not isinstance(response.get("body"), list):
+            raise InvalidInput(f"{path}: responses[{n}] needs a page number and a list body")
+
+
+def _number(value: Any) -> bool:
+    """Whether a JSON value is a whole number (``true`` is not one, though Python counts it an int)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 _STEP = {"created": 0, "submitted": 0, "edited": 1, "resolved": 1, "unresolved": 1, "dismissed": 2, "deleted": 3}
@@ -163,7 +185,7 @@ def _collection_pages(collection: str, responses: list[dict[str, Any]]) -> tuple
     lasts: set[int] = set()
     for response in responses:
         page, link, body = response.get("page"), response.get("link"), response.get("body")
-        if not isinstance(page, int) or page < 1 or not isinstance(body, list):
+        if not _number(page) or page < 1 or not isinstance(body, list):
             raise Refused(f"{collection}: every response needs a page number and a list body")
         if not isinstance(link, str):
             raise Refused(f"{collection} page {page} has no link header; completeness cannot be judged")
@@ -323,8 +345,11 @@ class _Builder:
         return self._version(episode, comment, comment.get("body", ""), updated,
                              known["id"] if known else None, author)
 
-    def _version(self, episode: str, comment: dict[str, Any], body: str, at: str, parent: str | None,
+    def _version(self, episode: str, comment: dict[str, Any], body: Any, at: str, parent: str | None,
                  author: str) -> dict[str, Any] | None:
+        if body is not None and not isinstance(body, str):  # no text GitHub writes: nothing to keep
+            self.counts["skipped"] += 1
+            return None
         text = self._screen(body, 20000)
         if text is None:
             self.counts["skipped"] += 1
@@ -366,7 +391,7 @@ class _Builder:
         known = self.versions.get(root_source)
         return known["episode"] if known else None
 
-    def _screen(self, text: str, limit: int) -> str | None:
+    def _screen(self, text: str | None, limit: int) -> str | None:
         result = default_scanner().scan(text or "")
         if result.quarantined:
             return None
@@ -404,11 +429,8 @@ def _numbered(obj: Any) -> TypeGuard[dict[str, Any]]:
     """Whether a GitHub object carries GitHub's ids, which are numbers: a thread's root id is
     kept outside the payload redaction removes (its episode's source), where any other text
     could never be taken back."""
-    def number(value: Any) -> bool:
-        return isinstance(value, int) and not isinstance(value, bool)
-
-    return isinstance(obj, dict) and number(obj.get("id")) and (
-        obj.get("in_reply_to_id") is None or number(obj.get("in_reply_to_id")))
+    return isinstance(obj, dict) and _number(obj.get("id")) and (
+        obj.get("in_reply_to_id") is None or _number(obj.get("in_reply_to_id")))
 
 
 def _at(value: Any) -> str:
@@ -525,6 +547,24 @@ def import_loaded(ctx: Context, source: str, data: Any, canonical: bytes, by: st
     """``import_reviews`` for a snapshot already read (``load_snapshot``'s three values).
     ``known``: what the store holds, as of the run's earlier imports (see ``KnownReviews``);
     read from the store when not given. A stored import is told to it."""
+    return store_import(build_import(ctx, source, data, canonical, by, remove_deleted=remove_deleted, known=known))
+
+
+@dataclass
+class BuiltImport:
+    """An import's records, built and not stored yet (``store_import`` stores them)."""
+
+    ctx: Context
+    known: KnownReviews
+    builder: _Builder
+    record: dict[str, Any]
+    remove_deleted: bool
+
+
+def build_import(ctx: Context, source: str, data: Any, canonical: bytes, by: str, *,
+                 remove_deleted: bool = False, known: KnownReviews | None = None) -> BuiltImport:
+    """What ``import_loaded`` would store, or the error it would stop at, with nothing stored:
+    a folder's pass tries its deliveries this way to tell which file a failure comes from."""
     repository = _repository(source, data)
     check_repository(ctx, repository, "snapshot is for")
     if known is None:
@@ -534,7 +574,7 @@ def import_loaded(ctx: Context, source: str, data: Any, canonical: bytes, by: st
         assert isinstance(data, dict)
         pages, missing = check_pages(data.get("responses", []))
         _from_rest(builder, data, remove_deleted, not missing)
-        pr = data.get("pullRequest") if isinstance(data.get("pullRequest"), int) else None
+        pr = data.get("pullRequest") if _number(data.get("pullRequest")) else None
     else:
         assert isinstance(data, list)
         data = in_time_order(data)
@@ -549,10 +589,17 @@ def import_loaded(ctx: Context, source: str, data: Any, canonical: bytes, by: st
         "complete": not missing, "missing": missing, "counts": builder.counts,
         "removeDeleted": remove_deleted, "by": by, "at": now(),
     })
+    return BuiltImport(ctx, known, builder, record, remove_deleted)
+
+
+def store_import(built: BuiltImport) -> ImportReport:
+    """Store a built import as one atomic append (episodes, events, the import record, audit),
+    then remove the text of the comments it found deleted when asked to."""
+    ctx, builder, record, by = built.ctx, built.builder, built.record, built.record["by"]
     ctx.write([*builder.records.values(), record], "import", by, [record["digest"]])
-    known.stored(builder.records.values())
+    built.known.stored(builder.records.values())
     report = ImportReport(record, builder.counts["episodes"], builder.counts["events"])
-    if remove_deleted and builder.deleted:
+    if built.remove_deleted and builder.deleted:
         from gitstore.ops.redact import redact_each
 
         redact_each(ctx, builder.deleted, by, "deleted at its source")

@@ -91,7 +91,8 @@ def _source_id(collection: Any, item: dict[str, Any]) -> str:
 
 def _comments(snapshot: dict[str, Any], source_ids: set[str]) -> Iterator[tuple[str, dict[str, Any]]]:
     """The comments of a snapshot ``source_ids`` names, each with its source id."""
-    for response in snapshot.get("responses", []):
+    responses = snapshot.get("responses")
+    for response in responses if isinstance(responses, list) else []:
         body = response.get("body") if isinstance(response, dict) else None
         for item in body if isinstance(body, list) else []:
             if isinstance(item, dict) and (found := _source_id(response.get("collection"), item)) in source_ids:
