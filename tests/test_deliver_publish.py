@@ -5,6 +5,7 @@ rolled back byte for byte, blocked by a corrupt index without writing anything."
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -894,3 +895,49 @@ def test_a_private_key_split_between_title_and_text_is_never_published(world: Wo
     for name in ("AGENTS.md", INDEX):
         assert b"b3BlbnNzaC1rZXkt" not in read(world, name)
     assert learning["id"] in json.dumps(result.to_json())
+
+
+def _conflict_in_agents_md(root: Path, operation: str) -> None:
+    """Leave ``operation`` stopped on a conflict in AGENTS.md, as git leaves it for the user."""
+    git(root, "checkout", "-q", "-b", "side")
+    (root / "AGENTS.md").write_text("# Widgets\n\nUse tabs.\n")
+    git(root, "add", "AGENTS.md")
+    git(root, "commit", "-q", "-m", "Tabs")
+    git(root, "checkout", "-q", "-")
+    (root / "AGENTS.md").write_text("# Widgets\n\nUse spaces.\n")
+    git(root, "add", "AGENTS.md")
+    git(root, "commit", "-q", "-m", "Spaces")
+    commands = {"merge": ["merge", "side"], "rebase": ["rebase", "side"], "rebase-apply": ["rebase", "--apply", "side"],
+                "cherry-pick": ["cherry-pick", "side"], "revert": ["revert", "--no-edit", "HEAD"],
+                "unmerged": ["merge", "side"]}
+    if operation == "revert":  # HEAD's change undone over a later one on the same line
+        (root / "AGENTS.md").write_text("# Widgets\n\nUse spaces, four.\n")
+        git(root, "commit", "-q", "-am", "Four")
+        commands["revert"] = ["revert", "--no-edit", "HEAD~1"]
+    done = subprocess.run(["git", *commands[operation]], cwd=root, capture_output=True, text=True)
+    assert done.returncode != 0, done
+    if operation == "unmerged":  # the merge forgotten, its conflict left in the index
+        (Path(git(root, "rev-parse", "--absolute-git-dir").strip()) / "MERGE_HEAD").unlink()
+
+
+@pytest.mark.parametrize("operation", ["merge", "rebase", "rebase-apply", "cherry-pick", "revert", "unmerged"])
+def test_publish_writes_nothing_while_a_git_operation_is_unfinished(world: World, operation: str) -> None:
+    """AGENTS.md holding conflict markers mid-rebase: a publish wrote its section into it (the
+    markers kept, the index changed), which the user's next commit took in or ``rebase
+    --continue`` refused. It waits, in one line; the tick reports its step degraded."""
+    from gitstore.sync.steps import DEGRADED, Call, publish as publish_step
+
+    from .cli import gitstore
+
+    root = world.root
+    _conflict_in_agents_md(root, operation)
+    before = read(world, "AGENTS.md")
+    result = publish(str(root))
+    assert result.status == "blocked" and "nothing was written" in result.reason, result.reason
+    outcome = publish_step(Call(root))
+    assert outcome.status == DEGRADED and "nothing was written" in outcome.line, outcome
+    done = gitstore("publish", cwd=root)
+    assert done.returncode == 1 and done.stderr.startswith("gitstore: error: blocked: "), done
+    assert done.stderr.count("\n") == 1
+    assert read(world, "AGENTS.md") == before and not (root / INDEX).exists()
+    assert not (root / "okf" / ".memory" / "publish").exists()

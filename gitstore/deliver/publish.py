@@ -189,6 +189,7 @@ class Result:
     conflicts: list[str] = field(default_factory=list)
     left_out: dict[str, list[str]] = field(default_factory=dict)
     snapshot: str | None = None
+    waits: bool = False  # blocked only until a git operation of the user's ends (``unfinished_operation``)
 
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "reason": self.reason, "files": self.files, "warnings": self.warnings,
@@ -546,8 +547,32 @@ def publish(start: str = ".", claude: bool = False, copilot: bool = False, dry_r
         return _would(result)
     if result.status != "published":
         return result
+    busy = unfinished_operation(ctx.workspace.repo)
+    if busy is not None:
+        return Result("blocked", f"blocked: {busy}; nothing was written (publish once it is done)", waits=True)
     result.snapshot = _write(root, state, changes)
     return result
+
+
+# what git leaves in a work tree's git folder while an operation waits for the user
+_OPERATIONS = (("rebase-merge", "a rebase"), ("rebase-apply", "a rebase or `git am`"), ("MERGE_HEAD", "a merge"),
+               ("CHERRY_PICK_HEAD", "a cherry-pick"), ("REVERT_HEAD", "a revert"))
+
+
+def unfinished_operation(repo: Any) -> str | None:
+    """Why published files must not be written now, or None: a rebase, merge, cherry-pick or
+    revert waiting for the user, or a file publish writes left unmerged. The files it writes
+    may hold conflict markers then; a publish would keep them, fold its change into the
+    user's commit, or make ``git rebase --continue`` refuse."""
+    gitdir = Path(repo.path)
+    for name, what in _OPERATIONS:
+        if (gitdir / name).exists():
+            return f"{what} is in progress (git's {name})"
+    conflicts = repo.index.conflicts
+    unmerged = sorted({entry.path for sides in conflicts or () for entry in sides if entry is not None} & set(WRITES))
+    if unmerged:
+        return f"{unmerged[0]} has unresolved conflicts"
+    return None
 
 
 def _write(root: Path, state: Path, changes: list[snapshots.Change]) -> str:
@@ -601,6 +626,10 @@ def refresh(ctx: Any) -> Refresh:
     result, changes = _plan(root, in_force_view(ctx.store)[0], baseline)
     changes = [c for c in changes if c.path in published]
     done = Refresh(stale=[c for c in result.conflicts if c.split(":", 1)[0] in published])
+    busy = unfinished_operation(ctx.workspace.repo) if changes else None
+    if busy is not None:
+        done.stale.append(f"{busy}: nothing was written (`gitstore publish` once it is done)")
+        return done
     if changes:
         done.snapshot = _write(root, state, changes)
         done.files = [c.path for c in changes]

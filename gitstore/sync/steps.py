@@ -174,6 +174,8 @@ def publish(call: Call) -> Outcome:
                         copilot=call.options.get("copilot", False))
     data = result.to_json()
     line = f"{result.status}: {result.reason}"
+    if result.status == "blocked" and result.waits:  # the user's rebase or merge first: tried again later
+        return Outcome(DEGRADED, line, data)
     if result.status == "blocked":
         return Outcome(FAILED, line, data)
     if result.conflicts or result.warnings:
