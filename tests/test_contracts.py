@@ -200,3 +200,10 @@ def test_a_time_must_be_a_calendar_date_for_both_validators_and_every_read(time:
 
 def test_the_time_pattern_has_one_home() -> None:
     assert c._load("defs")["$defs"]["time"]["pattern"] == TIME_PATTERN
+
+
+def test_the_relative_path_pattern_has_one_home() -> None:
+    from gitstore.capture.screening import RELPATH_LIMIT, RELPATH_PATTERN
+
+    relpath = c._load("defs")["$defs"]["relpath"]
+    assert (relpath["pattern"], relpath["maxLength"]) == (RELPATH_PATTERN, RELPATH_LIMIT)

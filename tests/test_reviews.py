@@ -462,3 +462,19 @@ def test_a_comment_whose_body_is_no_text_is_skipped_and_counted(ctx: Context, tm
     report = import_reviews(ctx, path, "github:9")
     assert report.record["counts"]["comments"] == 1 and report.record["counts"]["skipped"] == 1
     assert [e["payload"]["text"] for e in events(ctx)] == ["Point 2."]
+
+
+@pytest.mark.parametrize("path", ["src\\win.py", "src/a\tb.py", "/etc/passwd", "../../etc/passwd", "src/./retry.py",
+                                  "src/..", "a\nb.py", "src/retry.py\n", "x" * 401])
+def test_a_comment_path_no_repository_file_has_is_left_out_and_the_comment_kept(ctx: Context, tmp_path: Path,
+                                                                              path: str) -> None:
+    """An event's path is repository-relative (the contract's ``relpath``): a comment whose path
+    has a backslash, a control character, a leading ``/``, ``.`` or ``..`` segments failed the
+    whole import. The path names no file of the repository: it is left out, the comment kept."""
+    comments = [_comment(1), _comment(2)]
+    comments[0]["path"] = path
+    (tmp_path / "snap.json").write_text(json.dumps(_snapshot([(1, "", comments)])))
+    report = import_reviews(ctx, tmp_path / "snap.json", "github:9")
+    assert report.record["counts"]["comments"] == 2
+    paths = sorted(str(e["payload"].get("path")) for e in events(ctx) if e["type"] == "comment")
+    assert paths == ["None", "README.md"]

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from gitstore.capture.saved import FORMAT, MAX_SNAPSHOT_BYTES
-from gitstore.capture.screening import clean_name
+from gitstore.capture.screening import clean_name, clean_path
 from gitstore.records.canonical import canonicalize, parse_json, sha256_digest
 from gitstore.records.times import normalize_time
 from gitstore.records.contracts import seal
@@ -355,7 +355,7 @@ class _Builder:
             self.counts["skipped"] += 1
             return None
         payload: dict[str, Any] = {"text": text, "sourceId": f"github:comment:{comment['id']}"}
-        if path := clean_name(comment.get("path")):  # a path the scanner would change names nothing
+        if path := clean_path(comment.get("path")):  # a path the scanner would change, or no relative one, names nothing
             payload["path"] = path
         if isinstance(comment.get("line"), int) and comment["line"] > 0:
             payload["line"] = comment["line"]

@@ -111,6 +111,21 @@ def clean_name(value: object) -> str | None:
     return value if text == value and not quarantined else None
 
 
+# The contracts' ``relpath`` (``defs.schema.json``): a repository-relative POSIX path, no ``.``
+# or ``..`` segment, no control character or backslash, at most 400 characters.
+RELPATH_PATTERN = r"^(?!/)(?!.*(^|/)\.\.?(/|$))[^\u0000-\u001f\\]+$"
+RELPATH_LIMIT = 400
+_RELPATH = re.compile(RELPATH_PATTERN)
+
+
+def clean_path(value: object) -> str | None:
+    """VALUE, a file path copied from outside (a review comment's), when it is a clean name
+    (``clean_name``) and a path of the repository as the contracts have one; None otherwise:
+    a backslash, a leading ``/`` or a ``..`` segment names no file of the repository."""
+    name = clean_name(value)
+    return name if name is not None and len(name) <= RELPATH_LIMIT and _RELPATH.fullmatch(name) else None
+
+
 def without_terminal_codes(text: str) -> str:
     """TEXT without terminal colour and title codes: tool output's formatting, not hidden text,
     so they go before the scanner sees the text."""
