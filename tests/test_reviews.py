@@ -478,3 +478,37 @@ def test_a_comment_path_no_repository_file_has_is_left_out_and_the_comment_kept(
     assert report.record["counts"]["comments"] == 2
     paths = sorted(str(e["payload"].get("path")) for e in events(ctx) if e["type"] == "comment")
     assert paths == ["None", "README.md"]
+
+
+def _waiting_on(pid: int, lock: Path) -> bool:
+    """Whether process ``pid`` is blocked waiting for a ``flock`` on the file ``lock``."""
+    inode = f":{lock.stat().st_ino} "
+    return any(line.split()[1] == "->" and f" {pid} " in line and inode in line
+               for line in Path("/proc/locks").read_text().splitlines() if len(line.split()) > 2)
+
+
+@pytest.mark.skipif(not Path("/proc/locks").exists(), reason="needs /proc/locks to see a process wait for a lock")
+def test_two_imports_of_the_same_snapshot_at_once_count_each_comment_once(ctx: Context, tmp_path: Path) -> None:
+    """Two imports run together each built on the store as it was before either, and both said
+    they imported every comment (the store holds each once). An import holds the snapshots' lock
+    from reading the store to storing, as ``import github`` does: the other waits, then finds
+    the comments stored."""
+    import sys
+    import threading
+
+    from gitstore.capture.saved import LOCK, exclusive
+
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(_snapshot([(1, "", [_comment(1), _comment(2)])])))
+    root, lock = ctx.workspace.root, ctx.workspace.state / LOCK
+    with exclusive(ctx.workspace.state):
+        other = subprocess.Popen([sys.executable, "-m", "gitstore", "import", "reviews", str(path), "--by", "github:9",
+                                  "--json"], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        while other.poll() is None and not _waiting_on(other.pid, lock):
+            threading.Event().wait(0.02)
+        waited = other.poll() is None
+        first = import_reviews(ctx, path, "github:9")  # this thread holds the lock: it goes on
+    out, err = other.communicate(timeout=120)
+    assert waited, "the other import did not wait for the one under way"
+    assert other.returncode == 0, err
+    assert first.record["counts"]["comments"] == 2 and json.loads(out)["counts"]["comments"] == 0

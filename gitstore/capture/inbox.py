@@ -26,6 +26,7 @@ from typing import Any
 from gitstore import _jsontext
 from gitstore._files import first_link, replace_file
 from gitstore.capture.reviews import BuiltImport, KnownReviews, build_import, load_snapshot, store_import
+from gitstore.capture.saved import exclusive
 from gitstore.config import STATE_DIR, tracked_under
 from gitstore.errors import InvalidInput, Refused, in_one_line
 from gitstore.context import Context
@@ -54,7 +55,13 @@ def stored_snapshots(ctx: Context) -> set[str]:
 
 
 def import_folder(ctx: Context, folder: Path, by: str, ledger: Path, *, remove_deleted: bool = False) -> FolderReport:
-    """Import what is new in ``folder``; ``ledger`` remembers what was."""
+    """Import what is new in ``folder``; ``ledger`` remembers what was. The pass holds the
+    snapshots' lock, as every review import does (see ``import_reviews``)."""
+    with exclusive(ctx.workspace.state):
+        return _import_folder(ctx, folder, by, ledger, remove_deleted)
+
+
+def _import_folder(ctx: Context, folder: Path, by: str, ledger: Path, remove_deleted: bool) -> FolderReport:
     if not folder.is_dir():
         raise InvalidInput(f"{folder}: no such folder of review snapshots or webhook deliveries")
     state, at = ctx.workspace.state.absolute(), folder.absolute()

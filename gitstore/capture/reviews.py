@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from gitstore.capture.saved import FORMAT, MAX_SNAPSHOT_BYTES
+from gitstore.capture.saved import FORMAT, MAX_SNAPSHOT_BYTES, exclusive
 from gitstore.capture.screening import clean_name, clean_path
 from gitstore.records.canonical import canonicalize, parse_json, sha256_digest
 from gitstore.records.times import normalize_time
@@ -537,9 +537,12 @@ def _listed(responses: list[dict[str, Any]]) -> set[str]:
 
 
 def import_reviews(ctx: Context, path: Path, by: str, *, remove_deleted: bool = False) -> ImportReport:
-    """Import a snapshot as one atomic append (episodes, events, the import record, audit)."""
-    source, data, canonical = load_snapshot(path)
-    return import_loaded(ctx, source, data, canonical, by, remove_deleted=remove_deleted)
+    """Import a snapshot as one atomic append (episodes, events, the import record, audit),
+    holding the snapshots' lock: an import run at the same time builds on this one's records
+    (and counts none of them again) instead of on the store as it was before either."""
+    with exclusive(ctx.workspace.state):
+        source, data, canonical = load_snapshot(path)
+        return import_loaded(ctx, source, data, canonical, by, remove_deleted=remove_deleted)
 
 
 def import_loaded(ctx: Context, source: str, data: Any, canonical: bytes, by: str, *,

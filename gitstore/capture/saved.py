@@ -23,7 +23,8 @@ until it ends; a scrub (``redact``, or a redaction ``sync`` brought) that ran me
 miss what the import saved after it, and note the redaction applied all the same. Both hold
 ``okf/.memory/github-snapshots.lock`` (``exclusive``) while they decide and write, so a scrub
 waits for an import under way and then finds every file it saved, and an import that starts
-after a scrub knows the redaction.
+after a scrub knows the redaction. Every review import holds it (``import reviews``, a folder's
+pass), so two imports of the same material never both build on a store without the other's.
 
 This module reads snapshot files itself, not through the review importer, which redacts the
 comments a GitHub deletion removed: it sits below both.
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -53,13 +55,27 @@ APPLIED = "github-snapshots-scrubbed.json"  # in the state folder: the removed p
 LOCK = "github-snapshots.lock"  # in the state folder: held by an import saving snapshots and by a scrub
 
 
+_HOLDING = threading.local()  # the state folders whose lock this thread holds
+
+
 @contextmanager
 def exclusive(state: Path) -> Iterator[None]:
-    """Hold the snapshots' lock while an import decides what it leaves out and saves, or a
-    scrub reads, rewrites and notes."""
+    """Hold the snapshots' lock while an import decides what it leaves out, saves and stores,
+    or a scrub reads, rewrites and notes. A thread holding it already goes on (an import that
+    removes the text of deleted comments scrubs under the lock it holds): a second ``flock``
+    of the same process would wait for itself."""
     state.mkdir(parents=True, exist_ok=True)
-    with held(state / LOCK):
+    key = str(state.resolve())
+    holding: set[str] = _HOLDING.__dict__.setdefault("folders", set())
+    if key in holding:
         yield
+        return
+    with held(state / LOCK):
+        holding.add(key)
+        try:
+            yield
+        finally:
+            holding.discard(key)
 
 
 def inbox(state: Path) -> Path:
