@@ -512,3 +512,19 @@ def test_two_imports_of_the_same_snapshot_at_once_count_each_comment_once(ctx: C
     assert waited, "the other import did not wait for the one under way"
     assert other.returncode == 0, err
     assert first.record["counts"]["comments"] == 2 and json.loads(out)["counts"]["comments"] == 0
+
+
+def test_an_edit_keeps_the_author_the_comment_was_stored_with(ctx: Context, tmp_path: Path) -> None:
+    """GitHub keeps a comment's author on an edit: a later version naming someone else (a
+    delivery or snapshot written by hand) is the same person's comment, not theirs."""
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(_snapshot([(1, "", [_comment(1)])])))
+    import_reviews(ctx, path, "github:9")
+    edited = _comment(1)
+    edited.update(body="Point 1, with backoff.", updated_at="2019-05-16T09:00:00Z")
+    edited["user"] = {**edited["user"], "id": 666, "login": "mallory"}
+    path.write_text(json.dumps(_snapshot([(1, "", [edited])])))
+    import_reviews(ctx, path, "github:9")
+    comment, edit = sorted(events(ctx), key=lambda e: e["seq"])
+    assert edit["type"] == "edit" and edit["payload"]["text"] == "Point 1, with backoff."
+    assert edit["author"] == comment["author"] == f"github:{_comment(1)['user']['id']}"

@@ -332,8 +332,10 @@ class _Builder:
         root_source = f"github:comment:{root}"
         episode = self._episode_of(root_source) or self.episode(
             f"{thread_key}:{root}", pr, head, comment.get("commit_id"), created)
-        author = _person(comment)
         known = self.versions.get(source_id)
+        # GitHub keeps a comment's author on an edit: a later version naming someone else is
+        # still the first author's comment
+        author = known["author"] if known is not None else _person(comment)
         if known is None and previous_body is not None and updated != created:
             known = self._version(episode, comment, previous_body, created, None, author)
         if known is not None and known["at"] >= updated:
