@@ -941,3 +941,20 @@ def test_publish_writes_nothing_while_a_git_operation_is_unfinished(world: World
     assert done.stderr.count("\n") == 1
     assert read(world, "AGENTS.md") == before and not (root / INDEX).exists()
     assert not (root / "okf" / ".memory" / "publish").exists()
+
+
+def test_a_rollback_writes_nothing_while_a_git_operation_is_unfinished(world: World) -> None:
+    """A rollback mid-rebase would put its files over the conflict the user is resolving, as a
+    publish would: it waits too, in one line, the files as they were."""
+    from .cli import gitstore
+
+    root = world.root
+    assert publish(str(root)).status == "published"
+    git(root, "add", "AGENTS.md", INDEX)
+    git(root, "commit", "-q", "-m", "Published")
+    _conflict_in_agents_md(root, "rebase")
+    before = read(world, "AGENTS.md"), read(world, INDEX)
+    done = gitstore("publish", "--rollback", cwd=root)
+    assert done.returncode == 1 and done.stderr.startswith("gitstore: error: blocked: a rebase"), done
+    assert "nothing was rolled back" in done.stderr and done.stderr.count("\n") == 1
+    assert (read(world, "AGENTS.md"), read(world, INDEX)) == before

@@ -758,11 +758,15 @@ def rollback(start: str = ".", dry_run: bool = False) -> list[dict[str, Any]]:
     unless what it restores lists a learning no longer in force, or gives one a text that is no
     longer its accepted one: a rollback never gives agents what left force (a withdrawal,
     redaction or retirement rewrote the files without it) nor a text no person now accepts (a
-    version of the learning is in force now). With ``dry_run``, the same checks, and
-    what it would restore, writing nothing."""
+    version of the learning is in force now). It waits, as a publish does, while a git
+    operation of the user's is unfinished. With ``dry_run``, the same checks, and what it
+    would restore, writing nothing."""
     from gitstore.config import Workspace
 
     workspace = Workspace.find(start)
+    busy = None if dry_run else unfinished_operation(workspace.repo)
+    if busy is not None:
+        raise Refused(f"blocked: {busy}; nothing was rolled back (roll back once it is done)")
     return snapshots.rollback(workspace.root, workspace.state, frozenset(WRITES),
                               lambda restored: _all_in_force(workspace.root, restored), dry_run)
 
