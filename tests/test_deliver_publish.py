@@ -958,3 +958,25 @@ def test_a_rollback_writes_nothing_while_a_git_operation_is_unfinished(world: Wo
     assert done.returncode == 1 and done.stderr.startswith("gitstore: error: blocked: a rebase"), done
     assert "nothing was rolled back" in done.stderr and done.stderr.count("\n") == 1
     assert (read(world, "AGENTS.md"), read(world, INDEX)) == before
+
+
+def test_the_tick_publishes_at_its_next_run_once_the_operation_it_waited_for_ends(world: World) -> None:
+    """A publish that waited for the user's rebase is still due: the next tick tries again,
+    not a whole period later (a daily publish would otherwise skip a day)."""
+    from datetime import datetime, timedelta, timezone
+
+    from gitstore.sync.tick import tick
+
+    root = world.root
+    config = root / "okf" / ".memory" / "config.json"
+    config.write_text(json.dumps({**json.loads(config.read_text()), "loop": {"steps": {"publish": {"every": "1d"}}}}))
+    merge_head = Path(git(root, "rev-parse", "--absolute-git-dir").strip()) / "MERGE_HEAD"
+    merge_head.write_text(git(root, "rev-parse", "HEAD"))
+    start = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+    for minutes in (0, 10):
+        report = tick(root, clock=lambda: start + timedelta(minutes=minutes))
+        assert [(s.name, s.status) for s in report.steps] == [("publish", "degraded")], report.steps
+    merge_head.unlink()
+    report = tick(root, clock=lambda: start + timedelta(minutes=20))
+    assert [(s.name, s.status) for s in report.steps] == [("publish", "ok")], report.steps
+    assert (root / INDEX).exists() and b"gitstore" in read(world, "AGENTS.md")

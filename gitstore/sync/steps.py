@@ -40,9 +40,10 @@ class Outcome:
     status: str
     line: str
     detail: dict[str, Any] = field(default_factory=dict)
+    waited: bool = False  # it waited for something of the user's (a rebase): still due at the next tick
 
     def to_json(self) -> dict[str, Any]:
-        return {"status": self.status, "line": self.line, "detail": self.detail}
+        return {"status": self.status, "line": self.line, "detail": self.detail, "waited": self.waited}
 
 
 @dataclass(frozen=True)
@@ -174,8 +175,8 @@ def publish(call: Call) -> Outcome:
                         copilot=call.options.get("copilot", False))
     data = result.to_json()
     line = f"{result.status}: {result.reason}"
-    if result.status == "blocked" and result.waits:  # the user's rebase or merge first: tried again later
-        return Outcome(DEGRADED, line, data)
+    if result.status == "blocked" and result.waits:  # the user's rebase or merge first: tried again next tick
+        return Outcome(DEGRADED, line, data, waited=True)
     if result.status == "blocked":
         return Outcome(FAILED, line, data)
     if result.conflicts or result.warnings:

@@ -234,7 +234,7 @@ def run_in_child(config: StepConfig, call: Call) -> Outcome:
     lines = out[-OUTPUT_LIMIT:].decode("utf-8", "replace").strip().splitlines()
     try:
         data = _jsontext.loads(lines[-1])
-        return Outcome(str(data["status"]), str(data["line"]), data.get("detail") or {})
+        return Outcome(str(data["status"]), str(data["line"]), data.get("detail") or {}, data.get("waited") is True)
     except (IndexError, ValueError, KeyError, TypeError):
         why = " ".join(err[-2000:].decode("utf-8", "replace").split())[-300:] or f"exit code {child.returncode}"
         return Outcome(FAILED, f"the step ended without a result: {why}")
@@ -325,7 +325,7 @@ def _step(config: StepConfig, state: dict[str, dict[str, Any]], folder: Path, ro
     record = {"startedAt": format_time(now), "finishedAt": format_time(clock()), "status": outcome.status,
               "line": outcome.line, "seconds": round(seconds, 3),
               "lastOk": format_time(now) if outcome.status in SUCCESS else last_ok}
-    if outcome.status == UNAVAILABLE:  # it did not run: still due, and said again next tick
+    if outcome.status == UNAVAILABLE or outcome.waited:  # it did not run, or waited: still due next tick
         record["startedAt"] = (last or {}).get("startedAt")
     state[config.name] = record
     _write_state(folder, state)
