@@ -62,6 +62,6 @@ def verify(store: Store) -> VerifyReport:
 def _ignored_step(record: dict[str, Any]) -> str:
     """What it means that a version no lifecycle step allows is ignored."""
     if "decision" in record:
-        return ("a decision the rules allow from no version before it, so it is never used and the "
-                "learning stays where it was (a person may decide again)")
+        return ("so this decision is never used: the learning stays at the version before it, where a "
+                "person may decide again")
     return "no decision made it, so it breaks nothing, and it is never used"
