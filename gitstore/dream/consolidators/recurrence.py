@@ -418,10 +418,10 @@ def _settled(known: LearningView, candidate: Candidate, texts: list[str]) -> str
         # revising it would put this evidence, and its people, behind words none of it says (an
         # earlier dream's statement, a sentence of the evidence, is revised as before)
         return (f"already proposed as {known.id} in words none of its evidence says: a person reviews it as it "
-                f"stands, or rejects it and the next dream proposes afresh")
+                f"stands, or rejects it (a rejection stands for the theme: say it otherwise with `gitstore propose`)")
     if known.state == "proposed" and known.visible and known.audience != candidate.audience:
         return (f"already proposed as {known.id} for {known.audience}; the evidence now says {candidate.audience}: "
-                f"reject it and the next dream proposes it afresh")
+                f"a person reviews it as it stands, or rejects it (a rejection stands for the theme)")
     if known.state == "rejected":
         return f"rejected by a person as {known.id}"
     if known.state == "retired":
