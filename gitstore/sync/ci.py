@@ -23,7 +23,7 @@ place it names, never a name a package index resolves: a ``git+https``, ``git+ss
 URL (alone, or as ``NAME @ URL``), or a path inside the checkout (``.``, ``./dist/...``). A
 requirement by name (``gitstore``, ``gitstore==0.1``, any other), a pip option (``--index-url``
 ...), a path outside the checkout and a URL fetched without authentication of its server
-(``http``, ``git://``) are refused.
+(``http``, ``git://``) are refused, and so is anything but printable ASCII.
 """
 
 from __future__ import annotations
@@ -443,6 +443,8 @@ def _check_install(spec: str) -> None:
     """Refuse what the workflows must not install (the module's documentation says what may)."""
     if not spec.strip() or any(c in spec for c in "'\n\\"):
         raise UsageError(f"--install {spec!r} must be one pip requirement (no quotes)")
+    if not (spec.isascii() and spec.isprintable()):  # the workflow is written as UTF-8; a URL is ASCII
+        raise UsageError(f"--install {spec!r} must be printable ASCII: percent-encode anything else in the URL")
     spec = spec.strip()
     if spec.startswith("-"):
         raise UsageError(f"--install {spec!r} is an option of pip, not what to install: name a git URL at a tag "
