@@ -568,6 +568,8 @@ def test_a_refused_policy_init_writes_nothing_and_works_once_the_cause_is_fixed(
     assert not (root / ".gitstore").exists(), "a refused init leaves no policy behind"
     sign_as(root, key.with_name(key.name + ".pub"))
     assert "unknown action 'rule'" in cli.fails(2, "policy", "init", "--by", ALICE, "--may", "rule", cwd=root)
+    assert "error: --by 'git:a\\udcff' is not a person id" in cli.fails(2, "policy", "init", "--by", "git:a\udcff",
+                                                                      cwd=root), "a byte that is not UTF-8"
     assert not (root / ".gitstore").exists()
     head = git(root, "rev-parse", "HEAD")
     wrote = json.loads(cli.ok("policy", "init", "--by", ALICE, "--may", "accept", "--json", cwd=root))
@@ -614,6 +616,9 @@ def test_policy_add_defaults_to_every_deciding_action_with_the_signing_key(tmp_p
     assert "no such file" in cli.fails(1, "policy", "add", CAROL, "--key", str(tmp_path / "gone.pub"), cwd=root)
     assert "error: PERSON 'carol smith' is not a person id like" in cli.fails(2, "policy", "add", "carol smith", cwd=root)
     assert "error: PERSON 'bot:x' names a bot" in cli.fails(2, "policy", "add", "bot:x", cwd=root)
+    assert "error: PERSON 'github:\\udce9' is not a person id" in cli.fails(2, "policy", "add", "github:\udce9",
+                                                                        "--key", str(key.with_name(key.name + ".pub")),
+                                                                        cwd=root), "a byte that is not UTF-8"
     assert {p.name: p.read_bytes() for p in (root / ".gitstore").iterdir()} == files, "a refused add writes nothing"
 
 
