@@ -131,3 +131,24 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error_and_the_ser
     client.process.stdin.close()
     assert client.process.wait(timeout=120) == 0
     assert "Traceback" not in client.process.stderr.read().decode()
+
+
+def test_ctrl_c_ends_the_server_at_once_while_its_input_stays_open(shared_world: World) -> None:
+    """A client that keeps standard input open and sends nothing (a terminal, an idle pipe):
+    Ctrl-C ends the server with exit 130, not once the next input comes, and without a trace."""
+    import signal
+
+    client = Client(shared_world.root)
+    client.request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                     "clientInfo": {"name": "test", "version": "1"}})
+    assert client.answer()["id"] == 1  # serving, waiting on input that does not come
+    client.process.send_signal(signal.SIGINT)
+    try:
+        code = client.process.wait(timeout=60)  # a guard against a hang, not a measure of time
+    finally:
+        assert client.process.stdin is not None and client.process.stderr is not None
+        client.process.stdin.close()
+        client.process.kill()
+    errors = client.process.stderr.read().decode()
+    assert code == 130, errors
+    assert "interrupted" in errors and "Traceback" not in errors and "Exception ignored" not in errors, errors

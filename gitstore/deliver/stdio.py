@@ -107,13 +107,11 @@ class Lines:
         return self
 
     async def __anext__(self) -> str:
-        import anyio
-
         while True:
             while not self.ready:
                 if self.ended:
                     raise StopAsyncIteration
-                self._take(await anyio.to_thread.run_sync(os.read, self.fd, self.chunk, abandon_on_cancel=True))
+                self._take(await _read(self.fd, self.chunk))
             line = self.ready.pop(0)
             if line is None:
                 if self.refuse is not None:
@@ -152,6 +150,20 @@ class Lines:
             self.held += rest
 
 
+async def _read(fd: int, size: int) -> bytes:
+    """At most ``size`` bytes of ``fd``, read once it has some (or its end), in the event loop:
+    waiting is cancelled at once (Ctrl-C ends the server), where a read waiting in a worker
+    thread would hold the process's exit until input came. A file the loop cannot watch (a
+    regular file, the null device) is one whose read never waits."""
+    import anyio
+
+    try:
+        await anyio.wait_readable(fd)
+    except OSError:
+        pass
+    return os.read(fd, size)
+
+
 @contextmanager
 def _claimed_stdin() -> Iterator[int]:
     """A duplicate of descriptor 0, which points at the null device meanwhile."""
@@ -162,7 +174,8 @@ def _claimed_stdin() -> Iterator[int]:
     try:
         yield wire
     finally:
-        os.dup2(wire, 0)  # ``wire`` stays open: a reading thread may still wait on it
+        os.dup2(wire, 0)
+        os.close(wire)
 
 
 @asynccontextmanager
