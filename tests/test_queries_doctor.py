@@ -79,6 +79,26 @@ def test_a_person_without_a_key_gets_one_and_keeps_only_their_actions(repo: Path
     assert json.loads((repo / ".gitstore" / "policy.json").read_text())["people"]["github:77"] == ["accept"]
 
 
+def test_a_listed_key_that_is_no_key_is_named_and_goes_once_its_line_is_removed(repo: Path, tmp_path: Path) -> None:
+    """ssh-keygen passes over a line whose key does not read: it signs for nobody."""
+    init(repo)
+    key, _ = keypair(tmp_path / "keys", "alice")
+    sign_as(repo, key.with_name(key.name + ".pub"))
+    follow(repo, "gitstore policy init")
+    signers = repo / ".gitstore" / "allowed_signers"
+    good = signers.read_text()
+    signers.write_text(good + 'github:77 namespaces="git" ssh-ed25519 AAAAnotbase64!!\n')
+    follow(repo, BRANCH_COMMIT)
+    [ok, bad] = checks(repo, "trust")
+    assert ok["state"] == "ok" and bad["state"] == "warn", bad
+    assert bad["detail"] == (".gitstore/allowed_signers lists a key for github:77 that signs for nobody: "
+                             "its key is not base64"), bad
+    assert "remove its line" in bad["todo"], bad
+    signers.write_text(good)
+    follow(repo, BRANCH_COMMIT)
+    assert [c["state"] for c in checks(repo, "trust")] == ["ok"]
+
+
 # -- init: set up, the state folder ignored ---------------------------------------------------------
 
 def test_a_gitignore_line_that_unignores_the_state_folder_is_named(repo: Path) -> None:

@@ -614,6 +614,18 @@ def test_policy_add_defaults_to_every_deciding_action_with_the_signing_key(tmp_p
     assert "notes.pub: not an SSH public key" in cli.fails(1, "policy", "add", CAROL, "--key", str(tmp_path / "notes.pub"),
                                                            cwd=root)
     assert "no such file" in cli.fails(1, "policy", "add", CAROL, "--key", str(tmp_path / "gone.pub"), cwd=root)
+    import base64
+
+    kind, blob = public.split()
+    for name, text, why in [("garbled.pub", b"ssh-ed25519 AAAAnotbase64!!\n", "not base64"),
+                            ("cut.pub", f"{kind} {blob[:40]}\n".encode(), "cut short"),
+                            ("bytes.pub", f"{kind} {blob}".encode() + b"\xff\n", "not UTF-8"),
+                            ("other.pub", f"ssh-rsa {blob}\n".encode(), "holds a ssh-ed25519 key, not ssh-rsa"),
+                            ("long.pub", f"{kind} {base64.b64encode(base64.b64decode(blob) + bytes(4)).decode()}\n"
+                                         .encode(), "not one ssh-ed25519 key")]:
+        (tmp_path / name).write_bytes(text)
+        err = cli.fails(1, "policy", "add", CAROL, "--key", str(tmp_path / name), cwd=root)
+        assert f"{name}: not an SSH public key" in err and why in err, (name, err)
     assert "error: PERSON 'carol smith' is not a person id like" in cli.fails(2, "policy", "add", "carol smith", cwd=root)
     assert "error: PERSON 'bot:x' names a bot" in cli.fails(2, "policy", "add", "bot:x", cwd=root)
     assert "error: PERSON 'github:\\udce9' is not a person id" in cli.fails(2, "policy", "add", "github:\udce9",

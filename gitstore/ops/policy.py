@@ -18,7 +18,7 @@ from gitstore.config import Workspace
 from gitstore.errors import InvalidInput, Refused, UsageError
 from gitstore.records.inputs import read_file
 from gitstore.records.policy import (
-    ACTIONS, POLICY_FILE, SIGNERS_FILE, PolicyError, parse, parse_people, parse_signers, policy_text,
+    ACTIONS, POLICY_FILE, SIGNERS_FILE, PolicyError, key_fault, parse, parse_people, parse_signers, policy_text,
 )
 
 DECIDING = ("accept", "reject", "retire", "supersede", "merge", "withdraw", "grant", "redact")
@@ -106,7 +106,8 @@ def _read(path: Path) -> bytes:
 
 
 def _public_key(workspace: Workspace, key: str | None) -> str:
-    """The public key (``type base64``) from a .pub file, or from git's user.signingkey."""
+    """The public key (``type base64``) from a .pub file, or from git's user.signingkey; one
+    that does not read as a key is refused: listed, it would sign for nobody."""
     if key is None:
         from gitstore.providers._signing import signer
 
@@ -114,11 +115,23 @@ def _public_key(workspace: Workspace, key: str | None) -> str:
         public = found.public() if found is not None else None
         if public is None:
             raise Refused(f"say which key with --key KEY.pub, or {hint or 'give user.signingkey as a .pub file'}")
-        return public
-    text = read_file(key, 64 << 10).decode("utf-8", "replace").split()
-    if len(text) < 2 or not text[0].startswith(("ssh-", "ecdsa-", "sk-")):
-        raise InvalidInput(f"{key}: not an SSH public key (the .pub file)")
-    return f"{text[0]} {text[1]}"
+        return _readable(public, "user.signingkey")
+    try:
+        text = read_file(key, 64 << 10).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{key}: not an SSH public key (the .pub file): not UTF-8") from None
+    return _readable(text, key)
+
+
+def _readable(text: str, where: str) -> str:
+    """``type base64`` from the start of ``text`` (a .pub file's line), if it is a key."""
+    parts = text.split()
+    if len(parts) < 2 or not parts[0].startswith(("ssh-", "ecdsa-", "sk-")):
+        raise InvalidInput(f"{where}: not an SSH public key (the .pub file)")
+    fault = key_fault(parts[0], parts[1])
+    if fault is not None:
+        raise InvalidInput(f"{where}: not an SSH public key: {fault}")
+    return f"{parts[0]} {parts[1]}"
 
 
 __all__ = ["DECIDING", "PolicyChange", "add", "init"]

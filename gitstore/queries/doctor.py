@@ -208,6 +208,7 @@ def _trust(report: Report, workspace: Any) -> None:
     """Who may decide here, and whether this clone can. Policy files written in the work tree
     count only once the default branch holds them: until then the advice is to commit them."""
     from gitstore.queries.trust import trust
+    from gitstore.records.policy import SIGNERS_FILE
 
     found = trust(workspace)
     merge = _merge_policy(found.branch)
@@ -229,6 +230,10 @@ def _trust(report: Report, workspace: Any) -> None:
         signs = "; ".join(f"{p} ({', '.join(a)})" for p, a in found.signs_as.items())
         report.add("trust", OK, f"policy on {found.branch}: {_people(found.people)} may decide; this clone "
                    f"signs as {signs}")
+    for key in found.unreadable:
+        report.add("trust", WARN, f"{SIGNERS_FILE} lists a key for {', '.join(key['principals'])} that signs for "
+                   f"nobody: {key['problem']}",
+                   f"remove its line from {SIGNERS_FILE} (`gitstore policy add` lists a key that reads), then {merge}")
     for person in found.keyless:
         report.add("trust", WARN, f"{person} may decide but the policy lists no key for them",
                    merge if found.pending else f"`gitstore policy add {shlex.quote(person)} --key THEIR_KEY.pub"

@@ -29,11 +29,12 @@ class TrustReport:
     signs_as: dict[str, list[str]] = field(default_factory=dict)
     signing: str = ""
     pending: list[str] = field(default_factory=list)  # policy files the work tree changes, not yet in force
+    unreadable: list[dict[str, Any]] = field(default_factory=list)  # listed keys that are no keys: whose, why
 
     def to_json(self) -> dict[str, Any]:
         return {"mode": self.mode, "explanation": self.explanation, "branch": self.branch,
                 "revision": self.revision, "problem": self.problem, "people": self.people,
-                "keyless": self.keyless, "signsAs": self.signs_as, "signing": self.signing or None,
+                "keyless": self.keyless, "unreadableKeys": self.unreadable, "signsAs": self.signs_as, "signing": self.signing or None,
                 "pending": self.pending}
 
 
@@ -71,7 +72,21 @@ def _trust(workspace: Workspace, state: Any) -> TrustReport:
                   "who made them, and the policy lets them take that action",
         state.branch, state.commit, None,
         {p: _ordered(a) for p, a in sorted(state.policy.people.items())}, state.policy.keyless(),
-        {p: _ordered(a) for p, a in who}, hint)
+        {p: _ordered(a) for p, a in who}, hint, unreadable=_unreadable(state.policy))
+
+
+def _unreadable(policy: Any) -> list[dict[str, Any]]:
+    """Each key the policy lists that does not read as one: ssh-keygen passes over its line,
+    so it signs for nobody, and the rest of the policy stands."""
+    from gitstore.records.policy import key_fault
+
+    found = []
+    for key in policy.keys:
+        fault = key_fault(key.key_type, key.key)
+        if fault is not None:
+            found.append({"principals": list(key.principals), "key": f"{key.key_type} {key.key[:16]}...",
+                          "problem": fault})
+    return found
 
 
 def pending(workspace: Workspace, revision: str | None) -> list[str]:

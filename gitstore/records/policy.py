@@ -26,11 +26,16 @@ or without a trailing ``Z``); ``cert-authority``
 and wildcard principals are refused, so each key names exactly the people it signs for.
 
 Both files are parsed strictly: anything off makes the whole policy unusable, and then no
-decision counts (fail closed) until it is fixed; ``gitstore status`` says why.
+decision counts (fail closed) until it is fixed; ``gitstore status`` says why. The one
+exception is a key that is no SSH public key (``key_fault``): ssh-keygen passes over its line,
+so it signs for nobody and the rest of the policy stands; ``policy init`` and ``add`` never
+write one, and ``gitstore doctor`` names one found.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 from dataclasses import dataclass, field
@@ -48,6 +53,12 @@ KEY_TYPES = frozenset({
     "ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
     "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com",
 })
+# the fields after the type name in each key type's wire format (RFC 4253 6.6, RFC 5656 3.1,
+# RFC 8709 4, OpenSSH PROTOCOL.u2f): ed25519 key; rsa e, n; ecdsa curve, point; sk adds application
+_KEY_FIELDS = {
+    "ssh-ed25519": 1, "ssh-rsa": 2, "ecdsa-sha2-nistp256": 2, "ecdsa-sha2-nistp384": 2, "ecdsa-sha2-nistp521": 2,
+    "sk-ssh-ed25519@openssh.com": 2, "sk-ecdsa-sha2-nistp256@openssh.com": 3,
+}
 _OPTION = re.compile(r'([a-z-]+)(?:="([^"]*)")?')
 _TIME = re.compile(r"^[0-9]{8}([0-9]{4}([0-9]{2})?)?Z?$")
 MAX_FILE = 1 << 20
@@ -169,6 +180,31 @@ def _signer_line(line: str, where: str) -> SignerKey:
     return SignerKey(names, parts[0], parts[1], *_validity(options, where))
 
 
+def key_fault(key_type: str, key: str) -> str | None:
+    """Why ``key`` (base64) is no public key of ``key_type``, or None. The blob is SSH's wire
+    format: length-prefixed strings, the first the type name. ssh-keygen passes over a line
+    whose key does not read, so such a key signs for nobody."""
+    try:
+        blob = base64.b64decode(key, validate=True)
+    except (binascii.Error, ValueError):
+        return "its key is not base64"
+    fields = []
+    while blob:
+        size = int.from_bytes(blob[:4], "big")
+        if len(blob) < 4 + size:
+            return "its key is cut short"
+        fields.append(blob[4:4 + size])
+        blob = blob[4 + size:]
+    if not fields or fields[0] != key_type.encode():
+        found = fields[0].decode("ascii", "replace")[:40] if fields else "nothing"
+        return f"its key holds a {found} key, not {key_type}"
+    expected = _KEY_FIELDS.get(key_type)  # a type gitstore does not read is refused where the line is parsed
+    if expected is not None and (len(fields) != 1 + expected
+                                 or (key_type.endswith("ed25519") and len(fields[1]) != 32)):
+        return f"its key is not one {key_type} key"
+    return None
+
+
 def _validity(options: dict[str, str | None], where: str) -> tuple[str | None, str | None]:
     unknown = sorted(set(options) - {"namespaces", "valid-after", "valid-before"})
     if unknown:
@@ -229,5 +265,5 @@ def actor_of(record: dict[str, Any]) -> str | None:
 
 __all__ = [
     "ACTIONS", "FOLDER", "POLICY_FILE", "SCHEMA", "SIGNERS_FILE", "Policy", "PolicyError", "SignerKey",
-    "actor_of", "parse", "parse_people", "parse_signers", "policy_text", "required_actions",
+    "actor_of", "key_fault", "parse", "parse_people", "parse_signers", "policy_text", "required_actions",
 ]
