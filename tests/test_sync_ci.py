@@ -137,6 +137,30 @@ def test_options_that_would_break_the_workflow_are_refused(tmp_path: Path, optio
     assert not (tmp_path / ".github").exists()
 
 
+@pytest.mark.parametrize("cron, why", [
+    ("99 99 99 99 99", "minute '99' is not 0-59"), ("- - - - -", "minute '-'"), ("61 * * * *", "minute '61'"),
+    ("0 0 32 13 8", "day of the month '32' is not 1-31"), ("0 0 * 13 *", "month '13' is not 1-12 or JAN-DEC"),
+    ("0 0 * * 7", "day of the week '7' is not 0-6 or SUN-SAT"), ("0 0 * * MONDAY", "day of the week 'MONDAY'"),
+    ("*/0 * * * *", "minute '*/0'"), ("5-1 * * * *", "minute '5-1'"), ("1,,2 * * * *", "minute '1,,2'"),
+    ("5/15 * * * *", "minute '5/15'"), ("0 0 * JAN *", None), ("0 0 * * *\n- cron: '* * * * *'", "five cron fields"),
+    ("0 0 * *", "five cron fields"), ("0 0 * * * *", "five cron fields"), ("0\t0 * * *", "five cron fields"),
+])
+def test_a_cron_github_would_refuse_is_refused(tmp_path: Path, cron: str, why: str | None) -> None:
+    if why is None:  # the control: a valid one of the same shape
+        init_ci(tmp_path, Options(INSTALL, cron=cron))
+        return
+    with pytest.raises(UsageError, match=re.escape(why)):
+        init_ci(tmp_path, Options(INSTALL, cron=cron))
+    assert not (tmp_path / ".github").exists()
+
+
+@pytest.mark.parametrize("cron", ["0 0 * * MON", "17 4 * * *", "*/15 2-5 1,15 JAN-JUN MON-FRI", "0 0 * dec sun",
+                                  "0-30/10 */2 1-31/2 1-12 0-6", "59 23 31 12 6"])
+def test_a_cron_in_github_s_syntax_is_written_as_given(tmp_path: Path, cron: str) -> None:
+    init_ci(tmp_path, Options(INSTALL, cron=cron))
+    assert load((tmp_path / MEMORY).read_text())["on"]["schedule"] == [{"cron": cron}]
+
+
 @pytest.mark.parametrize("spec", [
     "git+https://github.com/acme/gitstore@v0.1.0", "git+ssh://git@github.com/acme/gitstore.git@" + "0ad63452" * 5,
     "gitstore[mcp] @ git+https://github.com/acme/gitstore@v0.1.0", "https://example.com/gitstore-0.1.0-py3-none-any.whl",

@@ -425,14 +425,59 @@ def check(options: Options) -> None:
 
     if not WRITER_PATTERN.match(options.writer):
         raise UsageError(f"--writer {options.writer!r} must be lowercase letters, digits and dashes")
-    if len(options.cron.split()) != 5 or not re.fullmatch(r"[0-9*/,\- ]+", options.cron):
-        raise UsageError(f"--cron {options.cron!r} is not five cron fields such as '17 4 * * *'")
+    fault = cron_fault(options.cron)
+    if fault is not None:
+        raise UsageError(f"--cron {options.cron!r}: {fault}")
     try:
         time_or_age(options.since)
     except InvalidInput as exc:
         raise UsageError(f"--since {exc}") from None
     if options.install is not None:
         _check_install(options.install)
+
+
+_MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
+_DAYS = ("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT")
+# each field of a cron line as GitHub reads it: its name, its range, the names it takes (first = lowest)
+_CRON_FIELDS = (("minute", 0, 59, ()), ("hour", 0, 23, ()), ("day of the month", 1, 31, ()),
+                ("month", 1, 12, _MONTHS), ("day of the week", 0, 6, _DAYS))
+_CRON_ITEM = re.compile(r"(?:\*|(\w+)(?:-(\w+))?)(?:/([0-9]+))?")
+
+
+def cron_fault(cron: str) -> str | None:
+    """Why GitHub would refuse ``cron`` as a schedule, or None. GitHub reads POSIX cron: five
+    fields, each ``*``, a value or a range, with an optional ``/step`` after ``*`` or a range,
+    or a list of them; months may be JAN-DEC and days of the week SUN-SAT. A workflow with a
+    cron it refuses is never scheduled, and says so only on GitHub."""
+    fields = [f for f in cron.split(" ") if f]
+    if len(fields) != 5 or any(c.isspace() and c != " " for c in cron):
+        return "is not five cron fields such as '17 4 * * *'"
+    for text, (name, low, high, names) in zip(fields, _CRON_FIELDS):
+        if not all(_cron_item(item, low, high, names) for item in text.split(",")):
+            spelled = f"{low}-{high}" + (f" or {names[0]}-{names[-1]}" if names else "")
+            return f"{name} {text!r} is not {spelled} (a value, a range, * or a list, with an optional /step)"
+    return None
+
+
+def _cron_item(item: str, low: int, high: int, names: tuple[str, ...]) -> bool:
+    """Whether one item of a cron field's list reads: ``*``, ``N`` or ``N-M``, then ``/STEP``."""
+    found = _CRON_ITEM.fullmatch(item)
+    if found is None:
+        return False
+    first, last, step = found.groups()
+    if step is not None and (int(step) == 0 or (first is not None and last is None)):
+        return False  # a step of nothing, or after a single value (5/15), which cron does not take
+    if first is None:
+        return True
+    start, end = _cron_value(first, low, names), _cron_value(last or first, low, names)
+    return start is not None and end is not None and low <= start <= end <= high
+
+
+def _cron_value(text: str, low: int, names: tuple[str, ...]) -> int | None:
+    """A number, or a name's number (``names`` start at the field's lowest value)."""
+    if text.isdigit() and text.isascii():
+        return int(text)
+    return names.index(text.upper()) + low if text.upper() in names else None
 
 
 _DIRECT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[^\]]*\])?\s*@\s*(\S.*)")  # PEP 508's NAME @ URL
