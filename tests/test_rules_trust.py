@@ -520,6 +520,40 @@ def test_without_a_policy_each_clone_counts_only_its_own_decisions(tmp_path: Pat
     assert bob.store.trust_mode().mode == "single-user"
 
 
+def test_grants_lists_a_grant_that_carries_no_authority_with_why(tmp_path: Path) -> None:
+    """A teammate's grant fetched into a clone without a policy, then every grant under a
+    policy that cannot be used: listed, each saying why it is not used, never "no grants"."""
+    import json
+
+    from gitstore.ops.consent import withdraw
+
+    bare = shared_remote(tmp_path)
+    alice = Context.open(first_clone(tmp_path, bare))
+    theirs = grant_all(alice)
+    withdraw(alice, ALICE, theirs["digest"], ["instruction"], "paused")
+    alice, = sync(alice)
+    bob = team_clone(tmp_path, bare, "bob")
+    root = bob.workspace.root
+    shown = cli.ok("grants", cwd=root)
+    assert "no grants" not in shown and theirs["digest"] in shown, shown
+    assert "  not used: grant" in shown and "fetched from another clone" in shown, shown
+    assert "  withdrawal of instruction by github:9 at " in shown and " not used: withdrawal" in shown, shown
+    [listed] = json.loads(cli.ok("grants", "--json", cwd=root))
+    assert listed["digest"] == theirs["digest"] and listed["inForce"] == [] and "fetched" in listed["notUsed"]
+    assert [w["purposes"] for w in listed["withdrawals"]] == [["instruction"]], listed
+    assert "fetched" in listed["withdrawals"][0]["notUsed"] and listed["withdrawn"] == [], listed
+    assert json.loads(cli.ok("grants", "--in-force", "--json", cwd=root)) == []
+    assert "no grant in force" in cli.ok("grants", "--in-force", cwd=root)
+    own = grant_all(bob, ("analytics",))
+    assert json.loads(cli.ok("grants", "--in-force", "--json", cwd=root))[0]["notUsed"] is None
+    write_policy(root, {ALICE: EVERYTHING}, {}, "github:9 ssh-ed25519\n")  # a line that does not parse
+    commit_all(root, "Who may decide")
+    git(root, "push", "-q", "origin", "main")
+    shown = cli.ok("grants", cwd=root)
+    assert shown.startswith("the policy on refs/remotes/origin/main cannot be used"), shown
+    assert shown.count("  not used: ") == 2 and own["digest"] in shown, shown
+
+
 def test_policy_init_add_show_and_what_doctor_and_status_say(tmp_path: Path) -> None:
     import json
 

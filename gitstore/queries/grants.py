@@ -1,4 +1,9 @@
-"""``gitstore grants``: which grants are in force, for which purposes, and what was withdrawn."""
+"""``gitstore grants``: which grants are in force, for which purposes, and what was withdrawn.
+
+A grant or withdrawal that carries no authority (a teammate's fetched into a clone without a
+policy, one signed by nobody the policy lets grant, every one under a policy that cannot be
+used) is listed too, saying why it is not used, as ``gitstore audit`` says it: a clone whose
+grants all go unused is told so, never that it has none."""
 
 from __future__ import annotations
 
@@ -11,15 +16,18 @@ from gitstore.rules.consent import withdrawn
 
 @dataclass(frozen=True)
 class GrantShown:
-    """A grant with the purposes it still permits and the withdrawals that took the others."""
+    """A grant with the purposes it still permits and the withdrawals that took the others;
+    ``not_used`` says why it permits nothing, when it carries no authority."""
 
     grant: dict[str, Any]
     withdrawals: tuple[dict[str, Any], ...]
     gone: frozenset[str]  # purposes withdrawn from it, as the consent rule reads them
+    not_used: str | None = None
+    unused_withdrawals: tuple[tuple[dict[str, Any], str], ...] = ()  # withdrawals of it that carry no authority
 
     @property
     def in_force(self) -> list[str]:
-        return [p for p in self.grant["purposes"] if p not in self.gone]
+        return [] if self.not_used else [p for p in self.grant["purposes"] if p not in self.gone]
 
     @property
     def withdrawn(self) -> list[str]:
@@ -29,19 +37,44 @@ class GrantShown:
         return {"digest": self.grant["digest"], "inForce": self.in_force, "withdrawn": self.withdrawn,
                 "purposes": self.grant["purposes"], "sources": self.grant["sources"],
                 "from": self.grant["from"], "until": self.grant["until"], "by": self.grant["by"],
-                "at": self.grant["at"], "note": self.grant["note"],
-                "withdrawals": [{"digest": w["digest"], "purposes": w["purposes"], "by": w["by"], "at": w["at"],
-                                 "reason": w["reason"]} for w in self.withdrawals]}
+                "at": self.grant["at"], "note": self.grant["note"], "notUsed": self.not_used,
+                "withdrawals": [_withdrawal(w) for w in self.withdrawals]
+                + [_withdrawal(w, why) for w, why in self.unused_withdrawals]}
+
+
+def _withdrawal(record: dict[str, Any], not_used: str | None = None) -> dict[str, Any]:
+    return {"digest": record["digest"], "purposes": record["purposes"], "by": record["by"], "at": record["at"],
+            "reason": record["reason"], "notUsed": not_used}
 
 
 def grants(ctx: Context, *, in_force: bool = False) -> list[GrantShown]:
     """Every grant of this scope in store order (only those still permitting something when
-    ``in_force``), each with its withdrawals."""
-    view = ctx.view(payloads=False, kinds=("grant", "withdrawal"))
+    ``in_force``), each with its withdrawals, those that carry no authority with why."""
+    from gitstore.rules.view import View
+
+    items = list(ctx.store.items(["grant", "withdrawal"]))
+    view = View.of(ctx.store.scope, items, ctx.store)
     gone = withdrawn(view)
-    shown = [GrantShown(g, tuple(w for w in view.withdrawals if w["grant"] == d), frozenset(gone.get(d, ())))
-             for d, g in view.grants.items()]
+    unused = [(i.record, view.ignored[i.digest]) for i in items if i.kind == "withdrawal" and i.digest in view.ignored]
+    shown, seen = [], set()
+    for item in items:
+        if item.kind != "grant" or item.digest in seen:
+            continue
+        seen.add(item.digest)
+        d = item.digest
+        shown.append(GrantShown(item.record, tuple(w for w in view.withdrawals if w["grant"] == d),
+                                frozenset(gone.get(d, ())), view.ignored.get(d),
+                                tuple((w, why) for w, why in unused if w["grant"] == d)))
     return [g for g in shown if g.in_force or not in_force]
 
 
-__all__ = ["GrantShown", "grants"]
+def broken_policy(ctx: Context) -> str | None:
+    """Why the policy cannot be used, when it cannot (then no grant counts), or None."""
+    mode = ctx.store.trust_mode()
+    if mode.mode != "broken":
+        return None
+    return (f"the policy on {mode.branch} cannot be used ({mode.problem}): no grant counts until it is fixed and "
+            "merged (`gitstore policy show`)")
+
+
+__all__ = ["GrantShown", "broken_policy", "grants"]
