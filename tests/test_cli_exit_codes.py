@@ -71,6 +71,8 @@ TYPED: list[tuple[tuple[str, ...], str, str, str, bool, tuple[str, ...]]] = [
     (("withdraw", "0" * 8, "--reason"), "--reason", "", "r" * 501, True, ()),
     (("reject", LEARNING, "--review-digest", DIGEST, "--reason"), "--reason", "", "r" * 1001, True, ()),
     (("redact", "--reason", "r", "--comment"), "--comment", "", " ", True, ()),
+    (("redact", "--reason", "r", "--comment"), "--comment", "", "github:comment:1 2", True, ()),
+    (("redact", "--reason", "r", "--comment"), "--comment", "", "c" * 201, True, ()),
     (("redact", "--comment", "github:comment:1", "--reason"), "--reason", "", " ", True, ()),
     (("purge", "--confirm"), "--confirm", "", " ", True, ()),
     (("provenance",), "BASE..HEAD", "", " ", True, ()),
@@ -107,7 +109,8 @@ TYPED: list[tuple[tuple[str, ...], str, str, str, bool, tuple[str, ...]]] = [
 ]
 # values the library names with their option (or that stand alone): value named, option not asked
 VALUE_ONLY: list[tuple[str, ...]] = [
-    ("evidence", ""), ("evidence", "bad"), ("withdraw", ""), ("withdraw", "zz"), ("records", "show", ""),
+    ("evidence", ""), ("evidence", "bad"), ("evidence", "ep_zz"), ("evidence", "ep_" + "0" * 33),
+    ("records", "show", "1" * 200), ("withdraw", ""), ("withdraw", "zz"), ("records", "show", ""),
     ("records", "show", "xyz"), ("sync", ""), ("sync", "x y"), ("tick", ""), ("tick", "often"),
     ("completion", ""), ("completion", "tcsh"), ("context", "--harness", "vim"),
 ]
@@ -118,6 +121,12 @@ REFUSED: list[tuple[str, ...]] = [
     ("withdraw", "0" * 8), ("records", "show", "0" * 8), ("propose", *PROPOSE[1:]), ("purge", "--confirm", "acme/other"),
     ("import", "github", "--repo", "acme/other"), ("canonical", "missing.json"), ("provenance", "no-such-branch"),
     ("grant", "--purpose", "review", "--from", "2026-02-01", "--until", "2026-01-01"),
+    ("redact", "--comment", "bogus", "--reason", "r"),  # a source id any origin may use: none held here
+]
+# command lines whose arguments do not go together: wrong arguments, 2
+WRONG: list[tuple[str, ...]] = [
+    ("merge", LEARNING, "--title", "T", "--text", "X"), ("merge", LEARNING, LEARNING, "--title", "T", "--text", "X"),
+    ("publish", "--rollback", "--claude"), ("publish", "--rollback", "--copilot", "--dry-run"),
 ]
 
 
@@ -204,6 +213,13 @@ def test_an_empty_or_malformed_typed_value_is_a_usage_error(
 def test_a_malformed_value_the_library_names_is_a_usage_error_too(
         place: tuple[Run], line: tuple[str, ...]) -> None:
     assert repr(line[-1]) in _usage_error(_run(*place, *line))
+
+
+@pytest.mark.parametrize("line", WRONG, ids=" ".join)
+def test_arguments_that_do_not_go_together_are_a_usage_error(place: tuple[Run], line: tuple[str, ...]) -> None:
+    _usage_error(_run(*place, *line))
+    done = _run(*place, *line, "--json")
+    assert done.returncode == 2 and json.loads(done.stderr)["code"] == 2, done.stderr
 
 
 @pytest.mark.parametrize("line", REFUSED, ids=" ".join)

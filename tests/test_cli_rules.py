@@ -223,7 +223,7 @@ def test_merge_proposes_a_replacement_a_person_accepts_like_any_proposal(tmp_pat
     first = accepted(ctx, propose(ctx, [ref(one)]))["id"]
     second = accepted(ctx, propose(ctx, [ref(two)], title="Timeouts are short", text="Keep timeouts short."))["id"]
     for alone in ([first], [first, first]):  # "two or more learnings": one, even named twice, is refused
-        refused = run(root, "merge", *alone, "--title", "Retries", "--text", "Jitter.", "--by", "github:9", code=1)
+        refused = run(root, "merge", *alone, "--title", "Retries", "--text", "Jitter.", "--by", "github:9", code=2)
         assert refused == "gitstore: error: a merge names at least two learnings\n"
     assert json.loads(run(root, "proposals", "--json")) == []
     merged = json.loads(run(root, "merge", first, second, "--title", "Retries", "--text", "Jitter, short timeouts.",

@@ -26,6 +26,7 @@ Check = Callable[[str], "str | None"]
 
 _LEARNING_ID = re.compile(r"lrn_[0-9a-f]{32}")
 _DIGEST_PREFIX = re.compile(r"[0-9a-f]{8,64}")
+_SOURCE_ID = re.compile(r"\S{1,200}")  # an event's sourceId (event.schema.json)
 
 
 def checked(*checks: Check) -> Callable[[Any], Any]:
@@ -85,6 +86,22 @@ def grant_prefix(value: str) -> str | None:
     if _DIGEST_PREFIX.fullmatch(value.removeprefix("sha256:")):
         return None
     return f"{value!r} is not a grant digest or a prefix of at least 8 hex digits"
+
+
+def digest_prefix(value: str) -> str | None:
+    """A record's digest, or a prefix of it of at least 8 hex digits (and at most 64)."""
+    if _DIGEST_PREFIX.fullmatch(value.removeprefix("sha256:")):
+        return None
+    return f"{value!r} is not a digest or a prefix of at least 8 hex digits"
+
+
+def source_id(value: str) -> str | None:
+    """An id at a comment's origin (``github:comment:123``), as an event's contract holds one:
+    no blanks, at most 200 characters. Any origin may name its comments: the shape is all."""
+    if _SOURCE_ID.fullmatch(value):
+        return None
+    shown = repr(value) if len(value) <= 80 else repr(value[:40])[:-1] + "..."
+    return f"{shown} is not a comment's source id (such as github:comment:123: no blanks, at most 200 characters)"
 
 
 def one_of(what: str, names: tuple[str, ...]) -> Check:

@@ -10,7 +10,7 @@ from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.cli._published import settle_taken_out
 from gitstore.context import Context
 from gitstore.deliver.publish import Result, publish as do_publish, rollback as do_rollback
-from gitstore.errors import Refused
+from gitstore.errors import Refused, UsageError
 
 
 def _show(result: Result, as_json: bool) -> None:
@@ -37,6 +37,9 @@ def publish(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Write accepted project learnings into AGENTS.md's managed section and the continual-learning index."""
+    if rollback and (claude or copilot):  # a rollback restores what the last publish wrote, whatever it was
+        raise UsageError(f"--rollback restores the files of the last publish; {'--claude' if claude else '--copilot'} "
+                         "chooses what a publish writes: give one or the other")
     if rollback:
         restored = do_rollback(dry_run=dry_run)
         if as_json:

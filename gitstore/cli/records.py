@@ -11,12 +11,12 @@ from gitstore._collector import collector_paused
 from gitstore.cli._complete import words
 from gitstore.records.canonical import parse_json
 from gitstore.records.contracts import KINDS, seal
-from gitstore.errors import InvalidInput, Refused, UsageError
+from gitstore.errors import InvalidInput, Refused
 from gitstore.context import Context
 
 GRANT_SCHEMA = "gitstore.grant/v1"
 from gitstore.cli._io import JSON_OPTION, echo_lines, emit_json, emit_json_array, open_input, read_lines
-from gitstore.cli._values import checked, one_of, path
+from gitstore.cli._values import checked, digest_prefix, one_of, path
 
 records_app = typer.Typer(help="Add, list and show records.", no_args_is_help=True)
 
@@ -108,13 +108,11 @@ def list_(
 
 @records_app.command("show")
 def show(
-    digest: str = typer.Argument(..., metavar="DIGEST", help="A record digest (or a prefix of at least 8 hex digits)."),
+    digest: str = typer.Argument(..., metavar="DIGEST", help="A record digest (or a prefix of at least 8 hex digits).",
+                                 callback=checked(digest_prefix)),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Show one record (with its payload, unless redacted)."""
-    hexpart = digest.removeprefix("sha256:")
-    if len(hexpart) < 8 or any(c not in "0123456789abcdef" for c in hexpart):
-        raise UsageError(f"{digest!r} is not a digest or a prefix of at least 8 hex digits")
     store = Context.open().store
     item = store.get(digest)
     if item is None:

@@ -295,8 +295,8 @@ def retire_note(learning_id: str, reason: str) -> unfinished.Note:
 def merge(ctx: Context, ids: list[str], title: str, text: str, by: str,
           category: str | None = None) -> dict[str, Any]:
     """Propose one learning that replaces several (a merge is a proposal; a person decides)."""
-    if len(set(ids)) < 2:
-        raise Refused("a merge names at least two learnings")
+    if len(set(ids)) < 2:  # the command used wrongly, whatever the store holds
+        raise UsageError("a merge names at least two learnings")
     view = _decisions_view(ctx)
     currents = [_history(view, i).current for i in ids]
     evidence = {(r["episode"], tuple(r["events"])): r for c in currents for r in c["evidence"]}

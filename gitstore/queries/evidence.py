@@ -150,9 +150,12 @@ def evidence(ctx: Context, episode_id: str, grep: str | None = None) -> EpisodeS
     return EpisodeShown(head.record, head.stored.namespace, len(events), shown, firsts.get(head.record["id"]))
 
 
+_EPISODE_PREFIX = re.compile(r"ep_[0-9a-f]{0,32}")  # an episode id, or a prefix of one
+
+
 def _episode_named(ctx: Context, text: str) -> str:
     """The episode id ``text`` names: the id itself, or a unique prefix of one."""
-    if not text.startswith("ep_"):
+    if not _EPISODE_PREFIX.fullmatch(text):
         raise UsageError(f"{text!r} is not an episode id (they look like ep_<hex>; `gitstore episodes` lists them)")
     if len(text) == 35:  # ep_ + 32 hex digits
         return text
