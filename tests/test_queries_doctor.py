@@ -94,6 +94,8 @@ def test_a_listed_key_that_is_no_key_is_named_and_goes_once_its_line_is_removed(
     assert bad["detail"] == (".gitstore/allowed_signers lists a key for github:77 that signs for nobody: "
                              "its key is not base64"), bad
     assert "remove its line" in bad["todo"], bad
+    shown = cli.gitstore("policy", "show", cwd=repo)
+    assert "a key listed for github:77 signs for nobody: its key is not base64" in shown.stdout, shown
     signers.write_text(good)
     follow(repo, BRANCH_COMMIT)
     assert [c["state"] for c in checks(repo, "trust")] == ["ok"]

@@ -40,6 +40,8 @@ def show(as_json: bool = JSON_OPTION) -> None:
         typer.echo(f"  problem: {found.problem}")
     for who, actions in found.people.items():
         typer.echo(f"  {who} may {', '.join(actions)}" + ("  (no key: cannot sign)" if who in found.keyless else ""))
+    for key in found.unreadable:
+        typer.echo(f"  a key listed for {', '.join(key['principals'])} signs for nobody: {key['problem']}")
     if found.mode == "policy":
         signs = "; ".join(f"{p} ({', '.join(a)})" for p, a in found.signs_as.items())
         typer.echo(f"this clone signs as {signs}" if signs else f"this clone cannot decide: {found.signing}")
