@@ -705,6 +705,98 @@ def test_status_names_switched_off_hooks_and_unparsable_files(repo: Path, home: 
     assert rows["codex", "user"].problems[0].startswith("cannot parse: not valid TOML")
 
 
+def planted_clone(tmp_path: Path, files: dict[str, str], programs: tuple[str, ...]) -> Path:
+    """A clone of a repository whose commits carry harness settings naming programs of its own."""
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    git(upstream, "init", "-q", "-b", "main")
+    for name, text in files.items():
+        (upstream / name).parent.mkdir(parents=True, exist_ok=True)
+        (upstream / name).write_text(text)
+    for name in programs:
+        (upstream / name).chmod(0o755)
+    git(upstream, "add", ".")
+    git(upstream, "commit", "-q", "-m", "settings")
+    git(tmp_path, "clone", "-q", str(upstream), "clone")
+    return tmp_path / "clone"
+
+
+PLANTED = {
+    "gemini-cli": {".gemini/settings.json": json.dumps({"hooks": {"SessionEnd": [{"hooks": [
+                       {"type": "command", "command": "tools/lint -m gitstore.capture.agent_hook gemini-cli"}]}]}}),
+                   "tools/lint": '#!/bin/sh\necho "$*" > "$MARKER"\n'},
+    "codex": {".codex/config.toml": '[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\n'
+                                    'command = "/bin/bash -m gitstore.capture.agent_hook codex"\n',
+              "gitstore.capture.agent_hook": 'echo "$0 $*" > "$MARKER"\n'},
+}
+
+
+@pytest.mark.parametrize("harness", ["gemini-cli", "codex"])
+def test_status_and_doctor_never_start_a_program_a_clone_names(harness: str, tmp_path: Path, home: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A repository's committed settings can name any program (one of its own, or a shell given
+    a file of its own) next to ``-m gitstore.capture.agent_hook``: checking the hook must not run it."""
+    files = PLANTED[harness]
+    clone = planted_clone(tmp_path, files, tuple(name for name in files if name.startswith("tools/")))
+    marker = tmp_path / "ran"
+    monkeypatch.setenv("MARKER", str(marker))
+    monkeypatch.chdir(clone)
+    trust_in_codex(home / ".codex" / "config.toml", clone)
+    trust_in_gemini(home, clone)
+    assert cli("hooks", "status") == 0
+    [check] = [c for c in doctor(clone, home).checks if c.name == f"hook {harness} (project)"]
+    assert not marker.exists(), marker.read_text()
+    row = by_key(status(clone, home))[harness, "project"]
+    assert row.installed and row.works is not True
+    assert any("not checked" in p for p in row.problems), row
+    assert check.state != "ok"
+
+
+def test_status_runs_only_gitstore_hook_modules(repo: Path, home: Path, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The interpreter gitstore runs in, told to run a module that is no hook of gitstore's."""
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (planted / "elsewhere.py").write_text(f"open({str(tmp_path / 'ran')!r}, 'w').close()\n")
+    monkeypatch.setenv("PYTHONPATH", str(planted))
+    settings = repo / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    command = f"{shlex.quote(PYTHON)} -P -m elsewhere -m gitstore.capture.agent_hook claude-code"
+    settings.write_text(json.dumps({"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": command}]}]}}))
+    row = by_key(status(repo, home))["claude-code", "project"]
+    assert not (tmp_path / "ran").exists()
+    assert row.installed and row.works is False
+    assert any("elsewhere" in p and "not a hook of gitstore" in p for p in row.problems), row
+
+
+def test_status_dry_runs_the_interpreter_install_wrote_while_the_file_is_as_written(repo: Path, home: Path,
+                                                                                    tmp_path: Path,
+                                                                                    targets: pytest.MonkeyPatch) -> None:
+    targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
+    init(repo)
+    runs = tmp_path / "runs"
+    wrapper = tmp_path / "venv" / "python"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\necho started >> {shlex.quote(str(runs))}\nexec {shlex.quote(PYTHON)} "$@"\n')
+    wrapper.chmod(0o755)
+    install("gemini-cli", "user", repo, home, python=str(wrapper))
+    assert by_key(status(repo, home))["gemini-cli", "user"].works is True and runs.exists()
+    runs.unlink()
+    settings = home / ".gemini" / "settings.json"
+    settings.write_text(settings.read_text().replace("{", '{"theme": "dark", ', 1))
+    row = by_key(status(repo, home))["gemini-cli", "user"]
+    assert row.works is None and row.problems[0].startswith(f"not checked: {wrapper} is neither") and not runs.exists()
+    [check] = [c for c in doctor(repo, home).checks if c.name == "hook gemini-cli (user)"]
+    assert check.state == "warn" and check.todo == "gitstore hooks install --harness gemini-cli --scope user"
+    inside = repo / "tools" / "python"
+    inside.parent.mkdir()
+    inside.write_text(wrapper.read_text())
+    inside.chmod(0o755)
+    install("gemini-cli", "user", repo, home, python=str(inside))
+    row = by_key(status(repo, home))["gemini-cli", "user"]
+    assert row.works is None and "inside the work tree" in row.problems[0] and not runs.exists()
+
+
 # -- the command line -----------------------------------------------------------------------
 
 def cli(*args: str) -> int:

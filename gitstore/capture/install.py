@@ -16,6 +16,12 @@ interpreter gitstore runs in, so they keep working when gitstore is installed fr
 A hook captures only in repositories gitstore is set up in. Installing into a repository's own
 settings (project scope) sets gitstore up there first when it is not; ``status`` never calls a
 hook working when it would capture nothing.
+
+``status`` dry-runs a hook's command, but a settings file can come with a clone, naming any
+program next to ``-m gitstore.capture.agent_hook``. So the dry run starts only gitstore's own hook
+modules, and only with the interpreter gitstore runs in or one ``hooks install`` wrote into that
+very file (the ledger says so), never a relative path or one inside the work tree; any other
+interpreter is checked for being an executable file and reported as not checked.
 """
 
 from __future__ import annotations
@@ -30,13 +36,15 @@ from typing import Any, NamedTuple
 from gitstore._files import leads_out
 from gitstore.capture import undo
 from gitstore.capture.harnesses import HARNESSES, Harness, HookCommand, python_of
-from gitstore.capture.harnesses._command import MODULE, module_of
+from gitstore.capture.harnesses._command import CONTEXT_MODULE, MODULE, module_of
 from gitstore.capture.switched import read_config as _read
 from gitstore.config import CONFIG_NAME, STATE_DIR
 from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
 
 SCOPES = ("project", "user")
 CHECK_SECONDS = 20.0
+HOOK_MODULES = (MODULE, CONTEXT_MODULE)
+NOT_CHECKED = "not checked: "
 
 
 class Report(NamedTuple):
@@ -61,7 +69,7 @@ class HookStatus(NamedTuple):
     path: Path
     installed: bool
     commands: tuple[str, ...] = ()
-    works: bool | None = None  # None when not installed
+    works: bool | None = None  # None when not installed, or when its interpreter was not dry-run
     problems: tuple[str, ...] = ()
     todo: tuple[str, ...] = ()  # what fixes the problems, each once, in their order
 
@@ -110,7 +118,7 @@ def install(harness: str, scope: str, repo_root: Path | None, home: Path, *,
         return Report(adapter.name, scope, path, "unchanged", notes)
     previous = _previous(adapter, home, path, current)
     _write(path, new)
-    undo.remember(home, adapter.name, path, previous, new)
+    undo.remember(home, adapter.name, path, previous, new, hook.python)
     return Report(adapter.name, scope, path, "installed" if current is None else "updated", notes)
 
 
@@ -236,26 +244,64 @@ def _status_of(adapter: Harness, scope: str, repo_root: Path | None, home: Path,
     if repo_root is not None and not set_up(repo_root):
         found.append((NOT_SET_UP, "gitstore init"))
     reinstall = f"gitstore hooks install --harness {adapter.name} --scope {scope}"
+    written = undo.interpreter(home, adapter.name, path, current)
     for command in commands:
-        problem = _problem_of(python_of(command), module_of(command) or MODULE, checked)
+        problem = _problem_of(python_of(command), module_of(command), checked, repo_root, written)
         found += [(problem, reinstall)] if problem else []
     problems = tuple(dict.fromkeys(problem for problem, _ in found))
     todo = tuple(dict.fromkeys(fix for _, fix in found))
-    return HookStatus(adapter.name, scope, path, True, shown, not problems, problems, todo)
+    works = None if problems and all(p.startswith(NOT_CHECKED) for p in problems) else not problems
+    return HookStatus(adapter.name, scope, path, True, shown, works, problems, todo)
 
 
-def _problem_of(python: str | None, module: str, checked: dict[str, str | None] | None) -> str | None:
-    """Why the installed command would not run, or None when it would."""
+def _problem_of(python: str | None, module: str | None, checked: dict[str, str | None] | None,
+                repo_root: Path | None, written: str | None) -> str | None:
+    """Why the installed command would not run (or was not checked), or None when it would."""
     if not python:
         return "the command names no program"
+    if module not in HOOK_MODULES:
+        return f"it runs {module or 'no module'}, not a hook of gitstore's ({' or '.join(HOOK_MODULES)})"
     if not (os.path.isfile(python) and os.access(python, os.X_OK)):
         return f"{python} is not an executable file"
     if checked is None:
         return None
+    why = _unchecked(python, repo_root, written)
+    if why:
+        return NOT_CHECKED + why
     key = f"{python}\0{module}"
     if key not in checked:
         checked[key] = dry_run(python, module)
     return checked[key]
+
+
+def _unchecked(python: str, repo_root: Path | None, written: str | None) -> str | None:
+    """Why the dry run must not start PYTHON (None when it may). The file naming it can come with
+    a clone: only the interpreter gitstore runs in, or the one ``hooks install`` wrote into this
+    very file (``written``), is started, and never one from the work tree (a committed link to
+    the system Python, next to a committed ``pyvenv.cfg``, would run the repository's own code)."""
+    running = os.path.abspath(sys.executable)
+    if not os.path.isabs(python):
+        return f"{python} is a relative path, which a clone's settings can point at a program of its own"
+    if python == running:
+        return None  # the very program running this check
+    if repo_root is not None and _inside(Path(python), repo_root):
+        return f"{python} is inside the work tree, where a clone can put any program"
+    if python == written or _same_file(python, running):
+        return None
+    return f"{python} is neither the Python gitstore runs in nor one `gitstore hooks install` wrote into this file"
+
+
+def _inside(path: Path, repo_root: Path) -> bool:
+    root = Path(os.path.realpath(repo_root))
+    return any(p.is_relative_to(root) or p.is_relative_to(repo_root)
+               for p in (Path(os.path.abspath(path)), Path(os.path.realpath(path))))
+
+
+def _same_file(one: str, other: str) -> bool:
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return False
 
 
 def dry_run(python: str, module: str = MODULE) -> str | None:

@@ -3,8 +3,9 @@ original bytes back.
 
 A file's text cannot say what install added to it: ``{}`` and ``{"hooks": {}}`` both become the
 same text once the hooks are in, and a file install created looks like one the user wrote. So
-install keeps, per harness and file, the digest of the text it wrote and the edit that turns that
-text back into what stood before (only the characters install took away or replaced, never a
+install keeps, per harness and file, the digest of the text it wrote, the interpreter it wrote
+into it (the one ``hooks status`` may dry-run), and the edit that turns that text back into what
+stood before (only the characters install took away or replaced, never a
 copy of the file), or that there was no file and which folders it made for it. Uninstalling a
 file still exactly as install left it applies that edit; a file changed since is handled by the
 harness's own stripping, which never removes the file.
@@ -66,17 +67,26 @@ def before(home: Path, harness: str, path: Path, current: str) -> Before | None:
         return None
 
 
-def remember(home: Path, harness: str, path: Path, previous: Before | None, written: str) -> None:
-    """Keep what turns ``written`` back into ``previous`` (forget it when that is unknown)."""
+def remember(home: Path, harness: str, path: Path, previous: Before | None, written: str, python: str) -> None:
+    """Keep what turns ``written`` back into ``previous`` (only that install wrote it, with
+    ``python``, when the original is unknown)."""
     entries = _load(home)
-    key = _key(harness, path)
-    if previous is None:
-        entries.pop(key, None)
-    else:
-        entries[key] = {"installed": digest(written),
-                        "original": None if previous.text is None else edit(written, previous.text),
-                        "folders": [str(f) for f in previous.folders]}
+    entry: dict[str, Any] = {"installed": digest(written), "python": python}
+    if previous is not None:
+        entry |= {"original": None if previous.text is None else edit(written, previous.text),
+                  "folders": [str(f) for f in previous.folders]}
+    entries[_key(harness, path)] = entry
     _save(home, entries)
+
+
+def interpreter(home: Path, harness: str, path: Path, current: str) -> str | None:
+    """The interpreter install wrote into the file, when ``current`` is exactly what it wrote:
+    ``hooks status`` may start that one, never one a file from elsewhere names."""
+    entry = _load(home).get(_key(harness, path))
+    if not isinstance(entry, dict) or entry.get("installed") != digest(current):
+        return None
+    python = entry.get("python")
+    return python if isinstance(python, str) else None
 
 
 def forget(home: Path, harness: str, path: Path) -> None:

@@ -93,6 +93,8 @@ def _state(row: HookStatus) -> str:
         return "broken" if row.problems else "not installed"
     if row.problems == (NOT_SET_UP,):
         return "idle here"
+    if row.works is None:
+        return "not checked"
     return "works" if row.works else "does not work"
 
 

@@ -295,6 +295,8 @@ def _hooks(report: Report, root: Path | None, home: Path) -> None:
         name = f"hook {row.harness} ({row.scope})"
         if row.works:
             report.add(name, OK, f"captures now; {row.path}")
+        elif row.works is None:  # an interpreter the dry run would not start: maybe fine, unproven
+            report.add(name, WARN, f"{row.path}: {'; '.join(row.problems)}", _joined(row.todo))
         else:
             report.add(name, FAIL, f"{row.path}: {'; '.join(row.problems) or 'not installed'}",
                        _joined(row.todo) or f"gitstore hooks install --harness {row.harness} --scope {row.scope}")
