@@ -430,10 +430,11 @@ def _git_env() -> dict[str, str]:
 
 def ensure_ignored(repo: pygit2.Repository, root: Path, folder: Path) -> bool:
     """Make git ignore ``folder`` through .git/info/exclude; True if a rule was added. Refused,
-    naming it, where a rule of higher precedence (a ``!`` line of a .gitignore) un-ignores it."""
+    naming it, where a rule of higher precedence (a ``!`` line of a .gitignore) un-ignores it.
+    The file is the common git folder's: git never reads a linked worktree's own."""
     if git_ignores(root, folder):
         return False
-    exclude = Path(repo.path) / "info" / "exclude"
+    exclude = _git_folder(repo) / "info" / "exclude"
     exclude.parent.mkdir(parents=True, exist_ok=True)
     rule = "/" + folder.resolve().relative_to(root.resolve()).as_posix() + "/"
     existing = exclude.read_text(encoding="utf-8") if exclude.exists() else ""

@@ -124,6 +124,26 @@ def test_init_keeps_an_existing_ignore_rule(repo: Path) -> None:
     assert "okf/.memory" not in (repo / ".git" / "info" / "exclude").read_text()
 
 
+def test_init_in_a_linked_worktree_has_the_shared_exclude_file_ignore_its_state(repo: Path, tmp_path: Path) -> None:
+    """git reads info/exclude from the repository's common git folder only, never from a linked
+    worktree's own: init there works without the main work tree being set up first."""
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", str(linked))
+    run_ok(linked, "init")
+    assert "/okf/.memory/" in (repo / ".git" / "info" / "exclude").read_text()
+    assert git(linked, "status", "--porcelain") == ""
+
+
+def test_init_that_cannot_have_its_state_ignored_leaves_no_folder_behind(repo: Path) -> None:
+    (repo / ".gitignore").write_text("!okf/.memory/\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-q", "-m", "keep memory visible")
+    done = gitstore(repo, "init")
+    assert done.returncode == 1 and ".gitignore:1:!okf/.memory/ un-ignores it" in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1
+    assert not (repo / "okf").exists()
+
+
 def test_init_refuses_state_linked_outside_the_repository(repo: Path, tmp_path: Path) -> None:
     outside = tmp_path / "elsewhere"
     outside.mkdir()

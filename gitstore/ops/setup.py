@@ -80,9 +80,14 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
         raise Refused(f"{link} links {'outside the repository' if root not in where.parents else 'elsewhere in it'} "
                       f"({where}); gitstore keeps its state in a folder of its own, never through a link: "
                       "refusing to write there")
+    made = _missing(state)
     state.mkdir(parents=True, exist_ok=True)
-    if ensure_ignored(repo, root, state):
-        report.created.append(f"ignore rule for {STATE_DIR.as_posix()}/ in .git/info/exclude")
+    try:
+        if ensure_ignored(repo, root, state):
+            report.created.append(f"ignore rule for {STATE_DIR.as_posix()}/ in .git/info/exclude")
+    except Refused:
+        _remove_empty(made)  # refused: the work tree is left as it was found
+        raise
     for name in STATE_FOLDERS:
         (state / name).mkdir(exist_ok=True)
     config_path = state / CONFIG_NAME
@@ -118,6 +123,24 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
                                   "push could send them, into .git/gitstore/local; `gitstore gc` erases the "
                                   "copies left behind")
     return report
+
+
+def _missing(folder: Path) -> list[Path]:
+    """``folder`` and those above it that do not exist yet, deepest first."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove the folders init made, deepest first, while they are empty."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def _renew(repo: pygit2.Repository, root: Path, config: Config, wanted: str | None, report: InitReport,
