@@ -364,6 +364,22 @@ def test_a_symlinked_settings_file_is_written_through(repo: Path, home: Path, tm
     assert link.is_symlink() and real.read_text() == '{"model": "opus"}\n'
 
 
+def test_uninstall_keeps_a_settings_link_whose_file_install_created(repo: Path, home: Path, tmp_path: Path) -> None:
+    """A dotfiles link to a settings file not written yet: install creates the file where the
+    link leads, so uninstalling removes that file (and the folder made for it), not the link."""
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    real = dotfiles / "claude" / "settings.json"
+    link = home / ".claude" / "settings.json"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(real)
+    assert install("claude-code", "user", repo, home).action == "installed"
+    assert link.is_symlink() and "gitstore.capture.agent_hook" in real.read_text()
+    assert uninstall("claude-code", "user", repo, home).action == "removed"
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert not real.exists() and not real.parent.exists() and dotfiles.is_dir()
+
+
 @pytest.mark.parametrize("harness", [name for name, scope in PAIRS if scope == "project"])
 def test_a_project_folder_linked_outside_the_repository_is_refused(repo: Path, home: Path, harness: str) -> None:
     """A commit can make the project's settings folder a link to the user's own (``.claude`` to

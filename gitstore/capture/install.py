@@ -200,8 +200,8 @@ def uninstall(harness: str, scope: str, repo_root: Path | None, home: Path) -> R
     new = previous.text if previous is not None else _in_file(path, lambda: adapter.stripped(current))
     if new == current:
         return Report(adapter.name, scope, path, "absent")
-    if new is None:
-        path.unlink()
+    if new is None:  # install created the file: where a link (the user's dotfiles) leads, the link kept
+        Path(os.path.realpath(path)).unlink()
         _prune(previous.folders if previous is not None else ())
     else:
         _write(path, new)
