@@ -329,6 +329,21 @@ def test_codex_notify_keeps_the_rest_of_config_toml(home: Path, repo: Path) -> N
     assert path.read_text() == CODEX + "\n"
 
 
+@pytest.mark.parametrize("first", ["codex", "codex-notify"])
+def test_a_file_two_harnesses_share_goes_with_the_last_uninstall_in_any_order(first: str, home: Path,
+                                                                             repo: Path) -> None:
+    """codex and codex-notify both live in ~/.codex/config.toml: the one that created it need
+    not be the last one taken out."""
+    install("codex", "user", repo, home)
+    install("codex-notify", "user", repo, home)
+    second = "codex" if first == "codex-notify" else "codex-notify"
+    assert uninstall(first, "user", repo, home).action == "removed"
+    assert "gitstore" in (home / ".codex" / "config.toml").read_text()
+    assert uninstall(second, "user", repo, home).action == "removed"
+    assert not (home / ".codex").exists()
+    assert not (home / ".config" / "gitstore" / "installed-hooks.json").exists()
+
+
 def test_crlf_files_stay_crlf(repo: Path, home: Path) -> None:
     path = home / ".claude" / "settings.json"
     path.parent.mkdir(parents=True)

@@ -194,18 +194,26 @@ def uninstall(harness: str, scope: str, repo_root: Path | None, home: Path) -> R
     path = _target(adapter, scope, repo_root, home)
     current = _read(path)
     previous = None if current is None else undo.before(home, adapter.name, path, current)
+    made = undo.created(home, path)
     undo.forget(home, adapter.name, path)
     if current is None:
         return Report(adapter.name, scope, path, "absent")
     new = previous.text if previous is not None else _in_file(path, lambda: adapter.stripped(current))
     if new == current:
         return Report(adapter.name, scope, path, "absent")
+    if previous is None and made is not None and new == _nothing(adapter):
+        new = None  # install created the file, and stripping the last entry leaves nothing in it
     if new is None:  # install created the file: where a link (the user's dotfiles) leads, the link kept
         Path(os.path.realpath(path)).unlink()
-        _prune(previous.folders if previous is not None else ())
+        _prune(previous.folders if previous is not None else made or ())
     else:
         _write(path, new)
     return Report(adapter.name, scope, path, "removed")
+
+
+def _nothing(adapter: Harness) -> str | None:
+    """What stripping gitstore's entries leaves of a file install created for the harness alone."""
+    return adapter.stripped(adapter.merged(None, HookCommand(os.path.abspath(sys.executable), adapter.harness)))
 
 
 def status(repo_root: Path | None, home: Path, *, check: bool = True) -> list[HookStatus]:

@@ -8,7 +8,11 @@ into it (the one ``hooks status`` may dry-run), and the edit that turns that tex
 stood before (only the characters install took away or replaced, never a
 copy of the file), or that there was no file and which folders it made for it. Uninstalling a
 file still exactly as install left it applies that edit; a file changed since is handled by the
-harness's own stripping, which never removes the file.
+harness's own stripping, which never removes the file, unless install created it and stripping
+leaves nothing at all: two harnesses can share one file (``codex`` and ``codex-notify`` both
+write ``config.toml``), and the one that created it is not always the last one taken out. So
+that install created a file, and the folders it made for it, is kept per file, until the last
+harness with an entry in it is uninstalled.
 
 The ledger is ``~/.config/gitstore/installed-hooks.json``.
 """
@@ -76,7 +80,18 @@ def remember(home: Path, harness: str, path: Path, previous: Before | None, writ
         entry |= {"original": None if previous.text is None else edit(written, previous.text),
                   "folders": [str(f) for f in previous.folders]}
     entries[_key(harness, path)] = entry
+    if previous is not None and previous.text is None:
+        entries[_created_key(path)] = {"folders": [str(f) for f in previous.folders]}
     _save(home, entries)
+
+
+def created(home: Path, path: Path) -> tuple[Path, ...] | None:
+    """The folders install made for the file, when an install created it (else None)."""
+    entry = _load(home).get(_created_key(path))
+    folders = entry.get("folders") if isinstance(entry, dict) else None
+    if not isinstance(folders, list):
+        return None
+    return tuple(Path(f) for f in folders if isinstance(f, str))
 
 
 def interpreter(home: Path, harness: str, path: Path, current: str) -> str | None:
@@ -90,13 +105,22 @@ def interpreter(home: Path, harness: str, path: Path, current: str) -> str | Non
 
 
 def forget(home: Path, harness: str, path: Path) -> None:
+    """Forget the harness's entry in the file, and that install created the file once no
+    harness has an entry in it."""
     entries = _load(home)
-    if entries.pop(_key(harness, path), None) is not None:
+    found = entries.pop(_key(harness, path), None) is not None
+    if not any(key.split(" ", 1)[-1] == os.path.abspath(path) for key in entries if key != _created_key(path)):
+        found = entries.pop(_created_key(path), None) is not None or found
+    if found:
         _save(home, entries)
 
 
 def _key(harness: str, path: Path) -> str:
     return f"{harness} {os.path.abspath(path)}"
+
+
+def _created_key(path: Path) -> str:
+    return f"created {os.path.abspath(path)}"  # no harness is named so
 
 
 def _load(home: Path) -> dict[str, Any]:
