@@ -109,6 +109,30 @@ def test_init_writes_keeps_an_edited_file_and_replaces_it_when_forced(tmp_path: 
     assert "replaced  .github/workflows/gitstore-memory.yml" in capsys.readouterr().out
 
 
+def test_init_never_writes_through_a_link_leading_out_of_the_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A commit can make .github a link to a folder of the user's elsewhere: the workflows would
+    be written there, over whatever it holds."""
+    root, elsewhere = tmp_path / "repo", tmp_path / "elsewhere"
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (elsewhere / "workflows").mkdir(parents=True)
+    (root / ".github").symlink_to(elsewhere, target_is_directory=True)
+    subprocess.run(["git", "-C", str(root), "add", ".github"], check=True)
+    subprocess.run(["git", "-C", str(root), "commit", "-q", "-m", "link"], check=True)
+    monkeypatch.chdir(root)
+    assert main(["ci", "init", "--install", INSTALL]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ".github is a link to" in err and "outside the repository" in err, err
+    assert list((elsewhere / "workflows").iterdir()) == []
+    inner = root / "config" / "github"
+    inner.mkdir(parents=True)
+    (root / ".github").unlink()
+    (root / ".github").symlink_to(inner, target_is_directory=True)
+    assert main(["ci", "init", "--install", INSTALL]) == 0, "a link within the work tree is the team's"
+    assert (inner / "workflows" / MEMORY.name).is_file()
+    capsys.readouterr()
+
+
 def test_init_s_defaults_are_the_ones_its_help_shows_and_since_reaches_the_import(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """--writer ci-github, --cron "17 4 * * *" and --since 3d by default, as --help shows them."""

@@ -30,13 +30,14 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gitstore import _jsontext
-from gitstore._files import replace_file
+from gitstore._files import leads_out, replace_file
 from gitstore._version import __version__
 from gitstore.errors import InvalidInput, Refused, UsageError
 from gitstore.records.inputs import read_regular
@@ -536,6 +537,8 @@ def planned(options: Options) -> tuple[dict[Path, str], list[str]]:
 def init_ci(root: Path, options: Options, force: bool = False) -> CiReport:
     """Write the workflows under ``root``; a file that differs is kept unless ``force``."""
     files, left_out = planned(options)
+    for path in files:
+        _refuse_link_out(root, root / path)
     differing = [p for p, text in files.items() if _found(root / p, text) == "replaced"]
     if differing and not force:
         names = ", ".join(p.as_posix() for p in differing)
@@ -549,6 +552,16 @@ def init_ci(root: Path, options: Options, force: bool = False) -> CiReport:
             replace_file(target, text)
         report.files.append({"path": path.as_posix(), "action": action})
     return report
+
+
+def _refuse_link_out(root: Path, path: Path) -> None:
+    """A commit can make ``.github`` a link to a folder of the user's elsewhere: the workflows
+    are written in the repository's own files only."""
+    link = leads_out(root, path)
+    if link is not None:
+        raise Refused(f"{link.relative_to(root).as_posix()} is a link to {os.readlink(link)}, outside the repository; "
+                      "the workflows are written in the repository's own files, never through a link leading out: "
+                      "make it a folder (or file) of its own; left untouched")
 
 
 def _found(path: Path, text: str) -> str:
