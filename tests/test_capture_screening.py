@@ -14,7 +14,7 @@ import pytest
 from gitstore.capture.sessions import HookInput, capture, import_transcript
 from gitstore.context import Context
 
-from .conftest import all_objects, shared
+from .conftest import all_objects
 from .world import claude_transcript, ready_repo
 
 TOKEN = "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"  # a GitHub token of the right shape and checksum

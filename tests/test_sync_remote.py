@@ -453,8 +453,8 @@ def test_git_s_own_gc_keeps_what_reads_hold_at_the_admitted_tip(team: tuple) -> 
     assert writer in got.kept, got.line
     assert "bob's own words" in texts(alice)
     records = f"refs/memory/v1/remotes/origin/records/shared/{writer}"
-    for ref in (records, f"refs/memory/admitted/origin/records/shared/{writer}"):
-        git(root, "update-ref", "-d", ref)  # by hand: nothing holds the history any more
+    for name in (records, f"refs/memory/admitted/origin/records/shared/{writer}"):
+        git(root, "update-ref", "-d", name)  # by hand: nothing holds the history any more
     git(root, "gc", "-q", "--prune=now")
     said = cli.gitstore("verify", cwd=root)
     assert said.returncode == 3 and f"{records}: the tip it was admitted at" in said.stdout + said.stderr, said.stdout

@@ -60,7 +60,7 @@ def read(path: Path | None, harness: str) -> tuple[Transcript | None, str | None
     file there) or ``transcript-unreadable`` (not a transcript gitstore reads)."""
     from gitstore.capture.hookinput import regular_file
 
-    if not regular_file(path):
+    if path is None or not regular_file(path):
         return None, "transcript-missing"
     from gitstore.capture.transcripts import parse_transcript
     from gitstore.errors import InvalidInput

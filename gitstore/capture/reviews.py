@@ -115,7 +115,7 @@ def _check_snapshot(path: Path, data: dict[str, Any]) -> None:
             raise InvalidInput(f"{path}: responses[{n}] needs a page number and a list body")
 
 
-def _number(value: Any) -> bool:
+def _number(value: Any) -> TypeGuard[int]:
     """Whether a JSON value is a whole number (``true`` is not one, though Python counts it an int)."""
     return isinstance(value, int) and not isinstance(value, bool)
 

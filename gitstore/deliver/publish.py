@@ -822,7 +822,7 @@ def _section_listed(text: str, path: str) -> list[_Listed]:
 def _still_said(listed: _Listed, record: dict[str, Any]) -> bool:
     """Whether what restored files say of a learning is what its version in force says."""
     if listed.digest is not None:
-        return listed.digest == record["contentDigest"]
+        return bool(listed.digest == record["contentDigest"])
     return listed.text is None or same_text(listed.text, _fact_text(record))
 
 

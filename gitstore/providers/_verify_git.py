@@ -290,7 +290,8 @@ class HeldClocks:
         """(writer, clock) of the append at ``oid`` when its history holds that clock."""
         if oid in self._held:
             return self._held[oid]
-        chain, at = [], oid  # newest first, back to a commit judged before or the root
+        chain: list[tuple[pygit2.Oid, Append | None]] = []  # newest first, back to a commit judged before or the root
+        at: pygit2.Oid | None = oid
         while at is not None and at not in self._held:
             found = _append_at(self.holders, at)
             chain.append((at, found[0] if found else None))
