@@ -166,6 +166,18 @@ OTHER_SHAPES = {
     "html-hex-reference": (f"<code>&#x67;{_GITHUB[1:]}</code>", "<code>[REDACTED:github-token]</code>"),
     "html-decimal-reference": (f"<p>gh&#112;{_GITHUB[3:]}</p>", "<p>[REDACTED:github-token]</p>"),
     "html-named-reference": (f"token: ghp&lowbar;{_GITHUB[4:]}", "token: [REDACTED:github-token]"),
+    "html-reference-without-semicolon": (f"here &#103{_GITHUB[1:]}", "here [REDACTED:github-token]"),
+    "perl-braced-escape": (f'my $t = "\\x{{67}}{_GITHUB[1:]}";', 'my $t = "[REDACTED:github-token]";'),
+    "echo-e-octal": (f"echo -e '\\0147{_GITHUB[1:]}'", "echo -e '[REDACTED:github-token]'"),
+    "python-named-escape": (f"t = '\\N{{LATIN SMALL LETTER G}}{_GITHUB[1:]}'", "t = '[REDACTED:github-token]'"),
+    "escaped-tag-around-a-password": ("source: &lt;password&gt;Zq8vN2xLp4TkW9rB&lt;/password&gt;",
+                                      "source: &lt;password&gt;[REDACTED:credential-assignment]&lt;/password&gt;"),
+    "percent-encoded-form-body": ("body: user%3Dbob%26password%3DZq8vN2xLp4TkW9rC",
+                                  "body: user%3Dbob%26password%3D[REDACTED:credential-assignment]"),
+    "escaped-colon-in-curl-u": ("curl -u admin&colon;Zq8vN2xLp4TkW9rB https://x",
+                                "curl -u admin&colon;[REDACTED:basic-auth] https://x"),
+    "bearer-after-a-space-reference": ("Authorization: Bearer&#32;eyJhbGciOiJIUzI1NiJ9abcdefghij0123",
+                                       "Authorization: Bearer&#32;[REDACTED:bearer-token]"),
     "bearer-after-no-break-space": ("Authorization: Bearer\u00a0eyJhbGciOiJIUzI1NiJ9abcdefghij0123",
                                     "Authorization: Bearer\u00a0[REDACTED:bearer-token]"),
     "assignment-with-narrow-spaces": ("password\u202f=\u2009Zq8WkX3mPv7Rk2", "password\u202f=\u2009[REDACTED:credential-assignment]"),
@@ -202,6 +214,7 @@ NOT_OTHER_SHAPES = [
     "the value is 50%20 of 100% done, see docs/a%20b.md",
     '{"name": "caf\\u00e9", "note": "\\u003cb\\u003ebold\\u003c/b\\u003e"}',
     "<p>Fish &amp; chips &#8212; &lt;b&gt; &#x41;&#66;C, &lowbar;private &copy; \\101\\102 \\u{1F600}</p>",
+    "C:\\100\\files and \\0 and \\x{1F600}, &#1234 and &#x41BC, \\N{NO SUCH NAME}; ghp&#950 is no token",
 ]
 
 

@@ -590,19 +590,24 @@ def blob_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
 # --- escaped text ------------------------------------------------------------------------------
 
 # An ASCII character written as an escape: percent-encoded (URLs, form bodies), as JSON,
-# JavaScript, Python, Rust or C write it (``\u0067``, ``\x67``, ``\U00000067``, ``\u{67}``,
-# octal ``\147`` as in ``$'...'`` and printf), or as an HTML or XML character reference
-# (``&#x67;``, ``&#103;``, ``&lowbar;``: the names HTML gives ASCII characters, in
-# :data:`_NAMED`). One escaped letter hides a token's shape from every rule, so a text
-# holding escapes is read again with them decoded (once: however many escapes it holds, a text
-# costs at most one more reading, of a text no longer than itself).
+# JavaScript, Python, Rust, Perl, C or a shell write it (``\u0067``, ``\x67``, ``\U00000067``,
+# ``\u{67}``, ``\x{67}``, ``\N{LATIN SMALL LETTER G}``, octal ``\147`` as in ``$'...'`` and
+# printf, ``\0147`` as ``echo -e`` reads it, ``\o{147}``), or as an HTML or XML character
+# reference (``&#x67;``, ``&#103;``, and without the semicolon an HTML parser forgives;
+# ``&lowbar;``: the names HTML gives ASCII characters, in :data:`_NAMED`). One escaped
+# character hides a token's shape, or the ``=`` or ``<password>`` around a secret, from every
+# rule, so a text holding escapes is read again with them decoded (once: however many escapes
+# it holds, a text costs at most one more reading, of a text no longer than itself).
 _ESCAPE = lazy.Pattern(
     r"(%[0-7][0-9A-Fa-f]"
     r"|\\(?:u00|x|U000000)[0-7][0-9A-Fa-f]"
-    r"|\\u\{0*[0-7]?[0-9A-Fa-f]\}"
+    r"|\\[ux]\{0*[0-7]?[0-9A-Fa-f]\}"
+    r"|\\o\{0*[01]?[0-7]{1,2}\}"
+    r"|\\N\{[A-Z][A-Z0-9 -]{0,80}\}"
+    r"|\\0[01][0-7]{2}"
     r"|\\[01][0-7]{2}"
-    r"|&#[xX]0*[0-7]?[0-9A-Fa-f];"
-    r"|&#0*(?:12[0-7]|1[01][0-9]|[1-9]?[0-9]);"
+    r"|&#[xX]0*[0-7]?[0-9A-Fa-f](?![0-9A-Fa-f]);?"
+    r"|&#0*(?:12[0-7]|1[01][0-9]|[1-9]?[0-9])(?![0-9]);?"
     r"|&(?:Tab|NewLine|excl|QUOT|quot|num|dollar|percnt|AMP|amp|apos|lpar|rpar|ast|midast|plus"
     r"|comma|period|sol|colon|semi|LT|lt|equals|GT|gt|quest|commat|lbrack|lsqb|bsol|rbrack|rsqb"
     r"|Hat|lowbar|UnderBar|DiacriticalGrave|grave|lbrace|lcub|verbar|vert|VerticalLine|rbrace"
@@ -620,30 +625,39 @@ class _Decoded(dict[str, str]):
     a few calls into C, however many escapes it holds)."""
 
     def __missing__(self, escape: str) -> str:
-        character = self[escape] = chr(_code(escape))
+        character = self[escape] = _character(escape)
         return character
 
 
-def _code(escape: str) -> int:
-    """The character code ESCAPE (one :data:`_ESCAPE` matched) stands for."""
+def _character(escape: str) -> str:
+    """The one character ESCAPE (one :data:`_ESCAPE` matched) stands for."""
     if escape.startswith("&"):
-        name = escape[1:-1]
+        name = escape[1:].rstrip(";")
         if not name.startswith("#"):
-            return ord(_NAMED[name])
-        return int(name[2:], 16) if name[1] in "xX" else int(name[1:])
-    if escape.endswith("}"):
-        return int(escape[3:-1], 16)
-    if escape[1] in "01":  # \ooo
-        return int(escape[1:], 8)
-    return int(escape[-2:], 16)
+            return _NAMED[name]
+        return chr(int(name[2:], 16) if name[1] in "xX" else int(name[1:]))
+    if escape.startswith("\\N{"):
+        import unicodedata
+
+        try:
+            return unicodedata.lookup(escape[3:-1])
+        except KeyError:  # no character of that name: one that stands for none
+            return "\ufffd"
+    if escape.endswith("}"):  # \u{..} and \x{..} in hexadecimal, \o{...} in octal
+        return chr(int(escape[3:-1], 8 if escape[1] == "o" else 16))
+    if escape[1] in "01":  # \ooo, or \0ooo
+        return chr(int(escape[2:] if len(escape) == 5 else escape[1:], 8))
+    return chr(int(escape[-2:], 16))
 
 
 _DECODED = _Decoded()
 
 
 def escaped_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
-    """Secrets found only once TEXT's escapes are decoded (INNER scans the decoded text), each
-    redacted where it stands, escapes and all; what holds no escape the plain text shows."""
+    """Secrets found once TEXT's escapes are decoded (INNER scans the decoded text), each
+    redacted where it stands, escapes and all. A secret holding no escape is one too: the
+    escapes may be in the words around it (``&lt;password&gt;``, ``password%3D``), which the
+    plain reading does not see; one it found as well is the same span, settled as one."""
     if "%" not in text and "\\" not in text and "&" not in text:
         return
     pieces = _ESCAPE.split(text)  # text, escape, text, escape, ..., text
@@ -657,8 +671,7 @@ def escaped_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
     at, shift = _escape_places(pieces[0::2], escapes)
     for hit in hits:
         first, last = bisect.bisect_left(at, hit.start), bisect.bisect_left(at, hit.end)
-        if first != last:  # what holds no escape the plain text shows
-            yield Hit(hit.start + shift[first], hit.end + shift[last], hit.kind, hit.priority, inner=hit.inner)
+        yield Hit(hit.start + shift[first], hit.end + shift[last], hit.kind, hit.priority, inner=hit.inner)
 
 
 def _escape_places(texts: list[str], escapes: list[str]) -> tuple[list[int], list[int]]:
