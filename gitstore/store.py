@@ -19,7 +19,9 @@ from typing import Any, NamedTuple, cast
 import orjson
 
 from gitstore.records.canonical import canonicalize_checked, sha256_digest
-from gitstore.records.contracts import KINDS, checked_record, contracts_dir, stream_of, verify_stored
+from gitstore.records.contracts import (
+    KINDS, check_storable, checked_record, contracts_dir, stream_of, verify_stored,
+)
 from gitstore.errors import GitstoreError, IntegrityError, NotAuthorised, Refused
 from gitstore import notices
 from gitstore.providers import (
@@ -182,16 +184,19 @@ def _contracts_digest() -> str:
     return digest.hexdigest()
 
 
+CHECKS_VERSION = "2"  # changes when what ``verify_stored`` accepts changes, beyond the contracts
+
+
 @cache
 def _checks_key() -> str:
-    """What a clean policy check means: these kinds under these contracts (their schema files)."""
-    digest = hashlib.sha256(" ".join(POLICY_KINDS).encode())
+    """What a clean policy check means: these kinds under these checks and contracts (their schema
+    files)."""
+    digest = hashlib.sha256(f"{CHECKS_VERSION} {' '.join(POLICY_KINDS)}".encode())
     for path in sorted(contracts_dir().glob("*.schema.json")):
         digest.update(path.read_bytes())
     return "policy-" + digest.hexdigest()[:16]
 
 
-CHECKS_VERSION = "1"  # changes when what ``verify_stored`` accepts changes, beyond the contracts
 _SCHEMAS = {kind: f"gitstore.{kind}/v1" for kind in KINDS}
 
 
@@ -303,6 +308,7 @@ class Store:
                 f"this repository is {self.scope}"
             )
         payload = record.pop("payload", None)
+        check_storable(record, kind)  # a redaction comes only from a removal's note
         return Entry(
             digest=record["digest"],
             kind=kind,
@@ -651,6 +657,9 @@ class Store:
 
     def _attach_payload(self, record: dict[str, Any],
                         fetch: Callable[[str], bytes | None] | None = None) -> None:
+        """Give an event read back its payload or, once the payload was removed, the note its
+        removal kept: the only source of ``redaction`` (the provider hands over only notes the
+        store's rule honours, see ``judge_notes``; stored event bytes hold neither)."""
         data = (fetch or self.provider.payload)(record["payloadDigest"])
         if data is None:
             note = None

@@ -111,18 +111,27 @@ def two_reviewers(tmp: Path, alice: str = "github:9", bob: str = "github:10") ->
 
 def forge(root: Path, writer: str, records: list[dict], *, clock: int | None = None, key: Path | None = None,
           policy: str | None = None, removals: tuple[tuple[str, bytes], ...] = (), blind: bool = False,
-          seen: tuple[tuple[str, str], ...] | None = None) -> str:
+          seen: tuple[tuple[str, str], ...] | None = None, raw: bool = False) -> str:
     """Append ``records`` as writer ``writer`` the way a forger with push access could: through
     the provider (so the layout is right), then the commit made again with the clock it claims,
     without the heads it had seen when ``blind`` (or naming ``seen`` instead), signed with ``key`` when given (naming
-    ``policy`` as its revision). Returns the commit id; the ref points at it."""
+    ``policy`` as its revision). ``raw``: each record's canonical bytes stored as they are, which
+    the store would refuse on the way in. Returns the commit id; the ref points at it."""
     import pygit2
 
     from gitstore.conformance import batch
+    from gitstore.providers import Batch, Entry
     from gitstore.providers.git import GitProvider, parse_message, format_message, records_ref
     from gitstore.providers._signing import Signer, signed_commit
+    from gitstore.records.canonical import canonicalize
+    from gitstore.records.contracts import kind_of, stream_of
 
-    GitProvider(root, writer).append(batch(*records, removals=removals))
+    if raw:
+        entries = tuple(Entry(r["digest"], kind_of(r), r["scope"], stream_of(r, kind_of(r)), canonicalize(r))
+                        for r in records)
+        GitProvider(root, writer).append(Batch("shared", entries))
+    else:
+        GitProvider(root, writer).append(batch(*records, removals=removals))
     repo = pygit2.Repository(str(root))
     name = records_ref("shared", writer)
     made = repo[repo.references[name].target]

@@ -337,3 +337,44 @@ def test_records_add_adds_no_grant(ready: Path) -> None:
         "gitstore: error: -:2: a grant is given with `gitstore grant`, which writes the audit entry that records who "
         "gave it; records add writes none, so it adds no grant\n")
     assert json.loads(run_ok(ready, "records", "list", "--json")) == [], "nothing stored"
+
+
+def _redacted_copy(event: dict) -> dict:
+    """``event`` without its payload and with a redaction object inline: the same digest (an
+    event's digest leaves both out), as anyone can write it."""
+    copy = {k: v for k, v in event.items() if k != "payload"}
+    copy["redaction"] = {"at": "2026-08-01T00:00:00.000000Z", "by": "github:1", "reason": "forged", "sourceId": None}
+    return copy
+
+
+def test_records_add_adds_no_redaction_and_the_real_event_still_arrives(ready: Path) -> None:
+    """A payload is removed by ``gitstore redact``, which keeps the note with its audit entry;
+    an event carrying a redaction object inline would read as removed, by anyone, for any
+    reason, and would keep the real capture of the event from ever storing its payload."""
+    real = R.event("rd", text="the text that stays")
+    done = gitstore(ready, "records", "add", "-", stdin=jsonl(R.audit("before", []), _redacted_copy(real)).encode())
+    assert done.returncode == 1 and done.stderr.decode().count("\n") == 1, done.stderr
+    assert done.stderr.decode().startswith("gitstore: error: -:2: ") and "gitstore redact" in done.stderr.decode()
+    assert json.loads(run_ok(ready, "records", "list", "--json")) == [], "nothing stored"
+    (ready / "real.jsonl").write_text(jsonl(real))
+    assert run_ok(ready, "records", "add", "real.jsonl").split() == [real["digest"], "added"]
+    assert json.loads(run_ok(ready, "records", "show", real["digest"], "--json")) == real
+
+
+@pytest.mark.parametrize("member", ["redaction", "payload"])
+def test_event_bytes_holding_a_redaction_or_payload_are_damage(ready: Path, member: str) -> None:
+    """Stored event bytes never hold a redaction (the note is kept apart, with the removal's
+    audit entry) nor the payload (kept apart so it can be removed): bytes that do are named by
+    verify and stop reads of this clone's own refs, like any other damage."""
+    from gitstore.providers import Batch, Entry
+    from gitstore.records.canonical import canonicalize
+
+    real = R.event("rd-bytes")
+    copy = _redacted_copy(real) if member == "redaction" else real
+    GitProvider(ready, writer_of(ready)).append(Batch("shared", (
+        Entry(copy["digest"], "event", copy["scope"], copy["episode"], canonicalize(copy)),)))
+    done = gitstore(ready, "verify")
+    assert done.returncode == 3 and real["digest"] in done.stdout + done.stderr, done.stderr
+    assert member in done.stdout + done.stderr
+    listing = gitstore(ready, "records", "list")
+    assert listing.returncode == 3 and real["digest"] in listing.stderr and "Traceback" not in listing.stderr

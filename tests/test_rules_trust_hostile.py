@@ -229,3 +229,36 @@ def test_an_episode_pushed_under_another_episodes_id_never_brings_its_evidence_u
         assert told.returncode == 0 and "no-verify" not in told.stdout, told.stdout
         done = cli.gitstore("verify", cwd=ctx.workspace.root)
         assert done.returncode == 3 and shadow["digest"] in done.stdout + done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("policy", [False, True], ids=["without-a-policy", "with-a-policy"])
+def test_a_copy_of_an_event_holding_a_redaction_removes_nothing(tmp_path: Path, policy: bool) -> None:
+    """Someone with push access writes a copy of the comment an accepted learning cites,
+    without its payload and with a redaction object inline, first in store order (its one
+    commit claims ``Clock: 1``). It has the comment's digest (an event's digest leaves out
+    both), and no removal stands behind it: on both clones the comment keeps its text and the
+    learning its force, the forger's writer is quarantined, and verify names the copy."""
+    import json
+
+    alice, bob, held, _ = _world(tmp_path, policy)
+    learning, target = held["learning"]["id"], held["comments"][0]
+    before = {"alice": _verdicts(alice), "bob": _verdicts(bob)}
+    assert before["bob"]["instruction"][learning] == ("accepted", True)
+    mallory = tmp_path / "mallory"
+    git(tmp_path, "clone", "-q", str(held["bare"]), str(mallory))  # holds no memory: the copy is new to it
+    copy = {k: v for k, v in target.items() if k != "payload"}
+    copy["redaction"] = {"at": "2026-08-01T00:00:00.000000Z", "by": ALICE, "reason": "alice removed it",
+                         "sourceId": None}
+    forge(mallory, "0forger", [copy], clock=1, blind=True, raw=True)
+    git(mallory, "push", "-q", "origin", "refs/memory/v1/records/shared/0forger")
+    alice, bob = sync(alice, bob)
+    for name, ctx in (("alice", alice), ("bob", bob)):
+        root = ctx.workspace.root
+        assert _verdicts(ctx) == before[name], name
+        shown = cli.gitstore("records", "show", target["digest"], "--json", cwd=root)
+        assert shown.returncode == 0 and json.loads(shown.stdout) == target, shown.stderr
+        assert "0forger" in shown.stderr and "quarantined" in shown.stderr, shown.stderr
+        done = cli.gitstore("verify", cwd=root)
+        assert done.returncode == 3, done.stderr
+        named = [line for line in (done.stdout + done.stderr).splitlines() if "0forger" in line]
+        assert any(target["digest"] in line and "redaction" in line for line in named), done.stderr

@@ -154,6 +154,21 @@ def nested_record(bare: Path, held: dict[str, Any]) -> tuple[str, str]:
     return "wdeep", good["digest"]
 
 
+def event_copy_holding_a_redaction(bare: Path, held: dict[str, Any]) -> tuple[str, str]:
+    """A copy of a comment without its payload and with a redaction object inline: the same
+    digest (an event's digest leaves out both), read first (``Clock: 1``), and no removal
+    behind it."""
+    target = held["comments"][0]
+    copy = {k: v for k, v in target.items() if k != "payload"}
+    copy["redaction"] = {"at": "2026-08-01T00:00:00.000000Z", "by": ALICE, "reason": "forged", "sourceId": None}
+    forger = bare.parent / "forger"  # a repository holding no memory: the copy is new to it
+    git(bare.parent, "init", "-q", str(forger))
+    forge(forger, "0wredacted", [copy], clock=1, blind=True, raw=True)
+    ref = records_ref("shared", "0wredacted")
+    git(forger, "push", "-q", str(bare), f"{ref}:{ref}")
+    return "0wredacted", "redaction"
+
+
 def _crafted(bare: Path, writer: str, tree: pygit2.Oid, digest: str) -> None:
     """Point ``writer``'s records ref at a commit of ``tree`` whose message lists one grant."""
     repo = pygit2.Repository(str(bare))
@@ -243,7 +258,7 @@ def snapshot_dropping_payloads(bare: Path, held: dict[str, Any]) -> tuple[str, s
 ATTACKS: list[Callable[[Path, dict[str, Any]], tuple[str, str]]] = [
     rewound, rewritten, bad_digest, decision_without_audit, decision_with_a_review_digest_never_shown, blob_ref,
     code_commit_ref, huge_record, nested_record, deep_tree, repeated_folders, many_seen, other_scope, snapshot_removing_others,
-    snapshot_dropping_payloads, snapshot_of_repeated_folders,
+    snapshot_dropping_payloads, snapshot_of_repeated_folders, event_copy_holding_a_redaction,
 ]
 
 
@@ -296,7 +311,8 @@ def test_damage_a_plain_fetch_brought_is_named_by_sync_too(world: tuple) -> None
     assert _state(bob)["verdicts"]  # reads leave it out and go on
 
 
-@pytest.mark.parametrize("attack", [bad_digest, deep_tree, repeated_folders, other_scope], ids=lambda a: a.__name__)
+@pytest.mark.parametrize("attack", [bad_digest, deep_tree, repeated_folders, other_scope, event_copy_holding_a_redaction],
+                         ids=lambda a: a.__name__)
 def test_what_a_plain_fetch_brought_is_admitted_as_sync_would(world: tuple, attack: Callable) -> None:
     """Reads after a plain ``git fetch`` leave out, and name, what ``gitstore sync`` refuses:
     both ways of fetching admit the same refs, so clones fed by one remote agree."""

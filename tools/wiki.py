@@ -176,6 +176,10 @@ _EVENT_RULE = """\
 `payload` and adds `redaction`; the event's `digest` and `payloadDigest` stay the same, and
 everything that cites the event still verifies. A reader checks `payloadDigest` against the
 payload when the payload is present; an event never holds both `payload` and `redaction`.
+A store keeps neither in an event's own bytes: the payload is kept apart, and `redaction` is
+the note a removal kept with its audit entry, put in on read. Since a copy holding either has
+the real event's digest, a record carrying `redaction` is refused on the way in, and stored
+event bytes holding either are damage (see [the store](store.md)).
 """
 
 _LEARNING_RULE = """\

@@ -287,8 +287,32 @@ def _verdict(data: bytes, line: int | None, reference: bool) -> dict[str, Any]:
     return {"line": line, "ok": True, "kind": kind_of(record), "digest": record["digest"]}
 
 
+NEVER_STORED = ("payload", "redaction")  # members an event's stored bytes never hold
+
+
+def check_storable(record: Mapping[str, Any], kind: str) -> None:
+    """Refuse a record whose bytes no store keeps: an event holding its payload or a redaction
+    object inline. The event's digest leaves both out, so a copy holding either has the real
+    event's digest: a payload kept inline would outlive its removal, and a redaction object
+    would make anyone's copy read as removed, by anyone, for any reason. A payload is kept
+    apart, and a redaction is the note a removal keeps with its audit entry."""
+    if kind != "event":
+        return
+    for member in NEVER_STORED:
+        if member in record:
+            raise ContractError(f"event {record.get('id')} holds {_KEPT_APART[member]}")
+
+
+_KEPT_APART = {
+    "payload": "its payload inline, which no stored event does: a payload is kept apart, so it can be removed",
+    "redaction": "a redaction object, which no stored event does: a payload is removed by `gitstore redact`, "
+                 "which keeps the note with its audit entry",
+}
+
+
 def verify_stored(data: bytes, digest: str, kind: str) -> dict[str, Any]:
-    """Check bytes a provider returned: canonical, of the expected kind and digest, valid."""
+    """Check bytes a provider returned: canonical, of the expected kind and digest, valid,
+    and of a form a store keeps (``check_storable``)."""
     accepted = _verify_stored_fast(data, digest, kind)
     if accepted is not None:
         return accepted
@@ -300,6 +324,7 @@ def verify_stored(data: bytes, digest: str, kind: str) -> dict[str, Any]:
         raise ContractError(f"stored as {kind} but the record is a {found}")
     if record["digest"] != digest:
         raise ContractError(f"stored under {digest} but its digest is {record['digest']}")
+    check_storable(record, kind)
     return record  # type: ignore[no-any-return]
 
 
@@ -321,6 +346,8 @@ def _verify_stored_fast(data: bytes, digest: str, kind: str) -> dict[str, Any] |
             return None
         found = kind_of(record)
         if found != kind or record.get("digest") != digest:
+            return None
+        if found == "event" and any(member in record for member in NEVER_STORED):
             return None
         _check_walked(record, found, fast)
     except Exception:  # whatever it was, the full path finds it and says what it is
