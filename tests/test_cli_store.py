@@ -378,3 +378,15 @@ def test_event_bytes_holding_a_redaction_or_payload_are_damage(ready: Path, memb
     assert member in done.stdout + done.stderr
     listing = gitstore(ready, "records", "list")
     assert listing.returncode == 3 and real["digest"] in listing.stderr and "Traceback" not in listing.stderr
+
+
+def test_records_add_adds_no_withdrawal(ready: Path) -> None:
+    """A grant is withdrawn with ``gitstore withdraw``, which writes the audit entry naming who
+    withdrew it; a withdrawal added as a record would stop evidence serving, backdated and in
+    anyone's name, with nothing in the audit log."""
+    withdrawal = R.withdrawal(R.grant("w"))
+    done = gitstore(ready, "records", "add", "--seal", "-", stdin=jsonl(R.audit("before", []), withdrawal).encode())
+    assert done.returncode == 1 and done.stderr.decode() == (
+        "gitstore: error: -:2: a grant is withdrawn with `gitstore withdraw`, which writes the audit entry that "
+        "records who withdrew it; records add writes none, so it adds no withdrawal\n")
+    assert json.loads(run_ok(ready, "records", "list", "--json")) == [], "nothing stored"

@@ -13,10 +13,18 @@ from gitstore.records.canonical import parse_json
 from gitstore.records.contracts import KINDS, seal
 from gitstore.errors import InvalidInput, Refused
 from gitstore.context import Context
-
-GRANT_SCHEMA = "gitstore.grant/v1"
 from gitstore.cli._io import JSON_OPTION, echo_lines, emit_json, emit_json_array, open_input, read_lines
 from gitstore.cli._values import checked, digest_prefix, one_of, path
+
+# Consent is given and withdrawn only by the commands that write the audit entry naming who did
+# it: a record added here would widen or narrow what evidence may serve, backdated and in
+# anyone's name, with nothing in the audit log.
+_CONSENT_COMMANDS = {
+    "gitstore.grant/v1": "a grant is given with `gitstore grant`, which writes the audit entry that records who "
+                         "gave it; records add writes none, so it adds no grant",
+    "gitstore.withdrawal/v1": "a grant is withdrawn with `gitstore withdraw`, which writes the audit entry that "
+                              "records who withdrew it; records add writes none, so it adds no withdrawal",
+}
 
 records_app = typer.Typer(help="Add, list and show records.", no_args_is_help=True)
 
@@ -47,9 +55,9 @@ class _Lines:
                 value = parse_json(line.removesuffix(b"\r"), check=False)  # the store checks it
                 if not isinstance(value, dict):
                     raise InvalidInput("a record must be a JSON object")
-                if value.get("schema") == GRANT_SCHEMA:
-                    raise Refused("a grant is given with `gitstore grant`, which writes the audit entry that records "
-                                  "who gave it; records add writes none, so it adds no grant")
+                refusal = _CONSENT_COMMANDS.get(value.get("schema"))
+                if refusal is not None:
+                    raise Refused(refusal)
                 if self.do_seal:
                     value.pop("digest", None)
                     seal(value)
@@ -69,9 +77,9 @@ def add(
     """Add records as one atomic append; print each digest.
 
     Records are read, checked and written one line at a time, so a file of any size needs
-    little memory; a line that fails stores nothing and is named in the error. Decisions and
-    grants are refused: they are written by the commands that give them (accept, reject,
-    retire, grant), each with its audit entry.
+    little memory; a line that fails stores nothing and is named in the error. Decisions,
+    grants and withdrawals are refused: they are written by the commands that give them
+    (accept, reject, retire, grant, withdraw), each with its audit entry.
     """
     store = Context.open().store
     lines = _Lines(file, do_seal)
