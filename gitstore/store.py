@@ -331,8 +331,10 @@ class Store:
         """Append records (and the audit entries among them) as one atomic write.
 
         ``records`` may be a generator: with a provider that offers ``append-stream`` each
-        record is checked and handed on as it arrives, so an import of any size is held in
-        memory one record at a time. A record refused part way stores nothing.
+        record is checked and handed on as it arrives, so no record's bytes are held once
+        written; what the append keeps of each until it commits (its digest, its object ids,
+        its place in the tree) still grows memory by about 2 KB a record. A record refused
+        part way stores nothing.
 
         Refuses (exit 3, naming the record) while a policy record is damaged, as reads do.
         ``removals`` remove payloads in the same append (their audit entries are among

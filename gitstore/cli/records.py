@@ -76,8 +76,10 @@ def add(
 ) -> None:
     """Add records as one atomic append; print each digest.
 
-    Records are read, checked and written one line at a time, so a file of any size needs
-    little memory; a line that fails stores nothing and is named in the error. Decisions,
+    Records are read, checked and written one line at a time, yet memory grows with the
+    number of records, by about 2 KB each (what the append keeps of every record until it
+    commits: 100,000 records peak near 290 MB, a million near 2.2 GB). A line that fails
+    stores nothing and is named in the error. Decisions,
     grants and withdrawals are refused: they are written by the commands that give them
     (accept, reject, retire, grant, withdraw), each with its audit entry.
     """

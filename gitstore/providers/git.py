@@ -359,7 +359,8 @@ class GitProvider:
 
     def append_stream(self, stream: Stream) -> AppendResult:
         """``append`` for entries that arrive one at a time: each record and payload blob is
-        packed as it arrives, so memory holds object ids only, whatever the size."""
+        packed as it arrives, so memory holds no record's bytes, only what the commit needs of
+        each (ids, paths, the tree's entries): about 2 KB a record in all."""
         return self._append(stream, None, ())
 
     def _append(self, stream: Stream, guard: tuple[str, str | None] | None,
