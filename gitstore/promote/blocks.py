@@ -22,6 +22,7 @@ from collections import namedtuple
 MARKER = re.compile(r"^<!-- gitstore:promoted (lrn_[0-9a-f]{32}) (sha256:[0-9a-f]{64}) -->$")
 MARKER_START = "<!-- gitstore:promoted"
 CITED = "Cited: "
+CONTINUED = "text directly after the Cited: line, with no blank line between, reads as part of the promoted block of"
 _SOURCE = re.compile(r"^`(?P<path>[^`@\s][^`@]*)@(?P<commit>[0-9a-f]{7,64})`$")
 _LEARNING = re.compile(r"^`(?P<id>lrn_[0-9a-f]{32})@(?P<digest>sha256:[0-9a-f]{64})`$")
 _TEST = re.compile(r"^(?P<fence>`+) ?(?P<command>.+?) ?(?P=fence) exited (?P<code>-?[0-9]{1,3})$")
@@ -35,11 +36,14 @@ class Citation(namedtuple("Citation", "kind ref")):
     __slots__ = ()
 
 
-class Block(namedtuple("Block", "line learning content_digest statement citations cited_line unreadable")):
+class Block(namedtuple("Block", "line learning content_digest statement citations cited_line unreadable continued",
+                       defaults=((),))):
     """A promoted block found in a text: ``line`` (1-based, of its marker), the ``learning`` and
     ``content_digest`` its marker names, the ``statement`` it holds, its ``citations``, the line
-    of its ``Cited:`` line (``cited_line``, None when it has none) and the citation items that
-    follow no known form (``unreadable``)."""
+    of its ``Cited:`` line (``cited_line``, None when it has none), the citation items that
+    follow no known form (``unreadable``) and the lines that continue its paragraph after the
+    ``Cited:`` line (``continued``): with no blank line between, a reader and an agent read them
+    as part of the promoted paragraph, so they are part of the block."""
 
     __slots__ = ()
 
@@ -162,11 +166,26 @@ def _block(lines: list[str], index: int, learning: str, digest: str) -> Block:
         if line.startswith(CITED):
             citations, unreadable = parse_citations(line)
             return Block(index + 1, learning, digest, "\n".join(statement), tuple(citations),
-                         number + 1, tuple(unreadable))
+                         number + 1, tuple(unreadable), _continued(lines, number + 1))
         if not line.strip() or MARKER.match(line):
             break
         statement.append(line)
     return Block(index + 1, learning, digest, "\n".join(statement), (), None, ())
+
+
+_PARAGRAPH_ENDS = re.compile(r"^ {0,3}(#{1,6}(\s|$)|`{3,}|~{3,})")  # a heading or a fence starts a block of its own
+
+
+def _continued(lines: list[str], start: int) -> tuple[str, ...]:
+    """The lines from ``start`` that continue the paragraph a ``Cited:`` line ends: up to a
+    blank line, the end of the text, a marker, a heading or a fence."""
+    found = []
+    for line in lines[start:]:
+        line = line.rstrip("\r")
+        if not line.strip() or line.startswith(MARKER_START) or _PARAGRAPH_ENDS.match(line):
+            break
+        found.append(line)
+    return tuple(found)
 
 
 def markers_without_shape(text: str) -> list[int]:

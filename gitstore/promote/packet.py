@@ -223,6 +223,8 @@ def _read_back(learning: dict[str, Any], path: str, text: str) -> str | None:
     if own[0].statement != learning["content"]["text"]:
         return (f"line {own[0].line + 1}: its promoted block would not read back as the accepted text (a carriage "
                 "return, a blank line, or a line that begins like a marker or a Cited: line ends or changes it)")
+    if own[0].continued:
+        return f"line {own[0].cited_line + 1}: {blocks.CONTINUED} {learning['id']}"
     shapeless = blocks.markers_without_shape(text)
     if shapeless:
         return f"line {shapeless[0]}: a gitstore:promoted marker that is not a marker line of its own"

@@ -117,6 +117,9 @@ def _promoted(rel: str, text: str) -> list[Finding]:
             found.append(Finding(rel, block.cited_line, f"citation {item[:80]!r} of {block.learning} follows no "
                                                         "known form (`path@commit`, `lrn_<id>@sha256:<digest>`, "
                                                         "`command` exited N, <URL> (accessed YYYY-MM-DD))"))
+        if block.continued:
+            found.append(Finding(rel, block.cited_line + 1, f"{blocks.CONTINUED} {block.learning}: leave a blank "
+                                                            "line after it"))
     return found
 
 

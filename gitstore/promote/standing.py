@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from gitstore.rules.view import View
     from gitstore.store import Store
 
-BLOCK_FOLDERS = ("okf/wiki/", ".agents/skills/")  # where promoted blocks live
+SKILLS = ".agents/skills/"  # where promote writes skills
+BLOCK_FOLDERS = ("okf/wiki/", SKILLS)  # where promoted blocks live
 OVERLAY_FOLDER = "okf/wiki/tooling/"  # route 0's pages: git ignores them, no commit removes one
 
 IN_FORCE = "in-force"  # the learning is accepted and in force, and the block holds its accepted text
@@ -92,6 +93,8 @@ def standing(block: blocks.Block, learnings: Learnings) -> Standing:
                                        "its accepted contentDigest")
     if block.statement != current["content"]["text"]:
         return Standing(OTHER_TEXT, f"the promoted text of {learning_id} differs from the accepted learning")
+    if block.continued:
+        return Standing(OTHER_TEXT, f"{blocks.CONTINUED} {learning_id}")
     return Standing(IN_FORCE, f"the promoted block of {learning_id} holds its accepted text")
 
 
@@ -191,6 +194,8 @@ def _todo(path: str, learning_id: str, found: Standing, branch: str | None = Non
         return f"{remove}, then `gitstore promote {found.replaced_by}` for its replacement"
     if found.state == NOT_IN_FORCE:
         return remove
+    if found.state == OTHER_TEXT and found.sentence.startswith(blocks.CONTINUED):
+        return f"leave a blank line after the block's Cited: line, or {remove}"
     if found.state == OTHER_TEXT:
         return f"put back the accepted text (`gitstore show {learning_id}`), or {remove}"
     again = f"git branch -D {shlex.quote(branch)} && gitstore promote {learning_id}" if branch else \
@@ -198,5 +203,5 @@ def _todo(path: str, learning_id: str, found: Standing, branch: str | None = Non
     return f"{remove}, then `{again}` for its accepted version"
 
 
-__all__ = ["BLOCK_FOLDERS", "IN_FORCE", "NOT_IN_FORCE", "OTHER_TEXT", "OTHER_VERSION", "UNKNOWN", "Judged",
+__all__ = ["BLOCK_FOLDERS", "SKILLS", "IN_FORCE", "NOT_IN_FORCE", "OTHER_TEXT", "OTHER_VERSION", "UNKNOWN", "Judged",
            "Learnings", "Placed", "Standing", "in_work_tree", "judge_work_tree", "standing"]

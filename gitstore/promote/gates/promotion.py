@@ -34,8 +34,13 @@ Over a range it also reads every promoted block (``blocks``) that a commit adds 
 read the file as it is), other than the block its own trailers promote: a block
 enters only with the promotion commit of its learning, so each such block is a finding that
 says how it stands (no such learning, not in force, another digest, another text, or the
-accepted text put there by hand). A block a commit keeps as it was, even moved, is not judged
+accepted text put there by hand). Text right after a block's ``Cited:`` line, with no blank
+line between, is read as part of its paragraph, so a commit that adds some changes the block. A
+block a commit keeps as it was, even moved, is not judged
 again, nor is one that was there before the range: it was judged by the range that added it.
+A promoted skill (a ``SKILL.md`` whose metadata names its learning) is wholly promote's: a
+commit other than its promotion may remove its blocks or delete it, but leaves the rest as
+promote writes it (no ``allowed-tools`` or instructions of its own while it names the learning).
 A merge commit adds what none of its parents has: in each file it leaves different from every
 parent, a block that no parent's version of the file holds (written while resolving a conflict,
 or edited during the merge) is a finding; a block it carries from one parent is not blamed on
@@ -81,7 +86,8 @@ from gitstore.promote.branch import TRAILERS, stray_trailers, trailers
 from gitstore.promote.gates._common import ZERO, Finding, blobs, git, parser, relative, report, run, top_level
 from gitstore.promote.gates import _markers
 from gitstore.promote.gates._published import PATHSPECS as PUBLISHED, published_problems, who
-from gitstore.promote.standing import BLOCK_FOLDERS, Learnings, standing
+from gitstore.promote.skills import FILE_NAME
+from gitstore.promote.standing import BLOCK_FOLDERS, SKILLS, Learnings, standing
 
 if TYPE_CHECKING:
     from gitstore.deliver.clindex import Fact
@@ -337,6 +343,8 @@ def _text_problems(change: Change, packet: dict[str, Any], current: dict[str, An
         if block.statement != expected:
             problems.append(Finding(target, block.line + 1, f"the promoted text of {learning_id}{where} differs "
                                                             "from the accepted learning"))
+        if block.continued:
+            problems.append(Finding(target, block.cited_line + 1, f"{blocks.CONTINUED} {learning_id}{where}"))
     if packet["route"] == "skill" and f"gitstore-learning: {learning_id}" not in text.split("\n---", 1)[0]:
         problems.append(Finding(target, 1, f"the skill's metadata does not name {learning_id}"))
     return problems
@@ -375,7 +383,7 @@ def block_problems(change: Change, memory_of: Callable[[], Memory]) -> list[Find
     judged with the commit that added it)."""
     own = trailers(change.message).get("Gitstore-Learning") or []
     mine = own[0][1] if len(own) == 1 and not change.merged else None  # judged by ``judge``
-    found = _submodule_problems(change)
+    found = _submodule_problems(change) + _skill_problems(change, mine, memory_of)
     added = [(path, block) for path, block in _added_blocks(change) if block.learning != mine]
     if not added:
         return found
@@ -385,6 +393,86 @@ def block_problems(change: Change, memory_of: Callable[[], Memory]) -> list[Find
            else f"it was added by commit {change.label}")
     return found + [Finding(path, block.line, f"{standing(block, memory).sentence}; {how}, which is not the "
                                               f"promotion commit of {block.learning}") for path, block in added]
+
+
+def _skill_problems(change: Change, mine: str | None, memory_of: Callable[[], Memory]) -> list[Finding]:
+    """A promoted skill (a ``SKILL.md`` whose metadata names the learning it came from) is
+    wholly what promote writes, and agents load all of it: its front matter (``allowed-tools``)
+    and its instructions as much as its block. A commit other than that learning's promotion
+    that changes one and leaves it naming the learning must leave it byte for byte what
+    promote writes for the learning's accepted version with the citations its block holds;
+    else each is a finding. Deleting the skill, or making it a person's own (no metadata naming
+    a learning), needs no promotion commit."""
+    skills = [path for path, status in sorted(change.changes.items())
+              if status != "D" and path.startswith(SKILLS) and path.endswith(f"/{FILE_NAME}")]
+    found = []
+    for path in skills:
+        data = change.read(path)
+        text = data.decode("utf-8", "replace") if data is not None else ""
+        learning_id = _skill_learning(text)
+        if learning_id is None or learning_id == mine:
+            continue
+        problem = _unlike_promoted_skill(text, learning_id, memory_of())
+        if problem:
+            line, why = problem
+            found.append(Finding(path, line, f"the promoted skill of {learning_id} is changed by {_by(change)}, "
+                                             f"which is not its promotion commit: {why}; promote it again, or "
+                                             "delete the skill (or drop its gitstore metadata to make it your own)"))
+    return found
+
+
+def _by(change: Change) -> str:
+    return "the commit being made" if change.pending else f"commit {change.label}"
+
+
+def _skill_learning(text: str) -> str | None:
+    """The learning a ``SKILL.md``'s front matter says it was promoted from, if any."""
+    from gitstore.promote.okf import split_front_matter
+
+    if "gitstore-learning" not in text.split("\n---", 1)[0]:
+        return None
+    meta = split_front_matter(text)[0]
+    metadata = meta.get("metadata") if isinstance(meta, dict) else None
+    value = metadata.get("gitstore-learning") if isinstance(metadata, dict) else None
+    return str(value) if value is not None else None
+
+
+def _unlike_promoted_skill(text: str, learning_id: str, memory: Memory) -> tuple[int, str] | None:
+    """(line, why) when ``text``, read without its promoted blocks (which ``_added_blocks``
+    judges, and which a commit may remove), is not what promote writes as the skill of
+    ``learning_id``."""
+    from gitstore.promote import rubric
+    from gitstore.promote.routes import skill
+
+    current = memory.currents.get(learning_id)
+    if not current:
+        return 1, f"{learning_id} has no accepted version in this repository's store"
+    expected = skill.render(current, [], sorted(rubric.contexts(current)))
+    have, want = _without_blocks(text), [line for _, line in _without_blocks(expected)]
+    if [line for _, line in have] == want:
+        return None
+    index = next((n for n, ((_, a), b) in enumerate(zip(have, want)) if a != b), min(len(have), len(want)))
+    line = have[index][0] if index < len(have) else len(text.split("\n"))
+    shown = f"promote writes {want[index][:100]!r} here" if index < len(want) else "promote's file ends before"
+    return line, f"it differs from what promote writes ({shown})"
+
+
+def _without_blocks(text: str) -> list[tuple[int, str]]:
+    """The lines of ``text`` (1-based number, line) outside its promoted blocks, each run of
+    blank lines read as one: what is left of a skill when its blocks are set apart."""
+    lines = text.split("\n")
+    inside: set[int] = set()
+    for block in blocks.find(text):
+        last = (block.cited_line or block.line + len(block.statement.split("\n"))) + len(block.continued)
+        inside.update(range(block.line, last + 1))
+    kept: list[tuple[int, str]] = []
+    for number, line in enumerate(lines, start=1):
+        if number in inside or (not line.strip() and (not kept or not kept[-1][1].strip())):
+            continue
+        kept.append((number, line))
+    while kept and not kept[-1][1].strip():
+        kept.pop()
+    return kept
 
 
 def _holds_blocks(path: str) -> bool:
@@ -418,7 +506,7 @@ def _added_blocks(change: Change) -> list[tuple[str, blocks.Block]]:
         kept: Counter[tuple[Any, ...]] = Counter()
         for before in (p.read(path) for p in parents if p is not None):
             if before:  # a block is kept as often as one parent holds it
-                kept |= Counter(_same(b) for b in blocks.find(before.decode("utf-8", "replace")))
+                kept |= Counter(key for b in blocks.find(before.decode("utf-8", "replace")) for key in _kept_as(b))
         for block in blocks.find(data.decode("utf-8", "replace")):
             if kept[_same(block)]:
                 kept[_same(block)] -= 1
@@ -427,8 +515,16 @@ def _added_blocks(change: Change) -> list[tuple[str, blocks.Block]]:
     return found
 
 
+def _kept_as(block: blocks.Block) -> set[tuple[Any, ...]]:
+    """The blocks a commit keeps when a parent holds ``block``: the same block, or the block
+    with the text that continued its paragraph moved away (the blank line that ends it)."""
+    return {_same(block), _same(block._replace(continued=()))}
+
+
 def _same(block: blocks.Block) -> tuple[Any, ...]:
-    return block.learning, block.content_digest, block.statement, block.citations, block.unreadable
+    """What makes a block the same block: text directly after its ``Cited:`` line is read as
+    part of its paragraph, so a commit that adds some changes the block."""
+    return block.learning, block.content_digest, block.statement, block.citations, block.unreadable, block.continued
 
 
 # -- reading commits ---------------------------------------------------------------------------
