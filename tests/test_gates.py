@@ -506,6 +506,30 @@ def test_scan_quarantines_trojan_source(tmp_path: Path, monkeypatch: pytest.Monk
     assert warnings == {f for f in files if "homoglyph" in f}
 
 
+_PEM = "-----BEGIN RSA PRIVATE KEY-----\n" + "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDW8OVrrcJ/rZxZ\n" * 4 + \
+    "-----END RSA PRIVATE KEY-----\n"
+
+
+def test_a_private_key_in_a_test_folder_of_a_file_agents_read_is_a_finding(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A test suite's key is no secret, but agents read every file of a skill and of the wiki
+    wherever it sits: under their ``tests/`` or ``fixtures/`` folder a key is handed to an agent
+    like any other text."""
+    monkeypatch.chdir(tmp_path)
+    git(tmp_path, "init", "-q")
+    places = [".agents/skills/deploy/tests/key.md", ".claude/skills/deploy/fixtures/notes.txt",
+              "tools/release/tests/reference.md", "okf/wiki/fixtures/keys.md", "src/tests/fixtures/server.pem"]
+    (tmp_path / "tools/release").mkdir(parents=True)
+    (tmp_path / "tools/release/SKILL.md").write_text("---\nname: release\ndescription: Cuts a release.\n---\n")
+    for place in places:
+        (tmp_path / place).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / place).write_text(f"# Notes\n\n{_PEM}")
+    git(tmp_path, "add", "-A")
+    code, lines = run(scan.main, places, capsys)
+    assert code == 1 and [line.split(" (")[0] for line in lines] == [
+        f"{place}:3: secret or private path: pem-private-key" for place in sorted(places[:-1])], lines
+
+
 def test_scan_reads_a_symlink_as_the_target_git_commits_never_the_file_it_leads_to(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)

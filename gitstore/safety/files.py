@@ -5,7 +5,9 @@ clear a redaction, and only there:
 
 - the place: private key material in key files named as stand-ins (``dummy.key``,
   ``stub_key.priv``), in test suites (``test/``, ``tests/``, ``testdata/``, ``fixtures/``) and in
-  installed software (``usr/lib64/libssh.so``) is no secret;
+  installed software (``usr/lib64/libssh.so``) is no secret; but not in a file agents read (the
+  caller says which: the wiki, any file of a skill), where a key under a ``tests/`` folder is
+  handed to an agent like any other text;
 - the author's mark: a generic credential guess (``credential-assignment``, ``prose-secret``)
   on a line marked ``gitleaks:allow``, ``nosec``, ``notsecret`` or ``pragma: allowlist secret``
   (on the line, or in a comment line just above it) stays; a credential of a known format
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -117,11 +119,15 @@ def _marked(text: str, starts: list[int], line: int, after: int) -> bool:
     return bool(_COMMENT_LINE.match(above) and _PRAGMA.search(above))
 
 
-def standing_in_file(text: str, path: str, hits: list[Hit], allow: Allowlist) -> list[Hit]:
-    """The hits that stand once TEXT is known to be the content of the file at PATH."""
+def standing_in_file(text: str, path: str, hits: list[Hit], allow: Allowlist,
+                     read_by_agents: Callable[[], bool] | None = None) -> list[Hit]:
+    """The hits that stand once TEXT is known to be the content of the file at PATH; agents
+    read the file when ``read_by_agents()`` says so (asked only of a key in a place that would
+    clear it), and then its place clears nothing."""
     if not hits:
         return hits
-    key_place = _KEY_PLACES.search(path) is not None
+    key_place = _KEY_PLACES.search(path) is not None and any(set(hit.kinds) <= {"pem-private-key"} for hit in hits) \
+        and not (read_by_agents is not None and read_by_agents())
     starts = _line_starts(text)
     kept = []
     for hit in hits:

@@ -193,9 +193,11 @@ class ConservativeScanner:
     def __init__(self, allow: Allowlist | None = None) -> None:
         self.allow = allow or Allowlist()
 
-    def scan(self, text: str, *, path: str | None = None) -> ScanResult:
+    def scan(self, text: str, *, path: str | None = None,
+             read_by_agents: Callable[[], bool] | None = None) -> ScanResult:
         """Scan TEXT (the content of the file at ``path``, when given); the module
-        documentation states the policy."""
+        documentation states the policy. ``read_by_agents`` says, when asked, whether agents
+        read that file (the wiki, a skill): no place clears key material there."""
         view = Text.of(text)
         counts: Counter[tuple[str, str]] = Counter()
         for kind, count in hidden_counts(text).items():
@@ -210,7 +212,7 @@ class ConservativeScanner:
             counts[("active-markup", QUARANTINE)] = active
         hits = self._redactions(view, 0)
         if path is not None:
-            hits = standing_in_file(text, path, hits, self.allow)
+            hits = standing_in_file(text, path, hits, self.allow, read_by_agents)
         counts.update((kind, REDACT) for hit in hits for kind in hit.kinds)
         if mixed := mixed_script_count(text):
             counts[("mixed-script", WARN)] = mixed

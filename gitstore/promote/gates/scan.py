@@ -4,7 +4,8 @@ Each file is scanned as the content of its path from the repository's root, with
 repository's ``.gitstore-allow`` (``PATH:KIND:LINE`` per line) clearing the secrets and home
 paths its maintainers declared harmless. Anything the scanner would quarantine (hidden or
 bidirectional characters, injected instructions: never allowed, the finding says so) or redact
-(secrets, home paths) is a finding on the line where it starts; warnings (mixed-script words)
+(secrets, home paths) is a finding on the line where it starts (a test suite's key, under
+``tests/`` or ``fixtures/``, is no secret, but not in a file agents read, below); warnings (mixed-script words)
 are printed but do not fail. A file is read whole: a byte that is not UTF-8 reads as U+FFFD, and
 a NUL byte is a control character the scanner quarantines, so neither hides what stands around it.
 
@@ -88,7 +89,7 @@ def _scan(files: Sequence[str], root: Path, scanner: ConservativeScanner,
         if committed is None:
             continue
         text, link = committed
-        result = scanner.scan(text, path=rel)
+        result = scanner.scan(text, path=rel, read_by_agents=lambda: agents_read(rel))
         if not result.findings:
             continue
         quarantined = sorted({f.kind for f in result.findings if f.action == QUARANTINE})
