@@ -938,3 +938,32 @@ def test_an_overlay_page_or_skill_whose_text_breaks_its_block_is_never_made(tmp_
     else:
         learning = accepted_learning(ctx, memory="procedural", title="Change retries safely", text=text)
         _refused(ctx, learning["id"], "stopped at skill-spec: .*would not read back")
+
+
+def test_a_block_in_a_file_whose_name_is_no_utf8_is_judged(tmp_path: Path) -> None:
+    """A file's name is bytes to git: one that is no UTF-8 is read by its own bytes, so a
+    promoted block added by hand there fails like any other, over a range and in provenance."""
+    from gitstore.promote.provenance import provenance
+
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    unknown = "lrn_" + "cd" * 16
+    page = os.path.join(os.fsencode(root), b"okf", b"wiki", b"caf\xe9.md")
+    with open(page, "wb") as file:
+        file.write(b"---\ntype: Guide\ntitle: Cafe\ndescription: Notes.\n---\n\n# Cafe\n\n"
+                   + f"<!-- gitstore:promoted {unknown} sha256:{'6' * 64} -->\nRetries never need jitter.\n"
+                     f"Cited: `{unknown}@sha256:{'6' * 64}`.\n".encode())
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Notes")
+    found = promotion_gate.check([], root, "HEAD^", "HEAD")
+    assert [(f.path, f.line) for f in found] == [("okf/wiki/caf\udce9.md", 9)], found
+    assert "which is not the promotion commit of" in found[0].message
+    [judged] = provenance(root, "HEAD^..HEAD").commits
+    assert judged.commit == git(root, "rev-parse", "HEAD").strip() and not judged.verified
+
+
+def test_a_changed_file_the_gate_cannot_read_is_a_finding() -> None:
+    change = promotion_gate.Change("abc", "Notes", {"okf/wiki/gone.md": "M", "okf/wiki/old.md": "D"}, lambda path: None)
+    assert promotion_gate.block_problems(change, lambda: None) == [  # type: ignore[arg-type, return-value]
+        promotion_gate.Finding("okf/wiki/gone.md", 1, "changed by commit abc, yet the gate cannot read it as a file "
+                                                     "of that commit, so no promoted block in it could be judged")]

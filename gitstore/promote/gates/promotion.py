@@ -383,8 +383,10 @@ def block_problems(change: Change, memory_of: Callable[[], Memory]) -> list[Find
     judged with the commit that added it)."""
     own = trailers(change.message).get("Gitstore-Learning") or []
     mine = own[0][1] if len(own) == 1 and not change.merged else None  # judged by ``judge``
-    found = _submodule_problems(change) + _skill_problems(change, mine, memory_of)
-    added = [(path, block) for path, block in _added_blocks(change) if block.learning != mine]
+    read = [(path, change.read(path)) for path, status in sorted(change.changes.items())
+            if status != "D" and path.startswith(BLOCK_FOLDERS)]
+    found = _submodule_problems(change) + _unreadable_problems(change, read) + _skill_problems(change, mine, memory_of)
+    added = [(path, block) for path, block in _added_blocks(change, read) if block.learning != mine]
     if not added:
         return found
     memory = memory_of()
@@ -493,12 +495,20 @@ def _submodule_problems(change: Change) -> list[Finding]:
                              "them as files of this repository") for path in sorted(held)]
 
 
-def _added_blocks(change: Change) -> list[tuple[str, blocks.Block]]:
-    """The promoted blocks ``change`` adds or changes in the wiki and the skills (path, block):
-    those in none of its parents' versions of the file. A block it keeps as it was, even moved
-    within the file, is not one of them."""
-    read = [(path, change.read(path)) for path, status in sorted(change.changes.items())
-            if status != "D" and path.startswith(BLOCK_FOLDERS)]
+def _unreadable_problems(change: Change, read: list[tuple[str, bytes | None]]) -> list[Finding]:
+    """A file ``change`` adds or changes in the wiki or the skills that the gate cannot read as
+    a file of the commit (a submodule is judged apart): what it holds was never judged, so it
+    is a finding, never a pass."""
+    missing = [path for path, data in read if data is None]
+    held = change.submodules(missing) if change.submodules is not None and missing else set()
+    return [Finding(path, 1, f"changed by {_by(change)}, yet the gate cannot read it as a file of that commit, so "
+                             "no promoted block in it could be judged") for path in missing if path not in held]
+
+
+def _added_blocks(change: Change, read: list[tuple[str, bytes | None]]) -> list[tuple[str, blocks.Block]]:
+    """The promoted blocks ``change`` adds or changes in the wiki and the skills (path, block),
+    of the files it changes there as ``read``: those in none of its parents' versions of the
+    file. A block it keeps as it was, even moved within the file, is not one of them."""
     pages = [(path, data) for path, data in read if data is not None and blocks.MARKER_START.encode() in data]
     parents = [p() for p in (change.parent, *change.merged) if p is not None] if pages else []
     found = []
@@ -538,7 +548,9 @@ def _commit_changes(root: Path, commit: str) -> dict[str, str]:
 
 
 def _statuses(listing: bytes) -> dict[str, str]:
-    parts = [p.decode("utf-8", "replace") for p in listing.split(b"\0") if p]
+    """The paths of a ``-z --name-status`` listing with their status letters; a name that is
+    no UTF-8 keeps its bytes (``surrogateescape``), so git finds the file when it is read."""
+    parts = [p.decode("utf-8", "surrogateescape") for p in listing.split(b"\0") if p]
     return {parts[i + 1]: parts[i][:1] for i in range(0, len(parts) - 1, 2)}
 
 
@@ -558,7 +570,7 @@ def _links(root: Path, revision: str, keep_index: bool = False, mode: bytes = b"
         listing = ("ls-tree", "-z", "--full-tree", revision, "--", *paths) if revision else \
             ("ls-files", "-s", "-z", "--", *(f":(literal){p}" for p in paths))
         done = git(*listing, cwd=root, keep_index=keep_index, check=False)
-        return {entry.partition(b"\t")[2].decode("utf-8", "replace") for entry in done.stdout.split(b"\0")
+        return {entry.partition(b"\t")[2].decode("utf-8", "surrogateescape") for entry in done.stdout.split(b"\0")
                 if entry.startswith(mode + b" ")}
     return links
 
