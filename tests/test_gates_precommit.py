@@ -404,7 +404,7 @@ def test_a_file_named_like_an_option_or_not_utf8_hides_nothing_from_the_gates(
     assert any(line.startswith("gitstore safety scan") and line.endswith("Failed") for line in out.splitlines()), out
 
 
-@pytest.mark.parametrize("where", [".agents/skills/deploy", ".agents"])
+@pytest.mark.parametrize("where", [".agents/skills/deploy", ".agents", ".agents/Skills/deploy"])
 def test_a_submodule_among_the_skills_fails_the_promotion_gate(tmp_path: Path, hook_repo: tuple[Path, str, Path],
                                                                where: str) -> None:
     """A submodule's files are another repository's, which no gate reads, yet a recursive clone

@@ -967,3 +967,49 @@ def test_a_changed_file_the_gate_cannot_read_is_a_finding() -> None:
     assert promotion_gate.block_problems(change, lambda: None) == [  # type: ignore[arg-type, return-value]
         promotion_gate.Finding("okf/wiki/gone.md", 1, "changed by commit abc, yet the gate cannot read it as a file "
                                                      "of that commit, so no promoted block in it could be judged")]
+
+
+@pytest.mark.parametrize("theirs", [".agents/Skills/change-retries-safely", ".Agents/skills/Change-Retries-Safely"])
+def test_a_skill_folder_spelled_in_another_case_stops_the_promotion(tmp_path: Path, theirs: str) -> None:
+    """On a checkout that ignores case (macOS, Windows) a person's ``.agents/Skills/<name>/`` is
+    the folder promote would write ``.agents/skills/<name>/SKILL.md`` in: one file would stand
+    over the other, so promote refuses as it does for a skill already there."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    commit_files(root, {f"{theirs}/SKILL.md": "---\nname: change-retries-safely\ndescription: Ours.\n---\n\nOurs.\n"},
+                 "a skill of our own")
+    learning = accepted_learning(ctx, memory="procedural", title="Change retries safely", text=SKILL_TEXT)
+    _refused(ctx, learning["id"], rf"stopped at skill-spec: a skill already lives in {re.escape(theirs)}/ at "
+                                  r"[0-9a-f]{12}, which a checkout that ignores case \(macOS, Windows\) takes for "
+                                  r"\.agents/skills/change-retries-safely/")
+
+
+@pytest.mark.parametrize("how", ["submodule", "page", "link"])
+def test_a_wiki_or_skills_folder_spelled_in_another_case_fails_the_promotion_gate(tmp_path: Path, how: str) -> None:
+    """``.agents/Skills/`` and ``OKF/wiki/`` are the skills' and the wiki's folders on a checkout
+    that ignores case, where agents load what they hold: a submodule or a page added there, or a
+    link in place of a file agents read (``agents.md``), fails as it does in the folder's own
+    spelling."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    base = git(root, "rev-parse", "HEAD").strip()
+    if how == "submodule":
+        git(root, "update-index", "--add", "--cacheinfo", f"160000,{base},.agents/Skills/evil")
+        git(root, "commit", "-q", "-m", "a skill from elsewhere")
+        expected = [(".agents/Skills/evil", "a submodule, added by commit"),
+                    (".agents/Skills/evil", "in .agents/Skills/, which a checkout that ignores case (macOS, Windows) "
+                                            "takes for .agents/skills/")]
+    elif how == "page":
+        unknown = "lrn_" + "cd" * 16
+        commit_files(root, {"OKF/wiki/notes.md": f"# Notes\n\n<!-- gitstore:promoted {unknown} sha256:{'6' * 64} -->\n"
+                                                 f"Retries never need jitter.\nCited: `{unknown}@sha256:{'6' * 64}`.\n"})
+        expected = [("OKF/wiki/notes.md", "in OKF/wiki/, which a checkout that ignores case (macOS, Windows) takes "
+                                          "for okf/wiki/"),
+                    ("OKF/wiki/notes.md", f"a promoted block names {unknown}, which is not a learning")]
+    else:
+        _commit_link(root, "agents.md", "/etc/motd")
+        expected = [("agents.md", "a file agents read by themselves is a symbolic link to '/etc/motd'")]
+    found = promotion_gate.check([], root, base, "HEAD")
+    said = [(f.path, next((m for p, m in expected if p == f.path and f.message.startswith(m)), f.message))
+            for f in found]
+    assert sorted(said) == sorted(expected), found

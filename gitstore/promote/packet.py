@@ -189,12 +189,28 @@ def _skill_folder_taken(snapshot: Snapshot, path: str) -> str | None:
     folder = dirname(path)
     if snapshot.exists(folder + "/"):
         return f"a skill already lives in {folder}/ at {snapshot.id[:12]}"
+    twin = _case_twin(snapshot, folder)
+    if twin:
+        return (f"a skill already lives in {twin}/ at {snapshot.id[:12]}, which a checkout that ignores case "
+                f"(macOS, Windows) takes for {folder}/: the two would be one folder, one SKILL.md over the other")
     parts = folder.split("/")
     for end in range(1, len(parts) + 1):
         at = "/".join(parts[:end])
         if snapshot.exists(at) and not snapshot.exists(at + "/"):
             return f"{at} is a file, not a folder, at {snapshot.id[:12]}: the skill's folder {folder}/ cannot go there"
     return None
+
+
+def _case_twin(snapshot: Snapshot, path: str) -> str | None:
+    """A folder of ``snapshot`` that is ``path`` on a file system that ignores case, spelled
+    otherwise (``.agents/Skills/x`` for ``.agents/skills/x``); None when there is none."""
+    found = [""]
+    for part in path.split("/"):
+        found = [f"{at}/{name}" if at else name for at in found for name in snapshot.names(at)
+                 if name.casefold() == part.casefold()]
+        if not found:
+            return None
+    return next((spelled for spelled in found if spelled != path), None)
 
 
 def _overlay(result: Plan, snapshot: Snapshot, at: str) -> tuple[str, list[str]]:

@@ -41,6 +41,13 @@ OTHER_VERSION = "other-version"  # in force, but the block names another content
 OTHER_TEXT = "other-text"  # in force, but the block's text is not the accepted text
 
 
+def in_block_folders(path: str) -> bool:
+    """Whether ``path`` is in a folder promoted blocks live in, spelled in any case: a checkout
+    on a case-insensitive file system (macOS, Windows) puts ``OKF/wiki/x.md`` in ``okf/wiki/``
+    and ``.agents/Skills/x`` among the skills."""
+    return path.casefold().startswith(BLOCK_FOLDERS)
+
+
 @dataclass
 class Learnings:
     """The standing the rules give every learning for ``instruction`` (what agents read), and
@@ -203,5 +210,5 @@ def _todo(path: str, learning_id: str, found: Standing, branch: str | None = Non
     return f"{remove}, then `{again}` for its accepted version"
 
 
-__all__ = ["BLOCK_FOLDERS", "SKILLS", "IN_FORCE", "NOT_IN_FORCE", "OTHER_TEXT", "OTHER_VERSION", "UNKNOWN", "Judged",
+__all__ = ["BLOCK_FOLDERS", "SKILLS", "in_block_folders", "IN_FORCE", "NOT_IN_FORCE", "OTHER_TEXT", "OTHER_VERSION", "UNKNOWN", "Judged",
            "Learnings", "Placed", "Standing", "in_work_tree", "judge_work_tree", "standing"]

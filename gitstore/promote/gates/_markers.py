@@ -32,7 +32,7 @@ from pathlib import Path
 from gitstore.promote import blocks
 from gitstore.promote.gates._common import Finding, git
 from gitstore.promote.gates._published import read_by_agents
-from gitstore.promote.standing import BLOCK_FOLDERS
+from gitstore.promote.standing import in_block_folders
 
 # the prose formats agents read as text: Markdown and MDX, Cursor's rules, plain text,
 # reStructuredText, AsciiDoc, HTML (a comment hides nothing from an agent reading the source), Org
@@ -124,7 +124,7 @@ def problems(lines: Sequence[Added], how: str) -> list[Finding]:
     for path, number, text in lines:
         if read_by_agents(path) or not blocks.holds_marker(text):
             continue
-        if path.startswith(BLOCK_FOLDERS):
+        if in_block_folders(path):
             if blocks.MARKER.match(text.rstrip("\r")):
                 continue  # a block: its learning's standing is judged with it
             what = ("holds a promoted block's marker that is not a line of its own as promote writes it "

@@ -109,10 +109,17 @@ _RULE_FOLDERS = (".cursor/rules/", ".windsurf/rules/", ".clinerules/", ".roo/rul
 # the folders agents look in for rule files: a symbolic link there leads them anywhere
 _RULE_PLACES = frozenset({".github", ".github/instructions", *(f.rstrip("/") for f in _RULE_FOLDERS),
                           *(f.split("/")[0] for f in _RULE_FOLDERS)})
-PATHSPECS = (*PATHS, *(f":(glob)**/{name}" for name in sorted(_READ_BY_AGENTS)),
-             *(f":(glob)**/{folder}**" for folder in _RULE_FOLDERS),
-             *(f":(glob)**/{place}" for place in sorted(_RULE_PLACES)),
-             ":(glob).github/instructions/**/*.instructions.md")  # what a range reads commits for
+PATHSPECS = (*(f":(literal,icase){path}" for path in PATHS),
+             *(f":(glob,icase)**/{name}" for name in sorted(_READ_BY_AGENTS)),
+             *(f":(glob,icase)**/{folder}**" for folder in _RULE_FOLDERS),
+             *(f":(glob,icase)**/{place}" for place in sorted(_RULE_PLACES)),
+             ":(glob,icase).github/instructions/**/*.instructions.md")  # what a range reads commits for, in any case
+# the same names compared in any case: a checkout on a case-insensitive file system (macOS,
+# Windows) has agents read ``agents.md`` as ``AGENTS.md`` and ``.Cursor/Rules/`` as ``.cursor/rules/``
+_FOLDED_PATHS = frozenset(path.casefold() for path in PATHS)
+_FOLDED_NAMES = frozenset(name.casefold() for name in _READ_BY_AGENTS)
+_FOLDED_FOLDERS = tuple(folder.casefold() for folder in _RULE_FOLDERS)
+_FOLDED_PLACES = frozenset(place.casefold() for place in _RULE_PLACES)
 _IMITATED = (("gitstorelearnings", "a marker of the section `gitstore publish` writes"),
              ("gitstorepromoted", "a promoted block's marker, which promote writes only in okf/wiki/ and "
                                   ".agents/skills/"),
@@ -180,16 +187,19 @@ def published_problems(change: Change, memory_of: Callable[[], Memory]) -> list[
 
 
 def read_by_agents(path: str) -> bool:
-    """Whether agents read ``path`` by themselves, or publish writes it."""
+    """Whether agents read ``path`` by themselves, or publish writes it, its name spelled in
+    any case (a case-insensitive checkout reads ``agents.md`` as ``AGENTS.md``)."""
+    path = path.casefold()
     name = path.rsplit("/", 1)[-1]
-    return path in PATHS or name in _READ_BY_AGENTS or (
+    return path in _FOLDED_PATHS or name in _FOLDED_NAMES or (
         path.startswith(".github/instructions/") and name.endswith(".instructions.md")) or any(
-        path.startswith(folder) or f"/{folder}" in path for folder in _RULE_FOLDERS)
+        path.startswith(folder) or f"/{folder}" in path for folder in _FOLDED_FOLDERS)
 
 
 def _rule_place(path: str) -> bool:
-    """Whether ``path`` is a folder agents look in for rule files (when it is a link)."""
-    return any(path == place or path.endswith(f"/{place}") for place in _RULE_PLACES)
+    """Whether ``path`` is a folder agents look in for rule files (when it is a link), in any case."""
+    path = path.casefold()
+    return any(path == place or path.endswith(f"/{place}") for place in _FOLDED_PLACES)
 
 
 def _link_problem(change: Change, path: str) -> Finding | None:

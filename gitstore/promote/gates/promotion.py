@@ -87,7 +87,7 @@ from gitstore.promote.gates._common import ZERO, Finding, blobs, git, parser, re
 from gitstore.promote.gates import _markers
 from gitstore.promote.gates._published import PATHSPECS as PUBLISHED, published_problems, who
 from gitstore.promote.skills import FILE_NAME
-from gitstore.promote.standing import BLOCK_FOLDERS, SKILLS, Learnings, standing
+from gitstore.promote.standing import BLOCK_FOLDERS, SKILLS, Learnings, in_block_folders, standing
 
 if TYPE_CHECKING:
     from gitstore.deliver.clindex import Fact
@@ -384,8 +384,9 @@ def block_problems(change: Change, memory_of: Callable[[], Memory]) -> list[Find
     own = trailers(change.message).get("Gitstore-Learning") or []
     mine = own[0][1] if len(own) == 1 and not change.merged else None  # judged by ``judge``
     read = [(path, change.read(path)) for path, status in sorted(change.changes.items())
-            if status != "D" and path.startswith(BLOCK_FOLDERS)]
-    found = _submodule_problems(change) + _unreadable_problems(change, read) + _skill_problems(change, mine, memory_of)
+            if status != "D" and in_block_folders(path)]
+    found = _case_problems(change) + _submodule_problems(change) + _unreadable_problems(change, read) + \
+        _skill_problems(change, mine, memory_of)
     added = [(path, block) for path, block in _added_blocks(change, read) if block.learning != mine]
     if not added:
         return found
@@ -406,7 +407,7 @@ def _skill_problems(change: Change, mine: str | None, memory_of: Callable[[], Me
     else each is a finding. Deleting the skill, or making it a person's own (no metadata naming
     a learning), needs no promotion commit."""
     skills = [path for path, status in sorted(change.changes.items())
-              if status != "D" and path.startswith(SKILLS) and path.endswith(f"/{FILE_NAME}")]
+              if status != "D" and path.casefold().startswith(SKILLS) and path.endswith(f"/{FILE_NAME}")]
     found = []
     for path in skills:
         data = change.read(path)
@@ -479,8 +480,22 @@ def _without_blocks(text: str) -> list[tuple[int, str]]:
 
 def _holds_blocks(path: str) -> bool:
     """Whether ``path`` is in a folder promoted blocks live in, or is one of those folders or a
-    folder above one (``.agents``, ``okf``): a submodule there brings its own pages or skills."""
-    return path.startswith(BLOCK_FOLDERS) or any(folder.startswith(f"{path}/") for folder in BLOCK_FOLDERS)
+    folder above one (``.agents``, ``okf``), in any case (``in_block_folders``): a submodule
+    there brings its own pages or skills."""
+    return in_block_folders(path) or any(folder.startswith(f"{path.casefold()}/") for folder in BLOCK_FOLDERS)
+
+
+def _case_problems(change: Change) -> list[Finding]:
+    """A file ``change`` adds or changes in a folder spelled like the wiki's or the skills' in
+    another case (``OKF/wiki/``, ``.agents/Skills/``): a checkout on a case-insensitive file
+    system (macOS, Windows) puts it among the pages or skills agents read, where it may stand
+    beside or over a file of the same name, yet rules that read the folder by its spelling
+    (a link, a submodule, a skill's place) would take it for another folder."""
+    return [Finding(path, 1, f"in {path[:len(folder)]}, which a checkout that ignores case (macOS, Windows) takes "
+                             f"for {folder}, added by {_by(change)}: agents load it there, where the gates read "
+                             f"only {folder}; spell the folder {folder}")
+            for path, status in sorted(change.changes.items()) if status != "D"
+            for folder in BLOCK_FOLDERS if path.casefold().startswith(folder) and not path.startswith(folder)]
 
 
 def _submodule_problems(change: Change) -> list[Finding]:
@@ -761,8 +776,8 @@ def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Me
     listed = _range(root, start, end)
     promotions = {sha for sha, message, _ in listed if claims(message)}
     folders = {f.rstrip("/") for f in BLOCK_FOLDERS} | {f.split("/")[0] for f in BLOCK_FOLDERS}  # a submodule in their place
-    touching = {sha for sha, _, _ in _range(root, start, end, "--full-history", *BLOCK_FOLDERS, *PUBLISHED,
-                                            *(f":(literal){f}" for f in sorted(folders)))}
+    touching = {sha for sha, _, _ in _range(root, start, end, "--full-history", *(f":(icase){f}" for f in BLOCK_FOLDERS),
+                                            *PUBLISHED, *(f":(literal,icase){f}" for f in sorted(folders)))}
     strays = _markers.in_range(root, _spec(start, end)) if listed else {}
     commits = [commit for commit in listed if commit[0] in promotions | touching | strays.keys()]
     if not commits:

@@ -3,7 +3,7 @@
 Each ``SKILL.md`` passed is checked as the skill of its folder: front matter with only the
 specification's keys, a valid ``name`` equal to the folder's name, a ``description`` of 1 to
 1024 characters, and well-formed optional fields (``gitstore.promote.skills``). A ``SKILL.md``
-or a file under ``.agents/skills/`` that is a symbolic link (or anything but a regular file) is
+or a file under ``.agents/skills/`` (in any case) that is a symbolic link (or anything but a regular file) is
 refused: a skill is the file itself.
 
 A description over 1024 characters is printed as a warning and passes (harnesses load such
@@ -52,7 +52,9 @@ def check(files: Sequence[str]) -> tuple[list[Finding], list[Finding]]:
 
 
 def _in_skills(name: str) -> bool:
-    return f"/{SKILLS}/" in f"/{Path(name).as_posix()}"
+    """Whether ``name`` is under ``.agents/skills/``, spelled in any case (a checkout that
+    ignores case puts ``.agents/Skills/x`` among the skills)."""
+    return f"/{SKILLS}/" in f"/{Path(name).as_posix()}".casefold()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
