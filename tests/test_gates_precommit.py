@@ -336,6 +336,26 @@ def test_a_deleted_page_is_judged_at_commit_and_over_a_range(
     out = _run(root, hook_repo, "run", "--from-ref", "HEAD", "--to-ref", "HEAD", code=0)  # nothing deleted since
 
 
+def test_a_link_to_a_page_the_change_leaves_out_fails_at_commit_and_over_a_range(
+        tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
+    """A link to an untracked or ignored page resolved on this disk, yet in no clone and no CI
+    run: it is judged against what the commit holds, at commit and over a range."""
+    root = _wiki_gated(tmp_path, hook_repo)
+    (root / ".gitignore").write_text("okf/wiki/private.md\n")
+    for name in ("drafts/plan.md", "private.md"):
+        (root / "okf/wiki" / name).parent.mkdir(exist_ok=True)
+        (root / "okf/wiki" / name).write_text("---\ntype: Note\n---\n\n# Plan\n")
+    revenue = root / "okf/wiki/metrics/revenue.md"
+    revenue.write_text(revenue.read_text() + "\nSee [the plan](../drafts/plan.md) and [notes](../private.md).\n")
+    git(root, "add", ".gitignore", "okf/wiki/metrics/revenue.md")
+    expected = ["link ../drafts/plan.md does not resolve", "link ../private.md does not resolve"]
+    out = _run(root, hook_repo, "run", code=1)
+    assert sorted(f.split(":", 2)[2].strip() for f in _findings(out)) == expected, out
+    git(root, "commit", "-q", "--no-verify", "-m", "link the plan")
+    out = _run(root, hook_repo, "run", "--hook-stage", "manual", "--from-ref", "HEAD~1", "--to-ref", "HEAD", code=1)
+    assert sorted(f.split(":", 2)[2].strip() for f in _findings(out)) == expected, out
+
+
 def test_a_page_deleted_from_the_index_only_is_judged_at_commit_and_over_a_range(
         tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
     """``git rm --cached`` deletes a page from the commit and leaves the file in the work tree,

@@ -158,7 +158,7 @@ def committed_paths(root: Path, paths: Sequence[str]) -> Callable[[], set[str]]:
             raise InvalidInput(f"PRE_COMMIT_TO_REF {tip}: no such commit")
         if code != 0:
             raise GitstoreError(f"the index cannot be read (git ls-files exited {code})")
-        return {path.decode("utf-8", "replace") for path in out.split(b"\0") if path}
+        return {path.decode("utf-8", "surrogateescape") for path in out.split(b"\0") if path}
 
     return paths_left
 
@@ -189,7 +189,7 @@ def _entries(code: int, out: bytes) -> dict[str, str] | None:
         meta, _, path = entry.partition(b"\t")
         parts = meta.split()
         if len(parts) == 3 and parts[1] == b"blob":
-            found[path.decode("utf-8", "replace")] = parts[2].decode()
+            found[path.decode("utf-8", "surrogateescape")] = parts[2].decode()  # a name as the file system spells it
     return found
 
 

@@ -10,8 +10,9 @@ For each page of the wiki (``okf/wiki/`` unless ``--root`` says otherwise) passe
   ``.mkd``): OKF pages are the ``.md`` files, so no rule would read it, yet agents would take
   it for a page (pre-commit passes every file of the wiki, since ``identify`` gives ``.mkd``,
   ``.mdown``, ``.mkdn`` and ``.mdwn`` no tag a type could select; the gate picks the pages);
-- every relative link and path-valued source resolves inside the repository, and every
-  ``#fragment`` names a heading; but for a link of a ``log.md`` entry already logged at the
+- every relative link and path-valued source resolves inside the repository, to a file the
+  change commits (the index being committed, or the tree of the range's tip: a page left
+  untracked or ignored is on this disk only), and every ``#fragment`` names a heading; but for a link of a ``log.md`` entry already logged at the
   base: the log is the wiki's history (OKF 9) and only grows at the top, so an entry cannot be
   reworded, and what it links may have been deleted or renamed since;
 - every promoted claim (``gitstore.promote.blocks``), wherever it sits (fenced code included:
@@ -55,7 +56,7 @@ from gitstore.promote.gates._common import (
     relative, report, run, top_level, tree_entries,
 )
 from gitstore.promote.okf import (
-    INDEX_PAGE, LOG_PAGE, Page, is_url, link_problems, link_targets, page_cache, read_page, render_index_page,
+    INDEX_PAGE, LOG_PAGE, OnDisk, Page, is_url, link_problems, link_targets, page_cache, read_page, render_index_page,
 )
 from gitstore.promote.pages import link_line, page_findings, read_body, resolve_link
 
@@ -80,12 +81,14 @@ def check(files: Sequence[str], root: Path, wiki_rel: str, base: str | None) -> 
     pages = [n for n in inside if n.endswith(".md") and n not in {f.path for f in refused}]
     entries = cache(tree_entries(root, base, [wiki_rel])) if base is not None else None
     kept = committed_paths(root, [wiki_rel]) if base is not None else None
+    everything = committed_paths(root, []) if pages else None
     logged = _logged(root, entries(), [n for n in pages if basename(n) == LOG_PAGE]) if entries else {}
-    findings = refused + in_parallel(pages, lambda chunk: _pages(root, chunk, wiki, wiki_rel, logged),
+    files = Committed(root, everything()) if everything is not None else None  # read before workers fork
+    findings = refused + in_parallel(pages, lambda chunk: _pages(root, chunk, wiki, wiki_rel, logged, files),
                                      lambda row: Finding(*row))
     if entries is not None and kept is not None:
         with page_cache():
-            findings += _against_base(root, wiki, wiki_rel, pages, entries(), kept(), logged)
+            findings += _against_base(root, wiki, wiki_rel, pages, entries(), kept())
     return findings
 
 
@@ -94,22 +97,49 @@ def _named_like_a_page(name: str) -> bool:
     return os.path.splitext(name)[1].lower() in _MARKDOWN
 
 
-def _pages(root: Path, pages: Sequence[str], wiki: Path, wiki_rel: str, logged: dict[str, str]) -> list[Finding]:
+class Committed:
+    """Where a page's links lead as the change leaves the repository (``link_problems``'
+    ``files``): a path is there only when the change commits it (``committed_paths``: the index
+    being committed, or the tree of the range's tip), or a folder of such a path, or lies behind
+    a symbolic link it commits. A file left out (untracked, ignored) is in no clone and no CI
+    run, though it is on this disk. What is there is read from disk, as the pages are."""
+
+    def __init__(self, root: Path, paths: set[str]) -> None:
+        self.root = os.path.abspath(root)
+        self.paths = paths
+        self.folders = {parent for path in paths for parent in _parents(path)}
+
+    def kind(self, file: str) -> str | None:
+        found = OnDisk.kind(file)
+        rel = os.path.relpath(os.path.abspath(file), self.root).replace(os.sep, "/")
+        if found is None or rel == ".." or rel.startswith("../"):
+            return found  # outside the repository: ``inside`` says so
+        if rel in self.paths or rel in self.folders or rel == ".":
+            return found
+        return found if any(parent in self.paths for parent in _parents(rel)) else None  # behind a link
+
+    anchors = staticmethod(OnDisk.anchors)
+    inside = staticmethod(OnDisk.inside)
+
+
+def _pages(root: Path, pages: Sequence[str], wiki: Path, wiki_rel: str, logged: dict[str, str],
+           files: Committed | None = None) -> list[Finding]:
     findings: list[Finding] = []
     with page_cache():
         for rel in pages:
-            findings += _page(root, rel, wiki, wiki_rel, logged.get(rel))
+            findings += _page(root, rel, wiki, wiki_rel, logged.get(rel), files)
     return findings
 
 
-def _page(root: Path, rel: str, wiki: Path, wiki_rel: str, logged: str | None) -> list[Finding]:
+def _page(root: Path, rel: str, wiki: Path, wiki_rel: str, logged: str | None,
+          files: Committed | None = None) -> list[Finding]:
     """The rules the page ``rel`` breaks; ``logged``: a log's text at the base, whose entries'
-    links are history (``_recent``)."""
+    links are history (``_recent``); ``files``: what the change commits, where links must lead."""
     path = os.path.join(root, rel)
     if rel.rsplit("/", 1)[-1] == INSTRUCTIONS or not os.path.isfile(path):
         return []
     return page_findings(read_page(path), rel, wiki_rel,
-                         lambda page: link_problems(_recent(page, logged), wiki, root))
+                         lambda page: link_problems(_recent(page, logged), wiki, root, files or OnDisk))
 
 
 def _logged(root: Path, entries: dict[str, str] | None, logs: list[str]) -> dict[str, str]:
@@ -133,13 +163,13 @@ def _recent(page: Page, logged: str | None) -> Page:
 
 
 def _against_base(root: Path, wiki: Path, wiki_rel: str, pages: list[str],
-                  entries: dict[str, str] | None, kept: set[str], logged: dict[str, str]) -> list[Finding]:
+                  entries: dict[str, str] | None, kept: set[str]) -> list[Finding]:
     """What the change breaks of what the base holds; ``kept``: the files of the wiki the change
-    leaves (``committed_paths``); ``logged``: the base's text of each log passed."""
+    leaves (``committed_paths``)."""
     if entries is None:
         return []  # nothing committed yet: nothing to preserve
     gone = {rel for rel in entries if rel not in kept}
-    found = _deleted(root, wiki_rel, pages, entries, gone, kept, logged) if gone else []
+    found = _deleted(root, wiki_rel, pages, entries, gone, kept) if gone else []
     changed: dict[str, str | None] = {}  # path -> base blob id (None: new)
     for rel in [p for p in entries if p.rsplit("/", 1)[-1] == INSTRUCTIONS] + pages:
         name = rel.rsplit("/", 1)[-1]
@@ -160,19 +190,20 @@ def _against_base(root: Path, wiki: Path, wiki_rel: str, pages: list[str],
 
 
 def _deleted(root: Path, wiki_rel: str, pages: list[str], entries: dict[str, str], gone: set[str],
-             kept: set[str], logged: dict[str, str]) -> list[Finding]:
+             kept: set[str]) -> list[Finding]:
     """What deleting the files ``gone`` (of the wiki at the base) breaks: a reserved file that
     must stay, and each link or source of a page that remains leading into what was deleted
     (not a link of a log's entry already logged: ``_recent``; a log not passed is the base's).
-    Of the pages passed, only a link to what the work tree still holds is read again: their own
-    links were checked, and those to files that are not there fail to resolve."""
+    The pages passed are not read again: their own links were checked against what the change
+    commits (``Committed``), where what it deletes is not."""
     folders = {dirname(path) for path in kept}
     folders |= {parent for folder in list(folders) for parent in _parents(folder)}
     found = [finding for rel in sorted(gone) for finding in [_reserved_gone(rel, kept)] if finding]
-    remaining = sorted(rel for rel in {*entries, *pages} if rel.endswith(".md") and rel in kept
+    passed = set(pages)
+    remaining = sorted(rel for rel in entries if rel.endswith(".md") and rel in kept and rel not in passed
                        and basename(rel) != INSTRUCTIONS and not os.path.islink(os.path.join(root, rel)))
     for rel in remaining:
-        found += _links_into_gone(root, rel, wiki_rel, gone, kept | folders, rel in pages, logged.get(rel))
+        found += _links_into_gone(root, rel, wiki_rel, gone, kept | folders)
     return found
 
 
@@ -199,17 +230,15 @@ def _reserved_gone(rel: str, kept: set[str]) -> Finding | None:
     return None
 
 
-def _links_into_gone(root: Path, rel: str, wiki_rel: str, gone: set[str], there: set[str],
-                     passed: bool = False, logged: str | None = None) -> list[Finding]:
-    """Each link or path-valued source of the page ``rel`` that leads to a deleted file, or into
-    a deleted folder (one the change no longer holds a file in). ``there``: the files and
-    folders of the wiki the change leaves. Of a page ``passed``, only a link to what the work
-    tree still holds (its own check found the others). ``logged``: a log's text at the base,
-    whose entries' links are history (a page not passed is unchanged: its text is the base's)."""
+def _links_into_gone(root: Path, rel: str, wiki_rel: str, gone: set[str], there: set[str]) -> list[Finding]:
+    """Each link or path-valued source of the page ``rel`` (one the change does not touch) that
+    leads to a deleted file, or into a deleted folder (one the change no longer holds a file in).
+    ``there``: the files and folders of the wiki the change leaves. A log's entries are history:
+    the page is unchanged, so all of them are logged at the base."""
     page = read_page(os.path.join(root, rel))
     if page.text is None or page.problems:
         return []  # a page the base passed; its own problems are its next change's
-    page = _recent(page, logged if passed else page.text)
+    page = _recent(page, page.text)
     inside = wiki_rel + "/"
 
     def remains(path: str) -> bool:
@@ -223,8 +252,6 @@ def _links_into_gone(root: Path, rel: str, wiki_rel: str, gone: set[str], there:
         resolved = resolve_link(rel, target, wiki_rel)
         if what == "source" and not name.startswith("/") and not remains(resolved):
             resolved = normpath(join(wiki_rel, name))  # a source may be a path from the bundle root
-        if passed and not os.path.lexists(os.path.join(root, resolved)):
-            continue
         if resolved in gone or (not remains(resolved) and any(path.startswith(f"{resolved}/") for path in gone)):
             problem = f"{what} {target} does not resolve: it leads to {resolved}, which this change deletes"
             found.append(Finding(rel, link_line(problem, page.text or ""), problem))
