@@ -341,6 +341,31 @@ def test_a_link_resolves_against_what_the_change_commits_never_files_it_leaves_o
     assert run(okf.main, [page], capsys)[0] == 0
 
 
+def test_a_renamed_heading_fails_for_the_links_of_pages_the_change_leaves_alone(
+        bundle: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page linking another's ``#anchor`` is not passed when only the other page changes: a
+    heading renamed there is found for its links all the same, at commit and over a range."""
+    wiki = bundle / "okf/wiki"
+    (wiki / "retries.md").write_text("---\ntype: Guide\n---\n\n# Retries\n\n## Retry budget\n\nTen.\n")
+    (wiki / "clients.md").write_text("---\ntype: Guide\n---\n\n# Clients\n\nSee [the budget](retries.md#retry-budget)."
+                                     "\n")
+    git(bundle, "add", "-A")
+    git(bundle, "commit", "-q", "-m", "retries")
+    (wiki / "retries.md").write_text((wiki / "retries.md").read_text().replace("## Retry budget", "## Budget"))
+    git(bundle, "add", "-A")
+    expected = ["okf/wiki/clients.md:7: link retries.md#retry-budget: no heading with anchor #retry-budget "
+                "(this change renames or removes it in okf/wiki/retries.md)"]
+    assert run(okf.main, ["okf/wiki/retries.md"], capsys) == (1, expected)
+    git(bundle, "commit", "-q", "-m", "a shorter heading")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", "HEAD^")
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", "HEAD")
+    assert run(okf.main, ["okf/wiki/retries.md"], capsys) == (1, expected)
+    (wiki / "clients.md").write_text((wiki / "clients.md").read_text().replace("#retry-budget", "#budget"))
+    git(bundle, "commit", "-q", "-am", "follow the heading")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", "HEAD~2")
+    assert run(okf.main, ["okf/wiki/retries.md", "okf/wiki/clients.md"], capsys) == (0, [])
+
+
 def _log(root: Path, day: str, entry: str) -> None:
     """A new entry at the top of the wiki's log.md, as the log grows."""
     _edit(root, "log.md", lambda t: t.replace("# Bundle history\n\n", f"# Bundle history\n\n## {day}\n\n- {entry}\n\n", 1))

@@ -31,7 +31,9 @@ Against the base revision (``--base``, else the pre-push range's start, else HEA
   whose folder still holds pages is not deleted;
 - ``log.md`` only grows at the top: no entry already logged changes or disappears, nor the log;
 - no page that remains has a link or a path-valued source leading to a page (or a folder) the
-  change deletes, but for a link of a ``log.md`` entry logged at the base (history).
+  change deletes, but for a link of a ``log.md`` entry logged at the base (history);
+- no page the change leaves alone (not passed, so its links are not checked) links a heading
+  (``#anchor``) that a page the change edits had at the base and no longer has.
 
 pre-commit never passes a deleted path, so the gate runs on every commit (``always_run``), with
 the pages that changed, and finds what was deleted itself: the files of the wiki at the base
@@ -56,7 +58,7 @@ from gitstore.promote.gates._common import (
     relative, report, run, top_level, tree_entries,
 )
 from gitstore.promote.okf import (
-    INDEX_PAGE, LOG_PAGE, OnDisk, Page, is_url, link_problems, link_targets, page_cache, read_page, render_index_page,
+    INDEX_PAGE, LOG_PAGE, OnDisk, Page, is_url, link_problems, link_targets, page_cache, page_of, read_page, render_index_page,
 )
 from gitstore.promote.pages import link_line, page_findings, read_body, resolve_link
 
@@ -170,6 +172,7 @@ def _against_base(root: Path, wiki: Path, wiki_rel: str, pages: list[str],
         return []  # nothing committed yet: nothing to preserve
     gone = {rel for rel in entries if rel not in kept}
     found = _deleted(root, wiki_rel, pages, entries, gone, kept) if gone else []
+    found += _anchors_lost(root, wiki_rel, pages, entries, kept)
     changed: dict[str, str | None] = {}  # path -> base blob id (None: new)
     for rel in [p for p in entries if p.rsplit("/", 1)[-1] == INSTRUCTIONS] + pages:
         name = rel.rsplit("/", 1)[-1]
@@ -204,6 +207,38 @@ def _deleted(root: Path, wiki_rel: str, pages: list[str], entries: dict[str, str
                        and basename(rel) != INSTRUCTIONS and not os.path.islink(os.path.join(root, rel)))
     for rel in remaining:
         found += _links_into_gone(root, rel, wiki_rel, gone, kept | folders)
+    return found
+
+
+def _anchors_lost(root: Path, wiki_rel: str, pages: list[str], entries: dict[str, str],
+                  kept: set[str]) -> list[Finding]:
+    """Each ``#fragment`` link of a page the change leaves alone (so not passed, its links not
+    checked) that names a heading a page it changes had at the base and has no more (renamed
+    or removed). Only the pages passed whose bytes differ from the base's are read at the base."""
+    at_base = {rel: entries[rel] for rel in pages if rel in entries and basename(rel) != INSTRUCTIONS
+               and os.path.isfile(os.path.join(root, rel))
+               and blob_id((root / rel).read_bytes(), len(entries[rel])) != entries[rel]}
+    contents = blobs(root, sorted(set(at_base.values()))) if at_base else {}
+    lost = {rel: missing for rel, oid in at_base.items() if oid in contents
+            for missing in [page_of(rel, contents[oid].decode("utf-8", "replace")).anchors
+                            - read_page(os.path.join(root, rel)).anchors] if missing}
+    if not lost:
+        return []
+    passed = set(pages)
+    found = []
+    for rel in sorted(r for r in entries if r.endswith(".md") and r in kept and r not in passed
+                      and basename(r) != INSTRUCTIONS and not os.path.islink(os.path.join(root, r))):
+        page = read_page(os.path.join(root, rel))
+        if page.text is None or page.problems:
+            continue
+        page = _recent(page, page.text)  # a log left alone: every entry is history
+        for target, what in link_targets(page):
+            name, _, fragment = target.partition("#")
+            resolved = resolve_link(rel, target, wiki_rel) if name else rel
+            if fragment and not is_url(target) and fragment in lost.get(resolved, ()):
+                problem = (f"{what} {target}: no heading with anchor #{fragment} (this change renames or removes it "
+                           f"in {resolved})")
+                found.append(Finding(rel, link_line(problem, page.text or ""), problem))
     return found
 
 
