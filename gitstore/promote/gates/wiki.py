@@ -113,10 +113,13 @@ class Committed:
 
     def kind(self, file: str) -> str | None:
         found = OnDisk.kind(file)
-        rel = os.path.relpath(os.path.abspath(file), self.root).replace(os.sep, "/")
-        if found is None or rel == ".." or rel.startswith("../"):
+        where = os.path.abspath(file)
+        if found is None or where == self.root:
+            return found
+        if not where.startswith(self.root + os.sep):
             return found  # outside the repository: ``inside`` says so
-        if rel in self.paths or rel in self.folders or rel == ".":
+        rel = where[len(self.root) + 1:].replace(os.sep, "/")
+        if rel in self.paths or rel in self.folders:
             return found
         return found if any(parent in self.paths for parent in _parents(rel)) else None  # behind a link
 
