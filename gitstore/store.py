@@ -20,7 +20,7 @@ import orjson
 
 from gitstore.records.canonical import canonicalize_checked, sha256_digest
 from gitstore.records.contracts import (
-    KINDS, check_storable, checked_record, contracts_dir, stream_of, verify_stored,
+    CHECKS_VERSION, KINDS, check_storable, checked_record, contracts_dir, stream_of, verify_stored,
 )
 from gitstore.errors import GitstoreError, IntegrityError, NotAuthorised, Refused
 from gitstore import notices
@@ -182,9 +182,6 @@ def _contracts_digest() -> str:
     for path in sorted(contracts_dir().glob("*.schema.json")):
         digest.update(path.read_bytes())
     return digest.hexdigest()
-
-
-CHECKS_VERSION = "2"  # changes when what ``verify_stored`` accepts changes, beyond the contracts
 
 
 @cache

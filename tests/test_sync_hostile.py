@@ -448,3 +448,66 @@ def test_a_decision_forged_under_this_clones_own_writer_is_never_its_own(world: 
     assert again.status == "degraded" and "never forced" in again.line, again.line
     assert _tip(bare, records_ref("shared", own)) == forged
     assert _state(bob)["verdicts"][held["pending"]["id"]] == before["verdicts"][held["pending"]["id"]]
+
+
+def _admitted_as_before(root: Path, writer: str, scope: str) -> str:
+    """Record ``writer``'s fetched records ref as admitted at its tip, as a clone whose checks
+    let the ref pass did (its entry names no checks version), anchor and all; returns the tip."""
+    import json
+
+    from gitstore.providers._admit import anchor_ref
+
+    ref = f"refs/memory/v1/remotes/origin/records/shared/{writer}"
+    tip = git(root, "rev-parse", ref).strip()
+    state = root / ".git" / "gitstore" / "admitted.json"
+    known = json.loads(state.read_text()) if state.exists() else {}
+    known[ref] = {"tip": tip, "problem": None, "scope": scope, "admitted": tip}
+    state.write_text(json.dumps(known))
+    git(root, "update-ref", anchor_ref(ref), tip)
+    return tip
+
+
+def test_a_writer_admitted_under_older_checks_is_checked_again_and_left_out(world: tuple) -> None:
+    """A clone admitted a writer's history when the checks let it pass; checks that refuse it
+    now (event bytes holding a redaction) check it again, whole: its writer is quarantined as
+    on a fresh clone, reads go on without it, verify names it, and sync reports it, instead
+    of every read failing on bytes the store no longer keeps."""
+    import json
+
+    from gitstore.providers._admit import anchor_ref
+
+    bare, bob, carol, held = world
+    before = _state(bob)
+    writer, needle = event_copy_holding_a_redaction(bare, held)
+    git(bob, "fetch", "-q", "origin")
+    tip = _admitted_as_before(bob, writer, held["scope"])
+    for command in (("records", "list"), ("episodes",)):  # every record read, the forged copy first
+        done = cli.gitstore(*command, cwd=bob)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        assert writer in done.stderr and "quarantined" in done.stderr, done.stderr
+    assert _state(bob) == before
+    done = cli.gitstore("verify", cwd=bob)
+    assert done.returncode == 3 and writer in done.stdout + done.stderr, done.stderr
+    ref = f"refs/memory/v1/remotes/origin/records/shared/{writer}"
+    entry = json.loads((bob / ".git" / "gitstore" / "admitted.json").read_text())[ref]
+    assert entry["tip"] == tip and entry["problem"] and entry["admitted"] is None, entry
+    assert git(bob, "for-each-ref", anchor_ref(ref)).strip() == "", "nothing of it is admitted, nor kept"
+    report = sync(str(bob))
+    assert [q.writer for q in report.quarantined] == [writer] and needle in report.quarantined[0].line
+    assert _state(bob) == before and cli.gitstore("gc", cwd=bob).returncode == 0
+
+
+def test_a_writer_admitted_under_older_checks_that_still_passes_stays_admitted(world: tuple) -> None:
+    """Checking again under new checks gives nothing up that passes them: the writer stays
+    admitted where it was, and its entry now names the checks it passed."""
+    import json
+
+    from gitstore.store import CHECKS_VERSION
+
+    bare, bob, carol, held = world
+    writer = held["alice"]
+    tip = _admitted_as_before(bob, writer, held["scope"])
+    assert cli.gitstore("learnings", cwd=bob).returncode == 0
+    ref = f"refs/memory/v1/remotes/origin/records/shared/{writer}"
+    entry = json.loads((bob / ".git" / "gitstore" / "admitted.json").read_text())[ref]
+    assert entry == {"tip": tip, "problem": None, "scope": held["scope"], "admitted": tip, "checks": CHECKS_VERSION}

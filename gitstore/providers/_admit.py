@@ -10,17 +10,20 @@ reason, until its tip moves again, and read where it was admitted last. A tip th
 extend the one admitted before (a history rewritten, or one brought again after a pruning
 fetch deleted the ref) is refused too, whatever it holds: records once read are never given
 up, and the tip admitted last is remembered through every refusal (``admitted``), so no second
-rewrite is taken for a first. A store reads one repository's memory: a record of another scope
-(another repository's) is a problem too, as it is to ``gitstore sync``, so a plain fetch and a
-sync admit the same refs.
+rewrite is taken for a first. A verdict reached under other checks (``CHECKS_VERSION``; an entry
+naming none is older) is reached again, the history up to the tip admitted last verified whole:
+if that tip fails the checks now, nothing of the ref stays admitted, as on a clone that never
+admitted it, rather than every read failing on bytes the store no longer keeps. A store reads
+one repository's memory: a record of another scope (another repository's) is a problem too, as
+it is to ``gitstore sync``, so a plain fetch and a sync admit the same refs.
 
 A fetched payload snapshot (which plain fetch forces: snapshots have no history) is admitted
 once it passes the check a sync makes (``check_snapshot``) against the snapshot admitted last;
 a refusal stands while the records refs do (the removal a dropped payload follows may come).
 
 Both are remembered in ``.git/gitstore/admitted.json`` (``{ref: {"tip": ..., "problem": null |
-"...", "scope": ..., "admitted": ...}}``), so a read after a fetch of N new commits verifies
-those N and nothing else, and a read without a fetch verifies nothing; a verdict reached for
+"...", "scope": ..., "checks": ..., "admitted": ...}}``), so a read after a fetch of N new
+commits verifies those N and nothing else, and a read without a fetch verifies nothing; a verdict reached for
 another scope (or none) is reached again. The tip each ref was admitted at last is also held
 by a ref of its own, ``refs/memory/admitted/<remote>/<kind>/shared/<writer>`` (``anchor_ref``),
 which no fetch refspec names: once a forced or pruning fetch moved the fetched ref, git's own
@@ -45,6 +48,7 @@ from gitstore.providers._objects import (
     BLOB_MODE, MAX_PAYLOAD_BYTES, Oversized, Unreadable, descends, load_commit, read_blob,
 )
 from gitstore.records.canonical import sha256_digest
+from gitstore.records.contracts import CHECKS_VERSION
 
 ADMITTED = "admitted.json"
 HEX = frozenset("0123456789abcdef")
@@ -95,20 +99,36 @@ class Admissions:
         """The ref's admission at ``tip``, verifying what arrived since it was last admitted;
         with ``scope``, its records must all be of that scope."""
         known = self._known.get(ref)
+        if isinstance(known, dict) and known.get("checks") != CHECKS_VERSION:
+            known = self._checked_again(repo, ref, known, scope)
         if isinstance(known, dict) and known.get("tip") == str(tip) and known.get("scope") == scope:
             return Admission(ref, str(tip), known.get("problem"))
         problem = self.rewrites(repo, ref, tip)
         if problem is None:
             since = self._admitted_ancestor(repo, known, tip, scope)
-            from gitstore.providers._verify_git import verify_arrived
-
-            problems = verify_arrived(repo, ref, tip, since, scope).problems
-            problem = str(problems[0]) if problems else None
+            problem = _first_problem(repo, ref, tip, since, scope)
         found = Admission(ref, str(tip), problem)
-        self._known[ref] = {"tip": found.tip, "problem": found.problem, "scope": scope,
+        self._known[ref] = {"tip": found.tip, "problem": found.problem, "scope": scope, "checks": CHECKS_VERSION,
                             "admitted": found.tip if problem is None else _text(self.base(ref))}
         self._changed = True
         return found
+
+    def _checked_again(self, repo: pygit2.Repository, ref: str, known: dict[str, str | None],
+                       scope: str | None) -> dict[str, str | None]:
+        """The entry of a ref admitted under other checks (or before entries named theirs),
+        reached again under these: the tip admitted last is verified again, whole. One that
+        passes stands admitted; one that fails now is no longer admitted at all, as on a clone
+        that never admitted it (quarantined, left out of every read, named by verify): bytes
+        the store no longer keeps must not fail every read."""
+        base = _admitted_tip(known)
+        if base is None or base not in repo:
+            return known  # nothing admitted to verify again (a missing tip is named as ever)
+        problem = _first_problem(repo, ref, base, None, scope)
+        entry = {"tip": str(base), "problem": problem, "scope": scope, "checks": CHECKS_VERSION,
+                 "admitted": str(base) if problem is None else None}
+        self._known[ref] = entry
+        self._changed = True
+        return entry
 
     def snapshot(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid,
                  removed: Callable[[set[str]], set[str]], records: Callable[[], str]) -> Admission:
@@ -124,7 +144,7 @@ class Admissions:
         found = check_snapshot(repo, base if base is not None and base in repo else None, tip, removed)
         admission = Admission(ref, str(tip), found.problem)
         self._known[ref] = {"tip": admission.tip, "problem": admission.problem, "scope": None,
-                            "admitted": admission.tip if admission.admitted else _text(base)}
+                            "checks": CHECKS_VERSION, "admitted": admission.tip if admission.admitted else _text(base)}
         if not admission.admitted:
             self._known[ref]["records"] = records()
         self._changed = True
@@ -166,15 +186,16 @@ class Admissions:
     def admitted(self, ref: str, tip: pygit2.Oid, scope: str | None) -> None:
         """Record that ``ref`` at ``tip`` was verified for ``scope`` and passed (by ``gitstore
         sync``, before it moved the ref there)."""
-        self._known[ref] = {"tip": str(tip), "problem": None, "scope": scope, "admitted": str(tip)}
+        self._known[ref] = {"tip": str(tip), "problem": None, "scope": scope, "checks": CHECKS_VERSION,
+                            "admitted": str(tip)}
         self._changed = True
 
     @staticmethod
     def _admitted_ancestor(repo: pygit2.Repository, known: object, tip: pygit2.Oid,
                            scope: str | None) -> pygit2.Oid | None:
-        """The tip admitted before for ``scope``, when it is still in the ref's history (what to
-        verify from)."""
-        if not isinstance(known, dict) or known.get("scope") != scope:
+        """The tip admitted before for ``scope`` under these checks, when it is still in the ref's
+        history (what to verify from)."""
+        if not isinstance(known, dict) or known.get("scope") != scope or known.get("checks") != CHECKS_VERSION:
             return None
         before = _admitted_tip(known)
         try:
@@ -198,10 +219,15 @@ class Admissions:
 
     def anchor(self, repo: pygit2.Repository) -> list[str]:
         """Point each fetched ref's anchor at the tip it was admitted at last, where it does not
-        already (a store older than anchors, or a new admission); returns the refs whose admitted
-        tip ``repo`` no longer holds (damage: nothing kept it)."""
+        already (a store older than anchors, or a new admission), and drop the anchor of a ref
+        no longer admitted at any tip (checks it once passed refuse it now); returns the refs
+        whose admitted tip ``repo`` no longer holds (damage: nothing kept it)."""
         missing = []
-        for ref, base in self.bases(FETCHED).items():
+        bases = self.bases(FETCHED)
+        for ref in self.known(FETCHED):
+            if ref not in bases:
+                _drop_anchor(repo, anchor_ref(ref))
+        for ref, base in bases.items():
             anchor = anchor_ref(ref)
             try:
                 if repo.references[anchor].target == base:
@@ -220,6 +246,22 @@ class Admissions:
     def missing(self, repo: pygit2.Repository) -> dict[str, pygit2.Oid]:
         """ref -> the tip it was admitted at last, for each such tip ``repo`` no longer holds."""
         return {ref: base for ref, base in self.bases(FETCHED).items() if base not in repo}
+
+
+def _drop_anchor(repo: pygit2.Repository, anchor: str) -> None:
+    try:
+        repo.references.delete(anchor)
+    except (KeyError, pygit2.GitError, ValueError, OSError):
+        pass  # none, or a read-only repository: the next save tries again
+
+
+def _first_problem(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, since: pygit2.Oid | None,
+                   scope: str | None) -> str | None:
+    """The first problem of the ref's history up to ``tip`` after ``since`` (None: it passes)."""
+    from gitstore.providers._verify_git import verify_arrived  # what a check reads, loaded when one runs
+
+    problems = verify_arrived(repo, ref, tip, since, scope).problems
+    return str(problems[0]) if problems else None
 
 
 def _text(oid: pygit2.Oid | None) -> str | None:
