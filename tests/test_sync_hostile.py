@@ -511,3 +511,29 @@ def test_a_writer_admitted_under_older_checks_that_still_passes_stays_admitted(w
     ref = f"refs/memory/v1/remotes/origin/records/shared/{writer}"
     entry = json.loads((bob / ".git" / "gitstore" / "admitted.json").read_text())[ref]
     assert entry == {"tip": tip, "problem": None, "scope": held["scope"], "admitted": tip, "checks": CHECKS_VERSION}
+
+
+def test_gc_erases_redacted_text_from_a_quarantined_snapshot(world: tuple) -> None:
+    """A payload snapshot sync refused is held under ``refs/memory/quarantine/``, never read;
+    once a removal takes a payload it holds, gc erases that text there too, as from every
+    snapshot read: after ``gitstore gc`` no copy of removed text is left in the clone."""
+    from .conftest import all_objects
+
+    bare, bob, carol, held = world
+    repo = pygit2.Repository(str(bare))
+    alices = repo[repo.references[payloads_ref("shared", held["alice"])].target]
+    forge(bare, "wcopy", [grant_like(held["scope"])])
+    repo.references.create(payloads_ref("shared", "wcopy"), alices.id, force=True)  # alice's text, theirs
+    note = canonicalize({"at": "2026-04-01T00:00:00.000000Z", "by": ALICE, "reason": "forged", "sourceId": None})
+    snapshot_note(bare, "wcopy", held["comments"][1]["payloadDigest"], note)  # a note: refused
+    report = sync(str(bob))
+    assert [(q.writer, q.kind) for q in report.quarantined] == [("wcopy", "payloads")], report.line
+    text = held["comments"][0]["payload"]["text"].encode()
+    assert text in all_objects(bob)
+    cli.ok("redact", "--comment", held["comments"][0]["payload"]["sourceId"], "--reason", "asked", "--by", ALICE,
+           cwd=bob)
+    cli.ok("gc", cwd=bob)
+    assert text not in all_objects(bob)
+    assert git(bob, "rev-parse", "refs/memory/quarantine/origin/payloads/shared/wcopy").strip()  # still held
+    again = sync(str(bob))
+    assert [(q.writer, q.kind) for q in again.quarantined] == [("wcopy", "payloads")], again.line

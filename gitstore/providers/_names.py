@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 PREFIX = "refs/memory/v1/"
+QUARANTINE = "refs/memory/quarantine/"  # where sync holds a fetched ref it refused: never read
 WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 
 

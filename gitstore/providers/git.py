@@ -74,7 +74,7 @@ from gitstore.providers._kindmaps import ROWS_PER_LOOKUP, folder_map, kept_rows,
 from gitstore.providers._known import KnownBytes, Witness
 from gitstore.providers._message import (FORMAT, LAST_CLOCK, MAX_SEEN, Append, Header, format_message, parse_message,
                                         parse_order, record_lines, record_lines_holding, record_lines_of, seen_text)
-from gitstore.providers._names import (PREFIX, WRITER_PATTERN, note_path, payload_path, payloads_ref, record_path,
+from gitstore.providers._names import (PREFIX, QUARANTINE, WRITER_PATTERN, note_path, payload_path, payloads_ref, record_path,
                                       records_ref)
 from gitstore.providers._verified import FOLDER as VERIFIED
 from gitstore.providers._verified import Verified
@@ -692,7 +692,8 @@ class GitProvider:
         """Write every snapshot again without the paths ``stale`` names for it (the caller holds
         the writer locks); returns how many paths went."""
         erased = 0
-        for repo, ref, base in self._snapshots():  # a fetched ref at no readable commit is not read, nor rewritten
+        # a fetched ref at no readable commit is not read, nor rewritten
+        for repo, ref, base in self._snapshots() + self._held_snapshots():
             gone = stale(repo, ref, base)
             if gone:
                 self._set_snapshot(repo, ref, self._write_tree(repo, base, gone), message)
@@ -701,6 +702,22 @@ class GitProvider:
                     self._admissions.admitted(ref, repo.references[ref].target, None)  # type: ignore[arg-type]
         self._admissions.save(self.repo)
         return erased
+
+    def _held_snapshots(self) -> list[tuple[pygit2.Repository, str, pygit2.Tree]]:
+        """Every payload snapshot sync refused and holds in quarantine, as (repository, ref,
+        tree): never read, yet its text is in the clone until it is written again without what
+        a removal took (the refusal is remembered by the tip refused, not by the ref's target)."""
+        held = []
+        for ref in ref_names(self.repo, QUARANTINE):
+            if "/payloads/shared/" not in ref:
+                continue
+            target = self._target(self.repo, ref)
+            try:
+                if target is not None:
+                    held.append((self.repo, ref, commit_at(self.repo, target, ref).tree))
+            except IntegrityError:
+                continue  # not a readable commit: it holds no snapshot to write again
+        return held
 
     def _snapshot_refs(self) -> list[tuple[pygit2.Repository, str]]:
         """Every payload snapshot ref the store reads, with the repository holding it."""
@@ -1538,7 +1555,7 @@ class GitProvider:
         def stale(repo: pygit2.Repository, ref: str, base: pygit2.Tree) -> dict[str, None]:
             # what a killed append left is in this clone's own snapshots; another writer's
             # payloads may be named by records not read here (a ref quarantined, a pruned one)
-            if named is None or ref.startswith(PREFIX + "remotes/"):
+            if named is None or ref.startswith((PREFIX + "remotes/", QUARANTINE)):
                 return {path: None for path in map(payload_path, noted) if path in base}
             gone: dict[str, None] = {}
             for path in _payload_paths(repo, base):

@@ -55,11 +55,11 @@ from gitstore.capture.saved import Applied
 from gitstore.ops.snapshots import apply_redactions
 from gitstore.providers._admit import Admissions
 from gitstore.providers._gitdirs import common_dir, git_env, ref_names, ref_targets
+from gitstore.providers._names import QUARANTINE
 from gitstore.providers._incoming import INCOMING, drop_stale_incoming, ref_tip, sync_locked
 from gitstore.providers.git import PREFIX, GitProvider, parse_message, records_state
 from gitstore.sync.arrivals import Checked, check_records, check_snapshot, extends
 
-QUARANTINE = "refs/memory/quarantine/"
 QUARANTINED = "quarantine.json"  # {quarantine ref: {"tip", "problem"}}: refusals are not verified again
 ATTEMPTS = 3
 KINDS = ("records", "payloads")
