@@ -251,7 +251,9 @@ def test_gc_removes_redacted_payload_text(ready: Path) -> None:
     provider.append(batch(R.audit("gc", [], action="redact"), removals=[(secret["payloadDigest"], note)]))
     report = json.loads(run_ok(ready, "gc", "--json"))
     assert report["objects"] >= 1, report
-    assert json.loads(run_ok(ready, "gc", "--json")) == {"payloads": 0, "objects": 0}, "nothing is left to erase"
+    assert json.loads(run_ok(ready, "gc", "--json")) == {
+        "payloads": 0, "objects": 0, "snapshotsScrubbed": [], "snapshotFoldersGone": [], "snapshotsNotScrubbed": [],
+        "exportsRewritten": []}, "nothing is left to erase"
     objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=ready,
                              capture_output=True).stdout
     assert b"the-secret-text-to-remove" not in objects

@@ -740,7 +740,8 @@ def test_a_redaction_that_arrives_by_sync_rewrites_this_clones_exports(tmp_path:
     sync(str(alice.workspace.root))
     got = sync(str(bob.workspace.root))
     assert b"keep retries bounded" not in path.read_bytes(), got.line
-    assert any(p.endswith(path.name) for p in got.snapshots.scrubbed), got.snapshots
+    assert any(p.endswith(path.name) for p in got.snapshots.exports), got.snapshots
+    assert "1 export(s) rewritten" in got.line and "snapshot" not in got.line, got.line
 
 
 def test_gc_leaves_a_kept_pack_alone(team: tuple) -> None:
@@ -764,3 +765,37 @@ def test_gc_leaves_a_kept_pack_alone(team: tuple) -> None:
         keep.unlink()
     gc(ctx.store, ctx.workspace.state)
     assert subprocess.run(["git", "cat-file", "-e", tip], cwd=root).returncode != 0, "then erased as leftovers"
+
+
+def test_a_redaction_a_plain_fetch_brought_is_applied_to_exports_by_gc(tmp_path: Path) -> None:
+    """A redaction made on another clone can arrive by a plain ``git fetch``, which rewrites no
+    file: ``gitstore doctor`` names an export that still holds the removed text, and
+    ``gitstore gc``, after which no run of it is left, rewrites it as a sync would."""
+    from gitstore.ops.export import export
+    from gitstore.ops.redact import redact
+    from gitstore.queries.doctor import doctor
+
+    from .team import two_reviewers
+
+    alice, bob = two_reviewers(tmp_path)
+    grant_all(alice)
+    thread = Thread(alice, 7, "100")
+    comment = thread.comment("100", "keep retries bounded", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    sync(str(alice.workspace.root))
+    sync(str(bob.workspace.root))
+    bob = Context.open(bob.workspace.root)
+    accepted(bob, propose(bob, [ref(comment)], title="Bounded", text="Keep retries bounded."), by="github:10")
+    _, path = export(bob, "instruction", "github:10", with_evidence=True)
+    redact(Context.open(alice.workspace.root), "github:comment:100", ALICE, "asked by the author")
+    sync(str(alice.workspace.root))
+    root = bob.workspace.root
+    git(root, "fetch", "-q", "origin")
+    assert b"keep retries bounded" in path.read_bytes()
+    [check] = [c for c in doctor(root).checks if c.name == "exports"]
+    assert check.state == "warn" and path.name in check.detail and "gitstore gc" in check.todo, check
+    done = cli.gitstore("gc", cwd=root)
+    assert done.returncode == 0 and path.name in done.stdout, done.stdout
+    assert b"keep retries bounded" not in path.read_bytes()
+    [check] = [c for c in doctor(root).checks if c.name == "exports"]
+    assert check.state == "ok", check

@@ -236,21 +236,37 @@ class Scrubbed:
 
 @dataclass
 class Applied:
-    """A ``Scrubbed`` as a report names it (``redact``, ``sync``): the snapshots rewritten, the
-    remembered folders forgotten (gone), and those that could not be rewritten, with why."""
+    """A ``Scrubbed`` as a report names it (``redact``, ``sync``, ``gc``): the snapshots rewritten,
+    the remembered folders forgotten (gone), the files that could not be rewritten, with why,
+    and the export files written again (``gitstore export --with-evidence``: no snapshot)."""
 
     scrubbed: list[str] = field(default_factory=list)
     forgotten: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    exports: list[str] = field(default_factory=list)
 
     @classmethod
-    def of(cls, done: Scrubbed, root: Path) -> Applied:
+    def of(cls, done: Scrubbed, root: Path, exports: list[Path] | None = None) -> Applied:
         return cls([shown(p, root) for p in done.files], [shown(f, root) for f in done.gone],
-                   [(shown(p, root), why) for p, why in done.failed])
+                   [(shown(p, root), why) for p, why in done.failed], [shown(p, root) for p in exports or ()])
+
+    @property
+    def rewritten(self) -> bool:
+        """Whether any file lost text memory removed."""
+        return bool(self.scrubbed or self.exports)
+
+    def lines(self, then: str) -> list[str]:
+        """One line per file rewritten, forgotten or not rewritten (``then``: what tries again)."""
+        return [*(f"removed redacted text from the saved GitHub snapshot {p}" for p in self.scrubbed),
+                *(f"rewrote the export {p} with the redaction note in place of the text" for p in self.exports),
+                *(f"could not remove redacted text from {p}: {why} (it keeps the text; {then})"
+                  for p, why in self.failed),
+                *(f"forgot the snapshot folder {f}: it is gone" for f in self.forgotten)]
 
     def to_json(self) -> dict[str, Any]:
         return {"snapshotsScrubbed": self.scrubbed, "snapshotFoldersGone": self.forgotten,
-                "snapshotsNotScrubbed": [{"path": p, "problem": why} for p, why in self.failed]}
+                "snapshotsNotScrubbed": [{"path": p, "problem": why} for p, why in self.failed],
+                "exportsRewritten": self.exports}
 
 
 def shown(path: Path, root: Path) -> str:

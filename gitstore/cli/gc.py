@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import typer
 
-from gitstore.ops.gc import gc as do_gc
+from gitstore.ops.gc import collect
 from gitstore.context import Context
 from gitstore.cli._io import JSON_OPTION, emit_json
 
 
 def gc(as_json: bool = JSON_OPTION) -> None:
-    """Erase removed payloads and what killed appends left (never the user's reflogs or objects)."""
-    ctx = Context.open()
-    report = do_gc(ctx.store, ctx.workspace.state)
+    """Erase removed payloads and what killed appends left (never the user's reflogs or objects),
+    and remove text memory removed from the GitHub snapshots and exports saved here."""
+    report, applied = collect(Context.open())
     if as_json:
-        emit_json({"payloads": report.payloads, "objects": report.objects})
+        emit_json({"payloads": report.payloads, "objects": report.objects, **applied.to_json()})
         return
     typer.echo(f"gc: {report}")
+    for line in applied.lines("the next gc or sync tries again"):
+        typer.echo(line)
 
 
 def register(app: typer.Typer) -> None:

@@ -195,6 +195,24 @@ def export_files(ctx: Context, view: View, gone: set[str]) -> Iterator[tuple[str
             yield export["path"], path
 
 
+def holds_payload(path: Path, gone: set[str]) -> set[str]:
+    """The events of ``gone`` the export file ``path`` still holds with their payload (a file
+    that cannot be read holds none that can be told)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return set()
+    held = set()
+    for line in lines:
+        try:
+            record = _jsontext.loads(line) if line.strip() else None
+        except ValueError:
+            continue
+        if isinstance(record, dict) and record.get("id") in gone and "payload" in record:
+            held.add(record["id"])
+    return held
+
+
 def rewrite_export(ctx: Context, path: Path, gone: set[str]) -> bool:
     """Write the export file ``path`` again with each event of ``gone`` it holds with a payload
     given the payload's redaction note instead; whether it changed."""

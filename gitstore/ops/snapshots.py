@@ -8,9 +8,10 @@ this store honours, as ``import github`` finds them) in every snapshot saved her
 inbox and in each folder ``--out`` named. The removed payloads the snapshots reflect are
 noted (``gitstore.capture.saved.applied``), so with no new redaction no snapshot is read. The
 export files of this clone that copied such a comment are written again in the same pass, as
-``redact`` writes them where it runs. A snapshot or export whose scrubbing failed (a file that
-could not be written) stays pending and is applied by the next run. ``pending`` and
-``still_held`` tell ``gitstore doctor`` what is left.
+``redact`` writes them where it runs. ``gitstore gc`` applies them too (a plain fetch brings a
+redaction and runs no sync). A snapshot or export whose scrubbing failed (a file that could not
+be written) stays pending and is applied by the next run. ``pending``, ``still_held`` and
+``exports_held`` tell ``gitstore doctor`` what is left.
 """
 
 from __future__ import annotations
@@ -50,11 +51,11 @@ def apply_redactions(ctx: Context) -> Applied:
     state = ctx.workspace.state
     with exclusive(state):  # an import under way saves first: its files are scrubbed too
         done = scrub_everywhere(state, redacted_comments(ctx)) if saved_anywhere(state) else Scrubbed()
-        done.files += _rewrite_exports(ctx, todo, done.failed)
+        exports = _rewrite_exports(ctx, todo, done.failed)
         if not done.failed:
             with suppress(OSError):  # not noted: the next run only scrubs again
                 mark_applied(state, todo)
-    return Applied.of(done, ctx.workspace.root)
+    return Applied.of(done, ctx.workspace.root, exports)
 
 
 def _rewrite_exports(ctx: Context, removed: set[str], failed: list[tuple[Path, str]]) -> list[Path]:
@@ -75,6 +76,21 @@ def _rewrite_exports(ctx: Context, removed: set[str], failed: list[tuple[Path, s
     return rewritten
 
 
+def exports_held(ctx: Context) -> dict[str, list[str]]:
+    """When a redaction is pending: the export files of this clone still holding the text of an
+    event memory removed (as a report names them), and the events whose; read only."""
+    from gitstore.ops.redact import export_files, holds_payload
+
+    todo = pending(ctx)
+    if not todo:
+        return {}
+    view = ctx.view()
+    gone = {e["id"] for e in view.events.values() if e.get("payloadDigest") in todo}
+    found = {path: sorted(held) for _, path in (export_files(ctx, view, gone) if gone else ())
+             if (held := holds_payload(path, gone))}
+    return {shown(path, ctx.workspace.root): ids for path, ids in found.items()}
+
+
 def still_held(ctx: Context) -> dict[str, list[str]]:
     """When a redaction is pending: the saved snapshots still holding text memory removed (as a
     report names them), and the comments whose; read only."""
@@ -84,4 +100,4 @@ def still_held(ctx: Context) -> dict[str, list[str]]:
     return {shown(path, ctx.workspace.root): ids for path, ids in found.items()}
 
 
-__all__ = ["apply_redactions", "pending", "redacted_comments", "still_held"]
+__all__ = ["apply_redactions", "exports_held", "pending", "redacted_comments", "still_held"]

@@ -128,6 +128,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
         _published(report, root, workspace.state)  # where records cannot be read, those checks said why
         _promoted(report, root)
         _snapshots(report, root, workspace.state)
+        _exports(report, root, workspace.state)
     return report
 
 
@@ -496,6 +497,33 @@ def _snapshots(report: Report, root: Path, state: Path) -> None:
                f"memory removed ({', '.join(comments)}): {', '.join(held)}",
                "`gitstore sync` applies the redactions it brought; or `gitstore redact --comment ID --reason REASON` "
                "for each comment named")
+
+
+def _exports(report: Report, root: Path, state: Path) -> None:
+    """Whether the export files of this clone (``gitstore export --with-evidence``) still hold
+    text memory removed (a redaction made on another clone, brought by a plain ``git fetch``
+    and applied by no sync or gc yet); said only where there are exports, and the files are read
+    only when a redaction is pending."""
+    from gitstore.context import Context
+    from gitstore.ops.snapshots import exports_held
+
+    folder = state / "exports"
+    if not folder.is_dir() or not any(folder.iterdir()):
+        return
+    name = "exports"
+    try:
+        held = exports_held(Context.open(str(root)))
+    except GitstoreError as exc:
+        report.add(name, WARN, f"cannot tell whether they hold text memory removed: {exc}",
+                   "`gitstore verify` names what is damaged")
+        return
+    if not held:
+        report.add(name, OK, "the export files reflect every redaction in memory")
+        return
+    events = sorted({e for ids in held.values() for e in ids})
+    report.add(name, WARN, f"{len(held)} export file(s) still hold the text of {len(events)} event(s) memory "
+               f"removed ({', '.join(events)}): {', '.join(held)}",
+               "`gitstore gc` (or `gitstore sync`) rewrites them with the redaction note in place of the text")
 
 
 def _pushes_every_ref(report: Report, repo: Any, name: str) -> None:

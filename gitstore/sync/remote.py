@@ -25,13 +25,13 @@ One sync, under a lock so two never overlap in a clone:
    writer's admitted history up as its own, so its appends go out as fast-forwards.
 
 Then the redactions memory holds, those that just arrived from another clone included, are
-applied to the GitHub snapshots ``import github`` saved on this clone
+applied to the GitHub snapshots ``import github`` saved on this clone and to its export files
 (``gitstore.ops.snapshots``): a file that cannot be rewritten is named, and tried again by the
 next sync, without failing this one.
 
 It reports what came in (writers, records), what went out, what was refused, every learning
 whose verdict changed (the learnings' standing before and after, from the same query
-``gitstore learnings`` runs) and every saved snapshot it scrubbed. Every step is idempotent
+``gitstore learnings`` runs) and every saved snapshot it scrubbed and export it rewrote. Every step is idempotent
 and leaves the clone readable if it is killed: a sync run again completes.
 """
 
@@ -143,7 +143,7 @@ class SyncReport:
     def status(self) -> str:
         if self.quarantined or self.not_pushed or self.left_out or self.snapshots.failed:
             return "degraded"
-        return "ok" if self.came_in or self.pushed or self.continued or self.snapshots.scrubbed else "no-update"
+        return "ok" if self.came_in or self.pushed or self.continued or self.snapshots.rewritten else "no-update"
 
     @property
     def line(self) -> str:
@@ -164,18 +164,16 @@ class SyncReport:
             parts.append(f"{len(self.stranded)} old writer id(s) with appends that stay here")
         if self.snapshots.scrubbed:
             parts.append(f"{len(self.snapshots.scrubbed)} saved GitHub snapshot(s) scrubbed")
+        if self.snapshots.exports:
+            parts.append(f"{len(self.snapshots.exports)} export(s) rewritten")
         if self.snapshots.failed:
-            parts.append(f"redacted text left in {len(self.snapshots.failed)} saved GitHub snapshot(s)")
+            parts.append(f"redacted text left in {len(self.snapshots.failed)} file(s)")
         return ", ".join(parts)
 
     def render(self) -> list[str]:
-        """The summary line, then one line per refusal, snapshot scrubbed (or not), left-out
-        record and verdict change."""
-        return [self.line, *(q.line for q in self.quarantined),
-                *(f"removed redacted text from the saved GitHub snapshot {p}" for p in self.snapshots.scrubbed),
-                *(f"could not remove redacted text from {p}: {why} (it keeps the text; the next sync tries again)"
-                  for p, why in self.snapshots.failed),
-                *(f"forgot the snapshot folder {f}: it is gone" for f in self.snapshots.forgotten),
+        """The summary line, then one line per refusal, snapshot scrubbed (or not), export
+        rewritten, left-out record and verdict change."""
+        return [self.line, *(q.line for q in self.quarantined), *self.snapshots.lines("the next sync tries again"),
                 *self.left_out, *(f"kept writer {w}: the remote no longer has it" for w in self.kept),
                 *self.stranded, *self.continued,
                 *(c.line for c in self.changed)]
