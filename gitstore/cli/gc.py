@@ -10,8 +10,9 @@ from gitstore.cli._io import JSON_OPTION, emit_json
 
 
 def gc(as_json: bool = JSON_OPTION) -> None:
-    """Erase removed payloads and what killed appends left (never the user's reflogs or objects),
-    and remove text memory removed from the GitHub snapshots and exports saved here."""
+    """Erase removed payloads and what killed appends left (never the user's reflogs or objects).
+
+    Text memory removed is also taken out of the GitHub snapshots and export files saved here."""
     report, applied = collect(Context.open())
     if as_json:
         emit_json({"payloads": report.payloads, "objects": report.objects, **applied.to_json()})

@@ -25,6 +25,7 @@ still holding the text. It also names the commands of several steps that were ki
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -477,26 +478,14 @@ def _snapshots(report: Report, root: Path, state: Path) -> None:
     (a redaction made on another clone, fetched and not yet applied by a sync); said only where
     there are snapshots, and the files are read only when a redaction is pending."""
     from gitstore.capture.saved import saved_anywhere
-    from gitstore.context import Context
     from gitstore.ops.snapshots import still_held
 
-    if not saved_anywhere(state):
-        return
-    name = "github snapshots"
-    try:
-        held = still_held(Context.open(str(root)))
-    except GitstoreError as exc:
-        report.add(name, WARN, f"cannot tell whether they hold text memory removed: {exc}",
-                   "`gitstore verify` names what is damaged")
-        return
-    if not held:
-        report.add(name, OK, "the snapshots import github saved reflect every redaction in memory")
-        return
-    comments = sorted({c for ids in held.values() for c in ids})
-    report.add(name, WARN, f"{len(held)} saved snapshot(s) still hold the text of {len(comments)} comment(s) "
-               f"memory removed ({', '.join(comments)}): {', '.join(held)}",
-               "`gitstore sync` applies the redactions it brought; or `gitstore redact --comment ID --reason REASON` "
-               "for each comment named")
+    if saved_anywhere(state):
+        _still_holding(report, root, "github snapshots", still_held, (
+            "the snapshots import github saved reflect every redaction in memory",
+            "saved snapshot(s)", "comment(s)",
+            "`gitstore sync` applies the redactions it brought; or `gitstore redact --comment ID --reason REASON` "
+            "for each comment named"))
 
 
 def _exports(report: Report, root: Path, state: Path) -> None:
@@ -504,26 +493,35 @@ def _exports(report: Report, root: Path, state: Path) -> None:
     text memory removed (a redaction made on another clone, brought by a plain ``git fetch``
     and applied by no sync or gc yet); said only where there are exports, and the files are read
     only when a redaction is pending."""
-    from gitstore.context import Context
     from gitstore.ops.snapshots import exports_held
 
     folder = state / "exports"
-    if not folder.is_dir() or not any(folder.iterdir()):
-        return
-    name = "exports"
+    if folder.is_dir() and any(folder.iterdir()):
+        _still_holding(report, root, "exports", exports_held, (
+            "the export files reflect every redaction in memory", "export file(s)", "event(s)",
+            "`gitstore gc` (or `gitstore sync`) rewrites them with the redaction note in place of the text"))
+
+
+def _still_holding(report: Report, root: Path, name: str, held_by: Callable[[Any], dict[str, list[str]]],
+                   words: tuple[str, str, str, str]) -> None:
+    """The check ``name``: which files ``held_by`` finds still holding text memory removed
+    (file -> ids of what it still holds). ``words``: the line when none does, what the files
+    are, what the ids name, and what to do."""
+    from gitstore.context import Context
+
+    clean, files, what, todo = words
     try:
-        held = exports_held(Context.open(str(root)))
+        held = held_by(Context.open(str(root)))
     except GitstoreError as exc:
         report.add(name, WARN, f"cannot tell whether they hold text memory removed: {exc}",
                    "`gitstore verify` names what is damaged")
         return
     if not held:
-        report.add(name, OK, "the export files reflect every redaction in memory")
+        report.add(name, OK, clean)
         return
-    events = sorted({e for ids in held.values() for e in ids})
-    report.add(name, WARN, f"{len(held)} export file(s) still hold the text of {len(events)} event(s) memory "
-               f"removed ({', '.join(events)}): {', '.join(held)}",
-               "`gitstore gc` (or `gitstore sync`) rewrites them with the redaction note in place of the text")
+    ids = sorted({i for found in held.values() for i in found})
+    report.add(name, WARN, f"{len(held)} {files} still hold the text of {len(ids)} {what} memory removed "
+               f"({', '.join(ids)}): {', '.join(held)}", todo)
 
 
 def _pushes_every_ref(report: Report, repo: Any, name: str) -> None:
