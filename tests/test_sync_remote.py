@@ -716,10 +716,9 @@ def test_an_export_lists_this_machine_s_own_learnings_in_a_record_sync_never_pus
     assert next(i for i in alice.store.items(["export"]) if i.digest == forged["digest"]).stored.namespace == "local"
 
 
-def test_a_redaction_that_arrives_by_sync_rewrites_this_clones_exports(tmp_path: Path) -> None:
-    """An export with evidence copies comments' text into a file of the clone that made it: a
-    redaction made on another clone reaches that file at the next sync, as ``redact`` rewrites
-    the exports of the clone it runs on."""
+def _exported_then_redacted(tmp_path: Path) -> tuple[Context, Path]:
+    """Bob exports, with evidence, a learning citing alice's comment; alice redacts the comment
+    and syncs: bob's clone (returned with the export file) has not yet heard of it."""
     from gitstore.ops.export import export
     from gitstore.ops.redact import redact
 
@@ -738,6 +737,14 @@ def test_a_redaction_that_arrives_by_sync_rewrites_this_clones_exports(tmp_path:
     assert b"keep retries bounded" in path.read_bytes()
     redact(Context.open(alice.workspace.root), "github:comment:100", ALICE, "asked by the author")
     sync(str(alice.workspace.root))
+    return bob, path
+
+
+def test_a_redaction_that_arrives_by_sync_rewrites_this_clones_exports(tmp_path: Path) -> None:
+    """An export with evidence copies comments' text into a file of the clone that made it: a
+    redaction made on another clone reaches that file at the next sync, as ``redact`` rewrites
+    the exports of the clone it runs on."""
+    bob, path = _exported_then_redacted(tmp_path)
     got = sync(str(bob.workspace.root))
     assert b"keep retries bounded" not in path.read_bytes(), got.line
     assert any(p.endswith(path.name) for p in got.snapshots.exports), got.snapshots
@@ -771,24 +778,9 @@ def test_a_redaction_a_plain_fetch_brought_is_applied_to_exports_by_gc(tmp_path:
     """A redaction made on another clone can arrive by a plain ``git fetch``, which rewrites no
     file: ``gitstore doctor`` names an export that still holds the removed text, and
     ``gitstore gc``, after which no run of it is left, rewrites it as a sync would."""
-    from gitstore.ops.export import export
-    from gitstore.ops.redact import redact
     from gitstore.queries.doctor import doctor
 
-    from .team import two_reviewers
-
-    alice, bob = two_reviewers(tmp_path)
-    grant_all(alice)
-    thread = Thread(alice, 7, "100")
-    comment = thread.comment("100", "keep retries bounded", "2026-03-01T10:00:00.000000Z")
-    thread.save()
-    sync(str(alice.workspace.root))
-    sync(str(bob.workspace.root))
-    bob = Context.open(bob.workspace.root)
-    accepted(bob, propose(bob, [ref(comment)], title="Bounded", text="Keep retries bounded."), by="github:10")
-    _, path = export(bob, "instruction", "github:10", with_evidence=True)
-    redact(Context.open(alice.workspace.root), "github:comment:100", ALICE, "asked by the author")
-    sync(str(alice.workspace.root))
+    bob, path = _exported_then_redacted(tmp_path)
     root = bob.workspace.root
     git(root, "fetch", "-q", "origin")
     assert b"keep retries bounded" in path.read_bytes()
