@@ -572,30 +572,40 @@ def _alice_read_everywhere_and_the_forger_refused(alice: Context, bare: Path, tm
     assert any(q.writer == "wjumper" and "more appends than any team makes" in q.damage for q in got.quarantined)
 
 
+
+
+def _forger(team: tuple, tmp_path: Path) -> tuple[Context, Path, Any]:
+    """Alice, synced; the root of mallory's clone; and a maker of grants of mallory's, each with
+    its own note (records forged by hand, with no payload to push)."""
+    from gitstore.records.contracts import seal
+
+    from .hostile import grant_like
+    from .team import team_clone
+
+    alice, _, bare, _ = team
+    sync(str(alice.workspace.root))
+    mallory = team_clone(tmp_path, bare, "mallory")
+
+    def grant(note: str) -> dict:
+        return seal({**{k: v for k, v in grant_like(mallory.scope).items() if k != "digest"}, "note": note})
+
+    return alice, mallory.workspace.root, grant
+
 def test_a_forged_clock_jump_poisons_no_other_writer_s_history(team: tuple, tmp_path: Path) -> None:
     """A writer may jump its clock 2**32 past its own last one, and every clone takes one more
     than the largest clock it saw: two forged appends (2**32, then 2**33) made alice's next own
     append jump 2**33 past her last, which verify refused, on her clone and every other, which
     then quarantined her whole history. A jump is counted from the clocks an append saw; a
     history claiming more than any team reaches is refused outright."""
-    from .team import forge, team_clone
-    from .hostile import grant_like
+    from .team import forge
 
-    alice, _, bare, _ = team
-    sync(str(alice.workspace.root))
-    mallory = team_clone(tmp_path, bare, "mallory")
-    root = mallory.workspace.root
-    def grant(note: str) -> dict:
-        from gitstore.records.contracts import seal
-
-        return seal({**{k: v for k, v in grant_like(mallory.scope).items() if k != "digest"}, "note": note})
-
+    alice, root, grant = _forger(team, tmp_path)
     forge(root, "wjumper", [grant("first")], clock=2**32)
     forge(root, "wjumper", [grant("again")], clock=2**33)
     git(root, "push", "-q", "origin", "refs/memory/v1/records/shared/wjumper")  # grants have no payloads
     assert sync(str(alice.workspace.root)).status in ("ok", "degraded")
     grant_all(Context.open(alice.workspace.root), purposes=("training",))  # her next own append: clock 2**33 + 1
-    _alice_read_everywhere_and_the_forger_refused(alice, bare, tmp_path, forge, root, grant("far"), 2**40 + 2**32)
+    _alice_read_everywhere_and_the_forger_refused(alice, team[2], tmp_path, forge, root, grant("far"), 2**40 + 2**32)
 
 
 def test_clocks_a_forger_took_to_the_limit_leave_honest_clones_writing(team: tuple, tmp_path: Path) -> None:
@@ -635,19 +645,9 @@ def test_a_seen_anchor_carries_no_clock_past_the_limit(team: tuple, tmp_path: Pa
     elsewhere), every honest clone took its clock, and a few appends later wrote a 16-digit
     clock its own reads refused. A Seen commit's clock counts only once its own history's
     clocks hold, so every clone refuses the append, whatever it holds of the anchor."""
-    from gitstore.records.contracts import seal
+    from .team import forge
 
-    from .hostile import grant_like
-    from .team import forge, team_clone
-
-    alice, _, bare, _ = team
-    sync(str(alice.workspace.root))
-    mallory = team_clone(tmp_path, bare, "mallory")
-    root = mallory.workspace.root
-
-    def grant(note: str) -> dict:
-        return seal({**{k: v for k, v in grant_like(mallory.scope).items() if k != "digest"}, "note": note})
-
+    alice, root, grant = _forger(team, tmp_path)
     anchor = forge(root, "wxanchor", [grant("anchor")], clock=999999999999995, blind=True)
     forge(root, "wmallory", [grant("riding")], clock=999999999999996, seen=(("wxanchor", anchor),))
     refs = ["refs/memory/v1/records/shared/wmallory"] + ["refs/memory/v1/records/shared/wxanchor"] * anchor_pushed
