@@ -55,7 +55,7 @@ class _Lines:
                 value = parse_json(line.removesuffix(b"\r"), check=False)  # the store checks it
                 if not isinstance(value, dict):
                     raise InvalidInput("a record must be a JSON object")
-                refusal = _CONSENT_COMMANDS.get(value.get("schema"))
+                refusal = _CONSENT_COMMANDS.get(str(value.get("schema")))
                 if refusal is not None:
                     raise Refused(refusal)
                 if self.do_seal:

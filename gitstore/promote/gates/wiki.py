@@ -85,8 +85,8 @@ def check(files: Sequence[str], root: Path, wiki_rel: str, base: str | None) -> 
     kept = committed_paths(root, [wiki_rel]) if base is not None else None
     everything = committed_paths(root, []) if pages else None
     logged = _logged(root, entries(), [n for n in pages if basename(n) == LOG_PAGE]) if entries else {}
-    files = Committed(root, everything()) if everything is not None else None  # read before workers fork
-    findings = refused + in_parallel(pages, lambda chunk: _pages(root, chunk, wiki, wiki_rel, logged, files),
+    committed = Committed(root, everything()) if everything is not None else None  # read before workers fork
+    findings = refused + in_parallel(pages, lambda chunk: _pages(root, chunk, wiki, wiki_rel, logged, committed),
                                      lambda row: Finding(*row))
     if entries is not None and kept is not None:
         with page_cache():
