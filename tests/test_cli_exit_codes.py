@@ -200,8 +200,7 @@ def _usage_error(done: subprocess.CompletedProcess[str]) -> str:
 def test_an_empty_or_malformed_typed_value_is_a_usage_error(
         place: tuple[Run], line: tuple[str, ...], name: str, value: str, takes_json: bool) -> None:
     err = _usage_error(_run(*place, *line))
-    shown = repr(value) if len(value) <= 80 else repr(value[:40])[:-1] + "..."  # a long value is named by its start
-    assert name in err and (shown in err or "(an empty id)" in err), err
+    assert name in err and (_shown(value) in err or "(an empty id)" in err), err
     if takes_json:
         done = _run(*place, *line, "--json")
         assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
@@ -212,7 +211,12 @@ def test_an_empty_or_malformed_typed_value_is_a_usage_error(
 @pytest.mark.parametrize("line", VALUE_ONLY, ids=lambda line: " ".join(map(repr, line)))
 def test_a_malformed_value_the_library_names_is_a_usage_error_too(
         place: tuple[Run], line: tuple[str, ...]) -> None:
-    assert repr(line[-1]) in _usage_error(_run(*place, *line))
+    assert _shown(line[-1]) in _usage_error(_run(*place, *line))
+
+
+def _shown(value: str) -> str:
+    """How an error names a value given on the command line: a long one by its start."""
+    return repr(value) if len(value) <= 80 else repr(value[:40])[:-1] + "..."
 
 
 @pytest.mark.parametrize("line", WRONG, ids=" ".join)

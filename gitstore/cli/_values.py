@@ -92,7 +92,7 @@ def digest_prefix(value: str) -> str | None:
     """A record's digest, or a prefix of it of at least 8 hex digits (and at most 64)."""
     if _DIGEST_PREFIX.fullmatch(value.removeprefix("sha256:")):
         return None
-    return f"{value!r} is not a digest or a prefix of at least 8 hex digits"
+    return f"{_shown(value)} is not a digest or a prefix of at least 8 hex digits"
 
 
 def source_id(value: str) -> str | None:
@@ -100,8 +100,13 @@ def source_id(value: str) -> str | None:
     no blanks, at most 200 characters. Any origin may name its comments: the shape is all."""
     if _SOURCE_ID.fullmatch(value):
         return None
-    shown = repr(value) if len(value) <= 80 else repr(value[:40])[:-1] + "..."
-    return f"{shown} is not a comment's source id (such as github:comment:123: no blanks, at most 200 characters)"
+    return f"{_shown(value)} is not a comment's source id (such as github:comment:123: no blanks, at most 200 characters)"
+
+
+def _shown(value: str) -> str:
+    """A value given on the command line as an error names it: whole up to 80 characters, else
+    its first 40 and an ellipsis (a line, not a screen of it)."""
+    return repr(value) if len(value) <= 80 else repr(value[:40])[:-1] + "..."
 
 
 def one_of(what: str, names: tuple[str, ...]) -> Check:
