@@ -109,6 +109,21 @@ def two_reviewers(tmp: Path, alice: str = "github:9", bob: str = "github:10") ->
     return Context.open(root), team_clone(tmp, bare, "bob", keys[bob][0])
 
 
+
+def proposal_of_two(tmp: Path) -> tuple[Context, Context, dict]:
+    """Alice and bob (``two_reviewers``), alice's proposal citing a review comment of hers, both
+    synced: a learning each of them may decide on."""
+    from .world import Thread, grant_all, propose, ref
+
+    alice, bob = two_reviewers(tmp)
+    grant_all(alice)
+    thread = Thread(alice, 7, "100")
+    comment = thread.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    proposal = propose(alice, [ref(comment)])
+    alice, bob = sync(alice, bob)
+    return alice, bob, proposal
+
 def forge(root: Path, writer: str, records: list[dict], *, clock: int | None = None, key: Path | None = None,
           policy: str | None = None, removals: tuple[tuple[str, bytes], ...] = (), blind: bool = False,
           seen: tuple[tuple[str, str], ...] | None = None, raw: bool = False) -> str:

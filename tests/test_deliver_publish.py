@@ -438,16 +438,9 @@ def test_rollback_refuses_to_restore_a_text_no_longer_accepted(tmp_path: Path) -
     from gitstore.deliver.publish import _all_in_force
 
     from .cli import gitstore as run, ok
-    from .team import sync, two_reviewers
-    from .world import propose
+    from .team import proposal_of_two, sync
 
-    alice, bob = two_reviewers(tmp_path)
-    grant_all(alice)
-    thread = Thread(alice, 7, "100")
-    comment = thread.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
-    thread.save()
-    proposal = propose(alice, [ref(comment)])
-    alice, bob = sync(alice, bob)
+    alice, bob, proposal = proposal_of_two(tmp_path)
     ops.accept(alice, proposal["id"], proposal["reviewDigest"], "github:9")
     root = alice.workspace.root
     ok("publish", cwd=root)

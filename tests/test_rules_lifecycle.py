@@ -18,6 +18,7 @@ from gitstore.rules.active import active, evaluate
 from gitstore.rules.lifecycle import build
 
 from .cli import gitstore
+from .team import proposal_of_two
 from .world import Thread, accepted, grant_all, propose, ready_repo, ref
 
 
@@ -169,19 +170,6 @@ def test_bots_cannot_decide(world) -> None:  # type: ignore[no-untyped-def]
 
 # -- decisions made on two clones, settled by what each had seen -----------------------------------
 
-def _team_proposal(tmp_path):  # type: ignore[no-untyped-def]
-    from .team import sync, two_reviewers
-
-    a, b = two_reviewers(tmp_path)
-    grant_all(a)
-    thread = Thread(a, 7, "100")
-    comment = thread.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
-    thread.save()
-    proposal = propose(a, [ref(comment)])
-    a, b = sync(a, b)
-    return a, b, proposal
-
-
 def _both(a, b, learning):  # type: ignore[no-untyped-def]
     from gitstore.rules.active import evaluate
 
@@ -193,7 +181,7 @@ def _both(a, b, learning):  # type: ignore[no-untyped-def]
 def test_decisions_made_without_seeing_each_other_are_contested_until_decided_again(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from .team import sync
 
-    a, b, proposal = _team_proposal(tmp_path)
+    a, b, proposal = proposal_of_two(tmp_path)
     ops.accept(a, proposal["id"], proposal["reviewDigest"], "github:9")
     ops.reject(b, proposal["id"], proposal["reviewDigest"], "github:10", "not convinced")
     a, b = sync(a, b)
@@ -212,7 +200,7 @@ def test_a_step_made_knowing_the_next_version_does_not_override_it(tmp_path) -> 
 
     from .team import sync
 
-    a, b, proposal = _team_proposal(tmp_path)
+    a, b, proposal = proposal_of_two(tmp_path)
     ops.accept(a, proposal["id"], proposal["reviewDigest"], "github:9")
     a, b = sync(a, b)
     # b has seen the acceptance, and still writes a rejection of the proposal (bypassing the
@@ -233,7 +221,7 @@ def test_a_claimed_clock_cannot_put_a_rejection_before_an_acceptance(tmp_path) -
     from .conftest import git
     from .team import forge, sync, team_clone
 
-    a, b, proposal = _team_proposal(tmp_path)
+    a, b, proposal = proposal_of_two(tmp_path)
     before = git(a.workspace.root, "rev-parse", records_ref("shared", a.workspace.config.writer)).strip()
     ops.accept(a, proposal["id"], proposal["reviewDigest"], "github:9")
     a, b = sync(a, b)
@@ -273,7 +261,7 @@ def _step(prior, state, by, reason="no"):  # type: ignore[no-untyped-def]
 def test_show_and_learnings_say_a_learning_is_contested_and_what_to_do(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from .team import sync
 
-    a, b, proposal = _team_proposal(tmp_path)
+    a, b, proposal = proposal_of_two(tmp_path)
     ops.accept(a, proposal["id"], proposal["reviewDigest"], "github:9")
     ops.reject(b, proposal["id"], proposal["reviewDigest"], "github:10", "not convinced")
     a, b = sync(a, b)
