@@ -610,6 +610,25 @@ def test_a_codex_project_hook_works_only_where_codex_trusts_the_project(repo: Pa
     assert by_key(status(repo, home))["codex", "project"].works is True
 
 
+@pytest.mark.parametrize("harness", ["codex", "gemini-cli"])
+def test_trust_advice_for_settings_a_clone_committed_says_to_read_them_first(harness: str, repo: Path, home: Path,
+                                                                            tmp_path: Path,
+                                                                            targets: pytest.MonkeyPatch) -> None:
+    """Trusting the folder runs every hook and setting of the project's file, not only gitstore's:
+    for a file this user's `hooks install` did not write (one a clone committed), the advice says
+    to read it first."""
+    targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
+    elsewhere = tmp_path / "teammate-home"
+    elsewhere.mkdir()
+    install(harness, "project", repo, elsewhere)  # a teammate installed it and committed the file
+    row = by_key(status(repo, home))[harness, "project"]
+    assert row.works is False
+    assert row.todo[0].startswith(f"{row.path} was not written by this user's `gitstore hooks install`"), row.todo
+    assert "read all of it before you trust this folder in" in row.todo[0]
+    install(harness, "project", repo, home)  # the same entry: the file is still the clone's
+    assert by_key(status(repo, home))[harness, "project"].todo == row.todo
+
+
 @pytest.mark.parametrize("harness", ["codex", "codex-notify"])
 def test_the_codex_user_scope_is_where_codex_home_says(harness: str, repo: Path, home: Path, tmp_path: Path,
                                                        targets: pytest.MonkeyPatch) -> None:

@@ -247,12 +247,14 @@ def _status_of(adapter: Harness, scope: str, repo_root: Path | None, home: Path,
     here = why if why and why.endswith(f" in {path}") else str(path)
     found = [(note, SWITCHED_ON.format(where=here)) for note in notes]
     found += [(off, SWITCHED_ON.format(where=why)) for off in _switched_off(adapter, repo_root, home, path)]
+    written = undo.interpreter(home, adapter.name, path, current)
     unloaded = adapter.unloaded(scope, repo_root, home)
+    if unloaded and written is None:
+        unloaded = (unloaded[0], _read_first(path, unloaded[1]))
     found += [unloaded] if unloaded else []
     if repo_root is not None and not set_up(repo_root):
         found.append((NOT_SET_UP, "gitstore init"))
     reinstall = f"gitstore hooks install --harness {adapter.name} --scope {scope}"
-    written = undo.interpreter(home, adapter.name, path, current)
     for command in commands:
         problem = _problem_of(python_of(command), module_of(command), checked, repo_root, written)
         found += [(problem, reinstall)] if problem else []
@@ -260,6 +262,14 @@ def _status_of(adapter: Harness, scope: str, repo_root: Path | None, home: Path,
     todo = tuple(dict.fromkeys(fix for _, fix in found))
     works = None if problems and all(p.startswith(NOT_CHECKED) for p in problems) else not problems
     return HookStatus(adapter.name, scope, path, True, shown, works, problems, todo)
+
+
+def _read_first(path: Path, trust: str) -> str:
+    """The advice to trust a folder, for settings ``hooks install`` did not write (a clone
+    committed them, or they were changed since): trusting the folder runs every hook and setting
+    in the file, not only gitstore's, so the file is read first."""
+    return (f"{path} was not written by this user's `gitstore hooks install` (a clone may have committed it): "
+            f"read all of it before you {trust}")
 
 
 def _problem_of(python: str | None, module: str | None, checked: dict[str, str | None] | None,
