@@ -711,3 +711,29 @@ def test_a_signature_grafted_onto_a_commit_whose_time_is_no_date_counts_for_nobo
     assert done.returncode == 3 and retirement["digest"] in done.stdout + done.stderr, done.stderr
     assert f"commit time {when} is no date" in done.stdout + done.stderr
     assert _standing(Context.open(carol.workspace.root), proposal["id"]) == ("accepted", True)
+
+
+@pytest.mark.parametrize("between", ["\n", "\r\n", "\r", "\f", "\v", "\x85", "\u2028", "\x1e"])
+def test_allowed_signers_lines_are_split_where_ssh_keygen_splits_them(tmp_path: Path, between: str) -> None:
+    """ssh-keygen, which checks every signature, ends a line of allowed_signers at a line feed
+    only: after a carriage return, a form feed or a Unicode line separator the rest of the line
+    is the first key's comment. The policy reads the file the same way, so `gitstore policy` and
+    the checks before a decision never list a key that ssh-keygen would not take."""
+    import subprocess
+
+    from gitstore.records.policy import parse_signers
+
+    first, first_key = keypair(tmp_path / "keys", CAROL)
+    second, second_key = keypair(tmp_path / "keys", BOB)
+    signers = tmp_path / "allowed_signers"
+    signers.write_bytes(f'{CAROL} {first_key}{between}{BOB} {second_key}\n'.encode())
+    message = tmp_path / "message"
+    message.write_text("hello\n")
+    subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", str(second), "-n", "git", str(message)],
+                   check=True, capture_output=True)
+    with message.open("rb") as data:
+        checked = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(signers), "-I", BOB, "-n", "git",
+                                  "-s", f"{message}.sig"], stdin=data, capture_output=True)
+    read = parse_signers(signers.read_bytes())
+    assert [k.principals for k in read][0] == (CAROL,)
+    assert any(k.public == second_key and BOB in k.principals for k in read) == (checked.returncode == 0)

@@ -73,7 +73,7 @@ def _change(workspace: Workspace, people: dict[str, list[str]], signers: str, pe
         raise UsageError(f"unknown action {unknown[0]!r} (one of {', '.join(ACTIONS)})")
     people = {**people, person: chosen}
     public = _public_key(workspace, key)
-    if not any(line.split(" ", 1)[0] == person and public in line for line in signers.splitlines()):
+    if not any(line.split(" ", 1)[0] == person and public in line for line in signers.split("\n")):
         signers += ("" if signers.endswith("\n") or not signers else "\n") + f'{person} namespaces="git" {public}\n'
     text = policy_text(people)
     try:

@@ -16,7 +16,9 @@ reviewed like code; the store reads them from the default branch (see
 on learnings kept on the clone that ran it, which need no signature). Nothing else is allowed in it.
 
 ``.gitstore/allowed_signers``: git's own format for SSH signatures (``gpg.ssh.allowedSignersFile``,
-see ssh-keygen(1) "ALLOWED SIGNERS"), one key per line, its principals being gitstore person ids::
+see ssh-keygen(1) "ALLOWED SIGNERS"), one key per line (ended by a line feed only, as ssh-keygen
+reads it: after a carriage return or a form feed the line goes on, as the key's comment), its
+principals being gitstore person ids::
 
     github:583231 namespaces="git" ssh-ed25519 AAAAC3Nza... alice@laptop
 
@@ -153,7 +155,7 @@ def parse_signers(data: bytes) -> tuple[SignerKey, ...]:
     except UnicodeDecodeError:
         raise PolicyError(f"{SIGNERS_FILE}: not UTF-8") from None
     keys = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text.split("\n"), 1):  # ssh-keygen ends a line at a line feed only
         line = line.strip()
         if line and not line.startswith("#"):
             keys.append(_signer_line(line, f"{SIGNERS_FILE}:{number}"))
