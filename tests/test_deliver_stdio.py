@@ -152,3 +152,33 @@ def test_ctrl_c_ends_the_server_at_once_while_its_input_stays_open(shared_world:
     errors = client.process.stderr.read().decode()
     assert code == 130, errors
     assert "interrupted" in errors and "Traceback" not in errors and "Exception ignored" not in errors, errors
+
+
+def test_a_client_gone_with_answers_pending_ends_the_server_quietly(shared_world: World) -> None:
+    """A client that crashed or was killed closes its end of the server's output while its
+    requests are in flight: the server's next answer meets a closed pipe, and it ends as every
+    command does then, with exit 0 and no trace."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+    process = subprocess.Popen([sys.executable, "-m", "gitstore", "mcp"], cwd=shared_world.root, env=env,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+
+    def send(message: dict[str, Any]) -> None:
+        assert process.stdin is not None
+        process.stdin.write(json.dumps(message).encode() + b"\n")
+        process.stdin.flush()
+
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+          "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    assert json.loads(process.stdout.readline())["id"] == 1
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    process.stdout.close()
+    for number in range(3):
+        send({"jsonrpc": "2.0", "id": 10 + number, "method": "tools/call",
+              "params": {"name": "recall", "arguments": {"query": "retry jitter"}}})
+    try:
+        code = process.wait(timeout=60)  # a guard against a hang, not a measure of time
+    finally:
+        process.kill()
+    errors = process.stderr.read().decode()
+    assert code == 0 and "Traceback" not in errors and "ExceptionGroup" not in errors, errors

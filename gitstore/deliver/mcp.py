@@ -80,6 +80,14 @@ async def _run(app: Any) -> None:
     SDK's ``run("stdio")`` does over its own unbounded transport."""
     from gitstore.deliver.stdio import bounded_stdio
 
+    import anyio
+
     low = app._lowlevel_server  # the SDK's own stdio run reads it so; a test drives this path
-    async with bounded_stdio() as (read, write):
-        await low.run(read, write, low.create_initialization_options())
+    gone = False
+    try:
+        async with bounded_stdio() as (read, write):
+            await low.run(read, write, low.create_initialization_options())
+    except* (BrokenPipeError, anyio.BrokenResourceError):
+        gone = True  # the client closed its end of the output, answers pending: the SDK's tasks say so in a group
+    if gone:
+        raise BrokenPipeError  # ended as every command ends on a closed output
