@@ -10,7 +10,6 @@ import pytest
 
 from gitstore.context import Context
 from gitstore.deliver import build
-from gitstore.deliver.place import locate
 from gitstore.deliver.publish import select
 from gitstore.queries import _views
 from gitstore.rules.view import View
@@ -36,12 +35,11 @@ def _whole(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_index_and_the_published_section_come_out_as_from_the_whole_store(
         which: str, threads: Any, shared_world: World, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     root = Path(threads.root) if which == "threads" else shared_world.root
-    place = locate(str(root))
-    rows, dropped, _ = build._rows(place)
+    rows, dropped, _ = build._rows(Context.open(str(root)))
     picked = select(_views.in_force_view(Context.open(str(root)).store)[0])
     with monkeypatch.context() as patch:
         _whole(patch)
-        assert build._rows(place)[:2] == (rows, dropped)
+        assert build._rows(Context.open(str(root)))[:2] == (rows, dropped)
         assert select(_views.in_force_view(Context.open(str(root)).store)[0]) == picked
     if which == "threads":
         assert {row["id"] for row in rows} == threads.expected

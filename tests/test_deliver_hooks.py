@@ -284,6 +284,20 @@ def test_a_committed_gitstore_state_makes_the_checkout_inert(world: World, tmp_p
     assert not [s for s in sessions(str(copy.root / "okf" / ".memory")) if s[0]["session"] == "inert"], "no ledger"
 
 
+def test_a_copied_clone_is_served_at_its_first_prompt(world: World, tmp_path: Path) -> None:
+    """A folder copied whole (``cp -a``) takes a writer id of its own when the store is first
+    opened there, which rewrites its configuration, part of what the index is keyed to: the
+    rebuild opens the store before it reads that key, so the index it writes is current and
+    the first prompt is served."""
+    import shutil
+
+    copy = tmp_path / "copied"
+    shutil.copytree(world.root, copy, symlinks=True)  # its okf/.memory/home still names the original
+    command = context_command("claude-code", "UserPromptSubmit", copy)
+    done = run_hook(command, payload("claude-code", "UserPromptSubmit", copy, "first", prompt=PROMPT), copy)
+    assert done.returncode == 0 and world.ids["jitter"].encode() in done.stdout, done
+
+
 def test_an_index_keyed_to_another_secret_is_never_read(world: World, tmp_path: Path) -> None:
     import sqlite3
 

@@ -27,7 +27,7 @@ import sqlite3
 import time
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitstore._files import discard, held
 from gitstore.deliver import heads
@@ -35,6 +35,9 @@ from gitstore.deliver import index as idx
 from gitstore.deliver.place import Place
 from gitstore.deliver.terms import terms
 from gitstore.errors import GitstoreError
+
+if TYPE_CHECKING:
+    from gitstore.context import Context
 
 EXCERPT_CHARS = 500
 MAX_EXCERPTS = 8
@@ -80,13 +83,18 @@ def ensure(place: Place) -> Built | None:
 
 def build(place: Place) -> Built:
     """Build the index for the store's current state."""
+    from gitstore.context import Context
+
     started = time.monotonic()
     heads.make_salt(place)
+    inert = _untrusted(place)
+    # opened before the key is read: a folder copied whole takes a writer id of its own here,
+    # rewriting its configuration, which the key covers (read after, the index is stale at once)
+    context = None if inert else Context.open(place.root)
     fingerprint = heads.fingerprint(place)
     if fingerprint is None:
         raise RuntimeError(f"the {place.provider} provider keeps no state an index could be keyed to")
-    inert = _untrusted(place)
-    rows, dropped, evidence = ([], [], frozenset[str]()) if inert else _rows(place)
+    rows, dropped, evidence = ([], [], frozenset[str]()) if context is None else _rows(context)
     built = Built(idx.path(place), fingerprint, len(rows), dropped, inert)
     _write(place, built, rows, evidence)
     built.seconds = time.monotonic() - started
@@ -113,15 +121,14 @@ def _untrusted(place: Place) -> str | None:
 
 # -- rows ----------------------------------------------------------------------------------------
 
-def _rows(place: Place) -> tuple[list[dict[str, Any]], list[tuple[str, str, str]], frozenset[str] | None]:
+def _rows(context: Context) -> tuple[list[dict[str, Any]], list[tuple[str, str, str]], frozenset[str] | None]:
     """The rows, what the scanner left out, and the only episodes whose records the rows
     depend on (None: any episode's)."""
-    from gitstore.context import Context
     from gitstore.queries._views import in_force_view
     from gitstore.rules.active import active
     from gitstore.safety.scanner import default_scanner
 
-    view, _ = in_force_view(Context.open(place.root).store)
+    view, _ = in_force_view(context.store)
     scanner = default_scanner()
     rows, dropped = [], []
     for status, record in active(view, "instruction", upcoming=True):  # dates are compared when it is read
