@@ -556,6 +556,105 @@ def test_a_snapshot_a_plain_fetch_forces_in_drops_no_text(team: tuple) -> None:
     assert {"bob's own words", "bob's later words"} <= texts(alice)
 
 
+def _planted(bare: Path, into: str, taken: str) -> str:
+    """Someone with push access forces ``into``'s payload snapshot to a parentless commit of it
+    plus every payload of ``taken``'s snapshot (public already): it only adds text."""
+    repo = pygit2.Repository(str(bare))
+    snapshot = repo.revparse_single(f"refs/memory/v1/payloads/shared/{into}").peel(pygit2.Commit)
+    index = pygit2.Index()
+    index.read_tree(snapshot.tree)
+    for entry in _entries(repo, f"refs/memory/v1/payloads/shared/{taken}"):
+        index.add(entry)
+    signature = pygit2.Signature("gitstore", "gitstore@localhost")
+    planted = repo.create_commit(None, signature, signature, "gitstore: payloads\n", index.write_tree(repo), [])
+    repo.references.create(f"refs/memory/v1/payloads/shared/{into}", planted, force=True)
+    return str(planted)
+
+
+def _entries(repo: pygit2.Repository, ref: str) -> list[pygit2.IndexEntry]:
+    index = pygit2.Index()
+    index.read_tree(repo.revparse_single(ref).peel(pygit2.Tree))
+    return [pygit2.IndexEntry(e.path, e.id, e.mode) for e in index]
+
+
+def test_another_writers_payload_planted_in_a_snapshot_cuts_no_later_text_off(team: tuple, tmp_path: Path) -> None:
+    """A snapshot owes only the payloads its own writer's events name. Bob's payload, planted in
+    alice's snapshot on the remote, was admitted (it only adds); alice's next honest snapshot,
+    which never held it, was then refused for dropping it on every clone, for good: her later
+    texts never arrived and read as removed, though nothing was."""
+    alice, bob, bare, _ = team
+    bob_speaks(bob, alice)
+    assert sync(str(bob.workspace.root)).status == "ok"
+    carol = clone(tmp_path, bare, "carol")
+    assert sync(str(carol.workspace.root)).status == "ok"
+    writer = alice.workspace.config.writer
+    planted = _planted(bare, writer, bob.workspace.config.writer)
+    for ctx in (bob, carol):
+        got = sync(str(ctx.workspace.root))
+        assert got.status == "ok" and not got.quarantined, got.line
+    later = Thread(alice, 9, "300")
+    later.comment("300", "alice's later words", "2026-03-04T10:00:00.000000Z")
+    later.save()
+    sent = sync(str(alice.workspace.root))
+    assert any(m.kind == "payloads" and m.before == planted for m in sent.pushed), sent.line
+    for ctx in (bob, carol):
+        got = sync(str(ctx.workspace.root))
+        assert got.status == "ok" and not got.quarantined, got.line
+        assert {"keep retries bounded", "alice's later words", "bob's own words"} <= texts(ctx)
+        assert cli.gitstore("verify", cwd=ctx.workspace.root).returncode == 0
+
+
+def test_a_snapshot_that_drops_its_own_writers_text_is_still_refused(team: tuple) -> None:
+    """Bob's own payload, dropped from his snapshot with another writer's planted in its
+    place, is still text his events name: the snapshot is refused and his text stays."""
+    alice, bob, bare, _ = team
+    bob_speaks(bob, alice)
+    repo = pygit2.Repository(str(bare))
+    writer = bob.workspace.config.writer
+    index = pygit2.Index()
+    for entry in _entries(repo, f"refs/memory/v1/payloads/shared/{alice.workspace.config.writer}"):
+        index.add(entry)
+    signature = pygit2.Signature("gitstore", "gitstore@localhost")
+    swapped = repo.create_commit(None, signature, signature, "gitstore: payloads\n", index.write_tree(repo), [])
+    repo.references.create(f"refs/memory/v1/payloads/shared/{writer}", swapped, force=True)
+    got = sync(str(alice.workspace.root))
+    assert any(q.writer == writer and q.kind == "payloads" and "drops 1 payload" in q.damage
+               for q in got.quarantined), got.line
+    assert "bob's own words" in texts(alice)
+
+
+def test_text_missing_with_no_removal_is_not_called_removed(team: tuple) -> None:
+    """A snapshot forced back to one without alice's newest payload (nothing it drops: the one
+    admitted here never held it) leaves her new comment without text. No removal took it, so
+    reads say the text is not in this clone, never that it was removed or redacted."""
+    alice, bob, bare, _ = team
+    assert sync(str(alice.workspace.root)).status == "ok"
+    ref_name = f"refs/memory/v1/payloads/shared/{alice.workspace.config.writer}"
+    older = git(bare, "rev-parse", ref_name).strip()
+    assert sync(str(bob.workspace.root)).status == "ok"
+    later = Thread(alice, 9, "300")
+    comment = later.comment("300", "alice's later words", "2026-03-04T10:00:00.000000Z")
+    later.save()
+    proposal = propose(alice, [ref(comment)], title="Later words", text="Later words.")
+    assert sync(str(alice.workspace.root)).status == "ok"
+    git(bare, "update-ref", ref_name, older)
+    sync(str(bob.workspace.root))
+    assert "alice's later words" not in texts(bob)
+    shown = cli.gitstore("evidence", later.id, cwd=bob.workspace.root)
+    assert shown.returncode == 0, shown.stderr
+    assert "not in this clone" in shown.stdout and "removed" not in shown.stdout, shown.stdout
+    data = json.loads(cli.ok("evidence", later.id, "--json", cwd=bob.workspace.root))
+    event = next(e for e in data["matches"] if e["id"] == comment["id"])
+    assert event["text"] is None and event["removed"].startswith("text not in this clone, and no removal"), event
+    from gitstore.rules.consent import decide
+
+    verdict = decide(Context.open(bob.workspace.root).view(), comment["id"], "review")
+    assert verdict.cause == "no-text" and "redacted" not in verdict.reason, verdict
+    show = cli.gitstore("show", proposal["id"], cwd=bob.workspace.root)
+    assert "is not in this clone, and no removal took it" in show.stdout, show.stdout
+    assert "redacted" not in show.stdout and "removed (" not in show.stdout, show.stdout
+
+
 def _alice_read_everywhere_and_the_forger_refused(alice: Context, bare: Path, tmp_path: Path, forge: Any,
                                                   root: Path, forged: dict, clock: int) -> None:
     """alice's own verify passes and a new clone admits her history after the forger's clocks;

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gitstore.cli._io import echo
-from gitstore.queries._text import removed_note
+from gitstore.queries._text import why_no_text
 from gitstore.queries.evidence import EventShown
 
 
@@ -12,6 +12,6 @@ def print_event(shown: EventShown, indent: str) -> None:
     event = shown.event
     echo(f"{indent}{shown.paste}")
     echo(f"{indent}  {event['type']} by {event['author']} at {event['at']}")
-    text = shown.text if shown.text is not None else f"[{removed_note(event) or 'no text'}]"
+    text = shown.text if shown.text is not None else f"[{why_no_text(event) or 'no text'}]"
     for line in text.splitlines() or [""]:
         echo(f"{indent}  | {line}")

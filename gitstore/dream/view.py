@@ -313,6 +313,8 @@ def _piece(taking: _Taking, event: dict[str, Any], episode: dict[str, Any], orig
 def _why(reason: str) -> str:
     if "redacted" in reason:
         return "redacted"
+    if "no removal took it" in reason:
+        return "text not in this clone"
     if "deleted comment" in reason:
         return "deleted (retracted)"
     if "no active grant" in reason:

@@ -841,16 +841,19 @@ class GitProvider:
 
     def unremoved(self, dropped: set[str], writer: str) -> set[str]:
         """Of the payloads a snapshot of ``writer`` drops, those no removal it may follow took
-        and some stored event names (gc also drops what no event names). A removal counts
-        when its note is honoured here, or, without a policy (where only this clone's own
-        removals are honoured), when the snapshot's writer made it: anyone who can push can
-        store a note, and a snapshot forced over another writer's would drop their text."""
+        and an event of that writer's own records names. A snapshot owes only those: it is
+        written with its writer's appends, so another writer's payload in it is one somebody
+        added (the text stays in that writer's snapshot), and owing it would refuse every
+        honest snapshot after; gc also drops what no event names. A removal counts when its
+        note is honoured here, or, without a policy (where only this clone's own removals are
+        honoured), when the snapshot's writer made it: anyone who can push can store a note,
+        and a snapshot forced over another writer's would drop their text."""
         with readable("redaction notes"):
             left = dropped - set(self._honoured())
             if left and self.trust.state.mode != "policy":
                 left -= {digest for digest, kept in self._kept_notes().items()
                          if any(where is not None and where[0].writer == writer for _, where in kept)}
-            return left & self._named_payloads() if left else left
+            return left & self._named_payloads(writer) if left else left
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -1525,12 +1528,15 @@ class GitProvider:
         with readable("the stored events"):
             return self._named_payloads()
 
-    def _named_payloads(self) -> set[str]:
-        """The payload digests the stored events name: every records tip's ``event/`` folder,
-        read raw (a tip's tree holds every record its writer ever stored)."""
+    def _named_payloads(self, writer: str | None = None) -> set[str]:
+        """The payload digests the stored events name (``writer``: those of its shared records
+        only): each records tip's ``event/`` folder, read raw (a tip's tree holds every record
+        its writer ever stored)."""
         named: set[str] = set()
         readers = _Readers(packs_first=True)
-        for reader, root in readers.roots(self, self._tips()):
+        tips = [(info, tip) for info, tip in self._tips()
+                if writer is None or (info.writer == writer and info.namespace == "shared")]
+        for reader, root in readers.roots(self, tips):
             try:
                 for blob in _blobs_under(reader, root, "event"):
                     found = _PAYLOAD_DIGEST.search(read_blob(reader.odb, blob))

@@ -44,13 +44,19 @@ def heading(event: dict[str, Any] | None) -> str | None:
     return line[:cut].rstrip() + "…"
 
 
-def removed_note(event: dict[str, Any]) -> str | None:
-    """Why an event's text is gone, when it is."""
+NO_TEXT = "text not in this clone, and no removal took it (`gitstore verify` names a snapshot held back)"
+"""Why an event has no text when no removal took it: the payload snapshot holding it was held
+back (quarantined) or has not arrived. Calling that removed would tell of a redaction that
+never happened."""
+
+
+def why_no_text(event: dict[str, Any]) -> str | None:
+    """Why an event's text is gone, when it is: the removal that took it, or ``NO_TEXT``."""
     note = event.get("redaction")
     if note is not None:
         return f"text removed at {note.get('at')} by {note.get('by')}: {note.get('reason')}"
     if "payload" not in event and event["type"] != "retraction":
-        return "text removed"
+        return NO_TEXT
     return None
 
 

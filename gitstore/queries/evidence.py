@@ -11,7 +11,7 @@ from typing import Any
 from gitstore.context import Context
 from gitstore.errors import Refused, UsageError
 from gitstore.records.vocabulary import SOURCES, unknown
-from gitstore.queries._text import event_text, heading, matches, removed_note
+from gitstore.queries._text import event_text, heading, matches, why_no_text
 from gitstore.store import Item
 
 
@@ -43,7 +43,7 @@ class EventShown:
         event = self.event
         return {"id": event["id"], "episode": event["episode"], "type": event["type"], "seq": event["seq"],
                 "at": event["at"], "author": event["author"], "parentEventId": event["parentEventId"],
-                "text": self.text, "removed": removed_note(event), "evidence": self.paste}
+                "text": self.text, "removed": why_no_text(event), "evidence": self.paste}
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any
 from gitstore.context import Context
 from gitstore.errors import UsageError
 from gitstore.records.vocabulary import PURPOSES, unknown as unknown_word
-from gitstore.queries._text import event_text, removed_note
+from gitstore.queries._text import event_text, why_no_text
 from gitstore.queries._views import in_force_view, learning_view
 from gitstore.rules.active import Status, evaluate
 from gitstore.rules.consent import decide, withdrawn
@@ -215,7 +215,7 @@ def _event(view: View, event_id: str) -> EventShown:
     event = view.events.get(event_id)
     if event is None:
         return EventShown(event_id, "?", "?", "?", None, "not stored")
-    return EventShown(event_id, event["type"], event["author"], event["at"], event_text(event), removed_note(event))
+    return EventShown(event_id, event["type"], event["author"], event["at"], event_text(event), why_no_text(event))
 
 
 # -- why a learning is not in force ------------------------------------------------------------
@@ -262,8 +262,12 @@ def _evidence_problem(view: View, verdict: Any, purpose: str) -> tuple[str, str]
     event = view.events.get(verdict.event, {})
     again = "retire it, or propose it again citing evidence that still counts"
     if verdict.cause == "redacted":
-        note = removed_note(event) or "text removed"
+        note = why_no_text(event) or "text removed"
         return f"the text of the evidence it cites ({verdict.event}) was removed ({note})", again
+    if verdict.cause == "no-text":
+        return (f"the text of the evidence it cites ({verdict.event}) is not in this clone, and no removal took it",
+                "`gitstore sync` brings it once its writer's payload snapshot arrives; `gitstore verify` names one "
+                "held back")
     if verdict.cause == "retracted":
         return f"the comment it cites ({verdict.event}) was deleted at its source", again
     if verdict.cause == "no-grant" and event:

@@ -29,10 +29,12 @@ class Verdict:
     event: str = ""
 
 
-CAUSES = ("missing", "redacted", "retracted", "no-grant", "label", "contested")
+CAUSES = ("missing", "redacted", "no-text", "retracted", "no-grant", "label", "contested")
 """Why evidence serves no purpose: not stored (or no longer what a reference says), its text
-removed, deleted at its source, no grant in force covers it, a label judging nothing, or two
-records claiming its id (or its episode's) that disagree on what it says."""
+removed, its text not in this clone though no removal took it (the payload snapshot holding
+it was held back or has not arrived), deleted at its source, no grant in force covers it, a
+label judging nothing, or two records claiming its id (or its episode's) that disagree on
+what it says."""
 
 AGREED = ("episode", "at", "author", "payloadDigest")
 """What every record claiming one event id must agree on, with what kind of event it is: two
@@ -142,8 +144,11 @@ def decide(view: View, event_id: str, purpose: str, _depth: int = 0) -> Verdict:
     if episode is None:
         return Verdict(False, reason=f"episode {event['episode']} of event {event_id} is not stored",
                        cause="missing", event=event_id)
-    if "redaction" in event or ("payload" not in event and event["type"] != "retraction"):
+    if "redaction" in event:
         return Verdict(False, reason=f"event {event_id} was redacted", cause="redacted", event=event_id)
+    if "payload" not in event and event["type"] != "retraction":
+        return Verdict(False, reason=f"the text of event {event_id} is not in this clone, and no removal took it",
+                       cause="no-text", event=event_id)
     other = disputed(view, episode)
     if other is not None:
         return Verdict(False, reason=f"episode {episode['id']} of event {event_id} is claimed by another record "
