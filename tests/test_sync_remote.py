@@ -309,6 +309,33 @@ def test_a_clone_given_a_writer_the_remote_has_takes_its_history_up(team: tuple,
     assert not [c for c in doctor(carol_root).checks if c.state == "fail"], "carol took the history up: nothing parted"
 
 
+def test_doctor_names_a_parted_history_whose_remote_copy_is_quarantined(team: tuple) -> None:
+    """Someone with push access appended a damaged commit to this writer's records on the
+    remote: sync quarantines it, the admitted copy stays at the old tip (an ancestor of this
+    clone's), and every push is refused. doctor compared with the admitted copy only and said
+    ok; it compares with the tip held in quarantine too, and gives the advice sync gives."""
+    from gitstore.queries.doctor import doctor
+
+    from .hostile import grant_like
+    from .team import forge
+
+    alice, _, bare, _ = team
+    root = alice.workspace.root
+    assert sync(str(root)).status == "ok"
+    writer = alice.workspace.config.writer
+    forged = forge(bare, writer, [grant_like(alice.scope)], clock=1)  # a clock going back: damage
+    grant_all(Context.open(root), purposes=("training",))
+    got = sync(str(root))
+    assert any(q.writer == writer and q.tip == forged for q in got.quarantined), got.line
+    assert any("not in this clone's history" in line for line in got.not_pushed), got.line
+    [parted] = [c for c in doctor(root).checks if c.name == "remote origin" and c.state == "fail"]
+    assert f"origin's history of this clone's writer {writer} is not in this clone's" in parted.detail
+    assert f"refs/memory/quarantine/origin/records/shared/{writer}" in parted.detail, parted.detail
+    assert parted.todo.startswith("`gitstore init --new-writer`")
+    done = cli.gitstore("doctor", cwd=root)
+    assert done.returncode != 0, done.stdout
+
+
 def test_a_stream_lists_each_record_once_after_sync_brings_this_writers_ref_back(team: tuple) -> None:
     """Sync fetches this writer's own ref back as the remote's copy: the same commits under two
     refs. A stream (an episode's events, a learning's versions) still lists each record once."""

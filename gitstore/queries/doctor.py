@@ -360,22 +360,35 @@ def _remotes(report: Report, workspace: Any) -> None:
 
 def _parted(report: Report, workspace: Any, remote: str) -> None:
     """This writer's records and the remote's copy of them have parted (another clone appended
-    as the same writer): every sync's push is refused until this clone takes an id of its own."""
+    as the same writer, or someone with push access did): every sync's push is refused until
+    this clone takes an id of its own. The remote's copy is the one admitted here, or, when sync
+    refused what it fetched last, the tip it holds in quarantine (the admitted one stays at an
+    older tip, which this clone's history still holds)."""
     import pygit2
+
+    from gitstore.providers._names import QUARANTINE
 
     writer = workspace.config.writer
     repo = workspace.repo
+    copies = (f"refs/memory/v1/remotes/{remote}/records/shared/{writer}",
+              f"{QUARANTINE}{remote}/records/shared/{writer}")
     try:
         mine = repo.references.get(f"refs/memory/v1/records/shared/{writer}")
-        theirs = repo.references.get(f"refs/memory/v1/remotes/{remote}/records/shared/{writer}")
-        if mine is None or theirs is None or mine.target == theirs.target or \
-                repo.descendant_of(mine.target, theirs.target):
+        if mine is None:
             return
+        found = [(name, ref.target) for name, ref in ((n, repo.references.get(n)) for n in copies) if ref is not None]
+        parted = [(name, tip) for name, tip in found if tip != mine.target and not repo.descendant_of(mine.target, tip)]
     except (pygit2.GitError, ValueError):
         return
+    if not parted:
+        return
+    name, tip = parted[-1]
+    held = f" (the tip it fetched last, {str(tip)[:12]}, is held in quarantine as {name})" \
+        if name.startswith(QUARANTINE) else ""
     report.add(f"remote {remote}", FAIL,
-               f"{remote}'s history of this clone's writer {writer} is not in this clone's: another clone appends as "
-               f"{writer} too, and every `gitstore sync {remote}` refuses to push (never forcing)",
+               f"{remote}'s history of this clone's writer {writer} is not in this clone's{held}: appends this clone "
+               f"never made, by another clone writing as {writer} too or by someone with push access, and every "
+               f"`gitstore sync {remote}` refuses to push (never forcing)",
                "`gitstore init --new-writer` gives this clone an id of its own (what it stored as the old one stays "
                "here, read as before)")
 
