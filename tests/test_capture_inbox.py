@@ -170,3 +170,18 @@ def test_a_file_that_cannot_be_imported_is_reported_alone_and_tried_again(ctx: C
     assert sorted(json.loads(ledger.read_text())["files"].values()) == ["a.json", "c.json"]
     assert report.imports == [] and report.already == 2
     assert sorted({e.record["type"] for e in ctx.store.items(["event"])}) == ["comment", "status"]
+
+
+def test_a_deletion_received_a_pass_before_its_comment_keeps_the_comment_out(ctx: Context, tmp_path: Path) -> None:
+    """A receiver saves deliveries as they come, in no promised order: a deletion saved a pass
+    before its comment was imported as nothing, and the next pass stored the deleted comment."""
+    hooks = shared("reviews", "octokit-webhooks", "issue_comment")
+    inbox, ledger = tmp_path / "inbox", tmp_path / "ledger.json"
+    inbox.mkdir()
+    shutil.copy(hooks / "deleted.payload.json", inbox / "d1.json")
+    first = import_folder(ctx, inbox, BY, ledger)
+    assert first.imports[0]["counts"]["deletions"] == 1
+    shutil.copy(hooks / "created.payload.json", inbox / "c1.json")
+    second = import_folder(ctx, inbox, BY, ledger)
+    assert [i["files"] for i in second.imports] == [["c1.json"]] and second.imports[0]["counts"]["skipped"] == 1
+    assert [e.record["type"] for e in ctx.store.items(["event"])] == ["retraction"]

@@ -528,3 +528,49 @@ def test_an_edit_keeps_the_author_the_comment_was_stored_with(ctx: Context, tmp_
     comment, edit = sorted(events(ctx), key=lambda e: e["seq"])
     assert edit["type"] == "edit" and edit["payload"]["text"] == "Point 1, with backoff."
     assert edit["author"] == comment["author"] == f"github:{_comment(1)['user']['id']}"
+
+
+@pytest.mark.parametrize("kind", ["issue_comment", "pull_request_review_comment"])
+def test_a_deletion_delivered_before_its_comment_keeps_the_comment_out(ctx: Context, tmp_path: Path,
+                                                                       kind: str) -> None:
+    """GitHub does not promise the order of deliveries and redelivers a failed one later: a
+    deletion imported before its comment was dropped, and the comment then stored with its
+    text for good. The deletion is remembered, with nothing of the comment's text."""
+    created, deleted = (load(f"{kind}/{action}.payload.json") for action in ("created", "deleted"))
+    (tmp_path / "d.json").write_text(json.dumps(deleted))
+    (tmp_path / "c.json").write_text(json.dumps(created))
+    first = import_reviews(ctx, tmp_path / "d.json", "github:9")
+    assert first.record["counts"]["deletions"] == 1 and first.removed == []
+    for remove_deleted in (False, True):
+        later = import_reviews(ctx, tmp_path / "c.json", "github:9", remove_deleted=remove_deleted)
+        assert later.record["counts"]["comments"] == 0 and later.record["counts"]["skipped"] == 1
+    [retraction] = events(ctx)
+    assert retraction["type"] == "retraction" and retraction["payload"] == {
+        "text": "", "sourceId": f"github:comment:{created['comment']['id']}"}
+    [episode] = _episodes(ctx)
+    thread = "issue-comment" if kind == "issue_comment" else "comment"
+    assert episode["source"]["ref"] == f"github:{thread}:{created['comment']['id']}" and episode["title"] is None
+    objects = all_objects(ctx.workspace.root)
+    assert all(p["comment"]["body"].encode() not in objects for p in (created, deleted))
+    assert ctx.store.verify().ok
+
+
+def test_a_deletion_delivered_first_retracts_the_comment_another_clone_stored(tmp_path: Path) -> None:
+    """Two clones with the deliveries in opposite order: the retraction names the event the
+    comment's creation is stored as, so once both meet the comment is deleted in either."""
+    from gitstore.rules.consent import retracted
+
+    for action in ("created", "edited", "deleted"):
+        (tmp_path / f"{action}.json").write_text(json.dumps(load(f"issue_comment/{action}.payload.json")))
+    clones = [ready_repo(tmp_path / name, origin="https://github.com/Codertocat/Hello-World.git") for name in "ab"]
+    for action in ("created", "edited"):
+        import_reviews(clones[0], tmp_path / f"{action}.json", "github:9")
+    import_reviews(clones[1], tmp_path / "deleted.json", "github:9")
+    comment, edit = sorted(events(clones[0]), key=lambda e: e["seq"])
+    [retraction] = events(clones[1])
+    assert retraction["parentEventId"] == edit["id"] and retraction["episode"] == comment["episode"]
+    clones[0].write([retraction], "import", "github:9", [])  # what a sync brings
+    view = clones[0].view()
+    assert retracted(view, view.events[comment["id"]]) and retracted(view, view.events[edit["id"]])
+
+

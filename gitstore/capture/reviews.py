@@ -18,7 +18,8 @@ with different bodies) is refused. Missing pages make the import incomplete, nam
 
 Each review thread (a root comment and its replies) becomes one episode pinned to repository,
 pull request, branch and commit; comments, edits, status changes and deletions become
-append-only events (an edit supersedes the version before it, a deletion retracts the comment).
+append-only events (an edit supersedes the version before it, a deletion retracts the comment,
+also one delivered before the comment, which is then never stored).
 Reviewer names and avatars are dropped; people are ``github:<user id>``. Texts are screened by
 the safety scanner: quarantined comments are skipped and counted, secrets are redacted. Events
 already stored are skipped, so re-importing an old snapshot never restores removed text, and a
@@ -327,11 +328,8 @@ class _Builder:
         if source_id in self.retracted:  # deleted at its source: later deliveries add no text
             self.counts["skipped"] += 1
             return None
-        root = comment.get("in_reply_to_id") or comment["id"]
         created, updated = _at(comment.get("created_at")), _at(comment.get("updated_at") or comment.get("created_at"))
-        root_source = f"github:comment:{root}"
-        episode = self._episode_of(root_source) or self.episode(
-            f"{thread_key}:{root}", pr, head, comment.get("commit_id"), created)
+        episode = self._thread(comment, pr, head, thread_key, created)
         known = self.versions.get(source_id)
         # GitHub keeps a comment's author on an edit: a later version naming someone else is
         # still the first author's comment
@@ -370,24 +368,42 @@ class _Builder:
             self.versions[payload["sourceId"]] = record
         return record
 
-    def delete(self, comment: dict[str, Any]) -> None:
+    def delete(self, comment: dict[str, Any], pr: int | None = None, head: dict[str, Any] | None = None,
+               thread_key: str = "github:comment") -> None:
+        """Store a comment's deletion, once. A comment not stored yet gets its deletion too (GitHub
+        does not promise the order of deliveries, and redelivers a failed one later): the comment
+        delivered after it is then skipped, never stored with the text its author deleted."""
         source_id = f"github:comment:{comment['id']}"
         known = self.versions.get(source_id)
-        if known is None:
-            return
         if source_id not in self.retracted:  # its deletion is stored once
             at = _at(comment.get("updated_at") or comment.get("created_at"))
-            self.event(known["episode"], "retraction", f"delete:{comment['id']}", at, _person(comment), known["id"],
+            episode, parent = (known["episode"], known["id"]) if known else self._unseen(comment, pr, head, thread_key, at)
+            self.event(episode, "retraction", f"delete:{comment['id']}", at, _person(comment), parent,
                        {"text": "", "sourceId": source_id})
             self.counts["deletions"] += 1
             self.retracted.add(source_id)
         # shown deleted, its text still stored (an earlier import stored the deletion without
         # --remove-deleted): --remove-deleted removes it now
-        if source_id not in self.known.redacted and source_id not in self.deleted:
+        if known is not None and source_id not in self.known.redacted and source_id not in self.deleted:
             self.deleted.append(source_id)
+
+    def _unseen(self, comment: dict[str, Any], pr: int | None, head: dict[str, Any] | None, thread_key: str,
+                at: str) -> tuple[str, str]:
+        """The thread a comment not stored belongs to, and the id its version written at ``at``
+        (a deletion's ``updated_at``: its last) is stored as, which its retraction names: a clone
+        that stored the comment from its own deliveries finds it retracted once the two meet."""
+        episode = self._thread(comment, pr, head, thread_key, _at(comment.get("created_at") or at))
+        return episode, event_id(episode, f"comment:{comment['id']}:{at}")
 
     def status(self, episode: str, key: str, at: str, author: str, state: str, parent: str | None) -> None:
         self.event(episode, "status", key, at, author, parent, {"state": state})
+
+    def _thread(self, comment: dict[str, Any], pr: int | None, head: dict[str, Any] | None, thread_key: str,
+                created: str) -> str:
+        """The episode of a comment's thread: its root's, written when new."""
+        root = comment.get("in_reply_to_id") or comment["id"]
+        return self._episode_of(f"github:comment:{root}") or self.episode(
+            f"{thread_key}:{root}", pr, head, comment.get("commit_id"), created)
 
     def _episode_of(self, root_source: str) -> str | None:
         known = self.versions.get(root_source)
@@ -494,12 +510,12 @@ def _from_webhook(builder: _Builder, payload: dict[str, Any]) -> None:
         issue = _object(payload["issue"])
         pr = issue.get("number") if issue.get("pull_request") is not None or pr is None else pr
         if action == "deleted":
-            builder.delete(comment)
+            builder.delete(comment, pr, head, thread_key="github:issue-comment")
         else:
             builder.comment(comment, pr, head, _previous_body(payload), thread_key="github:issue-comment")
         return
     if action == "deleted":
-        builder.delete(comment)
+        builder.delete(comment, pr, head)
     else:
         builder.comment(comment, pr, head, _previous_body(payload))
 
