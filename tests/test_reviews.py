@@ -574,3 +574,27 @@ def test_a_deletion_delivered_first_retracts_the_comment_another_clone_stored(tm
     assert retracted(view, view.events[comment["id"]]) and retracted(view, view.events[edit["id"]])
 
 
+
+
+@pytest.mark.parametrize("item", [{"node_id": "x", "body": "no id"}, {**_delivery()["comment"], "id": "1002"}, 5],
+                         ids=["no-id", "id-as-text", "no-object"])
+def test_remove_deleted_on_a_snapshot_listing_an_item_without_an_id_is_one_line(ctx: Context, tmp_path: Path,
+                                                                                item: object) -> None:
+    """An item of a listing without GitHub's id raised KeyError with --remove-deleted. It is
+    skipped and counted, and, since it could be any comment (here the one left out), the
+    listing proves none deleted: their text is kept."""
+    from .cli import gitstore
+
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(_snapshot([(1, "", [_comment(1), _comment(2)])])))
+    import_reviews(ctx, path, "github:9")
+    listed = [_comment(1), item]
+    path.write_text(json.dumps(_snapshot([(1, "", listed)])))
+    done = gitstore("import", "reviews", str(path), "--remove-deleted", "--by", "github:9", "--json",
+                    cwd=ctx.workspace.root)
+    assert done.returncode == 0 and done.stderr == "", done
+    report = json.loads(done.stdout)
+    assert report["counts"]["skipped"] == 1 and report["counts"]["deletions"] == 0 and report["removedText"] == []
+    texts = sorted(e["payload"]["text"] for e in events(ctx))
+    assert texts == ["Point 1.", "Point 2."]
+

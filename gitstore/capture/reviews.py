@@ -537,8 +537,8 @@ def _from_rest(builder: _Builder, snapshot: dict[str, Any], remove_deleted: bool
                 else:
                     _from_webhook(builder, {"action": "submitted", "review": item,
                                             "pull_request": {"number": pr, "head": head}})
-    if remove_deleted and complete:
-        present = _listed(responses)
+    present = _listed(responses) if remove_deleted and complete else None
+    if present is not None:
         for source_id, version in list(builder.versions.items()):
             episode = builder.known.episodes.get(version["episode"]) or builder.records.get(version["episode"])
             if source_id.startswith("github:comment:") and source_id[15:].isdigit() and source_id not in present \
@@ -546,12 +546,15 @@ def _from_rest(builder: _Builder, snapshot: dict[str, Any], remove_deleted: bool
                 builder.delete({"id": int(source_id[15:]), "updated_at": version["at"], "user": {}})
 
 
-def _listed(responses: list[dict[str, Any]]) -> set[str]:
+def _listed(responses: list[dict[str, Any]]) -> set[str] | None:
     """The source ids of the comments a snapshot lists: review comments and the conversation's
     (issue) comments alike, which share ``github:comment:<id>`` and the pull request's pin, so
-    a comment listed in either collection is not deleted at its source."""
-    return {f"github:comment:{c['id']}" for r in responses if r.get("collection") in ("pull-comments", "issue-comments")
-            for c in r["body"] if isinstance(c, dict)}
+    a comment listed in either collection is not deleted at its source. None when an item
+    listed has no id of GitHub's (a number): it could be any comment, so none shows deleted."""
+    items = [c for r in responses if r.get("collection") in ("pull-comments", "issue-comments") for c in r["body"]]
+    if not all(isinstance(c, dict) and _number(c.get("id")) for c in items):
+        return None
+    return {f"github:comment:{c['id']}" for c in items}
 
 
 def import_reviews(ctx: Context, path: Path, by: str, *, remove_deleted: bool = False) -> ImportReport:
