@@ -598,3 +598,34 @@ def test_remove_deleted_on_a_snapshot_listing_an_item_without_an_id_is_one_line(
     texts = sorted(e["payload"]["text"] for e in events(ctx))
     assert texts == ["Point 1.", "Point 2."]
 
+
+def test_a_huge_comment_is_cut_at_a_word_and_says_so(ctx: Context, tmp_path: Path) -> None:
+    """A comment longer than the bound was cut mid-word, silently: the import said complete and
+    nothing skipped. It is cut at the last break before the bound, after the scanner redacted
+    it (nothing of a secret across the cut is kept), marked in its text and named by the import."""
+    from .cli import ok
+
+    comments = [_comment(1), _comment(2)]
+    words = "Please consider jitter on every retry " * 600  # 22,800 characters
+    before = words[:words.rfind(" ", 0, 19925)]  # whole words, then a secret across the cut
+    comments[0]["body"] = before + f" {TOKEN} and then " + "more " * 30000
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(_snapshot([(1, "", comments)])))
+    report = json.loads(ok("import", "reviews", str(path), "--by", "github:9", "--json", cwd=ctx.workspace.root))
+    assert report["counts"]["comments"] == 2 and report["cutText"] == ["github:comment:1001"]
+    [text] = [e["payload"]["text"] for e in events(ctx) if e["payload"]["sourceId"] == "github:comment:1001"]
+    kept, marker = text.rsplit("\n", 1)
+    assert len(text) <= 20000 and kept == before + " "
+    left_out = len(comments[0]["body"].replace(TOKEN, "[REDACTED:github-token]")) - len(kept)
+    assert marker == f"[gitstore: {left_out} more characters truncated]"
+    assert TOKEN[4:12].encode() not in all_objects(ctx.workspace.root)
+    said = ok("import", "reviews", str(path), "--by", "github:9", cwd=ctx.workspace.root)
+    assert "cut" not in said, "a comment stored already is not cut again"
+    comments[0].update(body="x" * 30000, updated_at="2019-05-16T10:00:00Z")  # no break to cut at
+    path.write_text(json.dumps(_snapshot([(1, "", comments)])))
+    said = ok("import", "reviews", str(path), "--by", "github:9", cwd=ctx.workspace.root)
+    assert "cut the text of github:comment:1001 to 20,000 characters" in said
+    [edit] = [e for e in events(ctx) if e["type"] == "edit"]
+    assert edit["payload"]["text"] == "\n[gitstore: 30000 more characters truncated]"
+
+

@@ -21,7 +21,8 @@ pull request, branch and commit; comments, edits, status changes and deletions b
 append-only events (an edit supersedes the version before it, a deletion retracts the comment,
 also one delivered before the comment, which is then never stored).
 Reviewer names and avatars are dropped; people are ``github:<user id>``. Texts are screened by
-the safety scanner: quarantined comments are skipped and counted, secrets are redacted. Events
+the safety scanner: quarantined comments are skipped and counted, secrets are redacted, and a
+text over ``TEXT_CHARS`` is cut at a word, noted at its end and named by the report. Events
 already stored are skipped, so re-importing an old snapshot never restores removed text, and a
 comment whose text was removed gets no later version (an edit on GitHub brings none back).
 """
@@ -36,7 +37,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from gitstore.capture.saved import FORMAT, MAX_SNAPSHOT_BYTES, exclusive
-from gitstore.capture.screening import clean_name, clean_path
+from gitstore.capture.screening import bounded, clean_name, clean_path
 from gitstore.records.canonical import canonicalize, parse_json, sha256_digest
 from gitstore.records.times import normalize_time
 from gitstore.records.contracts import seal
@@ -48,6 +49,7 @@ from gitstore.records.times import now
 from gitstore.safety.scanner import default_scanner
 
 COLLECTIONS = ("pull-comments", "reviews", "issue-comments")
+TEXT_CHARS = 20000  # of a comment's text, the most an event holds (its contract's bound)
 THREAD = "review-thread"  # the source kind of the episodes an import writes: one per thread
 _LINK = re.compile(r'<[^>]*[?&]page=(\d+)[^>]*>;\s*rel="(next|last|prev|first)"')
 
@@ -61,6 +63,7 @@ class ImportReport:
     events: int = 0
     skipped: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    cut: list[str] = field(default_factory=list)
 
     @property
     def todo(self) -> str | None:
@@ -76,7 +79,8 @@ class ImportReport:
     def to_json(self) -> dict[str, Any]:
         return {"import": self.record["digest"], "complete": self.record["complete"],
                 "missing": self.record["missing"], "counts": self.record["counts"], "todo": self.todo,
-                "episodes": self.episodes, "events": self.events, "removedText": self.removed}
+                "episodes": self.episodes, "events": self.events, "removedText": self.removed,
+                "cutText": self.cut}
 
 
 def load_snapshot(path: Path) -> tuple[str, list[dict[str, Any]] | dict[str, Any], bytes]:
@@ -284,6 +288,7 @@ class _Builder:
         self.built: Counter[str] = Counter()  # events built so far, by episode (the next one's seq)
         self.counts = dict.fromkeys(("comments", "edits", "deletions", "reviews", "episodes", "events", "skipped"), 0)
         self.deleted: list[str] = []
+        self.cut: list[str] = []  # the comments a version stored was cut short of (source ids)
         self.versions: ChainMap[str, dict[str, Any]] = ChainMap({}, known.versions)
         self.retracted = set(known.retracted)
 
@@ -350,10 +355,11 @@ class _Builder:
         if body is not None and not isinstance(body, str):  # no text GitHub writes: nothing to keep
             self.counts["skipped"] += 1
             return None
-        text = self._screen(body, 20000)
-        if text is None:
+        screened = self._screen(body)
+        if screened is None:
             self.counts["skipped"] += 1
             return None
+        text, left_out = bounded(screened, TEXT_CHARS)
         payload: dict[str, Any] = {"text": text, "sourceId": f"github:comment:{comment['id']}"}
         if path := clean_path(comment.get("path")):  # a path the scanner would change, or no relative one, names nothing
             payload["path"] = path
@@ -365,6 +371,8 @@ class _Builder:
         if record is not None:
             if self.counts["events"] > built:  # a version stored already is not counted again
                 self.counts["edits" if parent else "comments"] += 1
+                if left_out and payload["sourceId"] not in self.cut:
+                    self.cut.append(payload["sourceId"])
             self.versions[payload["sourceId"]] = record
         return record
 
@@ -409,11 +417,12 @@ class _Builder:
         known = self.versions.get(root_source)
         return known["episode"] if known else None
 
-    def _screen(self, text: str | None, limit: int) -> str | None:
+    def _screen(self, text: str | None) -> str | None:
+        """TEXT screened whole, None when quarantined: a comment is read whole already, so a
+        quarantine anywhere in it withholds it, and its secrets are redacted before it is cut
+        to its bound (``bounded``, at a word: no redaction is split)."""
         result = default_scanner().scan(text or "")
-        if result.quarantined:
-            return None
-        return result.text[:limit]
+        return None if result.quarantined else result.text
 
     def _grants(self, at: str) -> list[str]:
         return [d for d, g in self.known.grants.items()
@@ -622,7 +631,7 @@ def store_import(built: BuiltImport) -> ImportReport:
     ctx, builder, record, by = built.ctx, built.builder, built.record, built.record["by"]
     ctx.write([*builder.records.values(), record], "import", by, [record["digest"]])
     built.known.stored(builder.records.values())
-    report = ImportReport(record, builder.counts["episodes"], builder.counts["events"])
+    report = ImportReport(record, builder.counts["episodes"], builder.counts["events"], cut=builder.cut)
     if built.remove_deleted and builder.deleted:
         from gitstore.ops.redact import redact_each
 

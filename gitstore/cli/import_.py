@@ -8,7 +8,7 @@ from typing import Any, Optional
 import typer
 
 from gitstore.cli._complete import words
-from gitstore.capture.reviews import import_reviews
+from gitstore.capture.reviews import TEXT_CHARS, import_reviews
 from gitstore.capture.sessions import import_transcript
 from gitstore.cli._capture import MODE_OPTION, print_capture
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
@@ -61,6 +61,8 @@ def reviews(
         echo(f"  incomplete: missing {spans}; `{data['todo']}` completes it (what was imported is kept)")
     for source in data["removedText"]:
         echo(f"  removed the text of {source} (deleted at its source)")
+    for source in data["cutText"]:
+        echo(f"  cut the text of {source} to {TEXT_CHARS:,} characters (at a word; the rest is not stored)")
 
 
 @import_app.command("github")
@@ -108,8 +110,9 @@ def _pull_line(pull: dict[str, Any]) -> str:
         return "unchanged since its last import" if pull["outcome"] == "unchanged" else "import failed"
     done = pull["import"]
     counts = done["counts"]
+    cut = f", {len(done['cutText'])} text(s) cut to {TEXT_CHARS:,} characters" if done["cutText"] else ""
     return (f"imported {counts['comments']} comment(s), {counts['edits']} edit(s), {counts['reviews']} review(s) "
-            f"into {done['episodes']} new episode(s), {'complete' if done['complete'] else 'incomplete'}")
+            f"into {done['episodes']} new episode(s){cut}, {'complete' if done['complete'] else 'incomplete'}")
 
 
 def register(app: typer.Typer) -> None:

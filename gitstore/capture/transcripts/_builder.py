@@ -14,7 +14,8 @@ from typing import Any
 from gitstore.errors import InvalidInput
 from gitstore.capture.transcripts import _tools
 from gitstore.capture.transcripts._model import Counts, Limits, ToolCall, Transcript, Turn
-from gitstore.capture.transcripts._read import cut, iso_time
+from gitstore.capture.screening import cut, truncation_note
+from gitstore.capture.transcripts._read import iso_time
 
 _VERSION_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-+_")
 
@@ -64,7 +65,7 @@ class Draft:
     def freeze(self) -> Turn:
         text = "".join(self.parts)
         if self.overflow:
-            text += f"\n[gitstore: {self.overflow} more characters truncated]"
+            text += truncation_note(self.overflow)
         return Turn(self.role, text, self.at, tuple(c.freeze() for c in self.calls), self.key, self.overflow > 0)
 
     def empty(self) -> bool:

@@ -198,23 +198,6 @@ def text_of(value: Any, limit: int) -> str:
     return "\n".join(pieces)
 
 
-def cut(text: str, size: int) -> str:
-    """TEXT's first SIZE characters, less the word the cut would split (back to the last
-    space, tab or line break): texts are bounded as they are read, before the safety scanner
-    sees them, and the cut end of a token keeps enough of it (its first characters and its
-    checksum) to give it away while the scanner no longer recognizes it. A text that fits is
-    whole."""
-    if len(text) <= size:
-        return text
-    kept = text[:size]
-    if text[size] in _SPACES or not kept or kept[-1] in _SPACES:
-        return kept
-    return kept[: max(kept.rfind(space) for space in _SPACES) + 1]
-
-
-_SPACES = " \t\r\n"
-
-
 def short(value: Any, limit: int) -> str | None:
     """A non-empty string cut to ``limit`` characters, else None."""
     if not isinstance(value, str):

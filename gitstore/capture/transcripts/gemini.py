@@ -30,7 +30,8 @@ import orjson
 
 from gitstore.capture.transcripts._builder import Builder
 from gitstore.capture.transcripts._model import Limits, Transcript
-from gitstore.capture.transcripts._read import BAD, cut, iso_time, lines, loads, read_bytes, read_head, text_of
+from gitstore.capture.screening import cut
+from gitstore.capture.transcripts._read import BAD, iso_time, lines, loads, read_bytes, read_head, text_of
 
 HARNESS = "gemini-cli"
 _ROLES = {"user": "user", "gemini": "assistant", "model": "assistant", "assistant": "assistant",
