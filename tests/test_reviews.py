@@ -629,3 +629,25 @@ def test_a_huge_comment_is_cut_at_a_word_and_says_so(ctx: Context, tmp_path: Pat
     assert edit["payload"]["text"] == "\n[gitstore: 30000 more characters truncated]"
 
 
+@pytest.mark.parametrize("field", ["line", "id-of-user", "number-of-pull-request", "number-of-issue"])
+def test_true_is_no_number_in_a_delivery(ctx: Context, tmp_path: Path, field: str) -> None:
+    """JSON's ``true`` is an int to Python: a comment on line ``true`` failed the whole import
+    (the event's line must be a number). A true line is no line, a true user no user, a true
+    pull request number no pull request; the comment is kept."""
+    delivery = _delivery()
+    if field == "line":
+        delivery["comment"].update(line=True, original_line=True, start_line=True, position=True)
+    elif field == "id-of-user":
+        delivery["comment"]["user"] = {"id": True, "login": "Codertocat", "type": "User"}
+    elif field == "number-of-pull-request":
+        delivery["pull_request"]["number"] = True
+    else:
+        delivery = {**load("issue_comment/created.payload.json"), "action": "created"}
+        delivery["issue"]["number"] = True
+    path = tmp_path / "delivery.json"
+    path.write_text(json.dumps(delivery))
+    report = import_reviews(ctx, path, "github:9")
+    assert report.record["counts"]["comments"] == 1 and report.record["pullRequest"] in (None, 2)
+    [comment] = events(ctx)
+    assert "line" not in comment["payload"] and comment["author"] != "github:True"
+    assert {e["pin"]["pullRequest"] for e in _episodes(ctx)} <= {None, 2}

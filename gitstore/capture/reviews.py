@@ -125,6 +125,12 @@ def _number(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _pull(value: Any) -> int | None:
+    """A pull request's (or issue's) number as a delivery gives it, None when it is none (not a
+    whole number from 1, ``true`` included): an episode's pin holds nothing else."""
+    return value if _number(value) and value >= 1 else None
+
+
 _STEP = {"created": 0, "submitted": 0, "edited": 1, "resolved": 1, "unresolved": 1, "dismissed": 2, "deleted": 3}
 
 
@@ -363,7 +369,7 @@ class _Builder:
         payload: dict[str, Any] = {"text": text, "sourceId": f"github:comment:{comment['id']}"}
         if path := clean_path(comment.get("path")):  # a path the scanner would change, or no relative one, names nothing
             payload["path"] = path
-        if isinstance(comment.get("line"), int) and comment["line"] > 0:
+        if _number(comment.get("line")) and comment["line"] > 0:  # ``true`` is no line
             payload["line"] = comment["line"]
         type_ = "edit" if parent else "comment"
         built = self.counts["events"]
@@ -433,7 +439,7 @@ def _person(obj: dict[str, Any]) -> str:
     """Who wrote a GitHub object: ``github:<id>``, or ``bot:github:<id>`` for an account GitHub
     types as a bot (or an app's ``name[bot]`` login), which counts as nobody."""
     user = _object(obj.get("user"))
-    if not isinstance(user.get("id"), int):
+    if not _number(user.get("id")):
         return "github:unknown"
     login = user.get("login")
     bot = user.get("type") == "Bot" or (isinstance(login, str) and login.endswith("[bot]"))
@@ -475,7 +481,7 @@ def _sha(value: Any) -> str | None:
 def _from_webhook(builder: _Builder, payload: dict[str, Any]) -> None:
     action = payload.get("action")
     pr_obj = _object(payload.get("pull_request"))
-    pr = pr_obj.get("number") if isinstance(pr_obj.get("number"), int) else None
+    pr = _pull(pr_obj.get("number"))
     head = _object(pr_obj.get("head")) or None
     if "thread" in payload:
         listed = _object(payload["thread"]).get("comments")
@@ -517,7 +523,7 @@ def _from_webhook(builder: _Builder, payload: dict[str, Any]) -> None:
         return
     if "issue" in payload:
         issue = _object(payload["issue"])
-        pr = issue.get("number") if issue.get("pull_request") is not None or pr is None else pr
+        pr = _pull(issue.get("number")) if issue.get("pull_request") is not None or pr is None else pr
         if action == "deleted":
             builder.delete(comment, pr, head, thread_key="github:issue-comment")
         else:
@@ -650,8 +656,8 @@ def _pull_request_of(payload: Any) -> int | None:
     """The pull request a delivery's episodes are pinned to: its ``pull_request``, or for an
     ``issue_comment`` delivery its issue's number, as ``_from_webhook`` pins them."""
     for key in ("pull_request", "issue"):
-        number = _object(payload.get(key)).get("number") if isinstance(payload, dict) else None
-        if isinstance(number, int):
+        number = _pull(_object(payload.get(key)).get("number")) if isinstance(payload, dict) else None
+        if number is not None:
             return number
     return None
 
