@@ -526,3 +526,13 @@ def test_a_comment_served_with_a_body_that_is_no_text_is_skipped_and_counted(ctx
     [pull] = report.pulls
     assert pull.outcome == "imported" and report.complete, pull
     assert pull.imported["counts"]["skipped"] == 1 and pull.imported["counts"]["comments"] == 2
+
+
+def test_a_listed_pull_request_whose_number_is_no_number_is_passed_over(ctx: Context, github: FakeGitHub) -> None:
+    """``true`` is no pull request number (Python counts it the int 1): the listing passes over
+    such an entry, as over one with no number, and imports the others."""
+    github.lists["pulls"] = [{**github.lists["pulls"][0], "number": True}, *github.lists["pulls"]]
+    with serve(github):
+        report = import_github(ctx, REPO, BY, since="2019-05-01T00:00:00.000000Z", api=github.url, token=None)
+    assert [p.pull for p in report.pulls] == [2] and report.complete, report
+    assert not any("/pulls/True" in target for target, _ in github.requests)

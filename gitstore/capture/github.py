@@ -292,7 +292,8 @@ def pull_requests(client: _Client, since: str | None) -> tuple[list[dict[str, An
                             "pull requests listed there and after it were not read")
             break
         for pull in body:
-            if not isinstance(pull, dict) or not isinstance(pull.get("number"), int):
+            number = pull.get("number") if isinstance(pull, dict) else None
+            if not isinstance(number, int) or isinstance(number, bool) or number < 1:  # true is no number
                 continue
             if since is not None and normalize_time(str(pull.get("updated_at"))) < since:
                 return found, problems
