@@ -102,6 +102,23 @@ def test_the_pre_commit_gate_names_an_allow_list_that_is_not_utf8(repo: Path) ->
     assert done.stderr == "gitstore-scan: error: .gitstore-allow: not UTF-8 text (byte 25)\n"
 
 
+def test_a_file_is_scanned_with_its_own_repositorys_allow_list_from_anywhere(repo: Path, tmp_path: Path,
+                                                                          key: str) -> None:
+    """The allow list and the path are the file's repository's, whether the scan runs in it,
+    outside any repository, or in another repository."""
+    (repo / "keys").mkdir()
+    (repo / "keys" / "ci.key").write_text(key)
+    (repo / ".gitstore-allow").write_text(f"keys/ci.key:pem-private-key:{line_of(key)}\n")
+    other = tmp_path / "other"
+    other.mkdir()
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for where in (repo, outside, other):
+        done = scan(where, str(repo / "keys" / "ci.key"))
+        assert done.returncode == 0 and done.stdout.splitlines() == [f"{repo / 'keys' / 'ci.key'}: clean"], where
+
+
 def test_outside_a_repository_the_path_is_the_files_own(tmp_path: Path, key: str) -> None:
     lib = tmp_path / "usr" / "lib64"
     lib.mkdir(parents=True)

@@ -1,7 +1,8 @@
 """``gitstore scan``: run the safety scanner over files and report what it found.
 
 Each file is scanned as the content of its path: inside a repository, its path from the
-repository's root, with the repository's ``.gitstore-allow`` list (secrets and home paths
+repository's root, with that repository's ``.gitstore-allow`` list (found from the file's own
+folder, wherever the scan runs) (secrets and home paths
 only: a quarantine is never allowed, and its line says so). The report names kinds and
 counts only, never the material found. Exit 1 when any file is quarantined, else 0.
 """
@@ -32,9 +33,10 @@ def _read_text(name: str) -> str:
         raise InvalidInput(f"{name}: not UTF-8 text (byte {exc.start})") from None
 
 
-def _root() -> Path | None:
-    """The work tree of the repository around the current folder, if any."""
-    found = pygit2.discover_repository(".")
+def _root(name: str) -> Path | None:
+    """The work tree of the repository holding FILE (the current folder's for standard input),
+    if any: a file is scanned with its own repository's allow list, wherever the scan runs."""
+    found = pygit2.discover_repository("." if name == "-" else str(Path(name).resolve().parent))
     if not found:
         return None
     try:
@@ -42,7 +44,8 @@ def _root() -> Path | None:
     except pygit2.GitError:  # a format the library cannot open (SHA-256 ids): git itself says where
         import subprocess
 
-        done = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+        done = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True,
+                              cwd=None if name == "-" else Path(name).resolve().parent)
         workdir = done.stdout.strip() if done.returncode == 0 else None
     return Path(workdir).resolve() if workdir else None
 
@@ -76,9 +79,13 @@ def scan(
 ) -> None:
     """Scan files for hidden characters, prompt injection, secrets and home paths."""
     texts = [(name, _read_text(name)) for name in files]
-    root = _root()
-    scanner = ConservativeScanner(_allowlist(root))
-    results = [(name, scanner.scan(text, path=_place(name, root))) for name, text in texts]
+    scanners: dict[Path | None, ConservativeScanner] = {}
+    results = []
+    for name, text in texts:
+        root = _root(name)
+        if root not in scanners:
+            scanners[root] = ConservativeScanner(_allowlist(root))
+        results.append((name, scanners[root].scan(text, path=_place(name, root))))
     quarantined = any(result.quarantined for _, result in results)
     if as_json:
         report: list[dict[str, Any]] = [{"file": name, **r.report()} for name, r in results]
