@@ -22,12 +22,15 @@ from gitstore.config import HOME_NAME, STATE_DIR
 from gitstore.context import Context
 from gitstore.providers.git import parse_message
 from gitstore.queries.doctor import doctor
+from gitstore.queries.learnings import learnings
+from gitstore.records.contracts import seal
+from gitstore.records.ids import episode_id
 from gitstore.sync.remote import sync
 
 from . import cli
 from .conftest import git
-from .team import first_clone, shared_remote
-from .world import Thread, claude_transcript, grant_all
+from .team import first_clone, forge, shared_remote, team_clone, two_reviewers
+from .world import Thread, accepted, claude_transcript, grant_all, propose, ref
 
 def _comment(root: Path, pr: int, text: str) -> dict[str, Any]:
     """One review comment stored in ``root``'s clone (shared records), as an import stores it."""
@@ -199,7 +202,7 @@ def test_sync_sends_what_a_copy_appended_as_its_old_id_when_the_original_is_gone
     assert not again.pushed and not again.stranded and again.status in ("ok", "no-update")
 
 
-def test_two_copies_that_appended_as_one_writer_are_told_and_the_second_goes_on_as_a_new_one(
+def test_two_copies_that_appended_as_one_writer_are_told_and_the_second_carries_its_appends_to_a_new_id(
         world: tuple, tmp_path: Path) -> None:
     bare, alice = world
     old = _writer(alice)
@@ -211,28 +214,133 @@ def test_two_copies_that_appended_as_one_writer_are_told_and_the_second_goes_on_
     refused = sync(str(copy))
     assert refused.status == "degraded"
     assert any("`gitstore init --new-writer` gives this one an id of its own" in why for why in refused.not_pushed)
-    cli.ok("init", "--new-writer", cwd=copy)
-    new = _writer(copy)
-    later = _comment(copy, 4, "retry idempotent calls only")
-    report = sync(str(copy))
-    assert report.status == "ok" and not report.not_pushed, report.line
-    assert {(m.writer, m.kind) for m in report.pushed if m.kind == "records"} == {(new, "records")}
     repo = pygit2.Repository(str(copy))
     appended = len(parse_message(repo[repo.references[f"refs/memory/v1/records/shared/{old}"].target].message).lines)
-    assert report.stranded == [
-        f"refs/memory/v1/records/shared/{old}: {appended} record(s) this clone appended as {old} before its writer id "
-        f"changed are not in the remote's history ({git(bare, 'rev-parse', f'refs/memory/v1/records/shared/{old}')[:12]}), "
-        f"which another clone wrote as {old}; they stay on this clone, never forced"]
-    assert "1 old writer id(s) with appends that stay here" in report.line
-    assert split["digest"] in _digests(copy)  # still read here
+    out = cli.ok("init", "--new-writer", cwd=copy)
+    new = _writer(copy)
+    assert (f"{old}: 1 append(s) ({appended} record(s)) the remote's history of {old} parted from, carried over to "
+            f"{new} so that sync sends them") in out
+    later = _comment(copy, 4, "retry idempotent calls only")
+    report = sync(str(copy))
+    assert report.status == "ok" and not report.not_pushed and not report.stranded, report.line
+    assert {(m.writer, m.kind) for m in report.pushed} == {(new, "records"), (new, "payloads")}
+    assert split["digest"] in _digests(copy)
     assert cli.ok("verify", cwd=copy).endswith(": ok\n")  # its old id's refs are no damage
     carol = tmp_path / "carol"
     git(tmp_path, "clone", "-q", str(bare), str(carol))
     cli.ok("init", cwd=carol)
-    sync(str(carol))
+    assert sync(str(carol)).status == "ok"
     seen = _digests(carol)
-    assert later["digest"] in seen and split["digest"] not in seen
+    assert later["digest"] in seen and split["digest"] in seen
+    texts = {(e.get("payload") or {}).get("text") for e in Context.open(carol).view().events.values()}
+    assert "log the request id" in texts  # its payload came over too
+    assert "refs: ok" in cli.ok("verify", cwd=carol)
     assert sync(str(alice)).status == "ok"  # the original goes on as before
+    assert "carried" not in cli.ok("init", "--new-writer", cwd=copy)  # nothing is carried twice
+    assert not sync(str(copy)).stranded
+
+
+def _episode(ctx: Context) -> dict[str, Any]:
+    """A review episode, as anyone with push access can write one (it needs no authority)."""
+    source = {"kind": "review-thread", "origin": "github", "ref": "github:comment:999"}
+    return seal({"schema": "gitstore.episode/v1", "scope": ctx.scope, "id": episode_id(ctx.scope, source),
+                 "source": source, "pin": {"repository": ctx.scope, "pullRequest": 9, "branch": "x",
+                                           "commit": "a" * 40},
+                 "title": None, "startedAt": "2026-03-03T10:00:00.000000Z", "capture": "complete", "mode": "review",
+                 "grants": []})
+
+
+def _stranded_decision(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, Any]]:
+    """Alice and bob under a policy; bob proposes; someone with push access appends (validly,
+    unsigned) onto the remote's copy of alice's writer; alice accepts bob's proposal, and her
+    sync can never push it. Returns alice's and bob's roots, the remote and the proposal."""
+    alice, bob = two_reviewers(tmp_path)
+    a, b, bare = alice.workspace.root, bob.workspace.root, tmp_path / "remote.git"
+    grant_all(alice)
+    assert sync(str(a)).status == "ok"
+    thread = Thread(Context.open(b), 8, "200")
+    comment = thread.comment("200", "Bound the queue size.", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    proposal = propose(Context.open(b), [ref(comment)], title="Bounded queues", text="Queues are bounded.")
+    assert sync(str(b)).status == "ok"
+    assert sync(str(a)).status == "ok"
+    writer = _writer(a)
+    mal = team_clone(tmp_path, bare, "mal").workspace.root
+    tip = git(a, "rev-parse", f"refs/memory/v1/records/shared/{writer}").strip()
+    git(mal, "update-ref", f"refs/memory/v1/records/shared/{writer}", tip)
+    forged = forge(mal, writer, [_episode(Context.open(mal))])
+    git(mal, "push", "-q", "-f", "origin", f"{forged}:refs/memory/v1/records/shared/{writer}")
+    accepted(Context.open(a), proposal, by="github:9")
+    parted = sync(str(a))
+    assert parted.status == "degraded" and any("never forced" in why for why in parted.not_pushed), parted.line
+    return a, b, bare, proposal
+
+
+def _verdict(root: Path, learning: str) -> tuple[str, bool]:
+    [row] = [row for row in learnings(Context.open(root)) if row.status.id == learning]
+    return row.status.state, row.status.usable
+
+
+def test_a_decision_a_parted_writer_could_never_push_reaches_the_team_from_a_new_id(tmp_path: Path) -> None:
+    """Someone with push access appended to the remote's copy of alice's writer: her signed
+    acceptance after it can never be pushed as that id. ``init --new-writer`` carries it over,
+    signed again with her key, and every clone then counts it."""
+    a, b, _, proposal = _stranded_decision(tmp_path)
+    assert sync(str(b)).status in ("ok", "no-update")
+    assert _verdict(b, proposal["id"]) == ("proposed", False)
+    old = _writer(a)
+    out = cli.ok("init", "--new-writer", cwd=a)
+    new = _writer(a)
+    assert f"{old}: 1 append(s) (2 record(s)) the remote's history of {old} parted from, carried over to {new}" in out
+    report = sync(str(a))
+    assert report.status == "ok" and not report.stranded and not report.not_pushed, report.line
+    assert {m.writer for m in report.pushed} == {new}
+    back = sync(str(b))
+    assert not back.left_out, back.line
+    assert _verdict(b, proposal["id"]) == ("accepted", True)
+    assert _verdict(a, proposal["id"]) == ("accepted", True)
+    for root in (a, b):
+        assert cli.gitstore("verify", cwd=root).returncode == 0
+
+
+def test_a_decision_is_carried_only_signed_with_the_key_that_signed_it(tmp_path: Path) -> None:
+    """Without the key, ``init --new-writer`` carries nothing and names what it left and why;
+    once the key is configured again, the next sync carries it (the new id has no appends)."""
+    a, b, _, proposal = _stranded_decision(tmp_path)
+    key = git(a, "config", "user.signingkey").strip()
+    git(a, "config", "--unset", "user.signingkey")
+    old = _writer(a)
+    out = cli.ok("init", "--new-writer", cwd=a)
+    assert "carried over" not in out and f"{old}: 1 append(s) the remote's history of {old} parted from stay" in out
+    assert "user.signingkey" in out
+    stays = sync(str(a))
+    assert len(stays.stranded) == 1 and "user.signingkey" in stays.stranded[0], stays.line
+    git(a, "config", "user.signingkey", key)
+    report = sync(str(a))
+    assert any("carried over" in line for line in report.carried) and not report.stranded, report.line
+    sync(str(b))
+    assert _verdict(b, proposal["id"]) == ("accepted", True)
+
+
+def test_appends_a_new_id_could_not_carry_before_it_appended_are_carried_by_the_next(tmp_path: Path) -> None:
+    """A copy is carried onto an id with no appends of its own only (it keeps the original's
+    place in every clone's order): an id that appended first leaves them named, with what to
+    do, and the next ``init --new-writer`` carries them."""
+    a, b, _, proposal = _stranded_decision(tmp_path)
+    key = git(a, "config", "user.signingkey").strip()
+    git(a, "config", "--unset", "user.signingkey")
+    cli.ok("init", "--new-writer", cwd=a)
+    git(a, "config", "user.signingkey", key)
+    grant_all(Context.open(a), purposes=("training",))  # the new id appends before any sync
+    stays = sync(str(a))
+    assert stays.status == "ok" and len(stays.stranded) == 1, stays.line
+    assert "`gitstore init --new-writer` carries them over to a new id" in stays.stranded[0]
+    assert "carried over" in cli.ok("init", "--new-writer", cwd=a)
+    report = sync(str(a))
+    assert report.status == "ok" and not report.stranded and not report.not_pushed, report.line
+    sync(str(b))
+    assert _verdict(b, proposal["id"]) == ("accepted", True)
+    assert cli.gitstore("verify", cwd=b).returncode == 0
 
 
 def test_a_capture_hook_in_a_copy_appends_as_a_writer_of_its_own(world: tuple, tmp_path: Path) -> None:

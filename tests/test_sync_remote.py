@@ -124,9 +124,9 @@ def test_sync_never_pushes_the_local_namespace_or_forces(team: tuple) -> None:
     grant_all(Context.open(alice.workspace.root), purposes=("training",))
     report = sync(str(alice.workspace.root))
     assert report.status == "degraded"
-    assert any("never forced" in why and f"another clone writing as {writer} (a copy of this folder? `gitstore "
-               "init --new-writer` gives this one an id of its own) or by someone with push access" in why
-               for why in report.not_pushed), report.not_pushed
+    assert any(f"another clone writing as {writer} (a copy of this folder?) or by someone with push access; never "
+               "forced: `gitstore init --new-writer` gives this one an id of its own and carries its appends the "
+               "remote lacks over to it" in why for why in report.not_pushed), report.not_pushed
     assert any(q.writer == writer for q in report.quarantined)
     assert git(bare, "rev-parse", ref).strip() != old  # left as it was found
     assert Context.open(alice.workspace.root).view().grants  # alice's own memory untouched

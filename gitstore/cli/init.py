@@ -20,7 +20,9 @@ def init(
                                          "a CI job keeps one across runs: a writer the remote has is taken up by the first sync."),
     new_writer: bool = typer.Option(False, "--new-writer", help="Give this clone a new writer id (--writer, or a "
                                     "random one), for a folder copied from one that still writes under the id they "
-                                    "share; any command does it unasked where it finds that original."),
+                                    "share, or a clone whose id someone else appended to on the remote: its appends "
+                                    "the remote lacks are carried over to the new id. Any command does it unasked "
+                                    "where it finds that original."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Set gitstore up here: writer id, scope (kept in .git/config), git-ignored okf/.memory/, config, fetch refspecs.
@@ -41,7 +43,9 @@ def init(
     typer.echo(f"  provider {report.provider}")
     for item in report.created:
         typer.echo(f"  added    {item}")
-    if not report.created:
+    for item in report.left:
+        typer.echo(f"  left     {item}")
+    if not report.created and not report.left:
         typer.echo("  nothing to change: already set up")
 
 

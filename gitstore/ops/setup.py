@@ -40,10 +40,11 @@ class InitReport:
     provider: str
     created: list[str] = field(default_factory=list)
     note: tuple[str, str] | None = None  # about the scope, and what mends it (``gitstore.scope.scope_note``)
+    left: list[str] = field(default_factory=list)  # appends of an old writer id that could not be carried over
 
     def to_json(self) -> dict[str, Any]:
         return {"root": str(self.root), "scope": self.scope, "writer": self.writer,
-                "provider": self.provider, "created": self.created,
+                "provider": self.provider, "created": self.created, "left": self.left,
                 "note": {"about": self.note[0], "todo": self.note[1]} if self.note else None}
 
 
@@ -54,9 +55,11 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     ``writer`` names this clone's writer instead of a fresh random id: a CI job that appends
     from a new checkout each run keeps one writer (and one ref) across runs. ``new_writer``
     gives a clone already set up a new writer id (``writer``, or a fresh one): a copied folder
-    whose original still writes under the id they share. What the clone stored under its old
-    id stays where it is, read as before, and ``gitstore sync`` still pushes that history
-    where the remote's copy of it is behind, never over it."""
+    whose original still writes under the id they share, or one whose history someone with push
+    access appended to. What the clone stored under its old id stays where it is, read as
+    before, and ``gitstore sync`` still pushes that history where the remote's copy of it is
+    behind, never over it; the appends the remote's copy parted from are carried over to the
+    new id (``GitProvider.carry_stranded``), so that they reach the team."""
     if writer is not None and not WRITER_PATTERN.match(writer):
         raise UsageError(f"--writer {writer!r} must be 1 to 64 lowercase letters, digits and dashes")
     repo = open_repository(start)
@@ -92,6 +95,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
         (state / name).mkdir(exist_ok=True)
     config_path = state / CONFIG_NAME
     data = _existing(config_path)
+    renewed = False
     if data is not None and foreign(repo, config_path, data):
         config = _own_instead(repo, root, config_path, parse_config(config_path, data), provider, writer, report)
     elif data is not None:
@@ -104,6 +108,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
         copied = copied_from(root, state, config.writer)
         if new_writer or copied is not None:
             config = _renew(repo, root, config, writer, report, copied)
+            renewed = True
         elif writer is not None and writer != config.writer:
             raise Refused(f"this clone already writes as {config.writer}; a second writer id would split its "
                           "records (`--new-writer` gives a copied folder an id of its own)")
@@ -117,6 +122,10 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     opened = open_provider(config.provider, root, state, config.writer)
     if isinstance(opened, GitProvider):
         opened.repository("local")  # made here, once, rather than by the first capture
+        if renewed:
+            carried = opened.carry_stranded()
+            report.created.extend(carried.lines)
+            report.left.extend(carried.left.values())
         moved = opened.move_local()
         if moved:
             report.created.append(f"moved {len(moved)} local ref(s) out of the repository's own refs, where a "

@@ -98,6 +98,7 @@ __all__ = [  # the provider, and what other modules name memory's refs, paths an
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from gitstore.providers._carry_git import Carried
     from gitstore.providers._trust_git import Trust
 
 T = TypeVar("T")
@@ -338,6 +339,15 @@ class GitProvider:
             return target
         base = self._admissions.base(info.name)
         return base if base is not None and base in self.repo else None
+
+    def carry_stranded(self) -> Carried:
+        """Carry what this clone appended under its former writer ids that the remote's history
+        of them parted from over to this writer id, while it has no appends of its own; or say
+        why those appends stay (see ``_carry_git``)."""
+        from gitstore.providers._carry_git import carry  # a clone that never changed its id has nothing to carry
+
+        with readable("the stored records"):
+            return carry(self)
 
     def move_local(self) -> list[str]:
         """Move local refs left in the repository's own refs (where a push can send them) into

@@ -390,7 +390,8 @@ def _parted(report: Report, workspace: Any, remote: str) -> None:
                f"never made, by another clone writing as {writer} too or by someone with push access, and every "
                f"`gitstore sync {remote}` refuses to push (never forcing)",
                "`gitstore init --new-writer` gives this clone an id of its own (what it stored as the old one stays "
-               "here, read as before)")
+               "here, read as before, and its appends the remote lacks are carried over to the new id, so that "
+               "sync sends them)")
 
 
 def _unfinished(report: Report, state: Path) -> None:

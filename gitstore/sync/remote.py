@@ -22,7 +22,10 @@ One sync, under a lock so two never overlap in a clone:
    it lives in ``.git/gitstore/local``, not in the repository's refs. A push rejected because
    the remote moved meanwhile is retried after fetching again. A clone given the id of a writer
    the remote already has (``init --writer``) that has appended nothing as it first takes that
-   writer's admitted history up as its own, so its appends go out as fast-forwards.
+   writer's admitted history up as its own, so its appends go out as fast-forwards. One whose
+   writer id has no appends carries over first what it appended under an old id that the
+   remote's history of it parted from (``gitstore.providers._carry_git``; ``init
+   --new-writer`` does it first), so those go out too.
 
 Then the redactions memory holds, those that just arrived from another clone included, are
 applied to the GitHub snapshots ``import github`` saved on this clone and to its export files
@@ -132,6 +135,7 @@ class SyncReport:
     pushed: list[Moved] = field(default_factory=list)
     not_pushed: list[str] = field(default_factory=list)
     stranded: list[str] = field(default_factory=list)  # appends made under an old writer id that cannot travel
+    carried: list[str] = field(default_factory=list)  # such appends, carried over to this writer id
     continued: list[str] = field(default_factory=list)  # this writer's history, taken up from the remote
     changed: list[Change] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)  # arrived, and never used by the rules (damage)
@@ -143,7 +147,8 @@ class SyncReport:
     def status(self) -> str:
         if self.quarantined or self.not_pushed or self.left_out or self.snapshots.failed:
             return "degraded"
-        return "ok" if self.came_in or self.pushed or self.continued or self.snapshots.rewritten else "no-update"
+        return ("ok" if self.came_in or self.pushed or self.continued or self.carried or self.snapshots.rewritten
+                else "no-update")
 
     @property
     def line(self) -> str:
@@ -162,6 +167,8 @@ class SyncReport:
             parts.append("not pushed: " + "; ".join(self.not_pushed))
         if self.stranded:
             parts.append(f"{len(self.stranded)} old writer id(s) with appends that stay here")
+        if self.carried:
+            parts.append(f"{len(self.carried)} old writer id(s) with appends carried over to this one")
         if self.snapshots.scrubbed:
             parts.append(f"{len(self.snapshots.scrubbed)} saved GitHub snapshot(s) scrubbed")
         if self.snapshots.exports:
@@ -175,14 +182,15 @@ class SyncReport:
         rewritten, left-out record and verdict change."""
         return [self.line, *(q.line for q in self.quarantined), *self.snapshots.lines("the next sync tries again"),
                 *self.left_out, *(f"kept writer {w}: the remote no longer has it" for w in self.kept),
-                *self.stranded, *self.continued,
+                *self.stranded, *self.carried, *self.continued,
                 *(c.line for c in self.changed)]
 
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "line": self.line, "remote": self.remote,
                 "in": [m.to_json() for m in self.came_in], "out": [m.to_json() for m in self.pushed],
                 "quarantined": [q.to_json() for q in self.quarantined], "kept": self.kept,
-                "notPushed": self.not_pushed, "stranded": self.stranded, "continued": self.continued,
+                "notPushed": self.not_pushed, "stranded": self.stranded, "carried": self.carried,
+                "continued": self.continued,
                 "changed": [c.to_json() for c in self.changed],
                 "leftOut": self.left_out, "notUsed": self.not_used, "attempts": self.attempts,
                 **self.snapshots.to_json()}
@@ -219,7 +227,8 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
             run.admit(report)
             if ctx.workspace.config.writer_given:
                 _continue_own(provider, remote, report)
-            if not _push(_reopened(provider, ctx.scope), remote, report, last=attempt == ATTEMPTS):
+            left = _carry(_reopened(provider, ctx.scope), report)
+            if not _push(_reopened(provider, ctx.scope), remote, report, left, last=attempt == ATTEMPTS):
                 break
     except GitstoreError:  # the remote unreachable, a push refused: what earlier syncs admitted
         _scrub_snapshots(ctx.workspace.root)  # is still applied to this clone's snapshots
@@ -249,6 +258,16 @@ def _continue_own(provider: GitProvider, remote: str, report: SyncReport) -> Non
     _update_refs(repo, moves)
     report.continued.append(f"took up writer {writer}'s history from {remote} "
                             f"({_records_between(repo, moves[0][1], None)} record(s)): this clone appends after it")
+
+
+def _carry(provider: GitProvider, report: SyncReport) -> dict[str, str]:
+    """Carry what this clone appended under an old writer id that the remote's history of it
+    parted from over to its writer id, while that has no appends of its own (``init
+    --new-writer`` does it first; this is for appends it could not sign again then, and for a
+    parting found later). Returns, by old id, the line saying why its appends stay."""
+    carried = provider.carry_stranded()
+    report.carried.extend(line for line in carried.lines if line not in report.carried)
+    return carried.left
 
 
 def _scrub_snapshots(root: Path) -> Applied:
@@ -503,16 +522,17 @@ class _Refusals:
 
 # -- pushing this writer's refs --------------------------------------------------------------------
 
-def _push(provider: GitProvider, remote: str, report: SyncReport, *, last: bool) -> bool:
+def _push(provider: GitProvider, remote: str, report: SyncReport, left: dict[str, str], *, last: bool) -> bool:
     """Push this writer's shared refs, and those of the ids this clone wrote as before (a copied
-    folder given a new one) where the remote's are behind; True when the remote moved meanwhile
-    and the sync should fetch and try again (False on the last attempt: reported instead)."""
+    folder given a new one) where the remote's are behind (``left``: by old id, why its appends
+    the remote parted from stay here); True when the remote moved meanwhile and the sync should
+    fetch and try again (False on the last attempt: reported instead)."""
     repo, writer = provider.repo, provider.writer
     push = _Planned()
     if not push.plan(repo, remote, writer, report):
         return False
     for former in _former_writers(repo, writer):
-        push.plan(repo, remote, former, report, own=False)
+        push.plan(repo, remote, former, report, own=False, left=left.get(former))
     if not push.specs:
         return False
     # --no-verify: a pre-push hook judges project commits, and memory's are none (the promotion
@@ -550,18 +570,20 @@ class _Planned:
     moves: list[Moved] = field(default_factory=list)
     tips: dict[str, pygit2.Oid] = field(default_factory=dict)
 
-    def plan(self, repo: pygit2.Repository, remote: str, writer: str, report: SyncReport, own: bool = True) -> bool:
+    def plan(self, repo: pygit2.Repository, remote: str, writer: str, report: SyncReport, own: bool = True,
+             left: str | None = None) -> bool:
         """Add ``writer``'s refs where the remote's are behind this clone's; False when the
-        remote's records are not in this clone's history (named in ``report``, never forced).
-        ``own``: this clone's writer id; any other is an id it wrote as before, whose payload
-        snapshot goes only with its records."""
+        remote's records are not in this clone's history (never forced: named in ``report``;
+        for an id this clone wrote as before, ``left`` says why its appends stay, and without
+        it they were carried over to this writer id). ``own``: this clone's writer id; any
+        other is an id it wrote as before, whose payload snapshot goes only with its records."""
         records = f"{PREFIX}records/shared/{writer}"
         mine, theirs = ref_tip(repo, records), ref_tip(repo, f"{INCOMING}{remote}/records/shared/{writer}")
         ahead = mine is not None and mine != theirs and (own or theirs is None or not extends(repo, theirs, mine))
         if ahead and theirs is not None and not extends(repo, mine, theirs):
             said = report.not_pushed if own else report.stranded
-            line = _split(repo, records, writer, mine, theirs, own)
-            if line not in said:  # a push retried after the remote moved plans again
+            line = _split(records, writer, theirs) if own else left
+            if line is not None and line not in said:  # a push retried after the remote moved plans again
                 said.append(line)
             return False
         if ahead:
@@ -578,23 +600,12 @@ class _Planned:
         return True
 
 
-def _split(repo: pygit2.Repository, records: str, writer: str, mine: pygit2.Oid, theirs: pygit2.Oid, own: bool) -> str:
-    """What to say of a writer's records ref whose history and the remote's have parted."""
-    if own:
-        return (f"the remote's {records} is not in this clone's history ({str(theirs)[:12]}): appends this clone "
-                f"never made, by another clone writing as {writer} (a copy of this folder? `gitstore init "
-                "--new-writer` gives this one an id of its own) or by someone with push access; never forced")
-    return (f"{records}: {_records_between(repo, mine, _base(repo, mine, theirs))} record(s) this clone appended "
-            f"as {writer} before its writer id changed are not in the remote's history ({str(theirs)[:12]}), "
-            f"which another clone wrote as {writer}; they stay on this clone, never forced")
-
-
-def _base(repo: pygit2.Repository, one: pygit2.Oid, other: pygit2.Oid) -> pygit2.Oid | None:
-    """Where two records histories part (None: they share nothing)."""
-    try:
-        return repo.merge_base(one, other)
-    except pygit2.GitError:
-        return None
+def _split(records: str, writer: str, theirs: pygit2.Oid) -> str:
+    """What to say of this writer's records ref whose history and the remote's have parted."""
+    return (f"the remote's {records} is not in this clone's history ({str(theirs)[:12]}): appends this clone "
+            f"never made, by another clone writing as {writer} (a copy of this folder?) or by someone with push "
+            "access; never forced: `gitstore init --new-writer` gives this one an id of its own and carries its "
+            "appends the remote lacks over to it")
 
 
 def _admit_own(provider: GitProvider, remote: str, tips: dict[str, pygit2.Oid]) -> None:

@@ -1,0 +1,316 @@
+"""Appends a clone made under a former writer id that can never reach the remote as that id,
+carried over to the clone's writer id so that they reach the team.
+
+A clone given a new writer id (``gitstore init --new-writer``) keeps what it stored as the old
+one, and sync pushes that history fast-forward where the remote's copy is behind. Where the
+remote's copy holds appends this clone never made (another clone writing as that id, or
+someone with push access), the two histories have parted: this clone's appends after the last
+one both hold are **stranded**, as forcing them out would erase the others'.
+
+They are carried over, one copy per append, onto this clone's writer id while it has no
+appends of its own yet. Each copy stores the same records and redaction notes and keeps the
+original's clock, policy revision and time; it names as seen what the original had seen (its
+``Seen`` headers, and the last append of the old id that the remote holds), so every clone
+places it, and settles its decisions, where the original would have been. The payloads of its
+events go into this writer's snapshot. A signed original is signed again with the same key,
+which only this clone holds: a decision's authority is its signature under the policy. Where
+git's configuration names no key, or another one, nothing is carried and the appends are named
+(all or nothing, so that the writer id stays empty and the next sync can still carry them). An
+append whose records one of this clone's ids holds on a remote (a copy carried before) is not
+carried again.
+"""
+
+from __future__ import annotations
+
+import fcntl
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
+
+import pygit2
+
+from gitstore.errors import IntegrityError, Refused
+from gitstore.providers._gitdirs import SCRATCH, ref_names
+from gitstore.providers._incoming import INCOMING, ref_tip
+from gitstore.providers._message import Header, format_message, parse_message
+from gitstore.providers._names import PREFIX, QUARANTINE, note_path, payload_path, payloads_ref, record_path, records_ref
+from gitstore.providers._objects import Oversized, ObjectWriter, load_commit
+from gitstore.providers._tips import tips_log
+
+if TYPE_CHECKING:
+    from gitstore.providers.git import GitProvider
+
+SHARED = f"{PREFIX}records/shared/"
+
+
+class _Line(NamedTuple):
+    digest: str
+    kind: str
+    stream: str
+
+
+@dataclass(frozen=True)
+class Stranded:
+    """A former writer id's appends that the remote's history of it parted from."""
+
+    writer: str
+    base: pygit2.Oid | None  # the last of its appends the remote's history holds too (None: none)
+    appends: tuple[pygit2.Oid, ...]  # this clone's appends after it, oldest first
+
+
+@dataclass
+class Carried:
+    """What carrying did: a line per former id carried over, and per former id whose stranded
+    appends stay, the line that says why."""
+
+    lines: list[str] = field(default_factory=list)
+    left: dict[str, str] = field(default_factory=dict)
+
+
+def stranded(repo: pygit2.Repository, writer: str, current: str) -> Stranded | None:
+    """Former id ``writer``'s appends in this clone's own records ref that a remote's copy of
+    it (fetched, admitted or held in quarantine) parted from, and whose records no remote holds
+    under one of this clone's ids nor its ``current`` id's next push sends (a copy carried
+    before); None when there are none."""
+    mine, copies = ref_tip(repo, records_ref("shared", writer)), _remote_copies(repo, writer)
+    if mine is None or not copies:
+        return None
+    chain = _chain(repo, mine)
+    at = {oid: position for position, oid in enumerate(chain)}
+    cut = max(_parted_at(repo, tip, at, len(chain)) for tip in copies)
+    if not cut:
+        return None
+    held = _held_elsewhere(repo, current)
+    appends = tuple(oid for oid in reversed(chain[:cut]) if not _all_held(repo, oid, held))
+    return Stranded(writer, chain[cut] if cut < len(chain) else None, appends) if appends else None
+
+
+def _chain(repo: pygit2.Repository, tip: pygit2.Oid) -> list[pygit2.Oid]:
+    """A records history (this clone's own), newest first, along first parents."""
+    chain, oid = [], tip
+    while True:
+        chain.append(oid)
+        parents = repo[oid].parent_ids
+        if not parents:
+            return chain
+        oid = parents[0]
+
+
+def _parted_at(repo: pygit2.Repository, theirs: pygit2.Oid, at: dict[pygit2.Oid, int], whole: int) -> int:
+    """How many of this clone's newest appends (``at``: commit -> position, newest 0) the
+    history ``theirs`` lacks once it has parted from this clone's: 0 when it has not (one
+    extends the other) or cannot be read (nothing to tell), all of them when it shares none.
+    Its commits are read bounded, as a fetched history's are."""
+    if theirs in at:
+        return 0  # behind: a fast-forward sends the rest
+    try:
+        commit = load_commit(repo, theirs)
+        while isinstance(commit, pygit2.Commit):
+            if not commit.parent_ids:
+                return whole  # a history of its own
+            parent = commit.parent_ids[0]
+            if parent in at:
+                return at[parent]  # 0: it extends this clone's history
+            commit = load_commit(repo, parent)
+    except (KeyError, ValueError, pygit2.GitError, Oversized):
+        pass
+    return 0
+
+
+def _remote_copies(repo: pygit2.Repository, writer: str) -> list[pygit2.Oid]:
+    """Every copy of ``writer``'s records ref that came from a remote: admitted, fetched and
+    not admitted yet, or held in quarantine."""
+    suffix = f"/records/shared/{writer}"
+    names = [name for prefix in (f"{PREFIX}remotes/", INCOMING, QUARANTINE) for name in ref_names(repo, prefix)
+             if name.endswith(suffix)]
+    return [tip for tip in (ref_tip(repo, name) for name in names) if tip is not None]
+
+
+def _held_elsewhere(repo: pygit2.Repository, current: str) -> list[pygit2.Tree]:
+    """The trees of what a remote holds (admitted) under one of this clone's ids, and of what
+    its ``current`` id's next push sends: where a copy carried before is. Not the former ids'
+    own refs: those hold the originals, not what reached the team."""
+    suffixes = tuple(f"/records/shared/{name[len(SHARED):]}" for name in ref_names(repo, SHARED))
+    names = [name for name in ref_names(repo, f"{PREFIX}remotes/") if name.endswith(suffixes)]
+    trees = []
+    for tip in [ref_tip(repo, records_ref("shared", current)), *(ref_tip(repo, name) for name in names)]:
+        try:
+            if tip is not None:
+                trees.append(repo[tip].peel(pygit2.Tree))
+        except (KeyError, ValueError, pygit2.GitError):
+            continue
+    return trees
+
+
+def _all_held(repo: pygit2.Repository, oid: pygit2.Oid, trees: list[pygit2.Tree]) -> bool:
+    """Whether one of ``trees`` holds every record and note the append ``oid`` stored."""
+    paths = _paths(parse_message(repo[oid].message))
+    return any(all(path in tree for path in paths) for tree in trees)
+
+
+def _paths(header: Header) -> list[str]:
+    return [record_path(kind, digest) for digest, kind, _ in header.lines] + [note_path(d) for d in header.removes]
+
+
+# -- carrying --------------------------------------------------------------------------------------
+
+def carry(provider: GitProvider) -> Carried:
+    """Carry the stranded appends of this clone's former writer ids over to its writer id
+    while that id has no appends of its own; otherwise, or when a signed one cannot be signed
+    again with its key, say why they stay."""
+    repo, writer = provider.repo, provider.writer
+    found = [s for s in (stranded(repo, name[len(SHARED):], writer) for name in ref_names(repo, SHARED)
+                         if name[len(SHARED):] != writer) if s is not None]
+    done = Carried()
+    if not found:
+        return done
+    why = _cannot_carry(provider, found)
+    if why is None:
+        try:
+            with provider._lock("gc", fcntl.LOCK_SH), provider._writer_lock("shared"):
+                why = _write(provider, found)
+        except Refused as exc:  # signing failed (a passphrase it cannot ask for): nothing moved
+            why = f"{exc}; the next sync tries again, while {writer} has no appends"
+    for item in found:
+        if why is None:
+            records = sum(len(parse_message(repo[oid].message).lines) for oid in item.appends)
+            done.lines.append(f"{item.writer}: {len(item.appends)} append(s) ({records} record(s)) the remote's "
+                              f"history of {item.writer} parted from, carried over to {writer} so that sync "
+                              "sends them")
+        else:
+            done.left[item.writer] = (f"{item.writer}: {len(item.appends)} append(s) the remote's history of "
+                                      f"{item.writer} parted from stay on this clone, never forced: {why}")
+    return done
+
+
+def _cannot_carry(provider: GitProvider, found: list[Stranded]) -> str | None:
+    """Why these appends cannot be carried over now (None: they can)."""
+    repo, writer = provider.repo, provider.writer
+    if ref_tip(repo, records_ref("shared", writer)) is not None:
+        return (f"this clone has appended as {writer} since; `gitstore init --new-writer` carries them over to a "
+                "new id")
+    from gitstore.providers._signing import SignatureProblem, signature_of, signer, signing_key
+
+    signed = []
+    for item in found:
+        for oid in item.appends:
+            signature = signature_of(repo[oid])
+            if signature is not None:
+                try:
+                    signed.append((oid, signing_key(signature[0])))
+                except SignatureProblem:
+                    signed.append((oid, ""))  # no key this clone could sign with
+    if not signed:
+        return None
+    who, hint = signer(repo)
+    mine = who.public() if who is not None else None
+    strange = [(oid, key) for oid, key in signed if key != mine]
+    if not strange:
+        return None
+    named = ", ".join(str(oid)[:12] for oid, _ in strange)
+    key = strange[0][1]
+    problem = (hint if who is None else f"the public key of user.signingkey ({who.key}) cannot be read: give the "
+               ".pub file" if mine is None else f"user.signingkey names another key, {_short(mine)}")
+    return (f"append(s) {named} carry authority, signed with {_short(key)}, a key this clone does not sign with "
+            f"({problem}); the next sync carries them over once it does, while {writer} has no appends")
+
+
+def _short(key: str) -> str:
+    """A public key (``type base64``) told apart from others of its type: its type and the end
+    of its data (the start of the data names the type again)."""
+    kind, _, data = key.partition(" ")
+    return f"{kind} ...{data[-16:]}" if data else "a signature that names no key"
+
+
+def _write(provider: GitProvider, found: list[Stranded]) -> str | None:
+    """Write the copies, signed where their originals are, then move this writer's payload
+    snapshot (first: it may hold more, never less) and its records ref onto the last copy, from
+    nothing (the caller holds the writer lock). A signature that fails moves nothing."""
+    repo, writer = provider.repo, provider.writer
+    ref = records_ref("shared", writer)
+    if ref_tip(repo, ref) is not None:
+        return f"this clone has appended as {writer} meanwhile; `gitstore init --new-writer` carries them over"
+    appends = sorted(((parse_message(repo[oid].message), item, oid) for item in found for oid in item.appends),
+                     key=lambda each: (each[0].clock, each[1].writer))
+    firsts = {item.writer: item.appends[0] for item in found}
+    objects, journals = ObjectWriter(provider.state / SCRATCH), []
+    try:
+        payloads = _payload_tree(provider, [(item.writer, oid) for _, item, oid in appends], objects)
+        if payloads is not None:
+            journals.append(provider._journal([payloads]))
+            objects.flush(repo)
+        tip: pygit2.Oid | None = None
+        tree: pygit2.Tree | None = None
+        clock = 0
+        for header, item, oid in appends:
+            original, paths = repo[oid], _paths(header)
+            if tree is not None and all(path in tree for path in paths):
+                continue  # carried already from another former id (a copy of a copy)
+            made = provider._tree(repo, tree, {path: original.tree[path].id.raw for path in paths}, objects)
+            journals.append(provider._journal([made]))  # named before it is visible: gc knows it is memory's
+            objects.flush(repo)
+            tree = repo[made].peel(pygit2.Tree)
+            base = [(item.writer, str(item.base))] if firsts[item.writer] == oid and item.base is not None else []
+            clock = max(header.clock, clock + 1)
+            message = format_message(clock, writer, "shared", [_Line(*line) for line in header.lines],
+                                     header.removes, [*base, *header.seen], header.policy)
+            tip = _copy(repo, original, message, made, [tip] if tip is not None else [])
+        assert tip is not None
+        if payloads is not None:
+            provider._set_snapshot(repo, payloads_ref("shared", writer), payloads, "gitstore: payloads")
+        repo.references.create(ref, tip)  # from nothing: fails if anything appended meanwhile
+        with open(tips_log(provider.state, ref), "a", encoding="ascii") as log:
+            log.write(f"{tip}\n")
+    finally:
+        objects.abort()
+    for journal in journals:  # kept when it failed: gc erases what they name
+        journal.unlink(missing_ok=True)
+    return None
+
+
+def _copy(repo: pygit2.Repository, original: pygit2.Commit, message: str, tree: pygit2.Oid,
+          parents: list[pygit2.Oid]) -> pygit2.Oid:
+    """The copy of ``original``: its time, and its signature made again when it had one."""
+    from gitstore.providers._signing import signature_of, signed_commit, signer
+    from gitstore.providers.git import SIGNATURE_EMAIL, SIGNATURE_NAME
+
+    when = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL, original.committer.time, original.committer.offset)
+    if signature_of(original) is None:
+        return repo.create_commit(None, when, when, message, tree, parents)
+    who, _ = signer(repo)
+    if who is None:  # checked before anything was written
+        raise Refused("this clone cannot sign")
+    return signed_commit(repo, who, when, message, tree, parents)
+
+
+def _payload_tree(provider: GitProvider, appends: list[tuple[str, pygit2.Oid]],
+                  objects: ObjectWriter) -> pygit2.Oid | None:
+    """This writer's next payload snapshot: its current one with the payloads the copied
+    events name, from the snapshot of the id that stored them (a removed one stays out)."""
+    from gitstore.providers.git import _PAYLOAD_DIGEST
+
+    repo, noted = provider.repo, set(provider._kept_notes())
+    found: dict[str, bytes] = {}
+    for former, oid in appends:
+        snapshot = ref_tip(repo, payloads_ref("shared", former))
+        if snapshot is None:
+            continue
+        held = repo[snapshot].peel(pygit2.Tree)
+        original = repo[oid]
+        for digest, kind, _ in parse_message(original.message).lines:
+            if kind != "event":
+                continue
+            named = _PAYLOAD_DIGEST.search(repo[original.tree[record_path(kind, digest)].id].data)
+            path = payload_path(named.group(1).decode()) if named else None
+            if path is not None and named.group(1).decode() not in noted and path in held:
+                found[path] = held[path].id.raw
+    if not found:
+        return None
+    tip = ref_tip(repo, payloads_ref("shared", provider.writer))
+    try:
+        base = repo[tip].peel(pygit2.Tree) if tip is not None else None
+    except (KeyError, ValueError, pygit2.GitError) as exc:
+        raise IntegrityError(f"{payloads_ref('shared', provider.writer)}: {exc}; run `gitstore verify`") from None
+    return provider._tree(repo, base, found, objects)
+
+
+__all__ = ["Carried", "Stranded", "carry", "stranded"]
