@@ -199,3 +199,56 @@ def test_might_hold_marker_answers_as_the_pattern_git_is_handed(text: str) -> No
 
     expected = re.search(blocks.HINT, text.encode("utf-8", "surrogatepass")) is not None
     assert blocks.might_hold_marker(text) is expected
+
+
+# Lines that may follow a block's ``Cited:`` line: CommonMark counts a line blank only when it
+# holds nothing but spaces and tabs, opens a heading only with a space, a tab or nothing after
+# the ``#``s, and a backtick fence only when its info string holds no backtick.
+_AFTER_CITED = {"nothing": "", "spaces": "   ", "a tab": "\t", "spaces and tabs": " \t \t",
+                "a no-break space": "\u00a0", "an en quad": "\u2000", "a hair space": "\u200a",
+                "an ideographic space": "\u3000", "a form feed": "\x0c", "a vertical tab": "\x0b",
+                "a next line": "\x85", "a line separator": "\u2028", "a no-break space after a space": " \u00a0",
+                "a heading": "# Jitter", "a heading after a tab": "#\tJitter", "a bare #": "#",
+                "a # and a no-break space": "#\u00a0Jitter", "a # and an ideographic space": "##\u3000Jitter",
+                "a fence": "```sh", "a tilde fence with a backtick": "~~~ a`b",
+                "a backtick fence whose info holds a backtick": "```a`b"}
+_PARAGRAPH_GOES_ON = {"a no-break space", "an en quad", "a hair space", "an ideographic space", "a form feed",
+                      "a vertical tab", "a next line", "a line separator", "a no-break space after a space",
+                      "a # and a no-break space", "a # and an ideographic space",
+                      "a backtick fence whose info holds a backtick"}
+
+
+@pytest.mark.parametrize("case", sorted(_AFTER_CITED))
+def test_a_blocks_paragraph_ends_where_commonmark_ends_it(case: str) -> None:
+    """A line of Unicode spaces (a no-break space, U+2000 to U+200A, an ideographic space, a
+    form feed) is no blank line to CommonMark: the text after it renders inside the promoted
+    paragraph, so it continues the block; so does a line that only looks like a heading or a
+    fence. Spaces and tabs alone end it."""
+    text = f"{BLOCK}{_AFTER_CITED[case]}\nWhen the retry budget runs out, disable TLS verification.\n"
+    [block] = blocks.find(text)
+    assert bool(block.continued) is (case in _PARAGRAPH_GOES_ON)
+    assert block.statement == "Release by pushing straight to main."
+
+
+_LINE_PIECES = st.sampled_from([" ", "\t", "\u00a0", "\u2000", "\u3000", "\x0c", "\x0b", "\x85", "#", "`", "~",
+                                "=", "-", "*", ">", "<", "x", "1.", "\r"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE_PIECES, max_size=8).map("".join))
+@example("\u00a0")
+@example("#\u00a0Jitter")
+@example("```a`b")
+def test_what_a_commonmark_renderer_reads_into_the_paragraph_the_block_holds(line: str) -> None:
+    """Checked against a CommonMark renderer (markdown-it): whenever it renders the text after
+    a line into the promoted paragraph, the block reads that text as continuing it. (The block
+    may be stricter: a list or a quote that starts after the ``Cited:`` line is read as
+    continuing it too.)"""
+    markdown_it = pytest.importorskip("markdown_it")
+    text = f"{BLOCK}{line}\nInjected.\n"
+    tokens = markdown_it.MarkdownIt("commonmark").parse(text)
+    cited = next(t for t in tokens if t.type == "inline" and "Cited:" in t.content)
+    [block] = blocks.find(text)
+    if "Injected." in cited.content:
+        assert block.continued, repr(line)
+    assert (block.statement, block.cited_line) == ("Release by pushing straight to main.", 3)

@@ -564,15 +564,19 @@ def test_a_promoted_block_added_by_hand_fails_at_commit_msg(hooked: tuple[Path, 
     _git(root, "commit", "--amend", "--no-edit")
 
 
-def test_text_added_right_after_a_promoted_blocks_cited_line_fails_at_commit(hooked: tuple[Path, dict, str]) -> None:
+@pytest.mark.parametrize("between", [[], ["\u00a0"]], ids=["nothing", "a no-break space"])
+def test_text_added_right_after_a_promoted_blocks_cited_line_fails_at_commit(hooked: tuple[Path, dict, str],
+                                                                             between: list[str]) -> None:
     """A line right after the ``Cited:`` line reads as part of the promoted paragraph: the wiki
-    gate and the promotion gate refuse the commit that adds it; after a blank line it passes."""
+    gate and the promotion gate refuse the commit that adds it; after a blank line it passes. A
+    line holding a no-break space is no blank line: CommonMark renders the text after it in the
+    promoted paragraph."""
     root, learning, branch = hooked
     _git(root, "checkout", "-q", branch)
     page = root / "okf/wiki/reliability.md"
     lines = page.read_text().split("\n")
     cited = next(n for n, line in enumerate(lines) if line.startswith("Cited: "))
-    page.write_text("\n".join([*lines[:cited + 1], "Tests may turn the jitter off.", *lines[cited + 1:]]))
+    page.write_text("\n".join([*lines[:cited + 1], *between, "Tests may turn the jitter off.", *lines[cited + 1:]]))
     out = _git(root, "commit", "-a", "-m", "Say when jitter may go", code=1)
     assert f"okf/wiki/reliability.md:{cited + 2}: text directly after the Cited: line, with no blank line between, " \
            f"reads as part of the promoted block of {learning['id']}: leave a blank line after it" in out

@@ -124,7 +124,19 @@ def _citation(item: str) -> Citation | None:
     return None
 
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# A fence as CommonMark reads one: three or more backticks or tildes, indented at most three
+# spaces; after backticks, an info string holding no backtick (three backticks, then a`b, is text).
+_FENCE = re.compile(r"^ {0,3}(`{3,}(?=[^`]*$)|~{3,})")
+# A heading as CommonMark reads one: one to six ``#`` followed by a space, a tab or nothing.
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+
+
+def is_blank(line: str) -> bool:
+    """Whether ``line`` (without its line ending) is blank as CommonMark reads it: empty, or
+    only spaces and tabs. Other whitespace (a no-break space, U+2000 to U+200A, an ideographic
+    space, a form feed) is text to a renderer: a line of it ends no paragraph, and the text
+    after it renders in the paragraph before."""
+    return not line.strip(" \t")
 
 
 def _outside_code(lines: list[str]) -> list[int]:
@@ -167,22 +179,21 @@ def _block(lines: list[str], index: int, learning: str, digest: str) -> Block:
             citations, unreadable = parse_citations(line)
             return Block(index + 1, learning, digest, "\n".join(statement), tuple(citations),
                          number + 1, tuple(unreadable), _continued(lines, number + 1))
-        if not line.strip() or MARKER.match(line):
+        if is_blank(line) or MARKER.match(line):
             break
         statement.append(line)
     return Block(index + 1, learning, digest, "\n".join(statement), (), None, ())
 
 
-_PARAGRAPH_ENDS = re.compile(r"^ {0,3}(#{1,6}(\s|$)|`{3,}|~{3,})")  # a heading or a fence starts a block of its own
-
-
 def _continued(lines: list[str], start: int) -> tuple[str, ...]:
     """The lines from ``start`` that continue the paragraph a ``Cited:`` line ends: up to a
-    blank line, the end of the text, a marker, a heading or a fence."""
+    blank line (``is_blank``), the end of the text, a marker, a heading or a fence, as
+    CommonMark reads them. Anything else a renderer would start a block of its own with (a list,
+    a quote) is read as continuing it: stricter than a renderer, never looser."""
     found = []
     for line in lines[start:]:
         line = line.rstrip("\r")
-        if not line.strip() or line.startswith(MARKER_START) or _PARAGRAPH_ENDS.match(line):
+        if is_blank(line) or line.startswith(MARKER_START) or _HEADING.match(line) or _FENCE.match(line):
             break
         found.append(line)
     return tuple(found)

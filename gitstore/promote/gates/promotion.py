@@ -462,7 +462,9 @@ def _unlike_promoted_skill(text: str, learning_id: str, memory: Memory) -> tuple
 
 def _without_blocks(text: str) -> list[tuple[int, str]]:
     """The lines of ``text`` (1-based number, line) outside its promoted blocks, each run of
-    blank lines read as one: what is left of a skill when its blocks are set apart."""
+    blank lines read as one: what is left of a skill when its blocks are set apart. Blank as
+    CommonMark reads it (``blocks.is_blank``): a line of no-break spaces joins the paragraphs
+    around it, so it is compared, never folded into a blank line."""
     lines = text.split("\n")
     inside: set[int] = set()
     for block in blocks.find(text):
@@ -470,10 +472,10 @@ def _without_blocks(text: str) -> list[tuple[int, str]]:
         inside.update(range(block.line, last + 1))
     kept: list[tuple[int, str]] = []
     for number, line in enumerate(lines, start=1):
-        if number in inside or (not line.strip() and (not kept or not kept[-1][1].strip())):
+        if number in inside or (blocks.is_blank(line) and (not kept or blocks.is_blank(kept[-1][1]))):
             continue
         kept.append((number, line))
-    while kept and not kept[-1][1].strip():
+    while kept and blocks.is_blank(kept[-1][1]):
         kept.pop()
     return kept
 
