@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 FILE_NAME = "SKILL.md"
+LEARNING_KEY = "gitstore-learning"  # the key of ``metadata`` naming the learning a skill was promoted from
 ALLOWED_KEYS = ("name", "description", "license", "allowed-tools", "metadata", "compatibility")
 NAME_MAX = 64
 DESCRIPTION_MAX = 1024
@@ -50,19 +51,45 @@ def skill_problems(folder: str, text: str) -> tuple[list[Problem], list[Problem]
     """The rules ``text`` breaks that stop a harness from loading it, and apart from them the
     ones harnesses tolerate (an over-long description)."""
     lines = text.split("\n")
+    meta, end, problem = _front_matter(lines)
+    if problem:
+        return [(1, problem)], []
+    where = _key_lines(lines[1:end])
+    return _check_meta(meta, folder, where), _advice(meta, where)
+
+
+def learning_of(text: str) -> tuple[str | None, str]:
+    """The learning a SKILL.md says it was promoted from (``metadata`` holding
+    ``gitstore-learning``), and why its front matter cannot be read (empty when it can).
+
+    The front matter is parsed, never searched as text: a key may be quoted, escaped
+    (``"gitstore\\x2dlearning"``), written in flow style or merged from another mapping, and
+    every YAML reader, an agent's harness too, reads each spelling as the same key. Front
+    matter that does not parse names no learning here, yet a more lenient reader may load it
+    (a key written twice), so the caller decides what that means."""
+    meta, _, problem = _front_matter(text.split("\n"))
+    if problem:
+        return None, problem
+    metadata = meta.get("metadata")
+    value = metadata.get(LEARNING_KEY) if isinstance(metadata, dict) else None
+    return (str(value) if value is not None else None), ""
+
+
+def _front_matter(lines: list[str]) -> tuple[dict[Any, Any], int, str]:
+    """A SKILL.md's front matter parsed as a mapping, the index of its closing ``---`` line,
+    and why it cannot be read (empty when it can)."""
     if not lines or lines[0].rstrip("\r") != "---":
-        return [(1, "no front matter: SKILL.md starts with a --- line, YAML, and a closing --- line")], []
+        return {}, 0, "no front matter: SKILL.md starts with a --- line, YAML, and a closing --- line"
     end = next((n for n, line in enumerate(lines[1:], start=1) if line.rstrip("\r") == "---"), None)
     if end is None:
-        return [(1, "front matter has no closing --- line")], []
+        return {}, 0, "front matter has no closing --- line"
     try:
         meta = load_yaml("\n".join(lines[1:end]))
     except (yaml.YAMLError, ValueError) as exc:
-        return [(1, f"front matter is not valid YAML: {' '.join(str(exc).split())[:200]}")], []
+        return {}, end, f"front matter is not valid YAML: {' '.join(str(exc).split())[:200]}"
     if not isinstance(meta, dict):
-        return [(1, "front matter is not a YAML mapping")], []
-    where = _key_lines(lines[1:end])
-    return _check_meta(meta, folder, where), _advice(meta, where)
+        return {}, end, "front matter is not a YAML mapping"
+    return meta, end, ""
 
 
 def _key_lines(block: list[str]) -> dict[str, int]:

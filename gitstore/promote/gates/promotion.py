@@ -41,6 +41,9 @@ again, nor is one that was there before the range: it was judged by the range th
 A promoted skill (a ``SKILL.md`` whose metadata names its learning) is wholly promote's: a
 commit other than its promotion may remove its blocks or delete it, but leaves the rest as
 promote writes it (no ``allowed-tools`` or instructions of its own while it names the learning).
+Its metadata is read by parsing its front matter (``skills.learning_of``), however the key is
+spelled; front matter that does not parse, in a skill promoted before or mentioning gitstore,
+is a finding.
 A merge commit adds what none of its parents has: in each file it leaves different from every
 parent, a block that no parent's version of the file holds (written while resolving a conflict,
 or edited during the merge) is a finding; a block it carries from one parent is not blamed on
@@ -86,7 +89,7 @@ from gitstore.promote.branch import TRAILERS, stray_trailers, trailers
 from gitstore.promote.gates._common import ZERO, Finding, blobs, git, parser, relative, report, run, top_level
 from gitstore.promote.gates import _markers
 from gitstore.promote.gates._published import PATHSPECS as PUBLISHED, published_problems, who
-from gitstore.promote.skills import FILE_NAME
+from gitstore.promote.skills import FILE_NAME, learning_of
 from gitstore.promote.standing import BLOCK_FOLDERS, SKILLS, Learnings, in_block_folders, standing
 
 if TYPE_CHECKING:
@@ -345,7 +348,7 @@ def _text_problems(change: Change, packet: dict[str, Any], current: dict[str, An
                                                             "from the accepted learning"))
         if block.continued:
             problems.append(Finding(target, block.cited_line + 1, f"{blocks.CONTINUED} {learning_id}{where}"))
-    if packet["route"] == "skill" and f"gitstore-learning: {learning_id}" not in text.split("\n---", 1)[0]:
+    if packet["route"] == "skill" and learning_of(text)[0] != learning_id:
         problems.append(Finding(target, 1, f"the skill's metadata does not name {learning_id}"))
     return problems
 
@@ -405,14 +408,18 @@ def _skill_problems(change: Change, mine: str | None, memory_of: Callable[[], Me
     that changes one and leaves it naming the learning must leave it byte for byte what
     promote writes for the learning's accepted version with the citations its block holds;
     else each is a finding. Deleting the skill, or making it a person's own (no metadata naming
-    a learning), needs no promotion commit."""
+    a learning), needs no promotion commit. Front matter that does not parse, in a skill that
+    was promoted before the commit or that mentions gitstore, is a finding too: the gate
+    cannot tell what it names, while a more lenient reader may load it."""
     skills = [path for path, status in sorted(change.changes.items())
               if status != "D" and path.casefold().startswith(SKILLS) and path.endswith(f"/{FILE_NAME}")]
     found = []
     for path in skills:
         data = change.read(path)
         text = data.decode("utf-8", "replace") if data is not None else ""
-        learning_id = _skill_learning(text)
+        learning_id, unreadable = learning_of(text)
+        if unreadable:
+            found += _unreadable_skill(change, path, text, unreadable)
         if learning_id is None or learning_id == mine:
             continue
         problem = _unlike_promoted_skill(text, learning_id, memory_of())
@@ -428,16 +435,29 @@ def _by(change: Change) -> str:
     return "the commit being made" if change.pending else f"commit {change.label}"
 
 
-def _skill_learning(text: str) -> str | None:
-    """The learning a ``SKILL.md``'s front matter says it was promoted from, if any."""
-    from gitstore.promote.okf import split_front_matter
+def _unreadable_skill(change: Change, path: str, text: str, why: str) -> list[Finding]:
+    """A finding for a ``SKILL.md`` whose front matter cannot be read (``why``) when its
+    version in a parent of ``change`` was a promoted skill, or it mentions gitstore: what it
+    names cannot be told, so it is never passed as a person's own skill."""
+    before = _promoted_before(change, path)
+    if before is None and "gitstore" not in text.casefold():
+        return []
+    whose = f"the promoted skill of {before}" if before else "a skill that mentions gitstore"
+    return [Finding(path, 1, f"the front matter of {whose}, changed by {_by(change)}, cannot be read: {why}; the "
+                             "gate cannot tell which learning it names, while a more lenient reader may still load "
+                             "it: write front matter that parses (no key twice), or delete the skill")]
 
-    if "gitstore-learning" not in text.split("\n---", 1)[0]:
-        return None
-    meta = split_front_matter(text)[0]
-    metadata = meta.get("metadata") if isinstance(meta, dict) else None
-    value = metadata.get("gitstore-learning") if isinstance(metadata, dict) else None
-    return str(value) if value is not None else None
+
+def _promoted_before(change: Change, path: str) -> str | None:
+    """The learning the version of ``path`` in a parent of ``change`` names as a promoted
+    skill (None when no parent holds one)."""
+    for parent in (change.parent, *change.merged):
+        snapshot = parent() if parent is not None else None
+        data = snapshot.read(path) if snapshot is not None else None
+        learning_id = learning_of(data.decode("utf-8", "replace"))[0] if data else None
+        if learning_id:
+            return learning_id
+    return None
 
 
 def _unlike_promoted_skill(text: str, learning_id: str, memory: Memory) -> tuple[int, str] | None:
