@@ -39,9 +39,10 @@ def _merged(ctx: Context, **learning: Any) -> tuple[dict[str, Any], int]:
     return found, line
 
 
-def _checks(root: Path, home: Path) -> list[Any]:
-    """doctor's checks of the promoted blocks, run below the root; each one's advice pasteable."""
-    found = [c for c in doctor(below(root), home).checks if c.name == "promoted blocks"]
+def _checks(root: Path, home: Path, name: str = "promoted blocks") -> list[Any]:
+    """doctor's checks of the promoted blocks (or skills), run below the root; each one's advice
+    pasteable."""
+    found = [c for c in doctor(below(root), home).checks if c.name == name]
     for check in found:
         commands(check.todo)
     return found
@@ -69,6 +70,7 @@ def test_doctor_fails_on_the_block_of_a_retired_learning_until_a_commit_removes_
     [check] = _checks(root, tmp_path)
     assert (check.state, check.detail) == ("ok", "the 1 promoted block(s) in 1 file(s) of okf/wiki/ and "
                                                  ".agents/skills/ hold accepted learnings in force")
+    assert _checks(root, tmp_path, "promoted skills") == []  # a skill as promote wrote it stands
 
     retired = ok("retire", learning["id"], "--reason", "obsolete", "--by", PERSON, cwd=root)
     assert f"  {path}:{line} still holds the promoted block of {learning['id']}, not in force (state is retired): " \
@@ -85,6 +87,7 @@ def test_doctor_fails_on_the_block_of_a_retired_learning_until_a_commit_removes_
     _remove_block(root, path, learning["id"])
     assert promotion_gate.check([], root, before, "HEAD") == [], "removing a block needs no promotion commit"
     assert _checks(root, tmp_path) == [], "no block left: nothing to say"
+    assert _checks(root, tmp_path, "promoted skills") == []
 
 
 def test_withdrawing_the_grant_its_evidence_needed_names_the_block(tmp_path: Path) -> None:
@@ -295,6 +298,11 @@ def test_a_promoted_skill_naming_its_learning_however_spelled_fails_the_gate(tmp
         from gitstore.promote.skills import learning_of
 
         assert learning_of(changed) == (learning["id"], "")
+    [check] = _checks(root, tmp_path, "promoted skills")  # doctor reads the skill as the gate does
+    assert check.state == "warn" and check.detail.startswith(
+        f"{SKILL}:1: the front matter of a skill that mentions gitstore cannot be read: " if unreadable else
+        f"{SKILL}:{found[0].line}: the promoted skill of {learning['id']} was changed since its promotion: "
+        "it differs from what promote writes"), check.detail
 
 
 def test_a_skill_whose_front_matter_does_not_parse_fails_only_where_it_may_be_promoted(tmp_path: Path) -> None:
@@ -334,6 +342,10 @@ def test_a_promoted_skill_changed_by_another_commit_fails_the_gate(tmp_path: Pat
     found = promotion_gate.check([], root, base, "HEAD")
     assert [f.path for f in found] == [SKILL], found
     assert found[0].message.startswith(f"the promoted skill of {learning['id']} is changed by commit ")
+    [check] = _checks(root, tmp_path, "promoted skills")
+    assert check.state == "warn" and f"{SKILL}:{found[0].line}: the promoted skill of {learning['id']} was " \
+                                     "changed since its promotion" in check.detail
     own = "\n".join(line for line in changed.split("\n") if "gitstore-" not in line)
     commit_files(root, {SKILL: own}, "Make the retry skill ours")
     assert promotion_gate.check([], root, git(root, "rev-parse", "HEAD^").strip(), "HEAD") == []
+    assert _checks(root, tmp_path, "promoted skills") == []

@@ -11,7 +11,7 @@ from gitstore.context import Context
 from gitstore.deliver.publish import Refresh, refresh
 from gitstore.errors import GitstoreError
 from gitstore.ops import unfinished
-from gitstore.promote.standing import NOT_IN_FORCE, Judged, judge_work_tree
+from gitstore.promote.standing import NOT_IN_FORCE, Judged, judge_work_tree, read_once
 
 # the commands whose steps after their append are what a publish does (the promoted blocks they
 # go on to name, doctor names too), and the kind of record each appends
@@ -37,7 +37,7 @@ def still_promoted(ctx: Context, as_json: bool) -> list[Judged]:
     (the store is read only where there is a block). When the store cannot be read, says so and
     finds none: the command itself succeeded."""
     try:
-        found = judge_work_tree(ctx.workspace.root, lambda: ctx.store)
+        found = judge_work_tree(ctx.workspace.root, read_once(lambda: ctx.store))
     except GitstoreError as exc:
         typer.echo(f"  cannot tell whether promoted blocks hold learnings in force: {exc}; "
                    "see `gitstore doctor`", err=as_json)

@@ -19,7 +19,8 @@ def doctor(as_json: bool = JSON_OPTION) -> None:
     brought a withdrawal, an older file was checked out). Where okf/wiki/ or .agents/skills/
     holds promoted blocks, it fails for each block whose learning is not in force (retired,
     replaced, expired, its evidence withdrawn or redacted), naming the file and line, why, and
-    what to do: remove the block in a commit (then promote its replacement). Where import github
+    what to do: remove the block in a commit (then promote its replacement); it warns for a
+    promoted skill changed since its promotion (allowed-tools or instructions added). Where import github
     saved snapshots, it warns when one still holds the text of a comment redacted in memory (a
     redaction fetched from another clone that no sync has applied here yet).
     """

@@ -9,15 +9,17 @@ or redacted) its block stays in the files agents read until someone removes it i
 ``standing`` says how one block stands, as the gate words it. ``in_work_tree`` finds the blocks
 of the work tree's ``okf/wiki/`` and ``.agents/skills/``; ``judge_work_tree`` judges them, for
 ``gitstore doctor`` and for the commands that take learnings out of force, reading the store
-only where a block exists.
+only where a block exists. ``judge_skills`` finds, for doctor, the promoted skills changed since
+their promotion (compared as the promotion gate compares them, ``unlike_promoted_skill``).
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,6 +74,11 @@ class Learnings:
 
         return cls(evaluate(view, PURPOSE, all_histories=found),
                    {k: h.current if h.valid else None for k, h in found.items()})
+
+
+def read_once(store: Callable[[], Store]) -> Callable[[], Learnings]:
+    """``Learnings.read`` of ``store()``, read at the first call and kept for the next."""
+    return cache(lambda: Learnings.read(store()))
 
 
 @dataclass(frozen=True)
@@ -153,16 +160,112 @@ class Judged:
         return asdict(self)
 
 
-def judge_work_tree(root: Path, store: Callable[[], Store]) -> list[Judged]:
-    """Every promoted block of the work tree, judged; the store (``store()``) is read only
-    when there is a block."""
+def judge_work_tree(root: Path, learnings_of: Callable[[], Learnings]) -> list[Judged]:
+    """Every promoted block of the work tree, judged; the learnings (``learnings_of()``) are
+    read only when there is a block."""
     placed = in_work_tree(root)
     if not placed:
         return []
-    learnings = Learnings.read(store())
+    learnings = learnings_of()
     judged = [(p, standing(p.block, learnings)) for p in placed]
     left = _branches_left(root, {p.block.learning for p, found in judged if found.state == OTHER_VERSION})
     return [_judged(p, found, left.get(p.block.learning)) for p, found in judged]
+
+
+def judge_skills(root: Path, learnings_of: Callable[[], Learnings]) -> list[Judged]:
+    """The skills of the work tree's ``.agents/skills/`` that do not stand as promoted
+    skills: one whose metadata names a learning in force (read as the promotion gate reads
+    it, ``skills.learning_of``) yet is not what promote writes for it, as the gate compares
+    them (its blocks set apart: ``standing`` judges those), and one that mentions gitstore
+    whose front matter cannot be read. Agents load a skill whole, its ``allowed-tools`` and
+    instructions as much as its block. The learnings are read only when a skill names one."""
+    found = [_skill_judged(path, text, learnings_of) for path, text in _skills_in_work_tree(root)]
+    return [judged for judged in found if judged is not None]
+
+
+def _skill_judged(path: str, text: str, learnings_of: Callable[[], Learnings]) -> Judged | None:
+    from gitstore.promote.skills import learning_of
+
+    learning_id, unreadable = learning_of(text)
+    if unreadable and "gitstore" not in text.casefold():
+        return None  # a person's own skill, whose form the skills gate judges
+    if unreadable:
+        why = f"the front matter of a skill that mentions gitstore cannot be read: {unreadable}"
+        return Judged(path, 1, "", OTHER_TEXT, why, "write front matter that parses (no key twice), or delete the skill")
+    if not learning_id or not _in_force(learnings_of(), learning_id):  # no promoted skill, or its block says why
+        return None
+    problem = unlike_promoted_skill(text, learning_id, learnings_of().currents)
+    if problem is None:
+        return None
+    line, why = problem
+    return Judged(path, line, learning_id, OTHER_TEXT,
+                  f"the promoted skill of {learning_id} was changed since its promotion: {why}",
+                  "restore the skill as its promotion commit wrote it, or drop its gitstore metadata to make it "
+                  "your own, or delete the skill")
+
+
+def _in_force(learnings: Learnings, learning_id: str) -> bool:
+    status = learnings.statuses.get(learning_id)
+    return status is not None and status.usable and learnings.currents.get(learning_id) is not None
+
+
+def _skills_in_work_tree(root: Path) -> list[tuple[str, str]]:
+    """Each ``SKILL.md`` under the work tree's ``.agents/skills/`` (path from the root, text),
+    in path order; symbolic links are not followed, and a file that cannot be read is left
+    out."""
+    from gitstore.promote.skills import FILE_NAME
+
+    found: list[tuple[str, str]] = []
+    for dirpath, dirnames, filenames in os.walk(root / SKILLS):
+        dirnames.sort()
+        path = Path(dirpath, FILE_NAME)
+        if FILE_NAME in filenames and not path.is_symlink():
+            try:
+                found.append((path.relative_to(root).as_posix(), read_regular(path).decode("utf-8", "replace")))
+            except OSError:
+                continue
+    return found
+
+
+def unlike_promoted_skill(text: str, learning_id: str, currents: Mapping[str, dict[str, Any] | None]
+                          ) -> tuple[int, str] | None:
+    """(line, why) when ``text``, read without its promoted blocks (which are judged as blocks,
+    and which a commit may remove), is not what promote writes as the skill of
+    ``learning_id`` (its current version in ``currents``)."""
+    from gitstore.promote import rubric
+    from gitstore.promote.routes import skill
+
+    current = currents.get(learning_id)
+    if not current:
+        return 1, f"{learning_id} has no accepted version in this repository's store"
+    expected = skill.render(current, [], sorted(rubric.contexts(current)))
+    have, want = _without_blocks(text), [line for _, line in _without_blocks(expected)]
+    if [line for _, line in have] == want:
+        return None
+    index = next((n for n, ((_, a), b) in enumerate(zip(have, want)) if a != b), min(len(have), len(want)))
+    line = have[index][0] if index < len(have) else len(text.split("\n"))
+    shown = f"promote writes {want[index][:100]!r} here" if index < len(want) else "promote's file ends before"
+    return line, f"it differs from what promote writes ({shown})"
+
+
+def _without_blocks(text: str) -> list[tuple[int, str]]:
+    """The lines of ``text`` (1-based number, line) outside its promoted blocks, each run of
+    blank lines read as one: what is left of a skill when its blocks are set apart. Blank as
+    CommonMark reads it (``blocks.is_blank``): a line of no-break spaces joins the paragraphs
+    around it, so it is compared, never folded into a blank line."""
+    lines = text.split("\n")
+    inside: set[int] = set()
+    for block in blocks.find(text):
+        last = (block.cited_line or block.line + len(block.statement.split("\n"))) + len(block.continued)
+        inside.update(range(block.line, last + 1))
+    kept: list[tuple[int, str]] = []
+    for number, line in enumerate(lines, start=1):
+        if number in inside or (blocks.is_blank(line) and (not kept or blocks.is_blank(kept[-1][1]))):
+            continue
+        kept.append((number, line))
+    while kept and blocks.is_blank(kept[-1][1]):
+        kept.pop()
+    return kept
 
 
 def _branches_left(root: Path, learning_ids: set[str]) -> dict[str, str]:
@@ -211,4 +314,5 @@ def _todo(path: str, learning_id: str, found: Standing, branch: str | None = Non
 
 
 __all__ = ["BLOCK_FOLDERS", "SKILLS", "in_block_folders", "IN_FORCE", "NOT_IN_FORCE", "OTHER_TEXT", "OTHER_VERSION", "UNKNOWN", "Judged",
-           "Learnings", "Placed", "Standing", "in_work_tree", "judge_work_tree", "standing"]
+           "Learnings", "Placed", "Standing", "in_work_tree", "judge_skills", "judge_work_tree", "read_once", "standing",
+           "unlike_promoted_skill"]

@@ -463,14 +463,17 @@ def _republish(blocked: set[str]) -> str:
 def _promoted(report: Report, root: Path) -> None:
     """Whether each promoted block in the work tree's wiki and skills still holds an accepted
     learning in force: a block stays when its learning leaves force (removing one needs no
-    promotion commit, so nothing removes it for you). Said only where there are blocks, and
-    the store is read only then."""
+    promotion commit, so nothing removes it for you), and whether each promoted skill is still
+    what promote wrote (``judge_skills``). Said only where there are blocks or skills naming a
+    learning, and the store is read only then, once."""
     from gitstore.context import Context
-    from gitstore.promote.standing import IN_FORCE, NOT_IN_FORCE, UNKNOWN, judge_work_tree
+    from gitstore.promote.standing import IN_FORCE, NOT_IN_FORCE, UNKNOWN, judge_skills, judge_work_tree, read_once
 
     name = "promoted blocks"
+    learnings = read_once(lambda: Context.open(str(root)).store)
     try:
-        found = judge_work_tree(root, lambda: Context.open(str(root)).store)
+        found = judge_work_tree(root, learnings)
+        skills = judge_skills(root, learnings)
     except GitstoreError as exc:
         report.add(name, WARN, f"cannot tell whether they hold learnings in force: {exc}",
                    "`gitstore verify` names what is damaged")
@@ -485,6 +488,8 @@ def _promoted(report: Report, root: Path) -> None:
         files = len({j.path for j in found})
         report.add(name, OK, f"the {len(found)} promoted block(s) in {files} file(s) of okf/wiki/ and .agents/skills/ "
                    "hold accepted learnings in force")
+    for judged in skills:  # agents load a skill whole: allowed-tools and instructions as much as its block
+        report.add("promoted skills", WARN, f"{judged.where}: {judged.why}", judged.todo)
 
 
 def _snapshots(report: Report, root: Path, state: Path) -> None:

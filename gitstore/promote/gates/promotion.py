@@ -90,7 +90,8 @@ from gitstore.promote.gates._common import ZERO, Finding, blobs, git, parser, re
 from gitstore.promote.gates import _markers
 from gitstore.promote.gates._published import PATHSPECS as PUBLISHED, published_problems, who
 from gitstore.promote.skills import FILE_NAME, learning_of
-from gitstore.promote.standing import BLOCK_FOLDERS, SKILLS, Learnings, in_block_folders, standing
+from gitstore.promote.standing import (BLOCK_FOLDERS, SKILLS, Learnings, in_block_folders, standing,
+                                       unlike_promoted_skill)
 
 if TYPE_CHECKING:
     from gitstore.deliver.clindex import Fact
@@ -422,7 +423,7 @@ def _skill_problems(change: Change, mine: str | None, memory_of: Callable[[], Me
             found += _unreadable_skill(change, path, text, unreadable)
         if learning_id is None or learning_id == mine:
             continue
-        problem = _unlike_promoted_skill(text, learning_id, memory_of())
+        problem = unlike_promoted_skill(text, learning_id, memory_of().currents)
         if problem:
             line, why = problem
             found.append(Finding(path, line, f"the promoted skill of {learning_id} is changed by {_by(change)}, "
@@ -458,46 +459,6 @@ def _promoted_before(change: Change, path: str) -> str | None:
         if learning_id:
             return learning_id
     return None
-
-
-def _unlike_promoted_skill(text: str, learning_id: str, memory: Memory) -> tuple[int, str] | None:
-    """(line, why) when ``text``, read without its promoted blocks (which ``_added_blocks``
-    judges, and which a commit may remove), is not what promote writes as the skill of
-    ``learning_id``."""
-    from gitstore.promote import rubric
-    from gitstore.promote.routes import skill
-
-    current = memory.currents.get(learning_id)
-    if not current:
-        return 1, f"{learning_id} has no accepted version in this repository's store"
-    expected = skill.render(current, [], sorted(rubric.contexts(current)))
-    have, want = _without_blocks(text), [line for _, line in _without_blocks(expected)]
-    if [line for _, line in have] == want:
-        return None
-    index = next((n for n, ((_, a), b) in enumerate(zip(have, want)) if a != b), min(len(have), len(want)))
-    line = have[index][0] if index < len(have) else len(text.split("\n"))
-    shown = f"promote writes {want[index][:100]!r} here" if index < len(want) else "promote's file ends before"
-    return line, f"it differs from what promote writes ({shown})"
-
-
-def _without_blocks(text: str) -> list[tuple[int, str]]:
-    """The lines of ``text`` (1-based number, line) outside its promoted blocks, each run of
-    blank lines read as one: what is left of a skill when its blocks are set apart. Blank as
-    CommonMark reads it (``blocks.is_blank``): a line of no-break spaces joins the paragraphs
-    around it, so it is compared, never folded into a blank line."""
-    lines = text.split("\n")
-    inside: set[int] = set()
-    for block in blocks.find(text):
-        last = (block.cited_line or block.line + len(block.statement.split("\n"))) + len(block.continued)
-        inside.update(range(block.line, last + 1))
-    kept: list[tuple[int, str]] = []
-    for number, line in enumerate(lines, start=1):
-        if number in inside or (blocks.is_blank(line) and (not kept or blocks.is_blank(kept[-1][1]))):
-            continue
-        kept.append((number, line))
-    while kept and blocks.is_blank(kept[-1][1]):
-        kept.pop()
-    return kept
 
 
 def _holds_blocks(path: str) -> bool:
