@@ -71,7 +71,8 @@ def test_publishing_twice_is_a_no_op_the_second_time(world: World) -> None:
     agents, index = read(world, "AGENTS.md"), read(world, INDEX)
     snapshots = sorted((world.root / "okf" / ".memory" / "publish").iterdir())
     second = publish(str(world.root))
-    assert second.status == "no-update" and "already published" in second.reason
+    assert second.status == "no-update" and second.reason == "the files already hold what a publish writes now"
+    assert second.left_out["not published"], "learnings in force it leaves out: it never says all are published"
     assert read(world, "AGENTS.md") == agents and read(world, INDEX) == index
     assert sorted((world.root / "okf" / ".memory" / "publish").iterdir()) == snapshots
 
@@ -500,6 +501,110 @@ def test_retire_and_redact_rewrite_the_published_files(world: World) -> None:
     assert _published_ids(world) == (set(), set())
 
 
+def _section_rows(data: bytes, name: str) -> tuple[str, list[str], str]:
+    """A published file cut around its section: the text outside it, and the section's lines."""
+    parts = sections.split(data.decode(), name)
+    return parts.before + parts.after, (parts.body or "").split("\n"), parts.newline
+
+
+def test_taking_a_learning_out_of_force_publishes_nothing_accepted_since(world: World) -> None:
+    """A learning accepted after the last publish stays unpublished until someone runs
+    ``gitstore publish``: a retirement of another takes that one's lines and entries out of the
+    published files, and changes nothing else in them."""
+    from .cli import ok
+
+    (world.root / "CLAUDE.md").write_text("# Claude\n")
+    (world.root / ".github").mkdir()
+    (world.root / ".github" / "copilot-instructions.md").write_text("# Copilot\r\n")
+    twin = add_learning(world, 63, "Retries use jitter", "Every retry loop uses exponential backoff with full jitter.")
+    ok("publish", cwd=world.root)
+    names = ("AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md")
+    before = {name: read(world, name) for name in (*names, INDEX)}
+    unpublished = add_learning(world, 64, "Pin actions", "Pin every GitHub Action to a commit.")
+    gone = world.ids["jitter_zh"]
+    out = ok("retire", gone, "--reason", "gone", "--by", "github:9", cwd=world.root)
+    assert ("rewrote the published AGENTS.md, CLAUDE.md, .github/copilot-instructions.md, "
+            ".continual-learning/index.json without what left force") in out
+    for name in names:
+        after = read(world, name)
+        assert unpublished not in after.decode() and gone not in after.decode(), name
+        outside, rows, newline = _section_rows(before[name], name)
+        assert _section_rows(after, name) == (outside, [row for row in rows if gone not in row], newline), name
+    entries = json.loads(before[INDEX])["entries"]
+    assert json.loads(read(world, INDEX))["entries"] == [e for e in entries if e["learning"] != gone]
+    # one line says what two learnings say: retiring one leaves the line citing the other
+    jitter = world.ids["jitter"]
+    assert f"[{', '.join(sorted((jitter, twin)))}]" in before["AGENTS.md"].decode()
+    ok("retire", twin, "--reason", "gone", "--by", "github:9", cwd=world.root)
+    assert f"Every retry loop uses exponential backoff with full jitter. [{jitter}]" in read(world, "AGENTS.md").decode()
+    assert unpublished not in read(world, "AGENTS.md").decode() + read(world, INDEX).decode()
+
+
+@pytest.mark.parametrize("count", [4, 30])
+def test_what_was_left_out_stops_naming_a_learning_out_of_force(count: int) -> None:
+    """The line saying what a reader's limit left out loses a learning no longer written, as a
+    line of the section does, and stays a line the promotion gate accepts; one naming the first
+    ten and counting the rest stays as it is (which of the rest would take a place is unknown)."""
+    from gitstore.deliver.publish import NAMED, Line, Result, Target, fit_section, left_out_note, unwritten
+    from gitstore.deliver.refresh import without
+
+    lines = [Line(f"Rule {n}: keep it short.", (f"lrn_{n:032x}",), (0, 0, f"{n:05}")) for n in range(count)]
+    result = Result("published", "")
+    before = fit_section(b"# Project\n", Target("AGENTS.md", "lines", 11, "the reader"), lines, result)
+    assert before is not None
+    shown, left = [line.ids[0] for line in lines[:2]], result.left_out["AGENTS.md"]
+    assert len(left) == count - 2
+    texts = {line.ids[0]: line.text for line in lines}
+    gone = {shown[0], left[0]}
+    after = without("AGENTS.md", before, {i: t for i, t in texts.items() if i not in gone})
+    assert after is not None
+    body = (sections.split(after.decode(), "AGENTS.md").body or "").splitlines()
+    assert shown[0] not in after.decode() and shown[1] in after.decode()
+    [note] = [row for row in body if left_out_note(row)]
+    if len(left) > NAMED:
+        assert note.encode() in before and left[0] in note
+    else:
+        assert left_out_note(note) == (len(left) - 1, tuple(left[1:]), 0)
+    facts = {i: clindex.Fact(i, "sha256:" + "0" * 64, t, "ep_1", "2026-03-01", "convention")
+             for i, t in texts.items() if i not in gone}
+    section = [row for row in body if row.strip()]
+    assert [row for row in section if unwritten(row, facts, lambda _: None, section)] == []
+    none_left = without("AGENTS.md", before, {i: t for i, t in texts.items() if i not in left})
+    assert none_left is not None and (note.encode() in none_left if len(left) > NAMED else b"left out" not in none_left)
+
+
+def test_withdrawing_an_unrelated_grant_leaves_the_published_files_as_they_are(world: World) -> None:
+    from .cli import ok
+
+    ok("publish", cwd=world.root)
+    before = {name: read(world, name) for name in ("AGENTS.md", INDEX)}
+    add_learning(world, 64, "Pin actions", "Pin every GitHub Action to a commit.")
+    analytics = json.loads(ok("grant", "--purpose", "analytics", "--by", "github:9", "--json", cwd=world.root))
+    out = ok("withdraw", analytics["digest"], "--reason", "unrelated", "--by", "github:9", cwd=world.root)
+    assert "rewrote" not in out and "stale" not in out, out
+    assert {name: read(world, name) for name in before} == before
+
+
+def test_the_last_learning_taken_out_of_a_section_leaves_it_saying_nothing_untrue(world: World) -> None:
+    """A section whose every line left force says none is in force only when none is: a
+    learning accepted since and not published is in force."""
+    from .cli import ok
+
+    fresh = world.copy(world.root.parent / "again")
+    ok("publish", cwd=world.root)
+    ops.retire(world.ctx, world.ids["jitter"], "github:9", "gone")
+    ok("retire", world.ids["jitter_zh"], "--reason", "gone", "--by", "github:9", cwd=world.root)
+    section = sections.split(read(world, "AGENTS.md").decode(), "AGENTS.md").body or ""
+    assert "lrn_" not in section and "no accepted learning is in force" in section
+    assert json.loads(read(world, INDEX))["entries"] == []
+    ok("publish", cwd=fresh.root)
+    add_learning(fresh, 64, "Pin actions", "Pin every GitHub Action to a commit.")
+    ops.retire(fresh.ctx, fresh.ids["jitter"], "github:9", "gone")
+    ok("retire", fresh.ids["jitter_zh"], "--reason", "gone", "--by", "github:9", cwd=fresh.root)
+    section = sections.split(read(fresh, "AGENTS.md").decode(), "AGENTS.md").body or ""
+    assert "lrn_" not in section and "in force" not in section, section
+
+
 def test_a_command_names_published_files_it_could_not_bring_up_to_date(world: World) -> None:
     from .cli import ok
 
@@ -690,7 +795,7 @@ def test_a_hand_edited_section_fails_the_publish_and_claims_nothing(world: World
     assert done.returncode == 1, (done.stdout, done.stderr)
     error = json.loads(done.stderr)["error"] if flags == ["--json"] else done.stderr.removeprefix("gitstore: error: ")
     assert error.startswith("conflict: AGENTS.md: the gitstore section was edited by hand"), done.stderr
-    assert done.stderr.count("\n") == 1 and "already published" not in done.stdout
+    assert done.stderr.count("\n") == 1 and "already hold" not in done.stdout
     assert "conflict: nothing written: 1 conflict(s) to resolve first" in done.stdout or '"status": "conflict"' in done.stdout
     assert read(world, "AGENTS.md").decode() == text
 

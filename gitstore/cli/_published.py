@@ -8,7 +8,7 @@ from __future__ import annotations
 import typer
 
 from gitstore.context import Context
-from gitstore.deliver.publish import Refresh, refresh
+from gitstore.deliver.refresh import Refresh, refresh
 from gitstore.errors import GitstoreError
 from gitstore.ops import unfinished
 from gitstore.promote.standing import NOT_IN_FORCE, Judged, judge_work_tree, read_once

@@ -149,3 +149,20 @@ def merge(data: dict[str, Any], facts: list[Fact], written: dict[str, set[str]])
         recorded.add(_same(fact.fact))
         result.added.append(fact.learning)
     return result
+
+
+def without(data: dict[str, Any], keep: set[str], written: dict[str, set[str]]) -> Merge:
+    """``data`` without gitstore's entries of learnings not in ``keep`` (no longer published),
+    every other entry as it is: nothing is added or updated. An entry of ours changed by hand
+    is a conflict, left as it is. ``written`` as for ``merge``."""
+    result = Merge({**data, "entries": []})
+    for entry in data["entries"]:
+        learning = entry.get("learning")
+        if not isinstance(learning, str) or learning in keep:
+            result.data["entries"].append(entry)
+        elif entry["fact"] in written.get(learning, set()):
+            result.removed.append(learning)
+        else:
+            result.conflicts.append(f"{PATH}: the entry of {learning} was changed by hand; left as it is")
+            result.data["entries"].append(entry)
+    return result

@@ -95,16 +95,24 @@ def section_line(line: str) -> tuple[str, tuple[str, ...]] | None:
 
 def left_out_line(line: str) -> tuple[str, ...] | None:
     """The learnings a line saying what was left out names, if ``line`` is one as ``_body``
-    writes it: ``count`` lines left out, citing the ids named and ``more`` others (the first
-    ``NAMED`` named only when there are more), each learning named once. None for any other line."""
+    writes it (see ``left_out_note``). None for any other line."""
+    note = left_out_note(line)
+    return None if note is None else note[1]
+
+
+def left_out_note(line: str) -> tuple[int, tuple[str, ...], int] | None:
+    """What a line saying what was left out says, if ``line`` is one as ``_body`` writes it:
+    ``count`` lines left out, citing the ids named and ``more`` others (the first ``NAMED``
+    named only when there are more), each learning named once. None for any other line."""
     matched = _LEFT_OUT.fullmatch(line)
     if matched is None:
         return None
     ids = tuple(matched.group("ids").split(", "))
     more = int(matched.group("more") or 0)
-    if (more and len(ids) != NAMED) or len(set(ids)) != len(ids) or int(matched.group("count")) > len(ids) + more:
+    count = int(matched.group("count"))
+    if (more and len(ids) != NAMED) or len(set(ids)) != len(ids) or count > len(ids) + more:
         return None
-    return ids
+    return count, ids, more
 
 
 def unwritten(line: str, facts: Mapping[str, clindex.Fact], why_not: Callable[[str], str | None],
@@ -328,6 +336,12 @@ def _body(lines: list[Line], left_out: list[Line]) -> str:
     return "\n".join(rows) + "\n"
 
 
+def edited_by_hand(path: str) -> str:
+    """Why the section of ``path`` is not rewritten: a person edited it inside the markers."""
+    return (f"{path}: the gitstore section was edited by hand since it was written; left as it is (move the "
+            "edit outside the markers, or delete the section, then publish again)")
+
+
 def fit_section(before: bytes | None, target: Target, lines: list[Line], result: Result,
                 reserve: int = 0) -> bytes | None:
     """The file's new bytes with as many lines as fit its limit; None when the section was
@@ -336,9 +350,7 @@ def fit_section(before: bytes | None, target: Target, lines: list[Line], result:
     text = before.decode("utf-8") if before is not None else ""
     parts = sections.split(text, target.path)
     if parts.edited:
-        result.conflicts.append(f"{target.path}: the gitstore section was edited by hand since it was "
-                                "written; left as it is (move the edit outside the markers, or delete "
-                                "the section, then publish again)")
+        result.conflicts.append(edited_by_hand(target.path))
         return None
     outside = " ".join((parts.before + parts.after).casefold().split())
     shown = [line for line in lines if " ".join(line.text.casefold().split()) not in outside]
@@ -508,8 +520,8 @@ def _summarise(result: Result, baseline: Baseline, changes: list[snapshots.Chang
     elif result.conflicts:  # what was edited by hand is not published: never say it is
         result.status = "conflict"
         result.reason = f"nothing written: {len(result.conflicts)} conflict(s) to resolve first"
-    else:
-        result.reason = ("every learning in force is already published" if selection.facts
+    else:  # learnings may be left out (a reader's limit, not publishable): never say all are published
+        result.reason = ("the files already hold what a publish writes now" if selection.facts
                          else "no project learning is in force for instruction")
 
 
@@ -550,7 +562,7 @@ def publish(start: str = ".", claude: bool = False, copilot: bool = False, dry_r
     busy = unfinished_operation(ctx.workspace.repo)
     if busy is not None:
         return Result("blocked", f"blocked: {busy}; nothing was written (publish once it is done)", waits=True)
-    result.snapshot = _write(root, state, changes)
+    result.snapshot = write_changes(root, state, changes)
     return result
 
 
@@ -575,7 +587,7 @@ def unfinished_operation(repo: Any) -> str | None:
     return None
 
 
-def _write(root: Path, state: Path, changes: list[snapshots.Change]) -> str:
+def write_changes(root: Path, state: Path, changes: list[snapshots.Change]) -> str:
     """Save the prior state of ``changes`` (for ``--rollback``), then write them; returns the snapshot."""
     snapshot = snapshots.save(state, changes)
     for change in changes:
@@ -584,20 +596,20 @@ def _write(root: Path, state: Path, changes: list[snapshots.Change]) -> str:
     return str(snapshot.relative_to(root))
 
 
-# -- keeping published files current ----------------------------------------------------------------
+# -- published files against what a publish writes now ----------------------------------------------
 
 @dataclass
-class Refresh:
-    """What bringing already published files up to date did: the files rewritten, the snapshot
-    that lets ``--rollback`` undo it, and why some published file could not be brought up to
-    date (it then still lists what it listed: stale until ``gitstore publish`` succeeds)."""
+class Standing:
+    """How the files a publish already wrote stand against what ``gitstore publish`` would
+    write now: the published files it would rewrite, the learnings each gives agents that it
+    would no longer write (out of force, or no longer publishable), and why a published file
+    cannot be brought up to date (as ``gitstore.deliver.refresh.Refresh.stale``)."""
 
-    files: list[str] = field(default_factory=list)
-    snapshot: str | None = None
-    stale: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"files": self.files, "snapshot": self.snapshot, "stale": self.stale}
+    published: list[str] = field(default_factory=list)
+    behind: list[str] = field(default_factory=list)
+    not_in_force: dict[str, list[str]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    unwritten: dict[str, list[str]] = field(default_factory=dict)  # path -> why each line publish never writes
 
 
 def _published(baseline: Baseline) -> set[str]:
@@ -611,46 +623,7 @@ def _published(baseline: Baseline) -> set[str]:
     return found
 
 
-def refresh(ctx: Any) -> Refresh:
-    """After learnings left force (a withdrawal, a redaction, a retirement), rewrite the files a
-    publish already wrote the way ``gitstore publish`` would, so they stop listing them. Only
-    files that hold gitstore's section (or entries) are touched; their prior state is saved for
-    ``gitstore publish --rollback`` as a publish saves it. A file publish would refuse to
-    rewrite (a section edited by hand, an unreadable index) is named in ``stale``."""
-    from gitstore.queries._views import in_force_view
-
-    root, state = ctx.workspace.root, ctx.workspace.state
-    baseline, published, blocked = _published_files(root)
-    if baseline is None or not published:
-        return Refresh(stale=blocked)
-    result, changes = _plan(root, in_force_view(ctx.store)[0], baseline)
-    changes = [c for c in changes if c.path in published]
-    done = Refresh(stale=[c for c in result.conflicts if c.split(":", 1)[0] in published])
-    busy = unfinished_operation(ctx.workspace.repo) if changes else None
-    if busy is not None:
-        done.stale.append(f"{busy}: nothing was written (`gitstore publish` once it is done)")
-        return done
-    if changes:
-        done.snapshot = _write(root, state, changes)
-        done.files = [c.path for c in changes]
-    return done
-
-
-@dataclass
-class Standing:
-    """How the files a publish already wrote stand against what ``gitstore publish`` would
-    write now: the published files it would rewrite, the learnings each gives agents that it
-    would no longer write (out of force, or no longer publishable), and why a published file
-    cannot be brought up to date (as ``Refresh.stale``)."""
-
-    published: list[str] = field(default_factory=list)
-    behind: list[str] = field(default_factory=list)
-    not_in_force: dict[str, list[str]] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
-    unwritten: dict[str, list[str]] = field(default_factory=dict)  # path -> why each line publish never writes
-
-
-def _published_files(root: Path) -> tuple[Baseline | None, set[str], list[str]]:
+def published_files(root: Path) -> tuple[Baseline | None, set[str], list[str]]:
     """The files as they stand (None when a publish is blocked), the paths a publish already
     wrote, and why they cannot be brought up to date when it is blocked."""
     try:
@@ -675,7 +648,7 @@ def standing(ctx: Any) -> Standing:
     from gitstore.queries._views import in_force_view
 
     root = ctx.workspace.root
-    baseline, published, blocked = _published_files(root)
+    baseline, published, blocked = published_files(root)
     if baseline is None or not published:
         return Standing(problems=blocked)
     view = in_force_view(ctx.store)[0]
