@@ -474,6 +474,70 @@ def test_a_pull_request_shares_the_packet_its_gates_read(tmp_path: Path, monkeyp
     assert promotion_gate.main(["--from-ref", "origin/main", "--to-ref", "HEAD"]) == 0
 
 
+def _ci_checkout_passes_the_gate(tmp_path: Path, branch: str, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Whether a fresh clone of the team's remote, with its memory fetched as CI fetches it, passes the
+    promotion gate on ``branch``."""
+    checkout = tmp_path / "ci"
+    git(tmp_path, "clone", "-q", "https://github.com/acme/widgets.git", str(checkout))
+    git(checkout, "fetch", "-q", "--no-tags", "origin", *fetch_refspecs("origin"))
+    git(checkout, "checkout", "-q", branch)
+    monkeypatch.chdir(checkout)
+    return promotion_gate.main(["--from-ref", "origin/main", "--to-ref", "HEAD"]) == 0
+
+
+@pytest.mark.parametrize("way", ["promote --push", "sync, then push"])
+def test_a_promotion_made_without_push_is_shared_as_it_says(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           way: str) -> None:
+    """Promoted without ``--push``, the command says how to share the branch; each way it names
+    gets the packet the commit names to the remote before the branch, so the pull request's
+    gate passes. ``promote --push`` shares the branch as it is: nothing stored or committed again."""
+    from .cli import ok
+
+    ctx = _signed_wiki_repo(tmp_path)
+    root = ctx.workspace.root
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))  # its HEAD: the branch the policy is on
+    team = {"COUNT": "1", "KEY_0": f"url.{remote}.insteadOf", "VALUE_0": "https://github.com/acme/widgets.git"}
+    for key, value in team.items():  # the team's remote, here, for git only (the scope stays the team's)
+        monkeypatch.setenv(f"GIT_CONFIG_{key}", value)
+    git(root, "push", "-q", "origin", "main")
+    learning = accepted_learning(ctx)
+    branch = f"memory/promote/{learning['id']}"
+    out = ok("promote", learning["id"], "--by", PERSON, cwd=root)
+    [hint] = [line for line in out.splitlines() if "share it:" in line]
+    commit, records = git(root, "rev-parse", branch).strip(), _records(Context.open(root))
+    if way == "promote --push":
+        assert f"gitstore promote {learning['id']} --push" in hint, hint
+        shared = ok("promote", learning["id"], "--push", "--by", PERSON, cwd=root)
+        assert f"pushed {branch} to origin (memory shared first" in shared, shared
+        assert "share it:" not in shared
+        assert git(root, "rev-parse", branch).strip() == commit and _records(Context.open(root)) == records
+    else:
+        assert f"gitstore sync origin && git push origin {branch}" in hint, hint
+        ok("sync", "origin", cwd=root)
+        git(root, "push", "-q", "origin", branch)
+    assert git(remote, "rev-parse", branch).strip() == commit
+    assert _ci_checkout_passes_the_gate(tmp_path, branch, monkeypatch)
+
+
+def test_a_branch_naming_another_packet_is_not_shared(tmp_path: Path) -> None:
+    """``promote --push`` shares only the promotion promote made: a branch of the learning's
+    name whose commit names a packet the store does not hold stays refused, pushing nothing."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    remote = _bare_remote(tmp_path, root)
+    learning = accepted_learning(ctx)
+    result = promote(ctx, learning["id"], PERSON)
+    git(root, "checkout", "-q", result.branch)
+    message = git(root, "log", "-1", "--format=%B").replace(result.packet["digest"], "sha256:" + "0" * 64)
+    git(root, "commit", "-q", "--amend", "-m", message)
+    git(root, "checkout", "-q", "main")
+    records = _records(ctx)
+    with pytest.raises(Refused, match="already exists"):
+        promote(ctx, learning["id"], PERSON, push=True, share=share_memory)
+    assert git(remote, "for-each-ref").strip() == "" and _records(ctx) == records
+
+
 def test_a_branch_whose_packet_cannot_be_shared_is_not_pushed(tmp_path: Path) -> None:
     """A remote that refuses the memory refs gets no branch either (its gates would fail), and
     promote says what to run."""

@@ -44,7 +44,7 @@ def _report(result: Promotion) -> dict[str, Any]:
     return {
         "learning": packet["learning"], "route": packet["route"], "rubric": packet["rubric"],
         "target": packet["target"], "packet": packet["digest"], "base": packet["base"],
-        "branch": result.branch, "commit": result.commit, "written": result.written,
+        "branch": result.branch, "commit": result.commit, "earlier": result.earlier, "written": result.written,
         "checks": [c["name"] for c in packet["checks"]],
         "push": None if result.push is None else {"done": result.push.done, "message": result.push.message},
         "pullRequest": None if result.pull_request is None else {
@@ -53,7 +53,8 @@ def _report(result: Promotion) -> dict[str, Any]:
 
 
 def _print(report: dict[str, Any]) -> None:
-    typer.echo(f"promoted {report['learning']} by route {report['route']}"
+    typer.echo(f"{'promoted earlier:' if report['earlier'] else 'promoted'} {report['learning']} by route "
+               f"{report['route']}"
                + ("" if report["route"] == report["rubric"]["route"] else f" (the rubric chose {report['rubric']['route']})"))
     for reason in report["rubric"]["reasons"]:
         typer.echo(f"  rubric: {reason}")
@@ -67,9 +68,9 @@ def _print(report: dict[str, Any]) -> None:
     for key, label in (("push", "push"), ("pullRequest", "pull request")):
         if report[key] is not None:
             typer.echo(f"  {label}: {report[key]['message']}")
-    if report["branch"] and report["push"] is None:
-        typer.echo(f"  review it: git show {report['branch']}; share it: gitstore promote ... --push, "
-                   f"or git push origin {report['branch']}")
+    if report["branch"] and report["push"] is None:  # the packet goes before the branch: the gates read it
+        typer.echo(f"  review it: git show {report['branch']}; share it: gitstore promote {report['learning']} --push, "
+                   f"or gitstore sync origin && git push origin {report['branch']}")
 
 
 def _route(value: str) -> str | None:
@@ -82,7 +83,8 @@ def promote(
     learning_id: str = learning_argument("The accepted learning to promote."),
     route: Optional[str] = typer.Option(None, "--route", help=f"A stricter route than the rubric's: {_ROUTES}.",
                                         callback=checked(_route)),
-    push: bool = typer.Option(False, "--push", help="Sync memory with origin (the packet the commit names), then push the promotion branch."),
+    push: bool = typer.Option(False, "--push", help="Sync memory with origin (the packet the commit names), then "
+                              "push the promotion branch (one promoted earlier without --push too)."),
     pr: bool = typer.Option(False, "--pr", help="Push, then open a pull request with the GitHub CLI (gh)."),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,

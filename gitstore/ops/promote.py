@@ -13,6 +13,11 @@ packet stored and, when the packet it plans again on the same base at the same t
 one, lands it without storing it twice: it creates the branch (or finds it made, its commit
 naming the packet), writes the files, pushes. Anything else (the learning changed since, a
 route that differs) is a promotion of its own.
+
+A promotion made without ``--push`` is shared later by the same command with ``--push`` (or
+``--pr``): when the branch's commit names a packet of the learning the store holds, on that
+packet's base, and promote plans that packet again, the memory and then the branch are pushed
+as they are, nothing stored or committed again. A branch holding anything else is refused.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ class Promotion:
     written: list[str] = field(default_factory=list)  # local files written (overlay page, brief)
     push: pr.Outcome | None = None
     pull_request: pr.Outcome | None = None
+    earlier: bool = False  # promoted by an earlier run, its branch only shared now
 
 
 Share = Callable[[Context, str, str], pr.Outcome]  # (ctx, branch, remote): memory shared before the branch
@@ -65,12 +71,16 @@ def promote(ctx: Context, learning_id: str, by: str, *, route: str | None = None
     repo = ctx.workspace.repo
     requested = route_name(route) if route is not None else None
     resumed = _resumed(ctx, learning_id, requested)
+    earlier = _made(ctx, learning_id, requested) if resumed is None and (push or pull_request) else None
+    if earlier is not None:  # promoted before without --push: share that promotion, as it is
+        return _share(ctx, *earlier, remote, pull_request, share)
     if resumed is not None:
         result, snapshot = resumed
     else:
         snapshot = head_snapshot(repo)
         result = plan(in_force_view(ctx.store)[0], snapshot, learning_id, requested, now())
-    commit, made = _prepare(ctx, result, snapshot, resumed is not None) if result.commits else (None, False)
+    commit, made = (_prepare(ctx, result, snapshot, resumed is not None, push or pull_request) if result.commits
+                    else (None, False))
     local = _local_files(ctx, result, resumed is not None)
     if resumed is None:
         with unfinished.noting(ctx.workspace.state, _note(result, route, push, pull_request)):
@@ -124,27 +134,67 @@ def _resumed(ctx: Context, learning_id: str, requested: str | None) -> tuple[Pla
     if not any(item.digest == packet["digest"] for item in ctx.store.stream("packets")):
         return None  # killed before its append: nothing of it stands
     try:
-        snapshot = Snapshot(ctx.workspace.repo, ctx.workspace.repo[packet["base"]].peel(pygit2.Commit))
-    except (KeyError, ValueError, TypeError, pygit2.GitError):
-        return None
-    try:
-        result = plan(in_force_view(ctx.store)[0], snapshot, learning_id, requested, packet["at"])
+        return _planned_again(ctx, packet, learning_id, requested)
     except Refused:
         unfinished.finish(ctx.workspace.state, _note_name(learning_id))
         raise
+
+
+def _planned_again(ctx: Context, packet: dict[str, Any], learning_id: str,
+                   requested: str | None) -> tuple[Plan, Snapshot] | None:
+    """The plan of ``learning_id`` on the base of a stored ``packet`` at its time, and the
+    snapshot of that base, when that plan is the packet; None when it differs or the base is
+    gone. Raises ``Refused`` when the learning can no longer be promoted."""
+    try:
+        snapshot = Snapshot(ctx.workspace.repo, ctx.workspace.repo[packet["base"]].peel(pygit2.Commit))
+    except (KeyError, ValueError, TypeError, pygit2.GitError):
+        return None
+    result = plan(in_force_view(ctx.store)[0], snapshot, learning_id, requested, packet["at"])
     return (result, snapshot) if result.packet["digest"] == packet["digest"] else None
 
 
-def _prepare(ctx: Context, result: Plan, snapshot: Any, resumed: bool) -> tuple[pygit2.Oid, bool]:
+def _made(ctx: Context, learning_id: str, requested: str | None) -> tuple[Plan, pygit2.Commit] | None:
+    """The promotion of ``learning_id`` its branch already holds, to share: the branch's commit
+    names a packet of this learning the store holds, and promote plans that packet again on its
+    base at its time (the learning still accepted and in force, the route the one asked for or,
+    when none is, the packet's). None for no branch, or one holding anything else, which
+    ``_prepare`` refuses."""
+    found = branches.existing(ctx.workspace.repo, branch_for(learning_id))
+    named = [value for _, value in branches.trailers(found.message).get("Gitstore-Packet", [])] if found else []
+    if found is None or len(named) != 1:
+        return None
+    packet = next((item.record for item in ctx.store.stream("packets") if item.digest == named[0]), None)
+    if packet is None or packet.get("learning") != learning_id:
+        return None
+    if [str(parent) for parent in found.parent_ids] != [packet.get("base")]:
+        return None
+    again = _planned_again(ctx, packet, learning_id, requested or packet.get("route"))
+    return (again[0], found) if again is not None else None
+
+
+def _share(ctx: Context, result: Plan, commit: pygit2.Commit, remote: str, pull_request: bool,
+           share: Share | None) -> Promotion:
+    """Share a promotion made before: its memory, then its branch (and a pull request), with
+    nothing stored or committed again."""
+    outcome = Promotion(result.packet, branch_for(result.learning["id"]), str(commit.id), earlier=True)
+    _publish(ctx, result, outcome, remote, pull_request, _current_branch(ctx.workspace.repo), share)
+    return outcome
+
+
+def _prepare(ctx: Context, result: Plan, snapshot: Any, resumed: bool, sharing: bool) -> tuple[pygit2.Oid, bool]:
     """The promotion's commit, and whether its branch points at it already (a promotion run
-    again after a kill that came after the branch)."""
+    again after a kill that came after the branch). ``sharing``: the run asked to push, so a
+    branch that exists holds no promotion it could share (``_made``)."""
     branch = branch_for(result.learning["id"])
     found = branches.existing(ctx.workspace.repo, branch)
     if found is not None and resumed and _names_packet(found, result.packet["digest"]):
         return found.id, True
     if found is not None:
+        shares = ("its commit is no promotion of the learning as promote plans it now (another packet, or none)"
+                  if sharing else
+                  f"`gitstore promote {result.learning['id']} --push` shares a promotion promote made there")
         raise Refused(f"branch {branch} already exists (at {str(found.id)[:12]}): the learning was promoted; "
-                      "delete the branch to promote it again")
+                      f"{shares}; delete the branch to promote it again")
     blocking = branches.in_the_way(ctx.workspace.repo, branch)
     if blocking is not None:
         raise Refused(f"cannot create branch {branch}: the ref {blocking} is in the way")
