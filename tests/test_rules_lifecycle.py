@@ -272,3 +272,74 @@ def test_show_and_learnings_say_a_learning_is_contested_and_what_to_do(tmp_path)
     listed = json.loads(gitstore("learnings", "--json", cwd=b.workspace.root).stdout)
     [row] = [r for r in listed if r["id"] == proposal["id"]]
     assert "rejected by github:10" in row["contested"] and not row["usable"]
+
+
+# -- many steps naming one version: settled in polynomial time -----------------------------------
+
+class _CountedSaw:
+    """``saw`` that counts what it is asked, and stops a settlement that asks more than
+    ``budget`` times (judging each step again within every set of steps it had seen asks
+    factorially or exponentially many times, and never finishes)."""
+
+    def __init__(self, saw, budget: int) -> None:  # type: ignore[no-untyped-def]
+        self.saw, self.budget, self.calls = saw, budget, 0
+
+    def __call__(self, later, earlier) -> bool:  # type: ignore[no-untyped-def]
+        self.calls += 1
+        assert self.calls <= self.budget, f"settling asked whether one append saw another over {self.budget} times"
+        return bool(self.saw(later, earlier))
+
+
+def _siblings(proposal: dict, n: int) -> list[dict]:
+    """``n`` revisions that all name ``proposal`` as the version they follow (a revision needs
+    no authority: anyone who can push can write them)."""
+    found = []
+    for k in range(n):
+        record = ops._next(proposal)
+        record["rationale"] = f"Sibling revision {k}."
+        found.append(seal(record))
+    return found
+
+
+def _settled_with_few_questions(ctx, proposal, n):  # type: ignore[no-untyped-def]
+    """The history of ``proposal``, built asking whether one append saw another at most about
+    once per pair of its versions."""
+    view = ctx.view()
+    items = view.learnings[proposal["id"]]
+    counted = _CountedSaw(view.saw, budget=2 * (n + 1) ** 2)
+    return build(proposal["id"], items, counted)
+
+
+def test_sibling_revisions_in_one_append_settle_as_steps_made_together(world) -> None:  # type: ignore[no-untyped-def]
+    """Records of one append were made together, none knowing another first: they have not
+    seen each other. Sibling revisions agree, so the smallest digest counts, and the history
+    goes on from it (the one read before asking every subset of them, and froze a proposal
+    at the version they named, ignoring every later revision of it)."""
+    ctx, first, second = world
+    proposal = propose(ctx, [ref(first)])
+    siblings = _siblings(proposal, 14)
+    ctx.store.append(siblings)
+    history = _settled_with_few_questions(ctx, proposal, 14)
+    smallest = min(s["digest"] for s in siblings)
+    assert [i.digest for i in history.chain] == [proposal["digest"], smallest] and history.contested is None
+    assert {i.digest for i in history.ignored} == {s["digest"] for s in siblings} - {smallest}
+    revised = ops.revise(ctx, proposal["id"], [ref(first), ref(second)], [], "github:9")
+    assert revised["previous"] == smallest
+    done = accepted(ctx, revised)
+    listed = json.loads(gitstore("learnings", "--json", cwd=ctx.workspace.root).stdout)
+    assert [(r["id"], r["state"], r["digest"]) for r in listed] == [(proposal["id"], "accepted", done["digest"])]
+
+
+def test_sibling_revisions_one_append_each_settle_on_the_first(world) -> None:  # type: ignore[no-untyped-def]
+    """Each later sibling was made having seen the earlier ones, no contest among them: it is
+    stale, and the first counts (the one read before judged each again within every set of
+    the siblings it had seen: twice the work for every sibling added)."""
+    ctx, first, _ = world
+    proposal = propose(ctx, [ref(first)])
+    siblings = _siblings(proposal, 40)
+    for sibling in siblings:
+        ctx.store.append([sibling])
+    history = _settled_with_few_questions(ctx, proposal, 40)
+    assert [i.digest for i in history.chain] == [proposal["digest"], siblings[0]["digest"]]
+    assert {i.digest for i in history.ignored} == {s["digest"] for s in siblings[1:]}
+    assert evaluate(ctx.view(), "instruction")[proposal["id"]].state == "proposed"

@@ -1,5 +1,7 @@
-"""Racing replacements are settled among the claims on a common learning only, exactly as
-comparing every claim with every other would settle them."""
+"""Racing steps are settled as the rules state them, by ways that stay fast: steps naming one
+version in one pass over what each had seen, exactly as judging each again within every set of
+steps it had seen would settle them; replacements among the claims on a common learning only,
+exactly as comparing every claim with every other would settle them."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import Any
 import pytest
 
 from gitstore.rules.active import Claims, _claims, settle
+from gitstore.rules.lifecycle import Settled, _intent, settle_steps
 
 
 def _every_pair(view: Any, all_histories: dict[str, Any]) -> Claims:
@@ -72,3 +75,51 @@ def test_claims_settle_as_every_pair_compared_would_settle_them(seed: int) -> No
     settled = settle(view, histories)  # type: ignore[arg-type]
     assert settled == _every_pair(view, histories)
     assert settled.replaced_by or settled.conflicted  # there was something to settle
+
+
+def _as_stated(steps: list[Any], seen: Any) -> Settled:
+    """The settlement of steps naming one version as the lifecycle rule states it (``seen``:
+    whether one step was made having seen another): a step that saw others counts only if they
+    settle as a contest, and of the steps that count, those no other counting step saw stand.
+    Each step is judged again within every set of steps it had seen: exponential, fine here."""
+    known = {id(s): [o for o in steps if o is not s and seen(s, o)] for s in steps}
+    live = [s for s in steps if not known[id(s)] or _as_stated(known[id(s)], seen).contenders]
+    top = [s for s in live if not any(o is not s and id(s) in map(id, known[id(o)]) for o in live)]
+    if not top:
+        return Settled(None)
+    decided = [s for s in top if "decision" in s.record]
+    top = decided or top
+    if len(top) == 1 or len({_intent(s.record) for s in top}) == 1:
+        return Settled(min(top, key=lambda s: s.digest))
+    return Settled(None, tuple(sorted(top, key=lambda s: s.digest)))
+
+
+def _step(rng: random.Random, append: int) -> Any:
+    state = rng.choice(("proposed", "proposed", "accepted", "rejected"))
+    record: dict[str, Any] = {"state": state, "content": {"text": rng.choice(("a", "b"))}}
+    if state != "proposed":
+        record["decision"] = {"by": "github:9"}
+    return SimpleNamespace(record=record, stored=SimpleNamespace(append=append),
+                           digest=f"sha256:{rng.getrandbits(64):016x}")
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_steps_on_one_version_settle_as_the_rule_states(seed: int) -> None:
+    """Appends in a causal order (each saw some earlier ones and all they saw), one or more
+    steps in each. An append has seen itself, but steps of one append were made together:
+    none was made having seen another."""
+    rng = random.Random(seed)
+    appends = rng.randint(1, 6)
+    before: list[set[int]] = []
+    for n in range(appends):
+        direct = {m for m in range(n) if rng.random() < 0.4}
+        before.append(direct.union(*(before[m] for m in direct)))
+    steps = [_step(rng, rng.randrange(appends)) for _ in range(rng.randint(1, 7))]
+
+    def saw(later: Any, earlier: Any) -> bool:
+        return later.append == earlier.append or earlier.append in before[later.append]
+
+    def seen(later: Any, earlier: Any) -> bool:
+        return later.stored.append != earlier.stored.append and saw(later.stored, earlier.stored)
+
+    assert settle_steps(steps, saw) == _as_stated(steps, seen)

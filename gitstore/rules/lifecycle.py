@@ -31,8 +31,10 @@ and a smaller digest would otherwise orphan every decision made after it. When s
 without seeing each other and disagree (an acceptance and a rejection, two different edits),
 the history is **contested**: it stays at the version they follow, names them, and is never
 used until a person decides again on that version. Steps that agree (two retirements) settle
-on the smallest digest. Every clone holding the same steps computes the same outcome. A
-history with no proposal to start from breaks a rule and is never used.
+on the smallest digest. Steps stored in one append were made together, none having seen
+another: they settle as steps made without seeing each other. Every clone holding the same
+steps computes the same outcome, in one pass over what each had seen, however many steps
+name one version. A history with no proposal to start from breaks a rule and is never used.
 """
 
 from __future__ import annotations
@@ -87,12 +89,49 @@ class Settled:
 
 
 def settle_steps(steps: list[Item], saw: Saw = store_order_saw) -> Settled:
-    """Which of ``steps`` (each naming the same previous version) counts; see the module."""
+    """Which of ``steps`` (each naming the same previous version) counts; see the module.
+
+    One pass, in the order the steps were made: whether a step counts (it saw nothing, or what
+    it saw settles as a contest) depends only on the steps it had seen, and those were judged
+    before it (having seen is transitive: an append saw what the appends it saw had seen), so
+    each step is judged once. Judging it again within every set of steps it had seen would
+    cost time exponential in their number, which anyone who can push could make every read
+    spend."""
     if not steps:
         return Settled(None)
-    known = {id(s): [o for o in steps if o is not s and saw(s.stored, o.stored)] for s in steps}
-    live = [s for s in steps if not known[id(s)] or settle_steps(known[id(s)], saw).contenders]
-    top = [s for s in live if not any(o is not s and id(s) in map(id, known[id(o)]) for o in live)]
+    seen = _seen(steps, saw)
+    live: set[int] = set()
+    for n in sorted(range(len(steps)), key=lambda n: len(seen[n])):  # each after the steps it saw
+        if not seen[n] or _outcome(steps, seen[n], seen, live).contenders:
+            live.add(n)
+    return _outcome(steps, set(range(len(steps))), seen, live)
+
+
+def _seen(steps: list[Item], saw: Saw) -> list[set[int]]:
+    """For each step, the positions of the steps its append was made having seen. Steps of one
+    append were made together, none knowing another first: they have not seen each other (an
+    append has seen itself, but a step it holds is no earlier step its writer knew of). Asked
+    once for each two appends: one append holding many steps costs no question at all."""
+    appends: dict[str, list[int]] = {}
+    for n, step in enumerate(steps):
+        appends.setdefault(step.stored.append, []).append(n)
+    groups = list(appends.values())
+    first = [steps[group[0]].stored for group in groups]
+    saw_at = [[a != b and saw(later, earlier) for b, earlier in enumerate(first)] for a, later in enumerate(first)]
+    found: list[set[int]] = [set() for _ in steps]
+    for a, group in enumerate(groups):
+        earlier = {n for b, other in enumerate(groups) if saw_at[a][b] and not saw_at[b][a] for n in other}
+        for n in group:
+            found[n] = earlier
+    return found
+
+
+def _outcome(steps: list[Item], among: set[int], seen: list[set[int]], live: set[int]) -> Settled:
+    """The outcome among some steps, given those that count (``live``): of those, the ones
+    no other that counts had seen stand; decisions before revisions; agreeing ones settle on
+    the smallest digest, disagreeing ones are a contest."""
+    counting = among & live
+    top = [steps[n] for n in sorted(counting - set().union(*(seen[n] for n in counting)))]
     if not top:
         return Settled(None)
     decided = [s for s in top if "decision" in s.record]
