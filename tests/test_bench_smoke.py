@@ -281,3 +281,14 @@ SCALE_LINES = [
 
 def test_scale_quick_reports_appends_and_verify_growth() -> None:
     reports(SCALE_LINES, "scale", "--quick", "--", "--chunk", "300")
+
+
+SETTLE_LINES = [
+    re.compile(rf"^settle: learning histories with sibling revisions {how}: 1 sibling \d+ ms; 10 [\d.]+x, 20 [\d.]+x,"
+               r" 40 [\d.]+x \(reported, no goal\)$", re.MULTILINE)
+    for how in ("in one append", "one append each")
+]
+
+
+def test_settle_quick_reports_sibling_costs_and_settles_them_right() -> None:
+    reports(SETTLE_LINES, "settle", "--quick")
