@@ -1,6 +1,7 @@
 """A consolidator gets a frozen view and nothing to write with; what it returns is re-checked.
-One that tries to write, cites evidence outside the view or returns malformed output is refused
-with a clear error, and the dream stores nothing."""
+One that tries to write, cites evidence outside the view or returns malformed output as a whole
+is refused with a clear error, and the dream stores nothing; one malformed entry is left out
+alone, said, and the rest goes on."""
 
 from __future__ import annotations
 
@@ -132,10 +133,8 @@ def test_withdrawn_evidence_is_outside_the_view(ctx: Context) -> None:
     (lambda view, outcome: "nonsense", "malformed output at the outcome: \"nonsense\" is not of type \"object\""),
     (lambda view, outcome: {1: "x"}, r"malformed output \(a mapping with a key that is not text\)"),
     (lambda view, outcome: {"candidates": []}, "malformed output at the outcome: \"verdicts\" is a required property"),
-    (lambda view, outcome: dataclasses.replace(outcome, candidates=(dataclasses.replace(outcome.candidates[0], category="gossip"),)),
-     "malformed output at candidates/0/category"),
-    (lambda view, outcome: dataclasses.replace(outcome, candidates=(dataclasses.replace(outcome.candidates[0], text="x" * 5000),)),
-     "malformed output at candidates/0/text"),
+    (lambda view, outcome: {"candidates": [], "verdicts": [], "findings": [], "extra": 1},
+     "malformed output at the outcome: Additional properties are not allowed"),
     (lambda view, outcome: dataclasses.replace(outcome, candidates=outcome.candidates * 101),
      "malformed output at candidates"),
     (lambda view, outcome: dataclasses.replace(outcome, candidates=(dataclasses.replace(outcome.candidates[0], replaces=("lrn_" + "1" * 32,)),)),
@@ -148,6 +147,58 @@ def test_malformed_output_is_refused_and_nothing_is_stored(ctx: Context, tamper:
     with pytest.raises(Refused, match=message):
         _dream(ctx, Plugin(tamper))
     assert _count(ctx) == before
+
+
+def _and_another(candidate: Candidate, **changes: Any) -> tuple[Candidate, Candidate]:
+    return candidate, dataclasses.replace(candidate, **{"theme": "another-theme", **changes})
+
+
+@pytest.mark.parametrize("changes, reason", [
+    ({"text": "x" * 5000}, "malformed: its text is off the outcome's schema (maxLength 4000)"),
+    ({"category": "gossip"}, "malformed: its category is off the outcome's schema (enum)"),
+    ({"title": ""}, "malformed: its title is off the outcome's schema (minLength 1)"),
+    ({"signals": {f"s{n}": n for n in range(20)}},
+     "malformed: its signals is off the outcome's schema (maxProperties 16)"),
+])
+def test_a_malformed_candidate_is_dropped_and_the_others_are_stored(ctx: Context, changes: dict[str, Any],
+                                                                    reason: str) -> None:
+    """A consolidator writes its candidates from evidence anyone who can push can shape: one
+    candidate off the contract is dropped and reported, and never stops the others."""
+    def tamper(view: FrozenView, outcome: Outcome) -> Outcome:
+        return dataclasses.replace(outcome, candidates=_and_another(outcome.candidates[0], **changes))
+
+    report = _dream(ctx, Plugin(tamper))
+    assert [p["theme"] for p in report.proposed] == ["backoff-jitter-retry"]
+    [dropped] = [v for v in report.rejected if v["theme"] == "another-theme"]
+    assert dropped["reasons"] == [reason] and dropped["evidence"] == []
+    assert len([i for i in ctx.store.items() if i.kind == "learning"]) == 1
+
+
+def test_a_candidate_with_no_theme_of_its_own_is_dropped_and_named_by_its_place(ctx: Context) -> None:
+    def tamper(view: FrozenView, outcome: Outcome) -> Outcome:
+        return dataclasses.replace(outcome, candidates=_and_another(outcome.candidates[0], theme="Not A Theme!"))
+
+    report = _dream(ctx, Plugin(tamper))
+    assert len(report.proposed) == 1
+    assert "consolidator 'plugin' returned a malformed candidate (candidates/1): its theme is off the outcome's " \
+           "schema (pattern); it was left out" in report.why
+
+
+def test_a_malformed_verdict_or_finding_is_left_out_and_said(ctx: Context) -> None:
+    """What a consolidator reports is shown, never stored: one entry off the contract is left
+    out with a line saying so, and the run goes on."""
+    def tamper(view: FrozenView, outcome: Outcome) -> Outcome:
+        long = dataclasses.replace(outcome.verdicts[0], theme="another-theme", reasons=("x" * 500,))
+        finding = registry.Finding("missing-path", ("lrn_" + "1" * 32,), "y" * 600, "retire it")
+        return dataclasses.replace(outcome, verdicts=(*outcome.verdicts, long), findings=(finding,))
+
+    report = _dream(ctx, Plugin(tamper))
+    assert len(report.proposed) == 1 and report.tidy == []
+    assert "another-theme" not in str(report.rejected + report.held_back + report.known)
+    assert ("consolidator 'plugin' returned a malformed verdict (verdicts/1, theme another-theme): its reasons/0 is "
+            "off the outcome's schema (maxLength 400); it was left out") in report.why
+    assert ("consolidator 'plugin' returned a malformed finding (findings/0): its detail is off the outcome's "
+            "schema (maxLength 500); it was left out") in report.why
 
 
 def test_a_failing_consolidator_is_refused_without_a_traceback(ctx: Context) -> None:

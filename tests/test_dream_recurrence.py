@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from gitstore.dream import terms
 from gitstore.dream.consolidators import load
 from gitstore.errors import InvalidInput
 from gitstore.ops import learning as ops
@@ -222,3 +223,37 @@ def test_at_most_fifty_proposals_come_from_one_dream() -> None:
     assert {c.theme for c in outcome.candidates} == {f"t{n}" for n in range(10, 60)}
     waiting = [v for v in outcome.verdicts if v.outcome == "held-back"]
     assert len(waiting) == 10 and waiting[0].reasons[0].startswith("waits for the next dream")
+
+
+def test_a_statement_longer_than_a_candidate_may_carry_is_cut_at_a_word(tmp_path: Path) -> None:
+    """Three people writing one long run-on sentence each made every dream refuse its whole
+    outcome (the text was past the 4,000 characters a candidate may carry): no evidence of
+    the store could become a proposal while theirs existed."""
+    from gitstore.dream.consolidators import MAX_TEXT
+
+    ctx = w.repo(tmp_path)
+    texts = [f"Reviewer {n} says always retry the flaky network call with jitter "
+             + "and backoff and a bounded budget " * 130 + f"please {n}" for n in range(3)]
+    for n, text in enumerate(texts):
+        w.comment(ctx, 40 + n, f"github:{300 + n}", text, 10 * n)
+    [proposal] = w.run(ctx).proposed
+    learning = ctx.view().learnings[proposal["id"]][-1].record
+    text = learning["content"]["text"]
+    assert len(texts[0]) > MAX_TEXT >= len(text) > MAX_TEXT - 40 and text.endswith(" and...")
+    assert terms.says(texts[0], text), "the words kept are the evidence's, whole words only"
+    assert w.run(ctx).proposed == [], "the next dream finds it unchanged"
+
+
+def test_verdict_reasons_stay_short_however_many_people_object(tmp_path: Path) -> None:
+    """A theme contested by thirty accounts named every one of them in its reason, past the
+    400 characters a reason may hold, and every dream refused its whole outcome."""
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    for n in range(30):
+        w.comment(ctx, 200 + n, f"github:{90000 + n}",
+                  f"I disagree, jittered backoff is not needed for the retries of client {n}.", 100 + n)
+    report = w.run(ctx)
+    [held] = report.held_back
+    reason = held["reasons"][0]
+    assert reason.startswith("contested: 30 objection(s) by github:90000, github:90001, github:90002 and 27 more in ")
+    assert len(reason) <= 400 and reason.endswith("and 24 more"), reason

@@ -101,3 +101,16 @@ def test_a_branch_checked_out_that_moves_a_file_calls_no_learning_stale(tmp_path
     git(root, "mv", "src/retry.py", "src/retry_impl.py")
     git(root, "commit", "-q", "-m", "move")
     assert w.run(ctx, dry_run=True).tidy == []
+
+
+def test_a_learning_with_long_paths_gone_at_head_is_reported_within_bounds(tmp_path: Path) -> None:
+    """Three missing targets of 400 characters each made tidy's finding longer than the 500
+    characters a finding may hold: every dream refused its whole outcome."""
+    ctx = w.repo(tmp_path)
+    one = w.comment(ctx, 1, "github:1", "Retries need jittered backoff.", 0)[0]
+    targets = tuple(f"src/{n}/" + "deep/" * 77 + "old.py" for n in range(3))
+    gone = learn(ctx, one, "Every retry loop uses exponential backoff with full jitter.", targets=targets)
+    [missing] = w.run(ctx).tidy
+    assert missing["kind"] == "missing-path" and missing["learnings"] == [gone["id"]]
+    assert len(missing["detail"]) <= 500 and missing["detail"].startswith(f"{gone['id']} cites src/0/deep/"), missing
+    assert "and 2 more, which no longer exist at the default branch's tip" in missing["detail"], missing

@@ -4,7 +4,12 @@ A consolidator is trusted code, not trusted output. Its outcome is turned into p
 values (a value of any other type is malformed), checked against ``OUTCOME_SCHEMA`` (shape,
 vocabularies, bounds), and every event it cites must be evidence of the frozen view in the
 episode it names; every learning it revises or replaces must be in the view. Any of these
-failing refuses the whole outcome with one clear error, and the dream stores nothing.
+failing refuses the whole outcome with one clear error, and the dream stores nothing; except
+that one candidate, verdict or finding off the schema is left out alone, and said: a
+consolidator words its entries from evidence anyone who can push can shape, and one entry
+past a bound must never keep every other from being stored. A candidate left out is reported
+as rejected (by its place in the outcome when it has no theme of its own); a verdict or a
+finding left out gets a line in the report.
 
 A revision keeps the words of the proposal it revises, so it must stand on them: a revision of
 a learning whose evidence no longer serves (its words are hidden from the view), or whose words
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -28,7 +34,9 @@ import jsonschema_rs
 
 from gitstore.dream import terms
 from gitstore.dream.audience import AUDIENCES
-from gitstore.dream.consolidators import FINDINGS, OUTCOMES, Candidate, Finding, Outcome, Verdict
+from gitstore.dream.consolidators import (FINDINGS, MAX_AUDIENCE_RATIONALE, MAX_DETAIL, MAX_RATIONALE, MAX_REASON,
+                                          MAX_SUGGESTION, MAX_TEXT, MAX_TITLE, OUTCOMES, Candidate, Finding, Outcome,
+                                          Verdict)
 from gitstore.dream.labelers import CATEGORIES, THEME_PATTERN
 from gitstore.dream.view import FrozenView, Ref
 from gitstore.errors import Refused
@@ -60,10 +68,11 @@ OUTCOME_SCHEMA: dict[str, Any] = {
                          "rationale", "memory", "counterevidence", "targets", "replaces", "revises",
                          "confidence", "signals"],
             "properties": {
-                "theme": _THEME, "title": {**_TEXT, "maxLength": 200}, "text": {**_TEXT, "maxLength": 4000},
+                "theme": _THEME, "title": {**_TEXT, "maxLength": MAX_TITLE}, "text": {**_TEXT, "maxLength": MAX_TEXT},
                 "category": {"enum": list(CATEGORIES)}, "audience": {"enum": list(AUDIENCES)},
-                "audience_rationale": {**_TEXT, "maxLength": 1000}, "evidence": {**_REFS, "minItems": 1},
-                "rationale": {**_TEXT, "maxLength": 2000}, "memory": {"enum": list(MEMORY_KINDS)},
+                "audience_rationale": {**_TEXT, "maxLength": MAX_AUDIENCE_RATIONALE},
+                "evidence": {**_REFS, "minItems": 1},
+                "rationale": {**_TEXT, "maxLength": MAX_RATIONALE}, "memory": {"enum": list(MEMORY_KINDS)},
                 "counterevidence": _REFS,
                 "targets": {"type": "array", "maxItems": 32, "uniqueItems": True,
                             "items": {"type": "string", "minLength": 1, "maxLength": 400,
@@ -77,7 +86,7 @@ OUTCOME_SCHEMA: dict[str, Any] = {
             "required": ["theme", "outcome", "reasons", "signals", "evidence", "counterevidence", "audience", "learning"],
             "properties": {
                 "theme": _THEME, "outcome": {"enum": list(OUTCOMES)},
-                "reasons": {"type": "array", "minItems": 1, "maxItems": 8, "items": {**_TEXT, "maxLength": 400}},
+                "reasons": {"type": "array", "minItems": 1, "maxItems": 8, "items": {**_TEXT, "maxLength": MAX_REASON}},
                 "signals": _SIGNALS, "evidence": _REFS, "counterevidence": _REFS,
                 "audience": {"anyOf": [{"enum": list(AUDIENCES)}, {"type": "null"}]},
                 "learning": {"anyOf": [_LEARNING_ID, {"type": "null"}]},
@@ -88,7 +97,7 @@ OUTCOME_SCHEMA: dict[str, Any] = {
             "properties": {
                 "kind": {"enum": list(FINDINGS)},
                 "learnings": {"type": "array", "minItems": 1, "maxItems": 8, "items": _LEARNING_ID},
-                "detail": {**_TEXT, "maxLength": 500}, "suggestion": {**_TEXT, "maxLength": 300},
+                "detail": {**_TEXT, "maxLength": MAX_DETAIL}, "suggestion": {**_TEXT, "maxLength": MAX_SUGGESTION},
                 "theme": {"anyOf": [_THEME, {"type": "null"}]},
             }}},
     },
@@ -104,22 +113,79 @@ def _validator() -> Any:
     return jsonschema_rs.validator_for(OUTCOME_SCHEMA)
 
 
-def checked(name: str, raw: Any, view: FrozenView) -> tuple[Outcome, list[Verdict]]:
-    """The outcome of consolidator ``name`` once re-checked, and verdicts for candidates dropped
-    by the safety scanner. Refuses (and nothing is stored) when anything else is wrong."""
+@dataclass(frozen=True)
+class Checked:
+    """A consolidator's outcome once re-checked: what may be stored and shown, a verdict for
+    each candidate dropped, and a line for each verdict or finding left out."""
+
+    outcome: Outcome
+    dropped: list[Verdict]
+    notes: list[str]
+
+
+def checked(name: str, raw: Any, view: FrozenView) -> Checked:
+    """The outcome of consolidator ``name`` once re-checked, without the entries off the
+    schema, the revisions its evidence does not say and the candidates the safety scanner
+    withholds. Refuses (and nothing is stored) when anything else is wrong."""
     try:
         plain = _plain(raw)
     except Malformed as exc:
         raise Refused(f"consolidator {name!r} returned malformed output ({exc}); nothing was stored") from None
-    for error in _validator().iter_errors(plain):
-        where = "/".join(str(p) for p in error.instance_path) or "the outcome"
-        raise Refused(f"consolidator {name!r} returned malformed output at {where}: {error.message[:200]}; "
-                      "nothing was stored")
+    plain, malformed, notes = _well_formed(name, plain)
     outcome = _outcome(plain)
     _inside(name, outcome, view)
     outcome, unsaid = _said(outcome, view)
-    outcome, dropped = _screened(outcome)
-    return outcome, [*unsaid, *dropped]
+    outcome, screened = _screened(outcome)
+    return Checked(outcome, [*malformed, *unsaid, *screened], notes)
+
+
+_ENTRIES = {"candidates": "candidate", "verdicts": "verdict", "findings": "finding"}
+
+
+def _well_formed(name: str, plain: Any) -> tuple[dict[str, Any], list[Verdict], list[str]]:
+    """The outcome without its entries off the schema, a rejected verdict for each candidate
+    left out and a line for each other entry; refuses when the outcome as a whole is off it
+    (not an object, a list missing or too long)."""
+    off: dict[tuple[str, int], Any] = {}
+    for error in _validator().iter_errors(plain):
+        path = list(error.instance_path)
+        if len(path) < 2 or path[0] not in _ENTRIES:
+            where = "/".join(str(p) for p in path) or "the outcome"
+            raise Refused(f"consolidator {name!r} returned malformed output at {where}: {error.message[:200]}; "
+                          "nothing was stored")
+        off.setdefault((path[0], path[1]), error)
+    verdicts: list[Verdict] = []
+    notes: list[str] = []
+    for (entries, index), error in sorted(off.items()):
+        entry = plain[entries][index]
+        theme = entry.get("theme") if isinstance(entry, dict) else None
+        theme = theme if isinstance(theme, str) and _validator_of_theme().is_valid(theme) else None
+        problem = _problem(error)
+        if entries == "candidates" and theme is not None:
+            verdicts.append(Verdict(theme, "rejected", (f"malformed: {problem}",)))
+        else:
+            place = f"{entries}/{index}" + (f", theme {theme}" if theme else "")
+            notes.append(f"consolidator {name!r} returned a malformed {_ENTRIES[entries]} ({place}): {problem}; "
+                         "it was left out")
+    kept = {key: [e for n, e in enumerate(plain[key]) if (key, n) not in off] for key in _ENTRIES}
+    return kept, verdicts, notes
+
+
+def _problem(error: Any) -> str:
+    """What is wrong with an entry, in the schema's words and never the value's (the value may
+    be evidence text no scanner has read): ``its text is off the outcome's schema (maxLength 4000)``."""
+    inside = "/".join(str(p) for p in list(error.instance_path)[2:])
+    rule: Any = OUTCOME_SCHEMA
+    for step in error.schema_path:
+        rule = rule[step]
+    keyword = str(error.schema_path[-1]) if error.schema_path else "schema"
+    bound = f" {rule}" if isinstance(rule, int) and not isinstance(rule, bool) else ""
+    return f"{'its ' + inside if inside else 'it'} is off the outcome's schema ({keyword}{bound})"
+
+
+@lru_cache(maxsize=1)
+def _validator_of_theme() -> Any:
+    return jsonschema_rs.validator_for(_THEME)
 
 
 def _plain(value: Any, depth: int = 0) -> Any:

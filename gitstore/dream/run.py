@@ -52,11 +52,13 @@ REPORTS = "dreams"
 
 @dataclass(frozen=True)
 class _Checked:
-    """One consolidator's outcome once re-checked, and what the safety scanner dropped."""
+    """One consolidator's outcome once re-checked, what the re-checks dropped, and a line for
+    each entry left out that no verdict can stand for."""
 
     name: str
     outcome: Outcome
     dropped: list[Verdict]
+    notes: list[str]
 
 
 @dataclass(frozen=True)
@@ -241,8 +243,8 @@ class _Dream:
                 raise Refused(f"consolidator {name!r} failed ({type(exc).__name__}: {exc}); nothing was stored") from None
         if guard.attempts or _tips(self.ctx) != before:
             raise Refused(f"consolidator {name!r} tried to write to the store; nothing was stored")
-        outcome, dropped = checks.checked(name, raw, self.view)
-        return _Checked(name, outcome, dropped)
+        result = checks.checked(name, raw, self.view)
+        return _Checked(name, result.outcome, result.dropped, result.notes)
 
     def _propose(self, outcomes: list[_Checked]) -> list[tuple[Candidate, dict[str, Any], bool]]:
         """Build (and unless dry, write) every candidate: (candidate, record, new)."""
@@ -264,6 +266,7 @@ class _Dream:
         report = self.report
         made = {c.theme: (record, new) for c, record, new in proposals}
         for checked in outcomes:
+            report.why += checked.notes
             for verdict in [*checked.outcome.verdicts, *checked.dropped]:
                 entry = _verdict_json(verdict)
                 if verdict.outcome == "held-back":

@@ -30,6 +30,16 @@ from gitstore.errors import UsageError
 OUTCOMES = ("proposed", "held-back", "rejected", "known")
 FINDINGS = ("duplicate", "conflict", "stale-evidence", "missing-path")
 
+# The longest texts an outcome may carry (``gitstore.dream.checks`` holds every one to them): a
+# candidate's title, text and rationales, a verdict's reasons, a finding's detail and suggestion.
+MAX_TITLE = 200
+MAX_TEXT = 4000
+MAX_AUDIENCE_RATIONALE = 1000
+MAX_RATIONALE = 2000
+MAX_REASON = 400
+MAX_DETAIL = 500
+MAX_SUGGESTION = 300
+
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
@@ -113,6 +123,25 @@ def _tidy(builtins: Mapping[str, Factory], options: Mapping[str, Any]) -> Consol
 
 
 BUILTIN: Mapping[str, Factory] = MappingProxyType({"recurrence": _recurrence, "tidy": _tidy})
+
+
+def within(text: str, limit: int) -> str:
+    """``text``, or as much of it as ``limit`` characters hold, cut after a whole word and
+    ended with "...": a consolidator words what it returns from evidence anyone can write, and
+    a text past its bound would be dropped at the re-check."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 3]
+    if text[limit - 3].isspace() or " " not in cut:
+        return cut.rstrip() + "..."
+    return cut.rsplit(" ", 1)[0].rstrip() + "..."
+
+
+def listed(names: Sequence[str], shown: int = 3) -> str:
+    """The first ``shown`` names, then how many more: a list in a reason or a finding stays one
+    line, however many people, changes or paths it counts."""
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def load(name: str, options: Mapping[str, Any] | None = None) -> Consolidator:

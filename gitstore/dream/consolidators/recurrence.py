@@ -33,12 +33,13 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from gitstore.dream import audience, cues, terms
-from gitstore.dream.consolidators import Candidate, Outcome, Verdict
+from gitstore.dream.consolidators import (MAX_AUDIENCE_RATIONALE, MAX_RATIONALE, MAX_REASON, MAX_TEXT, Candidate,
+                                          Outcome, Verdict, listed, within)
 from gitstore.dream.labelers import CATEGORIES, Label
 from gitstore.dream.view import Evidence, FrozenView, LearningView, Ref
 from gitstore.errors import InvalidInput
@@ -129,7 +130,7 @@ class Recurrence:
             if candidate is not None:
                 candidates.append(candidate)
             verdicts.append(verdict)
-        return _bounded(candidates, verdicts)
+        return _bounded(candidates, [_brief(v) for v in verdicts])
 
     def _judge(self, view: FrozenView, theme: _Theme, memory: _MemoryIndex,
                shared_newest: str | None) -> tuple[Candidate | None, Verdict]:
@@ -140,7 +141,7 @@ class Recurrence:
             against = _representatives(theme.objections)
             who = sorted({e.person or e.author for e in against})
             where = sorted({e.change or "-" for e in against})
-            reasons = [f"contested: {len(against)} objection(s) by {', '.join(who)} in {', '.join(where)}"]
+            reasons = [f"contested: {len(against)} objection(s) by {listed(who)} in {listed(where, 6)}"]
             known = memory.match(theme)
             if known is not None and known.state in IN_FORCE:
                 reasons.append(f"{known.id} in memory now meets this dissent")
@@ -199,8 +200,9 @@ class Recurrence:
         )
         return Candidate(
             theme=theme.key, title=_title(statement), text=statement, category=category,
-            audience=audience_[0], audience_rationale=audience_[1], evidence=_refs(view, chosen),
-            rationale=rationale, memory="procedural" if 2 * procedural > len(chosen) else "semantic",
+            audience=audience_[0], audience_rationale=within(audience_[1], MAX_AUDIENCE_RATIONALE),
+            evidence=_refs(view, chosen), rationale=within(rationale, MAX_RATIONALE),
+            memory="procedural" if 2 * procedural > len(chosen) else "semantic",
             targets=tuple(sorted({e.path for e in chosen if e.path and e.path in view.paths_at_head}))[:32],
             confidence=self._confidence(signals), signals=signals,
         )
@@ -212,6 +214,12 @@ class Recurrence:
         at_floor = (signals["origins"] == gates.min_origins or signals["people"] == gates.min_people
                     or signals["changes"] == gates.min_changes)
         return "high" if strong else "low" if at_floor else "medium"
+
+
+def _brief(verdict: Verdict) -> Verdict:
+    """The verdict with each reason within the bound a reason may hold: a reason names people,
+    changes and paths from the evidence, and one past its bound would be left out of the report."""
+    return replace(verdict, reasons=tuple(within(r, MAX_REASON) for r in verdict.reasons))
 
 
 def _bounded(candidates: list[Candidate], verdicts: list[Verdict]) -> Outcome:
@@ -311,7 +319,9 @@ def _refs(view: FrozenView, items: Sequence[Evidence]) -> tuple[Ref, ...]:
 
 def _statement(chosen: list[Evidence], theme: _Theme) -> str:
     """The sentence of the evidence that states the theme best: the words most of the theme's
-    texts share, no pointing at "this" or "here", then the shortest, then the earliest."""
+    texts share, no pointing at "this" or "here", then the shortest, then the earliest. One
+    longer than a candidate's text may be is cut after a whole word, as a title is: still words
+    of the evidence, and one long run-on sentence never costs the theme its proposal."""
     spread: Counter[str] = Counter()
     for evidence in _representatives(theme.support):
         spread.update(terms.tokens(evidence.text).terms())
@@ -331,7 +341,7 @@ def _statement(chosen: list[Evidence], theme: _Theme) -> str:
                 best = (key, sentence)
     if best is None:
         return _clean(chosen[0].text)[:400] or theme.key
-    return best[1]
+    return within(best[1], MAX_TEXT)
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
@@ -432,8 +442,6 @@ def _settled(known: LearningView, candidate: Candidate, texts: list[str]) -> str
 def _against(known: LearningView, candidate: Candidate) -> Candidate:
     """The candidate as a revision of its own earlier proposal, or as a replacement of a
     learning in memory that no longer applies."""
-    from dataclasses import replace
-
     if known.state == "proposed":
         return replace(candidate, revises=known.id)
     return replace(candidate, replaces=(known.id,),

@@ -21,7 +21,7 @@ from itertools import combinations
 from typing import Any
 
 from gitstore.dream import cues, terms
-from gitstore.dream.consolidators import Candidate, Finding, Outcome
+from gitstore.dream.consolidators import MAX_DETAIL, Candidate, Finding, Outcome, listed, within
 from gitstore.dream.labelers import Label
 from gitstore.dream.view import FrozenView, LearningView, Ref
 from gitstore.errors import InvalidInput
@@ -105,16 +105,26 @@ def _stale(view: FrozenView) -> list[Finding]:
                     else "reject the proposal")
             why = learning.stale or "its history breaks a rule"
             found.append(Finding("stale-evidence", (learning.id,),
-                                 f"{learning.id} ({learning.state}): its evidence no longer serves {view.purpose}: {why}",
+                                 within(f"{learning.id} ({learning.state}): its evidence no longer serves "
+                                        f"{view.purpose}: {why}", MAX_DETAIL),
                                  step))
             continue
         missing = [t for t in learning.targets if t not in view.paths_at_head]
         if missing and view.commit is not None:
             found.append(Finding("missing-path", (learning.id,),
-                                 f"{learning.id} cites {', '.join(missing[:3])}, which no longer exist at the default branch's "
-                                 f"tip {view.commit[:12]}",
+                                 f"{learning.id} cites {_named(missing)}, which no longer exist at the default "
+                                 f"branch's tip {view.commit[:12]}",
                                  "retire it, or accept the replacement a dream proposes"))
     return found
+
+
+def _named(paths: Sequence[str], budget: int = 300) -> str:
+    """The paths a finding names: as many of the first three as ``budget`` characters hold (at
+    least one, cut to fit), then how many more; a path may be 400 characters long."""
+    shown = 1
+    while shown < min(3, len(paths)) and len(", ".join(paths[:shown + 1])) <= budget:
+        shown += 1
+    return listed([within(paths[0], budget), *paths[1:]], shown)
 
 
 def _merge(merges: list[tuple[LearningView, set[str]]], a: LearningView, b: LearningView,
