@@ -224,33 +224,34 @@ def tokens(text: str) -> Tokens:
     own = masked(text)
     inner: list[Word] = []
     identifiers: list[Word] = []
-    taken: list[tuple[int, int]] = []
+    taken = _Taken(len(own))
     globs: tuple[str, ...] = ()
     if "/" in own or "*." in own:
         paths = list(_PATH.finditer(own))
-        taken = [m.span() for m in paths]
+        for m in paths:
+            taken.add(m.span())
         globs = tuple(dict.fromkeys(glob_of(m.group(0)) for m in paths))
     if "`" in own:
         for match in _CODE_SPAN.finditer(own):
             code = match.group(1).strip()
-            if code and not _overlaps(match.span(), taken):
+            if code and not taken.overlaps(match.span()):
                 identifiers.append(("id:" + code.lower(), match.start(1), match.end(1)))
                 inner.extend(_split_words(code, match.start(1)))
-                taken.append(match.span())
+                taken.add(match.span())
     if _MAYBE_IDENTIFIER.search(own):
         for match in _IDENTIFIER.finditer(own):
-            if _overlaps(match.span(), taken):
+            if taken.overlaps(match.span()):
                 continue
             name = match.group(0).removesuffix("()")
             identifiers.append(("id:" + name.lower(), match.start(), match.start() + len(name)))
             inner.extend(_split_words(name, match.start()))
-            taken.append(match.span())
+            taken.add(match.span())
     low = own.lower()
     if len(low) != len(own):  # a few letters lowercase to two characters: keep them, keep positions
         low = "".join(c.lower() if len(c.lower()) == 1 else c for c in own)
     found = list(_WORD.finditer(low))
     if taken:
-        found = [m for m in found if not _overlaps(m.span(), taken)]
+        found = [m for m in found if not taken.overlaps(m.span())]
     spelt = map(_GROUP, found)
     if "'" in low or "\u2019" in low:
         spelt = map(_unquoted, spelt)
@@ -271,8 +272,28 @@ def _unquoted(word: str) -> str:
     return word.split("'", 1)[0] if "'" in word and word not in STOP_WORDS else word
 
 
-def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
-    return any(start < span[1] and span[0] < end for start, end in taken)
+class _Taken:
+    """The characters of a text already read as a path, a code span or an identifier, one mark
+    each: whether a span overlaps them costs that span's length, never the number of spans
+    taken (a text of 20,000 characters holds thousands of identifiers, and asking each word
+    against every one of them cost seconds a text)."""
+
+    __slots__ = ("marks", "count")
+
+    def __init__(self, size: int) -> None:
+        self.marks = bytearray(size)
+        self.count = 0
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def add(self, span: tuple[int, int]) -> None:
+        start, end = span
+        self.marks[start:end] = b"\x01" * (end - start)
+        self.count += 1
+
+    def overlaps(self, span: tuple[int, int]) -> bool:
+        return self.marks.find(1, span[0], span[1]) != -1
 
 
 def _split_words(name: str, offset: int) -> list[Word]:
