@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -102,3 +103,85 @@ def run_writers(module: str, cls: str, location: Path, processes: int, count: in
     for child in children:
         _, err = child.communicate(timeout=300)
         assert child.returncode == 0 and not err, err.decode(errors="replace")
+
+
+STEP_WRITER_SCRIPT = """
+import sys
+from gitstore import canonicalize
+from tests.provider_records import batch, event, grant, remove
+from {module} import {cls}
+{prelude}
+provider = {cls}(sys.argv[1], "stepper")
+
+def note(tag):
+    return canonicalize({{"at": "2026-08-01T00:00:00.000000Z", "by": "github:583231",
+                         "reason": tag, "sourceId": None}})
+
+for line in sys.stdin:
+    command, tag = line.split()
+    if command == "grant":
+        provider.append(batch(grant(tag)))
+    elif command == "event":
+        provider.append(batch(event(tag, f"text of {{tag}}")))
+    elif command == "remove":
+        remove(provider, event(tag, f"text of {{tag}}")["payloadDigest"], note(tag), f"removal of {{tag}}")
+    print("ok", flush=True)
+"""
+
+
+class StepWriter:
+    """Another process appending to a store one step at a time, when told: ``grant TAG``,
+    ``event TAG`` (an event whose payload is ``text of TAG``) or ``remove TAG`` (that payload,
+    with its audit entry). ``prelude`` is code run before the provider opens (a pause at some
+    point of an append: it may print a line and read one). A test makes an append land at the
+    precise moment it means to check, whatever the machine's speed."""
+
+    def __init__(self, module: str, cls: str, location: Path, prelude: str = "") -> None:
+        script = STEP_WRITER_SCRIPT.format(module=module, cls=cls, prelude=prelude)
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", script, str(location)], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def send(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line.encode() + b"\n")
+        self.process.stdin.flush()
+
+    def answer(self) -> str:
+        assert self.process.stdout is not None
+        return self.process.stdout.readline().decode().strip()
+
+    def do(self, command: str, tag: str) -> None:
+        """One append, acknowledged before this returns."""
+        self.send(f"{command} {tag}")
+        assert self.answer() == "ok", f"the writer failed at {command} {tag}"
+
+    def __enter__(self) -> StepWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()  # a writer paused waiting for a line goes on, then ends
+        self.process.wait(timeout=60)
+
+
+def at_first_call(monkeypatch: Any, owner: object, name: str, step: Callable[[], None], *,
+                  after: bool = False) -> list[int]:
+    """Make ``step`` run when ``owner.name`` is first called, before the real call does (or
+    ``after`` it returned): an append a StepWriter makes there lands at that precise point of
+    a read. Returns a list that holds one item once it ran."""
+    real = getattr(owner, name)
+    fired: list[int] = []
+
+    def hooked(*args: object) -> object:
+        first = not fired
+        fired.append(1)
+        if first and not after:
+            step()
+        result = real(*args)
+        if first and after:
+            step()
+        return result
+
+    monkeypatch.setattr(owner, name, hooked)
+    return fired

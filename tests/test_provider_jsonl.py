@@ -18,11 +18,12 @@ import pytest
 
 from bench._process import copy_as_moved
 from gitstore import ConflictError, IntegrityError, UsageError, canonicalize
+from gitstore.providers import _acks
 from gitstore.providers._base import Batch, Entry
 from gitstore.providers.jsonl import JsonlProvider, format_append
 
 from .conftest import ROOT
-from .provider_records import batch, entry, event, examples, grant, remove, run_writers
+from .provider_records import StepWriter, at_first_call, batch, entry, event, examples, grant, remove, run_writers
 
 WRITER = "w1"
 
@@ -278,6 +279,70 @@ def test_processes_serialize_on_the_lock_file(folder: Path) -> None:
     assert len(stored) == 8 * 10 * 2
     assert [json.loads(line)["clock"] for line in _lines(folder / "records.jsonl")] == list(range(1, 81))
     assert provider.verify().ok
+
+
+# -- reads and verify while another process appends ----------------------------------------------
+
+JSONL = ("gitstore.providers.jsonl", "JsonlProvider")
+
+# Pauses a removal after its records line, before payloads.jsonl is written again (the lock held).
+_PAUSED_REWRITE = """
+import gitstore.providers.jsonl as J
+real = J.JsonlProvider._rewrite_payloads
+def paused(self, keep, appends):
+    print("paused", flush=True)
+    sys.stdin.readline()
+    return real(self, keep, appends)
+J.JsonlProvider._rewrite_payloads = paused
+"""
+
+
+def test_a_read_sees_an_append_acknowledged_while_it_reads(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    JsonlProvider(folder, WRITER).append(batch(grant("first")))
+    reader = JsonlProvider(folder, "reader")
+    with StepWriter(*JSONL, folder) as writer:  # the append lands as the reader looks at the log
+        fired = at_first_call(monkeypatch, _acks, "acked", lambda: writer.do("grant", "meanwhile"))
+        digests = [s.digest for s in reader.read()]
+    assert fired and digests[0] == grant("first")["digest"]
+    assert JsonlProvider(folder, "reader").verify().ok
+
+
+def test_a_payload_read_across_a_removal_and_appends_is_not_damage(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    provider = JsonlProvider(folder, WRITER)
+    for tag in ("gone", "kept"):
+        provider.append(batch(event(tag, f"text of {tag}")))
+    reader = JsonlProvider(folder, "reader")
+    list(reader.read())  # the records are read: what follows reads the payloads
+    with StepWriter(*JSONL, folder) as writer:
+        def meanwhile() -> None:  # payloads.jsonl is written again, then grows past what it held
+            for command, tag in (("remove", "gone"), ("event", "new1"), ("event", "new2")):
+                writer.do(command, tag)
+        fired = at_first_call(monkeypatch, _acks, "acked", meanwhile)
+        kept = reader.payload(event("kept", "text of kept")["payloadDigest"])
+    assert fired and kept is not None and b"text of kept" in kept
+    assert reader.payload(event("gone", "text of gone")["payloadDigest"]) is None
+
+
+def test_verify_across_a_removal_that_shrinks_the_payloads(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    JsonlProvider(folder, WRITER).append(batch(event("secret", "text of secret")))
+    reader = JsonlProvider(folder, "reader")
+    with StepWriter(*JSONL, folder) as writer:  # payloads.jsonl loses its line once verify read the log
+        fired = at_first_call(monkeypatch, _acks, "acked", lambda: writer.do("remove", "secret"), after=True)
+        report = reader.verify()
+    assert fired and report.ok, [str(p) for p in report.problems]
+
+
+def test_verify_waits_out_a_removal_under_way(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    JsonlProvider(folder, WRITER).append(batch(event("secret", "text of secret")))
+    with StepWriter(*JSONL, folder, prelude=_PAUSED_REWRITE) as writer:
+        writer.send("remove secret")
+        assert writer.answer() == "paused"  # its records line names the removal; the payload is still there
+        fired = at_first_call(monkeypatch, JsonlProvider, "_exclusive", lambda: writer.send("go"))
+        report = JsonlProvider(folder, "reader").verify()
+        if not fired:
+            writer.send("go")  # verify never waited for it
+        assert writer.answer() == "ok"
+    assert report.ok, [str(p) for p in report.problems]
 
 
 def test_refuses_a_bad_writer_and_an_unusable_folder(tmp_path: Path) -> None:

@@ -14,9 +14,11 @@ import pytest
 
 from bench._process import copy_as_moved
 from gitstore import ConflictError, IntegrityError, UsageError, canonicalize
+from gitstore.providers import _acks
+from gitstore.providers import sqlite as sqlite_provider
 from gitstore.providers.sqlite import SqliteProvider
 
-from .provider_records import batch, event, examples, grant, remove, run_writers
+from .provider_records import StepWriter, at_first_call, batch, event, examples, grant, remove, run_writers
 
 WRITER = "w1"
 
@@ -227,6 +229,30 @@ def test_eight_processes_append_without_database_is_locked(db: Path) -> None:
     assert sorted({s.clock for s in stored}) == list(range(1, 8 * 15 + 1))
     assert {s.writer for s in stored} == {f"p{n}" for n in range(8)}
     assert provider.verify().ok
+
+
+# -- reads and verify while another process appends ----------------------------------------------
+
+SQLITE = ("gitstore.providers.sqlite", "SqliteProvider")
+
+
+def test_a_read_counts_rows_in_one_snapshot_while_a_removal_commits(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    SqliteProvider(db, WRITER).append(batch(event("gone", "text of gone")))
+    reader = SqliteProvider(db, "reader")
+    with StepWriter(*SQLITE, db) as writer:  # the row goes between reading the counts and counting rows
+        fired = at_first_call(monkeypatch, sqlite_provider, "_counts", lambda: writer.do("remove", "gone"),
+                              after=True)
+        digests = [s.digest for s in reader.read()]
+    assert fired and digests[0] == event("gone", "text of gone")["digest"]
+
+
+def test_verify_counts_an_append_acknowledged_as_it_starts(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    SqliteProvider(db, WRITER).append(batch(grant("first")))
+    reader = SqliteProvider(db, "reader")
+    with StepWriter(*SQLITE, db) as writer:  # the append lands as verify looks at the log
+        fired = at_first_call(monkeypatch, _acks, "acked", lambda: writer.do("grant", "meanwhile"))
+        report = reader.verify()
+    assert fired and report.ok, [str(p) for p in report.problems]
 
 
 def test_refuses_a_file_that_is_not_a_database_and_a_bad_writer(tmp_path: Path) -> None:

@@ -11,8 +11,9 @@ it twice on one location must give two handles on the same storage, as two proce
         def make(self, location, writer="w1"):
             return MyProvider(location / "db", writer)
 
-Durable providers also run the process tests: concurrent writers in several processes and
-appends killed with SIGKILL at random moments. Providers see records only as bytes; the cases
+Durable providers also run the process tests: concurrent writers in several processes, reads
+and verify while another process appends and removes, and appends killed with SIGKILL at
+random moments. Providers see records only as bytes; the cases
 that plant damaged bytes check that the store (:class:`gitstore.store.Store`) refuses them.
 
 The adversarial cases (seed 000's list) run the store's rules over what the provider returns:
@@ -24,8 +25,10 @@ on every handle, the first made standing (the later one was made having seen it)
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
+import select
 import signal
 import time
 from collections.abc import Iterable, Iterator
@@ -498,6 +501,34 @@ class ProviderConformance:
         report = self.make(location).verify()
         assert report.ok, [str(p) for p in report.problems[:5]]
 
+    def test_reads_and_verify_while_another_process_appends_find_no_damage(self, location: Path) -> None:
+        """Capture hooks append in the background while commands read: every read and verify
+        that overlaps appends (and removals, which rewrite what holds payloads) finds the
+        store sound. The writer goes on until the reader has made all its passes."""
+        if not self.durable:
+            pytest.skip("provider keeps no state across processes")
+        self.make(location)
+        redacts = "redact-payload" in self.make(location).manifest().capabilities
+        started, stop, pid = _background_writer(self, location, redacts)
+        damage: list[str] = []
+        try:
+            for round_ in range(READS_WHILE_WRITING):
+                reader = self.make(location, writer="w2")
+                try:
+                    for item in Store(reader, R.SCOPE).items(payloads=True):
+                        assert item.kind != "event" or "payload" in item.record or "redaction" in item.record
+                    if round_ % 4 == 3:
+                        damage.extend(str(p) for p in reader.verify().problems)
+                except IntegrityError as exc:
+                    damage.append(str(exc))
+        finally:
+            os.close(stop)
+            _, status = os.waitpid(pid, 0)
+        assert started, "the writer never appended"
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, "the writer process failed"
+        assert not damage, damage[:3]
+        assert self.make(location).verify().ok
+
     def test_appends_killed_at_random_moments_never_tear(self, location: Path) -> None:
         if not self.durable:
             pytest.skip("provider keeps no state across processes")
@@ -614,6 +645,49 @@ def _run_children(suite: ProviderConformance, location: Path, processes: int, co
         _, status = os.waitpid(pid, 0)
         assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, "a writer process failed"
     return acked
+
+
+READS_WHILE_WRITING = 24
+
+
+def _background_writer(suite: ProviderConformance, location: Path, redacts: bool) -> tuple[bool, int, int]:
+    """Start a process that appends until ``stop`` (the returned descriptor) is closed: an
+    event with its payload each time and, with ``redacts``, the removal of the one before.
+    Returns once its first append is acknowledged: (whether it was, stop, the process id)."""
+    ready_read, ready_write = os.pipe()
+    stop_read, stop_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        os.close(ready_read)
+        os.close(stop_write)
+        code = 0
+        try:
+            _append_until_stopped(suite, location, redacts, ready_write, stop_read)
+        except BaseException as exc:  # reported to the parent through the exit code
+            os.write(2, f"background writer failed: {exc!r}\n".encode())
+            code = 1
+        os._exit(code)
+    os.close(ready_write)
+    os.close(stop_read)
+    started = os.read(ready_read, 1) == b"+"
+    os.close(ready_read)
+    return started, stop_write, pid
+
+
+def _append_until_stopped(suite: ProviderConformance, location: Path, redacts: bool, ready: int, stop: int) -> None:
+    provider = suite.make(location, writer="w1")
+    for i in itertools.count():
+        record = R.event(f"bg{i}", episode="background", seq=i, text=f"background comment {i}")
+        provider.append(batch(*([R.episode("background")] if i == 0 else []), record))
+        if redacts and i:
+            earlier = R.event(f"bg{i - 1}", episode="background", seq=i - 1, text=f"background comment {i - 1}")
+            provider.append(batch(R.audit(f"bg{i}", [earlier["digest"]], action="redact"),
+                                  removals=[(earlier["payloadDigest"], _note(f"bg{i}"))]))
+        if i == 0:
+            os.write(ready, b"+")
+            os.close(ready)
+        if select.select([stop], [], [], 0)[0]:  # the reader closed it: its passes are done
+            return
 
 
 def _killed_child(suite: ProviderConformance, location: Path, round_: int, delay: float) -> list[str]:

@@ -54,7 +54,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from gitstore.records.canonical import canonicalize, parse_json, sha256_digest
 from gitstore.errors import ConflictError, GitstoreError, IntegrityError, Refused, UsageError
@@ -92,6 +92,14 @@ LOCK = "lock"
 LOCK_SECONDS = 60.0
 _PAYLOAD_DIGEST = re.compile(rb'"payloadDigest":"(sha256:[0-9a-f]{64})"')
 _OPEN_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+
+
+T = TypeVar("T")
+
+
+class _Rewritten(IntegrityError):
+    """Fewer payload lines than acknowledged, read without the lock: a rewrite under way may
+    explain it, so the read is made again holding the lock before it counts as damage."""
 
 
 # -- line formats ------------------------------------------------------------------------------
@@ -320,6 +328,7 @@ class JsonlProvider:
         self._lock = threading.RLock()
         self._records = _Records()
         self._payloads = _Payloads()
+        self._holding = False  # this handle holds the lock: no rewrite can be under way
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             acked = _acks.acked(self._records_path)
@@ -347,9 +356,21 @@ class JsonlProvider:
             fd = os.open(self.folder / LOCK, _OPEN_FLAGS, 0o644)
             try:
                 retry_until(LOCK_SECONDS, lambda: _try_flock(fd), f"{self.folder / LOCK}")
+                self._holding = True
                 yield
             finally:
+                self._holding = False
                 os.close(fd)  # closing the descriptor releases the lock
+
+    def _steady(self, read: Callable[[], T]) -> T:
+        """Run a read; when it found fewer payload lines than acknowledged, which an append
+        writing payloads.jsonl again meanwhile explains, run it once more holding the lock
+        (no writer at work) before calling that damage."""
+        try:
+            return read()
+        except _Rewritten:
+            with self._exclusive():
+                return read()
 
     @contextmanager
     def _open(self, path: Path, write: bool = False) -> Iterator[int | None]:
@@ -375,6 +396,8 @@ class JsonlProvider:
             self._records = _Records()
             return self._records
         fresh = view.stale(fd)  # first read, or the file was replaced or shrank: what was lost shows here
+        # the log before the file: an append it counts is in what is read after, whatever lands meanwhile
+        acked = _acks.acked(self._records_path) if fresh else None
         if fresh:
             view = self._records = _Records(inode=os.fstat(fd).st_ino)
         chunk = os.pread(fd, os.fstat(fd).st_size - view.offset, view.offset)
@@ -389,14 +412,15 @@ class JsonlProvider:
             view.add(append)
             view.offset += len(line) + 1
             view.line += 1
-        if fresh:
-            self._check_acked(view.line)
+        if acked is not None:
+            self._check_acked(view.line, acked)
         return view
 
-    def _check_acked(self, appends: int) -> None:
-        """Refuse a store holding fewer appends (or payload lines) than it acknowledged: lines
-        cut from it, or a file deleted or truncated, are damage, never a torn write."""
-        acked = _acks.acked(self._records_path)
+    def _check_acked(self, appends: int, acked: _acks.Acked | None = None) -> None:
+        """Refuse a store holding fewer appends (or payload lines) than it acknowledged (read
+        before the file was): lines cut from it, or a file deleted or truncated, are damage,
+        never a torn write."""
+        acked = acked or _acks.acked(self._records_path)
         if appends < acked.appends:
             what = "the file" if self._records_path.exists() else "the file (deleted)"
             raise IntegrityError(f"{self._records_path}: {_acks.lost(what, appends, acked.appends)}")
@@ -411,6 +435,7 @@ class JsonlProvider:
             self._payloads = _Payloads()
             return self._payloads
         fresh = view.stale(fd)
+        acked = _acks.acked(self._records_path).payloads if fresh else 0  # the log before the file
         if fresh:
             view = self._payloads = _Payloads(inode=os.fstat(fd).st_ino)
         chunk = os.pread(fd, os.fstat(fd).st_size - view.offset, view.offset)
@@ -428,10 +453,11 @@ class JsonlProvider:
                 view.index[digest] = (view.offset, len(line))
             view.offset += len(line) + 1
             view.line += 1
-        acked = _acks.acked(self._records_path).payloads if fresh else 0
         if view.line < acked:
-            raise IntegrityError(f"{self._payloads_path}: holds {view.line} line(s) but {acked} were "
-                                 "acknowledged: lines were lost")
+            self._payloads = _Payloads()
+            lost = _Rewritten if not self._holding else IntegrityError  # a rewrite may have shrunk it
+            raise lost(f"{self._payloads_path}: holds {view.line} line(s) but {acked} were "
+                       "acknowledged: lines were lost")
         return view
 
     # -- writing -------------------------------------------------------------------------------
@@ -525,8 +551,10 @@ class JsonlProvider:
 
     def redaction_note(self, payload_digest: str) -> bytes | None:
         """The note kept in place of a removed payload, or None."""
-        with self._lock, self._open(self._records_path) as fd:
-            return self._note(self._scan_records(fd), payload_digest)
+        def read() -> bytes | None:
+            with self._lock, self._open(self._records_path) as fd:
+                return self._note(self._scan_records(fd), payload_digest)
+        return self._steady(read)
 
     def gc(self) -> GcReport:
         """Rewrite payloads.jsonl keeping only payloads a stored event names and that have no
@@ -576,6 +604,9 @@ class JsonlProvider:
         return head.digest if head is not None else None
 
     def payload(self, payload_digest: str) -> bytes | None:
+        return self._steady(lambda: self._payload(payload_digest))
+
+    def _payload(self, payload_digest: str) -> bytes | None:
         with self._lock, self._open(self._records_path) as rfd:
             if self._scan_records(rfd).notes.get(payload_digest) is not None:
                 return None  # removed: a line a killed removal left is never returned
@@ -609,7 +640,23 @@ class JsonlProvider:
     # -- verifying -----------------------------------------------------------------------------
 
     def verify(self) -> VerifyReport:
-        """Re-read both files from the start and check every line. Never repairs."""
+        """Re-read both files from the start and check every line. Never repairs.
+
+        An append under way can look like damage to a reader: a removal's records line
+        before its payload is gone, payloads.jsonl written again shorter after the log was
+        read. So what a first reading finds is checked once more holding the lock, with no
+        writer at work (when the lock cannot be had, the first reading stands)."""
+        report = self._verify_once()
+        if report.ok:
+            return report
+        try:
+            with self._exclusive():
+                return self._verify_once()
+        except ConflictError:
+            return report
+
+    def _verify_once(self) -> VerifyReport:
+        """One reading of both files, the acknowledgement log first."""
         report = VerifyReport()
         acked = _acks.acked(self._records_path)  # before the files: they only grow after it
         try:

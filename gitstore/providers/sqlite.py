@@ -329,24 +329,22 @@ class SqliteProvider:
 
     def _check_whole(self) -> None:
         """Refuse a file that lost rows or acknowledged appends (IntegrityError naming what)."""
-        with self._lock, self._errors():
-            problems = self._whole(self._conn)
+        acknowledged = _acks.acked(self.path).appends  # before the tables: an append it counts is in them
+        with self._lock, self._errors(), self._snapshot():
+            problems = _whole(self._conn, acknowledged)
         if problems:
             raise IntegrityError(f"{self.path}: {problems[0]}; run `gitstore verify`")
 
-    def _whole(self, conn: sqlite3.Connection) -> list[str]:
-        """What is missing from the file: acknowledged appends, rows of any counted table."""
-        acknowledged = _acks.acked(self.path).appends  # read before the tables: they only grow after it
-        found = []
-        counts = _counts(conn)
-        for table in COUNTED:
-            (held,) = conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
-            if held < counts[table]:
-                found.append(f"table {table} holds {held} rows, but its appends stored {counts[table]}: rows were deleted")
-        (appends,) = conn.execute("SELECT COUNT(*) FROM appends").fetchone()
-        if appends < acknowledged:
-            found.append(_acks.lost("the database", appends, acknowledged))
-        return found
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """One read transaction: every statement inside sees the same state of the file, so
+        counts kept in ``meta`` and the rows they count agree whatever commits meanwhile."""
+        self._conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
 
     def _ordered(self, where: str, params: Sequence[Any]) -> Iterator[Stored]:
         """Matching records in store order, fetched a page at a time (keyset pagination).
@@ -389,8 +387,9 @@ class SqliteProvider:
     def verify(self) -> VerifyReport:
         """Re-read every row and check it; run sqlite's own integrity check. Never repairs."""
         report = VerifyReport()
-        checks = (self._verify_file, self._verify_whole, self._verify_records, self._verify_payloads,
-                  self._verify_notes, self._verify_appends)
+        acknowledged = _acks.acked(self.path).appends  # before the snapshot: an append it counts is in it
+        checks = (self._verify_file, lambda r: self._verify_whole(r, acknowledged), self._verify_records,
+                  self._verify_payloads, self._verify_notes, self._verify_appends)
         with self._lock:
             snapshot = self._begin_read()
             try:
@@ -418,9 +417,9 @@ class SqliteProvider:
             if line != "ok":
                 report.problems.append(Problem(str(self.path), f"integrity_check: {line}"))
 
-    def _verify_whole(self, report: VerifyReport) -> None:
+    def _verify_whole(self, report: VerifyReport, acknowledged: int) -> None:
         """Rows deleted behind the store's back, appends lost since they were acknowledged."""
-        report.problems.extend(Problem(str(self.path), problem) for problem in self._whole(self._conn))
+        report.problems.extend(Problem(str(self.path), problem) for problem in _whole(self._conn, acknowledged))
 
     def _verify_records(self, report: VerifyReport) -> None:
         """Every record row: a known namespace, and bytes that satisfy the record's contract."""
@@ -487,6 +486,21 @@ _ORPHANS = (
     "SELECT digest FROM records r WHERE NOT EXISTS"
     " (SELECT 1 FROM appends a WHERE a.clock = r.clock AND a.writer = r.writer) ORDER BY digest"
 )
+
+
+def _whole(conn: sqlite3.Connection, acknowledged: int) -> list[str]:
+    """What is missing from the file: appends the log acknowledged (``acknowledged``, read
+    before this transaction began), rows of any counted table. Run in one read transaction."""
+    found = []
+    counts = _counts(conn)
+    for table in COUNTED:
+        (held,) = conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
+        if held < counts[table]:
+            found.append(f"table {table} holds {held} rows, but its appends stored {counts[table]}: rows were deleted")
+    (appends,) = conn.execute("SELECT COUNT(*) FROM appends").fetchone()
+    if appends < acknowledged:
+        found.append(_acks.lost("the database", appends, acknowledged))
+    return found
 
 
 def _record_row(entry: Entry, namespace: str, writer: str, clock: int, position: int) -> tuple[Any, ...]:
