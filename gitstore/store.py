@@ -650,6 +650,10 @@ class Store:
                 ) from None
             if memory is not None:
                 memory.add(key)
+        if stored.stream != stream_of(record, stored.kind):  # it would be missing from its stream's reads
+            raise IntegrityError(f"stored {stored.kind} record {stored.digest} is filed under stream "
+                                 f"{stored.stream}, but it belongs to {stream_of(record, stored.kind)}; "
+                                 "run `gitstore verify`")
         if record["scope"] != self.scope:
             return None
         return Item(record, stored)

@@ -490,6 +490,19 @@ class _Locked:
 # -- the provider -------------------------------------------------------------------------------
 
 
+# Streams (store.md): an episode and its events share the episode's id, a learning's versions
+# the learning's id; every other kind has a stream of its own.
+KIND_STREAMS = {"grant": "consent", "withdrawal": "consent", "audit": "audit", "export": "exports",
+                "packet": "packets", "import": "imports", "envelope": "captures", "receipt": "captures"}
+
+
+def _stream_of(value: dict[str, Any], kind: str) -> str | None:
+    """The stream a record belongs to, or None when its kind or members say nothing of one."""
+    member = {"episode": "id", "learning": "id", "event": "episode"}.get(kind)
+    found = value.get(member) if member else KIND_STREAMS.get(kind)
+    return found if isinstance(found, str) else None
+
+
 class IndependentProvider:
     """A ``gitstore.provider/v1`` provider over one framed, append-only, fcntl-locked log."""
 
@@ -656,10 +669,13 @@ class IndependentProvider:
     def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[StoredRecord]:
         idx = self._snapshot()
         wanted = None if kinds is None else set(kinds)
+        # a record is of the scope its bytes name, whatever it was filed under (the store drops the rest)
+        needle = None if scope is None else b'"scope":' + canonical(scope)
         rows = [
             r.record
             for r in idx.rows
-            if (scope is None or r.scope == scope) and (wanted is None or r.record.kind in wanted)
+            if (needle is None or r.scope == scope or needle in r.record.data)
+            and (wanted is None or r.record.kind in wanted)
         ]
         rows.sort(key=lambda s: s.order)
         return iter(rows)
@@ -756,6 +772,9 @@ class IndependentProvider:
                     report.add(where, f"digest does not match its content (recomputed {recomputed})")
         if value.get("scope") != row.scope:
             report.add(where, f"scope {value.get('scope')!r} differs from the stored scope {row.scope!r}")
+        own = _stream_of(value, rec.kind)
+        if own is not None and own != rec.stream:
+            report.add(where, f"filed under stream {rec.stream!r}, but the record belongs to stream {own!r}")
         if rec.kind == "event":
             self._verify_event_payload(row, value, idx, buf, report, where)
         elif row.payload_at is not None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gitstore import canonicalize, kind_of, seal
+from gitstore.records.contracts import stream_of
 from gitstore.providers._base import Batch, Entry, Namespace, Removal
 
 from .conftest import CONTRACTS, ROOT
@@ -47,7 +48,7 @@ def event(tag: str, text: str) -> dict[str, Any]:
     return seal(record)
 
 
-def entry(record: dict[str, Any], stream: str | None = None) -> Entry:
+def entry(record: dict[str, Any]) -> Entry:
     """The provider entry for a sealed record (payload stored apart), as the store makes it."""
     record = dict(record)
     kind = kind_of(record)
@@ -56,16 +57,16 @@ def entry(record: dict[str, Any], stream: str | None = None) -> Entry:
         digest=record["digest"],
         kind=kind,
         scope=record["scope"],
-        stream=stream or kind,
+        stream=stream_of(record, kind),
         data=canonicalize(record),
         payload_digest=record.get("payloadDigest"),
         payload=canonicalize(payload) if payload is not None else None,
     )
 
 
-def batch(*records: dict[str, Any], namespace: Namespace = "shared", stream: str | None = None) -> Batch:
+def batch(*records: dict[str, Any], namespace: Namespace = "shared") -> Batch:
     """One batch of sealed records."""
-    return Batch(namespace, tuple(entry(r, stream) for r in records))
+    return Batch(namespace, tuple(entry(r) for r in records))
 
 
 def audit(tag: str) -> dict[str, Any]:

@@ -47,12 +47,12 @@ def _lines(path: Path) -> list[bytes]:
 def test_smoke_append_read_head_and_compare_and_swap(folder: Path) -> None:
     provider = JsonlProvider(folder, WRITER)
     first, second = grant("one"), grant("two")
-    assert provider.append(batch(first, stream="s")).added == (first["digest"],)
-    assert provider.append(batch(first, stream="s")).existing == (first["digest"],)
-    assert provider.head("s") == first["digest"]
-    with pytest.raises(ConflictError, match="stream s moved"):
-        provider.append_if_head(batch(second, stream="s"), "s", None)
-    provider.append_if_head(batch(second, stream="s"), "s", first["digest"])
+    assert provider.append(batch(first)).added == (first["digest"],)
+    assert provider.append(batch(first)).existing == (first["digest"],)
+    assert provider.head("consent") == first["digest"]
+    with pytest.raises(ConflictError, match="stream consent moved"):
+        provider.append_if_head(batch(second), "consent", None)
+    provider.append_if_head(batch(second), "consent", first["digest"])
     assert [(s.digest, s.clock, s.position) for s in provider.read()] == [
         (first["digest"], 1, 0), (second["digest"], 2, 0)]
     assert provider.manifest().name == "jsonl"
@@ -390,6 +390,41 @@ def test_lost_lines_and_files_fail_verify_and_reads(damaged: tuple[Path, str, Pa
     else:
         records.unlink()
     reads_fail_closed(root, learning, "acknowledged")
+
+
+def _misfile(records: Path, kind: str, field: str, value: str) -> str:
+    """File the last record of ``kind`` in records.jsonl under another scope or stream, its
+    bytes untouched, as a one-line edit would; returns its digest."""
+    lines = records.read_bytes().split(b"\n")[:-1]
+    for number in reversed(range(len(lines))):
+        line = json.loads(lines[number])
+        items = [item for item in line["records"] if item["kind"] == kind]
+        if items:
+            items[-1][field] = value
+            lines[number] = json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode()
+            records.write_bytes(b"".join(line + b"\n" for line in lines))
+            return str(items[-1]["digest"])
+    raise AssertionError(f"no {kind} record in {records}")
+
+
+def test_a_withdrawal_filed_under_another_scope_fails_reads_closed(damaged: tuple[Path, str, Path]) -> None:
+    from . import cli
+    from .world import reads_fail_closed
+
+    root, learning, folder = damaged
+    cli.ok("withdraw", json.loads(cli.ok("grants", "--json", cwd=root))[0]["digest"], cwd=root)
+    withdrawal = _misfile(folder / "records.jsonl", "withdrawal", "scope", "github.com/other/repo")
+    reads_fail_closed(root, learning, withdrawal)  # dropped, it would give the permission back
+
+
+def test_a_learning_version_filed_under_another_stream_fails_reads_closed(damaged: tuple[Path, str, Path]) -> None:
+    from . import cli
+    from .world import reads_fail_closed
+
+    root, learning, folder = damaged
+    accepted = _misfile(folder / "records.jsonl", "learning", "stream", "lrn_elsewhere")
+    reads_fail_closed(root, learning, accepted)
+    assert accepted in cli.fails(3, "history", learning, cwd=root)  # not a history of its first version
 
 
 def test_a_cut_store_is_never_truncated_by_the_next_writer(damaged: tuple[Path, str, Path]) -> None:

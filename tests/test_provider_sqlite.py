@@ -6,6 +6,7 @@ checks only what is particular to the sqlite file.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from pathlib import Path
@@ -47,12 +48,12 @@ def _file_bytes(path: Path) -> bytes:
 def test_smoke_append_read_head_and_compare_and_swap(db: Path) -> None:
     provider = SqliteProvider(db, WRITER)
     first, second = grant("one"), grant("two")
-    assert provider.append(batch(first, stream="s")).added == (first["digest"],)
-    assert provider.append(batch(first, stream="s")).added == ()
-    assert provider.head("s") == first["digest"]
-    with pytest.raises(ConflictError, match="stream s moved"):
-        provider.append_if_head(batch(second, stream="s"), "s", None)
-    provider.append_if_head(batch(second, stream="s"), "s", first["digest"])
+    assert provider.append(batch(first)).added == (first["digest"],)
+    assert provider.append(batch(first)).added == ()
+    assert provider.head("consent") == first["digest"]
+    with pytest.raises(ConflictError, match="stream consent moved"):
+        provider.append_if_head(batch(second), "consent", None)
+    provider.append_if_head(batch(second), "consent", first["digest"])
     assert [(s.digest, s.clock, s.position) for s in provider.read()] == [
         (first["digest"], 1, 0), (second["digest"], 2, 0)]
     assert provider.manifest().name == "sqlite"
@@ -311,6 +312,33 @@ def test_a_lost_database_file_fails_verify_and_reads(damaged: tuple[Path, str, P
         with open(path, "r+b") as f:
             f.truncate(size)
     reads_fail_closed(root, learning, "acknowledged")
+
+
+def test_a_withdrawal_filed_under_another_scope_fails_reads_closed(damaged: tuple[Path, str, Path]) -> None:
+    from . import cli
+    from .world import reads_fail_closed
+
+    root, learning, path = damaged
+    cli.ok("withdraw", json.loads(cli.ok("grants", "--json", cwd=root))[0]["digest"], cwd=root)
+    conn = _raw(path)
+    conn.execute("UPDATE records SET scope = 'github.com/other/repo' WHERE kind = 'withdrawal'")
+    (withdrawal,) = conn.execute("SELECT digest FROM records WHERE kind = 'withdrawal'").fetchone()
+    conn.close()
+    reads_fail_closed(root, learning, withdrawal)  # dropped, it would give the permission back
+
+
+def test_a_learning_version_filed_under_another_stream_fails_reads_closed(damaged: tuple[Path, str, Path]) -> None:
+    from . import cli
+    from .world import reads_fail_closed
+
+    root, learning, path = damaged
+    conn = _raw(path)
+    (accepted,) = conn.execute("SELECT digest FROM records WHERE kind = 'learning'"
+                               " ORDER BY clock DESC, position DESC LIMIT 1").fetchone()
+    conn.execute("UPDATE records SET stream = 'lrn_elsewhere' WHERE digest = ?", (accepted,))
+    conn.close()
+    reads_fail_closed(root, learning, accepted)
+    assert accepted in cli.fails(3, "history", learning, cwd=root)  # not a history of its first version
 
 
 def test_an_intact_copy_reads(damaged: tuple[Path, str, Path]) -> None:

@@ -423,6 +423,28 @@ class ProviderConformance:
         digests = [i.digest for i in Store(provider, R.SCOPE).items()]
         assert digests == [R.grant("mine")["digest"]]
 
+    def test_a_record_filed_under_another_stream_is_damage(self, provider: Provider) -> None:
+        good = entries_for([R.grant("misfiled")])[0]
+        provider.append(Batch("shared", (good._replace(stream="audit"),)))  # a grant's stream is consent
+        with pytest.raises(IntegrityError, match=good.digest):
+            list(Store(provider, R.SCOPE).items())
+        assert any(good.digest in str(p) for p in Store(provider, R.SCOPE).verify().problems)
+
+    def test_a_record_filed_under_another_scope_does_not_vanish(self, provider: Provider) -> None:
+        """A withdrawal filed as another repository's, its bytes this one's: dropping it would
+        restore the permission it took away. A read either returns it or refuses, naming it."""
+        grant = R.grant("withdrawn")
+        provider.append(batch(grant))
+        withdrawal = entries_for([R.withdrawal(grant)])[0]
+        provider.append(Batch("shared", (withdrawal._replace(scope=R.OTHER_SCOPE),)))
+        try:
+            read = {i.digest for i in Store(provider, R.SCOPE).items()}
+        except IntegrityError as exc:
+            assert withdrawal.digest in str(exc)
+            assert any(withdrawal.digest in str(p) for p in Store(provider, R.SCOPE).verify().problems)
+        else:
+            assert withdrawal.digest in read
+
     # -- adversarial cases: the store's rules over what this provider returns -------------------
 
     def test_a_damaged_withdrawal_fails_reads_and_writes_closed(self, provider: Provider) -> None:

@@ -11,8 +11,10 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+import orjson
+
 from gitstore.records.canonical import canonicalize, parse_json, sha256_digest
-from gitstore.records.contracts import verify_stored
+from gitstore.records.contracts import stream_of, verify_stored
 from gitstore.errors import ConflictError, GitstoreError, UsageError
 from gitstore.providers._base import Problem
 
@@ -34,14 +36,42 @@ def head_moved(stream: str, current: str | None, expected: str | None) -> Confli
     return ConflictError(f"stream {stream} moved: head is {current}, expected {expected}")
 
 
-def record_problem(data: object, digest: str, kind: str) -> Problem | None:
-    """Re-check one stored record's bytes; a Problem naming the digest, or None when sound."""
+def record_problem(data: object, digest: str, kind: str, scope: str | None = None,
+                   stream: str | None = None) -> Problem | None:
+    """Re-check one stored record's bytes, and the scope and stream it is filed under when
+    given; a Problem naming the digest, or None when sound."""
     if not isinstance(data, bytes):
         return Problem(f"record {digest}", f"stored data is {type(data).__name__}, not bytes")
     try:
-        verify_stored(data, digest, kind)
+        record = verify_stored(data, digest, kind)
     except GitstoreError as exc:
         return Problem(f"record {digest}", str(exc))
+    misfiled = filing_problem(record, kind, scope, stream)
+    return None if misfiled is None else Problem(f"record {digest}", misfiled)
+
+
+def filing_problem(record: object, kind: str, scope: str | None, stream: str | None) -> str | None:
+    """What the scope and stream a provider files a record under (and reads it by) say that the
+    record itself does not, or None. ``record`` is the record, or its stored bytes; ``None``
+    for either name skips it. Filed apart from its bytes, a record would vanish from the reads
+    of its own scope or stream (a withdrawal hidden, a learning version left out of its
+    history) while its bytes stay sound. Bytes that are no record are left to their own check."""
+    if isinstance(record, bytes):
+        try:
+            record = orjson.loads(record)  # leniently: the bytes' own check is strict
+        except orjson.JSONDecodeError:
+            return None
+    if not isinstance(record, dict):
+        return None
+    own_scope = record.get("scope")
+    if scope is not None and isinstance(own_scope, str) and own_scope != scope:
+        return f"is filed under scope {scope!r}, but the record is of scope {own_scope!r}"
+    try:
+        own = stream_of(record, kind)
+    except (KeyError, TypeError):  # not a record of that kind: its own check says so
+        return None
+    if stream is not None and own != stream:
+        return f"is filed under stream {stream!r}, but the record belongs to stream {own!r}"
     return None
 
 

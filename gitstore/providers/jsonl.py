@@ -34,7 +34,8 @@ reads the current state, writes the payload lines and then the one records line,
 by flush and fsync, and releases the lock: an append is acknowledged once its records line is
 complete. A last line without its newline, or a last line that does not parse, is a torn write:
 readers ignore it and the next writer truncates it away. Any other bad line is damage: reading
-records fails closed with ``IntegrityError`` and ``verify`` reports it.
+records fails closed with ``IntegrityError`` and ``verify`` reports it; so is an entry whose
+``scope`` or ``stream`` is not its record's own (reads by them would leave the record out).
 
 Order rule (the same as every provider): each append that adds at least one new record takes
 clock = (largest clock stored) + 1 and numbers its new records 0.. in batch order, after
@@ -80,6 +81,7 @@ from gitstore.providers._common import (
     DIGEST_PATTERN,
     WRITER_PATTERN,
     check_writer,
+    filing_problem,
     head_moved,
     payload_problem,
     record_problem,
@@ -156,6 +158,7 @@ class Item:
     scope: str
     stream: str
     data: bytes
+    misfiled: str | None = None  # what its scope and stream say that the record does not
 
 
 @dataclass(frozen=True)
@@ -225,7 +228,8 @@ def _parse_item(item: Any) -> Item:
         data = _extract(item, "record")
     except GitstoreError as exc:
         raise IntegrityError(f"record {digest}: {exc}") from None
-    return Item(digest, item["kind"], item["scope"], item["stream"], data)
+    kind, scope, stream = item["kind"], item["scope"], item["stream"]
+    return Item(digest, kind, scope, stream, data, filing_problem(item.get("record", data), kind, scope, stream))
 
 
 def format_note(payload_digest: str, note: bytes) -> bytes:
@@ -280,6 +284,7 @@ class _Records(_View):
     notes: dict[str, bytes] = field(default_factory=dict)  # removals named by records lines
     clock: int = 0
     in_order: bool = True
+    misfiled: str | None = None  # the first record filed apart from its bytes, where
 
     def add(self, append: Append) -> None:
         """Take in one parsed line; a digest seen before keeps its first place."""
@@ -409,6 +414,9 @@ class JsonlProvider:
                 if _is_torn(index, lines, chunk) and not _parses(line):
                     break
                 raise IntegrityError(f"{self._records_path} line {view.line + 1}: {exc}") from None
+            for item in append.items:
+                if item.misfiled is not None and view.misfiled is None:
+                    view.misfiled = f"{self._records_path} line {view.line + 1}: record {item.digest} {item.misfiled}"
             view.add(append)
             view.offset += len(line) + 1
             view.line += 1
@@ -582,9 +590,14 @@ class JsonlProvider:
     # -- reading -------------------------------------------------------------------------------
 
     def _current(self) -> list[tuple[Stored, str]]:
-        """Every record with its scope, in store order, as of now."""
+        """Every record with its scope, in store order, as of now. Reads find records by the
+        scope and stream they are filed under: one filed apart from its bytes would be left
+        out of its own, so it fails them closed (IntegrityError naming it)."""
         with self._lock, self._open(self._records_path) as fd:
-            return self._scan_records(fd).ordered()
+            view = self._scan_records(fd)
+            if view.misfiled is not None:
+                raise IntegrityError(f"{view.misfiled}; run `gitstore verify`")
+            return view.ordered()
 
     def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[Stored]:
         wanted = set(kinds) if kinds is not None else None
@@ -707,6 +720,8 @@ def _verify_records(path: Path, data: bytes, report: VerifyReport, acked: int) -
             problem = record_problem(item.data, item.digest, item.kind)
             if problem is not None:
                 report.problems.append(problem)
+            elif item.misfiled is not None:
+                report.problems.append(Problem(f"record {item.digest}", f"{item.misfiled} ({where})"))
         for digest, note in append.removals:
             wrong = note_problem(note)
             if wrong is not None:

@@ -122,13 +122,18 @@ class MemoryProvider:
         from gitstore.records.contracts import verify_stored
         from gitstore.errors import GitstoreError
         from gitstore.providers._base import Problem
+        from gitstore.providers._common import filing_problem
 
         report = VerifyReport(records=len(self._records), refs=0)
         for stored in list(self._records):
             try:
-                verify_stored(stored.data, stored.digest, stored.kind)
+                record = verify_stored(stored.data, stored.digest, stored.kind)
             except GitstoreError as exc:
                 report.problems.append(Problem(stored.digest, str(exc)))
+                continue
+            misfiled = filing_problem(record, stored.kind, None, stored.stream)
+            if misfiled is not None:
+                report.problems.append(Problem(stored.digest, misfiled))
         return report
 
 

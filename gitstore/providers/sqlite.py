@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from gitstore.records.canonical import sha256_digest
+from gitstore.records.canonical import canonicalize, sha256_digest
 from gitstore.errors import ConflictError, GitstoreError, IntegrityError, Refused, UsageError
 from gitstore.providers._base import (
     CONTRACT_VERSIONS,
@@ -54,7 +54,7 @@ from gitstore.providers._base import (
 )
 from gitstore.providers import _acks
 from gitstore.providers._common import (
-    check_writer, head_moved, note_problem, payload_problem, record_problem, retry_until,
+    check_writer, filing_problem, head_moved, note_problem, payload_problem, record_problem, retry_until,
 )
 
 FORMAT = "1"
@@ -311,10 +311,10 @@ class SqliteProvider:
     def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[Stored]:
         self._check_whole()
         where: list[str] = []
-        params: list[str] = []
-        if scope is not None:
-            where.append("scope = ?")
-            params.append(scope)
+        params: list[Any] = []
+        if scope is not None:  # by the bytes too: a row filed under another scope is found, and refused
+            where.append("(scope = ? OR instr(data, ?) > 0)")
+            params.extend([scope, b'"scope":' + canonicalize(scope)])
         if kinds is not None:
             wanted = sorted(set(kinds))
             if not wanted:
@@ -353,16 +353,26 @@ class SqliteProvider:
         """
         last: tuple[int, str, int] = (-1, "", -1)
         query = (
-            f"SELECT {_COLUMNS} FROM records WHERE ({where}) AND (clock, writer, position) > (?, ?, ?)"
+            f"SELECT {_COLUMNS}, scope FROM records WHERE ({where}) AND (clock, writer, position) > (?, ?, ?)"
             " ORDER BY clock, writer, position LIMIT ?"
         )
         while True:
             with self._lock, self._errors():
                 rows = self._conn.execute(query, (*params, *last, PAGE)).fetchall()
-            yield from (Stored(*row) for row in rows)
+            for row in rows:
+                yield self._filed(Stored(*row[:-1]), row[-1])
             if len(rows) < PAGE:
                 return
             last = (rows[-1][6], rows[-1][5], rows[-1][7])
+
+    def _filed(self, stored: Stored, scope: str) -> Stored:
+        """A row, once its scope and stream are the record's own: reads find rows by them, so a
+        row filed apart from its bytes is damage (IntegrityError naming it), not a record that
+        quietly leaves the reads of its scope or stream."""
+        misfiled = filing_problem(stored.data, stored.kind, scope, stored.stream)
+        if misfiled is not None:
+            raise IntegrityError(f"{self.path}: record {stored.digest} {misfiled}; run `gitstore verify`")
+        return stored
 
     def head(self, stream: str) -> str | None:
         with self._lock, self._errors():
@@ -422,14 +432,15 @@ class SqliteProvider:
         report.problems.extend(Problem(str(self.path), problem) for problem in _whole(self._conn, acknowledged))
 
     def _verify_records(self, report: VerifyReport) -> None:
-        """Every record row: a known namespace, and bytes that satisfy the record's contract."""
-        query = ("SELECT digest, kind, data, namespace FROM records WHERE digest > ?"
+        """Every record row: a known namespace, bytes that satisfy the record's contract, filed
+        under the record's own scope and stream."""
+        query = ("SELECT digest, kind, data, namespace, scope, stream FROM records WHERE digest > ?"
                  " ORDER BY digest LIMIT ?")
-        for digest, kind, data, namespace in _pages(self._conn, query):
+        for digest, kind, data, namespace, scope, stream in _pages(self._conn, query):
             report.records += 1
             if namespace not in ("local", "shared"):
                 report.problems.append(Problem(f"record {digest}", f"unknown namespace {namespace!r}"))
-            problem = record_problem(data, digest, kind)
+            problem = record_problem(data, digest, kind, scope, stream)
             if problem is not None:
                 report.problems.append(problem)
 
