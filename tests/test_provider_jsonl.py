@@ -271,6 +271,19 @@ def test_verify_names_tampered_records_and_payloads(folder: Path) -> None:
         JsonlProvider(folder, WRITER).payload(ev["payloadDigest"])
 
 
+def test_verify_names_a_payload_lost_under_a_copy_of_another(folder: Path) -> None:
+    provider = JsonlProvider(folder, WRITER)
+    lost, copied = event("lost", "the text that goes"), event("copied", "the text copied over it")
+    provider.append(batch(lost, copied))
+    path = folder / "payloads.jsonl"
+    first, second = _lines(path)
+    path.write_bytes(second + b"\n" + second + b"\n")  # as many lines as acknowledged
+    problems = [str(p) for p in JsonlProvider(folder, WRITER).verify().problems]
+    assert any(lost["digest"] in p and lost["payloadDigest"] in p and "neither" in p for p in problems), problems
+    assert any(copied["payloadDigest"] in p and "twice" in p for p in problems), problems
+    assert JsonlProvider(folder, WRITER).payload(lost["payloadDigest"]) is None  # it reads as removed
+
+
 def test_processes_serialize_on_the_lock_file(folder: Path) -> None:
     JsonlProvider(folder, WRITER)
     run_writers("gitstore.providers.jsonl", "JsonlProvider", folder, processes=8, count=10)

@@ -19,7 +19,7 @@ from gitstore.providers import _acks
 from gitstore.providers import sqlite as sqlite_provider
 from gitstore.providers.sqlite import SqliteProvider
 
-from .provider_records import StepWriter, at_first_call, batch, event, examples, grant, remove, run_writers
+from .provider_records import StepWriter, at_first_call, batch, entry, event, examples, grant, remove, run_writers
 
 WRITER = "w1"
 
@@ -201,6 +201,18 @@ def test_verify_reports_damaged_rows_by_digest(db: Path) -> None:
     assert any("2 appends share this clock" in p for p in problems)
     with pytest.raises(IntegrityError, match="does not match its digest"):
         provider.payload(ev["payloadDigest"])
+
+
+def test_verify_names_an_event_whose_payload_is_neither_stored_nor_removed(db: Path) -> None:
+    provider = SqliteProvider(db, WRITER)
+    lost, other = event("lost", "the text that goes"), event("other", "another text")
+    provider.append(batch(lost))
+    stranger = entry(other)  # a sound payload no event names takes its row: the counts stay
+    conn = _raw(db)
+    conn.execute("UPDATE payloads SET payload_digest = ?, data = ?", (stranger.payload_digest, stranger.payload))
+    conn.close()
+    problems = [str(p) for p in provider.verify().problems]
+    assert any(lost["digest"] in p and lost["payloadDigest"] in p and "neither" in p for p in problems), problems
 
 
 def test_an_append_waits_for_another_connection_holding_the_write_lock(db: Path) -> None:

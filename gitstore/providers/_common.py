@@ -84,6 +84,13 @@ def payload_problem(data: object, payload_digest: str) -> Problem | None:
     return None
 
 
+def payload_missing(event_digest: str, payload_digest: str) -> Problem:
+    """An event whose payload is neither stored nor removed: reads show its text as removed,
+    though no removal says who removed it or why (a payload lost, or overwritten by another)."""
+    return Problem(f"record {event_digest}", f"its payload {payload_digest} is neither stored nor removed "
+                                             "(no redaction note): reads show it removed though nobody removed it")
+
+
 def retry_until(deadline: float, attempt: Callable[[], T | None], what: str) -> T:
     """Call ``attempt`` until it returns a value, backing off; ``ConflictError`` past the deadline."""
     delay = 0.001

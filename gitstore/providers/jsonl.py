@@ -83,6 +83,7 @@ from gitstore.providers._common import (
     check_writer,
     filing_problem,
     head_moved,
+    payload_missing,
     payload_problem,
     record_problem,
     retry_until,
@@ -673,9 +674,10 @@ class JsonlProvider:
         report = VerifyReport()
         acked = _acks.acked(self._records_path)  # before the files: they only grow after it
         try:
-            notes = _verify_records(self._records_path, _read_bytes(self._records_path), report, acked.appends)
+            notes, cited = _verify_records(self._records_path, _read_bytes(self._records_path), report,
+                                           acked.appends)
             _verify_payloads(self._payloads_path, _read_bytes(self._payloads_path), report, notes,
-                             acked.payloads)
+                             acked.payloads, cited)
         except OSError as exc:
             report.problems.append(Problem(str(self.folder), f"cannot read: {exc.strerror}"))
         return report
@@ -683,13 +685,14 @@ class JsonlProvider:
 
 # -- verification ------------------------------------------------------------------------------
 
-def _verify_records(path: Path, data: bytes, report: VerifyReport, acked: int) -> set[str]:
+def _verify_records(path: Path, data: bytes, report: VerifyReport, acked: int) -> tuple[set[str], dict[str, str]]:
     """Check every records line: format, clocks (each one more than the line before: every
     append saw every earlier one), duplicates, each record's contract and each removal's
     note, and that no acknowledged append is gone. Returns the payload digests the lines
-    remove."""
+    remove, and the payload digest of each event (to the event's digest)."""
     seen: set[str] = set()
     removed: set[str] = set()
+    cited: dict[str, str] = {}
     clocks: set[tuple[str, int]] = set()
     previous = 0
     lines = list(_checked_lines(path, data, report))
@@ -722,6 +725,9 @@ def _verify_records(path: Path, data: bytes, report: VerifyReport, acked: int) -
                 report.problems.append(problem)
             elif item.misfiled is not None:
                 report.problems.append(Problem(f"record {item.digest}", f"{item.misfiled} ({where})"))
+            found = _PAYLOAD_DIGEST.search(item.data) if item.kind == "event" else None
+            if found:
+                cited.setdefault(found.group(1).decode(), item.digest)
         for digest, note in append.removals:
             wrong = note_problem(note)
             if wrong is not None:
@@ -729,13 +735,16 @@ def _verify_records(path: Path, data: bytes, report: VerifyReport, acked: int) -
             if digest in removed:
                 report.problems.append(Problem(f"redaction note {digest}", f"kept twice (again on line {number})"))
             removed.add(digest)
-    return removed
+    return removed, cited
 
 
-def _verify_payloads(path: Path, data: bytes, report: VerifyReport, removed: set[str], acked: int) -> None:
-    """Check every payloads line: format, that each payload hashes to its digest, that each
-    note is a canonical redaction object, and that no payload is kept beside its note (one a
-    killed removal left is reported too: ``gitstore gc`` erases it)."""
+def _verify_payloads(path: Path, data: bytes, report: VerifyReport, removed: set[str], acked: int,
+                     cited: dict[str, str]) -> None:
+    """Check every payloads line: format, that each payload hashes to its digest and is kept
+    once, that each note is a canonical redaction object, that no payload is kept beside its
+    note (one a killed removal left is reported too: ``gitstore gc`` erases it), and that
+    every event's payload (``cited``: payload digest -> event) is kept or removed: a line
+    overwritten with a copy of another leaves the count of lines as it was."""
     payloads: set[str] = set()
     notes: set[str] = set()
     lines = list(_checked_lines(path, data, report))
@@ -761,10 +770,15 @@ def _verify_payloads(path: Path, data: bytes, report: VerifyReport, removed: set
             problem = payload_problem(stored, digest)
             if problem is not None:
                 report.problems.append(problem)
+            if digest in payloads:
+                report.problems.append(Problem(f"payload {digest}", f"kept twice (again on line {number})"))
             payloads.add(digest)
     for digest in sorted(payloads & (notes | removed)):
         report.problems.append(Problem(f"payload {digest}",
                                        "is still stored beside its redaction note (run `gitstore gc`)"))
+    for digest, event in cited.items():
+        if digest not in payloads and digest not in notes and digest not in removed:
+            report.problems.append(payload_missing(event, digest))
 
 
 def _checked_lines(path: Path, data: bytes, report: VerifyReport) -> Iterator[tuple[int, bytes]]:

@@ -54,7 +54,8 @@ from gitstore.providers._base import (
 )
 from gitstore.providers import _acks
 from gitstore.providers._common import (
-    check_writer, filing_problem, head_moved, note_problem, payload_problem, record_problem, retry_until,
+    check_writer, filing_problem, head_moved, note_problem, payload_missing, payload_problem, record_problem,
+    retry_until,
 )
 
 FORMAT = "1"
@@ -399,7 +400,7 @@ class SqliteProvider:
         report = VerifyReport()
         acknowledged = _acks.acked(self.path).appends  # before the snapshot: an append it counts is in it
         checks = (self._verify_file, lambda r: self._verify_whole(r, acknowledged), self._verify_records,
-                  self._verify_payloads, self._verify_notes, self._verify_appends)
+                  self._verify_payloads, self._verify_notes, self._verify_cited, self._verify_appends)
         with self._lock:
             snapshot = self._begin_read()
             try:
@@ -464,6 +465,18 @@ class SqliteProvider:
         for (payload_digest,) in self._conn.execute(_NOTED_PAYLOADS):
             report.problems.append(
                 Problem(f"payload {payload_digest}", "is still stored beside its redaction note"))
+
+    def _verify_cited(self, report: VerifyReport) -> None:
+        """Every event's payload is kept or removed: a payload row replaced by another sound one
+        leaves every count as it was, and the event would read as removed by nobody."""
+        kept = {d for (d,) in self._conn.execute("SELECT payload_digest FROM payloads")}
+        kept.update(d for (d,) in self._conn.execute("SELECT payload_digest FROM notes"))
+        query = ("SELECT digest, data FROM records WHERE kind = 'event' AND digest > ?"
+                 " ORDER BY digest LIMIT ?")
+        for digest, data in _pages(self._conn, query):
+            found = _PAYLOAD_DIGEST.search(bytes(data))
+            if found and found.group(1).decode() not in kept:
+                report.problems.append(payload_missing(digest, found.group(1).decode()))
 
     def _verify_appends(self, report: VerifyReport) -> None:
         """No writer reuses a clock; each append's rows are positions 0..n-1; no row is orphaned."""
