@@ -137,6 +137,7 @@ def forge(root: Path, writer: str, records: list[dict], *, clock: int | None = N
     from gitstore.conformance import batch
     from gitstore.providers import Batch, Entry
     from gitstore.providers.git import GitProvider, parse_message, format_message, records_ref
+    from gitstore.providers._gitdirs import state_dir
     from gitstore.providers._signing import Signer, signed_commit
     from gitstore.records.canonical import canonicalize
     from gitstore.records.contracts import kind_of, stream_of
@@ -161,5 +162,5 @@ def forge(root: Path, writer: str, records: list[dict], *, clock: int | None = N
     else:
         commit = repo.create_commit(None, made.author, made.committer, message, made.tree_id, made.parent_ids)
     repo.references.create(name, commit, force=True)
-    (root / ".git" / "gitstore" / f"records-shared-{writer}.tips").unlink(missing_ok=True)  # a forger's clone
+    (state_dir(repo) / f"records-shared-{writer}.tips").unlink(missing_ok=True)  # a forger's clone (or a bare remote)
     return str(commit)

@@ -342,14 +342,16 @@ def test_another_clones_rewritten_history_is_never_read_nor_trusted(tmp_path: Pa
     data = pygit2.Repository(str(clone)).revparse_single(
         f"{fetched}:{record_path('grant', theirs[0]['digest'])}").data
     assert content_key(data) in memory(clone)
-    tip = git(clone, "rev-parse", fetched).strip()  # the same tree under a rewritten history
-    tree = git(clone, "rev-parse", f"{tip}^{{tree}}").strip()
+    tip = git(clone, "rev-parse", fetched).strip()  # the same append under a rewritten history, its records gone
+    tree = subprocess.run(["git", "mktree"], cwd=clone, input="", capture_output=True, text=True,
+                          check=True).stdout.strip()
     message = git(clone, "log", "-1", "--format=%B", tip)
     rewritten = subprocess.run(["git", "commit-tree", tree], cwd=clone, input=message, capture_output=True,
                                text=True, check=True).stdout.strip()
     git(clone, "update-ref", fetched, rewritten)
-    # a history that does not extend the one admitted is never read: the reads, and the memory
-    # of what they checked, stay with the history admitted (whose bytes are the ones checked)
+    # a history that does not extend the one admitted, and fails verification, is never read:
+    # the reads, and the memory of what they checked, stay with the history admitted (whose
+    # bytes are the ones checked)
     provider = GitProvider(clone, WRITER)
     assert sorted(i.record["digest"] for i in Store(provider, R.SCOPE).items(["grant"])) == \
         sorted(r["digest"] for r in theirs)

@@ -90,13 +90,15 @@ def rewound(bare: Path, held: dict[str, Any]) -> tuple[str, str]:
 
 
 def rewritten(bare: Path, held: dict[str, Any]) -> tuple[str, str]:
+    """A history that parts from the one admitted is verified as any arrival is (one that
+    passes is read beside it, ``test_sync_forks``): this one lists records it does not add."""
     ref = records_ref("shared", held["alice"])
     repo = pygit2.Repository(str(bare))
     tip = repo[repo.references[ref].target]
     forged = repo.create_commit(None, tip.author, tip.committer, tip.message, repo[tip.parent_ids[0]].tree_id,
                                 tip.parent_ids)  # the same append, its records gone
     repo.references.create(ref, forged, force=True)
-    return held["alice"], "history rewritten"
+    return held["alice"], "but does not add it"
 
 
 def bad_digest(bare: Path, held: dict[str, Any]) -> tuple[str, str]:

@@ -29,6 +29,19 @@ by a ref of its own, ``refs/memory/admitted/<remote>/<kind>/shared/<writer>`` (`
 which no fetch refspec names: once a forced or pruning fetch moved the fetched ref, git's own
 gc (run by hand or after a fetch) would otherwise erase what reads still show.
 
+A fetched history that parts from the one admitted (neither holds the other: someone who could
+push put a history made on an older tip on the writer's ref) is no rewrite to refuse for good: it
+is verified since the commit both hold, as any arrival is, and when it passes it is admitted for
+the writer's ref, and the history admitted before is kept beside it as a **parted** history of
+that writer (``parted_ref``, admitted as it was, its own ref its anchor), which reads go on
+reading. Records are content-addressed and authority comes from signatures, not from the writer
+id a ref names, so reading both is safe; refusing the remote's history instead left a clone that
+had admitted a brief fork behind for good, reading nothing the writer stored later. A history
+that moved back (the admitted one holds it whole) brings nothing and stays refused; so does a
+fork whose new side fails verification. Callers pass ``parts`` only for other writers' refs:
+this clone's own writer's history is in its own refs, and a remote copy that parted from it is
+refused as before (push names it).
+
 This clone's own refs are never admitted this way: they fail closed (see ``git.py``).
 """
 
@@ -43,9 +56,9 @@ from typing import NamedTuple
 import pygit2
 
 from gitstore import _jsontext
-from gitstore.providers._names import PREFIX
+from gitstore.providers._names import PREFIX, is_parted, parted_ref
 from gitstore.providers._objects import (
-    BLOB_MODE, MAX_PAYLOAD_BYTES, Oversized, Unreadable, descends, load_commit, read_blob,
+    BLOB_MODE, MAX_PAYLOAD_BYTES, Oversized, Unreadable, common_base, descends, load_commit, read_blob,
 )
 from gitstore.records.canonical import sha256_digest
 from gitstore.records.contracts import CHECKS_VERSION
@@ -80,6 +93,14 @@ class Admission(NamedTuple):
         return f"{self.ref}: quarantined, not read ({self.problem})"
 
 
+class Fork(NamedTuple):
+    """A fetched writer's history that parts from the one admitted for its ref: neither holds the
+    other (someone who could push put a history made on an older tip on the writer's ref)."""
+
+    base: pygit2.Oid  # the tip admitted last, kept as a parted history of the writer once the fork is
+    since: pygit2.Oid | None  # the newest commit both hold when it was verified with it (None: verify all)
+
+
 class Admissions:
     """The admission of every fetched ref, read from and saved to ``.git/gitstore``."""
 
@@ -87,6 +108,8 @@ class Admissions:
         self.path = state / ADMITTED
         self._known = self._load()
         self._changed = False
+        self._let_go: set[str] = set()  # parted histories a fork's new side holds: their refs go at save
+        self.parted_now = 0  # parted histories kept by this handle (a read takes them up as it goes)
 
     def _load(self) -> dict[str, dict[str, str | None]]:
         try:
@@ -95,18 +118,26 @@ class Admissions:
             return {}
         return data if isinstance(data, dict) else {}
 
-    def check(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid, scope: str | None = None) -> Admission:
+    def check(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid, scope: str | None = None,
+              parts: bool = False) -> Admission:
         """The ref's admission at ``tip``, verifying what arrived since it was last admitted;
-        with ``scope``, its records must all be of that scope."""
+        with ``scope``, its records must all be of that scope. ``parts``: a history that parts
+        from the one admitted (``fork``) is verified since the commit both hold and, when it
+        passes, admitted, the one admitted before kept as a parted history (``part``)."""
         known = self._known.get(ref)
         if isinstance(known, dict) and known.get("checks") != CHECKS_VERSION:
             known = self._checked_again(repo, ref, known, scope)
         if isinstance(known, dict) and known.get("tip") == str(tip) and known.get("scope") == scope:
             return Admission(ref, str(tip), known.get("problem"))
         problem = self.rewrites(repo, ref, tip)
+        fork = self.fork(repo, ref, tip, scope) if problem is not None and parts else None
+        if fork is not None:
+            problem = None
         if problem is None:
-            since = self._admitted_ancestor(repo, known, tip, scope)
+            since = fork.since if fork is not None else self._admitted_ancestor(repo, known, tip, scope)
             problem = _first_problem(repo, ref, tip, since, scope)
+        if fork is not None and problem is None:
+            self.part(repo, ref, fork.base, tip)
         found = Admission(ref, str(tip), problem)
         self._known[ref] = {"tip": found.tip, "problem": found.problem, "scope": scope, "checks": CHECKS_VERSION,
                             "admitted": found.tip if problem is None else _text(self.base(ref))}
@@ -168,15 +199,54 @@ class Admissions:
         """ref -> the tip it was admitted at last, for every ref under ``prefix`` ever admitted."""
         return {ref: base for ref in self._known if ref.startswith(prefix) and (base := self.base(ref)) is not None}
 
-    def rewrites(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid) -> str | None:
+    def rewrites(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid, parts: bool = False) -> str | None:
         """Why ``tip`` may not be admitted for ``ref``: it does not extend the tip admitted last
-        (None: it does, or none was)."""
+        (None: it does, or none was; ``parts``: or it parts from it, ``fork``)."""
         base = self.base(ref)
         if base is None or base == tip or (base in repo and descends(repo, tip, base)):
+            return None
+        if parts and self.fork(repo, ref, tip, None) is not None:
             return None
         lost = "moved back" if base in repo and descends(repo, base, tip) else "rewritten"
         return (f"history {lost}: it no longer holds {str(base)[:12]}, admitted before; "
                 "records already stored are never given up")
+
+    def fork(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid, scope: str | None) -> Fork | None:
+        """How ``tip`` parts from the tip admitted last for ``ref``, when neither history holds
+        the other (None: it extends it, or was never admitted; or it moved back, which a
+        history the admitted one holds whole is: it brings nothing, and stays refused). The
+        commit both hold was verified with the admitted tip when that was admitted for ``scope``
+        under these checks. Records are content-addressed and authority comes from signatures,
+        not from the writer id a ref names, so reading both histories is safe."""
+        known = self._known.get(ref)
+        base = _admitted_tip(known)
+        if base is None or base == tip or base not in repo or descends(repo, tip, base):
+            return None
+        since = common_base(repo, tip, base)
+        if since == tip:
+            return None
+        verified = isinstance(known, dict) and known.get("scope") == scope and known.get("checks") == CHECKS_VERSION
+        return Fork(base, since if verified else None)
+
+    def part(self, repo: pygit2.Repository, ref: str, base: pygit2.Oid, tip: pygit2.Oid) -> None:
+        """Keep the history admitted at ``base`` for ``ref`` as a parted history of its writer
+        (``parted_ref``), admitted as it was, now that ``tip``, which parts from it, is admitted
+        for the ref (by the caller, after this): records once read are never given up. Parted
+        histories of the writer that ``tip`` holds go (their ref at the next save): the writer's
+        ref keeps them. The parted history's ref is made at the next save, as anchors are."""
+        known = self._known.get(ref)
+        scope, checks = (known.get("scope"), known.get("checks")) if isinstance(known, dict) else (None, None)
+        for other in self.known(parted_ref(ref, "")):
+            held = self.base(other)
+            if held is not None and (held == tip or descends(repo, tip, held)):
+                del self._known[other]
+                self._let_go.add(other)
+        parted = parted_ref(ref, str(base))
+        self._known[parted] = {"tip": str(base), "problem": None, "scope": scope, "checks": checks,
+                               "admitted": str(base)}
+        self._let_go.discard(parted)
+        self.parted_now += 1
+        self._changed = True
 
     def verified_until(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid, scope: str) -> pygit2.Oid | None:
         """The tip ``ref`` was admitted at for ``scope``, when ``tip`` extends it: what a check
@@ -220,15 +290,19 @@ class Admissions:
     def anchor(self, repo: pygit2.Repository) -> list[str]:
         """Point each fetched ref's anchor at the tip it was admitted at last, where it does not
         already (a store older than anchors, or a new admission), and drop the anchor of a ref
-        no longer admitted at any tip (checks it once passed refuse it now); returns the refs
-        whose admitted tip ``repo`` no longer holds (damage: nothing kept it)."""
+        no longer admitted at any tip (checks it once passed refuse it now); a parted history's
+        own ref is its anchor, made here, and dropped once the writer's ref holds it (``part``).
+        Returns the refs whose admitted tip ``repo`` no longer holds (damage: nothing kept it)."""
         missing = []
         bases = self.bases(FETCHED)
         for ref in self.known(FETCHED):
-            if ref not in bases:
-                _drop_anchor(repo, anchor_ref(ref))
+            if ref not in bases and not is_parted(ref):  # a parted history's ref stays: verify names it
+                _drop_ref(repo, anchor_ref(ref))
+        for ref in sorted(self._let_go):
+            _drop_ref(repo, ref)
+        self._let_go.clear()
         for ref, base in bases.items():
-            anchor = anchor_ref(ref)
+            anchor = ref if is_parted(ref) else anchor_ref(ref)  # a parted history's ref never moves: its own anchor
             try:
                 if repo.references[anchor].target == base:
                     continue
@@ -248,9 +322,15 @@ class Admissions:
         return {ref: base for ref, base in self.bases(FETCHED).items() if base not in repo}
 
 
-def _drop_anchor(repo: pygit2.Repository, anchor: str) -> None:
+def parted_line(writer: str, tip: pygit2.Oid | str) -> str:
+    """How a parted history of a fetched writer is named (by sync's report, and doctor)."""
+    return f"writer {writer}: a parted history kept at {str(tip)[:12]}, read beside the remote's"
+
+
+def _drop_ref(repo: pygit2.Repository, ref: str) -> None:
+    """Delete an anchor, or a parted history's ref, if there is one."""
     try:
-        repo.references.delete(anchor)
+        repo.references.delete(ref)
     except (KeyError, pygit2.GitError, ValueError, OSError):
         pass  # none, or a read-only repository: the next save tries again
 
@@ -348,4 +428,5 @@ def _tree_of(repo: pygit2.Repository, commit: pygit2.Oid | None) -> bytes | None
     return found.tree_id.raw if isinstance(found, pygit2.Commit) else None
 
 
-__all__ = ["ADMITTED", "ANCHORS", "Admission", "Admissions", "anchor_ref", "Checked", "check_snapshot", "object_at"]
+__all__ = ["ADMITTED", "ANCHORS", "Admission", "Admissions", "anchor_ref", "Checked", "check_snapshot", "Fork",
+           "object_at", "parted_line"]

@@ -10,6 +10,11 @@ QUARANTINE = "refs/memory/quarantine/"  # where sync holds a fetched ref it refu
 WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 
 
+PARTED = "parted"  # see parted_ref
+_FETCHED_LINE = re.compile(r"^remotes/([^/]+)/(records/shared/([^/]+)|"
+                           r"parted/shared/([a-z0-9][a-z0-9-]{0,63})/[0-9a-f]{40})$")
+
+
 def records_ref(namespace: str, writer: str) -> str:
     return f"{PREFIX}records/{namespace}/{writer}"
 
@@ -33,3 +38,28 @@ def note_path(payload_digest: str) -> str:
     """Where a removed payload's redaction note is kept: in the records tree of the append that
     removed it (older stores kept it at the same path in a payload snapshot)."""
     return "notes/" + payload_path(payload_digest)
+
+
+def parted_ref(fetched: str, tip: str) -> str:
+    """Where a fetched writer's history is kept once the writer's ref parted from it (a history
+    of the writer's that does not extend it took its place: a fork): beside the writer's fetched
+    ref, named by its tip, ``refs/memory/v1/remotes/<remote>/parted/shared/<writer>/<tip>``. No
+    fetch refspec names it, nor does sync push it; reads read it beside the writer's ref."""
+    remote, _, writer = fetched[len(PREFIX + "remotes/"):].partition("/records/shared/")
+    return f"{PREFIX}remotes/{remote}/{PARTED}/shared/{writer}/{tip}"
+
+
+def fetched_line(ref: str) -> tuple[str, str, bool] | None:
+    """(remote, writer, parted) for a fetched writer's records ref or a parted history of it
+    (``parted_ref``); None for any other ref."""
+    found = _FETCHED_LINE.match(ref[len(PREFIX):]) if ref.startswith(PREFIX) else None
+    if found is None:
+        return None
+    parted = found.group(4) is not None
+    return found.group(1), found.group(4) if parted else found.group(3), parted
+
+
+def is_parted(ref: str) -> bool:
+    """Whether ``ref`` is a parted history of a fetched writer (``parted_ref``)."""
+    found = fetched_line(ref)
+    return found is not None and found[2]

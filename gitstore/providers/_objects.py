@@ -170,6 +170,28 @@ def descends(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid) -> bool
     return False
 
 
+def first_parents(repo: pygit2.Repository, tip: pygit2.Oid) -> Iterator[pygit2.Oid]:
+    """``tip`` and its ancestors along first parents, newest first, each read through
+    ``load_commit`` (bounded, as ``descends``); the walk ends at a root or at what it cannot read."""
+    oid: pygit2.Oid | None = tip
+    while oid is not None:
+        try:
+            commit = load_commit(repo, oid)
+        except (KeyError, ValueError, pygit2.GitError, Oversized):
+            return
+        if not isinstance(commit, pygit2.Commit):
+            return
+        yield oid
+        oid = commit.parent_ids[0] if commit.parent_ids else None
+
+
+def common_base(repo: pygit2.Repository, one: pygit2.Oid, other: pygit2.Oid) -> pygit2.Oid | None:
+    """The newest commit both linear histories hold (``one`` itself when ``other`` holds it);
+    None when they share none."""
+    held = set(first_parents(repo, other))
+    return next((oid for oid in first_parents(repo, one) if oid in held), None)
+
+
 PACK_MISSES = 16  # objects a pack-first read finds elsewhere before it asks the whole database first
 
 

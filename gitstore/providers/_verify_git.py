@@ -48,9 +48,20 @@ MAX_DEPTH = 8  # folders within folders: memory's trees nest three deep (<kind>/
 _RECORD = re.compile(r"^([a-z]+)/([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json$")
 _PAYLOAD = re.compile(r"^(notes/)?([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json$")
 _REF = re.compile(
-    r"^refs/memory/v1/(?:(records|payloads)/(local|shared)/|remotes/[^/]+/(records|payloads)/shared/)"
-    r"([a-z0-9][a-z0-9-]{0,63})$"
+    r"^refs/memory/v1/(?:(records|payloads)/(local|shared)/|remotes/[^/]+/(records|payloads|parted)/shared/)"
+    r"([a-z0-9][a-z0-9-]{0,63})(/[0-9a-f]{40})?$"
 )
+
+
+def _ref_parts(name: str) -> tuple[str, str, str] | None:
+    """(kind, namespace, writer) of a memory ref's name; None for a name no memory ref has. A
+    fetched writer's parted history (``_names.parted_ref``: a records history the writer's ref
+    parted from, named by its tip) is a fetched records ref like the writer's own."""
+    match = _REF.match(name)
+    if not match or (match.group(3) == "parted") != (match.group(5) is not None):
+        return None
+    kind = match.group(1) or match.group(3)
+    return "records" if kind == "parted" else kind, match.group(2) or "shared", match.group(4)
 
 
 # libgit2 maps packs in windows of up to 1 GiB, keeps up to 8 GiB of them mapped and caches up
@@ -103,13 +114,11 @@ def _verify_repository(repo: pygit2.Repository, objects: Objects, state: Path, l
                                if ref not in broken)
     for name in ref_names(repo, PREFIX):
         report.refs += 1
-        match = _REF.match(name)
-        if not match or (local and match.group(2) != "local"):
+        parts = _ref_parts(name)
+        if parts is None or (local and parts[1] != "local"):
             report.problems.append(Problem(name, "unexpected ref under refs/memory/v1/"))
             continue
-        kind = match.group(1) or match.group(3)
-        namespace = match.group(2) or "shared"
-        writer = match.group(4)
+        kind, namespace, writer = parts
         if namespace == "local" and not local:
             report.problems.append(Problem(name, MISPLACED))
         acked = last_acknowledged(state, name)  # before the ref: what it says was acknowledged by then
@@ -137,13 +146,13 @@ def verify_arrived(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, since: py
                    scope: str | None = None) -> VerifyReport:
     """``verify_fetched`` with the records counted; with ``scope``, a record of another scope
     is a problem too (what ``gitstore sync`` admits is this repository's memory only)."""
-    match = _REF.match(ref)
+    parts = _ref_parts(ref)
     report = VerifyReport()
-    if not match or match.group(3) != "records":
+    if parts is None or parts[0] != "records" or not ref.startswith(PREFIX + "remotes/"):
         report.problems.append(Problem(ref, "not a fetched records ref"))
         return report
     with bounded_memory(), opened(repo) as objects:
-        _verify_records(repo, objects, Path(), ref, match.group(4), "shared", tip, report, since, scope=scope)
+        _verify_records(repo, objects, Path(), ref, parts[2], "shared", tip, report, since, scope=scope)
     return report
 
 

@@ -12,6 +12,8 @@ Layout (documented for other implementations in ``okf/wiki/store.md``):
   snapshot of event payloads at ``<aa>/<bb>/<payload-digest-hex>.json``. Removing a payload
   writes a snapshot without it; gc erases the text.
 - ``refs/memory/v1/remotes/<remote>/{records,payloads}/shared/<writer>``: fetched writers.
+- ``refs/memory/v1/remotes/<remote>/parted/shared/<writer>/<tip>``: a fetched writer's history
+  its ref parted from (a fork admitted in its place, see ``_admit``), read beside it.
 - ``refs/memory/v1/{records,payloads}/local/<writer>``, the same for the local namespace, in
   the bare repository ``.git/gitstore/local`` (objects and refs of its own). Local refs found
   in the repository itself (written by older versions, and sent by ``git push --mirror``) are
@@ -74,8 +76,8 @@ from gitstore.providers._kindmaps import ROWS_PER_LOOKUP, folder_map, kept_rows,
 from gitstore.providers._known import KnownBytes, Witness
 from gitstore.providers._message import (FORMAT, LAST_CLOCK, MAX_SEEN, Append, Header, format_message, parse_message,
                                         parse_order, record_lines, record_lines_holding, record_lines_of, seen_text)
-from gitstore.providers._names import (PREFIX, QUARANTINE, WRITER_PATTERN, note_path, payload_path, payloads_ref, record_path,
-                                      records_ref)
+from gitstore.providers._names import (PREFIX, QUARANTINE, WRITER_PATTERN, fetched_line, note_path, payload_path,
+                                      payloads_ref, record_path, records_ref)
 from gitstore.providers._verified import FOLDER as VERIFIED
 from gitstore.providers._verified import Verified
 from gitstore.providers._packs import Objects
@@ -187,6 +189,7 @@ class RefInfo:
     payloads: str
     repo: pygit2.Repository = field(compare=False, hash=False, repr=False)
     misplaced: bool = False  # a local ref in the repository itself, where a push can send it
+    parted: bool = False  # a fetched writer's history its ref parted from (``_names.parted_ref``), read beside it
 
     @property
     def fetched(self) -> bool:
@@ -208,10 +211,8 @@ def refs_in(repo: pygit2.Repository, local: pygit2.Repository | None) -> list[Re
         if len(parts) == 3 and parts[0] == "records" and parts[1] in NAMESPACES:
             ns, writer = parts[1], parts[2]
             found.append(RefInfo(name, ns, writer, payloads_ref(ns, writer), repo, misplaced=ns == "local"))
-        elif len(parts) == 5 and parts[0] == "remotes" and parts[2] == "records" and parts[3] == "shared":
-            remote, writer = parts[1], parts[4]
-            payload = f"{PREFIX}remotes/{remote}/payloads/shared/{writer}"
-            found.append(RefInfo(name, "shared", writer, payload, repo))
+        elif (line := fetched_line(name)) is not None:
+            found.append(_fetched_info(name, line, repo))
     if local is not None:
         prefix = PREFIX + "records/local/"
         for name in ref_names(local, prefix):
@@ -219,6 +220,13 @@ def refs_in(repo: pygit2.Repository, local: pygit2.Repository | None) -> list[Re
             if WRITER_PATTERN.match(writer):
                 found.append(RefInfo(name, "local", writer, payloads_ref("local", writer), local))
     return found
+
+
+def _fetched_info(name: str, line: tuple[str, str, bool], repo: pygit2.Repository) -> RefInfo:
+    """A fetched writer's records ref, or a parted history of it (``fetched_line``), read with
+    the writer's fetched payload snapshot."""
+    remote, writer, parted = line
+    return RefInfo(name, "shared", writer, f"{PREFIX}remotes/{remote}/payloads/shared/{writer}", repo, parted=parted)
 
 
 def records_state(tips: Iterable[pygit2.Oid]) -> str:
@@ -289,6 +297,7 @@ class GitProvider:
         self._looked_up: dict[tuple[str, bytes, str], tuple[bytes, bytes] | None] = {}  # see _BlobIndex
         self._appended: list[tuple[str, pygit2.Oid | None, pygit2.Oid]] = []  # (mark name, parent, commit)
         self._copies: dict[str, dict[str, Stored]] = {}  # see copies
+        self._own_writers: set[str] | None = None  # see _may_part
 
     def manifest(self) -> Manifest:
         return Manifest(
@@ -314,7 +323,8 @@ class GitProvider:
         """Every records ref, the local namespace's repository opened once it exists (another
         process may create it while this provider lives), and each fetched one admitted before
         that a pruning ``git fetch`` deleted (read at the tip admitted last, which gc keeps,
-        until the next sync puts the ref back: a writer's memory once read is kept)."""
+        until the next sync puts the ref back: a writer's memory once read is kept), parted
+        histories of fetched writers among them (their ref is made when the admission is saved)."""
         if self._local is None and (self.state / LOCAL / "HEAD").is_file():
             self._local = open_local(self.repo, create=False)
         found = refs_in(self.repo, self._local)
@@ -322,12 +332,10 @@ class GitProvider:
         for name in self._admissions.known(PREFIX + "remotes/"):
             if name in present:  # the usual case: checked by name first, however many writers
                 continue
-            parts, base = name[len(PREFIX):].split("/"), self._admissions.base(name)
-            if len(parts) != 5 or parts[2:4] != ["records", "shared"] or not WRITER_PATTERN.match(parts[4]) \
-                    or base is None or base not in self.repo:
+            line, base = fetched_line(name), self._admissions.base(name)
+            if line is None or not WRITER_PATTERN.match(line[1]) or base is None or base not in self.repo:
                 continue
-            found.append(RefInfo(name, "shared", parts[4], f"{PREFIX}remotes/{parts[1]}/payloads/shared/{parts[4]}",
-                                 self.repo))
+            found.append(_fetched_info(name, line, self.repo))
         return found
 
     def _fetched_target(self, info: RefInfo) -> pygit2.Oid | None:
@@ -390,7 +398,7 @@ class GitProvider:
     def _stage(self, entries: Iterable[Entry], writer: ObjectWriter) -> _Staging:
         """Give the writer the blobs of every entry, as the tips stand now; which of them are
         stored already is looked up once they are all in (``_Staging.look_up``)."""
-        tips = self._tips()
+        tips = self._current_tips()
         staging = _Staging([tip for _, tip in tips], _Readers(), tips)
         staged, seen = staging.staged, staging.order
         add = writer.add
@@ -881,7 +889,9 @@ class GitProvider:
         if not self._logs_checked:
             self._check_logged_refs()
         tips = []
-        for info in self._refs():
+        parted = self._admissions.parted_now
+        infos = self._refs()
+        for info in infos:
             target = self._fetched_target(info)
             if target is not None and not info.fetched and (info.name, target) not in self._sound:
                 # the log is read before the ref: an append acknowledged by then is in the ref read after
@@ -892,18 +902,39 @@ class GitProvider:
             if target is None:
                 continue
             tips.append((info, target))
+        if self._admissions.parted_now != parted:  # a fork just admitted: the history it parted from is read too
+            listed = {info.name for info in infos}
+            tips += [(info, target) for info in self._refs() if info.parted and info.name not in listed
+                     and (target := self._fetched_target(info)) is not None]
         self._admissions.save(self.repo)
         return tips
+
+    def _current_tips(self) -> list[tuple[RefInfo, pygit2.Oid]]:
+        """``_tips`` without the parted histories of fetched writers: what an append builds on.
+        Other clones may never hold a parted history, so an append names none of its tips as
+        seen, counts its clock from none (a jump past its own last clock that no ``Seen`` it
+        names explains is damage), and stores again a record only a parted history holds."""
+        return [(info, tip) for info, tip in self._tips() if not info.parted]
 
     def _admit(self, info: RefInfo, target: pygit2.Oid) -> Admission:
         """Where a fetched ref stands: its records may be read once verified up to ``target``;
         a ref whose history fails is quarantined whole and named by ``quarantined``."""
-        admission = self._admissions.check(self.repo, info.name, target, self.scope)
+        admission = self._admissions.check(self.repo, info.name, target, self.scope, self._may_part(info))
         if admission.admitted:
             self._quarantine.pop(info.name, None)
         else:
             self._quarantine[info.name] = admission
         return admission
+
+    def _may_part(self, info: RefInfo) -> bool:
+        """Whether a fetched ref may part from the history admitted for it (``Admissions.fork``):
+        another writer's, never a parted history itself, nor a copy of a writer this clone
+        writes as (its own refs hold that history: a copy that parted from it stays refused,
+        and sync's push names it)."""
+        if self._own_writers is None:  # listed once a handle: a few refs, not one lookup per read of each writer
+            prefix = records_ref("shared", "")
+            self._own_writers = {self.writer, *(name[len(prefix):] for name in ref_names(self.repo, prefix))}
+        return info.fetched and not info.parted and info.writer not in self._own_writers
 
     def admit(self) -> list[Admission]:
         """Verify what every fetched writer ref brought since it was last admitted, and say
@@ -1540,12 +1571,13 @@ class GitProvider:
 
     def _named_payloads(self, writer: str | None = None) -> set[str]:
         """The payload digests the stored events name (``writer``: those of its shared records
-        only): each records tip's ``event/`` folder, read raw (a tip's tree holds every record
-        its writer ever stored)."""
+        only, its parted histories left out: the snapshot its appends write owes none of theirs,
+        whose text is simply not in this clone): each records tip's ``event/`` folder, read raw
+        (a tip's tree holds every record its writer ever stored)."""
         named: set[str] = set()
         readers = _Readers(packs_first=True)
         tips = [(info, tip) for info, tip in self._tips()
-                if writer is None or (info.writer == writer and info.namespace == "shared")]
+                if writer is None or (info.writer == writer and info.namespace == "shared" and not info.parted)]
         for reader, root in readers.roots(self, tips):
             try:
                 for blob in _blobs_under(reader, root, "event"):
@@ -1781,7 +1813,7 @@ class _Staging:
 
     def drop_stored(self, provider: GitProvider, writer: ObjectWriter) -> None:
         """Move entries stored since staging (a tip moved) from ``staged`` to ``existing``."""
-        found = provider._tips()
+        found = provider._current_tips()
         tips = [tip for _, tip in found]
         self.refs = found  # what the attempt's commit names and counts its clock from
         if tips == self.tips:

@@ -355,7 +355,22 @@ def _remotes(report: Report, workspace: Any) -> None:
                    "`gitstore init` adds them" if missing else "")
         _pushes_every_ref(report, repo, remote.name)
         _parted(report, workspace, remote.name)
+        _parted_histories(report, workspace, remote.name)
     _push(report, workspace)
+
+
+def _parted_histories(report: Report, workspace: Any, remote: str) -> None:
+    """The histories of other writers fetched from ``remote`` that their ref parted from (someone
+    who could push put a history made on an older tip on it while this clone read it), each kept
+    and read beside the remote's (see ``_admit``): one line each, nothing to do."""
+    from gitstore.providers._admit import parted_line
+    from gitstore.providers._gitdirs import ref_names
+    from gitstore.providers._names import PREFIX, fetched_line
+
+    for name in ref_names(workspace.repo, f"{PREFIX}remotes/{remote}/parted/shared/"):
+        line = fetched_line(name)
+        if line is not None:
+            report.add(f"remote {remote}", OK, parted_line(line[1], name.rsplit("/", 1)[-1]))
 
 
 def _parted(report: Report, workspace: Any, remote: str) -> None:

@@ -4,7 +4,9 @@
 here, ref by ref, whether what arrived may be admitted:
 
 - a writer's records ref must extend the tip admitted before (a ref moved back, or to a history
-  that no longer holds it, is refused: records already stored are never given up), and every
+  that no longer holds it, is refused: records already stored are never given up; sync first
+  asks whether a history of another writer parts from it, ``Admissions.fork``, and checks such
+  a fork from the commit both hold, the history it parts from kept beside it), and every
   commit that arrived must verify as ``gitstore verify`` checks it (a linear history of append
   commits, each adding exactly the records it lists, canonical, within their contract, hashing
   to their digest, no larger than a record may be), each record of this repository's scope;

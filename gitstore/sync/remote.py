@@ -13,8 +13,11 @@ One sync, under a lock so two never overlap in a clone:
    compare-and-swap transaction, and is recorded as admitted (reads do not verify it again). A
    ref that fails is **quarantined** under ``refs/memory/quarantine/<remote>/...`` and named in
    one line with the writer and the damage; the tip admitted before stays, so nothing already
-   stored is lost and every other writer keeps working. Records go first, then snapshots (a
-   snapshot may drop only payloads an admitted append removed).
+   stored is lost and every other writer keeps working. Another writer's history that parts
+   from the one admitted (a fork) and verifies since the commit both hold is admitted, the one
+   it parts from kept beside it as a parted history (``gitstore.providers._admit``), which reads
+   go on reading: a clone that read a brief fork is not left behind. Records go first, then
+   snapshots (a snapshot may drop only payloads an admitted append removed).
 3. **Push** this writer's own shared refs: its records fast-forward only; its payload snapshot
    (a parentless commit by design) only over the snapshot the fetch just saw
    (``--force-with-lease``), in one atomic push, past pre-push hooks (``--no-verify``: they
@@ -56,7 +59,7 @@ from gitstore.context import Context
 from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
 from gitstore.capture.saved import Applied
 from gitstore.ops.snapshots import apply_redactions
-from gitstore.providers._admit import Admissions
+from gitstore.providers._admit import Admissions, Fork, parted_line
 from gitstore.providers._gitdirs import common_dir, git_env, ref_names, ref_targets
 from gitstore.providers._names import QUARANTINE
 from gitstore.providers._incoming import INCOMING, drop_stale_incoming, ref_tip, sync_locked
@@ -132,6 +135,7 @@ class SyncReport:
     came_in: list[Moved] = field(default_factory=list)
     quarantined: list[Quarantined] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # writers the remote no longer has, kept here
+    parted: list[str] = field(default_factory=list)  # histories a writer's ref parted from, kept and read here
     pushed: list[Moved] = field(default_factory=list)
     not_pushed: list[str] = field(default_factory=list)
     stranded: list[str] = field(default_factory=list)  # appends made under an old writer id that cannot travel
@@ -181,14 +185,14 @@ class SyncReport:
         """The summary line, then one line per refusal, snapshot scrubbed (or not), export
         rewritten, left-out record and verdict change."""
         return [self.line, *(q.line for q in self.quarantined), *self.snapshots.lines("the next sync tries again"),
-                *self.left_out, *(f"kept writer {w}: the remote no longer has it" for w in self.kept),
+                *self.left_out, *(f"kept writer {w}: the remote no longer has it" for w in self.kept), *self.parted,
                 *self.stranded, *self.carried, *self.continued,
                 *(c.line for c in self.changed)]
 
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "line": self.line, "remote": self.remote,
                 "in": [m.to_json() for m in self.came_in], "out": [m.to_json() for m in self.pushed],
-                "quarantined": [q.to_json() for q in self.quarantined], "kept": self.kept,
+                "quarantined": [q.to_json() for q in self.quarantined], "kept": self.kept, "parted": self.parted,
                 "notPushed": self.not_pushed, "stranded": self.stranded, "carried": self.carried,
                 "continued": self.continued,
                 "changed": [c.to_json() for c in self.changed],
@@ -353,6 +357,7 @@ class _Admitting:
         self.refusals = _Refusals(self.state)
         self._admissions = Admissions(self.state)
         self._reader: GitProvider | None = None
+        self._forks: dict[str, Fork] = {}  # writer -> how what arrived parts from its admitted history
         self._restore()
         self.incoming = {k: _writers(self.repo, f"{INCOMING}{remote}/{k}/shared/") for k in KINDS}
         self.admitted = {k: _writers(self.repo, f"{PREFIX}remotes/{remote}/{k}/shared/") for k in KINDS}
@@ -382,7 +387,8 @@ class _Admitting:
                 if tip is None:
                     problem = None
                 elif kind == "records":
-                    problem = self._admissions.rewrites(self.repo, ref, tip) or self._admissions.refused(ref, tip)
+                    problem = self._admissions.rewrites(self.repo, ref, tip, self._may_part(ref[len(prefix):])) \
+                        or self._admissions.refused(ref, tip)
                 else:
                     problem = self._admissions.refused(ref, tip)
                 if tip is not None and problem is None:
@@ -417,9 +423,22 @@ class _Admitting:
     def _still_held(self, kind: str) -> set[str]:
         return {w for w, tip in self.incoming[kind].items() if self.refusals.known(self.held_ref(kind, w), tip)}
 
+    def _may_part(self, writer: str) -> bool:
+        """Whether a writer's fetched ref may part from the history admitted for it
+        (``Admissions.fork``): any writer's but one this clone writes as (its own refs hold that
+        history: a remote copy that parted from it stays refused, and the push names it)."""
+        return writer != self.ctx.workspace.config.writer and ref_tip(self.repo, f"{PREFIX}records/shared/{writer}") is None
+
     def _check_records(self, writer: str, before: pygit2.Oid | None, tip: pygit2.Oid) -> Checked:
         ref = self.fetched_ref("records", writer)
         rewritten = self._admissions.rewrites(self.repo, ref, tip)  # the ref's own tip may have gone with a prune
+        fork = self._admissions.fork(self.repo, ref, tip, self.ctx.scope) \
+            if rewritten is not None and self._may_part(writer) else None
+        if fork is not None:  # verified since the commit both hold; kept beside it once admitted
+            found = check_records(self.repo, ref, None, tip, fork.since, self.ctx.scope)
+            if found.problem is None:
+                self._forks[writer] = fork
+            return found
         if rewritten is not None:
             return Checked(0, rewritten)
         verified = self._admissions.verified_until(self.repo, ref, tip, self.ctx.scope)
@@ -462,6 +481,10 @@ class _Admitting:
             _update_refs(self.repo, [(ref, tip, before) for ref, tip, before, _ in moves])
             for ref, tip, _, moved in moves:
                 self.refusals.release(self.repo, self.held_ref(kind, moved.writer))
+                fork = self._forks.pop(moved.writer, None) if kind == "records" else None
+                if fork is not None:  # what was read from the history it parts from stays read
+                    self._admissions.part(self.repo, ref, fork.base, tip)
+                    report.parted.append(parted_line(moved.writer, fork.base))
                 self._admissions.admitted(ref, tip, self.ctx.scope if kind == "records" else None)
                 if moved.writer != self.ctx.workspace.config.writer:  # its own appends, come back, are not news
                     report.came_in.append(moved)

@@ -1,0 +1,243 @@
+"""A writer's history forked on the remote: someone with push access puts a history made on an
+older tip on alice's ref (an append she never made, under her writer id), clones sync while it
+is there, then alice's own history is pushed back. The clones that read the fork read both
+histories from then on: the remote's as alice's, the fork as a parted history kept beside it
+(records once read are never given up). They converge with the clones that never saw it, verify
+clean, and read what alice stores later. A history moved back stays refused, and so does a
+fork whose new side fails verification.
+
+The world is built once (alice's two appends, each with a proposal, the fork read by carol and
+by dave, a clone made while it was up, then alice's history put back and bob's signed acceptance
+of her second proposal); each test runs on a copy of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pygit2
+import pytest
+
+from bench._process import copy_as_moved
+from gitstore.context import Context
+from gitstore.providers.git import payloads_ref, records_ref
+from gitstore.queries.learnings import learnings
+from gitstore.sync.remote import SyncReport, sync
+
+from . import cli
+from .conftest import git
+from .team import EVERYTHING, commit_all, first_clone, forge, keypair, shared_remote, sign_as, team_clone, write_policy
+from .world import Thread, accepted, grant_all, propose, ref
+
+CLONES = ("alice", "bob", "carol", "dave")
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    tmp = tmp_path_factory.mktemp("forks")
+    keys = {who: keypair(tmp / "keys", who) for who in ("github:9", "github:10")}
+    bare = shared_remote(tmp)
+    root = first_clone(tmp, bare)
+    write_policy(root, {"github:9": EVERYTHING, "github:10": EVERYTHING}, {w: k for w, (_, k) in keys.items()})
+    commit_all(root, "Who may decide")
+    git(root, "push", "-q", "origin", "main")
+    sign_as(root, keys["github:9"][0])
+    alice = Context.open(root)
+    grant_all(alice)
+    first = Thread(alice, 7, "100")
+    jitter = first.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
+    first.save()
+    p1 = propose(alice, [ref(jitter)])
+    bob = team_clone(tmp, bare, "bob", keys["github:10"][0])
+    carol = team_clone(tmp, bare, "carol")
+    for ctx in (alice, bob, carol):
+        sync(str(ctx.workspace.root))
+    writer = alice.workspace.config.writer
+    ref_name = records_ref("shared", writer)
+    a1 = git(root, "rev-parse", ref_name).strip()
+    second = Thread(alice, 8, "200")
+    bound = second.comment("200", "Bound the queue size.", "2026-03-02T10:00:00.000000Z")
+    second.save()
+    p2 = propose(alice, [ref(bound)], title="Bounded queues", text="Queues are bounded.")
+    for ctx in (alice, bob):
+        sync(str(ctx.workspace.root))
+    a2 = git(bare, "rev-parse", ref_name).strip()
+    snapshot = git(bare, "rev-parse", payloads_ref("shared", writer)).strip()
+    # the fork: an append made on a1 under alice's id, its text forced into her snapshot
+    git(bare, "update-ref", ref_name, a1)
+    forged = Thread(alice, 9, "999")
+    planted = forged.comment("999", "Planted words.", "2026-03-03T10:00:00.000000Z")
+    x2 = forge(bare, writer, forged.pending)
+    carol_saw = sync(str(carol.workspace.root))
+    assert carol_saw.status == "ok" and not carol_saw.quarantined, carol_saw.line
+    dave = team_clone(tmp, bare, "dave")  # a clone made while the fork is up
+    assert not sync(str(dave.workspace.root)).quarantined
+    # alice's own history back on the remote; bob accepts her second proposal
+    git(bare, "update-ref", ref_name, a2)
+    git(bare, "update-ref", payloads_ref("shared", writer), snapshot)
+    accepted(Context.open(bob.workspace.root), p2, by="github:10")
+    assert sync(str(bob.workspace.root)).pushed
+    return tmp, {"writer": writer, "a1": a1, "a2": a2, "x2": x2, "p1": p1["id"], "p2": p2["id"],
+                 "planted": planted, "episode": forged.id}
+
+
+@pytest.fixture
+def world(base: tuple[Path, dict[str, Any]], tmp_path: Path) -> tuple[Path, dict[str, Path], dict[str, Any]]:
+    """A copy of the base world: the bare remote and every clone, pointing at the copy."""
+    source, held = base
+    for name in ("remote.git", *CLONES):
+        copy_as_moved(source / name, tmp_path / name)
+    for name in CLONES:
+        git(tmp_path / name, "remote", "set-url", "origin", str(tmp_path / "remote.git"))
+    return tmp_path / "remote.git", {name: tmp_path / name for name in CLONES}, held
+
+
+def verdicts(root: Path) -> dict[str, tuple[str, bool]]:
+    return {row.status.id: (row.status.state, row.status.usable) for row in learnings(Context.open(root))}
+
+
+def rounds(roots: dict[str, Path], times: int = 2) -> dict[str, SyncReport]:
+    """Every clone syncs, ``times`` over; the last report of each."""
+    reports = {}
+    for _ in range(times):
+        for name, root in roots.items():
+            reports[name] = sync(str(root))
+    return reports
+
+
+def parted(root: Path) -> list[str]:
+    return git(root, "for-each-ref", "--format=%(refname)", "refs/memory/v1/remotes/origin/parted/").split()
+
+
+def test_clones_that_read_a_fork_converge_once_the_writers_history_is_back(world: tuple) -> None:
+    bare, roots, held = world
+    first = {name: sync(str(root)) for name, root in roots.items()}
+    for name in ("carol", "dave"):  # each read the fork: now the remote's history beside it
+        report = first[name]
+        assert report.status == "ok" and not report.quarantined, report.render()
+        assert report.parted == [f"writer {held['writer']}: a parted history kept at {held['x2'][:12]}, "
+                                 "read beside the remote's"], report.render()
+        assert parted(roots[name]) == [f"refs/memory/v1/remotes/origin/parted/shared/{held['writer']}/{held['x2']}"]
+    rounds(roots)
+    roots["erin"] = team_clone(bare.parent, bare, "erin").workspace.root  # never saw the fork
+    sync(str(roots["erin"]))
+    seen = {name: verdicts(root) for name, root in roots.items()}
+    assert seen["carol"][held["p2"]] == ("accepted", True), seen["carol"]
+    assert all(found == seen["alice"] for found in seen.values()), seen
+    for name, root in roots.items():
+        done = cli.gitstore("verify", cwd=root)
+        assert done.returncode == 0, (name, done.stdout, done.stderr)
+    for name in ("carol", "dave"):  # what was read from the fork is never given up; its text never was theirs
+        view = Context.open(roots[name]).view()
+        assert held["episode"] in view.episodes and held["planted"]["id"] in view.events
+        assert (view.events[held["planted"]["id"]].get("payload") or {}).get("text") is None
+    assert held["episode"] not in Context.open(roots["erin"]).view().episodes
+    assert "parted" not in git(bare, "for-each-ref", "refs/memory/")  # sync never pushes it
+    # alice's later appends reach them; carol's own appends name no parted tip and verify anywhere
+    alice = Context.open(roots["alice"])
+    later = Thread(alice, 10, "300")
+    cap = later.comment("300", "Cap the pool size.", "2026-03-04T10:00:00.000000Z")
+    later.save()
+    p3 = propose(alice, [ref(cap)], title="Capped pools", text="Pools are capped.")
+    sync(str(roots["alice"]))
+    sync(str(roots["carol"]))
+    carol = Context.open(roots["carol"])
+    p4 = propose(carol, [ref(cap)], title="Carol's pools", text="Pools are capped, says carol.")
+    carol_tip = git(roots["carol"], "rev-parse", records_ref("shared", carol.workspace.config.writer)).strip()
+    assert held["x2"] not in git(roots["carol"], "log", "-1", "--format=%B", carol_tip)
+    rounds(roots)
+    for name, root in roots.items():
+        found = verdicts(root)
+        assert p3["id"] in found and p4["id"] in found, (name, found)
+        done = cli.gitstore("verify", cwd=root)
+        assert done.returncode == 0, (name, done.stdout, done.stderr)
+
+
+def test_a_plain_fetch_reads_the_writers_history_beside_the_fork(world: tuple) -> None:
+    bare, roots, held = world
+    carol = roots["carol"]
+    # gitstore init's refspecs, straight into the fetched namespace: a records ref that does not
+    # fast-forward only when forced (a pruning fetch that deleted it brings it back the same way)
+    git(carol, "fetch", "-q", "--force", "origin")
+    done = cli.gitstore("learnings", cwd=carol)
+    assert done.returncode == 0 and "quarantined" not in done.stderr, done.stderr
+    assert verdicts(carol)[held["p2"]] == ("accepted", True)
+    assert parted(carol) == [f"refs/memory/v1/remotes/origin/parted/shared/{held['writer']}/{held['x2']}"]
+    assert held["episode"] in Context.open(carol).view().episodes
+    done = cli.gitstore("verify", cwd=carol)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    report = sync(str(carol))  # a sync admits what the reads did, and finds nothing to refuse
+    assert not report.quarantined and not report.parted, report.render()
+    doctor = cli.gitstore("doctor", cwd=carol)
+    assert f"writer {held['writer']}: a parted history kept at {held['x2'][:12]}, read beside the remote's" \
+        in doctor.stdout, doctor.stdout
+
+
+def test_a_history_moved_back_is_still_refused(world: tuple) -> None:
+    bare, roots, held = world
+    git(bare, "update-ref", records_ref("shared", held["writer"]), held["a1"])  # what carol admitted holds it
+    report = sync(str(roots["carol"]))
+    assert [(q.writer, q.kind) for q in report.quarantined][:1] == [(held["writer"], "records")], report.render()
+    assert "history moved back" in report.quarantined[0].damage and not report.parted
+    assert parted(roots["carol"]) == []
+    assert held["episode"] in Context.open(roots["carol"]).view().episodes  # nothing read is given up
+
+
+def test_a_fork_whose_new_side_fails_verification_stays_quarantined(world: tuple) -> None:
+    bare, roots, held = world
+    repo = pygit2.Repository(str(bare))
+    honest = repo[pygit2.Oid(hex=held["a2"])]
+    broken = repo.create_commit(None, honest.author, honest.committer, honest.message,
+                                repo[honest.parent_ids[0]].tree_id, honest.parent_ids)  # lists records it does not add
+    git(bare, "update-ref", records_ref("shared", held["writer"]), str(broken))
+    for _ in range(2):
+        report = sync(str(roots["carol"]))
+        assert [(q.writer, q.kind) for q in report.quarantined][:1] == [(held["writer"], "records")], report.render()
+        assert str(broken)[:12] in report.quarantined[0].line and not report.parted
+    assert parted(roots["carol"]) == []
+    assert held["episode"] in Context.open(roots["carol"]).view().episodes  # read where it was admitted
+    git(roots["dave"], "fetch", "-q", "--force", "origin")  # a plain fetch: reads leave it out, and name it
+    done = cli.gitstore("learnings", cwd=roots["dave"])
+    assert done.returncode == 0 and "quarantined" in done.stderr and held["writer"] in done.stderr, done.stderr
+    assert parted(roots["dave"]) == []
+
+
+def test_gc_keeps_a_parted_history(world: tuple) -> None:
+    bare, roots, held = world
+    carol = roots["carol"]
+    assert not sync(str(carol)).quarantined
+    assert cli.gitstore("gc", cwd=carol).returncode == 0
+    git(carol, "gc", "-q", "--prune=now")  # git's own gc keeps it too: a ref holds it
+    git(carol, "cat-file", "-e", held["x2"])
+    assert held["episode"] in Context.open(carol).view().episodes
+    done = cli.gitstore("verify", cwd=carol)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+
+
+def test_a_fork_of_this_clones_own_writer_stays_refused(world: tuple) -> None:
+    """This clone's own history is in its own refs: a remote copy that parts from it is refused
+    as ever, and the push says why, never forcing."""
+    bare, roots, held = world
+    carol = roots["carol"]
+    writer = Context.open(carol).workspace.config.writer
+    ref_name = records_ref("shared", writer)
+    for number in (12, 13):  # two appends of carol's own
+        thread = Thread(Context.open(carol), number, str(number))
+        thread.comment(str(number), f"carol's words {number}", "2026-03-05T09:00:00.000000Z")
+        thread.save()
+        if number == 12:
+            first = git(carol, "rev-parse", ref_name).strip()
+    assert sync(str(carol)).pushed
+    git(bare, "update-ref", ref_name, first)
+    forged = Thread(Context.open(carol), 11, "400")
+    forged.comment("400", "Words carol never stored.", "2026-03-05T10:00:00.000000Z")
+    forge(bare, writer, forged.pending)
+    report = sync(str(carol))
+    assert [(q.writer, q.kind) for q in report.quarantined][:1] == [(writer, "records")], report.render()
+    assert "history rewritten" in report.quarantined[0].damage and not report.parted
+    assert any("not in this clone's history" in line for line in report.not_pushed), report.render()
+    git(carol, "fetch", "-q", "--force", "origin")  # reads refuse the copy a plain fetch forced in as well
+    done = cli.gitstore("learnings", cwd=carol)
+    assert done.returncode == 0 and "quarantined" in done.stderr and writer in done.stderr, done.stderr
+    assert not [name for name in parted(carol) if f"/{writer}/" in name]
+    assert forged.id not in Context.open(carol).view().episodes
