@@ -20,6 +20,7 @@ import pytest
 from gitstore._files import temporary_name
 from gitstore.config import HOME_NAME, STATE_DIR
 from gitstore.context import Context
+from gitstore.ops.learning import retire
 from gitstore.providers.git import parse_message
 from gitstore.queries.doctor import doctor
 from gitstore.queries.learnings import learnings
@@ -364,3 +365,47 @@ def test_a_capture_hook_in_a_copy_appends_as_a_writer_of_its_own(world: tuple, t
     receipts = [i for i in Context.open(copy).store.items() if i.kind == "receipt"]
     assert len(receipts) == 1  # the session was stored, in the copy alone
     assert not [i for i in Context.open(alice).store.items() if i.kind == "receipt"]
+
+
+def _records_tip(root: Path, writer: str) -> str:
+    return git(root, "rev-parse", f"refs/memory/v1/records/shared/{writer}").strip()
+
+
+def test_a_carried_decision_names_as_seen_what_its_original_had_seen(tmp_path: Path) -> None:
+    """Alice accepts and syncs, then retires without syncing; someone with push access sets the
+    remote's copy of her writer back to a history that parts before the acceptance (refused
+    here, held in quarantine). The retirement is carried over to a new id naming as seen what
+    it had seen, the acceptance, not where the rewritten history parted: every clone settles it
+    after the acceptance, and the learning is retired everywhere."""
+    alice, bob = two_reviewers(tmp_path)
+    a, b, bare = alice.workspace.root, bob.workspace.root, tmp_path / "remote.git"
+    grant_all(alice)
+    assert sync(str(a)).status == "ok"
+    thread = Thread(Context.open(b), 8, "200")
+    comment = thread.comment("200", "Bound the queue size.", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    proposal = propose(Context.open(b), [ref(comment)], title="Bounded queues", text="Queues are bounded.")
+    assert sync(str(b)).status == "ok" and sync(str(a)).status == "ok"
+    old = _writer(a)
+    granted = _records_tip(a, old)
+    accepted(Context.open(a), proposal, by="github:9")
+    acceptance = _records_tip(a, old)
+    assert sync(str(a)).status == "ok" and sync(str(b)).status == "ok"
+    assert _verdict(b, proposal["id"]) == ("accepted", True)
+    retire(Context.open(a), proposal["id"], "github:9", "no longer true")
+    mal = team_clone(tmp_path, bare, "mal").workspace.root
+    git(mal, "update-ref", f"refs/memory/v1/records/shared/{old}", granted)
+    forged = forge(mal, old, [_episode(Context.open(mal))])
+    git(mal, "push", "-q", "-f", "origin", f"{forged}:refs/memory/v1/records/shared/{old}")
+    refused = sync(str(a))
+    assert refused.quarantined and refused.not_pushed, refused.line
+    assert "carried over" in cli.ok("init", "--new-writer", cwd=a)
+    new = _writer(a)
+    repo = pygit2.Repository(str(a))
+    copy = repo[repo.references[f"refs/memory/v1/records/shared/{new}"].target]
+    assert (old, acceptance) in parse_message(copy.message).seen  # what the retirement had seen
+    assert sync(str(a)).status in ("ok", "degraded") and sync(str(b)).status in ("ok", "degraded")
+    assert _verdict(a, proposal["id"]) == ("retired", False)
+    assert _verdict(b, proposal["id"]) == ("retired", False)
+    for root in (a, b):
+        assert cli.gitstore("verify", cwd=root).returncode == 0

@@ -5,19 +5,23 @@ A clone given a new writer id (``gitstore init --new-writer``) keeps what it sto
 one, and sync pushes that history fast-forward where the remote's copy is behind. Where the
 remote's copy holds appends this clone never made (another clone writing as that id, or
 someone with push access), the two histories have parted: this clone's appends after the last
-one both hold are **stranded**, as forcing them out would erase the others'.
+one both hold are **stranded**, as forcing them out would erase the others'. Which appends a
+push could not send is told by every copy of the remote's history seen here, the one refused
+and held in quarantine included: that is what the remote holds now.
 
 They are carried over, one copy per append, onto this clone's writer id while it has no
 appends of its own yet. Each copy stores the same records and redaction notes and keeps the
-original's clock, policy revision and time; it names as seen what the original had seen (its
-``Seen`` headers, and the last append of the old id that the remote holds), so every clone
-places it, and settles its decisions, where the original would have been. The payloads of its
-events go into this writer's snapshot. A signed original is signed again with the same key,
-which only this clone holds: a decision's authority is its signature under the policy. Where
-git's configuration names no key, or another one, nothing is carried and the appends are named
-(all or nothing, so that the writer id stays empty and the next sync can still carry them). An
-append whose records one of this clone's ids holds on a remote (a copy carried before) is not
-carried again.
+original's clock, policy revision and time. It has seen what its original had seen: the
+original's ``Seen`` headers, and its parent, the previous append of the old id, as the team
+holds it: that parent's own copy (the copy before it), the parent itself where a remote holds
+it, or the copy of it one of this clone's ids holds. Never the point where the remote's history
+parted, which anyone with push access sets, and which may lie before decisions the original had
+seen: a copy naming it would undo them on every clone. The payloads of its events go into this
+writer's snapshot. A signed original is signed again with the same key, which only this clone
+holds: a decision's authority is its signature under the policy. Where git's configuration
+names no key, or another one, nothing is carried and the appends are named (all or nothing, so
+that the writer id stays empty and the next sync can still carry them). An append whose records
+one of this clone's ids holds on a remote (a copy carried before) is not carried again.
 """
 
 from __future__ import annotations
@@ -53,8 +57,8 @@ class Stranded:
     """A former writer id's appends that the remote's history of it parted from."""
 
     writer: str
-    base: pygit2.Oid | None  # the last of its appends the remote's history holds too (None: none)
-    appends: tuple[pygit2.Oid, ...]  # this clone's appends after it, oldest first
+    appends: tuple[pygit2.Oid, ...]  # this clone's appends the remote lacks, oldest first
+    held: _Held  # where the team holds what they do not carry (their parents among it)
 
 
 @dataclass
@@ -68,9 +72,9 @@ class Carried:
 
 def stranded(repo: pygit2.Repository, writer: str, current: str) -> Stranded | None:
     """Former id ``writer``'s appends in this clone's own records ref that a remote's copy of
-    it (fetched, admitted or held in quarantine) parted from, and whose records no remote holds
-    under one of this clone's ids nor its ``current`` id's next push sends (a copy carried
-    before); None when there are none."""
+    it (fetched, admitted or held in quarantine: what a push would meet) parted from, and whose
+    records no remote holds under one of this clone's ids nor its ``current`` id's next push
+    sends (``_Held``: a copy carried before); None when there are none."""
     mine, copies = ref_tip(repo, records_ref("shared", writer)), _remote_copies(repo, writer)
     if mine is None or not copies:
         return None
@@ -79,9 +83,9 @@ def stranded(repo: pygit2.Repository, writer: str, current: str) -> Stranded | N
     cut = max(_parted_at(repo, tip, at, len(chain)) for tip in copies)
     if not cut:
         return None
-    held = _held_elsewhere(repo, current)
-    appends = tuple(oid for oid in reversed(chain[:cut]) if not _all_held(repo, oid, held))
-    return Stranded(writer, chain[cut] if cut < len(chain) else None, appends) if appends else None
+    held = _Held(repo, current)
+    appends = tuple(oid for oid in reversed(chain[:cut]) if not held.holds(_paths(parse_message(repo[oid].message))))
+    return Stranded(writer, appends, held) if appends else None
 
 
 def _chain(repo: pygit2.Repository, tip: pygit2.Oid) -> list[pygit2.Oid]:
@@ -125,26 +129,59 @@ def _remote_copies(repo: pygit2.Repository, writer: str) -> list[pygit2.Oid]:
     return [tip for tip in (ref_tip(repo, name) for name in names) if tip is not None]
 
 
-def _held_elsewhere(repo: pygit2.Repository, current: str) -> list[pygit2.Tree]:
-    """The trees of what a remote holds (admitted) under one of this clone's ids, and of what
-    its ``current`` id's next push sends: where a copy carried before is. Not the former ids'
-    own refs: those hold the originals, not what reached the team."""
-    suffixes = tuple(f"/records/shared/{name[len(SHARED):]}" for name in ref_names(repo, SHARED))
-    names = [name for name in ref_names(repo, f"{PREFIX}remotes/") if name.endswith(suffixes)]
-    trees = []
-    for tip in [ref_tip(repo, records_ref("shared", current)), *(ref_tip(repo, name) for name in names)]:
-        try:
-            if tip is not None:
-                trees.append(repo[tip].peel(pygit2.Tree))
-        except (KeyError, ValueError, pygit2.GitError):
-            continue
-    return trees
+class _Held:
+    """What the team holds, or this clone's next push sends, of the appends of this clone's
+    ids: the records histories of the remote (as admitted here, never one refused) under each
+    of this clone's ids, and this clone's own history of its ``current`` id. Not the former
+    ids' own histories: they hold the originals, which are what never reaches the team."""
 
+    def __init__(self, repo: pygit2.Repository, current: str) -> None:
+        self.repo = repo
+        suffixes = tuple(f"/records/shared/{name[len(SHARED):]}" for name in ref_names(repo, SHARED))
+        remote = [name for name in ref_names(repo, f"{PREFIX}remotes/") if name.endswith(suffixes)]
+        local = [records_ref("shared", current)]
+        self.refs: list[tuple[str, pygit2.Oid, pygit2.Tree]] = []  # (writer, tip, its tree)
+        for name in [*remote, *local]:
+            tip = ref_tip(repo, name)
+            try:
+                if tip is not None:
+                    self.refs.append((name.rsplit("/", 1)[-1], tip, repo[tip].peel(pygit2.Tree)))
+            except (KeyError, ValueError, pygit2.GitError):
+                continue
+        self._chains: dict[pygit2.Oid, list[pygit2.Oid]] = {}
 
-def _all_held(repo: pygit2.Repository, oid: pygit2.Oid, trees: list[pygit2.Tree]) -> bool:
-    """Whether one of ``trees`` holds every record and note the append ``oid`` stored."""
-    paths = _paths(parse_message(repo[oid].message))
-    return any(all(path in tree for path in paths) for tree in trees)
+    def holds(self, paths: list[str]) -> bool:
+        """Whether one of these histories holds every record and note of ``paths``."""
+        return any(all(path in tree for path in paths) for _, _, tree in self.refs)
+
+    def named(self, oid: pygit2.Oid) -> tuple[str, pygit2.Oid] | None:
+        """(writer, commit) by which the team holds the append ``oid``: the append itself in
+        one of these histories, else the first append of one that holds all its records (a
+        copy of it); None when none does."""
+        for writer, tip, _ in self.refs:
+            if oid in self._chain(tip):
+                return writer, oid
+        paths = _paths(parse_message(self.repo[oid].message))
+        for writer, tip, tree in self.refs:
+            if all(path in tree for path in paths):
+                return writer, self._first_holding(tip, paths)
+        return None
+
+    def _chain(self, tip: pygit2.Oid) -> list[pygit2.Oid]:
+        if tip not in self._chains:
+            self._chains[tip] = _chain(self.repo, tip)
+        return self._chains[tip]
+
+    def _first_holding(self, tip: pygit2.Oid, paths: list[str]) -> pygit2.Oid:
+        """The oldest append of the history at ``tip`` whose tree holds all of ``paths`` (its
+        tip does): a records tree only grows, so it is the last one met going back."""
+        found = tip
+        for oid in self._chain(tip)[1:]:
+            tree = self.repo[oid].peel(pygit2.Tree)
+            if not all(path in tree for path in paths):
+                break
+            found = oid
+        return found
 
 
 def _paths(header: Header) -> list[str]:
@@ -231,7 +268,6 @@ def _write(provider: GitProvider, found: list[Stranded]) -> str | None:
         return f"this clone has appended as {writer} meanwhile; `gitstore init --new-writer` carries them over"
     appends = sorted(((parse_message(repo[oid].message), item, oid) for item in found for oid in item.appends),
                      key=lambda each: (each[0].clock, each[1].writer))
-    firsts = {item.writer: item.appends[0] for item in found}
     objects, journals = ObjectWriter(provider.state / SCRATCH), []
     try:
         payloads = _payload_tree(provider, [(item.writer, oid) for _, item, oid in appends], objects)
@@ -241,18 +277,20 @@ def _write(provider: GitProvider, found: list[Stranded]) -> str | None:
         tip: pygit2.Oid | None = None
         tree: pygit2.Tree | None = None
         clock = 0
+        covered: set[pygit2.Oid] = set()  # the originals the copies so far hold: what the next has seen
         for header, item, oid in appends:
             original, paths = repo[oid], _paths(header)
+            covered.add(oid)
             if tree is not None and all(path in tree for path in paths):
                 continue  # carried already from another former id (a copy of a copy)
             made = provider._tree(repo, tree, {path: original.tree[path].id.raw for path in paths}, objects)
             journals.append(provider._journal([made]))  # named before it is visible: gc knows it is memory's
             objects.flush(repo)
             tree = repo[made].peel(pygit2.Tree)
-            base = [(item.writer, str(item.base))] if firsts[item.writer] == oid and item.base is not None else []
-            clock = max(header.clock, clock + 1)
+            seen = _had_seen(repo, item, original, header, covered)
+            clock = max(header.clock, clock + 1, *(_clock(repo, commit) + 1 for _, commit in seen))
             message = format_message(clock, writer, "shared", [_Line(*line) for line in header.lines],
-                                     header.removes, [*base, *header.seen], header.policy)
+                                     header.removes, [(name, str(commit)) for name, commit in seen], header.policy)
             tip = _copy(repo, original, message, made, [tip] if tip is not None else [])
         assert tip is not None
         if payloads is not None:
@@ -265,6 +303,30 @@ def _write(provider: GitProvider, found: list[Stranded]) -> str | None:
     for journal in journals:  # kept when it failed: gc erases what they name
         journal.unlink(missing_ok=True)
     return None
+
+
+def _had_seen(repo: pygit2.Repository, item: Stranded, original: pygit2.Commit, header: Header,
+              covered: set[pygit2.Oid]) -> list[tuple[str, pygit2.Oid]]:
+    """The ``Seen`` of the copy of ``original``: what the original had seen, as the team holds
+    it. Its own ``Seen`` headers, and its parent, the old id's previous append: nothing more
+    where an earlier copy holds it (``covered``: the copy's own history then has seen it),
+    else the append by which the team holds it (``Stranded.held``), else the parent itself, as
+    the original named it."""
+    seen = [(name, pygit2.Oid(hex=commit)) for name, commit in header.seen]
+    parent = original.parent_ids[0] if original.parent_ids else None
+    if parent is None or parent in covered:
+        return seen
+    named = item.held.named(parent) or (item.writer, parent)
+    return [named, *(pair for pair in seen if pair != named)]
+
+
+def _clock(repo: pygit2.Repository, commit: pygit2.Oid) -> int:
+    """The clock of the append ``commit`` (0: not held here): a copy's is above every one it
+    names as seen, as verify requires."""
+    try:
+        return parse_message(repo[commit].message).clock
+    except (KeyError, ValueError, pygit2.GitError):
+        return 0
 
 
 def _copy(repo: pygit2.Repository, original: pygit2.Commit, message: str, tree: pygit2.Oid,
