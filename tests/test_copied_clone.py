@@ -371,6 +371,19 @@ def _records_tip(root: Path, writer: str) -> str:
     return git(root, "rev-parse", f"refs/memory/v1/records/shared/{writer}").strip()
 
 
+def _holders(bare: Path, digest: str) -> tuple[str, ...]:
+    """The writers whose records history on the remote stores the record ``digest``."""
+    prefix = "refs/memory/v1/records/shared/"
+    names = git(bare, "for-each-ref", "--format=%(refname)", prefix).split()
+    return tuple(sorted(name[len(prefix):] for name in names if digest in git(bare, "log", "--format=%B", name)))
+
+
+def _tip_records(root: Path, writer: str) -> set[str]:
+    """The digests of the records ``writer``'s last append in ``root`` stored."""
+    repo = pygit2.Repository(str(root))
+    return {digest for digest, _, _ in parse_message(repo[pygit2.Oid(hex=_records_tip(root, writer))].message).lines}
+
+
 def test_a_carried_decision_names_as_seen_what_its_original_had_seen(tmp_path: Path) -> None:
     """Alice accepts and syncs, then retires without syncing; someone with push access sets the
     remote's copy of her writer back to a history that parts before the acceptance (refused
@@ -409,3 +422,20 @@ def test_a_carried_decision_names_as_seen_what_its_original_had_seen(tmp_path: P
     assert _verdict(b, proposal["id"]) == ("retired", False)
     for root in (a, b):
         assert cli.gitstore("verify", cwd=root).returncode == 0
+
+
+def test_two_new_ids_before_a_sync_carry_a_stranded_append_once(tmp_path: Path) -> None:
+    """What an earlier new id holds and the next sync pushes is never carried again onto the
+    next one: the team holds the acceptance under one id."""
+    a, b, bare, proposal = _stranded_decision(tmp_path)
+    acceptance = _tip_records(a, _writer(a))
+    assert "carried over" in cli.ok("init", "--new-writer", cwd=a)
+    first = _writer(a)
+    assert "carried over" not in cli.ok("init", "--new-writer", cwd=a)
+    second = _writer(a)
+    report = sync(str(a))
+    assert report.status == "ok" and not report.carried, report.line
+    sync(str(b))
+    assert {_holders(bare, digest) for digest in acceptance} == {(first,)}
+    assert f"refs/memory/v1/records/shared/{second}" not in git(bare, "for-each-ref")
+    assert _verdict(b, proposal["id"]) == ("accepted", True)

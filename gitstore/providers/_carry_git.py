@@ -21,7 +21,8 @@ writer's snapshot. A signed original is signed again with the same key, which on
 holds: a decision's authority is its signature under the policy. Where git's configuration
 names no key, or another one, nothing is carried and the appends are named (all or nothing, so
 that the writer id stays empty and the next sync can still carry them). An append whose records
-one of this clone's ids holds on a remote (a copy carried before) is not carried again.
+one of this clone's ids holds on a remote, or holds here where its next push sends them (a copy
+carried before, onto an id this clone left since), is not carried again.
 """
 
 from __future__ import annotations
@@ -70,22 +71,28 @@ class Carried:
     left: dict[str, str] = field(default_factory=dict)
 
 
-def stranded(repo: pygit2.Repository, writer: str, current: str) -> Stranded | None:
+def stranded(repo: pygit2.Repository, writer: str) -> Stranded | None:
     """Former id ``writer``'s appends in this clone's own records ref that a remote's copy of
     it (fetched, admitted or held in quarantine: what a push would meet) parted from, and whose
-    records no remote holds under one of this clone's ids nor its ``current`` id's next push
-    sends (``_Held``: a copy carried before); None when there are none."""
+    records the team does not hold under one of this clone's ids, nor does a push of one of
+    them send (``_Held``: a copy carried before); None when there are none."""
     mine, copies = ref_tip(repo, records_ref("shared", writer)), _remote_copies(repo, writer)
     if mine is None or not copies:
         return None
     chain = _chain(repo, mine)
-    at = {oid: position for position, oid in enumerate(chain)}
-    cut = max(_parted_at(repo, tip, at, len(chain)) for tip in copies)
+    cut = _cut(repo, chain, copies)
     if not cut:
         return None
-    held = _Held(repo, current)
+    held = _Held(repo, writer)
     appends = tuple(oid for oid in reversed(chain[:cut]) if not held.holds(_paths(parse_message(repo[oid].message))))
     return Stranded(writer, appends, held) if appends else None
+
+
+def _cut(repo: pygit2.Repository, chain: list[pygit2.Oid], copies: list[pygit2.Oid]) -> int:
+    """How many of the newest appends of ``chain`` (newest first) some copy of the remote's
+    history lacks once it parted from it (0: none parted)."""
+    at = {oid: position for position, oid in enumerate(chain)}
+    return max(_parted_at(repo, tip, at, len(chain)) for tip in copies)
 
 
 def _chain(repo: pygit2.Repository, tip: pygit2.Oid) -> list[pygit2.Oid]:
@@ -131,15 +138,18 @@ def _remote_copies(repo: pygit2.Repository, writer: str) -> list[pygit2.Oid]:
 
 class _Held:
     """What the team holds, or this clone's next push sends, of the appends of this clone's
-    ids: the records histories of the remote (as admitted here, never one refused) under each
-    of this clone's ids, and this clone's own history of its ``current`` id. Not the former
-    ids' own histories: they hold the originals, which are what never reaches the team."""
+    ids, for former id ``writer``'s stranded appends: the records histories of the remote (as
+    admitted here, never one refused) under each of this clone's ids, ``writer`` included, and
+    this clone's own history of each other id where its push is a fast-forward (a copy carried
+    onto an id left since goes out with it). Not ``writer``'s own history: it holds the
+    originals, which are what never reaches the team."""
 
-    def __init__(self, repo: pygit2.Repository, current: str) -> None:
+    def __init__(self, repo: pygit2.Repository, writer: str) -> None:
         self.repo = repo
-        suffixes = tuple(f"/records/shared/{name[len(SHARED):]}" for name in ref_names(repo, SHARED))
+        ids = [name[len(SHARED):] for name in ref_names(repo, SHARED)]
+        suffixes = tuple(f"/records/shared/{name}" for name in ids)
         remote = [name for name in ref_names(repo, f"{PREFIX}remotes/") if name.endswith(suffixes)]
-        local = [records_ref("shared", current)]
+        local = [records_ref("shared", name) for name in ids if name != writer and _sends(repo, name)]
         self.refs: list[tuple[str, pygit2.Oid, pygit2.Tree]] = []  # (writer, tip, its tree)
         for name in [*remote, *local]:
             tip = ref_tip(repo, name)
@@ -184,6 +194,13 @@ class _Held:
         return found
 
 
+def _sends(repo: pygit2.Repository, writer: str) -> bool:
+    """Whether a push of this clone's history of ``writer`` is a fast-forward of every copy of
+    it the remote was seen holding (or creates it)."""
+    mine, copies = ref_tip(repo, records_ref("shared", writer)), _remote_copies(repo, writer)
+    return mine is not None and (not copies or not _cut(repo, _chain(repo, mine), copies))
+
+
 def _paths(header: Header) -> list[str]:
     return [record_path(kind, digest) for digest, kind, _ in header.lines] + [note_path(d) for d in header.removes]
 
@@ -195,8 +212,8 @@ def carry(provider: GitProvider) -> Carried:
     while that id has no appends of its own; otherwise, or when a signed one cannot be signed
     again with its key, say why they stay."""
     repo, writer = provider.repo, provider.writer
-    found = [s for s in (stranded(repo, name[len(SHARED):], writer) for name in ref_names(repo, SHARED)
-                         if name[len(SHARED):] != writer) if s is not None]
+    ids = [name[len(SHARED):] for name in ref_names(repo, SHARED)]
+    found = [s for s in (stranded(repo, name) for name in ids if name != writer) if s is not None]
     done = Carried()
     if not found:
         return done
