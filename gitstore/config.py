@@ -36,6 +36,11 @@ last ran there. A folder moved elsewhere has it rewritten by its next command. A
 while its original stays keeps the original's path, so both would write as one writer id and
 split its history: ``Workspace.find`` gives such a copy a writer id of its own before its first
 command can append, and says so.
+
+``okf/.memory/writers-former`` (gitstore's own) lists the ids this work tree wrote as before
+``gitstore init --new-writer`` gave it another: the only ids whose stranded appends it carries
+over (``gitstore.providers._carry_git``). A copy given an id of its own forgets the list it
+brought along: those ids are its original's.
 """
 
 from __future__ import annotations
@@ -59,6 +64,7 @@ STATE_DIR = Path("okf") / ".memory"
 CONFIG_NAME = "config.json"
 CONFIG_FILE = (STATE_DIR / CONFIG_NAME).as_posix()
 LEFT_NAME = "writers-left"  # the ids a copy stopped writing as: its original's (one a line)
+FORMER_NAME = "writers-former"  # the ids this work tree wrote as before `init --new-writer` (one a line)
 HOME_NAME = "home"  # the work tree's path as this clone last ran there (bytes, as the file system has it)
 OWN_CONFIG_NAME = "gitstore-config"  # in the work tree's git folder: the blob id of the config.json this clone owns
 PROVIDERS = ("git", "sqlite", "jsonl", "memory")
@@ -268,9 +274,71 @@ def _on_its_own(repo: pygit2.Repository, root: Path, state: Path, config: Config
             left.write(config.writer + "\n")
     except OSError:
         pass
+    forget_former(state)  # the original's to carry, not this copy's
     note(f"{root} is a copy of {copied}, which writes as {config.writer}: this clone writes as {renewed.writer} "
          f"from now on (what it stored as {config.writer} stays, read as before)")
     return renewed
+
+
+def former_writers(state: Path) -> list[str]:
+    """The ids this work tree wrote as before ``gitstore init --new-writer`` gave it another
+    (``FORMER_NAME``), oldest first: the only ones whose appends the remote's history parted
+    from it carries over to its writer id. Another work tree of the repository, or a copy of
+    this folder given an id of its own, lists none of them: an id it never left is not its to
+    carry, and carrying one still in use hands that tree's live decisions to another writer."""
+    try:
+        return list(dict.fromkeys((state / FORMER_NAME).read_text(encoding="ascii").split()))
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def keep_former(state: Path, writer: str) -> None:
+    """Record ``writer`` as an id this work tree wrote as and leaves (``former_writers``),
+    before its configuration names the next one. OSError when it cannot be written."""
+    with open(state / FORMER_NAME, "a", encoding="ascii") as former:
+        former.write(writer + "\n")
+
+
+def forget_former(state: Path) -> None:
+    """Forget the former ids a copied folder brought along: its original left them, and carries
+    what they stranded (a copy carrying them too would send each decision twice)."""
+    try:
+        (state / FORMER_NAME).unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def writers_of_other_trees(repo: pygit2.Repository) -> dict[str, Path]:
+    """Writer id -> work tree, for every other work tree of ``repo``'s repository that is set
+    up with a configuration of its own (the main one and each linked one): the ids they write
+    as now, which this work tree never carries, even one it wrote as before."""
+    here = Path(repo.workdir).resolve() if repo.workdir else None
+    found: dict[str, Path] = {}
+    for tree in _work_trees(repo):
+        if here is not None and tree.resolve() == here:
+            continue
+        try:
+            data = _jsontext.loads((tree / STATE_DIR / CONFIG_NAME).read_bytes())
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and isinstance(data.get("writer"), str):
+            found.setdefault(data["writer"], tree)
+    return found
+
+
+def _work_trees(repo: pygit2.Repository) -> list[Path]:
+    """The work trees of ``repo``'s repository: its main one (none for a bare repository) and
+    every linked one git knows of."""
+    trees = []
+    try:
+        main = pygit2.Repository(str(_git_folder(repo)))
+        if main.workdir:
+            trees.append(Path(main.workdir))
+        for name in main.list_worktrees():
+            trees.append(Path(main.lookup_worktree(name).path))
+    except (pygit2.GitError, OSError, KeyError):
+        pass
+    return trees
 
 
 def renew_writer(repo: pygit2.Repository, root: Path, config: Config, writer: str, given: bool = False) -> Config:

@@ -18,7 +18,7 @@ import pygit2
 import pytest
 
 from gitstore._files import temporary_name
-from gitstore.config import HOME_NAME, STATE_DIR
+from gitstore.config import HOME_NAME, STATE_DIR, former_writers
 from gitstore.context import Context
 from gitstore.ops.learning import retire
 from gitstore.providers.git import parse_message
@@ -424,6 +424,29 @@ def test_a_carried_decision_names_as_seen_what_its_original_had_seen(tmp_path: P
         assert cli.gitstore("verify", cwd=root).returncode == 0
 
 
+def test_sync_in_another_work_tree_never_carries_the_id_the_main_one_writes_as(tmp_path: Path) -> None:
+    """A linked work tree set up on its own writes as an id of its own, and the main tree's id
+    is no former id of it: its sync leaves the main tree's stranded acceptance alone. The main
+    tree's own ``init --new-writer`` carries it, and the team holds it once."""
+    a, b, bare, proposal = _stranded_decision(tmp_path)
+    old = _writer(a)
+    acceptance = _tip_records(a, old)
+    tree = tmp_path / "alice-tree"
+    git(a, "worktree", "add", "-q", "-b", "other", str(tree))
+    cli.ok("init", cwd=tree)
+    sibling = _writer(tree)
+    assert sibling != old
+    report = sync(str(tree))
+    assert not report.carried and not report.stranded, report.line
+    assert f"refs/memory/v1/records/shared/{sibling}" not in pygit2.Repository(str(a)).references
+    assert _writer(a) == old
+    assert "carried over" in cli.ok("init", "--new-writer", cwd=a)
+    new = _writer(a)
+    assert sync(str(a)).status == "ok" and sync(str(b)).status in ("ok", "no-update")
+    assert {_holders(bare, digest) for digest in acceptance} == {(new,)}
+    assert _verdict(b, proposal["id"]) == ("accepted", True)
+
+
 def test_two_new_ids_before_a_sync_carry_a_stranded_append_once(tmp_path: Path) -> None:
     """What an earlier new id holds and the next sync pushes is never carried again onto the
     next one: the team holds the acceptance under one id."""
@@ -439,3 +462,44 @@ def test_two_new_ids_before_a_sync_carry_a_stranded_append_once(tmp_path: Path) 
     assert {_holders(bare, digest) for digest in acceptance} == {(first,)}
     assert f"refs/memory/v1/records/shared/{second}" not in git(bare, "for-each-ref")
     assert _verdict(b, proposal["id"]) == ("accepted", True)
+
+
+def test_an_id_another_work_tree_still_writes_as_is_never_carried(tmp_path: Path) -> None:
+    """Two work trees given the same state write as one id. The main one leaving it carries
+    nothing while the other still appends as it, and says so; the other's own ``init
+    --new-writer`` carries the stranded acceptance, once."""
+    a, b, bare, proposal = _stranded_decision(tmp_path)
+    old = _writer(a)
+    acceptance = _tip_records(a, old)
+    tree = tmp_path / "agent-tree"
+    git(a, "worktree", "add", "-q", "-b", "agent", str(tree))
+    shutil.copytree(a / STATE_DIR, tree / STATE_DIR)
+    assert _writer(tree) == old
+    out = cli.ok("init", "--new-writer", cwd=a)
+    assert "carried over" not in out and f"the work tree {tree} writes as {old} now" in out
+    stays = sync(str(a))
+    assert not stays.carried and any(f"the work tree {tree}" in line for line in stays.stranded), stays.line
+    assert "carried over" in cli.ok("init", "--new-writer", cwd=tree)
+    other = _writer(tree)
+    assert sync(str(tree)).status == "ok"
+    again = sync(str(a))
+    assert not again.carried, again.line
+    sync(str(b))
+    assert {_holders(bare, digest) for digest in acceptance} == {(other,)}
+    assert _verdict(b, proposal["id"]) == ("accepted", True)
+
+
+def test_a_copy_forgets_the_ids_its_original_left(world: tuple, tmp_path: Path) -> None:
+    """The ids a work tree left with ``init --new-writer`` are its own to carry from: a copy of
+    the folder given an id of its own forgets them (its original carries what they stranded),
+    and so does ``init --new-writer`` run in a copy whose original it sees."""
+    _, alice = world
+    old = _writer(alice)
+    cli.ok("init", "--new-writer", cwd=alice)
+    assert former_writers(alice / STATE_DIR) == [old]
+    copy = _copy(alice, tmp_path / "copy")
+    cli.ok("status", cwd=copy)
+    assert _writer(copy) != _writer(alice) and former_writers(copy / STATE_DIR) == []
+    other = _copy(alice, tmp_path / "other")
+    cli.ok("init", "--new-writer", cwd=other)
+    assert former_writers(other / STATE_DIR) == [] and former_writers(alice / STATE_DIR) == [old]

@@ -9,8 +9,9 @@ from typing import Any
 import pygit2
 
 from gitstore._files import first_link
-from gitstore.config import (CONFIG_FILE, CONFIG_NAME, STATE_DIR, Config, copied_from, ensure_ignored, foreign,
-                             keep_home, new_writer_id, parse_config, renew_writer, tracked_under, write_config)
+from gitstore.config import (CONFIG_FILE, CONFIG_NAME, FORMER_NAME, STATE_DIR, Config, copied_from, ensure_ignored,
+                             foreign, forget_former, former_writers, keep_former, keep_home, new_writer_id,
+                             parse_config, renew_writer, tracked_under, write_config, writers_of_other_trees)
 from gitstore.errors import Refused, UsageError
 from gitstore.providers import open_provider
 from gitstore.providers._gitdirs import common_dir, ref_names
@@ -123,7 +124,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     if isinstance(opened, GitProvider):
         opened.repository("local")  # made here, once, rather than by the first capture
         if renewed:
-            carried = opened.carry_stranded()
+            carried = opened.carry_stranded(former_writers(state), writers_of_other_trees(repo))
             report.created.extend(carried.lines)
             report.left.extend(carried.left.values())
         moved = opened.move_local()
@@ -164,6 +165,16 @@ def _renew(repo: pygit2.Repository, root: Path, config: Config, wanted: str | No
     if taken:
         raise Refused(f"--writer {new}: another writer's records are stored under that id ({taken[0]}); "
                       "two clones writing as one split its history")
+    state = root / STATE_DIR
+    if copied is not None:
+        forget_former(state)  # the original's former ids: it carries what they stranded
+    else:
+        try:
+            keep_former(state, config.writer)
+        except OSError as exc:
+            raise Refused(f"{state / FORMER_NAME}: cannot record {config.writer} as an id this clone wrote as "
+                          f"({exc.strerror or exc}); run `gitstore init --new-writer` again once it can be "
+                          "written") from None
     renewed = renew_writer(repo, root, config, new, given=wanted is not None)
     synced = f"; sync pushes {config.writer}'s appends the remote lacks" if config.provider == "git" else ""
     report.created.append((f"a copy of {copied}, which writes as {config.writer}: " if copied else "")

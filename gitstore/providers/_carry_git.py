@@ -9,6 +9,10 @@ one both hold are **stranded**, as forcing them out would erase the others'. Whi
 push could not send is told by every copy of the remote's history seen here, the one refused
 and held in quarantine included: that is what the remote holds now.
 
+Only the ids a work tree itself left with ``init --new-writer`` are carried (the caller names
+them, ``gitstore.config.former_writers``), and never one another work tree of the repository
+writes as now: carrying it would hand that tree's live decisions to another writer, unasked.
+
 They are carried over, one copy per append, onto this clone's writer id while it has no
 appends of its own yet. Each copy stores the same records and redaction notes and keeps the
 original's clock, policy revision and time. It has seen what its original had seen: the
@@ -28,7 +32,9 @@ carried before, onto an id this clone left since), is not carried again.
 from __future__ import annotations
 
 import fcntl
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import pygit2
@@ -207,14 +213,19 @@ def _paths(header: Header) -> list[str]:
 
 # -- carrying --------------------------------------------------------------------------------------
 
-def carry(provider: GitProvider) -> Carried:
-    """Carry the stranded appends of this clone's former writer ids over to its writer id
-    while that id has no appends of its own; otherwise, or when a signed one cannot be signed
-    again with its key, say why they stay."""
+def carry(provider: GitProvider, former: Collection[str], busy: Mapping[str, Path]) -> Carried:
+    """Carry the stranded appends of ``former``, the ids this work tree wrote as and left, over
+    to its writer id while that id has no appends of its own; otherwise, or when a signed one
+    cannot be signed again with its key, or another work tree writes as the id now (``busy``:
+    id -> work tree), say why they stay."""
     repo, writer = provider.repo, provider.writer
     ids = [name[len(SHARED):] for name in ref_names(repo, SHARED)]
-    found = [s for s in (stranded(repo, name) for name in ids if name != writer) if s is not None]
+    found = [s for s in (stranded(repo, name) for name in ids if name != writer and name in former) if s is not None]
     done = Carried()
+    for item in [item for item in found if item.writer in busy]:
+        found.remove(item)
+        done.left[item.writer] = _stays(item, f"the work tree {busy[item.writer]} writes as {item.writer} now "
+                                        "(`gitstore init --new-writer` there carries them over to an id of its own)")
     if not found:
         return done
     why = _cannot_carry(provider, found)
@@ -231,9 +242,13 @@ def carry(provider: GitProvider) -> Carried:
                               f"history of {item.writer} parted from, carried over to {writer} so that sync "
                               "sends them")
         else:
-            done.left[item.writer] = (f"{item.writer}: {len(item.appends)} append(s) the remote's history of "
-                                      f"{item.writer} parted from stay on this clone, never forced: {why}")
+            done.left[item.writer] = _stays(item, why)
     return done
+
+
+def _stays(item: Stranded, why: str) -> str:
+    return (f"{item.writer}: {len(item.appends)} append(s) the remote's history of {item.writer} parted from stay "
+            f"on this clone, never forced: {why}")
 
 
 def _cannot_carry(provider: GitProvider, found: list[Stranded]) -> str | None:

@@ -26,9 +26,10 @@ One sync, under a lock so two never overlap in a clone:
    the remote moved meanwhile is retried after fetching again. A clone given the id of a writer
    the remote already has (``init --writer``) that has appended nothing as it first takes that
    writer's admitted history up as its own, so its appends go out as fast-forwards. One whose
-   writer id has no appends carries over first what it appended under an old id that the
-   remote's history of it parted from (``gitstore.providers._carry_git``; ``init
-   --new-writer`` does it first), so those go out too.
+   writer id has no appends carries over first what it appended under an id it left with
+   ``init --new-writer`` that the remote's history of it parted from
+   (``gitstore.providers._carry_git``; ``init --new-writer`` does it first), so those go out
+   too; never an id another work tree of the repository writes as.
 
 Then the redactions memory holds, those that just arrived from another clone included, are
 applied to the GitHub snapshots ``import github`` saved on this clone and to its export files
@@ -55,6 +56,7 @@ import pygit2
 
 from gitstore import _jsontext
 from gitstore._files import replace_file
+from gitstore.config import former_writers, writers_of_other_trees
 from gitstore.context import Context
 from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
 from gitstore.capture.saved import Applied
@@ -231,7 +233,7 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
             run.admit(report)
             if ctx.workspace.config.writer_given:
                 _continue_own(provider, remote, report)
-            left = _carry(_reopened(provider, ctx.scope), report)
+            left = _carry(ctx, _reopened(provider, ctx.scope), report)
             if not _push(_reopened(provider, ctx.scope), remote, report, left, last=attempt == ATTEMPTS):
                 break
     except GitstoreError:  # the remote unreachable, a push refused: what earlier syncs admitted
@@ -264,12 +266,15 @@ def _continue_own(provider: GitProvider, remote: str, report: SyncReport) -> Non
                             f"({_records_between(repo, moves[0][1], None)} record(s)): this clone appends after it")
 
 
-def _carry(provider: GitProvider, report: SyncReport) -> dict[str, str]:
-    """Carry what this clone appended under an old writer id that the remote's history of it
-    parted from over to its writer id, while that has no appends of its own (``init
-    --new-writer`` does it first; this is for appends it could not sign again then, and for a
-    parting found later). Returns, by old id, the line saying why its appends stay."""
-    carried = provider.carry_stranded()
+def _carry(ctx: Context, provider: GitProvider, report: SyncReport) -> dict[str, str]:
+    """Carry what this work tree appended under an id it left with ``init --new-writer`` that
+    the remote's history of it parted from over to its writer id, while that has no appends of
+    its own (``init --new-writer`` does it first; this is for appends it could not sign again
+    then, and for a parting found later). Only the ids this work tree recorded as left, and
+    none another work tree writes as now: the id of the main tree, seen from a linked one, is
+    no former id of it. Returns, by old id, the line saying why its appends stay."""
+    workspace = ctx.workspace
+    carried = provider.carry_stranded(former_writers(workspace.state), writers_of_other_trees(workspace.repo))
     report.carried.extend(line for line in carried.lines if line not in report.carried)
     return carried.left
 
