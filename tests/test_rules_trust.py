@@ -150,6 +150,111 @@ def test_a_copy_of_a_signed_decision_never_takes_its_force_away(team: dict[str, 
         assert verify(ctx.store).ok, verify(ctx.store).problems
 
 
+def _copied_with_git(bare: Path, tmp_path: Path, versions: list[dict], clock: int) -> None:
+    """What anyone who can push can do with git alone, holding no key: a commit of a writer of
+    their own storing the exact bytes of learning ``versions`` (the blobs other writers
+    stored, so the same digests), claiming ``clock`` and naming nothing it had seen, pushed."""
+    import subprocess
+
+    from gitstore.providers._names import record_path
+
+    root = tmp_path / "copier"
+    git(tmp_path, "clone", "-q", str(bare), str(root))
+    git(root, "fetch", "-q", "origin", "refs/memory/v1/records/shared/*:refs/fetched/*")
+    tips = git(root, "for-each-ref", "--format=%(refname)", "refs/fetched/").split()
+
+    def run(*args: str, stdin: str = "", check: bool = True) -> str:
+        return subprocess.run(["git", *args], cwd=root, input=stdin, capture_output=True, text=True,
+                              check=check).stdout.strip()
+
+    def tree(folder: dict) -> str:
+        return run("mktree", stdin="".join(
+            f"100644 blob {entry}\t{name}\n" if isinstance(entry, str) else f"040000 tree {tree(entry)}\t{name}\n"
+            for name, entry in folder.items()))
+
+    files: dict = {}
+    for version in versions:
+        path = record_path("learning", version["digest"])
+        blob = next(found for found in (run("rev-parse", "-q", "--verify", f"{tip}:{path}", check=False)
+                                        for tip in tips) if found)
+        *folders, name = path.split("/")
+        place = files
+        for folder in folders:
+            place = place.setdefault(folder, {})
+        place[name] = blob
+    lines = "".join(f"{v['digest']} learning {v['id']}\n" for v in versions)
+    count = f"{len(versions)} record{'s' if len(versions) != 1 else ''}"
+    message = (f"gitstore: append {count}\n\nGitstore-Format: 1\nClock: {clock}\nWriter: mallory\n"
+               f"Namespace: shared\n\n{lines}")
+    commit = run("commit-tree", tree(files), stdin=message)
+    git(root, "push", "-q", "origin", f"{commit}:refs/memory/v1/records/shared/mallory")
+
+
+@pytest.mark.parametrize("copied", ["proposal", "proposal-last", "revision", "proposal-and-revision"])
+def test_a_copy_of_the_version_a_decision_follows_never_takes_its_force_away(team: dict[str, object],
+                                                                             tmp_path: Path, copied: str) -> None:
+    """Someone with push access and no key copies the version bob accepted (or the proposal
+    before it) into a commit of their own claiming ``Clock: 1``, so store order reads the
+    version there, in an append bob's acceptance never saw. A record is its digest: having
+    seen any append holding a version is having seen it, so the acceptance still follows it,
+    on every clone. A copy placed last in store order changes nothing either."""
+    import json
+
+    bare, keys = _copy(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    bob = team_clone(tmp_path, bare, "bob", keys[BOB][0])
+    accepted = proposal
+    if "revision" in copied:
+        accepted = ops.revise(bob, proposal["id"], proposal["evidence"], [], BOB, "Seen on three services since.")
+    ops.accept(bob, proposal["id"], accepted["reviewDigest"], BOB)
+    carol = team_clone(tmp_path, bare, "carol", keys[CAROL][0])
+    bob, carol = sync(bob, carol)
+    assert _standing(carol, proposal["id"]) == ("accepted", True)
+    versions = {"proposal": [proposal], "proposal-last": [proposal], "revision": [accepted],
+                "proposal-and-revision": [proposal, accepted]}[copied]
+    _copied_with_git(bare, tmp_path, versions, 10_000 if copied == "proposal-last" else 1)
+    bob, carol = sync(bob, carol)
+    for ctx in (bob, carol):
+        assert _standing(ctx, proposal["id"]) == ("accepted", True)
+        assert verify(ctx.store).ok, verify(ctx.store).problems
+        [row] = [r for r in json.loads(cli.ok("learnings", "--json", cwd=ctx.workspace.root))
+                 if r["id"] == proposal["id"]]
+        assert (row["state"], row["usable"]) == ("accepted", True)
+
+
+def test_a_later_copy_of_a_revision_that_had_seen_nothing_never_makes_an_acceptance_stale(
+        team: dict[str, object], tmp_path: Path) -> None:
+    """Someone with push access and no key stores a revision claiming ``Clock: 1`` and naming
+    nothing it had seen: it applies to nothing. Bob fetches it and accepts the proposal, his
+    append having seen the revision's. A copy of the revision stored later, in an append that
+    had seen the proposal, is where the revision counts as made, an append bob's acceptance
+    never saw: the acceptance was not made knowing a revision, and still counts."""
+    from gitstore.records.contracts import seal
+
+    from .team import forge
+
+    bare, keys = _copy(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    mallory = team_clone(tmp_path, bare, "mallory")
+    revised = ops._next(proposal)
+    revised["rationale"] = "Revised by someone who had seen nothing."
+    revised = seal(revised)
+    forge(mallory.workspace.root, "wblind", [revised], clock=1, blind=True)
+    git(mallory.workspace.root, "push", "-q", "origin", "refs/memory/v1/records/shared/wblind")
+    bob = team_clone(tmp_path, bare, "bob", keys[BOB][0])
+    ops.accept(bob, proposal["id"], proposal["reviewDigest"], BOB)
+    bob, = sync(bob)
+    first = next(i for i in bob.view().learnings[proposal["id"]] if i.digest == proposal["digest"]).stored
+    copier = tmp_path / "copier"
+    git(tmp_path, "init", "-q", str(copier))
+    forge(copier, "wcopier", [revised], clock=10_000, seen=((first.writer, first.append),))
+    git(copier, "push", "-q", str(bare), "refs/memory/v1/records/shared/wcopier")
+    carol = team_clone(tmp_path, bare, "carol", keys[CAROL][0])
+    bob, carol = sync(bob, carol)
+    for ctx in (bob, carol):
+        assert _standing(ctx, proposal["id"]) == ("accepted", True)
+
+
 def test_without_a_policy_a_fetched_copy_never_takes_a_clones_own_decision_away(tmp_path: Path) -> None:
     bare = shared_remote(tmp_path)
     alice = Context.open(first_clone(tmp_path, bare))

@@ -356,7 +356,7 @@ def _evidence_view(ctx: Context, refs: list[dict[str, Any]]) -> View:
 
 
 def _history(view: View, learning_id: str) -> History:
-    return checked(view.learnings, learning_id, view.saw)
+    return checked(view.learnings, learning_id, view.saw, view.copies)
 
 
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")

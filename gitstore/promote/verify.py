@@ -55,7 +55,7 @@ class Stopped(Refused):
 def history_of(view: View, learning_id: str) -> History:
     """The learning's checked history; stops when it is unknown or broken."""
     try:
-        return checked(view.learnings, learning_id, view.saw)
+        return checked(view.learnings, learning_id, view.saw, view.copies)
     except Refused as exc:
         if learning_id not in view.learnings:
             raise

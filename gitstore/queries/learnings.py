@@ -303,7 +303,7 @@ def history(ctx: Context, learning_id: str) -> Versions:
     if not any(i.kind == "learning" for i in items):
         raise unknown(learning_id)
     view = View.of(ctx.scope, items, ctx.store)  # a decision without authority is not a version
-    chain = build(learning_id, view.learnings.get(learning_id, []), view.saw)
+    chain = build(learning_id, view.learnings.get(learning_id, []), view.saw, view.copies)
     rows = [{"version": i.record["version"], "state": i.record["state"], "digest": i.digest,
              "at": i.record["at"], "by": i.record.get("decision", {}).get("by"),
              "reviewDigest": i.record["reviewDigest"], "intact": n < chain.intact}

@@ -14,10 +14,11 @@ step may change only its own fields:
   what it offered to replace;
 - accepted | auto-accepted | auto-active -> retired: a person, with a reason; nothing else.
 
-A step applies only to a version its append had seen. Steps that name the same version (two
-clones deciding at once) settle by what each append had seen, never by the clocks writers
-claim (``settle_steps``). A step made having seen another step on that version counts only if
-what it saw was a contest (a person deciding again with both in view); otherwise it is stale
+A step applies only to a version its append had seen: any append holding that version (a
+record is its digest; a copy stored first in store order, where no step had seen it, takes
+nothing away: ``_Followed``). Steps that name the same version (two clones deciding at once)
+settle by what each append had seen, never by the clocks writers claim (``settle_steps``). A
+step made having seen another step on that version counts only if what it saw was a contest (a person deciding again with both in view); otherwise it is stale
 and ignored. Of the steps left, the one no other had seen counts, so a rejection made without
 seeing an acceptance never wins over it: the two are a contest for a person. A revision (which
 needs no authority: anyone who can push can write one) never contests a decision it did not
@@ -49,6 +50,7 @@ from gitstore.records.identity import AUTO_SAFE, is_person
 from gitstore.store import Item, store_order_saw
 
 Saw = Callable[[Stored, Stored], bool]
+Copies = Callable[[Item], list[Item]]  # a record as other appends store it too (``Store.copies``)
 
 ALWAYS = frozenset({"digest", "version", "previous", "state", "decision", "at", "contentDigest", "reviewDigest"})
 REVISABLE = frozenset({"evidence", "counterevidence", "support", "dissent", "confidence", "rationale", "audienceRationale"})
@@ -147,9 +149,10 @@ def _intent(record: Mapping[str, Any]) -> tuple[Any, ...]:
     return (record["state"], repr(record["content"]), tuple(record.get("supersedes", ())))
 
 
-def build(learning_id: str, items: list[Item], saw: Saw = store_order_saw) -> History:
+def build(learning_id: str, items: list[Item], saw: Saw = store_order_saw, copies: Copies | None = None) -> History:
     """Chain the versions stored for one learning (``items`` in store order) and check it:
-    each step counts only when its append had seen the version it follows, and steps naming
+    each step counts only when an append holding it had seen an append holding the version it
+    follows (``copies``: where else a record is stored, see ``_Followed``), and steps naming
     the same version settle by what they had seen (``settle_steps``)."""
     history = History(learning_id)
     by_previous: dict[str | None, list[Item]] = {}
@@ -159,10 +162,11 @@ def build(learning_id: str, items: list[Item], saw: Saw = store_order_saw) -> Hi
     previous: str | None = None
     while previous in by_previous:
         candidates = by_previous.pop(previous)
-        if history.chain:
-            followed = history.chain[-1].stored
-            history.ignored.extend(c for c in candidates if not saw(c.stored, followed))
-            candidates = [c for c in candidates if saw(c.stored, followed)]
+        followed = _Followed(history.chain[-1], saw, copies) if history.chain else None
+        if followed is not None:
+            placed = [followed.placed(c) for c in candidates]
+            history.ignored.extend(c for c, p in zip(candidates, placed) if p is None)
+            candidates = [p for p in placed if p is not None]
         before = history.chain[-1].record if history.chain else None
         for candidate in candidates:  # anyone could have written it, or anyone allowed one action: it breaks nothing
             problem = check_step(before, candidate.record)
@@ -197,6 +201,46 @@ def build(learning_id: str, items: list[Item], saw: Saw = store_order_saw) -> Hi
     return history
 
 
+class _Followed:
+    """The version steps follow, and where each step counts as made.
+
+    A record is its digest: a step whose append had seen any append holding the version it
+    follows had seen that version. Where a record is read from is the first append holding it
+    in store order, and a writer claims its own clock: anyone who can push can store a copy of
+    a version in an append placed first that no step had seen, or a copy of a step in one that
+    had seen nothing. Neither takes anything away, nor does a copy placed last: a version
+    anyone may write (a revision) is placed in the first append holding it that had seen the
+    version it follows, and settles with its siblings by what that append had seen; a
+    decision stays where it carries authority (``gitstore.rules.view``). The other appends
+    holding a record (``copies``) are asked for only when the one it was read from does not
+    settle it: copies are rare, and every other step costs what it did."""
+
+    def __init__(self, version: Item, saw: Saw, copies: Copies | None) -> None:
+        self.version, self.saw, self.copies = version, saw, copies
+        self._held: list[Stored] | None = None
+
+    def seen_from(self, place: Stored) -> bool:
+        """Whether the append at ``place`` had seen an append holding the version."""
+        if self.saw(place, self.version.stored):
+            return True
+        if self.copies is None:
+            return False
+        if self._held is None:
+            self._held = [copy.stored for copy in self.copies(self.version)]
+        return any(self.saw(place, held) for held in self._held)
+
+    def placed(self, step: Item) -> Item | None:
+        """``step`` in the first append holding it that had seen the version (None: none had)."""
+        if self.seen_from(step.stored):
+            return step
+        return next((copy for copy in self._others(step) if self.seen_from(copy.stored)), None)
+
+    def _others(self, step: Item) -> list[Item]:
+        if self.copies is None or "decision" in step.record:
+            return []
+        return self.copies(step)
+
+
 def _leading_to_decisions(items: list[Item]) -> set[str]:
     """The versions a decision is, or builds on (following ``previous`` back from each); a
     decision that is no step the rules allow from the version it names builds on nothing."""
@@ -220,13 +264,14 @@ def unknown(learning_id: str) -> Refused:
     return Refused(f"no learning {learning_id} in this scope (`gitstore learnings` lists them)")
 
 
-def checked(learnings: Mapping[str, list[Item]], learning_id: str, saw: Saw = store_order_saw) -> History:
+def checked(learnings: Mapping[str, list[Item]], learning_id: str, saw: Saw = store_order_saw,
+            copies: Copies | None = None) -> History:
     """The history of ``learning_id`` among a view's learnings; refuses an unknown learning and
     one whose history breaks a rule (it is never used)."""
     items = learnings.get(learning_id)
     if not items:
         raise unknown(learning_id)
-    history = build(learning_id, items, saw)
+    history = build(learning_id, items, saw, copies)
     if not history.valid:
         raise Refused(f"{learning_id} has a history that breaks a rule and is never used: {history.problem}")
     return history
@@ -337,6 +382,8 @@ _STEPS = {
 }
 
 
-def histories(items_by_id: Mapping[str, list[Item]], saw: Saw = store_order_saw) -> dict[str, History]:
-    """Every learning's history (``saw``: whether one append was made having seen another)."""
-    return {lid: build(lid, items, saw) for lid, items in items_by_id.items()}
+def histories(items_by_id: Mapping[str, list[Item]], saw: Saw = store_order_saw,
+              copies: Copies | None = None) -> dict[str, History]:
+    """Every learning's history (``saw``: whether one append was made having seen another;
+    ``copies``: where else a record is stored)."""
+    return {lid: build(lid, items, saw, copies) for lid, items in items_by_id.items()}

@@ -79,7 +79,7 @@ class View:
         """Every learning's history, checked and settled (``rules.lifecycle``), built once."""
         from gitstore.rules.lifecycle import histories
 
-        return self.memo("lifecycle.histories", lambda: histories(self.learnings, self.saw))
+        return self.memo("lifecycle.histories", lambda: histories(self.learnings, self.saw, self.copies))
 
     def add(self, items: Iterable[Item]) -> None:
         """Index more records, read in store order after those already here (a view loaded
