@@ -8,7 +8,8 @@
   reference material with provenance; ``place`` decides where delivery may run at all;
 - ``ledger``: which learnings each agent session was given, so none is sent twice;
 - ``publish``: the managed section of AGENTS.md (and CLAUDE.md, Copilot's instructions) and the
-  continual-learning index, with rollback;
+  continual-learning index, with rollback; ``refresh``: what left force taken out of those
+  files, nothing added;
 - ``mcp``: an optional read-only MCP server; ``stdio``: its transport, each message bounded.
 
 Importing this package loads nothing: the agent hook imports only the light modules it needs.
@@ -16,5 +17,5 @@ Importing this package loads nothing: the agent hook imports only the light modu
 
 __all__ = [
     "build", "carry", "clindex", "context", "db", "heads", "here", "hook", "index", "jsonlite", "ledger", "limits", "mcp",
-    "place", "publish", "recall", "receipts", "sections", "snapshots", "stdio", "surfaces", "terms",
+    "place", "publish", "recall", "receipts", "refresh", "sections", "snapshots", "stdio", "surfaces", "terms",
 ]  # the public modules (tests/test_public_api.py keeps the list whole)
