@@ -25,7 +25,7 @@ from gitstore.queries.learnings import learnings
 from gitstore.sync.remote import SyncReport, sync
 
 from . import cli
-from .conftest import git
+from .conftest import all_objects, git
 from .team import EVERYTHING, commit_all, first_clone, forge, keypair, shared_remote, sign_as, team_clone, write_policy
 from .world import Thread, accepted, grant_all, propose, ref
 
@@ -127,10 +127,10 @@ def test_clones_that_read_a_fork_converge_once_the_writers_history_is_back(world
     for name, root in roots.items():
         done = cli.gitstore("verify", cwd=root)
         assert done.returncode == 0, (name, done.stdout, done.stderr)
-    for name in ("carol", "dave"):  # what was read from the fork is never given up; its text never was theirs
+    for name in ("carol", "dave"):  # what was read from the fork is never given up, its text with it
         view = Context.open(roots[name]).view()
         assert held["episode"] in view.episodes and held["planted"]["id"] in view.events
-        assert (view.events[held["planted"]["id"]].get("payload") or {}).get("text") is None
+        assert (view.events[held["planted"]["id"]].get("payload") or {}).get("text") == "Planted words."
     assert held["episode"] not in Context.open(roots["erin"]).view().episodes
     assert "parted" not in git(bare, "for-each-ref", "refs/memory/")  # sync never pushes it
     # alice's later appends reach them; carol's own appends name no parted tip and verify anywhere
@@ -241,3 +241,145 @@ def test_a_fork_of_this_clones_own_writer_stays_refused(world: tuple) -> None:
     assert done.returncode == 0 and "quarantined" in done.stderr and writer in done.stderr, done.stderr
     assert not [name for name in parted(carol) if f"/{writer}/" in name]
     assert forged.id not in Context.open(carol).view().episodes
+
+
+# -- a fork that drops the writer's latest append, its text with it ----------------------------
+# alice stores two appends, the second's text secret to the team; bob and carol read both. Then
+# someone with push access puts alice's records back at her first append and her snapshot back
+# as it was then, and forges one append on top: a fork whose snapshot no longer holds the text of
+# the append it parted from. The clones keep reading that append as a parted history, and its
+# text with it: a fork erases nobody's text, only an honoured removal does.
+
+SECRET = "SECRET-A2 bound the queue size."
+ERASED = ("alice", "bob", "carol")
+
+
+@pytest.fixture(scope="module")
+def erased_base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    tmp = tmp_path_factory.mktemp("fork-drops-text")
+    keys = {who: keypair(tmp / "keys", who) for who in ("github:9", "github:10")}
+    bare = shared_remote(tmp)
+    root = first_clone(tmp, bare)
+    write_policy(root, {"github:9": EVERYTHING, "github:10": EVERYTHING}, {w: k for w, (_, k) in keys.items()})
+    commit_all(root, "Who may decide")
+    git(root, "push", "-q", "origin", "main")
+    sign_as(root, keys["github:9"][0])
+    alice = Context.open(root)
+    grant_all(alice)
+    first = Thread(alice, 7, "100")
+    first.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
+    first.save()
+    bob = team_clone(tmp, bare, "bob", keys["github:10"][0])
+    carol = team_clone(tmp, bare, "carol")
+    for ctx in (alice, bob, carol):
+        sync(str(ctx.workspace.root))
+    writer = alice.workspace.config.writer
+    records, payloads = records_ref("shared", writer), payloads_ref("shared", writer)
+    a1, snapshot = git(bare, "rev-parse", records).strip(), git(bare, "rev-parse", payloads).strip()
+    second = Thread(alice, 8, "200")
+    secret = second.comment("200", SECRET, "2026-03-02T10:00:00.000000Z")
+    second.save()
+    for ctx in (alice, bob, carol):
+        sync(str(ctx.workspace.root))
+    a2, snapshot2 = git(bare, "rev-parse", records).strip(), git(bare, "rev-parse", payloads).strip()
+    for ctx in (bob, carol):
+        assert text(ctx.workspace.root, secret["id"]) == SECRET
+    # the fork: both refs back as they were at a1, one forged append on top
+    git(bare, "update-ref", records, a1)
+    git(bare, "update-ref", payloads, snapshot)
+    forged = Thread(alice, 9, "999")
+    forged.comment("999", "Planted.", "2026-03-03T10:00:00.000000Z")
+    x2 = forge(bare, writer, forged.pending)
+    return tmp, {"writer": writer, "a2": a2, "snapshot2": snapshot2, "x2": x2, "secret": secret["id"]}
+
+
+@pytest.fixture
+def erased(erased_base: tuple[Path, dict[str, Any]], tmp_path: Path) -> tuple[Path, dict[str, Path], dict[str, Any]]:
+    """A copy of the world whose fork dropped alice's second append and its text."""
+    source, held = erased_base
+    for name in ("remote.git", *ERASED):
+        copy_as_moved(source / name, tmp_path / name)
+    for name in ERASED:
+        git(tmp_path / name, "remote", "set-url", "origin", str(tmp_path / "remote.git"))
+    return tmp_path / "remote.git", {name: tmp_path / name for name in ERASED}, held
+
+
+def text(root: Path, event: str) -> str | None:
+    found = Context.open(root).view().events.get(event)
+    return None if found is None else (found.get("payload") or {}).get("text")
+
+
+def kept_snapshots(root: Path) -> list[str]:
+    return git(root, "for-each-ref", "--format=%(refname)", "refs/memory/v1/remotes/origin/parted-payloads/").split()
+
+
+def keeps_the_text(root: Path, held: dict[str, Any]) -> None:
+    """The parted append's text reads, survives gc (gitstore's and git's own) and verifies."""
+    assert parted(root) == [f"refs/memory/v1/remotes/origin/parted/shared/{held['writer']}/{held['a2']}"]
+    assert kept_snapshots(root) == [f"refs/memory/v1/remotes/origin/parted-payloads/shared/{held['writer']}/{held['a2']}"]
+    assert text(root, held["secret"]) == SECRET
+    assert cli.gitstore("gc", cwd=root).returncode == 0
+    git(root, "gc", "-q", "--prune=now")
+    assert text(root, held["secret"]) == SECRET
+    assert SECRET.encode() in all_objects(root)
+    done = cli.gitstore("verify", cwd=root)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+
+
+def test_a_fork_that_drops_a_writers_append_keeps_its_text_through_sync(erased: tuple) -> None:
+    bare, roots, held = erased
+    for name in ("bob", "carol"):
+        report = sync(str(roots[name]))
+        assert report.status == "ok" and not report.quarantined, report.render()
+        assert report.parted == [f"writer {held['writer']}: a parted history kept at {held['a2'][:12]}, "
+                                 "read beside the remote's"], report.render()
+        keeps_the_text(roots[name], held)
+        assert not sync(str(roots[name])).quarantined  # the next sync finds nothing to refuse
+    assert "parted" not in git(bare, "for-each-ref", "refs/memory/")  # sync never pushes it
+
+
+def test_a_fork_that_drops_a_writers_append_keeps_its_text_through_a_plain_fetch(erased: tuple) -> None:
+    bare, roots, held = erased
+    for name in ("bob", "carol"):
+        git(roots[name], "fetch", "-q", "--force", "--prune", "origin")
+        done = cli.gitstore("learnings", cwd=roots[name])
+        assert done.returncode == 0 and "quarantined" not in done.stderr, done.stderr
+        keeps_the_text(roots[name], held)
+        git(roots[name], "fetch", "-q", "--force", "--prune", "origin")  # no refspec names what keeps it
+        assert text(roots[name], held["secret"]) == SECRET
+        assert not sync(str(roots[name])).quarantined
+
+
+def test_a_removal_still_erases_the_text_of_a_parted_history(erased: tuple) -> None:
+    bare, roots, held = erased
+    for name in ("bob", "carol"):
+        assert not sync(str(roots[name])).quarantined
+        assert text(roots[name], held["secret"]) == SECRET
+    done = cli.gitstore("redact", "--comment", "github:comment:200", "--reason", "asked", "--by", "github:10",
+                        cwd=roots["bob"])
+    assert done.returncode == 0, done.stderr
+    assert sync(str(roots["bob"])).pushed
+    assert not sync(str(roots["carol"])).quarantined
+    for name in ("bob", "carol"):
+        assert text(roots[name], held["secret"]) is None
+        assert cli.gitstore("gc", cwd=roots[name]).returncode == 0
+        assert SECRET.encode() not in all_objects(roots[name]), name
+        done = cli.gitstore("verify", cwd=roots[name])
+        assert done.returncode == 0, (name, done.stdout, done.stderr)
+
+
+def test_a_parted_historys_snapshot_goes_with_it_once_the_writers_ref_holds_it_again(erased: tuple) -> None:
+    bare, roots, held = erased
+    bob = roots["bob"]
+    assert sync(str(bob)).parted
+    git(bare, "update-ref", records_ref("shared", held["writer"]), held["a2"])  # alice's own history back
+    git(bare, "update-ref", payloads_ref("shared", held["writer"]), held["snapshot2"])
+    report = sync(str(bob))
+    assert not report.quarantined and report.parted, report.render()
+    assert parted(bob) == [f"refs/memory/v1/remotes/origin/parted/shared/{held['writer']}/{held['x2']}"]
+    assert kept_snapshots(bob) == [f"refs/memory/v1/remotes/origin/parted-payloads/shared/{held['writer']}/{held['x2']}"]
+    assert text(bob, held["secret"]) == SECRET  # from the writer's own snapshot again
+    assert cli.gitstore("gc", cwd=bob).returncode == 0
+    assert text(bob, held["secret"]) == SECRET
+    done = cli.gitstore("verify", cwd=bob)
+    assert done.returncode == 0, (done.stdout, done.stderr)

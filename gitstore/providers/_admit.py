@@ -34,7 +34,9 @@ push put a history made on an older tip on the writer's ref) is no rewrite to re
 is verified since the commit both hold, as any arrival is, and when it passes it is admitted for
 the writer's ref, and the history admitted before is kept beside it as a **parted** history of
 that writer (``parted_ref``, admitted as it was, its own ref its anchor), which reads go on
-reading. Records are content-addressed and authority comes from signatures, not from the writer
+reading, with the writer's snapshot admitted by then kept as its own (``snapshot_of``): the
+writer's snapshot owes nothing to a parted history, and one forced with the fork may drop its
+text, which only an honoured removal may take. Records are content-addressed and authority comes from signatures, not from the writer
 id a ref names, so reading both is safe; refusing the remote's history instead left a clone that
 had admitted a brief fork behind for good, reading nothing the writer stored later. A history
 that moved back (the admitted one holds it whole) brings nothing and stays refused; so does a
@@ -56,7 +58,7 @@ from typing import NamedTuple
 import pygit2
 
 from gitstore import _jsontext
-from gitstore.providers._names import PREFIX, is_parted, parted_ref
+from gitstore.providers._names import PREFIX, kept_here, parted_ref, snapshot_of
 from gitstore.providers._objects import (
     BLOB_MODE, MAX_PAYLOAD_BYTES, Oversized, Unreadable, common_base, descends, load_commit, read_blob,
 )
@@ -231,20 +233,28 @@ class Admissions:
     def part(self, repo: pygit2.Repository, ref: str, base: pygit2.Oid, tip: pygit2.Oid) -> None:
         """Keep the history admitted at ``base`` for ``ref`` as a parted history of its writer
         (``parted_ref``), admitted as it was, now that ``tip``, which parts from it, is admitted
-        for the ref (by the caller, after this): records once read are never given up. Parted
-        histories of the writer that ``tip`` holds go (their ref at the next save): the writer's
-        ref keeps them. The parted history's ref is made at the next save, as anchors are."""
+        for the ref (by the caller, after this): records once read are never given up. The
+        writer's snapshot admitted by now is kept as the parted history's own (``snapshot_of``):
+        the writer's snapshot owes nothing to a parted history, so the one forced with the fork
+        could otherwise drop its text unremoved, and gc erase it. Parted histories of the writer
+        that ``tip`` holds go, with their snapshots (their refs at the next save): the writer's
+        refs keep them. The parted history's refs are made at the next save, as anchors are."""
         known = self._known.get(ref)
         scope, checks = (known.get("scope"), known.get("checks")) if isinstance(known, dict) else (None, None)
         for other in self.known(parted_ref(ref, "")):
             held = self.base(other)
             if held is not None and (held == tip or descends(repo, tip, held)):
-                del self._known[other]
-                self._let_go.add(other)
+                for gone in (other, snapshot_of(other)):
+                    self._known.pop(gone, None)
+                    self._let_go.add(gone)
         parted = parted_ref(ref, str(base))
         self._known[parted] = {"tip": str(base), "problem": None, "scope": scope, "checks": checks,
                                "admitted": str(base)}
-        self._let_go.discard(parted)
+        snapshot = self.base(snapshot_of(ref))
+        if snapshot is not None:
+            self._known[snapshot_of(parted)] = {"tip": str(snapshot), "problem": None, "scope": None,
+                                                "checks": CHECKS_VERSION, "admitted": str(snapshot)}
+        self._let_go -= {parted, snapshot_of(parted)}
         self.parted_now += 1
         self._changed = True
 
@@ -291,18 +301,19 @@ class Admissions:
         """Point each fetched ref's anchor at the tip it was admitted at last, where it does not
         already (a store older than anchors, or a new admission), and drop the anchor of a ref
         no longer admitted at any tip (checks it once passed refuse it now); a parted history's
-        own ref is its anchor, made here, and dropped once the writer's ref holds it (``part``).
+        refs (its records and its snapshot) are their own anchors, made here, and dropped once
+        the writer's ref holds it (``part``).
         Returns the refs whose admitted tip ``repo`` no longer holds (damage: nothing kept it)."""
         missing = []
         bases = self.bases(FETCHED)
         for ref in self.known(FETCHED):
-            if ref not in bases and not is_parted(ref):  # a parted history's ref stays: verify names it
+            if ref not in bases and not kept_here(ref):  # a parted history's refs stay: verify names them
                 _drop_ref(repo, anchor_ref(ref))
         for ref in sorted(self._let_go):
             _drop_ref(repo, ref)
         self._let_go.clear()
         for ref, base in bases.items():
-            anchor = ref if is_parted(ref) else anchor_ref(ref)  # a parted history's ref never moves: its own anchor
+            anchor = ref if kept_here(ref) else anchor_ref(ref)  # a parted history's refs: their own anchors
             try:
                 if repo.references[anchor].target == base:
                     continue

@@ -11,8 +11,10 @@ WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 
 
 PARTED = "parted"  # see parted_ref
+PARTED_PAYLOADS = "parted-payloads"  # see snapshot_of
 _FETCHED_LINE = re.compile(r"^remotes/([^/]+)/(records/shared/([^/]+)|"
                            r"parted/shared/([a-z0-9][a-z0-9-]{0,63})/[0-9a-f]{40})$")
+_PARTED_SNAPSHOT = re.compile(r"^remotes/[^/]+/parted-payloads/shared/[a-z0-9][a-z0-9-]{0,63}/[0-9a-f]{40}$")
 
 
 def records_ref(namespace: str, writer: str) -> str:
@@ -63,3 +65,26 @@ def is_parted(ref: str) -> bool:
     """Whether ``ref`` is a parted history of a fetched writer (``parted_ref``)."""
     found = fetched_line(ref)
     return found is not None and found[2]
+
+
+def snapshot_of(ref: str) -> str:
+    """The payload snapshot a fetched writer's records ref is read with: the writer's fetched
+    one, ``refs/memory/v1/remotes/<remote>/payloads/shared/<writer>``; for a parted history
+    (``parted_ref``), the snapshot admitted for the writer when its ref parted from it,
+    ``refs/memory/v1/remotes/<remote>/parted-payloads/shared/<writer>/<tip>``: the writer's
+    snapshot owes nothing to a parted history, and one forced with the fork may drop its text."""
+    remote, writer, parted = fetched_line(ref) or ("", "", False)
+    if parted:
+        return f"{PREFIX}remotes/{remote}/{PARTED_PAYLOADS}/shared/{writer}/{ref.rsplit('/', 1)[-1]}"
+    return f"{PREFIX}remotes/{remote}/payloads/shared/{writer}"
+
+
+def is_parted_snapshot(ref: str) -> bool:
+    """Whether ``ref`` is the payload snapshot of a parted history (``snapshot_of``)."""
+    return ref.startswith(PREFIX) and _PARTED_SNAPSHOT.match(ref[len(PREFIX):]) is not None
+
+
+def kept_here(ref: str) -> bool:
+    """Whether ``ref`` is a parted history or its snapshot: refs only this clone makes, each its
+    own anchor, which no fetch refspec names and sync never pushes."""
+    return is_parted(ref) or is_parted_snapshot(ref)

@@ -48,20 +48,23 @@ MAX_DEPTH = 8  # folders within folders: memory's trees nest three deep (<kind>/
 _RECORD = re.compile(r"^([a-z]+)/([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json$")
 _PAYLOAD = re.compile(r"^(notes/)?([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json$")
 _REF = re.compile(
-    r"^refs/memory/v1/(?:(records|payloads)/(local|shared)/|remotes/[^/]+/(records|payloads|parted)/shared/)"
+    r"^refs/memory/v1/(?:(records|payloads)/(local|shared)/|remotes/[^/]+/(records|payloads|parted|parted-payloads)/shared/)"
     r"([a-z0-9][a-z0-9-]{0,63})(/[0-9a-f]{40})?$"
 )
+
+PARTED_KINDS = {"parted": "records", "parted-payloads": "payloads"}  # a parted history's refs, and what each holds
 
 
 def _ref_parts(name: str) -> tuple[str, str, str] | None:
     """(kind, namespace, writer) of a memory ref's name; None for a name no memory ref has. A
     fetched writer's parted history (``_names.parted_ref``: a records history the writer's ref
-    parted from, named by its tip) is a fetched records ref like the writer's own."""
+    parted from, named by its tip) is a fetched records ref like the writer's own, and the
+    snapshot kept for it (``_names.snapshot_of``) a fetched payload snapshot."""
     match = _REF.match(name)
-    if not match or (match.group(3) == "parted") != (match.group(5) is not None):
+    if not match or (match.group(3) in PARTED_KINDS) != (match.group(5) is not None):
         return None
     kind = match.group(1) or match.group(3)
-    return "records" if kind == "parted" else kind, match.group(2) or "shared", match.group(4)
+    return PARTED_KINDS.get(kind, kind), match.group(2) or "shared", match.group(4)
 
 
 # libgit2 maps packs in windows of up to 1 GiB, keeps up to 8 GiB of them mapped and caches up

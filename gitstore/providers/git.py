@@ -13,7 +13,8 @@ Layout (documented for other implementations in ``okf/wiki/store.md``):
   writes a snapshot without it; gc erases the text.
 - ``refs/memory/v1/remotes/<remote>/{records,payloads}/shared/<writer>``: fetched writers.
 - ``refs/memory/v1/remotes/<remote>/parted/shared/<writer>/<tip>``: a fetched writer's history
-  its ref parted from (a fork admitted in its place, see ``_admit``), read beside it.
+  its ref parted from (a fork admitted in its place, see ``_admit``), read beside it, with the
+  payload snapshot kept for it then, ``.../parted-payloads/shared/<writer>/<tip>``.
 - ``refs/memory/v1/{records,payloads}/local/<writer>``, the same for the local namespace, in
   the bare repository ``.git/gitstore/local`` (objects and refs of its own). Local refs found
   in the repository itself (written by older versions, and sent by ``git push --mirror``) are
@@ -76,8 +77,8 @@ from gitstore.providers._kindmaps import ROWS_PER_LOOKUP, folder_map, kept_rows,
 from gitstore.providers._known import KnownBytes, Witness
 from gitstore.providers._message import (FORMAT, LAST_CLOCK, MAX_SEEN, Append, Header, format_message, parse_message,
                                         parse_order, record_lines, record_lines_holding, record_lines_of, seen_text)
-from gitstore.providers._names import (PREFIX, QUARANTINE, WRITER_PATTERN, fetched_line, note_path, payload_path,
-                                      payloads_ref, record_path, records_ref)
+from gitstore.providers._names import (PREFIX, QUARANTINE, WRITER_PATTERN, fetched_line, is_parted_snapshot, note_path,
+                                      payload_path, payloads_ref, record_path, records_ref, snapshot_of)
 from gitstore.providers._verified import FOLDER as VERIFIED
 from gitstore.providers._verified import Verified
 from gitstore.providers._packs import Objects
@@ -223,10 +224,11 @@ def refs_in(repo: pygit2.Repository, local: pygit2.Repository | None) -> list[Re
 
 
 def _fetched_info(name: str, line: tuple[str, str, bool], repo: pygit2.Repository) -> RefInfo:
-    """A fetched writer's records ref, or a parted history of it (``fetched_line``), read with
-    the writer's fetched payload snapshot."""
-    remote, writer, parted = line
-    return RefInfo(name, "shared", writer, f"{PREFIX}remotes/{remote}/payloads/shared/{writer}", repo, parted=parted)
+    """A fetched writer's records ref, read with the writer's fetched payload snapshot, or a
+    parted history of it (``fetched_line``), read with the snapshot kept when the writer's ref
+    parted from it (``snapshot_of``)."""
+    _, writer, parted = line
+    return RefInfo(name, "shared", writer, snapshot_of(name), repo, parted=parted)
 
 
 def records_state(tips: Iterable[pygit2.Oid]) -> str:
@@ -840,9 +842,11 @@ class GitProvider:
         makes (a parentless commit, every new payload hashing to its name, dropping none that
         no stored append removed), against the snapshot admitted last; else that one, kept,
         and the ref is named as quarantined. A plain ``git fetch`` forces the ref (snapshots
-        have no history), so a snapshot that drops another writer's text is never read."""
+        have no history), so a snapshot that drops another writer's text is never read. A
+        parted history's snapshot is read where it was kept: only this clone writes it, and
+        admits what it writes (``_rewrite_snapshots``)."""
         tip = self._target(repo, ref)
-        if tip is not None:
+        if tip is not None and not is_parted_snapshot(ref):
             writer = ref.rsplit("/", 1)[-1]
             admission = self._admissions.snapshot(repo, ref, tip, lambda dropped: self.unremoved(dropped, writer),
                                                   self._records_state)
@@ -1573,7 +1577,8 @@ class GitProvider:
     def _named_payloads(self, writer: str | None = None) -> set[str]:
         """The payload digests the stored events name (``writer``: those of its shared records
         only, its parted histories left out: the snapshot its appends write owes none of theirs,
-        whose text is simply not in this clone): each records tip's ``event/`` folder, read raw
+        whose text each parted history's own snapshot keeps, ``snapshot_of``): each records
+        tip's ``event/`` folder, read raw
         (a tip's tree holds every record its writer ever stored)."""
         named: set[str] = set()
         readers = _Readers(packs_first=True)
