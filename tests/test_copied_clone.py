@@ -387,9 +387,11 @@ def _tip_records(root: Path, writer: str) -> set[str]:
 def test_a_carried_decision_names_as_seen_what_its_original_had_seen(tmp_path: Path) -> None:
     """Alice accepts and syncs, then retires without syncing; someone with push access sets the
     remote's copy of her writer back to a history that parts before the acceptance (refused
-    here, held in quarantine). The retirement is carried over to a new id naming as seen what
-    it had seen, the acceptance, not where the rewritten history parted: every clone settles it
-    after the acceptance, and the learning is retired everywhere."""
+    here, held in quarantine). The remote no longer holds the acceptance: it is carried over to
+    a new id with the retirement, whose copy has seen what the retirement had seen, the
+    acceptance (its copy, the copy before it), not where the rewritten history parted: every
+    clone, a fresh one too, settles it after the acceptance, and the learning is retired
+    everywhere."""
     alice, bob = two_reviewers(tmp_path)
     a, b, bare = alice.workspace.root, bob.workspace.root, tmp_path / "remote.git"
     grant_all(alice)
@@ -412,16 +414,58 @@ def test_a_carried_decision_names_as_seen_what_its_original_had_seen(tmp_path: P
     git(mal, "push", "-q", "-f", "origin", f"{forged}:refs/memory/v1/records/shared/{old}")
     refused = sync(str(a))
     assert refused.quarantined and refused.not_pushed, refused.line
-    assert "carried over" in cli.ok("init", "--new-writer", cwd=a)
+    assert f"{old}: 2 append(s) (4 record(s))" in cli.ok("init", "--new-writer", cwd=a)
     new = _writer(a)
     repo = pygit2.Repository(str(a))
     copy = repo[repo.references[f"refs/memory/v1/records/shared/{new}"].target]
-    assert (old, acceptance) in parse_message(copy.message).seen  # what the retirement had seen
+    before = repo[copy.parent_ids[0]]  # what the retirement had seen, carried before it
+    assert parse_message(before.message).lines == parse_message(repo[pygit2.Oid(hex=acceptance)].message).lines
+    assert (old, granted) in parse_message(before.message).seen
     assert sync(str(a)).status in ("ok", "degraded") and sync(str(b)).status in ("ok", "degraded")
-    assert _verdict(a, proposal["id"]) == ("retired", False)
-    assert _verdict(b, proposal["id"]) == ("retired", False)
-    for root in (a, b):
+    erin = team_clone(tmp_path, bare, "erin").workspace.root
+    sync(str(erin))
+    for root in (a, b, erin):
+        assert _verdict(root, proposal["id"]) == ("retired", False), root
+    for root in (a, b, erin):
         assert cli.gitstore("verify", cwd=root).returncode == 0
+
+
+def test_a_pushed_decision_the_remote_s_history_dropped_is_carried_and_reaches_every_clone(tmp_path: Path) -> None:
+    """Alice accepts, retires and syncs, and bob admits the retirement; then someone with push
+    access sets the remote's copy of her writer back to the acceptance and appends on it. This
+    clone still holds the retirement as admitted, but the remote no longer does: it is stranded,
+    ``init --new-writer`` carries it over, and every clone, a fresh one too, counts it."""
+    alice, bob = two_reviewers(tmp_path)
+    a, b, bare = alice.workspace.root, bob.workspace.root, tmp_path / "remote.git"
+    grant_all(alice)
+    thread = Thread(Context.open(a), 7, "100")
+    comment = thread.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    proposal = propose(Context.open(a), [ref(comment)])
+    accepted(Context.open(a), proposal, by="github:9")
+    assert sync(str(a)).status == "ok" and sync(str(b)).status == "ok"
+    old = _writer(a)
+    acceptance = _records_tip(a, old)
+    retire(Context.open(a), proposal["id"], "github:9", "no longer true")
+    assert sync(str(a)).status == "ok" and sync(str(b)).status == "ok"
+    mal = team_clone(tmp_path, bare, "mal").workspace.root
+    git(mal, "update-ref", f"refs/memory/v1/records/shared/{old}", acceptance)
+    forged = forge(mal, old, [_episode(Context.open(mal))])
+    git(mal, "push", "-q", "-f", "origin", f"{forged}:refs/memory/v1/records/shared/{old}")
+    sync(str(b))
+    refused = sync(str(a))
+    assert refused.not_pushed and any("--new-writer" in why for why in refused.not_pushed), refused.line
+    out = cli.ok("init", "--new-writer", cwd=a)
+    new = _writer(a)
+    assert f"{old}: 1 append(s) (2 record(s)) the remote's history of {old} parted from, carried over to {new}" in out
+    report = sync(str(a))
+    assert not report.stranded and {m.writer for m in report.pushed} == {new}, report.line
+    sync(str(b))
+    erin = team_clone(tmp_path, bare, "erin").workspace.root
+    sync(str(erin))
+    for root in (a, b, erin):
+        assert _verdict(root, proposal["id"]) == ("retired", False), root
+        assert cli.gitstore("verify", cwd=root).returncode == 0, root
 
 
 def test_sync_in_another_work_tree_never_carries_the_id_the_main_one_writes_as(tmp_path: Path) -> None:

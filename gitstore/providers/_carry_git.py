@@ -7,7 +7,8 @@ remote's copy holds appends this clone never made (another clone writing as that
 someone with push access), the two histories have parted: this clone's appends after the last
 one both hold are **stranded**, as forcing them out would erase the others'. Which appends a
 push could not send is told by every copy of the remote's history seen here, the one refused
-and held in quarantine included: that is what the remote holds now.
+and held in quarantine included: that is what the remote holds now, and an append admitted
+here before the remote's copy parted that this copy lacks is stranded too.
 
 Only the ids a work tree itself left with ``init --new-writer`` are carried (the caller names
 them, ``gitstore.config.former_writers``), and never one another work tree of the repository
@@ -89,7 +90,7 @@ def stranded(repo: pygit2.Repository, writer: str) -> Stranded | None:
     cut = _cut(repo, chain, copies)
     if not cut:
         return None
-    held = _Held(repo, writer)
+    held = _Held(repo, writer, chain)
     appends = tuple(oid for oid in reversed(chain[:cut]) if not held.holds(_paths(parse_message(repo[oid].message))))
     return Stranded(writer, appends, held) if appends else None
 
@@ -144,24 +145,25 @@ def _remote_copies(repo: pygit2.Repository, writer: str) -> list[pygit2.Oid]:
 
 class _Held:
     """What the team holds, or this clone's next push sends, of the appends of this clone's
-    ids, for former id ``writer``'s stranded appends: the records histories of the remote (as
-    admitted here, never one refused) under each of this clone's ids, ``writer`` included, and
-    this clone's own history of each other id where its push is a fast-forward (a copy carried
-    onto an id left since goes out with it). Not ``writer``'s own history: it holds the
+    ids, for former id ``writer``'s stranded appends (``chain``: its history here, newest
+    first): the records histories of the remote (as admitted here, never one refused) under
+    each of this clone's other ids, of ``writer`` what the remote holds now (``_remote_holds``),
+    and this clone's own history of each other id where its push is a fast-forward (a copy
+    carried onto an id left since goes out with it). Not ``writer``'s own history: it holds the
     originals, which are what never reaches the team."""
 
-    def __init__(self, repo: pygit2.Repository, writer: str) -> None:
+    def __init__(self, repo: pygit2.Repository, writer: str, chain: list[pygit2.Oid]) -> None:
         self.repo = repo
-        ids = [name[len(SHARED):] for name in ref_names(repo, SHARED)]
+        ids = [name[len(SHARED):] for name in ref_names(repo, SHARED) if name != SHARED + writer]
         suffixes = tuple(f"/records/shared/{name}" for name in ids)
         remote = [name for name in ref_names(repo, f"{PREFIX}remotes/") if name.endswith(suffixes)]
-        local = [records_ref("shared", name) for name in ids if name != writer and _sends(repo, name)]
+        local = [records_ref("shared", name) for name in ids if _sends(repo, name)]
+        tips = [(name.rsplit("/", 1)[-1], ref_tip(repo, name)) for name in [*remote, *local]]
         self.refs: list[tuple[str, pygit2.Oid, pygit2.Tree]] = []  # (writer, tip, its tree)
-        for name in [*remote, *local]:
-            tip = ref_tip(repo, name)
+        for name, tip in [*tips, *((writer, tip) for tip in _remote_holds(repo, writer, chain))]:
             try:
                 if tip is not None:
-                    self.refs.append((name.rsplit("/", 1)[-1], tip, repo[tip].peel(pygit2.Tree)))
+                    self.refs.append((name, tip, repo[tip].peel(pygit2.Tree)))
             except (KeyError, ValueError, pygit2.GitError):
                 continue
         self._chains: dict[pygit2.Oid, list[pygit2.Oid]] = {}
@@ -198,6 +200,24 @@ class _Held:
                 break
             found = oid
         return found
+
+
+def _remote_holds(repo: pygit2.Repository, writer: str, chain: list[pygit2.Oid]) -> list[pygit2.Oid]:
+    """Per remote, the tip of what it holds of ``writer``'s history here (``chain``, newest
+    first): the copy admitted here, unless the copy last fetched from it (waiting or held in
+    quarantine) parted from this history; then the last append that copy shares with it, or
+    nothing when it shares none. A push met that copy: what the admitted one holds beyond it
+    is gone from the remote, and the appends on top of it are none of this clone's."""
+    suffix, at = f"/records/shared/{writer}", {oid: position for position, oid in enumerate(chain)}
+    held: list[pygit2.Oid] = []
+    for admitted in [name for name in ref_names(repo, f"{PREFIX}remotes/") if name.endswith(suffix)]:
+        remote = admitted[len(f"{PREFIX}remotes/"):-len(suffix)]
+        fetched = [ref_tip(repo, f"{prefix}{remote}{suffix}") for prefix in (INCOMING, QUARANTINE)]
+        cut = max((_parted_at(repo, tip, at, len(chain)) for tip in fetched if tip is not None), default=0)
+        tip = ref_tip(repo, admitted) if not cut else chain[cut] if cut < len(chain) else None
+        if tip is not None:
+            held.append(tip)
+    return held
 
 
 def _sends(repo: pygit2.Repository, writer: str) -> bool:
