@@ -682,6 +682,158 @@ def test_text_missing_with_no_removal_is_not_called_removed(team: tuple) -> None
     assert "redacted" not in show.stdout and "removed (" not in show.stdout, show.stdout
 
 
+def _alice_speaks_later(alice: Context) -> tuple[dict, dict]:
+    """alice stores a newer comment and a proposal citing it, and syncs; (comment, proposal)."""
+    later = Thread(alice, 9, "300")
+    comment = later.comment("300", "alice's later words", "2026-03-04T10:00:00.000000Z")
+    later.save()
+    proposal = propose(alice, [ref(comment)], title="Later words", text="Later words.")
+    assert sync(str(alice.workspace.root)).status == "ok"
+    return comment, proposal
+
+
+def _commit_of(bare: Path, tree_of: str) -> str:
+    """A new parentless commit of the tree of ``tree_of`` (a snapshot made again by hand)."""
+    return subprocess.run(["git", "-c", "user.name=m", "-c", "user.email=m@example.com", "commit-tree", "-m",
+                           "gitstore: payloads", f"{tree_of}^{{tree}}"], cwd=bare, capture_output=True,
+                          check=True).stdout.decode().strip()
+
+
+@pytest.mark.parametrize("made_again", [False, True], ids=["the-old-commit", "a-new-commit-of-its-tree"])
+def test_a_snapshot_older_than_its_writers_records_is_refused_and_named(team: tuple, tmp_path: Path,
+                                                                        made_again: bool) -> None:
+    """Someone with push access forced alice's payload snapshot back to the one from before her
+    newest comment. It dropped nothing bob had admitted (his never held that comment), so bob's
+    sync took it: her comment read as not in this clone, pointing at verify, which said ok. A
+    snapshot that lacks a payload its writer's admitted records name, no removal having taken
+    it, is older than those records: refused and named, until her real one is back."""
+    from .team import team_clone
+
+    alice, bob, bare, _ = team
+    assert sync(str(alice.workspace.root)).status == "ok"
+    writer = alice.workspace.config.writer
+    snapshot = f"refs/memory/v1/payloads/shared/{writer}"
+    older = git(bare, "rev-parse", snapshot).strip()
+    assert sync(str(bob.workspace.root)).status == "ok"
+    comment, proposal = _alice_speaks_later(alice)
+    forced = older
+    if made_again:
+        forced = _commit_of(bare, older)
+        git(bare, "update-ref", snapshot, forced)
+    else:
+        mallory = team_clone(tmp_path, bare, "mallory").workspace.root
+        git(mallory, "push", "-q", "-f", "origin", f"{forced}:{snapshot}")
+    root = bob.workspace.root
+    for _ in range(2):  # named again by the next sync, not taken
+        done = cli.gitstore("sync", cwd=root)
+        assert done.returncode == 3, done.stdout + done.stderr
+        assert f"writer {writer}: payloads at {forced[:12]} quarantined" in done.stdout, done.stdout
+        assert "lacks 1 payload(s) its writer's records name" in done.stdout, done.stdout
+    assert "alice's later words" not in texts(bob)
+    said = cli.gitstore("verify", cwd=root)
+    assert said.returncode == 3, said.stdout + said.stderr
+    assert f"payloads/shared/{writer}" in said.stderr and "lacks 1 payload(s)" in said.stderr, said.stderr
+    assert f"event {comment['id']}" in said.stderr, said.stderr
+    shown = cli.gitstore("show", proposal["id"], cwd=root)
+    assert "is not in this clone, and no removal took it" in shown.stdout, shown.stdout
+    assert "lacks 1 payload(s)" in shown.stderr, shown.stderr  # every command names the snapshot held back
+    assert sync(str(alice.workspace.root)).pushed  # her own snapshot goes out over the forced one
+    got = sync(str(root))
+    assert not got.quarantined, got.line
+    assert "alice's later words" in texts(bob)
+    assert cli.gitstore("verify", cwd=root).returncode == 0
+
+
+def test_a_snapshot_older_than_its_writers_records_is_named_after_a_plain_fetch(team: tuple) -> None:
+    """The same forced snapshot, brought by a plain ``git fetch``: reads judge it as sync does."""
+    alice, bob, bare, _ = team
+    assert sync(str(alice.workspace.root)).status == "ok"
+    snapshot = f"refs/memory/v1/payloads/shared/{alice.workspace.config.writer}"
+    older = git(bare, "rev-parse", snapshot).strip()
+    git(bob.workspace.root, "fetch", "-q", "origin")
+    assert "keep retries bounded" in texts(bob)
+    comment, _ = _alice_speaks_later(alice)
+    git(bare, "update-ref", snapshot, older)
+    git(bob.workspace.root, "fetch", "-q", "origin")
+    assert "alice's later words" not in texts(bob)
+    said = cli.gitstore("verify", cwd=bob.workspace.root)
+    assert said.returncode == 3 and "lacks 1 payload(s)" in said.stderr, said.stderr
+    assert f"event {comment['id']}" in said.stderr, said.stderr
+    got = sync(str(bob.workspace.root))
+    assert any(q.kind == "payloads" and "lacks 1 payload(s)" in q.damage for q in got.quarantined), got.line
+
+
+def test_a_snapshot_that_arrives_before_its_records_is_never_refused(team: tuple) -> None:
+    """A snapshot is written before the records that name its new payloads, so it may hold more,
+    never less: one that reached the remote (and bob) before alice's records did, and the two
+    arriving in one sync, are admitted, by sync and by reads after a plain fetch."""
+    alice, bob, bare, _ = team
+    assert sync(str(alice.workspace.root)).status == "ok"
+    assert sync(str(bob.workspace.root)).status == "ok"
+    later = Thread(alice, 9, "300")
+    later.comment("300", "alice's later words", "2026-03-04T10:00:00.000000Z")
+    later.save()
+    snapshot = f"refs/memory/v1/payloads/shared/{alice.workspace.config.writer}"
+    git(alice.workspace.root, "push", "-q", "-f", "origin", f"{snapshot}:{snapshot}")  # the snapshot alone
+    got = sync(str(bob.workspace.root))
+    assert not got.quarantined and any(m.kind == "payloads" for m in got.came_in), got.line
+    assert sync(str(alice.workspace.root)).status == "ok"  # now the records
+    got = sync(str(bob.workspace.root))
+    assert not got.quarantined, got.line
+    assert "alice's later words" in texts(bob)
+    last = Thread(alice, 10, "400")
+    last.comment("400", "alice's last words", "2026-03-05T10:00:00.000000Z")
+    last.save()
+    assert sync(str(alice.workspace.root)).status == "ok"  # records and snapshot together
+    git(bob.workspace.root, "fetch", "-q", "origin")
+    assert "alice's last words" in texts(bob)
+    assert cli.gitstore("verify", cwd=bob.workspace.root).returncode == 0
+    got = sync(str(bob.workspace.root))
+    assert not got.quarantined, got.line
+    assert cli.gitstore("verify", cwd=bob.workspace.root).returncode == 0
+
+
+def test_a_payload_its_writer_never_stored_for_a_removal_is_not_owed(team: tuple, tmp_path: Path) -> None:
+    """A label's payload is the same for every label of one theme. alice removed her comment's
+    text, and with it her label's; bob then labelled his comment alike: his append stores no
+    payload a note is kept for, so his snapshot never held it. Without a policy alice's removal
+    counts on no other clone, yet bob's snapshot owes nothing there: carol reads his later text."""
+    from gitstore.ops.labels import LabelSpec, store_labels
+    from gitstore.ops.redact import redact
+
+    alice, bob, bare, held = team
+    label = ("retry-bounds", "convention", "asks-for", (), "lexical")
+    store_labels(alice, alice.view(), [LabelSpec(held["comment"]["id"], *label)], ALICE)
+    redact(Context.open(alice.workspace.root), "github:comment:100", ALICE, "asked by its author")
+    assert sync(str(alice.workspace.root)).status == "ok"
+    assert sync(str(bob.workspace.root)).status == "ok"
+    thread = Thread(bob, 8, "200")
+    mine = thread.comment("200", "bob's own words", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    bob = Context.open(bob.workspace.root)
+    store_labels(bob, bob.view(), [LabelSpec(mine["id"], *label)], "github:10")
+    assert sync(str(bob.workspace.root)).status == "ok"
+    carol = clone(tmp_path, bare, "carol")
+    got = sync(str(carol.workspace.root))
+    assert not got.quarantined, got.line
+    assert "bob's own words" in texts(carol)
+    said = cli.gitstore("verify", cwd=carol.workspace.root)
+    assert said.returncode == 0 and "no payload snapshot read here" not in said.stderr, said.stderr
+
+
+def test_text_a_writer_never_sent_is_named_by_verify(team: tuple) -> None:
+    """alice's snapshot never reached the remote (deleted there): her records arrive, her
+    comment reads as not in this clone, and verify names the event whose text did not come."""
+    alice, bob, bare, held = team
+    assert sync(str(alice.workspace.root)).status == "ok"
+    git(bare, "update-ref", "-d", f"refs/memory/v1/payloads/shared/{alice.workspace.config.writer}")
+    sync(str(bob.workspace.root))
+    assert "keep retries bounded" not in texts(bob)
+    said = cli.gitstore("verify", cwd=bob.workspace.root)
+    assert said.returncode == 3, said.stdout + said.stderr
+    assert f"event {held['comment']['id']}" in said.stderr and "no removal took it" in said.stderr, said.stderr
+
+
 def _alice_read_everywhere_and_the_forger_refused(alice: Context, bare: Path, tmp_path: Path, forge: Any,
                                                   root: Path, forged: dict, clock: int) -> None:
     """alice's own verify passes and a new clone admits her history after the forger's clocks;

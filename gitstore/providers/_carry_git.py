@@ -400,7 +400,7 @@ def _payload_tree(provider: GitProvider, appends: list[tuple[str, pygit2.Oid]],
                   objects: ObjectWriter) -> pygit2.Oid | None:
     """This writer's next payload snapshot: its current one with the payloads the copied
     events name, from the snapshot of the id that stored them (a removed one stays out)."""
-    from gitstore.providers.git import _PAYLOAD_DIGEST
+    from gitstore.providers._admit import PAYLOAD_DIGEST
 
     repo, noted = provider.repo, set(provider._kept_notes())
     found: dict[str, bytes] = {}
@@ -413,7 +413,7 @@ def _payload_tree(provider: GitProvider, appends: list[tuple[str, pygit2.Oid]],
         for digest, kind, _ in parse_message(original.message).lines:
             if kind != "event":
                 continue
-            named = _PAYLOAD_DIGEST.search(repo[original.tree[record_path(kind, digest)].id].data)
+            named = PAYLOAD_DIGEST.search(repo[original.tree[record_path(kind, digest)].id].data)
             path = payload_path(named.group(1).decode()) if named else None
             if path is not None and named.group(1).decode() not in noted and path in held:
                 found[path] = held[path].id.raw
