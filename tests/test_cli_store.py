@@ -211,6 +211,17 @@ def test_bad_records_are_refused_and_nothing_is_stored(ready: Path, line: str, m
     assert json.loads(run_ok(ready, "records", "list", "--json")) == []
 
 
+def test_an_event_without_its_payload_is_refused_and_nothing_is_stored(ready: Path) -> None:
+    """Other clones hold a writer's payload snapshot to the events it stored: an event added
+    without its text would be text no snapshot ever holds."""
+    event = R.event("no-text")
+    event.pop("payload")
+    (ready / "batch.jsonl").write_text(jsonl(R.audit("good", []), event))
+    done = gitstore(ready, "records", "add", "batch.jsonl")
+    assert done.returncode == 1 and "batch.jsonl:2: an event is added with its payload" in done.stderr, done.stderr
+    assert json.loads(run_ok(ready, "records", "list", "--json")) == []
+
+
 def test_mixed_local_and_shared_batch_is_refused(ready: Path) -> None:
     envelope = json.loads((CONTRACTS / "examples" / "valid" / "envelope.json").read_text())
     done = gitstore(ready, "records", "add", "-", stdin=jsonl(envelope, R.episode("g")).encode())

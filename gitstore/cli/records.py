@@ -26,6 +26,13 @@ _CONSENT_COMMANDS = {
                               "records who withdrew it; records add writes none, so it adds no withdrawal",
 }
 
+# An event's text travels in its payload snapshot, which other clones hold to the events its
+# writer stored: an event added without its payload is text no snapshot will ever hold, which
+# every other clone would name (and quarantine the writer's snapshot for) at every sync.
+EVENT_SCHEMA = "gitstore.event/v1"
+_NO_PAYLOAD = ("an event is added with its payload (the text it carries): without it, no clone could ever read "
+               "its text, and other clones would hold this writer's payloads back for lacking it")
+
 records_app = typer.Typer(help="Add, list and show records.", no_args_is_help=True)
 
 
@@ -58,6 +65,8 @@ class _Lines:
                 refusal = _CONSENT_COMMANDS.get(str(value.get("schema")))
                 if refusal is not None:
                     raise Refused(refusal)
+                if value.get("schema") == EVENT_SCHEMA and "payload" not in value and "redaction" not in value:
+                    raise InvalidInput(_NO_PAYLOAD)
                 if self.do_seal:
                     value.pop("digest", None)
                     seal(value)
@@ -81,7 +90,8 @@ def add(
     commits: 100,000 records peak near 290 MB, a million near 2.2 GB). A line that fails
     stores nothing and is named in the error. Decisions,
     grants and withdrawals are refused: they are written by the commands that give them
-    (accept, reject, retire, grant, withdraw), each with its audit entry.
+    (accept, reject, retire, grant, withdraw), each with its audit entry. So is an event
+    without its payload: no clone could ever read its text.
     """
     store = Context.open().store
     lines = _Lines(file, do_seal)
