@@ -91,7 +91,7 @@ def stranded(repo: pygit2.Repository, writer: str) -> Stranded | None:
     if not cut:
         return None
     held = _Held(repo, writer, chain)
-    appends = tuple(oid for oid in reversed(chain[:cut]) if not held.holds(_paths(parse_message(repo[oid].message))))
+    appends = tuple(oid for oid in reversed(chain[:cut]) if not held.holds(_paths(parse_message(_commit(repo, oid).message))))
     return Stranded(writer, appends, held) if appends else None
 
 
@@ -102,12 +102,20 @@ def _cut(repo: pygit2.Repository, chain: list[pygit2.Oid], copies: list[pygit2.O
     return max(_parted_at(repo, tip, at, len(chain)) for tip in copies)
 
 
+def _commit(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Commit:
+    """An append of this clone's own records history (a ref that fails closed), as a commit."""
+    found = repo[oid]
+    if not isinstance(found, pygit2.Commit):
+        raise IntegrityError(f"{oid} is a {found.type_str}, not an append commit")
+    return found
+
+
 def _chain(repo: pygit2.Repository, tip: pygit2.Oid) -> list[pygit2.Oid]:
     """A records history (this clone's own), newest first, along first parents."""
     chain, oid = [], tip
     while True:
         chain.append(oid)
-        parents = repo[oid].parent_ids
+        parents = _commit(repo, oid).parent_ids
         if not parents:
             return chain
         oid = parents[0]
@@ -179,7 +187,7 @@ class _Held:
         for writer, tip, _ in self.refs:
             if oid in self._chain(tip):
                 return writer, oid
-        paths = _paths(parse_message(self.repo[oid].message))
+        paths = _paths(parse_message(_commit(self.repo, oid).message))
         for writer, tip, tree in self.refs:
             if all(path in tree for path in paths):
                 return writer, self._first_holding(tip, paths)
@@ -257,7 +265,7 @@ def carry(provider: GitProvider, former: Collection[str], busy: Mapping[str, Pat
             why = f"{exc}; the next sync tries again, while {writer} has no appends"
     for item in found:
         if why is None:
-            records = sum(len(parse_message(repo[oid].message).lines) for oid in item.appends)
+            records = sum(len(parse_message(_commit(repo, oid).message).lines) for oid in item.appends)
             done.lines.append(f"{item.writer}: {len(item.appends)} append(s) ({records} record(s)) the remote's "
                               f"history of {item.writer} parted from, carried over to {writer} so that sync "
                               "sends them")
@@ -282,7 +290,7 @@ def _cannot_carry(provider: GitProvider, found: list[Stranded]) -> str | None:
     signed = []
     for item in found:
         for oid in item.appends:
-            signature = signature_of(repo[oid])
+            signature = signature_of(_commit(repo, oid))
             if signature is not None:
                 try:
                     signed.append((oid, signing_key(signature[0])))
@@ -318,7 +326,7 @@ def _write(provider: GitProvider, found: list[Stranded]) -> str | None:
     ref = records_ref("shared", writer)
     if ref_tip(repo, ref) is not None:
         return f"this clone has appended as {writer} meanwhile; `gitstore init --new-writer` carries them over"
-    appends = sorted(((parse_message(repo[oid].message), item, oid) for item in found for oid in item.appends),
+    appends = sorted(((parse_message(_commit(repo, oid).message), item, oid) for item in found for oid in item.appends),
                      key=lambda each: (each[0].clock, each[1].writer))
     objects, journals = ObjectWriter(provider.state / SCRATCH), []
     try:
@@ -331,7 +339,7 @@ def _write(provider: GitProvider, found: list[Stranded]) -> str | None:
         clock = 0
         covered: set[pygit2.Oid] = set()  # the originals the copies so far hold: what the next has seen
         for header, item, oid in appends:
-            original, paths = repo[oid], _paths(header)
+            original, paths = _commit(repo, oid), _paths(header)
             covered.add(oid)
             if tree is not None and all(path in tree for path in paths):
                 continue  # carried already from another former id (a copy of a copy)
@@ -376,8 +384,8 @@ def _clock(repo: pygit2.Repository, commit: pygit2.Oid) -> int:
     """The clock of the append ``commit`` (0: not held here): a copy's is above every one it
     names as seen, as verify requires."""
     try:
-        return parse_message(repo[commit].message).clock
-    except (KeyError, ValueError, pygit2.GitError):
+        return parse_message(_commit(repo, commit).message).clock
+    except (KeyError, ValueError, pygit2.GitError, IntegrityError):
         return 0
 
 
@@ -409,14 +417,14 @@ def _payload_tree(provider: GitProvider, appends: list[tuple[str, pygit2.Oid]],
         if snapshot is None:
             continue
         held = repo[snapshot].peel(pygit2.Tree)
-        original = repo[oid]
+        original = _commit(repo, oid)
         for digest, kind, _ in parse_message(original.message).lines:
             if kind != "event":
                 continue
-            named = PAYLOAD_DIGEST.search(repo[original.tree[record_path(kind, digest)].id].data)
-            path = payload_path(named.group(1).decode()) if named else None
-            if path is not None and named.group(1).decode() not in noted and path in held:
-                found[path] = held[path].id.raw
+            named = PAYLOAD_DIGEST.search(original.tree[record_path(kind, digest)].read_raw())
+            payload = named.group(1).decode() if named else None
+            if payload is not None and payload not in noted and payload_path(payload) in held:
+                found[payload_path(payload)] = held[payload_path(payload)].id.raw
     if not found:
         return None
     tip = ref_tip(repo, payloads_ref("shared", provider.writer))
