@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from gitstore.capture.saved import FORMAT, MAX_SNAPSHOT_BYTES, exclusive
-from gitstore.capture.screening import bounded, clean_name, clean_path
+from gitstore.capture.bounds import bounded
+from gitstore.capture.screening import clean_name, clean_path
 from gitstore.records.canonical import canonicalize, parse_json, sha256_digest
 from gitstore.records.times import normalize_time
 from gitstore.records.contracts import seal

@@ -36,20 +36,42 @@ import fcntl
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from contextlib import AbstractContextManager
+from typing import NamedTuple, Protocol
 
 import pygit2
 
 from gitstore.errors import IntegrityError, Refused
 from gitstore.providers._gitdirs import SCRATCH, ref_names
 from gitstore.providers._incoming import INCOMING, ref_tip
-from gitstore.providers._message import Header, format_message, parse_message
+from gitstore.providers._message import SIGNATURE_EMAIL, SIGNATURE_NAME, Header, format_message, parse_message
 from gitstore.providers._names import PREFIX, QUARANTINE, note_path, payload_path, payloads_ref, record_path, records_ref
 from gitstore.providers._objects import Oversized, ObjectWriter, load_commit
 from gitstore.providers._tips import tips_log
 
-if TYPE_CHECKING:
-    from gitstore.providers.git import GitProvider
+
+
+class Writing(Protocol):
+    """What carrying needs of the git provider (``GitProvider``): its repository, writer id and
+    state folder, its locks, and the steps an append takes (journal, trees, snapshot), so the
+    copies are written as its own appends are."""
+
+    repo: pygit2.Repository
+    writer: str
+    state: Path
+
+    def _lock(self, name: str, mode: int) -> AbstractContextManager[None]: ...
+
+    def _writer_lock(self, namespace: str) -> AbstractContextManager[None]: ...
+
+    def _journal(self, roots: list[pygit2.Oid]) -> Path: ...
+
+    def _tree(self, repo: pygit2.Repository, base: pygit2.Tree | None, changes: Mapping[str, bytes | None],
+              writer: ObjectWriter) -> pygit2.Oid: ...
+
+    def _set_snapshot(self, repo: pygit2.Repository, ref: str, tree: pygit2.Oid, message: str) -> None: ...
+
+    def _kept_notes(self) -> Mapping[str, object]: ...
 
 SHARED = f"{PREFIX}records/shared/"
 
@@ -241,7 +263,7 @@ def _paths(header: Header) -> list[str]:
 
 # -- carrying --------------------------------------------------------------------------------------
 
-def carry(provider: GitProvider, former: Collection[str], busy: Mapping[str, Path]) -> Carried:
+def carry(provider: Writing, former: Collection[str], busy: Mapping[str, Path]) -> Carried:
     """Carry the stranded appends of ``former``, the ids this work tree wrote as and left, over
     to its writer id while that id has no appends of its own; otherwise, or when a signed one
     cannot be signed again with its key, or another work tree writes as the id now (``busy``:
@@ -279,7 +301,7 @@ def _stays(item: Stranded, why: str) -> str:
             f"on this clone, never forced: {why}")
 
 
-def _cannot_carry(provider: GitProvider, found: list[Stranded]) -> str | None:
+def _cannot_carry(provider: Writing, found: list[Stranded]) -> str | None:
     """Why these appends cannot be carried over now (None: they can)."""
     repo, writer = provider.repo, provider.writer
     if ref_tip(repo, records_ref("shared", writer)) is not None:
@@ -318,7 +340,7 @@ def _short(key: str) -> str:
     return f"{kind} ...{data[-16:]}" if data else "a signature that names no key"
 
 
-def _write(provider: GitProvider, found: list[Stranded]) -> str | None:
+def _write(provider: Writing, found: list[Stranded]) -> str | None:
     """Write the copies, signed where their originals are, then move this writer's payload
     snapshot (first: it may hold more, never less) and its records ref onto the last copy, from
     nothing (the caller holds the writer lock). A signature that fails moves nothing."""
@@ -393,7 +415,6 @@ def _copy(repo: pygit2.Repository, original: pygit2.Commit, message: str, tree: 
           parents: list[pygit2.Oid]) -> pygit2.Oid:
     """The copy of ``original``: its time, and its signature made again when it had one."""
     from gitstore.providers._signing import signature_of, signed_commit, signer
-    from gitstore.providers.git import SIGNATURE_EMAIL, SIGNATURE_NAME
 
     when = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL, original.committer.time, original.committer.offset)
     if signature_of(original) is None:
@@ -404,7 +425,7 @@ def _copy(repo: pygit2.Repository, original: pygit2.Commit, message: str, tree: 
     return signed_commit(repo, who, when, message, tree, parents)
 
 
-def _payload_tree(provider: GitProvider, appends: list[tuple[str, pygit2.Oid]],
+def _payload_tree(provider: Writing, appends: list[tuple[str, pygit2.Oid]],
                   objects: ObjectWriter) -> pygit2.Oid | None:
     """This writer's next payload snapshot: its current one with the payloads the copied
     events name, from the snapshot of the id that stored them (a removed one stays out)."""

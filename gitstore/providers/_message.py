@@ -15,6 +15,8 @@ from typing import NamedTuple, Protocol
 from gitstore.providers._names import WRITER_PATTERN
 
 FORMAT = "1"
+SIGNATURE_NAME = "gitstore"  # author and committer of every memory commit: only its time varies
+SIGNATURE_EMAIL = "gitstore@localhost"
 # A Clock header holds at most 15 digits: an append never writes a larger clock, which its own
 # reads would refuse.
 LAST_CLOCK = 10**15 - 1

@@ -74,7 +74,7 @@ from gitstore.providers._gitdirs import (BROKEN_REF, LOCAL, PENDING, SCRATCH, co
 from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
 from gitstore.providers._kindmaps import ROWS_PER_LOOKUP, folder_map, kept_rows, map_path
 from gitstore.providers._known import KnownBytes, Witness
-from gitstore.providers._message import (FORMAT, LAST_CLOCK, MAX_SEEN, Append, Header, format_message, parse_message,
+from gitstore.providers._message import (FORMAT, LAST_CLOCK, MAX_SEEN, SIGNATURE_EMAIL, SIGNATURE_NAME, Append, Header, format_message, parse_message,
                                         parse_order, record_lines, record_lines_holding, record_lines_of, seen_text)
 from gitstore.providers._names import (PREFIX, QUARANTINE, WRITER_PATTERN, fetched_line, is_parted_snapshot, note_path,
                                       payload_path, payloads_ref, record_path, records_ref, snapshot_of)
@@ -112,8 +112,6 @@ WALK_SHARE = 4  # ...and it walks it (keeping the map) once it has looked up thi
 KEEP_PASSED = 2  # and of those a pass over a history read last: a read of several kinds reads them again
 ORDER_CONTEXT = f"order-{FORMAT}"  # what _remembered_order keeps depends on the message format only
 REMEMBER_ORDER_FROM = 1 << 16  # characters of a commit message worth remembering its header (700 records)
-SIGNATURE_NAME = "gitstore"
-SIGNATURE_EMAIL = "gitstore@localhost"
 MAX_ATTEMPTS = 400
 MERGE_FROM = LOOSE_LIMIT // 4  # changes from which a tree is merged here, not by libgit2's builder
 AUTHORITY_KINDS = frozenset({"learning", "grant", "withdrawal", "audit"})  # see copies: decisions and what vouches for them

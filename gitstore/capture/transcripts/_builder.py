@@ -14,7 +14,7 @@ from typing import Any
 from gitstore.errors import InvalidInput
 from gitstore.capture.transcripts import _tools
 from gitstore.capture.transcripts._model import Counts, Limits, ToolCall, Transcript, Turn
-from gitstore.capture.screening import cut, truncation_note
+from gitstore.capture.bounds import cut, truncation_note
 from gitstore.capture.transcripts._read import iso_time
 
 _VERSION_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-+_")

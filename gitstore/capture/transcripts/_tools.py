@@ -7,7 +7,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from gitstore.capture.screening import cut
+from gitstore.capture.bounds import cut
 
 SHELL_TOOLS = frozenset({
     "bash", "shell", "exec_command", "shell_command", "container.exec", "local_shell",

@@ -30,7 +30,7 @@ import orjson
 
 from gitstore.capture.transcripts._builder import Builder
 from gitstore.capture.transcripts._model import Limits, Transcript
-from gitstore.capture.screening import cut
+from gitstore.capture.bounds import cut
 from gitstore.capture.transcripts._read import BAD, iso_time, lines, loads, read_bytes, read_head, text_of
 
 HARNESS = "gemini-cli"
