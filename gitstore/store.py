@@ -596,21 +596,6 @@ class Store:
             return []
         return cast(QuarantiningProvider, self.provider).quarantined()
 
-    def text_not_received(self, items: Iterable[Item]) -> list[Problem]:
-        """The events of other clones' writers among ``items`` whose text is in no storage
-        read here and that no removal took: what held it was left out (a payload snapshot
-        older than its writer's records) or never arrived. Reads say their text is not in
-        this clone; ``gitstore verify`` names each one."""
-        if "quarantine" not in self.manifest.capabilities:
-            return []
-        events = [(item.record["id"], item.stored.writer, item.record["payloadDigest"])
-                  for item in items if item.kind == "event"]
-        missing = cast(QuarantiningProvider, self.provider).unreceived((w, digest) for _, w, digest in events)
-        return [Problem(f"event {eid}", f"its text ({digest}) is in no payload snapshot read here, and no removal "
-                                        f"took it: writer {writer}'s snapshot holding it was held back or never "
-                                        "arrived; it serves no purpose until it does")
-                for eid, writer, digest in events if digest in missing]
-
     def attach_payloads(self, events: Iterable[dict[str, Any]]) -> None:
         """Give events read without payloads their payload (or redaction note), as
         ``items(payloads=True)`` would, from one snapshot of the payloads, looked up one by one

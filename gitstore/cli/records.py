@@ -26,12 +26,10 @@ _CONSENT_COMMANDS = {
                               "records who withdrew it; records add writes none, so it adds no withdrawal",
 }
 
-# An event's text travels in its payload snapshot, which other clones hold to the events its
-# writer stored: an event added without its payload is text no snapshot will ever hold, which
-# every other clone would name (and quarantine the writer's snapshot for) at every sync.
+# An event's text travels in its writer's payload snapshot: an event added without its payload
+# is text no snapshot will ever hold, an event no clone can ever read.
 EVENT_SCHEMA = "gitstore.event/v1"
-_NO_PAYLOAD = ("an event is added with its payload (the text it carries): without it, no clone could ever read "
-               "its text, and other clones would hold this writer's payloads back for lacking it")
+_NO_PAYLOAD = "an event is added with its payload (the text it carries): without it, no clone could ever read its text"
 
 records_app = typer.Typer(help="Add, list and show records.", no_args_is_help=True)
 

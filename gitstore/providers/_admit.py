@@ -18,15 +18,11 @@ one repository's memory: a record of another scope (another repository's) is a p
 it is to ``gitstore sync``, so a plain fetch and a sync admit the same refs.
 
 A fetched payload snapshot (which plain fetch forces: snapshots have no history) is admitted
-once it passes the check a sync makes (``check_snapshot``) against the snapshot admitted last
-and its writer's records as read here: it may drop no payload, and lack none, that its
-writer's events name and no removal took; a refusal stands while the records refs do (the
-removal a dropped payload follows may come). Each entry keeps the records tip the snapshot
-admitted last was found to cover (``covered``), so a check reads only the events that arrived
-since, and a snapshot admitted once is judged again when its writer's records move.
+once it passes the check a sync makes (``check_snapshot``) against the snapshot admitted last;
+a refusal stands while the records refs do (the removal a dropped payload follows may come).
 
 Both are remembered in ``.git/gitstore/admitted.json`` (``{ref: {"tip": ..., "problem": null |
-"...", "scope": ..., "checks": ..., "admitted": ..., "covered": ...}}``), so a read after a fetch of N new
+"...", "scope": ..., "checks": ..., "admitted": ...}}``), so a read after a fetch of N new
 commits verifies those N and nothing else, and a read without a fetch verifies nothing; a verdict reached for
 another scope (or none) is reached again. The tip each ref was admitted at last is also held
 by a ref of its own, ``refs/memory/admitted/<remote>/<kind>/shared/<writer>`` (``anchor_ref``),
@@ -55,28 +51,24 @@ from __future__ import annotations
 
 import json
 import os
-import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
 import pygit2
 
 from gitstore import _jsontext
-from gitstore.providers._names import PREFIX, kept_here, parted_ref, payload_path, snapshot_of
+from gitstore.providers._names import PREFIX, kept_here, parted_ref, snapshot_of
 from gitstore.providers._objects import (
-    BLOB_MODE, MAX_PAYLOAD_BYTES, TREE_MODE, Oversized, TreeReader, Unreadable, common_base, descends, load_commit,
-    read_blob,
+    BLOB_MODE, MAX_PAYLOAD_BYTES, Oversized, Unreadable, common_base, descends, load_commit, read_blob,
 )
 from gitstore.records.canonical import sha256_digest
 from gitstore.records.contracts import CHECKS_VERSION
-from gitstore.records.inputs import MAX_RECORD_BYTES
 
 ADMITTED = "admitted.json"
 HEX = frozenset("0123456789abcdef")
 FETCHED = PREFIX + "remotes/"
 ANCHORS = "refs/memory/admitted/"
-PAYLOAD_DIGEST = re.compile(rb'"payloadDigest":"(sha256:[0-9a-f]{64})"')  # in an event's canonical bytes
 
 
 def anchor_ref(ref: str) -> str:
@@ -109,14 +101,6 @@ class Fork(NamedTuple):
 
     base: pygit2.Oid  # the tip admitted last, kept as a parted history of the writer once the fork is
     since: pygit2.Oid | None  # the newest commit both hold when it was verified with it (None: verify all)
-
-
-class Owed(NamedTuple):
-    """What a fetched payload snapshot owes, as the records read here say (``check_snapshot``)."""
-
-    records: pygit2.Oid | None  # its writer's records tip as reads take it: the payloads its events name
-    dropped: Callable[[set[str]], set[str]]  # of the payloads it drops, those no removal it may follow took
-    lacking: Callable[[set[str]], set[str]]  # of the named payloads it never held, those its writer owes
 
 
 class Admissions:
@@ -179,33 +163,25 @@ class Admissions:
         self._changed = True
         return entry
 
-    def snapshot(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid, owed: Owed,
-                 records: Callable[[], str]) -> Admission:
+    def snapshot(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid,
+                 removed: Callable[[set[str]], set[str]], records: Callable[[], str]) -> Admission:
         """A fetched payload snapshot's admission at ``tip``: checked against the snapshot
-        admitted last and what its writer's records name (``check_snapshot``), once per tip and
-        records tip of its writer; a refusal stands while ``records`` (the records refs, as a
-        digest) says the same: the removal a dropped payload waits for may arrive with them."""
+        admitted last (``check_snapshot``; ``removed`` as it takes it), once per tip; a refusal
+        stands while ``records`` (the records refs, as a digest) says the same: the removal a
+        dropped payload waits for may arrive with them."""
         known = self._known.get(ref)
         if isinstance(known, dict) and known.get("tip") == str(tip) and (
-                known.get("records") == records() if known.get("problem") is not None
-                else known.get("covered") == _text(owed.records)):
+                known.get("problem") is None or known.get("records") == records()):
             return Admission(ref, str(tip), known.get("problem"))
-        base, covered = self.base(ref), self.covered(ref)
-        found = check_snapshot(repo, base if base is not None and base in repo else None, tip, owed, covered)
+        base = self.base(ref)
+        found = check_snapshot(repo, base if base is not None and base in repo else None, tip, removed)
         admission = Admission(ref, str(tip), found.problem)
         self._known[ref] = {"tip": admission.tip, "problem": admission.problem, "scope": None,
-                            "checks": CHECKS_VERSION, "admitted": admission.tip if admission.admitted else _text(base),
-                            "covered": _text(owed.records if admission.admitted else covered)}
+                            "checks": CHECKS_VERSION, "admitted": admission.tip if admission.admitted else _text(base)}
         if not admission.admitted:
             self._known[ref]["records"] = records()
         self._changed = True
         return admission
-
-    def covered(self, ref: str) -> pygit2.Oid | None:
-        """The records tip of its writer the payload snapshot ``ref`` was admitted at last was
-        found to hold the text of (None: none known, so every event of them is looked at)."""
-        known = self._known.get(ref)
-        return _oid(known.get("covered")) if isinstance(known, dict) else None
 
     def refused(self, ref: str, tip: pygit2.Oid) -> str | None:
         """Why ``ref`` at ``tip`` was refused when it was checked there (None: it was not, or passed)."""
@@ -287,12 +263,11 @@ class Admissions:
         of ``tip`` need not verify again (None: all of it)."""
         return self._admitted_ancestor(repo, self._known.get(ref), tip, scope)
 
-    def admitted(self, ref: str, tip: pygit2.Oid, scope: str | None, covers: pygit2.Oid | None = None) -> None:
+    def admitted(self, ref: str, tip: pygit2.Oid, scope: str | None) -> None:
         """Record that ``ref`` at ``tip`` was verified for ``scope`` and passed (by ``gitstore
-        sync``, before it moved the ref there); a payload snapshot, found to hold the text of
-        its writer's events up to the records tip ``covers``."""
+        sync``, before it moved the ref there)."""
         self._known[ref] = {"tip": str(tip), "problem": None, "scope": scope, "checks": CHECKS_VERSION,
-                            "admitted": str(tip), **({"covered": str(covers)} if covers is not None else {})}
+                            "admitted": str(tip)}
         self._changed = True
 
     @staticmethod
@@ -389,11 +364,7 @@ def _admitted_tip(known: object) -> pygit2.Oid | None:
     ``admitted`` was kept: the tip, when it passed); None for anything else."""
     if not isinstance(known, dict):
         return None
-    return _oid(known.get("admitted", known.get("tip") if known.get("problem") is None else None))
-
-
-def _oid(value: object) -> pygit2.Oid | None:
-    """The object id an entry of the file names (None for anything else)."""
+    value = known.get("admitted", known.get("tip") if known.get("problem") is None else None)
     if isinstance(value, str) and len(value) == 40 and all(c in HEX for c in value):
         return pygit2.Oid(hex=value)
     return None
@@ -421,15 +392,10 @@ def object_at(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Object | str:
 
 
 
-def check_snapshot(repo: pygit2.Repository, before: pygit2.Oid | None, tip: pygit2.Oid, owed: Owed,
-                   covered: pygit2.Oid | None = None) -> Checked:
-    """Whether a fetched payload snapshot may replace ``before`` (None: new): it may drop none
-    of the payloads ``owed.dropped`` returns of those it drops (text no removal took), and must
-    hold those its writer's events up to ``owed.records`` name that ``owed.lacking`` says it
-    owes. A snapshot is written before the records that name its new payloads, so it may hold
-    more than they name, never less: one that lacks such a payload is older than the records
-    (forced back over a newer one). ``before`` was found to hold what the events up to
-    ``covered`` name (None: nothing known), so only the events that arrived since are read."""
+def check_snapshot(repo: pygit2.Repository, before: pygit2.Oid | None, tip: pygit2.Oid,
+                   removed: Callable[[set[str]], set[str]]) -> Checked:
+    """Whether a fetched payload snapshot may replace ``before`` (None: new). ``removed`` is
+    given the payload digests it drops and returns those no stored append removed (or named)."""
     from gitstore.providers._verify_git import _PAYLOAD, changes  # what a check reads, loaded when one runs
 
     found = object_at(repo, tip)
@@ -456,55 +422,13 @@ def check_snapshot(repo: pygit2.Repository, before: pygit2.Oid | None, tip: pygi
             if sha256_digest(read_blob(repo.odb, oid, MAX_PAYLOAD_BYTES)) != "sha256:" + match.group(4):
                 return Checked(count, f"payload {path} does not match its digest")
             count += 1
-        unexplained = owed.dropped(dropped) if dropped else set()
-        if unexplained:
-            return Checked(count, f"drops {len(unexplained)} payload(s) no stored append removed "
-                                  f"(first {sorted(unexplained)[0]}); text leaves memory only through a redaction")
-        missing = _not_held(repo, found.tree_id.raw, named_since(repo, owed.records, covered))
-        lacking = owed.lacking(missing) if missing else missing
     except Unreadable as exc:
         return Checked(count, str(exc))
-    if lacking:
-        return Checked(count, f"lacks {len(lacking)} payload(s) its writer's records name (first "
-                              f"{sorted(lacking)[0]}), and no removal took them: a snapshot older than those "
-                              "records")
+    unexplained = removed(dropped) if dropped else set()
+    if unexplained:
+        return Checked(count, f"drops {len(unexplained)} payload(s) no stored append removed "
+                              f"(first {sorted(unexplained)[0]}); text leaves memory only through a redaction")
     return Checked(count)
-
-
-def named_since(repo: pygit2.Repository, tip: pygit2.Oid | None, since: pygit2.Oid | None) -> set[str]:
-    """The payload digests the events of records commit ``tip`` name that those of ``since``
-    (an ancestor; None: none) do not: a records tree holds every record its writer stored, so
-    the events that arrived since are the files its ``event/`` folder gained. Raises
-    ``Unreadable``."""
-    from gitstore.providers._verify_git import changes  # what a check reads, loaded when one runs
-
-    new = _events_folder(repo, tip)
-    if new is None:
-        return set()
-    named = set()
-    for status, _, _, oid in changes(repo.odb, _events_folder(repo, since), new):
-        if status != "D":  # an append never removes a record: verified as it arrived
-            found = PAYLOAD_DIGEST.search(read_blob(repo.odb, oid, MAX_RECORD_BYTES))
-            if found:
-                named.add(found.group(1).decode())
-    return named
-
-
-def _events_folder(repo: pygit2.Repository, commit: pygit2.Oid | None) -> bytes | None:
-    """The raw id of the ``event/`` folder of a records commit's tree (None: it has none, or
-    there is no such commit here)."""
-    found = object_at(repo, commit) if commit is not None else None
-    if not isinstance(found, pygit2.Commit):
-        return None
-    entry = TreeReader(repo.odb).listing(found.tree_id.raw).get("event")
-    return entry[1] if entry is not None and entry[0] == TREE_MODE else None
-
-
-def _not_held(repo: pygit2.Repository, tree: bytes, named: Iterable[str]) -> set[str]:
-    """Of the ``named`` payload digests, those the snapshot tree ``tree`` (raw id) does not
-    hold, looked up in path order (each leaf folder read once)."""
-    reader = TreeReader(repo.odb)
-    return {digest for digest in sorted(named) if not reader.holds(tree, payload_path(digest))}
 
 
 def _tree_of(repo: pygit2.Repository, commit: pygit2.Oid | None) -> bytes | None:
@@ -515,5 +439,5 @@ def _tree_of(repo: pygit2.Repository, commit: pygit2.Oid | None) -> bytes | None
     return found.tree_id.raw if isinstance(found, pygit2.Commit) else None
 
 
-__all__ = ["ADMITTED", "ANCHORS", "PAYLOAD_DIGEST", "Admission", "Admissions", "anchor_ref", "Checked",
-           "check_snapshot", "Fork", "named_since", "object_at", "Owed", "parted_line"]
+__all__ = ["ADMITTED", "ANCHORS", "Admission", "Admissions", "anchor_ref", "Checked", "check_snapshot", "Fork",
+           "object_at", "parted_line"]

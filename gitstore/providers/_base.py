@@ -326,11 +326,6 @@ class QuarantiningProvider(Provider, Protocol):
         """From now on read storage another clone wrote only when every record it holds is of
         ``scope`` (the store's); storage holding another scope's records is left out whole."""
 
-    def unreceived(self, named: Iterable[tuple[str, str]]) -> set[str]:
-        """Of the payloads other clones' events name, as (writer, payload digest), those no
-        storage read here holds and no removal took: text that never arrived (what held it
-        was left out, or never sent). This clone's own writers' are left out."""
-
 
 @runtime_checkable
 class CausalProvider(Provider, Protocol):

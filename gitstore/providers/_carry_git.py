@@ -45,7 +45,8 @@ from gitstore.errors import IntegrityError, Refused
 from gitstore.providers._gitdirs import SCRATCH, ref_names
 from gitstore.providers._incoming import INCOMING, ref_tip
 from gitstore.providers._message import SIGNATURE_EMAIL, SIGNATURE_NAME, Header, format_message, parse_message
-from gitstore.providers._names import PREFIX, QUARANTINE, note_path, payload_path, payloads_ref, record_path, records_ref
+from gitstore.providers._names import (PAYLOAD_DIGEST, PREFIX, QUARANTINE, note_path, payload_path, payloads_ref,
+                                      record_path, records_ref)
 from gitstore.providers._objects import Oversized, ObjectWriter, load_commit
 from gitstore.providers._tips import tips_log
 
@@ -429,8 +430,6 @@ def _payload_tree(provider: Writing, appends: list[tuple[str, pygit2.Oid]],
                   objects: ObjectWriter) -> pygit2.Oid | None:
     """This writer's next payload snapshot: its current one with the payloads the copied
     events name, from the snapshot of the id that stored them (a removed one stays out)."""
-    from gitstore.providers._admit import PAYLOAD_DIGEST
-
     repo, noted = provider.repo, set(provider._kept_notes())
     found: dict[str, bytes] = {}
     for former, oid in appends:

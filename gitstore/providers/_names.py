@@ -8,6 +8,7 @@ import re
 PREFIX = "refs/memory/v1/"
 QUARANTINE = "refs/memory/quarantine/"  # where sync holds a fetched ref it refused: never read
 WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+PAYLOAD_DIGEST = re.compile(rb'"payloadDigest":"(sha256:[0-9a-f]{64})"')  # in an event's canonical bytes
 
 
 PARTED = "parted"  # see parted_ref

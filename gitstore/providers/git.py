@@ -67,7 +67,7 @@ from gitstore.providers._base import (
     TrustMode,
     VerifyReport,
 )
-from gitstore.providers._admit import PAYLOAD_DIGEST, Admission, Admissions, Owed
+from gitstore.providers._admit import Admission, Admissions
 from gitstore.providers._causal import Causality
 from gitstore.providers._gitdirs import (BROKEN_REF, LOCAL, PENDING, SCRATCH, common_dir, is_broken, open_local,
                                         ref_names, run_git, state_dir)
@@ -76,8 +76,9 @@ from gitstore.providers._kindmaps import ROWS_PER_LOOKUP, folder_map, kept_rows,
 from gitstore.providers._known import KnownBytes, Witness
 from gitstore.providers._message import (FORMAT, LAST_CLOCK, MAX_SEEN, SIGNATURE_EMAIL, SIGNATURE_NAME, Append, Header, format_message, parse_message,
                                         parse_order, record_lines, record_lines_holding, record_lines_of, seen_text)
-from gitstore.providers._names import (PREFIX, QUARANTINE, WRITER_PATTERN, fetched_line, is_parted_snapshot, note_path,
-                                      payload_path, payloads_ref, record_path, records_ref, snapshot_of)
+from gitstore.providers._names import (PAYLOAD_DIGEST, PREFIX, QUARANTINE, WRITER_PATTERN, fetched_line,
+                                      is_parted_snapshot, note_path, payload_path, payloads_ref, record_path,
+                                      records_ref, snapshot_of)
 from gitstore.providers._verified import FOLDER as VERIFIED
 from gitstore.providers._verified import Verified
 from gitstore.providers._packs import Objects
@@ -717,8 +718,7 @@ class GitProvider:
                 self._set_snapshot(repo, ref, self._write_tree(repo, base, gone), message)
                 erased += len(gone)
                 if ref.startswith(PREFIX + "remotes/"):  # written here, from the admitted one: admitted
-                    self._admissions.admitted(ref, repo.references[ref].target, None,  # type: ignore[arg-type]
-                                              self._admissions.covered(ref))  # what it lost, a removal took
+                    self._admissions.admitted(ref, repo.references[ref].target, None)  # type: ignore[arg-type]
         self._admissions.save(self.repo)
         return erased
 
@@ -738,16 +738,14 @@ class GitProvider:
                 continue  # not a readable commit: it holds no snapshot to write again
         return held
 
-    def _snapshot_refs(self) -> list[tuple[pygit2.Repository, str, RefInfo | None]]:
-        """Every payload snapshot ref the store reads, with the repository holding it and, for
-        a fetched one, its writer's records ref (whose events name what it holds)."""
-        found: dict[tuple[int, str], tuple[pygit2.Repository, str, RefInfo | None]] = {}
-        own: list[tuple[pygit2.Repository, str, RefInfo | None]] = [
-            (self.repo, payloads_ref("shared", self.writer), None)]
+    def _snapshot_refs(self) -> list[tuple[pygit2.Repository, str]]:
+        """Every payload snapshot ref the store reads, with the repository holding it."""
+        found: dict[tuple[int, str], tuple[pygit2.Repository, str]] = {}
+        own = [(self.repo, payloads_ref("shared", self.writer))]
         if self._local is not None:
-            own.append((self._local, payloads_ref("local", self.writer), None))
-        for repo, ref, info in own + [(i.repo, i.payloads, i if i.fetched else None) for i in self._refs()]:
-            found.setdefault((id(repo), ref), (repo, ref, info))
+            own.append((self._local, payloads_ref("local", self.writer)))
+        for repo, ref in own + [(info.repo, info.payloads) for info in self._refs()]:
+            found.setdefault((id(repo), ref), (repo, ref))
         return list(found.values())
 
     def redaction_note(self, payload_digest: str) -> bytes | None:
@@ -822,11 +820,11 @@ class GitProvider:
         clone's). A fetched snapshot is read once admitted (``_admitted_snapshot``); this
         clone's own fails closed."""
         trees = []
-        for repo, ref, records in self._snapshot_refs():
+        for repo, ref in self._snapshot_refs():
             fetched = ref.startswith(PREFIX + "remotes/")
             if own and fetched:
                 continue
-            target = self._admitted_snapshot(repo, ref, records) if fetched else self._target(repo, ref)
+            target = self._admitted_snapshot(repo, ref) if fetched else self._target(repo, ref)
             if target is None:
                 continue
             try:
@@ -837,22 +835,19 @@ class GitProvider:
         self._admissions.save(self.repo)  # only what a check found since it was read
         return trees
 
-    def _admitted_snapshot(self, repo: pygit2.Repository, ref: str, records: RefInfo | None) -> pygit2.Oid | None:
+    def _admitted_snapshot(self, repo: pygit2.Repository, ref: str) -> pygit2.Oid | None:
         """Where a fetched payload snapshot is read: its tip once it passes the check a sync
-        makes (a parentless commit, every new payload hashing to its name, dropping none and
-        lacking none that its writer's ``records`` name and no removal took), against the
-        snapshot admitted last; else that one, kept, and the ref is named as quarantined. A
-        plain ``git fetch`` forces the ref (snapshots have no history), so a snapshot that
-        drops another writer's text is never read, and one forced back to before its writer's
-        newest text is named; either is judged again once those records move. A parted
-        history's snapshot is read where it was kept: only this clone writes it, and admits
-        what it writes (``_rewrite_snapshots``)."""
+        makes (a parentless commit, every new payload hashing to its name, dropping none that
+        no stored append removed), against the snapshot admitted last; else that one, kept,
+        and the ref is named as quarantined. A plain ``git fetch`` forces the ref (snapshots
+        have no history), so a snapshot that drops another writer's text is never read. A
+        parted history's snapshot is read where it was kept: only this clone writes it, and
+        admits what it writes (``_rewrite_snapshots``)."""
         tip = self._target(repo, ref)
         if tip is not None and not is_parted_snapshot(ref):
             writer = ref.rsplit("/", 1)[-1]
-            owed = Owed(self._fetched_target(records) if records is not None else None,
-                        lambda dropped: self.unremoved(dropped, writer), self.lacking)
-            admission = self._admissions.snapshot(repo, ref, tip, owed, self._records_state)
+            admission = self._admissions.snapshot(repo, ref, tip, lambda dropped: self.unremoved(dropped, writer),
+                                                  self._records_state)
             if admission.admitted:
                 self._quarantine.pop(ref, None)
                 return tip
@@ -880,30 +875,6 @@ class GitProvider:
                 left -= {digest for digest, kept in self._kept_notes().items()
                          if any(where is not None and where[0].writer == writer for _, where in kept)}
             return left & self._named_payloads(writer) if left else left
-
-    def lacking(self, missing: set[str]) -> set[str]:
-        """Of the payloads a fetched snapshot lacks that its writer's events name, those it owes:
-        all but those a note kept here names, honoured or not. An append stores no payload any
-        kept note names (a removed text is never stored again), so its writer never held
-        those; the note, if it counts for nothing, is named by ``gitstore verify``."""
-        with readable("redaction notes"):
-            return missing - set(self._kept_notes()) if missing else missing
-
-    def unreceived(self, named: Iterable[tuple[str, str]]) -> set[str]:
-        """Of the payloads other clones' events name, as (writer, payload digest), those no
-        payload snapshot read here holds and no note kept here names: text its writer owes
-        that never arrived (its snapshot held back, or never sent). This clone's own writers'
-        are left out: their snapshots fail closed."""
-        with readable("the payload snapshots"):
-            own = {info.writer for info in self._refs() if not info.fetched}
-            kept = set(self._kept_notes())
-            left = sorted({digest for writer, digest in named if writer not in own and digest not in kept})
-            readers = _Readers(packs_first=True)
-            with uncached_trees():
-                for repo, _, tree in self._snapshots():
-                    reader, root = readers.of(repo), tree.id.raw
-                    left = [digest for digest in left if not reader.holds(root, payload_path(digest))]
-        return set(left)
 
     # -- reading -------------------------------------------------------------------------------
 

@@ -44,11 +44,11 @@ def heading(event: dict[str, Any] | None) -> str | None:
     return line[:cut].rstrip() + "…"
 
 
-NO_TEXT = "text not in this clone, and no removal took it (`gitstore verify` names it when another clone wrote it)"
+NO_TEXT = ("text not in this clone, and no removal took it (its writer's payload snapshot holding it was "
+           "held back or has not arrived yet)")
 """Why an event has no text when no removal took it: the payload snapshot holding it was held
-back (quarantined: one older than its writer's records) or has not arrived; `gitstore verify`
-names the event, and the snapshot held back. Calling that removed would tell of a redaction
-that never happened."""
+back (quarantined) or has not arrived. Calling that removed would tell of a redaction that
+never happened."""
 
 
 def why_no_text(event: dict[str, Any]) -> str | None:

@@ -1,8 +1,7 @@
 """``verify``: the provider's check of every stored byte, then the rules' check of what the
 records say together: fetched refs left out (quarantined), decisions written without their
-audit entry, events of other clones whose text never arrived (no removal took it), decisions,
-grants, withdrawals and redactions that carry no authority (fetched without a policy,
-unsigned, or signed by someone the policy does not allow), learning versions
+audit entry, decisions, grants, withdrawals and redactions that carry no authority (fetched
+without a policy, unsigned, or signed by someone the policy does not allow), learning versions
 that are no lifecycle step (decisions among them), histories with no proposal to start from, and shared
 learnings whose evidence or history other clones never receive, and events and episodes whose
 id two records claim that disagree on what it says. Every such finding is never
@@ -35,7 +34,6 @@ def verify(store: Store) -> VerifyReport:
             report.problems.append(Problem("store", str(exc)))
         return report
     report.problems.extend(store.left_out())
-    report.problems.extend(store.text_not_received(view.items))
     for digest, why in view.ignored.items():
         kind = why.split(" ", 1)[0]  # the reason names the record: "learning ...", "grant ...", "withdrawal ..."
         finding = Problem(f"{'decision' if kind == 'learning' else kind} {digest}", why)

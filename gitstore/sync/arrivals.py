@@ -11,10 +11,8 @@ here, ref by ref, whether what arrived may be admitted:
   commits, each adding exactly the records it lists, canonical, within their contract, hashing
   to their digest, no larger than a record may be), each record of this repository's scope;
 - a payload snapshot must be a parentless commit whose every new payload hashes to its name,
-  holding no redaction notes (a removal travels in an append, with its audit entry), dropping
-  no payload that no stored append removed, and lacking none its writer's admitted events
-  name (it is written before the records that name its new payloads: one that lacks them is
-  older than those records, forced back over a newer one).
+  holding no redaction notes (a removal travels in an append, with its audit entry), and
+  dropping no payload that no stored append removed.
 
 Each check returns the first problem found, in words a person can act on, or None.
 """

@@ -17,12 +17,10 @@ One sync, under a lock so two never overlap in a clone:
    from the one admitted (a fork) and verifies since the commit both hold is admitted, the one
    it parts from kept beside it as a parted history (``gitstore.providers._admit``), which reads
    go on reading: a clone that read a brief fork is not left behind. Records go first, then
-   snapshots (a snapshot may drop only payloads an admitted append removed, and must hold those
-   its writer's records, as just admitted, name: it is written before them, never after).
+   snapshots (a snapshot may drop only payloads an admitted append removed).
 3. **Push** this writer's own shared refs: its records fast-forward only; its payload snapshot
    (a parentless commit by design) only over the snapshot the fetch just saw
-   (``--force-with-lease``), in one atomic push, each at the commit read before it (the
-   snapshot after the records, so it holds their text), past pre-push hooks (``--no-verify``: they
+   (``--force-with-lease``), in one atomic push, past pre-push hooks (``--no-verify``: they
    judge project commits; memory's are verified on arrival). Nothing of the local namespace is ever pushed:
    it lives in ``.git/gitstore/local``, not in the repository's refs. A push rejected because
    the remote moved meanwhile is retried after fetching again. A clone given the id of a writer
@@ -63,7 +61,7 @@ from gitstore.context import Context
 from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
 from gitstore.capture.saved import Applied
 from gitstore.ops.snapshots import apply_redactions
-from gitstore.providers._admit import Admissions, Fork, Owed, parted_line
+from gitstore.providers._admit import Admissions, Fork, parted_line
 from gitstore.providers._gitdirs import common_dir, git_env, ref_names, ref_targets
 from gitstore.providers._names import QUARANTINE
 from gitstore.providers._incoming import INCOMING, drop_stale_incoming, ref_tip, sync_locked
@@ -414,32 +412,12 @@ class _Admitting:
 
     def admit(self, report: SyncReport) -> None:
         self._pass("records", report, self._check_records)
-        self.admitted["records"] = _writers(self.repo, f"{PREFIX}remotes/{self.remote}/records/shared/")
         refused = {q.writer for q in report.quarantined if q.kind == "records"} | self._still_held("records")
         self._pass("payloads", report, lambda w, before, tip: Checked(0, "its writer's records are quarantined")
-                   if w in refused else self._check_snapshot(w, before, tip))
+                   if w in refused else check_snapshot(self.repo, self._snapshot_base(w, before), tip,
+                                                       lambda dropped: self._unremoved(dropped, w)))
         report.kept = sorted(set(self.admitted["records"]) - set(self.incoming["records"]))
         self.refusals.save()
-
-    def _check_snapshot(self, writer: str, before: pygit2.Oid | None, tip: pygit2.Oid) -> Checked:
-        """An arrived snapshot against the one admitted last and its writer's records, as the
-        records pass just admitted them (a snapshot is written before the records that name
-        its new payloads, so it comes with them or ahead of them, never behind)."""
-        owed = Owed(self._covers(writer), lambda dropped: self._unremoved(dropped, writer),
-                    lambda missing: self._store().lacking(missing))
-        return check_snapshot(self.repo, self._snapshot_base(writer, before), tip, owed,
-                              self._admissions.covered(self.fetched_ref("payloads", writer)))
-
-    def _covers(self, writer: str) -> pygit2.Oid | None:
-        """The tip of ``writer``'s records admitted here (the records pass done): the events
-        whose text its snapshot must hold."""
-        return self.admitted["records"].get(writer)
-
-    def _judged(self, kind: str, writer: str) -> bool:
-        """Whether a ref of ``kind`` that did not move was judged against what is read now: a
-        snapshot is judged again when its writer's records moved (their new events name text
-        it must hold)."""
-        return kind != "payloads" or self._admissions.covered(self.fetched_ref(kind, writer)) == self._covers(writer)
 
     def _snapshot_base(self, writer: str, before: pygit2.Oid | None) -> pygit2.Oid | None:
         """What an arrived snapshot is checked against: the one admitted last (a plain fetch may
@@ -474,13 +452,9 @@ class _Admitting:
     def _unremoved(self, dropped: set[str], writer: str) -> set[str]:
         """The payloads a snapshot of ``writer`` dropped that no removal it may follow took and
         some stored event names (``GitProvider.unremoved``, judged by the store's trust rule)."""
-        return self._store().unremoved(dropped, writer)
-
-    def _store(self) -> GitProvider:
-        """The store as the records just admitted leave it, opened once for the pass."""
-        if self._reader is None:
+        if self._reader is None:  # the store as the records just admitted leave it, once for the pass
             self._reader = cast(GitProvider, Context.open(self.ctx.workspace.root).store.provider)
-        return self._reader
+        return self._reader.unremoved(dropped, writer)
 
     def _pass(self, kind: str, report: SyncReport,
               check: Callable[[str, pygit2.Oid | None, pygit2.Oid], Checked]) -> None:
@@ -493,8 +467,7 @@ class _Admitting:
         for writer, tip in sorted(self.incoming[kind].items()):
             before = self.admitted[kind].get(writer)
             held = self.held_ref(kind, writer)
-            unmoved = tip == before and self._admissions.base(self.fetched_ref(kind, writer)) in (None, tip)
-            if unmoved and self._judged(kind, writer):
+            if tip == before and self._admissions.base(self.fetched_ref(kind, writer)) in (None, tip):
                 # where a plain fetch put a ref, unchecked, it is checked
                 self.refusals.release(self.repo, held)
                 continue
@@ -507,10 +480,6 @@ class _Admitting:
                 self.refusals.hold(self.repo, held, tip, found.problem, records)
                 report.quarantined.append(Quarantined(writer, kind, str(tip), held, found.problem))
                 continue
-            if unmoved:  # judged again against the records that moved: nothing arrived
-                self.refusals.release(self.repo, held)
-                self._admissions.admitted(self.fetched_ref(kind, writer), tip, None, self._covers(writer))
-                continue
             moved = Moved(writer, kind, str(before) if before else None, str(tip), found.arrived)
             moves.append((self.fetched_ref(kind, writer), tip, before, moved))
         if moves:
@@ -521,11 +490,10 @@ class _Admitting:
                 if fork is not None:  # what was read from the history it parts from stays read
                     self._admissions.part(self.repo, ref, fork.base, tip)
                     report.parted.append(parted_line(moved.writer, fork.base))
-                self._admissions.admitted(ref, tip, self.ctx.scope if kind == "records" else None,
-                                          self._covers(moved.writer) if kind == "payloads" else None)
+                self._admissions.admitted(ref, tip, self.ctx.scope if kind == "records" else None)
                 if moved.writer != self.ctx.workspace.config.writer:  # its own appends, come back, are not news
                     report.came_in.append(moved)
-        self._admissions.save(self.repo)
+            self._admissions.save(self.repo)
 
 
 def _update_refs(repo: pygit2.Repository, moves: list[tuple[str, pygit2.Oid, pygit2.Oid | None]]) -> None:
@@ -601,7 +569,7 @@ def _push(provider: GitProvider, remote: str, report: SyncReport, left: dict[str
     done = _git(repo, "push", "--atomic", "--porcelain", "--no-verify", *push.leases, remote, *push.specs)
     if done.returncode == 0:
         report.pushed.extend(push.moves)
-        _admit_own(provider, remote, push.tips, push.snapshots)
+        _admit_own(provider, remote, push.tips)
         return False
     rejected = [line for line in done.stdout.splitlines() if line.startswith("!")]
     said = "\n".join(rejected) + done.stderr  # moved after the fetch, or after git read the remote's refs
@@ -629,7 +597,6 @@ class _Planned:
     leases: list[str] = field(default_factory=list)
     moves: list[Moved] = field(default_factory=list)
     tips: dict[str, pygit2.Oid] = field(default_factory=dict)
-    snapshots: dict[str, pygit2.Oid] = field(default_factory=dict)
 
     def plan(self, repo: pygit2.Repository, remote: str, writer: str, report: SyncReport, own: bool = True,
              left: str | None = None) -> bool:
@@ -647,19 +614,15 @@ class _Planned:
             if line is not None and line not in said:  # a push retried after the remote moved plans again
                 said.append(line)
             return False
-        # each ref goes at the commit read here, records first: a snapshot read after its
-        # records holds their text (an append moves its snapshot first), and git itself would
-        # read the refs in name order, the snapshot first
         if ahead:
-            self.specs.append(f"{mine}:{records}")
+            self.specs.append(f"{records}:{records}")
             self.moves.append(Moved(writer, "records", str(theirs) if theirs else None, str(mine),
                                     _records_between(repo, mine, theirs)))
             self.tips[writer] = mine
         payloads = f"{PREFIX}payloads/shared/{writer}"
         mine_p, theirs_p = ref_tip(repo, payloads), ref_tip(repo, f"{INCOMING}{remote}/payloads/shared/{writer}")
         if mine_p is not None and mine_p != theirs_p and (own or ahead):
-            self.specs.append(f"+{mine_p}:{payloads}")
-            self.snapshots[writer] = mine_p
+            self.specs.append(f"+{payloads}:{payloads}")
             self.leases.append(f"--force-with-lease={payloads}:{theirs_p or ''}")
             self.moves.append(Moved(writer, "payloads", str(theirs_p) if theirs_p else None, str(mine_p), 0))
         return True
@@ -673,23 +636,20 @@ def _split(records: str, writer: str, theirs: pygit2.Oid) -> str:
             "appends the remote lacks over to it")
 
 
-def _admit_own(provider: GitProvider, remote: str, tips: dict[str, pygit2.Oid],
-               snapshots: dict[str, pygit2.Oid]) -> None:
-    """git moved the fetched copy of each ref it pushed to what it pushed (the remote's
-    configured refspecs): that history, and those snapshots, are this clone's own, admitted
-    without verifying them."""
+def _admit_own(provider: GitProvider, remote: str, tips: dict[str, pygit2.Oid]) -> None:
+    """git moved the fetched copy of each records ref it pushed to what it pushed (the remote's
+    configured refspecs): that history is this clone's own, admitted without verifying it."""
     moved = {ref: tip for ref, tip in ((f"{PREFIX}remotes/{remote}/records/shared/{w}", t) for w, t in tips.items())
              if ref_tip(provider.repo, ref) == tip}
-    sent = {w: tip for w, tip in snapshots.items()
-            if ref_tip(provider.repo, f"{PREFIX}remotes/{remote}/payloads/shared/{w}") == tip}
-    if moved or sent:
+    snapshots = {ref: tip for ref, tip in ((f"{PREFIX}remotes/{remote}/payloads/shared/{w}",
+                                           ref_tip(provider.repo, f"{PREFIX}payloads/shared/{w}")) for w in tips)
+                 if tip is not None and ref_tip(provider.repo, ref) == tip}
+    if moved or snapshots:
         admissions = Admissions(provider.state)
         for ref, tip in moved.items():
             admissions.admitted(ref, tip, provider.scope)
-        for w, tip in sent.items():  # read after the records it went with: it holds their text
-            records = f"{PREFIX}remotes/{remote}/records/shared/{w}"
-            admissions.admitted(f"{PREFIX}remotes/{remote}/payloads/shared/{w}", tip, None,
-                                tips[w] if records in moved else None)
+        for ref, tip in snapshots.items():
+            admissions.admitted(ref, tip, None)
         admissions.save(provider.repo)
 
 
