@@ -32,9 +32,10 @@ from .world import Thread, accepted, grant_all, propose, ref
 CLONES = ("alice", "bob", "carol", "dave")
 
 
-@pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    tmp = tmp_path_factory.mktemp("forks")
+def _team(tmp: Path) -> tuple[Path, dict[str, tuple[Path, str]], Path, Context, dict[str, Any]]:
+    """A remote whose policy lets github:9 (alice) and github:10 (bob) decide, and alice's
+    clone with a grant and a first review comment: the remote, the keys, alice's work tree,
+    her clone and the comment."""
     keys = {who: keypair(tmp / "keys", who) for who in ("github:9", "github:10")}
     bare = shared_remote(tmp)
     root = first_clone(tmp, bare)
@@ -47,6 +48,13 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]
     first = Thread(alice, 7, "100")
     jitter = first.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
     first.save()
+    return bare, keys, root, alice, jitter
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    tmp = tmp_path_factory.mktemp("forks")
+    bare, keys, root, alice, jitter = _team(tmp)
     p1 = propose(alice, [ref(jitter)])
     bob = team_clone(tmp, bare, "bob", keys["github:10"][0])
     carol = team_clone(tmp, bare, "carol")
@@ -257,18 +265,7 @@ ERASED = ("alice", "bob", "carol")
 @pytest.fixture(scope="module")
 def erased_base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("fork-drops-text")
-    keys = {who: keypair(tmp / "keys", who) for who in ("github:9", "github:10")}
-    bare = shared_remote(tmp)
-    root = first_clone(tmp, bare)
-    write_policy(root, {"github:9": EVERYTHING, "github:10": EVERYTHING}, {w: k for w, (_, k) in keys.items()})
-    commit_all(root, "Who may decide")
-    git(root, "push", "-q", "origin", "main")
-    sign_as(root, keys["github:9"][0])
-    alice = Context.open(root)
-    grant_all(alice)
-    first = Thread(alice, 7, "100")
-    first.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
-    first.save()
+    bare, keys, root, alice, _ = _team(tmp)
     bob = team_clone(tmp, bare, "bob", keys["github:10"][0])
     carol = team_clone(tmp, bare, "carol")
     for ctx in (alice, bob, carol):
