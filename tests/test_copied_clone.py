@@ -251,10 +251,9 @@ def _episode(ctx: Context) -> dict[str, Any]:
                  "grants": []})
 
 
-def _stranded_decision(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, Any]]:
-    """Alice and bob under a policy; bob proposes; someone with push access appends (validly,
-    unsigned) onto the remote's copy of alice's writer; alice accepts bob's proposal, and her
-    sync can never push it. Returns alice's and bob's roots, the remote and the proposal."""
+def _bobs_proposal(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, Any]]:
+    """Alice and bob under a policy, alice's grants given, bob's proposal citing his comment,
+    both synced: alice's and bob's roots, the remote and the proposal."""
     alice, bob = two_reviewers(tmp_path)
     a, b, bare = alice.workspace.root, bob.workspace.root, tmp_path / "remote.git"
     grant_all(alice)
@@ -263,8 +262,15 @@ def _stranded_decision(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, Any]
     comment = thread.comment("200", "Bound the queue size.", "2026-03-02T10:00:00.000000Z")
     thread.save()
     proposal = propose(Context.open(b), [ref(comment)], title="Bounded queues", text="Queues are bounded.")
-    assert sync(str(b)).status == "ok"
-    assert sync(str(a)).status == "ok"
+    assert sync(str(b)).status == "ok" and sync(str(a)).status == "ok"
+    return a, b, bare, proposal
+
+
+def _stranded_decision(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, Any]]:
+    """Alice and bob under a policy; bob proposes; someone with push access appends (validly,
+    unsigned) onto the remote's copy of alice's writer; alice accepts bob's proposal, and her
+    sync can never push it. Returns alice's and bob's roots, the remote and the proposal."""
+    a, b, bare, proposal = _bobs_proposal(tmp_path)
     writer = _writer(a)
     mal = team_clone(tmp_path, bare, "mal").workspace.root
     tip = git(a, "rev-parse", f"refs/memory/v1/records/shared/{writer}").strip()
@@ -392,15 +398,7 @@ def test_a_carried_decision_names_as_seen_what_its_original_had_seen(tmp_path: P
     acceptance (its copy, the copy before it), not where the rewritten history parted: every
     clone, a fresh one too, settles it after the acceptance, and the learning is retired
     everywhere."""
-    alice, bob = two_reviewers(tmp_path)
-    a, b, bare = alice.workspace.root, bob.workspace.root, tmp_path / "remote.git"
-    grant_all(alice)
-    assert sync(str(a)).status == "ok"
-    thread = Thread(Context.open(b), 8, "200")
-    comment = thread.comment("200", "Bound the queue size.", "2026-03-02T10:00:00.000000Z")
-    thread.save()
-    proposal = propose(Context.open(b), [ref(comment)], title="Bounded queues", text="Queues are bounded.")
-    assert sync(str(b)).status == "ok" and sync(str(a)).status == "ok"
+    a, b, bare, proposal = _bobs_proposal(tmp_path)
     old = _writer(a)
     granted = _records_tip(a, old)
     accepted(Context.open(a), proposal, by="github:9")

@@ -89,15 +89,21 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]
                  "planted": planted, "episode": forged.id}
 
 
+def _copied(source: Path, target: Path, clones: tuple[str, ...]) -> Path:
+    """A copy of a world's bare remote and clones in ``target``, each clone's origin the copy
+    of the remote; returns the remote's copy."""
+    for name in ("remote.git", *clones):
+        copy_as_moved(source / name, target / name)
+    for name in clones:
+        git(target / name, "remote", "set-url", "origin", str(target / "remote.git"))
+    return target / "remote.git"
+
+
 @pytest.fixture
 def world(base: tuple[Path, dict[str, Any]], tmp_path: Path) -> tuple[Path, dict[str, Path], dict[str, Any]]:
     """A copy of the base world: the bare remote and every clone, pointing at the copy."""
     source, held = base
-    for name in ("remote.git", *CLONES):
-        copy_as_moved(source / name, tmp_path / name)
-    for name in CLONES:
-        git(tmp_path / name, "remote", "set-url", "origin", str(tmp_path / "remote.git"))
-    return tmp_path / "remote.git", {name: tmp_path / name for name in CLONES}, held
+    return _copied(source, tmp_path, CLONES), {name: tmp_path / name for name in CLONES}, held
 
 
 def verdicts(root: Path) -> dict[str, tuple[str, bool]]:
@@ -294,11 +300,7 @@ def erased_base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[st
 def erased(erased_base: tuple[Path, dict[str, Any]], tmp_path: Path) -> tuple[Path, dict[str, Path], dict[str, Any]]:
     """A copy of the world whose fork dropped alice's second append and its text."""
     source, held = erased_base
-    for name in ("remote.git", *ERASED):
-        copy_as_moved(source / name, tmp_path / name)
-    for name in ERASED:
-        git(tmp_path / name, "remote", "set-url", "origin", str(tmp_path / "remote.git"))
-    return tmp_path / "remote.git", {name: tmp_path / name for name in ERASED}, held
+    return _copied(source, tmp_path, ERASED), {name: tmp_path / name for name in ERASED}, held
 
 
 def text(root: Path, event: str) -> str | None:

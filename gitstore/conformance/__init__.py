@@ -25,13 +25,14 @@ on every handle, the first made standing (the later one was made having seen it)
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import random
 import select
 import signal
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -643,20 +644,29 @@ def _child_appends(suite: ProviderConformance, location: Path, tag: str, count: 
         os.write(out, (record["digest"] + "\n").encode())
 
 
+def _forked(name: str, parents_ends: list[int], work: Callable[[], None]) -> int:
+    """Run ``work`` in a child process (closing there the pipe ends the parent keeps) and
+    return its id; the child exits 1, saying so on standard error, when ``work`` raises."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        for end in parents_ends:
+            os.close(end)
+        code = 0
+        try:
+            work()
+        except BaseException as exc:  # reported to the parent through the exit code
+            os.write(2, f"{name} failed: {exc!r}\n".encode())
+            code = 1
+        os._exit(code)
+    return pid
+
+
 def _run_children(suite: ProviderConformance, location: Path, processes: int, count: int) -> list[str]:
     readers, pids = [], []
     for p in range(processes):
         read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - runs in the child
-            os.close(read_end)
-            code = 0
-            try:
-                _child_appends(suite, location, f"proc{p}", count, write_end)
-            except BaseException as exc:  # reported to the parent through the exit code
-                os.write(2, f"writer process {p} failed: {exc!r}\n".encode())
-                code = 1
-            os._exit(code)
+        pid = _forked(f"writer process {p}", [read_end],
+                      functools.partial(_child_appends, suite, location, f"proc{p}", count, write_end))
         os.close(write_end)
         readers.append(read_end)
         pids.append(pid)
@@ -678,17 +688,8 @@ def _background_writer(suite: ProviderConformance, location: Path, redacts: bool
     Returns once its first append is acknowledged: (whether it was, stop, the process id)."""
     ready_read, ready_write = os.pipe()
     stop_read, stop_write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - runs in the child
-        os.close(ready_read)
-        os.close(stop_write)
-        code = 0
-        try:
-            _append_until_stopped(suite, location, redacts, ready_write, stop_read)
-        except BaseException as exc:  # reported to the parent through the exit code
-            os.write(2, f"background writer failed: {exc!r}\n".encode())
-            code = 1
-        os._exit(code)
+    pid = _forked("background writer", [ready_read, stop_write],
+                  lambda: _append_until_stopped(suite, location, redacts, ready_write, stop_read))
     os.close(ready_write)
     os.close(stop_read)
     started = os.read(ready_read, 1) == b"+"
