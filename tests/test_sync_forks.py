@@ -12,6 +12,7 @@ of her second proposal); each test runs on a copy of it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -214,6 +215,29 @@ def test_a_fork_whose_new_side_fails_verification_stays_quarantined(world: tuple
     done = cli.gitstore("learnings", cwd=roots["dave"])
     assert done.returncode == 0 and "quarantined" in done.stderr and held["writer"] in done.stderr, done.stderr
     assert parted(roots["dave"]) == []
+
+
+def test_doctor_names_a_quarantined_history_and_that_it_is_not_this_clones_to_mend(world: tuple) -> None:
+    bare, roots, held = world
+    carol = roots["carol"]
+    repo = pygit2.Repository(str(bare))
+    honest = repo[pygit2.Oid(hex=held["a2"])]
+    broken = repo.create_commit(None, honest.author, honest.committer, honest.message,
+                                repo[honest.parent_ids[0]].tree_id, honest.parent_ids)
+    git(bare, "update-ref", records_ref("shared", held["writer"]), str(broken))
+    assert sync(str(carol)).quarantined
+    done = cli.gitstore("doctor", "--json", cwd=carol)
+    assert done.returncode == 0, (done.stdout, done.stderr)  # a warning: this clone's set-up works
+    found = [c for c in json.loads(done.stdout)["checks"] if c["check"] == "fetched memory"]
+    assert found and {c["state"] for c in found} == {"warn"}, done.stdout
+    records = [c for c in found if f"records/shared/{held['writer']}" in c["detail"]]
+    assert len(records) == 1 and str(broken)[:12] in records[0]["detail"], found
+    assert "does not add" in records[0]["detail"] and "verify" in records[0]["todo"], found  # why, and what to do
+    git(roots["dave"], "fetch", "-q", "--force", "origin")  # a plain fetch: reads leave it out, and so does doctor
+    done = cli.gitstore("doctor", cwd=roots["dave"])
+    assert done.returncode == 0 and "warn fetched memory" in done.stdout and str(broken)[:12] in done.stdout, done.stdout
+    done = cli.gitstore("doctor", cwd=roots["bob"])  # a clone that read nothing refused says nothing of it
+    assert done.returncode == 0 and "fetched memory" not in done.stdout, done.stdout
 
 
 def test_gc_keeps_a_parted_history(world: tuple) -> None:

@@ -11,7 +11,7 @@ _MARKS = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
 
 
 def doctor(as_json: bool = JSON_OPTION) -> None:
-    """Check the set-up: scope, init, provider, who may decide, capture hooks, hook errors, refspecs, what a push sends, published files, promoted blocks, saved GitHub snapshots, commands killed midway.
+    """Check the set-up: scope, init, provider, other clones' memory left out, who may decide, capture hooks, hook errors, refspecs, what a push sends, published files, promoted blocks, saved GitHub snapshots, commands killed midway.
 
     Each check prints ok, warn or FAIL with what to do about it; the exit code is 1 when
     something does not work. Where gitstore publish wrote files, it reads the learnings in
@@ -22,7 +22,10 @@ def doctor(as_json: bool = JSON_OPTION) -> None:
     what to do: remove the block in a commit (then promote its replacement); it warns for a
     promoted skill changed since its promotion (allowed-tools or instructions added). Where import github
     saved snapshots, it warns when one still holds the text of a comment redacted in memory (a
-    redaction fetched from another clone that no sync has applied here yet).
+    redaction fetched from another clone that no sync has applied here yet). It warns for each
+    history or payload snapshot another clone's writer ref brought that failed verification and
+    is left out of every read (held in quarantine by sync, or left out after a plain fetch),
+    with why: nothing to mend in this clone.
     """
     report = query(".")
     if as_json:

@@ -7,7 +7,9 @@ right from any folder of the repository (git paths as ``:/`` pathspecs, files by
 looks at the repository, the configuration, the harness settings, the hook log and the refs (this
 clone's own are checked as every read checks them first: there, not moved back past an
 acknowledged append), so it answers fast and works on a store that is damaged or not set up at
-all. It reads records for four checks only. The grants, withdrawals, episodes, events and
+all. It names other clones' memory reads leave out (quarantined: what sync refused, and what a
+plain fetch brought that fails verification, checked as every read checks it first). It reads
+records for four checks only. The grants, withdrawals, episodes, events and
 learnings every write checks first, as a write checks them (only what arrived since the last
 clean check, where the provider remembers checks): while one is damaged every write, a capture
 too, refuses. Only where ``gitstore publish`` wrote files, the learnings in force, as a
@@ -194,6 +196,31 @@ def _provider(report: Report, workspace: Any) -> None:
         return
     optional = sorted(c for c in manifest.capabilities if c in ("redact-payload", "append-stream"))
     report.add("provider", OK, f"{manifest.name} ({manifest.storage}); offers {', '.join(optional) or 'the required capabilities only'}")
+    if isinstance(provider, GitProvider):
+        _left_out(report, provider, Store(provider, workspace.scope))
+
+
+def _left_out(report: Report, provider: Any, store: Any) -> None:
+    """Other clones' memory reads leave out, each with why: a fetched history or payload snapshot
+    that failed verification (damage, or someone with push access at work) is held in quarantine
+    by sync, or left out by reads after a plain fetch, never read. Sync and reads name it when
+    they meet it; doctor says it at any time, and what it means. A warning: this clone's set-up
+    works, and it is not this clone's to mend."""
+    from gitstore.sync.remote import held_in_quarantine
+
+    todo = ("nothing to mend in this clone: it is read again once that ref moves on the remote (its writer's "
+            "next sync); tell its writer, whose `gitstore doctor` says what to do, and `gitstore verify` names "
+            "the damage")
+    for ref, tip, why in held_in_quarantine(provider.repo, provider.state):
+        report.add("fetched memory", WARN, f"{ref}: quarantined by sync at {tip[:12]}, never read: {why}", todo)
+    try:
+        provider.admit()  # what every read does first: what a plain fetch brought is verified
+        left = store.left_out()
+    except GitstoreError as exc:  # the snapshots could not be judged: reads say so, as every read does
+        report.add("fetched memory", WARN, str(exc), "`gitstore verify` names what is damaged")
+        return
+    for problem in left:
+        report.add("fetched memory", WARN, str(problem), todo)
 
 
 def _update_ref(repo: Any, restore: Any) -> str:

@@ -505,6 +505,18 @@ def _update_refs(repo: pygit2.Repository, moves: list[tuple[str, pygit2.Oid, pyg
         raise Refused(f"the fetched refs moved while sync admitted them ({_last_line(done)}); run sync again")
 
 
+def held_in_quarantine(repo: pygit2.Repository, state: Path) -> list[tuple[str, str, str]]:
+    """The fetched refs sync holds in quarantine, each (ref, tip, why) as the sync that refused
+    it said (why is unknown when its note was lost: the ref still says what was refused)."""
+    known = _Refusals(state).known_refs
+    found = []
+    for ref, tip in sorted(ref_targets(repo, QUARANTINE).items()):
+        entry = known.get(ref)
+        why = entry.get("problem") if isinstance(entry, dict) and entry.get("tip") == str(tip) else None
+        found.append((ref, str(tip), why if isinstance(why, str) else "why is not known here any more"))
+    return found
+
+
 class _Refusals:
     """The quarantined refs and why, so a refusal is named again without verifying again."""
 
