@@ -427,6 +427,15 @@ class Store:
         return record_problem(self.trust_mode(), self.attestation, item.record, item.stored.namespace,
                               item.stored.append, extends)
 
+    def removal_note(self, payload_digest: str, namespace: Namespace) -> bytes | None:
+        """The note that removed a payload from ``namespace``'s memory, or None. A provider
+        holding other clones' appends (``attest``) keeps the namespaces' payloads apart, so a
+        personal removal there leaves shared memory its text; any other keeps one copy of each
+        payload, which any removal takes."""
+        if "attest" in self.manifest.capabilities:
+            return cast(AttestingProvider, self.provider).redaction_note(payload_digest, namespace)
+        return cast(RedactingProvider, self.provider).redaction_note(payload_digest)
+
     def _note_counts(self, payload_digest: str, note: bytes, append: str | None) -> bool:
         """Whether a redaction note is honoured: its removal carries authority."""
         from gitstore.records.canonical import parse_json

@@ -20,7 +20,8 @@ from gitstore.ops.redact import redact, redact_each
 from gitstore.providers.git import GitProvider, parse_message
 
 from .conftest import all_objects
-from .world import accepted, grant_all, propose, ready_repo
+from .team import sync, team_clone, two_reviewers
+from .world import Thread, accepted, grant_all, propose, ready_repo
 
 REMOVED = "Flumox grobnitz quibbleton zarkwell vintrop, asap."
 KEPT = "Unrelated words stay."
@@ -144,3 +145,119 @@ def test_an_import_builds_on_review_threads_only(tmp_path: Path) -> None:
     [comment] = [e for e in ctx.view().events.values() if e["payload"].get("text") == REMOVED]
     assert comment["type"] == "comment" and comment["parentEventId"] is None
     assert comment["episode"] != planted["episode"]
+
+
+ALICE = "github:9"  # two_reviewers' alice
+PERSONAL = "Quaffle drindlewort mispoke the zorbent, mine only."
+
+
+def _labelled_twice(tmp_path: Path) -> tuple[Context, Context, dict, dict, dict]:
+    """Alice and bob (a team under a policy, one bare remote); alice labels a review comment
+    and a comment of a personal session of hers with the same theme, so both labels carry the
+    same text (one payload digest), and both clones sync. Returns them, the shared label, the
+    personal comment and its label."""
+    alice, bob = two_reviewers(tmp_path)
+    grant_all(alice)
+    team = Thread(alice, 7, "100")
+    shared_label = team.label(team.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z"),
+                              "retries", "2026-03-01T10:00:00.000000Z")
+    team.save()
+    session = Thread(alice, None, "s1", kind="agent-session")
+    personal = session.comment("900", PERSONAL, "2026-03-01T11:00:00.000000Z")
+    personal_label = session.label(personal, "retries", "2026-03-01T11:00:00.000000Z")
+    session.save()
+    assert shared_label["payloadDigest"] == personal_label["payloadDigest"]
+    alice, bob = sync(alice, bob)
+    return alice, bob, shared_label, personal, personal_label
+
+
+def _synced(*clones: Context) -> list[Context]:
+    """Each clone runs ``gitstore sync`` in turn (the last one first again, so each has every
+    other's memory); fresh contexts. A sync that quarantines a snapshot fails the test."""
+    from gitstore.sync.remote import sync as gitstore_sync
+
+    for ctx in (*clones, clones[0]):
+        done = gitstore_sync(str(ctx.workspace.root))
+        assert done.status in ("ok", "no-update"), done.line
+    return [Context.open(ctx.workspace.root) for ctx in clones]
+
+
+def _snapshot_holds(ctx: Context, namespace: str, payload_digest: str) -> bool:
+    """Whether this writer's own payload snapshot of ``namespace`` holds the payload."""
+    from gitstore.providers._names import payload_path, payloads_ref
+
+    provider = ctx.store.provider
+    assert isinstance(provider, GitProvider)
+    repo = provider.repository(namespace)  # type: ignore[arg-type]
+    ref = payloads_ref(namespace, provider.writer)
+    return ref in repo.references and payload_path(payload_digest) in repo.references[ref].peel().tree
+
+
+def test_a_personal_redaction_leaves_the_same_text_in_shared_memory(tmp_path: Path) -> None:
+    """A personal (local) redaction governs personal memory only: a shared label whose text is
+    the same bytes as a removed personal label keeps its text for the team, in the snapshot
+    already pushed and in later shared appends; the personal text is gone from this clone."""
+    alice, bob, shared_label, personal, personal_label = _labelled_twice(tmp_path)
+    report = redact(alice, "github:comment:900", ALICE, "not for the team")
+    assert sorted(report.removed) == sorted([personal["id"], personal_label["id"]])
+    later = Thread(Context.open(alice.workspace.root), 8, "200")
+    later_label = later.label(later.comment("200", "Back off between retries.", "2026-03-02T10:00:00.000000Z"),
+                              "retries", "2026-03-02T10:00:00.000000Z")
+    later.save()
+    gc(alice.store, alice.workspace.state)
+    digest = shared_label["payloadDigest"]
+    assert _snapshot_holds(alice, "shared", digest) and not _snapshot_holds(alice, "local", digest)
+    alice, bob = _synced(alice, bob)
+    carol = _synced(team_clone(tmp_path, tmp_path / "remote.git", "carol"))[0]
+    for ctx in (bob, carol):
+        events = ctx.view().events
+        for label in (shared_label, later_label):
+            assert events[label["id"]].get("payload") == shared_label["payload"], ctx.workspace.root.name
+            assert "redaction" not in events[label["id"]]
+        assert personal["id"] not in events, "personal memory never leaves alice's clone"
+        assert ctx.store.verify().ok
+    events = alice.view().events
+    for event in (personal, personal_label):
+        assert "payload" not in events[event["id"]] and events[event["id"]]["redaction"]["reason"] == "not for the team"
+    held = all_objects(alice.workspace.root)
+    assert not [w for w in _windows(PERSONAL) if w in held], "gc erased the personal text"
+    assert alice.store.verify().ok
+
+
+def test_a_team_redaction_after_a_personal_one_removes_the_shared_copy(tmp_path: Path) -> None:
+    """A payload a personal note removed is still removed for the team when the shared comment
+    is redacted on the same clone: the shared label is not counted as removed already."""
+    alice, bob, shared_label, _, _ = _labelled_twice(tmp_path)
+    redact(alice, "github:comment:900", ALICE, "not for the team")
+    report = redact(Context.open(alice.workspace.root), "github:comment:100", ALICE, "asked by the author")
+    assert shared_label["id"] in report.removed and report.already == []
+    alice, bob = _synced(alice, bob)
+    label = bob.view().events[shared_label["id"]]
+    assert "payload" not in label and label["redaction"]["reason"] == "asked by the author"
+    assert not _snapshot_holds(alice, "shared", shared_label["payloadDigest"])
+
+
+def test_a_shared_redaction_keeps_the_text_out_of_both_namespaces_later_appends(tmp_path: Path) -> None:
+    """A shared note governs personal memory too: the same text, labelled later in a personal
+    session or in a review thread, is stored in neither payload snapshot."""
+    ctx = ready_repo(tmp_path / "repo")
+    grant_all(ctx)
+    team = Thread(ctx, 7, "100")
+    first = team.label(team.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z"),
+                       "retries", "2026-03-01T10:00:00.000000Z")
+    team.save()
+    redact(ctx, "github:comment:100", "github:9", "asked by the author")
+    session = Thread(ctx, None, "s1", kind="agent-session")
+    personal = session.label(session.comment("900", PERSONAL, "2026-03-01T11:00:00.000000Z"),
+                             "retries", "2026-03-01T11:00:00.000000Z")
+    session.save()
+    later = Thread(ctx, 8, "200")
+    shared = later.label(later.comment("200", "Back off between retries.", "2026-03-02T10:00:00.000000Z"),
+                         "retries", "2026-03-02T10:00:00.000000Z")
+    later.save()
+    for namespace in ("shared", "local"):
+        assert not _snapshot_holds(ctx, namespace, first["payloadDigest"]), namespace
+    events = ctx.view().events
+    for label in (personal, shared):
+        assert "payload" not in events[label["id"]] and events[label["id"]]["redaction"]["reason"] == "asked by the author"
+    assert ctx.store.verify().ok

@@ -144,7 +144,7 @@ def _remove(ctx: Context, view: View, report: RedactionReport, by: str, reason: 
     at = now()
     for event_id in report.events:
         event = view.events[event_id]
-        if ctx.store.provider.redaction_note(event["payloadDigest"]) is not None:  # type: ignore[attr-defined]
+        if ctx.store.removal_note(event["payloadDigest"], places[event_id]) is not None:
             report.already.append(event_id)
             continue
         note = {"at": at, "by": by, "reason": reason, "sourceId": report.source_id if event_id in versions else None}

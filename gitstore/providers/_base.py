@@ -361,6 +361,13 @@ class AttestingProvider(Provider, Protocol):
     def notes(self) -> list[tuple[str, bytes, str | None]]:
         """Every redaction note stored, honoured or not: (payload digest, note, append)."""
 
+    def redaction_note(self, payload_digest: str, namespace: Namespace | None = None) -> bytes | None:
+        """The honoured note that removes the payload from ``namespace``'s memory (None: from
+        either, as reads here take it). The namespaces' payloads are kept apart: a note a
+        local append stored removes the payload from local memory only (that note never leaves
+        this clone, and the same bytes stored as shared memory are the team's); one a shared
+        append stored, from both."""
+
     def noted(self) -> set[str]:
         """The payload digests whose note ``judge_notes``' judge honours (read from where the
         notes are kept, not from every record)."""

@@ -42,6 +42,7 @@ from typing import NamedTuple, Protocol
 import pygit2
 
 from gitstore.errors import IntegrityError, Refused
+from gitstore.providers._base import Namespace
 from gitstore.providers._gitdirs import SCRATCH, ref_names
 from gitstore.providers._incoming import INCOMING, ref_tip
 from gitstore.providers._message import SIGNATURE_EMAIL, SIGNATURE_NAME, Header, format_message, parse_message
@@ -72,7 +73,7 @@ class Writing(Protocol):
 
     def _set_snapshot(self, repo: pygit2.Repository, ref: str, tree: pygit2.Oid, message: str) -> None: ...
 
-    def _kept_notes(self) -> Mapping[str, object]: ...
+    def _notes_governing(self, namespace: Namespace) -> set[str]: ...
 
 SHARED = f"{PREFIX}records/shared/"
 
@@ -429,8 +430,9 @@ def _copy(repo: pygit2.Repository, original: pygit2.Commit, message: str, tree: 
 def _payload_tree(provider: Writing, appends: list[tuple[str, pygit2.Oid]],
                   objects: ObjectWriter) -> pygit2.Oid | None:
     """This writer's next payload snapshot: its current one with the payloads the copied
-    events name, from the snapshot of the id that stored them (a removed one stays out)."""
-    repo, noted = provider.repo, set(provider._kept_notes())
+    events name, from the snapshot of the id that stored them (one a note of shared memory
+    removed stays out)."""
+    repo, noted = provider.repo, provider._notes_governing("shared")
     found: dict[str, bytes] = {}
     for former, oid in appends:
         snapshot = ref_tip(repo, payloads_ref("shared", former))

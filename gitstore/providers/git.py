@@ -257,6 +257,29 @@ def move_local_refs(repo: pygit2.Repository) -> list[str]:
     return names
 
 
+class _Kept(NamedTuple):
+    """One redaction note kept for a payload (``GitProvider._kept_notes``)."""
+
+    note: bytes
+    where: tuple[RefInfo, pygit2.Oid] | None  # the records tip whose tree holds it; None: an own snapshot's
+    namespace: Namespace  # the namespace it was kept in
+
+
+def _governs(note: Namespace, payload: Namespace | None) -> bool:
+    """Whether a note kept in namespace ``note`` removes the payloads of namespace ``payload``
+    (None: of either, as reads on this clone take them). A shared note removes the text for
+    the team, so from personal memory too; a personal note only from personal memory, which
+    never leaves this clone: the same bytes stored as shared memory are the team's, and a
+    personal redaction neither takes them from the team nor tells it that it happened."""
+    return payload is None or note == "shared" or note == payload
+
+
+def _snapshot_namespace(ref: str) -> Namespace:
+    """The namespace a payload snapshot ref holds: local ones never leave this clone (the local
+    namespace's own, or an older one left in the repository itself); every other is shared."""
+    return "local" if ref.startswith(PREFIX + "payloads/local/") else "shared"
+
+
 class GitProvider:
     """Stores records as commits on per-writer refs; never touches the work tree or index."""
 
@@ -279,8 +302,7 @@ class GitProvider:
         self._sound: set[tuple[str, pygit2.Oid]] = set()  # (ref, tip) found readable and not rewound
         self._admissions = Admissions(self.state)
         self._causality: tuple[tuple[tuple[RefInfo, pygit2.Oid], ...], Causality] | None = None
-        self._notes_cache: tuple[tuple[tuple[RefInfo, pygit2.Oid], ...],
-                                 dict[str, list[tuple[bytes, tuple[RefInfo, pygit2.Oid] | None]]]] | None = None
+        self._notes_cache: tuple[tuple[tuple[RefInfo, pygit2.Oid], ...], dict[str, list[_Kept]]] | None = None
         self._judge: Callable[[str, bytes, str | None], bool] = lambda digest, note, append: True
         self._judged: dict[tuple[str, str | None], bool] = {}
         self._trust: Trust | None = None
@@ -441,7 +463,7 @@ class GitProvider:
                             f"stream {guard[0]} moved: head is {current}, expected {guard[1]}"
                         )
                 for removal in removals:
-                    if self.redaction_note(removal.payload_digest) is not None:
+                    if self.redaction_note(removal.payload_digest, namespace) is not None:
                         raise ConflictError(f"payload {removal.payload_digest} was already removed")
                 staging.drop_stored(self, writer)  # another writer may have stored some since staging
                 if not staging.staged or self._try_commit(repo, namespace, ref, tip, staging, writer, removals, sign):
@@ -455,7 +477,7 @@ class GitProvider:
                 raise Refused("an append that removes payloads adds the audit entries of the removals")
             return done
         if removals:
-            self._drop_payloads([r.payload_digest for r in removals])
+            self._drop_payloads([r.payload_digest for r in removals], namespace)
         return done
 
     def _writer_lock(self, namespace: str) -> AbstractContextManager[None]:
@@ -503,9 +525,10 @@ class GitProvider:
                 return True
         new = staging.staged
         carried = [(s.payload_digest, s.payload_blob) for s in new if s.payload_blob is not None and s.payload_digest]
-        # no payload with a note, honoured or not, is stored again (knowing which are honoured
-        # would read the histories; an append reads the tip trees only)
-        gone = {r.payload_digest for r in removals} | (set(self._kept_notes()) if carried else set())
+        # no payload with a note of this namespace (or a shared one), honoured or not, is
+        # stored again (knowing which are honoured would read the histories; an append reads
+        # the tip trees only)
+        gone = {r.payload_digest for r in removals} | (self._notes_governing(namespace) if carried else set())
         payloads: dict[str, bytes | None] = {  # a removed payload is never stored again
             payload_path(digest): blob for digest, blob in carried if digest not in gone
         }
@@ -684,16 +707,25 @@ class GitProvider:
                     raise
                 time.sleep(0.02)
 
-    def _drop_payloads(self, payload_digests: list[str]) -> None:
-        """Write every snapshot that holds one of these payloads again without it (this
-        writer's, older local ones in the repository itself, and fetched ones): gc then erases
-        the text. A note already makes each one unreadable; this lets gc reach the bytes."""
+    def _drop_payloads(self, payload_digests: list[str], namespace: Namespace) -> None:
+        """Write every snapshot the removals govern (``_governs``) that holds one of these
+        payloads again without it: for removals in the shared namespace, this writer's, older
+        local ones in the repository itself, and fetched ones; for local ones, the local
+        snapshots only. gc then erases the text. A note already makes each one unreadable;
+        this lets gc reach the bytes."""
         from gitstore.providers._incoming import drop_stale_incoming, sync_lock_if_free
 
         paths = {payload_path(d) for d in payload_digests}
+
+        def held(repo: pygit2.Repository, ref: str, base: pygit2.Tree) -> dict[str, None]:
+            if not _governs(namespace, _snapshot_namespace(ref)):
+                return {}
+            return {p: None for p in paths if p in base}
+
         with self._writer_lock("local"), self._writer_lock("shared"):
-            self._rewrite_snapshots(lambda repo, ref, base: {p: None for p in paths if p in base},
-                                    "gitstore: remove payloads")
+            self._rewrite_snapshots(held, "gitstore: remove payloads")
+        if namespace == "local":
+            return  # no fetched snapshot was written again
         # an incoming ref that kept a fetched snapshot just written again keeps the text
         # reachable for git's own gc: dropped now, or by the sync running (it does when it ends)
         with sync_lock_if_free(self.state) as free:
@@ -748,9 +780,11 @@ class GitProvider:
             found.setdefault((id(repo), ref), (repo, ref))
         return list(found.values())
 
-    def redaction_note(self, payload_digest: str) -> bytes | None:
+    def redaction_note(self, payload_digest: str, namespace: Namespace | None = None) -> bytes | None:
+        """The honoured note that removes the payload (``namespace``: from that namespace's
+        memory, see ``_governs``; None: from either, as reads on this clone take it)."""
         with readable("redaction notes"):
-            return self._honoured().get(payload_digest)
+            return self._honoured(namespace).get(payload_digest)
 
     def noted(self) -> set[str]:
         """Every payload digest that has a redaction note honoured (see ``judge_notes``)."""
@@ -766,13 +800,16 @@ class GitProvider:
         """Every redaction note stored, honoured or not: (payload digest, note, append)."""
         with readable("redaction notes"):
             return [(digest, note, self._note_append(where, digest))
-                    for digest, kept in sorted(self._kept_notes().items()) for note, where in kept]
+                    for digest, kept in sorted(self._kept_notes().items()) for note, where, _ in kept]
 
-    def _honoured(self) -> dict[str, bytes]:
-        """Payload digest -> the first note the judge honours for it."""
+    def _honoured(self, namespace: Namespace | None = None) -> dict[str, bytes]:
+        """Payload digest -> the first note the judge honours for it (``namespace``: of the
+        notes that govern that namespace's payloads, ``_governs``)."""
         found: dict[str, bytes] = {}
         for digest, kept in self._kept_notes().items():
-            for note, where in kept:
+            for note, where, kept_in in kept:
+                if not _governs(kept_in, namespace):
+                    continue
                 append = self._note_append(where, digest)
                 key = (digest, append)
                 if key not in self._judged:
@@ -782,27 +819,35 @@ class GitProvider:
                     break
         return found
 
-    def _kept_notes(self) -> dict[str, list[tuple[bytes, tuple[RefInfo, pygit2.Oid] | None]]]:
+    def _kept_notes(self) -> dict[str, list[_Kept]]:
         """Payload digest -> every note kept for it, with where: the records tip whose tree
         holds it (the append that removed it is in that ref's history), or None for a note
-        older versions kept in this clone's own payload snapshot. Read from the tip trees'
-        ``notes/`` folders only (few), never the histories. Notes in snapshots another clone
-        wrote are not notes: only appends carry authority."""
+        older versions kept in this clone's own payload snapshot; and the namespace it was
+        kept in (the tip's, or the snapshot's). Read from the tip trees' ``notes/`` folders
+        only (few), never the histories. Notes in snapshots another clone wrote are not notes:
+        only appends carry authority."""
         tips = tuple(self._tips())
         if self._notes_cache is not None and self._notes_cache[0] == tips:
             return self._notes_cache[1]
-        kept: dict[str, list[tuple[bytes, tuple[RefInfo, pygit2.Oid] | None]]] = {}
-        trees: list[tuple[tuple[RefInfo, pygit2.Oid] | None, pygit2.Repository, pygit2.Tree]] = [
-            ((info, tip), info.repo, self._commit(info.repo, tip, info.name).tree) for info, tip in tips]
-        trees += [(None, repo, tree) for repo, _, tree in self._snapshots(own=True)]
-        for where, repo, tree in trees:
+        kept: dict[str, list[_Kept]] = {}
+        trees: list[tuple[tuple[RefInfo, pygit2.Oid] | None, Namespace, pygit2.Repository, pygit2.Tree]] = [
+            ((info, tip), info.namespace, info.repo, self._commit(info.repo, tip, info.name).tree)
+            for info, tip in tips]
+        trees += [(None, _snapshot_namespace(ref), repo, tree) for repo, ref, tree in self._snapshots(own=True)]
+        for where, namespace, repo, tree in trees:
             if "notes" in tree and tree["notes"].filemode == pygit2.GIT_FILEMODE_TREE:
                 notes = repo[tree["notes"].id].peel(pygit2.Tree)
                 for path in _payload_paths(repo, notes):
                     digest = "sha256:" + path.rsplit("/", 1)[-1][:-5]
-                    kept.setdefault(digest, []).append((_blob(repo, notes[path].id, path), where))
+                    kept.setdefault(digest, []).append(_Kept(_blob(repo, notes[path].id, path), where, namespace))
         self._notes_cache = (tips, kept)
         return kept
+
+    def _notes_governing(self, namespace: Namespace) -> set[str]:
+        """The payload digests a note kept here, honoured or not, removes from ``namespace``'s
+        memory (``_governs``): what an append to it never stores again."""
+        return {digest for digest, kept in self._kept_notes().items()
+                if any(_governs(note.namespace, namespace) for note in kept)}
 
     def _note_append(self, where: tuple[RefInfo, pygit2.Oid] | None, digest: str) -> str | None:
         """The append whose ``Removes`` names ``digest`` in the history of the tip ``where``."""
@@ -870,10 +915,11 @@ class GitProvider:
         honoured), when the snapshot's writer made it: anyone who can push can store a note,
         and a snapshot forced over another writer's would drop their text."""
         with readable("redaction notes"):
-            left = dropped - set(self._honoured())
+            left = dropped - set(self._honoured("shared"))  # a fetched snapshot is shared memory
             if left and self.trust.state.mode != "policy":
                 left -= {digest for digest, kept in self._kept_notes().items()
-                         if any(where is not None and where[0].writer == writer for _, where in kept)}
+                         if any(where is not None and where[0].writer == writer and kept_in == "shared"
+                                for _, where, kept_in in kept)}
             return left & self._named_payloads(writer) if left else left
 
     # -- reading -------------------------------------------------------------------------------
@@ -1599,12 +1645,14 @@ class GitProvider:
         event names. Returns
         how many payloads went. The caller holds the writer locks."""
         swept = self.state / "swept"
-        noted = self.noted()
+        with readable("redaction notes"):
+            governed = {namespace: set(self._honoured(namespace)) for namespace in NAMESPACES}
         named: set[str] | None = None
         if not swept.exists() or any((self.state / PENDING).glob("*")):
             named = self._named_payloads()
 
         def stale(repo: pygit2.Repository, ref: str, base: pygit2.Tree) -> dict[str, None]:
+            noted = governed[_snapshot_namespace(ref)]  # a personal note leaves shared text alone
             # what a killed append left is in this clone's own snapshots; another writer's
             # payloads may be named by records not read here (a ref quarantined, a pruned one)
             if named is None or ref.startswith((PREFIX + "remotes/", QUARANTINE)):
