@@ -633,6 +633,18 @@ def test_appends_name_what_they_had_seen_and_saw_follows_it(tmp_path: Path) -> N
     assert any("wlie" in p and "which it says it had seen" in p for p in found), found
 
 
+@pytest.mark.parametrize("previous", [0, 1, 2**40 - 2**32 - 1, 2**40 - 2**32, 2**40 - 2**21, 2**40 - 5, 2**40,
+                                      2**40 + 7])
+def test_the_furthest_clock_an_append_takes_follows_its_writers_last_with_nothing_seen(previous: int) -> None:
+    """An append goes no further than its own history lets it (``_next_clock``), so every clone
+    takes its clock whatever it holds of the tips it had seen: the furthest is the last clock
+    verify lets follow with nothing seen, on both sides of the limit past which clocks creep."""
+    from gitstore.providers._verify_git import follows, furthest
+
+    last = furthest(previous)
+    assert follows(last, previous, lambda: 0) and not follows(last + 1, previous, lambda: 0)
+
+
 def test_an_append_names_no_more_tips_than_an_append_may_carry_and_the_next_names_the_rest(store_repo: Path) -> None:
     """More writers' tips in sight than the ``Seen`` headers an append may carry (which every
     clone refuses as damage): the append names as many as it may, the next one the rest. (The

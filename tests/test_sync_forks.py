@@ -406,3 +406,140 @@ def test_a_parted_historys_snapshot_goes_with_it_once_the_writers_ref_holds_it_a
     assert text(bob, held["secret"]) == SECRET
     done = cli.gitstore("verify", cwd=bob)
     assert done.returncode == 0, (done.stdout, done.stderr)
+
+
+# -- a fork whose clock jumps, read by a clone that appends while it is up ---------------------
+# carol appends once; bob stores two appends, their clocks above carol's. Someone with push
+# access puts a fork on bob's ref: an append on his first, its clock as far past it as any
+# writer's own history may jump. carol syncs while it is up (it is bob's history there) and
+# proposes a learning; then bob's own history is back on the remote. A clone that never held
+# the fork must still admit carol's history: her clock may not lean on a commit only the clones
+# that read the fork hold.
+
+JUMPED = ("alice", "bob", "carol")
+
+
+def clock_of(root: Path, commit: str) -> int:
+    message = git(root, "log", "-1", "--format=%B", commit)
+    return int(next(line for line in message.splitlines() if line.startswith("Clock: ")).split()[1])
+
+
+def named(root: Path, commit: str) -> list[tuple[str, str]]:
+    """The ``Seen`` headers of an append: (writer, commit)."""
+    message = git(root, "log", "-1", "--format=%B", commit)
+    return [tuple(line.split()[1:3]) for line in message.splitlines() if line.startswith("Seen: ")]  # type: ignore[misc]
+
+
+@pytest.fixture(scope="module")
+def jumped_base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    from gitstore.providers._verify_git import MAX_CLOCK_JUMP
+
+    tmp = tmp_path_factory.mktemp("fork-jumps")
+    bare, keys, root, alice, jitter = _team(tmp)
+    bob = team_clone(tmp, bare, "bob", keys["github:10"][0])
+    carol = team_clone(tmp, bare, "carol")
+    for ctx in (alice, bob, carol):
+        sync(str(ctx.workspace.root))
+    carol_writer, bob_writer = carol.workspace.config.writer, bob.workspace.config.writer
+    own = Thread(Context.open(carol.workspace.root), 11, "500")
+    own.comment("500", "Log the retry count.", "2026-03-01T11:00:00.000000Z")
+    own.save()
+    assert sync(str(carol.workspace.root)).pushed
+    sync(str(bob.workspace.root))  # bob's clocks above carol's
+    records, payloads = records_ref("shared", bob_writer), payloads_ref("shared", bob_writer)
+    for number in (12, 13):  # two appends of bob's, the first the fork's base
+        thread = Thread(Context.open(bob.workspace.root), number, str(number))
+        thread.comment(str(number), f"bob's words {number}", "2026-03-02T09:00:00.000000Z")
+        thread.save()
+        if number == 12:
+            b1 = git(bob.workspace.root, "rev-parse", records).strip()
+    assert sync(str(bob.workspace.root)).pushed
+    b2, snapshot = git(bare, "rev-parse", records).strip(), git(bare, "rev-parse", payloads).strip()
+    git(bare, "update-ref", records, b1)
+    forged = Thread(Context.open(bob.workspace.root), 14, "700")
+    forged.comment("700", "Words bob never stored.", "2026-03-03T10:00:00.000000Z")
+    x2 = forge(bare, bob_writer, forged.pending, clock=clock_of(bare, b1) + MAX_CLOCK_JUMP)
+    c1 = git(carol.workspace.root, "rev-parse", records_ref("shared", carol_writer)).strip()
+    read = sync(str(carol.workspace.root))  # carol reads the fork as bob's history
+    assert read.status == "ok" and not read.quarantined, read.render()
+    proposal = propose(Context.open(carol.workspace.root), [ref(jitter)], title="Counted retries",
+                       text="Retries are counted.")
+    c2 = git(carol.workspace.root, "rev-parse", records_ref("shared", carol_writer)).strip()
+    assert sync(str(carol.workspace.root)).pushed
+    git(bare, "update-ref", records, b2)  # bob's own history back
+    git(bare, "update-ref", payloads, snapshot)
+    return tmp, {"bob": bob_writer, "carol": carol_writer, "b1": b1, "b2": b2, "x2": x2, "c1": c1, "c2": c2,
+                 "proposal": proposal["id"]}
+
+
+@pytest.fixture
+def jumped(jumped_base: tuple[Path, dict[str, Any]], tmp_path: Path) -> tuple[Path, dict[str, Path], dict[str, Any]]:
+    """A copy of the world whose fork of bob's history jumped its clock."""
+    source, held = jumped_base
+    return _copied(source, tmp_path, JUMPED), {name: tmp_path / name for name in JUMPED}, held
+
+
+def test_a_clone_that_appended_while_a_jumped_fork_was_up_is_admitted_by_clones_that_never_held_it(
+        jumped: tuple) -> None:
+    """carol's clock went one past the fork's, leaning on it: every clone that never held the
+    fork (alice, and every clone made after it was gone) refused carol's whole history. Her
+    clock now goes no further than her own history lets it, and names of bob's history only
+    what lies below it."""
+    from gitstore.providers._verify_git import MAX_CLOCK_JUMP
+
+    bare, roots, held = jumped
+    carol = roots["carol"]
+    assert clock_of(carol, held["c2"]) == clock_of(carol, held["c1"]) + MAX_CLOCK_JUMP < clock_of(carol, held["x2"])
+    assert named(carol, held["c2"]) == [(held["bob"], held["b1"])]
+    roots["erin"] = team_clone(bare.parent, bare, "erin").workspace.root  # never held the fork
+    reports = rounds(roots)
+    for name, report in reports.items():
+        assert not report.quarantined, (name, report.render())
+    assert parted(roots["carol"]) == [f"refs/memory/v1/remotes/origin/parted/shared/{held['bob']}/{held['x2']}"]
+    seen = {name: verdicts(root) for name, root in roots.items()}
+    assert held["proposal"] in seen["erin"], seen["erin"]
+    assert all(found == seen["carol"] for found in seen.values()), seen
+    for name, root in roots.items():
+        done = cli.gitstore("verify", cwd=root)
+        assert done.returncode == 0, (name, done.stdout, done.stderr)
+
+
+def test_a_tip_above_a_held_back_clock_is_named_once_the_clock_climbs_past_it(jumped: tuple) -> None:
+    bare, roots, held = jumped
+    carol = roots["carol"]
+    writer = records_ref("shared", held["carol"])
+    fetched = f"refs/memory/v1/remotes/origin/records/shared/{held['bob']}"
+    assert git(carol, "rev-parse", fetched).strip() == held["x2"]  # the fork is still bob's history here
+    thread = Thread(Context.open(carol), 15, "800")
+    thread.comment("800", "Name the pool.", "2026-03-04T10:00:00.000000Z")
+    thread.save()
+    c3 = git(carol, "rev-parse", writer).strip()
+    assert clock_of(carol, c3) == clock_of(carol, held["x2"]) + 1  # past it now, as ever: one more than seen
+    assert named(carol, c3) == [(held["bob"], held["x2"])]
+    roots["erin"] = team_clone(bare.parent, bare, "erin").workspace.root
+    for name, report in rounds(roots).items():
+        assert not report.quarantined, (name, report.render())
+    assert thread.id in Context.open(roots["erin"]).view().episodes
+    for name, root in roots.items():
+        done = cli.gitstore("verify", cwd=root)
+        assert done.returncode == 0, (name, done.stdout, done.stderr)
+
+
+def test_a_writer_lagging_behind_a_clock_that_climbed_names_its_appends_from_its_next_but_one(
+        jumped: tuple) -> None:
+    """The price of a clock held back: alice's last clock is below carol's before her jump, so
+    her next append, 2**32 past it, stays below carol's append after the jump and names carol's
+    history up to before it; the append after climbs past and names it."""
+    bare, roots, held = jumped
+    alice = roots["alice"]
+    writer = records_ref("shared", Context.open(alice).workspace.config.writer)
+    assert not sync(str(alice)).quarantined
+    made = []
+    for purposes in (("training",), ("evaluation",)):
+        grant_all(Context.open(alice), purposes=purposes)
+        made.append(git(alice, "rev-parse", writer).strip())
+    assert clock_of(alice, made[0]) < clock_of(alice, held["c2"]) < clock_of(alice, made[1])
+    assert (held["carol"], held["c1"]) in named(alice, made[0])
+    assert (held["carol"], held["c2"]) in named(alice, made[1])
+    done = cli.gitstore("verify", cwd=alice)
+    assert done.returncode == 0, (done.stdout, done.stderr)

@@ -730,7 +730,7 @@ def test_a_forged_clock_jump_poisons_no_other_writer_s_history(team: tuple, tmp_
     forge(root, "wjumper", [grant("again")], clock=2**33)
     git(root, "push", "-q", "origin", "refs/memory/v1/records/shared/wjumper")  # grants have no payloads
     assert sync(str(alice.workspace.root)).status in ("ok", "degraded")
-    grant_all(Context.open(alice.workspace.root), purposes=("training",))  # her next own append: clock 2**33 + 1
+    grant_all(Context.open(alice.workspace.root), purposes=("training",))  # her next own append: 2**32 past her last
     _alice_read_everywhere_and_the_forger_refused(alice, team[2], tmp_path, forge, root, grant("far"), 2**40 + 2**32)
 
 
@@ -754,7 +754,7 @@ def test_clocks_a_forger_took_to_the_limit_leave_honest_clones_writing(team: tup
         forge(root, "wjumper", [grant(f"step {step}")], clock=step * 2**32)
     git(root, "push", "-q", "origin", "refs/memory/v1/records/shared/wjumper")
     assert sync(str(alice.workspace.root)).status in ("ok", "degraded")
-    grant_all(Context.open(alice.workspace.root), purposes=("training",))  # clock 2**40 + 1
+    grant_all(Context.open(alice.workspace.root), purposes=("training",))  # 2**32 past her last, no further
     session = Thread(Context.open(alice.workspace.root), None, "late", kind="agent-session")
     session.comment("late-1", "a local append, past the limit too", "2026-03-03T10:00:00.000000Z")
     session.save()

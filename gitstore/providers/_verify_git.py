@@ -249,6 +249,13 @@ def follows(clock: int, previous: int, seen: Callable[[], int]) -> bool:
     return previous < clock and (clock <= previous + jump or clock <= max(previous, seen()) + jump)
 
 
+def furthest(previous: int) -> int:
+    """The largest clock that follows a writer's ``previous`` one by ``follows`` with nothing
+    seen: how far an append may go on its writer's own history alone, which every clone
+    holding that history accepts, whatever else it holds."""
+    return max(min(previous + MAX_CLOCK_JUMP, MAX_CLOCK), previous + LATE_CLOCK_JUMP)
+
+
 def _seen_problems(holders: tuple[pygit2.Repository, ...], header: object) -> list[str]:
     """What is wrong with a commit's ``Seen`` headers, as far as this repository holds the
     commits they name: each names its writer, and came before (a smaller clock, else the clock

@@ -28,6 +28,7 @@ record's append is its records commit.
 
 from __future__ import annotations
 
+import bisect
 import fcntl
 import hashlib
 import json
@@ -81,6 +82,7 @@ from gitstore.providers._names import (PAYLOAD_DIGEST, PREFIX, QUARANTINE, WRITE
                                       records_ref, snapshot_of)
 from gitstore.providers._verified import FOLDER as VERIFIED
 from gitstore.providers._verified import Verified
+from gitstore.providers._verify_git import furthest, verify_repository
 from gitstore.providers._packs import Objects
 from gitstore.providers._tips import (
     LOST, Restore, acknowledged, last_acknowledged, lost_refs, restorable, rewound, tips_log,
@@ -510,7 +512,8 @@ class GitProvider:
                     staging: _Staging, writer: ObjectWriter, removals: tuple[Removal, ...], sign: bool) -> bool:
         """Commit the staged entries on ``tip`` (True), or find they are all stored (True, with
         nothing staged left); False when ``ref`` moved meanwhile."""
-        clock = self._next_clock(staging.refs)  # before anything is written: refused, nothing is
+        previous = self._clock(repo, tip, ref) if tip is not None else 0
+        clock = self._next_clock(staging.refs, previous)  # before anything is written: refused, nothing is
         reader = staging.readers.of(repo)
         base = self._commit(repo, tip, ref).tree if tip is not None else None
         changes = {record_path(s.kind, s.digest): s.blob for s in staging.staged}
@@ -542,7 +545,7 @@ class GitProvider:
             self._set_snapshot(repo, payloads_ref(namespace, self.writer), payload_tree, "gitstore: payloads")
         # the tips as this attempt found them (``drop_stored``): the compare-and-swap below
         # fails if this writer's moved since, and any other's may move the moment after a look
-        heads, seen = self._seen_heads(namespace, ref, staging.refs)
+        heads, seen = self._seen_heads(namespace, ref, staging.refs, clock)
         policy = self.trust.state.commit if sign and self.trust.state.mode == "policy" else None
         message = format_message(clock, self.writer, namespace, new, [r.payload_digest for r in removals], seen,
                                  policy)
@@ -587,20 +590,36 @@ class GitProvider:
             txn.set_target(ref, commit, message="gitstore: append")
         return commit
 
-    def _seen_heads(self, namespace: Namespace, ref: str,
-                    tips: list[tuple[RefInfo, pygit2.Oid]]) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
-        """Every other writer's tip (of ``tips``) an append to ``ref`` has seen (by writer), and
-        those this writer's earlier appends did not name yet: what its ``Seen`` headers say. A
-        shared append names shared tips only (local ones never leave this machine)."""
+    def _seen_heads(self, namespace: Namespace, ref: str, tips: list[tuple[RefInfo, pygit2.Oid]],
+                    clock: int) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
+        """Every other writer's tip (of ``tips``) an append to ``ref`` at ``clock`` has seen (by
+        writer), and those this writer's earlier appends did not name yet: what its ``Seen``
+        headers say. A shared append names shared tips only (local ones never leave this
+        machine). A tip at ``clock`` or above (``_next_clock`` held the clock back) is not named,
+        nor kept as named: the newest append of its history below ``clock`` stands for it, and a
+        later append, its clock past the tip's, names the tip."""
         heads: dict[str, set[str]] = {}
         for info, head in tips:
             if info.writer != self.writer and (namespace == "local" or info.namespace == "shared"):
-                heads.setdefault(info.writer, set()).add(str(head))
+                below = self._seen_below(info, head, clock)
+                if below is not None:
+                    heads.setdefault(info.writer, set()).add(below)
         named = self._named(ref)
         seen = sorted((w, c) for w, commits in heads.items() for c in commits if c not in named.get(w, ()))
         for w, c in seen[MAX_SEEN:]:  # more than an append may name: the next one names the rest
             heads[w].discard(c)
         return {w: sorted(c) for w, c in heads.items() if c}, seen[:MAX_SEEN]
+
+    def _seen_below(self, info: RefInfo, head: pygit2.Oid, clock: int) -> str | None:
+        """The append of ``head``'s history an append at ``clock`` names as seen: ``head``
+        itself when its clock is below (always, but after a jump ``_next_clock`` held the clock
+        back from), else the newest one below (None: none is). Every clone holding an append
+        named refuses a clock not above its clock."""
+        if self._clock(info.repo, head, info.name) < clock:
+            return str(head)
+        history = self._history(info, head)  # clocks grow along it
+        at = bisect.bisect_left(history, clock, key=lambda each: each[0].clock)
+        return str(history[at - 1][1]) if at else None
 
     def _named(self, ref: str) -> dict[str, list[str]]:
         """The tips this writer's appends to ``ref`` named, by writer (none when unknown: then
@@ -1171,28 +1190,35 @@ class GitProvider:
             return None
         return (append, oid), parent
 
-    def _next_clock(self, tips: list[tuple[RefInfo, pygit2.Oid]]) -> int:
-        """One more than the largest clock of ``tips``; Refused when that is past what a commit
-        message holds (reads would refuse the append, and every one after it)."""
-        clock = self._max_clock(tips) + 1
+    def _next_clock(self, tips: list[tuple[RefInfo, pygit2.Oid]], previous: int) -> int:
+        """One more than the largest clock of ``tips`` and ``previous`` (the clock of this
+        writer's last append on the ref, 0: none), but never further than ``previous`` may
+        jump on the writer's own history alone (``furthest``): a clock that leaned on a tip it
+        had seen would be refused by every clone that does not hold that tip (a fork read here
+        while it was up on the remote, never pushed from here), and the writer's whole history
+        with it. Honest clocks count appends: only after a history that jumped its own clock
+        does the limit hold one back. Refused when the clock is past what a commit message
+        holds (reads would refuse the append, and every one after it)."""
+        clock = min(max(self._max_clock(tips), previous) + 1, furthest(previous))
         if clock > LAST_CLOCK:
             raise Refused(f"the next append's clock, {clock}, is past the {len(str(LAST_CLOCK))} digits a commit "
                           "message holds: a history read here took clocks that far; `gitstore verify` names it")
         return clock
 
     def _max_clock(self, tips: list[tuple[RefInfo, pygit2.Oid]]) -> int:
-        best = 0
-        for info, tip in tips:
-            clock = self._clocks.get(tip)
-            if clock is None and (known := self._remembered_order(tip)) is not None:
-                clock = self._clocks[tip] = known[0][0].clock
-            if clock is None:
-                try:
-                    clock = self._clocks[tip] = parse_order(self._commit(info.repo, tip, info.name).message).clock
-                except ValueError as exc:
-                    raise IntegrityError(f"commit {tip}: {exc}") from None
-            best = max(best, clock)
-        return best
+        return max((self._clock(info.repo, tip, info.name) for info, tip in tips), default=0)
+
+    def _clock(self, repo: pygit2.Repository, tip: pygit2.Oid, name: str) -> int:
+        """The clock of the append ``tip`` of ref ``name``, remembered once read."""
+        clock = self._clocks.get(tip)
+        if clock is None and (known := self._remembered_order(tip)) is not None:
+            clock = self._clocks[tip] = known[0][0].clock
+        if clock is None:
+            try:
+                clock = self._clocks[tip] = parse_order(self._commit(repo, tip, name).message).clock
+            except ValueError as exc:
+                raise IntegrityError(f"commit {tip}: {exc}") from None
+        return clock
 
     # -- trust -----------------------------------------------------------------------------------
 
@@ -1578,8 +1604,6 @@ class GitProvider:
         return read
 
     def verify(self) -> VerifyReport:
-        from gitstore.providers._verify_git import verify_repository  # only verify needs it
-
         with collector_paused():  # every object of the store read: millions of short-lived objects
             report = verify_repository(self.repo, self.state, local=False)
             report.problems.extend(Problem(ref, f"the tip it was admitted at, {base}, is missing: what was read "
