@@ -543,3 +543,118 @@ def test_a_writer_lagging_behind_a_clock_that_climbed_names_its_appends_from_its
     assert (held["carol"], held["c2"]) in named(alice, made[1])
     done = cli.gitstore("verify", cwd=alice)
     assert done.returncode == 0, (done.stdout, done.stderr)
+
+
+# -- the writer's history back, the fork's snapshot left on the remote ---------------------------
+# Once a clone kept alice's second append as a parted history (its text in that history's own
+# snapshot), alice's records come back on the remote (or someone builds on that append) while her
+# snapshot stays the fork's, without the text. The writer's ref now holds the parted history, which
+# goes; its text must not go with it: the writer's snapshot owes it from then on, so the fork's is
+# refused as dropping it (as a snapshot forced back with no fork is), until alice's own comes back.
+
+def _records_back(bare: Path, held: dict[str, Any]) -> None:
+    """alice's history back on the remote, her snapshot left as the fork forced it (no text)."""
+    git(bare, "update-ref", records_ref("shared", held["writer"]), held["a2"])
+
+
+def _fork_text_kept(root: Path, held: dict[str, Any]) -> None:
+    """The fork is the parted history now, the secret still read, through gc too."""
+    assert parted(root) == [f"refs/memory/v1/remotes/origin/parted/shared/{held['writer']}/{held['x2']}"]
+    assert text(root, held["secret"]) == SECRET
+    assert cli.gitstore("gc", cwd=root).returncode == 0
+    git(root, "gc", "-q", "--prune=now")
+    assert text(root, held["secret"]) == SECRET
+    assert SECRET.encode() in all_objects(root)
+
+
+def _alice_syncs_then_verifies(bare: Path, roots: dict[str, Path], held: dict[str, Any], name: str) -> None:
+    """alice's next sync pushes her own snapshot again: admitted, nothing held, verify clean."""
+    sync(str(roots["alice"]))
+    assert git(bare, "rev-parse", payloads_ref("shared", held["writer"])).strip() != held["fork_snapshot"]
+    report = sync(str(roots[name]))
+    assert not report.quarantined, report.render()
+    assert text(roots[name], held["secret"]) == SECRET
+    done = cli.gitstore("verify", cwd=roots[name])
+    assert done.returncode == 0, (done.stdout, done.stderr)
+
+
+def _refused_for_the_text(report: SyncReport, held: dict[str, Any]) -> None:
+    assert [(q.writer, q.kind) for q in report.quarantined] == [(held["writer"], "payloads")], report.render()
+    assert "drops 1 payload(s) no stored append removed" in report.quarantined[0].damage, report.render()
+
+
+@pytest.fixture
+def forked(erased: tuple) -> tuple[Path, dict[str, Path], dict[str, Any]]:
+    """The erased world, with the snapshot the fork forced on the remote named."""
+    bare, roots, held = erased
+    fork_snapshot = git(bare, "rev-parse", payloads_ref("shared", held["writer"])).strip()
+    return bare, roots, {**held, "fork_snapshot": fork_snapshot}
+
+
+def test_the_writers_history_back_without_its_snapshot_erases_no_text_through_sync(forked: tuple) -> None:
+    bare, roots, held = forked
+    bob = roots["bob"]
+    assert sync(str(bob)).parted
+    _records_back(bare, held)
+    report = sync(str(bob))
+    assert report.parted, report.render()
+    _refused_for_the_text(report, held)
+    _fork_text_kept(bob, held)
+    _refused_for_the_text(sync(str(bob)), held)  # named again, the text still read
+    assert text(bob, held["secret"]) == SECRET
+    _alice_syncs_then_verifies(bare, roots, held, "bob")
+
+
+def test_the_writers_history_back_without_its_snapshot_erases_no_text_through_a_plain_fetch(forked: tuple) -> None:
+    bare, roots, held = forked
+    carol = roots["carol"]
+    git(carol, "fetch", "-q", "--force", "origin")
+    assert cli.gitstore("learnings", cwd=carol).returncode == 0
+    assert text(carol, held["secret"]) == SECRET
+    _records_back(bare, held)
+    git(carol, "fetch", "-q", "--force", "origin")
+    done = cli.gitstore("learnings", cwd=carol)
+    assert done.returncode == 0, done.stderr
+    assert "quarantined" in done.stderr and f"payloads/shared/{held['writer']}" in done.stderr, done.stderr
+    _fork_text_kept(carol, held)
+    _refused_for_the_text(sync(str(carol)), held)  # a sync refuses what the reads did
+    _alice_syncs_then_verifies(bare, roots, held, "carol")
+
+
+def test_an_append_built_on_a_parted_history_with_the_forks_snapshot_erases_no_text(forked: tuple) -> None:
+    bare, roots, held = forked
+    bob = roots["bob"]
+    assert sync(str(bob)).parted
+    _records_back(bare, held)  # someone builds on alice's second append, over the fork's snapshot
+    built = Thread(Context.open(roots["alice"]), 11, "777")
+    built.comment("777", "Built on the parted append.", "2026-03-04T10:00:00.000000Z")
+    forge(bare, held["writer"], built.pending)
+    report = sync(str(bob))
+    assert report.parted, report.render()
+    _refused_for_the_text(report, held)
+    _fork_text_kept(bob, held)
+    git(bob, "fetch", "-q", "--force", "origin")  # a plain fetch after it reads the same
+    assert text(bob, held["secret"]) == SECRET
+
+
+def test_a_removal_erases_text_the_writers_snapshot_owes_after_a_parted_history_went(forked: tuple) -> None:
+    bare, roots, held = forked
+    bob, carol = roots["bob"], roots["carol"]
+    for root in (bob, carol):
+        assert sync(str(root)).parted
+    _records_back(bare, held)
+    for root in (bob, carol):
+        _refused_for_the_text(sync(str(root)), held)
+        assert text(root, held["secret"]) == SECRET
+    done = cli.gitstore("redact", "--comment", "github:comment:200", "--reason", "asked", "--by", "github:10",
+                        cwd=bob)
+    assert done.returncode == 0, done.stderr
+    assert sync(str(bob)).pushed
+    for root in (carol, bob):
+        report = sync(str(root))
+        assert not report.quarantined, report.render()  # the fork's snapshot drops only what was removed
+        assert text(root, held["secret"]) is None
+        assert cli.gitstore("gc", cwd=root).returncode == 0
+        assert SECRET.encode() not in all_objects(root), root
+        done = cli.gitstore("verify", cwd=root)
+        assert done.returncode == 0, (root, done.stdout, done.stderr)

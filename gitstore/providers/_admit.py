@@ -36,7 +36,9 @@ the writer's ref, and the history admitted before is kept beside it as a **parte
 that writer (``parted_ref``, admitted as it was, its own ref its anchor), which reads go on
 reading, with the writer's snapshot admitted by then kept as its own (``snapshot_of``): the
 writer's snapshot owes nothing to a parted history, and one forced with the fork may drop its
-text, which only an honoured removal may take. Records are content-addressed and authority comes from signatures, not from the writer
+text, which only an honoured removal may take. Once the writer's ref holds a parted history
+again, that history goes, and its text goes into the writer's admitted snapshot, which the
+writer's next snapshot is checked against (``Admissions._owe_text``). Records are content-addressed and authority comes from signatures, not from the writer
 id a ref names, so reading both is safe; refusing the remote's history instead left a clone that
 had admitted a brief fork behind for good, reading nothing the writer stored later. A history
 that moved back (the admitted one holds it whole) brings nothing and stays refused; so does a
@@ -58,6 +60,7 @@ from typing import NamedTuple
 import pygit2
 
 from gitstore import _jsontext
+from gitstore.providers._message import SIGNATURE_EMAIL, SIGNATURE_NAME
 from gitstore.providers._names import PREFIX, kept_here, parted_ref, snapshot_of
 from gitstore.providers._objects import (
     BLOB_MODE, MAX_PAYLOAD_BYTES, Oversized, Unreadable, common_base, descends, load_commit, read_blob,
@@ -238,25 +241,54 @@ class Admissions:
         the writer's snapshot owes nothing to a parted history, so the one forced with the fork
         could otherwise drop its text unremoved, and gc erase it. Parted histories of the writer
         that ``tip`` holds go, with their snapshots (their refs at the next save): the writer's
-        refs keep them. The parted history's refs are made at the next save, as anchors are."""
+        records ref holds their records, and the writer's snapshot is made to hold their text
+        (``_owe_text``). The parted history's refs are made at the next save, as anchors are."""
         known = self._known.get(ref)
         scope, checks = (known.get("scope"), known.get("checks")) if isinstance(known, dict) else (None, None)
-        for other in self.known(parted_ref(ref, "")):
-            held = self.base(other)
-            if held is not None and (held == tip or descends(repo, tip, held)):
-                for gone in (other, snapshot_of(other)):
-                    self._known.pop(gone, None)
-                    self._let_go.add(gone)
+        held = [other for other in self.known(parted_ref(ref, ""))
+                if (kept := self.base(other)) is not None and (kept == tip or descends(repo, tip, kept))]
+        snapshot = self.base(snapshot_of(ref))
+        if self._owe_text(repo, snapshot_of(ref), snapshot, [self.base(snapshot_of(other)) for other in held]):
+            for gone in (name for other in held for name in (other, snapshot_of(other))):
+                self._known.pop(gone, None)
+                self._let_go.add(gone)
         parted = parted_ref(ref, str(base))
         self._known[parted] = {"tip": str(base), "problem": None, "scope": scope, "checks": checks,
                                "admitted": str(base)}
-        snapshot = self.base(snapshot_of(ref))
         if snapshot is not None:
             self._known[snapshot_of(parted)] = {"tip": str(snapshot), "problem": None, "scope": None,
                                                 "checks": CHECKS_VERSION, "admitted": str(snapshot)}
         self._let_go -= {parted, snapshot_of(parted)}
         self.parted_now += 1
         self._changed = True
+
+    def _owe_text(self, repo: pygit2.Repository, ref: str, admitted: pygit2.Oid | None,
+                  kept: list[pygit2.Oid | None]) -> bool:
+        """Make the writer's snapshot (``ref``, admitted at ``admitted``) hold the payloads of the
+        snapshots ``kept`` for parted histories its records now hold, so those can go: reads read
+        it, and the writer's next snapshot is checked against it, so may drop their text only
+        where a removal took it (let go with them, that text was owed by no snapshot: a fork's,
+        left on the remote or under an append built on the parted history, dropped it unremoved,
+        and gc erased it). What is written here is admitted, as a removal's rewrite of a fetched
+        snapshot is; nothing is when the admitted one holds it all. False when it cannot be
+        written: the parted histories stay."""
+        if not kept:
+            return True
+        try:
+            roots = [root for oid in (admitted, *kept) if (root := _tree_of(repo, oid)) is not None]
+            if not roots:
+                return True
+            joined = _joined(repo, [repo[pygit2.Oid(raw=root)].peel(pygit2.Tree) for root in roots])
+            if joined.raw == _tree_of(repo, admitted):
+                return True
+            signature = pygit2.Signature(SIGNATURE_NAME, SIGNATURE_EMAIL)
+            commit = str(repo.create_commit(None, signature, signature, "gitstore: text of parted histories\n",
+                                            joined, []))
+        except (KeyError, pygit2.GitError, ValueError, OSError):
+            return False  # a read-only repository, or one that lost an object: nothing goes
+        self._known[ref] = {"tip": commit, "problem": None, "scope": None, "checks": CHECKS_VERSION,
+                            "admitted": commit}
+        return True
 
     def verified_until(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid, scope: str) -> pygit2.Oid | None:
         """The tip ``ref`` was admitted at for ``scope``, when ``tip`` extends it: what a check
@@ -336,6 +368,24 @@ class Admissions:
 def parted_line(writer: str, tip: pygit2.Oid | str) -> str:
     """How a parted history of a fetched writer is named (by sync's report, and doctor)."""
     return f"writer {writer}: a parted history kept at {str(tip)[:12]}, read beside the remote's"
+
+
+def _joined(repo: pygit2.Repository, trees: list[pygit2.Tree]) -> pygit2.Oid:
+    """One tree holding every entry of ``trees`` (the first's, where two name one path: a
+    payload's path is its digest). A folder every tree holds alike is taken as it is, unread."""
+    builder = repo.TreeBuilder()
+    folders: dict[str, list[pygit2.Tree]] = {}
+    for tree in trees:
+        for entry in tree:
+            if entry.filemode == pygit2.GIT_FILEMODE_TREE:
+                folders.setdefault(entry.name, []).append(repo[entry.id].peel(pygit2.Tree))
+            elif entry.name not in folders and builder.get(entry.name) is None:
+                builder.insert(entry.name, entry.id, entry.filemode)
+    for name, held in folders.items():
+        if builder.get(name) is None:
+            alike = len({tree.id for tree in held}) == 1
+            builder.insert(name, held[0].id if alike else _joined(repo, held), pygit2.GIT_FILEMODE_TREE)
+    return builder.write()
 
 
 def _drop_ref(repo: pygit2.Repository, ref: str) -> None:
