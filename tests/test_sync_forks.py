@@ -21,6 +21,7 @@ import pytest
 
 from bench._process import copy_as_moved
 from gitstore.context import Context
+from gitstore.providers._admit import parted_line
 from gitstore.providers.git import payloads_ref, records_ref
 from gitstore.queries.learnings import learnings
 from gitstore.sync.remote import SyncReport, sync
@@ -130,8 +131,7 @@ def test_clones_that_read_a_fork_converge_once_the_writers_history_is_back(world
     for name in ("carol", "dave"):  # each read the fork: now the remote's history beside it
         report = first[name]
         assert report.status == "ok" and not report.quarantined, report.render()
-        assert report.parted == [f"writer {held['writer']}: a parted history kept at {held['x2'][:12]}, "
-                                 "read beside the remote's"], report.render()
+        assert report.parted == [parted_line(held["writer"], held["x2"])], report.render()
         assert parted(roots[name]) == [f"refs/memory/v1/remotes/origin/parted/shared/{held['writer']}/{held['x2']}"]
     rounds(roots)
     roots["erin"] = team_clone(bare.parent, bare, "erin").workspace.root  # never saw the fork
@@ -184,8 +184,44 @@ def test_a_plain_fetch_reads_the_writers_history_beside_the_fork(world: tuple) -
     report = sync(str(carol))  # a sync admits what the reads did, and finds nothing to refuse
     assert not report.quarantined and not report.parted, report.render()
     doctor = cli.gitstore("doctor", cwd=carol)
-    assert f"writer {held['writer']}: a parted history kept at {held['x2'][:12]}, read beside the remote's" \
-        in doctor.stdout, doctor.stdout
+    assert f"warn remote origin: writer {held['writer']}: someone with push access forced its ref" in doctor.stdout
+    assert f"parts from the one read here, which is kept at {held['x2'][:12]} and still read beside the " \
+           "remote's; either side may be the forgery" in doctor.stdout, doctor.stdout
+
+
+def test_sync_says_who_forced_what_and_doctor_names_each_writer_once_with_what_to_do(world: tuple) -> None:
+    """Each fork a sync admits is one line of its report; doctor warns once per writer, however
+    many histories are kept for it, and says what to do."""
+    bare, roots, held = world
+    carol, ref_name = roots["carol"], records_ref("shared", held["writer"])
+    report = sync(str(carol))
+    assert report.parted == [parted_line(held["writer"], held["x2"])], report.render()
+    line = report.parted[0]
+    assert "someone with push access forced its ref" in line and held["x2"][:12] in line
+    assert "either may be the forgery" in line and "`gitstore doctor` says what to do" in line
+    kept = [held["x2"], held["a2"]]
+    for number in (20, 21):  # two more forks made on alice's first append, each read by carol
+        git(bare, "update-ref", ref_name, held["a1"])
+        fork = Thread(Context.open(roots["alice"]), number, str(number * 100))
+        fork.comment(str(number * 100), f"Fork {number}.", "2026-03-06T10:00:00.000000Z")
+        made = forge(bare, held["writer"], fork.pending)
+        report = sync(str(carol))
+        assert report.parted == [parted_line(held["writer"], kept[-1])], report.render()
+        kept.append(made)
+    assert sorted(parted(carol)) == sorted(f"refs/memory/v1/remotes/origin/parted/shared/{held['writer']}/{tip}"
+                                           for tip in kept[:-1])
+    done = cli.gitstore("doctor", cwd=carol)
+    lines = [line for line in done.stdout.splitlines() if held["writer"] in line]
+    assert len(lines) == 2, done.stdout  # the warning and its to-do
+    assert lines[0].startswith(f"warn remote origin: writer {held['writer']}: someone with push access forced its ref")
+    assert "forced its ref onto other histories; the 3 read here before are kept and still read beside the " \
+           "remote's" in lines[0], lines[0]
+    assert f"`git for-each-ref refs/memory/v1/remotes/origin/parted/shared/{held['writer']}/` lists them" in lines[0]
+    assert lines[1].startswith(f"     to do: ask whoever writes as {held['writer']} which tip is theirs"), lines[1]
+    assert "`gitstore purge`, `gitstore init` and `gitstore sync` again drop what was read from the fork" in lines[1]
+    found = cli.gitstore("doctor", "--json", cwd=carol)
+    checks = [c for c in json.loads(found.stdout)["checks"] if held["writer"] in c["detail"]]
+    assert [c["state"] for c in checks] == ["warn"], checks
 
 
 def test_a_history_moved_back_is_still_refused(world: tuple) -> None:
@@ -354,8 +390,7 @@ def test_a_fork_that_drops_a_writers_append_keeps_its_text_through_sync(erased: 
     for name in ("bob", "carol"):
         report = sync(str(roots[name]))
         assert report.status == "ok" and not report.quarantined, report.render()
-        assert report.parted == [f"writer {held['writer']}: a parted history kept at {held['a2'][:12]}, "
-                                 "read beside the remote's"], report.render()
+        assert report.parted == [parted_line(held["writer"], held["a2"])], report.render()
         keeps_the_text(roots[name], held)
         assert not sync(str(roots[name])).quarantined  # the next sync finds nothing to refuse
     assert "parted" not in git(bare, "for-each-ref", "refs/memory/")  # sync never pushes it

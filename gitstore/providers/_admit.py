@@ -366,8 +366,24 @@ class Admissions:
 
 
 def parted_line(writer: str, tip: pygit2.Oid | str) -> str:
-    """How a parted history of a fetched writer is named (by sync's report, and doctor)."""
-    return f"writer {writer}: a parted history kept at {str(tip)[:12]}, read beside the remote's"
+    """How sync's report names a history of a fetched writer it just kept as a parted history:
+    someone with push access forced the writer's ref, and nothing says which side is the
+    writer's own, so both are read (``gitstore doctor`` says what to do)."""
+    return (f"writer {writer}: someone with push access forced its ref onto a history that parts from the one "
+            f"read here, which is kept at {str(tip)[:12]} and still read beside the remote's (either may be "
+            "the forgery; `gitstore doctor` says what to do)")
+
+
+def parted_writer_line(writer: str, tips: list[str], listed: str) -> str:
+    """How ``gitstore doctor`` names the parted histories kept for one fetched writer (``tips``),
+    in one line however many there are (``listed``: the refs' folder, for ``git for-each-ref``)."""
+    if len(tips) == 1:
+        return (f"writer {writer}: someone with push access forced its ref onto a history that parts from the "
+                f"one read here, which is kept at {tips[0][:12]} and still read beside the remote's; either side "
+                "may be the forgery")
+    return (f"writer {writer}: someone with push access forced its ref onto other histories; the {len(tips)} read "
+            f"here before are kept and still read beside the remote's (`git for-each-ref {listed}` lists them); "
+            "any side may be the forgery")
 
 
 def _joined(repo: pygit2.Repository, trees: list[pygit2.Tree]) -> pygit2.Oid:
@@ -490,4 +506,4 @@ def _tree_of(repo: pygit2.Repository, commit: pygit2.Oid | None) -> bytes | None
 
 
 __all__ = ["ADMITTED", "ANCHORS", "Admission", "Admissions", "anchor_ref", "Checked", "check_snapshot", "Fork",
-           "object_at", "parted_line"]
+           "object_at", "parted_line", "parted_writer_line"]

@@ -388,16 +388,25 @@ def _remotes(report: Report, workspace: Any) -> None:
 
 def _parted_histories(report: Report, workspace: Any, remote: str) -> None:
     """The histories of other writers fetched from ``remote`` that their ref parted from (someone
-    who could push put a history made on an older tip on it while this clone read it), each kept
-    and read beside the remote's (see ``_admit``): one line each, nothing to do."""
-    from gitstore.providers._admit import parted_line
+    with push access forced the writer's ref onto another history while this clone read it),
+    each kept and read beside the remote's (see ``_admit``): a warning per writer, however many
+    there are, since only the writer can say which side is theirs, and only a purge drops what
+    was read from the other."""
+    from gitstore.providers._admit import parted_writer_line
     from gitstore.providers._gitdirs import ref_names
     from gitstore.providers._names import PREFIX, fetched_line
 
-    for name in ref_names(workspace.repo, f"{PREFIX}remotes/{remote}/parted/shared/"):
+    folder = f"{PREFIX}remotes/{remote}/parted/shared/"
+    tips: dict[str, list[str]] = {}
+    for name in ref_names(workspace.repo, folder):
         line = fetched_line(name)
         if line is not None:
-            report.add(f"remote {remote}", OK, parted_line(line[1], name.rsplit("/", 1)[-1]))
+            tips.setdefault(line[1], []).append(name.rsplit("/", 1)[-1])
+    for writer, kept in sorted(tips.items()):
+        report.add(f"remote {remote}", WARN, parted_writer_line(writer, kept, f"{folder}{writer}/"),
+                   f"ask whoever writes as {writer} which tip is theirs; once the remote holds their own history, "
+                   "`gitstore sync`, `gitstore purge`, `gitstore init` and `gitstore sync` again drop what was "
+                   "read from the fork (purge removes all of this clone's memory: the first sync pushes its own)")
 
 
 def _parted(report: Report, workspace: Any, remote: str) -> None:
