@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from .cli import gitstore
+from .conftest import shared
 from .world import Thread, accepted, grant_all, propose, ready_repo, ref
 
 
@@ -303,3 +306,53 @@ def test_export_names_an_unknown_purpose_and_records_nothing(tmp_path: Path) -> 
                       "review, instruction, evaluation, analytics, training, publication)\n", err
     assert [a["action"] for a in json.loads(run(root, "audit", "--json"))] == ["grant"]
     assert list((root / "okf" / ".memory" / "exports").iterdir()) == []
+
+
+def _homoglyph_call(source: str) -> str:
+    """The call of a look-alike function in a sample: its line whose word mixes scripts."""
+    from gitstore.safety.hidden import mixed_script_words
+
+    return next(line.strip().rstrip(";") for line in source.splitlines()
+                if mixed_script_words(line) and not line.startswith(("def", "func", "void", "function")))
+
+
+HOMOGLYPH_SAMPLES = {"inline": lambda: "sayНello()",
+                     "trojan-source": lambda: _homoglyph_call(
+                         shared("unicode", "trojan-source", "Python", "homoglyph-function.py").read_text("utf-8"))}
+
+
+@pytest.mark.parametrize("sample", sorted(HOMOGLYPH_SAMPLES))
+def test_a_reviewer_is_warned_of_look_alike_letters_before_deciding(tmp_path: Path, sample: str) -> None:
+    """``sayНello()`` (a Cyrillic capital en) looks like ``sayHello()`` on any screen: the
+    scanner only warns of it, so propose, show and accept say so, naming the word and its
+    letters by code point, before a person's decision hands it to agents."""
+    call = HOMOGLYPH_SAMPLES[sample]()
+    assert call == "sayНello()" and call != "sayHello()"
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    one = thread.comment("100", "Greet users through the helper.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    warning = ("warning: mixed-script: sayНello (U+041D CYRILLIC CAPITAL LETTER EN): a Latin word with look-alike "
+               "letters is not the word it seems")
+    proposing = gitstore("propose", "--title", "Greeting helper", "--text", f"Greetings go through {call} as documented.",
+                         "--category", "convention", "--evidence", f"{one['episode']}:{one['id']}",
+                         "--by", "github:9", cwd=root)
+    assert proposing.returncode == 0 and warning in proposing.stderr, proposing.stderr
+    lid = proposing.stdout.split()[1]
+    shown = run(root, "show", lid)
+    assert warning in shown, shown
+    assert shown.index(warning) < shown.index("reviewDigest"), "seen before the digest a decision quotes"
+    as_json = json.loads(run(root, "show", lid, "--json"))
+    assert as_json["warnings"] == [{"kind": "mixed-script", "word": "sayНello",
+                                    "letters": ["U+041D CYRILLIC CAPITAL LETTER EN"]}]
+    digest = as_json["version"]["reviewDigest"]
+    accepting = gitstore("accept", lid, "--review-digest", digest, "--by", "github:9", cwd=root)
+    assert accepting.returncode == 0 and warning in accepting.stderr, accepting.stderr
+    assert accepting.stdout.startswith(f"accepted {lid}"), "the decision stands: the reviewer saw it and decided"
+    plain = json.loads(run(root, "propose", "--title", "Retries use jitter", "--text", "Use full jitter.",
+                           "--category", "convention", "--evidence", f"{one['episode']}:{one['id']}",
+                           "--by", "github:9", "--json"))
+    assert "warning" not in run(root, "show", plain["id"])
+    assert json.loads(run(root, "show", plain["id"], "--json"))["warnings"] == []

@@ -1078,3 +1078,53 @@ def test_the_tick_publishes_at_its_next_run_once_the_operation_it_waited_for_end
     report = tick(root, clock=lambda: start + timedelta(minutes=20))
     assert [(s.name, s.status) for s in report.steps] == [("publish", "ok")], report.steps
     assert (root / INDEX).exists() and b"gitstore" in read(world, "AGENTS.md")
+
+
+HOMOGLYPH_CALLS = {"inline": lambda: "sayНello()", "trojan-source": lambda: _trojan_call()}
+LOOKALIKE_MARKED = "sayНello (look-alike: U+041D CYRILLIC CAPITAL LETTER EN)()"
+
+
+def _trojan_call() -> str:
+    """The call of the look-alike function in the Trojan Source sample (``sayНello()``)."""
+    from .conftest import shared
+
+    source = shared("unicode", "trojan-source", "Python", "homoglyph-function.py").read_text("utf-8")
+    return next(line.strip() for line in source.splitlines() if line.startswith("say") and not line.isascii())
+
+
+@pytest.mark.parametrize("sample", sorted(HOMOGLYPH_CALLS))
+def test_look_alike_words_reach_agents_and_published_files_marked(world: World, sample: str) -> None:
+    """An accepted learning telling agents to call ``sayНello()`` (a Cyrillic capital en, as in
+    Trojan Source) is delivered and published with the word marked, its look-alike letter named
+    by code point, so no agent takes it for ``sayHello()``. The mark is plain text, the same
+    every time, and belongs to the line publish writes: the gate and doctor read the section as
+    publish writes it, and a second publish changes nothing. The learning's text is untouched."""
+    from gitstore.deliver.build import line_of
+    from gitstore.deliver.publish import standing
+
+    from .cli import ok
+
+    call = HOMOGLYPH_CALLS[sample]()
+    assert call == "sayНello()"
+    lid = add_learning(world, 63, "Greeting helper", f"Greetings go through {call} as documented in README.md.")
+    ok("publish", cwd=world.root)
+    body = sections.split(read(world, "AGENTS.md").decode(), "AGENTS.md").body or ""
+    [line] = [line for line in body.splitlines() if lid in line]
+    assert line == f"- Greeting helper: Greetings go through {LOOKALIKE_MARKED} as documented in README.md. [{lid}]"
+    entry = next(e for e in json.loads(read(world, INDEX))["entries"] if e["learning"] == lid)
+    assert LOOKALIKE_MARKED in entry["fact"]
+    assert standing(world.ctx).unwritten == {} and publish(str(world.root)).status == "no-update"
+    context = ok("context", "--prompt", "greetings helper documented", cwd=world.root)
+    assert LOOKALIKE_MARKED in json.loads(context)["hookSpecificOutput"]["additionalContext"], context
+    [item] = [i for i in json.loads(ok("recall", "greetings helper", "--json", cwd=world.root))["items"]
+              if i["id"] == lid]
+    assert LOOKALIKE_MARKED in item["text"]
+    shown = json.loads(ok("show", lid, "--json", cwd=world.root))["version"]["content"]["text"]
+    assert shown == f"Greetings go through {call} as documented in README.md.", "the accepted text is as accepted"
+
+    data = json.loads(read(world, INDEX))  # as a publish before marks were written left it
+    next(e for e in data["entries"] if e["learning"] == lid)["fact"] = line_of("Greeting helper", shown)
+    (world.root / INDEX).write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    result = publish(str(world.root))
+    assert result.status == "published" and result.conflicts == [], "gitstore's own entry, brought up to date"
+    assert LOOKALIKE_MARKED in next(e for e in json.loads(read(world, INDEX))["entries"] if e["learning"] == lid)["fact"]

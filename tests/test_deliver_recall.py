@@ -532,3 +532,25 @@ def test_a_learning_valid_from_a_later_day_reaches_agents_once_that_day_comes(wo
     assert [i["id"] for i in recall_here(query, now=later).items] == [learning["id"]]
     assert show_here(learning["id"], now=later)["id"] == learning["id"]
     assert learning["id"] in preview("claude-code", prompt=query, now=later).output
+
+
+def test_shortening_never_parts_a_look_alike_word_from_its_mark() -> None:
+    """An item too long for its bound is cut; a cut that would keep a look-alike word without
+    its whole mark (or part of the mark) is moved back before the word, so an agent never gets
+    the word bare."""
+    from gitstore.deliver.recall import ELLIPSIS, fit
+
+    mark = "sayНello (look-alike: U+041D CYRILLIC CAPITAL LETTER EN)"
+    text = f"Greeting helper: {'greetings are plain words here, ' * 6}they go through {mark}() as documented."
+    item = {"contentDigest": "sha256:" + "0" * 64, "id": f"lrn_{0:032x}", "score": 1, "sources": [],
+            "text": text, "trust": "human"}
+    cuts = set()
+    for budget in range(len(canonical({**item, "text": ""})), len(canonical(item)) + 1):
+        cut = fit(item, budget)
+        if cut is not None:
+            kept = cut["text"]
+            assert "sayНello" not in kept or mark in kept, kept
+            assert len(canonical(cut)) <= budget
+            cuts.add(kept)
+    endings = {kept.rsplit("here, ", 1)[-1] for kept in cuts}
+    assert f"they go through{ELLIPSIS}" in endings and f"they go through {mark}(){ELLIPSIS}" in endings

@@ -392,6 +392,41 @@ def test_promote_command_reports_what_it_did(tmp_path: Path, capsys: pytest.Capt
     assert main(["promote", learning["id"], "--route", "bogus"]) == 2  # a typed word not in its list
 
 
+def test_promote_reports_a_safety_warning_instead_of_passing_silently(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A look-alike letter is a warning, not a refusal (the gates print warnings and pass, as
+    ``gitstore-scan`` does): the promotion lands, with the accepted text exactly as accepted
+    (its block is what the contentDigest binds), and its report, commit message and pull
+    request description name the word and its letters instead of calling the check passed."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx, text="Every retry loop in src/retry.py uses exponential backоff with full jitter.")
+    monkeypatch.chdir(ctx.workspace.root)
+    warning = ("mixed-script: backоff (U+043E CYRILLIC SMALL LETTER O): a Latin word with look-alike letters is "
+               "not the word it seems")
+    assert main(["promote", learning["id"], "--by", PERSON]) == 0
+    out = capsys.readouterr().out
+    assert "  checks passed: accepted, review-digest, active, audience, citations, route, okf\n" in out, out
+    assert f"  check warned: safety: {warning}\n" in out, out
+    branch = f"memory/promote/{learning['id']}"
+    root = ctx.workspace.root
+    message = git(root, "log", "-1", "--format=%B", branch)
+    assert "Checks passed: accepted, review-digest, active, audience, citations, route, okf." in message
+    assert f"Check warned: safety: {warning}" in message
+    assert set(trailers(message)) == set(TRAILERS), "the trailers still end the message"
+    page = git(root, "show", f"{branch}:{PAGE}")
+    assert learning["content"]["text"] in page and "look-alike" not in page, "the accepted text, unmarked"
+    git(root, "branch", "-q", "-D", branch)
+    assert main(["promote", learning["id"], "--by", PERSON, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["checks"][-1] == "safety" and report["warnings"] == {"safety": warning}
+
+    from gitstore.promote.pr import body
+
+    packet = next(item.record for item in ctx.store.stream("packets") if item.digest == report["packet"])
+    described = body(packet, learning, report["warnings"])
+    assert f"- safety: warned: {warning}" in described and "- safety: passed" not in described
+
+
 def _bare_remote(tmp_path: Path, root: Path) -> Path:
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))

@@ -348,6 +348,23 @@ def test_separate_words_in_different_scripts_do_not_warn() -> None:
     assert SCANNER.scan("Ծրագիրը գործարկեք pytest-ով: ᏣᎳᎩ ᎦᏬᏂᎯᏍᏗ git. Bu kırmızı ışık.").findings == ()
 
 
+def test_the_words_a_mixed_script_warning_counts_are_named_with_their_look_alikes_spelled_out() -> None:
+    """A warning that reaches a person shows what it is about: the word as written, and each
+    letter of another alphabet in it by code point and name, since on screen the word looks
+    like the Latin one it imitates. Each word once, in order; what does not warn is not named."""
+    from gitstore.safety.hidden import lookalike_letters, mixed_script_count, mixed_script_words
+
+    text = "def sayНello():\n    return is_аdmin and pаypal or sayНello; Запусти pytest, kırmızı, ᴛoken"
+    assert mixed_script_words(text, "Greetings go through sayНello()") == [
+        "sayНello", "is_аdmin", "pаypal", "ᴛoken"]
+    assert mixed_script_count(text) == 5, "the scanner counts each occurrence"
+    assert lookalike_letters("sayНello") == ["U+041D CYRILLIC CAPITAL LETTER EN"]
+    assert lookalike_letters("ᴛoken") == ["U+1D1B LATIN LETTER SMALL CAPITAL T"]
+    assert lookalike_letters("раураl") == ["U+0440 CYRILLIC SMALL LETTER ER", "U+0430 CYRILLIC SMALL LETTER A",
+                                          "U+0443 CYRILLIC SMALL LETTER U"], "each letter once, in order"
+    assert mixed_script_words("Запусти pytest, затем git push; Bu kırmızı ışık.") == []
+
+
 # --- third-party material: labelled leaks ------------------------------------------------------
 
 # A fragment of the secret in every valid file, which must be gone after the scan.
@@ -537,6 +554,15 @@ def test_trojan_source_homoglyphs_warn_and_are_not_quarantined() -> None:
         result = SCANNER.scan(path.read_text(encoding="utf-8"))
         assert not result.quarantined, path
         assert kinds(result, "warn") == {"mixed-script": 2}, path
+
+
+def test_trojan_source_homoglyphs_are_named_with_the_cyrillic_letter_they_hide() -> None:
+    from gitstore.safety.hidden import lookalike_letters, mixed_script_words
+
+    for path in trojan("homoglyph-function"):
+        words = mixed_script_words(path.read_text(encoding="utf-8"))
+        assert words == ["sayНello"], path
+        assert lookalike_letters(words[0]) == ["U+041D CYRILLIC CAPITAL LETTER EN"], path
 
 
 # --- third-party material: ordinary sessions and reviews ---------------------------------------

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import typer
+
 from gitstore._shown import one_line
 from gitstore.cli._io import echo
-from gitstore.queries.learnings import EvidenceShown, Row, Shown, Standing
+from gitstore.queries.learnings import EvidenceShown, Row, Shown, Standing, warnings_of
 
 
 def print_rows(rows: list[Row]) -> None:
@@ -43,6 +45,7 @@ def print_shown(shown: Shown) -> None:
             echo(f"  version {item.record['version']} {item.digest}")
         return
     _print_version(version)
+    print_warnings(version, "  ")
     for evidence in shown.evidence:
         _print_evidence(evidence, shown.standing.purpose)
     if version["replaces"]:
@@ -54,6 +57,14 @@ def print_shown(shown: Shown) -> None:
     echo(f"\n  reviewDigest {version['reviewDigest']}")
     if shown.accept_hint:
         echo(f"  to accept: {shown.accept_hint}")
+
+
+def print_warnings(version: dict[str, Any], indent: str = "", err: bool = False) -> None:
+    """The safety scanner's warnings on what a learning version says (look-alike words, spelled
+    out), one line each: a person deciding on it sees them first (standard error where the
+    command's output is another's to read)."""
+    for line in warnings_of(version):
+        typer.echo(f"{indent}warning: {line}", err=err)
 
 
 def _print_version(version: dict[str, Any]) -> None:

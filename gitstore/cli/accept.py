@@ -8,7 +8,7 @@ import typer
 
 from gitstore.cli._values import checked, filled, learning_argument
 from gitstore.cli._io import JSON_OPTION, emit_json, echo, summary
-from gitstore.cli._learnings import print_standing
+from gitstore.cli._learnings import print_standing, print_warnings
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.context import Context
 from gitstore.ops import unfinished
@@ -28,6 +28,7 @@ def accept(
     ctx = Context.open()
     note = accept_note(learning_id, review_digest)
     record, standing, again = accept_and_check(ctx, learning_id, review_digest, actor(ctx, by), edit, note=note)
+    print_warnings(record, err=True)  # the decision stands: the reviewer was shown it
     if as_json:
         emit_json({**record, "standing": standing.to_json()})
     summary(f"accepted {learning_id} (version {record['version']})", as_json, again)

@@ -45,7 +45,7 @@ def _report(result: Promotion) -> dict[str, Any]:
         "learning": packet["learning"], "route": packet["route"], "rubric": packet["rubric"],
         "target": packet["target"], "packet": packet["digest"], "base": packet["base"],
         "branch": result.branch, "commit": result.commit, "earlier": result.earlier, "written": result.written,
-        "checks": [c["name"] for c in packet["checks"]],
+        "checks": [c["name"] for c in packet["checks"]], "warnings": result.warnings,
         "push": None if result.push is None else {"done": result.push.done, "message": result.push.message},
         "pullRequest": None if result.pull_request is None else {
             "done": result.pull_request.done, "message": result.pull_request.message, "url": result.pull_request.url},
@@ -58,7 +58,10 @@ def _print(report: dict[str, Any]) -> None:
                + ("" if report["route"] == report["rubric"]["route"] else f" (the rubric chose {report['rubric']['route']})"))
     for reason in report["rubric"]["reasons"]:
         typer.echo(f"  rubric: {reason}")
-    typer.echo(f"  checks passed: {', '.join(report['checks'])}")
+    passed = [name for name in report["checks"] if name not in report["warnings"]]
+    typer.echo(f"  checks passed: {', '.join(passed)}")
+    for name, what in report["warnings"].items():
+        typer.echo(f"  check warned: {name}: {what}")
     typer.echo(f"  packet {report['packet']}")
     if report["branch"]:
         typer.echo(f"  branch {report['branch']}: one commit {report['commit'][:12]} onto {report['base'][:12]}, "

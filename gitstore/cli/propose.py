@@ -11,6 +11,7 @@ from gitstore.cli._complete import words
 from gitstore.records.vocabulary import AUDIENCES, CATEGORIES, MEMORY_KINDS
 from gitstore.cli._values import at_most, checked, filled, learning_id, one_of, relative_path
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
+from gitstore.cli._learnings import print_warnings
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.context import Context
 from gitstore.ops import learning as ops
@@ -69,6 +70,7 @@ def propose(
                       targets=tuple(target), replaces=tuple(replaces), rationale=rationale,
                       proposer=("person", who))
     record = ops.propose(ctx, draft, who)
+    print_warnings(record, err=True)
     if as_json:
         emit_json(record)
         return

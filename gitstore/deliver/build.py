@@ -9,9 +9,10 @@ withdrawal, and of the evidence only what the learnings that may be in force cit
 episodes, the events the rules look at, the payloads of the cited ones). It scans every text
 an agent could be shown or that scoring reads (title, text, targets, evidence excerpts) with
 the safety scanner, and the one line agents get of a learning (``scanned_line``: kept as the
-scanner leaves it, redacted), leaves out whatever it quarantines (recorded by kind only), and writes a
-fresh SQLite file that replaces the old one in one rename, so a reader sees the old index or
-the new one, never half of either. Builds are serialised by a lock.
+scanner leaves it, redacted, each look-alike word marked: ``marked``), leaves out whatever it
+quarantines (recorded by kind only), and writes a fresh SQLite file that replaces the old one
+in one rename, so a reader sees the old index or the new one, never half of either. Builds are
+serialised by a lock.
 
 It also checks what the agent hook cannot afford to: that git ignores ``okf/.memory/`` and does
 not track ``config.json``. If it does, this checkout's gitstore state came from the repository
@@ -33,6 +34,7 @@ from gitstore._files import discard, held
 from gitstore.deliver import heads
 from gitstore.deliver import index as idx
 from gitstore.deliver.place import Place
+from gitstore.deliver.recall import LOOKALIKE
 from gitstore.deliver.terms import terms
 from gitstore.errors import GitstoreError
 
@@ -173,7 +175,27 @@ def _row(view: Any, trust: str, record: dict[str, Any], scanner: Any) -> dict[st
         for part in ("title", "body"):
             found["terms"][part] = [term for term in found["terms"][part] if term in kept]
         found["text"] = line[0]
+    found["text"] = marked(found["text"])
     return found
+
+
+def marked(line: str) -> str:
+    """``line`` with each word mixing Latin letters with look-alikes of another alphabet or
+    small capitals (the scanner's ``mixed-script`` warning) followed by a mark naming the
+    letters to doubt: ``sayНello (look-alike: U+041D CYRILLIC CAPITAL LETTER EN)``. On a
+    screen, and to an agent copying it, ``sayНello()`` is ``sayHello()``; the scanner only
+    warns of it (text in several scripts is legitimate), so what agents read says so. Plain
+    text, the same for the same line; the learning's own text, which its contentDigest binds,
+    is never changed: only the line agents are given (recall, the context hook, the MCP server,
+    a published section)."""
+    from gitstore.safety.hidden import lookalike_letters, mixed_script_spans
+
+    parts, position = [], 0
+    for start, end in mixed_script_spans(line):
+        word = line[start:end]
+        parts += [line[position:end], f"{LOOKALIKE}{', '.join(lookalike_letters(word))})"]
+        position = end
+    return "".join(parts) + line[position:] if parts else line
 
 
 def line_of(title: str, text: str) -> str:

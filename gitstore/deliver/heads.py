@@ -39,7 +39,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitstore.deliver.place import Place
 
-FORMAT = "recall-index/5"  # 4: a learning's line kept as scanned on one line; 5: naming no learning as a citation
+FORMAT = "recall-index/6"  # 4: a learning's line kept as scanned on one line; 5: naming no learning as a citation;
+# 6: look-alike words marked
 HEAD_LINES = 5  # a state's lines before the storage's: format, version, salt, config, policy
 SALT_NAME = "delivery.salt"
 REFS = "refs/memory/"

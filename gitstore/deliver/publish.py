@@ -4,7 +4,8 @@ What is published: learnings in force for ``instruction`` that a person accepted
 auto-safe ones reach agents through recall, labelled, but committed files hold only what a
 person reviewed), whose audience is ``project``, kept in the shared namespace, whose evidence
 cites no personal agent session (personal sessions never leave the machine, and these files
-are committed), and whose text passes the safety scanner.
+are committed), and whose text passes the safety scanner. A word mixing Latin letters with
+look-alikes is written marked, as agents get it from recall (``gitstore.deliver.build.marked``).
 Personal and user-tooling learnings are never written here. Identical texts are written once,
 citing every learning that says them; a text already present outside the managed section is
 not repeated.
@@ -41,7 +42,7 @@ from typing import Any
 from gitstore import _jsontext
 from gitstore._files import first_link
 from gitstore.deliver import clindex, sections, snapshots
-from gitstore.deliver.build import line_of
+from gitstore.deliver.build import line_of, marked
 from gitstore.errors import InvalidInput, Refused
 from gitstore.records.inputs import read_regular
 
@@ -215,7 +216,17 @@ class Selection:
 
 
 def _fact_text(record: dict[str, Any]) -> str:
-    return line_of(record["content"]["title"], record["content"]["text"])
+    """The line publish writes for a learning: its line as agents read it, each look-alike word
+    marked (``marked``). The section's lines and the index's facts are compared with this text,
+    never with the learning's own, so the mark changes no digest a commit is checked by."""
+    return marked(line_of(record["content"]["title"], record["content"]["text"]))
+
+
+def _texts_written(record: dict[str, Any]) -> set[str]:
+    """The fact texts gitstore has written for a learning version: this version's, and the line
+    without marks that a publish wrote before look-alike words were marked (an index entry
+    holding it is gitstore's own, brought up to date, never one changed by hand)."""
+    return {_fact_text(record), line_of(record["content"]["title"], record["content"]["text"])}
 
 
 def select(view: Any) -> Selection:
@@ -227,7 +238,7 @@ def select(view: Any) -> Selection:
     scanner = default_scanner()
     selection = Selection([], {}, {}, {})
     for lid, history in view.histories().items():
-        selection.written[lid] = {_fact_text(i.record) for i in history.chain[:history.intact]}
+        selection.written[lid] = {text for i in history.chain[:history.intact] for text in _texts_written(i.record)}
     for status, record in active(view, "instruction"):
         why = _unpublishable(view, record)
         if why is None and status.trust != "human":

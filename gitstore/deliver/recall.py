@@ -12,6 +12,8 @@ Every text is one line: line breaks (``\n``, ``\r``, U+2028, U+2029 and the like
 spaces, so a learning can never start a line of its own in what an agent reads (a forged
 bullet, a ``System:`` line). The index holds each line as the scanner left it on one line
 (``gitstore.deliver.build.scanned_line``: a key and its value a line break parted meet there).
+A word mixing Latin letters with look-alikes (``sayНello``) comes marked from the index
+(``gitstore.deliver.build.marked``), and shortening never parts it from its mark.
 Given ``safe`` (the safety scanner's verdict), an item whose delivered form, shortened and
 flattened, fails it (quarantined, or holding what the scanner would redact) is left out and
 named apart from what the limits left out (``unsafe``): shortening can cut a text into one the
@@ -34,6 +36,7 @@ ELLIPSIS = "…"
 VERDICTS = "safety-verdicts.json"  # beside recall's index: the scanner's verdicts on delivered texts
 VERDICT = "passes: not quarantined, nothing to redact"  # what a kept verdict means (kept with them)
 MIN_TEXT = 24  # a shorter text would say nothing: the item is left out instead
+LOOKALIKE = " (look-alike: "  # opens the mark after a word mixing scripts (``gitstore.deliver.build.marked``)
 MAX_QUERY_CHARS = 8_000
 _BREAKS = {ord(c): " " for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}  # what str.splitlines splits at
 
@@ -174,11 +177,33 @@ def fit(item: dict[str, Any], max_chars: int) -> dict[str, Any] | None:
     text = item["text"]
     keep = room - 1
     while keep > 0:
-        item["text"] = text[:keep].rstrip() + ELLIPSIS
+        kept = text[:_cut(text, keep)].rstrip()
+        if not kept:
+            return None
+        item["text"] = kept + ELLIPSIS
         if len(canonical(item)) <= max_chars:
             return item
         keep -= max(1, (len(canonical(item)) - max_chars))
     return None
+
+
+def _cut(text: str, keep: int) -> int:
+    """Where to cut ``text`` to keep at most ``keep`` characters: before a look-alike word
+    rather than anywhere from it to the end of its mark (``LOOKALIKE ... )``), so an agent never
+    gets the word, or part of it, without the mark saying which letters to doubt. String
+    methods only: the agent hook loads no ``re`` for this."""
+    at = text.find(LOOKALIKE)
+    while at >= 0:
+        start = at
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            start -= 1
+        if keep <= start:
+            break
+        end = text.find(")", at) + 1
+        if keep < end:
+            return start
+        at = text.find(LOOKALIKE, end)
+    return keep
 
 
 def _room(item: dict[str, Any], max_chars: int) -> int:

@@ -57,6 +57,7 @@ class Promotion:
     push: pr.Outcome | None = None
     pull_request: pr.Outcome | None = None
     earlier: bool = False  # promoted by an earlier run, its branch only shared now
+    warnings: dict[str, str] = field(default_factory=dict)  # check -> what it warns of (it passed)
 
 
 Share = Callable[[Context, str, str], pr.Outcome]  # (ctx, branch, remote): memory shared before the branch
@@ -85,7 +86,7 @@ def promote(ctx: Context, learning_id: str, by: str, *, route: str | None = None
     if resumed is None:
         with unfinished.noting(ctx.workspace.state, _note(result, route, push, pull_request)):
             ctx.write([result.packet], "promote", by, [learning_id, result.packet["digest"]])
-    outcome = Promotion(result.packet)
+    outcome = Promotion(result.packet, warnings=result.warnings)
     if commit is not None:
         outcome.branch = branch_for(learning_id)
         if not made:
@@ -176,7 +177,8 @@ def _share(ctx: Context, result: Plan, commit: pygit2.Commit, remote: str, pull_
            share: Share | None) -> Promotion:
     """Share a promotion made before: its memory, then its branch (and a pull request), with
     nothing stored or committed again."""
-    outcome = Promotion(result.packet, branch_for(result.learning["id"]), str(commit.id), earlier=True)
+    outcome = Promotion(result.packet, branch_for(result.learning["id"]), str(commit.id), earlier=True,
+                        warnings=result.warnings)
     _publish(ctx, result, outcome, remote, pull_request, _current_branch(ctx.workspace.repo), share)
     return outcome
 
@@ -198,7 +200,7 @@ def _prepare(ctx: Context, result: Plan, snapshot: Any, resumed: bool, sharing: 
     blocking = branches.in_the_way(ctx.workspace.repo, branch)
     if blocking is not None:
         raise Refused(f"cannot create branch {branch}: the ref {blocking} is in the way")
-    text = branches.message(result.packet, result.learning["content"]["title"])
+    text = branches.message(result.packet, result.learning["content"]["title"], result.warnings)
     return branches.build_commit(snapshot, result.files, text), False
 
 
@@ -268,4 +270,4 @@ def _publish(ctx: Context, result: Plan, outcome: Promotion, remote: str, pull_r
         return
     title = f"Promote: {' '.join(result.learning['content']['title'].split())}"
     outcome.pull_request = pr.open_pull_request(ctx.workspace.root, outcome.branch, base, title,
-                                                pr.body(result.packet, result.learning))
+                                                pr.body(result.packet, result.learning, result.warnings))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from typing import Any, cast
 
 import pygit2
@@ -32,18 +33,21 @@ _ROUTE_WORDS = {"direct-edit": "direct edit of", "skill": "skill", "overlay": "o
                 "staged-update": "staged brief for"}
 
 
-def message(packet: dict[str, Any], title: str) -> str:
-    """The commit message of a promotion: a summary, what changed, the trailers."""
+def message(packet: dict[str, Any], title: str, warnings: Mapping[str, str] | None = None) -> str:
+    """The commit message of a promotion: a summary, what changed, the checks (one that passed
+    with a warning says what it warns of, in a line of its own), the trailers."""
     subject = f"Promote {packet['learning']}: {' '.join(title.split())}"
     if len(subject) > 100:
         subject = subject[:99].rstrip() + "…"
     reasons = "\n".join(f"- {r}" for r in packet["rubric"]["reasons"])
-    checks = ", ".join(c["name"] for c in packet["checks"])
+    warned = dict(warnings or {})
+    checks = ", ".join(c["name"] for c in packet["checks"] if c["name"] not in warned)
+    cautions = "".join(f"\nCheck warned: {name}: {' '.join(what.split())}" for name, what in warned.items())
     return (
         f"{subject}\n\n"
         f"Route {packet['route']}: {_ROUTE_WORDS[packet['route']]} {packet['target']}.\n\n"
         f"Why this route:\n{reasons}\n\n"
-        f"Checks passed: {checks}.\n\n"
+        f"Checks passed: {checks}.{cautions}\n\n"
         f"Gitstore-Learning: {packet['learning']}\n"
         f"Gitstore-Content-Digest: {packet['contentDigest']}\n"
         f"Gitstore-Review-Digest: {packet['reviewDigest']}\n"

@@ -37,6 +37,7 @@ class Plan:
     learning: dict[str, Any]
     files: dict[str, str] = field(default_factory=dict)  # repository path -> text
     routing: Routing | None = None
+    warnings: dict[str, str] = field(default_factory=dict)  # check -> what it warns of (it passed)
 
     @property
     def route(self) -> str:
@@ -97,7 +98,9 @@ def plan(view: View, snapshot: Snapshot, learning_id: str, requested: str | None
     target, texts = _render(result, snapshot, chosen, citations, at)
     checks.append({"direct-edit": "okf", "skill": "skill-spec", "overlay": "overlay-links",
                    "staged-update": "no-canon-edit"}[chosen])
-    verify.check_safety(learning, texts)
+    warned = verify.check_safety(learning, texts)
+    if warned:
+        result.warnings["safety"] = warned
     checks.append("safety")
     result.packet = seal({
         "schema": "gitstore.packet/v1", "scope": learning["scope"], "learning": learning["id"],

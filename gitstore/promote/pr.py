@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,12 +41,14 @@ def push(root: Path, branch: str, remote: str = "origin", memory: Outcome | None
     return Outcome(True, f"pushed {branch} to {remote}{shared}")
 
 
-def body(packet: dict[str, Any], learning: dict[str, Any]) -> str:
+def body(packet: dict[str, Any], learning: dict[str, Any], warnings: Mapping[str, str] | None = None) -> str:
     """The pull request's description: the learning, its evidence by origin, the route, the
-    checks that passed, and the citations."""
+    checks that passed (one with a warning, what it warns of), and the citations."""
     evidence = "\n".join(f"- {line}" for line in evidence_by_origin(learning))
     reasons = "\n".join(f"- {r}" for r in packet["rubric"]["reasons"])
-    checks = "\n".join(f"- {c['name']}: passed" for c in packet["checks"] if c["ok"])
+    warned = warnings or {}
+    checks = "\n".join(f"- {c['name']}: " + (f"warned: {warned[c['name']]}" if c["name"] in warned else "passed")
+                       for c in packet["checks"] if c["ok"])
     cited = "\n".join(f"- {render_citation(Citation(c['kind'], c['ref']))}" for c in packet["citations"])
     return (
         f"## Learning\n\n**{learning['content']['title']}** ({learning['id']})\n\n"

@@ -13,7 +13,8 @@ raises ``Stopped`` naming the claim and the check, before anything is written.
 - ``audience``: a project claim holds no home path, machine name, credential or harness
   specifics, and neither does its evidence (no home path, machine name or credential);
 - ``citations``: every path and symbol the claim cites, and every target, exists at the commit;
-- ``safety``: the safety scanner finds nothing in the rendered text.
+- ``safety``: the safety scanner finds nothing in the rendered text (what it only warns of,
+  look-alike words, is reported with the checks, not a reason to stop).
 """
 
 from __future__ import annotations
@@ -188,14 +189,21 @@ def _tests(view: View, learning: dict[str, Any]) -> list[Citation]:
     return list(dict.fromkeys(found))[:MAX_TESTS]
 
 
-def check_safety(learning: dict[str, Any], texts: list[str]) -> None:
+def check_safety(learning: dict[str, Any], texts: list[str]) -> str | None:
     """Stops when the safety scanner finds anything (hidden text, injection, secret) in what
-    would be written."""
+    would be written; returns what it only warns of (look-alike words, spelled out), or None.
+    A warning does not stop a promotion, as the ``gitstore-scan`` gate passes a file it only
+    warns of: the person reviewing the promotion is told instead."""
+    from gitstore.safety.hidden import mixed_script_warning
     from gitstore.safety.scanner import WARN, default_scanner
 
     scanner = default_scanner()
+    warned: set[str] = set()
     for text in texts:
         result = scanner.scan(text)
         found = sorted({f"{f.action} {f.kind}" for f in result.findings if f.action != WARN})
         if found:
             raise Stopped(learning, "safety", f"the safety scanner found {', '.join(found)} in the rendered text")
+        warned.update(f.kind for f in result.findings if f.action == WARN)
+    lines = [mixed_script_warning(*texts) if kind == "mixed-script" else kind for kind in sorted(warned)]
+    return "; ".join(line for line in lines if line) or None

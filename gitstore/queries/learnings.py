@@ -131,6 +131,40 @@ class Standing:
 
 
 @dataclass(frozen=True)
+class Lookalike:
+    """A word of what a learning says that the safety scanner warns of (``mixed-script``: Latin
+    letters mixed with look-alikes, ``sayНello``), and the letters in it to doubt, by code point
+    and name. It is no reason to refuse the learning; a person deciding must see it."""
+
+    word: str
+    letters: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "mixed-script", "word": self.word, "letters": list(self.letters)}
+
+
+def lookalikes(version: dict[str, Any]) -> list[Lookalike]:
+    """The look-alike words of what a learning version says: the title, the text and the
+    targets, which agents are given and promotion cites."""
+    from gitstore.safety.hidden import lookalike_letters, mixed_script_words
+
+    content = version["content"]
+    words = mixed_script_words(content["title"], content["text"], *version["targets"])
+    return [Lookalike(word, tuple(lookalike_letters(word))) for word in words]
+
+
+def warnings_of(version: dict[str, Any]) -> list[str]:
+    """What a person deciding on a learning version is warned of, one line each: the safety
+    scanner's warnings on what it says, with the words concerned spelled out (none when there is
+    nothing to warn of)."""
+    from gitstore.safety.hidden import mixed_script_warning
+
+    content = version["content"]
+    found = mixed_script_warning(content["title"], content["text"], *version["targets"])
+    return [found] if found else []
+
+
+@dataclass(frozen=True)
 class Shown:
     """A learning as a reviewer sees it."""
 
@@ -158,6 +192,7 @@ class Shown:
         data["standing"] = self.standing.to_json()
         data["evidence"] = [e.to_json() for e in self.evidence]
         data["chain"] = [{"version": i.record["version"], "digest": i.digest} for i in self.row.history.chain]
+        data["warnings"] = [w.to_json() for w in lookalikes(self.version)] if self.version is not None else []
         return data
 
 

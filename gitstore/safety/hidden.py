@@ -22,6 +22,9 @@ Quarantined (the scanner counts them by kind):
 Warned about, never quarantined (``mixed-script``): a single word mixing Latin letters with
 Cyrillic, Greek, Armenian or Cherokee look-alikes or small capitals (``sayНello``, ``ᴛoken``).
 Text written in another script, or in several, is legitimate, and so is a dotless i (Turkish).
+:func:`mixed_script_words` and :func:`lookalike_letters` name those words and the letters to
+doubt in them, for the warning a person is given (:func:`mixed_script_warning`) and the mark
+an agent reads beside each word.
 :func:`latin_skeleton` maps those look-alikes, and Latin's dotless letters, to the Latin letters
 they imitate, so other finders can read through them.
 """
@@ -294,7 +297,17 @@ def as_read(text: str) -> str:
 def mixed_script_count(text: str) -> int:
     """Words that mix Latin letters with look-alikes from another alphabet (Cyrillic, Greek,
     Armenian, Cherokee) or small capitals; a dotless i is Turkish, and not counted."""
-    count, covered = 0, -1
+    return len(mixed_script_spans(text))
+
+
+def mixed_script_spans(text: str) -> list[tuple[int, int]]:
+    """Where the words ``mixed_script_count`` counts stand in TEXT: (start, end) of each, in
+    order. Only a text holding a letter of those alphabets beside a Latin one is searched
+    further, so an ASCII text costs one test."""
+    spans: list[tuple[int, int]] = []
+    if text.isascii():
+        return spans
+    covered = -1
     for seam in _SCRIPT_SEAM.finditer(text):
         if seam.start() < covered:
             continue
@@ -304,9 +317,48 @@ def mixed_script_count(text: str) -> int:
         word = _WORD.match(text, start)
         covered = word.end() if word else seam.end()
         if word and _LATIN.search(word.group()) and any(c in _CONFUSABLES for c in word.group()):
-            count += 1
-    return count
+            spans.append(word.span())
+    return spans
+
+
+def mixed_script_words(*texts: str) -> list[str]:
+    """The distinct words of TEXTS that ``mixed_script_count`` counts, in the order they come:
+    what a warning of ``mixed-script`` is about."""
+    words = [text[start:end] for text in texts for start, end in mixed_script_spans(text)]
+    return list(dict.fromkeys(words))
+
+
+_FOREIGN = lazy.Pattern(f"[{_CG}]")
+
+
+def lookalike_letters(word: str) -> list[str]:
+    """The letters of a mixed-script WORD that are not the Latin letters they look like, each
+    once, by code point and Unicode name (``U+041D CYRILLIC CAPITAL LETTER EN``): on a screen
+    ``sayНello`` is ``sayHello``, so a person or an agent is told which letters to doubt."""
+    import unicodedata
+
+    letters = [c for c in dict.fromkeys(word) if not c.isascii() and (c in _CONFUSABLES or _FOREIGN.match(c))]
+    return [f"U+{ord(c):04X} {unicodedata.name(c, '')}".rstrip() for c in letters]
+
+
+def spelled_out(word: str) -> str:
+    """A mixed-script WORD with the letters to doubt in it named: ``sayНello (U+041D CYRILLIC
+    CAPITAL LETTER EN)``."""
+    return f"{word} ({', '.join(lookalike_letters(word))})"
+
+
+MIXED_SCRIPT_MEANS = "a Latin word with look-alike letters is not the word it seems"
+
+
+def mixed_script_warning(*texts: str) -> str | None:
+    """The warning a person is given about the mixed-script words of TEXTS, each spelled out
+    (``spelled_out``), or None when there is none."""
+    words = mixed_script_words(*texts)
+    if not words:
+        return None
+    return f"mixed-script: {', '.join(map(spelled_out, words))}: {MIXED_SCRIPT_MEANS}"
 
 
 
-__all__ = ["hidden_counts", "latin_skeleton", "mixed_script_count", "visible"]
+__all__ = ["hidden_counts", "latin_skeleton", "lookalike_letters", "mixed_script_count", "mixed_script_spans",
+           "mixed_script_warning", "mixed_script_words", "spelled_out", "visible"]
