@@ -219,6 +219,7 @@ def test_sync_says_who_forced_what_and_doctor_names_each_writer_once_with_what_t
     assert f"`git for-each-ref refs/memory/v1/remotes/origin/parted/shared/{held['writer']}/` lists them" in lines[0]
     assert lines[1].startswith(f"     to do: ask whoever writes as {held['writer']} which tip is theirs"), lines[1]
     assert "`gitstore purge`, `gitstore init` and `gitstore sync` again drop what was read from the fork" in lines[1]
+    assert "purge also erases this clone's personal sessions, which no sync keeps" in lines[1], lines[1]
     found = cli.gitstore("doctor", "--json", cwd=carol)
     checks = [c for c in json.loads(found.stdout)["checks"] if held["writer"] in c["detail"]]
     assert [c["state"] for c in checks] == ["warn"], checks

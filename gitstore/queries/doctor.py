@@ -406,7 +406,8 @@ def _parted_histories(report: Report, workspace: Any, remote: str) -> None:
         report.add(f"remote {remote}", WARN, parted_writer_line(writer, kept, f"{folder}{writer}/"),
                    f"ask whoever writes as {writer} which tip is theirs; once the remote holds their own history, "
                    "`gitstore sync`, `gitstore purge`, `gitstore init` and `gitstore sync` again drop what was "
-                   "read from the fork (purge removes all of this clone's memory: the first sync pushes its own)")
+                   "read from the fork; purge also erases this clone's personal sessions, which no sync keeps, "
+                   "so leave it be if they matter: a forged append carries no authority unless someone signed it")
 
 
 def _parted(report: Report, workspace: Any, remote: str) -> None:
