@@ -23,6 +23,7 @@ from gitstore.cli import main
 from gitstore.errors import InvalidInput, UsageError
 from gitstore.context import Context
 from gitstore.ops.setup import fetch_refspecs
+from gitstore.queries.verify import verify
 from gitstore.sync import ci
 from gitstore.sync.ci import GATES, MEMORY, Options, gates_workflow, init_ci, memory_workflow, report_body
 
@@ -346,12 +347,14 @@ def runner_env(bare: Path, api: str, tmp: Path) -> dict[str, str]:
     return env
 
 
-def checkout(bare: Path, target: Path, env: dict[str, str]) -> None:
-    """What actions/checkout@v4 does: one commit of one branch, nothing else."""
+def checkout(bare: Path, target: Path, env: dict[str, str], filter: str | None = None) -> None:
+    """What actions/checkout@v4 does: one commit of one branch, nothing else; with ``filter``
+    (its ``filter:`` input), a partial clone whose fetches from origin leave objects out."""
     sha = git(bare, "rev-parse", "refs/heads/main").strip()
     git(target.parent, "init", "-q", str(target), env=env)
     git(target, "remote", "add", "origin", ORIGIN, env=env)
-    git(target, "fetch", "-q", "--no-tags", "--prune", "--depth=1", "origin", f"+{sha}:refs/remotes/origin/main", env=env)
+    git(target, "fetch", "-q", "--no-tags", "--prune", *([f"--filter={filter}"] if filter else []), "--depth=1",
+        "origin", f"+{sha}:refs/remotes/origin/main", env=env)
     git(target, "checkout", "-q", "--force", "-B", "main", "refs/remotes/origin/main", env=env)
 
 
@@ -393,13 +396,15 @@ def test_the_dream_step_reads_a_report_or_a_blocked_dream_s_error(tmp_path: Path
             assert "::warning::" not in done.stdout and json.loads((work / "dream.json").read_text())["status"] == "complete"
 
 
-@pytest.mark.parametrize("sync", [False, True])
-def test_the_memory_workflow_steps_run_against_a_bare_remote(tmp_path: Path, sync: bool) -> None:
+@pytest.mark.parametrize("sync, filter", [(False, None), (True, None), (False, "blob:none"), (True, "blob:none")])
+def test_the_memory_workflow_steps_run_against_a_bare_remote(tmp_path: Path, sync: bool, filter: str | None) -> None:
     """Two runs, each on a fresh runner: the second appends after the first as the same writer
-    (with ``gitstore sync``, the first sync takes the writer's history up from the remote)."""
+    (with ``gitstore sync``, the first sync takes the writer's history up from the remote); with
+    ``filter``, on checkouts made with actions/checkout's ``filter:`` (partial clones)."""
     developer = ready_repo(tmp_path / "dev", origin=ORIGIN)
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(bare, "config", "uploadpack.allowFilter", "true")
     git(developer.workspace.root, "push", "-q", str(bare), "main")
     workflow = load(memory_workflow(OPTIONS, dream=False, sync=sync))
     steps = (["Set up gitstore as this workflow's writer, and sync", "Import the pull requests' review comments",
@@ -413,7 +418,7 @@ def test_the_memory_workflow_steps_run_against_a_bare_remote(tmp_path: Path, syn
             work = tmp_path / f"run{run}"
             work.mkdir()
             env = runner_env(bare, github.url, work)
-            checkout(bare, work / "checkout", env)
+            checkout(bare, work / "checkout", env, filter)
             run_steps(workflow, steps, work / "checkout", env)
             tips.append(git(bare, "rev-parse", "refs/memory/v1/records/shared/ci-github").strip())
             github.lists["issues/2/comments"] = [{**github.lists["issues/2/comments"][0], "id": 77,
@@ -499,7 +504,10 @@ def recipe() -> str:
     return page.split("<!-- recipe: memory-in-ci -->\n```sh\n", 1)[1].split("```", 1)[0]
 
 
-def test_an_agent_in_ci_reads_memory_and_writes_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("filter", [None, "blob:none"])
+def test_an_agent_in_ci_reads_memory_and_writes_nothing(tmp_path: Path, filter: str | None) -> None:
+    """As the wiki gives it, in a checkout of one commit, and in one made with a filter (a
+    partial clone, whose fetches leave memory's objects out unless told not to)."""
     from .team import EVERYTHING, commit_all, keypair, sign_as, write_policy
     from .world import Thread, accepted, grant_all, propose, ref
 
@@ -518,12 +526,15 @@ def test_an_agent_in_ci_reads_memory_and_writes_nothing(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q", "--bare", str(bare))
     git(developer.workspace.root, "push", "-q", str(bare), "main", "refs/memory/v1/records/shared/*:refs/memory/v1/records/shared/*",
         "+refs/memory/v1/payloads/shared/*:refs/memory/v1/payloads/shared/*")
+    git(bare, "config", "uploadpack.allowFilter", "true")
     remote_before = git(bare, "for-each-ref")
     work = tmp_path / "runner"
     work.mkdir()
     env = {**runner_env(bare, "http://127.0.0.1:9", work), "TASK": "Add retries with exponential backoff and jitter"}
-    checkout(bare, work / "checkout", env)
+    checkout(bare, work / "checkout", env, filter)
     assert git(work / "checkout", "rev-parse", "--is-shallow-repository").strip() == "true"
+    if filter:
+        assert git(work / "checkout", "config", "remote.origin.partialclonefilter").strip() == filter
     done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", recipe()], cwd=work / "checkout",
                           env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -537,4 +548,5 @@ def test_an_agent_in_ci_reads_memory_and_writes_nothing(tmp_path: Path) -> None:
     assert git(bare, "for-each-ref") == remote_before, "nothing pushed"
     ci_store = Context.open(str(work / "checkout")).store
     assert sorted(i.digest for i in ci_store.items()) == sorted(i.digest for i in developer.store.items())
+    assert not ci_store.left_out() and verify(ci_store).ok
     assert git(work / "checkout", "status", "--porcelain") == "", "the work tree is untouched (okf/.memory/ is ignored)"

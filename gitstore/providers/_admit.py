@@ -65,6 +65,7 @@ from gitstore.providers._names import PREFIX, kept_here, parted_ref, snapshot_of
 from gitstore.providers._objects import (
     BLOB_MODE, MAX_PAYLOAD_BYTES, Oversized, Unreadable, common_base, descends, load_commit, read_blob,
 )
+from gitstore.providers._partial import judged_again
 from gitstore.records.canonical import sha256_digest
 from gitstore.records.contracts import CHECKS_VERSION
 
@@ -132,7 +133,8 @@ class Admissions:
         known = self._known.get(ref)
         if isinstance(known, dict) and known.get("checks") != CHECKS_VERSION:
             known = self._checked_again(repo, ref, known, scope)
-        if isinstance(known, dict) and known.get("tip") == str(tip) and known.get("scope") == scope:
+        if isinstance(known, dict) and known.get("tip") == str(tip) and known.get("scope") == scope \
+                and not judged_again(repo, known.get("problem")):
             return Admission(ref, str(tip), known.get("problem"))
         problem = self.rewrites(repo, ref, tip)
         fork = self.fork(repo, ref, tip, scope) if problem is not None and parts else None
@@ -144,9 +146,11 @@ class Admissions:
         if fork is not None and problem is None:
             self.part(repo, ref, fork.base, tip)
         found = Admission(ref, str(tip), problem)
-        self._known[ref] = {"tip": found.tip, "problem": found.problem, "scope": scope, "checks": CHECKS_VERSION,
-                            "admitted": found.tip if problem is None else _text(self.base(ref))}
-        self._changed = True
+        entry = {"tip": found.tip, "problem": found.problem, "scope": scope, "checks": CHECKS_VERSION,
+                 "admitted": found.tip if problem is None else _text(self.base(ref))}
+        if entry != self._known.get(ref):  # an object a partial clone lacks is judged again at each read
+            self._known[ref] = entry
+            self._changed = True
         return found
 
     def _checked_again(self, repo: pygit2.Repository, ref: str, known: dict[str, str | None],
@@ -174,7 +178,8 @@ class Admissions:
         dropped payload waits for may arrive with them."""
         known = self._known.get(ref)
         if isinstance(known, dict) and known.get("tip") == str(tip) and (
-                known.get("problem") is None or known.get("records") == records()):
+                known.get("problem") is None or known.get("records") == records()) \
+                and not judged_again(repo, known.get("problem")):
             return Admission(ref, str(tip), known.get("problem"))
         base = self.base(ref)
         found = check_snapshot(repo, base if base is not None and base in repo else None, tip, removed)
@@ -186,10 +191,12 @@ class Admissions:
         self._changed = True
         return admission
 
-    def refused(self, ref: str, tip: pygit2.Oid) -> str | None:
-        """Why ``ref`` at ``tip`` was refused when it was checked there (None: it was not, or passed)."""
+    def refused(self, repo: pygit2.Repository, ref: str, tip: pygit2.Oid) -> str | None:
+        """Why ``ref`` at ``tip`` was refused when it was checked there (None: it was not, or
+        passed, or, in a partial clone, lacked an object git had not fetched: ``judged_again``)."""
         known = self._known.get(ref)
-        return known.get("problem") if isinstance(known, dict) and known.get("tip") == str(tip) else None
+        problem = known.get("problem") if isinstance(known, dict) and known.get("tip") == str(tip) else None
+        return None if judged_again(repo, problem) else problem
 
     def base(self, ref: str) -> pygit2.Oid | None:
         """The tip ``ref`` was admitted at last (None: never admitted)."""

@@ -80,6 +80,7 @@ from gitstore.providers._message import (FORMAT, LAST_CLOCK, MAX_SEEN, SIGNATURE
 from gitstore.providers._names import (PAYLOAD_DIGEST, PREFIX, QUARANTINE, WRITER_PATTERN, fetched_line,
                                       is_parted_snapshot, note_path, payload_path, payloads_ref, record_path,
                                       records_ref, snapshot_of)
+from gitstore.providers._partial import LACKING, advised, judged_again
 from gitstore.providers._verified import FOLDER as VERIFIED
 from gitstore.providers._verified import Verified
 from gitstore.providers._verify_git import furthest, verify_repository
@@ -1047,9 +1048,17 @@ class GitProvider:
         judged first, for a read that took no payload)."""
         with readable("the payload snapshots"):
             self._snapshots()
-        return [Problem(ref, f"quarantined: another clone's history fails verification at {admission.tip[:12]} "
-                             f"and {self._read_instead(ref)} ({admission.problem})")
+        return [Problem(ref, self._left_out_because(ref, admission))
                 for ref, admission in sorted(self._quarantine.items())]
+
+    def _left_out_because(self, ref: str, admission: Admission) -> str:
+        """Why reads leave a fetched ref out: its history fails verification, or, in a partial
+        clone, a plain fetch brought it without objects git has not fetched yet (no damage)."""
+        if judged_again(self.repo, admission.problem):
+            return (f"not read yet: another clone's memory arrived at {admission.tip[:12]} without its objects "
+                    f"({admission.problem}), and {self._read_instead(ref)}; {LACKING}")
+        return (f"quarantined: another clone's history fails verification at {admission.tip[:12]} "
+                f"and {self._read_instead(ref)} ({admission.problem})")
 
     def _read_instead(self, ref: str) -> str:
         base = self._admissions.base(ref)
@@ -1606,6 +1615,7 @@ class GitProvider:
     def verify(self) -> VerifyReport:
         with collector_paused():  # every object of the store read: millions of short-lived objects
             report = verify_repository(self.repo, self.state, local=False)
+            report.problems = [Problem(p.where, advised(self.repo, p.message)) for p in report.problems]
             report.problems.extend(Problem(ref, f"the tip it was admitted at, {base}, is missing: what was read "
                                                 "from it is gone (`git fetch` brings it back if the remote has it)")
                                    for ref, base in self._admissions.missing(self.repo).items())

@@ -21,7 +21,9 @@ whether each block's learning is still in force (a block stays when its learning
 force). And only where ``import github`` saved snapshots and a redaction not yet applied to
 them is in memory (one fetched from another clone), the review threads, to name the snapshots
 still holding the text. It also names the commands of several steps that were killed midway
-(their notes in ``okf/.memory/unfinished/``), each with the command that finishes it.
+(their notes in ``okf/.memory/unfinished/``), each with the command that finishes it. In a
+partial clone it warns of a remote whose fetches leave objects out and of the objects of other
+clones' memory the clone lacks (no damage: ``gitstore sync`` fetches them).
 """
 
 from __future__ import annotations
@@ -206,13 +208,16 @@ def _left_out(report: Report, provider: Any, store: Any) -> None:
     by sync, or left out by reads after a plain fetch, never read. Sync and reads name it when
     they meet it; doctor says it at any time, and what it means. A warning: this clone's set-up
     works, and it is not this clone's to mend."""
+    from gitstore.providers._partial import judged_again
     from gitstore.sync.remote import held_in_quarantine
 
     todo = ("nothing to mend in this clone: it is read again once that ref moves on the remote (its writer's "
             "next sync); tell its writer, whose `gitstore doctor` says what to do, and `gitstore verify` names "
             "the damage")
+    fetch = "`gitstore sync` fetches the objects this partial clone lacks, and reads it"  # no damage: nobody to tell
     for ref, tip, why in held_in_quarantine(provider.repo, provider.state):
-        report.add("fetched memory", WARN, f"{ref}: quarantined by sync at {tip[:12]}, never read: {why}", todo)
+        report.add("fetched memory", WARN, f"{ref}: quarantined by sync at {tip[:12]}, never read: {why}",
+                   fetch if judged_again(provider.repo, why) else todo)
     try:
         provider.admit()  # what every read does first: what a plain fetch brought is verified
         left = store.left_out()
@@ -220,7 +225,8 @@ def _left_out(report: Report, provider: Any, store: Any) -> None:
         report.add("fetched memory", WARN, str(exc), "`gitstore verify` names what is damaged")
         return
     for problem in left:
-        report.add("fetched memory", WARN, str(problem), todo)
+        report.add("fetched memory", WARN, str(problem),
+                   fetch if judged_again(provider.repo, problem.message) else todo)
 
 
 def _update_ref(repo: Any, restore: Any) -> str:
@@ -371,19 +377,53 @@ def _hook_log(report: Report, state: Path | None, root: Path | None = None) -> N
 
 def _remotes(report: Report, workspace: Any) -> None:
     from gitstore.ops.setup import fetch_refspecs
+    from gitstore.providers._partial import filters
 
     repo = workspace.repo
     if not list(repo.remotes):
         report.add("remotes", OK, "no remote: memory stays in this clone")
+    filtered = filters(repo)
     for remote in repo.remotes:
         missing = [s for s in fetch_refspecs(remote.name) if s not in remote.fetch_refspecs]
         report.add(f"remote {remote.name}", WARN if missing else OK,
                    f"fetch refspecs for shared memory {'missing' if missing else 'present'}",
                    "`gitstore init` adds them" if missing else "")
+        if remote.name in filtered:
+            _filtered(report, remote.name, filtered[remote.name])
         _pushes_every_ref(report, repo, remote.name)
         _parted(report, workspace, remote.name)
         _parted_histories(report, workspace, remote.name)
+    _lacking(report, repo)
     _push(report, workspace)
+
+
+def _filtered(report: Report, remote: str, spec: str) -> None:
+    """A remote whose fetches leave objects out (a partial clone's): a plain ``git fetch`` brings
+    other clones' memory without the objects it is made of, which reads leave out until a sync
+    fetches them (git fetches a left-out object when git needs it, and gitstore reads them itself)."""
+    name = shlex.quote(remote)
+    report.add(f"remote {remote}", WARN,
+               f"fetches with the filter {spec} (a partial clone): a plain `git fetch {name}` brings other clones' "
+               "memory without its objects, and reads leave that memory out until they are fetched",
+               f"`gitstore sync {name}` fetches memory whole; to fetch it with git, `git fetch --no-filter {name}`")
+
+
+def _lacking(report: Report, repo: Any) -> None:
+    """In a partial clone, the objects of other clones' memory fetched here and not yet read that
+    the clone does not hold (what was admitted was read whole)."""
+    from gitstore.providers._admit import ANCHORS
+    from gitstore.providers._gitdirs import ref_targets
+    from gitstore.providers._names import PREFIX
+    from gitstore.providers._partial import is_partial, missing_objects
+
+    if not is_partial(repo):
+        return
+    fetched, admitted = ref_targets(repo, f"{PREFIX}remotes/").values(), ref_targets(repo, ANCHORS).values()
+    lacking = missing_objects(repo, fetched, admitted)
+    if lacking:
+        report.add("partial clone", WARN, f"{len(lacking)} object(s) of other clones' memory fetched here are not in "
+                                          "this partial clone (a plain `git fetch` leaves them out): reads leave that "
+                                          "memory out", "`gitstore sync` fetches them")
 
 
 def _parted_histories(report: Report, workspace: Any, remote: str) -> None:

@@ -96,10 +96,11 @@ def _fetch_step() -> str:
     specs = " \\\n            ".join(f"'{s}'" for s in fetch_refspecs("origin"))
     return f"""\
       # actions/checkout fetches one commit of one branch: the memory refs come only when asked
-      # for, with the refspecs `gitstore init` gives every clone (records fast-forward only).
+      # for, with the refspecs `gitstore init` gives every clone (records fast-forward only),
+      # whole (a checkout given a filter: would leave out the objects memory is made of).
       - name: Fetch the memory refs
         run: |
-          git fetch --no-tags origin \\
+          git fetch --no-tags --no-filter origin \\
             {specs}
 """
 

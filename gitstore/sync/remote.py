@@ -4,10 +4,12 @@ One sync, under a lock so two never overlap in a clone:
 
 1. **Fetch** every writer's shared records and payload refs from the remote into names of
    their own, ``refs/memory/sync/<remote>/{records,payloads}/shared/<writer>`` (explicit
-   refspecs, ``--no-tags``, no opportunistic update of the fetched namespace): nothing there is
-   ever read. When the sync ends, those whose tip is not the admitted one are deleted; the rest
-   keep nothing reachable the store's refs do not, and stay, so the next fetch writes only the
-   refs that moved (``gitstore.providers._incoming``; gc drops the ones left behind first).
+   refspecs, ``--no-tags``, no opportunistic update of the fetched namespace, no filter): nothing
+   there is ever read. In a partial clone, the objects of what arrived that a plain fetch left
+   out are fetched too, before anything is checked (``gitstore.providers._partial``). When the
+   sync ends, those whose tip is not the admitted one are deleted; the rest keep nothing
+   reachable the store's refs do not, and stay, so the next fetch writes only the refs that
+   moved (``gitstore.providers._incoming``; gc drops the ones left behind first).
 2. **Verify** what arrived (``gitstore.sync.arrivals``). A ref that passes moves into the
    fetched namespace the store reads, ``refs/memory/v1/remotes/<remote>/...``, by one
    compare-and-swap transaction, and is recorded as admitted (reads do not verify it again). A
@@ -61,9 +63,11 @@ from gitstore.context import Context
 from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
 from gitstore.capture.saved import Applied
 from gitstore.ops.snapshots import apply_redactions
-from gitstore.providers._admit import Admissions, Fork, parted_line
+from gitstore.ops.setup import fetch_refspecs
+from gitstore.providers._admit import ANCHORS, Admissions, Fork, parted_line
 from gitstore.providers._gitdirs import common_dir, git_env, ref_names, ref_targets
 from gitstore.providers._names import QUARANTINE
+from gitstore.providers._partial import is_partial, judged_again, missing_objects
 from gitstore.providers._incoming import INCOMING, drop_stale_incoming, ref_tip, sync_locked
 from gitstore.providers.git import PREFIX, GitProvider, parse_message, records_state
 from gitstore.sync.arrivals import Checked, check_records, check_snapshot, extends
@@ -304,9 +308,9 @@ def _check_remote(repo: pygit2.Repository, remote: str) -> None:
         raise InvalidInput(f"no remote named {remote!r} (remotes: {known}); add one with `git remote add`")
 
 
-def _git(repo: pygit2.Repository, *args: str) -> subprocess.CompletedProcess[str]:
+def _git(repo: pygit2.Repository, *args: str, data: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", f"--git-dir={common_dir(repo)}", *args], env={**git_env(), "GIT_TERMINAL_PROMPT": "0"},
-                          capture_output=True, text=True)
+                          input=data, capture_output=True, text=True)
 
 
 def _last_line(done: subprocess.CompletedProcess[str]) -> str:
@@ -324,11 +328,39 @@ def fetch_specs(remote: str) -> list[str]:
 
 def _fetch(repo: pygit2.Repository, remote: str) -> None:
     # --refmap= keeps git from also moving the fetched namespace through the remote's configured
-    # refspecs: only a verified ref goes there
-    done = _git(repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune", "--refmap=",
+    # refspecs: only a verified ref goes there. --no-filter: a partial clone's remote fetches
+    # with its filter otherwise, leaving out the objects memory is made of, which gitstore
+    # reads itself and git never fetches for it later
+    done = _git(repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune", "--refmap=", "--no-filter",
                 "--no-recurse-submodules", remote, *fetch_specs(remote))
     if done.returncode != 0:
         raise Refused(f"git fetch {remote} failed: {_last_line(done)}")
+    if is_partial(repo):
+        _fetch_missing(repo, remote)
+
+
+def _fetch_missing(repo: pygit2.Repository, remote: str) -> None:
+    """Fetch the objects of what arrived that this partial clone lacks, asking for each by its
+    id as git itself does when it needs one: a plain ``git fetch`` (the refspecs ``init``
+    adds) brought those commits with the clone's filter, so the fetch above found them here and
+    brought nothing. What was admitted before was read whole. A remote that does not send them
+    stops the sync before anything is checked, so nothing is refused for lacking them."""
+    tips = ref_targets(repo, f"{INCOMING}{remote}/").values()
+    admitted = ref_targets(repo, f"{ANCHORS}{remote}/").values()
+    lacking = missing_objects(repo, tips, admitted)
+    if not lacking:
+        return
+    done = _git(repo, "-c", "fetch.negotiationAlgorithm=noop", "fetch", "--quiet", "--no-tags",
+                "--no-write-fetch-head", "--refmap=", "--no-filter", "--no-recurse-submodules", "--stdin", remote,
+                data="".join(f"{oid}\n" for oid in lacking))
+    left = missing_objects(repo, tips, admitted)  # a tree fetched brings what it holds
+    if left:
+        said = _last_line(done) if done.returncode != 0 else f"{left[0]} is still missing"
+        specs = " ".join(f"'{spec}'" for spec in fetch_refspecs(remote))
+        raise Refused(f"{len(left)} object(s) of the memory on {remote} are not in this clone: it is a partial "
+                      f"clone, whose fetches leave them out, and {remote} did not send them when asked ({said}); "
+                      f"nothing was checked or refused: fetch memory whole, then sync again: "
+                      f"`git fetch --refetch --no-filter {remote} {specs}`")
 
 
 def _held_by_reads(provider: GitProvider, remote: str, report: SyncReport) -> None:
@@ -359,7 +391,7 @@ class _Admitting:
         self.repo: pygit2.Repository = ctx.store.provider.repo  # type: ignore[attr-defined]
         self.state: Path = ctx.store.provider.state  # type: ignore[attr-defined]
         self.remote = remote
-        self.refusals = _Refusals(self.state)
+        self.refusals = _Refusals(self.state, self.repo)
         self._admissions = Admissions(self.state)
         self._reader: GitProvider | None = None
         self._forks: dict[str, Fork] = {}  # writer -> how what arrived parts from its admitted history
@@ -393,9 +425,9 @@ class _Admitting:
                     problem = None
                 elif kind == "records":
                     problem = self._admissions.rewrites(self.repo, ref, tip, self._may_part(ref[len(prefix):])) \
-                        or self._admissions.refused(ref, tip)
+                        or self._admissions.refused(self.repo, ref, tip)
                 else:
-                    problem = self._admissions.refused(ref, tip)
+                    problem = self._admissions.refused(self.repo, ref, tip)
                 if tip is not None and problem is None:
                     continue  # not refused (yet): checked as any arrival is
                 if tip is not None and problem is not None:
@@ -518,10 +550,12 @@ def held_in_quarantine(repo: pygit2.Repository, state: Path) -> list[tuple[str, 
 
 
 class _Refusals:
-    """The quarantined refs and why, so a refusal is named again without verifying again."""
+    """The quarantined refs and why, so a refusal is named again without verifying again;
+    in a partial clone, not a refusal for an object git had not fetched (``judged_again``)."""
 
-    def __init__(self, state: Path) -> None:
+    def __init__(self, state: Path, repo: pygit2.Repository | None = None) -> None:
         self.path = state / QUARANTINED
+        self.repo = repo
         try:
             data = _jsontext.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -535,7 +569,8 @@ class _Refusals:
         entry = self.known_refs.get(held)
         if not isinstance(entry, dict) or entry.get("tip") != str(tip) or entry.get("records") != records:
             return None
-        return entry.get("problem")
+        problem = entry.get("problem")
+        return None if self.repo is not None and judged_again(self.repo, problem) else problem
 
     def known(self, held: str, tip: pygit2.Oid) -> bool:
         return self.problem(held, tip) is not None
