@@ -58,7 +58,7 @@ from gitstore._files import replace_file
 from gitstore._spawn import spawn
 from gitstore.errors import ForeignConfig, InvalidInput, NotARepository, Refused
 from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
-from gitstore.scope import _git_folder, keep_scope, open_repository, scope_and_kept
+from gitstore.scope import _git_folder, keep_scope, open_git, open_repository, scope_and_kept
 
 STATE_DIR = Path("okf") / ".memory"
 CONFIG_NAME = "config.json"
@@ -331,12 +331,12 @@ def _work_trees(repo: pygit2.Repository) -> list[Path]:
     every linked one git knows of."""
     trees = []
     try:
-        main = pygit2.Repository(str(_git_folder(repo)))
+        main = open_git(_git_folder(repo))
         if main.workdir:
             trees.append(Path(main.workdir))
         for name in main.list_worktrees():
             trees.append(Path(main.lookup_worktree(name).path))
-    except (pygit2.GitError, OSError, KeyError):
+    except (pygit2.GitError, OSError, KeyError, NotARepository):
         pass
     return trees
 
@@ -374,8 +374,8 @@ def _repository_of(root: Path) -> Path | None:
     """The git folder every work tree of the repository in ``root`` shares (None: no
     repository git can open there)."""
     try:
-        return _git_folder(pygit2.Repository(str(root)))
-    except (pygit2.GitError, OSError):
+        return _git_folder(open_git(root))
+    except (pygit2.GitError, OSError, NotARepository):
         return None
 
 
@@ -447,7 +447,7 @@ def git_has(folder: Path) -> Callable[[Path, bytes], bool]:
 def repository_of(folder: Path) -> pygit2.Repository | None:
     """The repository holding ``folder`` of the state folder, where none is at hand."""
     found = pygit2.discover_repository(str(folder))
-    return None if found is None else pygit2.Repository(found)
+    return None if found is None else open_git(found)
 
 
 def own_config(repo: pygit2.Repository, data: bytes, anchor: str = OWN_CONFIG_NAME) -> None:

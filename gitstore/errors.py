@@ -90,6 +90,15 @@ class UnsupportedRepository(NotARepository):
     """A git repository the library cannot open (SHA-256 object ids, an unknown format extension)."""
 
 
+class NotOwnedRepository(UnsupportedRepository):
+    """A repository another user owns that git itself refuses to work in (its ``safe.directory``
+    does not list it); ``todo`` is git's own command that lists it."""
+
+    def __init__(self, message: str, todo: str) -> None:
+        super().__init__(message)
+        self.todo = todo
+
+
 class BareRepository(NotARepository):
     """A bare git repository: gitstore needs a work tree."""
 

@@ -18,13 +18,15 @@ from pathlib import Path
 
 import pygit2
 
-from gitstore.errors import BareRepository, InvalidInput, NotARepository, UnsupportedRepository
+from gitstore._gitconfig import NOT_OWNED, git_accepts, owner_unchecked
+from gitstore.errors import BareRepository, InvalidInput, NotARepository, NotOwnedRepository, UnsupportedRepository
 
 KEPT = "gitstore.scope"  # the scope memory was set up under (``keep_scope``)
 _LOCAL_SCOPE = re.compile(r"local/[0-9a-f]{16}")
 _SCP = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$")
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(\[[^\]]+\]|[^:/]+)(?::\d+)?/(.+)$", re.I)
 _SEGMENT = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
+_REFUSED = re.compile(r"path '(.+)' " + re.escape(NOT_OWNED))
 
 
 def scope_from_url(url: str) -> str:
@@ -73,15 +75,45 @@ def open_repository(start: str | Path = ".") -> pygit2.Repository:
 def open_git(path: str | Path) -> pygit2.Repository:
     """The git repository at ``path``, or NotARepository saying why the library cannot open it:
     one with SHA-256 object ids (``git init --object-format=sha256``; the store names objects by
-    their 20-byte ids), one whose format extensions it does not know, or no repository at all."""
+    their 20-byte ids), one whose format extensions it does not know, one another user owns
+    that git itself refuses (``not_owned``), or no repository at all."""
     try:
         return pygit2.Repository(str(path))
     except pygit2.GitError as exc:
-        reason = " ".join(str(exc).split())
-        if "object format" in reason and "sha256" in reason:
-            raise UnsupportedRepository(f"{path} uses SHA-256 object ids; gitstore works in repositories with "
-                                        "SHA-1 ids (git's default)") from None
-        raise UnsupportedRepository(f"{path} cannot be opened as a git repository: {reason}") from None
+        if NOT_OWNED not in str(exc):
+            raise _unsupported(path, exc) from None
+    with owner_unchecked():  # libgit2 reads safe.directory from its default files only: git decides
+        try:
+            repo = pygit2.Repository(str(path))
+        except pygit2.GitError as exc:
+            raise _unsupported(path, exc) from None
+    folder = (repo.workdir or repo.path).rstrip("/") or "/"
+    if not git_accepts(folder, repo.path):
+        raise not_owned(folder)
+    return repo
+
+
+def not_owned(folder: str) -> NotOwnedRepository:
+    """The error for a repository in ``folder`` (its work tree, or its git folder when it has
+    none) that another user owns and git refuses, with git's own command that trusts it."""
+    todo = f"git config --global --add safe.directory {shlex.quote(folder)}"
+    return NotOwnedRepository(f"{folder} is owned by another user, and git works in it only once its "
+                              f"safe.directory lists it: `{todo}` trusts it", todo)
+
+
+def owner_refusal(exc: Exception) -> NotOwnedRepository | None:
+    """``not_owned`` for libgit2's refusal ``exc`` of a repository another user owns, met where
+    the repository was opened without ``open_git``; None for any other error."""
+    found = _REFUSED.search(" ".join(str(exc).split()))
+    return not_owned(found.group(1)) if found is not None else None
+
+
+def _unsupported(path: str | Path, exc: pygit2.GitError) -> UnsupportedRepository:
+    reason = " ".join(str(exc).split())
+    if "object format" in reason and "sha256" in reason:
+        return UnsupportedRepository(f"{path} uses SHA-256 object ids; gitstore works in repositories with "
+                                     "SHA-1 ids (git's default)")
+    return UnsupportedRepository(f"{path} cannot be opened as a git repository: {reason}")
 
 
 def repository_scope(repo: pygit2.Repository, _depth: int = 0) -> str:

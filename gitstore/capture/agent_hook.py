@@ -335,9 +335,10 @@ def _tidy(cwd: str) -> None:
 
         from gitstore.providers._gitdirs import common_dir
         from gitstore.providers._maintain import roll_up_local
+        from gitstore.scope import open_git
 
         found = pygit2.discover_repository(cwd)
-        state = common_dir(pygit2.Repository(found)) / "gitstore" if found else None
+        state = common_dir(open_git(found)) / "gitstore" if found else None
         if state is not None and state.is_dir():
             roll_up_local(state)
     except Exception as exc:  # noqa: BLE001 - housekeeping never fails a capture

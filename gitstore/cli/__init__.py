@@ -233,6 +233,12 @@ def _dispatched(command: str | None, args: list[str], as_json: bool) -> int:
     except Exception as exc:  # git could not read its own objects where no check expected it
         if type(exc).__module__.lstrip("_") != "pygit2":
             raise
+        from gitstore.scope import owner_refusal
+
+        refused = owner_refusal(exc)  # another user's repository: no damage, git's rule to follow
+        if refused is not None:
+            _error(str(refused), refused.exit_code, as_json)
+            return refused.exit_code
         _error(f"git: {' '.join(str(exc).split())}; run `gitstore verify`", 3, as_json)
         return 3
     if result == EXIT_INTERRUPTED:  # the framework turns Ctrl-C into this code, silently

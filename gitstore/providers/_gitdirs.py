@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pygit2
 
+from gitstore._gitconfig import owner_unchecked
 from gitstore._gitrefs import loose_refs, packed_under
 from gitstore.errors import IntegrityError
 
@@ -41,13 +42,17 @@ def state_dir(repo: pygit2.Repository) -> Path:
 
 def open_local(repo: pygit2.Repository, *, create: bool) -> pygit2.Repository | None:
     """The bare repository of the local namespace (None when it does not exist and ``create``
-    is false)."""
+    is false). It lies inside ``repo``'s git folder, which git already let this user work in
+    (its owner, or ``safe.directory``), so it is opened without libgit2 checking its owner
+    again: ``safe.directory`` names the work tree, never a folder inside ``.git``."""
     path = state_dir(repo) / LOCAL
     if (path / "HEAD").is_file():
-        return pygit2.Repository(str(path))
+        with owner_unchecked():
+            return pygit2.Repository(str(path))
     if not create:
         return None
-    return pygit2.init_repository(str(path), bare=True)
+    with owner_unchecked():
+        return pygit2.init_repository(str(path), bare=True)
 
 
 # A loose ref file as git reads it: an object id (then the end, or a space and anything), or a

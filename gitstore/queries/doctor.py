@@ -73,13 +73,17 @@ class Report:
 def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     """Check the set-up around ``start`` (harness settings under ``home``, default ``$HOME``)."""
     from gitstore.config import CONFIG_NAME, STATE_DIR, Workspace, copied_from, git_ignores
-    from gitstore.errors import ForeignConfig, NotARepository, UnsupportedRepository
+    from gitstore.errors import ForeignConfig, NotARepository, NotOwnedRepository, UnsupportedRepository
     from gitstore.scope import open_repository, scope_and_kept, scope_note
 
     report = Report()
     home = home or Path.home()
     try:
         repo = open_repository(start)
+    except NotOwnedRepository as exc:
+        report.add("repository", FAIL, str(exc), exc.todo)
+        _hooks(report, None, home)
+        return report
     except UnsupportedRepository as exc:
         report.add("repository", FAIL, str(exc), "use gitstore in a repository git made with its default format")
         _hooks(report, None, home)

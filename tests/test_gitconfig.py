@@ -1,0 +1,96 @@
+"""git's configuration as git itself reads it, and git's rule on repositories another user owns.
+
+Each test writes real git configuration files in a temporary home and checks what gitstore
+does with them against what git does: the variables that point git at other files for a run
+(``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_COUNT``, ...) and ``safe.directory``. libgit2 finds the
+user's files once per process, where ``HOME`` was when it loaded; the ``home`` fixture has it
+look in the test's home, as a fresh ``gitstore`` process would."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pygit2
+import pytest
+from pygit2.enums import ConfigLevel
+
+from gitstore.ops.setup import init
+from gitstore.scope import owner_refusal
+
+from . import cli
+from .advice import checks, follow
+from .conftest import git
+
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")
+
+
+@pytest.fixture
+def home() -> Iterator[Path]:
+    """The test's home, where libgit2 looks for the user's configuration during the test."""
+    folder = Path(os.environ["HOME"])
+    kept = {level: pygit2.settings.search_path[level] for level in (ConfigLevel.GLOBAL, ConfigLevel.XDG)}
+    pygit2.settings.search_path[ConfigLevel.GLOBAL] = str(folder)
+    pygit2.settings.search_path[ConfigLevel.XDG] = str(folder / ".config" / "git")
+    yield folder
+    for level, path in kept.items():
+        pygit2.settings.search_path[level] = path
+
+
+def _config(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def _given_away(root: Path) -> None:
+    """Every file of the work tree and its git folder now another user's."""
+    subprocess.run(["chown", "-R", "nobody", str(root)], check=True)
+
+
+# -- another user's repository -------------------------------------------------------------------
+
+@as_root
+def test_another_users_repository_listed_in_safe_directory_is_used_with_its_local_memory(
+        repo: Path, home: Path) -> None:
+    init(repo)
+    _given_away(repo)
+    _config(home / ".gitconfig", f"[safe]\n\tdirectory = {repo}\n")
+    git(repo, "status")  # git works in it
+    cli.ok("status", cwd=repo)
+    cli.ok("verify", cwd=repo)  # which opens the local namespace's own repository too
+    [check] = checks(repo, "repository")
+    assert check["state"] == "ok", check
+
+
+@as_root
+def test_another_users_repository_git_refuses_is_a_usage_error_with_gits_own_fix(repo: Path, home: Path) -> None:
+    init(repo)
+    _given_away(repo)
+    add = f"git config --global --add safe.directory {repo}"
+    said = cli.fails(2, "status", cwd=repo)
+    assert "another user" in said and f"`{add}`" in said, said
+    [check] = checks(repo, "repository")
+    assert check["state"] == "fail" and check["todo"] == add, check
+    follow(repo, check["todo"])
+    assert checks(repo, "repository")[0]["state"] == "ok"
+    cli.ok("status", cwd=repo)
+
+
+@as_root
+def test_safe_directory_given_through_git_config_global_is_honoured(
+        repo: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    init(repo)
+    _given_away(repo)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(_config(tmp_path / "global.cfg", f"[safe]\n\tdirectory = {repo}\n")))
+    git(repo, "status")
+    cli.ok("status", cwd=repo)
+    cli.ok("verify", cwd=repo)
+
+
+def test_a_refusal_met_where_no_check_expected_it_names_gits_fix_not_damage() -> None:
+    refused = owner_refusal(pygit2.GitError("/srv/a b/.git/: repository path '/srv/a b' is not owned by current user"))
+    assert refused is not None and refused.exit_code == 2
+    assert refused.todo == "git config --global --add safe.directory '/srv/a b'"
+    assert owner_refusal(pygit2.GitError("object not found - no match for id (0123)")) is None
