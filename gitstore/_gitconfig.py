@@ -1,6 +1,16 @@
-"""git's rule on repositories another user owns, as git itself applies it.
+"""Reading git's configuration as git itself reads it, and git's rule on repositories another
+user owns.
 
-libgit2 refuses, as git does, to open a repository another user owns unless git's
+libgit2 reads the system, XDG, global, repository and worktree files where git finds them by
+default, and nothing else: it knows none of the variables that point git at other files for a
+run or add settings to it (``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_SYSTEM``, ``GIT_CONFIG_NOSYSTEM``,
+``GIT_CONFIG_COUNT`` with its ``GIT_CONFIG_KEY_<n>`` and ``GIT_CONFIG_VALUE_<n>``, and
+``GIT_CONFIG_PARAMETERS``, which ``git -c`` hands the commands it runs). While none is set,
+libgit2 answers as git would and no program runs: the common path costs what it did. Once one
+is, git itself is asked, once per repository opened (``git config --list``), so the email,
+signing key and default branch gitstore reads are the ones git would use.
+
+libgit2 also refuses, as git does, to open a repository another user owns unless git's
 ``safe.directory`` lists it; but it reads that setting from the default files only (not from
 the file ``GIT_CONFIG_GLOBAL`` names, say), and checks again each repository it opens, the
 local namespace's own one inside ``.git`` too, which no ``safe.directory`` entry names.
@@ -12,6 +22,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
+from weakref import WeakKeyDictionary
 
 from gitstore._spawn import spawn
 
@@ -19,6 +30,91 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    import pygit2
+
+OVERRIDES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_COUNT",
+             "GIT_CONFIG_PARAMETERS")
+_TRUE = ("true", "yes", "on", "1")
+_asked: WeakKeyDictionary[pygit2.Repository, dict[str, str | None]] = WeakKeyDictionary()
+
+
+def overridden() -> bool:
+    """Whether a variable libgit2 does not know changes what git's configuration holds."""
+    return any(name in os.environ for name in OVERRIDES)
+
+
+def value(repo: pygit2.Repository | None, name: str) -> str | None:
+    """The value git gives ``name`` (such as ``user.email``) in ``repo`` (None: outside any
+    repository), or None when it has none."""
+    if not overridden():
+        return _from_library(repo, name)
+    settings = _settings(repo)
+    if settings is None:  # git could not read its configuration: read it as without the variables
+        return _from_library(repo, name)
+    return settings.get(_key(name))
+
+
+def flag(repo: pygit2.Repository, name: str) -> bool:
+    """Whether git takes the boolean ``name`` (such as ``commit.gpgsign``) as true in ``repo``;
+    false when it is not set or is no boolean."""
+    if not overridden():
+        import pygit2
+
+        try:
+            return bool(repo.config.get_bool(name))
+        except (KeyError, ValueError, pygit2.GitError):
+            return False
+    settings = _settings(repo)
+    if settings is None:
+        return False
+    key = _key(name)
+    if key not in settings:
+        return False
+    found = settings[key]
+    return found is None or found.strip().lower() in _TRUE  # a name without ``=`` is true to git
+
+
+def _from_library(repo: pygit2.Repository | None, name: str) -> str | None:
+    import pygit2
+
+    config = repo.config if repo is not None else pygit2.Config.get_global_config()
+    try:
+        found = config[name]
+    except (KeyError, pygit2.GitError):
+        return None
+    return str(found) if found is not None else None
+
+
+def _settings(repo: pygit2.Repository | None) -> dict[str, str | None] | None:
+    """Every setting git reads in ``repo``, the last value of each (as ``git config --get`` takes
+    it), asked once per repository object; None when git could not list them."""
+    if repo is not None and repo in _asked:
+        return _asked[repo]
+    git_dir = repo.path if repo is not None else os.devnull  # no repository: no local file
+    try:
+        code, out = spawn(["git", f"--git-dir={git_dir}", "config", "--list", "-z"], _env())()
+    except OSError:  # no git to ask
+        return None
+    if code != 0:
+        return None
+    found: dict[str, str | None] = {}
+    for entry in out.split(b"\0"):
+        if entry:
+            key, newline, text = entry.decode("utf-8", "surrogateescape").partition("\n")
+            found[key] = text if newline else None  # no value: a bare name, true to git
+    if repo is not None:
+        _asked[repo] = found
+    return found
+
+
+def _key(name: str) -> str:
+    """``name`` as git lists it: section and variable in lower case, a subsection as written."""
+    section, _, rest = name.partition(".")
+    middle, _, last = rest.rpartition(".")
+    return ".".join(part for part in (section.lower(), middle, last.lower()) if part)
+
+
+# -- another user's repository --------------------------------------------------------------------
 
 NOT_OWNED = "is not owned by current user"  # libgit2's words
 
@@ -57,8 +153,9 @@ def git_accepts(folder: str, git_dir: str) -> bool:
 def _env() -> dict[str, str]:
     """The environment for asking git: none of the ``GIT_*`` variables that point it at another
     repository (git exports them into its hooks); those that say which configuration it reads
-    (``GIT_CONFIG_*``) stay."""
+    (``GIT_CONFIG_*``) stay. ``GIT_CONFIG`` goes: ``git config`` alone reads it, as the one
+    file to list."""
     return {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k.startswith("GIT_CONFIG_")}
 
 
-__all__ = ["NOT_OWNED", "git_accepts", "owner_unchecked"]
+__all__ = ["NOT_OWNED", "OVERRIDES", "flag", "git_accepts", "overridden", "owner_unchecked", "value"]

@@ -378,6 +378,22 @@ def test_init_default_branch_is_read_as_git_reads_it(tmp_path: Path) -> None:
     assert _configured_default(common) == gits() == "trunk", "an included file's setting counts"
 
 
+def test_init_default_branch_is_read_from_the_file_git_config_global_names(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``GIT_CONFIG_GLOBAL`` takes the place of the user's files, as git takes it: the
+    fingerprint reads the branch the store and git read."""
+    from gitstore.deliver.heads import _configured_default
+
+    from .conftest import git
+
+    repo = tmp_path / "r"
+    git(tmp_path, "init", "-q", str(repo))
+    (Path(os.environ["HOME"]) / ".gitconfig").write_text("[init]\n\tdefaultBranch = develop\n")
+    (tmp_path / "global.cfg").write_text("[init]\n\tdefaultBranch = trunk\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "global.cfg"))
+    assert _configured_default(str(repo / ".git")) == git(repo, "config", "init.defaultBranch").strip() == "trunk"
+
+
 def _policy_without_the_reviewer(world: World, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                  before: str) -> None:
     """Commit a policy that leaves out github:9, who accepted the jitter learning: the index's

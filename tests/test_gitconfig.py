@@ -8,7 +8,9 @@ look in the test's home, as a fresh ``gitstore`` process would."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,12 +19,14 @@ import pygit2
 import pytest
 from pygit2.enums import ConfigLevel
 
+from gitstore import _gitconfig
 from gitstore.ops.setup import init
 from gitstore.scope import owner_refusal
 
 from . import cli
 from .advice import checks, follow
 from .conftest import git
+from .team import keypair
 
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")
 
@@ -94,3 +98,64 @@ def test_a_refusal_met_where_no_check_expected_it_names_gits_fix_not_damage() ->
     assert refused is not None and refused.exit_code == 2
     assert refused.todo == "git config --global --add safe.directory '/srv/a b'"
     assert owner_refusal(pygit2.GitError("object not found - no match for id (0123)")) is None
+
+
+# -- the variables that point git at other configuration -----------------------------------------
+
+def _signing_config(tmp_path: Path, email: str) -> Path:
+    key, _ = keypair(tmp_path / "keys", "alice")
+    return _config(tmp_path / "global.cfg", f"[user]\n\temail = {email}\n[gpg]\n\tformat = ssh\n"
+                                            f"[user]\n\tsigningkey = {key}.pub\n")
+
+
+def test_identity_and_signing_key_come_from_the_file_git_config_global_names(
+        repo: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GIT_AUTHOR_EMAIL")
+    _config(home / ".gitconfig", "[user]\n\temail = home@example.com\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(_signing_config(tmp_path, "globalenv@example.com")))
+    assert git(repo, "config", "--get", "user.email").strip() == "globalenv@example.com"
+    init(repo)
+    cli.ok("policy", "init", cwd=repo)
+    people = json.loads((repo / ".gitstore" / "policy.json").read_text())["people"]
+    assert list(people) == ["git:globalenv@example.com"], people
+    [trust] = checks(repo, "trust")
+    assert "user.signingkey" not in trust["todo"], trust
+
+
+def test_a_grant_is_made_by_the_email_git_config_count_gives(
+        repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GIT_AUTHOR_EMAIL")
+    for name, value in {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "User.Email",
+                        "GIT_CONFIG_VALUE_0": "counted@example.com"}.items():
+        monkeypatch.setenv(name, value)
+    init(repo)
+    grant = json.loads(cli.ok("grant", "--purpose", "review", "--json", cwd=repo))
+    assert grant["by"] == "git:counted@example.com", grant
+
+
+def test_the_repositorys_own_configuration_still_wins_over_the_global_file(
+        repo: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(_config(tmp_path / "g.cfg", "[init]\n\tdefaultBranch = trunk\n"
+                                                                            "[user]\n\temail = g@example.com\n")))
+    git(repo, "config", "user.email", "local@example.com")
+    opened = pygit2.Repository(str(repo))
+    assert _gitconfig.value(opened, "user.email") == "local@example.com"
+    assert _gitconfig.value(opened, "init.defaultBranch") == "trunk"
+    assert _gitconfig.value(opened, "gpg.format") is None
+
+
+def test_git_config_nosystem_leaves_the_system_file_out(
+        repo: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GIT_CONFIG_SYSTEM", str(_config(tmp_path / "system.cfg", "[commit]\n\tgpgsign\n")))
+    opened = pygit2.Repository(str(repo))
+    assert _gitconfig.flag(opened, "commit.gpgsign") is False  # the conftest sets GIT_CONFIG_NOSYSTEM
+    monkeypatch.delenv("GIT_CONFIG_NOSYSTEM")
+    assert _gitconfig.flag(pygit2.Repository(str(repo)), "commit.gpgsign") is True
+
+
+def test_without_those_variables_no_program_is_asked(
+        repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _config(home / ".gitconfig", "[user]\n\temail = home@example.com\n")
+    opened = pygit2.Repository(str(repo))
+    monkeypatch.setenv("PATH", str(Path(shutil.which("git") or "/").parent / "no-programs-here"))
+    assert _gitconfig.value(opened, "user.email") == "home@example.com"  # libgit2's own reading

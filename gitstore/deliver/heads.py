@@ -9,8 +9,9 @@ now, and rebuilt from the store otherwise. The fingerprint is one text made of
 - the index format and gitstore's version (a new scanner or scorer rebuilds);
 - the bytes of ``okf/.memory/config.json`` (provider, writer, delivery settings);
 - the team's policy in force: the default branch the store reads it from (origin's HEAD, else
-  ``init.defaultBranch``, read from git's configuration files, or asked of the store's git library
-  when one includes another, else main or master) and the ids of
+  ``init.defaultBranch``, read from git's configuration files, or asked as the store reads it
+  when one includes another or a ``GIT_CONFIG_*`` variable points git elsewhere, else main or
+  master) and the ids of
   ``.gitstore/policy.json`` and ``.gitstore/allowed_signers`` in its tip (a person the policy
   no longer allows takes their decisions out of force, with no ref of memory moving). The ids
   are asked of git (one ``git ls-tree``) only when the branch's tip moved since they were last
@@ -32,6 +33,7 @@ from __future__ import annotations
 import os
 
 from gitstore._files import replace_file
+from gitstore._gitconfig import overridden
 from gitstore._gitrefs import loose_refs, packed_under
 from gitstore._version import __version__
 
@@ -201,22 +203,28 @@ def _default_read(text: str, found: str | None) -> str | None:
 
 
 def _default_asked(gitdir: str) -> str | None:
-    """``init.defaultBranch`` as the store's git library reads it, included files and their
-    conditions too: asked only of a configuration that includes others, since loading the
-    library costs more than a prompt's whole fast path."""
+    """``init.defaultBranch`` as the store reads it (``gitstore._gitconfig``), included files
+    and their conditions too: asked only of a configuration that includes others or that git's
+    variables point elsewhere, since loading the library costs more than a prompt's whole fast
+    path."""
     import pygit2
 
+    from gitstore._gitconfig import value
+
     try:
-        return str(pygit2.Repository(gitdir).config["init.defaultBranch"])
-    except (KeyError, pygit2.GitError):
+        return value(pygit2.Repository(gitdir), "init.defaultBranch")
+    except pygit2.GitError:
         return None
 
 
 def _configured_default(common: str, gitdir: str | None = None) -> str | None:
     """``init.defaultBranch`` as the configuration files set it (the last one wins): the branch
     the store reads the policy from when origin names none. Plain files are read here; when one
-    includes another, the store's git library is asked, opening ``gitdir`` (this work tree's
-    git folder, as the store opens it) so that conditions on the folder or branch hold alike."""
+    includes another, or a variable such as ``GIT_CONFIG_GLOBAL`` names other files, the store's
+    reading is asked, opening ``gitdir`` (this work tree's git folder, as the store opens it) so
+    that conditions on the folder or branch hold alike."""
+    if overridden():
+        return _default_asked(gitdir or common)
     texts = _config_texts(common)
     if any(_includes(text) for text in texts):
         return _default_asked(gitdir or common)

@@ -20,6 +20,7 @@ from typing import Any, cast
 
 import pygit2
 
+from gitstore._gitconfig import value as git_setting
 from gitstore.errors import Refused
 from gitstore.promote.snapshot import Snapshot
 
@@ -120,13 +121,8 @@ def _trailer_block(text: str) -> list[tuple[int, str, str]]:
 
 def signature(repo: pygit2.Repository, role: str) -> pygit2.Signature:
     """Who authors or commits: git's environment variables, then its configuration."""
-    name = os.environ.get(f"GIT_{role}_NAME")
-    email = os.environ.get(f"GIT_{role}_EMAIL")
-    try:
-        name = name or repo.config["user.name"]
-        email = email or repo.config["user.email"]
-    except KeyError:
-        pass
+    name = os.environ.get(f"GIT_{role}_NAME") or git_setting(repo, "user.name")
+    email = os.environ.get(f"GIT_{role}_EMAIL") or git_setting(repo, "user.email")
     if not name or not email:
         raise Refused("git has no user.name and user.email: set them (git config user.name ...) to commit")
     return pygit2.Signature(name, email)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import pygit2
 
+from gitstore._gitconfig import value as git_setting
 from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE, Policy, PolicyError, parse
 
 REMOTE_HEAD = "refs/remotes/origin/HEAD"
@@ -52,12 +53,8 @@ def default_branch(repo: pygit2.Repository) -> str | None:
         target = str(head.target)
         if target in repo.references:
             return target
-    names = []
-    try:
-        names.append(str(repo.config["init.defaultBranch"]))
-    except (KeyError, pygit2.GitError):
-        pass
-    for name in (*names, "main", "master"):
+    configured = git_setting(repo, "init.defaultBranch")
+    for name in (*([configured] if configured else []), "main", "master"):
         if f"refs/heads/{name}" in repo.references:
             return f"refs/heads/{name}"
     return None

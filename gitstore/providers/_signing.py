@@ -28,6 +28,7 @@ from typing import cast
 
 import pygit2
 
+from gitstore._gitconfig import value as git_setting
 from gitstore.errors import Refused
 
 NAMESPACE = "git"
@@ -81,15 +82,14 @@ class Signer:
 
 def signer(repo: pygit2.Repository) -> tuple[Signer | None, str]:
     """This clone's signer from git configuration, or None and what to configure."""
-    config = repo.config
-    fmt = _get(config, "gpg.format") or "openpgp"
-    key = _get(config, "user.signingkey")
+    fmt = _get(repo, "gpg.format") or "openpgp"
+    key = _get(repo, "user.signingkey")
     if fmt != "ssh":
         return None, ("gitstore signs with SSH keys: `git config gpg.format ssh && git config user.signingkey "
                       "KEY.pub`, where KEY.pub is your public key")
     if not key:
         return None, "`git config user.signingkey KEY.pub`, where KEY.pub is the public key the policy lists for you"
-    program = _get(config, "gpg.ssh.program") or "ssh-keygen"
+    program = _get(repo, "gpg.ssh.program") or "ssh-keygen"
     if key.startswith("key::"):
         return Signer(program, key[len("key::"):].strip(), True), ""
     if key.startswith(("ssh-", "ecdsa-", "sk-")):
@@ -97,12 +97,9 @@ def signer(repo: pygit2.Repository) -> tuple[Signer | None, str]:
     return Signer(program, key, False), ""
 
 
-def _get(config: pygit2.Config, name: str) -> str | None:
-    try:
-        value = config[name]
-    except (KeyError, pygit2.GitError):
-        return None
-    return str(value) if value else None
+def _get(repo: pygit2.Repository, name: str) -> str | None:
+    """``name`` as git reads it (``gitstore._gitconfig``), None when unset or empty."""
+    return git_setting(repo, name) or None
 
 
 def signed_commit(repo: pygit2.Repository, who: Signer, author: pygit2.Signature, message: str,

@@ -29,6 +29,7 @@ from typing import Any
 
 import pygit2
 
+from gitstore._gitconfig import value as git_setting
 from gitstore.providers._base import Attestation, TrustMode
 from gitstore.providers._policy_git import PolicyState, Revision, at, current, in_history
 from gitstore.providers._signing import SignatureProblem, check, signature_of, signed_at, signer, signing_key
@@ -168,10 +169,7 @@ def _still_allowed(now: Policy, then: Policy, key: str, principals: tuple[str, .
 
 
 def _program(repo: pygit2.Repository) -> str:
-    try:
-        return str(repo.config["gpg.ssh.program"]) or "ssh-keygen"
-    except (KeyError, pygit2.GitError):
-        return "ssh-keygen"
+    return git_setting(repo, "gpg.ssh.program") or "ssh-keygen"
 
 
 def attestation(base: Attestation, trust: Trust, commit: pygit2.Commit, policy_commit: str | None) -> Attestation:

@@ -49,6 +49,7 @@ import pygit2
 from gitstore import _jsontext
 from gitstore._collector import collector_paused
 from gitstore._files import replace_file
+from gitstore._gitconfig import flag as git_flag
 from gitstore.errors import ConflictError, IntegrityError, Refused, UsageError
 from gitstore.providers._base import (
     CONTRACT_VERSIONS,
@@ -443,12 +444,7 @@ class GitProvider:
     def _signs(self) -> bool:
         """Whether appends carrying authority are signed here: always under a policy, and
         wherever git itself signs every commit (``commit.gpgsign``)."""
-        if self.trust.state.mode == "policy":
-            return True
-        try:
-            return bool(self.repo.config.get_bool("commit.gpgsign"))
-        except (KeyError, pygit2.GitError):
-            return False
+        return self.trust.state.mode == "policy" or git_flag(self.repo, "commit.gpgsign")
 
     def _commit_staged(self, namespace: Namespace, staging: _Staging, writer: ObjectWriter,
                        guard: tuple[str, str | None] | None, removals: tuple[Removal, ...],

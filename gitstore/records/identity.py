@@ -6,9 +6,12 @@ from __future__ import annotations
 import os
 import re
 
-import pygit2
-
+from gitstore._gitconfig import value as git_setting
 from gitstore.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import pygit2
 
 # no lone surrogate: a byte that is not UTF-8 on the command line arrives as one, and an id is
 # written as UTF-8 (records, policy files), which cannot carry it
@@ -29,14 +32,9 @@ def person(by: str | None, repo: pygit2.Repository | None = None, given_as: str 
 
 
 def _from_git_config(repo: pygit2.Repository | None) -> str:
-    """The author email git itself would use: GIT_AUTHOR_EMAIL, user.email, then EMAIL."""
-    config = repo.config if repo is not None else pygit2.Config.get_global_config()
-    candidates = [os.environ.get("GIT_AUTHOR_EMAIL")]
-    try:
-        candidates.append(config["user.email"])
-    except (KeyError, pygit2.GitError):
-        pass
-    candidates.append(os.environ.get("EMAIL"))
+    """The author email git itself would use: GIT_AUTHOR_EMAIL, user.email (from every file
+    and variable git reads it from), then EMAIL."""
+    candidates = [os.environ.get("GIT_AUTHOR_EMAIL"), git_setting(repo, "user.email"), os.environ.get("EMAIL")]
     for value in candidates:
         if value and value.strip():
             return "git:" + "".join(value.split())
