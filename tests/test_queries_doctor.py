@@ -103,6 +103,46 @@ def test_a_listed_key_that_is_no_key_is_named_and_goes_once_its_line_is_removed(
 
 # -- init: set up, the state folder ignored ---------------------------------------------------------
 
+def test_a_default_branch_nothing_names_is_said_with_what_names_it(tmp_path: Path) -> None:
+    """A branch other than main or master, pushed, and no origin/HEAD (a push never writes it):
+    no default branch is found, so doctor and policy init say so, naming what was looked for
+    and the command that names it, never to commit what is committed already."""
+    bare, root = tmp_path / "remote.git", tmp_path / "work"
+    git(tmp_path, "init", "-q", "--bare", "-b", "trunk", str(bare))
+    git(tmp_path, "init", "-q", "-b", "trunk", str(root))
+    git(root, "remote", "add", "origin", str(bare))
+    git(root, "commit", "-q", "--allow-empty", "-m", "root")
+    git(root, "push", "-q", "origin", "trunk")
+    init(root)
+    key, _ = keypair(tmp_path / "keys", "alice")
+    sign_as(root, key.with_name(key.name + ".pub"))
+    said = follow(root, "gitstore policy init")
+    assert "no default branch" in said and "`git remote set-head origin --auto`" in said, said
+    follow(root, "git add :/.gitstore/ && git commit -m 'gitstore policy' && git push -q origin trunk")
+    [check] = checks(root, "trust")
+    assert check["state"] == "warn", check
+    for looked_for in ("refs/remotes/origin/HEAD", "init.defaultBranch", "main", "master"):
+        assert looked_for in check["detail"], check
+    assert "not yet on the default branch" not in check["detail"] and "git commit" not in check["todo"], check
+    assert commands(check["todo"]) == ["git remote set-head origin --auto", "git config init.defaultBranch BRANCH"]
+    follow(root, command(check["todo"]))
+    [check] = checks(root, "trust")
+    assert check["state"] == "ok" and "policy on refs/remotes/origin/trunk" in check["detail"], check
+
+
+def test_without_a_remote_the_default_branch_is_named_in_git_s_configuration(tmp_path: Path) -> None:
+    root = tmp_path / "work"
+    git(tmp_path, "init", "-q", "-b", "trunk", str(root))
+    git(root, "commit", "-q", "--allow-empty", "-m", "root")
+    init(root)
+    [check] = checks(root, "trust")
+    assert "no default branch" in check["detail"], check
+    assert commands(check["todo"]) == ["git config init.defaultBranch BRANCH"]
+    follow(root, command(check["todo"]).replace("BRANCH", "trunk"))
+    [check] = checks(root, "trust")
+    assert "no default branch" not in check["detail"] and "(refs/heads/trunk)" in check["detail"], check
+
+
 def test_a_gitignore_line_that_unignores_the_state_folder_is_named(repo: Path) -> None:
     init(repo)
     (repo / ".gitignore").write_text("!okf/.memory/\nbuild/\n")

@@ -90,7 +90,18 @@ def _change(workspace: Workspace, people: dict[str, list[str]], signers: str, pe
     (root / POLICY_FILE).parent.mkdir(exist_ok=True)
     _replace(root / POLICY_FILE, text)
     _replace(root / SIGNERS_FILE, signers)
-    return PolicyChange([POLICY_FILE, SIGNERS_FILE], {p: people[p] for p in sorted(people)})
+    return PolicyChange([POLICY_FILE, SIGNERS_FILE], {p: people[p] for p in sorted(people)}, _next(workspace))
+
+
+def _next(workspace: Workspace) -> str:
+    """What makes the files count; where this clone finds no default branch to read them from,
+    that too, with the commands that name it."""
+    from gitstore.providers._policy_git import default_branch, no_default_branch
+
+    if default_branch(workspace.repo) is not None:
+        return NEXT
+    why, todo = no_default_branch(workspace.repo)
+    return f"{NEXT}; but {why}, so no policy is read here until one is named: {todo}"
 
 
 def _replace(path: Path, text: str) -> None:

@@ -4,7 +4,8 @@ The default branch is the remote's, as last fetched: the branch ``refs/remotes/o
 points to (``git clone`` sets it; ``git remote set-head origin --auto`` refreshes it). A clone
 without it reads its own: ``init.defaultBranch`` when that branch exists, else ``main``, else
 ``master``. The policy in force is the one in that branch's tip (the reader's *policy
-revision*); with no ``.gitstore/`` files there, the repository is single-user. Every clone
+revision*); with no ``.gitstore/`` files there, or none of those branches, the repository is
+single-user (``no_default_branch`` says what names one). Every clone
 that fetched the same default branch computes the same verdicts.
 """
 
@@ -58,6 +59,20 @@ def default_branch(repo: pygit2.Repository) -> str | None:
         if f"refs/heads/{name}" in repo.references:
             return f"refs/heads/{name}"
     return None
+
+
+def no_default_branch(repo: pygit2.Repository) -> tuple[str, str]:
+    """Why this clone finds no default branch, naming what was looked for (``default_branch``),
+    and the commands that name one. The policy is read there only: until one is named, none is
+    in force, whatever a branch holds. No branch is guessed: origin says which is its default,
+    or a person does."""
+    configured = git_setting(repo, "init.defaultBranch") or "not set"
+    why = (f"no default branch found: {REMOTE_HEAD} is not there (git clone writes it, a push does not), nor a "
+           f"branch named by init.defaultBranch ({configured}), main or master")
+    configure = "`git config init.defaultBranch BRANCH` (BRANCH: the branch the team merges into)"
+    if "origin" not in repo.remotes.names():
+        return why, configure
+    return why, f"`git remote set-head origin --auto` (origin/HEAD then names origin's default branch), or {configure}"
 
 
 def current(repo: pygit2.Repository) -> PolicyState:
@@ -123,4 +138,5 @@ def in_history(repo: pygit2.Repository, tip: str, commit: str) -> bool:
         return False
 
 
-__all__ = ["REMOTE_HEAD", "PolicyState", "Revision", "at", "current", "default_branch", "files_at", "in_history"]
+__all__ = ["REMOTE_HEAD", "PolicyState", "Revision", "at", "current", "default_branch", "files_at", "in_history",
+           "no_default_branch"]

@@ -245,7 +245,8 @@ def _update_ref(repo: Any, restore: Any) -> str:
 
 def _trust(report: Report, workspace: Any) -> None:
     """Who may decide here, and whether this clone can. Policy files written in the work tree
-    count only once the default branch holds them: until then the advice is to commit them."""
+    count only once the default branch holds them: until then the advice is to commit them, or,
+    where this clone finds no default branch, to name it."""
     from gitstore.queries.trust import trust
     from gitstore.records.policy import SIGNERS_FILE
 
@@ -257,6 +258,10 @@ def _trust(report: Report, workspace: Any) -> None:
                    f"then {merge}")
     elif found.mode == "single-user" and workspace.config.provider != "git":
         report.add("trust", OK, f"single-user: {found.explanation}")
+    elif found.mode == "single-user" and found.branch is None:  # the policy is read nowhere yet
+        from gitstore.providers._policy_git import no_default_branch
+
+        report.add("trust", WARN, f"single-user: {found.explanation}", no_default_branch(workspace.repo)[1])
     elif found.mode == "single-user":
         written = f"; {', '.join(found.pending)} written here, not yet on the default branch" if found.pending else ""
         report.add("trust", WARN, f"single-user: {found.explanation}{written}",

@@ -57,8 +57,11 @@ def _trust(workspace: Workspace, state: Any) -> TrustReport:
     from gitstore.providers._trust_git import Trust
 
     if state.mode == "single-user":
-        return TrustReport("single-user", "no policy on the default branch"
-                           + (f" ({state.branch})" if state.branch else "")
+        from gitstore.providers._policy_git import no_default_branch
+
+        where = (f"no policy on the default branch ({state.branch})" if state.branch else
+                 f"{no_default_branch(workspace.repo)[0]}, so no policy is read")
+        return TrustReport("single-user", where
                            + ": only this clone's own decisions, grants, withdrawals and redactions count; "
                            "fetched ones are named by `gitstore verify` and never used. " + SET_UP[0].upper() + SET_UP[1:],
                            state.branch, state.commit)
