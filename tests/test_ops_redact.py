@@ -196,7 +196,8 @@ def _snapshot_holds(ctx: Context, namespace: str, payload_digest: str) -> bool:
 def test_a_personal_redaction_leaves_the_same_text_in_shared_memory(tmp_path: Path) -> None:
     """A personal (local) redaction governs personal memory only: a shared label whose text is
     the same bytes as a removed personal label keeps its text for the team, in the snapshot
-    already pushed and in later shared appends; the personal text is gone from this clone."""
+    already pushed and in later shared appends; the personal text is gone from this clone, and
+    later personal appends do not store it again."""
     alice, bob, shared_label, personal, personal_label = _labelled_twice(tmp_path)
     report = redact(alice, "github:comment:900", ALICE, "not for the team")
     assert sorted(report.removed) == sorted([personal["id"], personal_label["id"]])
@@ -204,8 +205,13 @@ def test_a_personal_redaction_leaves_the_same_text_in_shared_memory(tmp_path: Pa
     later_label = later.label(later.comment("200", "Back off between retries.", "2026-03-02T10:00:00.000000Z"),
                               "retries", "2026-03-02T10:00:00.000000Z")
     later.save()
-    gc(alice.store, alice.workspace.state)
+    session = Thread(Context.open(alice.workspace.root), None, "s2", kind="agent-session")
+    later_personal = session.label(session.comment("901", "Mine again.", "2026-03-02T11:00:00.000000Z"),
+                                   "retries", "2026-03-02T11:00:00.000000Z")
+    session.save()
     digest = shared_label["payloadDigest"]
+    assert later_personal["payloadDigest"] == digest and not _snapshot_holds(alice, "local", digest)
+    gc(alice.store, alice.workspace.state)
     assert _snapshot_holds(alice, "shared", digest) and not _snapshot_holds(alice, "local", digest)
     alice, bob = _synced(alice, bob)
     carol = _synced(team_clone(tmp_path, tmp_path / "remote.git", "carol"))[0]
@@ -217,7 +223,7 @@ def test_a_personal_redaction_leaves_the_same_text_in_shared_memory(tmp_path: Pa
         assert personal["id"] not in events, "personal memory never leaves alice's clone"
         assert ctx.store.verify().ok
     events = alice.view().events
-    for event in (personal, personal_label):
+    for event in (personal, personal_label, later_personal):
         assert "payload" not in events[event["id"]] and events[event["id"]]["redaction"]["reason"] == "not for the team"
     held = all_objects(alice.workspace.root)
     assert not [w for w in _windows(PERSONAL) if w in held], "gc erased the personal text"
@@ -261,3 +267,32 @@ def test_a_shared_redaction_keeps_the_text_out_of_both_namespaces_later_appends(
     for label in (personal, shared):
         assert "payload" not in events[label["id"]] and events[label["id"]]["redaction"]["reason"] == "asked by the author"
     assert ctx.store.verify().ok
+
+
+def test_a_redaction_with_authority_from_another_clone_keeps_the_text_out_of_later_appends(tmp_path: Path) -> None:
+    """A shared redaction bob may make (the policy lets him redact, his append is signed)
+    counts on alice's clone as it does on his: the same text, labelled later on her clone, is
+    stored in neither of her payload snapshots and reads as removed."""
+    alice, bob = two_reviewers(tmp_path)
+    grant_all(alice)
+    alice, bob = _synced(alice, bob)
+    team = Thread(bob, 7, "100")
+    first = team.label(team.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z"),
+                       "retries", "2026-03-01T10:00:00.000000Z")
+    team.save()
+    redact(bob, "github:comment:100", "github:10", "asked by the author")
+    bob, alice = _synced(bob, alice)
+    later = Thread(alice, 8, "200")
+    shared = later.label(later.comment("200", "Back off between retries.", "2026-03-02T10:00:00.000000Z"),
+                         "retries", "2026-03-02T10:00:00.000000Z")
+    later.save()
+    session = Thread(alice, None, "s1", kind="agent-session")
+    personal = session.label(session.comment("900", PERSONAL, "2026-03-01T11:00:00.000000Z"),
+                             "retries", "2026-03-01T11:00:00.000000Z")
+    session.save()
+    assert shared["payloadDigest"] == personal["payloadDigest"] == first["payloadDigest"]
+    for namespace in ("shared", "local"):
+        assert not _snapshot_holds(alice, namespace, first["payloadDigest"]), namespace
+    events = Context.open(alice.workspace.root).view().events
+    for label in (shared, personal):
+        assert "payload" not in events[label["id"]] and events[label["id"]]["redaction"]["reason"] == "asked by the author"

@@ -485,6 +485,34 @@ def test_a_redacted_payload_stays_out_when_reimported_among_new_records(store_re
     assert provider.verify().ok
 
 
+def test_an_append_stores_a_payload_whose_note_is_not_honoured(store_repo: Path) -> None:
+    """What an append leaves out follows the notes honoured (``judge_notes``), as reads do: a
+    note the judge refuses (one that carries no authority) removes nothing, so a later record
+    carrying that payload stores it and it reads back. The judge is asked about the noted
+    payloads an append carries, and an append carrying none asks it nothing."""
+    note = b'{"at":"2026-08-01T00:00:00.000000Z","by":"github:1","reason":"asked","sourceId":null}'
+    secret = R.event("noted", text="text-with-a-note")
+    GitProvider(store_repo, "w2").append(batch(R.audit("asked", [], action="redact"),
+                                              removals=[(secret["payloadDigest"], note)]))
+    asked: list[str] = []
+
+    def refuse(digest: str, _note: bytes, _append: str | None) -> bool:
+        asked.append(digest)
+        return False
+
+    provider = GitProvider(store_repo, "w1")
+    provider.judge_notes(refuse)
+    provider.append(batch(R.event("plain", episode="p", seq=1)))
+    assert asked == []
+    provider.append(batch(secret))
+    assert asked == [secret["payloadDigest"]]
+    assert json.loads(provider.payload(secret["payloadDigest"]) or b"null") == secret["payload"]
+    honouring = GitProvider(store_repo, "w3")  # the default judge honours every note
+    twin = R.event("noted", seq=1, text="text-with-a-note")
+    honouring.append(batch(twin))
+    assert honouring.repo.references.get(payloads_ref("shared", "w3")) is None
+
+
 def test_a_bulk_append_keeps_what_its_own_tip_and_other_writers_hold(store_repo: Path) -> None:
     """Entries stored by this writer (found by the merge) and by another (looked up first)
     are existing ones, in input order; the rest are added, and the store verifies."""

@@ -262,3 +262,43 @@ def test_a_copy_of_an_event_holding_a_redaction_removes_nothing(tmp_path: Path, 
         assert done.returncode == 3, done.stderr
         named = [line for line in (done.stdout + done.stderr).splitlines() if "0forger" in line]
         assert any(target["digest"] in line and "redaction" in line for line in named), done.stderr
+
+
+def test_a_note_without_authority_keeps_no_comment_from_being_stored(tmp_path: Path) -> None:
+    """Someone with push access but no right to redact computes, from public data, the payload
+    digest of a review comment nobody imported yet, and pushes an unsigned removal note for it.
+    The note removes nothing: alice stores the comment with its text, pushes it, and a clone
+    made afterwards reads it too; verify names the note."""
+    from gitstore.providers._names import payload_path, payloads_ref
+    from gitstore.sync.remote import sync as gitstore_sync
+
+    from .team import two_reviewers
+    from .world import Thread
+
+    alice, _ = two_reviewers(tmp_path)
+    grant_all(alice)
+    bare = tmp_path / "remote.git"
+    assert gitstore_sync(str(alice.workspace.root)).status in ("ok", "no-update")
+    mallory = team_clone(tmp_path, bare, "mallory")
+    text, at = "Use jitter on retries.", "2026-03-01T10:00:00.000000Z"
+    predicted = Thread(mallory, 7, "100").comment("100", text, at)["payloadDigest"]
+    note = canonicalize({"at": "2026-03-01T00:00:00.000000Z", "by": ALICE, "reason": "x", "sourceId": None})
+    forge(mallory.workspace.root, "wmallory", [Thread(mallory, 999, "decoy").episode],
+          removals=((predicted, note),))
+    git(mallory.workspace.root, "push", "-q", "origin", "refs/memory/v1/records/shared/wmallory")
+    root = alice.workspace.root
+    assert gitstore_sync(str(root)).status in ("ok", "no-update")
+    thread = Thread(Context.open(root), 7, "100")
+    comment = thread.comment("100", text, at)
+    thread.save()
+    assert comment["payloadDigest"] == predicted
+    assert gitstore_sync(str(root)).status in ("ok", "no-update")
+    erin = team_clone(tmp_path, bare, "erin")
+    assert gitstore_sync(str(erin.workspace.root)).status in ("ok", "no-update")
+    for ctx in (Context.open(root), Context.open(erin.workspace.root)):
+        event = ctx.view().events[comment["id"]]
+        assert event.get("payload") == comment["payload"] and "redaction" not in event, ctx.workspace.root.name
+        done = cli.gitstore("verify", cwd=ctx.workspace.root)
+        assert done.returncode == 3 and predicted in done.stdout + done.stderr, done.stderr
+    snapshot = alice.store.provider.repo.references[payloads_ref("shared", alice.workspace.config.writer)]
+    assert payload_path(predicted) in snapshot.peel().tree

@@ -356,7 +356,8 @@ class AttestingProvider(Provider, Protocol):
         """From now on honour only the redaction notes ``judge(payload_digest, note, append)``
         accepts (``append``: the append that removed the payload; None for a note this clone
         kept in its own payload snapshot, as older versions did): ``payload``,
-        ``redaction_note`` and ``noted`` answer as if the others did not exist."""
+        ``redaction_note`` and ``noted`` answer as if the others did not exist, and appends
+        store the payloads only those others name."""
 
     def notes(self) -> list[tuple[str, bytes, str | None]]:
         """Every redaction note stored, honoured or not: (payload digest, note, append)."""

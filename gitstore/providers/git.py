@@ -525,10 +525,7 @@ class GitProvider:
                 return True
         new = staging.staged
         carried = [(s.payload_digest, s.payload_blob) for s in new if s.payload_blob is not None and s.payload_digest]
-        # no payload with a note of this namespace (or a shared one), honoured or not, is
-        # stored again (knowing which are honoured would read the histories; an append reads
-        # the tip trees only)
-        gone = {r.payload_digest for r in removals} | (self._notes_governing(namespace) if carried else set())
+        gone = {r.payload_digest for r in removals} | self._removed_from(namespace, {d for d, _ in carried})
         payloads: dict[str, bytes | None] = {  # a removed payload is never stored again
             payload_path(digest): blob for digest, blob in carried if digest not in gone
         }
@@ -818,11 +815,15 @@ class GitProvider:
             return [(digest, note, self._note_append(where, digest))
                     for digest, kept in sorted(self._kept_notes().items()) for note, where, _ in kept]
 
-    def _honoured(self, namespace: Namespace | None = None) -> dict[str, bytes]:
+    def _honoured(self, namespace: Namespace | None = None,
+                  only: Container[str] | None = None) -> dict[str, bytes]:
         """Payload digest -> the first note the judge honours for it (``namespace``: of the
-        notes that govern that namespace's payloads, ``_governs``)."""
+        notes that govern that namespace's payloads, ``_governs``; ``only``: of those payload
+        digests, so the judge reads the histories behind their notes alone)."""
         found: dict[str, bytes] = {}
         for digest, kept in self._kept_notes().items():
+            if only is not None and digest not in only:
+                continue
             for note, where, kept_in in kept:
                 if not _governs(kept_in, namespace):
                     continue
@@ -859,9 +860,22 @@ class GitProvider:
         self._notes_cache = (tips, kept)
         return kept
 
+    def _removed_from(self, namespace: Namespace, payloads: set[str]) -> set[str]:
+        """Of ``payloads``, those an honoured note removes from ``namespace``'s memory: what an
+        append to it never stores again. A note without authority (anyone who can push may
+        store one, for a payload they can predict) removes nothing here, as it removes nothing
+        from reads and gc: else the text would be lost for the whole team. Only the payloads
+        with a note kept are judged (reading the history behind the note); an append carrying
+        none reads the tip trees' notes only."""
+        if not payloads:
+            return set()
+        noted = payloads & self._notes_governing(namespace)
+        return set(self._honoured(namespace, noted)) if noted else set()
+
     def _notes_governing(self, namespace: Namespace) -> set[str]:
         """The payload digests a note kept here, honoured or not, removes from ``namespace``'s
-        memory (``_governs``): what an append to it never stores again."""
+        memory (``_governs``): the few an append judges (``_removed_from``), and what a carry
+        leaves out."""
         return {digest for digest, kept in self._kept_notes().items()
                 if any(_governs(note.namespace, namespace) for note in kept)}
 
