@@ -52,3 +52,11 @@ def pack_locally(harness: str, payload: dict[str, Any], cwd: str) -> None:
     records = [R.event(f"{session}-{i}", episode=session, seq=i) for i in range(60)]
     GitProvider(cwd, "w1").append_stream(Stream(iter(entries_for(records)), lambda: "local"))
     _maintain.PACK_LIMIT = 2
+
+
+def record_then_hang(harness: str, payload: dict[str, Any], cwd: str) -> None:
+    """Record the call, then hang when its session is one GITSTORE_TEST_HANG names (a comma list)."""
+    with open(os.environ["GITSTORE_TEST_RECORD"], "a", encoding="utf-8") as out:
+        out.write(json.dumps({"harness": harness, "payload": payload, "cwd": cwd}) + "\n")
+    if payload.get("session_id") in os.environ.get("GITSTORE_TEST_HANG", "").split(","):
+        time.sleep(60)

@@ -27,6 +27,7 @@ from .conftest import ROOT
 
 CLAUDE_PAYLOAD = {"session_id": "abc123", "transcript_path": "/tmp/abc123.jsonl", "cwd": "",
                   "hook_event_name": "SessionEnd", "reason": "exit"}
+SECRET = "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"
 
 
 @pytest.fixture
@@ -41,6 +42,11 @@ def env(tmp_path: Path, repo: Path) -> dict[str, str]:
 
 def payload(repo: Path, **extra: Any) -> bytes:
     return json.dumps({**CLAUDE_PAYLOAD, "cwd": str(repo), **extra}).encode()
+
+
+def read_of(data: bytes) -> dict[str, Any]:
+    """What capture reads of a payload of ours, all the job keeps: all but its ``reason``."""
+    return {key: value for key, value in json.loads(data).items() if key != "reason"}
 
 
 def calls(env: dict[str, str]) -> list[dict[str, Any]]:
@@ -92,7 +98,7 @@ def test_the_installed_command_hands_the_payload_to_capture(harness: str, repo: 
     command = installed_shell_command(harness, repo)
     done, _ = hook([command], env, repo, payload(repo), shell=True)
     assert done.returncode == 0 and done.stdout == b"" and done.stderr == b""
-    assert calls(env) == [{"harness": harness, "payload": json.loads(payload(repo)), "cwd": str(repo)}]
+    assert calls(env) == [{"harness": harness, "payload": read_of(payload(repo)), "cwd": str(repo)}]
 
 
 def test_codex_notify_passes_the_payload_as_an_argument(repo: Path, env: dict[str, str]) -> None:
@@ -103,7 +109,8 @@ def test_codex_notify_passes_the_payload_as_an_argument(repo: Path, env: dict[st
             "input-messages": ["rename foo"], "last-assistant-message": "done"}
     done, _ = hook([*argv, json.dumps(turn)], env, repo)
     assert done.returncode == 0 and done.stdout == b""
-    capture_reads = {key: value for key, value in turn.items() if key != "input-messages"}  # nested: left out
+    # capture reads the thread, the event and the folder: the messages are left out of the job
+    capture_reads = {key: turn[key] for key in ("type", "thread-id", "cwd")}
     assert calls(env) == [{"harness": "codex", "payload": capture_reads, "cwd": str(repo)}]
 
 
@@ -126,10 +133,9 @@ def test_the_opencode_plugin_spawns_the_hook_without_waiting(repo: Path, env: di
     deadline = time.monotonic() + 15
     while not calls(env) and time.monotonic() < deadline:
         time.sleep(0.1)
-    # the plugin also passes the whole event object, nested: capture reads none of it
+    # the plugin also passes the whole event object, nested, and the worktree: capture reads neither
     assert calls(env) == [{"harness": "opencode", "cwd": str(repo),
-                           "payload": {"hook_event_name": "session.idle", "session_id": "ses_1",
-                                       "cwd": str(repo), "worktree": str(repo)}}]
+                           "payload": {"hook_event_name": "session.idle", "session_id": "ses_1", "cwd": str(repo)}}]
 
 
 @pytest.mark.parametrize("script", ["claude-code.sh", "gemini-cli.sh", "codex.sh"])
@@ -153,13 +159,17 @@ def test_a_failing_capture_is_logged_in_one_line(repo: Path, env: dict[str, str]
     assert line.endswith("claude-code capture failed: RuntimeError: capture exploded across two lines; kept for a retry")
     [kept] = list((state / "inbox").glob("hook-*.json"))  # a full disk passes: the next hook's run retries it
     assert json.loads(kept.read_text())["attempts"] == 1
-    for attempt in (2, 3):
-        hook(direct("claude-code"), {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:explode"}, repo,
-             payload(repo))
-    assert len(list((state / "inbox").glob("hook-*.json"))) == 3, "each run retries the jobs left before it"
-    assert {json.loads(p.read_text())["attempts"] for p in (state / "inbox").glob("hook-*.json")} == {1, 2, 3}
+    other = payload(repo, session_id="other")
+    hook(direct("claude-code"), {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:explode"}, repo, other)
+    assert len(list((state / "inbox").glob("hook-*.json"))) == 2, "each run retries the jobs left before it"
+    assert {json.loads(p.read_text())["attempts"] for p in (state / "inbox").glob("hook-*.json")} == {1, 2}
+    hook(direct("claude-code"), {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:explode"}, repo, payload(repo))
+    # the same session's job takes over the one left before, with its attempts
+    assert sorted(json.loads(p.read_text())["attempts"] for p in (state / "inbox").glob("hook-*.json")) == [2, 3]
     hook(direct("claude-code"), {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:explode"}, repo, payload(repo))
     assert len(list((state / "inbox").glob("failed-hook-*.json"))) == 1, "set aside after its last attempt, never lost"
+    [kept] = list((state / "inbox").glob("hook-*.json"))
+    assert json.loads(kept.read_text())["payload"]["session_id"] == "other"
 
 
 def test_a_job_being_written_is_never_taken_for_a_waiting_one(repo: Path, env: dict[str, str], state: Path) -> None:
@@ -207,6 +217,77 @@ def test_a_hanging_capture_is_abandoned_at_the_time_limit(repo: Path, env: dict[
     assert done.returncode == 0 and done.stdout == b""
     assert log_lines(repo)[0].endswith("capture took longer than 1 s; abandoned, kept for a retry")
     assert len(list((state / "inbox").glob("hook-*.json"))) == 1
+
+
+def test_a_job_keeps_only_what_capture_reads_of_the_payload(repo: Path, env: dict[str, str], state: Path) -> None:
+    """A job may wait in the inbox for runs to come: the free text a payload carries beside the
+    session, event, transcript, folder and version (Codex's last assistant message, with
+    whatever secret it holds) is no part of it, since capture reads none of it."""
+    slow = {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:hang", "GITSTORE_HOOK_TIMEOUT": "1"}
+    turn = {"session_id": "s1", "transcript_path": "/tmp/rollout-s1.jsonl", "cwd": str(repo), "hook_event_name": "Stop",
+            "turn_id": "t2", "stop_hook_active": False, "model": "gpt-5",
+            "last_assistant_message": f"Pushed with GITHUB_TOKEN={SECRET}"}
+    done, _ = hook(direct("codex"), slow, repo, json.dumps(turn).encode())
+    assert done.returncode == 0 and done.stdout == b""
+    [kept] = (state / "inbox").glob("hook-*.json")
+    read = ("session_id", "transcript_path", "cwd", "hook_event_name")
+    assert json.loads(kept.read_text())["payload"] == {key: turn[key] for key in read}
+    assert SECRET.encode() not in kept.read_bytes()
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini-cli", "opencode"])
+def test_capture_reads_of_a_job_all_it_reads_of_the_payload(harness: str, tmp_path: Path) -> None:
+    from gitstore.capture.hookfields import kept
+    from gitstore.capture.hookinput import HookInput
+
+    for given in ({"session_id": "s1", "transcript_path": str(tmp_path / "t.jsonl"), "cwd": str(tmp_path),
+                   "hook_event_name": "SessionEnd", "version": "2.1.0", "prompt": "p", "reason": "exit"},
+                  {"type": "agent-turn-complete", "thread-id": "t1", "turn-id": "7", "cwd": str(tmp_path),
+                   "input-messages": ["rename foo"], "last-assistant-message": "done"},
+                  {"sessionId": " s2 ", "transcriptPath": "~/t.json", "event": "PreCompress", "harness_version": "1",
+                   "session_id": 7, "cwd": None, "timestamp": "2026-01-01T00:00:00Z"}):
+        assert HookInput.from_payload(harness, kept(given), "/") == HookInput.from_payload(harness, given, "/")
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc to find the timeout's process")
+def test_a_session_whose_capture_keeps_timing_out_is_tried_three_times_in_all(repo: Path, env: dict[str, str],
+                                                                                state: Path) -> None:
+    """Codex runs its hook every turn. A run's job takes over the jobs earlier runs left for
+    the same session (a capture reads the transcript as it is by then) with their attempts, so
+    the session is tried MAX_ATTEMPTS times in all, then set aside: later turns neither read
+    it again nor leave a job each."""
+    from gitstore.capture import agent_hook
+
+    slow = {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:record_then_hang", "GITSTORE_HOOK_TIMEOUT": "1",
+            "GITSTORE_TEST_HANG": "abc123"}
+    inbox = state / "inbox"
+    for _ in range(5):
+        done, _ = hook(direct("codex"), slow, repo, payload(repo, hook_event_name="Stop"))
+        assert done.returncode == 0 and done.stdout == b""
+        assert _wait_for(lambda: not _running_with(str(inbox))), "the timeout's receipt is written"
+    assert len(calls(slow)) == agent_hook.MAX_ATTEMPTS, log_lines(repo)
+    assert not list(inbox.glob("hook-*.json")) and len(list(inbox.glob("failed-hook-*.json"))) == 1
+    log = log_lines(repo)
+    assert sum(line.endswith("abandoned, kept for a retry") for line in log) == agent_hook.MAX_ATTEMPTS
+    assert f"capture gave up after {agent_hook.MAX_ATTEMPTS} attempts" in log[-2]
+    assert "not captured: capture of this session gave up" in log[-1] and "gitstore import transcript" in log[-1]
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc to find the timeout's process")
+def test_a_run_whose_own_capture_times_out_still_retries_the_jobs_waiting(repo: Path, env: dict[str, str],
+                                                                           state: Path) -> None:
+    slow = {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:record_then_hang", "GITSTORE_HOOK_TIMEOUT": "1"}
+    inbox = state / "inbox"
+    hook(direct("claude-code"), {**slow, "GITSTORE_TEST_HANG": "waiting"}, repo, payload(repo, session_id="waiting"))
+    assert _wait_for(lambda: not _running_with(str(inbox)))
+    hook(direct("claude-code"), {**slow, "GITSTORE_TEST_HANG": "slow"}, repo, payload(repo, session_id="slow"))
+
+    def sessions() -> list[str]:
+        return [c["payload"]["session_id"] for c in calls(slow)]
+
+    assert _wait_for(lambda: sessions() == ["waiting", "slow", "waiting"]), (sessions(), log_lines(repo))
+    assert _wait_for(lambda: [json.loads(p.read_text())["payload"]["session_id"]
+                              for p in inbox.glob("hook-*.json")] == ["slow"]), "the waiting job was captured"
 
 
 def test_standard_input_left_open_does_not_hold_the_hook(repo: Path, env: dict[str, str]) -> None:
@@ -259,7 +340,7 @@ def test_a_payload_the_hook_reads_is_captured_however_deep_its_nested_values(inl
         return sum("payload is not JSON" in line for line in log_lines(repo))
 
     assert _wait_for(lambda: len(captured()) + refused() == len(depths)), (captured(), log_lines(repo))
-    assert len(captured()) >= 4 and all(c["payload"].keys() == {*CLAUDE_PAYLOAD} for c in calls(run))
+    assert len(captured()) >= 4 and all(c["payload"].keys() == read_of(payload(repo)).keys() for c in calls(run))
     assert not any("cannot be read back" in line for line in log_lines(repo)), log_lines(repo)
     assert _wait_for(lambda: not list((state / "inbox").glob("*hook-*.json*"))), "no job is left behind"
 

@@ -3,5 +3,5 @@ snapshots, a folder as it fills, or the GitHub REST API), and the installation o
 fast."""
 
 
-__all__ = ["agent_hook", "bounds", "disabled", "github", "harnesses", "hookinput", "hooklog", "inbox", "install", "normalize",
+__all__ = ["agent_hook", "bounds", "disabled", "github", "harnesses", "hookfields", "hookinput", "hooklog", "inbox", "install", "normalize",
            "readahead", "reviews", "saved", "screening", "sessions", "switched", "transcripts", "undo"]  # the public modules (tests/test_public_api.py keeps the list whole)

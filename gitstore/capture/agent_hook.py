@@ -1,8 +1,9 @@
 """The command every harness hook runs: ``python -m gitstore.capture.agent_hook HARNESS [PAYLOAD]``.
 
 It reads the hook's JSON payload (standard input, at most 1 MiB, or the last argument, which is
-how Codex's ``notify`` passes it) and hands its top-level fields that hold text, numbers,
-booleans or null (what capture reads; nested values are left out) to the capture library,
+how Codex's ``notify`` passes it) and hands the fields capture reads (the session, event,
+transcript, folder and version: ``gitstore.capture.hookfields``; never the free text a payload
+carries beside them, such as the agent's last message) to the capture library,
 ``gitstore.capture.sessions.capture_from_hook(harness, payload, cwd)``. It never blocks or breaks the
 agent: it exits 0 whatever happens, writes nothing to standard output (harnesses read it), and
 gives up after a wall-clock limit. What went wrong goes as one line to
@@ -10,14 +11,17 @@ gives up after a wall-clock limit. What went wrong goes as one line to
 outside a gitstore repository.
 
 The payload is spooled under ``okf/.memory/inbox/`` and a background worker (this process,
-forked and detached) captures it; the spool goes once the capture is done or has failed. A
-capture that runs out of time keeps its spool: a fresh process writes an envelope and a
-``degraded`` receipt naming the timeout (``capture-timeout``, through
-``gitstore.capture.sessions.capture_timed_out``), and the worker of the next hook run in the
-repository, of any harness, retries it; after ``MAX_ATTEMPTS`` attempts the spool is set aside
-as ``failed-hook-*.json`` and the log says so. Capture is replay-invariant, so a retry writes
-the episode a capture in time would have written. A worker takes a spool under an exclusive
-``flock``, so two runs never capture the same one at once.
+forked and detached) captures it, then retries the spools earlier runs left; a spool goes once
+its capture is done. A capture that runs out of time keeps its spool: a fresh process writes an
+envelope and a ``degraded`` receipt naming the timeout (``capture-timeout``, through
+``gitstore.capture.sessions.capture_timed_out``), then carries on with the spools waiting, and
+the worker of the next hook run in the repository, of any harness, retries it. A run's spool
+takes over the spools waiting for the same session, with their attempts (a capture reads the
+transcript as it is by then); after ``MAX_ATTEMPTS`` attempts of a session the spool is set
+aside as ``failed-hook-*.json``, later runs of that session capture nothing while it is there,
+and the log says so. Capture is replay-invariant, so a retry writes the episode a capture in
+time would have written. A worker takes a spool under an exclusive ``flock``, so two runs never
+capture the same one at once.
 
 It starts fast: only the standard library's small modules are imported before the capture
 library, which is imported late and inside the guard. In a repository with gitstore set up the
@@ -50,6 +54,7 @@ import sys
 import threading
 
 from gitstore import _jsontext
+from gitstore.capture.hookfields import SESSION, TRANSCRIPT, first, kept
 from gitstore.capture.hooklog import log as _log, state_dir as _state_dir, working_dir
 
 TYPE_CHECKING = False  # typing costs milliseconds at start-up
@@ -235,7 +240,8 @@ def _early_worker(job: int) -> None:
         spool, cwd, harness, payload = _jsontext.loads(data)
     except ValueError:  # the hook stopped before it spooled a job
         return
-    if library:  # the hook closed the pipe and is exiting: it takes no core from the reader
+    if library and _given_up(spool, {"harness": harness, "cwd": cwd, "payload": payload}) is None:
+        # the hook closed the pipe and is exiting: it takes no core from the reader
         _read_ahead(harness, payload, cwd, leaving=1)
         _load_pygit2()  # in the only thread: for the import it sets an environment variable and ssl
         threading.Thread(target=_import_quietly, args=(DEFAULT_TARGET.partition(":")[0],), daemon=True,
@@ -316,15 +322,23 @@ def worker(args: list[str]) -> int:
     """
     gc.disable()
     _silence_stdout()
-    spool = os.path.abspath(args[0]) if args else ""
-    captured = [_run_spool(spool)]
-    inbox = os.path.dirname(spool)
+    _carry_on([], os.path.abspath(args[0]) if args else "")
+    return 0
+
+
+def _carry_on(tried: list[str], spool: str = "") -> None:
+    """Capture SPOOL, the run's own job, then retry the jobs earlier runs in this repository
+    left behind: RETRIES_PER_RUN at most in a run, and none of those it TRIED already. A capture
+    that runs out of time ends its process (the abandoned capture may hold locks); a fresh
+    process, started to write its receipt, then carries on here with what this run tried
+    (``timed_out``), so the jobs waiting get their retry whatever this run's own capture does."""
+    captured = [_run_spool(spool, tried)] if spool else []
+    inbox = os.path.dirname(spool or tried[0])
     if _state_dir(inbox) is not None:  # a repository's inbox, not the temporary folder
-        for waiting in _waiting(inbox, spool)[:RETRIES_PER_RUN]:
-            captured.append(_run_spool(waiting))
+        for waiting in _waiting(inbox, tried)[:max(0, RETRIES_PER_RUN + 1 - len(tried))]:
+            captured.append(_run_spool(waiting, tried))
     for cwd in dict.fromkeys(c for c in captured if c):
         _tidy(cwd)
-    return 0
 
 
 def _tidy(cwd: str) -> None:
@@ -345,23 +359,24 @@ def _tidy(cwd: str) -> None:
         _log(cwd, "", f"rolling up the local packs failed: {exc}")
 
 
-def _waiting(inbox: str, current: str) -> list[str]:
-    """The spools in INBOX other than CURRENT, oldest first: the ones this clone's hooks wrote.
-    A job a commit put there (``git add -f``; git checks it out into every clone) would name
-    the harness, the folder and the transcript a capture reads: it is never run."""
+def _waiting(inbox: str, tried: list[str]) -> list[str]:
+    """The spools in INBOX but those TRIED, oldest first (an attempt rewrites its spool: the
+    jobs tried last come last): the ones this clone's hooks wrote. A job a commit put there
+    (``git add -f``; git checks it out into every clone) would name the harness, the folder and
+    the transcript a capture reads: it is never run."""
     try:
         names = [n for n in os.listdir(inbox) if n.startswith(SPOOL_PREFIX) and n.endswith(".json")]
     except OSError:
         return []
-    paths = [os.path.join(inbox, n) for n in names if os.path.join(inbox, n) != current]
+    paths = [os.path.join(inbox, n) for n in names if os.path.join(inbox, n) not in tried]
     if paths:
         paths = _own_jobs(inbox, paths)
     return sorted(paths, key=lambda p: (_mtime(p), p))
 
 
-def _own_jobs(inbox: str, paths: list[str]) -> list[str]:
+def _own_jobs(inbox: str, paths: list[str], quiet: bool = False) -> list[str]:
     """Of the job files ``paths``, those no commit or checkout supplied (``config.from_git``);
-    a link is no job a hook wrote."""
+    a link is no job a hook wrote. The log names each one left out, unless QUIET."""
     from pathlib import Path
 
     from gitstore.config import from_git, repository_of
@@ -376,7 +391,7 @@ def _own_jobs(inbox: str, paths: list[str]) -> list[str]:
             continue
         if repo is None or not from_git(repo, Path(path), data):
             own.append(path)
-        else:
+        elif not quiet:
             _log(inbox, "", f"{os.path.basename(path)} in the inbox came through git, not from a hook of this clone: "
                             "not run (remove it, and the commit that added it)")
     return own
@@ -393,11 +408,14 @@ def _mtime(path: str) -> float:
         return 0.0
 
 
-def _run_spool(spool: str) -> str | None:
+def _run_spool(spool: str, tried: list[str] | None = None) -> str | None:
     """Capture one spooled job while holding its lock; a job another run holds is left to it.
-    The folder the job was captured in, once it is stored."""
+    The folder the job was captured in, once it is stored. TRIED, the jobs this run tried
+    before, gets this one."""
     import fcntl
 
+    tried = [] if tried is None else tried
+    tried.append(spool)
     cwd, harness = working_dir(), ""
     try:
         fd = os.open(spool, os.O_RDWR | os.O_NOFOLLOW)
@@ -415,6 +433,14 @@ def _run_spool(spool: str) -> str | None:
         if harness not in HARNESSES or not isinstance(cwd, str):
             harness, cwd = "", working_dir()
             raise HookProblem("the spooled job is not one gitstore wrote (no harness gitstore knows, or no folder)")
+        aside = _given_up(spool, job)
+        if aside is not None:
+            _discard(spool)
+            _log(cwd, harness, f"not captured: capture of this session gave up after {MAX_ATTEMPTS} attempts ({aside} "
+                               "in the inbox); `gitstore import transcript` captures it by hand, and once that file "
+                               "is removed the hooks capture it again")
+            return None
+        _count(fd, job, _take_over(spool, job))
         if job["attempts"] > MAX_ATTEMPTS:
             _set_aside(spool)
             _log(cwd, harness, f"capture gave up after {MAX_ATTEMPTS} attempts; the payload is kept as "
@@ -423,7 +449,8 @@ def _run_spool(spool: str) -> str | None:
         if not os.environ.get(TARGET_ENV):  # reading ahead serves the capture library only
             _read_ahead(harness, job["payload"], cwd)  # first: the reader needs none of pygit2
         _load_pygit2()  # in the only thread, before the capture's (see _early_worker)
-        _call_guarded(harness, job["payload"], cwd, on_timeout=lambda limit: _timed_out(spool, cwd, harness, limit))
+        _call_guarded(harness, job["payload"], cwd,
+                      on_timeout=lambda limit: _timed_out(spool, cwd, harness, limit, tried))
         os.unlink(spool)
         return cwd
     except (BlockingIOError, FileNotFoundError):
@@ -456,36 +483,135 @@ def _read_ahead(harness: str, payload: dict[str, Any], cwd: str, leaving: int = 
 
 
 def _claim(fd: int) -> dict[str, Any]:
-    """Read the job and count this attempt in the spool before it starts, so an attempt that is
-    killed counts too."""
-    with os.fdopen(os.dup(fd), "r+", encoding="utf-8") as handle:
+    """The job the locked spool FD holds."""
+    with os.fdopen(os.dup(fd), "rb") as handle:
         try:
             job = _jsontext.loads(handle.read())
         except ValueError:  # UnicodeDecodeError too
             raise HookProblem("the spooled job cannot be read back as JSON: not run") from None
-        if not isinstance(job, dict) or not {"harness", "payload", "cwd"} <= set(job):
-            raise HookProblem("the spooled job is not one gitstore wrote")
-        job["attempts"] = int(job.get("attempts", 0)) + 1
+    if not isinstance(job, dict) or not {"harness", "payload", "cwd"} <= set(job) or not isinstance(job["payload"], dict):
+        raise HookProblem("the spooled job is not one gitstore wrote")
+    return job
+
+
+def _count(fd: int, job: dict[str, Any], earlier: int) -> None:
+    """Count this attempt, and the EARLIER attempts of the jobs it took over, in the spool FD
+    before the capture starts, so an attempt that is killed or runs out of time counts too. The
+    payload is written back as capture reads it: a job an older hook spooled whole keeps no
+    free text at rest from here on."""
+    job["attempts"] = _attempts(job) + earlier + 1
+    job["payload"] = kept(job["payload"])
+    with os.fdopen(os.dup(fd), "w", encoding="utf-8") as handle:
         handle.seek(0)
         handle.truncate()
         json.dump(job, handle)
         handle.flush()
-    return job
 
 
-def _timed_out(spool: str, cwd: str, harness: str, limit: float) -> None:
-    """The capture ran out of time: keep the spool, have a fresh process write the degraded
-    receipt (this one may hold locks the abandoned capture took), and stop."""
+def _attempts(job: dict[str, Any]) -> int:
+    count = job.get("attempts", 0)
+    return count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 0
+
+
+def _session(job: dict[str, Any]) -> tuple[str, str, str | None, str | None] | None:
+    """What names JOB's session: its harness, folder, session id and transcript; None when
+    its payload names neither a session nor a transcript (then it shares no capture)."""
+    payload = job.get("payload")
+    if not isinstance(payload, dict):
+        return None
+    session, transcript = first(payload, SESSION), first(payload, TRANSCRIPT)
+    if session is None and transcript is None:
+        return None
+    return str(job.get("harness")), str(job.get("cwd")), session, transcript
+
+
+def _take_over(spool: str, job: dict[str, Any]) -> int:
+    """Remove the jobs earlier runs left for JOB's session (SPOOL's), and return their attempts.
+
+    A capture reads the session's transcript as it is when it runs, so capturing this job
+    captures all an earlier one of the session would have: they are one job. Their attempts
+    count together, so a session whose capture keeps failing or running out of time (Codex
+    runs its hook every turn) is tried MAX_ATTEMPTS times in all, not that many times again on
+    every turn, and never leaves a job per turn. A job another run holds is left to it."""
+    session = _session(job)
+    if session is None:
+        return 0
+    return sum(_absorb(path, session) for path in _jobs_of(spool, SPOOL_PREFIX, session))
+
+
+def _given_up(spool: str, job: dict[str, Any]) -> str | None:
+    """The name of the job set aside for JOB's session (``failed-hook-*.json`` in SPOOL's
+    inbox), when its capture gave up after MAX_ATTEMPTS attempts; None when it did not."""
+    session = _session(job)
+    found = _jobs_of(spool, FAILED_PREFIX + SPOOL_PREFIX, session) if session is not None else []
+    return os.path.basename(found[0]) if found else None
+
+
+def _jobs_of(spool: str, prefix: str, session: tuple[str, str, str | None, str | None]) -> list[str]:
+    """The job files ``PREFIX*.json`` in SPOOL's inbox, but SPOOL, that this clone's hooks
+    wrote for SESSION."""
+    inbox = os.path.dirname(spool)
+    try:
+        names = sorted(n for n in os.listdir(inbox) if n.startswith(prefix) and n.endswith(".json"))
+    except OSError:
+        return []
+    paths = [os.path.join(inbox, n) for n in names]
+    found = [p for p in paths if p != spool and _session(_read_job(p)) == session]
+    return _own_jobs(inbox, found, quiet=True) if found else []
+
+
+def _read_job(path: str) -> dict[str, Any]:
+    """The job at PATH, or an empty one when it cannot be read (a link is none)."""
+    try:
+        with open(path, "rb", opener=_no_link) as handle:
+            job = _jsontext.loads(handle.read())
+    except (OSError, ValueError):
+        return {}
+    return job if isinstance(job, dict) else {}
+
+
+def _absorb(path: str, session: tuple[str, str, str | None, str | None]) -> int:
+    """The attempts of SESSION's job at PATH, which is removed; 0, and the job left, when
+    another run holds it or it is no longer that session's."""
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
+    except OSError:
+        return 0
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if os.fstat(fd).st_ino != os.stat(path).st_ino:
+            return 0
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            job = _jsontext.loads(handle.read())
+        if not isinstance(job, dict) or _session(job) != session:
+            return 0
+        os.unlink(path)
+        return _attempts(job)
+    except (OSError, ValueError):
+        return 0
+    finally:
+        os.close(fd)
+
+
+def _timed_out(spool: str, cwd: str, harness: str, limit: float, tried: list[str]) -> None:
+    """The capture ran out of time: keep the spool (its attempt is counted), have a fresh
+    process write the degraded receipt (this one may hold locks the abandoned capture took) and
+    carry on with the jobs waiting, knowing the ones this run TRIED, and stop."""
     _log(cwd, harness, f"capture took longer than {limit:g} s; abandoned, kept for a retry")
     try:
-        _start(["--timed-out", spool, f"{limit:g}"], cwd)
+        _start(["--timed-out", spool, f"{limit:g}", *tried], cwd)
     finally:
         os._exit(0)  # the capture thread may hold locks; do not wait for interpreter shutdown
 
 
 def timed_out(args: list[str]) -> int:
-    """``--timed-out SPOOL SECONDS``: write the envelope and the degraded receipt of a capture
-    of the spooled job that ran out of time, under the time limit too."""
+    """``--timed-out SPOOL SECONDS [TRIED...]``: write the envelope and the degraded receipt of
+    a capture of the spooled job that ran out of time, under the time limit too; then carry on
+    with the jobs waiting, as the run whose capture it was would have, but for those it TRIED
+    (SPOOL among them)."""
+    gc.disable()
     _silence_stdout()
     cwd, harness = working_dir(), ""
     try:
@@ -501,6 +627,7 @@ def timed_out(args: list[str]) -> int:
         _log(cwd, harness, f"timeout receipt: {exc}")
     except BaseException as exc:  # noqa: BLE001
         _log(cwd, harness, f"timeout receipt failed: {type(exc).__name__}: {exc}")
+    _carry_on([os.path.abspath(path) for path in args[2:] or args[:1]])
     return 0
 
 
@@ -549,10 +676,11 @@ def _parse(raw: bytes) -> dict[str, Any]:
         raise HookProblem(f"payload is not JSON: {exc}") from None
     if not isinstance(payload, dict):
         raise HookProblem("payload is not a JSON object")
-    # what capture reads (``HookInput``): the top-level text fields. Nested values (a turn's
-    # messages, a tool's input) are left out of the job, which a worker then always reads back
-    # whatever their depth.
-    return {key: value for key, value in payload.items() if value is None or isinstance(value, (str, int, float))}
+    # what capture reads (``HookInput``: the session, event, transcript, folder and version), and
+    # nothing else: the job may wait in the inbox for runs to come, and the free text a payload
+    # carries (a prompt, the agent's last message, a tool's input) is no part of a capture. Nested
+    # values are never read either, so a worker reads the job back whatever their depth.
+    return kept(payload)
 
 
 def _read_stdin() -> bytes:

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from gitstore.capture.hookfields import EVENT, FOLDER, SESSION, TRANSCRIPT, VERSION, first
 from gitstore.errors import InvalidInput
 from gitstore.records.vocabulary import HARNESSES
 
@@ -25,16 +26,16 @@ class HookInput(NamedTuple):
     def from_payload(cls, harness: str, payload: dict[str, Any], cwd: str) -> HookInput:
         if harness not in HARNESSES:
             raise InvalidInput(f"unknown harness {harness!r} (one of {', '.join(HARNESSES)})")
-        session = _first(payload, "session_id", "sessionId", "sessionID", "thread-id", "thread_id")
-        event = _first(payload, "hook_event_name", "event", "type") or "notify"
-        path = _first(payload, "transcript_path", "transcriptPath", "transcript", "rollout_path")
-        where = Path(_first(payload, "cwd") or cwd)
+        session = first(payload, SESSION)
+        event = first(payload, EVENT) or "notify"
+        path = first(payload, TRANSCRIPT)
+        where = Path(first(payload, FOLDER) or cwd)
         transcript = _transcript_path(path) if path else None
         if transcript is None and harness == "codex" and session:
             transcript = _codex_rollout(session)
         if transcript is None and harness == "opencode" and session:
             transcript = _opencode_session(session)
-        version = _first(payload, "version", "harness_version")
+        version = first(payload, VERSION)
         return cls(harness, _token(event, 64), session, transcript, where, version)
 
 
@@ -54,14 +55,6 @@ def regular_file(path: Path | None) -> bool:
         return path is not None and path.is_file()
     except (OSError, ValueError):
         return False
-
-
-def _first(payload: dict[str, Any], *keys: str) -> str | None:
-    for key in keys:
-        value = payload.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return None
 
 
 def _token(value: str, size: int) -> str:
