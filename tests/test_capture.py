@@ -51,7 +51,8 @@ def test_every_transcript_imports_with_a_receipt_accounting_for_every_line(ctx: 
     again = import_transcript(ctx, path)
     assert again.episode == result.episode and again.events == result.events
     stored = [r for r in _stored(ctx) if r["schema"] == "gitstore.episode/v1"]
-    assert [e["id"] for e in stored] == [result.episode["id"]], "the same file twice is the same episode"
+    own = [result.episode["id"], *(s.episode["id"] for s in result.subagents)]  # a session's subagents are its own
+    assert sorted(e["id"] for e in stored) == sorted(own), "the same file twice is the same episode"
     assert all(i.stored.namespace == "local" for i in ctx.store.items())
 
 
@@ -396,3 +397,62 @@ def test_a_subagent_transcript_is_an_episode_of_its_own(ctx: Context) -> None:
                                            "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f", "subagents",
                                            "agent-a0ad4f44468bdf20d.jsonl"))
     assert nested.episode["source"]["ref"] == "agent-a0ad4f44468bdf20d", "a session already its agent's"
+
+
+def _subagent_transcript(folder: Path, session: str, agent: str, texts: list[tuple[str, str]]) -> Path:
+    """A Claude Code subagent's transcript where Claude Code keeps it, beside its parent's
+    (``<session>/subagents/agent-<id>.jsonl``): every line a sidechain carrying the parent's session id."""
+    path = folder / session / "subagents" / f"agent-{agent}.jsonl"
+    path.parent.mkdir(parents=True)
+    claude_transcript(path, texts, session)
+    lines = [{**json.loads(line), "isSidechain": True, "agentId": agent} for line in path.read_text().splitlines()]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def test_a_capture_takes_each_subagent_of_the_session_as_an_episode_of_its_own(ctx: Context, tmp_path: Path) -> None:
+    """The work a session handed to subagents is in their transcripts, not in the session's:
+    each is captured with it, screened, bounded and granted as the session is, as the episode
+    importing that transcript alone gives, its envelope naming the session whose hook ran."""
+    from .world import grant_all
+
+    grant_all(ctx, sources=("agent-session",))
+    parent = claude_transcript(tmp_path / "sess-1.jsonl", [("user", "Find the TODOs."), ("assistant", "Asked a subagent.")])
+    agent = _subagent_transcript(tmp_path, "sess-1", "a1", [
+        ("user", "Search the repository for TODO comments."),
+        ("assistant", f"Found one in a.txt; pushed with token {SECRETS['github']}."),
+    ])
+    payload = {"session_id": "sess-1", "transcript_path": str(parent), "hook_event_name": "SessionEnd"}
+    result = capture(ctx, HookInput.from_payload("claude-code", payload, str(ctx.workspace.root)), "transcript")
+    [sub] = result.subagents
+    assert sub.episode["source"] == {"kind": "agent-session", "origin": "claude-code", "ref": "sess-1/agent-a1"}
+    assert (sub.envelope["session"], sub.envelope["event"]) == ("sess-1", "SessionEnd")
+    assert sub.envelope["transcript"]["name"] == "agent-a1.jsonl"
+    assert sub.receipt["episode"] == sub.episode["id"] and sub.receipt["status"] == "complete"
+    assert sub.receipt["redactions"] >= 1 and len(sub.events) == 2
+    assert sub.episode["grants"] == result.episode["grants"] != []
+    stored = [r for r in _stored(ctx) if r["schema"] == "gitstore.episode/v1"]
+    assert sorted(e["id"] for e in stored) == sorted([result.episode["id"], sub.episode["id"]])
+    assert SECRETS["github"].encode() not in all_objects(ctx.workspace.root)
+    alone = import_transcript(ctx, agent, mode="transcript")
+    assert (alone.episode, alone.events) == (sub.episode, sub.events), "importing it alone gives the same episode"
+    again = import_transcript(ctx, parent, mode="transcript")
+    assert [(s.episode, s.events) for s in again.subagents] == [(sub.episode, sub.events)]
+    said = gitstore("import", "transcript", str(parent), "--json", cwd=ctx.workspace.root)
+    assert [s["episode"] for s in json.loads(said.stdout)["subagents"]] == [sub.episode["id"]], said.stderr
+
+
+def test_the_hook_captures_the_subagent_a_claude_code_session_spawned(ctx: Context, tmp_path: Path) -> None:
+    folder = shared("transcripts", "agent-sessions", "claude", "subagent")
+    session = "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_HOOK")}
+    _hook(ctx, env, session, folder / f"{session}.jsonl")  # the hook run as Claude Code runs it
+
+    def episodes() -> list[dict]:
+        return [i.record for i in Context.open(str(ctx.workspace.root)).store.items(["episode"])]
+
+    assert _wait(lambda: len(episodes()) == 2), "the session and its subagent"
+    alone = import_transcript(ctx, folder / session / "subagents" / "agent-a0ad4f44468bdf20d.jsonl")
+    assert alone.episode in episodes() and len(episodes()) == 2, "the hook wrote the episode importing it gives"
+    receipts = [i.record for i in Context.open(str(ctx.workspace.root)).store.items(["receipt"])]
+    assert alone.episode["id"] in {r["episode"] for r in receipts}, "the subagent's own receipt names it"

@@ -44,15 +44,18 @@ EPOCH = "1970-01-01T00:00:00.000000Z"
 
 
 class Capture(NamedTuple):
-    """The records one capture writes, and what it counted."""
+    """The records one capture writes, and what it counted; with the captures of the subagents
+    the session spawned, each an episode of its own (``gitstore.capture.sessions``)."""
 
     envelope: dict[str, Any]
     receipt: dict[str, Any]
     episode: dict[str, Any] | None
     events: list[dict[str, Any]]
+    subagents: tuple[Capture, ...] = ()
 
     def records(self) -> list[dict[str, Any]]:
-        return [self.envelope, *([self.episode] if self.episode else []), *self.events, self.receipt]
+        own = [self.envelope, *([self.episode] if self.episode else []), *self.events, self.receipt]
+        return own + [record for subagent in self.subagents for record in subagent.records()]
 
 
 def refuse_unignored(workspace: Workspace, ignored: bool | None = None) -> None:

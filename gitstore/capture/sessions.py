@@ -8,12 +8,16 @@ same whenever the same events are replayed) and append them.
 
 Modes: ``summary`` (default: task, outcome, files touched, commands and test results),
 ``transcript`` (opt-in: bounded, redacted turns as well), ``hybrid`` (both).
+
+A Claude Code session hands work to subagents, whose transcripts lie beside its own
+(``Transcript.subagents``): a capture of the session, by hook or import, captures each of them
+too, in the same append, as an episode of its own.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitstore.config import asking_git_ignores
 from gitstore.records.contracts import ready
@@ -22,7 +26,10 @@ from gitstore.records.vocabulary import DEFAULT_CAPTURE_MODE
 from gitstore.context import Context
 from gitstore.capture import readahead
 from gitstore.capture.hookinput import HookInput
-from gitstore.capture.normalize import Capture, build, refuse_unignored
+from gitstore.capture.normalize import Capture, build, refuse_unignored, transcript_key
+
+if TYPE_CHECKING:
+    from gitstore.capture.transcripts import Transcript
 
 RECALL_INDEX = Path("cache", "recall.sqlite")  # under the state folder: ``gitstore.deliver.index.path``
 
@@ -61,7 +68,8 @@ def capture(ctx: Context, hook: HookInput, mode: str = "summary") -> Capture:  #
     refuse_unignored(ctx.workspace, ignored())
     reading = readahead.take(hook.transcript, hook.harness) or (*readahead.read(hook.transcript, hook.harness), {})
     transcript, problem, scanned = reading
-    result = build(ctx, hook, transcript, problem, mode, scanned)
+    result = build(ctx, hook, transcript, problem, mode, scanned)._replace(
+        subagents=subagents(ctx, hook, transcript, mode))
     _append(ctx, result.records())
     from gitstore.capture.disabled import notice  # the harnesses' settings: only after the append
 
@@ -98,6 +106,30 @@ def import_transcript(ctx: Context, path: Path, harness: str | None = None, mode
     path = Path(path)
     transcript = parse_transcript(path, harness)
     hook = HookInput(transcript.harness, "import", transcript.session, path, ctx.workspace.root, transcript.version)
-    result = build(ctx, hook, transcript, None, mode)
+    result = build(ctx, hook, transcript, None, mode)._replace(subagents=subagents(ctx, hook, transcript, mode))
     _append(ctx, result.records())
     return result
+
+
+def subagents(ctx: Context, hook: HookInput, transcript: Transcript | None, mode: str) -> tuple[Capture, ...]:
+    """The captures of the subagents' transcripts TRANSCRIPT lists, the session HOOK captures.
+
+    Each is an episode of its own, screened, bounded and granted as the session's is, in the
+    same mode. Its key is the one importing that transcript alone gives it (the parser's
+    ``<session>/agent-<id>``, else its file's name, never the session's own id, which would make
+    it the session's episode), so a hook and ``import transcript`` write the same episode
+    whichever runs first. Its envelope names the hook's event and the session whose capture
+    took it, the link a subagent's episode has to its session where its key names none. A
+    transcript that cannot be read gets a degraded receipt, as a session's does, and stops no
+    other.
+    """
+    if transcript is None:
+        return ()
+    return tuple(_subagent(ctx, hook._replace(transcript=Path(path)), mode) for path in transcript.subagents)
+
+
+def _subagent(ctx: Context, hook: HookInput, mode: str) -> Capture:
+    found, problem = readahead.read(hook.transcript, hook.harness)
+    if found is not None and found.session is None:
+        found = found._replace(session=transcript_key(hook))
+    return build(ctx, hook, found, problem, mode)

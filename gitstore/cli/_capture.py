@@ -32,10 +32,12 @@ ADVICE = {
 
 
 def summary(result: Capture) -> dict[str, Any]:
+    """What a capture wrote; its subagents' captures under ``subagents``, each summed up alike."""
     receipt = result.receipt
     return {"envelope": result.envelope["digest"], "receipt": receipt["digest"],
             "episode": receipt["episode"], "status": receipt["status"], "reasons": receipt["reasons"],
-            "lines": receipt["lines"], "redactions": receipt["redactions"], "events": len(result.events)}
+            "lines": receipt["lines"], "redactions": receipt["redactions"], "events": len(result.events),
+            "subagents": [summary(subagent) for subagent in result.subagents]}
 
 
 def print_capture(result: Capture, as_json: bool) -> None:
@@ -43,7 +45,13 @@ def print_capture(result: Capture, as_json: bool) -> None:
     if as_json:
         emit_json(data)
         return
-    echo(f"captured episode {data['episode'] or '-'}: {data['events']} event(s), {data['status']}")
+    _print(data, "episode")
+    for subagent in data["subagents"]:
+        _print(subagent, "subagent's episode")
+
+
+def _print(data: dict[str, Any], what: str) -> None:
+    echo(f"captured {what} {data['episode'] or '-'}: {data['events']} event(s), {data['status']}")
     for reason in data["reasons"]:
         echo(f"  {reason}: {ADVICE.get(reason, 'see okf/wiki/capture.md')}")
     lines = data["lines"]
