@@ -767,10 +767,10 @@ def test_clocks_a_forger_took_to_the_limit_leave_honest_clones_writing(team: tup
 def test_a_seen_anchor_carries_no_clock_past_the_limit(team: tuple, tmp_path: Path, anchor_pushed: bool) -> None:
     """A jump is counted from the clocks an append saw: any commit a ``Seen`` header named was
     taken at its word, even one refused everywhere. An anchor at a 15-digit clock, then an
-    append one past it naming the anchor, was admitted (where the anchor had been fetched: not
-    elsewhere), every honest clone took its clock, and a few appends later wrote a 16-digit
-    clock its own reads refused. A Seen commit's clock counts only once its own history's
-    clocks hold, so every clone refuses the append, whatever it holds of the anchor."""
+    append one past it naming the anchor, was admitted, every honest clone took its clock, and
+    a few appends later wrote a 16-digit clock its own reads refused. A Seen commit's clock
+    counts only once its own history's clocks hold: a clone holding the anchor refuses the
+    append; one that does not cannot check it and admits it, but takes no clock from it."""
     from .team import forge
 
     alice, root, grant = _forger(team, tmp_path)
@@ -779,13 +779,45 @@ def test_a_seen_anchor_carries_no_clock_past_the_limit(team: tuple, tmp_path: Pa
     refs = ["refs/memory/v1/records/shared/wmallory"] + ["refs/memory/v1/records/shared/wxanchor"] * anchor_pushed
     git(root, "push", "-q", "origin", *refs)
     got = sync(str(alice.workspace.root))
-    assert any(q.writer == "wmallory" for q in got.quarantined), got.line
+    assert any(q.writer == "wmallory" for q in got.quarantined) == anchor_pushed, got.line
     grant_all(Context.open(alice.workspace.root), purposes=("training",))
     own = f"refs/memory/v1/records/shared/{alice.workspace.config.writer}"
     message = git(alice.workspace.root, "log", "-1", "--format=%B", own)
     clock = int(next(line for line in message.splitlines() if line.startswith("Clock: ")).split()[1])
     assert clock < 2**40, clock
     assert cli.gitstore("learnings", cwd=alice.workspace.root).returncode == 0
+
+
+def test_an_append_naming_a_commit_no_clone_holds_is_admitted_and_no_clock_follows_it(
+        team: tuple, tmp_path: Path) -> None:
+    """What an append says it had seen, a clone that does not hold it cannot check: the append
+    is admitted whatever clock it claims. A clone takes from it no clock its own history does
+    not let it take with nothing seen (so nobody takes honest clocks toward the 15 digits a
+    message holds by naming commits nobody has)."""
+    from gitstore.providers._verify_git import furthest
+
+    from .team import forge
+
+    alice, root, grant = _forger(team, tmp_path)
+    own = f"refs/memory/v1/records/shared/{alice.workspace.config.writer}"
+    forge(root, "wghostly", [grant("far")], clock=10**14, seen=(("wnobody", "6" * 40),))
+    git(root, "push", "-q", "origin", "refs/memory/v1/records/shared/wghostly")
+    got = sync(str(alice.workspace.root))
+    assert not got.quarantined, got.line
+    before = clock_at(alice.workspace.root, own)
+    grant_all(Context.open(alice.workspace.root), purposes=("training",))
+    assert before < clock_at(alice.workspace.root, own) <= furthest(before)
+    assert cli.gitstore("verify", cwd=alice.workspace.root).returncode == 0
+    assert sync(str(alice.workspace.root)).pushed
+    carol = clone(tmp_path, team[2], "carol")
+    got = sync(str(carol.workspace.root))
+    assert not got.quarantined, got.line
+    assert cli.gitstore("verify", cwd=carol.workspace.root).returncode == 0
+
+
+def clock_at(root: Path, ref: str) -> int:
+    message = git(root, "log", "-1", "--format=%B", ref)
+    return int(next(line for line in message.splitlines() if line.startswith("Clock: ")).split()[1])
 
 
 def test_a_fetched_payload_ref_at_a_blob_stops_neither_gc_nor_redact(team: tuple) -> None:

@@ -241,12 +241,20 @@ def _verify_records(repo: pygit2.Repository, objects: Objects, state: Path, ref:
         parent_tree = tree
 
 
-def follows(clock: int, previous: int, seen: Callable[[], int]) -> bool:
+def follows(clock: int, previous: int, seen: Callable[[], int | None]) -> bool:
     """Whether an append's ``clock`` may follow its writer's ``previous`` one: above it, by at
     most a jump past the larger of it and the clocks the append had seen (``seen``, asked only
-    when the jump needs it: following those clocks is work)."""
+    when the jump needs it: following those clocks is work). ``seen`` is None when the append
+    names a commit not held here: what another clone held cannot be checked, so it is not held
+    against the append (a fork read there and gone from the remote since, or a writer's ref
+    deleted, left every clone that never held it refusing the history of each clone that had)."""
     jump = MAX_CLOCK_JUMP if clock <= MAX_CLOCK else LATE_CLOCK_JUMP
-    return previous < clock and (clock <= previous + jump or clock <= max(previous, seen()) + jump)
+    if clock <= previous:
+        return False
+    if clock <= previous + jump:
+        return True
+    held = seen()
+    return held is None or clock <= max(previous, held) + jump
 
 
 def furthest(previous: int) -> int:
@@ -286,24 +294,40 @@ class HeldClocks:
     own appends are held to. A clock is one more than the largest its writer had seen, so the
     jump an append may make is counted from the clocks it saw; taken at their word, one commit
     anywhere in the repository (refused, or on a branch a plain fetch brought) carried any
-    clock past the limit, and clones that held it admitted what those that did not refused."""
+    clock past the limit, and honest clones took their clocks from it. A named commit not
+    held here cannot be checked: verify admits the jump (``follows``), and a writer takes no
+    clock from it (``strict``)."""
 
-    def __init__(self, holders: tuple[pygit2.Repository, ...]) -> None:
+    def __init__(self, holders: tuple[pygit2.Repository, ...], *, strict: bool = False) -> None:
+        """``strict``: a jump leaning on a commit not held here is not held (what a writer may
+        take its clock from); otherwise it cannot be checked here and is admitted (what verify
+        admits, see ``follows``)."""
         self.holders = holders
+        self.strict = strict
         self._held: dict[pygit2.Oid, tuple[str, int] | None] = {}  # (writer, clock), None: no history holds it
         self._cut = 0  # how often a chain deeper than MAX_SEEN_DEPTH was met (what was found then is not kept)
 
-    def seen(self, seen: Iterable[tuple[str, str]], depth: int = 0) -> int:
-        """The largest clock of the appends named that their histories hold (0: none)."""
+    def seen(self, seen: Iterable[tuple[str, str]], depth: int = 0) -> int | None:
+        """The largest clock of the appends named that their histories hold (0: none); None
+        when one of them is not held here (not an append of these repositories), unless
+        ``strict``: the clock of an append naming it cannot be checked here."""
         if depth >= MAX_SEEN_DEPTH:
             self._cut += 1
             return 0
-        best = 0
+        best, unheld = 0, False
         for writer, named in seen:
+            if _named(self.holders, named) is None:
+                unheld = True
+                continue
             found = self._of(pygit2.Oid(hex=named), depth)
             if found is not None and found[0] == writer:
                 best = max(best, found[1])
-        return best
+        return None if unheld and not self.strict else best
+
+    def held(self, oid: pygit2.Oid) -> int | None:
+        """The clock of the append at ``oid`` when its history holds it (None: it does not)."""
+        found = self._of(oid, 0)
+        return None if found is None else found[1]
 
     def _of(self, oid: pygit2.Oid, depth: int) -> tuple[str, int] | None:
         """(writer, clock) of the append at ``oid`` when its history holds that clock."""

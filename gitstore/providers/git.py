@@ -84,7 +84,7 @@ from gitstore.providers._names import (PAYLOAD_DIGEST, PREFIX, QUARANTINE, WRITE
 from gitstore.providers._partial import LACKING, advised, judged_again
 from gitstore.providers._verified import FOLDER as VERIFIED
 from gitstore.providers._verified import Verified
-from gitstore.providers._verify_git import furthest, verify_repository
+from gitstore.providers._verify_git import MAX_CLOCK, HeldClocks, furthest, verify_repository
 from gitstore.providers._packs import Objects
 from gitstore.providers._tips import (
     LOST, Restore, acknowledged, last_acknowledged, lost_refs, restorable, rewound, tips_log,
@@ -589,9 +589,10 @@ class GitProvider:
         """Every other writer's tip (of ``tips``) an append to ``ref`` at ``clock`` has seen (by
         writer), and those this writer's earlier appends did not name yet: what its ``Seen``
         headers say. A shared append names shared tips only (local ones never leave this
-        machine). A tip at ``clock`` or above (``_next_clock`` held the clock back) is not named,
-        nor kept as named: the newest append of its history below ``clock`` stands for it, and a
-        later append, its clock past the tip's, names the tip."""
+        machine). A tip at ``clock`` or above (its history does not hold its clock, so
+        ``_next_clock`` took none from it) is not named, nor kept as named: the newest append of
+        its history below ``clock`` stands for it, and a later append, its clock past the
+        tip's, names the tip."""
         heads: dict[str, set[str]] = {}
         for info, head in tips:
             if info.writer != self.writer and (namespace == "local" or info.namespace == "shared"):
@@ -606,9 +607,9 @@ class GitProvider:
 
     def _seen_below(self, info: RefInfo, head: pygit2.Oid, clock: int) -> str | None:
         """The append of ``head``'s history an append at ``clock`` names as seen: ``head``
-        itself when its clock is below (always, but after a jump ``_next_clock`` held the clock
-        back from), else the newest one below (None: none is). Every clone holding an append
-        named refuses a clock not above its clock."""
+        itself when its clock is below (always, but after a jump its history does not hold),
+        else the newest one below (None: none is). Every clone holding an append named refuses
+        a clock not above its clock."""
         if self._clock(info.repo, head, info.name) < clock:
             return str(head)
         history = self._history(info, head)  # clocks grow along it
@@ -1211,18 +1212,50 @@ class GitProvider:
 
     def _next_clock(self, tips: list[tuple[RefInfo, pygit2.Oid]], previous: int) -> int:
         """One more than the largest clock of ``tips`` and ``previous`` (the clock of this
-        writer's last append on the ref, 0: none), but never further than ``previous`` may
-        jump on the writer's own history alone (``furthest``): a clock that leaned on a tip it
-        had seen would be refused by every clone that does not hold that tip (a fork read here
-        while it was up on the remote, never pushed from here), and the writer's whole history
-        with it. Honest clocks count appends: only after a history that jumped its own clock
-        does the limit hold one back. Refused when the clock is past what a commit message
-        holds (reads would refuse the append, and every one after it)."""
-        clock = min(max(self._max_clock(tips), previous) + 1, furthest(previous))
+        writer's last append on the ref, 0: none). Further past ``previous`` than the writer's
+        own history lets a clock jump (``furthest``: only after a history that jumped its
+        clock), one more than the largest clock the tips' own histories hold
+        (``_held_tips_clock``): verify admits a jump leaning on a commit a clone does not hold
+        (it cannot check it there), so a clock taken at its word would let anyone who can push
+        take honest clocks toward the limit by naming commits nobody holds. Refused when the
+        clock is past what a commit message holds (reads would refuse the append, and every
+        one after it)."""
+        clock = max(self._max_clock(tips), previous) + 1
+        if clock > furthest(previous):  # the common case never walks a history
+            clock = self._held_tips_clock(tips, previous) + 1
         if clock > LAST_CLOCK:
             raise Refused(f"the next append's clock, {clock}, is past the {len(str(LAST_CLOCK))} digits a commit "
                           "message holds: a history read here took clocks that far; `gitstore verify` names it")
         return clock
+
+    def _held_tips_clock(self, tips: list[tuple[RefInfo, pygit2.Oid]], previous: int) -> int:
+        """The largest clock an append after ``previous`` may take one past: of a tip within
+        ``furthest(previous)``, its own; of a tip above, the largest its own history holds (every
+        jump back to its root explained by commits held here: every clone holding them takes
+        it), or failing that as far as ``furthest`` lets this writer climb on its own, never
+        past ``MAX_CLOCK`` (a fork whose clock an append here leaned on, gone from the remote, is
+        never held here: its writer's clock is caught up with a few appends at most)."""
+        reach = furthest(previous)
+        climb = min(reach, MAX_CLOCK) - 1
+        held = HeldClocks(self._holders(), strict=True)
+        best = previous
+        for info, tip in tips:
+            clock = self._clock(info.repo, tip, info.name)
+            best = max(best, clock if clock < reach else max(self._held_clock(held, info, tip), min(clock, climb)))
+        return best
+
+    def _held_clock(self, held: HeldClocks, info: RefInfo, tip: pygit2.Oid) -> int:
+        """The clock of the newest append of ``tip``'s history that the history holds (0: none)."""
+        found = held.held(tip)
+        if found is not None:
+            return found
+        history = self._history(info, tip)  # once a clock is not held, none after it is
+        at = bisect.bisect_left(history, True, key=lambda each: held.held(each[1]) is None)
+        return history[at - 1][0].clock if at else 0
+
+    def _holders(self) -> tuple[pygit2.Repository, ...]:
+        """The repositories whose commits this clone holds: its own, and its local namespace's."""
+        return (self.repo,) if self._local is None else (self.repo, self._local)
 
     def _max_clock(self, tips: list[tuple[RefInfo, pygit2.Oid]]) -> int:
         return max((self._clock(info.repo, tip, info.name) for info, tip in tips), default=0)
