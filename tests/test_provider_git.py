@@ -664,9 +664,10 @@ def test_appends_name_what_they_had_seen_and_saw_follows_it(tmp_path: Path) -> N
 @pytest.mark.parametrize("previous", [0, 1, 2**40 - 2**32 - 1, 2**40 - 2**32, 2**40 - 2**21, 2**40 - 5, 2**40,
                                       2**40 + 7])
 def test_the_furthest_clock_an_append_takes_follows_its_writers_last_with_nothing_seen(previous: int) -> None:
-    """An append goes no further than its own history lets it (``_next_clock``), so every clone
-    takes its clock whatever it holds of the tips it had seen: the furthest is the last clock
-    verify lets follow with nothing seen, on both sides of the limit past which clocks creep."""
+    """Up to ``furthest`` an append takes its clock from the tips it had seen at their word
+    (``_next_clock``: no history walked), and every clone takes it whatever it holds of them:
+    the furthest is the last clock verify lets follow with nothing seen, on both sides of the
+    limit past which clocks creep."""
     from gitstore.providers._verify_git import follows, furthest
 
     last = furthest(previous)
