@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tracemalloc
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
@@ -23,6 +24,8 @@ from gitstore.records.times import normalize_time
 from gitstore.errors import InvalidInput
 from gitstore.capture.transcripts import Limits, Transcript, detect_harness, parse_transcript
 from gitstore.capture.transcripts import __main__ as cli
+from gitstore.capture.transcripts import _document, gemini
+from gitstore.capture.transcripts._builder import Builder
 from gitstore.capture.transcripts._read import iso_time
 from gitstore.capture.transcripts._tools import is_test_command, outcome_in_output
 
@@ -456,6 +459,178 @@ def test_gemini_document_cut_short_keeps_complete_messages(relative: str, limits
     damaged.write_text(text + "\n}garbage")
     appended = parse_transcript(damaged, limits=limits)
     assert appended.turns == whole.turns and appended.counts.malformed == 1
+
+
+# -- a session document read in chunks ----------------------------------------------------------
+# What the chunked reading must equal: the former reading, the whole file's text decoded at once
+# and each message decoded where the last one ended.
+
+
+def _read_whole_text(path: Path) -> Transcript:
+    session = gemini._Session(Builder(gemini.HARNESS, path, STREAMED))
+    builder, decoder = session.builder, json.JSONDecoder()
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    found = gemini._MESSAGES.search(text)
+    if found is None:
+        return session.finish()
+    builder.recognized = True
+    session.header(gemini._members_before(text[: found.start()]))
+    separators = re.compile(r"[ \t\r\n,]*")
+    position, index = found.end(), 0
+    while True:
+        position = separators.match(text, position).end()  # type: ignore[union-attr]
+        if position >= len(text):
+            builder.malformed()
+            return session.finish()
+        if text[position] == "]":
+            break
+        try:
+            message, position = decoder.raw_decode(text, position)
+        except (ValueError, RecursionError):
+            builder.malformed()
+            return session.finish()
+        session.message(message, index)
+        index += 1
+    opened = '{"":0' + text[position + 1:]
+    try:
+        value, end = decoder.raw_decode(opened)
+    except (ValueError, RecursionError):
+        builder.malformed()
+        return session.finish()
+    if isinstance(value, dict):
+        session.header(value)
+    if opened[end:].strip():
+        builder.malformed()
+    return session.finish()
+
+
+def _outcome(read: Any, path: Path) -> Any:
+    try:
+        return read(path)
+    except InvalidInput as exc:
+        return str(exc)
+
+
+def _read_in_chunks(path: Path) -> Transcript:
+    return parse_transcript(path, "gemini-cli", limits=STREAMED)
+
+
+def _session_document(*messages: bytes, tail: bytes = b'], "lastUpdated": "2025-01-02T00:00:00Z"}') -> bytes:
+    return b'{"sessionId": "s", "startTime": "2025-01-01T00:00:00Z", "messages": [' + b",".join(messages) + tail
+
+
+def _user(content: bytes, key: str = "m") -> bytes:
+    return b'{"id": "%s", "type": "user", "content": %s}' % (key.encode(), content)
+
+
+HOSTILE_DOCUMENTS = {
+    "escaped quotes and brackets": _session_document(_user(rb'"say \"hi\" ]} {[ \\"'), _user(rb'"\\\"]\\"', "b")),
+    "nested": _session_document(b'{"id": "n", "type": "gemini", "content": [{"text": "a"}, {"x": {"y": [1, {"z": "]"}]}}],'
+                                b' "toolCalls": [{"name": "run_shell_command", "args": {"command": "ls"}, "status": "success",'
+                                b' "result": [{"functionResponse": {"response": {"output": "Exit Code: 2"}}}]}]}'),
+    "lone surrogates": _session_document(_user(rb'"cut \ud83d here"'), _user(b'"cut \xed\xa0\xbd, \xff \xc3"', "b")),
+    "non-ASCII": _session_document(_user("\"\U0001f680 中文 ✓\"".encode()), _user(b'"\\u005d\\u0022"', "b")),
+    "values that are no message": _session_document(b"1", b"null", b'"x"', b"[1, 2]", b"-1.5e3", b"NaN", b"-Infinity",
+                                                    b"01", _user(b'"after"')),
+    "no value": _session_document(_user(b'"a"'), b"nullx", _user(b'"b"', "b")),
+    "separators": b" \xef\xbb\xbf\n" + _session_document(b"\n\t " + _user(b'"a"') + b" \r\n", b",,", _user(b'"b"', "b"),
+                                                          tail=b'] ,"lastUpdated": "2025-01-02T00:00:00Z"}\n\n'),
+    "Unicode spaces": b'{"sessionId": "s", "messages"\xc2\xa0:\xe2\x80\xa8[' + _user(b'"a"') + b"]}\xe3\x80\x80\xc2\xa0",
+    "a closing bracket of the other kind": _session_document(_user(b'"a"'), b'{"id": "x", "content": [1}', _user(b'"c"', "c")),
+    "a message never closed": _session_document(_user(b'"a"'), b'{"id": "x", "content": "q"', _user(b'"c"', "c")),
+    "deep nesting": _session_document(b"[" * 500 + b"]" * 500, b"[" * 3000 + b"]" * 3000, _user(b'"a"')),
+    "a big number": _session_document(b'{"id": "n", "type": "user", "content": "x", "n": ' + b"9" * 5000 + b"}"),
+    "garbage after": _session_document(_user(b'"a"')) + b"\n}garbage",
+    "header after the messages": b'{"messages": [' + _user(b'"a"') + b'], "sessionId": "late"}',
+    "header members cut": _session_document(_user(b'"a"'), tail=b'], "sessionId": }'),
+    "the name in a text": b'{"sessionId": "\\"messages\\": [", "messages": [' + _user(b'"a"') + b"]}",
+}
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 64, _document.CHUNK])
+@pytest.mark.parametrize("name", list(HOSTILE_DOCUMENTS))
+def test_gemini_document_read_in_chunks_is_read_as_its_whole_text(name: str, chunk: int, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_document, "CHUNK", chunk)
+    data = HOSTILE_DOCUMENTS[name]
+    path = tmp_path / "session.json"
+    for cut in sorted({len(data), *range(0, len(data), max(1, len(data) // 60))}):
+        path.write_bytes(data[:cut])
+        assert _outcome(_read_in_chunks, path) == _outcome(_read_whole_text, path), cut
+
+
+@pytest.mark.parametrize("relative", GEMINI_DOCUMENTS)
+def test_gemini_sample_read_in_chunks_is_read_as_its_whole_text(relative: str, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    data = sample(relative).read_bytes()
+    path = tmp_path / "session.json"
+    for chunk in (1, 5, _document.CHUNK):
+        monkeypatch.setattr(_document, "CHUNK", chunk)
+        for variant in (data, b"\xef\xbb\xbf" + data, data + b"\n}garbage", *(data[:cut] for cut in range(0, len(data), 97))):
+            path.write_bytes(variant)
+            assert _outcome(_read_in_chunks, path) == _outcome(_read_whole_text, path)
+
+
+_PIECES = [b"{", b"}", b"[", b"]", b'"', b"\\", b",", b":", b" ", b"\n", b"1", b".", b"e", b"-", b"null", b"NaN",
+           b'"messages": [', b'"type": "user", ', b'"content": "a"', b'\\"', b"\\u", b"d83d", b"\xf0\x9f\x9a\x80",
+           b"\xf0\x9f", b"\xff", b"\xc2\xa0", b'{"id": "m", "type": "gemini", "content": "b"}']
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40), st.integers(min_value=1, max_value=9))
+def test_any_document_read_in_chunks_is_read_as_its_whole_text(tmp_path_factory: pytest.TempPathFactory,
+                                                               pieces: list[bytes], chunk: int) -> None:
+    path = tmp_path_factory.mktemp("chunks") / "session.json"
+    path.write_bytes(b'{"sessionId": "s", "messages": [' + b"".join(pieces))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_document, "CHUNK", chunk)
+        assert _outcome(_read_in_chunks, path) == _outcome(_read_whole_text, path)
+
+
+def _long_session(path: Path, size: int) -> None:
+    """A Gemini CLI session document of about SIZE bytes: one emoji in its first message makes
+    Python keep four bytes a character of any text holding it."""
+    with path.open("w", encoding="utf-8") as out:
+        out.write('{"sessionId": "long", "startTime": "2025-01-01T00:00:00Z", "messages": [\n')
+        number = 0
+        while out.tell() < size:
+            text = "launch \U0001f680 " if number == 0 else f"step {number} "
+            call = {"id": f"c{number}", "name": "run_shell_command", "args": {"command": "echo \"[ok]\""},
+                    "status": "success", "resultDisplay": "Exit Code: 0 {[\\\"]}"}
+            message = {"id": f"m{number}", "timestamp": "2025-01-01T00:00:01Z", "type": "gemini",
+                       "content": text + "x" * 400, "toolCalls": [call]}
+            out.write(("," if number else "") + json.dumps(message, ensure_ascii=False) + "\n")
+            number += 1
+        out.write('], "lastUpdated": "2025-01-01T01:00:00Z"}\n')
+
+
+@pytest.mark.slow
+def test_gemini_document_is_read_in_memory_of_a_message_not_the_file(tmp_path: Path) -> None:
+    """A large session document is read message by message: the text of the whole file, once
+    held at four bytes a character, cost five times the file."""
+    path = tmp_path / "session.json"
+    _long_session(path, 24 << 20)
+    limits = Limits(max_turns=50)  # what the session keeps is bounded on its own
+    tracemalloc.start()
+    try:
+        transcript = parse_transcript(path, "gemini-cli", limits=limits)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert transcript.counts.malformed == 0 and transcript.ended_at is not None
+    assert transcript.turns[0].text.startswith("launch \U0001f680")
+    assert peak < path.stat().st_size // 2
+
+
+def test_gemini_document_over_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "session.json"
+    path.write_bytes(_session_document(*[_user(b'"a"', f"m{n}") for n in range(40)]))
+    size = path.stat().st_size
+    refused = Limits(max_json_bytes=size - 1, stream_json_bytes=100)
+    with pytest.raises(InvalidInput, match=f"larger than {size - 1} bytes, too large to read as one document"):
+        parse_transcript(path, "gemini-cli", limits=refused)
+    read = parse_transcript(path, "gemini-cli", limits=refused._replace(max_json_bytes=size))
+    assert read.counts.parsed == 40 and read == parse_transcript(path, "gemini-cli")
 
 
 def test_oversized_line_is_malformed_not_read(tmp_path: Path) -> None:

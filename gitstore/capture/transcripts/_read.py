@@ -118,8 +118,13 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
             chunks.append(chunk)
             size += len(chunk)
     if size > max_bytes:
-        raise InvalidInput(f"{path}: larger than {max_bytes} bytes, too large to read as one document")
+        raise too_large(path, max_bytes)
     return b"".join(chunks)
+
+
+def too_large(path: Path, max_bytes: int) -> InvalidInput:
+    """The refusal of a document over ``max_bytes``."""
+    return InvalidInput(f"{path}: larger than {max_bytes} bytes, too large to read as one document")
 
 
 def read_head(path: Path, size: int) -> bytes:

@@ -5,7 +5,8 @@ Two shapes:
 - one JSON document ``{sessionId, projectHash, startTime, lastUpdated, messages: [...]}``;
   each message is one record. Garbage after the document is one malformed record; a
   document cut short keeps the messages before the cut and counts the cut as malformed. A
-  large document (``Limits.stream_json_bytes``) is read message by message.
+  large document (``Limits.stream_json_bytes``) is read message by message (``_document``),
+  never whole: reading it holds a chunk of the file's text and a message.
 - JSONL: a header line ``{sessionId, projectHash, startTime, lastUpdated, kind}``, message
   lines, and ``{"$set": {...}}`` lines updating the header. A message written again with
   the same id replaces the earlier copy in place.
@@ -20,7 +21,9 @@ Thoughts are left out of the text. Turn keys are the message ids.
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,9 +32,12 @@ from typing import Any
 import orjson
 
 from gitstore.capture.transcripts._builder import Builder
+from gitstore.capture.transcripts._document import Text
 from gitstore.capture.transcripts._model import Limits, Transcript
 from gitstore.capture.bounds import cut
-from gitstore.capture.transcripts._read import BAD, iso_time, lines, loads, read_bytes, read_head, text_of
+from gitstore.capture.transcripts._read import (
+    BAD, iso_time, lines, loads, open_binary, read_bytes, read_head, text_of, too_large,
+)
 
 HARNESS = "gemini-cli"
 _ROLES = {"user": "user", "gemini": "assistant", "model": "assistant", "assistant": "assistant",
@@ -39,6 +45,7 @@ _ROLES = {"user": "user", "gemini": "assistant", "model": "assistant", "assistan
 _HEADER_KEYS = ("sessionId", "projectHash", "startTime", "lastUpdated")
 _EXIT = re.compile(r"Exit Code: (-?\d{1,4})")
 _MESSAGES = re.compile(r'"(?:messages|history)"\s*:\s*\[')
+_SEPARATORS = re.compile(r"[ \t\r\n,]*")
 _HEADER_TEXT = re.compile(r'"(sessionId|startTime|lastUpdated)"\s*:\s*"([^"\\]{1,200})"')
 
 
@@ -170,7 +177,16 @@ def _messages(session: _Session, messages: list[Any], count: bool = True) -> Non
 
 
 def _parse_document(path: Path, session: _Session) -> None:
+    """A session document: decoded whole when it is small, else (or when it is cut short) read
+    message by message, holding a message's text at a time rather than the file's."""
     limits = session.builder.limits
+    with open_binary(path) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > limits.max_json_bytes:
+            raise too_large(path, limits.max_json_bytes)
+        if size > limits.stream_json_bytes:
+            _stream(session, Text(path, handle, limits.max_json_bytes))
+            return
     data = read_bytes(path, limits.max_json_bytes)
     if len(data) <= limits.stream_json_bytes:
         try:
@@ -180,7 +196,7 @@ def _parse_document(path: Path, session: _Session) -> None:
         if document is not BAD:
             _whole(session, document, rest)
             return
-    _stream(session, data.decode("utf-8", errors="replace"))
+    _stream(session, Text(path, io.BytesIO(data), limits.max_json_bytes))
 
 
 def _whole(session: _Session, document: Any, rest: str) -> None:
@@ -205,32 +221,25 @@ def _decode_prefix(data: bytes) -> tuple[Any, str]:
     return value, text[end:]
 
 
-def _stream(session: _Session, text: str) -> None:
+def _stream(session: _Session, text: Text) -> None:
     """Read a document message by message: a large one without building it whole, or one cut
     short (every complete message before the cut is kept; the cut is one malformed record)."""
     builder = session.builder
-    found = _MESSAGES.search(text)
-    if found is None:
+    before = text.find(_MESSAGES)
+    if before is None:
         return
     builder.recognized = True
-    session.header(_members_before(text[: found.start()]))
-    decoder = json.JSONDecoder()
-    position, index = found.end(), 0
-    while True:
-        position = _skip_separators(text, position)
-        if position >= len(text):
-            builder.malformed()
-            return
-        if text[position] == "]":
-            break
-        try:
-            message, position = decoder.raw_decode(text, position)
-        except (ValueError, RecursionError):
+    session.header(_members_before(before))
+    index = 0
+    while (following := text.skip(_SEPARATORS)) != "]":
+        message = BAD if following is None else text.value()
+        if message is BAD:
             builder.malformed()
             return
         session.message(message, index)
         index += 1
-    _members_after(session, text[position + 1:])
+    text.step()
+    _members_after(session, text)
 
 
 def _members_before(prefix: str) -> dict[str, Any]:
@@ -241,24 +250,17 @@ def _members_before(prefix: str) -> dict[str, Any]:
     return {key: found for key, found in _HEADER_TEXT.findall(prefix)}
 
 
-def _members_after(session: _Session, rest: str) -> None:
+def _members_after(session: _Session, text: Text) -> None:
     """Header members after the messages, and anything after the document (malformed)."""
-    opened = '{"":0' + rest
-    try:
-        value, end = json.JSONDecoder().raw_decode(opened)
-    except (ValueError, RecursionError):
+    text.prepend('{"":0')
+    value = text.value()
+    if value is BAD:
         session.builder.malformed()
         return
     if isinstance(value, dict):
         session.header(value)
-    if opened[end:].strip():
+    if not text.blank():
         session.builder.malformed()
-
-
-def _skip_separators(text: str, position: int) -> int:
-    while position < len(text) and text[position] in " \t\r\n,":
-        position += 1
-    return position
 
 
 def _reduce(record: dict[str, Any], role: str, index: int, limit: int) -> _Message:
