@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from weakref import WeakKeyDictionary
 
 from gitstore._spawn import spawn
+from gitstore.errors import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ def value(repo: pygit2.Repository | None, name: str) -> str | None:
     if not overridden():
         return _from_library(repo, name)
     settings = _settings(repo)
-    if settings is None:  # git could not read its configuration: read it as without the variables
+    if settings is None:  # no git to ask: read it as without the variables
         return _from_library(repo, name)
     return settings.get(_key(name))
 
@@ -96,7 +97,8 @@ def _settings(repo: pygit2.Repository | None) -> dict[str, str | None] | None:
     except OSError:  # no git to ask
         return None
     if code != 0:
-        return None
+        raise UsageError(f"git cannot read its configuration ({_why(git_dir)}), so neither git nor gitstore "
+                         "runs here: mend the file it names (or the GIT_CONFIG_* variable pointing at it)")
     found: dict[str, str | None] = {}
     for entry in out.split(b"\0"):
         if entry:
@@ -105,6 +107,17 @@ def _settings(repo: pygit2.Repository | None) -> dict[str, str | None] | None:
     if repo is not None:
         _asked[repo] = found
     return found
+
+
+def _why(git_dir: str) -> str:
+    """Git's own words on why it cannot list its configuration (asked again, its errors kept:
+    a rare path, so the common one spawns with them thrown away)."""
+    import subprocess
+
+    done = subprocess.run(["git", f"--git-dir={git_dir}", "config", "--list", "-z"], env=_env(),
+                          capture_output=True, stdin=subprocess.DEVNULL)
+    lines = [line for line in done.stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    return lines[0].strip() if lines else f"git exited {done.returncode}"
 
 
 def _key(name: str) -> str:

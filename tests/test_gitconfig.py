@@ -133,6 +133,23 @@ def test_a_grant_is_made_by_the_email_git_config_count_gives(
     assert grant["by"] == "git:counted@example.com", grant
 
 
+def test_a_global_file_git_refuses_stops_gitstore_as_it_stops_git(
+        repo: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read as if the variable were unset, the file git refused let gitstore act as the person
+    the default files name, whom the user had pointed git away from."""
+    monkeypatch.delenv("GIT_AUTHOR_EMAIL")
+    _config(home / ".gitconfig", "[user]\n\temail = home@example.com\n")
+    init(repo)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(_config(tmp_path / "broken", "[user]\n\temail = bot@ci\n[broken\n")))
+    assert subprocess.run(["git", "-C", str(repo), "config", "--get", "user.email"],
+                          capture_output=True).returncode != 0  # git refuses to run at all
+    done = cli.gitstore("grant", "--purpose", "review", cwd=repo)
+    assert done.returncode == 2 and "home@example.com" not in done.stdout, (done.stdout, done.stderr)
+    line = done.stderr.strip()
+    assert line.startswith("gitstore: error: git cannot read its configuration (") and "\n" not in line, line
+    assert str(tmp_path / "broken") in line, line  # git's own words name the file
+
+
 def test_the_repositorys_own_configuration_still_wins_over_the_global_file(
         repo: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(_config(tmp_path / "g.cfg", "[init]\n\tdefaultBranch = trunk\n"
