@@ -14,12 +14,14 @@ from .delivery_world import PROMPT, World, shared_world  # noqa: F401 - the fixt
 mcp = pytest.importorskip("mcp", reason="the optional mcp extra is not installed")
 
 
-async def session_calls(root: Path) -> dict[str, object]:
+async def session_calls(root: Path, prefix: tuple[str, ...] = ()) -> dict[str, object]:
+    """What the tools answer; ``prefix``: words put before the server's command."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "gitstore", "mcp"], cwd=root, env=env)
+    command = [*prefix, sys.executable, "-m", "gitstore", "mcp"]
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=root, env=env)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         tools = await session.list_tools()
@@ -57,6 +59,23 @@ async def test_recall_and_show_over_stdio_read_only_and_bounded(shared_world: Wo
     assert calls["show"].structured_content["id"] == ids[0]  # type: ignore[attr-defined]
     missing = calls["missing"]
     assert missing.is_error and "is not a learning agents may be given now" in missing.content[0].text  # type: ignore[attr-defined]
+
+
+@pytest.mark.anyio
+async def test_a_checkout_mounted_read_only_is_served_from_an_index_built_in_memory(
+        shared_world: World, tmp_path: Path) -> None:
+    import shutil
+
+    from .read_only import read_only
+
+    copy = shared_world.copy(tmp_path / "widgets")
+    shutil.rmtree(copy.root / "okf" / ".memory" / "cache", ignore_errors=True)  # no index, none can be kept
+    with read_only(copy.root) as prefix:
+        calls = await session_calls(copy.root, tuple(prefix))
+    found = calls["recall"].structured_content  # type: ignore[attr-defined]
+    assert copy.ids["jitter"] in [i["id"] for i in found["items"]]
+    assert calls["show"].structured_content["id"] == found["items"][0]["id"]  # type: ignore[attr-defined]
+    assert not (copy.root / "okf" / ".memory" / "cache").exists()
 
 
 @pytest.fixture

@@ -542,6 +542,24 @@ def test_a_log_line_names_the_harness_in_one_word(repo: Path, state: Path) -> No
     assert line.endswith(" codex-touch-pwned gave up after 3 attempts")
 
 
+def test_a_line_the_repositorys_log_cannot_take_goes_to_the_temporary_folders_then_standard_error(
+        repo: Path, state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from gitstore.capture import hooklog
+
+    (state / "logs").write_text("")  # no folder can be made there, as in a checkout mounted read-only
+    shared = tmp_path / "tmp" / "gitstore-hooks.log"
+    shared.parent.mkdir()
+    monkeypatch.setattr(hooklog, "shared_log", lambda: str(shared))
+    hooklog.log(str(repo), "codex", "first")
+    assert shared.read_text().endswith(f" codex in {repo.resolve()}: first\n")
+    shared.unlink()
+    shared.parent.rmdir()
+    shared.parent.write_text("")  # nor there
+    hooklog.log(str(repo), "codex", "second")
+    assert capsys.readouterr().err == "gitstore: codex: second\n"
+
+
 @pytest.mark.parametrize(("module", "closing"), [("gitstore.capture.agent_hook", "2>&-"),
                                                  ("gitstore.capture.agent_hook", ">&-"),
                                                  ("gitstore.deliver.hook", ">&-"),

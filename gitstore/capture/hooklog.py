@@ -2,10 +2,11 @@
 
 Shared by the capture hook and the context hook, both run by harnesses on every session or
 prompt: a hook never shows a failure to the agent, so this file is where it goes. Outside a
-gitstore repository the line goes to ``gitstore-hooks.log`` in the temporary folder, shared by
-every folder, so there each line names the folder it comes from (``in <folder>:``) and ``gitstore
-doctor`` shows a repository only its own. Logging never raises. Standard library only, for a fast
-start.
+gitstore repository, or where the repository's log cannot be written (a checkout mounted
+read-only), the line goes to ``gitstore-hooks.log`` in the temporary folder, shared by every
+folder, so there each line names the folder it comes from (``in <folder>:``) and ``gitstore
+doctor`` shows a repository only its own; where neither file can take it, to standard error.
+Logging never raises. Standard library only, for a fast start.
 """
 
 from __future__ import annotations
@@ -73,16 +74,33 @@ def _append(path: str, line: str) -> None:
         out.write(line)
 
 
+def _say(line: str) -> None:
+    """``line`` on standard error, as Python opened it (None when the harness closed it: the
+    descriptor may hold something else since, such as a hook's answer)."""
+    import sys
+
+    if sys.stderr is not None:
+        sys.stderr.write(line)
+        sys.stderr.flush()
+
+
 def log(cwd: str, harness: str, message: str) -> None:
     """Append one line to the repository's hook log, or to the temporary folder's (naming the
-    folder); never raise."""
+    folder): outside a repository, or where its log cannot be written (a checkout mounted
+    read-only); where neither can take it, to standard error. Never raise."""
     try:
         line = " ".join(message.split())[:1000]
         name = "-".join(harness.split())[:64] or "-"  # one word: a job file's harness may be anything
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        path = log_path(cwd)
-        where = f"in {os.path.realpath(cwd)}: " if path == shared_log() else ""
-        _append(path, f"{stamp} {name} {where}{line}\n")
+        where = f"in {os.path.realpath(cwd)}: "
+        try:
+            path = log_path(cwd)
+            _append(path, f"{stamp} {name} {where if path == shared_log() else ''}{line}\n")
+        except OSError:
+            try:
+                _append(shared_log(), f"{stamp} {name} {where}{line}\n")
+            except OSError:
+                _say(f"gitstore: {name}: {line}\n")
     except BaseException:  # noqa: BLE001
         pass
 

@@ -14,6 +14,10 @@ quarantines (recorded by kind only), and writes a fresh SQLite file that replace
 in one rename, so a reader sees the old index or the new one, never half of either. Builds are
 serialised by a lock.
 
+Where the cache folder cannot be written (a checkout a sandbox mounts read-only, one of another
+user's), a reader builds the same index in memory for itself (``in_memory``): it gets the
+learnings a writable checkout gives, paying for a build each time.
+
 It also checks what the agent hook cannot afford to: that git ignores ``okf/.memory/`` and does
 not track ``config.json``. If it does, this checkout's gitstore state came from the repository
 itself (a repository can commit such files), so the index records that delivery is inert here.
@@ -61,7 +65,7 @@ class Built:
 def build_lock(place: Place, wait: bool = True) -> AbstractContextManager[bool]:
     """The build lock: yields True when held (False only when ``wait`` is off and it is taken)."""
     os.makedirs(idx.folder(place), exist_ok=True)
-    return held(os.path.join(idx.folder(place), "recall.lock"), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    return held(idx.lock_path(place), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
 
 
 def fresh(place: Place) -> bool:
@@ -83,24 +87,58 @@ def ensure(place: Place) -> Built | None:
         return build(place)
 
 
+def current(place: Place) -> idx.Index | None:
+    """The index for the store's current state, open: the cache's, built there first unless it
+    is current, or, where the cache folder cannot be written, one built in memory for this
+    reader. None when the store moved while the cache's was being built (ask again)."""
+    if not idx.writable(place):
+        return in_memory(place)
+    try:
+        ensure(place)
+    except OSError as exc:  # the lock could be taken, yet the index or the secret (in the git folder) cannot be written
+        if exc.errno not in idx.UNWRITABLE:
+            raise
+        return in_memory(place)
+    return idx.open_index(place, heads.fingerprint(place))
+
+
 def build(place: Place) -> Built:
     """Build the index for the store's current state."""
-    from gitstore.context import Context
-
     started = time.monotonic()
     heads.make_salt(place)
+    built, rows, evidence = _read(place, keyed=True)
+    _write(place, built, rows, evidence)
+    built.seconds = time.monotonic() - started
+    return built
+
+
+def in_memory(place: Place) -> idx.Index:
+    """The index for the store's current state built in memory, for this process alone, read
+    and checked as ``build`` reads and checks it (nothing is written: no secret, no file)."""
+    built, rows, evidence = _read(place, keyed=False)
+    db = sqlite3.connect(":memory:")
+    try:
+        _fill(db, rows, built.fingerprint, built.dropped, built.inert, evidence)
+    except BaseException:
+        db.close()
+        raise
+    return idx.Index(db)
+
+
+def _read(place: Place, keyed: bool) -> tuple[Built, list[dict[str, Any]], frozenset[str] | None]:
+    """What an index of the store's current state holds; ``keyed``: it is kept, so it needs
+    the fingerprint it is used under (one kept in memory is used once, at once)."""
+    from gitstore.context import Context
+
     inert = _untrusted(place)
     # opened before the key is read: a folder copied whole takes a writer id of its own here,
     # rewriting its configuration, which the key covers (read after, the index is stale at once)
     context = None if inert else Context.open(place.root)
     fingerprint = heads.fingerprint(place)
-    if fingerprint is None:
+    if place.provider == "memory" or (keyed and fingerprint is None):
         raise RuntimeError(f"the {place.provider} provider keeps no state an index could be keyed to")
     rows, dropped, evidence = ([], [], frozenset[str]()) if context is None else _rows(context)
-    built = Built(idx.path(place), fingerprint, len(rows), dropped, inert)
-    _write(place, built, rows, evidence)
-    built.seconds = time.monotonic() - started
-    return built
+    return Built(idx.path(place), fingerprint or "", len(rows), dropped, inert), rows, evidence
 
 
 def _untrusted(place: Place) -> str | None:
@@ -290,7 +328,13 @@ def write_index(path: str, rows: list[dict[str, Any]], fingerprint: str,
     if os.path.exists(temp):
         os.unlink(temp)
     try:
-        _fill(temp, rows, fingerprint, dropped, inert, evidence)
+        # made first: a folder that cannot take it says why (read-only, not ours), SQLite only "unable to open"
+        os.close(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644))
+        db = sqlite3.connect(temp)
+        try:
+            _fill(db, rows, fingerprint, dropped, inert, evidence)
+        finally:
+            db.close()
         os.replace(temp, path)
     except BaseException as exc:
         discard(temp)
@@ -299,30 +343,27 @@ def write_index(path: str, rows: list[dict[str, Any]], fingerprint: str,
         raise
 
 
-def _fill(temp: str, rows: list[dict[str, Any]], fingerprint: str, dropped: list[tuple[str, str, str]] | None,
-          inert: str | None, evidence: frozenset[str] | None) -> None:
-    db = sqlite3.connect(temp)
-    try:
-        db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + idx.SCHEMA)
-        lengths = {f: 0 for f in idx.FIELDS}
-        for n, entry in enumerate(rows, start=1):
-            db.execute("INSERT INTO learning VALUES (?,?,?,?,?,?,?,?,?,?)",
-                       (n, entry["id"], entry["digest"], entry["trust"], entry["text"], entry["sources"],
-                        entry["valid_from"], entry["valid_until"], entry["category"], entry["audience"]))
-            db.execute("INSERT INTO doc(rowid, title, body, targets, evidence) VALUES (?,?,?,?,?)",
-                       (n, *(" ".join(entry["terms"][f]) for f in idx.FIELDS)))
-            for f in idx.FIELDS:
-                lengths[f] += len(entry["terms"][f])
-        db.executemany("INSERT INTO dropped VALUES (?,?,?)", dropped or [])
-        db.executemany("INSERT INTO evidence VALUES (?)", [(e,) for e in sorted(evidence or ())])
-        meta = {"fingerprint": fingerprint, "count": str(len(rows)),
-                "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        meta.update({f"avg_{f}": repr(max(lengths[f] / len(rows), 1.0) if rows else 1.0) for f in idx.FIELDS})
-        if inert:
-            meta["inert"] = inert
-        if evidence is not None:
-            meta["evidence"] = "listed"
-        db.executemany("INSERT INTO meta VALUES (?,?)", sorted(meta.items()))
-        db.commit()
-    finally:
-        db.close()
+def _fill(db: sqlite3.Connection, rows: list[dict[str, Any]], fingerprint: str,
+          dropped: list[tuple[str, str, str]] | None, inert: str | None, evidence: frozenset[str] | None) -> None:
+    """Fill an empty database ``db`` with the index."""
+    db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + idx.SCHEMA)
+    lengths = {f: 0 for f in idx.FIELDS}
+    for n, entry in enumerate(rows, start=1):
+        db.execute("INSERT INTO learning VALUES (?,?,?,?,?,?,?,?,?,?)",
+                   (n, entry["id"], entry["digest"], entry["trust"], entry["text"], entry["sources"],
+                    entry["valid_from"], entry["valid_until"], entry["category"], entry["audience"]))
+        db.execute("INSERT INTO doc(rowid, title, body, targets, evidence) VALUES (?,?,?,?,?)",
+                   (n, *(" ".join(entry["terms"][f]) for f in idx.FIELDS)))
+        for f in idx.FIELDS:
+            lengths[f] += len(entry["terms"][f])
+    db.executemany("INSERT INTO dropped VALUES (?,?,?)", dropped or [])
+    db.executemany("INSERT INTO evidence VALUES (?)", [(e,) for e in sorted(evidence or ())])
+    meta = {"fingerprint": fingerprint, "count": str(len(rows)),
+            "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    meta.update({f"avg_{f}": repr(max(lengths[f] / len(rows), 1.0) if rows else 1.0) for f in idx.FIELDS})
+    if inert:
+        meta["inert"] = inert
+    if evidence is not None:
+        meta["evidence"] = "listed"
+    db.executemany("INSERT INTO meta VALUES (?,?)", sorted(meta.items()))
+    db.commit()

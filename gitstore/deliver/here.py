@@ -1,5 +1,6 @@
 """Delivery for the commands (``recall``, ``context``, the MCP server): the repository here, its
-index made current first (built inline when the store moved), refusals as gitstore errors.
+index made current first (built inline when the store moved; in memory where the cache folder
+cannot be written, as in a checkout mounted read-only), refusals as gitstore errors.
 
 Unlike the agent hook, these may take the time to rebuild. Like it, they scan what they return
 once more, as it is handed out (shortened and on one line), with the safety scanner (the index
@@ -13,8 +14,7 @@ from typing import Any
 
 from gitstore.deliver import build, surfaces
 from gitstore.deliver.context import Answer, answer
-from gitstore.deliver.heads import fingerprint
-from gitstore.deliver.index import Index, open_index
+from gitstore.deliver.index import Index
 from gitstore.deliver.ledger import now as clock
 from gitstore.deliver.limits import Inert
 from gitstore.deliver.place import Place, locate
@@ -34,10 +34,10 @@ def place_here(start: str = ".") -> Place:
 
 
 def current_index(place: Place) -> Index:
-    """The index for the store's current state, built now if needed; refuses where delivery is inert."""
+    """The index for the store's current state, built now if needed (in memory where the cache
+    folder cannot be written); refuses where delivery is inert."""
     for _ in range(3):
-        build.ensure(place)
-        found = open_index(place, fingerprint(place))
+        found = build.current(place)
         if found is not None:
             inert = found.meta.get("inert")
             if inert:

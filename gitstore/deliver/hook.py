@@ -12,7 +12,10 @@ It starts fast: the standard library's small modules, ``sqlite3`` and the light 
 modules; never the CLI framework, the schema validators or the store. It reads recall's index
 (``gitstore.deliver.index``) when the index was built from exactly the store's current state;
 otherwise it starts a rebuild in the background (``--rebuild ROOT``) and waits for it until
-shortly before its limit; a rebuild still running then serves the next prompt.
+shortly before its limit; a rebuild still running then serves the next prompt. Where the cache
+folder cannot be written (a checkout a sandbox mounts read-only) it builds the index in memory
+itself, within its limit, for this prompt alone; when it cannot write its log there either, the
+line goes to the temporary folder's log, or at last to standard error.
 
 In a folder that is not a trusted gitstore repository (``gitstore.deliver.place``) it does
 nothing: it prints nothing, writes nothing, starts nothing.
@@ -34,7 +37,7 @@ except ImportError:  # pragma: no cover - other Python builds
 
 from gitstore.capture.hooklog import log, working_dir
 from gitstore.deliver import heads
-from gitstore.deliver.index import open_index
+from gitstore.deliver.index import open_index, writable
 from gitstore.deliver.jsonlite import loads
 from gitstore.deliver.limits import Inert
 from gitstore.deliver.place import locate
@@ -51,6 +54,7 @@ TIMEOUT_ENV = "GITSTORE_CONTEXT_TIMEOUT"
 DEFAULT_TIMEOUT = 5.0
 POLL_SECONDS = 0.05
 QUIET = ("not inside a git work tree", "gitstore is not set up", "delivery is switched off")
+_BUSY = [""]  # what the hook is doing that may take long, for the line its time limit logs
 
 
 class Problem(Exception):
@@ -107,10 +111,13 @@ def _object(raw: bytes) -> dict[str, Any]:
 
 def index_for(place: Place, deadline: float, wait: bool = True) -> Index | None:
     """The current index, rebuilding it in the background if it is stale; None if it is not
-    ready by the deadline (at once without ``wait``)."""
+    ready by the deadline (at once without ``wait``). Where the cache folder cannot be written
+    (a checkout mounted read-only) no rebuild could keep one: it is built here, in memory."""
     found = open_index(place, heads.fingerprint(place))
     if found is not None or place.provider == "memory":  # the memory provider keeps nothing to index
         return found
+    if not writable(place):
+        return _in_memory(place) if wait else None
     _start_rebuild(place)
     if not wait:
         return None
@@ -120,6 +127,17 @@ def index_for(place: Place, deadline: float, wait: bool = True) -> Index | None:
         if found is not None:
             return found
     return None
+
+
+def _in_memory(place: Place) -> Index:
+    """The index built in memory for this prompt; at the time limit, the log says why it took so long."""
+    from gitstore.deliver.build import in_memory
+
+    _BUSY[0] = "building recall's index in memory (the checkout cannot be written, so none is kept)"
+    try:
+        return in_memory(place)
+    finally:
+        _BUSY[0] = ""
 
 
 def _start_rebuild(place: Place) -> None:
@@ -153,7 +171,8 @@ def _start_dir(payload: dict[str, Any]) -> str:
 
 def _give_up(harness: str, cwd: str, limit: float) -> Any:
     def handler(signum: int, frame: Any) -> None:
-        log(cwd, harness, f"context took longer than {limit:g} s; nothing delivered")
+        busy = f" {_BUSY[0]}" if _BUSY[0] else ""
+        log(cwd, harness, f"context took longer than {limit:g} s{busy}; nothing delivered")
         os._exit(0)
     return handler
 

@@ -20,6 +20,7 @@ leave recall.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
     from gitstore.deliver.place import Place
 
 NAME = "recall.sqlite"
+LOCK = "recall.lock"
+UNWRITABLE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})  # a folder mounted read-only, or not ours to write
 FIELDS = ("title", "body", "targets", "evidence")
 WEIGHTS = {"title": 3.0, "body": 2.0, "targets": 2.0, "evidence": 1.0}
 K1 = 1.2
@@ -58,6 +61,25 @@ def folder(place: Place) -> str:
 
 def path(place: Place) -> str:
     return os.path.join(folder(place), NAME)
+
+
+def lock_path(place: Place) -> str:
+    return os.path.join(folder(place), LOCK)
+
+
+def writable(place: Place) -> bool:
+    """Whether the cache folder can keep an index: False in a checkout mounted read-only (a
+    sandbox's) or not this user's to write, where a reader builds one in memory for itself
+    (``gitstore.deliver.build.in_memory``). Asked by opening the build lock for writing, the
+    first thing a build writes."""
+    try:
+        os.makedirs(folder(place), exist_ok=True)
+        os.close(os.open(lock_path(place), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644))
+    except OSError as exc:
+        if exc.errno in UNWRITABLE:
+            return False
+        raise
+    return True
 
 
 class Candidate:

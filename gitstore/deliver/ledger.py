@@ -11,7 +11,9 @@ event of one session (harness and session id):
 
 A learning (by contentDigest: an edited learning is new content) is delivered at most once per
 epoch of a session. Reading what the session had, choosing and recording happen in one write
-transaction, so two hooks of one session racing cannot both deliver the same learning.
+transaction, so two hooks of one session racing cannot both deliver the same learning. Where the
+ledger cannot be written (a checkout mounted read-only) it is only read: what is delivered there
+is not recorded.
 """
 
 from __future__ import annotations
@@ -62,6 +64,15 @@ def _open(state: str) -> Any:
     return db
 
 
+def writable(state: str) -> bool:
+    """Whether the ledger can be written: False in a checkout mounted read-only (a sandbox's)
+    or not this user's to write. There the hook still delivers, but cannot record what it gave,
+    so a session may be given a learning again at a later prompt."""
+    file = path(state)
+    # the folder too: SQLite writes its write-ahead log beside the file
+    return os.access(state, os.W_OK) and (not os.path.exists(file) or os.access(file, os.W_OK))
+
+
 class Session:
     """One session's part of the ledger; with ``write`` a write transaction is held while open."""
 
@@ -75,13 +86,15 @@ class Session:
         self.delivered: set[str] = set()
 
     def __enter__(self) -> Session:
+        kept = writable(self.state)
+        self.write = self.write and kept  # where nothing can be kept, what was delivered is read, not recorded
         try:
             if self.write:
                 os.makedirs(self.state, exist_ok=True)
                 self.db = _open(self.state)
                 self.db.execute("BEGIN IMMEDIATE")
-            elif os.path.exists(path(self.state)):
-                self.db = sqlite_db.connect(path(self.state), readonly=True)
+            elif os.path.exists(path(self.state)):  # in a folder no one can write, no one changes it meanwhile
+                self.db = sqlite_db.connect(path(self.state), readonly=True, immutable=not kept)
             if self.db is not None:
                 self._read()
         except sqlite_db.Error as exc:
@@ -144,7 +157,7 @@ def sessions(state: str) -> list[list[dict[str, Any]]]:
     if not os.path.exists(path(state)):
         return []
     try:
-        return _sessions(sqlite_db.connect(path(state), readonly=True))
+        return _sessions(sqlite_db.connect(path(state), readonly=True, immutable=not writable(state)))
     except sqlite_db.Error as exc:
         raise unreadable(state, exc) from None
 

@@ -28,6 +28,7 @@ clones' memory the clone lacks (no damage: ``gitstore sync`` fetches them).
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -130,7 +131,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     _provider(report, workspace)
     _trust(report, workspace)
     _hooks(report, root, home)
-    _hook_log(report, workspace.state)
+    _hook_log(report, workspace.state, workspace.root)
     _remotes(report, workspace)
     _unfinished(report, workspace.state)
     if not any(c.state == FAIL for c in report.checks if c.name in ("provider", "trust")):
@@ -354,10 +355,13 @@ def _joined(todo: tuple[str, ...]) -> str:
 
 
 def _hook_log(report: Report, state: Path | None, root: Path | None = None) -> None:
-    """The hook log's last lines: the repository's own log, or (before ``gitstore init``) the
-    lines of the shared log in the temporary folder that came from this repository."""
+    """The hook log's last lines: the repository's own log, or (before ``gitstore init``, or
+    where hooks cannot write the state folder: a checkout mounted read-only) the lines of the
+    shared log in the temporary folder that came from this repository."""
     from gitstore.capture.hooklog import LOG_NAME, from_folder, shared_log
 
+    if state is not None and not os.access(state, os.W_OK):
+        state = None
     path = state / "logs" / LOG_NAME if state is not None else Path(shared_log())
     if path.is_symlink() or (state is not None and path.parent.is_symlink()):
         report.add("hook log", WARN, f"{path if path.is_symlink() else path.parent} is a link (a commit may have put "
