@@ -140,8 +140,19 @@ def scope_and_kept(repo: pygit2.Repository) -> tuple[str, str | None]:
 
 def _origin_scope(repo: pygit2.Repository, depth: int) -> str | None:
     """The scope origin names, or None without an origin."""
+    return _remote_scope(repo, "origin", depth)
+
+
+def remote_scope(repo: pygit2.Repository, remote: str) -> str | None:
+    """The scope the remote named ``remote`` stands for, as origin's gives a clone its scope:
+    the scope of each clone whose origin it is, so the only scope its clones admit records of
+    (None when it has no URL)."""
+    return _remote_scope(repo, remote, 0)
+
+
+def _remote_scope(repo: pygit2.Repository, remote: str, depth: int) -> str | None:
     try:
-        url = repo.remotes["origin"].url
+        url = repo.remotes[remote].url
     except KeyError:
         url = None
     if not url:
@@ -151,9 +162,9 @@ def _origin_scope(repo: pygit2.Repository, depth: int) -> str | None:
         return scope_from_url(url)
     found = pygit2.discover_repository(str(local)) if local.exists() else None
     if found is None:
-        raise InvalidInput(f"origin {url!r} is a path but not a git repository")
+        raise InvalidInput(f"{remote} {url!r} is a path but not a git repository")
     if depth > 8:  # clones whose origins lead back to one another have no scope to share
-        raise InvalidInput(f"origin {url!r} leads through more than 8 local clones or back to itself: "
+        raise InvalidInput(f"{remote} {url!r} leads through more than 8 local clones or back to itself: "
                            "point one of them at a hosted remote")
     return repository_scope(pygit2.Repository(found), depth + 1)
 

@@ -218,6 +218,7 @@ def test_labels_another_clone_stored_never_steer_the_dream(ctx: Context, tmp_pat
     root = ctx.workspace.root
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(bare, "remote", "add", "origin", git(root, "remote", "get-url", "origin").strip())  # its clones' scope
     git(root, "remote", "add", "team", str(bare))
     assert sync(str(root), "team").status == "ok"
     mallory = tmp_path / "mallory"

@@ -472,6 +472,7 @@ def _hooked_world(world: Path, hook_repo: tuple[Path, str, Path]) -> tuple[Path,
     root = ctx.workspace.root
     remote = world / "remote.git"
     git(world, "init", "-q", "--bare", str(remote))
+    git(remote, "remote", "add", "origin", git(root, "remote", "get-url", "origin").strip())  # its clones' scope
     git(root, "remote", "add", "upstream", str(remote))  # origin names the scope; it stays
     _config(root, hook_repo)
     git(root, "add", ".pre-commit-config.yaml")

@@ -493,6 +493,7 @@ def test_a_pull_request_shares_the_packet_its_gates_read(tmp_path: Path, monkeyp
     root = ctx.workspace.root
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))  # its HEAD: the branch the policy is on
+    git(remote, "remote", "add", "origin", "https://github.com/acme/widgets.git")  # the scope of its clones
     git(root, "remote", "set-url", "origin", str(remote))
     git(root, "push", "-q", "origin", "main")
     learning = accepted_learning(ctx)
@@ -858,6 +859,7 @@ def test_a_learning_drawn_from_a_personal_session_never_leaves_the_machine_throu
     it; and nothing of it goes into a commit, where the session's commands would be cited."""
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    git(bare, "remote", "add", "origin", "https://github.com/acme/widgets.git")  # the scope of its clones
     ctx = wiki_repo(tmp_path / "widgets")
     root = ctx.workspace.root
     git(root, "config", f"url.{bare}.insteadOf", "https://github.com/acme/widgets.git")  # the team's remote, here

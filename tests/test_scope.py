@@ -10,7 +10,7 @@ import pygit2
 import pytest
 
 from gitstore import InvalidInput
-from gitstore.scope import repository_scope, scope_from_url, worktree_key
+from gitstore.scope import remote_scope, repository_scope, scope_from_url, worktree_key
 
 from .conftest import git
 
@@ -49,6 +49,20 @@ def test_no_remote_gives_a_local_scope_and_clones_share_their_origin_scope(tmp_p
     b = tmp_path / "b"
     git(tmp_path, "clone", "-q", str(a), str(b))
     assert repository_scope(pygit2.Repository(str(b))) == local
+
+
+def test_a_remote_stands_for_the_scope_its_clones_take_from_it(tmp_path: Path) -> None:
+    """Any remote, as origin does: the scope a clone whose origin it is would have."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    git(tmp_path, "init", "-q", str(a))
+    git(a, "commit", "-q", "--allow-empty", "-m", "root")
+    git(tmp_path, "clone", "-q", "-o", "upstream", str(a), str(b))
+    repo = pygit2.Repository(str(b))
+    assert remote_scope(repo, "upstream") == repository_scope(pygit2.Repository(str(a)))
+    assert repository_scope(repo) != remote_scope(repo, "upstream"), "without origin, a scope of its own"
+    git(b, "remote", "add", "hosted", "git@GitHub.com:acme/widgets.git")
+    assert remote_scope(repo, "hosted") == "github.com/acme/widgets"
+    assert remote_scope(repo, "none") is None
 
 
 def test_clones_whose_origins_lead_back_to_one_another_are_named_a_loop(tmp_path: Path) -> None:

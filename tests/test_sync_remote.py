@@ -132,6 +132,63 @@ def test_sync_never_pushes_the_local_namespace_or_forces(team: tuple) -> None:
     assert Context.open(alice.workspace.root).view().grants  # alice's own memory untouched
 
 
+def test_a_clone_naming_the_teams_remote_otherwise_pushes_nothing_the_team_would_refuse(
+        team: tuple, tmp_path: Path) -> None:
+    """A clone of the team's remote named otherwise (``git clone -o upstream``) has no origin,
+    so a local scope, and what it stores is of that scope, which every clone of the remote
+    refuses: one push of it and every teammate's sync failed. Its sync still fetches, pushes
+    nothing and says how to mend it; once mended, its old appends stay here and the team's
+    syncs stay clean."""
+    alice, bob, bare, _ = team
+    sync(str(alice.workspace.root))
+    carol = tmp_path / "carol"
+    git(tmp_path, "clone", "-q", "-o", "upstream", str(bare), str(carol))
+    cli.ok("init", cwd=carol)
+    grant_all(Context.open(carol))
+    before = remote_refs(bare)
+    done = cli.gitstore("sync", "upstream", cwd=carol)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    line = done.stdout.splitlines()[0]
+    assert "0 record(s) pushed" in line, line
+    assert "which is not the scope upstream stands for, github.com/acme/widgets" in line, line
+    assert "`git remote rename upstream origin && gitstore init --new-writer`" in line, line
+    assert remote_refs(bare) == before, "nothing pushed"
+    assert cli.gitstore("sync", cwd=bob.workspace.root).returncode == 0
+
+    git(carol, "remote", "rename", "upstream", "origin")
+    cli.ok("init", "--new-writer", cwd=carol)
+    mended = cli.gitstore("sync", "--json", cwd=carol)
+    report = json.loads(mended.stdout)
+    assert not report["notPushed"] and report["stranded"], report
+    assert remote_refs(bare) == before, "its old appends stay here"
+    grant_all(Context.open(carol))
+    assert sync(str(carol)).pushed
+    again = cli.gitstore("sync", cwd=bob.workspace.root)
+    assert again.returncode == 0 and "2 record(s) in from 1 writer(s)" in again.stdout, again.stdout
+
+
+def test_a_clone_whose_origin_changed_after_it_stored_pushes_nothing_of_the_old_scope(
+        team: tuple, tmp_path: Path) -> None:
+    """Records keep the scope they were stored under: a clone that stored memory before its
+    origin named the team's remote would push them with its next appends, and every clone of
+    the remote would refuse its history."""
+    alice, bob, bare, _ = team
+    dave = tmp_path / "dave"
+    git(tmp_path, "init", "-q", "-b", "main", str(dave))
+    cli.ok("init", cwd=dave)
+    grant_all(Context.open(dave))  # stored under a local scope
+    git(dave, "remote", "add", "origin", str(bare))
+    cli.ok("init", cwd=dave)
+    grant_all(Context.open(dave), purposes=("training",))  # under the team's
+    before = remote_refs(bare)
+    report = sync(str(dave))
+    assert not report.pushed and report.not_pushed, report.line
+    assert "holds records of scope local/" in report.not_pushed[0], report.not_pushed
+    assert "`gitstore init --new-writer`" in report.not_pushed[0], report.not_pushed
+    assert remote_refs(bare) == before
+    assert sync(str(bob.workspace.root)).status in ("ok", "no-update")
+
+
 def test_the_tick_step_and_the_command(team: tuple) -> None:
     alice, bob, bare, held = team
     outcome = steps.sync(steps.Call(alice.workspace.root, {"remote": "origin"}))

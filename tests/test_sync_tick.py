@@ -251,6 +251,9 @@ def test_the_sync_step_runs_gitstore_sync_through_a_remote(ctx: Context, tmp_pat
 
     bare = tmp_path / "team.git"
     subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    origin = subprocess.run(["git", "remote", "get-url", "origin"], cwd=ctx.workspace.root, check=True,
+                            capture_output=True, text=True).stdout.strip()
+    subprocess.run(["git", "remote", "add", "origin", origin], cwd=bare, check=True)  # the scope of its clones
     subprocess.run(["git", "remote", "add", "team", str(bare)], cwd=ctx.workspace.root, check=True)
     grant_all(ctx)
     configure(ctx, {"steps": {"sync": {"remote": "team"}}})

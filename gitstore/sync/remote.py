@@ -24,7 +24,11 @@ One sync, under a lock so two never overlap in a clone:
    (a parentless commit by design) only over the snapshot the fetch just saw
    (``--force-with-lease``), in one atomic push, past pre-push hooks (``--no-verify``: they
    judge project commits; memory's are verified on arrival). Nothing of the local namespace is ever pushed:
-   it lives in ``.git/gitstore/local``, not in the repository's refs. A push rejected because
+   it lives in ``.git/gitstore/local``, not in the repository's refs. Nor is a history holding a
+   record of another scope than the one the remote stands for (``gitstore.scope.remote_scope``:
+   what its clones' origin gives them), which every clone of it would refuse: nothing is pushed,
+   and the report says what mends it (a clone naming the team's remote otherwise has a local
+   scope; one whose origin changed keeps its old records). A push rejected because
    the remote moved meanwhile is retried after fetching again. A clone given the id of a writer
    the remote already has (``init --writer``) that has appended nothing as it first takes that
    writer's admitted history up as its own, so its appends go out as fast-forwards. One whose
@@ -66,7 +70,7 @@ from gitstore.ops.snapshots import apply_redactions
 from gitstore.ops.setup import fetch_refspecs
 from gitstore.providers._admit import ANCHORS, Admissions, Fork, parted_line
 from gitstore.providers._gitdirs import common_dir, git_env, ref_names, ref_targets
-from gitstore.providers._names import QUARANTINE
+from gitstore.providers._names import QUARANTINE, record_path
 from gitstore.providers._partial import is_partial, judged_again, missing_objects
 from gitstore.providers._incoming import INCOMING, drop_stale_incoming, ref_tip, sync_locked
 from gitstore.providers.git import PREFIX, GitProvider, parse_message, records_state
@@ -603,7 +607,10 @@ def _push(provider: GitProvider, remote: str, report: SyncReport, left: dict[str
     the remote parted from stay here); True when the remote moved meanwhile and the sync should
     fetch and try again (False on the last attempt: reported instead)."""
     repo, writer = provider.repo, provider.writer
-    push = _Planned()
+    scope = _scope_of_remote(repo, remote, report)
+    if scope is None:
+        return False
+    push = _Planned(scope, _other_scope_advice(repo, remote, provider.scope, scope))
     if not push.plan(repo, remote, writer, report):
         return False
     for former in _former_writers(repo, writer):
@@ -636,10 +643,42 @@ def _former_writers(repo: pygit2.Repository, writer: str) -> list[str]:
     return [name[len(prefix):] for name in ref_names(repo, prefix) if name[len(prefix):] != writer]
 
 
+def _scope_of_remote(repo: pygit2.Repository, remote: str, report: SyncReport) -> str | None:
+    """The scope ``remote`` stands for (``gitstore.scope.remote_scope``), the only one its clones
+    admit records of; None, said in ``report``, when its URL gives none."""
+    from gitstore.scope import remote_scope
+
+    try:
+        found = remote_scope(repo, remote)
+    except InvalidInput as exc:
+        found, why = None, str(exc)
+    else:
+        why = f"{remote} has no URL"
+    if found is None:
+        report.not_pushed.append(f"{why}: no scope its clones admit records of, so nothing is pushed there")
+    return found
+
+
+def _other_scope_advice(repo: pygit2.Repository, remote: str, ours: str | None, theirs: str) -> str:
+    """What mends a clone whose records are not all of the scope ``theirs`` that ``remote``
+    stands for, this clone's own scope being ``ours``."""
+    new_id = "gives it a writer id of its own to store under from now on (what it stored so far stays here, unread)"
+    if ours == theirs:  # stored before its origin named this remote
+        return f"`gitstore init --new-writer` {new_id}"
+    if "origin" not in repo.remotes.names():
+        return (f"`git remote rename {remote} origin && gitstore init --new-writer` makes {remote} this clone's "
+                f"origin, its scope {theirs}, and {new_id}")
+    return f"this clone's scope is origin's, {ours}: its memory travels through origin (`gitstore sync`)"
+
+
 @dataclass
 class _Planned:
-    """One atomic push: its refspecs, leases, what each moves, and the records tips it sends."""
+    """One atomic push: its refspecs, leases, what each moves, and the records tips it sends.
+    ``scope``: the one the remote stands for, that every record pushed must be of (its clones
+    refuse a history holding another); ``advice``: what mends a history that does not."""
 
+    scope: str
+    advice: str
     specs: list[str] = field(default_factory=list)
     leases: list[str] = field(default_factory=list)
     moves: list[Moved] = field(default_factory=list)
@@ -650,8 +689,9 @@ class _Planned:
         """Add ``writer``'s refs where the remote's are behind this clone's; False when the
         remote's records are not in this clone's history (never forced: named in ``report``;
         for an id this clone wrote as before, ``left`` says why its appends stay, and without
-        it they were carried over to this writer id). ``own``: this clone's writer id; any
-        other is an id it wrote as before, whose payload snapshot goes only with its records."""
+        it they were carried over to this writer id), or when a record it would push is not of
+        the remote's scope (named too). ``own``: this clone's writer id; any other is an id it
+        wrote as before, whose payload snapshot goes only with its records."""
         records = f"{PREFIX}records/shared/{writer}"
         mine, theirs = ref_tip(repo, records), ref_tip(repo, f"{INCOMING}{remote}/records/shared/{writer}")
         ahead = mine is not None and mine != theirs and (own or theirs is None or not extends(repo, theirs, mine))
@@ -659,6 +699,15 @@ class _Planned:
             said = report.not_pushed if own else report.stranded
             line = _split(records, writer, theirs) if own else left
             if line is not None and line not in said:  # a push retried after the remote moved plans again
+                said.append(line)
+            return False
+        other = _other_scope(repo, mine, theirs, self.scope) if ahead else None
+        if other is not None:
+            said = report.not_pushed if own else report.stranded
+            line = (f"{records} holds records of scope {other}, which is not the scope {remote} stands for, "
+                    f"{self.scope}: its clones would refuse them, so "
+                    + (f"none is pushed; {self.advice}" if own else "its appends stay here"))
+            if line not in said:
                 said.append(line)
             return False
         if ahead:
@@ -673,6 +722,24 @@ class _Planned:
             self.leases.append(f"--force-with-lease={payloads}:{theirs_p or ''}")
             self.moves.append(Moved(writer, "payloads", str(theirs_p) if theirs_p else None, str(mine_p), 0))
         return True
+
+
+def _other_scope(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid | None, scope: str) -> str | None:
+    """The scope of a record appended after ``base`` up to ``tip`` that is not of ``scope``,
+    newest first; None when every one is (records keep the scope they were stored under, so a
+    clone whose origin changed since holds some of its old one)."""
+    oid: pygit2.Oid | None = tip
+    while oid is not None and oid != base:
+        commit = repo[oid]
+        for digest, kind, _ in parse_message(commit.message).lines:
+            try:
+                found = _jsontext.loads(commit.tree[record_path(kind, digest)].data).get("scope")
+            except (KeyError, ValueError, AttributeError):
+                continue  # not this check's to judge: verify names a record missing or unreadable
+            if found != scope:
+                return str(found)
+        oid = commit.parent_ids[0] if commit.parent_ids else None
+    return None
 
 
 def _split(records: str, writer: str, theirs: pygit2.Oid) -> str:
