@@ -403,7 +403,7 @@ def _subagent_transcript(folder: Path, session: str, agent: str, texts: list[tup
     """A Claude Code subagent's transcript where Claude Code keeps it, beside its parent's
     (``<session>/subagents/agent-<id>.jsonl``): every line a sidechain carrying the parent's session id."""
     path = folder / session / "subagents" / f"agent-{agent}.jsonl"
-    path.parent.mkdir(parents=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     claude_transcript(path, texts, session)
     lines = [{**json.loads(line), "isSidechain": True, "agentId": agent} for line in path.read_text().splitlines()]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
@@ -440,6 +440,32 @@ def test_a_capture_takes_each_subagent_of_the_session_as_an_episode_of_its_own(c
     assert [(s.episode, s.events) for s in again.subagents] == [(sub.episode, sub.events)]
     said = gitstore("import", "transcript", str(parent), "--json", cwd=ctx.workspace.root)
     assert [s["episode"] for s in json.loads(said.stdout)["subagents"]] == [sub.episode["id"]], said.stderr
+
+
+def test_a_capture_says_which_subagents_it_left_out(ctx: Context, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Past the subagents one capture takes (``Limits.max_items``, 2,000; two here), the others
+    are not lost without a word: the session's receipt is degraded and what the import prints
+    says how many were left out and how to import them."""
+    from gitstore.capture.normalize import build
+    from gitstore.capture.sessions import subagents
+    from gitstore.capture.transcripts import Limits
+    from gitstore.cli._capture import print_capture, summary
+
+    parent = claude_transcript(tmp_path / "sess-1.jsonl", [("user", "Find the TODOs."), ("assistant", "Asked three.")])
+    for agent in ("a1", "a2", "a3"):
+        _subagent_transcript(tmp_path, "sess-1", agent, [("user", "Search."), ("assistant", "Found none.")])
+    transcript = parse_transcript(parent, limits=Limits(max_items=2))
+    hook = HookInput("claude-code", "import", transcript.session, parent, ctx.workspace.root, transcript.version)
+    result = build(ctx, hook, transcript, None, "summary")._replace(subagents=subagents(ctx, hook, transcript, "summary"))
+    assert len(result.subagents) == 2 and result.subagents_left_out == 1
+    assert result.receipt["status"] == "degraded" and "truncated" in result.receipt["reasons"]
+    assert summary(result)["subagentsLeftOut"] == 1
+    print_capture(result, as_json=False)
+    said = capsys.readouterr().out
+    assert "1 more subagent transcript(s) were left out" in said
+    assert "`gitstore import transcript FILE`" in said
+    whole = import_transcript(ctx, parent)
+    assert whole.subagents_left_out == 0 and "truncated" not in whole.receipt["reasons"]
 
 
 def test_the_hook_captures_the_subagent_a_claude_code_session_spawned(ctx: Context, tmp_path: Path) -> None:

@@ -905,3 +905,19 @@ def test_benchmark_quick_reports_mb_per_second() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"^transcripts: parse \d+(\.\d+)? MB/s, baseline", done.stdout, re.M), done.stdout
+
+
+def test_claude_subagents_past_the_limit_are_counted_as_left_out(tmp_path: Path) -> None:
+    """A session keeps the first ``max_items`` subagents' transcripts by name; the others are
+    counted, so a capture can say they were left out rather than lose them without a word."""
+    session = tmp_path / "sess-1.jsonl"
+    line = {"type": "user", "uuid": "u0", "sessionId": "sess-1", "message": {"role": "user", "content": "Go."}}
+    session.write_text(json.dumps(line) + "\n")
+    folder = tmp_path / "sess-1" / "subagents"
+    folder.mkdir(parents=True)
+    for name in ("agent-c", "agent-a", "agent-b"):
+        (folder / f"{name}.jsonl").write_text(json.dumps({**line, "isSidechain": True}) + "\n")
+    parsed = parse_transcript(session, limits=Limits(max_items=2))
+    assert [Path(p).name for p in parsed.subagents] == ["agent-a.jsonl", "agent-b.jsonl"]
+    assert parsed.subagents_left_out == 1
+    assert parse_transcript(session).subagents_left_out == 0

@@ -45,13 +45,15 @@ EPOCH = "1970-01-01T00:00:00.000000Z"
 
 class Capture(NamedTuple):
     """The records one capture writes, and what it counted; with the captures of the subagents
-    the session spawned, each an episode of its own (``gitstore.capture.sessions``)."""
+    the session spawned, each an episode of its own (``gitstore.capture.sessions``), and how
+    many subagents' transcripts were past what one capture takes and left out."""
 
     envelope: dict[str, Any]
     receipt: dict[str, Any]
     episode: dict[str, Any] | None
     events: list[dict[str, Any]]
     subagents: tuple[Capture, ...] = ()
+    subagents_left_out: int = 0
 
     def records(self) -> list[dict[str, Any]]:
         own = [self.envelope, *([self.episode] if self.episode else []), *self.events, self.receipt]
@@ -78,7 +80,9 @@ def build(ctx: Context, hook: HookInput, transcript: Transcript | None, problem:
     episode, events = None, []
     if transcript is not None:
         episode, events = _episode(ctx, hook, transcript, mode, screen, reasons)
-    return Capture(envelope, _receipt(ctx, envelope, episode, transcript, screen, reasons), episode, events)
+    left_out = transcript.subagents_left_out if transcript is not None else 0
+    return Capture(envelope, _receipt(ctx, envelope, episode, transcript, screen, reasons), episode, events,
+                   subagents_left_out=left_out)
 
 
 def _envelope(ctx: Context, hook: HookInput, transcript: Transcript | None, mode: str, at: str,
@@ -186,7 +190,7 @@ def transcript_key(hook: HookInput) -> str:
 def _degradation(transcript: Transcript, screen: Screen, reasons: list[str]) -> bool:
     if transcript.counts.unknown or transcript.counts.malformed:
         reasons.append("lines-skipped")
-    if transcript.turns_dropped or any(t.truncated for t in transcript.turns):
+    if transcript.turns_dropped or transcript.subagents_left_out or any(t.truncated for t in transcript.turns):
         reasons.append("truncated")
     if screen.quarantined:
         reasons.append("quarantined")

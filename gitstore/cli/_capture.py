@@ -32,12 +32,14 @@ ADVICE = {
 
 
 def summary(result: Capture) -> dict[str, Any]:
-    """What a capture wrote; its subagents' captures under ``subagents``, each summed up alike."""
+    """What a capture wrote; its subagents' captures under ``subagents``, each summed up alike,
+    and how many subagents' transcripts it left out (``subagentsLeftOut``)."""
     receipt = result.receipt
     return {"envelope": result.envelope["digest"], "receipt": receipt["digest"],
             "episode": receipt["episode"], "status": receipt["status"], "reasons": receipt["reasons"],
             "lines": receipt["lines"], "redactions": receipt["redactions"], "events": len(result.events),
-            "subagents": [summary(subagent) for subagent in result.subagents]}
+            "subagents": [summary(subagent) for subagent in result.subagents],
+            "subagentsLeftOut": result.subagents_left_out}
 
 
 def print_capture(result: Capture, as_json: bool) -> None:
@@ -48,6 +50,10 @@ def print_capture(result: Capture, as_json: bool) -> None:
     _print(data, "episode")
     for subagent in data["subagents"]:
         _print(subagent, "subagent's episode")
+    if data["subagentsLeftOut"]:
+        echo(f"{data['subagentsLeftOut']} more subagent transcript(s) were left out: a capture takes the first "
+             f"{len(data['subagents'])} by name in the session's <session>/subagents/ folder; import each "
+             "of the others with `gitstore import transcript FILE`")
 
 
 def _print(data: dict[str, Any], what: str) -> None:

@@ -288,7 +288,7 @@ class Builder:
 
     # -- result -------------------------------------------------------------------------------
 
-    def finish(self, subagents: Iterable[str] = ()) -> Transcript:
+    def finish(self, subagents: Iterable[str] = (), subagents_left_out: int = 0) -> Transcript:
         if not self.recognized:
             raise InvalidInput(f"{self.source}: no {self.harness} transcript records found")
         files, commands, tests = self._aggregates()
@@ -310,6 +310,7 @@ class Builder:
             unknown_types=tuple(self.unknown_seen),
             turns_dropped=self.dropped,
             subagents=tuple(subagents),
+            subagents_left_out=subagents_left_out,
         )
 
     def _aggregates(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, bool], ...]]:

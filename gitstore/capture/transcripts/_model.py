@@ -58,7 +58,11 @@ class Counts(NamedTuple):
 
 
 class Transcript(NamedTuple):
-    """A harness session reduced to what gitstore builds episodes from."""
+    """A harness session reduced to what gitstore builds episodes from.
+
+    ``subagents`` are the transcripts of the subagents the session spawned, at most
+    ``Limits.max_items`` of them; ``subagents_left_out`` counts the ones past that.
+    """
 
     harness: str
     session: str | None
@@ -76,6 +80,7 @@ class Transcript(NamedTuple):
     unknown_types: tuple[str, ...]
     turns_dropped: int = 0
     subagents: tuple[str, ...] = ()
+    subagents_left_out: int = 0
 
 
 class Limits(NamedTuple):

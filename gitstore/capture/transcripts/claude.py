@@ -15,8 +15,9 @@ bookkeeping types are read and skipped; any other type is counted as unknown.
 - Thinking blocks are left out of the text; a user line with both text and tool results
   keeps the text (the results still update their calls).
 - Subagent transcripts beside the session (``<session>/subagents/*.jsonl``) are listed in
-  ``Transcript.subagents``; each parses on its own, its session ``<session>/agent-<id>``
-  (``Sidechain``), since its lines carry the parent's session id.
+  ``Transcript.subagents`` (the first ``max_items`` by name; how many more there are is
+  ``Transcript.subagents_left_out``); each parses on its own, its session
+  ``<session>/agent-<id>`` (``Sidechain``), since its lines carry the parent's session id.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def parse(path: Path, limits: Limits) -> Transcript:
             builder.malformed()
     if sidechain.only and "session" in builder.meta:
         builder.meta["session"] = sidechain.session(builder.meta["session"], path)
-    return builder.finish(subagents=_subagents(path, limits))
+    kept, left_out = _subagents(path, limits)
+    return builder.finish(subagents=kept, subagents_left_out=left_out)
 
 
 class Sidechain:
@@ -241,13 +243,15 @@ def _summary(builder: Builder, record: dict[str, Any], number: int, at: str | No
 _HANDLERS = {"assistant": _assistant, "user": _user, "system": _system, "summary": _summary}
 
 
-def _subagents(path: Path, limits: Limits) -> list[str]:
-    """Transcripts of subagents this session spawned: ``<session>/subagents/*.jsonl`` beside it."""
+def _subagents(path: Path, limits: Limits) -> tuple[list[str], int]:
+    """Transcripts of subagents this session spawned (``<session>/subagents/*.jsonl`` beside
+    it), the first ``max_items`` by name, and how many more there are: those are left out, and
+    a capture has to say so, or the work handed to them would be lost without a word."""
     folder = path.parent / path.stem / "subagents"
     try:
         if not folder.is_dir():
-            return []
+            return [], 0
         found = sorted(str(p) for p in folder.iterdir() if p.suffix == ".jsonl" and p.is_file())
     except OSError:
-        return []
-    return found[: limits.max_items]
+        return [], 0
+    return found[: limits.max_items], max(0, len(found) - limits.max_items)
