@@ -442,6 +442,29 @@ def test_a_capture_takes_each_subagent_of_the_session_as_an_episode_of_its_own(c
     assert [s["episode"] for s in json.loads(said.stdout)["subagents"]] == [sub.episode["id"]], said.stderr
 
 
+def test_a_subagent_whose_lines_carry_the_session_id_is_never_the_session_episode(ctx: Context, tmp_path: Path) -> None:
+    """A transcript in ``<session>/subagents/`` is a subagent's even when its lines carry the
+    session's own id without marking themselves sidechains: it is keyed
+    ``<session>/agent-<name>``, never the session's id, which would store it into the session's
+    episode. Importing it alone gives the same key; so does a session whose file is named
+    other than its id."""
+    parent = claude_transcript(tmp_path / "sess-1.jsonl", [("user", "Find the TODOs."), ("assistant", "Asked one.")])
+    agent = tmp_path / "sess-1" / "subagents" / "agent-b1.jsonl"
+    agent.parent.mkdir(parents=True)
+    claude_transcript(agent, [("user", "Search."), ("assistant", "Found one.")], "sess-1")
+    result = import_transcript(ctx, parent)
+    [sub] = result.subagents
+    assert result.episode["source"]["ref"] == "sess-1"
+    assert sub.episode["source"]["ref"] == "sess-1/agent-b1" and sub.episode["id"] != result.episode["id"]
+    assert import_transcript(ctx, agent).episode == sub.episode, "importing it alone gives the same episode"
+    renamed = claude_transcript(tmp_path / "renamed.jsonl", [("user", "Look."), ("assistant", "Asked one.")], "sess-2")
+    other = tmp_path / "renamed" / "subagents" / "c1.jsonl"
+    other.parent.mkdir(parents=True)
+    claude_transcript(other, [("user", "Search."), ("assistant", "Found none.")], "sess-2")
+    [sub] = import_transcript(ctx, renamed).subagents
+    assert sub.episode["source"]["ref"] == "sess-2/agent-c1"
+
+
 def test_a_capture_says_which_subagents_it_left_out(ctx: Context, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Past the subagents one capture takes (``Limits.max_items``, 2,000; two here), the others
     are not lost without a word: the session's receipt is degraded and what the import prints

@@ -117,7 +117,8 @@ def subagents(ctx: Context, hook: HookInput, transcript: Transcript | None, mode
     Each is an episode of its own, screened, bounded and granted as the session's is, in the
     same mode. Its key is the one importing that transcript alone gives it (the parser's
     ``<session>/agent-<id>``, else its file's name, never the session's own id, which would make
-    it the session's episode), so a hook and ``import transcript`` write the same episode
+    it the session's episode: a transcript whose lines name only the session is keyed
+    ``<session>/agent-<name>``), so a hook and ``import transcript`` write the same episode
     whichever runs first. Its envelope names the hook's event and the session whose capture
     took it, the link a subagent's episode has to its session where its key names none. A
     transcript that cannot be read gets a degraded receipt, as a session's does, and stops no
@@ -132,4 +133,13 @@ def _subagent(ctx: Context, hook: HookInput, mode: str) -> Capture:
     found, problem = readahead.read(hook.transcript, hook.harness)
     if found is not None and found.session is None:
         found = found._replace(session=transcript_key(hook))
+    elif found is not None and found.session == hook.session:
+        found = found._replace(session=_own_key(hook))
     return build(ctx, hook, found, problem, mode)
+
+
+def _own_key(hook: HookInput) -> str:
+    """The key of a subagent whose lines name only its session (HOOK's): ``<session>/agent-<name>``,
+    never the session's own id, which would make the subagent's the session's episode."""
+    stem = hook.transcript.stem if hook.transcript else "unknown"
+    return f"{hook.session}/{stem if stem.startswith('agent-') else 'agent-' + stem}"

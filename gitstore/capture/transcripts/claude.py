@@ -14,6 +14,8 @@ bookkeeping types are read and skipped; any other type is counted as unknown.
   (compaction boundaries, refusals) are ``system`` turns.
 - Thinking blocks are left out of the text; a user line with both text and tool results
   keeps the text (the results still update their calls).
+- A transcript in ``<session>/subagents/`` whose lines name that session is a subagent's too,
+  keyed the same way, even when its lines are not marked sidechains.
 - Subagent transcripts beside the session (``<session>/subagents/*.jsonl``) are listed in
   ``Transcript.subagents`` (the first ``max_items`` by name; how many more there are is
   ``Transcript.subagents_left_out``); each parses on its own, its session
@@ -52,10 +54,17 @@ def parse(path: Path, limits: Limits) -> Transcript:
             _record(builder, record, number)
         except (TypeError, ValueError, AttributeError, KeyError, IndexError):
             builder.malformed()
-    if sidechain.only and "session" in builder.meta:
-        builder.meta["session"] = sidechain.session(builder.meta["session"], path)
+    session = builder.meta.get("session")
+    if isinstance(session, str) and (sidechain.only or _beside_its_session(path, session)):
+        builder.meta["session"] = sidechain.session(session, path)
     kept, left_out = _subagents(path, limits)
     return builder.finish(subagents=kept, subagents_left_out=left_out)
+
+
+def _beside_its_session(path: Path, session: str) -> bool:
+    """Whether PATH lies in ``<session>/subagents/`` of the SESSION its lines name: a subagent's
+    transcript, even where its lines do not mark themselves sidechains."""
+    return path.parent.name == "subagents" and path.parent.parent.name == session
 
 
 class Sidechain:
