@@ -168,6 +168,8 @@ def test_a_failing_capture_is_logged_in_one_line(repo: Path, env: dict[str, str]
     assert sorted(json.loads(p.read_text())["attempts"] for p in (state / "inbox").glob("hook-*.json")) == [2, 3]
     hook(direct("claude-code"), {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:explode"}, repo, payload(repo))
     assert len(list((state / "inbox").glob("failed-hook-*.json"))) == 1, "set aside after its last attempt, never lost"
+    [aside] = [line for line in log_lines(repo) if "gave up after 3 attempts" in line]
+    assert "session abc123" in aside and "`gitstore import transcript /tmp/abc123.jsonl`" in aside, aside
     [kept] = list((state / "inbox").glob("hook-*.json"))
     assert json.loads(kept.read_text())["payload"]["session_id"] == "other"
 

@@ -313,6 +313,41 @@ def test_a_hook_log_read_is_removed_by_the_command_printed(repo: Path) -> None:
     assert [c["state"] for c in checks(repo, "hook log")] == ["ok"]
 
 
+def test_a_session_the_hooks_gave_up_on_is_named_until_imported_and_its_job_removed(repo: Path,
+                                                                                    tmp_path: Path) -> None:
+    """A session whose capture failed three times is set aside (``failed-hook-*.json``) and the
+    hooks capture nothing of it while it is there: doctor names each such job, whether or not
+    the hook log was removed, with the import that captures it by hand and the ``rm`` after."""
+    import os
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+    from .world import claude_transcript
+
+    init(repo)
+    transcript = claude_transcript(tmp_path / "sess 1.jsonl", [("user", "Add jitter."), ("assistant", "Added.")])
+    payload = json.dumps({"session_id": "sess-1", "transcript_path": str(transcript), "cwd": str(repo),
+                          "hook_event_name": "SessionEnd"}).encode()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+    env.update(PYTHONPATH=str(ROOT), GITSTORE_HOOK_INLINE="1", GITSTORE_HOOK_TARGET="tests.hook_targets:explode")
+    for _ in range(4):
+        subprocess.run([sys.executable, "-P", "-m", "gitstore.capture.agent_hook", "claude-code"], input=payload,
+                       env=env, cwd=repo, check=True, capture_output=True, timeout=60)
+    [job] = list((repo / "okf" / ".memory" / "inbox").glob("failed-hook-*.json"))
+    (repo / "okf" / ".memory" / "logs" / "hooks.log").unlink()  # as the hook log's to-do says
+    [check] = checks(repo, "capture given up")
+    assert check["state"] == "warn" and "claude-code session sess-1" in check["detail"], check
+    assert str(transcript) in check["detail"], check
+    assert check["todo"] == (f"`gitstore import transcript {shlex.quote(str(transcript))}`, "
+                             f"then `rm {shlex.quote(str(job))}`"), check
+    follow(repo, command(check["todo"], 0))
+    follow(repo, command(check["todo"], 1))
+    assert checks(repo, "capture given up") == [] and not job.exists()
+    episodes = json.loads(cli.ok("episodes", "--json", cwd=repo))
+    assert len(episodes) == 1, episodes
+
+
 def test_a_committed_config_is_named_and_untracked_by_the_command_printed(repo: Path) -> None:
     """A config.json committed by hand gives every clone that checks it out this clone's writer id."""
     init(repo)

@@ -436,15 +436,16 @@ def _run_spool(spool: str, tried: list[str] | None = None) -> str | None:
         aside = _given_up(spool, job)
         if aside is not None:
             _discard(spool)
-            _log(cwd, harness, f"not captured: capture of this session gave up after {MAX_ATTEMPTS} attempts ({aside} "
-                               "in the inbox); `gitstore import transcript` captures it by hand, and once that file "
-                               "is removed the hooks capture it again")
+            _log(cwd, harness, f"not captured: capture of this session gave up after {MAX_ATTEMPTS} attempts "
+                               f"({_named(job)}; {aside} in the inbox); {_by_hand(job)}, and once that file is "
+                               "removed the hooks capture it again")
             return None
         _count(fd, job, _take_over(spool, job))
         if job["attempts"] > MAX_ATTEMPTS:
             _set_aside(spool)
-            _log(cwd, harness, f"capture gave up after {MAX_ATTEMPTS} attempts; the payload is kept as "
-                               f"{os.path.basename(_failed_name(spool))}")
+            _log(cwd, harness, f"capture gave up after {MAX_ATTEMPTS} attempts ({_named(job)}); the payload is kept "
+                               f"as {os.path.basename(_failed_name(spool))}: {_by_hand(job)}, then remove that file "
+                               "(`gitstore doctor` names it)")
             return None
         if not os.environ.get(TARGET_ENV):  # reading ahead serves the capture library only
             _read_ahead(harness, job["payload"], cwd)  # first: the reader needs none of pygit2
@@ -523,6 +524,25 @@ def _session(job: dict[str, Any]) -> tuple[str, str, str | None, str | None] | N
     if session is None and transcript is None:
         return None
     return str(job.get("harness")), str(job.get("cwd")), session, transcript
+
+
+def _named(job: dict[str, Any]) -> str:
+    """JOB's session and transcript as the log names them, so a line about a session the hooks
+    gave up on says which one to capture by hand."""
+    session = _session(job)
+    _, _, name, transcript = session if session is not None else (None, None, None, None)
+    return f"session {name or '(not named)'}, transcript {transcript or '(not named)'}"
+
+
+def _by_hand(job: dict[str, Any]) -> str:
+    """The import that captures JOB's session by hand (it has no time limit)."""
+    session = _session(job)
+    transcript = session[3] if session is not None else None
+    if transcript is None:
+        return "`gitstore import transcript FILE` captures it by hand"
+    import shlex
+
+    return f"`gitstore import transcript {shlex.quote(transcript)}` captures it by hand"
 
 
 def _take_over(spool: str, job: dict[str, Any]) -> int:

@@ -20,7 +20,8 @@ tree's ``okf/wiki/`` or ``.agents/skills/`` holds promoted blocks, the same lear
 whether each block's learning is still in force (a block stays when its learning leaves
 force). And only where ``import github`` saved snapshots and a redaction not yet applied to
 them is in memory (one fetched from another clone), the review threads, to name the snapshots
-still holding the text. It also names the commands of several steps that were killed midway
+still holding the text. It names each session whose capture the hooks gave up on (set aside in the inbox), with the
+import that captures it by hand. It also names the commands of several steps that were killed midway
 (their notes in ``okf/.memory/unfinished/``), each with the command that finishes it. In a
 partial clone it warns of a remote whose fetches leave objects out and of the objects of other
 clones' memory the clone lacks (no damage: ``gitstore sync`` fetches them).
@@ -132,6 +133,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     _trust(report, workspace)
     _hooks(report, root, home)
     _hook_log(report, workspace.state, workspace.root)
+    _given_up(report, workspace.state)
     _remotes(report, workspace)
     _unfinished(report, workspace.state)
     if not any(c.state == FAIL for c in report.checks if c.name in ("provider", "trust")):
@@ -386,6 +388,45 @@ def _hook_log(report: Report, state: Path | None, root: Path | None = None) -> N
     report.add("hook log", WARN, f"{len(lines)} line(s) in {path}{others}; last: {recent}",
                f"fix what the last lines name, then `rm {shlex.quote(str(path))}` (the log only grows"
                + ("; read the other folders' lines first)" if others else ")"))
+
+
+def _given_up(report: Report, state: Path) -> None:
+    """Each session whose capture the hooks gave up on (``failed-hook-*.json`` in the inbox):
+    while that job is there, the hooks capture nothing of the session, and its only other trace
+    is a line of a log a person may have removed; so each is named, with the import that
+    captures it by hand and the ``rm`` that lets the hooks capture it again."""
+    from gitstore.capture.agent_hook import FAILED_PREFIX, SPOOL_PREFIX
+    from gitstore.config import git_has
+
+    inbox = state / "inbox"
+    paths = sorted(inbox.glob(f"{FAILED_PREFIX}{SPOOL_PREFIX}*.json")) if inbox.is_dir() else []
+    has = git_has(inbox) if paths else None
+    for path in paths:
+        report.add("capture given up", WARN, *_set_aside_job(path, has))
+
+
+def _set_aside_job(path: Path, git_has: Callable[[Path, bytes], bool] | None) -> tuple[str, str]:
+    """What doctor says of the job set aside at PATH, and what to do about it."""
+    from gitstore import _jsontext
+    from gitstore.capture.agent_hook import MAX_ATTEMPTS
+    from gitstore.capture.hookinput import HookInput
+
+    rm = f"`rm {shlex.quote(str(path))}`"
+    try:
+        raw = path.read_bytes() if not path.is_symlink() else b""
+        if git_has is not None and raw and git_has(path, raw):
+            return (f"{path.name} in the inbox came with a commit (git has its bytes), not from a hook of this clone: "
+                    "nothing of it is used or shown", f"{rm}, and remove it from the commit that added it")
+        job = _jsontext.loads(raw.decode("utf-8"))
+        hook = HookInput.from_payload(job["harness"], job["payload"], job["cwd"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, GitstoreError):
+        return f"{path.name} in the inbox is a job set aside that cannot be read", rm
+    what = (f"the hooks gave up capturing {hook.harness} session {hook.session or '(not named)'} after "
+            f"{MAX_ATTEMPTS} attempts (transcript {hook.transcript or '(not named)'}); while {path.name} is in the "
+            "inbox they capture nothing of it")
+    if hook.transcript is None:
+        return what, f"{rm} (no transcript is named: `gitstore import transcript FILE` captures the session by hand)"
+    return what, f"`gitstore import transcript {shlex.quote(str(hook.transcript))}`, then {rm}"
 
 
 def _remotes(report: Report, workspace: Any) -> None:
