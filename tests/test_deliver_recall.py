@@ -570,3 +570,17 @@ def test_shortening_never_parts_a_look_alike_word_from_its_mark() -> None:
             cuts.add(kept)
     endings = {kept.rsplit("here, ", 1)[-1] for kept in cuts}
     assert f"they go through{ELLIPSIS}" in endings and f"they go through {mark}(){ELLIPSIS}" in endings
+
+
+@pytest.mark.parametrize("words", ["a note (look-alike: see the wiki", "(look-alike: ", "x (look-alike: y ( z"])
+def test_a_learnings_own_words_opening_a_mark_it_never_closes_are_cut_like_any_other(words: str) -> None:
+    """Text that imitates the mark's opening with no closing bracket after it is no mark: the
+    cut looked for the mark's end, found none, and looked again from the start, for ever (one
+    accepted learning stopped every delivery whose prompt it matched)."""
+    from gitstore.deliver.recall import fit
+
+    item = {"contentDigest": "sha256:" + "0" * 64, "id": f"lrn_{0:032x}", "score": 1, "sources": [],
+            "text": f"Retry loops: {words} {'and keep the jitter bounded ' * 20}", "trust": "human"}
+    budget = len(canonical(item)) - 40
+    cut = fit(item, budget)
+    assert cut is not None and len(canonical(cut)) <= budget, cut

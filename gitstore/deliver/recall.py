@@ -200,6 +200,8 @@ def _cut(text: str, keep: int) -> int:
         if keep <= start:
             break
         end = text.find(")", at) + 1
+        if not end:  # no mark closes here (a learning's own words imitating its opening): none follows
+            break
         if keep < end:
             return start
         at = text.find(LOOKALIKE, end)
