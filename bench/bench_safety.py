@@ -9,8 +9,8 @@ Speed: the scanner must stay linear in its input whatever the input holds. Each 
 input repeats, over the same number of bytes as ordinary prose, what one finder looks at
 closely (credential words, hails to AI agents, downloaders, substitutions, underscores, base64
 runs, hidden characters judged in context, tags, link and image targets, reference images,
-style attributes, meta refreshes, emoji flag sequences); the worst of them is compared with the
-prose, in the same run. Goal: <= 10x.
+style attributes, meta refreshes, emoji flag sequences, look-alikes in Latin words); the worst
+of them is compared with the prose, in the same run. Goal: <= 10x.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ ADVERSARIAL: dict[str, str] = {
     "reference images": "[r]: {x}\n![r] ",
     "style attributes": '<a style="url(',
     "meta refreshes": "<meta content=0;url= ",
+    "look-alikes in words": "sayНello say\U0001d677ello ﬁle ",
     "flag sequences": "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
 }
 

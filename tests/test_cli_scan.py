@@ -137,3 +137,10 @@ def test_hidden_characters_quarantine_and_home_paths_redact(tmp_path: Path) -> N
     done = scan(tmp_path, "hidden.txt", "clean.txt", "--json")
     assert done.returncode == 1 and json.loads(done.stdout)["ok"] is False
     assert json.loads(done.stdout)["files"][0]["findings"] == [{"kind": "zero-width", "action": "quarantine", "count": 1}]
+
+
+def test_look_alikes_of_further_blocks_and_letters_in_another_form_warn(tmp_path: Path) -> None:
+    (tmp_path / "client.py").write_text("c = make_ϲlient(ꓚonfig, ɡit_root)\nsay𝙷ello(pɑssword_check, ʜelper)\n")
+    (tmp_path / "notes.txt").write_text("Dvořák Łódź, İstanbul, use the Хабр API, ｓａｙＨｅｌｌｏ, 10 µs, kΩ\n")
+    done = scan(tmp_path, "client.py", "notes.txt")
+    assert (done.returncode, done.stdout) == (0, "client.py: warn mixed-script x6\nnotes.txt: clean\n")

@@ -365,6 +365,89 @@ def test_the_words_a_mixed_script_warning_counts_are_named_with_their_look_alike
     assert mixed_script_words("Запусти pytest, затем git push; Bu kırmızı ışık.") == []
 
 
+# Look-alikes beyond Cyrillic, Greek, Armenian and Cherokee, each in a word it imitates, with
+# the letter to doubt in it.
+FURTHER_LOOKALIKES = {
+    "make_ϲlient()": "U+03F2 GREEK LUNATE SIGMA SYMBOL",
+    "ϳson": "U+03F3 GREEK LETTER YOT",
+    "ѵalue": "U+0475 CYRILLIC SMALL LETTER IZHITSA",
+    "ꓚonfig": "U+A4DA LISU LETTER CA",
+    "ⲟk": "U+2C9F COPTIC SMALL LETTER O",
+    "ɡit_root": "U+0261 LATIN SMALL LETTER SCRIPT G",
+    "pɑssword_check": "U+0251 LATIN SMALL LETTER ALPHA",
+    "ʜelper": "U+029C LATIN LETTER SMALL CAPITAL H",
+    "heǀǀo": "U+01C0 LATIN LETTER DENTAL CLICK",
+    "say𝙷ello": "U+1D677 MATHEMATICAL MONOSPACE CAPITAL H",
+    "ﬁle": "U+FB01 LATIN SMALL LIGATURE FI",
+    "Ⅴalue": "U+2164 ROMAN NUMERAL FIVE",
+    "sayＨello": "U+FF28 FULLWIDTH LATIN CAPITAL LETTER H",
+    "Ｋernel": "U+FF2B FULLWIDTH LATIN CAPITAL LETTER K",
+    "Kernel": "U+212A KELVIN SIGN",
+}
+
+
+@pytest.mark.parametrize("text", list(FURTHER_LOOKALIKES))
+def test_a_latin_word_with_a_look_alike_of_another_block_or_a_letter_in_another_form_warns(text: str) -> None:
+    """Greek's lunate sigma and yot, Cyrillic's izhitsa, Lisu and Coptic letters, IPA letters
+    and Latin's dental click look like Latin letters; so does a Latin letter in another form
+    (mathematical, ligature, Roman numeral, full-width, a letterlike symbol) among plain ones."""
+    from gitstore.deliver.build import marked
+    from gitstore.safety.hidden import lookalike_letters, mixed_script_words
+
+    result = SCANNER.scan(f"call {text} here")
+    assert not result.quarantined
+    assert result.findings == (Finding("mixed-script", "warn", 1),)
+    (word,) = mixed_script_words(text)
+    assert lookalike_letters(word) == [FURTHER_LOOKALIKES[text]]
+    assert f"(look-alike: {FURTHER_LOOKALIKES[text]})" in marked(text)
+
+
+HONEST = {
+    "German": "Die Größe der Übergabe prüfen",
+    "French": "Vérifier l'élève à Noël",
+    "Vietnamese": "Tiếng Việt có dấu",
+    "Turkish": "İstanbul ılık şehir, kırmızı ışık",
+    "Russian": "Привет мир",
+    "Greek": "Καλημέρα κόσμε",
+    "a Russian sentence naming an API": "use the Хабр API",
+    "Japanese": "useState を使う",
+    "Chinese": "用 useEffect 处理",
+    "Korean": "useState를 사용",
+    "units and symbols": "10 µs, 5 Ω, 2π r, 3 μs, Δt, kΩ, 10kΩ, 4.7Ω, 300K",
+    "a whole full-width word": "ｓａｙＨｅｌｌｏ and ＡＰＩ",
+    "Czech and Polish": "Dvořák Łódź",
+    "Czech decomposed": "Dvořák",
+    "Russian units": "5кг 10мс 100МБ",
+    "Serbian in both scripts": "Beograd Београд, Ђорђе Đorđe",
+    "IPA letters alone": "ɡ ɪ ʏ",
+    "superscripts and subscripts": "x² + yᵢ, aₙ, Nº 5",
+    "Dutch, Catalan": "ĳs col·lecció",
+}
+
+
+@pytest.mark.parametrize("language", list(HONEST))
+def test_text_in_other_scripts_forms_or_with_diacritics_does_not_warn(language: str) -> None:
+    assert SCANNER.scan(HONEST[language]).findings == ()
+
+
+def test_the_forms_of_latin_letters_looked_for_are_those_nfkc_makes_plain_latin() -> None:
+    """Every character ``_COMPAT_LATIN`` names is a letter NFKC folds to Latin letters, and every
+    full-width, mathematical and ligature Latin letter is among them."""
+    import re
+    import unicodedata
+
+    from gitstore.safety.hidden import _COMPAT_LATIN
+
+    forms = re.compile(f"[{_COMPAT_LATIN}]")
+    found = [chr(c) for c in range(0x2000, 0x1E000) if forms.match(chr(c)) and unicodedata.name(chr(c), "")]
+    assert len(found) > 700
+    for char in found:
+        assert re.fullmatch("[A-Za-z\u00c0-\u024f]+", unicodedata.normalize("NFKC", char)), hex(ord(char))
+    for name in ("FULLWIDTH LATIN SMALL LETTER Q", "MATHEMATICAL SANS-SERIF BOLD ITALIC SMALL Z",
+                 "LATIN SMALL LIGATURE ST", "SMALL ROMAN NUMERAL ONE THOUSAND", "DOUBLE-STRUCK CAPITAL R"):
+        assert forms.match(unicodedata.lookup(name)), name
+
+
 # --- third-party material: labelled leaks ------------------------------------------------------
 
 # A fragment of the secret in every valid file, which must be gone after the scan.

@@ -20,8 +20,11 @@ Quarantined (the scanner counts them by kind):
   selector); one selector after an ordinary character, or an ideographic variant, is fine.
 
 Warned about, never quarantined (``mixed-script``): a single word mixing Latin letters with
-Cyrillic, Greek, Armenian or Cherokee look-alikes or small capitals (``sayНello``, ``ᴛoken``).
-Text written in another script, or in several, is legitimate, and so is a dotless i (Turkish).
+Cyrillic, Greek, Armenian, Cherokee, Coptic or Lisu look-alikes, small capitals or IPA letters
+(``sayНello``, ``ᴛoken``, ``ʜelper``), or with Latin letters in another form that NFKC makes
+plain (``say𝙷ello``, ``ﬁle``, ``Ⅴalue``, ``sayＨello``). Text written in another script, or in
+several, or a word wholly in one form (``ｓａｙＨｅｌｌｏ``), is legitimate, and so is a dotless i
+(Turkish).
 :func:`mixed_script_words` and :func:`lookalike_letters` name those words and the letters to
 doubt in them, for the warning a person is given (:func:`mixed_script_warning`) and the mark
 an agent reads beside each word.
@@ -251,24 +254,39 @@ def _ascii_shown() -> bytes:
 
 # --- look-alikes ------------------------------------------------------------------------------
 
-# Greek, Cyrillic, Armenian, Cherokee (and its small letters), and Latin's small capitals, which
-# stand beside Latin letters in no word of any language.
-_CG = "\u0370-\u03ff\u1f00-\u1fff\u0400-\u052f\u0530-\u058f\u13a0-\u13ff\uab70-\uabbf\u1d00-\u1d22\ua731"
+# Greek, Cyrillic, Armenian, Cherokee (and its small letters), Coptic and Lisu, Latin's small
+# capitals and the IPA letters that imitate Latin ones (``ɑ ɡ ɪ ʏ ɢ ʜ ʟ ɴ ʀ``), and the dental
+# click ``ǀ``, which stand beside Latin letters in no word of any language but Khoekhoe's.
+_CG = (
+    "\u0370-\u03ff\u1f00-\u1fff\u0400-\u052f\u0530-\u058f\u13a0-\u13ff\uab70-\uabbf\u2c80-\u2cff"
+    "\ua4d0-\ua4ff\u1d00-\u1d22\ua731\u0251\u0261\u026a\u028f\u0262\u029c\u029f\u0274\u0280\u01c0"
+)
+# Latin letters in another form, which NFKC makes plain: letterlike symbols (``ℋ``, the Kelvin
+# sign), Roman numerals, ligatures (``ﬁ``), full-width letters and mathematical alphanumerics
+# (``𝙷``). A word written wholly in one of those forms is a style (``ｓａｙＨｅｌｌｏ``); one of
+# them among plain Latin letters (``say𝙷ello``, ``ﬁle``) is not the word it seems. Superscripts,
+# subscripts and circled letters look smaller than the letter, and are not among them.
+_COMPAT_LATIN = (
+    "\u2102\u2107\u210a-\u2113\u2115\u2119-\u211d\u2124\u2128\u212a-\u212d\u212f-\u2131\u2133\u2134"
+    "\u2145-\u2149\u2160-\u217f\ufb00-\ufb06\uff21-\uff3a\uff41-\uff5a\U0001d400-\U0001d6a5"
+)
 _LATIN_OR_DIGIT = "A-Za-z0-9_\u00c0-\u024f"
 # One of those letters touching a Latin letter, digit or underscore: a word may mix scripts.
-_SCRIPT_SEAM = lazy.Pattern(f"[{_CG}](?:(?<=[{_LATIN_OR_DIGIT}].)|(?=[{_LATIN_OR_DIGIT}]))")
+_SCRIPT_SEAM = lazy.Pattern(f"[{_CG}{_COMPAT_LATIN}](?:(?<=[{_LATIN_OR_DIGIT}].)|(?=[{_LATIN_OR_DIGIT}]))")
 _LATIN = lazy.Pattern("[A-Za-z\u00c0-\u024f]")
 _WORD = lazy.Pattern(r"\w+")
 # Letters of other alphabets that look like Latin ones, and the letter each imitates:
-# Cyrillic, Greek, Armenian and Cherokee ones (the capitals, and their small forms), and
-# Latin's own dotless i and j, and small capitals (which no compatibility folding maps to the
-# letters they show).
+# Cyrillic, Greek, Armenian, Cherokee, Coptic and Lisu ones (the capitals, and their small
+# forms), and Latin's own dotless i and j, small capitals, IPA letters and dental click (which
+# no compatibility folding maps to the letters they show).
 _LOOKALIKE_PAIRS = (
-    ("АВЕЅІЈКМНОРСТУХЁЇаеорсухѕіјԁһӏԛԝүёї", "ABESIJKMHOPCTYXEIaeopcyxsijdhlqwyei"),  # Cyrillic
-    ("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαικνορτυχ", "ABEZHIKMNOPTYXaikvoptux"),  # Greek
+    ("АВЕЅІЈКМНОРСТУХЁЇѴаеорсухѕіјԁһӏԛԝүёїѵ", "ABESIJKMHOPCTYXEIVaeopcyxsijdhlqwyeiv"),  # Cyrillic
+    ("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧϹͿαικνορτυχϲϳ", "ABEZHIKMNOPTYXCJaikvoptuxcj"),  # Greek
     ("ՍՕօսցհոռզ", "UOoughnnq"),  # Armenian
     ("ᎠᎡᎢᎥᎩᎪᎫᎬᏃᎷᎻᏀᏒᏔᏕᏙᏚᏞᏟᏢᏦᏴ", "DRTiYAJEZMHGRWSVSLCPKB"),  # Cherokee capitals
-    ("ıȷɑɡɪʏᴀʙᴄᴅᴇɢʜᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡᴢ", "ijagiyabcdeghjklmnoprstuvwz"),  # Latin
+    ("ⲂⲎⲒⲌⲔⲘⲚⲞⲢⲤⲦⲨⲬⲟⲣⲥⲭ", "BHIZKMNOPCTYXopcx"),  # Coptic
+    ("ꓐꓑꓒꓓꓔꓖꓗꓙꓚꓜꓝꓟꓠꓡꓢꓣꓦꓧꓪꓫꓬꓮꓰꓲꓳꓴ", "BPdDTGKJCZFMNLSRVHWXYAEIOU"),  # Lisu
+    ("ıȷɑɡɪʏᴀʙᴄᴅᴇɢʜᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡᴢǀ", "ijagiyabcdeghjklmnoprstuvwzl"),  # Latin
 )
 _LOOKALIKES = str.maketrans(
     "".join(f for f, _ in _LOOKALIKE_PAIRS) + "ᎠᎡᎢᎥᎩᎪᎫᎬᏃᎷᎻᏀᏒᏔᏕᏙᏚᏞᏟᏢᏦᏴ".lower(),
@@ -276,6 +294,8 @@ _LOOKALIKES = str.maketrans(
 )
 _CONFUSABLES = frozenset(chr(code) for code in _LOOKALIKES)
 _ANY_CONFUSABLE = lazy.Pattern("[" + "".join(sorted(_CONFUSABLES)) + "]")
+_DOUBTFUL = lazy.Pattern("[" + "".join(sorted(_CONFUSABLES)) + _COMPAT_LATIN + "]")
+_PLAIN_LATIN = lazy.Pattern("(?!" + _DOUBTFUL.pattern + ")" + _LATIN.pattern)
 
 
 def latin_skeleton(text: str) -> str:
@@ -296,7 +316,9 @@ def as_read(text: str) -> str:
 
 def mixed_script_count(text: str) -> int:
     """Words that mix Latin letters with look-alikes from another alphabet (Cyrillic, Greek,
-    Armenian, Cherokee) or small capitals; a dotless i is Turkish, and not counted."""
+    Armenian, Cherokee, Coptic, Lisu), small capitals, IPA letters, or Latin letters in another
+    form (mathematical, full-width, ligatures, Roman numerals); a dotless i is Turkish, and not
+    counted."""
     return len(mixed_script_spans(text))
 
 
@@ -316,9 +338,15 @@ def mixed_script_spans(text: str) -> list[tuple[int, int]]:
             start -= 1
         word = _WORD.match(text, start)
         covered = word.end() if word else seam.end()
-        if word and _LATIN.search(word.group()) and any(c in _CONFUSABLES for c in word.group()):
+        if word and _mixes(word.group()):
             spans.append(word.span())
     return spans
+
+
+def _mixes(word: str) -> bool:
+    """Whether WORD holds both a plain Latin letter and one that only looks like one (a
+    look-alike, or a Latin letter in another form)."""
+    return _DOUBTFUL.search(word) is not None and _PLAIN_LATIN.search(word) is not None
 
 
 def mixed_script_words(*texts: str) -> list[str]:
@@ -328,7 +356,7 @@ def mixed_script_words(*texts: str) -> list[str]:
     return list(dict.fromkeys(words))
 
 
-_FOREIGN = lazy.Pattern(f"[{_CG}]")
+_FOREIGN = lazy.Pattern(f"[{_CG}{_COMPAT_LATIN}]")
 
 
 def lookalike_letters(word: str) -> list[str]:
@@ -337,7 +365,7 @@ def lookalike_letters(word: str) -> list[str]:
     ``sayНello`` is ``sayHello``, so a person or an agent is told which letters to doubt."""
     import unicodedata
 
-    letters = [c for c in dict.fromkeys(word) if not c.isascii() and (c in _CONFUSABLES or _FOREIGN.match(c))]
+    letters = [c for c in dict.fromkeys(word) if not c.isascii() and (_DOUBTFUL.match(c) or _FOREIGN.match(c))]
     return [f"U+{ord(c):04X} {unicodedata.name(c, '')}".rstrip() for c in letters]
 
 
