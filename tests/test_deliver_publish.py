@@ -1128,3 +1128,46 @@ def test_look_alike_words_reach_agents_and_published_files_marked(world: World, 
     result = publish(str(world.root))
     assert result.status == "published" and result.conflicts == [], "gitstore's own entry, brought up to date"
     assert LOOKALIKE_MARKED in next(e for e in json.loads(read(world, INDEX))["entries"] if e["learning"] == lid)["fact"]
+
+
+def _published_unmarked(world: World, monkeypatch: pytest.MonkeyPatch, lid: str) -> str:
+    """Publish as a gitstore did before look-alike words were marked (each learning's line as
+    written), then undo that; the line it wrote for ``lid``."""
+    from gitstore.deliver import publish as module
+    from gitstore.deliver.build import line_of
+
+    with monkeypatch.context() as patched:
+        patched.setattr(module, "_fact_text", lambda r: line_of(r["content"]["title"], r["content"]["text"]))
+        assert publish(str(world.root)).status == "published"
+    body = sections.split(read(world, "AGENTS.md").decode(), "AGENTS.md").body or ""
+    [line] = [line for line in body.splitlines() if lid in line]
+    assert "look-alike" not in line and "sayНello()" in line
+    return line
+
+
+def test_a_line_an_earlier_publish_wrote_without_marks_is_stale_not_a_hand_edit(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After an upgrade, the files an earlier gitstore published hold its accepted text without
+    the look-alike marks publish writes now: doctor says so and asks for a publish, never that
+    the line is another text than the accepted one; and a rollback to them is refused for what
+    they lack, not for a version that is not in force."""
+    from gitstore.deliver.publish import standing
+
+    from .advice import checks
+
+    lid = add_learning(world, 63, "Greeting helper", "Greetings go through sayНello() as documented.")
+    line = _published_unmarked(world, monkeypatch, lid)
+    number = read(world, "AGENTS.md").decode().splitlines().index(line) + 1
+    found = standing(world.ctx)
+    assert found.unwritten == {} and found.unmarked == {"AGENTS.md": [f"line {number}: {lid}"]}
+    [check] = checks(world.root, "published files")
+    assert check["state"] == "warn" and "written before look-alike words were marked" in check["detail"], check
+    assert f"line {number}: {lid}" in check["detail"] and check["todo"] == "gitstore publish", check
+
+    assert publish(str(world.root)).status == "published"
+    assert LOOKALIKE_MARKED.replace("()", "") in read(world, "AGENTS.md").decode()
+    assert [c["state"] for c in checks(world.root, "published files")] == ["ok"]
+    with pytest.raises(Refused) as refused:
+        rollback(str(world.root))
+    assert lid in str(refused.value) and "without the look-alike marks" in str(refused.value), refused.value
+    assert "another version" not in str(refused.value)

@@ -105,6 +105,32 @@ def test_a_line_of_a_retired_learning_added_back_fails(repo: tuple[Path, dict[st
     assert len(found) == 1 and found[0].message.startswith(f"{learning['id']} is not an accepted learning in force ("), found
 
 
+def test_a_line_an_earlier_publish_wrote_without_look_alike_marks_fails_as_stale(
+        repo: tuple[Path, dict[str, Any]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line holding a learning's accepted text without the look-alike marks publish writes now
+    (as a publish did before words were marked) is stale, as a line of a version since changed
+    is: agents would read the look-alike unmarked, so it does not pass, and the gate says why
+    rather than calling it another text."""
+    from gitstore.deliver import publish as module
+    from gitstore.deliver.build import line_of
+
+    root, _ = repo
+    ctx = Context.open(str(root))
+    learning = accepted_learning(ctx, title="Greeting helper", text="Greetings go through sayНello() in src/retry.py.")
+    with monkeypatch.context() as patched:
+        patched.setattr(module, "_fact_text", lambda r: line_of(r["content"]["title"], r["content"]["text"]))
+        assert publish(str(root)).status == "published"
+    git(root, "commit", "-q", "-a", "-m", "Publish as before look-alike words were marked")
+    found = promotion_gate.check([], root, "HEAD~1", "HEAD")
+    assert len(found) == 2, found  # the section's line and the index's entry
+    for finding in found:
+        assert f"the text published for {learning['id']} is its accepted text without the look-alike marks" \
+            in finding.message, finding.message
+    assert publish(str(root)).status == "published"
+    git(root, "commit", "-q", "-a", "-m", "Publish again")
+    assert promotion_gate.check([], root, "HEAD~1", "HEAD") == []
+
+
 LEFT_OUT = "- ({count} more left out to stay within the reader's limit: {ids})"
 UNKNOWN = "lrn_0123456789abcdef0123456789abcdef"
 

@@ -165,9 +165,22 @@ def unwritten_text(learning: str, text: str, facts: Mapping[str, clindex.Fact],
     fact = facts.get(learning)
     if fact is None:
         return why_not(learning)
+    if unmarked(text, fact.fact):
+        return f"the text published for {learning} is {UNMARKED}"
     if not same_text(text, fact.fact):
         return f"the text published for {learning} is not its accepted text"
     return None
+
+
+UNMARKED = ("its accepted text without the look-alike marks publish writes now (written before look-alike words "
+            "were marked)")
+
+
+def unmarked(published: str, accepted: str) -> bool:
+    """Whether a published line's text is ``accepted`` (a learning's line, marked: ``_fact_text``)
+    as a publish wrote it before look-alike words were marked: another text as it stands, the
+    same once marked. Stale, as a line of a version since changed is, never a hand edit."""
+    return not same_text(published, accepted) and same_text(marked(published), accepted)
 
 
 def same_text(published: str, accepted: str) -> bool:
@@ -621,6 +634,7 @@ class Standing:
     not_in_force: dict[str, list[str]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     unwritten: dict[str, list[str]] = field(default_factory=dict)  # path -> why each line publish never writes
+    unmarked: dict[str, list[str]] = field(default_factory=dict)  # path -> lines written before marks (``unmarked``)
 
 
 def _published(baseline: Baseline) -> set[str]:
@@ -669,7 +683,7 @@ def standing(ctx: Any) -> Standing:
     return Standing([path for path in order if path in published], [c.path for c in changes if c.path in published],
                     _not_written(baseline, published, selection),
                     [c for c in result.conflicts if c.split(":", 1)[0] in published],
-                    _unwritten(baseline, published, selection))
+                    *_unwritten(baseline, published, selection))
 
 
 _CITED = re.compile(r"\[(lrn_[0-9a-f]{32}(?:, lrn_[0-9a-f]{32})*)\][ \t]*$")
@@ -696,13 +710,17 @@ def _not_written(baseline: Baseline, published: set[str], selection: Selection) 
     return {path: sorted(ids - wanted) for path, ids in listed.items() if ids - wanted}
 
 
-def _unwritten(baseline: Baseline, published: set[str], selection: Selection) -> dict[str, list[str]]:
+def _unwritten(baseline: Baseline, published: set[str],
+               selection: Selection) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """Per published file, why each line of its section is one no publish writes, judged as the
     promotion gate judges a line a commit adds (``unwritten``): a line of another shape, or
     another text than the one accepted for a learning it names. (A line naming a learning
-    publish no longer writes is ``_not_written``'s.)"""
+    publish no longer writes is ``_not_written``'s.) And apart, per file, the lines an earlier
+    publish wrote before look-alike words were marked (``line N: learning ids``): stale, not
+    written by hand."""
     facts = {fact.learning: fact for fact in selection.facts}
     found: dict[str, list[str]] = {}
+    stale: dict[str, list[str]] = {}
     for target in baseline.targets:
         if target.path not in published:
             continue
@@ -715,9 +733,19 @@ def _unwritten(baseline: Baseline, published: set[str], selection: Selection) ->
         section = [line for line in lines if line.strip()]
         for number, line in enumerate(lines, start=first):
             problem = unwritten(line, facts, lambda _: None, section) if line.strip() else None
-            if problem:
+            learnings = _written_unmarked(line, facts) if problem else ()
+            if learnings:
+                stale.setdefault(target.path, []).append(f"line {number}: {', '.join(learnings)}")
+            elif problem:
                 found.setdefault(target.path, []).append(f"line {number}: {problem}")
-    return found
+    return found, stale
+
+
+def _written_unmarked(line: str, facts: Mapping[str, clindex.Fact]) -> tuple[str, ...]:
+    """The learnings ``line`` names when it is their line as a publish wrote it before look-alike
+    words were marked (its text the accepted text, without marks, of each); else none."""
+    text, learnings = section_line(line) or ("", ())
+    return learnings if all(one in facts and unmarked(text, facts[one].fact) for one in learnings) else ()
 
 
 def _read_quietly(path: Path) -> bytes | None:
@@ -824,7 +852,12 @@ def _all_in_force(root: Path, restored: dict[str, bytes | None]) -> None:
     if gone:
         raise Refused(f"the files it would restore list {named(gone)}, no longer in force; nothing was rolled back "
                       "(run `gitstore publish` instead)")
-    changed = sorted({item.learning for item in listed if not _still_said(item, records[item.learning])})
+    unsaid = [item for item in listed if not _still_said(item, records[item.learning])]
+    stale = {item.learning for item in unsaid if item.text and unmarked(item.text, _fact_text(records[item.learning]))}
+    changed = sorted({item.learning for item in unsaid} - stale)
     if changed:
         raise Refused(f"the files it would restore give {named(changed)} a text no longer accepted (another version "
                       "of it is in force now); nothing was rolled back (run `gitstore publish` instead)")
+    if stale:
+        raise Refused(f"the files it would restore give {named(sorted(stale))} {UNMARKED}; nothing was rolled back "
+                      "(run `gitstore publish` instead)")

@@ -581,12 +581,14 @@ def _published(report: Report, root: Path, state: Path) -> None:
                    f"no longer in force or no longer published: {named(ids)}",
                    _republish(blocked & set(found.not_in_force)))
     for path, lines in found.unwritten.items():
-        more = len(lines) - SHOWN_LINES
-        shown = "; ".join(lines[:SHOWN_LINES]) + (f"; and {more} more" if more > 0 else "")
         report.add("published files", FAIL, f"{path} gives agents {len(lines)} line(s) in the section whose header "
-                   f"says a person accepted them, which gitstore publish never writes: {shown}",
+                   f"says a person accepted them, which gitstore publish never writes: {_shown(lines)}",
                    _republish(blocked & {path}))
-    if found.not_in_force or found.unwritten:
+    for path, lines in found.unmarked.items():  # an earlier gitstore's own publish, not a hand edit
+        report.add("published files", WARN, f"{path} gives agents {len(lines)} line(s) written before look-alike "
+                   f"words were marked, without the marks gitstore publish writes now: {_shown(lines)}",
+                   _republish(blocked & {path}))
+    if found.not_in_force or found.unwritten or found.unmarked:
         return  # publishing again mends what the files lack as well
     if found.behind:
         report.add("published files", WARN, f"{', '.join(found.behind)} differ from what gitstore publish "
@@ -596,6 +598,12 @@ def _published(report: Report, root: Path, state: Path) -> None:
 
 
 SHOWN_LINES = 5  # of a published file's lines no publish writes: the rest are counted
+
+
+def _shown(lines: list[str]) -> str:
+    """The first ``SHOWN_LINES`` of ``lines``, and how many more there are."""
+    more = len(lines) - SHOWN_LINES
+    return "; ".join(lines[:SHOWN_LINES]) + (f"; and {more} more" if more > 0 else "")
 
 
 def _republish(blocked: set[str]) -> str:
