@@ -154,6 +154,39 @@ def test_ctrl_c_ends_the_server_at_once_while_its_input_stays_open(shared_world:
     assert "interrupted" in errors and "Traceback" not in errors and "Exception ignored" not in errors, errors
 
 
+def test_ctrl_c_the_kernel_hands_to_a_worker_thread_ends_the_server_too(shared_world: World) -> None:
+    """The kernel may give a process's signal to any of its threads that does not block it. A
+    handler of Python's ran only once the main thread ran Python again, and while that thread
+    slept in the event loop's wait, a Ctrl-C handed to one of the SDK's worker threads woke
+    nothing: the server went on serving. Sent to each worker thread in turn, it ends at once."""
+    import ctypes
+    import signal
+
+    client = Client(shared_world.root)
+    client.request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                     "clientInfo": {"name": "test", "version": "1"}})
+    assert client.answer()["id"] == 1
+    pid = client.process.pid
+    workers = sorted(int(tid) for tid in os.listdir(f"/proc/{pid}/task") if int(tid) != pid)
+    assert workers, "the server runs threads of its own"
+    tgkill = {"x86_64": 234, "aarch64": 131}.get(os.uname().machine)  # its system call number
+    if tgkill is None:
+        pytest.skip("tgkill's number is known here for x86-64 and aarch64 only")
+    libc = ctypes.CDLL(None, use_errno=True)
+    try:
+        for tid in workers:  # the signal goes to that thread, never the main one
+            if libc.syscall(tgkill, pid, tid, signal.SIGINT) == 0:
+                break
+        code = client.process.wait(timeout=60)  # a guard against a hang, not a measure of time
+    finally:
+        assert client.process.stdin is not None and client.process.stderr is not None
+        client.process.stdin.close()
+        client.process.kill()
+    errors = client.process.stderr.read().decode()
+    assert code == 130, errors
+    assert "interrupted" in errors and "Traceback" not in errors, errors
+
+
 def test_a_client_gone_with_answers_pending_ends_the_server_quietly(shared_world: World) -> None:
     """A client that crashed or was killed closes its end of the server's output while its
     requests are in flight: the server's next answer meets a closed pipe, and it ends as every

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from types import FrameType
+import threading
 
 import typer
 
@@ -14,16 +14,26 @@ from gitstore.deliver.mcp import serve
 
 def mcp() -> None:
     """Serve recall and show over MCP on standard input and output (read-only; needs gitstore[mcp])."""
-    signal.signal(signal.SIGINT, _interrupted)
-    serve()
+    # blocked before any thread starts, so every thread the SDK starts inherits it: the signal
+    # waits for the one thread that takes it, whichever thread the kernel hands it to
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    threading.Thread(target=_interrupted, name="gitstore-ctrl-c", daemon=True).start()
+    try:
+        serve()
+    finally:  # a caller in the same process (a test) and what it starts later see Ctrl-C as before
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
-def _interrupted(signum: int, frame: FrameType | None) -> None:
+def _interrupted() -> None:
     """Ctrl-C ends the server at once. Left to the event loop, it only cancels the main task,
     which the SDK's tasks can take for a cancellation of their own and go on serving (until
-    input ends), and at exit the interpreter waits for the SDK's worker threads. The server
-    writes nothing but whole answers, each flushed as it is written, and holds nothing to put
-    away: it ends here, with the line and exit code of any interrupted command."""
+    input ends), and at exit the interpreter waits for the SDK's worker threads. A handler of
+    Python's runs only once the main thread runs Python again: when the kernel gave the signal
+    to a worker thread while the main one slept in the event loop's wait, nothing woke it, and
+    the server went on. So one thread waits for the signal itself. The server writes nothing
+    but whole answers, each flushed as it is written, and holds nothing to put away: it ends
+    here, with the line and exit code of any interrupted command."""
+    signal.sigwait({signal.SIGINT})
     sys.stderr.write("gitstore: error: interrupted\n")
     sys.stderr.flush()
     os._exit(130)
