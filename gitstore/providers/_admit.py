@@ -400,10 +400,11 @@ def _joined(repo: pygit2.Repository, trees: list[pygit2.Tree]) -> pygit2.Oid:
     folders: dict[str, list[pygit2.Tree]] = {}
     for tree in trees:
         for entry in tree:
+            name = str(entry.name)  # an entry of a tree always has one
             if entry.filemode == pygit2.GIT_FILEMODE_TREE:
-                folders.setdefault(entry.name, []).append(repo[entry.id].peel(pygit2.Tree))
-            elif entry.name not in folders and builder.get(entry.name) is None:
-                builder.insert(entry.name, entry.id, entry.filemode)
+                folders.setdefault(name, []).append(repo[entry.id].peel(pygit2.Tree))
+            elif name not in folders and builder.get(name) is None:
+                builder.insert(name, entry.id, entry.filemode)
     for name, held in folders.items():
         if builder.get(name) is None:
             alike = len({tree.id for tree in held}) == 1

@@ -701,7 +701,7 @@ class _Planned:
             if line is not None and line not in said:  # a push retried after the remote moved plans again
                 said.append(line)
             return False
-        other = _other_scope(repo, mine, theirs, self.scope) if ahead else None
+        other = _other_scope(repo, mine, theirs, self.scope) if ahead and mine is not None else None
         if other is not None:
             said = report.not_pushed if own else report.stranded
             line = (f"{records} holds records of scope {other}, which is not the scope {remote} stands for, "
@@ -710,7 +710,7 @@ class _Planned:
             if line not in said:
                 said.append(line)
             return False
-        if ahead:
+        if ahead and mine is not None:
             self.specs.append(f"{records}:{records}")
             self.moves.append(Moved(writer, "records", str(theirs) if theirs else None, str(mine),
                                     _records_between(repo, mine, theirs)))
@@ -730,10 +730,10 @@ def _other_scope(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid | No
     clone whose origin changed since holds some of its old one)."""
     oid: pygit2.Oid | None = tip
     while oid is not None and oid != base:
-        commit = repo[oid]
+        commit = repo[oid].peel(pygit2.Commit)
         for digest, kind, _ in parse_message(commit.message).lines:
             try:
-                found = _jsontext.loads(commit.tree[record_path(kind, digest)].data).get("scope")
+                found = _jsontext.loads(commit.tree[record_path(kind, digest)].peel(pygit2.Blob).data).get("scope")
             except (KeyError, ValueError, AttributeError):
                 continue  # not this check's to judge: verify names a record missing or unreadable
             if found != scope:
@@ -769,9 +769,9 @@ def _admit_own(provider: GitProvider, remote: str, tips: dict[str, pygit2.Oid]) 
 
 def _records_between(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid | None) -> int:
     """How many records the appends after ``base`` up to ``tip`` hold."""
-    count, oid = 0, tip
+    count, oid = 0, tip  # type: int, pygit2.Oid | None
     while oid is not None and oid != base:
-        commit = repo[oid]
+        commit = repo[oid].peel(pygit2.Commit)
         count += len(parse_message(commit.message).lines)
         oid = commit.parent_ids[0] if commit.parent_ids else None
     return count
