@@ -9,6 +9,7 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -133,17 +134,20 @@ def test_a_line_that_is_no_message_is_answered_with_a_json_rpc_error_and_the_ser
     assert "Traceback" not in client.process.stderr.read().decode()
 
 
-def test_ctrl_c_ends_the_server_at_once_while_its_input_stays_open(shared_world: World) -> None:
-    """A client that keeps standard input open and sends nothing (a terminal, an idle pipe):
-    Ctrl-C ends the server with exit 130, not once the next input comes, and without a trace."""
-    import signal
-
-    client = Client(shared_world.root)
+def _serving(root: Path) -> Client:
+    """A server past initialize, waiting on input that does not come."""
+    client = Client(root)
     client.request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                      "clientInfo": {"name": "test", "version": "1"}})
-    assert client.answer()["id"] == 1  # serving, waiting on input that does not come
-    client.process.send_signal(signal.SIGINT)
+    assert client.answer()["id"] == 1
+    return client
+
+
+def _ends_interrupted(client: Client, interrupt: Callable[[], None]) -> None:
+    """``interrupt`` (a Ctrl-C, sent one way or another) ends the server with exit 130 and the
+    one line of any interrupted command, without a trace."""
     try:
+        interrupt()
         code = client.process.wait(timeout=60)  # a guard against a hang, not a measure of time
     finally:
         assert client.process.stdin is not None and client.process.stderr is not None
@@ -154,37 +158,36 @@ def test_ctrl_c_ends_the_server_at_once_while_its_input_stays_open(shared_world:
     assert "interrupted" in errors and "Traceback" not in errors and "Exception ignored" not in errors, errors
 
 
+def test_ctrl_c_ends_the_server_at_once_while_its_input_stays_open(shared_world: World) -> None:
+    """A client that keeps standard input open and sends nothing (a terminal, an idle pipe):
+    Ctrl-C ends the server with exit 130, not once the next input comes, and without a trace."""
+    import signal
+
+    client = _serving(shared_world.root)
+    _ends_interrupted(client, lambda: client.process.send_signal(signal.SIGINT))
+
+
 def test_ctrl_c_the_kernel_hands_to_a_worker_thread_ends_the_server_too(shared_world: World) -> None:
     """The kernel may give a process's signal to any of its threads that does not block it. A
     handler of Python's ran only once the main thread ran Python again, and while that thread
     slept in the event loop's wait, a Ctrl-C handed to one of the SDK's worker threads woke
-    nothing: the server went on serving. Sent to each worker thread in turn, it ends at once."""
+    nothing: the server went on serving. Sent to a worker thread, it ends the server at once."""
     import ctypes
     import signal
 
-    client = Client(shared_world.root)
-    client.request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                     "clientInfo": {"name": "test", "version": "1"}})
-    assert client.answer()["id"] == 1
-    pid = client.process.pid
-    workers = sorted(int(tid) for tid in os.listdir(f"/proc/{pid}/task") if int(tid) != pid)
-    assert workers, "the server runs threads of its own"
     tgkill = {"x86_64": 234, "aarch64": 131}.get(os.uname().machine)  # its system call number
     if tgkill is None:
         pytest.skip("tgkill's number is known here for x86-64 and aarch64 only")
+    client = _serving(shared_world.root)
+    pid = client.process.pid
+    workers = sorted(int(tid) for tid in os.listdir(f"/proc/{pid}/task") if int(tid) != pid)
+    assert workers, "the server runs threads of its own"
     libc = ctypes.CDLL(None, use_errno=True)
-    try:
-        for tid in workers:  # the signal goes to that thread, never the main one
-            if libc.syscall(tgkill, pid, tid, signal.SIGINT) == 0:
-                break
-        code = client.process.wait(timeout=60)  # a guard against a hang, not a measure of time
-    finally:
-        assert client.process.stdin is not None and client.process.stderr is not None
-        client.process.stdin.close()
-        client.process.kill()
-    errors = client.process.stderr.read().decode()
-    assert code == 130, errors
-    assert "interrupted" in errors and "Traceback" not in errors, errors
+
+    def to_a_worker() -> None:  # the first worker thread that takes it, never the main one
+        assert any(libc.syscall(tgkill, pid, tid, signal.SIGINT) == 0 for tid in workers)
+
+    _ends_interrupted(client, to_a_worker)
 
 
 def test_a_client_gone_with_answers_pending_ends_the_server_quietly(shared_world: World) -> None:

@@ -53,6 +53,17 @@ def _team(tmp: Path) -> tuple[Path, dict[str, tuple[Path, str]], Path, Context, 
     return bare, keys, root, alice, jitter
 
 
+def _three(tmp: Path) -> tuple[Path, Context, Context, Context, dict[str, Any]]:
+    """The team of ``_team`` with bob (who may decide) and carol cloned, all three synced: the
+    remote, the three clones and alice's first comment."""
+    bare, keys, _, alice, jitter = _team(tmp)
+    bob = team_clone(tmp, bare, "bob", keys["github:10"][0])
+    carol = team_clone(tmp, bare, "carol")
+    for ctx in (alice, bob, carol):
+        sync(str(ctx.workspace.root))
+    return bare, alice, bob, carol, jitter
+
+
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("forks")
@@ -332,11 +343,7 @@ ERASED = ("alice", "bob", "carol")
 @pytest.fixture(scope="module")
 def erased_base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("fork-drops-text")
-    bare, keys, root, alice, _ = _team(tmp)
-    bob = team_clone(tmp, bare, "bob", keys["github:10"][0])
-    carol = team_clone(tmp, bare, "carol")
-    for ctx in (alice, bob, carol):
-        sync(str(ctx.workspace.root))
+    bare, alice, bob, carol, _ = _three(tmp)
     writer = alice.workspace.config.writer
     records, payloads = records_ref("shared", writer), payloads_ref("shared", writer)
     a1, snapshot = git(bare, "rev-parse", records).strip(), git(bare, "rev-parse", payloads).strip()
@@ -470,11 +477,7 @@ def jumped_base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[st
     from gitstore.providers._verify_git import MAX_CLOCK_JUMP
 
     tmp = tmp_path_factory.mktemp("fork-jumps")
-    bare, keys, root, alice, jitter = _team(tmp)
-    bob = team_clone(tmp, bare, "bob", keys["github:10"][0])
-    carol = team_clone(tmp, bare, "carol")
-    for ctx in (alice, bob, carol):
-        sync(str(ctx.workspace.root))
+    bare, alice, bob, carol, jitter = _three(tmp)
     carol_writer, bob_writer = carol.workspace.config.writer, bob.workspace.config.writer
     own = Thread(Context.open(carol.workspace.root), 11, "500")
     own.comment("500", "Log the retry count.", "2026-03-01T11:00:00.000000Z")
