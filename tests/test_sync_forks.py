@@ -380,15 +380,20 @@ def kept_snapshots(root: Path) -> list[str]:
     return git(root, "for-each-ref", "--format=%(refname)", "refs/memory/v1/remotes/origin/parted-payloads/").split()
 
 
-def keeps_the_text(root: Path, held: dict[str, Any]) -> None:
-    """The parted append's text reads, survives gc (gitstore's and git's own) and verifies."""
-    assert parted(root) == [f"refs/memory/v1/remotes/origin/parted/shared/{held['writer']}/{held['a2']}"]
-    assert kept_snapshots(root) == [f"refs/memory/v1/remotes/origin/parted-payloads/shared/{held['writer']}/{held['a2']}"]
+def survives_gc(root: Path, held: dict[str, Any]) -> None:
+    """The secret reads, and still does, its bytes kept, after gitstore's gc and git's own."""
     assert text(root, held["secret"]) == SECRET
     assert cli.gitstore("gc", cwd=root).returncode == 0
     git(root, "gc", "-q", "--prune=now")
     assert text(root, held["secret"]) == SECRET
     assert SECRET.encode() in all_objects(root)
+
+
+def keeps_the_text(root: Path, held: dict[str, Any]) -> None:
+    """The parted append's text reads, survives gc (gitstore's and git's own) and verifies."""
+    assert parted(root) == [f"refs/memory/v1/remotes/origin/parted/shared/{held['writer']}/{held['a2']}"]
+    assert kept_snapshots(root) == [f"refs/memory/v1/remotes/origin/parted-payloads/shared/{held['writer']}/{held['a2']}"]
+    survives_gc(root, held)
     done = cli.gitstore("verify", cwd=root)
     assert done.returncode == 0, (done.stdout, done.stderr)
 
@@ -580,11 +585,7 @@ def _records_back(bare: Path, held: dict[str, Any]) -> None:
 def _fork_text_kept(root: Path, held: dict[str, Any]) -> None:
     """The fork is the parted history now, the secret still read, through gc too."""
     assert parted(root) == [f"refs/memory/v1/remotes/origin/parted/shared/{held['writer']}/{held['x2']}"]
-    assert text(root, held["secret"]) == SECRET
-    assert cli.gitstore("gc", cwd=root).returncode == 0
-    git(root, "gc", "-q", "--prune=now")
-    assert text(root, held["secret"]) == SECRET
-    assert SECRET.encode() in all_objects(root)
+    survives_gc(root, held)
 
 
 def _alice_syncs_then_verifies(bare: Path, roots: dict[str, Path], held: dict[str, Any], name: str) -> None:
