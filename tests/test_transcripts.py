@@ -622,6 +622,26 @@ def test_gemini_document_is_read_in_memory_of_a_message_not_the_file(tmp_path: P
     assert peak < path.stat().st_size // 2
 
 
+def test_a_large_gemini_document_is_told_from_its_start_not_decoded_whole(tmp_path: Path) -> None:
+    """Without ``--harness``, telling a session document's harness decoded the whole file: a
+    200 MB session cost 1.2 GB before its parser, reading it a message at a time, began."""
+    path = tmp_path / "session.json"
+    _long_session(path, 12 << 20)  # the sample read to tell any transcript is 1 MiB
+    path.write_bytes(path.read_bytes().replace(b"\n", b""))  # one line: no line of it tells the harness
+    tracemalloc.start()
+    try:
+        found = detect_harness(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found == "gemini-cli"
+    assert peak < path.stat().st_size // 2
+    text_only = tmp_path / "text.json"  # the same words inside a string's text are no session
+    text_only.write_text(json.dumps({"note": '"messages": [ "sessionId": ' + "x" * (2 << 20)}))
+    with pytest.raises(InvalidInput):
+        detect_harness(text_only)
+
+
 def test_gemini_document_over_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
     path = tmp_path / "session.json"
     path.write_bytes(_session_document(*[_user(b'"a"', f"m{n}") for n in range(40)]))

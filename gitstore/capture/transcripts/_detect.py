@@ -76,11 +76,16 @@ def _line_harness(record: dict[str, Any]) -> str | None:
 
 
 def _document(path: Path, head: bytes, limits: Limits) -> str:
-    """A whole-file JSON document: a Gemini CLI session or an OpenCode session file."""
+    """A whole-file JSON document: a Gemini CLI session or an OpenCode session file. One
+    larger than the sample whose sample shows a Gemini CLI session is one, unread further:
+    decoding it whole to tell cost five times its size in memory, which its parser, reading it
+    a message at a time, never spends (OpenCode's session files are a few lines)."""
+    if len(head) == _SAMPLE_BYTES and _gemini_session(head):
+        return "gemini-cli"
     data = read_bytes(path, limits.max_json_bytes)
     record = loads(data)
     if record is BAD:
-        if re.search(rb'"messages"\s*:\s*\[', head) and re.search(rb'"(sessionId|projectHash)"', head):
+        if _gemini_session(head):
             return "gemini-cli"  # a session document cut short
         raise InvalidInput(f"{path}: not a transcript (no JSON records gitstore recognizes)")
     if isinstance(record, dict):
@@ -92,3 +97,10 @@ def _document(path: Path, head: bytes, limits: Limits) -> str:
         if isinstance(record.get("sessionID"), str) or isinstance(record.get("messageID"), str):
             raise InvalidInput(f"{path}: an OpenCode message or part file; pass the session file (storage/session/...)")
     raise InvalidInput(f"{path}: not a transcript of a harness gitstore reads")
+
+
+def _gemini_session(head: bytes) -> bool:
+    """Whether the start of a JSON document shows a Gemini CLI session: its messages array and
+    its session's id or project hash, as keys (a key's quotes are never escaped; one inside a
+    string's text is)."""
+    return bool(re.search(rb'"messages"\s*:\s*\[', head) and re.search(rb'"(sessionId|projectHash)"\s*:', head))
