@@ -53,7 +53,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -71,6 +71,7 @@ from gitstore.ops.setup import fetch_refspecs
 from gitstore.providers._admit import ANCHORS, Admissions, Fork, parted_line
 from gitstore.providers._gitdirs import common_dir, git_env, ref_names, ref_targets
 from gitstore.providers._names import QUARANTINE, record_path
+from gitstore.providers._objects import first_parents
 from gitstore.providers._partial import is_partial, judged_again, missing_objects
 from gitstore.providers._incoming import INCOMING, drop_stale_incoming, ref_tip, sync_locked
 from gitstore.providers.git import PREFIX, GitProvider, parse_message, records_state
@@ -728,9 +729,7 @@ def _other_scope(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid | No
     """The scope of a record appended after ``base`` up to ``tip`` that is not of ``scope``,
     newest first; None when every one is (records keep the scope they were stored under, so a
     clone whose origin changed since holds some of its old one)."""
-    oid: pygit2.Oid | None = tip
-    while oid is not None and oid != base:
-        commit = repo[oid].peel(pygit2.Commit)
+    for commit in _appends_after(repo, tip, base):
         for digest, kind, _ in parse_message(commit.message).lines:
             try:
                 found = _jsontext.loads(commit.tree[record_path(kind, digest)].peel(pygit2.Blob).data).get("scope")
@@ -738,7 +737,6 @@ def _other_scope(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid | No
                 continue  # not this check's to judge: verify names a record missing or unreadable
             if found != scope:
                 return str(found)
-        oid = commit.parent_ids[0] if commit.parent_ids else None
     return None
 
 
@@ -769,12 +767,16 @@ def _admit_own(provider: GitProvider, remote: str, tips: dict[str, pygit2.Oid]) 
 
 def _records_between(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid | None) -> int:
     """How many records the appends after ``base`` up to ``tip`` hold."""
-    count, oid = 0, tip  # type: int, pygit2.Oid | None
-    while oid is not None and oid != base:
-        commit = repo[oid].peel(pygit2.Commit)
-        count += len(parse_message(commit.message).lines)
-        oid = commit.parent_ids[0] if commit.parent_ids else None
-    return count
+    return sum(len(parse_message(commit.message).lines) for commit in _appends_after(repo, tip, base))
+
+
+def _appends_after(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid | None) -> Iterator[pygit2.Commit]:
+    """The appends after ``base`` up to ``tip``, newest first (``first_parents``: all of them
+    when ``base`` is None or not among them)."""
+    for oid in first_parents(repo, tip):
+        if oid == base:
+            return
+        yield repo[oid].peel(pygit2.Commit)
 
 
 # -- what changed --------------------------------------------------------------------------------
