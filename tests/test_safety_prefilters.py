@@ -164,6 +164,19 @@ def test_joiners_and_selectors_are_counted_as_when_judged_one_at_a_time(text: st
     assert hidden._contextual_counts(text, places) == one_at_a_time
 
 
+@settings(max_examples=500, deadline=None)
+@given(_texts("`", "a`b", "`x`", "\n\n", "<a ", "~", "\\", size=30))
+@example("`<a `<a `<a `")
+@example("`a` `b")
+def test_lone_backticks_pair_as_when_each_run_is_looked_at(text: str) -> None:
+    from gitstore.safety import code
+
+    if "``" in text or "\\`" in text:
+        return  # not a paragraph of lone backticks
+    assert code._single_spans(text, 0, len(text)) == code._runs_spans(text, 0, len(text), False)
+    assert code._single_spans(text, 1, len(text) - 1) == code._runs_spans(text, 1, len(text) - 1, False)
+
+
 def _tags_by_search(text: str) -> set[int]:
     """The tags finder as it was, asking where each tag stands by a search of the code."""
     from gitstore.safety import active

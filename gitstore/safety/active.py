@@ -223,8 +223,10 @@ def _tags(text: str, the_code: Callable[[], Code]) -> set[int]:
     found = {m.start() for m in _AUTOLINK.finditer(text)  # an autolink is taken as it is written
              if _SCRIPT_URL.match(text[m.start() + 1:m.end() + 40].lower())
              and the_code().end_around(m.start()) is None}
-    at, spans, i = 0, None, 0
-    while (m := _TAG.search(text, at)) is not None:
+    search, at = _TAG.search, 0
+    spans: list[tuple[int, int]] | None = None
+    i = count = 0
+    while (m := search(text, at)) is not None:
         tag = m.group()
         # a tag holding the start of a run of backticks or of a fence may run past code it is
         # in, and one that acts must not be in code: either is looked for in the code
@@ -233,12 +235,13 @@ def _tags(text: str, the_code: Callable[[], Code]) -> set[int]:
             start = m.start()
             if spans is None:
                 spans = the_code().spans
-            while i < len(spans) and spans[i][1] <= start:
+                count = len(spans)
+            while i < count and spans[i][1] <= start:
                 i += 1
-            if i < len(spans) and spans[i][0] <= start:
+            if i < count and spans[i][0] <= start:
                 at = spans[i][1]  # shown as code: go on after the code
                 continue
-        at = max(m.end(), m.start() + 1)
+        at = m.end()  # never the tag's start: a tag holds at least its ``<`` and a letter
         if acts or (acts is None and _acting(m)):
             found.add(m.start())
     return found
