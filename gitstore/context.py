@@ -15,6 +15,7 @@ from typing import Any
 from gitstore.config import Workspace
 from gitstore.providers import AppendResult, open_provider
 from gitstore.records.contracts import seal
+from gitstore.records.identity import person
 from gitstore.records.times import now
 from gitstore.store import Store
 
@@ -48,6 +49,13 @@ class Context:
         from gitstore.rules.view import View  # the rules' index: a capture, which writes only, goes without
 
         return View.load(self.store, payloads=payloads, kinds=kinds)
+
+    def person(self, by: str | None) -> str:
+        """Who acts, for ``--by``: by default, under a policy, the person this clone signs as (a
+        decision counts only as theirs), else ``git:<user.email>``."""
+        if by is None and (signs_as := self.store.signing_as()):
+            return signs_as[0]
+        return person(by, self.workspace.repo)
 
     def audit(self, action: str, by: str, subjects: Sequence[str], records: Sequence[dict[str, Any]],
               reason: str | None = None, at: str | None = None) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from gitstore.ops import learning as ops
 from gitstore.context import Context
 
 from . import dream_world as w
+from . import team
 from .world import Thread, ref
 
 RULE = "Retries need jittered backoff"
@@ -179,6 +180,22 @@ def test_one_person_on_one_pull_request_and_their_session_on_its_branch_is_one_o
     [verdict] = report.rejected
     assert verdict["signals"]["people"] == 1 and verdict["signals"]["changes"] == 1, verdict["signals"]
     assert verdict["reasons"][0] == f"one person: every origin is by {owner}", verdict["reasons"]
+
+
+def test_under_a_policy_the_owner_is_who_the_clone_signs_as_without_by(tmp_path: Path) -> None:
+    """A dream run without ``--by`` takes its owner as every deciding command takes its person:
+    under a policy, the one this clone signs as. Their review and their session are one person,
+    not their review's account and ``git:<user.email>``."""
+    ctx, _ = team.two_reviewers(tmp_path)
+    w.grant_all(ctx, sources=("review-thread", "agent-session"))
+    w.comment(ctx, 12, "github:9", "Cache the database schema between test runs, the fixtures are slow.", 0)
+    w.session(ctx, tmp_path / "s", "fixtures", "The database fixtures are slow, cache the schema between test runs.",
+              branch="feature/12")
+    report = w.dream(ctx.workspace.root, w.Request(dry_run=True), notify=lambda _: None)
+    assert report.proposed == [], report.proposed
+    [verdict] = report.rejected
+    assert verdict["signals"]["people"] == 1, verdict["signals"]
+    assert verdict["reasons"][0] == "one person: every origin is by github:9", verdict["reasons"]
 
 
 def _accept(ctx: Context, events: list[dict], valid_until: str | None = None) -> dict:  # type: ignore[type-arg]

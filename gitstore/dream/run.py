@@ -42,7 +42,6 @@ from gitstore.ops import labels as label_ops
 from gitstore.ops import learning as learning_ops
 from gitstore.context import Context
 from gitstore.records.vocabulary import PURPOSES, unknown
-from gitstore.records.identity import person
 from gitstore.records.times import format_time, time_or_age
 from gitstore.safety.gate import screen_text
 from gitstore.store import read_only
@@ -94,7 +93,7 @@ def dream(start: str | Path, request: Request, notify: Callable[[str], None] | N
         ctx = Context.open(str(start))
     except GitstoreError as exc:
         return DreamReport.blocked(request.purpose, f"no readable store: {exc}", exc.exit_code)
-    request = replace(request, by=person(request.by, ctx.workspace.repo))
+    request = replace(request, by=ctx.person(request.by))  # its owner: whose sessions are theirs
     config = dream_settings.settings(ctx.workspace.config)
     labeler = labeler_registry.load(request.labeler or config.labeler,
                                     config.labeler_options(request.labeler or config.labeler))

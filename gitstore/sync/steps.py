@@ -28,6 +28,10 @@ from typing import Any
 from gitstore import _jsontext
 from gitstore.errors import GitstoreError, InvalidInput
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitstore.context import Context
+
 OK, NO_UPDATE, DEGRADED, FAILED = "ok", "no-update", "degraded", "failed"
 TIMED_OUT, UNAVAILABLE, NOT_DUE = "timed-out", "unavailable", "not-due"
 SUCCESS = (OK, NO_UPDATE, NOT_DUE)
@@ -84,12 +88,10 @@ class Step:
             return False
 
 
-def _person(root: Path, by: str | None) -> str:
-    from gitstore.records.identity import person
-    from gitstore.scope import open_repository
-
+def _person(ctx: Context, by: str | None) -> str:
+    """Who the loop acts as: ``loop.by``, else as a command would (``Context.person``)."""
     try:
-        return person(by, open_repository(root))
+        return ctx.person(by)
     except GitstoreError as exc:
         raise InvalidInput(f"{exc} (or set loop.by in okf/.memory/config.json)") from None
 
@@ -107,7 +109,7 @@ def reviews(call: Call) -> Outcome:
     from gitstore.context import Context
 
     ctx = Context.open(str(call.root))
-    report = import_folder(ctx, _folder(call.root, call.options["folder"]), _person(call.root, call.by),
+    report = import_folder(ctx, _folder(call.root, call.options["folder"]), _person(ctx, call.by),
                            ctx.workspace.state / "loop" / "reviews-imported.json",
                            remove_deleted=call.options.get("removeDeleted", False))
     events = sum(i["events"] for i in report.imports)
@@ -138,7 +140,7 @@ def github(call: Call) -> Outcome:
     from gitstore.context import Context
 
     ctx = Context.open(str(call.root))
-    report = import_github(ctx, call.options["repo"], _person(call.root, call.by), since=_since(call),
+    report = import_github(ctx, call.options["repo"], _person(ctx, call.by), since=_since(call),
                            api=call.options.get("apiUrl"), token=token_from_environment())
     imported = [p for p in report.pulls if p.outcome == "imported"]
     line = (f"{len(report.pulls)} pull request(s) read, {len(imported)} imported, "
@@ -151,11 +153,13 @@ def github(call: Call) -> Outcome:
 
 def dream(call: Call) -> Outcome:
     """Propose learnings from recurring themes (``gitstore dream``)."""
+    from gitstore.context import Context
     from gitstore.dream.run import Request, dream as run_dream  # type: ignore[import-not-found, unused-ignore]
     from gitstore.records.times import time_or_age
 
     since = time_or_age(call.options["since"]) if "since" in call.options else None
-    report = run_dream(call.root, Request(by=_person(call.root, call.by), since=since), notify=lambda text: None)
+    by = _person(Context.open(str(call.root)), call.by)
+    report = run_dream(call.root, Request(by=by, since=since), notify=lambda text: None)
     data = report.to_json()
     line = f"dream {report.status}: {report.result}, {len(report.proposed)} proposed, {len(report.held_back)} held back"
     if report.status == "blocked":
