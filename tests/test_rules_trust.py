@@ -510,6 +510,39 @@ def test_removing_a_key_from_the_policy_withdraws_what_it_signed(team: dict[str,
     assert any("no longer lists" in str(p) for p in verify(carol.store).problems)
 
 
+def test_gitstore_sync_alone_brings_a_policy_change_on_the_remote(team: dict[str, object], tmp_path: Path) -> None:
+    """A clone that only runs ``gitstore sync`` (the loop does, every fifteen minutes) applies
+    a person's removal from the policy at the sync that brings it, says so, and reports the
+    verdicts it changed; an idle sync after it moves nothing."""
+    from gitstore.sync.remote import sync as gitstore_sync
+
+    bare, bob, carol = _accepted_by_bob(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    _change_policy(tmp_path, bare, lambda text: "".join(l + "\n" for l in text.splitlines() if not l.startswith(BOB)))
+    report = gitstore_sync(str(carol.workspace.root))
+    assert _standing(Context.open(carol.workspace.root), proposal["id"]) == ("proposed", False)
+    assert report.policy and report.policy.startswith("refs/remotes/origin/main moved to"), report.render()
+    assert [c.line for c in report.changed] == [f"learning {proposal['id']}: accepted -> proposed (not in force)"]
+    assert git(carol.workspace.root, "rev-parse", "origin/main") == git(bare, "rev-parse", "main")
+    again = gitstore_sync(str(carol.workspace.root))
+    assert again.policy is None and again.changed == [] and again.status == "no-update", again.render()
+
+
+def test_a_sync_goes_on_when_the_remote_no_longer_has_the_default_branch(team: dict[str, object],
+                                                                          tmp_path: Path) -> None:
+    """The branch the policy is read from, gone from the remote: memory still travels, and the
+    policy stays as last fetched."""
+    from gitstore.sync.remote import sync as gitstore_sync
+
+    bare, bob, carol = _accepted_by_bob(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    git(bare, "symbolic-ref", "HEAD", "refs/heads/trunk")
+    git(bare, "branch", "-m", "main", "trunk")
+    report = gitstore_sync(str(carol.workspace.root))
+    assert report.status == "no-update" and report.policy is None, report.render()
+    assert _standing(Context.open(carol.workspace.root), proposal["id"]) == ("accepted", True)
+
+
 @pytest.mark.parametrize(("until", "counts"), [("29991231", True), ("20000101", False)])
 def test_a_key_kept_with_valid_before_keeps_only_what_it_signed_in_time(team: dict[str, object], tmp_path: Path,
                                                                         until: str, counts: bool) -> None:

@@ -1,7 +1,9 @@
 """Where a sync fetches before it verifies, and what may stay there between syncs.
 
 ``gitstore sync`` fetches every writer's shared refs into names nothing reads as memory,
-``refs/memory/sync/<remote>/{records,payloads}/shared/<writer>``, verifies what changed, and
+``refs/memory/sync/<remote>/{records,payloads}/shared/<writer>`` (and the remote's default
+branch, which the policy is read from, as ``refs/memory/sync/<remote>/policy-branch``: it stands
+beside that branch's remote-tracking ref), verifies what changed, and
 moves what passes to ``refs/memory/v1/remotes/<remote>/...`` (the admitted ref). An incoming ref
 whose tip is its admitted ref's tip keeps nothing reachable that the admitted ref does not: it
 stays, so the next fetch finds it up to date and writes nothing (among a thousand writers an
@@ -32,8 +34,10 @@ from gitstore._files import held
 from gitstore.errors import IntegrityError
 from gitstore.providers._gitdirs import common_dir, git_env, ref_ids, ref_targets
 from gitstore.providers._names import PREFIX
+from gitstore.providers._policy_git import default_branch
 
 INCOMING = "refs/memory/sync/"
+POLICY_BRANCH = "policy-branch"  # under ``INCOMING<remote>/``: one name, never a writer's ref
 LOCK = "sync.lock"
 
 
@@ -57,6 +61,12 @@ def admitted_ref(incoming: str) -> str:
     return f"{PREFIX}remotes/{incoming[len(INCOMING):]}"
 
 
+def policy_incoming(remote: str) -> str:
+    """Where a sync fetches the remote's default branch, which the policy is read from: it
+    stands beside that branch's remote-tracking ref (``default_branch``)."""
+    return f"{INCOMING}{remote}/{POLICY_BRANCH}"
+
+
 def ref_tip(repo: pygit2.Repository, name: str) -> pygit2.Oid | None:
     """The commit id ref ``name`` points at; None when there is no such ref, or it is symbolic."""
     try:
@@ -70,8 +80,16 @@ def stale_incoming(repo: pygit2.Repository, remote: str | None = None) -> list[s
     """The incoming refs (of ``remote``, or of every remote) whose tip is not their admitted
     ref's tip: what a sync may not leave behind."""
     prefix = INCOMING if remote is None else f"{INCOMING}{remote}/"
-    admitted = ref_targets(repo, admitted_ref(prefix))
-    return [name for name, tip in ref_ids(repo, prefix).items() if tip is None or tip != admitted.get(admitted_ref(name))]
+    admitted = ref_targets(repo, f"{PREFIX}remotes/{prefix[len(INCOMING):]}")
+
+    def beside(name: str) -> pygit2.Oid | None:
+        remote = name[len(INCOMING):].split("/", 1)[0]
+        if name != policy_incoming(remote):
+            return admitted.get(admitted_ref(name))
+        tracking = default_branch(repo)
+        return ref_tip(repo, tracking) if tracking and tracking.startswith(f"refs/remotes/{remote}/") else None
+
+    return [name for name, tip in ref_ids(repo, prefix).items() if tip is None or tip != beside(name)]
 
 
 def drop_stale_incoming(repo: pygit2.Repository, remote: str | None = None) -> list[str]:

@@ -9,7 +9,12 @@ One sync, under a lock so two never overlap in a clone:
    out are fetched too, before anything is checked (``gitstore.providers._partial``). When the
    sync ends, those whose tip is not the admitted one are deleted; the rest keep nothing
    reachable the store's refs do not, and stay, so the next fetch writes only the refs that
-   moved (``gitstore.providers._incoming``; gc drops the ones left behind first).
+   moved (``gitstore.providers._incoming``; gc drops the ones left behind first). The default
+   branch the policy is read from (``refs/remotes/origin/HEAD`` names it), when it is this
+   remote's, is fetched beside memory, into ``refs/memory/sync/origin/policy-branch``, and its
+   remote-tracking ref moved there (as ``git fetch`` would) once the verdicts before it are
+   known: a policy change on the remote applies at the sync that brings it. In a partial clone
+   it is fetched with the clone's filter.
 2. **Verify** what arrived (``gitstore.sync.arrivals``). A ref that passes moves into the
    fetched namespace the store reads, ``refs/memory/v1/remotes/<remote>/...``, by one
    compare-and-swap transaction, and is recorded as admitted (reads do not verify it again). A
@@ -73,7 +78,8 @@ from gitstore.providers._gitdirs import common_dir, git_env, ref_names, ref_targ
 from gitstore.providers._names import QUARANTINE, record_path
 from gitstore.providers._objects import first_parents
 from gitstore.providers._partial import is_partial, judged_again, missing_objects
-from gitstore.providers._incoming import INCOMING, drop_stale_incoming, ref_tip, sync_locked
+from gitstore.providers._incoming import INCOMING, drop_stale_incoming, policy_incoming, ref_tip, sync_locked
+from gitstore.providers._policy_git import REMOTE_HEAD, default_branch
 from gitstore.providers.git import PREFIX, GitProvider, parse_message, records_state
 from gitstore.sync.arrivals import Checked, check_records, check_snapshot, extends
 
@@ -157,13 +163,14 @@ class SyncReport:
     not_used: list[str] = field(default_factory=list)  # arrived, and not used here (no policy): no damage
     attempts: int = 0
     snapshots: Applied = field(default_factory=Applied)  # redactions applied to the GitHub snapshots saved here
+    policy: str | None = None  # the default branch the policy is read from, when the sync moved it
 
     @property
     def status(self) -> str:
         if self.quarantined or self.not_pushed or self.left_out or self.snapshots.failed:
             return "degraded"
         return ("ok" if self.came_in or self.pushed or self.continued or self.carried or self.snapshots.rewritten
-                else "no-update")
+                or self.policy else "no-update")
 
     @property
     def line(self) -> str:
@@ -195,7 +202,8 @@ class SyncReport:
     def render(self) -> list[str]:
         """The summary line, then one line per refusal, snapshot scrubbed (or not), export
         rewritten, left-out record and verdict change."""
-        return [self.line, *(q.line for q in self.quarantined), *self.snapshots.lines("the next sync tries again"),
+        return [self.line, *([self.policy] if self.policy else []), *(q.line for q in self.quarantined),
+                *self.snapshots.lines("the next sync tries again"),
                 *self.left_out, *(f"kept writer {w}: the remote no longer has it" for w in self.kept), *self.parted,
                 *self.stranded, *self.carried, *self.continued,
                 *(c.line for c in self.changed)]
@@ -207,7 +215,7 @@ class SyncReport:
                 "notPushed": self.not_pushed, "stranded": self.stranded, "carried": self.carried,
                 "continued": self.continued,
                 "changed": [c.to_json() for c in self.changed],
-                "leftOut": self.left_out, "notUsed": self.not_used, "attempts": self.attempts,
+                "leftOut": self.left_out, "notUsed": self.not_used, "attempts": self.attempts, "policy": self.policy,
                 **self.snapshots.to_json()}
 
 
@@ -237,9 +245,14 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
             report.attempts = attempt
             _fetch(provider.repo, remote)
             run = _Admitting(ctx, remote)
-            if before is None and run.pending():
+            policy = _policy_arrived(provider.repo, remote)
+            if before is None and (run.pending() or policy):
                 before = _verdicts(ctx)
             run.admit(report)
+            if policy:
+                branch, tip, here = policy
+                _update_refs(provider.repo, [(branch.tracking, tip, here)])
+                report.policy = f"{branch.tracking} moved to {str(tip)[:12]}: the policy in force is read there"
             if ctx.workspace.config.writer_given:
                 _continue_own(provider, remote, report)
             left = _carry(ctx, _reopened(provider, ctx.scope), report)
@@ -336,12 +349,62 @@ def _fetch(repo: pygit2.Repository, remote: str) -> None:
     # refspecs: only a verified ref goes there. --no-filter: a partial clone's remote fetches
     # with its filter otherwise, leaving out the objects memory is made of, which gitstore
     # reads itself and git never fetches for it later
+    partial = is_partial(repo)
+    branch = _policy_branch(repo, remote)
+    specs = [*fetch_specs(remote), *([branch.spec] if branch and not partial else [])]
     done = _git(repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune", "--refmap=", "--no-filter",
-                "--no-recurse-submodules", remote, *fetch_specs(remote))
+                "--no-recurse-submodules", remote, *specs)
+    if done.returncode != 0 and branch and not partial and branch.gone(done):
+        done = _git(repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune", "--refmap=",
+                    "--no-filter", "--no-recurse-submodules", remote, *fetch_specs(remote))
     if done.returncode != 0:
         raise Refused(f"git fetch {remote} failed: {_last_line(done)}")
-    if is_partial(repo):
+    if partial:
         _fetch_missing(repo, remote)
+        if branch:  # with the clone's filter: the project's files are fetched as git fetches them there
+            _git(repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=",
+                 "--no-recurse-submodules", remote, branch.spec)
+
+
+@dataclass(frozen=True)
+class _Branch:
+    """The remote's default branch, which the policy is read from (``refs/remotes/origin/HEAD``
+    names it): a sync fetches it beside memory, into ``incoming``, and moves ``tracking`` (what
+    ``git fetch`` moves) there once the verdicts before it are known, so a policy change on the
+    remote (a person who may no longer decide) applies at the sync that brings it, not at the
+    next ``git fetch``."""
+
+    name: str  # refs/heads/<name> on the remote
+    tracking: str  # refs/remotes/origin/<name>
+    incoming: str  # refs/memory/sync/origin/policy-branch
+
+    @property
+    def spec(self) -> str:
+        return f"+{self.name}:{self.incoming}"
+
+    def gone(self, done: subprocess.CompletedProcess[str]) -> bool:
+        """Whether a fetch failed because the remote no longer has the branch."""
+        return "couldn't find remote ref" in done.stderr and self.name in done.stderr
+
+
+def _policy_branch(repo: pygit2.Repository, remote: str) -> _Branch | None:
+    """The default branch the policy is read from, when it is one of ``remote``'s."""
+    tracking = default_branch(repo)
+    prefix = f"refs/remotes/{remote}/"
+    if tracking is None or not tracking.startswith(prefix) or REMOTE_HEAD != f"{prefix}HEAD":
+        return None
+    name = tracking[len(prefix):]
+    return _Branch(f"refs/heads/{name}", tracking, policy_incoming(remote))
+
+
+def _policy_arrived(repo: pygit2.Repository, remote: str) -> tuple[_Branch, pygit2.Oid, pygit2.Oid | None] | None:
+    """The default branch when a fetch brought it somewhere else than its remote-tracking ref:
+    (the branch, where it is on the remote, where it was here)."""
+    branch = _policy_branch(repo, remote)
+    if branch is None or (tip := ref_tip(repo, branch.incoming)) is None:
+        return None
+    here = ref_tip(repo, branch.tracking)
+    return None if tip == here else (branch, tip, here)
 
 
 def _fetch_missing(repo: pygit2.Repository, remote: str) -> None:
