@@ -430,3 +430,54 @@ def test_a_proposal_that_needs_personal_session_evidence_stays_local(tmp_path: P
     assert proposal["local"] and "cites personal session evidence: kept on this clone only" in report.render()
     [item] = [i for i in ctx.store.items() if i.kind == "learning"]
     assert item.stored.namespace == "local" and item.record["id"] == proposal["id"]
+
+
+_LATER = [("github:104", 14, "Retries should use jittered exponential backoff so clients do not retry in lockstep.", 200),
+          ("github:105", 15, "Add jitter to the retry backoff here, the fixed delay makes every client retry at once.", 210)]
+_WINDOW = w.at(150)
+
+
+def _rejected_then_said_again(ctx) -> tuple[dict, list[dict]]:  # type: ignore[no-untyped-def, type-arg]
+    """The retry rule proposed by a dream and rejected by a person; then two more people say it
+    in words of their own, after the window a windowed dream reads."""
+    from gitstore.ops import learning as ops
+
+    w.jitter_theme(ctx)
+    [first] = w.run(ctx).proposed
+    ops.reject(ctx, first["id"], first["reviewDigest"], w.BY, "We use a token bucket instead.")
+    later = [w.comment(ctx, pr, who, text, minute)[0] for who, pr, text, minute in _LATER]
+    return first, later
+
+
+def test_a_rejection_stands_for_a_windowed_dream(tmp_path: Path) -> None:
+    """A window that starts after the rejected evidence never proposes the theme anew: the
+    evidence memory cites is read whenever it was written, so the theme is known as rejected."""
+    ctx = w.repo(tmp_path)
+    first, _ = _rejected_then_said_again(ctx)
+    report = w.run(ctx, since=_WINDOW)
+    assert report.proposed == [], report.proposed
+    [known] = report.known
+    assert known["learning"] == first["id"] and known["reasons"][0].startswith("rejected by a person"), known
+    assert report.view["excluded"] == {}, "the evidence the rejection cites is read, not left out"
+
+
+def test_a_rejection_stands_over_a_proposal_sharing_its_evidence(tmp_path: Path) -> None:
+    """A proposal of the theme made without the rejected evidence in sight (by a windowed dream
+    of an earlier version, say) is never revised into citing it: the person's "no" speaks for
+    the theme, and the open proposal stays as it stands for a person to decide."""
+    from gitstore.ops import learning as ops
+
+    from .world import ref
+
+    ctx = w.repo(tmp_path)
+    first, later = _rejected_then_said_again(ctx)
+    sentence = later[0]["payload"]["text"]
+    draft = ops.Draft(title=sentence.rstrip("."), text=sentence, category="convention",
+                      evidence=[ref(e) for e in later], counterevidence=[], proposer=("consolidator", "recurrence"))
+    again = ops.propose(ctx, draft, w.BY)
+    report = w.run(ctx)
+    assert report.proposed == [], report.proposed
+    [known] = report.known
+    assert known["learning"] == first["id"] and known["reasons"][0].startswith("rejected by a person"), known
+    assert again["id"] in known["reasons"][1], known
+    assert len(ctx.view().learnings[again["id"]]) == 1, "never revised"

@@ -141,3 +141,13 @@ def test_paths_at_head_and_the_window(tmp_path: Path) -> None:
     view = frozen(ctx)
     assert view.paths_at_head == {"src/retry.py"} and view.commit is not None
     assert frozen(ctx, since=w.at(1)).evidence == {}
+
+
+def test_a_copy_inside_the_window_keeps_the_origin_written_before_it(tmp_path: Path) -> None:
+    """Origins are worked out over all the purpose may use: a comment pasted again inside the
+    window repeats one written before it, and memory is found by that comment."""
+    ctx = w.repo(tmp_path)
+    [early] = w.comment(ctx, 1, "github:1", "Retries need jittered backoff, otherwise every client hammers the API.", 0)
+    [late] = w.comment(ctx, 2, "github:2", "Retries need jittered backoff, otherwise every client hammers the API.", 120)
+    view = frozen(ctx, since=w.at(60))
+    assert list(view.evidence) == [late["id"]] and view.evidence[late["id"]].origin == early["id"]

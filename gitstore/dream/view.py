@@ -198,6 +198,7 @@ class _Taking:
     own_labels: set[str] = field(default_factory=set)
     owner: str | None = None                  # who the clone's owner is: a personal session is theirs
     heads: dict[str, int | None] = field(default_factory=dict)  # head branch -> its pull request
+    remembered: frozenset[str] = frozenset()  # events learnings cite: read whatever the window
 
 
 def take(view: View, repo: pygit2.Repository | None, purpose: str, since: str | None = None,
@@ -209,7 +210,8 @@ def take(view: View, repo: pygit2.Repository | None, purpose: str, since: str | 
     any writer id they name, and a label steers what a dream proposes. ``owner`` is the person
     the clone's owner is (the dream's ``--by``): their personal sessions count as theirs, so
     their own review and their own session are one person."""
-    taking = _Taking(view, purpose, since, own=own, owner=owner, heads=_head_branches(view))
+    taking = _Taking(view, purpose, since, own=own, owner=owner, heads=_head_branches(view),
+                     remembered=_remembered(view) if since is not None else frozenset())
     for item in view.items:
         if item.kind == "event":
             taking.namespaces.setdefault(item.record["id"], item.stored.namespace)
@@ -228,7 +230,8 @@ def take(view: View, repo: pygit2.Repository | None, purpose: str, since: str | 
         evidence=MappingProxyType(evidence), labels=MappingProxyType(_labels(taking, evidence)),
         learnings=MappingProxyType(learnings),
         threads=MappingProxyType({k: tuple(v) for k, v in threads.items()}),
-        citable=MappingProxyType(taking.citable), gaps=_gaps(view, evidence.values(), since),
+        citable=MappingProxyType(taking.citable),
+        gaps=_gaps(view, [e for e in evidence.values() if since is None or e.at >= since], since),
         excluded=MappingProxyType(dict(taking.excluded)),
         withheld=MappingProxyType(_withheld(view, since)), paths_at_head=paths,
     )
@@ -256,8 +259,11 @@ def _current(view: View, event: dict[str, Any]) -> bool:
 
 
 def _evidence(taking: _Taking) -> dict[str, Evidence]:
+    """The evidence of the view. Origins and threads are worked out over all the purpose may
+    use, before the window is applied: a copy inside the window of a comment written before it
+    repeats that comment, and memory is found by the comments its learnings cite."""
     view = taking.view
-    chosen: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    chosen: list[tuple[dict[str, Any], dict[str, Any], bool]] = []
     for event in view.events.values():
         if event["type"] not in ("comment", "edit", "observation"):
             continue
@@ -268,22 +274,40 @@ def _evidence(taking: _Taking) -> dict[str, Evidence]:
             if event["type"] != "observation":
                 taking.excluded["superseded by an edit"] += 1
             continue
-        if taking.since is not None and event["at"] < taking.since:
+        before = taking.since is not None and event["at"] < taking.since and event["id"] not in taking.remembered
+        if before:
             taking.excluded["written before the window"] += 1
-            continue
-        if not verdict.ok:
+        elif not verdict.ok:
             taking.excluded[_why(verdict.reason)] += 1
+        if not verdict.ok:
             continue
         text = (event.get("payload") or {}).get("text") or ""
         if text.strip():
-            chosen.append((event, view.episodes[event["episode"]]))
-    chosen.sort(key=lambda pair: (pair[0]["at"], pair[0]["id"]))
-    origins = _origins([event for event, _ in chosen])
+            chosen.append((event, view.episodes[event["episode"]], not before))
+    chosen.sort(key=lambda each: (each[0]["at"], each[0]["id"]))
+    origins = _origins([event for event, _, _ in chosen])
     roots: dict[str, str] = {}
     out: dict[str, Evidence] = {}
-    for event, episode in chosen:
-        out[event["id"]] = _piece(taking, event, episode, origins[event["id"]], roots)
+    for event, episode, inside in chosen:
+        piece = _piece(taking, event, episode, origins[event["id"]], roots)
+        if inside:
+            out[event["id"]] = piece
     return out
+
+
+def _remembered(view: View) -> frozenset[str]:
+    """The events the learnings in memory cite, as evidence or counterevidence, in their
+    current version: a windowed dream reads them whenever they were written, so a theme whose
+    evidence partly falls before the window is still known as the one memory holds (a person's
+    rejection of it stands however the window is set)."""
+    cited: set[str] = set()
+    for history in view.histories().values():
+        if not history.intact:
+            continue
+        record = history.current
+        for ref in (*record["evidence"], *record["counterevidence"]):
+            cited.update(ref["events"])
+    return frozenset(cited)
 
 
 def _piece(taking: _Taking, event: dict[str, Any], episode: dict[str, Any], origin: str,

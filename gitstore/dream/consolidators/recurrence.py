@@ -17,9 +17,10 @@ fixed (support) and the evidence that objects to it. Then:
 - **audience** (``gitstore.dream.audience``): a personal theme is rejected; the others carry
   their audience and its rationale;
 - **memory already holding it** (found by shared evidence): a learning in force, a proposal a
-  person wrote, a rejection or a retirement stand, and the theme is reported as known; its own
-  earlier proposal is revised when the evidence changed; an accepted learning that no longer
-  applies is offered a replacement.
+  person wrote, a rejection or a retirement stand, and the theme is reported as known; a
+  person's "no" stands over any proposal sharing its evidence, whatever evidence came since; its
+  own earlier proposal is revised when the evidence changed; an accepted learning that no
+  longer applies is offered a replacement.
 
 Shared evidence is cited alone when it passes the gates by itself, so the proposal stays
 verifiable on every clone; otherwise personal session evidence is cited too and the store keeps
@@ -162,12 +163,14 @@ class Recurrence:
         kind, why = audience.classify(chosen, statement)
         if kind == "personal":
             return None, Verdict(theme.key, "rejected", (f"personal: {why}",), signals, refs, (), kind)
-        known = memory.match(theme)
+        matched = memory.matches(theme)
+        known = matched[0] if matched else None
         candidate = self._candidate(view, cited, chosen, statement, (kind, why), cited_signals)
         if known is not None:
             settled = _settled(known, candidate, [e.text for e in theme_texts(theme, chosen)])
             if settled is not None:
-                return None, Verdict(theme.key, "known", (settled,), signals, refs, (), kind, known.id)
+                reasons = (settled, *_left_open(known, matched))
+                return None, Verdict(theme.key, "known", reasons, signals, refs, (), kind, known.id)
             candidate = _against(known, candidate)
         return candidate, Verdict(theme.key, "proposed", (self.gates.describe(cited_signals),), cited_signals,
                                   candidate.evidence, (), kind, candidate.revises)
@@ -385,7 +388,8 @@ class _MemoryIndex:
             for event in learning.events():
                 self.by_event[event].append(learning)
 
-    def match(self, theme: _Theme) -> LearningView | None:
+    def matches(self, theme: _Theme) -> list[LearningView]:
+        """The learnings sharing evidence with the theme, the one that speaks for it first."""
         counts: Counter[str] = Counter()
         found: dict[str, LearningView] = {}
         for _, evidence in (*theme.support, *theme.objections):
@@ -393,15 +397,23 @@ class _MemoryIndex:
                 for learning in self.by_event.get(event, ()):
                     counts[learning.id] += 1
                     found[learning.id] = learning
-        if not counts:
-            return None
-        return found[min(counts, key=lambda lid: (_rank(found[lid]), -counts[lid], lid))]
+        return [found[lid] for lid in sorted(counts, key=lambda lid: (_rank(found[lid]), -counts[lid], lid))]
+
+    def match(self, theme: _Theme) -> LearningView | None:
+        """The learning that speaks for the theme, if memory holds it."""
+        found = self.matches(theme)
+        return found[0] if found else None
 
 
 def _rank(learning: LearningView) -> int:
-    """Which matching learning speaks for a theme: in force first, then open proposals."""
-    order = {"accepted": 0, "auto-active": 0, "auto-accepted": 1, "proposed": 2, "rejected": 3, "retired": 4}
-    return order.get(learning.state, 5)
+    """Which matching learning speaks for a theme: one in force first; then a person's "no" (a
+    rejection or a retirement), which stands for every later theme its evidence is part of, so a
+    proposal sharing evidence with it (one a window kept from seeing it, say) is never revised
+    into saying it again; then the rest, accepted ones before open proposals."""
+    if learning.state in IN_FORCE and learning.usable:
+        return 0
+    order = {"rejected": 1, "retired": 2, "accepted": 3, "auto-active": 3, "auto-accepted": 4, "proposed": 5}
+    return order.get(learning.state, 6)
 
 
 def theme_texts(theme: _Theme, chosen: list[Evidence]) -> list[Evidence]:
@@ -437,6 +449,17 @@ def _settled(known: LearningView, candidate: Candidate, texts: list[str]) -> str
     if known.state == "retired":
         return f"retired by a person as {known.id}"
     return None
+
+
+def _left_open(known: LearningView, matched: list[LearningView]) -> list[str]:
+    """When a person's "no" settles the theme: the open proposals sharing its evidence, which
+    stay as they stand for a person to review or reject (no dream revises them)."""
+    if known.state not in ("rejected", "retired"):
+        return []
+    open_ = [m.id for m in matched if m.state == "proposed"]
+    if not open_:
+        return []
+    return [f"{listed(open_)} shares its evidence and stays as it stands: a person reviews it, or rejects it"]
 
 
 def _against(known: LearningView, candidate: Candidate) -> Candidate:
