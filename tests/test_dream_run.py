@@ -481,3 +481,29 @@ def test_a_rejection_stands_over_a_proposal_sharing_its_evidence(tmp_path: Path)
     assert known["learning"] == first["id"] and known["reasons"][0].startswith("rejected by a person"), known
     assert again["id"] in known["reasons"][1], known
     assert len(ctx.view().learnings[again["id"]]) == 1, "never revised"
+
+
+def test_gc_drops_the_dream_reports_that_quote_a_redacted_comment(tmp_path: Path) -> None:
+    """A saved report holds the proposal in words of its evidence: once that comment is
+    redacted, gc leaves no copy of them in memory's folder; a report citing other evidence stays."""
+    from gitstore.ops.gc import collect
+
+    ctx = w.repo(tmp_path)
+    events = w.jitter_theme(ctx)
+    [first] = w.run(ctx).proposed
+    removed = events[0]["payload"]["text"]
+    assert first["text"] == removed
+    w.comment(ctx, 20, "github:201", "Log the request id with every error so failures can be traced.", 200)
+    w.comment(ctx, 21, "github:202", "Every error log line should carry the request id.", 210)
+    redact(ctx, events[0]["payload"]["sourceId"], w.BY, "asked by its author")
+    after = w.run(ctx)
+    assert [p["theme"] for p in after.proposed] and all(p["text"] != removed for p in after.proposed)
+    folder = ctx.workspace.state / "dreams"
+    before = sorted(p.name for p in folder.glob("*-instruction.json"))
+    assert len(before) == 2
+    _, applied, dropped = collect(ctx)
+    assert applied.failed == [] and len(dropped) == 1 and dropped[0].endswith(before[0]), dropped
+    assert sorted(p.name for p in folder.glob("*-instruction.json")) == before[1:]
+    kept = b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file())
+    assert removed.encode() not in kept and removed[:40].encode() not in kept
+    assert collect(ctx)[2] == [], "nothing left to drop"

@@ -12,14 +12,18 @@ from gitstore.cli._io import JSON_OPTION, emit_json
 def gc(as_json: bool = JSON_OPTION) -> None:
     """Erase removed payloads and what killed appends left (never the user's reflogs or objects).
 
-    Text memory removed is also taken out of the GitHub snapshots and export files saved here."""
-    report, applied = collect(Context.open())
+    Text memory removed is also taken out of the GitHub snapshots and export files saved here,
+    and the dream reports that cite it are dropped."""
+    report, applied, dropped = collect(Context.open())
     if as_json:
-        emit_json({"payloads": report.payloads, "objects": report.objects, **applied.to_json()})
+        emit_json({"payloads": report.payloads, "objects": report.objects, **applied.to_json(),
+                   "dreamReportsDropped": dropped})
         return
     typer.echo(f"gc: {report}")
     for line in applied.lines("the next gc or sync tries again"):
         typer.echo(line)
+    for path in dropped:
+        typer.echo(f"dropped the dream report {path}: it cites text memory removed")
 
 
 def register(app: typer.Typer) -> None:

@@ -10,7 +10,10 @@ run again, it erases what the killed one left. With the state folder given, gc a
 memory's disposable caches, which may hold removed text (recall's index). ``collect`` (what
 ``gitstore gc`` runs) also applies memory's redactions to the files gitstore wrote on this
 clone, the GitHub snapshots ``import github`` saved and the export files: a redaction a plain
-``git fetch`` brought was applied by no sync, and after gc no run of the removed text is left.
+``git fetch`` brought was applied by no sync. It drops the dream reports and kept labels that
+cite removed text (``okf/.memory/dreams/``: a report holds a proposal in words of the evidence
+it cites). After gc no run of the removed text is left, but in the content of a learning that
+quoted it: records never change (``gitstore redact`` names those learnings).
 """
 
 from __future__ import annotations
@@ -42,10 +45,11 @@ def gc(store: Store, state: Path | None = None) -> GcReport:
     return report
 
 
-def collect(ctx: Context) -> tuple[GcReport, Applied]:
+def collect(ctx: Context) -> tuple[GcReport, Applied, list[str]]:
     """``gitstore gc``: the provider's gc, then memory's redactions applied to this clone's saved
-    snapshots and exports (``apply_redactions``, as a sync does). A file that cannot be
-    rewritten is named, never gc's failure: storage is clean, and the next run tries again."""
+    snapshots and exports (``apply_redactions``, as a sync does), then the dream reports citing
+    removed text dropped (named in the list returned). A file that cannot be rewritten or
+    removed is named, never gc's failure: storage is clean, and the next run tries again."""
     from gitstore.ops.snapshots import apply_redactions
 
     report = gc(ctx.store, ctx.workspace.state)
@@ -53,7 +57,28 @@ def collect(ctx: Context) -> tuple[GcReport, Applied]:
         applied = apply_redactions(Context.open(ctx.workspace.root))
     except (GitstoreError, OSError) as exc:
         applied = Applied(failed=[("the saved GitHub snapshots and exports", str(exc))])
-    return report, applied
+    try:
+        dropped = _drop_dream_reports(Context.open(ctx.workspace.root), applied)
+    except GitstoreError as exc:
+        applied.failed.append(("the saved dream reports", str(exc)))
+        dropped = []
+    return report, applied, dropped
+
+
+def _drop_dream_reports(ctx: Context, applied: Applied) -> list[str]:
+    """Remove the dream reports and kept labels that cite an event whose text memory removed
+    (``gitstore.dream.report.drop_citing``): a dream words what it returns from the evidence it
+    cites. Those that cannot be removed go to ``applied.failed``. Returns the files removed, as
+    a report names them."""
+    from gitstore.capture.saved import shown
+    from gitstore.dream.report import drop_citing
+    from gitstore.dream.run import REPORTS
+
+    gone = {eid for eid, event in ctx.view().events.items() if "redaction" in event}
+    root = ctx.workspace.root
+    removed, failed = drop_citing(ctx.workspace.state / REPORTS, gone)
+    applied.failed += [(shown(path, root), why) for path, why in failed]
+    return [shown(path, root) for path in removed]
 
 
 def _drop_caches(state: Path) -> None:
