@@ -182,6 +182,33 @@ def test_one_person_on_one_pull_request_and_their_session_on_its_branch_is_one_o
     assert verdict["reasons"][0] == f"one person: every origin is by {owner}", verdict["reasons"]
 
 
+def test_an_owner_known_by_another_kind_of_account_may_be_the_reviewer(tmp_path: Path) -> None:
+    """Without a policy the owner is ``git:<user.email>``, which names no GitHub account: their
+    session beside a review by ``github:101`` may be that reviewer's, and is one person with it."""
+    ctx = w.repo(tmp_path)
+    w.grant_sessions(ctx)
+    w.comment(ctx, 12, "github:101", "Cache the database schema between test runs, the fixtures are slow.", 0)
+    w.session(ctx, tmp_path / "s", "fixtures", "The database fixtures are slow, cache the schema between test runs.",
+              branch="dev/fixtures")
+    report = w.dream(ctx.workspace.root, w.Request(by="git:alice@example.com", dry_run=True), notify=lambda _: None)
+    [verdict] = report.rejected
+    assert verdict["signals"]["people"] == 1, verdict["signals"]
+    assert verdict["reasons"][0] == ("one person: every origin is by github:101 or the local user "
+                                     "(git:alice@example.com), who may be them"), verdict["reasons"]
+
+
+def test_an_owner_beside_two_reviewers_of_another_kind_adds_no_third_person(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    w.grant_sessions(ctx)
+    w.comment(ctx, 12, "github:101", "Cache the database schema between test runs, the fixtures are slow.", 0)
+    w.comment(ctx, 13, "github:102", "Keep the database schema cached across test runs; fixtures are slow.", 30)
+    w.session(ctx, tmp_path / "s", "fixtures", "The database fixtures are slow, cache the schema between test runs.",
+              branch="dev/fixtures")
+    report = w.dream(ctx.workspace.root, w.Request(by="git:alice@example.com", dry_run=True), notify=lambda _: None)
+    signals = [v["signals"] for v in (*report.proposed, *report.rejected, *report.held_back)]
+    assert [s["people"] for s in signals] == [2], signals
+
+
 def test_under_a_policy_the_owner_is_who_the_clone_signs_as_without_by(tmp_path: Path) -> None:
     """A dream run without ``--by`` takes its owner as every deciding command takes its person:
     under a policy, the one this clone signs as. Their review and their session are one person,

@@ -277,12 +277,26 @@ def _signals(view_newest: str | None, theme: _Theme, origins: list[Evidence]) ->
         "copies": len(theme.support) - len(origins),
         "threads": len({e.episode for e in origins}),
         "changes": len({e.change for e in origins if e.change}),
-        "people": len({e.person for e in origins if e.person}),
+        "people": len(_people(origins)),
         "paths": len({terms.glob_of(e.path) for e in origins if e.path}),
         "ageDays": _days(newest, view_newest),
         "spanDays": _days(oldest, newest),
         "objections": len(theme.objections),
     }
+
+
+def _people(origins: list[Evidence]) -> set[str]:
+    """The people behind ORIGINS. A personal session is its owner's; an owner named by another
+    kind of account than a review's author (``git:alice@...`` beside ``github:9``) may be that
+    author, so is no person more beside them: one's own review and one's own session are one."""
+    shared = {e.person for e in origins if e.person and not e.local}
+    kinds = {_kind(p) for p in shared}
+    owners = {e.person for e in origins if e.person and e.local}
+    return shared | {o for o in owners if not kinds - {_kind(o)}}
+
+
+def _kind(person: str) -> str:
+    return person.split(":", 1)[0]
 
 
 def _days(start: str | None, end: str | None) -> int:
@@ -300,10 +314,14 @@ def _headline(theme: _Theme, origins: list[Evidence], signals: Mapping[str, int]
         authors = sorted({_who(e.person, e.local) if e.person else e.author for _, e in theme.support})
         first = f"one origin: {signals['evidence']} copies of one text by {', '.join(authors[:3])}"
     elif signals["people"] <= 1:
-        who = next((e.person for e in origins if e.person), None)
+        shared = next((e.person for e in origins if e.person and not e.local), None)
+        owner = next((e.person for e in origins if e.person and e.local), None)
+        who = shared or owner
         sessions = all(e.local for e in origins)
         first = f"one person: every origin is by {_who(who, sessions)}" if who else \
             "no person: only bots or unknown accounts"
+        if shared and owner and owner != shared:
+            first += f" or the local user ({_who(owner)}), who may be them"
     else:
         first = failures[0]
         failures = failures[1:]
