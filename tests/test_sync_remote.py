@@ -1006,3 +1006,84 @@ def test_a_redaction_a_plain_fetch_brought_is_applied_to_exports_by_gc(tmp_path:
     assert b"keep retries bounded" not in path.read_bytes()
     [check] = [c for c in doctor(root).checks if c.name == "exports"]
     assert check.state == "ok", check
+
+
+def _fresh_copy_of_memory(tmp: Path, bare: Path, name: str) -> bytes:
+    """Every object a new repository receives when it fetches all of the remote's memory."""
+    fresh = tmp / name
+    git(tmp, "init", "-q", "--bare", str(fresh))
+    git(fresh, "fetch", "-q", str(bare), "+refs/memory/*:refs/memory/*")
+    return cli_objects(fresh)
+
+
+def _bobs_comment_redacted_by_alice(tmp_path: Path, *, policy: bool) -> tuple[Context, Context, Path]:
+    """Bob stores a review comment (his writer's snapshot holds its text) and syncs; alice
+    syncs, redacts it and syncs: her removal is on the remote, bob's clone has not heard of it.
+    ``policy``: one letting both redact (alice's removal counts on bob's clone), else none."""
+    from gitstore.ops.redact import redact
+
+    from .team import two_reviewers
+
+    if policy:
+        alice, bob = two_reviewers(tmp_path)
+        bare = tmp_path / "remote.git"
+    else:
+        bare = shared_remote(tmp_path)
+        alice = Context.open(first_clone(tmp_path, bare))
+        bob = clone(tmp_path, bare, "bob")
+    grant_all(alice)
+    thread = Thread(bob, 7201, "7201")
+    thread.comment("7201", "MARKER7201 a token was pasted here", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    sync(str(bob.workspace.root))
+    sync(str(alice.workspace.root))
+    assert redact(Context.open(alice.workspace.root), "github:comment:7201", ALICE, "x").removed
+    sync(str(alice.workspace.root))
+    return alice, bob, bare
+
+
+def test_a_removal_that_arrives_by_sync_takes_the_text_off_the_remote(tmp_path: Path) -> None:
+    """The text of a payload in this writer's own snapshot stayed on the remote after another
+    clone's redaction arrived (each sync pushed nothing), until this clone ran gc and synced
+    again; a CI writer, which never runs gc, kept it there for good. The sync that admits an
+    honoured removal writes this writer's snapshot again without the payload and pushes it."""
+    alice, bob, bare = _bobs_comment_redacted_by_alice(tmp_path, policy=True)
+    assert b"MARKER7201" in _fresh_copy_of_memory(tmp_path, bare, "before.git")
+
+    got = sync(str(bob.workspace.root))
+    assert got.status == "ok" and not got.not_pushed and not got.quarantined, got.line
+    writer = bob.workspace.config.writer
+    assert [(m.writer, m.kind) for m in got.pushed] == [(writer, "payloads")], got.line
+    assert got.dropped == 1 and "1 removed payload(s) taken off this writer's snapshot" in got.line, got.line
+    assert b"MARKER7201" not in _fresh_copy_of_memory(tmp_path, bare, "after.git")
+    assert "MARKER7201 a token was pasted here" not in texts(bob)
+    assert sync(str(bob.workspace.root)).status == "no-update"
+
+    back = sync(str(alice.workspace.root))  # bob's snapshot drops only what alice's removal took
+    assert not back.quarantined and back.status == "ok", back.line
+    assert cli.gitstore("verify", cwd=alice.workspace.root).returncode == 0
+
+
+def test_a_removal_this_clone_does_not_honour_leaves_its_snapshot_whole(tmp_path: Path) -> None:
+    """Without a policy, another clone's removal carries no authority here: bob still reads his
+    comment's text, so his snapshot keeps it and sync pushes no snapshot without it."""
+    alice, bob, bare = _bobs_comment_redacted_by_alice(tmp_path, policy=False)
+    got = sync(str(bob.workspace.root))
+    assert got.dropped == 0 and not got.pushed, got.line
+    assert "MARKER7201 a token was pasted here" in texts(bob)
+    assert b"MARKER7201" in _fresh_copy_of_memory(tmp_path, bare, "after.git")
+
+
+def test_a_writer_taken_up_on_a_fresh_runner_takes_the_text_off_the_remote(tmp_path: Path) -> None:
+    """The memory workflow takes its writer's history up on every fresh runner (``init
+    --writer``), imports and syncs, and never runs gc: the text of a comment it stored stayed
+    on the remote for good once someone redacted it. Its first sync drops it and pushes."""
+    from gitstore.ops.setup import init
+
+    _, bob, bare = _bobs_comment_redacted_by_alice(tmp_path, policy=True)
+    runner = tmp_path / "runner"
+    git(tmp_path, "clone", "-q", str(bare), str(runner))
+    init(runner, writer=bob.workspace.config.writer)
+    got = sync(str(runner))
+    assert got.continued and got.dropped == 1 and not got.not_pushed, got.line
+    assert b"MARKER7201" not in _fresh_copy_of_memory(tmp_path, bare, "after.git")

@@ -16,6 +16,8 @@ def sync(
 
     What fails verification is quarantined under refs/memory/quarantine/ and named, never read.
     Records are pushed fast-forward only; nothing of the local namespace ever leaves the clone.
+    This writer's payload snapshot is pushed without the text of every comment a redaction
+    honoured here removed (another clone's redaction included), so the remote loses it.
     Then the GitHub snapshots import github saved here lose the text of every comment redacted
     in memory (another clone's redaction included), each file named; one that cannot be
     rewritten is named too, and tried again by the next sync.

@@ -752,6 +752,27 @@ class GitProvider:
 
                 note(f"{exc}; `gitstore gc` deletes them")
 
+    def drop_removed(self) -> int:
+        """Write this writer's shared payload snapshot again without the payloads a removal
+        honoured here took (``_honoured``: under a policy, one signed by someone it lets
+        redact; without one, this clone's own), and return how many went. A removal made on
+        another clone rewrote only that clone's copy of this snapshot: the snapshot on the
+        remote kept the text until this writer pushed one without it, which only gc used to
+        write. Only this writer's own snapshot: another writer's is theirs to write, and what
+        it may drop is what the check of an arrived snapshot lets it (``unremoved``)."""
+        ref = payloads_ref("shared", self.writer)
+        with self._writer_lock("shared"):
+            tip = self._target(self.repo, ref)
+            if tip is None:
+                return 0
+            base = commit_at(self.repo, tip, ref).tree
+            with readable("redaction notes"):  # the notes first, few; the history behind one only when it is here
+                held = {digest for digest in self._notes_governing("shared") if payload_path(digest) in base}
+                gone = {payload_path(digest): None for digest in self._honoured("shared", held)} if held else {}
+            if gone:
+                self._set_snapshot(self.repo, ref, self._write_tree(self.repo, base, gone), "gitstore: remove payloads")
+        return len(gone)
+
     def _rewrite_snapshots(self, stale: Callable[[pygit2.Repository, str, pygit2.Tree], dict[str, None]],
                            message: str) -> int:
         """Write every snapshot again without the paths ``stale`` names for it (the caller holds

@@ -40,7 +40,11 @@ One sync, under a lock so two never overlap in a clone:
    writer id has no appends carries over first what it appended under an id it left with
    ``init --new-writer`` that the remote's history of it parted from
    (``gitstore.providers._carry_git``; ``init --new-writer`` does it first), so those go out
-   too; never an id another work tree of the repository writes as.
+   too; never an id another work tree of the repository writes as. Before it pushes, this
+   writer's own payload snapshot is written again without every payload a removal honoured
+   here took (``GitProvider.drop_removed``): a redaction made on another clone rewrote only that
+   clone's copy of it, so the remote kept the text until this writer pushed a snapshot without
+   it, which only gc wrote before (and a CI writer never runs gc).
 
 Then the redactions memory holds, those that just arrived from another clone included, are
 applied to the GitHub snapshots ``import github`` saved on this clone and to its export files
@@ -158,6 +162,7 @@ class SyncReport:
     stranded: list[str] = field(default_factory=list)  # appends made under an old writer id that cannot travel
     carried: list[str] = field(default_factory=list)  # such appends, carried over to this writer id
     continued: list[str] = field(default_factory=list)  # this writer's history, taken up from the remote
+    dropped: int = 0  # payloads an honoured removal took, written out of this writer's snapshot
     changed: list[Change] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)  # arrived, and never used by the rules (damage)
     not_used: list[str] = field(default_factory=list)  # arrived, and not used here (no policy): no damage
@@ -169,8 +174,8 @@ class SyncReport:
     def status(self) -> str:
         if self.quarantined or self.not_pushed or self.left_out or self.snapshots.failed:
             return "degraded"
-        return ("ok" if self.came_in or self.pushed or self.continued or self.carried or self.snapshots.rewritten
-                or self.policy else "no-update")
+        return ("ok" if self.came_in or self.pushed or self.continued or self.carried or self.dropped
+                or self.snapshots.rewritten or self.policy else "no-update")
 
     @property
     def line(self) -> str:
@@ -191,6 +196,8 @@ class SyncReport:
             parts.append(f"{len(self.stranded)} old writer id(s) with appends that stay here")
         if self.carried:
             parts.append(f"{len(self.carried)} old writer id(s) with appends carried over to this one")
+        if self.dropped:
+            parts.append(f"{self.dropped} removed payload(s) taken off this writer's snapshot")
         if self.snapshots.scrubbed:
             parts.append(f"{len(self.snapshots.scrubbed)} saved GitHub snapshot(s) scrubbed")
         if self.snapshots.exports:
@@ -213,7 +220,7 @@ class SyncReport:
                 "in": [m.to_json() for m in self.came_in], "out": [m.to_json() for m in self.pushed],
                 "quarantined": [q.to_json() for q in self.quarantined], "kept": self.kept, "parted": self.parted,
                 "notPushed": self.not_pushed, "stranded": self.stranded, "carried": self.carried,
-                "continued": self.continued,
+                "continued": self.continued, "dropped": self.dropped,
                 "changed": [c.to_json() for c in self.changed],
                 "leftOut": self.left_out, "notUsed": self.not_used, "attempts": self.attempts, "policy": self.policy,
                 **self.snapshots.to_json()}
@@ -255,6 +262,7 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
                 report.policy = f"{branch.tracking} moved to {str(tip)[:12]}: the policy in force is read there"
             if ctx.workspace.config.writer_given:
                 _continue_own(provider, remote, report)
+            report.dropped += _drop_removed(ctx.workspace.root)
             left = _carry(ctx, _reopened(provider, ctx.scope), report)
             if not _push(_reopened(provider, ctx.scope), remote, report, left, last=attempt == ATTEMPTS):
                 break
@@ -286,6 +294,15 @@ def _continue_own(provider: GitProvider, remote: str, report: SyncReport) -> Non
     _update_refs(repo, moves)
     report.continued.append(f"took up writer {writer}'s history from {remote} "
                             f"({_records_between(repo, moves[0][1], None)} record(s)): this clone appends after it")
+
+
+def _drop_removed(root: Path) -> int:
+    """Write this writer's payload snapshot again without what an honoured removal took, so the
+    push below takes the text off the remote: a removal made on another clone (just admitted,
+    or brought by a plain fetch) rewrote only that clone's copy of this snapshot, and the
+    remote's kept the text until this clone ran gc, which a CI writer never does. The store is
+    opened afresh, as the records just admitted leave it, with its trust rule judging notes."""
+    return cast(GitProvider, Context.open(root).store.provider).drop_removed()
 
 
 def _carry(ctx: Context, provider: GitProvider, report: SyncReport) -> dict[str, str]:
