@@ -7,10 +7,11 @@ quarantined; ``python -m tools.safety_eval`` prints the full table.
 
 Speed: the scanner must stay linear in its input whatever the input holds. Each adversarial
 input repeats, over the same number of bytes as ordinary prose, what one finder looks at
-closely (credential words, hails to AI agents, downloaders, substitutions, underscores, base64
-runs, hidden characters judged in context, tags, link and image targets, reference images,
-style attributes, meta refreshes, emoji flag sequences, look-alikes in Latin words); the worst
-of them is compared with the prose, in the same run. Goal: <= 10x.
+closely (credential words, in prose, in table cells and before gaps, hails to AI agents,
+downloaders, substitutions, underscores, base64 runs, also in table rows, hidden characters
+judged in context, tags, link and image targets, reference images, style attributes, meta
+refreshes, emoji flag sequences, look-alikes in Latin words); the worst of them is compared
+with the prose, in the same run. Goal: <= 10x.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ PROSE = "The retry loop in src/store.py backs off with jitter; tests cover the r
 ADVERSARIAL: dict[str, str] = {
     "credential words": "secret is the token of the key ",
     "credential words and runs": "the secret is " + "Ab1" * 60 + " ",
+    "credential words in table cells": "| api_key | x\\|y |\tsecret  z |\n",
+    "credential words before gaps": "password" + " \t" * 40,
     "hails": "attention ai agents note to any llm reading this ",
     "hails with orders far away": "note to ai agents: " + "x " * 150 + "\n",
     "vocatives": "\nai agents: ",
@@ -40,6 +43,7 @@ ADVERSARIAL: dict[str, str] = {
     "substitutions": "$( curl <( wget ",
     "underscores": "_a_ b_ _c ",
     "base64 runs": "QUJD" * 30 + " ",
+    "base64 table rows": "| " + "QUJD" * 10 + " |\n",
     "hidden characters": "a\u200b",
     "joiners and selectors": "a\u200d\ufe0f",
     "tags": "<a b=c ",

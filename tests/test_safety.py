@@ -499,6 +499,17 @@ def test_every_valid_leak_loses_its_material(leak_rates: Rates) -> None:
     assert "token: ${{ secrets.GITHUB_TOKEN }}" in workflow.text  # a reference, not a secret
 
 
+def test_every_valid_leak_laid_out_in_table_rows_loses_its_material() -> None:
+    """A leak pasted into a Markdown table, a line a row, is found as the file itself is."""
+    root = shared("secrets", "fake-leaks")
+    for path, material in VALID_MATERIAL.items():
+        lines = (root / path).read_text(encoding="utf-8", errors="replace").splitlines()
+        table = "| line |\n|---|\n" + "".join(f"| {line} |\n" for line in lines)
+        result = SCANNER.scan(table)
+        assert result.redactions >= 1, path
+        assert material not in result.text, path
+
+
 def test_invalid_files_are_left_byte_for_byte(leak_rates: Rates) -> None:
     root = shared("secrets", "fake-leaks")
     for outcome in leak_rates.outcomes:

@@ -246,3 +246,76 @@ def test_every_name_html_gives_an_ascii_character_is_decoded() -> None:
 def test_talk_about_those_shapes_is_kept(text: str) -> None:
     result = SCANNER.scan(text)
     assert result.findings == (), (text, result.findings)
+
+
+# Credentials in Markdown tables and in columns: a key cell and the cell after it, a key and
+# a value a tab or several spaces apart, are a key and its value as ``key: value`` is.
+_DB_PASSWORD = "Xk9#mQ2vLp8$wR4nZt7"
+IN_TABLES = {
+    "aws-row": (f"| aws_secret_access_key | {AWS} |", "| aws_secret_access_key | [REDACTED:aws-secret-key] |"),
+    "password-row": (f"| DB_PASSWORD | {_DB_PASSWORD} |", "| DB_PASSWORD | [REDACTED:credential-assignment] |"),
+    "table-with-header": (f"| Name | Value |\n|---|---|\n| DB_PASSWORD | {_DB_PASSWORD} |\n| user | admin |",
+                          "| Name | Value |\n|---|---|\n| DB_PASSWORD | [REDACTED:credential-assignment] |\n| user | admin |"),
+    "tight-cells": (f"|api_key|{OTHER}|", "|api_key|[REDACTED:credential-assignment]|"),
+    "code-span-cells": (f"| `API_TOKEN` | `{URLSAFE}` |", "| `API_TOKEN` | `[REDACTED:credential-assignment]` |"),
+    "several-columns": (f"| prod | client_secret | {URLSAFE} | rotated |",
+                        "| prod | client_secret | [REDACTED:credential-assignment] | rotated |"),
+    "tab": (f"aws_secret_access_key\t{AWS}", "aws_secret_access_key\t[REDACTED:aws-secret-key]"),
+    "spaces": (f"aws_secret_access_key    {AWS}", "aws_secret_access_key    [REDACTED:aws-secret-key]"),
+    "tab-separated-row": (f"prod\tDB_PASSWORD\t{_DB_PASSWORD}\n", "prod\tDB_PASSWORD\t[REDACTED:credential-assignment]\n"),
+    "aligned-columns": (f"NAME          VALUE\nsigning_key   {OTHER}\n", "NAME          VALUE\nsigning_key   [REDACTED:credential-assignment]\n"),
+    "word-and-pipe": (f"| Token (prod) | {URLSAFE} |", "| Token (prod) | [REDACTED:prose-secret] |"),
+    "snake-case-name-in-prose": (f"the aws_secret_access_key is {AWS}", "the aws_secret_access_key is [REDACTED:aws-secret-key]"),
+}
+
+
+@pytest.mark.parametrize(("text", "expected"), IN_TABLES.values(), ids=list(IN_TABLES))
+def test_credentials_in_tables_and_columns_are_redacted(text: str, expected: str) -> None:
+    result = SCANNER.scan(text)
+    assert not result.quarantined
+    assert result.text == expected
+
+
+_KEY_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDW8OVrrcJ/rZxZ"
+
+
+def _rows(text: str) -> str:
+    """TEXT laid out as a one-column Markdown table, a row a line."""
+    return "| line |\n|---|\n" + "".join(f"| {line} |\n" for line in text.splitlines())
+
+
+def test_a_private_key_laid_out_in_table_rows_is_redacted() -> None:
+    import base64
+
+    key = "-----BEGIN EC PRIVATE KEY-----\n" + f"{_KEY_BODY}\n" * 4 + "-----END EC PRIVATE KEY-----\n"
+    result = SCANNER.scan(_rows(key))
+    assert result.text == "| line |\n|---|\n| [REDACTED:pem-private-key] |\n"
+    cut_off = SCANNER.scan(_rows(key.rsplit("-----END", 1)[0]))
+    assert "MIIEvQ" not in cut_off.text
+    wrapped = base64.encodebytes(key.encode()).decode()  # lines of 76 characters
+    blob = SCANNER.scan(_rows(wrapped))
+    assert [f.kind for f in blob.findings] == ["pem-private-key"]
+    assert blob.text == "| line |\n|---|\n| [REDACTED:pem-private-key] |\n"
+
+
+NOT_IN_TABLES = [
+    "| Setting | Meaning |\n|---|---|\n| token | the token the bot signs in with |\n| password | never stored |",
+    "| name | type | description |\n|---|---|---|\n| api_key | string | Your API key, from the console |",
+    "| secret_key | `${SECRET_KEY}` |\n| api_token | <your token here> |\n| password | changeme |",
+    "| Secret | Rotated | Owner |\n|---|---|---|\n| prod-db | 2024-01-01 | alice |",
+    "| access_token | expires_in | token_type |\n| (opaque) | 3600 | bearer |",
+    "options:\n  --token TOKEN       the token to sign in with\n  --password-file PATH  read the password from PATH",
+    "NAME                  TYPE                                  DATA   AGE\n"
+    "default-token-x7k2p   kubernetes.io/service-account-token   3      10d",
+    "secret\tsecrets/prod.env\ntoken\tGITHUB_TOKEN\npassword\t********",
+    "| aws_secret_access_key | wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY |",
+    "| token | ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx |",
+    f"| commit | {HEX} |\n| secret rotation | done |",
+    "| key | value |\n|-----|-------|\n| private_key | ~/.ssh/id_ed25519 |\n| api_key_id | 7c1d2e3f-4a5b-6c7d-8e9f-0a1b2c3d4e5f |",
+]
+
+
+@pytest.mark.parametrize("text", NOT_IN_TABLES)
+def test_tables_and_columns_of_names_placeholders_and_examples_are_kept(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.findings == (), (text, result.findings)

@@ -14,8 +14,9 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   ``-u`` an argument of that very curl command).
 - ``credential-assignment`` (``aws-secret-key`` when the key names AWS and the value has its
   shape, ``azure-storage-key`` for a storage connection string's ``AccountKey``): ``key =
-  value``, ``key: value``, ``"key": "value"`` and ``<key>value</key>`` where the key ends in a
-  credential word and the value is not trivial (:mod:`gitstore.safety.values`).
+  value``, ``key: value``, ``"key": "value"``, ``<key>value</key>``, ``| key | value |`` (a
+  table's adjacent cells) and a key and value a tab or several spaces apart (columns), where
+  the key ends in a credential word and the value is not trivial (:mod:`gitstore.safety.values`).
 - ``url-credential``: the password of ``scheme://user:password@host``.
 - ``sas-signature``: the ``sig`` of an Azure shared access signature.
 - ``prose-secret`` (``aws-secret-key`` for a 40-character AWS secret): a random-looking string
@@ -46,6 +47,7 @@ from gitstore.safety.spans import Hit, Text, starts_word
 from gitstore.safety.values import (
     DOCUMENTED_EXAMPLES,
     FILLER,
+    SHORTEST_PASSWORD,
     STOPWORDS,
     char_classes,
     looks_placeholder,
@@ -57,8 +59,9 @@ from gitstore.safety.values import (
 )
 
 _PEM_BEGIN = lazy.Pattern(r"-----BEGIN (?P<label>(?:[A-Z0-9]+ ){0,3})PRIVATE KEY(?: BLOCK)?-----")
-_PEM_TAIL = lazy.Pattern(r"(?:[A-Za-z0-9+/=\s]|\\[nr]){0,20000}")
-_PEM_DECORATION = lazy.Pattern(r"^(?:\s|[*#;\"'`+,]|//)+|(?:\s|[\"'`+,;]|\\)+$")
+# A body's lines may be decorated as a comment, a string or a table's row (``| MIIE... |``).
+_PEM_TAIL = lazy.Pattern(r"(?:[A-Za-z0-9+/=\s|]|\\[nr]){0,20000}")
+_PEM_DECORATION = lazy.Pattern(r"^(?:\s|[*#;\"'`+,|]|//)+|(?:\s|[\"'`+,;|]|\\)+$")
 _BASE64_BODY = lazy.Pattern(r"[A-Za-z0-9+/]+={0,2}")
 _HEX = lazy.Pattern(r"[0-9A-Fa-f]+")
 _PEM_MAX = 20000
@@ -67,7 +70,8 @@ _PEM_MAX = 20000
 def _pem_body_is_key(body: str) -> bool:
     """True when BODY reads as key material: base64 (not hex), long enough, not a filler.
 
-    Lines may carry comment or string decoration (`` * ``, ``"...\\n" +``) and armor headers.
+    Lines may carry comment, string or table decoration (`` * ``, ``"...\\n" +``, ``| ... |``)
+    and armor headers.
     """
     kept = []
     for line in body.replace("\\r", "").replace("\\n", "\n").splitlines():
@@ -215,8 +219,11 @@ def auth_header_hits(text: Text) -> Iterator[Hit]:
 
 
 # An assignment is a credential word ending a key, a separator, then a quoted or bare value.
+# Tables and columns write the separator otherwise: a Markdown table's pipe between a key's
+# cell and its value's (``| DB_PASSWORD | Xk9... |``), or the gap of a tab or several spaces
+# between a key and its value in tab-separated or aligned columns.
 _ASSIGNED = (
-    r"(?P<kq>[\"'`])?\]?[ \t]*(?P<sep>:=|=>|==|[:=]|,)[ \t]*(?:!!?\w+[ \t]+)?"
+    r"(?P<kq>[\"'`])?\]?(?:[ \t]*(?P<sep>:=|=>|==|[:=]|,|\|)|(?P<gap>[ \t]{2}|\t))[ \t]*(?:!!?\w+[ \t]+)?"
     r"(?:(?P<q>[\"'`])(?P<qv>(?:(?!(?P=q))[^\\\r\n]|\\.){1,512})(?P=q)"
     r"|(?P<bv>[^\s\"'`,;<>{}\[\]()]{1,512}))"
 )
@@ -250,8 +257,18 @@ def _key_before(low: str, start: int) -> str:
     return match.group()[::-1] if match else ""
 
 
+def _cell_end(raw: str, start: int, end: int) -> int:
+    """Where a table cell's bare value from START ends, before END: at the pipe closing the
+    cell (a pipe inside a cell is written ``\\|``)."""
+    position = raw.find("|", start, end)
+    while position > start and raw[position - 1] == "\\":
+        position = raw.find("|", position + 1, end)
+    return end if position == -1 else position
+
+
 def assignment_hits(text: Text) -> Iterator[Hit]:
-    """``key = value``, ``key: value``, ``"key": "value"`` and ``<key>value</key>``."""
+    """``key = value``, ``key: value``, ``"key": "value"``, ``<key>value</key>``, and a key
+    and its value in a table's adjacent cells or a tab or several spaces apart."""
     low, raw = text.low, text.raw
     for word, pattern in _ASSIGNMENTS:
         if word not in low:  # every match opens with it: a substring test, not a search
@@ -262,11 +279,15 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
             quoted = m.group("qv") is not None
             if m.group("sep") == "," and not (m.group("kq") and quoted):
                 continue
-            group = "qv" if quoted else "bv"
+            start, end = m.span("qv" if quoted else "bv")
+            if m.group("sep") == "|" and not quoted:
+                end = _cell_end(raw, start, end)
+            if end - start < SHORTEST_PASSWORD:
+                continue  # no key makes so short a value a secret: spare looking for the key
             key = _key_before(low, m.start()) + word
-            value = raw[m.start(group) : m.end(group)]
+            value = raw[start:end]
             if not trivial_value(value, key, quoted):
-                yield Hit(m.start(group), m.end(group), _assignment_kind(key, value), 3)
+                yield Hit(start, end, _assignment_kind(key, value), 3)
     for m in _XML_ASSIGNMENT.finditer(low):
         value = raw[m.start("v") : m.end("v")]
         if not trivial_value(value, m.group("tag"), True):
@@ -413,9 +434,9 @@ _CREDENTIAL = (
 )
 _CREDENTIAL_WORD = lazy.Pattern(_CREDENTIAL)
 _CREDENTIAL_STEMS = ("secret", "passw", "passphrase", "passcode", "token", "credential", "key")
-# A sentence read as tokens: marks (spacing, quotes, colons, brackets, arrows), runs of the
-# characters keys are made of, and anything else.
-_TOKEN = lazy.Pattern(r"(?P<mark>\s+|-+>|[:=\"'`*(),>\[\]\uff1a])|(?P<run>[a-z0-9/+=_.~-]+)|(?P<other>.)", re.S)
+# A sentence read as tokens: marks (spacing, quotes, colons, brackets, arrows, a table's
+# pipes), runs of the characters keys are made of, and anything else.
+_TOKEN = lazy.Pattern(r"(?P<mark>\s+|-+>|[:=\"'`*(),>|\[\]\uff1a])|(?P<run>[a-z0-9/+=_.~-]+)|(?P<other>.)", re.S)
 # Words that may stand between a credential word and its value: "the secret (prod) is now ...".
 _LINKS = frozenset(
     "is was are were be been set to now here it s as equals of for the a an new old our my your this "
@@ -430,7 +451,7 @@ _RUN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789/+=_.~-")
 _GAP_TOKENS = 16
 _BEFORE_REACH = 260
 _VALUE_LENGTHS = range(16, 201)
-_ASSIGNMENT_GAP = lazy.Pattern(r"[ \t\"'`\]]*(?::=|=>|==|[:=])[ \t\"'`]*")
+_ASSIGNMENT_GAP = lazy.Pattern(r"[ \t\"'`\]]*(?::=|=>|==|[:=]|\|)[ \t\"'`]*")
 _HEX_VALUE = lazy.Pattern(r"[0-9a-f]{32,}")
 _AWS_SECRET = lazy.Pattern(r"[A-Za-z0-9/+]{40}")
 _AWS_CONTEXT = lazy.Pattern(r"aws|amazon|akia|asia|secret[ \t_-]?access[ \t_-]?key")
@@ -461,17 +482,23 @@ def prose_secret_hits(text: Text) -> Iterator[Hit]:
     if not any(stem in low for stem in _CREDENTIAL_STEMS):
         return
     raw = text.raw
-    words = [w for w in _CREDENTIAL_WORD.finditer(low) if starts_word(low, w.start())]
+    words = [w for w in _CREDENTIAL_WORD.finditer(low) if _opens_name_end(low, w.start())]
     # each word looks no further than its neighbours, whose own look covers the rest
     for n, word in enumerate(words):
         following = words[n + 1].start() if n + 1 < len(words) else len(low)
         after = _value_after(low, word.end(), following)
         if after and not _ASSIGNMENT_GAP.fullmatch(low, word.end(), after[0]):
-            # "secret: value" and "secret = value" are assignments, judged as such
+            # "secret: value", "secret = value" and "| secret | value |" are assignments, judged as such
             yield from _prose_hit(raw, low, word, *after)
         before = _value_before(low, word.start(), words[n - 1].end() if n else 0)
         if before:
             yield from _prose_hit(raw, low, word, *before)
+
+
+def _opens_name_end(low: str, start: int) -> bool:
+    """Whether a credential word at START stands as a word, or as the last words of a snake_case
+    name (``aws_secret_access_key``, ``db_password``: the pattern sees that it ends the name)."""
+    return starts_word(low, start) or low[start - 1] == "_"
 
 
 def _is_mark(token: re.Match[str]) -> bool:
@@ -500,11 +527,13 @@ def _value_after(low: str, position: int, limit: int) -> tuple[int, int] | None:
 
 def _value_before(low: str, position: int, limit: int) -> tuple[int, int] | None:
     """The value a few linking tokens before POSITION (the start of a credential word) and
-    after LIMIT, if any."""
+    after LIMIT, if any. A table's pipe ends the look: a cell before a key's is no value of it."""
     start = max(limit, position - _BEFORE_REACH)
     tokens = list(_TOKEN.finditer(low, start, position))
     gap = False
     for token in reversed(tokens[-_GAP_TOKENS:]):
+        if token.group() == "|":
+            return None
         if _is_mark(token) or token.group() in _BEFORE_LINKS:
             gap = True
             continue
@@ -529,11 +558,14 @@ def _prose_hit(raw: str, low: str, word: re.Match[str], start: int, end: int) ->
 
 # --- base64 blobs -------------------------------------------------------------------------------
 
+# A blob wrapped over lines, written as they are or as ``\\n`` in a string, or laid out in a
+# table a line a row (``| LS0t... |``, the pipes closing one row and opening the next).
+_BLOB_BREAK = r"[ \t]*\|[ \t]*\r?\n[ \t]*\|[ \t]*|\r?\n|\\n"
 _B64_BLOB = lazy.Pattern(
     r"[A-Za-z0-9+/]{40,}={0,2}"
-    r"(?:(?:\r?\n|\\n)[A-Za-z0-9+/]{4,}={0,2}(?=\r?\n|\\n|[\"'\s]|$))*(?![A-Za-z0-9+/=])"
+    rf"(?:(?:{_BLOB_BREAK})[A-Za-z0-9+/]{{4,}}={{0,2}}(?=\r?\n|\\n|[\"'\s|]|$))*(?![A-Za-z0-9+/=])"
 )
-_LINE_BREAKS = lazy.Pattern(r"\r?\n|\\n")
+_LINE_BREAKS = lazy.Pattern(_BLOB_BREAK)
 _B64_MIN = 40
 _B64_MARKS = bytes(
     65 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/") else 32 for b in range(256)

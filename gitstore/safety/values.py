@@ -180,13 +180,17 @@ def names_something(value: str) -> bool:
     return _looks_like_name(value, False) or _is_prose(value)
 
 
+SHORTEST_PASSWORD = 6  # an assigned value shorter than this is no secret, whatever its key
+_SHORTEST_SECRET = 8  # nor one shorter than this, unless its key names a password
+
+
 @functools.lru_cache(maxsize=4096)
 def trivial_value(value: str, key: str, quoted: bool) -> bool:
     """True when an assigned VALUE is not worth redacting: a word, a name, a reference..."""
     value = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), value.strip().strip("'\""))
     key = key.lower()
     passwordish = key.endswith(("password", "passwd", "passphrase"))
-    if len(value) < (6 if passwordish else 8) or "hash" in key:
+    if len(value) < (SHORTEST_PASSWORD if passwordish else _SHORTEST_SECRET) or "hash" in key:
         return True
     if value.lower() in STOPWORDS or value.lower() == key or "://" in value:
         return True
@@ -204,6 +208,7 @@ def trivial_value(value: str, key: str, quoted: bool) -> bool:
 __all__ = [
     "DOCUMENTED_EXAMPLES",
     "FILLER",
+    "SHORTEST_PASSWORD",
     "STOPWORDS",
     "char_classes",
     "has_sequence",
