@@ -9,9 +9,9 @@ Speed: the scanner must stay linear in its input whatever the input holds. Each 
 input repeats, over the same number of bytes as ordinary prose, what one finder looks at
 closely (credential words, in prose, in table cells and before gaps, hails to AI agents,
 downloaders, substitutions, underscores, base64 runs, also in table rows, hidden characters
-judged in context, tags, link and image targets, reference images, style attributes, meta
-refreshes, emoji flag sequences, look-alikes in Latin words); the worst of them is compared
-with the prose, in the same run. Goal: <= 10x.
+judged in context, tags, link and image targets, reference images, reference definitions with
+titles, style attributes, meta refreshes, emoji flag sequences, look-alikes in Latin words); the
+worst of them is compared with the prose, in the same run. Goal: <= 10x.
 """
 
 from __future__ import annotations
@@ -55,6 +55,8 @@ ADVERSARIAL: dict[str, str] = {
     "image targets": "![a](",
     "images with brackets asking for data": "![[a] \\] b](x{y}) [",
     "reference images": "[r]: {x}\n![r] ",
+    "definitions with titles": "[a]: # (b)\n[c][a] ",
+    "definitions with titles left open": "[a]: #\n\"[b] ",
     "style attributes": '<a style="url(',
     "meta refreshes": "<meta content=0;url= ",
     "look-alikes in words": "sayНello say\U0001d677ello ﬁle ",

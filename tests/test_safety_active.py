@@ -258,7 +258,7 @@ def test_each_url_label_and_tag_is_judged_a_bounded_number_of_times(unit: str, m
             return judge(*values)
         return judged
 
-    for name in ("asks_for_data", "is_script_url", "_label", "_any_acts", "_refresh_url", "css_acts"):
+    for name in ("asks_for_data", "is_script_url", "link_label", "_any_acts", "_refresh_url", "css_acts"):
         monkeypatch.setattr(active_module, name, counting(getattr(active_module, name)))
 
     def characters(size: int) -> int:

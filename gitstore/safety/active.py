@@ -200,19 +200,21 @@ def _referenced_images(text: str, in_code: _InCode, image_ends: Callable[[], lis
     any case, runs of spaces and line breaks read as one space."""
     if "![" not in text:
         return set()
-    leaking = {_label(m.group(1)) for m in _DEFINITION.finditer(text)
+    leaking = {link_label(m.group(1)) for m in _DEFINITION.finditer(text)
                if asks_for_data(m.group(2) or m.group(3) or "") and in_code(m.start()) is None}
     if not leaking:
         return set()
     found = set()
     for start, close in image_ends():
         after = _REFERENCE.match(text, close + 1)
-        if after is not None and _label(after.group(1) or text[start + 2:close]) in leaking:
+        if after is not None and link_label(after.group(1) or text[start + 2:close]) in leaking:
             found.add(start)
     return found
 
 
-def _label(label: str) -> str:
+def link_label(label: str) -> str:
+    """A link label as CommonMark matches it: in any case, runs of spaces and line breaks read
+    as one space."""
     return " ".join(label.split()).casefold()
 
 
@@ -385,4 +387,4 @@ def asks_for_data(url: str) -> bool:
     return bool(url) and _PLACEHOLDER.search(unquote(html.unescape(url)).lower()) is not None
 
 
-__all__ = ["active_markup_count", "asks_for_data", "css_acts", "is_script_url"]
+__all__ = ["active_markup_count", "asks_for_data", "css_acts", "is_script_url", "link_label"]

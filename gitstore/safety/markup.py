@@ -9,6 +9,19 @@ quarantined (``hidden-markup``), unless it is code: a code span or a fenced bloc
 is. An empty comment hides nothing, and gitstore's own markers (a promoted
 block's, the managed section's) hold ids and digests only.
 
+Markdown has its own comment, shown as nothing just as well: a link reference definition no
+link uses (``[//]: # (words)``, ``[comment]: <> (words)``, ``[//]: # "words"``). A renderer
+shows no definition; its title shows (as a tooltip) only on a link that names its label, and a
+label written in code names nothing. So a definition outside code whose title holds words, or
+whose destination does (``[//]: <words>``), and whose label no link or image of the text uses
+(``[text][label]``, ``[label][]``, ``[label]``; labels matched in any case, runs of spaces read
+as one, as CommonMark matches them) is counted too. A definition is read as CommonMark reads
+one: at the start of a line (up to three spaces in, or inside a quote or a list item), the
+title in quotes or parentheses, on the line of the destination or the next, over lines but not
+across a blank one, and nothing after it on its line. A line that continues a paragraph is no
+definition for CommonMark, yet is counted: telling needs the whole block structure, and prose
+does not look like this. A footnote (``[^1]: ...``) is shown at the bottom, and is not one.
+
 Only free text is judged here: a repository file's comments (``scan(text, path=...)``) are its
 authors' own. What shows as code is found by :mod:`~gitstore.safety.code`.
 """
@@ -16,7 +29,10 @@ authors' own. What shows as code is found by :mod:`~gitstore.safety.code`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+from gitstore.safety import lazy
+from gitstore.safety.active import link_label
 from gitstore.safety.code import Code
 
 # What a renderer passes on as raw HTML that a browser shows nothing of: a comment, a
@@ -27,13 +43,44 @@ _CLOSES = {"<!--": "-->", "<?": "?>", "<![CDATA[": "]]>"}
 _OWN = re.compile(r" gitstore:(?:promoted lrn_[0-9a-f]{32} sha256:[0-9a-f]{64}"
                   r"|learnings:begin(?: sha256:[0-9a-f]{64})?|learnings:end) ")
 
+# a link reference definition, from the start of its line: the label (no bracket unless
+# escaped; not a footnote's ``^name``), the destination (``<...>`` or a run without spaces), then
+# a title in quotes or parentheses (over lines, never across a blank one) ending its line
+_LABEL_TEXT = r"(?:[^\[\]\\]|\\[\s\S])"
+_CONTAINERS = r"(?:(?:>|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))[ \t]*)*+"  # a quote's ``>``, a list item's marker
+_BREAK = r"\n(?![ \t]*\r?\n)"  # a line break that is not a blank line
+_TITLE = (rf"\"((?:[^\"\\\n]|\\[\s\S]|{_BREAK})*+)\""
+          rf"|'((?:[^'\\\n]|\\[\s\S]|{_BREAK})*+)'"
+          rf"|\(((?:[^()\\\n]|\\[\s\S]|{_BREAK})*+)\)")
+_DEFINITION = lazy.Pattern(
+    rf"^ {{0,3}}{_CONTAINERS}\[(?!\^[^\s\[\]]+\])({_LABEL_TEXT}{{1,999}}+)\]:"
+    rf"[ \t]*+(?:\r?\n[ \t]*+{_CONTAINERS})?(<(?:[^<>\n\\]|\\.)*+>|[^\s<]\S*+)"
+    rf"(?:(?:[ \t]++|[ \t]*+\r?\n[ \t]*+{_CONTAINERS})(?:{_TITLE}))?[ \t]*+$", re.M)
+# what a link or an image names a definition by: ``[label]``, or the second label of
+# ``[text][label]`` (whose first then names nothing)
+_USE = lazy.Pattern(rf"\[({_LABEL_TEXT}{{1,999}}+)\](?:\[({_LABEL_TEXT}{{1,999}}+)\])?")
+
 
 def hidden_markup_count(text: str) -> int:
+    """How many HTML comments, processing instructions, CDATA sections, declarations and
+    unused link reference definitions outside code in ``text`` hold words (see the module's
+    docstring)."""
+    code: list[Code] = []  # worked out once, by the first finder that needs it
+
+    def the_code() -> Code:
+        if not code:
+            code.append(Code(text))
+        return code[0]
+
+    return _raw_html_count(text, the_code) + _unused_definition_count(text, the_code)
+
+
+def _raw_html_count(text: str, the_code: Callable[[], Code]) -> int:
     """How many HTML comments, processing instructions, CDATA sections and declarations
-    outside code in ``text`` hold words (see the module's docstring)."""
+    outside code in ``text`` hold words."""
     if "<!" not in text and "<?" not in text:
         return 0
-    code = Code(text)
+    code = the_code()
     count, found, unclosed = 0, _OPEN.search(text), set()
     while found is not None:
         at = found.start()
@@ -55,6 +102,33 @@ def hidden_markup_count(text: str) -> int:
             break
         found = _OPEN.search(text, end + len(close))
     return count
+
+
+def _unused_definition_count(text: str, the_code: Callable[[], Code]) -> int:
+    """How many link reference definitions outside code in ``text`` hold words in their title
+    or destination while no link or image outside code uses their label. Each definition is
+    read once, and so is the text between them, for the labels links use."""
+    if "]:" not in text:
+        return 0
+    wordy: list[str] = []
+    spans: list[tuple[int, int]] = []
+    for m in _DEFINITION.finditer(text):
+        if the_code().end_around(m.start(1) - 1) is not None:
+            continue
+        spans.append(m.span())
+        destination, title = m.group(2), m.group(3) or m.group(4) or m.group(5) or ""
+        if title.strip() or (destination.startswith("<") and destination[1:-1].strip()):
+            wordy.append(link_label(m.group(1)))
+    if not wordy:
+        return 0
+    used = set()
+    starts = [0] + [end for _, end in spans]
+    ends = [start for start, _ in spans] + [len(text)]
+    for start, end in zip(starts, ends):
+        for use in _USE.finditer(text, start, end):
+            if the_code().end_around(use.start()) is None:
+                used.add(link_label(use.group(2) or use.group(1)))
+    return sum(label not in used for label in wordy)
 
 
 __all__ = ["hidden_markup_count"]
