@@ -53,6 +53,10 @@ _TO_AGENTS = re.compile(
 )
 _NEGATION = re.compile(r"\b(?:never|don't|do\s+not|avoid|no\s+longer|stop\s+using|not)\b")
 
+# a dotfile's leading dot: no word boundary stands before it (``\b.`` needs a letter in front, so
+# ``the .env file`` would go unseen), and a name that only ends like one (``build.env``) is not one
+_DOTFILE = r"(?<![\w.])\."
+
 ENVIRONMENT: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     # (what it shows, the audience it forces, pattern)
     ("a home path", "personal", re.compile(r"(?:^|[\s(\"'=])~/|/(?:home|users)/\w|%userprofile%|c:\\\\?users")),
@@ -60,11 +64,12 @@ ENVIRONMENT: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         r"\b(?:on\s+my\s+(?:laptop|machine|mac|box|workstation|desktop|computer)|my\s+(?:laptop|machine|"
         r"workstation)|this\s+machine|[a-z0-9-]+\.local\b|hostname)\b")),
     ("one person's tools", "personal", re.compile(
-        r"\b(?:my\s+(?:editor|ide|vim|emacs|shell|alias(?:es)?|dotfiles|setup|config|prompt|keybindings?)|"
-        r"\.zshrc|\.bashrc|\.vimrc|\.profile)\b")),
+        r"\b(?:my\s+(?:editor|ide|vim|emacs|shell|alias(?:es)?|dotfiles|setup|config|prompt|keybindings?))\b"
+        rf"|{_DOTFILE}(?:zshrc|bashrc|vimrc|profile)\b")),
     ("a credential", "user-tooling", re.compile(
         r"\[redacted:|\b(?:api[\s_-]?keys?|access[\s_-]?tokens?|auth[\s_-]?tokens?|personal\s+access\s+tokens?|"
-        r"passwords?|credentials?|secret\s+keys?|ssh\s+keys?|aws_[a-z_]+|\.env\s+file|\.netrc)\b")),
+        r"passwords?|credentials?|secret\s+keys?|ssh\s+keys?|aws_[a-z_]+)\b"
+        rf"|{_DOTFILE}(?:env\s+file|netrc)\b")),
     ("an agent harness", "user-tooling", re.compile(
         r"\b(?:claude\s+code|claude\.md|codex\s+(?:cli|sandbox|config)|~/\.codex|~/\.claude|gemini\s+cli|"
         r"opencode|cursor\s+(?:rules|ide)|copilot|mcp\s+server|slash\s+commands?|the\s+agent's\s+hooks?|"
