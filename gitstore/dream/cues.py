@@ -47,9 +47,33 @@ _PROCEDURE = re.compile(
     r"\b(?:run|rerun|before\s+(?:committing|merging|pushing|releasing|tagging)|steps?|then\s+run|"
     r"workflow|to\s+release|invoke)\b"
 )
+# Who a text may speak to as AI readers: agents and assistants, bots, models, automated tools
+# and the named products; then the ways a text addresses them rather than mentions them.
+_PRODUCTS = r"copilot|claude|codex|gemini|cursor|chatgpt"
+_READERS = rf"ai|llms?|agents?|assistants?|bots?|models?|automated\s+tools?|{_PRODUCTS}"
+# an imperative right after a vocative: an order, not a remark about the named one
+_ORDERS = (r"always|never|please|do|don't|ignore|disregard|forget|skip|run|delete|remove|add|commit|push|"
+           r"upload|send|post|paste|copy|print|reveal|merge|approve|bypass|disable|use|set|make|write|"
+           r"include|install|execute|fetch|follow|output|edit|modify|change|update|rename|move|keep|leave|stop|avoid")
+_VOCATIVES = rf"{_PRODUCTS}|ai|llms?|agents?|assistants?|bots?"
 _TO_AGENTS = re.compile(
-    r"\b(?:note\s+to\s+(?:the\s+)?(?:ai|agents?|llms?|assistants?|bots?)|(?:ai|llm|coding)\s+(?:agents?|assistants?|models?)|"
-    r"agents?\s+(?:reading|working\s+on|that\s+reads?)|as\s+an\s+ai|dear\s+(?:ai|agent|assistant|copilot|claude|codex))\b"
+    rf"\b(?:note\s+to\s+(?:the\s+|any\s+|all\s+)?(?:{_READERS})|(?:ai|llm|coding)\s+(?:agents?|assistants?|models?)|"
+    r"agents?\s+(?:reading|working\s+on|that\s+reads?)|as\s+an\s+ai|"
+    rf"(?:dear|attention)\s+(?:{_READERS}))\b"
+    # a group of them, at the start of a sentence or as "any/all/every ...", that acts on the code,
+    # then, in the same sentence (a dot in "log.py" ends none), a must or a should: "Automated
+    # tools modifying log.py must ...", "Any bot that edits ..."
+    r"|(?:^|(?<=[.!?;:\n])|\b(?:any|all|every|each)\b)\s*"
+    r"(?:automated\s+(?:tools?|agents?|systems?)|(?:ai|llm)\s+(?:tools?|systems?)|language\s+models?|"
+    r"bots?|assistants?|ais|llms?)"
+    r"\s+(?:(?:that|which|who)\s+)?(?:edit|modif|chang|touch|work|read|review|updat|fix|refactor|generat|writ)\w*"
+    r"\b(?:[^.!?\n]|[.!?](?=\S)){0,80}?\b(?:must|should|shall|needs?\s+to|ha(?:s|ve)\s+to|(?:is|are)\s+(?:to|required\s+to)|"
+    r"always|never)\b"
+    # a vocative at the start of a sentence followed by an order: "Claude, always ...", "@copilot please ..."
+    # (a comma or a colon after the name, or an @-mention: "Bots use the app token" is a remark)
+    rf"|(?:^|(?<=[.!?;\n]))\s*(?:(?:hey|hi|ok|okay|dear)\s+)?"
+    rf"(?:@(?:{_VOCATIVES})\s*[,:]?|(?:{_VOCATIVES})\s*[,:])\s*(?:{_ORDERS})\b",
+    re.M,
 )
 _NEGATION = re.compile(r"\b(?:never|don't|do\s+not|avoid|no\s+longer|stop\s+using|not)\b")
 
