@@ -253,12 +253,40 @@ def test_environment_traces_in_the_evidence_stop_a_project_claim(tmp_path: Path)
     ("Every retry loop in src/retry.py uses jitter.", ("src/gone.py",), "src/gone.py"),
     ("Every retry loop in src/retrying.py uses jitter.", (), "src/retrying.py"),
     ("`retry_forever()` wraps every call in src/retry.py.", ("src/retry.py",), "retry_forever()"),
+    ("Every retry loop in src/retry.py reads its backoff from /src/ghost_settings.py.", ("src/retry.py",),
+     "/src/ghost_settings.py"),
+    ("Every retry loop in src/retry.py reads its backoff from src/./ghost.py.", ("src/retry.py",), "src/./ghost.py"),
+    ("Every retry loop in src/retry.py reads its backoff from ./src/ghost.py.", ("src/retry.py",), "./src/ghost.py"),
+    ("Every retry loop in src/retry.py reads its backoff from src/../ghost/retry.py.", ("src/retry.py",),
+     "src/../ghost/retry.py"),
 ])
 def test_every_cited_path_and_symbol_exists_at_the_commit(tmp_path: Path, text: str, targets: tuple[str, ...],
                                                           missing: str) -> None:
+    """A path is read whole, with a leading ``/`` (the repository's root) and ``.`` or ``..``
+    segments, and must exist where it leads: a part of it that exists (``src/``) vouches for
+    nothing."""
     ctx = wiki_repo(tmp_path / "widgets")
     learning = accepted_learning(ctx, text=text, targets=targets)
-    _refused(ctx, learning["id"], rf"stopped at citations: it cites {missing.replace('(', '[(]').replace(')', '[)]')}")
+    _refused(ctx, learning["id"], rf"stopped at citations: it cites {re.escape(missing)}, (which does not exist|found nowhere)")
+
+
+@pytest.mark.parametrize("path", ["src/../../outside/retry.py", "../widgets/src/retry.py", "/../src/retry.py"])
+def test_a_cited_path_that_leads_outside_the_repository_stops_the_promotion(tmp_path: Path, path: str) -> None:
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx, text=f"Every retry loop in src/retry.py reads its backoff from {path}.")
+    _refused(ctx, learning["id"], rf"stopped at citations: it cites {re.escape(path)}, which leads outside the "
+                                  "repository")
+
+
+def test_a_cited_path_is_cited_as_the_file_it_leads_to(tmp_path: Path) -> None:
+    """``/src/store.py`` and ``src/./retry.py`` name files of the repository from its root: the
+    block cites the files themselves."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx, text="Every retry loop in src/./retry.py appends through /src/store.py.")
+    result = promote(ctx, learning["id"], PERSON)
+    base = result.packet["base"]
+    assert [c["ref"] for c in result.packet["citations"] if c["kind"] == "source"] == [
+        f"src/retry.py@{base}", f"src/store.py@{base}"]
 
 
 def test_cited_symbols_are_found_in_the_code(tmp_path: Path) -> None:
@@ -752,6 +780,27 @@ def test_a_packet_whose_citations_promote_would_not_find_fails_the_gate(
                               f"'source src/retry.py@{base}', which promote cites",
             "no source": f"it lacks 'source src/retry.py@{base}', which promote cites"}[forgery]
     assert said in found[0].message
+
+
+def test_a_packet_for_a_claim_citing_a_missing_path_fails_the_gate(
+        promoted: tuple[Context, dict[str, Any], Any]) -> None:
+    """The gate plans the packet again with promote's checks: a claim citing a path that does
+    not exist (spelled from the root, or through ``.`` segments) has no packet promote plans,
+    whatever packet was stored for it."""
+    ctx, learning, result = promoted
+    root = ctx.workspace.root
+    git(root, "branch", "-q", "-D", result.branch)
+    text = "Every retry loop in src/retry.py reads its backoff from /src/ghost_settings.py and src/./ghost.py."
+    ghost = accepted_learning(ctx, text=text)
+    citations = [*result.packet["citations"][:-1], {"kind": "learning", "ref": f"{ghost['id']}@{ghost['contentDigest']}"}]
+    packet = dict(result.packet, learning=ghost["id"], contentDigest=ghost["contentDigest"],
+                  reviewDigest=ghost["reviewDigest"], statement=text, citations=citations,
+                  branch=f"memory/promote/{ghost['id']}")
+    _forged_promotion(ctx, ghost, packet, "forged")
+    found = promotion_gate.check([], root, "main", "forged")
+    assert len(found) == 1 and found[0].path == PAGE, found
+    assert "stopped at citations: it cites /src/ghost_settings.py, src/./ghost.py, which do not exist" in \
+        found[0].message
 
 
 def test_a_skill_packet_aimed_outside_the_skills_fails_the_gate(tmp_path: Path) -> None:

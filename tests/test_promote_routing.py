@@ -104,3 +104,13 @@ def test_cited_paths_and_symbols() -> None:
     paths, symbols = cited_names("In src/retry.py and `okf/wiki/`, `Store.append` and `retry()` read "
                                  "`config.json:3`; and/or https://example.com/x.html, `make test`, example.com/a.py.")
     assert paths == ["okf/wiki/", "config.json", "src/retry.py"] and symbols == ["Store.append", "retry()"]
+
+
+def test_cited_paths_are_read_whole() -> None:
+    """A leading ``/`` and ``.`` or ``..`` segments are part of the path, never cut off to
+    leave a harmless part of it (``src/``) to check."""
+    paths, _ = cited_names("From /src/ghost_settings.py, src/./ghost.py, ./src/a.py and src/../../outside/retry.py "
+                           "(see /okf/wiki/); not https://example.com/src/x.py, ~/src/y.py, and/or 24/7, nor a "
+                           "link's target, which the wiki gate resolves from the page: [storage](../../docs/storage.md).")
+    assert paths == ["/src/ghost_settings.py", "src/./ghost.py", "./src/a.py", "src/../../outside/retry.py",
+                     "/okf/wiki/"]

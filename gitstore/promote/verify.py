@@ -19,6 +19,7 @@ raises ``Stopped`` naming the claim and the check, before anything is written.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import Any
 
@@ -36,7 +37,11 @@ PURPOSE = "instruction"  # promoted text is read by agents, as recall is
 MAX_SOURCES = 16
 MAX_TESTS = 4
 _SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
-_BARE_PATH = re.compile(r"(?<![\w@:/.~-])((?:\.?[\w-][\w.-]*/)+(?:[\w-][\w.-]*\.[A-Za-z0-9]{1,8})?)(?![\w/-])")
+# a whole path: an optional leading ``/`` (the repository's root), folders (``.`` and ``..``
+# among them), then an optional file name with a type; never a part of a longer token
+_BARE_PATH = re.compile(
+    r"(?<![\w@:/.~-])(/?(?:(?:\.\.?|\.?[\w-][\w.-]*)/)+(?:[\w-][\w.-]*\.[A-Za-z0-9]{1,8})?)(?![\w/-])")
+_LINK_TARGET = re.compile(r"\]\([^)\s]*(?:\s[^)]*)?\)")  # a Markdown link's target: the wiki gate resolves it from the page
 _SYMBOL = re.compile(r"^[A-Za-z_]\w*(?:(?:\.|::|#)[A-Za-z_]\w*)*(?:\(\))?$")
 _LINE_SUFFIX = re.compile(r":\d+(?:-\d+)?$")
 
@@ -119,7 +124,8 @@ def _evidence_texts(view: View, learning: dict[str, Any]) -> list[tuple[str, str
 
 def cited_names(text: str) -> tuple[list[str], list[str]]:
     """The paths and the symbols a claim cites: code spans that look like a path or an
-    identifier, and bare paths (a/b/ or a/b.ext) outside code spans."""
+    identifier, and bare paths (a/b/ or a/b.ext, /a/b.ext, a/./b.ext) outside code spans and
+    link targets, each read whole."""
     paths: list[str] = []
     symbols: list[str] = []
     for _, span in _SPAN.findall(text):
@@ -130,8 +136,8 @@ def cited_names(text: str) -> tuple[list[str], list[str]]:
             paths.append(name)
         elif _SYMBOL.match(name):
             symbols.append(name)
-    for token in _BARE_PATH.findall(_SPAN.sub(" ", text)):
-        first = token.split("/", 1)[0]
+    for token in _BARE_PATH.findall(_LINK_TARGET.sub("]", _SPAN.sub(" ", text))):
+        first = token.lstrip("/").split("/", 1)[0]
         if "." in first.lstrip("."):
             continue  # a host name (example.com/x), not a path of the repository
         paths.append(token)
@@ -149,8 +155,13 @@ def check_citations(snapshot: Snapshot, view: View, learning: dict[str, Any]) ->
     citations a reader can check: files at the commit, observed test runs, the learning."""
     base = snapshot.id
     missing = [t for t in learning["targets"] if not snapshot.exists(t)]
-    paths, symbols = cited_names(f"{learning['content']['title']}\n{learning['content']['text']}")
-    missing += [p for p in paths if not _path_exists(snapshot, p)]
+    cited, symbols = cited_names(f"{learning['content']['title']}\n{learning['content']['text']}")
+    leaving = [p for p in cited if in_repository(p) is None]
+    if leaving:
+        raise Stopped(learning, "citations", f"it cites {', '.join(leaving)}, which "
+                      f"{'leads' if len(leaving) == 1 else 'lead'} outside the repository")
+    paths = [in_repository(p) or "" for p in cited]
+    missing += [c for c, p in zip(cited, paths) if not _path_exists(snapshot, c, p)]
     if missing:
         raise Stopped(learning, "citations", f"it cites {', '.join(missing)}, which "
                       f"{'does' if len(missing) == 1 else 'do'} not exist at {base[:12]}")
@@ -161,17 +172,33 @@ def check_citations(snapshot: Snapshot, view: View, learning: dict[str, Any]) ->
         absent = [s for s in absent if not snapshot.has_word(_symbol_word(s))]
     if absent:
         raise Stopped(learning, "citations", f"it cites {', '.join(absent)}, found nowhere at {base[:12]}")
-    sources = [p for p in dict.fromkeys(files + [p.rstrip("/") for p in paths if "/" in p]) if snapshot.read(p) is not None]
+    found = [p.rstrip("/") for c, p in zip(cited, paths) if "/" in c]
+    sources = [p for p in dict.fromkeys(files + found) if snapshot.read(p) is not None]
     citations = [Citation("source", f"{p}@{base}") for p in sources[:MAX_SOURCES]]
     citations += _tests(view, learning)
     citations.append(Citation("learning", f"{learning['id']}@{learning['contentDigest']}"))
     return citations
 
 
-def _path_exists(snapshot: Snapshot, path: str) -> bool:
-    if "/" in path:
-        return snapshot.exists(path.lstrip("./") if path.startswith("./") else path)
-    return snapshot.has_file_named(path)
+def in_repository(path: str) -> str | None:
+    """A cited path as the repository's root reads it (a leading ``/`` is that root, ``.`` and
+    ``..`` segments resolved, a trailing ``/`` kept), or None when it leads outside the
+    repository. A name without ``/`` stays as it is: it names a file in any folder."""
+    if "/" not in path:
+        return path
+    folder = path.endswith("/")
+    resolved = posixpath.normpath(path.lstrip("/"))
+    if resolved == ".." or resolved.startswith("../"):
+        return None
+    if resolved == ".":
+        return ""
+    return resolved + "/" if folder else resolved
+
+
+def _path_exists(snapshot: Snapshot, cited: str, path: str) -> bool:
+    """Whether ``path`` (``cited`` as the root reads it) is at the commit: a bare file name may
+    be in any folder."""
+    return snapshot.exists(path) if "/" in cited else snapshot.has_file_named(path)
 
 
 def _symbol_word(symbol: str) -> str:
