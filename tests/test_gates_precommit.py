@@ -524,6 +524,23 @@ def test_an_edit_of_the_promoted_text_fails_at_commit_msg(hooked: tuple[Path, di
     assert _git(root, "rev-parse", "HEAD") == _git(root, "rev-parse", branch)  # nothing was committed
 
 
+def test_a_promotion_commit_that_changes_its_files_mode_fails_at_commit_msg_and_pre_push(
+        hooked: tuple[Path, dict, str]) -> None:
+    """Promote writes the target with the mode its parent gave it: a promotion commit that makes
+    the page executable (or a link) writes what promote does not, whatever its bytes."""
+    root, learning, branch = hooked
+    _git(root, "checkout", "-q", branch)
+    (root / "okf/wiki/reliability.md").chmod(0o755)
+    head = _git(root, "rev-parse", "HEAD")
+    out = _git(root, "commit", "-a", "--amend", "--no-edit", code=1)
+    said = f"okf/wiki/reliability.md:1: its mode is 100755, where promote writes it 100644 for {learning['id']}"
+    assert said in out, out
+    assert _git(root, "rev-parse", "HEAD") == head  # nothing was committed
+    _git(root, "commit", "-a", "--amend", "--no-edit", "--no-verify")
+    out = _git(root, "push", "upstream", branch, code=1)
+    assert said in out, out
+
+
 def test_a_forged_trailer_fails_at_commit_msg(hooked: tuple[Path, dict, str]) -> None:
     root, learning, branch = hooked
     _git(root, "checkout", "-q", branch)

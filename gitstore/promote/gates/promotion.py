@@ -22,7 +22,9 @@ A commit whose message carries ``Gitstore-*`` trailers must carry all four, once
   the commit and at the tip of what is being pushed;
 - the file it changes is byte for byte what promote writes from the commit's parent: the route
   rendered again from the parent's version of the target, the packet's statement and citations
-  and the learning (the ``Cited:`` line included, nothing else of the page changed).
+  and the learning (the ``Cited:`` line included, nothing else of the page changed), with the
+  mode promote gives it (the parent's; a new file a regular one), so no promotion commit makes
+  a page executable or a link.
 
 Where it runs: at ``commit-msg`` (the message file; the change is the index being committed),
 at ``pre-push`` (the commits being pushed: ``PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF``), and in
@@ -120,6 +122,7 @@ class Change:
     bases: tuple[str, ...] = ()  # what the commit being made is judged against (none: the first commit)
     links: Callable[[list[str]], set[str]] | None = None  # which of some paths it holds as symbolic links
     submodules: Callable[[list[str]], set[str]] | None = None  # which of some paths it holds as submodules
+    modes: Callable[[list[str]], dict[str, str]] | None = None  # the git mode of some paths it holds
 
     @property
     def called(self) -> str:
@@ -369,13 +372,27 @@ def _exact_problems(change: Change, packet: dict[str, Any], learning: dict[str, 
     except Refused as exc:
         return [Finding(target, 1, f"{change.called} cannot be the promotion of {learning_id}: {exc}")]
     data = change.read(target)
-    if expected is None or data is None or data == expected.encode("utf-8"):
+    if expected is None or data is None:
         return []
+    if data == expected.encode("utf-8"):
+        return _mode_problems(change, parent, target, learning_id)
     have, want = data.decode("utf-8", "replace").splitlines(True), expected.splitlines(True)
     line = next((n for n, (a, b) in enumerate(zip(have, want), start=1) if a != b), min(len(have), len(want)) + 1)
     shown = f"it writes {want[line - 1][:100]!r} here" if line <= len(want) else "its file ends before this line"
     return [Finding(target, line, f"differs from what promote writes for {learning_id} on {parent.id[:12]}: "
                                   f"{shown}")]
+
+
+def _mode_problems(change: Change, parent: Snapshot, target: str, learning_id: str) -> list[Finding]:
+    """Promote writes the target with the mode the parent gives it (a new file: a regular one):
+    a promotion commit that makes it executable, or a link to what its bytes name, writes what
+    promote does not."""
+    held = change.modes([target]).get(target) if change.modes is not None else None
+    want = f"{parent.mode(target) or 0o100644:06o}"
+    if held is None or held == want:
+        return []
+    return [Finding(target, 1, f"its mode is {held}, where promote writes it {want} for {learning_id} on "
+                               f"{parent.id[:12]}")]
 
 
 # -- promoted blocks a commit adds ----------------------------------------------------------
@@ -559,18 +576,26 @@ def _reader(root: Path, revision: str, keep_index: bool = False) -> Callable[[st
     return read
 
 
-def _links(root: Path, revision: str, keep_index: bool = False, mode: bytes = b"120000") -> Callable[[list[str]], set[str]]:
-    """Which of some paths are symbolic links (or, with ``mode`` 160000, submodules) in
-    ``revision`` (empty: the index being committed)."""
-    def links(paths: list[str]) -> set[str]:
+def _modes(root: Path, revision: str, keep_index: bool = False) -> Callable[[list[str]], dict[str, str]]:
+    """The git mode (``100644``, ``100755``, ``120000``, ``160000``, ``040000``) of each of some
+    paths that ``revision`` holds (empty: the index being committed, which lists the files of a
+    folder, not the folder)."""
+    def modes(paths: list[str]) -> dict[str, str]:
         if not paths:
-            return set()
+            return {}
         listing = ("ls-tree", "-z", "--full-tree", revision, "--", *paths) if revision else \
             ("ls-files", "-s", "-z", "--", *(f":(literal){p}" for p in paths))
         done = git(*listing, cwd=root, keep_index=keep_index, check=False)
-        return {entry.partition(b"\t")[2].decode("utf-8", "surrogateescape") for entry in done.stdout.split(b"\0")
-                if entry.startswith(mode + b" ")}
-    return links
+        found = [entry.partition(b"\t") for entry in done.stdout.split(b"\0") if b"\t" in entry]
+        return {path.decode("utf-8", "surrogateescape"): head.split(b" ", 1)[0].decode() for head, _, path in found}
+    return modes
+
+
+def _links(root: Path, revision: str, keep_index: bool = False, mode: str = "120000") -> Callable[[list[str]], set[str]]:
+    """Which of some paths are symbolic links (or, with ``mode`` 160000, submodules) in
+    ``revision`` (empty: the index being committed)."""
+    modes = _modes(root, revision, keep_index)
+    return lambda paths: {path for path, held in modes(paths).items() if held == mode}
 
 
 def _snapshot(root: Path, revision: str) -> Callable[[], Snapshot | None]:
@@ -594,7 +619,7 @@ def _commit(root: Path, sha: str, message: str, parents: Sequence[str]) -> Chang
     return Change(sha[:12], message, _commit_changes(root, sha), _reader(root, sha),
                   parent=_snapshot(root, parents[0]) if parents else None,
                   merged=tuple(_snapshot(root, p) for p in parents[1:]), links=_links(root, sha),
-                  submodules=_links(root, sha, mode=b"160000"))
+                  submodules=_links(root, sha, mode="160000"), modes=_modes(root, sha))
 
 
 def _range(root: Path, start: str | None, end: str, *only: str) -> list[tuple[str, str, list[str]]]:
@@ -670,7 +695,7 @@ def _pending(root: Path, message_file: Path) -> Change:
     return Change(relative(str(message_file), root), message, _staged(root, *base), _reader(root, "", keep_index=True),
                   "the promotion commit being made", _snapshot(root, base[0]) if base else None, pending=True,
                   bases=tuple(base), links=_links(root, "", keep_index=True),
-                  submodules=_links(root, "", keep_index=True, mode=b"160000"))
+                  submodules=_links(root, "", keep_index=True, mode="160000"), modes=_modes(root, "", keep_index=True))
 
 
 def _pending_base(root: Path, message: str) -> list[str]:
@@ -701,7 +726,7 @@ def _pending_merge(root: Path, message_file: Path, message: str, merging: list[s
     return Change(relative(str(message_file), root), message, changes, _reader(root, "", keep_index=True),
                   "the merge being made", _snapshot(root, "HEAD"), tuple(_snapshot(root, o) for o in merging),
                   pending=True, bases=("HEAD", *merging), links=_links(root, "", keep_index=True),
-                  submodules=_links(root, "", keep_index=True, mode=b"160000"))
+                  submodules=_links(root, "", keep_index=True, mode="160000"))
 
 
 def _staged(root: Path, *base: str) -> dict[str, str]:
