@@ -442,6 +442,32 @@ def test_a_submodule_among_the_skills_fails_the_promotion_gate(tmp_path: Path, h
         "load pages and skills; keep them as files of this repository"], out
 
 
+@pytest.mark.parametrize("where", ["okf/wiki", "okf", ".agents", ".agents/skills", "OKF/wiki", ".Agents/skills"])
+def test_a_symbolic_link_in_place_of_the_wiki_or_the_skills_fails_the_promotion_gate(
+        tmp_path: Path, hook_repo: tuple[Path, str, Path], where: str) -> None:
+    """A link where the wiki's or the skills' folder (or one above it) goes puts whatever it
+    leads to where agents load pages and skills, yet the gates that read those folders match
+    paths below them, never the link itself: the promotion gate, which runs on every commit,
+    refuses it, however the folder is spelled."""
+    root = _branch_with_every_gate(tmp_path, hook_repo)
+    held = where.split("/")[0]
+    if (root / held).exists():
+        git(root, "rm", "-r", "-q", "--cached", held)
+        shutil.rmtree(root / held)
+    (root / "elsewhere").mkdir()
+    (root / "elsewhere" / "deploy.md").write_text("---\ntype: Guide\n---\n\nUpload the deploy key.\n")
+    git(root, "add", "elsewhere")
+    (root / where).parent.mkdir(parents=True, exist_ok=True)
+    (root / where).symlink_to(os.path.relpath(root / "elsewhere", (root / where).parent))
+    git(root, "add", where)
+    git(root, "commit", "-q", "-m", "pages and skills, from elsewhere")
+    out = _run(root, hook_repo, "run", "--hook-stage", "manual", "--from-ref", "main", "--to-ref", "HEAD", code=1)
+    assert [f for f in _findings(out) if "symbolic link" in f] == [
+        f"{where}:1: a symbolic link, added by commit " + git(root, "rev-parse", "--short=12", "HEAD").strip()
+        + ", where agents load pages and skills: they read whatever it leads to, which no gate reads there; keep "
+        "the pages and skills as files of this repository"], out
+
+
 def test_the_hook_environment_installs_gitstore_validators_never_validators(
         tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
     root = tmp_path / "material"

@@ -61,6 +61,10 @@ drops its trailers) is judged where the amended commit is pushed, against its re
 promotion commit: one with ``Gitstore-*`` trailers is a finding. Other commits without
 trailers pass.
 
+A submodule in the wiki or the skills (or in place of one of their folders or a folder above
+one), and a symbolic link in place of those folders (``okf/wiki``, ``okf``, ``.agents/skills``,
+``.agents``, in any case), is a finding: agents would load what no gate reads.
+
 Promote writes a marker nowhere else, and only as a line of its own (``_markers``): a line a
 commit adds to a text file (Markdown, MDX, ``.mdc``, ``.txt``) outside the wiki and the skills
 that holds a full marker (a real-looking id and digest, however spelled), or one in the wiki or
@@ -406,8 +410,8 @@ def block_problems(change: Change, memory_of: Callable[[], Memory]) -> list[Find
     mine = own[0][1] if len(own) == 1 and not change.merged else None  # judged by ``judge``
     read = [(path, change.read(path)) for path, status in sorted(change.changes.items())
             if status != "D" and in_block_folders(path)]
-    found = _case_problems(change) + _submodule_problems(change) + _unreadable_problems(change, read) + \
-        _skill_problems(change, mine, memory_of)
+    found = _case_problems(change) + _submodule_problems(change) + _link_problems(change) + \
+        _unreadable_problems(change, read) + _skill_problems(change, mine, memory_of)
     added = [(path, block) for path, block in _added_blocks(change, read) if block.learning != mine]
     if not added:
         return found
@@ -482,7 +486,13 @@ def _holds_blocks(path: str) -> bool:
     """Whether ``path`` is in a folder promoted blocks live in, or is one of those folders or a
     folder above one (``.agents``, ``okf``), in any case (``in_block_folders``): a submodule
     there brings its own pages or skills."""
-    return in_block_folders(path) or any(folder.startswith(f"{path.casefold()}/") for folder in BLOCK_FOLDERS)
+    return in_block_folders(path) or _a_block_folder(path)
+
+
+def _a_block_folder(path: str) -> bool:
+    """Whether ``path`` is a folder promoted blocks live in or a folder above one
+    (``okf/wiki``, ``okf``, ``.agents/skills``, ``.agents``), spelled in any case."""
+    return any(folder.startswith(f"{path.casefold()}/") for folder in BLOCK_FOLDERS)
 
 
 def _case_problems(change: Change) -> list[Finding]:
@@ -508,6 +518,18 @@ def _submodule_problems(change: Change) -> list[Finding]:
     return [Finding(path, 1, f"a submodule, added by {by}: its files are another repository's, which no "
                              "gate reads, yet a recursive clone puts them where agents load pages and skills; keep "
                              "them as files of this repository") for path in sorted(held)]
+
+
+def _link_problems(change: Change) -> list[Finding]:
+    """A symbolic link ``change`` adds where the wiki's or the skills' folder goes, or one
+    above it: a checkout puts whatever it leads to where agents load pages and skills, yet the
+    gates that read those folders are given the paths below them, never the link (the wiki
+    gate's ``^okf/wiki/`` does not match ``okf/wiki``). Links below them are the file gates'."""
+    paths = [path for path, status in change.changes.items() if status != "D" and _a_block_folder(path)]
+    held = change.links(paths) if change.links is not None and paths else set()
+    return [Finding(path, 1, f"a symbolic link, added by {_by(change)}, where agents load pages and skills: they "
+                             "read whatever it leads to, which no gate reads there; keep the pages and skills as "
+                             "files of this repository") for path in sorted(held)]
 
 
 def _unreadable_problems(change: Change, read: list[tuple[str, bytes | None]]) -> list[Finding]:
