@@ -176,7 +176,8 @@ def judge_skills(root: Path, learnings_of: Callable[[], Learnings]) -> list[Judg
     """The skills of the work tree's ``.agents/skills/`` that do not stand as promoted
     skills: one whose metadata names a learning in force (read as the promotion gate reads
     it, ``skills.learning_of``) yet is not what promote writes for it, as the gate compares
-    them (its blocks set apart: ``standing`` judges those), and one that mentions gitstore
+    them (its blocks set apart: ``standing`` judges those), one that holds a promoted block
+    while its metadata names no learning (``blocks_unnamed``), and one that mentions gitstore
     whose front matter cannot be read. Agents load a skill whole, its ``allowed-tools`` and
     instructions as much as its block. The learnings are read only when a skill names one."""
     found = [_skill_judged(path, text, learnings_of) for path, text in _skills_in_work_tree(root)]
@@ -192,6 +193,11 @@ def _skill_judged(path: str, text: str, learnings_of: Callable[[], Learnings]) -
     if unreadable:
         why = f"the front matter of a skill that mentions gitstore cannot be read: {unreadable}"
         return Judged(path, 1, "", OTHER_TEXT, why, "write front matter that parses (no key twice), or delete the skill")
+    kept = blocks_unnamed(text) if not learning_id else []
+    if kept:
+        return Judged(path, kept[0].line, kept[0].learning, OTHER_TEXT, unnamed_sentence(kept[0]),
+                      "remove the block in a commit to make the skill your own (removing one needs no promotion "
+                      "commit), or restore the skill as its promotion commit wrote it, or delete the skill")
     if not learning_id or not _in_force(learnings_of(), learning_id):  # no promoted skill, or its block says why
         return None
     problem = unlike_promoted_skill(text, learning_id, learnings_of().currents)
@@ -225,6 +231,25 @@ def _skills_in_work_tree(root: Path) -> list[tuple[str, str]]:
             except OSError:
                 continue
     return found
+
+
+def blocks_unnamed(text: str) -> list[blocks.Block]:
+    """The promoted blocks of a ``SKILL.md`` whose metadata names no learning. Promote writes a
+    block into a skill only with metadata naming its learning, and judges that skill whole (its
+    ``allowed-tools`` and instructions too); a skill naming none is a person's own, judged by no
+    promotion rule, so a promoted block kept in one (the metadata dropped or replaced) would
+    lend the promoted text to tools and instructions promote never wrote."""
+    from gitstore.promote.skills import learning_of
+
+    learning_id, unreadable = learning_of(text)
+    return [] if learning_id or unreadable or blocks.MARKER_START not in text else blocks.find(text)
+
+
+def unnamed_sentence(block: blocks.Block) -> str:
+    """How the gate and doctor say that ``block`` is in a skill whose metadata names no learning."""
+    return (f"the promoted block of {block.learning} is in a skill whose metadata names no learning, so the skill "
+            "is judged as a person's own while agents load the promoted text with whatever tools and instructions "
+            "it holds")
 
 
 def unlike_promoted_skill(text: str, learning_id: str, currents: Mapping[str, dict[str, Any] | None]
@@ -314,5 +339,5 @@ def _todo(path: str, learning_id: str, found: Standing, branch: str | None = Non
 
 
 __all__ = ["BLOCK_FOLDERS", "SKILLS", "in_block_folders", "IN_FORCE", "NOT_IN_FORCE", "OTHER_TEXT", "OTHER_VERSION", "UNKNOWN", "Judged",
-           "Learnings", "Placed", "Standing", "in_work_tree", "judge_skills", "judge_work_tree", "read_once", "standing",
-           "unlike_promoted_skill"]
+           "Learnings", "Placed", "Standing", "blocks_unnamed", "in_work_tree", "judge_skills", "judge_work_tree", "read_once", "standing",
+           "unlike_promoted_skill", "unnamed_sentence"]

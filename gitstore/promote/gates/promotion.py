@@ -43,6 +43,9 @@ again, nor is one that was there before the range: it was judged by the range th
 A promoted skill (a ``SKILL.md`` whose metadata names its learning) is wholly promote's: a
 commit other than its promotion may remove its blocks or delete it, but leaves the rest as
 promote writes it (no ``allowed-tools`` or instructions of its own while it names the learning).
+It may make the skill a person's own by dropping the metadata with the blocks: a promoted block
+left in a skill whose metadata names no learning is a finding, or the promoted text would go
+out with tools and instructions no rule judges.
 Its metadata is read by parsing its front matter (``skills.learning_of``), however the key is
 spelled; front matter that does not parse, in a skill promoted before or mentioning gitstore,
 is a finding.
@@ -96,8 +99,8 @@ from gitstore.promote.gates._common import ZERO, Finding, blobs, git, parser, re
 from gitstore.promote.gates import _markers
 from gitstore.promote.gates._published import PATHSPECS as PUBLISHED, published_problems, who
 from gitstore.promote.skills import FILE_NAME, learning_of
-from gitstore.promote.standing import (BLOCK_FOLDERS, SKILLS, Learnings, in_block_folders, standing,
-                                       unlike_promoted_skill)
+from gitstore.promote.standing import (BLOCK_FOLDERS, SKILLS, Learnings, blocks_unnamed, in_block_folders, standing,
+                                       unlike_promoted_skill, unnamed_sentence)
 
 if TYPE_CHECKING:
     from gitstore.deliver.clindex import Fact
@@ -430,7 +433,7 @@ def _skill_problems(change: Change, mine: str | None, memory_of: Callable[[], Me
     that changes one and leaves it naming the learning must leave it byte for byte what
     promote writes for the learning's accepted version with the citations its block holds;
     else each is a finding. Deleting the skill, or making it a person's own (no metadata naming
-    a learning), needs no promotion commit. Front matter that does not parse, in a skill that
+    a learning, and no promoted block), needs no promotion commit. Front matter that does not parse, in a skill that
     was promoted before the commit or that mentions gitstore, is a finding too: the gate
     cannot tell what it names, while a more lenient reader may load it."""
     skills = [path for path, status in sorted(change.changes.items())
@@ -442,6 +445,8 @@ def _skill_problems(change: Change, mine: str | None, memory_of: Callable[[], Me
         learning_id, unreadable = learning_of(text)
         if unreadable:
             found += _unreadable_skill(change, path, text, unreadable)
+        if learning_id is None:
+            found += _unnamed_blocks(change, path, data or b"", mine)
         if learning_id is None or learning_id == mine:
             continue
         problem = unlike_promoted_skill(text, learning_id, memory_of().currents)
@@ -451,6 +456,19 @@ def _skill_problems(change: Change, mine: str | None, memory_of: Callable[[], Me
                                              f"which is not its promotion commit: {why}; promote it again, or "
                                              "delete the skill (or drop its gitstore metadata to make it your own)"))
     return found
+
+
+def _unnamed_blocks(change: Change, path: str, data: bytes, mine: str | None) -> list[Finding]:
+    """A finding for each promoted block that ``change`` leaves in a skill whose metadata names
+    no learning (``blocks_unnamed``): making a promoted skill a person's own drops its blocks
+    with its metadata. A block the commit adds is judged as an added block; its own learning's
+    by its promotion."""
+    added = {block.line for _, block in _added_blocks(change, [(path, data)])}
+    kept = [block for block in blocks_unnamed(data.decode("utf-8", "replace"))
+            if block.learning != mine and block.line not in added]
+    return [Finding(path, block.line, f"{unnamed_sentence(block)}; left so by {_by(change)}: remove the block too "
+                                      "to make the skill your own, or restore the metadata promote wrote")
+            for block in kept]
 
 
 def _by(change: Change) -> str:
