@@ -26,7 +26,9 @@ import yaml
 from bench._process import copy_as_moved
 from gitstore.ops.promote import promote
 
-from .conftest import ROOT, shared
+from gitstore.promote.okf import index_entries, render_index_page
+
+from .conftest import ROOT, shared, shared_params
 from .promotion_world import PERSON, accepted_learning, git, wiki_repo
 
 HOOKS = ("gitstore-okf", "gitstore-skills", "gitstore-scan", "gitstore-promotion", "gitstore-records")
@@ -385,6 +387,80 @@ def test_the_wiki_gate_receives_every_file_of_the_wiki_whatever_identify_names_i
     out = _run(root, hook_repo, "run", code=1)
     assert sorted(f.split(": named like", 1)[0] for f in _findings(out)) == [
         f"okf/wiki/runbook.{suffix}:1" for suffix in ("markdown", "mdown", "mdwn", "mkd", "mkdn")], out
+
+
+def _regenerate_indexes(wiki: Path) -> None:
+    """Every folder's index.md written by gitstore's generator, the deepest folders first."""
+    folders = sorted({p.parent for p in wiki.rglob("*") if p.is_file()} | {wiki}, key=lambda f: -len(f.parts))
+    for folder in folders:
+        (folder / "index.md").write_text(render_index_page(wiki, folder), encoding="utf-8")
+
+
+def _gated_repo(tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> Path:
+    """A repository with a first commit and the wiki gate configured, its wiki still empty."""
+    root = tmp_path / "repo"
+    git(tmp_path, "init", "-q", "-b", "main", str(root))
+    git(root, "commit", "-q", "--allow-empty", "-m", "root")
+    _config(root, hook_repo, ("gitstore-okf",))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "hooks")
+    return root
+
+
+@pytest.mark.parametrize("bundle_index", shared_params("okf", "bundles", pattern="index.md",
+                                                       keep=lambda p: p.parent.parent.name == "bundles"))
+def test_every_okf_bundle_added_as_the_wiki_passes_and_so_do_its_regenerated_indexes(
+        tmp_path: Path, hook_repo: tuple[Path, str, Path], bundle_index: Path) -> None:
+    """A real bundle's hand-written indexes were refused as not byte for byte what gitstore
+    generates, and what it generated was refused too (an empty section, entries without a
+    description, folders without pages dropped). A hand-written index is judged by what OKF
+    asks of one; one gitstore generated stays generated."""
+    root = _gated_repo(tmp_path, hook_repo)
+    wiki = root / "okf" / "wiki"
+    shutil.copytree(bundle_index.parent, wiki)
+    git(root, "add", "okf")
+    assert _findings(_run(root, hook_repo, "run", code=0)) == []
+    git(root, "commit", "-q", "-m", "the bundle")
+    written = {p: p.read_text() for p in wiki.rglob("index.md")}
+    _regenerate_indexes(wiki)
+    # what people wrote of a subfolder or a file is kept; a page's entry says what its front matter says
+    kept = {p: [(link, about) for _, link, about in index_entries(text) if about and (link.endswith("/index.md") or not link.endswith(".md"))] for p, text in written.items()}
+    assert any(kept.values())
+    for index, entries in kept.items():
+        assert sorted(entries) == sorted(e[1:] for e in index_entries(index.read_text()) if e[1:] in entries)
+    git(root, "add", "okf")
+    assert _findings(_run(root, hook_repo, "run", code=0)) == []
+    git(root, "commit", "-q", "-m", "indexes regenerated")
+    (wiki / "notes").mkdir()
+    (wiki / "notes" / "runbook.md").write_text("---\ntype: Runbook\n---\n# Runbook\n")  # no description
+    (wiki / "notes" / "check.py").write_text("print('ok')\n")
+    _regenerate_indexes(wiki)
+    git(root, "add", "okf")
+    assert _findings(_run(root, hook_repo, "run", code=0)) == []
+    git(root, "commit", "-q", "-m", "a folder of notes")
+    index = wiki / "notes" / "index.md"
+    index.write_text(index.read_text().replace("[runbook]", "[The runbook]"))
+    git(root, "add", "okf")
+    assert [f.split(": index.md", 1)[0] for f in _findings(_run(root, hook_repo, "run", code=1))] == [
+        "okf/wiki/notes/index.md:5"]
+
+
+def test_a_hand_written_index_lists_its_folders_pages_and_subfolders(
+        tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> None:
+    root = _wiki_gated(tmp_path, hook_repo)
+    wiki = root / "okf" / "wiki"
+    metrics = wiki / "metrics" / "index.md"
+    metrics.write_text(metrics.read_text().replace("Recognized revenue", "Revenue"))  # descriptions are people's
+    git(root, "add", "-A")
+    _run(root, hook_repo, "run", code=0)
+    metrics.write_text("".join(line for line in metrics.read_text().splitlines(keepends=True) if "legacy" not in line))
+    top = wiki / "index.md"
+    top.write_text("".join(line for line in top.read_text().splitlines(keepends=True) if "attesters" not in line))
+    git(root, "add", "-A")
+    assert sorted(_findings(_run(root, hook_repo, "run", code=1))) == [
+        "okf/wiki/index.md:1: index.md does not list attesters/: an index lists every page and subfolder of its folder",
+        "okf/wiki/metrics/index.md:1: index.md does not list gross-margin-legacy.md: an index lists every page and "
+        "subfolder of its folder"]
 
 
 def _branch_with_every_gate(tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> Path:
