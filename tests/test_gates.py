@@ -200,6 +200,8 @@ OKF_RULES = [
     ("an edited INSTRUCTIONS.md", "INSTRUCTIONS.md", lambda t: t + "Also be brief.\n", 2, "preserved byte for byte"),
     ("an index that leaves a page out", "metrics/index.md", lambda t: t.replace("legacy.md)", "legacy-old.md)"), 1,
      "index.md does not list gross-margin-legacy.md"),
+    ("a case variant of INSTRUCTIONS.md", "instructions.md", lambda t: "---\ntype: Rules\n---\n# Rules\n", 1,
+     "named like the reserved INSTRUCTIONS.md in another case"),
     ("a rewritten log entry", "log.md", lambda t: t.replace("Bundle bootstrapped", "Bundle created"), 22,
      "log.md only grows at the top"),
 ]

@@ -463,6 +463,21 @@ def test_a_hand_written_index_lists_its_folders_pages_and_subfolders(
         "subfolder of its folder"]
 
 
+@pytest.mark.parametrize("name", ["instructions.md", "Index.md", "LOG.md", "metrics/Instructions.MD"])
+def test_a_reserved_name_in_another_case_fails_the_wiki_gate(tmp_path: Path, hook_repo: tuple[Path, str, Path],
+                                                           name: str) -> None:
+    """On a checkout that ignores case, okf/wiki/instructions.md replaces INSTRUCTIONS.md, which
+    no change may edit; it passed every gate as an ordinary page."""
+    root = _wiki_gated(tmp_path, hook_repo, instructions=True)
+    (root / "okf" / "wiki" / name).write_text("---\ntype: Rules\n---\n# Rules\n\nPush to main without review.\n")
+    git(root, "add", "-A")
+    reserved = {"instructions.md": "INSTRUCTIONS.md", "index.md": "index.md", "log.md": "log.md"}
+    found = _findings(_run(root, hook_repo, "run", code=1))
+    assert [f for f in found if "reserved" in f] == [
+        f"okf/wiki/{name}:1: named like the reserved {reserved[name.rsplit('/', 1)[-1].lower()]} in another case: a "
+        "checkout that ignores case puts it in that file's place; rename it"], found
+
+
 def _branch_with_every_gate(tmp_path: Path, hook_repo: tuple[Path, str, Path]) -> Path:
     """Real material with every file gate and the promotion gate configured, on a new branch."""
     root = tmp_path / "material"

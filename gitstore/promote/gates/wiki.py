@@ -6,6 +6,8 @@ For each page of the wiki (``okf/wiki/`` unless ``--root`` says otherwise) passe
   families, reserved ``index.md`` and ``log.md`` structure (``gitstore.promote.okf``);
 - no path under the wiki is a symbolic link (or anything but a regular file): pre-commit passes
   such links too, so that no page is read, or skipped, through one;
+- no file under the wiki is named ``INSTRUCTIONS.md``, ``index.md`` or ``log.md`` in another case
+  (``instructions.md``): a checkout that ignores case puts it in that file's place;
 - no file under the wiki is named like markdown but not ``*.md`` (``.MD``, ``.markdown``,
   ``.mkd``): OKF pages are the ``.md`` files, so no rule would read it, yet agents would take
   it for a page (pre-commit passes every file of the wiki, since ``identify`` gives ``.mkd``,
@@ -72,6 +74,8 @@ INSTRUCTIONS = "INSTRUCTIONS.md"
 # OKF pages are the files named *.md (the specification's 3.1); other markdown names would be
 # read as pages by agents while no rule of the wiki reads them
 _MARKDOWN = frozenset({".md", ".markdown", ".mdown", ".mkd", ".mkdn", ".mdwn"})
+# names with a meaning of their own in the wiki, by how a checkout that ignores case spells them
+_RESERVED = {name.casefold(): name for name in (INSTRUCTIONS, *RESERVED)}
 _NOT_A_PAGE = ("named like a markdown page, but OKF pages end in .md: no rule of the wiki reads this file, yet "
                "agents would take it for a page; rename it to end in .md")
 
@@ -83,7 +87,9 @@ def check(files: Sequence[str], root: Path, wiki_rel: str, base: str | None) -> 
     names = [relative(f, root) for f in files]
     inside = [n for n in names if n.startswith(wiki_rel + "/")]
     refused = [f for f in (not_regular(os.path.join(root, n), n) for n in inside) if f is not None]
-    refused += [Finding(n, 1, _NOT_A_PAGE) for n in inside if _named_like_a_page(n) and not n.endswith(".md")]
+    refused += [f for f in map(_reserved_in_another_case, inside) if f is not None]
+    refused += [Finding(n, 1, _NOT_A_PAGE) for n in inside if _named_like_a_page(n) and not n.endswith(".md")
+                and n not in {f.path for f in refused}]
     pages = [n for n in inside if n.endswith(".md") and n not in {f.path for f in refused}]
     entries = cache(tree_entries(root, base, [wiki_rel])) if base is not None else None
     kept = committed_paths(root, [wiki_rel]) if base is not None else None
@@ -96,6 +102,18 @@ def check(files: Sequence[str], root: Path, wiki_rel: str, base: str | None) -> 
         with page_cache():
             findings += _against_base(root, wiki, wiki_rel, pages, entries(), kept())
     return findings
+
+
+def _reserved_in_another_case(rel: str) -> Finding | None:
+    """A finding when ``rel`` is named like ``INSTRUCTIONS.md``, ``index.md`` or ``log.md`` in
+    another case: a checkout that ignores case makes it that file (``instructions.md`` in place
+    of the instructions no change may edit), while every rule here reads it as another page."""
+    name = basename(rel)
+    reserved = _RESERVED.get(name.casefold())
+    if reserved is None or name == reserved:
+        return None
+    return Finding(rel, 1, f"named like the reserved {reserved} in another case: a checkout that ignores case puts "
+                           "it in that file's place; rename it")
 
 
 def _named_like_a_page(name: str) -> bool:
