@@ -288,8 +288,8 @@ def test_a_deleted_page_is_judged_with_no_file_passed(bundle: Path, capsys: pyte
     assert code == 1 and lines == [
         "okf/wiki/index.md:4: link metrics/index.md does not resolve: it leads to okf/wiki/metrics/index.md, "
         "which this change deletes",
-        "okf/wiki/metrics/index.md:1: index.md is generated, never deleted while its folder holds pages: it is "
-        "their inventory (regenerate it)"], lines
+        "okf/wiki/metrics/index.md:1: index.md is never deleted while its folder holds pages: it is their "
+        "inventory (list them in it)"], lines
     git(bundle, "reset", "-q", "--hard")
     _edit(bundle, "drafts/note.md", lambda t: "---\ntype: Note\n---\n# Note\n\nNothing links here.\n")
     git(bundle, "add", "-A")

@@ -289,6 +289,17 @@ def test_a_cited_path_is_cited_as_the_file_it_leads_to(tmp_path: Path) -> None:
         f"src/retry.py@{base}", f"src/store.py@{base}"]
 
 
+def test_a_path_from_the_machines_root_is_no_citation(tmp_path: Path) -> None:
+    """``/etc/...``, ``/var/log/...`` and a URL's path name no file of the repository (whose
+    root holds no such folder): the claim promotes, citing the repository's files only."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx, text="Every retry loop in src/retry.py logs to /var/log/widgets.log, reads "
+                                           "/etc/widgets.conf and retries GET /api/users/1.json.")
+    result = promote(ctx, learning["id"], PERSON)
+    base = result.packet["base"]
+    assert [c["ref"] for c in result.packet["citations"] if c["kind"] == "source"] == [f"src/retry.py@{base}"]
+
+
 def test_cited_symbols_are_found_in_the_code(tmp_path: Path) -> None:
     ctx = wiki_repo(tmp_path / "widgets")
     learning = accepted_learning(ctx, text="`Store.append` takes records in batches (src/store.py).",

@@ -156,6 +156,7 @@ def check_citations(snapshot: Snapshot, view: View, learning: dict[str, Any]) ->
     base = snapshot.id
     missing = [t for t in learning["targets"] if not snapshot.exists(t)]
     cited, symbols = cited_names(f"{learning['content']['title']}\n{learning['content']['text']}")
+    cited = [p for p in cited if not _off_the_repository(snapshot, p)]
     leaving = [p for p in cited if in_repository(p) is None]
     if leaving:
         raise Stopped(learning, "citations", f"it cites {', '.join(leaving)}, which "
@@ -178,6 +179,16 @@ def check_citations(snapshot: Snapshot, view: View, learning: dict[str, Any]) ->
     citations += _tests(view, learning)
     citations.append(Citation("learning", f"{learning['id']}@{learning['contentDigest']}"))
     return citations
+
+
+def _off_the_repository(snapshot: Snapshot, cited: str) -> bool:
+    """Whether a path from a root names the machine's files or a URL's (``/etc/app.conf``,
+    ``/var/log/app.log``, ``/api/users/1.json``), not the repository's: its first folder is none
+    of the commit's. ``/src/x.py`` where ``src/`` is one is the repository's, and is checked."""
+    if not cited.startswith("/"):
+        return False
+    first = cited.lstrip("/").split("/", 1)[0]
+    return first not in (".", "..") and not snapshot.exists(f"{first}/")
 
 
 def in_repository(path: str) -> str | None:

@@ -285,8 +285,8 @@ def _reserved_gone(rel: str, kept: set[str]) -> Finding | None:
         return Finding(rel, 1, "log.md only grows at the top: this change deletes it, and every entry logged in it")
     if name == INDEX_PAGE and any(dirname(path) == dirname(rel) and path.endswith(".md")
                                   and basename(path) != INDEX_PAGE for path in kept):
-        return Finding(rel, 1, "index.md is generated, never deleted while its folder holds pages: it is their "
-                               "inventory (regenerate it)")
+        return Finding(rel, 1, "index.md is never deleted while its folder holds pages: it is their inventory "
+                               "(list them in it)")
     return None
 
 
