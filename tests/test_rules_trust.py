@@ -528,6 +528,66 @@ def test_gitstore_sync_alone_brings_a_policy_change_on_the_remote(team: dict[str
     assert again.policy is None and again.changed == [] and again.status == "no-update", again.render()
 
 
+def _redacted_by_a_new_redactor(tmp: Path) -> Path:
+    """Carol may redact only since a policy merged on main; she redacts bob's comment and bob's
+    sync takes it off his snapshot. Returns dave's clone, synced before all of it."""
+    from gitstore.ops.redact import redact
+    from gitstore.sync.remote import sync as gitstore_sync
+
+    keys = {who: keypair(tmp / "keys", who) for who in (ALICE, BOB, CAROL)}
+    bare = shared_remote(tmp)
+    root = first_clone(tmp, bare)
+    write_policy(root, {ALICE: EVERYTHING, BOB: EVERYTHING}, {w: keys[w][1] for w in (ALICE, BOB)})
+    commit_all(root, "Who may decide")
+    git(root, "push", "-q", "origin", "main")
+    sign_as(root, keys[ALICE][0])
+    grant_all(Context.open(root))
+    gitstore_sync(str(root))
+    bob = team_clone(tmp, bare, "bob", keys[BOB][0])
+    carol = team_clone(tmp, bare, "carol", keys[CAROL][0])
+    dave = team_clone(tmp, bare, "dave")
+    thread = Thread(bob, 7201, "7201")
+    thread.comment("7201", "a token was pasted here: MARKER7201", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    for clone in (bob, carol, dave):
+        gitstore_sync(str(clone.workspace.root))
+    maintainer = team_clone(tmp, bare, "maintainer").workspace.root
+    write_policy(maintainer, {ALICE: EVERYTHING, BOB: EVERYTHING, CAROL: ("redact",)},
+                 {w: keys[w][1] for w in (ALICE, BOB, CAROL)})
+    commit_all(maintainer, "Carol may redact")
+    git(maintainer, "push", "-q", "origin", "main")
+    gitstore_sync(str(carol.workspace.root))
+    assert redact(Context.open(carol.workspace.root), "github:comment:7201", CAROL, "a token").removed
+    gitstore_sync(str(carol.workspace.root))
+    assert gitstore_sync(str(bob.workspace.root)).dropped == 1
+    return dave.workspace.root
+
+
+def test_what_arrives_with_a_policy_change_is_judged_under_it(tmp_path: Path) -> None:
+    """Dave's one sync brings both the policy and bob's snapshot: it judges the snapshot under
+    the policy it arrived with, so nothing is quarantined."""
+    from gitstore.sync.remote import sync as gitstore_sync
+
+    dave = _redacted_by_a_new_redactor(tmp_path)
+    report = gitstore_sync(str(dave))
+    assert report.policy is not None and report.quarantined == [], report.render()
+    assert gitstore_sync(str(dave)).status == "no-update"
+
+
+def test_a_refusal_is_judged_again_under_a_new_policy(tmp_path: Path) -> None:
+    """A clone reading the policy from its own main (no origin/HEAD) refuses bob's snapshot
+    while its main holds the old policy; once it pulls the new one, the next sync judges the
+    snapshot again instead of naming the old refusal."""
+    from gitstore.sync.remote import sync as gitstore_sync
+
+    dave = _redacted_by_a_new_redactor(tmp_path)
+    git(dave, "remote", "set-head", "origin", "--delete")
+    assert gitstore_sync(str(dave)).quarantined, "refused under the old policy"
+    git(dave, "pull", "-q", "--ff-only", "origin", "main")
+    report = gitstore_sync(str(dave))
+    assert report.quarantined == [] and report.status != "degraded", report.render()
+
+
 def test_a_sync_goes_on_when_the_remote_no_longer_has_the_default_branch(team: dict[str, object],
                                                                           tmp_path: Path) -> None:
     """The branch the policy is read from, gone from the remote: memory still travels, and the

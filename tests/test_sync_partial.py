@@ -182,3 +182,35 @@ def test_a_remote_that_will_not_send_the_missing_objects_is_named_and_nothing_is
     report = sync(str(bob))
     assert report.status != "degraded" and not report.quarantined, report.render()
     assert digests(Context.open(bob)) == digests(alice)
+
+
+def test_a_policy_change_on_the_remote_applies_in_a_partial_clone(tmp_path: Path) -> None:
+    """Sync fetches the default branch with the clone's filter, which leaves the new policy's
+    files on the remote: they are fetched when the policy is read, as git fetches a file it
+    checks out, and the policy applies (bob may no longer decide)."""
+    from gitstore.ops import learning as ops
+    from gitstore.rules.active import evaluate
+
+    from .team import EVERYTHING, commit_all, proposal_of_two, team_clone, write_policy
+
+    alice, bob, proposal = proposal_of_two(tmp_path)
+    bare = tmp_path / "remote.git"
+    git(bare, "config", "uploadpack.allowFilter", "true")
+    ops.accept(bob, proposal["id"], proposal["reviewDigest"], "github:10")
+    sync(str(bob.workspace.root))
+    carol = partial_clone(tmp_path, bare, "carol")
+    sync(str(carol))
+    assert evaluate(Context.open(carol).view(), "instruction")[proposal["id"]].usable
+    public = " ".join((tmp_path / "keys" / "github_9.pub").read_text().split()[:2])  # alice's, from two_reviewers
+    maintainer = team_clone(tmp_path, bare, "maintainer").workspace.root
+    write_policy(maintainer, {"github:9": EVERYTHING}, {"github:9": public})
+    commit_all(maintainer, "Only alice decides")
+    git(maintainer, "push", "-q", "origin", "main")
+    report = sync(str(carol))
+    assert report.policy is not None, report.render()
+    from gitstore.providers._policy_git import current
+
+    assert current(Context.open(carol).store.provider.repo).mode == "policy"  # type: ignore[attr-defined]
+    ctx = Context.open(carol)
+    status = evaluate(ctx.view(), "instruction")[proposal["id"]]
+    assert (status.state, status.usable) == ("proposed", False)

@@ -11,7 +11,9 @@ so in a partial clone:
   ``git fetch`` left out (``missing_objects``) before it checks anything;
 - a refusal remembered for a missing object does not stand (``judged_again``): it is judged
   again once the object is here, and never named as damage another clone must mend;
-- reads, ``verify`` and ``doctor`` say what to do (``LACKING``).
+- reads, ``verify`` and ``doctor`` say what to do (``LACKING``);
+- the policy's two files, read from the default branch a fetch moved, are fetched when left
+  out (``fetch_left_out``), as git fetches a file it checks out.
 
 In a clone that is not partial, git fetches every object a ref needs, so an object missing
 there is damage, as ever.
@@ -91,6 +93,16 @@ def missing_objects(repo: pygit2.Repository, tips: Iterable[pygit2.Oid | str],
     if done.returncode != 0:
         return []
     return [line[1:].strip() for line in done.stdout.splitlines() if line.startswith("?")]
+
+
+def fetch_left_out(repo: pygit2.Repository, oid: pygit2.Oid) -> bool:
+    """Have git fetch one object a partial clone's fetch left out, as git itself does when it
+    needs one (``cat-file -e``); True when it is here after."""
+    import subprocess  # loaded when git is run: a capture stores its records without it
+
+    done = subprocess.run(["git", f"--git-dir={common_dir(repo)}", "cat-file", "-e", str(oid)], env=git_env(),
+                          capture_output=True)
+    return done.returncode == 0 and oid in repo
 
 
 def _true(value: str | None) -> bool:

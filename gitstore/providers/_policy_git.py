@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import pygit2
 
 from gitstore._gitconfig import value as git_setting
+from gitstore.providers._partial import fetch_left_out, is_partial
 from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE, Policy, PolicyError, parse
 
 REMOTE_HEAD = "refs/remotes/origin/HEAD"
@@ -122,7 +123,11 @@ def _file(repo: pygit2.Repository, tree: pygit2.Tree, path: str) -> bytes | None
         entry = tree[path]
     except KeyError:
         return None
-    found = repo[entry.id]
+    found = repo.get(entry.id)
+    if found is None and is_partial(repo) and fetch_left_out(repo, entry.id):
+        found = repo.get(entry.id)  # a partial clone's fetch of the branch left it out
+    if found is None:
+        raise KeyError(f"{path} ({entry.id}) is missing")
     if not isinstance(found, pygit2.Blob):
         raise ValueError(f"{path} is not a file")
     return found.data

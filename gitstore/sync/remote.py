@@ -84,6 +84,7 @@ from gitstore.providers._objects import first_parents
 from gitstore.providers._partial import is_partial, judged_again, missing_objects
 from gitstore.providers._incoming import INCOMING, drop_stale_incoming, policy_incoming, ref_tip, sync_locked
 from gitstore.providers._policy_git import REMOTE_HEAD, default_branch
+from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE
 from gitstore.providers.git import PREFIX, GitProvider, parse_message, records_state
 from gitstore.sync.arrivals import Checked, check_records, check_snapshot, extends
 
@@ -255,11 +256,14 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
             policy = _policy_arrived(provider.repo, remote)
             if before is None and (run.pending() or policy):
                 before = _verdicts(ctx)
-            run.admit(report)
-            if policy:
+            if policy:  # what arrived is judged under the policy it arrived with
                 branch, tip, here = policy
                 _update_refs(provider.repo, [(branch.tracking, tip, here)])
                 report.policy = f"{branch.tracking} moved to {str(tip)[:12]}: the policy in force is read there"
+                ctx = Context.open(ctx.workspace.root)
+                provider = cast(GitProvider, ctx.store.provider)
+                run = _Admitting(ctx, remote)
+            run.admit(report)
             if ctx.workspace.config.writer_given:
                 _continue_own(provider, remote, report)
             report.dropped += _drop_removed(ctx.workspace.root)
@@ -641,6 +645,7 @@ class _Refusals:
     def __init__(self, state: Path, repo: pygit2.Repository | None = None) -> None:
         self.path = state / QUARANTINED
         self.repo = repo
+        self.policy = _policy_revision(repo) if repo is not None else None
         try:
             data = _jsontext.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -650,9 +655,12 @@ class _Refusals:
 
     def problem(self, held: str, tip: pygit2.Oid, records: str | None = None) -> str | None:
         """Why ``tip`` was refused, while it stands: a snapshot refused when the records were
-        ``records`` otherwise (a removal it waited for may have arrived since)."""
+        ``records`` otherwise (a removal it waited for may have arrived since), or under
+        another policy (whose removals it honours may be others) is judged again."""
         entry = self.known_refs.get(held)
         if not isinstance(entry, dict) or entry.get("tip") != str(tip) or entry.get("records") != records:
+            return None
+        if self.repo is not None and entry.get("policy") != self.policy:
             return None
         problem = entry.get("problem")
         return None if self.repo is not None and judged_again(self.repo, problem) else problem
@@ -663,7 +671,8 @@ class _Refusals:
     def hold(self, repo: pygit2.Repository, held: str, tip: pygit2.Oid, problem: str,
              records: str | None = None) -> None:
         repo.references.create(held, tip, force=True)
-        self.known_refs[held] = {"tip": str(tip), "problem": problem, **({"records": records} if records else {})}
+        self.known_refs[held] = {"tip": str(tip), "problem": problem, **({"records": records} if records else {}),
+                                 **({"policy": self.policy} if self.policy else {})}
         self.changed = True
 
     def release(self, repo: pygit2.Repository, held: str) -> None:
@@ -678,6 +687,21 @@ class _Refusals:
             return
         replace_file(self.path, json.dumps(self.known_refs, sort_keys=True, indent=0))
         self.changed = False
+
+
+def _policy_revision(repo: pygit2.Repository) -> str | None:
+    """The policy in force, as the ids of its two files at the default branch's tip (a commit
+    that leaves them as they were is the same policy), if any."""
+    branch = default_branch(repo)
+    tip = ref_tip(repo, branch) if branch is not None else None
+    if tip is None:
+        return None
+    try:
+        tree = repo[tip].peel(pygit2.Commit).tree
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    ids = [str(tree[path].id) if path in tree else "-" for path in (POLICY_FILE, SIGNERS_FILE)]
+    return None if ids == ["-", "-"] else " ".join(ids)
 
 
 # -- pushing this writer's refs --------------------------------------------------------------------
