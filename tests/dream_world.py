@@ -49,6 +49,20 @@ def comment(ctx: Context, pr: int, author: str, text: str, minute: int, key: str
     return made
 
 
+def edit(ctx: Context, event: dict[str, Any], text: str, minute: int) -> dict[str, Any]:
+    """A later version of the comment ``event`` is, stored as an import stores an edit (a typo
+    fixed on GitHub): a new event of its thread superseding it, with its ``sourceId``."""
+    view = ctx.view()
+    episode = view.episodes[event["episode"]]
+    root = event["payload"]["sourceId"].rsplit(":", 1)[1]
+    thread = Thread(ctx, episode["pin"]["pullRequest"], root, episode["startedAt"])
+    thread.pending = []  # the thread is stored already
+    thread.seq = 1 + max(e["seq"] for e in view.events.values() if e["episode"] == thread.id)
+    made = thread.edit(event, root, text, at(minute))
+    thread.save()
+    return made
+
+
 def jitter_theme(ctx: Context, start: int = 0) -> list[dict[str, Any]]:
     """The paraphrased retry rule: three people, three pull requests, three threads."""
     return [comment(ctx, pr, who, text, start + 10 * n)[0] for n, (who, pr, text) in enumerate(JITTER)]

@@ -483,6 +483,60 @@ def test_a_rejection_stands_over_a_proposal_sharing_its_evidence(tmp_path: Path)
     assert len(ctx.view().learnings[again["id"]]) == 1, "never revised"
 
 
+def _edit_each(ctx, events: list[dict], minute: int) -> list[dict]:  # type: ignore[no-untyped-def, type-arg]
+    """Every comment edited by its author, a routine fix: each edit a new event superseding it."""
+    return [w.edit(ctx, e, e["payload"]["text"] + " Thanks!", minute) for e in events]
+
+
+@pytest.mark.parametrize("window", [None, _WINDOW])
+def test_a_rejection_stands_after_its_comments_are_edited(tmp_path: Path, window: str | None) -> None:
+    """An edit is a new event superseding the one a rejection cites, yet it is the same comment:
+    the person's "no" still speaks for the theme, for a windowed dream too (the edits written
+    before its window are read, as the comments they replace would be)."""
+    from gitstore.ops import learning as ops
+
+    ctx = w.repo(tmp_path)
+    events = w.jitter_theme(ctx)
+    [first] = w.run(ctx).proposed
+    ops.reject(ctx, first["id"], first["reviewDigest"], w.BY, "We use a token bucket instead.")
+    _edit_each(ctx, events, 100)
+    if window is not None:
+        [w.comment(ctx, pr, who, text, minute) for who, pr, text, minute in _LATER]
+    report = w.run(ctx, since=window)
+    assert report.proposed == [], report.proposed
+    [known] = report.known
+    assert known["learning"] == first["id"] and known["reasons"][0].startswith("rejected by a person"), known
+    assert report.view["excluded"] == {"superseded by an edit": 3}, report.view["excluded"]
+
+
+def test_an_accepted_learning_whose_comments_were_edited_is_still_in_memory(tmp_path: Path) -> None:
+    from gitstore.ops import learning as ops
+
+    ctx = w.repo(tmp_path)
+    events = w.jitter_theme(ctx)
+    [first] = w.run(ctx).proposed
+    ops.accept(ctx, first["id"], first["reviewDigest"], w.BY)
+    _edit_each(ctx, events, 100)
+    report = w.run(ctx)
+    assert report.proposed == [], report.proposed
+    [known] = report.known
+    assert known["reasons"] == [f"already in memory as {first['id']} (accepted)"], known
+
+
+def test_the_dream_s_own_proposal_is_revised_after_its_comments_are_edited(tmp_path: Path) -> None:
+    """Edited comments are the same evidence in their current words: the open proposal is
+    revised to cite them, never proposed a second time beside it."""
+    ctx = w.repo(tmp_path)
+    events = w.jitter_theme(ctx)
+    [first] = w.run(ctx).proposed
+    edits = _edit_each(ctx, events, 100)
+    [revised] = w.run(ctx).proposed
+    assert revised["id"] == first["id"] and revised["revised"], revised
+    cited = {e for r in revised["evidence"] for e in r["events"]}
+    assert cited == {e["id"] for e in edits}, revised["evidence"]
+    assert w.run(ctx).proposed == [], "revised once"
+
+
 def test_gc_drops_the_dream_reports_that_quote_a_redacted_comment(tmp_path: Path) -> None:
     """A saved report holds the proposal in words of its evidence: once that comment is
     redacted, gc leaves no copy of them in memory's folder; a report citing other evidence stays."""

@@ -169,6 +169,7 @@ class FrozenView:
     excluded: Mapping[str, int]
     withheld: Mapping[str, int]
     paths_at_head: frozenset[str]
+    comments: Mapping[str, str]  # each version of an edited comment -> its first version
 
     def items(self) -> Iterator[Evidence]:
         """Every piece of evidence, in time order."""
@@ -177,6 +178,12 @@ class FrozenView:
     def thread(self, episode: str) -> tuple[Evidence, ...]:
         """The evidence of one episode in order."""
         return tuple(self.evidence[i] for i in self.threads.get(episode, ()))
+
+    def comment(self, event_id: str) -> str:
+        """The comment an event is a version of, named by its first version (an event no edit
+        links to another is its own): an edit is a new event, yet the same comment, so memory
+        citing an earlier version still speaks for the evidence it became."""
+        return self.comments.get(event_id, event_id)
 
     def ref(self, event_ids: list[str] | tuple[str, ...]) -> Ref:
         """The reference naming these events (all in one episode)."""
@@ -234,6 +241,7 @@ def take(view: View, repo: pygit2.Repository | None, purpose: str, since: str | 
         gaps=_gaps(view, [e for e in evidence.values() if since is None or e.at >= since], since),
         excluded=MappingProxyType(dict(taking.excluded)),
         withheld=MappingProxyType(_withheld(view, since)), paths_at_head=paths,
+        comments=MappingProxyType(dict(consent.first_versions(view))),
     )
 
 
@@ -299,7 +307,8 @@ def _remembered(view: View) -> frozenset[str]:
     """The events the learnings in memory cite, as evidence or counterevidence, in their
     current version: a windowed dream reads them whenever they were written, so a theme whose
     evidence partly falls before the window is still known as the one memory holds (a person's
-    rejection of it stands however the window is set)."""
+    rejection of it stands however the window is set). Every version of a cited comment is read:
+    an edit written before the window is the current version of what a learning cites."""
     cited: set[str] = set()
     for history in view.histories().values():
         if not history.intact:
@@ -307,7 +316,9 @@ def _remembered(view: View) -> frozenset[str]:
         record = history.current
         for ref in (*record["evidence"], *record["counterevidence"]):
             cited.update(ref["events"])
-    return frozenset(cited)
+    versions = consent.first_versions(view)
+    firsts = {versions.get(e, e) for e in cited}
+    return frozenset(cited | {e for e, first in versions.items() if first in firsts})
 
 
 def _piece(taking: _Taking, event: dict[str, Any], episode: dict[str, Any], origin: str,

@@ -9,6 +9,7 @@ label on them serve no purpose; neither does a redacted event.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +87,22 @@ def comment_versions(view: View, event_id: str) -> list[dict[str, Any]]:
             todo.append(current["parentEventId"])
         todo.extend(c["id"] for c in view.children.get(current["id"], []) if c["type"] == "edit")
     return list(seen.values())
+
+
+def first_versions(view: View) -> Mapping[str, str]:
+    """Event id -> the first version (earliest written) of the comment it is a version of, for
+    every version of an edited comment; any other event is its own. An edit is a new event, yet
+    the same comment: what speaks of one version (a learning citing it) speaks of them all."""
+    def build() -> dict[str, str]:
+        found: dict[str, str] = {}
+        for event in view.events.values():
+            if event["type"] != "edit" or event["id"] in found:
+                continue
+            versions = comment_versions(view, event["id"])
+            first = min(versions, key=lambda v: (v["at"], v["id"]))["id"]
+            found.update(dict.fromkeys((v["id"] for v in versions), first))
+        return found
+    return view.memo("consent.first_versions", build)
 
 
 def retracted(view: View, event: dict[str, Any]) -> bool:

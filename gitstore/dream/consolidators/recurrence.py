@@ -396,23 +396,27 @@ def _title(statement: str) -> str:
 # -- memory that already holds a theme -----------------------------------------------------------
 
 class _MemoryIndex:
-    """Learnings by the events they cite, to find the one holding a theme."""
+    """Learnings by the comments they cite, to find the one holding a theme. A comment is known
+    by its first version (``FrozenView.comment``): an edit is a new event superseding the one a
+    learning cites, and a typo fixed must not turn a person's decision, or the dream's own
+    proposal, into a stranger to the theme it spoke for."""
 
     def __init__(self, view: FrozenView) -> None:
-        self.by_event: dict[str, list[LearningView]] = defaultdict(list)
+        self.view = view
+        self.by_comment: dict[str, list[LearningView]] = defaultdict(list)
         for learning in view.learnings.values():
             if learning.state == "invalid":
                 continue
-            for event in learning.events():
-                self.by_event[event].append(learning)
+            for comment in {view.comment(e) for e in learning.events()}:
+                self.by_comment[comment].append(learning)
 
     def matches(self, theme: _Theme) -> list[LearningView]:
         """The learnings sharing evidence with the theme, the one that speaks for it first."""
         counts: Counter[str] = Counter()
         found: dict[str, LearningView] = {}
         for _, evidence in (*theme.support, *theme.objections):
-            for event in {evidence.id, evidence.origin}:
-                for learning in self.by_event.get(event, ()):
+            for comment in {self.view.comment(evidence.id), self.view.comment(evidence.origin)}:
+                for learning in self.by_comment.get(comment, ()):
                     counts[learning.id] += 1
                     found[learning.id] = learning
         return [found[lid] for lid in sorted(counts, key=lambda lid: (_rank(found[lid]), -counts[lid], lid))]
