@@ -15,7 +15,6 @@ from typing import Any
 from gitstore.config import Workspace
 from gitstore.providers import AppendResult, open_provider
 from gitstore.records.contracts import seal
-from gitstore.records.identity import person
 from gitstore.records.times import now
 from gitstore.store import Store
 
@@ -53,6 +52,8 @@ class Context:
     def person(self, by: str | None) -> str:
         """Who acts, for ``--by``: by default, under a policy, the person this clone signs as (a
         decision counts only as theirs), else ``git:<user.email>``."""
+        from gitstore.records.identity import person  # a capture, which names nobody, goes without
+
         if by is None and (signs_as := self.store.signing_as()):
             return signs_as[0]
         return person(by, self.workspace.repo)
