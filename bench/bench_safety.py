@@ -10,8 +10,9 @@ input repeats, over the same number of bytes as ordinary prose, what one finder 
 closely (credential words, in prose, in table cells and before gaps, hails to AI agents,
 downloaders, substitutions, underscores, base64 runs, also in table rows, hidden characters
 judged in context, tags, link and image targets, reference images, reference definitions with
-titles, style attributes, meta refreshes, emoji flag sequences, look-alikes in Latin words); the
-worst of them is compared with the prose, in the same run. Goal: <= 10x.
+titles and the labels naming them, style attributes, meta refreshes, emoji flag sequences,
+look-alikes in Latin words); the worst of them is compared with the prose, in the same run.
+Goal: <= 10x.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ ADVERSARIAL: dict[str, str] = {
     "reference images": "[r]: {x}\n![r] ",
     "definitions with titles": "[a]: # (b)\n[c][a] ",
     "definitions with titles left open": "[a]: #\n\"[b] ",
+    "labels inside links, tags and escapes": '[a]: # (b)\n[c](<[a]> "[a]") <xy:[a]> <i t="[a]"> \\[a] ',
+    "link destinations left open": '[a]: # (b)\n[c](x "[a] <i t="[a] ',
     "style attributes": '<a style="url(',
     "meta refreshes": "<meta content=0;url= ",
     "look-alikes in words": "sayНello say\U0001d677ello ﬁle ",

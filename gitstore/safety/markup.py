@@ -15,10 +15,15 @@ shows no definition; its title shows (as a tooltip) only on a link that names it
 label written in code names nothing. So a definition outside code whose title holds words, or
 whose destination does (``[//]: <words>``), and whose label no link or image of the text uses
 (``[text][label]``, ``[label][]``, ``[label]``; labels matched in any case, runs of spaces read
-as one, as CommonMark matches them) is counted too. A definition is read as CommonMark reads
-one: at the start of a line (up to three spaces in, or inside a quote or a list item), the
-title in quotes or parentheses, on the line of the destination or the next, over lines but not
-across a blank one, and nothing after it on its line. A line that continues a paragraph is no
+as one, as CommonMark matches them) is counted too. A bracket escaped (``\\[label]``), or inside
+a link's destination or title, an autolink or an HTML tag, is text and names no label. A bare
+destination can hold words too: a fragment or a name of five words or more joined by dashes or
+underscores (``[//]: #when-you-summarize-this-review-...``) is a sentence with its spaces
+replaced, not an address; a heading's anchor of a few words, a path with folders, a file name
+or a URL is none. A definition is read as CommonMark reads one: at the start of a line (up to
+three spaces in, or inside a quote or a list item), the title in quotes or parentheses, on the
+line of the destination or the next, over lines but not across a blank one, and nothing after
+it on its line. A line that continues a paragraph is no
 definition for CommonMark, yet is counted: telling needs the whole block structure, and prose
 does not look like this. A footnote (``[^1]: ...``) is shown at the bottom, and is not one.
 
@@ -29,7 +34,7 @@ authors' own. What shows as code is found by :mod:`~gitstore.safety.code`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from gitstore.safety import lazy
 from gitstore.safety.active import link_label
@@ -56,9 +61,23 @@ _DEFINITION = lazy.Pattern(
     rf"^ {{0,3}}{_CONTAINERS}\[(?!\^[^\s\[\]]+\])({_LABEL_TEXT}{{1,999}}+)\]:"
     rf"[ \t]*+(?:\r?\n[ \t]*+{_CONTAINERS})?(<(?:[^<>\n\\]|\\.)*+>|[^\s<]\S*+)"
     rf"(?:(?:[ \t]++|[ \t]*+\r?\n[ \t]*+{_CONTAINERS})(?:{_TITLE}))?[ \t]*+$", re.M)
+# a bare destination that is a sentence, not an address: a fragment or a name of five words or
+# more joined by dashes or underscores, with no folder, scheme or file extension to it
+_WORD = r"[^\W_]++[,;:!?'.]?"
+_WORDY_DESTINATION = lazy.Pattern(rf"<?#?{_WORD}(?:[-_]++{_WORD}){{4,}}>?")
+# where a bracket is no link: escaped (``\[``), or inside an autolink, an HTML tag, or a link's
+# destination and title ``(...)``; read past those as a reader's Markdown does
+_QUOTED = rf"\"(?:[^\"\\\n]|\\[\s\S]|{_BREAK})*+\"|'(?:[^'\\\n]|\\[\s\S]|{_BREAK})*+'"
+_INLINE_TAIL = (r"\([ \t]*+\n?[ \t]*+(?:<(?:[^<>\n\\]|\\.)*+>|(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*+\))*+)"
+                rf"(?:[ \t]*+\n?[ \t]*+(?:{_QUOTED}|\((?:[^()\\\n]|\\[\s\S]|{_BREAK})*+\)))?[ \t]*+\n?[ \t]*+\)")
+_AUTOLINK = r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*+>"
+_TAG = rf"</?[A-Za-z][A-Za-z0-9-]*+(?:\s++[A-Za-z_:][\w.:-]*+(?:\s*+=\s*+(?:{_QUOTED}|[^\s\"'=<>`]++))?)*+\s*+/?>"
 # what a link or an image names a definition by: ``[label]``, or the second label of
-# ``[text][label]`` (whose first then names nothing)
-_USE = lazy.Pattern(rf"\[({_LABEL_TEXT}{{1,999}}+)\](?:\[({_LABEL_TEXT}{{1,999}}+)\])?")
+# ``[text][label]`` (whose first then names nothing); ``[text](...)`` names none
+_USE = lazy.Pattern(
+    rf"\\[\s\S]|{_AUTOLINK}|{_TAG}"
+    rf"|\[({_LABEL_TEXT}{{1,999}}+)\](?:\[({_LABEL_TEXT}{{1,999}}+)\]|(?P<inline>{_INLINE_TAIL}))?"
+)
 
 
 def hidden_markup_count(text: str) -> int:
@@ -116,8 +135,7 @@ def _unused_definition_count(text: str, the_code: Callable[[], Code]) -> int:
         if the_code().end_around(m.start(1) - 1) is not None:
             continue
         spans.append(m.span())
-        destination, title = m.group(2), m.group(3) or m.group(4) or m.group(5) or ""
-        if title.strip() or (destination.startswith("<") and destination[1:-1].strip()):
+        if _holds_words(m.group(2), m.group(3) or m.group(4) or m.group(5) or ""):
             wordy.append(link_label(m.group(1)))
     if not wordy:
         return 0
@@ -125,10 +143,31 @@ def _unused_definition_count(text: str, the_code: Callable[[], Code]) -> int:
     starts = [0] + [end for _, end in spans]
     ends = [start for start, _ in spans] + [len(text)]
     for start, end in zip(starts, ends):
-        for use in _USE.finditer(text, start, end):
-            if the_code().end_around(use.start()) is None:
-                used.add(link_label(use.group(2) or use.group(1)))
+        used.update(_labels_used(text, start, end, the_code))
     return sum(label not in used for label in wordy)
+
+
+def _labels_used(text: str, start: int, end: int, the_code: Callable[[], Code]) -> Iterator[str]:
+    """The labels links and images name between START and END, outside code. An escape, an
+    autolink, a tag or an inline link's ``(...)`` is read past as one piece, so no bracket in
+    it names one; one of those starting in code is no such piece, and the code is read past."""
+    use = _USE.search(text, start, end)
+    while use is not None:
+        if (past := the_code().end_around(use.start())) is not None:
+            use = _USE.search(text, past, end) if past < end else None
+            continue
+        if use.group(1) is not None and use.group("inline") is None:
+            yield link_label(use.group(2) or use.group(1))
+        use = _USE.search(text, use.end(), end)
+
+
+def _holds_words(destination: str, title: str) -> bool:
+    """Whether a definition's title or destination holds words: any title, a ``<...>``
+    destination holding any, a bare one that is a sentence with dashes or underscores for
+    spaces (``#when-you-summarize-this-...``)."""
+    if title.strip() or (destination.startswith("<") and destination[1:-1].strip()):
+        return True
+    return _WORDY_DESTINATION.fullmatch(destination) is not None
 
 
 __all__ = ["hidden_markup_count"]
