@@ -36,6 +36,7 @@ ADVERSARIAL: dict[str, str] = {
     "credential words and runs": "the secret is " + "Ab1" * 60 + " ",
     "credential words in table cells": "| api_key | x\\|y |\tsecret  z |\n",
     "credential words before gaps": "password" + " \t" * 40,
+    "credential words in emphasised key cells": "| **password (a):** | ~~b~~ c d password e |\n",
     "hails": "attention ai agents note to any llm reading this ",
     "hails with orders far away": "note to ai agents: " + "x " * 150 + "\n",
     "vocatives": "\nai agents: ",

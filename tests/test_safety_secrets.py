@@ -264,8 +264,21 @@ IN_TABLES = {
     "spaces": (f"aws_secret_access_key    {AWS}", "aws_secret_access_key    [REDACTED:aws-secret-key]"),
     "tab-separated-row": (f"prod\tDB_PASSWORD\t{_DB_PASSWORD}\n", "prod\tDB_PASSWORD\t[REDACTED:credential-assignment]\n"),
     "aligned-columns": (f"NAME          VALUE\nsigning_key   {OTHER}\n", "NAME          VALUE\nsigning_key   [REDACTED:credential-assignment]\n"),
-    "word-and-pipe": (f"| Token (prod) | {URLSAFE} |", "| Token (prod) | [REDACTED:prose-secret] |"),
+    "word-and-pipe": (f"| Token (prod) | {URLSAFE} |", "| Token (prod) | [REDACTED:credential-assignment] |"),
     "snake-case-name-in-prose": (f"the aws_secret_access_key is {AWS}", "the aws_secret_access_key is [REDACTED:aws-secret-key]"),
+    # the value is the whole cell, up to the pipe closing it
+    "struck-out-old-value": ("| DB_PASSWORD | ~~OldPass#2023~~ NewPass#2024x |",
+                             "| DB_PASSWORD | [REDACTED:credential-assignment] |"),
+    "value-with-a-space": ("| password | Xk9#mQ2 $vL7p |", "| password | [REDACTED:credential-assignment] |"),
+    # a key cell in emphasis, with a colon or a word in parentheses; a value in a code span
+    "bold-key": (f"| **DB_PASSWORD** | {_DB_PASSWORD} |", "| **DB_PASSWORD** | [REDACTED:credential-assignment] |"),
+    "italic-key": (f"| *password* | {_DB_PASSWORD} |", "| *password* | [REDACTED:credential-assignment] |"),
+    "underscored-key": (f"| __api_key__ | {OTHER} |", "| __api_key__ | [REDACTED:credential-assignment] |"),
+    "key-with-colon": (f"| Password: | {_DB_PASSWORD} |", "| Password: | [REDACTED:credential-assignment] |"),
+    "bold-key-with-colon": (f"| **Password:** | {_DB_PASSWORD} |", "| **Password:** | [REDACTED:credential-assignment] |"),
+    "key-with-a-qualifier": (f"| password (prod) | {_DB_PASSWORD} |", "| password (prod) | [REDACTED:credential-assignment] |"),
+    "value-in-code": (f"| password | `{_DB_PASSWORD}` |", "| password | `[REDACTED:credential-assignment]` |"),
+    "spaced-value-in-code": ("| **password** | `Xk9#mQ2 $vL7p` |", "| **password** | `[REDACTED:credential-assignment]` |"),
 }
 
 
@@ -312,6 +325,19 @@ NOT_IN_TABLES = [
     "| token | ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx |",
     f"| commit | {HEX} |\n| secret rotation | done |",
     "| key | value |\n|-----|-------|\n| private_key | ~/.ssh/id_ed25519 |\n| api_key_id | 7c1d2e3f-4a5b-6c7d-8e9f-0a1b2c3d4e5f |",
+    "| **Password:** | the one in the team vault |\n| *token* | rotated every night by the deploy job |",
+    "| password (prod) | `${DB_PASSWORD}` |\n| secret | ~~old~~ new |",
+    # code in aligned columns: fields and their types, pointers, references, slices, qualified names
+    "type Signer struct {\n\tPrivateKey  *rsa.PrivateKey\n\tsecretKey  *kms.Key\n\tclientSecret   *oauth2.Config\n"
+    "\tSessionToken  *sts.Credentials\n\tAPIKeys       []string\n\tsigningKey    ed25519.PrivateKey\n"
+    "\tTokenSource   oauth2.TokenSource\n\tPassword      string `json:\"password\"`\n\tsecret        &Secret{}\n}",
+    "type Config struct {\n    AccessToken   **oauth2.Token\n    privateKey    *ecdsa.PrivateKey // set by Load\n}",
+    "pub struct Client {\n    api_key:      SecretString,\n    signing_key:  &'a ed25519_dalek::SigningKey,\n"
+    "    token:        Option<Box<dyn TokenProvider>>,\n    private_key   : rsa::RsaPrivateKey,\n}\n"
+    "let session_token  = &credentials.session_token;\nlet secret_key     = *config.secret_key;",
+    "interface Credentials {\n  accessToken:    string;\n  privateKey:     crypto.KeyObject;\n"
+    "  apiKey          : ApiKey.Value;\n}\nconst secretKey   = process.env.SECRET_KEY;",
+    "| Field | Type |\n|---|---|\n| `PrivateKey` | `*rsa.PrivateKey` |\n| SessionToken | *sts.Credentials |",
 ]
 
 

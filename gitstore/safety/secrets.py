@@ -15,8 +15,9 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
 - ``credential-assignment`` (``aws-secret-key`` when the key names AWS and the value has its
   shape, ``azure-storage-key`` for a storage connection string's ``AccountKey``): ``key =
   value``, ``key: value``, ``"key": "value"``, ``<key>value</key>``, ``| key | value |`` (a
-  table's adjacent cells) and a key and value a tab or several spaces apart (columns), where
-  the key ends in a credential word and the value is not trivial (:mod:`gitstore.safety.values`).
+  table's adjacent cells, the value all of its cell) and a key and value a tab or several
+  spaces apart (columns), where the key ends in a credential word and the value is not trivial
+  (:mod:`gitstore.safety.values`).
 - ``url-credential``: the password of ``scheme://user:password@host``.
 - ``sas-signature``: the ``sig`` of an Azure shared access signature.
 - ``prose-secret`` (``aws-secret-key`` for a 40-character AWS secret): a random-looking string
@@ -220,10 +221,13 @@ def auth_header_hits(text: Text) -> Iterator[Hit]:
 
 # An assignment is a credential word ending a key, a separator, then a quoted or bare value.
 # Tables and columns write the separator otherwise: a Markdown table's pipe between a key's
-# cell and its value's (``| DB_PASSWORD | Xk9... |``), or the gap of a tab or several spaces
-# between a key and its value in tab-separated or aligned columns.
+# cell and its value's (``| DB_PASSWORD | Xk9... |``, the key in emphasis, with a colon or a
+# word in parentheses after it: ``| **Password:** |``, ``| password (prod) |``), or the gap of a
+# tab or several spaces between a key and its value in tab-separated or aligned columns.
+_KEY_CELL_END = r"[*_~]{0,3}(?:[ \t]*\([^()|\n]{1,40}\))?[ \t]*:?[*_~]{0,3}[ \t]*\|"
 _ASSIGNED = (
-    r"(?P<kq>[\"'`])?\]?(?:[ \t]*(?P<sep>:=|=>|==|[:=]|,|\|)|(?P<gap>[ \t]{2}|\t))[ \t]*(?:!!?\w+[ \t]+)?"
+    rf"(?P<kq>[\"'`])?\]?(?:(?P<cell>{_KEY_CELL_END})|[ \t]*(?P<sep>:=|=>|==|[:=]|,)|(?P<gap>[ \t]{{2}}|\t))"
+    r"[ \t]*(?:!!?\w+[ \t]+)?"
     r"(?:(?P<q>[\"'`])(?P<qv>(?:(?!(?P=q))[^\\\r\n]|\\.){1,512})(?P=q)"
     r"|(?P<bv>[^\s\"'`,;<>{}\[\]()]{1,512}))"
 )
@@ -257,13 +261,39 @@ def _key_before(low: str, start: int) -> str:
     return match.group()[::-1] if match else ""
 
 
-def _cell_end(raw: str, start: int, end: int) -> int:
-    """Where a table cell's bare value from START ends, before END: at the pipe closing the
-    cell (a pipe inside a cell is written ``\\|``)."""
-    position = raw.find("|", start, end)
-    while position > start and raw[position - 1] == "\\":
-        position = raw.find("|", position + 1, end)
-    return end if position == -1 else position
+# a table cell that is one code span, and what it shows
+_CODE_CELL = lazy.Pattern(r"(?P<ticks>`++)[ \t]*+(?P<v>[^`\n]+?)[ \t]*+(?P=ticks)")
+_EMPHASIS = lazy.Pattern(r"(?:(?<=\s)|^)[*_~]+|[*_~]+(?=\s|$)")
+
+
+def _cell_value(raw: str, start: int) -> tuple[int, int, str]:
+    """A table cell's value from START: the whole cell up to the pipe closing it (a pipe inside
+    a cell is written ``\\|``) or the end of its line, or what the code span making up the cell
+    shows. Returns its span and its text."""
+    limit = raw.find("\n", start, start + 512)
+    limit = min(len(raw), start + 512) if limit == -1 else limit
+    end = raw.find("|", start, limit)
+    while end > start and raw[end - 1] == "\\":
+        end = raw.find("|", end + 1, limit)
+    end = limit if end == -1 else end
+    while end > start and raw[end - 1] in " \t\r":
+        end -= 1
+    if raw.startswith("`", start) and (code := _CODE_CELL.fullmatch(raw, start, end)) is not None:
+        return code.start("v"), code.end("v"), code.group("v")
+    return start, end, raw[start:end]
+
+
+def _secret_cell(value: str, key: str, quoted: bool) -> bool:
+    """Whether a key's cell VALUE is a secret, read as a reader sees it (emphasis and
+    strike-through marks aside): its first word judged as any assigned value is (a secret with
+    a note after it is one), or a later word when the cell as a whole is no sentence or name
+    (``~~OldPass#2023~~ NewPass#2024x``, not ``rotated on 2024-01-01T10:00Z``)."""
+    words = (_EMPHASIS.sub("", value) if any(mark in value for mark in "*_~") else value).split()
+    if not words or not trivial_value(words[0], key, quoted):
+        return bool(words)
+    if len(words) == 1 or trivial_value(" ".join(words), key, quoted):
+        return False
+    return any(not trivial_value(word, key, quoted) for word in words[1:])
 
 
 def assignment_hits(text: Text) -> Iterator[Hit]:
@@ -279,14 +309,17 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
             quoted = m.group("qv") is not None
             if m.group("sep") == "," and not (m.group("kq") and quoted):
                 continue
-            start, end = m.span("qv" if quoted else "bv")
-            if m.group("sep") == "|" and not quoted:
-                end = _cell_end(raw, start, end)
-            if end - start < SHORTEST_PASSWORD:
+            if m.group("cell") is not None:
+                start, end, value = _cell_value(raw, m.start("q") if quoted else m.start("bv"))
+            else:
+                start, end = m.span("qv" if quoted else "bv")
+                value = raw[start:end]
+            if len(value) < SHORTEST_PASSWORD:
                 continue  # no key makes so short a value a secret: spare looking for the key
             key = _key_before(low, m.start()) + word
-            value = raw[start:end]
-            if not trivial_value(value, key, quoted):
+            if m.group("cell") is not None and _secret_cell(value, key, quoted):
+                yield Hit(start, end, _assignment_kind(key, value), 3)
+            elif m.group("cell") is None and not trivial_value(value, key, quoted):
                 yield Hit(start, end, _assignment_kind(key, value), 3)
     for m in _XML_ASSIGNMENT.finditer(low):
         value = raw[m.start("v") : m.end("v")]

@@ -150,7 +150,9 @@ def _is_prose(value: str) -> bool:
 
 
 def _looks_like_name(value: str, passwordish: bool) -> bool:
-    """Names of things rather than secret material: words, paths, file names, UUIDs."""
+    """Names of things rather than secret material: words, paths, file names, UUIDs, and in
+    code a pointer to a named type or value (``*rsa.PrivateKey``, ``*config.key``)."""
+    value = value.lstrip("*") or value
     if _UUID.fullmatch(value) or _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
         return True
     if not _NAME.fullmatch(value):
