@@ -409,3 +409,19 @@ def test_standard_input_left_open_never_holds_the_agent(world: World) -> None:
     assert process.wait(timeout=30) == 0 and process.stderr.read() == b""  # it ended with its input open
     process.stdin.close()
     assert world.ids["jitter"].encode() in out
+
+
+def test_a_linked_worktree_of_a_repository_at_a_path_that_is_not_utf8_is_served(world: World, tmp_path: Path) -> None:
+    """A worktree's ``.git`` file and ``commondir`` name folders as the file system spells
+    them, in bytes that need not be UTF-8: delivery reads them as the file system does."""
+    main = world.copy(tmp_path / os.fsdecode(b"n\xffu"))
+    worktree = tmp_path / "nu-wt"
+    git(main.root, "worktree", "add", "-q", str(worktree))
+    ok("init", cwd=worktree)
+    command = context_command("claude-code", "UserPromptSubmit", worktree)
+    done = run_hook(command, payload("claude-code", "UserPromptSubmit", worktree, "wt", prompt=PROMPT), worktree)
+    assert done.returncode == 0 and world.ids["jitter"].encode() in done.stdout, done
+    for args in (["recall", "--json", PROMPT], ["context", "--prompt", PROMPT]):
+        shown = subprocess.run([os.sys.executable, "-m", "gitstore", *args], cwd=worktree, capture_output=True,
+                               env={k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}, timeout=120)
+        assert shown.returncode == 0 and world.ids["jitter"].encode() in shown.stdout, shown.stderr

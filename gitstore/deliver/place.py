@@ -71,17 +71,23 @@ def git_folders(root: str, dotgit: str) -> tuple[str, str]:
     linked worktree, whose ``.git`` is a file naming its folder)."""
     gitdir = dotgit
     if os.path.isfile(dotgit):
-        with open(dotgit, encoding="utf-8") as handle:
-            line = handle.read().strip()
+        line = _pointer(dotgit)
         if not line.startswith("gitdir:"):
             raise Inert(f"{dotgit} does not name a git folder")
         gitdir = os.path.normpath(os.path.join(root, line[len("gitdir:"):].strip()))
     common = gitdir
     pointer = os.path.join(gitdir, "commondir")
     if os.path.isfile(pointer):
-        with open(pointer, encoding="utf-8") as handle:
-            common = os.path.normpath(os.path.join(gitdir, handle.read().strip()))
+        common = os.path.normpath(os.path.join(gitdir, _pointer(pointer)))
     return gitdir, common
+
+
+def _pointer(path: str) -> str:
+    """What a file of git's naming a folder holds (a worktree's ``.git``, ``commondir``), as a
+    path: read as bytes and decoded as the file system decodes names, since a folder's name
+    need not be UTF-8."""
+    with open(path, "rb") as handle:
+        return os.fsdecode(handle.read().strip())
 
 
 def read_config(path: str) -> dict[str, Any]:
@@ -105,5 +111,8 @@ def locate(start: str) -> Place:
         raise Inert("not inside a git work tree")
     root, dotgit = found
     config = read_config(os.path.join(root, STATE, CONFIG))
-    gitdir, common = git_folders(root, dotgit)
+    try:
+        gitdir, common = git_folders(root, dotgit)
+    except (OSError, ValueError) as exc:  # ValueError: UnicodeError among others
+        raise Inert(f"the git folder of this work tree cannot be read ({type(exc).__name__}); delivery is off") from None
     return Place(root, gitdir, common, config, read_limits(config))
