@@ -425,3 +425,18 @@ def test_a_linked_worktree_of_a_repository_at_a_path_that_is_not_utf8_is_served(
         shown = subprocess.run([os.sys.executable, "-m", "gitstore", *args], cwd=worktree, capture_output=True,
                                env={k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}, timeout=120)
         assert shown.returncode == 0 and world.ids["jitter"].encode() in shown.stdout, shown.stderr
+
+
+def test_a_prompt_holding_half_an_emoji_is_answered_and_never_logged(world: World, tmp_path: Path) -> None:
+    """JavaScript writes half a UTF-16 pair as ``\\ud83d`` (a cut emoji), valid JSON that SQLite
+    cannot give back as text: the prompt is read all the same, and no log line quotes it."""
+    copy = world.copy(tmp_path / "widgets")
+    command = context_command("claude-code", "UserPromptSubmit", copy.root)
+    event = payload("claude-code", "UserPromptSubmit", copy.root, "half", prompt="retry jitter TOKEN-s3cr3t ")
+    raw = json.dumps(event).replace("TOKEN-s3cr3t ", "TOKEN-s3cr3t \\ud83d").encode()
+    done = subprocess.run(command, shell=True, input=raw, capture_output=True, cwd=copy.root, timeout=60,
+                          env={k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")})
+    assert done.returncode == 0 and world.ids["jitter"].encode() in done.stdout, done
+    log = copy.root / "okf" / ".memory" / "logs" / "hooks.log"
+    assert not log.exists() or b"s3cr3t" not in log.read_bytes()
+

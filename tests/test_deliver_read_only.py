@@ -110,6 +110,7 @@ def test_a_hook_that_cannot_write_its_log_there_writes_it_in_the_temporary_folde
         assert not (world.root / "okf" / ".memory" / "logs" / "hooks.log").exists()
         line = (temporary / "gitstore-hooks.log").read_text().splitlines()[-1]
         assert f"in {world.root.resolve()}: payload is not JSON" in line
+        assert (temporary / "gitstore-hooks.log").stat().st_mode & 0o777 == 0o600, "a shared folder: only its owner reads it"
         doctor = subprocess.run([*prefix, sys.executable, "-m", "gitstore", "doctor", "--json"], cwd=world.root,
                                 capture_output=True, text=True, env=env(TMPDIR=str(temporary)), timeout=120)
     checks = {c["check"]: c for c in json.loads(doctor.stdout)["checks"]}

@@ -55,7 +55,7 @@ import threading
 
 from gitstore import _jsontext
 from gitstore.capture.hookfields import SESSION, TRANSCRIPT, first, kept
-from gitstore.capture.hooklog import log as _log, state_dir as _state_dir, working_dir
+from gitstore.capture.hooklog import failure, log as _log, state_dir as _state_dir, working_dir
 
 TYPE_CHECKING = False  # typing costs milliseconds at start-up
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     except HookProblem as exc:
         _log(cwd, harness, str(exc))
     except BaseException as exc:  # noqa: BLE001 - the agent must never see a failure
-        _log(cwd, harness, f"hook failed: {type(exc).__name__}: {exc}")
+        _log(cwd, harness, f"hook failed: {failure(exc)}")  # its message may quote the payload
     return 0
 
 
@@ -463,7 +463,7 @@ def _run_spool(spool: str, tried: list[str] | None = None) -> str | None:
         _log(cwd, harness, str(exc))
         _discard(spool)
     except BaseException as exc:  # noqa: BLE001 - a worker failure is logged, never raised
-        _log(cwd, harness, f"hook failed: {type(exc).__name__}: {exc}{_keep_or_drop(spool)}")
+        _log(cwd, harness, f"hook failed: {failure(exc)}{_keep_or_drop(spool)}")
     finally:
         os.close(fd)
         if "gitstore.capture.readahead" in sys.modules:
@@ -480,7 +480,7 @@ def _read_ahead(harness: str, payload: dict[str, Any], cwd: str, leaving: int = 
 
         start(harness, payload, cwd, _timeout(), leaving=leaving)
     except Exception as exc:  # noqa: BLE001 - only a head start is lost
-        _log(cwd, harness, f"reading the transcript ahead failed: {type(exc).__name__}: {exc}")
+        _log(cwd, harness, f"reading the transcript ahead failed: {failure(exc)}")  # it may quote the transcript
 
 
 def _claim(fd: int) -> dict[str, Any]:

@@ -65,11 +65,18 @@ def _append(path: str, line: str) -> None:
     the log's place (or the logs folder's, or the state folder's), and git checks it out over
     the clone's own file, so a line would land in whatever file it names (a shell's start-up
     file runs what it holds). The temporary folder's log is anyone's to create (the folder
-    itself may be a link, as ``/tmp`` is on macOS)."""
+    itself may be a link, as ``/tmp`` is on macOS). Only its owner may read a log: the temporary
+folder is everyone's."""
     folder = os.path.dirname(path)
-    if path != shared_log() and (os.path.islink(folder) or os.path.islink(os.path.dirname(folder))):
+    shared = path == shared_log()
+    if not shared and (os.path.islink(folder) or os.path.islink(os.path.dirname(folder))):
         return
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    if shared:  # one an earlier version created readable by all: its lines name folders and problems
+        try:
+            os.fchmod(fd, 0o600)
+        except OSError:  # another user's: lines still go there
+            pass
     with os.fdopen(fd, "a", encoding="utf-8") as out:
         out.write(line)
 
@@ -103,6 +110,20 @@ def log(cwd: str, harness: str, message: str) -> None:
                 _say(f"gitstore: {name}: {line}\n")
     except BaseException:  # noqa: BLE001
         pass
+
+
+def failure(exc: BaseException) -> str:
+    """An unexpected exception as a log line may name it: its kind and the line of gitstore's
+    that raised it, never its message, which may quote what the hook read (a prompt, secrets
+    included: a codec or SQLite error quotes the text it could not take)."""
+    where = ""
+    trace = exc.__traceback__
+    while trace is not None:
+        code = trace.tb_frame.f_code.co_filename
+        if f"{os.sep}gitstore{os.sep}" in code:
+            where = f" at {os.path.basename(code)}:{trace.tb_lineno}"
+        trace = trace.tb_next
+    return f"{type(exc).__name__}{where}"
 
 
 def from_folder(line: str, root: str) -> bool:

@@ -35,7 +35,7 @@ try:
 except ImportError:  # pragma: no cover - other Python builds
     import signal  # type: ignore[no-redef]
 
-from gitstore.capture.hooklog import log, working_dir
+from gitstore.capture.hooklog import failure, log, working_dir
 from gitstore.deliver import heads
 from gitstore.deliver.index import open_index, writable
 from gitstore.deliver.jsonlite import loads
@@ -103,7 +103,7 @@ def _object(raw: bytes) -> dict[str, Any]:
     try:
         payload = loads(raw)
     except ValueError as exc:
-        raise Problem(f"payload is not JSON: {exc}") from None
+        raise Problem(f"payload is not JSON ({exc})") from None  # jsonlite's reasons quote no input
     if not isinstance(payload, dict):
         raise Problem("payload is not a JSON object")
     return payload
@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     except Problem as exc:
         log(cwd, harness, str(exc))
     except BaseException as exc:  # noqa: BLE001 - the agent must never see a failure
-        log(cwd, harness, f"context hook failed: {type(exc).__name__}: {exc}")
+        log(cwd, harness, f"context hook failed: {failure(exc)}")
     signal.setitimer(signal.ITIMER_REAL, 0)
     if text:
         _write(answer_fd, text.encode("utf-8"))
@@ -249,7 +249,7 @@ def _rebuild(root: str) -> int:
     except Inert:
         pass
     except BaseException as exc:  # noqa: BLE001
-        log(root, "-", f"recall index rebuild failed: {type(exc).__name__}: {exc}")
+        log(root, "-", f"recall index rebuild failed: {failure(exc)}")
     return 0
 
 

@@ -5,8 +5,10 @@ Reading goes through SQLite's JSON functions (the hook has SQLite loaded for rec
 ``json_valid`` accepts exactly RFC 8259 text, and ``json_tree`` walks it; writing goes through
 the C string encoder ``json`` itself uses (``_json.encode_basestring``), keys sorted on request.
 Both are checked against the standard library's ``json`` and the reference canonicaliser in
-the tests. SQLite cannot hold a NUL inside a string, so the rare text escaping one is read by
-``json``.
+the tests. SQLite cannot hold a NUL inside a string, nor give back one holding half a UTF-16
+pair (a lone surrogate, ``\\ud83d``: what JavaScript writes for a cut emoji), so the rare text
+escaping either is read by ``json``. An error never quotes the text (a hook's input holds the
+user's prompt, secrets included, and errors go to a log).
 """
 
 from __future__ import annotations
@@ -34,14 +36,14 @@ def loads(text: str | bytes) -> Any:
         except UnicodeDecodeError as exc:
             raise ValueError(f"not UTF-8 ({exc.reason})") from None
     if "\\u0000" in text:  # SQLite's C strings end at NUL: the rare text holding one goes to json
-        return _jsontext.loads(text)
+        return _loads_json(text)
     db = sqlite.connect(":memory:")  # one per call: costs microseconds, and is never shared between threads
     try:
         if not db.execute("SELECT json_valid(?)", (text,)).fetchone()[0]:
             raise ValueError("not valid JSON")
         rows = db.execute("SELECT id, parent, key, type, atom FROM json_tree(?)", (text,)).fetchall()
-    except sqlite.Error as exc:
-        raise ValueError(f"not valid JSON ({exc})") from None
+    except sqlite.Error:  # a lone surrogate (``\\ud83d``) is valid JSON SQLite cannot give back as text
+        return _loads_json(text)
     finally:
         db.close()
     nodes: dict[int, Any] = {}
@@ -56,6 +58,15 @@ def loads(text: str | bytes) -> Any:
         else:
             nodes[parent][key] = value
     return root
+
+
+def _loads_json(text: str) -> Any:
+    """``text`` read by ``json``, its error named by kind and place only: its message may quote
+    the text, and a hook's input holds the user's prompt."""
+    try:
+        return _jsontext.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"not valid JSON ({type(exc).__name__})") from None
 
 
 def dumps(value: Any, sort_keys: bool = False) -> str:
