@@ -440,3 +440,17 @@ def test_a_prompt_holding_half_an_emoji_is_answered_and_never_logged(world: Worl
     log = copy.root / "okf" / ".memory" / "logs" / "hooks.log"
     assert not log.exists() or b"s3cr3t" not in log.read_bytes()
 
+
+
+def test_session_start_on_a_branch_whose_name_is_not_utf8(world: World, tmp_path: Path) -> None:
+    """Git takes any bytes for a branch's name; the query reads the bytes that are not UTF-8 as
+    replacement characters, which part words as a space does."""
+    copy = world.copy(tmp_path / "widgets")
+    git(copy.root, "checkout", "-q", "-b", os.fsdecode(b"retry\xffjitter"))
+    command = context_command("claude-code", "SessionStart", copy.root)
+    done = run_hook(command, payload("claude-code", "SessionStart", copy.root, "start", source="startup"), copy.root)
+    assert done.returncode == 0 and world.ids["jitter"].encode() in done.stdout, done
+    assert not (copy.root / "okf" / ".memory" / "logs" / "hooks.log").exists()
+    shown = subprocess.run([os.sys.executable, "-m", "gitstore", "context"], cwd=copy.root, capture_output=True,
+                           env={k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}, timeout=120)
+    assert shown.returncode == 0 and world.ids["jitter"].encode() in shown.stdout, shown.stderr

@@ -88,10 +88,12 @@ def passing(found: Recall, safe: Callable[[str], bool]) -> str:
 
 
 def branch_query(place: Place) -> str:
-    """The current branch's own name (its last segment), unless it is a generic one."""
+    """The current branch's own name (its last segment), unless it is a generic one. Git takes
+    any bytes for a name: those that are not UTF-8 read as replacement characters, which part
+    words as a space does."""
     try:
-        with open(os.path.join(place.gitdir, "HEAD"), encoding="utf-8") as handle:
-            head = handle.read().strip()
+        with open(os.path.join(place.gitdir, "HEAD"), "rb") as handle:
+            head = handle.read(4096).decode("utf-8", "replace").strip()
     except OSError:
         return ""
     if not head.startswith("ref: refs/heads/"):
