@@ -454,3 +454,13 @@ def test_session_start_on_a_branch_whose_name_is_not_utf8(world: World, tmp_path
     shown = subprocess.run([os.sys.executable, "-m", "gitstore", "context"], cwd=copy.root, capture_output=True,
                            env={k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}, timeout=120)
     assert shown.returncode == 0 and world.ids["jitter"].encode() in shown.stdout, shown.stderr
+
+
+@pytest.mark.parametrize("limit", ["inf", "1e300", "nan", "-1"])
+def test_a_time_limit_out_of_range_keeps_the_hook_answering(limit: str, world: World) -> None:
+    command = context_command("claude-code", "UserPromptSubmit", world.root)
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}, "GITSTORE_CONTEXT_TIMEOUT": limit}
+    event = payload("claude-code", "UserPromptSubmit", world.root, f"limit-{limit}", prompt=PROMPT)
+    done = subprocess.run(command, shell=True, input=json.dumps(event).encode(), capture_output=True,
+                          cwd=world.root, env=env, timeout=60)
+    assert done.returncode == 0 and done.stderr == b"" and world.ids["jitter"].encode() in done.stdout, done

@@ -5,7 +5,8 @@ answer the harness reads (``gitstore.deliver.surfaces``): accepted learnings rel
 prompt, bounded, with provenance, not yet given to this session; or nothing at all. It never
 breaks the agent: it always exits 0, prints nothing but that answer (anything else a library
 might print goes to the null device), and gives up at its time limit
-(``GITSTORE_CONTEXT_TIMEOUT``, 5 s by default, below the timeout it is installed with),
+(``GITSTORE_CONTEXT_TIMEOUT``, 5 s by default, below the timeout it is installed with; at
+most 600 s),
 printing nothing. A problem is one line in ``okf/.memory/logs/hooks.log``.
 
 It starts fast: the standard library's small modules, ``sqlite3`` and the light delivery
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
 MAX_PAYLOAD = 1 << 20
 TIMEOUT_ENV = "GITSTORE_CONTEXT_TIMEOUT"
 DEFAULT_TIMEOUT = 5.0
+MAX_TIMEOUT = 600.0
 POLL_SECONDS = 0.05
 QUIET = ("not inside a git work tree", "gitstore is not set up", "delivery is switched off")
 _BUSY = [""]  # what the hook is doing that may take long, for the line its time limit logs
@@ -62,11 +64,16 @@ class Problem(Exception):
 
 
 def _timeout() -> float:
+    """The time limit in seconds: the default unless the variable holds a positive number, and
+    at most ``MAX_TIMEOUT`` (the timer takes no infinity, and a hook holding the agent for
+    longer than its harness waits helps no one)."""
     try:
         value = float(os.environ.get(TIMEOUT_ENV, DEFAULT_TIMEOUT))
     except ValueError:
         return DEFAULT_TIMEOUT
-    return value if value > 0 else DEFAULT_TIMEOUT
+    if not value > 0:  # NaN too
+        return DEFAULT_TIMEOUT
+    return min(value, MAX_TIMEOUT)
 
 
 def read_payload(deadline: float) -> dict[str, Any]:
@@ -188,10 +195,10 @@ def main(argv: list[str] | None = None) -> int:
     deadline = time.monotonic() + limit
     cwd = working_dir()
     answer_fd = _hold_stdout()
-    signal.signal(signal.SIGALRM, _give_up(harness, cwd, limit))
-    signal.setitimer(signal.ITIMER_REAL, limit)
     text = None
     try:
+        signal.signal(signal.SIGALRM, _give_up(harness, cwd, limit))
+        signal.setitimer(signal.ITIMER_REAL, limit)
         payload = read_payload(deadline)
         cwd = _start_dir(payload)
         signal.signal(signal.SIGALRM, _give_up(harness, cwd, limit))
