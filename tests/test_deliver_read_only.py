@@ -116,3 +116,22 @@ def test_a_hook_that_cannot_write_its_log_there_writes_it_in_the_temporary_folde
     checks = {c["check"]: c for c in json.loads(doctor.stdout)["checks"]}
     assert checks["hook log"]["state"] == "warn" and "payload is not JSON" in checks["hook log"]["detail"], \
         "doctor shows the lines hooks could not write in the checkout"
+
+
+def test_a_log_line_from_a_folder_whose_name_is_not_utf8_is_kept(shared_world: World, tmp_path: Path) -> None:
+    """The shared log names the folder a line came from, and a folder's name need not be
+    UTF-8: its other bytes are written as escapes, and doctor run there still finds its lines."""
+    world = shared_world.copy(tmp_path / os.fsdecode(b"n\xffu"))
+    command = context_command("claude-code", "UserPromptSubmit", world.root)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    with read_only(world.root) as prefix:
+        done = subprocess.run([*prefix, "sh", "-c", command], input=b"{not json", capture_output=True, cwd=world.root,
+                              env=env(TMPDIR=str(temporary)), timeout=60)
+        assert done.returncode == 0 and done.stdout == b"" and done.stderr == b""
+        doctor = subprocess.run([*prefix, sys.executable, "-m", "gitstore", "doctor", "--json"], cwd=world.root,
+                                capture_output=True, text=True, env=env(TMPDIR=str(temporary)), timeout=120)
+    line = (temporary / "gitstore-hooks.log").read_bytes().splitlines()[-1]
+    assert b"n\\xffu: payload is not JSON" in line, line
+    checks = {c["check"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert "payload is not JSON" in checks["hook log"]["detail"], checks["hook log"]

@@ -4,8 +4,9 @@ Shared by the capture hook and the context hook, both run by harnesses on every 
 prompt: a hook never shows a failure to the agent, so this file is where it goes. Outside a
 gitstore repository, or where the repository's log cannot be written (a checkout mounted
 read-only), the line goes to ``gitstore-hooks.log`` in the temporary folder, shared by every
-folder, so there each line names the folder it comes from (``in <folder>:``) and ``gitstore
-doctor`` shows a repository only its own; where neither file can take it, to standard error.
+folder, readable by its owner only, so there each line names the folder it comes from (``in
+<folder>:``, the bytes of its name that are not UTF-8 as escapes) and ``gitstore doctor`` shows a
+repository only its own; where neither file can take it, to standard error.
 Logging never raises. Standard library only, for a fast start.
 """
 
@@ -77,7 +78,7 @@ folder is everyone's."""
             os.fchmod(fd, 0o600)
         except OSError:  # another user's: lines still go there
             pass
-    with os.fdopen(fd, "a", encoding="utf-8") as out:
+    with os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace") as out:  # a path need not be UTF-8
         out.write(line)
 
 
@@ -99,7 +100,7 @@ def log(cwd: str, harness: str, message: str) -> None:
         line = " ".join(message.split())[:1000]
         name = "-".join(harness.split())[:64] or "-"  # one word: a job file's harness may be anything
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        where = f"in {os.path.realpath(cwd)}: "
+        where = f"in {named(os.path.realpath(cwd))}: "
         try:
             path = log_path(cwd)
             _append(path, f"{stamp} {name} {where if path == shared_log() else ''}{line}\n")
@@ -126,8 +127,15 @@ def failure(exc: BaseException) -> str:
     return f"{type(exc).__name__}{where}"
 
 
+def named(folder: str) -> str:
+    """A folder as a log line names it: its bytes that are not UTF-8 as escapes (``\\xff``),
+    so the line can be written and read as UTF-8, and always names a folder the same way."""
+    return os.fsencode(folder).decode("utf-8", "backslashreplace")
+
+
 def from_folder(line: str, root: str) -> bool:
     """Whether a line of the shared log came from a hook run in ``root`` or below it."""
     parts = line.split(" ", 2)
     rest = parts[2] if len(parts) == 3 else ""
+    root = named(root)
     return rest.startswith(f"in {root}/") or rest.startswith(f"in {root}: ")
