@@ -447,10 +447,11 @@ def test_session_start_on_a_branch_whose_name_is_not_utf8(world: World, tmp_path
     replacement characters, which part words as a space does."""
     copy = world.copy(tmp_path / "widgets")
     git(copy.root, "checkout", "-q", "-b", os.fsdecode(b"retry\xffjitter"))
+    ensure(locate(str(copy.root)))  # the index is current: no test waits for a rebuild
     command = context_command("claude-code", "SessionStart", copy.root)
     done = run_hook(command, payload("claude-code", "SessionStart", copy.root, "start", source="startup"), copy.root)
-    assert done.returncode == 0 and world.ids["jitter"].encode() in done.stdout, done
-    assert not (copy.root / "okf" / ".memory" / "logs" / "hooks.log").exists()
+    log = copy.root / "okf" / ".memory" / "logs" / "hooks.log"
+    assert done.returncode == 0 and world.ids["jitter"].encode() in done.stdout, log.exists() and log.read_text()
     shown = subprocess.run([os.sys.executable, "-m", "gitstore", "context"], cwd=copy.root, capture_output=True,
                            env={k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}, timeout=120)
     assert shown.returncode == 0 and world.ids["jitter"].encode() in shown.stdout, shown.stderr
@@ -464,3 +465,25 @@ def test_a_time_limit_out_of_range_keeps_the_hook_answering(limit: str, world: W
     done = subprocess.run(command, shell=True, input=json.dumps(event).encode(), capture_output=True,
                           cwd=world.root, env=env, timeout=60)
     assert done.returncode == 0 and done.stderr == b"" and world.ids["jitter"].encode() in done.stdout, done
+
+
+def test_a_clone_of_a_repository_that_commits_gitstore_state_gets_nothing_written(world: World,
+                                                                                    tmp_path: Path) -> None:
+    """A repository can commit ``okf/.memory/config.json`` naming a writer; a clone of it is no
+    folder where ``gitstore init`` ran, and a hook installed for the user runs there too: it is
+    inert before anything is written or started (no index, no lock, no secret, no rebuild)."""
+    from .cli import fails
+
+    source = world.copy(tmp_path / "widgets")
+    git(source.root, "add", "-f", "okf/.memory/config.json")
+    git(source.root, "commit", "-q", "-m", "ship gitstore state")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(source.root), str(clone))
+    git(clone, "fetch", "-q", str(source.root), "refs/memory/*:refs/memory/*")
+    before = sorted(str(p.relative_to(clone)) for p in clone.rglob("*"))
+    command = context_command("claude-code", "UserPromptSubmit", world.root)
+    for event, extra in (("UserPromptSubmit", {"prompt": PROMPT}), ("SessionStart", {"source": "compact"})):
+        done = run_hook(command, payload("claude-code", event, clone, "inert", **extra), clone)
+        assert done.returncode == 0 and done.stdout == b"" and done.stderr == b""
+    fails(1, "recall", PROMPT, cwd=clone)
+    assert sorted(str(p.relative_to(clone)) for p in clone.rglob("*")) == before, "nothing written"

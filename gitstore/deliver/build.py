@@ -142,20 +142,13 @@ def _read(place: Place, keyed: bool) -> tuple[Built, list[dict[str, Any]], froze
 
 
 def _untrusted(place: Place) -> str | None:
-    from gitstore.config import git_ignores
-    from pathlib import Path
+    from gitstore.deliver.limits import Untrusted
+    from gitstore.deliver.place import check_trusted
 
-    import pygit2
-
-    root = Path(place.root)
-    if not git_ignores(root, root / "okf" / ".memory"):
-        return "git does not ignore okf/.memory/: this checkout's gitstore state is not local; delivery is inert"
     try:
-        tracked = "okf/.memory/config.json" in pygit2.Repository(place.root).index
-    except pygit2.GitError:
-        tracked = False
-    if tracked:
-        return "okf/.memory/config.json is tracked by git (it came with the repository); delivery is inert"
+        check_trusted(place)
+    except Untrusted as exc:
+        return str(exc)
     return None
 
 

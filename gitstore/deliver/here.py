@@ -17,7 +17,7 @@ from gitstore.deliver.context import Answer, answer
 from gitstore.deliver.index import Index
 from gitstore.deliver.ledger import now as clock
 from gitstore.deliver.limits import Inert
-from gitstore.deliver.place import Place, locate
+from gitstore.deliver.place import Place, check_trusted, locate
 from gitstore.deliver.recall import Recall, bound, recall, scanner_verdict
 from gitstore.errors import IntegrityError, Refused, UsageError
 
@@ -35,7 +35,11 @@ def place_here(start: str = ".") -> Place:
 
 def current_index(place: Place) -> Index:
     """The index for the store's current state, built now if needed (in memory where the cache
-    folder cannot be written); refuses where delivery is inert."""
+    folder cannot be written); refuses where delivery is inert, before anything is written."""
+    try:
+        check_trusted(place)
+    except Inert as exc:
+        raise Refused(str(exc)) from None
     for _ in range(3):
         found = build.current(place)
         if found is not None:

@@ -19,7 +19,9 @@ itself, within its limit, for this prompt alone; when it cannot write its log th
 line goes to the temporary folder's log, or at last to standard error.
 
 In a folder that is not a trusted gitstore repository (``gitstore.deliver.place``) it does
-nothing: it prints nothing, writes nothing, starts nothing.
+nothing: it prints nothing, writes nothing, starts nothing. What only git can say (that the
+state folder is the clone's own) is asked only when no current index holds the verdict, before
+a rebuild is started.
 
 ``--check`` imports everything an answer needs and exits 0 (``gitstore hooks status`` runs it).
 """
@@ -40,8 +42,8 @@ from gitstore.capture.hooklog import failure, log, working_dir
 from gitstore.deliver import heads
 from gitstore.deliver.index import open_index, writable
 from gitstore.deliver.jsonlite import loads
-from gitstore.deliver.limits import Inert
-from gitstore.deliver.place import locate
+from gitstore.deliver.limits import Inert, Untrusted
+from gitstore.deliver.place import check_trusted, locate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -123,6 +125,7 @@ def index_for(place: Place, deadline: float, wait: bool = True) -> Index | None:
     found = open_index(place, heads.fingerprint(place))
     if found is not None or place.provider == "memory":  # the memory provider keeps nothing to index
         return found
+    check_trusted(place)  # before anything is written or started
     if not writable(place):
         return _in_memory(place) if wait else None
     _start_rebuild(place)
@@ -203,8 +206,8 @@ def main(argv: list[str] | None = None) -> int:
         cwd = _start_dir(payload)
         signal.signal(signal.SIGALRM, _give_up(harness, cwd, limit))
         text = respond(harness, payload, cwd, deadline)
-    except Inert as exc:
-        if not str(exc).startswith(QUIET):
+    except Inert as exc:  # an untrusted checkout's log is in the state folder it did not make
+        if not isinstance(exc, Untrusted) and not str(exc).startswith(QUIET):
             log(cwd, harness, str(exc))
     except Problem as exc:
         log(cwd, harness, str(exc))
@@ -248,6 +251,7 @@ def _rebuild(root: str) -> int:
         from gitstore.deliver.build import build_lock, fresh
 
         place = locate(root)
+        check_trusted(place)
         with build_lock(place, wait=False) as held:
             if held and not fresh(place):
                 from gitstore.deliver.build import build

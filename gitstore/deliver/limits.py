@@ -36,6 +36,11 @@ class Inert(Exception):
     """Delivery must do nothing here; the message says why."""
 
 
+class Untrusted(Inert):
+    """This checkout's gitstore state came with the repository: delivery does nothing here, and
+    a hook logs nothing either (its log is in that state folder)."""
+
+
 class Limits:
     """The limits in force: the ceilings, or lower ones from configuration."""
 

@@ -10,10 +10,12 @@ output, no index, no ledger, nothing written):
   configuration (a JSON object naming this clone's writer);
 - its ``delivery`` section leaves delivery on and within the ceilings (``limits.read_limits``).
 
-The index build adds what only the slow path can check (that git ignores ``okf/.memory/`` and
-does not track ``config.json``, so the state came from ``gitstore init`` and not from the
-repository's own files) and records the verdict in the index, keyed with a secret kept in the
-git folder, where a repository cannot put one. Harnesses add their own signal for project
+What only git can say is asked where no current index holds the verdict, before anything is
+written or started (``check_trusted``): that git ignores ``okf/.memory/`` and does not track
+``config.json``, so the state came from ``gitstore init`` and not from the repository's own
+files (a repository can commit them). An index is built only where that holds, and is keyed
+with a secret kept in the git folder, where a repository cannot put one, so the hook's fast
+path (a current index) asks git nothing. Harnesses add their own signal for project
 hooks (Codex and Gemini CLI run a project's hooks only once the folder is trusted); a hook
 installed for the user runs in every folder, so this rule is what keeps an unknown checkout
 inert.
@@ -24,7 +26,7 @@ from __future__ import annotations
 import os
 
 from gitstore.deliver.jsonlite import loads
-from gitstore.deliver.limits import Inert, Limits, read_limits
+from gitstore.deliver.limits import Inert, Limits, Untrusted, read_limits
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -116,3 +118,23 @@ def locate(start: str) -> Place:
     except (OSError, ValueError) as exc:  # ValueError: UnicodeError among others
         raise Inert(f"the git folder of this work tree cannot be read ({type(exc).__name__}); delivery is off") from None
     return Place(root, gitdir, common, config, read_limits(config))
+
+
+def check_trusted(place: Place) -> None:
+    """Raise Untrusted unless git ignores ``okf/.memory/`` and does not track ``config.json``
+    (one ``git check-ignore``, which leaves tracked files out of its answer)."""
+    import subprocess
+
+    probe, config = os.path.join(STATE, "probe"), os.path.join(STATE, CONFIG)  # probe: the folder, as git sees it
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k.startswith("GIT_CONFIG")}
+    try:
+        done = subprocess.run(["git", "-C", place.root, "check-ignore", probe, config], env=env,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        ignored = set(os.fsdecode(done.stdout).splitlines())
+    except OSError:
+        ignored = set()
+    if probe not in ignored:
+        raise Untrusted("git does not ignore okf/.memory/: this checkout's gitstore state is not local; "
+                        "delivery is inert")
+    if config not in ignored:
+        raise Untrusted("okf/.memory/config.json is tracked by git (it came with the repository); delivery is inert")
