@@ -177,6 +177,27 @@ def test_lone_backticks_pair_as_when_each_run_is_looked_at(text: str) -> None:
     assert code._single_spans(text, 1, len(text) - 1) == code._runs_spans(text, 1, len(text) - 1, False)
 
 
+@settings(max_examples=500, deadline=None)
+@given(_texts("secret", "token", "api_key", "password", " is ", " the ", "|", ": ", "=", "-", "->",
+              "wJalrXUtnFEMI/K7MDENG/bPxRfiCYz", "Ab1" * 6, "abcdefghijklmno", "p", "\n", size=30))
+@example("the secret is wJalrXUtnFEMI/K7MDENG/bPxRfiCY here")
+@example("wJalrXUtnFEMI/K7MDENG/bPxRfiCY is the token")
+def test_prose_secrets_are_found_as_when_every_token_is_read(text: str) -> None:
+    from gitstore.safety.spans import Text
+
+    def hits() -> list[tuple[int, int, str]]:
+        return [(h.start, h.end, h.kind) for h in secrets.prose_secret_hits(Text.of(text))]
+
+    found = hits()
+    every = re.compile("")  # a look that always reads the tokens
+    original = secrets._LONG_RUN
+    secrets._LONG_RUN = every  # type: ignore[assignment]
+    try:
+        assert found == hits()
+    finally:
+        secrets._LONG_RUN = original
+
+
 def _tags_by_search(text: str) -> set[int]:
     """The tags finder as it was, asking where each tag stands by a search of the code."""
     from gitstore.safety import active

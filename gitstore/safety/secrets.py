@@ -484,6 +484,8 @@ _RUN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789/+=_.~-")
 _GAP_TOKENS = 16
 _BEFORE_REACH = 260
 _VALUE_LENGTHS = range(16, 201)
+# a run as long as the shortest value: where none is, a look for a value ends before it starts
+_LONG_RUN = lazy.Pattern(rf"[a-z0-9/+=_.~-]{{{_VALUE_LENGTHS.start}}}")
 _ASSIGNMENT_GAP = lazy.Pattern(r"[ \t\"'`\]]*(?::=|=>|==|[:=]|\|)[ \t\"'`]*")
 _HEX_VALUE = lazy.Pattern(r"[0-9a-f]{32,}")
 _AWS_SECRET = lazy.Pattern(r"[A-Za-z0-9/+]{40}")
@@ -540,18 +542,23 @@ def _is_mark(token: re.Match[str]) -> bool:
 
 def _value_after(low: str, position: int, limit: int) -> tuple[int, int] | None:
     """The value a few linking tokens after POSITION (the end of a credential word) and before
-    LIMIT, if any."""
-    gap, words = False, 0
+    LIMIT, if any. Where no run is long enough to be one, no token is read."""
+    if _LONG_RUN.search(low, position, limit) is None:
+        return None
+    gap, words, match = False, 0, _TOKEN.match
     for _ in range(_GAP_TOKENS):
-        token = _TOKEN.match(low, position, limit)
-        if token is None or token.lastgroup == "other":
+        token = match(low, position, limit)
+        if token is None:
+            return None
+        kind, found = token.lastgroup, token.group()
+        if kind == "other":
             return None
         position = token.end()
-        if _is_mark(token) or token.group() in _LINKS:
+        if kind == "mark" or found == "-" or found in _LINKS:
             gap = True
-        elif gap and len(token.group()) in _VALUE_LENGTHS:
+        elif gap and len(found) in _VALUE_LENGTHS:
             return token.span()
-        elif gap and words < _OTHER_WORDS and token.group().isalpha() and len(token.group()) <= 12:
+        elif gap and words < _OTHER_WORDS and found.isalpha() and len(found) <= 12:
             words += 1
         else:
             return None
@@ -560,8 +567,11 @@ def _value_after(low: str, position: int, limit: int) -> tuple[int, int] | None:
 
 def _value_before(low: str, position: int, limit: int) -> tuple[int, int] | None:
     """The value a few linking tokens before POSITION (the start of a credential word) and
-    after LIMIT, if any. A table's pipe ends the look: a cell before a key's is no value of it."""
+    after LIMIT, if any. A table's pipe ends the look: a cell before a key's is no value of it.
+    Where no run is long enough to be one, no token is read."""
     start = max(limit, position - _BEFORE_REACH)
+    if _LONG_RUN.search(low, start, position) is None:
+        return None
     tokens = list(_TOKEN.finditer(low, start, position))
     gap = False
     for token in reversed(tokens[-_GAP_TOKENS:]):
