@@ -10,12 +10,8 @@ what tidy found, and the view it read (the heads it was taken at, what was left 
 
 from __future__ import annotations
 
-from collections.abc import Set
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-
-from gitstore import _jsontext
 
 SHOWN = 10  # entries per section in the text report; --json has them all
 
@@ -177,50 +173,3 @@ def render_explain(explain: dict[str, Any]) -> list[str]:
             lines.append(f"    ... and {len(theme['labels']) - SHOWN} more")
     return lines
 
-
-
-def drop_citing(folder: Path, names: Set[str]) -> tuple[list[Path], list[tuple[Path, str]]]:
-    """Remove from ``folder`` (``okf/.memory/dreams/``) each report a dream saved, and the labels
-    a repeatable labeler kept there, that names one of ``names``, the events whose text memory
-    removed. A report holds what a dream proposed in words of the evidence it cites, and kept
-    labels hold a labeler's answer on that evidence, as the label events the removal took did;
-    both are this clone's own files, and nothing reads an old report. The
-    lists of evidence judged without a label (``judged-*``) hold ids alone and stay. Returns the
-    files removed and those that could not be, with why."""
-    removed: list[Path] = []
-    failed: list[tuple[Path, str]] = []
-    if not names or not folder.is_dir():
-        return removed, failed
-    for path in sorted(folder.glob("*.json")):
-        if path.name.startswith("judged-"):
-            continue
-        try:
-            found = _strings(_jsontext.loads(path.read_bytes()))
-        except (OSError, ValueError):
-            continue  # not a report of ours: nothing to tell it cites
-        if found.isdisjoint(names):
-            continue
-        try:
-            path.unlink()
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            failed.append((path, exc.strerror or str(exc)))
-            continue
-        removed.append(path)
-    return removed, failed
-
-
-def _strings(data: Any) -> set[str]:
-    """Every string a JSON document holds, keys aside."""
-    found: set[str] = set()
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            found.add(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return found

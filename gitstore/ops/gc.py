@@ -18,8 +18,11 @@ quoted it: records never change (``gitstore redact`` names those learnings).
 
 from __future__ import annotations
 
+from collections.abc import Set
 from pathlib import Path
+from typing import Any
 
+from gitstore import _jsontext
 from gitstore.capture.saved import Applied
 from gitstore.context import Context
 from gitstore.errors import GitstoreError, Refused
@@ -28,6 +31,7 @@ from gitstore.providers import GcReport
 from gitstore.store import Store
 
 CACHE = "cache"  # under the state folder: gitstore.deliver.index.folder
+DREAMS = "dreams"  # under the state folder: gitstore.dream.run.REPORTS
 NOTE = unfinished.Note("gc", "gitstore gc was stopped midway: removed text may still be in storage", "gitstore gc")
 
 
@@ -67,18 +71,63 @@ def collect(ctx: Context) -> tuple[GcReport, Applied, list[str]]:
 
 def _drop_dream_reports(ctx: Context, applied: Applied) -> list[str]:
     """Remove the dream reports and kept labels that cite an event whose text memory removed
-    (``gitstore.dream.report.drop_citing``): a dream words what it returns from the evidence it
-    cites. Those that cannot be removed go to ``applied.failed``. Returns the files removed, as
-    a report names them."""
+    (``drop_citing``): a dream words what it returns from the evidence it cites. Those that
+    cannot be removed go to ``applied.failed``. Returns the files removed, as a report names
+    them."""
     from gitstore.capture.saved import shown
-    from gitstore.dream.report import drop_citing
-    from gitstore.dream.run import REPORTS
 
     gone = {eid for eid, event in ctx.view().events.items() if "redaction" in event}
     root = ctx.workspace.root
-    removed, failed = drop_citing(ctx.workspace.state / REPORTS, gone)
+    removed, failed = drop_citing(ctx.workspace.state / DREAMS, gone)
     applied.failed += [(shown(path, root), why) for path, why in failed]
     return [shown(path, root) for path in removed]
+
+
+def drop_citing(folder: Path, names: Set[str]) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """Remove from ``folder`` (``okf/.memory/dreams/``) each report a dream saved, and the labels
+    a repeatable labeler kept there, that names one of ``names``, the events whose text memory
+    removed. A report holds what a dream proposed in words of the evidence it cites, and kept
+    labels hold a labeler's answer on that evidence, as the label events the removal took did;
+    both are this clone's own files, and nothing reads an old report. The
+    lists of evidence judged without a label (``judged-*``) hold ids alone and stay. Returns the
+    files removed and those that could not be, with why."""
+    removed: list[Path] = []
+    failed: list[tuple[Path, str]] = []
+    if not names or not folder.is_dir():
+        return removed, failed
+    for path in sorted(folder.glob("*.json")):
+        if path.name.startswith("judged-"):
+            continue
+        try:
+            found = _strings(_jsontext.loads(path.read_bytes()))
+        except (OSError, ValueError):
+            continue  # not a report of ours: nothing to tell it cites
+        if found.isdisjoint(names):
+            continue
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            failed.append((path, exc.strerror or str(exc)))
+            continue
+        removed.append(path)
+    return removed, failed
+
+
+def _strings(data: Any) -> set[str]:
+    """Every string a JSON document holds, keys aside."""
+    found: set[str] = set()
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.add(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
 
 
 def _drop_caches(state: Path) -> None:
