@@ -90,7 +90,7 @@ def _kept_descriptions(index: Path) -> dict[str, str]:
     for a subfolder): descriptions people wrote that no front matter gives."""
     if not index.is_file():
         return {}
-    kept = {}
+    kept: dict[str, str] = {}
     for _, link, description in index_entries(index.read_text(encoding="utf-8", errors="replace")):
         key = _entry_key(link)
         if key and description.strip():

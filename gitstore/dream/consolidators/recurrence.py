@@ -169,8 +169,8 @@ class Recurrence:
         if known is not None:
             settled = _settled(known, candidate, [e.text for e in theme_texts(theme, chosen)])
             if settled is not None:
-                reasons = (settled, *_left_open(known, matched))
-                return None, Verdict(theme.key, "known", reasons, signals, refs, (), kind, known.id)
+                said = (settled, *_left_open(known, matched))
+                return None, Verdict(theme.key, "known", said, signals, refs, (), kind, known.id)
             candidate = _against(known, candidate)
         return candidate, Verdict(theme.key, "proposed", (self.gates.describe(cited_signals),), cited_signals,
                                   candidate.evidence, (), kind, candidate.revises)
