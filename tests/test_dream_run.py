@@ -537,6 +537,34 @@ def test_the_dream_s_own_proposal_is_revised_after_its_comments_are_edited(tmp_p
     assert w.run(ctx).proposed == [], "revised once"
 
 
+_MIGRATION = [("github:201", 21, "Every migration needs a down step so we can roll back."),
+              ("github:202", 22, "Add a down step to this migration so we can roll back."),
+              ("github:203", 23, "This migration has no down step; we cannot roll back.")]
+
+
+@pytest.mark.parametrize("window", [None, _WINDOW])
+def test_an_edit_rewritten_to_another_subject_carries_no_decision_over(tmp_path: Path, window: str | None) -> None:
+    """An edit is a version of the comment it replaces only while it still says what that
+    comment said: one rewritten to another theme's words (by its author, or forged by anyone who
+    can push) is evidence of that theme, and a person's "no" to the theme it once spoke for
+    never stands over a theme three other people raised in three pull requests."""
+    from gitstore.ops import learning as ops
+
+    ctx = w.repo(tmp_path)
+    events = w.jitter_theme(ctx)
+    [first] = w.run(ctx).proposed
+    ops.reject(ctx, first["id"], first["reviewDigest"], w.BY, "We use a token bucket instead.")
+    for n, (who, pr, text) in enumerate(_MIGRATION):
+        w.comment(ctx, pr, who, text, 200 + 10 * n, path="db/migrate.py")
+    w.edit(ctx, events[0], "Each migration must ship a down step so that we can roll back.", 230)
+    report = w.run(ctx, since=window)
+    [proposal] = report.proposed
+    assert proposal["theme"] == "migration-roll-step" and not proposal["revised"], proposal
+    assert proposal["signals"]["people"] == 4, "the rewrite is evidence of the theme it now states"
+    [known] = report.known
+    assert known["theme"] == "backoff-jitter-retry" and known["reasons"][0].startswith("rejected by a person"), known
+
+
 def test_gc_drops_the_dream_reports_that_quote_a_redacted_comment(tmp_path: Path) -> None:
     """A saved report holds the proposal in words of its evidence: once that comment is
     redacted, gc leaves no copy of them in memory's folder; a report citing other evidence stays."""

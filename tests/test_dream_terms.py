@@ -54,3 +54,12 @@ def test_globs() -> None:
     assert terms.glob_of("src/api/handlers.py") == "src/api/*.py"
     assert terms.glob_of("Makefile") == "*"
     assert terms.glob_of("./docs/a.md") == "docs/*.md"
+
+
+def test_an_edit_still_says_what_it_said_until_rewritten() -> None:
+    before = "Please add random jitter to the retry backoff in this loop."
+    assert terms.still_says("Please add random jitter to the retry backof in this loop.", before), "a typo"
+    assert terms.still_says(before + " Thanks!", before)
+    assert not terms.still_says("Each migration must ship a down step so that we can roll back.", before)
+    assert not terms.still_says(before + " Every migration needs a down step to roll back.", before)
+    assert terms.still_says("LGTM!", "lgtm") and not terms.still_says("LGTM", "Ship it")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gitstore.dream.view import FrozenView, take
+from gitstore.dream.view import FrozenView, first_versions, take
 from gitstore.ops import consent
 from gitstore.context import Context
 
@@ -41,6 +41,47 @@ def test_only_what_the_purpose_may_use_is_in_the_view(tmp_path: Path) -> None:
     assert [s.theme for s in view.labels[edit["id"]]] == ["retry-jitter"]
     assert set(view.citable) == {first["id"], edit["id"]}
     assert frozen(ctx, "training").evidence == {}
+
+
+def test_every_version_of_an_edited_comment_is_known_by_its_first(tmp_path: Path) -> None:
+    """A typo fixed, a word added, "Thanks!" appended: the same comment in its current words."""
+    ctx = w.repo(tmp_path)
+    thread = Thread(ctx, 7, "100", w.at(0))
+    first = thread.comment("100", "Retries need jitterd backoff in the client.", w.at(0))
+    second = thread.edit(first, "100", "Retries need jittered backoff in the client.", w.at(1))
+    third = thread.edit(second, "100", "Retries need jittered backoff in the client. Thanks!", w.at(2))
+    other = thread.comment("101", "Add a timeout to the client.", w.at(3))
+    thread.save()
+    view = frozen(ctx)
+    assert {view.comment(e["id"]) for e in (first, second, third)} == {first["id"]}
+    assert view.comment(other["id"]) == other["id"], "an unedited comment is its own"
+
+
+def test_an_edit_that_is_no_longer_the_same_comment_is_a_comment_of_its_own(tmp_path: Path) -> None:
+    """An edit names its parent, and anyone who can push can store one naming any parent: it is
+    a version of that comment only when written in its thread, by its author, of its source
+    comment, and still saying what it said. A rewrite starts a comment of its own, which its own
+    later fixes are versions of."""
+    ctx = w.repo(tmp_path)
+    thread = Thread(ctx, 7, "100", w.at(0))
+    first = thread.comment("100", "Retries need jittered backoff in the client.", w.at(0), author="github:1")
+    rewrite = thread.edit(first, "100", "Every migration needs a down step so we can roll back.", w.at(1))
+    fixed = thread.edit(rewrite, "100", "Every migration needs a down step so we can roll back!", w.at(2))
+    same = "Retries need jittered backoff in the client. Thanks!"
+    stranger = thread.event("edit", "stranger", w.at(3), "github:666", parent=first["id"], text=same,
+                            sourceId="github:comment:100")
+    elsewhere = thread.event("edit", "elsewhere", w.at(4), "github:1", parent=first["id"], text=same,
+                             sourceId="github:comment:555")
+    thread.save()
+    other = Thread(ctx, 8, "800", w.at(5))
+    moved = other.event("edit", "moved", w.at(5), "github:1", parent=first["id"], text=same,
+                        sourceId="github:comment:100")
+    other.save()
+    versions = first_versions(ctx.view())
+    assert versions.get(rewrite["id"], rewrite["id"]) == rewrite["id"], "another subject"
+    assert versions[fixed["id"]] == rewrite["id"], "a fix of the rewrite is a version of it"
+    for forged in (stranger, elsewhere, moved):
+        assert forged["id"] not in versions, forged
 
 
 def test_a_withdrawal_takes_evidence_and_its_labels_out_at_once(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 from gitstore import IntegrityError
 from gitstore.ops import consent
 from gitstore.rules.active import active
-from gitstore.rules.consent import decide, first_versions
+from gitstore.rules.consent import decide
 
 from .cli import gitstore
 from .world import Thread, accepted, grant_all, propose, ready_repo, ref
@@ -73,18 +73,6 @@ def test_deletion_removes_every_version_of_the_comment(ctx) -> None:  # type: ig
     view = ctx.view()
     assert not decide(view, first["id"], "review").ok
     assert not decide(view, second["id"], "review").ok
-
-
-def test_every_version_of_an_edited_comment_is_known_by_its_first(ctx) -> None:  # type: ignore[no-untyped-def]
-    thread = Thread(ctx, 7, "100")
-    first = thread.comment("100", "Add jitter.", "2026-03-01T10:00:00.000000Z")
-    second = thread.edit(first, "100", "Add full jitter.", "2026-03-01T11:00:00.000000Z")
-    third = thread.edit(second, "100", "Add full jitter, please.", "2026-03-01T12:00:00.000000Z")
-    other = thread.comment("101", "Add a timeout.", "2026-03-01T13:00:00.000000Z")
-    thread.save()
-    versions = first_versions(ctx.view())
-    assert {versions[e["id"]] for e in (first, second, third)} == {first["id"]}
-    assert other["id"] not in versions, "an unedited comment is its own"
 
 
 def test_withdrawal_removes_dependent_learnings_at_once(ctx) -> None:  # type: ignore[no-untyped-def]

@@ -343,6 +343,17 @@ def says(text: str, sentence: str) -> bool:
     return bool(wanted) and f" {wanted} " in f" {normalized(text)} "
 
 
+def still_says(edited: str, before: str) -> bool:
+    """Whether an edited text still says what an earlier version of it said: each holds at
+    least two thirds of the other's content terms. A typo fixed, a word added or "Thanks!"
+    appended keep that; a rewrite to another subject, or another subject added to a short text,
+    does not. Texts of no content words say the same only when their words are the same."""
+    old, new = tokens(before).terms(), tokens(edited).terms()
+    if not old and not new:
+        return normalized(masked(before)) == normalized(masked(edited))
+    return 3 * len(old & new) >= 2 * max(len(old), len(new))
+
+
 def quoted(text: str) -> str:
     """The lines a text quotes (``> ...``, or in an HTML block quote), without their markers."""
     if ">" not in text:

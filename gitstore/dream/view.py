@@ -241,7 +241,7 @@ def take(view: View, repo: pygit2.Repository | None, purpose: str, since: str | 
         gaps=_gaps(view, [e for e in evidence.values() if since is None or e.at >= since], since),
         excluded=MappingProxyType(dict(taking.excluded)),
         withheld=MappingProxyType(_withheld(view, since)), paths_at_head=paths,
-        comments=MappingProxyType(dict(consent.first_versions(view))),
+        comments=MappingProxyType(dict(first_versions(view))),
     )
 
 
@@ -316,9 +316,49 @@ def _remembered(view: View) -> frozenset[str]:
         record = history.current
         for ref in (*record["evidence"], *record["counterevidence"]):
             cited.update(ref["events"])
-    versions = consent.first_versions(view)
+    versions = first_versions(view)
     firsts = {versions.get(e, e) for e in cited}
     return frozenset(cited | {e for e, first in versions.items() if first in firsts})
+
+
+def first_versions(view: View) -> Mapping[str, str]:
+    """Event id -> the first version of the comment it is a version of, for every edit that is
+    one; any other event is its own. An edit is a new event, yet the same comment when it
+    continues its parent's (``consent.continues``: same thread, author and source comment) and
+    still says what the comment's first version said (``terms.still_says``): what speaks of one
+    version (a learning citing it) then speaks of them all. An edit rewritten to another subject,
+    by its author or forged by anyone who can push, starts a comment of its own, so a person's
+    decision on what the comment once said never stands over a theme it now speaks for."""
+    def build() -> dict[str, str]:
+        first: dict[str, str] = {}
+        for event in view.events.values():
+            if event["type"] == "edit":
+                _place(view, event, first)
+        return {e: f for e, f in first.items() if e != f}
+    return view.memo("dream.first_versions", build)
+
+
+def _place(view: View, edit: dict[str, Any], first: dict[str, str]) -> None:
+    """Record the first version of ``edit`` and of the edits it follows, earliest first (a
+    loop, not recursion: a chain of edits may be long, and a forged one may circle)."""
+    chain: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    current: dict[str, Any] | None = edit
+    while current is not None and current["type"] == "edit" and current["id"] not in first \
+            and current["id"] not in seen:
+        chain.append(current)
+        seen.add(current["id"])
+        current = view.events.get(current.get("parentEventId") or "")
+    for event in reversed(chain):
+        parent = view.events.get(event.get("parentEventId") or "")
+        anchor = view.events.get(first.get(parent["id"], parent["id"])) if parent is not None else None
+        same = (parent is not None and anchor is not None and consent.continues(event, parent)
+                and bool(_text(event)) and terms.still_says(_text(event), _text(anchor)))
+        first[event["id"]] = anchor["id"] if same and anchor is not None else event["id"]
+
+
+def _text(event: dict[str, Any]) -> str:
+    return (event.get("payload") or {}).get("text") or ""
 
 
 def _piece(taking: _Taking, event: dict[str, Any], episode: dict[str, Any], origin: str,

@@ -9,7 +9,6 @@ label on them serve no purpose; neither does a redacted event.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,20 +88,17 @@ def comment_versions(view: View, event_id: str) -> list[dict[str, Any]]:
     return list(seen.values())
 
 
-def first_versions(view: View) -> Mapping[str, str]:
-    """Event id -> the first version (earliest written) of the comment it is a version of, for
-    every version of an edited comment; any other event is its own. An edit is a new event, yet
-    the same comment: what speaks of one version (a learning citing it) speaks of them all."""
-    def build() -> dict[str, str]:
-        found: dict[str, str] = {}
-        for event in view.events.values():
-            if event["type"] != "edit" or event["id"] in found:
-                continue
-            versions = comment_versions(view, event["id"])
-            first = min(versions, key=lambda v: (v["at"], v["id"]))["id"]
-            found.update(dict.fromkeys((v["id"] for v in versions), first))
-        return found
-    return view.memo("consent.first_versions", build)
+def continues(edit: dict[str, Any], parent: dict[str, Any]) -> bool:
+    """Whether an edit may be a later version of the comment its parent is: written in the same
+    thread, by the same author, of the same source comment (its ``sourceId``, where both name
+    one). Anyone who can push can store an edit naming any parent; what speaks of one version (a
+    learning citing it) speaks of another only when this holds and its words still say the same,
+    which the reader judges."""
+    if edit["type"] != "edit" or parent["type"] not in _TEXT:
+        return False
+    sources = [(e.get("payload") or e.get("redaction") or {}).get("sourceId") for e in (edit, parent)]
+    return (edit["episode"] == parent["episode"] and edit["author"] == parent["author"]
+            and (None in sources or sources[0] == sources[1]))
 
 
 def retracted(view: View, event: dict[str, Any]) -> bool:

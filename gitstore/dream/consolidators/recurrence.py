@@ -399,7 +399,8 @@ class _MemoryIndex:
     """Learnings by the comments they cite, to find the one holding a theme. A comment is known
     by its first version (``FrozenView.comment``): an edit is a new event superseding the one a
     learning cites, and a typo fixed must not turn a person's decision, or the dream's own
-    proposal, into a stranger to the theme it spoke for."""
+    proposal, into a stranger to the theme it spoke for. An edit rewritten to another subject is
+    a comment of its own (``view.first_versions``): no decision on what it once said reaches it."""
 
     def __init__(self, view: FrozenView) -> None:
         self.view = view
