@@ -111,8 +111,9 @@ def discard(path: str | Path) -> None:
 @contextmanager
 def held(path: str | Path, mode: int = fcntl.LOCK_EX) -> Iterator[bool]:
     """``flock`` on the file ``path`` (made if missing) for a while, dropped by the kernel if the
-    process dies; yields whether it was taken (a non-blocking ``mode`` may find it held)."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    process dies; yields whether it was taken (a non-blocking ``mode`` may find it held). Never
+    through a link a commit put in its place: it would make the file wherever it points."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     try:
         try:
             fcntl.flock(fd, mode)

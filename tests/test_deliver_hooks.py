@@ -487,3 +487,63 @@ def test_a_clone_of_a_repository_that_commits_gitstore_state_gets_nothing_writte
         assert done.returncode == 0 and done.stdout == b"" and done.stderr == b""
     fails(1, "recall", PROMPT, cwd=clone)
     assert sorted(str(p.relative_to(clone)) for p in clone.rglob("*")) == before, "nothing written"
+
+
+def _commit_links(root: Path, links: dict[str, str]) -> None:
+    """Put symbolic links where gitstore keeps state and commit them, as a repository can
+    (``git add -f``): git checks them out over the clone's own ignored files without a word."""
+    for name, target in links.items():
+        at = root / "okf" / ".memory" / name
+        if at.is_dir() and not at.is_symlink():
+            shutil.rmtree(at)
+        elif at.exists() or at.is_symlink():
+            at.unlink()
+        at.symlink_to(target)
+        git(root, "add", "-f", f"okf/.memory/{name}")
+    git(root, "commit", "-q", "-m", "ship links")
+
+
+def test_links_committed_where_delivery_writes_get_nothing_written_through_them(world: World,
+                                                                                tmp_path: Path) -> None:
+    """A clone set up by ``gitstore init`` (its configuration its own) that checks out links at
+    ``okf/.memory/cache`` and ``okf/.memory/deliveries.sqlite``: the index, its lock and the
+    ledger are never written where they point (one into a tracked folder of the repository,
+    where a commit of everything would share personal learnings' text)."""
+    copy = world.copy(tmp_path / "widgets")
+    (copy.root / "docs" / "cache").mkdir(parents=True)
+    outside = tmp_path / "outside.sqlite"
+    _commit_links(copy.root, {"cache": "../../docs/cache", "deliveries.sqlite": str(outside)})
+    command = context_command("claude-code", "UserPromptSubmit", copy.root)
+    for event, extra in (("UserPromptSubmit", {"prompt": PROMPT}), ("SessionStart", {"source": "compact"})):
+        done = run_hook(command, payload("claude-code", event, copy.root, "linked", **extra), copy.root)
+        assert done.returncode == 0 and done.stdout == b"" and done.stderr == b"", done
+    assert list((copy.root / "docs" / "cache").iterdir()) == [], "nothing in the linked folder"
+    assert not outside.exists() and not Path(f"{outside}-wal").exists(), "no ledger where the link points"
+
+
+def test_a_ledger_link_gets_nothing_written_while_the_index_is_current(world: World, tmp_path: Path) -> None:
+    """A prompt served from a current index asks git nothing, so the ledger itself refuses a
+    link in its place: it would write the session's deliveries where the link points."""
+    copy = world.copy(tmp_path / "widgets")
+    ensure(locate(str(copy.root)))
+    outside = tmp_path / "outside.sqlite"
+    outside.write_bytes(b"")
+    (copy.root / "okf" / ".memory" / "deliveries.sqlite").unlink(missing_ok=True)
+    (copy.root / "okf" / ".memory" / "deliveries.sqlite").symlink_to(outside)
+    command = context_command("claude-code", "UserPromptSubmit", copy.root)
+    done = run_hook(command, payload("claude-code", "UserPromptSubmit", copy.root, "linked", prompt=PROMPT), copy.root)
+    assert done.returncode == 0 and done.stderr == b"", done
+    assert outside.read_bytes() == b"" and not Path(f"{outside}-wal").exists(), "no ledger where the link points"
+
+
+def test_init_refuses_a_repository_that_tracks_files_under_the_state_folder(world: World, tmp_path: Path) -> None:
+    from .cli import fails
+
+    source = world.copy(tmp_path / "widgets")
+    _commit_links(source.root, {"cache": "../../docs/cache"})
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(source.root), str(clone))
+    said = fails(1, "init", cwd=clone)
+    assert "okf/.memory/cache" in said and "git rm" in said, said
+    assert not (clone / "okf" / ".memory" / "config.json").exists()
+

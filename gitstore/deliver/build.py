@@ -63,7 +63,9 @@ class Built:
 
 
 def build_lock(place: Place, wait: bool = True) -> AbstractContextManager[bool]:
-    """The build lock: yields True when held (False only when ``wait`` is off and it is taken)."""
+    """The build lock: yields True when held (False only when ``wait`` is off and it is taken);
+    Untrusted where a link stands on the way to it."""
+    idx.refuse_links(place)
     os.makedirs(idx.folder(place), exist_ok=True)
     return held(idx.lock_path(place), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
 
@@ -307,6 +309,7 @@ def _sources(view: Any, record: dict[str, Any]) -> list[str]:
 # -- writing -------------------------------------------------------------------------------------
 
 def _write(place: Place, built: Built, rows: list[dict[str, Any]], evidence: frozenset[str] | None) -> None:
+    idx.refuse_links(place)  # checked again: the lock's holder may have waited while a checkout changed it
     os.makedirs(idx.folder(place), exist_ok=True)
     write_index(built.path, rows, built.fingerprint, built.dropped, built.inert, evidence)
 

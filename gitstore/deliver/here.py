@@ -41,7 +41,10 @@ def current_index(place: Place) -> Index:
     except Inert as exc:
         raise Refused(str(exc)) from None
     for _ in range(3):
-        found = build.current(place)
+        try:
+            found = build.current(place)
+        except Inert as exc:  # a link on the way to the index: nothing is written through it
+            raise Refused(str(exc)) from None
         if found is not None:
             inert = found.meta.get("inert")
             if inert:

@@ -67,14 +67,26 @@ def lock_path(place: Place) -> str:
     return os.path.join(folder(place), LOCK)
 
 
+def refuse_links(place: Place) -> None:
+    """Raise Untrusted when a symbolic link stands on the way to the index or its lock (the
+    state folder, the cache folder, the files): a commit can put one there, and the index,
+    which holds learnings' text, would be written wherever it points (a tracked folder of the
+    repository, where a commit of everything would share it)."""
+    from gitstore.deliver.place import STATE, refuse_links as refuse
+
+    for name in (NAME, LOCK):
+        refuse(place.root, STATE, "cache", name)
+
+
 def writable(place: Place) -> bool:
     """Whether the cache folder can keep an index: False in a checkout mounted read-only (a
     sandbox's) or not this user's to write, where a reader builds one in memory for itself
     (``gitstore.deliver.build.in_memory``). Asked by opening the build lock for writing, the
-    first thing a build writes."""
+    first thing a build writes; never through a link (Untrusted)."""
+    refuse_links(place)
     try:
         os.makedirs(folder(place), exist_ok=True)
-        os.close(os.open(lock_path(place), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644))
+        os.close(os.open(lock_path(place), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644))
     except OSError as exc:
         if exc.errno in UNWRITABLE:
             return False

@@ -50,6 +50,19 @@ def path(state: str) -> str:
     return os.path.join(state, NAME)
 
 
+def refuse_links(state: str) -> None:
+    """Raise Untrusted when a symbolic link stands on the way to the ledger or the files SQLite
+    keeps beside it: a commit can put one there (git checks it out over the clone's own ignored
+    file), and the session's deliveries would be written into whatever file it names. Asked on
+    every open, since a prompt served from a current index asks git nothing (Python's sqlite3
+cannot ask SQLite itself to refuse a link: it takes no open flags)."""
+    from gitstore.deliver.place import refuse_links as refuse
+
+    root = os.path.dirname(os.path.dirname(state))  # the state folder is okf/.memory of the work tree
+    for name in (NAME, f"{NAME}-wal", f"{NAME}-shm", f"{NAME}-journal"):
+        refuse(root, os.path.relpath(state, root), name)
+
+
 def _open(state: str) -> Any:
     db = sqlite_db.connect(path(state))
     if db.execute("PRAGMA user_version").fetchone()[0] == 0:
@@ -86,6 +99,7 @@ class Session:
         self.delivered: set[str] = set()
 
     def __enter__(self) -> Session:
+        refuse_links(self.state)
         kept = writable(self.state)
         self.write = self.write and kept  # where nothing can be kept, what was delivered is read, not recorded
         try:
@@ -156,6 +170,7 @@ def sessions(state: str) -> list[list[dict[str, Any]]]:
     """Every session's entries in order, the most recently active session first."""
     if not os.path.exists(path(state)):
         return []
+    refuse_links(state)
     try:
         return _sessions(sqlite_db.connect(path(state), readonly=True, immutable=not writable(state)))
     except sqlite_db.Error as exc:

@@ -11,8 +11,8 @@ output, no index, no ledger, nothing written):
 - its ``delivery`` section leaves delivery on and within the ceilings (``limits.read_limits``).
 
 What only git can say is asked where no current index holds the verdict, before anything is
-written or started (``check_trusted``): that git ignores ``okf/.memory/`` and does not track
-``config.json``, so the state came from ``gitstore init`` and not from the repository's own
+written or started (``check_trusted``): that git ignores ``okf/.memory/`` and tracks nothing
+under it, so the state came from ``gitstore init`` and not from the repository's own
 files (a repository can commit them). An index is built only where that holds, and is keyed
 with a secret kept in the git folder, where a repository cannot put one, so the hook's fast
 path (a current index) asks git nothing. Harnesses add their own signal for project
@@ -121,20 +121,57 @@ def locate(start: str) -> Place:
 
 
 def check_trusted(place: Place) -> None:
-    """Raise Untrusted unless git ignores ``okf/.memory/`` and does not track ``config.json``
-    (one ``git check-ignore``, which leaves tracked files out of its answer)."""
+    """Raise Untrusted unless this checkout's gitstore state is its own (``not_own``)."""
+    reason = not_own(place.root)
+    if reason is not None:
+        raise Untrusted(reason)
+
+
+def not_own(root: str) -> str | None:
+    """Why the state folder of the work tree at ``root`` is not the clone's own, or None when
+    it is: git ignores ``okf/.memory/`` and tracks nothing under it. A repository can commit
+    files there (``git add -f``), and git checks them out over the clone's own ignored ones
+    without a word: a configuration naming a writer, or links at the index's folder or the
+    ledger that send what delivery writes wherever the repository chooses. One ``git
+    check-ignore`` (which leaves tracked files out of its answer) and one ``git ls-files``."""
     import subprocess
 
-    probe, config = os.path.join(STATE, "probe"), os.path.join(STATE, CONFIG)  # probe: the folder, as git sees it
+    probe = os.path.join(STATE, "probe")  # the folder, as git sees it
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k.startswith("GIT_CONFIG")}
     try:
-        done = subprocess.run(["git", "-C", place.root, "check-ignore", probe, config], env=env,
+        done = subprocess.run(["git", "-C", root, "check-ignore", probe], env=env,
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        ignored = set(os.fsdecode(done.stdout).splitlines())
+        ignored = probe in os.fsdecode(done.stdout).splitlines()
+        listed = subprocess.run(["git", "-C", root, "ls-files", "-z", "--", STATE], env=env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        tracked = [name for name in listed.stdout.split(b"\0") if name]
     except OSError:
-        ignored = set()
-    if probe not in ignored:
-        raise Untrusted("git does not ignore okf/.memory/: this checkout's gitstore state is not local; "
-                        "delivery is inert")
-    if config not in ignored:
-        raise Untrusted("okf/.memory/config.json is tracked by git (it came with the repository); delivery is inert")
+        return "git cannot be run to say whether okf/.memory/ is this clone's own; delivery is inert"
+    if not ignored or listed.returncode != 0:
+        return "git does not ignore okf/.memory/: this checkout's gitstore state is not local; delivery is inert"
+    if tracked:
+        return (f"git tracks {len(tracked)} file(s) under okf/.memory/ (they came with the repository); "
+                "delivery is inert")
+    return None
+
+
+def first_link(root: str, *names: str) -> str | None:
+    """The first of the folders of ``names`` (relative to ``root``, joined) or the file itself
+    that is a symbolic link, if any: a commit can put a link where delivery writes, and a
+    write through it lands wherever the link points (``gitstore._files.first_link`` on plain
+    strings, which the agent hook reads without pathlib)."""
+    at = root
+    for part in os.path.join(*names).split(os.sep):
+        at = os.path.join(at, part)
+        if os.path.islink(at):
+            return at
+    return None
+
+
+def refuse_links(root: str, *names: str) -> None:
+    """Raise Untrusted when a symbolic link is on the way to ``names`` under ``root``: delivery
+    never writes through one."""
+    link = first_link(root, *names)
+    if link is not None:
+        raise Untrusted(f"{os.path.relpath(link, root)} is a symbolic link; delivery never writes through one, "
+                        "so it is inert here")

@@ -84,6 +84,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
         raise Refused(f"{link} links {'outside the repository' if root not in where.parents else 'elsewhere in it'} "
                       f"({where}); gitstore keeps its state in a folder of its own, never through a link: "
                       "refusing to write there")
+    _refuse_tracked(root, state)
     made = _missing(state)
     state.mkdir(parents=True, exist_ok=True)
     try:
@@ -133,6 +134,22 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
                                   "push could send them, into .git/gitstore/local; `gitstore gc` erases the "
                                   "copies left behind")
     return report
+
+
+def _refuse_tracked(root: Path, state: Path) -> None:
+    """Refuse a repository whose commits hold files under the state folder: git checks them out
+    into every clone over the clone's own ignored files, without a word, so a link there (at the
+    index's folder, the ledger) would send what gitstore writes wherever the repository chose.
+    A tracked config.json alone is left to ``_own_instead``, which writes the clone one of its
+    own and says how to stop tracking it (when it is a plain file: a link is refused too)."""
+    tracked = [name for name in tracked_under(root, state)
+               if name != CONFIG_FILE or first_link(root, name) is not None]
+    if tracked:
+        shown = ", ".join(tracked[:3]) + (f" and {len(tracked) - 3} more" if len(tracked) > 3 else "")
+        raise Refused(f"git tracks {len(tracked)} file(s) under {STATE_DIR.as_posix()}/ ({shown}), which is "
+                      "each clone's own local state: every checkout puts them there, over this clone's files; "
+                      f"stop tracking them with `git rm -r -q --cached :/{STATE_DIR.as_posix()}/` and a commit, "
+                      "then run `gitstore init` again")
 
 
 def _missing(folder: Path) -> list[Path]:
