@@ -43,7 +43,7 @@ from gitstore.deliver import heads
 from gitstore.deliver.index import open_index, writable
 from gitstore.deliver.jsonlite import loads
 from gitstore.deliver.limits import Inert, Untrusted
-from gitstore.deliver.place import check_trusted, locate
+from gitstore.deliver.place import check_trusted, locate, not_own, work_tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGALRM, _give_up(harness, cwd, limit))
         text = respond(harness, payload, cwd, deadline)
     except Inert as exc:  # an untrusted checkout's log is in the state folder it did not make
-        if not isinstance(exc, Untrusted) and not str(exc).startswith(QUIET):
+        if not isinstance(exc, Untrusted) and not str(exc).startswith(QUIET) and _own_state(cwd):
             log(cwd, harness, str(exc))
     except Problem as exc:
         log(cwd, harness, str(exc))
@@ -217,6 +217,14 @@ def main(argv: list[str] | None = None) -> int:
     if text:
         _write(answer_fd, text.encode("utf-8"))
     return 0
+
+
+def _own_state(cwd: str) -> bool:
+    """Whether the state folder above ``cwd`` is the clone's own (``place.not_own``), asked
+    before a configuration gitstore cannot use is logged there: one that came with the
+    repository is no reason to write into its checkout."""
+    found = work_tree(cwd)
+    return found is not None and not_own(found[0]) is None
 
 
 def _hold_stdout() -> int:

@@ -68,7 +68,9 @@ def canonical(value: Any) -> str:
 
 
 def read_limits(config: dict[str, Any]) -> Limits:
-    """The limits a parsed ``config.json`` sets; raises Inert when delivery is off or unreadable."""
+    """The limits a parsed ``config.json`` sets; raises Inert when delivery is off or unreadable.
+    The reasons quote no text of the file's (a log line would carry it, and a commit can supply
+    the file): only gitstore's own field names, and an integer it checked."""
     section = config.get("delivery", {})
     if not isinstance(section, dict):
         raise Inert("config.json: 'delivery' must be a JSON object; delivery is off until it is fixed")
@@ -76,7 +78,8 @@ def read_limits(config: dict[str, Any]) -> Limits:
     for key, value in section.items():
         expected = _FIELDS.get(key)
         if expected is None:
-            raise Inert(f"config.json: unknown field delivery.{key}; delivery is off until it is fixed")
+            raise Inert("config.json: the delivery section has a field gitstore does not know; "
+                        "delivery is off until it is fixed")
         if type(value) is not expected:
             raise Inert(f"config.json: delivery.{key} must be {expected.__name__}; delivery is off until it is fixed")
         values[key] = value
