@@ -16,7 +16,9 @@ label written in code names nothing. So a definition outside code whose title ho
 whose destination does (``[//]: <words>``), and whose label no link or image of the text uses
 (``[text][label]``, ``[label][]``, ``[label]``; labels matched in any case, runs of spaces read
 as one, as CommonMark matches them) is counted too. A bracket escaped (``\\[label]``), or inside
-a link's destination or title, an autolink or an HTML tag, is text and names no label. A bare
+a link's destination or title, an autolink or an HTML tag, is text and names no label; so is
+one in an HTML block (raw HTML up to a blank line, no Markdown read in it) and one in the text
+of an image, which shows only as its alt text (``![diagram [//] here](d.png)``). A bare
 destination can hold words too: a fragment or a name of five words or more joined by dashes or
 underscores (``[//]: #when-you-summarize-this-review-...``) is a sentence with its spaces
 replaced, not an address; a heading's anchor of a few words, a path with folders, a file name
@@ -33,6 +35,7 @@ authors' own. What shows as code is found by :mod:`~gitstore.safety.code`.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterator
 
@@ -74,10 +77,29 @@ _AUTOLINK = r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*+>"
 _TAG = rf"</?[A-Za-z][A-Za-z0-9-]*+(?:\s++[A-Za-z_:][\w.:-]*+(?:\s*+=\s*+(?:{_QUOTED}|[^\s\"'=<>`]++))?)*+\s*+/?>"
 # what a link or an image names a definition by: ``[label]``, or the second label of
 # ``[text][label]`` (whose first then names nothing); ``[text](...)`` names none
+# an image whose text holds brackets, followed by its destination or its label: a renderer
+# shows the text only as the image's alt text, so no label inside it is a link
+_NESTED_IMAGE = (rf"!\[(?={_LABEL_TEXT}*+\[)(?:{_LABEL_TEXT}|\[{_LABEL_TEXT}*+\])*+\]"
+                 rf"(?:{_INLINE_TAIL}|\[(?P<image_label>{_LABEL_TEXT}{{1,999}}+)\])")
 _USE = lazy.Pattern(
-    rf"\\[\s\S]|{_AUTOLINK}|{_TAG}"
-    rf"|\[({_LABEL_TEXT}{{1,999}}+)\](?:\[({_LABEL_TEXT}{{1,999}}+)\]|(?P<inline>{_INLINE_TAIL}))?"
+    rf"\\[\s\S]|{_AUTOLINK}|{_TAG}|{_NESTED_IMAGE}"
+    rf"|\[(?P<text>{_LABEL_TEXT}{{1,999}}+)\](?:\[(?P<label>{_LABEL_TEXT}{{1,999}}+)\]|(?P<inline>{_INLINE_TAIL}))?"
 )
+
+# CommonMark's HTML blocks that end at a blank line: a line opening with a block-level tag
+# (condition 6), or made of one whole open or closing tag after a blank line (condition 7, which
+# continues no paragraph; not ``script``, ``pre``, ``style`` or ``textarea``, which end otherwise)
+_BLOCK_TAGS = (
+    "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details"
+    "|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head"
+    "|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p"
+    "|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul"
+)
+_BLANK_BEFORE = r"(?:\A|(?<=\n\n)|(?<=\n\r\n))"
+_HTML_BLOCK = lazy.Pattern(
+    rf"^ {{0,3}}{_CONTAINERS}(?:</?(?i:{_BLOCK_TAGS})(?=[ \t>]|/>|\r?$)"
+    rf"|{_BLANK_BEFORE}(?!</?(?i:script|pre|style|textarea)\b){_TAG}[ \t]*\r?$)"
+    r"[^\n]*+(?:\n(?![ \t>]*+(?:\r?\n|$))[^\n]*+)*+", re.M)
 
 
 def hidden_markup_count(text: str) -> int:
@@ -140,24 +162,49 @@ def _unused_definition_count(text: str, the_code: Callable[[], Code]) -> int:
     if not wordy:
         return 0
     used = set()
+    blocks = _html_blocks(text, the_code)
     starts = [0] + [end for _, end in spans]
     ends = [start for start, _ in spans] + [len(text)]
     for start, end in zip(starts, ends):
-        used.update(_labels_used(text, start, end, the_code))
+        used.update(_labels_used(text, start, end, the_code, blocks))
     return sum(label not in used for label in wordy)
 
 
-def _labels_used(text: str, start: int, end: int, the_code: Callable[[], Code]) -> Iterator[str]:
-    """The labels links and images name between START and END, outside code. An escape, an
-    autolink, a tag or an inline link's ``(...)`` is read past as one piece, so no bracket in
-    it names one; one of those starting in code is no such piece, and the code is read past."""
+def _html_blocks(text: str, the_code: Callable[[], Code]) -> list[tuple[int, int]]:
+    """Where HTML blocks outside code stand in TEXT, in order: raw HTML up to the next blank
+    line, where no bracket is a link (CommonMark's HTML blocks opened by a block-level tag, or
+    by a line of a lone tag after a blank line or at the start)."""
+    if "<" not in text:
+        return []
+    return [m.span() for m in _HTML_BLOCK.finditer(text) if the_code().end_around(m.start()) is None]
+
+
+def _html_block_end(blocks: list[tuple[int, int]], at: int) -> int | None:
+    """Where the HTML block holding AT ends, or None when none holds it."""
+    index = bisect.bisect_right(blocks, at, key=lambda block: block[0]) - 1
+    if index >= 0 and blocks[index][0] <= at < blocks[index][1]:
+        return blocks[index][1]
+    return None
+
+
+def _labels_used(text: str, start: int, end: int, the_code: Callable[[], Code],
+                 blocks: list[tuple[int, int]]) -> Iterator[str]:
+    """The labels links and images name between START and END, outside code and the HTML
+    BLOCKS. An escape, an autolink, a tag, an inline link's ``(...)`` or an image's text holding
+    brackets is read past as one piece, so no bracket in it names one; one of those starting in
+    code is no such piece, and the code is read past."""
     use = _USE.search(text, start, end)
     while use is not None:
         if (past := the_code().end_around(use.start())) is not None:
             use = _USE.search(text, past, end) if past < end else None
             continue
-        if use.group(1) is not None and use.group("inline") is None:
-            yield link_label(use.group(2) or use.group(1))
+        if (past := _html_block_end(blocks, use.start())) is not None:  # raw HTML: read past it
+            use = _USE.search(text, past, end) if past < end else None
+            continue
+        if use.group("image_label") is not None:
+            yield link_label(use.group("image_label"))
+        elif use.group("text") is not None and use.group("inline") is None:
+            yield link_label(use.group("label") or use.group("text"))
         use = _USE.search(text, use.end(), end)
 
 
