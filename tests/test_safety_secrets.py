@@ -279,6 +279,12 @@ IN_TABLES = {
     "key-with-a-qualifier": (f"| password (prod) | {_DB_PASSWORD} |", "| password (prod) | [REDACTED:credential-assignment] |"),
     "value-in-code": (f"| password | `{_DB_PASSWORD}` |", "| password | `[REDACTED:credential-assignment]` |"),
     "spaced-value-in-code": ("| **password** | `Xk9#mQ2 $vL7p` |", "| **password** | `[REDACTED:credential-assignment]` |"),
+    # a cell opening with a placeholder, a struck-out or parenthesised word or linking words
+    "struck-out-placeholder": ("| password | ~~changeme~~ NewPass#2024x |", "| password | [REDACTED:credential-assignment] |"),
+    "placeholder-then-secret": ("| password | changeme NewPass#2024x |", "| password | [REDACTED:credential-assignment] |"),
+    "parenthesised-note-first": ("| password | (prod) Xk9#mQ2vL7pR4 |", "| password | [REDACTED:credential-assignment] |"),
+    "linking-words-first": ("| password | changed to Xk9#mQ2vL7pR4 |", "| password | [REDACTED:credential-assignment] |"),
+    "old-then-new": ("| password | old NewPass#2024x |", "| password | [REDACTED:credential-assignment] |"),
 }
 
 
@@ -338,6 +344,12 @@ NOT_IN_TABLES = [
     "interface Credentials {\n  accessToken:    string;\n  privateKey:     crypto.KeyObject;\n"
     "  apiKey          : ApiKey.Value;\n}\nconst secretKey   = process.env.SECRET_KEY;",
     "| Field | Type |\n|---|---|\n| `PrivateKey` | `*rsa.PrivateKey` |\n| SessionToken | *sts.Credentials |",
+    # an API's parameters and their types
+    "| name | type | default |\n|---|---|---|\n| token | Optional[str] | None |\n| api_key | list[str] | keys |\n"
+    "| secret | Dict[str, Any] | |\n| password | Union[str, bytes] |\n| `token` | `Optional[str]` |\n"
+    "| `client_secret` | `Optional[str] \\| None` |\n| private_key | Map<String, Object> |\n"
+    "| signing_key | typing.Mapping[str, List[int]] |",
+    "| secret | ~~old~~ new |\n| password | rotated on 2024-01-01T10:00Z |\n| token | the one in the vault |",
 ]
 
 
@@ -345,3 +357,16 @@ NOT_IN_TABLES = [
 def test_tables_and_columns_of_names_placeholders_and_examples_are_kept(text: str) -> None:
     result = SCANNER.scan(text)
     assert result.findings == (), (text, result.findings)
+
+
+@pytest.mark.parametrize("text", [
+    "DB_PASSWORD=*Kx9.Qm2",
+    "PGPASSWORD=*Winter2025.x",
+    "| DB_PASSWORD | *Summer2024.Fall |",
+    "api_secret: *Xk9mQ2vLp8wR4nZt7",
+])
+def test_a_value_behind_a_star_is_judged_as_any_other(text: str) -> None:
+    """Only a pointer to a named type (``*rsa.PrivateKey``) is a name: a star before random
+    characters hides nothing."""
+    result = SCANNER.scan(text)
+    assert [f.kind for f in result.findings] == ["credential-assignment"], text

@@ -227,7 +227,7 @@ def auth_header_hits(text: Text) -> Iterator[Hit]:
 _KEY_CELL_END = r"[*_~]{0,3}(?:[ \t]*\([^()|\n]{1,40}\))?[ \t]*:?[*_~]{0,3}[ \t]*\|"
 _ASSIGNED = (
     rf"(?P<kq>[\"'`])?\]?(?:(?P<cell>{_KEY_CELL_END})|[ \t]*(?P<sep>:=|=>|==|[:=]|,)|(?P<gap>[ \t]{{2}}|\t))"
-    r"[ \t]*(?:!!?\w+[ \t]+)?"
+    r"[ \t]*(?:!!?\w+[ \t]+)?(?(cell)(?P<note>\([^()|\n]{1,40}\)[ \t]*)?)"
     r"(?:(?P<q>[\"'`])(?P<qv>(?:(?!(?P=q))[^\\\r\n]|\\.){1,512})(?P=q)"
     r"|(?P<bv>[^\s\"'`,;<>{}\[\]()]{1,512}))"
 )
@@ -263,7 +263,10 @@ def _key_before(low: str, start: int) -> str:
 
 # a table cell that is one code span, and what it shows
 _CODE_CELL = lazy.Pattern(r"(?P<ticks>`++)[ \t]*+(?P<v>[^`\n]+?)[ \t]*+(?P=ticks)")
-_EMPHASIS = lazy.Pattern(r"(?:(?<=\s)|^)[*_~]+|[*_~]+(?=\s|$)")
+# a cell's words as a reader reads them: a struck-out or parenthesised run of words is one, so
+# is a type with its arguments (``Dict[str, Any]``); and a word or cell in emphasis or struck out
+_CELL_WORD = lazy.Pattern(r"(?:~~[^~\n]+~~|\([^()\n]*\)|(?<=\w)[\[<][^\]>\n]*[\]>]|\S)+")
+_MARKED = lazy.Pattern(r"[*_~]+(?P<text>.+?)[*_~]+")
 
 
 def _cell_value(raw: str, start: int) -> tuple[int, int, str]:
@@ -287,13 +290,38 @@ def _secret_cell(value: str, key: str, quoted: bool) -> bool:
     """Whether a key's cell VALUE is a secret, read as a reader sees it (emphasis and
     strike-through marks aside): its first word judged as any assigned value is (a secret with
     a note after it is one), or a later word when the cell as a whole is no sentence or name
-    (``~~OldPass#2023~~ NewPass#2024x``, not ``rotated on 2024-01-01T10:00Z``)."""
-    words = (_EMPHASIS.sub("", value) if any(mark in value for mark in "*_~") else value).split()
-    if not words or not trivial_value(words[0], key, quoted):
-        return bool(words)
+    (``~~OldPass#2023~~ NewPass#2024x``, not ``rotated on 2024-01-01T10:00Z``). Words that only
+    lead in to a value (a placeholder, words struck out or in parentheses, linking words:
+    ``~~changeme~~ NewPass#2024x``, ``(prod) Xk9...``, ``changed to Xk9...``) are passed over:
+    the word after them is judged as a first word is."""
+    marked = _CELL_WORD.findall(_unmarked(value))
+    words = [_unmarked(word) for word in marked]
+    if not words:
+        return False
+    first = 0  # the first word that is not a trivial one leading in
+    while first < len(words) - 1 and trivial_value(words[first], key, quoted) and _leads_in(marked[first]):
+        first += 1
+    if not trivial_value(words[first], key, quoted):
+        return True
     if len(words) == 1 or trivial_value(" ".join(words), key, quoted):
         return False
     return any(not trivial_value(word, key, quoted) for word in words[1:])
+
+
+def _unmarked(text: str) -> str:
+    """TEXT without the emphasis or strike-through marks around it, if it has them both sides."""
+    marked = _MARKED.fullmatch(text) if text[:1] in "*_~" else None
+    return marked.group("text") if marked else text
+
+
+def _leads_in(word: str) -> bool:
+    """Whether a cell's WORD (a trivial one, marks and all) may only lead in to a value after
+    it: words struck out or in parentheses, a linking word, a placeholder (not a short word
+    that only looks like one for its few letters)."""
+    if word.startswith(("~~", "(")):
+        return True
+    word = _unmarked(word)
+    return word.lower() in _LINKS or (len(word) >= 4 and looks_placeholder(word))
 
 
 def assignment_hits(text: Text) -> Iterator[Hit]:
@@ -310,7 +338,7 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
             if m.group("sep") == "," and not (m.group("kq") and quoted):
                 continue
             if m.group("cell") is not None:
-                start, end, value = _cell_value(raw, m.start("q") if quoted else m.start("bv"))
+                start, end, value = _cell_value(raw, m.start("note" if m.group("note") else "q" if quoted else "bv"))
             else:
                 start, end = m.span("qv" if quoted else "bv")
                 value = raw[start:end]

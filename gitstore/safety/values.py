@@ -137,6 +137,20 @@ _RANDOM_RUN = lazy.Pattern(r"[A-Za-z0-9+/]{20,}")
 _UNICODE_ESCAPE = lazy.Pattern(r"\\u([0-9a-fA-F]{4})")
 _DOTTED_REFERENCE = lazy.Pattern(r"[A-Za-z_$][\w$]*(?:(?:\.|->|::)[A-Za-z_$][\w$]*)+")
 _IDENTIFIER = lazy.Pattern(r"[A-Za-z_]+")
+# A pointer to a named type (``*rsa.PrivateKey``, ``**oauth2.Token``, ``*Config``) or member
+# (``*config.key``): lowercase packages or values, then a CamelCase type or a lowercase member.
+_POINTER = lazy.Pattern(
+    r"\*{1,2}(?:[a-z][a-z0-9_]*(?:\.|::))*(?:[A-Z][A-Za-z0-9_]*|[a-z][a-z_]*)"
+)
+# A type with its arguments (``Optional[str]``, ``Dict[str, Any]``, ``Map<String, Object>``):
+# the innermost ``Name[arguments]`` is read as one name, again until none is left.
+_TYPE_NAME = r"[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*"
+_TYPE_ARGUMENTS = lazy.Pattern(
+    rf"(?<![\w.:])([A-Za-z_]+(?:(?:\.|::)[A-Za-z_]+)*)(?:\[\s*(?:{_TYPE_NAME}|\.\.\.)"
+    rf"(?:\s*,\s*(?:{_TYPE_NAME}|\.\.\.))*\s*\]|<\s*{_TYPE_NAME}(?:\s*,\s*{_TYPE_NAME})*\s*>)"
+)
+_TYPE_UNION = lazy.Pattern(rf"{_TYPE_NAME}(?:\s*\\?\|\s*{_TYPE_NAME})*")
+_TYPE_WORD = lazy.Pattern(r"[A-Za-z_]\w*")
 
 
 def _has_random_run(value: str) -> bool:
@@ -149,10 +163,30 @@ def _is_prose(value: str) -> bool:
     return sum(1 for word in value.split() if word.isalpha() and word.islower()) >= 2
 
 
+def _is_type(value: str) -> bool:
+    """A type with its arguments, as an API's documentation writes a parameter's
+    (``Optional[str]``, ``list[str]``, ``Dict[str, Any]``, ``Optional[str] | None``), each of its
+    names a word. Read from the innermost arguments out, so nesting costs a pass a level."""
+    if "[" not in value and "<" not in value:
+        return False
+    reduced, count = _TYPE_ARGUMENTS.subn(r"\1", value)
+    if not count:
+        return False
+    while count:
+        reduced, count = _TYPE_ARGUMENTS.subn(r"\1", reduced)
+    if not _TYPE_UNION.fullmatch(reduced):
+        return False
+    return all(_NAME.fullmatch(name) for name in _TYPE_WORD.findall(value))
+
+
 def _looks_like_name(value: str, passwordish: bool) -> bool:
     """Names of things rather than secret material: words, paths, file names, UUIDs, and in
-    code a pointer to a named type or value (``*rsa.PrivateKey``, ``*config.key``)."""
-    value = value.lstrip("*") or value
+    code a type with its arguments (``Optional[str]``) or a pointer to a named type or value
+    (``*rsa.PrivateKey``, ``*config.key``); a star before other characters hides nothing."""
+    if _is_type(value):
+        return True
+    if _POINTER.fullmatch(value):
+        value = value.lstrip("*")  # then judged as the name it points to
     if _UUID.fullmatch(value) or _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
         return True
     if not _NAME.fullmatch(value):
