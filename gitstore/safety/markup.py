@@ -161,7 +161,7 @@ def _unused_definition_count(text: str, the_code: Callable[[], Code]) -> int:
             wordy.append(link_label(m.group(1)))
     if not wordy:
         return 0
-    used = set()
+    used: set[str] = set()
     blocks = _html_blocks(text, the_code)
     starts = [0] + [end for _, end in spans]
     ends = [start for start, _ in spans] + [len(text)]
