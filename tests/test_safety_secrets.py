@@ -285,6 +285,8 @@ IN_TABLES = {
     "parenthesised-note-first": ("| password | (prod) Xk9#mQ2vL7pR4 |", "| password | [REDACTED:credential-assignment] |"),
     "linking-words-first": ("| password | changed to Xk9#mQ2vL7pR4 |", "| password | [REDACTED:credential-assignment] |"),
     "old-then-new": ("| password | old NewPass#2024x |", "| password | [REDACTED:credential-assignment] |"),
+    "struck-out-note-first": ("| password | ~~(prod)~~ Kx9#mQ2zLp |", "| password | [REDACTED:credential-assignment] |"),
+    "note-around-the-value": ("| password | (Kx9#mQ2zLp) |", "| password | [REDACTED:credential-assignment] |"),
 }
 
 
@@ -350,6 +352,10 @@ NOT_IN_TABLES = [
     "| `client_secret` | `Optional[str] \\| None` |\n| private_key | Map<String, Object> |\n"
     "| signing_key | typing.Mapping[str, List[int]] |",
     "| secret | ~~old~~ new |\n| password | rotated on 2024-01-01T10:00Z |\n| token | the one in the vault |",
+    # a cell opening with a note about the parameter: the note is passed over, the rest judged
+    "| name | type | description |\n|---|---|---|\n| password | (optional) string | x |\n"
+    "| API_KEY | (required) your key | x |\n| password | (deprecated) use `secret` instead | x |\n"
+    "| token | ~~(optional)~~ string | x |\n| secret | [optional] string | x |\n| password | (optional) |",
 ]
 
 

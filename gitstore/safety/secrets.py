@@ -288,14 +288,15 @@ def _cell_value(raw: str, start: int) -> tuple[int, int, str]:
 
 def _secret_cell(value: str, key: str, quoted: bool) -> bool:
     """Whether a key's cell VALUE is a secret, read as a reader sees it (emphasis and
-    strike-through marks aside): its first word judged as any assigned value is (a secret with
-    a note after it is one), or a later word when the cell as a whole is no sentence or name
-    (``~~OldPass#2023~~ NewPass#2024x``, not ``rotated on 2024-01-01T10:00Z``). Words that only
-    lead in to a value (a placeholder, words struck out or in parentheses, linking words:
-    ``~~changeme~~ NewPass#2024x``, ``(prod) Xk9...``, ``changed to Xk9...``) are passed over:
-    the word after them is judged as a first word is."""
+    strike-through marks aside, a note by what it says): its first word judged as any assigned
+    value is (a secret with a note after it is one), or a later word when the cell as a whole
+    is no sentence or name (``~~OldPass#2023~~ NewPass#2024x``, not ``rotated on
+    2024-01-01T10:00Z``). Words that only lead in to a value (a placeholder, notes saying
+    nothing secret, linking words: ``~~changeme~~ NewPass#2024x``, ``(prod) (eu) Xk9...``,
+    ``(optional) string``, ``changed to Xk9...``) are passed over: the word after them is judged
+    as a first word is."""
     marked = _CELL_WORD.findall(_unmarked(value))
-    words = [_unmarked(word) for word in marked]
+    words = [_read(word) for word in marked]
     if not words:
         return False
     first = 0  # the first word that is not a trivial one leading in
@@ -314,11 +315,27 @@ def _unmarked(text: str) -> str:
     return marked.group("text") if marked else text
 
 
+def _note(word: str) -> str | None:
+    """What a cell's WORD says if it is a note (struck out, or in parentheses, brackets or angle
+    brackets, emphasis aside: ``(optional)``, ``*(required)*``, ``~~(prod)~~``), else None. A
+    note is judged by its words, not its marks: ``(optional)`` is as plain a word as ``optional``."""
+    text = _unmarked(word)
+    if len(text) >= 2 and text[0] + text[-1] in ("()", "[]", "<>"):
+        return text[1:-1]
+    return text if word.startswith("~~") else None
+
+
+def _read(word: str) -> str:
+    """A cell's WORD as a reader reads it: a note's words, any other word without its marks."""
+    note = _note(word)
+    return _unmarked(word) if note is None else note
+
+
 def _leads_in(word: str) -> bool:
     """Whether a cell's WORD (a trivial one, marks and all) may only lead in to a value after
-    it: words struck out or in parentheses, a linking word, a placeholder (not a short word
-    that only looks like one for its few letters)."""
-    if word.startswith(("~~", "(")):
+    it: a note, a linking word, a placeholder (not a short word that only looks like one for its
+    few letters)."""
+    if _note(word) is not None:
         return True
     word = _unmarked(word)
     return word.lower() in _LINKS or (len(word) >= 4 and looks_placeholder(word))
