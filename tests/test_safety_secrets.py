@@ -285,6 +285,7 @@ IN_TABLES = {
     "parenthesised-note-first": ("| password | (prod) Xk9#mQ2vL7pR4 |", "| password | [REDACTED:credential-assignment] |"),
     "linking-words-first": ("| password | changed to Xk9#mQ2vL7pR4 |", "| password | [REDACTED:credential-assignment] |"),
     "old-then-new": ("| password | old NewPass#2024x |", "| password | [REDACTED:credential-assignment] |"),
+    "notes-first": ("| DB_PASSWORD | (prod) (eu) Kx9#mQ2zLp |", "| DB_PASSWORD | [REDACTED:credential-assignment] |"),
     "struck-out-note-first": ("| password | ~~(prod)~~ Kx9#mQ2zLp |", "| password | [REDACTED:credential-assignment] |"),
     "note-around-the-value": ("| password | (Kx9#mQ2zLp) |", "| password | [REDACTED:credential-assignment] |"),
 }
