@@ -357,6 +357,8 @@ NOT_IN_TABLES = [
     "| name | type | description |\n|---|---|---|\n| password | (optional) string | x |\n"
     "| API_KEY | (required) your key | x |\n| password | (deprecated) use `secret` instead | x |\n"
     "| token | ~~(optional)~~ string | x |\n| secret | [optional] string | x |\n| password | (optional) |",
+    "| password | *(required)* str | x |\n| api_key | Optional[str], default None | x |\n"
+    "| token | Literal[\"bearer\", \"basic\"] | x |\n| mode | Literal['a', 'b'] |\n| secret | str, optional |",
 ]
 
 

@@ -327,9 +327,11 @@ def _note(word: str) -> str | None:
 
 
 def _read(word: str) -> str:
-    """A cell's WORD as a reader reads it: a note's words, any other word without its marks."""
-    note = _note(word)
-    return _unmarked(word) if note is None else note
+    """A cell's WORD as a reader reads it: a note's words, any other word without its marks
+    and without a comma or semicolon ending it, which only parts it from the next
+    (``Optional[str], default None``)."""
+    note = _note(word.rstrip(",;"))
+    return _unmarked(word.rstrip(",;")) if note is None else note
 
 
 def _leads_in(word: str) -> bool:

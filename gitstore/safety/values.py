@@ -145,9 +145,11 @@ _POINTER = lazy.Pattern(
 # A type with its arguments (``Optional[str]``, ``Dict[str, Any]``, ``Map<String, Object>``):
 # the innermost ``Name[arguments]`` is read as one name, again until none is left.
 _TYPE_NAME = r"[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*"
+# a type's argument in brackets: a type, an ellipsis, or a word in quotes (``Literal["basic"]``)
+_TYPE_ARGUMENT = rf"(?:{_TYPE_NAME}|\.\.\.|\"[\w.-]*\"|'[\w.-]*')"
 _TYPE_ARGUMENTS = lazy.Pattern(
-    rf"(?<![\w.:])([A-Za-z_]+(?:(?:\.|::)[A-Za-z_]+)*)(?:\[\s*(?:{_TYPE_NAME}|\.\.\.)"
-    rf"(?:\s*,\s*(?:{_TYPE_NAME}|\.\.\.))*\s*\]|<\s*{_TYPE_NAME}(?:\s*,\s*{_TYPE_NAME})*\s*>)"
+    rf"(?<![\w.:])([A-Za-z_]+(?:(?:\.|::)[A-Za-z_]+)*)(?:\[\s*{_TYPE_ARGUMENT}"
+    rf"(?:\s*,\s*{_TYPE_ARGUMENT})*\s*\]|<\s*{_TYPE_NAME}(?:\s*,\s*{_TYPE_NAME})*\s*>)"
 )
 _TYPE_UNION = lazy.Pattern(rf"{_TYPE_NAME}(?:\s*\\?\|\s*{_TYPE_NAME})*")
 _TYPE_WORD = lazy.Pattern(r"[A-Za-z_]\w*")
