@@ -86,7 +86,8 @@ def anyio_backend() -> str:
 def test_an_sdk_laid_out_otherwise_is_named_in_one_line(shared_world: World, monkeypatch: pytest.MonkeyPatch,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     """The server runs the SDK's 2.x server over bounded streams; another major version (one
-    whose MCPServer has no ``_lowlevel_server``) is refused by name, before anything is read."""
+    whose MCPServer has no ``_lowlevel_server``) is refused by name, before anything is read,
+    and leaves no thread of the server's behind."""
     from gitstore.cli import main
     from gitstore.deliver import mcp as ours
 
@@ -96,6 +97,11 @@ def test_an_sdk_laid_out_otherwise_is_named_in_one_line(shared_world: World, mon
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1
     assert captured.err.startswith("gitstore: error: the MCP server runs on the mcp package 2.x, not ")
+    import threading
+
+    # the server's Ctrl-C thread ends with it: a caller in the same process is left with none
+    # (a thread left behind would keep a capture in this process from reading ahead in a child)
+    assert [t.name for t in threading.enumerate() if t.name == "gitstore-ctrl-c"] == []
 
 
 @pytest.mark.anyio

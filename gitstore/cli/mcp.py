@@ -17,14 +17,18 @@ def mcp() -> None:
     # blocked before any thread starts, so every thread the SDK starts inherits it: the signal
     # waits for the one thread that takes it, whichever thread the kernel hands it to
     before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    threading.Thread(target=_interrupted, name="gitstore-ctrl-c", daemon=True).start()
+    served = threading.Event()
+    waiting = threading.Thread(target=_interrupted, args=(served,), name="gitstore-ctrl-c", daemon=True)
+    waiting.start()
     try:
         serve()
-    finally:  # a caller in the same process (a test) and what it starts later see Ctrl-C as before
+    finally:  # a caller in the same process (a test) and what it starts later see Ctrl-C as before,
+        served.set()  # and no thread of the server's is left waiting for it
+        waiting.join()
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
-def _interrupted() -> None:
+def _interrupted(served: threading.Event) -> None:
     """Ctrl-C ends the server at once. Left to the event loop, it only cancels the main task,
     which the SDK's tasks can take for a cancellation of their own and go on serving (until
     input ends), and at exit the interpreter waits for the SDK's worker threads. A handler of
@@ -32,8 +36,11 @@ def _interrupted() -> None:
     to a worker thread while the main one slept in the event loop's wait, nothing woke it, and
     the server went on. So one thread waits for the signal itself. The server writes nothing
     but whole answers, each flushed as it is written, and holds nothing to put away: it ends
-    here, with the line and exit code of any interrupted command."""
-    signal.sigwait({signal.SIGINT})
+    here, with the line and exit code of any interrupted command. It looks up a few times a
+    second to end with the server when the server ends first (a caller in the same process)."""
+    while signal.sigtimedwait({signal.SIGINT}, 0.2) is None:
+        if served.is_set():
+            return
     sys.stderr.write("gitstore: error: interrupted\n")
     sys.stderr.flush()
     os._exit(130)
