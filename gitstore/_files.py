@@ -32,6 +32,17 @@ def first_link(root: Path, path: str) -> Path | None:
     return None
 
 
+def link_on_the_way(root: str, *names: str) -> str | None:
+    """``first_link`` on plain strings (``names`` joined, relative to ``root``), for the agent
+    hook, which starts without pathlib, and delivery."""
+    at = root
+    for part in os.path.join(*names).split(os.sep):
+        at = os.path.join(at, part)
+        if os.path.islink(at):
+            return at
+    return None
+
+
 def leads_out(root: Path, path: Path) -> Path | None:
     """The first folder on ``path``'s way (a path inside ``root``), or the file itself, that is
     a symbolic link leading outside ``root``, if any: a commit can put a link where gitstore

@@ -573,3 +573,30 @@ def test_a_hook_whose_harness_closed_a_standard_stream_still_exits_0(repo: Path,
     command = f"{shlex.quote(sys.executable)} -P -m {module} claude-code {closing}"
     done = subprocess.run(["sh", "-c", command], input=b"{bad", env=env, cwd=repo, capture_output=True, timeout=60)
     assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+
+
+def test_a_job_is_never_written_through_an_inbox_link_a_commit_put_there(repo: Path, env: dict[str, str],
+                                                                        state: Path, tmp_path: Path) -> None:
+    """A commit can put a link at ``okf/.memory/inbox`` (``git add -f``) to a tracked folder,
+    and a pull checks it out over the clone's empty inbox: a job (session, transcript, folder)
+    written there, and one set aside after its last attempt, would be shared by the next
+    ``git add -A``. The hook writes its job to the temporary folder instead, as where the
+    inbox cannot be written, and the log says why."""
+    from . import cli
+
+    cli.ok("init", cwd=repo)
+    (state / "inbox").rmdir()
+    jobs = repo / "docs" / "jobs"
+    jobs.mkdir(parents=True)
+    (jobs / "README.md").write_text("jobs\n")
+    (state / "inbox").symlink_to(Path("..", "..", "docs", "jobs"))
+    subprocess.run(["git", "add", "-f", "okf/.memory/inbox", "docs"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "jobs"], cwd=repo, check=True)
+    failing = {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:explode"}
+    for _ in range(4):  # through the link, the last run set the job aside there
+        done, _ = hook(direct("claude-code"), failing, repo, payload(repo))
+        assert done.returncode == 0 and done.stdout == b""
+    assert sorted(p.name for p in jobs.iterdir()) == ["README.md"], "no job through the link"
+    assert any("okf/.memory/inbox is a symbolic link" in line for line in log_lines(repo)), log_lines(repo)
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True, check=True)
+    assert status.stdout == ""

@@ -55,7 +55,7 @@ import threading
 
 from gitstore import _jsontext
 from gitstore.capture.hookfields import SESSION, TRANSCRIPT, first, kept
-from gitstore.capture.hooklog import failure, log as _log, state_dir as _state_dir, working_dir
+from gitstore.capture.hooklog import failure, log as _log, repository_dir as _repository_dir, state_dir as _state_dir, working_dir
 
 TYPE_CHECKING = False  # typing costs milliseconds at start-up
 if TYPE_CHECKING:
@@ -139,10 +139,10 @@ def _spool(harness: str, payload: dict[str, Any], cwd: str) -> str:
     to the temporary folder; return its path."""
     from gitstore._files import new_file
 
-    folder = _state_dir(cwd)
+    folder = _inbox(cwd, harness)
     data = json.dumps({"harness": harness, "payload": payload, "cwd": cwd, "attempts": 0}).encode("utf-8")
     failure: OSError | None = None
-    for inbox in ([os.path.join(folder, "inbox")] if folder else []) + [""]:
+    for inbox in ([folder] if folder else []) + [""]:
         if not inbox:
             import tempfile  # only here: its imports cost the hook milliseconds
 
@@ -165,6 +165,26 @@ def _spool(harness: str, payload: dict[str, Any], cwd: str) -> str:
             failure = exc
     assert failure is not None
     raise failure
+
+
+def _inbox(cwd: str, harness: str) -> str | None:
+    """The repository's inbox, ``okf/.memory/inbox``, unless a symbolic link is on the way to
+    it: a commit can put one there (``git add -f``), git checks it out over the clone's own
+    folder, and a job written through it (its session, transcript and folder), or set aside
+    there, would land in whatever folder it names, a tracked one that the next commit shares.
+    Then the log says so and the job goes to the temporary folder, as where the inbox cannot
+    be written. None outside a gitstore repository."""
+    from gitstore._files import link_on_the_way
+
+    root = _repository_dir(cwd)
+    if root is None:
+        return None
+    link = link_on_the_way(root, "okf", ".memory", "inbox")
+    if link is None:
+        return os.path.join(root, "okf", ".memory", "inbox")
+    _log(cwd, harness, f"{os.path.relpath(link, root)} is a symbolic link (a commit can put one there): the job "
+                       "goes to the temporary folder, never through it; delete the link (`gitstore doctor` names it)")
+    return None
 
 
 def _detach(spool: str, cwd: str) -> None:

@@ -63,14 +63,15 @@ def log_path(cwd: str) -> str:
 
 def _append(path: str, line: str) -> None:
     """Append ``line`` to the log at ``path``, never through a link: a commit can put one in
-    the log's place (or the logs folder's, or the state folder's), and git checks it out over
+    the log's place (or the logs folder's, the state folder's or ``okf``'s), and git checks it out over
     the clone's own file, so a line would land in whatever file it names (a shell's start-up
     file runs what it holds). The temporary folder's log is anyone's to create (the folder
     itself may be a link, as ``/tmp`` is on macOS). Only its owner may read a log: the temporary
 folder is everyone's."""
     folder = os.path.dirname(path)
     shared = path == shared_log()
-    if not shared and (os.path.islink(folder) or os.path.islink(os.path.dirname(folder))):
+    state = os.path.dirname(folder)
+    if not shared and any(os.path.islink(at) for at in (folder, state, os.path.dirname(state))):
         return
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     if shared:  # one an earlier version created readable by all: its lines name folders and problems

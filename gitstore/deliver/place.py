@@ -158,14 +158,10 @@ def not_own(root: str) -> str | None:
 def first_link(root: str, *names: str) -> str | None:
     """The first of the folders of ``names`` (relative to ``root``, joined) or the file itself
     that is a symbolic link, if any: a commit can put a link where delivery writes, and a
-    write through it lands wherever the link points (``gitstore._files.first_link`` on plain
-    strings, which the agent hook reads without pathlib)."""
-    at = root
-    for part in os.path.join(*names).split(os.sep):
-        at = os.path.join(at, part)
-        if os.path.islink(at):
-            return at
-    return None
+    write through it lands wherever the link points (``gitstore._files.link_on_the_way``)."""
+    from gitstore._files import link_on_the_way
+
+    return link_on_the_way(root, *names)
 
 
 def refuse_links(root: str, *names: str) -> None:
