@@ -43,6 +43,18 @@ def link_on_the_way(root: str, *names: str) -> str | None:
     return None
 
 
+def links_under(root: Path, folder: Path) -> list[str]:
+    """The symbolic links anywhere under ``folder`` (never followed), as paths from ``root``,
+    sorted: a commit can leave one in gitstore's state folder, and git keeps it in the work
+    tree once the commit that stops tracking it is checked out, so a write there lands
+    wherever it points."""
+    found = []
+    for at, folders, files in os.walk(folder):  # a link to a folder is listed, never walked into
+        found.extend(os.path.relpath(os.path.join(at, name), root) for name in folders + files
+                     if os.path.islink(os.path.join(at, name)))
+    return sorted(path.replace(os.sep, "/") for path in found)
+
+
 def leads_out(root: Path, path: Path) -> Path | None:
     """The first folder on ``path``'s way (a path inside ``root``), or the file itself, that is
     a symbolic link leading outside ``root``, if any: a commit can put a link where gitstore

@@ -158,3 +158,31 @@ def test_a_committed_config_is_refused_whatever_bytes_the_checkout_wrote(team: t
     cli.ok("init", cwd=bob)
     assert _config(bob)["writer"] != "w00a11ce00001" and "dream.labeler = command" not in cli.ok("status", cwd=bob)
     assert not marker.exists()
+
+
+def test_init_refuses_links_a_commit_left_in_the_state_folder_until_they_are_deleted(repo: Path) -> None:
+    """A commit can put a link in the state folder (``okf/.memory/inbox`` to a tracked folder,
+    with ``git add -f``); once the files are no longer tracked the link is still there in the
+    work tree, and whatever gitstore writes there lands where it points. init refuses it, naming
+    it, until it is deleted; doctor warns about it."""
+    cli.ok("init", cwd=repo)
+    state = repo / STATE_DIR
+    (state / "inbox").rmdir()
+    (repo / "docs" / "jobs").mkdir(parents=True)
+    (repo / "docs" / "jobs" / "README.md").write_text("jobs\n")
+    (state / "inbox").symlink_to(Path("..", "..", "docs", "jobs"))
+    (state / "logs" / "old").symlink_to(repo / "docs")
+    git(repo, "add", "-f", "okf/.memory/inbox", "docs")
+    git(repo, "commit", "-q", "-m", "jobs")
+    said = cli.fails(1, "init", cwd=repo)
+    assert "git tracks 1 file(s) under okf/.memory/" in said and "delete the symbolic links" in said, said
+    git(repo, "rm", "-r", "-q", "--cached", ":/okf/.memory/")
+    git(repo, "commit", "-q", "-m", "untrack")
+    said = cli.fails(1, "init", cwd=repo)
+    assert "okf/.memory/inbox, okf/.memory/logs/old" in said and "delete them" in said, said
+    [check] = [c for c in doctor(repo).checks if "symbolic link" in c.detail]
+    assert check.state == "warn" and "okf/.memory/inbox" in check.detail, check
+    (state / "inbox").unlink()
+    (state / "logs" / "old").unlink()
+    cli.ok("init", cwd=repo)
+    assert (state / "inbox").is_dir() and not [c for c in doctor(repo).checks if "symbolic link" in c.detail]

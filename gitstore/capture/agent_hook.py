@@ -55,7 +55,8 @@ import threading
 
 from gitstore import _jsontext
 from gitstore.capture.hookfields import SESSION, TRANSCRIPT, first, kept
-from gitstore.capture.hooklog import failure, log as _log, repository_dir as _repository_dir, state_dir as _state_dir, working_dir
+from gitstore.capture.hooklog import failure, log as _log, repository_dir as _repository_dir, state_dir as _state_dir
+from gitstore.capture.hooklog import working_dir
 
 TYPE_CHECKING = False  # typing costs milliseconds at start-up
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pygit2
 
-from gitstore._files import first_link
+from gitstore._files import first_link, links_under
 from gitstore.config import (CONFIG_FILE, CONFIG_NAME, FORMER_NAME, STATE_DIR, Config, copied_from, ensure_ignored,
                              foreign, forget_former, former_writers, keep_former, keep_home, new_writer_id,
                              parse_config, renew_writer, tracked_under, write_config, writers_of_other_trees)
@@ -85,6 +85,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
                       f"({where}); gitstore keeps its state in a folder of its own, never through a link: "
                       "refusing to write there")
     _refuse_tracked(root, state)
+    _refuse_links(root, state)
     made = _missing(state)
     state.mkdir(parents=True, exist_ok=True)
     try:
@@ -149,7 +150,20 @@ def _refuse_tracked(root: Path, state: Path) -> None:
         raise Refused(f"git tracks {len(tracked)} file(s) under {STATE_DIR.as_posix()}/ ({shown}), which is "
                       "each clone's own local state: every checkout puts them there, over this clone's files; "
                       f"stop tracking them with `git rm -r -q --cached :/{STATE_DIR.as_posix()}/` and a commit, "
-                      "then run `gitstore init` again")
+                      "delete the symbolic links among them (a commit that stops tracking a link leaves it in the "
+                      "work tree), then run `gitstore init` again")
+
+
+def _refuse_links(root: Path, state: Path) -> None:
+    """Refuse a state folder holding a symbolic link anywhere (a commit put it there, and the
+    commit that stopped tracking it left it in the work tree): what gitstore writes there, a
+    hook's job or log, an index, would land wherever it points."""
+    links = links_under(root, state)
+    if links:
+        shown = ", ".join(links[:3]) + (f" and {len(links) - 3} more" if len(links) > 3 else "")
+        being = "is a symbolic link" if len(links) == 1 else "are symbolic links"
+        raise Refused(f"{shown} under {STATE_DIR.as_posix()}/ {being}; gitstore never writes through one: "
+                      "delete them (`rm` each), then run `gitstore init` again")
 
 
 def _missing(folder: Path) -> list[Path]:

@@ -129,6 +129,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
                    f"make {STATE_DIR.as_posix()}/ writable, then `gitstore init --new-writer` gives this clone an id of "
                    "its own (what it stored stays)")
     _tracked(report, workspace)
+    _links(report, workspace)
     _provider(report, workspace)
     _trust(report, workspace)
     _hooks(report, root, home)
@@ -162,6 +163,20 @@ def _tracked(report: Report, workspace: Any) -> None:
                   if CONFIG_FILE in tracked else ""),
                f"`git rm -r -q --cached {shlex.quote(f':/{folder}/')} && git commit -m 'Stop tracking gitstore local "
                "state'` (the files stay here, ignored)")
+
+
+def _links(report: Report, workspace: Any) -> None:
+    """Symbolic links in the state folder: a commit can leave one there, and what gitstore
+    writes through it (a hook's job or log) lands wherever it points."""
+    from gitstore._files import links_under
+    from gitstore.config import STATE_DIR
+
+    links = links_under(workspace.root, workspace.state)
+    if links:
+        shown = ", ".join(links[:3]) + (", ..." if len(links) > 3 else "")
+        report.add("init", WARN, f"{len(links)} symbolic link(s) under {STATE_DIR.as_posix()}/ ({shown}): a commit "
+                                 "may have put them there, and gitstore never writes through one",
+                   "delete them (`rm` each); `gitstore init` refuses them")
 
 
 def _to_ignore(workspace: Any) -> str:
