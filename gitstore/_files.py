@@ -48,7 +48,7 @@ def links_under(root: Path, folder: Path) -> list[str]:
     sorted: a commit can leave one in gitstore's state folder, and git keeps it in the work
     tree once the commit that stops tracking it is checked out, so a write there lands
     wherever it points."""
-    found = []
+    found: list[str] = []
     for at, folders, files in os.walk(folder):  # a link to a folder is listed, never walked into
         found.extend(os.path.relpath(os.path.join(at, name), root) for name in folders + files
                      if os.path.islink(os.path.join(at, name)))
