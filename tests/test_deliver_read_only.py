@@ -96,23 +96,30 @@ def test_the_delivery_ledger_is_read_there_and_nothing_is_recorded(world: World)
     assert world.ids["jitter"] in first.stdout.decode() and second.stdout == first.stdout
 
 
+def _not_json_read_only(root: Path, temporary: Path) -> subprocess.CompletedProcess[str]:
+    """The context hook given a payload that is not JSON in ``root`` mounted read-only, with
+    ``temporary`` as its temporary folder: it prints nothing and exits 0. Returns what
+    ``gitstore doctor --json`` run there says."""
+    command = context_command("claude-code", "UserPromptSubmit", root)
+    temporary.mkdir()
+    with read_only(root) as prefix:
+        done = subprocess.run([*prefix, "sh", "-c", command], input=b"{not json", capture_output=True, cwd=root,
+                              env=env(TMPDIR=str(temporary)), timeout=60)
+        assert done.returncode == 0 and done.stdout == b"" and done.stderr == b""
+        return subprocess.run([*prefix, sys.executable, "-m", "gitstore", "doctor", "--json"], cwd=root,
+                              capture_output=True, text=True, env=env(TMPDIR=str(temporary)), timeout=120)
+
+
 def test_a_hook_that_cannot_write_its_log_there_writes_it_in_the_temporary_folder(world: World, tmp_path: Path) -> None:
     """A hook in a checkout mounted read-only still says why it gave nothing: in the temporary
     folder's log (``gitstore doctor`` shows the checkout its lines), or on standard error where
     no log can be written (``test_hook``)."""
-    command = context_command("claude-code", "UserPromptSubmit", world.root)
     temporary = tmp_path / "tmp"
-    temporary.mkdir()
-    with read_only(world.root) as prefix:
-        done = subprocess.run([*prefix, "sh", "-c", command], input=b"{not json", capture_output=True, cwd=world.root,
-                              env=env(TMPDIR=str(temporary)), timeout=60)
-        assert done.returncode == 0 and done.stdout == b"" and done.stderr == b""
-        assert not (world.root / "okf" / ".memory" / "logs" / "hooks.log").exists()
-        line = (temporary / "gitstore-hooks.log").read_text().splitlines()[-1]
-        assert f"in {world.root.resolve()}: payload is not JSON" in line
-        assert (temporary / "gitstore-hooks.log").stat().st_mode & 0o777 == 0o600, "a shared folder: only its owner reads it"
-        doctor = subprocess.run([*prefix, sys.executable, "-m", "gitstore", "doctor", "--json"], cwd=world.root,
-                                capture_output=True, text=True, env=env(TMPDIR=str(temporary)), timeout=120)
+    doctor = _not_json_read_only(world.root, temporary)
+    assert not (world.root / "okf" / ".memory" / "logs" / "hooks.log").exists()
+    line = (temporary / "gitstore-hooks.log").read_text().splitlines()[-1]
+    assert f"in {world.root.resolve()}: payload is not JSON" in line
+    assert (temporary / "gitstore-hooks.log").stat().st_mode & 0o777 == 0o600, "a shared folder: only its owner reads it"
     checks = {c["check"]: c for c in json.loads(doctor.stdout)["checks"]}
     assert checks["hook log"]["state"] == "warn" and "payload is not JSON" in checks["hook log"]["detail"], \
         "doctor shows the lines hooks could not write in the checkout"
@@ -122,15 +129,8 @@ def test_a_log_line_from_a_folder_whose_name_is_not_utf8_is_kept(shared_world: W
     """The shared log names the folder a line came from, and a folder's name need not be
     UTF-8: its other bytes are written as escapes, and doctor run there still finds its lines."""
     world = shared_world.copy(tmp_path / os.fsdecode(b"n\xffu"))
-    command = context_command("claude-code", "UserPromptSubmit", world.root)
     temporary = tmp_path / "tmp"
-    temporary.mkdir()
-    with read_only(world.root) as prefix:
-        done = subprocess.run([*prefix, "sh", "-c", command], input=b"{not json", capture_output=True, cwd=world.root,
-                              env=env(TMPDIR=str(temporary)), timeout=60)
-        assert done.returncode == 0 and done.stdout == b"" and done.stderr == b""
-        doctor = subprocess.run([*prefix, sys.executable, "-m", "gitstore", "doctor", "--json"], cwd=world.root,
-                                capture_output=True, text=True, env=env(TMPDIR=str(temporary)), timeout=120)
+    doctor = _not_json_read_only(world.root, temporary)
     line = (temporary / "gitstore-hooks.log").read_bytes().splitlines()[-1]
     assert b"n\\xffu: payload is not JSON" in line, line
     checks = {c["check"]: c for c in json.loads(doctor.stdout)["checks"]}
