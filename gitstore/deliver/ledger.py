@@ -55,7 +55,7 @@ def refuse_links(state: str) -> None:
     keeps beside it: a commit can put one there (git checks it out over the clone's own ignored
     file), and the session's deliveries would be written into whatever file it names. Asked on
     every open, since a prompt served from a current index asks git nothing (Python's sqlite3
-cannot ask SQLite itself to refuse a link: it takes no open flags)."""
+    cannot ask SQLite itself to refuse a link: it takes no open flags)."""
     from gitstore.deliver.place import refuse_links as refuse
 
     root = os.path.dirname(os.path.dirname(state))  # the state folder is okf/.memory of the work tree

@@ -155,19 +155,14 @@ def not_own(root: str) -> str | None:
     return None
 
 
-def first_link(root: str, *names: str) -> str | None:
-    """The first of the folders of ``names`` (relative to ``root``, joined) or the file itself
-    that is a symbolic link, if any: a commit can put a link where delivery writes, and a
-    write through it lands wherever the link points (``gitstore._files.link_on_the_way``)."""
+def refuse_links(root: str, *names: str) -> None:
+    """Raise Untrusted when a symbolic link is on the way to ``names`` under ``root`` (one of the
+    folders of ``names`` joined, or the file itself): a commit can put one where delivery
+    writes, and a write through it lands wherever it points, so delivery never writes
+    through one."""
     from gitstore._files import link_on_the_way
 
-    return link_on_the_way(root, *names)
-
-
-def refuse_links(root: str, *names: str) -> None:
-    """Raise Untrusted when a symbolic link is on the way to ``names`` under ``root``: delivery
-    never writes through one."""
-    link = first_link(root, *names)
+    link = link_on_the_way(root, *names)
     if link is not None:
         raise Untrusted(f"{os.path.relpath(link, root)} is a symbolic link; delivery never writes through one, "
                         "so it is inert here")
