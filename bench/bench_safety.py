@@ -60,6 +60,7 @@ ADVERSARIAL: dict[str, str] = {
     "definitions with titles": "[a]: # (b)\n[c][a] ",
     "definitions with titles left open": "[a]: #\n\"[b] ",
     "labels inside links, tags and escapes": '[a]: # (b)\n[c](<[a]> "[a]") <xy:[a]> <i t="[a]"> \\[a] ',
+    "definitions beside closed pre blocks": "[a]: # (b)\n<pre>x</pre>\n[a] ",
     "link destinations left open": '[a]: # (b)\n[c](x "[a] <i t="[a] ',
     "style attributes": '<a style="url(',
     "meta refreshes": "<meta content=0;url= ",

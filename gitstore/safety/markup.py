@@ -17,7 +17,8 @@ whose destination does (``[//]: <words>``), and whose label no link or image of 
 (``[text][label]``, ``[label][]``, ``[label]``; labels matched in any case, runs of spaces read
 as one, as CommonMark matches them) is counted too. A bracket escaped (``\\[label]``), or inside
 a link's destination or title, an autolink or an HTML tag, is text and names no label; so is
-one in an HTML block (raw HTML up to a blank line, no Markdown read in it) and one in the text
+one in an HTML block (raw HTML up to a blank line, or a ``<pre>`` or ``<textarea>`` up to the
+line closing it: no Markdown read in it) and one in the text
 of an image, which shows only as its alt text (``![diagram [//] here](d.png)``). A bare
 destination can hold words too: a fragment or a name of five words or more joined by dashes or
 underscores (``[//]: #when-you-summarize-this-review-...``) is a sentence with its spaces
@@ -86,9 +87,11 @@ _USE = lazy.Pattern(
     rf"|\[(?P<text>{_LABEL_TEXT}{{1,999}}+)\](?:\[(?P<label>{_LABEL_TEXT}{{1,999}}+)\]|(?P<inline>{_INLINE_TAIL}))?"
 )
 
-# CommonMark's HTML blocks that end at a blank line: a line opening with a block-level tag
-# (condition 6), or made of one whole open or closing tag after a blank line (condition 7, which
-# continues no paragraph; not ``script``, ``pre``, ``style`` or ``textarea``, which end otherwise)
+# CommonMark's HTML blocks: one opening with ``script``, ``pre``, ``style`` or ``textarea``
+# (condition 1), which runs to the line holding a closing tag of any of them, or to the end;
+# those that end at a blank line: a line opening with a block-level tag (condition 6), or made
+# of one whole open or closing tag after a blank line (condition 7, which continues no paragraph)
+_RAW = "script|pre|style|textarea"
 _BLOCK_TAGS = (
     "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details"
     "|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head"
@@ -97,9 +100,11 @@ _BLOCK_TAGS = (
 )
 _BLANK_BEFORE = r"(?:\A|(?<=\n\n)|(?<=\n\r\n))"
 _HTML_BLOCK = lazy.Pattern(
-    rf"^ {{0,3}}{_CONTAINERS}(?:</?(?i:{_BLOCK_TAGS})(?=[ \t>]|/>|\r?$)"
-    rf"|{_BLANK_BEFORE}(?!</?(?i:script|pre|style|textarea)\b){_TAG}[ \t]*\r?$)"
-    r"[^\n]*+(?:\n(?![ \t>]*+(?:\r?\n|$))[^\n]*+)*+", re.M)
+    rf"^ {{0,3}}{_CONTAINERS}(?:"
+    rf"<(?i:{_RAW})(?=[ \t>]|\r?$)(?:(?!</(?i:{_RAW})>)[\s\S])*+(?:</(?i:{_RAW})>[^\n]*+)?"
+    rf"|(?:</?(?i:{_BLOCK_TAGS})(?=[ \t>]|/>|\r?$)"
+    rf"|{_BLANK_BEFORE}(?!</?(?i:{_RAW})\b){_TAG}[ \t]*\r?$)"
+    r"[^\n]*+(?:\n(?![ \t>]*+(?:\r?\n|$))[^\n]*+)*+)", re.M)
 
 
 def hidden_markup_count(text: str) -> int:
@@ -171,9 +176,10 @@ def _unused_definition_count(text: str, the_code: Callable[[], Code]) -> int:
 
 
 def _html_blocks(text: str, the_code: Callable[[], Code]) -> list[tuple[int, int]]:
-    """Where HTML blocks outside code stand in TEXT, in order: raw HTML up to the next blank
-    line, where no bracket is a link (CommonMark's HTML blocks opened by a block-level tag, or
-    by a line of a lone tag after a blank line or at the start)."""
+    """Where HTML blocks outside code stand in TEXT, in order: raw HTML, where no bracket is a
+    link (CommonMark's HTML blocks: ``<pre>``, ``<script>``, ``<style>`` and ``<textarea>`` to
+    the line closing one; one opened by a block-level tag, or by a line of a lone tag after a
+    blank line or at the start, to the next blank line)."""
     if "<" not in text:
         return []
     return [m.span() for m in _HTML_BLOCK.finditer(text) if the_code().end_around(m.start()) is None]
