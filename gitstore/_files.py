@@ -24,12 +24,10 @@ def first_link(root: Path, path: str) -> Path | None:
     """The first of ``path``'s folders or the file itself (``path`` relative to ``root``, the
     work tree or a folder in it) that is a symbolic link, if any: a commit can put a link where
     gitstore writes, and a write through it lands wherever the link points."""
-    at = root
-    for part in path.split("/"):
-        at = at / part
-        if at.is_symlink():
-            return at
-    return None
+    from pathlib import Path  # at run time only here: the agent hook imports this module without it
+
+    found = link_on_the_way(str(root), *path.split("/"))
+    return None if found is None else Path(found)
 
 
 def link_on_the_way(root: str, *names: str) -> str | None:

@@ -289,8 +289,7 @@ def _evidence(taking: _Taking) -> dict[str, Evidence]:
             taking.excluded[_why(verdict.reason)] += 1
         if not verdict.ok:
             continue
-        text = (event.get("payload") or {}).get("text") or ""
-        if text.strip():
+        if _text(event).strip():
             chosen.append((event, view.episodes[event["episode"]], not before))
     chosen.sort(key=lambda each: (each[0]["at"], each[0]["id"]))
     origins = _origins([event for event, _, _ in chosen])
