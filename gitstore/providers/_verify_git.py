@@ -375,8 +375,10 @@ _NAMED_LIMIT = 1 << 15
 
 
 def _holder(holders: tuple[pygit2.Repository, ...], oid: pygit2.Oid | str) -> pygit2.Repository | None:
-    """The first of ``holders`` that holds the object ``oid``."""
-    return next((repo for repo in holders if oid in repo), None)
+    """The first of ``holders`` that holds the object ``oid`` (a full id). Asked of each object
+    database's index: ``oid in repo`` reads and parses the object to answer, and a team's tips
+    are asked after once for every Seen header naming them (400 writers: 80,000 times, 2 s)."""
+    return next((repo for repo in holders if repo.odb.exists(oid)), None)
 
 
 def _named(holders: tuple[pygit2.Repository, ...], named: str) -> tuple[str, int] | None:
