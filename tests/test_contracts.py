@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +144,8 @@ mutations = st.sampled_from([
     "2100-02-29T00:00:00.000000Z", "2024-02-29T00:00:00.000000Z", "0000-02-29T00:00:00.000000Z",
     "sha256:" + "0" * 64,
     "ev_" + "0" * 32, "github:1", "../x", "accepted",
+    # JSON Schema's $ ends the string; Python's also matches before a final newline
+    "github:1\n", "sha256:" + "0" * 64 + "\n", "ev_" + "0" * 32 + "\n", "2026-07-15T10:30:00.000000Z\n",
 ])
 
 
@@ -168,6 +171,36 @@ def test_validators_agree_on_mutated_records(kind: str, data: st.DataObject) -> 
     fast = c.schema_errors(record, kind)
     reference = c.schema_errors(record, kind, reference=True)
     assert bool(fast) == bool(reference), (fast, reference)
+
+
+def _strings(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """The paths of every string held in ``value`` (the schema and digest fields left out)."""
+    if isinstance(value, str):
+        yield path
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, held in items:
+        if path or key not in ("schema", "digest"):
+            yield from _strings(held, (*path, key))
+
+
+@pytest.mark.parametrize("kind", sorted(EXAMPLES))
+def test_a_final_newline_fails_every_pattern_in_both_validators(kind: str) -> None:
+    """A value that matches its pattern but for a newline at the end: JSON Schema's ``$`` is
+    the end of the string, so the reference refuses it as the compiled validator does."""
+    for path in _strings(EXAMPLES[kind]):
+        record = copy.deepcopy(EXAMPLES[kind])
+        target = record
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] += "\n"
+        record.pop("digest")
+        try:
+            seal(record)
+        except GitstoreError:
+            continue
+        fast = c.schema_errors(record, kind)
+        reference = c.schema_errors(record, kind, reference=True)
+        assert bool(fast) == bool(reference), (path, fast, reference)
 
 
 CALENDAR = [

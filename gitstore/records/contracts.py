@@ -29,7 +29,7 @@ KINDS = (
     "envelope", "receipt", "episode", "event", "grant", "withdrawal",
     "learning", "export", "audit", "packet", "import",
 )
-_SCHEMA_NAME = re.compile(r"^gitstore\.([a-z]+)/v([0-9]+)$")
+_SCHEMA_NAME = re.compile(r"^gitstore\.([a-z]+)/v([0-9]+)\Z")
 _DEFS_ID = "urn:gitstore:v1:defs"
 
 
@@ -165,13 +165,45 @@ _FORMATS = {"date-time": is_time}
 
 
 @cache
+def _ecma_pattern(pattern: str) -> str:
+    """A JSON Schema ``pattern`` as Python's ``re`` reads it the way JSON Schema does (ECMA-262):
+    ``$`` outside a character class is the end of the string. Python's ``$`` also matches before
+    a final newline, so ``"git:bob\\n"`` would pass ``^...$`` in the reference and fail in the
+    compiled validator, which reads patterns as JSON Schema says."""
+    out, escaped, in_class = [], False, False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "$" and not in_class:
+            char = r"\Z"
+        out.append(char)
+    return "".join(out)
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterable[Any]:
+    """The ``pattern`` keyword with JSON Schema's ``$`` (``_ecma_pattern``); its message is the
+    reference's own."""
+    from jsonschema.exceptions import ValidationError
+
+    if validator.is_type(instance, "string") and not re.search(_ecma_pattern(pattern), instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+@cache
 def _reference_validator(kind: str) -> Any:
     import jsonschema
 
     checker = jsonschema.FormatChecker(formats=())
     for name, check in _FORMATS.items():
         checker.checks(name)(check)
-    return jsonschema.Draft202012Validator(contract(kind).schema, registry=_registry(), format_checker=checker)
+    reference = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern})
+    return reference(contract(kind).schema, registry=_registry(), format_checker=checker)
 
 
 @cache
