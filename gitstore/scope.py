@@ -23,9 +23,9 @@ from gitstore.errors import BareRepository, InvalidInput, NotARepository, NotOwn
 
 KEPT = "gitstore.scope"  # the scope memory was set up under (``keep_scope``)
 _LOCAL_SCOPE = re.compile(r"local/[0-9a-f]{16}")
-_SCP = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$")
-_URL = re.compile(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(\[[^\]]+\]|[^:/]+)(?::\d+)?/(.+)$", re.I)
-_SEGMENT = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
+_SCP = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)\Z")
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(\[[^\]]+\]|[^:/]+)(?::\d+)?/(.+)\Z", re.I)
+_SEGMENT = re.compile(r"^[A-Za-z0-9._-]{1,100}\Z")
 _REFUSED = re.compile(r"path '(.+)' " + re.escape(NOT_OWNED))
 
 

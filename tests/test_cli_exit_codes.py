@@ -107,6 +107,18 @@ TYPED: list[tuple[tuple[str, ...], str, str, str, bool, tuple[str, ...]]] = [
     (("context", "--session"), "--session", "", " ", True, ()),
     (("deliveries", "--session"), "--session", "", " ", True, ()),
 ]
+# well-formed values but for a newline at the end (a value read from a file or a CI variable):
+# each pattern a value must match ends with the string, as the contracts' do, never before a final
+# newline, so no option lets through an id a record or a ref name then refuses
+FINAL_NEWLINE: list[tuple[tuple[str, ...], str]] = [
+    (("init", "--writer", "abc\n"), "--writer"),
+    (("ci", "init", "--install", "git+https://github.com/acme/gitstore@v0.1.0", "--writer", "ci\n"), "--writer"),
+    (("grant", "--purpose", "review", "--by", "github:9\n"), "--by"),
+    (("policy", "add", "git:carol@example.com\n"), "PERSON"),
+    (("accept", LEARNING, "--review-digest", DIGEST, "--by", "git:carol@example.com\n"), "--by"),
+    (("sync", "origin\n"), "origin"),
+    (("import", "github", "--repo", "acme/widgets\n"), "--repo"),
+]
 # values the library names with their option (or that stand alone): value named, option not asked
 VALUE_ONLY: list[tuple[str, ...]] = [
     ("evidence", ""), ("evidence", "bad"), ("evidence", "ep_zz"), ("evidence", "ep_" + "0" * 33),
@@ -212,6 +224,18 @@ def test_an_empty_or_malformed_typed_value_is_a_usage_error(
 def test_a_malformed_value_the_library_names_is_a_usage_error_too(
         place: tuple[Run], line: tuple[str, ...]) -> None:
     assert _shown(line[-1]) in _usage_error(_run(*place, *line))
+
+
+@pytest.mark.parametrize(("line", "name"), FINAL_NEWLINE, ids=lambda x: " ".join(map(repr, x)) if isinstance(x, tuple) else x)
+def test_a_value_with_a_final_newline_is_a_usage_error_and_changes_nothing(
+        place: tuple[Run], repository: tuple[Path, dict[str, str]], line: tuple[str, ...], name: str) -> None:
+    root = repository[0]
+    before = subprocess.run(["git", "for-each-ref"], cwd=root, capture_output=True, text=True).stdout
+    files = sorted(p.relative_to(root) for p in root.rglob("*") if ".git" not in p.parts)
+    err = _usage_error(_run(*place, *line))
+    assert name in err and _shown(line[-1]) in err, err
+    assert subprocess.run(["git", "for-each-ref"], cwd=root, capture_output=True, text=True).stdout == before
+    assert sorted(p.relative_to(root) for p in root.rglob("*") if ".git" not in p.parts) == files
 
 
 def _shown(value: str) -> str:

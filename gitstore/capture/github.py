@@ -50,7 +50,7 @@ MAX_PAGES = 1000  # per collection: 100,000 items
 MAX_BODY = 64 << 20
 COLLECTIONS = {"pull-comments": "pulls/{n}/comments", "reviews": "pulls/{n}/reviews",
                "issue-comments": "issues/{n}/comments"}
-_REPO = re.compile(r"^[A-Za-z0-9._-]{1,100}/[A-Za-z0-9._-]{1,100}$")
+_REPO = re.compile(r"^[A-Za-z0-9._-]{1,100}/[A-Za-z0-9._-]{1,100}\Z")
 _REL = re.compile(r'<([^>]*)>;\s*rel="(next|last|prev|first)"')
 _PAGE = re.compile(r"([?&]page=)(\d+)")
 

@@ -29,7 +29,7 @@ from gitstore import _jsontext
 from gitstore.records.vocabulary import CATEGORIES
 
 PATH = ".continual-learning/index.json"
-_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 
 
 class Blocked(Exception):

@@ -33,7 +33,7 @@ ALLOWED_KEYS = ("name", "description", "license", "allowed-tools", "metadata", "
 NAME_MAX = 64
 DESCRIPTION_MAX = 1024
 COMPATIBILITY_MAX = 500
-_NAME = re.compile(r"^[a-z0-9-]+$")
+_NAME = re.compile(r"^[a-z0-9-]+\Z")
 _KEY_LINE = re.compile(r"^([^\s#:][^:]*):")
 
 

@@ -42,7 +42,7 @@ _SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
 _BARE_PATH = re.compile(
     r"(?<![\w@:/.~-])(/?(?:(?:\.\.?|\.?[\w-][\w.-]*)/)+(?:[\w-][\w.-]*\.[A-Za-z0-9]{1,8})?)(?![\w/-])")
 _LINK_TARGET = re.compile(r"\]\([^)\s]*(?:\s[^)]*)?\)")  # a Markdown link's target: the wiki gate resolves it from the page
-_SYMBOL = re.compile(r"^[A-Za-z_]\w*(?:(?:\.|::|#)[A-Za-z_]\w*)*(?:\(\))?$")
+_SYMBOL = re.compile(r"^[A-Za-z_]\w*(?:(?:\.|::|#)[A-Za-z_]\w*)*(?:\(\))?\Z")
 _LINE_SUFFIX = re.compile(r":\d+(?:-\d+)?$")
 
 

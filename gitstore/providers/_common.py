@@ -18,8 +18,8 @@ from gitstore.records.contracts import stream_of, verify_stored
 from gitstore.errors import ConflictError, GitstoreError, UsageError
 from gitstore.providers._base import Problem
 
-WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
-DIGEST_PATTERN = re.compile(r"^sha256:[0-9a-f]{64}$")
+WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")
+DIGEST_PATTERN = re.compile(r"^sha256:[0-9a-f]{64}\Z")
 
 T = TypeVar("T")
 

@@ -51,7 +51,7 @@ from gitstore.providers._names import PREFIX
 from gitstore.providers._objects import pack_ids
 from gitstore.providers._tips import acknowledged, logged_refs
 
-_HEX = re.compile(r"^[0-9a-f]{40}$")
+_HEX = re.compile(r"^[0-9a-f]{40}\Z")
 _PACK_SIDECARS = (".idx", ".pack", ".rev", ".bitmap", ".mtimes", ".keep", ".promisor")  # the index first: a
 # pack without it is not read, an index without its pack fails a reader
 DROPPING = "gc-dropping"  # in the state folder: the old packs a gc is removing, one per line

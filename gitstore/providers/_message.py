@@ -98,9 +98,9 @@ def format_message(clock: int, writer: str, namespace: str, entries: Iterable[Li
 
 
 _REPEATED = ("Removes", "Seen")
-_COMMIT = re.compile(r"^[0-9a-f]{40}$")
-_LINE = re.compile(r"^(sha256:[0-9a-f]{64}) ([a-z]+) (\S{1,200})$")
-_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+_COMMIT = re.compile(r"^[0-9a-f]{40}\Z")
+_LINE = re.compile(r"^(sha256:[0-9a-f]{64}) ([a-z]+) (\S{1,200})\Z")
+_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}\Z")
 _RECORD = re.compile(r"(sha256:[0-9a-f]{64}) ([a-z]+) ([^\s]{1,200})\n")
 _BLOCK = re.compile(r"(?:sha256:[0-9a-f]{64} [a-z]+ [^\s]{1,200}\n)+")
 _KIND = re.compile(r" ([a-z]+) ")  # in a record line only the kind has a space on each side

@@ -7,7 +7,7 @@ import re
 
 PREFIX = "refs/memory/v1/"
 QUARANTINE = "refs/memory/quarantine/"  # where sync holds a fetched ref it refused: never read
-WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")
 PAYLOAD_DIGEST = re.compile(rb'"payloadDigest":"(sha256:[0-9a-f]{64})"')  # in an event's canonical bytes
 
 
@@ -15,7 +15,7 @@ PARTED = "parted"  # see parted_ref
 PARTED_PAYLOADS = "parted-payloads"  # see snapshot_of
 _FETCHED_LINE = re.compile(r"^remotes/([^/]+)/(records/shared/([^/]+)|"
                            r"parted/shared/([a-z0-9][a-z0-9-]{0,63})/[0-9a-f]{40})$")
-_PARTED_SNAPSHOT = re.compile(r"^remotes/[^/]+/parted-payloads/shared/[a-z0-9][a-z0-9-]{0,63}/[0-9a-f]{40}$")
+_PARTED_SNAPSHOT = re.compile(r"^remotes/[^/]+/parted-payloads/shared/[a-z0-9][a-z0-9-]{0,63}/[0-9a-f]{40}\Z")
 
 
 def records_ref(namespace: str, writer: str) -> str:

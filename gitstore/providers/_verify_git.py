@@ -45,8 +45,8 @@ MAX_CLOCK_JUMP = 2**32  # beyond the larger of the writer's last clock and those
 MAX_CLOCK = 2**40
 LATE_CLOCK_JUMP = 2**20
 MAX_DEPTH = 8  # folders within folders: memory's trees nest three deep (<kind>/<aa>/<bb>/)
-_RECORD = re.compile(r"^([a-z]+)/([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json$")
-_PAYLOAD = re.compile(r"^(notes/)?([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json$")
+_RECORD = re.compile(r"^([a-z]+)/([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json\Z")
+_PAYLOAD = re.compile(r"^(notes/)?([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})\.json\Z")
 _REF = re.compile(
     r"^refs/memory/v1/(?:(records|payloads)/(local|shared)/|remotes/[^/]+/(records|payloads|parted|parted-payloads)/shared/)"
     r"([a-z0-9][a-z0-9-]{0,63})(/[0-9a-f]{40})?$"

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 # no lone surrogate: a byte that is not UTF-8 on the command line arrives as one, and an id is
 # written as UTF-8 (records, policy files), which cannot carry it
-PERSON = re.compile(r"^[a-z][a-z0-9-]{0,31}:[^\s\ud800-\udfff]{1,160}$")
+PERSON = re.compile(r"^[a-z][a-z0-9-]{0,31}:[^\s\ud800-\udfff]{1,160}\Z")
 AUTO_SAFE = "bot:gitstore-auto-safe"
 
 

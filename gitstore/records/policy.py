@@ -62,7 +62,7 @@ _KEY_FIELDS = {
     "sk-ssh-ed25519@openssh.com": 2, "sk-ecdsa-sha2-nistp256@openssh.com": 3,
 }
 _OPTION = re.compile(r'([a-z-]+)(?:="([^"]*)")?')
-_TIME = re.compile(r"^[0-9]{8}([0-9]{4}([0-9]{2})?)?Z?$")
+_TIME = re.compile(r"^[0-9]{8}([0-9]{4}([0-9]{2})?)?Z?\Z")
 MAX_FILE = 1 << 20
 
 

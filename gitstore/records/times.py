@@ -69,7 +69,7 @@ def normalize_time(text: str) -> str:
     return format_time(moment)
 
 
-_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 
 
 def user_time(text: str) -> str:
@@ -93,7 +93,7 @@ def now() -> str:
     return format_time(datetime.now(timezone.utc))
 
 
-_AGE = re.compile(r"^(\d{1,5})([hdw])$")
+_AGE = re.compile(r"^(\d{1,5})([hdw])\Z")
 
 
 def time_or_age(value: str, moment: datetime | None = None) -> str:

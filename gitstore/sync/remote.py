@@ -91,7 +91,7 @@ from gitstore.sync.arrivals import Checked, check_records, check_snapshot, exten
 QUARANTINED = "quarantine.json"  # {quarantine ref: {"tip", "problem"}}: refusals are not verified again
 ATTEMPTS = 3
 KINDS = ("records", "payloads")
-REMOTE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+REMOTE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}\Z")
 ZERO = "0" * 40
 MOVED = ("stale info", "fetch first", "non-fast-forward", "cannot lock ref")  # git's words for a remote that moved
 

@@ -35,7 +35,7 @@ MIN_EVERY = 60
 TIMEOUT_CEILING = 2 * 3600
 MIN_TIMEOUT = 1
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-_DURATION = re.compile(r"^(\d{1,6})([smhdw])$")
+_DURATION = re.compile(r"^(\d{1,6})([smhdw])\Z")
 _COMMON = {"every", "timeout"}
 _SECTION = {"by", "steps"}
 

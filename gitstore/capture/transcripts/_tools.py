@@ -46,7 +46,7 @@ _WRAPPERS = frozenset({"time", "env", "sudo", "nice", "exec", "command", "xvfb-r
 _RUN_WRAPPERS = frozenset({"uv", "poetry", "pipenv", "hatch", "pdm", "rye", "pixi"})
 _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SEGMENTS = re.compile(r"&&|\|\||[;|\n()]")
-_PYTHON = re.compile(r"^python[0-9.]*$")
+_PYTHON = re.compile(r"^python[0-9.]*\Z")
 
 
 def shell_command(args: Mapping[str, Any], limit: int) -> str | None:

@@ -108,8 +108,8 @@ if TYPE_CHECKING:
     from gitstore.rules.view import View
 
 PROG = "gitstore-promotion"
-_LEARNING = re.compile(r"^lrn_[0-9a-f]{32}$")
-_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+_LEARNING = re.compile(r"^lrn_[0-9a-f]{32}\Z")
+_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}\Z")
 ROUTE_STATUS = {"direct-edit": ("M",), "skill": ("A", "M"), "overlay": ("A", "M"), "staged-update": ()}
 
 
