@@ -574,3 +574,29 @@ def test_an_unusable_delivery_section_is_named_without_quoting_it() -> None:
         with pytest.raises(Inert) as raised:
             read_limits({"delivery": section})
         assert "IGNORE" not in str(raised.value), raised.value
+
+
+def test_a_session_id_holding_half_an_emoji_is_served_and_never_logged(world: World, tmp_path: Path) -> None:
+    """A session id is the ledger's key: one holding half a UTF-16 pair (``\\ud83d``, valid JSON)
+    is kept apart from every other id, so the second prompt of that session is not given the
+    same learning again, and no log line quotes it."""
+    copy = world.copy(tmp_path / "widgets")
+    command = context_command("claude-code", "UserPromptSubmit", copy.root)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+
+    def ask(session: str) -> subprocess.CompletedProcess[bytes]:
+        event = payload("claude-code", "UserPromptSubmit", copy.root, "ID", prompt="retry jitter")
+        raw = json.dumps(event).replace('"ID"', f'"{session}"').replace("ID.jsonl", "x.jsonl").encode()
+        return subprocess.run(command, shell=True, input=raw, capture_output=True, cwd=copy.root, timeout=60, env=env)
+
+    half = "s3cr3t\\ud83d"  # as JSON spells it
+    first = ask(half)
+    assert first.returncode == 0 and world.ids["jitter"].encode() in first.stdout, first
+    assert world.ids["jitter"].encode() not in ask(half).stdout  # the ledger kept the first delivery
+    for other in ("s3cr3t", "s3cr3t\\\\ud83d", "s3cr3t\\ufffd", "s3cr3t\\udc3d"):  # never the same key
+        assert world.ids["jitter"].encode() in ask(other).stdout, other
+    shown = subprocess.run([os.sys.executable, "-m", "gitstore", "deliveries"], cwd=copy.root, capture_output=True,
+                           env=env, timeout=120)
+    assert shown.returncode == 0 and shown.stdout.count(b"session s3cr3t") == 5, shown.stderr
+    log = copy.root / "okf" / ".memory" / "logs" / "hooks.log"
+    assert not log.exists() or b"s3cr3t" not in log.read_bytes()

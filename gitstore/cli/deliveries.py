@@ -6,6 +6,7 @@ from typing import Optional
 
 import typer
 
+from gitstore.cli import json_safe
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.errors import UsageError
 from gitstore.deliver.receipts import deliveries as report
@@ -25,7 +26,8 @@ def deliveries(
     if not rows:
         typer.echo("no deliveries recorded")
     for row in rows:
-        typer.echo(f"{row['harness']} session {row['session']}: {len(row['learnings'])} learning(s), "
+        # an id a harness sent may hold half a UTF-16 pair: printed as its escape, as --json writes it
+        typer.echo(f"{row['harness']} session {json_safe(row['session'])}: {len(row['learnings'])} learning(s), "
                    f"{len(row['deliveries'])} delivery(ies), {len(row['compactions'])} compaction(s)")
         for given in row["deliveries"]:
             ids = ", ".join(f"{i['id']} ({i['trust']})" for i in given["items"])

@@ -14,6 +14,12 @@ epoch of a session. Reading what the session had, choosing and recording happen 
 transaction, so two hooks of one session racing cannot both deliver the same learning. Where the
 ledger cannot be written (a checkout mounted read-only) it is only read: what is delivered there
 is not recorded.
+
+A session id is whatever string the harness sent, and valid JSON can spell half a UTF-16 pair
+(``\\ud83d``: a cut emoji), which SQLite cannot take as text. Such an id (and such a compaction
+source) is kept as a blob of its UTF-8 bytes with the surrogate written as is (``stored``): a
+blob never equals a text, so it cannot meet any other id's entries, and every other id is kept
+as the text it always was.
 """
 
 from __future__ import annotations
@@ -44,6 +50,23 @@ def now() -> str:
     moment = time.time()
     seconds = int(moment)
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{int((moment - seconds) * 1e6):06d}Z"
+
+
+def stored(text: str | None) -> str | bytes | None:
+    """``text`` as SQLite can keep it (see the module's docstring): itself, or where it holds a
+    lone surrogate the blob of its bytes (``surrogatepass``), which stands for no other text."""
+    if text is None or text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
+    return text
+
+
+def read(value: str | bytes | None) -> str | None:
+    """A value ``stored`` wrote, as the text it was."""
+    return value.decode("utf-8", "surrogatepass") if isinstance(value, bytes) else value
 
 
 def path(state: str) -> str:
@@ -119,12 +142,16 @@ class Session:
         return self
 
     def _read(self) -> None:
-        key = (self.harness, self.session)
+        key = self._key()
         self.epoch = self.db.execute("SELECT count(*) FROM entry WHERE harness = ? AND session = ? "
                                      "AND kind = 'compaction'", key).fetchone()[0]
         self.delivered = {digest for (digest,) in self.db.execute(
             "SELECT item.digest FROM item JOIN entry ON item.entry = entry.n WHERE entry.harness = ? "
             "AND entry.session = ? AND entry.kind = 'delivery' AND entry.epoch = ?", (*key, self.epoch))}
+
+    def _key(self) -> tuple[str | bytes | None, ...]:
+        """The session's key in the ledger: its harness and id as SQLite can keep them."""
+        return stored(self.harness), stored(self.session)
 
     def __exit__(self, kind: object, error: object, trace: object) -> None:
         if self.db is None:
@@ -141,7 +168,7 @@ class Session:
         if self.write:
             self.db.execute("INSERT INTO entry(harness, session, kind, at, event, source, epoch) VALUES "
                             "(?, ?, 'compaction', ?, ?, ?, ?)",
-                            (self.harness, self.session, now(), event, source, self.epoch))
+                            (*self._key(), now(), stored(event), stored(source), self.epoch))
 
     def delivery(self, event: str, items: list[dict[str, Any]], chars: int, context: str) -> None:
         """Record what one answer injected."""
@@ -150,7 +177,7 @@ class Session:
             return
         cursor = self.db.execute("INSERT INTO entry(harness, session, kind, at, event, epoch, chars, context) "
                                  "VALUES (?, ?, 'delivery', ?, ?, ?, ?, ?)",
-                                 (self.harness, self.session, now(), event, self.epoch, chars, context))
+                                 (*self._key(), now(), stored(event), self.epoch, chars, context))
         self.db.executemany("INSERT INTO item VALUES (?, ?, ?, ?, ?)",
                             [(cursor.lastrowid, i["id"], i["contentDigest"], i["trust"], i["score"]) for i in items])
 
@@ -185,9 +212,11 @@ def _sessions(db: Any) -> list[list[dict[str, Any]]]:
         found: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for n, harness, session, kind, at, event, source, epoch, chars, context in db.execute(
                 "SELECT n, harness, session, kind, at, event, source, epoch, chars, context FROM entry ORDER BY n"):
-            entry = {"kind": kind, "at": at, "harness": harness, "session": session, "event": event, "epoch": epoch}
+            harness, session = read(harness), read(session)
+            entry = {"kind": kind, "at": at, "harness": harness, "session": session, "event": read(event),
+                     "epoch": epoch}
             if kind == "compaction":
-                entry["source"] = source
+                entry["source"] = read(source)
             else:
                 entry.update(chars=chars, context=context, items=items.get(n, []))
             found.setdefault((harness, session), []).append(entry)
