@@ -600,3 +600,30 @@ def test_a_job_is_never_written_through_an_inbox_link_a_commit_put_there(repo: P
     assert any("okf/.memory/inbox is a symbolic link" in line for line in log_lines(repo)), log_lines(repo)
     status = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True, check=True)
     assert status.stdout == ""
+
+
+def test_a_job_that_fails_while_a_link_stands_at_the_inbox_is_retried_once_it_is_deleted(
+        repo: Path, env: dict[str, str], state: Path, tmp_path: Path) -> None:
+    """While a link stands at ``okf/.memory/inbox`` the job waits in the temporary folder,
+    where no run retries one; when its capture fails there it is kept in the clone's own
+    ``.git/gitstore/``, which no commit can reach, and once the link is deleted the next
+    hook's run captures it."""
+    from . import cli
+
+    cli.ok("init", cwd=repo)
+    (state / "inbox").rmdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (state / "inbox").symlink_to(elsewhere)
+    failing = {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:explode"}
+    done, _ = hook(direct("claude-code"), failing, repo, payload(repo, session_id="while-linked"))
+    assert done.returncode == 0 and calls(env) == []
+    assert not list(elsewhere.iterdir()) and not list((tmp_path / "tmp").iterdir())
+    assert "kept" in log_lines(repo)[-1] and "not kept" not in log_lines(repo)[-1], log_lines(repo)
+    held = repo / ".git" / "gitstore" / "held-jobs"
+    assert len(list(held.iterdir())) == 1
+    (state / "inbox").unlink()
+    done, _ = hook(direct("claude-code"), env, repo, payload(repo, session_id="after"))
+    assert done.returncode == 0
+    assert [c["payload"]["session_id"] for c in calls(env)] == ["after", "while-linked"]
+    assert not list((state / "inbox").iterdir()) and not list(held.iterdir())

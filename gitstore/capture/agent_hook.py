@@ -21,7 +21,9 @@ transcript as it is by then); after ``MAX_ATTEMPTS`` attempts of a session the s
 aside as ``failed-hook-*.json``, later runs of that session capture nothing while it is there,
 and the log says so. Capture is replay-invariant, so a retry writes the episode a capture in
 time would have written. A worker takes a spool under an exclusive ``flock``, so two runs never
-capture the same one at once.
+capture the same one at once. A job that waited in the temporary folder (the inbox had a link on
+the way, or could not be written) and failed is kept in the clone's ``.git/gitstore/held-jobs/``,
+and goes back to the inbox for its retry once the inbox can take it.
 
 It starts fast: only the standard library's small modules are imported before the capture
 library, which is imported late and inside the guard. In a repository with gitstore set up the
@@ -74,6 +76,7 @@ DEFAULT_TARGET = "gitstore.capture.sessions:capture_from_hook"
 TIMED_OUT_TARGET = "gitstore.capture.sessions:capture_timed_out"
 SPOOL_PREFIX = "hook-"
 FAILED_PREFIX = "failed-"
+HELD = "held-jobs"  # under <common git folder>/gitstore: jobs the temporary folder held, kept for a retry
 MAX_ATTEMPTS = 3
 RETRIES_PER_RUN = 5
 
@@ -356,6 +359,7 @@ def _carry_on(tried: list[str], spool: str = "") -> None:
     captured = [_run_spool(spool, tried)] if spool else []
     inbox = os.path.dirname(spool or tried[0])
     if _state_dir(inbox) is not None:  # a repository's inbox, not the temporary folder
+        _release(inbox)
         for waiting in _waiting(inbox, tried)[:max(0, RETRIES_PER_RUN + 1 - len(tried))]:
             captured.append(_run_spool(waiting, tried))
     for cwd in dict.fromkeys(c for c in captured if c):
@@ -366,18 +370,90 @@ def _tidy(cwd: str) -> None:
     """Once the captures are stored, roll the local namespace's packs up if they have become
     many (each capture writes one; see ``gitstore.providers._maintain``)."""
     try:
-        import pygit2
+        from pathlib import Path
 
-        from gitstore.providers._gitdirs import common_dir
         from gitstore.providers._maintain import roll_up_local
-        from gitstore.scope import open_git
 
-        found = pygit2.discover_repository(cwd)
-        state = common_dir(open_git(found)) / "gitstore" if found else None
-        if state is not None and state.is_dir():
-            roll_up_local(state)
+        state = _clone_state(cwd)
+        if state is not None:
+            roll_up_local(Path(state))
     except Exception as exc:  # noqa: BLE001 - housekeeping never fails a capture
         _log(cwd, "", f"rolling up the local packs failed: {exc}")
+
+
+def _clone_state(cwd: str) -> str | None:
+    """``<common git folder>/gitstore`` of the repository at or above ``cwd``, once ``gitstore
+    init`` made it; None otherwise. The clone's own: no commit or checkout writes there."""
+    import pygit2
+
+    from gitstore.providers._gitdirs import common_dir
+    from gitstore.scope import open_git
+
+    found = pygit2.discover_repository(cwd)
+    state = common_dir(open_git(found)) / "gitstore" if found else None
+    return str(state) if state is not None and state.is_dir() else None
+
+
+def _hold(spool: str, cwd: str) -> str | None:
+    """Keep the job SPOOL, which waited in the temporary folder, in the clone's own
+    ``.git/gitstore/held-jobs/`` (``HELD``) when the repository at ``cwd`` has one: its inbox
+    had a symbolic link on the way, or could not be written, and no run retries a job in the
+    temporary folder. ``_release`` hands it back to the inbox once the inbox can take it. The
+    folder it is kept in, or None where none could keep it."""
+    try:
+        root = _repository_dir(cwd)
+        state = _clone_state(root) if root is not None else None
+        if state is None:
+            return None
+        held = os.path.join(state, HELD)
+        os.makedirs(held, mode=0o700, exist_ok=True)
+        _move(spool, held)
+    except Exception:  # noqa: BLE001 - a job that cannot be kept is dropped, as before
+        return None
+    return held
+
+
+def _release(inbox: str) -> None:
+    """Move the jobs ``_hold`` kept back into the repository's INBOX, where this run retries
+    them as any job waiting; none while a link stands on the way to it. Never raises."""
+    from gitstore._files import link_on_the_way
+
+    try:
+        root = os.path.dirname(os.path.dirname(os.path.dirname(inbox)))  # the inbox is <root>/okf/.memory/inbox
+        state = _clone_state(root)
+        held = os.path.join(state, HELD) if state is not None else ""
+        names = sorted(n for n in os.listdir(held) if n.startswith(SPOOL_PREFIX) and n.endswith(".json")) \
+            if held and os.path.isdir(held) else []
+        if not names or link_on_the_way(root, "okf", ".memory", "inbox") is not None:
+            return
+        for name in names:
+            _move(os.path.join(held, name), inbox)
+    except Exception as exc:  # noqa: BLE001 - the jobs stay held for a later run
+        _log(inbox, "", f"jobs kept in {HELD} could not be moved back to the inbox: {failure(exc)}")
+
+
+def _move(job: str, folder: str) -> None:
+    """Move the job file JOB into FOLDER, which may be on another file system: written there
+    under a name no run takes for a job, renamed into place (its time kept, which orders the
+    retries), then removed here. A link in JOB's place is no job: it is left where it is."""
+    from gitstore._files import new_file
+
+    with open(job, "rb", opener=_no_link) as handle:
+        data = handle.read()
+        moment = os.fstat(handle.fileno())
+    fd, partial = new_file(folder, f".{SPOOL_PREFIX}", ".json.partial")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.utime(partial, ns=(moment.st_atime_ns, moment.st_mtime_ns))
+        target = os.path.join(folder, os.path.basename(job))
+        if os.path.lexists(target):  # never one already there: the partial's own name is new
+            target = os.path.join(folder, os.path.basename(partial)[1:].removesuffix(".partial"))
+        os.rename(partial, target)
+    except BaseException:
+        _discard(partial)
+        raise
+    os.unlink(job)
 
 
 def _waiting(inbox: str, tried: list[str]) -> list[str]:
@@ -479,12 +555,12 @@ def _run_spool(spool: str, tried: list[str] | None = None) -> str | None:
         return None  # another run is capturing it, or has captured it
     except CaptureFailed as exc:  # kept, as after a timeout: a full disk or a read-only store passes, and
         # the next hook's run retries it (one that fails MAX_ATTEMPTS times is set aside, never lost)
-        _log(cwd, harness, f"{exc}{_keep_or_drop(spool)}")
+        _log(cwd, harness, f"{exc}{_keep_or_drop(spool, cwd)}")
     except HookProblem as exc:  # no job a hook of this clone wrote
         _log(cwd, harness, str(exc))
         _discard(spool)
     except BaseException as exc:  # noqa: BLE001 - a worker failure is logged, never raised
-        _log(cwd, harness, f"hook failed: {failure(exc)}{_keep_or_drop(spool)}")
+        _log(cwd, harness, f"hook failed: {failure(exc)}{_keep_or_drop(spool, cwd)}")
     finally:
         os.close(fd)
         if "gitstore.capture.readahead" in sys.modules:
@@ -689,12 +765,18 @@ def _set_aside(spool: str) -> None:
         pass
 
 
-def _keep_or_drop(spool: str) -> str:
-    """Keep a failed job where the next hook's run retries it, a repository's inbox; one in the
-    temporary folder (outside a repository set up, or its inbox could not be written) is never
-    retried: it goes, rather than pile up there with the prompts it holds. What the log says."""
+def _keep_or_drop(spool: str, cwd: str) -> str:
+    """Keep a failed job where the next hook's run retries it: a repository's inbox, or, for
+    one that waited in the temporary folder while the inbox of the repository at ``cwd`` had
+    a link on the way or could not be written, the clone's own ``.git/gitstore/held-jobs/``
+    (``_hold``), from which a run moves it back once the inbox can take it. One in the
+    temporary folder that no clone keeps (outside a repository set up) goes, rather than pile
+    up there with the prompts it holds. What the log says."""
     if _state_dir(os.path.dirname(spool)) is not None:
         return "; kept for a retry"
+    if _hold(spool, cwd) is not None:
+        return (f"; kept in .git/gitstore/{HELD}/ for a retry once okf/.memory/inbox can take it "
+                "(a real folder, no symbolic link on the way, writable)")
     _discard(spool)
     return "; not kept (it waited in the temporary folder, where no run retries a job)"
 
