@@ -60,3 +60,13 @@ def record_then_hang(harness: str, payload: dict[str, Any], cwd: str) -> None:
         out.write(json.dumps({"harness": harness, "payload": payload, "cwd": cwd}) + "\n")
     if payload.get("session_id") in os.environ.get("GITSTORE_TEST_HANG", "").split(","):
         time.sleep(60)
+
+
+def quote_input(harness: str, payload: dict[str, Any], cwd: str) -> None:
+    """Fail as a capture can, with messages that quote what it read: a file named in the
+    payload, a record value that fails its contract."""
+    if payload.get("hook_event_name") == "Stop":
+        from gitstore.errors import ContractError
+
+        raise ContractError(f"episode record fails its contract: {payload['session_id']!r} is too long")
+    raise PermissionError(13, "Permission denied", payload["transcript_path"])

@@ -156,7 +156,7 @@ def test_a_failing_capture_is_logged_in_one_line(repo: Path, env: dict[str, str]
                    repo, payload(repo))
     assert done.returncode == 0 and done.stdout == b""
     [line] = log_lines(repo)
-    assert line.endswith("claude-code capture failed: RuntimeError: capture exploded across two lines; kept for a retry")
+    assert re.search(r"claude-code capture failed: RuntimeError at agent_hook.py:\d+; kept for a retry$", line), line
     [kept] = list((state / "inbox").glob("hook-*.json"))  # a full disk passes: the next hook's run retries it
     assert json.loads(kept.read_text())["attempts"] == 1
     other = payload(repo, session_id="other")
@@ -627,3 +627,18 @@ def test_a_job_that_fails_while_a_link_stands_at_the_inbox_is_retried_once_it_is
     assert done.returncode == 0
     assert [c["payload"]["session_id"] for c in calls(env)] == ["after", "while-linked"]
     assert not list((state / "inbox").iterdir()) and not list(held.iterdir())
+
+
+def test_a_failed_capture_is_logged_by_its_kind_never_quoting_what_it_read(repo: Path, env: dict[str, str],
+                                                                          state: Path) -> None:
+    """An exception's message may quote what the capture read (a file's name from the payload,
+    a record value built from the transcript): the log names its kind, where it was raised, and
+    what a person can do about it, in words of gitstore's own."""
+    failing = {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:quote_input"}
+    hook(direct("claude-code"), failing, repo, payload(repo, transcript_path=f"/tmp/{SECRET}.jsonl"))
+    hook(direct("claude-code"), failing, repo, payload(repo, session_id=SECRET, hook_event_name="Stop"))
+    lines = log_lines(repo)
+    assert lines and not any(SECRET in line for line in lines), lines
+    assert any("capture failed: PermissionError (Permission denied) at " in line for line in lines), lines
+    assert any("capture failed: ContractError (a record built from the session fails its contract" in line
+               for line in lines), lines

@@ -57,7 +57,7 @@ import threading
 
 from gitstore import _jsontext
 from gitstore.capture.hookfields import SESSION, TRANSCRIPT, first, kept
-from gitstore.capture.hooklog import failure, log as _log, repository_dir as _repository_dir, state_dir as _state_dir
+from gitstore.capture.hooklog import described, failure, log as _log, repository_dir as _repository_dir, state_dir as _state_dir
 from gitstore.capture.hooklog import working_dir
 
 TYPE_CHECKING = False  # typing costs milliseconds at start-up
@@ -378,7 +378,7 @@ def _tidy(cwd: str) -> None:
         if state is not None:
             roll_up_local(Path(state))
     except Exception as exc:  # noqa: BLE001 - housekeeping never fails a capture
-        _log(cwd, "", f"rolling up the local packs failed: {exc}")
+        _log(cwd, "", f"rolling up the local packs failed: {described(exc)}")
 
 
 def _clone_state(cwd: str) -> str | None:
@@ -743,7 +743,7 @@ def timed_out(args: list[str]) -> int:
     except HookProblem as exc:
         _log(cwd, harness, f"timeout receipt: {exc}")
     except BaseException as exc:  # noqa: BLE001
-        _log(cwd, harness, f"timeout receipt failed: {type(exc).__name__}: {exc}")
+        _log(cwd, harness, f"timeout receipt failed: {described(exc)}")
     _carry_on([os.path.abspath(path) for path in args[2:] or args[:1]])
     return 0
 
@@ -901,8 +901,8 @@ def _call_guarded(harness: str, payload: dict[str, Any], cwd: str, *, target: st
     error = outcome[0] if outcome else None
     if isinstance(error, HookProblem):
         raise error
-    if error is not None:
-        raise CaptureFailed(f"capture failed: {type(error).__name__}: {error}")
+    if error is not None:  # named by its kind: its message may quote what the capture read
+        raise CaptureFailed(f"capture failed: {described(error)}")
 
 
 def _silence_stdout() -> None:

@@ -128,6 +128,32 @@ def failure(exc: BaseException) -> str:
     return f"{type(exc).__name__}{where}"
 
 
+# gitstore's own errors, by kind (the first of an error's classes listed), as a log line
+# describes them: their messages may quote what was read (a file's name, a record's value)
+KINDS = {
+    "IntegrityError": "stored data is damaged: `gitstore verify` names it",
+    "ForeignConfig": "okf/.memory/config.json came with a commit: `gitstore init` gives the clone its own",
+    "Refused": "a rule of the store refused it: `gitstore doctor` says which",
+    "ConflictError": "other writes kept winning the race for the store",
+    "ContractError": "a record built from the session fails its contract",
+    "InvalidInput": "what the session gave cannot be read",
+    "NotARepository": "no repository gitstore can work in: `gitstore doctor` there says why",
+    "GitstoreError": "gitstore refused it",
+}
+
+
+def described(exc: BaseException) -> str:
+    """An exception as a log line names it (``failure``), with what went wrong in words that
+    quote nothing read: an operating system error's own text (``No space left on device``,
+    never the file it names), a gitstore error's kind (``KINDS``) and what to run."""
+    if isinstance(exc, OSError) and isinstance(exc.errno, int):
+        what = os.strerror(exc.errno)
+    else:
+        what = next((KINDS[c.__name__] for c in type(exc).__mro__ if c.__name__ in KINDS), "")
+    name, _, where = failure(exc).partition(" at ")
+    return f"{name}{f' ({what})' if what else ''}{f' at {where}' if where else ''}"
+
+
 def named(folder: str) -> str:
     """A folder as a log line names it: its bytes that are not UTF-8 as escapes (``\\xff``),
     so the line can be written and read as UTF-8, and always names a folder the same way."""
