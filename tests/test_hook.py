@@ -629,6 +629,33 @@ def test_a_job_that_fails_while_a_link_stands_at_the_inbox_is_retried_once_it_is
     assert not list((state / "inbox").iterdir()) and not list(held.iterdir())
 
 
+def test_a_job_that_times_out_while_a_link_stands_at_the_inbox_is_kept_as_a_failed_one_is(
+        repo: Path, env: dict[str, str], state: Path, tmp_path: Path) -> None:
+    """A capture that runs out of time is retried, as the log says: one that waited in the
+    temporary folder goes to the clone's ``.git/gitstore/held-jobs/`` too, rather than stay
+    there with the prompts it holds, where no run would ever take it."""
+    from . import cli
+
+    cli.ok("init", cwd=repo)
+    (state / "inbox").rmdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (state / "inbox").symlink_to(elsewhere)
+    slow = {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:hang", "GITSTORE_HOOK_TIMEOUT": "1"}
+    done, _ = hook(direct("claude-code"), slow, repo, payload(repo, session_id="while-linked"))
+    assert done.returncode == 0
+    held = repo / ".git" / "gitstore" / "held-jobs"
+    assert any(line.endswith("capture took longer than 1 s; abandoned, kept in .git/gitstore/held-jobs/ "
+                                        "for a retry once okf/.memory/inbox can take it (a real folder, no symbolic "
+                                        "link on the way, writable)") for line in log_lines(repo)), log_lines(repo)
+    assert len(list(held.iterdir())) == 1 and not list((tmp_path / "tmp").glob("hook-*.json"))
+    (state / "inbox").unlink()
+    done, _ = hook(direct("claude-code"), env, repo, payload(repo, session_id="after"))
+    assert done.returncode == 0
+    assert sorted(c["payload"]["session_id"] for c in calls(env)) == ["after", "while-linked"]
+    assert not list(held.iterdir()) and not list(elsewhere.iterdir())
+
+
 def test_a_failed_capture_is_logged_by_its_kind_never_quoting_what_it_read(repo: Path, env: dict[str, str],
                                                                           state: Path) -> None:
     """An exception's message may quote what the capture read (a file's name from the payload,

@@ -77,6 +77,8 @@ TIMED_OUT_TARGET = "gitstore.capture.sessions:capture_timed_out"
 SPOOL_PREFIX = "hook-"
 FAILED_PREFIX = "failed-"
 HELD = "held-jobs"  # under <common git folder>/gitstore: jobs the temporary folder held, kept for a retry
+HELD_KEPT = (f"kept in .git/gitstore/{HELD}/ for a retry once okf/.memory/inbox can take it (a real folder, no "
+             "symbolic link on the way, writable)")
 MAX_ATTEMPTS = 3
 RETRIES_PER_RUN = 5
 
@@ -716,9 +718,15 @@ def _timed_out(spool: str, cwd: str, harness: str, limit: float, tried: list[str
     """The capture ran out of time: keep the spool (its attempt is counted), have a fresh
     process write the degraded receipt (this one may hold locks the abandoned capture took) and
     carry on with the jobs waiting, knowing the ones this run TRIED, and stop."""
-    _log(cwd, harness, f"capture took longer than {limit:g} s; abandoned, kept for a retry")
+    job, kept = spool, "kept for a retry"
+    if _state_dir(os.path.dirname(spool)) is None:  # it waited in the temporary folder: kept as a failed job is
+        held = _hold(spool, cwd)
+        job = os.path.join(held, os.path.basename(spool)) if held is not None else spool
+        kept = HELD_KEPT if held is not None else "not kept (it waited in the temporary folder, where no run " \
+            "retries a job)"
+    _log(cwd, harness, f"capture took longer than {limit:g} s; abandoned, {kept}")
     try:
-        _start(["--timed-out", spool, f"{limit:g}", *tried], cwd)
+        _start(["--timed-out", job, f"{limit:g}", *tried], cwd)
     finally:
         os._exit(0)  # the capture thread may hold locks; do not wait for interpreter shutdown
 
@@ -744,6 +752,9 @@ def timed_out(args: list[str]) -> int:
         _log(cwd, harness, f"timeout receipt: {exc}")
     except BaseException as exc:  # noqa: BLE001
         _log(cwd, harness, f"timeout receipt failed: {described(exc)}")
+    folder = os.path.dirname(args[0])
+    if _state_dir(folder) is None and os.path.basename(folder) != HELD:
+        _discard(args[0])  # a job in the temporary folder no clone could keep: its receipt is all that stays
     _carry_on([os.path.abspath(path) for path in args[2:] or args[:1]])
     return 0
 
@@ -775,8 +786,7 @@ def _keep_or_drop(spool: str, cwd: str) -> str:
     if _state_dir(os.path.dirname(spool)) is not None:
         return "; kept for a retry"
     if _hold(spool, cwd) is not None:
-        return (f"; kept in .git/gitstore/{HELD}/ for a retry once okf/.memory/inbox can take it "
-                "(a real folder, no symbolic link on the way, writable)")
+        return f"; {HELD_KEPT}"
     _discard(spool)
     return "; not kept (it waited in the temporary folder, where no run retries a job)"
 
