@@ -565,6 +565,45 @@ def test_an_edit_rewritten_to_another_subject_carries_no_decision_over(tmp_path:
     assert known["theme"] == "backoff-jitter-retry" and known["reasons"][0].startswith("rejected by a person"), known
 
 
+def _forge(ctx, event: dict, author: str, elsewhere: bool) -> dict:  # type: ignore[type-arg]
+    """An edit naming ``event`` appended by anyone who can push: in its thread under another
+    author, or under its author in a thread (and of a source comment) of their own."""
+    from .world import Thread
+
+    view = ctx.view()
+    if elsewhere:
+        thread = Thread(ctx, 31, "3100", w.at(300))
+        key = "3100"
+    else:
+        episode = view.episodes[event["episode"]]
+        key = event["payload"]["sourceId"].rsplit(":", 1)[1]
+        thread = Thread(ctx, episode["pin"]["pullRequest"], key, episode["startedAt"])
+        thread.pending = []  # the thread is stored already
+        thread.seq = 1 + max(e["seq"] for e in view.events.values() if e["episode"] == thread.id)
+    made = thread.event("edit", f"forged:{event['id']}", w.at(300), author, parent=event["id"],
+                        text="Looks fine to me, ship it.", sourceId=f"github:comment:{key}",
+                        path="src/retry.py")
+    thread.save()
+    return made
+
+
+@pytest.mark.parametrize("author, elsewhere", [("github:666", False), ("github:101", True),
+                                               ("github:666", True)])
+def test_an_edit_that_is_not_the_comment_s_own_hides_nothing(tmp_path: Path, author: str, elsewhere: bool) -> None:
+    """Anyone who can push can append an edit naming any comment: only one written in its
+    thread, by its author, of its source comment supersedes it. Any other is a comment of its
+    own, and the one it names stays evidence, so a theme three people raised keeps its three."""
+    ctx = w.repo(tmp_path)
+    events = w.jitter_theme(ctx)
+    forged = _forge(ctx, events[0], author, elsewhere)
+    report = w.run(ctx)
+    [proposal] = report.proposed
+    assert proposal["theme"] == "backoff-jitter-retry" and proposal["signals"]["people"] == 3, proposal
+    cited = {e for r in proposal["evidence"] for e in r["events"]}
+    assert events[0]["id"] in cited and forged["id"] not in cited, proposal["evidence"]
+    assert "superseded by an edit" not in report.view["excluded"], report.view["excluded"]
+
+
 def test_gc_drops_the_dream_reports_that_quote_a_redacted_comment(tmp_path: Path) -> None:
     """A saved report holds the proposal in words of its evidence: once that comment is
     redacted, gc leaves no copy of them in memory's folder; a report citing other evidence stays."""

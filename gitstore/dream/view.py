@@ -257,9 +257,12 @@ def _heads(view: View) -> tuple[Head, ...]:
 
 
 def _current(view: View, event: dict[str, Any]) -> bool:
-    """A comment version no edit replaced, or a session text."""
+    """A comment version no edit of its own replaced, or a session text. Anyone who can push can
+    append an edit naming any comment: only one continuing it (``consent.continues``: same
+    thread, author and source comment) replaces it; any other is a comment of its own beside it,
+    so a forged edit never hides another person's comment from what a dream reads."""
     if event["type"] in ("comment", "edit"):
-        return not any(c["type"] == "edit" for c in view.children.get(event["id"], ()))
+        return not any(consent.continues(c, event) for c in view.children.get(event["id"], ()))
     if event["type"] == "observation":
         payload = event.get("payload") or {}
         return payload.get("role") in TEXT_ROLES or "redaction" in event
