@@ -63,3 +63,20 @@ def test_an_edit_still_says_what_it_said_until_rewritten() -> None:
     assert not terms.still_says("Each migration must ship a down step so that we can roll back.", before)
     assert not terms.still_says(before + " Every migration needs a down step to roll back.", before)
     assert terms.still_says("LGTM!", "lgtm") and not terms.still_says("LGTM", "Ship it")
+
+
+_LONG = ("Retries need jittered backoff, otherwise every client hammers the API at once. "
+         "We saw this during the outage last week: all the workers woke up together and the gateway fell over. "
+         "Please add random jitter to the retry loop in the client and cap the delay at thirty seconds. "
+         "The sleep helper in the utilities module already takes a range, so this is a small change.")
+
+
+def test_a_subject_appended_to_a_long_comment_is_not_what_it_said() -> None:
+    """A long comment leaves room for a whole sentence of new words within two thirds of its
+    terms: a sentence the edit adds on another subject still makes it another comment, while
+    a fix inside a sentence, a word added or "Thanks!" appended does not."""
+    assert not terms.still_says(_LONG + " Every migration needs a down step to roll back.", _LONG)
+    assert not terms.still_says(_LONG + " Also, retries aside, every migration needs a down step.", _LONG)
+    assert terms.still_says(_LONG.replace("thirty", "sixty"), _LONG)
+    assert terms.still_says(_LONG.replace("gateway", "load balancer in front of the gateway"), _LONG)
+    assert terms.still_says(_LONG + " Thanks, Alice! Also add a timeout.", _LONG)

@@ -84,6 +84,26 @@ def test_an_edit_that_is_no_longer_the_same_comment_is_a_comment_of_its_own(tmp_
         assert forged["id"] not in versions, forged
 
 
+def test_a_subject_appended_to_a_long_comment_starts_a_comment_of_its_own(tmp_path: Path) -> None:
+    """A long comment keeps two thirds of its terms with a whole sentence on another subject
+    added: the edit is still its author's comment in its current words, yet no decision on what
+    it said before reaches it; a fix inside its sentences is the same comment."""
+    ctx = w.repo(tmp_path)
+    thread = Thread(ctx, 7, "100", w.at(0))
+    long = ("Retries need jittered backoff, otherwise every client hammers the API at once. "
+            "We saw this in the outage last week: the workers woke up together and the gateway fell over. "
+            "Please add random jitter to the retry loop in the client and cap the delay at thirty seconds. "
+            "The sleep helper in the utilities module already takes a range, so this is a small change.")
+    first = thread.comment("100", long, w.at(0))
+    fixed = thread.edit(first, "100", long.replace("thirty", "sixty"), w.at(1))
+    added = thread.edit(fixed, "100", long + " Every migration needs a down step so we can roll back.", w.at(2))
+    thread.save()
+    view = frozen(ctx)
+    assert view.comment(fixed["id"]) == first["id"]
+    assert view.comment(added["id"]) == added["id"], "another subject"
+    assert set(view.evidence) == {added["id"]}, "the author's edit is the comment's current words"
+
+
 def test_a_withdrawal_takes_evidence_and_its_labels_out_at_once(tmp_path: Path) -> None:
     ctx = w.repo(tmp_path)
     [event] = w.comment(ctx, 3, "github:1", "Retries need jittered backoff.", 0)

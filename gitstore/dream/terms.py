@@ -343,15 +343,30 @@ def says(text: str, sentence: str) -> bool:
     return bool(wanted) and f" {wanted} " in f" {normalized(text)} "
 
 
+STATING = 3
+"""The content terms a sentence names to state something of its own (as a labeler's text does)."""
+
+
 def still_says(edited: str, before: str) -> bool:
     """Whether an edited text still says what an earlier version of it said: each holds at
-    least two thirds of the other's content terms. A typo fixed, a word added or "Thanks!"
-    appended keep that; a rewrite to another subject, or another subject added to a short text,
-    does not. Texts of no content words say the same only when their words are the same."""
+    least two thirds of the other's content terms, and no sentence stating something (``STATING``
+    terms or more) takes under a third of its terms from the earlier version. A typo fixed, a
+    word added or "Thanks!" appended keep that; a rewrite to another subject does not, nor
+    another subject added, which a long text would otherwise hold within its two thirds. Texts
+    of no content words say the same only when their words are the same."""
     old, new = tokens(before).terms(), tokens(edited).terms()
     if not old and not new:
         return normalized(masked(before)) == normalized(masked(edited))
-    return 3 * len(old & new) >= 2 * max(len(old), len(new))
+    if 3 * len(old & new) < 2 * max(len(old), len(new)):
+        return False
+    return not new - old or all(_kept(sentence, old) for sentence in _SENTENCE_END.split(masked(edited)))
+
+
+def _kept(sentence: str, old: set[str]) -> bool:
+    """Whether a sentence of an edit is of what the earlier version said: it states too little
+    to be a subject of its own, or a third of its terms are the earlier version's."""
+    said = tokens(sentence).terms()
+    return len(said) < STATING or 3 * len(said & old) >= len(said)
 
 
 def quoted(text: str) -> str:
