@@ -339,7 +339,8 @@ def test_a_link_resolves_against_what_the_change_commits_never_files_it_leaves_o
     code, lines = run(okf.main, [page], capsys)
     assert code == 1 and sorted(line.split(":", 2)[2].strip() for line in lines) == expected, lines
     git(bundle, "add", "-f", "okf/wiki/drafts/plan.md", "okf/wiki/private.md")
-    git(bundle, "commit", "-q", "-m", "the pages too")
+    _edit(bundle, "index.md", lambda t: t + "* [drafts](drafts/) - Plans.\n\n# Pages\n\n* [Notes](private.md)\n")
+    git(bundle, "commit", "-q", "-am", "the pages too, listed")
     assert run(okf.main, [page], capsys)[0] == 0
 
 
@@ -426,6 +427,89 @@ def test_a_generated_index_stays_generated_and_passes_through_renames(bundle: Pa
     git(bundle, "add", "-A")
     code, lines = run(okf.main, _pages(bundle), capsys)
     assert code == 1 and [x.split(":")[:2] for x in lines] == [["okf/wiki/metrics/index.md", "1"]], lines
+
+
+CHURN = "---\ntype: Metric\n---\n# Churn\n\nCustomers lost per month.\n"
+
+
+def _rename_the_legacy_margin(bundle: Path) -> None:
+    """``metrics/gross-margin-legacy.md`` renamed in its folder, and the pages linking it follow."""
+    git(bundle, "mv", "okf/wiki/metrics/gross-margin-legacy.md", "okf/wiki/metrics/margin-before-2026.md")
+    for page in ("metrics/gross-margin.md", "policies/margin-standard.md"):
+        _edit(bundle, page, lambda t: t.replace("gross-margin-legacy.md", "margin-before-2026.md"))
+
+
+def test_a_page_added_where_the_index_does_not_list_it_is_refused(
+        bundle: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index lists every page and subfolder of its folder (OKF): a change that adds a page,
+    a subfolder holding a file, or renames a page into the folder, and leaves the index a
+    person wrote as it was, fails for each name it leaves out; at commit as over a range."""
+    _edit(bundle, "metrics/churn.md", lambda t: CHURN)
+    _edit(bundle, "metrics/cohorts/retention.md", lambda t: CHURN.replace("Churn", "Retention"))
+    _rename_the_legacy_margin(bundle)
+    git(bundle, "add", "-A")
+    passed = ["okf/wiki/metrics/churn.md", "okf/wiki/metrics/cohorts/retention.md",
+              "okf/wiki/metrics/margin-before-2026.md", "okf/wiki/metrics/gross-margin.md",
+              "okf/wiki/policies/margin-standard.md"]
+    unlisted = ("index.md does not list {}, which this change adds: an index lists every page and subfolder of "
+                "its folder (add it)")
+    expected = [f"okf/wiki/metrics/index.md:1: {unlisted.format(name)}"
+                for name in ("churn.md", "margin-before-2026.md", "cohorts/")]
+    expected.insert(0, "okf/wiki/metrics/index.md:5: link gross-margin-legacy.md does not resolve: it leads to "
+                       "okf/wiki/metrics/gross-margin-legacy.md, which this change deletes")
+    code, lines = run(okf.main, passed, capsys)
+    assert code == 1 and sorted(lines) == sorted(expected), lines
+    git(bundle, "commit", "-q", "-m", "pages the index leaves out")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", "HEAD^")
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", "HEAD")
+    code, lines = run(okf.main, passed, capsys)
+    assert code == 1 and sorted(lines) == sorted(expected), lines
+    _edit(bundle, "metrics/index.md", lambda t: t.replace("gross-margin-legacy.md", "margin-before-2026.md")
+          + "* [Churn](churn.md) - Customers lost per month.\n* [Cohorts](cohorts/) - Retention by cohort.\n")
+    git(bundle, "commit", "-q", "-am", "the index lists them")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", "HEAD~2")
+    assert run(okf.main, [*passed, "okf/wiki/metrics/index.md"], capsys) == (0, [])
+    monkeypatch.delenv("PRE_COMMIT_FROM_REF")
+    monkeypatch.delenv("PRE_COMMIT_TO_REF")
+    _edit(bundle, "metrics/cohorts/weekly.md", lambda t: CHURN.replace("Churn", "Weekly"))
+    _edit(bundle, "drafts/plan.png", lambda t: "not a page")
+    git(bundle, "add", "-A")  # a page in a folder with no index, a file that is no page: nothing to list
+    assert run(okf.main, ["okf/wiki/metrics/cohorts/weekly.md", "okf/wiki/drafts/plan.png"], capsys) == (1, [
+        f"okf/wiki/index.md:1: {unlisted.format('drafts/')}"])
+
+
+def test_a_page_added_without_regenerating_the_generated_index_is_refused(
+        bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An index gitstore generated is exactly the inventory of its folder: a page added, or
+    renamed into it, without regenerating the index fails; a page deleted while the index
+    still lists it fails as any link to a deleted page does."""
+    wiki = bundle / "okf" / "wiki"
+    _regenerated(wiki, "metrics")
+    git(bundle, "commit", "-q", "-am", "a generated index")
+    _edit(bundle, "metrics/churn.md", lambda t: CHURN)
+    git(bundle, "add", "-A")
+    code, lines = run(okf.main, ["okf/wiki/metrics/churn.md"], capsys)
+    assert code == 1 and lines == [
+        "okf/wiki/metrics/index.md:5: index.md is generated by gitstore (its first line says so), never edited by "
+        "hand: it differs from the inventory of its folder, to which this change adds churn.md (regenerate it)"], lines
+    _regenerated(wiki, "metrics")
+    git(bundle, "add", "-A")
+    assert run(okf.main, ["okf/wiki/metrics/churn.md", "okf/wiki/metrics/index.md"], capsys) == (0, [])
+    git(bundle, "commit", "-q", "-m", "churn")
+    _rename_the_legacy_margin(bundle)
+    git(bundle, "add", "-A")
+    passed = ["okf/wiki/metrics/margin-before-2026.md", "okf/wiki/metrics/gross-margin.md",
+              "okf/wiki/policies/margin-standard.md"]
+    code, lines = run(okf.main, passed, capsys)
+    assert code == 1 and [line.split(" (its first")[0] for line in lines] == [
+        "okf/wiki/metrics/index.md:6: index.md is generated by gitstore",
+        "okf/wiki/metrics/index.md:6: link gross-margin-legacy.md does not resolve: it leads to "
+        "okf/wiki/metrics/gross-margin-legacy.md, which this change deletes"], lines
+    git(bundle, "reset", "-q", "--hard")
+    git(bundle, "rm", "-q", "okf/wiki/metrics/churn.md")
+    assert run(okf.main, [], capsys) == (1, [
+        "okf/wiki/metrics/index.md:5: link churn.md does not resolve: it leads to okf/wiki/metrics/churn.md, which "
+        "this change deletes"])
 
 
 def test_what_the_rules_allow(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
