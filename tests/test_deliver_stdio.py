@@ -1,5 +1,6 @@
-"""``gitstore mcp`` reads one message at most 4 MiB: a longer one, even one that never ends, is
-answered with a JSON-RPC error and dropped, and the server goes on; over a real subprocess."""
+"""``gitstore mcp`` over a real subprocess, spoken to in raw JSON-RPC lines: it reads one message
+at most 4 MiB (a longer one, even one that never ends, is answered with a JSON-RPC error and
+dropped, and the server goes on), and answers every request it read before its input ends."""
 
 from __future__ import annotations
 
@@ -218,3 +219,29 @@ def test_a_client_gone_with_answers_pending_ends_the_server_quietly(shared_world
         process.kill()
     errors = process.stderr.read().decode()
     assert code == 0 and "Traceback" not in errors and "ExceptionGroup" not in errors, errors
+
+
+def test_every_request_read_before_the_input_ends_is_answered(shared_world: World) -> None:
+    """A scripted client writes its requests and closes standard input at once: the server
+    answers every request it read before the end, then exits 0."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+    requests = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                 "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                            "clientInfo": {"name": "t", "version": "1"}}},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                 "params": {"name": "recall", "arguments": {"query": "retry jitter"}}},
+                {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+                {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                 "params": {"name": "show", "arguments": {"id": shared_world.ids["jitter"]}}},
+                {"jsonrpc": "2.0", "id": 5, "method": "ping"}]
+    sent = b"".join(json.dumps(message).encode() + b"\n" for message in requests)
+    done = subprocess.run([sys.executable, "-m", "gitstore", "mcp"], cwd=shared_world.root, env=env, input=sent,
+                          capture_output=True, timeout=120)  # a guard against a hang, not a measure of time
+    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.splitlines())}
+    assert sorted(answers) == [1, 2, 3, 4, 5], (done.stdout[:2000], done.stderr[-2000:])
+    assert all("result" in answer for answer in answers.values()), answers
+    assert answers[2]["result"]["structuredContent"]["items"], answers[2]
+    assert answers[4]["result"]["structuredContent"]["id"] == shared_world.ids["jitter"]
+    assert done.returncode == 0 and "Traceback" not in done.stderr.decode(), done.stderr[-2000:]
+

@@ -16,6 +16,11 @@ an invalid request (``-32600``, the ``id`` it holds, else null). So is a request
 no string or integer (a fraction, null, true, an object; ``id`` null in the answer), which the
 SDK reads as a notification and never answers. A blank line is dropped.
 
+The end of standard input reaches the SDK only once every request read before it has its
+answer (``Unanswered``): at the end of its input the SDK ends the session and cancels what it
+is still serving, so a client that writes its requests and closes its end would get few of
+their answers, or none.
+
 As the SDK does, standard input is read from a duplicate while descriptor 0 points at the null
 device, so a child process (git) reads nothing of the client's messages; the SDK's transport
 serves standard output and the JSON-RPC framing.
@@ -42,9 +47,12 @@ def too_long() -> str:
             "of one: dropped up to its newline")
 
 
-def unreadable(line: str) -> tuple[int, str, str | int | None] | None:
-    """Why the SDK cannot read ``line`` as one JSON-RPC message, as an error to answer (code,
-    message, id), or None when it can (read as the SDK reads it)."""
+Fault = tuple[int, str, str | int | None]  # a JSON-RPC error to answer: code, message, id
+
+
+def read_message(line: str) -> tuple[Any, Fault | None]:
+    """The JSON-RPC message the SDK reads ``line`` as, and None; or None and why the SDK cannot
+    read it as one message, as an error to answer (code, message, id)."""
     import json
 
     import pydantic
@@ -55,11 +63,11 @@ def unreadable(line: str) -> tuple[int, str, str | int | None] | None:
     except pydantic.ValidationError as exc:
         errors = exc.errors(include_url=False, include_context=False, include_input=False)
         if any(error["type"] == "json_invalid" for error in errors):
-            return PARSE_ERROR, f"parse error: {errors[0]['msg'][:200]}", None
+            return None, (PARSE_ERROR, f"parse error: {errors[0]['msg'][:200]}", None)
     else:
         if _odd_id(line, message):
-            return INVALID_REQUEST, "invalid request: an id that is no string or integer", None
-        return None
+            return None, (INVALID_REQUEST, "invalid request: an id that is no string or integer", None)
+        return message, None
     try:
         found = json.loads(line)  # JSON the SDK parsed: for the id it holds
     except (ValueError, RecursionError):
@@ -67,7 +75,7 @@ def unreadable(line: str) -> tuple[int, str, str | int | None] | None:
     ident = found.get("id") if isinstance(found, dict) else None
     ident = ident if isinstance(ident, (str, int)) and not isinstance(ident, bool) else None
     what = "an object" if isinstance(found, dict) else "a batch" if isinstance(found, list) else "not an object"
-    return INVALID_REQUEST, f"invalid request: {what} that is no JSON-RPC message gitstore mcp reads", ident
+    return None, (INVALID_REQUEST, f"invalid request: {what} that is no JSON-RPC message gitstore mcp reads", ident)
 
 
 def _odd_id(line: str, message: Any) -> bool:
@@ -90,8 +98,9 @@ def _odd_id(line: str, message: Any) -> bool:
 class Lines:
     """The lines of a file descriptor, each at most ``limit`` bytes, as text (UTF-8, bad bytes
     replaced, as the SDK reads them); a longer line is reported to ``refuse`` and skipped. Given
-    ``judge`` (``unreadable``), a line it finds fault with is reported to ``reject`` (with the
-    error to answer) and skipped, and so is a blank line, silently."""
+    ``judge`` (``read_message``), a line it finds fault with is reported to ``reject`` (with the
+    error to answer) and skipped, and so is a blank line, silently; the message of any other is
+    reported to ``seen``. The end comes once ``settle``, when given, returns."""
 
     def __init__(self, fd: int, limit: int = MAX_MESSAGE, chunk: int = _CHUNK) -> None:
         self.fd, self.limit, self.chunk = fd, limit, chunk
@@ -100,8 +109,10 @@ class Lines:
         self.ready: list[str | None] = []  # the lines read, in order; None for one refused
         self.ended = False
         self.refuse: Any = None  # async callable, set once the answer can be written
-        self.judge: Any = None  # callable: why a line is no message (code, message, id), or None
+        self.judge: Any = None  # callable: a line's message and None, or None and why it is none
         self.reject: Any = None  # async callable taking what ``judge`` found
+        self.seen: Any = None  # callable taking the message of a line passed on
+        self.settle: Any = None  # async callable: what the end of input waits for
 
     def __aiter__(self) -> Lines:
         return self
@@ -110,6 +121,8 @@ class Lines:
         while True:
             while not self.ready:
                 if self.ended:
+                    if self.settle is not None:
+                        await self.settle()
                     raise StopAsyncIteration
                 self._take(await _read(self.fd, self.chunk))
             line = self.ready.pop(0)
@@ -121,8 +134,10 @@ class Lines:
                 return line
             if not line.strip():
                 continue
-            fault = self.judge(line)
+            message, fault = self.judge(line)
             if fault is None:
+                if self.seen is not None:
+                    self.seen(message)
                 return line
             if self.reject is not None:
                 await self.reject(*fault)
@@ -148,6 +163,87 @@ class Lines:
             self.held.clear()
         elif not self.skipping:
             self.held += rest
+
+
+class Unanswered:
+    """The requests read from the client and not answered yet. At the end of its input the SDK
+    ends the session and cancels the requests it is still serving: they go unanswered (one not
+    started yet leaves not even an error), so a client that writes its requests and closes its
+    end would get few of their answers or none. The end of input is passed on only once every
+    request read has its answer; a request the client cancelled is answered by no one, so it is
+    not waited for (ids as the SDK matches them: ``"7"`` is ``7``)."""
+
+    def __init__(self) -> None:
+        import anyio
+
+        self.waiting: dict[str | int, int] = {}  # id -> requests of it not answered yet
+        self.changed = anyio.Event()
+
+    def read(self, message: Any) -> None:
+        """Note a message passed on to the SDK: a request waits for its answer."""
+        from mcp import types
+
+        if isinstance(message, types.JSONRPCRequest):
+            key = _request_key(message.id)
+            self.waiting[key] = self.waiting.get(key, 0) + 1
+        elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+            cancelled = (message.params or {}).get("requestId")
+            if isinstance(cancelled, (str, int)) and not isinstance(cancelled, bool):
+                self.waiting.pop(_request_key(cancelled), None)
+                self._wake()
+
+    def answered(self, ident: str | int) -> None:
+        """Note an answer the SDK wrote to the request ``ident``."""
+        key = _request_key(ident)
+        left = self.waiting.pop(key, 0) - 1
+        if left > 0:
+            self.waiting[key] = left
+        self._wake()
+
+    async def settled(self) -> None:
+        """Return once every request read has its answer."""
+        while self.waiting:
+            await self.changed.wait()
+
+    def _wake(self) -> None:
+        import anyio
+
+        self.changed.set()
+        self.changed = anyio.Event()
+
+
+def _request_key(ident: str | int) -> str | int:
+    """A request id as the SDK matches ids: a string holding an integer is that integer."""
+    from mcp.shared.dispatcher import coerce_request_id
+
+    return coerce_request_id(ident)
+
+
+class _Counted:
+    """The SDK's write stream, telling ``answered`` of each answer (result or error) it writes."""
+
+    def __init__(self, inner: Any, answered: Any) -> None:
+        self.inner, self.answered = inner, answered
+
+    async def send(self, item: Any) -> None:
+        from mcp import types
+
+        await self.inner.send(item)
+        message = item.message
+        if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)) and message.id is not None:
+            self.answered(message.id)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def __aenter__(self) -> _Counted:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 async def _read(fd: int, size: int) -> bytes:
@@ -200,5 +296,7 @@ async def bounded_stdio() -> AsyncIterator[tuple[Any, Any]]:
                 print(f"gitstore mcp: refused a {too_long()}", file=sys.stderr, flush=True)
                 await answer(INVALID_REQUEST, too_long(), None)
 
-            lines.refuse, lines.judge, lines.reject = refuse, unreadable, answer
-            yield read, write
+            unanswered = Unanswered()
+            lines.refuse, lines.judge, lines.reject = refuse, read_message, answer
+            lines.seen, lines.settle = unanswered.read, unanswered.settled
+            yield read, _Counted(write, unanswered.answered)  # errors of ours above answer no request read
