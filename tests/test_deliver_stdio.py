@@ -1,6 +1,7 @@
 """``gitstore mcp`` over a real subprocess, spoken to in raw JSON-RPC lines: it reads one message
 at most 4 MiB (a longer one, even one that never ends, is answered with a JSON-RPC error and
-dropped, and the server goes on), and answers every request it read before its input ends."""
+dropped, and the server goes on), answers every request it read before its input ends, and
+refuses what it does not have with the errors MCP names."""
 
 from __future__ import annotations
 
@@ -245,3 +246,20 @@ def test_every_request_read_before_the_input_ends_is_answered(shared_world: Worl
     assert answers[4]["result"]["structuredContent"]["id"] == shared_world.ids["jitter"]
     assert done.returncode == 0 and "Traceback" not in done.stderr.decode(), done.stderr[-2000:]
 
+
+def test_an_unknown_tool_prompt_or_resource_is_refused_with_invalid_params(shared_world: World) -> None:
+    """MCP refuses a tool, a prompt or a resource the server does not have with a JSON-RPC
+    error, invalid params (-32602), naming it; not with a tool result, nor with error code 0."""
+    client = _serving(shared_world.root)
+    client.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+    client.request(2, "prompts/get", {"name": "nope"})
+    client.request(3, "tools/call", {"name": "write", "arguments": {}})
+    client.request(4, "resources/read", {"uri": "file:///nope"})
+    answers = {answer["id"]: answer for answer in (client.answer(), client.answer(), client.answer())}
+    for ident, name in [(2, "nope"), (3, "write"), (4, "file:///nope")]:
+        assert "result" not in answers[ident] and answers[ident]["error"]["code"] == -32602, answers[ident]
+        assert name in answers[ident]["error"]["message"]
+    assert client.process.stdin is not None and client.process.stderr is not None
+    client.process.stdin.close()
+    assert client.process.wait(timeout=120) == 0
+    assert "Traceback" not in client.process.stderr.read().decode()

@@ -9,7 +9,8 @@ the canonical serialisation), both marked read-only, and no tool that writes:
 Built on the official MCP Python SDK (``mcp``, an optional extra: ``pip install
 'gitstore[mcp]'``), imported only when the server starts, so the base install stays light. The
 server answers for the repository it was started in; a refusal (not set up, delivery inert,
-unknown learning) is a tool error with gitstore's one-line message. A message over 4 MiB is
+unknown learning) is a tool error with gitstore's one-line message; a tool, prompt or resource
+the server does not have, a JSON-RPC error (invalid params, ``-32602``). A message over 4 MiB is
 answered with a JSON-RPC error and dropped, and so is a line that is no message the SDK reads
 (not JSON: ``-32700``; no request: ``-32600``); the server goes on (``stdio``).
 """
@@ -35,7 +36,7 @@ def server(start: str = ".") -> Any:
     from gitstore._version import __version__
     from gitstore.deliver.here import recall_here, show_here
 
-    app = MCPServer("gitstore", instructions=INSTRUCTIONS, version=__version__)
+    app = _strict(MCPServer)("gitstore", instructions=INSTRUCTIONS, version=__version__)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                                 open_world_hint=False)
 
@@ -57,6 +58,30 @@ def server(start: str = ".") -> Any:
             raise ToolError(str(exc)) from None
 
     return app
+
+
+def _strict(base: type) -> type:
+    """``base`` (the SDK's MCPServer) refusing a tool or prompt it does not have with a JSON-RPC
+    error, invalid params (``-32602``), as MCP asks: the SDK answers an unknown tool with a tool
+    result marked as an error, and an unknown prompt with error code 0 (and a traceback in its
+    log). An unknown resource it already refuses so. The name is shown shortened, on one line."""
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import INVALID_PARAMS
+
+    from gitstore.deliver.here import named
+
+    class Strict(base):  # type: ignore[misc, valid-type]
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            if name not in {tool.name for tool in await self.list_tools()}:
+                raise MCPError(code=INVALID_PARAMS, message=f"unknown tool: {named(name)}")
+            return await super().call_tool(name, arguments, context)
+
+        async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
+            if name not in {prompt.name for prompt in await self.list_prompts()}:
+                raise MCPError(code=INVALID_PARAMS, message=f"unknown prompt: {named(name)}")
+            return await super().get_prompt(name, arguments, context)
+
+    return Strict
 
 
 def serve(start: str = ".") -> None:
