@@ -209,7 +209,7 @@ def _sessions(db: Any) -> list[list[dict[str, Any]]]:
         items: dict[int, list[dict[str, Any]]] = {}
         for entry, lid, digest, trust, score in db.execute("SELECT entry, id, digest, trust, score FROM item"):
             items.setdefault(entry, []).append({"id": lid, "contentDigest": digest, "trust": trust, "score": score})
-        found: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        found: dict[tuple[str | None, str | None], list[dict[str, Any]]] = {}
         for n, harness, session, kind, at, event, source, epoch, chars, context in db.execute(
                 "SELECT n, harness, session, kind, at, event, source, epoch, chars, context FROM entry ORDER BY n"):
             harness, session = read(harness), read(session)

@@ -186,15 +186,6 @@ def _ecma_pattern(pattern: str) -> str:
     return "".join(out)
 
 
-def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterable[Any]:
-    """The ``pattern`` keyword with JSON Schema's ``$`` (``_ecma_pattern``); its message is the
-    reference's own."""
-    from jsonschema.exceptions import ValidationError
-
-    if validator.is_type(instance, "string") and not re.search(_ecma_pattern(pattern), instance):
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
-
-
 @cache
 def _reference_validator(kind: str) -> Any:
     import jsonschema
@@ -202,7 +193,14 @@ def _reference_validator(kind: str) -> Any:
     checker = jsonschema.FormatChecker(formats=())
     for name, check in _FORMATS.items():
         checker.checks(name)(check)
-    reference = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern})
+
+    def pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterable[Any]:
+        """The ``pattern`` keyword with JSON Schema's ``$`` (``_ecma_pattern``); its message is
+        the reference's own."""
+        if validator.is_type(instance, "string") and not re.search(_ecma_pattern(pattern), instance):
+            yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+    reference = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": pattern})
     return reference(contract(kind).schema, registry=_registry(), format_checker=checker)
 
 
