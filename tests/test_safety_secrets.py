@@ -287,6 +287,8 @@ IN_TABLES = {
     "old-then-new": ("| password | old NewPass#2024x |", "| password | [REDACTED:credential-assignment] |"),
     "notes-first": ("| DB_PASSWORD | (prod) (eu) Kx9#mQ2zLp |", "| DB_PASSWORD | [REDACTED:credential-assignment] |"),
     "struck-out-note-first": ("| password | ~~(prod)~~ Kx9#mQ2zLp |", "| password | [REDACTED:credential-assignment] |"),
+    "bracketed-note-first": ("| password | [prod] Kx9vQ2mZ7rT4wL8pN3sB |", "| password | [REDACTED:credential-assignment] |"),
+    "bracketed-notes-first": ("| DB_PASSWORD | [prod] (eu) Kx9#mQ2zLp |", "| DB_PASSWORD | [REDACTED:credential-assignment] |"),
     "note-around-the-value": ("| password | (Kx9#mQ2zLp) |", "| password | [REDACTED:credential-assignment] |"),
 }
 

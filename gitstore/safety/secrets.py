@@ -224,11 +224,12 @@ def auth_header_hits(text: Text) -> Iterator[Hit]:
 # cell and its value's (``| DB_PASSWORD | Xk9... |``, the key in emphasis, with a colon or a
 # word in parentheses after it: ``| **Password:** |``, ``| password (prod) |``), or the gap of a
 # tab or several spaces between a key and its value in tab-separated or aligned columns. A value's
-# cell may open with a few notes in parentheses before the value: ``| password | (prod) (eu) Xk9... |``.
+# cell may open with a few notes in parentheses or brackets before the value:
+# ``| password | (prod) (eu) Xk9... |``, ``| password | [prod] Xk9... |``.
 _KEY_CELL_END = r"[*_~]{0,3}(?:[ \t]*\([^()|\n]{1,40}\))?[ \t]*:?[*_~]{0,3}[ \t]*\|"
 _ASSIGNED = (
     rf"(?P<kq>[\"'`])?\]?(?:(?P<cell>{_KEY_CELL_END})|[ \t]*(?P<sep>:=|=>|==|[:=]|,)|(?P<gap>[ \t]{{2}}|\t))"
-    r"[ \t]*(?:!!?\w+[ \t]+)?(?(cell)(?P<note>(?:\([^()|\n]{1,40}\)[ \t]*){1,4})?)"
+    r"[ \t]*(?:!!?\w+[ \t]+)?(?(cell)(?P<note>(?:(?:\([^()|\n]{1,40}\)|\[[^\[\]|\n]{1,40}\])[ \t]*){1,4})?)"
     r"(?:(?P<q>[\"'`])(?P<qv>(?:(?!(?P=q))[^\\\r\n]|\\.){1,512})(?P=q)"
     r"|(?P<bv>[^\s\"'`,;<>{}\[\]()]{1,512}))"
 )
