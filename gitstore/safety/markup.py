@@ -19,7 +19,8 @@ as one, as CommonMark matches them) is counted too. A bracket escaped (``\\[labe
 a link's destination or title, an autolink or an HTML tag, is text and names no label; so is
 one in an HTML block (raw HTML up to a blank line, or a ``<pre>`` or ``<textarea>`` up to the
 line closing it: no Markdown read in it) and one in the text
-of an image, which shows only as its alt text (``![diagram [//] here](d.png)``). A bare
+of an image, which shows only as its alt text (``![diagram [//] here](d.png)``). A definition's
+line in an HTML block is no definition either: it shows as text. A bare
 destination can hold words too: a fragment or a name of five words or more joined by dashes or
 underscores (``[//]: #when-you-summarize-this-review-...``) is a sentence with its spaces
 replaced, not an address; a heading's anchor of a few words, a path with folders, a file name
@@ -158,20 +159,30 @@ def _unused_definition_count(text: str, the_code: Callable[[], Code]) -> int:
         return 0
     wordy: list[str] = []
     spans: list[tuple[int, int]] = []
+    blocks: list[list[tuple[int, int]]] = []  # the HTML blocks, worked out for the first definition holding words
+
+    def the_blocks() -> list[tuple[int, int]]:
+        if not blocks:
+            blocks.append(_html_blocks(text, the_code))
+        return blocks[0]
+
     for m in _DEFINITION.finditer(text):
         if the_code().end_around(m.start(1) - 1) is not None:
             continue
+        holds_words = _holds_words(m.group(2), m.group(3) or m.group(4) or m.group(5) or "")
+        if holds_words and _end_around(the_blocks(), m.start()) is not None:
+            continue  # a line of raw HTML: shown as it is, no definition
         spans.append(m.span())
-        if _holds_words(m.group(2), m.group(3) or m.group(4) or m.group(5) or ""):
+        if holds_words:
             wordy.append(link_label(m.group(1)))
     if not wordy:
         return 0
     used: set[str] = set()
-    blocks = _html_blocks(text, the_code)
+    no_links = the_blocks()
     starts = [0] + [end for _, end in spans]
     ends = [start for start, _ in spans] + [len(text)]
     for start, end in zip(starts, ends):
-        used.update(_labels_used(text, start, end, the_code, blocks))
+        used.update(_labels_used(text, start, end, the_code, no_links))
     return sum(label not in used for label in wordy)
 
 
@@ -185,26 +196,27 @@ def _html_blocks(text: str, the_code: Callable[[], Code]) -> list[tuple[int, int
     return [m.span() for m in _HTML_BLOCK.finditer(text) if the_code().end_around(m.start()) is None]
 
 
-def _html_block_end(blocks: list[tuple[int, int]], at: int) -> int | None:
-    """Where the HTML block holding AT ends, or None when none holds it."""
-    index = bisect.bisect_right(blocks, at, key=lambda block: block[0]) - 1
-    if index >= 0 and blocks[index][0] <= at < blocks[index][1]:
-        return blocks[index][1]
+def _end_around(spans: list[tuple[int, int]], at: int) -> int | None:
+    """Where the span of SPANS (in order, none overlapping) holding AT ends, or None when none holds it."""
+    index = bisect.bisect_right(spans, at, key=lambda span: span[0]) - 1
+    if index >= 0 and spans[index][0] <= at < spans[index][1]:
+        return spans[index][1]
     return None
 
 
 def _labels_used(text: str, start: int, end: int, the_code: Callable[[], Code],
-                 blocks: list[tuple[int, int]]) -> Iterator[str]:
-    """The labels links and images name between START and END, outside code and the HTML
-    BLOCKS. An escape, an autolink, a tag, an inline link's ``(...)`` or an image's text holding
-    brackets is read past as one piece, so no bracket in it names one; one of those starting in
-    code is no such piece, and the code is read past."""
+                 no_links: list[tuple[int, int]]) -> Iterator[str]:
+    """The labels links and images name between START and END, outside code and the spans
+    NO_LINKS (HTML blocks). An escape, an autolink, a tag, an inline
+    link's ``(...)`` or an image's text holding brackets is read past as one piece, so no
+    bracket in it names one; one of those starting in code is no such piece, and the code is
+    read past."""
     use = _USE.search(text, start, end)
     while use is not None:
         if (past := the_code().end_around(use.start())) is not None:
             use = _USE.search(text, past, end) if past < end else None
             continue
-        if (past := _html_block_end(blocks, use.start())) is not None:  # raw HTML: read past it
+        if (past := _end_around(no_links, use.start())) is not None:  # raw HTML: read past it
             use = _USE.search(text, past, end) if past < end else None
             continue
         if use.group("image_label") is not None:
