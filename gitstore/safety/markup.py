@@ -18,7 +18,7 @@ whose destination does (``[//]: <words>``), and whose label no link or image of 
 as one, as CommonMark matches them) is counted too. A bracket escaped (``\\[label]``), or inside
 a link's destination or title, an autolink or an HTML tag, is text and names no label; so is
 one in an HTML block (raw HTML up to a blank line, or a ``<pre>`` or ``<textarea>`` up to the
-line closing it: no Markdown read in it) and one in the text
+line closing it: no Markdown read in it), one in an indented code block, and one in the text
 of an image, which shows only as its alt text (``![diagram [//] here](d.png)``). A definition's
 line in an HTML block is no definition either: it shows as text. A bare
 destination can hold words too: a fragment or a name of five words or more joined by dashes or
@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator
 
 from gitstore.safety import lazy
 from gitstore.safety.active import link_label
-from gitstore.safety.code import Code
+from gitstore.safety.code import Code, indented_code
 
 # What a renderer passes on as raw HTML that a browser shows nothing of: a comment, a
 # processing instruction, a CDATA section and a declaration (CommonMark's kinds of raw HTML
@@ -178,7 +178,7 @@ def _unused_definition_count(text: str, the_code: Callable[[], Code]) -> int:
     if not wordy:
         return 0
     used: set[str] = set()
-    no_links = the_blocks()
+    no_links = _merged(the_blocks() + indented_code(text))
     starts = [0] + [end for _, end in spans]
     ends = [start for start, _ in spans] + [len(text)]
     for start, end in zip(starts, ends):
@@ -196,6 +196,17 @@ def _html_blocks(text: str, the_code: Callable[[], Code]) -> list[tuple[int, int
     return [m.span() for m in _HTML_BLOCK.finditer(text) if the_code().end_around(m.start()) is None]
 
 
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """SPANS in order, those that overlap made one (an indented block inside a ``<pre>`` one)."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 def _end_around(spans: list[tuple[int, int]], at: int) -> int | None:
     """Where the span of SPANS (in order, none overlapping) holding AT ends, or None when none holds it."""
     index = bisect.bisect_right(spans, at, key=lambda span: span[0]) - 1
@@ -207,7 +218,7 @@ def _end_around(spans: list[tuple[int, int]], at: int) -> int | None:
 def _labels_used(text: str, start: int, end: int, the_code: Callable[[], Code],
                  no_links: list[tuple[int, int]]) -> Iterator[str]:
     """The labels links and images name between START and END, outside code and the spans
-    NO_LINKS (HTML blocks). An escape, an autolink, a tag, an inline
+    NO_LINKS (HTML blocks, indented code blocks). An escape, an autolink, a tag, an inline
     link's ``(...)`` or an image's text holding brackets is read past as one piece, so no
     bracket in it names one; one of those starting in code is no such piece, and the code is
     read past."""
@@ -216,7 +227,7 @@ def _labels_used(text: str, start: int, end: int, the_code: Callable[[], Code],
         if (past := the_code().end_around(use.start())) is not None:
             use = _USE.search(text, past, end) if past < end else None
             continue
-        if (past := _end_around(no_links, use.start())) is not None:  # raw HTML: read past it
+        if (past := _end_around(no_links, use.start())) is not None:  # raw HTML or code: read past it
             use = _USE.search(text, past, end) if past < end else None
             continue
         if use.group("image_label") is not None:
