@@ -19,11 +19,13 @@ _FENCE = lazy.Pattern(r"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
 _BLANK = lazy.Pattern(r"\n[ \t]*\r?\n")
 _TICKS = lazy.Pattern(r"`+")
 _PAIR = lazy.Pattern(r"`[^`]*`")  # a span between two lone backticks
-# an indented code block: after a blank line or at the start, lines four spaces or a tab in,
-# over blank lines, up to a line less indented
+# an indented code block: lines four spaces or a tab in, over blank lines, up to a line less
+# indented; at the start of the text, or after a blank line that follows a line of prose at the
+# margin (a line opening no list item, whose paragraph the same lines may be part of)
 _INDENT = r"(?: {4}| {0,3}\t)"
-_INDENTED = lazy.Pattern(rf"(?:\A|^[ \t]*+\r?\n)({_INDENT}[^\n]*+(?:\n(?:[ \t]*+(?=\r?\n|\Z)|{_INDENT})[^\n]*+)*+)", re.M)
-_LIST_ITEM = lazy.Pattern(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]|\r?$)")
+_AT_MARGIN = r"(?![-+*](?:[ \t]|\r?$)|\d{1,9}[.)](?:[ \t]|\r?$))\S[^\n]*+\n(?:[ \t]*+\r?\n)+"
+_INDENTED = lazy.Pattern(
+    rf"(?:\A|^{_AT_MARGIN})(?P<code>{_INDENT}[^\n]*+(?:\n(?:[ \t]*+(?=\r?\n|\Z)|{_INDENT})[^\n]*+)*+)", re.M)
 
 
 class Code:
@@ -43,35 +45,15 @@ class Code:
 
 def indented_code(text: str) -> list[tuple[int, int]]:
     """Where ``text`` shows as an indented code block, in order: lines four spaces or a tab in,
-    after a blank line (or at the start), that follow a line of prose written at the margin.
+    at the start or after a blank line that follows a line of prose at the margin.
 
     Read on the safe side of the doubt for a finder that looks for uses, not for hidden words:
     after a list item, or after an indented line (maybe inside an item or a quote), the same
     lines may be a paragraph of the item, so they are not counted as code. That is why these
     blocks are not among :class:`Code`'s, which finders of hidden markup look past."""
-    found: list[tuple[int, int]] = []
     if "    " not in text and "\t" not in text:
-        return found
-    for block in _INDENTED.finditer(text):
-        start = block.start(1)
-        if start == 0 or _at_margin_not_a_list_item(_line_before(text, block.start())):
-            found.append((start, block.end(1)))
-    return found
-
-
-def _line_before(text: str, end: int) -> str:
-    """The last line before END (a line start) that is not blank, or "" when there is none."""
-    while end > 0:
-        start = text.rfind("\n", 0, end - 1) + 1
-        if text[start:end].strip():
-            return text[start:end]
-        end = start
-    return ""
-
-
-def _at_margin_not_a_list_item(line: str) -> bool:
-    """Whether LINE starts at the margin and opens no list item: an indented block after it is code."""
-    return bool(line) and not line[0].isspace() and _LIST_ITEM.match(line) is None
+        return []
+    return [m.span("code") for m in _INDENTED.finditer(text)]
 
 
 def _code(text: str) -> list[tuple[int, int]]:

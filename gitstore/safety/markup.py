@@ -159,18 +159,18 @@ def _unused_definition_count(text: str, the_code: Callable[[], Code]) -> int:
         return 0
     wordy: list[str] = []
     spans: list[tuple[int, int]] = []
-    blocks: list[list[tuple[int, int]]] = []  # the HTML blocks, worked out for the first definition holding words
+    blocks: list[_Stretches] = []  # the HTML blocks, worked out for the first definition holding words
 
-    def the_blocks() -> list[tuple[int, int]]:
+    def the_blocks() -> _Stretches:
         if not blocks:
-            blocks.append(_html_blocks(text, the_code))
+            blocks.append(_Stretches(_html_blocks(text, the_code)))
         return blocks[0]
 
     for m in _DEFINITION.finditer(text):
         if the_code().end_around(m.start(1) - 1) is not None:
             continue
         holds_words = _holds_words(m.group(2), m.group(3) or m.group(4) or m.group(5) or "")
-        if holds_words and _end_around(the_blocks(), m.start()) is not None:
+        if holds_words and the_blocks().end_around(m.start()) is not None:
             continue  # a line of raw HTML: shown as it is, no definition
         spans.append(m.span())
         if holds_words:
@@ -178,7 +178,7 @@ def _unused_definition_count(text: str, the_code: Callable[[], Code]) -> int:
     if not wordy:
         return 0
     used: set[str] = set()
-    no_links = _merged(the_blocks() + indented_code(text))
+    no_links = _Stretches(_merged(the_blocks().spans + indented_code(text)))
     starts = [0] + [end for _, end in spans]
     ends = [start for start, _ in spans] + [len(text)]
     for start, end in zip(starts, ends):
@@ -207,16 +207,24 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
-def _end_around(spans: list[tuple[int, int]], at: int) -> int | None:
-    """Where the span of SPANS (in order, none overlapping) holding AT ends, or None when none holds it."""
-    index = bisect.bisect_right(spans, at, key=lambda span: span[0]) - 1
-    if index >= 0 and spans[index][0] <= at < spans[index][1]:
-        return spans[index][1]
-    return None
+class _Stretches:
+    """Stretches of a text where no bracket is a link (HTML blocks, indented code), in order,
+    none overlapping."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self.spans = spans
+        self._starts = [start for start, _ in spans]
+
+    def end_around(self, at: int) -> int | None:
+        """Where the stretch holding AT ends, or None when none holds it."""
+        index = bisect.bisect_right(self._starts, at) - 1
+        if index >= 0 and at < self.spans[index][1]:
+            return self.spans[index][1]
+        return None
 
 
 def _labels_used(text: str, start: int, end: int, the_code: Callable[[], Code],
-                 no_links: list[tuple[int, int]]) -> Iterator[str]:
+                 no_links: _Stretches) -> Iterator[str]:
     """The labels links and images name between START and END, outside code and the spans
     NO_LINKS (HTML blocks, indented code blocks). An escape, an autolink, a tag, an inline
     link's ``(...)`` or an image's text holding brackets is read past as one piece, so no
@@ -227,7 +235,7 @@ def _labels_used(text: str, start: int, end: int, the_code: Callable[[], Code],
         if (past := the_code().end_around(use.start())) is not None:
             use = _USE.search(text, past, end) if past < end else None
             continue
-        if (past := _end_around(no_links, use.start())) is not None:  # raw HTML or code: read past it
+        if (past := no_links.end_around(use.start())) is not None:  # raw HTML or code: read past it
             use = _USE.search(text, past, end) if past < end else None
             continue
         if use.group("image_label") is not None:
