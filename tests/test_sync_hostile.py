@@ -539,3 +539,77 @@ def test_gc_erases_redacted_text_from_a_quarantined_snapshot(world: tuple) -> No
     assert git(bob, "rev-parse", "refs/memory/quarantine/origin/payloads/shared/wcopy").strip()  # still held
     again = sync(str(bob))
     assert [(q.writer, q.kind) for q in again.quarantined] == [("wcopy", "payloads")], again.line
+
+
+# -- refs nested under a writer's name: no writer's, never read, and in the way of git's -----------
+
+def _nest(bare: Path, writer: str, *, move: bool) -> str:
+    """Someone with push access puts a ref one level below ``writer``'s records ref (``move``:
+    that ref deleted first, as a files-backend remote requires); returns the nested ref."""
+    ref = records_ref("shared", writer)
+    tip = _tip(bare, ref)
+    if move:
+        git(bare, "update-ref", "-d", ref)
+    git(bare, "update-ref", f"{ref}/x", tip)
+    return f"{ref}/x"
+
+
+def _fetch_code(root: Path, *args: str) -> int:
+    import subprocess
+
+    return subprocess.run(["git", "fetch", "-q", *args, "origin"], cwd=root, capture_output=True).returncode
+
+
+def test_a_ref_nested_under_a_writers_name_is_named_and_the_rest_keeps_working(world: tuple) -> None:
+    """Carol follows git's advice (prune) after a plain fetch failed on the nested ref: sync
+    puts alice's ref back, deletes the nested copy nothing reads, names it, and exits 3, each time."""
+    bare, bob, carol, held = world
+    before = _state(carol)
+    nested = _nest(bare, held["alice"], move=True)
+    assert _fetch_code(carol, "--prune") == 0
+    for _ in range(2):
+        report = sync(str(carol))
+        assert report.status == "degraded" and [line for line in report.nested if nested in line], report.nested
+        assert f"git push origin :{nested}" in "\n".join(report.render())
+        assert cli.gitstore("sync", cwd=carol).returncode == 3
+    assert _state(carol) == before
+    assert not git(carol, "for-each-ref", "refs/memory/v1/remotes/origin/records/shared/*/*").strip()
+    assert cli.gitstore("verify", cwd=carol).returncode == 0
+
+
+def test_a_writer_whose_name_has_a_ref_nested_under_it_pushes_again_and_deletes_it(world: tuple) -> None:
+    """Bob's own name: his sync deletes the nested ref on the remote (his writer's name, nothing
+    reads it) and pushes his history back, so every clone's plain fetch works again."""
+    bare, bob, carol, held = world
+    from .world import grant_all
+
+    grant_all(Context.open(bob))
+    assert sync(str(bob)).pushed and sync(str(carol)).came_in
+    writer = Context.open(bob).workspace.config.writer
+    nested = _nest(bare, writer, move=True)
+    assert _fetch_code(carol) != 0  # carol keeps bob's ref, which the nested one is in the way of
+    report = sync(str(bob))
+    assert not report.not_pushed and not report.nested and report.status == "ok", report.render()
+    assert any(nested in line for line in report.cleared)
+    assert _tip(bare, records_ref("shared", writer)) == git(bob, "rev-parse", records_ref("shared", writer)).strip()
+    assert not git(bare, "for-each-ref", nested).strip()
+    assert _fetch_code(carol) == 0
+    assert sync(str(carol)).status == "no-update"
+
+
+def test_a_ref_nested_under_no_writer_that_a_plain_fetch_brought_is_deleted_here(world: tuple) -> None:
+    """No ref moved: a plain fetch brings the nested ref into the namespace verify checks; sync
+    deletes it and names it while the remote has it, and says nothing once it is gone there."""
+    bare, bob, carol, held = world
+    nested = records_ref("shared", "zz") + "/x"
+    git(bare, "update-ref", nested, _tip(bare, records_ref("shared", held["alice"])))
+    assert _fetch_code(carol) == 0
+    assert cli.gitstore("verify", cwd=carol).returncode == 3
+    report = sync(str(carol))
+    assert [line for line in report.nested if nested in line] and report.status == "degraded"
+    assert cli.gitstore("verify", cwd=carol).returncode == 0
+    git(bare, "update-ref", "-d", nested)
+    assert _fetch_code(carol) == 0
+    report = sync(str(carol))
+    assert not report.nested and report.status == "no-update", report.render()
+

@@ -18,12 +18,15 @@ One sync, under a lock so two never overlap in a clone:
 2. **Verify** what arrived (``gitstore.sync.arrivals``). A ref that passes moves into the
    fetched namespace the store reads, ``refs/memory/v1/remotes/<remote>/...``, by one
    compare-and-swap transaction, and is recorded as admitted (reads do not verify it again). A
-   ref that fails is **quarantined** under ``refs/memory/quarantine/<remote>/...`` and named in
-   one line with the writer and the damage; the tip admitted before stays, so nothing already
+   ref that fails is **quarantined** under ``refs/memory/quarantine/<remote>/...`` and named in one line with the writer and the damage; the tip admitted before stays, so nothing already
    stored is lost and every other writer keeps working. Another writer's history that parts
    from the one admitted (a fork) and verifies since the commit both hold is admitted, the one
    it parts from kept beside it as a parted history (``gitstore.providers._admit``), which reads
-   go on reading: a clone that read a brief fork is not left behind. Records go first, then
+   go on reading: a clone that read a brief fork is not left behind. A ref nested under a
+   writer's name (``.../shared/<writer>/x``) is no writer's: nothing reads it, a plain fetch's copy
+   of it is deleted (it would keep the writer's admitted ref from being put back), and it is named;
+   under this clone's own writer id it is deleted from the remote before the push, which the
+   remote refuses while it is there. Records go first, then
    snapshots (a snapshot may drop only payloads an admitted append removed).
 3. **Push** this writer's own shared refs: its records fast-forward only; its payload snapshot
    (a parentless commit by design) only over the snapshot the fetch just saw
@@ -165,6 +168,8 @@ class SyncReport:
     continued: list[str] = field(default_factory=list)  # this writer's history, taken up from the remote
     dropped: int = 0  # payloads an honoured removal took, written out of this writer's snapshot
     changed: list[Change] = field(default_factory=list)
+    nested: list[str] = field(default_factory=list)  # refs on the remote nested under a writer's name: never read
+    cleared: list[str] = field(default_factory=list)  # such refs under this clone's writer names, deleted there
     left_out: list[str] = field(default_factory=list)  # arrived, and never used by the rules (damage)
     not_used: list[str] = field(default_factory=list)  # arrived, and not used here (no policy): no damage
     attempts: int = 0
@@ -173,10 +178,10 @@ class SyncReport:
 
     @property
     def status(self) -> str:
-        if self.quarantined or self.not_pushed or self.left_out or self.snapshots.failed:
+        if self.quarantined or self.nested or self.not_pushed or self.left_out or self.snapshots.failed:
             return "degraded"
         return ("ok" if self.came_in or self.pushed or self.continued or self.carried or self.dropped
-                or self.snapshots.rewritten or self.policy else "no-update")
+                or self.cleared or self.snapshots.rewritten or self.policy else "no-update")
 
     @property
     def line(self) -> str:
@@ -187,6 +192,8 @@ class SyncReport:
                  f"{len(self.changed)} verdict(s) changed"]
         if self.quarantined:
             parts.append(f"{len(self.quarantined)} ref(s) quarantined")
+        if self.nested:
+            parts.append(f"{len(self.nested)} ref(s) nested under a writer's name")
         if self.left_out:
             parts.append(f"{len(self.left_out)} record(s) never used")
         if self.not_used:  # another clone's decisions where no policy says who may decide: no damage
@@ -211,7 +218,7 @@ class SyncReport:
         """The summary line, then one line per refusal, snapshot scrubbed (or not), export
         rewritten, left-out record and verdict change."""
         return [self.line, *([self.policy] if self.policy else []), *(q.line for q in self.quarantined),
-                *self.snapshots.lines("the next sync tries again"),
+                *self.nested, *self.cleared, *self.snapshots.lines("the next sync tries again"),
                 *self.left_out, *(f"kept writer {w}: the remote no longer has it" for w in self.kept), *self.parted,
                 *self.stranded, *self.carried, *self.continued,
                 *(c.line for c in self.changed)]
@@ -219,7 +226,8 @@ class SyncReport:
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "line": self.line, "remote": self.remote,
                 "in": [m.to_json() for m in self.came_in], "out": [m.to_json() for m in self.pushed],
-                "quarantined": [q.to_json() for q in self.quarantined], "kept": self.kept, "parted": self.parted,
+                "quarantined": [q.to_json() for q in self.quarantined], "nested": self.nested, "cleared": self.cleared,
+                "kept": self.kept, "parted": self.parted,
                 "notPushed": self.not_pushed, "stranded": self.stranded, "carried": self.carried,
                 "continued": self.continued, "dropped": self.dropped,
                 "changed": [c.to_json() for c in self.changed],
@@ -252,6 +260,7 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
         for attempt in range(1, ATTEMPTS + 1):
             report.attempts = attempt
             _fetch(provider.repo, remote)
+            _drop_nested(provider.repo, f"{PREFIX}remotes/{remote}/")
             run = _Admitting(ctx, remote)
             policy = _policy_arrived(provider.repo, remote)
             if before is None and (run.pending() or policy):
@@ -274,6 +283,7 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
         _scrub_snapshots(ctx.workspace.root)  # is still applied to this clone's snapshots
         raise
     report.quarantined = list({(q.writer, q.kind, q.tip): q for q in report.quarantined}.values())  # once each
+    report.nested = [_nested_line(name, remote) for name in _nested_on_remote(provider.repo, remote)]
     _held_by_reads(_reopened(provider, ctx.scope), remote, report)
     if before is not None:
         _compare(before, _verdicts(Context.open(ctx.workspace.root)), report)
@@ -462,6 +472,70 @@ def _held_by_reads(provider: GitProvider, remote: str, report: SyncReport) -> No
         if admission.ref.startswith(prefix) and not admission.admitted and (writer, "records") not in named:
             report.quarantined.append(Quarantined(writer, "records", admission.tip, admission.ref,
                                                   str(admission.problem)))
+
+
+# -- refs nested under a writer's name --------------------------------------------------------------
+
+def _nested(repo: pygit2.Repository, prefix: str) -> dict[str, pygit2.Oid]:
+    """The refs more than one level below ``prefix`` + ``{records,payloads}/shared/``: no
+    writer's (a writer id holds no slash), so nothing reads them, by full name."""
+    found: dict[str, pygit2.Oid] = {}
+    for kind in KINDS:
+        under = f"{prefix}{kind}/shared/"
+        found.update({name: tip for name, tip in ref_targets(repo, under).items() if "/" in name[len(under):]})
+    return found
+
+
+def _nested_on_remote(repo: pygit2.Repository, remote: str, writer: str | None = None) -> dict[str, tuple[str, pygit2.Oid]]:
+    """The refs nested under a writer's name (``writer``'s alone, when given) that the remote
+    held when the sync fetched: by their name there, (where the sync fetched it, its tip)."""
+    incoming = f"{INCOMING}{remote}/"
+    found = {f"{PREFIX}{name[len(incoming):]}": (name, tip) for name, tip in _nested(repo, incoming).items()}
+    return {name: held for name, held in found.items() if writer is None or _nested_under(name) == writer}
+
+
+def _nested_under(name: str) -> str:
+    """The writer name a nested ref ``refs/memory/v1/<kind>/shared/<writer>/...`` is under."""
+    return name.split("/shared/", 1)[1].split("/", 1)[0]
+
+
+def _drop_nested(repo: pygit2.Repository, prefix: str) -> None:
+    """Delete the refs nested under a writer's name in the fetched namespace (``prefix``), which
+    a plain ``git fetch`` brings as they are on the remote: nothing reads them, verify would
+    name them as damage, and git keeps no ref beside one nested under its name, so a writer's
+    admitted ref could not be put back while one is there (every sync would stop on it)."""
+    found = _nested(repo, prefix)
+    if found:
+        _update_refs(repo, [(name, cast(pygit2.Oid, ZERO), tip) for name, tip in found.items()])
+
+
+def _nested_line(name: str, remote: str) -> str:
+    writer = _nested_under(name)
+    return (f"{remote} holds {name}, nested under writer {writer}'s name: no writer's ref, never read; while it is "
+            f"there a plain `git fetch` fails on clones that kept writer {writer}'s ref, and {writer} cannot push: "
+            f"{writer}'s next sync deletes it, or anyone with push access: `git push {remote} :{name}`")
+
+
+def _clear_nested(repo: pygit2.Repository, remote: str, found: dict[str, tuple[str, pygit2.Oid]],
+                  report: SyncReport) -> bool:
+    """Delete from the remote the refs nested under this clone's writer names (``found``, as
+    ``_nested_on_remote`` gives them), each only where it still is: a writer's name is its own,
+    nothing reads them, and the remote cannot take the writer's ref while one is there. False,
+    said in ``report``, when the remote refused."""
+    leases = [f"--force-with-lease={name}:{tip}" for name, (_, tip) in found.items()]
+    done = _git(repo, "push", "--atomic", "--porcelain", "--no-verify", *leases, remote, *(f":{name}" for name in found))
+    if done.returncode != 0:
+        for name in found:
+            line = (f"{remote} holds {name}, nested under this clone's writer name, where its ref cannot be written "
+                    f"beside it, and refused to delete it ({_last_line(done)}): `git push {remote} :{name}` "
+                    "deletes it (nothing reads it)")
+            if line not in report.not_pushed:
+                report.not_pushed.append(line)
+        return False
+    _update_refs(repo, [(fetched, cast(pygit2.Oid, ZERO), tip) for fetched, tip in found.values()])
+    report.cleared.extend(f"deleted {name} from {remote}: no writer's ref, nested under this clone's writer "
+                          "name, where its ref could not be written beside it" for name in found)
+    return True
 
 
 # -- admitting what arrived ------------------------------------------------------------------------
@@ -720,6 +794,10 @@ def _push(provider: GitProvider, remote: str, report: SyncReport, left: dict[str
         return False
     for former in _former_writers(repo, writer):
         push.plan(repo, remote, former, report, own=False, left=left.get(former))
+    nested = {name: held for w in (writer, *_former_writers(repo, writer))
+              for name, held in _nested_on_remote(repo, remote, w).items()}
+    if nested and not _clear_nested(repo, remote, nested, report):
+        return False
     if not push.specs:
         return False
     # --no-verify: a pre-push hook judges project commits, and memory's are none (the promotion
