@@ -613,3 +613,18 @@ def test_a_ref_nested_under_no_writer_that_a_plain_fetch_brought_is_deleted_here
     report = sync(str(carol))
     assert not report.nested and report.status == "no-update", report.render()
 
+
+def test_a_quarantined_ref_the_remote_deleted_is_released(world: tuple) -> None:
+    from gitstore.sync.remote import held_in_quarantine
+
+    bare, bob, carol, held = world
+    rewound(bare, held)
+    assert sync(str(bob)).quarantined
+    provider = Context.open(bob).store.provider
+    assert held_in_quarantine(provider.repo, provider.state)  # type: ignore[attr-defined]
+    for kind in (records_ref, payloads_ref):
+        git(bare, "update-ref", "-d", kind("shared", held["alice"]))
+    report = sync(str(bob))
+    assert not report.quarantined and report.kept == [held["alice"]]
+    assert held_in_quarantine(provider.repo, provider.state) == []  # type: ignore[attr-defined]
+    assert "quarantined by sync" not in cli.gitstore("doctor", cwd=bob).stdout

@@ -18,7 +18,8 @@ One sync, under a lock so two never overlap in a clone:
 2. **Verify** what arrived (``gitstore.sync.arrivals``). A ref that passes moves into the
    fetched namespace the store reads, ``refs/memory/v1/remotes/<remote>/...``, by one
    compare-and-swap transaction, and is recorded as admitted (reads do not verify it again). A
-   ref that fails is **quarantined** under ``refs/memory/quarantine/<remote>/...`` and named in one line with the writer and the damage; the tip admitted before stays, so nothing already
+   ref that fails is **quarantined** under ``refs/memory/quarantine/<remote>/...`` (until it moves
+   on the remote, or the remote no longer has it) and named in one line with the writer and the damage; the tip admitted before stays, so nothing already
    stored is lost and every other writer keeps working. Another writer's history that parts
    from the one admitted (a fork) and verifies since the commit both hold is admitted, the one
    it parts from kept beside it as a parted history (``gitstore.providers._admit``), which reads
@@ -612,7 +613,18 @@ class _Admitting:
                    if w in refused else check_snapshot(self.repo, self._snapshot_base(w, before), tip,
                                                        lambda dropped: self._unremoved(dropped, w)))
         report.kept = sorted(set(self.admitted["records"]) - set(self.incoming["records"]))
+        self._release_gone()
         self.refusals.save()
+
+    def _release_gone(self) -> None:
+        """Release what quarantine holds of a writer's ref the remote no longer has: there is
+        nothing left to refuse (the tip admitted before stays, as for any writer the remote
+        dropped), and its objects are kept no longer."""
+        for kind in KINDS:
+            prefix = self.held_ref(kind, "")
+            for held in ref_targets(self.repo, prefix):
+                if held[len(prefix):] not in self.incoming[kind]:
+                    self.refusals.release(self.repo, held)
 
     def _snapshot_base(self, writer: str, before: pygit2.Oid | None) -> pygit2.Oid | None:
         """What an arrived snapshot is checked against: the one admitted last (a plain fetch may
