@@ -603,6 +603,42 @@ def test_a_sync_goes_on_when_the_remote_no_longer_has_the_default_branch(team: d
     assert _standing(Context.open(carol.workspace.root), proposal["id"]) == ("accepted", True)
 
 
+def test_a_sync_leaves_the_policy_when_the_remote_made_another_branch_its_default(team: dict[str, object],
+                                                                                 tmp_path: Path) -> None:
+    """The team made trunk its default and left main where it was: a clone still reads the
+    policy from origin/main (set at clone, never since), and anyone who can push to main could
+    write another policy there. The sync sees the remote's HEAD elsewhere, moves no policy,
+    and says how to read it from the new default."""
+    from gitstore.sync.remote import sync as gitstore_sync
+
+    bare, bob, carol = _accepted_by_bob(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    git(bare, "branch", "trunk", "main")
+    git(bare, "symbolic-ref", "HEAD", "refs/heads/trunk")
+    pusher = team_clone(tmp_path, bare, "pusher").workspace.root  # on trunk, the new default
+    git(pusher, "checkout", "-q", "main")
+    signers = pusher / ".gitstore" / "allowed_signers"
+    signers.write_text("".join(line + "\n" for line in signers.read_text().splitlines() if not line.startswith(BOB)))
+    commit_all(pusher, "Another policy on the branch no one reads any more")
+    git(pusher, "push", "-q", "origin", "main")
+    before = git(carol.workspace.root, "rev-parse", "origin/main")
+    report = gitstore_sync(str(carol.workspace.root))
+    assert report.policy is None and report.default_moved == (
+        "origin's default branch is no longer origin/main, which the policy in force is read from: the policy stays "
+        "as last fetched there; `git fetch origin`, then `git remote set-head origin --auto`, reads it from the new "
+        "one"), report.render()
+    assert report.default_moved in report.render() and report.to_json()["defaultMoved"] == report.default_moved
+    assert git(carol.workspace.root, "rev-parse", "origin/main") == before
+    assert _standing(Context.open(carol.workspace.root), proposal["id"]) == ("accepted", True)
+    left = git(carol.workspace.root, "for-each-ref", "--format=%(refname)", "refs/memory/sync/origin/").split()
+    assert "refs/memory/sync/origin/policy-branch" not in left, "the branch no one reads now is not kept"
+    assert gitstore_sync(str(carol.workspace.root)).default_moved == report.default_moved, "said at every sync"
+    git(carol.workspace.root, "fetch", "-q", "origin")
+    git(carol.workspace.root, "remote", "set-head", "origin", "--auto")
+    again = gitstore_sync(str(carol.workspace.root))
+    assert again.default_moved is None, again.render()
+
+
 @pytest.mark.parametrize(("until", "counts"), [("29991231", True), ("20000101", False)])
 def test_a_key_kept_with_valid_before_keeps_only_what_it_signed_in_time(team: dict[str, object], tmp_path: Path,
                                                                         until: str, counts: bool) -> None:

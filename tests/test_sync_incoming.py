@@ -54,12 +54,13 @@ def team(tmp_path: Path) -> tuple[Path, Path, Path, str]:
 
 def refs(root: Path, prefix: str) -> dict[str, str]:
     """name under ``prefix`` (the prefix cut) -> tip; under ``INCOMING``, memory's only (the
-    default branch fetched beside it, ``policy-branch``, stands beside ``origin/main``)."""
+    default branch fetched beside it, ``policy-branch``, and the remote's HEAD, ``remote-head``,
+    stand beside ``origin/main``)."""
     out = git(root, "for-each-ref", "--format=%(refname) %(objectname)", prefix)
     found = {name[len(prefix):]: tip for name, tip in (line.split() for line in out.splitlines())}
     if prefix == INCOMING:
-        branch = found.pop("policy-branch", None)
-        assert branch in (None, git(root, "rev-parse", "refs/remotes/origin/main").strip())
+        for beside in ("policy-branch", "remote-head"):
+            assert found.pop(beside, None) in (None, git(root, "rev-parse", "refs/remotes/origin/main").strip())
     return found
 
 

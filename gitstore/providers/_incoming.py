@@ -38,6 +38,7 @@ from gitstore.providers._policy_git import default_branch
 
 INCOMING = "refs/memory/sync/"
 POLICY_BRANCH = "policy-branch"  # under ``INCOMING<remote>/``: one name, never a writer's ref
+HEAD_FETCHED = "remote-head"  # under ``INCOMING<remote>/``: where the remote's HEAD was at the fetch
 LOCK = "sync.lock"
 
 
@@ -67,6 +68,12 @@ def policy_incoming(remote: str) -> str:
     return f"{INCOMING}{remote}/{POLICY_BRANCH}"
 
 
+def remote_head_incoming(remote: str) -> str:
+    """Where a sync fetches the remote's HEAD, to tell whether it still names the branch the
+    policy is read from; never admitted anywhere, so the sync's end deletes it."""
+    return f"{INCOMING}{remote}/{HEAD_FETCHED}"
+
+
 def ref_tip(repo: pygit2.Repository, name: str) -> pygit2.Oid | None:
     """The commit id ref ``name`` points at; None when there is no such ref, or it is symbolic."""
     try:
@@ -84,8 +91,8 @@ def stale_incoming(repo: pygit2.Repository, remote: str | None = None) -> list[s
 
     def beside(name: str) -> pygit2.Oid | None:
         remote = name[len(INCOMING):].split("/", 1)[0]
-        if name != policy_incoming(remote):
-            return admitted.get(admitted_ref(name))
+        if name not in (policy_incoming(remote), remote_head_incoming(remote)):  # the remote's HEAD stands
+            return admitted.get(admitted_ref(name))  # beside the default branch too, where it names it
         tracking = default_branch(repo)
         return ref_tip(repo, tracking) if tracking and tracking.startswith(f"refs/remotes/{remote}/") else None
 

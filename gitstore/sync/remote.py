@@ -14,7 +14,8 @@ One sync, under a lock so two never overlap in a clone:
    remote's, is fetched beside memory, into ``refs/memory/sync/origin/policy-branch``, and its
    remote-tracking ref moved there (as ``git fetch`` would) once the verdicts before it are
    known: a policy change on the remote applies at the sync that brings it. In a partial clone
-   it is fetched with the clone's filter.
+   it is fetched with the clone's filter. The remote's ``HEAD`` comes with it: where it is
+   elsewhere, the team made another branch its default, and the policy is not moved.
 2. **Verify** what arrived (``gitstore.sync.arrivals``). A ref that passes moves into the
    fetched namespace the store reads, ``refs/memory/v1/remotes/<remote>/...``, by one
    compare-and-swap transaction, and is recorded as admitted (reads do not verify it again). A
@@ -86,7 +87,9 @@ from gitstore.providers._gitdirs import common_dir, git_env, ref_names, ref_targ
 from gitstore.providers._names import QUARANTINE, record_path
 from gitstore.providers._objects import first_parents
 from gitstore.providers._partial import is_partial, judged_again, missing_objects
-from gitstore.providers._incoming import INCOMING, drop_stale_incoming, policy_incoming, ref_tip, sync_locked
+from gitstore.providers._incoming import (
+    INCOMING, drop_stale_incoming, policy_incoming, ref_tip, remote_head_incoming, sync_locked,
+)
 from gitstore.providers._policy_git import REMOTE_HEAD, default_branch
 from gitstore.records.policy import POLICY_FILE, SIGNERS_FILE
 from gitstore.providers.git import PREFIX, GitProvider, parse_message, records_state
@@ -169,6 +172,7 @@ class SyncReport:
     continued: list[str] = field(default_factory=list)  # this writer's history, taken up from the remote
     dropped: int = 0  # payloads an honoured removal took, written out of this writer's snapshot
     changed: list[Change] = field(default_factory=list)
+    default_moved: str | None = None  # the remote's HEAD names another branch than the one the policy is read from
     nested: list[str] = field(default_factory=list)  # refs on the remote nested under a writer's name: never read
     cleared: list[str] = field(default_factory=list)  # such refs under this clone's writer names, deleted there
     left_out: list[str] = field(default_factory=list)  # arrived, and never used by the rules (damage)
@@ -218,7 +222,8 @@ class SyncReport:
     def render(self) -> list[str]:
         """The summary line, then one line per refusal, snapshot scrubbed (or not), export
         rewritten, left-out record and verdict change."""
-        return [self.line, *([self.policy] if self.policy else []), *(q.line for q in self.quarantined),
+        return [self.line, *([self.policy] if self.policy else []), *([self.default_moved] if self.default_moved else []),
+                *(q.line for q in self.quarantined),
                 *self.nested, *self.cleared, *self.snapshots.lines("the next sync tries again"),
                 *self.left_out, *(f"kept writer {w}: the remote no longer has it" for w in self.kept), *self.parted,
                 *self.stranded, *self.carried, *self.continued,
@@ -227,7 +232,7 @@ class SyncReport:
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "line": self.line, "remote": self.remote,
                 "in": [m.to_json() for m in self.came_in], "out": [m.to_json() for m in self.pushed],
-                "quarantined": [q.to_json() for q in self.quarantined], "nested": self.nested, "cleared": self.cleared,
+                "quarantined": [q.to_json() for q in self.quarantined], "nested": self.nested, "cleared": self.cleared, "defaultMoved": self.default_moved,
                 "kept": self.kept, "parted": self.parted,
                 "notPushed": self.not_pushed, "stranded": self.stranded, "carried": self.carried,
                 "continued": self.continued, "dropped": self.dropped,
@@ -266,6 +271,7 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
             policy = _policy_arrived(provider.repo, remote)
             if before is None and (run.pending() or policy):
                 before = _verdicts(ctx)
+            report.default_moved = _default_moved(provider.repo, remote)
             if policy:  # what arrived is judged under the policy it arrived with
                 branch, tip, here = policy
                 _update_refs(provider.repo, [(branch.tracking, tip, here)])
@@ -383,19 +389,19 @@ def _fetch(repo: pygit2.Repository, remote: str) -> None:
     # reads itself and git never fetches for it later
     partial = is_partial(repo)
     branch = _policy_branch(repo, remote)
-    specs = [*fetch_specs(remote), *([branch.spec] if branch and not partial else [])]
+    specs = [*fetch_specs(remote), *(branch.specs if branch and not partial else [])]
     done = _git(repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune", "--refmap=", "--no-filter",
                 "--no-recurse-submodules", remote, *specs)
     if done.returncode != 0 and branch and not partial and branch.gone(done):
         done = _git(repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune", "--refmap=",
-                    "--no-filter", "--no-recurse-submodules", remote, *fetch_specs(remote))
+                    "--no-filter", "--no-recurse-submodules", remote, *fetch_specs(remote), *branch.left(done))
     if done.returncode != 0:
         raise Refused(f"git fetch {remote} failed: {_last_line(done)}")
     if partial:
         _fetch_missing(repo, remote)
         if branch:  # with the clone's filter: the project's files are fetched as git fetches them there
             _git(repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=",
-                 "--no-recurse-submodules", remote, branch.spec)
+                 "--no-recurse-submodules", remote, *branch.specs)
 
 
 @dataclass(frozen=True)
@@ -409,14 +415,28 @@ class _Branch:
     name: str  # refs/heads/<name> on the remote
     tracking: str  # refs/remotes/origin/<name>
     incoming: str  # refs/memory/sync/origin/policy-branch
+    head: str  # refs/memory/sync/origin/remote-head: where the remote's HEAD is, fetched beside it
 
     @property
-    def spec(self) -> str:
-        return f"+{self.name}:{self.incoming}"
+    def specs(self) -> list[str]:
+        """The branch, and the remote's HEAD: a remote whose HEAD names another branch now (the
+        team moved its default) has clones that still read the policy from the old one, which
+        anyone who can push to it could rewrite; the same fetch tells, with no round trip more."""
+        return [f"+{self.name}:{self.incoming}", f"+HEAD:{self.head}"]
 
     def gone(self, done: subprocess.CompletedProcess[str]) -> bool:
-        """Whether a fetch failed because the remote no longer has the branch."""
-        return "couldn't find remote ref" in done.stderr and self.name in done.stderr
+        """Whether a fetch failed because the remote no longer has the branch, or has no HEAD."""
+        return "couldn't find remote ref" in done.stderr and (self.name in done.stderr or "HEAD" in done.stderr)
+
+    def left(self, done: subprocess.CompletedProcess[str]) -> list[str]:
+        """What of ``specs`` a fetch fetches again after ``gone``: the one the remote has."""
+        return [spec for spec, name in zip(self.specs, (self.name, "HEAD")) if not _lacks(done, name)]
+
+
+def _lacks(done: subprocess.CompletedProcess[str], name: str) -> bool:
+    """Whether a fetch failed for want of the remote ref ``name``."""
+    return any("couldn't find remote ref" in line and line.rstrip().endswith(f" {name}")
+               for line in done.stderr.splitlines())
 
 
 def _policy_branch(repo: pygit2.Repository, remote: str) -> _Branch | None:
@@ -426,17 +446,32 @@ def _policy_branch(repo: pygit2.Repository, remote: str) -> _Branch | None:
     if tracking is None or not tracking.startswith(prefix) or REMOTE_HEAD != f"{prefix}HEAD":
         return None
     name = tracking[len(prefix):]
-    return _Branch(f"refs/heads/{name}", tracking, policy_incoming(remote))
+    return _Branch(f"refs/heads/{name}", tracking, policy_incoming(remote), remote_head_incoming(remote))
 
 
 def _policy_arrived(repo: pygit2.Repository, remote: str) -> tuple[_Branch, pygit2.Oid, pygit2.Oid | None] | None:
     """The default branch when a fetch brought it somewhere else than its remote-tracking ref:
-    (the branch, where it is on the remote, where it was here)."""
+    (the branch, where it is on the remote, where it was here). None too when the remote's
+    HEAD is elsewhere (``_default_moved``): the policy stays as last fetched."""
     branch = _policy_branch(repo, remote)
-    if branch is None or (tip := ref_tip(repo, branch.incoming)) is None:
+    if branch is None or (tip := ref_tip(repo, branch.incoming)) is None or _default_moved(repo, remote):
         return None
     here = ref_tip(repo, branch.tracking)
     return None if tip == here else (branch, tip, here)
+
+
+def _default_moved(repo: pygit2.Repository, remote: str) -> str | None:
+    """What to say when the remote's HEAD, fetched beside the branch the policy is read from,
+    is not where that branch is: the team made another branch the default, and this clone
+    still reads the policy from the old one (``refs/remotes/<remote>/HEAD`` is only set at
+    clone), where anyone who can push could write another policy. None when it is there."""
+    branch = _policy_branch(repo, remote)
+    if branch is None or (head := ref_tip(repo, branch.head)) is None or head == ref_tip(repo, branch.incoming):
+        return None
+    short = branch.tracking.removeprefix("refs/remotes/")
+    return (f"{remote}'s default branch is no longer {short}, which the policy in force is read from: the policy "
+            f"stays as last fetched there; `git fetch {remote}`, then `git remote set-head {remote} --auto`, reads it "
+            "from the new one")
 
 
 def _fetch_missing(repo: pygit2.Repository, remote: str) -> None:
