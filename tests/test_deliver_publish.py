@@ -232,6 +232,23 @@ def test_claude_md_keeps_under_200_lines_leaving_out_what_does_not_fit(world: Wo
     assert standing(world.ctx).unwritten == {}, "doctor passes the line saying what was left out"
 
 
+def test_claude_md_keeps_under_40000_characters_however_few_its_lines(world: World) -> None:
+    """Claude Code warns at start-up about a CLAUDE.md over 40,000 characters: a few long lines
+    are as costly as many short ones, so the whole file keeps within both limits."""
+    for n in range(4):
+        add_learning(world, 60 + n, f"Service {n} rules", f"Service {n} keeps these rules. " + "Calls retry. " * 60)
+    (world.root / "CLAUDE.md").write_text(("Notes written by people. " * 150 + "\n") * 10)  # 37,510 characters
+    result = publish(str(world.root))
+    claude = read(world, "CLAUDE.md").decode()
+    assert 37_510 < len(claude) <= 40_000 and len(claude.splitlines()) < 200, len(claude)
+    left = result.left_out["CLAUDE.md"]
+    body = sections.split(claude, "CLAUDE.md").body or ""
+    shown = [line for line in body.splitlines() if line.startswith("- ") and "more left out" not in line]
+    assert left and shown and not any(lid in line for line in shown for lid in left)
+    warning = next(w for w in result.warnings if w.startswith("CLAUDE.md"))
+    assert all(lid in warning for lid in left) and "40,000 characters" in warning
+
+
 def test_copilot_instructions_stay_within_4000_characters(world: World) -> None:
     (world.root / ".github").mkdir()
     original = "x" * 3700 + "\n"
@@ -354,18 +371,21 @@ def _one_by_one(before: bytes | None, target: Any, lines: list[Any]) -> tuple[by
     if not lines and parts.body is None:
         return before, []
     shown, left = list(lines), []
+    fits = lambda text: all(module._size(text, m) <= room for m, room in target.bounds())  # noqa: E731
     new = sections.place(parts, module._body(shown, left))
-    while module._size(new, target.measure) > target.limit and shown:
+    while not fits(new) and shown:
         left.insert(0, shown.pop())
         new = sections.place(parts, module._body(shown, left))
-    if module._size(new, target.measure) > target.limit:  # not even an empty section fits: none
+    if not fits(new):  # not even an empty section fits: none
         new = parts.before + parts.after if parts.body is not None else text
     return new.encode("utf-8"), [i for line in left for i in line.ids]
 
 
-@pytest.mark.parametrize("measure,limit", [("bytes", 6000), ("lines", 40), ("chars", 4000), ("bytes", 200)])
+@pytest.mark.parametrize("measure,limit,also", [("bytes", 6000, ()), ("lines", 40, ()), ("chars", 4000, ()),
+                                                ("bytes", 200, ()), ("lines", 200, (("chars", 3000),))])
 @pytest.mark.parametrize("count", [0, 3, 60, 1500])
-def test_thousands_of_lines_fit_as_trying_every_length_would(measure: str, limit: int, count: int) -> None:
+def test_thousands_of_lines_fit_as_trying_every_length_would(measure: str, limit: int,
+                                                             also: tuple[tuple[str, int], ...], count: int) -> None:
     """The lines that fit a reader's limit, and the note of the rest (ten named, the others
     counted), as trying every length from the longest would give; lines the limit cannot
     hold are left out at once."""
@@ -373,7 +393,7 @@ def test_thousands_of_lines_fit_as_trying_every_length_would(measure: str, limit
 
     lines = [Line(f"Rule {n}: " + "keep it short " * (n % 7), (f"lrn_{n:032x}",), (0, 0, f"{n:05}"))
              for n in range(count)]
-    target = Target("AGENTS.md", measure, limit, "the reader")
+    target = Target("AGENTS.md", measure, limit, "the reader", also)
     before = b"# Project\n\nNotes written by people.\n"
     result = Result("published", "")
     got = fit_section(before, target, lines, result)

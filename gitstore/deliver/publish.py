@@ -18,7 +18,8 @@ reader takes in, counting the whole file:
 - ``AGENTS.md``: Codex reads at most 32 KiB across the chain of AGENTS.md files from the root
   to the working folder (``project_doc_max_bytes``); the budget leaves room for the longest
   chain of the other AGENTS.md (or AGENTS.override.md) files git tracks here;
-- ``CLAUDE.md``: Claude Code advises keeping it under 200 lines;
+- ``CLAUDE.md``: Claude Code advises keeping it under 200 lines, and warns at start-up about
+  one over 40,000 characters;
 - ``.github/copilot-instructions.md``: Copilot code review reads its first 4,000 characters.
 
 Learnings that do not fit are left out, lowest priority first (project knowledge, resolved
@@ -53,6 +54,7 @@ COPILOT = ".github/copilot-instructions.md"
 WRITES = (AGENTS, CLAUDE, COPILOT, clindex.PATH)
 CODEX_BYTES = 32 * 1024
 CLAUDE_LINES = 200
+CLAUDE_CHARS = 40_000
 COPILOT_CHARS = 4000
 PRIORITY = ("decision", "constraint", "convention", "resolved-problem", "project-knowledge")
 HEADER = ("## Learnings from review (gitstore)",
@@ -197,6 +199,11 @@ class Target:
     measure: str  # bytes, lines or chars
     limit: int
     reader: str
+    also: tuple[tuple[str, int], ...] = ()  # further (measure, limit) the whole file keeps within
+
+    def bounds(self, reserve: int = 0) -> tuple[tuple[str, int], ...]:
+        """Every (measure, room) the file must keep within, ``reserve`` taken from the first."""
+        return ((self.measure, self.limit - reserve), *self.also)
 
 
 @dataclass
@@ -366,9 +373,25 @@ def edited_by_hand(path: str) -> str:
             "edit outside the markers, or delete the section, then publish again)")
 
 
+def _most_that_fit(parts: sections.Split, shown: list[Line], measure: str, room: int) -> int:
+    """How many of the first ``shown`` lines one limit could hold at most: each adds at least
+    itself and a line break to the section, so those past it never fit and are left out at
+    once, not one by one (each try renders the whole section: thousands of lines made that
+    quadratic)."""
+    room -= _size(sections.place(parts, "\n".join(HEADER) + "\n"), measure)
+    break_size = 0 if measure == "lines" else 1  # a line's own size counts it as one line
+    most = 0
+    for line in shown:
+        room -= _size(line.render(), measure) + break_size
+        if room < 0:
+            break
+        most += 1
+    return most
+
+
 def fit_section(before: bytes | None, target: Target, lines: list[Line], result: Result,
                 reserve: int = 0) -> bytes | None:
-    """The file's new bytes with as many lines as fit its limit; None when the section was
+    """The file's new bytes with as many lines as fit its limits; None when the section was
     edited by hand (a conflict, reported). When not even an empty section fits, the file gets
     no section (it is removed if there was one): the harness would cut it anyway."""
     text = before.decode("utf-8") if before is not None else ""
@@ -380,18 +403,9 @@ def fit_section(before: bytes | None, target: Target, lines: list[Line], result:
     shown = [line for line in lines if " ".join(line.text.casefold().split()) not in outside]
     if not shown and parts.body is None:
         return before  # nothing to add: a file without a section stays as it is
-    fits = lambda candidate: _size(candidate, target.measure) + reserve <= target.limit  # noqa: E731
-    # lines past the most the limit could hold never fit: each adds at least itself and a
-    # line break to the section; they are left out at once, not one by one (each try renders
-    # the whole section: thousands of lines made that quadratic)
-    room = target.limit - reserve - _size(sections.place(parts, "\n".join(HEADER) + "\n"), target.measure)
-    break_size = 0 if target.measure == "lines" else 1  # a line's own size counts it as one line
-    most = 0
-    for line in shown:
-        room -= _size(line.render(), target.measure) + break_size
-        if room < 0:
-            break
-        most += 1
+    bounds = target.bounds(reserve)
+    fits = lambda candidate: all(_size(candidate, m) <= room for m, room in bounds)  # noqa: E731
+    most = min(_most_that_fit(parts, shown, measure, room) for measure, room in bounds)
     left: list[Line] = shown[most:]
     shown = shown[:most]
     new = sections.place(parts, _body(shown, left))
@@ -442,7 +456,8 @@ def targets(root: Path, claude: bool, copilot: bool) -> list[Target]:
     (as many teams do, so that every agent reads one file) gets its section through AGENTS.md."""
     found = [Target(AGENTS, "bytes", CODEX_BYTES, "Codex's 32 KiB for the AGENTS.md chain")]
     if (claude or (root / CLAUDE).exists()) and not _links_to_agents(root, CLAUDE):
-        found.append(Target(CLAUDE, "lines", CLAUDE_LINES, "Claude Code's advised 200 lines"))
+        found.append(Target(CLAUDE, "lines", CLAUDE_LINES, "Claude Code's advised 200 lines and 40,000 characters",
+                            (("chars", CLAUDE_CHARS),)))
     if (copilot or (root / COPILOT).exists()) and not _links_to_agents(root, COPILOT):
         found.append(Target(COPILOT, "chars", COPILOT_CHARS, "the 4,000 characters Copilot code review reads"))
     return found
