@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from bench.recall_quality import evaluate
 from gitstore.cli import main
+from gitstore.context import Context
 from gitstore.deliver.build import row, write_index
 from gitstore.deliver.index import open_file
 from gitstore.deliver.limits import Limits, canonical
@@ -584,3 +585,41 @@ def test_a_learnings_own_words_opening_a_mark_it_never_closes_are_cut_like_any_o
     budget = len(canonical(item)) - 40
     cut = fit(item, budget)
     assert cut is not None and len(canonical(cut)) <= budget, cut
+
+
+# -- the policy's history ----------------------------------------------------------------------------
+
+def _delivered(root: Path, query: str) -> tuple[list[str], str]:
+    """The ids ``gitstore recall`` gives, and the text ``gitstore context`` gives, each in its
+    own process, as agents' harnesses run them."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+    done = subprocess.run([sys.executable, "-m", "gitstore", "recall", query, "--json"], cwd=root,
+                          capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    context = subprocess.run([sys.executable, "-m", "gitstore", "context", "--prompt", query], cwd=root,
+                             capture_output=True, text=True, env=env)
+    assert context.returncode == 0, context.stderr
+    return [i["id"] for i in json.loads(done.stdout)["items"]], context.stdout
+
+
+def test_the_index_follows_a_rewrite_of_the_default_branchs_history(tmp_path: Path) -> None:
+    """The default branch made again with the same files (a force push): decisions signed
+    under a policy revision no longer in its history stop counting, with no policy file and no
+    ref of memory moving, and agents stop getting them at the next read."""
+    from gitstore.queries.verify import verify
+
+    from .conftest import git
+    from .team import proposal_of_two
+
+    alice, _bob, proposal = proposal_of_two(tmp_path)
+    accepted(alice, proposal)
+    root = alice.workspace.root
+    ids, context = _delivered(root, "retry jitter")
+    assert proposal["id"] in ids and proposal["id"] in context
+    git(root, "commit", "-q", "--amend", "--allow-empty", "-m", "Who may decide, again")  # the same tree
+    git(root, "push", "-q", "--force", "origin", "main")
+    git(root, "fetch", "-q", "origin")
+    assert any("not in refs/remotes/origin/main's history" in str(p)
+               for p in verify(Context.open(root).store).problems)
+    ids, context = _delivered(root, "retry jitter")
+    assert proposal["id"] not in ids and proposal["id"] not in context

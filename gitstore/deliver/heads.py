@@ -16,7 +16,10 @@ now, and rebuilt from the store otherwise. The fingerprint is one text made of
   no longer allows takes their decisions out of force, with no ref of memory moving). The ids
   are asked of git (one ``git ls-tree``) only when the branch's tip moved since they were last
   asked (``<git common dir>/gitstore/policy.ids``), so a branch moving without touching the
-  policy rebuilds nothing;
+  policy rebuilds nothing; and, asked then too, the tip since which the branch has only moved
+  forward (``git merge-base --is-ancestor``): a history made again (a force push of the same
+  files) can leave out the policy revision a decision names, which takes the decision out of
+  force with no policy file and no ref of memory moving;
 - for the ``git`` provider, every ref under ``refs/memory/`` with its target (those a sync
   fetched into ``refs/memory/sync/`` aside: they are not memory), loose and packed,
   in the common git folder and in any git folder gitstore keeps under it (refs kept in a
@@ -39,6 +42,8 @@ from gitstore._version import __version__
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import subprocess
+
     from gitstore.deliver.place import Place
 
 FORMAT = "recall-index/6"  # 4: a learning's line kept as scanned on one line; 5: naming no learning as a citation;
@@ -256,6 +261,36 @@ def _default_tip(common: str, read: dict[str, bytes], gitdir: str | None = None)
     return None
 
 
+def _git(common: str, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """Run git on the common folder, reading commits as the store reads them (no replacements)."""
+    import subprocess
+
+    return subprocess.run(["git", f"--git-dir={common}", *args], capture_output=True, stdin=subprocess.DEVNULL,
+                          env={**os.environ, "GIT_NO_REPLACE_OBJECTS": "1"})
+
+
+def _kept(cache: str) -> tuple[str, str, str] | None:
+    """(tip, base, ids) as last asked (see ``policy``), or None when nothing usable was kept."""
+    try:
+        with open(cache, "rb") as handle:
+            parts = handle.read().decode("ascii").split("\n", 2)
+    except (OSError, UnicodeDecodeError):
+        return None
+    return (parts[0], parts[1], parts[2]) if len(parts) == 3 else None
+
+
+def _base(common: str, kept: tuple[str, str, str] | None, tip: str) -> str:
+    """The tip the branch's history has only been added to since: the kept one when the branch
+    moved forward from the tip last asked, else the new tip (a history made again, or nothing
+    kept). Whether a decision's policy revision is in the branch's history can only change
+    from yes to no when this changes."""
+    if kept is None:
+        return tip
+    old_tip, base, _ids = kept
+    forward = _git(common, "merge-base", "--is-ancestor", old_tip, tip).returncode == 0
+    return base if forward else tip
+
+
 def policy(place: Place, read: dict[str, bytes] | None = None) -> str:
     """The fingerprint's line for the policy in force (see the module's docstring)."""
     found = _default_tip(place.common, {} if read is None else read, place.gitdir)
@@ -263,26 +298,19 @@ def policy(place: Place, read: dict[str, bytes] | None = None) -> str:
         return "policy none"
     branch, tip = found
     cache = os.path.join(place.common, "gitstore", _POLICY_IDS)
-    try:
-        with open(cache, "rb") as handle:
-            kept_tip, _, ids = handle.read().decode("ascii").partition("\n")
-        if kept_tip == tip:
-            return f"policy {branch} {ids}"
-    except (OSError, UnicodeDecodeError):
-        pass
-    import subprocess
-
-    done = subprocess.run(["git", f"--git-dir={place.common}", "ls-tree", "-z", tip, "--", *_POLICY_FILES],
-                          capture_output=True, stdin=subprocess.DEVNULL,
-                          env={**os.environ, "GIT_NO_REPLACE_OBJECTS": "1"})  # the commit as the store reads it
+    kept = _kept(cache)
+    if kept is not None and kept[0] == tip:
+        return f"policy {branch} since {kept[1]} {kept[2]}"
+    base = _base(place.common, kept, tip)
+    done = _git(place.common, "ls-tree", "-z", tip, "--", *_POLICY_FILES)
     ids = (" ".join(sorted(entry.decode("utf-8", "replace") for entry in done.stdout.split(b"\0") if entry))
            if done.returncode == 0 else f"unreadable {tip}")  # kept too: asked again once the tip moves
     try:
         os.makedirs(os.path.dirname(cache), exist_ok=True)
-        replace_file(cache, f"{tip}\n{ids}")
+        replace_file(cache, f"{tip}\n{base}\n{ids}")
     except OSError:
         pass
-    return f"policy {branch} {ids}"
+    return f"policy {branch} since {base} {ids}"
 
 
 def storage(place: Place, read: dict[str, bytes] | None = None) -> list[str]:
