@@ -609,6 +609,7 @@ def test_a_job_that_fails_while_a_link_stands_at_the_inbox_is_retried_once_it_is
     ``.git/gitstore/``, which no commit can reach, and once the link is deleted the next
     hook's run captures it."""
     from . import cli
+    from .advice import checks
 
     cli.ok("init", cwd=repo)
     (state / "inbox").rmdir()
@@ -622,10 +623,13 @@ def test_a_job_that_fails_while_a_link_stands_at_the_inbox_is_retried_once_it_is
     assert "kept" in log_lines(repo)[-1] and "not kept" not in log_lines(repo)[-1], log_lines(repo)
     held = repo / ".git" / "gitstore" / "held-jobs"
     assert len(list(held.iterdir())) == 1
+    [check] = checks(repo, "capture held")
+    assert check["state"] == "warn" and check["detail"].startswith("1 capture job(s) wait in "), check
     (state / "inbox").unlink()
     done, _ = hook(direct("claude-code"), env, repo, payload(repo, session_id="after"))
     assert done.returncode == 0
     assert [c["payload"]["session_id"] for c in calls(env)] == ["after", "while-linked"]
+    assert checks(repo, "capture held") == []
     assert not list((state / "inbox").iterdir()) and not list(held.iterdir())
 
 

@@ -20,7 +20,8 @@ tree's ``okf/wiki/`` or ``.agents/skills/`` holds promoted blocks, the same lear
 whether each block's learning is still in force (a block stays when its learning leaves
 force). And only where ``import github`` saved snapshots and a redaction not yet applied to
 them is in memory (one fetched from another clone), the review threads, to name the snapshots
-still holding the text. It names each session whose capture the hooks gave up on (set aside in the inbox), with the
+still holding the text. It says how many capture jobs wait in ``.git/gitstore/held-jobs/`` for the inbox to
+take them. It names each session whose capture the hooks gave up on (set aside in the inbox), with the
 import that captures it by hand. It also names the commands of several steps that were killed midway
 (their notes in ``okf/.memory/unfinished/``), each with the command that finishes it. In a
 partial clone it warns of a remote whose fetches leave objects out and of the objects of other
@@ -135,6 +136,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     _hooks(report, root, home)
     _hook_log(report, workspace.state, workspace.root)
     _given_up(report, workspace.state)
+    _held_jobs(report, workspace)
     _remotes(report, workspace)
     _unfinished(report, workspace.state)
     if not any(c.state == FAIL for c in report.checks if c.name in ("provider", "trust")):
@@ -418,6 +420,23 @@ def _given_up(report: Report, state: Path) -> None:
     has = git_has(inbox) if paths else None
     for path in paths:
         report.add("capture given up", WARN, *_set_aside_job(path, has))
+
+
+def _held_jobs(report: Report, workspace: Any) -> None:
+    """The capture jobs kept in ``.git/gitstore/held-jobs/``: each waited in the temporary
+    folder while the inbox could not take it (a link on the way, or not writable) and failed
+    there; the first hook run after the inbox can take jobs again retries them, and until then
+    nothing else says they wait."""
+    from gitstore.capture.agent_hook import HELD, SPOOL_PREFIX
+    from gitstore.providers._gitdirs import common_dir
+
+    held = common_dir(workspace.repo) / "gitstore" / HELD
+    jobs = sorted(held.glob(f"{SPOOL_PREFIX}*.json")) if held.is_dir() else []
+    if jobs:
+        report.add("capture held", WARN, f"{len(jobs)} capture job(s) wait in {held} for okf/.memory/inbox to take "
+                   "them (a symbolic link stood on the way to it, or it could not be written)",
+                   "make okf/.memory/inbox a writable folder of this clone again (the links check names a link "
+                   "there): the next hook run captures them")
 
 
 def _set_aside_job(path: Path, git_has: Callable[[Path, bytes], bool] | None) -> tuple[str, str]:
