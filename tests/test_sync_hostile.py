@@ -591,6 +591,7 @@ def test_a_writer_whose_name_has_a_ref_nested_under_it_pushes_again_and_deletes_
     report = sync(str(bob))
     assert not report.not_pushed and not report.nested and report.status == "ok", report.render()
     assert any(nested in line for line in report.cleared)
+    assert report.kept == [] and "kept writer" not in "\n".join(report.render()), "its own ref is back on the remote"
     assert _tip(bare, records_ref("shared", writer)) == git(bob, "rev-parse", records_ref("shared", writer)).strip()
     assert not git(bare, "for-each-ref", nested).strip()
     assert _fetch_code(carol) == 0

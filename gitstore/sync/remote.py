@@ -290,6 +290,8 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
         _scrub_snapshots(ctx.workspace.root)  # is still applied to this clone's snapshots
         raise
     report.quarantined = list({(q.writer, q.kind, q.tip): q for q in report.quarantined}.values())  # once each
+    back = {m.writer for m in report.pushed if m.kind == "records"}
+    report.kept = [w for w in report.kept if w not in back]  # this clone's own, which it just pushed again
     report.nested = [_nested_line(name, remote) for name in _nested_on_remote(provider.repo, remote)]
     _held_by_reads(_reopened(provider, ctx.scope), remote, report)
     if before is not None:
