@@ -284,6 +284,31 @@ def test_an_own_ref_whose_file_holds_no_ref_is_named_and_mended_by_the_commands_
         "git and every read leave out the history it pointed to\n"), verified.stderr
 
 
+def test_a_ref_of_a_writer_id_this_clone_left_whose_file_holds_no_ref_is_refused(tmp_path: Path) -> None:
+    """After ``init --new-writer`` the old id's refs still hold appends this clone acknowledged:
+    a damaged file there is refused by every read, as it is deleted, never a smaller store."""
+    from gitstore.providers.git import records_ref
+
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    grant_all(ctx)
+    Thread(ctx, None, "s1", kind="agent-session").save()
+    old = ctx.workspace.config.writer
+    cli.ok("init", "--new-writer", "--writer", "laptop-2", cwd=root)
+    shared = records_ref("shared", old)
+    local_ref = records_ref("local", old)
+    local = root / ".git" / "gitstore" / "local"
+    for folder, ref in ((root / ".git", shared), (local, local_ref)):
+        file = folder / ref
+        kept = file.read_bytes()
+        for damage in (b"", b"garbage\n"):
+            file.write_bytes(damage)
+            said = cli.fails(3, "grants", cwd=root)
+            assert said.startswith(f"gitstore: error: {ref}: its file holds no object id"), said
+        file.write_bytes(kept)
+        assert len(cli.ok("grants", "--json", cwd=root)) > 2
+
+
 def test_a_local_ref_deleted_is_restored_in_the_local_namespace_s_repository(tmp_path: Path) -> None:
     ctx = ready_repo(tmp_path / "widgets")
     root = ctx.workspace.root

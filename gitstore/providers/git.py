@@ -87,7 +87,7 @@ from gitstore.providers._verified import Verified
 from gitstore.providers._verify_git import MAX_CLOCK, HeldClocks, furthest, verify_repository
 from gitstore.providers._packs import Objects
 from gitstore.providers._tips import (
-    LOST, Restore, acknowledged, last_acknowledged, lost_refs, restorable, rewound, tips_log,
+    LOST, Restore, acknowledged, last_acknowledged, logged_refs, lost_refs, restorable, rewound, tips_log,
 )
 from gitstore.providers._objects import (
     BLOB, BLOB_MODE, LOOSE_LIMIT, TREE, TREE_MODE, ObjectWriter, PackFirst, TreeReader, Unreadable, add_records,
@@ -345,14 +345,19 @@ class GitProvider:
         assert self._local is not None
         return self._local
 
+    def _open_local(self) -> None:
+        """Open the local namespace's repository once it exists (another process may create it
+        while this provider lives)."""
+        if self._local is None and (self.state / LOCAL / "HEAD").is_file():
+            self._local = open_local(self.repo, create=False)
+
     def _refs(self) -> list[RefInfo]:
         """Every records ref, the local namespace's repository opened once it exists (another
         process may create it while this provider lives), and each fetched one admitted before
         that a pruning ``git fetch`` deleted (read at the tip admitted last, which gc keeps,
         until the next sync puts the ref back: a writer's memory once read is kept), parted
         histories of fetched writers among them (their ref is made when the admission is saved)."""
-        if self._local is None and (self.state / LOCAL / "HEAD").is_file():
-            self._local = open_local(self.repo, create=False)
+        self._open_local()
         found = refs_in(self.repo, self._local)
         present = {info.name for info in found}
         for name in self._admissions.known(PREFIX + "remotes/"):
@@ -1066,8 +1071,7 @@ class GitProvider:
     def restorable(self) -> list[Restore]:
         """This clone's own refs that ``check_own_refs`` refuses for a lost acknowledged append,
         which ``git update-ref`` to that append restores (see ``_tips.restorable``)."""
-        if self._local is None and (self.state / LOCAL / "HEAD").is_file():
-            self._local = open_local(self.repo, create=False)
+        self._open_local()
         return restorable(self.repo, self._local, self.state)
 
     def admit_only(self, scope: str) -> None:
@@ -1108,14 +1112,18 @@ class GitProvider:
 
     def _check_logged_refs(self) -> None:
         """Refuse when a ref this clone acknowledged appends on (its tips log says so) is gone,
-        or when one of this writer's refs is a file that holds no ref."""
+        or when one of its own refs is a file that holds no ref: this writer's, and every id it
+        wrote as before (``init --new-writer``, a copied folder), whose appends reads still
+        owe; git leaves such a file out as if the ref were not there."""
         missing = lost_refs(self.repo, self._local, self.state)
         if missing:
             raise IntegrityError(f"{missing[0]}: {LOST}; run `gitstore verify`")
-        for repo, namespace in ((self.repo, "shared"), (self._local, "local")):
-            for name in (records_ref(namespace, self.writer), payloads_ref(namespace, self.writer)):
-                if repo is not None and is_broken(repo, name):
-                    raise IntegrityError(f"{name}: {BROKEN_REF}; `gitstore doctor` says how to mend it")
+        own = {*logged_refs(self.state), *(kind(namespace, self.writer) for kind in (records_ref, payloads_ref)
+                                           for namespace in NAMESPACES)}
+        self._open_local()
+        for name in sorted(own):
+            if any(repo is not None and is_broken(repo, name) for repo in (self.repo, self._local)):
+                raise IntegrityError(f"{name}: {BROKEN_REF}; `gitstore doctor` says how to mend it")
         self._logs_checked = True
 
     def _header(self, repo: pygit2.Repository, oid: pygit2.Oid) -> Header:
