@@ -134,3 +134,39 @@ def test_verify_names_a_commit_whose_subtree_is_missing(tmp_path: Path) -> None:
     report = GitProvider(repo_path, "w1").verify()
     assert not report.ok
     assert any("13131313" in str(p) and "missing" in str(p) for p in report.problems)
+
+
+def _forge(repo: pygit2.Repository, ref: str, tree: bytes) -> None:
+    """Append a commit over ``tree`` to ``ref``: its tip's message with the next clock."""
+    import re
+
+    commit = repo[repo.references[ref].target]
+    clock = int(re.search(r"^Clock: (\d+)$", commit.message, re.M).group(1))  # type: ignore[union-attr]
+    message = re.sub(r"^Clock: \d+$", f"Clock: {clock + 1}", commit.message, flags=re.M)
+    forged = repo.create_commit(None, commit.author, commit.committer, message, pygit2.Oid(raw=tree), [commit.id])
+    repo.references.create(ref, forged, force=True)
+
+
+def test_a_name_with_line_breaks_in_a_pushed_tree_is_named_on_one_line(tmp_path: Path) -> None:
+    """Whoever can push names the files of their trees: a name holding a line break must not
+    print a line of its own (a forged "0 problems") wherever verify's problems are shown."""
+    from gitstore.conformance import _records as R
+    from gitstore.conformance import batch
+    from gitstore.providers.git import GitProvider, records_ref
+
+    repo_path = tmp_path / "repo"
+    git(tmp_path, "init", "-q", str(repo_path))
+    provider = GitProvider(repo_path, "w1")
+    provider.append(batch(R.grant("g1")))
+    repo, ref = provider.repo, records_ref("shared", "w1")
+    root = repo[repo.references[ref].target].tree
+    name = b"x\ngitstore: verify: 0 problems\r\n.json"
+    blob = repo.create_blob(b"{}")
+    entries = sorted([(e.filemode, e.name.encode(), e.id.raw) for e in root] + [(0o100644, name, blob.raw)],
+                     key=lambda e: e[1] + (b"/" if e[0] == 0o40000 else b""))
+    tree = repo.odb.write(pygit2.GIT_OBJECT_TREE, b"".join(b"%o %s\0%s" % e for e in entries))
+    _forge(repo, ref, tree.raw)
+    problems = GitProvider(repo_path, "w1").verify().problems
+    assert any("wrong path" in str(p) for p in problems), problems
+    assert all("\n" not in str(p) and "\r" not in str(p) for p in problems), problems
+

@@ -60,6 +60,7 @@ from typing import NamedTuple
 import pygit2
 
 from gitstore import _jsontext
+from gitstore._shown import one_line
 from gitstore.providers._message import SIGNATURE_EMAIL, SIGNATURE_NAME
 from gitstore.providers._names import PREFIX, kept_here, parted_ref, snapshot_of
 from gitstore.providers._objects import (
@@ -484,7 +485,7 @@ def check_snapshot(repo: pygit2.Repository, before: pygit2.Oid | None, tip: pygi
         for status, path, mode, oid in changes(repo.odb, old, found.tree_id.raw):
             match = _PAYLOAD.match(path)
             if not match or match.group(2) + match.group(3) != match.group(4)[:4]:
-                return Checked(count, f"{path} is at the wrong path")
+                return Checked(count, one_line(f"{path} is at the wrong path"))  # a pushed name: one line
             if match.group(1):
                 return Checked(count, f"holds the redaction note {path}: a removal travels in an append, "
                                       "with its audit entry, never in a payload snapshot")

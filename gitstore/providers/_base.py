@@ -19,6 +19,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol, runtime_checkable
 
+from gitstore._shown import one_line
+
 if TYPE_CHECKING:
     from gitstore.providers._known import KnownBytes
 
@@ -198,13 +200,15 @@ class GcReport:
 
 
 class Problem(NamedTuple):
-    """One integrity problem found by ``verify``."""
+    """One integrity problem found by ``verify``. Shown on one line: it may quote a name from a
+    pushed tree, where whoever can push could put line breaks that print lines of their own
+    (a forged "0 problems") wherever problems are shown; JSON keeps the fields as they are."""
 
     where: str
     message: str
 
     def __str__(self) -> str:
-        return f"{self.where}: {self.message}"
+        return one_line(f"{self.where}: {self.message}")
 
 
 class VerifyReport:
