@@ -170,3 +170,36 @@ def test_a_name_with_line_breaks_in_a_pushed_tree_is_named_on_one_line(tmp_path:
     assert any("wrong path" in str(p) for p in problems), problems
     assert all("\n" not in str(p) and "\r" not in str(p) for p in problems), problems
 
+
+def _rows(rows: list[tuple[bytes, bytes, pygit2.Oid]]) -> bytes:
+    return b"".join(b"%s %s\0%s" % (mode, name, oid.raw) for mode, name, oid in rows)
+
+
+def test_a_tree_not_in_gits_order_is_named(bare: pygit2.Repository) -> None:
+    """git finds an entry by bisecting its tree: a tree out of git's order (a folder sorts as
+    ``name/``) hides entries from plain git that gitstore would read."""
+    blob = bare.create_blob(b"1")
+    folder = _write(bare, {"x": b"2"})
+    for rows in ([(b"100644", b"b", blob), (b"100644", b"a", blob)],
+                 [(b"40000", b"a", folder), (b"100644", b"a.json", blob)]):  # "a/" sorts after "a.json"
+        tree = bare.odb.write(pygit2.GIT_OBJECT_TREE, _rows(rows))
+        with pytest.raises(Unreadable, match=f"tree {tree} is not sorted as git sorts a tree"):
+            list(changes(bare.odb, None, tree.raw))
+    sorted_rows = [(b"100644", b"a.json", blob), (b"40000", b"a", folder)]
+    assert [p for _, p, _, _ in changes(bare.odb, None, bare.odb.write(pygit2.GIT_OBJECT_TREE, _rows(sorted_rows)).raw)] \
+        == ["a.json", "a/x"]
+
+
+def test_a_record_added_out_of_order_to_a_folder_of_records_is_named(bare: pygit2.Repository) -> None:
+    """The rows a records folder gained are found by searching, not by reading every row: each
+    is checked against the rows around it."""
+    blob = bare.create_blob(b"{}")
+    one, two, three = (b"%s.json" % (c * 64).encode() for c in "137")
+    old = bare.odb.write(pygit2.GIT_OBJECT_TREE, _rows([(b"100644", one, blob), (b"100644", three, blob)]))
+    for order in ((one, three, two), (two, one, three)):
+        new = bare.odb.write(pygit2.GIT_OBJECT_TREE, _rows([(b"100644", name, blob) for name in order]))
+        with pytest.raises(Unreadable, match=f"tree {new} is not sorted as git sorts a tree"):
+            list(changes(bare.odb, old.raw, new.raw, listed={"": [two.decode()]}, clean={old.raw}))
+    new = bare.odb.write(pygit2.GIT_OBJECT_TREE, _rows([(b"100644", n, blob) for n in (one, two, three)]))
+    assert [p for _, p, _, _ in changes(bare.odb, old.raw, new.raw, listed={"": [two.decode()]}, clean={old.raw})] \
+        == [two.decode()]

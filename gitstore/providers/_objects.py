@@ -274,7 +274,8 @@ def take_records(data: bytes, names: Iterable[str],
     """When a folder (``data``, its tree bytes) holds well-formed record files only: its bytes
     without the rows of those of ``names`` it holds, and those names with their raw ids, found
     by searching (in C), not by going through the rows. None when it holds anything else, or
-    a name's row is not where a row starts, or is there twice.
+    a name's row is not where a row starts, or is there twice, or is out of git's order with
+    the rows beside it (the rows left are in order when they are a folder that was checked).
 
     ``rest_checked``: the caller checks that the bytes left are those of a folder known to
     hold well-formed record files only (by its id); then only the rows taken are checked
@@ -288,7 +289,7 @@ def take_records(data: bytes, names: Iterable[str],
         if at < 0:
             continue
         if (at % _RECORD_ENTRY or len(key) != _RECORD_ENTRY - 20 or data.find(key, at + 1) >= 0
-                or not _RECORD_NAME.fullmatch(name)):
+                or not _RECORD_NAME.fullmatch(name) or not _between_neighbours(data, at)):
             return None
         found.append((at, name))
     found.sort()
@@ -299,6 +300,14 @@ def take_records(data: bytes, names: Iterable[str],
         taken.append((name, data[start - 20:start]))
     parts.append(data[start:])
     return b"".join(parts), taken
+
+
+def _between_neighbours(data: bytes, at: int) -> bool:
+    """Whether the record row at ``at`` of a folder of record rows sorts after the row before
+    it and before the row after it, as git orders a tree (its names are all one length)."""
+    name = data[at + 7:at + 71]
+    return (at == 0 or data[at - _RECORD_ENTRY + 7:at - _RECORD_ENTRY + 71] < name) and \
+        (at + _RECORD_ENTRY == len(data) or name < data[at + _RECORD_ENTRY + 7:at + _RECORD_ENTRY + 71])
 
 
 def tree_id(body: bytes) -> bytes:

@@ -31,8 +31,8 @@ from gitstore.providers._message import Append, parse_message, parse_order
 from gitstore.providers._packs import Objects, opened
 from gitstore.providers._tips import LOST, last_acknowledged, lost_refs, rewound
 from gitstore.providers._objects import (
-    BLOB_MODE, MAX_PAYLOAD_BYTES, TREE_MODE, Oversized, Source, Unreadable, load_commit, parse_tree, read_blob, read_tree,
-    read_tree_bytes, take_records, tree_id,
+    BLOB_MODE, MAX_PAYLOAD_BYTES, TREE_MODE, Oversized, Source, TreeEntry, Unreadable, load_commit, parse_tree, read_blob,
+    read_tree, read_tree_bytes, take_records, tree_id,
 )
 
 PREFIX = "refs/memory/v1/"
@@ -567,6 +567,8 @@ def changes(odb: Source, old: bytes | None, new: bytes | None, prefix: str = "",
     after = parse_tree(data, new) if data is not None and new is not None else []
     if len({name for _, name, _ in after}) != len(after):
         raise Unreadable(f"tree {new.hex()} names an entry twice")  # type: ignore[union-attr]
+    if not _in_git_order(after):
+        raise Unreadable(f"tree {new.hex()} is not sorted as git sorts a tree")  # type: ignore[union-attr]
     entries, gone = after, {}
     if old is not None:
         before = set(read_tree(odb, old))
@@ -584,6 +586,16 @@ def changes(odb: Source, old: bytes | None, new: bytes | None, prefix: str = "",
             yield ("A" if was is None else "M"), path, mode, oid
     for name in sorted(gone):
         yield from _deleted(odb, prefix + name.decode("utf-8", "surrogateescape"), *gone[name], met)
+
+
+def _in_git_order(entries: list[TreeEntry]) -> bool:
+    """Whether a tree's entries are in git's order (a folder compared as ``name/``): git finds
+    an entry by bisecting its tree, so plain git would not find some entries of a tree in
+    another order, which gitstore would read. Most folders a walk reads hold one entry."""
+    if len(entries) < 2:
+        return True
+    keys = [name + b"/" if mode == TREE_MODE else name for mode, name, _ in entries]
+    return keys == sorted(keys)
 
 
 def _added_as_listed(data: bytes, new: bytes, old: bytes, prefix: str, names: list[str],
