@@ -251,7 +251,34 @@ def test_verify_checks_redaction_notes(folder: Path) -> None:
     assert any("a" * 64 in p and "not a redaction object" in p for p in problems)
     assert any("b" * 64 in p and "canonical" in p for p in problems)
     assert any("c" * 64 in p and "both" in p for p in problems)
-    assert len(problems) == 3
+    assert sum("no removal vouches for it" in p for p in problems) == 2  # a and b: no removal's audit entry
+    assert len(problems) == 5
+
+
+def test_verify_names_a_note_line_no_removal_vouches_for(folder: Path) -> None:
+    """Older versions kept a note in payloads.jsonl and its audit entry (a redact entry naming
+    the event) in an append of its own. A note line no such entry vouches for, written in
+    place of a payload line, would make the payload read as removed by nobody: verify names it."""
+    from gitstore.providers.jsonl import format_note
+    from gitstore.records.contracts import seal
+
+    from .provider_records import audit
+
+    provider = JsonlProvider(folder, WRITER)
+    kept, forged = event("kept", "removed the old way"), event("forged", "hidden by hand")
+    provider.append(batch(kept, forged))
+    old_audit = seal({**audit("old way"), "subjects": [kept["id"], kept["digest"]]})
+    provider.append(batch(old_audit))
+    lines = _lines(folder / "payloads.jsonl")
+    by_digest = {json.loads(line)["payload_digest"]: line for line in lines}
+    notes = {kept["payloadDigest"]: format_note(kept["payloadDigest"], _note("old way")),
+             forged["payloadDigest"]: format_note(forged["payloadDigest"], _note("forged"))}
+    (folder / "payloads.jsonl").write_bytes(b"".join(notes.get(d, line).rstrip(b"\n") + b"\n"
+                                                     for d, line in by_digest.items()))
+    reader = JsonlProvider(folder, WRITER)
+    assert reader.payload(forged["payloadDigest"]) is None
+    problems = [str(p) for p in reader.verify().problems]
+    assert len(problems) == 1 and problems[0].startswith(f"redaction note {forged['payloadDigest']}: no "), problems
 
 
 def test_verify_names_tampered_records_and_payloads(folder: Path) -> None:

@@ -94,6 +94,8 @@ PAYLOADS = "payloads.jsonl"
 LOCK = "lock"
 LOCK_SECONDS = 60.0
 _PAYLOAD_DIGEST = re.compile(rb'"payloadDigest":"(sha256:[0-9a-f]{64})"')
+_UNVOUCHED = ("no removal vouches for it: no append holds it and no audit entry of a removal names an event "
+              "with this payload ({where})")
 _OPEN_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -674,10 +676,10 @@ class JsonlProvider:
         report = VerifyReport()
         acked = _acks.acked(self._records_path)  # before the files: they only grow after it
         try:
-            notes, cited = _verify_records(self._records_path, _read_bytes(self._records_path), report,
-                                           acked.appends)
+            notes, cited, vouched = _verify_records(self._records_path, _read_bytes(self._records_path), report,
+                                                    acked.appends)
             _verify_payloads(self._payloads_path, _read_bytes(self._payloads_path), report, notes,
-                             acked.payloads, cited)
+                             acked.payloads, cited, vouched)
         except OSError as exc:
             report.problems.append(Problem(str(self.folder), f"cannot read: {exc.strerror}"))
         return report
@@ -685,14 +687,18 @@ class JsonlProvider:
 
 # -- verification ------------------------------------------------------------------------------
 
-def _verify_records(path: Path, data: bytes, report: VerifyReport, acked: int) -> tuple[set[str], dict[str, str]]:
+def _verify_records(path: Path, data: bytes, report: VerifyReport,
+                    acked: int) -> tuple[set[str], dict[str, str], set[str]]:
     """Check every records line: format, clocks (each one more than the line before: every
     append saw every earlier one), duplicates, each record's contract and each removal's
     note, and that no acknowledged append is gone. Returns the payload digests the lines
-    remove, and the payload digest of each event (to the event's digest)."""
+    remove, the payload digest of each event (to the event's digest), and the payload
+    digests whose removal a redact audit entry vouches for (``_vouched``)."""
     seen: set[str] = set()
     removed: set[str] = set()
     cited: dict[str, str] = {}
+    twins: dict[str, str] = {}  # event digest -> payload digest an earlier event cites too
+    redacted: set[str] = set()  # what redact audit entries name
     clocks: set[tuple[str, int]] = set()
     previous = 0
     lines = list(_checked_lines(path, data, report))
@@ -726,8 +732,10 @@ def _verify_records(path: Path, data: bytes, report: VerifyReport, acked: int) -
             elif item.misfiled is not None:
                 report.problems.append(Problem(f"record {item.digest}", f"{item.misfiled} ({where})"))
             found = _PAYLOAD_DIGEST.search(item.data) if item.kind == "event" else None
-            if found:
-                cited.setdefault(found.group(1).decode(), item.digest)
+            if found and cited.setdefault(found.group(1).decode(), item.digest) != item.digest:
+                twins[item.digest] = found.group(1).decode()
+            elif item.kind == "audit":
+                redacted.update(_redact_subjects(item.data))
         for digest, note in append.removals:
             wrong = note_problem(note)
             if wrong is not None:
@@ -735,13 +743,36 @@ def _verify_records(path: Path, data: bytes, report: VerifyReport, acked: int) -
             if digest in removed:
                 report.problems.append(Problem(f"redaction note {digest}", f"kept twice (again on line {number})"))
             removed.add(digest)
-    return removed, cited
+    return removed, cited, _vouched(cited, twins, redacted)
+
+
+def _redact_subjects(data: bytes) -> list[str]:
+    """What an audit entry of a removal names (the removed events' ids and digests), or
+    nothing for another audit entry."""
+    try:
+        record = json.loads(data)
+    except ValueError:
+        return []  # its contract check names it
+    subjects = record.get("subjects") if isinstance(record, dict) and record.get("action") == "redact" else None
+    return [s for s in subjects if isinstance(s, str)] if isinstance(subjects, list) else []
+
+
+def _vouched(cited: dict[str, str], twins: dict[str, str], redacted: set[str]) -> set[str]:
+    """The payload digests of the events a redact audit entry names: older versions kept a
+    note in payloads.jsonl and its audit entry (naming the event) in an append of its own, so
+    that entry is what vouches for such a note."""
+    if not redacted:
+        return set()
+    return {payload for payload, event in cited.items() if event in redacted} | \
+        {payload for event, payload in twins.items() if event in redacted}
 
 
 def _verify_payloads(path: Path, data: bytes, report: VerifyReport, removed: set[str], acked: int,
-                     cited: dict[str, str]) -> None:
+                     cited: dict[str, str], vouched: set[str]) -> None:
     """Check every payloads line: format, that each payload hashes to its digest and is kept
-    once, that each note is a canonical redaction object, that no payload is kept beside its
+    once, that each note is a canonical redaction object that a removal's audit entry vouches
+    for (``vouched``: a note line no append holds, written in place of a payload line, would
+    make the payload read as removed by nobody), that no payload is kept beside its
     note (one a killed removal left is reported too: ``gitstore gc`` erases it), and that
     every event's payload (``cited``: payload digest -> event) is kept or removed: a line
     overwritten with a copy of another leaves the count of lines as it was."""
@@ -765,6 +796,8 @@ def _verify_payloads(path: Path, data: bytes, report: VerifyReport, removed: set
             if digest in notes or digest in removed:
                 again = f"kept twice (again on line {number})"
                 report.problems.append(Problem(f"redaction note {digest}", again))
+            elif digest not in vouched:
+                report.problems.append(Problem(f"redaction note {digest}", _UNVOUCHED.format(where=where)))
             notes.add(digest)
         else:
             problem = payload_problem(stored, digest)
