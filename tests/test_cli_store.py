@@ -253,6 +253,18 @@ def test_verify_clean_then_damage_exits_3_naming_it(ready: Path) -> None:
     assert listing.returncode == 3 and "truncated" in listing.stderr and listing.stdout == ""  # no half list
 
 
+def test_gc_names_the_object_folders_the_repository_borrows_from(ready: Path, tmp_path: Path) -> None:
+    """A clone made with ``git clone --shared`` reads objects from its source's folder (git's
+    alternates), where gc erases nothing: text removed here may still be there, and gc says so."""
+    source = tmp_path / "source.git"
+    git(tmp_path, "init", "-q", "--bare", str(source))
+    (ready / ".git" / "objects" / "info").mkdir(parents=True, exist_ok=True)
+    (ready / ".git" / "objects" / "info" / "alternates").write_text(f"{source / 'objects'}\n")
+    said = run_ok(ready, "gc")
+    assert f"{source / 'objects'}" in said and "alternates" in said, said
+    assert json.loads(run_ok(ready, "gc", "--json"))["alternates"] == [str(source / "objects")]
+
+
 def test_gc_removes_redacted_payload_text(ready: Path) -> None:
     secret = R.event("gc", text="the-secret-text-to-remove")
     (ready / "b.jsonl").write_text(jsonl(secret))
@@ -264,7 +276,7 @@ def test_gc_removes_redacted_payload_text(ready: Path) -> None:
     assert report["objects"] >= 1, report
     assert json.loads(run_ok(ready, "gc", "--json")) == {
         "payloads": 0, "objects": 0, "snapshotsScrubbed": [], "snapshotFoldersGone": [], "snapshotsNotScrubbed": [],
-        "exportsRewritten": [], "dreamReportsDropped": []}, "nothing is left to erase"
+        "alternates": [], "exportsRewritten": [], "dreamReportsDropped": []}, "nothing is left to erase"
     objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=ready,
                              capture_output=True).stdout
     assert b"the-secret-text-to-remove" not in objects

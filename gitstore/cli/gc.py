@@ -16,7 +16,8 @@ def gc(as_json: bool = JSON_OPTION) -> None:
     and the dream reports that cite it are dropped."""
     report, applied, dropped = collect(Context.open())
     if as_json:
-        emit_json({"payloads": report.payloads, "objects": report.objects, **applied.to_json(),
+        emit_json({"payloads": report.payloads, "objects": report.objects, "alternates": report.alternates,
+                   **applied.to_json(),
                    "dreamReportsDropped": dropped})
         return
     typer.echo(f"gc: {report}")

@@ -186,17 +186,25 @@ class AppendResult(NamedTuple):
 
 class GcReport:
     """What a provider's ``gc`` erased: ``payloads``, removed ones and ones no stored record
-    names, and ``objects``, other storage units (git objects, temporary files)."""
+    names, and ``objects``, other storage units (git objects, temporary files). ``alternates``:
+    object folders of other repositories the store reads objects from (a clone made with
+    ``git clone --shared``), where gc erases nothing, so removed text may still be there."""
 
-    __slots__ = ("payloads", "objects")
+    __slots__ = ("payloads", "objects", "alternates")
 
-    def __init__(self, payloads: int = 0, objects: int = 0) -> None:
+    def __init__(self, payloads: int = 0, objects: int = 0, alternates: Sequence[str] = ()) -> None:
         self.payloads = payloads
         self.objects = objects
+        self.alternates = list(alternates)
 
     def __str__(self) -> str:
-        return (f"erased {self.payloads} payload(s) no stored record needs and {self.objects} "
-                f"storage object(s) memory let go of")
+        erased = (f"erased {self.payloads} payload(s) no stored record needs and {self.objects} "
+                  f"storage object(s) memory let go of")
+        if not self.alternates:
+            return erased
+        return (f"{erased}; objects are also read from {', '.join(self.alternates)} (git alternates), "
+                "where gc erases nothing: removed text may still be there, and must be erased in the "
+                "repository that owns them")
 
 
 class Problem(NamedTuple):

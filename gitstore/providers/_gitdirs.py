@@ -33,6 +33,18 @@ def common_dir(repo: pygit2.Repository) -> Path:
     return path
 
 
+def alternates(repo: pygit2.Repository) -> list[str]:
+    """The object folders of other repositories ``repo`` reads objects from (git's
+    ``objects/info/alternates``: a clone made with ``git clone --shared`` or ``--reference``),
+    as absolute paths."""
+    objects = common_dir(repo) / "objects"
+    try:
+        lines = (objects / "info" / "alternates").read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+    except OSError:
+        return []
+    return [os.path.normpath(objects / line.strip()) for line in lines if line.strip() and not line.startswith("#")]
+
+
 def state_dir(repo: pygit2.Repository) -> Path:
     """``<common git folder>/gitstore``, created when missing."""
     folder = common_dir(repo) / "gitstore"

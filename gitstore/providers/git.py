@@ -71,8 +71,8 @@ from gitstore.providers._base import (
 )
 from gitstore.providers._admit import Admission, Admissions
 from gitstore.providers._causal import Causality
-from gitstore.providers._gitdirs import (BROKEN_REF, LOCAL, PENDING, SCRATCH, common_dir, is_broken, open_local,
-                                        ref_names, run_git, state_dir)
+from gitstore.providers._gitdirs import (BROKEN_REF, LOCAL, PENDING, SCRATCH, alternates, common_dir, is_broken,
+                                        open_local, ref_names, run_git, state_dir)
 from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
 from gitstore.providers._kindmaps import ROWS_PER_LOOKUP, folder_map, kept_rows, map_path
 from gitstore.providers._known import KnownBytes, Witness
@@ -1717,6 +1717,7 @@ class GitProvider:
             report.objects += collect(self.repo, self.state)
             if pack_count(local := self.state / LOCAL) > 1:  # the local namespace: git's gc never visits it
                 roll_up(local)
+        report.alternates = alternates(self.repo)  # the local namespace's repository borrows from none
         return report
 
     def named_payloads(self) -> set[str]:
