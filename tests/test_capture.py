@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from gitstore.capture.transcripts import parse_transcript
 
 from .cli import gitstore
 from .conftest import all_objects, shared, shared_params
-from .world import claude_transcript, ready_repo
+from .world import claude_transcript, grant_all, ready_repo
 
 
 def _a_session(path: Path) -> bool:
@@ -97,6 +98,66 @@ def test_replaying_the_same_events_gives_the_same_episode_whatever_the_capture_t
     assert import_transcript(ctx, transcript, mode="hybrid").episode == first.episode
     episodes = [r for r in _stored(ctx) if r["schema"] == "gitstore.episode/v1"]
     assert len(episodes) == 1 and first.receipt["status"] == "complete"
+
+
+def _codex_session(path: Path, session: str, cwd: Path, steps: int, start: datetime) -> Path:
+    """A Codex rollout of STEPS turns, each a request, a test run and its answer: the file as
+    it stands after STEPS turns of one session (Codex runs its hook after every turn)."""
+    def line(kind: str, at: datetime, payload: dict) -> str:
+        return json.dumps({"timestamp": at.isoformat(), "type": kind, "payload": payload})
+
+    lines = [line("session_meta", start, {"id": session, "timestamp": start.isoformat(), "cwd": str(cwd),
+                                          "cli_version": "0.77.0", "git": {"branch": "main"}})]
+    for step in range(steps):
+        at = start + timedelta(minutes=step + 1)
+        call = json.dumps({"command": ["bash", "-lc", f"pytest tests/test_{step}.py"]})
+        lines += [
+            line("response_item", at, {"type": "message", "role": "user",
+                                       "content": [{"type": "input_text", "text": f"step {step}: run the tests"}]}),
+            line("response_item", at, {"type": "function_call", "name": "shell", "arguments": call, "call_id": f"c{step}"}),
+            line("response_item", at, {"type": "function_call_output", "call_id": f"c{step}",
+                                       "output": json.dumps({"output": "1 passed", "metadata": {"exit_code": 0}})}),
+            line("response_item", at + timedelta(seconds=30),
+                 {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": f"step {step} done"}]}),
+        ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("mode", ["summary", "hybrid", "transcript"])
+def test_a_session_captured_as_it_grows_stores_what_one_capture_of_it_would(ctx: Context, tmp_path: Path, mode: str) -> None:
+    """Capturing a session after each of its turns, then whole, writes each command and turn
+    once, as a capture of the whole session alone writes it; the summary of a longer session
+    replaces the earlier ones, so neither ``episodes`` nor a dream counts it again."""
+    session = "019fc8be-3658-7ca3-9e29-dddddddddddd"
+    start = datetime.now(timezone.utc) + timedelta(seconds=5)
+    path = tmp_path / f"rollout-2026-01-04T09-00-00-{session}.jsonl"
+    payload = {"session_id": session, "transcript_path": str(path), "hook_event_name": "Stop",
+               "cwd": str(ctx.workspace.root)}
+    grant_all(ctx, sources=("agent-session",))
+    for steps in range(1, 6):
+        _codex_session(path, session, ctx.workspace.root, steps, start)
+        grown = capture(ctx, HookInput.from_payload("codex", payload, "/"), mode)
+    alone = ready_repo(tmp_path / "alone")
+    grant_all(alone, sources=("agent-session",))
+    whole = capture(alone, HookInput.from_payload("codex", payload, "/"), mode)
+    assert grown.events == whole.events
+    stored = [r for r in _stored(ctx) if r["schema"] == "gitstore.event/v1"]
+    by_id: dict[str, set[str]] = {}
+    for event in stored:
+        by_id.setdefault(event["id"], set()).add(event["digest"])
+    assert all(len(digests) == 1 for digests in by_id.values()), "an event stored twice with other bytes"
+    summaries = [e for e in stored if e["payload"].get("role") == "summary"]
+    assert len(stored) - len(summaries) == len([e for e in whole.events if e["payload"]["role"] != "summary"])
+
+    def counted(where: Context) -> tuple[int, int]:
+        shown = gitstore("episodes", "--json", cwd=where.workspace.root)
+        dreamt = gitstore("dream", "--dry-run", "--json", cwd=where.workspace.root)
+        assert shown.returncode == 0 and dreamt.returncode == 0, (shown.stderr, dreamt.stderr)
+        return json.loads(shown.stdout)[0]["events"], json.loads(dreamt.stdout)["view"]["evidence"]
+
+    assert counted(ctx) == counted(alone) == (len(whole.events), len(
+        [e for e in whole.events if e["payload"]["role"] in ("user", "assistant", "summary")]))
 
 
 def test_a_missing_transcript_is_a_degraded_capture_without_episode(ctx: Context) -> None:

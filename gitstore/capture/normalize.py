@@ -25,7 +25,7 @@ from gitstore.records.contracts import seal
 from gitstore.scope import worktree_key
 from gitstore.errors import GitstoreError, InvalidInput, Refused
 from gitstore.records.ids import episode_id, event_id
-from gitstore.records.vocabulary import CAPTURE_MODES
+from gitstore.records.vocabulary import CAPTURE_MODES, SUMMARY_SEQ
 from gitstore.context import Context
 from gitstore.capture.hookinput import HookInput, regular_file
 from gitstore.capture.screening import Scan, Screen, file_name, file_names, summary_texts
@@ -135,10 +135,10 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
     agent = f"agent:{hook.harness}"
     events: list[dict[str, Any]] = []
 
-    def add(key: str, at: str | None, author: str, payload: dict[str, Any]) -> None:
+    def add(key: str, seq: int, at: str | None, author: str, payload: dict[str, Any]) -> None:
         events.append(seal({
             "schema": "gitstore.event/v1", "scope": ctx.scope, "id": event_id(eid, key), "episode": eid,
-            "type": "observation", "seq": len(events), "at": at or started, "author": author,
+            "type": "observation", "seq": seq, "at": at or started, "author": author,
             "parentEventId": None, "payload": payload,
         }))
 
@@ -151,8 +151,11 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
         if files:
             summary["files"] = files
         last = transcript.turns[-1].key if transcript.turns else "none"
-        add(f"summary:{len(transcript.turns)}:{last}", ended, agent, summary)
-        tests = dict(transcript.tests)
+        add(f"summary:{len(transcript.turns)}:{last}", SUMMARY_SEQ, ended, agent, summary)
+        tests: dict[str, bool] = {}
+        for command, passed in transcript.tests:
+            tests.setdefault(command, passed)  # the first run's: the event is of the first run
+        places = _command_places(transcript)
         for index, command in enumerate(commands):
             text = screen.text(command, 2000)
             if text is None:
@@ -161,14 +164,15 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
             if command in tests:
                 payload["exitCode"] = 0 if tests[command] else 1
                 payload["text"] = "test run passed" if tests[command] else "test run failed"
-            add(f"command:{index}:{command[:200]}", ended, agent, payload)
+            turn, at = places.get(command, (len(transcript.turns) + index, None))
+            add(f"command:{index}:{command[:200]}", turn + 1, _time(at), agent, payload)
     if mode in ("transcript", "hybrid"):
-        for turn in transcript.turns[:MAX_TURNS]:
+        for index, turn in enumerate(transcript.turns[:MAX_TURNS]):
             text = screen.text(turn.text, TURN_CHARS) if turn.text.strip() else None
             if text is None:
                 continue
             author = agent if turn.role != "user" else "user:local"
-            add(f"turn:{turn.key}", _time(turn.at), author, {"role": turn.role, "text": text})
+            add(f"turn:{turn.key}", index + 1, _time(turn.at), author, {"role": turn.role, "text": text})
     degraded = _degradation(transcript, screen, reasons)
     episode = seal({
         "schema": "gitstore.episode/v1", "scope": ctx.scope, "id": eid, "source": source,
@@ -180,6 +184,18 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
         "mode": mode, "grants": _grants(ctx, started),
     })
     return episode, events
+
+
+def _command_places(transcript: Transcript) -> dict[str, tuple[int, str | None]]:
+    """Each command's place in the session: the index and time of the turn that first ran it.
+    A command event takes both from there, never from the capture or the session's end, so a
+    capture of the session after a later turn writes the event a capture of it then wrote."""
+    places: dict[str, tuple[int, str | None]] = {}
+    for index, turn in enumerate(transcript.turns):
+        for call in turn.tools:
+            if call.command and not call.rejected:
+                places.setdefault(call.command, (index, turn.at))
+    return places
 
 
 def transcript_key(hook: HookInput) -> str:

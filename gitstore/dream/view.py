@@ -32,6 +32,7 @@ from gitstore.records.identity import is_person
 from gitstore.rules import consent
 from gitstore.rules.active import evaluate
 from gitstore.rules.evidence import refs_serve
+from gitstore.rules.summaries import is_summary, standing, superseded
 from gitstore.rules.view import View
 
 TEXT_ROLES = frozenset({"user", "assistant", "summary"})
@@ -260,10 +261,13 @@ def _current(view: View, event: dict[str, Any]) -> bool:
     """A comment version no edit of its own replaced, or a session text. Anyone who can push can
     append an edit naming any comment: only one continuing it (``consent.continues``: same
     thread, author and source comment) replaces it; any other is a comment of its own beside it,
-    so a forged edit never hides another person's comment from what a dream reads."""
+    so a forged edit never hides another person's comment from what a dream reads. Of a
+    session's summaries only the latest is current (``gitstore.rules.summaries``)."""
     if event["type"] in ("comment", "edit"):
         return not any(consent.continues(c, event) for c in view.children.get(event["id"], ()))
     if event["type"] == "observation":
+        if superseded(event, view.memo("summaries.standing", lambda: standing(view.events.values()))):
+            return False
         payload = event.get("payload") or {}
         return payload.get("role") in TEXT_ROLES or "redaction" in event
     return False
@@ -284,6 +288,8 @@ def _evidence(taking: _Taking) -> dict[str, Evidence]:
         if not _current(view, event):
             if event["type"] != "observation":
                 taking.excluded["superseded by an edit"] += 1
+            elif is_summary(event):
+                taking.excluded["superseded by a later summary of its session"] += 1
             continue
         before = taking.since is not None and event["at"] < taking.since and event["id"] not in taking.remembered
         if before:

@@ -12,6 +12,7 @@ from gitstore.context import Context
 from gitstore.errors import Refused, UsageError
 from gitstore.records.vocabulary import SOURCES, unknown
 from gitstore.queries._text import event_text, heading, matches, why_no_text
+from gitstore.rules.summaries import is_summary, standing, superseded
 from gitstore.store import Item
 
 
@@ -87,11 +88,23 @@ def episodes(ctx: Context, grep: str | None = None, source: str | None = None) -
     chosen: dict[str, Item] = {}
     hits: dict[str, list[EventShown]] = {}
     # one pass, keeping per episode what the answer shows: memory holds the episodes, not every event
+    summaries: list[dict[str, Any]] = []
     for item in ctx.store.items(["episode", "event"], payloads=found is not None):
         if item.kind == "episode":
             _note_head(chosen, item)
             continue
         event = item.record
+        if is_summary(event):  # counted once the one that stands is known
+            summaries.append(event)
+            continue
+        counts[event["episode"]] += 1
+        _note_first(firsts, event)
+        if found is not None and matches(found, event_text(event)):
+            hits.setdefault(event["episode"], []).append(EventShown(event))
+    stands = standing(summaries)
+    for event in summaries:
+        if superseded(event, stands):
+            continue
         counts[event["episode"]] += 1
         _note_first(firsts, event)
         if found is not None and matches(found, event_text(event)):
@@ -134,6 +147,8 @@ def evidence(ctx: Context, episode_id: str, grep: str | None = None) -> EpisodeS
     wanted = _episode_named(ctx, episode_id)
     items = list(ctx.store.stream(wanted))
     events = [i.record for i in items if i.kind == "event"]
+    stands = standing(events)
+    events = [e for e in events if not superseded(e, stands)]  # a later capture's summary replaced it
     ctx.store.attach_payloads(events)
     chosen: dict[str, Item] = {}
     for item in items:

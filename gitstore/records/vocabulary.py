@@ -25,6 +25,12 @@ CAPTURE_MODES = ("summary", "transcript", "hybrid")
 
 DEFAULT_CAPTURE_MODE = "summary"
 
+SUMMARY_SEQ = 0
+"""A session's summary's place in its episode: before every turn and command, whose places
+(from 1) are those of their turns in the transcript, so a longer session moves none of them.
+Each capture summarizes the session as it stands then; the latest stands for it
+(``gitstore.rules.summaries``)."""
+
 CAPTURE_STATES = ("complete", "degraded")
 """A receipt's status and an episode's capture (``receipt.status``, ``episode.capture``)."""
 
