@@ -160,6 +160,24 @@ def test_a_session_captured_as_it_grows_stores_what_one_capture_of_it_would(ctx:
         [e for e in whole.events if e["payload"]["role"] in ("user", "assistant", "summary")]))
 
 
+@pytest.mark.parametrize(("mode", "steps", "left_out"), [("summary", 203, 3), ("transcript", 501, 4)])
+def test_a_capture_past_its_bounds_says_it_is_truncated_and_how_much_it_left_out(
+        ctx: Context, tmp_path: Path, mode: str, steps: int, left_out: int) -> None:
+    """A summary keeps the first 200 commands, a transcript the first 2,000 turns: what is
+    past them is not kept, and the receipt must not call such a capture complete."""
+    path = _codex_session(tmp_path / "rollout.jsonl", "sess-long", ctx.workspace.root, steps,
+                          datetime.now(timezone.utc) + timedelta(seconds=5))
+    result = import_transcript(ctx, path, mode=mode)
+    assert result.receipt["status"] == "degraded" and result.receipt["reasons"] == ["truncated"]
+    assert result.episode is not None and result.episode["capture"] == "degraded"
+    assert result.left_out == left_out
+    done = gitstore("import", "transcript", str(path), "--mode", mode, cwd=ctx.workspace.root)
+    assert f"left out: {left_out} turn(s), command(s) or file(s)" in done.stdout, done.stdout
+    short = import_transcript(ctx, _codex_session(tmp_path / "short.jsonl", "sess-short", ctx.workspace.root, 3,
+                                                  datetime.now(timezone.utc) + timedelta(seconds=5)), mode=mode)
+    assert short.receipt["status"] == "complete" and short.left_out == 0
+
+
 def test_a_missing_transcript_is_a_degraded_capture_without_episode(ctx: Context) -> None:
     payload = {"session_id": "gone", "transcript_path": "/nonexistent/x.jsonl", "hook_event_name": "SessionEnd"}
     result = capture(ctx, HookInput.from_payload("claude-code", payload, str(ctx.workspace.root)))

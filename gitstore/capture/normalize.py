@@ -28,7 +28,7 @@ from gitstore.records.ids import episode_id, event_id
 from gitstore.records.vocabulary import CAPTURE_MODES, SUMMARY_SEQ
 from gitstore.context import Context
 from gitstore.capture.hookinput import HookInput, regular_file
-from gitstore.capture.screening import Scan, Screen, file_name, file_names, summary_texts
+from gitstore.capture.screening import Scan, Screen, file_name, file_names, summary_left_out, summary_texts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,6 +54,7 @@ class Capture(NamedTuple):
     events: list[dict[str, Any]]
     subagents: tuple[Capture, ...] = ()
     subagents_left_out: int = 0
+    left_out: int = 0  # turns, commands and files of the session past what one capture keeps
 
     def records(self) -> list[dict[str, Any]]:
         own = [self.envelope, *([self.episode] if self.episode else []), *self.events, self.receipt]
@@ -77,12 +78,22 @@ def build(ctx: Context, hook: HookInput, transcript: Transcript | None, problem:
     screen = Screen(scanned or {})
     envelope = _envelope(ctx, hook, transcript, mode, captured_at, screen)
     reasons: list[str] = [problem] if problem else []
-    episode, events = None, []
+    episode, events, cut = None, [], 0
     if transcript is not None:
+        cut = _left_out(transcript, mode)
+        if cut:
+            reasons.append("truncated")
         episode, events = _episode(ctx, hook, transcript, mode, screen, reasons)
     left_out = transcript.subagents_left_out if transcript is not None else 0
     return Capture(envelope, _receipt(ctx, envelope, episode, transcript, screen, reasons), episode, events,
-                   subagents_left_out=left_out)
+                   subagents_left_out=left_out, left_out=cut)
+
+
+def _left_out(transcript: Transcript, mode: str) -> int:
+    """How many turns (past ``MAX_TURNS``), commands and files (past the summary's bounds) of
+    the session MODE keeps none of: a capture that leaves any out is ``truncated``."""
+    cut = max(0, len(transcript.turns) - MAX_TURNS) if mode in ("transcript", "hybrid") else 0
+    return cut + (summary_left_out(transcript) if mode in ("summary", "hybrid") else 0)
 
 
 def _envelope(ctx: Context, hook: HookInput, transcript: Transcript | None, mode: str, at: str,

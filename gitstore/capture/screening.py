@@ -145,12 +145,22 @@ def file_names(transcript: Transcript) -> list[str]:
     relative to the session's folder, none outside it, each once, the first ``MAX_FILES``. A
     path longer than ``FILE_CHARS`` is left out rather than cut: a cut path names no file, and
     its cut end could be part of a secret the scanner no longer recognizes."""
+    return _listable(transcript)[:MAX_FILES]
+
+
+def summary_left_out(transcript: Transcript) -> int:
+    """How many commands and files a summary leaves out for its bounds (``MAX_COMMANDS``,
+    ``MAX_FILES``): a capture that leaves any out says so (``truncated``)."""
+    return max(0, len(transcript.commands) - MAX_COMMANDS) + max(0, len(_listable(transcript)) - MAX_FILES)
+
+
+def _listable(transcript: Transcript) -> list[str]:
     found: dict[str, None] = {}
     for path in transcript.files_touched:
         relative = _relative(path, transcript.cwd)
         if relative is not None:
             found.setdefault(relative, None)
-    return list(found)[:MAX_FILES]
+    return list(found)
 
 
 def _relative(path: str, cwd: str | None) -> str | None:

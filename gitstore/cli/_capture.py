@@ -33,13 +33,14 @@ ADVICE = {
 
 def summary(result: Capture) -> dict[str, Any]:
     """What a capture wrote; its subagents' captures under ``subagents``, each summed up alike,
-    and how many subagents' transcripts it left out (``subagentsLeftOut``)."""
+    how many subagents' transcripts it left out (``subagentsLeftOut``), and how many of the
+    session's turns, commands and files past what one capture keeps (``leftOut``)."""
     receipt = result.receipt
     return {"envelope": result.envelope["digest"], "receipt": receipt["digest"],
             "episode": receipt["episode"], "status": receipt["status"], "reasons": receipt["reasons"],
             "lines": receipt["lines"], "redactions": receipt["redactions"], "events": len(result.events),
             "subagents": [summary(subagent) for subagent in result.subagents],
-            "subagentsLeftOut": result.subagents_left_out}
+            "subagentsLeftOut": result.subagents_left_out, "leftOut": result.left_out}
 
 
 def print_capture(result: Capture, as_json: bool) -> None:
@@ -60,6 +61,8 @@ def _print(data: dict[str, Any], what: str) -> None:
     echo(f"captured {what} {data['episode'] or '-'}: {data['events']} event(s), {data['status']}")
     for reason in data["reasons"]:
         echo(f"  {reason}: {ADVICE.get(reason, 'see okf/wiki/capture.md')}")
+    if data["leftOut"]:
+        echo(f"  left out: {data['leftOut']} turn(s), command(s) or file(s) past what one capture keeps")
     lines = data["lines"]
     echo(f"  lines {lines['total']}: parsed {lines['parsed']}, unknown {lines['unknown']}, "
          f"malformed {lines['malformed']}, quarantined {lines['quarantined']}; redactions {data['redactions']}")
