@@ -235,6 +235,20 @@ def test_no_secret_reaches_the_store(ctx: Context, tmp_path: Path) -> None:
     assert b"pushed" in objects  # the rest of the text is kept
 
 
+@pytest.mark.parametrize(("event", "stored"), [(SECRETS["github"], "withheld"), ("Stöp", "St-p"),
+                                               ("SessionEnd", "SessionEnd")])
+def test_the_hook_event_name_is_screened_as_every_name_from_outside(
+        ctx: Context, tmp_path: Path, event: str, stored: str) -> None:
+    """The envelope lies outside every payload redaction removes: a hook event name holding a
+    secret is withheld, one of letters the contract has no place for costs nothing more."""
+    transcript = claude_transcript(tmp_path / "s.jsonl", [("user", "Add jitter."), ("assistant", "Added.")])
+    payload = {"session_id": "sess-1", "transcript_path": str(transcript), "hook_event_name": event}
+    result = capture(ctx, HookInput.from_payload("claude-code", payload, str(ctx.workspace.root)))
+    assert result.envelope["event"] == stored and result.receipt["status"] == "complete"
+    subprocess.run(["git", "gc", "-q"], cwd=ctx.workspace.root, check=True)
+    assert SECRETS["github"].encode() not in all_objects(ctx.workspace.root)
+
+
 def test_a_secret_in_the_session_branch_is_no_branch_at_all(ctx: Context, tmp_path: Path) -> None:
     """An episode's pin lies outside the payload redaction removes: a branch the scanner would
     change is stored as none, and an ordinary one as it is."""

@@ -58,7 +58,9 @@ def regular_file(path: Path | None) -> bool:
 
 
 def _token(value: str, size: int) -> str:
-    cleaned = "".join(c if c.isalnum() or c in "._-" else "-" for c in value)[:size]
+    """VALUE as the contract has a hook event: ASCII letters, digits and ``._-`` (any other
+    character ``-``), starting with a letter, at most SIZE characters."""
+    cleaned = "".join(c if (c.isascii() and c.isalnum()) or c in "._-" else "-" for c in value)[:size]
     return cleaned if cleaned and cleaned[0].isalpha() else "x" + cleaned[: size - 1]
 
 

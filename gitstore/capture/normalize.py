@@ -99,7 +99,8 @@ def _left_out(transcript: Transcript, mode: str) -> int:
 def _envelope(ctx: Context, hook: HookInput, transcript: Transcript | None, mode: str, at: str,
               screen: Screen) -> dict[str, Any]:
     """The envelope; its names come from outside (the harness, the checkout) into a record no
-    redaction reaches, so each is screened whole (``Screen.name``, ``Screen.key``)."""
+    redaction reaches, so each is screened whole (``Screen.name``, ``Screen.key``): a hook
+    event the scanner would change is ``withheld``."""
     head = _head(ctx.workspace.repo)
     info = _transcript_file(hook.transcript, screen)
     available = ["transcript"] if info else []
@@ -109,7 +110,8 @@ def _envelope(ctx: Context, hook: HookInput, transcript: Transcript | None, mode
     version = hook.version or (transcript.version if transcript else None)
     return seal({
         "schema": "gitstore.envelope/v1", "scope": ctx.scope, "harness": hook.harness,
-        "harnessVersion": screen.name(version, 64), "event": hook.event, "session": screen.key(session),
+        "harnessVersion": screen.name(version, 64), "event": screen.name(hook.event, 64) or "withheld",
+        "session": screen.key(session),
         "worktree": worktree_key(ctx.workspace.repo), "branch": screen.name(_branch(ctx.workspace.repo), 255),
         "revision": head, "transcript": info, "available": available, "mode": mode, "capturedAt": at,
     })
