@@ -177,8 +177,8 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
             if command in tests:
                 payload["exitCode"] = 0 if tests[command] else 1
                 payload["text"] = "test run passed" if tests[command] else "test run failed"
-            turn, at = places.get(command, (len(transcript.turns) + index, None))
-            add(f"command:{index}:{command[:200]}", turn + 1, _time(at), agent, payload)
+            place, at = places.get(command, (len(transcript.turns) + index, None))
+            add(f"command:{index}:{command[:200]}", place + 1, _time(at), agent, payload)
     if mode in ("transcript", "hybrid"):
         for index, turn in enumerate(transcript.turns[:MAX_TURNS]):
             text = screen.text(turn.text, TURN_CHARS) if turn.text.strip() else None

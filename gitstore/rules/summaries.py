@@ -19,7 +19,7 @@ from gitstore.records.vocabulary import SUMMARY_SEQ
 
 def is_summary(event: dict[str, Any]) -> bool:
     """Whether EVENT is a session's summary as a capture writes it."""
-    return event["type"] == "observation" and event["seq"] == SUMMARY_SEQ and event["author"].startswith("agent:")
+    return bool(event["type"] == "observation" and event["seq"] == SUMMARY_SEQ and event["author"].startswith("agent:"))
 
 
 def standing(events: Iterable[dict[str, Any]]) -> dict[str, str]:
