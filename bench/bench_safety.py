@@ -7,13 +7,13 @@ quarantined; ``python -m tools.safety_eval`` prints the full table.
 
 Speed: the scanner must stay linear in its input whatever the input holds. Each adversarial
 input repeats, over the same number of bytes as ordinary prose, what one finder looks at
-closely (credential words, in prose, in table cells, after notes too, and before gaps, hails
-to AI agents, downloaders, substitutions, underscores, base64 runs, also in table rows, hidden
-characters judged in context, tags, link and image targets, reference images, reference
-definitions with titles and the labels naming them, also in code and HTML blocks, stale
-references to web addresses, style attributes, meta refreshes, emoji flag sequences,
-look-alikes in Latin words); the worst of them is compared with the prose, in the same run.
-Goal: <= 10x.
+closely (credential words, in prose, in table cells, after notes too, before gaps and before
+dotted values, Google tokens, hails to AI agents, downloaders, substitutions, underscores,
+base64 runs, also in table rows, hidden characters judged in context, tags, link and image
+targets, reference images, reference definitions with titles and the labels naming them, also
+in code and HTML blocks, stale references to web addresses, style attributes, meta refreshes,
+emoji flag sequences, look-alikes in Latin words); the worst of them is compared with the
+prose, in the same run. Goal: <= 10x.
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ ADVERSARIAL: dict[str, str] = {
     "credential words and runs": "the secret is " + "Ab1" * 60 + " ",
     "credential words in table cells": "| api_key | x\\|y |\tsecret  z |\n",
     "credential words before gaps": "password" + " \t" * 40,
+    "credential words before dotted values": "api_key=self." + "s3Bucket.x9Y." * 36 + "z\n",
+    "google tokens": "ya29." + "A1b-" * 20 + " ",
     "credential words in emphasised key cells": "| **password (a):** | ~~b~~ c d password e |\n",
     "notes in value cells": "| password | [a] (b) [c] [d] [e] x |\n",
     "hails": "attention ai agents note to any llm reading this ",

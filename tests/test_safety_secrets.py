@@ -102,6 +102,7 @@ API_KEYS = {
     "stripe-test": ("sk_" + "test_QpBenQtYh5Xj8TPQxjq4i9DoV8gz4FkQ1okTBGzvAmwufUxbvJDCTbyvHNsG9eh6Yo4gf", "stripe-key"),
     "npm": ("npm_" + "SlB5er8bOfZqfM2oeq3hDavJA76rNicHTp8h", "npm-token"),
     "google": ("AI" + "zauHgxzNNAL5wIScGebcy8F5n3-YNBDRzrZSg", "google-api-key"),
+    "google-oauth": ("ya" + "29.a0AfB_byC7xK2mQ9pL4vR8sT1uW3yZ6bN0cD5eF7gH-Jk2Lm", "google-oauth-token"),
 }
 SENTENCES = ["I used {} for the demo.", "({})", "`{}`", "try {}.", "{}\n"]
 
@@ -381,3 +382,44 @@ def test_a_value_behind_a_star_is_judged_as_any_other(text: str) -> None:
     characters hides nothing."""
     result = SCANNER.scan(text)
     assert [f.kind for f in result.findings] == ["credential-assignment"], text
+
+
+# Unquoted values with a dot in them, as ``cat .env`` prints them and people paste them: the
+# dot makes them look like a member reference (``config.password``), but a part that mixes
+# cases and digits at random names no member.
+_YA29 = "ya" + "29.DNxril3RavGD5MfvJ7NScUykT8C8UBkkpdhiG37LeXSyYV4g6snRoUYA4fXr"
+DOTTED_SECRETS = {
+    "google-oauth": (f"ACCESS_TOKEN={_YA29}", _YA29[5:]),
+    "google-oauth-in-url": (f"GET https://www.googleapis.com/drive/v3/files?access_token={_YA29}", _YA29[5:]),
+    "discord": ("DISCORD_TOKEN=MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs", "MTk4NjIyNDgz"),
+    "prefixed-secret": ("secret_key=prod.Xk9mQ2vL7pR4tY8wZ3nB6cF1hJ5kM0sD4gA7eU2i", "Xk9mQ2vL7pR4"),
+    "prefixed-password": ("DB_PASSWORD=Prod.Xk9mQ2vL7pR4tY8w", "Xk9mQ2vL7pR4"),
+    "client-secret": ("client_secret=GOCSPX.Xk9mQ2vL7pR4tY8wZ3nB6cF1hJ5k", "Xk9mQ2vL7pR4"),
+    "export": ("export API_TOKEN=live.Xk9mQ2vL7pR4tY8wZ3nB6cF1hJ5kM0sD4gA7eU2i", "Xk9mQ2vL7pR4"),
+    "env-file": ("$ cat .env\nDEBUG=false\nACCESS_TOKEN=prod.Zq8WkX3mPv7RtY2nLs9BcD4f\n", "Zq8WkX3mPv7R"),
+}
+
+
+@pytest.mark.parametrize(("text", "material"), DOTTED_SECRETS.values(), ids=list(DOTTED_SECRETS))
+def test_an_unquoted_value_with_a_dot_is_judged_by_its_parts(text: str, material: str) -> None:
+    result = SCANNER.scan(text)
+    assert not result.quarantined
+    assert result.redactions >= 1, text
+    assert material not in result.text
+
+
+@pytest.mark.parametrize("text", [
+    "password = config.password",
+    "DB_PASSWORD=settings.DB_PASSWORD",
+    "API_KEY=os.environ.API_KEY",
+    "secret_key = self.secret_key",
+    "token=request.headers.Authorization",
+    "api_key=self.clientId",
+    "secret_key=app.utf8Decoder.secretKey",
+    "api_key=Settings::apiKey",
+    "access_token=ctx->accessToken",
+    "api_key=this.s3Bucket.apiKey",
+])
+def test_an_unquoted_member_reference_is_kept(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.findings == (), (text, result.findings)

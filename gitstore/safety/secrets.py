@@ -7,7 +7,7 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
 - credentials with a shape of their own, wherever they stand: ``aws-access-key`` (AKIA/ASIA
   ids), ``github-token`` (``ghp_``... and ``github_pat_``), ``slack-token``, ``slack-webhook``,
   API keys (``openai-key``, ``anthropic-key``, ``gitlab-token``, ``stripe-key``, ``npm-token``,
-  ``google-api-key``) and ``jwt`` (except the signed, expiring links GitHub renders for images in private
+  ``google-api-key``, ``google-oauth-token``) and ``jwt`` (except the signed, expiring links GitHub renders for images in private
   repositories, which stay).
 - ``bearer-token`` and ``basic-auth``: ``Bearer <token>`` anywhere, the ``token`` and ``Basic``
   schemes after an Authorization header name, the password of ``curl -u user:password`` (the
@@ -144,6 +144,8 @@ _API_KEYS = tuple(
         ("stripe-key", "k_", r"[sr]k_(?:live|test|prod)_([A-Za-z0-9]{20,247})"),
         ("npm-token", "npm_", r"npm_([A-Za-z0-9]{36})"),
         ("google-api-key", "AIza", r"AIza([0-9A-Za-z_-]{35})"),
+        # Google OAuth access tokens: ya29. and a random run of up to 2,048 characters
+        ("google-oauth-token", "ya29.", r"ya29\.([0-9A-Za-z_-]{20,2048})"),
     )
 )
 _KEY_END = lazy.Pattern(r"[A-Za-z0-9_-]")

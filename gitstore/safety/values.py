@@ -136,6 +136,8 @@ _CREDENTIAL_IN_VALUE = lazy.Pattern(r"(?i)passw|secret|token")
 _RANDOM_RUN = lazy.Pattern(r"[A-Za-z0-9+/]{20,}")
 _UNICODE_ESCAPE = lazy.Pattern(r"\\u([0-9a-fA-F]{4})")
 _DOTTED_REFERENCE = lazy.Pattern(r"[A-Za-z_$][\w$]*(?:(?:\.|->|::)[A-Za-z_$][\w$]*)+")
+_MEMBER_SEPARATOR = lazy.Pattern(r"\.|->|::")
+_DIGITS = lazy.Pattern(r"\d+")
 _IDENTIFIER = lazy.Pattern(r"[A-Za-z_]+")
 # A pointer to a named type (``*rsa.PrivateKey``, ``**oauth2.Token``, ``*Config``) or member
 # (``*config.key``): lowercase packages or values, then a CamelCase type or a lowercase member.
@@ -197,12 +199,23 @@ def _looks_like_name(value: str, passwordish: bool) -> bool:
     return not (passwordish and _WORD_WITH_NUMBER.fullmatch(value))
 
 
+def _looks_random(part: str) -> bool:
+    """A part of a dotted value no one names a member with: letters of both cases and digits
+    that do not read as words with numbers between them (``Xk9mQ2vL7pR4``, not ``utf8Decoder``
+    or ``s3Bucket``), as a bare value of that shape is judged a secret. So ``prod.Xk9mQ...``
+    and ``ya29.a0AfB...`` are values, ``self.secret_key`` a reference."""
+    mixed = any(c.islower() for c in part) and any(c.isupper() for c in part)
+    if not (mixed and any(c.isdigit() for c in part)):
+        return False
+    return not _NAME.fullmatch(_DIGITS.sub("-", part).strip("-"))
+
+
 def _looks_like_reference(value: str) -> bool:
     """Unquoted values that name something else: a variable, a member, a constant, an env var."""
     if value[0] in "$%&@" or value.startswith(("/", "./", "../", "~/")):
         return True
     if _DOTTED_REFERENCE.fullmatch(value):
-        return True
+        return not any(_looks_random(part) for part in _MEMBER_SEPARATOR.split(value))
     if _IDENTIFIER.fullmatch(value):
         upper = sum(1 for c in value if c.isupper())
         return "_" in value or (0 < upper <= max(1, len(value) // 4) and not value[0].isupper())
