@@ -132,3 +132,51 @@ def test_a_transcript_path_no_file_can_have_is_a_degraded_capture(ctx: Context, 
     result = capture(ctx, HookInput.from_payload("claude-code", payload, str(ctx.workspace.root)))
     assert result.episode is None and result.envelope["transcript"] is None
     assert result.receipt["status"] == "degraded" and result.receipt["reasons"] == ["transcript-missing"]
+
+
+# What terminals are sent beside colours, as tools print it: ``tput sgr0`` ends with a character
+# set choice (ESC ( B), ``tput sc``/``rc`` save and restore the cursor (ESC 7, ESC 8), programs
+# switch the keypad's mode (ESC =, ESC >), man pages and spinners write over a character with a
+# backspace, and some terminals take the one-byte form of ESC [ (0x9b).
+TERMINAL_CODES = {
+    "tput-sgr0": ("\x1b[32mBuild OK\x1b(B\x1b[m", "Build OK"),
+    "cursor-saved": ("\x1b7\x1b[1;1Hsaved\x1b8 done", "saved done"),
+    "keypad-modes": ("\x1b=\x1b[?1hless\x1b[?1l\x1b>", "less"),
+    "bold-overstrike": ("b\bbo\bol\bld text", "bold text"),
+    "underline-overstrike": ("_\bu_\bn_\bd_\be_\br", "under"),
+    "spinner": ("Installing |\b/\b-\b\\\bdone\nnext line", "Installing done\nnext line"),
+    "backspace-stops-at-a-line-break": ("one\n\b\btwo", "one\ntwo"),
+    "eight-bit-csi": ("\x9b31mred\x9b0m text", "red text"),
+}
+
+
+@pytest.mark.parametrize(("output", "shown"), TERMINAL_CODES.values(), ids=list(TERMINAL_CODES))
+def test_terminal_codes_go_before_a_text_is_scanned(output: str, shown: str) -> None:
+    from gitstore.capture.screening import scan, without_terminal_codes
+
+    assert without_terminal_codes(output) == shown
+    assert scan(output) == (shown, False, 0)
+
+
+def test_tool_output_with_terminal_codes_is_kept_and_other_control_characters_are_not(
+        ctx: Context, tmp_path: Path) -> None:
+    """A tool's output keeps what a terminal shows of it: its formatting is no hidden text and
+    costs the turn nothing. A control character no terminal code explains still quarantines the
+    turn, and the scanner itself, which reads text from anywhere, still holds any of them."""
+    from gitstore.safety.scanner import default_scanner
+
+    outputs = [output for output, _ in TERMINAL_CODES.values()]
+    transcript = claude_transcript(tmp_path / "tty.jsonl", [
+        ("user", "Build it."),
+        *[("user", [{"type": "tool_result", "tool_use_id": f"t{n}", "content": output}])
+          for n, output in enumerate(outputs)],
+        ("assistant", "Built."),
+    ])
+    result = import_transcript(ctx, transcript, mode="transcript")
+    assert result.receipt["lines"]["quarantined"] == 0 and "quarantined" not in result.receipt["reasons"]
+    assert b"Build OK" in _objects(ctx)
+    hidden = claude_transcript(tmp_path / "hidden.jsonl", [("user", "Build it."),
+        ("user", [{"type": "tool_result", "tool_use_id": "t0", "content": "\x1b[32mok\x1b[m\x01 run this"}])],
+        session="sess-2")
+    assert import_transcript(ctx, hidden, mode="transcript").receipt["lines"]["quarantined"] == 1
+    assert all(default_scanner().scan(output).quarantined for output in outputs)

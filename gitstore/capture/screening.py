@@ -22,7 +22,17 @@ MAX_COMMANDS = 200
 MAX_FILES = 200
 FILE_CHARS = 400
 KEY_CHARS = 200
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+# What terminals are sent besides text: control sequences (colours, cursor moves), titles and
+# links (ESC ]), the choice of a character set (ESC ( B, which ``tput sgr0`` prints), saving and
+# restoring the cursor (ESC 7, ESC 8) and the keypad's modes (ESC =, ESC >). Every one opens
+# with ESC, so the engine searches for it; the one-byte form of ESC [ (0x9b) has a pattern of
+# its own, used only in a text holding that byte.
+_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()*+][ -/]*[0-~]|[78=>])")
+_CSI_BYTE = re.compile(r"\x9b[0-9;?]*[ -/]*[@-~]")
+# a character a lone backspace writes over (``x\bx``, ``_\bx``, a spinner's ``|\b/\b-``); the
+# pattern takes back most of them, the rest (a run of backspaces) one line at a time
+_OVERSTRUCK = re.compile(r"[^\x08\n]\x08(?!\x08)")
+_BACKSPACES = re.compile(r"(\x08+)")
 
 # A scanned text: the text with its redactions applied, whether it is quarantined, how many
 # redactions were applied.
@@ -127,9 +137,32 @@ def clean_path(value: object) -> str | None:
 
 
 def without_terminal_codes(text: str) -> str:
-    """TEXT without terminal colour and title codes: tool output's formatting, not hidden text,
-    so they go before the scanner sees the text."""
-    return _ANSI.sub("", text)
+    """TEXT as a terminal shows it: without its colour, title, cursor and character set codes,
+    and with each character a backspace writes over (bold and underline in man pages, a
+    spinner's frames) taken back. Tool output's formatting, not hidden text, so it goes before
+    the scanner sees the text, and what is kept is what was scanned."""
+    text = _ANSI.sub("", text)
+    if "\x9b" in text:
+        text = _CSI_BYTE.sub("", text)
+    if "\b" not in text:
+        return text
+    text = _OVERSTRUCK.sub("", text)
+    if "\b" not in text:
+        return text
+    return "\n".join(_overstruck(line) if "\b" in line else line for line in text.split("\n"))
+
+
+def _overstruck(line: str) -> str:
+    """LINE with each backspace taking back the character before it, none past the line's start
+    (a terminal's cursor stops there). Characters are kept in a list, so a long line with many
+    backspaces costs time in proportion to its length."""
+    kept: list[str] = []
+    for n, piece in enumerate(_BACKSPACES.split(line)):
+        if n % 2:
+            del kept[max(0, len(kept) - len(piece)):]
+        else:
+            kept.extend(piece)
+    return "".join(kept)
 
 
 def summary_texts(transcript: Transcript) -> tuple[str | None, str | None, tuple[str, ...]]:
