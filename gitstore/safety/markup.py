@@ -166,12 +166,16 @@ def _unused_definition_count(text: str, the_code: Callable[[], Code]) -> int:
             blocks.append(_Stretches(_html_blocks(text, the_code)))
         return blocks[0]
 
+    ends: dict[int, int] = {}  # where each HTML block holding a definition really ends (``_container_end``)
     for m in _DEFINITION.finditer(text):
         if the_code().end_around(m.start(1) - 1) is not None:
             continue
         holds_words = _holds_words(m.group(2), m.group(3) or m.group(4) or m.group(5) or "")
-        if holds_words and the_blocks().end_around(m.start()) is not None:
-            continue  # a line of raw HTML: shown as it is, no definition
+        if holds_words and (block := the_blocks().around(m.start())) is not None:
+            if block[0] not in ends:
+                ends[block[0]] = _container_end(text, block)
+            if m.start() < ends[block[0]]:
+                continue  # a line of raw HTML: shown as it is, no definition
         spans.append(m.span())
         if holds_words:
             wordy.append(link_label(m.group(1)))
@@ -217,10 +221,37 @@ class _Stretches:
 
     def end_around(self, at: int) -> int | None:
         """Where the stretch holding AT ends, or None when none holds it."""
+        around = self.around(at)
+        return around[1] if around is not None else None
+
+    def around(self, at: int) -> tuple[int, int] | None:
+        """The stretch holding AT, or None when none holds it."""
         index = bisect.bisect_right(self._starts, at) - 1
         if index >= 0 and at < self.spans[index][1]:
-            return self.spans[index][1]
+            return self.spans[index]
         return None
+
+
+_LIST_MARKER = lazy.Pattern(r"[-+*]|\d{1,9}[.)]")
+
+
+def _container_end(text: str, block: tuple[int, int]) -> int:
+    """Where the HTML BLOCK as found really ends: one opened in a quote or a list item ends with
+    it (CommonMark continues no HTML block lazily), at the first line lacking the quote's ``>``
+    or the item's indent, so a line after it is no line of the block (``> <div>`` then
+    ``[x]: # (words)`` is a definition, hidden); one opened at the margin where it was found."""
+    start, end = block
+    prefix = text[start:text.find("<", start, end)]
+    if not prefix.strip():
+        return end
+    continued = _LIST_MARKER.sub(lambda marker: " " * len(marker.group()), prefix)
+    needed = continued.rstrip() if ">" in continued else continued
+    at = text.find("\n", start, end)
+    while at != -1 and at + 1 < end:
+        if not text.startswith(needed, at + 1):
+            return at + 1
+        at = text.find("\n", at + 1, end)
+    return end
 
 
 def _labels_used(text: str, start: int, end: int, the_code: Callable[[], Code],
