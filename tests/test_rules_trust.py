@@ -624,9 +624,9 @@ def test_a_sync_leaves_the_policy_when_the_remote_made_another_branch_its_defaul
     before = git(carol.workspace.root, "rev-parse", "origin/main")
     report = gitstore_sync(str(carol.workspace.root))
     assert report.policy is None and report.default_moved == (
-        "origin's default branch is no longer origin/main, which the policy in force is read from: the policy stays "
-        "as last fetched there; `git fetch origin`, then `git remote set-head origin --auto`, reads it from the new "
-        "one"), report.render()
+        "origin's default branch is no longer origin/main, which the policy in force is read from: a sync moves no "
+        "policy from there (a plain `git fetch` still does); `git fetch origin && git remote set-head origin --auto` "
+        "reads it from the new default"), report.render()
     assert report.default_moved in report.render() and report.to_json()["defaultMoved"] == report.default_moved
     assert git(carol.workspace.root, "rev-parse", "origin/main") == before
     assert _standing(Context.open(carol.workspace.root), proposal["id"]) == ("accepted", True)
@@ -637,6 +637,30 @@ def test_a_sync_leaves_the_policy_when_the_remote_made_another_branch_its_defaul
     git(carol.workspace.root, "remote", "set-head", "origin", "--auto")
     again = gitstore_sync(str(carol.workspace.root))
     assert again.default_moved is None, again.render()
+
+
+@pytest.mark.parametrize("gone", ["HEAD", "the branch and HEAD"])
+def test_a_sync_goes_on_when_the_remote_has_no_head(team: dict[str, object], tmp_path: Path, gone: str) -> None:
+    """A remote whose HEAD names no branch (its default deleted or renamed on the server): a
+    sync still fetches memory and the policy's branch where it is there, and no HEAD an earlier
+    sync saw is taken for the remote's now."""
+    from gitstore.sync.remote import sync as gitstore_sync
+
+    bare, bob, carol = _accepted_by_bob(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    assert gitstore_sync(str(carol.workspace.root)).default_moved is None
+    _change_policy(tmp_path, bare, lambda text: "".join(l + "\n" for l in text.splitlines() if not l.startswith(BOB)))
+    git(bare, "symbolic-ref", "HEAD", "refs/heads/master")  # names no branch
+    if gone != "HEAD":
+        git(bare, "branch", "-m", "main", "trunk")
+    report = gitstore_sync(str(carol.workspace.root))
+    assert report.default_moved is None, report.render()
+    if gone == "HEAD":  # the branch is there: its policy applies, as before HEAD was fetched beside it
+        assert report.policy and report.policy.startswith("refs/remotes/origin/main moved to"), report.render()
+        assert _standing(Context.open(carol.workspace.root), proposal["id"]) == ("proposed", False)
+    else:
+        assert report.policy is None and _standing(Context.open(carol.workspace.root), proposal["id"]) == (
+            "accepted", True)
 
 
 @pytest.mark.parametrize(("until", "counts"), [("29991231", True), ("20000101", False)])

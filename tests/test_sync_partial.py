@@ -184,10 +184,12 @@ def test_a_remote_that_will_not_send_the_missing_objects_is_named_and_nothing_is
     assert digests(Context.open(bob)) == digests(alice)
 
 
-def test_a_policy_change_on_the_remote_applies_in_a_partial_clone(tmp_path: Path) -> None:
+@pytest.mark.parametrize("head", [True, False], ids=["with HEAD", "a remote whose HEAD names no branch"])
+def test_a_policy_change_on_the_remote_applies_in_a_partial_clone(tmp_path: Path, head: bool) -> None:
     """Sync fetches the default branch with the clone's filter, which leaves the new policy's
     files on the remote: they are fetched when the policy is read, as git fetches a file it
-    checks out, and the policy applies (bob may no longer decide)."""
+    checks out, and the policy applies (bob may no longer decide); so it does when the remote's
+    HEAD, fetched beside it, names no branch."""
     from gitstore.ops import learning as ops
     from gitstore.rules.active import evaluate
 
@@ -206,6 +208,8 @@ def test_a_policy_change_on_the_remote_applies_in_a_partial_clone(tmp_path: Path
     write_policy(maintainer, {"github:9": EVERYTHING}, {"github:9": public})
     commit_all(maintainer, "Only alice decides")
     git(maintainer, "push", "-q", "origin", "main")
+    if not head:
+        git(bare, "symbolic-ref", "HEAD", "refs/heads/master")
     report = sync(str(carol))
     assert report.policy is not None, report.render()
     from gitstore.providers._policy_git import current

@@ -391,19 +391,33 @@ def _fetch(repo: pygit2.Repository, remote: str) -> None:
     # reads itself and git never fetches for it later
     partial = is_partial(repo)
     branch = _policy_branch(repo, remote)
-    specs = [*fetch_specs(remote), *(branch.specs if branch and not partial else [])]
-    done = _git(repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune", "--refmap=", "--no-filter",
-                "--no-recurse-submodules", remote, *specs)
-    if done.returncode != 0 and branch and not partial and branch.gone(done):
-        done = _git(repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune", "--refmap=",
-                    "--no-filter", "--no-recurse-submodules", remote, *fetch_specs(remote), *branch.left(done))
+    done, fetched = _fetch_beside(repo, remote, ["--prune", "--no-filter"], fetch_specs(remote),
+                                  branch.specs if branch and not partial else [])
     if done.returncode != 0:
         raise Refused(f"git fetch {remote} failed: {_last_line(done)}")
-    if partial:
+    if partial and branch:  # with the clone's filter: the project's files are fetched as git fetches them there
         _fetch_missing(repo, remote)
-        if branch:  # with the clone's filter: the project's files are fetched as git fetches them there
-            _git(repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=",
-                 "--no-recurse-submodules", remote, *branch.specs)
+        _, fetched = _fetch_beside(repo, remote, [], [], branch.specs)
+    elif partial:
+        _fetch_missing(repo, remote)
+    if branch and branch.specs[1] not in fetched:  # no HEAD this time: what an earlier sync saw of it is no news
+        _update_refs(repo, [(branch.head, cast(pygit2.Oid, ZERO), tip)] if (tip := ref_tip(repo, branch.head)) else [])
+
+
+def _fetch_beside(repo: pygit2.Repository, remote: str, options: list[str], specs: list[str],
+                  beside: list[str]) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """``git fetch`` of SPECS and the refspecs BESIDE them (the default branch and the remote's
+    HEAD), fetched again without those of BESIDE the remote turns out not to have (git names
+    one missing ref at a time): the fetch's outcome, and which of BESIDE it fetched."""
+    while True:
+        done = _git(repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=", *options,
+                    "--no-recurse-submodules", remote, *specs, *beside)
+        if done.returncode == 0 or not beside or "couldn't find remote ref" not in done.stderr:
+            return done, beside if done.returncode == 0 else []
+        kept = [spec for spec in beside if not _lacks(done, spec[1:].split(":", 1)[0])]
+        beside = kept if len(kept) < len(beside) else []  # none named: fetch memory alone
+        if not specs and not beside:
+            return done, []
 
 
 @dataclass(frozen=True)
@@ -425,14 +439,6 @@ class _Branch:
         team moved its default) has clones that still read the policy from the old one, which
         anyone who can push to it could rewrite; the same fetch tells, with no round trip more."""
         return [f"+{self.name}:{self.incoming}", f"+HEAD:{self.head}"]
-
-    def gone(self, done: subprocess.CompletedProcess[str]) -> bool:
-        """Whether a fetch failed because the remote no longer has the branch, or has no HEAD."""
-        return "couldn't find remote ref" in done.stderr and (self.name in done.stderr or "HEAD" in done.stderr)
-
-    def left(self, done: subprocess.CompletedProcess[str]) -> list[str]:
-        """What of ``specs`` a fetch fetches again after ``gone``: the one the remote has."""
-        return [spec for spec, name in zip(self.specs, (self.name, "HEAD")) if not _lacks(done, name)]
 
 
 def _lacks(done: subprocess.CompletedProcess[str], name: str) -> bool:
@@ -471,9 +477,9 @@ def _default_moved(repo: pygit2.Repository, remote: str) -> str | None:
     if branch is None or (head := ref_tip(repo, branch.head)) is None or head == ref_tip(repo, branch.incoming):
         return None
     short = branch.tracking.removeprefix("refs/remotes/")
-    return (f"{remote}'s default branch is no longer {short}, which the policy in force is read from: the policy "
-            f"stays as last fetched there; `git fetch {remote}`, then `git remote set-head {remote} --auto`, reads it "
-            "from the new one")
+    return (f"{remote}'s default branch is no longer {short}, which the policy in force is read from: a sync "
+            f"moves no policy from there (a plain `git fetch` still does); `git fetch {remote} && git remote "
+            f"set-head {remote} --auto` reads it from the new default")
 
 
 def _fetch_missing(repo: pygit2.Repository, remote: str) -> None:
