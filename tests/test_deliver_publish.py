@@ -247,6 +247,58 @@ def test_claude_md_keeps_under_40000_characters_however_few_its_lines(world: Wor
     assert left and shown and not any(lid in line for line in shown for lid in left)
     warning = next(w for w in result.warnings if w.startswith("CLAUDE.md"))
     assert all(lid in warning for lid in left) and "40,000 characters" in warning
+    assert not any("without gitstore's section" in w or "outside gitstore's section" in w for w in result.warnings)
+
+
+def test_claude_md_whose_own_text_passes_40000_characters_still_gets_its_section(world: World) -> None:
+    """Claude Code only warns about a CLAUDE.md over 40,000 characters; it reads it whole. When
+    the person's own text passes that alone, leaving the section out spares no warning and hides
+    every learning: it is written, fitted to the 200 lines, and the warning names the characters
+    only."""
+    own = ("Notes written by people. " * 160 + "\n") * 10  # 40,010 characters, 10 lines
+    (world.root / "CLAUDE.md").write_text(own)
+    result = publish(str(world.root))
+    claude = read(world, "CLAUDE.md").decode()
+    assert claude.startswith(own) and len(claude.splitlines()) <= 200
+    body = sections.split(claude, "CLAUDE.md").body or ""
+    assert world.ids["jitter"] in body and world.ids["jitter_zh"] in body
+    assert "CLAUDE.md" not in result.left_out
+    warning = next(w for w in result.warnings if w.startswith("CLAUDE.md"))
+    assert "40,000 characters" in warning and "200 lines" in warning.split(":", 1)[1]
+    assert "over the 40,000 characters" in warning and "over Claude Code's advised 200 lines" not in warning
+
+
+def test_claude_md_whose_own_text_passes_40000_characters_and_leaves_no_room_for_lines(world: World) -> None:
+    own = ("Notes written by people. " * 9 + "\n") * 196  # 44,296 characters, 196 lines
+    (world.root / "CLAUDE.md").write_text(own)
+    result = publish(str(world.root))
+    assert read(world, "CLAUDE.md").decode() == own, "not even an empty section fits the 200 lines"
+    assert sorted(result.left_out["CLAUDE.md"]) == sorted([world.ids["jitter"], world.ids["jitter_zh"]])
+    left = next(w for w in result.warnings if "left out" in w)
+    assert "within Claude Code's advised 200 lines:" in left
+    over = next(w for w in result.warnings if w.startswith("CLAUDE.md is over"))
+    assert "the 40,000 characters" in over and "still written" not in over and "200 lines" not in over
+
+
+def test_claude_md_over_200_lines_without_the_section_names_the_lines_only(world: World) -> None:
+    """Where the person's own text passes the 200 lines the section is left out (the reader is
+    advised to stop there), and the warning names the limit passed: the lines, not the
+    characters the file keeps within."""
+    own = "line\n" * 201
+    (world.root / "CLAUDE.md").write_text(own)
+    result = publish(str(world.root))
+    assert read(world, "CLAUDE.md").decode() == own
+    warning = next(w for w in result.warnings if "without gitstore's section" in w)
+    assert warning.startswith("CLAUDE.md is over Claude Code's advised 200 lines even") and "40,000" not in warning
+
+
+def test_claude_md_over_both_limits_without_the_section_names_both(world: World) -> None:
+    own = ("Notes written by people. " * 8 + "\n") * 201  # 40,401 characters, 201 lines
+    (world.root / "CLAUDE.md").write_text(own)
+    result = publish(str(world.root))
+    assert read(world, "CLAUDE.md").decode() == own
+    warning = next(w for w in result.warnings if "without gitstore's section" in w)
+    assert "Claude Code's advised 200 lines and the 40,000 characters" in warning
 
 
 def test_copilot_instructions_stay_within_4000_characters(world: World) -> None:
@@ -371,29 +423,31 @@ def _one_by_one(before: bytes | None, target: Any, lines: list[Any]) -> tuple[by
     if not lines and parts.body is None:
         return before, []
     shown, left = list(lines), []
-    fits = lambda text: all(module._size(text, m) <= room for m, room in target.bounds())  # noqa: E731
+    own = parts.before + parts.after
+    fits = lambda text: all(module._size(text, m) <= room for m, room in target.bounds(0, own))  # noqa: E731
     new = sections.place(parts, module._body(shown, left))
     while not fits(new) and shown:
         left.insert(0, shown.pop())
         new = sections.place(parts, module._body(shown, left))
     if not fits(new):  # not even an empty section fits: none
-        new = parts.before + parts.after if parts.body is not None else text
+        new = own
     return new.encode("utf-8"), [i for line in left for i in line.ids]
 
 
-@pytest.mark.parametrize("measure,limit,also", [("bytes", 6000, ()), ("lines", 40, ()), ("chars", 4000, ()),
-                                                ("bytes", 200, ()), ("lines", 200, (("chars", 3000),))])
+@pytest.mark.parametrize("measure,limit,warns", [("bytes", 6000, None), ("lines", 40, None), ("chars", 4000, None),
+                                                 ("bytes", 200, None), ("lines", 200, ("chars", 3000)),
+                                                 ("lines", 200, ("chars", 20))])
 @pytest.mark.parametrize("count", [0, 3, 60, 1500])
 def test_thousands_of_lines_fit_as_trying_every_length_would(measure: str, limit: int,
-                                                             also: tuple[tuple[str, int], ...], count: int) -> None:
+                                                             warns: tuple[str, int] | None, count: int) -> None:
     """The lines that fit a reader's limit, and the note of the rest (ten named, the others
     counted), as trying every length from the longest would give; lines the limit cannot
     hold are left out at once."""
-    from gitstore.deliver.publish import NAMED, Line, Result, Target, fit_section
+    from gitstore.deliver.publish import NAMED, Line, Result, Target, Warns, fit_section
 
     lines = [Line(f"Rule {n}: " + "keep it short " * (n % 7), (f"lrn_{n:032x}",), (0, 0, f"{n:05}"))
              for n in range(count)]
-    target = Target("AGENTS.md", measure, limit, "the reader", also)
+    target = Target("AGENTS.md", measure, limit, "the reader", (Warns(*warns, "the warning"),) if warns else ())
     before = b"# Project\n\nNotes written by people.\n"
     result = Result("published", "")
     got = fit_section(before, target, lines, result)

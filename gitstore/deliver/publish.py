@@ -19,7 +19,8 @@ reader takes in, counting the whole file:
   to the working folder (``project_doc_max_bytes``); the budget leaves room for the longest
   chain of the other AGENTS.md (or AGENTS.override.md) files git tracks here;
 - ``CLAUDE.md``: Claude Code advises keeping it under 200 lines, and warns at start-up about
-  one over 40,000 characters;
+  one over 40,000 characters (it still reads it whole: where the text outside the section
+  passes that alone, the section is fitted to the lines only, and the warning says so);
 - ``.github/copilot-instructions.md``: Copilot code review reads its first 4,000 characters.
 
 Learnings that do not fit are left out, lowest priority first (project knowledge, resolved
@@ -191,6 +192,17 @@ def same_text(published: str, accepted: str) -> bool:
     return " ".join(published.casefold().split()) == " ".join(accepted.casefold().split())
 
 
+@dataclass(frozen=True)
+class Warns:
+    """A limit past which a reader warns but still reads the whole file (Claude Code's 40,000
+    characters). The section keeps within it, unless the text outside the section passes it
+    alone: leaving the section out then would spare no warning and hide every learning."""
+
+    measure: str  # bytes, lines or chars
+    limit: int
+    says: str  # the limit in words, as warnings name it
+
+
 @dataclass
 class Target:
     """One file the publish may write."""
@@ -199,11 +211,24 @@ class Target:
     measure: str  # bytes, lines or chars
     limit: int
     reader: str
-    also: tuple[tuple[str, int], ...] = ()  # further (measure, limit) the whole file keeps within
+    warns: tuple[Warns, ...] = ()
 
-    def bounds(self, reserve: int = 0) -> tuple[tuple[str, int], ...]:
-        """Every (measure, room) the file must keep within, ``reserve`` taken from the first."""
-        return ((self.measure, self.limit - reserve), *self.also)
+    def bounds(self, reserve: int = 0, own: str = "") -> tuple[tuple[str, int], ...]:
+        """Every (measure, room) the file must keep within: the reader's limit, ``reserve``
+        taken from it, and each limit it warns past that ``own`` (the text outside the section)
+        keeps within."""
+        return ((self.measure, self.limit - reserve),
+                *((w.measure, w.limit) for w in self.warns if _size(own, w.measure) <= w.limit))
+
+    def within(self, own: str = "") -> str:
+        """The limits the file keeps within, in words."""
+        return " and ".join([self.reader, *(w.says for w in self.warns if _size(own, w.measure) <= w.limit)])
+
+    def passed(self, own: str, reserve: int = 0) -> tuple[bool, list[str]]:
+        """Whether ``own`` alone passes the reader's limit, and, in words, every limit it passes."""
+        over = _size(own, self.measure) > self.limit - reserve
+        warned = [w.says for w in self.warns if _size(own, w.measure) > w.limit]
+        return over, [self.reader, *warned] if over else warned
 
 
 @dataclass
@@ -393,7 +418,8 @@ def fit_section(before: bytes | None, target: Target, lines: list[Line], result:
                 reserve: int = 0) -> bytes | None:
     """The file's new bytes with as many lines as fit its limits; None when the section was
     edited by hand (a conflict, reported). When not even an empty section fits, the file gets
-    no section (it is removed if there was one): the harness would cut it anyway."""
+    no section (it is removed if there was one): the harness would cut it anyway. A limit the
+    reader only warns past, and the text outside the section passes alone, is not kept (``Warns``)."""
     text = before.decode("utf-8") if before is not None else ""
     parts = sections.split(text, target.path)
     if parts.edited:
@@ -403,7 +429,8 @@ def fit_section(before: bytes | None, target: Target, lines: list[Line], result:
     shown = [line for line in lines if " ".join(line.text.casefold().split()) not in outside]
     if not shown and parts.body is None:
         return before  # nothing to add: a file without a section stays as it is
-    bounds = target.bounds(reserve)
+    own = parts.before + parts.after
+    bounds = target.bounds(reserve, own)
     fits = lambda candidate: all(_size(candidate, m) <= room for m, room in bounds)  # noqa: E731
     most = min(_most_that_fit(parts, shown, measure, room) for measure, room in bounds)
     left: list[Line] = shown[most:]
@@ -415,15 +442,21 @@ def fit_section(before: bytes | None, target: Target, lines: list[Line], result:
     if left:
         names = [i for line in left for i in line.ids]
         result.left_out[target.path] = names
-        result.warnings.append(f"{target.path}: {len(names)} learning(s) left out to stay within {target.reader}: "
-                               f"{named(names)}")
-    if not fits(new):
-        new = parts.before + parts.after if parts.body is not None else text
+        result.warnings.append(f"{target.path}: {len(names)} learning(s) left out to stay within "
+                               f"{target.within(own)}: {named(names)}")
+    written = fits(new)
+    if not written:
+        new = own
         if before is None:
             return None if not new else new.encode("utf-8")
-        if not fits(new):
-            result.warnings.append(f"{target.path} is over {target.reader} even without gitstore's section: "
-                                   "the text outside it is too long")
+    over, passed = target.passed(own, reserve)
+    if over:
+        result.warnings.append(f"{target.path} is over {' and '.join(passed)} even without gitstore's section: "
+                               "the text outside it is too long")
+    elif passed:
+        result.warnings.append(f"{target.path} is over {' and '.join(passed)} because of the text outside "
+                               "gitstore's section" + (f": the section is still written, within {target.reader}"
+                                                       if written else ""))
     return new.encode("utf-8")
 
 
@@ -456,8 +489,8 @@ def targets(root: Path, claude: bool, copilot: bool) -> list[Target]:
     (as many teams do, so that every agent reads one file) gets its section through AGENTS.md."""
     found = [Target(AGENTS, "bytes", CODEX_BYTES, "Codex's 32 KiB for the AGENTS.md chain")]
     if (claude or (root / CLAUDE).exists()) and not _links_to_agents(root, CLAUDE):
-        found.append(Target(CLAUDE, "lines", CLAUDE_LINES, "Claude Code's advised 200 lines and 40,000 characters",
-                            (("chars", CLAUDE_CHARS),)))
+        found.append(Target(CLAUDE, "lines", CLAUDE_LINES, "Claude Code's advised 200 lines",
+                            (Warns("chars", CLAUDE_CHARS, "the 40,000 characters Claude Code warns above"),)))
     if (copilot or (root / COPILOT).exists()) and not _links_to_agents(root, COPILOT):
         found.append(Target(COPILOT, "chars", COPILOT_CHARS, "the 4,000 characters Copilot code review reads"))
     return found
