@@ -100,16 +100,18 @@ def test_replaying_the_same_events_gives_the_same_episode_whatever_the_capture_t
     assert len(episodes) == 1 and first.receipt["status"] == "complete"
 
 
-def _codex_session(path: Path, session: str, cwd: Path, steps: int, start: datetime) -> Path:
+def _codex_session(path: Path, session: str, cwd: Path, steps: int, start: datetime,
+                   still_from: int | None = None) -> Path:
     """A Codex rollout of STEPS turns, each a request, a test run and its answer: the file as
-    it stands after STEPS turns of one session (Codex runs its hook after every turn)."""
+    it stands after STEPS turns of one session (Codex runs its hook after every turn); from
+    step STILL_FROM on, the clock stands still (every later turn has that step's time)."""
     def line(kind: str, at: datetime, payload: dict) -> str:
         return json.dumps({"timestamp": at.isoformat(), "type": kind, "payload": payload})
 
     lines = [line("session_meta", start, {"id": session, "timestamp": start.isoformat(), "cwd": str(cwd),
                                           "cli_version": "0.77.0", "git": {"branch": "main"}})]
     for step in range(steps):
-        at = start + timedelta(minutes=step + 1)
+        at = start + timedelta(minutes=min(step, still_from if still_from is not None else step) + 1)
         call = json.dumps({"command": ["bash", "-lc", f"pytest tests/test_{step}.py"]})
         lines += [
             line("response_item", at, {"type": "message", "role": "user",
@@ -158,6 +160,24 @@ def test_a_session_captured_as_it_grows_stores_what_one_capture_of_it_would(ctx:
 
     assert counted(ctx) == counted(alone) == (len(whole.events), len(
         [e for e in whole.events if e["payload"]["role"] in ("user", "assistant", "summary")]))
+
+
+def test_the_summary_of_the_longest_capture_stands_where_the_clock_stood_still(ctx: Context, tmp_path: Path) -> None:
+    """A session whose later turns carry no newer time (a clock stepped back, turns without
+    one) ends at the same time however long it grows: the summary of its longest capture still
+    stands for it, not one of an earlier, shorter capture."""
+    session = "019fc8be-3658-7ca3-9e29-eeeeeeeeeeee"
+    path = tmp_path / f"rollout-2026-01-04T09-00-00-{session}.jsonl"
+    payload = {"session_id": session, "transcript_path": str(path), "hook_event_name": "Stop",
+               "cwd": str(ctx.workspace.root)}
+    grant_all(ctx, sources=("agent-session",))
+    start = datetime.now(timezone.utc) + timedelta(seconds=5)
+    for steps in range(1, 6):
+        _codex_session(path, session, ctx.workspace.root, steps, start, still_from=1)
+        grown = capture(ctx, HookInput.from_payload("codex", payload, "/"), "summary")
+    shown = gitstore("evidence", grown.episode["id"], cwd=ctx.workspace.root)  # type: ignore[index]
+    assert shown.returncode == 0 and "Outcome: step 4 done" in shown.stdout, shown.stdout
+    assert "Outcome: step 1 done" not in shown.stdout and "Outcome: step 2 done" not in shown.stdout
 
 
 @pytest.mark.parametrize(("mode", "steps", "left_out"), [("summary", 203, 3), ("transcript", 501, 4)])

@@ -13,13 +13,14 @@ once. Nothing here writes: ``gitstore.capture.sessions`` appends what ``build`` 
 from __future__ import annotations
 
 import hashlib
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import pygit2
 
 from gitstore.records.times import now as now_time
-from gitstore.records.times import normalize_time, parse_time
+from gitstore.records.times import format_time, normalize_time, parse_time
 from gitstore.config import Workspace, git_ignores
 from gitstore.records.contracts import seal
 from gitstore.scope import worktree_key
@@ -164,7 +165,8 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
         if files:
             summary["files"] = files
         last = transcript.turns[-1].key if transcript.turns else "none"
-        add(f"summary:{len(transcript.turns)}:{last}", SUMMARY_SEQ, ended, agent, summary)
+        add(f"summary:{len(transcript.turns)}:{last}", SUMMARY_SEQ, _summary_time(ended, len(transcript.turns)),
+            agent, summary)
         tests: dict[str, bool] = {}
         for command, passed in transcript.tests:
             tests.setdefault(command, passed)  # the first run's: the event is of the first run
@@ -197,6 +199,18 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
         "mode": mode, "grants": _grants(ctx, started),
     })
     return episode, events
+
+
+def _summary_time(ended: str, turns: int) -> str:
+    """A summary's time: its session's end, one microsecond later for each turn it summarizes.
+    The latest summary of a session stands for it (``gitstore.rules.summaries``), and a session's
+    end is the latest of its turns' times, which stands still where later turns carry no newer
+    time (a clock stepped back, turns without one): a longer session's summary is then still the
+    later, and the same capture writes the same time again."""
+    try:
+        return format_time(parse_time(ended) + timedelta(microseconds=turns))
+    except (OverflowError, InvalidInput):  # the last instant there is: nothing is later
+        return ended
 
 
 def _command_places(transcript: Transcript) -> dict[str, tuple[int, str | None]]:
