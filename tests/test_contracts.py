@@ -163,14 +163,19 @@ def test_validators_agree_on_mutated_records(kind: str, data: st.DataObject) -> 
         del target[key]
     else:
         target[key] = data.draw(mutations)
+    verdicts = _sealed_verdicts(record, kind)
+    assert verdicts is None or bool(verdicts[0]) == bool(verdicts[1]), verdicts
+
+
+def _sealed_verdicts(record: dict[str, Any], kind: str) -> tuple[list[str], list[str]] | None:
+    """What the compiled validator and the reference find wrong with RECORD, its digest made
+    again (None: it cannot be sealed, so no verdict is asked of either)."""
     record.pop("digest")
     try:
         seal(record)
     except GitstoreError:
-        return
-    fast = c.schema_errors(record, kind)
-    reference = c.schema_errors(record, kind, reference=True)
-    assert bool(fast) == bool(reference), (fast, reference)
+        return None
+    return c.schema_errors(record, kind), c.schema_errors(record, kind, reference=True)
 
 
 def _strings(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
@@ -193,14 +198,8 @@ def test_a_final_newline_fails_every_pattern_in_both_validators(kind: str) -> No
         for key in path[:-1]:
             target = target[key]
         target[path[-1]] += "\n"
-        record.pop("digest")
-        try:
-            seal(record)
-        except GitstoreError:
-            continue
-        fast = c.schema_errors(record, kind)
-        reference = c.schema_errors(record, kind, reference=True)
-        assert bool(fast) == bool(reference), (path, fast, reference)
+        verdicts = _sealed_verdicts(record, kind)
+        assert verdicts is None or bool(verdicts[0]) == bool(verdicts[1]), (path, verdicts)
 
 
 CALENDAR = [
