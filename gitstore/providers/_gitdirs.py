@@ -114,6 +114,23 @@ def ref_ids(repo: pygit2.Repository, prefix: str) -> dict[str, pygit2.Oid | None
             for name, hexid in sorted(ids.items()) if _valid(name)}
 
 
+def may_nest(repo: pygit2.Repository, prefix: str) -> bool:
+    """Whether a ref may stand more than one level below ``prefix``: a folder among its loose
+    ones, or a packed one whose name holds a slash past it. Asked without reading a ref file,
+    where ``ref_names`` reads every one: nearly always there is none (what a sync asks of the
+    fetched writers' refs, on every run). Refs kept in git's ``reftable``: assumed so."""
+    root = _common(repo)
+    if os.path.isdir(os.path.join(root, "reftable")):
+        return True
+    try:
+        with os.scandir(os.path.join(root, prefix)) as entries:
+            if any(entry.is_dir(follow_symlinks=False) for entry in entries):
+                return True
+    except OSError:
+        pass
+    return any("/" in name[len(prefix):] for name in _packed_refs(os.path.join(root, "packed-refs"), prefix))
+
+
 BROKEN_REF = "its file holds no object id: git and every read leave out the history it pointed to"
 
 

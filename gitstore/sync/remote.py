@@ -83,7 +83,7 @@ from gitstore.capture.saved import Applied
 from gitstore.ops.snapshots import apply_redactions
 from gitstore.ops.setup import fetch_refspecs
 from gitstore.providers._admit import ANCHORS, Admissions, Fork, parted_line
-from gitstore.providers._gitdirs import common_dir, git_env, ref_names, ref_targets
+from gitstore.providers._gitdirs import common_dir, git_env, may_nest, ref_names, ref_targets
 from gitstore.providers._names import QUARANTINE, record_path
 from gitstore.providers._objects import first_parents
 from gitstore.providers._partial import is_partial, judged_again, missing_objects
@@ -526,7 +526,8 @@ def _nested(repo: pygit2.Repository, prefix: str) -> dict[str, pygit2.Oid]:
     found: dict[str, pygit2.Oid] = {}
     for kind in KINDS:
         under = f"{prefix}{kind}/shared/"
-        found.update({name: tip for name, tip in ref_targets(repo, under).items() if "/" in name[len(under):]})
+        if may_nest(repo, under):  # nearly never: no ref file read for it then
+            found.update({name: tip for name, tip in ref_targets(repo, under).items() if "/" in name[len(under):]})
     return found
 
 
