@@ -151,6 +151,19 @@ def test_the_adapter_scripts_in_hooks_do_the_same(script: str, repo: Path, env: 
 
 # -- never blocking, never breaking ----------------------------------------------------------
 
+def test_a_failure_is_placed_at_gitstore_s_own_line_whatever_the_folder_is_named() -> None:
+    """A checkout, a virtual environment or a test folder under a folder named ``gitstore``
+    holds files whose paths hold ``/gitstore/``: none of them is gitstore's own line."""
+    from gitstore.capture.hooklog import failure
+
+    outside = compile("raise RuntimeError('quoted text')", "/home/dev/gitstore/tests/hook_targets.py", "exec")
+    try:
+        exec(outside)
+    except RuntimeError as exc:
+        said = failure(exc)
+    assert said == "RuntimeError", said
+
+
 def test_a_failing_capture_is_logged_in_one_line(repo: Path, env: dict[str, str], state: Path) -> None:
     done, _ = hook(direct("claude-code"), {**env, "GITSTORE_HOOK_TARGET": "tests.hook_targets:explode"},
                    repo, payload(repo))

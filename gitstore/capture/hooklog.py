@@ -16,6 +16,9 @@ import os
 import time
 
 LOG_NAME = "hooks.log"
+# gitstore's own files, by the folder of the package: a checkout or a virtual environment named
+# ``gitstore`` holds other files (tests, dependencies) whose paths hold ``/gitstore/`` too
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def working_dir() -> str:
@@ -122,7 +125,7 @@ def failure(exc: BaseException) -> str:
     trace = exc.__traceback__
     while trace is not None:
         code = trace.tb_frame.f_code.co_filename
-        if f"{os.sep}gitstore{os.sep}" in code:
+        if code.startswith(_PACKAGE):
             where = f" at {os.path.basename(code)}:{trace.tb_lineno}"
         trace = trace.tb_next
     return f"{type(exc).__name__}{where}"
