@@ -298,13 +298,13 @@ def test_a_ref_of_a_writer_id_this_clone_left_whose_file_holds_no_ref_is_refused
     shared = records_ref("shared", old)
     local_ref = records_ref("local", old)
     local = root / ".git" / "gitstore" / "local"
-    for folder, ref in ((root / ".git", shared), (local, local_ref)):
-        file = folder / ref
+    for folder, name in ((root / ".git", shared), (local, local_ref)):
+        file = folder / name
         kept = file.read_bytes()
         for damage in (b"", b"garbage\n"):
             file.write_bytes(damage)
             said = cli.fails(3, "grants", cwd=root)
-            assert said.startswith(f"gitstore: error: {ref}: its file holds no object id"), said
+            assert said.startswith(f"gitstore: error: {name}: its file holds no object id"), said
         file.write_bytes(kept)
         assert len(cli.ok("grants", "--json", cwd=root)) > 2
 
