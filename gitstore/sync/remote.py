@@ -268,10 +268,11 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
             _fetch(provider.repo, remote)
             _drop_nested(provider.repo, f"{PREFIX}remotes/{remote}/")
             run = _Admitting(ctx, remote)
-            policy = _policy_arrived(provider.repo, remote)
+            branch = _policy_branch(provider.repo, remote)
+            report.default_moved = _default_moved(provider.repo, remote, branch)
+            policy = None if report.default_moved else _policy_arrived(provider.repo, branch)
             if before is None and (run.pending() or policy):
                 before = _verdicts(ctx)
-            report.default_moved = _default_moved(provider.repo, remote)
             if policy:  # what arrived is judged under the policy it arrived with
                 branch, tip, here = policy
                 _update_refs(provider.repo, [(branch.tracking, tip, here)])
@@ -395,11 +396,10 @@ def _fetch(repo: pygit2.Repository, remote: str) -> None:
                                   branch.specs if branch and not partial else [])
     if done.returncode != 0:
         raise Refused(f"git fetch {remote} failed: {_last_line(done)}")
-    if partial and branch:  # with the clone's filter: the project's files are fetched as git fetches them there
+    if partial:
         _fetch_missing(repo, remote)
-        _, fetched = _fetch_beside(repo, remote, [], [], branch.specs)
-    elif partial:
-        _fetch_missing(repo, remote)
+        if branch:  # with the clone's filter: the project's files are fetched as git fetches them there
+            _, fetched = _fetch_beside(repo, remote, [], [], branch.specs)
     if branch and branch.specs[1] not in fetched:  # no HEAD this time: what an earlier sync saw of it is no news
         _update_refs(repo, [(branch.head, cast(pygit2.Oid, ZERO), tip)] if (tip := ref_tip(repo, branch.head)) else [])
 
@@ -457,23 +457,22 @@ def _policy_branch(repo: pygit2.Repository, remote: str) -> _Branch | None:
     return _Branch(f"refs/heads/{name}", tracking, policy_incoming(remote), remote_head_incoming(remote))
 
 
-def _policy_arrived(repo: pygit2.Repository, remote: str) -> tuple[_Branch, pygit2.Oid, pygit2.Oid | None] | None:
-    """The default branch when a fetch brought it somewhere else than its remote-tracking ref:
-    (the branch, where it is on the remote, where it was here). None too when the remote's
-    HEAD is elsewhere (``_default_moved``): the policy stays as last fetched."""
-    branch = _policy_branch(repo, remote)
-    if branch is None or (tip := ref_tip(repo, branch.incoming)) is None or _default_moved(repo, remote):
+def _policy_arrived(repo: pygit2.Repository,
+                    branch: _Branch | None) -> tuple[_Branch, pygit2.Oid, pygit2.Oid | None] | None:
+    """The default BRANCH when a fetch brought it somewhere else than its remote-tracking ref:
+    (the branch, where it is on the remote, where it was here)."""
+    if branch is None or (tip := ref_tip(repo, branch.incoming)) is None:
         return None
     here = ref_tip(repo, branch.tracking)
     return None if tip == here else (branch, tip, here)
 
 
-def _default_moved(repo: pygit2.Repository, remote: str) -> str | None:
-    """What to say when the remote's HEAD, fetched beside the branch the policy is read from,
+def _default_moved(repo: pygit2.Repository, remote: str, branch: _Branch | None) -> str | None:
+    """What to say when the remote's HEAD, fetched beside the BRANCH the policy is read from,
     is not where that branch is: the team made another branch the default, and this clone
     still reads the policy from the old one (``refs/remotes/<remote>/HEAD`` is only set at
-    clone), where anyone who can push could write another policy. None when it is there."""
-    branch = _policy_branch(repo, remote)
+    clone), where anyone who can push could write another policy; then the sync moves no
+    policy. None when it is there."""
     if branch is None or (head := ref_tip(repo, branch.head)) is None or head == ref_tip(repo, branch.incoming):
         return None
     short = branch.tracking.removeprefix("refs/remotes/")
