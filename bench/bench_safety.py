@@ -46,6 +46,8 @@ ADVERSARIAL: dict[str, str] = {
     "vocatives": "\nai agents: ",
     "downloaders": "curl " + "a" * 300 + " ",
     "downloads piped": "curl a.example | ",
+    "command-line passwords": "mysql -pab -pcd -p ",
+    "registry logins": "docker login -p x --password y ",
     "substitutions": "$( curl <( wget ",
     "underscores": "_a_ b_ _c ",
     "base64 runs": "QUJD" * 30 + " ",

@@ -117,11 +117,11 @@ def test_every_claim_and_downloader_word_is_found() -> None:
 _KEY = "A1b2C3d4E5f6G7h8J9k0" * 2
 _KEYS = ["sk-ant-api03-" + _KEY, "sk-proj-" + _KEY, "sk-" + _KEY, "glpat-" + _KEY, "sk_live_" + _KEY,
          "rk_test_" + _KEY, "sk_prod_" + _KEY, "npm_" + _KEY[:36], "AIza" + _KEY[:35],
-         "ya29." + _KEY]
+         "ya29." + _KEY, "hf_" + _KEY[:34], "api_org_" + _KEY[:34], "SG." + _KEY[:22] + "." + (_KEY * 2)[:43]]
 
 
 @settings(max_examples=300, deadline=None)
-@given(_texts("sk-", "sk-ant-api03-", "sk_live_", "rk_test_", "k_prod_", "gl", "glpat-", "npm_", "AIza", "ya29.", "proj-",
+@given(_texts("sk-", "sk-ant-api03-", "sk_live_", "rk_test_", "k_prod_", "gl", "glpat-", "npm_", "AIza", "ya29.", "proj-", "hf_", "api_org_", "SG.",
               _KEY, "_", "s", "r", *_KEYS))
 def test_an_api_key_holds_the_literal_it_is_looked_for_by(raw: str) -> None:
     for _, needs, pattern in secrets._API_KEYS:

@@ -103,6 +103,9 @@ API_KEYS = {
     "npm": ("npm_" + "SlB5er8bOfZqfM2oeq3hDavJA76rNicHTp8h", "npm-token"),
     "google": ("AI" + "zauHgxzNNAL5wIScGebcy8F5n3-YNBDRzrZSg", "google-api-key"),
     "google-oauth": ("ya" + "29.a0AfB_byC7xK2mQ9pL4vR8sT1uW3yZ6bN0cD5eF7gH-Jk2Lm", "google-oauth-token"),
+    "huggingface": ("hf" + "_NqVwYSVPHbDXpPdkhxEpyIgKpaUnArlXyk", "huggingface-token"),
+    "huggingface-organisation": ("api_org" + "_NqVwYSVPHbDXpPdkhxEpyIgKpaUnArlXyk", "huggingface-token"),
+    "sendgrid": ("SG" + ".jr4qqaaABvvLOzAxzXMcU1.vsHiQMaRiNTN9Ox98whGcTZc1UWb5fxzpF7STG7nVLe", "sendgrid-key"),
 }
 SENTENCES = ["I used {} for the demo.", "({})", "`{}`", "try {}.", "{}\n"]
 
@@ -124,7 +127,18 @@ NOT_API_KEYS = [
     "a GitLab token is glpat- and twenty characters",
     "AIzaSy is how Google API keys begin",
     "the cache key is task-sk-0123456789abcdef0123456789abcdef-v2",
+    "the class hf_AutoModelForSequenceClassificatio wraps it",
+    "hf_transformersmodelloaderconfigxyz is a lowercase name, not a token",
 ]
+
+
+@pytest.mark.parametrize("text", ["export HF_TOKEN=hf" + "_NqVwYSVPHbDXpPdkhxEpyIgKpaUnArlXyk",
+                                  "SENDGRID=SG" + ".jr4qqaaABvvLOzAxzXMcU1.vsHiQMaRiNTN9Ox98whGcTZc1UWb5fxzpF7STG7nVLe"])
+def test_an_api_key_assigned_to_a_variable_is_redacted_whatever_the_key(text: str) -> None:
+    """A token whose shape is known goes whether or not its variable's name reads as a credential's,
+    and a shape with an underscore is no reference to a variable."""
+    result = SCANNER.scan(text)
+    assert result.redactions == 1 and "NqVw" not in result.text and "jr4q" not in result.text
 
 
 @pytest.mark.parametrize("text", NOT_API_KEYS)
@@ -182,6 +196,15 @@ OTHER_SHAPES = {
     "bearer-after-no-break-space": ("Authorization: Bearer\u00a0eyJhbGciOiJIUzI1NiJ9abcdefghij0123",
                                     "Authorization: Bearer\u00a0[REDACTED:bearer-token]"),
     "assignment-with-narrow-spaces": ("password\u202f=\u2009Zq8WkX3mPv7Rk2", "password\u202f=\u2009[REDACTED:credential-assignment]"),
+    "mysql-joined-password": ("mysql -u root -pXk9vR2mQ7pL4 shop", "mysql -u root -p[REDACTED:command-password] shop"),
+    "mysqldump-bundled-user": ("mysqldump -uadmin -pS3cr3tPassw0rd! shop > dump.sql",
+                               "mysqldump -uadmin -p[REDACTED:command-password] shop > dump.sql"),
+    "mariadb-quoted-password": ("mariadb -u root -p'Xk9 vR2mQ7pL4' shop", "mariadb -u root -p'[REDACTED:command-password]' shop"),
+    "sshpass": ("sshpass -p 'Xk9vR2mQ7pL4' ssh deploy@host", "sshpass -p '[REDACTED:command-password]' ssh deploy@host"),
+    "docker-login": ("echo hi; docker login -u bob -p Xk9vR2mQ7pL4 registry.example.com",
+                     "echo hi; docker login -u bob -p [REDACTED:command-password] registry.example.com"),
+    "podman-login-long-option": ("podman login --password Xk9vR2mQ7pL4 -u bob ghcr.io",
+                                 "podman login --password [REDACTED:command-password] -u bob ghcr.io"),
     "curl-u-after-ideographic-space": ("curl -u\u3000alice:S3cr3tPassw0rd! https://x",
                                        "curl -u\u3000alice:[REDACTED:basic-auth] https://x"),
 }
@@ -212,6 +235,14 @@ NOT_OTHER_SHAPES = [
     "Use curl https://x and docker exec -u www-data:www-data app php artisan migrate",
     "Run `curl https://x`, then `docker run -u node:node image`",
     "curl https://x && sudo -u deploy:deploy true",
+    "mysql -h db -P 3306 -p shop",
+    "run mysql -p to be asked for the password",
+    "mysql -u root -p$MYSQL_PWD shop",
+    "sshpass -p \"$PASS\" ssh deploy@host",
+    "docker run -p 8080:80 nginx",
+    "mysql -u root shop; ls -pretty",
+    "mysql: the -ppassword form is insecure",
+    "docker login -u bob --password-stdin ghcr.io",
     "the value is 50%20 of 100% done, see docs/a%20b.md",
     '{"name": "caf\\u00e9", "note": "\\u003cb\\u003ebold\\u003c/b\\u003e"}',
     "<p>Fish &amp; chips &#8212; &lt;b&gt; &#x41;&#66;C, &lowbar;private &copy; \\101\\102 \\u{1F600}</p>",

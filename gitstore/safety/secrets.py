@@ -7,7 +7,7 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
 - credentials with a shape of their own, wherever they stand: ``aws-access-key`` (AKIA/ASIA
   ids), ``github-token`` (``ghp_``... and ``github_pat_``), ``slack-token``, ``slack-webhook``,
   API keys (``openai-key``, ``anthropic-key``, ``gitlab-token``, ``stripe-key``, ``npm-token``,
-  ``google-api-key``, ``google-oauth-token``) and ``jwt`` (except the signed, expiring links GitHub renders for images in private
+  ``google-api-key``, ``google-oauth-token``, ``huggingface-token``, ``sendgrid-key``) and ``jwt`` (except the signed, expiring links GitHub renders for images in private
   repositories, which stay).
 - ``bearer-token`` and ``basic-auth``: ``Bearer <token>`` anywhere, the ``token`` and ``Basic``
   schemes after an Authorization header name, the password of ``curl -u user:password`` (the
@@ -18,6 +18,8 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   table's adjacent cells, the value all of its cell) and a key and value a tab or several
   spaces apart (columns), where the key ends in a credential word and the value is not trivial
   (:mod:`gitstore.safety.values`).
+- ``command-password``: a password given on the command line of a command that takes one
+  there (``mysql -pPASSWORD``, ``sshpass -p``, a registry's ``login -p``).
 - ``url-credential``: the password of ``scheme://user:password@host``.
 - ``sas-signature``: the ``sig`` of an Azure shared access signature.
 - ``prose-secret`` (``aws-secret-key`` for a 40-character AWS secret): a random-looking string
@@ -146,6 +148,11 @@ _API_KEYS = tuple(
         ("google-api-key", "AIza", r"AIza([0-9A-Za-z_-]{35})"),
         # Google OAuth access tokens: ya29. and a random run of up to 2,048 characters
         ("google-oauth-token", "ya29.", r"ya29\.([0-9A-Za-z_-]{20,2048})"),
+        # Hugging Face user access tokens (hf_ and 34 letters) and organisation tokens
+        ("huggingface-token", "hf_", r"hf_([A-Za-z0-9]{34})"),
+        ("huggingface-token", "api_org_", r"api_org_([A-Za-z0-9]{34})"),
+        # SendGrid API keys: SG., a 22-character id, a dot, a 43-character secret
+        ("sendgrid-key", "SG.", r"SG\.([A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})"),
     )
 )
 _KEY_END = lazy.Pattern(r"[A-Za-z0-9_-]")
@@ -160,7 +167,8 @@ def _api_key_hits(raw: str) -> Iterator[Hit]:
             if not starts_word(raw, m.start(), "-") or _KEY_END.match(raw, m.end()):
                 continue
             body = next(group for group in m.groups() if group)
-            if token_is_real(m.group(), body) and char_classes(body) >= 2 and not looks_placeholder(m.group()):
+            if (token_is_real(m.group(), body) and char_classes(body) >= 2 and not looks_placeholder(m.group())
+                    and not names_something(body)):
                 yield Hit(m.start(), m.end(), kind, 1)
 
 
@@ -449,7 +457,7 @@ def curl_user_hits(text: Text) -> Iterator[Hit]:
     """The password of ``curl -u user:password`` (the user name stays)."""
     if "curl" not in text.low:  # every match follows it
         return
-    commands = _CurlCommands(text.low)
+    commands = _CommandArguments(text.low, functools.partial(_curl_before, text.low))
     for m in _CURL_USER.finditer(text.spaced):
         password = m.group("pw")
         if password.lower() in STOPWORDS or looks_placeholder(password) or _TEMPLATE_START.match(password):
@@ -458,24 +466,26 @@ def curl_user_hits(text: Text) -> Iterator[Hit]:
             yield Hit(m.start("pw"), m.end("pw"), "basic-auth", 3)
 
 
-class _CurlCommands:
-    """Which options are arguments of a curl command, each command read once from its curl
-    onwards as its options come (read from curl again for each, a text of options after one
-    curl took time that grew with their number)."""
+class _CommandArguments:
+    """Which options are arguments of the command nearest before them (COMMAND_BEFORE gives
+    where its name ends, or -1), each command read once from its name onwards as its options
+    come (read from the name again for each, a text of options after one command took time
+    that grew with their number)."""
 
-    def __init__(self, low: str) -> None:
+    def __init__(self, low: str, command_before: Callable[[int], int]) -> None:
         self.low = low
-        self.curl = -1  # where the curl last read stands
+        self.command_before = command_before
+        self.command = -1  # where the command last read ends its name
         self.read = -1  # how far its command was read
         self.ended = False  # whether it ended there
 
     def holds(self, option: int) -> bool:
-        """Whether the option at OPTION is an argument of the nearest ``curl`` before it."""
-        curl = _curl_before(self.low, option)
-        if curl == -1:
+        """Whether the option at OPTION is an argument of the nearest command before it."""
+        command = self.command_before(option)
+        if command == -1:
             return False
-        if curl != self.curl:
-            self.curl, self.read, self.ended = curl, curl + 4, False
+        if command != self.command:
+            self.command, self.read, self.ended = command, command, False
         if not self.ended:
             self.ended = not _one_command(self.low, self.read, option)
             self.read = option
@@ -483,12 +493,12 @@ class _CurlCommands:
 
 
 def _curl_before(low: str, option: int) -> int:
-    """Where the word ``curl`` (or ``curl.exe``) last stands within reach before OPTION; -1."""
+    """Where the word ``curl`` (or ``curl.exe``) last standing within reach before OPTION ends; -1."""
     reach = max(0, option - _CURL_REACH)
     at = low.rfind("curl", reach, option)
     while at != -1:
         if starts_word(low, at) and (starts_word(low, at + 5) or low.startswith(".exe", at + 4)):
-            return at
+            return at + 4
         at = low.rfind("curl", reach, at)
     return -1
 
@@ -506,6 +516,47 @@ def _one_command(low: str, start: int, stop: int) -> bool:
         if token.lastgroup == "word" and (word in _OTHER_COMMANDS or word.endswith(tuple(_SENTENCE_END))):
             return False
     return True
+
+
+# Passwords other commands take on their command line, each found only as an argument of its
+# command: the MySQL and MariaDB clients' ``-pPASSWORD`` (joined: with a space between, the client
+# asks for the password and the word after names a database), ``sshpass -p PASSWORD``, and a
+# container registry login's ``-p``/``--password PASSWORD``.
+_OPTION_VALUE = r"(?:'(?P<sq>[^'\n]{1,200})'|\"(?P<dq>[^\"\n]{1,200})\"|(?P<pw>[^\s\"'`;|&]{1,200}))"
+_COMMAND_PASSWORDS = tuple(
+    (literals, lazy.Pattern(rf"(?<![\w.-])(?:{command})(?:\.exe)?(?![\w.-])"), lazy.Pattern(rf"(?<!\S){option}{_OPTION_VALUE}"))
+    for literals, command, option in (
+        (("mysql", "mariadb"), r"mysql(?:dump|admin|import|show|check|pump|slap|binlog|sh)?"
+                               r"|mariadb(?:-dump|-admin|-import|-show|-check|-binlog|-slap)?", r"-p"),
+        (("sshpass",), r"sshpass", r"-p[ \t]*"),
+        (("login",), r"(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry)[ \t]+login",
+         r"(?:-p|--password)[ \t]+"),
+    )
+)
+
+
+def command_password_hits(text: Text) -> Iterator[Hit]:
+    """Passwords given on a command line to the commands of :data:`_COMMAND_PASSWORDS`."""
+    for literals, command, option in _COMMAND_PASSWORDS:
+        if not any(literal in text.low for literal in literals):
+            continue
+        ends = [m.end() for m in command.finditer(text.low)]
+        if not ends:
+            continue
+        commands = _CommandArguments(text.low, functools.partial(_command_before, ends))
+        for m in option.finditer(text.spaced):
+            group = m.lastgroup or "pw"
+            password = m.group(group)
+            if password.lower() in STOPWORDS or looks_placeholder(password) or _TEMPLATE_START.match(password):
+                continue
+            if len(password) >= 3 and commands.holds(m.start()):
+                yield Hit(m.start(group), m.end(group), "command-password", 3)
+
+
+def _command_before(ends: list[int], option: int) -> int:
+    """The last of ENDS (where a command's name ends, in order) within reach before OPTION; -1."""
+    before = bisect.bisect_right(ends, option) - 1
+    return ends[before] if before >= 0 and option - ends[before] <= _CURL_REACH else -1
 
 
 # --- secrets in prose --------------------------------------------------------------------------
@@ -817,6 +868,7 @@ __all__ = [
     "assignment_hits",
     "auth_header_hits",
     "blob_hits",
+    "command_password_hits",
     "curl_user_hits",
     "escaped_hits",
     "pem_hits",
