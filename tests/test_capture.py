@@ -255,18 +255,36 @@ def test_no_secret_reaches_the_store(ctx: Context, tmp_path: Path) -> None:
     assert b"pushed" in objects  # the rest of the text is kept
 
 
-@pytest.mark.parametrize(("event", "stored"), [(SECRETS["github"], "withheld"), ("Stöp", "St-p"),
-                                               ("SessionEnd", "SessionEnd")])
-def test_the_hook_event_name_is_screened_as_every_name_from_outside(
+PASSWORD = "Xk9mQ2vL7pR4tZ8w"
+EVENT_NAMES = [
+    (SECRETS["github"], "withheld"),
+    ("StopEventWithAPrefixLongEnoughToCutTheToken-" + SECRETS["github"], "withheld"),  # no cut leaves its start
+    (f"postgres://admin:{PASSWORD}@db.example.com/prod", "withheld"),  # no rewriting hides the URL's password
+    (f"password={PASSWORD}", "withheld"),
+    ("Stöp", "withheld"),  # a letter the contract has no place for: not rewritten into a name of its own
+    ("1Stop", "withheld"),
+    ("SessionEnd", "SessionEnd"),
+    ("session.idle", "session.idle"),
+    ("E" * 64, "E" * 64),
+    ("E" * 65, "withheld"),
+]
+
+
+@pytest.mark.parametrize(("event", "stored"), EVENT_NAMES)
+def test_the_hook_event_name_is_screened_whole_before_it_is_kept(
         ctx: Context, tmp_path: Path, event: str, stored: str) -> None:
-    """The envelope lies outside every payload redaction removes: a hook event name holding a
-    secret is withheld, one of letters the contract has no place for costs nothing more."""
+    """The envelope lies outside every payload redaction removes: a hook event name is kept
+    only as the hook sent it, when the scanner finds nothing in it, it fits the contract's
+    64 characters and holds only the contract's characters; else it is ``withheld``. Cutting or
+    rewriting it first would hide from the scanner a secret it holds (a token's start cut
+    off, a URL's ``://`` and ``@`` rewritten), which would then be kept."""
     transcript = claude_transcript(tmp_path / "s.jsonl", [("user", "Add jitter."), ("assistant", "Added.")])
     payload = {"session_id": "sess-1", "transcript_path": str(transcript), "hook_event_name": event}
     result = capture(ctx, HookInput.from_payload("claude-code", payload, str(ctx.workspace.root)))
     assert result.envelope["event"] == stored and result.receipt["status"] == "complete"
     subprocess.run(["git", "gc", "-q"], cwd=ctx.workspace.root, check=True)
-    assert SECRETS["github"].encode() not in all_objects(ctx.workspace.root)
+    objects = all_objects(ctx.workspace.root)
+    assert SECRETS["github"][-12:].encode() not in objects and PASSWORD.encode() not in objects
 
 
 def test_a_secret_in_the_session_branch_is_no_branch_at_all(ctx: Context, tmp_path: Path) -> None:

@@ -13,7 +13,9 @@ from gitstore.records.vocabulary import HARNESSES
 
 
 class HookInput(NamedTuple):
-    """What a harness hook reported, whatever its harness calls the fields."""
+    """What a harness hook reported, whatever its harness calls the fields. Each is as the hook
+    sent it: what of it a record keeps is screened whole where the record is made
+    (``gitstore.capture.normalize``), since a cut or rewritten name can hide a secret."""
 
     harness: str
     event: str
@@ -36,7 +38,7 @@ class HookInput(NamedTuple):
         if transcript is None and harness == "opencode" and session:
             transcript = _opencode_session(session)
         version = first(payload, VERSION)
-        return cls(harness, _token(event, 64), session, transcript, where, version)
+        return cls(harness, event, session, transcript, where, version)
 
 
 def _transcript_path(path: str) -> Path | None:
@@ -55,13 +57,6 @@ def regular_file(path: Path | None) -> bool:
         return path is not None and path.is_file()
     except (OSError, ValueError):
         return False
-
-
-def _token(value: str, size: int) -> str:
-    """VALUE as the contract has a hook event: ASCII letters, digits and ``._-`` (any other
-    character ``-``), starting with a letter, at most SIZE characters."""
-    cleaned = "".join(c if (c.isascii() and c.isalnum()) or c in "._-" else "-" for c in value)[:size]
-    return cleaned if cleaned and cleaned[0].isalpha() else "x" + cleaned[: size - 1]
 
 
 def _opencode_session(session: str) -> Path | None:

@@ -13,6 +13,7 @@ once. Nothing here writes: ``gitstore.capture.sessions`` appends what ``build`` 
 from __future__ import annotations
 
 import hashlib
+import re
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -42,6 +43,9 @@ TURN_CHARS = 4000
 MAX_TURNS = 2000
 FILE_BLOCK = 1 << 20  # bytes of the transcript read at a time to hash it
 EPOCH = "1970-01-01T00:00:00.000000Z"
+# A hook event as the envelope's contract has one: ASCII letters, digits and ``._-``, starting
+# with a letter (its length is bounded apart).
+EVENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9._-]*")
 
 
 class Capture(NamedTuple):
@@ -101,7 +105,7 @@ def _envelope(ctx: Context, hook: HookInput, transcript: Transcript | None, mode
               screen: Screen) -> dict[str, Any]:
     """The envelope; its names come from outside (the harness, the checkout) into a record no
     redaction reaches, so each is screened whole (``Screen.name``, ``Screen.key``): a hook
-    event the scanner would change is ``withheld``."""
+    event the scanner would change is ``withheld`` (``_event_name``)."""
     head = _head(ctx.workspace.repo)
     info = _transcript_file(hook.transcript, screen)
     available = ["transcript"] if info else []
@@ -111,11 +115,21 @@ def _envelope(ctx: Context, hook: HookInput, transcript: Transcript | None, mode
     version = hook.version or (transcript.version if transcript else None)
     return seal({
         "schema": "gitstore.envelope/v1", "scope": ctx.scope, "harness": hook.harness,
-        "harnessVersion": screen.name(version, 64), "event": screen.name(hook.event, 64) or "withheld",
+        "harnessVersion": screen.name(version, 64), "event": _event_name(hook.event, screen),
         "session": screen.key(session),
         "worktree": worktree_key(ctx.workspace.repo), "branch": screen.name(_branch(ctx.workspace.repo), 255),
         "revision": head, "transcript": info, "available": available, "mode": mode, "capturedAt": at,
     })
+
+
+def _event_name(event: str, screen: Screen) -> str:
+    """The hook's EVENT as the envelope keeps it: as the hook sent it when the scanner finds
+    nothing in it, it has at most 64 characters and it is a name as the contract has one
+    (``EVENT_NAME``); ``withheld`` otherwise. It is screened as it came, never cut or rewritten
+    first: a cut leaves too little of a token for the scanner to know it, and rewriting a
+    URL's ``://`` and ``@`` hides the password between them, which would then be kept."""
+    name = screen.name(event, 64)
+    return name if name is not None and EVENT_NAME.fullmatch(name) else "withheld"
 
 
 def _transcript_file(path: Path | None, screen: Screen) -> dict[str, Any] | None:
