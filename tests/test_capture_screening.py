@@ -96,6 +96,24 @@ def test_names_the_envelope_and_episode_carry_hold_no_secret(ctx: Context, tmp_p
         ("main", "sess-2", "2.0.1", "sess-2.jsonl")
 
 
+BEARER = "eyJhbGciOiJIUzI1NiJ9abcdefghijkl"
+
+
+def test_a_session_id_is_screened_before_its_blanks_go(ctx: Context, tmp_path: Path) -> None:
+    """A session id is kept without its blanks, and screened as the hook sent it first: with
+    its blanks gone, ``Authorization: Bearer TOKEN`` no longer reads as a credential to the
+    scanner, and the token would be kept in the envelope and the episode's source."""
+    transcript = claude_transcript(tmp_path / "s.jsonl", [("user", "Add jitter."), ("assistant", "Added.")])
+    payload = {"session_id": f"Authorization: Bearer {BEARER}", "transcript_path": str(transcript),
+               "hook_event_name": "SessionEnd"}
+    result = capture(ctx, HookInput.from_payload("claude-code", payload, str(ctx.workspace.root)))
+    assert result.envelope["session"].startswith("withheld:") and result.receipt["redactions"] >= 1
+    assert BEARER.encode() not in _objects(ctx)
+    spaced = capture(ctx, HookInput.from_payload("claude-code", {**payload, "session_id": "sess 2"},
+                                                 str(ctx.workspace.root)))
+    assert spaced.envelope["session"] == "sess2", "an id whose blanks hide nothing is kept without them"
+
+
 def test_a_command_cut_to_its_bound_keeps_no_part_of_a_secret(ctx: Context, tmp_path: Path) -> None:
     """A command is bounded when the transcript is read, before the scanner sees it: a cut
     through a token left its first characters and its checksum, which give it away and which

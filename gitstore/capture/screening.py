@@ -79,12 +79,14 @@ class Screen:
 
     def key(self, value: str | None) -> str:
         """VALUE, an id such as a session's, without whitespace, kept when ``name`` keeps it
-        within ``KEY_CHARS``; else a stand-in made from it alone (``withheld:`` and its
-        sha256), so the same id still names the same episode and nothing of it is stored."""
+        within ``KEY_CHARS`` and keeps VALUE as it came (taking the blanks out can hide a
+        secret from the scanner: ``Bearer TOKEN`` joined is no credential it knows); else a
+        stand-in made from it alone (``withheld:`` and its sha256), so the same id still names
+        the same episode and nothing of it is stored."""
         key = compact(value or "")
         if not key:
             return "unknown"
-        if self.name(key, KEY_CHARS) == key:
+        if self.name(key, KEY_CHARS) == key and (key == value or self.name(value) == value):
             return key
         return "withheld:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
