@@ -114,6 +114,17 @@ def test_a_session_id_is_screened_before_its_blanks_go(ctx: Context, tmp_path: P
     assert spaced.envelope["session"] == "sess2", "an id whose blanks hide nothing is kept without them"
 
 
+def test_a_transcript_file_name_is_screened_before_its_backslashes_go(ctx: Context, tmp_path: Path) -> None:
+    """A backslash in a transcript's file name is kept as ``_``, and the name is screened as it
+    came first: ``_`` joins a token to the letters beside it, which the scanner then no longer
+    reads as a token, and it would be kept in the envelope."""
+    transcript = claude_transcript(tmp_path / f"x\\{TOKEN}\\y.jsonl", [("user", "Add jitter."), ("assistant", "Added.")])
+    payload = {"session_id": "sess-1", "transcript_path": str(transcript), "hook_event_name": "SessionEnd"}
+    result = capture(ctx, HookInput.from_payload("claude-code", payload, str(ctx.workspace.root)))
+    assert result.envelope["transcript"]["name"] == "_" and result.receipt["redactions"] >= 1
+    assert TOKEN[4:20].encode() not in _objects(ctx)
+
+
 def test_a_command_cut_to_its_bound_keeps_no_part_of_a_secret(ctx: Context, tmp_path: Path) -> None:
     """A command is bounded when the transcript is read, before the scanner sees it: a cut
     through a token left its first characters and its checksum, which give it away and which

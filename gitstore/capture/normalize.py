@@ -134,7 +134,7 @@ def _event_name(event: str, screen: Screen) -> str:
 
 def _transcript_file(path: Path | None, screen: Screen) -> dict[str, Any] | None:
     """The envelope's account of the transcript file: its name (``_`` when the scanner would
-    change it), and the sha256 and size of the bytes read from it, whatever its size (read a
+    change it, ``_kept_file_name``), and the sha256 and size of the bytes read from it, whatever its size (read a
     block at a time, so memory stays bounded); None when there is no regular file to read."""
     if path is None or not regular_file(path):
         return None
@@ -146,8 +146,18 @@ def _transcript_file(path: Path | None, screen: Screen) -> dict[str, Any] | None
                 size += len(block)
     except OSError:
         return None
-    return {"name": screen.name(file_name(path.name), 255) or "_", "sha256": "sha256:" + digest.hexdigest(),
-            "bytes": size}
+    return {"name": _kept_file_name(path.name, screen), "sha256": "sha256:" + digest.hexdigest(), "bytes": size}
+
+
+def _kept_file_name(name: str, screen: Screen) -> str:
+    """NAME as the envelope keeps it (``file_name``: a backslash ``_``), or ``_`` when the
+    scanner would change it as a record holds it or as it came: the ``_`` a backslash becomes
+    joins a token to the letters beside it, and the scanner no longer reads it as one."""
+    kept = screen.name(file_name(name), 255)
+    if kept is None:
+        return "_"
+    as_text = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return kept if as_text == kept or screen.name(as_text) == as_text else "_"
 
 
 def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, screen: Screen,
