@@ -358,15 +358,36 @@ def checkout(bare: Path, target: Path, env: dict[str, str], filter: str | None =
     git(target, "checkout", "-q", "--force", "-B", "main", "refs/remotes/origin/main", env=env)
 
 
+def pull_request_checkout(bare: Path, target: Path, env: dict[str, str], base: str, head: str) -> None:
+    """What actions/checkout@v4 does for a ``pull_request`` event with ``fetch-depth: 0``: a new
+    repository, every branch of origin as ``refs/remotes/origin/*``, and the merge commit GitHub
+    makes of the head into the base (``refs/pull/N/merge``, made here as GitHub makes it)
+    checked out detached. No local branch, no ``refs/remotes/origin/HEAD``."""
+    tree = git(bare, "merge-tree", "--write-tree", base, head).split()[0]
+    merge = git(bare, "commit-tree", "-p", base, "-p", head, "-m", f"Merge {head} into {base}", tree, env=env).strip()
+    git(bare, "update-ref", "refs/pull/1/merge", merge)
+    git(target.parent, "init", "-q", str(target), env=env)
+    git(target, "remote", "add", "origin", ORIGIN, env=env)
+    git(target, "fetch", "-q", "--prune", "--no-recurse-submodules", "origin", "+refs/heads/*:refs/remotes/origin/*",
+        "+refs/tags/*:refs/tags/*", env=env)
+    git(target, "fetch", "-q", "--no-tags", "origin", f"+{merge}:refs/remotes/pull/1/merge", env=env)
+    git(target, "checkout", "-q", "--force", "refs/remotes/pull/1/merge", env=env)
+
+
+DEFAULT_BRANCH_STEP = "Name the default branch (the policy is read there)"
+
+
 def run_steps(workflow: dict[str, Any], names: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """Run the named steps' scripts the way a runner does (bash -eo pipefail), job env first;
-    each must pass. Returns the last one's run."""
-    job = workflow["jobs"]["memory"]
+    """Run the named steps' scripts the way a runner does (bash -eo pipefail) with the job's
+    env, its expressions filled as GitHub would for a repository whose default branch is main
+    (``env`` says the rest); each must pass. Returns the last one's run."""
+    job = next(iter(workflow["jobs"].values()))
     steps = steps_of(workflow)
     for name in names:
         script = steps[name]["run"]
         assert "${{" not in script, "expressions stay in env and if, never in a script"
-        step_env = {**env, "GITSTORE_WRITER": job["env"]["GITSTORE_WRITER"], "SINCE": "2019-05-01"}
+        given = {key: value for key, value in job["env"].items() if "${{" not in str(value)}
+        step_env = {"SINCE": "2019-05-01", "DEFAULT_BRANCH": "main", **given, **env}
         done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=cwd,
                               env=step_env, capture_output=True, text=True)
         assert done.returncode == 0, f"{name}: {done.stdout}{done.stderr}"
@@ -407,10 +428,10 @@ def test_the_memory_workflow_steps_run_against_a_bare_remote(tmp_path: Path, syn
     git(bare, "config", "uploadpack.allowFilter", "true")
     git(developer.workspace.root, "push", "-q", str(bare), "main")
     workflow = load(memory_workflow(OPTIONS, dream=False, sync=sync))
-    steps = (["Set up gitstore as this workflow's writer, and sync", "Import the pull requests' review comments",
-              "Sync the memory refs"] if sync else
-             ["Fetch the memory refs", "Set up gitstore as this workflow's writer",
-              "Import the pull requests' review comments", "Push the memory refs"])
+    steps = [DEFAULT_BRANCH_STEP, *(["Set up gitstore as this workflow's writer, and sync",
+                                     "Import the pull requests' review comments", "Sync the memory refs"] if sync else
+                                    ["Fetch the memory refs", "Set up gitstore as this workflow's writer",
+                                     "Import the pull requests' review comments", "Push the memory refs"])]
     github = FakeGitHub(recorded(shared("reviews", "octokit-webhooks")))
     tips = []
     with serve(github):
@@ -420,6 +441,7 @@ def test_the_memory_workflow_steps_run_against_a_bare_remote(tmp_path: Path, syn
             env = runner_env(bare, github.url, work)
             checkout(bare, work / "checkout", env, filter)
             run_steps(workflow, steps, work / "checkout", env)
+            assert git(work / "checkout", "symbolic-ref", "refs/remotes/origin/HEAD").strip() == "refs/remotes/origin/main"
             tips.append(git(bare, "rev-parse", "refs/memory/v1/records/shared/ci-github").strip())
             github.lists["issues/2/comments"] = [{**github.lists["issues/2/comments"][0], "id": 77,
                                                   "body": "Please keep the changelog.", "updated_at": "2019-05-20T10:00:00Z"}]
@@ -432,6 +454,50 @@ def test_the_memory_workflow_steps_run_against_a_bare_remote(tmp_path: Path, syn
     assert len(imports) == 2 and all(i["complete"] for i in imports)
     assert {e.record["payload"].get("text") for e in developer.store.items(["event"], payloads=True)} >= {
         "Please keep the changelog."}
+
+
+def test_the_gates_pass_a_promotion_pull_request_in_the_checkout_github_makes(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A team's promotion, pushed with its memory, in the checkout actions/checkout makes for a
+    pull request: no local branch and no origin/HEAD, so the policy on the default branch was
+    found nowhere and the learning, accepted under it, was judged not in force. The workflow
+    names the default branch from what GitHub says it is; the gates and provenance pass."""
+    from gitstore.cli.promote import share_memory
+    from gitstore.ops.promote import promote
+    from gitstore.sync.ci import GATES_CONFIG, gates_config
+
+    from .promotion_world import PERSON, WIKI_FILES, accepted_learning, commit_files
+    from .team import EVERYTHING, commit_all, keypair, sign_as, write_policy
+    from .world import grant_all
+
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    for key, value in {"COUNT": "1", "KEY_0": f"url.{bare}.insteadOf", "VALUE_0": ORIGIN}.items():
+        monkeypatch.setenv(f"GIT_CONFIG_{key}", value)  # the team's remote, for git only
+    root = ready_repo(tmp_path / "dev", origin=ORIGIN).workspace.root
+    key, public = keypair(tmp_path / "keys", PERSON)
+    write_policy(root, {PERSON: EVERYTHING}, {PERSON: public})
+    commit_all(root, "Who may decide")
+    sign_as(root, key)
+    commit_files(root, {**WIKI_FILES, GATES_CONFIG.as_posix(): gates_config()})
+    git(root, "push", "-q", "origin", "main")
+    developer = Context.open(root)
+    grant_all(developer)
+    learning = accepted_learning(developer)
+    result = promote(developer, learning["id"], PERSON, push=True, share=share_memory)
+    assert result.push is not None and result.push.done, result.push
+    base, head = git(bare, "rev-parse", "main").strip(), result.commit
+    work = tmp_path / "runner"
+    work.mkdir()
+    env = {**runner_env(bare, "http://127.0.0.1:9", work), "BASE_SHA": base, "HEAD_SHA": head,
+           "GITHUB_STEP_SUMMARY": str(work / "summary.md")}
+    pull_request_checkout(bare, work / "checkout", env, base, head)
+    assert git(work / "checkout", "for-each-ref", "refs/heads", "refs/remotes/origin/HEAD") == ""
+    workflow = load(gates_workflow(OPTIONS, True, True))
+    run_steps(workflow, [DEFAULT_BRANCH_STEP, "Fetch the memory refs", "Gates (pre-commit with gitstore's hooks)",
+                         "Provenance of promoted learnings"], work / "checkout", env)
+    summary = (work / "summary.md").read_text()
+    assert learning["id"] in summary and "not an accepted learning" not in summary, summary
 
 
 def test_the_memory_pull_request_commits_what_publish_wrote_and_nothing_else(tmp_path: Path) -> None:
@@ -504,10 +570,11 @@ def recipe() -> str:
     return page.split("<!-- recipe: memory-in-ci -->\n```sh\n", 1)[1].split("```", 1)[0]
 
 
-@pytest.mark.parametrize("filter", [None, "blob:none"])
-def test_an_agent_in_ci_reads_memory_and_writes_nothing(tmp_path: Path, filter: str | None) -> None:
-    """As the wiki gives it, in a checkout of one commit, and in one made with a filter (a
-    partial clone, whose fetches leave memory's objects out unless told not to)."""
+@pytest.mark.parametrize("filter, pull_request", [(None, False), ("blob:none", False), (None, True)])
+def test_an_agent_in_ci_reads_memory_and_writes_nothing(tmp_path: Path, filter: str | None, pull_request: bool) -> None:
+    """As the wiki gives it, in a checkout of one commit, in one made with a filter (a partial
+    clone, whose fetches leave memory's objects out unless told not to), and in the checkout of
+    a pull request (no branch, no origin/HEAD: the policy is found only once the block names it)."""
     from .team import EVERYTHING, commit_all, keypair, sign_as, write_policy
     from .world import Thread, accepted, grant_all, propose, ref
 
@@ -527,14 +594,22 @@ def test_an_agent_in_ci_reads_memory_and_writes_nothing(tmp_path: Path, filter: 
     git(developer.workspace.root, "push", "-q", str(bare), "main", "refs/memory/v1/records/shared/*:refs/memory/v1/records/shared/*",
         "+refs/memory/v1/payloads/shared/*:refs/memory/v1/payloads/shared/*")
     git(bare, "config", "uploadpack.allowFilter", "true")
-    remote_before = git(bare, "for-each-ref")
     work = tmp_path / "runner"
     work.mkdir()
-    env = {**runner_env(bare, "http://127.0.0.1:9", work), "TASK": "Add retries with exponential backoff and jitter"}
-    checkout(bare, work / "checkout", env, filter)
-    assert git(work / "checkout", "rev-parse", "--is-shallow-repository").strip() == "true"
+    env = {**runner_env(bare, "http://127.0.0.1:9", work), "TASK": "Add retries with exponential backoff and jitter",
+           "DEFAULT_BRANCH": "main"}
+    if pull_request:
+        git(developer.workspace.root, "switch", "-q", "-c", "topic")
+        git(developer.workspace.root, "commit", "-q", "--allow-empty", "-m", "A change to review")
+        git(developer.workspace.root, "push", "-q", str(bare), "topic")
+        main, topic = (git(bare, "rev-parse", branch).strip() for branch in ("main", "topic"))
+        pull_request_checkout(bare, work / "checkout", env, main, topic)
+    else:
+        checkout(bare, work / "checkout", env, filter)
+        assert git(work / "checkout", "rev-parse", "--is-shallow-repository").strip() == "true"
     if filter:
         assert git(work / "checkout", "config", "remote.origin.partialclonefilter").strip() == filter
+    remote_before = git(bare, "for-each-ref")
     done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", recipe()], cwd=work / "checkout",
                           env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -10,6 +10,9 @@ Two files under ``.github/workflows/``:
 - ``gitstore-gates.yml``, on every pull request: the same fetch, gitstore's pre-commit gates
   over the pull request's commits, and a provenance summary of its promotion commits.
 
+Both first name the repository's default branch as ``origin/HEAD``, which a checkout leaves
+unset: the team's policy is read there (for a pull request, a checkout has no branch at all).
+
 Steps for stages this version of gitstore does not have are left out, each replaced by a
 comment saying so, and listed in the report: the files never call a command that does not
 exist. The files are plain YAML with comments; a file that differs from what would be written
@@ -102,6 +105,19 @@ def _fetch_step() -> str:
         run: |
           git fetch --no-tags --no-filter origin \\
             {specs}
+"""
+
+
+# Named from what GitHub says the default branch is, and fetched, never taken from the commit
+# checked out: a pull request's author would then write the policy its own gates are read under.
+_DEFAULT_BRANCH_STEP = """\
+      # gitstore reads the team's policy from the default branch, as origin/HEAD names it: a
+      # checkout sets no origin/HEAD (and, for a pull request, checks out no branch at all).
+      - name: Name the default branch (the policy is read there)
+        run: |
+          : "${DEFAULT_BRANCH:?GitHub named no default branch for this repository}"
+          git fetch --no-tags origin "+refs/heads/$DEFAULT_BRANCH:refs/remotes/origin/$DEFAULT_BRANCH"
+          git remote set-head origin "$DEFAULT_BRANCH"
 """
 
 
@@ -208,6 +224,8 @@ jobs:
     env:
       GITSTORE_WRITER: @WRITER@
       SINCE: ${{ inputs.since || '@SINCE@' }}
+      # a scheduled run's event names no repository; it runs on the default branch
+      DEFAULT_BRANCH: ${{ github.event.repository.default_branch || github.ref_name }}
     steps:
       - name: App token (optional; see the comment at the top)
         id: app
@@ -327,7 +345,7 @@ def memory_workflow(options: Options, dream: bool, sync: bool) -> str:
     """The text of ``gitstore-memory.yml``; with ``gitstore sync``, it fetches, verifies and
     pushes, and the git commands that stand in for it are left out."""
     setup = _SETUP_SYNC + _SETUP[_SETUP.index("      - name: Import"):] if sync else _fetch_step() + _SETUP
-    parts = [_MEMORY_HEAD, _install_step(options), setup, _DREAM if dream else _NO_DREAM,
+    parts = [_MEMORY_HEAD, _install_step(options), _DEFAULT_BRANCH_STEP, setup, _DREAM if dream else _NO_DREAM,
              _PUSH_SYNC if sync else _PUSH_GIT]
     if dream:
         parts.append(_PULL_REQUEST)
@@ -361,6 +379,7 @@ jobs:
     env:
       BASE_SHA: ${{ github.event.pull_request.base.sha }}
       HEAD_SHA: ${{ github.event.pull_request.head.sha }}
+      DEFAULT_BRANCH: ${{ github.event.repository.default_branch }}
     steps:
       - uses: actions/checkout@v4
         with:
@@ -391,7 +410,7 @@ _NO_PROVENANCE = """\
 
 def gates_workflow(options: Options, gates: bool, provenance: bool) -> str:
     """The text of ``gitstore-gates.yml``."""
-    parts = [_GATES_HEAD, _install_step(options), _fetch_step(), _GATES_RUN if gates else _NO_GATES,
+    parts = [_GATES_HEAD, _install_step(options), _DEFAULT_BRANCH_STEP, _fetch_step(), _GATES_RUN if gates else _NO_GATES,
              _PROVENANCE if provenance else _NO_PROVENANCE]
     return _fill("".join(parts), options)
 
