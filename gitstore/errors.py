@@ -110,8 +110,8 @@ class IntegrityError(GitstoreError):
 
 
 class Incomplete(GitstoreError):
-    """An import ended without everything it asked for (its source unreachable, pages missing);
-    what it did store is kept."""
+    """A command ended without everything it asked for (an import's source unreachable, pages
+    missing; a promotion's push or pull request not made); what it did store is kept."""
 
 
 class ConflictError(GitstoreError):

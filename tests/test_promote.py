@@ -595,6 +595,73 @@ def test_a_promotion_made_without_push_is_shared_as_it_says(tmp_path: Path, monk
     assert _ci_checkout_passes_the_gate(tmp_path, branch, monkeypatch)
 
 
+@pytest.mark.parametrize("ask", ["--push", "--pr"])
+def test_a_push_or_pull_request_asked_for_and_not_made_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              ask: str) -> None:
+    """The remote holds a branch of the promotion's name already (another clone promoted the same
+    learning and pushed first): git refuses the push, and promote said so on standard output
+    and exited 0, so a script took the promotion for shared. It exits 1 with one line saying
+    what did not happen and what to do; ``--json`` still prints the report. The promotion stands."""
+    from .cli import gitstore
+
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    team = {"COUNT": "1", "KEY_0": f"url.{remote}.insteadOf", "VALUE_0": "https://github.com/acme/widgets.git"}
+    for key, value in team.items():  # the team's remote, here, for git only (the scope stays the team's)
+        monkeypatch.setenv(f"GIT_CONFIG_{key}", value)
+    monkeypatch.setenv("PATH", f"{_fake_gh(tmp_path)}{os.pathsep}{os.environ['PATH']}")
+    git(root, "push", "-q", "origin", "main")
+    learning = accepted_learning(ctx)
+    branch = f"memory/promote/{learning['id']}"
+    theirs = git(root, "commit-tree", "-m", "Another clone's promotion", git(root, "rev-parse", "main^{tree}").strip()).strip()
+    git(root, "push", "-q", "origin", f"{theirs}:refs/heads/{branch}")
+    done = gitstore("promote", learning["id"], ask, "--by", PERSON, "--json", cwd=root)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    report = json.loads(done.stdout)
+    assert report["push"]["done"] is False and report["branch"] == branch
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    error = json.loads(done.stderr)["error"]
+    assert f"{branch} was not pushed" in error and "origin has a branch of that name already" in error, error
+    assert git(remote, "rev-parse", branch).strip() == theirs, "the other promotion is left as it is"
+    assert git(root, "rev-parse", branch).strip() == report["commit"], "this promotion stands"
+    assert not (tmp_path / "gh.log").exists() or "pr create" not in (tmp_path / "gh.log").read_text()
+
+
+def test_a_pull_request_gh_cannot_open_fails_and_says_what_to_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--pr`` where gh is not signed in: the branch is pushed, the pull request is not, and
+    promote exits 1 naming what to run."""
+    from .cli import fails
+
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", f"url.{remote}.insteadOf")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "https://github.com/acme/widgets.git")
+    monkeypatch.setenv("PATH", f"{_fake_gh(tmp_path, authenticated=False)}{os.pathsep}{os.environ['PATH']}")
+    git(root, "push", "-q", "origin", "main")
+    learning = accepted_learning(ctx)
+    error = fails(1, "promote", learning["id"], "--pr", "--by", PERSON, cwd=root)
+    branch = f"memory/promote/{learning['id']}"
+    assert error.startswith("gitstore: error: ") and "no pull request" in error and "gh auth login" in error, error
+    assert git(remote, "rev-parse", branch).strip() == git(root, "rev-parse", branch).strip(), "the branch was pushed"
+
+
+def test_push_for_a_route_that_commits_nothing_is_no_failure(tmp_path: Path) -> None:
+    """An overlay page is local and has no branch: ``--push`` there says so and exits 0."""
+    from .cli import gitstore
+
+    ctx = wiki_repo(tmp_path / "widgets")
+    learning = accepted_learning(ctx, audience="user-tooling")
+    done = gitstore("promote", learning["id"], "--push", "--by", PERSON, "--json", cwd=ctx.workspace.root)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    report = json.loads(done.stdout)
+    assert report["branch"] is None and report["push"] == {"done": False, "message": "nothing to push: route overlay commits nothing"}
+
+
 def test_a_branch_naming_another_packet_is_not_shared(tmp_path: Path) -> None:
     """``promote --push`` shares only the promotion promote made: a branch of the learning's
     name whose commit names a packet the store does not hold stays refused, pushing nothing."""

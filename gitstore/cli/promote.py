@@ -10,7 +10,7 @@ from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.cli._values import checked, learning_argument
 from gitstore.context import Context
-from gitstore.errors import GitstoreError
+from gitstore.errors import GitstoreError, Incomplete
 from gitstore.ops.promote import Promotion, promote as run_promote
 from gitstore.promote.pr import Outcome
 
@@ -92,12 +92,30 @@ def promote(
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Promote an accepted learning into the wiki or skills, as one reviewable commit on its own branch."""
+    """Promote an accepted learning into the wiki or skills, as one reviewable commit on its own branch.
+
+    Exit 1 when a push or pull request asked for was not made (the promotion stands).
+    """
     ctx = Context.open()
     result = run_promote(ctx, learning_id, actor(ctx, by), route=route, push=push, pull_request=pr,
                          share=share_memory)
     report = _report(result)
     emit_json(report) if as_json else _print(report)
+    missed = _not_done(report)
+    if missed is not None:  # a script must not take the promotion for shared
+        raise Incomplete(missed)
+
+
+def _not_done(report: dict[str, Any]) -> str | None:
+    """What the command was asked to do and did not: the push's sentence, else the pull
+    request's (each says what to run). None when all was done, or when the route commits
+    nothing (an overlay page has no branch to push)."""
+    if report["branch"] is None:
+        return None
+    for key in ("push", "pullRequest"):
+        if report[key] is not None and not report[key]["done"]:
+            return str(report[key]["message"])
+    return None
 
 
 def register(app: typer.Typer) -> None:

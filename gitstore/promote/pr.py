@@ -1,8 +1,9 @@
 """Pushing a promotion branch and opening its pull request with the GitHub CLI.
 
 Both run the real tools (``git push``, ``gh``) and report what happened in one sentence; when
-``gh`` is not installed or not signed in, the report says so and what to run instead, and the
-promotion itself still stands (its commit and packet are already written).
+either does not happen (the remote refuses the branch, ``gh`` is not installed or not signed
+in), the sentence says so and what to run instead, and the promotion itself still stands (its
+commit and packet are already written).
 """
 
 from __future__ import annotations
@@ -35,10 +36,22 @@ def push(root: Path, branch: str, remote: str = "origin", memory: Outcome | None
     done = subprocess.run(["git", "push", "--porcelain", remote, spec], cwd=root, env=git_env(),
                           capture_output=True, text=True)
     shared = f" (memory shared first: {memory.message})" if memory is not None else ""
+    if done.returncode != 0 and _rejected(done.stdout):
+        return Outcome(False, f"{branch} was not pushed: {remote} has a branch of that name already (another "
+                              f"clone's promotion of this learning?), which a push never replaces: review that one "
+                              f"(`git fetch {remote} {branch}`), or delete it there (`git push {remote} --delete "
+                              f"{branch}`) and push this one again with promote --push{shared}")
     if done.returncode != 0:
         why = " ".join((done.stderr or done.stdout).split())[:300]
-        return Outcome(False, f"git push {remote} {branch} failed: {why}{shared}")
+        return Outcome(False, f"{branch} was not pushed: git push {remote} {branch} failed: {why}{shared}; once "
+                              f"that is fixed, push it again with promote --push")
     return Outcome(True, f"pushed {branch} to {remote}{shared}")
+
+
+def _rejected(porcelain: str) -> bool:
+    """Whether ``git push --porcelain`` says the remote refused the ref as not a fast-forward of
+    its own (a line flagged ``!`` with ``[rejected]``): the remote has another branch there."""
+    return any(line.startswith("!\t") and "[rejected]" in line for line in porcelain.splitlines())
 
 
 def body(packet: dict[str, Any], learning: dict[str, Any], warnings: Mapping[str, str] | None = None) -> str:
@@ -78,6 +91,7 @@ def open_pull_request(root: Path, branch: str, base: str | None, title: str, tex
     done = subprocess.run(command, cwd=root, env=git_env(), input=text, capture_output=True, text=True)
     if done.returncode != 0:
         why = " ".join((done.stderr or done.stdout).split())[:300]
-        return Outcome(False, f"gh pr create failed: {why}")
+        return Outcome(False, f"no pull request: gh pr create failed: {why}; the branch is pushed: open one for "
+                              f"{branch} by hand, or run `gh pr create --head {branch}`")
     url = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else None
     return Outcome(True, f"opened a pull request for {branch}" + (f": {url}" if url else ""), url)
