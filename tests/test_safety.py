@@ -259,7 +259,7 @@ NOT_SECRETS = [
     '"token_type": "bearer"',
     "the token: abc",
     "Bearer authentication is described in RFC 6750.",
-    "client_secret: c007cd12-1fe7-4843-947e-ddecfc0d8913",
+    "client_id: c007cd12-1fe7-4843-947e-ddecfc0d8913",
     "private_key: ~/.ssh/id_ed25519",
     "git remote add origin https://token:secret@github.com/acme/widgets.git",
     "-----BEGIN OPENSSH PRIVATE KEY-----\nREPLACE ME\n-----END OPENSSH PRIVATE KEY-----",

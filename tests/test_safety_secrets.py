@@ -454,3 +454,36 @@ def test_an_unquoted_value_with_a_dot_is_judged_by_its_parts(text: str, material
 def test_an_unquoted_member_reference_is_kept(text: str) -> None:
     result = SCANNER.scan(text)
     assert result.findings == (), (text, result.findings)
+
+
+# Some services issue tokens shaped as UUIDs (npm's legacy tokens, Heroku's API keys, some
+# OAuth client secrets): under a key naming a credential a UUID is the credential, not an id.
+_UUID = "e990afec-468a-4e24-b2de-c564f5eb04d8"
+UUID_CREDENTIALS = {
+    "npm-legacy-token": f"//registry.npmjs.org/:_authToken={_UUID}",
+    "heroku-api-key": f"HEROKU_API_KEY={_UUID}",
+    "client-secret": f"client_secret={_UUID}",
+    "quoted-password": f'"password": "{_UUID}"',
+    "netrc-one-line": f"machine api.heroku.com login me@example.com password {_UUID}",
+    "netrc-lines": f"machine api.heroku.com\n  login me@example.com\n  password {_UUID}\n",
+}
+
+
+@pytest.mark.parametrize("text", UUID_CREDENTIALS.values(), ids=list(UUID_CREDENTIALS))
+def test_a_uuid_under_a_credential_key_is_redacted(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert not result.quarantined
+    assert _UUID not in result.text, result.text
+
+
+@pytest.mark.parametrize("text", [
+    f"client_id={_UUID}",
+    f"request_id={_UUID}\ntrace_id: {_UUID}",
+    f'key_id = "{_UUID}"\n"api_key_id": "{_UUID}"\ntoken_id: {_UUID}',
+    f"the key id is {_UUID}",
+    "machine github.com login alice password $GITHUB_TOKEN",
+    "the machine learning password field must be hashed",
+])
+def test_a_uuid_under_an_id_key_is_kept(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.findings == (), (text, result.findings)

@@ -384,6 +384,24 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
         value = raw[m.start("v") : m.end("v")]
         if not trivial_value(value, m.group("tag"), True):
             yield Hit(m.start("v"), m.end("v"), _assignment_kind(m.group("tag"), value), 3)
+    yield from _netrc_hits(low, raw)
+
+
+# A ``.netrc`` entry: ``machine HOST``, its ``login``, ``account`` or ``port``, then ``password
+# VALUE``, a space or a line break apart (curl, git, ftp and Heroku's CLI read passwords there).
+_NETRC = lazy.Pattern(
+    r"(?<![\w-])machine[ \t]+\S{1,200}(?:\s+(?:login|account|port)[ \t]+\S{1,200}){0,3}"
+    r"\s+password[ \t]+(?P<v>\S{1,512})"
+)
+
+
+def _netrc_hits(low: str, raw: str) -> Iterator[Hit]:
+    """The password of a ``.netrc`` entry, judged as an assigned password is."""
+    if "machine" not in low:
+        return
+    for m in _NETRC.finditer(low):
+        if not trivial_value(raw[m.start("v") : m.end("v")], "password", False):
+            yield Hit(m.start("v"), m.end("v"), "credential-assignment", 3)
 
 
 _URL_PASSWORD = lazy.Pattern(

@@ -4,9 +4,9 @@ A credential rule finds a place a secret could be (``password = ...``, a token's
 checks say whether the value there is one. Not secrets: placeholders and templates
 (``<your-token>``, ``${DB_PASSWORD}``, ``{{ secrets.X }}``, ``changeme``), references to
 variables and members, names made of words (kebab, snake, dotted, CamelCase), paths, file
-names, UUIDs, prose, values typed by hand (``123456``, ``abcdef``, ``xxxx``), low-variety
-fillers, and the example values vendors publish in their documentation (``AKIAIOSFODNN7EXAMPLE``),
-even when base64-wrapped.
+names, UUIDs (except under a key naming a credential), prose, values typed by hand
+(``123456``, ``abcdef``, ``xxxx``), low-variety fillers, and the example values vendors publish
+in their documentation (``AKIAIOSFODNN7EXAMPLE``), even when base64-wrapped.
 """
 
 from __future__ import annotations
@@ -183,16 +183,19 @@ def _is_type(value: str) -> bool:
     return all(_NAME.fullmatch(name) for name in _TYPE_WORD.findall(value))
 
 
-def _looks_like_name(value: str, passwordish: bool) -> bool:
-    """Names of things rather than secret material: words, paths, file names, UUIDs, and in
-    code a type with its arguments (``Optional[str]``) or a pointer to a named type or value
-    (``*rsa.PrivateKey``, ``*config.key``); a star before other characters hides nothing."""
+def _looks_like_name(value: str, passwordish: bool, uuid_names: bool = True) -> bool:
+    """Names of things rather than secret material: words, paths, file names, UUIDs (unless
+    UUID_NAMES is false), and in code a type with its arguments (``Optional[str]``) or a
+    pointer to a named type or value (``*rsa.PrivateKey``, ``*config.key``); a star before
+    other characters hides nothing."""
     if _is_type(value):
         return True
     if _POINTER.fullmatch(value):
         value = value.lstrip("*")  # then judged as the name it points to
-    if _UUID.fullmatch(value) or _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
+    if _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
         return True
+    if _UUID.fullmatch(value):
+        return uuid_names
     if not _NAME.fullmatch(value):
         return False
     # A single word with a number is a (weak) password, but a name anywhere else.
@@ -247,7 +250,11 @@ def trivial_value(value: str, key: str, quoted: bool) -> bool:
         return True
     if looks_placeholder(value) or _TEMPLATE.search(value) or has_sequence(value):
         return True
-    if _looks_like_name(value, passwordish) or _is_prose(value):
+    # Every key judged here names a credential (``_authToken``, ``HEROKU_API_KEY``,
+    # ``client_secret``): under such a key a UUID is the token a service issued in that shape
+    # (npm's legacy tokens, Heroku's API keys), not an id; an id's key (``client_id``) ends
+    # in no credential word and is never judged here.
+    if _looks_like_name(value, passwordish, uuid_names=False) or _is_prose(value):
         return True
     if _CREDENTIAL_IN_VALUE.search(value) and not _has_random_run(value):
         return True
