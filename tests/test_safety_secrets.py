@@ -487,3 +487,34 @@ def test_a_uuid_under_a_credential_key_is_redacted(text: str) -> None:
 def test_a_uuid_under_an_id_key_is_kept(text: str) -> None:
     result = SCANNER.scan(text)
     assert result.findings == (), (text, result.findings)
+
+
+# Registry credentials stored as base64 of ``user:password`` under an ``auth`` key: Docker's
+# ~/.docker/config.json (and GitLab's DOCKER_AUTH_CONFIG), npm's ``_auth``.
+_DOCKER_AUTH = "ZGVwbG95OlBrMjl4TG1RN3ZSdDRac1c="  # deploy:Pk29xLmQ7vRt4ZsW
+AUTH_CREDENTIALS = {
+    "docker-config": '{"auths": {"registry.acme.io": {"auth": "' + _DOCKER_AUTH + '"}}}',
+    "docker-config-lines": '{\n  "auths": {\n    "ghcr.io": {\n      "auth": "' + _DOCKER_AUTH + '"\n    }\n  }\n}',
+    "gitlab-variable": 'DOCKER_AUTH_CONFIG={"auths":{"registry.acme.io":{"auth":"' + _DOCKER_AUTH + '"}}}',
+    "npmrc": f"//registry.acme.io/:_auth={_DOCKER_AUTH}",
+    "npmrc-bare": f"_auth = {_DOCKER_AUTH}",
+    "basic-auth-key": "basic_auth: deploy:Pk29xLmQ7vRt4ZsW",
+}
+
+
+@pytest.mark.parametrize("text", AUTH_CREDENTIALS.values(), ids=list(AUTH_CREDENTIALS))
+def test_a_registry_auth_is_redacted(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert not result.quarantined
+    assert _DOCKER_AUTH not in result.text and "Pk29xLmQ7vRt4ZsW" not in result.text, result.text
+
+
+@pytest.mark.parametrize("text", [
+    '{"auth": "basic", "oauth": "Xk9vR2mQ7pL4wZ8n", "credsStore": "desktop"}',
+    "auth: true\nauth: none\nauth = get_auth(user, password)\nauth: ${REGISTRY_AUTH}",
+    "OAuth: Xk9vR2mQ7pL4wZ8n",
+    "auth_method: oauth2\nauth: process.env.REGISTRY_AUTH",
+])
+def test_auth_keys_holding_no_credential_are_kept(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.findings == (), (text, result.findings)

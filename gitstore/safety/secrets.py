@@ -245,7 +245,7 @@ _ASSIGNED = (
 )
 _ASSIGNMENTS = tuple(
     (word, lazy.Pattern(word + _ASSIGNED))
-    for word in ("password", "passwd", "passphrase", "secret", "token", "apikey", "key")
+    for word in ("password", "passwd", "passphrase", "secret", "token", "apikey", "key", "auth")
 )
 _QUALIFIERS = r"(?:api|access|secret|private|auth|signing|encryption|master|client|account)"
 _KEY_QUALIFIER = lazy.Pattern(_QUALIFIERS + r"[_-]?$")
@@ -256,6 +256,16 @@ _XML_ASSIGNMENT = lazy.Pattern(
     + r"[_-]?key))>"
     r"(?P<v>[^<\s]{1,512})</"
 )
+
+
+def _auth_key(raw: str, start: int) -> bool:
+    """Whether the ``auth`` at START is a key of its own or ends one after a separator or as a
+    CamelCase word (``"auth"``, npm's ``_auth``, ``basic_auth``, ``basicAuth``), not the end of
+    a longer word (``oauth``, ``OAuth``). Docker's ``config.json`` and npm's ``.npmrc`` keep a
+    registry's ``user:password`` there, base64-encoded."""
+    if start == 0 or not raw[start - 1].isalnum():
+        return True
+    return raw[start] == "A" and raw[start - 1].islower()
 
 
 def _assignment_kind(key: str, value: str) -> str:
@@ -365,6 +375,8 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
         for m in pattern.finditer(low):
             if word == "key" and not _KEY_QUALIFIER.search(low, max(0, m.start() - 12), m.start()):
                 continue  # a bare "key" is too common; "api_key", "secret-key"... are not
+            if word == "auth" and not _auth_key(raw, m.start()):
+                continue  # "oauth", "OAuth": another word
             quoted = m.group("qv") is not None
             if m.group("sep") == "," and not (m.group("kq") and quoted):
                 continue
