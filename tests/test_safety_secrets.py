@@ -518,3 +518,49 @@ def test_a_registry_auth_is_redacted(text: str) -> None:
 def test_auth_keys_holding_no_credential_are_kept(text: str) -> None:
     result = SCANNER.scan(text)
     assert result.findings == (), (text, result.findings)
+
+
+# Keys that name a password in short (``DB_PASS``, ``REDIS_PWD``, ``ADMIN_PW``) or credentials
+# as a whole, and commands taking a password or token as an option.
+_PASS = "Hs83jKq0Lm2Nx7Vd"
+SHORT_KEYS = {
+    "env-pass": f"DB_PASS={_PASS}",
+    "export-pass": f"export DB_PASS='{_PASS}'",
+    "redis-pwd": f"REDIS_PWD={_PASS}",
+    "admin-pw": f"ADMIN_PW={_PASS}",
+    "smtp-pass-quoted": f'SMTP_PASS="{_PASS}"',
+    "docker-run-env": f"docker run --rm -e DB_PASS={_PASS} app",
+    "php": f"$db_pass = '{_PASS}';",
+    "dict-pass": f"{{'user': 'app', 'pass': '{_PASS}'}}",
+    "yaml-pwd": f"db:\n  user: app\n  pwd: {_PASS}\n",
+    "camel-pass": f"const dbPass = '{_PASS}';",
+    "credentials": f"MY_APP_CREDENTIALS={_PASS}",
+    "rails-secret-key-base": "production:\n  secret_key_base: " + "b1360aff9a194d9db49610f59d9deaa05f0feb170f36557c3cd780672bd973be" * 2,
+    "redis-cli": f"redis-cli -h cache.acme.io -a {_PASS} ping",
+    "kubeadm-join": "kubeadm join 10.0.0.5:6443 --token 9a08jv.c0izixklcxtmnze7 --discovery-token-ca-cert-hash sha256:ab",
+    "twine": f"twine upload -u deploy -p {_PASS} dist/*",
+    "doctl": f"doctl auth init -t {_PASS}",
+}
+
+
+@pytest.mark.parametrize("text", SHORT_KEYS.values(), ids=list(SHORT_KEYS))
+def test_short_password_keys_and_command_options_are_redacted(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert not result.quarantined
+    assert result.redactions >= 1, text
+    assert _PASS not in result.text and "c0izixklcxtmnze7" not in result.text and "9deaa05f0feb" not in result.text
+
+
+@pytest.mark.parametrize("text", [
+    "pwd: /srv/app/project\nPWD=/srv/app",
+    "pass: true\nunit_pass: false",
+    f"compass={_PASS}\nbypass={_PASS}\nsurpass: {_PASS}",
+    "rsync --pass-through src dst\nmake pass=2",
+    "credentials: include\ncredentials = service_account.Credentials.from_service_account_file(path)",
+    "if ok: pass\nelse: raise",
+    "redis-cli -h cache.acme.io ping; ls -a /tmp",
+    "kubeadm join 10.0.0.5:6443 --token $TOKEN",
+])
+def test_words_ending_in_pass_and_pw_that_name_no_password_are_kept(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.findings == (), (text, result.findings)

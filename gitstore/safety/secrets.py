@@ -19,7 +19,8 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   spaces apart (columns), where the key ends in a credential word and the value is not trivial
   (:mod:`gitstore.safety.values`).
 - ``command-password``: a password given on the command line of a command that takes one
-  there (``mysql -pPASSWORD``, ``sshpass -p``, a registry's ``login -p``).
+  there (``mysql -pPASSWORD``, ``sshpass -p``, a registry's ``login -p``, ``redis-cli -a``,
+  ``kubeadm join --token``, ``twine upload -p``, ``doctl auth init -t``).
 - ``url-credential``: the password of ``scheme://user:password@host``.
 - ``sas-signature``: the ``sig`` of an Azure shared access signature.
 - ``prose-secret`` (``aws-secret-key`` for a 40-character AWS secret): a random-looking string
@@ -245,8 +246,12 @@ _ASSIGNED = (
 )
 _ASSIGNMENTS = tuple(
     (word, lazy.Pattern(word + _ASSIGNED))
-    for word in ("password", "passwd", "passphrase", "secret", "token", "apikey", "key", "auth")
+    for word in ("password", "passwd", "passphrase", "secret", "token", "apikey", "key", "auth", "pass", "pwd",
+                 "pw", "credentials", "secret_key_base")
 )
+# Words that end many other words (``compass``, ``bypass``, ``oauth``): a key only when they stand
+# alone or end a key after a separator or as a CamelCase word (``DB_PASS``, ``dbPass``, ``_auth``).
+_WHOLE_WORD_KEYS = frozenset({"auth", "pass", "pwd", "pw", "credentials"})
 _QUALIFIERS = r"(?:api|access|secret|private|auth|signing|encryption|master|client|account)"
 _KEY_QUALIFIER = lazy.Pattern(_QUALIFIERS + r"[_-]?$")
 _KEY_CHARS = lazy.Pattern(r"[\w.-]{0,80}")
@@ -258,14 +263,13 @@ _XML_ASSIGNMENT = lazy.Pattern(
 )
 
 
-def _auth_key(raw: str, start: int) -> bool:
-    """Whether the ``auth`` at START is a key of its own or ends one after a separator or as a
-    CamelCase word (``"auth"``, npm's ``_auth``, ``basic_auth``, ``basicAuth``), not the end of
-    a longer word (``oauth``, ``OAuth``). Docker's ``config.json`` and npm's ``.npmrc`` keep a
-    registry's ``user:password`` there, base64-encoded."""
+def _ends_key(raw: str, start: int) -> bool:
+    """Whether the word at START is a key of its own or ends one after a separator or as a
+    CamelCase word (npm's ``_auth``, ``basicAuth``, ``DB_PASS``, ``dbPass``, ``ADMIN_PW``), not
+    the end of a longer word (``oauth``, ``OAuth``, ``compass``, ``bypass``)."""
     if start == 0 or not raw[start - 1].isalnum():
         return True
-    return raw[start] == "A" and raw[start - 1].islower()
+    return raw[start].isupper() and raw[start - 1].islower()
 
 
 def _assignment_kind(key: str, value: str) -> str:
@@ -375,8 +379,8 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
         for m in pattern.finditer(low):
             if word == "key" and not _KEY_QUALIFIER.search(low, max(0, m.start() - 12), m.start()):
                 continue  # a bare "key" is too common; "api_key", "secret-key"... are not
-            if word == "auth" and not _auth_key(raw, m.start()):
-                continue  # "oauth", "OAuth": another word
+            if word in _WHOLE_WORD_KEYS and not _ends_key(raw, m.start()):
+                continue  # "oauth", "compass", "bypass": another word
             quoted = m.group("qv") is not None
             if m.group("sep") == "," and not (m.group("kq") and quoted):
                 continue
@@ -550,8 +554,10 @@ def _one_command(low: str, start: int, stop: int) -> bool:
 
 # Passwords other commands take on their command line, each found only as an argument of its
 # command: the MySQL and MariaDB clients' ``-pPASSWORD`` (joined: with a space between, the client
-# asks for the password and the word after names a database), ``sshpass -p PASSWORD``, and a
-# container registry login's ``-p``/``--password PASSWORD``.
+# asks for the password and the word after names a database), ``sshpass -p PASSWORD``, a
+# container registry login's ``-p``/``--password PASSWORD``, ``redis-cli -a PASSWORD``, the
+# bootstrap token of ``kubeadm join``/``init --token``, ``twine upload -p`` and ``doctl auth
+# init -t``.
 _OPTION_VALUE = r"(?:'(?P<sq>[^'\n]{1,200})'|\"(?P<dq>[^\"\n]{1,200})\"|(?P<pw>[^\s\"'`;|&]{1,200}))"
 _COMMAND_PASSWORDS = tuple(
     (literals, lazy.Pattern(rf"(?<![\w.-])(?:{command})(?:\.exe)?(?![\w.-])"), lazy.Pattern(rf"(?<!\S){option}{_OPTION_VALUE}"))
@@ -561,6 +567,10 @@ _COMMAND_PASSWORDS = tuple(
         (("sshpass",), r"sshpass", r"-p[ \t]*"),
         (("login",), r"(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry)[ \t]+login",
          r"(?:-p|--password)[ \t]+"),
+        (("redis-cli",), r"redis-cli", r"(?:-a|--pass)[ \t]+"),
+        (("kubeadm",), r"kubeadm[ \t]+(?:join|init)", r"--(?:discovery-|tls-bootstrap-)?token(?:[ \t]+|=)"),
+        (("twine",), r"twine[ \t]+upload", r"(?:-p|--password)(?:[ \t]+|=)"),
+        (("doctl",), r"doctl[ \t]+auth[ \t]+init", r"(?:-t|--access-token)(?:[ \t]+|=)"),
     )
 )
 

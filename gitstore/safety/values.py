@@ -243,7 +243,7 @@ def trivial_value(value: str, key: str, quoted: bool) -> bool:
     """True when an assigned VALUE is not worth redacting: a word, a name, a reference..."""
     value = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), value.strip().strip("'\""))
     key = key.lower()
-    passwordish = key.endswith(("password", "passwd", "passphrase"))
+    passwordish = key.endswith(("password", "passwd", "passphrase", "pass", "pwd", "pw"))
     if len(value) < (SHORTEST_PASSWORD if passwordish else _SHORTEST_SECRET) or "hash" in key:
         return True
     if value.lower() in STOPWORDS or value.lower() == key or "://" in value:
