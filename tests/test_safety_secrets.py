@@ -106,6 +106,29 @@ API_KEYS = {
     "huggingface": ("hf" + "_NqVwYSVPHbDXpPdkhxEpyIgKpaUnArlXyk", "huggingface-token"),
     "huggingface-organisation": ("api_org" + "_NqVwYSVPHbDXpPdkhxEpyIgKpaUnArlXyk", "huggingface-token"),
     "sendgrid": ("SG" + ".jr4qqaaABvvLOzAxzXMcU1.vsHiQMaRiNTN9Ox98whGcTZc1UWb5fxzpF7STG7nVLe", "sendgrid-key"),
+    "pypi": ("pypi" + "-AgEIcHlwaS5vcmcAbeuEchsVEoR7TJYHSDATOCN1D61-k7U4O5Zi-czrwcK_tmoYgj7LZDwTkEN", "pypi-token"),
+    "vault-service": ("hvs" + ".NvOX8R4jI8so-XWbHlKif5hGu-9-fh8k7D5GkbhQW3ShM5Nd3XbSXasGF-QPFO_OaTCRhwnZQqQmOR69pYamt7uzPVZD",
+                      "vault-token"),
+    "terraform": ("zzg78dc6atr607" + ".atlasv1.lmqco4xf2sbioriwfvtnmyk2rb9coeqxg1d8t2lrnow8hrqo7vy1vetmcuqga7ui",
+                  "terraform-token"),
+    "stripe-webhook": ("whsec" + "_JPHOhHUDLk1TRX6vD3MKQ9AbrviWrwld", "stripe-key"),
+    "shopify": ("shpat" + "_e632862e57a51bd7d5b45ffee5d2d8e7", "shopify-token"),
+    "shopify-secret": ("shpss" + "_e632862e57a51bd7d5b45ffee5d2d8e7", "shopify-token"),
+    "digitalocean": ("dop" + "_v1_0eac510ee0aee8ceec35aefae2675c3caae858d39785894e74f376cd79dfcf7a", "digitalocean-token"),
+    "linear": ("lin" + "_api_ZywvyvQvgXiFo9RVoKQ0elSHStqnpFqF2l1p1ZF7", "linear-key"),
+    "doppler": ("dp" + ".st.prd.xk4HPQn87J2IMXOYTvNhZMcqXdocw2zvHsLOL6uuxAP", "doppler-token"),
+    "databricks": ("dapi" + "c0f7d25d43121cdb46b241b81e040ef7", "databricks-token"),
+    "grafana-service-account": ("glsa" + "_SjRkGNypYUoT987B2vPZFdhXZIlz772K_9a384078", "grafana-token"),
+    "grafana-cloud": ("glc" + "_4sYKjWCg/SvwzonLVxEqL3r9FcreV2k9QvUh6h+QvEZU4YUWisJEpmiBZAOj", "grafana-token"),
+    "age": ("AGE-SECRET" + "-KEY-1MKDZCVM6PPQF9X75T6AZ8XCFPGLJNN5HA0YFNC4LM3TNUJWQHCWEHSYQVY", "age-secret-key"),
+    "postman": ("PMAK" + "-b1979005441a6a2841705386-6d94740a140842a46b3c52157856a511d3", "postman-key"),
+    "telegram": ("2689971973" + ":AA8ODDWrMGpMJE_U-S296-5zBQ4TGLQjV20", "telegram-bot-token"),
+    "mailgun": ("key" + "-e84e240cb1e78fd6ea77246aac15f3fa", "mailgun-key"),
+    "atlassian": ("ATATT3" + "w6dbDqI0EuHjxq1sndWOEcb6gf3=6q_TJMIjjeGkEieIiaG4xD9IvTlX=rDCwGSZHmZ_NJiUHm33xAZuAqKQ2N=c7ZD"
+                  "Ic6bb61i_Fawhs57AoUc9yBgTB2yhhC2rqB3zJE4=rkdXaeGLymk-Rr2U=ep_XCx-6=-kDs_5EzTrwPm__6DWY9m-LbWpQR",
+                  "atlassian-token"),
+    "mapbox": ("sk" + ".eyJ1IjoiYWNtZSIsImEiOiJjbDd4ViiSarRRfiV22huY9jJBKMsfFI3O1AEVIIcc4XiqjtkJL7OWCElMFMwGH"
+               ".w7Bh76nUF6iojZJmd4WSTh", "mapbox-token"),
 }
 SENTENCES = ["I used {} for the demo.", "({})", "`{}`", "try {}.", "{}\n"]
 
@@ -562,5 +585,37 @@ def test_short_password_keys_and_command_options_are_redacted(text: str) -> None
     "kubeadm join 10.0.0.5:6443 --token $TOKEN",
 ])
 def test_words_ending_in_pass_and_pw_that_name_no_password_are_kept(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.findings == (), (text, result.findings)
+
+
+def test_a_telegram_bot_token_in_an_api_url_is_redacted() -> None:
+    token = "2689971973" + ":AA8ODDWrMGpMJE_U-S296-5zBQ4TGLQjV20"
+    result = SCANNER.scan(f"curl https://api.telegram.org/bot{token}/getUpdates")
+    assert result.text == "curl https://api.telegram.org/[REDACTED:telegram-bot-token]/getUpdates"
+
+
+_PPK_LINES = ["2qPQCMtdzKuBqCEl884fSscJNCOeyR76rWIHcQjsuIa4Xjn/llbPFnIoGHp3YguH",
+              "f8xTTWI+91m8Apbu8eIyH8ZIz1L9CDA7IhzJBtLm2zHLGyOkxUUzJo3xMa6CPD0F", "T4EItlihUVBXIFHOem9b"]
+
+
+def test_the_private_lines_of_a_putty_key_file_are_redacted() -> None:
+    ppk = ("PuTTY" + "-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: deploy@ci\nPublic-Lines: 2\n"
+           "AAAAC3NzaC1lZDI1NTE5AAAAIBVrR6y3mTCPZ3zJ6mUmV1Gxq0EjMz7Kq1F8Hc3w2aWF\nAAAA\n"
+           "Private-Lines: 3\n" + "\n".join(_PPK_LINES) + "\nPrivate-MAC: 8a7c4b0e6d3f2a1b\n")
+    result = SCANNER.scan(ppk)
+    assert not result.quarantined
+    assert all(line not in result.text for line in _PPK_LINES), result.text
+    assert "Public-Lines: 2\nAAAAC3NzaC1lZDI1NTE5" in result.text and "Private-MAC: 8a7c4b0e6d3f2a1b" in result.text
+
+
+@pytest.mark.parametrize("text", [
+    "the monkey-0123456789abcdef0123456789abcdef is a cache key",
+    "Shopify tokens start with shpat_ and Vault's with hvs.",
+    "PMAK- keys come from Postman; AGE-SECRET-KEY-1 opens an age key",
+    "at 12:30:AAA the job ran; ratio 100000:AAbc",
+    "Private-Lines: 3 says how many lines follow",
+])
+def test_talk_about_newer_token_formats_is_kept(text: str) -> None:
     result = SCANNER.scan(text)
     assert result.findings == (), (text, result.findings)

@@ -7,8 +7,13 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
 - credentials with a shape of their own, wherever they stand: ``aws-access-key`` (AKIA/ASIA
   ids), ``github-token`` (``ghp_``... and ``github_pat_``), ``slack-token``, ``slack-webhook``,
   API keys (``openai-key``, ``anthropic-key``, ``gitlab-token``, ``stripe-key``, ``npm-token``,
-  ``google-api-key``, ``google-oauth-token``, ``huggingface-token``, ``sendgrid-key``) and ``jwt`` (except the signed, expiring links GitHub renders for images in private
-  repositories, which stay).
+  ``google-api-key``, ``google-oauth-token``, ``huggingface-token``, ``sendgrid-key``,
+  ``pypi-token``, ``vault-token``, ``terraform-token``, ``shopify-token``,
+  ``digitalocean-token``, ``linear-key``, ``doppler-token``, ``databricks-token``,
+  ``grafana-token``, ``age-secret-key``, ``postman-key``, ``telegram-bot-token``,
+  ``mailgun-key``, ``atlassian-token``, ``mapbox-token``, ``putty-private-key``) and ``jwt``
+  (except the signed, expiring links GitHub renders for images in private repositories, which
+  stay).
 - ``bearer-token`` and ``basic-auth``: ``Bearer <token>`` anywhere, the ``token`` and ``Basic``
   schemes after an Authorization header name, the password of ``curl -u user:password`` (the
   ``-u`` an argument of that very curl command).
@@ -154,6 +159,39 @@ _API_KEYS = tuple(
         ("huggingface-token", "api_org_", r"api_org_([A-Za-z0-9]{34})"),
         # SendGrid API keys: SG., a 22-character id, a dot, a 43-character secret
         ("sendgrid-key", "SG.", r"SG\.([A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})"),
+        # PyPI API tokens: pypi- and a macaroon whose base64 opens with the issuer, pypi.org
+        ("pypi-token", "pypi-AgEIcHlwaS5vcmc", r"pypi-AgEIcHlwaS5vcmc([A-Za-z0-9_-]{50,1000})"),
+        # HashiCorp Vault service and batch tokens, and Terraform Cloud API tokens
+        ("vault-token", "hvs.", r"hvs\.([A-Za-z0-9_-]{90,120})"),
+        ("vault-token", "hvb.", r"hvb\.([A-Za-z0-9_-]{138,300})"),
+        ("terraform-token", ".atlasv1.", r"([a-z0-9]{14}\.atlasv1\.[a-z0-9_=-]{60,70})"),
+        # Stripe webhook signing secrets
+        ("stripe-key", "whsec_", r"whsec_([A-Za-z0-9+/]{32,88}={0,2})"),
+        # Shopify access tokens, shared secrets, custom and private app tokens: 32 hex digits
+        ("shopify-token", "shp", r"shp(?:at|ss|ca|pa)_([a-fA-F0-9]{32})"),
+        # DigitalOcean personal access, OAuth and refresh tokens
+        ("digitalocean-token", "_v1_", r"do[opr]_v1_([a-f0-9]{64})"),
+        ("linear-key", "lin_api_", r"lin_api_([A-Za-z0-9]{40})"),
+        # Doppler personal, service, CLI, service account, SCIM and audit tokens
+        ("doppler-token", "dp.", r"dp\.(?:pt|st|ct|sa|scim|audit)\.(?:[a-z0-9_-]{1,35}\.)?([A-Za-z0-9]{40,44})"),
+        ("databricks-token", "dapi", r"dapi([a-f0-9]{32})(?:-\d)?"),
+        # Grafana service account tokens and Grafana Cloud API keys
+        ("grafana-token", "glsa_", r"glsa_([A-Za-z0-9]{32}_[A-Fa-f0-9]{8})"),
+        ("grafana-token", "glc_", r"glc_([A-Za-z0-9+/]{32,400}={0,2})"),
+        # age secret keys: Bech32, upper case
+        ("age-secret-key", "AGE-SECRET-KEY-1", r"AGE-SECRET-KEY-1([QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})"),
+        ("postman-key", "PMAK-", r"PMAK-([a-f0-9]{24}-[a-f0-9]{34})"),
+        # Telegram bot tokens: the bot's id, a colon, AA and 33 characters (in the Bot API's URLs
+        # after /bot, which goes with it)
+        ("telegram-bot-token", ":AA", r"(?:bot)?\d{5,16}:(AA[A-Za-z0-9_-]{33})"),
+        ("mailgun-key", "key-", r"key-([a-f0-9]{32})"),
+        ("atlassian-token", "ATATT3", r"ATATT3([A-Za-z0-9_=-]{186})"),
+        # Mapbox secret tokens: sk. and a JWT-like body whose payload opens with {"u":
+        ("mapbox-token", "sk.eyJ1", r"sk\.eyJ1([A-Za-z0-9_-]{30,300}\.[A-Za-z0-9_-]{20,30})"),
+        # a PuTTY key file's private lines, base64, a line at a time
+        ("putty-private-key", "Private-Lines:",
+         r"Private-Lines:[ \t]*\d{1,3}\r?\n([A-Za-z0-9+/]{4,80}={0,2}(?:\r?\n[A-Za-z0-9+/]{4,80}={0,2}){0,200})"
+         r"(?![A-Za-z0-9+/=-])"),
     )
 )
 _KEY_END = lazy.Pattern(r"[A-Za-z0-9_-]")
