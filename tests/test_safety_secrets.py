@@ -619,3 +619,26 @@ def test_the_private_lines_of_a_putty_key_file_are_redacted() -> None:
 def test_talk_about_newer_token_formats_is_kept(text: str) -> None:
     result = SCANNER.scan(text)
     assert result.findings == (), (text, result.findings)
+
+
+@pytest.mark.parametrize("text", [
+    "The auth token check must use ConstantTimeCompareTokensV2 instead of ==; the secret store client is "
+    "AwsSecretsManagerClientV3.",
+    "the secret store client is AwsS3SecretsManagerClientForProduction and the token parser is XMLHttpRequestParser",
+    "api_key=self.apiKeyV2",
+    "auth = HTTPBasicAuth(user, password)\npassword = HTTPBasicAuth(user, password)",
+    "the token refresh fix is 9fceb02d0ae598e95dc970b74767f19372d61af8",
+    "the secret rotation landed in commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
+])
+def test_camel_case_names_with_versions_and_commits_next_to_credential_words_are_kept(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.findings == (), (text, result.findings)
+
+
+@pytest.mark.parametrize("text", [
+    'password = "CorrectHorseV2"',
+    "DB_PASS=WinterIsComing2024",
+    "my token is 9fceb02d0ae598e95dc970b74767f19372d61af8",
+])
+def test_a_password_shaped_as_a_name_with_a_number_is_still_redacted(text: str) -> None:
+    assert SCANNER.scan(text).redactions == 1, text

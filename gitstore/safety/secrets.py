@@ -767,12 +767,27 @@ def _value_before(low: str, position: int, limit: int) -> tuple[int, int] | None
     return None
 
 
+# A git object id (40 hex digits, or 64 in a SHA-256 repository) that the words between a
+# credential word and it call a commit: "the token refresh fix is 9fceb02...", "the secret
+# rotation landed in commit 9fceb02...". "my token is <40 hex>" names no commit and goes.
+_COMMIT_WORDS = lazy.Pattern(r"\b(?:commit(?:ted)?|sha1?|revision|rev|fix(?:ed)?|hash)\b")
+_OBJECT_ID = lazy.Pattern(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def _names_commit(low: str, after_word: int, start: int, value: str) -> bool:
+    """Whether VALUE at START, after a credential word ending at AFTER_WORD, is a commit's id."""
+    return start > after_word and _OBJECT_ID.fullmatch(value) is not None and (
+        _COMMIT_WORDS.search(low, after_word, start) is not None)
+
+
 def _prose_hit(raw: str, low: str, word: re.Match[str], start: int, end: int) -> Iterator[Hit]:
     """The hit for the value at START..END next to WORD, if it is a secret."""
     if raw[end - 1] == ".":
         end -= 1  # a sentence's full stop, not the value's
     value = raw[start:end]
     if value in DOCUMENTED_EXAMPLES or not _random_looking(value) or names_something(value):
+        return
+    if _names_commit(low, word.end(), start, value):
         return
     context = low[max(0, min(start, word.start()) - 200) : max(end, word.end())]
     aws = _AWS_SECRET.fullmatch(value) is not None and _AWS_CONTEXT.search(context) is not None

@@ -120,13 +120,18 @@ _TEMPLATE = lazy.Pattern(
 )
 # Names: words, possibly joined (kebab, snake, dotted, CamelCase), with a short number. A word is
 # lower case, UPPER CASE or Capitalized; random letters, which flip case often, are not words.
+# CamelCase may open with an acronym (``HTTPBasicAuth``), and after a lowercase letter hold an
+# acronym with a version or number (``AwsS3Client``, ``CompareTokensV2``) or end in an acronym
+# (``parseHTML``): upper case and digits alone (``JBSWY3DPEHPK3PXP``) make no such word.
 _LOWER = r"[^\W\d_A-Z]"
-_SEGMENT = (
-    rf"(?:(?=[^\W\d_]){_LOWER}*+(?:[A-Z]{_LOWER}{{2,}}+)*+(?![A-Z])|[A-Z]++"
-    r"|[A-Za-z]{0,6}\d{1,4}[A-Za-z]{0,6}|\[\*\])"
+_CAMEL = (
+    rf"(?=[^\W\d_])(?:[A-Z]{{2,8}}(?=[A-Z]{_LOWER}{{2}}))?{_LOWER}*+"
+    rf"(?:[A-Z]{_LOWER}{{2,}}+|(?<={_LOWER})[A-Z]{{1,3}}\d{{1,4}})*+(?:(?<={_LOWER})[A-Z]{{1,4}}(?![A-Za-z\d]))?(?![A-Z])"
 )
+_SEGMENT = rf"(?:{_CAMEL}|[A-Z]++|[A-Za-z]{{0,6}}\d{{1,4}}[A-Za-z]{{0,6}}|\[\*\])"
 _NAME = lazy.Pattern(rf"[-_.]?{_SEGMENT}(?:[-_.|: ]+{_SEGMENT})*[!?.,=]?")
 _WORD_WITH_NUMBER = lazy.Pattern(r"[A-Za-z]{0,6}\d{1,4}[A-Za-z]{0,6}")
+_ONE_WORD_WITH_NUMBER = lazy.Pattern(r"[A-Za-z]*\d[A-Za-z\d]*")
 _UUID = lazy.Pattern(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 _PATH = lazy.Pattern(r"(?:[a-z0-9_.:*#!\[\]~-]*/)+[a-z0-9_.:*\[\]-]*")
 _FILE_NAME = lazy.Pattern(
@@ -198,8 +203,9 @@ def _looks_like_name(value: str, passwordish: bool, uuid_names: bool = True) -> 
         return uuid_names
     if not _NAME.fullmatch(value):
         return False
-    # A single word with a number is a (weak) password, but a name anywhere else.
-    return not (passwordish and _WORD_WITH_NUMBER.fullmatch(value))
+    # A single word with a number (``Winter2024``, ``CorrectHorseV2``) is a (weak) password, but
+    # a name anywhere else.
+    return not (passwordish and (_WORD_WITH_NUMBER.fullmatch(value) or _ONE_WORD_WITH_NUMBER.fullmatch(value)))
 
 
 def _looks_random(part: str) -> bool:
