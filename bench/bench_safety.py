@@ -53,6 +53,7 @@ ADVERSARIAL: dict[str, str] = {
     "netrc entries": "machine a login b account c port d ",
     "bot ids": "123456789012345:AA ",
     "key file private lines": "Private-Lines: 9\nAAAA\n",
+    "printed tokens": "heroku auth:token x\nnpm config get a:_authtoken\n",
     "camel-case values": "secret=HTTPAbcS3DefGhiV2JKLMNOPQRx" + "AbcV2" * 80 + " ",
     "substitutions": "$( curl <( wget ",
     "underscores": "_a_ b_ _c ",

@@ -642,3 +642,23 @@ def test_camel_case_names_with_versions_and_commits_next_to_credential_words_are
 ])
 def test_a_password_shaped_as_a_name_with_a_number_is_still_redacted(text: str) -> None:
     assert SCANNER.scan(text).redactions == 1, text
+
+
+@pytest.mark.parametrize("text", [
+    f"$ heroku auth:token\n›   Warning: token will expire 2025-01-01\n{_UUID}\n$ ls",
+    f"npm config get //registry.npmjs.org/:_authToken\n{_UUID}",
+])
+def test_a_token_printed_by_a_command_that_prints_one_is_redacted(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert _UUID not in result.text, result.text
+    assert result.text.count("[REDACTED:") == 1
+
+
+@pytest.mark.parametrize("text", [
+    f"$ heroku apps:info\nid: {_UUID}",
+    f"$ heroku auth:token\n$ heroku apps\n$ ls\n$ pwd\n$ cat ids\n{_UUID}",
+    f"npm config get registry\n{_UUID}",
+])
+def test_a_uuid_after_other_commands_is_kept(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.findings == (), (text, result.findings)

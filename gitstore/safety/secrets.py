@@ -25,7 +25,8 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
   (:mod:`gitstore.safety.values`).
 - ``command-password``: a password given on the command line of a command that takes one
   there (``mysql -pPASSWORD``, ``sshpass -p``, a registry's ``login -p``, ``redis-cli -a``,
-  ``kubeadm join --token``, ``twine upload -p``, ``doctl auth init -t``).
+  ``kubeadm join --token``, ``twine upload -p``, ``doctl auth init -t``); ``command-token``:
+  the token ``heroku auth:token`` or ``npm config get ...:_authToken`` prints.
 - ``url-credential``: the password of ``scheme://user:password@host``.
 - ``sas-signature``: the ``sig`` of an Azure shared access signature.
 - ``prose-secret`` (``aws-secret-key`` for a 40-character AWS secret): a random-looking string
@@ -614,7 +615,9 @@ _COMMAND_PASSWORDS = tuple(
 
 
 def command_password_hits(text: Text) -> Iterator[Hit]:
-    """Passwords given on a command line to the commands of :data:`_COMMAND_PASSWORDS`."""
+    """Passwords given on a command line to the commands of :data:`_COMMAND_PASSWORDS`, and
+    tokens the commands of :data:`_PRINTED_TOKEN` print."""
+    yield from _printed_token_hits(text.low)
     for literals, command, option in _COMMAND_PASSWORDS:
         if not any(literal in text.low for literal in literals):
             continue
@@ -629,6 +632,23 @@ def command_password_hits(text: Text) -> Iterator[Hit]:
                 continue
             if len(password) >= 3 and commands.holds(m.start()):
                 yield Hit(m.start(group), m.end(group), "command-password", 3)
+
+
+# A token a command prints, shaped as a UUID: ``heroku auth:token`` and ``npm config get
+# ...:_authToken`` (npm's legacy tokens) print it on a line of its own, after a warning or two
+# but before the next prompt.
+_PRINTED_TOKEN = lazy.Pattern(
+    r"(?:heroku[ \t]+auth:token|npm[ \t]+config[ \t]+get[ \t]+\S{0,200}:_auth(?:token)?)[^\n]{0,200}"
+    r"(?:\n(?![ \t]*[$#>%] )[^\n]{0,200}){0,2}?\n[ \t]*(?P<v>[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})[ \t]*(?=\r?\n|$)"
+)
+
+
+def _printed_token_hits(low: str) -> Iterator[Hit]:
+    """Tokens printed by the commands of :data:`_PRINTED_TOKEN`."""
+    if "auth:token" not in low and ":_auth" not in low:
+        return
+    for m in _PRINTED_TOKEN.finditer(low):
+        yield Hit(m.start("v"), m.end("v"), "command-token", 3)
 
 
 def _command_before(ends: list[int], option: int) -> int:
