@@ -488,3 +488,28 @@ def test_a_file_agents_read_that_links_elsewhere_fails(repo: tuple[Path, dict[st
     message.write_text("Notes for agents in docs\n")
     found = promotion_gate.check([str(message)], root, None, None)
     assert [(f.path, f.line) for f in found] == [("docs/AGENTS.md", 1)], found
+
+
+def test_a_merge_that_keeps_a_retired_learnings_line_fails(repo: tuple[Path, dict[str, Any]]) -> None:
+    """A branch made before a learning was retired, merging main and keeping its own published
+    files, leaves each the same as one parent's: the line and the entry are not at the range's
+    base, and the learning is no longer in force."""
+    root, learning = repo
+    ops.retire(Context.open(str(root)), learning["id"], PERSON, "superseded by the client library")
+    assert publish(str(root)).status == "published"
+    git(root, "commit", "-q", "-a", "-m", "Publish again")
+    git(root, "checkout", "-q", "-B", "feature", "HEAD~1")
+    (root / "src" / "feature.py").write_text("x = 1\n")
+    git(root, "add", "src/feature.py")
+    git(root, "commit", "-q", "-m", "Add the feature")
+    git(root, "merge", "-q", "--no-ff", "--no-commit", "main")
+    git(root, "checkout", "HEAD", "--", "AGENTS.md", clindex.PATH)
+    git(root, "commit", "-q", "-m", "Merge main")
+    found = promotion_gate.check([], root, "main", "feature")
+    assert sorted(f.path for f in found) == sorted(["AGENTS.md", clindex.PATH]), found
+    for finding in found:
+        assert finding.message.startswith(f"{learning['id']} is not an accepted learning in force ("), finding
+        assert "and not at the range's base" in finding.message, finding
+    git(root, "reset", "-q", "--hard", "HEAD~1")
+    git(root, "merge", "-q", "--no-ff", "--no-edit", "main")  # the published files as main has them
+    assert promotion_gate.check([], root, "main", "feature") == []

@@ -175,3 +175,61 @@ def test_the_merge_being_made_is_judged_at_commit_msg(promoted: tuple[Context, d
     carried = _merge(root, "pending-trunk", result.branch, None, *hooked)  # git merge runs commit-msg itself
     assert carried.returncode == 0 and "gate ran on .git/MERGE_MSG: 0" in carried.stderr, carried.stderr
     assert git(root, "rev-parse", "pending-trunk^2").strip() == result.commit
+
+
+def _retired_after_merging(tmp_path: Path) -> tuple[Path, dict[str, Any], str]:
+    """A repository whose main merged a promotion, then, its learning retired, removed the block
+    in a commit; and the commit of main that still held the block."""
+    from gitstore.ops import learning as ops
+
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    learning = accepted_learning(ctx)
+    result = promote(ctx, learning["id"], PERSON)
+    before = git(root, "rev-parse", "main").strip()
+    git(root, "merge", "-q", "--no-ff", "-m", "Merge the promotion", result.branch)
+    held = git(root, "rev-parse", "main").strip()
+    ops.retire(ctx, learning["id"], PERSON, "obsolete")
+    git(root, "checkout", "-q", before, "--", PAGE)
+    git(root, "commit", "-q", "-m", "Remove the retired block")
+    return root, learning, held
+
+
+def test_a_merge_that_brings_back_a_retired_block_from_an_older_commit_fails(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A merge whose other parent is an older commit of main carries that commit's page, block
+    and all: the file is the same as one parent's, yet the block is at the tip and not at the
+    base, and its learning is no longer in force."""
+    root, learning, held = _retired_after_merging(tmp_path)
+    git(root, "checkout", "-q", "-B", "docs-sync", "main")
+    git(root, "checkout", "-q", held, "--", PAGE)
+    tree = git(root, "write-tree").strip()
+    merge = git(root, "commit-tree", "-p", "HEAD", "-p", held, "-m", "Merge branch 'docs-sync'", tree).strip()
+    git(root, "reset", "-q", "--hard", merge)
+    git(root, "checkout", "-q", "main")
+    line = _line(git(root, "show", f"{merge}:{PAGE}"), "<!-- gitstore:promoted")
+    monkeypatch.chdir(root)
+    code, out = _gate(root, "main", "docs-sync", capsys)
+    main = git(root, "rev-parse", "main").strip()
+    assert (code, out) == (1, [
+        f"{PAGE}:{line}: a promoted block names {learning['id']}, which is not an accepted learning in force; it is "
+        f"at {merge[:12]} and not at the range's base {main[:12]}, and no commit of the range adds it (a merge "
+        "carried it from an older version of the file): remove the block in a commit"])
+    assert [(c.commit, c.problems) for c in provenance(root, "main..docs-sync").commits] == [(merge, out)]
+
+
+def test_merging_main_with_a_promotion_into_a_branch_passes(
+        promoted: tuple[Context, dict[str, Any], Any], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A branch that merges main after main merged a promotion carries the block in force as it
+    is: judged from the branch's earlier tip, the block is new, and stands."""
+    ctx, learning, result = promoted
+    root = ctx.workspace.root
+    _edit(root, "topic", "main", "a timeout.", "a timeout of 5 s.")
+    pushed = git(root, "rev-parse", "topic").strip()
+    _edit(root, "trunk-with-promotion", "main", "The client retries", "The client retries idempotent")
+    assert _merge(root, "trunk-with-promotion", result.branch).returncode == 0
+    assert _merge(root, "topic", "trunk-with-promotion").returncode == 0
+    monkeypatch.chdir(root)
+    assert _gate(root, pushed, "topic", capsys) == (0, [])
+    assert _gate(root, "trunk-with-promotion", "topic", capsys) == (0, [])

@@ -11,7 +11,9 @@ changes one of these files, the lines and entries the commit adds (those in none
 parents' versions of the file). Each must be what publish writes now (``publish.select``: in
 force for instruction, accepted by a person, of the project's audience, shared, citing no
 personal session, clear of the safety scanner), its text the text of every learning it names.
-Lines a commit keeps, moves or removes are not judged again, nor the section's header. The line
+Lines a commit keeps, moves or removes are not judged again, nor the section's header; but a
+merge keeps what an older parent holds, so over a range the lines and entries at its tip that
+are not at its base and that no commit adds are judged too (``carried_problems``). The line
 saying what was left out carries no learning's text, but agents read it under the header too: it
 passes only as publish writes it (learning ids and how many more, nothing else), once, last in
 the section, naming learnings publish writes that the section does not show.
@@ -131,13 +133,42 @@ _IDS = re.compile(r"(?:lrn[0-9a-f]{32})+")  # a list of them, read so
 _LINK_TARGET = re.compile(r"\]\([^()]*\)$")  # ``[lrn_<id>](url)``: the list is the link's text
 
 
-def published_problems(change: Change, memory_of: Callable[[], Memory]) -> list[Finding]:
+def published_problems(change: Change, memory_of: Callable[[], Memory],
+                       added_by: Counter[tuple[str, str]] | None = None) -> list[Finding]:
     """Each line or entry of a published file that ``change`` adds and publish would not write
-    now, one finding (see the module's documentation)."""
+    now, one finding (see the module's documentation). ``added_by`` counts what it adds (path,
+    line or entry), judged here, for ``carried_problems``."""
+    found, added, section_of = _read_added(change)
+    if added_by is not None:
+        added_by.update((path, text) for path, _, text in added)
+    return found + _judged(added, section_of, memory_of, who(change))
+
+
+def carried_problems(change: Change, memory_of: Callable[[], Memory], added_by: Counter[tuple[str, str]],
+                     how: str) -> list[Finding]:
+    """Each line or entry ``change`` (a whole range: its tip against its base) adds that no
+    commit of the range adds (``added_by``) and publish would not write now, one finding: a merge
+    whose file is the same as one parent's adds nothing of its own, yet that parent may be an
+    older commit, holding a line of a learning since retired. ``how`` says where it came from."""
+    _, added, section_of = _read_added(change)
+    left = Counter(added_by)
+    carried = []
+    for path, number, text in added:
+        if left[(path, text)]:
+            left[(path, text)] -= 1
+        else:
+            carried.append((path, number, text))
+    return _judged(carried, section_of, memory_of, how)
+
+
+def _read_added(change: Change) -> tuple[list[Finding], list[tuple[str, int, str]], dict[str, list[str]]]:
+    """What ``change`` adds to published files: the findings reading them gives (a link, an
+    imitation, an index publish refuses), the lines and entries it adds (path, line, what it
+    says), and the lines of each file's section that carry something."""
     paths = sorted(path for path, status in change.changes.items() if status != "D" and read_by_agents(path))
     places = sorted(path for path, status in change.changes.items() if status != "D" and _rule_place(path))
     if not paths and not places:
-        return []
+        return [], [], {}
     links = change.links([*paths, *places]) if change.links is not None else set()
     found = [f for path in sorted(links) for f in [_link_problem(change, path)] if f is not None]
     paths = [path for path in paths if path not in links]
@@ -174,14 +205,22 @@ def published_problems(change: Change, memory_of: Callable[[], Memory]) -> list[
         section_of[path] = [text for _, text in lines]
         kept = [[text for _, text in _section_lines_or_none(before, path)] for before in earlier]
         added += [(path, number, text) for number, text in _added(lines, kept)]
+    return found, added, section_of
+
+
+def _judged(added: list[tuple[str, int, str]], section_of: dict[str, list[str]], memory_of: Callable[[], Memory],
+            how: str) -> list[Finding]:
+    """A finding for each of ``added`` (path, line, what it says) that publish would not write
+    now; ``how`` says how it came."""
     if not added:
-        return found
+        return []
     memory = memory_of()
+    found = []
     for path, number, text in added:
         problem = _judge_entry(text, memory) if path == clindex.PATH else \
             _judge_line(text, section_of.get(path, []), memory)
         if problem:
-            found.append(Finding(path, number, f"{problem}; {who(change)}, and only `gitstore publish` writes "
+            found.append(Finding(path, number, f"{problem}; {how}, and only `gitstore publish` writes "
                                                "what is published"))
     return found
 

@@ -52,7 +52,11 @@ is a finding.
 A merge commit adds what none of its parents has: in each file it leaves different from every
 parent, a block that no parent's version of the file holds (written while resolving a conflict,
 or edited during the merge) is a finding; a block it carries from one parent is not blamed on
-it, since the commit that added it was judged. At ``commit-msg`` the commit being made is read
+it, since the commit that added it was judged. That parent may be an older commit of the
+branch, holding a block since retired, so over a range with a base the tip is also compared
+with the base (where the range's ends meet): a block at the tip, not at the base, that no
+commit of the range adds, must stand now (``_carried_problems``), and so must a published line
+or entry (``_published.carried_problems``). At ``commit-msg`` the commit being made is read
 the same way, against HEAD (an amend of a promotion commit: against HEAD's parent), and a merge
 being concluded (git's ``MERGE_HEAD``) against HEAD and every commit it merges: a block added by
 hand is refused before it is committed, not only when it is pushed. Git tells a commit hook
@@ -97,10 +101,10 @@ from gitstore.promote import blocks
 from gitstore.promote.branch import TRAILERS, stray_trailers, trailers
 from gitstore.promote.gates._common import ZERO, Finding, blobs, git, parser, relative, report, run, top_level
 from gitstore.promote.gates import _markers
-from gitstore.promote.gates._published import PATHSPECS as PUBLISHED, published_problems, who
+from gitstore.promote.gates._published import PATHSPECS as PUBLISHED, carried_problems, published_problems, who
 from gitstore.promote.skills import FILE_NAME, learning_of
-from gitstore.promote.standing import (BLOCK_FOLDERS, SKILLS, Learnings, blocks_unnamed, in_block_folders, standing,
-                                       unlike_promoted_skill, unnamed_sentence)
+from gitstore.promote.standing import (BLOCK_FOLDERS, IN_FORCE, SKILLS, Learnings, blocks_unnamed, in_block_folders,
+                                       standing, unlike_promoted_skill, unnamed_sentence)
 
 if TYPE_CHECKING:
     from gitstore.deliver.clindex import Fact
@@ -404,18 +408,23 @@ def _mode_problems(change: Change, parent: Snapshot, target: str, learning_id: s
 
 # -- promoted blocks a commit adds ----------------------------------------------------------
 
-def block_problems(change: Change, memory_of: Callable[[], Memory]) -> list[Finding]:
+def block_problems(change: Change, memory_of: Callable[[], Memory],
+                   added_by: Counter[tuple[Any, ...]] | None = None) -> list[Finding]:
     """A promoted block enters a page or a skill only with the promotion commit of its
     learning: each block ``change`` adds or changes in another commit, one finding. A merge
     adds the blocks that are in none of its parents (a block it carries from one of them was
-    judged with the commit that added it)."""
+    judged with the commit that added it, or is judged with the range, ``_carried_problems``).
+    ``added_by`` counts the blocks it adds, its own promotion's included, for that."""
     own = trailers(change.message).get("Gitstore-Learning") or []
     mine = own[0][1] if len(own) == 1 and not change.merged else None  # judged by ``judge``
     read = [(path, change.read(path)) for path, status in sorted(change.changes.items())
             if status != "D" and in_block_folders(path)]
     found = _case_problems(change) + _submodule_problems(change) + _link_problems(change) + \
         _unreadable_problems(change, read) + _skill_problems(change, mine, memory_of)
-    added = [(path, block) for path, block in _added_blocks(change, read) if block.learning != mine]
+    added = _added_blocks(change, read)
+    if added_by is not None:
+        added_by.update(_same(block) for _, block in added)
+    added = [(path, block) for path, block in added if block.learning != mine]
     if not added:
         return found
     memory = memory_of()
@@ -833,14 +842,56 @@ def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Me
     tip_sha = git("rev-parse", end, cwd=root).stdout.decode().strip()
     tip = Change(tip_sha[:12], "", {}, _reader(root, tip_sha))
     found = []
+    blocks_added: Counter[tuple[Any, ...]] = Counter()
+    lines_added: Counter[tuple[str, str]] = Counter()
     for sha, message, parents in commits:
         change = _commit(root, sha, message, parents)
         findings = judge(change, memory, tip) if sha in promotions else []
-        findings += block_problems(change, memory) + published_problems(change, memory) if sha in touching else []
+        findings += block_problems(change, memory, blocks_added) + published_problems(change, memory, lines_added) \
+            if sha in touching else []
         findings += _markers.problems(strays[sha], who(change)) if sha in strays else []
         if sha in promotions or findings:
             found.append(Judged(sha, message, findings))
+    carried = _carried_problems(root, start, tip_sha, blocks_added, lines_added, memory)
+    if carried and found and found[-1].sha == tip_sha:
+        found[-1].findings += carried
+    elif carried:
+        found.append(Judged(tip_sha, listed[-1][1] if listed[-1][0] == tip_sha else "", carried))
     return found
+
+
+def _carried_problems(root: Path, start: str | None, tip: str, blocks_added: Counter[tuple[Any, ...]],
+                      lines_added: Counter[tuple[str, str]], memory: Callable[[], Memory]) -> list[Finding]:
+    """What the range brings that is not at its base (where ``start`` and ``tip`` meet) and no
+    commit of it adds (``blocks_added``, ``lines_added``), judged as it stands now: a promoted
+    block or a published line must be in force with its accepted text. A merge whose file is the
+    same as one parent's adds nothing of its own, yet that parent may be an older commit of the
+    branch, holding a block or a line of a learning since retired: the commits alone would let
+    it back. Without a base (the commits on no remote) there is nothing to compare with."""
+    if not start or start == ZERO:
+        return []
+    met = git("merge-base", start, tip, cwd=root, check=False)
+    if met.returncode != 0:
+        return []  # no common history: every commit of the tip's is in the range, each judged
+    base = met.stdout.decode().split()[0]
+    listing = git("diff-tree", "-r", "-z", "--name-status", "--no-renames", base, tip, "--",
+                  *(f":(icase){f}" for f in BLOCK_FOLDERS), *PUBLISHED, cwd=root)
+    change = Change(tip[:12], "", _statuses(listing.stdout), _reader(root, tip), parent=_snapshot(root, base),
+                    links=_links(root, tip))
+    how = (f"it is at {tip[:12]} and not at the range's base {base[:12]}, and no commit of the range adds it (a merge "
+           "carried it from an older version of the file)")
+    read = [(path, change.read(path)) for path, status in sorted(change.changes.items())
+            if status != "D" and in_block_folders(path)]
+    left = Counter(blocks_added)
+    found = []
+    for path, block in _added_blocks(change, read):
+        if left[_same(block)]:
+            left[_same(block)] -= 1
+            continue
+        stands = standing(block, memory())
+        if stands.state != IN_FORCE:
+            found.append(Finding(path, block.line, f"{stands.sentence}; {how}: remove the block in a commit"))
+    return found + carried_problems(change, memory, lines_added, how)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
