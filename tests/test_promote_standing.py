@@ -384,3 +384,40 @@ def test_a_promoted_skill_that_drops_its_metadata_but_keeps_its_block_fails_the_
     _remove_block(root, SKILL, learning["id"])
     assert promotion_gate.check([], root, git(root, "rev-parse", "HEAD^").strip(), "HEAD") == []
     assert _checks(root, tmp_path, "promoted skills") == []
+
+
+def _block_of(root: Path, path: str, learning_id: str) -> list[str]:
+    """The lines of the promoted block of ``learning_id`` in ``path``: its marker, text and citation."""
+    lines = (root / path).read_text().split("\n")
+    start = next(n for n, line in enumerate(lines) if learning_id in line and line.startswith("<!--"))
+    return lines[start:start + 3]
+
+
+def test_a_promoted_block_moved_to_another_file_is_kept(tmp_path: Path) -> None:
+    """A commit that renames a page holding a promoted block, or moves the block to another
+    page, keeps the block as it was: it is not added by hand. Moved into a skill whose metadata
+    names no learning, it is still a finding: a person's own skill holds no promoted block."""
+    ctx = wiki_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    learning, _ = _merged(ctx)
+    base = git(root, "rev-parse", "HEAD").strip()
+    git(root, "mv", PAGE, "okf/wiki/retries.md")
+    for page in ("okf/wiki/index.md", "okf/wiki/quickstart.md"):
+        (root / page).write_text((root / page).read_text().replace("(reliability.md)", "(retries.md)"))
+    git(root, "commit", "-q", "-am", "Call the reliability page retries")
+    assert promotion_gate.check([], root, base, "HEAD") == []
+    block = _block_of(root, "okf/wiki/retries.md", learning["id"])
+    retries = (root / "okf/wiki/retries.md").read_text()
+    storage = (root / "okf/wiki/storage.md").read_text()
+    commit_files(root, {"okf/wiki/retries.md": retries.replace("\n".join(block) + "\n", ""),
+                        "okf/wiki/storage.md": storage + "\n" + "\n".join(block) + "\n"}, "Keep the block with storage")
+    assert promotion_gate.check([], root, "HEAD^", "HEAD") == []
+    own = ".agents/skills/retry-notes/SKILL.md"
+    commit_files(root, {"okf/wiki/storage.md": storage,
+                        own: "---\nname: retry-notes\ndescription: Notes on retries.\n---\n\n" + "\n".join(block) + "\n"},
+                 "Keep the block in my own skill")
+    found = promotion_gate.check([], root, "HEAD^", "HEAD")
+    assert [(f.path, f.line) for f in found] == [(own, 6)], found
+    assert found[0].message.startswith(f"the promoted block of {learning['id']} is in a skill whose metadata names no "
+                                       "learning"), found[0].message
+

@@ -38,8 +38,9 @@ enters only with the promotion commit of its learning, so each such block is a f
 says how it stands (no such learning, not in force, another digest, another text, or the
 accepted text put there by hand). Text right after a block's ``Cited:`` line, with no blank
 line between, is read as part of its paragraph, so a commit that adds some changes the block. A
-block a commit keeps as it was, even moved, is not judged
-again, nor is one that was there before the range: it was judged by the range that added it.
+block a commit keeps as it was, even moved (within its file, or to another file of those folders:
+a page renamed or split), is not judged again, nor is one that was there before the range: it
+was judged by the range that added it.
 A promoted skill (a ``SKILL.md`` whose metadata names its learning) is wholly promote's: a
 commit other than its promotion may remove its blocks or delete it, but leaves the rest as
 promote writes it (no ``allowed-tools`` or instructions of its own while it names the learning).
@@ -50,7 +51,7 @@ Its metadata is read by parsing its front matter (``skills.learning_of``), howev
 spelled; front matter that does not parse, in a skill promoted before or mentioning gitstore,
 is a finding.
 A merge commit adds what none of its parents has: in each file it leaves different from every
-parent, a block that no parent's version of the file holds (written while resolving a conflict,
+parent, a block no parent holds in those files (written while resolving a conflict,
 or edited during the merge) is a finding; a block it carries from one parent is not blamed on
 it, since the commit that added it was judged. That parent may be an older commit of the
 branch, holding a block since retired, so over a range with a base the tip is also compared
@@ -571,22 +572,37 @@ def _unreadable_problems(change: Change, read: list[tuple[str, bytes | None]]) -
 
 def _added_blocks(change: Change, read: list[tuple[str, bytes | None]]) -> list[tuple[str, blocks.Block]]:
     """The promoted blocks ``change`` adds or changes in the wiki and the skills (path, block),
-    of the files it changes there as ``read``: those in none of its parents' versions of the
-    file. A block it keeps as it was, even moved within the file, is not one of them."""
+    of the files it changes there as ``read``: those that no parent holds in the files the
+    commit changes there (``_kept``). A block it keeps as it was, moved within its file or to
+    another (a page renamed, or split), is not one of them."""
     pages = [(path, data) for path, data in read if data is not None and blocks.MARKER_START.encode() in data]
-    parents = [p() for p in (change.parent, *change.merged) if p is not None] if pages else []
+    kept = _kept(change) if pages else Counter()
     found = []
     for path, data in pages:
-        kept: Counter[tuple[Any, ...]] = Counter()
-        for before in (p.read(path) for p in parents if p is not None):
-            if before:  # a block is kept as often as one parent holds it
-                kept |= Counter(key for b in blocks.find(before.decode("utf-8", "replace")) for key in _kept_as(b))
         for block in blocks.find(data.decode("utf-8", "replace")):
             if kept[_same(block)]:
                 kept[_same(block)] -= 1
             else:
                 found.append((path, block))
     return found
+
+
+def _kept(change: Change) -> Counter[tuple[Any, ...]]:
+    """The blocks ``change`` may keep: those each parent holds in the files of the wiki and the
+    skills the commit changes, deletes included (a rename is a deletion and an addition), taken
+    together; a block is kept as often as one parent holds it."""
+    paths = [path for path in change.changes if in_block_folders(path)]
+    kept: Counter[tuple[Any, ...]] = Counter()
+    for parent in (change.parent, *change.merged):
+        snapshot = parent() if parent is not None else None
+        if snapshot is None:
+            continue
+        held: Counter[tuple[Any, ...]] = Counter()
+        for before in (snapshot.read(path) for path in paths):
+            if before and blocks.MARKER_START.encode() in before:
+                held.update(key for b in blocks.find(before.decode("utf-8", "replace")) for key in _kept_as(b))
+        kept |= held
+    return kept
 
 
 def _kept_as(block: blocks.Block) -> set[tuple[Any, ...]]:
