@@ -41,7 +41,8 @@ line between, is read as part of its paragraph, so a commit that adds some chang
 block a commit keeps as it was, even moved (within its file, or to another file of those folders:
 a page renamed or split), is not judged again, nor is one that was there before the range: it
 was judged by the range that added it.
-A promoted skill (a ``SKILL.md`` whose metadata names its learning) is wholly promote's: a
+A promoted skill (a ``SKILL.md`` whose metadata names its learning, wherever it sits: harnesses
+load skills from ``.claude/skills/`` and other folders too) is wholly promote's: a
 commit other than its promotion may remove its blocks or delete it, but leaves the rest as
 promote writes it (no ``allowed-tools`` or instructions of its own while it names the learning).
 It may make the skill a person's own by dropping the metadata with the blocks: a promoted block
@@ -104,7 +105,7 @@ from gitstore.promote.gates._common import ZERO, Finding, blobs, git, parser, re
 from gitstore.promote.gates import _markers
 from gitstore.promote.gates._published import PATHSPECS as PUBLISHED, carried_problems, published_problems, who
 from gitstore.promote.skills import FILE_NAME, learning_of
-from gitstore.promote.standing import (BLOCK_FOLDERS, IN_FORCE, SKILLS, Learnings, blocks_unnamed, in_block_folders,
+from gitstore.promote.standing import (BLOCK_FOLDERS, IN_FORCE, Learnings, blocks_unnamed, in_block_folders,
                                        standing, unlike_promoted_skill, unnamed_sentence)
 
 if TYPE_CHECKING:
@@ -446,8 +447,7 @@ def _skill_problems(change: Change, mine: str | None, memory_of: Callable[[], Me
     a learning, and no promoted block), needs no promotion commit. Front matter that does not parse, in a skill that
     was promoted before the commit or that mentions gitstore, is a finding too: the gate
     cannot tell what it names, while a more lenient reader may load it."""
-    skills = [path for path, status in sorted(change.changes.items())
-              if status != "D" and path.casefold().startswith(SKILLS) and path.endswith(f"/{FILE_NAME}")]
+    skills = [path for path, status in sorted(change.changes.items()) if status != "D" and _a_skill(path)]
     found = []
     for path in skills:
         data = change.read(path)
@@ -466,6 +466,13 @@ def _skill_problems(change: Change, mine: str | None, memory_of: Callable[[], Me
                                              f"which is not its promotion commit: {why}; promote it again, or "
                                              "delete the skill (or drop its gitstore metadata to make it your own)"))
     return found
+
+
+def _a_skill(path: str) -> bool:
+    """Whether ``path`` is a skill, wherever it sits: harnesses load skills from more folders
+    than the one promote writes (``.claude/skills/``, ``.github/skills/``, any a configuration
+    names), and one whose metadata names a learning claims to be its promotion in each."""
+    return path.rsplit("/", 1)[-1].casefold() == FILE_NAME.casefold()
 
 
 def _unnamed_blocks(change: Change, path: str, data: bytes, mine: str | None) -> list[Finding]:
@@ -850,7 +857,8 @@ def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Me
     promotions = {sha for sha, message, _ in listed if claims(message)}
     folders = {f.rstrip("/") for f in BLOCK_FOLDERS} | {f.split("/")[0] for f in BLOCK_FOLDERS}  # a submodule in their place
     touching = {sha for sha, _, _ in _range(root, start, end, "--full-history", *(f":(icase){f}" for f in BLOCK_FOLDERS),
-                                            *PUBLISHED, *(f":(literal,icase){f}" for f in sorted(folders)))}
+                                            *PUBLISHED, *(f":(literal,icase){f}" for f in sorted(folders)),
+                                            f":(glob,icase)**/{FILE_NAME}")}
     strays = _markers.in_range(root, _spec(start, end)) if listed else {}
     commits = [commit for commit in listed if commit[0] in promotions | touching | strays.keys()]
     if not commits:
