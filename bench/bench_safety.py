@@ -35,6 +35,8 @@ PROSE = "The retry loop in src/store.py backs off with jitter; tests cover the r
 ADVERSARIAL: dict[str, str] = {
     "credential words": "secret is the token of the key ",
     "credential words and runs": "the secret is " + "Ab1" * 60 + " ",
+    "secrets in prose": "my token is 95b4237ca84df1a0f7ee258d69697eea9a8c43fc ",
+    "assigned secrets": "password: 95b4237ca84df1a0f7ee258d69697eea ",
     "credential words in table cells": "| api_key | x\\|y |\tsecret  z |\n",
     "credential words before gaps": "password" + " \t" * 40,
     "credential words before dotted values": "api_key=self." + "s3Bucket.x9Y." * 36 + "z\n",
