@@ -272,3 +272,14 @@ def test_every_credential_word_and_scheme_is_found() -> None:
         assert pattern.pattern.startswith(word)
     for scheme, pattern in secrets._AUTH_SCHEMES:
         assert pattern.pattern.startswith(scheme)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_", max_size=24))
+@example("56789A")
+@example("xabcdefx")
+@example("ABCDE9")
+def test_a_typed_sequence_is_found_as_a_slice_by_slice_look_finds_it(value: str) -> None:
+    from gitstore.safety.values import _SEQUENCE_GRAMS, has_sequence
+
+    assert has_sequence(value) is any(value[i : i + 6] in _SEQUENCE_GRAMS for i in range(len(value) - 5))

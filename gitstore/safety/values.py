@@ -49,6 +49,8 @@ _SEQUENCE_GRAMS = frozenset(
     for alphabet in ("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
     for i in range(len(alphabet) - _SEQUENCE_LENGTH + 1)
 )
+# any of them, searched for in one pass of the engine (half the time of a slice per position)
+_SEQUENCE = lazy.Pattern("|".join(sorted(_SEQUENCE_GRAMS)))
 _B64_VALUE = lazy.Pattern(r"[A-Za-z0-9+/]{12,}={0,2}")
 
 
@@ -71,7 +73,7 @@ def low_variety(value: str) -> bool:
 
 def has_sequence(value: str) -> bool:
     """True when VALUE holds a run like ``012345`` or ``ABCDEF``: typed by hand, not random."""
-    return any(value[i : i + _SEQUENCE_LENGTH] in _SEQUENCE_GRAMS for i in range(len(value) - 5))
+    return _SEQUENCE.search(value) is not None
 
 
 def mostly_printable(text: str) -> bool:
