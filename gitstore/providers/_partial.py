@@ -27,6 +27,7 @@ from collections.abc import Iterable
 import pygit2
 
 from gitstore.providers._gitdirs import common_dir, git_env
+from gitstore.providers._shallow import names_shallow
 
 # how a check names an object it did not find (``_objects._read``, ``object_at``, ``_verify_git``)
 _MISSING = re.compile(r"\b[0-9a-f]{40}(?:[0-9a-f]{24})? is missing\b")
@@ -68,13 +69,14 @@ def names_missing(problem: str | None) -> bool:
 
 def judged_again(repo: pygit2.Repository, problem: str | None) -> bool:
     """Whether a refusal remembered for ``problem`` must be judged again rather than named: in a
-    partial clone a missing object is one git has not fetched yet, not damage."""
-    return names_missing(problem) and is_partial(repo)
+    partial clone a missing object is one git has not fetched yet, not damage; a history a
+    shallow fetch cut short is whole again once deepened (``_shallow``)."""
+    return (names_missing(problem) and is_partial(repo)) or names_shallow(problem)
 
 
 def advised(repo: pygit2.Repository, problem: str) -> str:
     """``problem``, saying what to do when it is an object a partial clone has not fetched."""
-    return f"{problem}; {LACKING}" if judged_again(repo, problem) else problem
+    return f"{problem}; {LACKING}" if names_missing(problem) and is_partial(repo) else problem
 
 
 def missing_objects(repo: pygit2.Repository, tips: Iterable[pygit2.Oid | str],

@@ -29,6 +29,7 @@ from gitstore.providers._common import note_problem
 from gitstore.providers._gitdirs import BROKEN_REF, broken_refs, ref_names
 from gitstore.providers._message import Append, parse_message, parse_order
 from gitstore.providers._packs import Objects, opened
+from gitstore.providers._shallow import SHALLOW, cut_commits, is_shallow
 from gitstore.providers._tips import LOST, last_acknowledged, lost_refs, rewound
 from gitstore.providers._objects import (
     BLOB_MODE, MAX_PAYLOAD_BYTES, TREE_MODE, Oversized, Source, TreeEntry, Unreadable, load_commit, parse_tree, read_blob,
@@ -168,8 +169,10 @@ def _local_of(repo: pygit2.Repository) -> pygit2.Repository | None:
 def _chain(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyReport,
            since: pygit2.Oid | None = None) -> list[pygit2.Oid]:
     """The commits from the root (or from after ``since``) to ``tip``, oldest first; empty,
-    with the problem reported, when the history is not a readable linear chain of commits."""
+    with the problem reported, when the history is not a readable linear chain of commits, or
+    when a shallow fetch cut it short (git reads the commit it cut at as a root)."""
     chain = []
+    cut = set(cut_commits(repo)) if is_shallow(repo) else set()
     oid: pygit2.Oid | None = tip
     while oid is not None and oid != since:
         try:
@@ -190,6 +193,9 @@ def _chain(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyRep
         parents = commit.parent_ids
         if len(parents) > 1:
             report.problems.append(Problem(ref, f"commit {oid} is a merge; writer histories are linear"))
+            return []
+        if not parents and str(oid) in cut:  # git reads it as the first only because a fetch cut what is before
+            report.problems.append(Problem(ref, f"commit {str(oid)[:12]}: {SHALLOW}"))
             return []
         oid = parents[0] if parents else None
     chain.reverse()

@@ -82,6 +82,7 @@ from gitstore.providers._names import (PAYLOAD_DIGEST, PREFIX, QUARANTINE, WRITE
                                       is_parted_snapshot, note_path, payload_path, payloads_ref, record_path,
                                       records_ref, snapshot_of)
 from gitstore.providers._partial import LACKING, advised, judged_again
+from gitstore.providers._shallow import SHALLOW, cut_commits, cut_refs, names_shallow, shallow_state
 from gitstore.providers._verified import FOLDER as VERIFIED
 from gitstore.providers._verified import Verified
 from gitstore.providers._verify_git import MAX_CLOCK, HeldClocks, furthest, verify_repository
@@ -324,6 +325,7 @@ class GitProvider:
         self._appended: list[tuple[str, pygit2.Oid | None, pygit2.Oid]] = []  # (mark name, parent, commit)
         self._copies: dict[str, dict[str, Stored]] = {}  # see copies
         self._own_writers: set[str] | None = None  # see _may_part
+        self._cut: tuple[tuple[int, int] | None, set[str]] = (None, set())  # see _cut_refs
 
     def manifest(self) -> Manifest:
         return Manifest(
@@ -376,6 +378,8 @@ class GitProvider:
         target = self._target(info.repo, info.name)
         if not info.fetched or (target is not None and self._admit(info, target).admitted):
             return target
+        if info.name in self._quarantine and names_shallow(self._quarantine[info.name].problem):
+            return None  # the history admitted before is cut short too: nothing of it is read whole
         base = self._admissions.base(info.name)
         return base if base is not None and base in self.repo else None
 
@@ -1000,6 +1004,7 @@ class GitProvider:
         for info in infos:
             target = self._fetched_target(info)
             if target is not None and not info.fetched and (info.name, target) not in self._sound:
+                self._refuse_cut(info)
                 # the log is read before the ref: an append acknowledged by then is in the ref read after
                 acked = last_acknowledged(self.state, info.name)
                 target = self._target(info.repo, info.name)
@@ -1025,7 +1030,10 @@ class GitProvider:
     def _admit(self, info: RefInfo, target: pygit2.Oid) -> Admission:
         """Where a fetched ref stands: its records may be read once verified up to ``target``;
         a ref whose history fails is quarantined whole and named by ``quarantined``."""
-        admission = self._admissions.check(self.repo, info.name, target, self.scope, self._may_part(info))
+        if info.repo is self.repo and info.name in self._cut_refs():  # judged again once whole: never remembered
+            admission = Admission(info.name, str(target), SHALLOW)
+        else:
+            admission = self._admissions.check(self.repo, info.name, target, self.scope, self._may_part(info))
         if admission.admitted:
             self._quarantine.pop(info.name, None)
         else:
@@ -1066,7 +1074,28 @@ class GitProvider:
                 acked = last_acknowledged(self.state, info.name)  # before the ref, as reads take them
                 target = self._target(info.repo, info.name)
                 if target is not None:
+                    self._refuse_cut(info)
                     self._check_tip(info, target, acked)
+
+    def _cut_refs(self) -> set[str]:
+        """The memory refs whose history a shallow fetch cut short (``_shallow``), worked out
+        again only when the shallow file changed: a repository that is not shallow costs a stat."""
+        state = shallow_state(self.repo)
+        if state is None:
+            return set()
+        if self._cut[0] != state:
+            self._cut = (state, cut_refs(self.repo, PREFIX))
+        return self._cut[1]
+
+    def _cut_at(self, oid: pygit2.Oid) -> bool:
+        """Whether git reads ``oid`` as a first commit only because a shallow fetch cut its parents."""
+        return shallow_state(self.repo) is not None and str(oid) in cut_commits(self.repo)
+
+    def _refuse_cut(self, info: RefInfo) -> None:
+        """Refuse one of this clone's own refs whose history a shallow fetch cut short: read from
+        the cut it lacks every append before it, and an append onto it would build on that."""
+        if info.repo is self.repo and info.name in self._cut_refs():
+            raise IntegrityError(f"{info.name}: {SHALLOW}")
 
     def restorable(self) -> list[Restore]:
         """This clone's own refs that ``check_own_refs`` refuses for a lost acknowledged append,
@@ -1090,6 +1119,8 @@ class GitProvider:
     def _left_out_because(self, ref: str, admission: Admission) -> str:
         """Why reads leave a fetched ref out: its history fails verification, or, in a partial
         clone, a plain fetch brought it without objects git has not fetched yet (no damage)."""
+        if names_shallow(admission.problem):
+            return f"not read yet: another clone's memory at {admission.tip[:12]}: {admission.problem}"
         if judged_again(self.repo, admission.problem):
             return (f"not read yet: another clone's memory arrived at {admission.tip[:12]} without its objects "
                     f"({admission.problem}), and {self._read_instead(ref)}; {LACKING}")
@@ -1196,6 +1227,8 @@ class GitProvider:
             parents = commit.parent_ids
             if len(parents) > 1:
                 raise IntegrityError(f"{info.name}: commit {oid} is a merge; writer histories are linear")
+            if not parents and self._cut_at(oid):
+                raise IntegrityError(f"{info.name}: commit {str(oid)[:12]}: {SHALLOW}")
             oid = parents[0] if parents else None
         fresh.reverse()
         return fresh, False

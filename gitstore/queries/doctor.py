@@ -25,7 +25,8 @@ take them. It names each session whose capture the hooks gave up on (set aside i
 import that captures it by hand. It also names the commands of several steps that were killed midway
 (their notes in ``okf/.memory/unfinished/``), each with the command that finishes it. In a
 partial clone it warns of a remote whose fetches leave objects out and of the objects of other
-clones' memory the clone lacks (no damage: ``gitstore sync`` fetches them).
+clones' memory the clone lacks (no damage: ``gitstore sync`` fetches them). It warns of memory refs
+whose history a fetch or clone with ``--depth`` cut short (``gitstore sync`` fetches it whole).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from gitstore.errors import GitstoreError
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 LOG_LINES = 5
+DEEPENS = "`gitstore sync` fetches memory's history whole (the code's history stays as shallow as it is)"
 
 
 @dataclass(frozen=True)
@@ -197,6 +199,7 @@ def _to_ignore(workspace: Any) -> str:
 def _provider(report: Report, workspace: Any) -> None:
     from gitstore.config import CONFIG_FILE, DURABLE
     from gitstore.providers import open_provider
+    from gitstore.providers._shallow import names_shallow
     from gitstore.providers.git import GitProvider
     from gitstore.store import Store
 
@@ -212,7 +215,7 @@ def _provider(report: Report, workspace: Any) -> None:
         restore = provider.restorable() if isinstance(provider, GitProvider) else []
         report.add("provider", FAIL, f"{config.provider}: {exc}",
                    "; ".join(_update_ref(workspace.repo, r) for r in restore)
-                   or "`gitstore verify` names what is damaged")
+                   or (DEEPENS if names_shallow(str(exc)) else "`gitstore verify` names what is damaged"))
         return
     if config.provider not in DURABLE:
         report.add("provider", FAIL, f"{config.provider} ({manifest.storage}) keeps records for one process only: "
@@ -233,15 +236,18 @@ def _left_out(report: Report, provider: Any, store: Any) -> None:
     they meet it; doctor says it at any time, and what it means. A warning: this clone's set-up
     works, and it is not this clone's to mend."""
     from gitstore.providers._partial import judged_again
+    from gitstore.providers._shallow import names_shallow
     from gitstore.sync.remote import held_in_quarantine
+
+    def advice(why: str) -> str:
+        return DEEPENS if names_shallow(why) else fetch if judged_again(provider.repo, why) else todo
 
     todo = ("nothing to mend in this clone: it is read again once that ref moves on the remote (its writer's "
             "next sync); tell its writer, whose `gitstore doctor` says what to do, and `gitstore verify` names "
             "the damage")
     fetch = "`gitstore sync` fetches the objects this partial clone lacks, and reads it"  # no damage: nobody to tell
     for ref, tip, why in held_in_quarantine(provider.repo, provider.state):
-        report.add("fetched memory", WARN, f"{ref}: quarantined by sync at {tip[:12]}, never read: {why}",
-                   fetch if judged_again(provider.repo, why) else todo)
+        report.add("fetched memory", WARN, f"{ref}: quarantined by sync at {tip[:12]}, never read: {why}", advice(why))
     try:
         provider.admit()  # what every read does first: what a plain fetch brought is verified
         left = store.left_out()
@@ -249,8 +255,7 @@ def _left_out(report: Report, provider: Any, store: Any) -> None:
         report.add("fetched memory", WARN, str(exc), "`gitstore verify` names what is damaged")
         return
     for problem in left:
-        report.add("fetched memory", WARN, str(problem),
-                   fetch if judged_again(provider.repo, problem.message) else todo)
+        report.add("fetched memory", WARN, str(problem), advice(problem.message))
 
 
 def _update_ref(repo: Any, restore: Any) -> str:
@@ -482,6 +487,7 @@ def _remotes(report: Report, workspace: Any) -> None:
         _parted(report, workspace, remote.name)
         _parted_histories(report, workspace, remote.name)
     _lacking(report, repo)
+    _shallow(report, repo)
     _push(report, workspace)
 
 
@@ -512,6 +518,19 @@ def _lacking(report: Report, repo: Any) -> None:
         report.add("partial clone", WARN, f"{len(lacking)} object(s) of other clones' memory fetched here are not in "
                                           "this partial clone (a plain `git fetch` leaves them out): reads leave that "
                                           "memory out", "`gitstore sync` fetches them")
+
+
+def _shallow(report: Report, repo: Any) -> None:
+    """Memory histories a fetch or clone with ``--depth`` cut short: reads leave them out (this
+    clone's own refuse every read) until a sync fetches them whole."""
+    from gitstore.providers._names import PREFIX
+    from gitstore.providers._shallow import cut_refs
+
+    cut = sorted(cut_refs(repo, PREFIX))
+    if cut:
+        report.add("shallow memory", WARN, f"{len(cut)} memory ref(s) have a history a fetch or clone with `--depth` "
+                                           f"cut short ({cut[0]}{', ...' if len(cut) > 1 else ''}): reads leave "
+                                           "that memory out, and this clone's own refuse every read", DEEPENS)
 
 
 def _parted_histories(report: Report, workspace: Any, remote: str) -> None:

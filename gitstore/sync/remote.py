@@ -87,6 +87,7 @@ from gitstore.providers._gitdirs import common_dir, git_env, may_nest, ref_names
 from gitstore.providers._names import QUARANTINE, record_path
 from gitstore.providers._objects import first_parents
 from gitstore.providers._partial import is_partial, judged_again, missing_objects
+from gitstore.providers._shallow import DEEPEN, cut_refs, is_shallow
 from gitstore.providers._incoming import (
     INCOMING, drop_stale_incoming, policy_incoming, ref_tip, remote_head_incoming, sync_locked,
 )
@@ -97,6 +98,7 @@ from gitstore.sync.arrivals import Checked, check_records, check_snapshot, exten
 
 QUARANTINED = "quarantine.json"  # {quarantine ref: {"tip", "problem"}}: refusals are not verified again
 ATTEMPTS = 3
+DEEPEN_TRIES = 3  # fetches deepening memory before reads are left to say what stays cut
 KINDS = ("records", "payloads")
 REMOTE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}\Z")
 ZERO = "0" * 40
@@ -389,19 +391,35 @@ def _fetch(repo: pygit2.Repository, remote: str) -> None:
     # --refmap= keeps git from also moving the fetched namespace through the remote's configured
     # refspecs: only a verified ref goes there. --no-filter: a partial clone's remote fetches
     # with its filter otherwise, leaving out the objects memory is made of, which gitstore
-    # reads itself and git never fetches for it later
+    # reads itself and git never fetches for it later. In a shallow repository a fetch with
+    # `--depth` may have cut memory's histories short: they are fetched whole (``_deepen``)
     partial = is_partial(repo)
     branch = _policy_branch(repo, remote)
     done, fetched = _fetch_beside(repo, remote, ["--prune", "--no-filter"], fetch_specs(remote),
                                   branch.specs if branch and not partial else [])
     if done.returncode != 0:
         raise Refused(f"git fetch {remote} failed: {_last_line(done)}")
+    if is_shallow(repo):
+        _deepen(repo, remote)
     if partial:
         _fetch_missing(repo, remote)
         if branch:  # with the clone's filter: the project's files are fetched as git fetches them there
             _, fetched = _fetch_beside(repo, remote, [], [], branch.specs)
     if branch and branch.specs[1] not in fetched:  # no HEAD this time: what an earlier sync saw of it is no news
         _update_refs(repo, [(branch.head, cast(pygit2.Oid, ZERO), tip)] if (tip := ref_tip(repo, branch.head)) else [])
+
+
+def _deepen(repo: pygit2.Repository, remote: str) -> None:
+    """Fetch memory's refs deepened to their whole history while one of them is cut short
+    (``_shallow``), memory's refs only: the code's history stays as shallow as it is (DEEPEN).
+    A fetch without ``--depth`` brings a new history whole, but never deepens one a fetch cut;
+    and git deepens from the commits a fetch asks for, so one deepening may leave some cut
+    (seen with git 2.39): it is tried again, a few times. A history the remote cannot make
+    whole (a writer ref gone from it) stays cut, and reads leave it out, saying so."""
+    for _ in range(DEEPEN_TRIES):
+        if not cut_refs(repo, PREFIX):
+            return
+        _fetch_beside(repo, remote, ["--no-filter", DEEPEN], fetch_specs(remote), [])
 
 
 def _fetch_beside(repo: pygit2.Repository, remote: str, options: list[str], specs: list[str],

@@ -1,0 +1,159 @@
+"""Memory in a shallow repository (``git clone --depth``, ``git fetch --depth``): ``gitstore
+init`` adds memory's refspecs to origin, so a fetch with ``--depth`` cuts memory's histories
+short too, and git reads the commit it cut at as the first of its history.
+
+A history cut short is never read as whole: a fetched writer's is left out, saying so in one
+line, and this clone's own refuse every read and append; the refusal is never remembered;
+``gitstore sync`` fetches memory whole and leaves the code's history shallow; doctor warns.
+Real clones of a real bare remote over ``file://`` (git makes no shallow clone of a path)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gitstore.context import Context
+from gitstore.errors import IntegrityError
+from gitstore.ops import learning as ops
+from gitstore.ops.setup import init
+from gitstore.queries.doctor import WARN, doctor
+from gitstore.queries.verify import verify
+from gitstore.sync.remote import sync
+
+from . import cli
+from .conftest import git
+from .team import two_reviewers
+from .world import Thread, accepted, grant_all, propose, ref
+
+
+def comments(ctx: Context, thread: int, count: int) -> None:
+    """``count`` appends of one comment each."""
+    for n in range(count):
+        t = Thread(ctx, thread, f"{thread}{n}")
+        t.comment(f"{thread}{n}", f"note {thread} {n} on retries", "2026-03-05T10:00:00.000000Z")
+        t.save()
+
+
+def cut_commits(root: Path) -> list[str]:
+    """The commits the shallow file names, each with the memory refs that hold it."""
+    shallow = root / ".git" / "shallow"
+    cut = shallow.read_text().split() if shallow.is_file() else []
+    return [f"{oid} {git(root, 'for-each-ref', '--format=%(refname)', f'--contains={oid}', 'refs/memory/')}".strip()
+            for oid in cut if git(root, "for-each-ref", f"--contains={oid}", "refs/memory/v1/").strip()
+            and "\nparent " in git(root, "cat-file", "commit", oid).split("\n\n")[0]]
+
+
+def state_of(root: Path, learning: str) -> str | None:
+    done = cli.gitstore("learnings", "--json", cwd=root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = json.loads(done.stdout)
+    rows = rows if isinstance(rows, list) else rows.get("learnings", [])
+    return next((row["state"] for row in rows if row["id"] == learning), None)
+
+
+@pytest.fixture
+def retired(tmp_path: Path) -> tuple[Path, str, Path]:
+    """alice accepts a learning, bob retires it and appends five times after; carol's full clone
+    has synced it all. Returns carol's clone, the learning and the remote."""
+    alice, bob = two_reviewers(tmp_path)
+    grant_all(alice)
+    thread = Thread(alice, 7, "100")
+    comment = thread.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    learning = accepted(alice, propose(alice, [ref(comment)]))["id"]
+    sync(str(alice.workspace.root))
+    sync(str(bob.workspace.root))
+    bob = Context.open(bob.workspace.root)
+    ops.retire(bob, learning, "github:10", "wrong")
+    comments(bob, 40, 5)
+    sync(str(bob.workspace.root))
+    bare = tmp_path / "remote.git"
+    carol = tmp_path / "carol"
+    git(tmp_path, "clone", "-q", f"file://{bare}", str(carol))
+    init(carol)
+    sync(str(carol))
+    assert state_of(carol, learning) == "retired"
+    return carol, learning, bare
+
+
+def test_a_history_a_depth_fetch_cut_is_left_out_until_sync_fetches_it_whole(
+        retired: tuple[Path, str, Path]) -> None:
+    carol, learning, _ = retired
+    whole = len(cli.gitstore("records", "list", cwd=carol).stdout.splitlines())
+    git(carol, "fetch", "-q", "--depth", "2", "origin")
+    assert (carol / ".git" / "shallow").is_file()
+    done = cli.gitstore("learnings", "--json", cwd=carol)
+    assert done.returncode == 0, done.stderr
+    assert state_of(carol, learning) != "accepted", "the retirement cut off must not leave it in force"
+    assert "history is shallow here" in done.stderr and "gitstore sync" in done.stderr, done.stderr
+    store = Context.open(carol).store
+    list(store.items())
+    left = store.left_out()
+    assert left and all("history is shallow here" in p.message for p in left), left
+    checks = doctor(carol).checks
+    assert any(c.state == WARN and "shallow" in c.detail and "gitstore sync" in c.todo for c in checks), checks
+    assert not any("tell its writer" in c.todo for c in checks), "nobody else has anything to mend"
+    report = sync(str(carol))
+    assert not report.quarantined, report.render()
+    assert state_of(carol, learning) == "retired"
+    assert len(cli.gitstore("records", "list", cwd=carol).stdout.splitlines()) == whole
+    assert verify(Context.open(carol).store).ok
+
+
+def test_a_shallow_clone_s_depth_fetch_is_not_taken_for_forgery_and_sync_leaves_code_shallow(
+        tmp_path: Path, retired: tuple[Path, str, Path]) -> None:
+    _, learning, bare = retired
+    dave = tmp_path / "dave"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{bare}", str(dave))
+    init(dave)
+    git(dave, "fetch", "-q", "--depth", "1", "origin")
+    done = cli.gitstore("verify", cwd=dave)
+    assert "not in the commit's record list" not in done.stdout + done.stderr, done.stdout
+    assert "history is shallow here" in done.stdout + done.stderr, done.stdout + done.stderr
+    assert not any("tell its writer" in c.todo for c in doctor(dave).checks)
+    git(dave, "fetch", "-q", "--unshallow", "origin")  # whole again: nothing refused is remembered
+    assert not Context.open(dave).store.left_out()
+    assert state_of(dave, learning) == "retired"
+    assert cli.gitstore("verify", cwd=dave).returncode == 0
+
+
+def test_sync_fetches_memory_whole_and_leaves_the_code_history_shallow(
+        tmp_path: Path, retired: tuple[Path, str, Path]) -> None:
+    carol, learning, bare = retired
+    (carol / "more.txt").write_text("more\n")
+    git(carol, "add", "more.txt")
+    git(carol, "commit", "-q", "-m", "more")
+    git(carol, "push", "-q", "origin", "HEAD:main")
+    dave = tmp_path / "dave"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{bare}", str(dave))
+    init(dave)
+    git(dave, "fetch", "-q", "--depth", "1", "origin")
+    report = sync(str(dave))
+    assert not report.quarantined, report.render()
+    assert state_of(dave, learning) == "retired"
+    assert verify(Context.open(dave).store).ok
+    assert git(dave, "rev-parse", "--is-shallow-repository").strip() == "true"
+    assert git(dave, "rev-list", "--count", "HEAD").strip() == "1", "the code's history stays as shallow"
+    assert sync(str(dave)).status == "no-update"
+
+
+def test_this_clone_s_own_history_cut_short_refuses_reads_and_appends_until_sync(
+        retired: tuple[Path, str, Path]) -> None:
+    carol, _, _ = retired
+    ctx = Context.open(carol)
+    comments(ctx, 50, 3)
+    sync(str(carol))
+    git(carol, "fetch", "-q", "--depth", "1", "origin")
+    with pytest.raises(IntegrityError, match="history is shallow here"):
+        list(Context.open(carol).store.items())
+    with pytest.raises(IntegrityError, match="history is shallow here"):
+        comments(Context.open(carol), 60, 1)
+    done = cli.gitstore("records", "list", cwd=carol)
+    assert done.returncode == 3 and "history is shallow here" in done.stderr and "Traceback" not in done.stderr
+    sync(str(carol))
+    assert cut_commits(carol) == [], "memory's history is whole again"
+    comments(Context.open(carol), 60, 1)
+    assert verify(Context.open(carol).store).ok
