@@ -7,6 +7,7 @@ stand-in for GitHub's REST API."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -199,3 +200,29 @@ def test_a_list_of_applied_redactions_a_commit_brought_applies_none(clones: tupl
 def _snapshot_check(root: Path) -> tuple[str, str, str]:
     [check] = [c for c in doctor(below(root)).checks if c.name == "github snapshots"]
     return check.state, check.detail, check.todo
+
+
+def objects_hold(root: Path, text: bytes) -> bool:
+    """Whether any object of the repository at ``root`` holds ``text``."""
+    out = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root, capture_output=True,
+                         check=True).stdout
+    return text in out
+
+
+def test_gc_erases_redacted_text_git_maintenance_s_prefetch_kept(clones: tuple) -> None:
+    """``git maintenance run --task=prefetch`` (hourly under ``git maintenance start``, and under
+    Scalar) copies memory's refspecs into ``refs/prefetch/memory/...``: a cache git makes again,
+    which must not keep the snapshots a redaction let go reachable."""
+    alice, bob = clones
+    root = bob.workspace.root
+    git(root, "maintenance", "run", "--task=prefetch")
+    assert git(root, "for-each-ref", "refs/prefetch/memory/").strip(), "prefetch copied memory's refs"
+    redacted_on_alice(alice)
+    cli.gitstore("gc", cwd=alice.workspace.root)
+    assert sync(str(root)).status == "ok"
+    warned = [c for c in doctor(root).checks if "refs/prefetch/memory/" in c.detail]
+    assert warned and "gitstore gc" in warned[0].todo, doctor(root).checks
+    done = cli.gitstore("gc", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert not objects_hold(root, TEXT), "the redacted text is gone from bob's objects"
+    assert not [c for c in doctor(root).checks if "refs/prefetch/memory/" in c.detail]

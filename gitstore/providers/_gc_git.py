@@ -22,6 +22,10 @@ repository memory writes to (the repository itself, and the local namespace's ow
    git's own expiry of unreachable objects in it is unchanged), then the multi-pack index,
    commit graph and server info that named the old packs are written again when present.
 
+Before step 2 the refs ``git maintenance run --task=prefetch`` made of memory's refspecs (under
+``refs/prefetch/memory/``) are deleted: a cache git makes again, which kept the payload
+snapshots memory let go reachable (``drop_prefetched``).
+
 Nothing git can reach, and no unreachable object of anyone else, is touched; nor is a pack
 with a ``.keep`` file (git keeps the pack a fetch receives so until the fetch has moved its
 refs: its objects are unreachable until then). A small fetch unpacks its objects loose
@@ -44,7 +48,7 @@ from pathlib import Path
 import pygit2
 
 from gitstore.providers._admit import Admissions
-from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local, run_git
+from gitstore.providers._gitdirs import PENDING, SCRATCH, common_dir, open_local, ref_names, ref_targets, run_git
 from gitstore.providers._kindmaps import FOLDER as KIND_MAPS
 from gitstore.providers._kindmaps import TEMPORARY
 from gitstore.providers._names import PREFIX
@@ -56,6 +60,7 @@ _PACK_SIDECARS = (".idx", ".pack", ".rev", ".bitmap", ".mtimes", ".keep", ".prom
 # pack without it is not read, an index without its pack fails a reader
 DROPPING = "gc-dropping"  # in the state folder: the old packs a gc is removing, one per line
 SIGNATURE = b"gitstore <gitstore@localhost>"
+PREFETCHED = "refs/prefetch/memory/"  # what git's prefetch makes of memory's refspecs (refs/ -> refs/prefetch/)
 
 
 def collect(shared: pygit2.Repository, state: Path) -> int:
@@ -93,6 +98,28 @@ def collect_purged(shared: pygit2.Repository, state: Path) -> int:
     erased += Collector(shared, _journaled(state / PENDING), set(), state / DROPPING).run()
     (state / DROPPING).unlink(missing_ok=True)
     return erased
+
+
+def drop_prefetched(repo: pygit2.Repository) -> list[str]:
+    """Delete the refs ``git maintenance run --task=prefetch`` made of memory's refspecs (hourly
+    under ``git maintenance start``, and under Scalar): it fetches each remote's refspecs into
+    ``refs/prefetch/``, memory's included, so those refs kept every payload snapshot they were
+    at reachable, text a redaction removed with it. They are a cache git makes again at its next
+    prefetch (from the remote's snapshots as they are then), and nothing reads them. Returns
+    their names."""
+    names = ref_names(repo, PREFETCHED)
+    if names:
+        run_git(common_dir(repo), "update-ref", "--stdin",
+                data="".join(f"delete {name}\n" for name in names).encode())
+    return names
+
+
+def prefetched_let_go(repo: pygit2.Repository) -> list[str]:
+    """The payload snapshots git's prefetch keeps under ``PREFETCHED`` that no memory ref is at:
+    ones memory let go, which may hold text a redaction removed (``gitstore gc`` deletes them)."""
+    held = {oid for oid in ref_targets(repo, "refs/memory/").values()}
+    return [name for name, oid in ref_targets(repo, PREFETCHED).items()
+            if "/payloads/" in name and oid not in held]
 
 
 def _acknowledged(state: Path, namespace: str) -> set[str]:

@@ -1738,7 +1738,7 @@ class GitProvider:
 
     def gc(self) -> GcReport:
         """Erase what memory removed, and nothing of anyone else's (see ``_gc_git``)."""
-        from gitstore.providers._gc_git import collect
+        from gitstore.providers._gc_git import collect, drop_prefetched
         from gitstore.providers._incoming import drop_stale_incoming, sync_locked
         from gitstore.providers._maintain import pack_count, roll_up
 
@@ -1747,6 +1747,7 @@ class GitProvider:
             report = GcReport(payloads=self._sweep_snapshots())
             self._admissions.anchor(self.repo)  # a store older than anchors: git's own gc keeps them from now
             drop_stale_incoming(self.repo)  # the snapshots just rewritten included: reachable through none
+            drop_prefetched(self.repo)  # nor through git's prefetch of memory's refspecs
             report.objects += collect(self.repo, self.state)
             if pack_count(local := self.state / LOCAL) > 1:  # the local namespace: git's gc never visits it
                 roll_up(local)

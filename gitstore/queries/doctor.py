@@ -488,6 +488,7 @@ def _remotes(report: Report, workspace: Any) -> None:
         _parted_histories(report, workspace, remote.name)
     _lacking(report, repo)
     _shallow(report, repo)
+    _prefetched(report, repo)
     _push(report, workspace)
 
 
@@ -518,6 +519,21 @@ def _lacking(report: Report, repo: Any) -> None:
         report.add("partial clone", WARN, f"{len(lacking)} object(s) of other clones' memory fetched here are not in "
                                           "this partial clone (a plain `git fetch` leaves them out): reads leave that "
                                           "memory out", "`gitstore sync` fetches them")
+
+
+def _prefetched(report: Report, repo: Any) -> None:
+    """Payload snapshots memory let go that git's prefetch (``git maintenance``, Scalar) keeps
+    reachable under ``refs/prefetch/memory/``: text a redaction removed stays in this clone's
+    objects through them until ``gitstore gc`` deletes them."""
+    from gitstore.providers._gc_git import prefetched_let_go
+
+    kept = prefetched_let_go(repo)
+    if kept:
+        report.add("prefetched memory", WARN, f"{len(kept)} ref(s) git's prefetch (`git maintenance`) made of memory "
+                                              f"keep payload snapshots memory let go ({kept[0]}"
+                                              f"{', ...' if len(kept) > 1 else ''}): text a redaction removed may "
+                                              "stay in this clone's objects through them",
+                   "`gitstore gc` deletes them (git's next prefetch makes them again) and erases that text")
 
 
 def _shallow(report: Report, repo: Any) -> None:
