@@ -1087,3 +1087,45 @@ def test_a_writer_taken_up_on_a_fresh_runner_takes_the_text_off_the_remote(tmp_p
     got = sync(str(runner))
     assert got.continued and got.dropped == 1 and not got.not_pushed, got.line
     assert b"MARKER7201" not in _fresh_copy_of_memory(tmp_path, bare, "after.git")
+
+
+def tag_on_remote(bare: Path, ref_name: str, commit: str) -> str:
+    """Put an annotated tag of ``commit`` at ``ref_name`` on the remote, as someone who can push
+    may (``git push origin +<tag>:<ref>``); returns the tag's id."""
+    tag = subprocess.run(["git", "mktag"], cwd=bare, check=True, capture_output=True, text=True,
+                         input=f"object {commit}\ntype commit\ntag t\ntagger T <t@example.com> 0 +0000\n\nt\n")
+    git(bare, "update-ref", ref_name, tag.stdout.strip())
+    return tag.stdout.strip()
+
+
+def test_a_records_ref_put_on_the_remote_as_a_tag_of_the_writer_s_own_tip_is_mended_by_its_sync(
+        team: tuple) -> None:
+    alice, _, bare, _ = team
+    sync(str(alice.workspace.root))
+    records = f"refs/memory/v1/records/shared/{alice.workspace.config.writer}"
+    tip = git(alice.workspace.root, "rev-parse", records).strip()
+    tag = tag_on_remote(bare, records, tip)
+    git(alice.workspace.root, "fetch", "-q", "origin")  # a plain fetch brings the tag too
+    from gitstore.queries.doctor import doctor
+    assert not [c for c in doctor(alice.workspace.root).checks if "never made" in c.detail]
+    again = sync(str(alice.workspace.root))  # the tag is named (nobody's sync pushes one), and mended
+    assert not again.not_pushed and "history rewritten" not in "\n".join(again.render()), again.render()
+    assert remote_refs(bare)[records] == tip, "the push put the writer's commit back"
+    mended = sync(str(alice.workspace.root))
+    assert mended.status == "no-update" and not mended.quarantined, mended.render()
+    bob_speaks(alice)  # alice appends after it, and pushes as a fast-forward
+    assert git(bare, "cat-file", "-t", records).strip() == "commit"
+    assert remote_refs(bare)[records] not in (tag, tip)
+
+
+def test_a_records_ref_put_on_the_remote_as_a_tag_of_another_history_is_still_refused(team: tuple) -> None:
+    alice, bob, bare, _ = team
+    sync(str(alice.workspace.root))
+    bob_speaks(bob)
+    records = f"refs/memory/v1/records/shared/{alice.workspace.config.writer}"
+    foreign = git(bare, "rev-parse", f"refs/memory/v1/records/shared/{bob.workspace.config.writer}").strip()
+    tag_on_remote(bare, records, foreign)
+    bob_speaks(alice)
+    report = sync(str(alice.workspace.root))
+    assert report.not_pushed, report.render()
+    assert git(bare, "cat-file", "-t", records).strip() == "tag", "nothing forced over it"

@@ -64,7 +64,8 @@ from gitstore._shown import one_line
 from gitstore.providers._message import SIGNATURE_EMAIL, SIGNATURE_NAME
 from gitstore.providers._names import PREFIX, kept_here, parted_ref, snapshot_of
 from gitstore.providers._objects import (
-    BLOB_MODE, MAX_PAYLOAD_BYTES, Oversized, Unreadable, common_base, descends, load_commit, read_blob,
+    BLOB_MODE, MAX_PAYLOAD_BYTES, Oversized, Unreadable, common_base, descends, load_commit, peeled,
+    read_blob,
 )
 from gitstore.providers._partial import judged_again
 from gitstore.records.canonical import sha256_digest
@@ -216,6 +217,7 @@ class Admissions:
         """Why ``tip`` may not be admitted for ``ref``: it does not extend the tip admitted last
         (None: it does, or none was; ``parts``: or it parts from it, ``fork``)."""
         base = self.base(ref)
+        tip = peeled(repo, tip)  # a tag of a commit holds that commit's history (the checks name the tag)
         if base is None or base == tip or (base in repo and descends(repo, tip, base)):
             return None
         if parts and self.fork(repo, ref, tip, None) is not None:
@@ -233,6 +235,7 @@ class Admissions:
         not from the writer id a ref names, so reading both histories is safe."""
         known = self._known.get(ref)
         base = _admitted_tip(known)
+        tip = peeled(repo, tip)
         if base is None or base == tip or base not in repo or descends(repo, tip, base):
             return None
         since = common_base(repo, tip, base)

@@ -38,6 +38,8 @@ from gitstore.providers._packs import NO_LIMIT, Objects
 BLOB, TREE, COMMIT = pygit2.GIT_OBJECT_BLOB, pygit2.GIT_OBJECT_TREE, pygit2.GIT_OBJECT_COMMIT
 _NAMES = {BLOB: b"blob", TREE: b"tree", COMMIT: b"commit"}
 TREE_MODE = b"40000"
+MAX_TAG_DEPTH = 4  # tags of tags ``peeled`` follows
+MAX_TAG_BYTES = 64 << 10  # a tag ``peeled`` reads: its header and message
 BLOB_MODE = b"100644"
 PACK_THRESHOLD = 256
 # From this many objects an append's objects go into one pack at flush rather than a file each:
@@ -168,6 +170,33 @@ def descends(repo: pygit2.Repository, tip: pygit2.Oid, base: pygit2.Oid) -> bool
     except (KeyError, ValueError, pygit2.GitError, Oversized):
         pass
     return False
+
+
+def peeled(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Oid:
+    """The commit an annotated tag at ``oid`` names (through tags of tags, a few deep), else
+    ``oid`` itself: a ref someone pushed as a tag of a commit holds that commit's history, and
+    whether it extends another is that commit's answer. Only a tag's header and its few bytes
+    are read; anything else, or a tag that names no commit, is left to the checks that name it."""
+    found = oid
+    for _ in range(MAX_TAG_DEPTH):
+        try:
+            kind, size = repo.odb.read_header(found)
+            if kind != pygit2.GIT_OBJECT_TAG or size > MAX_TAG_BYTES:
+                break
+            tag = repo[found]
+            if not isinstance(tag, pygit2.Tag):
+                return oid
+            found = tag.target  # its id only: the object it names is not read
+        except (KeyError, ValueError, pygit2.GitError):
+            return oid
+    return found if found == oid or _is_commit(repo, found) else oid
+
+
+def _is_commit(repo: pygit2.Repository, oid: pygit2.Oid) -> bool:
+    try:
+        return repo.odb.read_header(oid)[0] == pygit2.GIT_OBJECT_COMMIT
+    except (KeyError, ValueError, pygit2.GitError):
+        return False
 
 
 def first_parents(repo: pygit2.Repository, tip: pygit2.Oid) -> Iterator[pygit2.Oid]:

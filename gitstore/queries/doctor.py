@@ -582,6 +582,7 @@ def _parted(report: Report, workspace: Any, remote: str) -> None:
     import pygit2
 
     from gitstore.providers._names import QUARANTINE
+    from gitstore.providers._objects import peeled
 
     writer = workspace.config.writer
     repo = workspace.repo
@@ -591,7 +592,8 @@ def _parted(report: Report, workspace: Any, remote: str) -> None:
         mine = repo.references.get(f"refs/memory/v1/records/shared/{writer}")
         if mine is None:
             return
-        found = [(name, ref.target) for name, ref in ((n, repo.references.get(n)) for n in copies) if ref is not None]
+        found = [(name, peeled(repo, ref.target))  # a tag of this clone's tip parts from nothing: sync mends it
+                 for name, ref in ((n, repo.references.get(n)) for n in copies) if ref is not None]
         parted = [(name, tip) for name, tip in found if tip != mine.target and not repo.descendant_of(mine.target, tip)]
     except (pygit2.GitError, ValueError):
         return

@@ -85,7 +85,7 @@ from gitstore.ops.setup import fetch_refspecs
 from gitstore.providers._admit import ANCHORS, Admissions, Fork, parted_line
 from gitstore.providers._gitdirs import common_dir, git_env, may_nest, ref_names, ref_targets
 from gitstore.providers._names import QUARANTINE, record_path
-from gitstore.providers._objects import first_parents
+from gitstore.providers._objects import first_parents, peeled
 from gitstore.providers._partial import is_partial, judged_again, missing_objects
 from gitstore.providers._shallow import DEEPEN, cut_refs, is_shallow
 from gitstore.providers._incoming import (
@@ -950,14 +950,17 @@ class _Planned:
         wrote as before, whose payload snapshot goes only with its records."""
         records = f"{PREFIX}records/shared/{writer}"
         mine, theirs = ref_tip(repo, records), ref_tip(repo, f"{INCOMING}{remote}/records/shared/{writer}")
-        ahead = mine is not None and mine != theirs and (own or theirs is None or not extends(repo, theirs, mine))
-        if ahead and theirs is not None and not extends(repo, mine, theirs):
+        # a tag of a commit someone pushed at the ref holds that commit's history: pushing the
+        # commit over it is a fast-forward git takes, and mends the remote
+        held = peeled(repo, theirs) if theirs is not None else None
+        ahead = mine is not None and mine != theirs and (own or held is None or not extends(repo, held, mine))
+        if ahead and held is not None and mine != held and not extends(repo, mine, held):
             said = report.not_pushed if own else report.stranded
             line = _split(records, writer, theirs) if own else left
             if line is not None and line not in said:  # a push retried after the remote moved plans again
                 said.append(line)
             return False
-        other = _other_scope(repo, mine, theirs, self.scope) if ahead and mine is not None else None
+        other = _other_scope(repo, mine, held, self.scope) if ahead and mine is not None else None
         if other is not None:
             said = report.not_pushed if own else report.stranded
             line = (f"{records} holds records of scope {other}, which is not the scope {remote} stands for, "
@@ -969,7 +972,7 @@ class _Planned:
         if ahead and mine is not None:
             self.specs.append(f"{records}:{records}")
             self.moves.append(Moved(writer, "records", str(theirs) if theirs else None, str(mine),
-                                    _records_between(repo, mine, theirs)))
+                                    _records_between(repo, mine, held)))
             self.tips[writer] = mine
         payloads = f"{PREFIX}payloads/shared/{writer}"
         mine_p, theirs_p = ref_tip(repo, payloads), ref_tip(repo, f"{INCOMING}{remote}/payloads/shared/{writer}")
