@@ -30,7 +30,8 @@ from gitstore.sync.remote import sync
 
 from . import cli
 from .conftest import git
-from .team import first_clone, forge, shared_remote, team_clone, two_reviewers
+from .team import (EVERYTHING, commit_all, first_clone, forge, keypair, shared_remote, sign_as, team_clone, two_reviewers,
+                   write_policy)
 from .world import Thread, accepted, claude_transcript, grant_all, propose, ref
 
 def _comment(root: Path, pr: int, text: str) -> dict[str, Any]:
@@ -545,3 +546,78 @@ def test_a_copy_forgets_the_ids_its_original_left(world: tuple, tmp_path: Path) 
     other = _copy(alice, tmp_path / "other")
     cli.ok("init", "--new-writer", cwd=other)
     assert former_writers(other / STATE_DIR) == [] and former_writers(alice / STATE_DIR) == [old]
+
+
+def _signed_commit(root: Path, writer: str) -> str:
+    """An append of ``writer``'s history in ``root`` that carries a signature."""
+    repo = pygit2.Repository(str(root))
+    for commit in repo.walk(repo.references[f"refs/memory/v1/records/shared/{writer}"].target):
+        if commit.gpg_signature[0]:
+            return str(commit.id)
+    raise AssertionError(f"no signed append of {writer}")
+
+
+def _signed_over(root: Path, ref_name: str, signed: str) -> str:
+    """Move ``ref_name`` to its tip made again with the signature of the commit ``signed``
+    (another append's) in its ``gpgsig`` header, as anyone can write a commit's bytes."""
+    repo = pygit2.Repository(str(root))
+    _, payload = repo[repo.references[ref_name].target].gpg_signature
+    signature, _ = repo[pygit2.Oid(hex=signed)].gpg_signature
+    commit = repo.create_commit_with_signature(payload.decode(), signature.decode(), "gpgsig")
+    repo.references.create(ref_name, commit, force=True)
+    return str(commit)
+
+
+def _clone_as(tmp_path: Path, bare: Path, name: str, writer: str, key: Path) -> Path:
+    """A clone of the team's remote that writes as ``writer`` (``init --writer``), signing with
+    ``key``, synced: it took the writer's history up as its own."""
+    root = tmp_path / name
+    git(tmp_path, "clone", "-q", str(bare), str(root))
+    cli.ok("init", "--writer", writer, cwd=root)
+    sign_as(root, key)
+    sync(str(root))
+    return root
+
+
+def test_an_append_whose_signature_does_not_verify_is_never_signed_again(tmp_path: Path) -> None:
+    """Someone with push access appends to alice's writer an acceptance of bob's proposal in her
+    name, with a signature of hers taken from another append (it names her key and verifies for
+    nobody); alice continues that writer on a second clone, which takes the history up as its
+    own; the remote's copy is then forced to part before it. ``init --new-writer`` there must not
+    sign the forged acceptance with alice's key: it is left out, named, and counts nowhere."""
+    a, b, bare, proposal = _bobs_proposal(tmp_path)
+    writer, ref_name = _writer(a), f"refs/memory/v1/records/shared/{_writer(a)}"
+    mal_key, mal_public = keypair(tmp_path / "keys", "mal")
+    mal = _clone_as(tmp_path, bare, "mal", writer, mal_key)
+    write_policy(mal, {"github:9": EVERYTHING}, {"github:9": mal_public})  # a policy only mal's clone reads
+    commit_all(mal, "mine")
+    git(mal, "update-ref", "-d", "refs/remotes/origin/HEAD")
+    before = _records_tip(mal, writer)
+    accepted(Context.open(mal), proposal, by="github:9")
+    forged = _signed_over(mal, ref_name, _signed_commit(a, writer))
+    git(mal, "push", "-q", "origin", f"{ref_name}:{ref_name}", "+refs/memory/v1/payloads/shared/*:refs/memory/v1/payloads/shared/*")
+
+    alice2 = _clone_as(tmp_path, bare, "alice2", writer, Path(git(a, "config", "user.signingkey").strip()))
+    assert forged in git(alice2, "log", "--format=%H", ref_name)  # taken up as its own
+    assert _verdict(alice2, proposal["id"]) == ("proposed", False)
+
+    git(mal, "update-ref", ref_name, before)  # the remote's copy forced to part before it
+    (mal / ".git" / "gitstore" / f"records-shared-{writer}.tips").unlink()
+    git(mal, "push", "-q", "-f", "origin", f"{forge(mal, writer, [_episode(Context.open(mal))])}:{ref_name}")
+    grant_all(Context.open(alice2), purposes=("training",))  # alice's own, signed, never pushed
+    sync(str(alice2))
+    out = cli.ok("init", "--new-writer", cwd=alice2)
+    assert f"{forged[:12]} (signed as ssh-ed25519" in out and "does not verify" in out, out
+    assert f"{writer}: 1 append(s) (2 record(s)) the remote's history of {writer} parted from, carried over" in out
+    new = _writer(alice2)
+    repo = pygit2.Repository(str(alice2))
+    if f"refs/memory/v1/records/shared/{new}" in repo.references:
+        copies = {record for commit in repo.walk(repo.references[f"refs/memory/v1/records/shared/{new}"].target)
+                  for record, _, _ in parse_message(commit.message).lines}
+        assert not copies & {record for record, _, _ in parse_message(repo[pygit2.Oid(hex=forged)].message).lines}
+    stays = sync(str(alice2))
+    assert len(stays.stranded) == 1 and forged[:12] in stays.stranded[0], stays.line
+    sync(str(b))
+    sync(str(a))
+    for root in (a, b, alice2):
+        assert _verdict(root, proposal["id"]) == ("proposed", False), root

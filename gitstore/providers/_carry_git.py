@@ -23,7 +23,9 @@ it, or the copy of it one of this clone's ids holds. Never the point where the r
 parted, which anyone with push access sets, and which may lie before decisions the original had
 seen: a copy naming it would undo them on every clone. The payloads of its events go into this
 writer's snapshot. A signed original is signed again with the same key, which only this clone
-holds: a decision's authority is its signature under the policy. Where git's configuration
+holds: a decision's authority is its signature under the policy. Its signature is checked
+against the key it names first: anyone with push access can name that key in a commit of theirs
+under the id, and one the key did not make is never carried, only named. Where git's configuration
 names no key, or another one, nothing is carried and the appends are named (all or nothing, so
 that the writer id stays empty and the next sync can still carry them). An append whose records
 one of this clone's ids holds on a remote, or holds here where its next push sends them (a copy
@@ -34,13 +36,14 @@ from __future__ import annotations
 
 import fcntl
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from contextlib import AbstractContextManager
 from typing import NamedTuple, Protocol
 
 import pygit2
 
+from gitstore._gitconfig import value as git_setting
 from gitstore.errors import IntegrityError, Refused
 from gitstore.providers._base import Namespace
 from gitstore.providers._gitdirs import SCRATCH, ref_names
@@ -278,6 +281,7 @@ def carry(provider: Writing, former: Collection[str], busy: Mapping[str, Path]) 
         found.remove(item)
         done.left[item.writer] = _stays(item, f"the work tree {busy[item.writer]} writes as {item.writer} now "
                                         "(`gitstore init --new-writer` there carries them over to an id of its own)")
+    found = _leave_out_unmade(repo, found, done)
     if not found:
         return done
     why = _cannot_carry(provider, found)
@@ -294,8 +298,48 @@ def carry(provider: Writing, former: Collection[str], busy: Mapping[str, Path]) 
                               f"history of {item.writer} parted from, carried over to {writer} so that sync "
                               "sends them")
         else:
-            done.left[item.writer] = _stays(item, why)
+            done.left[item.writer] = "; ".join(filter(None, (_stays(item, why), done.left.get(item.writer))))
     return done
+
+
+def _leave_out_unmade(repo: pygit2.Repository, found: list[Stranded], done: Carried) -> list[Stranded]:
+    """``found`` without the appends whose signature the key it names never made (anyone with
+    push access can write a commit whose signature names this clone's key, and a clone that
+    took a writer's history up as its own holds such appends among its own): signed again for
+    real, with that key, such an append would count as the person's decision on every clone.
+    Each one left out is named in ``done.left``; it stays on this clone, counting nowhere."""
+    program = git_setting(repo, "gpg.ssh.program") or "ssh-keygen"
+    kept = []
+    for item in found:
+        unmade = {oid: why for oid, why in ((oid, _unmade(program, _commit(repo, oid))) for oid in item.appends) if why}
+        if unmade:
+            named = ", ".join(f"{str(oid)[:12]} ({why})" for oid, why in unmade.items())
+            done.left[item.writer] = (f"{item.writer}: append(s) {named} are never carried over: the key a signature "
+                                      "names did not make it, and signed again with that key it would count; it "
+                                      "stays on this clone, counting nowhere")
+        appends = tuple(oid for oid in item.appends if oid not in unmade)
+        if appends:
+            kept.append(replace(item, appends=appends))
+    return kept
+
+
+def _unmade(program: str, commit: pygit2.Commit) -> str | None:
+    """Why the key ``commit``'s signature names did not make it (None: it did, or it is not
+    signed)."""
+    from gitstore.providers._signing import SignatureProblem, made_with, signature_of, signing_key
+
+    signature = signature_of(commit)
+    if signature is None:
+        return None
+    try:
+        made_with(program, commit)
+        return None
+    except SignatureProblem as exc:
+        problem = str(exc)
+    try:
+        return f"signed as {_short(signing_key(signature[0]))}: {problem}"
+    except SignatureProblem:
+        return problem
 
 
 def _stays(item: Stranded, why: str) -> str:

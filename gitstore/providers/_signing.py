@@ -177,6 +177,22 @@ def check(program: str, commit: pygit2.Commit, allowed_signers: bytes, principal
     return Checked(key, tuple(principals))
 
 
+def made_with(program: str, commit: pygit2.Commit) -> str:
+    """The key (``type base64``) a commit's signature names, checked to have made it: the
+    signature verifies against that key alone, at the commit's time, whoever the policy lists
+    it for. A signature's key field is only a claim (anyone can write another key's there), so
+    before a signature is made again with the key it names, that key must have made it;
+    SignatureProblem when it did not."""
+    found = signature_of(commit)
+    if found is None:
+        raise SignatureProblem("not signed")
+    key = signing_key(found[0])
+    return check(program, commit, f"{_ITS_KEY} {key}\n".encode("utf-8"), [_ITS_KEY]).key
+
+
+_ITS_KEY = "signer"  # the one principal of the file that lists the key a signature names
+
+
 def utc_validity(allowed_signers: bytes) -> bytes:
     """``allowed_signers`` with a ``Z`` after each ``valid-after`` and ``valid-before`` time
     that lacks one. The policy reads these times as UTC; ssh-keygen reads a time without ``Z``
@@ -223,4 +239,5 @@ def _last_line(data: bytes) -> str:
     return lines[-1] if lines else "(no message)"
 
 
-__all__ = ["Checked", "SignatureProblem", "Signer", "check", "signature_of", "signed_commit", "signer", "signing_key"]
+__all__ = ["Checked", "SignatureProblem", "Signer", "check", "made_with", "signature_of", "signed_commit", "signer",
+           "signing_key"]
