@@ -995,3 +995,84 @@ def test_allowed_signers_lines_are_split_where_ssh_keygen_splits_them(tmp_path: 
     read = parse_signers(signers.read_bytes())
     assert [k.principals for k in read][0] == (CAROL,)
     assert any(k.public == second_key and BOB in k.principals for k in read) == (checked.returncode == 0)
+
+
+_SSH_KEYGEN_OPTIONS = [  # (the options of a line, whether ssh-keygen takes the line, whether gitstore does)
+    ("", True, True),
+    ('namespaces="git"', True, True),
+    ('namespaces="git",valid-after="20200101",valid-before="20991231"', True, True),
+    ('valid-before="20991231Z",namespaces="git"', True, True),
+    ('namespaces="g*"', True, True),
+    ('namespaces="file,git"', True, True),
+    ('namespaces="git" valid-before="20991231"', False, False),  # options are one token
+    ('namespaces="git" ,valid-before="20991231"', False, False),
+    ('namespaces="git",', False, False),
+    ('namespaces="git",namespaces="git"', False, False),  # an option given twice
+    ('valid-before="20991231",valid-before="20991231"', False, False),
+    ('namespaces="git,!git"', False, False),  # a negated pattern denies git
+    ('namespaces="!g*,git"', False, False),
+    ('namespaces="file"', False, False),
+    ("valid-before=20991231", False, False),  # a value must be quoted
+    ("namespaces", False, False),
+    ('namespaces="git",cert-authority', False, False),
+    ('NAMESPACES="git"', True, False),  # ssh-keygen takes names in any case: gitstore asks for lowercase
+]
+
+
+@pytest.mark.parametrize(("options", "ssh_keygen_takes", "gitstore_takes"), _SSH_KEYGEN_OPTIONS)
+def test_allowed_signers_options_are_read_as_ssh_keygen_reads_them(tmp_path: Path, options: str,
+                                                                 ssh_keygen_takes: bool, gitstore_takes: bool) -> None:
+    """ssh-keygen takes a key's options as one comma-separated token (a space outside quotes
+    ends it), refuses an option given twice and reads ``namespaces`` as a pattern list: the
+    policy never takes a line whose key ssh-keygen would not check a signature with (a decision
+    signed with it would be written and never count), and says which line, in one line."""
+    import subprocess
+
+    from gitstore.records.policy import PolicyError, parse_signers
+
+    key, public = keypair(tmp_path / "keys", BOB)
+    signers = tmp_path / "allowed_signers"
+    signers.write_text(f"{BOB} {options} {public}\n".replace("  ", " "))
+    message = tmp_path / "message"
+    message.write_text("hello\n")
+    subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", str(key), "-n", "git", str(message)],
+                   check=True, capture_output=True)
+    with message.open("rb") as data:
+        checked = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(signers), "-I", BOB, "-n", "git",
+                                  "-s", f"{message}.sig", "-Overify-time=20260101000000Z"], stdin=data,
+                                 capture_output=True)
+    assert (checked.returncode == 0) == ssh_keygen_takes, checked.stderr
+    try:
+        read = parse_signers(signers.read_bytes())
+    except PolicyError as exc:
+        assert not gitstore_takes, exc
+        assert str(exc).startswith(".gitstore/allowed_signers:1: ") and "\n" not in str(exc), exc
+    else:
+        assert gitstore_takes and [k.public for k in read] == [public], options
+
+
+def test_a_key_line_ssh_keygen_skips_breaks_the_policy_before_anything_is_decided(
+        team: dict[str, object], tmp_path: Path) -> None:
+    """A line with its options apart (``namespaces="git" valid-before=...``) is one ssh-keygen
+    cannot read: a decision signed with its key would be written and never count. The policy
+    cannot be used, `policy show` and `doctor` say so, and nothing is decided meanwhile."""
+    bare, _, carol = _accepted_by_bob(team, tmp_path)
+    proposal: dict = team["proposal"]  # type: ignore[assignment]
+    _change_policy(tmp_path, bare, lambda text: text.replace(f'{BOB} namespaces="git" ',
+                                                             f'{BOB} namespaces="git" valid-before="20991231" '))
+    carol, = sync(carol)
+    assert carol.store.trust_mode().mode == "broken"
+    assert "allowed_signers:2: " in cli.gitstore("policy", "show", cwd=carol.workspace.root).stdout
+    with pytest.raises(Refused, match="policy cannot be used"):
+        ops.reject(carol, proposal["id"], proposal["reviewDigest"], CAROL, None)
+
+
+def test_a_policy_naming_a_member_twice_cannot_be_used() -> None:
+    """JSON readers differ on a name given twice in one object (the first or the last wins):
+    a reviewer reading one and gitstore the other would disagree on who may decide."""
+    from gitstore.records.policy import PolicyError, parse_people
+
+    for text in ('{"schema": "gitstore.policy/v1", "people": {"github:9": ["accept"], "github:9": ["grant"]}}',
+                 '{"schema": "gitstore.policy/v1", "schema": "gitstore.policy/v1", "people": {}}'):
+        with pytest.raises(PolicyError, match=r"^\.gitstore/policy\.json: .* twice"):
+            parse_people(text.encode())

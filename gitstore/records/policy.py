@@ -25,7 +25,13 @@ principals being gitstore person ids::
 Options ``namespaces`` (which must allow ``git``), ``valid-after`` and ``valid-before`` are
 honoured (a key's validity is judged at its commit's time, as git does; times are UTC, with
 or without a trailing ``Z``); ``cert-authority``
-and wildcard principals are refused, so each key names exactly the people it signs for.
+and wildcard principals are refused, so each key names exactly the people it signs for. The
+options are read as ssh-keygen reads them: one token of lowercase ``name="value"`` joined by
+commas (a space outside quotes ends it), each name once, and ``namespaces`` a pattern list
+(``*``, ``?``, ``!`` negating) that must admit ``git``. A line ssh-keygen would pass over is
+refused here, so no decision is written with a key whose signatures never count.
+
+``policy.json`` gives each name once in an object: JSON readers differ on which of two wins.
 
 Both files are parsed strictly: anything off makes the whole policy unusable, and then no
 decision counts (fail closed) until it is fixed; ``gitstore status`` says why. The one
@@ -61,7 +67,7 @@ _KEY_FIELDS = {
     "ssh-ed25519": 1, "ssh-rsa": 2, "ecdsa-sha2-nistp256": 2, "ecdsa-sha2-nistp384": 2, "ecdsa-sha2-nistp521": 2,
     "sk-ssh-ed25519@openssh.com": 2, "sk-ecdsa-sha2-nistp256@openssh.com": 3,
 }
-_OPTION = re.compile(r'([a-z-]+)(?:="([^"]*)")?')
+_OPTION = re.compile(r'([a-z-]+)(?:="((?:[^"\\]|\\")*)")?')
 _TIME = re.compile(r"^[0-9]{8}([0-9]{4}([0-9]{2})?)?Z?\Z")
 MAX_FILE = 1 << 20
 
@@ -127,7 +133,9 @@ def parse_people(data: bytes) -> dict[str, frozenset[str]]:
     if len(data) > MAX_FILE:
         raise PolicyError(f"{POLICY_FILE}: larger than {MAX_FILE} bytes")
     try:
-        value = _jsontext.loads(data.decode("utf-8"))
+        value = _jsontext.loads(data.decode("utf-8"), object_pairs_hook=_once_each)
+    except PolicyError:
+        raise
     except (UnicodeDecodeError, ValueError) as exc:
         raise PolicyError(f"{POLICY_FILE}: not JSON ({exc})") from None
     if not isinstance(value, dict) or set(value) != {"schema", "people"}:
@@ -144,6 +152,18 @@ def parse_people(data: bytes) -> dict[str, frozenset[str]]:
             raise PolicyError(f"{POLICY_FILE}: {who}'s actions must be a list of {', '.join(ACTIONS)}")
         people[who] = frozenset(actions)
     return people
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose names are each given once: readers differ on a name given twice
+    (one keeps the first, another the last), so a reviewer's tool and gitstore could disagree
+    on who may decide."""
+    found: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in found:
+            raise PolicyError(f"{POLICY_FILE}: {name!r} is given twice in one object")
+        found[name] = value
+    return found
 
 
 def parse_signers(data: bytes) -> tuple[SignerKey, ...]:
@@ -168,18 +188,80 @@ def _signer_line(line: str, where: str) -> SignerKey:
     for name in names:
         if not PERSON.match(name) or name.startswith("bot:") or any(c in name for c in "*?!"):
             raise PolicyError(f"{where}: principal {name!r} is not a person id (no patterns)")
+    rest = rest.lstrip(" \t")
     options: dict[str, str | None] = {}
-    rest = rest.strip()
-    while rest and rest.split(" ", 1)[0] not in KEY_TYPES:
-        match = _OPTION.match(rest)
-        if not match:
-            raise PolicyError(f"{where}: cannot read the options before the key")
-        options[match.group(1)] = match.group(2)
-        rest = rest[match.end():].lstrip(",").strip()
+    first = rest.split(None, 1)[:1]
+    if first and first[0] not in KEY_TYPES:  # as ssh-keygen, a key first, else options then a key
+        token, rest = _options_token(rest, where)
+        options = _options(token, where)
     parts = rest.split()
     if len(parts) < 2 or parts[0] not in KEY_TYPES:
-        raise PolicyError(f"{where}: expected a key type ({', '.join(sorted(KEY_TYPES))}) and a key")
+        raise PolicyError(f"{where}: expected a key type ({', '.join(sorted(KEY_TYPES))}) and a key"
+                          + (" after the options, which are one token: name=\"value\" joined by commas, no spaces"
+                             if options else ""))
     return SignerKey(names, parts[0], parts[1], *_validity(options, where))
+
+
+def _options_token(rest: str, where: str) -> tuple[str, str]:
+    """The options before the key and what follows them. As ssh-keygen reads them, they are
+    one token: a space or tab outside double quotes ends it, so options set apart by spaces
+    leave the next one where the key should be, and ssh-keygen passes over the line."""
+    quoted, at = False, 0
+    while at < len(rest) and (quoted or rest[at] not in " \t"):
+        if rest.startswith('\\"', at):
+            at += 1
+        elif rest[at] == '"':
+            quoted = not quoted
+        at += 1
+    if quoted:
+        raise PolicyError(f"{where}: a quote in the options is never closed")
+    return rest[:at], rest[at:].lstrip(" \t")
+
+
+def _options(token: str, where: str) -> dict[str, str | None]:
+    """The options of one token, read as ssh-keygen reads a key's options: ``name="value"``
+    joined by commas, each name once (ssh-keygen refuses the line otherwise)."""
+    options: dict[str, str | None] = {}
+    for option in _split_options(token, where):
+        match = _OPTION.fullmatch(option)
+        if not match:
+            raise PolicyError(f"{where}: cannot read the option {option!r} (options are name=\"value\", in lowercase, "
+                              "joined by commas)")
+        name = match.group(1)
+        if name in options:
+            raise PolicyError(f"{where}: option {name} is given twice (ssh-keygen passes over such a line)")
+        options[name] = match.group(2)
+    return options
+
+
+def _split_options(token: str, where: str) -> list[str]:
+    """``token`` cut at each comma outside double quotes; an empty option is refused."""
+    found, start, quoted = [], 0, False
+    for at, char in enumerate(token):
+        if char == '"' and token[at - 1:at] != "\\":  # \" is a quote inside the value
+            quoted = not quoted
+        elif char == "," and not quoted:
+            found.append(token[start:at])
+            start = at + 1
+    found.append(token[start:])
+    if any(not option for option in found):
+        raise PolicyError(f"{where}: an empty option in {token!r} (options are joined by single commas)")
+    return found
+
+
+def _admits_git(patterns: str) -> bool:
+    """Whether ssh-keygen's pattern list ``patterns`` (comma-separated, ``*`` and ``?``
+    wildcards, ``!`` negating) lets a signature of the git namespace count: a pattern that
+    matches admits it, unless a negated one matches too."""
+    admitted = False
+    for pattern in patterns.split(","):
+        negated = pattern.startswith("!")
+        wanted = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern[negated:])
+        if re.fullmatch(wanted, "git", re.S):
+            if negated:
+                return False
+            admitted = True
+    return admitted
 
 
 def key_fault(key_type: str, key: str) -> str | None:
@@ -211,9 +293,8 @@ def _validity(options: dict[str, str | None], where: str) -> tuple[str | None, s
     unknown = sorted(set(options) - {"namespaces", "valid-after", "valid-before"})
     if unknown:
         raise PolicyError(f"{where}: option {unknown[0]} is not supported here")
-    spaces = options.get("namespaces")
-    if spaces is not None and "git" not in spaces.split(","):
-        raise PolicyError(f"{where}: namespaces does not include git")
+    if "namespaces" in options and not _admits_git(options["namespaces"] or ""):
+        raise PolicyError(f"{where}: namespaces does not let a signature of the git namespace count")
     for name in ("valid-after", "valid-before"):
         value = options.get(name)
         if name in options and (value is None or not _TIME.match(value)):
