@@ -301,3 +301,21 @@ def test_verdict_reasons_stay_short_however_many_people_object(tmp_path: Path) -
     reason = held["reasons"][0]
     assert reason.startswith("contested: 30 objection(s) by github:90000, github:90001, github:90002 and 27 more in ")
     assert len(reason) <= 400 and reason.endswith("and 24 more"), reason
+
+
+def test_an_unrelated_personal_session_changes_nothing_of_a_shared_proposal(tmp_path: Path) -> None:
+    """A theme all of whose evidence is shared is judged against the newest shared evidence: a
+    later personal session on another subject put its owner's date into the pushed rationale
+    ("last seen 18 days before the newest evidence"), and gave clones with the same shared
+    records different reviewDigests, or different themes proposed."""
+    plain = w.repo(tmp_path, "plain")
+    w.jitter_theme(plain)
+    [expected] = w.run(plain, dry_run=True).proposed
+    ctx = w.repo(tmp_path)
+    w.grant_sessions(ctx)
+    w.jitter_theme(ctx)
+    w.session(ctx, tmp_path / "sessions", "docs", "Rename the changelog heading for the release notes.", day=20)
+    [proposal] = w.run(ctx).proposed
+    assert not proposal["local"] and proposal["signals"] == expected["signals"], proposal["signals"]
+    learning = ctx.view().learnings[proposal["id"]][-1].record
+    assert "last seen 0 days before the newest evidence" in learning["rationale"], learning["rationale"]

@@ -8,7 +8,8 @@ fixed (support) and the evidence that objects to it. Then:
 - **gates**, on independent origins only (copies, repeated pastes, replayed sessions and quotes
   share the origin of what they repeat): at least ``minOrigins`` origins, ``minThreads`` threads
   or sessions, ``minChanges`` pull requests or branches and ``minPeople`` people, and the
-  newest support at most ``maxAgeDays`` before the newest evidence of the view. Every gate must
+  newest support at most ``maxAgeDays`` before the newest evidence of the view (the newest
+  shared evidence, for a theme without personal evidence). Every gate must
   pass; the signals are reported, never folded into one number. Thresholds can only be made
   stricter than these defaults;
 - **addressed to agents**: a theme whose evidence speaks to AI agents instead of about the code
@@ -135,8 +136,13 @@ class Recurrence:
 
     def _judge(self, view: FrozenView, theme: _Theme, memory: _MemoryIndex,
                shared_newest: str | None) -> tuple[Candidate | None, Verdict]:
+        """The theme's verdict, and its candidate when it is proposed. A theme whose evidence is
+        all shared is judged against the newest SHARED evidence: measured against a personal
+        session, its recency (whether it passes, and the rationale every clone reads) would
+        depend on when this clone's owner last ran an agent, on any subject."""
         origins = _representatives(theme.support)
-        signals = _signals(view.newest, theme, origins)
+        personal = any(e.local for _, e in theme.support)
+        signals = _signals(view.newest if personal else shared_newest, theme, origins)
         refs = _refs(view, origins)
         if theme.objections:
             against = _representatives(theme.objections)
