@@ -319,3 +319,32 @@ def test_an_unrelated_personal_session_changes_nothing_of_a_shared_proposal(tmp_
     assert not proposal["local"] and proposal["signals"] == expected["signals"], proposal["signals"]
     learning = ctx.view().learnings[proposal["id"]][-1].record
     assert "last seen 0 days before the newest evidence" in learning["rationale"], learning["rationale"]
+
+
+def test_a_reply_reporting_the_fix_is_no_second_person_raising_the_theme(tmp_path: Path) -> None:
+    """The pull request's author answering "Good catch, I will add ..." in the reviewer's thread
+    raised nothing: counted as a person of the theme, one reviewer saying the same thing on two
+    pull requests became a proposal of "2 people"."""
+    ctx = w.repo(tmp_path)
+    w.comment(ctx, 41, "github:501", "Every outgoing HTTP request needs an explicit timeout; requests without one "
+              "hang forever.", 0, path="src/http.py",
+              replies=[("github:502", "Good catch, I will add an explicit timeout to every outgoing HTTP request.")])
+    w.comment(ctx, 42, "github:501", "Again: outgoing HTTP requests need an explicit timeout, they hang forever "
+              "otherwise.", 100, path="src/http.py")
+    report = w.run(ctx, dry_run=True)
+    assert report.proposed == [], report.proposed
+    [verdict] = report.rejected
+    assert verdict["reasons"][0] == "one person: every origin is by github:501", verdict["reasons"]
+    assert verdict["signals"]["people"] == 1 and verdict["signals"]["origins"] == 2, verdict["signals"]
+
+
+def test_a_fix_reported_on_its_own_still_supports_the_theme(tmp_path: Path) -> None:
+    """Only a reply answering an ask in its own thread is set aside: a fix reported in a thread
+    of its own is evidence of the theme, as before."""
+    ctx = w.repo(tmp_path)
+    w.comment(ctx, 41, "github:501", "Every outgoing HTTP request needs an explicit timeout; requests without one "
+              "hang forever.", 0, path="src/http.py")
+    w.comment(ctx, 42, "github:502", "Fixed in abc123: every outgoing HTTP request now has an explicit timeout, "
+              "they no longer hang forever.", 100, path="src/http.py")
+    [proposal] = w.run(ctx, dry_run=True).proposed
+    assert proposal["signals"]["people"] == 2, proposal["signals"]

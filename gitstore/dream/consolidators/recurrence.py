@@ -1,7 +1,8 @@
 """The recurrence consolidator (the reference): deterministic, and it counts origins, not copies.
 
 For each theme the labels name, it gathers the evidence that asks for the theme or reports it
-fixed (support) and the evidence that objects to it. Then:
+fixed (support) and the evidence that objects to it; a fix reported in a thread or session that
+asked for the theme answers that ask, and is no support of its own. Then:
 
 - **contested**: any objection (a reply or a later comment) holds the theme back; it is reported
   with the objections as counterevidence and never proposed;
@@ -108,6 +109,7 @@ class _Theme:
     key: str
     support: tuple[tuple[Label, Evidence], ...]
     objections: tuple[tuple[Label, Evidence], ...]
+    answers: tuple[tuple[Label, Evidence], ...] = ()  # fixes reported where the theme was asked for
 
 
 class Recurrence:
@@ -256,8 +258,30 @@ def _themes(view: FrozenView, labels: Sequence[Label]) -> list[_Theme]:
         if evidence is None:
             continue
         (against if label.polarity == "objects-to" else support)[label.theme].append((label, evidence))
-    return [_Theme(key, tuple(sorted(support[key], key=_order)), tuple(sorted(against[key], key=_order)))
-            for key in sorted(set(support) | set(against)) if support[key]]
+    found = []
+    for key in sorted(set(support) | set(against)):
+        raised, answers = _answered(sorted(support[key], key=_order))
+        if raised:
+            found.append(_Theme(key, tuple(raised), tuple(sorted(against[key], key=_order)), tuple(answers)))
+    return found
+
+
+def _answered(support: list[tuple[Label, Evidence]]) -> tuple[list[tuple[Label, Evidence]], list[tuple[Label, Evidence]]]:
+    """SUPPORT split into the evidence that raises the theme and the answers to it: a fix
+    reported after the theme was asked for in the same thread or session ("Good catch, I will
+    add ...") answers that ask and raises nothing, so it is no origin, person, thread or change
+    of the theme (the author of a pull request agreeing with its reviewer is no second reviewer).
+    A fix reported anywhere else is evidence of the theme."""
+    asked: set[str] = set()
+    raised, answers = [], []
+    for label, evidence in support:
+        if label.polarity == "reports-fixed" and evidence.episode in asked:
+            answers.append((label, evidence))
+            continue
+        if label.polarity == "asks-for":
+            asked.add(evidence.episode)
+        raised.append((label, evidence))
+    return raised, answers
 
 
 def _order(pair: tuple[Label, Evidence]) -> tuple[str, str]:
@@ -421,7 +445,7 @@ class _MemoryIndex:
         """The learnings sharing evidence with the theme, the one that speaks for it first."""
         counts: Counter[str] = Counter()
         found: dict[str, LearningView] = {}
-        for _, evidence in (*theme.support, *theme.objections):
+        for _, evidence in (*theme.support, *theme.objections, *theme.answers):
             for comment in {self.view.comment(evidence.id), self.view.comment(evidence.origin)}:
                 for learning in self.by_comment.get(comment, ()):
                     counts[learning.id] += 1
