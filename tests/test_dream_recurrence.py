@@ -348,3 +348,30 @@ def test_a_fix_reported_on_its_own_still_supports_the_theme(tmp_path: Path) -> N
               "they no longer hang forever.", 100, path="src/http.py")
     [proposal] = w.run(ctx, dry_run=True).proposed
     assert proposal["signals"]["people"] == 2, proposal["signals"]
+
+
+def test_a_bot_supplies_no_origin_thread_or_pull_request(tmp_path: Path) -> None:
+    """Bots count as nobody: a review bot saying the same on a second pull request got a theme
+    two people raised on one pull request proposed, across "2 pull requests (#61, #62)"."""
+    ctx = w.repo(tmp_path)
+    w.comment(ctx, 61, "github:601", "Validate the webhook signature before parsing the JSON body.", 0,
+              path="src/hooks.py")
+    w.comment(ctx, 61, "github:602", "Please validate the webhook signature before you parse the JSON body.", 30,
+              path="src/hooks.py")
+    w.comment(ctx, 62, "bot:github:175728472", "The webhook signature should be validated before the JSON body is "
+              "parsed.", 60, path="src/hooks.py")
+    report = w.run(ctx, dry_run=True)
+    assert report.proposed == [], report.proposed
+    [verdict] = report.rejected
+    assert verdict["reasons"] == ["1 pull requests or branches (needs 2)"], verdict["reasons"]
+    signals = verdict["signals"]
+    assert (signals["evidence"], signals["origins"], signals["threads"], signals["changes"]) == (2, 2, 2, 1), signals
+
+
+def test_a_theme_only_bots_raise_has_no_person(tmp_path: Path) -> None:
+    ctx = w.repo(tmp_path)
+    for n, who in enumerate(["bot:github:1", "bot:github:2"]):
+        w.comment(ctx, 70 + n, who, "Validate the webhook signature before parsing the JSON body.", 30 * n,
+                  path="src/hooks.py")
+    [verdict] = w.run(ctx, dry_run=True).rejected
+    assert verdict["reasons"][0] == "no person: only bots or unknown accounts", verdict["reasons"]

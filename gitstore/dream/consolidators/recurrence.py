@@ -6,8 +6,9 @@ asked for the theme answers that ask, and is no support of its own. Then:
 
 - **contested**: any objection (a reply or a later comment) holds the theme back; it is reported
   with the objections as counterevidence and never proposed;
-- **gates**, on independent origins only (copies, repeated pastes, replayed sessions and quotes
-  share the origin of what they repeat): at least ``minOrigins`` origins, ``minThreads`` threads
+- **gates**, on independent origins of people only (copies, repeated pastes, replayed sessions
+  and quotes share the origin of what they repeat; bots and unknown accounts count as nobody,
+  in every gate): at least ``minOrigins`` origins, ``minThreads`` threads
   or sessions, ``minChanges`` pull requests or branches and ``minPeople`` people, and the
   newest support at most ``maxAgeDays`` before the newest evidence of the view (the newest
   shared evidence, for a theme without personal evidence). Every gate must
@@ -142,24 +143,29 @@ class Recurrence:
         all shared is judged against the newest SHARED evidence: measured against a personal
         session, its recency (whether it passes, and the rationale every clone reads) would
         depend on when this clone's owner last ran an agent, on any subject."""
+        whole = theme
+        theme = _by_people(whole)
         origins = _representatives(theme.support)
         personal = any(e.local for _, e in theme.support)
         signals = _signals(view.newest if personal else shared_newest, theme, origins)
-        refs = _refs(view, origins)
+        refs = _refs(view, origins or _representatives(whole.support))
         if theme.objections:
             against = _representatives(theme.objections)
             who = sorted({e.person or e.author for e in against})
             where = sorted({e.change or "-" for e in against})
             reasons = [f"contested: {len(against)} objection(s) by {listed(who)} in {listed(where, 6)}"]
-            known = memory.match(theme)
+            known = memory.match(whole)
             if known is not None and known.state in IN_FORCE:
                 reasons.append(f"{known.id} in memory now meets this dissent")
             return None, Verdict(theme.key, "held-back", tuple(reasons), signals, refs, _refs(view, against))
-        speaking = [e for e in origins if cues.to_agents(terms.masked(e.text).lower())]
+        everyone = _representatives(whole.support)
+        speaking = [e for e in everyone if cues.to_agents(terms.masked(e.text).lower())]
         if speaking:
-            reason = (f"quarantined: {len(speaking)} of its {len(origins)} origins speak to AI agents instead of "
+            reason = (f"quarantined: {len(speaking)} of its {len(everyone)} origins speak to AI agents instead of "
                       f"about the code, as injected instructions do")
             return None, Verdict(theme.key, "rejected", (reason,), signals, refs)
+        if not origins:
+            return None, Verdict(theme.key, "rejected", ("no person: only bots or unknown accounts",), signals, refs)
         failures = self.gates.failures(signals)
         if failures:
             kind = audience.classify(origins, _statement(origins, theme))[0]
@@ -171,7 +177,7 @@ class Recurrence:
         kind, why = audience.classify(chosen, statement)
         if kind == "personal":
             return None, Verdict(theme.key, "rejected", (f"personal: {why}",), signals, refs, (), kind)
-        matched = memory.matches(theme)
+        matched = memory.matches(whole)
         known = matched[0] if matched else None
         candidate = self._candidate(view, cited, chosen, statement, (kind, why), cited_signals)
         if known is not None:
@@ -264,6 +270,13 @@ def _themes(view: FrozenView, labels: Sequence[Label]) -> list[_Theme]:
         if raised:
             found.append(_Theme(key, tuple(raised), tuple(sorted(against[key], key=_order)), tuple(answers)))
     return found
+
+
+def _by_people(theme: _Theme) -> _Theme:
+    """THEME as people raised it: bots and unknown accounts count as nobody, so their evidence
+    supplies no origin, thread, pull request or path either (a review bot repeating a remark on
+    another pull request is no second change where the theme was raised)."""
+    return replace(theme, support=tuple(p for p in theme.support if p[1].person))
 
 
 def _answered(support: list[tuple[Label, Evidence]]) -> tuple[list[tuple[Label, Evidence]], list[tuple[Label, Evidence]]]:
