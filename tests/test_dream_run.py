@@ -628,3 +628,24 @@ def test_gc_drops_the_dream_reports_that_quote_a_redacted_comment(tmp_path: Path
     kept = b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file())
     assert removed.encode() not in kept and removed[:40].encode() not in kept
     assert collect(ctx)[2] == [], "nothing left to drop"
+
+
+def test_deliveries_about_several_pull_requests_leave_the_window_open_until_each_is_complete(tmp_path: Path) -> None:
+    """Deliveries about pull requests #5 and #6 were recorded as an import of #5 alone: once #5
+    was imported whole, the dream said its window was complete though #6 was never read whole."""
+    from gitstore.capture.reviews import import_reviews
+
+    ctx = w.repo(tmp_path)
+    report = import_reviews(ctx, deliveries(tmp_path / "d", issue_comment(5, 7001, "2026-03-04T10:00:00Z"),
+                                            issue_comment(6, 7002, "2026-03-04T11:00:00Z")), w.BY)
+    assert report.record["pullRequest"] is None, report.record["pullRequest"]
+    assert report.todo.startswith("gitstore import github --repo acme/widgets --since")
+    for number in (5, 6):
+        assert w.run(ctx, dry_run=True).status == "incomplete", f"before #{number} was imported whole"
+        snapshot = {"format": "gitstore.github-snapshot/1", "repository": "acme/widgets", "pullRequest": number,
+                    "head": {"ref": f"feature/{number}", "sha": "a" * 40},
+                    "responses": [{"collection": c, "page": 1, "link": "", "body": []}
+                                  for c in ("pull-comments", "reviews", "issue-comments")]}
+        (tmp_path / f"complete-{number}.json").write_text(json.dumps(snapshot))
+        import_reviews(ctx, tmp_path / f"complete-{number}.json", w.BY)
+    assert w.run(ctx, dry_run=True).status == "complete"

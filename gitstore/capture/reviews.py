@@ -622,7 +622,7 @@ def build_import(ctx: Context, source: str, data: Any, canonical: bytes, by: str
             _from_webhook(builder, payload)
         pages = [{"collection": "webhook", "page": n + 1, "count": 1, "last": n + 1 == len(data)} for n in range(len(data))]
         missing = [{"collection": "pull-comments", "from": 1, "to": None}]  # deliveries never prove a window
-        pr = next((n for n in map(_pull_request_of, data) if n is not None), None)
+        pr = _only_pull_request(data)
     record = seal({
         "schema": "gitstore.import/v1", "scope": ctx.scope, "source": source, "repository": repository,
         "pullRequest": pr, "snapshot": sha256_digest(canonical), "pages": pages[:10000],
@@ -651,6 +651,16 @@ def check_repository(ctx: Context, repository: str, what: str) -> None:
     """Refuse review material of another repository than this checkout's scope."""
     if not ctx.scope.endswith("/" + repository.lower()) and not ctx.scope.lower().endswith("/" + repository.lower()):
         raise Refused(f"{what} {repository}, this repository is {ctx.scope}")
+
+
+def _only_pull_request(payloads: list[Any]) -> int | None:
+    """The pull request an import of webhook deliveries is about: the one they all name, or
+    None when they name none or several. Its record says which pull request to read whole; one
+    naming the first of several would be closed by a complete import of that one alone, and a
+    dream would call its window complete though the others were never read whole. One naming
+    none stands while any pull request the window holds evidence of lacks a complete import."""
+    named = {n for n in map(_pull_request_of, payloads) if n is not None}
+    return named.pop() if len(named) == 1 else None
 
 
 def _pull_request_of(payload: Any) -> int | None:
