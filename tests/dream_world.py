@@ -74,8 +74,8 @@ def run(ctx: Context, notes: list[str] | None = None, **options: Any) -> DreamRe
 
 
 def session(ctx: Context, folder: Path, stem: str, text: str, with_id: bool = True, day: int = 5,
-            branch: str | None = None) -> None:
-    """A Claude Code session of this clone's owner, imported in transcript mode."""
+            branch: str | None = None, mode: str = "transcript") -> None:
+    """A Claude Code session of this clone's owner, imported in transcript mode (or MODE)."""
     lines = []
     for n, (role, content) in enumerate([("user", text), ("assistant", "Done, the tests pass.")]):
         line: dict[str, Any] = {"type": role, "uuid": f"{stem}-{n}", "parentUuid": f"{stem}-{n - 1}" if n else None,
@@ -88,7 +88,7 @@ def session(ctx: Context, folder: Path, stem: str, text: str, with_id: bool = Tr
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{stem}.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    import_transcript(ctx, path, mode="transcript")
+    import_transcript(ctx, path, mode=mode)
 
 
 def grant_sessions(ctx: Context) -> None:

@@ -649,3 +649,34 @@ def test_deliveries_about_several_pull_requests_leave_the_window_open_until_each
         (tmp_path / f"complete-{number}.json").write_text(json.dumps(snapshot))
         import_reviews(ctx, tmp_path / f"complete-{number}.json", w.BY)
     assert w.run(ctx, dry_run=True).status == "complete"
+
+
+def test_the_headings_of_captured_summaries_are_no_theme(tmp_path: Path) -> None:
+    """Every session captured in summary mode reads "Task: ...\\nOutcome: ...": those two words
+    recurred across unrelated sessions and became a theme of their own (``hello-outcome-task``)."""
+    ctx = w.repo(tmp_path)
+    w.grant_sessions(ctx)
+    w.jitter_theme(ctx)
+    w.comment(ctx, 30, "github:104", "The changelog should mention the deprecated flag.", 100)
+    w.comment(ctx, 31, "github:105", "Keep the README install steps short.", 110)
+    for day, (stem, text) in enumerate([("greet", "Print hello in the greeting script."),
+                                        ("rename", "Rename the fixture folder to samples."),
+                                        ("docs", "Say hello in the docs index page.")], 5):
+        w.session(ctx, tmp_path / "s", stem, text, day=day, mode="summary")
+    found = w.themes(w.run(ctx, dry_run=True))
+    assert not [t for t in found if {"task", "outcome", "captur"} & set(t.split("-"))], found
+
+
+def test_a_quiet_dream_says_how_many_themes_memory_already_holds(tmp_path: Path) -> None:
+    """A theme that passed the gates and was already in memory, beside one that failed them,
+    read as "no theme passed the gates"."""
+    ctx = w.repo(tmp_path)
+    w.jitter_theme(ctx)
+    assert w.run(ctx).proposed
+    for n, text in enumerate(["The changelog should mention every deprecated flag.",
+                              "Mention each deprecated flag in the changelog."]):
+        w.comment(ctx, 40 + n, "github:7", text, 100 + 10 * n, path="CHANGELOG.md")
+    report = w.run(ctx, dry_run=True)
+    assert report.proposed == [] and report.known and report.rejected, w.themes(report)
+    assert "no update: memory already holds the 1 theme that passed the gates; no other passed them" in report.why, \
+        report.why

@@ -416,10 +416,16 @@ def _proposed_json(view: FrozenView, candidate: Candidate, record: dict[str, Any
 
 
 def _quiet_reason(report: DreamReport, labels: list[Label]) -> str:
+    """Why nothing was proposed. A theme memory already holds passed the gates: a dream that
+    found some beside others that failed says how many, never that no theme passed."""
     if not labels:
         return "no evidence matched a recurring theme"
-    if report.known and not report.rejected and not report.held_back:
+    held = len(report.known)
+    if held and not report.rejected and not report.held_back:
         return "memory already holds every theme"
+    if held:
+        which = "the 1 theme that" if held == 1 else f"the {held} themes that"
+        return f"memory already holds {which} passed the gates; no other passed them"
     return "no theme passed the gates"
 
 

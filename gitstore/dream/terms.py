@@ -52,6 +52,8 @@ _WORD = re.compile(r"[^\W\d_](?:[^\W_]|['’][^\W\d_])*")
 _CODE_SPAN = re.compile(r"`([^`\n]{1,120})`")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
 _QUOTE_LINE = re.compile(r"^[ \t]*>[^\n]*", re.MULTILINE)
+# the headings capture writes into a session's summary (``Task: ...\nOutcome: ...``)
+_SUMMARY_HEADINGS = re.compile(r"\ATask: |(?<=\n)Outcome: |\[not captured\]")
 _BLOCKQUOTE = re.compile(r"<blockquote\b[^>]*>(.*?)(?:</blockquote\s*>|\Z)", re.IGNORECASE | re.DOTALL)
 _IDENTIFIER = re.compile(
     r"(?<![\w./-])(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z]+_[A-Za-z0-9_]+"
@@ -202,7 +204,10 @@ def _stemmer() -> object:
 
 def masked(text: str) -> str:
     """The text with quoted lines, HTML block quotes and fenced code blocks blanked, positions
-    kept."""
+    kept; and a captured session's summary without its headings ("Task:", "Outcome:", "[not
+    captured]"), which every summary carries, so they never recur as a theme of their own."""
+    if text.startswith("Task: ") and "\nOutcome: " in text:
+        text = _SUMMARY_HEADINGS.sub(lambda m: " " * len(m.group(0)), text)
     if ">" not in text and "```" not in text and "~~~" not in text:
         return text
 
