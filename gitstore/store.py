@@ -598,6 +598,16 @@ class Store:
             return cast(CausalProvider, self.provider).saw(later.append, earlier.append)
         return store_order_saw(later, earlier)
 
+    def admit(self) -> None:
+        """Settle what a plain ``git fetch`` brought as the first read would (another clone's
+        records verified and admitted, its payload snapshots judged), without reading records.
+        Admitting moves refs of memory: a reader keyed to them (recall's index) admits first,
+        then reads the key, then the records, so the key is that of the state it read."""
+        if "quarantine" in self.manifest.capabilities:
+            provider = cast(QuarantiningProvider, self.provider)
+            provider.admit()
+            provider.quarantined()  # judges the payload snapshots
+
     def left_out(self) -> list[Problem]:
         """What reads left out and why: another clone's writer ref whose history fails
         verification is quarantined whole instead of failing every read."""

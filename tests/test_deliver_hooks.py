@@ -298,6 +298,28 @@ def test_a_copied_clone_is_served_at_its_first_prompt(world: World, tmp_path: Pa
     assert done.returncode == 0 and world.ids["jitter"].encode() in done.stdout, done
 
 
+
+def test_the_first_prompt_after_a_plain_fetch_is_served(tmp_path: Path) -> None:
+    """A plain ``git fetch`` brings another clone's memory; the first read admits it, which
+    moves a ref of memory the index is keyed to: the rebuild admits what was fetched before it
+    reads that key, so the index it writes is current and the first prompt gets the learning."""
+    from .team import proposal_of_two, sync
+    from gitstore.ops import consent
+
+    from .world import accepted
+
+    alice, bob, proposal = proposal_of_two(tmp_path)
+    accepted(alice, proposal)
+    alice, bob = sync(alice, bob)
+    root = alice.workspace.root
+    ensure(locate(str(root)))  # current before the fetch
+    consent.grant(bob, "github:10", ["training"], ["review-thread"], "2020-01-01T00:00:00.000000Z", None, None)
+    git(bob.workspace.root, "push", "-q", "origin")
+    git(root, "fetch", "-q", "origin")
+    command = context_command("claude-code", "UserPromptSubmit", root)
+    done = run_hook(command, payload("claude-code", "UserPromptSubmit", root, "first", prompt="retry jitter"), root)
+    assert done.returncode == 0 and proposal["id"].encode() in done.stdout, done
+
 def test_an_index_keyed_to_another_secret_is_never_read(world: World, tmp_path: Path) -> None:
     import sqlite3
 
@@ -394,6 +416,26 @@ def test_a_stale_index_past_the_time_limit_gives_nothing_now_and_serves_the_next
         time.sleep(0.1)
     again = run_hook(command, event, copy.root)
     assert world.ids["jitter"].encode() in again.stdout, "the background rebuild serves the next prompt"
+
+
+def test_an_index_written_out_of_date_ends_the_wait(world: World, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rebuild that wrote an index already out of date (the store moved while it built) and
+    holds the build lock no longer leaves nothing to wait for: the hook says so at once rather
+    than waiting out its time limit."""
+    import time
+
+    from gitstore.deliver import hook
+    from gitstore.deliver.build import write_index
+
+    copy = world.copy(tmp_path / "widgets")
+    place = locate(str(copy.root))
+    (copy.root / "okf" / ".memory" / "cache" / "recall.sqlite").unlink()
+    monkeypatch.setattr(hook, "_start_rebuild", lambda place: write_index(
+        str(copy.root / "okf" / ".memory" / "cache" / "recall.sqlite"), [], "a state the store left"))
+    monkeypatch.setattr(hook, "_NOT_READY", [""])
+    assert hook.index_for(place, time.monotonic() + 600) is None
+    assert hook._NOT_READY[0] == hook.STALE_AS_BUILT
 
 
 def test_standard_input_left_open_never_holds_the_agent(world: World) -> None:

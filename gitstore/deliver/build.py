@@ -134,8 +134,13 @@ def _read(place: Place, keyed: bool) -> tuple[Built, list[dict[str, Any]], froze
 
     inert = _untrusted(place)
     # opened before the key is read: a folder copied whole takes a writer id of its own here,
-    # rewriting its configuration, which the key covers (read after, the index is stale at once)
+    # rewriting its configuration, which the key covers (read after, the index is stale at once);
+    # and what a plain fetch brought admitted before it too: the first read admits it, moving
+    # refs the key covers. Read before the records, the key never makes an index of a state an
+    # append left behind look current.
     context = None if inert else Context.open(place.root)
+    if context is not None:
+        context.store.admit()
     fingerprint = heads.fingerprint(place)
     if place.provider == "memory" or (keyed and fingerprint is None):
         raise RuntimeError(f"the {place.provider} provider keeps no state an index could be keyed to")

@@ -13,7 +13,9 @@ It starts fast: the standard library's small modules, ``sqlite3`` and the light 
 modules; never the CLI framework, the schema validators or the store. It reads recall's index
 (``gitstore.deliver.index``) when the index was built from exactly the store's current state;
 otherwise it starts a rebuild in the background (``--rebuild ROOT``) and waits for it until
-shortly before its limit; a rebuild still running then serves the next prompt. Where the cache
+shortly before its limit; a rebuild still running then serves the next prompt. A rebuild
+during which the store moved (an append) builds again, once; an index written out of date
+with no build running ends the wait at once, since none is coming. Where the cache
 folder cannot be written (a checkout a sandbox mounts read-only) it builds the index in memory
 itself, within its limit, for this prompt alone; when it cannot write its log there either, the
 line goes to the temporary folder's log, or at last to standard error.
@@ -28,6 +30,7 @@ a rebuild is started.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import select
 import sys
@@ -40,7 +43,8 @@ except ImportError:  # pragma: no cover - other Python builds
 
 from gitstore.capture.hooklog import failure, log, working_dir
 from gitstore.deliver import heads
-from gitstore.deliver.index import open_index, writable
+from gitstore.deliver.index import lock_path, open_index, writable
+from gitstore.deliver.index import path as index_path
 from gitstore.deliver.jsonlite import loads
 from gitstore.deliver.limits import Inert, Untrusted
 from gitstore.deliver.place import check_trusted, locate, not_own, work_tree
@@ -59,6 +63,10 @@ MAX_TIMEOUT = 600.0
 POLL_SECONDS = 0.05
 QUIET = ("not inside a git work tree", "gitstore is not set up", "delivery is switched off")
 _BUSY = [""]  # what the hook is doing that may take long, for the line its time limit logs
+_NOT_READY = [""]  # why no index was ready, when it is not that a build is still running
+STALE_AS_BUILT = ("recall's index was out of date as soon as it was built (the store moved while it was built); "
+                  "nothing this time")
+BUILDS = 2  # builds in one background rebuild: the store moved during the first, built again once
 
 
 class Problem(Exception):
@@ -128,6 +136,7 @@ def index_for(place: Place, deadline: float, wait: bool = True) -> Index | None:
     check_trusted(place)  # before anything is written or started
     if not writable(place):
         return _in_memory(place) if wait else None
+    written = _written(place)
     _start_rebuild(place)
     if not wait:
         return None
@@ -136,7 +145,34 @@ def index_for(place: Place, deadline: float, wait: bool = True) -> Index | None:
         found = open_index(place, heads.fingerprint(place))
         if found is not None:
             return found
+        if _written(place) != written and not _building(place):
+            _NOT_READY[0] = STALE_AS_BUILT  # no build is coming that this prompt could wait for
+            return None
     return None
+
+
+def _written(place: Place) -> tuple[int, int] | None:
+    """Which index file is in place: each build renames a new one over it."""
+    try:
+        found = os.stat(index_path(place))
+    except OSError:
+        return None
+    return found.st_ino, found.st_mtime_ns
+
+
+def _building(place: Place) -> bool:
+    """Whether a build holds the build lock now (it may still write a current index)."""
+    try:
+        fd = os.open(lock_path(place), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 def _in_memory(place: Place) -> Index:
@@ -168,7 +204,7 @@ def respond(harness: str, payload: dict[str, Any], cwd: str, deadline: float) ->
     place = locate(cwd)
     result = answer(place, harness, payload, now(), lambda wait: index_for(place, deadline - 0.5, wait))
     if result.output is None and "index is not ready" in result.reason:
-        log(place.root, harness, result.reason)
+        log(place.root, harness, _NOT_READY[0] or result.reason)
     return result.output
 
 
@@ -254,14 +290,17 @@ def _write(fd: int, data: bytes) -> None:
 
 
 def _rebuild(root: str) -> int:
-    """The background rebuild the hook starts: one at a time, logged when it fails."""
+    """The background rebuild the hook starts: one at a time (again, once, when the store moved
+    while it built), logged when it fails."""
     try:
         from gitstore.deliver.build import build_lock, fresh
 
         place = locate(root)
         check_trusted(place)
         with build_lock(place, wait=False) as held:
-            if held and not fresh(place):
+            for _ in range(BUILDS if held else 0):  # an append while it built: built again, once
+                if fresh(place):
+                    break
                 from gitstore.deliver.build import build
 
                 build(place)

@@ -46,7 +46,7 @@ OPTIONAL_CAPABILITIES = frozenset({
     "pause-writes",      # PausingProvider: paused
     "gc",                # CollectingProvider: gc
     "remember-checks",   # RememberingProvider: read_unchecked
-    "quarantine",        # QuarantiningProvider: quarantined, admit_only
+    "quarantine",        # QuarantiningProvider: quarantined, admit, admit_only
     "causal-order",      # CausalProvider: saw
     "attest",            # AttestingProvider: trust_mode, attest, judge_notes, notes, noted
     "remember-bytes",    # BytesMemoryProvider: known_bytes
@@ -333,6 +333,10 @@ class QuarantiningProvider(Provider, Protocol):
 
     def quarantined(self) -> list[Problem]:
         """What reads so far left out, each naming where and why (one line each)."""
+
+    def admit(self) -> Sequence[object]:
+        """Verify what storage another clone wrote brought since it was last admitted (what every
+        read does first), and say where each stands."""
 
     def admit_only(self, scope: str) -> None:
         """From now on read storage another clone wrote only when every record it holds is of
