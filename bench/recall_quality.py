@@ -37,7 +37,7 @@ def evaluate(folder: Path, data: dict[str, object] | None = None) -> Quality:
     """Index the set's learnings in ``folder`` and count the queries whose learning is returned."""
     data = data or json.loads(SET.read_text(encoding="utf-8"))
     learnings = data["learnings"]  # type: ignore[index]
-    rows = [row(f"lrn_{n:032x}", f"sha256:{n:064x}", "human", item["title"], item["text"], " ".join(item["targets"]),
+    rows = [row(f"lrn_{n:032x}", f"sha256:{n:064x}", "human", item["title"], item["text"], "\n".join(item["targets"]),
                 item["evidence"], ["review-thread #1"]) for n, item in enumerate(learnings)]  # type: ignore[union-attr]
     key_of = {f"lrn_{n:032x}": item["key"] for n, item in enumerate(learnings)}  # type: ignore[union-attr]
     path = folder / "quality.sqlite"

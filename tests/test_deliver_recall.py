@@ -107,6 +107,51 @@ def test_recall_quality_on_the_labelled_multilingual_set(tmp_path: Path) -> None
     assert quality.rate >= 0.9, quality.misses
 
 
+# a team's learnings, each about files it names, with the review comments they came from
+TEAM = [
+    ("Retries need jittered backoff", "Retries need jittered backoff, otherwise every client hammers the API at once "
+     "after an outage.", ["src/retry.py"],
+     ["This retry loop sleeps a fixed second. Use exponential backoff with jitter instead.",
+      "Please back off with random jitter before retrying here; a fixed sleep caused the thundering herd last time."]),
+    ("Close database connections", "Database connections must be closed with a context manager.", ["src/db.py"],
+     ["Always close database connections with a context manager, please."]),
+    ("Tests never sleep", "Avoid real sleeps in tests, pass a fake clock to the retry helper so they run fast.",
+     ["tests/test_retry.py"], ["Tests must not sleep; inject a fake clock into the retry helper."]),
+    ("Migrations are reversible", "Every database migration ships its down step.", ["migrations/"],
+     ["This migration has no downgrade, we cannot roll it back."]),
+]
+
+
+def team_index(tmp_path: Path):  # type: ignore[no-untyped-def]
+    rows = [row(f"lrn_{n:032x}", f"sha256:{n:064x}", "human", title, text, "\n".join(targets), excerpts,
+                ["review-thread #1"]) for n, (title, text, targets, excerpts) in enumerate(TEAM)]
+    write_index(str(tmp_path / "team.sqlite"), rows, "f")
+    index = open_file(str(tmp_path / "team.sqlite"), "f")
+    assert index is not None
+    return index
+
+
+def _titles(index, query: str) -> list[str]:  # type: ignore[no-untyped-def]
+    return [i["text"].split(":")[0] for i in recall(index, query, NOW, Limits()).items]
+
+
+@pytest.mark.parametrize("query", ["src/app/login.tsx", "Fix the login redirect in src/app/login.tsx",
+                                   "fix the login page", "docs: fix typo in README", "update the .py files in src/"])
+def test_path_fragments_and_one_common_word_of_the_evidence_recall_nothing(tmp_path: Path, query: str) -> None:
+    """A target is a path: a prompt about another file shares its folder or its extension, not
+    the file. And a word a review comment happens to hold ("fixed") recalls no learning alone."""
+    assert _titles(team_index(tmp_path), query) == []
+
+
+def test_a_prompt_naming_a_file_recalls_the_learnings_about_it(tmp_path: Path) -> None:
+    index = team_index(tmp_path)
+    assert _titles(index, "Rename the function in src/db.py") == ["Close database connections"]
+    assert _titles(index, "why does retry.py hang?")[0] == "Retries need jittered backoff"
+    assert _titles(index, "add migrations/0003_users.py") == ["Migrations are reversible"]
+    assert "Tests never sleep" not in _titles(index, "Rename the helper in src/db.py")[:1]
+    assert _titles(index, "the thundering herd again")[0] == "Retries need jittered backoff", "evidence still counts"
+
+
 # -- the commands over a real store ----------------------------------------------------------------
 
 @pytest.fixture

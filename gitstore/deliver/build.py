@@ -39,7 +39,7 @@ from gitstore.deliver import heads
 from gitstore.deliver import index as idx
 from gitstore.deliver.place import Place
 from gitstore.deliver.recall import LOOKALIKE
-from gitstore.deliver.terms import terms
+from gitstore.deliver.terms import target_terms, terms
 from gitstore.errors import GitstoreError
 
 if TYPE_CHECKING:
@@ -185,7 +185,7 @@ def screened(view: Any, record: dict[str, Any], scanner: Any) -> dict[str, str] 
     excerpt, secrets redacted), or why it quarantined one: then the learning is unsafe and
     reaches no agent."""
     content = record["content"]
-    texts = {"title": content["title"], "text": content["text"], "targets": " ".join(record["targets"])}
+    texts = {"title": content["title"], "text": content["text"], "targets": "\n".join(record["targets"])}
     excerpts = _excerpts(view, record)
     found: dict[str, str] = {}
     for name, text in [*texts.items(), *((f"evidence {i + 1}", t) for i, t in enumerate(excerpts))]:
@@ -277,12 +277,12 @@ def scanned_line(scanner: Any, title: str, text: str) -> tuple[str, set[str]] | 
 def row(learning_id: str, digest: str, trust: str, title: str, text: str, targets: str, excerpts: list[str],
         sources: list[str], valid_from: str | None = None, valid_until: str | None = None,
         category: str = "convention", audience: str = "project") -> dict[str, Any]:
-    """An index row from texts the scanner already passed."""
+    """An index row from texts the scanner already passed; ``targets`` one a line."""
     return {
         "id": learning_id, "digest": digest, "trust": trust, "text": line_of(title, text),
         "sources": "\n".join(s.replace("\n", " ") for s in sources), "valid_from": valid_from, "valid_until": valid_until,
         "category": category, "audience": audience,
-        "terms": {"title": terms(title), "body": terms(text), "targets": terms(targets),
+        "terms": {"title": terms(title), "body": terms(text), "targets": target_terms(targets.splitlines()),
                   "evidence": terms(" ".join(excerpts))},
     }
 

@@ -11,7 +11,10 @@ it loses nothing.
 Scoring is BM25F over the four fields with fixed weights (title 3, applicability 2, text 2,
 evidence 1; k1 1.2, b 0.75), with the always-positive inverse document frequency
 ``ln(1 + (N - n + 0.5) / (n + 0.5))``, so a learning matching the query scores above zero
-however small the store. FTS5 finds the candidates from the query's rarest terms (its own bm25
+however small the store. A learning the query meets only in its evidence must share two
+distinct terms with it: a review comment holds much besides the learning, and one word of it
+(``fixed`` for a prompt to fix something) recalls nothing. Targets hold path terms only
+(``gitstore.deliver.terms``): a prompt meets them when it names that file or folder. FTS5 finds the candidates from the query's rarest terms (its own bm25
 orders them, best 64 kept), so a query of common words costs no more than one of rare ones;
 the score is computed here from each candidate's stored terms, for every query term, with the
 document frequencies in FTS5's vocabulary table. Scores are integers (hundredths): no floats
@@ -40,6 +43,8 @@ WEIGHTS = {"title": 3.0, "body": 2.0, "targets": 2.0, "evidence": 1.0}
 K1 = 1.2
 B = 0.75
 CANDIDATES = 64
+EVIDENCE_ALONE = 2  # distinct query terms a learning must share with its evidence when nothing else matches:
+# a review comment says much besides the learning ("a fixed sleep"), and one word of it ("fix") recalls nothing
 POSTINGS = 2_000  # the candidate search reads at most about this many postings (rarest terms first)
 
 SCHEMA = """
@@ -204,6 +209,7 @@ def _score(query: set[str], fields: dict[str, str], frequency: dict[str, int], t
            averages: dict[str, float]) -> int:
     """BM25F of one learning for the query terms, in hundredths."""
     weighted: dict[str, float] = {}
+    beyond_evidence = False
     for name, text in fields.items():
         words = text.split()
         if not words:
@@ -213,6 +219,9 @@ def _score(query: set[str], fields: dict[str, str], frequency: dict[str, int], t
         for word in words:
             if word in query:
                 weighted[word] = weighted.get(word, 0.0) + weight / norm
+                beyond_evidence = beyond_evidence or name != "evidence"
+    if not beyond_evidence and len(weighted) < EVIDENCE_ALONE:
+        return 0
     score = 0.0
     for term, tf in weighted.items():
         n = frequency.get(term, 0)

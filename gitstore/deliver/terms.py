@@ -15,6 +15,16 @@ split by script:
   letters (Vietnamese syllables, accented Latin) are kept whole, tone marks included, since in
   Vietnamese they tell words apart.
 
+A path is one term, not the words of its folders and extension: ``src/app/login.tsx`` shares
+``src`` and ``tsx`` with every other file there. A word naming a file (``src/retry.py``,
+``retry.py``, ``.env``: a known extension, or any with a slash before it) or a folder
+(``migrations/``) gives a path term for the whole path and one for the file's name, and the
+words of that name (``retri``); its folders and its extension give none. A path term is a mark
+no word holds followed by the folded path's UTF-8 in hex, one token of the index's tokenizer.
+A learning's targets give only path terms (``target_terms``), so they meet a prompt only when
+it names that file, or a file in a folder the target names (a query's paths also give a term for
+each folder they are in).
+
 A short list of English function words is dropped. The same function segments the learnings
 and the query, so whatever it does, both sides agree. It is written with string methods only:
 the agent hook segments every prompt, and ``re`` costs milliseconds to import.
@@ -52,6 +62,16 @@ STOPWORDS = frozenset(
     "this those to us was we were what when where which while who why will with would you your "
     "please should must".split()
 )
+
+# file extensions a word without a slash is taken to name a file by (``retry.py``, not ``logger.info``)
+EXTENSIONS = frozenset(
+    "bash bat c cc cfg cjs cpp cs css csv dart env erl ex exs go gradle h hpp hs htm html ini ipynb java js json "
+    "jsonl jsx kt kts lock lua m md mjs ml mm php pl proto ps1 py pyi r rb rs rst sass scala scss sh sql svelte "
+    "swift tf toml ts tsx txt vue xml yaml yml zig".split()
+)
+PATH = "\ue000"  # a path term's mark: a private-use character, which no word holds
+FOLDER = "\ue001"  # a folder's
+_EDGES = "\"'`()[]{}<>,;:!?*"  # around a path in prose: quotes, brackets, punctuation
 
 _stemmer = None
 
@@ -138,15 +158,90 @@ def _words(piece: str) -> Iterator[str]:
             yield _stem(word) if word.isascii() and word.isalnum() else word
 
 
-def terms(text: str) -> list[str]:
-    """Every term of ``text``, in order, with repeats (term frequency counts)."""
+def _plain(text: str) -> list[str]:
     found: list[str] = []
-    for run in _runs(unicodedata.normalize("NFKC", text)):
+    for run in _runs(text):
         for unspaced, piece in _pieces(run):
             found.extend(_bigrams(fold(piece)) if unspaced else _words(piece))
     return found
 
 
+def named_path(word: str) -> tuple[str, bool] | None:
+    """The path a word of text names, folded, without a leading ``./``, and whether it is a
+    folder; None when it names none. A folder ends with a slash (``migrations/``); a file has
+    an extension, a known one (``retry.py``, ``.env``) or any after a slash (``src/a.vue3``),
+    or two slashes (``a/b/c``). ``and/or`` and ``logger.info`` are words."""
+    word = fold(word.lstrip(_EDGES).rstrip(_EDGES + "."))
+    while word.startswith("./"):
+        word = word[2:]
+    if "://" in word or not any(_word_char(char) for char in word):
+        return None
+    if word.endswith("/"):
+        return word.rstrip("/"), True
+    name = word.rsplit("/", 1)[-1]
+    extension = name.rsplit(".", 1)[1] if "." in name else ""
+    if extension in EXTENSIONS or word.count("/") >= 2 or (
+            "/" in word and extension[:1].isalpha() and extension.isalnum()):
+        return word, False
+    return None
+
+
+def path_term(path: str, folder: bool = False) -> str:
+    return (FOLDER if folder else PATH) + path.encode("utf-8").hex()
+
+
+def _path_terms(path: str, folder: bool) -> list[str]:
+    """A path's terms: the whole path, and a file's name."""
+    name = path.rsplit("/", 1)[-1]
+    return [path_term(path, folder)] + ([path_term(name)] if not folder and name != path else [])
+
+
+def _named(word: str) -> list[str] | None:
+    """The terms of a word naming a path: its path terms and the words of its last name without
+    the extension; None when it names none."""
+    found = named_path(word)
+    if found is None:
+        return None
+    path, folder = found
+    name = path.rsplit("/", 1)[-1]
+    stem = name if folder or "." not in name else name.rsplit(".", 1)[0]
+    return _path_terms(path, folder) + _plain(stem)
+
+
+def terms(text: str) -> list[str]:
+    """Every term of ``text``, in order, with repeats (term frequency counts)."""
+    found: list[str] = []
+    for word in unicodedata.normalize("NFKC", text).split():
+        named = _named(word) if "." in word or "/" in word else None
+        found.extend(_plain(word) if named is None else named)
+    return found
+
+
+def target_terms(targets: list[str]) -> list[str]:
+    """The terms of a learning's targets (files and folders it is about): path terms only, so
+    a target meets a prompt naming it, never one sharing a folder or an extension with it."""
+    found: list[str] = []
+    for target in targets:
+        path = fold(unicodedata.normalize("NFKC", target).strip())
+        while path.startswith("./"):
+            path = path[2:]
+        if path.strip("/"):
+            found.extend(_path_terms(path.rstrip("/"), path.endswith("/")))
+    return found
+
+
+def _folders(path: str) -> list[str]:
+    """The folder terms of every folder ``path`` is in (``src/app/login.tsx``: ``src/app``, ``src``)."""
+    parts = path.split("/")[:-1]
+    return [path_term("/".join(parts[:n]), folder=True) for n in range(len(parts), 0, -1)]
+
+
 def query_terms(text: str, limit: int = 128) -> list[str]:
-    """The distinct terms of a query, in first-seen order, at most ``limit``."""
-    return list(dict.fromkeys(terms(text)))[:limit]
+    """The distinct terms of a query, in first-seen order, at most ``limit``: ``terms``, and
+    for each path it names the folders it is in (a target may name one)."""
+    found = terms(text)
+    for word in unicodedata.normalize("NFKC", text).split():
+        named = named_path(word) if "/" in word else None
+        if named is not None:
+            found.extend(_folders(named[0]))
+    return list(dict.fromkeys(found))[:limit]
