@@ -615,6 +615,15 @@ class Store:
             return []
         return cast(QuarantiningProvider, self.provider).quarantined()
 
+    def cut_short(self) -> Problem | None:
+        """The first history reads left out because a fetch with ``--depth`` cut it short
+        (``gitstore.providers._shallow``), or None. Read from what is left, another writer's
+        retirement or withdrawal may be missing: whatever judges which learnings are in force
+        refuses to until ``gitstore sync`` has made the history whole."""
+        from gitstore.providers._shallow import SHALLOW_NOTE
+
+        return next((problem for problem in self.left_out() if SHALLOW_NOTE in problem.message), None)
+
     def attach_payloads(self, events: Iterable[dict[str, Any]]) -> None:
         """Give events read without payloads their payload (or redaction note), as
         ``items(payloads=True)`` would, from one snapshot of the payloads, looked up one by one

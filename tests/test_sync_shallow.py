@@ -86,9 +86,9 @@ def test_a_history_a_depth_fetch_cut_is_left_out_until_sync_fetches_it_whole(
     git(carol, "fetch", "-q", "--depth", "2", "origin")
     assert (carol / ".git" / "shallow").is_file()
     done = cli.gitstore("learnings", "--json", cwd=carol)
-    assert done.returncode == 0, done.stderr
-    assert state_of(carol, learning) != "accepted", "the retirement cut off must not leave it in force"
+    assert done.returncode == 3 and done.stdout == "", done.stdout
     assert "history is shallow here" in done.stderr and "gitstore sync" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
     store = Context.open(carol).store
     list(store.items())
     left = store.left_out()
@@ -101,6 +101,26 @@ def test_a_history_a_depth_fetch_cut_is_left_out_until_sync_fetches_it_whole(
     assert state_of(carol, learning) == "retired"
     assert len(cli.gitstore("records", "list", cwd=carol).stdout.splitlines()) == whole
     assert verify(Context.open(carol).store).ok
+
+
+def test_a_retirement_a_depth_fetch_cut_off_puts_no_learning_back_in_force(retired: tuple[Path, str, Path]) -> None:
+    """Cut so that the acceptance is read whole and the retirement after it is not: judged from
+    what is left, the learning would be in force again, and agents would get it. Nothing that
+    judges learnings in force answers until sync has made the history whole."""
+    carol, learning, _ = retired
+    git(carol, "fetch", "-q", "--depth", "4", "origin")
+    cut = " ".join(cut_commits(carol))
+    bob_ref = next(line.split()[0] for line in git(carol, "for-each-ref", "--format=%(refname)",
+                                                   "refs/memory/v1/remotes/origin/records/shared/").split()
+                   if line.split("/")[-1] in cut)
+    assert bob_ref, cut
+    for command in (["learnings", "--active"], ["learnings"], ["recall", "jitter on retries"], ["publish"]):
+        done = cli.gitstore(*command, cwd=carol)
+        assert done.returncode == 3, (command, done.stdout, done.stderr)
+        assert learning not in done.stdout and "history is shallow here" in done.stderr, (command, done.stderr)
+        assert "Traceback" not in done.stderr
+    sync(str(carol))
+    assert state_of(carol, learning) == "retired"
 
 
 def test_a_shallow_clone_s_depth_fetch_is_not_taken_for_forgery_and_sync_leaves_code_shallow(

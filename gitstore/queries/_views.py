@@ -15,6 +15,7 @@ from sys import intern
 from typing import Any
 
 from gitstore._collector import collector_paused
+from gitstore.errors import IntegrityError
 from gitstore.rules.lifecycle import USABLE, History
 from gitstore.rules.view import View
 from gitstore.store import Item, Store
@@ -46,6 +47,9 @@ def learning_view(store: Store, judged: Callable[[History], bool] | None = None)
 
 def _learning_view(store: Store, judged: Callable[[History], bool] | None) -> tuple[View, dict[str, History]]:
     view = View.load(store, payloads=False, kinds=POLICY_KINDS)
+    cut = store.cut_short()
+    if cut is not None:  # a retirement or withdrawal there is missing: nothing is judged in force from the rest
+        raise IntegrityError(f"{cut.where}: {cut.message}; until then no learning is judged in force here")
     view.forget_audits()  # they vouched for the decisions loaded; no more learnings come
     all_histories = view.histories()
     refs = [ref for history in all_histories.values() if judged is None or judged(history)
