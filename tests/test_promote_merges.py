@@ -218,6 +218,65 @@ def test_a_merge_that_brings_back_a_retired_block_from_an_older_commit_fails(
     assert [(c.commit, c.problems) for c in provenance(root, "main..docs-sync").commits] == [(merge, out)]
 
 
+def test_a_branch_that_moves_a_block_main_removed_into_a_new_page_fails(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A branch forked while a block was in force removes it from its page as main did and adds
+    a page holding it (a page split): each commit keeps the block, and the branch's fork point
+    holds it too, yet merging the branch into main, a clean merge, brings the block of a learning
+    retired since back onto main."""
+    root, learning, held = _retired_after_merging(tmp_path)
+    git(root, "checkout", "-q", "-B", "docs-split", held)
+    block = git(root, "show", f"{held}:{PAGE}")
+    block = block[block.index("<!-- gitstore:promoted"):block.index("`.\n", block.index("Cited:")) + 3]
+    git(root, "checkout", "-q", f"{held}^1", "--", PAGE)
+    (root / "okf/wiki/retries.md").write_text("---\ntype: Guide\ntitle: Retries\ndescription: How the client "
+                                              f"retries.\n---\n\n# Retries\n\n{block}")
+    git(root, "add", "okf/wiki/retries.md")
+    git(root, "commit", "-q", "-m", "Split retries into a page of its own")
+    tip = git(root, "rev-parse", "docs-split").strip()
+    git(root, "checkout", "-q", "main")
+    main = git(root, "rev-parse", "main").strip()
+    merged = git(root, "merge-tree", "--write-tree", main, tip).split()[0]
+    assert learning["id"] in git(root, "show", f"{merged}:okf/wiki/retries.md")
+    monkeypatch.chdir(root)
+    code, out = _gate(root, main, tip, capsys)
+    assert (code, out) == (1, [
+        f"okf/wiki/retries.md:9: a promoted block names {learning['id']}, which is not an accepted learning in "
+        f"force; it is in what merging {tip[:12]} into {main[:12]} gives and not at {main[:12]}, and no commit of "
+        "the range adds it (a block the range keeps, moved or carried from an older version of a file): remove "
+        "the block in a commit"])
+
+
+def test_a_branch_forked_before_a_block_was_removed_passes_when_the_merge_removes_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A branch forked while a block was in force still holds it, unchanged, after main retired
+    it and removed it; merging the branch keeps main's removal, so the range passes."""
+    root, _, held = _retired_after_merging(tmp_path)
+    tip = _edit(root, "old-topic", held, "a timeout.", "a timeout of 5 s.")
+    monkeypatch.chdir(root)
+    assert _gate(root, "main", tip, capsys) == (0, [])
+
+
+def test_a_branch_whose_merge_conflicts_is_judged_by_its_tip(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the branch does not merge cleanly into main, git cannot say what the merge keeps: a
+    block of a learning no longer in force that the tip holds and main does not is refused until
+    the branch merges main (and so drops the block)."""
+    root, learning, held = _retired_after_merging(tmp_path)
+    tip = _edit(root, "old-topic", held, "a timeout.", "a timeout of 10 s.")
+    page = root / PAGE
+    page.write_text(page.read_text().replace("a timeout.", "a timeout of 5 s.", 1))
+    git(root, "commit", "-q", "-am", "Say 5 s")
+    main = git(root, "rev-parse", "main").strip()
+    line = _line(git(root, "show", f"{tip}:{PAGE}"), "<!-- gitstore:promoted")
+    monkeypatch.chdir(root)
+    assert _gate(root, main, tip, capsys) == (1, [
+        f"{PAGE}:{line}: a promoted block names {learning['id']}, which is not an accepted learning in force; it is "
+        f"at {tip[:12]} and not at {main[:12]}, and no commit of the range adds it (git could not merge the two to "
+        "tell whether the merge keeps it: a conflict, or git older than 2.38; merge the base into the branch): "
+        "remove the block in a commit"])
+
+
 def test_merging_main_with_a_promotion_into_a_branch_passes(
         promoted: tuple[Context, dict[str, Any], Any], capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -145,11 +145,13 @@ def published_problems(change: Change, memory_of: Callable[[], Memory],
 
 
 def carried_problems(change: Change, memory_of: Callable[[], Memory], added_by: Counter[tuple[str, str]],
-                     how: str) -> list[Finding]:
-    """Each line or entry ``change`` (a whole range: its tip against its base) adds that no
-    commit of the range adds (``added_by``) and publish would not write now, one finding: a merge
-    whose file is the same as one parent's adds nothing of its own, yet that parent may be an
-    older commit, holding a line of a learning since retired. ``how`` says where it came from."""
+                     how: str, seen: Counter[tuple[str, str]] | None = None) -> list[Finding]:
+    """Each line or entry ``change`` (a whole range: its tip against its base, or what merging
+    it gives against its start) adds that no commit of the range adds (``added_by``) and publish
+    would not write now, one finding: a merge whose file is the same as one parent's adds nothing
+    of its own, yet that parent may be an older commit, holding a line of a learning since
+    retired. ``how`` says where it came from; ``seen`` counts each line it judges, so the next
+    comparison of the range does not judge it again."""
     _, added, section_of = _read_added(change)
     left = Counter(added_by)
     carried = []
@@ -158,6 +160,8 @@ def carried_problems(change: Change, memory_of: Callable[[], Memory], added_by: 
             left[(path, text)] -= 1
         else:
             carried.append((path, number, text))
+            if seen is not None:
+                seen[(path, text)] += 1
     return _judged(carried, section_of, memory_of, how)
 
 

@@ -58,7 +58,9 @@ it, since the commit that added it was judged. That parent may be an older commi
 branch, holding a block since retired, so over a range with a base the tip is also compared
 with the base (where the range's ends meet): a block at the tip, not at the base, that no
 commit of the range adds, must stand now (``_carried_problems``), and so must a published line
-or entry (``_published.carried_problems``). At ``commit-msg`` the commit being made is read
+or entry (``_published.carried_problems``). So must each one that merging the tip into the
+start gives and the start lacks: a branch may move a block main has since removed to a new
+page (``git merge-tree``; the tip itself when git cannot merge the two). At ``commit-msg`` the commit being made is read
 the same way, against HEAD (an amend of a promotion commit: against HEAD's parent), and a merge
 being concluded (git's ``MERGE_HEAD``) against HEAD and every commit it merges: a block added by
 hand is refused before it is committed, not only when it is pushed. Git tells a commit hook
@@ -886,36 +888,73 @@ def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Me
 
 def _carried_problems(root: Path, start: str | None, tip: str, blocks_added: Counter[tuple[Any, ...]],
                       lines_added: Counter[tuple[str, str]], memory: Callable[[], Memory]) -> list[Finding]:
-    """What the range brings that is not at its base (where ``start`` and ``tip`` meet) and no
-    commit of it adds (``blocks_added``, ``lines_added``), judged as it stands now: a promoted
-    block or a published line must be in force with its accepted text. A merge whose file is the
-    same as one parent's adds nothing of its own, yet that parent may be an older commit of the
-    branch, holding a block or a line of a learning since retired: the commits alone would let
-    it back. Without a base (the commits on no remote) there is nothing to compare with."""
+    """What the range brings that no commit of it adds (``blocks_added``, ``lines_added``),
+    judged as it stands now: a promoted block or a published line must be in force with its
+    accepted text. A merge whose file is the same as one parent's adds nothing of its own, yet
+    that parent may be an older commit of the branch, holding a block or a line of a learning
+    since retired; and a commit that moves a block to another file keeps it, so a branch forked
+    while the block was in force can move it to a page main never had. The commits alone would
+    let either back, so the tip is compared with its base (where ``start`` and ``tip`` meet),
+    and what merging the tip into ``start`` gives with ``start``. Without a start (the commits
+    on no remote) there is nothing to compare with."""
     if not start or start == ZERO:
         return []
     met = git("merge-base", start, tip, cwd=root, check=False)
     if met.returncode != 0:
         return []  # no common history: every commit of the tip's is in the range, each judged
     base = met.stdout.decode().split()[0]
-    listing = git("diff-tree", "-r", "-z", "--name-status", "--no-renames", base, tip, "--",
-                  *(f":(icase){f}" for f in BLOCK_FOLDERS), *PUBLISHED, cwd=root)
-    change = Change(tip[:12], "", _statuses(listing.stdout), _reader(root, tip), parent=_snapshot(root, base),
-                    links=_links(root, tip))
     how = (f"it is at {tip[:12]} and not at the range's base {base[:12]}, and no commit of the range adds it (a merge "
            "carried it from an older version of the file)")
+    blocks_seen, lines_seen = Counter(blocks_added), Counter(lines_added)
+    found = _brought(root, base, tip, blocks_seen, lines_seen, memory, how)
+    if git("merge-base", "--is-ancestor", start, tip, cwd=root, check=False).returncode == 0:
+        return found  # the merge is the tip itself, just judged
+    merged = _merged_tree(root, start, tip)
+    how = (f"it is in what merging {tip[:12]} into {start[:12]} gives and not at {start[:12]}, and no commit of the "
+           "range adds it (a block the range keeps, moved or carried from an older version of a file)" if merged else
+           f"it is at {tip[:12]} and not at {start[:12]}, and no commit of the range adds it (git could not merge "
+           f"the two to tell whether the merge keeps it: {_NO_MERGE})")
+    return found + _brought(root, start, merged or tip, blocks_seen, lines_seen, memory, how)
+
+
+_NO_MERGE = "a conflict, or git older than 2.38; merge the base into the branch"
+
+
+def _merged_tree(root: Path, start: str, tip: str) -> str | None:
+    """The tree merging ``tip`` into ``start`` gives, as a forge merges a pull request (git's
+    own merge, written to objects only, never to a work tree or a ref); None when the merge
+    conflicts or git cannot say (older than 2.38, without ``merge-tree --write-tree``): then the
+    tip itself is judged against ``start``, which may refuse a block the merge would remove."""
+    done = git("merge-tree", "--write-tree", "--no-messages", start, tip, cwd=root, check=False)
+    if done.returncode != 0:
+        return None
+    tree = done.stdout.decode().split()
+    return tree[0] if tree else None
+
+
+def _brought(root: Path, since: str, result: str, blocks_seen: Counter[tuple[Any, ...]],
+             lines_seen: Counter[tuple[str, str]], memory: Callable[[], Memory], how: str) -> list[Finding]:
+    """Each promoted block and published line that ``result`` (a commit or a tree) holds and
+    the commit ``since`` does not, but for those ``blocks_seen`` and ``lines_seen`` count
+    (added by a commit of the range, or judged already), one finding for each that does not
+    stand now; each it judges is counted as seen."""
+    listing = git("diff-tree", "-r", "-z", "--name-status", "--no-renames", since, result, "--",
+                  *(f":(icase){f}" for f in BLOCK_FOLDERS), *PUBLISHED, cwd=root)
+    change = Change(result[:12], "", _statuses(listing.stdout), _reader(root, result), parent=_snapshot(root, since),
+                    links=_links(root, result))
     read = [(path, change.read(path)) for path, status in sorted(change.changes.items())
             if status != "D" and in_block_folders(path)]
-    left = Counter(blocks_added)
+    left = Counter(blocks_seen)
     found = []
     for path, block in _added_blocks(change, read):
         if left[_same(block)]:
             left[_same(block)] -= 1
             continue
+        blocks_seen[_same(block)] += 1
         stands = standing(block, memory())
         if stands.state != IN_FORCE:
             found.append(Finding(path, block.line, f"{stands.sentence}; {how}: remove the block in a commit"))
-    return found + carried_problems(change, memory, lines_added, how)
+    return found + carried_problems(change, memory, lines_seen, how, seen=lines_seen)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
