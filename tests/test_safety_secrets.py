@@ -662,3 +662,69 @@ def test_a_token_printed_by_a_command_that_prints_one_is_redacted(text: str) -> 
 def test_a_uuid_after_other_commands_is_kept(text: str) -> None:
     result = SCANNER.scan(text)
     assert result.findings == (), (text, result.findings)
+
+
+# A private key as tools print it: a line-numbered gutter before each line (a file reader's
+# ``     2→``, ``cat -n``, ``grep -n``, bat's ``│``), a reply's quote marks, or the lines joined
+# by spaces (``echo $KEY`` unquoted) or by ``<br>``.
+_OPENSSH_BODY = [
+    "c92P2+zHd3OC2pYwL82DeaGdyy8Yck0kF4nP47GiCpj7ZfZzp72dpiifA9SHEA8J",
+    "MOE9mQfHdlNwl9cyhDujS38BqRV1p0do/43+7tcVtUFQwjqDSQcRkMQbZhvYSmIR",
+    "9QTYrwA2Ne3pDXhg+rVlaxKQoTLHrEVWFk9VA/ZowuweIq1L0f8tXn3Ur7Bo2Yc9",
+]
+_KEY_LINES = ["-----BEGIN OPENSSH PRIVATE KEY-----", *_OPENSSH_BODY, "-----END OPENSSH PRIVATE KEY-----"]
+DECORATED_KEYS = {
+    "file-reader": "\n".join(f"{n:6}\u2192{line}" for n, line in enumerate(_KEY_LINES, 1)),
+    "cat-n": "\n".join(f"{n:6}\t{line}" for n, line in enumerate(_KEY_LINES, 1)),
+    "grep-n": "\n".join(f"id_rsa:{n}:{line}" for n, line in enumerate(_KEY_LINES, 1)),
+    "bat": "\n".join(f"  {n:3} \u2502 {line}" for n, line in enumerate(_KEY_LINES, 1)),
+    "vim-numbers": "\n".join(f"{n:>3} {line}" for n, line in enumerate(_KEY_LINES, 1)),
+    "quoted-reply": "\n".join("> " + line for line in _KEY_LINES),
+    "one-line": " ".join(_KEY_LINES),
+    "html-breaks": "<br>".join(_KEY_LINES),
+    "lowercase": "\n".join(line.lower() if line.startswith("-") else line for line in _KEY_LINES),
+}
+
+
+@pytest.mark.parametrize("text", DECORATED_KEYS.values(), ids=list(DECORATED_KEYS))
+def test_a_private_key_with_decorated_lines_is_redacted(text: str) -> None:
+    result = SCANNER.scan(f"here it is:\n{text}\nthanks")
+    assert [f.kind for f in result.findings] == ["pem-private-key"], text
+    assert not any(line in result.text for line in _OPENSSH_BODY)
+    assert result.text.endswith("\nthanks")
+
+
+@pytest.mark.parametrize("name", ["file-reader", "cat-n", "grep-n", "bat", "quoted-reply", "html-breaks"])
+def test_a_cut_off_private_key_with_decorated_lines_is_redacted(name: str) -> None:
+    text = DECORATED_KEYS[name].rsplit(_OPENSSH_BODY[-1], 1)[0]
+    result = SCANNER.scan(text)
+    assert [f.kind for f in result.findings] == ["pem-private-key"], text
+    assert not any(line in result.text for line in _OPENSSH_BODY[:2])
+
+
+@pytest.mark.parametrize("text", [
+    "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----",
+    "     1\u2192-----BEGIN PRIVATE KEY-----\n     2\u2192<your key here>\n     3\u2192-----END PRIVATE KEY-----",
+    "> -----BEGIN RSA PRIVATE KEY-----\n> (paste the key)\n> -----END RSA PRIVATE KEY-----",
+    "-----BEGIN PRIVATE KEY----- MIIEvQIBADANBg... -----END PRIVATE KEY-----",
+    'pem = "-----BEGIN PRIVATE KEY-----\\n" + base64.b64encode(der).decode() + "\\n-----END PRIVATE KEY-----"',
+])
+def test_private_key_placeholders_with_decorated_lines_are_kept(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.findings == (), (text, result.findings)
+
+
+def test_an_encrypted_private_key_without_its_begin_and_end_lines_is_redacted() -> None:
+    armor = "Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,3F17F5316E2BAC89\n\n"
+    result = SCANNER.scan("the key file:\n" + armor + "\n".join(_OPENSSH_BODY) + "\n")
+    assert result.text == "the key file:\n[REDACTED:pem-private-key]\n"
+    whole = SCANNER.scan("-----BEGIN RSA PRIVATE KEY-----\n" + armor + "\n".join(_OPENSSH_BODY)
+                         + "\n-----END RSA PRIVATE KEY-----")
+    assert whole.text == "[REDACTED:pem-private-key]"
+
+
+def test_encrypted_private_keys_one_after_another_are_each_redacted() -> None:
+    armor = "Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,3F17F5316E2BAC89\n\n"
+    key = armor + "\n".join(_OPENSSH_BODY) + "\n"
+    result = SCANNER.scan(key + key)
+    assert result.text == "[REDACTED:pem-private-key]\n[REDACTED:pem-private-key]\n"

@@ -3,7 +3,9 @@
 Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what was found:
 
 - ``pem-private-key``: PEM, OpenSSH and PGP private key blocks, BEGIN through END (or through
-  the body when cut off), when the body reads as key material.
+  the body when cut off), when the body reads as key material, however its lines are decorated
+  (a gutter of line numbers, a reply's quote marks, lines joined by spaces); an encrypted key's
+  body after its armor headers.
 - credentials with a shape of their own, wherever they stand: ``aws-access-key`` (AKIA/ASIA
   ids), ``github-token`` (``ghp_``... and ``github_pat_``), ``slack-token``, ``slack-webhook``,
   API keys (``openai-key``, ``anthropic-key``, ``gitlab-token``, ``stripe-key``, ``npm-token``,
@@ -68,11 +70,22 @@ from gitstore.safety.values import (
     trivial_value,
 )
 
-_PEM_BEGIN = lazy.Pattern(r"-----BEGIN (?P<label>(?:[A-Z0-9]+ ){0,3})PRIVATE KEY(?: BLOCK)?-----")
-# A body's lines may be decorated as a comment, a string or a table's row (``| MIIE... |``).
-_PEM_TAIL = lazy.Pattern(r"(?:[A-Za-z0-9+/=\s|]|\\[nr]){0,20000}")
+# Headers are matched in either case: some tools print a key lowercased.
+_PEM_BEGIN = lazy.Pattern(
+    r"-----BEGIN (?P<label>(?:[A-Z0-9]+ ){0,3})PRIVATE KEY(?: BLOCK)?-----", re.IGNORECASE
+)
+# A line's gutter, as tools showing a file print it: a line number (a file reader's
+# ``     2→``, ``cat -n``'s tab, bat's ``  2 │``), ``grep -n``'s ``path:2:``, a reply's ``> ``.
+_PEM_GUTTER = r"(?:[ \t]*\d{1,9}[ \t]*[\u2192\u2502:]|[^\s:]{1,200}:\d{1,9}[:-]|(?:>[ \t]?)+)"
+# A body cut off before its END: base64 lines, decorated as a comment, a string or a table's row
+# (``| MIIE... |``), each perhaps after a gutter, or joined by ``<br>``.
+_PEM_TAIL = lazy.Pattern(
+    rf"(?:(?:(?<=\n)|(?<=\\n)){_PEM_GUTTER}|[A-Za-z0-9+/=\s|]|\\[nr]|<br[ \t]*/?>){{0,20000}}"
+)
 _PEM_DECORATION = lazy.Pattern(r"^(?:\s|[*#;\"'`+,|]|//)+|(?:\s|[\"'`+,;|]|\\)+$")
 _BASE64_BODY = lazy.Pattern(r"[A-Za-z0-9+/]+={0,2}")
+# a run of base64 standing as a word of its own (one holding ``_`` or ``-`` is no base64)
+_BASE64_RUN = lazy.Pattern(r"(?<![\w+/-])[A-Za-z0-9+/]{40,}+={0,2}(?![\w+/=-])")
 _HEX = lazy.Pattern(r"[0-9A-Fa-f]+")
 _PEM_MAX = 20000
 
@@ -81,7 +94,8 @@ def _pem_body_is_key(body: str) -> bool:
     """True when BODY reads as key material: base64 (not hex), long enough, not a filler.
 
     Lines may carry comment, string or table decoration (`` * ``, ``"...\\n" +``, ``| ... |``)
-    and armor headers.
+    and armor headers. A body decorated otherwise (a gutter before each line, lines joined by
+    spaces or ``<br>``) is key material when it holds a run of base64 as long as a key's line.
     """
     kept = []
     for line in body.replace("\\r", "").replace("\\n", "\n").splitlines():
@@ -89,14 +103,20 @@ def _pem_body_is_key(body: str) -> bool:
         if line and ":" not in line and not (line.startswith("=") and len(line) <= 5):
             kept.append(line)
     joined = "".join(kept)
-    if len(joined) < 40 or not _BASE64_BODY.fullmatch(joined) or _HEX.fullmatch(joined):
-        return False
-    return not (low_variety(joined) or "EXAMPLE" in joined)
+    if len(joined) >= 40 and _BASE64_BODY.fullmatch(joined) and not _HEX.fullmatch(joined):
+        return not (low_variety(joined) or "EXAMPLE" in joined)
+    return any(_key_line(run.group()) for run in _BASE64_RUN.finditer(body))
+
+
+def _key_line(run: str) -> bool:
+    """Whether RUN, 40 base64 characters or more, reads as a line of key material: three of
+    lower case, upper case, digits and ``+/`` mixed (not hex, not a filler)."""
+    return char_classes(run) >= 3 and not (_HEX.fullmatch(run) or low_variety(run) or "EXAMPLE" in run)
 
 
 @functools.lru_cache(maxsize=64)
 def _pem_end(label: str) -> re.Pattern[str]:
-    return re.compile(rf"-----END {re.escape(label)}PRIVATE KEY(?: BLOCK)?-----")
+    return re.compile(rf"-----END {re.escape(label)}PRIVATE KEY(?: BLOCK)?-----", re.IGNORECASE)
 
 
 def pem_hits(text: Text) -> Iterator[Hit]:
@@ -119,6 +139,26 @@ def pem_hits(text: Text) -> Iterator[Hit]:
             body = raw[begin.end() : stop]
         if _pem_body_is_key(body):
             yield Hit(begin.start(), stop, "pem-private-key", 0)
+    yield from _encrypted_key_hits(raw)
+
+
+# The armor headers of a passphrase-encrypted PEM key (RFC 1421), which only such a key carries:
+# a body after them is key material even where the BEGIN and END lines were left out.
+_ENCRYPTED_ARMOR = lazy.Pattern(r"Proc-Type:[ \t]*4,ENCRYPTED[ \t]*\r?\nDEK-Info:[^\n]{1,200}\n")
+
+
+def _encrypted_key_hits(raw: str) -> Iterator[Hit]:
+    """Encrypted PEM key bodies after their armor headers, headers and all."""
+    if "Proc-Type" not in raw:
+        return
+    armors = list(_ENCRYPTED_ARMOR.finditer(raw))
+    for n, armor in enumerate(armors):
+        # a body ends before the next armor at the latest: scans stay linear
+        limit = min(armors[n + 1].start() if n + 1 < len(armors) else len(raw), armor.end() + _PEM_MAX)
+        tail = _PEM_TAIL.match(raw, armor.end(), limit)
+        body = raw[armor.end() : tail.end() if tail else armor.end()].rstrip()  # the line break after it stays
+        if _pem_body_is_key(body):
+            yield Hit(armor.start(), armor.end() + len(body), "pem-private-key", 0)
 
 
 _AWS_KEY_ID = lazy.Pattern(r"(?:AKIA|ASIA)([A-Z2-7]{16})(?![A-Za-z0-9])")
