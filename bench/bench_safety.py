@@ -9,11 +9,12 @@ Speed: the scanner must stay linear in its input whatever the input holds. Each 
 input repeats, over the same number of bytes as ordinary prose, what one finder looks at
 closely (credential words, in prose, in table cells, after notes too, before gaps and before
 dotted values, Google tokens, hails to AI agents, downloaders, substitutions, underscores,
-base64 runs, also in table rows, private keys behind gutters and far from their END, hidden
-characters judged in context, tags, link and image targets, reference images, reference definitions with titles and the labels naming them, also
-in code and HTML blocks, stale references to web addresses, style attributes, meta refreshes,
-emoji flag sequences, look-alikes in Latin words); the worst of them is compared with the
-prose, in the same run. Goal: <= 10x.
+base64 runs, also in table rows, private keys behind gutters and far from their END, quotes
+escaped in strings, hidden characters judged in context, tags, link and image targets, reference
+images, reference definitions with titles and the labels naming them, also in code and HTML
+blocks, stale references to web addresses, style attributes, meta refreshes, emoji flag
+sequences, look-alikes in Latin words); the worst of them is compared with the prose, in the
+same run. Goal: <= 10x.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ ADVERSARIAL: dict[str, str] = {
     "base64 runs": "QUJD" * 30 + " ",
     "base64 table rows": "| " + "QUJD" * 10 + " |\n",
     "private keys in gutters": "-----BEGIN RSA PRIVATE KEY-----\n" + "  12\u2192a/b:3:> QUJD<br>\n" * 40,
+    "quotes escaped in strings": '{\\"password\\": \\\\\\"x\\\\\\" ' + "\\" * 20 + " ",
     "private key ends far away": "-----BEGIN PRIVATE KEY-----" + " QUJD" * 3000 + " -----END PRIVATE KEY----- ",
     "hidden characters": "a\u200b",
     "joiners and selectors": "a\u200d\ufe0f",

@@ -728,3 +728,35 @@ def test_encrypted_private_keys_one_after_another_are_each_redacted() -> None:
     key = armor + "\n".join(_OPENSSH_BODY) + "\n"
     result = SCANNER.scan(key + key)
     assert result.text == "[REDACTED:pem-private-key]\n[REDACTED:pem-private-key]\n"
+
+
+# JSON written inside a JSON string, its quotes escaped once (or again, a level deeper), as
+# `aws secretsmanager get-secret-value` and kubectl's last-applied-configuration print it.
+JSON_IN_JSON = {
+    "secret-string": (
+        '"SecretString": "{\\"username\\":\\"admin\\",\\"password\\":\\"Wq7rT2xZp9LmK4vB\\"}"',
+        '"SecretString": "{\\"username\\":\\"admin\\",\\"password\\":\\"[REDACTED:credential-assignment]\\"}"',
+    ),
+    "last-applied": (
+        '"kubectl.kubernetes.io/last-applied-configuration": "{\\"stringData\\": {\\"DB_PASSWORD\\": '
+        '\\"Hs83jKq0Lm2Nx7Vd\\", \\"API_TOKEN\\": \\"Zq81mXc4Vb7Nw2Lp9Kj3Hg6F\\"}}\\n"',
+        '"kubectl.kubernetes.io/last-applied-configuration": "{\\"stringData\\": {\\"DB_PASSWORD\\": '
+        '\\"[REDACTED:credential-assignment]\\", \\"API_TOKEN\\": \\"[REDACTED:credential-assignment]\\"}}\\n"',
+    ),
+    "twice-escaped": (
+        '{"body": "{\\"data\\": \\"{\\\\\\"password\\\\\\": \\\\\\"Wq7rT2xZp9LmK4vB\\\\\\"}\\"}"}',
+        '{"body": "{\\"data\\": \\"{\\\\\\"password\\\\\\": \\\\\\"[REDACTED:credential-assignment]\\\\\\"}\\"}"}',
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "expected"), JSON_IN_JSON.values(), ids=list(JSON_IN_JSON))
+def test_a_secret_in_json_inside_a_json_string_is_redacted(text: str, expected: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.text == expected
+
+
+def test_the_name_of_a_secret_in_an_arn_is_kept() -> None:
+    text = '"ARN": "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf",'
+    assert SCANNER.scan(text).findings == ()
+    assert SCANNER.scan("secret: prod/db-AbCdEf9x").redactions == 1  # no ARN: an assignment

@@ -37,8 +37,9 @@ Each rule yields :class:`~gitstore.safety.spans.Hit` spans whose kind names what
 - base64 blobs: a blob whose decoded text holds any of the above goes whole, under the kind of
   what it holds (:func:`blob_hits`; the scanner decides how deep to look).
 - escapes: a text whose ASCII characters are partly percent-encoded or JSON-escaped
-  (``%67hp_...``, ``\\u0067hp_...``) is read again decoded, and what is found there holding an
-  escape is redacted where it stands (:func:`escaped_hits`).
+  (``%67hp_...``, ``\\u0067hp_...``, the quotes of JSON inside a JSON string) is read again
+  decoded, and what is found there holding an escape is redacted where it stands
+  (:func:`escaped_hits`).
 """
 
 from __future__ import annotations
@@ -334,6 +335,8 @@ _WHOLE_WORD_KEYS = frozenset({"auth", "pass", "pwd", "pw", "credentials"})
 _QUALIFIERS = r"(?:api|access|secret|private|auth|signing|encryption|master|client|account)"
 _KEY_QUALIFIER = lazy.Pattern(_QUALIFIERS + r"[_-]?$")
 _KEY_CHARS = lazy.Pattern(r"[\w.-]{0,80}")
+# an Amazon Resource Name up to its resource type (``arn:aws:secretsmanager:<region>:<account>:``)
+_ARN_BEFORE = lazy.Pattern(r"\barn:[\w-]{1,20}:[\w-]{1,40}:[\w-]{0,30}:(?:\d{12}|aws)?:$")
 _XML_ASSIGNMENT = lazy.Pattern(
     r"<(?P<tag>[\w.:-]{0,40}?(?:password|passwd|passphrase|secret|token|apikey|"
     + _QUALIFIERS
@@ -460,6 +463,8 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
                 continue  # a bare "key" is too common; "api_key", "secret-key"... are not
             if word in _WHOLE_WORD_KEYS and not _ends_key(raw, m.start()):
                 continue  # "oauth", "compass", "bypass": another word
+            if low[m.start() - 1 : m.start()] == ":" and _ARN_BEFORE.search(low, max(0, m.start() - 120), m.start()):
+                continue  # arn:aws:secretsmanager:...:123456789012:secret:prod/db names a secret
             quoted = m.group("qv") is not None
             if m.group("sep") == "," and not (m.group("kq") and quoted):
                 continue
@@ -930,12 +935,14 @@ def blob_hits(text: str, inner: Callable[[str], list[Hit]]) -> Iterator[Hit]:
 # ``\u{67}``, ``\x{67}``, ``\N{LATIN SMALL LETTER G}``, octal ``\147`` as in ``$'...'`` and
 # printf, ``\0147`` as ``echo -e`` reads it, ``\o{147}``), or as an HTML or XML character
 # reference (``&#x67;``, ``&#103;``, and without the semicolon an HTML parser forgives;
-# ``&lowbar;``: the names HTML gives ASCII characters, in :data:`_NAMED`). One escaped
+# ``&lowbar;``: the names HTML gives ASCII characters, in :data:`_NAMED`), or a quote escaped
+# once or more (``\"``, ``\\\"``: JSON inside a JSON string, a level deep or more). One escaped
 # character hides a token's shape, or the ``=`` or ``<password>`` around a secret, from every
 # rule, so a text holding escapes is read again with them decoded (once: however many escapes
 # it holds, a text costs at most one more reading, of a text no longer than itself).
 _ESCAPE = lazy.Pattern(
-    r"(%[0-7][0-9A-Fa-f]"
+    r"((?<!\\)\\++\""
+    r"|%[0-7][0-9A-Fa-f]"
     r"|\\(?:u00|x|U000000)[0-7][0-9A-Fa-f]"
     r"|\\[ux]\{0*[0-7]?[0-9A-Fa-f]\}"
     r"|\\o\{0*[01]?[0-7]{1,2}\}"
@@ -967,6 +974,8 @@ class _Decoded(dict[str, str]):
 
 def _character(escape: str) -> str:
     """The one character ESCAPE (one :data:`_ESCAPE` matched) stands for."""
+    if escape.endswith('"'):  # a quote escaped once or more: JSON inside a JSON string
+        return '"'
     if escape.startswith("&"):
         name = escape[1:].rstrip(";")
         if not name.startswith("#"):
