@@ -760,3 +760,34 @@ def test_the_name_of_a_secret_in_an_arn_is_kept() -> None:
     text = '"ARN": "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf",'
     assert SCANNER.scan(text).findings == ()
     assert SCANNER.scan("secret: prod/db-AbCdEf9x").redactions == 1  # no ARN: an assignment
+
+
+# Values longer than any the patterns used to take whole: all of each goes, however long.
+_LONG = "AdjfVIK8ceKE88T_X1LFLCmy" * 25  # 600 characters
+LONG_VALUES = {
+    "url-password": f"git clone https://ci:{_LONG[:240]}@git.acme.io/acme/app.git",
+    "curl-password": f"curl -u admin:{_LONG[:240]} https://nexus.acme.io/",
+    "assigned": f"DB_PASSWORD={_LONG}",
+    "assigned-quoted": f'"api_token": "{_LONG}"',
+    "xml": f"<password>{_LONG}</password>",
+    "table-cell": f"| password | {_LONG} |",
+    "mysql": f"mysql -p{_LONG[:288]} shop",
+    "sshpass-quoted": f"sshpass -p '{_LONG[:288]}' ssh deploy@host",
+    "slack-token": f"xoxb-{_LONG[:288].replace('_', '-')}",
+    "slack-webhook": f"https://hooks.slack.com/services/T0/B0/{_LONG[:288].replace('_', '')}",
+    "anthropic-key": f"sk-ant-api03-{_LONG[:336]}",
+    "openai-key": f"sk-proj-{_LONG[:336]}",
+    "openai-legacy-key": f"sk-{_LONG[:264].replace('_', '')}",
+    "gitlab-token": f"glpat-{_LONG[:336]}",
+    "stripe-key": f"sk_live_{_LONG[:288].replace('_', '')}",
+    "github-token": f"github_pat_{_LONG[:288]}",
+    "google-oauth-token": f"ya29.{_LONG * 4}",
+    "prose": f"the secret is {_LONG[:288]} for now",
+}
+
+
+@pytest.mark.parametrize("text", LONG_VALUES.values(), ids=list(LONG_VALUES))
+def test_a_long_secret_is_redacted_whole(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.redactions >= 1, text
+    assert "X1LFLCmy" not in result.text, result.text  # how every value here ends

@@ -164,11 +164,11 @@ def _encrypted_key_hits(raw: str) -> Iterator[Hit]:
 
 _AWS_KEY_ID = lazy.Pattern(r"(?:AKIA|ASIA)([A-Z2-7]{16})(?![A-Za-z0-9])")
 _GITHUB = lazy.Pattern(
-    r"(?:gh[pousr]_([A-Za-z0-9]{36,255})|github_pat_([A-Za-z0-9_]{22,255}))(?![A-Za-z0-9_])"
+    r"(?:gh[pousr]_([A-Za-z0-9]{36,}+)|github_pat_([A-Za-z0-9_]{22,}+))(?![A-Za-z0-9_])"
 )
-_SLACK = lazy.Pattern(r"x(?:ox[abposr]-([A-Za-z0-9-]{10,250})|app-\d-([A-Za-z0-9-]{10,250}))")
+_SLACK = lazy.Pattern(r"x(?:ox[abposr]-([A-Za-z0-9-]{10,}+)|app-\d-([A-Za-z0-9-]{10,}+))")
 _SLACK_WEBHOOK = lazy.Pattern(
-    r"hooks\.slack\.com/(?P<v>(?:services|workflows|triggers)/([A-Za-z0-9_/-]{10,200}))"
+    r"hooks\.slack\.com/(?P<v>(?:services|workflows|triggers)/([A-Za-z0-9_/-]{10,}+))"
 )
 # The lookbehind sits after the literal "eyJ" so the engine still searches for the literal, and a
 # long run holding "eyJ" many times is not rescanned from each of them.
@@ -185,17 +185,17 @@ _API_KEYS = tuple(
     (kind, needs, lazy.Pattern(pattern))
     for kind, needs, pattern in (
         # Anthropic: sk-ant-api03-<93>AA, sk-ant-admin01-..., before OpenAI's sk-
-        ("anthropic-key", "sk-ant-", r"sk-ant-(?:api|admin|oat|sid)\d\d-([A-Za-z0-9_-]{32,300})"),
+        ("anthropic-key", "sk-ant-", r"sk-ant-(?:api|admin|oat|sid)\d\d-([A-Za-z0-9_-]{32,}+)"),
         # OpenAI: sk-proj-..., sk-svcacct-..., sk-admin-... (over 150 characters), sk-<48>
-        ("openai-key", "sk-", r"sk-(?:proj|svcacct|admin|None)-([A-Za-z0-9_-]{32,300})|sk-([A-Za-z0-9]{32,200})"),
+        ("openai-key", "sk-", r"sk-(?:proj|svcacct|admin|None)-([A-Za-z0-9_-]{32,}+)|sk-([A-Za-z0-9]{32,}+)"),
         # GitLab personal, deploy, runner, project trigger, feed and OAuth tokens
-        ("gitlab-token", "gl", r"gl(?:pat|dt|rt|ptt|ft|soat|oas|cbt|imt)-([A-Za-z0-9_-]{20,300})(?:\.[A-Za-z0-9_-]+)*"),
+        ("gitlab-token", "gl", r"gl(?:pat|dt|rt|ptt|ft|soat|oas|cbt|imt)-([A-Za-z0-9_-]{20,}+)(?:\.[A-Za-z0-9_-]+)*"),
         # Stripe secret and restricted keys, live and test
-        ("stripe-key", "k_", r"[sr]k_(?:live|test|prod)_([A-Za-z0-9]{20,247})"),
+        ("stripe-key", "k_", r"[sr]k_(?:live|test|prod)_([A-Za-z0-9]{20,}+)"),
         ("npm-token", "npm_", r"npm_([A-Za-z0-9]{36})"),
         ("google-api-key", "AIza", r"AIza([0-9A-Za-z_-]{35})"),
-        # Google OAuth access tokens: ya29. and a random run of up to 2,048 characters
-        ("google-oauth-token", "ya29.", r"ya29\.([0-9A-Za-z_-]{20,2048})"),
+        # Google OAuth access tokens: ya29. and a random run (of up to 2,048 characters)
+        ("google-oauth-token", "ya29.", r"ya29\.([0-9A-Za-z_-]{20,}+)"),
         # Hugging Face user access tokens (hf_ and 34 letters) and organisation tokens
         ("huggingface-token", "hf_", r"hf_([A-Za-z0-9]{34})"),
         ("huggingface-token", "api_org_", r"api_org_([A-Za-z0-9]{34})"),
@@ -237,6 +237,8 @@ _API_KEYS = tuple(
     )
 )
 _KEY_END = lazy.Pattern(r"[A-Za-z0-9_-]")
+# A token is judged by its first characters (so a long one costs no more to judge); all of it goes.
+_JUDGED = 512
 
 
 def _api_key_hits(raw: str) -> Iterator[Hit]:
@@ -247,9 +249,9 @@ def _api_key_hits(raw: str) -> Iterator[Hit]:
         for m in pattern.finditer(raw):
             if not starts_word(raw, m.start(), "-") or _KEY_END.match(raw, m.end()):
                 continue
-            body = next(group for group in m.groups() if group)
-            if (token_is_real(m.group(), body) and char_classes(body) >= 2 and not looks_placeholder(m.group())
-                    and not names_something(body)):
+            body = next(group for group in m.groups() if group)[:_JUDGED]
+            if (token_is_real(m.group(), body) and char_classes(body) >= 2
+                    and not looks_placeholder(m.group()[:_JUDGED]) and not names_something(body)):
                 yield Hit(m.start(), m.end(), kind, 1)
 
 
@@ -269,16 +271,16 @@ def shape_hits(text: Text) -> Iterator[Hit]:
         if starts_word(raw, m.start()) and token_is_real(m.group(), m.group(1)):
             yield Hit(m.start(), m.end(), "aws-access-key", 1)
     for m in _GITHUB.finditer(raw):
-        if starts_word(raw, m.start()) and token_is_real(m.group(), m.group(1) or m.group(2)):
+        if starts_word(raw, m.start()) and token_is_real(m.group(), (m.group(1) or m.group(2))[:_JUDGED]):
             yield Hit(m.start(), m.end(), "github-token", 1)
     for m in _SLACK.finditer(raw):
-        body = (m.group(1) or m.group(2)).replace("-", "")
+        body = (m.group(1) or m.group(2))[:_JUDGED].replace("-", "")
         if starts_word(raw, m.start(), "-") and token_is_real(m.group(), body):
-            if not looks_placeholder(m.group()):
+            if not looks_placeholder(m.group()[:_JUDGED]):
                 yield Hit(m.start(), m.end(), "slack-token", 1)
     yield from _api_key_hits(raw)
     for m in _SLACK_WEBHOOK.finditer(raw):
-        if token_is_real(m.group(), m.group(2).replace("/", "")):
+        if token_is_real(m.group(), m.group(2)[:_JUDGED].replace("/", "")):
             yield Hit(m.start("v"), m.end("v"), "slack-webhook", 1)
     for m in _JWT.finditer(raw):
         keep = _GITHUB_IMAGE_LINK.search(raw, max(0, m.start() - 300), m.start()) is not None
@@ -321,8 +323,8 @@ _KEY_CELL_END = r"[*_~]{0,3}(?:[ \t]*\([^()|\n]{1,40}\))?[ \t]*:?[*_~]{0,3}[ \t]
 _ASSIGNED = (
     rf"(?P<kq>[\"'`])?\]?(?:(?P<cell>{_KEY_CELL_END})|[ \t]*(?P<sep>:=|=>|==|[:=]|,)|(?P<gap>[ \t]{{2}}|\t))"
     r"[ \t]*(?:!!?\w+[ \t]+)?(?(cell)(?P<note>(?:(?:\([^()|\n]{1,40}\)|\[[^\[\]|\n]{1,40}\])[ \t]*){1,4})?)"
-    r"(?:(?P<q>[\"'`])(?P<qv>(?:(?!(?P=q))[^\\\r\n]|\\.){1,512})(?P=q)"
-    r"|(?P<bv>[^\s\"'`,;<>{}\[\]()]{1,512}))"
+    r"(?:(?P<q>[\"'`])(?P<qv>(?:(?!(?P=q))[^\\\r\n]|\\.)++)(?P=q)"
+    r"|(?P<bv>[^\s\"'`,;<>{}\[\]()]++))"
 )
 _ASSIGNMENTS = tuple(
     (word, lazy.Pattern(word + _ASSIGNED))
@@ -341,7 +343,7 @@ _XML_ASSIGNMENT = lazy.Pattern(
     r"<(?P<tag>[\w.:-]{0,40}?(?:password|passwd|passphrase|secret|token|apikey|"
     + _QUALIFIERS
     + r"[_-]?key))>"
-    r"(?P<v>[^<\s]{1,512})</"
+    r"(?P<v>[^<\s]++)</"
 )
 
 
@@ -375,18 +377,22 @@ _CODE_CELL = lazy.Pattern(r"(?P<ticks>`++)[ \t]*+(?P<v>[^`\n]+?)[ \t]*+(?P=ticks
 # is a type with its arguments (``Dict[str, Any]``); and a word or cell in emphasis or struck out
 _CELL_WORD = lazy.Pattern(r"(?:~~[^~\n]+~~|\([^()\n]*\)|(?<=\w)[\[<][^\]>\n]*[\]>]|\S)+")
 _MARKED = lazy.Pattern(r"[*_~]+(?P<text>.+?)[*_~]+")
+_WORD_REST = lazy.Pattern(r"[^\s|]*+")
 
 
 def _cell_value(raw: str, start: int) -> tuple[int, int, str]:
     """A table cell's value from START: the whole cell up to the pipe closing it (a pipe inside
     a cell is written ``\\|``) or the end of its line, or what the code span making up the cell
     shows. Returns its span and its text."""
-    limit = raw.find("\n", start, start + 512)
-    limit = min(len(raw), start + 512) if limit == -1 else limit
+    window = min(len(raw), start + 512)
+    limit = raw.find("\n", start, window)
+    limit = window if limit == -1 else limit
     end = raw.find("|", start, limit)
     while end > start and raw[end - 1] == "\\":
         end = raw.find("|", end + 1, limit)
     end = limit if end == -1 else end
+    if end == window:  # a cell longer than is looked at for its end: the word there goes whole
+        end = _WORD_REST.match(raw, end).end()
     while end > start and raw[end - 1] in " \t\r":
         end -= 1
     if raw.startswith("`", start) and (code := _CODE_CELL.fullmatch(raw, start, end)) is not None:
@@ -505,7 +511,7 @@ def _netrc_hits(low: str, raw: str) -> Iterator[Hit]:
 
 
 _URL_PASSWORD = lazy.Pattern(
-    r"://(?P<user>[^\s/:@'\"<>]{0,100}):(?P<pw>[^\s/@'\"<>]{1,200})@(?=[\w\[])"
+    r"://(?P<user>[^\s/:@'\"<>]*+):(?P<pw>[^\s/@'\"<>]++)@(?=[\w\[])"
 )
 
 
@@ -550,7 +556,7 @@ def _hmac_sha256(value: str) -> bool:
 # authentication. The literal opens the pattern so that the engine searches for it.
 _CURL_USER = lazy.Pattern(
     r"-(?<!\S-)(?:[A-Za-z]{0,8}?[uU]|-(?:proxy-)?user)(?:[ \t]+|=)?"
-    r"[\"'`]?[^\s:\"'`]{0,100}:(?P<pw>[^\s\"'`]{1,200})"
+    r"[\"'`]?[^\s:\"'`]*+:(?P<pw>[^\s\"'`]++)"
 )
 _CURL_REACH = 400  # how far before its option a command's curl is looked for
 # A command read as the shell reads it: spacing (a backslash continues the line), an operator
@@ -641,8 +647,9 @@ def _one_command(low: str, start: int, stop: int) -> bool:
 # asks for the password and the word after names a database), ``sshpass -p PASSWORD``, a
 # container registry login's ``-p``/``--password PASSWORD``, ``redis-cli -a PASSWORD``, the
 # bootstrap token of ``kubeadm join``/``init --token``, ``twine upload -p`` and ``doctl auth
-# init -t``.
-_OPTION_VALUE = r"(?:'(?P<sq>[^'\n]{1,200})'|\"(?P<dq>[^\"\n]{1,200})\"|(?P<pw>[^\s\"'`;|&]{1,200}))"
+# init -t``. A quote left open runs to the end of its line (so no search looks for the quote
+# past it, and no value is too long to be taken whole).
+_OPTION_VALUE = r"(?:'(?P<sq>[^'\n]++)'?|\"(?P<dq>[^\"\n]++)\"?|(?P<pw>[^\s\"'`;|&]++))"
 _COMMAND_PASSWORDS = tuple(
     (literals, lazy.Pattern(rf"(?<![\w.-])(?:{command})(?:\.exe)?(?![\w.-])"), lazy.Pattern(rf"(?<!\S){option}{_OPTION_VALUE}"))
     for literals, command, option in (
@@ -728,7 +735,7 @@ _BEFORE_LINKS = frozenset(
 _RUN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789/+=_.~-")
 _GAP_TOKENS = 16
 _BEFORE_REACH = 260
-_VALUE_LENGTHS = range(16, 201)
+_VALUE_LENGTHS = range(16, 1 << 62)  # however long a value runs, all of it goes
 # a run as long as the shortest value: where none is, a look for a value ends before it starts
 _LONG_RUN = lazy.Pattern(rf"[a-z0-9/+=_.~-]{{{_VALUE_LENGTHS.start}}}")
 _ASSIGNMENT_GAP = lazy.Pattern(r"[ \t\"'`\]]*(?::=|=>|==|[:=]|\|)[ \t\"'`]*")
