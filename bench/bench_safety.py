@@ -10,11 +10,11 @@ input repeats, over the same number of bytes as ordinary prose, what one finder 
 closely (credential words, in prose, in table cells, after notes too, before gaps and before
 dotted values, Google tokens, hails to AI agents, downloaders, substitutions, underscores,
 base64 runs, also in table rows, private keys behind gutters and far from their END, quotes
-escaped in strings, long values, hidden characters judged in context, tags, link and image targets, reference
-images, reference definitions with titles and the labels naming them, also in code and HTML
-blocks, stale references to web addresses, style attributes, meta refreshes, emoji flag
-sequences, look-alikes in Latin words); the worst of them is compared with the prose, in the
-same run. Goal: <= 10x.
+escaped in strings, long values, values of words with numbers, hidden characters judged in
+context, tags, link and image targets, reference images, reference definitions with titles and
+the labels naming them, also in code and HTML blocks, stale references to web addresses, style
+attributes, meta refreshes, emoji flag sequences, look-alikes in Latin words); the worst of
+them is compared with the prose, in the same run. Goal: <= 10x.
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ ADVERSARIAL: dict[str, str] = {
     "base64 table rows": "| " + "QUJD" * 10 + " |\n",
     "private keys in gutters": "-----BEGIN RSA PRIVATE KEY-----\n" + "  12\u2192a/b:3:> QUJD<br>\n" * 40,
     "quotes escaped in strings": '{\\"password\\": \\\\\\"x\\\\\\" ' + "\\" * 20 + " ",
+    "words with numbers": "password=" + "Ab1-xY9_" * 40 + "+ ",
     "long values": "api_key=" + "Ab1/xY9+" * 100 + " https://u:" + "Ab1xY9" * 100 + "@h sk-proj-"
     + "Ab1-xY9_" * 100 + " | password | " + "Ab1/xY9+" * 100 + " mysql -p'" + "Ab1" * 100 + "\n",
     "private key ends far away": "-----BEGIN PRIVATE KEY-----" + " QUJD" * 3000 + " -----END PRIVATE KEY----- ",

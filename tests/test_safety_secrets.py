@@ -791,3 +791,12 @@ def test_a_long_secret_is_redacted_whole(text: str) -> None:
     result = SCANNER.scan(text)
     assert result.redactions >= 1, text
     assert "X1LFLCmy" not in result.text, result.text  # how every value here ends
+
+
+def test_a_long_value_of_words_with_numbers_is_judged_whole() -> None:
+    """Each part reads as a word with a number (``Ab1``, ``xY9``) in more than one way; a value
+    of many such parts that is no name after all is judged as quickly as any other (not once for
+    every way of reading it)."""
+    value = "Ab1-xY9_" * 40 + "+"
+    result = SCANNER.scan(f"DB_PASSWORD={value}")
+    assert result.text == "DB_PASSWORD=[REDACTED:credential-assignment]"

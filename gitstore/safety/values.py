@@ -130,7 +130,11 @@ _CAMEL = (
     rf"(?=[^\W\d_])(?:[A-Z]{{2,8}}(?=[A-Z]{_LOWER}{{2}}))?{_LOWER}*+"
     rf"(?:[A-Z]{_LOWER}{{2,}}+|(?<={_LOWER})[A-Z]{{1,3}}\d{{1,4}})*+(?:(?<={_LOWER})[A-Z]{{1,4}}(?![A-Za-z\d]))?(?![A-Z])"
 )
-_SEGMENT = rf"(?:{_CAMEL}|[A-Z]++|[A-Za-z]{{0,6}}\d{{1,4}}[A-Za-z]{{0,6}}|\[\*\])"
+# A segment is read once, as a whole run of letters and digits (only such a run can be followed
+# by a separator or end a name): a run several readings fit (``xY9``: a CamelCase word, or a
+# word with a number) is not read again each way when the name fails later, which took time
+# exponential in the number of segments.
+_SEGMENT = rf"(?>(?:{_CAMEL}|[A-Z]++|[A-Za-z]{{0,6}}\d{{1,4}}[A-Za-z]{{0,6}}|\[\*\])(?![A-Za-z\d]))"
 _NAME = lazy.Pattern(rf"[-_.]?{_SEGMENT}(?:[-_.|: ]+{_SEGMENT})*[!?.,=]?")
 _WORD_WITH_NUMBER = lazy.Pattern(r"[A-Za-z]{0,6}\d{1,4}[A-Za-z]{0,6}")
 _ONE_WORD_WITH_NUMBER = lazy.Pattern(r"[A-Za-z]*\d[A-Za-z\d]*")
