@@ -66,7 +66,8 @@ ADVERSARIAL: dict[str, str] = {
     "quotes escaped in strings": '{\\"password\\": \\\\\\"x\\\\\\" ' + "\\" * 20 + " ",
     "words with numbers": "password=" + "Ab1-xY9_" * 40 + "+ ",
     "long values": "api_key=" + "Ab1/xY9+" * 100 + " https://u:" + "Ab1xY9" * 100 + "@h sk-proj-"
-    + "Ab1-xY9_" * 100 + " | password | " + "Ab1/xY9+" * 100 + " mysql -p'" + "Ab1" * 100 + "\n",
+    + "Ab1-xY9_" * 100 + " | password | " + "Ab1/xY9+" * 100 + " mysql -p'" + "Ab1" * 100 + "\n"
+    + "machine h password " + "Ab1/xY9+" * 100 + " pypi-AgEIcHlwaS5vcmc" + "Ab1-xY9_" * 100 + "\n",
     "private key ends far away": "-----BEGIN PRIVATE KEY-----" + " QUJD" * 3000 + " -----END PRIVATE KEY----- ",
     "hidden characters": "a\u200b",
     "joiners and selectors": "a\u200d\ufe0f",

@@ -783,6 +783,12 @@ LONG_VALUES = {
     "github-token": f"github_pat_{_LONG[:288]}",
     "google-oauth-token": f"ya29.{_LONG * 4}",
     "prose": f"the secret is {_LONG[:288]} for now",
+    "pypi-token": f"poetry config pypi-token.pypi pypi-AgEIcHlwaS5vcmc{_LONG * 2}",
+    "vault-service-token": f"VAULT_TOKEN=hvs.{_LONG[:192]}",
+    "vault-batch-token": f"hvb.{_LONG[:336]}",
+    "grafana-cloud-token": f"glc_{_LONG[:480].replace('_', '+')}",
+    "mapbox-token": f"sk.eyJ1{_LONG[:336]}.Xk9mQ2vL7pR4tY8wZ3nB6c",
+    "netrc": f"machine git.acme.io login ci password {_LONG}",
 }
 
 
