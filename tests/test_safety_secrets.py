@@ -806,3 +806,40 @@ def test_a_long_value_of_words_with_numbers_is_judged_whole() -> None:
     value = "Ab1-xY9_" * 40 + "+"
     result = SCANNER.scan(f"DB_PASSWORD={value}")
     assert result.text == "DB_PASSWORD=[REDACTED:credential-assignment]"
+# A test runner's PASS is a status, not a password key: test output, the output tools print
+# most, keeps its test names and files (Go, Jest, pytest, cargo), and a shell's environment
+# dump keeps the folders PWD and OLDPWD name.
+TEST_RUNS_AND_ENVIRONMENTS = {
+    "go-test": "=== RUN   TestSHA256\n--- PASS: TestSHA256 (0.00s)\n--- PASS: TestParseV2 (0.00s)\n"
+               "    --- PASS: TestAPI/get_user_404 (0.00s)\n--- FAIL: TestAuthTokenRefreshV2 (0.01s)\n"
+               "PASS\nok  \tgithub.com/acme/api/internal/auth\t0.123s",
+    "jest": " PASS  src/App.test.js\n PASS  src/components/Button.test.tsx (5.2 s)\n"
+            " FAIL  packages/core/src/__tests__/AuthTokenV2.spec.ts\n PASS  lib/OAuth2Client.test.js\n"
+            "Tests:       3 passed, 1 failed, 4 total",
+    "pytest": "tests/test_login.py::test_ok PASSED                [ 50%]\n"
+              "tests/test_login.py::TestTokens::test_refresh_v2 PASSED [100%]\nPASSED tests/test_api.py::TestAuth2FA",
+    "cargo-test": "running 2 tests\ntest auth::tests::parses_v2_token ... ok\ntest tests::Sha256Roundtrip ... ok\n"
+                  "test result: ok. 2 passed; 0 failed",
+    "env-dump-json": '{"PWD": "/Users/alice/src/App", "OLDPWD": "/opt/MyService/Build"}\n'
+                     '{"pwd": "/srv/app/Releases/v2"}',
+    "env-dump-lines": "PWD=/Users/alice/src/App\nOLDPWD=/opt/MyService/Build\n"
+                      'Env: ["PATH=/usr/bin", "PWD=/opt/MyService", "HOME=/root"]\n"pwd": "C:\\\\Users\\\\alice\\\\Repo"',
+}
+
+
+@pytest.mark.parametrize("text", TEST_RUNS_AND_ENVIRONMENTS.values(), ids=list(TEST_RUNS_AND_ENVIRONMENTS))
+def test_test_runner_output_and_environment_dumps_are_kept(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert [k for k in result.findings if k.kind != "home-path"] == [], (text, result.findings)
+
+
+@pytest.mark.parametrize("text", [
+    f"pass = {_PASS}",
+    f'{{"pass": "{_PASS}"}}',
+    f"ftp:\n  user: bob\n  pass: {_PASS}\n",
+    f"pwd: {_PASS}",
+    f"PW={_PASS}",
+])
+def test_a_bare_pass_pw_or_pwd_key_assigned_a_value_is_still_redacted(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert _PASS not in result.text, result.text

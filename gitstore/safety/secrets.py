@@ -356,6 +356,27 @@ def _ends_key(raw: str, start: int) -> bool:
     return raw[start].isupper() and raw[start - 1].islower()
 
 
+# Short password words that, standing alone as a key, are also words of their own: a test
+# runner's PASS, a shell's PWD.
+_BARE_SHORT_KEYS = frozenset({"pass", "pwd", "pw"})
+_KEY_NAME = lazy.Pattern(r"[a-z0-9]")
+_ASSIGNING = frozenset({"=", ":=", "=>"})
+
+
+def _bare_key_assigned(raw: str, m: re.Match[str]) -> bool:
+    """Whether a bare ``pass``, ``pwd`` or ``pw`` (nothing before it in its key) at M is a key
+    given its value: with ``=`` or quoted (``pass = ...``, ``"pass": ...``), or before a colon
+    or a table's cell when not an uppercase ``PASS`` (``pass: ...`` in YAML). Test runners
+    print PASS and FAIL before a test's name, a colon or a column's gap apart (``--- PASS:
+    TestParseV2``, `` PASS  src/App.test.js``), so a bare key's gap never assigns, nor does
+    the colon after an uppercase PASS."""
+    if m.group("kq") or m.group("sep") in _ASSIGNING:
+        return True
+    if m.group("gap") is not None:
+        return False
+    return not raw.startswith("PASS", m.start())
+
+
 def _assignment_kind(key: str, value: str) -> str:
     if "aws" in key.lower() and re.fullmatch(r"[A-Za-z0-9/+=]{40}", value):
         return "aws-secret-key"
@@ -471,6 +492,9 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
                 continue  # "oauth", "compass", "bypass": another word
             if low[m.start() - 1 : m.start()] == ":" and _ARN_BEFORE.search(low, max(0, m.start() - 120), m.start()):
                 continue  # arn:aws:secretsmanager:...:123456789012:secret:prod/db names a secret
+            key_before = _key_before(low, m.start())
+            if word in _BARE_SHORT_KEYS and not _KEY_NAME.search(key_before) and not _bare_key_assigned(raw, m):
+                continue  # a test runner's "PASS  src/App.test.js", "--- PASS: TestParse"
             quoted = m.group("qv") is not None
             if m.group("sep") == "," and not (m.group("kq") and quoted):
                 continue
@@ -481,7 +505,7 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
                 value = raw[start:end]
             if len(value) < SHORTEST_PASSWORD:
                 continue  # no key makes so short a value a secret: spare looking for the key
-            key = _key_before(low, m.start()) + word
+            key = key_before + word
             if m.group("cell") is not None and _secret_cell(value, key, quoted):
                 yield Hit(start, end, _assignment_kind(key, value), 3)
             elif m.group("cell") is None and not trivial_value(value, key, quoted):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import re
 
 from gitstore.safety import lazy
 
@@ -140,6 +141,22 @@ _WORD_WITH_NUMBER = lazy.Pattern(r"[A-Za-z]{0,6}\d{1,4}[A-Za-z]{0,6}")
 _ONE_WORD_WITH_NUMBER = lazy.Pattern(r"[A-Za-z]*\d[A-Za-z\d]*")
 _UUID = lazy.Pattern(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 _PATH = lazy.Pattern(r"(?:[a-z0-9_.:*#!\[\]~-]*/)+[a-z0-9_.:*\[\]-]*")
+# A path written with capitals (``src/components/Button.test.tsx``, ``/Users/alice/src/App``,
+# ``C:\\Users\\alice``): a root or a folder, then folders and a file (backslashes doubled in a
+# JSON string), each of them a name.
+_MIXED_PATH = lazy.Pattern(r"(?P<root>/|~/|\.{1,2}/|[A-Za-z]:\\{1,2})?(?P<parts>[^/\\]+(?:(?:/|\\{1,2})[^/\\]*)*)")
+_PATH_PART = lazy.Pattern(r"[/\\]+")
+_FOLDER_CHARS = lazy.Pattern(r"[\w .@~-]+")
+# a folder's or file's name: words with numbers, in CamelCase (a first word may have two
+# letters: ``MyService``; an acronym one to four: ``OAuth2Client``, ``AuthTokenV2``), joined by
+# dots, dashes and the like
+_PATH_ACRONYM = r"[A-Z]{1,4}(?![a-z])"
+_PATH_WORD = (
+    rf"(?:[A-Z][a-z](?![a-z])|{_PATH_ACRONYM}(?=[A-Z][a-z]))?[a-z]*"
+    rf"(?:[A-Z][a-z]{{2,}}|{_PATH_ACRONYM}|\d{{1,4}})*"
+)
+_PATH_NAME = lazy.Pattern(rf"[_.-]*{_PATH_WORD}(?:[-_. ]+{_PATH_WORD})*[_.-]*")
+_EXTENSION = lazy.Pattern(r".+\.[a-z][a-z0-9]{0,5}")
 _FILE_NAME = lazy.Pattern(
     r"[\w.-]+\.(?:json|ya?ml|txt|tmpl|conf|cfg|ini|env|pem|key|crt|svg|png|jpe?g|xml|toml)"
 )
@@ -166,6 +183,35 @@ _TYPE_ARGUMENTS = lazy.Pattern(
 )
 _TYPE_UNION = lazy.Pattern(rf"{_TYPE_NAME}(?:\s*\\?\|\s*{_TYPE_NAME})*")
 _TYPE_WORD = lazy.Pattern(r"[A-Za-z_]\w*")
+
+
+def _named_path(value: str) -> bool:
+    """Whether VALUE is a path whose folders and file are each a name, rooted or ending in a
+    file name with an extension. A random key's slashes (base64's) part no such names, and
+    words with a slash between them (``Summer/Fall2024``) may be a password."""
+    path = _MIXED_PATH.fullmatch(value)
+    parts = _path_parts(path)
+    if len(parts) < 2 or not all(_PATH_NAME.fullmatch(part) for part in parts):
+        return False
+    return bool(path.group("root")) or _EXTENSION.fullmatch(parts[-1]) is not None
+
+
+def _names_folder(value: str, key: str) -> bool:
+    """Whether VALUE, under a key ending in ``pwd``, is a folder: the shell's working folder
+    (``PWD``, ``OLDPWD`` in an environment dump) is a path from the root, one of its parts
+    perhaps no name (a build's or a checkout's: ``/tmp/build-x8Kq2/App``)."""
+    path = _MIXED_PATH.fullmatch(value) if key.endswith("pwd") else None
+    parts = _path_parts(path)
+    if len(parts) < 2 or not path.group("root") or not all(_FOLDER_CHARS.fullmatch(part) for part in parts):
+        return False
+    return sum(1 for part in parts if not _PATH_NAME.fullmatch(part)) <= 1
+
+
+def _path_parts(path: re.Match[str] | None) -> list[str]:
+    """The folders and file of a path :data:`_MIXED_PATH` matched (``.`` and ``..`` aside)."""
+    if path is None:
+        return []
+    return [part for part in _PATH_PART.split(path.group("parts")) if part.strip(".~")]
 
 
 def _has_random_run(value: str) -> bool:
@@ -203,7 +249,7 @@ def _looks_like_name(value: str, passwordish: bool, uuid_names: bool = True) -> 
         return True
     if _POINTER.fullmatch(value):
         value = value.lstrip("*")  # then judged as the name it points to
-    if _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
+    if _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value) or _named_path(value):
         return True
     if _UUID.fullmatch(value):
         return uuid_names
@@ -258,7 +304,7 @@ def trivial_value(value: str, key: str, quoted: bool) -> bool:
     passwordish = key.endswith(("password", "passwd", "passphrase", "pass", "pwd", "pw"))
     if len(value) < (SHORTEST_PASSWORD if passwordish else _SHORTEST_SECRET) or "hash" in key:
         return True
-    if value.lower() in STOPWORDS or value.lower() == key or "://" in value:
+    if value.lower() in STOPWORDS or value.lower() == key or "://" in value or _names_folder(value, key):
         return True
     if looks_placeholder(value) or _TEMPLATE.search(value) or has_sequence(value):
         return True
