@@ -209,3 +209,25 @@ def test_tool_output_with_terminal_codes_is_kept_and_other_control_characters_ar
         session="sess-2")
     assert import_transcript(ctx, hidden, mode="transcript").receipt["lines"]["quarantined"] == 1
     assert all(default_scanner().scan(output).quarantined for output in outputs)
+
+
+PRINTED = "5f2b1c8e-3d4a-4b6c-9e8f-1a2b3c4d5e6f"
+
+
+def test_a_token_a_command_prints_is_screened_with_its_command(ctx: Context, tmp_path: Path) -> None:
+    """``heroku auth:token`` prints its token alone on a line: only the command says what the
+    line is, and the call's command and its output are texts of their own. The output is
+    scanned with its command before it, and what is kept of it is the output alone."""
+    session = claude_transcript(tmp_path / "token.jsonl", [
+        ("user", "Log me in and show the token."),
+        ("assistant", [{"type": "tool_use", "id": "t0", "name": "Bash", "input": {"command": "heroku auth:token"}},
+                       {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "heroku apps:info"}}]),
+        ("user", [{"type": "tool_result", "tool_use_id": "t0", "content": f"{PRINTED}\n"}]),
+        ("user", [{"type": "tool_result", "tool_use_id": "t1", "content": f"=== widgets\nid: {PRINTED}"}]),
+        ("assistant", "Done."),
+    ])
+    result = import_transcript(ctx, session, mode="transcript")
+    texts = [e["payload"]["text"].strip() for e in result.events if e["payload"]["role"] == "tool"]
+    assert texts == ["[REDACTED:command-token]", f"=== widgets\nid: {PRINTED}"], texts
+    assert result.receipt["redactions"] == 1
+    assert "heroku" not in "".join(texts)

@@ -386,6 +386,7 @@ def test_opencode_sessions() -> None:
     large = parse("agent-sessions/opencode/storage_v2/session/proj_test/ses_s_stage0_large.json")
     assert [(c.command, c.exit_code, c.ok) for c in calls(large)] == [("ls /non-existent-directory", 1, False)]
     assert large.files_touched == ("error.log",)
+    assert [t.answers for t in small.turns] == [(), (), ("ls",)]
     legacy = parse("agent-sessions/opencode/storage_legacy/session/proj_test/ses_s_stage0_drift.json")
     assert legacy.commands == ("cat README.md",)
 
@@ -407,6 +408,38 @@ def test_codex_older_rollout_shape(tmp_path: Path) -> None:
     assert transcript.tests == (("pytest -q", False),)
     assert [t.role for t in transcript.turns] == ["user", "assistant", "tool", "assistant"]
     assert transcript.counts == type(transcript.counts)(6, 6, 0, 0)
+
+
+def test_a_tool_turn_names_the_commands_whose_output_it_holds(tmp_path: Path) -> None:
+    """Each harness's tool output comes with the command that printed it: the scanner reads an
+    output with its command before it (a token printed alone on a line is one only by its
+    command), and the two are texts of their own in the transcript."""
+    command, output = "heroku auth:token", "5f2b1c8e-3d4a-4b6c-9e8f-1a2b3c4d5e6f\n"
+    base = {"sessionId": "s1", "cwd": "/w", "version": "2.1.80"}
+    claude = _write(tmp_path, "claude.jsonl", [
+        base | {"type": "user", "uuid": "u0", "message": {"role": "user", "content": "show the token"}},
+        base | {"type": "assistant", "uuid": "u1", "parentUuid": "u0", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": command}}]}},
+        base | {"type": "user", "uuid": "u2", "parentUuid": "u1", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": output}]}},
+    ])
+    codex = _write(tmp_path, "rollout.jsonl", [
+        {"id": "c-1", "timestamp": "2025-05-01T10:00:00.000Z", "instructions": None},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "show the token"}]},
+        {"type": "function_call", "name": "shell", "call_id": "c1", "arguments": json.dumps({"command": ["bash", "-lc", command]})},
+        {"type": "function_call_output", "call_id": "c1", "output": json.dumps({"output": output, "metadata": {"exit_code": 0}})},
+    ])
+    gemini_session = _write(tmp_path, "gemini.jsonl", [
+        {"sessionId": "g1", "projectHash": "0b7d", "startTime": "2026-04-29T21:39:22.319Z", "kind": "main"},
+        {"id": "m1", "timestamp": "2026-04-29T21:39:33.155Z", "type": "user", "content": [{"text": "show the token"}]},
+        {"id": "m2", "timestamp": "2026-04-29T21:39:35.125Z", "type": "gemini", "content": "", "toolCalls": [
+            {"id": "r1", "name": "run_shell_command", "args": {"command": command}, "status": "success",
+             "result": [{"functionResponse": {"id": "r1", "name": "run_shell_command", "response": {"output": output}}}]}]},
+    ])
+    for path in (claude, codex, gemini_session):
+        tools = [turn for turn in parse_transcript(path).turns if turn.role == "tool"]
+        assert [(turn.text.strip(), turn.answers) for turn in tools] == [(output.strip(), (command,))], path
+        assert all(turn.answers == () for turn in parse_transcript(path).turns if turn.role != "tool"), path
 
 
 # -- damaged copies -----------------------------------------------------------------------------

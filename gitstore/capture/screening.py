@@ -50,9 +50,10 @@ class Screen:
         self.quarantined = 0
         self.redactions = 0
 
-    def text(self, value: str, limit: int) -> str | None:
-        """VALUE screened and cut to LIMIT characters; None when it is quarantined."""
-        text, quarantined, redactions = self.known.get(value) or scan(value)
+    def text(self, value: str, limit: int, context: str = "") -> str | None:
+        """VALUE screened (read after CONTEXT, see ``scan``) and cut to LIMIT characters; None
+        when it is quarantined."""
+        text, quarantined, redactions = (None if context else self.known.get(value)) or scan(value, context)
         if quarantined:
             self.quarantined += 1
             return None
@@ -104,11 +105,14 @@ def file_name(name: str) -> str:
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace") or "_"
 
 
-def scan(value: str) -> Scan:
-    """VALUE, terminal codes removed, through the default scanner."""
+def scan(value: str, context: str = "") -> Scan:
+    """VALUE, terminal codes removed, through the default scanner; read after CONTEXT (the
+    commands a tool's output answers, screened on their own) when there is one."""
     from gitstore.safety.scanner import default_scanner  # some 10 ms of imports: only once needed
 
-    result = default_scanner().scan(without_terminal_codes(value))
+    scanner = default_scanner()
+    value = without_terminal_codes(value)
+    result = scanner.scan(value, context=without_terminal_codes(context)) if context else scanner.scan(value)
     return result.text, result.quarantined, result.redactions
 
 

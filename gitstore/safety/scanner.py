@@ -126,11 +126,13 @@ class ScanResult(NamedTuple):
 class SafetyScanner(Protocol):
     """Anything that can scan a text; gitstore only ever calls ``scan``."""
 
-    def scan(self, text: str, *, path: str | None = None) -> ScanResult:
+    def scan(self, text: str, *, path: str | None = None, context: str = "") -> ScanResult:
         """Scan TEXT and return the redacted text, the quarantine verdict and the findings.
 
         ``path`` is given only when TEXT is the content of that file of the repository (a
-        path relative to its root, ``/``-separated); a scanner may ignore it.
+        path relative to its root, ``/``-separated); a scanner may ignore it. ``context`` is
+        what came just before TEXT and is screened on its own (the command a tool's output
+        answers): what it says may tell what TEXT holds; a scanner may ignore it.
         """
         ...
 
@@ -196,10 +198,11 @@ class ConservativeScanner:
         self.allow = allow or Allowlist()
 
     def scan(self, text: str, *, path: str | None = None,
-             read_by_agents: Callable[[], bool] | None = None) -> ScanResult:
+             read_by_agents: Callable[[], bool] | None = None, context: str = "") -> ScanResult:
         """Scan TEXT (the content of the file at ``path``, when given); the module
         documentation states the policy. ``read_by_agents`` says, when asked, whether agents
-        read that file (the wiki, a skill): no place clears key material there."""
+        read that file (the wiki, a skill): no place clears key material there. CONTEXT,
+        what came just before TEXT, is read before it for secrets only (``_in_context``)."""
         view = Text.of(text)
         counts: Counter[tuple[str, str]] = Counter()
         for kind, count in hidden_counts(text).items():
@@ -212,7 +215,7 @@ class ConservativeScanner:
             counts[("hidden-markup", QUARANTINE)] = hidden
         if path is None and (active := active_markup_count(text)):  # so is a file's own markup
             counts[("active-markup", QUARANTINE)] = active
-        hits = self._redactions(view, 0)
+        hits = self._in_context(context, text) if context else self._redactions(view, 0)
         if path is not None:
             hits = standing_in_file(text, path, hits, self.allow, read_by_agents)
         counts.update((kind, REDACT) for hit in hits for kind in hit.kinds)
@@ -221,6 +224,15 @@ class ConservativeScanner:
         findings = _findings(counts)
         quarantined = any(f.action == QUARANTINE for f in findings)
         return ScanResult(_apply(text, hits), quarantined, findings)
+
+    def _in_context(self, context: str, text: str) -> list[Hit]:
+        """The redactions in TEXT read after CONTEXT on the line before it: a token a command
+        prints alone on a line is one only by the command (``heroku auth:token``). CONTEXT is
+        screened on its own, so what is found there is left to that; a secret running from it
+        into TEXT goes from where TEXT starts."""
+        offset = len(context) + 1
+        return [hit._replace(start=max(hit.start, offset) - offset, end=hit.end - offset)
+                for hit in self._redactions(Text.of(context + "\n" + text), 0) if hit.end > offset]
 
     def _redactions(self, text: Text, depth: int) -> list[Hit]:
         """Every redaction in TEXT, including inside base64 blobs down to a fixed depth."""

@@ -17,6 +17,7 @@ from gitstore.capture.transcripts._model import Counts, Limits, ToolCall, Transc
 from gitstore.capture.bounds import cut, truncation_note
 from gitstore.capture.transcripts._read import iso_time
 
+MAX_ANSWERS = 16  # commands a tool turn's text is read with: more only lengthens its scan
 _VERSION_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-+_")
 
 
@@ -49,7 +50,7 @@ class Call:
 class Draft:
     """A turn being assembled."""
 
-    __slots__ = ("role", "parts", "size", "overflow", "at", "key", "calls", "merge", "stored")
+    __slots__ = ("role", "parts", "size", "overflow", "at", "key", "calls", "merge", "stored", "answers")
 
     def __init__(self, role: str, at: str | None, key: str, merge: object) -> None:
         self.role = role
@@ -61,12 +62,14 @@ class Draft:
         self.calls: list[Call] = []
         self.merge = merge
         self.stored = False
+        self.answers: dict[str, None] = {}  # the commands whose output it holds, each once
 
     def freeze(self) -> Turn:
         text = "".join(self.parts)
         if self.overflow:
             text += truncation_note(self.overflow)
-        return Turn(self.role, text, self.at, tuple(c.freeze() for c in self.calls), self.key, self.overflow > 0)
+        return Turn(self.role, text, self.at, tuple(c.freeze() for c in self.calls), self.key, self.overflow > 0,
+                    tuple(self.answers))
 
     def empty(self) -> bool:
         return not self.size and not self.overflow and not self.calls
@@ -197,6 +200,14 @@ class Builder:
             draft.parts.append(piece)
             draft.size += len(piece)
             self.text_kept += len(piece)
+
+    def add_output(self, draft: Draft, call: Call | None, output: str, separator: str = "\n") -> None:
+        """Append a tool call's OUTPUT to DRAFT, the turn holding results, and note the call's
+        shell command there (``Turn.answers``, at most ``MAX_ANSWERS`` a turn)."""
+        self.add_text(draft, output, separator)
+        command = call.command if call is not None else None
+        if command and output and len(draft.answers) < MAX_ANSWERS:
+            draft.answers.setdefault(command, None)
 
     def drop_if_empty(self, draft: Draft) -> None:
         """Forget a turn that ended up with no text and no tool calls."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gitstore.capture.transcripts._builder import Builder, Draft
+from gitstore.capture.transcripts._builder import Builder, Call, Draft
 from gitstore.capture.transcripts._model import Limits, Transcript
 from gitstore.capture.transcripts._read import BAD, iso_time, lines, loads, text_of
 from gitstore.capture.transcripts._tools import exit_code_in
@@ -166,7 +166,7 @@ def _user(builder: Builder, record: dict[str, Any], number: int, at: str | None)
         return False
     content = message.get("content")
     texts: list[str]
-    outputs: list[str]
+    outputs: list[tuple[Call | None, str]]
     if isinstance(content, str):
         texts, outputs = [content], []
     elif isinstance(content, list):
@@ -179,8 +179,8 @@ def _user(builder: Builder, record: dict[str, Any], number: int, at: str | None)
             builder.add_text(draft, text)
     else:
         draft = builder.turn("tool", at, _key(record, number))
-        for output in outputs:
-            builder.add_text(draft, output, "\n")
+        for call, output in outputs:
+            builder.add_output(draft, call, output)
     builder.drop_if_empty(draft)
     return True
 
@@ -191,9 +191,10 @@ def _user_role(record: dict[str, Any]) -> str:
     return "system" if record.get("isMeta") is True else "user"
 
 
-def _user_blocks(builder: Builder, record: dict[str, Any], content: list[Any]) -> tuple[list[str], list[str]]:
+def _user_blocks(builder: Builder, record: dict[str, Any],
+                 content: list[Any]) -> tuple[list[str], list[tuple[Call | None, str]]]:
     texts: list[str] = []
-    outputs: list[str] = []
+    outputs: list[tuple[Call | None, str]] = []
     limit = builder.limits.max_text
     for block in content:
         if not isinstance(block, dict):
@@ -206,7 +207,8 @@ def _user_blocks(builder: Builder, record: dict[str, Any], content: list[Any]) -
     return texts, outputs
 
 
-def _tool_result(builder: Builder, record: dict[str, Any], block: dict[str, Any]) -> str:
+def _tool_result(builder: Builder, record: dict[str, Any], block: dict[str, Any]) -> tuple[Call | None, str]:
+    """A tool result applied to its call: the call and the output."""
     limit = builder.limits.max_text
     output = text_of(block.get("content"), limit) or text_of(block.get("text"), limit)
     side = record.get("toolUseResult")
@@ -214,14 +216,9 @@ def _tool_result(builder: Builder, record: dict[str, Any], block: dict[str, Any]
     if not isinstance(error, bool) and isinstance(side, dict) and isinstance(side.get("is_error"), bool):
         error = side["is_error"]
     rejected = bool(error) and (output.startswith(_REJECTED) or "toolDenialKind" in record)
-    builder.result(
-        builder.find(block.get("tool_use_id")),
-        ok=error is not True,
-        exit_code=exit_code_in(output),
-        output=output,
-        rejected=rejected,
-    )
-    return output
+    call = builder.find(block.get("tool_use_id"))
+    builder.result(call, ok=error is not True, exit_code=exit_code_in(output), output=output, rejected=rejected)
+    return call, output
 
 
 def _system(builder: Builder, record: dict[str, Any], number: int, at: str | None) -> bool:

@@ -198,7 +198,7 @@ def _output(builder: Builder, payload: dict[str, Any], number: int, at: str | No
     if call is not None and call.ok is None:
         call.ok = True
     draft = builder.turn("tool", at, f"line:{number}")
-    builder.add_text(draft, text)
+    builder.add_output(draft, call, text, "\n\n")
     builder.drop_if_empty(draft)
     return True
 

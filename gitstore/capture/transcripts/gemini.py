@@ -31,7 +31,7 @@ from typing import Any
 
 import orjson
 
-from gitstore.capture.transcripts._builder import Builder
+from gitstore.capture.transcripts._builder import Builder, Call
 from gitstore.capture.transcripts._document import Text
 from gitstore.capture.transcripts._model import Limits, Transcript
 from gitstore.capture.bounds import cut
@@ -293,7 +293,7 @@ def _reduce_call(call: dict[str, Any], limit: int) -> _Call:
 def _emit(builder: Builder, message: _Message) -> None:
     draft = builder.turn(message.role, message.at, message.key)
     builder.add_text(draft, message.text, overflow=message.overflow)
-    outputs: list[str] = []
+    outputs: list[tuple[Call | None, str]] = []
     for reduced in message.calls:
         call = builder.call(draft, reduced.name, reduced.args, reduced.call_id)
         exit_code = _exit_code(reduced.output) if call is not None and call.command else None
@@ -303,12 +303,12 @@ def _emit(builder: Builder, message: _Message) -> None:
             ok = exit_code == 0
         builder.result(call, ok=ok, exit_code=exit_code, output=reduced.output, rejected=status == "cancelled")
         if reduced.output:
-            outputs.append(reduced.output)
+            outputs.append((call, reduced.output))
     builder.drop_if_empty(draft)
     if outputs:
         tool = builder.turn("tool", message.at, f"{message.key}:tools")
-        for output in outputs:
-            builder.add_text(tool, output, "\n")
+        for made, output in outputs:
+            builder.add_output(tool, made, output)
 
 
 def _exit_code(output: str) -> int | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gitstore.capture.transcripts._builder import Builder, Draft
+from gitstore.capture.transcripts._builder import Builder, Call, Draft
 from gitstore.capture.transcripts._model import Limits, Transcript
 from gitstore.capture.transcripts._read import BAD, epoch_ms_time, loads, read_bytes, text_of
 
@@ -163,7 +163,7 @@ def _emit(builder: Builder, message: dict[str, Any], parts: list[Any]) -> None:
     at = epoch_ms_time(times.get("created")) if isinstance(times, dict) else None
     builder.span(at)
     draft = builder.turn("user" if message["role"] == "user" else "assistant", at, message["id"])
-    outputs: list[str] = []
+    outputs: list[tuple[Call | None, str]] = []
     for part in parts:
         try:
             _part(builder, draft, part, outputs)
@@ -172,11 +172,11 @@ def _emit(builder: Builder, message: dict[str, Any], parts: list[Any]) -> None:
     builder.drop_if_empty(draft)
     if outputs:
         tool = builder.turn("tool", at, f"{message['id']}:tools")
-        for output in outputs:
-            builder.add_text(tool, output, "\n")
+        for call, output in outputs:
+            builder.add_output(tool, call, output)
 
 
-def _part(builder: Builder, draft: Draft, part: Any, outputs: list[str]) -> None:
+def _part(builder: Builder, draft: Draft, part: Any, outputs: list[tuple[Call | None, str]]) -> None:
     kind = part.get("type") if isinstance(part, dict) else None
     if not isinstance(kind, str):
         builder.malformed()
@@ -185,9 +185,9 @@ def _part(builder: Builder, draft: Draft, part: Any, outputs: list[str]) -> None
         builder.add_text(draft, text_of(part.get("text"), builder.limits.max_text))
     elif kind == "tool":
         builder.parsed()
-        output = _tool(builder, draft, part)
+        call, output = _tool(builder, draft, part)
         if output:
-            outputs.append(output)
+            outputs.append((call, output))
     elif kind == "patch":
         builder.parsed()
         files = part.get("files")
@@ -199,7 +199,8 @@ def _part(builder: Builder, draft: Draft, part: Any, outputs: list[str]) -> None
         builder.unknown(f"part:{kind}")
 
 
-def _tool(builder: Builder, draft: Draft, part: dict[str, Any]) -> str:
+def _tool(builder: Builder, draft: Draft, part: dict[str, Any]) -> tuple[Call | None, str]:
+    """A tool part's call, its result applied, and its output."""
     state = part.get("state")
     state = state if isinstance(state, dict) else {}
     call = builder.call(draft, part.get("tool"), state.get("input"), part.get("callID"))
@@ -212,4 +213,4 @@ def _tool(builder: Builder, draft: Draft, part: dict[str, Any]) -> str:
         ok = status != "error" and (exit_code is None or exit_code == 0)
         rejected = status == "error" and "rejected" in output.lower()[:200]
         builder.result(call, ok=ok, exit_code=exit_code, output=output, rejected=rejected)
-    return output
+    return call, output
