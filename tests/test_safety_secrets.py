@@ -489,6 +489,9 @@ UUID_CREDENTIALS = {
     "quoted-password": f'"password": "{_UUID}"',
     "netrc-one-line": f"machine api.heroku.com login me@example.com password {_UUID}",
     "netrc-lines": f"machine api.heroku.com\n  login me@example.com\n  password {_UUID}\n",
+    "session-token": f'"sessionToken": "{_UUID}"',
+    "csrf-token": f"csrf_token={_UUID}",
+    "client-token-secret": f'"client_token_secret": "{_UUID}"',
 }
 
 
@@ -508,6 +511,21 @@ def test_a_uuid_under_a_credential_key_is_redacted(text: str) -> None:
     "the machine learning password field must be hashed",
 ])
 def test_a_uuid_under_an_id_key_is_kept(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.findings == (), (text, result.findings)
+
+
+# Tokens that name a request, a page or a trace are ids handed back and forth, not
+# credentials: AWS's idempotency ClientToken, paging and sync cursors, correlation ids.
+@pytest.mark.parametrize("text", [
+    f'{{"ClientToken": "{_UUID}", "InstanceId": "i-0abc"}}',
+    f'"ClientRequestToken": "{_UUID}"\nIdempotencyToken: {_UUID}\nX-Idempotency-Token: {_UUID}',
+    f'{{"continuationToken": "{_UUID}", "pageToken": "{_UUID}", "nextToken": "{_UUID}"}}',
+    f'"syncToken": "{_UUID}"\n"correlationToken": "{_UUID}"\n"cancellation_token": "{_UUID}"',
+    f"trace token: {_UUID}",
+    f"RequestToken={_UUID}",
+])
+def test_a_uuid_under_a_token_naming_a_request_or_a_page_is_kept(text: str) -> None:
     result = SCANNER.scan(text)
     assert result.findings == (), (text, result.findings)
 

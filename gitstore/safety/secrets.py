@@ -392,6 +392,16 @@ def _key_before(low: str, start: int) -> str:
     return match.group()[::-1] if match else ""
 
 
+_WORD_BEFORE = lazy.Pattern(r"[a-z]{2,20}[ \t]$")
+
+
+def _word_before(low: str, start: int) -> str:
+    """The word a space before a bare key at START, with that space: a key written as words
+    (``trace token: ...``, ``session token: ...``) says what it names with them."""
+    match = _WORD_BEFORE.search(low, max(0, start - 21), start)
+    return match.group()[:-1] + " " if match else ""
+
+
 # a table cell that is one code span, and what it shows
 _CODE_CELL = lazy.Pattern(r"(?P<ticks>`++)[ \t]*+(?P<v>[^`\n]+?)[ \t]*+(?P=ticks)")
 # a cell's words as a reader reads them: a struck-out or parenthesised run of words is one, so
@@ -505,7 +515,7 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
                 value = raw[start:end]
             if len(value) < SHORTEST_PASSWORD:
                 continue  # no key makes so short a value a secret: spare looking for the key
-            key = key_before + word
+            key = (key_before or _word_before(low, m.start())) + word
             if m.group("cell") is not None and _secret_cell(value, key, quoted):
                 yield Hit(start, end, _assignment_kind(key, value), 3)
             elif m.group("cell") is None and not trivial_value(value, key, quoted):

@@ -160,6 +160,13 @@ _EXTENSION = lazy.Pattern(r".+\.[a-z][a-z0-9]{0,5}")
 _FILE_NAME = lazy.Pattern(
     r"[\w.-]+\.(?:json|ya?ml|txt|tmpl|conf|cfg|ini|env|pem|key|crt|svg|png|jpe?g|xml|toml)"
 )
+# Tokens that name a request, a page or a trace: ids a client and a service hand back and forth
+# (AWS's idempotency ClientToken, paging and sync cursors), not credentials. A session's or a
+# form's (CSRF) token is a secret of its holder's and stays one.
+_ID_TOKEN_KEY = lazy.Pattern(
+    r"(?:request|client|idempotency|continuation|page|next|sync|correlation|cancellation|trace|cursor)"
+    r"[ _.-]?token$"
+)
 _CREDENTIAL_IN_VALUE = lazy.Pattern(r"(?i)passw|secret|token")
 _RANDOM_RUN = lazy.Pattern(r"[A-Za-z0-9+/]{20,}")
 _UNICODE_ESCAPE = lazy.Pattern(r"\\u([0-9a-fA-F]{4})")
@@ -310,9 +317,11 @@ def trivial_value(value: str, key: str, quoted: bool) -> bool:
         return True
     # Every key judged here names a credential (``_authToken``, ``HEROKU_API_KEY``,
     # ``client_secret``): under such a key a UUID is the token a service issued in that shape
-    # (npm's legacy tokens, Heroku's API keys), not an id; an id's key (``client_id``) ends
-    # in no credential word and is never judged here.
-    if _looks_like_name(value, passwordish, uuid_names=False) or _is_prose(value):
+    # (npm's legacy tokens, Heroku's API keys), not an id, unless the token names a request or
+    # a page (``ClientToken``, ``pageToken``); an id's key (``client_id``) ends in no
+    # credential word and is never judged here.
+    uuid_names = _ID_TOKEN_KEY.search(key) is not None
+    if _looks_like_name(value, passwordish, uuid_names=uuid_names) or _is_prose(value):
         return True
     if _CREDENTIAL_IN_VALUE.search(value) and not _has_random_run(value):
         return True
