@@ -54,6 +54,8 @@ ADVERSARIAL: dict[str, str] = {
     "command-line tokens": "redis-cli -a x kubeadm join --token y twine upload -p z doctl auth init -t w ",
     "short password keys": "db_pass= pwd: x_pw=a credentials: b _auth=c ",
     "netrc entries": "machine a login b account c port d ",
+    "netrc default entries": "default login b account c port d ",
+    "argument lists": 'mysql(["-pab", \'redis-cli\', "-a", "docker login", "-p=c"], ("curl", "-u", "a:b", ',
     "bot ids": "123456789012345:AA ",
     "key file private lines": "Private-Lines: 9\nAAAA\n",
     "printed tokens": "heroku auth:token x\nnpm config get a:_authtoken\n",

@@ -871,3 +871,49 @@ def test_a_text_is_read_after_its_context_and_kept_alone() -> None:
     assert result.text == "[REDACTED:command-token]\n" and not result.quarantined
     assert [(f.kind, f.count) for f in result.findings] == [("command-token", 1)]
     assert SCANNER.scan(f"{_UUID}\n").findings == ()
+
+
+# Command passwords written as a program's argument list, each argument a quoted string:
+# subprocess's, Go's exec.Command, a JSON command array; and Terraform Cloud tokens, .netrc's
+# default entry and a registry login's joined -p in the shapes real ones take.
+ARGV_AND_MIXED_CASE = {
+    "subprocess-mysql": ('subprocess.run(["mysql", "-uroot", "-pXk9mQ2vL7pR4", "shop"])',
+                         'subprocess.run(["mysql", "-uroot", "-p[REDACTED:command-password]", "shop"])'),
+    "subprocess-sshpass": ("subprocess.run(['sshpass', '-p', 'Xk9mQ2vL7pR4', 'ssh', 'host'])",
+                           "subprocess.run(['sshpass', '-p', '[REDACTED:command-password]', 'ssh', 'host'])"),
+    "redis-cli-list": ('cmd = ["redis-cli", "-a", "Xk9mQ2vL7pR4", "ping"]',
+                       'cmd = ["redis-cli", "-a", "[REDACTED:command-password]", "ping"]'),
+    "go-exec-command": ('exec.Command("docker", "login", "-u", "bob", "-p", "Xk9mQ2vL7pR4")',
+                        'exec.Command("docker", "login", "-u", "bob", "-p", "[REDACTED:command-password]")'),
+    "curl-list": ('subprocess.run(["curl", "-u", "bob:Xk9mQ2vL7pR4", "https://x"])',
+                  'subprocess.run(["curl", "-u", "bob:[REDACTED:basic-auth]", "https://x"])'),
+    "docker-login-joined": ("docker login -u bob -pXk9mQ2vL7pR4 ghcr.io",
+                            "docker login -u bob -p[REDACTED:command-password] ghcr.io"),
+    "docker-login-equals": ("docker login -u bob -p=Xk9mQ2vL7pR4 ghcr.io",
+                            "docker login -u bob -p=[REDACTED:command-password] ghcr.io"),
+    "terraform-mixed-case": ("export TF_TOKEN_app_terraform_io=v7VUmLAnjKOpXQ.atlasv1.u1sPMBQ4XgTzqJ9wVbR3cYpH7aF6eUj"
+                             "LnW2oZs1vKd8rBtE5yCiMg0HDeyRmPdG2sNk5",
+                             "export TF_TOKEN_app_terraform_io=[REDACTED:terraform-token]"),
+    "netrc-default": ("machine github.com login bob password $GITHUB_TOKEN\ndefault login anonymous password Xk9mQ2vL7pR4",
+                      "machine github.com login bob password $GITHUB_TOKEN\ndefault login anonymous password "
+                      "[REDACTED:credential-assignment]"),
+}
+
+
+@pytest.mark.parametrize(("text", "expected"), ARGV_AND_MIXED_CASE.values(), ids=list(ARGV_AND_MIXED_CASE))
+def test_argument_lists_mixed_case_terraform_tokens_and_netrc_defaults_are_redacted(text: str, expected: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.text == expected
+
+
+@pytest.mark.parametrize("text", [
+    'subprocess.run(["docker", "run", "-p", "8080:80", "nginx"])',
+    'args = ["mysql", "-p"], ["--name", "shop"]',
+    'subprocess.run(["mysql", "-uroot", "shop"], input="-pXk9mQ2vL7pR4")',
+    "run(['mysql', '-u', 'root', '-p', 'shop'])",
+    "the default login is admin, password reset needed",
+    'labels = ["login", "-p", "Xk9mQ2vL7pR4"]',
+])
+def test_argument_lists_holding_no_password_are_kept(text: str) -> None:
+    result = SCANNER.scan(text)
+    assert result.findings == (), (text, result.findings)

@@ -206,7 +206,7 @@ _API_KEYS = tuple(
         # HashiCorp Vault service and batch tokens, and Terraform Cloud API tokens
         ("vault-token", "hvs.", r"hvs\.([A-Za-z0-9_-]{90,}+)"),
         ("vault-token", "hvb.", r"hvb\.([A-Za-z0-9_-]{138,}+)"),
-        ("terraform-token", ".atlasv1.", r"([a-z0-9]{14}\.atlasv1\.[a-z0-9_=-]{60,70})"),
+        ("terraform-token", ".atlasv1.", r"([A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70})"),
         # Stripe webhook signing secrets
         ("stripe-key", "whsec_", r"whsec_([A-Za-z0-9+/]{32,88}={0,2})"),
         # Shopify access tokens, shared secrets, custom and private app tokens: 32 hex digits
@@ -502,8 +502,8 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
                 continue  # "oauth", "compass", "bypass": another word
             if low[m.start() - 1 : m.start()] == ":" and _ARN_BEFORE.search(low, max(0, m.start() - 120), m.start()):
                 continue  # arn:aws:secretsmanager:...:123456789012:secret:prod/db names a secret
-            key_before = _key_before(low, m.start())
-            if word in _BARE_SHORT_KEYS and not _KEY_NAME.search(key_before) and not _bare_key_assigned(raw, m):
+            if word in _BARE_SHORT_KEYS and not _bare_key_assigned(raw, m) and not _KEY_NAME.search(
+                    _key_before(low, m.start())):
                 continue  # a test runner's "PASS  src/App.test.js", "--- PASS: TestParse"
             quoted = m.group("qv") is not None
             if m.group("sep") == "," and not (m.group("kq") and quoted):
@@ -515,7 +515,7 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
                 value = raw[start:end]
             if len(value) < SHORTEST_PASSWORD:
                 continue  # no key makes so short a value a secret: spare looking for the key
-            key = (key_before or _word_before(low, m.start())) + word
+            key = (_key_before(low, m.start()) or _word_before(low, m.start())) + word
             if m.group("cell") is not None and _secret_cell(value, key, quoted):
                 yield Hit(start, end, _assignment_kind(key, value), 3)
             elif m.group("cell") is None and not trivial_value(value, key, quoted):
@@ -527,17 +527,18 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
     yield from _netrc_hits(low, raw)
 
 
-# A ``.netrc`` entry: ``machine HOST``, its ``login``, ``account`` or ``port``, then ``password
-# VALUE``, a space or a line break apart (curl, git, ftp and Heroku's CLI read passwords there).
+# A ``.netrc`` entry: ``machine HOST`` (or ``default``, the entry for any other host), its
+# ``login``, ``account`` or ``port``, then ``password VALUE``, a space or a line break apart
+# (curl, git, ftp and Heroku's CLI read passwords there).
 _NETRC = lazy.Pattern(
-    r"(?<![\w-])machine[ \t]+\S{1,200}(?:\s+(?:login|account|port)[ \t]+\S{1,200}){0,3}"
+    r"(?<![\w-])(?:machine[ \t]+\S{1,200}|default)(?:\s+(?:login|account|port)[ \t]+\S{1,200}){0,3}"
     r"\s+password[ \t]+(?P<v>\S++)"
 )
 
 
 def _netrc_hits(low: str, raw: str) -> Iterator[Hit]:
     """The password of a ``.netrc`` entry, judged as an assigned password is."""
-    if "machine" not in low:
+    if "machine" not in low and "default" not in low:
         return
     for m in _NETRC.finditer(low):
         if not trivial_value(raw[m.start("v") : m.end("v")], "password", False):
@@ -615,8 +616,9 @@ def curl_user_hits(text: Text) -> Iterator[Hit]:
     """The password of ``curl -u user:password`` (the user name stays)."""
     if "curl" not in text.low:  # every match follows it
         return
-    commands = _CommandArguments(text.low, functools.partial(_curl_before, text.low))
-    for m in _CURL_USER.finditer(text.spaced):
+    low, spaced = _as_command_lines(text)
+    commands = _CommandArguments(low, functools.partial(_curl_before, low))
+    for m in _CURL_USER.finditer(spaced):
         password = m.group("pw")
         if password.lower() in STOPWORDS or looks_placeholder(password) or _TEMPLATE_START.match(password):
             continue
@@ -691,7 +693,7 @@ _COMMAND_PASSWORDS = tuple(
                                r"|mariadb(?:-dump|-admin|-import|-show|-check|-binlog|-slap)?", r"-p"),
         (("sshpass",), r"sshpass", r"-p[ \t]*"),
         (("login",), r"(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry)[ \t]+login",
-         r"(?:-p|--password)[ \t]+"),
+         r"(?:-p=?|-p[ \t]+|--password(?:[ \t]+|=))"),
         (("redis-cli",), r"redis-cli", r"(?:-a|--pass)[ \t]+"),
         (("kubeadm",), r"kubeadm[ \t]+(?:join|init)", r"--(?:discovery-|tls-bootstrap-)?token(?:[ \t]+|=)"),
         (("twine",), r"twine[ \t]+upload", r"(?:-p|--password)(?:[ \t]+|=)"),
@@ -701,23 +703,57 @@ _COMMAND_PASSWORDS = tuple(
 
 
 def command_password_hits(text: Text) -> Iterator[Hit]:
-    """Passwords given on a command line to the commands of :data:`_COMMAND_PASSWORDS`, and
-    tokens the commands of :data:`_PRINTED_TOKEN` print."""
+    """Passwords given on a command line to the commands of :data:`_COMMAND_PASSWORDS`, written
+    as a shell or a program's argument list writes it (:func:`_as_command_lines`), and tokens the
+    commands of :data:`_PRINTED_TOKEN` print."""
     yield from _printed_token_hits(text.low)
     for literals, command, option in _COMMAND_PASSWORDS:
         if not any(literal in text.low for literal in literals):
             continue
-        ends = [m.end() for m in command.finditer(text.low)]
+        low, spaced = _as_command_lines(text)
+        ends = [m.end() for m in command.finditer(low)]
         if not ends:
             continue
-        commands = _CommandArguments(text.low, functools.partial(_command_before, ends))
-        for m in option.finditer(text.spaced):
+        commands = _CommandArguments(low, functools.partial(_command_before, ends))
+        for m in option.finditer(spaced):
             group = m.lastgroup or "pw"
             password = m.group(group)
             if password.lower() in STOPWORDS or looks_placeholder(password) or _TEMPLATE_START.match(password):
                 continue
             if len(password) >= 3 and commands.holds(m.start()):
                 yield Hit(m.start(group), m.end(group), "command-password", 3)
+
+
+# A program's arguments as a list of quoted strings, in brackets or parentheses: Python's
+# ``subprocess.run(["mysql", "-pX..."])``, Go's ``exec.Command("docker", "login", ...)``, a JSON
+# command array.
+_QUOTED_ARGUMENT = r"(?:\"[^\"\\\n]{0,200}\"|'[^'\\\n]{0,200}')"
+_ARGUMENT_LIST = lazy.Pattern(rf"[\[(][ \t]*{_QUOTED_ARGUMENT}(?:[ \t]*,[ \t]*{_QUOTED_ARGUMENT})+")
+_ARGUMENT_MARKS = str.maketrans("\"',", "   ")
+_READ_AS_COMMANDS: list[tuple[Text, tuple[str, str]]] = []  # the text last read so, and how
+
+
+def _as_command_lines(text: Text) -> tuple[str, str]:
+    """TEXT's lowercased and spaced copies with each argument list's quotes and commas read as
+    spaces (positions unchanged), so its arguments read as a shell's words: ``["sshpass",
+    "-p", "X..."]`` as ``sshpass -p X...``; a list's comma would otherwise end the command as a
+    sentence's does. Worked out once for the rules that read commands."""
+    last = _READ_AS_COMMANDS[0] if _READ_AS_COMMANDS else None
+    if last is not None and last[0] is text:
+        return last[1]
+    low, spaced = text.low, text.spaced
+    if "," in low and ("[" in low or "(" in low):
+        read_low, read_spaced, position = [], [], 0
+        marks_low, marks_spaced = low.translate(_ARGUMENT_MARKS), spaced.translate(_ARGUMENT_MARKS)
+        for m in _ARGUMENT_LIST.finditer(low):
+            read_low += [low[position : m.start()], marks_low[m.start() : m.end()]]
+            read_spaced += [spaced[position : m.start()], marks_spaced[m.start() : m.end()]]
+            position = m.end()
+        if position:
+            low = "".join(read_low) + low[position:]
+            spaced = "".join(read_spaced) + spaced[position:]
+    _READ_AS_COMMANDS[:] = [(text, (low, spaced))]
+    return low, spaced
 
 
 # A token a command prints, shaped as a UUID: ``heroku auth:token`` and ``npm config get
