@@ -10,7 +10,6 @@ Real clones of a real bare remote over ``file://`` (git makes no shallow clone o
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest

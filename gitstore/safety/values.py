@@ -208,6 +208,8 @@ def _names_folder(value: str, key: str) -> bool:
     (``PWD``, ``OLDPWD`` in an environment dump) is a path from the root, one of its parts
     perhaps no name (a build's or a checkout's: ``/tmp/build-x8Kq2/App``)."""
     path = _MIXED_PATH.fullmatch(value) if key.endswith("pwd") else None
+    if path is None:
+        return False
     parts = _path_parts(path)
     if len(parts) < 2 or not path.group("root") or not all(_FOLDER_CHARS.fullmatch(part) for part in parts):
         return False

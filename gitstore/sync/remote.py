@@ -954,7 +954,8 @@ class _Planned:
         # commit over it is a fast-forward git takes, and mends the remote
         held = peeled(repo, theirs) if theirs is not None else None
         ahead = mine is not None and mine != theirs and (own or held is None or not extends(repo, held, mine))
-        if ahead and held is not None and mine != held and not extends(repo, mine, held):
+        if ahead and mine is not None and theirs is not None and held is not None and mine != held \
+                and not extends(repo, mine, held):
             said = report.not_pushed if own else report.stranded
             line = _split(records, writer, theirs) if own else left
             if line is not None and line not in said:  # a push retried after the remote moved plans again
