@@ -917,3 +917,26 @@ def test_argument_lists_mixed_case_terraform_tokens_and_netrc_defaults_are_redac
 def test_argument_lists_holding_no_password_are_kept(text: str) -> None:
     result = SCANNER.scan(text)
     assert result.findings == (), (text, result.findings)
+
+
+@pytest.mark.parametrize("text", [
+    "AccessorID:       6a12f3c4-1b2d-4e5f-8a9b-0c1d2e3f4a5b\nSecretID:         4d3f7e2a-8b1c-4e5f-9a6b-7c8d9e0f1a2b",
+    "secret_id=4d3f7e2a-8b1c-4e5f-9a6b-7c8d9e0f1a2b",
+    "VAULT_SECRET_ID=4d3f7e2a-8b1c-4e5f-9a6b-7c8d9e0f1a2b",
+])
+def test_a_secret_id_is_a_secret(text: str) -> None:
+    """Consul's ACL tokens print as a SecretID, and Vault's AppRole logs in with a secret_id:
+    UUIDs that are the credential itself."""
+    result = SCANNER.scan(text)
+    assert "4d3f7e2a" not in result.text and result.redactions == 1, result.text
+
+
+@pytest.mark.parametrize("text", [
+    '"SecretId": "prod/db"',
+    '"SecretId": "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf"',
+    "secret_id: my-app-db-password",
+    "secret_id = get_secret_id()",
+])
+def test_a_secret_id_naming_a_secret_is_kept(text: str) -> None:
+    """AWS Secrets Manager's SecretId names the secret (its name or ARN), it is no credential."""
+    assert SCANNER.scan(text).findings == (), text
