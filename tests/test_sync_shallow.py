@@ -176,3 +176,17 @@ def test_this_clone_s_own_history_cut_short_refuses_reads_and_appends_until_sync
     assert cut_commits(carol) == [], "memory's history is whole again"
     comments(Context.open(carol), 60, 1)
     assert verify(Context.open(carol).store).ok
+
+
+def test_a_hook_s_log_names_a_cut_history_as_one_a_sync_mends_not_as_damage(retired: tuple[Path, str, Path]) -> None:
+    from gitstore.capture.hooklog import described
+
+    carol, _, _ = retired
+    comments(Context.open(carol), 50, 3)
+    sync(str(carol))
+    git(carol, "fetch", "-q", "--depth", "1", "origin")
+    with pytest.raises(IntegrityError) as refused:
+        list(Context.open(carol).store.items())
+    line = described(refused.value)
+    assert "shallow" in line and "gitstore sync" in line and "damaged" not in line, line
+    assert "damaged" in described(IntegrityError("a record's digest does not match")), "other damage is still named so"

@@ -151,10 +151,22 @@ def described(exc: BaseException) -> str:
     never the file it names), a gitstore error's kind (``KINDS``) and what to run."""
     if isinstance(exc, OSError) and isinstance(exc.errno, int):
         what = os.strerror(exc.errno)
+    elif _cut_short(exc):
+        what = "memory's history is shallow here (a fetch with --depth cut it): `gitstore sync` fetches it whole"
     else:
         what = next((KINDS[c.__name__] for c in type(exc).__mro__ if c.__name__ in KINDS), "")
     name, _, where = failure(exc).partition(" at ")
     return f"{name}{f' ({what})' if what else ''}{f' at {where}' if where else ''}"
+
+
+def _cut_short(exc: BaseException) -> bool:
+    """Whether EXC is gitstore's refusal of a memory history a fetch with ``--depth`` cut short:
+    no damage, and a sync mends it (its message is gitstore's own words, read for them alone)."""
+    if type(exc).__name__ != "IntegrityError":
+        return False
+    from gitstore.providers._shallow import SHALLOW_NOTE
+
+    return SHALLOW_NOTE in str(exc)
 
 
 def named(folder: str) -> str:

@@ -148,7 +148,8 @@ def _deliver(place: Place, surface: surfaces.Surface, event: str, kind: str, pay
         return Answer("no query: an empty prompt, or a session start on a generic branch", event=event, kind=kind,
                       epoch=led.epoch)
     if index is None:
-        return Answer("recall's index is not ready (it is being rebuilt); nothing this time", event=event, kind=kind)
+        return Answer("recall's index is not ready (it is being rebuilt, or its rebuild failed: the log says why); "
+                      "nothing this time", event=event, kind=kind)
     verdicts = Verdicts(os.path.join(folder(place), VERDICTS) if write else None)
     found = recall(index, query, now, place.limits, led.delivered, verdicts.safe)
     context = passing(found, verdicts.safe)

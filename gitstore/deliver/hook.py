@@ -41,7 +41,7 @@ try:
 except ImportError:  # pragma: no cover - other Python builds
     import signal  # type: ignore[no-redef]
 
-from gitstore.capture.hooklog import failure, log, working_dir
+from gitstore.capture.hooklog import described, failure, log, working_dir
 from gitstore.deliver import heads
 from gitstore.deliver.index import lock_path, open_index, writable
 from gitstore.deliver.index import path as index_path
@@ -307,7 +307,7 @@ def _rebuild(root: str) -> int:
     except Inert:
         pass
     except BaseException as exc:  # noqa: BLE001
-        log(root, "-", f"recall index rebuild failed: {failure(exc)}")
+        log(root, "-", f"recall index rebuild failed: {described(exc)}")
     return 0
 
 
