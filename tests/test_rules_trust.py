@@ -1016,6 +1016,17 @@ _SSH_KEYGEN_OPTIONS = [  # (the options of a line, whether ssh-keygen takes the 
     ("namespaces", False, False),
     ('namespaces="git",cert-authority', False, False),
     ('NAMESPACES="git"', True, False),  # ssh-keygen takes names in any case: gitstore asks for lowercase
+    ('valid-after="20241301"', False, False),  # no month 13
+    ('valid-before="29991299"', False, False),  # no day 99
+    ('valid-after="20240100"', False, False),  # no day 0
+    ('valid-after="202401012560"', False, False),  # no minute 60
+    ('valid-after="20240101240000"', False, False),  # no hour 24
+    ('valid-after="20240101000062Z"', False, False),
+    ('valid-after="20240101000061Z"', True, True),  # a leap second, read as the next minute's first
+    ('valid-after="20240230"', True, True),  # a day past the month's end runs on into the next
+    ('valid-after="19691231Z"', False, False),  # before 1970
+    ('valid-before="19700101Z"', False, False),  # 1970's first second is no time to ssh-keygen
+    ('valid-after="19700101000001Z"', True, True),
 ]
 
 
@@ -1023,16 +1034,25 @@ _SSH_KEYGEN_OPTIONS = [  # (the options of a line, whether ssh-keygen takes the 
 def test_allowed_signers_options_are_read_as_ssh_keygen_reads_them(tmp_path: Path, options: str,
                                                                  ssh_keygen_takes: bool, gitstore_takes: bool) -> None:
     """ssh-keygen takes a key's options as one comma-separated token (a space outside quotes
-    ends it), refuses an option given twice and reads ``namespaces`` as a pattern list: the
-    policy never takes a line whose key ssh-keygen would not check a signature with (a decision
-    signed with it would be written and never count), and says which line, in one line."""
+    ends it), refuses an option given twice, reads ``namespaces`` as a pattern list and a
+    validity time as a calendar time after 1970: the policy never takes a line whose key
+    ssh-keygen would not check a signature with (a decision signed with it would be written and
+    never count), and says which line, in one line."""
+    _read_as_ssh_keygen_reads_it(tmp_path, f"{BOB} {options} {{key}}\n".replace("  ", " "), ssh_keygen_takes,
+                                 gitstore_takes)
+
+
+def _read_as_ssh_keygen_reads_it(tmp_path: Path, line: str, ssh_keygen_takes: bool, gitstore_takes: bool) -> None:
+    """Whether ssh-keygen checks a signature by BOB with the allowed_signers ``line`` (its
+    ``{key}`` the key) and whether the policy takes the line, each as expected; a refusal names
+    the line, in one line."""
     import subprocess
 
     from gitstore.records.policy import PolicyError, parse_signers
 
     key, public = keypair(tmp_path / "keys", BOB)
     signers = tmp_path / "allowed_signers"
-    signers.write_text(f"{BOB} {options} {public}\n".replace("  ", " "))
+    signers.write_text(line.replace("{key}", public))
     message = tmp_path / "message"
     message.write_text("hello\n")
     subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", str(key), "-n", "git", str(message)],
@@ -1048,7 +1068,32 @@ def test_allowed_signers_options_are_read_as_ssh_keygen_reads_them(tmp_path: Pat
         assert not gitstore_takes, exc
         assert str(exc).startswith(".gitstore/allowed_signers:1: ") and "\n" not in str(exc), exc
     else:
-        assert gitstore_takes and [k.public for k in read] == [public], options
+        assert gitstore_takes and [k.public for k in read] == [public], line
+        assert BOB in read[0].principals
+
+
+@pytest.mark.parametrize(("valid_after", "when"), [("20240231", "20240301120000"), ("20240231", "20240302000000"),
+                                                   ("20240101000061", "20240101000059"),
+                                                   ("20240101000061", "20240101000101")])
+def test_a_validity_time_past_a_months_end_is_judged_as_ssh_keygen_judges_it(tmp_path: Path, valid_after: str,
+                                                                            when: str) -> None:
+    """ssh-keygen runs a day past a month's end on into the next month (and a leap second into
+    the next minute): the policy's own check of a key's validity at a commit's time agrees."""
+    import subprocess
+
+    from gitstore.records.policy import parse_signers
+
+    key, public = keypair(tmp_path / "keys", BOB)
+    signers = tmp_path / "allowed_signers"
+    signers.write_text(f'{BOB} valid-after="{valid_after}Z" {public}\n')
+    message = tmp_path / "message"
+    message.write_text("hello\n")
+    subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", str(key), "-n", "git", str(message)],
+                   check=True, capture_output=True)
+    with message.open("rb") as data:
+        checked = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(signers), "-I", BOB, "-n", "git",
+                                  "-s", f"{message}.sig", f"-Overify-time={when}Z"], stdin=data, capture_output=True)
+    assert parse_signers(signers.read_bytes())[0].valid_at(when) == (checked.returncode == 0), checked.stderr
 
 
 def test_a_key_line_ssh_keygen_skips_breaks_the_policy_before_anything_is_decided(

@@ -24,7 +24,8 @@ principals being gitstore person ids::
 
 Options ``namespaces`` (which must allow ``git``), ``valid-after`` and ``valid-before`` are
 honoured (a key's validity is judged at its commit's time, as git does; times are UTC, with
-or without a trailing ``Z``); ``cert-authority``
+or without a trailing ``Z``, each field in its calendar range and after 1970, as ssh-keygen
+reads them); ``cert-authority``
 and wildcard principals are refused, so each key names exactly the people it signs for. The
 options are read as ssh-keygen reads them: one token of lowercase ``name="value"`` joined by
 commas (a space outside quotes ends it), each name once, and ``namespaces`` a pattern list
@@ -44,6 +45,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import calendar
 import json
 import re
 from dataclasses import dataclass, field
@@ -92,8 +94,9 @@ class SignerKey:
 
     def valid_at(self, when: str) -> bool:
         """Whether the key may sign at ``when`` (``YYYYMMDDHHMMSS``, UTC)."""
-        return ((self.valid_after is None or when >= _padded(self.valid_after))
-                and (self.valid_before is None or when < _padded(self.valid_before)))
+        moment = _seconds(when)
+        return ((self.valid_after is None or moment >= _seconds(self.valid_after))
+                and (self.valid_before is None or moment < _seconds(self.valid_before)))
 
 
 @dataclass(frozen=True)
@@ -299,13 +302,32 @@ def _validity(options: dict[str, str | None], where: str) -> tuple[str | None, s
         value = options.get(name)
         if name in options and (value is None or not _TIME.match(value)):
             raise PolicyError(f"{where}: {name} must be YYYYMMDD[HHMM[SS]][Z]")
+        if value is not None and not _in_range(value):
+            raise PolicyError(f"{where}: {name} {value} is no time after 1970 (month 1-12, day 1-31, "
+                              "hour 0-23, minute 0-59; ssh-keygen passes over such a line)")
     return options.get("valid-after"), options.get("valid-before")
 
 
-def _padded(value: str) -> str:
-    """A validity time as ``YYYYMMDDHHMMSS`` (UTC)."""
-    digits = value.rstrip("Z")
-    return digits + "0" * (14 - len(digits))
+def _fields(value: str) -> tuple[int, ...]:
+    """A validity time's year, month, day, hour, minute and second (those left out are 0)."""
+    digits = value.rstrip("Z").ljust(14, "0")
+    return tuple(int(digits[at:at + size]) for at, size in ((0, 4), (4, 2), (6, 2), (8, 2), (10, 2), (12, 2)))
+
+
+def _in_range(value: str) -> bool:
+    """Whether ssh-keygen reads the validity time ``value`` (its digits checked already): each
+    field in its calendar range (a second up to 61, for leap seconds), and after the first
+    second of 1970. A day past its month's end is taken, as ssh-keygen runs it on into the
+    next month."""
+    year, month, day, hour, minute, second = _fields(value)
+    return (1970 <= year and 1 <= month <= 12 and 1 <= day <= 31 and hour <= 23 and minute <= 59
+            and second <= 61 and _seconds(value) > 0)
+
+
+def _seconds(value: str) -> int:
+    """A validity time (or a commit's, ``YYYYMMDDHHMMSS``) as seconds since 1970, UTC; a day
+    past its month's end or a leap second runs on, as ssh-keygen counts them."""
+    return calendar.timegm(_fields(value))
 
 
 def policy_text(people: dict[str, list[str]]) -> str:
