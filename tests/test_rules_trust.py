@@ -1042,6 +1042,27 @@ def test_allowed_signers_options_are_read_as_ssh_keygen_reads_them(tmp_path: Pat
                                  gitstore_takes)
 
 
+_SSH_KEYGEN_PRINCIPALS = [  # (a line, whether ssh-keygen and gitstore take it)
+    (f"{BOB}\t{{key}}", True),  # a tab ends the principals as a space does
+    (f'{BOB}\tnamespaces="git" {{key}}', True),
+    (f"{BOB} \t  {{key}}", True),
+    (f'"{BOB}" {{key}}', True),  # a quoted principal list
+    (f'"{CAROL},{BOB}"\t{{key}}', True),
+    (f'"{BOB}" namespaces="git" {{key}}', True),
+    (f'"{BOB} {{key}}', False),  # a quote never closed
+    (f"{BOB},{{key}}", False),
+]
+
+
+@pytest.mark.parametrize(("line", "takes"), _SSH_KEYGEN_PRINCIPALS)
+def test_allowed_signers_principals_are_read_as_ssh_keygen_reads_them(tmp_path: Path, line: str,
+                                                                    takes: bool) -> None:
+    """ssh-keygen ends a line's principals at its first space or tab, and takes a principal
+    list in double quotes without them: a team's allowed_signers that git reads is one the
+    policy reads too."""
+    _read_as_ssh_keygen_reads_it(tmp_path, line + "\n", takes, takes)
+
+
 def _read_as_ssh_keygen_reads_it(tmp_path: Path, line: str, ssh_keygen_takes: bool, gitstore_takes: bool) -> None:
     """Whether ssh-keygen checks a signature by BOB with the allowed_signers ``line`` (its
     ``{key}`` the key) and whether the policy takes the line, each as expected; a refusal names

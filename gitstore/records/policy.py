@@ -186,7 +186,7 @@ def parse_signers(data: bytes) -> tuple[SignerKey, ...]:
 
 
 def _signer_line(line: str, where: str) -> SignerKey:
-    principals, _, rest = line.partition(" ")
+    principals, rest = _principals_token(line, where)
     names = tuple(principals.split(","))
     for name in names:
         if not PERSON.match(name) or name.startswith("bot:") or any(c in name for c in "*?!"):
@@ -203,6 +203,24 @@ def _signer_line(line: str, where: str) -> SignerKey:
                           + (" after the options, which are one token: name=\"value\" joined by commas, no spaces"
                              if options else ""))
     return SignerKey(names, parts[0], parts[1], *_validity(options, where))
+
+
+_BLANKS = " \t\r\n"  # what ends a token where ssh-keygen reads one
+
+
+def _principals_token(line: str, where: str) -> tuple[str, str]:
+    """The principals a line begins with, and what follows them. As ssh-keygen reads them,
+    they end at the first space or tab, and a double quote opens a part read up to the next
+    one, without the quotes: ``"github:9,github:10"`` lists two people."""
+    end = next((at for at, char in enumerate(line) if char in _BLANKS + '"'), None)
+    if end is None:
+        raise PolicyError(f"{where}: expected principals, then a key")
+    if line[end] != '"':
+        return line[:end], line[end:].lstrip(_BLANKS)
+    close = line.find('"', end + 1)
+    if close < 0:
+        raise PolicyError(f"{where}: a quote in the principals is never closed")
+    return line[:end] + line[end + 1:close], line[close + 1:].lstrip(_BLANKS)
 
 
 def _options_token(rest: str, where: str) -> tuple[str, str]:
