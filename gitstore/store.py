@@ -619,7 +619,8 @@ class Store:
         """The first history reads left out because a fetch with ``--depth`` cut it short
         (``gitstore.providers._shallow``), or None. Read from what is left, another writer's
         retirement or withdrawal may be missing: whatever judges which learnings are in force
-        refuses to until ``gitstore sync`` has made the history whole."""
+        refuses to until ``gitstore sync`` has made the history whole. A history sync tried to
+        deepen and could not is left out as any refusal is, and blocks nothing (``unmended``)."""
         from gitstore.providers._shallow import SHALLOW_NOTE
 
         return next((problem for problem in self.left_out() if SHALLOW_NOTE in problem.message), None)

@@ -190,3 +190,77 @@ def test_a_hook_s_log_names_a_cut_history_as_one_a_sync_mends_not_as_damage(reti
     line = described(refused.value)
     assert "shallow" in line and "gitstore sync" in line and "damaged" not in line, line
     assert "damaged" in described(IntegrityError("a record's digest does not match")), "other damage is still named so"
+
+
+def writer_of(root: Path) -> str:
+    return Context.open(root).workspace.config.writer
+
+
+def depth_clone(tmp_path: Path, bare: Path, name: str = "dave") -> Path:
+    """A clone with depth 1 set up for memory and fetched again with depth 1: every memory
+    history of more than one append is cut short."""
+    root = tmp_path / name
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{bare}", str(root))
+    init(root)
+    git(root, "fetch", "-q", "--depth", "1", "origin")
+    return root
+
+
+def test_a_cut_history_the_remote_can_no_longer_mend_stops_blocking_readers_once_sync_tried(
+        tmp_path: Path, retired: tuple[Path, str, Path]) -> None:
+    """bob's refs go from the remote (a purge) while dave's copy of them is cut: no sync can
+    make it whole. Once a sync has tried, it is left out as a named refusal with the real ways
+    out, and the learnings are judged from the rest instead of refused for good."""
+    _, learning, bare = retired
+    dave = depth_clone(tmp_path, bare)
+    bob = writer_of(tmp_path / "bob")
+    for kind in ("records", "payloads"):
+        git(bare, "update-ref", "-d", f"refs/memory/v1/{kind}/shared/{bob}")
+    done = cli.gitstore("learnings", cwd=dave)
+    assert done.returncode == 3 and "gitstore sync" in done.stderr, "a sync may still mend it: not tried yet"
+    report = sync(str(dave))
+    said = "\n".join(report.render())
+    assert "cannot make it whole" in said and "git update-ref -d" in said, said
+    assert "history is shallow here" not in said, said
+    done = cli.gitstore("learnings", "--json", cwd=dave)
+    assert done.returncode == 0, done.stderr
+    assert bob in done.stderr and "cannot make it whole" in done.stderr and "update-ref -d" in done.stderr, done.stderr
+    assert "run `gitstore sync`" not in done.stderr, done.stderr
+    checked = verify(Context.open(dave).store)
+    assert not checked.ok and any(bob in p.where and "cannot make it whole" in p.message for p in checked.problems)
+    checks = doctor(dave).checks
+    assert any(c.state == WARN and bob in c.detail and "update-ref -d" in c.todo for c in checks), checks
+    assert not any("gitstore sync" in c.todo for c in checks if bob in c.detail), checks
+    assert "cannot make it whole" in "\n".join(sync(str(dave)).render()), "named again, never mended"
+    cut = next(line for line in git(dave, "for-each-ref", "--format=%(refname)", "refs/memory/").split()
+               if line.endswith(f"records/shared/{bob}"))
+    git(dave, "update-ref", "-d", cut)
+    assert cli.gitstore("learnings", cwd=dave).returncode == 0
+    assert verify(Context.open(dave).store).ok
+
+
+def test_a_history_the_remote_itself_holds_cut_is_not_brought_by_sync_s_deepening(
+        tmp_path: Path, retired: tuple[Path, str, Path]) -> None:
+    """A remote that takes shallow pushes lets anyone with push access put a history there cut
+    at the remote's own end. The ordinary fetch refuses it (it would cut this clone's history);
+    the fetch that deepens memory must refuse it too, or no sync could ever make it whole."""
+    _, learning, bare = retired
+    dave = depth_clone(tmp_path, bare)
+    git(bare, "config", "receive.shallowUpdate", "true")
+    forged = tmp_path / "forged"
+    git(tmp_path, "init", "-q", "--bare", str(forged))
+    tree = git(forged, "hash-object", "-t", "tree", "-w", "/dev/null").strip()
+    first = git(forged, "commit-tree", tree, "-m", "append\n\nGitstore-Format: 1").strip()
+    second = git(forged, "commit-tree", tree, "-p", first, "-m", "append\n\nGitstore-Format: 1").strip()
+    name = "refs/memory/v1/records/shared/github-66"
+    git(forged, "update-ref", name, second)
+    mallory = tmp_path / "mallory"
+    git(tmp_path, "init", "-q", "--bare", str(mallory))
+    git(mallory, "fetch", "-q", "--depth", "1", f"file://{forged}", f"{name}:{name}")
+    git(mallory, "push", "-q", f"file://{bare}", f"{name}:{name}")
+    assert (bare / "shallow").is_file(), "the remote holds it cut"
+    sync(str(dave))
+    assert not git(dave, "for-each-ref", "refs/memory/", f"--contains={second}").strip()
+    done = cli.gitstore("learnings", "--json", cwd=dave)
+    assert done.returncode == 0, done.stderr
+    assert state_of(dave, learning) == "retired"

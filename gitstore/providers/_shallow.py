@@ -12,7 +12,11 @@ commit's own tree holds from earlier appends would be missing or read as forged.
 - such a refusal is never remembered: it is judged again once the history is whole;
 - ``gitstore sync`` fetches memory's refs deepened to the whole history (``DEEPEN``), which
   leaves the code's history as shallow as it was;
-- ``gitstore doctor`` warns.
+- ``gitstore doctor`` warns;
+- a history that sync's deepening leaves cut (its writer gone from the remote, or the remote
+  holds it cut itself) is one no sync can mend: sync notes each such ref at its tip
+  (``UNMENDED_FILE``), and from then on reads leave it out as an ordinary refusal
+  (``unmended``) that blocks no reader, until the ref moves or is dropped.
 
 A repository that is not shallow has no ``.git/shallow``: telling costs one ``stat``.
 """
@@ -28,6 +32,8 @@ from gitstore.providers._gitdirs import common_dir, git_env
 SHALLOW_NOTE = "history is shallow here"
 SHALLOW = (f"{SHALLOW_NOTE} (a fetch or clone with `--depth` cut memory's history short, so it reads as "
            "if it began later than it did): run `gitstore sync`, which fetches memory's history whole")
+UNMENDED_NOTE = "history is cut short here and the remote cannot make it whole"
+UNMENDED_FILE = "unmended-shallow"  # "<tip> <ref>" a line: what sync's deepening left cut
 # git's own "infinite" depth (2**31 - 1) makes the remote unshallow every cut history, the code's
 # too; one less deepens only the histories the fetch asks for
 DEEPEN = "--depth=2147483646"
@@ -94,9 +100,46 @@ def cut_refs(repo: pygit2.Repository, prefix: str) -> set[str]:
     return set(done.stdout.split()) if done.returncode == 0 else set()
 
 
+def unmended(ref: str) -> str:
+    """Why a ref whose history sync could not deepen is left out, and the ways out."""
+    return (f"{UNMENDED_NOTE} (a fetch with `--depth` cut it, and `gitstore sync` could not deepen it: its "
+            "writer is gone from the remote, or the remote holds it cut too): the rest is read without it; "
+            f"`git update-ref -d {ref}` drops it here, or `git fetch --unshallow origin` reads it whole "
+            "if the remote still holds its objects")
+
+
+def note_unmended(repo: pygit2.Repository, refs: set[str]) -> None:
+    """Note ``refs``, each at its tip, as cut short after sync tried to deepen them (none: the
+    note goes). Kept by tip: a ref that moves is judged again, and a sync may mend it."""
+    from gitstore._files import replace_file
+    from gitstore.providers._gitdirs import ref_targets, state_dir
+
+    path = state_dir(repo) / UNMENDED_FILE
+    lines = [f"{oid} {name}" for name, oid in ref_targets(repo, "refs/memory/").items() if name in refs]
+    if lines:
+        replace_file(path, "".join(f"{line}\n" for line in lines).encode("ascii"))
+    else:
+        path.unlink(missing_ok=True)
+
+
+def unmended_tips(repo: pygit2.Repository) -> dict[str, str]:
+    """Ref -> tip of each ref sync's deepening left cut (``note_unmended``)."""
+    try:
+        text = (common_dir(repo) / "gitstore" / UNMENDED_FILE).read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    return {name: oid for oid, _, name in (line.partition(" ") for line in text.splitlines()) if name}
+
+
 def names_shallow(problem: str | None) -> bool:
     """Whether a refusal was for a history a shallow fetch cut (judged again, never remembered)."""
     return problem is not None and SHALLOW_NOTE in problem
 
 
-__all__ = ["DEEPEN", "SHALLOW", "SHALLOW_NOTE", "cut_commits", "cut_refs", "is_shallow", "names_shallow", "shallow_state"]
+def names_cut(problem: str | None) -> bool:
+    """Whether a refusal was for a history a shallow fetch cut, whether a sync may mend it or not."""
+    return problem is not None and (SHALLOW_NOTE in problem or UNMENDED_NOTE in problem)
+
+
+__all__ = ["DEEPEN", "SHALLOW", "SHALLOW_NOTE", "UNMENDED_NOTE", "cut_commits", "cut_refs", "is_shallow",
+           "names_cut", "names_shallow", "note_unmended", "shallow_state", "unmended", "unmended_tips"]

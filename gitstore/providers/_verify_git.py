@@ -29,7 +29,7 @@ from gitstore.providers._common import note_problem
 from gitstore.providers._gitdirs import BROKEN_REF, broken_refs, ref_names
 from gitstore.providers._message import Append, parse_message, parse_order
 from gitstore.providers._packs import Objects, opened
-from gitstore.providers._shallow import SHALLOW, cut_commits, is_shallow
+from gitstore.providers._shallow import SHALLOW, cut_commits, is_shallow, unmended, unmended_tips
 from gitstore.providers._tips import LOST, last_acknowledged, lost_refs, rewound
 from gitstore.providers._objects import (
     BLOB_MODE, MAX_PAYLOAD_BYTES, TREE_MODE, Oversized, Source, TreeEntry, Unreadable, load_commit, parse_tree, read_blob,
@@ -195,7 +195,8 @@ def _chain(repo: pygit2.Repository, ref: str, tip: pygit2.Oid, report: VerifyRep
             report.problems.append(Problem(ref, f"commit {oid} is a merge; writer histories are linear"))
             return []
         if not parents and str(oid) in cut:  # git reads it as the first only because a fetch cut what is before
-            report.problems.append(Problem(ref, f"commit {str(oid)[:12]}: {SHALLOW}"))
+            why = unmended(ref) if unmended_tips(repo).get(ref) == str(tip) else SHALLOW  # sync tried, or may yet
+            report.problems.append(Problem(ref, f"commit {str(oid)[:12]}: {why}"))
             return []
         oid = parents[0] if parents else None
     chain.reverse()

@@ -82,7 +82,8 @@ from gitstore.providers._names import (PAYLOAD_DIGEST, PREFIX, QUARANTINE, WRITE
                                       is_parted_snapshot, note_path, payload_path, payloads_ref, record_path,
                                       records_ref, snapshot_of)
 from gitstore.providers._partial import LACKING, advised, judged_again
-from gitstore.providers._shallow import SHALLOW, cut_commits, cut_refs, names_shallow, shallow_state
+from gitstore.providers._shallow import (SHALLOW, cut_commits, cut_refs, names_cut, names_shallow, shallow_state,
+                                         unmended, unmended_tips)
 from gitstore.providers._verified import FOLDER as VERIFIED
 from gitstore.providers._verified import Verified
 from gitstore.providers._verify_git import MAX_CLOCK, HeldClocks, furthest, verify_repository
@@ -378,7 +379,7 @@ class GitProvider:
         target = self._target(info.repo, info.name)
         if not info.fetched or (target is not None and self._admit(info, target).admitted):
             return target
-        if info.name in self._quarantine and names_shallow(self._quarantine[info.name].problem):
+        if info.name in self._quarantine and names_cut(self._quarantine[info.name].problem):
             return None  # the history admitted before is cut short too: nothing of it is read whole
         base = self._admissions.base(info.name)
         return base if base is not None and base in self.repo else None
@@ -1031,7 +1032,8 @@ class GitProvider:
         """Where a fetched ref stands: its records may be read once verified up to ``target``;
         a ref whose history fails is quarantined whole and named by ``quarantined``."""
         if info.repo is self.repo and info.name in self._cut_refs():  # judged again once whole: never remembered
-            admission = Admission(info.name, str(target), SHALLOW)
+            may_mend = unmended_tips(self.repo).get(info.name) != str(target)  # no sync tried at this tip
+            admission = Admission(info.name, str(target), SHALLOW if may_mend else unmended(info.name))
         else:
             admission = self._admissions.check(self.repo, info.name, target, self.scope, self._may_part(info))
         if admission.admitted:
@@ -1121,6 +1123,8 @@ class GitProvider:
         clone, a plain fetch brought it without objects git has not fetched yet (no damage)."""
         if names_shallow(admission.problem):
             return f"not read yet: another clone's memory at {admission.tip[:12]}: {admission.problem}"
+        if names_cut(admission.problem):
+            return f"left out: another clone's memory at {admission.tip[:12]}: {admission.problem}"
         if judged_again(self.repo, admission.problem):
             return (f"not read yet: another clone's memory arrived at {admission.tip[:12]} without its objects "
                     f"({admission.problem}), and {self._read_instead(ref)}; {LACKING}")

@@ -43,6 +43,8 @@ from gitstore.errors import GitstoreError
 OK, WARN, FAIL = "ok", "warn", "fail"
 LOG_LINES = 5
 DEEPENS = "`gitstore sync` fetches memory's history whole (the code's history stays as shallow as it is)"
+UNMENDABLE = ("no sync can make it whole; `git update-ref -d` of that ref drops it here, or `git fetch "
+              "--unshallow origin` reads it whole if the remote still holds its objects")
 
 
 @dataclass(frozen=True)
@@ -236,10 +238,12 @@ def _left_out(report: Report, provider: Any, store: Any) -> None:
     they meet it; doctor says it at any time, and what it means. A warning: this clone's set-up
     works, and it is not this clone's to mend."""
     from gitstore.providers._partial import judged_again
-    from gitstore.providers._shallow import names_shallow
+    from gitstore.providers._shallow import UNMENDED_NOTE, names_shallow
     from gitstore.sync.remote import held_in_quarantine
 
     def advice(why: str) -> str:
+        if UNMENDED_NOTE in why:
+            return UNMENDABLE
         return DEEPENS if names_shallow(why) else fetch if judged_again(provider.repo, why) else todo
 
     todo = ("nothing to mend in this clone: it is read again once that ref moves on the remote (its writer's "
@@ -538,11 +542,16 @@ def _prefetched(report: Report, repo: Any) -> None:
 
 def _shallow(report: Report, repo: Any) -> None:
     """Memory histories a fetch or clone with ``--depth`` cut short: reads leave them out (this
-    clone's own refuse every read) until a sync fetches them whole."""
+    clone's own refuse every read) until a sync fetches them whole. Those a sync could not
+    deepen are named among the fetched memory left out, with their own way out."""
+    from gitstore.providers._gitdirs import ref_targets
     from gitstore.providers._names import PREFIX
-    from gitstore.providers._shallow import cut_refs
+    from gitstore.providers._shallow import cut_refs, unmended_tips
 
     cut = sorted(cut_refs(repo, PREFIX))
+    if cut:  # those a sync could not deepen are named as left out, with their own way out
+        tips, unmended = ref_targets(repo, PREFIX), unmended_tips(repo)
+        cut = [ref for ref in cut if unmended.get(ref) != str(tips.get(ref))]
     if cut:
         report.add("shallow memory", WARN, f"{len(cut)} memory ref(s) have a history a fetch or clone with `--depth` "
                                            f"cut short ({cut[0]}{', ...' if len(cut) > 1 else ''}): reads leave "

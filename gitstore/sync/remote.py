@@ -87,7 +87,7 @@ from gitstore.providers._gitdirs import common_dir, git_env, may_nest, ref_names
 from gitstore.providers._names import QUARANTINE, record_path
 from gitstore.providers._objects import first_parents, peeled
 from gitstore.providers._partial import is_partial, judged_again, missing_objects
-from gitstore.providers._shallow import DEEPEN, cut_refs, is_shallow
+from gitstore.providers._shallow import DEEPEN, cut_refs, is_shallow, note_unmended
 from gitstore.providers._incoming import (
     INCOMING, drop_stale_incoming, policy_incoming, ref_tip, remote_head_incoming, sync_locked,
 )
@@ -401,6 +401,8 @@ def _fetch(repo: pygit2.Repository, remote: str) -> None:
         raise Refused(f"git fetch {remote} failed: {_last_line(done)}")
     if is_shallow(repo):
         _deepen(repo, remote)
+    else:
+        note_unmended(repo, set())  # nothing is cut: a note of what was is stale
     if partial:
         _fetch_missing(repo, remote)
         if branch:  # with the clone's filter: the project's files are fetched as git fetches them there
@@ -414,12 +416,41 @@ def _deepen(repo: pygit2.Repository, remote: str) -> None:
     (``_shallow``), memory's refs only: the code's history stays as shallow as it is (DEEPEN).
     A fetch without ``--depth`` brings a new history whole, but never deepens one a fetch cut;
     and git deepens from the commits a fetch asks for, so one deepening may leave some cut
-    (seen with git 2.39): it is tried again, a few times. A history the remote cannot make
-    whole (a writer ref gone from it) stays cut, and reads leave it out, saying so."""
+    (seen with git 2.39): it is tried again, a few times. Only the refs the plain fetch took
+    are asked for (``_took``). A history the remote cannot make whole (a writer ref gone from
+    it) stays cut: it is noted at its tip, and reads leave it out, naming it, without refusing
+    to judge the rest (``note_unmended``)."""
+    incoming = f"{INCOMING}{remote}/"
     for _ in range(DEEPEN_TRIES):
-        if not cut_refs(repo, PREFIX):
-            return
-        _fetch_beside(repo, remote, ["--no-filter", DEEPEN], fetch_specs(remote), [])
+        specs = _took(repo, remote, cut_refs(repo, PREFIX) | cut_refs(repo, incoming))
+        if not specs:
+            break
+        before = ref_targets(repo, incoming)
+        _fetch_beside(repo, remote, ["--no-filter", DEEPEN], [], specs)
+        _refuse_served_cut(repo, before, ref_targets(repo, incoming))
+    note_unmended(repo, cut_refs(repo, PREFIX))
+
+
+def _took(repo: pygit2.Repository, remote: str, cut: set[str]) -> list[str]:
+    """The refspecs that deepen the writers' refs in ``cut`` (this clone's own, fetched or
+    just fetched), each naming a ref the plain fetch took: a ref it refused (one the remote
+    holds cut itself, below) is never asked for, and a fetch that asks for one may deepen
+    nothing else (seen with git 2.39)."""
+    incoming, tracking = f"{INCOMING}{remote}/", f"{PREFIX}remotes/{remote}/"
+    writers = {name[len(prefix):] for name in cut
+               for prefix in (incoming, tracking, PREFIX) if name.startswith(prefix)}
+    took = (name[len(incoming):] for name in ref_names(repo, incoming))
+    return [f"+{PREFIX}{name}:{incoming}{name}" for name in took if name in writers]
+
+
+def _refuse_served_cut(repo: pygit2.Repository, before: dict[str, pygit2.Oid], after: dict[str, pygit2.Oid]) -> None:
+    """Put back the refs the deepening fetch moved to a history that is still cut. The plain
+    fetch refuses a history the remote itself holds cut (a shallow push, where the remote takes
+    them: git would have to cut this clone's history to take it, and asks ``--update-shallow``
+    for that); a fetch with ``--depth`` takes it, and no sync could ever make it whole."""
+    cut = cut_refs(repo, INCOMING)
+    _update_refs(repo, [(name, before.get(name) or cast(pygit2.Oid, ZERO), oid) for name, oid in after.items()
+                        if name in cut and before.get(name) != oid])
 
 
 def _fetch_beside(repo: pygit2.Repository, remote: str, options: list[str], specs: list[str],
