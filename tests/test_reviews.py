@@ -213,8 +213,24 @@ def test_a_snapshot_of_another_repository_is_refused(tmp_path: Path) -> None:
 def test_garbage_is_a_clear_error(ctx: Context, tmp_path: Path) -> None:
     path = tmp_path / "x.json"
     path.write_text('{"hello": 1}')
-    with pytest.raises(InvalidInput, match="neither a gitstore GitHub snapshot nor webhook deliveries"):
+    with pytest.raises(InvalidInput, match=r"neither a gitstore GitHub snapshot \(gitstore.github-snapshot/1\) nor webhook deliveries\Z"):
         import_reviews(ctx, path, "github:9")
+
+
+def test_a_page_of_rest_review_comments_is_told_what_imports_it(ctx: Context, tmp_path: Path) -> None:
+    """What `gh api .../pulls/N/comments` prints is one page of a pull request's comments: the
+    error says which command fetches them all."""
+    path = tmp_path / "comments.json"
+    path.write_text(json.dumps([{"id": 1, "pull_request_url": "https://api.github.com/repos/acme/widgets/pulls/12",
+                                 "diff_hunk": "@@ -1 +1 @@", "body": "Use jitter."}]))
+    with pytest.raises(InvalidInput, match=r"REST review comments.*gitstore import github --pr N"):
+        import_reviews(ctx, path, "github:9")
+
+
+def test_a_snapshot_in_a_repository_without_origin_is_told_how_to_name_it(tmp_path: Path) -> None:
+    ctx = ready_repo(tmp_path / "plain", origin="")
+    with pytest.raises(Refused, match=r"no origin remote: `git remote add origin"):
+        import_reviews(ctx, hook("pull_request_review_comment/created.payload.json"), "github:9")
 
 
 def test_review_states_become_status_events(ctx: Context) -> None:

@@ -100,9 +100,23 @@ def load_snapshot(path: Path) -> tuple[str, list[dict[str, Any]] | dict[str, Any
         return "github-rest", data, canonicalize(data)
     payloads = data if isinstance(data, list) else [data]
     if not all(isinstance(p, dict) and "action" in p and "repository" in p for p in payloads):
-        raise InvalidInput(f"{path}: neither a gitstore GitHub snapshot nor webhook deliveries")
+        raise InvalidInput(f"{path}: neither a gitstore GitHub snapshot ({FORMAT}) nor webhook deliveries"
+                           + (_REST_LIST if _rest_comments(payloads) else ""))
     payloads = in_time_order(payloads)
     return "github-webhook", payloads, canonicalize(payloads)
+
+
+# what to do with what `gh api repos/O/R/pulls/N/comments` prints: one page of a pull
+# request's review comments, which says nothing of the pages, reviews and threads it left out
+_REST_LIST = ("; it reads as GitHub REST review comments, one page of them: `gitstore import github --pr N` "
+              "fetches every page of a pull request and imports them")
+
+
+def _rest_comments(payloads: list[Any]) -> bool:
+    """Whether PAYLOADS is a list of GitHub REST review comments (each with its pull request's
+    address and the diff it comments on)."""
+    return bool(payloads) and all(isinstance(p, dict) and "pull_request_url" in p and "diff_hunk" in p
+                                  for p in payloads)
 
 
 def _check_snapshot(path: Path, data: dict[str, Any]) -> None:
@@ -650,7 +664,9 @@ def store_import(built: BuiltImport) -> ImportReport:
 def check_repository(ctx: Context, repository: str, what: str) -> None:
     """Refuse review material of another repository than this checkout's scope."""
     if not ctx.scope.endswith("/" + repository.lower()) and not ctx.scope.lower().endswith("/" + repository.lower()):
-        raise Refused(f"{what} {repository}, this repository is {ctx.scope}")
+        local = " (it has no origin remote: `git remote add origin <its GitHub address>` names it)" \
+            if ctx.scope.startswith("local/") else ""
+        raise Refused(f"{what} {repository}, this repository is {ctx.scope}{local}")
 
 
 def _only_pull_request(payloads: list[Any]) -> int | None:
