@@ -15,15 +15,23 @@ context, tags, link and image targets, reference images, reference definitions w
 the labels naming them, also in code and HTML blocks, stale references to web addresses, style
 attributes, meta refreshes, emoji flag sequences, look-alikes in Latin words); the worst of
 them is compared with the prose, in the same run. Goal: <= 10x.
+
+An attacker repeats a shape, not a value: each repetition of a unit gets its own number where
+the unit holds ``{n}``, and the scanner's caches are emptied before each timing, so a value
+judged once is not judged free ever after.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import importlib
+import pkgutil
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import gitstore.safety
 from gitstore.safety.scanner import default_scanner
 from tools.testdata import testdata_root
 
@@ -32,16 +40,17 @@ GOAL = 10.0
 ROOT = Path(__file__).resolve().parent.parent
 DATA = testdata_root()
 
+COUNTER = "{n}"  # in a unit, where each repetition writes its own number
 PROSE = "The retry loop in src/store.py backs off with jitter; tests cover the race. "
 ADVERSARIAL: dict[str, str] = {
     "credential words": "secret is the token of the key ",
-    "credential words and runs": "the secret is " + "Ab1" * 60 + " ",
-    "secrets in prose": "my token is 95b4237ca84df1a0f7ee258d69697eea9a8c43fc ",
-    "assigned secrets": "password: 95b4237ca84df1a0f7ee258d69697eea ",
-    "credential words in table cells": "| api_key | x\\|y |\tsecret  z |\n",
+    "credential words and runs": "the secret is {n}" + "Ab1" * 60 + " ",
+    "secrets in prose": "my token is {n}95b4237ca84df1a0f7ee258d69697eea9a8c43fc ",
+    "assigned secrets": "password: {n}95b4237ca84df1a0f7ee258d69697eea ",
+    "credential words in table cells": "| api_key | x{n}\\|y |\tsecret  z{n} |\n",
     "credential words before gaps": "password" + " \t" * 40,
-    "credential words before dotted values": "api_key=self." + "s3Bucket.x9Y." * 36 + "z\n",
-    "google tokens": "ya29." + "A1b-" * 20 + " ",
+    "credential words before dotted values": "api_key=self.{n}" + "s3Bucket.x9Y." * 36 + "z\n",
+    "google tokens": "ya29.{n}" + "A1b-" * 20 + " ",
     "credential words in emphasised key cells": "| **password (a):** | ~~b~~ c d password e |\n",
     "notes in value cells": "| password | [a] (b) [c] [d] [e] x |\n",
     "hails": "attention ai agents note to any llm reading this ",
@@ -49,8 +58,8 @@ ADVERSARIAL: dict[str, str] = {
     "vocatives": "\nai agents: ",
     "downloaders": "curl " + "a" * 300 + " ",
     "downloads piped": "curl a.example | ",
-    "command-line passwords": "mysql -pab -pcd -p ",
-    "registry logins": "docker login -p x --password y ",
+    "command-line passwords": "mysql -pab{n} -pcd{n} -p ",
+    "registry logins": "docker login -p x{n} --password y{n} ",
     "command-line tokens": "redis-cli -a x kubeadm join --token y twine upload -p z doctl auth init -t w ",
     "short password keys": "db_pass= pwd: x_pw=a credentials: b _auth=c ",
     "netrc entries": "machine a login b account c port d ",
@@ -59,17 +68,17 @@ ADVERSARIAL: dict[str, str] = {
     "bot ids": "123456789012345:AA ",
     "key file private lines": "Private-Lines: 9\nAAAA\n",
     "printed tokens": "heroku auth:token x\nnpm config get a:_authtoken\n",
-    "camel-case values": "secret=HTTPAbcS3DefGhiV2JKLMNOPQRx" + "AbcV2" * 80 + " ",
+    "camel-case values": "secret=HTTPAbcS3DefGhiV2JKLMNOPQRx{n}" + "AbcV2" * 80 + " ",
     "substitutions": "$( curl <( wget ",
     "underscores": "_a_ b_ _c ",
-    "base64 runs": "QUJD" * 30 + " ",
+    "base64 runs": "{n}" + "QUJD" * 30 + " ",
     "base64 table rows": "| " + "QUJD" * 10 + " |\n",
     "private keys in gutters": "-----BEGIN RSA PRIVATE KEY-----\n" + "  12\u2192a/b:3:> QUJD<br>\n" * 40,
     "quotes escaped in strings": '{\\"password\\": \\\\\\"x\\\\\\" ' + "\\" * 20 + " ",
-    "words with numbers": "password=" + "Ab1-xY9_" * 40 + "+ ",
-    "long values": "api_key=" + "Ab1/xY9+" * 100 + " https://u:" + "Ab1xY9" * 100 + "@h sk-proj-"
-    + "Ab1-xY9_" * 100 + " | password | " + "Ab1/xY9+" * 100 + " mysql -p'" + "Ab1" * 100 + "\n"
-    + "machine h password " + "Ab1/xY9+" * 100 + " pypi-AgEIcHlwaS5vcmc" + "Ab1-xY9_" * 100 + "\n",
+    "words with numbers": "password={n}" + "Ab1-xY9_" * 40 + "+ ",
+    "long values": "api_key={n}" + "Ab1/xY9+" * 100 + " https://u:{n}" + "Ab1xY9" * 100 + "@h sk-proj-{n}"
+    + "Ab1-xY9_" * 100 + " | password | {n}" + "Ab1/xY9+" * 100 + " mysql -p'{n}" + "Ab1" * 100 + "\n"
+    + "machine h password {n}" + "Ab1/xY9+" * 100 + " pypi-AgEIcHlwaS5vcmc{n}" + "Ab1-xY9_" * 100 + "\n",
     "private key ends far away": "-----BEGIN PRIVATE KEY-----" + " QUJD" * 3000 + " -----END PRIVATE KEY----- ",
     "hidden characters": "a\u200b",
     "joiners and selectors": "a\u200d\ufe0f",
@@ -93,14 +102,46 @@ ADVERSARIAL: dict[str, str] = {
     "link destinations left open": '[a]: # (b)\n[c](x "[a] <i t="[a] ',
     "style attributes": '<a style="url(',
     "meta refreshes": "<meta content=0;url= ",
+    "long word runs": "password={n}" + "Ab1xY9Qz" * 125 + " \n",
+    "nested types in quoted values": 'password: "{n}' + "Ab[Cd[Ef[Gh[Jk[Mn[" * 50 + "X" + "]" * 300 + '"\n',
+    "keys between paths": "AKIAQ7ZK3MBT6XW4PRNV /home/ab ",
+    "nested images": "[r]: {x}\n" + "![" * 1000 + "]" * 1000 + "\n",
+    "short vocatives": "\nai:",
     "look-alikes in words": "sayНello say\U0001d677ello ﬁle ",
     "flag sequences": "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
 }
 
 
+def _caches() -> list[Callable[[], None]]:
+    """What empties each memo of the scanner's modules (``functools.lru_cache``)."""
+    clears = []
+    for info in pkgutil.iter_modules(gitstore.safety.__path__, "gitstore.safety."):
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if isinstance(value, functools._lru_cache_wrapper) and value.__module__ == info.name:
+                clears.append(value.cache_clear)
+    return clears
+
+
+def _repeated(unit: str, size: int) -> str:
+    """SIZE characters of UNIT over and over, each repetition's ``{n}`` its own number."""
+    if COUNTER not in unit:
+        return (unit * (size // len(unit) + 1))[:size]
+    parts, length, number = [], 0, 0
+    while length < size:
+        part = unit.replace(COUNTER, str(number))
+        parts.append(part)
+        length += len(part)
+        number += 1
+    return "".join(parts)[:size]
+
+
 def _seconds(scan: Callable[[str], object], text: str, repeat: int) -> float:
     best = float("inf")
+    clears = _caches()
     for _ in range(repeat):
+        for clear in clears:
+            clear()
         start = time.perf_counter()
         scan(text)
         best = min(best, time.perf_counter() - start)
@@ -110,11 +151,11 @@ def _seconds(scan: Callable[[str], object], text: str, repeat: int) -> float:
 def speed(size: int, repeat: int) -> tuple[float, str, float]:
     """Seconds per megabyte for prose, and for the slowest adversarial input (and its name)."""
     scan = default_scanner().scan
-    prose = (PROSE * (size // len(PROSE) + 1))[:size]
+    prose = _repeated(PROSE, size)
     base = _seconds(scan, prose, repeat) / size * 1e6
     worst_name, worst = "", 0.0
     for name, unit in ADVERSARIAL.items():
-        text = (unit * (size // len(unit) + 1))[:size]
+        text = _repeated(unit, size)
         seconds = _seconds(scan, text, repeat) / size * 1e6
         if seconds > worst:
             worst_name, worst = name, seconds
