@@ -940,3 +940,28 @@ def test_a_secret_id_is_a_secret(text: str) -> None:
 def test_a_secret_id_naming_a_secret_is_kept(text: str) -> None:
     """AWS Secrets Manager's SecretId names the secret (its name or ARN), it is no credential."""
     assert SCANNER.scan(text).findings == (), text
+
+
+LONG_RUN = ("Ab1xY9Qz" * 12_500)[:100_000]  # one word of random letters and digits, 100 kB
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    (f"password={LONG_RUN}", "credential-assignment"),
+    (f"the secret is {('Ab1xY9Qz7KmP3wRt' * 6_250)} ok", "prose-secret"),
+    (f"machine h password {LONG_RUN}\n", "credential-assignment"),
+    (f"<password>{LONG_RUN}</x>", "credential-assignment"),
+])
+def test_a_long_value_is_judged_in_one_pass_and_redacted_whole(text: str, kind: str) -> None:
+    """A value that is one long run of word characters is read once for a call (``name(``), not
+    once from each of its characters."""
+    result = SCANNER.scan(text)
+    assert not result.quarantined
+    assert [(f.kind, f.action, f.count) for f in result.findings] == [(kind, "redact", 1)]
+    assert "Ab1xY9Qz" not in result.text
+
+
+@pytest.mark.parametrize("value", ["init_cache(", "123abcd(", "\u00e9tat_get(", "x1y2(", "9_abc(", "12345(ab1234("])
+def test_a_call_in_a_value_marks_it_a_template_wherever_its_name_starts(value: str) -> None:
+    from gitstore.safety.values import names_something
+
+    assert names_something(value + "Ab1xY9Qz7KmP3wRt)")

@@ -115,11 +115,14 @@ STOPWORDS = frozenset(
     "secret secrets password passwd passphrase token apikey api_key key bearer basic env vault "
     "empty unset default write read pass pwd x-oauth-basic".split()
 )
-# Interpolations, substitutions, markup and code: the value is filled in elsewhere.
+# Interpolations, substitutions, markup and code: the value is filled in elsewhere. A call
+# (``name(``, a name of four characters or more) is read from the start of its run of word
+# characters, the first letter or underscore opening the name: read from each character of
+# the run instead, a long run without a parenthesis cost time quadratic in its length.
 _TEMPLATE = lazy.Pattern(
     r"\$[{(]|\\\$|\$\\\{|#\{|%\{|\{\{|\[\[|\{\.|@@|&lt;|&gt;|\\\(|`|^\$|\$$|^#!"
     r"|\$[A-Z_][A-Z0-9_]{2,}(?![a-z])|^%[A-Za-z_]+%$|^\[.*\]$|^__.*__$|^\{[A-Za-z_]+\}$"
-    r"|[A-Za-z_]\w{3,}\(|[\"']\s*\+\s*"
+    r"|(?<!\w)[^\WA-Za-z_]*+[A-Za-z_]\w{3,}+\(|[\"']\s*\+\s*"
 )
 # Names: words, possibly joined (kebab, snake, dotted, CamelCase), with a short number. A word is
 # lower case, UPPER CASE or Capitalized; random letters, which flip case often, are not words.
