@@ -965,3 +965,18 @@ def test_a_call_in_a_value_marks_it_a_template_wherever_its_name_starts(value: s
     from gitstore.safety.values import names_something
 
     assert names_something(value + "Ab1xY9Qz7KmP3wRt)")
+
+
+def test_a_value_nesting_brackets_deeper_than_any_type_is_judged_in_time_and_redacted() -> None:
+    """Brackets nested thousands deep are no type an API documents: the value is not read again
+    for each level of them."""
+    depth = 6_000
+    value = "".join(("Ab[", "Cd[", "Ef[", "Gh[", "Jk[", "Mn[")[i % 6] for i in range(depth)) + "X" + "]" * depth
+    result = SCANNER.scan(f'password: "{value}"')
+    assert result.text == 'password: "[REDACTED:credential-assignment]"'
+
+
+@pytest.mark.parametrize("value", ["Optional[List[Dict[str, Tuple[int, ...]]]]",
+                                   "A[B[C[D[E[F[G[H[I[J[K[L[M[N[O[P[str]]]]]]]]]]]]]]]]"])
+def test_a_nested_type_is_kept(value: str) -> None:
+    assert SCANNER.scan(f'password: "{value}"').text == f'password: "{value}"'

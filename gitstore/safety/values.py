@@ -191,6 +191,7 @@ _TYPE_ARGUMENTS = lazy.Pattern(
     rf"(?<![\w.:])([A-Za-z_]+(?:(?:\.|::)[A-Za-z_]+)*)(?:\[\s*{_TYPE_ARGUMENT}"
     rf"(?:\s*,\s*{_TYPE_ARGUMENT})*\s*\]|<\s*{_TYPE_NAME}(?:\s*,\s*{_TYPE_NAME})*\s*>)"
 )
+_DEEPEST_TYPE = 16  # levels of arguments a type nests at most (``Optional[List[Dict[str, Any]]]``: 3)
 _TYPE_UNION = lazy.Pattern(rf"{_TYPE_NAME}(?:\s*\\?\|\s*{_TYPE_NAME})*")
 _TYPE_WORD = lazy.Pattern(r"[A-Za-z_]\w*")
 
@@ -239,14 +240,20 @@ def _is_prose(value: str) -> bool:
 def _is_type(value: str) -> bool:
     """A type with its arguments, as an API's documentation writes a parameter's
     (``Optional[str]``, ``list[str]``, ``Dict[str, Any]``, ``Optional[str] | None``), each of its
-    names a word. Read from the innermost arguments out, so nesting costs a pass a level."""
+    names a word. Read from the innermost arguments out, so nesting costs a pass a level: a
+    value nesting deeper than :data:`_DEEPEST_TYPE` is no type, and is not read again for each
+    of its levels."""
     if "[" not in value and "<" not in value:
         return False
     reduced, count = _TYPE_ARGUMENTS.subn(r"\1", value)
     if not count:
         return False
-    while count:
+    for _ in range(_DEEPEST_TYPE):
         reduced, count = _TYPE_ARGUMENTS.subn(r"\1", reduced)
+        if not count:
+            break
+    else:
+        return False
     if not _TYPE_UNION.fullmatch(reduced):
         return False
     return all(_NAME.fullmatch(name) for name in _TYPE_WORD.findall(value))
