@@ -37,6 +37,8 @@ literal so the regex engine can skip ahead, case-insensitive ones run over a low
 from __future__ import annotations
 
 import bisect
+import heapq
+import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, Protocol, runtime_checkable
@@ -157,17 +159,25 @@ _MAX_DEPTH = 2  # how deep base64 blobs and escaped words inside them are looked
 
 
 def _resolve(hits: Iterable[Hit]) -> list[Hit]:
-    """Non-overlapping hits: the lower priority first, then the earlier and longer."""
-    starts: list[int] = []
+    """Non-overlapping hits: the lower priority first, then the earlier and longer; a hit
+    overlapping one kept is dropped. A priority's hits are swept in order of their starts
+    against those kept at lower priorities, then merged with them: inserting each kept hit
+    among all those before it cost time quadratic in their number."""
     accepted: list[Hit] = []  # sorted by start, never overlapping
-    for hit in sorted(hits, key=lambda h: (h.priority, h.start, h.start - h.end)):
-        i = bisect.bisect_right(starts, hit.start)
-        if i and accepted[i - 1].end > hit.start:
-            continue
-        if i < len(accepted) and accepted[i].start < hit.end:
-            continue
-        starts.insert(i, hit.start)
-        accepted.insert(i, hit)
+    ordered = sorted(hits, key=lambda h: (h.priority, h.start, h.start - h.end))
+    for _, level in itertools.groupby(ordered, key=lambda h: h.priority):
+        starts = [hit.start for hit in accepted]
+        taken: list[Hit] = []  # this priority's, sorted by start
+        for hit in level:
+            if taken and taken[-1].end > hit.start:
+                continue
+            i = bisect.bisect_right(starts, hit.start)
+            if i and accepted[i - 1].end > hit.start:
+                continue
+            if i < len(accepted) and accepted[i].start < hit.end:
+                continue
+            taken.append(hit)
+        accepted = list(heapq.merge(accepted, taken, key=lambda h: h.start))
     return accepted
 
 
