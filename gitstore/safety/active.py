@@ -91,6 +91,10 @@ _TARGET = lazy.Pattern(r"\]\([ \t]*(?:<([^>)\n]*)|([^\s)]*))")  # a URL ends at 
 _LABEL_TEXT = r"(?:[^\[\]\\]|\\[\s\S])"  # a label's character: no bracket unless escaped
 # a reference definition (``[r]: <url> "title"``, the URL on the line of the label or the next);
 # an image takes its URL from one as ``![alt][r]``, ``![r][]`` or ``![r]`` (not ``![r](``)
+# A link label holds at most 999 characters: an image's alt text longer than that names no
+# definition (read as a label anyway, images nested thousands deep, each holding all those
+# inside it, were read in time quadratic in their depth).
+_LONGEST_LABEL = 999
 _DEFINITION = lazy.Pattern(rf"\[({_LABEL_TEXT}{{1,999}})\]:[ \t]*(?:\r?\n[ \t]*)?(?:<([^<>\n]*)>|(\S+))")
 _REFERENCE = lazy.Pattern(rf"\[({_LABEL_TEXT}*+)\]|(?!\()")
 
@@ -207,7 +211,10 @@ def _referenced_images(text: str, in_code: _InCode, image_ends: Callable[[], lis
     found = set()
     for start, close in image_ends():
         after = _REFERENCE.match(text, close + 1)
-        if after is not None and link_label(after.group(1) or text[start + 2:close]) in leaking:
+        if after is None:
+            continue
+        label = after.group(1) or (text[start + 2:close] if close - start - 2 <= _LONGEST_LABEL else "")
+        if label and link_label(label) in leaking:
             found.add(start)
     return found
 
