@@ -240,9 +240,27 @@ def role_lines(reading: str) -> int:
     return sum(1 for _ in _ROLE_LINE.finditer("\n" + reading))
 
 
+class _ParagraphEnds:
+    """The first paragraph end at or after a place in READING. Hails come in order, many to a
+    paragraph (a vocative on each line): the end found for one serves those after it, so the
+    text is searched once, not a reach of it for each hail."""
+
+    def __init__(self, reading: str) -> None:
+        self.reading = reading
+        self.since = len(reading) + 1  # where the last search started
+        self.found: re.Match[str] | None = None  # what it found (None: no end after it)
+
+    def after(self, place: int, reach: int) -> re.Match[str] | None:
+        """The first paragraph end from PLACE, if it ends by REACH."""
+        if not (self.since <= place and (self.found is None or self.found.start() >= place)):
+            self.since, self.found = place, _PARAGRAPH_END.search(self.reading, place)
+        return self.found if self.found is not None and self.found.end() <= reach else None
+
+
 def _addressed_orders(reading: str) -> int:
     """Hails to AI readers with an order after them in the same paragraph."""
     count, covered, searched = 0, -1, 0
+    paragraph_ends = _ParagraphEnds(reading)
     hails = [*authority_claims(reading), *readers_reading_this(reading)]
     if names_readers(reading):  # every other hail names AI readers: look only where some are
         hails += [m for pattern in _HAILS for m in pattern.finditer(reading)]
@@ -254,7 +272,7 @@ def _addressed_orders(reading: str) -> int:
         end = min(len(reading), hail.end() + _ORDER_REACH)
         # a hail standing alone (a heading, "ATTENTION AI AGENTS:") reaches the next paragraph
         body = _HAIL_TAIL.match(reading, hail.end()).end()
-        paragraph = _PARAGRAPH_END.search(reading, body, end)
+        paragraph = paragraph_ends.after(body, end)
         end = paragraph.start() if paragraph else end
         order = _ORDER_AT_ONCE.match(reading, hail.end(), end)
         if order is None and hail.re.pattern != _VOCATIVE.pattern:  # "ai agents: a survey" names a topic
