@@ -191,6 +191,7 @@ _TYPE_ARGUMENTS = lazy.Pattern(
     rf"(?<![\w.:])([A-Za-z_]+(?:(?:\.|::)[A-Za-z_]+)*)(?:\[\s*{_TYPE_ARGUMENT}"
     rf"(?:\s*,\s*{_TYPE_ARGUMENT})*\s*\]|<\s*{_TYPE_NAME}(?:\s*,\s*{_TYPE_NAME})*\s*>)"
 )
+_MOST_ARGUMENT_LISTS = 64  # brackets a type opens at most (``Dict[str, List[int]]``: 2)
 _DEEPEST_TYPE = 16  # levels of arguments a type nests at most (``Optional[List[Dict[str, Any]]]``: 3)
 _TYPE_UNION = lazy.Pattern(rf"{_TYPE_NAME}(?:\s*\\?\|\s*{_TYPE_NAME})*")
 _TYPE_WORD = lazy.Pattern(r"[A-Za-z_]\w*")
@@ -241,9 +242,11 @@ def _is_type(value: str) -> bool:
     """A type with its arguments, as an API's documentation writes a parameter's
     (``Optional[str]``, ``list[str]``, ``Dict[str, Any]``, ``Optional[str] | None``), each of its
     names a word. Read from the innermost arguments out, so nesting costs a pass a level: a
-    value nesting deeper than :data:`_DEEPEST_TYPE` is no type, and is not read again for each
-    of its levels."""
+    value nesting deeper than :data:`_DEEPEST_TYPE`, or opening more than
+    :data:`_MOST_ARGUMENT_LISTS` brackets, is no type, and is not read again for each level."""
     if "[" not in value and "<" not in value:
+        return False
+    if value.count("[") + value.count("<") > _MOST_ARGUMENT_LISTS:
         return False
     reduced, count = _TYPE_ARGUMENTS.subn(r"\1", value)
     if not count:
