@@ -152,13 +152,16 @@ _PATH_PART = lazy.Pattern(r"[/\\]+")
 _FOLDER_CHARS = lazy.Pattern(r"[\w .@~-]+")
 # a folder's or file's name: words with numbers, in CamelCase (a first word may have two
 # letters: ``MyService``; an acronym one to four: ``OAuth2Client``, ``AuthTokenV2``), joined by
-# dots, dashes and the like
+# dots, dashes, underscores and spaces, any of them anywhere. A word is read once, as a whole run
+# of letters and digits, and its capitals and digits one at a time (a run of acronyms is a run
+# of capitals, a run of numbers one of digits): a run that splits into acronyms or numbers many
+# ways was otherwise tried each way when the name failed, in time exponential in its length.
 _PATH_ACRONYM = r"[A-Z]{1,4}(?![a-z])"
 _PATH_WORD = (
-    rf"(?:[A-Z][a-z](?![a-z])|{_PATH_ACRONYM}(?=[A-Z][a-z]))?[a-z]*"
-    rf"(?:[A-Z][a-z]{{2,}}|{_PATH_ACRONYM}|\d{{1,4}})*"
+    rf"(?=[A-Za-z\d])(?>(?:[A-Z][a-z](?![a-z])|{_PATH_ACRONYM}(?=[A-Z][a-z]))?[a-z]*+"
+    rf"(?:[A-Z][a-z]{{2,}}+|[A-Z](?![a-z])|\d++)*+(?![A-Za-z\d]))"
 )
-_PATH_NAME = lazy.Pattern(rf"[_.-]*{_PATH_WORD}(?:[-_. ]+{_PATH_WORD})*[_.-]*")
+_PATH_NAME = lazy.Pattern(rf"[-_. ]*+(?:{_PATH_WORD}[-_. ]*+)*+")
 _EXTENSION = lazy.Pattern(r".+\.[a-z][a-z0-9]{0,5}")
 _FILE_NAME = lazy.Pattern(
     r"[\w.-]+\.(?:json|ya?ml|txt|tmpl|conf|cfg|ini|env|pem|key|crt|svg|png|jpe?g|xml|toml)"

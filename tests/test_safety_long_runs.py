@@ -1,0 +1,21 @@
+"""Runs a reading could split many ways (a run of digits, spaces, marks or brackets): every text
+entering the store or reaching an agent is scanned, so each is read in one pass, never tried
+each way, and the scan of such a text ends and judges it as a shorter one is judged."""
+
+from __future__ import annotations
+
+from gitstore.safety.scanner import default_scanner
+from gitstore.safety.values import trivial_value
+
+SCANNER = default_scanner()
+
+
+def test_a_path_part_of_a_long_run_of_digits_before_letters_is_read_once() -> None:
+    """A run of digits splits into numbers, and one of capitals into acronyms, in ways
+    exponential in its length; a part that is no name then failed only after all of them."""
+    trivial_value.cache_clear()
+    result = SCANNER.scan("password=src/" + "1" * 40 + "Zq!")
+    assert result.text == "password=[REDACTED:credential-assignment]"
+    trivial_value.cache_clear()
+    assert SCANNER.scan("password=src/" + "A" * 40 + "a1!").redactions == 1
+    assert SCANNER.scan("key file: src/Data2024/HTTP2Server/parseHTML.py").findings == ()
