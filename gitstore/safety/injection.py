@@ -146,9 +146,9 @@ _HAILS = tuple(
     lazy.Pattern(p)
     for p in (
         # "attention ai agents:", "important instructions for llms", "note to any ai assistant"
-        rf"{_HAIL_WORD}(?:\s+{_HAIL_WORD})*\s*[:,!.-]*\s*(?:(?:to|for)\s+)?(?:(?:all|any|every|the)\s+)*{_READER}{_HAILED}",
+        rf"{_HAIL_WORD}(?:\s++{_HAIL_WORD})*+\s*+[:,!.-]*+\s*+(?:(?:to|for)\s+)?(?:(?:all|any|every|the)\s+)*{_READER}{_HAILED}",
         # "dear ai assistant", "hey llms", "hello, ai agents"
-        rf"(?:dear|hey|hello|hi|greetings|yo)\s*,?\s+(?:(?:all|any|every|fellow|the)\s+)*{_READER}{_HAILED}",
+        rf"(?:dear|hey|hello|hi|greetings|yo)(?:\s*+,)?\s++(?:(?:all|any|every|fellow|the)\s+)*{_READER}{_HAILED}",
         # "if you are an ai agent", "if you're an llm", "in case you are a language model"
         rf"(?:if|in\s+case|when)\s+you\s*(?:'re|are)\s+(?:an?\s+|the\s+|any\s+)?{_READER}",
         # "when an ai model reads this", "if any llm processes this"
