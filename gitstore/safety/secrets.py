@@ -407,7 +407,7 @@ _CODE_CELL = lazy.Pattern(r"(?P<ticks>`++)[ \t]*+(?P<v>[^`\n]+?)[ \t]*+(?P=ticks
 # a cell's words as a reader reads them: a struck-out or parenthesised run of words is one, so
 # is a type with its arguments (``Dict[str, Any]``); and a word or cell in emphasis or struck out
 _CELL_WORD = lazy.Pattern(r"(?:~~[^~\n]+~~|\([^()\n]*\)|(?<=\w)[\[<][^\]>\n]*[\]>]|\S)+")
-_MARKED = lazy.Pattern(r"[*_~]+(?P<text>.+?)[*_~]+")
+_MARKS = "*_~"
 _WORD_REST = lazy.Pattern(r"[^\s|]*+")
 
 
@@ -455,9 +455,13 @@ def _secret_cell(value: str, key: str, quoted: bool) -> bool:
 
 
 def _unmarked(text: str) -> str:
-    """TEXT without the emphasis or strike-through marks around it, if it has them both sides."""
-    marked = _MARKED.fullmatch(text) if text[:1] in "*_~" else None
-    return marked.group("text") if marked else text
+    """TEXT without the emphasis or strike-through marks around it, if it has them both sides
+    (marks alone keep their last but one, as the text between the others). Stripped, not matched: a
+    pattern's marks around text that ends the shortest way were retried from each mark of a
+    long run, in time quadratic in its length."""
+    if len(text) < 3 or text[0] not in _MARKS or text[-1] not in _MARKS or "\n" in text:
+        return text
+    return text.strip(_MARKS) or text[-2]
 
 
 def _note(word: str) -> str | None:
