@@ -38,3 +38,11 @@ def test_a_cell_with_a_long_run_of_emphasis_marks_is_read_once() -> None:
     assert SCANNER.scan("| password | *a" + "*" * 30_000 + "b\n").findings == ()  # a filler
     assert SCANNER.scan("| password | **changeme** |").findings == ()
     assert SCANNER.scan("| password | ~~changeme~~ NewPass#2024x |").redactions == 1
+
+
+def test_a_cell_of_many_unclosed_brackets_is_read_once() -> None:
+    """Each bracket after a word was looked for its closing one to the end of the line, and a
+    cell of brackets never closed was read once a bracket."""
+    trivial_value.cache_clear()
+    assert SCANNER.scan("| password | " + "a[" * 15_000 + "\n").findings == ()  # a filler
+    assert SCANNER.scan("| password | Dict[str, List[int]] |").findings == ()  # one type, nested

@@ -407,6 +407,8 @@ _CODE_CELL = lazy.Pattern(r"(?P<ticks>`++)[ \t]*+(?P<v>[^`\n]+?)[ \t]*+(?P=ticks
 # a cell's words as a reader reads them: a struck-out or parenthesised run of words is one, so
 # is a type with its arguments (``Dict[str, Any]``); and a word or cell in emphasis or struck out
 _CELL_WORD = lazy.Pattern(r"(?:~~[^~\n]+~~|\([^()\n]*\)|(?<=\w)[\[<][^\]>\n]*[\]>]|\S)+")
+# a bracket no closing one follows reads as any other character (NUL: no space, word or bracket)
+_UNCLOSED = str.maketrans("[<", "\0\0")
 _MARKS = "*_~"
 _WORD_REST = lazy.Pattern(r"[^\s|]*+")
 
@@ -440,7 +442,7 @@ def _secret_cell(value: str, key: str, quoted: bool) -> bool:
     nothing secret, linking words: ``~~changeme~~ NewPass#2024x``, ``(prod) (eu) Xk9...``,
     ``(optional) string``, ``changed to Xk9...``) are passed over: the word after them is judged
     as a first word is."""
-    marked = _CELL_WORD.findall(_unmarked(value))
+    marked = _cell_words(_unmarked(value))
     words = [_read(word) for word in marked]
     if not words:
         return False
@@ -452,6 +454,15 @@ def _secret_cell(value: str, key: str, quoted: bool) -> bool:
     if len(words) == 1 or trivial_value(" ".join(words), key, quoted):
         return False
     return any(not trivial_value(word, key, quoted) for word in words[1:])
+
+
+def _cell_words(value: str) -> list[str]:
+    """VALUE's words as :data:`_CELL_WORD` reads them. A bracket after the last closing one
+    opens no arguments; read so before the search, each was otherwise looked for a closing
+    bracket to the end of the line, in time quadratic in how many there are."""
+    closed = max(value.rfind("]"), value.rfind(">")) + 1
+    reading = value[:closed] + value[closed:].translate(_UNCLOSED)
+    return [value[word.start() : word.end()] for word in _CELL_WORD.finditer(reading)]
 
 
 def _unmarked(text: str) -> str:
