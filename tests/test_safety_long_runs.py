@@ -46,3 +46,10 @@ def test_a_cell_of_many_unclosed_brackets_is_read_once() -> None:
     trivial_value.cache_clear()
     assert SCANNER.scan("| password | " + "a[" * 15_000 + "\n").findings == ()  # a filler
     assert SCANNER.scan("| password | Dict[str, List[int]] |").findings == ()  # one type, nested
+
+
+def test_a_credential_word_before_a_long_gap_is_read_once() -> None:
+    """The blanks between a key and its cell's closing pipe were split every way between the
+    runs of blanks around a colon and marks, quadratic in the gap's length."""
+    assert SCANNER.scan("password" + " " * 50_000 + "\n").findings == ()
+    assert SCANNER.scan("| password   (prod) :   | Xk9#mQ2vLp8$wR4nZt7 |").redactions == 1

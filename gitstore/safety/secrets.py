@@ -319,7 +319,9 @@ def auth_header_hits(text: Text) -> Iterator[Hit]:
 # tab or several spaces between a key and its value in tab-separated or aligned columns. A value's
 # cell may open with a few notes in parentheses or brackets before the value:
 # ``| password | (prod) (eu) Xk9... |``, ``| password | [prod] Xk9... |``.
-_KEY_CELL_END = r"[*_~]{0,3}(?:[ \t]*\([^()|\n]{1,40}\))?[ \t]*:?[*_~]{0,3}[ \t]*\|"
+# Its runs of blanks are possessive (blanks one gave back only the next could take): a gap after
+# a key with no pipe closing it was otherwise split between them every way before it failed.
+_KEY_CELL_END = r"[*_~]{0,3}(?:[ \t]*+\([^()|\n]{1,40}\))?[ \t]*+:?[*_~]{0,3}[ \t]*+\|"
 _ASSIGNED = (
     rf"(?P<kq>[\"'`])?\]?(?:(?P<cell>{_KEY_CELL_END})|[ \t]*(?P<sep>:=|=>|==|[:=]|,)|(?P<gap>[ \t]{{2}}|\t))"
     r"[ \t]*(?:!!?\w+[ \t]+)?(?(cell)(?P<note>(?:(?:\([^()|\n]{1,40}\)|\[[^\[\]|\n]{1,40}\])[ \t]*){1,4})?)"
