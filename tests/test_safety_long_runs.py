@@ -53,3 +53,10 @@ def test_a_credential_word_before_a_long_gap_is_read_once() -> None:
     runs of blanks around a colon and marks, quadratic in the gap's length."""
     assert SCANNER.scan("password" + " " * 50_000 + "\n").findings == ()
     assert SCANNER.scan("| password   (prod) :   | Xk9#mQ2vLp8$wR4nZt7 |").redactions == 1
+
+
+def test_a_private_key_block_of_blanks_is_read_once() -> None:
+    """Decoration ending a key body's line was searched for from each blank of a long run of
+    them inside the line, quadratic in its length."""
+    block = "-----BEGIN PRIVATE KEY-----a" + " " * 19_990 + "b-----END PRIVATE KEY-----\n"
+    assert SCANNER.scan(block * 2).findings == ()  # no key material between the lines

@@ -83,12 +83,31 @@ _PEM_GUTTER = r"(?:[ \t]*\d{1,9}[ \t]*[\u2192\u2502:]|[^\s:]{1,200}:\d{1,9}[:-]|
 _PEM_TAIL = lazy.Pattern(
     rf"(?:(?:(?<=\n)|(?<=\\n)){_PEM_GUTTER}|[A-Za-z0-9+/=\s|]|\\[nr]|<br[ \t]*/?>){{0,20000}}"
 )
-_PEM_DECORATION = lazy.Pattern(r"^(?:\s|[*#;\"'`+,|]|//)+|(?:\s|[\"'`+,;|]|\\)+$")
+# what decorates a body's line as a comment, a string or a table's row: before it, and after it
+_PEM_OPENING = "*#;\"'`+,|"
+_PEM_CLOSING = "\"'`+,;|\\"
 _BASE64_BODY = lazy.Pattern(r"[A-Za-z0-9+/]+={0,2}")
 # a run of base64 standing as a word of its own (one holding ``_`` or ``-`` is no base64)
 _BASE64_RUN = lazy.Pattern(r"(?<![\w+/-])[A-Za-z0-9+/]{40,}+={0,2}(?![\w+/=-])")
 _HEX = lazy.Pattern(r"[0-9A-Fa-f]+")
 _PEM_MAX = 20000
+
+
+def _undecorated(line: str) -> str:
+    """A key body's LINE without the blanks and decoration before and after it (``//`` opens a
+    comment, a single ``/`` is base64). Stripped, not searched for: a search for decoration
+    ending the line read a long run of blanks inside it again from each of them."""
+    start, end = 0, len(line)
+    while start < end:
+        if line[start].isspace() or line[start] in _PEM_OPENING:
+            start += 1
+        elif line.startswith("//", start):
+            start += 2
+        else:
+            break
+    while end > start and (line[end - 1].isspace() or line[end - 1] in _PEM_CLOSING):
+        end -= 1
+    return line[start:end]
 
 
 def _pem_body_is_key(body: str) -> bool:
@@ -100,7 +119,7 @@ def _pem_body_is_key(body: str) -> bool:
     """
     kept = []
     for line in body.replace("\\r", "").replace("\\n", "\n").splitlines():
-        line = _PEM_DECORATION.sub("", line)
+        line = _undecorated(line)
         if line and ":" not in line and not (line.startswith("=") and len(line) <= 5):
             kept.append(line)
     joined = "".join(kept)
