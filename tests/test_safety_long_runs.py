@@ -60,3 +60,11 @@ def test_a_private_key_block_of_blanks_is_read_once() -> None:
     them inside the line, quadratic in its length."""
     block = "-----BEGIN PRIVATE KEY-----a" + " " * 19_990 + "b-----END PRIVATE KEY-----\n"
     assert SCANNER.scan(block * 2).findings == ()  # no key material between the lines
+
+
+def test_a_value_of_many_unclosed_angle_brackets_is_read_once() -> None:
+    """A placeholder's ``<...>`` was looked for from each ``<`` to the end of a value that
+    never closed one, quadratic in how many there were."""
+    trivial_value.cache_clear()
+    assert SCANNER.scan('password="' + "<" * 60_000 + '"').findings == ()  # a filler
+    assert SCANNER.scan('password="<<your token>"').findings == ()

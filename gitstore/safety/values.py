@@ -35,12 +35,14 @@ def _forms(*words: str) -> str:
 
 
 # Words and shapes that mark a value as a placeholder. Words match only in one consistent case,
-# so random key material, which mixes cases, almost never holds one by chance.
+# so random key material, which mixes cases, almost never holds one by chance. A value holds
+# ``<...>`` when its last ``<`` before a ``>`` opens one: each ``<`` is read up to the next, not
+# to the end of a value that never closes it.
 _PLACEHOLDER = lazy.Pattern(
     f"{_forms('example', 'placeholder', 'changeme', 'dummy', 'fake', 'sample', 'redacted')}|"
     f"{_forms('quickstart', 'insecure', 'todo', 'fixme', 'replace', 'string', 'notreal')}|"
     f"(?:{_forms('your', 'insert', 'change', 'not')})[_-]|[_-](?:{_forms('here', 'me')})\\b|"
-    r"<[^>]*>|\$\{|\{\{|%\(|%s\b|xxxx|XXXX|\*\*\*\*|\.\.\.|(?i:not[_-]a[_-]real)"
+    r"<[^<>]*>|\$\{|\{\{|%\(|%s\b|xxxx|XXXX|\*\*\*\*|\.\.\.|(?i:not[_-]a[_-]real)"
 )
 # For fixed-shape tokens only the loudest fillers count.
 FILLER = lazy.Pattern(r"EXAMPLE|[Ee]xample|(.)\1{5}")
