@@ -257,13 +257,34 @@ class _ParagraphEnds:
         return self.found if self.found is not None and self.found.end() <= reach else None
 
 
+# the run of hail words the first of ``_HAILS`` opens with, read as that pattern reads it
+_HAIL_CHAIN = lazy.Pattern(rf"{_HAIL_WORD}(?:\s++{_HAIL_WORD})*+")
+
+
+def _chained_hails(reading: str) -> Iterator[re.Match[str]]:
+    """The first of ``_HAILS``'s matches, as ``finditer`` finds them, but tried only where a run of
+    hail words starts: tried from a later word of the run, the pattern reads the same run to the
+    same end and fails or succeeds as it did from its start (each hail word opens no other one).
+    From every word, a text of hail words alone ("note note note ...") took time growing with the
+    square of its length."""
+    end = 0
+    first = _HAILS[0]
+    for chain in _HAIL_CHAIN.finditer(reading):
+        if chain.start() < end:
+            continue
+        found = first.match(reading, chain.start())
+        if found is not None:
+            end = found.end()
+            yield found
+
+
 def _addressed_orders(reading: str) -> int:
     """Hails to AI readers with an order after them in the same paragraph."""
     count, covered, searched = 0, -1, 0
     paragraph_ends = _ParagraphEnds(reading)
     hails = [*authority_claims(reading), *readers_reading_this(reading)]
     if names_readers(reading):  # every other hail names AI readers: look only where some are
-        hails += [m for pattern in _HAILS for m in pattern.finditer(reading)]
+        hails += [*_chained_hails(reading), *(m for pattern in _HAILS[1:] for m in pattern.finditer(reading))]
         hails += [m for m in _VOCATIVE.finditer(reading)
                   if _LINE_OPENING.search(reading, max(0, m.start() - 16), m.start())]
     for hail in sorted(hails, key=lambda m: m.start()):
