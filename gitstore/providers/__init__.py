@@ -63,6 +63,8 @@ def provider_factory(name: str) -> Callable[..., Provider]:
 def open_provider(name: str, root: Path, state: Path, writer: str) -> Provider:
     """Open the configured provider for a repository and check its manifest."""
     factory = provider_factory(name)
+    if name in STORE_FILES:
+        refuse_foreign_store(root, state, name)
     if name == "git":
         provider = factory(root, writer)
     elif name == "sqlite":
@@ -77,6 +79,54 @@ def open_provider(name: str, root: Path, state: Path, writer: str) -> Provider:
     return provider
 
 
+# the files of each work-tree store, relative to the state folder: every one is the clone's own
+STORE_FILES: dict[str, tuple[str, ...]] = {
+    "sqlite": ("store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "store.sqlite-journal", "store.sqlite.acks"),
+    "jsonl": ("jsonl",),
+}
+# files sqlite replays into the database when it opens it: present, they may only be this clone's
+REPLAYED = ("store.sqlite-wal", "store.sqlite-journal")
+
+
+def refuse_foreign_store(root: Path, state: Path, name: str) -> None:
+    """Refuse a work-tree store whose files came through git, before anything opens them.
+
+    The state folder is ignored, but a commit made with ``git add -f`` is checked out over a
+    clone's ignored files without a word: a database, a log or a WAL file another person
+    committed would become this clone's memory (sqlite replays a WAL or journal into the
+    database on open, then deletes it, leaving no trace). So the commit checked out must hold
+    none of the store's files, and a WAL or journal present must not hold bytes git has as an
+    object (one this clone's sqlite left never does). Cheap: tree lookups, and hashing only a
+    WAL or journal that exists."""
+    import pygit2
+
+    from gitstore.config import committed
+
+    try:
+        repo = pygit2.Repository(str(root))
+    except pygit2.GitError:
+        return  # no repository: nothing can check a file out here
+    for file in STORE_FILES[name]:
+        path = state / file
+        if committed(repo, path):
+            raise Refused(_foreign_message(root, path, "the commit checked out holds it"))
+    for file in REPLAYED if name == "sqlite" else ():
+        path = state / file
+        try:
+            came = path.is_file() and pygit2.hashfile(str(path)) in repo
+        except (OSError, pygit2.GitError):  # gone meanwhile: sqlite removed its own
+            came = False
+        if came:
+            raise Refused(_foreign_message(root, path, "git has these very bytes as an object"))
+
+
+def _foreign_message(root: Path, path: Path, why: str) -> str:
+    shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    return (f"{shown} came through git ({why}): the store's files are this clone's own, and ones a commit "
+            "brings would replace its memory, so the store is not opened; stop tracking them with "
+            f"`git rm -r -q --cached :/{shown}` and a commit, move the file away, then run `gitstore verify`")
+
+
 def require_capabilities(provider: Provider) -> Manifest:
     """Refuse a provider whose manifest lacks a required capability."""
     manifest = provider.manifest()
@@ -88,6 +138,7 @@ def require_capabilities(provider: Provider) -> Manifest:
 
 __all__ = [
     "BUILTIN",
+    "STORE_FILES",
     "NAMESPACES",
     "OPTIONAL_CAPABILITIES",
     "REQUIRED_CAPABILITIES",
@@ -118,5 +169,6 @@ __all__ = [
     "missing_capabilities",
     "open_provider",
     "provider_factory",
+    "refuse_foreign_store",
     "require_capabilities",
 ]

@@ -1,0 +1,119 @@
+"""A sqlite or jsonl store's files that came through git are never opened.
+
+Both stores live in the work tree, under the ignored ``okf/.memory/``; but a commit made with
+``git add -f`` is checked out over a clone's ignored files without a word. Whoever can push
+could then replace a clone's whole memory: commit a database (or jsonl files) with its log, or,
+leaving no trace, a WAL file that sqlite replays into the clone's own database on open and then
+deletes. Opening the store refuses any store file the commit checked out holds, and a WAL or
+journal whose bytes git has as an object."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from gitstore.config import STATE_DIR
+from gitstore.errors import Refused
+from gitstore.ops.setup import init
+from gitstore.providers import open_provider
+
+from . import cli
+from .conftest import git
+from .provider_records import batch, grant
+from .team import commit_all, shared_remote
+
+
+def _clone(tmp: Path, bare: Path, name: str, provider: str) -> Path:
+    root = tmp / name
+    git(tmp, "clone", "-q", str(bare), str(root))
+    init(root, provider)
+    return root
+
+
+def _store(root: Path, provider: str):  # type: ignore[no-untyped-def]
+    return open_provider(provider, root, root / STATE_DIR, "w-" + root.name)
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> Path:
+    bare = shared_remote(tmp_path)
+    seed = tmp_path / "seed"
+    git(tmp_path, "init", "-q", "-b", "main", str(seed))
+    git(seed, "remote", "add", "origin", str(bare))
+    (seed / "README.md").write_text("# widgets\n")
+    commit_all(seed, "root")
+    git(seed, "push", "-q", "-u", "origin", "main")
+    return bare
+
+
+def _push_forced(root: Path, *paths: str) -> None:
+    git(root, "add", "-f", *paths)
+    git(root, "commit", "-q", "-m", "share the memory")
+    git(root, "push", "-q", "origin", "main")
+
+
+@pytest.mark.parametrize("provider, files", [
+    ("sqlite", ("store.sqlite", "store.sqlite.acks")),
+    ("jsonl", ("jsonl/records.jsonl", "jsonl/payloads.jsonl", "jsonl/records.jsonl.acks")),
+])
+def test_a_store_a_commit_brings_is_refused(tmp_path: Path, remote: Path, provider: str, files: tuple[str, ...]) -> None:
+    alice, mallory = (_clone(tmp_path, remote, name, provider) for name in ("alice", "mallory"))
+    _store(alice, provider).append(batch(grant("alice's own")))
+    store = _store(mallory, provider)
+    store.append(batch(grant("mallory's")))
+    getattr(store, "close", lambda: None)()
+    _push_forced(mallory, *(f"{STATE_DIR.as_posix()}/{f}" for f in files))
+    git(alice, "pull", "-q", "--no-rebase", "origin", "main")
+    with pytest.raises(Refused, match=f"{STATE_DIR.as_posix()}/.* came through git"):
+        _store(alice, provider)
+    done = cli.gitstore("verify", cwd=alice)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1 and "came through git" in done.stderr, done
+
+
+def _wal_of_a_fresh_database(folder: Path) -> bytes:
+    """The WAL of another database, every page of it in the WAL (never checkpointed)."""
+    folder.mkdir()
+    conn = sqlite3.connect(folder / "other.sqlite", isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA wal_autocheckpoint=0")
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.execute("INSERT INTO meta VALUES ('format', '1')")
+    data = (folder / "other.sqlite-wal").read_bytes()
+    conn.close()
+    return data
+
+
+def test_a_wal_file_a_commit_brings_is_refused_before_sqlite_replays_it(tmp_path: Path, remote: Path) -> None:
+    alice, mallory = (_clone(tmp_path, remote, name, "sqlite") for name in ("alice", "mallory"))
+    _store(alice, "sqlite").append(batch(grant("alice's own")))
+    wal = mallory / STATE_DIR / "store.sqlite-wal"
+    wal.write_bytes(_wal_of_a_fresh_database(tmp_path / "scratch"))
+    _push_forced(mallory, wal.relative_to(mallory).as_posix())
+    git(alice, "pull", "-q", "--no-rebase", "origin", "main")
+    before = (alice / STATE_DIR / "store.sqlite").read_bytes()
+    with pytest.raises(Refused, match="store.sqlite-wal came through git"):
+        _store(alice, "sqlite")
+    assert (alice / STATE_DIR / "store.sqlite-wal").exists()  # not replayed, not deleted
+    assert (alice / STATE_DIR / "store.sqlite").read_bytes() == before
+
+    # the commit that stops tracking it came too: git has the bytes, and the file is still refused
+    shutil.copy(alice / STATE_DIR / "store.sqlite-wal", tmp_path / "kept")
+    git(mallory, "rm", "-q", "--cached", wal.relative_to(mallory).as_posix())
+    git(mallory, "commit", "-q", "-m", "stop sharing it")
+    git(mallory, "push", "-q", "origin", "main")
+    git(alice, "pull", "-q", "--no-rebase", "origin", "main")
+    shutil.copy(tmp_path / "kept", alice / STATE_DIR / "store.sqlite-wal")
+    with pytest.raises(Refused, match="git has these very bytes"):
+        _store(alice, "sqlite")
+
+
+def test_a_wal_this_clone_left_opens(tmp_path: Path, remote: Path) -> None:
+    alice = _clone(tmp_path, remote, "alice", "sqlite")
+    first = _store(alice, "sqlite")
+    first.append(batch(grant("one")))
+    assert (alice / STATE_DIR / "store.sqlite-wal").exists()  # the first connection is still open
+    second = _store(alice, "sqlite")
+    assert len(list(second.read())) == 1
