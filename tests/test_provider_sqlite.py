@@ -359,3 +359,22 @@ def test_an_intact_copy_reads(damaged: tuple[Path, str, Path]) -> None:
     root, learning, _ = damaged
     cli.ok("verify", cwd=root)
     cli.ok("show", learning, cwd=root)
+
+
+@pytest.mark.parametrize("added", [
+    "CREATE TRIGGER keep_payload BEFORE DELETE ON payloads BEGIN SELECT RAISE(IGNORE); END",
+    "CREATE VIEW everything AS SELECT * FROM records",
+    "CREATE TABLE extra (x)",
+])
+def test_a_schema_object_gitstore_never_creates_is_refused(db: Path, added: str) -> None:
+    """sqlite runs what the file's schema says: a trigger that keeps a payload row on delete
+    would let a removal report success while the text stays served."""
+    provider = SqliteProvider(db, WRITER)
+    provider.append(batch(event("one", "Disable TLS verification")))
+    raw = _raw(db)
+    raw.execute(added)
+    raw.close()
+    assert any("which gitstore never creates" in p.message for p in provider.verify().problems)
+    provider.close()
+    with pytest.raises(IntegrityError, match=r"holds (trigger keep_payload|view everything|table extra), which gitstore never creates"):
+        SqliteProvider(db, WRITER)

@@ -85,6 +85,23 @@ SCHEMA = (
     "CREATE TABLE IF NOT EXISTS notes (payload_digest TEXT PRIMARY KEY, data BLOB NOT NULL)",
     "INSERT OR IGNORE INTO meta (key, value) VALUES ('format', '1')",
 )
+# Every schema object a gitstore file holds, as sqlite_master lists it: sqlite runs whatever the
+# file's schema says (a trigger, a view, a column default), so anything else is refused.
+KNOWN_SCHEMA = frozenset(
+    {("table", "sqlite_sequence", "sqlite_sequence", "CREATE TABLE sqlite_sequence(name,seq)")}
+    | {(kind.lower(), name, table, statement.replace(" IF NOT EXISTS", "", 1))
+       for statement in SCHEMA if statement.startswith("CREATE")
+       for kind, name, table in [re.match(r"CREATE (TABLE|INDEX) IF NOT EXISTS (\w+)(?: ON (\w+))?", statement).groups()]
+       for table in [table or name]}
+    | {("index", f"sqlite_autoindex_{table}_1", table, None) for table in ("meta", "records", "payloads", "notes")}
+)
+
+
+class UnknownSchema(IntegrityError):
+    """The file holds a schema object gitstore never creates (a trigger, a view, a table
+    defined otherwise): sqlite would run it on every write."""
+
+
 # How many rows each table holds, kept in ``meta`` by every transaction that changes them, so a
 # read notices a row deleted behind the store's back (older files gain them, counted once).
 COUNTED = ("appends", "records", "payloads")
@@ -126,6 +143,7 @@ class SqliteProvider:
         """Turn on WAL, secure delete and full sync; create the tables; check the format."""
         try:
             with self._errors():
+                self._refuse_unknown_schema()
                 self._conn.execute("PRAGMA secure_delete=ON")
                 self._conn.execute("PRAGMA synchronous=FULL")
                 mode = self._retry(lambda: self._conn.execute("PRAGMA journal_mode=WAL").fetchone())
@@ -137,10 +155,18 @@ class SqliteProvider:
             if acknowledged:  # it was our store: a damaged file, not a wrong path
                 raise IntegrityError(f"{self.path}: {_acks.lost('the database', 0, acknowledged)} ({exc})") from None
             raise UsageError(f"{self.path}: not a gitstore sqlite database ({exc})") from None
-        except (ConflictError, UsageError):
+        except (ConflictError, UsageError, UnknownSchema):
             raise
         except GitstoreError as exc:
             raise UsageError(f"cannot open the sqlite store: {exc}") from None
+
+    def _refuse_unknown_schema(self) -> None:
+        """Refuse a file whose schema holds anything gitstore does not create, before any
+        statement could run it (older files may lack objects: those are created)."""
+        unknown = _unknown_schema(self._conn)
+        if unknown:
+            raise UnknownSchema(f"{self.path}: holds {unknown[0]}, which gitstore never creates; sqlite would run "
+                                "it on every write, so the store is not opened: it was changed behind the store's back")
 
     def _create(self, conn: sqlite3.Connection) -> None:
         """Create the tables if missing and refuse a file of another format."""
@@ -423,7 +449,10 @@ class SqliteProvider:
         return True
 
     def _verify_file(self, report: VerifyReport) -> None:
-        """sqlite's own check of pages, indexes and constraints."""
+        """sqlite's own check of pages, indexes and constraints; no schema object gitstore
+        does not create."""
+        report.problems.extend(Problem(str(self.path), f"holds {what}, which gitstore never creates")
+                               for what in _unknown_schema(self._conn))
         for (line,) in self._conn.execute("PRAGMA integrity_check").fetchall():
             if line != "ok":
                 report.problems.append(Problem(str(self.path), f"integrity_check: {line}"))
@@ -525,6 +554,12 @@ def _whole(conn: sqlite3.Connection, acknowledged: int) -> list[str]:
     if appends < acknowledged:
         found.append(_acks.lost("the database", appends, acknowledged))
     return found
+
+
+def _unknown_schema(conn: sqlite3.Connection) -> list[str]:
+    """The schema objects of the file other than gitstore's own, as ``<type> <name>``."""
+    rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid").fetchall()
+    return [f"{kind} {name}" for kind, name, table, sql in rows if (kind, name, table, sql) not in KNOWN_SCHEMA]
 
 
 def _record_row(entry: Entry, namespace: str, writer: str, clock: int, position: int) -> tuple[Any, ...]:
