@@ -117,3 +117,30 @@ def test_a_wal_this_clone_left_opens(tmp_path: Path, remote: Path) -> None:
     assert (alice / STATE_DIR / "store.sqlite-wal").exists()  # the first connection is still open
     second = _store(alice, "sqlite")
     assert len(list(second.read())) == 1
+
+
+@pytest.mark.parametrize("provider, file", [("jsonl", "jsonl/payloads.jsonl"), ("sqlite", "store.sqlite"),
+                                            ("sqlite", "store.sqlite.acks")])
+def test_a_store_file_that_is_a_symbolic_link_is_refused(tmp_path: Path, remote: Path, provider: str, file: str) -> None:
+    """A commit can put a link in the state folder (and one that stops tracking it leaves it):
+    the store never writes through it, into a file of the person's."""
+    alice = _clone(tmp_path, remote, "alice", provider)
+    notes = alice / "docs" / "notes.jsonl"
+    notes.parent.mkdir()
+    notes.write_bytes(b"")
+    link = alice / STATE_DIR / file
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.unlink(missing_ok=True)
+    link.symlink_to(notes)
+    with pytest.raises(Refused, match="is a symbolic link; gitstore never writes through one"):
+        _store(alice, provider).append(batch(grant("one")))
+    assert notes.read_bytes() == b""
+
+
+def test_the_state_folder_reached_through_a_link_is_refused(tmp_path: Path, remote: Path) -> None:
+    alice = _clone(tmp_path, remote, "alice", "jsonl")
+    elsewhere = tmp_path / "elsewhere"
+    (alice / STATE_DIR / "jsonl").rename(elsewhere)
+    (alice / STATE_DIR / "jsonl").symlink_to(elsewhere)
+    with pytest.raises(Refused, match="jsonl is a symbolic link"):
+        _store(alice, "jsonl")

@@ -484,3 +484,16 @@ def test_an_intact_jsonl_copy_reads(damaged: tuple[Path, str, Path]) -> None:
     root, learning, _ = damaged
     cli.ok("verify", cwd=root)
     cli.ok("show", learning, cwd=root)
+
+
+def test_a_link_put_in_the_folder_after_opening_is_never_written_through(tmp_path: Path) -> None:
+    from gitstore.errors import GitstoreError
+
+    provider = JsonlProvider(tmp_path / "store", WRITER)
+    target = tmp_path / "notes.jsonl"
+    target.write_bytes(b"")
+    (tmp_path / "store" / "payloads.jsonl").unlink()
+    (tmp_path / "store" / "payloads.jsonl").symlink_to(target)
+    with pytest.raises(GitstoreError):
+        provider.append(batch(event("one", "some text")))
+    assert target.read_bytes() == b""

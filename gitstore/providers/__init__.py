@@ -64,6 +64,7 @@ def open_provider(name: str, root: Path, state: Path, writer: str) -> Provider:
     """Open the configured provider for a repository and check its manifest."""
     factory = provider_factory(name)
     if name in STORE_FILES:
+        refuse_links_on_the_way(root, state, name)
         refuse_foreign_store(root, state, name)
     if name == "git":
         provider = factory(root, writer)
@@ -86,6 +87,23 @@ STORE_FILES: dict[str, tuple[str, ...]] = {
 }
 # files sqlite replays into the database when it opens it: present, they may only be this clone's
 REPLAYED = ("store.sqlite-wal", "store.sqlite-journal")
+
+
+def refuse_links_on_the_way(root: Path, state: Path, name: str) -> None:
+    """Refuse a work-tree store reached through a symbolic link anywhere from the work tree
+    down (``okf``, ``okf/.memory``, the store's own files): a commit can put one there, and a
+    write through it lands wherever it points."""
+    from gitstore._files import link_on_the_way
+
+    for file in STORE_FILES[name]:
+        try:
+            parts = (state / file).relative_to(root).parts
+        except ValueError:
+            continue
+        link = link_on_the_way(str(root), *parts)
+        if link is not None:
+            raise Refused(f"{link} is a symbolic link; gitstore never writes through one: delete it (`rm`), "
+                          "then run the command again")
 
 
 def refuse_foreign_store(root: Path, state: Path, name: str) -> None:

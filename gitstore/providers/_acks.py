@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 TAIL = 4096  # bytes read from the end of the log: many more lines than processes racing
-_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
 _READ: dict[Path, tuple[tuple[int, int, int], "Acked"]] = {}  # log -> (its identity and size, what it says)
 
 

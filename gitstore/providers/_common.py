@@ -6,8 +6,10 @@ match them word for word so every provider refuses and reports the same way.
 
 from __future__ import annotations
 
+import os
 import re
 import time
+from pathlib import Path
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -15,13 +17,23 @@ import orjson
 
 from gitstore.records.canonical import canonicalize, parse_json, sha256_digest
 from gitstore.records.contracts import stream_of, verify_stored
-from gitstore.errors import ConflictError, GitstoreError, UsageError
+from gitstore.errors import ConflictError, GitstoreError, Refused, UsageError
 from gitstore.providers._base import Problem
 
 WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")
 DIGEST_PATTERN = re.compile(r"^sha256:[0-9a-f]{64}\Z")
 
 T = TypeVar("T")
+
+
+def refuse_links(*paths: Path) -> None:
+    """Refuse a store whose folder or files are symbolic links: a commit can put one in the
+    state folder (and a commit that stops tracking it leaves it there), and a write through it
+    lands wherever it points, a file of the user's or another folder."""
+    for path in paths:
+        if os.path.islink(path):
+            raise Refused(f"{path} is a symbolic link; gitstore never writes through one: delete it (`rm`), "
+                          "then run the command again")
 
 
 def check_writer(writer: str) -> str:

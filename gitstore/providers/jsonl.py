@@ -77,6 +77,7 @@ from gitstore.providers._base import (
 )
 from gitstore.providers import _acks
 from gitstore.providers._common import (
+    refuse_links,
     note_problem,
     DIGEST_PATTERN,
     WRITER_PATTERN,
@@ -96,7 +97,9 @@ LOCK_SECONDS = 60.0
 _PAYLOAD_DIGEST = re.compile(rb'"payloadDigest":"(sha256:[0-9a-f]{64})"')
 _UNVOUCHED = ("no removal vouches for it: no append holds it and no audit entry of a removal names an event "
               "with this payload ({where})")
-_OPEN_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # never through a symbolic link a commit put in the folder
+_OPEN_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | _NOFOLLOW
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | _NOFOLLOW
 
 
 T = TypeVar("T")
@@ -337,6 +340,8 @@ class JsonlProvider:
         self._records = _Records()
         self._payloads = _Payloads()
         self._holding = False  # this handle holds the lock: no rewrite can be under way
+        refuse_links(self.folder, *(self.folder / name for name in (LOCK, RECORDS, PAYLOADS, f"{PAYLOADS}.tmp",
+                                                                     _acks.log_path(self._records_path).name)))
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             acked = _acks.acked(self._records_path)
@@ -385,7 +390,7 @@ class JsonlProvider:
         """A descriptor on ``path`` (None when a reader finds it missing)."""
         with _io_errors(self.folder):
             try:
-                fd: int | None = os.open(path, _OPEN_FLAGS if write else os.O_RDONLY)
+                fd: int | None = os.open(path, _OPEN_FLAGS if write else _READ_FLAGS)
             except FileNotFoundError:
                 if write:
                     raise
@@ -891,7 +896,7 @@ def _write_at(fd: int, offset: int, data: bytes) -> None:
 def _replace(path: Path, data: bytes) -> None:
     """Atomically replace ``path`` with ``data``: temporary file, fsync, rename, fsync folder."""
     temporary = path.with_name(path.name + ".tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o644)
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0) | _NOFOLLOW, 0o644)
     try:
         _write_at(fd, 0, data)
     finally:
@@ -912,9 +917,11 @@ def _fsync_dir(folder: Path) -> None:
 def _read_bytes(path: Path) -> bytes:
     """A file's bytes, or nothing when it is missing."""
     try:
-        return path.read_bytes()
+        fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
         return b""
+    with os.fdopen(fd, "rb") as file:
+        return file.read()
 
 
 @contextmanager

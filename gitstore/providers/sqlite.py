@@ -55,7 +55,7 @@ from gitstore.providers._base import (
 from gitstore.providers import _acks
 from gitstore.providers._common import (
     check_writer, filing_problem, head_moved, note_problem, payload_missing, payload_problem, record_problem,
-    retry_until,
+    refuse_links, retry_until,
 )
 
 FORMAT = "1"
@@ -68,6 +68,7 @@ _COLUMNS = "digest, kind, stream, data, namespace, writer, clock, position, writ
 _PAYLOAD_DIGEST = re.compile(rb'"payloadDigest":"(sha256:[0-9a-f]{64})"')
 
 T = TypeVar("T")
+SIDE_FILES = ("", "-wal", "-shm", "-journal", ".acks")  # the database and the files sqlite and gitstore keep beside it
 
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -124,6 +125,7 @@ class SqliteProvider:
         self.path = Path(path)
         self._lock = threading.RLock()
         self._appends = 0  # appends the file held after this handle's last one
+        refuse_links(self.path.parent, *(self.path.with_name(self.path.name + end) for end in SIDE_FILES))
         acknowledged = _acks.acked(self.path).appends
         if acknowledged and not self.path.exists():
             raise IntegrityError(f"{self.path}: {_acks.lost('the database (deleted)', 0, acknowledged)}")
