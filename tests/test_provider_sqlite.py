@@ -378,3 +378,17 @@ def test_a_schema_object_gitstore_never_creates_is_refused(db: Path, added: str)
     provider.close()
     with pytest.raises(IntegrityError, match=r"holds (trigger keep_payload|view everything|table extra), which gitstore never creates"):
         SqliteProvider(db, WRITER)
+
+
+def test_a_database_swapped_for_another_store_is_named(tmp_path: Path) -> None:
+    """Each file has a random store id, logged with every acknowledged append: another
+    store's database put in its place (holding as many appends or more) is refused by name."""
+    ours, theirs = tmp_path / "ours" / "store.sqlite", tmp_path / "theirs" / "store.sqlite"
+    for path, count in ((ours, 1), (theirs, 2)):
+        path.parent.mkdir()
+        with SqliteProvider(path, WRITER) as provider:
+            for n in range(count):
+                provider.append(batch(grant(f"{path.parent.name} {n}")))
+    ours.write_bytes(theirs.read_bytes())
+    with pytest.raises(IntegrityError, match="but this clone acknowledged appends in store [0-9a-f]{32}: the file was replaced"):
+        SqliteProvider(ours, WRITER)

@@ -3,7 +3,8 @@
 A database or a JSON Lines file cannot tell by itself that it lost its last appends: a deleted
 or truncated file, or a line cut out of the middle, looks like a smaller store. So once an
 append is durable, its provider adds one line to ``<name>.acks`` beside the files: the number
-of appends the store held then (and, for jsonl, how many payload lines). Lines are only
+of appends the store held then (and, for jsonl, how many payload lines; for sqlite, the
+database's random store id, so a database swapped for another reads as such). Lines are only
 appended; a line cut short by a crash is ignored, and a lost line only makes the check weaker,
 never wrong, because the store is written first. Readers take the largest count of the last
 lines (processes may log in any order) and refuse a store holding fewer appends: damage, never
@@ -27,6 +28,7 @@ class Acked:
 
     appends: int = 0
     payloads: int = 0
+    store: str = ""  # the random id of the store the lines were written for, where it has one
 
 
 def log_path(store: Path) -> Path:
@@ -34,11 +36,13 @@ def log_path(store: Path) -> Path:
     return store.with_name(store.name + ".acks")
 
 
-def note(store: Path, appends: int, payloads: int = 0) -> None:
-    """Log that the store now holds ``appends`` appends (and ``payloads`` payload lines)."""
+def note(store: Path, appends: int, payloads: int = 0, identity: str = "") -> None:
+    """Log that the store now holds ``appends`` appends (and ``payloads`` payload lines);
+    ``identity``, the store's own random id, names the file the count is for, so a file
+    swapped for another store's reads as such, whatever it holds."""
     fd = os.open(log_path(store), _FLAGS, 0o644)
     try:
-        os.write(fd, f"{appends} {payloads}\n".encode("ascii"))
+        os.write(fd, f"{appends} {payloads}{' ' + identity if identity else ''}\n".encode("ascii"))
     finally:
         os.close(fd)
 
@@ -62,13 +66,15 @@ def acked(store: Path) -> Acked:
             tail = log.read()
     except FileNotFoundError:
         return Acked()
-    best = Acked()
+    best, identity = Acked(), ""
     for line in tail.split(b"\n")[1 if size > TAIL else 0:-1]:
         parts = line.split()
-        if len(parts) == 2 and all(p.isdigit() for p in parts):
+        if len(parts) in (2, 3) and all(p.isdigit() for p in parts[:2]) and parts[-1].isalnum():
             appends, payloads = int(parts[0]), int(parts[1])
+            identity = parts[2].decode("ascii") if len(parts) == 3 else identity
             if appends > best.appends or (appends == best.appends and payloads < best.payloads):
                 best = Acked(appends, payloads)
+    best = Acked(best.appends, best.payloads, identity)
     _READ[path] = (key, best)
     return best
 

@@ -85,6 +85,8 @@ SCHEMA = (
     "CREATE TABLE IF NOT EXISTS payloads (payload_digest TEXT PRIMARY KEY, data BLOB NOT NULL)",
     "CREATE TABLE IF NOT EXISTS notes (payload_digest TEXT PRIMARY KEY, data BLOB NOT NULL)",
     "INSERT OR IGNORE INTO meta (key, value) VALUES ('format', '1')",
+    # the store's own random id, logged with each acknowledged append: a swapped file is named
+    "INSERT OR IGNORE INTO meta (key, value) VALUES ('store', lower(hex(randomblob(16))))",
 )
 # Every schema object a gitstore file holds, as sqlite_master lists it: sqlite runs whatever the
 # file's schema says (a trigger, a view, a column default), so anything else is refused.
@@ -137,9 +139,19 @@ class SqliteProvider:
             raise UsageError(f"{self.path}: cannot open as an sqlite database: {exc}") from None
         try:
             self._setup()
+            self.identity = self._identity()
         except GitstoreError:
             self._conn.close()
             raise
+
+    def _identity(self) -> str:
+        """The file's store id, once it is the store the log acknowledged appends in."""
+        with self._lock, self._errors():
+            (identity,) = self._conn.execute("SELECT value FROM meta WHERE key = 'store'").fetchone()
+        problem = _swapped(identity, _acks.acked(self.path))
+        if problem:
+            raise IntegrityError(f"{self.path}: {problem}")
+        return str(identity)
 
     def _setup(self) -> None:
         """Turn on WAL, secure delete and full sync; create the tables; check the format."""
@@ -257,7 +269,7 @@ class SqliteProvider:
     def _acknowledged(self, result: AppendResult) -> AppendResult:
         """Log the append once it is durable (committed), so losing it later is damage."""
         if result.added:
-            _acks.note(self.path, self._appends)
+            _acks.note(self.path, self._appends, identity=self.identity)
         return result
 
     def _store(self, conn: sqlite3.Connection, batch: Batch) -> AppendResult:
@@ -358,7 +370,7 @@ class SqliteProvider:
 
     def _check_whole(self) -> None:
         """Refuse a file that lost rows or acknowledged appends (IntegrityError naming what)."""
-        acknowledged = _acks.acked(self.path).appends  # before the tables: an append it counts is in them
+        acknowledged = _acks.acked(self.path)  # before the tables: an append it counts is in them
         with self._lock, self._errors(), self._snapshot():
             problems = _whole(self._conn, acknowledged)
         if problems:
@@ -426,7 +438,7 @@ class SqliteProvider:
     def verify(self) -> VerifyReport:
         """Re-read every row and check it; run sqlite's own integrity check. Never repairs."""
         report = VerifyReport()
-        acknowledged = _acks.acked(self.path).appends  # before the snapshot: an append it counts is in it
+        acknowledged = _acks.acked(self.path)  # before the snapshot: an append it counts is in it
         checks = (self._verify_file, lambda r: self._verify_whole(r, acknowledged), self._verify_records,
                   self._verify_payloads, self._verify_notes, self._verify_cited, self._verify_appends)
         with self._lock:
@@ -459,7 +471,7 @@ class SqliteProvider:
             if line != "ok":
                 report.problems.append(Problem(str(self.path), f"integrity_check: {line}"))
 
-    def _verify_whole(self, report: VerifyReport, acknowledged: int) -> None:
+    def _verify_whole(self, report: VerifyReport, acknowledged: _acks.Acked) -> None:
         """Rows deleted behind the store's back, appends lost since they were acknowledged."""
         report.problems.extend(Problem(str(self.path), problem) for problem in _whole(self._conn, acknowledged))
 
@@ -543,10 +555,14 @@ _ORPHANS = (
 )
 
 
-def _whole(conn: sqlite3.Connection, acknowledged: int) -> list[str]:
-    """What is missing from the file: appends the log acknowledged (``acknowledged``, read
-    before this transaction began), rows of any counted table. Run in one read transaction."""
-    found = []
+def _whole(conn: sqlite3.Connection, acked: _acks.Acked) -> list[str]:
+    """What is missing from the file: appends the log acknowledged (``acked``, read before
+    this transaction began), rows of any counted table; or the file is another store's. Run in
+    one read transaction."""
+    identity = conn.execute("SELECT value FROM meta WHERE key = 'store'").fetchone()
+    swapped = _swapped(identity[0] if identity else None, acked)
+    found = [swapped] if swapped else []
+    acknowledged = acked.appends
     counts = _counts(conn)
     for table in COUNTED:
         (held,) = conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
@@ -556,6 +572,14 @@ def _whole(conn: sqlite3.Connection, acknowledged: int) -> list[str]:
     if appends < acknowledged:
         found.append(_acks.lost("the database", appends, acknowledged))
     return found
+
+
+def _swapped(identity: str | None, acked: _acks.Acked) -> str | None:
+    """Why the file is not the store the log acknowledged appends in, or None."""
+    if not acked.store or identity == acked.store:
+        return None
+    return (f"the database is store {identity or '(without an id)'}, but this clone acknowledged appends in store "
+            f"{acked.store}: the file was replaced (by a copy, a checkout or a WAL file replayed into it)")
 
 
 def _unknown_schema(conn: sqlite3.Connection) -> list[str]:
