@@ -497,3 +497,16 @@ def test_a_link_put_in_the_folder_after_opening_is_never_written_through(tmp_pat
     with pytest.raises(GitstoreError):
         provider.append(batch(event("one", "some text")))
     assert target.read_bytes() == b""
+
+
+def test_payload_lines_overwritten_with_damage_fail_reads_closed(tmp_path: Path) -> None:
+    """A damaged line is no acknowledged payload line: a payloads.jsonl whose lines were
+    overwritten (as many as there were) reads as lost lines, never as payloads that are gone."""
+    folder = tmp_path / "store"
+    provider = JsonlProvider(folder, WRITER)
+    record = event("one", "some text")
+    provider.append(batch(record))
+    (folder / "payloads.jsonl").write_bytes(b'{"note":"not a payload line"}\n')
+    with pytest.raises(IntegrityError, match="acknowledged"):
+        JsonlProvider(folder, WRITER).payload(record["payloadDigest"])
+    assert any("sound line(s) but 1 were acknowledged" in p.message for p in JsonlProvider(folder, WRITER).verify().problems)

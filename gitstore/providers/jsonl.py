@@ -445,7 +445,8 @@ class JsonlProvider:
                                  "line(s) were acknowledged in it")
 
     def _scan_payloads(self, fd: int | None) -> _Payloads:
-        """Bring the payload index up to date with the file; damaged lines are skipped."""
+        """Bring the payload index up to date with the file; damaged lines are skipped, and
+        counted as no line, so payload lines overwritten with anything read as lost ones."""
         view = self._payloads
         if fd is None:
             self._payloads = _Payloads()
@@ -462,10 +463,11 @@ class JsonlProvider:
             except IntegrityError:
                 if _is_torn(index, lines, chunk) and not _parses(line):
                     break
-                digest, what, data = "", "", b""  # damage: verify reports it; nothing to index
+                view.offset += len(line) + 1  # damage: verify reports it; nothing to index, and it
+                continue                      # is no acknowledged line (one overwritten reads as lost)
             if what == "note":
                 view.notes.setdefault(digest, data)
-            elif digest and digest not in view.index:
+            elif digest not in view.index:
                 view.index[digest] = (view.offset, len(line))
             view.offset += len(line) + 1
             view.line += 1
@@ -550,7 +552,7 @@ class JsonlProvider:
             return digest is None or _note_of(line) is not None or keep(digest)
 
         kept = [line for line in lines if stays(line)]
-        _acks.note(self._records_path, appends, len(kept))
+        _acks.note(self._records_path, appends, sum(1 for line in kept if _sound_payload(line)))
         if len(kept) == len(lines):
             return 0
         _replace(self._payloads_path, b"".join(line + b"\n" for line in kept))
@@ -784,9 +786,10 @@ def _verify_payloads(path: Path, data: bytes, report: VerifyReport, removed: set
     payloads: set[str] = set()
     notes: set[str] = set()
     lines = list(_checked_lines(path, data, report))
-    if len(lines) < acked:
-        report.problems.append(Problem(str(path), f"holds {len(lines)} line(s) but {acked} were acknowledged: "
-                                                  "lines were lost (or the file deleted)"))
+    sound = sum(1 for _, line in lines if _sound_payload(line))  # a damaged line is no acknowledged one
+    if sound < acked:
+        report.problems.append(Problem(str(path), f"holds {sound} sound line(s) but {acked} were acknowledged: "
+                                                  "lines were lost or overwritten (or the file deleted)"))
     for number, line in lines:
         where = f"{path} line {number}"
         try:
@@ -833,6 +836,15 @@ def _checked_lines(path: Path, data: bytes, report: VerifyReport) -> Iterator[tu
 def _is_torn(index: int, lines: list[bytes], chunk: bytes) -> bool:
     """Whether line ``index`` is the file's last line, with nothing after it (a torn write)."""
     return index == len(lines) - 1 and chunk.endswith(b"\n")
+
+
+def _sound_payload(line: bytes) -> bool:
+    """Whether a payloads line is a payload or a note line at all (what the log counts)."""
+    try:
+        parse_payload(line)
+    except IntegrityError:
+        return False
+    return True
 
 
 def _parses(line: bytes) -> bool:
