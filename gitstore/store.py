@@ -463,7 +463,7 @@ class Store:
         for payload_digest, note, append in cast(AttestingProvider, self.provider).notes():
             if not self._note_counts(payload_digest, note, append):
                 from gitstore.records.canonical import parse_json
-                from gitstore.rules.trust import note_problem
+                from gitstore.rules.trust import NO_AUTHORITY, note_problem
 
                 why = "is not a redaction object"
                 try:
@@ -472,7 +472,7 @@ class Store:
                                        parsed) or why
                 except GitstoreError:
                     pass
-                found.append(Problem(f"redaction note {payload_digest}", f"carries no authority: {why}; "
+                found.append(Problem(f"redaction note {payload_digest}", f"{NO_AUTHORITY}{why}; "
                                      "the payload is not treated as removed"))
         return found
 

@@ -20,10 +20,10 @@ def verify(as_json: bool = JSON_OPTION) -> None:
         for problem in report.problems:
             typer.echo(f"damaged: {problem}", err=True)
         for notice in report.notices:
-            typer.echo(f"not used: {notice}", err=True)
+            typer.echo(f"not counted: {notice}", err=True)
         state = "ok" if report.ok else f"{len(report.problems)} problem(s)"
         if report.notices:
-            state += f"; {len(report.notices)} record(s) of other clones not used (no policy)"
+            state += f"; {len(report.notices)} record(s) not counted (intact, but they carry no authority here)"
         typer.echo(f"verify: {report.records} records, {report.refs} refs: {state}")
     if not report.ok:
         raise typer.Exit(3)

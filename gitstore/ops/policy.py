@@ -24,6 +24,8 @@ from gitstore.records.policy import (
 DECIDING = ("accept", "reject", "retire", "supersede", "merge", "withdraw", "grant", "redact")
 NEXT = ("commit .gitstore/ on a branch, have it reviewed and merged into the default branch; each "
         "reviewer signs with git's SSH signing (git config gpg.format ssh; git config user.signingkey KEY.pub)")
+BEFORE = ("decisions, grants, withdrawals and redactions made before it (unsigned) stop counting once it is merged: "
+          "make them again, signed (`gitstore verify` names each one as not counted)")
 
 
 @dataclass
@@ -48,7 +50,9 @@ def init(workspace: Workspace, person: str, key: str | None, actions: list[str] 
     root = workspace.root
     if (root / POLICY_FILE).exists() or (root / SIGNERS_FILE).exists():
         raise Refused(f"{POLICY_FILE} is there already: add people with `gitstore policy add`")
-    return _change(workspace, {}, SIGNERS_HEAD, person, key, actions)
+    change = _change(workspace, {}, SIGNERS_HEAD, person, key, actions)
+    change.next = f"{change.next}; {BEFORE}"
+    return change
 
 
 def add(workspace: Workspace, person: str, key: str | None, actions: list[str] | None = None) -> PolicyChange:

@@ -159,6 +159,17 @@ class TrustMode(NamedTuple):
     problem: str | None = None
 
 
+# Why an append carries no authority, when that is no sign of tampering: it was made without a
+# signature (before the policy, or by someone not signing), or with a key the policy does not list
+# or no longer lists, or one git signs with that is no SSH key. A signature that does not verify
+# for the key it names is not among them: it is what a forgery looks like.
+UNSIGNED = "is not signed (made before the policy, or without signing): it counts once made again, signed"
+NO_LONGER_LISTED = "is signed with a key the current policy no longer lists for"
+NOT_LISTED = "carries no valid signature: signed by a key the policy does not list"
+NOT_SSH = "carries no valid signature: not an SSH signature"
+_NO_AUTHORITY_ONLY = (UNSIGNED, NO_LONGER_LISTED, NOT_LISTED, NOT_SSH)
+
+
 class Attestation(NamedTuple):
     """What is known of who made one append: whether this clone made it (``own``: it is in
     this clone's own storage, not fetched from another clone), where it was read, and, under
@@ -175,6 +186,12 @@ class Attestation(NamedTuple):
     def actions(self, person: str) -> frozenset[str] | None:
         """What ``person`` may do by this append's signature (None: it is not theirs)."""
         return next((actions for who, actions in self.signers if who == person), None)
+
+    @property
+    def unauthorized_only(self) -> bool:
+        """Whether its ``problem`` only says the append carries no authority under the policy
+        (unsigned, or a key the policy does not list): no forgery, and nothing damaged."""
+        return self.problem is not None and self.problem.startswith(_NO_AUTHORITY_ONLY)
 
 
 class AppendResult(NamedTuple):

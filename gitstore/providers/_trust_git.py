@@ -30,7 +30,7 @@ from typing import Any
 import pygit2
 
 from gitstore._gitconfig import value as git_setting
-from gitstore.providers._base import Attestation, TrustMode
+from gitstore.providers._base import NO_LONGER_LISTED, UNSIGNED, Attestation, TrustMode
 from gitstore.providers._policy_git import PolicyState, Revision, at, current, in_history
 from gitstore.providers._signing import SignatureProblem, check, signature_of, signed_at, signer, signing_key
 from gitstore.providers._verified import Verified
@@ -74,6 +74,8 @@ class Trust:
         state = self.state
         if state.policy is None or state.commit is None:
             return (), "is judged without a usable policy"
+        if signature_of(commit) is None:  # claims nobody: which revision it names does not matter
+            return (), UNSIGNED
         revision_id = policy_commit or state.commit
         if revision_id not in self.repo:  # a shallow clone, or a revision not fetched yet: the current one decides
             revision_id = state.commit
@@ -164,7 +166,7 @@ def _still_allowed(now: Policy, then: Policy, key: str, principals: tuple[str, .
         if line is not None and line.valid_at(when):
             found.append((person, then.actions(person) & now.actions(person)))
     if not found:
-        return (), f"is signed with a key the current policy no longer lists for {', '.join(principals)}"
+        return (), f"{NO_LONGER_LISTED} {', '.join(principals)}"
     return tuple(found), None
 
 

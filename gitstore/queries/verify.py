@@ -16,15 +16,17 @@ from gitstore.errors import GitstoreError
 from gitstore.providers import Problem, VerifyReport
 from gitstore.rules.consent import disagreeing, disputed
 from gitstore.rules.namespaces import misplaced
-from gitstore.rules.trust import unshared
+from gitstore.rules.trust import not_counted
 from gitstore.rules.view import View
 from gitstore.store import Store
 
 
 def verify(store: Store) -> VerifyReport:
-    """Every problem the provider finds, and every rule finding on the records it holds;
-    another clone's decisions in a repository without a policy are notices (never used, but no
-    damage)."""
+    """Every problem the provider finds, and every rule finding on the records it holds. A
+    record that is intact and only carries no authority (another clone's decision without a
+    policy; under one, an unsigned append such as a decision made before it, or a key the policy
+    does not or no longer lists) is a notice: never used, but no damage, and nothing a person
+    could repair but by deciding again (``gitstore.rules.trust.not_counted``)."""
     found = store.verify()
     report = VerifyReport(found.records, found.refs, list(found.problems), list(getattr(found, "notices", [])))
     try:  # what reads use: everything but quarantined refs (own damage fails here, named above)
@@ -37,9 +39,9 @@ def verify(store: Store) -> VerifyReport:
     for digest, why in view.ignored.items():
         kind = why.split(" ", 1)[0]  # the reason names the record: "learning ...", "grant ...", "withdrawal ..."
         finding = Problem(f"{'decision' if kind == 'learning' else kind} {digest}", why)
-        (report.notices if unshared(why) else report.problems).append(finding)
+        (report.notices if not_counted(why) else report.problems).append(finding)
     for note in store.ignored_notes():
-        (report.notices if unshared(note.message) else report.problems).append(note)
+        (report.notices if not_counted(note.message) else report.problems).append(note)
     for rid in sorted(view.rivals):
         if rid in view.episodes:
             kept, rival, what = view.episodes[rid], disputed(view, view.episodes[rid]), "episode"

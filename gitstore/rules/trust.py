@@ -36,11 +36,20 @@ SINGLE_USER = ("fetched from another clone ({where}); in a repository without a 
                "own decisions, grants, withdrawals and redactions count (`gitstore policy init` sets one up)")
 
 
-def unshared(reason: str) -> bool:
-    """Whether a reason a record is not used is only that it came from another clone of a
-    repository without a policy: no damage, nor a forgery anyone could tell from a teammate's
-    decision (``gitstore verify`` names it without failing)."""
-    return SINGLE_USER.split("{", 1)[0] in reason
+NOT_COUNTED = "not counted under the policy: "
+NO_AUTHORITY = "carries no authority: "  # how every reason a record is not used is worded before its cause
+
+
+def not_counted(reason: str) -> bool:
+    """Whether a reason a record is not used is only that it carries no authority, its record
+    intact: it came from another clone of a repository without a policy, or, under a policy,
+    its append is unsigned (made before the policy, say), signed with a key the policy does not
+    or no longer lists, or by a person it does not let take that action. No damage, nor a
+    forgery (``gitstore verify`` names it without failing). A signature that does not verify,
+    or that verifies for someone else than the person the record names, is not among them.
+    The cause is read where it starts, right after ``NO_AUTHORITY``, never from text a record
+    or a ref name could hold."""
+    return any(NO_AUTHORITY + start in reason for start in (SINGLE_USER.split("{", 1)[0], NOT_COUNTED))
 
 
 def problem(mode: TrustMode, attestation: Attestation, namespace: str, actor: str | None,
@@ -56,14 +65,15 @@ def problem(mode: TrustMode, attestation: Attestation, namespace: str, actor: st
     if mode.mode != "policy":
         return None if attestation.own else SINGLE_USER.format(where=attestation.where or "a fetched ref")
     if attestation.problem is not None:
-        return f"its append {attestation.append[:12]} ({attestation.where}) {attestation.problem}"
+        because = f"its append {attestation.append[:12]} ({attestation.where}) {attestation.problem}"
+        return NOT_COUNTED + because if attestation.unauthorized_only else because
     actions = attestation.actions(actor or "")
     signers = ", ".join(who for who, _ in attestation.signers) or "nobody the policy lists"
     if actions is None:
         return f"it says {actor} decided, but its append {attestation.append[:12]} is signed by {signers}"
     missing = sorted(required - actions)
     if missing:
-        return f"the policy does not let {actor} {' or '.join(missing)}"
+        return f"{NOT_COUNTED}the policy does not let {actor} {' or '.join(missing)}"
     return None
 
 
@@ -111,4 +121,4 @@ def note_problem(mode: TrustMode, attestation: Attestation | None, note: dict[st
     return problem(mode, attestation, attestation.namespace, str(note.get("by")), frozenset({"redact"}))
 
 
-__all__ = ["SINGLE_USER", "note_problem", "problem", "record_problem", "refusal", "unshared"]
+__all__ = ["NOT_COUNTED", "SINGLE_USER", "not_counted", "note_problem", "problem", "record_problem", "refusal"]

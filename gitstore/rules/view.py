@@ -18,6 +18,7 @@ from gitstore._collector import collector_paused
 from gitstore.providers import Stored
 from gitstore.records.authority import is_decision, unvouched, vouches, why_bare
 from gitstore.store import Item, Store, store_order_saw
+from gitstore.rules.trust import NO_AUTHORITY
 
 T = TypeVar("T")
 SHARE_FROM = 20_000  # records a view reads before it keeps equal values once (``View._shared``)
@@ -150,7 +151,7 @@ class View:
                     break
             else:
                 if problem is not None:
-                    self.ignored[item.digest] = f"{_what(item)} carries no authority: {problem}; it is never used"
+                    self.ignored[item.digest] = f"{_what(item)} {NO_AUTHORITY}{problem}; it is never used"
 
     def _audits_by_append(self, items: list[Item]) -> dict[str, list[dict[str, Any]]]:
         """The audit entries among ``items`` by each append that holds them, copies included."""

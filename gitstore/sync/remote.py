@@ -178,7 +178,7 @@ class SyncReport:
     nested: list[str] = field(default_factory=list)  # refs on the remote nested under a writer's name: never read
     cleared: list[str] = field(default_factory=list)  # such refs under this clone's writer names, deleted there
     left_out: list[str] = field(default_factory=list)  # arrived, and never used by the rules (damage)
-    not_used: list[str] = field(default_factory=list)  # arrived, and not used here (no policy): no damage
+    not_used: list[str] = field(default_factory=list)  # arrived intact, carrying no authority here: no damage
     attempts: int = 0
     snapshots: Applied = field(default_factory=Applied)  # redactions applied to the GitHub snapshots saved here
     policy: str | None = None  # the default branch the policy is read from, when the sync moved it
@@ -203,8 +203,8 @@ class SyncReport:
             parts.append(f"{len(self.nested)} ref(s) nested under a writer's name")
         if self.left_out:
             parts.append(f"{len(self.left_out)} record(s) never used")
-        if self.not_used:  # another clone's decisions where no policy says who may decide: no damage
-            parts.append(f"{len(self.not_used)} decision(s) of other clones not used here (no policy)")
+        if self.not_used:  # intact, and carrying no authority here (no policy, or unsigned under one): no damage
+            parts.append(f"{len(self.not_used)} decision(s) not counted here (no authority)")
         if self.not_pushed:
             parts.append("not pushed: " + "; ".join(self.not_pushed))
         if self.stranded:
@@ -1083,14 +1083,14 @@ def _verdicts(ctx: Context) -> tuple[dict[str, Any], dict[str, str]]:
 
 def _compare(before: tuple[dict[str, Any], dict[str, str]], after: tuple[dict[str, Any], dict[str, str]],
              report: SyncReport) -> None:
-    from gitstore.rules.trust import unshared
+    from gitstore.rules.trust import not_counted
 
     old, new = before[0], after[0]
     report.changed = [Change(i, old.get(i), new.get(i)) for i in sorted(old.keys() | new.keys())
                       if old.get(i) != new.get(i)]
     for digest, why in sorted(after[1].items()):
         if digest not in before[1]:
-            (report.not_used if unshared(why) else report.left_out).append(f"{digest}: {why}")
+            (report.not_used if not_counted(why) else report.left_out).append(f"{digest}: {why}")
 
 
 __all__ = ["Change", "Moved", "Quarantined", "SyncReport", "fetch_specs", "sync"]

@@ -3,7 +3,9 @@
 Runs the store's ``verify`` over every record and ref under ``refs/memory/v1/``: layout, order,
 canonical bytes, contracts, digests, decisions written without their audit entry, shared
 learnings citing personal sessions, and local refs where a push would send them. Each problem is
-one line; a clone without memory passes.
+one line; a clone without memory passes. Records that are intact and only carry no authority (a
+decision made before the team's policy, unsigned) are ``verify``'s notices, not problems: they
+never block a push, which nothing but making them again, signed, could otherwise unblock.
 """
 
 from __future__ import annotations
