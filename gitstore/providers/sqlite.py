@@ -88,14 +88,24 @@ SCHEMA = (
     # the store's own random id, logged with each acknowledged append: a swapped file is named
     "INSERT OR IGNORE INTO meta (key, value) VALUES ('store', lower(hex(randomblob(16))))",
 )
+_CREATED = re.compile(r"CREATE (TABLE|INDEX) IF NOT EXISTS (\w+)(?: ON (\w+))?")
+
+
+def _created(statement: str) -> tuple[str, str, str]:
+    """The kind, name and table of an object a ``CREATE`` statement of ``SCHEMA`` makes."""
+    made = _CREATED.match(statement)
+    if made is None:
+        raise ValueError(f"not a CREATE statement of the schema: {statement}")
+    kind, name, table = made.groups()
+    return kind.lower(), name, table or name
+
+
 # Every schema object a gitstore file holds, as sqlite_master lists it: sqlite runs whatever the
 # file's schema says (a trigger, a view, a column default), so anything else is refused.
 KNOWN_SCHEMA = frozenset(
     {("table", "sqlite_sequence", "sqlite_sequence", "CREATE TABLE sqlite_sequence(name,seq)")}
-    | {(kind.lower(), name, table, statement.replace(" IF NOT EXISTS", "", 1))
-       for statement in SCHEMA if statement.startswith("CREATE")
-       for kind, name, table in [re.match(r"CREATE (TABLE|INDEX) IF NOT EXISTS (\w+)(?: ON (\w+))?", statement).groups()]
-       for table in [table or name]}
+    | {(*_created(statement), statement.replace(" IF NOT EXISTS", "", 1))
+       for statement in SCHEMA if statement.startswith("CREATE")}
     | {("index", f"sqlite_autoindex_{table}_1", table, None) for table in ("meta", "records", "payloads", "notes")}
 )
 
