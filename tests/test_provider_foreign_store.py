@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -88,7 +89,9 @@ def _wal_of_a_fresh_database(folder: Path) -> bytes:
 
 def test_a_wal_file_a_commit_brings_is_refused_before_sqlite_replays_it(tmp_path: Path, remote: Path) -> None:
     alice, mallory = (_clone(tmp_path, remote, name, "sqlite") for name in ("alice", "mallory"))
-    _store(alice, "sqlite").append(batch(grant("alice's own")))
+    own = _store(alice, "sqlite")
+    own.append(batch(grant("alice's own")))
+    own.close()  # as every command's connection is, at its end
     wal = mallory / STATE_DIR / "store.sqlite-wal"
     wal.write_bytes(_wal_of_a_fresh_database(tmp_path / "scratch"))
     _push_forced(mallory, wal.relative_to(mallory).as_posix())
@@ -99,15 +102,53 @@ def test_a_wal_file_a_commit_brings_is_refused_before_sqlite_replays_it(tmp_path
     assert (alice / STATE_DIR / "store.sqlite-wal").exists()  # not replayed, not deleted
     assert (alice / STATE_DIR / "store.sqlite").read_bytes() == before
 
-    # the commit that stops tracking it came too: git has the bytes, and the file is still refused
-    shutil.copy(alice / STATE_DIR / "store.sqlite-wal", tmp_path / "kept")
+    # the commit that stops tracking it takes the file away with it, never replayed: alice's own opens
     git(mallory, "rm", "-q", "--cached", wal.relative_to(mallory).as_posix())
     git(mallory, "commit", "-q", "-m", "stop sharing it")
     git(mallory, "push", "-q", "origin", "main")
     git(alice, "pull", "-q", "--no-rebase", "origin", "main")
-    shutil.copy(tmp_path / "kept", alice / STATE_DIR / "store.sqlite-wal")
-    with pytest.raises(Refused, match="git has these very bytes"):
-        _store(alice, "sqlite")
+    assert not (alice / STATE_DIR / "store.sqlite-wal").exists()
+    done = cli.gitstore("records", "list", cwd=alice)  # a command of its own, as a person runs one
+    assert done.returncode == 0 and len(done.stdout.splitlines()) == 1, done
+
+
+@pytest.mark.parametrize("provider, files", [
+    ("sqlite", ("store.sqlite", "store.sqlite.acks")),
+    ("jsonl", ("jsonl/records.jsonl", "jsonl/payloads.jsonl", "jsonl/records.jsonl.acks")),
+])
+def test_a_store_a_merge_stopped_by_a_conflict_brings_is_refused(tmp_path: Path, remote: Path, provider: str,
+                                                                 files: tuple[str, ...]) -> None:
+    """A merge that stops on a conflict elsewhere has written the incoming store into the work
+    tree and the index; no commit holds it yet, and it is refused all the same."""
+    alice, mallory = (_clone(tmp_path, remote, name, provider) for name in ("alice", "mallory"))
+    _store(alice, provider).append(batch(grant("alice's own")))
+    store = _store(mallory, provider)
+    store.append(batch(grant("mallory's")))
+    getattr(store, "close", lambda: None)()
+    (mallory / "README.md").write_text("# widgets, mallory's\n")
+    git(mallory, "add", "-f", "README.md", *(f"{STATE_DIR.as_posix()}/{f}" for f in files))
+    git(mallory, "commit", "-q", "-m", "docs")
+    git(mallory, "push", "-q", "origin", "main:feature")
+    (alice / "README.md").write_text("# widgets, alice's\n")
+    commit_all(alice, "docs")
+    git(alice, "fetch", "-q", "origin")
+    merged = subprocess.run(["git", "merge", "-q", "origin/feature"], cwd=alice, capture_output=True, text=True)
+    assert merged.returncode != 0, "the merge stops on README.md"
+    with pytest.raises(Refused, match="the index holds it"):
+        _store(alice, provider)
+
+
+def test_a_stash_of_the_clone_s_own_store_files_refuses_nothing(tmp_path: Path, remote: Path) -> None:
+    """git stash --all stores the clone's own ignored files, its WAL among them, as objects:
+    git having the bytes proves nothing about where they came from."""
+    alice = _clone(tmp_path, remote, "alice", "sqlite")
+    first = _store(alice, "sqlite")
+    first.append(batch(grant("one")))
+    assert (alice / STATE_DIR / "store.sqlite-wal").exists()
+    (alice / "work.txt").write_text("wip\n")
+    git(alice, "stash", "--all", "-q")
+    git(alice, "stash", "pop", "-q")
+    assert len(list(_store(alice, "sqlite").read())) == 1
 
 
 def test_a_wal_this_clone_left_opens(tmp_path: Path, remote: Path) -> None:

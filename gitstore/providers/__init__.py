@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gitstore.errors import Refused, UsageError
 from gitstore.providers._base import (
@@ -37,6 +38,9 @@ from gitstore.providers._base import (
     VerifyReport,
     missing_capabilities,
 )
+
+if TYPE_CHECKING:
+    import pygit2
 
 # name -> (module, class, how the location is derived from the state folder)
 BUILTIN: dict[str, tuple[str, str]] = {
@@ -85,8 +89,6 @@ STORE_FILES: dict[str, tuple[str, ...]] = {
     "sqlite": ("store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "store.sqlite-journal", "store.sqlite.acks"),
     "jsonl": ("jsonl",),
 }
-# files sqlite replays into the database when it opens it: present, they may only be this clone's
-REPLAYED = ("store.sqlite-wal", "store.sqlite-journal")
 
 
 def refuse_links_on_the_way(root: Path, state: Path, name: str) -> None:
@@ -112,10 +114,12 @@ def refuse_foreign_store(root: Path, state: Path, name: str) -> None:
     The state folder is ignored, but a commit made with ``git add -f`` is checked out over a
     clone's ignored files without a word: a database, a log or a WAL file another person
     committed would become this clone's memory (sqlite replays a WAL or journal into the
-    database on open, then deletes it, leaving no trace). So the commit checked out must hold
-    none of the store's files, and a WAL or journal present must not hold bytes git has as an
-    object (one this clone's sqlite left never does). Cheap: tree lookups, and hashing only a
-    WAL or journal that exists."""
+    database on open, then deletes it, leaving no trace). So neither the commit checked out
+    nor the index may hold any of the store's files: a merge, a squash or a cherry-pick that
+    stops before its commit (a conflict elsewhere, ``--no-commit``) has already written the
+    incoming files into the work tree and the index, and only the commit would hold them.
+    A file git merely has as an object proves nothing: ``git stash --all`` stores this clone's
+    own. Cheap: a tree lookup and a read of the index (these providers alone pay it)."""
     import pygit2
 
     from gitstore.config import committed
@@ -124,18 +128,25 @@ def refuse_foreign_store(root: Path, state: Path, name: str) -> None:
         repo = pygit2.Repository(str(root))
     except pygit2.GitError:
         return  # no repository: nothing can check a file out here
+    staged = _staged(repo, root, state)
     for file in STORE_FILES[name]:
         path = state / file
         if committed(repo, path):
             raise Refused(_foreign_message(root, path, "the commit checked out holds it"))
-    for file in REPLAYED if name == "sqlite" else ():
-        path = state / file
-        try:
-            came = path.is_file() and pygit2.hashfile(str(path)) in repo
-        except (OSError, pygit2.GitError):  # gone meanwhile: sqlite removed its own
-            came = False
-        if came:
-            raise Refused(_foreign_message(root, path, "git has these very bytes as an object"))
+        if staged(file):
+            raise Refused(_foreign_message(root, path, "the index holds it: a merge or cherry-pick brought it"))
+
+
+def _staged(repo: pygit2.Repository, root: Path, state: Path) -> Callable[[str], bool]:
+    """Whether the index holds a file of the state folder, or anything under a folder of it."""
+    import pygit2
+
+    try:
+        prefix = state.resolve().relative_to(root.resolve()).as_posix() + "/"
+        entries = [entry.path for entry in repo.index if entry.path.startswith(prefix)]
+    except (ValueError, pygit2.GitError, OSError):  # outside the work tree, or no index yet
+        entries = []
+    return lambda file: any(path == prefix + file or path.startswith(prefix + file + "/") for path in entries)
 
 
 def _foreign_message(root: Path, path: Path, why: str) -> str:
