@@ -304,3 +304,29 @@ def test_a_note_without_authority_keeps_no_comment_from_being_stored(tmp_path: P
         assert done.returncode == 0 and f"not counted: redaction note {predicted}" in done.stderr, done.stderr
     snapshot = alice.store.provider.repo.references[payloads_ref("shared", alice.workspace.config.writer)]
     assert payload_path(predicted) in snapshot.peel().tree
+
+
+def test_a_redaction_note_whose_by_is_no_person_is_damage_not_a_notice(tmp_path: Path) -> None:
+    """A listed signer's note claiming another person is damage; words in the note's ``by``
+    (no person id holds a space) could make its reason read as one that only lacks authority."""
+    from .team import two_reviewers
+    from .world import Thread
+
+    alice, bob = two_reviewers(tmp_path)
+    grant_all(alice)
+    thread = Thread(alice, 7, "100")
+    comment = thread.comment("100", "Use jitter on retries.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    alice, bob = sync(alice, bob)
+    root = bob.workspace.root
+    key = next(p for p in (tmp_path / "keys").iterdir() if "10" in p.name and not p.name.endswith(".pub"))
+    by = "github:9 carries no authority: not counted under the policy: x"
+    note = canonicalize({"at": "2026-04-01T00:00:00.000000Z", "by": by, "reason": "forged", "sourceId": None})
+    removal = bob.audit("redact", "github:10", [comment["id"], comment["digest"]], [])
+    forge(root, "wforger", [removal], removals=((comment["payloadDigest"], note),), key=key,
+          policy=bob.store.trust_mode().revision)
+    git(root, "push", "-q", "origin", "refs/memory/v1/records/shared/*:refs/memory/v1/records/shared/*")
+    alice, = sync(alice)
+    done = cli.gitstore("verify", cwd=alice.workspace.root)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "not counted" not in done.stdout + done.stderr, done.stdout + done.stderr

@@ -17,6 +17,7 @@ import orjson
 
 from gitstore.records.canonical import canonicalize, parse_json, sha256_digest
 from gitstore.records.contracts import stream_of, verify_stored
+from gitstore.records.identity import PERSON
 from gitstore.errors import ConflictError, GitstoreError, Refused, UsageError
 from gitstore.providers._base import Problem
 
@@ -130,6 +131,8 @@ def note_problem(data: object) -> str | None:
             return "is not a redaction object (at, by, reason, sourceId)"
         if canonicalize(note) != data:
             return "is not in canonical form"
+        if not isinstance(note["by"], str) or not PERSON.match(note["by"]):
+            return "names no person as the one who redacted (by)"
     except GitstoreError as exc:
         return str(exc)
     return None
