@@ -879,18 +879,20 @@ def prose_secret_hits(text: Text) -> Iterator[Hit]:
     # each word looks no further than its neighbours, whose own look covers the rest; a value
     # between two words found a secret after the first ("the token is X my token is ...") is
     # not judged again before the second (its hit would only repeat the first's)
-    found = None
+    found = None  # the value after the last word: judged already, or an assignment's
     for n, word in enumerate(words):
         following = words[n + 1].start() if n + 1 < len(words) else len(low)
         after = _value_after(low, word.end(), following)
         hits: list[Hit] = []
-        if after and not _ASSIGNMENT_GAP.fullmatch(low, word.end(), after[0]):
+        assigned = after is not None and _ASSIGNMENT_GAP.fullmatch(low, word.end(), after[0]) is not None
+        if after and not assigned:
             # "secret: value", "secret = value" and "| secret | value |" are assignments, judged as such
             hits = list(_prose_hit(raw, low, word, *after))
         before = _value_before(low, word.start(), words[n - 1].end() if n else 0)
         if before and before != found:
             hits.extend(_prose_hit(raw, low, word, *before))
-        found = after if after is not None and any(hit.start == after[0] for hit in hits) else None
+        # the next word does not judge this value again: as an assignment's, nor as a secret found
+        found = after if after is not None and (assigned or any(hit.start == after[0] for hit in hits)) else None
         yield from hits
 
 
