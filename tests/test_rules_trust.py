@@ -5,6 +5,7 @@ may take that action; without one, each clone counts only its own decisions."""
 from __future__ import annotations
 
 import gc
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -975,27 +976,31 @@ def test_a_signature_grafted_onto_a_commit_whose_time_is_no_date_counts_for_nobo
     assert _standing(Context.open(carol.workspace.root), proposal["id"]) == ("accepted", True)
 
 
+def _ssh_keygen_verifies(tmp_path: Path, key: Path, signers: Path, *options: str) -> subprocess.CompletedProcess[bytes]:
+    """ssh-keygen's own verdict: a message signed with ``key`` checked as BOB's against the
+    allowed_signers file ``signers`` (with any further ``-O`` options)."""
+    message = tmp_path / "message"
+    message.write_text("hello\n")
+    subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", str(key), "-n", "git", str(message)],
+                   check=True, capture_output=True)
+    with message.open("rb") as data:
+        return subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(signers), "-I", BOB, "-n", "git",
+                               "-s", f"{message}.sig", *options], stdin=data, capture_output=True)
+
+
 @pytest.mark.parametrize("between", ["\n", "\r\n", "\r", "\f", "\v", "\x85", "\u2028", "\x1e"])
 def test_allowed_signers_lines_are_split_where_ssh_keygen_splits_them(tmp_path: Path, between: str) -> None:
     """ssh-keygen, which checks every signature, ends a line of allowed_signers at a line feed
     only: after a carriage return, a form feed or a Unicode line separator the rest of the line
     is the first key's comment. The policy reads the file the same way, so `gitstore policy` and
     the checks before a decision never list a key that ssh-keygen would not take."""
-    import subprocess
-
     from gitstore.records.policy import parse_signers
 
     first, first_key = keypair(tmp_path / "keys", CAROL)
     second, second_key = keypair(tmp_path / "keys", BOB)
     signers = tmp_path / "allowed_signers"
     signers.write_bytes(f'{CAROL} {first_key}{between}{BOB} {second_key}\n'.encode())
-    message = tmp_path / "message"
-    message.write_text("hello\n")
-    subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", str(second), "-n", "git", str(message)],
-                   check=True, capture_output=True)
-    with message.open("rb") as data:
-        checked = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(signers), "-I", BOB, "-n", "git",
-                                  "-s", f"{message}.sig"], stdin=data, capture_output=True)
+    checked = _ssh_keygen_verifies(tmp_path, second, signers)
     read = parse_signers(signers.read_bytes())
     assert [k.principals for k in read][0] == (CAROL,)
     assert any(k.public == second_key and BOB in k.principals for k in read) == (checked.returncode == 0)
@@ -1071,21 +1076,12 @@ def _read_as_ssh_keygen_reads_it(tmp_path: Path, line: str, ssh_keygen_takes: bo
     """Whether ssh-keygen checks a signature by BOB with the allowed_signers ``line`` (its
     ``{key}`` the key) and whether the policy takes the line, each as expected; a refusal names
     the line, in one line."""
-    import subprocess
-
     from gitstore.records.policy import PolicyError, parse_signers
 
     key, public = keypair(tmp_path / "keys", BOB)
     signers = tmp_path / "allowed_signers"
     signers.write_text(line.replace("{key}", public))
-    message = tmp_path / "message"
-    message.write_text("hello\n")
-    subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", str(key), "-n", "git", str(message)],
-                   check=True, capture_output=True)
-    with message.open("rb") as data:
-        checked = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(signers), "-I", BOB, "-n", "git",
-                                  "-s", f"{message}.sig", "-Overify-time=20260101000000Z"], stdin=data,
-                                 capture_output=True)
+    checked = _ssh_keygen_verifies(tmp_path, key, signers, "-Overify-time=20260101000000Z")
     assert (checked.returncode == 0) == ssh_keygen_takes, checked.stderr
     try:
         read = parse_signers(signers.read_bytes())
@@ -1104,20 +1100,12 @@ def test_a_validity_time_past_a_months_end_is_judged_as_ssh_keygen_judges_it(tmp
                                                                             when: str) -> None:
     """ssh-keygen runs a day past a month's end on into the next month (and a leap second into
     the next minute): the policy's own check of a key's validity at a commit's time agrees."""
-    import subprocess
-
     from gitstore.records.policy import parse_signers
 
     key, public = keypair(tmp_path / "keys", BOB)
     signers = tmp_path / "allowed_signers"
     signers.write_text(f'{BOB} valid-after="{valid_after}Z" {public}\n')
-    message = tmp_path / "message"
-    message.write_text("hello\n")
-    subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", str(key), "-n", "git", str(message)],
-                   check=True, capture_output=True)
-    with message.open("rb") as data:
-        checked = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(signers), "-I", BOB, "-n", "git",
-                                  "-s", f"{message}.sig", f"-Overify-time={when}Z"], stdin=data, capture_output=True)
+    checked = _ssh_keygen_verifies(tmp_path, key, signers, f"-Overify-time={when}Z")
     assert parse_signers(signers.read_bytes())[0].valid_at(when) == (checked.returncode == 0), checked.stderr
 
 
