@@ -1134,3 +1134,13 @@ def test_a_policy_naming_a_member_twice_cannot_be_used() -> None:
                  '{"schema": "gitstore.policy/v1", "schema": "gitstore.policy/v1", "people": {}}'):
         with pytest.raises(PolicyError, match=r"^\.gitstore/policy\.json: .* twice"):
             parse_people(text.encode())
+
+
+def test_a_reason_is_read_as_not_counted_only_from_where_its_cause_starts() -> None:
+    """The cause follows the first "carries no authority: "; the same words later in a reason,
+    quoted from anything a record holds, say nothing of it."""
+    from gitstore.rules.trust import NO_AUTHORITY, NOT_COUNTED, not_counted
+
+    assert not_counted(f"grant sha256:ab: {NO_AUTHORITY}{NOT_COUNTED}its append abc is not signed")
+    forged = f"note sha256:ab: {NO_AUTHORITY}it says x {NO_AUTHORITY}{NOT_COUNTED}y decided, but ... is signed by z"
+    assert not not_counted(forged)

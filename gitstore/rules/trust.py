@@ -49,7 +49,8 @@ def not_counted(reason: str) -> bool:
     or that verifies for someone else than the person the record names, is not among them.
     The cause is read where it starts, right after ``NO_AUTHORITY``, never from text a record
     or a ref name could hold."""
-    return any(NO_AUTHORITY + start in reason for start in (SINGLE_USER.split("{", 1)[0], NOT_COUNTED))
+    at = reason.find(NO_AUTHORITY)
+    return at >= 0 and reason.startswith((SINGLE_USER.split("{", 1)[0], NOT_COUNTED), at + len(NO_AUTHORITY))
 
 
 def problem(mode: TrustMode, attestation: Attestation, namespace: str, actor: str | None,
