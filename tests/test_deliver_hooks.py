@@ -642,3 +642,34 @@ def test_a_session_id_holding_half_an_emoji_is_served_and_never_logged(world: Wo
     assert shown.returncode == 0 and shown.stdout.count(b"session s3cr3t") == 5, shown.stderr
     log = copy.root / "okf" / ".memory" / "logs" / "hooks.log"
     assert not log.exists() or b"s3cr3t" not in log.read_bytes()
+
+
+def test_advice_about_one_harness_reaches_that_harness_alone(world: World, tmp_path: Path) -> None:
+    """A user-tooling learning about how one harness behaves ("Claude Code reads CLAUDE.md")
+    reaches that harness's agent, and no other harness's, which would follow it to no end; one
+    about the project reaches them all."""
+    from gitstore.ops import learning as ops
+
+    from .world import accepted
+
+    copy = world.copy(tmp_path / "copy")
+    ctx = copy.ctx
+    thread = Thread(ctx, 71, "c71")
+    event = thread.comment("c71", "Claude Code reads CLAUDE.md, so keep the zebra build commands there.",
+                           "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    draft = ops.Draft(title="Zebra build commands in CLAUDE.md",
+                      text="Claude Code reads CLAUDE.md, so keep the zebra build commands there.",
+                      category="convention", evidence=[ref(event)], counterevidence=[], audience="user-tooling",
+                      proposer=("person", "github:9"))
+    learning = accepted(ctx, ops.propose(ctx, draft, "github:9"))["id"]
+    ensure(locate(str(copy.root)))
+    got = {}
+    for harness in sorted(PROMPT_EVENTS):
+        event_name = PROMPT_EVENTS[harness]
+        command = context_command(harness, event_name, copy.root)
+        done = run_hook(command, payload(harness, event_name, copy.root, f"{harness}-zebra",
+                                         prompt="where do the zebra build commands go"), copy.root)
+        assert done.returncode == 0, done.stderr
+        got[harness] = learning in done.stdout.decode()
+    assert got == {"claude-code": True, "codex": False, "gemini-cli": False}, got

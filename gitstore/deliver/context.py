@@ -151,7 +151,8 @@ def _deliver(place: Place, surface: surfaces.Surface, event: str, kind: str, pay
         return Answer("recall's index is not ready (it is being rebuilt, or its rebuild failed: the log says why); "
                       "nothing this time", event=event, kind=kind)
     verdicts = Verdicts(os.path.join(folder(place), VERDICTS) if write else None)
-    found = recall(index, query, now, place.limits, led.delivered, verdicts.safe)
+    found = recall(index, query, now, place.limits, led.delivered | index.for_other_harnesses(surface.name),
+                   verdicts.safe)
     context = passing(found, verdicts.safe)
     verdicts.save()
     if not found.items:

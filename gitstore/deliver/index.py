@@ -53,6 +53,7 @@ CREATE TABLE learning(
     n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, digest TEXT NOT NULL, trust TEXT NOT NULL,
     text TEXT NOT NULL, sources TEXT NOT NULL, valid_from TEXT, valid_until TEXT,
     category TEXT NOT NULL, audience TEXT NOT NULL);
+CREATE INDEX learning_audience ON learning(audience);
 CREATE TABLE dropped(id TEXT NOT NULL, digest TEXT NOT NULL, reason TEXT NOT NULL);
 CREATE TABLE evidence(episode TEXT PRIMARY KEY);
 CREATE VIRTUAL TABLE doc USING fts5(title, body, targets, evidence, tokenize="unicode61 remove_diacritics 0");
@@ -170,6 +171,17 @@ class Index:
         found.sort(key=lambda c: (-c.score, c.id))
         return found
 
+    def for_other_harnesses(self, harness: str) -> frozenset[str]:
+        """The digests of the user-tooling learnings that name another agent harness and not
+        ``harness`` ("Claude Code reads CLAUDE.md, so ..."): advice about one harness's
+        behaviour, which another harness's agent would follow to no end (``_HARNESS_NAMES``)."""
+        found = set()
+        for digest, text in self.db.execute("SELECT digest, text FROM learning WHERE audience = 'user-tooling'"):
+            named = _harnesses_named(text.lower())
+            if named and harness not in named:
+                found.add(digest)
+        return frozenset(found)
+
     def learning(self, learning_id: str, now: str) -> Candidate | None:
         """One indexed learning by id (valid now), scored 0: what ``show`` may hand an agent."""
         row = self.db.execute(
@@ -187,6 +199,32 @@ class Index:
         if self.meta.get("evidence") != "listed":
             return None
         return frozenset(e for (e,) in self.db.execute("SELECT episode FROM evidence"))
+
+
+# How a learning names each harness a hook delivers to (lowercased text): its product name, its
+# own instructions file, its folder under the home directory; each as a word of its own.
+_HARNESS_NAMES = {
+    "claude-code": ("claude code", "claude.md", "~/.claude"),
+    "codex": ("codex", "~/.codex"),
+    "gemini-cli": ("gemini cli", "gemini.md", "~/.gemini"),
+    "opencode": ("opencode",),
+}
+
+
+def _harnesses_named(low: str) -> set[str]:
+    """The harnesses a (lowercased) text names, each name standing as a word (string searches:
+    a prompt's hook loads no pattern engine for it)."""
+    return {harness for harness, names in _HARNESS_NAMES.items() if any(_as_word(low, name) for name in names)}
+
+
+def _as_word(low: str, name: str) -> bool:
+    at = low.find(name)
+    while at != -1:
+        end = at + len(name)
+        if (at == 0 or not low[at - 1].isalnum()) and (end == len(low) or not low[end].isalnum()):
+            return True
+        at = low.find(name, at + 1)
+    return False
 
 
 def _selective(query: list[str], frequency: dict[str, int]) -> list[str]:
