@@ -264,3 +264,30 @@ def test_a_history_the_remote_itself_holds_cut_is_not_brought_by_sync_s_deepenin
     done = cli.gitstore("learnings", "--json", cwd=dave)
     assert done.returncode == 0, done.stderr
     assert state_of(dave, learning) == "retired"
+
+
+def test_a_deepening_fetch_that_fails_leaves_the_cut_history_blocking_readers(
+        tmp_path: Path, retired: tuple[Path, str, Path]) -> None:
+    """The remote answers the plain fetch and hangs up on the deepening one (a network fault):
+    the cut history is not the remote's to mend no more, it is one a later sync mends. Were it
+    noted as one the remote cannot make whole, the retirement it holds would be left out and the
+    learning read in force until a sync succeeds."""
+    carol, learning, _ = retired
+    git(carol, "fetch", "-q", "--depth", "4", "origin")
+    count = tmp_path / "fetches"
+    wrapper = tmp_path / "upload-pack"
+    wrapper.write_text(f"#!/bin/sh\nn=$(cat {count} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {count}\n"
+                       "[ $n -ge 2 ] && { echo 'fatal: the remote end hung up unexpectedly' >&2; exit 128; }\n"
+                       'exec git-upload-pack "$@"\n')
+    wrapper.chmod(0o755)
+    git(carol, "config", "remote.origin.uploadpack", str(wrapper))
+    done = cli.gitstore("sync", cwd=carol)
+    assert done.returncode != 0 and "cannot make it whole" not in done.stdout + done.stderr, done.stdout + done.stderr
+    assert "hung up" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert int(count.read_text()) >= 2, "the deepening fetch was tried"
+    done = cli.gitstore("learnings", "--active", cwd=carol)
+    assert done.returncode == 3 and learning not in done.stdout, (done.stdout, done.stderr)
+    assert "history is shallow here" in done.stderr, done.stderr
+    git(carol, "config", "--unset", "remote.origin.uploadpack")
+    sync(str(carol))
+    assert state_of(carol, learning) == "retired"

@@ -419,14 +419,18 @@ def _deepen(repo: pygit2.Repository, remote: str) -> None:
     (seen with git 2.39): it is tried again, a few times. Only the refs the plain fetch took
     are asked for (``_took``). A history the remote cannot make whole (a writer ref gone from
     it) stays cut: it is noted at its tip, and reads leave it out, naming it, without refusing
-    to judge the rest (``note_unmended``)."""
+    to judge the rest (``note_unmended``). A deepening fetch that fails (the remote hung up)
+    is refused: what it left cut is a sync's to mend, never noted as beyond mending, which
+    would leave a retirement in it out and its learning read in force."""
     incoming = f"{INCOMING}{remote}/"
     for _ in range(DEEPEN_TRIES):
         specs = _took(repo, remote, cut_refs(repo, PREFIX) | cut_refs(repo, incoming))
         if not specs:
             break
         before = ref_targets(repo, incoming)
-        _fetch_beside(repo, remote, ["--no-filter", DEEPEN], [], specs)
+        done, _ = _fetch_beside(repo, remote, ["--no-filter", DEEPEN], [], specs)
+        if done.returncode != 0:
+            raise Refused(f"git fetch {remote} failed while deepening memory's cut histories: {_last_line(done)}")
         _refuse_served_cut(repo, before, ref_targets(repo, incoming))
     note_unmended(repo, cut_refs(repo, PREFIX))
 
