@@ -62,7 +62,7 @@ READ_LINES = [
 SAFETY_LINES = re.compile(
     r"^safety: (fake-leaks precision [\d.]+%, recall [\d.]+%; ordinary session and review texts quarantined"
     r" \d+ of \d+|skipped \(no test material at .*\))$.*"
-    r"^safety: worst input \([\w ]+\) \d+ ms/MB, prose \d+ ms/MB, ratio [\d.]+x \(goal <= 10x\): "
+    r"^safety: worst input \([\w -]+\) \d+ ms/MB, prose \d+ ms/MB, ratio [\d.]+x \(goal <= 10x\): "
     r"(goal met|GOAL NOT MET)$",
     re.MULTILINE | re.DOTALL,
 )
