@@ -448,10 +448,15 @@ def _skill_problems(change: Change, mine: str | None, memory_of: Callable[[], Me
     else each is a finding. Deleting the skill, or making it a person's own (no metadata naming
     a learning, and no promoted block), needs no promotion commit. Front matter that does not parse, in a skill that
     was promoted before the commit or that mentions gitstore, is a finding too: the gate
-    cannot tell what it names, while a more lenient reader may load it."""
+    cannot tell what it names, while a more lenient reader may load it. A ``SKILL.md`` that
+    is a symbolic link is a finding wherever it sits, as the skills gate makes it: agents load
+    the file it leads to, while the gate would read the link's own bytes (its target's name)."""
     skills = [path for path, status in sorted(change.changes.items()) if status != "D" and _a_skill(path)]
-    found = []
-    for path in skills:
+    linked = change.links(skills) if change.links is not None and skills else set()
+    found = [Finding(path, 1, f"a skill that is a symbolic link, added by {_by(change)}: agents load whatever it "
+                              "leads to, which this gate cannot judge as the skill; keep the skill as a file")
+             for path in skills if path in linked]
+    for path in (path for path in skills if path not in linked):
         data = change.read(path)
         text = data.decode("utf-8", "replace") if data is not None else ""
         learning_id, unreadable = learning_of(text)
