@@ -991,19 +991,23 @@ def _ssh_keygen_verifies(tmp_path: Path, key: Path, signers: Path, *options: str
 @pytest.mark.parametrize("between", ["\n", "\r\n", "\r", "\f", "\v", "\x85", "\u2028", "\x1e"])
 def test_allowed_signers_lines_are_split_where_ssh_keygen_splits_them(tmp_path: Path, between: str) -> None:
     """ssh-keygen, which checks every signature, ends a line of allowed_signers at a line feed
-    only: after a carriage return, a form feed or a Unicode line separator the rest of the line
-    is the first key's comment. The policy reads the file the same way, so `gitstore policy` and
-    the checks before a decision never list a key that ssh-keygen would not take."""
-    from gitstore.records.policy import parse_signers
+    only: a carriage return, a form feed or a Unicode line separator leaves one line, on which
+    the second key is not read. The policy refuses such a line, naming it, so `gitstore policy`
+    and the checks before a decision never list a key that ssh-keygen would not take."""
+    from gitstore.records.policy import PolicyError, parse_signers
 
     first, first_key = keypair(tmp_path / "keys", CAROL)
     second, second_key = keypair(tmp_path / "keys", BOB)
     signers = tmp_path / "allowed_signers"
     signers.write_bytes(f'{CAROL} {first_key}{between}{BOB} {second_key}\n'.encode())
     checked = _ssh_keygen_verifies(tmp_path, second, signers)
-    read = parse_signers(signers.read_bytes())
-    assert [k.principals for k in read][0] == (CAROL,)
-    assert any(k.public == second_key and BOB in k.principals for k in read) == (checked.returncode == 0)
+    assert (checked.returncode == 0) == between.endswith("\n"), checked.stderr
+    if between.endswith("\n"):
+        read = parse_signers(signers.read_bytes())
+        assert [k.principals for k in read] == [(CAROL,), (BOB,)] and read[1].public == second_key
+    else:
+        with pytest.raises(PolicyError, match=r"^\.gitstore/allowed_signers:1: holds the character U\+"):
+            parse_signers(signers.read_bytes())
 
 
 _SSH_KEYGEN_OPTIONS = [  # (the options of a line, whether ssh-keygen takes the line, whether gitstore does)
@@ -1072,15 +1076,31 @@ def test_allowed_signers_principals_are_read_as_ssh_keygen_reads_them(tmp_path: 
     _read_as_ssh_keygen_reads_it(tmp_path, line + "\n", takes, takes)
 
 
+_ODD_BLANKS = ["\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x1f", "\xa0", "\u2003"]
+
+
+@pytest.mark.parametrize("blank", _ODD_BLANKS)
+@pytest.mark.parametrize("line", [f"{{blank}}{BOB} {{key}}", f"{BOB} {{type}}{{blank}}{{blob}}",
+                                  f'{BOB} namespaces="git"{{blank}}{{key}}', f"{{blank}}{BOB} namespaces=\"git\" {{key}}"])
+def test_a_blank_ssh_keygen_does_not_skip_is_refused_where_it_reads_a_line(tmp_path: Path, line: str,
+                                                                          blank: str) -> None:
+    """ssh-keygen skips and splits on spaces and tabs only: a line that begins with another
+    blank (a carriage return, a vertical tab, a form feed, a separator, a no-break or em space),
+    or holds one between its fields, names nobody to it. The policy refuses the line, so it
+    never gives the key to a person ssh-keygen does not."""
+    _read_as_ssh_keygen_reads_it(tmp_path, line.replace("{blank}", blank) + "\n", False, False)
+
+
 def _read_as_ssh_keygen_reads_it(tmp_path: Path, line: str, ssh_keygen_takes: bool, gitstore_takes: bool) -> None:
     """Whether ssh-keygen checks a signature by BOB with the allowed_signers ``line`` (its
-    ``{key}`` the key) and whether the policy takes the line, each as expected; a refusal names
-    the line, in one line."""
+    ``{key}`` the key, or ``{type}`` and ``{blob}`` its two fields) and whether the policy takes
+    the line, each as expected; a refusal names the line, in one line."""
     from gitstore.records.policy import PolicyError, parse_signers
 
     key, public = keypair(tmp_path / "keys", BOB)
+    kind, blob = public.split()
     signers = tmp_path / "allowed_signers"
-    signers.write_text(line.replace("{key}", public))
+    signers.write_text(line.replace("{key}", public).replace("{type}", kind).replace("{blob}", blob))
     checked = _ssh_keygen_verifies(tmp_path, key, signers, "-Overify-time=20260101000000Z")
     assert (checked.returncode == 0) == ssh_keygen_takes, checked.stderr
     try:

@@ -17,8 +17,7 @@ on learnings kept on the clone that ran it, which need no signature). Nothing el
 
 ``.gitstore/allowed_signers``: git's own format for SSH signatures (``gpg.ssh.allowedSignersFile``,
 see ssh-keygen(1) "ALLOWED SIGNERS"), one key per line (ended by a line feed only, as ssh-keygen
-reads it: after a carriage return or a form feed the line goes on, as the key's comment), its
-principals being gitstore person ids::
+reads it; a carriage return before it is let go), its principals being gitstore person ids::
 
     github:583231 namespaces="git" ssh-ed25519 AAAAC3Nza... alice@laptop
 
@@ -29,8 +28,10 @@ reads them); ``cert-authority``
 and wildcard principals are refused, so each key names exactly the people it signs for. The
 options are read as ssh-keygen reads them: one token of lowercase ``name="value"`` joined by
 commas (a space outside quotes ends it), each name once, and ``namespaces`` a pattern list
-(``*``, ``?``, ``!`` negating) that must admit ``git``. A line ssh-keygen would pass over is
-refused here, so no decision is written with a key whose signatures never count.
+(``*``, ``?``, ``!`` negating) that must admit ``git``. ssh-keygen skips and splits a line's
+fields on spaces and tabs alone, so a line holding any other blank or control character is
+refused. A line ssh-keygen would pass over is refused here, so no decision is written with a
+key whose signatures never count.
 
 ``policy.json`` gives each name once in an object: JSON readers differ on which of two wins.
 
@@ -48,6 +49,7 @@ import binascii
 import calendar
 import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -179,10 +181,30 @@ def parse_signers(data: bytes) -> tuple[SignerKey, ...]:
         raise PolicyError(f"{SIGNERS_FILE}: not UTF-8") from None
     keys = []
     for number, line in enumerate(text.split("\n"), 1):  # ssh-keygen ends a line at a line feed only
-        line = line.strip()
+        where = f"{SIGNERS_FILE}:{number}"
+        line = line.rstrip("\r")  # a file with CRLF endings: ssh-keygen's key decoding skips the \r
+        _plain_blanks(line, where)
+        line = line.strip(_SPACES)
         if line and not line.startswith("#"):
-            keys.append(_signer_line(line, f"{SIGNERS_FILE}:{number}"))
+            keys.append(_signer_line(line, where))
     return tuple(keys)
+
+
+_SPACES = " \t"  # the blanks ssh-keygen skips before a line and splits its fields at
+
+
+def _plain_blanks(line: str, where: str) -> None:
+    """Refuse a line holding any blank or control character but a space or a tab. ssh-keygen
+    skips and splits on spaces and tabs alone: a line starting with a vertical tab, or a key
+    type set apart from its key by a no-break space, names nobody to it, so a reading that took
+    such a character for a space would give the key to someone ssh-keygen does not."""
+    for char in line:
+        if char not in _SPACES and (char.isspace() or unicodedata.category(char) in _ODD):
+            raise PolicyError(f"{where}: holds the character U+{ord(char):04X} (only spaces and tabs "
+                              "may part the fields, as ssh-keygen reads them)")
+
+
+_ODD = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})  # control and format characters, and Unicode blanks
 
 
 def _signer_line(line: str, where: str) -> SignerKey:
@@ -191,18 +213,23 @@ def _signer_line(line: str, where: str) -> SignerKey:
     for name in names:
         if not PERSON.match(name) or name.startswith("bot:") or any(c in name for c in "*?!"):
             raise PolicyError(f"{where}: principal {name!r} is not a person id (no patterns)")
-    rest = rest.lstrip(" \t")
+    rest = rest.lstrip(_SPACES)
     options: dict[str, str | None] = {}
-    first = rest.split(None, 1)[:1]
+    first = _split_fields(rest)[:1]
     if first and first[0] not in KEY_TYPES:  # as ssh-keygen, a key first, else options then a key
         token, rest = _options_token(rest, where)
         options = _options(token, where)
-    parts = rest.split()
+    parts = _split_fields(rest)
     if len(parts) < 2 or parts[0] not in KEY_TYPES:
         raise PolicyError(f"{where}: expected a key type ({', '.join(sorted(KEY_TYPES))}) and a key"
                           + (" after the options, which are one token: name=\"value\" joined by commas, no spaces"
                              if options else ""))
     return SignerKey(names, parts[0], parts[1], *_validity(options, where))
+
+
+def _split_fields(text: str) -> list[str]:
+    """``text`` cut at runs of spaces and tabs, as ssh-keygen cuts a key's fields."""
+    return [part for part in re.split(r"[ \t]+", text) if part]
 
 
 _BLANKS = " \t\r\n"  # what ends a token where ssh-keygen reads one
