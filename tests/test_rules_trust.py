@@ -1091,6 +1091,26 @@ def test_a_blank_ssh_keygen_does_not_skip_is_refused_where_it_reads_a_line(tmp_p
     _read_as_ssh_keygen_reads_it(tmp_path, line.replace("{blank}", blank) + "\n", False, False)
 
 
+def test_a_signature_counts_only_for_the_people_ssh_keygen_verified_it_for(tmp_path: Path) -> None:
+    """The people the signature is checked for are each asked of ssh-keygen: a person the
+    policy's reading lists with the key, but ssh-keygen's does not, gets nothing from it."""
+    import pygit2
+
+    from gitstore.providers._signing import Signer, SignatureProblem, check, signed_commit
+
+    key, public = keypair(tmp_path / "keys", ALICE)
+    git(tmp_path, "init", "-q", "repo")
+    repo = pygit2.Repository(str(tmp_path / "repo"))
+    author = pygit2.Signature("alice", "alice@example.com", 1767225600, 0)
+    commit = repo[signed_commit(repo, Signer("ssh-keygen", str(key), False), author, "signed\n",
+                                repo.TreeBuilder().write(), [])]
+    listed = f"{ALICE} {public}\n".encode()
+    assert check("ssh-keygen", commit, listed, [ALICE, BOB]).principals == (ALICE,)
+    assert check("ssh-keygen", commit, listed, [BOB, ALICE]).principals == (ALICE,)
+    with pytest.raises(SignatureProblem, match="does not verify"):
+        check("ssh-keygen", commit, listed, [BOB])
+
+
 def _read_as_ssh_keygen_reads_it(tmp_path: Path, line: str, ssh_keygen_takes: bool, gitstore_takes: bool) -> None:
     """Whether ssh-keygen checks a signature by BOB with the allowed_signers ``line`` (its
     ``{key}`` the key, or ``{type}`` and ``{blob}`` its two fields) and whether the policy takes

@@ -156,8 +156,10 @@ def _string(data: bytes, at: int) -> tuple[bytes, int]:
 
 
 def check(program: str, commit: pygit2.Commit, allowed_signers: bytes, principals: list[str]) -> Checked:
-    """Verify a commit's SSH signature against ``allowed_signers`` as one of ``principals``
-    (those the file lists for the signing key), at the commit's time."""
+    """Verify a commit's SSH signature against ``allowed_signers`` as each of ``principals``
+    (those the policy's reading of the file lists for the signing key), at the commit's time.
+    It counts for those ssh-keygen verifies it for, and nobody else: a person ssh-keygen was not
+    asked about is never counted on the strength of another's verdict."""
     found = signature_of(commit)
     if found is None:
         raise SignatureProblem("not signed")
@@ -166,15 +168,22 @@ def check(program: str, commit: pygit2.Commit, allowed_signers: bytes, principal
     if not principals:
         raise SignatureProblem(f"signed by a key the policy does not list ({_fingerprint_hint(key)})")
     when = signed_at(commit)
+    verified: list[str] = []
+    refusal = b""
     with tempfile.TemporaryDirectory(prefix="gitstore-verify-") as folder:
         signers, sig = Path(folder) / "allowed_signers", Path(folder) / "commit.sig"
         signers.write_bytes(utc_validity(allowed_signers))
         sig.write_bytes(signature)
-        done = _run([program, "-Y", "verify", "-f", str(signers), "-I", principals[0], "-n", NAMESPACE,
-                     "-s", str(sig), f"-Overify-time={when}Z"], payload)
-    if done.returncode != 0:
-        raise SignatureProblem(f"the signature does not verify: {_last_line(done.stderr or done.stdout)}")
-    return Checked(key, tuple(principals))
+        for person in dict.fromkeys(principals):
+            done = _run([program, "-Y", "verify", "-f", str(signers), "-I", person, "-n", NAMESPACE,
+                         "-s", str(sig), f"-Overify-time={when}Z"], payload)
+            if done.returncode == 0:
+                verified.append(person)
+            else:
+                refusal = done.stderr or done.stdout
+    if not verified:
+        raise SignatureProblem(f"the signature does not verify: {_last_line(refusal)}")
+    return Checked(key, tuple(verified))
 
 
 def made_with(program: str, commit: pygit2.Commit) -> str:

@@ -8,13 +8,14 @@ Under a policy (``gitstore.providers._policy_git``), an append counts for a pers
    none, or one this clone does not hold (a shallow clone, a revision not fetched yet), is
    judged by the current policy alone, which steps 4 and 5 apply anyway;
 3. the signature verifies (``ssh-keygen -Y verify -n git``, at the commit's time) against that
-   revision's ``allowed_signers``, which lists the key for the person;
+   revision's ``allowed_signers``, which lists the key for the person: ssh-keygen is asked about
+   each person the policy lists with the key, and the signature counts for those it verifies for;
 4. the current policy still lists that key for them, valid at the commit's time: removing a key
    (or a person) from the policy withdraws every decision it signed, past ones included; to
    retire a key without that, keep its line with ``valid-before``;
 5. the actions the person may take are those both revisions allow.
 
-Signature checks are the costly part (one ``ssh-keygen`` run each): each commit's is made once
+Signature checks are the costly part (one ``ssh-keygen`` run for each person listed with the key): each commit's is made once
 and remembered (``_verified``, kind ``signatures``) under the allowed_signers bytes it was
 checked against, with every time read as UTC (``CHECKED_AS``). The rest is looked up in parsed policies, once per revision.
 """
@@ -37,9 +38,10 @@ from gitstore.providers._verified import Verified
 from gitstore.records.policy import Policy
 
 
-# how results are remembered: the allowed_signers checked against, and its times and the
-# commit's read as UTC (results remembered when ssh-keygen read them as local time are checked again)
-CHECKED_AS = "allowed_signers-utc:"
+# how results are remembered: the allowed_signers checked against, its times and the commit's
+# read as UTC, and ssh-keygen asked about each person listed with the key (results remembered
+# when times were read as local, or when one person's verdict stood for all, are checked again)
+CHECKED_AS = "allowed_signers-utc-each:"
 SAVE_EVERY = 64  # signatures checked between two writes of what was found (and at exit)
 SAVE_SECONDS = 0.5
 NOBODY_FOR_KEY = "the policy lists nobody for the key user.signingkey names"
