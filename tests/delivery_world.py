@@ -85,6 +85,17 @@ def build(root: Path) -> World:
     return World(root, ids)
 
 
+HARNESS_ADVICE = "Claude Code reads CLAUDE.md, so keep the zebra build commands there."
+HARNESS_QUERY = "where do the zebra build commands go"
+
+
+def learn_harness_advice(world: World) -> str:
+    """Accept a user-tooling learning about how one harness behaves (Claude Code), which only
+    that harness's agent can use; its id."""
+    return _learn(world.ctx, 71, HARNESS_ADVICE, "2026-03-01T10:00:00.000000Z", "Zebra build commands in CLAUDE.md",
+                  HARNESS_ADVICE, audience="user-tooling")["id"]
+
+
 @pytest.fixture(scope="module")
 def shared_world(tmp_path_factory: pytest.TempPathFactory) -> World:
     """One world per test module (tests that change files copy it)."""

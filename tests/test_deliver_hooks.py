@@ -26,7 +26,7 @@ from gitstore.deliver.recall import item_of
 
 from .cli import ok
 from .conftest import ROOT, git
-from .delivery_world import PROMPT, World, shared_world  # noqa: F401 - the fixture
+from .delivery_world import HARNESS_QUERY, PROMPT, World, learn_harness_advice, shared_world  # noqa: F401 - the fixture
 from .world import T0, Thread, grant_all, propose, ready_repo, ref
 
 SCHEMAS = Path(__file__).parent / "harness_schemas"
@@ -648,28 +648,15 @@ def test_advice_about_one_harness_reaches_that_harness_alone(world: World, tmp_p
     """A user-tooling learning about how one harness behaves ("Claude Code reads CLAUDE.md")
     reaches that harness's agent, and no other harness's, which would follow it to no end; one
     about the project reaches them all."""
-    from gitstore.ops import learning as ops
-
-    from .world import accepted
-
     copy = world.copy(tmp_path / "copy")
-    ctx = copy.ctx
-    thread = Thread(ctx, 71, "c71")
-    event = thread.comment("c71", "Claude Code reads CLAUDE.md, so keep the zebra build commands there.",
-                           "2026-03-01T10:00:00.000000Z")
-    thread.save()
-    draft = ops.Draft(title="Zebra build commands in CLAUDE.md",
-                      text="Claude Code reads CLAUDE.md, so keep the zebra build commands there.",
-                      category="convention", evidence=[ref(event)], counterevidence=[], audience="user-tooling",
-                      proposer=("person", "github:9"))
-    learning = accepted(ctx, ops.propose(ctx, draft, "github:9"))["id"]
+    learning = learn_harness_advice(copy)
     ensure(locate(str(copy.root)))
     got = {}
     for harness in sorted(PROMPT_EVENTS):
         event_name = PROMPT_EVENTS[harness]
         command = context_command(harness, event_name, copy.root)
-        done = run_hook(command, payload(harness, event_name, copy.root, f"{harness}-zebra",
-                                         prompt="where do the zebra build commands go"), copy.root)
+        done = run_hook(command, payload(harness, event_name, copy.root, f"{harness}-zebra", prompt=HARNESS_QUERY),
+                        copy.root)
         assert done.returncode == 0, done.stderr
         got[harness] = learning in done.stdout.decode()
     assert got == {"claude-code": True, "codex": False, "gemini-cli": False}, got

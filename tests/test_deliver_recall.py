@@ -23,7 +23,7 @@ from gitstore.deliver.recall import recall
 from gitstore.deliver.terms import query_terms, terms
 from gitstore.records.canonical import canonicalize
 
-from .delivery_world import PROMPT, World, shared_world  # noqa: F401 - the fixture
+from .delivery_world import HARNESS_QUERY, PROMPT, World, learn_harness_advice, shared_world  # noqa: F401 - the fixture
 from .world import Thread, accepted, propose, ref
 
 NOW = "2026-06-01T00:00:00.000000Z"
@@ -239,6 +239,31 @@ def test_context_writes_nothing_and_takes_every_harness(world: World, capsys: py
     assert not (world.root / "okf" / ".memory" / "deliveries.sqlite").exists()
     assert main(["context", "--harness", "cursor"]) == 2
     assert main(["context", "--harness", "opencode"]) == 2  # no session-start context in OpenCode
+
+
+def test_recall_for_a_harness_leaves_out_advice_about_another(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """``recall --harness`` gives what that harness's hook gives: a user-tooling learning about
+    how Claude Code behaves reaches Claude Code's agent alone; without ``--harness`` it is given
+    as any other. ``context`` previews the hook, so it follows the same rule."""
+    learning = learn_harness_advice(world)
+
+    def ids(*argv: str) -> list[str]:
+        return [i["id"] for i in run_json(capsys, "recall", *argv, HARNESS_QUERY)["items"]]  # type: ignore[index]
+
+    assert learning in ids()
+    got = {harness: learning in ids("--harness", harness) for harness in ("claude-code", "codex", "gemini-cli", "opencode")}
+    assert got == {"claude-code": True, "codex": False, "gemini-cli": False, "opencode": False}, got
+    shown = {harness: learning in run_json(capsys, "context", "--harness", harness, "--prompt", HARNESS_QUERY)["output"]  # type: ignore[index]
+             for harness in ("claude-code", "codex", "gemini-cli", "opencode")}
+    assert shown == got, shown
+
+
+def test_recall_names_an_unknown_harness_in_one_line(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["recall", "--harness", "cursor", "retry"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1, captured.err
+    assert captured.err.startswith("gitstore: error: ") and "'cursor'" in captured.err
+    assert "claude-code, codex, gemini-cli, opencode" in captured.err
 
 
 def test_deliveries_correlate_with_the_sessions_capture(world: World, capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import typer
 
 from gitstore.cli._io import JSON_OPTION, emit_json
 from gitstore.deliver.here import recall_here
+from gitstore.deliver.surfaces import SURFACES
 
 
 def recall(
     query: str = typer.Argument(..., help="What the agent is about to do, in any language."),
+    harness: Optional[str] = typer.Option(
+        None, "--harness", help=f"The coding agent asking ({', '.join(SURFACES)}): leave out advice about another "
+                                "one, as its context hook does (default: any agent)."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Recall the accepted learnings most relevant to a query (at most 3, bounded, with provenance)."""
-    found = recall_here(query)
+    found = recall_here(query, harness=harness)
     if as_json:
         emit_json(found.to_json())
         return

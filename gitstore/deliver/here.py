@@ -54,14 +54,16 @@ def current_index(place: Place) -> Index:
     raise IntegrityError("recall's index went stale three times while it was being read; try again")
 
 
-def recall_here(query: str, start: str = ".", now: str | None = None) -> Recall:
-    """``gitstore recall QUERY``: the bounded, re-scanned answer for the repository here."""
+def recall_here(query: str, start: str = ".", now: str | None = None, harness: str | None = None) -> Recall:
+    """``gitstore recall QUERY``: the bounded, re-scanned answer for the repository here. Given
+    the agent's ``harness``, it leaves out what that harness's hook leaves out (``for_harness``)."""
     if not query.strip():
         raise UsageError("recall needs a query: what the agent is about to do")
+    check_harness(harness)
     place = place_here(start)
     index = current_index(place)
     try:
-        return recall(index, query, now or clock(), place.limits, safe=scanner_verdict())
+        return recall(index, query, now or clock(), place.limits, for_harness(index, harness), scanner_verdict())
     finally:
         index.close()
 
@@ -83,6 +85,19 @@ def show_here(learning_id: str, start: str = ".", now: str | None = None) -> dic
     if not result.items:
         raise Refused(f"{learning_id} does not fit the recall limits")
     return result.items[0]
+
+
+def check_harness(harness: str | None) -> None:
+    """Refuse a harness name no hook answers for (a usage error naming the ones there are)."""
+    if harness is not None and harness not in surfaces.SURFACES:
+        raise UsageError(f"no agent harness {harness!r} (one of {', '.join(surfaces.SURFACES)})")
+
+
+def for_harness(index: Index, harness: str | None) -> frozenset[str]:
+    """The digests to leave out for ``harness``'s agent, as its hook does: the user-tooling
+    learnings about another harness (``Index.for_other_harnesses``); none when the harness is
+    not known, since advice about any harness may then be the reader's own."""
+    return index.for_other_harnesses(harness) if harness is not None else frozenset()
 
 
 NAMED_CHARS = 48  # of an id an error names: a learning id is 36
