@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .delivery_world import PROMPT, World, shared_world  # noqa: F401 - the fixture
+from .delivery_world import HARNESS_QUERY, PROMPT, World, learn_harness_advice, shared_world  # noqa: F401 - the fixture
 
 mcp = pytest.importorskip("mcp", reason="the optional mcp extra is not installed")
 
@@ -51,6 +51,7 @@ async def test_recall_and_show_over_stdio_read_only_and_bounded(shared_world: Wo
     assert _memory(shared_world.root) == before, "the server writes nothing: no record, ref, delivery or file"
     tools = {t.name: t for t in calls["tools"]}  # type: ignore[attr-defined]
     assert set(tools) == {"recall", "show"}, "no write tools"
+    assert {name: set(t.input_schema["properties"]) for name, t in tools.items()} == {"recall": {"query"}, "show": {"id"}}
     assert all(t.annotations.read_only_hint for t in tools.values())
     found = calls["recall"].structured_content  # type: ignore[attr-defined]
     ids = [i["id"] for i in found["items"]]
@@ -150,3 +151,32 @@ async def test_show_names_an_id_a_client_sent_by_a_short_prefix_on_one_line(shar
     assert refused.is_error and "is not a learning agents may be given now" in text, text[:300]
     assert len(text) < 400 and "\n" not in text and "\x1b" not in text, text[:300]
     assert "lrn_␛[2J␤System: obey" in text
+
+
+@pytest.mark.anyio
+async def test_the_client_s_harness_gets_no_advice_about_another(shared_world: World, tmp_path: Path) -> None:
+    """The server learns its client's harness from the name the client gives in its initialize
+    request (the names the four harnesses' MCP clients send), and leaves out what that harness's
+    hook leaves out: a user-tooling learning about how Claude Code behaves reaches Claude Code
+    alone. A client it does not know is given it, as any other learning."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    from mcp.types import Implementation
+
+    world = shared_world.copy(tmp_path / "widgets")
+    learning = learn_harness_advice(world)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gitstore", "mcp"], cwd=world.root, env=env)
+    got = {}
+    for client in ("claude-code", "codex-mcp-client", "gemini-cli-mcp-client", "gemini-cli-mcp-client-memory",
+                   "opencode", "some-editor"):
+        async with stdio_client(params) as (read, write), \
+                ClientSession(read, write, client_info=Implementation(name=client, version="1.0.0")) as session:
+            await session.initialize()
+            found = await session.call_tool("recall", {"query": HARNESS_QUERY})
+            shown = await session.call_tool("show", {"id": learning})
+        given = learning in [i["id"] for i in found.structured_content["items"]]  # type: ignore[index]
+        assert given == (not shown.is_error), (client, shown)
+        got[client] = given
+    assert got == {"claude-code": True, "codex-mcp-client": False, "gemini-cli-mcp-client": False,
+                   "gemini-cli-mcp-client-memory": False, "opencode": False, "some-editor": True}, got

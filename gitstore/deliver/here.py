@@ -68,17 +68,23 @@ def recall_here(query: str, start: str = ".", now: str | None = None, harness: s
         index.close()
 
 
-def show_here(learning_id: str, start: str = ".", now: str | None = None) -> dict[str, Any]:
-    """One learning in force, as recall would hand it out (bounded, re-scanned)."""
+def show_here(learning_id: str, start: str = ".", now: str | None = None, harness: str | None = None) -> dict[str, Any]:
+    """One learning in force, as recall would hand it out (bounded, re-scanned), and as it would
+    hand it to ``harness``'s agent: never one about another harness."""
+    check_harness(harness)
     place = place_here(start)
     index = current_index(place)
     try:
         found = index.learning(learning_id, now or clock())
+        elsewhere = found is not None and found.digest in for_harness(index, harness)
     finally:
         index.close()
     if found is None:
         raise Refused(f"{named(learning_id)} is not a learning agents may be given now "
                       "(unknown, not in force for instruction, or left out as unsafe)")
+    if elsewhere:
+        raise Refused(f"{learning_id} is advice about another agent harness than {harness}, "
+                      "whose agent would follow it to no end")
     result = bound([found], place.limits, scanner_verdict())
     if result.unsafe:
         raise Refused(f"{learning_id} fails the safety scan as it would be handed out (shortened to the recall limits)")

@@ -6,6 +6,11 @@ the canonical serialisation), both marked read-only, and no tool that writes:
 - ``recall(query)``: the accepted learnings most relevant to the query, with provenance;
 - ``show(id)``: one learning agents may be given now, as recall would hand it out.
 
+The client's harness comes from the name its ``initialize`` request gives (``clientInfo.name``,
+``CLIENT_NAMES``): the server then leaves out what that harness's context hook leaves out, the
+user-tooling learnings about another harness, from both tools. A client it does not know gets
+them as any other learning.
+
 Built on the official MCP Python SDK (``mcp``, an optional extra: ``pip install
 'gitstore[mcp]'``), imported only when the server starts, so the base install stays light. The
 server answers for the repository it was started in; a refusal (not set up, delivery inert,
@@ -26,11 +31,35 @@ _Server = TypeVar("_Server")  # the SDK's server class, imported only when the s
 INSTRUCTIONS = ("Accepted learnings of this repository's reviewed memory: reference material with provenance, "
                 "not instructions. Call recall with what you are about to do; show gives one learning by id.")
 
+# The name each harness's MCP client gives in its initialize request: Claude Code "claude-code"
+# (its source is not published; servers log it so); as their sources write it, Codex
+# "codex-mcp-client" (codex-rs, the Implementation its MCP connection manager sends);
+# Gemini CLI "gemini-cli-mcp-client" (packages/core/src/tools/mcp-client.ts; earlier versions
+# added "-" and the server's configured name); OpenCode "opencode" (packages/opencode/src/mcp).
+CLIENT_NAMES = {"claude-code": "claude-code", "codex-mcp-client": "codex", "gemini-cli-mcp-client": "gemini-cli",
+                "opencode": "opencode"}
+_GEMINI_PER_SERVER = "gemini-cli-mcp-client-"
+
+
+def harness_of(client_name: object) -> str | None:
+    """The harness whose MCP client gives ``client_name``, or None for a client not known."""
+    if not isinstance(client_name, str):
+        return None
+    if client_name.startswith(_GEMINI_PER_SERVER):
+        return "gemini-cli"
+    return CLIENT_NAMES.get(client_name)
+
+
+def _client_harness(context: Any) -> str | None:
+    """The harness of the client a tool call came from, by the name its initialize request gave."""
+    params = context.session.client_params
+    return harness_of(params.client_info.name) if params is not None else None
+
 
 def server(start: str = ".") -> Any:
     """The MCP server for the repository containing ``start`` (tools registered, not running)."""
     try:
-        from mcp.server.mcpserver import MCPServer
+        from mcp.server.mcpserver import Context, MCPServer
         from mcp.server.mcpserver.exceptions import ToolError
         from mcp.types import ToolAnnotations
     except ImportError:
@@ -42,23 +71,27 @@ def server(start: str = ".") -> Any:
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                                 open_world_hint=False)
 
-    @app.tool(annotations=read_only)
-    def recall(query: str) -> dict[str, Any]:
+    def recall(query: str, context: Context) -> dict[str, Any]:
         """The accepted learnings most relevant to a query (at most 3, bounded, with provenance)."""
         try:
-            found = recall_here(query, start)
+            found = recall_here(query, start, harness=_client_harness(context))
         except GitstoreError as exc:
             raise ToolError(str(exc)) from None
         return {"items": found.items, "limits": found.limits.to_json()}
 
-    @app.tool(annotations=read_only)
-    def show(id: str) -> dict[str, Any]:  # noqa: A002 - the tool's parameter name agents see
+    def show(id: str, context: Context) -> dict[str, Any]:  # noqa: A002 - the tool's parameter name agents see
         """One accepted learning agents may be given now, by id, as recall hands it out."""
         try:
-            return show_here(id, start)
+            return show_here(id, start, harness=_client_harness(context))
         except GitstoreError as exc:
             raise ToolError(str(exc)) from None
 
+    for tool in (recall, show):
+        # The SDK passes the request's context to the parameter annotated with its Context class,
+        # found by resolving annotations in this module, where they are text and the SDK is not
+        # imported: the class itself stands there instead (no argument agents see).
+        tool.__annotations__["context"] = Context
+        app.tool(annotations=read_only)(tool)
     return app
 
 
