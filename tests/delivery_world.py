@@ -89,11 +89,11 @@ HARNESS_ADVICE = "Claude Code reads CLAUDE.md, so keep the zebra build commands 
 HARNESS_QUERY = "where do the zebra build commands go"
 
 
-def learn_harness_advice(world: World) -> str:
+def learn_harness_advice(world: World, text: str = HARNESS_ADVICE, pr: int = 71) -> str:
     """Accept a user-tooling learning about how one harness behaves (Claude Code), which only
-    that harness's agent can use; its id."""
-    return _learn(world.ctx, 71, HARNESS_ADVICE, "2026-03-01T10:00:00.000000Z", "Zebra build commands in CLAUDE.md",
-                  HARNESS_ADVICE, audience="user-tooling")["id"]
+    that harness's agent can use (or ``text``, from pull request ``pr``); its id."""
+    return _learn(world.ctx, pr, text, "2026-03-01T10:00:00.000000Z", "Zebra build commands", text,
+                  audience="user-tooling")["id"]
 
 
 @pytest.fixture(scope="module")

@@ -258,6 +258,32 @@ def test_recall_for_a_harness_leaves_out_advice_about_another(world: World, caps
     assert shown == got, shown
 
 
+HARNESSES = ("claude-code", "codex", "gemini-cli", "opencode")
+
+
+@pytest.mark.parametrize(("text", "for_harnesses"), [
+    ("The claude-code hook reads its settings from .claude/settings.json, so the zebra build commands go there.",
+     {"claude-code"}),
+    ("ClaudeCode keeps the zebra build commands in $HOME/.claude/commands.", {"claude-code"}),
+    ("Gemini reads .gemini/settings.json, so the zebra build commands go there.", {"gemini-cli"}),
+    ("Install gemini-cli globally, then keep the zebra build commands in its settings.", {"gemini-cli"}),
+    ("The zebra build commands go in .codex/config.toml.", {"codex"}),
+    ("Keep the zebra build commands in AGENTS.md, not CLAUDE.md: every agent reads AGENTS.md.", set(HARNESSES)),
+    ("Codex reads AGENTS.md, so keep the zebra build commands there.", {"codex", "opencode"}),
+])
+def test_advice_about_a_harness_is_told_by_the_names_people_write(
+        world: World, capsys: pytest.CaptureFixture[str], text: str, for_harnesses: set[str]) -> None:
+    """A harness is named as its package and command are spelled (``claude-code``), joined, and
+    by its project folder (``.claude/``) as well as its home folder; advice that names
+    ``AGENTS.md``, which Codex and OpenCode read, is theirs too, and advice for every agent is
+    about none of them."""
+    learning = learn_harness_advice(world, text, 72)
+    given = {harness for harness in HARNESSES
+             if learning in [i["id"] for i in run_json(capsys, "recall", "--harness", harness,  # type: ignore[index]
+                                                       HARNESS_QUERY)["items"]]}
+    assert given == for_harnesses, given
+
+
 def test_recall_names_an_unknown_harness_in_one_line(world: World, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["recall", "--harness", "cursor", "retry"]) == 2
     captured = capsys.readouterr()

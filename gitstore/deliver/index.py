@@ -201,19 +201,26 @@ class Index:
         return frozenset(e for (e,) in self.db.execute("SELECT episode FROM evidence"))
 
 
-# How a learning names each harness a hook delivers to (lowercased text): its product name, its
-# own instructions file, its folder under the home directory; each as a word of its own.
+# How a learning names each harness a hook delivers to (lowercased text): its product name as
+# people write it (spaced, as its package and command are spelled, joined), its own instructions
+# file, its folder (in the project or the home directory: ``.claude/``, ``~/.claude``); each as a
+# word of its own. ``AGENTS.md`` is Codex's and OpenCode's own instructions file: advice about it
+# is theirs too. A bare "Claude" or "Gemini" names a model other harnesses run as well.
 _HARNESS_NAMES = {
-    "claude-code": ("claude code", "claude.md", "~/.claude"),
-    "codex": ("codex", "~/.codex"),
-    "gemini-cli": ("gemini cli", "gemini.md", "~/.gemini"),
-    "opencode": ("opencode",),
+    "claude-code": ("claude code", "claude-code", "claudecode", "claude.md", ".claude"),
+    "codex": ("codex", "agents.md"),
+    "gemini-cli": ("gemini cli", "gemini-cli", "gemini.md", ".gemini"),
+    "opencode": ("opencode", "agents.md"),
 }
+# Advice that says it holds for every agent is about none of them alone.
+_EVERY_AGENT = ("every agent", "all agents", "any agent", "each agent")
 
 
 def _harnesses_named(low: str) -> set[str]:
     """The harnesses a (lowercased) text names, each name standing as a word (string searches:
-    a prompt's hook loads no pattern engine for it)."""
+    a prompt's hook loads no pattern engine for it); none when it speaks to every agent."""
+    if any(_as_word(low, words) for words in _EVERY_AGENT):
+        return set()
     return {harness for harness, names in _HARNESS_NAMES.items() if any(_as_word(low, name) for name in names)}
 
 
