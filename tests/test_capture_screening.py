@@ -231,3 +231,125 @@ def test_a_token_a_command_prints_is_screened_with_its_command(ctx: Context, tmp
     assert texts == ["[REDACTED:command-token]", f"=== widgets\nid: {PRINTED}"], texts
     assert result.receipt["redactions"] == 1
     assert "heroku" not in "".join(texts)
+
+
+# Four calls a turn answers together, and what each printed: the two tokens are known only by
+# the commands that printed them, one first and one last of the four.
+_NPM = "npm config get //registry.npmjs.org/:_authToken"
+_OTHER = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+_CALLS = [
+    ("heroku auth:token", f"{PRINTED}\n"),
+    ("git status", "On branch main\nYour branch is up to date with 'origin/main'.\n\nnothing to commit, working tree clean\n"),
+    ("ls", "a.txt\nb.txt\n"),
+    (_NPM, f"{_OTHER}\n"),
+]
+_AT = "2026-04-29T21:39:3{}.000Z"
+
+
+def _claude_calls(folder: Path, calls: list[tuple[str, str]]) -> Path:
+    """A Claude Code session whose assistant makes CALLS (command, output) at once and gets
+    every result back in one user record, one ``tool_result`` block each."""
+    base = {"sessionId": "s-claude", "cwd": "/w", "version": "2.1.80", "isSidechain": False}
+    uses = [{"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": c}} for n, (c, _) in enumerate(calls)]
+    results = [{"type": "tool_result", "tool_use_id": f"t{n}", "content": out} for n, (_, out) in enumerate(calls)]
+    return _jsonl(folder / "claude.jsonl", [
+        base | {"type": "user", "uuid": "u0", "timestamp": _AT.format(0), "message": {"role": "user", "content": "Log me in."}},
+        base | {"type": "assistant", "uuid": "u1", "parentUuid": "u0", "timestamp": _AT.format(1),
+                "message": {"role": "assistant", "content": uses}},
+        base | {"type": "user", "uuid": "u2", "parentUuid": "u1", "timestamp": _AT.format(2),
+                "message": {"role": "user", "content": results}},
+        base | {"type": "assistant", "uuid": "u3", "parentUuid": "u2", "timestamp": _AT.format(3),
+                "message": {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}},
+    ])
+
+
+def _codex_calls(folder: Path, calls: list[tuple[str, str]]) -> Path:
+    """A Codex rollout whose CALLS are ``function_call`` items answered by ``function_call_output``
+    items naming their ``call_id``."""
+    def item(payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": _AT.format(1), "type": "response_item", "payload": payload}
+
+    made = [item({"type": "function_call", "call_id": f"c{n}", "name": "shell",
+                  "arguments": json.dumps({"command": ["bash", "-lc", c]})}) for n, (c, _) in enumerate(calls)]
+    answered = [item({"type": "function_call_output", "call_id": f"c{n}",
+                      "output": {"type": "input_text", "text": out}}) for n, (_, out) in enumerate(calls)]
+    return _jsonl(folder / "rollout.jsonl", [
+        {"timestamp": _AT.format(0), "type": "session_meta", "payload": {"id": "s-codex", "cwd": "/w", "cli_version": "0.146.0"}},
+        item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Log me in."}]}),
+        *made, *answered,
+        item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Done."}]}),
+    ])
+
+
+def _gemini_calls(folder: Path, calls: list[tuple[str, str]]) -> Path:
+    """A Gemini CLI session whose one ``gemini`` message holds CALLS as ``toolCalls``, each with
+    its ``functionResponse``."""
+    def call(n: int, command: str, output: str) -> dict[str, Any]:
+        return {"id": f"r{n}", "name": "run_shell_command", "args": {"command": command}, "status": "success",
+                "result": [{"functionResponse": {"id": f"r{n}", "name": "run_shell_command", "response": {"output": output}}}]}
+
+    return _jsonl(folder / "gemini.jsonl", [
+        {"sessionId": "s-gemini", "projectHash": "0b7d", "startTime": _AT.format(0), "kind": "main"},
+        {"id": "m1", "timestamp": _AT.format(1), "type": "user", "content": [{"text": "Log me in."}]},
+        {"id": "m2", "timestamp": _AT.format(2), "type": "gemini", "content": "",
+         "toolCalls": [call(n, c, out) for n, (c, out) in enumerate(calls)]},
+        {"id": "m3", "timestamp": _AT.format(3), "type": "gemini", "content": "Done."},
+    ])
+
+
+def _opencode_calls(folder: Path, calls: list[tuple[str, str]]) -> Path:
+    """An OpenCode storage folder whose assistant message has CALLS as ``tool`` parts, each
+    holding its output in its state."""
+    storage = folder / "storage"
+    session = storage / "session" / "proj" / "s-opencode.json"
+    messages = storage / "message" / "s-opencode"
+    for place in (session.parent, messages):
+        place.mkdir(parents=True)
+    session.write_text(json.dumps({"id": "s-opencode", "version": "1.3.17", "projectID": "proj", "directory": "/w",
+                                   "time": {"created": 1777498762000, "updated": 1777498765000}}))
+    for n, (message, role) in enumerate((("m_user", "user"), ("m_assistant", "assistant"))):
+        (messages / f"msg_{n}.json").write_text(json.dumps(
+            {"id": message, "sessionID": "s-opencode", "role": role, "time": {"created": 1777498763000 + n}}))
+    parts = [{"id": "p0", "type": "text", "text": "Log me in."}]
+    answer = [{"id": f"p{n}", "sessionID": "s-opencode", "messageID": "m_assistant", "type": "tool", "callID": f"call_{n}",
+               "tool": "bash", "state": {"status": "completed", "input": {"command": c}, "output": out, "metadata": {"exit": 0}}}
+              for n, (c, out) in enumerate(calls)]
+    for message, written in (("m_user", parts), ("m_assistant", [*answer, {"id": "pz", "type": "text", "text": "Done."}])):
+        (storage / "part" / message).mkdir(parents=True)
+        for n, part in enumerate(written):
+            (storage / "part" / message / f"{n:04}.json").write_text(json.dumps(part))
+    return session
+
+
+def _jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return path
+
+
+_HARNESSES = {"claude-code": _claude_calls, "codex": _codex_calls, "gemini-cli": _gemini_calls, "opencode": _opencode_calls}
+
+
+@pytest.mark.parametrize("harness", sorted(_HARNESSES))
+def test_each_output_of_a_turn_is_screened_with_its_own_command(ctx: Context, tmp_path: Path, harness: str) -> None:
+    """Several calls answered in one turn: each output is read after the command that printed
+    it alone, so the token ``npm config get`` prints last of four is redacted as the one
+    ``heroku auth:token`` prints first is, and neither command reads the other's output."""
+    result = import_transcript(ctx, _HARNESSES[harness](tmp_path, _CALLS), harness=harness, mode="transcript")
+    tools = "\n".join(e["payload"]["text"] for e in result.events if e["payload"]["role"] == "tool")
+    assert PRINTED not in tools and _OTHER not in tools, tools
+    assert tools.count("[REDACTED:command-token]") == 2, tools
+    assert "nothing to commit, working tree clean" in tools and "a.txt\nb.txt" in tools
+    assert result.receipt["redactions"] == 2
+    assert PRINTED.encode() not in _objects(ctx) and _OTHER.encode() not in _objects(ctx)
+
+
+@pytest.mark.parametrize("harness", sorted(_HARNESSES))
+def test_a_turn_of_many_outputs_screens_the_last_with_its_command(ctx: Context, tmp_path: Path, harness: str) -> None:
+    """However many calls a turn answers, none of their outputs is read without its command:
+    the token printed by the twentieth is redacted too."""
+    calls = [(f"echo step {n}", f"step {n}\n") for n in range(19)] + [("heroku auth:token", f"{PRINTED}\n")]
+    result = import_transcript(ctx, _HARNESSES[harness](tmp_path, calls), harness=harness, mode="transcript")
+    tools = "\n".join(e["payload"]["text"] for e in result.events if e["payload"]["role"] == "tool")
+    assert PRINTED not in tools and "[REDACTED:command-token]" in tools, tools
+    assert "step 18" in tools
+    assert result.receipt["redactions"] == 1

@@ -386,7 +386,7 @@ def test_opencode_sessions() -> None:
     large = parse("agent-sessions/opencode/storage_v2/session/proj_test/ses_s_stage0_large.json")
     assert [(c.command, c.exit_code, c.ok) for c in calls(large)] == [("ls /non-existent-directory", 1, False)]
     assert large.files_touched == ("error.log",)
-    assert [t.answers for t in small.turns] == [(), (), ("ls",)]
+    assert [t.answers for t in small.turns] == [(), (), ((0, "ls"),)]
     legacy = parse("agent-sessions/opencode/storage_legacy/session/proj_test/ses_s_stage0_drift.json")
     assert legacy.commands == ("cat README.md",)
 
@@ -438,8 +438,31 @@ def test_a_tool_turn_names_the_commands_whose_output_it_holds(tmp_path: Path) ->
     ])
     for path in (claude, codex, gemini_session):
         tools = [turn for turn in parse_transcript(path).turns if turn.role == "tool"]
-        assert [(turn.text.strip(), turn.answers) for turn in tools] == [(output.strip(), (command,))], path
+        assert [(turn.text.strip(), turn.answers) for turn in tools] == [(output.strip(), ((0, command),))], path
         assert all(turn.answers == () for turn in parse_transcript(path).turns if turn.role != "tool"), path
+
+
+def test_a_tool_turn_names_where_each_output_starts(tmp_path: Path) -> None:
+    """A turn holding several outputs names where each starts and what it answers, so each is
+    read with its own command; an output past the turn's limit is named only as far as it is
+    kept, and a call that runs no command answers none."""
+    outputs = ["On branch main\n", "5f2b1c8e-3d4a-4b6c-9e8f-1a2b3c4d5e6f\n", "# notes\n", "lorem ipsum dolor sit amet consectetur"]
+    calls = [("run_shell_command", {"command": "git status"}), ("run_shell_command", {"command": "heroku auth:token"}),
+             ("read_file", {"absolute_path": "/w/notes.md"}), ("run_shell_command", {"command": "cat big"})]
+    path = _write(tmp_path, "gemini.jsonl", [
+        {"sessionId": "g1", "projectHash": "0b7d", "startTime": "2026-04-29T21:39:22.319Z", "kind": "main"},
+        {"id": "m1", "timestamp": "2026-04-29T21:39:33.155Z", "type": "user", "content": [{"text": "log in"}]},
+        {"id": "m2", "timestamp": "2026-04-29T21:39:35.125Z", "type": "gemini", "content": "", "toolCalls": [
+            {"id": f"r{n}", "name": name, "args": args, "status": "success",
+             "result": [{"functionResponse": {"id": f"r{n}", "name": name, "response": {"output": out}}}]}
+            for n, ((name, args), out) in enumerate(zip(calls, outputs))]},
+    ])
+    limit = sum(len(out) + 1 for out in outputs[:3]) + 10
+    (tool,) = [t for t in parse_transcript(path, limits=Limits(max_text=limit)).turns if t.role == "tool"]
+    starts = [start for start, _ in tool.answers]
+    assert [command for _, command in tool.answers] == ["git status", "heroku auth:token", "", "cat big"]
+    assert [tool.text[a:b] for a, b in zip(starts, starts[1:])] == [out + "\n" for out in outputs[:3]]
+    assert tool.text[starts[-1]:].startswith("lorem ") and tool.truncated
 
 
 # -- damaged copies -----------------------------------------------------------------------------

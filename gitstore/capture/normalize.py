@@ -207,7 +207,7 @@ def _episode(ctx: Context, hook: HookInput, transcript: Transcript, mode: str, s
             add(f"command:{index}:{command[:200]}", place + 1, _time(at), agent, payload)
     if mode in ("transcript", "hybrid"):
         for index, turn in enumerate(transcript.turns[:MAX_TURNS]):
-            text = screen.text(turn.text, TURN_CHARS, "\n".join(turn.answers)) if turn.text.strip() else None
+            text = screen.outputs(turn.text, turn.answers, TURN_CHARS) if turn.text.strip() else None
             if text is None:
                 continue
             author = agent if turn.role != "user" else "user:local"

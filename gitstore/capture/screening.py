@@ -14,7 +14,7 @@ import re
 
 TYPE_CHECKING = False  # typing costs milliseconds in the hook's worker
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterator, Mapping
 
     from gitstore.capture.transcripts import Transcript
 
@@ -37,6 +37,8 @@ _BACKSPACES = re.compile(r"(\x08+)")
 # A scanned text: the text with its redactions applied, whether it is quarantined, how many
 # redactions were applied.
 Scan = tuple[str, bool, int]
+# Where each tool output of a turn's text starts and the command it answers (``Turn.answers``).
+Answers = tuple[tuple[int, str], ...]
 
 
 class Screen:
@@ -50,15 +52,29 @@ class Screen:
         self.quarantined = 0
         self.redactions = 0
 
-    def text(self, value: str, limit: int, context: str = "") -> str | None:
-        """VALUE screened (read after CONTEXT, see ``scan``) and cut to LIMIT characters; None
-        when it is quarantined."""
-        text, quarantined, redactions = (None if context else self.known.get(value)) or scan(value, context)
+    def text(self, value: str, limit: int) -> str | None:
+        """VALUE screened and cut to LIMIT characters; None when it is quarantined."""
+        text, quarantined, redactions = self.known.get(value) or scan(value)
         if quarantined:
             self.quarantined += 1
             return None
         self.redactions += redactions
-        return text if len(text) <= limit else text[: limit - 20] + " [gitstore: cut]"
+        return _bounded(text, limit)
+
+    def outputs(self, value: str, answers: Answers, limit: int) -> str | None:
+        """VALUE, a turn's text holding tool outputs, screened as ``text`` screens one, but
+        each output scanned on its own after the command it answers (ANSWERS, see
+        ``Turn.answers``): a token a command prints alone is one only by the command just
+        before it, and the other calls and outputs of the turn between the two would hide it.
+        The turn is quarantined when any of it is, and is counted once."""
+        if not answers:
+            return self.text(value, limit)
+        scans = [scan(piece, command) for piece, command in _pieces(value, answers)]
+        if any(quarantined for _, quarantined, _ in scans):
+            self.quarantined += 1
+            return None
+        self.redactions += sum(redactions for _, _, redactions in scans)
+        return _bounded("".join(text for text, _, _ in scans), limit)
 
 
     def name(self, value: str | None, limit: int | None = None) -> str | None:
@@ -90,6 +106,24 @@ class Screen:
         if self.name(key, KEY_CHARS) == key and (key == value or self.name(value) == value):
             return key
         return "withheld:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _bounded(text: str, limit: int) -> str:
+    """TEXT cut to LIMIT characters, saying so."""
+    return text if len(text) <= limit else text[: limit - 20] + " [gitstore: cut]"
+
+
+def _pieces(text: str, answers: Answers) -> Iterator[tuple[str, str]]:
+    """TEXT in the pieces a scan reads alone, each with the command it is read after: an output
+    that answers a command, with it; a run of outputs that answer none (and anything before the
+    first output), with nothing. An output's piece runs to where the next one starts, so the
+    pieces make up TEXT, a truncation note at its end included."""
+    starts = [(0, "")] if answers[0][0] else []
+    for start, command in answers:
+        if command or not starts or starts[-1][1]:
+            starts.append((start, command))
+    for (start, command), (end, _) in zip(starts, [*starts[1:], (len(text), "")]):
+        yield text[start:end], command
 
 
 def compact(value: str) -> str:

@@ -17,7 +17,6 @@ from gitstore.capture.transcripts._model import Counts, Limits, ToolCall, Transc
 from gitstore.capture.bounds import cut, truncation_note
 from gitstore.capture.transcripts._read import iso_time
 
-MAX_ANSWERS = 16  # commands a tool turn's text is read with: more only lengthens its scan
 _VERSION_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-+_")
 
 
@@ -62,14 +61,15 @@ class Draft:
         self.calls: list[Call] = []
         self.merge = merge
         self.stored = False
-        self.answers: dict[str, None] = {}  # the commands whose output it holds, each once
+        self.answers: list[tuple[int, str]] = []  # where each output starts, the command it answers
 
     def freeze(self) -> Turn:
         text = "".join(self.parts)
         if self.overflow:
             text += truncation_note(self.overflow)
+        answers = tuple(self.answers) if any(command for _, command in self.answers) else ()
         return Turn(self.role, text, self.at, tuple(c.freeze() for c in self.calls), self.key, self.overflow > 0,
-                    tuple(self.answers))
+                    answers)
 
     def empty(self) -> bool:
         return not self.size and not self.overflow and not self.calls
@@ -202,12 +202,14 @@ class Builder:
             self.text_kept += len(piece)
 
     def add_output(self, draft: Draft, call: Call | None, output: str, separator: str = "\n") -> None:
-        """Append a tool call's OUTPUT to DRAFT, the turn holding results, and note the call's
-        shell command there (``Turn.answers``, at most ``MAX_ANSWERS`` a turn)."""
+        """Append a tool call's OUTPUT to DRAFT, the turn holding results, and note where it
+        starts in the turn's text and the shell command it answers (``Turn.answers``): each
+        output is read with its own command alone, wherever it stands among the others."""
+        start = draft.size + (len(separator) if draft.parts else 0)
         self.add_text(draft, output, separator)
         command = call.command if call is not None else None
-        if command and output and len(draft.answers) < MAX_ANSWERS:
-            draft.answers.setdefault(command, None)
+        if draft.size > start:  # none of it kept past the turn's limit: nothing to read
+            draft.answers.append((start, command or ""))
 
     def drop_if_empty(self, draft: Draft) -> None:
         """Forget a turn that ended up with no text and no tool calls."""

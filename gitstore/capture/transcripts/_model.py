@@ -33,10 +33,12 @@ class Turn(NamedTuple):
     (the output of tool calls, which the harnesses send back as a message) or summary
     (compaction summaries). ``key`` is a stable id from the source (a uuid, message id or
     ``line:N``), unique within the transcript. ``truncated`` says the text was cut to the
-    limit; the text then ends with a ``[gitstore: ... truncated]`` note. ``answers`` holds the
-    shell commands whose output a tool turn holds: what an output is may show only beside its
-    command (a token ``heroku auth:token`` prints alone on a line), so the scanner reads the
-    text with them before it; they are never stored with it.
+    limit; the text then ends with a ``[gitstore: ... truncated]`` note. ``answers`` names, for
+    each tool output a turn's text holds, where in the text it starts and the shell command it
+    answers (``""`` for a call that ran none); it is empty when no output answers a command.
+    What an output is may show only beside its command (a token ``heroku auth:token`` prints
+    alone on a line), so the scanner reads each output with its own command before it; the
+    commands are never stored with the text.
     """
 
     role: str
@@ -45,7 +47,7 @@ class Turn(NamedTuple):
     tools: tuple[ToolCall, ...]
     key: str
     truncated: bool = False
-    answers: tuple[str, ...] = ()
+    answers: tuple[tuple[int, str], ...] = ()
 
 
 class Counts(NamedTuple):
