@@ -64,3 +64,21 @@ def test_a_learning_about_the_env_file_is_for_people_s_tooling() -> None:
     text = "Put the deploy key in the .env file before running the e2e tests."
     audience, why = classify([piece(1, text), piece(2, text)], text)
     assert audience == "user-tooling" and "a credential" in why
+
+
+@pytest.mark.parametrize("text, agrees", [
+    ("Agreed, every outgoing HTTP request needs an explicit timeout; doing it now.", True),
+    ("+1, makes sense.", True),
+    ("Yes, will do.", True),
+    ("Thanks! Makes sense to me.", True),
+    ("Good point, I'll switch to it.", True),
+    ("I disagree, the client sets a default timeout.", False),
+    ("We agreed to keep retries out of the client.", False),
+    ("Code here must not rely on it.", False),
+    ("A plain retry will do.", False),
+    ("+10 to the retry budget would hide the bug.", False),
+])
+def test_an_answer_agreeing_with_what_it_answers_is_told(text: str, agrees: bool) -> None:
+    """An agreeing reply restates the ask it takes up: it is told, so it is not counted as
+    raising the theme anew; a text merely using the same words is not."""
+    assert bool(cues.agrees(text.lower())) is agrees

@@ -10,6 +10,7 @@ import pytest
 
 from gitstore.dream import terms
 from gitstore.dream.consolidators import load
+from gitstore.dream.report import DreamReport
 from gitstore.errors import InvalidInput
 from gitstore.ops import learning as ops
 from gitstore.context import Context
@@ -375,3 +376,56 @@ def test_a_theme_only_bots_raise_has_no_person(tmp_path: Path) -> None:
                   path="src/hooks.py")
     [verdict] = w.run(ctx, dry_run=True).rejected
     assert verdict["reasons"][0] == "no person: only bots or unknown accounts", verdict["reasons"]
+
+
+TIMEOUT_ASK = "Every outgoing HTTP request needs an explicit timeout; requests without one hang forever."
+TIMEOUT_AGAIN = "Again: outgoing HTTP requests need an explicit timeout, they hang forever otherwise."
+TIMEOUT_FIX = "Good catch, I will add an explicit timeout to every outgoing HTTP request."
+
+
+def _one_reviewer(report: DreamReport) -> None:
+    """The timeout theme stands on one reviewer alone: rejected, never proposed as two people's."""
+    assert report.proposed == [], [p["signals"] for p in report.proposed]
+    [verdict] = report.rejected
+    assert verdict["reasons"][0] == "one person: every origin is by github:501", verdict["reasons"]
+    assert verdict["signals"]["people"] == 1, verdict["signals"]
+
+
+def test_a_fix_reported_in_a_thread_of_its_own_on_the_asked_pull_request_answers_the_ask(tmp_path: Path) -> None:
+    """The pull request's author answering in a new thread of the same pull request instead of
+    replying answers the ask all the same: it was no second person raising the theme."""
+    ctx = w.repo(tmp_path)
+    w.comment(ctx, 41, "github:501", TIMEOUT_ASK, 0, path="src/http.py")
+    w.comment(ctx, 41, "github:502", TIMEOUT_FIX, 5, path="src/http.py")
+    w.comment(ctx, 42, "github:501", TIMEOUT_AGAIN, 100, path="src/http.py")
+    _one_reviewer(w.run(ctx, dry_run=True))
+
+
+def test_an_ask_edited_after_its_answer_is_still_answered(tmp_path: Path) -> None:
+    """A typo fixed in the ask is a new version carrying the edit's time: the reply came after
+    the ask as first written, and stays its answer."""
+    ctx = w.repo(tmp_path)
+    made = w.comment(ctx, 41, "github:501", TIMEOUT_ASK, 0, path="src/http.py", replies=[("github:502", TIMEOUT_FIX)])
+    w.comment(ctx, 42, "github:501", TIMEOUT_AGAIN, 100, path="src/http.py")
+    w.edit(ctx, made[0], TIMEOUT_ASK + " (typo)", 50)
+    _one_reviewer(w.run(ctx, dry_run=True))
+
+
+def test_agreeing_with_an_ask_answers_it(tmp_path: Path) -> None:
+    """"Agreed, ...; doing it now." restates the ask in agreeing with it: it depends on the ask,
+    so it is no independent evidence of the theme."""
+    ctx = w.repo(tmp_path)
+    w.comment(ctx, 41, "github:501", TIMEOUT_ASK, 0, path="src/http.py", replies=[(
+        "github:502", "Agreed, every outgoing HTTP request needs an explicit timeout or it hangs forever; doing it now.")])
+    w.comment(ctx, 42, "github:501", TIMEOUT_AGAIN, 100, path="src/http.py")
+    _one_reviewer(w.run(ctx, dry_run=True))
+
+
+def test_a_second_reviewer_asking_on_another_pull_request_still_counts(tmp_path: Path) -> None:
+    """Only what answers an ask on its own pull request is set aside: another person asking for
+    the theme on another pull request is a second person, answered there or not."""
+    ctx = w.repo(tmp_path)
+    w.comment(ctx, 41, "github:501", TIMEOUT_ASK, 0, path="src/http.py", replies=[("github:502", TIMEOUT_FIX)])
+    w.comment(ctx, 42, "github:503", TIMEOUT_AGAIN, 100, path="src/http.py", replies=[("github:504", "+1, doing it now.")])
+    [proposal] = w.run(ctx, dry_run=True).proposed
+    assert proposal["signals"]["people"] == 2 and proposal["signals"]["origins"] == 2, proposal["signals"]

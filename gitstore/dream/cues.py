@@ -1,4 +1,4 @@
-"""Words that tell what a text does: object, report a fix, decide, constrain, describe a
+"""Words that tell what a text does: object, report a fix, agree, decide, constrain, describe a
 procedure, or depend on one machine, person, credential or agent harness.
 
 One home for these lists, used by the lexical labeler (polarity, category), the recurrence
@@ -26,6 +26,14 @@ _FIXED = re.compile(
     r"\b(?:fixed\s+in|fixed\s+(?:it|this|that|now)|good\s+catch|pushed\s+a\s+fix|"
     r"(?:done|addressed|resolved)\s*(?:[.!]|$|\s+in\b)|i've\s+(?:added|fixed|changed|updated|switched|moved)|"
     r"(?:now|it)\s+(?:uses|has|does)\b|updated\s+to\b)"
+)
+# a reply that takes up what it answers: opens agreeing ("Agreed, ...", "+1", "Makes sense"), or
+# says the work is under way ("will do", "doing it now")
+_AGREES = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|yes|yep|sure|thanks|thank\s+you)[\s,!.:;-]+)*"
+    r"(?:agreed|i\s+agree|\+1|will\s+do|on\s+it|makes\s+sense|sounds\s+good|good\s+(?:point|idea|call)|"
+    r"you're\s+right|fair\s+(?:point|enough))\b"
+    r"|\bdoing\s+(?:it|this|that)\s+now\b"
 )
 _DECISION = re.compile(
     r"\b(?:we\s+(?:have\s+|'ve\s+)?decided|decided\s+to|we\s+chose|going\s+forward|from\s+now\s+on|"
@@ -110,6 +118,11 @@ def objects(text: str) -> re.Match[str] | None:
 
 def reports_fixed(text: str) -> re.Match[str] | None:
     return _FIXED.search(text)
+
+
+def agrees(text: str) -> re.Match[str] | None:
+    """Does the text agree with what it answers, or take the work on?"""
+    return _AGREES.search(text)
 
 
 def polarity(text: str) -> tuple[str, tuple[int, int] | None]:

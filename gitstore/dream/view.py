@@ -60,6 +60,7 @@ class Evidence(NamedTuple):
     origin: str                  # the earliest evidence whose words this repeats (itself if none)
     root: str | None             # the first evidence of its review thread, when this is a reply
     seq: int
+    written: str = ""            # when its comment was first written: an edit's ``at`` is the edit's
 
     @property
     def change(self) -> str | None:
@@ -389,8 +390,16 @@ def _piece(taking: _Taking, event: dict[str, Any], episode: dict[str, Any], orig
         at=event["at"], text=payload["text"], path=payload.get("path"), role=payload.get("role"),
         pull_request=pull_request, branch=pin["branch"],
         commit=episode["pin"]["commit"], local=namespace == "local", origin=origin, root=root,
-        seq=event["seq"],
+        seq=event["seq"], written=_written(taking.view, event),
     )
+
+
+def _written(view: View, event: dict[str, Any]) -> str:
+    """When the comment EVENT is a version of was first written: its first version's time. An
+    edit carries the time of the edit, so a typo fixed in an ask would otherwise sort the ask
+    after the replies that answered it."""
+    first = view.events.get(first_versions(view).get(event["id"], event["id"]))
+    return first["at"] if first is not None else event["at"]
 
 
 def _why(reason: str) -> str:

@@ -1,8 +1,9 @@
 """The recurrence consolidator (the reference): deterministic, and it counts origins, not copies.
 
 For each theme the labels name, it gathers the evidence that asks for the theme or reports it
-fixed (support) and the evidence that objects to it; a fix reported in a thread or session that
-asked for the theme answers that ask, and is no support of its own. Then:
+fixed (support) and the evidence that objects to it; a fix reported, or an agreement, on the pull
+request or in the session that asked for the theme answers that ask, and is no support of its
+own. Then:
 
 - **contested**: any objection (a reply or a later comment) holds the theme back; it is reported
   with the objections as counterevidence and never proposed;
@@ -110,7 +111,7 @@ class _Theme:
     key: str
     support: tuple[tuple[Label, Evidence], ...]
     objections: tuple[tuple[Label, Evidence], ...]
-    answers: tuple[tuple[Label, Evidence], ...] = ()  # fixes reported where the theme was asked for
+    answers: tuple[tuple[Label, Evidence], ...] = ()  # fixes and agreements where the theme was asked for
 
 
 class Recurrence:
@@ -280,21 +281,43 @@ def _by_people(theme: _Theme) -> _Theme:
 
 
 def _answered(support: list[tuple[Label, Evidence]]) -> tuple[list[tuple[Label, Evidence]], list[tuple[Label, Evidence]]]:
-    """SUPPORT split into the evidence that raises the theme and the answers to it: a fix
-    reported after the theme was asked for in the same thread or session ("Good catch, I will
-    add ...") answers that ask and raises nothing, so it is no origin, person, thread or change
-    of the theme (the author of a pull request agreeing with its reviewer is no second reviewer).
-    A fix reported anywhere else is evidence of the theme."""
+    """SUPPORT split into the evidence that raises the theme and the answers to it. What agrees
+    with a theme or reports it fixed where the theme was asked for before, on the same pull
+    request (in any of its threads) or in the same session, answers that ask ("Good catch, I
+    will add ...", "Agreed, ...; doing it now.") and raises nothing: it depends on the ask, so it
+    is no origin, person, thread or change of the theme (the author of a pull request taking up
+    its reviewer's remark is no second reviewer). Asks come before their answers as first
+    written: an edit carries the time of the edit, and a typo fixed in an ask after its answer
+    must not make the answer a second person raising it. A fix reported anywhere else is
+    evidence of the theme."""
     asked: set[str] = set()
-    raised, answers = [], []
-    for label, evidence in support:
-        if label.polarity == "reports-fixed" and evidence.episode in asked:
+    answers = []
+    for label, evidence in sorted(support, key=_as_written):
+        place = _place(evidence)
+        if place in asked and _answers(label, evidence):
             answers.append((label, evidence))
-            continue
-        if label.polarity == "asks-for":
-            asked.add(evidence.episode)
-        raised.append((label, evidence))
-    return raised, answers
+        elif label.polarity == "asks-for":
+            asked.add(place)
+    answered = {evidence.id for _, evidence in answers}
+    return [pair for pair in support if pair[1].id not in answered], answers
+
+
+def _as_written(pair: tuple[Label, Evidence]) -> tuple[str, str]:
+    return pair[1].written or pair[1].at, pair[1].id
+
+
+def _place(evidence: Evidence) -> str:
+    """Where an ask is answered: its pull request, for review comments (the author answers in a
+    reply, or in a thread of their own); its session otherwise."""
+    if evidence.source == "review-thread" and evidence.pull_request is not None:
+        return f"#{evidence.pull_request}"
+    return evidence.episode
+
+
+def _answers(label: Label, evidence: Evidence) -> bool:
+    """Whether the evidence takes up an ask made before it: it reports the theme fixed, or
+    agrees with it (a reply restating the ask it agrees with is labelled an ask)."""
+    return label.polarity == "reports-fixed" or bool(cues.agrees(terms.masked(evidence.text).lower()))
 
 
 def _order(pair: tuple[Label, Evidence]) -> tuple[str, str]:
