@@ -21,6 +21,7 @@ from gitstore.deliver.index import open_file
 from gitstore.deliver.limits import Limits, canonical
 from gitstore.deliver.recall import recall
 from gitstore.deliver.terms import query_terms, terms
+from gitstore.ops import learning as ops
 from gitstore.records.canonical import canonicalize
 
 from .delivery_world import HARNESS_QUERY, PROMPT, World, learn_harness_advice, shared_world  # noqa: F401 - the fixture
@@ -150,6 +151,90 @@ def test_a_prompt_naming_a_file_recalls_the_learnings_about_it(tmp_path: Path) -
     assert _titles(index, "add migrations/0003_users.py") == ["Migrations are reversible"]
     assert "Tests never sleep" not in _titles(index, "Rename the helper in src/db.py")[:1]
     assert _titles(index, "the thundering herd again")[0] == "Retries need jittered backoff", "evidence still counts"
+
+
+# -- paths as people write them, end to end ---------------------------------------------------------
+
+# learnings each about one target, in words no prompt below holds (code words): only the target can meet a prompt
+PLACES = {"login": "src/app/login.tsx", "make": "Makefile", "gomod": "go.mod", "owners": ".github/CODEOWNERS",
+          "docker": "Dockerfile", "ignore": ".gitignore", "script": "scripts/build", "migrations": "db/migrations",
+          "payments": "src/payments", "schema": "db/schema/"}
+CODE_WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliett".split()
+
+
+@pytest.fixture(scope="module")
+def places(shared_world: World, tmp_path_factory: pytest.TempPathFactory) -> World:
+    world = shared_world.copy(tmp_path_factory.mktemp("places") / "widgets")
+    ctx = world.ctx
+    for n, ((key, target), word) in enumerate(zip(PLACES.items(), CODE_WORDS)):
+        thread = Thread(ctx, 80 + n, f"c{80 + n}", "2026-03-01T10:00:00.000000Z")
+        event = thread.comment(f"c{80 + n}", f"Agreed rule {word}.", "2026-03-01T10:00:00.000000Z")
+        thread.save()
+        draft = ops.Draft(title=f"Agreed rule {word}", text=f"Keep agreed rule {word} here.", category="convention",
+                          evidence=[ref(event)], counterevidence=[], targets=(target,), proposer=("person", "github:9"))
+        world.ids[key] = accepted(ctx, ops.propose(ctx, draft, "github:9"))["id"]
+    return world
+
+
+def _recall_ids(root: Path, query: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-m", "gitstore", "recall", query, "--json"], cwd=root,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return [i["id"] for i in json.loads(done.stdout)["items"]]
+
+
+@pytest.mark.parametrize(("key", "query"), [
+    ("login", "src/app/login.tsx:12"),
+    ("login", "src/app/login.tsx:12:5: error TS2304"),
+    ("login", "src\\app\\login.tsx"),
+    ("login", "https://github.com/acme/widgets/blob/main/src/app/login.tsx#L12"),
+    ("login", "see (src/app/login.tsx#L12-L20)."),
+    ("make", "fix the Makefile"),
+    ("make", "./Makefile"),
+    ("gomod", "bump go.mod"),
+    ("gomod", "go.mod"),
+    ("owners", ".github/CODEOWNERS"),
+    ("owners", "update CODEOWNERS"),
+    ("docker", "Dockerfile"),
+    ("docker", "edit the Dockerfile"),
+    ("ignore", ".gitignore"),
+    ("script", "scripts/build"),
+    ("script", "run ./scripts/build"),
+    ("migrations", "add db/migrations/0002.sql"),
+    ("migrations", "look at db/migrations"),
+    ("migrations", "db/migrations/"),
+    ("payments", "edit src/payments/charge.py"),
+    ("schema", "look at db/schema"),
+    ("schema", "db\\schema\\users.sql:3"),
+])
+def test_a_prompt_naming_a_target_as_people_write_it_recalls_it(places: World, key: str, query: str) -> None:
+    """A path with a line (``:12``, ``:12:5``, ``#L12``), with backslashes, in a link to the
+    file, a file named without an extension (``Makefile``), an extension the list does not
+    know (``go.mod``), a folder named with or without its slash: each meets the target."""
+    assert places.ids[key] in _recall_ids(places.root, query)
+
+
+@pytest.mark.parametrize(("key", "query"), [
+    ("script", "build the docs"),
+    ("payments", "payments fail at checkout"),
+    ("migrations", "squash the migrations"),
+    ("login", "the app/login flow and/or the src folder"),
+])
+def test_a_word_of_a_target_without_its_path_recalls_nothing(places: World, key: str, query: str) -> None:
+    """A target named by an ordinary word (``build``, ``payments``) is not met by that word in
+    prose, nor by a folder it is in."""
+    assert places.ids[key] not in _recall_ids(places.root, query)
+
+
+def test_the_prompt_hook_gives_the_learning_about_a_file_named_by_a_compiler_error(places: World) -> None:
+    prompt = "src/app/login.tsx:12:5: error TS2304: Cannot find name 'token'."
+    payload = {"session_id": "paths", "transcript_path": "/tmp/t.jsonl", "cwd": str(places.root),
+               "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_")}
+    hook = subprocess.run([sys.executable, "-P", "-m", "gitstore.deliver.hook", "claude-code"],
+                          input=json.dumps(payload).encode(), capture_output=True, cwd=places.root, env=env, timeout=60)
+    assert hook.returncode == 0, hook.stderr
+    assert b"Agreed rule alpha" in hook.stdout
 
 
 # -- the commands over a real store ----------------------------------------------------------------

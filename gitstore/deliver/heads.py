@@ -46,8 +46,9 @@ if TYPE_CHECKING:
 
     from gitstore.deliver.place import Place
 
-FORMAT = "recall-index/8"  # 4: a learning's line kept as scanned on one line; 5: naming no learning as a citation;
-# 6: look-alike words marked; 7: paths as path terms; 8: learnings looked up by audience
+FORMAT = "recall-index/9"  # 4: a learning's line kept as scanned on one line; 5: naming no learning as a citation;
+# 6: look-alike words marked; 7: paths as path terms; 8: learnings looked up by audience;
+# 9: paths as people write them (lines, backslashes, links, names without an extension)
 HEAD_LINES = 5  # a state's lines before the storage's: format, version, salt, config, policy
 SALT_NAME = "delivery.salt"
 REFS = "refs/memory/"

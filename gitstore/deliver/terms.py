@@ -17,13 +17,20 @@ split by script:
 
 A path is one term, not the words of its folders and extension: ``src/app/login.tsx`` shares
 ``src`` and ``tsx`` with every other file there. A word naming a file (``src/retry.py``,
-``retry.py``, ``.env``: a known extension, or any with a slash before it) or a folder
-(``migrations/``) gives a path term for the whole path and one for the file's name, and the
-words of that name (``retri``); its folders and its extension give none. A path term is a mark
-no word holds followed by the folded path's UTF-8 in hex, one token of the index's tokenizer.
-A learning's targets give only path terms (``target_terms``), so they meet a prompt only when
-it names that file, or a file in a folder the target names (a query's paths also give a term for
-each folder they are in).
+``retry.py``, ``.env``: a known extension, any with a slash before it, two slashes, a leading
+``./``, or two names joined by a slash, ``db/migrations``) or a folder (``migrations/``) gives a
+path term for the whole path and one for the file's name, and the words of that name
+(``retri``); its folders and its extension give none. Paths are read as people write them:
+backslashes as slashes, without the line and column after them (``a.py:12:5``, ``a.py#L12``),
+and a link to a file of a repository (``.../blob/main/src/a.py``) as that file's path. A path
+without an extension may name a folder as well, so it gives the folder's mark too; a word with
+letters after a dot that names no path (``go.mod``, ``.gitignore``, ``logger.info``) gives its
+words and the path term of that name. A path term is a mark no word holds followed by the
+folded path's UTF-8 in hex, one token of the index's tokenizer. A learning's targets give only
+path terms (``target_terms``), so they meet a prompt only when it names that file, by its path
+or its name, or a file in a folder the target names (a query's paths also give a term for each
+folder they are in); a name without an extension but with a capital (``Makefile``,
+``CODEOWNERS``) also gives its word, as prose names such files.
 
 A short list of English function words is dropped. The same function segments the learnings
 and the query, so whatever it does, both sides agree. It is written with string methods only:
@@ -166,22 +173,81 @@ def _plain(text: str) -> list[str]:
     return found
 
 
+def _lines(text: str) -> bool:
+    """Whether ``text`` is the lines of a link's fragment after its ``#l``: ``12``, ``12-l20``."""
+    first, dash, last = text.partition("-")
+    last = last[1:] if last.startswith("l") else last
+    return first.isascii() and first.isdigit() and (not dash or (last.isascii() and last.isdigit()))
+
+
+def _without_place(word: str) -> str:
+    """``word`` without the line and column a compiler or a link puts after a path
+    (``a.py:12``, ``a.py:12:5``, ``a.py#L12``, ``a.py#L12-L20``)."""
+    head, mark, tail = word.rpartition("#l")
+    if mark and _lines(tail):
+        word = head
+    for _ in range(2):
+        head, colon, tail = word.rpartition(":")
+        if colon and head and tail.isascii() and tail.isdigit():
+            word = head
+    return word
+
+
+def _in_repository(link: str) -> str:
+    """The path a link to a file or folder of a repository names (``.../blob/main/src/a.py``:
+    ``src/a.py``, after the branch), or nothing for any other link."""
+    link = link.partition("#")[0].partition("?")[0]
+    for marker in ("/blob/", "/tree/", "/raw/"):
+        found, rest = link.partition(marker)[1:]
+        if found:
+            return rest.partition("/")[2]
+    return ""
+
+
+def _cleaned(word: str) -> str:
+    """A word of text as the path it may be: folded, out of the quotes and punctuation around
+    it, backslashes read as slashes, without a line (``:12``, ``#L12``) or a link's host."""
+    word = fold(word.lstrip(_EDGES).rstrip(_EDGES + ".")).replace("\\", "/")
+    if "://" in word:
+        return _in_repository(word)
+    return _without_place(word).rstrip(_EDGES + ".")
+
+
+def _name_like(part: str) -> bool:
+    """Whether ``part`` can be the name of a file or folder someone writes in prose: word
+    characters and ``-._@+~``, a letter among them, not a function word (``and/or``)."""
+    return (any(char.isalpha() for char in part) and part not in STOPWORDS
+            and all(_word_char(char) or char in "-._@+~" for char in part))
+
+
+def _extension(name: str) -> str:
+    return name.rsplit(".", 1)[1] if "." in name else ""
+
+
+def _bare(name: str) -> bool:
+    """A name without an extension (``Makefile``, ``migrations``, ``.gitignore``): a file's or
+    a folder's, no one can tell."""
+    return "." not in name[1:]
+
+
 def named_path(word: str) -> tuple[str, bool] | None:
-    """The path a word of text names, folded, without a leading ``./``, and whether it is a
-    folder; None when it names none. A folder ends with a slash (``migrations/``); a file has
-    an extension, a known one (``retry.py``, ``.env``) or any after a slash (``src/a.vue3``),
-    or two slashes (``a/b/c``). ``and/or`` and ``logger.info`` are words."""
-    word = fold(word.lstrip(_EDGES).rstrip(_EDGES + "."))
+    """The path a word of text names, folded, without a leading ``./`` or a line after it, and
+    whether it is a folder; None when it names none. A folder ends with a slash
+    (``migrations/``); a file has an extension, a known one (``retry.py``, ``.env``) or any after
+    a slash (``src/a.vue3``), or two slashes (``a/b/c``), or starts with ``./``, or is two names
+    joined by a slash (``db/migrations``). ``and/or``, ``/usr`` and ``logger.info`` are words."""
+    word = _cleaned(word)
+    relative = word.startswith("./")
     while word.startswith("./"):
         word = word[2:]
-    if "://" in word or not any(_word_char(char) for char in word):
+    if not any(_word_char(char) for char in word):
         return None
     if word.endswith("/"):
         return word.rstrip("/"), True
     name = word.rsplit("/", 1)[-1]
-    extension = name.rsplit(".", 1)[1] if "." in name else ""
-    if extension in EXTENSIONS or word.count("/") >= 2 or (
-            "/" in word and extension[:1].isalpha() and extension.isalnum()):
+    extension = _extension(name)
+    if extension in EXTENSIONS or word.count("/") >= 2 or relative or ("/" in word and (
+            (extension[:1].isalpha() and extension.isalnum()) or all(map(_name_like, word.split("/"))))):
         return word, False
     return None
 
@@ -191,42 +257,58 @@ def path_term(path: str, folder: bool = False) -> str:
 
 
 def _path_terms(path: str, folder: bool) -> list[str]:
-    """A path's terms: the whole path, and a file's name."""
+    """A path's terms: the whole path, and a file's name. A path without an extension may name a
+    folder as well (``db/migrations``): it gives the folder's mark too."""
     name = path.rsplit("/", 1)[-1]
-    return [path_term(path, folder)] + ([path_term(name)] if not folder and name != path else [])
+    found = [path_term(path, folder)]
+    if not folder and _bare(name):
+        found.append(path_term(path, folder=True))
+    return found + ([path_term(name)] if not folder and name != path else [])
 
 
-def _named(word: str) -> list[str] | None:
-    """The terms of a word naming a path: its path terms and the words of its last name without
-    the extension; None when it names none."""
+def _named(word: str) -> list[str]:
+    """The terms of a word that may name a path. A path gives its path terms and the words of its
+    last name without the extension; two names joined by a slash (``read/write``) may be two
+    words, so they give their words as well. Any other word gives its words, and one that may be a
+    file's name (``go.mod``, ``.gitignore``: letters after a dot) the path term of that name."""
     found = named_path(word)
     if found is None:
-        return None
+        cleaned = _cleaned(word)
+        name = [path_term(cleaned)] if _name_like(cleaned) and _extension(cleaned)[:1].isalpha() else []
+        return _plain(word) + name
     path, folder = found
     name = path.rsplit("/", 1)[-1]
     stem = name if folder or "." not in name else name.rsplit(".", 1)[0]
-    return _path_terms(path, folder) + _plain(stem)
+    words = _plain(path.rsplit("/", 1)[0]) if path.count("/") == 1 and _bare(name) else []
+    return _path_terms(path, folder) + _plain(stem) + words
 
 
 def terms(text: str) -> list[str]:
     """Every term of ``text``, in order, with repeats (term frequency counts)."""
     found: list[str] = []
     for word in unicodedata.normalize("NFKC", text).split():
-        named = _named(word) if "." in word or "/" in word else None
-        found.extend(_plain(word) if named is None else named)
+        found.extend(_named(word) if "." in word or "/" in word or "\\" in word else _plain(word))
     return found
 
 
 def target_terms(targets: list[str]) -> list[str]:
-    """The terms of a learning's targets (files and folders it is about): path terms only, so
-    a target meets a prompt naming it, never one sharing a folder or an extension with it."""
+    """The terms of a learning's targets (files and folders it is about): path terms, so a
+    target meets a prompt naming it, never one sharing a folder or an extension with it. A file
+    named without an extension but with a capital (``Makefile``, ``CODEOWNERS``) is named in
+    prose by that word alone, so its name gives its word too; a lowercase one (``scripts/build``)
+    is more often an ordinary word, and gives none."""
     found: list[str] = []
     for target in targets:
-        path = fold(unicodedata.normalize("NFKC", target).strip())
+        written = unicodedata.normalize("NFKC", target).strip().replace("\\", "/")
+        path = fold(written)
         while path.startswith("./"):
             path = path[2:]
         if path.strip("/"):
-            found.extend(_path_terms(path.rstrip("/"), path.endswith("/")))
+            folder = path.endswith("/")
+            found.extend(_path_terms(path.rstrip("/"), folder))
+            name = written.rsplit("/", 1)[-1]
+            if not folder and _bare(name) and name.lower() != name:
+                found.extend(_plain(name))
     return found
 
 
@@ -241,7 +323,7 @@ def query_terms(text: str, limit: int = 128) -> list[str]:
     for each path it names the folders it is in (a target may name one)."""
     found = terms(text)
     for word in unicodedata.normalize("NFKC", text).split():
-        named = named_path(word) if "/" in word else None
+        named = named_path(word) if "/" in word or "\\" in word else None
         if named is not None:
             found.extend(_folders(named[0]))
     return list(dict.fromkeys(found))[:limit]
