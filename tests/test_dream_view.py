@@ -212,3 +212,19 @@ def test_a_copy_inside_the_window_keeps_the_origin_written_before_it(tmp_path: P
     [late] = w.comment(ctx, 2, "github:2", "Retries need jittered backoff, otherwise every client hammers the API.", 120)
     view = frozen(ctx, since=w.at(60))
     assert list(view.evidence) == [late["id"]] and view.evidence[late["id"]].origin == early["id"]
+
+
+def test_a_thread_s_first_comment_edited_after_its_replies_is_still_their_root(tmp_path: Path) -> None:
+    """An edit carries the time of the edit: were comments taken in that order, a typo fixed in
+    a thread's first comment after a reply would make the reply the thread's first, and the
+    replies would be read as answering it (the labeler gives a reply the theme of the comment it
+    answers). Comments are taken in the order they were first written."""
+    ctx = w.repo(tmp_path)
+    thread = Thread(ctx, 7, "900", w.at(0))
+    ask = thread.comment("900", "Retries need jitterd backoff in the client.", w.at(0), author="github:1")
+    reply = thread.comment("901", "Good catch, I will add it.", w.at(1), author="github:2")
+    edit = thread.edit(ask, "900", "Retries need jittered backoff in the client.", w.at(50))
+    thread.save()
+    view = frozen(ctx)
+    assert view.evidence[edit["id"]].root is None, "the first comment of its thread"
+    assert view.evidence[reply["id"]].root == edit["id"]

@@ -301,12 +301,13 @@ def _evidence(taking: _Taking) -> dict[str, Evidence]:
             continue
         if _text(event).strip():
             chosen.append((event, view.episodes[event["episode"]], not before))
-    chosen.sort(key=lambda each: (each[0]["at"], each[0]["id"]))
+    written = _first_written(view)
+    chosen.sort(key=lambda each: (written(each[0]), each[0]["at"], each[0]["id"]))
     origins = _origins([event for event, _, _ in chosen])
     roots: dict[str, str] = {}
     out: dict[str, Evidence] = {}
     for event, episode, inside in chosen:
-        piece = _piece(taking, event, episode, origins[event["id"]], roots)
+        piece = _piece(taking, event, episode, origins[event["id"]], roots, written(event))
         if inside:
             out[event["id"]] = piece
     return out
@@ -371,7 +372,7 @@ def _text(event: dict[str, Any]) -> str:
 
 
 def _piece(taking: _Taking, event: dict[str, Any], episode: dict[str, Any], origin: str,
-           roots: dict[str, str]) -> Evidence:
+           roots: dict[str, str], written: str) -> Evidence:
     payload = event["payload"]
     source = episode["source"]["kind"]
     root = None
@@ -390,16 +391,21 @@ def _piece(taking: _Taking, event: dict[str, Any], episode: dict[str, Any], orig
         at=event["at"], text=payload["text"], path=payload.get("path"), role=payload.get("role"),
         pull_request=pull_request, branch=pin["branch"],
         commit=episode["pin"]["commit"], local=namespace == "local", origin=origin, root=root,
-        seq=event["seq"], written=_written(taking.view, event),
+        seq=event["seq"], written=written,
     )
 
 
-def _written(view: View, event: dict[str, Any]) -> str:
-    """When the comment EVENT is a version of was first written: its first version's time. An
-    edit carries the time of the edit, so a typo fixed in an ask would otherwise sort the ask
-    after the replies that answered it."""
-    first = view.events.get(first_versions(view).get(event["id"], event["id"]))
-    return first["at"] if first is not None else event["at"]
+def _first_written(view: View) -> Callable[[dict[str, Any]], str]:
+    """When the comment an event is a version of was first written: its first version's time.
+    An edit carries the time of the edit, so in that order a typo fixed in an ask would come
+    after the replies that answered it, the thread's first comment after its replies, and a
+    comment after the copies made of it before the edit."""
+    versions = first_versions(view)
+
+    def written(event: dict[str, Any]) -> str:
+        first = view.events.get(versions.get(event["id"], event["id"]))
+        return first["at"] if first is not None else event["at"]
+    return written
 
 
 def _why(reason: str) -> str:
