@@ -809,3 +809,43 @@ def test_sync_shares_memory_past_the_installed_pre_push_gates(hooked: tuple[Path
     assert report.pushed and not report.not_pushed, report.line
     listed = _git(root, "ls-remote", "upstream", "refs/memory/*")
     assert "refs/memory/v1/records/shared/" in listed and "refs/memory/v1/payloads/shared/" in listed
+
+
+def _block(text: str, learning: str) -> str:
+    """The promoted block of ``learning`` in a page's text: its marker line to its Cited: line."""
+    lines = text.splitlines(keepends=True)
+    first = next(n for n, line in enumerate(lines) if "gitstore:promoted" in line and learning in line)
+    last = next(n for n in range(first, len(lines)) if lines[n].startswith("Cited:"))
+    return "".join(lines[first:last + 1])
+
+
+def test_a_branch_forked_before_a_retirement_cannot_push_its_block_moved_to_another_page(
+        hooked: tuple[Path, dict, str]) -> None:
+    """A branch forked while a block was in force, pushed for the first time after main retired
+    it and removed the block: pre-commit starts the pushed range at the branch's own fork point,
+    where the block stood, so moving it to another page changes nothing there; merging the
+    branch into main would put it back. The push is judged as its pull request will be, against
+    the remote's default branch."""
+    from gitstore.context import Context
+    from gitstore.ops import learning as ops
+
+    root, learning, branch = hooked
+    _git(root, "push", "-q", "upstream", branch)
+    _git(root, "merge", "-q", "--no-ff", "--no-edit", branch)
+    merged = _git(root, "rev-parse", "HEAD").strip()
+    _git(root, "push", "-q", "upstream", "main")
+    ops.retire(Context.open(str(root)), learning["id"], PERSON, "no longer true")
+    page, other = root / "okf/wiki/reliability.md", root / "okf/wiki/storage.md"
+    block = _block(page.read_text(), learning["id"])
+    page.write_text(page.read_text().replace(block, ""))
+    _git(root, "commit", "-q", "-am", "Remove the retired block")
+    _git(root, "push", "-q", "upstream", "main")
+    _git(root, "remote", "set-head", "upstream", "main")
+    _git(root, "checkout", "-q", "-b", "split", merged)
+    page.write_text(page.read_text().replace(block, ""))
+    other.write_text(other.read_text() + "\n" + block)
+    _git(root, "commit", "-q", "-am", "Keep the retry notes with storage")
+    out = _git(root, "push", "upstream", "split", code=1)
+    assert f"okf/wiki/storage.md:13: a promoted block names {learning['id']}, which is not an accepted learning " \
+           "in force; it is in what merging" in out, out
+    assert _git(root, "ls-remote", "upstream", "split").strip() == ""
