@@ -3,8 +3,9 @@
 A database or a JSON Lines file cannot tell by itself that it lost its last appends: a deleted
 or truncated file, or a line cut out of the middle, looks like a smaller store. So once an
 append is durable, its provider adds one line to ``<name>.acks`` beside the files: the number
-of appends the store held then (and, for jsonl, how many payload lines; for sqlite, the
-database's random store id, so a database swapped for another reads as such). Lines are only
+of appends the store held then (and, for jsonl, how many payload lines; and the store's random
+id, which the work tree's git folder anchors: for sqlite the database's own, so a database
+swapped for another reads as such). Lines are only
 appended; a line cut short by a crash is ignored, and a lost line only makes the check weaker,
 never wrong, because the store is written first. Readers take the largest count of the last
 lines (processes may log in any order) and refuse a store holding fewer appends: damage, never

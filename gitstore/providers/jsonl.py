@@ -291,6 +291,7 @@ class _Records(_View):
     clock: int = 0
     in_order: bool = True
     misfiled: str | None = None  # the first record filed apart from its bytes, where
+    last_line: dict[str, int] = field(default_factory=dict)  # writer -> index of its last line read
 
     def add(self, append: Append) -> None:
         """Take in one parsed line; a digest seen before keeps its first place."""
@@ -331,9 +332,10 @@ class _Payloads(_View):
 class JsonlProvider:
     """Stores records as JSON Lines in a folder; safe for many threads and many processes."""
 
-    def __init__(self, folder: str | Path, writer: str) -> None:
+    def __init__(self, folder: str | Path, writer: str, identity: str = "") -> None:
         self.writer = check_writer(writer)
         self.folder = Path(folder)
+        self.identity = identity  # the store's random id its log lines name ("": none, as in a bare folder)
         self._records_path = self.folder / RECORDS
         self._payloads_path = self.folder / PAYLOADS
         self._lock = threading.RLock()
@@ -426,6 +428,7 @@ class JsonlProvider:
                 if item.misfiled is not None and view.misfiled is None:
                     view.misfiled = f"{self._records_path} line {view.line + 1}: record {item.digest} {item.misfiled}"
             view.add(append)
+            view.last_line[append.writer] = view.line
             view.offset += len(line) + 1
             view.line += 1
         if acked is not None:
@@ -516,7 +519,7 @@ class JsonlProvider:
             if removed:
                 self._rewrite_payloads(lambda digest: digest not in removed, appends)
             else:
-                _acks.note(self._records_path, appends, self._payloads.line)
+                _acks.note(self._records_path, appends, self._payloads.line, self.identity)
             return AppendResult(added=tuple(e.digest for e in new), existing=existing)
 
     def _store_payloads(self, entries: list[Entry], records: _Records) -> None:
@@ -552,7 +555,7 @@ class JsonlProvider:
             return digest is None or _note_of(line) is not None or keep(digest)
 
         kept = [line for line in lines if stays(line)]
-        _acks.note(self._records_path, appends, sum(1 for line in kept if _sound_payload(line)))
+        _acks.note(self._records_path, appends, sum(1 for line in kept if _sound_payload(line)), self.identity)
         if len(kept) == len(lines):
             return 0
         _replace(self._payloads_path, b"".join(line + b"\n" for line in kept))
@@ -596,6 +599,34 @@ class JsonlProvider:
                 leftovers.unlink()
                 files = 1
         return GcReport(payloads=erased, objects=files)
+
+    # -- whose store it is ----------------------------------------------------------------------
+
+    def store_id(self) -> str:
+        """The id the log's last lines name ("" for none): the one the clone's git folder
+        anchors, in a store gitstore wrote for this clone."""
+        return _acks.acked(self._records_path).store
+
+    def writers(self) -> frozenset[str]:
+        """The writer ids of the appends the file holds."""
+        with self._lock, self._open(self._records_path) as fd:
+            return frozenset(self._scan_records(fd).last_line)
+
+    def unvouched_writers(self) -> frozenset[str]:
+        """The writer ids of the appends past those the log acknowledged (lines the log does
+        not vouch for: an append killed before its log line, or lines put there by hand)."""
+        acked = _acks.acked(self._records_path).appends  # the log before the file
+        with self._lock, self._open(self._records_path) as fd:
+            return frozenset(w for w, last in self._scan_records(fd).last_line.items() if last >= acked)
+
+    def name_store(self) -> None:
+        """Log, with the counts as they stand, that the files are the store ``identity`` names,
+        so a store holding no append yet names it too; quietly left for the next command (or
+        append) when the folder cannot be written."""
+        acked = _acks.acked(self._records_path)
+        if self.identity and acked.store != self.identity:
+            with suppress(OSError):  # a folder that cannot be written: the next append names it
+                _acks.note(self._records_path, acked.appends, acked.payloads, self.identity)
 
     # -- reading -------------------------------------------------------------------------------
 

@@ -163,6 +163,20 @@ class SqliteProvider:
             raise IntegrityError(f"{self.path}: {problem}")
         return str(identity)
 
+    def store_id(self) -> str:
+        """The file's random id: the one the clone's git folder anchors, in a store gitstore
+        made for this clone."""
+        return self.identity
+
+    def writers(self) -> frozenset[str]:
+        """The writer ids of the appends the file holds."""
+        with self._lock, self._errors():
+            return frozenset(row[0] for row in self._conn.execute("SELECT DISTINCT writer FROM appends"))
+
+    def unvouched_writers(self) -> frozenset[str]:
+        """None: the store id is in the database itself, so whatever it holds is that store's."""
+        return frozenset()
+
     def _setup(self) -> None:
         """Turn on WAL, secure delete and full sync; create the tables; check the format."""
         try:

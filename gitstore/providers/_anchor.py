@@ -1,0 +1,112 @@
+"""Which work-tree store is this clone's own, remembered where no commit, patch or submodule reaches.
+
+A sqlite or jsonl store lives in the work tree, under the ignored ``okf/.memory/``, and git
+can fill it without any commit holding its files: ``git apply`` of a patch onto the empty files
+a fresh clone starts with, or a copy. Its bytes alone cannot say whose they are. So the work
+tree's git folder keeps the store's random id (``gitstore/<provider>.store``), written when
+gitstore makes the store or first takes it as this clone's; the store names the same id (sqlite
+in its ``meta`` table, jsonl in the lines of its log). A store holding appends under another id,
+or under none, is not opened.
+
+A store made before the anchor existed has none: it is taken as this clone's once, when every
+append it holds was written by this clone's writer id (such a clone sends its appends nowhere,
+so a patch's author would have to learn it); otherwise it is refused too.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from contextlib import suppress
+from pathlib import Path
+from typing import Protocol
+
+from gitstore._files import replace_file, temporary_name
+from gitstore.errors import Refused
+
+
+class OwnedStore(Protocol):
+    """What a work-tree store tells about whose it is."""
+
+    def store_id(self) -> str:
+        """The random id the store names (``""``: it names none)."""
+
+    def writers(self) -> frozenset[str]:
+        """The writer ids of the appends it holds."""
+
+    def unvouched_writers(self) -> frozenset[str]:
+        """The writer ids of the appends it holds that its id does not vouch for."""
+
+
+def anchor_path(git_dir: str | Path, provider: str) -> Path:
+    """The anchor of ``provider``'s store, in the work tree's own git folder."""
+    return Path(git_dir) / "gitstore" / f"{provider}.store"
+
+
+def anchored(path: Path) -> str | None:
+    """The store id the anchor names, or None when there is no anchor."""
+    try:
+        return path.read_text(encoding="ascii").strip() or None
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError):
+        return ""  # unreadable: names no store, so no store holding appends matches it
+
+
+def new_store_id() -> str:
+    return secrets.token_hex(16)
+
+
+def claim(path: Path, identity: str) -> str:
+    """Make ``identity`` the anchored id unless another process anchored one first; the id
+    that stands. Written whole (a file linked into place), so no reader sees half of it;
+    quietly left for the next command when the git folder cannot be written (a read-only
+    checkout): the store is then read as one made before anchors."""
+    scratch = temporary_name(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        Path(scratch).write_text(identity + "\n", encoding="ascii")
+        os.link(scratch, path)
+    except FileExistsError:
+        return anchored(path) or identity
+    except OSError:
+        return identity
+    finally:
+        with suppress(OSError):
+            os.unlink(scratch)
+    return identity
+
+
+def reanchor(path: Path, identity: str) -> None:
+    """Anchor ``identity`` in place of what was there: only for a store holding no append
+    (quietly left when the git folder cannot be written)."""
+    with suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_file(path, identity + "\n")
+
+
+def is_own(store: OwnedStore, anchor: str | None, writer: str) -> bool:
+    """Whether the store's appends are this clone's: none at all; or the store names the
+    anchored id, and every append it does not vouch for (jsonl: past the lines its log
+    acknowledged, as an append killed before its log line leaves) is by ``writer``; or, with no
+    anchor yet (a store made before anchors), every append is by ``writer``."""
+    writers = store.writers()
+    if not writers:
+        return True
+    if anchor is not None:
+        return store.store_id() == anchor and store.unvouched_writers() <= {writer}
+    return writers <= {writer}
+
+
+def refuse_unowned(store: OwnedStore, anchor: str | None, writer: str, shown: str, moving: str) -> None:
+    """Refuse a store holding appends gitstore did not write for this clone, naming the
+    writers they claim and the command (``moving``) that moves it away."""
+    if is_own(store, anchor, writer):
+        return
+    others = ", ".join(sorted(store.writers() - {writer})) or writer
+    raise Refused(f"{shown} holds appends gitstore did not write for this clone (writer {others}; a patch, a copy "
+                  f"or another repository brought them), so the store is not opened: move it away (`{moving}`), "
+                  "then run the command again")
+
+
+__all__ = ["OwnedStore", "anchor_path", "anchored", "claim", "is_own", "new_store_id", "reanchor", "refuse_unowned"]

@@ -1,0 +1,235 @@
+"""A sqlite or jsonl store that git brings by other ways than a commit of its files is never opened.
+
+``test_provider_foreign_store`` covers store files a commit holds. Git can bring them
+otherwise: a submodule mounted where the state folder lies (the superproject's tree holds only
+a gitlink, the files are another repository's), or ``git apply`` of a patch onto the empty
+files a fresh clone starts with (no commit, no index entry, no object). Either way whoever can
+push to the code branch would supply the clone's whole memory, accepted learnings included.
+The clone keeps, in its git folder where no commit reaches, the id of the store gitstore made
+for it, and opens no store holding appends it did not write.
+"""
+
+from __future__ import annotations
+
+import gc
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from gitstore.config import STATE_DIR
+from gitstore.errors import Refused
+from gitstore.ops.setup import init
+from gitstore.providers import open_provider
+
+from . import cli
+from .conftest import git
+from .provider_records import batch, grant
+from .team import commit_all, shared_remote
+
+FILES = {
+    "sqlite": ("store.sqlite", "store.sqlite.acks"),
+    "jsonl": ("jsonl/records.jsonl", "jsonl/payloads.jsonl", "jsonl/records.jsonl.acks"),
+}
+FILE_GIT = ("-c", "protocol.file.allow=always")
+
+
+def _clone(tmp: Path, bare: Path, name: str, provider: str) -> Path:
+    root = tmp / name
+    git(tmp, "clone", "-q", str(bare), str(root))
+    init(root, provider)
+    return root
+
+
+def _store(root: Path, provider: str):  # type: ignore[no-untyped-def]
+    return open_provider(provider, root, root / STATE_DIR, "w-" + root.name)
+
+
+def _close(store) -> None:  # type: ignore[no-untyped-def]
+    getattr(store, "close", lambda: None)()
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> Path:
+    bare = shared_remote(tmp_path)
+    seed = tmp_path / "seed"
+    git(tmp_path, "init", "-q", "-b", "main", str(seed))
+    git(seed, "remote", "add", "origin", str(bare))
+    (seed / "README.md").write_text("# widgets\n")
+    commit_all(seed, "root")
+    git(seed, "push", "-q", "-u", "origin", "main")
+    return bare
+
+
+def _mallorys_store(tmp: Path, remote: Path, provider: str) -> Path:
+    """The state folder of a clone that stored a record of its own (a database holding all of
+    it, none left in its WAL)."""
+    mallory = _clone(tmp, remote, "mallory", provider)
+    store = _store(mallory, provider)
+    store.append(batch(grant("mallory's")))
+    _close(store)
+    if provider == "sqlite":
+        conn = sqlite3.connect(mallory / STATE_DIR / "store.sqlite")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.close()
+    return mallory / STATE_DIR
+
+
+def _copy_store(state: Path, root: Path, files: tuple[str, ...]) -> None:
+    """Copy a store's files over a clone's, its own WAL and shared memory files taken away
+    (once no handle this process opened on them is left)."""
+    gc.collect()
+    for side in ("store.sqlite-wal", "store.sqlite-shm"):
+        (root / STATE_DIR / side).unlink(missing_ok=True)
+    for file in files:
+        (root / STATE_DIR / file).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(state / file, root / STATE_DIR / file)
+
+
+def _repository_of_the_store(tmp: Path, state: Path, provider: str) -> Path:
+    """A repository laid out as ``okf/``, holding a store's files under ``.memory/``."""
+    source = tmp / "okfsrc"
+    git(tmp, "init", "-q", "-b", "main", str(source))
+    for file in FILES[provider]:
+        (source / ".memory" / file).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(state / file, source / ".memory" / file)
+    (source / "wiki").mkdir()
+    (source / "wiki" / "index.md").write_text("# wiki\n")
+    commit_all(source, "the knowledge folder")
+    return source
+
+
+@pytest.mark.parametrize("provider", ["sqlite", "jsonl"])
+def test_a_store_a_submodule_brings_is_refused(tmp_path: Path, remote: Path, provider: str) -> None:
+    source = _repository_of_the_store(tmp_path, _mallorys_store(tmp_path, remote, provider), provider)
+    pusher = tmp_path / "pusher"
+    git(tmp_path, "clone", "-q", str(remote), str(pusher))
+    git(pusher, *FILE_GIT, "submodule", "add", "-q", "-f", str(source), "okf")
+    commit_all(pusher, "the knowledge folder as a submodule")
+    git(pusher, "push", "-q", "origin", "main")
+
+    alice = tmp_path / "alice"
+    git(tmp_path, *FILE_GIT, "clone", "-q", "--recurse-submodules", str(remote), str(alice))
+    assert (alice / STATE_DIR / FILES[provider][0]).exists()
+    done = cli.gitstore("init", "--provider", provider, cwd=alice)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done
+    assert "okf is a submodule" in done.stderr, done
+    with pytest.raises(Refused, match="okf is a submodule"):
+        _store(alice, provider)
+
+
+def test_a_submodule_only_staged_is_refused(tmp_path: Path, remote: Path) -> None:
+    """A submodule added and not yet committed (or a merge stopped with one) is in the index alone."""
+    source = _repository_of_the_store(tmp_path, _mallorys_store(tmp_path, remote, "jsonl"), "jsonl")
+    alice = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", str(remote), str(alice))
+    git(alice, *FILE_GIT, "submodule", "add", "-q", "-f", str(source), "okf")
+    with pytest.raises(Refused, match="okf is a submodule .*the index"):
+        _store(alice, "jsonl")
+
+
+def test_a_store_inside_another_repository_is_refused(tmp_path: Path, remote: Path) -> None:
+    """A repository cloned into the work tree, no submodule at all: its files are still not this clone's."""
+    source = _repository_of_the_store(tmp_path, _mallorys_store(tmp_path, remote, "jsonl"), "jsonl")
+    alice = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", str(remote), str(alice))
+    git(tmp_path, "clone", "-q", str(source), str(alice / "okf"))
+    with pytest.raises(Refused, match="inside another repository"):
+        _store(alice, "jsonl")
+
+
+def _patch_from_empty_files(tmp: Path, state: Path, files: tuple[str, ...]) -> Path:
+    """A patch turning the empty store files a fresh clone has into ``state``'s (new files for
+    those it lacks), as ``git diff`` writes one."""
+    work = tmp / "patching"
+    git(tmp, "init", "-q", "-b", "main", str(work))
+    for file in files:
+        path = work / STATE_DIR / file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not file.endswith(".acks"):
+            path.write_bytes(b"")
+    git(work, "add", "-f", ".")
+    git(work, "commit", "-q", "-m", "empty store")
+    for file in files:
+        shutil.copyfile(state / file, work / STATE_DIR / file)
+    git(work, "add", "-f", "-N", ".")
+    patch = tmp / "memory.patch"
+    patch.write_text(git(work, "diff", "--binary"))
+    return patch
+
+
+def test_a_store_git_apply_fills_is_refused(tmp_path: Path, remote: Path) -> None:
+    """The patch turns the two empty files into another store's (the log a fresh store starts
+    with names an id no one else knows, so no patch can supply it)."""
+    mallory = _mallorys_store(tmp_path, remote, "jsonl")
+    alice = _clone(tmp_path, remote, "alice", "jsonl")
+    assert (alice / STATE_DIR / "jsonl" / "records.jsonl").read_bytes() == b""
+    git(alice, "apply", str(_patch_from_empty_files(tmp_path, mallory, FILES["jsonl"][:2])))
+    assert (alice / STATE_DIR / "jsonl" / "records.jsonl").read_bytes() != b""
+    with pytest.raises(Refused, match="gitstore did not write for this clone"):
+        _store(alice, "jsonl")
+    done = cli.gitstore("verify", cwd=alice)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done
+    assert "did not write for this clone" in done.stderr and "Traceback" not in done.stderr, done
+
+
+@pytest.mark.parametrize("provider", ["sqlite", "jsonl"])
+@pytest.mark.parametrize("with_log", [True, False], ids=["with its log", "without its log"])
+def test_a_store_copied_over_the_clone_s_own_is_refused(tmp_path: Path, remote: Path, provider: str,
+                                                      with_log: bool) -> None:
+    mallory = _mallorys_store(tmp_path, remote, provider)
+    alice = _clone(tmp_path, remote, "alice", provider)
+    _copy_store(mallory, alice, FILES[provider][:None if with_log else -1])
+    with pytest.raises(Refused, match="gitstore did not write for this clone"):
+        _store(alice, provider)
+
+
+@pytest.mark.parametrize("provider", ["sqlite", "jsonl"])
+def test_the_clone_s_own_store_opens_again_and_again(tmp_path: Path, remote: Path, provider: str) -> None:
+    alice = _clone(tmp_path, remote, "alice", provider)
+    for tag in ("one", "two"):
+        store = _store(alice, provider)
+        store.append(batch(grant(tag)))
+        _close(store)
+    store = _store(alice, provider)
+    assert len(list(store.read())) == 2
+    _close(store)
+
+
+def _anchor(root: Path, provider: str) -> Path:
+    return Path(git(root, "rev-parse", "--absolute-git-dir").strip()) / "gitstore" / f"{provider}.store"
+
+
+@pytest.mark.parametrize("provider", ["sqlite", "jsonl"])
+def test_a_store_made_before_the_anchor_is_adopted_when_this_clone_wrote_it_all(tmp_path: Path, remote: Path,
+                                                                               provider: str) -> None:
+    alice = _clone(tmp_path, remote, "alice", provider)
+    store = _store(alice, provider)
+    store.append(batch(grant("one")))
+    _close(store)
+    _anchor(alice, provider).unlink()  # as a version that kept no anchor left the clone
+    if provider == "jsonl":  # nor an id in the log
+        log = alice / STATE_DIR / "jsonl" / "records.jsonl.acks"
+        log.write_text("".join(" ".join(line.split()[:2]) + "\n" for line in log.read_text().splitlines()))
+    store = _store(alice, provider)
+    assert len(list(store.read())) == 1
+    _close(store)
+    assert _anchor(alice, provider).exists()
+
+    # adopted once: another clone's store put in its place afterwards is refused
+    _copy_store(_mallorys_store(tmp_path, remote, provider), alice, FILES[provider])
+    with pytest.raises(Refused, match="gitstore did not write for this clone"):
+        _store(alice, provider)
+
+
+@pytest.mark.parametrize("provider", ["sqlite", "jsonl"])
+def test_a_store_made_before_the_anchor_with_another_writer_s_appends_is_refused(tmp_path: Path, remote: Path,
+                                                                               provider: str) -> None:
+    mallory = _mallorys_store(tmp_path, remote, provider)
+    alice = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", str(remote), str(alice))
+    _copy_store(mallory, alice, FILES[provider])
+    with pytest.raises(Refused, match="gitstore did not write for this clone"):
+        _store(alice, provider)
+    assert not _anchor(alice, provider).exists()
