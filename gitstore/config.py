@@ -424,15 +424,24 @@ def from_git(repo: pygit2.Repository, path: Path, data: bytes) -> bool:
 
 def committed(repo: pygit2.Repository, path: Path) -> bool:
     """Whether the commit checked out in ``repo``'s work tree holds ``path`` (a file or folder
-    of that work tree)."""
+    of that work tree), itself or through a submodule on its way: the tree ends at the
+    gitlink, and the files under it are another repository's, which git checked out all the
+    same."""
     if repo.workdir is None:
         return False
     try:
-        where = (path.parent.resolve() / path.name).relative_to(Path(repo.workdir).resolve())
-        repo.head.peel(pygit2.Tree)[where.as_posix()]
-    except (ValueError, KeyError, pygit2.GitError):  # outside the work tree, not there, or no commit yet
+        parts = (path.parent.resolve() / path.name).relative_to(Path(repo.workdir).resolve()).parts
+        tree = repo.head.peel(pygit2.Tree)
+    except (ValueError, pygit2.GitError):  # outside the work tree, or no commit yet
         return False
-    return True
+    for end in range(1, len(parts) + 1):
+        try:
+            entry = tree["/".join(parts[:end])]
+        except KeyError:  # not there
+            return False
+        if entry.filemode == pygit2.enums.FileMode.COMMIT:
+            return True
+    return bool(parts)
 
 
 def git_has(folder: Path) -> Callable[[Path, bytes], bool]:

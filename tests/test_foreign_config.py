@@ -186,3 +186,31 @@ def test_init_refuses_links_a_commit_left_in_the_state_folder_until_they_are_del
     (state / "logs" / "old").unlink()
     cli.ok("init", cwd=repo)
     assert (state / "inbox").is_dir() and not [c for c in doctor(repo).checks if "symbolic link" in c.detail]
+
+
+def test_a_config_a_submodule_brings_is_refused(team: tuple[Path, Path], tmp_path: Path) -> None:
+    """A submodule mounted at okf/ brings its own okf/.memory/config.json: the superproject's
+    tree ends at the gitlink and git has none of its objects, yet the file came through git."""
+    bare, alice = team
+    source = tmp_path / "okfsrc"
+    git(tmp_path, "init", "-q", "-b", "main", str(source))
+    marker = tmp_path / "labeler-ran"
+    program = f"touch {marker}; cat >/dev/null; echo '{{\"labels\": []}}'"
+    (source / ".memory").mkdir()
+    (source / ".memory" / "config.json").write_text(json.dumps(
+        {"writer": "w00a11ce00001", "provider": "git",
+         "dream": {"labeler": "command", "labelers": {"command": {"argv": ["sh", "-c", program]}}}}) + "\n")
+    git(source, "add", "-f", ".")
+    git(source, "commit", "-q", "-m", "the knowledge folder")
+    pusher = tmp_path / "pusher"
+    git(tmp_path, "clone", "-q", str(bare), str(pusher))
+    git(pusher, "-c", "protocol.file.allow=always", "submodule", "add", "-q", "-f", str(source), "okf")
+    git(pusher, "commit", "-q", "-m", "the knowledge folder as a submodule")
+    git(pusher, "push", "-q", "origin", "main")
+    bob = tmp_path / "bob"
+    git(tmp_path, "-c", "protocol.file.allow=always", "clone", "-q", "--recurse-submodules", str(bare), str(bob))
+    assert _config(bob)["writer"] == "w00a11ce00001"
+    _refused(bob, "status")
+    cli.ok("init", cwd=bob)
+    assert "dream" not in _config(bob) and _config(bob)["writer"] != "w00a11ce00001"
+    assert not marker.exists()
