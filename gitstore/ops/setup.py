@@ -123,6 +123,19 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     report.writer, report.provider = config.writer, config.provider
     report.created.extend(_add_refspecs(repo))
     opened = open_provider(config.provider, root, state, config.writer)
+    try:
+        _set_up_store(opened, state, repo, renewed, report)
+    finally:
+        getattr(opened, "close", lambda: None)()  # an sqlite store's connection, at once: see below
+    return report
+
+
+def _set_up_store(opened: object, state: Path, repo: pygit2.Repository, renewed: bool, report: InitReport) -> None:
+    """Make the local namespace's repository of a git store and carry a former writer's
+    stranded appends. The store is closed by the caller when this returns, not whenever the
+    collector gets to it: an sqlite connection left open keeps the database's shared memory
+    mapped in this process, and a WAL file deleted meanwhile (a checkout) makes the next
+    connection read that stale index against the new file."""
     if isinstance(opened, GitProvider):
         opened.repository("local")  # made here, once, rather than by the first capture
         if renewed:
@@ -134,7 +147,6 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
             report.created.append(f"moved {len(moved)} local ref(s) out of the repository's own refs, where a "
                                   "push could send them, into .git/gitstore/local; `gitstore gc` erases the "
                                   "copies left behind")
-    return report
 
 
 def _refuse_tracked(root: Path, state: Path) -> None:
