@@ -1091,6 +1091,19 @@ def test_a_blank_ssh_keygen_does_not_skip_is_refused_where_it_reads_a_line(tmp_p
     _read_as_ssh_keygen_reads_it(tmp_path, line.replace("{blank}", blank) + "\n", False, False)
 
 
+@pytest.mark.parametrize("text", [
+    "# Cl\u00e9s de l\u2019\u00e9quipe\u00a0: les d\u00e9veloppeurs\n" + f"{BOB} {{key}}\n",
+    f"{BOB} {{key}} Zo\u00eb \U0001F469\u200d\U0001F4BB laptop\n",
+    f"{BOB} {{key}} Alice\u00a0Martin\n",
+    f"{BOB} {{key}} laptop\r(home)\n",
+])
+def test_a_comment_ssh_keygen_never_reads_may_hold_any_character(tmp_path: Path, text: str) -> None:
+    """A comment line, and what follows the key on a key's line, are never read by ssh-keygen:
+    a French team's no-break space before a colon, or an emoji's joiner in a person's name, is
+    theirs to write, and the policy takes the file as ssh-keygen does."""
+    _read_as_ssh_keygen_reads_it(tmp_path, text, True, True)
+
+
 def test_a_signature_counts_only_for_the_people_ssh_keygen_verified_it_for(tmp_path: Path) -> None:
     """The people the signature is checked for are each asked of ssh-keygen: a person the
     policy's reading lists with the key, but ssh-keygen's does not, gets nothing from it."""

@@ -29,8 +29,8 @@ and wildcard principals are refused, so each key names exactly the people it sig
 options are read as ssh-keygen reads them: one token of lowercase ``name="value"`` joined by
 commas (a space outside quotes ends it), each name once, and ``namespaces`` a pattern list
 (``*``, ``?``, ``!`` negating) that must admit ``git``. ssh-keygen skips and splits a line's
-fields on spaces and tabs alone, so a line holding any other blank or control character is
-refused. A line ssh-keygen would pass over is refused here, so no decision is written with a
+fields on spaces and tabs alone, so a line whose fields (up to the key: not the comment after
+it, which ssh-keygen never reads) hold any other blank or control character is refused. A line ssh-keygen would pass over is refused here, so no decision is written with a
 key whose signatures never count.
 
 ``policy.json`` gives each name once in an object: JSON readers differ on which of two wins.
@@ -182,12 +182,23 @@ def parse_signers(data: bytes) -> tuple[SignerKey, ...]:
     keys = []
     for number, line in enumerate(text.split("\n"), 1):  # ssh-keygen ends a line at a line feed only
         where = f"{SIGNERS_FILE}:{number}"
-        line = line.rstrip("\r")  # a file with CRLF endings: ssh-keygen's key decoding skips the \r
-        _plain_blanks(line, where)
-        line = line.strip(_SPACES)
-        if line and not line.startswith("#"):
-            keys.append(_signer_line(line, where))
+        line = line.rstrip("\r").strip(_SPACES)  # CRLF endings: ssh-keygen's key decoding skips the \r
+        if line and not line.startswith("#"):  # a comment line: ssh-keygen reads nothing of it
+            keys.append(_signer_line_read_plainly(line, where))
     return tuple(keys)
+
+
+def _signer_line_read_plainly(line: str, where: str) -> SignerKey:
+    """A key line, its fields (up to the key) holding no blank or control character but spaces
+    and tabs (``_plain_blanks``). What follows the key is a comment ssh-keygen never reads: a
+    person's name with a no-break space or an emoji's joiner is theirs to write."""
+    try:
+        key = _signer_line(line, where)
+    except PolicyError:
+        _plain_blanks(line, where)  # the likelier cause, named first
+        raise
+    _plain_blanks(line[:line.index(key.key, line.index(key.key_type)) + len(key.key)], where)
+    return key
 
 
 _SPACES = " \t"  # the blanks ssh-keygen skips before a line and splits its fields at
