@@ -158,8 +158,8 @@ def test_a_prompt_naming_a_file_recalls_the_learnings_about_it(tmp_path: Path) -
 # learnings each about one target, in words no prompt below holds (code words): only the target can meet a prompt
 PLACES = {"login": "src/app/login.tsx", "make": "Makefile", "gomod": "go.mod", "owners": ".github/CODEOWNERS",
           "docker": "Dockerfile", "ignore": ".gitignore", "script": "scripts/build", "migrations": "db/migrations",
-          "payments": "src/payments", "schema": "db/schema/"}
-CODE_WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliett".split()
+          "payments": "src/payments", "schema": "db/schema/", "models": "app/Models", "api": "docs/API"}
+CODE_WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliett kilo lima".split()
 
 
 @pytest.fixture(scope="module")
@@ -219,10 +219,12 @@ def test_a_prompt_naming_a_target_as_people_write_it_recalls_it(places: World, k
     ("payments", "payments fail at checkout"),
     ("migrations", "squash the migrations"),
     ("login", "the app/login flow and/or the src folder"),
+    ("models", "switch the model to the larger one"),
+    ("api", "document the API rate limits"),
 ])
 def test_a_word_of_a_target_without_its_path_recalls_nothing(places: World, key: str, query: str) -> None:
-    """A target named by an ordinary word (``build``, ``payments``) is not met by that word in
-    prose, nor by a folder it is in."""
+    """A target named by an ordinary word (``build``, ``payments``, a folder with a capital:
+    ``Models``, ``API``) is not met by that word in prose, nor by a folder it is in."""
     assert places.ids[key] not in _recall_ids(places.root, query)
 
 

@@ -29,7 +29,7 @@ words and the path term of that name. A path term is a mark no word holds follow
 folded path's UTF-8 in hex, one token of the index's tokenizer. A learning's targets give only
 path terms (``target_terms``), so they meet a prompt only when it names that file, by its path
 or its name, or a file in a folder the target names (a query's paths also give a term for each
-folder they are in); a name without an extension but with a capital (``Makefile``,
+folder they are in); a file the field names without an extension (``Makefile``,
 ``CODEOWNERS``) also gives its word, as prose names such files.
 
 A short list of English function words is dropped. The same function segments the learnings
@@ -294,9 +294,10 @@ def terms(text: str) -> list[str]:
 def target_terms(targets: list[str]) -> list[str]:
     """The terms of a learning's targets (files and folders it is about): path terms, so a
     target meets a prompt naming it, never one sharing a folder or an extension with it. A file
-    named without an extension but with a capital (``Makefile``, ``CODEOWNERS``) is named in
-    prose by that word alone, so its name gives its word too; a lowercase one (``scripts/build``)
-    is more often an ordinary word, and gives none."""
+    the field names without an extension (``Makefile``, ``CODEOWNERS``: ``_NAMED_IN_PROSE``) is
+    named in prose by that word alone, so its name gives its word too; any other name without an
+    extension (``scripts/build``, ``app/Models``, ``docs/API``) is as often a folder named by an
+    ordinary word, and gives none."""
     found: list[str] = []
     for target in targets:
         written = unicodedata.normalize("NFKC", target).strip().replace("\\", "/")
@@ -307,9 +308,18 @@ def target_terms(targets: list[str]) -> list[str]:
             folder = path.endswith("/")
             found.extend(_path_terms(path.rstrip("/"), folder))
             name = written.rsplit("/", 1)[-1]
-            if not folder and _bare(name) and name.lower() != name:
+            if not folder and fold(name) in _NAMED_IN_PROSE:
                 found.extend(_plain(name))
     return found
+
+
+# Files without an extension that build tools and forges name, which prose names by that word
+# alone ("fix the Makefile"); build words a sentence uses as verbs (``BUILD``) are left out.
+_NAMED_IN_PROSE = frozenset({
+    "makefile", "gnumakefile", "dockerfile", "containerfile", "jenkinsfile", "vagrantfile", "gemfile", "rakefile",
+    "procfile", "brewfile", "podfile", "pipfile", "justfile", "earthfile", "tiltfile", "caddyfile", "snakefile",
+    "codeowners", "license", "licence", "readme", "changelog", "contributing", "notice", "authors", "owners",
+})
 
 
 def _folders(path: str) -> list[str]:
