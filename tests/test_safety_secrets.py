@@ -980,3 +980,31 @@ def test_a_value_nesting_brackets_deeper_than_any_type_is_judged_in_time_and_red
                                    "A[B[C[D[E[F[G[H[I[J[K[L[M[N[O[P[str]]]]]]]]]]]]]]]]"])
 def test_a_nested_type_is_kept(value: str) -> None:
     assert SCANNER.scan(f'password: "{value}"').text == f'password: "{value}"'
+
+
+# A key shown without its BEGIN line: `tail -n +2 key.pem`, or the second of two commands that
+# print it half each (`head -14 key.pem`, `tail -n +15 key.pem`): its body and END line.
+HEADLESS_KEYS = {
+    "tail": "\n".join(_KEY_LINES[1:]),
+    "second-half": "\n".join(_KEY_LINES[2:]),
+    "file-reader": "\n".join(f"{n:6}\u2192{line}" for n, line in enumerate(_KEY_LINES[1:], 2)),
+    "quoted-reply": "\n".join("> " + line for line in _KEY_LINES[1:]),
+}
+
+
+@pytest.mark.parametrize("text", HEADLESS_KEYS.values(), ids=list(HEADLESS_KEYS))
+def test_a_private_key_shown_without_its_begin_line_is_redacted(text: str) -> None:
+    result = SCANNER.scan(f"$ tail -n +2 deploy.pem\n{text}\n$ ls")
+    assert [f.kind for f in result.findings] == ["pem-private-key"], (text, result.findings)
+    assert not any(line in result.text for line in _OPENSSH_BODY), result.text
+    assert result.text.startswith("$ tail -n +2 deploy.pem\n") and result.text.endswith("\n$ ls"), result.text
+
+
+@pytest.mark.parametrize("text", [
+    "-----END PRIVATE KEY-----",
+    "the file ends with\n-----END RSA PRIVATE KEY-----\nand nothing before it",
+    "...\n-----END OPENSSH PRIVATE KEY-----",
+    "deadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeef\n-----END PRIVATE KEY-----",
+])
+def test_an_end_line_without_key_material_before_it_is_kept(text: str) -> None:
+    assert SCANNER.scan(text).findings == (), text

@@ -160,6 +160,57 @@ def pem_hits(text: Text) -> Iterator[Hit]:
         if _pem_body_is_key(body):
             yield Hit(begin.start(), stop, "pem-private-key", 0)
     yield from _encrypted_key_hits(raw)
+    yield from _headless_key_hits(text, [begin.start() for begin in begins])
+
+
+_PEM_END = lazy.Pattern(r"-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----", re.IGNORECASE)
+# one line of a key's body, as tools print it: a gutter perhaps, decoration, a run of base64
+_PEM_BODY_LINE = lazy.Pattern(
+    rf"(?:{_PEM_GUTTER})?[ \t{re.escape(_PEM_OPENING)}]*[A-Za-z0-9+/]{{16,}}={{0,2}}[ \t{re.escape(_PEM_CLOSING)}]*"
+)
+
+
+def _headless_key_hits(text: Text, begins: list[int]) -> Iterator[Hit]:
+    """Key bodies shown without their BEGIN line (``tail -n +2 key.pem``, or the second of two
+    commands that print a key half each): the body lines right before an END line that no
+    BEGIN opens, and the END line. Each END reads back no further than the one before it, so
+    scans stay linear."""
+    if "private key" not in text.low:
+        return
+    raw, floor = text.raw, 0
+    for end in _PEM_END.finditer(raw):
+        opened = bisect.bisect_left(begins, end.start()) > bisect.bisect_left(begins, floor)
+        if not opened:
+            start = _body_start(raw, max(floor, end.start() - _PEM_MAX), end.start())
+            if start < end.start() and _pem_body_is_key(raw[start:end.start()]):
+                yield Hit(start, end.end(), "pem-private-key", 0)
+        floor = end.end()
+
+
+_PEM_GUTTER_ONLY = lazy.Pattern(rf"(?:{_PEM_GUTTER})?[ \t]*")
+
+
+def _body_start(raw: str, floor: int, at: int) -> int:
+    """Where the run of key body lines right before AT (an END line's start, perhaps after a
+    gutter on its line) begins, no earlier than FLOOR; AT when no such line is there."""
+    line = _line_start(raw, floor, at)
+    if _PEM_GUTTER_ONLY.fullmatch(raw, line, at) is None:
+        return at  # other text stands before the END on its line
+    start = line
+    while start > floor:
+        previous, stop = _line_start(raw, floor, start - 1), start - 1
+        if stop > previous and raw[stop - 1] == "\r":
+            stop -= 1
+        if _PEM_BODY_LINE.fullmatch(raw, previous, stop) is None:
+            break
+        start = previous
+    return start if start < line else at
+
+
+def _line_start(raw: str, floor: int, at: int) -> int:
+    """Where the line that AT ends (or stands in) starts, no earlier than FLOOR."""
+    found = raw.rfind("\n", floor, at)
+    return found + 1 if found >= 0 else floor
 
 
 # The armor headers of a passphrase-encrypted PEM key (RFC 1421), which only such a key carries:
