@@ -283,3 +283,54 @@ def test_a_typed_sequence_is_found_as_a_slice_by_slice_look_finds_it(value: str)
     from gitstore.safety.values import _SEQUENCE_GRAMS, has_sequence
 
     assert has_sequence(value) is any(value[i : i + 6] in _SEQUENCE_GRAMS for i in range(len(value) - 5))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="056789ABYZabyz\0é-_", max_size=24))
+@example("0\0123456")
+@example("éabcdef")
+@example("WXYZ01")
+def test_a_typed_sequence_is_found_in_any_characters_as_the_pattern_finds_it(value: str) -> None:
+    from gitstore.safety.values import _SEQUENCE, has_sequence
+
+    assert has_sequence(value) is (_SEQUENCE.search(value) is not None)
+
+
+_PLACEHOLDER_PIECES = ["example", "EXAMPLE", "Example", "eXample", "changeme", "your_", "Your-", "_here", "-ME",
+                       "not-a-real", "NOT_A_REAL", "<", ">", "${", "{{", "%(", "%s", "xxxx", "XxXX", "****", "...",
+                       "string", "todo", "fixme", "Ab9", "K"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(_texts(*_PLACEHOLDER_PIECES, size=12))
+@example("95b4237ca84df1a0f7ee258d69697eea")
+@example("NotReal9")
+def test_a_placeholder_is_found_where_the_whole_value_is_searched(value: str) -> None:
+    from gitstore.safety.values import _PLACEHOLDER, _placeholder_in
+
+    assert _placeholder_in(value) is (_PLACEHOLDER.search(value) is not None)
+
+
+_TEMPLATE_PIECES = ["${", "$(", "\\$", "$\\{", "#{", "%{", "{{", "[[", "{.", "@@", "&lt;", "&gt;", "\\(", "`",
+                    "$", "#!", "$HOME", "%PATH%", "[a]", "__init__", "{name}", "getValue(", "' + ", '"+', "Ab9"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(_texts(*_TEMPLATE_PIECES, size=12))
+@example("95b4237ca84df1a0f7ee258d69697eea")
+def test_a_template_is_found_where_the_whole_value_is_searched(value: str) -> None:
+    from gitstore.safety.values import _TEMPLATE, _templated
+
+    assert _templated(value) is (_TEMPLATE.search(value) is not None)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=16) | _texts("a", "Z", "7", "!", "é", "Σ", "²", "ǅ", " "))
+@example("ǅ")
+@example("²")
+def test_character_classes_are_counted_as_asking_each_character_counts_them(value: str) -> None:
+    from gitstore.safety.values import char_classes
+
+    expected = sum((any(c.islower() for c in value), any(c.isupper() for c in value),
+                    any(c.isdigit() for c in value), any(not c.isalnum() for c in value)))
+    assert char_classes(value) == expected

@@ -44,6 +44,15 @@ _PLACEHOLDER = lazy.Pattern(
     f"(?:{_forms('your', 'insert', 'change', 'not')})[_-]|[_-](?:{_forms('here', 'me')})\\b|"
     r"<[^<>]*>|\$\{|\{\{|%\(|%s\b|xxxx|XXXX|\*\*\*\*|\.\.\.|(?i:not[_-]a[_-]real)"
 )
+# What any match of it holds: one of its words (in lower case once the value is), or one of
+# these characters. Looked for first, by substring and by a class of characters: the pattern's
+# alternatives tried one by one at each position of a value cost more than all its other
+# checks, and a random value holds none of them.
+_PLACEHOLDER_WORDS = (
+    "example", "placeholder", "changeme", "dummy", "fake", "sample", "redacted",
+    "quickstart", "insecure", "todo", "fixme", "replace", "string", "notreal", "xxxx",
+)
+_PLACEHOLDER_MARK = lazy.Pattern(r"[<$%{*._-]")
 # For fixed-shape tokens only the loudest fillers count.
 FILLER = lazy.Pattern(r"EXAMPLE|[Ee]xample|(.)\1{5}")
 _SEQUENCE_LENGTH = 6
@@ -54,11 +63,29 @@ _SEQUENCE_GRAMS = frozenset(
 )
 # any of them, searched for in one pass of the engine (half the time of a slice per position)
 _SEQUENCE = lazy.Pattern("|".join(sorted(_SEQUENCE_GRAMS)))
+# each character of those alphabets as the byte of the one after it; NUL after the last, or none
+_NEXT = bytes(
+    next((ord(alphabet[alphabet.index(chr(c)) + 1]) for alphabet in ("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+          "abcdefghijklmnopqrstuvwxyz") if chr(c) in alphabet[:-1]), 0)
+    for c in range(256)
+)
 _B64_VALUE = lazy.Pattern(r"[A-Za-z0-9+/]{12,}={0,2}")
 
 
+_ASCII_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_ASCII_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_ASCII_DIGITS = frozenset("0123456789")
+_ASCII_ALNUM = _ASCII_LOWER | _ASCII_UPPER | _ASCII_DIGITS
+
+
 def char_classes(value: str) -> int:
-    """How many of lower case, upper case, digits and other characters VALUE uses."""
+    """How many of lower case, upper case, digits and other characters VALUE uses. An ASCII
+    value is read as a set of its characters: asking each character four questions in Python
+    cost more than all the patterns judging a value."""
+    if value.isascii():
+        chars = set(value)
+        return ((not chars.isdisjoint(_ASCII_LOWER)) + (not chars.isdisjoint(_ASCII_UPPER))
+                + (not chars.isdisjoint(_ASCII_DIGITS)) + (not chars <= _ASCII_ALNUM))
     return sum(
         (
             any(c.islower() for c in value),
@@ -75,8 +102,19 @@ def low_variety(value: str) -> bool:
 
 
 def has_sequence(value: str) -> bool:
-    """True when VALUE holds a run like ``012345`` or ``ABCDEF``: typed by hand, not random."""
-    return _SEQUENCE.search(value) is not None
+    """True when VALUE holds a run like ``012345`` or ``ABCDEF``: typed by hand, not random.
+    An ASCII value is read whole, not run by run at each position: each character shifted to
+    the next of its alphabet equals the character after it all along a run, so the value
+    holds one exactly where the two, XORed, hold as many zero bytes in a row as a run has
+    steps (NUL, which would equal a shifted character with none after it, is read by the
+    pattern)."""
+    if not value.isascii() or "\0" in value:
+        return _SEQUENCE.search(value) is not None
+    if len(value) < _SEQUENCE_LENGTH:
+        return False
+    data = value.encode("ascii")
+    steps = int.from_bytes(data.translate(_NEXT)[:-1], "big") ^ int.from_bytes(data[1:], "big")
+    return bytes(_SEQUENCE_LENGTH - 1) in steps.to_bytes(len(data) - 1, "big")
 
 
 def mostly_printable(text: str) -> bool:
@@ -95,9 +133,19 @@ def _decoded_text(value: str) -> str | None:
     return decoded if decoded and mostly_printable(decoded) else None
 
 
+def _placeholder_in(value: str) -> bool:
+    """Whether VALUE holds a placeholder's word or shape (:data:`_PLACEHOLDER`), the pattern
+    searched only where a word or a character it needs is there."""
+    if _PLACEHOLDER_MARK.search(value) is None:
+        low = value.lower()
+        if not any(word in low for word in _PLACEHOLDER_WORDS):
+            return False
+    return _PLACEHOLDER.search(value) is not None
+
+
 def looks_placeholder(value: str) -> bool:
     """Placeholders, templates, documented examples and low-variety fillers, even base64-wrapped."""
-    if value in DOCUMENTED_EXAMPLES or _PLACEHOLDER.search(value) or low_variety(value):
+    if value in DOCUMENTED_EXAMPLES or _placeholder_in(value) or low_variety(value):
         return True
     if any(fragment in value for fragment in _DOCUMENTED_FRAGMENTS):
         return True
@@ -175,6 +223,9 @@ _ID_TOKEN_KEY = lazy.Pattern(
     r"(?:request|client|idempotency|continuation|page|next|sync|correlation|cancellation|trace|cursor)"
     r"[ _.-]?token$"
 )
+# What any match of :data:`_TEMPLATE` holds: one of these characters. Looked for first, as for
+# :data:`_PLACEHOLDER_MARK`.
+_TEMPLATE_MARK = lazy.Pattern(r"[$\\#%{\[@&`_(\"']")
 _CREDENTIAL_IN_VALUE = lazy.Pattern(r"(?i)passw|secret|token")
 _RANDOM_RUN = lazy.Pattern(r"[A-Za-z0-9+/]{20,}")
 _UNICODE_ESCAPE = lazy.Pattern(r"\\u([0-9a-fA-F]{4})")
@@ -205,7 +256,10 @@ _TYPE_WORD = lazy.Pattern(r"[A-Za-z_]\w*")
 def _named_path(value: str) -> bool:
     """Whether VALUE is a path whose folders and file are each a name, rooted or ending in a
     file name with an extension. A random key's slashes (base64's) part no such names, and
-    words with a slash between them (``Summer/Fall2024``) may be a password."""
+    words with a slash between them (``Summer/Fall2024``) may be a password. A value with no
+    slash has a part alone, and is not matched and split to find so."""
+    if "/" not in value and "\\" not in value:
+        return False
     path = _MIXED_PATH.fullmatch(value)
     parts = _path_parts(path)
     if len(parts) < 2 or not all(_PATH_NAME.fullmatch(part) for part in parts):
@@ -231,6 +285,11 @@ def _path_parts(path: re.Match[str] | None) -> list[str]:
     if path is None:
         return []
     return [part for part in _PATH_PART.split(path.group("parts")) if part.strip(".~")]
+
+
+def _templated(value: str) -> bool:
+    """Whether VALUE holds a template, a substitution, markup or code (:data:`_TEMPLATE`)."""
+    return _TEMPLATE_MARK.search(value) is not None and _TEMPLATE.search(value) is not None
 
 
 def _has_random_run(value: str) -> bool:
@@ -314,7 +373,7 @@ def names_something(value: str) -> bool:
     """True when VALUE is shaped like something other than key material whatever words it
     holds: a name, a path, a file name, a UUID, a URL, a template, a typed sequence, a filler.
     (Unlike :func:`trivial_value`, a placeholder word inside a random string does not save it.)"""
-    if "://" in value or _TEMPLATE.search(value) or has_sequence(value) or low_variety(value):
+    if "://" in value or _templated(value) or has_sequence(value) or low_variety(value):
         return True
     return _looks_like_name(value, False) or _is_prose(value)
 
@@ -333,7 +392,7 @@ def trivial_value(value: str, key: str, quoted: bool) -> bool:
         return True
     if value.lower() in STOPWORDS or value.lower() == key or "://" in value or _names_folder(value, key):
         return True
-    if looks_placeholder(value) or _TEMPLATE.search(value) or has_sequence(value):
+    if looks_placeholder(value) or _templated(value) or has_sequence(value):
         return True
     # Every key judged here names a credential (``_authToken``, ``HEROKU_API_KEY``,
     # ``client_secret``): under such a key a UUID is the token a service issued in that shape
