@@ -334,3 +334,18 @@ def test_character_classes_are_counted_as_asking_each_character_counts_them(valu
     expected = sum((any(c.islower() for c in value), any(c.isupper() for c in value),
                     any(c.isdigit() for c in value), any(not c.isalnum() for c in value)))
     assert char_classes(value) == expected
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_texts("\n", " ", "\t", ">", "#", "(", "[", "-", "a", "ai:", "x", "é", size=30), st.integers(0, 40))
+@example("", 0)
+@example("x" * 20 + "\n" + " " * 15 + "ai", 36)
+@example(" " * 15 + "ai", 15)
+@example(" " * 16 + "ai", 16)
+@example("x - ai", 4)
+def test_a_vocative_opens_a_line_where_the_pattern_before_it_says_so(reading: str, start: int) -> None:
+    from gitstore.safety.injection import _LINE_OPENING, _opens_line
+
+    start = min(start, len(reading))
+    expected = _LINE_OPENING.search(reading, max(0, start - 16), start) is not None
+    assert _opens_line(reading, start) is expected

@@ -188,6 +188,8 @@ _READERS = lazy.Pattern(_READER)
 _READER_ENDS = (lazy.Pattern(r"ais?\b"), lazy.Pattern(r"llms?\b"))
 _READER_WORDS = ("a.i.", "gpt", "agentic", "automated", "autonomous", "language", "artificial", "cod")
 _LINE_OPENING = lazy.Pattern(r"(?:^|[\n>#(\[])[ \t>#(\[-]*\Z")
+_OPENING_REACH = 16  # characters before a vocative in which it is read for its line's opening
+_INDENT = " \t>#([-"  # what _LINE_OPENING allows between that opening and a vocative
 _VERB = (
     r"(?:run|execute|install|download|send|upload|post|print|reveal|delete|remove|approve|merge|push|"
     r"add|disable|enable|ignore|skip|export|set|change|include|append|insert|write|copy|paste|curl|"
@@ -278,6 +280,23 @@ def _chained_hails(reading: str) -> Iterator[re.Match[str]]:
             yield found
 
 
+def _opens_line(reading: str, start: int) -> bool:
+    """Whether the vocative at START opens a line or a bracket: :data:`_LINE_OPENING` ends at
+    START in the :data:`_OPENING_REACH` characters before it. Read backwards over what may stand
+    between (:data:`_INDENT`), not tried from each of those characters: searching the pattern
+    cost more than all else a text of nothing but vocatives asks. It opens one when a line
+    break stands before that run, or the text starts with the run, or the run holds a character
+    that opens a quote, a heading or a bracket (any of them but space, tab and dash)."""
+    if start == 0 or reading[start - 1] == "\n":
+        return True
+    before = max(0, start - _OPENING_REACH)
+    window = reading[before:start]
+    kept = window.rstrip(_INDENT)
+    if kept:
+        return kept[-1] == "\n" or bool(window[len(kept) :].lstrip(" \t-"))
+    return before == 0 or bool(window.lstrip(" \t-"))
+
+
 def _addressed_orders(reading: str) -> int:
     """Hails to AI readers with an order after them in the same paragraph."""
     count, covered, searched = 0, -1, 0
@@ -285,18 +304,20 @@ def _addressed_orders(reading: str) -> int:
     hails = [*authority_claims(reading), *readers_reading_this(reading)]
     if names_readers(reading):  # every other hail names AI readers: look only where some are
         hails += [*_chained_hails(reading), *(m for pattern in _HAILS[1:] for m in pattern.finditer(reading))]
-        hails += [m for m in _VOCATIVE.finditer(reading)
-                  if _LINE_OPENING.search(reading, max(0, m.start() - 16), m.start())]
+        hails += [m for m in _VOCATIVE.finditer(reading) if _opens_line(reading, m.start())]
     for hail in sorted(hails, key=lambda m: m.start()):
         if hail.start() < covered or not starts_word(reading, hail.start()):
             continue
         end = min(len(reading), hail.end() + _ORDER_REACH)
+        vocative = hail.re.pattern == _VOCATIVE.pattern
+        if vocative and _ORDER_AT_ONCE.match(reading, hail.end(), end) is None:
+            continue  # nor up to its paragraph's end, a line break (where a word ends as at the text's end)
         # a hail standing alone (a heading, "ATTENTION AI AGENTS:") reaches the next paragraph
         body = _HAIL_TAIL.match(reading, hail.end()).end()
         paragraph = paragraph_ends.after(body, end)
         end = paragraph.start() if paragraph else end
         order = _ORDER_AT_ONCE.match(reading, hail.end(), end)
-        if order is None and hail.re.pattern != _VOCATIVE.pattern:  # "ai agents: a survey" names a topic
+        if order is None and not vocative:  # "ai agents: a survey" names a topic
             # what an earlier hail's search already read holds no order: read on from there
             order = _ORDER.search(reading, max(hail.end(), searched), end)
             if order is None:
