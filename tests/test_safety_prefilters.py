@@ -349,3 +349,37 @@ def test_a_vocative_opens_a_line_where_the_pattern_before_it_says_so(reading: st
     start = min(start, len(reading))
     expected = _LINE_OPENING.search(reading, max(0, start - 16), start) is not None
     assert _opens_line(reading, start) is expected
+
+
+def _named_path_by_its_parts(value: str) -> bool:
+    """:func:`values._named_path` as it stood before it looked at the value's characters."""
+    from gitstore.safety import values
+
+    path = values._MIXED_PATH.fullmatch(value)
+    parts = values._path_parts(path)
+    if len(parts) < 2 or not all(values._PATH_NAME.fullmatch(part) for part in parts):
+        return False
+    return bool(path.group("root")) or values._EXTENSION.fullmatch(parts[-1]) is not None  # type: ignore[union-attr]
+
+
+@settings(max_examples=500, deadline=None)
+@given(_texts("/", "\\", "\\\\", "~/", "./", "../", "C:\\", "src", "App", "Button.test.tsx", "v2", "|", "~", "..",
+              "x9Kq", "+", "٣", "é", size=10))
+@example("x10000\\|y")
+@example("~/.config/App.json")
+@example("C:\\\\Users\\\\alice")
+def test_a_named_path_is_found_as_matching_and_splitting_it_finds_it(value: str) -> None:
+    from gitstore.safety.values import _named_path
+
+    assert _named_path(value) is _named_path_by_its_parts(value)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_texts("~~", "(", ")", "[", "]", "<", ">", "a", "Xk9", "*", "|", "\u00a0", "\u2003", size=12))
+@example("x1\\|y")
+@example("Dict[str,Any]")
+def test_a_cell_is_parted_into_words_as_the_pattern_parts_it(value: str) -> None:
+    closed = max(value.rfind("]"), value.rfind(">")) + 1
+    reading = value[:closed] + value[closed:].translate(secrets._UNCLOSED)
+    expected = [value[word.start() : word.end()] for word in secrets._CELL_WORD.finditer(reading)]
+    assert secrets._cell_words(value) == expected

@@ -483,6 +483,7 @@ _CELL_WORD = lazy.Pattern(r"(?:~~[^~\n]+~~|\([^()\n]*\)|(?<=\w)[\[<][^\]>\n]*[\]
 _UNCLOSED = str.maketrans("[<", "\0\0")
 _MARKS = "*_~"
 _WORD_REST = lazy.Pattern(r"[^\s|]*+")
+_SPACE = lazy.Pattern(r"\s")
 
 
 def _cell_value(raw: str, start: int) -> tuple[int, int, str]:
@@ -531,7 +532,10 @@ def _secret_cell(value: str, key: str, quoted: bool) -> bool:
 def _cell_words(value: str) -> list[str]:
     """VALUE's words as :data:`_CELL_WORD` reads them. A bracket after the last closing one
     opens no arguments; read so before the search, each was otherwise looked for a closing
-    bracket to the end of the line, in time quadratic in how many there are."""
+    bracket to the end of the line, in time quadratic in how many there are. A value with no
+    space is one word, as the pattern would read it (each of its characters is one it takes)."""
+    if _SPACE.search(value) is None:
+        return [value] if value else []
     closed = max(value.rfind("]"), value.rfind(">")) + 1
     reading = value[:closed] + value[closed:].translate(_UNCLOSED)
     return [value[word.start() : word.end()] for word in _CELL_WORD.finditer(reading)]

@@ -212,6 +212,9 @@ _PATH_WORD = (
     rf"(?:[A-Z][a-z]{{2,}}+|[A-Z](?![a-z])|\d++)*+(?![A-Za-z\d]))"
 )
 _PATH_NAME = lazy.Pattern(rf"[-_. ]*+(?:{_PATH_WORD}[-_. ]*+)*+")
+# what a named path is written with: its names' characters, its separators, and those of a
+# root (``~/``, ``C:\\``) or a part passed over (``.``, ``~``)
+_PATH_CHARS = lazy.Pattern(r"[A-Za-z\d ._/\\~:-]*")
 _EXTENSION = lazy.Pattern(r".+\.[a-z][a-z0-9]{0,5}")
 _FILE_NAME = lazy.Pattern(
     r"[\w.-]+\.(?:json|ya?ml|txt|tmpl|conf|cfg|ini|env|pem|key|crt|svg|png|jpe?g|xml|toml)"
@@ -257,8 +260,9 @@ def _named_path(value: str) -> bool:
     """Whether VALUE is a path whose folders and file are each a name, rooted or ending in a
     file name with an extension. A random key's slashes (base64's) part no such names, and
     words with a slash between them (``Summer/Fall2024``) may be a password. A value with no
-    slash has a part alone, and is not matched and split to find so."""
-    if "/" not in value and "\\" not in value:
+    slash has a part alone, nor is one holding a character no name, separator or root holds: they
+    are not matched and split to find so."""
+    if ("/" not in value and "\\" not in value) or not _PATH_CHARS.fullmatch(value):
         return False
     path = _MIXED_PATH.fullmatch(value)
     parts = _path_parts(path)
@@ -385,7 +389,9 @@ _SHORTEST_SECRET = 8  # nor one shorter than this, unless its key names a passwo
 @functools.lru_cache(maxsize=4096)
 def trivial_value(value: str, key: str, quoted: bool) -> bool:
     """True when an assigned VALUE is not worth redacting: a word, a name, a reference..."""
-    value = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), value.strip().strip("'\""))
+    value = value.strip().strip("'\"")
+    if "\\u" in value:  # what every escape opens with: the rest are spared the search
+        value = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), value)
     key = key.lower()
     passwordish = key.endswith(("password", "passwd", "passphrase", "pass", "pwd", "pw"))
     if len(value) < (SHORTEST_PASSWORD if passwordish else _SHORTEST_SECRET) or "hash" in key:
