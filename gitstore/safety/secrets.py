@@ -587,29 +587,30 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
         if word not in low:  # every match opens with it: a substring test, not a search
             continue
         for m in pattern.finditer(low):
-            if word == "key" and not _KEY_QUALIFIER.search(low, max(0, m.start() - 12), m.start()):
+            at = m.start()
+            if word == "key" and not _KEY_QUALIFIER.search(low, max(0, at - 12), at):
                 continue  # a bare "key" is too common; "api_key", "secret-key"... are not
-            if word in _WHOLE_WORD_KEYS and not _ends_key(raw, m.start()):
+            if word in _WHOLE_WORD_KEYS and not _ends_key(raw, at):
                 continue  # "oauth", "compass", "bypass": another word
-            if low[m.start() - 1 : m.start()] == ":" and _ARN_BEFORE.search(low, max(0, m.start() - 120), m.start()):
+            if low[at - 1 : at] == ":" and _ARN_BEFORE.search(low, max(0, at - 120), at):
                 continue  # arn:aws:secretsmanager:...:123456789012:secret:prod/db names a secret
             if word in _BARE_SHORT_KEYS and not _bare_key_assigned(raw, m) and not _KEY_NAME.search(
-                    _key_before(low, m.start())):
+                    _key_before(low, at)):
                 continue  # a test runner's "PASS  src/App.test.js", "--- PASS: TestParse"
-            quoted = m.group("qv") is not None
-            if m.group("sep") == "," and not (m.group("kq") and quoted):
+            quote, separator, cell, note, quoted_value = m.group("kq", "sep", "cell", "note", "qv")
+            quoted = quoted_value is not None
+            if separator == "," and not (quote and quoted):
                 continue
-            if m.group("cell") is not None:
-                start, end, value = _cell_value(raw, m.start("note" if m.group("note") else "q" if quoted else "bv"))
+            if cell is not None:
+                start, end, value = _cell_value(raw, m.start("note" if note else "q" if quoted else "bv"))
             else:
                 start, end = m.span("qv" if quoted else "bv")
                 value = raw[start:end]
             if len(value) < SHORTEST_PASSWORD:
                 continue  # no key makes so short a value a secret: spare looking for the key
-            key = (_key_before(low, m.start()) or _word_before(low, m.start())) + word
-            if m.group("cell") is not None and _secret_cell(value, key, quoted):
-                yield Hit(start, end, _assignment_kind(key, value), 3)
-            elif m.group("cell") is None and not trivial_value(value, key, quoted):
+            key = (_key_before(low, at) or _word_before(low, at)) + word
+            secret = _secret_cell(value, key, quoted) if cell is not None else not trivial_value(value, key, quoted)
+            if secret:
                 yield Hit(start, end, _assignment_kind(key, value), 3)
     for m in _XML_ASSIGNMENT.finditer(low):
         value = raw[m.start("v") : m.end("v")]
