@@ -383,3 +383,41 @@ def test_a_cell_is_parted_into_words_as_the_pattern_parts_it(value: str) -> None
     reading = value[:closed] + value[closed:].translate(secrets._UNCLOSED)
     expected = [value[word.start() : word.end()] for word in secrets._CELL_WORD.finditer(reading)]
     assert secrets._cell_words(value) == expected
+
+
+def _image_ends_by_lookup(text: str) -> list[tuple[int, int]]:
+    """:func:`active._image_ends` as it stood before it walked the code along with the brackets:
+    each bracket looked up in the code on its own."""
+    from gitstore.safety import active
+    from gitstore.safety.code import Code
+
+    code = Code(text)
+    openers: list[tuple[int, bool]] = []
+    ends = []
+    for m in active._BRACKET.finditer(text):
+        token = m.group()
+        if token[0] == "\\":
+            continue
+        if token[0] == "\n":
+            openers.clear()
+        elif code.end_around(m.start()) is not None:
+            continue
+        elif token == "]":
+            if openers:
+                start, image = openers.pop()
+                if image:
+                    ends.append((start, m.start()))
+        else:
+            openers.append((m.start(), token == "!["))
+    return ends
+
+
+@settings(max_examples=500, deadline=None)
+@given(_texts("![", "[", "]", "\\]", "\\[", "`", "``", "\n```\n", "\n~~~\n", "\n\n", "\n \n", "a", "(x)", size=30))
+@example("![a `]` b](x) ![c]")
+@example("```\n![a]\n```\n![b]")
+def test_images_end_as_when_each_bracket_is_looked_up_in_the_code(text: str) -> None:
+    from gitstore.safety import active
+    from gitstore.safety.code import Code
+
+    assert active._image_ends(text, lambda: Code(text)) == _image_ends_by_lookup(text)
