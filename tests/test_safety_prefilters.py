@@ -421,3 +421,14 @@ def test_images_end_as_when_each_bracket_is_looked_up_in_the_code(text: str) -> 
     from gitstore.safety.code import Code
 
     assert active._image_ends(text, lambda: Code(text)) == _image_ends_by_lookup(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(min_size=1, max_size=60) | st.text(alphabet="0123456789abcdef", min_size=1, max_size=80))
+def test_entropy_is_summed_as_term_by_term(value: str) -> None:
+    import collections
+    import math
+
+    counts = collections.Counter(value)
+    expected = -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+    assert secrets._entropy(value) == expected

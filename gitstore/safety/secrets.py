@@ -907,9 +907,10 @@ _AWS_CONTEXT = lazy.Pattern(r"aws|amazon|akia|asia|secret[ \t_-]?access[ \t_-]?k
 
 
 def _entropy(value: str) -> float:
-    """Shannon entropy in bits per character."""
-    counts = collections.Counter(value)
-    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+    """Shannon entropy in bits per character. Summed over a list, not a generator: the same
+    terms in the same order, in less time."""
+    total, log2 = len(value), math.log2
+    return -sum([n / total * log2(n / total) for n in collections.Counter(value).values()])
 
 
 def _random_looking(value: str) -> bool:

@@ -63,6 +63,8 @@ _SEQUENCE_GRAMS = frozenset(
 )
 # any of them, searched for in one pass of the engine (half the time of a slice per position)
 _SEQUENCE = lazy.Pattern("|".join(sorted(_SEQUENCE_GRAMS)))
+_WHOLE_READING = 16  # characters from which a value is read whole for a typed run
+_STEPS = bytes(_SEQUENCE_LENGTH - 1)  # the zero bytes of a run's steps
 # each character of those alphabets as the byte of the one after it; NUL after the last, or none
 _NEXT = bytes(
     next((ord(alphabet[alphabet.index(chr(c)) + 1]) for alphabet in ("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ",
@@ -103,18 +105,17 @@ def low_variety(value: str) -> bool:
 
 def has_sequence(value: str) -> bool:
     """True when VALUE holds a run like ``012345`` or ``ABCDEF``: typed by hand, not random.
-    An ASCII value is read whole, not run by run at each position: each character shifted to
-    the next of its alphabet equals the character after it all along a run, so the value
-    holds one exactly where the two, XORed, hold as many zero bytes in a row as a run has
-    steps (NUL, which would equal a shifted character with none after it, is read by the
-    pattern)."""
-    if not value.isascii() or "\0" in value:
+    An ASCII value of some length is read whole, not run by run at each position: each
+    character shifted to the next of its alphabet equals the character after it all along a
+    run, so the value holds one exactly where the two, XORed, hold as many zero bytes in a row
+    as a run has steps. A short value, whose few positions the pattern tries sooner than
+    the bytes are made, and a value holding NUL (which would equal a shifted character with
+    none after it) are read by the pattern."""
+    if len(value) < _WHOLE_READING or not value.isascii() or "\0" in value:
         return _SEQUENCE.search(value) is not None
-    if len(value) < _SEQUENCE_LENGTH:
-        return False
     data = value.encode("ascii")
     steps = int.from_bytes(data.translate(_NEXT)[:-1], "big") ^ int.from_bytes(data[1:], "big")
-    return bytes(_SEQUENCE_LENGTH - 1) in steps.to_bytes(len(data) - 1, "big")
+    return _STEPS in steps.to_bytes(len(data) - 1, "big")
 
 
 def mostly_printable(text: str) -> bool:
