@@ -432,3 +432,32 @@ def test_entropy_is_summed_as_term_by_term(value: str) -> None:
     counts = collections.Counter(value)
     expected = -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
     assert secrets._entropy(value) == expected
+
+
+def _decoded_blob_by_trying_both(blob: str) -> str | None:
+    """:func:`secrets._decode_blob` as it stood before it spared decodes bound to fail."""
+    import base64
+    import binascii
+
+    from gitstore.safety.values import mostly_printable
+
+    for candidate in (secrets._LINE_BREAKS.sub("", blob), secrets._LINE_BREAKS.split(blob)[0]):
+        candidate = candidate.rstrip("=")
+        candidate += "=" * (-len(candidate) % 4)
+        try:
+            decoded = base64.b64decode(candidate, validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            continue
+        if decoded and mostly_printable(decoded):
+            return decoded
+    return None
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_texts("aGVsbG8g", "d29ybGQ=", "YQ==", "QUJD", "A", "b", "+", "/", "=", "==", "\n", "\\n", " | \n | ", "é",
+              size=20))
+@example("aGVsbG8gd29ybGQ=")
+@example("aGVsbG8g\nd29ybGQ=\nA")
+@example("QUJDA")
+def test_a_blob_is_decoded_as_trying_both_readings_decodes_it(blob: str) -> None:
+    assert secrets._decode_blob(blob) == _decoded_blob_by_trying_both(blob)

@@ -1066,9 +1066,15 @@ def _base64_run_starts(text: str) -> Iterator[int]:
 
 
 def _decode_blob(blob: str) -> str | None:
-    """A base64 blob (possibly wrapped over lines) decoded to printable text, else None."""
-    for candidate in (_LINE_BREAKS.sub("", blob), _LINE_BREAKS.split(blob)[0]):
+    """A base64 blob (possibly wrapped over lines) decoded to printable text, else None: its
+    lines joined, else its first line. A blob of one line is tried once, not again as its own
+    first line; a candidate leaving one character over a multiple of four is no base64, and
+    is not decoded to learn so (a failed decode raises, at some microseconds a blob)."""
+    lines = _LINE_BREAKS.split(blob)
+    for candidate in ("".join(lines), lines[0]) if len(lines) > 1 else (blob,):
         candidate = candidate.rstrip("=")
+        if len(candidate) % 4 == 1:
+            continue
         candidate += "=" * (-len(candidate) % 4)
         try:
             decoded = base64.b64decode(candidate, validate=True).decode("utf-8")
