@@ -461,3 +461,33 @@ def _decoded_blob_by_trying_both(blob: str) -> str | None:
 @example("QUJDA")
 def test_a_blob_is_decoded_as_trying_both_readings_decodes_it(blob: str) -> None:
     assert secrets._decode_blob(blob) == _decoded_blob_by_trying_both(blob)
+
+
+def _name_by_every_shape(value: str) -> bool:
+    """:func:`values._looks_like_name` as it stood before it looked for what each shape needs
+    (for a password's key, UUIDs named)."""
+    from gitstore.safety import values
+
+    if values._is_type(value):
+        return True
+    if values._POINTER.fullmatch(value):
+        value = value.lstrip("*")
+    if values._PATH.fullmatch(value) or values._FILE_NAME.fullmatch(value) or values._named_path(value):
+        return True
+    if values._UUID.fullmatch(value):
+        return True
+    if not values._NAME.fullmatch(value):
+        return False
+    return not (values._WORD_WITH_NUMBER.fullmatch(value) or values._ONE_WORD_WITH_NUMBER.fullmatch(value))
+
+
+@settings(max_examples=500, deadline=None)
+@given(_texts("*", "**", "/", "src", "a.json", ".", "config", "Key", "v2", "0f3a9c2e", "-1b2c", "::", "Optional[",
+              "]", "x9Kq", size=10))
+@example("*rsa.PrivateKey")
+@example("123e4567-e89b-12d3-a456-426614174000")
+@example("src/app/config.yaml")
+def test_a_name_is_found_as_matching_every_shape_finds_it(value: str) -> None:
+    from gitstore.safety.values import _looks_like_name
+
+    assert _looks_like_name(value, True) is _name_by_every_shape(value)

@@ -198,6 +198,7 @@ _NAME = lazy.Pattern(rf"[-_.]?{_SEGMENT}(?:[-_.|: ]+{_SEGMENT})*[!?.,=]?")
 _WORD_WITH_NUMBER = lazy.Pattern(r"[A-Za-z]{0,6}\d{1,4}[A-Za-z]{0,6}")
 _ONE_WORD_WITH_NUMBER = lazy.Pattern(r"[A-Za-z]*\d[A-Za-z\d]*")
 _UUID = lazy.Pattern(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+_UUID_LENGTH = 36
 _PATH = lazy.Pattern(r"(?:[a-z0-9_.:*#!\[\]~-]*/)+[a-z0-9_.:*\[\]-]*")
 # A path written with capitals (``src/components/Button.test.tsx``, ``/Users/alice/src/App``,
 # ``C:\\Users\\alice``): a root or a folder, then folders and a file (backslashes doubled in a
@@ -339,14 +340,18 @@ def _looks_like_name(value: str, passwordish: bool, uuid_names: bool = True) -> 
     """Names of things rather than secret material: words, paths, file names, UUIDs (unless
     UUID_NAMES is false), and in code a type with its arguments (``Optional[str]``) or a
     pointer to a named type or value (``*rsa.PrivateKey``, ``*config.key``); a star before
-    other characters hides nothing."""
+    other characters hides nothing. Each shape is matched only in a value holding what every
+    match of it holds (a star first, a slash, a dot, a UUID's length): most values are none of
+    them, and matching each was a good part of judging a value."""
     if _is_type(value):
         return True
-    if _POINTER.fullmatch(value):
+    if value.startswith("*") and _POINTER.fullmatch(value):
         value = value.lstrip("*")  # then judged as the name it points to
-    if _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value) or _named_path(value):
+    if ("/" in value and _PATH.fullmatch(value)) or ("." in value and _FILE_NAME.fullmatch(value)):
         return True
-    if _UUID.fullmatch(value):
+    if _named_path(value):
+        return True
+    if len(value) == _UUID_LENGTH and _UUID.fullmatch(value):
         return uuid_names
     if not _NAME.fullmatch(value):
         return False
