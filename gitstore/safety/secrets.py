@@ -60,13 +60,13 @@ from gitstore.safety.spans import Hit, Text, starts_word
 from gitstore.safety.values import (
     DOCUMENTED_EXAMPLES,
     FILLER,
-    SHORTEST_PASSWORD,
     STOPWORDS,
     char_classes,
     looks_placeholder,
     low_variety,
     mostly_printable,
     names_something,
+    shortest_secret,
     token_is_real,
     trivial_value,
 )
@@ -586,6 +586,7 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
     for word, pattern in _ASSIGNMENTS:
         if word not in low:  # every match opens with it: a substring test, not a search
             continue
+        shortest = shortest_secret(word)  # under any key ending in WORD
         for m in pattern.finditer(low):
             at = m.start()
             if word == "key" and not _KEY_QUALIFIER.search(low, max(0, at - 12), at):
@@ -606,8 +607,8 @@ def assignment_hits(text: Text) -> Iterator[Hit]:
             else:
                 start, end = m.span("qv" if quoted else "bv")
                 value = raw[start:end]
-            if len(value) < SHORTEST_PASSWORD:
-                continue  # no key makes so short a value a secret: spare looking for the key
+            if len(value) < shortest:
+                continue  # no value so short is a secret under its key: spare looking for the key
             key = (_key_before(low, at) or _word_before(low, at)) + word
             secret = _secret_cell(value, key, quoted) if cell is not None else not trivial_value(value, key, quoted)
             if secret:

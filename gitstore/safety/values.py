@@ -394,6 +394,14 @@ def names_something(value: str) -> bool:
 
 SHORTEST_PASSWORD = 6  # an assigned value shorter than this is no secret, whatever its key
 _SHORTEST_SECRET = 8  # nor one shorter than this, unless its key names a password
+_PASSWORD_ENDINGS = ("password", "passwd", "passphrase", "pass", "pwd", "pw")
+
+
+def shortest_secret(key: str) -> int:
+    """How long a value assigned to KEY (in lower case) must be to be a secret: a password may
+    be shorter than other secrets. A key is told by how it ends, so a credential word ending
+    a key tells it alone."""
+    return SHORTEST_PASSWORD if key.endswith(_PASSWORD_ENDINGS) else _SHORTEST_SECRET
 
 
 @functools.lru_cache(maxsize=4096)
@@ -403,8 +411,8 @@ def trivial_value(value: str, key: str, quoted: bool) -> bool:
     if "\\u" in value:  # what every escape opens with: the rest are spared the search
         value = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), value)
     key = key.lower()
-    passwordish = key.endswith(("password", "passwd", "passphrase", "pass", "pwd", "pw"))
-    if len(value) < (SHORTEST_PASSWORD if passwordish else _SHORTEST_SECRET) or "hash" in key:
+    passwordish = key.endswith(_PASSWORD_ENDINGS)
+    if len(value) < shortest_secret(key) or "hash" in key:
         return True
     if value.lower() in STOPWORDS or value.lower() == key or "://" in value or _names_folder(value, key):
         return True
@@ -436,6 +444,7 @@ __all__ = [
     "low_variety",
     "mostly_printable",
     "names_something",
+    "shortest_secret",
     "token_is_real",
     "trivial_value",
 ]
