@@ -276,7 +276,8 @@ def test_gc_removes_redacted_payload_text(ready: Path) -> None:
     assert report["objects"] >= 1, report
     assert json.loads(run_ok(ready, "gc", "--json")) == {
         "payloads": 0, "objects": 0, "snapshotsScrubbed": [], "snapshotFoldersGone": [], "snapshotsNotScrubbed": [],
-        "alternates": [], "exportsRewritten": [], "dreamReportsDropped": []}, "nothing is left to erase"
+        "alternates": [], "exportsRewritten": [], "dreamReportsDropped": [],
+        "laterVersionsRemoved": []}, "nothing is left to erase"
     objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=ready,
                              capture_output=True).stdout
     assert b"the-secret-text-to-remove" not in objects

@@ -622,7 +622,7 @@ def test_gc_drops_the_dream_reports_that_quote_a_redacted_comment(tmp_path: Path
     folder = ctx.workspace.state / "dreams"
     before = sorted(p.name for p in folder.glob("*-instruction.json"))
     assert len(before) == 2
-    _, applied, dropped = collect(ctx)
+    _, applied, dropped, _ = collect(ctx)
     assert applied.failed == [] and len(dropped) == 1 and dropped[0].endswith(before[0]), dropped
     assert sorted(p.name for p in folder.glob("*-instruction.json")) == before[1:]
     kept = b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file())

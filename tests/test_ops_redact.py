@@ -6,6 +6,7 @@ note in the text's place). The removal and its audit entry are one append."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,12 +15,15 @@ from gitstore.capture.reviews import import_reviews
 from gitstore.conformance import _records as R
 from gitstore.context import Context
 from gitstore.ops.export import export
-from gitstore.ops.gc import gc
+from gitstore.ops.labels import LabelSpec, store_labels
+from gitstore.ops.gc import collect, gc
 from gitstore.errors import Refused
 from gitstore.ops.redact import redact, redact_each
 from gitstore.providers.git import GitProvider, parse_message
+from gitstore.queries.evidence import episodes
+from gitstore.rules.consent import decide
 
-from .conftest import all_objects
+from .conftest import all_objects, git
 from .team import sync, team_clone, two_reviewers
 from .world import Thread, accepted, grant_all, propose, ready_repo
 
@@ -296,3 +300,85 @@ def test_a_redaction_with_authority_from_another_clone_keeps_the_text_out_of_lat
     events = Context.open(alice.workspace.root).view().events
     for label in (shared, personal):
         assert "payload" not in events[label["id"]] and events[label["id"]]["redaction"]["reason"] == "asked by the author"
+
+
+FIRST_VERSION = "Retries use jitter, say the FLORBIX words."
+LATER_VERSION = "Retries use jitter, say the QUENTAVEL words."
+
+
+def _comment_500(path: Path, body: str, updated: str) -> Path:
+    """A snapshot of one review comment, 500, as GitHub serves it when last ``updated``."""
+    comment = {"id": 500, "user": {"id": 1001}, "body": body, "created_at": "2026-03-01T10:00:00Z",
+               "updated_at": updated, "path": "src/retry.py", "line": 3, "commit_id": "a" * 40}
+    path.write_text(json.dumps({
+        "format": "gitstore.github-snapshot/1", "repository": "acme/widgets", "pullRequest": 42,
+        "head": {"ref": "feature/retry", "sha": "a" * 40},
+        "responses": [{"collection": "pull-comments", "page": 1, "link": "", "body": [comment]},
+                      {"collection": "reviews", "page": 1, "link": "", "body": []},
+                      {"collection": "issue-comments", "page": 1, "link": "", "body": []}]}))
+    return path
+
+
+def _edited_while_redacted(tmp_path: Path) -> tuple[Context, Context, dict, dict]:
+    """Alice imports comment 500 and both clones sync; alice redacts it and syncs; bob, who
+    has not fetched the redaction, imports GitHub's later version of it (an edit) and labels
+    that. Returns alice, bob, bob's edit and his label on it."""
+    alice, bob = two_reviewers(tmp_path)
+    grant_all(alice)
+    import_reviews(alice, _comment_500(tmp_path / "v1.json", FIRST_VERSION, "2026-03-01T10:00:00Z"), "github:9")
+    alice, bob = _synced(alice, bob)
+    redact(alice, "github:comment:500", "github:9", "author asked")
+    [alice] = _synced(alice)
+    import_reviews(bob, _comment_500(tmp_path / "v2.json", LATER_VERSION, "2026-03-05T10:00:00Z"), "github:10")
+    view = bob.view()
+    [edit] = [e for e in view.events.values() if e.get("payload", {}).get("text") == LATER_VERSION]
+    store_labels(bob, view, [LabelSpec(edit["id"], "jitter-words", "convention", "asks-for", (), "lexical")], "github:10")
+    [label] = [e for e in bob.view().events.values() if e["type"] == "label"]
+    return alice, bob, edit, label
+
+
+def test_a_later_version_of_a_redacted_comment_serves_no_purpose(tmp_path: Path) -> None:
+    """An edit a clone imported before the redaction of its comment reached it is a version of
+    that comment: once the redaction arrives (a plain fetch), neither it nor a label on it is
+    evidence, as its earlier versions are not."""
+    alice, bob, edit, label = _edited_while_redacted(tmp_path)
+    assert decide(bob.view(), edit["id"], "review").ok  # the redaction has not reached bob yet
+    git(bob.workspace.root, "fetch", "-q", "origin")
+    view = Context.open(bob.workspace.root).view()
+    for event in (edit, label):
+        verdict = decide(view, event["id"], "review")
+        assert not verdict.ok and verdict.cause == "redacted", verdict
+
+
+def test_a_later_version_of_a_redacted_comment_leaves_storage_once_its_writer_syncs(tmp_path: Path) -> None:
+    """The clone that stored the later version removes its text (and its label's) at its next
+    sync, with an audit entry for each, and pushes its payload snapshot without it: after gc
+    on both clones and on the remote, no object holds it, and no clone shows it."""
+    alice, bob, edit, label = _edited_while_redacted(tmp_path)
+    bob, alice = _synced(bob, alice)
+    for ctx in (alice, bob):
+        gc(ctx.store, ctx.workspace.state)
+        view = Context.open(ctx.workspace.root).view()
+        for event in (edit, label):
+            assert "payload" not in view.events[event["id"]] and "redaction" in view.events[event["id"]]
+        assert not episodes(ctx, "QUENTAVEL")
+        assert LATER_VERSION.encode() not in all_objects(ctx.workspace.root)
+    remote = tmp_path / "remote.git"
+    git(remote, "gc", "-q", "--prune=now")
+    held = subprocess.run(["git", "--git-dir", str(remote), "cat-file", "--batch-all-objects", "--batch"],
+                          capture_output=True, check=True).stdout
+    assert LATER_VERSION.encode() not in held and b"QUENTAVEL" not in held
+    audits = [a for a in bob.view().audits if a["action"] == "redact" and a["by"] == "github:10"]
+    assert {a["subjects"][0] for a in audits} == {edit["id"], label["id"]}
+
+
+def test_gc_removes_a_later_version_of_a_comment_a_plain_fetch_found_redacted(tmp_path: Path) -> None:
+    """A redaction a plain ``git fetch`` brought runs no sync: ``gitstore gc`` removes the later
+    version stored here (with its audit entry), so its text leaves this clone's storage."""
+    _, bob, edit, _ = _edited_while_redacted(tmp_path)
+    git(bob.workspace.root, "fetch", "-q", "origin")
+    followed = collect(Context.open(bob.workspace.root))[3]
+    assert followed == ["removed the text of 2 event(s) stored here of github:comment:500, redacted meanwhile"]
+    assert LATER_VERSION.encode() not in all_objects(bob.workspace.root)
+    assert "redaction" in Context.open(bob.workspace.root).view().events[edit["id"]]
+    assert collect(Context.open(bob.workspace.root))[3] == [], "nothing left to remove"

@@ -49,14 +49,20 @@ def gc(store: Store, state: Path | None = None) -> GcReport:
     return report
 
 
-def collect(ctx: Context) -> tuple[GcReport, Applied, list[str]]:
-    """``gitstore gc``: the provider's gc, then memory's redactions applied to this clone's saved
-    snapshots and exports (``apply_redactions``, as a sync does), then the dream reports citing
-    removed text dropped (named in the list returned). A file that cannot be rewritten or
-    removed is named, never gc's failure: storage is clean, and the next run tries again."""
+def collect(ctx: Context) -> tuple[GcReport, Applied, list[str], list[str]]:
+    """``gitstore gc``: first the text this clone stored of a comment another clone redacted
+    before the redaction reached it removed (``follow_redactions``, as a sync does: a plain
+    ``git fetch`` brought the redaction), then the provider's gc, then memory's redactions
+    applied to this clone's saved snapshots and exports (``apply_redactions``, as a sync does),
+    then the dream reports citing removed text dropped (named in the third list returned; the
+    fourth says what the first step did). A file that cannot be rewritten or removed is named,
+    never gc's failure: storage is clean, and the next run tries again."""
+    from gitstore.ops.redact import follow_redactions
     from gitstore.ops.snapshots import apply_redactions
 
-    report = gc(ctx.store, ctx.workspace.state)
+    able = {"gc", "redact-payload"} <= set(ctx.store.manifest.capabilities)
+    followed = follow_redactions(ctx.workspace.root) if able else []
+    report = gc(Context.open(ctx.workspace.root).store, ctx.workspace.state)
     try:
         applied = apply_redactions(Context.open(ctx.workspace.root))
     except (GitstoreError, OSError) as exc:
@@ -66,7 +72,7 @@ def collect(ctx: Context) -> tuple[GcReport, Applied, list[str]]:
     except GitstoreError as exc:
         applied.failed.append(("the saved dream reports", str(exc)))
         dropped = []
-    return report, applied, dropped
+    return report, applied, dropped, followed
 
 
 def _drop_dream_reports(ctx: Context, applied: Applied) -> list[str]:

@@ -26,13 +26,13 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 from gitstore import _jsontext
 from gitstore._files import replace_file
-from gitstore.errors import ConflictError, Refused
+from gitstore.errors import ConflictError, Refused, UsageError
 from gitstore.ops import unfinished
-from gitstore.providers import Removal
+from gitstore.providers import AttestingProvider, Removal
 from gitstore.records.canonical import canonicalize, parse_json
 from gitstore.records.contracts import seal
 from gitstore.rules.view import View
@@ -113,16 +113,112 @@ def redact_each(ctx: Context, source_ids: list[str], by: str, reason: str) -> li
         try:
             while left:
                 report = _targets(view, left[0])
-                _remove(ctx, view, report, by, reason)
-                _rewrite_exports(ctx, view, report)
-                _scrub_snapshots(ctx, view, report)
-                unfinished.finish(ctx.workspace.state, _note_name(report.source_id))
-                _follow_ups(view, set(report.events), report)
+                _apply(ctx, view, report, by, reason)
                 reports[left.pop(0)] = report
         except ConflictError:
             continue  # another call removed one meanwhile: look again
         return [reports[source_id] for source_id in source_ids]
     raise Refused(f"the text of {left[0]} kept being removed by another call; run the command again")
+
+
+def _apply(ctx: Context, view: View, report: RedactionReport, by: str, reason: str) -> None:
+    """Remove the payloads of the report's events, then rewrite the files that copied them."""
+    _remove(ctx, view, report, by, reason)
+    _rewrite_exports(ctx, view, report)
+    _scrub_snapshots(ctx, view, report)
+    unfinished.finish(ctx.workspace.state, _note_name(report.source_id))
+    _follow_ups(view, set(report.events), report)
+
+
+def remove_later_versions(ctx: Context) -> list[RedactionReport]:
+    """Remove the text this writer stored of a comment another clone redacted before the
+    redaction reached it: a later version (an edit imported meanwhile) and the labels on it,
+    or on an earlier version. Reads refuse them already (``consent.of_redacted_comment``);
+    this takes the text out of this writer's payload snapshot, which only it writes, so the
+    next push takes it off the remote, each removal with its audit entry as ``redact`` writes
+    it, under the reason the redaction gave. Run by sync and gc; refused (``Refused``) where
+    this clone may not redact, as ``redact`` is. The removals it last found nothing left of
+    are noted (``FOLLOWED``): with no new one, no record is read."""
+    marker = ctx.workspace.state / FOLLOWED
+    key = _removals_key(ctx)
+    if key is not None and key == _read_marker(marker):
+        return []
+    view = ctx.view(kinds=["event", "export"])
+    found = _stray(view, ctx.workspace.config.writer)
+    reports = []
+    if found:
+        by = ctx.person(None)
+        for source_id, (reason, event_ids) in found.items():
+            report = RedactionReport(source_id, events=event_ids)
+            _apply(ctx, view, report, by, reason)
+            reports.append(report)
+    key = _removals_key(Context.open(ctx.workspace.root))
+    if key is not None:
+        with suppress(OSError):  # not noted: the next run only looks again
+            replace_file(marker, json.dumps(key) + "\n")
+    return reports
+
+
+FOLLOWED = "redactions-followed.json"
+"""Under the state folder: a digest of the removals this store honoured when
+``remove_later_versions`` last found no text of theirs left in this writer's storage."""
+
+
+def _removals_key(ctx: Context) -> str | None:
+    """A digest of this writer's id and the payloads an honoured removal took (None where the
+    store cannot list them without reading every record)."""
+    if "attest" not in ctx.store.manifest.capabilities:
+        return None
+    noted = sorted(cast(AttestingProvider, ctx.store.provider).noted())
+    return "sha256:" + hashlib.sha256("\n".join([ctx.workspace.config.writer, *noted]).encode()).hexdigest()
+
+
+def _read_marker(path: Path) -> str | None:
+    """The key ``FOLLOWED`` holds (None when it is missing or unreadable, and when git has its
+    bytes: a commit put it there, and would keep text a removal took in this clone)."""
+    from gitstore.config import git_has
+
+    try:
+        raw = path.read_bytes()
+        key = None if git_has(path.parent)(path, raw) else _jsontext.loads(raw)
+    except (OSError, ValueError):
+        return None
+    return key if isinstance(key, str) else None
+
+
+def follow_redactions(root: Path) -> list[str]:
+    """``remove_later_versions`` as sync and gc run it, in the lines their reports show: what
+    it removed, or why it could not. Never their failure: reads refuse the text already, and
+    the next sync or gc tries again."""
+    try:
+        reports = remove_later_versions(Context.open(root))
+    except (Refused, UsageError, ConflictError, OSError) as exc:  # no one to sign as, no right to redact
+        return [f"could not remove the text stored here of a comment redacted meanwhile: {exc} "
+                "(reads refuse it; the next sync or gc tries again)"]
+    return [f"removed the text of {len(r.removed)} event(s) stored here of {r.source_id}, redacted meanwhile"
+            for r in reports if r.removed]
+
+
+def _stray(view: View, writer: str) -> dict[str, tuple[str, list[str]]]:
+    """Source comment id -> (the reason its redaction gave, the events this writer stored of it
+    that still hold their text)."""
+    from gitstore.rules.consent import comment_versions, of_redacted_comment
+
+    own = {item.record["id"] for item in view.items if item.kind == "event" and item.stored.writer == writer}
+    found: dict[str, tuple[str, list[str]]] = {}
+    for event_id in sorted(own):
+        event = view.events.get(event_id)
+        if event is None or "payload" not in event or not of_redacted_comment(view, event):
+            continue
+        version = view.events[event["parentEventId"]] if event["type"] == "label" else event
+        source_id = (version.get("payload") or version.get("redaction") or {}).get("sourceId")
+        if not isinstance(source_id, str):
+            continue
+        by_source = view.memo("redact.by-source", lambda: _by_source(view))
+        kin = comment_versions(view, version["id"]) + by_source.get(source_id, [])
+        reason = next((v["redaction"]["reason"] for v in kin if "redaction" in v), "its comment's text was removed")
+        found.setdefault(source_id, (reason, []))[1].append(event_id)
+    return found
 
 
 def _targets(view: View, source_id: str) -> RedactionReport:

@@ -4,7 +4,8 @@ Decided at read time. An event serves a purpose only while some grant in its sco
 purpose, names the event's source, covers the time the event was written, and has not been
 withdrawn for that purpose. A label's time is the time of the comment it judges, and it counts
 only while that comment does. Retracted (deleted) comments, every version of them and every
-label on them serve no purpose; neither does a redacted event.
+label on them serve no purpose; neither does a redacted event, nor any other version of a
+redacted comment (an edit a clone imported before the redaction reached it) and any label on one.
 """
 
 from __future__ import annotations
@@ -121,6 +122,34 @@ def _retracted_ids(view: View) -> frozenset[str]:
     return frozenset(found)
 
 
+def of_redacted_comment(view: View, event: dict[str, Any]) -> bool:
+    """True when the event is a version of a comment whose text a redaction removed, though it
+    carries no note of its own (a later version, imported by a clone the redaction had not
+    reached yet), or a label on such a version: the redaction speaks for the comment, every
+    version of it, as ``redact`` removes every version it finds."""
+    event_id = event["id"]
+    if event["type"] in LABEL_LIKE:
+        event_id = event.get("parentEventId") or ""
+    return event_id in view.memo("consent.of-redacted", lambda: _of_redacted_ids(view))
+
+
+def _of_redacted_ids(view: View) -> frozenset[str]:
+    """Ids of every comment version that belongs to a redacted comment: linked by edits to a
+    version whose text was removed, or naming the source comment a removal's note names."""
+    found: set[str] = set()
+    sources: set[str] = set()
+    for event in view.events.values():
+        note = event.get("redaction")
+        if note is None or event["type"] not in _TEXT:
+            continue
+        found.update(v["id"] for v in comment_versions(view, event["id"]))
+        if isinstance(note.get("sourceId"), str):
+            sources.add(note["sourceId"])
+    found.update(e["id"] for e in view.events.values()
+                 if e["type"] in _TEXT and (e.get("payload") or {}).get("sourceId") in sources)
+    return frozenset(found)
+
+
 def disagreeing(view: View, event: dict[str, Any]) -> dict[str, Any] | None:
     """A record claiming ``event``'s id whose text, time, author, episode or kind differ from it
     (or whose text was removed): whichever of them store order puts first, neither stands for
@@ -159,6 +188,9 @@ def decide(view: View, event_id: str, purpose: str, _depth: int = 0) -> Verdict:
                        cause="missing", event=event_id)
     if "redaction" in event:
         return Verdict(False, reason=f"event {event_id} was redacted", cause="redacted", event=event_id)
+    if of_redacted_comment(view, event):
+        return Verdict(False, reason=f"event {event_id} belongs to a redacted comment",
+                       cause="redacted", event=event_id)
     if "payload" not in event and event["type"] != "retraction":
         return Verdict(False, reason=f"the text of event {event_id} is not in this clone, and no removal took it",
                        cause="no-text", event=event_id)

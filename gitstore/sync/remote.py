@@ -49,7 +49,10 @@ One sync, under a lock so two never overlap in a clone:
    writer's own payload snapshot is written again without every payload a removal honoured
    here took (``GitProvider.drop_removed``): a redaction made on another clone rewrote only that
    clone's copy of it, so the remote kept the text until this writer pushed a snapshot without
-   it, which only gc wrote before (and a CI writer never runs gc).
+   it, which only gc wrote before (and a CI writer never runs gc). Before that, what this writer
+   stored of a redacted comment before the redaction reached it (a later version, imported
+   meanwhile, and labels) is removed as ``redact`` removes it, with its audit entries
+   (``ops.redact.remove_later_versions``), so that text leaves the remote in the same push.
 
 Then the redactions memory holds, those that just arrived from another clone included, are
 applied to the GitHub snapshots ``import github`` saved on this clone and to its export files
@@ -80,6 +83,7 @@ from gitstore.config import former_writers, writers_of_other_trees
 from gitstore.context import Context
 from gitstore.errors import GitstoreError, InvalidInput, Refused, UsageError
 from gitstore.capture.saved import Applied
+from gitstore.ops.redact import follow_redactions
 from gitstore.ops.snapshots import apply_redactions
 from gitstore.ops.setup import fetch_refspecs
 from gitstore.providers._admit import ANCHORS, Admissions, Fork, parted_line
@@ -173,6 +177,7 @@ class SyncReport:
     carried: list[str] = field(default_factory=list)  # such appends, carried over to this writer id
     continued: list[str] = field(default_factory=list)  # this writer's history, taken up from the remote
     dropped: int = 0  # payloads an honoured removal took, written out of this writer's snapshot
+    followed: list[str] = field(default_factory=list)  # text stored here of comments redacted meanwhile, removed
     changed: list[Change] = field(default_factory=list)
     default_moved: str | None = None  # the remote's HEAD names another branch than the one the policy is read from
     nested: list[str] = field(default_factory=list)  # refs on the remote nested under a writer's name: never read
@@ -187,7 +192,7 @@ class SyncReport:
     def status(self) -> str:
         if self.quarantined or self.nested or self.not_pushed or self.left_out or self.snapshots.failed:
             return "degraded"
-        return ("ok" if self.came_in or self.pushed or self.continued or self.carried or self.dropped
+        return ("ok" if self.came_in or self.pushed or self.continued or self.carried or self.dropped or self.followed
                 or self.cleared or self.snapshots.rewritten or self.policy else "no-update")
 
     @property
@@ -226,7 +231,7 @@ class SyncReport:
         rewritten, left-out record and verdict change."""
         return [self.line, *([self.policy] if self.policy else []), *([self.default_moved] if self.default_moved else []),
                 *(q.line for q in self.quarantined),
-                *self.nested, *self.cleared, *self.snapshots.lines("the next sync tries again"),
+                *self.nested, *self.cleared, *self.followed, *self.snapshots.lines("the next sync tries again"),
                 *self.left_out, *(f"kept writer {w}: the remote no longer has it" for w in self.kept), *self.parted,
                 *self.stranded, *self.carried, *self.continued,
                 *(c.line for c in self.changed)]
@@ -237,7 +242,7 @@ class SyncReport:
                 "quarantined": [q.to_json() for q in self.quarantined], "nested": self.nested, "cleared": self.cleared, "defaultMoved": self.default_moved,
                 "kept": self.kept, "parted": self.parted,
                 "notPushed": self.not_pushed, "stranded": self.stranded, "carried": self.carried,
-                "continued": self.continued, "dropped": self.dropped,
+                "continued": self.continued, "dropped": self.dropped, "followed": self.followed,
                 "changed": [c.to_json() for c in self.changed],
                 "leftOut": self.left_out, "notUsed": self.not_used, "attempts": self.attempts, "policy": self.policy,
                 **self.snapshots.to_json()}
@@ -285,6 +290,8 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
             run.admit(report)
             if ctx.workspace.config.writer_given:
                 _continue_own(provider, remote, report)
+            followed = follow_redactions(ctx.workspace.root)
+            report.followed.extend(line for line in followed if line not in report.followed)
             report.dropped += _drop_removed(ctx.workspace.root)
             left = _carry(ctx, _reopened(provider, ctx.scope), report)
             if not _push(_reopened(provider, ctx.scope), remote, report, left, last=attempt == ATTEMPTS):
