@@ -274,8 +274,8 @@ def _named(word: str) -> list[str]:
     found = named_path(word)
     if found is None:
         cleaned = _cleaned(word)
-        name = [path_term(cleaned)] if _name_like(cleaned) and _extension(cleaned)[:1].isalpha() else []
-        return _plain(word) + name
+        named = [path_term(cleaned)] if _name_like(cleaned) and _extension(cleaned)[:1].isalpha() else []
+        return _plain(word) + named
     path, folder = found
     name = path.rsplit("/", 1)[-1]
     stem = name if folder or "." not in name else name.rsplit(".", 1)[0]

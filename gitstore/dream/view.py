@@ -404,7 +404,7 @@ def _first_written(view: View) -> Callable[[dict[str, Any]], str]:
 
     def written(event: dict[str, Any]) -> str:
         first = view.events.get(versions.get(event["id"], event["id"]))
-        return first["at"] if first is not None else event["at"]
+        return str(first["at"] if first is not None else event["at"])
     return written
 
 
