@@ -27,10 +27,9 @@ A commit whose message carries ``Gitstore-*`` trailers must carry all four, once
   a page executable or a link.
 
 Where it runs: at ``commit-msg`` (the message file; the change is the index being committed),
-at ``pre-push`` (the commits being pushed: ``PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF``, and what
-merging them into the remote's default branch would bring, as the pull request's gate judges
-it), and in CI over a pull request's commits (``--from-ref BASE --to-ref HEAD``). With no range
-and no message file it judges the commits not yet on any remote.
+at ``pre-push`` (the commits being pushed: ``PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF``), and in
+CI over a pull request's commits (``--from-ref BASE --to-ref HEAD``). With no range and no
+message file it judges the commits not yet on any remote.
 
 Over a range it also reads every promoted block (``blocks``) that a commit adds or changes in
 ``okf/wiki/`` or ``.agents/skills/`` (wherever it sits in the file, fenced code included: agents
@@ -823,10 +822,8 @@ def _merge_heads(root: Path) -> list[str]:
         return []
 
 
-def check(files: Sequence[str], root: Path, start: str | None, end: str | None,
-          into: str | None = None) -> list[Finding]:
-    """Judge the commit being made, or the commits of a range (and what merging its tip into
-    ``into`` brings, ``judge_range``)."""
+def check(files: Sequence[str], root: Path, start: str | None, end: str | None) -> list[Finding]:
+    """Judge the commit being made, or the commits of a range."""
     cache: list[Memory] = []
 
     def memory() -> Memory:
@@ -841,7 +838,7 @@ def check(files: Sequence[str], root: Path, start: str | None, end: str | None,
             _markers.problems(_markers.pending(root, change.bases), who(change))
     if not end and git("rev-parse", "--verify", "--quiet", "HEAD", cwd=root, check=False).returncode != 0:
         return []  # nothing committed yet
-    return [f for judged in judge_range(root, start, end or "HEAD", memory, into) for f in judged.findings]
+    return [f for judged in judge_range(root, start, end or "HEAD", memory) for f in judged.findings]
 
 
 def claims(message: str) -> bool:
@@ -859,8 +856,7 @@ class Judged:
     findings: list[Finding]
 
 
-def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Memory],
-                into: str | None = None) -> list[Judged]:
+def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Memory]) -> list[Judged]:
     """The commits of ``start..end`` (``end``'s commits on no remote without a start) that carry
     ``Gitstore-*`` trailers, each with its findings (none: it verifies), and those without
     that add or change a promoted block, each with why the block does not stand; oldest first."""
@@ -888,10 +884,6 @@ def judge_range(root: Path, start: str | None, end: str, memory: Callable[[], Me
         if sha in promotions or findings:
             found.append(Judged(sha, message, findings))
     carried = _carried_problems(root, start, tip_sha, blocks_added, lines_added, memory)
-    if into and into != start:  # pre-push: the branch the pull request will merge into
-        held = {(f.path, f.line) for f in carried}
-        carried += [f for f in _carried_problems(root, into, tip_sha, blocks_added, lines_added, memory)
-                    if (f.path, f.line) not in held]
     if carried and found and found[-1].sha == tip_sha:
         found[-1].findings += carried
     elif carried:
@@ -931,19 +923,6 @@ def _carried_problems(root: Path, start: str | None, tip: str, blocks_added: Cou
 
 
 _NO_MERGE = "a conflict, or git older than 2.38; merge the base into the branch"
-
-
-def _default_branch(root: Path, remote: str | None) -> str | None:
-    """The commit the remote's default branch is at, as this clone last fetched it
-    (``refs/remotes/<remote>/HEAD``), which a pull request of a pushed branch merges into: a
-    branch new to the remote starts its pushed range at its own fork point, so a block it moved
-    while it was in force would pass its push. None when the clone does not know it (a remote
-    added by hand: ``git remote set-head <remote> --auto`` names it)."""
-    if not remote:
-        return None
-    done = git("rev-parse", "--verify", "--quiet", f"refs/remotes/{remote}/HEAD^{{commit}}", cwd=root, check=False)
-    found = done.stdout.decode().split() if done.returncode == 0 else []
-    return found[0] if found else None
 
 
 def _merged_tree(root: Path, start: str, tip: str) -> str | None:
@@ -995,8 +974,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         end = args.to_ref or os.environ.get("PRE_COMMIT_TO_REF")
         if start and not end:
             end = "HEAD"
-        pushing = not args.from_ref and os.environ.get("PRE_COMMIT_FROM_REF")
-        into = _default_branch(root, os.environ.get("PRE_COMMIT_REMOTE_NAME")) if pushing else None
-        return report(check(args.files, root, start, end, into))
+        return report(check(args.files, root, start, end))
 
     return run(PROG, gate)
