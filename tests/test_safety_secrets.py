@@ -989,6 +989,10 @@ HEADLESS_KEYS = {
     "second-half": "\n".join(_KEY_LINES[2:]),
     "file-reader": "\n".join(f"{n:6}\u2192{line}" for n, line in enumerate(_KEY_LINES[1:], 2)),
     "quoted-reply": "\n".join("> " + line for line in _KEY_LINES[1:]),
+    "cat-n": "\n".join(f"{n:6}\t{line}" for n, line in enumerate(_KEY_LINES[1:], 2)),
+    "json-string": '  "private_key": "' + "\\n".join(_KEY_LINES[1:]) + '\\n",',
+    "short-last-line": "\n".join([*_OPENSSH_BODY, "QIDAQAB", _KEY_LINES[-1]]),
+    "short-last-escaped": '"' + "\\n".join([*_OPENSSH_BODY, "QIDAQAB", _KEY_LINES[-1]]) + '"',
 }
 
 

@@ -164,10 +164,15 @@ def pem_hits(text: Text) -> Iterator[Hit]:
 
 
 _PEM_END = lazy.Pattern(r"-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----", re.IGNORECASE)
-# one line of a key's body, as tools print it: a gutter perhaps, decoration, a run of base64
-_PEM_BODY_LINE = lazy.Pattern(
-    rf"(?:{_PEM_GUTTER})?[ \t{re.escape(_PEM_OPENING)}]*[A-Za-z0-9+/]{{16,}}={{0,2}}[ \t{re.escape(_PEM_CLOSING)}]*"
-)
+# a line's gutter as any tool prints it: those above, or ``cat -n``'s and ``nl``'s number and tab
+_PEM_LINE_GUTTER = rf"(?:{_PEM_GUTTER}|[ \t]*\d{{1,9}}\t)"
+# one line of a key's body, as tools print it: a gutter perhaps, decoration, a run of base64 (a
+# full line's, but for the last line of a body, which may be as short as a few characters)
+_PEM_BODY_LINES = tuple(lazy.Pattern(
+    rf"{_PEM_LINE_GUTTER}?[ \t{re.escape(_PEM_OPENING)}]*[A-Za-z0-9+/]{{{least},}}={{0,2}}"
+    rf"[ \t{re.escape(_PEM_CLOSING)}]*") for least in (1, 16))
+_FULL_LINE = 16
+_BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
 
 
 def _headless_key_hits(text: Text, begins: list[int]) -> Iterator[Hit]:
@@ -187,24 +192,40 @@ def _headless_key_hits(text: Text, begins: list[int]) -> Iterator[Hit]:
         floor = end.end()
 
 
-_PEM_GUTTER_ONLY = lazy.Pattern(rf"(?:{_PEM_GUTTER})?[ \t]*")
+_PEM_GUTTER_ONLY = lazy.Pattern(rf"{_PEM_LINE_GUTTER}?[ \t]*")
 
 
 def _body_start(raw: str, floor: int, at: int) -> int:
     """Where the run of key body lines right before AT (an END line's start, perhaps after a
-    gutter on its line) begins, no earlier than FLOOR; AT when no such line is there."""
+    gutter on its line) begins, no earlier than FLOOR; AT when no such line is there. Lines
+    written in a string, joined by ``\\n`` escapes (a service account's JSON), are read too."""
     line = _line_start(raw, floor, at)
     if _PEM_GUTTER_ONLY.fullmatch(raw, line, at) is None:
-        return at  # other text stands before the END on its line
+        return _escaped_body_start(raw, line, at)  # other text stands before the END on its line
     start = line
     while start > floor:
         previous, stop = _line_start(raw, floor, start - 1), start - 1
         if stop > previous and raw[stop - 1] == "\r":
             stop -= 1
-        if _PEM_BODY_LINE.fullmatch(raw, previous, stop) is None:
+        if _PEM_BODY_LINES[start < line].fullmatch(raw, previous, stop) is None:
             break
         start = previous
     return start if start < line else at
+
+
+def _escaped_body_start(raw: str, floor: int, at: int) -> int:
+    """Where the base64 lines right before AT, each ended by a ``\\n`` escape in a string,
+    begin, no earlier than FLOOR; AT when none is there. Each character is read once."""
+    start = at
+    while start - 2 >= floor and raw.startswith("\\n", start - 2):
+        segment = start - 2
+        while segment > floor and raw[segment - 1] in _BASE64_CHARS and not (
+                segment - 2 >= floor and raw.startswith("\\n", segment - 2)):
+            segment -= 1  # back to the escape that ends the line before (its n is no base64)
+        if start - 2 - segment < (_FULL_LINE if start < at else 1):
+            break
+        start = segment
+    return start
 
 
 def _line_start(raw: str, floor: int, at: int) -> int:
