@@ -454,9 +454,10 @@ def git_has(folder: Path) -> Callable[[Path, bytes], bool]:
 
 
 def repository_of(folder: Path) -> pygit2.Repository | None:
-    """The repository holding ``folder`` of the state folder, where none is at hand."""
+    """The repository holding ``folder`` of the state folder, where none is at hand (opened
+    from the folder, so its work tree is the one holding it: ``scope.open_repository``)."""
     found = pygit2.discover_repository(str(folder))
-    return None if found is None else open_git(found)
+    return None if found is None else open_git(folder, found)
 
 
 def own_config(repo: pygit2.Repository, data: bytes, anchor: str = OWN_CONFIG_NAME) -> None:

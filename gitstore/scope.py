@@ -62,31 +62,35 @@ def scope_note(repo: pygit2.Repository) -> tuple[str, str] | None:
 
 
 def open_repository(start: str | Path = ".") -> pygit2.Repository:
-    """The git repository containing ``start``, refusing bare repositories."""
+    """The git repository containing ``start``, refusing bare repositories. Opened from
+    ``start``, not from the git folder found: a clone made with ``--separate-git-dir`` has a
+    ``.git`` file naming its git folder, which names no work tree back, so opened from there
+    its work tree would be taken for the folder above the git folder."""
     found = pygit2.discover_repository(str(start))
     if found is None:
         raise NotARepository(f"{Path(start).resolve()} is not inside a git repository")
-    repo = open_git(found)
+    repo = open_git(start, found)
     if repo.is_bare or repo.workdir is None:
         raise BareRepository(f"{found} is a bare repository; gitstore needs a work tree")
     return repo
 
 
-def open_git(path: str | Path) -> pygit2.Repository:
+def open_git(path: str | Path, named: str | Path | None = None) -> pygit2.Repository:
     """The git repository at ``path``, or NotARepository saying why the library cannot open it:
     one with SHA-256 object ids (``git init --object-format=sha256``; the store names objects by
     their 20-byte ids), one whose format extensions it does not know, one another user owns
-    that git itself refuses (``not_owned``), or no repository at all."""
+    that git itself refuses (``not_owned``), or no repository at all; ``named`` is what the
+    error calls it (the git folder found, where ``path`` is a folder of its work tree)."""
     try:
         return pygit2.Repository(str(path))
     except pygit2.GitError as exc:
         if NOT_OWNED not in str(exc):
-            raise _unsupported(path, exc) from None
+            raise _unsupported(named or path, exc) from None
     with owner_unchecked():  # libgit2 reads safe.directory from its default files only: git decides
         try:
             repo = pygit2.Repository(str(path))
         except pygit2.GitError as exc:
-            raise _unsupported(path, exc) from None
+            raise _unsupported(named or path, exc) from None
     folder = (repo.workdir or repo.path).rstrip("/") or "/"
     if not git_accepts(folder, repo.path):
         raise not_owned(folder)

@@ -93,3 +93,23 @@ def test_a_linked_worktree_without_remote_shares_the_local_scope(tmp_path: Path)
     linked = tmp_path / "linked"
     subprocess.run(["git", "worktree", "add", "-q", str(linked)], cwd=main, check=True, capture_output=True)
     assert repository_scope(pygit2.Repository(str(linked))) == repository_scope(pygit2.Repository(str(main)))
+
+
+def test_a_clone_whose_git_folder_is_elsewhere_is_set_up_and_used_in_its_own_work_tree(tmp_path: Path) -> None:
+    """``git clone --separate-git-dir`` leaves a ``.git`` file in the work tree naming the git
+    folder, which names no work tree back: opened from the git folder, the work tree would be
+    guessed as the folder above it. gitstore opens the repository from where it was started."""
+    from . import cli
+
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    work = tmp_path / "work"
+    git(tmp_path, "clone", "-q", f"--separate-git-dir={tmp_path / 'elsewhere.git'}", str(bare), str(work))
+    git(work, "commit", "-q", "--allow-empty", "-m", "root")
+    done = cli.gitstore("init", cwd=work)
+    assert done.returncode == 0, done.stderr
+    assert (work / "okf" / ".memory" / "config.json").is_file()
+    assert not (tmp_path / "okf").exists(), "nothing written beside the git folder"
+    assert cli.gitstore("grant", "--purpose", "review", "--source", "review-thread", "--from", "2026-01-01",
+                        cwd=work / "okf").returncode == 0
+    assert cli.gitstore("verify", cwd=work).returncode == 0
