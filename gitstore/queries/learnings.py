@@ -2,11 +2,15 @@
 one learning as a reviewer sees it (with the evidence text and whether it is in force, and why
 not), and every version of one.
 
-A history that breaks a rule is shown by identifiers and digests only, never its content.
+A history that breaks a rule is shown by identifiers and digests only, never its content. What
+a learning says is screened again before it is shown (:func:`as_shown`): proposing screens it,
+but a clone with push access may run a gitstore that does not, and a reviewer's screen is often
+read by an agent.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,8 +43,9 @@ class Row:
                                "contested": status.contested}
         if self.history.valid:
             current = self.history.current
-            row.update(title=current["content"]["title"], category=current["category"],
-                       digest=current["digest"], reviewDigest=current["reviewDigest"])
+            title, withheld = screened("title", current["content"]["title"])  # a list prints the title alone
+            row.update(title=title, category=current["category"], digest=current["digest"],
+                       reviewDigest=current["reviewDigest"], withheld=[withheld.to_json()] if withheld else [])
         else:
             row["problem"] = self.history.problem
         return row
@@ -71,6 +76,61 @@ def proposals(ctx: Context) -> list[Row]:
 
 def _waiting(history: History) -> bool:
     return history.valid and history.current["state"] == "proposed"
+
+
+# -- what a learning says, as it is shown -------------------------------------------------------
+
+@dataclass(frozen=True)
+class Withheld:
+    """A text of a learning the safety scanner quarantines (``title``, ``text``, ``rationale``,
+    ``audienceRationale`` or ``targets``), and the kinds it found. No gitstore stores such text
+    (proposing screens it), so the clone that wrote it went around the scanner; its words may be
+    written to take over whatever agent reads a reviewer's screen, so they are never shown."""
+
+    part: str
+    kinds: tuple[str, ...]
+
+    @property
+    def note(self) -> str:
+        """What is shown in the text's place."""
+        return f"(text withheld: {', '.join(self.kinds)}; the safety scanner quarantines this {self.part})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"part": self.part, "kinds": list(self.kinds)}
+
+
+def screened(part: str, text: str) -> tuple[str, Withheld | None]:
+    """``text`` as it may be shown: secrets and home paths redacted as the scanner redacts them,
+    or, when the scanner quarantines it, a note naming why in its place."""
+    from gitstore.safety.scanner import QUARANTINE, default_scanner
+
+    result = default_scanner().scan(text)
+    if not result.quarantined:
+        return result.text, None
+    withheld = Withheld(part, tuple(sorted({f.kind for f in result.findings if f.action == QUARANTINE})))
+    return withheld.note, withheld
+
+
+def as_shown(version: dict[str, Any]) -> tuple[dict[str, Any], tuple[Withheld, ...]]:
+    """A learning version with every text a person or agent reads screened (:func:`screened`;
+    each target on its own, as proposing screens them), and what was withheld, once a part.
+    Digests and everything else stay as stored: the reviewDigest a reviewer quotes is still the
+    stored version's."""
+    kinds: dict[str, set[str]] = {}
+
+    def shown(part: str, text: str) -> str:
+        found, why = screened(part, text)
+        if why is not None:
+            kinds.setdefault(part, set()).update(why.kinds)
+        return found
+
+    content = version["content"]
+    copy = {**version, "content": {**content, "title": shown("title", content["title"]),
+                                   "text": shown("text", content["text"])},
+            "targets": [shown("targets", target) for target in version["targets"]],
+            "rationale": shown("rationale", version["rationale"]),
+            "audienceRationale": shown("audienceRationale", version["audienceRationale"])}
+    return copy, tuple(Withheld(part, tuple(sorted(found))) for part, found in kinds.items())
 
 
 # -- one learning ------------------------------------------------------------------------------
@@ -175,7 +235,18 @@ class Shown:
 
     @property
     def version(self) -> dict[str, Any] | None:
-        return self.row.history.current if self.row.history.valid else None
+        """The current version as it may be shown (:func:`as_shown`)."""
+        return self.screened[0] if self.screened is not None else None
+
+    @property
+    def withheld(self) -> tuple[Withheld, ...]:
+        """The texts of the current version the safety scanner withheld."""
+        return self.screened[1] if self.screened is not None else ()
+
+    @functools.cached_property
+    def screened(self) -> tuple[dict[str, Any], tuple[Withheld, ...]] | None:
+        """The current version screened once, however often it is printed (None: no valid history)."""
+        return as_shown(self.row.history.current) if self.row.history.valid else None
 
     @property
     def accept_hint(self) -> str | None:
@@ -193,6 +264,7 @@ class Shown:
         data["evidence"] = [e.to_json() for e in self.evidence]
         data["chain"] = [{"version": i.record["version"], "digest": i.digest} for i in self.row.history.chain]
         data["warnings"] = [w.to_json() for w in lookalikes(self.version)] if self.version is not None else []
+        data["withheld"] = [w.to_json() for w in self.withheld]
         return data
 
 
@@ -210,7 +282,7 @@ def show(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> Show
 def _title_of(view: View, learning_id: str) -> str:
     """The last stored title of a learning, for a reviewer to see what a proposal replaces."""
     versions = view.learnings.get(learning_id)
-    return versions[-1].record["content"]["title"] if versions else "(not in this scope)"
+    return screened("title", versions[-1].record["content"]["title"])[0] if versions else "(not in this scope)"
 
 
 def standing(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> Standing:
@@ -346,5 +418,5 @@ def history(ctx: Context, learning_id: str) -> Versions:
     return Versions(chain, rows)
 
 
-__all__ = ["EvidenceShown", "Row", "Shown", "Standing", "Versions", "explain", "history", "learnings",
-           "proposals", "show", "standing"]
+__all__ = ["EvidenceShown", "Row", "Shown", "Standing", "Versions", "Withheld", "as_shown", "explain", "history",
+           "learnings", "proposals", "screened", "show", "standing"]
