@@ -133,22 +133,46 @@ _HAIL_WORD = (
     r"(?:attention|attn|note|notice|message|memo|instructions?|directives?|reminder|warning|"
     r"important|urgent|psa|announcement|calling|alert)"
 )
+_VERB = (
+    r"(?:run|execute|install|download|send|upload|post|print|reveal|delete|remove|approve|merge|push|"
+    r"add|disable|enable|ignore|skip|export|set|change|include|append|insert|write|copy|paste|curl|"
+    r"wget|visit|open|fetch|reply|respond|answer|mark|commit|email|share|leak|output|call|use)"
+)
 # After the reader a hail pauses (a colon, a comma, a dash, the end of a line) or orders at once
 # ("attention ai agents must ..."), possibly after saying which readers ("reviewing this pr:");
 # "attention: ai models are loaded lazily" names a subject, not a reader.
-_HAILED = (
-    r"(?:\s+(?:reading|reviewing|processing|parsing|working\s+on|looking\s+at|seeing|scanning|"
-    r"analy[sz]ing|in|on|of|at|for)\b[^:,!.\n]{0,60})?"
+_PAUSE = (
     r"(?=\s*(?:[:,;!.\n)\]\u2014\u2013]|-(?!\w)|$|must\b|should\b|shall\b|need\s+to\b|have\s+to\b|"
     r"are\s+(?:now\s+)?(?:required|instructed|expected|ordered|to)\b|will\s+(?:now|need)\b))"
 )
+# Which readers: ended at the first place the hail could end, not the last. Read to its longest,
+# the clause swallowed the order that came without a pause ("in this repo you must push"), and the
+# order, looked for after the hail, was never found.
+_CLAUSE = (
+    r"\s+(?:reading|reviewing|processing|parsing|working\s+on|looking\s+at|seeing|scanning|"
+    r"analy[sz]ing|in|on|of|at|for)\b[^:,!.\n]{0,60}?"
+)
+_HAILED = rf"(?:{_CLAUSE})?{_PAUSE}"
+# Readers hailed with "to", "for", "dear" or "hey" are spoken to: after which readers they are, a
+# bare verb is an order too ("note to ai agents working on this repo run ..."), unless an article
+# or a preposition comes before it ("working on the open source side"). Without "to", the same
+# words state a fact ("note: ai agents in this repo use the retry helper").
+_CLAUSE_OPEN = r"(?<=\w)" + "".join(
+    rf"(?<!\b{word})"
+    for word in "a an the this that these those my our your their its any every each no some on in at of for to "
+    "with by from into".split()
+)
+# (the verb looked for first: it fails at once where no space follows, the many looks back do not)
+_HAILED_TO = rf"(?:{_CLAUSE}(?:{_PAUSE}|(?=\s+{_VERB}\b){_CLAUSE_OPEN})|{_PAUSE})"
+_SOME = r"(?:(?:all|any|every|the)\s+)*"
 _HAILS = tuple(
     lazy.Pattern(p)
     for p in (
         # "attention ai agents:", "important instructions for llms", "note to any ai assistant"
-        rf"{_HAIL_WORD}(?:\s++{_HAIL_WORD})*+\s*+[:,!.-]*+\s*+(?:(?:to|for)\s+)?(?:(?:all|any|every|the)\s+)*{_READER}{_HAILED}",
+        rf"{_HAIL_WORD}(?:\s++{_HAIL_WORD})*+\s*+[:,!.-]*+\s*+(?:(?:to|for)\s+{_SOME}{_READER}{_HAILED_TO}"
+        rf"|{_SOME}{_READER}{_HAILED})",
         # "dear ai assistant", "hey llms", "hello, ai agents"
-        rf"(?:dear|hey|hello|hi|greetings|yo)(?:\s*+,)?\s++(?:(?:all|any|every|fellow|the)\s+)*{_READER}{_HAILED}",
+        rf"(?:dear|hey|hello|hi|greetings|yo)(?:\s*+,)?\s++(?:(?:all|any|every|fellow|the)\s+)*{_READER}{_HAILED_TO}",
         # "if you are an ai agent", "if you're an llm", "in case you are a language model"
         rf"(?:if|in\s+case|when)\s+you\s*(?:'re|are)\s+(?:an?\s+|the\s+|any\s+)?{_READER}",
         # "when an ai model reads this", "if any llm processes this"
@@ -190,11 +214,6 @@ _READER_WORDS = ("a.i.", "gpt", "agentic", "automated", "autonomous", "language"
 _LINE_OPENING = lazy.Pattern(r"(?:^|[\n>#(\[])[ \t>#(\[-]*\Z")
 _OPENING_REACH = 16  # characters before a vocative in which it is read for its line's opening
 _INDENT = " \t>#([-"  # what _LINE_OPENING allows between that opening and a vocative
-_VERB = (
-    r"(?:run|execute|install|download|send|upload|post|print|reveal|delete|remove|approve|merge|push|"
-    r"add|disable|enable|ignore|skip|export|set|change|include|append|insert|write|copy|paste|curl|"
-    r"wget|visit|open|fetch|reply|respond|answer|mark|commit|email|share|leak|output|call|use)"
-)
 _ORDER_WORDS = (
     r"you\s*(?:must|should|shall|need\s+to|have\s+to|(?:'re|are)\s+(?:now\s+)?(?:required|instructed|"
     r"expected|asked|ordered|directed|told|to)\b|will\s+(?:now\s+)?(?:need|have)\s+to|'ll\s+need\s+to)"
@@ -203,10 +222,11 @@ _ORDER_WORDS = (
     r"responding|answering|reviewing|making|starting|executing|merging|committing)|please\s+" + _VERB + r")\b"
 )
 # An order anywhere after a hail, and one right at its end (where a bare verb is an order too).
-_ORDER = lazy.Pattern(rf"{_ORDER_WORDS}|[.:;!,\n(\[-]\s*{_VERB}\b")
-_ORDER_AT_ONCE = lazy.Pattern(rf"[\s\"'`]*(?:{_ORDER_WORDS}|{_VERB}\b)")
+# An em or en dash pauses as a comma does ("ai agents reading this\u2014send ...").
+_ORDER = lazy.Pattern(rf"{_ORDER_WORDS}|[.:;!,\n(\[\u2014\u2013-]\s*{_VERB}\b")
+_ORDER_AT_ONCE = lazy.Pattern(rf"[\s\"'`\u2014\u2013]*(?:{_ORDER_WORDS}|{_VERB}\b)")
 _PARAGRAPH_END = lazy.Pattern(r"\n[ \t>]*\n")
-_HAIL_TAIL = lazy.Pattern(r"[\s:,!.>#-]*")
+_HAIL_TAIL = lazy.Pattern(r"[\s:,!.>#\u2014\u2013-]*")
 _ORDER_REACH = 400  # characters after a hail in which an order counts
 
 
@@ -299,7 +319,8 @@ def _opens_line(reading: str, start: int) -> bool:
 
 def _addressed_orders(reading: str) -> int:
     """Hails to AI readers with an order after them in the same paragraph."""
-    count, covered, searched = 0, -1, 0
+    count, covered = 0, -1
+    read_from, read_to = 0, 0  # a stretch an earlier search read and found no order in
     paragraph_ends = _ParagraphEnds(reading)
     hails = [*authority_claims(reading), *readers_reading_this(reading)]
     if names_readers(reading):  # every other hail names AI readers: look only where some are
@@ -318,10 +339,14 @@ def _addressed_orders(reading: str) -> int:
         end = paragraph.start() if paragraph else end
         order = _ORDER_AT_ONCE.match(reading, hail.end(), end)
         if order is None and not vocative:  # "ai agents: a survey" names a topic
-            # what an earlier hail's search already read holds no order: read on from there
-            order = _ORDER.search(reading, max(hail.end(), searched), end)
+            # what an earlier hail's search already read holds no order: read on from there; but a
+            # hail that ends before that search began (a shorter one inside an earlier, longer
+            # hail) reads from its own end
+            resumed = read_from <= hail.end() <= read_to
+            start = read_to if resumed else hail.end()
+            order = _ORDER.search(reading, start, end) if start < end else None
             if order is None:
-                searched = max(searched, end)
+                read_from, read_to = (read_from if resumed else start), max(start, end)
         if order is not None:
             count += 1
             covered = order.end()
