@@ -31,6 +31,12 @@ refuses it, naming ``gitstore init``, which writes the clone a configuration of 
 this clone wrote or took as its own before git had them stay its own: the work tree's git folder
 (which no commit reaches) keeps their blob id in ``gitstore-config``.
 
+``git apply`` writes the file and leaves git no object, so a patch looks like a person's edit.
+The git folder tells them apart: a config.json where it records no earlier init
+(``set_up_here``) is refused like one that came through git, and in a clone set up already,
+what a change sets otherwise than the copy init kept (``accept_config``) is named by
+``gitstore doctor``, and a labeler it names is not run until init takes the file.
+
 ``okf/.memory/home`` (gitstore's own, not for editing) holds the work tree's path as this clone
 last ran there. A folder moved elsewhere has it rewritten by its next command. A folder copied
 while its original stays keeps the original's path, so both would write as one writer id and
@@ -67,6 +73,8 @@ LEFT_NAME = "writers-left"  # the ids a copy stopped writing as: its original's 
 FORMER_NAME = "writers-former"  # the ids this work tree wrote as before `init --new-writer` (one a line)
 HOME_NAME = "home"  # the work tree's path as this clone last ran there (bytes, as the file system has it)
 OWN_CONFIG_NAME = "gitstore-config"  # in the work tree's git folder: the blob id of the config.json this clone owns
+ACCEPTED_NAME = "gitstore/config.json"  # in the work tree's git folder: the config.json init last wrote or took
+ACCEPTED_WRITERS_NAME = "gitstore/writers-accepted"  # in the shared git folder: the writer ids of those (one a line)
 PROVIDERS = ("git", "sqlite", "jsonl", "memory")
 DURABLE = PROVIDERS[:3]  # what a clone may be set up with: memory keeps records for one process (tests)
 _SECTIONS = ("writer", "writerGiven", "provider", "capture", "automation", "delivery", "loop", "dream")
@@ -121,28 +129,50 @@ class Workspace(NamedTuple):
         path = state / CONFIG_NAME
         if not path.is_file():
             raise NotARepository(f"gitstore is not set up in {root}: run `gitstore init` first")
-        scope, kept = scope_and_kept(repo)
-        if kept is None:  # set up before scopes were kept: keep it now, as init would
-            try:
-                keep_scope(repo, scope)
-            except (OSError, pygit2.GitError):  # read-only, or locked by another git: the next command keeps it
-                pass
-        elif kept != scope:  # origin named, removed or moved since: what was stored is not read
-            from gitstore import notices
-
-            notices.note(f"this clone's memory was set up under scope {kept}, and this repository's scope is now "
-                         f"{scope} (its origin changed): what was stored under {kept} is not read here; "
-                         "`gitstore doctor` says what to do")
         data = _config_bytes(path)
+        here = set_up_here(repo, data)  # before the scope is kept (``_scope``), which would count as a record
+        scope = _scope(repo) if here else scope_and_kept(repo)[0]
         config = parse_config(path, data, repo)
-        if foreign(repo, path, data):
-            raise ForeignConfig(f"{path} came through git (the commit checked out holds it, or git has these very "
-                                f"bytes as an object), so writer {config.writer} and the settings in it are another "
-                                "clone's, not this one's: run `gitstore init` to give this clone its own")
+        _refuse_others(repo, path, data, config.writer, here)
+        if accepted_config(repo.path) is None:  # set up before init kept a copy: this is the one it took
+            accept_config(repo, data)
         copied = copied_from(root, state, config.writer)
         if copied is not None:
             config = _on_its_own(repo, root, state, config, copied)
         return cls(repo, root, state, scope, config)
+
+
+def _scope(repo: pygit2.Repository) -> str:
+    """The repository's scope, kept now when the clone was set up before scopes were kept (as
+    init would), and a notice when it is not the one this clone's memory was set up under."""
+    scope, kept = scope_and_kept(repo)
+    if kept is None:
+        try:
+            keep_scope(repo, scope)
+        except (OSError, pygit2.GitError):  # read-only, or locked by another git: the next command keeps it
+            pass
+    elif kept != scope:  # origin named, removed or moved since: what was stored is not read
+        from gitstore import notices
+
+        notices.note(f"this clone's memory was set up under scope {kept}, and this repository's scope is now "
+                     f"{scope} (its origin changed): what was stored under {kept} is not read here; "
+                     "`gitstore doctor` says what to do")
+    return scope
+
+
+def _refuse_others(repo: pygit2.Repository, path: Path, data: bytes, writer: str, here: bool) -> None:
+    """Refuse config.json's bytes ``data`` when they are another clone's: they came through git
+    (``foreign``), or this clone never ran init (``here``: ``set_up_here``), so a patch or a copy
+    put them there (``git apply`` writes no object git could see)."""
+    if not here and not from_git(repo, path, data):
+        raise ForeignConfig(f"{path} is here, but this clone never ran `gitstore init` (its git folder records no "
+                            f"configuration of its own), so a patch or a copy put the file there, and writer {writer} "
+                            "and the settings in it are not this clone's: run `gitstore init` to give this clone "
+                            "its own")
+    if not here or foreign(repo, path, data):
+        raise ForeignConfig(f"{path} came through git (the commit checked out holds it, or git has these very "
+                            f"bytes as an object), so writer {writer} and the settings in it are another "
+                            "clone's, not this one's: run `gitstore init` to give this clone its own")
 
 
 def read_config(path: Path) -> Config:
@@ -393,6 +423,7 @@ def write_config(repo: pygit2.Repository, path: Path, config: Config) -> None:
     data = (json.dumps(config.to_json(), indent=2) + "\n").encode("utf-8")
     replace_file(path, data)
     own_config(repo, data)
+    accept_config(repo, data)
 
 
 def foreign(repo: pygit2.Repository, path: Path, data: bytes, anchor: str = OWN_CONFIG_NAME) -> bool:
@@ -472,6 +503,138 @@ def _own(repo: pygit2.Repository, oid: pygit2.Oid, anchor: str) -> None:
         replace_file(Path(repo.path) / anchor, oid.raw)
     except OSError:
         pass
+
+
+def set_up_here(repo: pygit2.Repository, data: bytes | None = None) -> bool:
+    """Whether ``gitstore init`` ran in this work tree before: its git folder, which no commit,
+    patch or copy of the work tree's files reaches, records a configuration of its own
+    (``own_config``, ``accept_config``); or config.json's bytes ``data`` are the ones another
+    work tree of the repository owns (a tool that makes a work tree per agent copies the
+    ignored files along); or, in the main work tree of a clone set up before those were
+    recorded, the repository keeps the scope its memory is under. A config.json found without
+    any of them came some other way (``git apply`` writes no object, so ``from_git`` cannot
+    tell)."""
+    folder = Path(repo.path)
+    if (folder / OWN_CONFIG_NAME).exists() or (folder / ACCEPTED_NAME).exists() or set_up_elsewhere(repo, data):
+        return True
+    return not (folder / "commondir").exists() and scope_and_kept(repo)[1] is not None
+
+
+def set_up_elsewhere(repo: pygit2.Repository, data: bytes | None) -> bool:
+    """Whether config.json's bytes ``data`` are ones another work tree of the repository owns,
+    or name a writer id init set one up with (``accepted_writers``)."""
+    return data is not None and (any(_owns(other, data) for other in _git_folders(repo))
+                                 or _writer_of(data) in accepted_writers(repo))
+
+
+def _git_folders(repo: pygit2.Repository) -> list[Path]:
+    """The git folders of every work tree of ``repo``: the main one's and each linked one's."""
+    common = _git_folder(repo)
+    try:
+        linked = sorted((common / "worktrees").iterdir())
+    except OSError:
+        linked = []
+    return [common, *linked]
+
+
+def _owns(folder: Path, data: bytes) -> bool:
+    """Whether the work tree whose git folder is ``folder`` owns config.json's bytes ``data``."""
+    try:
+        return (folder / OWN_CONFIG_NAME).read_bytes() == pygit2.hash(data).raw
+    except OSError:
+        return accepted_config(folder) == data
+
+
+def accept_config(repo: pygit2.Repository, data: bytes) -> None:
+    """Keep a copy of ``data``, the config.json ``gitstore init`` wrote or took for this work
+    tree, in its git folder: the writer a store made before anchors must be all by
+    (``gitstore.providers._anchor``). Its writer joins the ids the repository's work trees
+    were set up with (``accepted_writers``). Quietly left for the next init when the folder
+    cannot be written."""
+    path = Path(repo.path) / ACCEPTED_NAME
+    writer = _writer_of(data)
+    try:
+        path.parent.mkdir(exist_ok=True)
+        replace_file(path, data)
+        if writer is not None and writer not in accepted_writers(repo):
+            known = _git_folder(repo) / ACCEPTED_WRITERS_NAME
+            known.parent.mkdir(exist_ok=True)
+            with open(known, "a", encoding="ascii") as listed:
+                listed.write(writer + "\n")
+    except OSError:
+        pass
+
+
+def changed_since_init(repo: pygit2.Repository, data: bytes) -> list[str]:
+    """What config.json's bytes ``data`` set otherwise than the copy init last accepted
+    (``accept_config``): each top-level field, or each field of a section (``dream.labeler``),
+    that differs. A person's edit and a patch (``git apply`` writes the file and leaves git no
+    trace) look alike; what runs a program is not taken from such a change until init takes
+    the file (``refuse_unaccepted``). Nothing when no copy is kept (a clone set up before
+    copies were: its next command keeps one) or either cannot be read."""
+    try:
+        now, then = json.loads(data), json.loads(accepted_config(repo.path) or b"null")
+    except ValueError:
+        return []
+    if not isinstance(now, dict) or not isinstance(then, dict):
+        return []
+    changed = []
+    for key in sorted(set(now) | set(then)):
+        ours, theirs = now.get(key), then.get(key)
+        if isinstance(ours, dict) or isinstance(theirs, dict):  # a section added or removed: each field of it
+            ours, theirs = ({} if ours is None else ours), ({} if theirs is None else theirs)
+        if isinstance(ours, dict) and isinstance(theirs, dict):
+            changed += [f"{key}.{name}" for name in sorted(set(ours) | set(theirs))
+                        if ours.get(name) != theirs.get(name)]
+        elif ours != theirs:
+            changed.append(key)
+    return changed
+
+
+def refuse_unaccepted(repo: pygit2.Repository, path: Path, fields: tuple[str, ...], runs: str) -> None:
+    """Refuse to act on ``fields`` of config.json (at ``path``) that changed since init last took
+    the file (``changed_since_init``): they choose a program gitstore would run (``runs``), and a
+    patch can change them as well as a person."""
+    changed = [name for name in changed_since_init(repo, _config_bytes(path))
+               if any(name == field or field.startswith(name + ".") for field in fields)]
+    if changed:
+        raise Refused(f"{path}: {', '.join(changed)} changed since this clone's `gitstore init` last took the file "
+                      f"(a person's edit, or a patch: `git apply` writes it and leaves git no trace), and {runs}: "
+                      "if you made the change, `gitstore init` takes the file as it is now; otherwise put back what "
+                      "was there")
+
+
+def accepted_writers(repo: pygit2.Repository) -> set[str]:
+    """The writer ids init set up any work tree of the repository with, as its shared git
+    folder lists them: a work tree made for an agent with the main one's config.json copied
+    in is set up with one of them, though the main one has a new id since."""
+    try:
+        return set((_git_folder(repo) / ACCEPTED_WRITERS_NAME).read_text(encoding="ascii").split())
+    except (OSError, UnicodeDecodeError):
+        return set()
+
+
+def _writer_of(data: bytes | None) -> str | None:
+    """The writer id config.json's bytes ``data`` name (None: none, or not JSON)."""
+    try:
+        found = json.loads(data) if data is not None else None
+    except ValueError:
+        return None
+    writer = found.get("writer") if isinstance(found, dict) else None
+    return writer if isinstance(writer, str) else None
+
+
+def accepted_config(git_dir: str | Path) -> bytes | None:
+    """The copy ``accept_config`` kept in the work tree's git folder ``git_dir`` (None: none)."""
+    try:
+        return (Path(git_dir) / ACCEPTED_NAME).read_bytes()
+    except OSError:
+        return None
+
+
+def accepted_writer(git_dir: str | Path) -> str | None:
+    """The writer id of the configuration init last accepted (None: none kept, or unreadable)."""
+    return _writer_of(accepted_config(git_dir))
 
 
 def new_writer_id() -> str:

@@ -13,6 +13,7 @@ import pytest
 from gitstore.dream.labelers.command import CommandLabeler
 from gitstore.errors import InvalidInput
 from gitstore.context import Context
+from gitstore.ops.setup import init
 
 from . import dream_world as w
 
@@ -25,8 +26,15 @@ def configure(ctx: Context, *options: str, timeout: int = 30) -> Path:
     config = json.loads(path.read_text())
     config["dream"] = {"labeler": "command", "labelers": {"command": {
         "argv": [sys.executable, str(PROGRAM), "--log", str(log), *options], "timeout": timeout, "batch": 2}}}
-    path.write_text(json.dumps(config))
+    _edit(path, config)
     return log
+
+
+def _edit(path: Path, config: dict) -> None:  # type: ignore[type-arg]
+    """Edit config.json as a person does, then take the edit with ``gitstore init``: a dream
+    runs no labeler that a change since init named."""
+    path.write_text(json.dumps(config))
+    init(path.parent.parent.parent)
 
 
 def calls(log: Path) -> list[dict]:  # type: ignore[type-arg]
@@ -151,13 +159,13 @@ def test_a_program_not_found_or_not_configured_degrades_without_a_disclosure(ctx
     path = ctx.workspace.state / "config.json"
     config = json.loads(path.read_text())
     config["dream"] = {"labelers": {"command": {"argv": ["no-such-labeler-program"]}}}
-    path.write_text(json.dumps(config))
+    _edit(path, config)
     notes: list[str] = []
     report = w.run(ctx, notes, labeler="command")
     assert report.status == "degraded" and notes == []
     assert "labeler command unavailable: labeler program 'no-such-labeler-program' not found" in report.why[0]
     config["dream"] = {}
-    path.write_text(json.dumps(config))
+    _edit(path, config)
     report = w.run(ctx, labeler="command")
     assert "no program configured" in report.why[0]
 
@@ -196,7 +204,7 @@ def test_evidence_beyond_the_bound_waits_and_the_dream_says_so(ctx: Context) -> 
     configure(ctx)
     config = json.loads(path.read_text())
     config["dream"]["labelers"]["command"]["maxItems"] = 3
-    path.write_text(json.dumps(config))
+    _edit(path, config)
     report = w.run(ctx)
     assert report.status == "incomplete" and report.labeler["usage"]["itemsSent"] == 3
     assert report.completeness["missing"] == ["1 pieces of evidence not yet labelled (labeler bound per dream)"]

@@ -4,7 +4,6 @@ no-update and blocked results, idempotence, two clones, redaction, windows and c
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 from gitstore.dream.run import Request, dream, since_time
 from gitstore.errors import UsageError
 from gitstore.ops.redact import redact
+from gitstore.ops.setup import init
 from gitstore.rules.lifecycle import histories
 
 from . import dream_world as w
@@ -246,7 +246,7 @@ def test_two_clones_with_the_same_refs_propose_the_same_learnings(tmp_path: Path
     other = tmp_path / "two"
     subprocess.run(["git", "clone", "-q", str(ctx.workspace.root), str(other)], check=True)
     subprocess.run(["git", "fetch", "-q", str(ctx.workspace.root), "refs/memory/*:refs/memory/*"], cwd=other, check=True)
-    shutil.copytree(ctx.workspace.state, other / "okf" / ".memory")
+    init(other)  # a clone of its own (a copied state folder is not taken: another clone's settings)
     reports = [dream(root, Request(by=w.BY, dry_run=True), notify=lambda _: None)
                for root in (ctx.workspace.root, other)]
     digests = [sorted((p["id"], p["contentDigest"], p["reviewDigest"]) for p in r.proposed) for r in reports]

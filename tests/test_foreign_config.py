@@ -214,3 +214,61 @@ def test_a_config_a_submodule_brings_is_refused(team: tuple[Path, Path], tmp_pat
     cli.ok("init", cwd=bob)
     assert "dream" not in _config(bob) and _config(bob)["writer"] != "w00a11ce00001"
     assert not marker.exists()
+
+
+def test_a_config_a_patch_brings_before_init_is_replaced_by_init(team: tuple[Path, Path], tmp_path: Path) -> None:
+    """``git apply`` writes no object, so git cannot say the file came through it; but this
+    clone never ran init, and its git folder says so."""
+    bare, alice = team
+    marker = tmp_path / "labeler-ran"
+    program = f"touch {marker}; cat >/dev/null; echo '{{\"labels\": []}}'"
+    data = {"writer": "w00a11ce00001", "provider": "git",
+            "dream": {"labeler": "command", "labelers": {"command": {"argv": ["sh", "-c", program]}}}}
+    work = tmp_path / "patching"
+    git(tmp_path, "init", "-q", "-b", "main", str(work))
+    (work / CONFIG).parent.mkdir(parents=True)
+    (work / CONFIG).write_text(json.dumps(data, indent=2) + "\n")
+    git(work, "add", "-f", "-N", ".")
+    (tmp_path / "config.patch").write_text(git(work, "diff"))
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(bare), str(bob))
+    git(bob, "apply", str(tmp_path / "config.patch"))
+    for args in (("status",), ("dream",)):
+        done = cli.gitstore(*args, cwd=bob)
+        assert done.returncode == 1 and done.stderr.count("\n") == 1, done
+        assert "never ran `gitstore init`" in done.stderr, done
+    assert not marker.exists()
+    assert {c.name: c for c in doctor(bob).checks}["init"].todo == "gitstore init"
+    said = cli.ok("init", cwd=bob)
+    assert "before this clone ever ran `gitstore init`" in said and "dream settings, not kept" in said
+    assert "dream" not in _config(bob) and _config(bob)["writer"] != "w00a11ce00001"
+    cli.ok("status", cwd=bob)
+
+
+def test_a_patch_that_adds_a_labeler_to_a_set_up_clone_is_named_and_not_run(team: tuple[Path, Path],
+                                                                            tmp_path: Path) -> None:
+    """The clone was set up, so the edited file is taken as a person's edit would be; but what
+    runs a program is not taken from it until init does, and doctor names the change."""
+    _, alice = team
+    marker = tmp_path / "labeler-ran"
+    program = f"touch {marker}; cat >/dev/null; echo '{{\"labels\": []}}'"
+    work = tmp_path / "patching"
+    git(tmp_path, "init", "-q", "-b", "main", str(work))
+    (work / CONFIG).parent.mkdir(parents=True)
+    (work / CONFIG).write_bytes((alice / CONFIG).read_bytes())
+    git(work, "add", "-f", ".")
+    git(work, "commit", "-q", "-m", "as alice has it")
+    edited = {**_config(alice), "dream": {"labeler": "command",
+                                          "labelers": {"command": {"argv": ["sh", "-c", program], "timeout": 5}}}}
+    (work / CONFIG).write_text(json.dumps(edited, indent=2) + "\n")
+    (tmp_path / "labeler.patch").write_text(git(work, "diff"))
+    git(alice, "apply", str(tmp_path / "labeler.patch"))
+    done = cli.gitstore("dream", cwd=alice)
+    assert done.returncode != 0 and "dream.labeler, dream.labelers changed since" in done.stdout + done.stderr, done
+    assert not marker.exists()
+    check = [c for c in doctor(alice).checks if c.name == "config"]
+    assert len(check) == 1 and "dream.labeler" in check[0].detail and "gitstore init" in check[0].todo
+    cli.ok("init", cwd=alice)  # a person who made the change takes it
+    assert not [c for c in doctor(alice).checks if c.name == "config"]
+    again = cli.gitstore("dream", cwd=alice)
+    assert "changed since" not in again.stdout + again.stderr, again

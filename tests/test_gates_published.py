@@ -14,6 +14,7 @@ from gitstore.context import Context
 from gitstore.deliver import clindex
 from gitstore.deliver.publish import publish
 from gitstore.ops import learning as ops
+from gitstore.ops.setup import init
 from gitstore.promote.gates import promotion as promotion_gate
 
 from .promotion_world import PERSON, accepted_learning, git, wiki_repo
@@ -41,10 +42,7 @@ def repo(published: tuple[Path, dict[str, Any]], tmp_path: Path) -> tuple[Path, 
     git(tmp_path, "clone", "-q", "--mirror", str(root), str(tmp_path / "bare.git"))
     git(tmp_path, "clone", "-q", str(tmp_path / "bare.git"), str(copy))
     git(copy, "fetch", "-q", "origin", "refs/memory/*:refs/memory/*")
-    (copy / "okf").mkdir(exist_ok=True)
-    import shutil
-
-    shutil.copytree(root / "okf" / ".memory", copy / "okf" / ".memory")
+    init(copy)
     return copy, learning
 
 

@@ -204,17 +204,18 @@ def _anchor(root: Path, provider: str) -> Path:
 @pytest.mark.parametrize("provider", ["sqlite", "jsonl"])
 def test_a_store_made_before_the_anchor_is_adopted_when_this_clone_wrote_it_all(tmp_path: Path, remote: Path,
                                                                                provider: str) -> None:
+    """Set up by a version that kept neither the anchor nor a copy of the configuration init
+    accepted (the scope alone says init ran): the clone's next command takes both as its own."""
     alice = _clone(tmp_path, remote, "alice", provider)
-    store = _store(alice, provider)
-    store.append(batch(grant("one")))
-    _close(store)
-    _anchor(alice, provider).unlink()  # as a version that kept no anchor left the clone
+    cli.ok("grant", "--purpose", "review", "--note", "one", cwd=alice)
+    gc.collect()
+    git_dir = _anchor(alice, provider).parent.parent
+    for left in (_anchor(alice, provider), git_dir / "gitstore" / "config.json", git_dir / "gitstore-config"):
+        left.unlink()  # as a version that kept none of them left the clone
     if provider == "jsonl":  # nor an id in the log
         log = alice / STATE_DIR / "jsonl" / "records.jsonl.acks"
         log.write_text("".join(" ".join(line.split()[:2]) + "\n" for line in log.read_text().splitlines()))
-    store = _store(alice, provider)
-    assert len(list(store.read())) == 1
-    _close(store)
+    assert "one" in cli.ok("grants", cwd=alice)
     assert _anchor(alice, provider).exists()
 
     # adopted once: another clone's store put in its place afterwards is refused
@@ -233,3 +234,70 @@ def test_a_store_made_before_the_anchor_with_another_writer_s_appends_is_refused
     with pytest.raises(Refused, match="gitstore did not write for this clone"):
         _store(alice, provider)
     assert not _anchor(alice, provider).exists()
+
+
+def _patch_of_state(tmp: Path, state: Path, files: tuple[str, ...]) -> Path:
+    """A patch adding ``state``'s config.json and store files as new files, as ``git show``
+    writes one: ``git apply`` writes them without git ever holding them as objects."""
+    work = tmp / "patching"
+    git(tmp, "init", "-q", "-b", "main", str(work))
+    for file in ("config.json", *files):
+        (work / STATE_DIR / file).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(state / file, work / STATE_DIR / file)
+    commit_all(work, "memory")
+    patch = tmp / "memory.patch"
+    patch.write_text(git(work, "show", "--binary", "--format=", "HEAD"))
+    return patch
+
+
+@pytest.mark.parametrize("provider", ["sqlite", "jsonl"])
+def test_a_patch_applied_before_init_brings_neither_its_config_nor_its_store(tmp_path: Path, remote: Path,
+                                                                            provider: str) -> None:
+    """The patch brings a config.json naming its author's writer along with a store holding
+    only that writer's appends: init gives the clone a writer of its own, so the store is
+    another clone's and is refused, and no command before init takes either."""
+    mallory = _clone(tmp_path, remote, "mallory", provider)
+    cli.ok("grant", "--purpose", "review", "--purpose", "instruction", "--note", "mallory planted", cwd=mallory)
+    gc.collect()
+    if provider == "sqlite":
+        conn = sqlite3.connect(mallory / STATE_DIR / "store.sqlite")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.close()
+    patch = _patch_of_state(tmp_path, mallory / STATE_DIR, FILES[provider])
+    theirs = (mallory / STATE_DIR / "config.json").read_text()
+    alice = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", str(remote), str(alice))
+    git(alice, "apply", str(patch))
+    before = cli.gitstore("grants", cwd=alice)  # no command takes a config this clone never set up
+    assert before.returncode == 1 and before.stderr.count("\n") == 1 and "gitstore init" in before.stderr, before
+    assert not _anchor(alice, provider).exists()
+    done = cli.gitstore("init", "--provider", provider, cwd=alice)
+    assert (alice / STATE_DIR / "config.json").read_text() != theirs
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done
+    assert "did not write for this clone" in done.stderr and "mv " in done.stderr, done
+    assert "mallory planted" not in cli.gitstore("grants", cwd=alice).stdout
+
+
+def test_a_patch_that_swaps_a_set_up_clone_to_its_store_is_refused(tmp_path: Path, remote: Path) -> None:
+    """In a clone set up with the git provider, a patch edits config.json to name jsonl and
+    its author's writer, and brings that writer's store: the writer is not the one init
+    accepted for this clone, so the store, which no anchor names, is not taken."""
+    mallory = _clone(tmp_path, remote, "mallory", "jsonl")
+    cli.ok("grant", "--purpose", "review", "--note", "mallory planted", cwd=mallory)
+    alice = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", str(remote), str(alice))
+    init(alice)
+    work = tmp_path / "patching"
+    git(tmp_path, "init", "-q", "-b", "main", str(work))
+    (work / STATE_DIR).mkdir(parents=True)
+    shutil.copyfile(alice / STATE_DIR / "config.json", work / STATE_DIR / "config.json")
+    commit_all(work, "as alice has it")
+    shutil.copytree(mallory / STATE_DIR / "jsonl", work / STATE_DIR / "jsonl")
+    (work / STATE_DIR / "jsonl" / "lock").unlink(missing_ok=True)
+    shutil.copyfile(mallory / STATE_DIR / "config.json", work / STATE_DIR / "config.json")
+    git(work, "add", "-f", "-N", ".")
+    (tmp_path / "swap.patch").write_text(git(work, "diff", "--binary"))
+    git(alice, "apply", str(tmp_path / "swap.patch"))
+    done = cli.gitstore("grants", cwd=alice)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done
+    assert "did not write for this clone" in done.stderr and "mv " in done.stderr, done

@@ -28,7 +28,7 @@ from typing import Any
 
 from gitstore import _jsontext
 from gitstore._files import replace_file
-from gitstore.config import from_git
+from gitstore.config import CONFIG_NAME, from_git, refuse_unaccepted
 from gitstore.dream import checks, settings as dream_settings, terms
 from gitstore.dream import labelers as labeler_registry
 from gitstore.dream import consolidators as consolidator_registry
@@ -95,6 +95,11 @@ def dream(start: str | Path, request: Request, notify: Callable[[str], None] | N
         return DreamReport.blocked(request.purpose, f"no readable store: {exc}", exc.exit_code)
     request = replace(request, by=ctx.person(request.by))  # its owner: whose sessions are theirs
     config = dream_settings.settings(ctx.workspace.config)
+    try:
+        refuse_unaccepted(ctx.workspace.repo, ctx.workspace.state / CONFIG_NAME, ("dream.labeler", "dream.labelers"),
+                          "the dream runs the labeler they name")
+    except Refused as exc:
+        return DreamReport.blocked(request.purpose, str(exc), exc.exit_code)
     labeler = labeler_registry.load(request.labeler or config.labeler,
                                     config.labeler_options(request.labeler or config.labeler))
     chosen = [request.consolidator or config.consolidator, *(["tidy"] if request.tidy else [])]

@@ -9,9 +9,10 @@ from typing import Any
 import pygit2
 
 from gitstore._files import first_link, links_under
-from gitstore.config import (CONFIG_FILE, CONFIG_NAME, FORMER_NAME, STATE_DIR, Config, copied_from, ensure_ignored,
-                             foreign, forget_former, former_writers, keep_former, keep_home, new_writer_id,
-                             parse_config, renew_writer, tracked_under, write_config, writers_of_other_trees)
+from gitstore.config import (CONFIG_FILE, CONFIG_NAME, FORMER_NAME, STATE_DIR, Config, accept_config, copied_from,
+                             ensure_ignored, foreign, forget_former, from_git, former_writers, keep_former, keep_home,
+                             new_writer_id, parse_config, renew_writer, set_up_elsewhere, set_up_here, tracked_under,
+                             write_config, writers_of_other_trees)
 from gitstore.errors import Refused, UsageError
 from gitstore.providers import open_provider
 from gitstore.providers._gitdirs import common_dir, ref_names
@@ -66,6 +67,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     repo = open_repository(start)
     root = Path(repo.workdir).resolve()
     state = root / STATE_DIR
+    here = set_up_here(repo)  # before anything below records that init ran
     scope, before = scope_and_kept(repo)
     report = InitReport(root, scope, "", provider or "git", note=scope_note(repo))
     if before != scope:
@@ -99,10 +101,15 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     config_path = state / CONFIG_NAME
     data = _existing(config_path)
     renewed = False
-    if data is not None and foreign(repo, config_path, data):
-        config = _own_instead(repo, root, config_path, parse_config(config_path, data), provider, writer, report)
+    here = here or set_up_elsewhere(repo, data)
+    if data is not None and (not here or foreign(repo, config_path, data)):
+        config = _own_instead(repo, root, config_path, parse_config(config_path, data), provider, writer, report,
+                              "came through git (a commit, a checkout or `git add`)"
+                              if from_git(repo, config_path, data) else "was there before this clone ever ran "
+                              "`gitstore init` (a patch or a copy put it there)")
     elif data is not None:
         config = parse_config(config_path, data, repo)
+        accept_config(repo, data)  # a person ran init over it: its settings are this clone's
         if provider is not None and provider != config.provider:
             raise Refused(
                 f"this clone already uses the {config.provider} provider; "
@@ -237,10 +244,12 @@ def _existing(path: Path) -> bytes | None:
 
 
 def _own_instead(repo: pygit2.Repository, root: Path, path: Path, theirs: Config, provider: str | None,
-                 writer: str | None, report: InitReport) -> Config:
-    """This clone's own configuration, written over one that came through git (``foreign``):
-    a writer id of its own (``writer``, or a fresh one), ``provider`` (or git) and none of its
-    settings, which another clone chose (a provider that keeps nothing among them)."""
+                 writer: str | None, report: InitReport, how: str) -> Config:
+    """This clone's own configuration, written over one that came through git (``foreign``) or
+    that was there before this clone ever ran init (``set_up_here``: ``git apply`` writes no
+    object), ``how`` saying which: a writer id of its own (``writer``, or a fresh one),
+    ``provider`` (or git) and none of its settings, which another clone chose (a provider that
+    keeps nothing among them)."""
     config = Config(writer=writer or new_writer_id(), provider=provider or "git", writer_given=writer is not None)
     write_config(repo, path, config)
     keep_home(path.parent, root)
@@ -250,8 +259,8 @@ def _own_instead(repo: pygit2.Repository, root: Path, path: Path, theirs: Config
                                         ("loop", theirs.loop), ("dream", theirs.dream)) if value]
     tracked = CONFIG_FILE in tracked_under(root, path.parent)
     report.created.append(
-        f"{CONFIG_FILE} of this clone's own, writer {config.writer}: the one here came through git (a commit, a "
-        f"checkout or `git add`), so its writer {theirs.writer} was another clone's"
+        f"{CONFIG_FILE} of this clone's own, writer {config.writer}: the one here {how}, so its writer "
+        f"{theirs.writer} was another clone's"
         + (f", and so were its {', '.join(dropped)} settings, not kept" if dropped else "")
         + (f"; git tracks the file, so each clone that checks it out gets it too: stop that with `git rm -q "
            f"--cached :/{CONFIG_FILE}` and a commit" if tracked else ""))

@@ -96,7 +96,8 @@ def _work_tree_store(name: str, factory: Callable[..., Provider], root: Path, st
     if anchor is None:
         return provider
     try:
-        _take_as_own(name, provider, anchor, held, writer, _shown(root, state / STORE_FILES[name][0]))
+        _take_as_own(name, provider, anchor, held, writer, _shown(root, state / STORE_FILES[name][0]),
+                     _accepted_writer(git_dir))
     except BaseException:
         if name == "sqlite":
             provider.close()  # type: ignore[attr-defined]
@@ -104,18 +105,28 @@ def _work_tree_store(name: str, factory: Callable[..., Provider], root: Path, st
     return provider
 
 
-def _take_as_own(name: str, provider: Any, anchor: Path, held: str | None, writer: str, shown: str) -> None:
+def _accepted_writer(git_dir: str | None) -> str | None:
+    """The writer of the config.json ``gitstore init`` accepted for this work tree, as its git
+    folder keeps it (``gitstore.config.accept_config``)."""
+    from gitstore.config import accepted_writer
+
+    return None if git_dir is None else accepted_writer(git_dir)
+
+
+def _take_as_own(name: str, provider: Any, anchor: Path, held: str | None, writer: str, shown: str,
+                 accepted: str | None) -> None:
     """Refuse a store holding appends gitstore did not write for this clone; else anchor its
-    id, when the store is new (or made before anchors), and have it name that id."""
+    id, when the store is new (or made before anchors: all by ``writer``, the writer of the
+    configuration init ``accepted``), and have it name that id."""
     moving = f"mv {shown} {shown}.foreign" if name == "jsonl" else f"mv {shown}* <elsewhere>/"
-    _anchor.refuse_unowned(provider, held, writer, shown, moving)
+    _anchor.refuse_unowned(provider, held, writer, shown, moving, anchor, adopts=accepted == writer)
     if name == "jsonl":  # the id lives in the store's log
         if held is None:
             provider.identity = _anchor.claim(anchor, provider.identity)
         provider.name_store()
     elif held is None:  # sqlite: the id lives in the database
         if _anchor.claim(anchor, provider.store_id()) != provider.store_id():  # another file anchored meanwhile
-            _anchor.refuse_unowned(provider, _anchor.anchored(anchor), writer, shown, moving)
+            _anchor.refuse_unowned(provider, _anchor.anchored(anchor), writer, shown, moving, anchor)
     elif held != provider.store_id():  # it holds no append (else refused above): a store made again
         _anchor.reanchor(anchor, provider.store_id())
 

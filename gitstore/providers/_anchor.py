@@ -9,8 +9,11 @@ in its ``meta`` table, jsonl in the lines of its log). A store holding appends u
 or under none, is not opened.
 
 A store made before the anchor existed has none: it is taken as this clone's once, when every
-append it holds was written by this clone's writer id (such a clone sends its appends nowhere,
-so a patch's author would have to learn it); otherwise it is refused too.
+append it holds was written by this clone's writer id, and that id is the one of the config.json
+``gitstore init`` accepted for this work tree, as its git folder keeps it
+(``gitstore.config.accept_config``). The writer id alone would not do: a patch that brings the
+store can bring the config.json naming its writer too, and ``git apply`` leaves no trace git
+could see. Otherwise it is refused, and the error says how to keep it (move it aside).
 """
 
 from __future__ import annotations
@@ -85,28 +88,33 @@ def reanchor(path: Path, identity: str) -> None:
         replace_file(path, identity + "\n")
 
 
-def is_own(store: OwnedStore, anchor: str | None, writer: str) -> bool:
+def is_own(store: OwnedStore, anchor: str | None, writer: str, adopts: bool = True) -> bool:
     """Whether the store's appends are this clone's: none at all; or the store names the
     anchored id, and every append it does not vouch for (jsonl: past the lines its log
     acknowledged, as an append killed before its log line leaves) is by ``writer``; or, with no
-    anchor yet (a store made before anchors), every append is by ``writer``."""
+    anchor yet (a store made before anchors), every append is by ``writer`` and ``adopts``
+    (``writer`` is the one of the configuration init accepted for this work tree)."""
     writers = store.writers()
     if not writers:
         return True
     if anchor is not None:
         return store.store_id() == anchor and store.unvouched_writers() <= {writer}
-    return writers <= {writer}
+    return adopts and writers <= {writer}
 
 
-def refuse_unowned(store: OwnedStore, anchor: str | None, writer: str, shown: str, moving: str) -> None:
+def refuse_unowned(store: OwnedStore, anchor: str | None, writer: str, shown: str, moving: str,
+                   path: Path | None = None, adopts: bool = True) -> None:
     """Refuse a store holding appends gitstore did not write for this clone, naming the
-    writers they claim and the command (``moving``) that moves it away."""
-    if is_own(store, anchor, writer):
+    writers they claim, the anchor at ``path`` it lacks (when none) and the command
+    (``moving``) that moves it away, which keeps it for whoever wants to look at it."""
+    if is_own(store, anchor, writer, adopts):
         return
     others = ", ".join(sorted(store.writers() - {writer})) or writer
+    unanchored = (f"; no {path} names the store gitstore made for this clone, and this clone's `gitstore init` "
+                  "never accepted a config.json with that writer" if anchor is None and path is not None else "")
     raise Refused(f"{shown} holds appends gitstore did not write for this clone (writer {others}; a patch, a copy "
-                  f"or another repository brought them), so the store is not opened: move it away (`{moving}`), "
-                  "then run the command again")
+                  f"or another repository brought them{unanchored}), so the store is not opened: move it aside to "
+                  f"keep it (`{moving}`), then run the command again")
 
 
 __all__ = ["OwnedStore", "anchor_path", "anchored", "claim", "is_own", "new_store_id", "reanchor", "refuse_unowned"]

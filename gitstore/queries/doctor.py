@@ -134,6 +134,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
                    f"make {STATE_DIR.as_posix()}/ writable, then `gitstore init --new-writer` gives this clone an id of "
                    "its own (what it stored stays)")
     _tracked(report, workspace)
+    _changed(report, workspace)
     _links(report, workspace)
     _provider(report, workspace)
     _trust(report, workspace)
@@ -169,6 +170,24 @@ def _tracked(report: Report, workspace: Any) -> None:
                   if CONFIG_FILE in tracked else ""),
                f"`git rm -r -q --cached {shlex.quote(f':/{folder}/')} && git commit -m 'Stop tracking gitstore local "
                "state'` (the files stay here, ignored)")
+
+
+def _changed(report: Report, workspace: Any) -> None:
+    """Fields of config.json changed since this clone's init last took the file: a person's
+    edit, or a patch applied (``git apply`` writes the file and leaves git no trace), which
+    only the person who runs the clone can tell apart (``config.changed_since_init``)."""
+    from gitstore.config import CONFIG_FILE, CONFIG_NAME, changed_since_init
+
+    try:
+        changed = changed_since_init(workspace.repo, (workspace.state / CONFIG_NAME).read_bytes())
+    except OSError:
+        return
+    if changed:
+        report.add("config", WARN, f"{CONFIG_FILE}: {', '.join(changed)} changed since this clone's `gitstore init` "
+                                   "last took the file (a person's edit, or a patch applied); a dream does not run "
+                                   "a labeler the change names",
+                   "if you made the change, `gitstore init` takes the file as it is now; otherwise put back what "
+                   "was there")
 
 
 def _links(report: Report, workspace: Any) -> None:
