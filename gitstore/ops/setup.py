@@ -129,12 +129,24 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
         report.created.append(f"{STATE_DIR.as_posix()}/{CONFIG_NAME} (writer {config.writer})")
     report.writer, report.provider = config.writer, config.provider
     report.created.extend(_add_refspecs(repo))
-    opened = open_provider(config.provider, root, state, config.writer)
+    opened = _open_store(config, root, state, replaced=data is not None and not here)
     try:
         _set_up_store(opened, state, repo, renewed, report)
     finally:
         getattr(opened, "close", lambda: None)()  # an sqlite store's connection, at once: see below
     return report
+
+
+def _open_store(config: Config, root: Path, state: Path, replaced: bool) -> object:
+    """The clone's store; a refusal says too that init ``replaced`` a config.json it found
+    where it had never run, since the report that would say so is not shown then."""
+    try:
+        return open_provider(config.provider, root, state, config.writer)
+    except Refused as exc:
+        if not replaced:
+            raise
+        raise Refused(f"{CONFIG_FILE} was not this clone's (init had never run here), so init wrote one of its own, "
+                      f"writer {config.writer}; {exc}") from None
 
 
 def _set_up_store(opened: object, state: Path, repo: pygit2.Repository, renewed: bool, report: InitReport) -> None:
