@@ -41,6 +41,30 @@ def one_line(text: str) -> str:
     return text.translate(_BREAKS)
 
 
+_PLAIN = frozenset(map(chr, range(0x21, 0x7F))) - {"\\"}  # printable ASCII but space and backslash
+KEEP = 24  # characters of a name that is not plain kept, escaped, before its hash
+_HASHED = 8  # hex digits of that hash: ``...#`` and these follow what is kept
+
+
+def bounded(name: str, keep: int = KEEP) -> str:
+    """A name someone else chose (a ref's last part, a writer id read from refs) for one line
+    of output: itself when it is plain ASCII no longer than its cut form would be; else each
+    other character escaped (a no-break space that looks like a space as
+    ``\\u00a0``), cut to ``keep`` characters and told apart by the hash of the whole. So
+    whoever could push cannot make a name read as a sentence, nor as long as they like."""
+    if len(name) <= keep + 4 + _HASHED and _PLAIN.issuperset(name):
+        return name
+    escaped = [c if c in _PLAIN else f"\\u{ord(c):04x}" for c in name]
+    if sum(map(len, escaped)) <= keep:
+        return "".join(escaped)
+    import hashlib
+    from itertools import accumulate
+
+    kept = sum(1 for length in accumulate(map(len, escaped)) if length <= keep)  # whole escapes only
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{''.join(escaped[:kept])}...#{digest[:_HASHED]}"
+
+
 def json_escaped(text: str) -> str:
     """JSON text with each character ``shown`` would change escaped as ``\\uXXXX``: the same
     values to a program, and nothing for a terminal to obey (encoders escape C0 controls only)."""
@@ -60,4 +84,4 @@ def _controls() -> Any:
     return _compiled[0]
 
 
-__all__ = ["PICTURES", "json_escaped", "one_line", "shown"]
+__all__ = ["KEEP", "PICTURES", "bounded", "json_escaped", "one_line", "shown"]

@@ -62,7 +62,7 @@ import pygit2
 from gitstore import _jsontext
 from gitstore._shown import one_line
 from gitstore.providers._message import SIGNATURE_EMAIL, SIGNATURE_NAME
-from gitstore.providers._names import PREFIX, kept_here, parted_ref, snapshot_of
+from gitstore.providers._names import PREFIX, kept_here, parted_ref, shown_in, shown_ref, snapshot_of
 from gitstore.providers._objects import (
     BLOB_MODE, MAX_PAYLOAD_BYTES, Oversized, Unreadable, common_base, descends, load_commit, peeled,
     read_blob,
@@ -97,8 +97,8 @@ class Admission(NamedTuple):
 
     def __str__(self) -> str:
         if self.admitted:
-            return f"{self.ref}: admitted at {self.tip[:12]}"
-        return f"{self.ref}: quarantined, not read ({self.problem})"
+            return f"{shown_ref(self.ref)}: admitted at {self.tip[:12]}"
+        return f"{shown_ref(self.ref)}: quarantined, not read ({shown_in(self.problem, self.ref)})"
 
 
 class Fork(NamedTuple):

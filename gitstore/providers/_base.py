@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol, runtime_checkable
 
 from gitstore._shown import one_line
+from gitstore.providers._names import shown_ref
 
 if TYPE_CHECKING:
     from gitstore.providers._known import KnownBytes
@@ -233,7 +234,8 @@ class Problem(NamedTuple):
     message: str
 
     def __str__(self) -> str:
-        return one_line(f"{self.where}: {self.message}")
+        where = shown_ref(self.where) if self.where.startswith("refs/") else self.where  # a pushed name
+        return one_line(f"{where}: {self.message}")
 
 
 class VerifyReport:

@@ -5,17 +5,43 @@ from __future__ import annotations
 
 import re
 
+from gitstore._shown import bounded
+
 PREFIX = "refs/memory/v1/"
 QUARANTINE = "refs/memory/quarantine/"  # where sync holds a fetched ref it refused: never read
 WRITER_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")
 PAYLOAD_DIGEST = re.compile(rb'"payloadDigest":"(sha256:[0-9a-f]{64})"')  # in an event's canonical bytes
 
+_DEEPEST = 9  # parts of the deepest name memory keeps: refs/memory/v1/remotes/<remote>/parted/shared/<writer>/<commit>
 
 PARTED = "parted"  # see parted_ref
 PARTED_PAYLOADS = "parted-payloads"  # see snapshot_of
 _FETCHED_LINE = re.compile(r"^remotes/([^/]+)/(records/shared/([^/]+)|"
                            r"parted/shared/([a-z0-9][a-z0-9-]{0,63})/[0-9a-f]{40})$")
 _PARTED_SNAPSHOT = re.compile(r"^remotes/[^/]+/parted-payloads/shared/[a-z0-9][a-z0-9-]{0,63}/[0-9a-f]{40}\Z")
+
+
+def shown_writer(writer: str) -> str:
+    """A writer id read from a ref's name, for output: itself when it is one, else escaped and
+    cut (``bounded``): whoever can push names refs, and every command may print them."""
+    return writer if WRITER_PATTERN.match(writer) else bounded(writer)
+
+
+def shown_ref(ref: str) -> str:
+    """A ref's name for output, each part that is no writer id escaped and cut (``bounded``),
+    and a name nested deeper than memory's refs go cut to one more part."""
+    parts = [shown_writer(part) for part in ref.split("/")]
+    if len(parts) > _DEEPEST:
+        parts[_DEEPEST - 1:] = [bounded("/".join(ref.split("/")[_DEEPEST - 1:]))]
+    return "/".join(parts)
+
+
+def shown_in(text: str, ref: str) -> str:
+    """``text`` (why ``ref`` was refused, saved by a sync that printed names as they were)
+    with the ref's last part, when it is no writer id, shown as ``shown_writer`` shows it
+    wherever the text quotes it."""
+    last = ref.rsplit("/", 1)[-1]
+    return text if WRITER_PATTERN.match(last) or not last else text.replace(last, shown_writer(last))
 
 
 def records_ref(namespace: str, writer: str) -> str:

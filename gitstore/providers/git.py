@@ -80,7 +80,7 @@ from gitstore.providers._message import (FORMAT, LAST_CLOCK, MAX_SEEN, SIGNATURE
                                         parse_order, record_lines, record_lines_holding, record_lines_of, seen_text)
 from gitstore.providers._names import (PAYLOAD_DIGEST, PREFIX, QUARANTINE, WRITER_PATTERN, fetched_line,
                                       is_parted_snapshot, note_path, payload_path, payloads_ref, record_path,
-                                      records_ref, snapshot_of)
+                                      records_ref, shown_in, snapshot_of)
 from gitstore.providers._partial import LACKING, advised, judged_again
 from gitstore.providers._shallow import (SHALLOW, cut_commits, cut_refs, names_cut, names_shallow, shallow_state,
                                          unmended, unmended_tips)
@@ -1115,7 +1115,7 @@ class GitProvider:
         judged first, for a read that took no payload)."""
         with readable("the payload snapshots"):
             self._snapshots()
-        return [Problem(ref, self._left_out_because(ref, admission))
+        return [Problem(ref, shown_in(self._left_out_because(ref, admission), ref))  # a pushed name, shown
                 for ref, admission in sorted(self._quarantine.items())]
 
     def _left_out_because(self, ref: str, admission: Admission) -> str:

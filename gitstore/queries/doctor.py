@@ -258,6 +258,7 @@ def _left_out(report: Report, provider: Any, store: Any) -> None:
     works, and it is not this clone's to mend."""
     from gitstore.providers._partial import judged_again
     from gitstore.providers._shallow import UNMENDED_NOTE, names_shallow
+    from gitstore.providers._names import shown_in, shown_ref
     from gitstore.sync.remote import held_in_quarantine
 
     def advice(why: str) -> str:
@@ -270,7 +271,8 @@ def _left_out(report: Report, provider: Any, store: Any) -> None:
             "the damage")
     fetch = "`gitstore sync` fetches the objects this partial clone lacks, and reads it"  # no damage: nobody to tell
     for ref, tip, why in held_in_quarantine(provider.repo, provider.state):
-        report.add("fetched memory", WARN, f"{ref}: quarantined by sync at {tip[:12]}, never read: {why}", advice(why))
+        said = f"{shown_ref(ref)}: quarantined by sync at {tip[:12]}, never read: {shown_in(why, ref)}"  # a pushed name
+        report.add("fetched memory", WARN, said, advice(why))
     try:
         provider.admit()  # what every read does first: what a plain fetch brought is verified
         left = store.left_out()

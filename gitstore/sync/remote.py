@@ -88,7 +88,7 @@ from gitstore.ops.snapshots import apply_redactions
 from gitstore.ops.setup import fetch_refspecs
 from gitstore.providers._admit import ANCHORS, Admissions, Fork, parted_line
 from gitstore.providers._gitdirs import common_dir, git_env, may_nest, ref_names, ref_targets
-from gitstore.providers._names import QUARANTINE, record_path
+from gitstore.providers._names import QUARANTINE, WRITER_PATTERN, record_path, shown_in, shown_ref, shown_writer
 from gitstore.providers._objects import first_parents, peeled
 from gitstore.providers._partial import is_partial, judged_again, missing_objects
 from gitstore.providers._shallow import DEEPEN, cut_refs, is_shallow, note_unmended
@@ -136,7 +136,8 @@ class Quarantined:
 
     @property
     def line(self) -> str:
-        return f"writer {self.writer}: {self.kind} at {self.tip[:12]} quarantined as {self.held}, never read: {self.damage}"
+        return (f"writer {shown_writer(self.writer)}: {self.kind} at {self.tip[:12]} quarantined as "
+                f"{shown_ref(self.held)}, never read: {shown_in(self.damage, self.held)}")
 
     def to_json(self) -> dict[str, Any]:
         return {"writer": self.writer, "kind": self.kind, "tip": self.tip, "ref": self.held,
@@ -232,7 +233,8 @@ class SyncReport:
         return [self.line, *([self.policy] if self.policy else []), *([self.default_moved] if self.default_moved else []),
                 *(q.line for q in self.quarantined),
                 *self.nested, *self.cleared, *self.followed, *self.snapshots.lines("the next sync tries again"),
-                *self.left_out, *(f"kept writer {w}: the remote no longer has it" for w in self.kept), *self.parted,
+                *self.left_out, *(f"kept writer {shown_writer(w)}: the remote no longer has it" for w in self.kept),
+                *self.parted,
                 *self.stranded, *self.carried, *self.continued,
                 *(c.line for c in self.changed)]
 
@@ -269,11 +271,14 @@ def sync(start: str, remote: str = "origin") -> SyncReport:
 
 def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -> None:
     before: tuple[dict[str, Any], dict[str, str]] | None = None
+    misnamed: set[str] = set()
     try:
         for attempt in range(1, ATTEMPTS + 1):
             report.attempts = attempt
             _fetch(provider.repo, remote)
             _drop_nested(provider.repo, f"{PREFIX}remotes/{remote}/")
+            misnamed.update(_drop_misnamed(provider.repo, f"{PREFIX}remotes/{remote}/"),
+                            _drop_misnamed(provider.repo, f"{INCOMING}{remote}/"))
             run = _Admitting(ctx, remote)
             branch = _policy_branch(provider.repo, remote)
             report.default_moved = _default_moved(provider.repo, remote, branch)
@@ -303,6 +308,7 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
     back = {m.writer for m in report.pushed if m.kind == "records"}
     report.kept = [w for w in report.kept if w not in back]  # this clone's own, which it just pushed again
     report.nested = [_nested_line(name, remote) for name in _nested_on_remote(provider.repo, remote)]
+    report.nested += [_misnamed_line(sorted(misnamed), remote)] if misnamed else []
     _held_by_reads(_reopened(provider, ctx.scope), remote, report)
     if before is not None:
         _compare(before, _verdicts(Context.open(ctx.workspace.root)), report)
@@ -613,8 +619,37 @@ def _drop_nested(repo: pygit2.Repository, prefix: str) -> None:
         _update_refs(repo, [(name, cast(pygit2.Oid, ZERO), tip) for name, tip in found.items()])
 
 
+def _misnamed(repo: pygit2.Repository, prefix: str) -> dict[str, pygit2.Oid]:
+    """The refs directly under ``prefix`` + ``{records,payloads}/shared/`` whose name is no
+    writer id: no writer's, so nothing reads them, and their name is whatever whoever pushed
+    them chose (words addressed to whoever reads a command's output, say)."""
+    found: dict[str, pygit2.Oid] = {}
+    for kind in KINDS:
+        under = f"{prefix}{kind}/shared/"
+        found.update({name: tip for name, tip in ref_targets(repo, under).items()
+                      if "/" not in name[len(under):] and not WRITER_PATTERN.match(name[len(under):])})
+    return found
+
+
+def _drop_misnamed(repo: pygit2.Repository, prefix: str) -> set[str]:
+    """Delete the refs whose name is no writer id from a namespace a fetch fills (``prefix``),
+    as nested ones are: never read, they would be named by verify and warned about by every
+    command. Their names on the remote."""
+    found = _misnamed(repo, prefix)
+    if found:
+        _update_refs(repo, [(name, cast(pygit2.Oid, ZERO), tip) for name, tip in found.items()])
+    return {PREFIX + name[len(prefix):] for name in found}
+
+
+def _misnamed_line(names: list[str], remote: str) -> str:
+    """One line for every such ref, however many were pushed, each name shown escaped and cut."""
+    more = f" and {len(names) - 1} more" if len(names) > 1 else ""
+    return (f"{remote} holds {shown_ref(names[0])}{more} where a writer's ref goes, under a name that is no "
+            "writer id: never read, dropped here; anyone with push access may delete it there")
+
+
 def _nested_line(name: str, remote: str) -> str:
-    writer = _nested_under(name)
+    writer, name = shown_writer(_nested_under(name)), shown_ref(name)
     return (f"{remote} holds {name}, nested under writer {writer}'s name: no writer's ref, never read; while it is "
             f"there a plain `git fetch` fails on clones that kept writer {writer}'s ref, and {writer} cannot push: "
             f"{writer}'s next sync deletes it, or anyone with push access: `git push {remote} :{name}`")
@@ -630,14 +665,15 @@ def _clear_nested(repo: pygit2.Repository, remote: str, found: dict[str, tuple[s
     done = _git(repo, "push", "--atomic", "--porcelain", "--no-verify", *leases, remote, *(f":{name}" for name in found))
     if done.returncode != 0:
         for name in found:
-            line = (f"{remote} holds {name}, nested under this clone's writer name, where its ref cannot be written "
-                    f"beside it, and refused to delete it ({_last_line(done)}): `git push {remote} :{name}` "
+            shown = shown_ref(name)  # a pushed name
+            line = (f"{remote} holds {shown}, nested under this clone's writer name, where its ref cannot be written "
+                    f"beside it, and refused to delete it ({_last_line(done)}): `git push {remote} :{shown}` "
                     "deletes it (nothing reads it)")
             if line not in report.not_pushed:
                 report.not_pushed.append(line)
         return False
     _update_refs(repo, [(fetched, cast(pygit2.Oid, ZERO), tip) for fetched, tip in found.values()])
-    report.cleared.extend(f"deleted {name} from {remote}: no writer's ref, nested under this clone's writer "
+    report.cleared.extend(f"deleted {shown_ref(name)} from {remote}: no writer's ref, nested under this clone's writer "
                           "name, where its ref could not be written beside it" for name in found)
     return True
 
