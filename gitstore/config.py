@@ -133,9 +133,10 @@ class Workspace(NamedTuple):
         here = set_up_here(repo, data)  # before the scope is kept (``_scope``), which would count as a record
         scope = _scope(repo) if here else scope_and_kept(repo)[0]
         config = parse_config(path, data, repo)
-        _refuse_others(repo, path, data, config.writer, here)
-        if accepted_config(repo.path) is None:  # set up before init kept a copy: this is the one it took
-            accept_config(repo, data)
+        alone = here and _by_writer_alone(repo, data)  # never recorded as this tree's own: judged, not taken
+        _refuse_others(repo, path, data, config.writer, here, record=not alone)
+        if accepted_config(repo.path) is None and not alone:
+            accept_config(repo, data)  # set up before init kept a copy: this is the one it took
         copied = copied_from(root, state, config.writer)
         if copied is not None:
             config = _on_its_own(repo, root, state, config, copied)
@@ -160,7 +161,8 @@ def _scope(repo: pygit2.Repository) -> str:
     return scope
 
 
-def _refuse_others(repo: pygit2.Repository, path: Path, data: bytes, writer: str, here: bool) -> None:
+def _refuse_others(repo: pygit2.Repository, path: Path, data: bytes, writer: str, here: bool,
+                   record: bool = True) -> None:
     """Refuse config.json's bytes ``data`` when they are another clone's: they came through git
     (``foreign``), or this clone never ran init (``here``: ``set_up_here``), so a patch or a copy
     put them there (``git apply`` writes no object git could see)."""
@@ -169,7 +171,7 @@ def _refuse_others(repo: pygit2.Repository, path: Path, data: bytes, writer: str
                             f"configuration of its own), so a patch or a copy put the file there, and writer {writer} "
                             "and the settings in it are not this clone's: run `gitstore init` to give this clone "
                             "its own")
-    if not here or foreign(repo, path, data):
+    if not here or foreign(repo, path, data, record=record):
         raise ForeignConfig(f"{path} came through git (the commit checked out holds it, or git has these very "
                             f"bytes as an object), so writer {writer} and the settings in it are another "
                             "clone's, not this one's: run `gitstore init` to give this clone its own")
@@ -426,12 +428,15 @@ def write_config(repo: pygit2.Repository, path: Path, config: Config) -> None:
     accept_config(repo, data)
 
 
-def foreign(repo: pygit2.Repository, path: Path, data: bytes, anchor: str = OWN_CONFIG_NAME) -> bool:
+def foreign(repo: pygit2.Repository, path: Path, data: bytes, anchor: str = OWN_CONFIG_NAME,
+            record: bool = True) -> bool:
     """Whether config.json's bytes ``data`` (read from ``path``) are another clone's: they came
     through git (``from_git``), and they are not the bytes this clone wrote or took as its own
     before that (``own_config``). Bytes that are neither, a person's edit, are taken as this
-    clone's from now on. ``anchor``: the file of the work tree's git folder naming the bytes
-    this clone owns, for a state file other than config.json that a commit could supply."""
+    clone's from now on (not with ``record`` false: bytes taken for a writer's alone, which are
+    judged against that writer's copy, ``_by_writer_alone``). ``anchor``: the file of the work
+    tree's git folder naming the bytes this clone owns, for a state file other than config.json
+    that a commit could supply."""
     oid = pygit2.hash(data)
     try:
         if (Path(repo.path) / anchor).read_bytes() == oid.raw:
@@ -440,7 +445,8 @@ def foreign(repo: pygit2.Repository, path: Path, data: bytes, anchor: str = OWN_
         pass
     if oid in repo or committed(repo, path):
         return True
-    _own(repo, oid, anchor)
+    if record:
+        _own(repo, oid, anchor)
     return False
 
 
@@ -520,6 +526,19 @@ def set_up_here(repo: pygit2.Repository, data: bytes | None = None) -> bool:
     return not (folder / "commondir").exists() and scope_and_kept(repo)[1] is not None
 
 
+def _by_writer_alone(repo: pygit2.Repository, data: bytes) -> bool:
+    """Whether ``data`` is taken for this work tree's configuration only because it names a
+    writer id init set up a work tree with (``accepted_writers``): writer ids are no secret
+    (they name memory's refs on the remote), so its settings are never taken as accepted on
+    that ground; they are judged against the copy kept for that writer (``changed_since_init``)."""
+    folder = Path(repo.path)
+    if (folder / OWN_CONFIG_NAME).exists() or (folder / ACCEPTED_NAME).exists():
+        return False
+    if any(_owns(other, data) for other in _git_folders(repo)):
+        return False
+    return (folder / "commondir").exists() or scope_and_kept(repo)[1] is None
+
+
 def set_up_elsewhere(repo: pygit2.Repository, data: bytes | None) -> bool:
     """Whether config.json's bytes ``data`` are ones another work tree of the repository owns,
     or name a writer id init set one up with (``accepted_writers``)."""
@@ -572,8 +591,12 @@ def changed_since_init(repo: pygit2.Repository, data: bytes) -> list[str]:
     trace) look alike; what runs a program is not taken from such a change until init takes
     the file (``refuse_unaccepted``). Nothing when no copy is kept (a clone set up before
     copies were: its next command keeps one) or either cannot be read."""
+    kept = accepted_config(repo.path)
+    if kept is None and _by_writer_alone(repo, data):  # the copy kept for its writer, else none at all
+        kept = next((copy for copy in map(accepted_config, _git_folders(repo))
+                     if copy is not None and _writer_of(copy) == _writer_of(data)), b"{}")
     try:
-        now, then = json.loads(data), json.loads(accepted_config(repo.path) or b"null")
+        now, then = json.loads(data), json.loads(kept or b"null")
     except ValueError:
         return []
     if not isinstance(now, dict) or not isinstance(then, dict):

@@ -272,3 +272,30 @@ def test_a_patch_that_adds_a_labeler_to_a_set_up_clone_is_named_and_not_run(team
     assert not [c for c in doctor(alice).checks if c.name == "config"]
     again = cli.gitstore("dream", cwd=alice)
     assert "changed since" not in again.stdout + again.stderr, again
+
+
+def test_a_patch_naming_a_known_writer_in_a_new_work_tree_runs_no_labeler_and_accepts_nothing(
+        team: tuple[Path, Path], tmp_path: Path) -> None:
+    """A work tree made for an agent (``git worktree add``) where init never ran: a patch that
+    writes a config.json naming the main work tree's writer id (no secret: it names memory's
+    refs on the remote) is taken as that writer's, but its settings are judged against the copy
+    init kept for that writer, so its labeler is not run and its automation accepts nothing."""
+    _, alice = team
+    marker = tmp_path / "labeler-ran"
+    program = f"touch {marker}; cat >/dev/null; echo '{{\"labels\": []}}'"
+    agent = tmp_path / "agent1"
+    git(alice, "worktree", "add", "-q", str(agent))
+    planted = {"writer": _config(alice)["writer"], "provider": "git",
+               "automation": {"autoSafe": True, "kinds": ["convention"], "minEvidence": "verified-command"},
+               "dream": {"labeler": "command", "labelers": {"command": {"argv": ["sh", "-c", program], "timeout": 5}}}}
+    (agent / CONFIG).parent.mkdir(parents=True, exist_ok=True)
+    (agent / CONFIG).write_text(json.dumps(planted) + "\n")
+    for _ in range(2):  # and on every command after: nothing records the file as this tree's own
+        done = cli.gitstore("dream", cwd=agent)
+        assert "changed since" in done.stdout + done.stderr and not marker.exists(), done
+    from gitstore.context import Context
+    from gitstore.ops.learning import _automation
+
+    assert not _automation(Context.open(agent)).enabled
+    check = [c for c in doctor(agent).checks if c.name == "config"]
+    assert len(check) == 1 and "dream.labeler" in check[0].detail and "automation" in check[0].detail, check

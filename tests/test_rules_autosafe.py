@@ -19,11 +19,13 @@ from .world import Thread, grant_all, propose, ready_repo, ref
 
 
 def _configure(ctx, section) -> Context:  # type: ignore[no-untyped-def]
-    """Write an automation section; the next command (a fresh context) reads it."""
+    """Write an automation section and take it with `gitstore init`, as a person does; the next
+    command (a fresh context) reads it."""
     path = ctx.workspace.state / "config.json"
     data = json.loads(path.read_text())
     data["automation"] = section
     path.write_text(json.dumps(data))
+    assert gitstore("init", cwd=ctx.workspace.root).returncode == 0
     return Context.open(str(ctx.workspace.root))
 
 
@@ -99,6 +101,20 @@ def test_verified_command_evidence_is_auto_accepted_and_labelled(world) -> None:
     promoted = ops.accept(ctx, record["id"], record["reviewDigest"], "github:9")
     assert promoted["state"] == "accepted"
     assert evaluate(ctx.view(), "instruction")[record["id"]].trust == "human"
+
+
+def test_automation_switched_on_by_an_edit_init_has_not_taken_accepts_nothing(world) -> None:  # type: ignore[no-untyped-def]
+    """A patch can write config.json as well as a person (``git apply`` leaves git no trace):
+    an automation section init has not taken accepts nothing, and doctor names the change."""
+    from gitstore.queries.doctor import doctor
+
+    ctx, ran, _, _ = world
+    path = ctx.workspace.state / "config.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "automation": {"autoSafe": True, "kinds": ["convention"]}}))
+    ctx = Context.open(str(ctx.workspace.root))
+    assert propose(ctx, [ref(ran)], title="Tests", text="Run make test before pushing.")["state"] == "proposed"
+    [check] = [c for c in doctor(ctx.workspace.root).checks if c.name == "config"]
+    assert "automation" in check.detail and "gitstore init" in check.todo, check
 
 
 @pytest.fixture

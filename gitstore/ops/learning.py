@@ -106,7 +106,7 @@ def propose(ctx: Context, draft: Draft, by: str) -> dict[str, Any]:
     if record["id"] in view.learnings:
         raise Refused(f"learning {record['id']} was already proposed")
     _write(ctx, [record], "propose", by, None, record["id"], None)
-    if autosafe.eligible(view, autosafe.settings(ctx.workspace.config), record) is None:
+    if autosafe.eligible(view, _automation(ctx), record) is None:
         try:
             return auto_accept(ctx, record)[-1]
         except NotAuthorised:
@@ -207,10 +207,25 @@ def _append_batch(ctx: Context, view: View, records: list[dict[str, Any]], by: s
         if mine:
             audits = [ctx.audit("propose", by, [r["id"]], [r]) for r in mine]
             ctx.store.append([*mine, *audits])
-    settings = autosafe.settings(ctx.workspace.config)
+    settings = _automation(ctx)
     for record in records:
         if record["version"] == 1 and autosafe.eligible(view, settings, record) is None:
             auto_accept(ctx, record)
+
+
+def _automation(ctx: Context) -> autosafe.Automation:
+    """The automation config.json asks for, as init last took it: a change to it since (a
+    person's edit, or a patch: ``git apply`` leaves git no trace) accepts nothing until
+    ``gitstore init`` takes the file (``changed_since_init``; ``doctor`` names it)."""
+    from gitstore.config import CONFIG_NAME, changed_since_init
+
+    try:
+        changed = changed_since_init(ctx.workspace.repo, (ctx.workspace.state / CONFIG_NAME).read_bytes())
+    except OSError:
+        changed = []
+    if any(name == "automation" or name.startswith("automation.") for name in changed):
+        return autosafe.Automation()
+    return autosafe.settings(ctx.workspace.config)
 
 
 def _cites(record: dict[str, Any], episodes: frozenset[str]) -> bool:

@@ -98,7 +98,7 @@ class Admission(NamedTuple):
     def __str__(self) -> str:
         if self.admitted:
             return f"{shown_ref(self.ref)}: admitted at {self.tip[:12]}"
-        return f"{shown_ref(self.ref)}: quarantined, not read ({shown_in(self.problem, self.ref)})"
+        return f"{shown_ref(self.ref)}: quarantined, not read ({shown_in(self.problem or '', self.ref)})"
 
 
 class Fork(NamedTuple):
