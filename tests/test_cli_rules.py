@@ -413,3 +413,10 @@ def test_a_proposal_written_around_the_scanner_is_shown_withheld(tmp_path: Path,
     assert "Retries use jitter" in whole and "Every retry loop uses exponential backoff with full jitter." in whole
     assert "withheld" not in whole, whole
     assert json.loads(run(root, "show", plain, "--json"))["withheld"] == []
+
+    digest = json.loads(outputs[("show", lid, "--json")])["reviewDigest"]
+    accepted = gitstore("accept", lid, "--review-digest", digest, "--by", "github:9", "--json", cwd=root)
+    assert accepted.returncode == 0, accepted.stderr
+    for out in (accepted.stdout, accepted.stderr):  # what accepting prints is screened as show's is
+        assert "previous instructions" not in out and "DAN" not in out and "Zq8vT3kLmP9wXr2N" not in out, out
+    assert {w["part"] for w in json.loads(accepted.stdout)["withheld"]} == {"title", "text", "rationale", "targets"}

@@ -13,6 +13,7 @@ from gitstore.cli._people import BY_OPTION, actor
 from gitstore.context import Context
 from gitstore.ops import unfinished
 from gitstore.ops.learning import accept_and_check, accept_note
+from gitstore.queries.learnings import as_shown
 
 
 def accept(
@@ -28,9 +29,10 @@ def accept(
     ctx = Context.open()
     note = accept_note(learning_id, review_digest)
     record, standing, again = accept_and_check(ctx, learning_id, review_digest, actor(ctx, by), edit, note=note)
-    print_warnings(record, err=True)  # the decision stands: the reviewer was shown it
+    shown, withheld = as_shown(record)  # as show printed it: quarantined text withheld
+    print_warnings(shown, err=True)  # the decision stands: the reviewer was shown it
     if as_json:
-        emit_json({**record, "standing": standing.to_json()})
+        emit_json({**shown, "standing": standing.to_json(), "withheld": [w.to_json() for w in withheld]})
     summary(f"accepted {learning_id} (version {record['version']})", as_json, again)
     if not as_json and record.get("supersedes"):
         echo(f"  it replaces {', '.join(record['supersedes'])}: agents no longer get those")
