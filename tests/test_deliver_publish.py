@@ -1052,8 +1052,9 @@ def test_a_secret_split_between_title_and_text_reaches_no_agent_and_no_published
 
 
 def test_a_private_key_split_between_title_and_text_is_never_published(world: World) -> None:
-    """A key's header as the title, its body as the text: neither part alone is a key, the line
-    with its breaks is, and squeezed onto the one line publish writes it no longer reads as one."""
+    """A key's header as the title, its body as the text: the body with its END line is a key
+    shown without its BEGIN line, redacted when proposed; and were it not, the line with its
+    breaks is a key, which squeezed onto the one line publish writes would no longer read as one."""
     ctx = world.ctx
     thread = Thread(ctx, 62, "c62")
     event = thread.comment("c62", "Deploys read the key from the vault.", "2026-03-02T10:00:00.000000Z")
@@ -1066,7 +1067,8 @@ def test_a_private_key_split_between_title_and_text_is_never_published(world: Wo
     result = publish(str(world.root))
     for name in ("AGENTS.md", INDEX):
         assert b"b3BlbnNzaC1rZXkt" not in read(world, name)
-    assert learning["id"] in json.dumps(result.to_json())
+    assert "b3BlbnNzaC1rZXkt" not in learning["content"]["text"], "redacted when proposed"
+    assert "b3BlbnNzaC1rZXkt" not in json.dumps(result.to_json())
 
 
 def _conflict_in_agents_md(root: Path, operation: str) -> None:
