@@ -17,6 +17,7 @@ from gitstore.deliver import clindex, sections
 from gitstore.deliver.publish import publish, rollback
 from gitstore.errors import Refused
 from gitstore.ops import learning as ops
+from gitstore.ops.setup import init
 
 from .conftest import git
 from .delivery_world import World, shared_world  # noqa: F401 - the fixture
@@ -393,6 +394,7 @@ def test_auto_safe_learnings_reach_agents_labelled_but_never_committed_files(wor
     config = world.root / "okf" / ".memory" / "config.json"
     config.write_text(json.dumps({**json.loads(config.read_text()),
                                   "automation": {"autoSafe": True, "kinds": ["convention"]}}))
+    init(world.root)  # a person takes the edit, as trust.md says
     ctx = Context.open(world.root)  # a command reads the configuration when it opens the store
     grant_all(ctx, sources=("agent-session",))
     thread = Thread(ctx, None, "c80", kind="agent-session")  # a session this clone captured: local

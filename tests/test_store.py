@@ -16,6 +16,7 @@ import pytest
 from gitstore import IntegrityError, Refused
 from gitstore.conformance import entries_for
 from gitstore.ops import learning as ops
+from gitstore.ops.setup import init
 from gitstore.capture.sessions import import_transcript
 from gitstore.context import Context
 from gitstore.providers import Batch, Entry
@@ -188,6 +189,7 @@ def test_auto_safe_steps_on_personal_evidence_stay_local(
     ctx, _, ran = two_sides
     path = ctx.workspace.state / "config.json"
     path.write_text(json.dumps({**json.loads(path.read_text()), "automation": {"autoSafe": True}}))
+    init(ctx.workspace.root)  # a person takes the edit, as trust.md says
     ctx = Context.open(ctx.workspace.root)  # configuration is read when the store opens
     record = propose(ctx, [ref(ran)], title="Tests", text="Run make test before pushing.",
                      category="convention")
