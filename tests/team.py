@@ -56,6 +56,18 @@ def shared_remote(tmp: Path) -> Path:
     return bare
 
 
+def seeded_remote(tmp: Path) -> Path:
+    """``shared_remote`` holding one commit on main (a README), pushed from a seed repository."""
+    bare = shared_remote(tmp)
+    seed = tmp / "seed"
+    git(tmp, "init", "-q", "-b", "main", str(seed))
+    git(seed, "remote", "add", "origin", str(bare))
+    (seed / "README.md").write_text("# widgets\n")
+    commit_all(seed, "root")
+    git(seed, "push", "-q", "-u", "origin", "main")
+    return bare
+
+
 def first_clone(tmp: Path, bare: Path, name: str = "alice") -> Path:
     """The clone that starts the repository: one commit on main, pushed."""
     root = tmp / name

@@ -24,6 +24,7 @@ from gitstore.deliver.terms import query_terms, terms
 from gitstore.ops import learning as ops
 from gitstore.records.canonical import canonicalize
 
+from . import cli
 from .delivery_world import HARNESS_QUERY, PROMPT, World, learn_harness_advice, shared_world  # noqa: F401 - the fixture
 from .world import Thread, accepted, propose, ref
 
@@ -177,8 +178,7 @@ def places(shared_world: World, tmp_path_factory: pytest.TempPathFactory) -> Wor
 
 
 def _recall_ids(root: Path, query: str) -> list[str]:
-    done = subprocess.run([sys.executable, "-m", "gitstore", "recall", query, "--json"], cwd=root,
-                          capture_output=True, text=True)
+    done = cli.gitstore("recall", query, "--json", cwd=root)
     assert done.returncode == 0, done.stderr
     return [i["id"] for i in json.loads(done.stdout)["items"]]
 

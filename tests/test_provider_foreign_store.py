@@ -9,7 +9,6 @@ journal whose bytes git has as an object."""
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -24,7 +23,7 @@ from gitstore.providers import open_provider
 from . import cli
 from .conftest import git
 from .provider_records import batch, grant
-from .team import commit_all, shared_remote
+from .team import commit_all, seeded_remote
 
 
 def _clone(tmp: Path, bare: Path, name: str, provider: str) -> Path:
@@ -40,14 +39,7 @@ def _store(root: Path, provider: str):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def remote(tmp_path: Path) -> Path:
-    bare = shared_remote(tmp_path)
-    seed = tmp_path / "seed"
-    git(tmp_path, "init", "-q", "-b", "main", str(seed))
-    git(seed, "remote", "add", "origin", str(bare))
-    (seed / "README.md").write_text("# widgets\n")
-    commit_all(seed, "root")
-    git(seed, "push", "-q", "-u", "origin", "main")
-    return bare
+    return seeded_remote(tmp_path)
 
 
 def _push_forced(root: Path, *paths: str) -> None:

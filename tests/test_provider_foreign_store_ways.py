@@ -26,7 +26,7 @@ from gitstore.providers import open_provider
 from . import cli
 from .conftest import git
 from .provider_records import batch, grant
-from .team import commit_all, shared_remote
+from .team import commit_all, seeded_remote
 
 FILES = {
     "sqlite": ("store.sqlite", "store.sqlite.acks"),
@@ -52,14 +52,7 @@ def _close(store) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def remote(tmp_path: Path) -> Path:
-    bare = shared_remote(tmp_path)
-    seed = tmp_path / "seed"
-    git(tmp_path, "init", "-q", "-b", "main", str(seed))
-    git(seed, "remote", "add", "origin", str(bare))
-    (seed / "README.md").write_text("# widgets\n")
-    commit_all(seed, "root")
-    git(seed, "push", "-q", "-u", "origin", "main")
-    return bare
+    return seeded_remote(tmp_path)
 
 
 def _mallorys_store(tmp: Path, remote: Path, provider: str) -> Path:
