@@ -141,8 +141,8 @@ def remove_later_versions(ctx: Context) -> list[RedactionReport]:
     are noted (``FOLLOWED``): with no new one, no record is read."""
     marker = ctx.workspace.state / FOLLOWED
     key = _removals_key(ctx)
-    if key is not None and key == _read_marker(marker):
-        return []
+    if key is not None and key in (_key(ctx.workspace.config.writer, []), _read_marker(marker)):
+        return []  # no removal honoured here (a fresh clone's first sync reads nothing), or none new
     view = ctx.view(kinds=["event", "export"])
     found = _stray(view, ctx.workspace.config.writer)
     reports = []
@@ -170,7 +170,11 @@ def _removals_key(ctx: Context) -> str | None:
     if "attest" not in ctx.store.manifest.capabilities:
         return None
     noted = sorted(cast(AttestingProvider, ctx.store.provider).noted())
-    return "sha256:" + hashlib.sha256("\n".join([ctx.workspace.config.writer, *noted]).encode()).hexdigest()
+    return _key(ctx.workspace.config.writer, noted)
+
+
+def _key(writer: str, noted: list[str]) -> str:
+    return "sha256:" + hashlib.sha256("\n".join([writer, *noted]).encode()).hexdigest()
 
 
 def _read_marker(path: Path) -> str | None:
