@@ -21,12 +21,12 @@ import pytest
 from gitstore.config import STATE_DIR
 from gitstore.errors import Refused
 from gitstore.ops.setup import init
-from gitstore.providers import open_provider
 
 from . import cli
 from .conftest import git
 from .provider_records import batch, grant
 from .team import commit_all, seeded_remote
+from .test_provider_foreign_store import _clone, _store
 
 FILES = {
     "sqlite": ("store.sqlite", "store.sqlite.acks"),
@@ -34,16 +34,6 @@ FILES = {
 }
 FILE_GIT = ("-c", "protocol.file.allow=always")
 
-
-def _clone(tmp: Path, bare: Path, name: str, provider: str) -> Path:
-    root = tmp / name
-    git(tmp, "clone", "-q", str(bare), str(root))
-    init(root, provider)
-    return root
-
-
-def _store(root: Path, provider: str):  # type: ignore[no-untyped-def]
-    return open_provider(provider, root, root / STATE_DIR, "w-" + root.name)
 
 
 def _close(store) -> None:  # type: ignore[no-untyped-def]
