@@ -311,6 +311,9 @@ class GitProvider:
         self._notes_cache: tuple[tuple[tuple[RefInfo, pygit2.Oid], ...], dict[str, list[_Kept]]] | None = None
         self._judge: Callable[[str, bytes, str | None], bool] = lambda digest, note, append: True
         self._judged: dict[tuple[str, str | None], bool] = {}
+        # (repository, ref) -> (the history indexed, how much of it, payload digest -> the
+        # newest append removing it): the append behind each note, found once per history
+        self._removers: dict[tuple[str, str], tuple[list[tuple[Append, pygit2.Oid]], int, dict[str, str]]] = {}
         self._trust: Trust | None = None
         self._named_cache: dict[str, dict[str, list[str]]] = {}
         self._origins_cache: tuple[tuple[tuple[RefInfo, pygit2.Oid], ...], dict[str, tuple[RefInfo, Append, bool]]] | None = None
@@ -828,8 +831,8 @@ class GitProvider:
     def redaction_note(self, payload_digest: str, namespace: Namespace | None = None) -> bytes | None:
         """The honoured note that removes the payload (``namespace``: from that namespace's
         memory, see ``_governs``; None: from either, as reads on this clone take it)."""
-        with readable("redaction notes"):
-            return self._honoured(namespace).get(payload_digest)
+        with readable("redaction notes"):  # judged alone: a read asks this of every payload
+            return self._honoured(namespace, (payload_digest,)).get(payload_digest)
 
     def noted(self) -> set[str]:
         """Every payload digest that has a redaction note honoured (see ``judge_notes``)."""
@@ -916,9 +919,18 @@ class GitProvider:
         if where is None:
             return None
         info, tip = where
-        for header, oid in reversed(self._history(info, tip)):
-            if digest in header.removes:
-                return str(oid)
+        history = self._history(info, tip)
+        key = (info.repo.path, info.name)
+        known = self._removers.get(key)
+        if known is None or known[0] is not history:  # a history walked again: indexed again
+            known = self._removers[key] = (history, 0, {})
+        _, indexed, removers = known
+        for header, oid in history[indexed:]:  # the newest append naming a payload wins
+            removers.update(dict.fromkeys(header.removes, str(oid)))
+        self._removers[key] = (history, len(history), removers)
+        append = removers.get(digest)
+        if append is not None:
+            return append
         raise IntegrityError(f"{info.name}: a note for {digest} is in its tree, and no append removed it; "
                              "run `gitstore verify`")
 
