@@ -532,10 +532,11 @@ class ProviderConformance:
             pytest.skip("provider keeps no state across processes")
         self.make(location)
         redacts = "redact-payload" in self.make(location).manifest().capabilities
-        started, stop, pid = _background_writer(self, location, redacts)
+        started, stop, passes, pid = _background_writer(self, location, redacts)
         damage: list[str] = []
         try:
             for round_ in range(READS_WHILE_WRITING):
+                os.write(passes, b".")  # the writer may go APPENDS_PER_PASS further
                 reader = self.make(location, writer="w2")
                 try:
                     for item in Store(reader, R.SCOPE).items(payloads=True):
@@ -546,6 +547,7 @@ class ProviderConformance:
                     damage.append(str(exc))
         finally:
             os.close(stop)
+            os.close(passes)
             _, status = os.waitpid(pid, 0)
         assert started, "the writer never appended"
         assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, "the writer process failed"
@@ -680,26 +682,40 @@ def _run_children(suite: ProviderConformance, location: Path, processes: int, co
 
 
 READS_WHILE_WRITING = 24
+APPENDS_PER_PASS = 12
+"""How far the background writer may get ahead of the reader's passes: unpaced, a writer
+on a fast disk grows the store faster than passes over all of it end, and the test's cost
+with it (each pass reads everything, so it grew with the square of the disk's speed)."""
 
 
-def _background_writer(suite: ProviderConformance, location: Path, redacts: bool) -> tuple[bool, int, int]:
+def _background_writer(suite: ProviderConformance, location: Path, redacts: bool) -> tuple[bool, int, int, int]:
     """Start a process that appends until ``stop`` (the returned descriptor) is closed: an
-    event with its payload each time and, with ``redacts``, the removal of the one before.
-    Returns once its first append is acknowledged: (whether it was, stop, the process id)."""
+    event with its payload each time and, with ``redacts``, the removal of the one before; a
+    byte written to ``passes`` lets it append ``APPENDS_PER_PASS`` more. Returns once its
+    first append is acknowledged: (whether it was, stop, passes, the process id)."""
     ready_read, ready_write = os.pipe()
     stop_read, stop_write = os.pipe()
-    pid = _forked("background writer", [ready_read, stop_write],
-                  lambda: _append_until_stopped(suite, location, redacts, ready_write, stop_read))
+    passes_read, passes_write = os.pipe()
+    pid = _forked("background writer", [ready_read, stop_write, passes_write],
+                  lambda: _append_until_stopped(suite, location, redacts, ready_write, stop_read, passes_read))
     os.close(ready_write)
     os.close(stop_read)
+    os.close(passes_read)
     started = os.read(ready_read, 1) == b"+"
     os.close(ready_read)
-    return started, stop_write, pid
+    return started, stop_write, passes_write, pid
 
 
-def _append_until_stopped(suite: ProviderConformance, location: Path, redacts: bool, ready: int, stop: int) -> None:
+def _append_until_stopped(suite: ProviderConformance, location: Path, redacts: bool, ready: int, stop: int,
+                          passes: int) -> None:
     provider = suite.make(location, writer="w1")
+    allowed = 1
     for i in itertools.count():
+        while i >= allowed:  # as far ahead of the reader as it may go: wait for its next pass
+            waiting = select.select([stop, passes], [], [])[0]
+            if stop in waiting:
+                return
+            allowed += APPENDS_PER_PASS * len(os.read(passes, 64))
         record = R.event(f"bg{i}", episode="background", seq=i, text=f"background comment {i}")
         provider.append(batch(*([R.episode("background")] if i == 0 else []), record))
         if redacts and i:
