@@ -12,8 +12,13 @@ for it, and opens no store holding appends it did not write.
 from __future__ import annotations
 
 import gc
+import json
+import os
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +26,7 @@ import pytest
 from gitstore.config import STATE_DIR
 from gitstore.errors import Refused
 from gitstore.ops.setup import init
+from gitstore.providers import _acks, open_provider
 
 from . import cli
 from .conftest import git
@@ -33,6 +39,8 @@ FILES = {
     "jsonl": ("jsonl/records.jsonl", "jsonl/payloads.jsonl", "jsonl/records.jsonl.acks"),
 }
 FILE_GIT = ("-c", "protocol.file.allow=always")
+KILL_AT = Path(__file__).with_name("kill_at.py")
+ROOT = Path(__file__).resolve().parent.parent
 
 
 
@@ -285,3 +293,71 @@ def test_a_patch_that_swaps_a_set_up_clone_to_its_store_is_refused(tmp_path: Pat
     done = cli.gitstore("grants", cwd=alice)
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done
     assert "did not write for this clone" in done.stderr and "mv " in done.stderr, done
+
+
+def _jsonl_clone_with_writer(tmp: Path, remote: Path, name: str, *writer: str) -> Path:
+    root = tmp / name
+    git(tmp, "clone", "-q", str(remote), str(root))
+    cli.ok("init", "--provider", "jsonl", *writer, cwd=root)
+    return root
+
+
+def test_a_patch_of_appends_claiming_the_clone_s_own_writer_is_refused(tmp_path: Path, remote: Path) -> None:
+    """The writer id is public (it names the clone's memory refs): Mallory makes a store under
+    Alice's writer id and sends a patch turning the empty files of Alice's fresh store into it.
+    The log acknowledges none of its appends and none was named in flight here, so none is
+    Alice's, whatever writer it claims."""
+    alice = _jsonl_clone_with_writer(tmp_path, remote, "alice")
+    writer = json.loads((alice / STATE_DIR / "config.json").read_text())["writer"]
+    mallory = _jsonl_clone_with_writer(tmp_path, remote, "mallory", "--writer", writer)
+    cli.ok("grant", "--purpose", "review", "--purpose", "instruction", "--note", "mallory planted", cwd=mallory)
+    git(alice, "apply", str(_patch_from_empty_files(tmp_path, mallory / STATE_DIR, FILES["jsonl"][:2])))
+    assert b"mallory planted" in (alice / STATE_DIR / "jsonl" / "records.jsonl").read_bytes()
+    for command in ("grants", "verify"):
+        done = cli.gitstore(command, cwd=alice)
+        assert done.returncode == 1 and done.stderr.count("\n") == 1, done
+        assert "did not write for this clone" in done.stderr and "mv " in done.stderr, done
+        assert "mallory planted" not in done.stdout, done
+
+
+def test_lines_a_patch_adds_under_an_open_handle_get_no_append_after_them(tmp_path: Path, remote: Path) -> None:
+    """A handle opened on the clone's own store before the patch came appends nothing after
+    lines it did not write: its append would vouch for them."""
+    alice = _clone(tmp_path, remote, "alice", "jsonl")
+    store = _store(alice, "jsonl")
+    assert list(store.read()) == []
+    mallory = _clone(tmp_path, remote, "mallory", "jsonl")
+    open_provider("jsonl", mallory, mallory / STATE_DIR, "w-alice").append(batch(grant("mallory's")))
+    git(alice, "apply", str(_patch_from_empty_files(tmp_path, mallory / STATE_DIR, FILES["jsonl"][:2])))
+    before = (alice / STATE_DIR / "jsonl" / "records.jsonl").read_bytes()
+    with pytest.raises(Refused, match="gitstore did not write for this clone"):
+        store.append(batch(grant("alice's")))
+    assert (alice / STATE_DIR / "jsonl" / "records.jsonl").read_bytes() == before
+    with pytest.raises(Refused, match="gitstore did not write for this clone"):
+        _store(alice, "jsonl")
+
+
+def _killed(root: Path, at: str, *args: str) -> None:
+    """``gitstore ARGS`` in a process of its own, killed with SIGKILL at ``at`` (see ``kill_at``)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, str(KILL_AT), at, *args], cwd=root, capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert done.returncode == -signal.SIGKILL, (at, args, done.returncode, done.stdout, done.stderr)
+
+
+def test_appends_killed_before_their_log_line_leave_the_clone_s_store_open(tmp_path: Path, remote: Path) -> None:
+    """The records line is written and the log line is not: the line this clone named in
+    flight before writing it is vouched for, twice in a row too (the second append checked the
+    first's line before writing its own), and a later append acknowledges them all."""
+    alice = _jsonl_clone_with_writer(tmp_path, remote, "alice")
+    cli.ok("grant", "--purpose", "review", "--note", "one", cwd=alice)
+    records = alice / STATE_DIR / "jsonl" / "records.jsonl"
+    for number, note in enumerate(("two", "three"), start=2):
+        _killed(alice, "before:gitstore.providers._acks:note", "grant", "--purpose", "review", "--note", note)
+        assert records.read_bytes().count(b"\n") == number and _acks.acked(records).appends == 1, number
+        shown = cli.ok("grants", cwd=alice)
+        assert note in shown and "one" in shown, shown
+    assert "ok" in cli.ok("verify", cwd=alice)
+    cli.ok("grant", "--purpose", "review", "--note", "four", cwd=alice)
+    shown = cli.ok("grants", cwd=alice)
+    assert all(note in shown for note in ("one", "two", "three", "four")), shown

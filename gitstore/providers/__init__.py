@@ -92,7 +92,8 @@ def _work_tree_store(name: str, factory: Callable[..., Provider], root: Path, st
     if name == "sqlite":
         provider = factory(state / "store.sqlite", writer)
     else:
-        provider = factory(state / "jsonl", writer, identity=held or _anchor.new_store_id())
+        provider = factory(state / "jsonl", writer, identity=held or _anchor.new_store_id(),
+                           inflight=None if anchor is None else _anchor.inflight_path(anchor))
     if anchor is None:
         return provider
     try:

@@ -6,7 +6,11 @@ a fresh clone starts with, or a copy. Its bytes alone cannot say whose they are.
 tree's git folder keeps the store's random id (``gitstore/<provider>.store``), written when
 gitstore makes the store or first takes it as this clone's; the store names the same id (sqlite
 in its ``meta`` table, jsonl in the lines of its log). A store holding appends under another id,
-or under none, is not opened.
+or under none, is not opened. Nor is a jsonl store holding lines past those its log
+acknowledged, save the one append this clone's writer named beside the anchor
+(``gitstore/jsonl.inflight``: the line's index and digest) before writing it, which a kill
+before its log line leaves: the writer id a line names vouches for nothing, since it is public
+(it names the clone's memory refs) and a patch onto the empty files of a fresh store can claim it.
 
 A store made before the anchor existed has none: it is taken as this clone's once, when every
 append it holds was written by this clone's writer id, and that id is the one of the config.json
@@ -38,12 +42,21 @@ class OwnedStore(Protocol):
         """The writer ids of the appends it holds."""
 
     def unvouched_writers(self) -> frozenset[str]:
-        """The writer ids of the appends it holds that its id does not vouch for."""
+        """The writer ids of the appends it holds that neither its id nor this clone's git
+        folder vouches for (jsonl: past the lines its log acknowledged, save the one append
+        named in flight)."""
 
 
 def anchor_path(git_dir: str | Path, provider: str) -> Path:
     """The anchor of ``provider``'s store, in the work tree's own git folder."""
     return Path(git_dir) / "gitstore" / f"{provider}.store"
+
+
+def inflight_path(anchor: Path) -> Path:
+    """Beside the anchor: the append a jsonl store's writer is about to write (its line's
+    index and digest), named before the line is, so the one append a kill can leave past the
+    log's count is vouched for, and nothing else."""
+    return anchor.with_name(anchor.name.removesuffix(".store") + ".inflight")
 
 
 def anchored(path: Path) -> str | None:
@@ -90,15 +103,17 @@ def reanchor(path: Path, identity: str) -> None:
 
 def is_own(store: OwnedStore, anchor: str | None, writer: str, adopts: bool = True) -> bool:
     """Whether the store's appends are this clone's: none at all; or the store names the
-    anchored id, and every append it does not vouch for (jsonl: past the lines its log
-    acknowledged, as an append killed before its log line leaves) is by ``writer``; or, with no
-    anchor yet (a store made before anchors), every append is by ``writer`` and ``adopts``
-    (``writer`` is the one of the configuration init accepted for this work tree)."""
+    anchored id and holds no append nothing vouches for (jsonl: past the lines its log
+    acknowledged, only the one append this clone named in flight beside the anchor before
+    writing it, as an append killed before its log line leaves; the writer id an append names
+    vouches for nothing, it is public); or, with no anchor yet (a store made before anchors),
+    every append is by ``writer`` and ``adopts`` (``writer`` is the one of the configuration
+    init accepted for this work tree)."""
     writers = store.writers()
     if not writers:
         return True
     if anchor is not None:
-        return store.store_id() == anchor and store.unvouched_writers() <= {writer}
+        return store.store_id() == anchor and not store.unvouched_writers()
     return adopts and writers <= {writer}
 
 
@@ -117,4 +132,5 @@ def refuse_unowned(store: OwnedStore, anchor: str | None, writer: str, shown: st
                   f"keep it (`{moving}`), then run the command again")
 
 
-__all__ = ["OwnedStore", "anchor_path", "anchored", "claim", "is_own", "new_store_id", "reanchor", "refuse_unowned"]
+__all__ = ["OwnedStore", "anchor_path", "anchored", "claim", "inflight_path", "is_own", "new_store_id", "reanchor",
+           "refuse_unowned"]

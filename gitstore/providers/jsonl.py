@@ -292,6 +292,7 @@ class _Records(_View):
     in_order: bool = True
     misfiled: str | None = None  # the first record filed apart from its bytes, where
     last_line: dict[str, int] = field(default_factory=dict)  # writer -> index of its last line read
+    last_start: int = 0  # where the last line read starts
 
     def add(self, append: Append) -> None:
         """Take in one parsed line; a digest seen before keeps its first place."""
@@ -332,10 +333,13 @@ class _Payloads(_View):
 class JsonlProvider:
     """Stores records as JSON Lines in a folder; safe for many threads and many processes."""
 
-    def __init__(self, folder: str | Path, writer: str, identity: str = "") -> None:
+    def __init__(self, folder: str | Path, writer: str, identity: str = "", inflight: Path | None = None) -> None:
         self.writer = check_writer(writer)
         self.folder = Path(folder)
         self.identity = identity  # the store's random id its log lines name ("": none, as in a bare folder)
+        # where the append under way is named before its records line is written: beside the
+        # anchor, in the work tree's git folder (None: the store is no clone's, nothing vouches)
+        self.inflight = inflight
         self._records_path = self.folder / RECORDS
         self._payloads_path = self.folder / PAYLOADS
         self._lock = threading.RLock()
@@ -429,6 +433,7 @@ class JsonlProvider:
                     view.misfiled = f"{self._records_path} line {view.line + 1}: record {item.digest} {item.misfiled}"
             view.add(append)
             view.last_line[append.writer] = view.line
+            view.last_start = view.offset
             view.offset += len(line) + 1
             view.line += 1
         if acked is not None:
@@ -496,6 +501,7 @@ class JsonlProvider:
             assert fd is not None
             view = self._scan_records(fd)
             _drop_torn_tail(fd, view.offset)
+            self._refuse_unvouched(fd, view)
             if guard is not None:
                 head = view.heads.get(guard[0])
                 current = head.digest if head is not None else None
@@ -514,6 +520,7 @@ class JsonlProvider:
             removed = {r.payload_digest for r in batch.removals}
             self._store_payloads([e for e in new if e.payload_digest not in removed], view)
             line = format_append(view.clock + 1, self.writer, batch.namespace, new, batch.removals)
+            self._name_inflight(view.line, line)
             _write_at(fd, view.offset, line)
             appends = self._scan_records(fd).line
             if removed:
@@ -613,11 +620,55 @@ class JsonlProvider:
             return frozenset(self._scan_records(fd).last_line)
 
     def unvouched_writers(self) -> frozenset[str]:
-        """The writer ids of the appends past those the log acknowledged (lines the log does
-        not vouch for: an append killed before its log line, or lines put there by hand)."""
+        """The writer ids of the appends past those the log acknowledged that nothing vouches
+        for (``_unvouched``): lines put there by hand, a patch or a copy."""
         acked = _acks.acked(self._records_path).appends  # the log before the file
         with self._lock, self._open(self._records_path) as fd:
-            return frozenset(w for w, last in self._scan_records(fd).last_line.items() if last >= acked)
+            return frozenset() if fd is None else self._unvouched(fd, self._scan_records(fd), acked)
+
+    def _unvouched(self, fd: int, view: _Records, acked: int) -> frozenset[str]:
+        """The writers of the lines past the ``acked`` ones the log acknowledged, unless the
+        last of them is the line the in-flight file names (its index and the digest of its
+        bytes): an append killed after its records line and before its log line. The lines
+        before it were vouched for when that append checked the store before writing it, so
+        only the last line counts. Nothing else vouches: the writer id a line names is public
+        (it names the clone's memory refs), so a patch can put lines claiming it."""
+        past = frozenset(w for w, last in view.last_line.items() if last >= acked)
+        if not past:
+            return past
+        named = _inflight(self.inflight)
+        if named is not None and named[0] == view.line - 1:
+            line = os.pread(fd, view.offset - view.last_start, view.last_start)
+            if sha256_digest(line) == named[1]:
+                return frozenset()
+        return past
+
+    def _refuse_unvouched(self, fd: int, view: _Records) -> None:
+        """Refuse to append after lines this clone did not write (put there after the store
+        was opened): the append would vouch for them. The lock is held."""
+        if self.inflight is None:
+            return
+        unvouched = self._unvouched(fd, view, _acks.acked(self._records_path).appends)
+        if unvouched:
+            raise Refused(f"{self._records_path} holds appends gitstore did not write for this clone (writer "
+                          f"{', '.join(sorted(unvouched))}; a patch or a copy brought them since the store was "
+                          f"opened), so nothing is appended: move the folder aside to keep it "
+                          f"(`mv {self.folder} {self.folder}.foreign`), then run the command again")
+
+    def _name_inflight(self, index: int, line: bytes) -> None:
+        """Name, durably and before it is written, the records line an append is about to
+        write as line ``index``, so a kill before its log line leaves a line this clone can
+        vouch for. Quietly left when the git folder cannot be written: such a kill then
+        leaves the store refused, whole, until it is moved aside."""
+        if self.inflight is None:
+            return
+        with suppress(OSError):
+            fd = os.open(self.inflight, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+                         | _NOFOLLOW, 0o644)
+            try:
+                _write_at(fd, 0, f"{index} {sha256_digest(line)}\n".encode("ascii"))
+            finally:
+                os.close(fd)
 
     def name_store(self) -> None:
         """Log, with the counts as they stand, that the files are the store ``identity`` names,
@@ -904,6 +955,25 @@ def _note_of(line: bytes) -> bytes | None:
     except IntegrityError:
         return None
     return data if what == "note" else None
+
+
+def _inflight(path: Path | None) -> tuple[int, str] | None:
+    """The line index and digest the in-flight file names, or None (none, unreadable, torn)."""
+    if path is None:
+        return None
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError:
+        return None
+    try:
+        parts = os.read(fd, 256).split()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(parts) != 2 or not parts[0].isdigit() or not DIGEST_PATTERN.match(parts[1].decode("ascii", "replace")):
+        return None
+    return int(parts[0]), parts[1].decode("ascii")
 
 
 def _try_flock(fd: int) -> bool | None:
