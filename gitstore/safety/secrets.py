@@ -1173,7 +1173,9 @@ class _Decoded(dict[str, str]):
 
 
 def _character(escape: str) -> str:
-    """The one character ESCAPE (one :data:`_ESCAPE` matched) stands for."""
+    """The one character ESCAPE (one :data:`_ESCAPE` matched) stands for; never an error."""
+    if escape.startswith("%"):  # percent-encoded: two hexadecimal digits, whatever they are
+        return chr(int(escape[1:], 16))
     if escape.endswith('"'):  # a quote escaped once or more: JSON inside a JSON string
         return '"'
     if escape.startswith("&"):
