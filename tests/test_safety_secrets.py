@@ -3,6 +3,10 @@ sentence runs; words, names, ids, hashes and examples next to the same words are
 
 from __future__ import annotations
 
+import json
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from gitstore.safety.scanner import default_scanner
@@ -701,6 +705,8 @@ DECORATED_KEYS = {
     "one-line": " ".join(_KEY_LINES),
     "html-breaks": "<br>".join(_KEY_LINES),
     "lowercase": "\n".join(line.lower() if line.startswith("-") else line for line in _KEY_LINES),
+    "diff-added": "@@ -0,0 +1,5 @@\n" + "\n".join("+" + line for line in _KEY_LINES),
+    "diff-removed": "@@ -1,5 +0,0 @@\n" + "\n".join("-" + line for line in _KEY_LINES),
 }
 
 
@@ -993,6 +999,20 @@ HEADLESS_KEYS = {
     "json-string": '  "private_key": "' + "\\n".join(_KEY_LINES[1:]) + '\\n",',
     "short-last-line": "\n".join([*_OPENSSH_BODY, "QIDAQAB", _KEY_LINES[-1]]),
     "short-last-escaped": '"' + "\\n".join([*_OPENSSH_BODY, "QIDAQAB", _KEY_LINES[-1]]) + '"',
+    "diff-added": "@@ -0,0 +1,4 @@\n" + "\n".join("+" + line for line in _KEY_LINES[1:]),
+    "diff-removed": "@@ -2,4 +1,0 @@\n" + "\n".join("-" + line for line in _KEY_LINES[1:]),
+    "diff-context": "@@ -2,4 +2,4 @@\n" + "\n".join(" " + line for line in _KEY_LINES[1:]),
+    "json-array": json.dumps(_KEY_LINES[1:], indent=2),
+    "json-array-compact": json.dumps(_KEY_LINES[1:]),
+    "json-crlf-string": json.dumps({"key": "\r\n".join(_KEY_LINES[1:])}),
+    "python-list": repr(_KEY_LINES[1:]),
+    "markdown-list": "\n".join("- " + line for line in _KEY_LINES[1:]),
+    "pipe-table": "\n".join(f"| {line} |" for line in _KEY_LINES[1:]),
+    "html-breaks": "<br>".join(_KEY_LINES[1:]),
+    "space-joined": " ".join(_KEY_LINES[1:]),
+    "double-spaced": "\n\n".join(_KEY_LINES[1:]),
+    "blank-before-end": "\n".join(_KEY_LINES[1:-1]) + "\n\n" + _KEY_LINES[-1],
+    "string-concatenation": "\n".join(f'"{line}\\n" +' for line in _KEY_LINES[1:]),
 }
 
 
@@ -1009,6 +1029,45 @@ def test_a_private_key_shown_without_its_begin_line_is_redacted(text: str) -> No
     "the file ends with\n-----END RSA PRIVATE KEY-----\nand nothing before it",
     "...\n-----END OPENSSH PRIVATE KEY-----",
     "deadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeef\n-----END PRIVATE KEY-----",
+    "- paste the key here\n- then the line\n- -----END PRIVATE KEY-----",
+    "['first', 'second', '-----END PRIVATE KEY-----']",
+    "+ if line == '-----END PRIVATE KEY-----':\n+     break",
+    "@@ -10,3 +10,4 @@ def read_key(path):\n     lines = []\n+    end = '-----END PRIVATE KEY-----'",
+    "the last line\n\n\n\n-----END PRIVATE KEY-----",
 ])
 def test_an_end_line_without_key_material_before_it_is_kept(text: str) -> None:
     assert SCANNER.scan(text).findings == (), text
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo,
+                          check=True, capture_output=True, text=True).stdout
+
+
+_RSA_BODY = [  # a 2048-bit key's first lines and, after them, other lines of its length
+    "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQCpotkxVhq6pY2g",
+    *[(_OPENSSH_BODY[n % 3][n:] + _OPENSSH_BODY[(n + 1) % 3][:n]) for n in range(1, 25)],
+    "EvfVLWXrmoaPQeHEmi1AAuM=",
+]
+
+
+def test_a_private_key_in_real_git_diffs_is_redacted(tmp_path: Path) -> None:
+    """A key file removed (``git rm key; git diff --cached``) or rotated in place (``git diff``,
+    its BEGIN line outside the hunk): no line of the key stays in clear."""
+    _git(tmp_path, "init", "-q")
+    key = ["-----BEGIN PRIVATE KEY-----", *_RSA_BODY, "-----END PRIVATE KEY-----"]
+    (tmp_path / "deploy.pem").write_text("\n".join(key) + "\n")
+    _git(tmp_path, "add", "deploy.pem")
+    _git(tmp_path, "commit", "-qm", "key")
+    rotated = key[:10] + [line[::-1] for line in _RSA_BODY[9:-1]] + key[-2:]
+    (tmp_path / "deploy.pem").write_text("\n".join(rotated) + "\n")
+    shown = {"rotated": _git(tmp_path, "diff")}
+    _git(tmp_path, "checkout", "-q", "deploy.pem")
+    _git(tmp_path, "rm", "-q", "deploy.pem")
+    shown["removed"] = _git(tmp_path, "diff", "--cached")
+    for name, diff in shown.items():
+        assert sum(line[:20] in diff for line in _RSA_BODY[:-1]) >= 15, (name, diff)
+        result = SCANNER.scan(diff)
+        kept = [line for line in _RSA_BODY[:-1] + rotated[10:-2] if line[:20] in result.text]
+        assert kept == [], (name, result.text)
+        assert "diff --git a/deploy.pem b/deploy.pem" in result.text

@@ -83,12 +83,14 @@ _PEM_GUTTER = r"(?:[ \t]*\d{1,9}[ \t]*[\u2192\u2502:]|[^\s:]{1,200}:\d{1,9}[:-]|
 _PEM_TAIL = lazy.Pattern(
     rf"(?:(?:(?<=\n)|(?<=\\n)){_PEM_GUTTER}|[A-Za-z0-9+/=\s|]|\\[nr]|<br[ \t]*/?>){{0,20000}}"
 )
-# what decorates a body's line as a comment, a string or a table's row: before it, and after it
-_PEM_OPENING = "*#;\"'`+,|"
+# what decorates a body's line as a comment, a string, a list's item or a table's row, or marks it
+# in a diff (``+``, ``-``): before it, and after it
+_PEM_OPENING = "*#;\"'`+,|-"
 _PEM_CLOSING = "\"'`+,;|\\"
 _BASE64_BODY = lazy.Pattern(r"[A-Za-z0-9+/]+={0,2}")
-# a run of base64 standing as a word of its own (one holding ``_`` or ``-`` is no base64)
-_BASE64_RUN = lazy.Pattern(r"(?<![\w+/-])[A-Za-z0-9+/]{40,}+={0,2}(?![\w+/=-])")
+# a run of base64 standing as a word of its own (one holding ``_`` or ``-`` is no base64), or
+# after the ``-`` a diff marks a removed line with
+_BASE64_RUN = lazy.Pattern(r"(?:(?<![\w+/-])|(?<=^-))[A-Za-z0-9+/]{40,}+={0,2}(?![\w+/=-])", re.MULTILINE)
 _HEX = lazy.Pattern(r"[0-9A-Fa-f]+")
 _PEM_MAX = 20000
 
@@ -164,13 +166,16 @@ def pem_hits(text: Text) -> Iterator[Hit]:
 
 
 _PEM_END = lazy.Pattern(r"-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----", re.IGNORECASE)
-# a line's gutter as any tool prints it: those above, or ``cat -n``'s and ``nl``'s number and tab
-_PEM_LINE_GUTTER = rf"(?:{_PEM_GUTTER}|[ \t]*\d{{1,9}}\t)"
+# a line's gutter as any tool prints it: those above, ``cat -n``'s and ``nl``'s number and tab, or
+# the header of a diff's hunk, which git ends with a line of the file before the hunk
+_PEM_LINE_GUTTER = (
+    rf"(?:{_PEM_GUTTER}|[ \t]*\d{{1,9}}\t|@@ -\d{{1,9}}(?:,\d{{1,9}})? \+\d{{1,9}}(?:,\d{{1,9}})? @@)")
 # one line of a key's body, as tools print it: a gutter perhaps, decoration, a run of base64 (a
-# full line's, but for the last line of a body, which may be as short as a few characters)
+# full line's, but for the last line of a body, which may be as short as a few characters), and
+# the escapes that end it in a string (``"...\\n" +``)
 _PEM_BODY_LINES = tuple(lazy.Pattern(
     rf"{_PEM_LINE_GUTTER}?[ \t{re.escape(_PEM_OPENING)}]*[A-Za-z0-9+/]{{{least},}}={{0,2}}"
-    rf"[ \t{re.escape(_PEM_CLOSING)}]*") for least in (1, 16))
+    rf"(?:\\r)?(?:\\n)?[ \t{re.escape(_PEM_CLOSING)}]*") for least in (1, 16))
 _FULL_LINE = 16
 _BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
 
@@ -192,37 +197,68 @@ def _headless_key_hits(text: Text, begins: list[int]) -> Iterator[Hit]:
         floor = end.end()
 
 
-_PEM_GUTTER_ONLY = lazy.Pattern(rf"{_PEM_LINE_GUTTER}?[ \t]*")
+# what may stand before an END on its line: a gutter, blanks, and a body line's decoration (a diff's
+# ``+`` or ``-``, a list's ``- ``, a quote opening a string, a table's ``|``)
+_PEM_GUTTER_ONLY = lazy.Pattern(rf"{_PEM_LINE_GUTTER}?[ \t{re.escape(_PEM_OPENING)}]*")
+_BLANK_LINE = lazy.Pattern(r"[ \t\r]*")
 
 
 def _body_start(raw: str, floor: int, at: int) -> int:
     """Where the run of key body lines right before AT (an END line's start, perhaps after a
-    gutter on its line) begins, no earlier than FLOOR; AT when no such line is there. Lines
-    written in a string, joined by ``\\n`` escapes (a service account's JSON), are read too."""
+    gutter or a diff's marker on its line) begins, no earlier than FLOOR; AT when no such line is
+    there. A blank line may stand between two body lines, or before the END. Lines joined on one
+    line (by ``\\n`` escapes in a string, ``<br>``, blanks, a list's quotes and commas) are read too."""
     line = _line_start(raw, floor, at)
     if _PEM_GUTTER_ONLY.fullmatch(raw, line, at) is None:
-        return _escaped_body_start(raw, line, at)  # other text stands before the END on its line
+        return _joined_body_start(raw, line, at)  # other text stands before the END on its line
     start = line
     while start > floor:
-        previous, stop = _line_start(raw, floor, start - 1), start - 1
-        if stop > previous and raw[stop - 1] == "\r":
-            stop -= 1
+        previous, stop = _line_start(raw, floor, start - 1), _line_end(raw, start - 1)
+        if _BLANK_LINE.fullmatch(raw, previous, stop) is not None and previous > floor:
+            before = _line_start(raw, floor, previous - 1)  # the line before the blank one decides
+            if _PEM_BODY_LINES[start < line].fullmatch(raw, before, _line_end(raw, previous - 1)) is None:
+                break
+            start = before
+            continue
         if _PEM_BODY_LINES[start < line].fullmatch(raw, previous, stop) is None:
             break
         start = previous
     return start if start < line else at
 
 
-def _escaped_body_start(raw: str, floor: int, at: int) -> int:
-    """Where the base64 lines right before AT, each ended by a ``\\n`` escape in a string,
-    begin, no earlier than FLOOR; AT when none is there. Each character is read once."""
+def _line_end(raw: str, newline: int) -> int:
+    """Where the line ended by the line break at NEWLINE ends, its carriage return left out."""
+    return newline - 1 if newline > 0 and raw[newline - 1] == "\r" else newline
+
+
+# what joins a body's lines on one line: escapes in a string, HTML's line breaks, and (one
+# character each) blanks, a list's quotes and commas, a table's bars
+_JOINS = ("\\r\\n", "\\n", "\\r", "<br>", "<br/>", "<br />")
+_JOINING = frozenset(" \t\"'`,;|")
+
+
+def _joined_body_start(raw: str, floor: int, at: int) -> int:
+    """Where the base64 lines right before AT, joined on one line (``"...\\n..."``, ``<br>``,
+    ``['...', '...']``, blanks), begin, no earlier than FLOOR; AT when none is there. Each
+    character is read once."""
     start = at
-    while start - 2 >= floor and raw.startswith("\\n", start - 2):
-        segment = start - 2
+    while True:
+        join = start
+        while join > floor:
+            if raw[join - 1] in _JOINING:
+                join -= 1
+                continue
+            joined = next((j for j in _JOINS if raw.endswith(j, floor, join)), None)
+            if joined is None:
+                break
+            join -= len(joined)
+        if join == start:
+            break
+        segment = join
         while segment > floor and raw[segment - 1] in _BASE64_CHARS and not (
-                segment - 2 >= floor and raw.startswith("\\n", segment - 2)):
+                raw.endswith("\\n", floor, segment) or raw.endswith("\\r", floor, segment)):
             segment -= 1  # back to the escape that ends the line before (its n is no base64)
-        if start - 2 - segment < (_FULL_LINE if start < at else 1):
+        if join - segment < (_FULL_LINE if start < at else 1):
             break
         start = segment
     return start
