@@ -1053,7 +1053,8 @@ _RSA_BODY = [  # a 2048-bit key's first lines and, after them, other lines of it
 
 def test_a_private_key_in_real_git_diffs_is_redacted(tmp_path: Path) -> None:
     """A key file removed (``git rm key; git diff --cached``) or rotated in place (``git diff``,
-    its BEGIN line outside the hunk): no line of the key stays in clear."""
+    its BEGIN line outside the hunk; ``git diff -U0``, its END line too): no line of the key
+    stays in clear."""
     _git(tmp_path, "init", "-q")
     key = ["-----BEGIN PRIVATE KEY-----", *_RSA_BODY, "-----END PRIVATE KEY-----"]
     (tmp_path / "deploy.pem").write_text("\n".join(key) + "\n")
@@ -1061,13 +1062,31 @@ def test_a_private_key_in_real_git_diffs_is_redacted(tmp_path: Path) -> None:
     _git(tmp_path, "commit", "-qm", "key")
     rotated = key[:10] + [line[::-1] for line in _RSA_BODY[9:-1]] + key[-2:]
     (tmp_path / "deploy.pem").write_text("\n".join(rotated) + "\n")
-    shown = {"rotated": _git(tmp_path, "diff")}
+    shown = {"rotated": _git(tmp_path, "diff"), "rotated-U0": _git(tmp_path, "diff", "-U0")}
     _git(tmp_path, "checkout", "-q", "deploy.pem")
     _git(tmp_path, "rm", "-q", "deploy.pem")
     shown["removed"] = _git(tmp_path, "diff", "--cached")
     for name, diff in shown.items():
-        assert sum(line[:20] in diff for line in _RSA_BODY[:-1]) >= 15, (name, diff)
+        assert sum(line[:20] in diff for line in _RSA_BODY[:-1] + rotated[10:-2]) >= 15, (name, diff)
         result = SCANNER.scan(diff)
         kept = [line for line in _RSA_BODY[:-1] + rotated[10:-2] if line[:20] in result.text]
         assert kept == [], (name, result.text)
         assert "diff --git a/deploy.pem b/deploy.pem" in result.text
+
+
+def test_base64_lines_in_a_diff_of_other_files_are_kept(tmp_path: Path) -> None:
+    """Base64 lines in the hunks of a file that holds no private key (a fixture, a certificate
+    whose diff names it) are left as they are."""
+    _git(tmp_path, "init", "-q")
+    cert = ["-----BEGIN CERTIFICATE-----", *_RSA_BODY, "-----END CERTIFICATE-----"]
+    (tmp_path / "fixture.txt").write_text("\n".join(_RSA_BODY) + "\n")
+    (tmp_path / "ca.pem").write_text("\n".join(cert) + "\n")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-qm", "files")
+    (tmp_path / "fixture.txt").write_text("\n".join(line[::-1] for line in _RSA_BODY) + "\n")
+    (tmp_path / "ca.pem").write_text("\n".join([cert[0], *(line[::-1] for line in _RSA_BODY), cert[-1]]) + "\n")
+    for options in ([], ["-U0"]):
+        diff = _git(tmp_path, "diff", *options, "--", "fixture.txt")
+        assert SCANNER.scan(diff).findings == (), diff
+    diff = _git(tmp_path, "diff", "--", "ca.pem")
+    assert SCANNER.scan(diff).findings == (), diff

@@ -163,6 +163,7 @@ def pem_hits(text: Text) -> Iterator[Hit]:
             yield Hit(begin.start(), stop, "pem-private-key", 0)
     yield from _encrypted_key_hits(raw)
     yield from _headless_key_hits(text, [begin.start() for begin in begins])
+    yield from _key_file_diff_hits(text)
 
 
 _PEM_END = lazy.Pattern(r"-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----", re.IGNORECASE)
@@ -262,6 +263,46 @@ def _joined_body_start(raw: str, floor: int, at: int) -> int:
             break
         start = segment
     return start
+
+
+# A diff's file headers (``--- a/path``, ``+++ b/path``, a date after a tab as ``diff -u`` writes
+# it), the lines of its hunks (up to the next file's headers), and a run of those holding base64
+# alone: a line marked ``+``, ``-`` or `` ``, or a hunk's header, which git ends with the line of
+# the file before the hunk.
+_DIFF_FILES = lazy.Pattern(r"^--- ([^\n]{1,4096})\n\+\+\+ ([^\n]{1,4096})(?:\n|\Z)", re.MULTILINE)
+_HUNK_LINES = lazy.Pattern(r"(?:(?!--- |\+\+\+ |diff )[-+ @\\][^\n]*+(?:\n|\Z))*+")
+_DIFFED_BODY = lazy.Pattern(
+    r"(?:^(?:[-+ ]|@@ -\d{1,9}(?:,\d{1,9})? \+\d{1,9}(?:,\d{1,9})? @@ )[A-Za-z0-9+/]++={0,2}[ \t\r]*+(?:\n|\Z))++",
+    re.MULTILINE)
+_KEY_FILES = frozenset({"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk"})
+_PUBLIC = lazy.Pattern(r"CERTIFICATE|PUBLIC KEY", re.IGNORECASE)
+
+
+def _key_file(header: str) -> bool:
+    """Whether a diff's file HEADER (``a/path``, perhaps a tab and a date after it) names a file
+    that holds a private key: ``*.pem``, ``*.key``, an SSH key's ``id_rsa``."""
+    name = header.split("\t", 1)[0].rstrip().rsplit("/", 1)[-1].lower()
+    return name.endswith((".pem", ".key")) or name in _KEY_FILES
+
+
+def _key_file_diff_hits(text: Text) -> Iterator[Hit]:
+    """A key file's lines in a diff's hunks, where neither its BEGIN nor its END line shows
+    (``git diff -U0`` of a key rotated in place): each run of lines holding base64 alone that
+    reads as key material. A file whose hunks speak of a certificate or a public key is left
+    alone. The hunks of each file are read once, up to the next file's headers."""
+    raw = text.raw
+    if "\n+++ " not in raw or "@@ -" not in raw:
+        return
+    for files in _DIFF_FILES.finditer(raw):
+        if not (_key_file(files.group(1)) or _key_file(files.group(2))):
+            continue
+        hunks = _HUNK_LINES.match(raw, files.end())
+        stop = hunks.end() if hunks else files.end()
+        if _PUBLIC.search(raw, files.end(), stop):
+            continue
+        for run in _DIFFED_BODY.finditer(raw, files.end(), stop):
+            if _pem_body_is_key(run.group()):
+                yield Hit(run.start(), run.end() - (1 if run.group().endswith("\n") else 0), "pem-private-key", 0)
 
 
 def _line_start(raw: str, floor: int, at: int) -> int:
