@@ -146,20 +146,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
     parser.add_argument("--commits", type=int, help="commits of the user's history (default 2000)")
     parser.add_argument("--events", type=int, help="events in the memory store (default 20000)")
-    parser.add_argument("--removed", type=int, default=50, help="payloads removed (default 50)")
+    parser.add_argument("--removed", type=int, help="payloads removed (default 50; quick 10)")
     parser.add_argument("--repeat", type=int, help="rounds (default 5)")
     o = parser.parse_args(list(argv or []))
-    commits = o.commits or (100 if o.quick else 2000)
-    events = o.events or (1000 if o.quick else 20_000)
+    commits = o.commits or (30 if o.quick else 2000)
+    events = o.events or (300 if o.quick else 20_000)
+    removed = o.removed if o.removed is not None else (10 if o.quick else 50)  # one append each
     repeat = o.repeat or (1 if o.quick else 5)
     work = Path(tempfile.mkdtemp(prefix="gitstore-bench-gc-"))
     try:
         started = time.perf_counter()
-        original = build(work / "original", commits, events, min(o.removed, events))
-        print(f"input: {commits} commits, 2 stashes, {events} events, {min(o.removed, events)} payloads removed;"
+        original = build(work / "original", commits, events, min(removed, events))
+        print(f"input: {commits} commits, 2 stashes, {events} events, {min(removed, events)} payloads removed;"
               f" built in {time.perf_counter() - started:.1f}s", flush=True)
         r = measure(work, original, repeat)
-        a = appends(original, work, 3 if o.quick else 9)
+        a = appends(original, work, 1 if o.quick else 9)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     ours, old, again = (statistics.median(r[k]) for k in ("ours", "before", "again"))  # type: ignore[arg-type]
