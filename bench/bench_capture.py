@@ -459,7 +459,8 @@ class HookBench:
         return {"wall": wall, "cpu": cpu}
 
 
-def measure_hook(repos: Repos, folder: Path, lines: int, repeat: int, poll: float) -> dict[str, Any]:
+def measure_hook(repos: Repos, folder: Path, lines: int, repeat: int, poll: float,
+                 warm: bool = True) -> dict[str, Any]:
     bench = HookBench(repos, folder, lines, poll)
     slots: dict[str, Callable[[], dict[str, float]]] = {
         "bare": bench.bare, "hook": bench.hook, "inline": bench.inline,
@@ -468,7 +469,7 @@ def measure_hook(repos: Repos, folder: Path, lines: int, repeat: int, poll: floa
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):  # this environment's own setting, measured too
         slots["hook_nopyc"] = lambda: bench.hook(cached=False)
         slots["inline_nopyc"] = lambda: bench.inline(cached=False)
-    for run in slots.values():  # warm-up: page cache, bytecode, first-use costs
+    for run in slots.values() if warm else ():  # warm-up: page cache, bytecode, first-use costs
         run()
     samples: dict[str, list[dict[str, float]]] = {name: [] for name in slots}
     for turn in range(repeat):
@@ -534,7 +535,7 @@ def big_session(path: Path, size: int, start: datetime, session: str = "bench-im
     return {"bytes": total, "lines": count, "copies": copies}
 
 
-def measure_import(repos: Repos, folder: Path, size_mb: float, repeat: int) -> dict[str, Any]:
+def measure_import(repos: Repos, folder: Path, size_mb: float, repeat: int, warm: bool = True) -> dict[str, Any]:
     path = folder / "big-session.jsonl"
     built = big_session(path, int(size_mb * 1_000_000), datetime.now(UTC) + timedelta(seconds=2))
     megabytes = built["bytes"] / 1e6
@@ -572,7 +573,8 @@ def measure_import(repos: Repos, folder: Path, size_mb: float, repeat: int) -> d
         return run
 
     slots = {"parse": parse, "summary": importer("summary"), "transcript": importer("transcript")}
-    importer("summary")()  # warm up the import path (scanner, validators) once
+    if warm:
+        importer("summary")()  # warm up the import path (scanner, validators) once
     samples: dict[str, list[dict[str, float]]] = {name: [] for name in slots}
     for turn in range(repeat):
         for name in rotated(list(slots), turn):
@@ -697,9 +699,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m bench capture", description=__doc__.split("\n\n")[0] if __doc__ else None
     )
     parser.add_argument("--quick", action="store_true", help="few rounds and a small import, for a smoke test")
-    parser.add_argument("--lines", type=int, help="lines in the hook's transcript (default 1000; quick 300)")
-    parser.add_argument("--repeat", type=int, help="interleaved rounds of the hook measurements (default 15)")
-    parser.add_argument("--size", type=float, help="MB of the import transcript (default 15)")
+    parser.add_argument("--lines", type=int, help="lines in the hook's transcript (default 1000; quick 100)")
+    parser.add_argument("--repeat", type=int, help="interleaved rounds of the hook measurements (default 15; quick 1,"
+                        " without the warm-up round)")
+    parser.add_argument("--size", type=float, help="MB of the import transcript (default 15; quick 0.3)")
     parser.add_argument("--import-repeat", type=int, help="interleaved rounds of the import measurements (default 5)")
     parser.add_argument("--poll", type=float, default=0.01, help="seconds between polls for the worker's receipt")
     parser.add_argument("--no-import", action="store_true", help="only the hook measurements")
@@ -707,9 +710,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         " (each hook capture's repository copy and transcript go once measured)")
     parser.add_argument("--json", action="store_true", help="also print the results as one JSON line")
     options = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    lines = options.lines or (300 if options.quick else 1000)
+    lines = options.lines or (100 if options.quick else 1000)
     repeat = options.repeat or (1 if options.quick else 15)
-    size = options.size or (1.0 if options.quick else 15.0)
+    size = options.size or (0.3 if options.quick else 15.0)
     import_repeat = options.import_repeat or (1 if options.quick else 5)
     if lines < 2 or repeat < 1 or size <= 0 or import_repeat < 1 or options.poll <= 0:
         parser.error("--lines must be at least 2, --repeat and --import-repeat at least 1, --size and --poll positive")
@@ -720,9 +723,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             folder.mkdir(parents=True)
         template = make_template(folder / "template")
         repos = Repos(folder, template)
-        hook = measure_hook(repos, folder, lines, repeat, options.poll)
+        # a smoke test's one round needs no warm-up round before it: its figures are not judged
+        hook = measure_hook(repos, folder, lines, repeat, options.poll, warm=not options.quick)
         skip_import = options.no_import or not available()
-        imported = None if skip_import else measure_import(repos, folder, size, import_repeat)
+        imported = None if skip_import else measure_import(repos, folder, size, import_repeat,
+                                                                   warm=not options.quick)
         rss = peak_rss_mib()
     print(report(hook, imported, rss), flush=True)
     if not options.no_import and not available():
