@@ -38,7 +38,7 @@ from process start to exit, with the children's CPU time (``RUSAGE_CHILDREN``):
 Goal ratios: hook / bare <= 4, and recall / listing (reported; recall reads three items from an
 index, listing re-checks every record). Exit code 0 whatever the numbers (benchmark machines
 are noisy); 1 only when the hook printed nothing (the measurement would be meaningless).
-``python -m bench recall --quick`` is a smoke test with 300 learnings.
+``python -m bench recall --quick`` is a smoke test with 100 learnings, no warm-up round.
 """
 
 from __future__ import annotations
@@ -247,12 +247,12 @@ def other_refs(root: Path, count: int) -> Iterator[None]:
             packed.write_bytes(before)
 
 
-def measure(root: Path, repeat: int, env: dict[str, str]) -> dict[str, Any]:
+def measure(root: Path, repeat: int, env: dict[str, str], warm: bool = True) -> dict[str, Any]:
     bare = [sys.executable, "-c", "pass"]
     hook = [sys.executable, "-P", "-m", "gitstore.deliver.hook", "claude-code"]
     runs: dict[str, list[tuple[float, float]]] = {"bare": [], "hook": [], "hook-refs": [], "recall": [], "list": []}
     printed = 0
-    for round_ in range(repeat + 1):
+    for round_ in range(repeat + 1 if warm else repeat):
         order = ["bare", "hook", "hook-refs", "recall", "list"]
         order = order[round_ % 5:] + order[:round_ % 5]
         for name in order:
@@ -269,7 +269,7 @@ def measure(root: Path, repeat: int, env: dict[str, str]) -> dict[str, Any]:
                 wall, cpu, _ = _run([*gitstore_argv(), "recall", PROMPT, "--json"], root, env)
             else:
                 wall, cpu, _ = _run([*gitstore_argv(), "records", "list", "--json"], root, env)
-            if round_:  # the first round warms caches
+            if round_ or not warm:  # the first round warms caches
                 runs[name].append((wall, cpu))
     result = {name: {"wall": _summary([w for w, _ in values]), "cpu": _summary([c for _, c in values])}
               for name, values in runs.items()}
@@ -310,12 +310,12 @@ def report(learnings: int, built_s: float, index_s: float, timing: dict[str, Any
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench recall", description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="300 learnings, at most 3 rounds")
+    parser.add_argument("--quick", action="store_true", help="100 learnings, at most 3 rounds, no warm-up round")
     parser.add_argument("--learnings", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--seed", type=int, default=7)
     options = parser.parse_args(argv)
-    learnings = 300 if options.quick else options.learnings
+    learnings = 100 if options.quick else options.learnings
     repeat = min(options.repeat, 3) if options.quick else options.repeat
     folder = Path(tempfile.mkdtemp(prefix="gitstore-bench-recall-"))
     try:
@@ -325,7 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         built_s = time.perf_counter() - started
         place = locate(str(root))
         index = build_index(place)
-        timing = measure(root, repeat, child_env(folder))
+        timing = measure(root, repeat, child_env(folder), warm=not options.quick)
         quality = evaluate(folder)
         print(report(index.count, built_s, index.seconds, timing, quality))
         if not timing["printed"]:
