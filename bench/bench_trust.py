@@ -177,7 +177,7 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(list(argv))
     if args.quick:
-        args.commits, args.new, args.decisions, args.rounds = 200, 10, 5, 2
+        args.commits, args.new, args.decisions, args.rounds = 50, 5, 2, 1
     with tempfile.TemporaryDirectory(prefix="gitstore-bench-trust-") as folder:
         tmp = Path(folder)
         (tmp / "a").mkdir()
