@@ -22,7 +22,7 @@ The issue asks for four things, each a ratio against a baseline measured alongsi
    so the comparison favours the baseline), ``git commit-tree -p <tip>`` and
    ``git update-ref <ref> <new> <old>``. Goal: ours <= 0.5x the naive median. That compares a
    process-free append with four process starts; users and hooks append through the CLI, so
-   ``gitstore records add FILE`` of one such record (process start to exit, up to 30 of them; 5 with ``--quick``) is
+   ``gitstore records add FILE`` of one such record (process start to exit, up to 30 of them; 2 with ``--quick``) is
    compared with the same naive loop too. Goal: <= 1.0x. Store.append on a third store of 1,000
    events, in a repository with 25,000 refs of its own (tags and remote branches, packed as
    ``git gc`` leaves them), against the small store. Goal: <= 1.2x (the store looks only at its
@@ -387,7 +387,7 @@ def with_other_refs(path: Path, count: int) -> None:
 
 
 def singles(work: Work, big: Path, count: int, seed: int, small_size: int,
-            cli_count: int = CLI_SINGLES) -> dict[str, Any]:
+            cli_count: int = CLI_SINGLES, warmup: int = 5) -> dict[str, Any]:
     """Alternate single appends on the big store, a small store, a small store in a repository
     with many refs of its own, and the naive git loop."""
     small = new_repo(work.fresh("small"))
@@ -401,7 +401,6 @@ def singles(work: Work, big: Path, count: int, seed: int, small_size: int,
     providers = {"big": GitProvider(big, WRITER), "small": GitProvider(small, WRITER)}
     naive = Naive(big)
     one = work.fresh("single.jsonl")
-    warmup = 5
     grants = [R.audit(f"single-{seed}-{i}", []) for i in range((count + warmup) * 7)]
     entries = entries_for(grants)
     times: dict[str, list[float]] = {
@@ -756,13 +755,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m bench store", description=__doc__.split("\n\n")[0] if __doc__ else None
     )
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
-    parser.add_argument("--records", type=int, help="events per bulk append (default 100000)")
+    parser.add_argument("--records", type=int, help="events per bulk append (default 100000; quick 500)")
     parser.add_argument("--repeat", type=int, help="runs of each bulk, verify and read (default 3)")
-    parser.add_argument("--singles", type=int, help="timed single appends of each kind (default 200; quick 20)")
+    parser.add_argument("--singles", type=int, help="timed single appends of each kind (default 200; quick 5)")
     parser.add_argument("--cli-singles", type=int,
-                        help=f"timed single appends through the CLI (default {CLI_SINGLES}; quick 5)")
+                        help=f"timed single appends through the CLI (default {CLI_SINGLES}; quick 2)")
     parser.add_argument("--small", type=int, default=1000, help="records in the small store (1000)")
-    parser.add_argument("--provider-appends", type=int, help="appends per provider (default 2000)")
+    parser.add_argument("--provider-appends", type=int, help="appends per provider (default 2000; quick 30)")
     parser.add_argument("--million", type=int, default=1_000_000, help="records for the memory test")
     parser.add_argument("--chunk", type=int, default=100_000, help="bulk append size building it")
     parser.add_argument("--no-million", action="store_true", help="skip the 1M-record memory test")
@@ -773,11 +772,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the scratch repositories")
     parser.add_argument("--json", action="store_true", help="also print the results as one JSON line")
     o = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    records = o.records or (2000 if o.quick else 100_000)
+    records = o.records or (500 if o.quick else 100_000)
     repeat = o.repeat or (1 if o.quick else 3)
-    count = o.singles or (20 if o.quick else 200)
-    cli_count = o.cli_singles or (5 if o.quick else CLI_SINGLES)
-    appends = o.provider_appends or (100 if o.quick else 2000)
+    count = o.singles or (5 if o.quick else 200)
+    cli_count = o.cli_singles or (2 if o.quick else CLI_SINGLES)
+    appends = o.provider_appends or (30 if o.quick else 2000)
+    warmup = 1 if o.quick else 5  # rounds of single appends before the timed ones
     small = min(o.small, max(1, records // 2))
     parts = set(o.only or ["bulk", "single", "verify", "million", "providers"])
     if parts & {"single", "verify"}:
@@ -815,7 +815,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 lines += part
                 summary += sums
             if "single" in parts:
-                r = results["single"] = singles(work, big, count, o.seed, small, cli_count)
+                r = results["single"] = singles(work, big, count, o.seed, small, cli_count, warmup)
                 part, sums = report_singles(r, records)
                 print("\n".join(part), flush=True)
                 lines += part
