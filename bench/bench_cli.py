@@ -69,11 +69,13 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def _interleaved(runs: dict[str, list[str]], cwd: Path, repeat: int, env: dict[str, str]) -> dict[str, dict[str, float]]:
-    """Median wall and CPU of each command line, the lines taking turns."""
+def _interleaved(runs: dict[str, list[str]], cwd: Path, repeat: int, env: dict[str, str],
+                 warm: bool = True) -> dict[str, dict[str, float]]:
+    """Median wall and CPU of each command line, the lines taking turns (after one warm-up run
+    of each, unless not ``warm``)."""
     walls: dict[str, list[float]] = {k: [] for k in runs}
     cpus: dict[str, list[float]] = {k: [] for k in runs}
-    for _, argv in runs.items():  # warm the file cache and the .pyc files once
+    for _, argv in runs.items() if warm else ():  # warm the file cache and the .pyc files once
         _run(argv, cwd, env)
     for round_ in range(repeat):
         order = list(runs)
@@ -86,10 +88,10 @@ def _interleaved(runs: dict[str, list[str]], cwd: Path, repeat: int, env: dict[s
             for k in runs}
 
 
-def startup(repeat: int, env: dict[str, str]) -> dict[str, Any]:
+def startup(repeat: int, env: dict[str, str], warm: bool = True) -> dict[str, Any]:
     here = Path(tempfile.gettempdir())
     found = _interleaved({"python": [sys.executable, "-c", "pass"], "version": [*gitstore_argv(), "--version"],
-                          "help": [*gitstore_argv(), "--help"]}, here, repeat, env)
+                          "help": [*gitstore_argv(), "--help"]}, here, repeat, env, warm)
     base = found["python"]["wall"]
     return {**found, "ratios": {k: found[k]["wall"] / base for k in ("version", "help")}}
 
@@ -106,12 +108,12 @@ def build(root: Path, records: int, per_learning: float) -> tuple[int, str]:
     return built.records, shown
 
 
-def commands(root: Path, shown: str, repeat: int, env: dict[str, str]) -> dict[str, Any]:
+def commands(root: Path, shown: str, repeat: int, env: dict[str, str], warm: bool = True) -> dict[str, Any]:
     cli = gitstore_argv()
     runs = {"status": [*cli, "status"], "learnings": [*cli, "learnings"], "show": [*cli, "show", shown]}
     for name, code in LIBRARY.items():
         runs[f"library {name}"] = [sys.executable, "-c", code.format(id=shown)]
-    return _interleaved(runs, root, repeat, env)
+    return _interleaved(runs, root, repeat, env, warm)
 
 
 def verdict(ok: bool) -> str:
@@ -141,7 +143,8 @@ def report(start: dict[str, Any], stores: list[dict[str, Any]]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench cli",
                                      description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--quick", action="store_true", help="a 500-record store, one run of each: a smoke test")
+    parser.add_argument("--quick", action="store_true",
+                        help="a 500-record store, one run of each and no warm-up: a smoke test")
     parser.add_argument("--records", type=int, help="records in the store (default 10000; quick 500)")
     parser.add_argument("--repeat", type=int, help="interleaved runs of each (default 7; quick 1)")
     parser.add_argument("--json", action="store_true", help="also print the results as one JSON line")
@@ -154,14 +157,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     env = child_env(work)
     stores = []
     try:
-        start = startup(repeat, env)
+        warm = not options.quick  # a smoke test's one run is not judged: no warm-up run before it
+        start = startup(repeat, env, warm)
         mixes: list[tuple[str, float, bool]] = [("a team's mix", EVENTS_PER_LEARNING, True)]
         if not options.quick:
             mixes.append(("learning-heavy mix", 7.5, False))
         for index, (mix, per_learning, goal) in enumerate(mixes):
             root = work / f"repo{index}"
             written, shown = build(root, records, per_learning)
-            stores.append({"mix": mix, "records": written, "goal": goal, "times": commands(root, shown, repeat, env)})
+            stores.append({"mix": mix, "records": written, "goal": goal, "times": commands(root, shown, repeat, env, warm)})
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(report(start, stores), flush=True)
