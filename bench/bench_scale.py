@@ -35,7 +35,7 @@ records are counted. Goal: gitstore's records per CPU second over the whole grow
 fast-import's; fast-import's own growth ratio is printed beside it. The lines of ``bench
 store`` compare single operations with what a user could run instead (git fast-import, plain
 git). The machine is shared: CPU time, not wall time, is judged, and the load average is
-printed. ``--quick`` uses chunks of 2,000: a smoke test of the harness, not of the scaling.
+printed. ``--quick`` uses 2 chunks of 2,000: a smoke test of the harness, not of the scaling.
 
 Measured (10 chunks, 2 shared cores, two runs one after the other, 2026-12-02):
 
@@ -301,13 +301,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="chunks of 2,000: a smoke test of the harness")
     parser.add_argument("--full", action="store_true", help="10 chunks: 1,000,000 records (long)")
-    parser.add_argument("--chunks", type=int, help="chunks to append (default 3; --full 10)")
+    parser.add_argument("--chunks", type=int, help="chunks to append (default 3; --full 10; --quick 2)")
     parser.add_argument("--chunk", type=int, help="records per chunk (default 100000; --quick 2000)")
     parser.add_argument("--seed", type=int, default=20260715)
     parser.add_argument("--workdir", help="where the scratch repository goes (default: system temp)")
     parser.add_argument("--json", action="store_true", help="also print the results as one JSON line")
     o = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    chunks = o.chunks or (10 if o.full else 3)
+    chunks = o.chunks or (10 if o.full else 2 if o.quick else 3)
     chunk = o.chunk or (2000 if o.quick else 100_000)
     if chunks < 2 or chunk < 100:
         parser.error("--chunks must be at least 2 and --chunk at least 100")
