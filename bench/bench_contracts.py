@@ -428,17 +428,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m bench contracts", description=__doc__.split("\n\n")[0] if __doc__ else None
     )
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
-    parser.add_argument("--records", type=int, help="records for the fast path (default 100000)")
+    parser.add_argument("--records", type=int, help="records for the fast path (default 100000; quick 500)")
     parser.add_argument(
-        "--reference-records", type=int, help="records the reference runs over (default 10000)"
+        "--reference-records", type=int, help="records the reference runs over (default 10000; quick 100)"
     )
-    parser.add_argument("--repeat", type=int, help="timed passes per path (default 3)")
+    parser.add_argument("--repeat", type=int, help="timed passes per path (default 3; quick 1)")
     parser.add_argument("--seed", type=int, default=20260715, help="generator seed (default 20260715)")
     parser.add_argument("--json", action="store_true", help="also print the results as one JSON line")
     options = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    records = options.records or (2000 if options.quick else 100_000)
-    reference_records = options.reference_records or (300 if options.quick else 10_000)
-    repeat = options.repeat or (2 if options.quick else 3)
+    records = options.records or (500 if options.quick else 100_000)
+    reference_records = options.reference_records or (100 if options.quick else 10_000)
+    repeat = options.repeat or (1 if options.quick else 3)
     if min(records, reference_records, repeat) < 1:
         parser.error("--records, --reference-records and --repeat must be at least 1")
     results = measure(records, reference_records, repeat, options.seed)
