@@ -3,7 +3,7 @@
 Quality (needs the shared test material: ``$GITSTORE_TESTDATA``, else ``../shared/testdata``):
 per-file precision and recall on the labelled fake-leaks corpus, and how many ordinary texts
 of real sessions and review payloads (each message, tool output, command or comment) are
-quarantined; ``python -m tools.safety_eval`` prints the full table.
+quarantined (``--quick``: every tenth of them); ``python -m tools.safety_eval`` prints the full table.
 
 Speed: the scanner must stay linear in its input whatever the input holds. Each adversarial
 input repeats, over the same number of bytes as ordinary prose, what one finder looks at
@@ -37,6 +37,7 @@ from tools.testdata import testdata_root
 
 NAME = "safety"
 GOAL = 10.0
+QUICK_EVERY = 10  # --quick scans every tenth ordinary text of the test material
 ROOT = Path(__file__).resolve().parent.parent
 DATA = testdata_root()
 
@@ -162,8 +163,9 @@ def speed(size: int, repeat: int) -> tuple[float, str, float]:
     return base, worst_name, worst
 
 
-def quality() -> str:
-    """One line of precision, recall and ordinary texts quarantined, or why it was skipped."""
+def quality(every: int = 1) -> str:
+    """One line of precision, recall and ordinary texts quarantined (every ``every``-th of them),
+    or why it was skipped."""
     if not DATA.is_dir():
         return f"skipped (no test material at {DATA})"
     from gitstore.safety.files import Allowlist
@@ -173,7 +175,7 @@ def quality() -> str:
     allow_file = ROOT / "tests" / "fake-leaks.gitstore-allow"
     allow = Allowlist.parse(allow_file.read_text(encoding="utf-8"), allow_file.name)
     rates = measure(DATA / "secrets" / "fake-leaks", ConservativeScanner(allow))
-    texts = [t for folder in ("transcripts", "reviews") for t in ordinary_texts(DATA / folder)]
+    texts = [t for folder in ("transcripts", "reviews") for t in ordinary_texts(DATA / folder)][::every]
     return (f"fake-leaks precision {rates.precision():.1%}, recall {rates.recall():.1%}; "
             f"ordinary session and review texts quarantined {len(flagged(texts))} of {len(texts)}")
 
@@ -184,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=None, help="bytes per input (default 1 MB, quick 200 kB)")
     args = parser.parse_args(argv)
     size = args.size or (200_000 if args.quick else 1_000_000)
-    print(f"safety: {quality()}")
+    print(f"safety: {quality(QUICK_EVERY if args.quick else 1)}")
     base, name, worst = speed(size, 1 if args.quick else 3)
     ratio = worst / base
     verdict = "goal met" if ratio <= GOAL else "GOAL NOT MET"
