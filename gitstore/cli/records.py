@@ -128,14 +128,57 @@ def list_(
 def show(
     digest: str = typer.Argument(..., metavar="DIGEST", help="A record digest (or a prefix of at least 8 hex digits).",
                                  callback=checked(digest_prefix)),
+    raw: bool = typer.Option(False, "--raw", help="Print every text as stored, even text the safety scanner "
+                                                   "quarantines (for inspecting it, not for an agent to read)."),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Show one record (with its payload, unless redacted)."""
+    """Show one record (with its payload, unless redacted).
+
+    A record may come from a clone that ran no safety scanner, and what it prints is often read
+    by an agent: each text in it is screened as `gitstore show` screens it. A text the scanner
+    quarantines (an injected instruction, hidden markup) is printed as a note naming why;
+    secrets and home paths are redacted. The fields withheld or redacted are named on standard
+    error. --raw prints the record exactly as stored.
+    """
     store = Context.open().store
     item = store.get(digest)
     if item is None:
         raise InvalidInput(f"no record {digest} in this repository")
-    emit_json(item.record) if as_json else typer.echo(_pretty(item.record))
+    record = item.record
+    if not raw:
+        withheld: list[str] = []
+        redacted: list[str] = []
+        record = _screened(record, "", withheld, redacted)
+        if withheld:
+            typer.echo(f"withheld (the safety scanner quarantines them): {'; '.join(withheld)}", err=True)
+        if redacted:
+            typer.echo(f"redacted by the safety scanner: {'; '.join(redacted)}", err=True)
+        if withheld or redacted:
+            typer.echo("--raw prints the record as stored", err=True)
+    emit_json(record) if as_json else typer.echo(_pretty(record))
+
+
+def _screened(value: Any, where: str, withheld: list[str], redacted: list[str]) -> Any:
+    """``value`` with each string the safety scanner quarantines replaced by a note naming why,
+    and secrets and home paths in the others redacted; ``withheld`` and ``redacted`` gain where
+    each was (``content.title``, ``targets[0]``) and why."""
+    if isinstance(value, dict):
+        return {key: _screened(inner, f"{where}.{key}" if where else str(key), withheld, redacted)
+                for key, inner in value.items()}
+    if isinstance(value, list):
+        return [_screened(inner, f"{where}[{n}]", withheld, redacted) for n, inner in enumerate(value)]
+    if not isinstance(value, str):
+        return value
+    from gitstore.safety.scanner import QUARANTINE, default_scanner
+
+    result = default_scanner().scan(value)
+    if not result.quarantined:
+        if result.text != value:
+            redacted.append(f"{where} ({', '.join(sorted({f.kind for f in result.findings if f.action != QUARANTINE}))})")
+        return result.text
+    kinds = ", ".join(sorted({f.kind for f in result.findings if f.action == QUARANTINE}))
+    withheld.append(f"{where} ({kinds})")
+    return f"(text withheld: {kinds}; the safety scanner quarantines it; --raw prints it)"
 
 
 def _pretty(record: dict[str, Any]) -> str:
