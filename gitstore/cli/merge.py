@@ -11,6 +11,7 @@ from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.context import Context
 from gitstore.ops import learning as ops
+from gitstore.queries.learnings import shown_json
 
 
 def merge(
@@ -27,7 +28,7 @@ def merge(
     ctx = Context.open()
     record = ops.merge(ctx, ids, title, text, actor(ctx, by))
     if as_json:
-        emit_json(record)
+        emit_json(shown_json(record))
         return
     echo(f"proposed merge {record['id']}\n  reviewDigest {record['reviewDigest']}")
     echo(f"  next: gitstore show {record['id']}")

@@ -11,6 +11,7 @@ from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.context import Context
 from gitstore.ops import learning as ops
+from gitstore.queries.learnings import shown_json
 
 
 def reject(
@@ -22,10 +23,10 @@ def reject(
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Reject a proposal you reviewed."""
+    """Reject a proposal you reviewed (--json: the stored record as `gitstore show` prints it, quarantined text withheld)."""
     ctx = Context.open()
     record = ops.reject(ctx, learning_id, review_digest, actor(ctx, by), reason)
-    emit_json(record) if as_json else echo(f"rejected {learning_id}")
+    emit_json(shown_json(record)) if as_json else echo(f"rejected {learning_id}")
 
 
 def register(app: typer.Typer) -> None:

@@ -14,6 +14,7 @@ from gitstore.context import Context
 from gitstore.errors import AlreadyDone
 from gitstore.ops import learning as ops
 from gitstore.ops import unfinished
+from gitstore.queries.learnings import shown_json
 
 
 def retire(
@@ -27,7 +28,8 @@ def retire(
     A promoted block stays in okf/wiki/ or .agents/skills/ when its learning leaves force: each
     block in the work tree whose learning is no longer in force (this one's, if it was promoted)
     is named with what to do (remove the block in a commit), on standard error under --json,
-    whose output is the stored record.
+    whose output is the stored record as `gitstore show` prints it
+    (text the safety scanner quarantines withheld, and named under withheld).
     """
     ctx = Context.open()
     note = ops.retire_note(learning_id, reason)
@@ -39,7 +41,7 @@ def retire(
         raise
     promoted = still_promoted(ctx, as_json)
     if as_json:
-        emit_json(record)
+        emit_json(shown_json(record))
     summary(f"retired {learning_id}", as_json, again)
     keep_current(ctx, as_json)
     name_promoted(promoted, as_json)

@@ -23,7 +23,7 @@ from gitstore.rules import evidence as ev
 from gitstore.rules.active import Claims, settle
 from gitstore.rules.lifecycle import AUTO, History, check_step, checked
 from gitstore.rules.view import View
-from gitstore.safety.gate import screen_text
+from gitstore.safety.gate import screen_text, screen_together
 from gitstore.records.vocabulary import AUDIENCES, CATEGORIES, MEMORY_KINDS
 from gitstore.context import Context
 from gitstore.records.times import now
@@ -95,6 +95,7 @@ def build_proposal(ctx: Context, view: View, draft: Draft) -> dict[str, Any]:
     unknown = [r for r in record["replaces"] if r not in view.learnings]
     if unknown:
         raise Refused(f"replaces names unknown learnings: {', '.join(unknown)}")
+    screen_together(record)  # as a reviewer reads them: parts that pass alone may not together
     record["id"] = "lrn_" + content_digest(record)[7:39]
     return seal(record)
 
@@ -152,6 +153,8 @@ def build_revision(view: View, learning_id: str, evidence: list[dict[str, Any]],
         record["confidence"] = confidence
     if audience_rationale:
         record["audienceRationale"] = screen_text(audience_rationale, "audience rationale")
+    if rationale or audience_rationale:
+        screen_together(record, "the new rationale with the rest of the proposal")
     return seal(record), current
 
 
@@ -249,6 +252,7 @@ def accept(ctx: Context, learning_id: str, review_digest: str, by: str,
     record["state"] = "accepted"
     if edit is not None:
         record["content"] = {**current["content"], "text": screen_text(edit, "edited text")}
+        screen_together(record, "the edited text with the rest of the learning")
     record["decision"] = {"by": by, "reviewDigest": review_digest,
                           "edited": record["content"] != current["content"], "reason": None}
     if current["replaces"]:

@@ -31,7 +31,12 @@ HEADING_CHARS = 72
 def heading(event: dict[str, Any] | None) -> str | None:
     """An episode's heading for a listing: the first line of its first event's text, read from
     the removable payload (so a redaction takes it away), shortened to one line."""
-    text = event_text(event) if event is not None else None
+    return first_line(event_text(event) if event is not None else None)
+
+
+def first_line(text: str | None) -> str | None:
+    """The first line of ``text`` as a listing's heading, shortened to one line (never half a
+    redaction's marker); None when there is no text."""
     if not text:
         return None
     line = " ".join(text.strip().splitlines()[0].split())

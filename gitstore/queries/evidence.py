@@ -3,6 +3,7 @@ with their text and the ``EPISODE:EVENT`` form ``gitstore propose --evidence`` t
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -11,7 +12,8 @@ from typing import Any
 from gitstore.context import Context
 from gitstore.errors import Refused, UsageError
 from gitstore.records.vocabulary import SOURCES, unknown
-from gitstore.queries._text import event_text, heading, matches, why_no_text
+from gitstore.queries._text import event_text, first_line, matches, why_no_text
+from gitstore.queries.learnings import Withheld, screened
 from gitstore.rules.summaries import is_summary, standing, superseded
 from gitstore.store import Item
 
@@ -28,13 +30,25 @@ def pattern(grep: str | None) -> re.Pattern[str] | None:
 
 @dataclass(frozen=True)
 class EventShown:
-    """One event of an episode with its text."""
+    """One event of an episode with its text as it may be shown (``screened``: capture screens
+    what it stores, but a clone with push access may write events no capture saw)."""
 
     event: dict[str, Any]
 
+    @functools.cached_property
+    def _screened(self) -> tuple[str | None, Withheld | None]:
+        text = event_text(self.event)
+        return screened("evidence", text, self.event["id"]) if text is not None else (None, None)
+
     @property
     def text(self) -> str | None:
-        return event_text(self.event)
+        """Its text, secrets redacted; a note in its place when the scanner quarantines it."""
+        return self._screened[0]
+
+    @property
+    def withheld(self) -> Withheld | None:
+        """Why its text is withheld, when it is."""
+        return self._screened[1]
 
     @property
     def paste(self) -> str:
@@ -44,7 +58,8 @@ class EventShown:
         event = self.event
         return {"id": event["id"], "episode": event["episode"], "type": event["type"], "seq": event["seq"],
                 "at": event["at"], "author": event["author"], "parentEventId": event["parentEventId"],
-                "text": self.text, "removed": why_no_text(event), "evidence": self.paste}
+                "text": self.text, "removed": why_no_text(event), "evidence": self.paste,
+                "withheld": self.withheld.to_json() if self.withheld is not None else None}
 
 
 @dataclass(frozen=True)
@@ -61,8 +76,25 @@ class EpisodeShown:
     @property
     def title(self) -> str | None:
         """The episode's title when an older capture stored one, else its first event's text
-        (taken from the payload at read time, so it never outlives a redaction)."""
-        return self.episode["title"] or heading(self.first)
+        (taken from the payload at read time, so it never outlives a redaction), screened as
+        ``screened`` screens it: the whole text, before it is cut to a heading."""
+        return self._title[0]
+
+    @property
+    def withheld(self) -> Withheld | None:
+        """Why the title is withheld, when the scanner quarantines the text it comes from."""
+        return self._title[1]
+
+    @functools.cached_property
+    def _title(self) -> tuple[str | None, Withheld | None]:
+        if self.episode["title"]:
+            return screened("episode title", self.episode["title"])
+        text = event_text(self.first) if self.first is not None else None
+        if not text:
+            return None, None
+        shown, withheld = screened("evidence", text, self.first["id"] if self.first is not None else None)
+        return (withheld.note if withheld is not None else first_line(shown),
+                withheld)
 
     @property
     def where(self) -> str:
@@ -74,7 +106,8 @@ class EpisodeShown:
         return {"id": episode["id"], "source": episode["source"], "title": self.title,
                 "startedAt": episode["startedAt"], "capture": episode["capture"], "mode": episode["mode"],
                 "pin": episode["pin"], "where": self.where, "namespace": self.namespace, "events": self.count,
-                "matches": [e.to_json() for e in self.events]}
+                "matches": [e.to_json() for e in self.events],
+                "withheld": self.withheld.to_json() if self.withheld is not None else None}
 
 
 def episodes(ctx: Context, grep: str | None = None, source: str | None = None) -> list[EpisodeShown]:

@@ -89,33 +89,55 @@ class Withheld:
 
     part: str
     kinds: tuple[str, ...]
+    together: bool = False  # the part passes alone; the scanner quarantines the parts read together
+    event: str | None = None  # the evidence event whose text it is (part ``evidence``)
 
     @property
     def note(self) -> str:
         """What is shown in the text's place."""
-        return f"(text withheld: {', '.join(self.kinds)}; the safety scanner quarantines this {self.part})"
+        what = "event's text" if self.part == "evidence" else self.part
+        return (f"(text withheld: {', '.join(self.kinds)}; the safety scanner quarantines this {what}"
+                + (" read with the rest of the learning, as `gitstore show` prints them)" if self.together else ")"))
 
     def to_json(self) -> dict[str, Any]:
-        return {"part": self.part, "kinds": list(self.kinds)}
+        data: dict[str, Any] = {"part": self.part, "kinds": list(self.kinds)}
+        if self.together:
+            data["together"] = True
+        if self.event is not None:
+            data["event"] = self.event
+        return data
 
 
-def screened(part: str, text: str) -> tuple[str, Withheld | None]:
+def screened(part: str, text: str, event: str | None = None) -> tuple[str, Withheld | None]:
     """``text`` as it may be shown: secrets and home paths redacted as the scanner redacts them,
-    or, when the scanner quarantines it, a note naming why in its place."""
-    from gitstore.safety.scanner import QUARANTINE, default_scanner
+    or, when the scanner quarantines it, a note naming why in its place (``event``: the evidence
+    event whose text it is)."""
+    from gitstore.safety.scanner import default_scanner
 
     result = default_scanner().scan(text)
     if not result.quarantined:
         return result.text, None
-    withheld = Withheld(part, tuple(sorted({f.kind for f in result.findings if f.action == QUARANTINE})))
+    withheld = Withheld(part, _kinds(result), event=event)
     return withheld.note, withheld
+
+
+def _kinds(result: Any) -> tuple[str, ...]:
+    from gitstore.safety.scanner import QUARANTINE
+
+    return tuple(sorted({f.kind for f in result.findings if f.action == QUARANTINE}))
 
 
 def as_shown(version: dict[str, Any]) -> tuple[dict[str, Any], tuple[Withheld, ...]]:
     """A learning version with every text a person or agent reads screened (:func:`screened`;
     each target on its own, as proposing screens them), and what was withheld, once a part.
+    Then the parts are screened read together as ``gitstore show`` prints them
+    (``read_together``): a hail in the title and the order in the text each pass alone, so when
+    the scanner quarantines them together every part still shown is withheld (``together``).
     Digests and everything else stay as stored: the reviewDigest a reviewer quotes is still the
     stored version's."""
+    from gitstore.safety.gate import read_together
+    from gitstore.safety.scanner import default_scanner
+
     kinds: dict[str, set[str]] = {}
 
     def shown(part: str, text: str) -> str:
@@ -130,14 +152,37 @@ def as_shown(version: dict[str, Any]) -> tuple[dict[str, Any], tuple[Withheld, .
             "targets": [shown("targets", target) for target in version["targets"]],
             "rationale": shown("rationale", version["rationale"]),
             "audienceRationale": shown("audienceRationale", version["audienceRationale"])}
-    return copy, tuple(Withheld(part, tuple(sorted(found))) for part, found in kinds.items())
+    withheld = [Withheld(part, tuple(sorted(found))) for part, found in kinds.items()]
+    result = default_scanner().scan(read_together(copy))
+    if result.quarantined:
+        together = _kinds(result)
+        content = copy["content"]
+        for part in ("title", "text", "rationale", "audienceRationale", "targets"):
+            if part in kinds or (part == "targets" and not copy["targets"]):
+                continue
+            why = Withheld(part, together, together=True)
+            withheld.append(why)
+            if part in ("title", "text"):
+                content[part] = why.note
+            else:
+                copy[part] = [why.note] if part == "targets" else why.note
+    return copy, tuple(withheld)
+
+
+def shown_json(version: dict[str, Any]) -> dict[str, Any]:
+    """A learning version for a command's --json output: as :func:`as_shown` shows it, with
+    ``withheld`` naming what was withheld (empty when nothing was)."""
+    shown, withheld = as_shown(version)
+    return {**shown, "withheld": [w.to_json() for w in withheld]}
 
 
 # -- one learning ------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class EventShown:
-    """One cited event with its text (or why the text is gone)."""
+    """One cited event with its text as it may be shown (:func:`screened`: capture screens what
+    it stores, but a clone with push access may write events no capture saw), or why the text is
+    gone; ``withheld`` when the scanner quarantines it."""
 
     id: str
     type: str
@@ -145,10 +190,12 @@ class EventShown:
     at: str
     text: str | None
     removed: str | None
+    withheld: Withheld | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "type": self.type, "author": self.author, "at": self.at,
-                "text": self.text, "removed": self.removed}
+                "text": self.text, "removed": self.removed,
+                "withheld": self.withheld.to_json() if self.withheld is not None else None}
 
 
 @dataclass(frozen=True)
@@ -240,8 +287,11 @@ class Shown:
 
     @property
     def withheld(self) -> tuple[Withheld, ...]:
-        """The texts of the current version the safety scanner withheld."""
-        return self.screened[1] if self.screened is not None else ()
+        """The texts of the current version the safety scanner withheld, then those of the
+        evidence it cites (each event once)."""
+        found = list(self.screened[1]) if self.screened is not None else []
+        events = {e.id: e.withheld for item in self.evidence for e in item.events if e.withheld is not None}
+        return (*found, *events.values())
 
     @functools.cached_property
     def screened(self) -> tuple[dict[str, Any], tuple[Withheld, ...]] | None:
@@ -260,6 +310,7 @@ class Shown:
         data = self.row.to_json()
         if self.version is not None:
             data["version"] = self.version
+            data["title"] = self.version["content"]["title"]  # screened with the rest, as show prints it
         data["standing"] = self.standing.to_json()
         data["evidence"] = [e.to_json() for e in self.evidence]
         data["chain"] = [{"version": i.record["version"], "digest": i.digest} for i in self.row.history.chain]
@@ -322,7 +373,10 @@ def _event(view: View, event_id: str) -> EventShown:
     event = view.events.get(event_id)
     if event is None:
         return EventShown(event_id, "?", "?", "?", None, "not stored")
-    return EventShown(event_id, event["type"], event["author"], event["at"], event_text(event), why_no_text(event))
+    text, withheld = event_text(event), None
+    if text is not None:
+        text, withheld = screened("evidence", text, event_id)
+    return EventShown(event_id, event["type"], event["author"], event["at"], text, why_no_text(event), withheld)
 
 
 # -- why a learning is not in force ------------------------------------------------------------
@@ -419,4 +473,4 @@ def history(ctx: Context, learning_id: str) -> Versions:
 
 
 __all__ = ["EvidenceShown", "Row", "Shown", "Standing", "Versions", "Withheld", "as_shown", "explain", "history",
-           "learnings", "proposals", "screened", "show", "standing"]
+           "learnings", "proposals", "screened", "show", "shown_json", "standing"]
