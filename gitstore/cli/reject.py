@@ -23,7 +23,11 @@ def reject(
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Reject a proposal you reviewed (--json: the stored record as `gitstore show` prints it, quarantined text withheld)."""
+    """Reject a proposal you reviewed.
+
+    Under --json the output is the stored record as `gitstore show` prints it: text the safety
+    scanner quarantines withheld, and named under withheld.
+    """
     ctx = Context.open()
     record = ops.reject(ctx, learning_id, review_digest, actor(ctx, by), reason)
     emit_json(shown_json(record)) if as_json else echo(f"rejected {learning_id}")
