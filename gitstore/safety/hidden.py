@@ -280,7 +280,7 @@ _WORD = lazy.Pattern(r"\w+")
 # forms), and Latin's own dotless i and j, small capitals, IPA letters and dental click (which
 # no compatibility folding maps to the letters they show).
 _LOOKALIKE_PAIRS = (
-    ("АВЕЅІЈКМНОРСТУХЁЇѴаеорсухѕіјԁһӏԛԝүёїѵ", "ABESIJKMHOPCTYXEIVaeopcyxsijdhlqwyeiv"),  # Cyrillic
+    ("АВЕЅІЈКМНОРСТУХЁЇѴӀаеорсухѕіјԁһӏԛԝүёїѵ", "ABESIJKMHOPCTYXEIVIaeopcyxsijdhlqwyeiv"),  # Cyrillic
     ("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧϹͿαικνορτυχϲϳ", "ABEZHIKMNOPTYXCJaikvoptuxcj"),  # Greek
     ("ՍՕօսցհոռզ", "UOoughnnq"),  # Armenian
     ("ᎠᎡᎢᎥᎩᎪᎫᎬᏃᎷᎻᏀᏒᏔᏕᏙᏚᏞᏟᏢᏦᏴ", "DRTiYAJEZMHGRWSVSLCPKB"),  # Cherokee capitals
@@ -340,7 +340,44 @@ def mixed_script_spans(text: str) -> list[tuple[int, int]]:
         covered = word.end() if word else seam.end()
         if word and _mixes(word.group()):
             spans.append(word.span())
+    if other := _two_alphabet_spans(text):
+        spans = sorted(dict.fromkeys(spans + other))
     return spans
+
+
+# The look-alikes of each alphabet but Latin's own, by alphabet: a word of look-alikes from two of
+# them (Greek ``Α`` then Cyrillic ``ӏ``: "Αӏ", shown as "AI") holds no plain Latin letter, yet is
+# written in no language; IPA, which borrows Greek letters, is left to the Latin-letter rule.
+_ALPHABET_OF = {
+    char: alphabet
+    for alphabet, (letters, _) in enumerate(_LOOKALIKE_PAIRS[:-1])
+    for char in letters + (letters.lower() if alphabet == 3 else "")
+}
+
+_ALPHABETS = tuple(
+    "".join(char for char, of in _ALPHABET_OF.items() if of == alphabet) for alphabet in sorted(set(_ALPHABET_OF.values()))
+)
+_IN_ALPHABET = tuple(lazy.Pattern(f"[{letters}]") for letters in _ALPHABETS)
+# A word holding a look-alike of one alphabet followed by one of another. Tried only where a word
+# starts (``\b``), and read through once from there: linear in the text.
+_TWO_ALPHABET_WORD = lazy.Pattern(
+    r"\b\w*?(?:"
+    + "|".join(
+        f"[{letters}](?=[{''.join(other for other in _ALPHABETS if other != letters)}])" for letters in _ALPHABETS
+    )
+    + r")\w*"
+)
+
+
+def _two_alphabet_spans(text: str) -> list[tuple[int, int]]:
+    """Where TEXT has a word holding look-alikes of two alphabets side by side (``_ALPHABET_OF``).
+    Only a text holding look-alikes of two alphabets is searched further."""
+    present = 0
+    for alphabet in _IN_ALPHABET:
+        present += alphabet.search(text) is not None
+        if present == 2:
+            return [word.span() for word in _TWO_ALPHABET_WORD.finditer(text)]
+    return []
 
 
 def _mixes(word: str) -> bool:
