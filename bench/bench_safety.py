@@ -13,8 +13,8 @@ base64 runs, also in table rows, private keys behind gutters and far from their 
 escaped in strings, long values, values of words with numbers, hidden characters judged in
 context, tags, link and image targets, reference images, reference definitions with titles and
 the labels naming them, also in code and HTML blocks, stale references to web addresses, style
-attributes, meta refreshes, emoji flag sequences, look-alikes in Latin words); the worst of
-them is compared with the prose, in the same run. Goal: <= 10x.
+attributes, meta refreshes, emoji flag sequences, look-alikes in Latin words or from two
+alphabets); the worst of them is compared with the prose, in the same run. Goal: <= 10x.
 
 An attacker repeats a shape, not a value: each repetition of a unit gets its own number where
 the unit holds ``{n}``, and the scanner's caches are emptied before each timing, so a value
@@ -109,6 +109,7 @@ ADVERSARIAL: dict[str, str] = {
     "nested images": "[r]: {x}\n" + "![" * 1000 + "]" * 1000 + "\n",
     "short vocatives": "\nai:",
     "look-alikes in words": "sayНello say\U0001d677ello ﬁle ",
+    "look-alikes of two alphabets": "\u0391\u04cf \u0391\u04c0\u043e ",
     "flag sequences": "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
 }
 
