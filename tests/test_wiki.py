@@ -358,3 +358,14 @@ def test_the_architecture_layout_is_the_package_as_it_is() -> None:
     present = {p.name + "/" for p in package.iterdir() if (p / "__init__.py").is_file()}
     present |= {p.name for p in package.glob("*.py") if not p.name.startswith("_")}
     assert listed == present, (sorted(listed - present), sorted(present - listed))
+
+
+def test_no_page_of_this_wiki_nor_the_readme_is_quarantined_by_the_scan_gate() -> None:
+    """The wiki describes what the scanner quarantines, and its pages reach agents like any
+    other: describing a rule must not trip it (``gitstore scan``, the gate the project's own
+    pre-commit runs on these files)."""
+    from .cli import gitstore
+
+    pages = [str(p.relative_to(ROOT)) for p in sorted(WIKI.rglob("*.md"))] + ["README.md"]
+    done = gitstore("scan", *pages, cwd=ROOT)
+    assert done.returncode == 0, [line for line in done.stdout.splitlines() if "quarantine" in line]

@@ -105,7 +105,7 @@ _INJECTION_PAIRS = (("now", "you"),)
 # "<system>", "</untrusted>", "<assistant_message>". Real transcripts hold "<system-reminder>",
 # configuration files "<user>admin</user>": a role's element closed after at most three words
 # that order nothing is a field of a document, not a turn, and a tag named as such ("the
-# <assistant> element") is prose.
+# <assistant> element") or quoted alone as code in markdown ("`<system>`") is prose.
 _ROLE_TAG = lazy.Pattern(
     r"<\s*/?\s*(?:(?P<wrapper>(?:un)?trusted(?:[_-](?:content|input|data|text|source))?)|"
     r"(?P<role>system|assistant|developer|user|human)(?:[_-](?:prompt|message|turn|instructions?))?)\s*>"
@@ -309,15 +309,20 @@ def override_phrases(reading: str) -> Iterator[re.Match[str]]:
         yield from _INJECTION.finditer(reading)
 
 
-def role_tags(reading: str) -> int:
+def role_tags(reading: str, cased: str | None = None) -> int:
     """How many tags of a chat's roles or of an untrusted wrapper the text holds (``_ROLE_TAG``),
-    a role's element that holds a short value and no order (``<user>admin</user>``) left out."""
+    a role's element that holds a short value and no order (``<user>admin</user>``) left out,
+    and so is a tag alone between backticks in ``cased`` (the text as written, where the
+    reading turned markdown's code marks to blanks)."""
     if "<" not in reading or not any(word in reading for word in _ROLE_TAG_WORDS):
         return 0
+    quoted = cased if cased is not None and len(cased) == len(reading) else None
     count, field_end = 0, -1
     for tag in _ROLE_TAG.finditer(reading):
         if tag.start() < field_end:
             continue  # the closing tag of a field
+        if quoted is not None and quoted[tag.start() - 1:tag.start()] == "`" == quoted[tag.end():tag.end() + 1]:
+            continue  # a tag named as code in markdown ("the `<system>` and `</untrusted>` tags")
         role = tag.group("role")
         closing = "/" in tag.group()
         if role is not None and not closing:
@@ -481,7 +486,7 @@ def injection_count(text: Text) -> int:
         at_line_start = line_start > 0 or m.start() <= 40
         if at_line_start and _NEW_ORDERS_LEAD.fullmatch(reading, line_start, m.start()):
             count += 1
-    count += role_lines(reading) + role_tags(reading) + preapproval_claims(reading)
+    count += role_lines(reading) + role_tags(reading, cased) + preapproval_claims(reading)
     hails = _addressed_orders(reading)
     if not hails and not text.raw.isascii() and any(stroke in text.raw for stroke in _STROKES_AS_L):
         hails = _addressed_orders(Text.of(text.raw.translate(_STROKES_AS_I)).reading)
