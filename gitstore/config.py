@@ -33,9 +33,10 @@ this clone wrote or took as its own before git had them stay its own: the work t
 
 ``git apply`` writes the file and leaves git no object, so a patch looks like a person's edit.
 The git folder tells them apart: a config.json where it records no earlier init
-(``set_up_here``) is refused like one that came through git, and in a clone set up already,
-what a change sets otherwise than the copy init kept (``accept_config``) is named by
-``gitstore doctor``, and a labeler it names is not run until init takes the file.
+(``set_up_here``) is refused like one that came through git, and in a clone set up already, a
+change of writer or provider from the copy init kept (``accept_config``) is refused until init
+takes the file (``refuse_new_identity``: no store is opened), while what it sets otherwise is
+named by ``gitstore doctor``, and a labeler it names is not run until init takes the file.
 
 ``okf/.memory/home`` (gitstore's own, not for editing) holds the work tree's path as this clone
 last ran there. A folder moved elsewhere has it rewritten by its next command. A folder copied
@@ -134,7 +135,10 @@ class Workspace(NamedTuple):
         scope = _scope(repo) if here else scope_and_kept(repo)[0]
         config = parse_config(path, data, repo)
         alone = here and _by_writer_alone(repo, data)  # never recorded as this tree's own: judged, not taken
-        _refuse_others(repo, path, data, config.writer, here, record=not alone)
+        _refuse_others(repo, path, data, config.writer, here, record=False)
+        refuse_new_identity(repo, path, data, config)
+        if not alone:
+            foreign(repo, path, data)  # a person's edit: taken as this clone's from now on
         if accepted_config(repo.path) is None and not alone:
             accept_config(repo, data)  # set up before init kept a copy: this is the one it took
         copied = copied_from(root, state, config.writer)
@@ -513,17 +517,36 @@ def _own(repo: pygit2.Repository, oid: pygit2.Oid, anchor: str) -> None:
 
 def set_up_here(repo: pygit2.Repository, data: bytes | None = None) -> bool:
     """Whether ``gitstore init`` ran in this work tree before: its git folder, which no commit,
-    patch or copy of the work tree's files reaches, records a configuration of its own
-    (``own_config``, ``accept_config``); or config.json's bytes ``data`` are the ones another
-    work tree of the repository owns (a tool that makes a work tree per agent copies the
-    ignored files along); or, in the main work tree of a clone set up before those were
-    recorded, the repository keeps the scope its memory is under. A config.json found without
-    any of them came some other way (``git apply`` writes no object, so ``from_git`` cannot
-    tell)."""
+    patch or copy of the work tree's files reaches, keeps the copy of the configuration init
+    accepted (``accept_config``), or records config.json's bytes ``data`` as the ones it owns
+    (``own_config``); or ``data`` are the ones another work tree of the repository owns (a tool
+    that makes a work tree per agent copies the ignored files along); or the clone was set up
+    by a version that kept no copy (``_set_up_before_copies``). The record of owned bytes alone
+    says nothing of other bytes: a purge by an older version left it behind. A config.json found
+    without any of them came some other way (``git apply`` writes no object, so ``from_git``
+    cannot tell)."""
     folder = Path(repo.path)
-    if (folder / OWN_CONFIG_NAME).exists() or (folder / ACCEPTED_NAME).exists() or set_up_elsewhere(repo, data):
+    if (folder / ACCEPTED_NAME).exists() or (data is not None and _owns(folder, data)):
         return True
-    return not (folder / "commondir").exists() and scope_and_kept(repo)[1] is not None
+    return set_up_elsewhere(repo, data) or _set_up_before_copies(repo)
+
+
+def _set_up_before_copies(repo: pygit2.Repository) -> bool:
+    """Whether this is the main work tree of a clone an init of a version that kept no copy of
+    the configuration (``accept_config``) set up: the repository keeps the scope its memory is
+    under, and the git folder holds what only an init that ran to its end made, the git store's
+    local namespace (``.git/gitstore/local``) or memory's fetch refspecs on a remote. Versions
+    that kept the scope before refusing left a refused init with the scope alone; init now keeps
+    it only once the configuration and its copy are written, and ``purge`` forgets it."""
+    folder = Path(repo.path)
+    if (folder / "commondir").exists() or scope_and_kept(repo)[1] is None:
+        return False
+    if (_git_folder(repo) / "gitstore" / "local").is_dir():
+        return True
+    try:
+        return any("refs/memory/" in spec for remote in repo.remotes for spec in remote.fetch_refspecs)
+    except pygit2.GitError:
+        return False
 
 
 def _by_writer_alone(repo: pygit2.Repository, data: bytes) -> bool:
@@ -531,22 +554,21 @@ def _by_writer_alone(repo: pygit2.Repository, data: bytes) -> bool:
     writer id init set up a work tree with (``accepted_writers``): writer ids are no secret
     (they name memory's refs on the remote), so its settings are never taken as accepted on
     that ground; they are judged against the copy kept for that writer (``changed_since_init``)."""
-    folder = Path(repo.path)
-    if (folder / OWN_CONFIG_NAME).exists() or (folder / ACCEPTED_NAME).exists():
+    if (Path(repo.path) / ACCEPTED_NAME).exists():
         return False
-    if any(_owns(other, data) for other in _git_folders(repo)):
+    if any(_owns(other, data) for other in work_tree_git_folders(repo)):
         return False
-    return (folder / "commondir").exists() or scope_and_kept(repo)[1] is None
+    return not _set_up_before_copies(repo)
 
 
 def set_up_elsewhere(repo: pygit2.Repository, data: bytes | None) -> bool:
     """Whether config.json's bytes ``data`` are ones another work tree of the repository owns,
     or name a writer id init set one up with (``accepted_writers``)."""
-    return data is not None and (any(_owns(other, data) for other in _git_folders(repo))
+    return data is not None and (any(_owns(other, data) for other in work_tree_git_folders(repo))
                                  or _writer_of(data) in accepted_writers(repo))
 
 
-def _git_folders(repo: pygit2.Repository) -> list[Path]:
+def work_tree_git_folders(repo: pygit2.Repository) -> list[Path]:
     """The git folders of every work tree of ``repo``: the main one's and each linked one's."""
     common = _git_folder(repo)
     try:
@@ -591,10 +613,9 @@ def changed_since_init(repo: pygit2.Repository, data: bytes) -> list[str]:
     trace) look alike; what runs a program is not taken from such a change until init takes
     the file (``refuse_unaccepted``). Nothing when no copy is kept (a clone set up before
     copies were: its next command keeps one) or either cannot be read."""
-    kept = accepted_config(repo.path)
-    if kept is None and _by_writer_alone(repo, data):  # the copy kept for its writer, else none at all
-        kept = next((copy for copy in map(accepted_config, _git_folders(repo))
-                     if copy is not None and _writer_of(copy) == _writer_of(data)), b"{}")
+    kept = _kept_copy(repo, data)
+    if kept is None and _by_writer_alone(repo, data):  # none kept for its writer: nothing is accepted
+        kept = b"{}"
     try:
         now, then = json.loads(data), json.loads(kept or b"null")
     except ValueError:
@@ -612,6 +633,44 @@ def changed_since_init(repo: pygit2.Repository, data: bytes) -> list[str]:
         elif ours != theirs:
             changed.append(key)
     return changed
+
+
+def _kept_copy(repo: pygit2.Repository, data: bytes) -> bytes | None:
+    """The copy init accepted that config.json's bytes ``data`` are judged against: this work
+    tree's (``accept_config``), or, for bytes taken for their writer alone (``_by_writer_alone``),
+    the copy another work tree keeps for that writer (None: none)."""
+    kept = accepted_config(repo.path)
+    if kept is None and _by_writer_alone(repo, data):
+        kept = next((copy for copy in map(accepted_config, work_tree_git_folders(repo))
+                     if copy is not None and _writer_of(copy) == _writer_of(data)), None)
+    return kept
+
+
+IDENTITY = ("writer", "provider")  # what says whose records these are and where they are kept
+
+
+def refuse_new_identity(repo: pygit2.Repository, path: Path, data: bytes, config: Config) -> None:
+    """Refuse config.json's bytes ``data`` (at ``path``, read as ``config``) when they name
+    another writer or provider than the copy init accepted (``_kept_copy``): a patch changes
+    them as easily as a person (``git apply`` leaves git no trace), and either would have this
+    clone append as another writer, strand what it wrote, or open a store it never wrote
+    (another clone's, claiming this clone's writer id). Nothing is opened until init takes the
+    file or the change is put back."""
+    kept = _kept_copy(repo, data)
+    try:
+        then = json.loads(kept) if kept is not None else None
+    except ValueError:
+        return
+    if not isinstance(then, dict):
+        return
+    was = {"writer": then.get("writer"), "provider": then.get("provider", "git")}
+    now = {"writer": config.writer, "provider": config.provider}
+    changed = [f"{key} changed from {was[key]} to {now[key]}" for key in IDENTITY if was[key] != now[key]]
+    if changed:
+        raise ForeignConfig(f"{path}: {' and '.join(changed)} since this clone's `gitstore init` last took the file (a "
+                            "person's edit, or a patch: `git apply` writes it and leaves git no trace), so no store "
+                            "is opened: if you made the change, run `gitstore init` to take the file; otherwise put "
+                            "back what was there")
 
 
 def refuse_unaccepted(repo: pygit2.Repository, path: Path, fields: tuple[str, ...], runs: str) -> None:

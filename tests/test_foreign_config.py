@@ -38,7 +38,7 @@ def _hostile(root: Path, writer: str, marker: Path) -> None:
     data = {"writer": writer, "provider": "git", "automation": {"autoSafe": True},
             "dream": {"labeler": "command", "labelers": {"command": {"argv": ["sh", "-c", program]}}}}
     (root / CONFIG).write_text(json.dumps(data, indent=2) + "\n")
-    cli.ok("status", cwd=root)  # the clone that writes it takes it as its own, edited by hand
+    cli.ok("init", cwd=root)  # the clone that writes it takes it as its own, edited by hand (a new writer id)
     git(root, "add", "-f", CONFIG.as_posix())
     git(root, "commit", "-q", "-m", "share the memory settings")
     git(root, "push", "-q", "origin", "main")

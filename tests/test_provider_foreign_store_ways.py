@@ -265,15 +265,16 @@ def test_a_patch_applied_before_init_brings_neither_its_config_nor_its_store(tmp
     done = cli.gitstore("init", "--provider", provider, cwd=alice)
     assert (alice / STATE_DIR / "config.json").read_text() != theirs
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done
-    assert "did not write for this clone" in done.stderr and "mv " in done.stderr, done
+    assert "writer changed from" in done.stderr and "provider changed from git to jsonl" in done.stderr, done
+    assert "run `gitstore init` to take the file" in done.stderr and not _anchor(alice, "jsonl").exists()
     assert "init wrote one of its own" in done.stderr, done
     assert "mallory planted" not in cli.gitstore("grants", cwd=alice).stdout
 
 
 def test_a_patch_that_swaps_a_set_up_clone_to_its_store_is_refused(tmp_path: Path, remote: Path) -> None:
     """In a clone set up with the git provider, a patch edits config.json to name jsonl and
-    its author's writer, and brings that writer's store: the writer is not the one init
-    accepted for this clone, so the store, which no anchor names, is not taken."""
+    its author's writer, and brings that writer's store: neither is the one init accepted for
+    this clone, so no command opens the store until init takes the file."""
     mallory = _clone(tmp_path, remote, "mallory", "jsonl")
     cli.ok("grant", "--purpose", "review", "--note", "mallory planted", cwd=mallory)
     alice = tmp_path / "alice"
@@ -292,7 +293,8 @@ def test_a_patch_that_swaps_a_set_up_clone_to_its_store_is_refused(tmp_path: Pat
     git(alice, "apply", str(tmp_path / "swap.patch"))
     done = cli.gitstore("grants", cwd=alice)
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done
-    assert "did not write for this clone" in done.stderr and "mv " in done.stderr, done
+    assert "writer changed from" in done.stderr and "provider changed from git to jsonl" in done.stderr, done
+    assert "run `gitstore init` to take the file" in done.stderr and not _anchor(alice, "jsonl").exists()
 
 
 def _jsonl_clone_with_writer(tmp: Path, remote: Path, name: str, *writer: str) -> Path:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pygit2
 
-from gitstore.config import STATE_DIR
+from gitstore.config import ACCEPTED_NAME, OWN_CONFIG_NAME, STATE_DIR, work_tree_git_folders
 from gitstore.errors import Refused, UsageError
 from gitstore.providers._gc_git import collect_purged
 from gitstore.providers._gitdirs import broken_refs, common_dir
@@ -59,7 +59,21 @@ def purge(repo: pygit2.Repository, typed: str) -> dict[str, object]:
     internal.mkdir(exist_ok=True)
     erased = collect_purged(repo, internal)
     shutil.rmtree(internal)
+    _forget_setup(repo)
     state_removed = state.exists()
     if state_removed:
         shutil.rmtree(state)
     return {"refsRemoved": len(refs), "objectsErased": erased, "stateRemoved": state_removed, "state": str(state)}
+
+
+def _forget_setup(repo: pygit2.Repository) -> None:
+    """Forget, in every work tree's git folder, that init set it up: the configuration bytes it
+    owns and the copy init accepted (``gitstore.config.set_up_here``). Left behind, they had a
+    config.json a patch brings afterwards taken for the clone's own, and its settings (a
+    labeler, automation) for ones init accepted."""
+    for folder in work_tree_git_folders(repo):
+        (folder / OWN_CONFIG_NAME).unlink(missing_ok=True)
+        (folder / ACCEPTED_NAME).unlink(missing_ok=True)
+        own = folder / "gitstore"
+        if own != common_dir(repo) / "gitstore" and own.is_dir():
+            shutil.rmtree(own)

@@ -67,19 +67,10 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     repo = open_repository(start)
     root = Path(repo.workdir).resolve()
     state = root / STATE_DIR
-    here = set_up_here(repo)  # before anything below records that init ran
+    config_path = state / CONFIG_NAME
+    here = set_up_here(repo, _existing(config_path))  # before anything below records that init ran
     scope, before = scope_and_kept(repo)
     report = InitReport(root, scope, "", provider or "git", note=scope_note(repo))
-    if before != scope:
-        try:
-            keep_scope(repo, scope)
-        except (OSError, pygit2.GitError):
-            raise Refused(f"could not record the scope in {common_dir(repo) / 'config'} (read-only, or locked "
-                          "by another git: a config.lock beside it); run `gitstore init` again once it can be "
-                          "written") from None
-    if before not in (None, scope):
-        report.created.append(f"scope {scope} for this clone's memory from now on (what it stored under {before} "
-                              "stays, unread)")
     link = first_link(root, STATE_DIR.as_posix())
     if link is not None:  # a commit can put one there: init would write, and have git ignore, where it points
         where = link.resolve()
@@ -98,7 +89,6 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
         raise
     for name in STATE_FOLDERS:
         (state / name).mkdir(exist_ok=True)
-    config_path = state / CONFIG_NAME
     data = _existing(config_path)
     renewed = False
     here = here or set_up_elsewhere(repo, data)
@@ -127,6 +117,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
         write_config(repo, config_path, config)
         keep_home(state, root)
         report.created.append(f"{STATE_DIR.as_posix()}/{CONFIG_NAME} (writer {config.writer})")
+    _keep_scope(repo, scope, before, report)  # once the configuration and its copy are: a refused init keeps none
     report.writer, report.provider = config.writer, config.provider
     report.created.extend(_add_refspecs(repo))
     opened = _open_store(config, root, state, replaced=data is not None and not here)
@@ -135,6 +126,24 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     finally:
         getattr(opened, "close", lambda: None)()  # an sqlite store's connection, at once: see below
     return report
+
+
+def _keep_scope(repo: pygit2.Repository, scope: str, before: str | None, report: InitReport) -> None:
+    """Keep ``scope`` as the one this clone's memory is under (``before``: the one kept until
+    now). Kept last, after the configuration and the copy init accepted: a clone set up by a
+    version that kept no copy has the kept scope say that init ran (``config.set_up_here``),
+    which an init refused on its way must never leave behind."""
+    if before == scope:
+        return
+    try:
+        keep_scope(repo, scope)
+    except (OSError, pygit2.GitError):
+        raise Refused(f"could not record the scope in {common_dir(repo) / 'config'} (read-only, or locked "
+                      "by another git: a config.lock beside it); run `gitstore init` again once it can be "
+                      "written") from None
+    if before is not None:
+        report.created.append(f"scope {scope} for this clone's memory from now on (what it stored under {before} "
+                              "stays, unread)")
 
 
 def _open_store(config: Config, root: Path, state: Path, replaced: bool) -> object:
