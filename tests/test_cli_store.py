@@ -95,15 +95,15 @@ def test_a_remote_not_named_origin_is_named_with_what_mends_it(repo: Path) -> No
 
 def test_init_says_so_when_it_cannot_write_the_refspecs(repo: Path) -> None:
     """libgit2 adds nothing and says nothing when .git/config is locked (or read-only): init
-    names the file and fails (at the scope it keeps there, the first thing it writes), instead
-    of listing refspecs it never wrote; once the lock is gone, init again adds them."""
+    names the file and fails (at the scope it keeps there, once the configuration is written:
+    a refused init keeps no scope), instead of listing refspecs it never wrote; once the lock is
+    gone, init again adds them."""
     lock = repo / ".git" / "config.lock"
     lock.touch()
     done = gitstore(repo, "init")
     assert done.returncode != 0 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
     assert f"could not record the scope in {(repo / '.git' / 'config').resolve()} (read-only, or locked by " \
            "another git: a config.lock beside it)" in done.stderr, done.stderr
-    assert not (repo / "okf" / ".memory").exists()
     assert "refs/memory/" not in git(repo, "config", "--get-all", "remote.origin.fetch")
     lock.unlink()
     assert any("fetch refspec" in c for c in json.loads(run_ok(repo, "init", "--json"))["created"])
