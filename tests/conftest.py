@@ -80,14 +80,20 @@ def git(cwd: Path, *args: str) -> str:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A fresh git repository with one commit and an origin remote."""
+    from .templates import copy
+
     path = tmp_path / "widgets"
+    copy(("repo",), path, _initial_commit)
+    return path
+
+
+def _initial_commit(path: Path) -> None:
     path.mkdir()
     git(path, "init", "-q", "-b", "main")
     git(path, "remote", "add", "origin", "https://token:secret@github.com/acme/widgets.git")
     (path / "README.md").write_text("# widgets\n")
     git(path, "add", "README.md")
     git(path, "commit", "-q", "-m", "initial")
-    return path
 
 
 def all_objects(root: Path) -> bytes:

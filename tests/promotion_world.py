@@ -10,7 +10,7 @@ from typing import Any
 from gitstore.ops import learning as ops
 from gitstore.context import Context
 
-from .world import REVIEWER, Thread, grant_all, ready_repo, ref
+from .world import REVIEWER, Thread, _ready, grant_all, ready_repo, ref
 
 PERSON = "github:9"
 WIKI_FILES = {
@@ -55,11 +55,25 @@ def commit_files(root: Path, files: dict[str, str], message: str = "wiki and sou
 
 
 def wiki_repo(path: Path, files: dict[str, str] | None = None) -> Context:
-    """A repository set up for gitstore with the wiki and sources committed and a grant."""
+    """A repository set up for gitstore with the wiki and sources committed and a grant (the
+    one with ``WIKI_FILES`` alone a copy of one built once: ``templates``)."""
+    from .templates import copy
+
+    if files is None and not path.exists():
+        copy(("wiki",), path, _wiki)
+        return Context.open(str(path))
     ctx = ready_repo(path)
     commit_files(path, dict(WIKI_FILES, **(files or {})))
     grant_all(ctx)
     return ctx
+
+
+def _wiki(path: Path) -> None:
+    """What ``wiki_repo`` copies: built from scratch (a repository of its own, its own writer)."""
+    _ready(path, "https://github.com/acme/widgets.git", "git")
+    ctx = Context.open(str(path))
+    commit_files(path, WIKI_FILES)
+    grant_all(ctx)
 
 
 class Evidence:

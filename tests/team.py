@@ -19,10 +19,19 @@ MEMORY_PUSH = ("refs/memory/v1/records/shared/*:refs/memory/v1/records/shared/*"
 
 
 def keypair(folder: Path, name: str) -> tuple[Path, str]:
-    """A new ed25519 key without a passphrase: its private key file and public key text."""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name.replace(":", "_")
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(path)], check=True)
+    """A new ed25519 key without a passphrase: its private key file and public key text (a
+    copy of one made once for this name and its turn in the test: ``templates``)."""
+    from .templates import copy_files
+
+    file = name.replace(":", "_")
+
+    def made(there: Path) -> None:
+        there.mkdir()
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(there / file)],
+                       check=True)
+
+    copy_files(("key", name), folder, [file, file + ".pub"], made)
+    path = folder / file
     return path, " ".join(path.with_name(path.name + ".pub").read_text().split()[:2])
 
 

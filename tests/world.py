@@ -21,13 +21,27 @@ REVIEWER = "github:1001"
 
 
 def ready_repo(path: Path, origin: str = "https://github.com/acme/widgets.git", provider: str = "git") -> Context:
+    """A repository with one empty commit, ``origin`` as its remote, set up for gitstore with
+    ``provider``: a copy of one built once (``templates``) when the origin is a URL and
+    ``path`` is free."""
+    from .templates import copy
+
+    if origin.startswith("https://") and not (path.exists() and any(path.iterdir())):
+        if path.exists():
+            path.rmdir()
+        copy(("ready", origin, provider), path, lambda there: _ready(there, origin, provider))
+        return Context.open(str(path))
+    _ready(path, origin, provider)
+    return Context.open(str(path))
+
+
+def _ready(path: Path, origin: str, provider: str) -> None:
     path.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
     if origin:
         subprocess.run(["git", "remote", "add", "origin", origin], cwd=path, check=True)
     subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "root"], cwd=path, check=True)
     init(path, provider)
-    return Context.open(str(path))
 
 
 class Thread:
