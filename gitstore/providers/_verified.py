@@ -11,7 +11,10 @@ served, and contexts no longer asked for are dropped when the file is written ag
 
 One JSON file per kind of check, ``.git/gitstore/verified/<kind>.json``:
 ``{"<context>": {"<object id>": <result>}}``, written atomically; a lost race between two
-processes only means a check is made again.
+processes only means a check is made again. Within one process every ``Verified`` of a file
+shares what the others found (``_FOUND``), saved or not yet: a store opened afresh (a sync
+opens several, each as the records just admitted leave it) never runs a check again that an
+earlier one in the same process made, whenever that one writes the file.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from gitstore import _jsontext
 
 FOLDER = "verified"
 KEEP_CONTEXTS = 8  # contexts kept per kind: the current ones and a few recent ones
+_FOUND: dict[Path, dict[str, dict[str, Any]]] = {}  # by file: what this process read or found
 
 
 class Verified:
@@ -43,7 +47,13 @@ class Verified:
                 data = _jsontext.loads(self.path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 data = {}
-            self._data = {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
+            read = {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
+            found = _FOUND.setdefault(self.path, {})
+            for context, results in read.items():  # what other processes found, added to this one's
+                known = found.setdefault(context, {})
+                for oid, result in results.items():
+                    known.setdefault(oid, result)
+            self._data = found
         return self._data
 
     def get(self, oid: str, context: str) -> Any | None:
@@ -63,6 +73,8 @@ class Verified:
             return
         recent = list(self._used) + [c for c in self._data if c not in self._used]
         kept = {c: self._data[c] for c in recent[:KEEP_CONTEXTS] if c in self._data}
+        for context in [c for c in self._data if c not in kept]:  # the process forgets them too
+            del self._data[context]
         temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}")
         try:
             self.path.parent.mkdir(exist_ok=True)
