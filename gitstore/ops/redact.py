@@ -152,7 +152,8 @@ def remove_later_versions(ctx: Context) -> list[RedactionReport]:
             report = RedactionReport(source_id, events=event_ids)
             _apply(ctx, view, report, by, reason)
             reports.append(report)
-    key = _removals_key(Context.open(ctx.workspace.root))
+    if reports:  # its own removals are honoured removals too: the key is read again, afresh
+        key = _removals_key(Context.open(ctx.workspace.root))
     if key is not None:
         with suppress(OSError):  # not noted: the next run only looks again
             replace_file(marker, json.dumps(key) + "\n")
@@ -190,12 +191,13 @@ def _read_marker(path: Path) -> str | None:
     return key if isinstance(key, str) else None
 
 
-def follow_redactions(root: Path) -> list[str]:
+def follow_redactions(root: Path | Context) -> list[str]:
     """``remove_later_versions`` as sync and gc run it, in the lines their reports show: what
     it removed, or why it could not. Never their failure: reads refuse the text already, and
-    the next sync or gc tries again."""
+    the next sync or gc tries again. Given a Context (opened after what the caller admitted),
+    it reads through that one rather than opening another."""
     try:
-        reports = remove_later_versions(Context.open(root))
+        reports = remove_later_versions(root if isinstance(root, Context) else Context.open(root))
     except (Refused, UsageError, ConflictError, OSError) as exc:  # no one to sign as, no right to redact
         return [f"could not remove the text stored here of a comment redacted meanwhile: {exc} "
                 "(reads refuse it; the next sync or gc tries again)"]
