@@ -1106,34 +1106,31 @@ def test_an_append_remembers_its_own_commit_as_reading_it_would(
 
 def test_remembered_checks_that_cannot_be_saved_are_checked_again_later(tmp_path: Path) -> None:
     """A memory of checks whose folder cannot be made (here a file stands in its place) is not
-    saved, and saying so never fails what was checked: the next process checks again (a handle
-    in the same one shares what this one found)."""
-    from gitstore.providers import _verified
+    saved, and saying so never fails what was checked: the next handle checks again."""
     from gitstore.providers._verified import Verified
 
     (tmp_path / "verified").write_text("not a folder")
     memory = Verified(tmp_path, "appends")
     memory.put("0" * 40, "order-1", {"clock": 1})
     memory.save()
-    assert Verified(tmp_path, "appends").get("0" * 40, "order-1") == {"clock": 1}
-    _verified._FOUND.clear()  # as in the next process
     assert Verified(tmp_path, "appends").get("0" * 40, "order-1") is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["verified"]
 
 
-def test_a_check_made_by_one_handle_is_not_made_again_by_the_next_before_it_is_saved(tmp_path: Path) -> None:
-    """A store opened afresh in the same process (a sync opens several) finds what an earlier
-    handle checked though that one has not written it yet; and a result another process wrote
-    meanwhile is read too."""
+def test_a_signature_checked_by_one_handle_is_not_checked_again_by_the_next_before_it_is_saved(
+        tmp_path: Path) -> None:
+    """A store opened afresh in the same process (a sync opens several) finds the signatures
+    an earlier handle checked though that one has not written them yet; and a result another
+    process wrote meanwhile is read too."""
     from gitstore.providers._verified import Verified
 
-    first = Verified(tmp_path, "signatures")
+    first = Verified(tmp_path, "signatures", shared=True)
     first.put("1" * 40, "ctx", {"key": "k", "principals": ["a"]})
     assert not (tmp_path / "verified").exists()  # not saved yet
-    assert Verified(tmp_path, "signatures").get("1" * 40, "ctx") == {"key": "k", "principals": ["a"]}
+    assert Verified(tmp_path, "signatures", shared=True).get("1" * 40, "ctx") == {"key": "k", "principals": ["a"]}
     (tmp_path / "verified").mkdir()
     (tmp_path / "verified" / "signatures.json").write_text('{"ctx": {"' + "2" * 40 + '": {"problem": "p"}}}')
-    later = Verified(tmp_path, "signatures")
+    later = Verified(tmp_path, "signatures", shared=True)
     assert later.get("2" * 40, "ctx") == {"problem": "p"}
     assert later.get("1" * 40, "ctx") == {"key": "k", "principals": ["a"]}
 

@@ -55,7 +55,7 @@ class Trust:
         self._state: PolicyState | None = None
         self._revisions: dict[str, Revision] = {}
         self._merged: dict[str, bool] = {}
-        self._checked = Verified(state, "signatures")
+        self._checked = Verified(state, "signatures", shared=True)
         self._unsaved = 0
         self._saved_at = time.monotonic()
         weakref.finalize(self, self._checked.save)  # what a run checked last is kept too

@@ -11,10 +11,11 @@ served, and contexts no longer asked for are dropped when the file is written ag
 
 One JSON file per kind of check, ``.git/gitstore/verified/<kind>.json``:
 ``{"<context>": {"<object id>": <result>}}``, written atomically; a lost race between two
-processes only means a check is made again. Within one process every ``Verified`` of a file
-shares what the others found (``_FOUND``), saved or not yet: a store opened afresh (a sync
-opens several, each as the records just admitted leave it) never runs a check again that an
-earlier one in the same process made, whenever that one writes the file.
+processes only means a check is made again. A costly kind (``shared``: signatures, each an
+ssh-keygen run) is shared by every ``Verified`` of its file within one process (``_FOUND``),
+saved or not yet: a store opened afresh (a sync opens several, each as the records just
+admitted leave it) never runs a check again that an earlier one in the same process made,
+whenever that one writes the file.
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ _FOUND: dict[Path, dict[str, dict[str, Any]]] = {}  # by file: what this process
 class Verified:
     """Remembered results of one kind of check."""
 
-    def __init__(self, state: Path, kind: str) -> None:
+    def __init__(self, state: Path, kind: str, *, shared: bool = False) -> None:
         self.path = state / FOLDER / f"{kind}.json"
+        self._shared = shared
         self._data: dict[str, dict[str, Any]] | None = None
         self._used: dict[str, None] = {}
         self._changed = False
@@ -48,6 +50,9 @@ class Verified:
             except (OSError, ValueError):
                 data = {}
             read = {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
+            if not self._shared:
+                self._data = read
+                return read
             found = _FOUND.setdefault(self.path, {})
             for context, results in read.items():  # what other processes found, added to this one's
                 known = found.setdefault(context, {})
@@ -73,8 +78,8 @@ class Verified:
             return
         recent = list(self._used) + [c for c in self._data if c not in self._used]
         kept = {c: self._data[c] for c in recent[:KEEP_CONTEXTS] if c in self._data}
-        for context in [c for c in self._data if c not in kept]:  # the process forgets them too
-            del self._data[context]
+        for context in [c for c in self._data if c not in kept] if self._shared else []:
+            del self._data[context]  # the process forgets them too
         temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}")
         try:
             self.path.parent.mkdir(exist_ok=True)
