@@ -59,3 +59,11 @@ def test_bounded_leaves_a_plain_name_and_cuts_another_with_a_hash() -> None:
     shown = bounded(NAME)
     assert shown.startswith("NOTE\\u00a0TO") and len(shown) <= 48 and shown.isascii()
     assert bounded(NAME) != bounded(NAME + "!")
+
+
+def test_a_sync_names_a_misnamed_ref_apart_from_nested_ones(tmp_path: Path) -> None:
+    reader = _pushed(tmp_path)
+    done = cli.gitstore("sync", cwd=reader)
+    headline = done.stdout.splitlines()[0]
+    assert "nested" not in headline and "1 ref(s) named by no writer id" in headline, headline
+    assert done.returncode == 3

@@ -182,6 +182,7 @@ class SyncReport:
     changed: list[Change] = field(default_factory=list)
     default_moved: str | None = None  # the remote's HEAD names another branch than the one the policy is read from
     nested: list[str] = field(default_factory=list)  # refs on the remote nested under a writer's name: never read
+    misnamed: list[str] = field(default_factory=list)  # refs on the remote named by no writer id, shown: never read
     cleared: list[str] = field(default_factory=list)  # such refs under this clone's writer names, deleted there
     left_out: list[str] = field(default_factory=list)  # arrived, and never used by the rules (damage)
     not_used: list[str] = field(default_factory=list)  # arrived intact, carrying no authority here: no damage
@@ -191,7 +192,8 @@ class SyncReport:
 
     @property
     def status(self) -> str:
-        if self.quarantined or self.nested or self.not_pushed or self.left_out or self.snapshots.failed:
+        if (self.quarantined or self.nested or self.misnamed or self.not_pushed or self.left_out
+                or self.snapshots.failed):
             return "degraded"
         return ("ok" if self.came_in or self.pushed or self.continued or self.carried or self.dropped or self.followed
                 or self.cleared or self.snapshots.rewritten or self.policy else "no-update")
@@ -207,6 +209,8 @@ class SyncReport:
             parts.append(f"{len(self.quarantined)} ref(s) quarantined")
         if self.nested:
             parts.append(f"{len(self.nested)} ref(s) nested under a writer's name")
+        if self.misnamed:
+            parts.append(f"{len(self.misnamed)} ref(s) named by no writer id")
         if self.left_out:
             parts.append(f"{len(self.left_out)} record(s) never used")
         if self.not_used:  # intact, and carrying no authority here (no policy, or unsigned under one): no damage
@@ -232,7 +236,8 @@ class SyncReport:
         rewritten, left-out record and verdict change."""
         return [self.line, *([self.policy] if self.policy else []), *([self.default_moved] if self.default_moved else []),
                 *(q.line for q in self.quarantined),
-                *self.nested, *self.cleared, *self.followed, *self.snapshots.lines("the next sync tries again"),
+                *self.nested, *([_misnamed_line(self.misnamed, self.remote)] if self.misnamed else []),
+                *self.cleared, *self.followed, *self.snapshots.lines("the next sync tries again"),
                 *self.left_out, *(f"kept writer {shown_writer(w)}: the remote no longer has it" for w in self.kept),
                 *self.parted,
                 *self.stranded, *self.carried, *self.continued,
@@ -241,7 +246,8 @@ class SyncReport:
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "line": self.line, "remote": self.remote,
                 "in": [m.to_json() for m in self.came_in], "out": [m.to_json() for m in self.pushed],
-                "quarantined": [q.to_json() for q in self.quarantined], "nested": self.nested, "cleared": self.cleared, "defaultMoved": self.default_moved,
+                "quarantined": [q.to_json() for q in self.quarantined], "nested": self.nested,
+                "misnamed": self.misnamed, "cleared": self.cleared, "defaultMoved": self.default_moved,
                 "kept": self.kept, "parted": self.parted,
                 "notPushed": self.not_pushed, "stranded": self.stranded, "carried": self.carried,
                 "continued": self.continued, "dropped": self.dropped, "followed": self.followed,
@@ -309,7 +315,7 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
     back = {m.writer for m in report.pushed if m.kind == "records"}
     report.kept = [w for w in report.kept if w not in back]  # this clone's own, which it just pushed again
     report.nested = [_nested_line(name, remote) for name in _nested_on_remote(provider.repo, remote)]
-    report.nested += [_misnamed_line(sorted(misnamed), remote)] if misnamed else []
+    report.misnamed = [shown_ref(name) for name in sorted(misnamed)]  # names whoever could push chose
     _held_by_reads(_reopened(provider, ctx.scope), remote, report)
     if before is not None:
         _compare(before, _verdicts(Context.open(ctx.workspace.root)), report)
@@ -645,9 +651,10 @@ def _drop_misnamed(repo: pygit2.Repository, prefix: str) -> set[str]:
 
 
 def _misnamed_line(names: list[str], remote: str) -> str:
-    """One line for every such ref, however many were pushed, each name shown escaped and cut."""
+    """One line for every such ref, however many were pushed (``names``, each shown escaped and
+    cut: ``shown_ref``)."""
     more = f" and {len(names) - 1} more" if len(names) > 1 else ""
-    return (f"{remote} holds {shown_ref(names[0])}{more} where a writer's ref goes, under a name that is no "
+    return (f"{remote} holds {names[0]}{more} where a writer's ref goes, under a name that is no "
             "writer id: never read, dropped here; anyone with push access may delete it there")
 
 
