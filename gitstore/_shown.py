@@ -46,13 +46,14 @@ KEEP = 24  # characters of a name that is not plain kept, escaped, before its ha
 _HASHED = 8  # hex digits of that hash: ``...#`` and these follow what is kept
 
 
-def bounded(name: str, keep: int = KEEP) -> str:
+def bounded(name: str, keep: int = KEEP, whole: int | None = None) -> str:
     """A name someone else chose (a ref's last part, a writer id read from refs) for one line
-    of output: itself when it is plain ASCII no longer than its cut form would be; else each
-    other character escaped (a no-break space that looks like a space as
-    ``\\u00a0``), cut to ``keep`` characters and told apart by the hash of the whole. So
-    whoever could push cannot make a name read as a sentence, nor as long as they like."""
-    if len(name) <= keep + 4 + _HASHED and _PLAIN.issuperset(name):
+    of output: itself when it is plain ASCII no longer than its cut form would be (or than
+    ``whole``, when given); else each other character escaped (a no-break space that looks
+    like a space as ``\\u00a0``), cut to ``keep`` characters and told apart by the hash of the
+    whole. So whoever could push cannot make a name read as a sentence, nor as long as they
+    like."""
+    if len(name) <= (keep + 4 + _HASHED if whole is None else whole) and _PLAIN.issuperset(name):
         return name
     escaped = [c if c in _PLAIN else f"\\u{ord(c):04x}" for c in name]
     if sum(map(len, escaped)) <= keep:

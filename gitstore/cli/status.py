@@ -7,7 +7,6 @@ from typing import Any
 import typer
 
 from gitstore.config import Workspace
-from gitstore.providers._names import shown_ref
 from gitstore.queries.status import status as do_status
 from gitstore.cli._io import JSON_OPTION, emit_json
 
@@ -24,7 +23,7 @@ def status(as_json: bool = JSON_OPTION) -> None:
     typer.echo(f"state     {info['state']} ({'ignored by git' if info['stateIgnored'] else 'NOT ignored by git'})")
     typer.echo(f"refs      {len(info['refs'])}")
     for ref in info["refs"]:
-        typer.echo(f"  {shown_ref(ref['ref'])} {ref['tip'][:12]}")  # a name whoever could push chose
+        typer.echo(f"  {ref['ref']} {ref['tip'][:12]}")  # shown escaped and cut (a name whoever could push chose)
     _trust(info["trust"])
     typer.echo("config")
     for key in ("writer", "provider", "capture"):

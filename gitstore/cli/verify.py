@@ -13,9 +13,7 @@ def verify(as_json: bool = JSON_OPTION) -> None:
     """Check every record and ref (layout, order, bytes, contracts, digests), then decisions and namespaces."""
     report = check(Context.open().store)
     if as_json:
-        emit_json({"ok": report.ok, "records": report.records, "refs": report.refs,
-                   "problems": [{"where": p.where, "message": p.message} for p in report.problems],
-                   "notices": [{"where": p.where, "message": p.message} for p in report.notices]})
+        emit_json(report.to_json())
     else:
         for problem in report.problems:
             typer.echo(f"damaged: {problem}", err=True)

@@ -98,7 +98,8 @@ class Admission(NamedTuple):
     def __str__(self) -> str:
         if self.admitted:
             return f"{shown_ref(self.ref)}: admitted at {self.tip[:12]}"
-        return f"{shown_ref(self.ref)}: quarantined, not read ({shown_in(self.problem or '', self.ref)})"
+        why = shown_in(self.problem or "", self.ref, cut=True)
+        return f"{shown_ref(self.ref, cut=True)}: quarantined, not read ({why})"
 
 
 class Fork(NamedTuple):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol, runtime_checkable
 
 from gitstore._shown import one_line
-from gitstore.providers._names import shown_ref
+from gitstore.providers._names import shown_where
 
 if TYPE_CHECKING:
     from gitstore.providers._known import KnownBytes
@@ -228,14 +228,20 @@ class GcReport:
 class Problem(NamedTuple):
     """One integrity problem found by ``verify``. Shown on one line: it may quote a name from a
     pushed tree, where whoever can push could put line breaks that print lines of their own
-    (a forged "0 problems") wherever problems are shown; JSON keeps the fields as they are."""
+    (a forged "0 problems") wherever problems are shown. A ref's name in it, which whoever
+    pushed the ref chose, is shown escaped and cut (``shown_where``) on a line and in JSON alike:
+    a program reading JSON passes it on to whoever reads."""
 
     where: str
     message: str
 
     def __str__(self) -> str:
-        where = shown_ref(self.where) if self.where.startswith("refs/") else self.where  # a pushed name
-        return one_line(f"{where}: {self.message}")
+        where, message = shown_where(self.where, self.message)
+        return one_line(f"{where}: {message}")
+
+    def to_json(self) -> dict[str, str]:
+        where, message = shown_where(self.where, self.message)
+        return {"where": where, "message": message}
 
 
 class VerifyReport:
@@ -259,6 +265,10 @@ class VerifyReport:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    def to_json(self) -> dict[str, object]:
+        return {"ok": self.ok, "records": self.records, "refs": self.refs,
+                "problems": [p.to_json() for p in self.problems], "notices": [p.to_json() for p in self.notices]}
 
 
 @runtime_checkable

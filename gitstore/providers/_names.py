@@ -21,27 +21,52 @@ _FETCHED_LINE = re.compile(r"^remotes/([^/]+)/(records/shared/([^/]+)|"
 _PARTED_SNAPSHOT = re.compile(r"^remotes/[^/]+/parted-payloads/shared/[a-z0-9][a-z0-9-]{0,63}/[0-9a-f]{40}\Z")
 
 
-def shown_writer(writer: str) -> str:
+GENERATED = 13  # characters of a writer id `init` makes: "w" and 12 hex digits (config.new_writer_id)
+_COMMIT_PART = re.compile(r"^[0-9a-f]{40}\Z")
+
+
+def shown_writer(writer: str, cut: bool = False) -> str:
     """A writer id read from a ref's name, for output: itself when it is one, else escaped and
-    cut (``bounded``): whoever can push names refs, and every command may print them."""
+    cut (``bounded``): whoever can push names refs, and every command may print them. ``cut``
+    (a line about a quarantined or damaged ref, which whoever pushed it named): a writer id
+    longer than ``init`` makes them is cut too, with its hash, for a valid id of 64 characters
+    can read as a sentence (``ai-agents-reading-this-must-run-...``)."""
+    if cut:
+        short = len(writer) <= GENERATED and WRITER_PATTERN.match(writer)
+        return writer if short else bounded(writer, GENERATED, whole=GENERATED)
     return writer if WRITER_PATTERN.match(writer) else bounded(writer)
 
 
-def shown_ref(ref: str) -> str:
+def shown_ref(ref: str, cut: bool = False) -> str:
     """A ref's name for output, each part that is no writer id escaped and cut (``bounded``),
-    and a name nested deeper than memory's refs go cut to one more part."""
-    parts = [shown_writer(part) for part in ref.split("/")]
+    and a name nested deeper than memory's refs go cut to one more part. ``cut``: each part
+    from the writer's on (after its namespace) cut as ``shown_writer`` cuts it, but a commit id
+    (a parted history's tip)."""
+    split = ref.split("/")
+    at = next((i + 1 for i, part in enumerate(split) if i >= 3 and part in ("shared", "local")), len(split))
+    parts = [shown_writer(part, cut and i >= at and not _COMMIT_PART.match(part)) for i, part in enumerate(split)]
     if len(parts) > _DEEPEST:
-        parts[_DEEPEST - 1:] = [bounded("/".join(ref.split("/")[_DEEPEST - 1:]))]
+        parts[_DEEPEST - 1:] = [bounded("/".join(split[_DEEPEST - 1:]))]
     return "/".join(parts)
 
 
-def shown_in(text: str, ref: str) -> str:
+def shown_where(where: str, message: str = "") -> tuple[str, str]:
+    """Where verify found damage and what it found, for output: a ref's name shown cut
+    (``shown_ref``) with what follows it kept (`` commit <sha>``: a ref's name holds no
+    space), and the message quoting it as it is shown (``shown_in``); any other place as is."""
+    if not where.startswith("refs/"):
+        return where, message
+    ref, space, tail = where.partition(" ")
+    return shown_ref(ref, cut=True) + space + tail, shown_in(message, ref, cut=True)
+
+
+def shown_in(text: str, ref: str, cut: bool = False) -> str:
     """``text`` (why ``ref`` was refused, saved by a sync that printed names as they were)
-    with the ref's last part, when it is no writer id, shown as ``shown_writer`` shows it
-    wherever the text quotes it."""
+    with the ref's last part, when it is no writer id (or, with ``cut``, is one longer than
+    ``init`` makes), shown as ``shown_writer`` shows it wherever the text quotes it."""
     last = ref.rsplit("/", 1)[-1]
-    return text if WRITER_PATTERN.match(last) or not last else text.replace(last, shown_writer(last))
+    shown = shown_writer(last, cut)
+    return text if shown == last or not last else text.replace(last, shown)
 
 
 def records_ref(namespace: str, writer: str) -> str:

@@ -1127,7 +1127,7 @@ class GitProvider:
         judged first, for a read that took no payload)."""
         with readable("the payload snapshots"):
             self._snapshots()
-        return [Problem(ref, shown_in(self._left_out_because(ref, admission), ref))  # a pushed name, shown
+        return [Problem(ref, shown_in(self._left_out_because(ref, admission), ref, cut=True))  # a pushed name, shown
                 for ref, admission in sorted(self._quarantine.items())]
 
     def _left_out_because(self, ref: str, admission: Admission) -> str:

@@ -49,7 +49,7 @@ def _learning_view(store: Store, judged: Callable[[History], bool] | None) -> tu
     view = View.load(store, payloads=False, kinds=POLICY_KINDS)
     cut = store.cut_short()
     if cut is not None:  # a retirement or withdrawal there is missing: nothing is judged in force from the rest
-        raise IntegrityError(f"{cut.where}: {cut.message}; until then no learning is judged in force here")
+        raise IntegrityError(f"{cut}; until then no learning is judged in force here")
     view.forget_audits()  # they vouched for the decisions loaded; no more learnings come
     all_histories = view.histories()
     refs = [ref for history in all_histories.values() if judged is None or judged(history)

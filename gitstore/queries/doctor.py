@@ -271,7 +271,8 @@ def _left_out(report: Report, provider: Any, store: Any) -> None:
             "the damage")
     fetch = "`gitstore sync` fetches the objects this partial clone lacks, and reads it"  # no damage: nobody to tell
     for ref, tip, why in held_in_quarantine(provider.repo, provider.state):
-        said = f"{shown_ref(ref)}: quarantined by sync at {tip[:12]}, never read: {shown_in(why, ref)}"  # a pushed name
+        said = (f"{shown_ref(ref, cut=True)}: quarantined by sync at {tip[:12]}, never read: "
+                f"{shown_in(why, ref, cut=True)}")  # a pushed name
         report.add("fetched memory", WARN, said, advice(why))
     try:
         provider.admit()  # what every read does first: what a plain fetch brought is verified

@@ -7,6 +7,7 @@ from typing import Any
 
 from gitstore.config import CONFIG_FILE, Config, Workspace, git_ignores
 from gitstore.errors import InvalidInput
+from gitstore.providers._names import shown_ref, shown_writer
 from gitstore.providers.git import discover_refs
 from gitstore.queries.trust import trust
 from gitstore.rules import autosafe
@@ -14,13 +15,14 @@ from gitstore.rules import autosafe
 
 def status(workspace: Workspace) -> dict[str, Any]:
     """Scope, writer, provider, memory refs, the state folder, who may decide (the trust mode)
-    and the effective configuration."""
+    and the effective configuration. A ref's name and writer are shown escaped and cut
+    (``shown_ref``) for text and JSON alike: whoever could push chose them."""
     refs = []
     for info in discover_refs(workspace.repo):
         target = info.repo.references[info.name].target
         where = "repository" if info.repo.path == workspace.repo.path else ".git/gitstore/local"
-        refs.append({"ref": info.name, "namespace": info.namespace, "writer": info.writer,
-                     "tip": str(target), "in": where})
+        refs.append({"ref": shown_ref(info.name), "namespace": info.namespace,  # names whoever could push chose
+                     "writer": shown_writer(info.writer), "tip": str(target), "in": where})
     config = workspace.config
     return {
         "root": str(workspace.root),

@@ -136,12 +136,15 @@ class Quarantined:
 
     @property
     def line(self) -> str:
-        return (f"writer {shown_writer(self.writer)}: {self.kind} at {self.tip[:12]} quarantined as "
-                f"{shown_ref(self.held)}, never read: {shown_in(self.damage, self.held)}")
+        return (f"writer {shown_writer(self.writer, cut=True)}: {self.kind} at {self.tip[:12]} quarantined as "
+                f"{shown_ref(self.held, cut=True)}, never read: {shown_in(self.damage, self.held, cut=True)}")
 
     def to_json(self) -> dict[str, Any]:
-        return {"writer": self.writer, "kind": self.kind, "tip": self.tip, "ref": self.held,
-                "damage": self.damage, "line": self.line}
+        """As ``line`` shows them: whoever pushed the ref named it, and a program reading JSON
+        passes what it reads on to whoever reads."""
+        return {"writer": shown_writer(self.writer, cut=True), "kind": self.kind, "tip": self.tip,
+                "ref": shown_ref(self.held, cut=True), "damage": shown_in(self.damage, self.held, cut=True),
+                "line": self.line}
 
 
 @dataclass(frozen=True)

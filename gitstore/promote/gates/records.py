@@ -23,7 +23,7 @@ def check() -> list[Finding]:
     from gitstore.queries.verify import verify
 
     result = verify(read_store(top_level()))
-    return [Finding(WHERE, 1, f"{problem.where}: {problem.message}") for problem in result.problems]
+    return [Finding(WHERE, 1, str(problem)) for problem in result.problems]  # a pushed name, shown
 
 
 def main(argv: Sequence[str] | None = None) -> int:
