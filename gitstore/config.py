@@ -669,7 +669,7 @@ def refuse_new_identity(repo: pygit2.Repository, path: Path, data: bytes, config
     if changed:
         raise ForeignConfig(f"{path}: {' and '.join(changed)} since this clone's `gitstore init` last took the file (a "
                             "person's edit, or a patch: `git apply` writes it and leaves git no trace), so no store "
-                            "is opened: if you made the change, run `gitstore init` to take the file; otherwise put "
+                            "is opened: if you made the change, run `gitstore init --accept-changes` to take the file; otherwise put "
                             "back what was there")
 
 
@@ -682,7 +682,7 @@ def refuse_unaccepted(repo: pygit2.Repository, path: Path, fields: tuple[str, ..
     if changed:
         raise Refused(f"{path}: {', '.join(changed)} changed since this clone's `gitstore init` last took the file "
                       f"(a person's edit, or a patch: `git apply` writes it and leaves git no trace), and {runs}: "
-                      "if you made the change, `gitstore init` takes the file as it is now; otherwise put back what "
+                      "if you made the change, `gitstore init --accept-changes` takes the file as it is now; otherwise put back what "
                       "was there")
 
 

@@ -149,12 +149,15 @@ def test_a_patch_changing_the_writer_alone_is_refused_until_init_takes_it(tmp_pa
     _apply(alice, tmp_path, theirs, old=mine)
     error = cli.fails(1, "grant", "--purpose", "review", "--note", "as carol", cwd=alice)
     assert f"writer changed from {json.loads(mine)['writer']} to wca201000001" in error, error
-    assert "run `gitstore init` to take the file" in error
+    assert "run `gitstore init --accept-changes` to take the file" in error
     assert "refs/memory/v1/records/shared/wca201000001" not in git(alice, "for-each-ref")
     (alice / CONFIG).write_bytes(mine)  # put back
     assert "alice's" in cli.ok("grants", cwd=alice)
     _apply(alice, tmp_path, theirs, old=mine)
-    cli.ok("init", cwd=alice)  # the person's own change: init takes it
+    refused = cli.fails(1, "init", cwd=alice)  # init names what changed: a person takes it knowingly
+    assert "writer changed since" in refused and "gitstore init --accept-changes" in refused, refused
+    assert _config(alice)["writer"] == "wca201000001" and cli.gitstore("status", cwd=alice).returncode == 1
+    cli.ok("init", "--accept-changes", cwd=alice)  # the person's own change: init takes it
     assert cli.gitstore("status", cwd=alice).stderr == "" and _config(alice)["writer"] == "wca201000001"
 
 

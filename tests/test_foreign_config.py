@@ -38,7 +38,7 @@ def _hostile(root: Path, writer: str, marker: Path) -> None:
     data = {"writer": writer, "provider": "git", "automation": {"autoSafe": True},
             "dream": {"labeler": "command", "labelers": {"command": {"argv": ["sh", "-c", program]}}}}
     (root / CONFIG).write_text(json.dumps(data, indent=2) + "\n")
-    cli.ok("init", cwd=root)  # the clone that writes it takes it as its own, edited by hand (a new writer id)
+    cli.ok("init", "--accept-changes", cwd=root)  # the clone that writes it takes it as its own, edited by hand
     git(root, "add", "-f", CONFIG.as_posix())
     git(root, "commit", "-q", "-m", "share the memory settings")
     git(root, "push", "-q", "origin", "main")
@@ -268,7 +268,9 @@ def test_a_patch_that_adds_a_labeler_to_a_set_up_clone_is_named_and_not_run(team
     assert not marker.exists()
     check = [c for c in doctor(alice).checks if c.name == "config"]
     assert len(check) == 1 and "dream.labeler" in check[0].detail and "gitstore init" in check[0].todo
-    cli.ok("init", cwd=alice)  # a person who made the change takes it
+    refused = cli.fails(1, "init", cwd=alice)  # init names the change, and takes it only when told
+    assert "dream.labeler, dream.labelers changed since" in refused and "--accept-changes" in refused, refused
+    cli.ok("init", "--accept-changes", cwd=alice)  # a person who made the change takes it
     assert not [c for c in doctor(alice).checks if c.name == "config"]
     again = cli.gitstore("dream", cwd=alice)
     assert "changed since" not in again.stdout + again.stderr, again

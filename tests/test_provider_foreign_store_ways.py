@@ -293,7 +293,7 @@ def test_a_patch_that_swaps_a_set_up_clone_to_its_store_is_refused(tmp_path: Pat
     done = cli.gitstore("grants", cwd=alice)
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done
     assert "writer changed from" in done.stderr and "provider changed from git to jsonl" in done.stderr, done
-    assert "run `gitstore init` to take the file" in done.stderr and not _anchor(alice, "jsonl").exists()
+    assert "run `gitstore init --accept-changes` to take the file" in done.stderr and not _anchor(alice, "jsonl").exists()
 
 
 def _jsonl_clone_with_writer(tmp: Path, remote: Path, name: str, *writer: str) -> Path:

@@ -23,6 +23,9 @@ def init(
                                     "share, or a clone whose id someone else appended to on the remote: its appends "
                                     "the remote lacks are carried over to the new id. Any command does it unasked "
                                     "where it finds that original."),
+    accept_changes: bool = typer.Option(False, "--accept-changes", help="Take a config.json whose writer, "
+                                        "provider, labeler or automation changed since init last took it (init "
+                                        "refuses otherwise, naming them: a patch changes them as easily as you)."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Set gitstore up here: writer id, scope (kept in .git/config), git-ignored okf/.memory/, config, fetch refspecs.
@@ -31,7 +34,7 @@ def init(
     another clone's, and every command refuses it: init writes this clone its own, with a new
     writer id and none of the settings it held.
     """
-    report = do_init(".", provider, writer, new_writer)
+    report = do_init(".", provider, writer, new_writer, accept_changes)
     if as_json:
         emit_json(report.to_json())
         return

@@ -9,8 +9,8 @@ from typing import Any
 import pygit2
 
 from gitstore._files import first_link, links_under
-from gitstore.config import (CONFIG_FILE, CONFIG_NAME, FORMER_NAME, STATE_DIR, Config, accept_config, copied_from,
-                             ensure_ignored, foreign, forget_former, from_git, former_writers, keep_former, keep_home,
+from gitstore.config import (CONFIG_FILE, CONFIG_NAME, FORMER_NAME, STATE_DIR, Config, accept_config,
+                             changed_since_init, copied_from, ensure_ignored, foreign, forget_former, from_git, former_writers, keep_former, keep_home,
                              new_writer_id, parse_config, renew_writer, set_up_elsewhere, set_up_here, tracked_under,
                              write_config, writers_of_other_trees)
 from gitstore.errors import Refused, UsageError
@@ -50,9 +50,19 @@ class InitReport:
                 "note": {"about": self.note[0], "todo": self.note[1]} if self.note else None}
 
 
+# What a change to config.json must be accepted for by name (``accept_changes``): whose records
+# these are and where they are kept, and what runs a program or accepts learnings unasked.
+GUARDED = ("writer", "provider", "dream.labeler", "dream.labelers", "automation")
+
+
 def init(start: str | Path = ".", provider: str | None = None, writer: str | None = None,
-         new_writer: bool = False) -> InitReport:
+         new_writer: bool = False, accept_changes: bool = False) -> InitReport:
     """Set gitstore up in the repository containing ``start``; safe to run again.
+
+    Over a config.json whose writer, provider, labeler or automation changed since init last
+    took the file (``GUARDED``; a person's edit and a patch look alike, ``git apply`` leaves git
+    no trace), init refuses, naming them, unless ``accept_changes``: a person then takes what
+    they read, never what a command's advice to run init had them take unseen.
 
     ``writer`` names this clone's writer instead of a fresh random id: a CI job that appends
     from a new checkout each run keeps one writer (and one ref) across runs. ``new_writer``
@@ -99,6 +109,13 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
                               "`gitstore init` (a patch or a copy put it there)")
     elif data is not None:
         config = parse_config(config_path, data, repo)
+        guarded = [name for name in changed_since_init(repo, data)
+                   if any(name == field or name.startswith(field + ".") for field in GUARDED)]
+        if guarded and not accept_changes:
+            raise Refused(f"{config_path}: {', '.join(guarded)} changed since this clone's `gitstore init` last took "
+                          "the file (a person's edit, or a patch: `git apply` writes it and leaves git no trace); "
+                          "read the file, and if you made these changes, run `gitstore init --accept-changes`; "
+                          "otherwise put back what was there")
         accept_config(repo, data)  # a person ran init over it: its settings are this clone's
         if provider is not None and provider != config.provider:
             raise Refused(

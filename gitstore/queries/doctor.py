@@ -186,7 +186,7 @@ def _changed(report: Report, workspace: Any) -> None:
         report.add("config", WARN, f"{CONFIG_FILE}: {', '.join(changed)} changed since this clone's `gitstore init` "
                                    "last took the file (a person's edit, or a patch applied); a dream does not run "
                                    "a labeler the change names",
-                   "if you made the change, `gitstore init` takes the file as it is now; otherwise put back what "
+                   "if you made the change, `gitstore init --accept-changes` takes the file as it is now; otherwise put back what "
                    "was there")
 
 
