@@ -70,6 +70,15 @@ def _init_replaces_it(root: Path, marker: Path) -> None:
     assert not marker.exists()
 
 
+
+def _patched_is_never_the_clones(tmp_path: Path, root: Path) -> None:
+    """A patch bringing a config.json with a labeler is refused by every command, its labeler
+    never runs, and init writes the clone its own."""
+    marker = tmp_path / "labeler-ran"
+    _apply(root, tmp_path, _hostile(marker))
+    _never_ran(root)
+    _init_replaces_it(root, marker)
+
 def _scope(root: Path) -> str:
     return str(json.loads(cli.ok("status", "--json", cwd=root))["scope"])
 
@@ -82,10 +91,7 @@ def test_after_a_purge_a_patched_config_is_not_the_clones_in_any_work_tree(tmp_p
     cli.ok("purge", "--confirm", _scope(alice), cwd=alice)
     for folder in (_git_dir(alice), _git_dir(linked)):
         assert not (folder / OWN_CONFIG_NAME).exists() and not (folder / "gitstore").exists(), folder
-    marker = tmp_path / "labeler-ran"
-    _apply(alice, tmp_path, _hostile(marker))
-    _never_ran(alice)
-    _init_replaces_it(alice, marker)
+    _patched_is_never_the_clones(tmp_path, alice)
 
 
 def test_the_owned_bytes_a_purge_left_behind_do_not_make_a_patch_the_clones(tmp_path: Path) -> None:
@@ -94,10 +100,7 @@ def test_the_owned_bytes_a_purge_left_behind_do_not_make_a_patch_the_clones(tmp_
     own = (_git_dir(alice) / OWN_CONFIG_NAME).read_bytes()
     cli.ok("purge", "--confirm", _scope(alice), cwd=alice)
     (_git_dir(alice) / OWN_CONFIG_NAME).write_bytes(own)
-    marker = tmp_path / "labeler-ran"
-    _apply(alice, tmp_path, _hostile(marker))
-    _never_ran(alice)
-    _init_replaces_it(alice, marker)
+    _patched_is_never_the_clones(tmp_path, alice)
 
 
 def test_a_refused_init_keeps_nothing_and_a_patch_after_it_is_not_the_clones(tmp_path: Path) -> None:
@@ -111,10 +114,7 @@ def test_a_refused_init_keeps_nothing_and_a_patch_after_it_is_not_the_clones(tmp
     assert "un-ignores it" in cli.fails(1, "init", cwd=bob)
     assert scope_and_kept(pygit2.Repository(str(bob)))[1] is None
     (bob / ".gitignore").write_text("")
-    marker = tmp_path / "labeler-ran"
-    _apply(bob, tmp_path, _hostile(marker))
-    _never_ran(bob)
-    _init_replaces_it(bob, marker)
+    _patched_is_never_the_clones(tmp_path, bob)
 
 
 def test_a_scope_an_older_refused_init_kept_does_not_make_a_patch_the_clones(tmp_path: Path) -> None:
@@ -125,10 +125,7 @@ def test_a_scope_an_older_refused_init_kept_does_not_make_a_patch_the_clones(tmp
     git(tmp_path, "clone", "-q", str(bare), str(bob))
     repo = pygit2.Repository(str(bob))
     keep_scope(repo, scope_and_kept(repo)[0])
-    marker = tmp_path / "labeler-ran"
-    _apply(bob, tmp_path, _hostile(marker))
-    _never_ran(bob)
-    _init_replaces_it(bob, marker)
+    _patched_is_never_the_clones(tmp_path, bob)
 
 
 def test_a_clone_set_up_before_copies_were_kept_is_still_set_up(tmp_path: Path) -> None:
