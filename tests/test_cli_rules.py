@@ -510,3 +510,41 @@ def test_a_hail_and_its_order_split_across_title_and_text(tmp_path: Path, monkey
         assert HAIL not in out and ORDER not in out, (args, out)
     withheld = json.loads(run(root, "show", lid, "--json"))["withheld"]
     assert {w["part"] for w in withheld} >= {"title", "text"} and all(w["together"] for w in withheld), withheld
+
+
+def test_a_decisions_reason_is_shown_screened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rejection's or retirement's reason is free text a writer typed (a clone that runs no
+    scanner may store anything): reject and retire --json, show --json and the audit trail show it
+    screened, quarantined text withheld and named, a secret redacted."""
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    one = thread.comment("100", "Add jitter to every retry.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    first = propose(ctx, [ref(one)])
+    second = _forged(ctx, [ref(one)], monkeypatch, title="Retries use jitter", text="Use full jitter.",
+                     rationale="Seen in review.", targets=())
+    rejected = run(root, "reject", first["id"], "--review-digest", first["reviewDigest"], "--by", "github:9",
+                   "--reason", FORGED_TEXT, "--json")
+    accepted(ctx, second)
+    retired = run(root, "retire", second["id"], "--reason", "Stale; password=Zq8vT3kLmP9wXr2N", "--by", "github:9",
+                  "--json")
+    outputs = {"reject": rejected, "retire": retired, "show": run(root, "show", first["id"], "--json"),
+               "audit": run(root, "audit"), "audit --json": run(root, "audit", "--json")}
+    for what, out in outputs.items():
+        assert not _unscreened(out), (what, out)
+    for what in ("reject", "show"):
+        record = json.loads(outputs[what])
+        record = record["version"] if what == "show" else record
+        assert record["decision"]["reason"].startswith("(text withheld: prompt-injection"), (what, record)
+        assert {"part": "reason", "kinds": ["prompt-injection"]} in json.loads(outputs[what])["withheld"], what
+    assert json.loads(retired)["decision"]["reason"] == "Stale; password=[REDACTED:credential-assignment]"
+    assert "(text withheld: prompt-injection" in outputs["audit"]
+    trail = {e["action"]: e for e in json.loads(outputs["audit --json"])}
+    assert trail["reject"]["withheld"] == [{"part": "reason", "kinds": ["prompt-injection"]}]
+    assert trail["retire"]["reason"] == "Stale; password=[REDACTED:credential-assignment]"
+    assert "withheld" not in trail["retire"]
+    raw = ctx.store.get(json.loads(rejected)["digest"]).record
+    assert raw["decision"]["reason"] == FORGED_TEXT  # stored as typed; screened only as it is shown
+

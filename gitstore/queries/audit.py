@@ -5,7 +5,12 @@ action that needs authority (accept, reject, retire, the auto-safe gate, grant, 
 counts only beside what it vouches for: a decision, grant or withdrawal stored in the same
 append that the rules use (``gitstore.rules.view``). Any other such entry carries
 ``notUsed``, why, so the trail never shows a forged acceptance, or one naming a record that
-does not exist, as one that counts."""
+does not exist, as one that counts.
+
+An entry's ``reason`` (a grant's note, a withdrawal's, rejection's or retirement's reason) is
+whatever its writer typed, and a clone that runs no scanner may have written it: it is screened
+as ``gitstore show`` screens a learning's texts (``queries.learnings.screened``), quarantined
+text replaced by a note and named under ``withheld``, secrets and home paths redacted."""
 
 from __future__ import annotations
 
@@ -30,10 +35,24 @@ def audit(ctx: Context) -> list[dict[str, Any]]:
     for item in view.items:
         if item.kind != "audit":
             continue
-        entry = item.record
+        entry = _screened(item.record)
         why = _unused(ctx, view, counted, item) if entry.get("action") in AUTHORITY else None
         entries.append({**entry, "notUsed": why} if why else entry)
     return entries
+
+
+def _screened(entry: dict[str, Any]) -> dict[str, Any]:
+    """The entry with its reason as it may be shown, and ``withheld`` when the scanner
+    quarantines it."""
+    from gitstore.queries.learnings import screened
+
+    if not isinstance(entry.get("reason"), str):
+        return entry
+    reason, withheld = screened("reason", entry["reason"])
+    shown = {**entry, "reason": reason}
+    if withheld is not None:
+        shown["withheld"] = [withheld.to_json()]
+    return shown
 
 
 def _unused(ctx: Context, view: View, counted: dict[str, Any], item: Any) -> str | None:

@@ -83,7 +83,8 @@ def _waiting(history: History) -> bool:
 @dataclass(frozen=True)
 class Withheld:
     """A text of a learning the safety scanner quarantines (``title``, ``text``, ``rationale``,
-    ``audienceRationale`` or ``targets``), and the kinds it found. No gitstore stores such text
+    ``audienceRationale``, ``targets``, or its decision's ``reason``; a grant's ``note``, a
+    withdrawal's or audit entry's ``reason``), and the kinds it found. No gitstore stores such text
     (proposing screens it), so the clone that wrote it went around the scanner; its words may be
     written to take over whatever agent reads a reviewer's screen, so they are never shown."""
 
@@ -129,7 +130,8 @@ def _kinds(result: Any) -> tuple[str, ...]:
 
 def as_shown(version: dict[str, Any]) -> tuple[dict[str, Any], tuple[Withheld, ...]]:
     """A learning version with every text a person or agent reads screened (:func:`screened`;
-    each target on its own, as proposing screens them), and what was withheld, once a part.
+    each target on its own, as proposing screens them; the decision's reason too), and what was
+    withheld, once a part.
     Then the parts are screened read together as ``gitstore show`` prints them
     (``read_together``): a hail in the title and the order in the text each pass alone, so when
     the scanner quarantines them together every part still shown is withheld (``together``).
@@ -152,6 +154,9 @@ def as_shown(version: dict[str, Any]) -> tuple[dict[str, Any], tuple[Withheld, .
             "targets": [shown("targets", target) for target in version["targets"]],
             "rationale": shown("rationale", version["rationale"]),
             "audienceRationale": shown("audienceRationale", version["audienceRationale"])}
+    decision = version.get("decision")
+    if isinstance(decision, dict) and isinstance(decision.get("reason"), str):  # why it was rejected or retired
+        copy["decision"] = {**decision, "reason": shown("reason", decision["reason"])}
     withheld = [Withheld(part, tuple(sorted(found))) for part, found in kinds.items()]
     result = default_scanner().scan(read_together(copy))
     if result.quarantined:
