@@ -548,3 +548,30 @@ def test_a_decisions_reason_is_shown_screened(tmp_path: Path, monkeypatch: pytes
     raw = ctx.store.get(json.loads(rejected)["digest"]).record
     assert raw["decision"]["reason"] == FORGED_TEXT  # stored as typed; screened only as it is shown
 
+
+def test_a_teammates_grant_note_and_withdrawal_reason_are_shown_screened(tmp_path: Path) -> None:
+    """A grant and its withdrawal written in another clone and fetched carry no authority here,
+    and are listed anyway: their note and reason are shown screened, as records show shows them."""
+    from .team import first_clone, shared_remote, sync, team_clone
+
+    bare = shared_remote(tmp_path)
+    alice = Context.open(first_clone(tmp_path, bare))
+    mallory = team_clone(tmp_path, bare, "mallory")
+    mroot = mallory.workspace.root
+    grant = json.loads(run(mroot, "grant", "--purpose", "review", "--note", FORGED_TEXT, "--by", "github:66",
+                           "--json"))
+    run(mroot, "withdraw", grant["digest"], "--reason", FORGED_TEXT, "--by", "github:66")
+    sync(mallory, alice)
+    root = alice.workspace.root
+    outputs = {args: run(root, *args) for args in (("grants",), ("grants", "--json"), ("audit",), ("audit", "--json"))}
+    for args, out in outputs.items():
+        assert not _unscreened(out), (args, out)
+        assert "(text withheld: prompt-injection" in out, (args, out)
+    [listed] = json.loads(outputs[("grants", "--json")])
+    assert listed["digest"] == grant["digest"] and listed["note"].startswith("(text withheld: prompt-injection")
+    assert listed["withdrawals"][0]["reason"].startswith("(text withheld: prompt-injection")
+    assert listed["withheld"][0] == {"part": "note", "kinds": ["prompt-injection"]}
+    assert listed["withheld"][1]["part"] == "reason" and listed["withheld"][1]["withdrawal"].startswith("sha256:")
+    trail = json.loads(outputs[("audit", "--json")])
+    assert [e["action"] for e in trail] == ["grant", "withdraw"]
+    assert all(e["withheld"] == [{"part": "reason", "kinds": ["prompt-injection"]}] for e in trail), trail

@@ -3,7 +3,12 @@
 A grant or withdrawal that carries no authority (a teammate's fetched into a clone without a
 policy, one signed by nobody the policy lets grant, every one under a policy that cannot be
 used) is listed too, saying why it is not used, as ``gitstore audit`` says it: a clone whose
-grants all go unused is told so, never that it has none."""
+grants all go unused is told so, never that it has none.
+
+A grant's note and a withdrawal's reason are whatever their writer typed, perhaps in a clone
+that runs no scanner: they are shown screened as ``gitstore show`` screens a learning's texts
+(``queries.learnings.screened``), quarantined text replaced by a note and named under
+``withheld``, secrets and home paths redacted. Digests stay the stored records'."""
 
 from __future__ import annotations
 
@@ -33,13 +38,23 @@ class GrantShown:
     def withdrawn(self) -> list[str]:
         return [p for p in self.grant["purposes"] if p in self.gone]
 
+    @property
+    def withheld(self) -> list[dict[str, Any]]:
+        """What the scanner withheld: the note of the grant, the reason of each withdrawal of it
+        (naming the withdrawal)."""
+        found = list(self.grant.get("withheld", ()))
+        for record in (*self.withdrawals, *(w for w, _ in self.unused_withdrawals)):
+            found += [{**w, "withdrawal": record["digest"]} for w in record.get("withheld", ())]
+        return found
+
     def to_json(self) -> dict[str, Any]:
         return {"digest": self.grant["digest"], "inForce": self.in_force, "withdrawn": self.withdrawn,
                 "purposes": self.grant["purposes"], "sources": self.grant["sources"],
                 "from": self.grant["from"], "until": self.grant["until"], "by": self.grant["by"],
                 "at": self.grant["at"], "note": self.grant["note"], "notUsed": self.not_used,
                 "withdrawals": [_withdrawal(w) for w in self.withdrawals]
-                + [_withdrawal(w, why) for w, why in self.unused_withdrawals]}
+                + [_withdrawal(w, why) for w, why in self.unused_withdrawals],
+                "withheld": self.withheld}
 
 
 def _withdrawal(record: dict[str, Any], not_used: str | None = None) -> dict[str, Any]:
@@ -55,17 +70,30 @@ def grants(ctx: Context, *, in_force: bool = False) -> list[GrantShown]:
     items = list(ctx.store.items(["grant", "withdrawal"]))
     view = View.of(ctx.store.scope, items, ctx.store)
     gone = withdrawn(view)
-    unused = [(i.record, view.ignored[i.digest]) for i in items if i.kind == "withdrawal" and i.digest in view.ignored]
+    unused = [(_screened(i.record, "reason"), view.ignored[i.digest]) for i in items
+              if i.kind == "withdrawal" and i.digest in view.ignored]
     shown, seen = [], set()
     for item in items:
         if item.kind != "grant" or item.digest in seen:
             continue
         seen.add(item.digest)
         d = item.digest
-        shown.append(GrantShown(item.record, tuple(w for w in view.withdrawals if w["grant"] == d),
+        shown.append(GrantShown(_screened(item.record, "note"),
+                                tuple(_screened(w, "reason") for w in view.withdrawals if w["grant"] == d),
                                 frozenset(gone.get(d, ())), view.ignored.get(d),
                                 tuple((w, why) for w, why in unused if w["grant"] == d)))
     return [g for g in shown if g.in_force or not in_force]
+
+
+def _screened(record: dict[str, Any], part: str) -> dict[str, Any]:
+    """``record`` with its free text ``part`` (a grant's note, a withdrawal's reason) as it may
+    be shown, and ``withheld`` naming it when the scanner quarantines it."""
+    from gitstore.queries.learnings import screened
+
+    if not isinstance(record.get(part), str):
+        return record
+    text, withheld = screened(part, record[part])
+    return {**record, part: text, "withheld": [withheld.to_json()] if withheld is not None else []}
 
 
 def broken_policy(ctx: Context) -> str | None:
