@@ -8,8 +8,11 @@ id, which the work tree's git folder anchors: for sqlite the database's own, so 
 swapped for another reads as such). Lines are only
 appended; a line cut short by a crash is ignored, and a lost line only makes the check weaker,
 never wrong, because the store is written first. Readers take the largest count of the last
-lines (processes may log in any order) and refuse a store holding fewer appends: damage, never
-a torn write.
+lines naming the store's id (processes may log in any order; once lines name an id, one naming
+none or another counts for nothing) and refuse a store holding fewer appends: damage, never a
+torn write. The log is in the work tree, where a patch can append to it, so it only finds lost
+appends: what vouches that a jsonl store's lines are the clone's own is in its git folder
+(``_anchor``).
 """
 
 from __future__ import annotations
@@ -67,15 +70,18 @@ def acked(store: Path) -> Acked:
             tail = log.read()
     except FileNotFoundError:
         return Acked()
-    best, identity = Acked(), ""
+    lines: list[tuple[int, int, str]] = []
     for line in tail.split(b"\n")[1 if size > TAIL else 0:-1]:
         parts = line.split()
         if len(parts) in (2, 3) and all(p.isdigit() for p in parts[:2]) and parts[-1].isalnum():
-            appends, payloads = int(parts[0]), int(parts[1])
-            identity = parts[2].decode("ascii") if len(parts) == 3 else identity
-            if appends > best.appends or (appends == best.appends and payloads < best.payloads):
-                best = Acked(appends, payloads)
-    best = Acked(best.appends, best.payloads, identity)
+            lines.append((int(parts[0]), int(parts[1]), parts[2].decode("ascii") if len(parts) == 3 else ""))
+    # the store's id is the one the last line naming one names; once there is one, a line that
+    # does not name it counts for nothing (written by another hand, or before the store had one)
+    identity = next((named for _, _, named in reversed(lines) if named), "")
+    best = Acked(store=identity)
+    for appends, payloads, named in lines:
+        if named == identity and (appends > best.appends or (appends == best.appends and payloads < best.payloads)):
+            best = Acked(appends, payloads, identity)
     _READ[path] = (key, best)
     return best
 
