@@ -362,3 +362,87 @@ def test_appends_killed_before_their_log_line_leave_the_clone_s_store_open(tmp_p
     cli.ok("grant", "--purpose", "review", "--note", "four", cwd=alice)
     shown = cli.ok("grants", cwd=alice)
     assert all(note in shown for note in ("one", "two", "three", "four")), shown
+
+
+def _zero_context_append(files: dict[str, bytes]) -> str:
+    """A patch of zero-context hunks: ``git apply`` puts their lines at the end of each file
+    without having seen what it holds."""
+    out = []
+    for name, added in files.items():
+        path = f"{STATE_DIR}/jsonl/{name}"
+        lines = added.decode().splitlines()
+        if not lines:
+            continue
+        out += [f"diff --git a/{path} b/{path}", f"--- a/{path}", f"+++ b/{path}",
+                f"@@ -99,0 +100,{len(lines)} @@", *(f"+{line}" for line in lines)]
+    return "\n".join(out) + "\n"
+
+
+def test_a_patch_appending_to_the_store_and_to_its_log_is_refused(tmp_path: Path, remote: Path) -> None:
+    """The log beside the files is in the work tree, where a patch reaches: Mallory appends
+    her lines (under Alice's public writer id) to Alice's files and a line counting them to the
+    log. What vouches for Alice's lines is in her git folder, which counts none of Mallory's."""
+    alice = _jsonl_clone_with_writer(tmp_path, remote, "alice")
+    cli.ok("grant", "--purpose", "review", "--note", "alice's own", cwd=alice)
+    writer = json.loads((alice / STATE_DIR / "config.json").read_text())["writer"]
+    mallory = _jsonl_clone_with_writer(tmp_path, remote, "mallory", "--writer", writer)
+    cli.ok("grant", "--purpose", "review", "--purpose", "instruction", "--note", "mallory planted", cwd=mallory)
+    theirs = mallory / STATE_DIR / "jsonl"
+    records = (theirs / "records.jsonl").read_bytes()
+    patch = tmp_path / "append.patch"
+    patch.write_text(_zero_context_append({"records.jsonl": records,
+                                           "payloads.jsonl": (theirs / "payloads.jsonl").read_bytes(),
+                                           "records.jsonl.acks": b"2 0\n"}))
+    git(alice, "apply", str(patch))
+    assert b"mallory planted" in (alice / STATE_DIR / "jsonl" / "records.jsonl").read_bytes()
+    for command in ("grants", "verify"):
+        done = cli.gitstore(command, cwd=alice)
+        assert done.returncode == 1 and done.stderr.count("\n") == 1, done
+        assert "did not write for this clone" in done.stderr and "mallory planted" not in done.stdout, done
+
+
+def test_a_store_anchored_before_its_git_folder_vouched_is_taken_as_it_stands_once(tmp_path: Path,
+                                                                                    remote: Path) -> None:
+    """A store made when only the log beside it counted its appends is taken as the log says,
+    once; from then on the git folder's record does, and a line the log alone counts is not
+    this clone's."""
+    alice = _jsonl_clone_with_writer(tmp_path, remote, "alice")
+    cli.ok("grant", "--purpose", "review", "--note", "alice's own", cwd=alice)
+    vouching = _anchor(alice, "jsonl").with_name("jsonl.acked")
+    assert vouching.read_text().startswith("1 sha256:")
+    vouching.unlink()
+    assert "alice's own" in cli.ok("grants", cwd=alice)
+    assert vouching.read_text().startswith("1 sha256:")
+    folder = alice / STATE_DIR / "jsonl"
+    line = (folder / "records.jsonl").read_bytes().splitlines()[-1]
+    with open(folder / "records.jsonl", "ab") as out:
+        out.write(line.replace(b'"clock":1', b'"clock":2') + b"\n")
+    _acks.note(folder / "records.jsonl", 2, 0, _acks.acked(folder / "records.jsonl").store)
+    done = cli.gitstore("grants", cwd=alice)
+    assert done.returncode == 1 and "did not write for this clone" in done.stderr, done
+
+
+def test_appends_killed_before_the_git_folder_records_them_leave_the_clone_s_store_open(tmp_path: Path,
+                                                                                       remote: Path) -> None:
+    """The log line is written and the git folder's record is not: the append named in flight
+    vouches for the line, and the next append records it."""
+    alice = _jsonl_clone_with_writer(tmp_path, remote, "alice")
+    cli.ok("grant", "--purpose", "review", "--note", "one", cwd=alice)
+    vouching = _anchor(alice, "jsonl").with_name("jsonl.acked")
+    _killed(alice, "before:gitstore.providers.jsonl:JsonlProvider._vouch", "grant", "--purpose", "review",
+            "--note", "two")
+    assert vouching.read_text().startswith("1 ")
+    assert _acks.acked(alice / STATE_DIR / "jsonl" / "records.jsonl").appends == 2
+    shown = cli.ok("grants", cwd=alice)
+    assert "one" in shown and "two" in shown, shown
+    cli.ok("grant", "--purpose", "review", "--note", "three", cwd=alice)
+    assert vouching.read_text().startswith("3 ") and "ok" in cli.ok("verify", cwd=alice)
+
+
+def test_log_lines_that_do_not_name_the_store_count_for_nothing(tmp_path: Path) -> None:
+    records = tmp_path / "records.jsonl"
+    _acks.note(records, 1, 0, "abc")
+    _acks.note(records, 5, 0)
+    _acks.note(records, 7, 0, "other")
+    _acks.note(records, 2, 0, "abc")
+    assert _acks.acked(records) == _acks.Acked(2, 0, "abc")

@@ -125,6 +125,7 @@ def _take_as_own(name: str, provider: Any, anchor: Path, held: str | None, write
         if held is None:
             provider.identity = _anchor.claim(anchor, provider.identity)
         provider.name_store()
+        provider.vouch_store()  # from now on the git folder, not the log beside the files, vouches
     elif held is None:  # sqlite: the id lives in the database
         if _anchor.claim(anchor, provider.store_id()) != provider.store_id():  # another file anchored meanwhile
             _anchor.refuse_unowned(provider, _anchor.anchored(anchor), writer, shown, moving, anchor)

@@ -6,11 +6,17 @@ a fresh clone starts with, or a copy. Its bytes alone cannot say whose they are.
 tree's git folder keeps the store's random id (``gitstore/<provider>.store``), written when
 gitstore makes the store or first takes it as this clone's; the store names the same id (sqlite
 in its ``meta`` table, jsonl in the lines of its log). A store holding appends under another id,
-or under none, is not opened. Nor is a jsonl store holding lines past those its log
-acknowledged, save the one append this clone's writer named beside the anchor
-(``gitstore/jsonl.inflight``: the line's index and digest) before writing it, which a kill
-before its log line leaves: the writer id a line names vouches for nothing, since it is public
-(it names the clone's memory refs) and a patch onto the empty files of a fresh store can claim it.
+or under none, is not opened. Nor is a jsonl store holding lines past those this clone's
+appends acknowledged, as the git folder records them beside the anchor
+(``gitstore/jsonl.acked``: the line count and the digest of the last line, written after each
+append's log line), save the one append this clone's writer named there (``gitstore/jsonl.inflight``:
+the line's index and digest) before writing it, which a kill before its record leaves. The log
+beside the files does not vouch: it is in the work tree, and a patch's zero-context hunk can
+append to it without knowing it. Nor does the writer id a line names, since it is public (it
+names the clone's memory refs) and a patch onto the empty files of a fresh store can claim it.
+A jsonl store anchored before ``jsonl.acked`` existed is taken once as its log counts it (and
+the append named in flight), and the record written then; from then on the log never vouches
+beyond the record.
 
 A store made before the anchor existed has none: it is taken as this clone's once, when every
 append it holds was written by this clone's writer id, and that id is the one of the config.json
@@ -43,8 +49,8 @@ class OwnedStore(Protocol):
 
     def unvouched_writers(self) -> frozenset[str]:
         """The writer ids of the appends it holds that neither its id nor this clone's git
-        folder vouches for (jsonl: past the lines its log acknowledged, save the one append
-        named in flight)."""
+        folder vouches for (jsonl: past the lines its ``jsonl.acked`` record counts, save the
+        one append named in flight)."""
 
 
 def anchor_path(git_dir: str | Path, provider: str) -> Path:
@@ -103,8 +109,8 @@ def reanchor(path: Path, identity: str) -> None:
 
 def is_own(store: OwnedStore, anchor: str | None, writer: str, adopts: bool = True) -> bool:
     """Whether the store's appends are this clone's: none at all; or the store names the
-    anchored id and holds no append nothing vouches for (jsonl: past the lines its log
-    acknowledged, only the one append this clone named in flight beside the anchor before
+    anchored id and holds no append nothing vouches for (jsonl: past the lines the git folder's
+    ``jsonl.acked`` counts, only the one append this clone named in flight beside the anchor before
     writing it, as an append killed before its log line leaves; the writer id an append names
     vouches for nothing, it is public); or, with no anchor yet (a store made before anchors),
     every append is by ``writer`` and ``adopts`` (``writer`` is the one of the configuration

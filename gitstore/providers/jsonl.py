@@ -293,6 +293,7 @@ class _Records(_View):
     misfiled: str | None = None  # the first record filed apart from its bytes, where
     last_line: dict[str, int] = field(default_factory=dict)  # writer -> index of its last line read
     last_start: int = 0  # where the last line read starts
+    starts: list[int] = field(default_factory=list)  # where each line read starts
 
     def add(self, append: Append) -> None:
         """Take in one parsed line; a digest seen before keeps its first place."""
@@ -340,6 +341,10 @@ class JsonlProvider:
         # where the append under way is named before its records line is written: beside the
         # anchor, in the work tree's git folder (None: the store is no clone's, nothing vouches)
         self.inflight = inflight
+        # beside it, how many lines this clone's appends acknowledged and the digest of the last
+        # of them: what vouches for the lines, where no patch reaches (the log beside the files can)
+        self._vouching = None if inflight is None else inflight.with_name(
+            inflight.name.removesuffix(".inflight") + ".acked")
         self._records_path = self.folder / RECORDS
         self._payloads_path = self.folder / PAYLOADS
         self._lock = threading.RLock()
@@ -434,6 +439,7 @@ class JsonlProvider:
             view.add(append)
             view.last_line[append.writer] = view.line
             view.last_start = view.offset
+            view.starts.append(view.offset)
             view.offset += len(line) + 1
             view.line += 1
         if acked is not None:
@@ -527,6 +533,7 @@ class JsonlProvider:
                 self._rewrite_payloads(lambda digest: digest not in removed, appends)
             else:
                 _acks.note(self._records_path, appends, self._payloads.line, self.identity)
+            self._vouch(fd, self._records)
             return AppendResult(added=tuple(e.digest for e in new), existing=existing)
 
     def _store_payloads(self, entries: list[Entry], records: _Records) -> None:
@@ -620,16 +627,19 @@ class JsonlProvider:
             return frozenset(self._scan_records(fd).last_line)
 
     def unvouched_writers(self) -> frozenset[str]:
-        """The writer ids of the appends past those the log acknowledged that nothing vouches
-        for (``_unvouched``): lines put there by hand, a patch or a copy."""
-        acked = _acks.acked(self._records_path).appends  # the log before the file
+        """The writer ids of the appends past those this clone acknowledged (``_acknowledged``)
+        that nothing vouches for (``_unvouched``): lines put there by hand, a patch or a copy."""
+        vouched = self._vouched()  # before the file: it only grows after
         with self._lock, self._open(self._records_path) as fd:
-            return frozenset() if fd is None else self._unvouched(fd, self._scan_records(fd), acked)
+            if fd is None:
+                return frozenset()
+            view = self._scan_records(fd)
+            return self._unvouched(fd, view, self._acknowledged(fd, view, vouched))
 
     def _unvouched(self, fd: int, view: _Records, acked: int) -> frozenset[str]:
-        """The writers of the lines past the ``acked`` ones the log acknowledged, unless the
+        """The writers of the lines past the ``acked`` ones this clone acknowledged, unless the
         last of them is the line the in-flight file names (its index and the digest of its
-        bytes): an append killed after its records line and before its log line. The lines
+        bytes): an append killed after its records line and before its record. The lines
         before it were vouched for when that append checked the store before writing it, so
         only the last line counts. Nothing else vouches: the writer id a line names is public
         (it names the clone's memory refs), so a patch can put lines claiming it."""
@@ -648,12 +658,87 @@ class JsonlProvider:
         was opened): the append would vouch for them. The lock is held."""
         if self.inflight is None:
             return
-        unvouched = self._unvouched(fd, view, _acks.acked(self._records_path).appends)
+        unvouched = self._unvouched(fd, view, self._acknowledged(fd, view, self._vouched()))
         if unvouched:
             raise Refused(f"{self._records_path} holds appends gitstore did not write for this clone (writer "
                           f"{', '.join(sorted(unvouched))}; a patch or a copy brought them since the store was "
                           f"opened), so nothing is appended: move the folder aside to keep it "
                           f"(`mv {self.folder} {self.folder}.foreign`), then run the command again")
+
+    def _vouched(self) -> tuple[int, str] | None:
+        """What the clone's git folder says this clone's appends acknowledged: the line count
+        and the digest of the last of those lines; None when it says nothing yet (no record, or
+        no git folder), so the log beside the files is taken instead."""
+        if self._vouching is None:
+            return None
+        try:
+            fd = os.open(self._vouching, _READ_FLAGS)
+        except FileNotFoundError:
+            return None
+        except OSError:
+            return 0, ""  # unreadable: vouches for nothing
+        try:
+            parts = os.read(fd, 256).split()
+        except OSError:
+            return 0, ""
+        finally:
+            os.close(fd)
+        if (len(parts) == 2 and parts[0].isdigit()
+                and DIGEST_PATTERN.match(parts[1].decode("ascii", "replace"))):
+            return int(parts[0]), parts[1].decode("ascii")
+        return 0, ""  # "0" (no line yet), or torn or garbled: vouches for nothing
+
+    def _acknowledged(self, fd: int, view: _Records, vouched: tuple[int, str] | None) -> int:
+        """How many of the file's lines this clone vouches for: those the git folder's record
+        (``vouched``, read before the file) counts (none when the file holds fewer: lines were
+        cut); with no record yet, those the log beside the files counts, as it stands (a store
+        made before records). A line slipped in before the count (all a patch that never saw
+        the file can do) pushes this clone's own last line past it, where only the append named
+        in flight vouches for it, and not at its new index; a line changed in place is damage,
+        which ``verify`` reports (the record's digest of the last line no longer matches)."""
+        if vouched is None:
+            return _acks.acked(self._records_path).appends
+        return vouched[0] if vouched[0] <= view.line else 0
+
+    def _vouched_line_changed(self, data: bytes) -> str | None:
+        """What ``verify`` says when the last line the git folder's record vouches for is not
+        the one it names (changed, or lines slipped in before it), or None."""
+        vouched = self._vouched()
+        if not vouched or not vouched[0]:
+            return None
+        lines = data.split(b"\n")
+        count, digest = vouched
+        if count < len(lines) and sha256_digest(lines[count - 1] + b"\n") == digest:
+            return None
+        return (f"line {count}, the last this clone's appends acknowledged, is not the one they wrote "
+                "(changed, or lines put before it): damage or a patch")
+
+    def _vouch(self, fd: int, view: _Records) -> None:
+        """Record in the clone's git folder that this clone's appends acknowledged every line
+        the file holds (the lock is held, after the log line): their count and the digest of
+        the last, written whole. Quietly left when the git folder cannot be written: the append
+        named in flight still vouches for the last line, until the next append records it."""
+        if self._vouching is None:
+            return
+        digest = ""
+        if view.line:
+            start = view.starts[-1]
+            digest = sha256_digest(os.pread(fd, view.offset - start, start))
+        with suppress(OSError):
+            _replace(self._vouching, f"{view.line} {digest}".strip().encode("ascii") + b"\n")
+
+    def vouch_store(self) -> None:
+        """Once the store was taken as this clone's, record in the git folder what vouches for
+        its lines, when nothing there does yet: a store made before that record existed is
+        taken as it stands this once (its log beside the files, and the append named in
+        flight, vouching for its lines), and never again by its log alone."""
+        if self._vouching is None or self._vouched() is not None:
+            return
+        with self._exclusive(), self._open(self._records_path, write=True) as fd:
+            assert fd is not None
+            view = self._scan_records(fd)
+            if self._vouched() is None and not self._unvouched(fd, view, _acks.acked(self._records_path).appends):
+                self._vouch(fd, view)
 
     def _name_inflight(self, index: int, line: bytes) -> None:
         """Name, durably and before it is written, the records line an append is about to
@@ -765,8 +850,12 @@ class JsonlProvider:
         report = VerifyReport()
         acked = _acks.acked(self._records_path)  # before the files: they only grow after it
         try:
-            notes, cited, vouched = _verify_records(self._records_path, _read_bytes(self._records_path), report,
-                                                    acked.appends)
+            data = _read_bytes(self._records_path)
+            notes, cited, vouched = _verify_records(self._records_path, data, report,
+                                                    max(acked.appends, (self._vouched() or (0, ""))[0]))
+            changed = self._vouched_line_changed(data)
+            if changed is not None:
+                report.problems.append(Problem(str(self._records_path), changed))
             _verify_payloads(self._payloads_path, _read_bytes(self._payloads_path), report, notes,
                              acked.payloads, cited, vouched)
         except OSError as exc:
