@@ -446,3 +446,29 @@ def test_log_lines_that_do_not_name_the_store_count_for_nothing(tmp_path: Path) 
     _acks.note(records, 7, 0, "other")
     _acks.note(records, 2, 0, "abc")
     assert _acks.acked(records) == _acks.Acked(2, 0, "abc")
+
+
+def test_a_patch_bringing_a_config_and_a_store_into_a_linked_work_tree_is_not_adopted(tmp_path: Path,
+                                                                                       remote: Path) -> None:
+    """A work tree made for an agent (``git worktree add``) has no store yet. A patch brings it
+    a config.json naming the main tree's writer (accepted there for that id alone) and a store
+    whose appends claim that id: no anchor names it, and a linked work tree never adopts a
+    store made before anchors were, so init and every command refuse it."""
+    alice = _jsonl_clone_with_writer(tmp_path, remote, "alice")
+    writer = json.loads((alice / STATE_DIR / "config.json").read_text())["writer"]
+    mallory = _jsonl_clone_with_writer(tmp_path, remote, "mallory", "--writer", writer)
+    cli.ok("grant", "--purpose", "review", "--purpose", "instruction", "--note", "mallory planted", cwd=mallory)
+    linked = tmp_path / "alice-agent"
+    git(alice, "worktree", "add", "-q", "-b", "agent", str(linked))
+    work = tmp_path / "patching"
+    git(tmp_path, "init", "-q", "-b", "main", str(work))
+    for file in ("config.json", *FILES["jsonl"]):
+        (work / STATE_DIR / file).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(mallory / STATE_DIR / file, work / STATE_DIR / file)
+    git(work, "add", "-f", "-N", ".")
+    (tmp_path / "store.patch").write_text(git(work, "diff", "--binary"))
+    git(linked, "apply", str(tmp_path / "store.patch"))
+    for command in ("init", "grants", "init"):
+        done = cli.gitstore(command, cwd=linked)
+        assert done.returncode == 1 and "did not write for this clone" in done.stderr, (command, done)
+        assert "mallory planted" not in done.stdout

@@ -108,10 +108,16 @@ def _work_tree_store(name: str, factory: Callable[..., Provider], root: Path, st
 
 def _accepted_writer(git_dir: str | None) -> str | None:
     """The writer of the config.json ``gitstore init`` accepted for this work tree, as its git
-    folder keeps it (``gitstore.config.accept_config``)."""
+    folder keeps it (``gitstore.config.accept_config``), for a store made before anchors to be
+    taken as this clone's; None in a linked work tree (``git worktree add``), where no version
+    made a store before anchors did, and where a config.json naming the main tree's writer id
+    (no secret) is accepted for that id alone: a patch bringing it with a store claiming that
+    id would otherwise have the store adopted."""
     from gitstore.config import accepted_writer
 
-    return None if git_dir is None else accepted_writer(git_dir)
+    if git_dir is None or (Path(git_dir) / "commondir").exists():
+        return None
+    return accepted_writer(git_dir)
 
 
 def _take_as_own(name: str, provider: Any, anchor: Path, held: str | None, writer: str, shown: str,

@@ -23,7 +23,9 @@ append it holds was written by this clone's writer id, and that id is the one of
 ``gitstore init`` accepted for this work tree, as its git folder keeps it
 (``gitstore.config.accept_config``). The writer id alone would not do: a patch that brings the
 store can bring the config.json naming its writer too, and ``git apply`` leaves no trace git
-could see. Otherwise it is refused, and the error says how to keep it (move it aside).
+could see. Only in the main work tree: a linked one (``git worktree add``) has no store from
+before anchors, and takes a config.json naming the main tree's writer for that id alone.
+Otherwise it is refused, and the error says how to keep it (move it aside).
 """
 
 from __future__ import annotations
