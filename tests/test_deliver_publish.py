@@ -394,7 +394,7 @@ def test_auto_safe_learnings_reach_agents_labelled_but_never_committed_files(wor
     config = world.root / "okf" / ".memory" / "config.json"
     config.write_text(json.dumps({**json.loads(config.read_text()),
                                   "automation": {"autoSafe": True, "kinds": ["convention"]}}))
-    init(world.root)  # a person takes the edit, as trust.md says
+    init(world.root, accept_changes=True)  # a person takes the edit, as trust.md says
     ctx = Context.open(world.root)  # a command reads the configuration when it opens the store
     grant_all(ctx, sources=("agent-session",))
     thread = Thread(ctx, None, "c80", kind="agent-session")  # a session this clone captured: local

@@ -31,10 +31,10 @@ def configure(ctx: Context, *options: str, timeout: int = 30) -> Path:
 
 
 def _edit(path: Path, config: dict) -> None:  # type: ignore[type-arg]
-    """Edit config.json as a person does, then take the edit with ``gitstore init``: a dream
+    """Edit config.json as a person does, then take the edit with ``gitstore init --accept-changes``: a dream
     runs no labeler that a change since init named."""
     path.write_text(json.dumps(config))
-    init(path.parent.parent.parent)
+    init(path.parent.parent.parent, accept_changes=True)
 
 
 def calls(log: Path) -> list[dict]:  # type: ignore[type-arg]

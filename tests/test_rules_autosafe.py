@@ -19,13 +19,13 @@ from .world import Thread, grant_all, propose, ready_repo, ref
 
 
 def _configure(ctx, section) -> Context:  # type: ignore[no-untyped-def]
-    """Write an automation section and take it with `gitstore init`, as a person does; the next
+    """Write an automation section and take it with `gitstore init --accept-changes`, as a person does; the next
     command (a fresh context) reads it."""
     path = ctx.workspace.state / "config.json"
     data = json.loads(path.read_text())
     data["automation"] = section
     path.write_text(json.dumps(data))
-    assert gitstore("init", cwd=ctx.workspace.root).returncode == 0
+    assert gitstore("init", "--accept-changes", cwd=ctx.workspace.root).returncode == 0
     return Context.open(str(ctx.workspace.root))
 
 

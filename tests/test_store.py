@@ -189,7 +189,7 @@ def test_auto_safe_steps_on_personal_evidence_stay_local(
     ctx, _, ran = two_sides
     path = ctx.workspace.state / "config.json"
     path.write_text(json.dumps({**json.loads(path.read_text()), "automation": {"autoSafe": True}}))
-    init(ctx.workspace.root)  # a person takes the edit, as trust.md says
+    init(ctx.workspace.root, accept_changes=True)  # a person takes the edit, as trust.md says
     ctx = Context.open(ctx.workspace.root)  # configuration is read when the store opens
     record = propose(ctx, [ref(ran)], title="Tests", text="Run make test before pushing.",
                      category="convention")
