@@ -293,7 +293,6 @@ class _Records(_View):
     misfiled: str | None = None  # the first record filed apart from its bytes, where
     last_line: dict[str, int] = field(default_factory=dict)  # writer -> index of its last line read
     last_start: int = 0  # where the last line read starts
-    starts: list[int] = field(default_factory=list)  # where each line read starts
 
     def add(self, append: Append) -> None:
         """Take in one parsed line; a digest seen before keeps its first place."""
@@ -439,7 +438,6 @@ class JsonlProvider:
             view.add(append)
             view.last_line[append.writer] = view.line
             view.last_start = view.offset
-            view.starts.append(view.offset)
             view.offset += len(line) + 1
             view.line += 1
         if acked is not None:
@@ -646,11 +644,9 @@ class JsonlProvider:
         past = frozenset(w for w, last in view.last_line.items() if last >= acked)
         if not past:
             return past
-        named = _inflight(self.inflight)
-        if named is not None and named[0] == view.line - 1:
-            line = os.pread(fd, view.offset - view.last_start, view.last_start)
-            if sha256_digest(line) == named[1]:
-                return frozenset()
+        named = None if self.inflight is None else _count_and_digest(self.inflight)
+        if named is not None and named[0] == view.line - 1 >= 0 and _last_line_digest(fd, view) == named[1]:
+            return frozenset()
         return past
 
     def _refuse_unvouched(self, fd: int, view: _Records) -> None:
@@ -671,22 +667,8 @@ class JsonlProvider:
         no git folder), so the log beside the files is taken instead."""
         if self._vouching is None:
             return None
-        try:
-            fd = os.open(self._vouching, _READ_FLAGS)
-        except FileNotFoundError:
-            return None
-        except OSError:
-            return 0, ""  # unreadable: vouches for nothing
-        try:
-            parts = os.read(fd, 256).split()
-        except OSError:
-            return 0, ""
-        finally:
-            os.close(fd)
-        if (len(parts) == 2 and parts[0].isdigit()
-                and DIGEST_PATTERN.match(parts[1].decode("ascii", "replace"))):
-            return int(parts[0]), parts[1].decode("ascii")
-        return 0, ""  # "0" (no line yet), or torn or garbled: vouches for nothing
+        found = _count_and_digest(self._vouching)
+        return (0, "") if found == NAMES_NOTHING else found  # "0" (no line yet), unreadable or torn: vouches for nothing
 
     def _acknowledged(self, fd: int, view: _Records, vouched: tuple[int, str] | None) -> int:
         """How many of the file's lines this clone vouches for: those the git folder's record
@@ -720,10 +702,7 @@ class JsonlProvider:
         named in flight still vouches for the last line, until the next append records it."""
         if self._vouching is None:
             return
-        digest = ""
-        if view.line:
-            start = view.starts[-1]
-            digest = sha256_digest(os.pread(fd, view.offset - start, start))
+        digest = _last_line_digest(fd, view) if view.line else ""
         with suppress(OSError):
             _replace(self._vouching, f"{view.line} {digest}".strip().encode("ascii") + b"\n")
 
@@ -1046,23 +1025,34 @@ def _note_of(line: bytes) -> bytes | None:
     return data if what == "note" else None
 
 
-def _inflight(path: Path | None) -> tuple[int, str] | None:
-    """The line index and digest the in-flight file names, or None (none, unreadable, torn)."""
-    if path is None:
-        return None
+NAMES_NOTHING = (-1, "")
+
+
+def _count_and_digest(path: Path) -> tuple[int, str] | None:
+    """The line number and digest a file of the git folder names (the append in flight, the
+    lines acknowledged): None when there is no such file, ``NAMES_NOTHING`` when it cannot be
+    read or names no line and digest (torn, garbled)."""
     try:
         fd = os.open(path, _READ_FLAGS)
-    except OSError:
+    except FileNotFoundError:
         return None
+    except OSError:
+        return NAMES_NOTHING
     try:
         parts = os.read(fd, 256).split()
     except OSError:
-        return None
+        return NAMES_NOTHING
     finally:
         os.close(fd)
     if len(parts) != 2 or not parts[0].isdigit() or not DIGEST_PATTERN.match(parts[1].decode("ascii", "replace")):
-        return None
+        return NAMES_NOTHING
     return int(parts[0]), parts[1].decode("ascii")
+
+
+def _last_line_digest(fd: int, view: _Records) -> str:
+    """The digest of the last line ``view`` read from the records file ``fd``, its newline
+    included."""
+    return sha256_digest(os.pread(fd, view.offset - view.last_start, view.last_start))
 
 
 def _try_flock(fd: int) -> bool | None:
