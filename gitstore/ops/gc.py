@@ -61,7 +61,7 @@ def collect(ctx: Context) -> tuple[GcReport, Applied, list[str], list[str]]:
     from gitstore.ops.snapshots import apply_redactions
 
     able = {"gc", "redact-payload"} <= set(ctx.store.manifest.capabilities)
-    followed = follow_redactions(ctx.workspace.root) if able else []
+    followed = follow_redactions(Context.open(ctx.workspace.root)) if able else []
     report = gc(Context.open(ctx.workspace.root).store, ctx.workspace.state)
     try:
         applied = apply_redactions(Context.open(ctx.workspace.root))

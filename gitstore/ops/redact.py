@@ -191,13 +191,13 @@ def _read_marker(path: Path) -> str | None:
     return key if isinstance(key, str) else None
 
 
-def follow_redactions(root: Path | Context) -> list[str]:
+def follow_redactions(ctx: Context) -> list[str]:
     """``remove_later_versions`` as sync and gc run it, in the lines their reports show: what
     it removed, or why it could not. Never their failure: reads refuse the text already, and
-    the next sync or gc tries again. Given a Context (opened after what the caller admitted),
-    it reads through that one rather than opening another."""
+    the next sync or gc tries again. ``ctx`` is opened as the caller's last step left the
+    store (a sync: after what it admitted)."""
     try:
-        reports = remove_later_versions(root if isinstance(root, Context) else Context.open(root))
+        reports = remove_later_versions(ctx)
     except (Refused, UsageError, ConflictError, OSError) as exc:  # no one to sign as, no right to redact
         return [f"could not remove the text stored here of a comment redacted meanwhile: {exc} "
                 "(reads refuse it; the next sync or gc tries again)"]

@@ -307,7 +307,7 @@ def _run(ctx: Context, provider: GitProvider, remote: str, report: SyncReport) -
             admitted = Context.open(ctx.workspace.root)  # as the records just admitted leave it
             followed = follow_redactions(admitted)
             report.followed.extend(line for line in followed if line not in report.followed)
-            report.dropped += _drop_removed(ctx.workspace.root if followed else admitted)
+            report.dropped += _drop_removed(Context.open(ctx.workspace.root) if followed else admitted)
             left = _carry(ctx, _reopened(provider, ctx.scope), report)
             if not _push(_reopened(provider, ctx.scope), remote, report, left, last=attempt == ATTEMPTS):
                 break
@@ -345,14 +345,13 @@ def _continue_own(provider: GitProvider, remote: str, report: SyncReport) -> Non
                             f"({_records_between(repo, moves[0][1], None)} record(s)): this clone appends after it")
 
 
-def _drop_removed(root: Path | Context) -> int:
+def _drop_removed(ctx: Context) -> int:
     """Write this writer's payload snapshot again without what an honoured removal took, so the
     push below takes the text off the remote: a removal made on another clone (just admitted,
     or brought by a plain fetch) rewrote only that clone's copy of this snapshot, and the
     remote's kept the text until this clone ran gc, which a CI writer never does. The store is
-    opened afresh, as the records just admitted leave it, with its trust rule judging notes
-    (the Context ``follow_redactions`` read through, when it appended nothing since)."""
-    ctx = root if isinstance(root, Context) else Context.open(root)
+    read as the records just admitted leave it (``ctx``: the Context ``follow_redactions``
+    read through, or one opened afresh after it appended), with its trust rule judging notes."""
     return cast(GitProvider, ctx.store.provider).drop_removed()
 
 
