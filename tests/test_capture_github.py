@@ -38,6 +38,16 @@ def no_sleep(seconds: float) -> None:
     pass
 
 
+@pytest.fixture(autouse=True)
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The waits between tries of a request that the commands run here would have slept."""
+    from gitstore.capture import github
+
+    asked: list[float] = []
+    monkeypatch.setattr(github, "pause", asked.append)
+    return asked
+
+
 def imports(ctx: Context) -> list[dict]:
     return [i.record for i in ctx.store.items(["import"])]
 
@@ -218,7 +228,8 @@ def _closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def test_an_import_that_reaches_no_api_fails_in_one_line(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_import_that_reaches_no_api_fails_in_one_line(ctx: Context, monkeypatch: pytest.MonkeyPatch,
+                                                         waits: list[float]) -> None:
     from .cli import fails
 
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
@@ -228,6 +239,7 @@ def test_an_import_that_reaches_no_api_fails_in_one_line(ctx: Context, monkeypat
     assert err.startswith("gitstore: error: GitHub could not be reached (pull-request listing page 1: no answer")
     assert err.rstrip().endswith("nothing was imported")
     assert imports(ctx) == []
+    assert waits == [1.0, 2.0]  # tried three times, waiting longer each time
 
 
 def test_an_incomplete_import_keeps_what_it_stored_and_exits_1(ctx: Context, github: FakeGitHub,

@@ -116,12 +116,18 @@ class Fetch:
     requests: int = 0
 
 
+def pause(seconds: float) -> None:
+    """The wait between two tries of a request (``time.sleep``; a test that runs the command
+    itself sets this to no wait)."""
+    time.sleep(seconds)
+
+
 class _Client:
     """Requests against one repository's API, counting them and stopping at the rate limit."""
 
     def __init__(self, http: Http, api: str, repo: str, token: str | None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
-        self.http, self.api, self.repo, self.sleep = http, api.rstrip("/"), repo, sleep
+                 sleep: Callable[[float], None] | None = None) -> None:
+        self.http, self.api, self.repo, self.sleep = http, api.rstrip("/"), repo, sleep or pause
         self.headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
                         "User-Agent": "gitstore"}
         if token:
@@ -317,7 +323,7 @@ def check_asked(repo: str, pulls: list[int] | None, api: str) -> None:
 
 def fetch(repo: str, *, api: str = DEFAULT_API, token: str | None = None, since: str | None = None,
           pulls: list[int] | None = None, http: Http | None = None,
-          sleep: Callable[[float], None] = time.sleep) -> Fetch:
+          sleep: Callable[[float], None] | None = None) -> Fetch:
     """Fetch the snapshots of the pull requests asked for."""
     check_asked(repo, pulls, api)
     client = _Client(http or UrllibHttp(), api, repo, token, sleep)
@@ -411,7 +417,7 @@ def api_from_environment() -> str:
 
 def import_github(ctx: Any, repo: str, by: str, *, since: str | None = None, pulls: list[int] | None = None,
                   api: str | None = None, token: str | None = None, out: Path | None = None,
-                  http: Http | None = None, sleep: Callable[[float], None] = time.sleep) -> GithubReport:
+                  http: Http | None = None, sleep: Callable[[float], None] | None = None) -> GithubReport:
     """Fetch, save and import the snapshots; one failing import does not stop the others."""
     from gitstore.capture.reviews import check_repository
 
