@@ -27,6 +27,7 @@ AUTHORITY = frozenset({"accept", "reject", "retire", "auto-accept", "grant", "wi
 
 def audit(ctx: Context) -> list[dict[str, Any]]:
     """Every audit entry of this scope: grants, withdrawals, decisions, exports, redactions..."""
+    from gitstore.queries.learnings import screened_record
     from gitstore.rules.view import View
 
     view = View.load(ctx.store, payloads=False, kinds=["learning", "grant", "withdrawal", "audit"])
@@ -35,24 +36,10 @@ def audit(ctx: Context) -> list[dict[str, Any]]:
     for item in view.items:
         if item.kind != "audit":
             continue
-        entry = _screened(item.record)
+        entry = screened_record(item.record, "reason")
         why = _unused(ctx, view, counted, item) if entry.get("action") in AUTHORITY else None
         entries.append({**entry, "notUsed": why} if why else entry)
     return entries
-
-
-def _screened(entry: dict[str, Any]) -> dict[str, Any]:
-    """The entry with its reason as it may be shown, and ``withheld`` when the scanner
-    quarantines it."""
-    from gitstore.queries.learnings import screened
-
-    if not isinstance(entry.get("reason"), str):
-        return entry
-    reason, withheld = screened("reason", entry["reason"])
-    shown = {**entry, "reason": reason}
-    if withheld is not None:
-        shown["withheld"] = [withheld.to_json()]
-    return shown
 
 
 def _unused(ctx: Context, view: View, counted: dict[str, Any], item: Any) -> str | None:

@@ -65,12 +65,13 @@ def _withdrawal(record: dict[str, Any], not_used: str | None = None) -> dict[str
 def grants(ctx: Context, *, in_force: bool = False) -> list[GrantShown]:
     """Every grant of this scope in store order (only those still permitting something when
     ``in_force``), each with its withdrawals, those that carry no authority with why."""
+    from gitstore.queries.learnings import screened_record
     from gitstore.rules.view import View
 
     items = list(ctx.store.items(["grant", "withdrawal"]))
     view = View.of(ctx.store.scope, items, ctx.store)
     gone = withdrawn(view)
-    unused = [(_screened(i.record, "reason"), view.ignored[i.digest]) for i in items
+    unused = [(screened_record(i.record, "reason"), view.ignored[i.digest]) for i in items
               if i.kind == "withdrawal" and i.digest in view.ignored]
     shown, seen = [], set()
     for item in items:
@@ -78,22 +79,11 @@ def grants(ctx: Context, *, in_force: bool = False) -> list[GrantShown]:
             continue
         seen.add(item.digest)
         d = item.digest
-        shown.append(GrantShown(_screened(item.record, "note"),
-                                tuple(_screened(w, "reason") for w in view.withdrawals if w["grant"] == d),
+        shown.append(GrantShown(screened_record(item.record, "note"),
+                                tuple(screened_record(w, "reason") for w in view.withdrawals if w["grant"] == d),
                                 frozenset(gone.get(d, ())), view.ignored.get(d),
                                 tuple((w, why) for w, why in unused if w["grant"] == d)))
     return [g for g in shown if g.in_force or not in_force]
-
-
-def _screened(record: dict[str, Any], part: str) -> dict[str, Any]:
-    """``record`` with its free text ``part`` (a grant's note, a withdrawal's reason) as it may
-    be shown, and ``withheld`` naming it when the scanner quarantines it."""
-    from gitstore.queries.learnings import screened
-
-    if not isinstance(record.get(part), str):
-        return record
-    text, withheld = screened(part, record[part])
-    return {**record, part: text, "withheld": [withheld.to_json()] if withheld is not None else []}
 
 
 def broken_policy(ctx: Context) -> str | None:

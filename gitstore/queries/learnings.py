@@ -122,6 +122,17 @@ def screened(part: str, text: str, event: str | None = None) -> tuple[str, Withh
     return withheld.note, withheld
 
 
+def screened_record(record: dict[str, Any], part: str) -> dict[str, Any]:
+    """``record`` (a grant, a withdrawal, an audit entry) with its free text ``part`` (a note,
+    a reason) as it may be shown (:func:`screened`) and ``withheld`` listing what the scanner
+    quarantined of it: always there, empty when nothing was, so every listing has one shape."""
+    text = record.get(part)
+    if not isinstance(text, str):
+        return {**record, "withheld": []}
+    shown, withheld = screened(part, text)
+    return {**record, part: shown, "withheld": [withheld.to_json()] if withheld is not None else []}
+
+
 def _kinds(result: Any) -> tuple[str, ...]:
     from gitstore.safety.scanner import QUARANTINE
 
