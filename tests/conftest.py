@@ -23,6 +23,42 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Earlier runs' temporary folders removed in the background, this run's kept until the
+    next run. A run leaves some 3 GB in a few hundred thousand files; pytest itself deletes
+    the folders of runs before the last three as it exits, and on a disk that discards freed
+    blocks that takes minutes, which the run (and CI) would wait for: so pytest keeps them all
+    (``tmp_path_retention_count`` in pyproject.toml) and this hands them to a process of their
+    own. A folder still locked (a run under way) is left alone."""
+    import getpass
+    import tempfile
+
+    config = session.config
+    if hasattr(config, "workerinput") or config.option.basetemp is not None:
+        return
+    try:
+        user = getpass.getuser()
+    except (ImportError, KeyError, OSError):
+        user = "unknown"
+    root = Path(os.environ.get("PYTEST_DEBUG_TEMPROOT") or tempfile.gettempdir()).resolve() / f"pytest-of-{user}"
+    try:
+        earlier = [p for p in root.iterdir() if p.name.startswith(("pytest-", "garbage-", "removing-"))
+                   and p.is_dir() and not p.is_symlink() and not (p / ".lock").exists()]
+    except OSError:
+        return
+    going = []
+    for folder in earlier:
+        target = folder if folder.name.startswith("removing-") else root / f"removing-{folder.name}-{os.getpid()}"
+        try:
+            folder.rename(target)
+        except OSError:
+            continue
+        going.append(str(target))
+    if going:
+        subprocess.Popen(["rm", "-rf", "--", *going], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+
+
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Person",
     "GIT_AUTHOR_EMAIL": "test@example.com",
