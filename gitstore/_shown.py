@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
 PICTURES: dict[int, int | str] = {code: 0x2400 + code for code in range(0x20) if code not in (0x09, 0x0A)}
 PICTURES[0x7F] = 0x2421
-PICTURES.update({code: f"<U+{code:04X}>" for code in (*range(0x80, 0xA0), *range(0x202A, 0x202F),
-                                                      *range(0x2066, 0x206A))})
+PICTURES.update({code: f"<U+{code:04X}>" for code in (*range(0x80, 0xA0), 0x061C, 0x200E, 0x200F,
+                                                      *range(0x202A, 0x202F), *range(0x2066, 0x206A))})
 _compiled: list[Any] = []
 
 
@@ -81,7 +81,7 @@ def _controls() -> Any:
     if not _compiled:
         import re
 
-        _compiled.append(re.compile("[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u202a-\\u202e\\u2066-\\u2069]"))
+        _compiled.append(re.compile("[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]"))
     return _compiled[0]
 
 

@@ -125,6 +125,21 @@ def test_c1_controls_del_and_bidirectional_overrides_are_shown_by_their_code(tmp
     assert text in json.dumps(json.loads(done.stdout), ensure_ascii=False), "the same values for programs"
 
 
+def test_bidirectional_marks_are_shown_by_their_code(tmp_path: Path) -> None:
+    """A left-to-right, right-to-left or Arabic letter mark moves the punctuation and digits
+    beside it: ``rm -rf \u200f/tmp/x`` can read as another command. Printed, each is its code;
+    in JSON, escaped."""
+    text = "Run rm -rf \u200f/tmp/cache\u200e then \u061c42 retries"
+    root, episode, digest = _stored(tmp_path, text)
+    shown = _on_a_terminal(root, "records", "show", digest, "--raw")
+    assert "Run rm -rf <U+200F>/tmp/cache<U+200E> then <U+061C>42 retries" in shown, shown
+    done = cli.gitstore("records", "show", digest, "--raw", cwd=root)
+    assert done.returncode == 0 and "<U+200F>/tmp/cache<U+200E>" in done.stdout, done.stdout
+    done = cli.gitstore("records", "show", digest, "--raw", "--json", cwd=root)
+    assert not re.search("[\u061c\u200e\u200f]", done.stdout), "escaped in the JSON text"
+    assert json.loads(done.stdout)["payload"]["text"] == text
+
+
 def test_a_line_break_in_a_stored_title_or_note_never_prints_a_row_of_its_own(tmp_path: Path) -> None:
     """A title (anyone who can push can store one) holding a line break printed a listing row of
     its own: a learning that looked accepted. Listings show each field on its line, breaks as ␤."""
