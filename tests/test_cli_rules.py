@@ -12,7 +12,7 @@ from gitstore.context import Context
 
 from .cli import gitstore
 from .conftest import shared
-from .world import Thread, accepted, grant_all, propose, ready_repo, ref
+from .world import REVIEWER, Thread, accepted, grant_all, propose, ready_repo, ref
 
 
 def run(root: Path, *args: str, code: int = 0) -> str:
@@ -461,7 +461,61 @@ def test_evidence_written_around_capture_is_shown_withheld(tmp_path: Path) -> No
     events = {e["id"]: e for e in json.loads(outputs[("evidence", episode, "--json")])["matches"]}
     assert events[bad["id"]]["withheld"]["kinds"] == ["prompt-injection"] and events[secret["id"]]["withheld"] is None
     listed = json.loads(outputs[("episodes", "--json")])
-    assert listed[0]["withheld"] == {"part": "evidence", "kinds": ["prompt-injection"], "event": bad["id"]}
+    assert listed[0]["withheld"] == [{"part": "evidence", "kinds": ["prompt-injection"], "event": bad["id"]}]
+
+
+BRANCH_MARKS = "\u200e\u200f\u061c"  # bidirectional marks, which print as their codes
+
+
+def test_an_episodes_branch_is_shown_screened(tmp_path: Path) -> None:
+    """An episode's branch is a name any clone that can push chose (up to 255 characters of
+    anything), and every evidence reference citing the episode carries a copy: evidence,
+    episodes, show, and reject, retire and merge --json show it screened, withheld naming
+    ``pin.branch``, text and --json alike."""
+    from gitstore.records.contracts import seal
+
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    forged = {key: value for key, value in thread.episode.items() if key != "digest"}
+    forged["pin"] = {**forged["pin"], "pullRequest": None, "branch": f"{FORGED_TEXT} {BRANCH_MARKS}"}
+    thread.episode = thread.pending[0] = seal(forged)
+    one = thread.comment("100", "Add jitter to every retry.", "2026-03-01T10:00:00.000000Z")
+    thread.save()
+    first, second = propose(ctx, [ref(one)]), propose(ctx, [ref(one)], title="Retries back off")
+    episode = one["episode"]
+
+    outputs = {args: run(root, *args) for args in (("evidence", episode), ("evidence", episode, "--json"),
+                                                   ("episodes",), ("episodes", "--json"),
+                                                   ("show", first["id"]), ("show", first["id"], "--json"))}
+    outputs[("merge",)] = run(root, "merge", first["id"], second["id"], "--title", "Retries use jitter",
+                              "--text", "Use full jitter.", "--by", "github:9", "--json")
+    outputs[("reject",)] = run(root, "reject", first["id"], "--review-digest", first["reviewDigest"],
+                               "--by", "github:9", "--json")
+    accepted(ctx, second)
+    outputs[("retire",)] = run(root, "retire", second["id"], "--reason", "obsolete", "--by", "github:9", "--json")
+    note = "(text withheld: bidi-control, prompt-injection; the safety scanner quarantines this branch name)"
+    for args, out in outputs.items():
+        assert not _unscreened(out) and not any(mark in out for mark in BRANCH_MARKS), (args, out)
+        assert note in out, (args, out)
+    assert f"by {REVIEWER} at 2026-03-01T10:00:00.000000Z ({note}); " in outputs[("show", first["id"])], outputs[("show", first["id"])]
+    assert f"{note}, started" in outputs[("evidence", episode)]
+
+    withheld = {"part": "pin.branch", "kinds": ["bidi-control", "prompt-injection"]}
+    shown = json.loads(outputs[("evidence", episode, "--json")])
+    assert shown["pin"]["branch"] == note and shown["where"] == note
+    assert shown["withheld"] == [{**withheld, "episode": episode}]
+    assert json.loads(outputs[("episodes", "--json")])[0]["withheld"] == [{**withheld, "episode": episode}]
+    shown = json.loads(outputs[("show", first["id"], "--json")])
+    assert shown["withheld"] == [withheld]
+    assert shown["evidence"][0]["pin"]["branch"] == note and shown["evidence"][0]["where"] == note
+    assert shown["version"]["evidence"][0]["pin"]["branch"] == note
+    for what in ("merge", "reject", "retire"):
+        record = json.loads(outputs[(what,)])
+        assert record["evidence"][0]["pin"]["branch"] == note and withheld in record["withheld"], (what, record)
+    stored = ctx.store.get(json.loads(outputs[("reject",)])["digest"]).record
+    assert stored["evidence"][0]["pin"]["branch"] == f"{FORGED_TEXT} {BRANCH_MARKS}"  # screened only as shown
 
 
 def test_decisions_and_records_show_print_records_screened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,7 +13,7 @@ from gitstore.context import Context
 from gitstore.errors import Refused, UsageError
 from gitstore.records.vocabulary import SOURCES, unknown
 from gitstore.queries._text import event_text, first_line, matches, why_no_text
-from gitstore.queries.learnings import Withheld, screened
+from gitstore.queries.learnings import Withheld, pin_where, screened, screened_pin
 from gitstore.rules.summaries import is_summary, standing, superseded
 from gitstore.store import Item
 
@@ -81,9 +81,19 @@ class EpisodeShown:
         return self._title[0]
 
     @property
-    def withheld(self) -> Withheld | None:
-        """Why the title is withheld, when the scanner quarantines the text it comes from."""
-        return self._title[1]
+    def withheld(self) -> tuple[Withheld, ...]:
+        """What the scanner quarantines of what is shown of the episode: the text its title
+        comes from, its branch (``pin.branch``)."""
+        return tuple(w for w in (self._title[1], self._pin[1]) if w is not None)
+
+    @functools.cached_property
+    def _pin(self) -> tuple[dict[str, Any], Withheld | None]:
+        return screened_pin(self.episode["pin"], self.episode["id"])
+
+    @property
+    def pin(self) -> dict[str, Any]:
+        """What it is pinned to, its branch screened (a name any clone that can push chose)."""
+        return self._pin[0]
 
     @functools.cached_property
     def _title(self) -> tuple[str | None, Withheld | None]:
@@ -98,16 +108,15 @@ class EpisodeShown:
 
     @property
     def where(self) -> str:
-        pin = self.episode["pin"]
-        return f"PR #{pin['pullRequest']}" if pin["pullRequest"] else (pin["branch"] or "-")
+        return pin_where(self.pin)
 
     def to_json(self) -> dict[str, Any]:
         episode = self.episode
         return {"id": episode["id"], "source": episode["source"], "title": self.title,
                 "startedAt": episode["startedAt"], "capture": episode["capture"], "mode": episode["mode"],
-                "pin": episode["pin"], "where": self.where, "namespace": self.namespace, "events": self.count,
+                "pin": self.pin, "where": self.where, "namespace": self.namespace, "events": self.count,
                 "matches": [e.to_json() for e in self.events],
-                "withheld": self.withheld.to_json() if self.withheld is not None else None}
+                "withheld": [w.to_json() for w in self.withheld]}
 
 
 def episodes(ctx: Context, grep: str | None = None, source: str | None = None) -> list[EpisodeShown]:

@@ -92,11 +92,12 @@ class Withheld:
     kinds: tuple[str, ...]
     together: bool = False  # the part passes alone; the scanner quarantines the parts read together
     event: str | None = None  # the evidence event whose text it is (part ``evidence``)
+    episode: str | None = None  # the episode whose branch it is (part ``pin.branch``)
 
     @property
     def note(self) -> str:
         """What is shown in the text's place."""
-        what = "event's text" if self.part == "evidence" else self.part
+        what = {"evidence": "event's text", "pin.branch": "branch name"}.get(self.part, self.part)
         return (f"(text withheld: {', '.join(self.kinds)}; the safety scanner quarantines this {what}"
                 + (" read with the rest of the learning, as `gitstore show` prints them)" if self.together else ")"))
 
@@ -106,20 +107,48 @@ class Withheld:
             data["together"] = True
         if self.event is not None:
             data["event"] = self.event
+        if self.episode is not None:
+            data["episode"] = self.episode
         return data
 
 
-def screened(part: str, text: str, event: str | None = None) -> tuple[str, Withheld | None]:
+def screened(part: str, text: str, event: str | None = None,
+             episode: str | None = None) -> tuple[str, Withheld | None]:
     """``text`` as it may be shown: secrets and home paths redacted as the scanner redacts them,
     or, when the scanner quarantines it, a note naming why in its place (``event``: the evidence
-    event whose text it is)."""
+    event whose text it is; ``episode``: the episode whose branch it is)."""
     from gitstore.safety.scanner import default_scanner
 
     result = default_scanner().scan(text)
     if not result.quarantined:
         return result.text, None
-    withheld = Withheld(part, _kinds(result), event=event)
+    withheld = Withheld(part, _kinds(result), event=event, episode=episode)
     return withheld.note, withheld
+
+
+def screened_pin(pin: dict[str, Any], episode: str | None = None) -> tuple[dict[str, Any], Withheld | None]:
+    """An episode's pin (or an evidence reference's copy of it) as it may be shown: its branch
+    is a name any clone that can push chose, up to 255 characters of anything, so it is
+    screened (:func:`screened`, part ``pin.branch``) as the other free text is."""
+    branch = pin.get("branch")
+    if not isinstance(branch, str):
+        return pin, None
+    shown, withheld = _screened_branch(branch)
+    if withheld is not None and episode is not None:
+        withheld = Withheld(withheld.part, withheld.kinds, episode=episode)
+    return ({**pin, "branch": shown} if shown != branch else pin), withheld
+
+
+@functools.lru_cache(maxsize=1024)
+def _screened_branch(branch: str) -> tuple[str, Withheld | None]:
+    """A branch screened once however many episodes are pinned to it (a listing of a big store
+    names the same few branches thousands of times)."""
+    return screened("pin.branch", branch)
+
+
+def pin_where(pin: dict[str, Any]) -> str:
+    """Where evidence comes from, on one line: its pull request, else its (screened) branch."""
+    return f"PR #{pin['pullRequest']}" if pin.get("pullRequest") else (pin.get("branch") or "-")
 
 
 def screened_record(record: dict[str, Any], part: str) -> dict[str, Any]:
@@ -168,6 +197,9 @@ def as_shown(version: dict[str, Any]) -> tuple[dict[str, Any], tuple[Withheld, .
     decision = version.get("decision")
     if isinstance(decision, dict) and isinstance(decision.get("reason"), str):  # why it was rejected or retired
         copy["decision"] = {**decision, "reason": shown("reason", decision["reason"])}
+    for role in ("evidence", "counterevidence"):  # each cited episode's branch, copied into its reference
+        if isinstance(version.get(role), list):
+            copy[role] = [_ref_shown(ref, kinds) for ref in version[role]]
     withheld = [Withheld(part, tuple(sorted(found))) for part, found in kinds.items()]
     result = default_scanner().scan(read_together(copy))
     if result.quarantined:
@@ -183,6 +215,16 @@ def as_shown(version: dict[str, Any]) -> tuple[dict[str, Any], tuple[Withheld, .
             else:
                 copy[part] = [why.note] if part == "targets" else why.note
     return copy, tuple(withheld)
+
+
+def _ref_shown(ref: Any, kinds: dict[str, set[str]]) -> Any:
+    """An evidence reference with its pin's branch screened, what was withheld noted in ``kinds``."""
+    if not isinstance(ref, dict) or not isinstance(ref.get("pin"), dict):
+        return ref
+    pin, why = screened_pin(ref["pin"])
+    if why is not None:
+        kinds.setdefault(why.part, set()).update(why.kinds)
+    return {**ref, "pin": pin} if pin is not ref["pin"] else ref
 
 
 def shown_json(version: dict[str, Any]) -> dict[str, Any]:
@@ -225,10 +267,23 @@ class EvidenceShown:
     serves: bool
     why: str
 
+    @functools.cached_property
+    def _pin(self) -> tuple[dict[str, Any], Withheld | None]:
+        return screened_pin(self.ref["pin"], self.ref["episode"])
+
+    @property
+    def pin(self) -> dict[str, Any]:
+        """The cited episode's pin, its branch screened (:func:`screened_pin`)."""
+        return self._pin[0]
+
+    @property
+    def withheld(self) -> Withheld | None:
+        """Why the branch is withheld, when the scanner quarantines it."""
+        return self._pin[1]
+
     @property
     def where(self) -> str:
-        pin = self.ref["pin"]
-        return f"PR #{pin['pullRequest']}" if pin["pullRequest"] else (pin["branch"] or "-")
+        return pin_where(self.pin)
 
     @property
     def paste(self) -> str:
@@ -236,7 +291,7 @@ class EvidenceShown:
         return f"{self.ref['episode']}:{','.join(self.ref['events'])}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"role": self.role, **self.ref, "where": self.where, "paste": self.paste,
+        return {"role": self.role, **self.ref, "pin": self.pin, "where": self.where, "paste": self.paste,
                 "serves": self.serves, "why": self.why, "texts": [e.to_json() for e in self.events]}
 
 
@@ -489,4 +544,4 @@ def history(ctx: Context, learning_id: str) -> Versions:
 
 
 __all__ = ["EvidenceShown", "Row", "Shown", "Standing", "Versions", "Withheld", "as_shown", "explain", "history",
-           "learnings", "proposals", "screened", "show", "shown_json", "standing"]
+           "learnings", "pin_where", "proposals", "screened", "screened_pin", "show", "shown_json", "standing"]
