@@ -16,7 +16,9 @@ append to it without knowing it. Nor does the writer id a line names, since it i
 names the clone's memory refs) and a patch onto the empty files of a fresh store can claim it.
 A jsonl store anchored before ``jsonl.acked`` existed is taken once as its log counts it (and
 the append named in flight), and the record written then; from then on the log never vouches
-beyond the record.
+beyond the record. The record also finds what a checkout does to the ignored files (one of a
+commit holding their names overwrites them, the checkout back deletes them, the log beside them
+included): a store holding fewer lines than it counts, or none, is damage, never a new store.
 
 A store made before the anchor existed has none: it is taken as this clone's once, when every
 append it holds was written by this clone's writer id, and that id is the one of the config.json
@@ -37,7 +39,7 @@ from pathlib import Path
 from typing import Protocol
 
 from gitstore._files import replace_file, temporary_name
-from gitstore.errors import Refused
+from gitstore.errors import IntegrityError, Refused
 
 
 class OwnedStore(Protocol):
@@ -53,6 +55,10 @@ class OwnedStore(Protocol):
         """The writer ids of the appends it holds that neither its id nor this clone's git
         folder vouches for (jsonl: past the lines its ``jsonl.acked`` record counts, save the
         one append named in flight)."""
+
+    def vouched_appends(self) -> int:
+        """How many appends this clone's git folder says its appends acknowledged (jsonl: the
+        count ``jsonl.acked`` records; 0 where the store's own bytes vouch, as sqlite's do)."""
 
 
 def anchor_path(git_dir: str | Path, provider: str) -> Path:
@@ -116,9 +122,15 @@ def is_own(store: OwnedStore, anchor: str | None, writer: str, adopts: bool = Tr
     writing it, as an append killed before its log line leaves; the writer id an append names
     vouches for nothing, it is public); or, with no anchor yet (a store made before anchors),
     every append is by ``writer`` and ``adopts`` (``writer`` is the one of the configuration
-    init accepted for this work tree)."""
+    init accepted for this work tree). A store holding no append while the git folder says this
+    clone's appends were acknowledged is neither: its files were deleted or replaced, which is
+    damage (``IntegrityError``), never a new store to take."""
     writers = store.writers()
     if not writers:
+        vouched = store.vouched_appends()
+        if vouched:
+            raise IntegrityError(f"the store holds no append but this clone's appends acknowledged {vouched}: "
+                                 "its files were deleted or replaced; this is damage, see `gitstore verify`")
         return True
     if anchor is not None:
         return store.store_id() == anchor and not store.unvouched_writers()

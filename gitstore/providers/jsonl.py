@@ -293,6 +293,9 @@ class _Records(_View):
     misfiled: str | None = None  # the first record filed apart from its bytes, where
     last_line: dict[str, int] = field(default_factory=dict)  # writer -> index of its last line read
     last_start: int = 0  # where the last line read starts
+    ends: list[int] = field(default_factory=list)  # where each line read ends, its newline included
+    proven: tuple[int, str] | None = None  # the git folder's record last checked against the lines read
+    changed: str | None = None  # what is wrong when its last line is not the one it names
 
     def add(self, append: Append) -> None:
         """Take in one parsed line; a digest seen before keeps its first place."""
@@ -355,7 +358,8 @@ class JsonlProvider:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             acked = _acks.acked(self._records_path)
-            for name, held in ((LOCK, 0), (RECORDS, acked.appends), (PAYLOADS, acked.payloads)):
+            records = acked.appends or self._anything_acknowledged()
+            for name, held in ((LOCK, 0), (RECORDS, records), (PAYLOADS, acked.payloads)):
                 if not held:  # a file that held acknowledged lines is never made again empty
                     os.close(os.open(self.folder / name, _OPEN_FLAGS, 0o644))
             _fsync_dir(self.folder)
@@ -411,12 +415,29 @@ class JsonlProvider:
                 if fd is not None:
                     os.close(fd)
 
+    @contextmanager
+    def _open_records(self) -> Iterator[int]:
+        """records.jsonl for writing (the lock is held): made when missing only while nothing
+        says appends were acknowledged in it, so a deleted log is never taken for a new one."""
+        if not self._records_path.exists() and self._anything_acknowledged():
+            self._scan_records(None)  # names what is missing
+        with self._open(self._records_path, write=True) as fd:
+            assert fd is not None
+            yield fd
+
+    def _anything_acknowledged(self) -> bool:
+        """Whether the log beside the files or the git folder's record counts any append."""
+        vouched = self._vouched()
+        return bool(_acks.acked(self._records_path).appends or (vouched and vouched[0]))
+
     def _scan_records(self, fd: int | None) -> _Records:
         """Bring the cached records up to date with the file; fail closed on damage."""
         view = self._records
+        vouched = self._vouched()  # before the file: this clone's appends only make it grow after
         if fd is None:
             self._check_acked(0)
             self._records = _Records()
+            self._check_vouched(None, self._records, vouched)
             return self._records
         fresh = view.stale(fd)  # first read, or the file was replaced or shrank: what was lost shows here
         # the log before the file: an append it counts is in what is read after, whatever lands meanwhile
@@ -439,9 +460,11 @@ class JsonlProvider:
             view.last_line[append.writer] = view.line
             view.last_start = view.offset
             view.offset += len(line) + 1
+            view.ends.append(view.offset)
             view.line += 1
         if acked is not None:
             self._check_acked(view.line, acked)
+        self._check_vouched(fd, view, vouched)
         return view
 
     def _check_acked(self, appends: int, acked: _acks.Acked | None = None) -> None:
@@ -455,6 +478,36 @@ class JsonlProvider:
         if acked.payloads and not self._payloads_path.exists():
             raise IntegrityError(f"{self._payloads_path}: the file is gone, and {acked.payloads} payload "
                                  "line(s) were acknowledged in it")
+
+    def _check_vouched(self, fd: int | None, view: _Records, vouched: tuple[int, str] | None) -> None:
+        """Refuse a log holding fewer lines than the git folder's record (``vouched``, read
+        before the file) says this clone's appends acknowledged, or whose line at that count is
+        not the one they wrote: the file deleted, cut or replaced (a checkout or a pull of a
+        commit holding its name, a hand), which the log beside it may not show, being in the
+        work tree too. Never an empty store, and never a next append writing its record anew. A
+        line there changed is noted (``changed``), which reads and appends refuse (``_intact``)
+        and ``verify``, which must open the store to say what else is wrong, reports."""
+        if not vouched or not vouched[0] or vouched == view.proven:
+            return
+        count, digest = vouched
+        where = self._records_path if fd is not None else f"{self._records_path} (deleted)"
+        if view.line < count:
+            raise IntegrityError(f"{where}: holds {view.line} line(s) but this clone's appends acknowledged "
+                                 f"{count} ({self._vouching}): {count - view.line} acknowledged line(s) are missing "
+                                 "(the file deleted, cut or replaced, as a checkout of a commit holding it does); "
+                                 "this is damage: restore the file from a copy, or run `gitstore purge` to start afresh")
+        assert fd is not None
+        view.changed = None if _line_digest(fd, view, count - 1) == digest else (
+            f"{where}: line {count}, the last of the {count} this clone's appends acknowledged ({self._vouching}), "
+            "is not the one they wrote (changed, or lines put before it): damage or a patch, see `gitstore verify`")
+        view.proven = vouched
+
+    @staticmethod
+    def _intact(view: _Records) -> _Records:
+        """``view``, unless the last line the git folder's record vouches for changed."""
+        if view.changed is not None:
+            raise IntegrityError(view.changed)
+        return view
 
     def _scan_payloads(self, fd: int | None) -> _Payloads:
         """Bring the payload index up to date with the file; damaged lines are skipped, and
@@ -501,9 +554,8 @@ class JsonlProvider:
     def _append(self, batch: Batch, guard: tuple[str, str | None] | None) -> AppendResult:
         """Append under the lock: drop a torn tail, check the guard, write payloads then one
         line (with the batch's removals), then drop the removed payloads' lines."""
-        with self._exclusive(), self._open(self._records_path, write=True) as fd:
-            assert fd is not None
-            view = self._scan_records(fd)
+        with self._exclusive(), self._open_records() as fd:
+            view = self._intact(self._scan_records(fd))
             _drop_torn_tail(fd, view.offset)
             self._refuse_unvouched(fd, view)
             if guard is not None:
@@ -586,15 +638,14 @@ class JsonlProvider:
         """The note kept in place of a removed payload, or None."""
         def read() -> bytes | None:
             with self._lock, self._open(self._records_path) as fd:
-                return self._note(self._scan_records(fd), payload_digest)
+                return self._note(self._intact(self._scan_records(fd)), payload_digest)
         return self._steady(read)
 
     def gc(self) -> GcReport:
         """Rewrite payloads.jsonl keeping only payloads a stored event names and that have no
         note: removed payloads and the lines of killed appends go (nothing else changes)."""
-        with self._exclusive(), self._open(self._records_path, write=True) as fd:
-            assert fd is not None
-            view = self._scan_records(fd)
+        with self._exclusive(), self._open_records() as fd:
+            view = self._intact(self._scan_records(fd))
             named = set()
             for stored, _ in view.stored:
                 if stored.kind == "event":
@@ -634,6 +685,10 @@ class JsonlProvider:
             view = self._scan_records(fd)
             return self._unvouched(fd, view, self._acknowledged(fd, view, vouched))
 
+    def vouched_appends(self) -> int:
+        """How many lines the git folder's record says this clone's appends acknowledged."""
+        return (self._vouched() or (0, ""))[0]
+
     def _unvouched(self, fd: int, view: _Records, acked: int) -> frozenset[str]:
         """The writers of the lines past the ``acked`` ones this clone acknowledged, unless the
         last of them is the line the in-flight file names (its index and the digest of its
@@ -672,15 +727,18 @@ class JsonlProvider:
 
     def _acknowledged(self, fd: int, view: _Records, vouched: tuple[int, str] | None) -> int:
         """How many of the file's lines this clone vouches for: those the git folder's record
-        (``vouched``, read before the file) counts (none when the file holds fewer: lines were
-        cut); with no record yet, those the log beside the files counts, as it stands (a store
+        (``vouched``, read before the file) counts (a file holding fewer lost acknowledged ones,
+        deleted, cut or replaced: damage, ``IntegrityError``, never a store of another's); with
+        no record yet, those the log beside the files counts, as it stands (a store
         made before records). A line slipped in before the count (all a patch that never saw
         the file can do) pushes this clone's own last line past it, where only the append named
         in flight vouches for it, and not at its new index; a line changed in place is damage,
-        which ``verify`` reports (the record's digest of the last line no longer matches)."""
+        which reads and appends refuse and ``verify`` reports (the record's digest of the last line
+        no longer matches)."""
         if vouched is None:
             return _acks.acked(self._records_path).appends
-        return vouched[0] if vouched[0] <= view.line else 0
+        self._check_vouched(fd, view, vouched)  # fewer lines than it counts: damage, never a foreign store
+        return vouched[0]
 
     def _vouched_line_changed(self, data: bytes) -> str | None:
         """What ``verify`` says when the last line the git folder's record vouches for is not
@@ -699,9 +757,15 @@ class JsonlProvider:
         """Record in the clone's git folder that this clone's appends acknowledged every line
         the file holds (the lock is held, after the log line): their count and the digest of
         the last, written whole. Quietly left when the git folder cannot be written: the append
-        named in flight still vouches for the last line, until the next append records it."""
+        named in flight still vouches for the last line, until the next append records it. Only
+        ever extended: while the file no longer holds the line the record names, or fewer lines
+        than it counts, the record stays as it is, so the loss is never written over."""
         if self._vouching is None:
             return
+        standing = self._vouched()
+        if standing and standing[0] and (standing[0] > view.line
+                                         or _line_digest(fd, view, standing[0] - 1) != standing[1]):
+            return  # the file no longer proves what it counts: left for verify to report, never lowered
         digest = _last_line_digest(fd, view) if view.line else ""
         with suppress(OSError):
             _replace(self._vouching, f"{view.line} {digest}".strip().encode("ascii") + b"\n")
@@ -713,8 +777,7 @@ class JsonlProvider:
         flight, vouching for its lines), and never again by its log alone."""
         if self._vouching is None or self._vouched() is not None:
             return
-        with self._exclusive(), self._open(self._records_path, write=True) as fd:
-            assert fd is not None
+        with self._exclusive(), self._open_records() as fd:
             view = self._scan_records(fd)
             if self._vouched() is None and not self._unvouched(fd, view, _acks.acked(self._records_path).appends):
                 self._vouch(fd, view)
@@ -753,7 +816,7 @@ class JsonlProvider:
             view = self._scan_records(fd)
             if view.misfiled is not None:
                 raise IntegrityError(f"{view.misfiled}; run `gitstore verify`")
-            return view.ordered()
+            return self._intact(view).ordered()
 
     def read(self, scope: str | None = None, kinds: Iterable[str] | None = None) -> Iterator[Stored]:
         wanted = set(kinds) if kinds is not None else None
@@ -769,7 +832,7 @@ class JsonlProvider:
 
     def head(self, stream: str) -> str | None:
         with self._lock, self._open(self._records_path) as fd:
-            head = self._scan_records(fd).heads.get(stream)
+            head = self._intact(self._scan_records(fd)).heads.get(stream)
         return head.digest if head is not None else None
 
     def payload(self, payload_digest: str) -> bytes | None:
@@ -777,7 +840,7 @@ class JsonlProvider:
 
     def _payload(self, payload_digest: str) -> bytes | None:
         with self._lock, self._open(self._records_path) as rfd:
-            if self._scan_records(rfd).notes.get(payload_digest) is not None:
+            if self._intact(self._scan_records(rfd)).notes.get(payload_digest) is not None:
                 return None  # removed: a line a killed removal left is never returned
         with self._lock, self._open(self._payloads_path) as fd:
             line = None if fd is None else self._payload_line(fd, payload_digest)
@@ -1053,6 +1116,13 @@ def _last_line_digest(fd: int, view: _Records) -> str:
     """The digest of the last line ``view`` read from the records file ``fd``, its newline
     included."""
     return sha256_digest(os.pread(fd, view.offset - view.last_start, view.last_start))
+
+
+def _line_digest(fd: int, view: _Records, index: int) -> str:
+    """The digest of line ``index`` (from 0) that ``view`` read from the records file ``fd``,
+    its newline included."""
+    start = view.ends[index - 1] if index else 0
+    return sha256_digest(os.pread(fd, view.ends[index] - start, start))
 
 
 def _try_flock(fd: int) -> bool | None:

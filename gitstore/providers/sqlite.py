@@ -177,6 +177,10 @@ class SqliteProvider:
         """None: the store id is in the database itself, so whatever it holds is that store's."""
         return frozenset()
 
+    def vouched_appends(self) -> int:
+        """None counted outside the file: the database vouches for itself."""
+        return 0
+
     def _setup(self) -> None:
         """Turn on WAL, secure delete and full sync; create the tables; check the format."""
         try:
