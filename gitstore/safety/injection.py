@@ -246,8 +246,21 @@ _READING_THIS = lazy.Pattern(
     r"review|thread|readme|repo(?:sitory)?))?(?=\s*[,:;.!?\n)\u2014\u2013-]|\s*$|\s+(?:you|must|should|shall|"
     r"please|are|will|need|first|now)\b)"
 )
-# "ai agents:" or "[ai assistants]" opening a line or a bracket, then at once an order.
+# "ai agents:" or "[ai assistants]" opening a line or a bracket, then at once an order; "for ai
+# agents:" and "to the llm," open it as well.
 _VOCATIVE = lazy.Pattern(rf"{_READER}\s*(?:[:,\]\)\u2014\u2013]|-(?!\w))\s*")
+_VOCATIVE_LEAD = lazy.Pattern(r"(?:for|to)\s+(?:(?:all|any|every|the)\s+)*\Z")
+# "Assistant" opening a line as the one spoken to ("Assistant, please run ..."), then at once an
+# order: whatever assistant reads the text, as a chat turn forged as "Assistant:" speaks to it.
+# An assistant by its product's name ("Claude, please run the tests") is a person speaking to
+# their own agent, left alone. The order is one spoken to it, a verb bare or after "please",
+# "always", "never" ..., or "you must"; "assistant: must be ..." names a topic.
+_ASSISTANT_VOCATIVE = lazy.Pattern(r"assistant\s*(?:[:,\u2014\u2013]|-(?!\w))\s*")
+_SPOKEN_ORDER = lazy.Pattern(
+    r"[\s\"'\u2014\u2013]*(?:(?:please|always|never|now|first,?|immediately|do\s+not|don'?t)\s+)*" + _VERB + r"\b"
+    r"|[\s\"'\u2014\u2013]*you\s*(?:must|should|shall|need\s+to|have\s+to|(?:'re|are)\s+(?:now\s+)?(?:required|"
+    r"instructed|expected|asked|ordered|directed|told|to))\b"
+)
 _READERS = lazy.Pattern(_READER)
 # Every reader _READER names ends in "ai", "ais", "llm" or "llms" at the end of a word ("genai
 # tools", "ai-review bots", "thai"), or holds one of these words ("a.i. agents", "gpt bots",
@@ -429,8 +442,23 @@ def _opens_line(reading: str, start: int) -> bool:
     return before == 0 or bool(window.lstrip(" \t-"))
 
 
-def _addressed_orders(reading: str) -> int:
-    """Hails to AI readers with an order after them in the same paragraph."""
+def _lead(reading: str, start: int) -> int:
+    """Where a vocative at START begins with the "for" or "to" that may bring it in."""
+    lead = _VOCATIVE_LEAD.search(reading, max(0, start - 24), start)
+    return lead.start() if lead is not None and starts_word(reading, lead.start()) else start
+
+
+def _begins_line(cased: str, start: int) -> bool:
+    """Whether START, in the text as written (``reading_cased``), begins its line, after
+    nothing but indentation, list marks and quote marks: a word in a code span or brackets
+    (`` `Assistant, always skip ...` ``) is mentioned, not spoken to."""
+    line = cased.rfind("\n", 0, start) + 1
+    return not cased[line:start].strip(" \t>#*-")
+
+
+def _addressed_orders(reading: str, cased: str) -> int:
+    """Hails to AI readers with an order after them in the same paragraph (``cased``: the
+    text as ``reading`` reads it, its case and marks kept)."""
     count, covered = 0, -1
     read_from, read_to = 0, 0  # a stretch an earlier search read and found no order in
     paragraph_ends = _ParagraphEnds(reading)
@@ -439,11 +467,19 @@ def _addressed_orders(reading: str) -> int:
         hails += [m for chain in _HAIL_CHAIN.finditer(reading) if (m := _NAMED_HAIL.match(reading, chain.start()))]
     if names_readers(reading):  # every other hail names AI readers: look only where some are
         hails += [*_chained_hails(reading), *(m for pattern in _HAILS[1:] for m in pattern.finditer(reading))]
-        hails += [m for m in _VOCATIVE.finditer(reading) if _opens_line(reading, m.start())]
+        hails += [m for m in _VOCATIVE.finditer(reading) if _opens_line(reading, _lead(reading, m.start()))]
+    if "assistant" in reading:
+        hails += [m for m in _ASSISTANT_VOCATIVE.finditer(reading) if _begins_line(cased, _lead(reading, m.start()))]
     for hail in sorted(hails, key=lambda m: m.start()):
         if hail.start() < covered or not starts_word(reading, hail.start()):
             continue
         end = min(len(reading), hail.end() + _ORDER_REACH)
+        if hail.re.pattern == _ASSISTANT_VOCATIVE.pattern:
+            order = _SPOKEN_ORDER.match(reading, hail.end(), end)
+            if order is not None:
+                count += 1
+                covered = order.end()
+            continue
         vocative = hail.re.pattern == _VOCATIVE.pattern
         if vocative and _ORDER_AT_ONCE.match(reading, hail.end(), end) is None:
             continue  # nor up to its paragraph's end, a line break (where a word ends as at the text's end)
@@ -487,9 +523,10 @@ def injection_count(text: Text) -> int:
         if at_line_start and _NEW_ORDERS_LEAD.fullmatch(reading, line_start, m.start()):
             count += 1
     count += role_lines(reading) + role_tags(reading, cased) + preapproval_claims(reading)
-    hails = _addressed_orders(reading)
+    hails = _addressed_orders(reading, cased)
     if not hails and not text.raw.isascii() and any(stroke in text.raw for stroke in _STROKES_AS_L):
-        hails = _addressed_orders(Text.of(text.raw.translate(_STROKES_AS_I)).reading)
+        stroked = Text.of(text.raw.translate(_STROKES_AS_I))
+        hails = _addressed_orders(stroked.reading, stroked.reading_cased)
     return count + hails
 
 
