@@ -130,14 +130,15 @@ _PREAPPROVED_REACH = 300
 # "New instructions:" opening a line.
 _NEW_ORDERS = lazy.Pattern(r"(?:instructions?|prompt)\s*:")
 _NEW_ORDERS_LEAD = lazy.Pattern(r"[ \t>#*_-]{0,8}(?:new|real|actual|true)\s+(?:system\s+)?")
-# A forged chat turn: a line that opens with a role's name ("System:", "Assistant:",
+# A forged chat turn: a line that opens with a role's name ("System:", "[SYSTEM]", "Assistant:",
 # "Developer message:") and goes on to speak to the reader or for the user ("the user has
 # already authorised you to ..."). "System: Ubuntu 22.04" in a bug report, and "the system:"
 # within a sentence, are neither. Matched on the text after a line break of its own: a pattern
 # that opens with a literal is searched for it, where one opening with ``(?:^|\n)`` is tried at
 # every position (five times slower over a wiki page).
 _ROLE_LINE = lazy.Pattern(
-    r"\n[ \t>#]*(?:system|assistant|developer)(?:\s+(?:message|prompt|instructions?|note))?[ \t]*:"
+    r"\n[ \t>#]*(?:\[[ \t]*)?(?:system|assistant|developer)(?:\s+(?:message|prompt|instructions?|note))?"
+    r"(?:[ \t]*\][ \t]*:?|[ \t]*:)"
     r"[^\n]*?\b(?:you|your|yourself|the\s+user|the\s+assistant|the\s+agent|the\s+model)\b"
 )
 # Matched against the text as read with its case: only the shouted form is a marker.
