@@ -139,8 +139,8 @@ class Workspace(NamedTuple):
         refuse_new_identity(repo, path, data, config)
         if not alone:
             foreign(repo, path, data)  # a person's edit: taken as this clone's from now on
-        if accepted_config(repo.path) is None and not alone:
-            accept_config(repo, data)  # set up before init kept a copy: this is the one it took
+        if accepted_config(repo.path) is None and not alone and _adoptable(repo, data):
+            accept_config(repo, data)  # a copy init accepted, or a clone set up before copies were kept
         copied = copied_from(root, state, config.writer)
         if copied is not None:
             config = _on_its_own(repo, root, state, config, copied)
@@ -614,7 +614,7 @@ def changed_since_init(repo: pygit2.Repository, data: bytes) -> list[str]:
     the file (``refuse_unaccepted``). Nothing when no copy is kept (a clone set up before
     copies were: its next command keeps one) or either cannot be read."""
     kept = _kept_copy(repo, data)
-    if kept is None and _by_writer_alone(repo, data):  # none kept for its writer: nothing is accepted
+    if kept is None and not _set_up_before_copies(repo):  # no copy to judge by: nothing is accepted
         kept = b"{}"
     try:
         now, then = json.loads(data), json.loads(kept or b"null")
@@ -637,13 +637,37 @@ def changed_since_init(repo: pygit2.Repository, data: bytes) -> list[str]:
 
 def _kept_copy(repo: pygit2.Repository, data: bytes) -> bytes | None:
     """The copy init accepted that config.json's bytes ``data`` are judged against: this work
-    tree's (``accept_config``), or, for bytes taken for their writer alone (``_by_writer_alone``),
-    the copy another work tree keeps for that writer (None: none)."""
+    tree's (``accept_config``); where it keeps none, ``data`` themselves when they are a copy
+    init accepted for a work tree of the repository (a tool that makes a work tree per agent
+    copies the main one's ignored files along), else the copy of a work tree that owns them
+    (``own_config``: bytes it took as a person's edit, which its own copy still judges), else
+    the copy another work tree keeps for their writer (None: none, or a clone set up before
+    copies were kept, ``_set_up_before_copies``)."""
     kept = accepted_config(repo.path)
-    if kept is None and _by_writer_alone(repo, data):
-        kept = next((copy for copy in map(accepted_config, work_tree_git_folders(repo))
-                     if copy is not None and _writer_of(copy) == _writer_of(data)), None)
-    return kept
+    if kept is not None or _set_up_before_copies(repo):
+        return kept
+    if _adoptable(repo, data):
+        return data
+    here = Path(repo.path).resolve()
+    others = [folder for folder in work_tree_git_folders(repo) if folder.resolve() != here]
+    owner = next((copy for copy in (accepted_config(folder) for folder in others if _owns(folder, data))
+                  if copy is not None), None)
+    if owner is not None:
+        return owner
+    return next((copy for copy in map(accepted_config, others)
+                 if copy is not None and _writer_of(copy) == _writer_of(data)), None)
+
+
+def _adoptable(repo: pygit2.Repository, data: bytes) -> bool:
+    """Whether a work tree that keeps no copy of its own takes config.json's bytes ``data`` as
+    the ones init accepted for it: a clone set up before copies were kept (its first command
+    keeps one), or bytes init accepted for a work tree of the repository (``accept_config``).
+    Bytes another work tree merely owns (``own_config``: a person's edit there, or a patch,
+    that its copy does not hold) are never taken: they are judged against that tree's copy
+    (``_kept_copy``) until init takes them here."""
+    if _set_up_before_copies(repo):
+        return True
+    return any(accepted_config(folder) == data for folder in work_tree_git_folders(repo))
 
 
 IDENTITY = ("writer", "provider")  # what says whose records these are and where they are kept

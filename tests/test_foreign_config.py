@@ -301,3 +301,53 @@ def test_a_patch_naming_a_known_writer_in_a_new_work_tree_runs_no_labeler_and_ac
     assert not _automation(Context.open(agent)).enabled
     check = [c for c in doctor(agent).checks if c.name == "config"]
     assert len(check) == 1 and "dream.labeler" in check[0].detail and "automation" in check[0].detail, check
+
+
+def test_a_patched_config_copied_into_a_linked_work_tree_is_judged_by_the_copy_init_kept(
+        team: tuple[Path, Path], tmp_path: Path) -> None:
+    """A patch adds a labeler and automation to the main work tree's config.json: a command
+    there records the bytes as that tree's own, but its copy from init still judges them. A tool
+    that makes a work tree per agent (``git worktree add``) copies the file along: the linked
+    tree judges the bytes against the main tree's copy, never takes them as its accepted copy,
+    and runs no labeler and accepts nothing until `gitstore init --accept-changes` runs there."""
+    _, alice = team
+    marker = tmp_path / "labeler-ran"
+    program = f"touch {marker}; cat >/dev/null; echo '{{\"labels\": []}}'"
+    patched = {**_config(alice), "automation": {"autoSafe": True, "kinds": ["convention"],
+                                                "minEvidence": "verified-command"},
+               "dream": {"labeler": "command", "labelers": {"command": {"argv": ["sh", "-c", program], "timeout": 5}}}}
+    (alice / CONFIG).write_text(json.dumps(patched, indent=2) + "\n")
+    cli.ok("status", cwd=alice)  # records the bytes as the main tree's own
+    agent = tmp_path / "agent1"
+    git(alice, "worktree", "add", "-q", str(agent))
+    (agent / CONFIG).parent.mkdir(parents=True, exist_ok=True)
+    (agent / CONFIG).write_bytes((alice / CONFIG).read_bytes())
+    for _ in range(2):  # and on every command after
+        done = cli.gitstore("dream", cwd=agent)
+        assert "dream.labeler, dream.labelers changed since" in done.stdout + done.stderr and not marker.exists(), done
+    from gitstore.context import Context
+    from gitstore.ops.learning import _automation
+
+    assert not _automation(Context.open(agent)).enabled
+    check = [c for c in doctor(agent).checks if c.name == "config"]
+    assert len(check) == 1 and "dream.labeler" in check[0].detail and "automation" in check[0].detail, check
+    refused = cli.fails(1, "init", cwd=agent)
+    assert "automation" in refused and "dream.labeler" in refused and "--accept-changes" in refused, refused
+    assert {c.name: c for c in doctor(alice).checks}["init"].state == "ok"  # the main tree is untouched
+    cli.ok("init", "--accept-changes", cwd=agent)  # a person who read it takes it, in that tree
+    assert not [c for c in doctor(agent).checks if c.name == "config"]
+    assert _automation(Context.open(agent)).enabled
+    assert [c for c in doctor(alice).checks if c.name == "config"]  # still refused in the main tree
+
+
+def test_a_linked_work_tree_takes_the_copy_init_accepted_for_the_main_one(team: tuple[Path, Path],
+                                                                          tmp_path: Path) -> None:
+    """Copied along unchanged, the main tree's accepted config.json is the linked tree's."""
+    _, alice = team
+    agent = tmp_path / "agent1"
+    git(alice, "worktree", "add", "-q", str(agent))
+    (agent / CONFIG).parent.mkdir(parents=True, exist_ok=True)
+    (agent / CONFIG).write_bytes((alice / CONFIG).read_bytes())
+    cli.ok("status", cwd=agent)
+    assert not [c for c in doctor(agent).checks if c.name == "config"]
+    cli.ok("init", cwd=agent)
