@@ -611,16 +611,20 @@ def changed_since_init(repo: pygit2.Repository, data: bytes) -> list[str]:
     (``accept_config``): each top-level field, or each field of a section (``dream.labeler``),
     that differs. A person's edit and a patch (``git apply`` writes the file and leaves git no
     trace) look alike; what runs a program is not taken from such a change until init takes
-    the file (``refuse_unaccepted``). Nothing when no copy is kept (a clone set up before
-    copies were: its next command keeps one) or either cannot be read."""
+    the file (``refuse_unaccepted``). Nothing when no copy is kept in a clone set up before
+    copies were (its next command keeps one) or either cannot be read; where no copy judges
+    ``data`` otherwise (``_kept_copy``), every setting but whose records they are (``IDENTITY``,
+    which ``set_up_here`` judged) counts as changed."""
     kept = _kept_copy(repo, data)
-    if kept is None and not _set_up_before_copies(repo):  # no copy to judge by: nothing is accepted
-        kept = b"{}"
     try:
         now, then = json.loads(data), json.loads(kept or b"null")
     except ValueError:
         return []
-    if not isinstance(now, dict) or not isinstance(then, dict):
+    if not isinstance(now, dict):
+        return []
+    if kept is None and not _set_up_before_copies(repo):  # no copy to judge by: no setting is accepted,
+        then = {key: now[key] for key in (*IDENTITY, "writerGiven") if key in now}  # whose records alone (set_up_here)
+    if not isinstance(then, dict):
         return []
     changed = []
     for key in sorted(set(now) | set(then)):

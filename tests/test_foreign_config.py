@@ -351,3 +351,22 @@ def test_a_linked_work_tree_takes_the_copy_init_accepted_for_the_main_one(team: 
     cli.ok("status", cwd=agent)
     assert not [c for c in doctor(agent).checks if c.name == "config"]
     cli.ok("init", cwd=agent)
+
+
+def test_plain_init_in_a_linked_work_tree_takes_no_labeler_no_copy_was_kept_for(team: tuple[Path, Path],
+                                                                               tmp_path: Path) -> None:
+    """The main work tree left its writer id (``init --new-writer``), so no copy is kept for
+    that id: a config.json naming it with a labeler in a linked work tree has init name the
+    labeler and take it only with ``--accept-changes``."""
+    _, alice = team
+    old = _config(alice)["writer"]
+    agent = tmp_path / "agent1"
+    git(alice, "worktree", "add", "-q", str(agent))
+    cli.ok("init", "--new-writer", cwd=alice)
+    planted = {"writer": old, "provider": "git",
+               "dream": {"labeler": "command", "labelers": {"command": {"argv": ["my-labeler"]}}}}
+    (agent / CONFIG).parent.mkdir(parents=True, exist_ok=True)
+    (agent / CONFIG).write_text(json.dumps(planted) + "\n")
+    refused = cli.fails(1, "init", cwd=agent)
+    assert "dream.labeler, dream.labelers changed since" in refused and "writer" not in refused.split(" changed")[0]
+    assert "accepted dream.labelers" in cli.ok("init", "--accept-changes", cwd=agent)
