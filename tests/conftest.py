@@ -29,9 +29,19 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     the folders of runs before the last three as it exits, and on a disk that discards freed
     blocks that takes minutes, which the run (and CI) would wait for: so pytest keeps them all
     (``tmp_path_retention_count`` in pyproject.toml) and this hands them to a process of their
-    own. A folder still locked (a run under way) is left alone."""
+    own. A folder still locked (a run under way) is left alone, unless its lock is older than
+    pytest counts a lock alive (that run was killed)."""
     import getpass
     import tempfile
+    import time
+
+    from _pytest.pathlib import LOCK_TIMEOUT
+
+    def held(folder: Path) -> bool:
+        try:
+            return (folder / ".lock").stat().st_mtime > time.time() - LOCK_TIMEOUT
+        except OSError:
+            return False
 
     config = session.config
     if hasattr(config, "workerinput") or config.option.basetemp is not None:
@@ -43,7 +53,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     root = Path(os.environ.get("PYTEST_DEBUG_TEMPROOT") or tempfile.gettempdir()).resolve() / f"pytest-of-{user}"
     try:
         earlier = [p for p in root.iterdir() if p.name.startswith(("pytest-", "garbage-", "removing-"))
-                   and p.is_dir() and not p.is_symlink() and not (p / ".lock").exists()]
+                   and p.is_dir() and not p.is_symlink() and not held(p)]
     except OSError:
         return
     going = []
