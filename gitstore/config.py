@@ -537,9 +537,14 @@ def _set_up_before_copies(repo: pygit2.Repository) -> bool:
     under, and the git folder holds what only an init that ran to its end made, the git store's
     local namespace (``.git/gitstore/local``) or memory's fetch refspecs on a remote. Versions
     that kept the scope before refusing left a refused init with the scope alone; init now keeps
-    it only once the configuration and its copy are written, and ``purge`` forgets it."""
+    it only once the configuration and its copy are written, and ``purge`` forgets it. Never
+    once an init that keeps copies ran in any work tree (the shared folder lists the writers
+    it accepted): those signs are in the folder every work tree shares, and an init in a
+    linked work tree alone leaves them too, for a main tree where init never ran."""
     folder = Path(repo.path)
     if (folder / "commondir").exists() or scope_and_kept(repo)[1] is None:
+        return False
+    if (_git_folder(repo) / ACCEPTED_WRITERS_NAME).exists():
         return False
     if (_git_folder(repo) / "gitstore" / "local").is_dir():
         return True

@@ -13,7 +13,7 @@ from typing import Any
 
 import pygit2
 
-from gitstore.config import ACCEPTED_NAME, OWN_CONFIG_NAME, STATE_DIR
+from gitstore.config import ACCEPTED_NAME, ACCEPTED_WRITERS_NAME, OWN_CONFIG_NAME, STATE_DIR
 from gitstore.scope import keep_scope, scope_and_kept
 
 from . import cli
@@ -131,7 +131,8 @@ def test_a_scope_an_older_refused_init_kept_does_not_make_a_patch_the_clones(tmp
 def test_a_clone_set_up_before_copies_were_kept_is_still_set_up(tmp_path: Path) -> None:
     alice = first_clone(tmp_path, shared_remote(tmp_path))
     before = _config(alice)
-    for left in (_git_dir(alice) / OWN_CONFIG_NAME, _git_dir(alice) / ACCEPTED_NAME):
+    for left in (_git_dir(alice) / OWN_CONFIG_NAME, _git_dir(alice) / ACCEPTED_NAME,
+                 _git_dir(alice) / ACCEPTED_WRITERS_NAME):
         left.unlink()  # as a version that kept the scope alone left the clone
     assert cli.gitstore("status", cwd=alice).stderr == ""
     assert json.loads((_git_dir(alice) / ACCEPTED_NAME).read_text()) == before

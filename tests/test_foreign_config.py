@@ -370,3 +370,30 @@ def test_plain_init_in_a_linked_work_tree_takes_no_labeler_no_copy_was_kept_for(
     refused = cli.fails(1, "init", cwd=agent)
     assert "dream.labeler, dream.labelers changed since" in refused and "writer" not in refused.split(" changed")[0]
     assert "accepted dream.labelers" in cli.ok("init", "--accept-changes", cwd=agent)
+
+
+def test_a_config_a_patch_creates_in_a_main_tree_init_never_ran_in_runs_nothing(tmp_path: Path) -> None:
+    """Init ran in an agent's linked work tree alone: the scope and memory's refspecs it keeps
+    are in the git folder every work tree shares, so the main tree looked set up before copies
+    of the configuration were kept, and took whatever config.json a patch wrote there as
+    accepted, its labeler run by the next dream. It is judged as any config.json no init took."""
+    bare = shared_remote(tmp_path)
+    main = tmp_path / "main"
+    git(tmp_path, "clone", "-q", str(bare), str(main))
+    (main / "README.md").write_text("# widgets\n")
+    git(main, "add", "-A")
+    git(main, "commit", "-q", "-m", "root")
+    git(main, "push", "-q", "origin", "HEAD:main")
+    agent = tmp_path / "agent"
+    git(main, "worktree", "add", "-q", str(agent))
+    cli.ok("init", cwd=agent)
+    marker = tmp_path / "labeler-ran"
+    program = f"touch {marker}; cat >/dev/null; echo '{{\"labels\": []}}'"
+    planted = {"writer": "w0123456789ab", "provider": "git",
+               "dream": {"labeler": "command", "labelers": {"command": {"argv": ["sh", "-c", program], "timeout": 5}}}}
+    (main / CONFIG).parent.mkdir(parents=True, exist_ok=True)
+    (main / CONFIG).write_text(json.dumps(planted) + "\n")
+    for command in (("doctor",), ("dream",), ("dream",)):
+        done = cli.gitstore(*command, cwd=main)
+        assert done.returncode != 0 and not marker.exists(), (command, done)
+    assert not (main / ".git" / "gitstore" / "config.json").exists(), "no copy kept: nothing was accepted"

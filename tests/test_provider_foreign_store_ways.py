@@ -201,7 +201,8 @@ def test_a_store_made_before_the_anchor_is_adopted_when_this_clone_wrote_it_all(
     cli.ok("grant", "--purpose", "review", "--note", "one", cwd=alice)
     gc.collect()
     git_dir = _anchor(alice, provider).parent.parent
-    for left in (_anchor(alice, provider), git_dir / "gitstore" / "config.json", git_dir / "gitstore-config"):
+    for left in (_anchor(alice, provider), git_dir / "gitstore" / "config.json", git_dir / "gitstore-config",
+                 git_dir / "gitstore" / "writers-accepted"):
         left.unlink()  # as a version that kept none of them left the clone
     if provider == "jsonl":  # nor an id in the log
         log = alice / STATE_DIR / "jsonl" / "records.jsonl.acks"
