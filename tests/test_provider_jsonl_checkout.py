@@ -4,12 +4,13 @@ The store's files are ignored, in the work tree: a branch whose commits hold the
 a checkout overwrite them, and the checkout back delete them (two pulls do the same), the log
 beside them (``records.jsonl.acks``) with them. What the clone's appends acknowledged is kept
 where no checkout reaches, in its git folder (``gitstore/jsonl.acked``): reads and appends
-refuse a log holding fewer lines than it counts, or whose line at that count changed, and no
+refuse a log holding fewer lines than it counts, or any line up to that count changed, and no
 later append lowers it, so ``verify`` keeps reporting the loss.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -127,3 +128,45 @@ def test_a_store_holding_nothing_where_appends_were_acknowledged_is_damage_not_a
 
     with pytest.raises(IntegrityError, match="acknowledged 2"):
         is_own(_Emptied(), "0" * 32, "alice")
+
+
+def _granted_withdrawn_granted(repo: Path) -> Path:
+    """A store holding a grant, its withdrawal, then another grant: three lines."""
+    cli.ok("init", "--provider", "jsonl", cwd=repo)
+    granted = json.loads(cli.ok("grant", "--purpose", "instruction", "--source", "agent-session",
+                                "--note", "first", "--json", cwd=repo))
+    cli.ok("withdraw", granted.get("grant") or granted.get("digest") or granted["id"], cwd=repo)
+    cli.ok("grant", "--purpose", "review", "--source", "review-thread", "--note", "second", cwd=repo)
+    return repo / STORE / "records.jsonl"
+
+
+def test_a_log_with_an_earlier_line_replaced_is_refused(repo: Path) -> None:
+    """Same count, same last line, the withdrawal swapped for a copy of the grant (a copy or a
+    restore over the ignored file): the record vouches for every line, so the withdrawn grant
+    never comes back, nothing is appended, and the record is not lowered."""
+    records = _granted_withdrawn_granted(repo)
+    vouched = _vouching(repo).read_text()
+    assert len(vouched.split()) == 3 and vouched.startswith("3 sha256:")
+    grant, _withdrawal, last = records.read_bytes().splitlines(keepends=True)
+    records.write_bytes(grant + grant + last)
+    for command in (("grants",), ("records", "list"),
+                    ("grant", "--purpose", "review", "--source", "manual", "--note", "third")):
+        failed = _refused(repo, *command)
+        assert str(records) in failed and "a line before line 3" in failed, failed
+    assert records.read_bytes() == grant + grant + last and _vouching(repo).read_text() == vouched
+    done = cli.gitstore("verify", cwd=repo)
+    assert done.returncode == 3 and "a line before line 3" in done.stdout + done.stderr, done
+
+
+def test_a_record_naming_the_last_line_alone_is_given_every_line_on_the_next_append(repo: Path) -> None:
+    """A record written before it held the running digest (count and last line) is still
+    taken; the next append, the file proving what it names, writes it with every line."""
+    records = _granted_withdrawn_granted(repo)
+    count, last_digest, _ = _vouching(repo).read_text().split()
+    _vouching(repo).write_text(f"{count} {last_digest}\n")
+    assert "second" in cli.ok("grants", cwd=repo)
+    cli.ok("grant", "--purpose", "review", "--source", "manual", "--note", "third", cwd=repo)
+    assert _vouching(repo).read_text().startswith("4 sha256:") and len(_vouching(repo).read_text().split()) == 3
+    lines = records.read_bytes().splitlines(keepends=True)
+    records.write_bytes(lines[0] + lines[0] + b"".join(lines[2:]))
+    assert "a line before line 4" in _refused(repo, "grants")

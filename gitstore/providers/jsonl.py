@@ -294,7 +294,8 @@ class _Records(_View):
     last_line: dict[str, int] = field(default_factory=dict)  # writer -> index of its last line read
     last_start: int = 0  # where the last line read starts
     ends: list[int] = field(default_factory=list)  # where each line read ends, its newline included
-    proven: tuple[int, str] | None = None  # the git folder's record last checked against the lines read
+    chains: list[str] = field(default_factory=list)  # the running digest of the lines up to each (``_chain``)
+    proven: tuple[int, str, str] | None = None  # the git folder's record last checked against the lines read
     changed: str | None = None  # what is wrong when its last line is not the one it names
 
     def add(self, append: Append) -> None:
@@ -343,8 +344,8 @@ class JsonlProvider:
         # where the append under way is named before its records line is written: beside the
         # anchor, in the work tree's git folder (None: the store is no clone's, nothing vouches)
         self.inflight = inflight
-        # beside it, how many lines this clone's appends acknowledged and the digest of the last
-        # of them: what vouches for the lines, where no patch reaches (the log beside the files can)
+        # beside it, how many lines this clone's appends acknowledged, the digest of the last and a
+        # running digest of them all: what vouches for the lines, where no patch reaches (the log beside the files can)
         self._vouching = None if inflight is None else inflight.with_name(
             inflight.name.removesuffix(".inflight") + ".acked")
         self._records_path = self.folder / RECORDS
@@ -461,6 +462,7 @@ class JsonlProvider:
             view.last_start = view.offset
             view.offset += len(line) + 1
             view.ends.append(view.offset)
+            view.chains.append(_chain(view.chains[-1] if view.chains else "", line + b"\n"))
             view.line += 1
         if acked is not None:
             self._check_acked(view.line, acked)
@@ -479,17 +481,19 @@ class JsonlProvider:
             raise IntegrityError(f"{self._payloads_path}: the file is gone, and {acked.payloads} payload "
                                  "line(s) were acknowledged in it")
 
-    def _check_vouched(self, fd: int | None, view: _Records, vouched: tuple[int, str] | None) -> None:
+    def _check_vouched(self, fd: int | None, view: _Records, vouched: Vouched | None) -> None:
         """Refuse a log holding fewer lines than the git folder's record (``vouched``, read
         before the file) says this clone's appends acknowledged, or whose line at that count is
         not the one they wrote: the file deleted, cut or replaced (a checkout or a pull of a
         commit holding its name, a hand), which the log beside it may not show, being in the
         work tree too. Never an empty store, and never a next append writing its record anew. A
         line there changed is noted (``changed``), which reads and appends refuse (``_intact``)
-        and ``verify``, which must open the store to say what else is wrong, reports."""
+        and ``verify``, which must open the store to say what else is wrong, reports. So is any
+        earlier line changed, once the record holds the running digest of every line it counts
+        (``_chain``): the lines read are hashed as they are read, once per file state."""
         if not vouched or not vouched[0] or vouched == view.proven:
             return
-        count, digest = vouched
+        count, digest, chain = vouched
         where = self._records_path if fd is not None else f"{self._records_path} (deleted)"
         if view.line < count:
             raise IntegrityError(f"{where}: holds {view.line} line(s) but this clone's appends acknowledged "
@@ -497,9 +501,16 @@ class JsonlProvider:
                                  "(the file deleted, cut or replaced, as a checkout of a commit holding it does); "
                                  "this is damage: restore the file from a copy, or run `gitstore purge` to start afresh")
         assert fd is not None
-        view.changed = None if _line_digest(fd, view, count - 1) == digest else (
-            f"{where}: line {count}, the last of the {count} this clone's appends acknowledged ({self._vouching}), "
-            "is not the one they wrote (changed, or lines put before it): damage or a patch, see `gitstore verify`")
+        if _line_digest(fd, view, count - 1) != digest:
+            view.changed = (f"{where}: line {count}, the last of the {count} this clone's appends acknowledged "
+                            f"({self._vouching}), is not the one they wrote (changed, or lines put before it): "
+                            "damage or a patch, see `gitstore verify`")
+        elif chain and view.chains[count - 1] != chain:
+            view.changed = (f"{where}: a line before line {count}, the last of the {count} this clone's appends "
+                            f"acknowledged ({self._vouching}), is not the one they wrote (changed, or lines "
+                            "swapped): damage or a patch, see `gitstore verify`")
+        else:
+            view.changed = None
         view.proven = vouched
 
     @staticmethod
@@ -716,16 +727,21 @@ class JsonlProvider:
                           f"opened), so nothing is appended: move the folder aside to keep it "
                           f"(`mv {self.folder} {self.folder}.foreign`), then run the command again")
 
-    def _vouched(self) -> tuple[int, str] | None:
-        """What the clone's git folder says this clone's appends acknowledged: the line count
-        and the digest of the last of those lines; None when it says nothing yet (no record, or
-        no git folder), so the log beside the files is taken instead."""
+    def _vouched(self) -> Vouched | None:
+        """What the clone's git folder says this clone's appends acknowledged: the line count,
+        the digest of the last of those lines and the running digest of them all (``_chain``;
+        "" in a record written before it held one); None when it says nothing yet (no record,
+        or no git folder), so the log beside the files is taken instead."""
         if self._vouching is None:
             return None
-        found = _count_and_digest(self._vouching)
-        return (0, "") if found == NAMES_NOTHING else found  # "0" (no line yet), unreadable or torn: vouches for nothing
+        found = _count_and_digest(self._vouching, chained=True)
+        if found is None:
+            return None
+        if found == NAMES_NOTHING:  # "0" (no line yet), unreadable or torn: vouches for nothing
+            return (0, "", "")
+        return found[0], found[1], found[2] if len(found) > 2 else ""
 
-    def _acknowledged(self, fd: int, view: _Records, vouched: tuple[int, str] | None) -> int:
+    def _acknowledged(self, fd: int, view: _Records, vouched: Vouched | None) -> int:
         """How many of the file's lines this clone vouches for: those the git folder's record
         (``vouched``, read before the file) counts (a file holding fewer lost acknowledged ones,
         deleted, cut or replaced: damage, ``IntegrityError``, never a store of another's); with
@@ -747,11 +763,18 @@ class JsonlProvider:
         if not vouched or not vouched[0]:
             return None
         lines = data.split(b"\n")
-        count, digest = vouched
-        if count < len(lines) and sha256_digest(lines[count - 1] + b"\n") == digest:
-            return None
-        return (f"line {count}, the last this clone's appends acknowledged, is not the one they wrote "
-                "(changed, or lines put before it): damage or a patch")
+        count, digest, chain = vouched
+        if count >= len(lines) or sha256_digest(lines[count - 1] + b"\n") != digest:
+            return (f"line {count}, the last this clone's appends acknowledged, is not the one they wrote "
+                    "(changed, or lines put before it): damage or a patch")
+        if chain:
+            running = ""
+            for line in lines[:count]:
+                running = _chain(running, line + b"\n")
+            if running != chain:
+                return (f"a line before line {count}, the last this clone's appends acknowledged, is not the "
+                        "one they wrote (changed, or lines swapped): damage or a patch")
+        return None
 
     def _vouch(self, fd: int, view: _Records) -> None:
         """Record in the clone's git folder that this clone's appends acknowledged every line
@@ -759,16 +782,20 @@ class JsonlProvider:
         the last, written whole. Quietly left when the git folder cannot be written: the append
         named in flight still vouches for the last line, until the next append records it. Only
         ever extended: while the file no longer holds the line the record names, or fewer lines
-        than it counts, the record stays as it is, so the loss is never written over."""
+        than it counts, the record stays as it is, so the loss is never written over. With them
+        the running digest of every line (``_chain``), extended from the one before as lines are
+        read; a record written before it held one is given one here, once the file proves what
+        that record names."""
         if self._vouching is None:
             return
         standing = self._vouched()
         if standing and standing[0] and (standing[0] > view.line
-                                         or _line_digest(fd, view, standing[0] - 1) != standing[1]):
+                                         or _line_digest(fd, view, standing[0] - 1) != standing[1]
+                                         or standing[2] and view.chains[standing[0] - 1] != standing[2]):
             return  # the file no longer proves what it counts: left for verify to report, never lowered
-        digest = _last_line_digest(fd, view) if view.line else ""
+        record = f"{view.line} {_last_line_digest(fd, view)} {view.chains[-1]}" if view.line else "0"
         with suppress(OSError):
-            _replace(self._vouching, f"{view.line} {digest}".strip().encode("ascii") + b"\n")
+            _replace(self._vouching, record.encode("ascii") + b"\n")
 
     def vouch_store(self) -> None:
         """Once the store was taken as this clone's, record in the git folder what vouches for
@@ -1089,12 +1116,21 @@ def _note_of(line: bytes) -> bytes | None:
 
 
 NAMES_NOTHING = (-1, "")
+Vouched = tuple[int, str, str]  # the git folder's record: line count, last line's digest, running digest
 
 
-def _count_and_digest(path: Path) -> tuple[int, str] | None:
+def _chain(previous: str, line: bytes) -> str:
+    """The running digest of the records lines up to ``line`` (its newline included), from
+    the one of the lines before it ("" before the first): what the git folder's record keeps
+    so that it vouches for every line it counts, not the last alone."""
+    return sha256_digest(previous.encode("ascii") + line)
+
+
+def _count_and_digest(path: Path, chained: bool = False) -> tuple[int, str] | tuple[int, str, str] | None:
     """The line number and digest a file of the git folder names (the append in flight, the
     lines acknowledged): None when there is no such file, ``NAMES_NOTHING`` when it cannot be
-    read or names no line and digest (torn, garbled)."""
+    read or names no line and digest (torn, garbled). ``chained``: the record of the lines
+    acknowledged, which may hold a third field, the running digest of them all (``_chain``)."""
     try:
         fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
@@ -1107,9 +1143,13 @@ def _count_and_digest(path: Path) -> tuple[int, str] | None:
         return NAMES_NOTHING
     finally:
         os.close(fd)
-    if len(parts) != 2 or not parts[0].isdigit() or not DIGEST_PATTERN.match(parts[1].decode("ascii", "replace")):
+    digests = [part.decode("ascii", "replace") for part in parts[1:]]
+    if (len(parts) not in ((2, 3) if chained else (2,)) or not parts[0].isdigit()
+            or not all(DIGEST_PATTERN.match(digest) for digest in digests)):
         return NAMES_NOTHING
-    return int(parts[0]), parts[1].decode("ascii")
+    if len(digests) == 2:
+        return int(parts[0]), digests[0], digests[1]
+    return int(parts[0]), digests[0]
 
 
 def _last_line_digest(fd: int, view: _Records) -> str:
