@@ -473,3 +473,21 @@ def test_a_patch_bringing_a_config_and_a_store_into_a_linked_work_tree_is_not_ad
         done = cli.gitstore(command, cwd=linked)
         assert done.returncode == 1 and "did not write for this clone" in done.stderr, (command, done)
         assert "mallory planted" not in done.stdout
+
+
+def test_a_linked_work_tree_refusing_a_copy_of_the_main_trees_store_says_why(repo: Path, tmp_path: Path) -> None:
+    """A work tree made for an agent gets a copy of the main tree's ignored memory folder: its
+    config.json is taken (the main tree accepted it), its jsonl store never is, since a linked
+    work tree takes no store it did not make. The refusal says so, not that init never accepted
+    that writer, and moving the copy aside gives the work tree a store of its own."""
+    cli.ok("init", "--provider", "jsonl", cwd=repo)
+    cli.ok("grant", "--purpose", "instruction", "--source", "agent-session", "--note", "main's", cwd=repo)
+    linked = tmp_path / "agent"
+    git(repo, "worktree", "add", "-q", "-b", "agent", str(linked))
+    shutil.copytree(repo / STATE_DIR, linked / STATE_DIR, dirs_exist_ok=True)
+    failed = cli.fails(1, "grants", cwd=linked)
+    assert "linked work tree" in failed and "never accepted a config.json" not in failed, failed
+    (linked / STATE_DIR / "jsonl").rename(linked / STATE_DIR / "jsonl.foreign")
+    assert "main's" not in cli.ok("grants", cwd=linked)
+    cli.ok("grant", "--purpose", "review", "--source", "manual", "--note", "agent's", cwd=linked)
+    assert "agent's" in cli.ok("grants", cwd=linked) and "agent's" not in cli.ok("grants", cwd=repo)

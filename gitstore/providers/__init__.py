@@ -97,8 +97,9 @@ def _work_tree_store(name: str, factory: Callable[..., Provider], root: Path, st
     if anchor is None:
         return provider
     try:
+        linked = git_dir is not None and (Path(git_dir) / "commondir").exists()  # git worktree add
         _take_as_own(name, provider, anchor, held, writer, _shown(root, state / STORE_FILES[name][0]),
-                     _accepted_writer(git_dir))
+                     _accepted_writer(git_dir), linked=linked)
     except BaseException:
         if name == "sqlite":
             provider.close()  # type: ignore[attr-defined]
@@ -121,12 +122,12 @@ def _accepted_writer(git_dir: str | None) -> str | None:
 
 
 def _take_as_own(name: str, provider: Any, anchor: Path, held: str | None, writer: str, shown: str,
-                 accepted: str | None) -> None:
+                 accepted: str | None, linked: bool = False) -> None:
     """Refuse a store holding appends gitstore did not write for this clone; else anchor its
     id, when the store is new (or made before anchors: all by ``writer``, the writer of the
     configuration init ``accepted``), and have it name that id."""
     moving = f"mv {shown} {shown}.foreign" if name == "jsonl" else f"mv {shown}* <elsewhere>/"
-    _anchor.refuse_unowned(provider, held, writer, shown, moving, anchor, adopts=accepted == writer)
+    _anchor.refuse_unowned(provider, held, writer, shown, moving, anchor, adopts=accepted == writer, linked=linked)
     if name == "jsonl":  # the id lives in the store's log
         if held is None:
             provider.identity = _anchor.claim(anchor, provider.identity)

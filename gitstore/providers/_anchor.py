@@ -8,8 +8,9 @@ gitstore makes the store or first takes it as this clone's; the store names the 
 in its ``meta`` table, jsonl in the lines of its log). A store holding appends under another id,
 or under none, is not opened. Nor is a jsonl store holding lines past those this clone's
 appends acknowledged, as the git folder records them beside the anchor
-(``gitstore/jsonl.acked``: the line count and the digest of the last line, written after each
-append's log line), save the one append this clone's writer named there (``gitstore/jsonl.inflight``:
+(``gitstore/jsonl.acked``: the line count, the digest of the last line and a running digest of
+every line, written after each append's log line), save the one append this clone's writer
+named there (``gitstore/jsonl.inflight``:
 the line's index and digest) before writing it, which a kill before its record leaves. The log
 beside the files does not vouch: it is in the work tree, and a patch's zero-context hunk can
 append to it without knowing it. Nor does the writer id a line names, since it is public (it
@@ -138,18 +139,25 @@ def is_own(store: OwnedStore, anchor: str | None, writer: str, adopts: bool = Tr
 
 
 def refuse_unowned(store: OwnedStore, anchor: str | None, writer: str, shown: str, moving: str,
-                   path: Path | None = None, adopts: bool = True) -> None:
+                   path: Path | None = None, adopts: bool = True, linked: bool = False) -> None:
     """Refuse a store holding appends gitstore did not write for this clone, naming the
-    writers they claim, the anchor at ``path`` it lacks (when none) and the command
-    (``moving``) that moves it away, which keeps it for whoever wants to look at it."""
+    writers they claim, the anchor at ``path`` it lacks (when none), why it was not taken as
+    made before anchors (a linked work tree never takes such a store, ``linked``; else no
+    accepted config.json names its writer) and the command (``moving``) that moves it away,
+    which keeps it for whoever wants to look at it; the next command then starts a store of
+    the work tree's own."""
     if is_own(store, anchor, writer, adopts):
         return
     others = ", ".join(sorted(store.writers() - {writer})) or writer
-    unanchored = (f"; no {path} names the store gitstore made for this clone, and this clone's `gitstore init` "
-                  "never accepted a config.json with that writer" if anchor is None and path is not None else "")
+    why = ("a linked work tree (`git worktree add`) never takes a store it did not make itself, not even "
+           "a copy of the main tree's" if linked else
+           "this clone's `gitstore init` never accepted a config.json with that writer")
+    unanchored = (f"; no {path} names the store gitstore made for this work tree, and {why}"
+                  if anchor is None and path is not None else "")
     raise Refused(f"{shown} holds appends gitstore did not write for this clone (writer {others}; a patch, a copy "
                   f"or another repository brought them{unanchored}), so the store is not opened: move it aside to "
-                  f"keep it (`{moving}`), then run the command again")
+                  f"keep it (`{moving}`), then run the command again"
+                  + (" (it starts this work tree's own store)" if linked else ""))
 
 
 __all__ = ["OwnedStore", "anchor_path", "anchored", "claim", "inflight_path", "is_own", "new_store_id", "reanchor",
