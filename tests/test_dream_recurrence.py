@@ -12,6 +12,7 @@ from gitstore.dream import terms
 from gitstore.dream.consolidators import load
 from gitstore.dream.report import DreamReport
 from gitstore.errors import InvalidInput
+from gitstore.ops.setup import init
 from gitstore.ops import learning as ops
 from gitstore.context import Context
 
@@ -96,6 +97,7 @@ def test_thresholds_can_only_be_raised(tmp_path: Path) -> None:
     config = json.loads(path.read_text())
     config["dream"] = {"consolidators": {"recurrence": {"minPeople": 4}}}
     path.write_text(json.dumps(config))
+    init(ctx.workspace.root, accept_changes=True)  # a person's edit, taken: a dream runs no consolidator init has not
     [verdict] = w.run(ctx).rejected
     assert verdict["reasons"] == ["3 people (needs 4)"]
 
@@ -110,6 +112,7 @@ def test_every_gate_must_pass_and_each_signal_is_reported(tmp_path: Path) -> Non
     config = json.loads(path.read_text())
     config["dream"] = {"consolidators": {"recurrence": {"maxAgeDays": 10}}}
     path.write_text(json.dumps(config))
+    init(ctx.workspace.root, accept_changes=True)  # a person's edit, taken: a dream runs no consolidator init has not
     late = Thread(ctx, 33, "late", w.at(0, day=20))
     late.comment("late", "The changelog should mention the deprecated flag.", w.at(0, day=20), author="github:33")
     late.save()

@@ -126,7 +126,8 @@ def test_a_persons_edit_and_a_clone_set_up_before_owned_configs_were_recorded_st
     edited = {**_config(alice), "capture": {"mode": "transcript"}}
     (alice / CONFIG).write_text(json.dumps(edited))
     assert "capture.mode = transcript" in cli.ok("status", cwd=alice)
-    assert cli.ok("init", cwd=alice) and _config(alice) == edited
+    assert "capture.mode changed since" in cli.fails(1, "init", cwd=alice)  # named, and taken only when asked
+    assert cli.ok("init", "--accept-changes", cwd=alice) and _config(alice) == edited
 
 
 def test_init_with_a_writer_replaces_a_committed_config_as_a_ci_checkout_runs_it(

@@ -515,6 +515,7 @@ def test_an_accept_killed_after_its_append_is_finished_by_running_it_again_and_t
     proposal = propose(ctx, [ref(event)], title="Tenant keys", text="Every cache key names its tenant.")
     config = root / "okf" / ".memory" / "config.json"
     config.write_text(json.dumps({**json.loads(config.read_text()), "loop": {"steps": {"publish": {}}}}))
+    cli.ok("init", "--accept-changes", cwd=root)  # a person's edit, taken: a tick runs no loop init has not
     argv = ("accept", proposal["id"], "--review-digest", proposal["reviewDigest"], *BY)
     killed(root, at, *argv)
     sound(root)

@@ -21,6 +21,7 @@ import pytest
 from gitstore.cli import main
 from gitstore.config import Workspace
 from gitstore.context import Context
+from gitstore.ops.setup import init
 from gitstore.sync import steps as step_registry
 from gitstore.sync.tick import loop_status, read_state, tick
 
@@ -37,6 +38,7 @@ def configure(ctx: Context, loop: dict[str, Any]) -> None:
     data = json.loads(path.read_text())
     data["loop"] = loop
     path.write_text(json.dumps(data))
+    init(ctx.workspace.root, accept_changes=True)  # a person's edit, taken: a tick runs no loop init has not
 
 
 def at(moment: datetime) -> Any:
@@ -325,6 +327,7 @@ def test_a_lock_a_commit_made_a_link_is_refused_and_nothing_outside_is_emptied(
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / LOCK_FILE).write_text("the user's own file\n")
+    configure(ctx, {"by": "git:bot@example.com", "steps": {"publish": {"every": "1h"}}})
     folder = loop_folder(ctx.workspace)
     if where == "lock":
         folder.mkdir(parents=True, exist_ok=True)
@@ -332,7 +335,6 @@ def test_a_lock_a_commit_made_a_link_is_refused_and_nothing_outside_is_emptied(
     else:
         folder.parent.mkdir(parents=True, exist_ok=True)
         folder.symlink_to(outside, target_is_directory=True)
-    configure(ctx, {"by": "git:bot@example.com", "steps": {"publish": {"every": "1h"}}})
     done = cli.gitstore("tick", cwd=ctx.workspace.root)
     assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert (outside / LOCK_FILE).read_text() == "the user's own file\n"

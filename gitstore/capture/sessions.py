@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore.config import asking_git_ignores
+from gitstore.config import asking_git_ignores, capture_mode
 from gitstore.records.contracts import ready
 from gitstore.errors import GitstoreError
 from gitstore.records.vocabulary import DEFAULT_CAPTURE_MODE
@@ -41,7 +41,7 @@ def capture_from_hook(harness: str, payload: dict[str, Any], cwd: str) -> Captur
         ctx = Context.open(str(hook.cwd))
     except GitstoreError:
         return None  # not a gitstore repository: nothing to do
-    return capture(ctx, hook, ctx.workspace.config.capture_mode)
+    return capture(ctx, hook, capture_mode(ctx.workspace))
 
 
 def capture_timed_out(harness: str, payload: dict[str, Any], cwd: str, seconds: float) -> Capture | None:
@@ -55,7 +55,7 @@ def capture_timed_out(harness: str, payload: dict[str, Any], cwd: str, seconds: 
     except GitstoreError:
         return None  # not a gitstore repository: nothing was to be captured
     refuse_unignored(ctx.workspace)
-    result = build(ctx, hook, None, "capture-timeout", ctx.workspace.config.capture_mode)
+    result = build(ctx, hook, None, "capture-timeout", capture_mode(ctx.workspace))
     _append(ctx, result.records())
     return result
 

@@ -15,6 +15,7 @@ from gitstore.capture.sessions import capture as do_capture
 from gitstore.cli._capture import MODE_OPTION, print_capture
 from gitstore.cli._io import JSON_OPTION
 from gitstore.cli._values import checked, one_of
+from gitstore.config import capture_mode
 from gitstore.context import Context
 from gitstore.errors import InvalidInput
 from gitstore.records.vocabulary import HARNESSES
@@ -36,7 +37,7 @@ def capture(
         raise InvalidInput("hook input must be a JSON object")
     ctx = Context.open()
     hook = HookInput.from_payload(harness, payload, str(Path.cwd()))
-    print_capture(do_capture(ctx, hook, mode or ctx.workspace.config.capture_mode), as_json)
+    print_capture(do_capture(ctx, hook, mode or capture_mode(ctx.workspace)), as_json)
 
 
 def register(app: typer.Typer) -> None:

@@ -14,6 +14,7 @@ from gitstore.cli._capture import MODE_OPTION, print_capture
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
 from gitstore.cli._people import BY_OPTION, actor
 from gitstore.cli._values import checked, filled, one_of, time_or_age
+from gitstore.config import capture_mode
 from gitstore.context import Context
 from gitstore.errors import Incomplete
 from gitstore.records.vocabulary import HARNESSES
@@ -34,7 +35,7 @@ def transcript(
 ) -> None:
     """Backfill one transcript as a session episode (local; never pushed)."""
     ctx = Context.open()
-    result = import_transcript(ctx, path, harness, mode or ctx.workspace.config.capture_mode)
+    result = import_transcript(ctx, path, harness, mode or capture_mode(ctx.workspace))
     print_capture(result, as_json)
 
 

@@ -96,8 +96,9 @@ def dream(start: str | Path, request: Request, notify: Callable[[str], None] | N
     request = replace(request, by=ctx.person(request.by))  # its owner: whose sessions are theirs
     config = dream_settings.settings(ctx.workspace.config)
     try:
-        refuse_unaccepted(ctx.workspace.repo, ctx.workspace.state / CONFIG_NAME, ("dream.labeler", "dream.labelers"),
-                          "the dream runs the labeler they name")
+        refuse_unaccepted(ctx.workspace.repo, ctx.workspace.state / CONFIG_NAME,
+                          ("dream.labeler", "dream.labelers", "dream.consolidator", "dream.consolidators"),
+                          "the dream runs the labeler and consolidators they name")
     except Refused as exc:
         return DreamReport.blocked(request.purpose, str(exc), exc.exit_code)
     labeler = labeler_registry.load(request.labeler or config.labeler,

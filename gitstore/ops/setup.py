@@ -13,7 +13,7 @@ import pygit2
 from gitstore._files import first_link, links_under
 from gitstore._shown import one_line, shown
 from gitstore.config import (CONFIG_FILE, CONFIG_NAME, FORMER_NAME, STATE_DIR, Config, accept_config,
-                             changed_since_init, copied_from, ensure_ignored, foreign, forget_former, from_git, former_writers, keep_former, keep_home,
+                             changed_since_init, copied_from, guarded_by, ensure_ignored, foreign, forget_former, from_git, former_writers, keep_former, keep_home,
                              new_writer_id, parse_config, renew_writer, set_up_elsewhere, set_up_here, tracked_under,
                              write_config, writers_of_other_trees)
 from gitstore.errors import Refused, UsageError
@@ -109,8 +109,12 @@ class InitReport:
 
 
 # What a change to config.json must be accepted for by name (``accept_changes``): whose records
-# these are and where they are kept, and what runs a program or accepts learnings unasked.
-GUARDED = ("writer", "provider", "dream.labeler", "dream.labelers", "automation")
+# these are and where they are kept, what runs a program or accepts learnings unasked, what the
+# loop runs on a schedule and as whom (its steps' folders, remotes and repositories), and how
+# much of a session capture keeps. ``delivery`` is not among them: it can only lower the
+# ceilings on what reaches agents, or switch delivery off (``gitstore.deliver.limits``).
+GUARDED = ("writer", "provider", "dream.labeler", "dream.labelers", "dream.consolidator", "dream.consolidators",
+           "automation", "loop", "capture")
 
 
 def init(start: str | Path = ".", provider: str | None = None, writer: str | None = None,
@@ -168,7 +172,7 @@ def init(start: str | Path = ".", provider: str | None = None, writer: str | Non
     elif data is not None:
         config = parse_config(config_path, data, repo)
         changed = changed_since_init(repo, data)
-        guarded = [name for name in changed if any(name == field or name.startswith(field + ".") for field in GUARDED)]
+        guarded = [name for name in changed if guarded_by(name, GUARDED)]
         if guarded and not accept_changes:
             now = "; ".join(item.shown() for item in accepted_fields(data, guarded))
             raise Refused(f"{config_path}: {', '.join(guarded)} changed since this clone's `gitstore init` last took "

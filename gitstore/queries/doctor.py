@@ -184,8 +184,9 @@ def _changed(report: Report, workspace: Any) -> None:
         return
     if changed:
         report.add("config", WARN, f"{CONFIG_FILE}: {', '.join(changed)} changed since this clone's `gitstore init` "
-                                   "last took the file (a person's edit, or a patch applied); a dream does not run "
-                                   "a labeler the change names",
+                                   "last took the file (a person's edit, or a patch applied); until init takes it, a "
+                                   "dream runs no labeler or consolidator, a tick no loop step and a capture no capture "
+                                   "mode the change names, and auto-safe accepts nothing a change to it asks",
                    "if you made the change, `gitstore init --accept-changes` takes the file as it is now; otherwise put back what "
                    "was there")
 

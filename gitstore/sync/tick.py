@@ -35,7 +35,7 @@ from typing import Any
 
 from gitstore import _jsontext
 from gitstore._files import replace_file
-from gitstore.config import Workspace, from_git
+from gitstore.config import CONFIG_NAME, Workspace, from_git, refuse_unaccepted
 from gitstore.errors import GitstoreError, Refused, UsageError
 from gitstore.records.inputs import read_regular
 from gitstore.records.times import format_time, parse_time
@@ -256,8 +256,12 @@ def _kill_group(child: subprocess.Popen[bytes]) -> None:
 
 def tick(start: str | Path = ".", *, force: bool = False, only: list[str] | None = None,
          clock: Clock = _utc_now, runner: Runner = run_in_child) -> TickReport:
-    """Run the configured steps that are due (all of them with ``force``; ``only`` those named)."""
+    """Run the configured steps that are due (all of them with ``force``; ``only`` those named).
+    A ``loop`` section changed since init last took config.json (a person's edit, or a patch:
+    ``git apply`` leaves git no trace) runs nothing until ``gitstore init --accept-changes``."""
     workspace = Workspace.find(start)
+    refuse_unaccepted(workspace.repo, workspace.state / CONFIG_NAME, ("loop",),
+                      "a tick runs the steps they name, as whoever loop.by names")
     settings = loop_settings.settings(workspace.config)
     chosen = _chosen(settings, only)
     folder = loop_folder(workspace)

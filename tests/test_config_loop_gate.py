@@ -1,0 +1,81 @@
+"""What runs unasked, on a schedule or from a hook, is what init took: a patch (``git apply``
+writes the ignored config.json and leaves git no trace) that changes the ``loop`` section (its
+steps' folders, remotes and repositories, and ``loop.by``, whom they act as), the ``capture``
+mode or the dream's consolidators is refused by ``gitstore tick``, capture and dream, and
+named by a plain ``gitstore init``, until ``gitstore init --accept-changes`` takes the file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gitstore.config import STATE_DIR
+
+from . import cli
+from .conftest import git
+from .team import commit_all, first_clone, shared_remote
+from .test_config_setup_gate import _apply, _config
+
+CONFIG = STATE_DIR / "config.json"
+LOOP = {"by": "git:ceo@example.com", "steps": {"reviews": {"every": "1m", "folder": "docs/fixtures"}}}
+
+
+def _loop_state(root: Path) -> Path:
+    return root / STATE_DIR / "loop" / "state.json"
+
+
+def _refused(done: object, *fields: str) -> None:
+    stderr = getattr(done, "stderr")
+    assert getattr(done, "returncode") == 1 and stderr.count("\n") == 1 and "Traceback" not in stderr, done
+    assert f"{', '.join(fields)} changed since" in stderr and "gitstore init --accept-changes" in stderr, stderr
+
+
+def test_a_patched_loop_runs_nothing_and_a_plain_init_names_it_until_accepted(tmp_path: Path) -> None:
+    alice = first_clone(tmp_path, shared_remote(tmp_path))
+    (alice / "docs" / "fixtures").mkdir(parents=True)
+    (alice / "docs" / "fixtures" / "snapshot.json").write_text("[]\n")
+    commit_all(alice, "test fixtures")
+    _apply(alice, tmp_path, {**_config(alice), "loop": LOOP}, old=(alice / CONFIG).read_bytes())
+    _refused(cli.gitstore("tick", "--force", cwd=alice), "loop.by", "loop.steps")
+    _refused(cli.gitstore("tick", "reviews", cwd=alice), "loop.by", "loop.steps")
+    assert not _loop_state(alice).exists()  # no step ran, none was recorded
+    refused = cli.fails(1, "init", cwd=alice)
+    assert "loop.by, loop.steps changed since" in refused and 'loop.by = "git:ceo@example.com"' in refused, refused
+    _refused(cli.gitstore("tick", "--force", cwd=alice), "loop.by", "loop.steps")  # the refused init took nothing
+    said = cli.ok("init", "--accept-changes", cwd=alice)
+    assert 'accepted loop.by = "git:ceo@example.com"' in said, said
+    ran = cli.gitstore("tick", "--force", cwd=alice)
+    assert ran.stdout.startswith("reviews ") and "changed since" not in ran.stderr, ran
+    assert "reviews" in json.loads(_loop_state(alice).read_text())["steps"]
+
+
+def test_a_patched_capture_mode_or_consolidator_is_refused_and_named_by_init(tmp_path: Path) -> None:
+    alice = first_clone(tmp_path, shared_remote(tmp_path))
+    mine = (alice / CONFIG).read_bytes()
+    _apply(alice, tmp_path, {**_config(alice), "capture": {"mode": "transcript"},
+                             "dream": {"consolidators": {"recurrence": {"minPeople": 1}}}}, old=mine)
+    hook = json.dumps({"session_id": "s1", "transcript_path": "/nonexistent/x.jsonl", "hook_event_name": "SessionEnd"})
+    _refused(cli.gitstore("capture", "--harness", "claude-code", cwd=alice, stdin=hook), "capture.mode")
+    dream = cli.gitstore("dream", cwd=alice)
+    assert dream.returncode != 0 and "dream.consolidators changed since" in dream.stderr, dream
+    assert "gitstore init --accept-changes" in dream.stderr and "Traceback" not in dream.stderr
+    refused = cli.fails(1, "init", cwd=alice)
+    assert "capture.mode, dream.consolidators changed since" in refused, refused
+    cli.ok("init", "--accept-changes", cwd=alice)
+    done = cli.gitstore("capture", "--harness", "claude-code", cwd=alice, stdin=hook)
+    assert "changed since" not in done.stderr, done
+    assert "changed since" not in cli.gitstore("dream", cwd=alice).stderr
+
+
+def test_a_linked_work_tree_given_a_patched_copy_runs_no_loop(tmp_path: Path) -> None:
+    """A tool that makes a work tree per agent copies the main one's ignored config.json along:
+    one a patch changed there runs the patch's loop in neither tree."""
+    alice = first_clone(tmp_path, shared_remote(tmp_path))
+    (alice / CONFIG).write_text(json.dumps({**_config(alice), "loop": LOOP}, indent=2) + "\n")  # the patch
+    agent = tmp_path / "agent"
+    git(alice, "worktree", "add", "-q", str(agent))
+    (agent / STATE_DIR).mkdir(parents=True)
+    (agent / CONFIG).write_bytes((alice / CONFIG).read_bytes())
+    _refused(cli.gitstore("tick", "--force", cwd=agent), "loop.by", "loop.steps")
+    _refused(cli.gitstore("tick", "--force", cwd=alice), "loop.by", "loop.steps")
+    assert not _loop_state(agent).exists() and not _loop_state(alice).exists()
