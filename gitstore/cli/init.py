@@ -24,8 +24,9 @@ def init(
                                     "the remote lacks are carried over to the new id. Any command does it unasked "
                                     "where it finds that original."),
     accept_changes: bool = typer.Option(False, "--accept-changes", help="Take a config.json whose writer, "
-                                        "provider, labeler or automation changed since init last took it (init "
-                                        "refuses otherwise, naming them: a patch changes them as easily as you)."),
+                                        "provider, labeler, consolidators, automation, loop or capture mode changed "
+                                        "since init last took it (init refuses otherwise, naming them: a patch "
+                                        "changes them as easily as you)."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Set gitstore up here: writer id, scope (kept in .git/config), git-ignored okf/.memory/, config, fetch refspecs.
