@@ -359,7 +359,7 @@ class JsonlProvider:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             acked = _acks.acked(self._records_path)
-            records = acked.appends or self._anything_acknowledged()
+            records = acked.appends or self.vouched_appends()
             for name, held in ((LOCK, 0), (RECORDS, records), (PAYLOADS, acked.payloads)):
                 if not held:  # a file that held acknowledged lines is never made again empty
                     os.close(os.open(self.folder / name, _OPEN_FLAGS, 0o644))
@@ -428,8 +428,7 @@ class JsonlProvider:
 
     def _anything_acknowledged(self) -> bool:
         """Whether the log beside the files or the git folder's record counts any append."""
-        vouched = self._vouched()
-        return bool(_acks.acked(self._records_path).appends or (vouched and vouched[0]))
+        return bool(_acks.acked(self._records_path).appends or self.vouched_appends())
 
     def _scan_records(self, fd: int | None) -> _Records:
         """Bring the cached records up to date with the file; fail closed on damage."""
@@ -921,7 +920,7 @@ class JsonlProvider:
         try:
             data = _read_bytes(self._records_path)
             notes, cited, vouched = _verify_records(self._records_path, data, report,
-                                                    max(acked.appends, (self._vouched() or (0, ""))[0]))
+                                                    max(acked.appends, self.vouched_appends()))
             changed = self._vouched_line_changed(data)
             if changed is not None:
                 report.problems.append(Problem(str(self._records_path), changed))
