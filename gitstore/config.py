@@ -687,8 +687,10 @@ def refuse_new_identity(repo: pygit2.Repository, path: Path, data: bytes, config
     another writer or provider than the copy init accepted (``_kept_copy``): a patch changes
     them as easily as a person (``git apply`` leaves git no trace), and either would have this
     clone append as another writer, strand what it wrote, or open a store it never wrote
-    (another clone's, claiming this clone's writer id). Nothing is opened until init takes the
-    file or the change is put back."""
+    (another clone's, claiming this clone's writer id). So does ``writerGiven`` turned on: it
+    has ``gitstore sync`` take what the remote holds under this clone's writer id as this clone's
+    own history (``init --writer`` sets it for a CI job's fresh checkouts). Nothing is opened
+    until init takes the file or the change is put back."""
     kept = _kept_copy(repo, data)
     try:
         then = json.loads(kept) if kept is not None else None
@@ -699,6 +701,8 @@ def refuse_new_identity(repo: pygit2.Repository, path: Path, data: bytes, config
     was = {"writer": then.get("writer"), "provider": then.get("provider", "git")}
     now = {"writer": config.writer, "provider": config.provider}
     changed = [f"{key} changed from {was[key]} to {now[key]}" for key in IDENTITY if was[key] != now[key]]
+    if config.writer_given and then.get("writerGiven") is not True:  # sync would take the remote's history
+        changed.append("writerGiven changed from false to true")  # under this writer id as this clone's own
     if changed:
         raise ForeignConfig(f"{path}: {' and '.join(changed)} since this clone's `gitstore init` last took the file (a "
                             "person's edit, or a patch: `git apply` writes it and leaves git no trace), so no store "

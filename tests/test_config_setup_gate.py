@@ -206,3 +206,24 @@ def test_init_names_each_change_it_takes_with_its_value_and_the_program_a_labele
     assert report["accepted"] == [{"field": "automation.autoSafe", "value": None, "removed": True},
                                   {"field": "dream.labelers", "value": {"command": {"argv": ["my-labeler", "--json"]}},
                                    "removed": False}], report
+
+
+def test_a_patch_turning_writer_given_on_is_refused_until_init_takes_it(tmp_path: Path) -> None:
+    """``writerGiven`` has sync take what the remote holds under this clone's writer id as the
+    clone's own history (a CI job's fresh checkout continuing its writer): a patch turning it on
+    is refused by every command, and by a plain init, until a person takes the file."""
+    bare = shared_remote(tmp_path)
+    alice = first_clone(tmp_path, bare)
+    mine = (alice / CONFIG).read_bytes()
+    _apply(alice, tmp_path, {**_config(alice), "writerGiven": True}, old=mine)
+    for argv in (("sync",), ("status",), ("grants",)):
+        error = cli.fails(1, *argv, cwd=alice)
+        assert "writerGiven changed from false to true" in error and "gitstore init --accept-changes" in error, error
+    refused = cli.fails(1, "init", cwd=alice)
+    assert "writerGiven" in refused and "--accept-changes" in refused, refused
+    assert "writerGiven" not in json.loads((_git_dir(alice) / ACCEPTED_NAME).read_text())
+    said = cli.ok("init", "--accept-changes", cwd=alice)
+    assert "accepted writerGiven = true" in said, said
+    assert cli.gitstore("status", cwd=alice).returncode == 0
+    (alice / CONFIG).write_bytes(mine)  # turned off again: nothing is taken that a person did not see
+    assert cli.gitstore("status", cwd=alice).returncode == 0

@@ -466,6 +466,9 @@ def test_a_patch_bringing_a_config_and_a_store_into_a_linked_work_tree_is_not_ad
     for file in ("config.json", *FILES["jsonl"]):
         (work / STATE_DIR / file).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(mallory / STATE_DIR / file, work / STATE_DIR / file)
+    config = json.loads((work / STATE_DIR / "config.json").read_text())
+    del config["writerGiven"]  # as alice's own (turned on, it is refused before any store is looked at)
+    (work / STATE_DIR / "config.json").write_text(json.dumps(config))
     git(work, "add", "-f", "-N", ".")
     (tmp_path / "store.patch").write_text(git(work, "diff", "--binary"))
     git(linked, "apply", str(tmp_path / "store.patch"))

@@ -109,12 +109,13 @@ class InitReport:
 
 
 # What a change to config.json must be accepted for by name (``accept_changes``): whose records
-# these are and where they are kept, what runs a program or accepts learnings unasked, what the
+# these are (and whether sync takes the remote's history under the writer id as this clone's),
+# where they are kept, what runs a program or accepts learnings unasked, what the
 # loop runs on a schedule and as whom (its steps' folders, remotes and repositories), and how
 # much of a session capture keeps. ``delivery`` is not among them: it can only lower the
 # ceilings on what reaches agents, or switch delivery off (``gitstore.deliver.limits``).
-GUARDED = ("writer", "provider", "dream.labeler", "dream.labelers", "dream.consolidator", "dream.consolidators",
-           "automation", "loop", "capture")
+GUARDED = ("writer", "writerGiven", "provider", "dream.labeler", "dream.labelers", "dream.consolidator",
+           "dream.consolidators", "automation", "loop", "capture")
 
 
 def init(start: str | Path = ".", provider: str | None = None, writer: str | None = None,
