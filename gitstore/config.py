@@ -63,7 +63,7 @@ import pygit2
 from gitstore import _jsontext
 from gitstore._files import replace_file
 from gitstore._spawn import spawn
-from gitstore.errors import ForeignConfig, InvalidInput, NotARepository, Refused
+from gitstore.errors import ForeignConfig, InvalidInput, NotARepository, Refused, Unaccepted
 from gitstore.records.vocabulary import CAPTURE_MODES, DEFAULT_CAPTURE_MODE
 from gitstore.scope import _git_folder, keep_scope, open_git, open_repository, scope_and_kept
 
@@ -714,12 +714,21 @@ def refuse_unaccepted(repo: pygit2.Repository, path: Path, fields: tuple[str, ..
     """Refuse to act on ``fields`` of config.json (at ``path``) that changed since init last took
     the file (``changed_since_init``): they choose a program gitstore would run (``runs``), and a
     patch can change them as well as a person."""
-    changed = [name for name in changed_since_init(repo, _config_bytes(path)) if guarded_by(name, fields)]
+    changed = unaccepted(repo, path, fields)
     if changed:
-        raise Refused(f"{path}: {', '.join(changed)} changed since this clone's `gitstore init` last took the file "
+        raise Unaccepted(f"{path}: {', '.join(changed)} changed since this clone's `gitstore init` last took the file "
                       f"(a person's edit, or a patch: `git apply` writes it and leaves git no trace), and {runs}: "
                       "if you made the change, `gitstore init --accept-changes` takes the file as it is now; otherwise put back what "
-                      "was there")
+                      "was there", changed)
+
+
+def unaccepted(repo: pygit2.Repository, path: Path, fields: tuple[str, ...]) -> list[str]:
+    """The fields of config.json (at ``path``) within ``fields`` that changed since init last
+    took the file (``changed_since_init``): what they name waits for ``ACCEPT`` to be in force."""
+    return [name for name in changed_since_init(repo, _config_bytes(path)) if guarded_by(name, fields)]
+
+
+ACCEPT = "gitstore init --accept-changes"  # the command that takes a changed config.json as it is
 
 
 def capture_mode(workspace: Workspace) -> str:

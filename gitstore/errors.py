@@ -60,6 +60,17 @@ class ForeignConfig(Refused):
     ``gitstore.config.foreign``); ``gitstore init`` gives the clone its own."""
 
 
+class Unaccepted(Refused):
+    """Fields of ``okf/.memory/config.json`` that choose what runs unasked (a labeler, the loop,
+    the capture mode, a consolidator) changed since this clone's ``gitstore init`` last took the
+    file: nothing they name runs until ``gitstore init --accept-changes`` takes it. ``fields``
+    names them (``capture.mode``), for a line that may not quote the message (the hook log's)."""
+
+    def __init__(self, message: str, fields: Sequence[str]) -> None:
+        super().__init__(message)
+        self.fields = tuple(fields)
+
+
 class NotAuthorised(Refused):
     """The team's policy would not let this append count: who signs, or what they may do."""
 

@@ -7,6 +7,9 @@ named by a plain ``gitstore init``, until ``gitstore init --accept-changes`` tak
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from gitstore.config import STATE_DIR
@@ -79,3 +82,20 @@ def test_a_linked_work_tree_given_a_patched_copy_runs_no_loop(tmp_path: Path) ->
     _refused(cli.gitstore("tick", "--force", cwd=agent), "loop.by", "loop.steps")
     _refused(cli.gitstore("tick", "--force", cwd=alice), "loop.by", "loop.steps")
     assert not _loop_state(agent).exists() and not _loop_state(alice).exists()
+
+
+def test_a_hook_capture_refused_for_a_changed_mode_logs_the_fields_and_the_command(tmp_path: Path) -> None:
+    """A harness hook never shows its failure to the agent: the line it logs names what changed
+    and the command that takes it, as doctor does, not only that a rule refused it."""
+    alice = first_clone(tmp_path, shared_remote(tmp_path))
+    _apply(alice, tmp_path, {**_config(alice), "capture": {"mode": "transcript"}}, old=(alice / CONFIG).read_bytes())
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITSTORE_HOOK")}
+    env.update(PYTHONPATH=str(Path(__file__).resolve().parent.parent), GITSTORE_HOOK_INLINE="1")
+    payload = json.dumps({"session_id": "s1", "transcript_path": str(tmp_path / "none.jsonl"),
+                          "hook_event_name": "SessionEnd", "cwd": str(alice)})
+    done = subprocess.run([sys.executable, "-m", "gitstore.capture.agent_hook", "claude-code"], input=payload,
+                          text=True, capture_output=True, cwd=alice, env=env, timeout=60)
+    assert done.returncode == 0 and done.stdout == "", done
+    [line] = (alice / STATE_DIR / "logs" / "hooks.log").read_text().splitlines()
+    assert "capture.mode changed in okf/.memory/config.json" in line, line
+    assert "`gitstore init --accept-changes` takes the file" in line and "kept for a retry" in line, line

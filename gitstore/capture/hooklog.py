@@ -151,12 +151,30 @@ def described(exc: BaseException) -> str:
     never the file it names), a gitstore error's kind (``KINDS``) and what to run."""
     if isinstance(exc, OSError) and isinstance(exc.errno, int):
         what = os.strerror(exc.errno)
+    elif _unaccepted(exc):
+        what = _unaccepted(exc)
     elif _cut_short(exc):
         what = "memory's history is shallow here (a fetch with --depth cut it): `gitstore sync` fetches it whole"
     else:
         what = next((KINDS[c.__name__] for c in type(exc).__mro__ if c.__name__ in KINDS), "")
     name, _, where = failure(exc).partition(" at ")
     return f"{name}{f' ({what})' if what else ''}{f' at {where}' if where else ''}"
+
+
+def _unaccepted(exc: BaseException) -> str:
+    """What a capture refused for a change to config.json that init has not taken
+    (``gitstore.errors.Unaccepted``) says in the log: the fields, each a name a patch may have
+    chosen shown escaped and cut (``gitstore._shown.bounded``), and the command that takes them,
+    as ``gitstore doctor`` says it. Empty for any other exception."""
+    if not any(c.__name__ == "Unaccepted" for c in type(exc).__mro__):
+        return ""
+    from gitstore._shown import bounded
+
+    fields = ", ".join(bounded(str(name)) for name in getattr(exc, "fields", ()))
+    return (f"{fields} changed in okf/.memory/config.json since this clone's `gitstore init` last took the file "
+            "(a person's edit, or a patch applied), and a hook captures nothing until init takes it: if you made "
+            "the change, `gitstore init --accept-changes` takes the file as it is now; otherwise put back what was "
+            "there")
 
 
 def _cut_short(exc: BaseException) -> bool:
