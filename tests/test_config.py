@@ -65,8 +65,9 @@ def test_the_documented_capture_section_works_with_every_command(repo: Path) -> 
     path = repo / "okf" / ".memory" / "config.json"
     data = json.loads(path.read_text())
     write(path, {**data, "capture": {"mode": "transcript"}})
+    ok("init", "--accept-changes", cwd=repo)  # the person's edit, taken: until then it waits
     status = json.loads(ok("status", "--json", cwd=repo))
-    assert status["config"]["capture"] == {"value": "transcript", "from": "okf/.memory/config.json"}
+    assert status["config"]["capture"] == {"value": "transcript", "from": "okf/.memory/config.json", "problem": None}
     ok("learnings", cwd=repo)
     write(path, {**data, "capture": {"mode": "verbose"}})
     assert "unknown capture mode 'verbose'" in fails(1, "status", cwd=repo)

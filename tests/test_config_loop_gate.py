@@ -84,6 +84,37 @@ def test_a_linked_work_tree_given_a_patched_copy_runs_no_loop(tmp_path: Path) ->
     assert not _loop_state(agent).exists() and not _loop_state(alice).exists()
 
 
+def test_status_names_what_waits_for_acceptance_and_shows_what_is_in_force(tmp_path: Path) -> None:
+    """``gitstore status`` never shows a patched loop, capture mode, consolidator or automation
+    as in force: one line names the changed fields and the command that takes them, --json
+    lists them, and each section shows what runs meanwhile (nothing of theirs)."""
+    alice = first_clone(tmp_path, shared_remote(tmp_path))
+    _apply(alice, tmp_path, {**_config(alice), "loop": LOOP, "capture": {"mode": "transcript"},
+                             "automation": {"autoSafe": True},
+                             "dream": {"consolidators": {"recurrence": {"minPeople": 1}}}},
+           old=(alice / CONFIG).read_bytes())
+    waiting = ["automation.autoSafe", "capture.mode", "dream.consolidators", "loop.by", "loop.steps"]
+    info = json.loads(cli.ok("status", "--json", cwd=alice))
+    assert info["unaccepted"] == waiting, info["unaccepted"]
+    config = info["config"]
+    assert config["capture"]["value"] is None and "capture.mode changed since" in config["capture"]["problem"]
+    assert config["automation"]["autoSafe"] is False and config["automation"]["disabledBecause"]
+    assert "dream.consolidators changed since" in config["dream"]["problem"] and "consolidator" not in config["dream"]
+    assert info["loop"]["steps"] == [] and "loop.by, loop.steps changed since" in info["loop"]["problem"]
+    text = cli.ok("status", cwd=alice)
+    [line] = [line for line in text.splitlines() if line.startswith("waiting ")]
+    assert ", ".join(waiting) in line and "`gitstore init --accept-changes`" in line, text
+    assert "capture.mode = transcript" not in text and "automation.autoSafe = on" not in text, text
+    assert "reviews " not in text and "recurrence" not in text, text
+    cli.ok("init", "--accept-changes", cwd=alice)
+    info = json.loads(cli.ok("status", "--json", cwd=alice))
+    assert info["unaccepted"] == [] and info["config"]["capture"]["value"] == "transcript"
+    assert info["config"]["automation"]["autoSafe"] is True and info["config"]["dream"]["problem"] is None
+    assert [step["step"] for step in info["loop"]["steps"]] == ["reviews"]
+    text = cli.ok("status", cwd=alice)
+    assert "waiting " not in text and "capture.mode = transcript" in text and "automation.autoSafe = on" in text
+
+
 def test_a_hook_capture_refused_for_a_changed_mode_logs_the_fields_and_the_command(tmp_path: Path) -> None:
     """A harness hook never shows its failure to the agent: the line it logs names what changed
     and the command that takes it, as doctor does, not only that a rule refused it."""

@@ -125,9 +125,11 @@ def test_a_persons_edit_and_a_clone_set_up_before_owned_configs_were_recorded_st
     assert cli.gitstore("status", cwd=alice).stderr == "" and own.is_file()
     edited = {**_config(alice), "capture": {"mode": "transcript"}}
     (alice / CONFIG).write_text(json.dumps(edited))
-    assert "capture.mode = transcript" in cli.ok("status", cwd=alice)
+    said = cli.ok("status", cwd=alice)  # the clone's own file, whose change waits to be taken
+    assert "waiting   capture.mode changed" in said and "capture.mode = none in force" in said, said
     assert "capture.mode changed since" in cli.fails(1, "init", cwd=alice)  # named, and taken only when asked
     assert cli.ok("init", "--accept-changes", cwd=alice) and _config(alice) == edited
+    assert "capture.mode = transcript" in cli.ok("status", cwd=alice)
 
 
 def test_init_with_a_writer_replaces_a_committed_config_as_a_ci_checkout_runs_it(

@@ -175,7 +175,8 @@ def test_audit_is_the_trail_in_order(ctx: Context) -> None:
 
 def test_status_reads_no_record(ctx: Context) -> None:
     info = status(ctx.workspace)
-    assert info["stateIgnored"] is True and info["config"]["capture"] == {"value": "summary", "from": "default"}
+    assert info["stateIgnored"] is True and info["config"]["capture"] == {"value": "summary", "from": "default",
+                                                                        "problem": None}
 
 
 def test_doctor_names_what_to_do(ctx: Context, tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ from typing import Any
 
 import typer
 
-from gitstore.config import Workspace
+from gitstore._shown import one_line
+from gitstore.config import ACCEPT, CONFIG_FILE, Workspace
 from gitstore.queries.status import status as do_status
 from gitstore.cli._io import JSON_OPTION, emit_json
 
@@ -25,29 +26,37 @@ def status(as_json: bool = JSON_OPTION) -> None:
     for ref in info["refs"]:
         typer.echo(f"  {ref['ref']} {ref['tip'][:12]}")  # shown escaped and cut (a name whoever could push chose)
     _trust(info["trust"])
+    if info["unaccepted"]:  # the names a patch may have chosen, each on this line
+        typer.echo(f"waiting   {', '.join(map(one_line, info['unaccepted']))} changed in {CONFIG_FILE} since this "
+                   f"clone's `gitstore init` last took it: not in force until `{ACCEPT}` (if you made the change; "
+                   "otherwise put back what was there)")
     typer.echo("config")
-    for key in ("writer", "provider", "capture"):
+    for key in ("writer", "provider"):
         entry = info["config"][key]
-        name = "capture.mode" if key == "capture" else key
-        typer.echo(f"  {name} = {entry['value']}  (from {entry['from']})")
+        typer.echo(f"  {key} = {entry['value']}  (from {entry['from']})")
+    capture = info["config"]["capture"]
+    if capture["problem"]:
+        typer.echo(f"  capture.mode = none in force ({one_line(capture['problem'])})")
+    else:
+        typer.echo(f"  capture.mode = {capture['value']}  (from {capture['from']})")
     auto = info["config"]["automation"]
     state = "on" if auto["autoSafe"] else "off"
     typer.echo(f"  automation.autoSafe = {state}  (from {auto['from']})")
     if auto["autoSafe"]:
         typer.echo(f"  automation.kinds = {', '.join(auto['kinds'])}; minEvidence = {auto['minEvidence']}")
     for why in auto["disabledBecause"]:
-        typer.echo(f"  automation disabled: {why}")
+        typer.echo(f"  automation disabled: {one_line(why)}")
     dream = info["config"]["dream"]
     if dream["problem"]:
-        typer.echo(f"  dream: {dream['problem']}")
+        typer.echo(f"  dream: {one_line(dream['problem'])}")
     else:
         typer.echo(f"  dream.labeler = {dream['labeler']}; dream.consolidator = {dream['consolidator']}")
-    _loop(info["loop"])
+    _loop(info["loop"], waiting=any(name.split(".")[0] == "loop" for name in info["unaccepted"]))
 
 
-def _loop(loop: dict[str, Any]) -> None:
+def _loop(loop: dict[str, Any], waiting: bool) -> None:
     if loop["problem"]:
-        typer.echo(f"loop      configuration refused: {loop['problem']}")
+        typer.echo(f"loop      {'not in force' if waiting else 'configuration refused'}: {one_line(loop['problem'])}")
         return
     if not loop["steps"]:
         typer.echo("loop      no steps configured")
