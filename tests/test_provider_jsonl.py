@@ -329,10 +329,10 @@ JSONL = ("gitstore.providers.jsonl", "JsonlProvider")
 _PAUSED_REWRITE = """
 import gitstore.providers.jsonl as J
 real = J.JsonlProvider._rewrite_payloads
-def paused(self, keep, appends):
+def paused(self, *args):
     print("paused", flush=True)
     sys.stdin.readline()
-    return real(self, keep, appends)
+    return real(self, *args)
 J.JsonlProvider._rewrite_payloads = paused
 """
 

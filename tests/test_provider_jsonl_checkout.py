@@ -89,10 +89,12 @@ def test_a_log_holding_as_many_lines_but_not_the_acknowledged_one_is_refused(rep
     first, second = records.read_bytes().splitlines(keepends=True)
     records.write_bytes(second + first)
     for command in (("grants",), ("grant", "--purpose", "review", "--source", "manual", "--note", "third")):
-        assert "line 2, the last of the 2 this clone's appends acknowledged" in _refused(root, *command)
+        failed = _refused(root, *command)
+        assert f"{records}: line 1 is not the one this clone's appends wrote" in failed, failed
+        assert first.decode().strip() not in failed and second.decode().strip() not in failed
     assert records.read_bytes() == second + first
     done = cli.gitstore("verify", cwd=root)
-    assert done.returncode == 3 and "is not the one they wrote" in done.stderr, done
+    assert done.returncode == 3 and "line 1 is not the one this clone's appends wrote" in done.stderr, done
 
 
 def test_purge_forgets_what_the_appends_acknowledged(repo: Path) -> None:
@@ -146,27 +148,27 @@ def test_a_log_with_an_earlier_line_replaced_is_refused(repo: Path) -> None:
     never comes back, nothing is appended, and the record is not lowered."""
     records = _granted_withdrawn_granted(repo)
     vouched = _vouching(repo).read_text()
-    assert len(vouched.split()) == 3 and vouched.startswith("3 sha256:")
+    assert len(vouched.split()) == 5 and vouched.startswith("3 sha256:")
     grant, _withdrawal, last = records.read_bytes().splitlines(keepends=True)
     records.write_bytes(grant + grant + last)
     for command in (("grants",), ("records", "list"),
                     ("grant", "--purpose", "review", "--source", "manual", "--note", "third")):
         failed = _refused(repo, *command)
-        assert str(records) in failed and "a line before line 3" in failed, failed
+        assert f"{records}: line 2 is not the one" in failed and "(they acknowledged 3 line(s)" in failed, failed
     assert records.read_bytes() == grant + grant + last and _vouching(repo).read_text() == vouched
     done = cli.gitstore("verify", cwd=repo)
-    assert done.returncode == 3 and "a line before line 3" in done.stdout + done.stderr, done
+    assert done.returncode == 3 and "line 2 is not the one" in done.stdout + done.stderr, done
 
 
 def test_a_record_naming_the_last_line_alone_is_given_every_line_on_the_next_append(repo: Path) -> None:
     """A record written before it held the running digest (count and last line) is still
     taken; the next append, the file proving what it names, writes it with every line."""
     records = _granted_withdrawn_granted(repo)
-    count, last_digest, _ = _vouching(repo).read_text().split()
+    count, last_digest = _vouching(repo).read_text().split()[:2]
     _vouching(repo).write_text(f"{count} {last_digest}\n")
     assert "second" in cli.ok("grants", cwd=repo)
     cli.ok("grant", "--purpose", "review", "--source", "manual", "--note", "third", cwd=repo)
-    assert _vouching(repo).read_text().startswith("4 sha256:") and len(_vouching(repo).read_text().split()) == 3
+    assert _vouching(repo).read_text().startswith("4 sha256:") and len(_vouching(repo).read_text().split()) == 5
     lines = records.read_bytes().splitlines(keepends=True)
     records.write_bytes(lines[0] + lines[0] + b"".join(lines[2:]))
-    assert "a line before line 4" in _refused(repo, "grants")
+    assert f"{records}: line 2 is not the one" in _refused(repo, "grants")

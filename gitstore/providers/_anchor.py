@@ -9,7 +9,8 @@ in its ``meta`` table, jsonl in the lines of its log). A store holding appends u
 or under none, is not opened. Nor is a jsonl store holding lines past those this clone's
 appends acknowledged, as the git folder records them beside the anchor
 (``gitstore/jsonl.acked``: the line count, the digest of the last line and a running digest of
-every line, written after each append's log line), save the one append this clone's writer
+every line, then payloads.jsonl's line count and running digest, written after each append's
+log line), save the one append this clone's writer
 named there (``gitstore/jsonl.inflight``:
 the line's index and digest) before writing it, which a kill before its record leaves. The log
 beside the files does not vouch: it is in the work tree, and a patch's zero-context hunk can

@@ -330,6 +330,12 @@ class _Payloads(_View):
 
     index: dict[str, tuple[int, int]] = field(default_factory=dict)
     notes: dict[str, bytes] = field(default_factory=dict)
+    chains: list[str] = field(default_factory=list)  # the running digest of the lines up to each, damaged ones too
+
+    def extend(self, line: bytes) -> None:
+        """Take in one complete line's place and its running digest (``_payload_chain``)."""
+        self.offset += len(line) + 1
+        self.chains.append(_chain(self.chains[-1] if self.chains else _PAYLOADS_SEED, line + b"\n"))
 
 
 # -- the provider ------------------------------------------------------------------------------
@@ -360,7 +366,8 @@ class JsonlProvider:
             self.folder.mkdir(parents=True, exist_ok=True)
             acked = _acks.acked(self._records_path)
             records = acked.appends or self.vouched_appends()
-            for name, held in ((LOCK, 0), (RECORDS, records), (PAYLOADS, acked.payloads)):
+            payloads = acked.payloads or min((count for count, _ in self._vouched_payloads() or ()), default=0)
+            for name, held in ((LOCK, 0), (RECORDS, records), (PAYLOADS, payloads)):
                 if not held:  # a file that held acknowledged lines is never made again empty
                     os.close(os.open(self.folder / name, _OPEN_FLAGS, 0o644))
             _fsync_dir(self.folder)
@@ -479,6 +486,8 @@ class JsonlProvider:
         if acked.payloads and not self._payloads_path.exists():
             raise IntegrityError(f"{self._payloads_path}: the file is gone, and {acked.payloads} payload "
                                  "line(s) were acknowledged in it")
+        if not self._payloads_path.exists():
+            self._check_payloads_vouched(None, _Payloads(), self._vouched_payloads())
 
     def _check_vouched(self, fd: int | None, view: _Records, vouched: Vouched | None) -> None:
         """Refuse a log holding fewer lines than the git folder's record (``vouched``, read
@@ -500,14 +509,10 @@ class JsonlProvider:
                                  "(the file deleted, cut or replaced, as a checkout of a commit holding it does); "
                                  "this is damage: restore the file from a copy, or run `gitstore purge` to start afresh")
         assert fd is not None
-        if _line_digest(fd, view, count - 1) != digest:
-            view.changed = (f"{where}: line {count}, the last of the {count} this clone's appends acknowledged "
-                            f"({self._vouching}), is not the one they wrote (changed, or lines put before it): "
-                            "damage or a patch, see `gitstore verify`")
-        elif chain and view.chains[count - 1] != chain:
-            view.changed = (f"{where}: a line before line {count}, the last of the {count} this clone's appends "
-                            f"acknowledged ({self._vouching}), is not the one they wrote (changed, or lines "
-                            "swapped): damage or a patch, see `gitstore verify`")
+        if _line_digest(fd, view, count - 1) != digest or chain and view.chains[count - 1] != chain:
+            view.changed = (f"{where}: {_first_unlike(self._trail(RECORDS), view.chains, count)} is not the one "
+                            f"this clone's appends wrote (they acknowledged {count} line(s), {self._vouching}; "
+                            "changed, or lines swapped or put before it): damage or a patch, see `gitstore verify`")
         else:
             view.changed = None
         view.proven = vouched
@@ -523,8 +528,10 @@ class JsonlProvider:
         """Bring the payload index up to date with the file; damaged lines are skipped, and
         counted as no line, so payload lines overwritten with anything read as lost ones."""
         view = self._payloads
+        states = self._vouched_payloads()  # before the file: only a rewrite under way shrinks it after
         if fd is None:
             self._payloads = _Payloads()
+            self._check_payloads_vouched(None, self._payloads, states)
             return self._payloads
         fresh = view.stale(fd)
         acked = _acks.acked(self._records_path).payloads if fresh else 0  # the log before the file
@@ -538,20 +545,54 @@ class JsonlProvider:
             except IntegrityError:
                 if _is_torn(index, lines, chunk) and not _parses(line):
                     break
-                view.offset += len(line) + 1  # damage: verify reports it; nothing to index, and it
-                continue                      # is no acknowledged line (one overwritten reads as lost)
+                view.extend(line)  # damage: verify reports it; nothing to index, and it is
+                continue           # no acknowledged line (one overwritten reads as lost)
             if what == "note":
                 view.notes.setdefault(digest, data)
             elif digest not in view.index:
                 view.index[digest] = (view.offset, len(line))
-            view.offset += len(line) + 1
+            view.extend(line)
             view.line += 1
         if view.line < acked:
             self._payloads = _Payloads()
             lost = _Rewritten if not self._holding else IntegrityError  # a rewrite may have shrunk it
             raise lost(f"{self._payloads_path}: holds {view.line} line(s) but {acked} were "
                        "acknowledged: lines were lost")
+        self._check_payloads_vouched(fd, view, states)
         return view
+
+    def _check_payloads_vouched(self, fd: int | None, view: _Payloads, states: PayloadStates | None) -> None:
+        """Refuse a payloads.jsonl whose first lines are none of the states the git folder's
+        record (``states``, read before the file) says this clone's appends acknowledged:
+        deleted, cut, or a line changed or swapped (a checkout of a commit holding its name,
+        a copy over it, a hand), so payload texts would vanish without a word. Redaction and
+        ``gc`` rewrite the file only after naming the state they make beside the one before
+        it, so the one legitimate way a line goes always leaves a state the record names; a
+        reader without the lock may still have read the record before such a rewrite and the
+        file after it, so it reads again holding the lock (``_Rewritten``) before that counts."""
+        if not states or any(_payload_chain(view.chains, count) == chain for count, chain in states):
+            return
+        self._payloads = _Payloads()
+        count = states[-1][0]
+        if fd is None:
+            raise IntegrityError(f"{self._payloads_path} (deleted): this clone's appends acknowledged {count} "
+                                 f"payload line(s) in it ({self._vouching}): the file deleted or replaced (as a "
+                                 "checkout of a commit holding it does); this is damage: restore the file from a "
+                                 "copy, or run `gitstore purge` to start afresh")
+        fault = _Rewritten if not self._holding else IntegrityError
+        held = len(view.chains)
+        if held < min(count for count, _ in states):
+            raise fault(f"{self._payloads_path}: holds {held} line(s) but this clone's appends acknowledged "
+                        f"{count} ({self._vouching}): {count - held} acknowledged payload line(s) are missing "
+                        "(the file cut or replaced); this is damage: restore the file from a copy, or run "
+                        "`gitstore purge` to start afresh")
+        raise fault(f"{self._payloads_path}: {_first_unlike(self._trail(PAYLOADS), view.chains, count)} is not "
+                    f"the one this clone's appends wrote (they acknowledged {count} line(s), {self._vouching}; "
+                    "changed, or lines swapped or put before it): damage or a patch, see `gitstore verify`")
+
+    def _trail(self, name: str) -> Path | None:
+        """Beside the git folder's record: the trail of ``name``'s lines (``_keep_trail``)."""
+        return None if self._vouching is None else self._vouching.with_name(f"jsonl.{name.split('.')[0]}.trail")
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -590,16 +631,25 @@ class JsonlProvider:
             _write_at(fd, view.offset, line)
             appends = self._scan_records(fd).line
             if removed:
-                self._rewrite_payloads(lambda digest: digest not in removed, appends)
+                self._rewrite_payloads(lambda digest: digest not in removed, fd, self._records)
             else:
                 _acks.note(self._records_path, appends, self._payloads.line, self.identity)
             self._vouch(fd, self._records)
             return AppendResult(added=tuple(e.digest for e in new), existing=existing)
 
-    def _store_payloads(self, entries: list[Entry], records: _Records) -> None:
-        """Write the payload lines of new entries (before their records line; the lock is held)."""
+    @contextmanager
+    def _open_payloads(self) -> Iterator[int]:
+        """payloads.jsonl for writing (the lock is held): made when missing only while the git
+        folder's record says no payload line was acknowledged in it."""
+        if not self._payloads_path.exists():
+            self._scan_payloads(None)  # names what is missing
         with self._open(self._payloads_path, write=True) as fd:
             assert fd is not None
+            yield fd
+
+    def _store_payloads(self, entries: list[Entry], records: _Records) -> None:
+        """Write the payload lines of new entries (before their records line; the lock is held)."""
+        with self._open_payloads() as fd:
             view = self._scan_payloads(fd)
             _drop_torn_tail(fd, view.offset)
             lines: list[bytes] = []
@@ -614,14 +664,15 @@ class JsonlProvider:
                 _write_at(fd, view.offset, b"".join(lines))
                 self._scan_payloads(fd)
 
-    def _rewrite_payloads(self, keep: Callable[[str], bool], appends: int) -> int:
+    def _rewrite_payloads(self, keep: Callable[[str], bool], fd: int, view: _Records) -> int:
         """Rewrite payloads.jsonl in one step without the payload lines ``keep`` refuses (note
-        lines and lines that do not parse stay); the lock is held, and the store holds
-        ``appends`` appends. Returns how many went. The smaller line count is acknowledged
-        before the file shrinks, so a rewrite cut short never reads as lost lines."""
-        with self._open(self._payloads_path, write=True) as fd:
-            assert fd is not None
-            chunk = os.pread(fd, os.fstat(fd).st_size, 0)
+        lines and lines that do not parse stay); the lock is held, and ``view`` is what the
+        records file ``fd`` holds. Returns how many went. The smaller line count is acknowledged
+        before the file shrinks, so a rewrite cut short never reads as lost lines; and the git
+        folder's record names the state it makes beside the one before it until it is made."""
+        with self._open_payloads() as pfd:
+            self._scan_payloads(pfd)  # refuses a file that is not the one acknowledged
+            chunk = os.pread(pfd, os.fstat(pfd).st_size, 0)
         lines = complete_lines(chunk)
 
         def stays(line: bytes) -> bool:
@@ -629,11 +680,14 @@ class JsonlProvider:
             return digest is None or _note_of(line) is not None or keep(digest)
 
         kept = [line for line in lines if stays(line)]
-        _acks.note(self._records_path, appends, sum(1 for line in kept if _sound_payload(line)), self.identity)
+        _acks.note(self._records_path, view.line, sum(1 for line in kept if _sound_payload(line)), self.identity)
         if len(kept) == len(lines):
             return 0
-        _replace(self._payloads_path, b"".join(line + b"\n" for line in kept))
+        data = b"".join(line + b"\n" for line in kept)
+        self._vouch(fd, view, (_payload_state(chunk), _payload_state(data)))
+        _replace(self._payloads_path, data)
         self._payloads = _Payloads()
+        self._vouch(fd, view)  # the state it made, read back
         return len(lines) - len(kept)
 
     def _note(self, records: _Records, payload_digest: str) -> bytes | None:
@@ -665,7 +719,7 @@ class JsonlProvider:
             with self._open(self._payloads_path) as pfd:
                 old_notes = set() if pfd is None else set(self._scan_payloads(pfd).notes)
             noted = set(view.notes) | old_notes
-            erased = self._rewrite_payloads(lambda digest: digest in named and digest not in noted, view.line)
+            erased = self._rewrite_payloads(lambda digest: digest in named and digest not in noted, fd, view)
             leftovers = self._payloads_path.with_name(self._payloads_path.name + ".tmp")
             files = 0
             if leftovers.exists():  # a rewrite killed before its rename
@@ -733,12 +787,18 @@ class JsonlProvider:
         or no git folder), so the log beside the files is taken instead."""
         if self._vouching is None:
             return None
-        found = _count_and_digest(self._vouching, chained=True)
-        if found is None:
+        found = _acked_record(self._vouching)  # "0" (no line yet), unreadable or torn: vouches for nothing
+        return None if found is None else found[0]
+
+    def _vouched_payloads(self) -> PayloadStates | None:
+        """What the clone's git folder says this clone's appends acknowledged in payloads.jsonl:
+        the states the file may hold (its first lines' count and running digest), one, or two
+        while a rewrite is under way; None when it says nothing of the file (no record, a
+        record written before it vouched for payloads, or one that cannot be read)."""
+        if self._vouching is None:
             return None
-        if found == NAMES_NOTHING:  # "0" (no line yet), unreadable or torn: vouches for nothing
-            return (0, "", "")
-        return found[0], found[1], found[2] if len(found) > 2 else ""
+        found = _acked_record(self._vouching)
+        return None if found is None else found[1]
 
     def _acknowledged(self, fd: int, view: _Records, vouched: Vouched | None) -> int:
         """How many of the file's lines this clone vouches for: those the git folder's record
@@ -756,26 +816,26 @@ class JsonlProvider:
         return vouched[0]
 
     def _vouched_line_changed(self, data: bytes) -> str | None:
-        """What ``verify`` says when the last line the git folder's record vouches for is not
-        the one it names (changed, or lines slipped in before it), or None."""
+        """What ``verify`` says when the lines the git folder's record vouches for are not the
+        ones it names (changed, swapped, or lines slipped in before them), or None: the first
+        that differs, as the trail tells it (``_first_unlike``)."""
         vouched = self._vouched()
         if not vouched or not vouched[0]:
             return None
         lines = data.split(b"\n")
         count, digest, chain = vouched
-        if count >= len(lines) or sha256_digest(lines[count - 1] + b"\n") != digest:
-            return (f"line {count}, the last this clone's appends acknowledged, is not the one they wrote "
-                    "(changed, or lines put before it): damage or a patch")
-        if chain:
-            running = ""
-            for line in lines[:count]:
-                running = _chain(running, line + b"\n")
-            if running != chain:
-                return (f"a line before line {count}, the last this clone's appends acknowledged, is not the "
-                        "one they wrote (changed, or lines swapped): damage or a patch")
+        if count >= len(lines):
+            return None  # fewer lines than it counts: reported as missing ones
+        chains: list[str] = []
+        for line in lines[:count]:
+            chains.append(_chain(chains[-1] if chains else "", line + b"\n"))
+        if sha256_digest(lines[count - 1] + b"\n") != digest or chain and chains[-1] != chain:
+            return (f"{_first_unlike(self._trail(RECORDS), chains, count)} is not the one this clone's appends "
+                    f"wrote (they acknowledged {count} line(s); changed, or lines swapped or put before it): "
+                    "damage or a patch")
         return None
 
-    def _vouch(self, fd: int, view: _Records) -> None:
+    def _vouch(self, fd: int, view: _Records, payloads: PayloadStates | None = None) -> None:
         """Record in the clone's git folder that this clone's appends acknowledged every line
         the file holds (the lock is held, after the log line): their count and the digest of
         the last, written whole. Quietly left when the git folder cannot be written: the append
@@ -784,7 +844,11 @@ class JsonlProvider:
         than it counts, the record stays as it is, so the loss is never written over. With them
         the running digest of every line (``_chain``), extended from the one before as lines are
         read; a record written before it held one is given one here, once the file proves what
-        that record names."""
+        that record names. Then what payloads.jsonl holds (``payloads``; by default the file as
+        it stands, which reading it has just proven against the record): its line count and the
+        running digest of its lines, or, while a rewrite is under way, the states before and
+        after it; a record written before it held them is given them here. Beside it, the
+        trails that name the first line that differs, should one (``_keep_trail``)."""
         if self._vouching is None:
             return
         standing = self._vouched()
@@ -792,9 +856,21 @@ class JsonlProvider:
                                          or _line_digest(fd, view, standing[0] - 1) != standing[1]
                                          or standing[2] and view.chains[standing[0] - 1] != standing[2]):
             return  # the file no longer proves what it counts: left for verify to report, never lowered
-        record = f"{view.line} {_last_line_digest(fd, view)} {view.chains[-1]}" if view.line else "0"
+        chains: list[str] | None = None
+        if not view.line:
+            record = "0"
+        else:
+            if payloads is None:
+                with self._open(self._payloads_path) as pfd:
+                    chains = list(self._scan_payloads(pfd).chains)  # refuses a file not the one acknowledged
+                payloads = ((len(chains), _payload_chain(chains, len(chains)) or _PAYLOADS_SEED),)
+            states = "".join(f" {count} {chain}" for count, chain in payloads)
+            record = f"{view.line} {_last_line_digest(fd, view)} {view.chains[-1]}{states}"
         with suppress(OSError):
             _replace(self._vouching, record.encode("ascii") + b"\n")
+            _keep_trail(self._trail(RECORDS), view.chains, view.line)
+            if chains is not None:  # a rewrite under way names two states: its trail waits for the one it makes
+                _keep_trail(self._trail(PAYLOADS), chains, len(chains))
 
     def vouch_store(self) -> None:
         """Once the store was taken as this clone's, record in the git folder what vouches for
@@ -924,8 +1000,16 @@ class JsonlProvider:
             changed = self._vouched_line_changed(data)
             if changed is not None:
                 report.problems.append(Problem(str(self._records_path), changed))
-            _verify_payloads(self._payloads_path, _read_bytes(self._payloads_path), report, notes,
-                             acked.payloads, cited, vouched)
+            payloads = _read_bytes(self._payloads_path)
+            states = self._vouched_payloads()
+            if states and not any(_payload_chain(_payload_chains(payloads), count) == chain
+                                  for count, chain in states):
+                count = states[-1][0]
+                missing = "the file is missing, and" if not self._payloads_path.exists() else "its first lines are not"
+                report.problems.append(Problem(str(self._payloads_path), (
+                    f"{missing} the {count} payload line(s) this clone's appends acknowledged ({self._vouching}): "
+                    "lines lost, changed or swapped (the file deleted, cut or replaced)")))
+            _verify_payloads(self._payloads_path, payloads, report, notes, acked.payloads, cited, vouched)
         except OSError as exc:
             report.problems.append(Problem(str(self.folder), f"cannot read: {exc.strerror}"))
         return report
@@ -1116,6 +1200,34 @@ def _note_of(line: bytes) -> bytes | None:
 
 NAMES_NOTHING = (-1, "")
 Vouched = tuple[int, str, str]  # the git folder's record: line count, last line's digest, running digest
+PayloadStates = tuple[tuple[int, str], ...]  # and the payload log's: (line count, running digest), one or two
+_PAYLOADS_SEED = sha256_digest(b"")  # the running digest of no payload line
+
+
+def _payload_chain(chains: list[str], count: int) -> str | None:
+    """The running digest of the first ``count`` payload lines (``chains``: the one after each
+    line read, from ``_PAYLOADS_SEED``), or None when fewer were read."""
+    if count > len(chains):
+        return None
+    return chains[count - 1] if count else _PAYLOADS_SEED
+
+
+def _payload_chains(data: bytes) -> list[str]:
+    """The running digest after each line of a payloads.jsonl holding ``data``, as reads take
+    them: every complete line, save a last one that does not parse (a torn write)."""
+    lines = complete_lines(data)
+    if lines and _is_torn(len(lines) - 1, lines, data) and not _parses(lines[-1]):
+        lines.pop()
+    chains: list[str] = []
+    for line in lines:
+        chains.append(_chain(chains[-1] if chains else _PAYLOADS_SEED, line + b"\n"))
+    return chains
+
+
+def _payload_state(data: bytes) -> tuple[int, str]:
+    """The line count and running digest of a payloads.jsonl holding ``data``."""
+    chains = _payload_chains(data)
+    return len(chains), chains[-1] if chains else _PAYLOADS_SEED
 
 
 def _chain(previous: str, line: bytes) -> str:
@@ -1125,30 +1237,99 @@ def _chain(previous: str, line: bytes) -> str:
     return sha256_digest(previous.encode("ascii") + line)
 
 
-def _count_and_digest(path: Path, chained: bool = False) -> tuple[int, str] | tuple[int, str, str] | None:
-    """The line number and digest a file of the git folder names (the append in flight, the
-    lines acknowledged): None when there is no such file, ``NAMES_NOTHING`` when it cannot be
-    read or names no line and digest (torn, garbled). ``chained``: the record of the lines
-    acknowledged, which may hold a third field, the running digest of them all (``_chain``)."""
+def _count_and_digest(path: Path) -> tuple[int, str] | None:
+    """The line number and digest the in-flight file of the git folder names: None when there
+    is no such file, ``NAMES_NOTHING`` when it cannot be read or names no line and digest
+    (torn, garbled)."""
+    parts = _record_parts(path)
+    if parts is None:
+        return None
+    if len(parts) != 2 or not parts[0].isdigit() or not DIGEST_PATTERN.match(parts[1]):
+        return NAMES_NOTHING
+    return int(parts[0]), parts[1]
+
+
+def _record_parts(path: Path) -> list[str] | None:
+    """The whitespace-separated fields of a small file of the git folder: None when there is
+    no such file, none when it cannot be read."""
     try:
         fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
         return None
     except OSError:
-        return NAMES_NOTHING
+        return []
     try:
-        parts = os.read(fd, 256).split()
+        return [part.decode("ascii", "replace") for part in os.read(fd, 1024).split()]
     except OSError:
-        return NAMES_NOTHING
+        return []
     finally:
         os.close(fd)
-    digests = [part.decode("ascii", "replace") for part in parts[1:]]
-    if (len(parts) not in ((2, 3) if chained else (2,)) or not parts[0].isdigit()
+
+
+def _acked_record(path: Path) -> tuple[Vouched, PayloadStates | None] | None:
+    """What the record of the lines acknowledged says: None when there is none; the records
+    log's line count, last line's digest and running digest of them all ("" in a record
+    written before it held one; ``(0, "", "")`` for "0" or a record that cannot be read or is
+    torn, which vouches for nothing); and the payload log's states (``_payload_chain``), any
+    of which the file may hold: one, or two while a rewrite is under way (before it, after
+    it); None in a record written before it vouched for the payload log."""
+    parts = _record_parts(path)
+    if parts is None:
+        return None
+    counts, digests = parts[0:1] + parts[3::2], parts[1:3] + parts[4::2]
+    if (len(parts) not in (2, 3, 5, 7) or not all(count.isdigit() for count in counts)
             or not all(DIGEST_PATTERN.match(digest) for digest in digests)):
-        return NAMES_NOTHING
-    if len(digests) == 2:
-        return int(parts[0]), digests[0], digests[1]
-    return int(parts[0]), digests[0]
+        return (0, "", ""), None
+    vouched = (int(parts[0]), parts[1], parts[2] if len(parts) > 2 else "")
+    if len(parts) < 5:
+        return vouched, None
+    return vouched, tuple((int(parts[index]), parts[index + 1]) for index in range(3, len(parts), 2))
+
+
+_MARK = 16  # hex digits of a line's running digest a trail keeps
+
+
+def _mark(chain: str) -> bytes:
+    return chain.removeprefix("sha256:")[:_MARK].encode("ascii") + b"\n"
+
+
+def _keep_trail(path: Path | None, chains: list[str], count: int) -> None:
+    """Bring the trail at ``path`` to the first ``count`` running digests of a file's lines
+    (``chains``), a short mark per line: what names the first acknowledged line that
+    differs, when the git folder's record (which alone decides) finds one did. Lines are
+    added at its end while it still ends with the mark of a line the file holds; otherwise
+    (a payloads.jsonl written again, a trail cut short) it is written whole. Not fsynced: a
+    trail lost or stale only makes the message vaguer."""
+    if path is None:
+        return
+    width = _MARK + 1
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | _NOFOLLOW, 0o644)
+    try:
+        held, uneven = divmod(os.fstat(fd).st_size, width)
+        if uneven or held > count or held and os.pread(fd, width, (held - 1) * width) != _mark(chains[held - 1]):
+            held = 0
+            os.ftruncate(fd, 0)
+        if held < count:
+            os.pwrite(fd, b"".join(_mark(chain) for chain in chains[held:count]), held * width)
+    finally:
+        os.close(fd)
+
+
+def _first_unlike(path: Path | None, chains: list[str], count: int) -> str:
+    """Which of a file's first ``count`` lines (read: ``chains``) is the first that is not the
+    one acknowledged, as the trail at ``path`` tells it: "line N", or, where it cannot tell
+    (no trail, one cut short), "a line up to line N"."""
+    try:
+        marks = b"" if path is None else _read_bytes(path)
+    except OSError:
+        marks = b""
+    kept = marks.split(b"\n")[:-1]
+    for index in range(min(count, len(chains), len(kept))):
+        if kept[index] + b"\n" != _mark(chains[index]):
+            return f"line {index + 1}"
+    if len(kept) >= count - 1:
+        return f"line {count}"
+    return f"a line up to line {count}"
 
 
 def _last_line_digest(fd: int, view: _Records) -> str:

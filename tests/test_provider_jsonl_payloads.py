@@ -1,0 +1,162 @@
+"""A jsonl store's payload log that lost or changed acknowledged lines is refused, never read as is.
+
+payloads.jsonl is ignored, in the work tree, like records.jsonl beside it: a checkout of a commit
+holding its name overwrites it and the checkout back deletes it (with the log beside it,
+``records.jsonl.acks``), and a copy over it can cut it or swap a line. Event texts would then
+vanish without a word. The clone's git folder record (``gitstore/jsonl.acked``) vouches for the
+payload log too: its line count and the running digest of its lines, which redaction and ``gc``
+(the only ways a payload line legitimately goes) carry to the file they write. Reads and appends
+refuse (exit 3, one line naming the file and what is wrong) anything else.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gitstore.capture.reviews import import_reviews
+from gitstore.context import Context
+
+from . import cli
+from .conftest import git
+from .test_ops_redact import KEPT, REMOVED, _snapshot
+from .world import grant_all, ready_repo
+
+GRANT = ("grant", "--purpose", "review", "--source", "manual", "--note", "later")
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> Context:
+    """A jsonl clone holding two review comments: two payload lines, two records lines."""
+    ctx = ready_repo(tmp_path / "repo", provider="jsonl")
+    grant_all(ctx, purposes=("review", "instruction", "evaluation"))
+    import_reviews(ctx, _snapshot(tmp_path / "snapshot.json"), "github:9")
+    return ctx
+
+
+def _files(ctx: Context) -> tuple[Path, Path, Path]:
+    """payloads.jsonl, the log beside the files, and the git folder's record."""
+    folder = ctx.workspace.state / "jsonl"
+    git_dir = Path(git(ctx.workspace.root, "rev-parse", "--absolute-git-dir").strip())
+    return folder / "payloads.jsonl", folder / "records.jsonl.acks", git_dir / "gitstore" / "jsonl.acked"
+
+
+def _refused(ctx: Context, *args: str) -> str:
+    failed = cli.fails(3, *args, cwd=ctx.workspace.root)
+    assert failed.count("\n") == 1 and "Traceback" not in failed, failed
+    return failed
+
+
+def _texts_read(ctx: Context) -> str:
+    return cli.ok("evidence", "ep_", cwd=ctx.workspace.root)
+
+
+def _log_from_before_the_payloads(log: Path) -> None:
+    """The log beside the files as an older copy of it holds it: it counts no payload line (it
+    is in the work tree, where a copy or a checkout reaches it as it reaches the files)."""
+    log.write_bytes(b"".join(line for line in log.read_bytes().splitlines(keepends=True)
+                             if line.split()[1] == b"0"))
+
+
+def test_a_payload_log_a_checkout_deletes_is_refused_and_never_made_again(ctx: Context) -> None:
+    payloads, log, record = _files(ctx)
+    assert REMOVED in _texts_read(ctx)
+    vouched = record.read_text()
+    payloads.unlink()
+    _log_from_before_the_payloads(log)
+    for command in (("episodes",), GRANT, ("verify",)):
+        failed = _refused(ctx, *command)
+        assert str(payloads) in failed and "2 payload line(s)" in failed, failed
+    assert not payloads.exists() and record.read_text() == vouched
+
+
+def test_a_payload_log_cut_short_is_refused(ctx: Context) -> None:
+    payloads, log, _ = _files(ctx)
+    first, _second = payloads.read_bytes().splitlines(keepends=True)
+    payloads.write_bytes(first)
+    _log_from_before_the_payloads(log)
+    for command in (("episodes",), GRANT):
+        failed = _refused(ctx, *command)
+        assert f"{payloads}: holds 1 line(s) but this clone's appends acknowledged 2" in failed, failed
+    assert payloads.read_bytes() == first
+
+
+def test_a_payload_line_swapped_is_refused_naming_the_line_without_its_text(ctx: Context) -> None:
+    """Same count of sound lines, as the log beside the files counts them: a copy of the
+    second line over the first makes the first comment's text vanish."""
+    payloads, _, _ = _files(ctx)
+    first, second = payloads.read_bytes().splitlines(keepends=True)
+    payloads.write_bytes(second + second)
+    for command in (("episodes",), GRANT):
+        failed = _refused(ctx, *command)
+        assert f"{payloads}: line 1 is not the one this clone's appends wrote" in failed, failed
+        assert REMOVED not in failed and KEPT not in failed
+    assert payloads.read_bytes() == second + second
+    payloads.write_bytes(first + first)
+    assert f"{payloads}: line 2 is not the one" in _refused(ctx, "episodes")
+    done = cli.gitstore("verify", cwd=ctx.workspace.root)
+    assert done.returncode == 3 and str(payloads) in done.stdout + done.stderr, done
+
+
+def test_redaction_and_gc_rewrite_the_payload_log_and_the_record_follows(ctx: Context) -> None:
+    payloads, _, record = _files(ctx)
+    assert record.read_text().split()[3] == "2"
+    cli.ok("redact", "--comment", "github:comment:100", "--reason", "asked", "--by", "github:9",
+           cwd=ctx.workspace.root)
+    assert REMOVED.encode() not in payloads.read_bytes() and len(payloads.read_bytes().splitlines()) == 1
+    assert record.read_text().split()[3] == "1" and len(record.read_text().split()) == 5
+    assert KEPT in _texts_read(ctx)
+    cli.ok("gc", cwd=ctx.workspace.root)
+    cli.ok(*GRANT, cwd=ctx.workspace.root)
+    assert "ok" in cli.ok("verify", cwd=ctx.workspace.root)
+    payloads.unlink()
+    assert "1 payload line(s)" in _refused(ctx, "episodes")
+
+
+def test_a_record_without_the_payload_log_is_taken_and_given_it_on_the_next_append(ctx: Context) -> None:
+    payloads, _, record = _files(ctx)
+    record.write_text(" ".join(record.read_text().split()[:3]) + "\n")  # as written before it vouched for them
+    assert REMOVED in _texts_read(ctx)
+    cli.ok(*GRANT, cwd=ctx.workspace.root)
+    assert len(record.read_text().split()) == 5 and record.read_text().split()[3] == "2"
+    first, second = payloads.read_bytes().splitlines(keepends=True)
+    payloads.write_bytes(second + second)
+    assert f"{payloads}: line 1 is not the one" in _refused(ctx, "episodes")
+
+
+def test_a_rewrite_cut_short_leaves_a_record_naming_the_states_before_and_after(ctx: Context) -> None:
+    """A removal names the state it makes beside the one before it, then writes the file: a
+    kill between the two leaves either file, and both read; anything else is refused."""
+    from gitstore.providers.jsonl import _payload_state
+
+    payloads, log, record = _files(ctx)
+    before = payloads.read_bytes()
+    first, second = before.splitlines(keepends=True)
+    after = second
+    fields = record.read_text().split()[:3]
+    states = [f"{count} {chain}" for count, chain in (_payload_state(before), _payload_state(after))]
+    record.write_text(" ".join(fields + states) + "\n")
+    appends, _, store = log.read_text().splitlines()[-1].split()
+    with log.open("a") as more:  # a rewrite logs the smaller count before the file shrinks
+        more.write(f"{appends} 1 {store}\n")
+    assert REMOVED in _texts_read(ctx)
+    payloads.write_bytes(after)
+    assert KEPT in _texts_read(ctx)
+    payloads.write_bytes(first)
+    assert f"{payloads}: line 1 is not the one" in _refused(ctx, "episodes")
+    payloads.write_bytes(after)
+    cli.ok(*GRANT, cwd=ctx.workspace.root)  # the next append settles on the state the file holds
+    assert record.read_text().split()[3:] == states[1].split()
+
+
+def test_purge_starts_afresh_with_payloads(ctx: Context) -> None:
+    payloads, _, record = _files(ctx)
+    cli.ok("purge", "--confirm", "acme/widgets", cwd=ctx.workspace.root)
+    assert not record.exists()
+    cli.ok("init", "--provider", "jsonl", cwd=ctx.workspace.root)
+    cli.ok(*GRANT, cwd=ctx.workspace.root)
+    assert "ok" in cli.ok("verify", cwd=ctx.workspace.root)
+    assert record.read_text().split()[3:5] == ["0", "sha256:" + subprocess.run(
+        ["sha256sum"], input=b"", capture_output=True, check=True).stdout.decode().split()[0]]
