@@ -97,7 +97,8 @@ def test_a_payload_line_swapped_is_refused_naming_the_line_without_its_text(ctx:
     payloads.write_bytes(first + first)
     assert f"{payloads}: line 2 is not the one" in _refused(ctx, "episodes")
     done = cli.gitstore("verify", cwd=ctx.workspace.root)
-    assert done.returncode == 3 and str(payloads) in done.stdout + done.stderr, done
+    assert done.returncode == 3 and "but line 2 is not the one they wrote" in done.stdout + done.stderr, done
+    assert f"{payloads}: this clone's appends acknowledged 2 payload line(s)" in done.stdout + done.stderr, done
 
 
 def test_redaction_and_gc_rewrite_the_payload_log_and_the_record_follows(ctx: Context) -> None:

@@ -1002,13 +1002,15 @@ class JsonlProvider:
                 report.problems.append(Problem(str(self._records_path), changed))
             payloads = _read_bytes(self._payloads_path)
             states = self._vouched_payloads()
-            if states and not any(_payload_chain(_payload_chains(payloads), count) == chain
-                                  for count, chain in states):
+            chains = _payload_chains(payloads)
+            if states and not any(_payload_chain(chains, count) == chain for count, chain in states):
                 count = states[-1][0]
-                missing = "the file is missing, and" if not self._payloads_path.exists() else "its first lines are not"
+                wrong = ("the file is missing" if not self._payloads_path.exists() else
+                         f"it holds {len(chains)} line(s)" if len(chains) < min(held for held, _ in states) else
+                         f"{_first_unlike(self._trail(PAYLOADS), chains, count)} is not the one they wrote")
                 report.problems.append(Problem(str(self._payloads_path), (
-                    f"{missing} the {count} payload line(s) this clone's appends acknowledged ({self._vouching}): "
-                    "lines lost, changed or swapped (the file deleted, cut or replaced)")))
+                    f"this clone's appends acknowledged {count} payload line(s) in it ({self._vouching}), but "
+                    f"{wrong}: lines lost, changed or swapped (the file deleted, cut or replaced)")))
             _verify_payloads(self._payloads_path, payloads, report, notes, acked.payloads, cited, vouched)
         except OSError as exc:
             report.problems.append(Problem(str(self.folder), f"cannot read: {exc.strerror}"))
