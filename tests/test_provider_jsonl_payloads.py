@@ -18,9 +18,11 @@ import pytest
 
 from gitstore.capture.reviews import import_reviews
 from gitstore.context import Context
+from gitstore.providers.jsonl import JsonlProvider
 
 from . import cli
 from .conftest import git
+from .provider_records import StepWriter, at_first_call, batch, event
 from .test_ops_redact import KEPT, REMOVED, _snapshot
 from .world import grant_all, ready_repo
 
@@ -161,3 +163,34 @@ def test_purge_starts_afresh_with_payloads(ctx: Context) -> None:
     assert "ok" in cli.ok("verify", cwd=ctx.workspace.root)
     assert record.read_text().split()[3:5] == ["0", "sha256:" + subprocess.run(
         ["sha256sum"], input=b"", capture_output=True, check=True).stdout.decode().split()[0]]
+
+
+class VouchedJsonl(JsonlProvider):
+    """A jsonl store at ``<repo>/okf/.memory/jsonl`` whose record is in the repository's git
+    folder, as a clone's is (the writer processes of StepWriter open it by folder alone)."""
+
+    def __init__(self, folder: str | Path, writer: str) -> None:
+        gitstore = Path(folder).parents[2] / ".git" / "gitstore"
+        gitstore.mkdir(exist_ok=True)
+        super().__init__(folder, writer, identity="ab" * 16, inflight=gitstore / "jsonl.inflight")
+
+
+def test_a_payload_read_across_a_removal_the_record_follows_is_not_damage(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader opens the file, then takes the record: a removal landing in between writes
+    the file again shorter and the record with it, so the record names a state the file it
+    opened is not in (the log beside the files, counting as many lines, sees nothing); it
+    reads again holding the lock, and finds the payload, before that counts as damage."""
+    subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)
+    folder = tmp_path / "repo" / "okf" / ".memory" / "jsonl"
+    provider = VouchedJsonl(folder, "w1")
+    for tag in ("gone", "kept"):
+        provider.append(batch(event(tag, f"text of {tag}")))
+    reader = VouchedJsonl(folder, "reader")
+    list(reader.read())  # the records are read: what follows reads the payloads
+    with StepWriter("tests.test_provider_jsonl_payloads", "VouchedJsonl", folder) as writer:
+        fired = at_first_call(monkeypatch, reader, "_vouched_payloads", lambda: writer.do("remove", "gone"))
+        kept = reader.payload(event("kept", "text of kept")["payloadDigest"])
+    assert fired and kept is not None and b"text of kept" in kept
+    assert reader.payload(event("gone", "text of gone")["payloadDigest"]) is None
+    assert reader.verify().ok, [str(p) for p in reader.verify().problems]
