@@ -173,6 +173,33 @@ def _remote_scope(repo: pygit2.Repository, remote: str, depth: int) -> str | Non
     return repository_scope(pygit2.Repository(found), depth + 1)
 
 
+def origin_of(repo: pygit2.Repository) -> tuple[str | None, Path | None]:
+    """Where a repository's scope comes from: its origin's URL (credentials left out; None
+    without an origin) and, when origin is a path on this machine whose chain of origins ends
+    in a repository with none (whose local scope the clone takes), that repository's folder."""
+    try:
+        url = repo.remotes["origin"].url
+    except KeyError:
+        url = None
+    if not url:
+        return None, None
+    here, end = repo, None
+    for _ in range(9):  # as deep as ``_remote_scope`` follows
+        try:
+            next_url = here.remotes["origin"].url
+        except KeyError:
+            next_url = None
+        local = _local_path(next_url, Path(here.workdir or here.path)) if next_url else None
+        if local is None:
+            return _redact(url), end if not next_url else None
+        found = pygit2.discover_repository(str(local)) if local.exists() else None
+        if found is None:
+            return _redact(url), None
+        here = pygit2.Repository(found)
+        end = Path(here.workdir or here.path)
+    return _redact(url), None
+
+
 def _local_scope(common: Path, kept: str | None) -> str:
     """The scope of a repository without origin, whose common git folder is ``common``: the one
     kept, once memory was set up (the repository moved since: its memory did not), else one

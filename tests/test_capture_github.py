@@ -264,7 +264,9 @@ def test_another_repository_is_refused_before_anything_is_asked(ctx: Context, gi
     with serve(github):
         err = fails(1, "import", "github", "--repo", "acme/widgets", "--api-url", github.url, "--by", BY,
                     cwd=ctx.workspace.root)
-    assert err == f"gitstore: error: --repo names acme/widgets, this repository is {ctx.scope}\n"
+    assert err == (f"gitstore: error: --repo names acme/widgets, this repository's scope is {ctx.scope} (from origin "
+                   "https://github.com/Codertocat/Hello-World.git; import the reviews of acme/widgets in a clone of "
+                   "github.com/acme/widgets)\n")
     assert github.requests == [] and imports(ctx) == []
 
 

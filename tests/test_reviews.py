@@ -667,3 +667,20 @@ def test_true_is_no_number_in_a_delivery(ctx: Context, tmp_path: Path, field: st
     [comment] = events(ctx)
     assert "line" not in comment["payload"] and comment["author"] != "github:True"
     assert {e["pin"]["pullRequest"] for e in _episodes(ctx)} <= {None, 2}
+
+
+def test_an_origin_on_this_machine_without_one_of_its_own_is_named_with_what_fixes_it(tmp_path: Path) -> None:
+    """Origin exists here (a bare repository on this machine): the error said there was none."""
+    from .cli import fails, ok
+
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    ctx = ready_repo(tmp_path / "clone", origin=str(bare))
+    delivery = hook("pull_request_review_comment/created.payload.json")
+    err = fails(1, "import", "reviews", str(delivery), "--by", "github:9", cwd=ctx.workspace.root)
+    assert "no origin remote" not in err, err
+    assert f"origin is {bare}, a repository on this machine" in err and "github.com/Codertocat/Hello-World" in err, err
+    fix = f"git -C {bare} remote add origin https://github.com/Codertocat/Hello-World.git"
+    assert f"`{fix}`" in err, err
+    subprocess.run(fix.split(), check=True)
+    assert "imported 1 comment(s)" in ok("import", "reviews", str(delivery), "--by", "github:9", cwd=ctx.workspace.root)

@@ -30,6 +30,7 @@ comment whose text was removed gets no later version (an edit on GitHub brings n
 from __future__ import annotations
 
 import re
+import shlex
 from collections import ChainMap, Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -662,11 +663,28 @@ def store_import(built: BuiltImport) -> ImportReport:
 
 
 def check_repository(ctx: Context, repository: str, what: str) -> None:
-    """Refuse review material of another repository than this checkout's scope."""
-    if not ctx.scope.endswith("/" + repository.lower()) and not ctx.scope.lower().endswith("/" + repository.lower()):
-        local = " (it has no origin remote: `git remote add origin <its GitHub address>` names it)" \
-            if ctx.scope.startswith("local/") else ""
-        raise Refused(f"{what} {repository}, this repository is {ctx.scope}{local}")
+    """Refuse review material of another repository than this checkout's scope, saying where
+    the scope comes from (origin) and how it comes to name the material's repository."""
+    if ctx.scope.endswith("/" + repository.lower()) or ctx.scope.lower().endswith("/" + repository.lower()):
+        return
+    from gitstore.scope import origin_of
+
+    url, end = origin_of(ctx.workspace.repo)
+    github = f"https://github.com/{repository}.git"
+    if url is None:
+        why = "it has no origin remote: `git remote add origin <its GitHub address>` names it"
+    elif end is not None:
+        why = (f"origin is {url}, a repository on this machine: a clone of one takes the scope its origin names, "
+               f"and {end} has no origin, so the scope is local; review imports need the scope to name the "
+               f"material's repository (github.com/{repository}): give {end} that origin, for every clone of it, "
+               f"with `git -C {shlex.quote(str(end))} remote add origin {github}`")
+    elif ctx.scope.startswith("local/"):
+        why = f"origin is {url}, which names no GitHub repository"
+    else:
+        hosted = "" if ctx.scope.startswith("github.com/") else \
+            f", or of a self-hosted origin whose scope is HOST/{repository} (the scope must end in owner/name)"
+        why = f"from origin {url}; import the reviews of {repository} in a clone of github.com/{repository}{hosted}"
+    raise Refused(f"{what} {repository}, this repository's scope is {ctx.scope} ({why})")
 
 
 def _only_pull_request(payloads: list[Any]) -> int | None:
