@@ -23,7 +23,7 @@ also one delivered before the comment, which is then never stored).
 Reviewer names and avatars are dropped; people are ``github:<user id>``. Texts are screened by
 the safety scanner: quarantined comments are skipped and counted, secrets are redacted, and a
 text over ``TEXT_CHARS`` is cut at a word, noted at its end and named by the report. Events
-already stored are skipped, so re-importing an old snapshot never restores removed text, and a
+already stored are skipped (counted apart from what is withheld: they are no loss), so re-importing an old snapshot never restores removed text, and a
 comment whose text was removed gets no later version (an edit on GitHub brings none back).
 """
 
@@ -66,6 +66,7 @@ class ImportReport:
     skipped: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     cut: list[str] = field(default_factory=list)
+    already: int = 0  # items delivered that the store (or this import) holds already: nothing new, none withheld
 
     @property
     def todo(self) -> str | None:
@@ -81,7 +82,7 @@ class ImportReport:
     def to_json(self) -> dict[str, Any]:
         return {"import": self.record["digest"], "complete": self.record["complete"],
                 "missing": self.record["missing"], "counts": self.record["counts"], "todo": self.todo,
-                "episodes": self.episodes, "events": self.events, "removedText": self.removed,
+                "episodes": self.episodes, "events": self.events, "alreadyStored": self.already, "removedText": self.removed,
                 "cutText": self.cut}
 
 
@@ -309,6 +310,9 @@ class _Builder:
         self.records: dict[str, dict[str, Any]] = {}
         self.built: Counter[str] = Counter()  # events built so far, by episode (the next one's seq)
         self.counts = dict.fromkeys(("comments", "edits", "deletions", "reviews", "episodes", "events", "skipped"), 0)
+        # ``counts["skipped"]``: items withheld (no GitHub id, no text, quarantined, deleted or
+        # removed at their source); ``already``: items the store holds already, which are no loss
+        self.already = 0
         self.deleted: list[str] = []
         self.cut: list[str] = []  # the comments a version stored was cut short of (source ids)
         self.versions: ChainMap[str, dict[str, Any]] = ChainMap({}, known.versions)
@@ -353,7 +357,11 @@ class _Builder:
                 previous_body: str | None = None, thread_key: str = "github:comment") -> dict[str, Any] | None:
         source_id = f"github:comment:{comment['id']}"
         if source_id in self.retracted:  # deleted at its source: later deliveries add no text
-            self.counts["skipped"] += 1
+            stored, at = self.versions.get(source_id), _time_or_none(comment.get("updated_at") or comment.get("created_at"))
+            if stored is not None and at is not None and stored["at"] >= at:  # this version is stored already
+                self.already += 1
+            else:  # never stored: its author deleted it first
+                self.counts["skipped"] += 1
             return None
         created, updated = _at(comment.get("created_at")), _at(comment.get("updated_at") or comment.get("created_at"))
         episode = self._thread(comment, pr, head, thread_key, created)
@@ -364,6 +372,7 @@ class _Builder:
         if known is None and previous_body is not None and updated != created:
             known = self._version(episode, comment, previous_body, created, None, author)
         if known is not None and known["at"] >= updated:
+            self.already += 1
             return known
         if source_id in self.known.redacted:  # its text was removed: no later version brings it back
             self.counts["skipped"] += 1
@@ -399,7 +408,7 @@ class _Builder:
         return record
 
     def delete(self, comment: dict[str, Any], pr: int | None = None, head: dict[str, Any] | None = None,
-               thread_key: str = "github:comment") -> None:
+               thread_key: str = "github:comment", *, delivered: bool = True) -> None:
         """Store a comment's deletion, once. A comment not stored yet gets its deletion too (GitHub
         does not promise the order of deliveries, and redelivers a failed one later): the comment
         delivered after it is then skipped, never stored with the text its author deleted."""
@@ -412,6 +421,8 @@ class _Builder:
                        {"text": "", "sourceId": source_id})
             self.counts["deletions"] += 1
             self.retracted.add(source_id)
+        elif delivered:  # a deletion delivered again
+            self.already += 1
         # shown deleted, its text still stored (an earlier import stored the deletion without
         # --remove-deleted): --remove-deleted removes it now
         if known is not None and source_id not in self.known.redacted and source_id not in self.deleted:
@@ -482,6 +493,14 @@ def _numbered(obj: Any) -> TypeGuard[dict[str, Any]]:
         obj.get("in_reply_to_id") is None or _number(obj.get("in_reply_to_id")))
 
 
+def _time_or_none(value: Any) -> str | None:
+    """A GitHub object's time normalized, None when it has no usable one."""
+    try:
+        return normalize_time(value) if isinstance(value, str) else None
+    except InvalidInput:
+        return None
+
+
 def _at(value: Any) -> str:
     if not isinstance(value, str):
         raise InvalidInput(f"GitHub object has no usable time ({value!r})")
@@ -510,8 +529,11 @@ def _from_webhook(builder: _Builder, payload: dict[str, Any]) -> None:
                 f"github:comment:{roots[0]['id']}", pr, head, roots[0].get("commit_id"), _at(roots[0].get("created_at")))
             state = "resolved" if action == "resolved" else "open"
             at = _at(pr_obj.get("updated_at") or roots[0].get("updated_at"))
+            built = builder.counts["events"]
             builder.status(episode, f"thread:{roots[0]['id']}:{action}:{at}", at, _person(_object(payload.get("sender"))),
                            state, None)
+            if builder.counts["events"] == built:
+                builder.already += 1
         return
     if "review" in payload:
         review = payload["review"]
@@ -520,7 +542,7 @@ def _from_webhook(builder: _Builder, payload: dict[str, Any]) -> None:
             return
         at = _at(review.get("submitted_at"))
         episode = builder.episode(f"github:review:{review['id']}", pr, head, review.get("commit_id"), at)
-        built = builder.counts["events"]
+        built, already = builder.counts["events"], builder.already
         body = None
         if review.get("body"):
             body = builder.comment({**review, "id": f"review-{review['id']}", "created_at": at, "updated_at": at},
@@ -532,6 +554,8 @@ def _from_webhook(builder: _Builder, payload: dict[str, Any]) -> None:
                        body["id"] if body else None)
         if builder.counts["events"] > built:  # a review stored already is not counted again
             builder.counts["reviews"] += 1
+        # the review is one item, its body's version none of its own
+        builder.already = already + (builder.counts["events"] == built)
         return
     comment = payload.get("comment")
     if not _numbered(comment):
@@ -574,7 +598,7 @@ def _from_rest(builder: _Builder, snapshot: dict[str, Any], remove_deleted: bool
             episode = builder.known.episodes.get(version["episode"]) or builder.records.get(version["episode"])
             if source_id.startswith("github:comment:") and source_id[15:].isdigit() and source_id not in present \
                     and episode and episode["pin"]["pullRequest"] == pr:
-                builder.delete({"id": int(source_id[15:]), "updated_at": version["at"], "user": {}})
+                builder.delete({"id": int(source_id[15:]), "updated_at": version["at"], "user": {}}, delivered=False)
 
 
 def _listed(responses: list[dict[str, Any]]) -> set[str] | None:
@@ -653,7 +677,8 @@ def store_import(built: BuiltImport) -> ImportReport:
     ctx, builder, record, by = built.ctx, built.builder, built.record, built.record["by"]
     ctx.write([*builder.records.values(), record], "import", by, [record["digest"]])
     built.known.stored(builder.records.values())
-    report = ImportReport(record, builder.counts["episodes"], builder.counts["events"], cut=builder.cut)
+    report = ImportReport(record, builder.counts["episodes"], builder.counts["events"], cut=builder.cut,
+                          already=builder.already)
     if built.remove_deleted and builder.deleted:
         from gitstore.ops.redact import redact_each
 

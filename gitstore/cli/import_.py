@@ -57,6 +57,11 @@ def reviews(
     counts = data["counts"]
     echo(f"imported {counts['comments']} comment(s), {counts['edits']} edit(s), {counts['deletions']} "
          f"deletion(s), {counts['reviews']} review(s) into {data['episodes']} new episode(s)")
+    if data["alreadyStored"]:
+        echo(f"  {data['alreadyStored']} item(s) already in the store (nothing new in them)")
+    if counts["skipped"]:
+        echo(f"  {counts['skipped']} item(s) withheld: quarantined by the safety scanner, deleted or removed at "
+             "their source, or with no GitHub id or text (not stored)")
     if not data["complete"]:
         spans = ", ".join(f"{m['collection']} pages {m['from']}-{m['to'] or '?'}" for m in data["missing"])
         echo(f"  incomplete: missing {spans}; `{data['todo']}` completes it (what was imported is kept)")
