@@ -669,6 +669,60 @@ def test_true_is_no_number_in_a_delivery(ctx: Context, tmp_path: Path, field: st
     assert {e["pin"]["pullRequest"] for e in _episodes(ctx)} <= {None, 2}
 
 
+def _two_snapshots() -> list[dict]:
+    """REST snapshots of pull requests 2 (every page) and 3 (page 2 of 3 missing)."""
+    whole = _snapshot([(1, _link(1, 2), [_comment(1), _comment(2)]), (2, _link(2, 2), [_comment(3)])], pr=2)
+    part = _snapshot([(1, _link(1, 3), [_comment(4)]), (3, _link(3, 3), [_comment(5)])], pr=3)
+    return [whole, part]
+
+
+@pytest.mark.parametrize("form", ["folder", "array"])
+def test_several_snapshots_import_together_each_with_its_own_record(tmp_path: Path, form: str) -> None:
+    """What `import reviews --help` promises, a folder or an array of snapshots, was refused
+    ("deliveries name 0 repositories", "neither a ... snapshot"): each snapshot is an import of
+    its own, with the pages it holds, all stored in one append."""
+    from .cli import ok
+
+    ctx = ready_repo(tmp_path / "hello", origin="https://github.com/Codertocat/Hello-World.git")
+    snapshots = _two_snapshots()
+    if form == "folder":
+        (tmp_path / "snaps").mkdir()
+        for snapshot in snapshots:
+            (tmp_path / "snaps" / f"pr{snapshot['pullRequest']}.json").write_text(json.dumps(snapshot))
+        path = tmp_path / "snaps"
+    else:
+        path = tmp_path / "snaps.json"
+        path.write_text(json.dumps(snapshots))
+    out = ok("import", "reviews", str(path), "--by", "github:9", cwd=ctx.workspace.root)
+    assert "#2 imported 3 comment(s)" in out and "#3 imported 2 comment(s)" in out, out
+    assert "incomplete: missing pull-comments pages 2-2" in out, out
+    records = {i.record["pullRequest"]: i.record for i in ctx.store.items(["import"])}
+    assert sorted(records) == [2, 3] and records[2]["complete"] is True and records[3]["complete"] is False
+    assert records[3]["missing"] == [{"collection": "pull-comments", "from": 2, "to": 2}]
+    assert {r["source"] for r in records.values()} == {"github-rest"}
+    assert len([e for e in events(ctx) if e["type"] == "comment"]) == 5
+    [audit] = [i.record for i in ctx.store.items(["audit"]) if i.record["action"] == "import"]
+    assert sorted(audit["subjects"]) == sorted(r["digest"] for r in records.values()), "one append"
+    assert ctx.store.verify().ok
+
+
+def test_a_snapshot_that_cannot_be_imported_stores_none_beside_it(ctx: Context, tmp_path: Path) -> None:
+    from .cli import fails
+
+    whole, part = _two_snapshots()
+    part["repository"] = "acme/widgets"
+    path = tmp_path / "snaps.json"
+    path.write_text(json.dumps([whole, part]))
+    err = fails(1, "import", "reviews", str(path), "--by", "github:9", cwd=ctx.workspace.root)
+    assert "snapshot of pull request 3 (2 of 2): snapshot is for acme/widgets" in err and "nothing imported" in err, err
+    assert list(ctx.store.items()) == []
+    path.write_text(json.dumps([whole, {"hello": 1}]))
+    err = fails(1, "import", "reviews", str(path), "--by", "github:9", cwd=ctx.workspace.root)
+    assert err == (f"gitstore: error: {path}: item 2 of its array is neither a gitstore GitHub snapshot "
+                   "(gitstore.github-snapshot/1) nor a webhook delivery\n")
+    assert list(ctx.store.items()) == []
+
+
 def test_an_origin_on_this_machine_without_one_of_its_own_is_named_with_what_fixes_it(tmp_path: Path) -> None:
     """Origin exists here (a bare repository on this machine): the error said there was none."""
     from .cli import fails, ok

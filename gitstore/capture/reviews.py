@@ -1,8 +1,9 @@
 """Review import: GitHub pull-request review comments become episodes and events.
 
-Input is either webhook deliveries (``pull_request_review_comment``, ``pull_request_review``,
-``pull_request_review_thread``, ``issue_comment``; one payload, a JSON array of them, or a folder
-of ``*.json`` files) or a REST snapshot::
+Input is webhook deliveries (``pull_request_review_comment``, ``pull_request_review``,
+``pull_request_review_thread``, ``issue_comment``) and REST snapshots: one of them, a JSON array of
+them, or a folder of such ``*.json`` files. Each snapshot is an import of its own, with its own
+record of its pages; the deliveries are one more. A REST snapshot::
 
     {"format": "gitstore.github-snapshot/1", "repository": "acme/widgets", "pullRequest": 42,
      "head": {"ref": "feature/retry", "sha": "<40 hex>"},
@@ -23,8 +24,9 @@ also one delivered before the comment, which is then never stored).
 Reviewer names and avatars are dropped; people are ``github:<user id>``. Texts are screened by
 the safety scanner: quarantined comments are skipped and counted, secrets are redacted, and a
 text over ``TEXT_CHARS`` is cut at a word, noted at its end and named by the report. Events
-already stored are skipped (counted apart from what is withheld: they are no loss), so re-importing an old snapshot never restores removed text, and a
-comment whose text was removed gets no later version (an edit on GitHub brings none back).
+already stored are skipped (counted apart from what is withheld: they are no loss), so
+re-importing an old snapshot never restores removed text, and a comment whose text was removed
+gets no later version (an edit on GitHub brings none back).
 """
 
 from __future__ import annotations
@@ -80,32 +82,63 @@ class ImportReport:
         return f"gitstore import github --repo {self.record['repository']} {which}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"import": self.record["digest"], "complete": self.record["complete"],
+        return {"import": self.record["digest"], "pullRequest": self.record["pullRequest"],
+                "complete": self.record["complete"],
                 "missing": self.record["missing"], "counts": self.record["counts"], "todo": self.todo,
                 "episodes": self.episodes, "events": self.events, "alreadyStored": self.already, "removedText": self.removed,
                 "cutText": self.cut}
 
 
 def load_snapshot(path: Path) -> tuple[str, list[dict[str, Any]] | dict[str, Any], bytes]:
-    """``("github-webhook", [payloads])`` or ``("github-rest", snapshot)``, with canonical bytes."""
+    """``("github-webhook", [payloads])`` or ``("github-rest", snapshot)``, with canonical bytes:
+    the one import a file or folder holds (``load_material`` reads several snapshots)."""
+    [loaded, *more] = load_material(path)
+    if more:
+        raise InvalidInput(f"{path}: holds {len(more) + 1} imports (REST snapshots each import alone); "
+                           "`gitstore import reviews` imports them together")
+    return loaded
+
+
+def load_material(path: Path) -> list[tuple[str, Any, bytes]]:
+    """The imports a file or folder holds, each ``(source, data, canonical bytes)`` as
+    ``load_snapshot`` gives one: every REST snapshot (``gitstore.github-snapshot/1``) is an
+    import of its own, with its own record of the pages it holds, and the webhook deliveries
+    among them one more, in the order things happened. A file holds a snapshot, a delivery, or
+    a JSON array of either; a folder, such files (``*.json``, in name order)."""
     if path.is_dir():
-        payloads = [_read_json(p) for p in sorted(path.rglob("*.json"))]
-        if not payloads:
-            raise InvalidInput(f"{path}: no *.json webhook deliveries in this folder")
-        if not all(isinstance(p, dict) for p in payloads):
-            raise InvalidInput(f"{path}: a file in this folder is not one webhook delivery")
+        files = sorted(path.rglob("*.json"))
+        if not files:
+            raise InvalidInput(f"{path}: no *.json GitHub snapshots or webhook deliveries in this folder")
+    else:
+        files = [path]
+    snapshots: list[dict[str, Any]] = []
+    payloads: list[dict[str, Any]] = []
+    for file in files:
+        data = _read_json(file)
+        items = data if isinstance(data, list) else [data]
+        if not items:
+            raise InvalidInput(f"{file}: an empty array, neither a gitstore GitHub snapshot ({FORMAT}) nor webhook deliveries")
+        for n, item in enumerate(items):
+            if isinstance(item, dict) and item.get("format") == FORMAT:
+                _check_snapshot(Path(_where(file, data, n)), item)
+                snapshots.append(item)
+            elif isinstance(item, dict) and "action" in item and "repository" in item:
+                payloads.append(item)
+            elif not isinstance(data, list) or _rest_comments(items):
+                raise InvalidInput(f"{file}: neither a gitstore GitHub snapshot ({FORMAT}) nor webhook deliveries"
+                                   + (_REST_LIST if _rest_comments(items) else ""))
+            else:
+                raise InvalidInput(f"{_where(file, data, n)} is neither a gitstore GitHub snapshot ({FORMAT}) nor a webhook delivery")
+    loaded: list[tuple[str, Any, bytes]] = [("github-rest", s, canonicalize(s)) for s in snapshots]
+    if payloads:
         payloads = in_time_order(payloads)
-        return "github-webhook", payloads, canonicalize(payloads)
-    data = _read_json(path)
-    if isinstance(data, dict) and data.get("format") == FORMAT:
-        _check_snapshot(path, data)
-        return "github-rest", data, canonicalize(data)
-    payloads = data if isinstance(data, list) else [data]
-    if not all(isinstance(p, dict) and "action" in p and "repository" in p for p in payloads):
-        raise InvalidInput(f"{path}: neither a gitstore GitHub snapshot ({FORMAT}) nor webhook deliveries"
-                           + (_REST_LIST if _rest_comments(payloads) else ""))
-    payloads = in_time_order(payloads)
-    return "github-webhook", payloads, canonicalize(payloads)
+        loaded.append(("github-webhook", payloads, canonicalize(payloads)))
+    return loaded
+
+
+def _where(file: Path, data: Any, n: int) -> str:
+    """The file, or its array's item N (from 0), an error names."""
+    return f"{file}: item {n + 1} of its array" if isinstance(data, list) else str(file)
 
 
 # what to do with what `gh api repos/O/R/pulls/N/comments` prints: one page of a pull
@@ -615,10 +648,34 @@ def _listed(responses: list[dict[str, Any]]) -> set[str] | None:
 def import_reviews(ctx: Context, path: Path, by: str, *, remove_deleted: bool = False) -> ImportReport:
     """Import a snapshot as one atomic append (episodes, events, the import record, audit),
     holding the snapshots' lock: an import run at the same time builds on this one's records
-    (and counts none of them again) instead of on the store as it was before either."""
+    (and counts none of them again) instead of on the store as it was before either. PATH holds
+    one import (``load_snapshot``); ``import_all`` imports several."""
     with exclusive(ctx.workspace.state):
         source, data, canonical = load_snapshot(path)
         return import_loaded(ctx, source, data, canonical, by, remove_deleted=remove_deleted)
+
+
+def import_all(ctx: Context, path: Path, by: str, *, remove_deleted: bool = False) -> list[ImportReport]:
+    """Import what PATH holds (``load_material``: each REST snapshot an import with its own
+    record of the pages it holds, the webhook deliveries one more) in one atomic append, holding
+    the snapshots' lock: every import is built, each on the ones before it, before anything is
+    stored, so a snapshot that cannot be imported stores none of them."""
+    with exclusive(ctx.workspace.state):
+        material = load_material(path)
+        if len(material) == 1:
+            return [import_loaded(ctx, *material[0], by, remove_deleted=remove_deleted)]
+        known = KnownReviews.load(ctx)
+        built = []
+        for n, (source, data, canonical) in enumerate(material):
+            try:
+                one = build_import(ctx, source, data, canonical, by, remove_deleted=remove_deleted, known=known)
+            except (InvalidInput, Refused) as exc:
+                what = f"snapshot of pull request {data.get('pullRequest')}" if source == "github-rest" else "deliveries"
+                raise (Refused if isinstance(exc, Refused) else InvalidInput)(
+                    f"{path}: the {what} ({n + 1} of {len(material)}): {exc}; nothing imported") from None
+            known.stored(one.builder.records.values())  # the next builds on it, as if stored
+            built.append(one)
+        return store_imports(built)
 
 
 def import_loaded(ctx: Context, source: str, data: Any, canonical: bytes, by: str, *,
@@ -674,17 +731,28 @@ def build_import(ctx: Context, source: str, data: Any, canonical: bytes, by: str
 def store_import(built: BuiltImport) -> ImportReport:
     """Store a built import as one atomic append (episodes, events, the import record, audit),
     then remove the text of the comments it found deleted when asked to."""
-    ctx, builder, record, by = built.ctx, built.builder, built.record, built.record["by"]
-    ctx.write([*builder.records.values(), record], "import", by, [record["digest"]])
-    built.known.stored(builder.records.values())
-    report = ImportReport(record, builder.counts["episodes"], builder.counts["events"], cut=builder.cut,
-                          already=builder.already)
-    if built.remove_deleted and builder.deleted:
-        from gitstore.ops.redact import redact_each
+    return store_imports([built])[0]
 
-        redact_each(ctx, builder.deleted, by, "deleted at its source")
-        report.removed.extend(builder.deleted)
-    return report
+
+def store_imports(built: list[BuiltImport]) -> list[ImportReport]:
+    """Store built imports (of one context, each built on the ones before it) as one atomic
+    append, then remove the text of the comments they found deleted when asked to."""
+    ctx, by = built[0].ctx, built[0].record["by"]
+    records = {rid: r for one in built for rid, r in one.builder.records.items()}
+    ctx.write([*records.values(), *(one.record for one in built)], "import", by, [one.record["digest"] for one in built])
+    reports = []
+    for one in built:
+        builder, record = one.builder, one.record
+        one.known.stored(builder.records.values())
+        report = ImportReport(record, builder.counts["episodes"], builder.counts["events"], cut=builder.cut,
+                              already=builder.already)
+        if one.remove_deleted and builder.deleted:
+            from gitstore.ops.redact import redact_each
+
+            redact_each(ctx, builder.deleted, by, "deleted at its source")
+            report.removed.extend(builder.deleted)
+        reports.append(report)
+    return reports
 
 
 def check_repository(ctx: Context, repository: str, what: str) -> None:
@@ -736,9 +804,12 @@ def _repository(source: str, data: Any) -> str:
     if source == "github-rest":
         name = data.get("repository")
     else:
-        names = {p["repository"].get("full_name") for p in data if isinstance(p.get("repository"), dict)}
+        names = sorted({p["repository"].get("full_name") for p in data if isinstance(p.get("repository"), dict)}, key=str)
+        if not names:
+            raise InvalidInput("the deliveries name no repository (no repository object with a full_name)")
         if len(names) != 1:
-            raise Refused(f"deliveries name {len(names)} repositories; import one repository at a time")
+            raise Refused(f"deliveries name {len(names)} repositories ({', '.join(map(str, names[:5]))}); "
+                          "import one repository at a time")
         name = names.pop()
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9._-]+/[A-Za-z0-9._-]+", name):
         raise InvalidInput(f"snapshot names no owner/name repository ({name!r})")

@@ -8,7 +8,7 @@ from typing import Any, Optional
 import typer
 
 from gitstore.cli._complete import words
-from gitstore.capture.reviews import TEXT_CHARS, import_reviews
+from gitstore.capture.reviews import TEXT_CHARS, import_all
 from gitstore.capture.sessions import import_transcript
 from gitstore.cli._capture import MODE_OPTION, print_capture
 from gitstore.cli._io import JSON_OPTION, emit_json, echo
@@ -42,20 +42,27 @@ def transcript(
 @import_app.command("reviews")
 def reviews(
     snapshot: Path = typer.Argument(..., metavar="SNAPSHOT",
-                                    help="A GitHub snapshot, webhook delivery, array of them, or folder."),
+                                    help="A GitHub snapshot, webhook delivery, JSON array of them, or folder of such files "
+                                         "(each snapshot its own import; the deliveries one more)."),
     remove_deleted: bool = typer.Option(False, "--remove-deleted", help="Remove the text of comments shown deleted."),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Import pull-request review comments: one episode per thread, events for every change."""
     ctx = Context.open()
-    report = import_reviews(ctx, snapshot, actor(ctx, by), remove_deleted=remove_deleted)
-    if as_json:
-        emit_json(report.to_json())
+    reports = import_all(ctx, snapshot, actor(ctx, by), remove_deleted=remove_deleted)
+    if as_json:  # one import as before; several as a list of them
+        emit_json(reports[0].to_json() if len(reports) == 1 else {"imports": [r.to_json() for r in reports]})
         return
-    data = report.to_json()
+    for report in reports:
+        _show_reviews(report.to_json(), len(reports) > 1)
+
+
+def _show_reviews(data: dict[str, Any], several: bool) -> None:
     counts = data["counts"]
-    echo(f"imported {counts['comments']} comment(s), {counts['edits']} edit(s), {counts['deletions']} "
+    which = f"#{data['pullRequest']} " if several and data["pullRequest"] is not None else \
+        "webhook deliveries: " if several else ""
+    echo(f"{which}imported {counts['comments']} comment(s), {counts['edits']} edit(s), {counts['deletions']} "
          f"deletion(s), {counts['reviews']} review(s) into {data['episodes']} new episode(s)")
     if data["alreadyStored"]:
         echo(f"  {data['alreadyStored']} item(s) already in the store (nothing new in them)")
