@@ -4,7 +4,8 @@ Three pages are generated so they cannot drift from what they describe:
 
 - ``contracts.md``, from the v1 schemas, examples and vectors (``render_contracts_page``);
 - ``cli.md``, from every command's ``--help`` (``tools.cli_reference``);
-- ``index.md`` of each folder, from its pages' front matter (``gitstore.promote.okf``).
+- ``index.md`` of each folder, from its pages' front matter (``gitstore.promote.okf``, the one
+  generator ``gitstore wiki index`` runs in any repository).
 
 ``python -m tools.wiki`` (``make wiki``) rewrites them and then checks the whole wiki;
 ``--check`` only reports what is out of date. The renderer understands exactly the schema
@@ -19,9 +20,10 @@ import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
+from pathlib import Path
 from typing import Any
 
-from gitstore.promote.okf import INDEX_PAGE, ROOT, WIKI, _folders, _pages_in, check_wiki, render_index_page, slug
+from gitstore.promote.okf import ROOT, WIKI, check_wiki, slug, stale_indexes
 from gitstore.records import contracts as c
 from gitstore.records.canonical import MAX_SAFE_INTEGER
 from tools.cli_reference import CLI_PAGE, render_cli_page
@@ -666,18 +668,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     check = args == ["--check"]
     stale = []
-    # The generated pages are written before the index is rendered, since the index reads them.
+    # The generated pages are written before the indexes are rendered, since an index reads them.
     generated = {WIKI / CONTRACTS_PAGE: render_contracts_page, WIKI / CLI_PAGE: render_cli_page}
-    indexes = [f / INDEX_PAGE for f in _folders(WIKI) if f == WIKI or _pages_in(f)]
-    for page in [*generated, *indexes]:
-        expected = generated[page]() if page in generated else render_index_page(WIKI, page.parent)
-        current = page.read_text(encoding="utf-8") if page.is_file() else None
-        if current == expected:
-            continue
+    for page, render in generated.items():
+        expected = render()
+        if (page.read_text(encoding="utf-8") if page.is_file() else None) != expected:
+            stale.append(page)
+            _write(page, expected, check)
+    for page, expected in stale_indexes(WIKI):  # the indexes as `gitstore wiki index` writes them
         stale.append(page)
-        if not check:
-            page.write_text(expected, encoding="utf-8")
-            print(f"wrote {page.relative_to(ROOT)}")
+        _write(page, expected, check)
     if check and stale:
         for page in stale:
             print(f"gitstore: error: {page.relative_to(ROOT)} is out of date (run make wiki)", file=sys.stderr)
@@ -688,6 +688,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not problems and not stale:
         print("okf/wiki is current")
     return 1 if problems else 0
+
+
+def _write(page: Path, text: str, check: bool) -> None:
+    if not check:
+        page.write_text(text, encoding="utf-8")
+        print(f"wrote {page.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":
