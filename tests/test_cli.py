@@ -113,7 +113,7 @@ ON_A_REPOSITORY: dict[tuple[str, ...], tuple[str, ...]] = {
     ("reject",): (LEARNING, "--review-digest", DIGEST), ("retire",): (LEARNING, "--reason", "r"),
     ("merge",): (LEARNING, LEARNING, "--title", "T", "--text", "X"), ("learnings",): (), ("history",): (LEARNING,),
     ("recall",): ("retry",), ("context",): (), ("deliveries",): (), ("mcp",): (), ("publish",): (),
-    ("promote",): (LEARNING,), ("provenance",): ("main..HEAD",), ("sync",): (), ("tick",): (),
+    ("promote",): (LEARNING,), ("wiki", "init"): (), ("wiki", "index"): (), ("provenance",): ("main..HEAD",), ("sync",): (), ("tick",): (),
     ("ci", "init"): ("--install", "git+https://github.com/acme/gitstore@v0.1.0"),
     ("export",): ("--purpose", "instruction"), ("redact",): ("--comment", "github:comment:1", "--reason", "r"),
     ("audit",): (), ("purge",): ("--confirm", "acme/widgets"), ("records", "add"): ("r.jsonl",),
@@ -121,7 +121,8 @@ ON_A_REPOSITORY: dict[tuple[str, ...], tuple[str, ...]] = {
 }
 # reports and file tools that answer anywhere
 ANYWHERE = {("hooks", "status"), ("doctor",), ("scan",), ("ci", "report"), ("canonical",), ("digest",),
-            ("validate",), ("completion",), ("hooks",), ("policy",), ("import",), ("ci",), ("records",)}
+            ("validate",), ("completion",), ("hooks",), ("policy",), ("import",), ("ci",), ("records",),
+            ("wiki",)}
 
 
 def test_every_command_line_is_known_to_work_on_a_repository_or_anywhere() -> None:

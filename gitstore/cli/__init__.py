@@ -62,6 +62,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("mcp", "Serve recall and show over MCP on standard input and output (read-only; needs gitstore[mcp])."),
     "publish": ("publish", "Write accepted project learnings into AGENTS.md's managed section and the continual-learning index."),
     "promote": ("promote", "Promote an accepted learning into the wiki or skills, as one reviewable commit on its own branch."),
+    "wiki": ("wiki", "The OKF wiki promote edits: start okf/wiki/ (init), regenerate its index.md (index)."),
     "provenance": ("provenance", "List the promotion commits of a range with their learnings and digests, and whether they verify."),
     "sync": ("sync", "Fetch every writer's shared memory, verify it before use, then push this writer's own."),
     "tick": ("tick", "Run the loop's configured steps that are due (import, dream, publish, sync), each bounded in time."),

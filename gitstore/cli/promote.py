@@ -45,7 +45,7 @@ def _report(result: Promotion) -> dict[str, Any]:
         "learning": packet["learning"], "route": packet["route"], "rubric": packet["rubric"],
         "target": packet["target"], "packet": packet["digest"], "base": packet["base"],
         "branch": result.branch, "commit": result.commit, "earlier": result.earlier, "written": result.written,
-        "checks": [c["name"] for c in packet["checks"]], "warnings": result.warnings,
+        "checks": [c["name"] for c in packet["checks"]], "warnings": result.warnings, "next": result.next,
         "push": None if result.push is None else {"done": result.push.done, "message": result.push.message},
         "pullRequest": None if result.pull_request is None else {
             "done": result.pull_request.done, "message": result.pull_request.message, "url": result.pull_request.url},
@@ -68,6 +68,8 @@ def _print(report: dict[str, Any]) -> None:
                    f"changing {report['target']}")
     for path in report["written"]:
         typer.echo(f"  wrote {path} (local, not committed)")
+    if report["next"]:
+        typer.echo(f"  next: {report['next']}")
     for key, label in (("push", "push"), ("pullRequest", "pull request")):
         if report[key] is not None:
             typer.echo(f"  {label}: {report[key]['message']}")
@@ -94,7 +96,9 @@ def promote(
 ) -> None:
     """Promote an accepted learning into the wiki or skills, as one reviewable commit on its own branch.
 
-    Exit 1 when a push or pull request asked for was not made (the promotion stands).
+    Exit 1 when a push or pull request asked for was not made (the promotion stands). With no
+    okf/wiki/index.md at HEAD (or one listing no page) a wiki learning is only a staged brief:
+    a next: line says how to start the wiki (gitstore wiki init).
     """
     ctx = Context.open()
     result = run_promote(ctx, learning_id, actor(ctx, by), route=route, push=push, pull_request=pr,

@@ -58,6 +58,7 @@ class Promotion:
     pull_request: pr.Outcome | None = None
     earlier: bool = False  # promoted by an earlier run, its branch only shared now
     warnings: dict[str, str] = field(default_factory=dict)  # check -> what it warns of (it passed)
+    next: str | None = None  # what would let the next promotion edit the wiki (see ``wiki_setup``)
 
 
 Share = Callable[[Context, str, str], pr.Outcome]  # (ctx, branch, remote): memory shared before the branch
@@ -86,7 +87,7 @@ def promote(ctx: Context, learning_id: str, by: str, *, route: str | None = None
     if resumed is None:
         with unfinished.noting(ctx.workspace.state, _note(result, route, push, pull_request)):
             ctx.write([result.packet], "promote", by, [learning_id, result.packet["digest"]])
-    outcome = Promotion(result.packet, warnings=result.warnings)
+    outcome = Promotion(result.packet, warnings=result.warnings, next=wiki_setup(ctx.workspace.root, result))
     if commit is not None:
         outcome.branch = branch_for(learning_id)
         if not made:
@@ -102,6 +103,28 @@ def promote(ctx: Context, learning_id: str, by: str, *, route: str | None = None
         _publish(ctx, result, outcome, remote, pull_request, _current_branch(repo), share)
     unfinished.finish(ctx.workspace.state, _note_name(learning_id))
     return outcome
+
+
+def wiki_setup(root: Path, result: Plan) -> str | None:
+    """What to do so that a learning staged for want of a wiki can be a direct edit: start the
+    wiki, give it a page, commit it (promote routes through the wiki at HEAD, never the work
+    tree). None when the wiki was no reason, or the learning is not the wiki's."""
+    routing = result.routing
+    if result.route != "staged-update" or routing is None or routing.missing is None:
+        return None
+    if result.learning["memory"] != "semantic" or result.learning["audience"] != "project":
+        return None
+    from gitstore.ops.wiki import NEXT_PAGES
+    from gitstore.promote.routing import NO_INDEX, WIKI
+
+    index = f"{WIKI}/index.md"
+    if routing.missing == NO_INDEX and (root / index).is_file():
+        return f"{index} is in the work tree but not in HEAD, which promote routes through: commit {WIKI}/, then promote again"
+    if routing.missing == NO_INDEX:
+        return (f"this repository has no wiki for promote to edit: run `gitstore wiki init`, then {NEXT_PAGES}; "
+                f"run `gitstore wiki index`, commit {WIKI}/ and promote again")
+    return (f"{index} lists no page promote may edit: {NEXT_PAGES}; run `gitstore wiki index`, commit {WIKI}/ "
+            "and promote again")
 
 
 def _note_name(learning_id: str) -> str:

@@ -31,6 +31,7 @@ WIKI = "okf/wiki"
 QUICKSTART = "quickstart.md"
 INSTRUCTIONS = "INSTRUCTIONS.md"
 MIN_SCORE = 4
+NO_INDEX, NO_PAGES = "index", "pages"  # Routing.missing: the commit has no wiki index, or it lists no page
 _BODY_CAP = 5
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
@@ -76,6 +77,7 @@ class Routing:
     owner: Owner | None
     problem: str | None
     scores: tuple[tuple[str, int], ...] = ()
+    missing: str | None = None  # what the wiki lacks to route at all: NO_INDEX, NO_PAGES
 
 
 @dataclass
@@ -93,10 +95,10 @@ def route(snapshot: Snapshot, title: str, text: str, targets: list[str], wiki: s
     """The owning page and section for a learning, following the wiki's routing at a commit."""
     index = snapshot.text(f"{wiki}/{INDEX_PAGE}")
     if index is None:
-        return Routing(None, f"there is no {wiki}/{INDEX_PAGE} to route through")
+        return Routing(None, f"there is no {wiki}/{INDEX_PAGE} to route through", missing=NO_INDEX)
     candidates = [c for path in _listed_pages(snapshot, wiki) if (c := _candidate(snapshot, path))]
     if not candidates:
-        return Routing(None, f"{wiki}/{INDEX_PAGE} lists no page that may be edited")
+        return Routing(None, f"{wiki}/{INDEX_PAGE} lists no page that may be edited", missing=NO_PAGES)
     _add_quickstart(snapshot, wiki, candidates)
     direct = [c for c in candidates if c.path in targets]
     if len(direct) > 1:

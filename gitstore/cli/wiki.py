@@ -1,0 +1,63 @@
+"""``gitstore wiki``: start the OKF wiki promotion edits (init) and regenerate its indexes (index)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from gitstore.cli._io import JSON_OPTION, emit_json
+from gitstore.scope import open_repository
+
+wiki_app = typer.Typer(help="The OKF wiki promote edits: start okf/wiki/ (init), regenerate its index.md (index).",
+                       no_args_is_help=True)
+
+
+def _root() -> Path:
+    return Path(open_repository(".").workdir).resolve()
+
+
+def _show(change: object, as_json: bool, check: bool = False) -> None:
+    from gitstore.ops.wiki import WikiChange
+
+    assert isinstance(change, WikiChange)
+    if as_json:
+        emit_json(change.to_json())
+        return
+    for path in change.written:
+        typer.echo(f"wrote {path}")
+    if check:
+        for path in change.stale:
+            typer.echo(f"out of date: {path}")
+    for path in change.kept:
+        typer.echo(f"left alone: {path} (written by hand: no generated mark; the gitstore-okf gate checks it "
+                   "lists its folder)")
+    if not change.written and not change.stale:
+        typer.echo(f"{change.wiki}: every generated index is current")
+    for step in change.next:
+        typer.echo(f"next: {step}")
+
+
+@wiki_app.command("init")
+def init(as_json: bool = JSON_OPTION) -> None:
+    """Start okf/wiki/ with the index.md gitstore generates (never over a wiki already there), and say what to write next."""
+    from gitstore.ops.wiki import init as start
+
+    _show(start(_root()), as_json)
+
+
+@wiki_app.command("index")
+def index(check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 when an index is out of date "
+                                     "(for a pre-commit hook or CI)."),
+          as_json: bool = JSON_OPTION) -> None:
+    """Regenerate each generated index.md of okf/wiki/ from its pages' front matter (an index written by hand is left alone)."""
+    from gitstore.ops.wiki import index as regenerate
+
+    change = regenerate(_root(), check=check)
+    _show(change, as_json, check)
+    if check and change.stale:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(wiki_app, name="wiki")

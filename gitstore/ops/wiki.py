@@ -1,0 +1,101 @@
+"""Setting up a repository's OKF wiki and regenerating its indexes (``gitstore wiki``).
+
+Promotion edits the page of ``okf/wiki/`` that owns a learning, found through the wiki's
+``index.md`` (``gitstore.promote.routing``); without one, a learning can only become a staged
+brief. ``init`` starts the bundle: its root ``index.md`` as gitstore generates it (declaring
+the OKF version, listing the pages there are), nothing else, and never over a wiki already
+there. ``index`` regenerates every generated index from the pages' front matter, with the
+generator this project's own wiki uses (``gitstore.promote.okf.stale_indexes``); an index a
+person wrote (no generated mark) is left alone. Both touch only the work tree: the person
+commits what they wrote.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gitstore._files import first_link, replace_file
+from gitstore.errors import Refused
+from gitstore.promote.okf import INDEX_PAGE, hand_written_indexes, render_index_page, stale_indexes
+from gitstore.promote.routing import WIKI
+
+PAGE_FRONT_MATTER = "type, title, description, tags"
+NEXT_PAGES = (f"write one page per topic in {WIKI}/ (front matter: {PAGE_FRONT_MATTER}; a `## ` section per "
+              "subtopic): promote gives a learning to the page whose title, description, tags and headings "
+              "share its words, or that its targets name")
+NEXT_INDEX = f"run `gitstore wiki index` after adding or retitling a page, and commit {WIKI}/"
+NEXT_PROMOTE = "then `gitstore promote LEARNING` edits the owning page's section on its own branch"
+CHECK_HINT = ("`gitstore wiki index --check` (or the gitstore-okf pre-commit hook) fails while an index "
+              "is out of date")
+
+
+@dataclass
+class WikiChange:
+    """What a wiki command wrote (or, checking, found out of date), and what to do next."""
+
+    wiki: str
+    written: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)  # indexes a person wrote, left alone
+    next: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"wiki": self.wiki, "written": self.written, "stale": self.stale, "handWritten": self.kept,
+                "next": self.next}
+
+
+def init(root: Path) -> WikiChange:
+    """Start the wiki of the repository whose work tree is ``root``: ``okf/wiki/index.md``
+    as gitstore generates it. Refused, it writes nothing, when the index is there already
+    (``gitstore wiki index`` regenerates it) or a symbolic link is on the way."""
+    wiki = root / WIKI
+    index = wiki / INDEX_PAGE
+    _no_link(root, f"{WIKI}/{INDEX_PAGE}")
+    if index.exists() or index.is_symlink():
+        raise Refused(f"{WIKI}/{INDEX_PAGE} is there already: gitstore wiki init never overwrites a wiki; "
+                      "run `gitstore wiki index` to regenerate its indexes")
+    if wiki.exists() and not wiki.is_dir():
+        raise Refused(f"{WIKI} is a file, not a folder: move it away, then run gitstore wiki init again")
+    wiki.mkdir(parents=True, exist_ok=True)
+    written = [_write(root, index, render_index_page(wiki))]
+    for stale, text in stale_indexes(wiki, keep_hand_written=True):  # pages there already, in subfolders
+        written.append(_write(root, stale, text))
+    return WikiChange(WIKI, written=written, next=[NEXT_PAGES, NEXT_INDEX, NEXT_PROMOTE])
+
+
+def index(root: Path, *, check: bool = False) -> WikiChange:
+    """Regenerate every generated index of ``okf/wiki/`` (with ``check``, only name those out
+    of date). An index a person wrote is left alone and named."""
+    wiki = root / WIKI
+    _no_link(root, WIKI)
+    if not wiki.is_dir():
+        raise Refused(f"there is no {WIKI}/ here: run `gitstore wiki init` to start one")
+    change = WikiChange(WIKI, kept=[_rel(root, p) for p in hand_written_indexes(wiki)])
+    for page, text in stale_indexes(wiki, keep_hand_written=True):
+        change.stale.append(_rel(root, page))
+        if not check:
+            _no_link(root, _rel(root, page))
+            change.written.append(_write(root, page, text))
+    if change.written:
+        change.next = [f"commit {WIKI}/ (its pages and indexes together)"]
+    elif check and change.stale:
+        change.next = ["run `gitstore wiki index`, then commit the indexes it rewrote"]
+    return change
+
+
+def _no_link(root: Path, path: str) -> None:
+    link = first_link(root, path)
+    if link is not None:
+        raise Refused(f"{link.relative_to(root).as_posix()} is a symbolic link: gitstore writes the wiki "
+                      "only in the work tree's own folders")
+
+
+def _write(root: Path, path: Path, text: str) -> str:
+    replace_file(path, text)
+    return _rel(root, path)
+
+
+def _rel(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()

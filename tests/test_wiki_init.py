@@ -1,0 +1,130 @@
+"""gitstore wiki: a team's repository without okf/wiki/ starts one, writes a page, regenerates the
+index, and promote then lands a learning as a commit on its branch; promote says how to set the
+wiki up when there is none."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gitstore.context import Context
+from gitstore.promote import okf
+from gitstore.promote.gates import wiki as wiki_gate
+
+from .cli import gitstore
+from .promotion_world import PERSON, accepted_learning, commit_files, git
+from .world import grant_all, ready_repo
+
+SOURCES = {"src/retry.py": "def retry(call, attempts=3):\n    delay = backoff(attempts)\n    return call()\n"}
+PAGE = "okf/wiki/reliability.md"
+PAGE_TEXT = ("---\ntype: Guide\ntitle: Reliability\ndescription: Retries, timeouts and backoff in the client.\n"
+             "tags: [retry, backoff]\n---\n\n# Reliability\n\n## Retries\n\nThe client retries failed calls "
+             "(src/retry.py).\n\n## Timeouts\n\nEvery call has a timeout.\n")
+
+
+def _team_repo(path: Path) -> Context:
+    """A repository set up for gitstore with sources committed and no wiki, as a new team's."""
+    ctx = ready_repo(path)
+    commit_files(path, SOURCES, "sources")
+    grant_all(ctx)
+    return ctx
+
+
+def test_a_new_team_starts_the_wiki_and_promote_lands_a_commit(tmp_path: Path) -> None:
+    ctx = _team_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    learning = accepted_learning(ctx)
+
+    done = gitstore("wiki", "init", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert "wrote okf/wiki/index.md" in done.stdout and "next: write one page per topic" in done.stdout
+    index = (root / "okf/wiki/index.md").read_text(encoding="utf-8")
+    assert index == okf.render_index_page(root / "okf/wiki")
+    assert index.startswith('---\nokf_version: "0.2"\n---\n') and okf.GENERATED_MARK in index
+    assert okf.check_wiki(root / "okf/wiki") == []
+
+    (root / PAGE).write_text(PAGE_TEXT, encoding="utf-8")
+    stale = gitstore("wiki", "index", "--check", cwd=root)
+    assert stale.returncode == 1 and "out of date: okf/wiki/index.md" in stale.stdout
+    assert (root / "okf/wiki/index.md").read_text(encoding="utf-8") == index  # --check writes nothing
+    written = gitstore("wiki", "index", cwd=root)
+    assert written.returncode == 0 and "wrote okf/wiki/index.md" in written.stdout
+    assert ("* [Reliability](reliability.md) - Retries, timeouts and backoff in the client."
+            in (root / "okf/wiki/index.md").read_text(encoding="utf-8"))
+    assert gitstore("wiki", "index", "--check", cwd=root).returncode == 0
+    git(root, "add", "okf/wiki")
+    assert wiki_gate.check(["okf/wiki/index.md", PAGE], root, "okf/wiki", "HEAD") == []
+    git(root, "commit", "-q", "-m", "wiki: reliability")
+    base = git(root, "rev-parse", "HEAD").strip()
+
+    promoted = gitstore("promote", learning["id"], "--by", PERSON, "--json", cwd=root)
+    assert promoted.returncode == 0, promoted.stderr
+    report = json.loads(promoted.stdout)
+    branch = f"memory/promote/{learning['id']}"
+    assert report["route"] == "direct-edit" and report["branch"] == branch and report["next"] is None
+    assert git(root, "rev-list", f"{base}..{branch}").split() == [report["commit"]]
+    assert git(root, "diff", "--name-only", base, branch).split() == [PAGE]
+    assert learning["content"]["text"] in git(root, "show", f"{branch}:{PAGE}")
+
+
+def test_promote_without_a_wiki_says_how_to_start_one(tmp_path: Path) -> None:
+    ctx = _team_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    learning = accepted_learning(ctx)
+    done = gitstore("promote", learning["id"], "--by", PERSON, cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert "by route staged-update" in done.stdout
+    assert "next: this repository has no wiki for promote to edit: run `gitstore wiki init`" in done.stdout
+    assert git(root, "branch", "--list", "memory/*") == ""
+
+    gitstore("wiki", "init", cwd=root)  # in the work tree only: promote routes through HEAD
+    again = gitstore("promote", learning["id"], "--by", PERSON, "--json", cwd=root)
+    assert "but not in HEAD" in json.loads(again.stdout)["next"]
+
+    git(root, "add", "okf/wiki")
+    git(root, "commit", "-q", "-m", "wiki")
+    empty = gitstore("promote", learning["id"], "--by", PERSON, "--json", cwd=root)
+    assert json.loads(empty.stdout)["next"].startswith("okf/wiki/index.md lists no page promote may edit")
+
+
+def test_init_never_overwrites_a_wiki(tmp_path: Path) -> None:
+    root = tmp_path / "widgets"
+    ready_repo(root)
+    commit_files(root, {"okf/wiki/index.md": "# Pages\n\n* [A](a.md) - Ours.\n",
+                        "okf/wiki/a.md": "---\ntype: Guide\n---\n# A\n"})
+    before = (root / "okf/wiki/index.md").read_bytes()
+    done = gitstore("wiki", "init", cwd=root)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1
+    assert "okf/wiki/index.md is there already" in done.stderr and "gitstore wiki index" in done.stderr
+    assert (root / "okf/wiki/index.md").read_bytes() == before
+    # an index a person wrote (no generated mark) is theirs: index leaves it and says so
+    kept = gitstore("wiki", "index", "--check", cwd=root)
+    assert kept.returncode == 0 and "left alone: okf/wiki/index.md" in kept.stdout
+    assert gitstore("wiki", "index", cwd=root).returncode == 0
+    assert (root / "okf/wiki/index.md").read_bytes() == before
+
+
+def test_wiki_commands_refuse_what_they_cannot_do_in_one_line(tmp_path: Path) -> None:
+    root = tmp_path / "widgets"
+    ready_repo(root)
+    missing = gitstore("wiki", "index", cwd=root)
+    assert missing.returncode == 1 and "run `gitstore wiki init`" in missing.stderr
+    assert missing.stderr.count("\n") == 1
+    (root / "elsewhere").mkdir()
+    (root / "okf/wiki").symlink_to(root / "elsewhere")
+    linked = gitstore("wiki", "init", cwd=root)
+    assert linked.returncode == 1 and "okf/wiki is a symbolic link" in linked.stderr
+    assert list((root / "elsewhere").iterdir()) == []
+
+
+def test_init_indexes_pages_already_in_subfolders(tmp_path: Path) -> None:
+    root = tmp_path / "widgets"
+    ready_repo(root)
+    page = root / "okf/wiki/guides/retries.md"
+    page.parent.mkdir(parents=True)
+    page.write_text("---\ntype: Guide\ntitle: Retries\ndescription: How we retry.\n---\n# Retries\n")
+    done = gitstore("wiki", "init", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert "wrote okf/wiki/guides/index.md" in done.stdout
+    assert okf.check_wiki(root / "okf/wiki") == []
+    assert gitstore("wiki", "index", "--check", cwd=root).returncode == 0
