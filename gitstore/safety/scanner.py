@@ -10,8 +10,9 @@ looks for, and its policy has these levels:
   evidence): characters that make a text read differently from what it says
   (:mod:`~gitstore.safety.hidden`: bidirectional controls, invisible characters, control and tag
   characters, runs of variation selectors), text that tries to take over an agent
-  (:mod:`~gitstore.safety.injection`: override phrases, persona takeovers, chat-template role
-  markers, forged chat turns, orders addressed to AI readers), downloads piped into a shell
+  (:mod:`~gitstore.safety.injection`: override phrases and persona takeovers, in English and
+  seven other languages, chat-template role markers, forged chat turns, orders addressed to AI
+  readers), downloads piped into a shell
   (:mod:`~gitstore.safety.commands`), and, in free text, HTML comments that hide words from a
   person reading it rendered (:mod:`~gitstore.safety.markup`) and markup that acts when it is
   rendered (:mod:`~gitstore.safety.active`: links and images to script URLs, elements that run
