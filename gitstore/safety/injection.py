@@ -664,50 +664,42 @@ _CJK_UNBOUND = (
     r"(?:一个|一個)?\s*(?:dan(?![a-z0-9])|不受(?:任何)?限制|没有(?:任何)?限制|沒有(?:任何)?限制|无限制|無限制|开发者模式|開發者模式|"
     r"越狱|越獄|制限(?:の|が)?(?:ない|なし)|無制限|開発者モード|脱獄)"
 )
-_FOREIGN_ORDERS = lazy.Pattern(
-    "|".join(
-        f"(?:{_as_read(p)})"
-        for p in [
-            rf"{_DE_VERB}{_DE_FILL}\s+{_DE_EARLIER}\s+(?:\w{1,30}\s+)?{_DE_ORDERS}",
-            rf"{_DE_VERB}{_DE_FILL}\s+{_DE_ORDERS}\s+(?:oben|davor|zuvor|von\s+oben)\b",
-            rf"{_DE_EARLIER}\s+{_DE_ORDERS}\s+(?:ignorieren|vergessen|missachten)\b",
-            rf"{_DE_VERB}{_DE_FILL}\s+(?:system-?prompts?|systemanweisungen)\b",
-            rf"{_ROMANCE_VERB}{_ROMANCE_FILL}\s+{_ROMANCE_ORDERS}\s+(?:\w{1,30}\s+)?{_ROMANCE_EARLIER}",
-            rf"{_ROMANCE_VERB}{_ROMANCE_FILL}\s+(?:{_ROMANCE_THE}\s+)?{_ROMANCE_SYSTEM}",
-        ]
-    )
+_FOREIGN_ORDERS = tuple(
+    lazy.Pattern(_as_read(p))
+    for p in [
+        rf"{_DE_VERB}{_DE_FILL}\s+{_DE_EARLIER}\s+(?:\w{1,30}\s+)?{_DE_ORDERS}",
+        rf"{_DE_VERB}{_DE_FILL}\s+{_DE_ORDERS}\s+(?:oben|davor|zuvor|von\s+oben)\b",
+        rf"{_DE_EARLIER}\s+{_DE_ORDERS}\s+(?:ignorieren|vergessen|missachten)\b",
+        rf"{_DE_VERB}{_DE_FILL}\s+(?:system-?prompts?|systemanweisungen)\b",
+        rf"{_ROMANCE_VERB}{_ROMANCE_FILL}\s+{_ROMANCE_ORDERS}\s+(?:\w{1,30}\s+)?{_ROMANCE_EARLIER}",
+        rf"{_ROMANCE_VERB}{_ROMANCE_FILL}\s+(?:{_ROMANCE_THE}\s+)?{_ROMANCE_SYSTEM}",
+    ]
 )
-_FOREIGN_NOW = lazy.Pattern(
-    "|".join(
-        f"(?:{_as_read(p)})"
-        for p in [
-            rf"(?:{_DE_NOW})\s+(?:ein(?:e|en)?\s+)?(?:(?:assistent|agent|ki|modell|bot)\s+)?{_DE_UNBOUND}",
-            rf"(?:{_ROMANCE_NOW})\s+(?:(?:un|une|una|um|uma|uno)\s+)?{_ROMANCE_AI}?{_ROMANCE_UNBOUND}",
-        ]
-    )
+_FOREIGN_NOW = tuple(
+    lazy.Pattern(_as_read(p))
+    for p in [
+        rf"(?:{_DE_NOW})\s+(?:ein(?:e|en)?\s+)?(?:(?:assistent|agent|ki|modell|bot)\s+)?{_DE_UNBOUND}",
+        rf"(?:{_ROMANCE_NOW})\s+(?:(?:un|une|una|um|uma|uno)\s+)?{_ROMANCE_AI}?{_ROMANCE_UNBOUND}",
+    ]
 )
-_FOREIGN_CYRILLIC = lazy.Pattern(
-    "|".join(
-        f"(?:{_as_read(p)})"
-        for p in [
-            rf"{_RU_VERB}{_RU_FILL}\s+{_RU_EARLIER}\s+(?:\w{1,30}\s+)?{_RU_ORDERS}",
-            rf"{_RU_VERB}{_RU_FILL}\s+{_RU_ORDERS}\s+(?:выше|сверху)",
-            rf"{_RU_VERB}\s+(?:(?:свой|твой|ваш)\s+)?системный\s+(?:промпт|запрос)",
-            rf"забудь(?:те)?\s+вс[её],?\s+что\s+(?:тебе|вам)\s+(?:\w{1,30}\s+)?(?:говорили|сказали|было\s+сказано)",
-            rf"{_RU_NOW}\s+(?:[\u2014\u2013-]\s+)?{_RU_UNBOUND}",
-        ]
-    )
+_FOREIGN_CYRILLIC = tuple(
+    lazy.Pattern(_as_read(p))
+    for p in [
+        rf"{_RU_VERB}{_RU_FILL}\s+{_RU_EARLIER}\s+(?:\w{1,30}\s+)?{_RU_ORDERS}",
+        rf"{_RU_VERB}{_RU_FILL}\s+{_RU_ORDERS}\s+(?:выше|сверху)",
+        rf"{_RU_VERB}\s+(?:(?:свой|твой|ваш)\s+)?системный\s+(?:промпт|запрос)",
+        rf"забудь(?:те)?\s+вс[её],?\s+что\s+(?:тебе|вам)\s+(?:\w{1,30}\s+)?(?:говорили|сказали|было\s+сказано)",
+        rf"{_RU_NOW}\s+(?:[\u2014\u2013-]\s+)?{_RU_UNBOUND}",
+    ]
 )
-_FOREIGN_CJK = lazy.Pattern(
-    "|".join(
-        f"(?:{_as_read(p)})"
-        for p in [
-            rf"{_CJK_VERB}{_CJK_GAP}{_CJK_EARLIER}{_CJK_GAP}{_CJK_ORDERS}",
-            rf"{_CJK_EARLIER}{_CJK_GAP}{_CJK_ORDERS}{_CJK_PARTICLES}{_CJK_VERB}",
-            rf"{_CJK_VERB}{_CJK_GAP}{_CJK_SYSTEM}",
-            rf"{_CJK_NOW}\s*{_CJK_UNBOUND}",
-        ]
-    )
+_FOREIGN_CJK = tuple(
+    lazy.Pattern(_as_read(p))
+    for p in [
+        rf"{_CJK_VERB}{_CJK_GAP}{_CJK_EARLIER}{_CJK_GAP}{_CJK_ORDERS}",
+        rf"{_CJK_EARLIER}{_CJK_GAP}{_CJK_ORDERS}{_CJK_PARTICLES}{_CJK_VERB}",
+        rf"{_CJK_VERB}{_CJK_GAP}{_CJK_SYSTEM}",
+        rf"{_CJK_NOW}\s*{_CJK_UNBOUND}",
+    ]
 )
 # "Neue Anweisungen:", "Nouvelles instructions :", "新しい指示：" opening a line (as "New
 # instructions:" does in English). Searched for after a line break of its own, as ``_ROLE_LINE``.
@@ -726,31 +718,45 @@ _FOREIGN_NEW_ORDERS = lazy.Pattern(
 # the like, Spanish "ahora", Portuguese "agora", Italian "sei"), a verb or a "now" in Russian,
 # the orders or a "now" in Chinese and Japanese. Each pattern is searched only around each of
 # its words, in ``_AROUND`` characters before and after: tried at every letter of a German or
-# Russian text, the patterns cost five times what the rest of the injection scan does.
+# Russian text, the patterns cost several times what the rest of the injection scan does. And
+# each is searched on its own: joined in one alternation, where the engine tries every branch
+# at each letter, they took twice as long as apart.
 _ANCHORS = (
     (lazy.Pattern(r"instru|istruz|anweis|prompt"), _FOREIGN_ORDERS),
     (lazy.Pattern(r"bist|tu\s+es|vous\s+etes|ahora|agora|sei"), _FOREIGN_NOW),
-    (lazy.Pattern(_as_read(r"игнор|забуд|отброс|обращ|теперь|отныне|момента")), _FOREIGN_CYRILLIC),
+    (lazy.Pattern(_as_read(r"игнор|забуд|отброс|обращ|теперь|отныне|этого\s+момента")), _FOREIGN_CYRILLIC),
     (lazy.Pattern(rf"{_CJK_ORDERS}|{_CJK_SYSTEM}|现在|現在|今から|これから|今後"), _FOREIGN_CJK),
 )
-_ANCHOR_WORDS = ("instru", "istruz", "anweis", "prompt", "bist", "tu es", "vous etes", "ahora", "agora", "sei")
+# Which of them a text may hold: in Latin letters, one of these words; else the letters of a script.
+_ORDERS_WORDS = ("instru", "istruz", "anweis", "prompt")
+_NOW_WORDS = ("bist", "tu es", "vous etes", "ahora", "agora", "sei")
+_CYRILLIC = lazy.Pattern("[\u0400-\u04ff]")
+_CJK = lazy.Pattern("[\u3040-\u30ff\u3400-\u9fff]")
 _AROUND = 160
 # A run of blanks as long as this may stretch a phrase past the characters searched around its
 # word (a renderer shows it as one space): a text holding one is searched whole.
 _LONG_GAP = lazy.Pattern(r"\s{24}")
-_OTHER_SCRIPTS = lazy.Pattern("[\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff]")
 
 
 def foreign_overrides(reading: str) -> int:
     """Override phrases, persona takeovers and "new instructions:" lines in other languages
     (``_FOREIGN_ORDERS``, ``_FOREIGN_NOW``, ``_FOREIGN_CYRILLIC``, ``_FOREIGN_CJK``,
-    ``_FOREIGN_NEW_ORDERS``), looked for only where a text in Latin letters holds one of
-    ``_ANCHOR_WORDS`` or a text holds Cyrillic, Chinese or Japanese letters."""
-    if not any(word in reading for word in _ANCHOR_WORDS) and (reading.isascii() or not _OTHER_SCRIPTS.search(reading)):
+    ``_FOREIGN_NEW_ORDERS``), each group looked for only where the text holds its words
+    (``_ORDERS_WORDS``, ``_NOW_WORDS``) or its script, and there only around them."""
+    other = not reading.isascii()
+    held = (
+        any(word in reading for word in _ORDERS_WORDS),
+        any(word in reading for word in _NOW_WORDS),
+        other and _CYRILLIC.search(reading) is not None,
+        other and _CJK.search(reading) is not None,
+    )
+    if not any(held):
         return 0
     whole = _LONG_GAP.search(reading) is not None
-    found: set[tuple[int, int]] = set()
-    for anchor, pattern in _ANCHORS:
+    found: set[int] = set()  # where matches start: one phrase matched by two patterns counts once
+    for (anchor, patterns), holds in zip(_ANCHORS, held):
+        if not holds:
+            continue
         # the stretches around its words, those that overlap joined: a match holding a word
         # lies in the stretch around it, so in one of these
         stretches: list[list[int]] = []
@@ -764,12 +770,13 @@ def foreign_overrides(reading: str) -> int:
             else:
                 stretches.append([start, end])
         for start, end in stretches:
-            for m in pattern.finditer(reading, start, end):
-                # a match starts a word ("вы" is none in "новы"); Chinese and Japanese set none apart
-                if pattern is _FOREIGN_CJK or m.start() == 0 or not reading[m.start() - 1].isalnum():
-                    found.add(m.span())
+            for pattern in patterns:
+                for m in pattern.finditer(reading, start, end):
+                    # a match starts a word ("вы" is none in "новы"); Chinese and Japanese set none apart
+                    if patterns is _FOREIGN_CJK or m.start() == 0 or not reading[m.start() - 1].isalnum():
+                        found.add(m.start())
     count = len(found)
-    if ":" in reading:
+    if (held[0] or held[2] or held[3]) and ":" in reading:
         count += sum(1 for _ in _FOREIGN_NEW_ORDERS.finditer("\n" + reading))
     return count
 
