@@ -518,6 +518,99 @@ def test_an_episodes_branch_is_shown_screened(tmp_path: Path) -> None:
     assert stored["evidence"][0]["pin"]["branch"] == f"{FORGED_TEXT} {BRANCH_MARKS}"  # screened only as shown
 
 
+# A person id as the schema allows it (no whitespace, up to 160 characters): an OSC 52 that would
+# set a reviewer's clipboard, a C1 CSI and a right-to-left override that reverses what follows.
+HOSTILE_ID = "git:eve\x1b]52;c;aGk=\x07\x9b8m\u202etxet"
+
+
+def _hostile_id_shown(out: str) -> bool:
+    return "aGk=" in out or "txet" in out
+
+
+def test_who_wrote_or_removed_evidence_is_shown_screened(tmp_path: Path) -> None:
+    """An event's author and a removal's ``by`` are person ids any clone that can push chose, and
+    by schema one may hold escape and bidirectional controls; a removal's reason is free text,
+    and an episode's source id is up to 200 characters of anything but whitespace. evidence,
+    episodes and show print each screened, text and --json alike, withheld naming the event
+    or episode."""
+    from gitstore.ops.redact import redact
+    from gitstore.records.contracts import seal
+
+    ctx = ready_repo(tmp_path / "widgets")
+    root = ctx.workspace.root
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    forged = {key: value for key, value in thread.episode.items() if key != "digest"}
+    forged["source"] = {**forged["source"], "ref": f"github:comment:100{BRANCH_MARKS}txet"}
+    thread.episode = thread.pending[0] = seal(forged)
+    one = thread.comment("100", "Add jitter to every retry.", "2026-03-01T10:00:00.000000Z", author=HOSTILE_ID)
+    two = thread.comment("101", "Cap the backoff.", "2026-03-01T10:01:00.000000Z")
+    thread.save()
+    redact(ctx, "github:comment:101", HOSTILE_ID, FORGED_TEXT)  # as a clone whose gitstore screens nothing writes it
+    learning = propose(ctx, [ref(one), ref(two)])
+    episode = one["episode"]
+
+    outputs = {args: run(root, *args) for args in (("evidence", episode), ("evidence", episode, "--json"),
+                                                   ("episodes", "--grep", "jitter"),
+                                                   ("episodes", "--grep", "jitter", "--json"),
+                                                   ("show", learning["id"]), ("show", learning["id"], "--json"))}
+    for args, out in outputs.items():
+        assert not _hostile_id_shown(out) and not _unscreened(out), (args, out)
+        assert "(text withheld: bidi-control, control-char; the safety scanner quarantines this person id)" in out, (args, out)
+    for args in (("evidence", episode), ("show", learning["id"])):
+        assert "the safety scanner quarantines this removal's reason" in outputs[args], outputs[args]
+
+    author = {"part": "author", "kinds": ["bidi-control", "control-char"], "event": one["id"]}
+    removal = [{"part": "redaction.by", "kinds": ["bidi-control", "control-char"], "event": two["id"]},
+               {"part": "redaction.reason", "kinds": ["prompt-injection"], "event": two["id"]}]
+    shown = json.loads(outputs[("evidence", episode, "--json")])
+    assert shown["withheld"] == [{"part": "source.ref", "kinds": ["bidi-control"], "episode": episode},
+                                 author, *removal], shown["withheld"]
+    listed = json.loads(outputs[("episodes", "--grep", "jitter", "--json")])
+    assert listed[0]["withheld"] == [{"part": "source.ref", "kinds": ["bidi-control"], "episode": episode}, author]
+    shown = json.loads(outputs[("show", learning["id"], "--json")])
+    assert {"part": "author", "kinds": ["bidi-control", "control-char"]} in shown["withheld"]  # the reference's copy
+    assert author in shown["withheld"] and all(w in shown["withheld"] for w in removal), shown["withheld"]
+    stored = ctx.store.get(learning["digest"]).record
+    assert stored["evidence"][0]["author"] == HOSTILE_ID  # screened only as shown
+
+
+def test_grants_audit_and_history_show_who_screened(tmp_path: Path) -> None:
+    """A grant's, withdrawal's, decision's or audit entry's ``by`` and an audit entry's subjects
+    (up to 100 characters each, of anything) are what any clone that can push wrote: grants,
+    audit and history print them screened, --json naming them under ``withheld``; subjects are
+    read as the listing prints them, one after another."""
+    from gitstore.ops import consent
+    from gitstore.ops import learning as ops
+    from gitstore.records.contracts import seal
+
+    ctx, root, one = _one_comment(tmp_path)
+    grant = consent.grant(ctx, HOSTILE_ID, ["review"], ["review-thread"], "2026-01-01T00:00:00.000000Z", None, None)
+    consent.withdraw(ctx, HOSTILE_ID, grant["digest"], ["review"], "no longer")
+    learning = propose(ctx, [ref(one)])
+    ops.reject(ctx, learning["id"], learning["reviewDigest"], HOSTILE_ID, "not ours")
+    words = FORGED_TEXT.split()
+    ctx.store.append([seal({"schema": "gitstore.audit/v1", "scope": ctx.scope, "action": "label", "by": "github:9",
+                            "at": "2026-03-02T10:00:00.000000Z", "subjects": words, "records": [], "reason": None})])
+
+    outputs = {args: run(root, *args) for args in (("grants",), ("grants", "--json"), ("audit",), ("audit", "--json"),
+                                                   ("history", learning["id"]), ("history", learning["id"], "--json"))}
+    for args, out in outputs.items():
+        assert not _hostile_id_shown(out) and not _unscreened(out), (args, out)
+        assert "the safety scanner quarantines this person id)" in out, (args, out)
+    by = {"part": "by", "kinds": ["bidi-control", "control-char"]}
+    granted = next(g for g in json.loads(outputs[("grants", "--json")]) if g["digest"] == grant["digest"])
+    assert by in granted["withheld"] and {**by, "withdrawal": granted["withdrawals"][0]["digest"]} in granted["withheld"]
+    entries = json.loads(outputs[("audit", "--json")])
+    assert [e["withheld"] for e in entries if e["by"] != "github:9"] == [[by]] * 3  # grant, withdraw, reject
+    label = next(e for e in entries if e["action"] == "label")
+    assert label["withheld"] == [{"part": "subjects", "kinds": ["prompt-injection"]}]
+    assert label["subjects"] == ["(text withheld: prompt-injection; the safety scanner quarantines this subject)"]
+    versions = json.loads(outputs[("history", learning["id"], "--json")])["versions"]
+    assert versions[-1]["withheld"] == [{"part": "decision.by", "kinds": ["bidi-control", "control-char"]}]
+    assert versions[0]["withheld"] == [] and versions[0]["by"] is None
+
+
 def test_decisions_and_records_show_print_records_screened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """reject, retire (--json: the stored record) and records show print a forged version's
     text screened as show does; records show names what it withheld, and --raw prints it."""

@@ -82,7 +82,7 @@ def _print_evidence(item: EvidenceShown, purpose: str) -> None:
     ref = item.ref
     verdict = f"serves {purpose}" if item.serves else f"does NOT serve {purpose}: {item.why}"
     echo(f"\n  {item.role} {item.paste}")
-    echo(f"    by {ref['author']} at {ref['at']} ({item.where}); {verdict}")
+    echo(f"    by {item.author} at {ref['at']} ({item.where}); {verdict}")
     for event in item.events:
         text = event.text if event.text is not None else f"[{event.removed or 'no text'}]"
         lines = text.splitlines() or [""]

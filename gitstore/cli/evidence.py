@@ -23,7 +23,7 @@ def evidence(
         emit_json(shown.to_json())
         return
     head = shown.episode
-    source = head["source"]
+    source = shown.source
     echo(f"{head['id']} {source['kind']} {source['origin']} {source['ref']}")
     echo(f"  {shown.title or '(no text)'}")
     echo(f"  {shown.where}, started {head['startedAt']}, {head['capture']} capture ({head['mode']}), "

@@ -10,7 +10,9 @@ does not exist, as one that counts.
 An entry's ``reason`` (a grant's note, a withdrawal's, rejection's or retirement's reason) is
 whatever its writer typed, and a clone that runs no scanner may have written it: it is screened
 as ``gitstore show`` screens a learning's texts (``queries.learnings.screened``), quarantined
-text replaced by a note and named under ``withheld``, secrets and home paths redacted."""
+text replaced by a note and named under ``withheld``, secrets and home paths redacted. So are its
+``by`` (a person id: up to 160 characters of anything but whitespace) and its ``subjects``
+(up to 100 characters each, of anything: the ids and digests an honest writer puts there)."""
 
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ def audit(ctx: Context) -> list[dict[str, Any]]:
     for item in view.items:
         if item.kind != "audit":
             continue
-        entry = screened_record(item.record, "reason")
+        entry = screened_record(item.record, "reason", "subjects")
         why = _unused(ctx, view, counted, item) if entry.get("action") in AUTHORITY else None
         entries.append({**entry, "notUsed": why} if why else entry)
     return entries

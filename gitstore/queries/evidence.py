@@ -12,8 +12,8 @@ from typing import Any
 from gitstore.context import Context
 from gitstore.errors import Refused, UsageError
 from gitstore.records.vocabulary import SOURCES, unknown
-from gitstore.queries._text import event_text, first_line, matches, why_no_text
-from gitstore.queries.learnings import Withheld, pin_where, screened, screened_pin
+from gitstore.queries._text import event_text, first_line, matches
+from gitstore.queries.learnings import Withheld, pin_where, removal_shown, screened, screened_name, screened_pin
 from gitstore.rules.summaries import is_summary, standing, superseded
 from gitstore.store import Item
 
@@ -50,6 +50,29 @@ class EventShown:
         """Why its text is withheld, when it is."""
         return self._screened[1]
 
+    @functools.cached_property
+    def _author(self) -> tuple[str, Withheld | None]:
+        return screened_name("author", self.event["author"], self.event["id"])
+
+    @property
+    def author(self) -> str:
+        """Who wrote it: a person id any clone that can push chose, screened (:func:`screened_name`)."""
+        return self._author[0]
+
+    @functools.cached_property
+    def _removed(self) -> tuple[str | None, tuple[Withheld, ...]]:
+        return removal_shown(self.event)
+
+    @property
+    def removed(self) -> str | None:
+        """Why its text is gone, when it is, the removal's by and reason screened."""
+        return self._removed[0]
+
+    @property
+    def others(self) -> tuple[Withheld, ...]:
+        """What else of it the scanner quarantines: its author, its removal's by or reason."""
+        return tuple(w for w in (self._author[1], *self._removed[1]) if w is not None)
+
     @property
     def paste(self) -> str:
         return f"{self.event['episode']}:{self.event['id']}"
@@ -57,8 +80,8 @@ class EventShown:
     def to_json(self) -> dict[str, Any]:
         event = self.event
         return {"id": event["id"], "episode": event["episode"], "type": event["type"], "seq": event["seq"],
-                "at": event["at"], "author": event["author"], "parentEventId": event["parentEventId"],
-                "text": self.text, "removed": why_no_text(event), "evidence": self.paste,
+                "at": event["at"], "author": self.author, "parentEventId": event["parentEventId"],
+                "text": self.text, "removed": self.removed, "evidence": self.paste,
                 "withheld": self.withheld.to_json() if self.withheld is not None else None}
 
 
@@ -83,8 +106,25 @@ class EpisodeShown:
     @property
     def withheld(self) -> tuple[Withheld, ...]:
         """What the scanner quarantines of what is shown of the episode: the text its title
-        comes from, its branch (``pin.branch``)."""
-        return tuple(w for w in (self._title[1], self._pin[1]) if w is not None)
+        comes from, its branch (``pin.branch``), its source's ref (``source.ref``), and of the
+        events shown, each one's author and removal (naming the event)."""
+        return tuple(w for w in (self._title[1], self._pin[1], self._source[1],
+                                 *(w for e in self.events for w in e.others)) if w is not None)
+
+    @functools.cached_property
+    def _source(self) -> tuple[dict[str, Any], Withheld | None]:
+        source = self.episode["source"]
+        ref = source.get("ref")
+        if not isinstance(ref, str):
+            return source, None
+        shown, withheld = screened_name("source.ref", ref, episode=self.episode["id"])
+        return ({**source, "ref": shown} if shown != ref else source), withheld
+
+    @property
+    def source(self) -> dict[str, Any]:
+        """Where it comes from, its ref (the origin's own id, opaque: any clone that can push
+        chose it) screened."""
+        return self._source[0]
 
     @functools.cached_property
     def _pin(self) -> tuple[dict[str, Any], Withheld | None]:
@@ -112,7 +152,7 @@ class EpisodeShown:
 
     def to_json(self) -> dict[str, Any]:
         episode = self.episode
-        return {"id": episode["id"], "source": episode["source"], "title": self.title,
+        return {"id": episode["id"], "source": self.source, "title": self.title,
                 "startedAt": episode["startedAt"], "capture": episode["capture"], "mode": episode["mode"],
                 "pin": self.pin, "where": self.where, "namespace": self.namespace, "events": self.count,
                 "matches": [e.to_json() for e in self.events],

@@ -84,7 +84,8 @@ def _waiting(history: History) -> bool:
 class Withheld:
     """A text of a learning the safety scanner quarantines (``title``, ``text``, ``rationale``,
     ``audienceRationale``, ``targets``, or its decision's ``reason``; a grant's ``note``, a
-    withdrawal's or audit entry's ``reason``), and the kinds it found. No gitstore stores such text
+    withdrawal's or audit entry's ``reason``; a name beside them: an event's ``author``, a grant's
+    ``by``, an episode's ``pin.branch``...), and the kinds it found. No gitstore stores such text
     (proposing screens it), so the clone that wrote it went around the scanner; its words may be
     written to take over whatever agent reads a reviewer's screen, so they are never shown."""
 
@@ -97,7 +98,10 @@ class Withheld:
     @property
     def note(self) -> str:
         """What is shown in the text's place."""
-        what = {"evidence": "event's text", "pin.branch": "branch name"}.get(self.part, self.part)
+        what = {"evidence": "event's text", "pin.branch": "branch name", "author": "person id",
+                "by": "person id", "proposer.id": "person id", "decision.by": "person id",
+                "redaction.by": "person id", "redaction.reason": "removal's reason",
+                "subjects": "subject", "source.ref": "source id"}.get(self.part, self.part)
         return (f"(text withheld: {', '.join(self.kinds)}; the safety scanner quarantines this {what}"
                 + (" read with the rest of the learning, as `gitstore show` prints them)" if self.together else ")"))
 
@@ -126,24 +130,33 @@ def screened(part: str, text: str, event: str | None = None,
     return withheld.note, withheld
 
 
-def screened_pin(pin: dict[str, Any], episode: str | None = None) -> tuple[dict[str, Any], Withheld | None]:
-    """An episode's pin (or an evidence reference's copy of it) as it may be shown: its branch
-    is a name any clone that can push chose, up to 255 characters of anything, so it is
-    screened (:func:`screened`, part ``pin.branch``) as the other free text is."""
-    branch = pin.get("branch")
-    if not isinstance(branch, str):
-        return pin, None
-    shown, withheld = _screened_branch(branch)
-    if withheld is not None and episode is not None:
-        withheld = Withheld(withheld.part, withheld.kinds, episode=episode)
-    return ({**pin, "branch": shown} if shown != branch else pin), withheld
+def screened_name(part: str, name: str, event: str | None = None,
+                  episode: str | None = None) -> tuple[str, Withheld | None]:
+    """A short text any clone that can push chose, printed beside the others (an author's or
+    decider's person id, an episode's branch, an audit entry's subject), as it may be shown:
+    :func:`screened`, once however often it recurs (a listing of a big store names the same few
+    people and branches thousands of times). A person id is up to 160 characters of anything
+    but whitespace by schema, escape and bidirectional controls included."""
+    shown, withheld = _screened_name(part, name)
+    if withheld is not None and (event is not None or episode is not None):
+        withheld = Withheld(withheld.part, withheld.kinds, event=event, episode=episode)
+    return shown, withheld
 
 
 @functools.lru_cache(maxsize=1024)
-def _screened_branch(branch: str) -> tuple[str, Withheld | None]:
-    """A branch screened once however many episodes are pinned to it (a listing of a big store
-    names the same few branches thousands of times)."""
-    return screened("pin.branch", branch)
+def _screened_name(part: str, name: str) -> tuple[str, Withheld | None]:
+    return screened(part, name)
+
+
+def screened_pin(pin: dict[str, Any], episode: str | None = None) -> tuple[dict[str, Any], Withheld | None]:
+    """An episode's pin (or an evidence reference's copy of it) as it may be shown: its branch
+    is a name any clone that can push chose, up to 255 characters of anything, so it is
+    screened (:func:`screened_name`, part ``pin.branch``) as the other free text is."""
+    branch = pin.get("branch")
+    if not isinstance(branch, str):
+        return pin, None
+    shown, withheld = screened_name("pin.branch", branch, episode=episode)
+    return ({**pin, "branch": shown} if shown != branch else pin), withheld
 
 
 def pin_where(pin: dict[str, Any]) -> str:
@@ -151,15 +164,57 @@ def pin_where(pin: dict[str, Any]) -> str:
     return f"PR #{pin['pullRequest']}" if pin.get("pullRequest") else (pin.get("branch") or "-")
 
 
-def screened_record(record: dict[str, Any], part: str) -> dict[str, Any]:
-    """``record`` (a grant, a withdrawal, an audit entry) with its free text ``part`` (a note,
-    a reason) as it may be shown (:func:`screened`) and ``withheld`` listing what the scanner
-    quarantined of it: always there, empty when nothing was, so every listing has one shape."""
-    text = record.get(part)
-    if not isinstance(text, str):
-        return {**record, "withheld": []}
-    shown, withheld = screened(part, text)
-    return {**record, part: shown, "withheld": [withheld.to_json()] if withheld is not None else []}
+def removal_shown(event: dict[str, Any]) -> tuple[str | None, tuple[Withheld, ...]]:
+    """Why an event's text is gone (:func:`why_no_text`), the removal's ``by`` and ``reason``
+    screened (any clone that can push may write a removal), and what of them was withheld."""
+    note = event.get("redaction")
+    if not isinstance(note, dict):
+        return why_no_text(event), ()
+    found: list[Withheld] = []
+    shown = dict(note)
+    for part, screen in (("by", screened_name), ("reason", screened)):
+        text = note.get(part)
+        if isinstance(text, str):
+            shown[part], withheld = screen(f"redaction.{part}", text, event.get("id"))
+            if withheld is not None:
+                found.append(withheld)
+    return why_no_text({**event, "redaction": shown}), tuple(found)
+
+
+def screened_record(record: dict[str, Any], *parts: str) -> dict[str, Any]:
+    """``record`` (a grant, a withdrawal, an audit entry) with its free text ``parts`` (a note,
+    a reason, a list of subjects) as they may be shown (:func:`screened`) and ``withheld``
+    listing what the scanner quarantined of them: always there, empty when nothing was, so every
+    listing has one shape. Its ``by``, a person id any clone that can push chose, is screened
+    too (:func:`screened_name`)."""
+    shown = dict(record)
+    found: list[dict[str, Any]] = []
+    for part in (*parts, "by"):
+        text = record.get(part)
+        if isinstance(text, list) and text and all(isinstance(t, str) for t in text):
+            shown[part], withheld = _screened_list(part, text)
+        elif isinstance(text, str):
+            shown[part], withheld = (screened_name if part == "by" else screened)(part, text)
+        else:
+            continue
+        if withheld is not None:
+            found.append(withheld.to_json())
+    return {**shown, "withheld": found}
+
+
+def _screened_list(part: str, texts: list[str]) -> tuple[list[str], Withheld | None]:
+    """A list of short texts (an audit entry's subjects) as it may be shown: read as a listing
+    prints it, one after another, since words each harmless alone may be an instruction
+    together; withheld whole when the scanner quarantines them so, else each screened when a
+    secret or a home path is redacted in them (one scan for a list of plain ids)."""
+    joined = " ".join(texts)
+    shown, withheld = screened(part, joined)
+    if withheld is not None:
+        return [shown], withheld
+    if shown == joined:
+        return texts, None
+    each = [screened_name(part, t) for t in texts]
+    return [t for t, _ in each], next((w for _, w in each if w is not None), None)
 
 
 def _kinds(result: Any) -> tuple[str, ...]:
@@ -197,7 +252,14 @@ def as_shown(version: dict[str, Any]) -> tuple[dict[str, Any], tuple[Withheld, .
     decision = version.get("decision")
     if isinstance(decision, dict) and isinstance(decision.get("reason"), str):  # why it was rejected or retired
         copy["decision"] = {**decision, "reason": shown("reason", decision["reason"])}
-    for role in ("evidence", "counterevidence"):  # each cited episode's branch, copied into its reference
+    for key, name in (("proposer", "id"), ("decision", "by")):  # person ids, as the record says
+        who = copy.get(key)
+        if isinstance(who, dict) and isinstance(who.get(name), str):
+            found, why = screened_name(f"{key}.{name}", who[name])
+            if why is not None:
+                kinds.setdefault(why.part, set()).update(why.kinds)
+            copy[key] = {**who, name: found}
+    for role in ("evidence", "counterevidence"):  # each cited episode's branch and author, copied into its reference
         if isinstance(version.get(role), list):
             copy[role] = [_ref_shown(ref, kinds) for ref in version[role]]
     withheld = [Withheld(part, tuple(sorted(found))) for part, found in kinds.items()]
@@ -218,13 +280,22 @@ def as_shown(version: dict[str, Any]) -> tuple[dict[str, Any], tuple[Withheld, .
 
 
 def _ref_shown(ref: Any, kinds: dict[str, set[str]]) -> Any:
-    """An evidence reference with its pin's branch screened, what was withheld noted in ``kinds``."""
-    if not isinstance(ref, dict) or not isinstance(ref.get("pin"), dict):
+    """An evidence reference with its pin's branch and its author screened, what was withheld
+    noted in ``kinds``."""
+    if not isinstance(ref, dict):
         return ref
-    pin, why = screened_pin(ref["pin"])
-    if why is not None:
-        kinds.setdefault(why.part, set()).update(why.kinds)
-    return {**ref, "pin": pin} if pin is not ref["pin"] else ref
+    copy = ref
+    if isinstance(ref.get("pin"), dict):
+        pin, why = screened_pin(ref["pin"])
+        if why is not None:
+            kinds.setdefault(why.part, set()).update(why.kinds)
+        copy = {**copy, "pin": pin} if pin is not ref["pin"] else copy
+    if isinstance(ref.get("author"), str):
+        author, why = screened_name("author", ref["author"])
+        if why is not None:
+            kinds.setdefault(why.part, set()).update(why.kinds)
+        copy = {**copy, "author": author} if author != ref["author"] else copy
+    return copy
 
 
 def shown_json(version: dict[str, Any]) -> dict[str, Any]:
@@ -249,6 +320,7 @@ class EventShown:
     text: str | None
     removed: str | None
     withheld: Withheld | None = None
+    others: tuple[Withheld, ...] = ()  # what else of it was withheld: its author, its removal's by or reason
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "type": self.type, "author": self.author, "at": self.at,
@@ -286,13 +358,18 @@ class EvidenceShown:
         return pin_where(self.pin)
 
     @property
+    def author(self) -> str:
+        """Who wrote the cited events, as the reference says, screened (:func:`screened_name`)."""
+        return screened_name("author", self.ref["author"])[0]
+
+    @property
     def paste(self) -> str:
         """The form ``gitstore propose --evidence`` takes."""
         return f"{self.ref['episode']}:{','.join(self.ref['events'])}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"role": self.role, **self.ref, "pin": self.pin, "where": self.where, "paste": self.paste,
-                "serves": self.serves, "why": self.why, "texts": [e.to_json() for e in self.events]}
+        return {"role": self.role, **self.ref, "author": self.author, "pin": self.pin, "where": self.where,
+                "paste": self.paste, "serves": self.serves, "why": self.why, "texts": [e.to_json() for e in self.events]}
 
 
 @dataclass(frozen=True)
@@ -361,8 +438,8 @@ class Shown:
         """The texts of the current version the safety scanner withheld, then those of the
         evidence it cites (each event once)."""
         found = list(self.screened[1]) if self.screened is not None else []
-        events = {e.id: e.withheld for item in self.evidence for e in item.events if e.withheld is not None}
-        return (*found, *events.values())
+        events = {e.id: (e.withheld, *e.others) for item in self.evidence for e in item.events}
+        return (*found, *(w for ws in events.values() for w in ws if w is not None))
 
     @functools.cached_property
     def screened(self) -> tuple[dict[str, Any], tuple[Withheld, ...]] | None:
@@ -447,7 +524,10 @@ def _event(view: View, event_id: str) -> EventShown:
     text, withheld = event_text(event), None
     if text is not None:
         text, withheld = screened("evidence", text, event_id)
-    return EventShown(event_id, event["type"], event["author"], event["at"], text, why_no_text(event), withheld)
+    author, by = screened_name("author", event["author"], event_id)
+    removed, others = removal_shown(event)
+    return EventShown(event_id, event["type"], author, event["at"], text, removed, withheld,
+                      tuple(w for w in (by, *others) if w is not None))
 
 
 # -- why a learning is not in force ------------------------------------------------------------
@@ -494,7 +574,7 @@ def _evidence_problem(view: View, verdict: Any, purpose: str) -> tuple[str, str]
     event = view.events.get(verdict.event, {})
     again = "retire it, or propose it again citing evidence that still counts"
     if verdict.cause == "redacted":
-        note = why_no_text(event) or "text removed"
+        note = removal_shown(event)[0] or "text removed"
         return f"the text of the evidence it cites ({verdict.event}) was removed ({note})", again
     if verdict.cause == "no-text":
         return (f"the text of the evidence it cites ({verdict.event}) is not in this clone, and no removal took it",
@@ -536,12 +616,22 @@ def history(ctx: Context, learning_id: str) -> Versions:
         raise unknown(learning_id)
     view = View.of(ctx.scope, items, ctx.store)  # a decision without authority is not a version
     chain = build(learning_id, view.learnings.get(learning_id, []), view.saw, view.copies)
-    rows = [{"version": i.record["version"], "state": i.record["state"], "digest": i.digest,
-             "at": i.record["at"], "by": i.record.get("decision", {}).get("by"),
-             "reviewDigest": i.record["reviewDigest"], "intact": n < chain.intact}
-            for n, i in enumerate(chain.chain)]
+    rows = [_version_row(i.record, i.digest, n < chain.intact) for n, i in enumerate(chain.chain)]
     return Versions(chain, rows)
 
 
+def _version_row(record: dict[str, Any], digest: str, intact: bool) -> dict[str, Any]:
+    """One version by identifiers and digests; its decider's person id screened
+    (:func:`screened_name`, part ``decision.by``), ``withheld`` naming it when it was."""
+    by = record.get("decision", {}).get("by")
+    withheld = None
+    if isinstance(by, str):
+        by, withheld = screened_name("decision.by", by)
+    return {"version": record["version"], "state": record["state"], "digest": digest, "at": record["at"],
+            "by": by, "reviewDigest": record["reviewDigest"], "intact": intact,
+            "withheld": [withheld.to_json()] if withheld is not None else []}
+
+
 __all__ = ["EvidenceShown", "Row", "Shown", "Standing", "Versions", "Withheld", "as_shown", "explain", "history",
-           "learnings", "pin_where", "proposals", "screened", "screened_pin", "show", "shown_json", "standing"]
+           "learnings", "pin_where", "proposals", "removal_shown", "screened", "screened_name", "screened_pin", "show",
+           "shown_json", "standing"]
