@@ -420,6 +420,24 @@ def test_explain_says_why_a_theme_did_or_did_not_become_a_proposal(tmp_path: Pat
     assert none["themes"] == [] and "no evidence in the view mentions 'emoji'" in none["note"]  # type: ignore[index]
 
 
+def test_explain_shows_what_a_pushing_clone_wrote_screened(tmp_path: Path) -> None:
+    """The labels --explain lists quote evidence any clone that can push wrote: who wrote it (a
+    person id may hold bidirectional controls by schema) and its words are screened as every
+    other listing screens them, a secret redacted, ``withheld`` naming what was held back."""
+    ctx = w.repo(tmp_path)
+    hostile = "github:eve\u202etxet"
+    for n in range(3):
+        w.comment(ctx, 30 + n, hostile, f"Docstrings should use the imperative mood, password=Zq8vT3kLmP9wXr2N {n}.",
+                  300 + n)
+    report = w.run(ctx, explain="docstrings")
+    [theme] = report.explain["themes"]  # type: ignore[index]
+    shown = report.render()
+    assert "txet" not in shown and "Zq8vT3kLmP9wXr2N" not in shown, shown
+    assert "password=[REDACTED:credential-assignment]" in shown, shown
+    for label in theme["labels"]:
+        assert label["withheld"] == [{"part": "author", "kinds": ["bidi-control"], "event": label["event"]}]
+
+
 def test_a_proposal_that_needs_personal_session_evidence_stays_local(tmp_path: Path) -> None:
     ctx = w.repo(tmp_path)
     w.grant_sessions(ctx)

@@ -456,8 +456,21 @@ def _explain(view: FrozenView, asked: str, labels: list[Label], outcomes: list[_
 
 
 def _label_json(view: FrozenView, label: Label) -> dict[str, Any]:
+    """A label as ``--explain`` shows it: who wrote the labelled evidence, on what change, and its
+    words, each screened as every text any clone that can push wrote is
+    (``queries.learnings.screened``), ``withheld`` naming what the scanner quarantined."""
+    from gitstore.queries.learnings import screened, screened_name
+
     evidence = view.evidence[label.event]
-    text = " ".join(evidence.text.split())
+    text, why = screened("evidence", evidence.text, label.event)  # whole, before it is cut
+    author, by = screened_name("author", evidence.person or evidence.author, label.event)
+    change = evidence.change
+    on = None
+    if evidence.pull_request is None and change is not None:
+        change, on = screened_name("pin.branch", change)
+    found = [w.to_json() for w in (why, by, on) if w is not None]
+    text = " ".join(text.split())
+    excerpt = text if why is not None or len(text) <= 100 else text[:100] + "..."  # a note is never cut
     return {"event": label.event, "polarity": label.polarity, "category": label.category,
-            "author": evidence.person or evidence.author, "change": evidence.change, "origin": evidence.origin,
-            "excerpt": text[:100] + ("..." if len(text) > 100 else "")}
+            "author": author, "change": change, "origin": evidence.origin, "excerpt": excerpt,
+            "withheld": [w.to_json() for w in (why, by, on) if w is not None]}
