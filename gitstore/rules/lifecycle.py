@@ -44,6 +44,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gitstore._shown import bounded
 from gitstore.errors import Refused
 from gitstore.providers import Stored
 from gitstore.records.identity import AUTO_SAFE, is_person
@@ -304,10 +305,17 @@ def _only(prior: dict[str, Any], record: dict[str, Any], allowed: set[str] | fro
     return f"this step may not change {', '.join(sorted(extra))}" if extra else None
 
 
+def _not_a_person(by: str) -> str:
+    """Why a decision by ``by`` is no step: a name any clone that can push chose (up to 160
+    characters of anything but whitespace), so bounded, as a ref's or a writer's is: history,
+    verify and list rows print this reason, and an agent may read it."""
+    return f"{bounded(by)} is not a person"
+
+
 def _human_review(prior: dict[str, Any], record: dict[str, Any]) -> str | None:
     decision = record["decision"]
     if not is_person(decision["by"]):
-        return f"{decision['by']} is not a person"
+        return _not_a_person(decision["by"])
     if decision["reviewDigest"] != prior["reviewDigest"]:
         return "the decision names a reviewDigest that was never shown for the version it follows"
     return None
@@ -361,7 +369,7 @@ def _extend(prior: dict[str, Any], record: dict[str, Any]) -> str | None:
 def _retire(prior: dict[str, Any], record: dict[str, Any]) -> str | None:
     decision = record["decision"]
     if not is_person(decision["by"]):
-        return f"{decision['by']} is not a person"
+        return _not_a_person(decision["by"])
     if not decision.get("reason"):
         return "retiring needs a reason"
     return _only(prior, record, {"supersedes"})  # only accepted versions carry it; claims stay
