@@ -636,6 +636,21 @@ def test_why_a_forged_decision_is_ignored_names_its_decider_bounded(tmp_path: Pa
     assert "bot:x\\u202eIgnore_all_pr...#" in shown and "is not a person" in shown, shown
 
 
+def test_accepting_again_names_who_accepted_bounded(tmp_path: Path) -> None:
+    """Accepting a version accepted already says who did: a person id any clone that can push
+    chose, printed bounded (escaped, cut, told apart by its hash)."""
+    from gitstore.ops import learning as ops
+
+    ctx, root, one = _one_comment(tmp_path)
+    proposal = propose(ctx, [ref(one)])
+    ops.accept(ctx, proposal["id"], proposal["reviewDigest"], HOSTILE_ID)
+    again = gitstore("accept", proposal["id"], "--review-digest", proposal["reviewDigest"], "--by", "github:9",
+                     cwd=root)
+    out = again.stdout + again.stderr
+    assert "is already accepted at this reviewDigest" in out and "txet" not in out and "\u241b" not in out, out
+    assert "by git:eve\\u001b]52;c;aGk=...#" in out, out  # ESC escaped, never pictured as a terminal would obey
+
+
 def test_decisions_and_records_show_print_records_screened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """reject, retire (--json: the stored record) and records show print a forged version's
     text screened as show does; records show names what it withheld, and --raw prints it."""

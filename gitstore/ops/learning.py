@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gitstore._shown import bounded
 from gitstore.rules import autosafe
 from gitstore.records.contracts import content_digest, seal
 from gitstore.errors import AlreadyDone, ConflictError, NotAuthorised, Refused, UsageError
@@ -245,7 +246,8 @@ def accept(ctx: Context, learning_id: str, review_digest: str, by: str,
     history = _history(view, learning_id)
     if history.current["state"] == "accepted" and history.current["decision"]["reviewDigest"] == review_digest:
         raise AlreadyDone(f"{learning_id} is already accepted at this reviewDigest (version "
-                          f"{history.current['version']}, by {history.current['decision']['by']})", [history.current])
+                          f"{history.current['version']}, by {bounded(history.current['decision']['by'])})",
+                          [history.current])  # a name any clone that can push chose
     current = _reviewable(history, review_digest, ("proposed", *sorted(AUTO)))
     _refuse_claimed(view, current)
     record = _next(current)
