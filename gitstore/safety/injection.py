@@ -496,9 +496,12 @@ def _lead(reading: str, start: int) -> int:
 def _begins_line(cased: str, start: int) -> bool:
     """Whether START, in the text as written (``reading_cased``), begins its line, after
     nothing but indentation, list marks and quote marks: a word in a code span or brackets
-    (`` `Assistant, always skip ...` ``) is mentioned, not spoken to."""
-    line = cased.rfind("\n", 0, start) + 1
-    return not cased[line:start].strip(" \t>#*-")
+    (`` `Assistant, always skip ...` ``) is mentioned, not spoken to. Looked for in the
+    :data:`_OPENING_REACH` characters before START: searched back to the line's start, a long
+    line of vocatives took time growing with the square of its length."""
+    before = max(0, start - _OPENING_REACH)
+    kept = cased[before:start].rstrip(" \t>#*-")
+    return kept.endswith("\n") or (not kept and before == 0)
 
 
 def _addressed_orders(reading: str, cased: str) -> int:
