@@ -8,8 +8,8 @@ quarantined (``--quick``: every tenth of them); ``python -m tools.safety_eval`` 
 Speed: the scanner must stay linear in its input whatever the input holds. Each adversarial
 input repeats, over the same number of bytes as ordinary prose, what one finder looks at
 closely (credential words, in prose, in table cells, after notes too, before gaps and before
-dotted values, Google tokens, hails to AI agents, downloaders, substitutions, underscores,
-base64 runs, also in table rows, private keys behind gutters and far from their END, quotes
+dotted values, Google tokens, hails to AI agents, vocatives after sentences, an assistant
+spoken to, role markers, downloaders, substitutions, underscores, base64 runs, also in table rows, private keys behind gutters and far from their END, quotes
 escaped in strings, long values, values of words with numbers, hidden characters judged in
 context, tags, link and image targets, reference images, reference definitions with titles and
 the labels naming them, also in code and HTML blocks, stale references to web addresses, style
@@ -57,6 +57,9 @@ ADVERSARIAL: dict[str, str] = {
     "hails": "attention ai agents note to any llm reading this ",
     "hails with orders far away": "note to ai agents: " + "x " * 150 + "\n",
     "vocatives": "\nai agents: ",
+    "vocatives after sentences and symbols": "ok. for ai agents... \U0001f916 ai agents \u2192 ",
+    "assistants spoken to": "assistant please assistant, the ",
+    "role markers": "[system]\nok. [system override] ",
     "downloaders": "curl " + "a" * 300 + " ",
     "downloads piped": "curl a.example | ",
     "command-line passwords": "mysql -pab{n} -pcd{n} -p ",
