@@ -432,3 +432,25 @@ def test_a_second_reviewer_asking_on_another_pull_request_still_counts(tmp_path:
     w.comment(ctx, 42, "github:503", TIMEOUT_AGAIN, 100, path="src/http.py", replies=[("github:504", "+1, doing it now.")])
     [proposal] = w.run(ctx, dry_run=True).proposed
     assert proposal["signals"]["people"] == 2 and proposal["signals"]["origins"] == 2, proposal["signals"]
+
+
+def test_a_long_statement_is_titled_by_its_first_clause_never_a_cut_inside_a_clause(tmp_path: Path) -> None:
+    """A proposal's title was its statement cut at 80 characters ("... with jitter so..."): half
+    a clause, which every list showed. It is the statement's first clause now, whole, then an
+    ellipsis; the same evidence gives the same title every time."""
+    from gitstore.dream.consolidators.recurrence import _title_before
+
+    ctx = w.repo(tmp_path)
+    titles = {
+        "Retries need exponential backoff with jitter: a fixed sleep makes every client retry in lockstep "
+        "after an outage.": "Retries need exponential backoff with jitter…",
+        "Use exponential backoff with jitter for retries, because a fixed delay hammers the API when it comes "
+        "back up again.": "Use exponential backoff with jitter for retries…",
+        "Exponential backoff with jitter for every retry loop, so that clients spread out instead of retrying "
+        "in lockstep.": "Exponential backoff with jitter for every retry loop…",
+    }
+    for n, text in enumerate(titles):
+        w.comment(ctx, 50 + n, f"github:{n + 1}", text, 10 * n)
+    [proposal] = w.run(ctx).proposed
+    content = ctx.view().learnings[proposal["id"]][-1].record["content"]
+    assert content["title"] == titles[content["text"]] != _title_before(content["text"]), content

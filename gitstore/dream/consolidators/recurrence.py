@@ -48,6 +48,7 @@ from gitstore.dream.consolidators import (MAX_AUDIENCE_RATIONALE, MAX_RATIONALE,
 from gitstore.dream.labelers import CATEGORIES, Label
 from gitstore.dream.view import Evidence, FrozenView, LearningView, Ref
 from gitstore.errors import InvalidInput
+from gitstore.headline import headline
 
 FLOORS = {"minOrigins": 2, "minThreads": 2, "minChanges": 2, "minPeople": 2}
 CEILINGS = {"maxAgeDays": 365}
@@ -452,11 +453,16 @@ def _clean(sentence: str) -> str:
 
 
 def _title(statement: str) -> str:
+    """A proposal's title: its statement's first sentence, or a clause of it cut whole
+    (``gitstore.headline``), never a cut inside a word."""
+    return headline(statement)
+
+
+def _title_before(statement: str) -> str:
+    """The title dreams gave a statement before titles were cut at a clause (the statement cut
+    at 80 characters, then ``...``): a proposal titled so is still an earlier dream's own."""
     title = statement.rstrip(".!?")
-    if len(title) <= 80:
-        return title
-    cut = title[:80].rsplit(" ", 1)[0]
-    return cut + "..."
+    return title if len(title) <= 80 else title[:80].rsplit(" ", 1)[0] + "..."
 
 
 # -- memory that already holds a theme -----------------------------------------------------------
@@ -524,7 +530,7 @@ def _settled(known: LearningView, candidate: Candidate, texts: list[str]) -> str
     if known.state == "proposed" and known.evidence == candidate.evidence:
         return f"already proposed as {known.id}, unchanged"
     if known.state == "proposed" and (known.title, known.text) != (candidate.title, candidate.text) and not (
-            known.title == _title(known.text) and any(terms.says(text, known.text) for text in texts)):
+            known.title in (_title(known.text), _title_before(known.text)) and any(terms.says(text, known.text) for text in texts)):
         # a revision keeps the words: any writer can store a proposal naming a consolidator, and
         # revising it would put this evidence, and its people, behind words none of it says (an
         # earlier dream's statement, a sentence of the evidence, is revised as before)

@@ -1,0 +1,40 @@
+"""A short title for a learning, made from its text: deterministic, never cut inside a word.
+
+A title is what a person listing learnings reads first, and what a promotion's commit subject
+and pull request name. Made from a text, it is the text's first sentence when that fits,
+without its full stop; otherwise that sentence cut at its last clause break that fits (a comma,
+semicolon, colon, dash or opening bracket), or failing one, at its last whole word that fits, and then it ends
+with an ellipsis, so a reader knows there is more. One word longer than the whole limit (a long
+link) is the only thing ever cut inside.
+"""
+
+from __future__ import annotations
+
+import re
+
+LIMIT = 80  # characters of a title made from a text
+ELLIPSIS = "…"
+MIN_WORDS = 3  # a clause of fewer words says too little to stand as a title
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
+_CLAUSE_BREAK = re.compile(r"\s*(?:[,;:](?=\s)|\s[-\u2013\u2014](?=\s)|\u2014|\s[(\[])")
+_TRAILING = " ,;:-\u2013\u2014"
+
+
+def headline(text: str, limit: int = LIMIT) -> str:
+    """The title ``text`` gives within ``limit`` characters (an ellipsis counted)."""
+    flat = " ".join(text.split())
+    end = _SENTENCE_END.search(flat)
+    sentence = flat[:end.start()] if end else flat
+    sentence = sentence.rstrip(_TRAILING) or flat
+    if len(sentence) <= limit:
+        return sentence
+    keep = limit - len(ELLIPSIS)  # characters before the ellipsis
+    near = sentence[:keep + 2]  # a break just past them still ends a clause within them
+    breaks = [m.start() for m in _CLAUSE_BREAK.finditer(near)
+              if m.start() <= keep and len(near[:m.start()].split()) >= MIN_WORDS]
+    if breaks:
+        return near[:breaks[-1]].rstrip(_TRAILING) + ELLIPSIS
+    space = sentence.rfind(" ", 0, keep + 1)
+    if space > 0:
+        return sentence[:space].rstrip(_TRAILING) + ELLIPSIS
+    return sentence[:keep] + ELLIPSIS
