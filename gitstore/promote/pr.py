@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gitstore.headline import headline
 from gitstore.promote.blocks import Citation, render_citation
 from gitstore.promote.packet import evidence_by_origin
 from gitstore.promote._git import git_env
@@ -64,7 +65,7 @@ def body(packet: dict[str, Any], learning: dict[str, Any], warnings: Mapping[str
                        for c in packet["checks"] if c["ok"])
     cited = "\n".join(f"- {render_citation(Citation(c['kind'], c['ref']))}" for c in packet["citations"])
     return (
-        f"## Learning\n\n**{learning['content']['title']}** ({learning['id']})\n\n"
+        f"## Learning\n\n**{headline(learning['content']['text'])}** ({learning['id']})\n\n"
         f"> {learning['content']['text'].replace(chr(10), chr(10) + '> ')}\n\n"
         f"Accepted by {learning['decision']['by']}; {learning['category']}, audience {learning['audience']}.\n\n"
         f"## Evidence by origin\n\n{evidence}\n\n"

@@ -17,6 +17,7 @@ from typing import Any
 
 from gitstore.context import Context
 from gitstore.errors import UsageError
+from gitstore.headline import headline
 from gitstore.records.vocabulary import PURPOSES, unknown as unknown_word
 from gitstore.queries._text import event_text, why_no_text
 from gitstore.queries._views import in_force_view, learning_view
@@ -44,12 +45,23 @@ class Row:
                                "contested": status.contested}
         if self.history.valid:
             current = self.history.current
-            title, withheld = screened("title", current["content"]["title"])  # a list prints the title alone
+            title, withheld = screened("title", listed_title(self.history))  # a list prints the title alone
             row.update(title=title, category=current["category"], digest=current["digest"],
                        reviewDigest=current["reviewDigest"], withheld=[withheld.to_json()] if withheld else [])
         else:
             row["problem"] = self.history.problem
         return row
+
+
+def listed_title(history: History) -> str:
+    """The title a list shows for a learning: its own, or, once a person edited its text at
+    accept (the title stays as proposed: accepting changes the text alone), the headline of the
+    text they accepted (``gitstore.headline``), so no list names a learning by words its edit
+    corrected. Proposals never change the content, so a text unlike the proposal's is an edit."""
+    content = history.current["content"]
+    if content["text"] != history.chain[0].record["content"]["text"]:
+        return headline(content["text"])
+    return str(content["title"])
 
 
 def learnings(ctx: Context, purpose: str = DEFAULT_PURPOSE, *, active: bool = False) -> list[Row]:
