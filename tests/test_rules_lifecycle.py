@@ -131,6 +131,8 @@ def test_forged_approval_is_never_used_and_shows_no_content(world) -> None:  # t
     [
         ({"category": "decision"}, "may not change category"),
         ({"content": {"title": "t", "text": "changed"}}, "edited must be true"),
+        ({"content": {"title": "Retries never jitter", "text": "changed"},
+          "decision": {"by": "github:9", "edited": True, "reason": None}}, "may change the text, not the title"),
         ({"supersedes": ["lrn_" + "7" * 32]}, "did not offer to replace"),
     ],
 )
@@ -140,7 +142,8 @@ def test_each_step_changes_only_its_own_fields(world, change, message) -> None: 
     forged = {k: v for k, v in copy.deepcopy(proposal).items() if k != "digest"}
     forged.update(version=2, previous=proposal["digest"], state="accepted",
                   decision={"by": "github:9", "reviewDigest": proposal["reviewDigest"], "edited": False, "reason": None})
-    forged.update(change)
+    forged.update(copy.deepcopy(change))
+    forged["decision"].setdefault("reviewDigest", proposal["reviewDigest"])
     forged = _plant_version(ctx, forged)
     assert message in _ignored_for(ctx, proposal, forged)
 

@@ -6,7 +6,8 @@ step may change only its own fields:
 - proposed -> proposed (revision): evidence, counterevidence, support, dissent, confidence,
   rationale and the audience rationale may change, nothing else;
 - proposed | auto-accepted | auto-active -> accepted: a person names the reviewDigest of the
-  version they reviewed; the text may change (``edited`` is true exactly when it does);
+  version they reviewed; the text may change (``edited`` is true exactly when it does), the
+  title may not (accepting may change the text and nothing else);
   ``supersedes`` may list learnings the reviewed version offered to replace, nothing else;
 - proposed -> rejected: a person names the reviewDigest reviewed; nothing else changes;
 - proposed -> auto-accepted -> auto-active: the auto-safe gate, nothing else changes;
@@ -334,6 +335,8 @@ def _accept(prior: dict[str, Any], record: dict[str, Any]) -> str | None:
     edited = record["content"] != prior["content"]
     if record["decision"]["edited"] != edited:
         return "decision.edited must be true exactly when the text changed"
+    if record["content"]["title"] != prior["content"]["title"]:
+        return "accepting may change the text, not the title"
     if not set(record.get("supersedes", [])) <= set(prior["replaces"]):
         return "supersedes names learnings the reviewed version did not offer to replace"
     return None
