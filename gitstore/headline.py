@@ -11,6 +11,7 @@ link) is the only thing ever cut inside.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 LIMIT = 80  # characters of a title made from a text
 ELLIPSIS = "…"
@@ -38,3 +39,11 @@ def headline(text: str, limit: int = LIMIT) -> str:
     if space > 0:
         return sentence[:space].rstrip(_TRAILING) + ELLIPSIS
     return sentence[:keep] + ELLIPSIS
+
+
+def title_for(content: Any, proposed_text: str) -> str:
+    """The title to name a learning by: its own, or, once a person edited its text at accept
+    (accepting changes the text alone, so the title stays as proposed), the headline of the text
+    they accepted, so nothing names a learning by words its edit corrected. ``proposed_text``
+    is the text of the learning's first version (revisions never change it)."""
+    return str(content["title"]) if content["text"] == proposed_text else headline(content["text"])

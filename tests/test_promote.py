@@ -1241,3 +1241,24 @@ def test_a_wiki_or_skills_folder_spelled_in_another_case_fails_the_promotion_gat
     said = [(f.path, next((m for p, m in expected if p == f.path and f.message.startswith(m)), f.message))
             for f in found]
     assert sorted(said) == sorted(expected), found
+
+
+def test_a_learning_edited_at_accept_is_promoted_under_the_headline_of_its_text(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Accepting changes the text alone: the title stays as proposed, naming what the edit
+    corrected. The commit subject and the pull request name the edited learning by its text."""
+    ctx = wiki_repo(tmp_path / "widgets", {"README.md": "# widgets\n"})
+    _bare_remote(tmp_path, ctx.workspace.root)
+    proposal = accepted_learning(ctx, title="Retries sleep a fixed second: use backoff with jitter so...",
+                                 accept=False)
+    edited = "Every retry loop in src/retry.py uses exponential backoff with full jitter and a cap on attempts."
+    learning = ops.accept(ctx, proposal["id"], proposal["reviewDigest"], PERSON, edit=edited)
+    monkeypatch.setenv("PATH", f"{_fake_gh(tmp_path)}{os.pathsep}{os.environ['PATH']}")
+    result = promote(ctx, learning["id"], PERSON, pull_request=True)
+    subject = git(ctx.workspace.root, "log", "-1", "--format=%s", result.commit).strip()
+    name = "Every retry loop in src/retry.py uses exponential backoff with full jitter and…"
+    assert subject.startswith(f"Promote {learning['id']}: Every retry loop in src/retry.py uses"), subject
+    calls = (tmp_path / "gh.log").read_text().splitlines()
+    assert f"--title Promote: {name} --body-file" in calls[1], calls[1]
+    body = (tmp_path / "gh.body").read_text()
+    assert f"**{name}** ({learning['id']})" in body and "sleep a fixed second" not in body

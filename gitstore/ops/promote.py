@@ -35,7 +35,6 @@ from gitstore._files import first_link, replace_file
 from gitstore.config import ensure_ignored
 from gitstore.errors import Refused
 from gitstore.context import Context
-from gitstore.headline import headline
 from gitstore.ops import unfinished
 from gitstore.records.times import now
 from gitstore.promote import branch as branches
@@ -224,7 +223,7 @@ def _prepare(ctx: Context, result: Plan, snapshot: Any, resumed: bool, sharing: 
     blocking = branches.in_the_way(ctx.workspace.repo, branch)
     if blocking is not None:
         raise Refused(f"cannot create branch {branch}: the ref {blocking} is in the way")
-    text = branches.message(result.packet, headline(result.learning["content"]["text"]), result.warnings)
+    text = branches.message(result.packet, result.name, result.warnings)
     return branches.build_commit(snapshot, result.files, text), False
 
 
@@ -292,6 +291,6 @@ def _publish(ctx: Context, result: Plan, outcome: Promotion, remote: str, pull_r
     if not outcome.push.done:
         outcome.pull_request = pr.Outcome(False, "no pull request: the branch was not pushed")
         return
-    title = f"Promote: {headline(result.learning['content']['text'])}"
+    title = f"Promote: {' '.join(result.name.split())}"
     outcome.pull_request = pr.open_pull_request(ctx.workspace.root, outcome.branch, base, title,
-                                                pr.body(result.packet, result.learning, result.warnings))
+                                                pr.body(result.packet, result.learning, result.warnings, result.name))

@@ -15,6 +15,7 @@ from posixpath import basename, dirname
 from typing import Any
 
 from gitstore.errors import Refused
+from gitstore.headline import title_for
 from gitstore.promote import blocks, rubric, verify
 from gitstore.promote.okf import link_problems, page_of, split_front_matter
 from gitstore.promote.pages import page_findings
@@ -38,6 +39,7 @@ class Plan:
     files: dict[str, str] = field(default_factory=dict)  # repository path -> text
     routing: Routing | None = None
     warnings: dict[str, str] = field(default_factory=dict)  # check -> what it warns of (it passed)
+    name: str = ""  # what the commit subject and pull request name it by (``gitstore.headline.title_for``)
 
     @property
     def route(self) -> str:
@@ -94,7 +96,8 @@ def plan(view: View, snapshot: Snapshot, learning_id: str, requested: str | None
     verdict = rubric.choose(learning, routing if learning["memory"] == "semantic" else None, local=local)
     chosen = rubric.apply_request(verdict, requested)
     checks.append("route")
-    result = Plan({}, learning, routing=routing)
+    result = Plan({}, learning, routing=routing,
+                  name=title_for(learning["content"], history.chain[0].record["content"]["text"]))
     target, texts = _render(result, snapshot, chosen, citations, at)
     checks.append({"direct-edit": "okf", "skill": "skill-spec", "overlay": "overlay-links",
                    "staged-update": "no-canon-edit"}[chosen])

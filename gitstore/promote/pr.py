@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitstore.headline import headline
 from gitstore.promote.blocks import Citation, render_citation
 from gitstore.promote.packet import evidence_by_origin
 from gitstore.promote._git import git_env
@@ -55,7 +54,8 @@ def _rejected(porcelain: str) -> bool:
     return any(line.startswith("!\t") and "[rejected]" in line for line in porcelain.splitlines())
 
 
-def body(packet: dict[str, Any], learning: dict[str, Any], warnings: Mapping[str, str] | None = None) -> str:
+def body(packet: dict[str, Any], learning: dict[str, Any], warnings: Mapping[str, str] | None = None,
+         name: str | None = None) -> str:
     """The pull request's description: the learning, its evidence by origin, the route, the
     checks that passed (one with a warning, what it warns of), and the citations."""
     evidence = "\n".join(f"- {line}" for line in evidence_by_origin(learning))
@@ -65,7 +65,7 @@ def body(packet: dict[str, Any], learning: dict[str, Any], warnings: Mapping[str
                        for c in packet["checks"] if c["ok"])
     cited = "\n".join(f"- {render_citation(Citation(c['kind'], c['ref']))}" for c in packet["citations"])
     return (
-        f"## Learning\n\n**{headline(learning['content']['text'])}** ({learning['id']})\n\n"
+        f"## Learning\n\n**{name or learning['content']['title']}** ({learning['id']})\n\n"
         f"> {learning['content']['text'].replace(chr(10), chr(10) + '> ')}\n\n"
         f"Accepted by {learning['decision']['by']}; {learning['category']}, audience {learning['audience']}.\n\n"
         f"## Evidence by origin\n\n{evidence}\n\n"

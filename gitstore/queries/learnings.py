@@ -17,7 +17,7 @@ from typing import Any
 
 from gitstore.context import Context
 from gitstore.errors import UsageError
-from gitstore.headline import headline
+from gitstore.headline import title_for
 from gitstore.records.vocabulary import PURPOSES, unknown as unknown_word
 from gitstore.queries._text import event_text, why_no_text
 from gitstore.queries._views import in_force_view, learning_view
@@ -54,14 +54,8 @@ class Row:
 
 
 def listed_title(history: History) -> str:
-    """The title a list shows for a learning: its own, or, once a person edited its text at
-    accept (the title stays as proposed: accepting changes the text alone), the headline of the
-    text they accepted (``gitstore.headline``), so no list names a learning by words its edit
-    corrected. Proposals never change the content, so a text unlike the proposal's is an edit."""
-    content = history.current["content"]
-    if content["text"] != history.chain[0].record["content"]["text"]:
-        return headline(content["text"])
-    return str(content["title"])
+    """The title a list shows for a learning (``gitstore.headline.title_for``)."""
+    return title_for(history.current["content"], history.chain[0].record["content"]["text"])
 
 
 def learnings(ctx: Context, purpose: str = DEFAULT_PURPOSE, *, active: bool = False) -> list[Row]:
