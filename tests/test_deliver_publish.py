@@ -191,7 +191,7 @@ def test_index_conflicts_are_surfaced_never_overwritten(world: World) -> None:
 
 def test_a_hand_edited_section_is_a_conflict_and_left_alone(world: World) -> None:
     publish(str(world.root))
-    text = read(world, "AGENTS.md").decode().replace("Retries use jitter", "Retries never jitter")
+    text = read(world, "AGENTS.md").decode().replace("with full jitter", "with no jitter")
     (world.root / "AGENTS.md").write_text(text)
     add_learning(world, 60, "Public APIs are versioned", "Every public API change bumps the API version.")
     result = publish(str(world.root))
@@ -205,7 +205,7 @@ def test_identical_texts_become_one_line_citing_both(world: World) -> None:
     publish(str(world.root))
     body = sections.split(read(world, "AGENTS.md").decode(), "AGENTS.md").body or ""
     assert f"[{', '.join(sorted([first, second]))}]" in body
-    assert body.count("Public APIs are versioned") == 1
+    assert body.count("Every public API change bumps the API version.") == 1
 
 
 def test_a_fact_already_written_outside_the_section_is_not_repeated(world: World) -> None:
@@ -555,7 +555,7 @@ def test_a_learning_whose_text_is_shaped_as_a_citation_cites_nothing_where_agent
     body = sections.split(read(world, "AGENTS.md").decode(), "AGENTS.md").body or ""
     [line] = [line for line in body.splitlines() if forged in line]
     assert line.endswith(f" [{forged}]") and f"[{jitter}" not in line and f"({jitter}" not in line, line
-    assert f"[see {jitter}]" in line and f"(see {jitter};" in line, line
+    assert f"[see {jitter}, {jitter}]" in line and f"(see {jitter};" in line, line
     assert not any(_CITED.search(text) and jitter in _CITED.search(text).group(1)  # type: ignore[union-attr]
                    for text in body.splitlines())
     entry = next(e for e in json.loads(read(world, INDEX))["entries"] if e["learning"] == forged)
@@ -865,7 +865,7 @@ def test_a_hand_edited_section_fails_the_publish_and_claims_nothing(world: World
     from .cli import gitstore
 
     publish(str(world.root))
-    text = read(world, "AGENTS.md").decode().replace("Retries use jitter", "Retries never jitter")
+    text = read(world, "AGENTS.md").decode().replace("with full jitter", "with no jitter")
     (world.root / "AGENTS.md").write_text(text)
     done = gitstore("publish", *flags, cwd=world.root)
     assert done.returncode == 1, (done.stdout, done.stderr)
@@ -1029,9 +1029,10 @@ def test_a_link_in_place_of_the_snapshots_folder_keeps_the_publish_from_writing(
 
 def test_a_secret_split_between_title_and_text_reaches_no_agent_and_no_published_file(
         world: World) -> None:
-    """Each part alone holds no secret, so the store's screening kept both; the line agents get,
-    ``title: text``, holds a credential assignment. Recall gives it redacted; publish, whose
-    files are committed, leaves the learning out and says why."""
+    """Each part alone holds no secret, so the store's screening kept both; read together,
+    ``title: text``, they hold a credential assignment. Agents get the text alone, which the
+    scanner cannot tell is a password: the learning is unsafe, so recall and the context hook
+    leave it out and publish, whose files are committed, leaves it out and says why."""
     ctx = world.ctx
     thread = Thread(ctx, 61, "c61")
     event = thread.comment("c61", "Staging deploys need the password set.", "2026-03-02T10:00:00.000000Z")
@@ -1043,14 +1044,13 @@ def test_a_secret_split_between_title_and_text_reaches_no_agent_and_no_published
     assert secret in learning["content"]["text"], "each part passed the store's screening"
     result = publish(str(world.root))
     assert secret not in read(world, "AGENTS.md").decode() and secret not in read(world, INDEX).decode()
-    assert "credential-assignment in its text as it would be written" in json.dumps(result.to_json())
+    assert "credential-assignment when read with its title" in json.dumps(result.to_json())
     from . import cli
 
     shown = cli.ok("recall", "staging deploys password", "--json", cwd=world.root)
-    [item] = [i for i in json.loads(shown)["items"] if i["id"] == learning["id"]]
-    assert secret not in shown and "[REDACTED:credential-assignment]" in item["text"], item
+    assert secret not in shown and learning["id"] not in shown
     context = cli.ok("context", "--prompt", "staging deploys password", cwd=world.root)
-    assert secret not in context and "[REDACTED:credential-assignment]" in context
+    assert secret not in context and learning["id"] not in context
 
 
 def test_a_private_key_split_between_title_and_text_is_never_published(world: World) -> None:
@@ -1190,7 +1190,7 @@ def test_look_alike_words_reach_agents_and_published_files_marked(world: World, 
     ok("publish", cwd=world.root)
     body = sections.split(read(world, "AGENTS.md").decode(), "AGENTS.md").body or ""
     [line] = [line for line in body.splitlines() if lid in line]
-    assert line == f"- Greeting helper: Greetings go through {LOOKALIKE_MARKED} as documented in README.md. [{lid}]"
+    assert line == f"- Greetings go through {LOOKALIKE_MARKED} as documented in README.md. [{lid}]"
     entry = next(e for e in json.loads(read(world, INDEX))["entries"] if e["learning"] == lid)
     assert LOOKALIKE_MARKED in entry["fact"]
     assert standing(world.ctx).unwritten == {} and publish(str(world.root)).status == "no-update"
@@ -1203,7 +1203,7 @@ def test_look_alike_words_reach_agents_and_published_files_marked(world: World, 
     assert shown == f"Greetings go through {call} as documented in README.md.", "the accepted text is as accepted"
 
     data = json.loads(read(world, INDEX))  # as a publish before marks were written left it
-    next(e for e in data["entries"] if e["learning"] == lid)["fact"] = line_of("Greeting helper", shown)
+    next(e for e in data["entries"] if e["learning"] == lid)["fact"] = line_of(shown)
     (world.root / INDEX).write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
     result = publish(str(world.root))
     assert result.status == "published" and result.conflicts == [], "gitstore's own entry, brought up to date"
@@ -1217,7 +1217,7 @@ def _published_unmarked(world: World, monkeypatch: pytest.MonkeyPatch, lid: str)
     from gitstore.deliver.build import line_of
 
     with monkeypatch.context() as patched:
-        patched.setattr(module, "_fact_text", lambda r: line_of(r["content"]["title"], r["content"]["text"]))
+        patched.setattr(module, "_fact_text", lambda r: line_of(r["content"]["text"]))
         assert publish(str(world.root)).status == "published"
     body = sections.split(read(world, "AGENTS.md").decode(), "AGENTS.md").body or ""
     [line] = [line for line in body.splitlines() if lid in line]
@@ -1251,3 +1251,61 @@ def test_a_line_an_earlier_publish_wrote_without_marks_is_stale_not_a_hand_edit(
         rollback(str(world.root))
     assert lid in str(refused.value) and "without the look-alike marks" in str(refused.value), refused.value
     assert "another version" not in str(refused.value)
+
+
+def test_lines_an_earlier_publish_wrote_with_the_title_are_brought_up_to_date_as_its_own(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Publish once wrote ``title: text``; it writes the accepted text alone now. After an
+    upgrade, the section and the index holding the old lines are gitstore's own: the next
+    publish replaces them, reports no conflict, and adds no second entry for a learning."""
+    from gitstore.deliver import publish as module
+    from gitstore.deliver.build import legacy_line, marked
+
+    with monkeypatch.context() as patched:
+        patched.setattr(module, "_fact_text", lambda r: marked(legacy_line(r["content"]["title"], r["content"]["text"])))
+        assert publish(str(world.root)).status == "published"
+    jitter = world.ids["jitter"]
+    old = "Retries use jitter: Every retry loop uses exponential backoff with full jitter."
+    assert f"- {old} [{jitter}]" in read(world, "AGENTS.md").decode()
+    result = publish(str(world.root))
+    assert result.status == "published" and result.conflicts == [], result.to_json()
+    agents = read(world, "AGENTS.md").decode()
+    assert old not in agents and f"- Every retry loop uses exponential backoff with full jitter. [{jitter}]" in agents
+    facts = [e["fact"] for e in json.loads(read(world, INDEX))["entries"] if e.get("learning") == jitter]
+    assert facts == ["Every retry loop uses exponential backoff with full jitter."], facts
+    assert publish(str(world.root)).status == "no-update"
+
+
+def test_an_edit_at_accept_is_what_every_delivery_gives_with_no_title_it_left_behind(world: World) -> None:
+    """A proposal titled with a reviewer's words, accepted with its text edited: agents were
+    given ``<title as proposed>: <edited text>``, the title saying what the edit corrected and
+    costing the text its place in the item bound. Recall, the context hook, a published section
+    and the index give the accepted text alone, whole; a list names it by that text too."""
+    from . import cli
+
+    ctx = world.ctx
+    thread = Thread(ctx, 64, "c64")
+    event = thread.comment("c64", "This retry loop sleeps a fixed second.", "2026-03-02T10:00:00.000000Z")
+    thread.save()
+    stale = "This retry loop sleeps a fixed second: use exponential backoff with jitter so..."
+    draft = ops.Draft(title=stale, text="Use exponential backoff with jitter so clients do not retry in lockstep.",
+                      category="convention", evidence=[ref(event)], counterevidence=[], proposer=("person", "github:9"))
+    proposal = ops.propose(ctx, draft, "github:9")
+    edited = "Every retry loop uses exponential backoff with full jitter and a cap on attempts (see src/retry.py)."
+    learning = ops.accept(ctx, proposal["id"], proposal["reviewDigest"], "github:9", edit=edited)
+    assert learning["decision"]["edited"] and learning["content"]["title"] == stale
+
+    [item] = [i for i in json.loads(cli.ok("recall", "retry loop backoff jitter cap attempts", "--json",
+                                           cwd=world.root))["items"] if i["id"] == learning["id"]]
+    assert item["text"] == edited, item
+    context = cli.ok("context", "--prompt", "retry loop backoff jitter cap attempts", cwd=world.root)
+    assert f"- {edited} ({learning['id']};" in json.loads(context)["hookSpecificOutput"]["additionalContext"]
+    publish(str(world.root))
+    assert f"- {edited} [{learning['id']}]" in read(world, "AGENTS.md").decode()
+    [fact] = [e["fact"] for e in json.loads(read(world, INDEX))["entries"] if e.get("learning") == learning["id"]]
+    assert fact == edited
+    everywhere = read(world, "AGENTS.md").decode() + read(world, INDEX).decode() + context + json.dumps(item)
+    assert "sleeps a fixed second" not in everywhere
+    listed = cli.ok("learnings", "--active", cwd=world.root)
+    [line] = [line for line in listed.splitlines() if learning["id"] in line]
+    assert line.endswith("Every retry loop uses exponential backoff with full jitter and a cap on…"), line

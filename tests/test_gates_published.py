@@ -116,7 +116,7 @@ def test_a_line_an_earlier_publish_wrote_without_look_alike_marks_fails_as_stale
     ctx = Context.open(str(root))
     learning = accepted_learning(ctx, title="Greeting helper", text="Greetings go through sayНello() in src/retry.py.")
     with monkeypatch.context() as patched:
-        patched.setattr(module, "_fact_text", lambda r: line_of(r["content"]["title"], r["content"]["text"]))
+        patched.setattr(module, "_fact_text", lambda r: line_of(r["content"]["text"]))
         assert publish(str(root)).status == "published"
     git(root, "commit", "-q", "-a", "-m", "Publish as before look-alike words were marked")
     found = promotion_gate.check([], root, "HEAD~1", "HEAD")

@@ -31,9 +31,7 @@ def context(
     found = shown.answer.recall
     typer.echo(f"-- {harness} {shown.event}: {shown.answer.reason}", err=True)
     if found is not None:
-        limits = found.limits
-        typer.echo(f"-- limits: {limits.max_items} items, {limits.max_item_chars} characters each, "
-                   f"{limits.max_total_chars} in all (ceilings 3/400/1200); items used {found.chars}", err=True)
+        typer.echo(f"-- {found.usage()}", err=True)
         if found.left_out:
             typer.echo(f"-- left out by the limits: {', '.join(found.left_out)}", err=True)
         if found.unsafe:

@@ -18,7 +18,8 @@ def recall(
                                 "one, as its context hook does (default: any agent)."),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Recall the accepted learnings most relevant to a query (at most 3, bounded, with provenance)."""
+    """Recall the accepted learnings most relevant to a query (at most 3, each its accepted text with provenance,
+    bounded on its canonical JSON)."""
     found = recall_here(query, harness=harness)
     if as_json:
         emit_json(found.to_json())
@@ -30,9 +31,7 @@ def recall(
         typer.echo(f"{item['id']} score {item['score']}{label}")
         typer.echo(f"  {item['text']}")
         typer.echo(f"  evidence: {', '.join(item['sources']) or '-'}; {item['contentDigest']}")
-    limits = found.limits
-    typer.echo(f"limits: {limits.max_items} items, {limits.max_item_chars} characters each, "
-               f"{limits.max_total_chars} in all; used {found.chars}", err=True)
+    typer.echo(found.usage(), err=True)
     if found.left_out:
         typer.echo(f"left out by the ceilings: {', '.join(found.left_out)}", err=True)
     if found.unsafe:

@@ -202,7 +202,7 @@ def _row(view: Any, trust: str, record: dict[str, Any], scanner: Any) -> dict[st
     texts = screened(view, record, scanner)
     if isinstance(texts, str):
         return texts
-    line = scanned_line(scanner, texts["title"], texts["text"])
+    line = scanned_line(scanner, texts["text"], texts["title"])
     if isinstance(line, str):
         return line
     found = row(record["id"], record["contentDigest"], trust, texts["title"], texts["text"], texts["targets"],
@@ -236,10 +236,19 @@ def marked(line: str) -> str:
     return "".join(parts) + line[position:] if parts else line
 
 
-def line_of(title: str, text: str) -> str:
+def line_of(text: str) -> str:
     """A learning on the one line agents read it (recall, the context hook, the MCP server, a
-    published section): ``title: text``, every run of white space, line breaks too, one space,
-    naming no learning as a citation does (``uncited``)."""
+    published section): its text, every run of white space, line breaks too, one space, naming
+    no learning as a citation does (``uncited``). The text alone: it is what a person accepted
+    (an edit at accept changes it, and only it), while the title is a label for people listing
+    learnings, one a person may never have changed, so it never stands before the text as fact."""
+    return uncited(" ".join(text.split()))
+
+
+def legacy_line(title: str, text: str) -> str:
+    """The line gitstore wrote for a learning before it gave agents the text alone (``title:
+    text``): a published entry holding it is gitstore's own, brought up to date, never one
+    changed by hand."""
     return uncited(" ".join(f"{title.strip()}: {text.strip()}".split()))
 
 
@@ -257,21 +266,45 @@ def uncited(line: str) -> str:
     return _CITATION.sub(r"\1see ", line)
 
 
-def scanned_line(scanner: Any, title: str, text: str) -> tuple[str, set[str]] | str:
-    """``line_of(title, text)`` as the scanner leaves it and the kinds it redacted there, or why it
-    quarantined it. The line is read whole twice: with the parts' own line breaks (a key split
-    between title and text reads as one only with them), then on one line, as agents get it (a
-    key and its value a line break parted, which the scanner reads apart, meet there)."""
+def scanned_line(scanner: Any, text: str, title: str | None = None) -> tuple[str, set[str]] | str:
+    """``line_of(text)`` as the scanner leaves it and the kinds it redacted there, or why it
+    quarantined it. The text is read whole twice: with its own line breaks, then on one line, as
+    agents get it (a key and its value a line break parted, which the scanner reads apart, meet
+    there). Given the learning's ``title``, the learning is also read whole, ``title: text``: a
+    title is never given to agents, but it can name what the text holds (``Deploy password`` over
+    a bare value), so what the scanner finds only with both (anything quarantined, or more to
+    redact than in each alone) makes the learning unsafe, never a line to cut."""
+    found = _scanned(scanner, text.strip())
+    if isinstance(found, str) or title is None:
+        return found
+    together = _scanned(scanner, f"{title.strip()}: {text.strip()}", count=True)
+    if isinstance(together, str):
+        return f"{together} when read with its title"
+    alone = _scanned(scanner, title.strip(), count=True)
+    apart = _scanned(scanner, text.strip(), count=True)
+    if isinstance(alone, str) or isinstance(apart, str):
+        return "unsafe title"
+    if together[1] > alone[1] + apart[1]:
+        return f"unsafe text: {', '.join(sorted(together[2]))} when read with its title"
+    return found
+
+
+def _scanned(scanner: Any, text: str, count: bool = False) -> Any:
+    """``text`` read as ``scanned_line`` reads it: (what the scanner leaves, the kinds redacted),
+    with ``count`` (what it leaves, how many findings it redacted, their kinds), or why it
+    quarantined it."""
     redacted: set[str] = set()
-    found = f"{title.strip()}: {text.strip()}"
+    found, many = text, 0
     for on_one_line in (False, True):
         result = scanner.scan(uncited(" ".join(found.split())) if on_one_line else found)
         if result.quarantined:
             kinds = sorted({f.kind for f in result.findings if f.action == "quarantine"})
             return f"unsafe text: {', '.join(kinds)}"
-        redacted.update(f.kind for f in result.findings if f.action == "redact")
+        kinds_here = [f.kind for f in result.findings if f.action == "redact"]
+        redacted.update(kinds_here)
+        many += len(kinds_here)
         found = result.text
-    return found, redacted
+    return (found, many, redacted) if count else (found, redacted)
 
 
 def row(learning_id: str, digest: str, trust: str, title: str, text: str, targets: str, excerpts: list[str],
@@ -279,7 +312,7 @@ def row(learning_id: str, digest: str, trust: str, title: str, text: str, target
         category: str = "convention", audience: str = "project") -> dict[str, Any]:
     """An index row from texts the scanner already passed; ``targets`` one a line."""
     return {
-        "id": learning_id, "digest": digest, "trust": trust, "text": line_of(title, text),
+        "id": learning_id, "digest": digest, "trust": trust, "text": line_of(text),
         "sources": "\n".join(s.replace("\n", " ") for s in sources), "valid_from": valid_from, "valid_until": valid_until,
         "category": category, "audience": audience,
         "terms": {"title": terms(title), "body": terms(text), "targets": target_terms(targets.splitlines()),

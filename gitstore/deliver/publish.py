@@ -44,7 +44,7 @@ from typing import Any
 from gitstore import _jsontext
 from gitstore._files import first_link
 from gitstore.deliver import clindex, sections, snapshots
-from gitstore.deliver.build import line_of, marked
+from gitstore.deliver.build import legacy_line, line_of, marked
 from gitstore.errors import InvalidInput, Refused
 from gitstore.records.inputs import read_regular
 
@@ -264,14 +264,17 @@ def _fact_text(record: dict[str, Any]) -> str:
     """The line publish writes for a learning: its line as agents read it, each look-alike word
     marked (``marked``). The section's lines and the index's facts are compared with this text,
     never with the learning's own, so the mark changes no digest a commit is checked by."""
-    return marked(line_of(record["content"]["title"], record["content"]["text"]))
+    return marked(line_of(record["content"]["text"]))
 
 
 def _texts_written(record: dict[str, Any]) -> set[str]:
-    """The fact texts gitstore has written for a learning version: this version's, and the line
-    without marks that a publish wrote before look-alike words were marked (an index entry
-    holding it is gitstore's own, brought up to date, never one changed by hand)."""
-    return {_fact_text(record), line_of(record["content"]["title"], record["content"]["text"])}
+    """The fact texts gitstore has written for a learning version: this version's, the line
+    without marks that a publish wrote before look-alike words were marked, and the ``title:
+    text`` line it wrote before it gave the text alone, marked or not (an index entry holding
+    one is gitstore's own, brought up to date, never one changed by hand)."""
+    content = record["content"]
+    legacy = legacy_line(content["title"], content["text"])
+    return {_fact_text(record), line_of(content["text"]), legacy, marked(legacy)}
 
 
 def select(view: Any) -> Selection:
@@ -298,9 +301,9 @@ def select(view: Any) -> Selection:
             assert isinstance(safe, dict)
             redacted = {"a secret or home path"} if (safe["title"], safe["text"]) != (content["title"],
                                                                                    content["text"]) else set()
-            line = scanned_line(scanner, content["title"], content["text"])
+            line = scanned_line(scanner, content["text"], content["title"])
             if isinstance(line, str):
-                why = "the safety scan left it out (its text as it would be written, on one line)"
+                why = f"the safety scan left it out ({line}: its text as it would be written, on one line)"
             else:
                 redacted.update(line[1])
             if why is None and redacted:

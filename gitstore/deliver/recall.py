@@ -2,8 +2,8 @@
 
 Each item is ``{"contentDigest", "id", "score", "sources", "text", "trust"}``: the learning's id
 and the digest of what it says, its integer score, where its evidence came from (review
-threads with their pull request, agent sessions, manual entries), one bounded text (title and
-text), and its trust label, ``human`` (a person accepted it) or ``auto-safe`` (the auto-safe
+threads with their pull request, agent sessions, manual entries), one bounded text (the
+learning's accepted text alone: ``gitstore.deliver.build.line_of``), and its trust label, ``human`` (a person accepted it) or ``auto-safe`` (the auto-safe
 gate did). Items are cut to the limits on their canonical serialisation: a text too long for
 an item is shortened and ends with an ellipsis; an item that no longer fits the total is left
 out, and the result says how many were.
@@ -22,7 +22,7 @@ scanner quarantines.
 
 from __future__ import annotations
 
-from gitstore.deliver.limits import Limits, canonical
+from gitstore.deliver.limits import MAX_ITEM_CHARS, MAX_ITEMS, MAX_TOTAL_CHARS, Limits, canonical
 from gitstore.deliver.terms import query_terms
 
 TYPE_CHECKING = False
@@ -150,6 +150,18 @@ class Recall:
     @property
     def chars(self) -> int:
         return len(canonical(self.items))
+
+    def usage(self) -> str:
+        """The limits and what the items used of them, one line, as ``recall`` and ``context``
+        both print it: each count is of canonical JSON, as the bounds count (an item's with its
+        id, contentDigest, score, sources and trust as well as its text; the total's with the
+        array's brackets and commas), never of the text alone."""
+        limits = self.limits
+        each = ", ".join(str(len(canonical(i))) for i in self.items) or "none"
+        return (f"limits: {limits.max_items} items, {limits.max_item_chars} characters each and "
+                f"{limits.max_total_chars} in all (ceilings {MAX_ITEMS}/{MAX_ITEM_CHARS}/{MAX_TOTAL_CHARS}), "
+                f"counted on canonical JSON (an item's id, digest, score, "
+                f"sources, trust and text); used: items {each}, in all {self.chars}")
 
     def to_json(self) -> dict[str, Any]:
         return {"items": self.items, "limits": self.limits.to_json(), "matched": self.matched,
