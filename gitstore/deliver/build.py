@@ -275,36 +275,33 @@ def scanned_line(scanner: Any, text: str, title: str | None = None) -> tuple[str
     a bare value), so what the scanner finds only with both (anything quarantined, or more to
     redact than in each alone) makes the learning unsafe, never a line to cut."""
     found = _scanned(scanner, text.strip())
-    if isinstance(found, str) or title is None:
+    if isinstance(found, str):
         return found
-    together = _scanned(scanner, f"{title.strip()}: {text.strip()}", count=True)
-    if isinstance(together, str):
-        return f"{together} when read with its title"
-    alone = _scanned(scanner, title.strip(), count=True)
-    apart = _scanned(scanner, text.strip(), count=True)
-    if isinstance(alone, str) or isinstance(apart, str):
-        return "unsafe title"
-    if together[1] > alone[1] + apart[1]:
-        return f"unsafe text: {', '.join(sorted(together[2]))} when read with its title"
-    return found
+    if title is not None:
+        together = _scanned(scanner, f"{title.strip()}: {text.strip()}")
+        if isinstance(together, str):
+            return f"{together} when read with its title"
+        alone = _scanned(scanner, title.strip())
+        if isinstance(alone, str):
+            return "unsafe title"
+        if len(together[1]) > len(alone[1]) + len(found[1]):
+            return f"unsafe text: {', '.join(sorted(set(together[1])))} when read with its title"
+    return found[0], set(found[1])
 
 
-def _scanned(scanner: Any, text: str, count: bool = False) -> Any:
-    """``text`` read as ``scanned_line`` reads it: (what the scanner leaves, the kinds redacted),
-    with ``count`` (what it leaves, how many findings it redacted, their kinds), or why it
-    quarantined it."""
-    redacted: set[str] = set()
-    found, many = text, 0
+def _scanned(scanner: Any, text: str) -> tuple[str, list[str]] | str:
+    """``text`` read as ``scanned_line`` reads it: what the scanner leaves and the kind of each
+    finding it redacted, or why it quarantined it."""
+    redacted: list[str] = []
+    found = text
     for on_one_line in (False, True):
         result = scanner.scan(uncited(" ".join(found.split())) if on_one_line else found)
         if result.quarantined:
             kinds = sorted({f.kind for f in result.findings if f.action == "quarantine"})
             return f"unsafe text: {', '.join(kinds)}"
-        kinds_here = [f.kind for f in result.findings if f.action == "redact"]
-        redacted.update(kinds_here)
-        many += len(kinds_here)
+        redacted += [f.kind for f in result.findings if f.action == "redact"]
         found = result.text
-    return (found, many, redacted) if count else (found, redacted)
+    return found, redacted
 
 
 def row(learning_id: str, digest: str, trust: str, title: str, text: str, targets: str, excerpts: list[str],
