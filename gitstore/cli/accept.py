@@ -20,7 +20,9 @@ def accept(
     learning_id: str = learning_argument("The proposal (lrn_...)."),
     review_digest: str = typer.Option(..., "--review-digest", metavar="DIGEST",
                                       help="The reviewDigest `gitstore show` printed: what you reviewed."),
-    edit: Optional[str] = typer.Option(None, "--edit", metavar="TEXT", help="Accept with this text instead.",
+    edit: Optional[str] = typer.Option(None, "--edit", metavar="TEXT",
+                                       help="Accept with this text instead: the text is what agents get; "
+                                            "the title stays as proposed.",
                                        callback=checked(filled)),
     by: Optional[str] = BY_OPTION,
     as_json: bool = JSON_OPTION,
