@@ -1267,6 +1267,13 @@ def test_lines_an_earlier_publish_wrote_with_the_title_are_brought_up_to_date_as
     jitter = world.ids["jitter"]
     old = "Retries use jitter: Every retry loop uses exponential backoff with full jitter."
     assert f"- {old} [{jitter}]" in read(world, "AGENTS.md").decode()
+    from gitstore.deliver.publish import standing
+
+    from .advice import checks
+
+    found = standing(world.ctx)
+    assert found.unwritten == {} and any(jitter in line for line in found.unmarked["AGENTS.md"]), found
+    assert [c["state"] for c in checks(world.root, "published files")] == ["warn"], "stale, never a hand edit"
     result = publish(str(world.root))
     assert result.status == "published" and result.conflicts == [], result.to_json()
     agents = read(world, "AGENTS.md").decode()

@@ -46,6 +46,7 @@ class Fact:
     source_session: str
     date: str
     category: str
+    earlier: tuple[str, ...] = ()  # what an earlier publish wrote for this version (``title: text``), never recorded
 
     def entry(self) -> dict[str, Any]:
         return {"fact": self.fact, "source_session": self.source_session, "date": self.date,

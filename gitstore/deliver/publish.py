@@ -170,6 +170,8 @@ def unwritten_text(learning: str, text: str, facts: Mapping[str, clindex.Fact],
         return why_not(learning)
     if unmarked(text, fact.fact):
         return f"the text published for {learning} is {UNMARKED}"
+    if written_earlier(text, fact):
+        return f"the text published for {learning} is {WITH_TITLE}"
     if not same_text(text, fact.fact):
         return f"the text published for {learning} is not its accepted text"
     return None
@@ -177,6 +179,16 @@ def unwritten_text(learning: str, text: str, facts: Mapping[str, clindex.Fact],
 
 UNMARKED = ("its accepted text without the look-alike marks publish writes now (written before look-alike words "
             "were marked)")
+
+
+WITH_TITLE = ("its line as publish wrote it before agents got the accepted text alone (its title first, then "
+              "the text)")
+
+
+def written_earlier(published: str, fact: clindex.Fact) -> bool:
+    """Whether a published line's text is the line an earlier publish wrote for this version of
+    the learning, ``title: text`` (``Fact.earlier``): stale, as ``unmarked`` is, never a hand edit."""
+    return not same_text(published, fact.fact) and any(same_text(published, text) for text in fact.earlier)
 
 
 def unmarked(published: str, accepted: str) -> bool:
@@ -313,8 +325,9 @@ def select(view: Any) -> Selection:
             selection.skipped[record["id"]] = why
             continue
         episode = record["evidence"][0]["episode"] if record["evidence"] else "manual"
+        legacy = legacy_line(record["content"]["title"], record["content"]["text"])
         selection.facts.append(clindex.Fact(record["id"], record["contentDigest"], text, episode,
-                                            record["at"][:10], record["category"]))
+                                            record["at"][:10], record["category"], (marked(legacy), legacy)))
         selection.trust[record["id"]] = status.trust
     _passing_together(selection, scanner)
     return selection
@@ -794,9 +807,11 @@ def _unwritten(baseline: Baseline, published: set[str],
 
 def _written_unmarked(line: str, facts: Mapping[str, clindex.Fact]) -> tuple[str, ...]:
     """The learnings ``line`` names when it is their line as a publish wrote it before look-alike
-    words were marked (its text the accepted text, without marks, of each); else none."""
+    words were marked (its text the accepted text, without marks, of each) or before agents got
+    the text alone (``written_earlier``); else none."""
     text, learnings = section_line(line) or ("", ())
-    return learnings if all(one in facts and unmarked(text, facts[one].fact) for one in learnings) else ()
+    return learnings if all(one in facts and (unmarked(text, facts[one].fact) or written_earlier(text, facts[one]))
+                            for one in learnings) else ()
 
 
 def _read_quietly(path: Path) -> bytes | None:

@@ -689,7 +689,8 @@ def _published(report: Report, root: Path, state: Path) -> None:
                    _republish(blocked & {path}))
     for path, lines in found.unmarked.items():  # an earlier gitstore's own publish, not a hand edit
         report.add("published files", WARN, f"{path} gives agents {len(lines)} line(s) written before look-alike "
-                   f"words were marked, without the marks gitstore publish writes now: {_shown(lines)}",
+                   f"words were marked or before agents got a learning's text alone, not as gitstore publish "
+                   f"writes them now: {_shown(lines)}",
                    _republish(blocked & {path}))
     if found.not_in_force or found.unwritten or found.unmarked:
         return  # publishing again mends what the files lack as well
