@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitstore.headline import LIMIT, headline
+from gitstore.records.headline import LIMIT, headline
 
 
 def test_a_sentence_that_fits_is_its_own_title() -> None:

@@ -36,7 +36,7 @@ _ROUTE_WORDS = {"direct-edit": "direct edit of", "skill": "skill", "overlay": "o
 
 def message(packet: dict[str, Any], title: str, warnings: Mapping[str, str] | None = None) -> str:
     """The commit message of a promotion: a summary (``title``: the caller gives
-    ``gitstore.headline.title_for``, never a title a person's edit at accept left behind),
+    ``gitstore.records.headline.title_for``, never a title a person's edit at accept left behind),
     what changed, the checks (one that passed with a warning says what it warns of, in a line of
     its own), the trailers."""
     subject = f"Promote {packet['learning']}: {' '.join(title.split())}"

@@ -15,7 +15,7 @@ from posixpath import basename, dirname
 from typing import Any
 
 from gitstore.errors import Refused
-from gitstore.headline import title_for
+from gitstore.records.headline import title_for
 from gitstore.promote import blocks, rubric, verify
 from gitstore.promote.okf import link_problems, page_of, split_front_matter
 from gitstore.promote.pages import page_findings
@@ -39,7 +39,7 @@ class Plan:
     files: dict[str, str] = field(default_factory=dict)  # repository path -> text
     routing: Routing | None = None
     warnings: dict[str, str] = field(default_factory=dict)  # check -> what it warns of (it passed)
-    name: str = ""  # what the commit subject and pull request name it by (``gitstore.headline.title_for``)
+    name: str = ""  # what the commit subject and pull request name it by (``gitstore.records.headline.title_for``)
 
     @property
     def route(self) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 
 from gitstore.context import Context
 from gitstore.errors import UsageError
-from gitstore.headline import title_for
+from gitstore.records.headline import title_for
 from gitstore.records.vocabulary import PURPOSES, unknown as unknown_word
 from gitstore.queries._text import event_text, why_no_text
 from gitstore.queries._views import in_force_view, learning_view
@@ -54,7 +54,7 @@ class Row:
 
 
 def listed_title(history: History) -> str:
-    """The title a list shows for a learning (``gitstore.headline.title_for``)."""
+    """The title a list shows for a learning (``gitstore.records.headline.title_for``)."""
     return title_for(history.current["content"], history.chain[0].record["content"]["text"])
 
 

@@ -48,7 +48,7 @@ from gitstore.dream.consolidators import (MAX_AUDIENCE_RATIONALE, MAX_RATIONALE,
 from gitstore.dream.labelers import CATEGORIES, Label
 from gitstore.dream.view import Evidence, FrozenView, LearningView, Ref
 from gitstore.errors import InvalidInput
-from gitstore.headline import headline
+from gitstore.records.headline import headline
 
 FLOORS = {"minOrigins": 2, "minThreads": 2, "minChanges": 2, "minPeople": 2}
 CEILINGS = {"maxAgeDays": 365}
@@ -454,7 +454,7 @@ def _clean(sentence: str) -> str:
 
 def _title(statement: str) -> str:
     """A proposal's title: its statement's first sentence, or a clause of it cut whole
-    (``gitstore.headline``), never a cut inside a word."""
+    (``gitstore.records.headline``), never a cut inside a word."""
     return headline(statement)
 
 
