@@ -1,6 +1,7 @@
 """Operations that change memory: each validates against the rules, then writes its records and
-the audit entries that record it in one atomic append. The CLI calls these and renders."""
+the audit entries that record it in one atomic append. The CLI calls these and renders. ``wiki``
+sets up the work-tree wiki promotion edits (no records: the person commits what it writes)."""
 
 
 __all__ = ["consent", "export", "gc", "labels", "learning", "policy", "promote", "purge", "redact", "setup", "snapshots",
-           "unfinished"]  # the public modules (tests/test_public_api.py keeps the list whole)
+           "unfinished", "wiki"]  # the public modules (tests/test_public_api.py keeps the list whole)
