@@ -519,6 +519,14 @@ def by_key(rows: list[Any]) -> dict[tuple[str, str], Any]:
     return {(r.harness, r.scope): r for r in rows}
 
 
+def ready(row: Any) -> bool:
+    """The hook would capture: status calls it working, or (Codex's hooks) says only that it
+    must be trusted in Codex's /hooks, which gitstore cannot see."""
+    review = HARNESSES[row.harness].review
+    return row.installed and (row.works is True and row.problems == () or bool(review) and row.works is None
+                              and row.problems == (review[0],) and row.todo == (review[1],))
+
+
 def trust_in_codex(config: Path, folder: Path, level: str = "trusted") -> None:
     """What Codex writes to the user's config.toml when its trust prompt is answered."""
     config.parent.mkdir(parents=True, exist_ok=True)
@@ -544,7 +552,7 @@ def test_status_says_installed_and_working(repo: Path, home: Path, targets: pyte
     rows = by_key(status(repo, home))
     assert set(rows) == set(PAIRS)
     for row in rows.values():
-        assert row.installed and row.works is True and row.problems == (), row
+        assert ready(row), row
 
 
 def test_status_reports_why_a_hook_would_not_capture(repo: Path, home: Path, targets: pytest.MonkeyPatch) -> None:
@@ -564,7 +572,9 @@ def test_a_project_install_sets_gitstore_up_first(repo: Path, home: Path, target
     targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
     report = install("claude-code", "project", repo, home)
     assert (repo / "okf" / ".memory" / "config.json").is_file()
-    assert any(n.startswith(f"set gitstore up in {repo.resolve()} first") for n in report.notes), report.notes
+    # it says what it did, not what to do: gitstore is set up already
+    assert f"set gitstore up in {repo.resolve()} (writer " in " ".join(report.notes), report.notes
+    assert not any("first" in n for n in report.notes), report.notes
     assert by_key(status(repo, home))["claude-code", "project"].works is True
     assert not any(n.startswith("set gitstore up") for n in install("claude-code", "project", repo, home).notes)
 
@@ -587,27 +597,55 @@ def test_a_codex_project_hook_works_only_where_codex_trusts_the_project(repo: Pa
     assert any(n.startswith(f"Codex loads {repo / '.codex'}/ only in a trusted project") for n in report.notes)
     row = by_key(status(repo, home))["codex", "project"]
     assert row.works is False and row.problems == (f"Codex loads {repo / '.codex'}/ only in a trusted project, "
-                                                   f"and {config} does not trust it",)
+                                                   f"and {config} does not trust it", HARNESSES["codex"].review[0])
     assert row.todo[0].startswith("trust this folder in Codex") and f'[projects."{repo}"]' in row.todo[0]
     [check] = [c for c in doctor(repo, home).checks if c.name == "hook codex (project)"]
-    assert check.state == "fail" and check.todo == row.todo[0]
+    assert check.state == "fail" and check.todo == f"{row.todo[0]}; {row.todo[1]}"
     trust_in_codex(config, repo, "untrusted")
     assert "marks it untrusted" in by_key(status(repo, home))["codex", "project"].problems[0]
     config.unlink()
     trust_in_codex(config, repo)
-    assert by_key(status(repo, home))["codex", "project"].works is True
+    assert ready(by_key(status(repo, home))["codex", "project"])
     assert by_key(status(repo, home))["codex", "user"].installed is False  # the trust table is no hook
     linked = tmp_path / "linked"
     git(repo, "worktree", "add", "-q", str(linked))
     init(linked)
     install("codex", "project", linked, home)
-    assert by_key(status(linked, home))["codex", "project"].works is True  # a worktree inherits the trust
+    assert ready(by_key(status(linked, home))["codex", "project"])  # a worktree inherits the trust
     config.unlink()
     elsewhere = tmp_path / "codex-home" / "config.toml"
     trust_in_codex(elsewhere, repo)
     assert by_key(status(repo, home))["codex", "project"].works is False
     targets.setenv("CODEX_HOME", str(elsewhere.parent))
-    assert by_key(status(repo, home))["codex", "project"].works is True
+    assert ready(by_key(status(repo, home))["codex", "project"])
+
+
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_codex_hooks_are_never_called_working_before_codex_trusts_them(scope: str, repo: Path, home: Path,
+                                                                       targets: pytest.MonkeyPatch) -> None:
+    """Codex runs a hook no admin manages only once the user trusts it in Codex's /hooks, and
+    gitstore cannot see that trust: install says to give it (its next: line), status calls the
+    hook one to trust (never working), doctor warns with what to do, in either scope."""
+    from .cli import ok
+
+    targets.setenv("GITSTORE_HOOK_TARGET", "tests.hook_targets:record")
+    init(repo)
+    trust_in_codex(home / ".codex" / "config.toml", repo)  # the project itself is trusted
+    out = ok("hooks", "install", "--harness", "codex", "--scope", scope, cwd=repo)
+    assert "  next: in Codex, open /hooks and trust gitstore's hooks" in out, out
+    assert json.loads(ok("hooks", "install", "--harness", "codex", "--scope", scope, "--json", cwd=repo))["next"] == [
+        HARNESSES["codex"].review[1]]
+    row = by_key(status(repo, home))["codex", scope]
+    assert row.installed and row.works is None, row
+    assert row.problems == (HARNESSES["codex"].review[0],) and "/hooks" in row.todo[0], row
+    line = [ln for ln in ok("hooks", "status", cwd=repo).splitlines() if ln.startswith(f"codex         {scope}")]
+    assert line and " to trust " in line[0], line
+    [check] = [c for c in doctor(repo, home).checks if c.name == f"hook codex ({scope})"]
+    assert check.state == "warn" and "trusted in Codex's /hooks" in check.detail and "/hooks" in check.todo
+    # the other harnesses, and Codex's notify program, ask for no such review
+    assert "next:" not in ok("hooks", "install", "--harness", "claude-code", cwd=repo)
+    assert "next:" not in ok("hooks", "install", "--harness", "codex-notify", "--scope", "user", cwd=repo)
+    assert by_key(status(repo, home))["codex-notify", "user"].works is True
 
 
 @pytest.mark.parametrize("harness", ["codex", "gemini-cli"])
@@ -644,7 +682,7 @@ def test_the_codex_user_scope_is_where_codex_home_says(harness: str, repo: Path,
     assert our_commands(harness, load(harness, config)) == expected(harness)
     assert not (home / ".codex").exists()
     row = by_key(status(repo, home))[harness, "user"]
-    assert row.path == config and row.installed and row.works is True, row
+    assert row.path == config and ready(row), row
     assert uninstall(harness, "user", repo, home).action == "removed"
     assert config.read_text() == original
     assert by_key(status(repo, home))[harness, "user"].installed is False

@@ -55,10 +55,11 @@ class Report(NamedTuple):
     path: Path
     action: str  # installed, updated, unchanged, removed, absent
     notes: tuple[str, ...] = ()
+    next: tuple[str, ...] = ()  # what the user still has to do in the harness before the hook runs
 
     def to_json(self) -> dict[str, Any]:
         return {"harness": self.harness, "scope": self.scope, "path": str(self.path),
-                "action": self.action, "notes": list(self.notes)}
+                "action": self.action, "notes": list(self.notes), "next": list(self.next)}
 
 
 class HookStatus(NamedTuple):
@@ -114,12 +115,13 @@ def install(harness: str, scope: str, repo_root: Path | None, home: Path, *,
     notes += _set_up(scope, repo_root)
     unloaded = adapter.unloaded(scope, repo_root, home)
     notes += (f"{unloaded[0]}: {unloaded[1]}",) if unloaded else ()
+    todo = (adapter.review[1],) if adapter.review else ()
     if new == current:
-        return Report(adapter.name, scope, path, "unchanged", notes)
+        return Report(adapter.name, scope, path, "unchanged", notes, todo)
     previous = _previous(adapter, home, path, current)
     _write(path, new)
     undo.remember(home, adapter.name, path, previous, new, hook.python)
-    return Report(adapter.name, scope, path, "installed" if current is None else "updated", notes)
+    return Report(adapter.name, scope, path, "installed" if current is None else "updated", notes, todo)
 
 
 def _previous(adapter: Harness, home: Path, path: Path, current: str | None) -> undo.Before | None:
@@ -162,7 +164,7 @@ def _set_up(scope: str, repo_root: Path | None) -> tuple[str, ...]:
     from gitstore.ops.setup import init
 
     report = init(repo_root)
-    return (f"set gitstore up in {report.root} first (writer {report.writer}), as `gitstore init` does",)
+    return (f"set gitstore up in {report.root} (writer {report.writer}), as `gitstore init` does",)
 
 
 def _switched_off(adapter: Harness, repo_root: Path | None, home: Path, path: Path) -> tuple[str, ...]:
@@ -258,9 +260,11 @@ def _status_of(adapter: Harness, scope: str, repo_root: Path | None, home: Path,
     for command in commands:
         problem = _problem_of(python_of(command), module_of(command), checked, repo_root, written)
         found += [(problem, reinstall)] if problem else []
+    found += [adapter.review] if adapter.review else []
     problems = tuple(dict.fromkeys(problem for problem, _ in found))
     todo = tuple(dict.fromkeys(fix for _, fix in found))
-    works = None if problems and all(p.startswith(NOT_CHECKED) for p in problems) else not problems
+    unproven = (NOT_CHECKED, *([adapter.review[0]] if adapter.review else []))
+    works = None if problems and all(p.startswith(unproven) for p in problems) else not problems
     return HookStatus(adapter.name, scope, path, True, shown, works, problems, todo)
 
 

@@ -53,6 +53,8 @@ def _show(report: Report, as_json: bool) -> None:
     typer.echo(f"{report.action} {report.harness} ({report.scope}) {report.path}")
     for note in report.notes:
         typer.echo(f"  note: {note}")
+    for step in report.next:
+        typer.echo(f"  next: {step}")
 
 
 @hooks_app.command("install")
@@ -94,7 +96,8 @@ def _state(row: HookStatus) -> str:
     if row.problems == (NOT_SET_UP,):
         return "idle here"
     if row.works is None:
-        return "not checked"
+        review = HARNESSES[row.harness].review
+        return "to trust" if review and review[0] in row.problems else "not checked"
     return "works" if row.works else "does not work"
 
 

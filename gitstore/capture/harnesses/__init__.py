@@ -19,6 +19,9 @@ class Harness(Protocol):
     name: str  # what `gitstore hooks install --harness` calls the adapter
     harness: str  # the coding agent whose sessions it captures (gitstore.records.vocabulary.HARNESSES)
     refusals: dict[str, str]  # scope -> why it is not offered
+    # what the harness asks of the user before it runs hooks it did not write, which gitstore
+    # cannot see (why, what to do); None when it runs them as they are
+    review: tuple[str, str] | None
 
     @property
     def scopes(self) -> tuple[str, ...]: ...

@@ -45,6 +45,7 @@ class JsonHooksHarness(NamedTuple):
     handler: Callable[[HookCommand], dict[str, Any]]
     comments: bool = False
     refusals: dict[str, str] = {}  # read only
+    review: tuple[str, str] | None = None
     context_events: tuple[str, ...] = ()
     # every settings file the harness reads, lowest precedence first
     settings: Callable[[Path | None, Path], list[Path]] = lambda repo_root, home: []

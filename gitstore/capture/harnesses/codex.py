@@ -16,9 +16,14 @@ Hooks (``codex``)
   ``trust_level = "trusted"`` for the folder Codex starts in or for the root of its git project
   (the main work tree, so linked worktrees inherit it); Codex writes that table when the user
   answers its trust prompt. Status calls a project hook in an untrusted folder not working, and
-  says how to trust it; gitstore never trusts a folder for the user. Hooks that are not managed
-  by an admin must also be reviewed and trusted in Codex before they run. A layer with both forms loads both and
-  warns, so gitstore writes the TOML form only.
+  says how to trust it; gitstore never trusts a folder for the user.
+- Hooks that are not managed by an admin must also be reviewed and trusted in Codex (its
+  ``/hooks``) before they run, in either scope. Codex keeps that trust per hook, keyed on a hash
+  of the hook, so a changed hook (installed again with another Python) needs trusting again.
+  gitstore does not compute Codex's hash, so it cannot tell a trusted hook from an untrusted one:
+  install says to trust the hooks in ``/hooks``, and status never calls them working, only to be
+  trusted.
+- A layer with both forms loads both and warns, so gitstore writes the TOML form only.
 - Inline layout, the same as ``hooks.json``: ``[[hooks.<Event>]]`` is a group with an optional
   ``matcher``; ``[[hooks.<Event>.hooks]]`` is a handler with ``type = "command"``, ``command``,
   ``timeout`` and ``statusMessage``. The command runs in a shell.
@@ -66,6 +71,9 @@ TIMEOUT_SECONDS = 30
 CONTEXT_TIMEOUT_SECONDS = 10
 CONTEXT_STATUS = "gitstore: recalling accepted learnings"
 _HOOKS_LABEL = "codex hooks"
+REVIEW = ("Codex runs a hook no admin manages only once it is trusted in Codex's /hooks, and gitstore "
+          "cannot tell whether these are (Codex keeps trust per hook: a changed hook needs trusting again)",
+          "in Codex, open /hooks and trust gitstore's hooks (again after an install that changes them)")
 _NOTIFY_LABEL = "codex notify"
 
 
@@ -179,6 +187,7 @@ class CodexHooks:
     name = "codex"
     harness = "codex"
     refusals: dict[str, str] = {}
+    review: tuple[str, str] | None = REVIEW
 
     @property
     def scopes(self) -> tuple[str, ...]:
@@ -230,6 +239,7 @@ class CodexNotify:
     name = "codex-notify"
     harness = "codex"
     refusals: dict[str, str] = {"project": "Codex documents `notify` in the user's config.toml only; use --scope user"}
+    review: tuple[str, str] | None = None  # a program Codex runs, not a hook it asks to trust
 
     @property
     def scopes(self) -> tuple[str, ...]:

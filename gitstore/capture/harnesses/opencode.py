@@ -59,6 +59,7 @@ class OpenCode:
     name = "opencode"
     harness = "opencode"
     refusals: dict[str, str] = {}
+    review: tuple[str, str] | None = None
 
     @property
     def scopes(self) -> tuple[str, ...]:
