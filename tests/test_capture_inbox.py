@@ -59,6 +59,29 @@ def test_a_missing_folder_is_one_error(ctx: Context, tmp_path: Path) -> None:
         import_folder(ctx, tmp_path / "nowhere", BY, tmp_path / "ledger.json")
 
 
+def test_a_missing_folder_in_the_state_folder_is_made_and_holds_nothing(ctx: Context, tmp_path: Path) -> None:
+    """The clone's own inbox (loop.md's example) before a receiver first wrote to it: nothing has
+    arrived, which is no error; the folder is made for the receiver. Outside the state folder, or
+    out of it through `..`, a missing folder stays a wrong path."""
+    from gitstore.errors import Refused
+
+    state = ctx.workspace.state
+    inbox, ledger = state / "inbox" / "reviews", state / "loop" / "reviews-imported.json"
+    report = import_folder(ctx, inbox, BY, ledger)
+    assert report.to_json() == {"imports": [], "problems": [], "alreadyImported": 0}
+    assert inbox.is_dir() and not list(inbox.iterdir())
+    assert import_folder(ctx, inbox, BY, ledger).imports == []
+    with pytest.raises(InvalidInput, match="no such folder"):
+        import_folder(ctx, state / ".." / "nowhere", BY, ledger)
+    assert not (ctx.workspace.root / "okf" / "nowhere").exists()
+    shutil.rmtree(state / "inbox")
+    (ctx.workspace.root / "attack").mkdir()
+    (state / "inbox").symlink_to("../../attack", target_is_directory=True)
+    with pytest.raises(Refused, match="inbox is a link"):
+        import_folder(ctx, inbox, BY, ledger)
+    assert not (ctx.workspace.root / "attack" / "reviews").exists(), "nothing made through the link"
+
+
 def test_one_pass_stores_what_importing_each_file_alone_stores(ctx: Context, tmp_path: Path) -> None:
     """A pass reads the store once and builds each import on the ones before it: an edit in a
     later snapshot becomes an edit of the comment an earlier one stored, a comment gone from a

@@ -120,6 +120,20 @@ def test_a_failing_step_is_reported_and_the_others_go_on(ctx: Context, capsys: p
     assert [line.split()[1] for line in capsys.readouterr().out.splitlines()] == ["not-due", "not-due"]
 
 
+def test_the_example_configuration_of_loop_md_ticks_cleanly(ctx: Context, capsys: pytest.CaptureFixture[str],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """loop.md's example names okf/.memory/inbox/reviews, which nothing makes before a receiver
+    writes there: the reviews step finds nothing new, and the tick exits 0 rather than failing
+    every time cron runs it."""
+    configure(ctx, {"by": "git:bot@example.com",
+                    "steps": {"reviews": {"every": "15m", "folder": "okf/.memory/inbox/reviews"}, "publish": {}}})
+    monkeypatch.chdir(ctx.workspace.root)
+    assert main(["tick"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("reviews  no-update   0 import(s)"), lines
+    assert (ctx.workspace.state / "inbox" / "reviews").is_dir()
+
+
 def test_an_incomplete_import_is_degraded_never_ok(ctx: Context, inbox: Path) -> None:
     lists = recorded(shared("reviews", "octokit-webhooks"))
     snapshot = {"format": "gitstore.github-snapshot/1", "repository": REPO, "pullRequest": 2, "head": None,

@@ -10,7 +10,9 @@ receiver writes there first, then renames).
 - New webhook deliveries are imported together, one import per repository they name; when
   they cannot be, the files whose deliveries fail on their own are reported, the rest imported.
 - A file that cannot be read, parsed or imported is reported and retried next time; the others go on.
-- In a folder inside ``okf/.memory/`` (this clone's, ignored by git), a file git tracks came
+- A folder inside ``okf/.memory/`` (this clone's, ignored by git) that does not exist yet is
+  made, and holds nothing yet; a missing folder anywhere else is an error (a wrong path).
+- In a folder inside ``okf/.memory/``, a file git tracks came
   with a commit, not from this clone's receiver: it is reported and never imported, or anyone
   who can land a commit could put review comments under any name into every clone's memory.
 """
@@ -62,12 +64,18 @@ def import_folder(ctx: Context, folder: Path, by: str, ledger: Path, *, remove_d
 
 
 def _import_folder(ctx: Context, folder: Path, by: str, ledger: Path, remove_deleted: bool) -> FolderReport:
-    if not folder.is_dir():
-        raise InvalidInput(f"{folder}: no such folder of review snapshots or webhook deliveries")
     state, at = ctx.workspace.state.absolute(), folder.absolute()
     if at.is_relative_to(state) and (link := first_link(state, at.relative_to(state).as_posix())) is not None:
         raise Refused(f"{link} is a link (to {os.readlink(link)}): a commit can put one in {STATE_DIR.as_posix()}/, "
                       "which is this clone's alone, to have files it committed elsewhere imported; not imported")
+    if at.is_relative_to(state) and ".." not in at.relative_to(state).parts and not os.path.lexists(at):
+        try:  # the clone's own inbox, not made yet: nothing has arrived
+            at.mkdir(parents=True)
+        except OSError as exc:
+            raise InvalidInput(f"{folder}: cannot make this folder of review snapshots: {exc.strerror}") from None
+        return FolderReport()
+    if not folder.is_dir():
+        raise InvalidInput(f"{folder}: no such folder of review snapshots or webhook deliveries")
     known = _read_ledger(ledger)
     report = FolderReport()
     present: dict[str, str] = {}
