@@ -450,6 +450,29 @@ def test_an_unparsable_file_is_refused_and_left_untouched(harness: str, repo: Pa
     assert path.read_text() == UNPARSABLE[harness]
 
 
+BOM_TEXT = {"claude-code": '{"model": "x"}\n', "gemini-cli": '{"general": {"vimMode": true}}\n',
+            "codex": 'model = "gpt-5.1"\n', "codex-notify": 'model = "gpt-5.1"\n'}
+
+
+@pytest.mark.parametrize("harness", sorted(BOM_TEXT))
+def test_a_settings_file_with_a_byte_order_mark_is_refused_naming_it(harness: str, repo: Path, home: Path) -> None:
+    """A file an editor saved with a UTF-8 BOM: the one-line error names the BOM (not "expected
+    a value" at line 1 column 1), install and uninstall exit 1 and the bytes stay as they were."""
+    from .cli import fails
+
+    init(repo)
+    path = path_of(harness, "user", repo, home)
+    path.parent.mkdir(parents=True)
+    original = b"\xef\xbb\xbf" + BOM_TEXT[harness].encode()
+    path.write_bytes(original)
+    for command in ("install", "uninstall"):
+        err = fails(1, "hooks", command, "--harness", harness, "--scope", "user", cwd=repo)
+        assert str(path) in err and "starts with a UTF-8 byte order mark (BOM)" in err and "left untouched" in err, err
+    assert path.read_bytes() == original
+    row = by_key(status(repo, home))[harness, "user"]
+    assert row.works is False and "byte order mark" in row.problems[0], row
+
+
 def test_a_settings_file_that_is_not_an_object_is_refused(repo: Path, home: Path) -> None:
     path = home / ".gemini" / "settings.json"
     path.parent.mkdir(parents=True)

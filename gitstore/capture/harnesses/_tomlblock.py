@@ -22,6 +22,10 @@ def markers(label: str) -> tuple[str, str]:
 def load(text: str) -> dict[str, Any]:
     import tomllib  # only where a Codex configuration is read: every capture checks for one
 
+    from gitstore.capture.harnesses._jsonedit import BOM, BOM_REFUSED
+
+    if text.startswith(BOM):
+        raise InvalidInput(f"not valid TOML: {BOM_REFUSED}")
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
