@@ -456,24 +456,64 @@ class Store:
         return [who for who, _ in cast(AttestingProvider, self.provider).signing_as()[0]]
 
     def ignored_notes(self) -> list[Problem]:
-        """Redaction notes stored without authority: their payloads are not treated as removed."""
+        """Redaction notes stored without authority: their payloads are not treated as removed.
+        Each is named once (a note kept in this writer's tip and in the copy of it sync fetched
+        is one removal), and not at all once another note honoured here removes its payload."""
         if "attest" not in self.manifest.capabilities:
             return []
-        found = []
-        for payload_digest, note, append in cast(AttestingProvider, self.provider).notes():
-            if not self._note_counts(payload_digest, note, append):
-                from gitstore.records.canonical import parse_json
-                from gitstore.rules.trust import NO_AUTHORITY, note_problem
+        from gitstore.records.canonical import parse_json
+        from gitstore.rules.trust import NO_AUTHORITY, note_problem
 
-                why = "is not a redaction object"
-                try:
-                    parsed = parse_json(note, allow_floats=False)
-                    why = note_problem(self.trust_mode(), None if append is None else self.attestation(append),
-                                       parsed) or why
-                except GitstoreError:
-                    pass
-                found.append(Problem(f"redaction note {payload_digest}", f"{NO_AUTHORITY}{why}; "
-                                     "the payload is not treated as removed"))
+        provider = cast(AttestingProvider, self.provider)
+        found, seen = [], set()
+        honoured: set[str] | None = None
+        for payload_digest, note, append in provider.notes():
+            if (payload_digest, note, append) in seen or self._note_counts(payload_digest, note, append):
+                continue
+            seen.add((payload_digest, note, append))
+            if honoured is None:
+                honoured = provider.noted()
+            if payload_digest in honoured:
+                continue
+            why = "is not a redaction object"
+            try:
+                parsed = parse_json(note, allow_floats=False)
+                why = note_problem(self.trust_mode(), None if append is None else self.attestation(append),
+                                   parsed) or why
+            except GitstoreError:
+                pass
+            found.append(Problem(f"redaction note {payload_digest}", f"{NO_AUTHORITY}{why}; "
+                                 "the payload is not treated as removed"))
+        return found
+
+    def held_notes(self) -> dict[str, tuple[dict[str, Any], str]]:
+        """Payload digest -> (the redaction note stored for it without authority here, why it
+        has none), where no note honoured here removes it: the payload is not treated as
+        removed, yet it may be gone from this clone (its writer's snapshot dropped it), and the
+        note still names the comment it held (``sourceId``), so the removal can be made again,
+        with authority (``redact``), and a reader told why the text is gone."""
+        if "attest" not in self.manifest.capabilities:
+            return {}
+        from gitstore.records.canonical import parse_json
+        from gitstore.rules.trust import note_problem
+
+        provider = cast(AttestingProvider, self.provider)
+        found: dict[str, tuple[dict[str, Any], str]] = {}
+        honoured: set[str] | None = None
+        for payload_digest, note, append in provider.notes():
+            if payload_digest in found or self._note_counts(payload_digest, note, append):
+                continue
+            if honoured is None:
+                honoured = provider.noted()
+            if payload_digest in honoured:
+                continue
+            try:
+                parsed = parse_json(note, allow_floats=False)
+            except GitstoreError:
+                continue
+            if isinstance(parsed, dict):
+                why = note_problem(self.trust_mode(), None if append is None else self.attestation(append), parsed)
+                found[payload_digest] = (parsed, why or "it is not honoured here")
         return found
 
     def _authorize(self, namespace: Namespace, authorities: list[dict[str, Any]],

@@ -65,9 +65,9 @@ class RedactionReport:
                 "snapshotsNotScrubbed": [{"path": p, "problem": why} for p, why in self.not_scrubbed]}
 
 
-def versions_of(view: View, source_id: str) -> list[dict[str, Any]]:
+def versions_of(ctx: Context, view: View, source_id: str) -> list[dict[str, Any]]:
     """Every version of one comment, refusing a history that links two comments or threads."""
-    found = view.memo("redact.by-source", lambda: _by_source(view)).get(source_id, [])
+    found = _sources(ctx, view).get(source_id, [])
     if not found:
         return []
     episodes = {e["episode"] for e in found}
@@ -81,12 +81,22 @@ def versions_of(view: View, source_id: str) -> list[dict[str, Any]]:
     return sorted(found, key=lambda e: (e["at"], e["id"]))
 
 
-def _by_source(view: View) -> dict[str, list[dict[str, Any]]]:
+def _sources(ctx: Context, view: View) -> dict[str, list[dict[str, Any]]]:
+    """``_by_source`` of the view, built once, with the notes stored here without authority."""
+    return view.memo("redact.by-source", lambda: _by_source(view, ctx.store.held_notes()))
+
+
+def _by_source(view: View, held: dict[str, tuple[dict[str, Any], str]]) -> dict[str, list[dict[str, Any]]]:
     """The events of a view by the source comment id their payload or redaction note names,
-    found in one pass (a run of removals looks up each comment in it)."""
+    found in one pass (a run of removals looks up each comment in it). A version whose text a
+    removal without authority here took (made before the team's policy, or unsigned) has
+    neither: the note it kept, ``held``, still names the comment, so the removal can be made
+    again, with authority."""
     found: dict[str, list[dict[str, Any]]] = {}
     for event in view.events.values():
-        named = (event.get("payload", {}).get("sourceId"), event.get("redaction", {}).get("sourceId"))
+        named = [event.get("payload", {}).get("sourceId"), event.get("redaction", {}).get("sourceId")]
+        if "payload" not in event and "redaction" not in event:
+            named.append(held.get(event.get("payloadDigest", ""), ({}, ""))[0].get("sourceId"))
         for source_id in dict.fromkeys(named):
             if type(source_id) is str:
                 found.setdefault(source_id, []).append(event)
@@ -112,7 +122,7 @@ def redact_each(ctx: Context, source_ids: list[str], by: str, reason: str) -> li
         view = ctx.view()
         try:
             while left:
-                report = _targets(view, left[0])
+                report = _targets(ctx, view, left[0])
                 _apply(ctx, view, report, by, reason)
                 reports[left.pop(0)] = report
         except ConflictError:
@@ -144,7 +154,7 @@ def remove_later_versions(ctx: Context) -> list[RedactionReport]:
     if key is not None and key in (_key(ctx.workspace.config.writer, []), _read_marker(marker)):
         return []  # no removal honoured here (a fresh clone's first sync reads nothing), or none new
     view = ctx.view(kinds=["event", "export"])
-    found = _stray(view, ctx.workspace.config.writer)
+    found = _stray(ctx, view)
     reports = []
     if found:
         by = ctx.person(None)
@@ -205,11 +215,12 @@ def follow_redactions(ctx: Context) -> list[str]:
             for r in reports if r.removed]
 
 
-def _stray(view: View, writer: str) -> dict[str, tuple[str, list[str]]]:
+def _stray(ctx: Context, view: View) -> dict[str, tuple[str, list[str]]]:
     """Source comment id -> (the reason its redaction gave, the events this writer stored of it
     that still hold their text)."""
     from gitstore.rules.consent import comment_versions, of_redacted_comment
 
+    writer = ctx.workspace.config.writer
     own = {item.record["id"] for item in view.items if item.kind == "event" and item.stored.writer == writer}
     found: dict[str, tuple[str, list[str]]] = {}
     for event_id in sorted(own):
@@ -220,15 +231,14 @@ def _stray(view: View, writer: str) -> dict[str, tuple[str, list[str]]]:
         source_id = (version.get("payload") or version.get("redaction") or {}).get("sourceId")
         if not isinstance(source_id, str):
             continue
-        by_source = view.memo("redact.by-source", lambda: _by_source(view))
-        kin = comment_versions(view, version["id"]) + by_source.get(source_id, [])
+        kin = comment_versions(view, version["id"]) + _sources(ctx, view).get(source_id, [])
         reason = next((v["redaction"]["reason"] for v in kin if "redaction" in v), "its comment's text was removed")
         found.setdefault(source_id, (reason, []))[1].append(event_id)
     return found
 
 
-def _targets(view: View, source_id: str) -> RedactionReport:
-    versions = versions_of(view, source_id)
+def _targets(ctx: Context, view: View, source_id: str) -> RedactionReport:
+    versions = versions_of(ctx, view, source_id)
     if not versions:
         raise Refused(f"no comment with source id {source_id} in this scope")
     targets = list(versions)
@@ -239,7 +249,7 @@ def _targets(view: View, source_id: str) -> RedactionReport:
 
 def _remove(ctx: Context, view: View, report: RedactionReport, by: str, reason: str) -> None:
     """One append per namespace: the removals and their audit entries together."""
-    versions = {e["id"] for e in versions_of(view, report.source_id)}
+    versions = {e["id"] for e in versions_of(ctx, view, report.source_id)}
     places = view.memo("redact.places", lambda: {item.record["id"]: item.stored.namespace
                                                  for item in view.items if item.kind == "event"})
     groups: dict[str, tuple[list[dict[str, Any]], list[Removal]]] = {}

@@ -418,9 +418,9 @@ def _verify_diff(odb: Objects, where: str, parent: bytes | None, tree: bytes,
     added: dict[str, bytes] = {}  # path -> raw blob id of each listed record the commit adds
     try:
         for status, path, mode, oid in changes(odb, parent, tree, listed=by_folder([*listed, *notes]), clean=clean):
-            if status != "A":
+            if status != "A" and not (status == "M" and path in notes):
                 report.problems.append(Problem(where, f"{path} was {status}: records are only ever added"))
-            elif path.startswith("notes/"):
+            elif path.startswith("notes/"):  # a removal made again (signed, once a policy came) replaces its note
                 _verify_note(odb, where, path, mode, oid, notes, report)
                 added[path] = oid
             elif _misplaced(path, mode, listed, where, report) is None:

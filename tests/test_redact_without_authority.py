@@ -1,0 +1,107 @@
+"""A redaction whose removal carries no authority where it is read: one made before the team
+adopted a policy (unsigned), or a teammate's in a repository without a policy. Its text is gone
+from the clone all the same; the removal can be made again, with authority, found by the source
+comment id its note keeps; readers are told which removal took the text; verify names each such
+note once. Real clones of one bare remote, real ``gitstore sync``, real ssh-keygen keys."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gitstore.context import Context
+from gitstore.ops.redact import redact
+from gitstore.queries.verify import verify
+
+from .cli import gitstore
+from .conftest import git
+from .team import EVERYTHING, commit_all, first_clone, keypair, shared_remote, sign_as, team_clone, write_policy
+from .world import Thread, grant_all
+
+ALICE, BOB = "github:9", "github:10"
+SECRET = "Flumox QUIBBLETON token zarkwell leaked here."
+AT = "2026-03-01T10:00:00.000000Z"
+
+
+def _synced(*clones: Context) -> list[Context]:
+    """Each clone runs ``gitstore sync`` in turn (the first again last, so each has every
+    other's memory); fresh contexts."""
+    from gitstore.sync.remote import sync as gitstore_sync
+
+    for ctx in (*clones, clones[0]):
+        done = gitstore_sync(str(ctx.workspace.root))
+        assert done.status in ("ok", "no-update"), done.line
+    return [Context.open(ctx.workspace.root) for ctx in clones]
+
+
+def _team_without_policy(tmp_path: Path) -> tuple[Context, Context, dict, dict]:
+    """Alice and bob cloning one remote without a policy; alice stores a review comment (and a
+    label on it), both sync, then alice redacts it, unsigned, and both sync again. Returns the
+    clones, the comment and its label."""
+    bare = shared_remote(tmp_path)
+    alice = Context.open(first_clone(tmp_path, bare))
+    grant_all(alice)
+    thread = Thread(alice, 7, "100")
+    comment = thread.comment("100", SECRET, AT)
+    label = thread.label(comment, "retries", AT)
+    thread.save()
+    bob = team_clone(tmp_path, bare, "bob")
+    alice, bob = _synced(alice, bob)
+    report = redact(alice, "github:comment:100", ALICE, "leaked a token")
+    assert sorted(report.removed) == sorted([comment["id"], label["id"]])
+    alice, bob = _synced(alice, bob)
+    return alice, bob, comment, label
+
+
+def _policy_adopted(tmp_path: Path) -> tuple[Context, Context, dict, dict]:
+    """``_team_without_policy``, then alice commits a policy letting both of them do
+    everything, pushes it, and each clone signs with their key: the redaction alice made
+    before it is unsigned, so it stops counting."""
+    alice, bob, comment, label = _team_without_policy(tmp_path)
+    keys = {who: keypair(tmp_path / "keys", who) for who in (ALICE, BOB)}
+    root = alice.workspace.root
+    write_policy(root, {ALICE: EVERYTHING, BOB: EVERYTHING}, {who: key for who, (_, key) in keys.items()})
+    commit_all(root, "Who may decide")
+    git(root, "push", "-q", "origin", "main")
+    sign_as(root, keys[ALICE][0])
+    git(bob.workspace.root, "pull", "-q", "origin", "main")
+    sign_as(bob.workspace.root, keys[BOB][0])
+    alice, bob = _synced(Context.open(root), Context.open(bob.workspace.root))
+    return alice, bob, comment, label
+
+
+def _note_notices(ctx: Context) -> list[str]:
+    return [f"{n.where}: {n.message}" for n in verify(ctx.store).notices if n.where.startswith("redaction note ")]
+
+
+def test_a_redaction_made_before_the_policy_can_be_made_again_signed_and_then_counts(tmp_path: Path) -> None:
+    """The removal's text is gone, so the comment is found by the source id its note keeps:
+    the redaction made again is signed and counts, on alice's clone and on bob's after a sync,
+    and verify names no note as not counted any more."""
+    alice, bob, comment, label = _policy_adopted(tmp_path)
+    assert _note_notices(alice), "the unsigned redaction does not count under the policy"
+    assert "redaction" not in alice.view().events[comment["id"]]
+    report = redact(alice, "github:comment:100", ALICE, "leaked a token, signed")
+    assert sorted(report.removed) == sorted([comment["id"], label["id"]]) and report.already == []
+    alice, bob = _synced(Context.open(alice.workspace.root), bob)
+    for ctx in (alice, bob):
+        events = ctx.view().events
+        for event in (comment, label):
+            assert events[event["id"]]["redaction"]["reason"] == "leaked a token, signed", ctx.workspace.root.name
+        assert events[comment["id"]]["redaction"]["sourceId"] == "github:comment:100"
+        assert _note_notices(ctx) == [] and verify(ctx.store).ok, ctx.workspace.root.name
+    again = redact(alice, "github:comment:100", ALICE, "once more")
+    assert again.removed == [] and sorted(again.already) == sorted([comment["id"], label["id"]])
+
+
+def test_verify_names_each_note_without_authority_once(tmp_path: Path) -> None:
+    """A note kept in alice's records tip and in the copy of it sync fetched is one removal:
+    verify names each of the two notes (the comment's, the label's) once, and counts them once
+    each beside the grant made before the policy."""
+    alice, bob, comment, label = _policy_adopted(tmp_path)
+    for ctx in (alice, bob):
+        notices = _note_notices(ctx)
+        assert len(notices) == 2 and len(set(notices)) == 2, (ctx.workspace.root.name, notices)
+        assert len(verify(ctx.store).notices) == 3
+    done = gitstore("verify", cwd=alice.workspace.root)
+    assert "3 record(s) not counted" in done.stdout and done.stderr.count("not counted: redaction note") == 2, done
