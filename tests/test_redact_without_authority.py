@@ -11,6 +11,7 @@ from pathlib import Path
 
 from gitstore.context import Context
 from gitstore.ops.redact import redact
+from gitstore.queries.evidence import evidence
 from gitstore.queries.verify import verify
 
 from .cli import gitstore
@@ -105,3 +106,33 @@ def test_verify_names_each_note_without_authority_once(tmp_path: Path) -> None:
         assert len(verify(ctx.store).notices) == 3
     done = gitstore("verify", cwd=alice.workspace.root)
     assert "3 record(s) not counted" in done.stdout and done.stderr.count("not counted: redaction note") == 2, done
+
+
+def test_a_teammates_redaction_without_a_policy_is_named_as_the_removal_that_took_the_text(tmp_path: Path) -> None:
+    """Without a policy bob's clone honours only its own removals: alice's text is gone there,
+    and evidence says her removal took it, that it carries no authority there, and which
+    command makes it count; bob makes it, and then it counts there."""
+    alice, bob, comment, label = _team_without_policy(tmp_path)
+    event = bob.view().events[comment["id"]]
+    assert "payload" not in event and "redaction" not in event
+    shown = {e.event["id"]: e for e in evidence(bob, comment["episode"]).events}
+    removed = shown[comment["id"]].removed or ""
+    assert "leaked a token" in removed and "carries no authority" in removed, removed
+    assert "has not arrived yet" not in removed and "gitstore redact --comment github:comment:100" in removed
+    assert "carries no authority" in (shown[label["id"]].removed or "")
+    printed = gitstore("evidence", comment["episode"], cwd=bob.workspace.root).stdout
+    assert "removed at" in printed and "has not arrived yet" not in printed, printed
+    report = redact(bob, "github:comment:100", BOB, "leaked a token")
+    assert sorted(report.removed) == sorted([comment["id"], label["id"]])
+    event = Context.open(bob.workspace.root).view().events[comment["id"]]
+    assert event["redaction"]["by"] == BOB and verify(Context.open(bob.workspace.root).store).ok
+
+
+def test_the_policy_names_the_redaction_made_before_it_as_the_removal_that_took_the_text(tmp_path: Path) -> None:
+    """On alice's own clone, once the policy stops her unsigned redaction counting, evidence
+    names that removal and says it counts once made again, signed."""
+    alice, _, comment, _ = _policy_adopted(tmp_path)
+    shown = {e.event["id"]: e for e in evidence(alice, comment["episode"]).events}
+    removed = shown[comment["id"]].removed or ""
+    assert "leaked a token" in removed and "is not signed" in removed and "gitstore redact --comment" in removed
+    assert "has not arrived yet" not in removed

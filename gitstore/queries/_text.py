@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Mapping
 from typing import Any
+
+from gitstore.rules.trust import NO_AUTHORITY
 
 
 def event_text(event: dict[str, Any]) -> str | None:
@@ -56,14 +60,28 @@ back (quarantined) or has not arrived. Calling that removed would tell of a reda
 never happened."""
 
 
-def why_no_text(event: dict[str, Any]) -> str | None:
-    """Why an event's text is gone, when it is: the removal that took it, or ``NO_TEXT``."""
+def why_no_text(event: dict[str, Any], held: Mapping[str, tuple[dict[str, Any], str]] | None = None) -> str | None:
+    """Why an event's text is gone, when it is: the removal that took it; a removal stored
+    without authority here (``held``: ``Store.held_notes``), which took the text from this
+    clone all the same, and what makes it count; or ``NO_TEXT``."""
     note = event.get("redaction")
     if note is not None:
         return f"text removed at {note.get('at')} by {note.get('by')}: {note.get('reason')}"
     if "payload" not in event and event["type"] != "retraction":
-        return NO_TEXT
+        kept = (held or {}).get(event.get("payloadDigest", ""))
+        return NO_TEXT if kept is None else held_removal(*kept)
     return None
+
+
+def held_removal(note: dict[str, Any], why: str) -> str:
+    """Why an event's text is gone when the removal that took it carries no authority here:
+    the text is not in this clone, so no sync is waited for; the removal counts once made here,
+    with authority, by ``gitstore redact`` (the note names the comment, a label's none)."""
+    source = note.get("sourceId")
+    again = (f"`gitstore redact --comment {shlex.quote(source)} --reason ...` makes it count"
+             if isinstance(source, str) else "redacting its comment again here makes it count")
+    return (f"text removed at {note.get('at')} by {note.get('by')}: {note.get('reason')}; that removal "
+            f"{NO_AUTHORITY}{why}; the text is not in this clone all the same: {again}")
 
 
 def matches(pattern: Any, *texts: str | None) -> bool:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from gitstore.context import Context
@@ -31,9 +32,12 @@ def pattern(grep: str | None) -> re.Pattern[str] | None:
 @dataclass(frozen=True)
 class EventShown:
     """One event of an episode with its text as it may be shown (``screened``: capture screens
-    what it stores, but a clone with push access may write events no capture saw)."""
+    what it stores, but a clone with push access may write events no capture saw). ``held``:
+    the removals stored without authority here (``Store.held_notes``), which may have taken
+    its text all the same."""
 
     event: dict[str, Any]
+    held: Mapping[str, tuple[dict[str, Any], str]] = field(default_factory=dict, repr=False, compare=False)
 
     @functools.cached_property
     def _screened(self) -> tuple[str | None, Withheld | None]:
@@ -61,7 +65,7 @@ class EventShown:
 
     @functools.cached_property
     def _removed(self) -> tuple[str | None, tuple[Withheld, ...]]:
-        return removal_shown(self.event)
+        return removal_shown(self.event, self.held)
 
     @property
     def removed(self) -> str | None:
@@ -240,7 +244,9 @@ def evidence(ctx: Context, episode_id: str, grep: str | None = None) -> EpisodeS
     if not heads:
         raise Refused(f"no episode {episode_id} in this scope (`gitstore episodes` lists them)")
     head = heads[0]
-    shown = tuple(EventShown(e) for e in events if found is None or matches(found, event_text(e)))
+    gone = any("payload" not in e and "redaction" not in e for e in events)  # a removal without authority may explain it
+    held = ctx.store.held_notes() if gone else {}
+    shown = tuple(EventShown(e, held) for e in events if found is None or matches(found, event_text(e)))
     firsts: dict[str, dict[str, Any]] = {}
     for event in events:
         _note_first(firsts, event)

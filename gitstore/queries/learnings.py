@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +20,7 @@ from gitstore.context import Context
 from gitstore.errors import UsageError
 from gitstore.records.headline import title_for
 from gitstore.records.vocabulary import PURPOSES, unknown as unknown_word
-from gitstore.queries._text import event_text, why_no_text
+from gitstore.queries._text import event_text, held_removal, why_no_text
 from gitstore.queries._views import in_force_view, learning_view
 from gitstore.rules.active import Status, evaluate
 from gitstore.rules.consent import decide, withdrawn
@@ -171,12 +172,24 @@ def pin_where(pin: dict[str, Any]) -> str:
     return f"PR #{pin['pullRequest']}" if pin.get("pullRequest") else (pin.get("branch") or "-")
 
 
-def removal_shown(event: dict[str, Any]) -> tuple[str | None, tuple[Withheld, ...]]:
-    """Why an event's text is gone (:func:`why_no_text`), the removal's ``by`` and ``reason``
-    screened (any clone that can push may write a removal), and what of them was withheld."""
+def removal_shown(event: dict[str, Any], held: Mapping[str, tuple[dict[str, Any], str]] | None = None
+                  ) -> tuple[str | None, tuple[Withheld, ...]]:
+    """Why an event's text is gone (:func:`why_no_text`; ``held``: the removals stored without
+    authority here, ``Store.held_notes``), the removal's ``by`` and ``reason`` screened (any
+    clone that can push may write a removal), and what of them was withheld."""
     note = event.get("redaction")
-    if not isinstance(note, dict):
-        return why_no_text(event), ()
+    if isinstance(note, dict):
+        shown, found = _screened_note(note, event)
+        return why_no_text({**event, "redaction": shown}), found
+    kept = (held or {}).get(event.get("payloadDigest", "")) if "payload" not in event else None
+    if kept is None or event.get("type") == "retraction":
+        return why_no_text(event, held), ()
+    shown, found = _screened_note(kept[0], event)
+    return held_removal(shown, kept[1]), found
+
+
+def _screened_note(note: dict[str, Any], event: dict[str, Any]) -> tuple[dict[str, Any], tuple[Withheld, ...]]:
+    """A removal's note with its ``by`` and ``reason`` as they may be shown, and what was withheld."""
     found: list[Withheld] = []
     shown = dict(note)
     for part, screen in (("by", screened_name), ("reason", screened)):
@@ -185,7 +198,7 @@ def removal_shown(event: dict[str, Any]) -> tuple[str | None, tuple[Withheld, ..
             shown[part], withheld = screen(f"redaction.{part}", text, event.get("id"))
             if withheld is not None:
                 found.append(withheld)
-    return why_no_text({**event, "redaction": shown}), tuple(found)
+    return shown, tuple(found)
 
 
 def screened_record(record: dict[str, Any], *parts: str) -> dict[str, Any]:
