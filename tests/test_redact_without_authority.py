@@ -17,7 +17,7 @@ from gitstore.queries.verify import verify
 from .cli import gitstore
 from .conftest import git
 from .team import EVERYTHING, commit_all, first_clone, keypair, shared_remote, sign_as, team_clone, write_policy
-from .world import Thread, grant_all
+from .world import Thread, grant_all, propose, ref
 
 ALICE, BOB = "github:9", "github:10"
 SECRET = "Flumox QUIBBLETON token zarkwell leaked here."
@@ -136,3 +136,22 @@ def test_the_policy_names_the_redaction_made_before_it_as_the_removal_that_took_
     removed = shown[comment["id"]].removed or ""
     assert "leaked a token" in removed and "is not signed" in removed and "gitstore redact --comment" in removed
     assert "has not arrived yet" not in removed
+
+
+def test_redact_says_what_to_do_with_a_learning_citing_the_comment(tmp_path: Path) -> None:
+    """A learning citing the removed comment is named with the commands that deal with it."""
+    from .world import ready_repo
+
+    ctx = ready_repo(tmp_path / "widgets")
+    grant_all(ctx)
+    thread = Thread(ctx, 7, "100")
+    one = thread.comment("100", "Add jitter to every retry.", AT)
+    thread.save()
+    lid = propose(ctx, [ref(one)])["id"]
+    done = gitstore("redact", "--comment", "github:comment:100", "--reason", "asked", "--by", ALICE,
+                    cwd=ctx.workspace.root)
+    assert done.returncode == 0, done.stderr
+    line = next(line for line in done.stdout.splitlines() if lid in line)
+    assert f"gitstore retire {lid}" in line and f"gitstore show {lid}" in line, line
+    assert json.loads(gitstore("redact", "--comment", "github:comment:100", "--reason", "asked", "--by", ALICE,
+                               "--json", cwd=ctx.workspace.root).stdout)["learningsToRebuild"] == [lid]

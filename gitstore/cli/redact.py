@@ -39,7 +39,9 @@ def redact(
         return
     typer.echo(f"removed the text of {len(report.removed)} event(s); {len(report.already)} were already removed")
     for lid in report.learnings:
-        typer.echo(f"  rebuild: learning {lid} cites it")
+        typer.echo(f"  learning {lid} cites it: retire it (`gitstore retire {lid} --reason ...`; `gitstore reject` "
+                   "while it is proposed) or propose it again citing evidence that still counts; "
+                   f"`gitstore show {lid}` says where it stands")
     for export in report.exports:
         typer.echo(f"  export {export} copied it")
     for path in report.rewritten:
