@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from gitstore.capture.reviews import import_reviews
 from gitstore.context import Context
 from gitstore.ops.redact import redact
 from gitstore.queries.evidence import evidence
 from gitstore.queries.verify import verify
 
 from .cli import gitstore
-from .conftest import git
+from .conftest import all_objects, git
 from .team import EVERYTHING, commit_all, first_clone, keypair, shared_remote, sign_as, team_clone, write_policy
 from .world import Thread, grant_all, propose, ref
 
@@ -136,6 +137,27 @@ def test_the_policy_names_the_redaction_made_before_it_as_the_removal_that_took_
     removed = shown[comment["id"]].removed or ""
     assert "leaked a token" in removed and "is not signed" in removed and "gitstore redact --comment" in removed
     assert "has not arrived yet" not in removed
+
+
+def test_an_import_brings_back_no_version_of_a_comment_a_removal_without_authority_took(tmp_path: Path) -> None:
+    """Once the policy stops alice's unsigned redaction counting, GitHub's later version of the
+    comment (an edit) is not imported: the text is gone from her clone all the same, and an
+    import brings no version of that comment back, nor writes its text anywhere in storage."""
+    alice, _, comment, _ = _policy_adopted(tmp_path)
+    later = "Retries: the ZORBLAX VENTRIQUE words, edited."
+    body = {"id": 100, "user": {"id": 1001}, "body": later, "created_at": "2026-03-01T10:00:00Z",
+            "updated_at": "2026-03-05T10:00:00Z", "path": "src/retry.py", "line": 3, "commit_id": "a" * 40}
+    snapshot = tmp_path / "later.json"
+    snapshot.write_text(json.dumps({
+        "format": "gitstore.github-snapshot/1", "repository": "acme/widgets", "pullRequest": 7,
+        "head": {"ref": "feature/7", "sha": "a" * 40},
+        "responses": [{"collection": "pull-comments", "page": 1, "link": "", "body": [body]},
+                      {"collection": "reviews", "page": 1, "link": "", "body": []},
+                      {"collection": "issue-comments", "page": 1, "link": "", "body": []}]}))
+    before = set(alice.view().events)
+    import_reviews(alice, snapshot, ALICE)
+    assert set(Context.open(alice.workspace.root).view().events) == before
+    assert b"ZORBLAX VENTRIQUE" not in all_objects(alice.workspace.root)
 
 
 def test_redact_says_what_to_do_with_a_learning_citing_the_comment(tmp_path: Path) -> None:

@@ -290,11 +290,12 @@ class KnownReviews:
     records once they are stored (``stored``), instead of the store read again per import."""
 
     def __init__(self, episodes: dict[str, dict[str, Any]], events: dict[str, dict[str, Any]],
-                 grants: dict[str, dict[str, Any]]) -> None:
+                 grants: dict[str, dict[str, Any]], held: dict[str, tuple[dict[str, Any], str]] | None = None) -> None:
         self.episodes, self.events, self.grants = episodes, events, grants
         self.versions: dict[str, dict[str, Any]] = {}
         self.retracted: set[str] = set()
         self.redacted: set[str] = set()
+        self.held = held or {}  # payload digest -> a note without authority here that took its text
         self._learn(events.values())
 
     @classmethod
@@ -305,7 +306,8 @@ class KnownReviews:
         threads = {eid for eid, episode in view.episodes.items() if episode["source"]["kind"] == THREAD}
         if threads:
             view.add(ctx.store.items(["event"], streams=threads, payloads=True))
-        return cls(view.episodes, view.events, view.grants)
+        gone = any("payload" not in e and "redaction" not in e for e in view.events.values())
+        return cls(view.episodes, view.events, view.grants, ctx.store.held_notes() if gone else None)
 
     def stored(self, records: Iterable[dict[str, Any]]) -> None:
         """Take in an import's records, now stored (the first of an id stands, as in a view)."""
@@ -321,10 +323,13 @@ class KnownReviews:
 
     def _learn(self, events: Iterable[dict[str, Any]]) -> None:
         for event in events:
-            source = (event.get("payload") or event.get("redaction") or {}).get("sourceId")
+            # a version whose text a removal without authority here took (made before the
+            # policy, a teammate's without one) is gone all the same: no later one brings it back
+            taken = None if "payload" in event or "redaction" in event else self.held.get(event.get("payloadDigest", ""))
+            source = (event.get("payload") or event.get("redaction") or (taken or ({}, ""))[0]).get("sourceId")
             if not source:
                 continue
-            if "redaction" in event:
+            if "redaction" in event or taken is not None:
                 self.redacted.add(source)
             if event["type"] == "retraction":
                 self.retracted.add(source)
