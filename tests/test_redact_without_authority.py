@@ -38,7 +38,7 @@ def _synced(*clones: Context) -> list[Context]:
 
 def _team_without_policy(tmp_path: Path) -> tuple[Context, Context, dict, dict]:
     """Alice and bob cloning one remote without a policy; alice stores a review comment (and a
-    label on it), both sync, then alice redacts it, unsigned, and both sync again. Returns the
+    label on it) and proposes a learning citing it, both sync, then alice redacts it, unsigned, and both sync again. Returns the
     clones, the comment and its label."""
     bare = shared_remote(tmp_path)
     alice = Context.open(first_clone(tmp_path, bare))
@@ -47,6 +47,7 @@ def _team_without_policy(tmp_path: Path) -> tuple[Context, Context, dict, dict]:
     comment = thread.comment("100", SECRET, AT)
     label = thread.label(comment, "retries", AT)
     thread.save()
+    propose(alice, [ref(comment)])
     bob = team_clone(tmp_path, bare, "bob")
     alice, bob = _synced(alice, bob)
     report = redact(alice, "github:comment:100", ALICE, "leaked a token")
@@ -123,6 +124,9 @@ def test_a_teammates_redaction_without_a_policy_is_named_as_the_removal_that_too
     assert "carries no authority" in (shown[label["id"]].removed or "")
     printed = gitstore("evidence", comment["episode"], cwd=bob.workspace.root).stdout
     assert "removed at" in printed and "has not arrived yet" not in printed, printed
+    [lid] = bob.view().learnings
+    shown = gitstore("show", lid, cwd=bob.workspace.root).stdout
+    assert "carries no authority" in shown and "no removal took it" not in shown, shown
     report = redact(bob, "github:comment:100", BOB, "leaked a token")
     assert sorted(report.removed) == sorted([comment["id"], label["id"]])
     event = Context.open(bob.workspace.root).view().events[comment["id"]]

@@ -500,9 +500,25 @@ def show(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> Show
     view, all_histories = learning_view(ctx.store, lambda h: h.id == learning_id)
     history = _known(all_histories, learning_id)
     status = evaluate(view, purpose, all_histories=all_histories)[learning_id]
-    evidence = tuple(_evidence(view, history, purpose)) if history.valid else ()
+    held = _held(ctx, view, history)
+    evidence = tuple(_evidence(view, history, purpose, held)) if history.valid else ()
     replaced = tuple((rid, _title_of(view, rid)) for rid in (history.current.get("replaces", ()) if history.valid else ()))
-    return Shown(Row(status, history), explain(view, status, purpose), evidence, replaced)
+    return Shown(Row(status, history), explain(view, status, purpose, held), evidence, replaced)
+
+
+Held = Mapping[str, tuple[dict[str, Any], str]]
+"""Payload digest -> a removal stored without authority here and why (``Store.held_notes``)."""
+
+
+def _held(ctx: Context, view: View, history: History) -> Held:
+    """The removals without authority here that may have taken the text of evidence the
+    learning cites (read only when some of it has no text and no removal that counts)."""
+    if not history.valid:
+        return {}
+    cited = [view.events.get(e) for role in ("evidence", "counterevidence")
+             for ref in history.current[role] for e in ref["events"]]
+    gone = any(e is not None and "payload" not in e and "redaction" not in e for e in cited)
+    return ctx.store.held_notes() if gone else {}
 
 
 def _title_of(view: View, learning_id: str) -> str:
@@ -515,8 +531,9 @@ def standing(ctx: Context, learning_id: str, purpose: str = DEFAULT_PURPOSE) -> 
     """Whether one learning is in force for ``purpose`` now, and if not, why."""
     _check_purpose(purpose)
     view, all_histories = learning_view(ctx.store, lambda h: h.id == learning_id)
-    _known(all_histories, learning_id)
-    return explain(view, evaluate(view, purpose, all_histories=all_histories)[learning_id], purpose)
+    history = _known(all_histories, learning_id)
+    return explain(view, evaluate(view, purpose, all_histories=all_histories)[learning_id], purpose,
+                   _held(ctx, view, history))
 
 
 def _check_purpose(purpose: str) -> None:
@@ -531,20 +548,29 @@ def _known(all_histories: dict[str, History], learning_id: str) -> History:
     return all_histories[learning_id]
 
 
-def _evidence(view: View, history: History, purpose: str) -> list[EvidenceShown]:
+def _evidence(view: View, history: History, purpose: str, held: Held | None = None) -> list[EvidenceShown]:
     current = history.current
     shown = []
     for role in ("evidence", "counterevidence"):
         for ref in current[role]:
             verdicts = [decide(view, e, purpose) for e in ref["events"]]
             failed = next((v for v in verdicts if not v.ok), None)
-            events = tuple(_event(view, e) for e in ref["events"])
-            shown.append(EvidenceShown(role, ref, events, failed is None,
-                                       f"serves {purpose}" if failed is None else failed.reason))
+            events = tuple(_event(view, e, held) for e in ref["events"])
+            reason = f"serves {purpose}" if failed is None else failed.reason
+            if failed is not None and failed.cause == "no-text" and _taken(view, failed.event, held):
+                reason = (f"the text of event {failed.event} was removed by a removal that carries no "
+                          "authority here (named below)")
+            shown.append(EvidenceShown(role, ref, events, failed is None, reason))
     return shown
 
 
-def _event(view: View, event_id: str) -> EventShown:
+def _taken(view: View, event_id: str | None, held: Held | None) -> bool:
+    """Whether a removal without authority here took the event's text (``held``)."""
+    event = view.events.get(event_id or "")
+    return event is not None and event.get("payloadDigest") in (held or {})
+
+
+def _event(view: View, event_id: str, held: Held | None = None) -> EventShown:
     event = view.events.get(event_id)
     if event is None:
         return EventShown(event_id, "?", "?", "?", None, "not stored")
@@ -552,7 +578,7 @@ def _event(view: View, event_id: str) -> EventShown:
     if text is not None:
         text, withheld = screened("evidence", text, event_id)
     author, by = screened_name("author", event["author"], event_id)
-    removed, others = removal_shown(event)
+    removed, others = removal_shown(event, held)
     return EventShown(event_id, event["type"], author, event["at"], text, removed, withheld,
                       tuple(w for w in (by, *others) if w is not None))
 
@@ -568,8 +594,9 @@ _STATES = {
 }
 
 
-def explain(view: View, status: Status, purpose: str) -> Standing:
-    """The standing of a learning in plain words, with what a person can do about it."""
+def explain(view: View, status: Status, purpose: str, held: Held | None = None) -> Standing:
+    """The standing of a learning in plain words, with what a person can do about it (``held``:
+    the removals without authority here that may have taken its evidence's text)."""
     if status.usable:
         return Standing(purpose, True, (f"in force for {purpose}",))
     why: list[str] = []
@@ -591,17 +618,20 @@ def explain(view: View, status: Status, purpose: str) -> Standing:
             why.append(reason)
     verdict = status.evidence
     if verdict is not None and not verdict.ok:
-        sentence, action = _evidence_problem(view, verdict, purpose)
+        sentence, action = _evidence_problem(view, verdict, purpose, held or {})
         why.append(sentence)
         todo.append(action)
     return Standing(purpose, False, tuple(why) or status.reasons, tuple(dict.fromkeys(todo)))
 
 
-def _evidence_problem(view: View, verdict: Any, purpose: str) -> tuple[str, str]:
+def _evidence_problem(view: View, verdict: Any, purpose: str, held: Held) -> tuple[str, str]:
     event = view.events.get(verdict.event, {})
     again = "retire it, or propose it again citing evidence that still counts"
     if verdict.cause == "redacted":
         note = removal_shown(event)[0] or "text removed"
+        return f"the text of the evidence it cites ({verdict.event}) was removed ({note})", again
+    if verdict.cause == "no-text" and _taken(view, verdict.event, held):
+        note = removal_shown(event, held)[0] or "text removed"
         return f"the text of the evidence it cites ({verdict.event}) was removed ({note})", again
     if verdict.cause == "no-text":
         return (f"the text of the evidence it cites ({verdict.event}) is not in this clone, and no removal took it",
