@@ -26,8 +26,10 @@ from gitstore.conformance import batch, entries_for
 from gitstore.providers._message import (MAX_SEEN, _block_in, _split, record_lines, record_lines_holding,
                                         record_lines_of)
 from gitstore.providers import Stream
+from gitstore.providers._gitdirs import state_dir
 from gitstore.providers.git import (
-    GitProvider, RefInfo, format_message, parse_message, parse_order, payload_path, payloads_ref, record_path, records_ref,
+    GitProvider, RefInfo, format_message, note_path, parse_message, parse_order, payload_path, payloads_ref, record_path,
+    records_ref,
 )
 from gitstore.context import Context
 from gitstore.store import Store
@@ -1189,3 +1191,78 @@ def test_an_append_never_writes_a_clock_its_reads_refuse(store_repo: Path) -> No
         GitProvider(store_repo, "w1").append(batch(R.event("one-more")))
     assert git(store_repo, "for-each-ref").splitlines() == refs
     assert len(list(GitProvider(store_repo, "w1").read())) == 1
+
+
+def test_a_note_listed_again_keeps_its_bytes_and_counts_when_any_append_listing_it_does(store_repo: Path) -> None:
+    """A removal made again lists its payload in ``Removes`` once more with the note as stored:
+    the tree at the note's path is unchanged and verify accepts it. The note is honoured when
+    the judge accepts any append that listed it (the first or the later one), and other bytes
+    for a note already stored are refused before anything is written."""
+    note = b'{"at":"2026-08-01T00:00:00.000000Z","by":"github:1","reason":"asked","sourceId":null}'
+    secret = R.event("again", text="text-removed-twice")
+    first = GitProvider(store_repo, "w1")
+    first.append(batch(secret))
+    first.append(batch(R.audit("asked", [], action="redact"), removals=[(secret["payloadDigest"], note)]))
+    ref = records_ref("shared", "w1")
+    added = git(store_repo, "rev-parse", ref).strip()
+    tree = git(store_repo, "rev-parse", f"{ref}^{{tree}}:notes").strip()
+    again = GitProvider(store_repo, "w1")
+    again.judge_notes(lambda digest, _note, append: False)  # the first removal counts nowhere here
+    with pytest.raises(Refused, match="a different redaction note"):
+        again.append(batch(R.audit("other", [], action="redact"),
+                           removals=[(secret["payloadDigest"], note.replace(b"asked", b"other"))]))
+    again.append(batch(R.audit("again", [], action="redact"), removals=[(secret["payloadDigest"], note)]))
+    listed = git(store_repo, "rev-parse", ref).strip()
+    assert listed != added and git(store_repo, "rev-parse", f"{ref}^{{tree}}:notes").strip() == tree
+    assert f"Removes: {secret['payloadDigest']}" in git(store_repo, "log", "-1", "--format=%B", ref)
+    assert GitProvider(store_repo, "w1").verify().ok
+    for counting in (added, listed):
+        reader = GitProvider(store_repo, "w1")
+        reader.judge_notes(lambda digest, _note, append, counting=counting: append == counting)
+        assert reader.noted() == {secret["payloadDigest"]} and reader.payload(secret["payloadDigest"]) is None
+        assert [append for _, _, append in reader.notes()] == [counting]
+    nobody = GitProvider(store_repo, "w1")
+    nobody.judge_notes(lambda digest, _note, append: False)
+    assert nobody.noted() == set() and [append for _, _, append in nobody.notes()] == [listed]
+
+
+def _forged(repo_path: Path, writer: str, reason: str, removes: list[str], note: tuple[str, bytes] | None) -> None:
+    """As a hostile clone with push access would: append one audit entry as ``writer``, then
+    make that commit again listing ``removes`` in its ``Removes`` and, given ``note``, with
+    the note for that payload (digest, bytes) written into its tree."""
+    GitProvider(repo_path, writer).append(batch(R.audit(reason, [], action="redact")))
+    repo = pygit2.Repository(str(repo_path))
+    ref = records_ref("shared", writer)
+    made = repo[repo.references[ref].target]
+    index = pygit2.Index()
+    index.read_tree(made.tree)
+    if note is not None:
+        index.add(pygit2.IndexEntry(note_path(note[0]), repo.create_blob(note[1]), pygit2.GIT_FILEMODE_BLOB))
+    header = parse_message(made.message)
+    lines = [type("Line", (), {"digest": d, "kind": k, "stream": s})() for d, k, s in header.lines]
+    message = format_message(header.clock, writer, "shared", lines, removes)
+    repo.references.create(ref, repo.create_commit(None, made.author, made.committer, message,
+                                                   index.write_tree(repo), made.parent_ids), force=True)
+    (state_dir(repo) / f"records-shared-{writer}.tips").unlink(missing_ok=True)  # a forger's clone
+
+
+def test_verify_refuses_a_note_changed_or_listed_again_without_one_stored(store_repo: Path) -> None:
+    """A records tree is only ever added to: a commit changing a note's bytes is damage, and
+    a ``Removes`` line naming a payload with no note in the tree, before or after, is too."""
+    note = b'{"at":"2026-08-01T00:00:00.000000Z","by":"github:1","reason":"asked","sourceId":null}'
+    secret = R.event("changed", text="text-whose-note-changes")
+    GitProvider(store_repo, "w1").append(batch(secret, R.audit("asked", [], action="redact"),
+                                               removals=[(secret["payloadDigest"], note)]))
+    assert GitProvider(store_repo, "w1").verify().ok
+    changed = note.replace(b"asked", b"other")
+    _forged(store_repo, "w1", "rewrite", [secret["payloadDigest"]], (secret["payloadDigest"], changed))
+    problems = [p.message for p in GitProvider(store_repo, "w1").verify().problems]
+    assert any(f"{note_path(secret['payloadDigest'])} was M: records are only ever added" in p
+               for p in problems), problems
+    fresh = store_repo.parent / "fresh"  # a repository of its own: the damage above stops appends here
+    git(store_repo.parent, "init", "-q", str(fresh))
+    other = R.event("other", text="never removed")
+    GitProvider(fresh, "w2").append(batch(other))
+    _forged(fresh, "w2", "listed", [other["payloadDigest"]], None)
+    problems = [p.message for p in GitProvider(fresh, "w2").verify().problems]
+    assert any(f"lists {note_path(other['payloadDigest'])} but does not add it" in p for p in problems), problems

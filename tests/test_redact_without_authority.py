@@ -6,12 +6,18 @@ note once. Real clones of one bare remote, real ``gitstore sync``, real ssh-keyg
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
+
+import pytest
 
 from gitstore.capture.reviews import import_reviews
 from gitstore.context import Context
 from gitstore.ops.redact import redact
+from gitstore.providers._names import payload_path, records_ref
+from gitstore.records.canonical import canonicalize
+from gitstore.records.contracts import seal
 from gitstore.queries.evidence import evidence
 from gitstore.queries.verify import verify
 
@@ -84,13 +90,28 @@ def test_a_redaction_made_before_the_policy_can_be_made_again_signed_and_then_co
     alice, bob, comment, label = _policy_adopted(tmp_path)
     assert _note_notices(alice), "the unsigned redaction does not count under the policy"
     assert "redaction" not in alice.view().events[comment["id"]]
+    ref = records_ref("shared", alice.workspace.config.writer)
+    before = git(alice.workspace.root, "rev-parse", ref + "^{tree}").strip()
+    refused = gitstore("redact", "--comment", "github:comment:100", "--by", BOB, "--reason", "x",
+                       cwd=alice.workspace.root)  # the note is kept as stored: only the person it names makes it again
+    assert refused.returncode != 0 and "removed here by github:9" in refused.stderr, refused
+    assert "Traceback" not in refused.stderr and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    assert git(alice.workspace.root, "rev-parse", ref + "^{tree}").strip() == before
     report = redact(alice, "github:comment:100", ALICE, "leaked a token, signed")
     assert sorted(report.removed) == sorted([comment["id"], label["id"]]) and report.already == []
+    root = alice.workspace.root
+    message = git(root, "log", "-1", "--format=%B", ref)
+    assert {f"Removes: {e['payloadDigest']}" for e in (comment, label)} <= set(message.splitlines())
+    notes = git(root, "ls-tree", "-r", ref + "^", "--", "notes")
+    assert notes and git(root, "ls-tree", "-r", ref, "--", "notes") == notes, "the notes are as stored"
+    assert git(root, "rev-parse", ref + "^^{tree}").strip() == before
     alice, bob = _synced(Context.open(alice.workspace.root), bob)
     for ctx in (alice, bob):
         events = ctx.view().events
-        for event in (comment, label):
-            assert events[event["id"]]["redaction"]["reason"] == "leaked a token, signed", ctx.workspace.root.name
+        for event in (comment, label):  # the note as first stored; the audit entry says it was made again
+            assert events[event["id"]]["redaction"]["reason"] == "leaked a token", ctx.workspace.root.name
+        audits = [i.record for i in ctx.store.items(["audit"]) if i.record["action"] == "redact"]
+        assert {a["reason"] for a in audits} == {"leaked a token", "leaked a token, signed"}
         assert events[comment["id"]]["redaction"]["sourceId"] == "github:comment:100"
         assert _note_notices(ctx) == [] and verify(ctx.store).ok, ctx.workspace.root.name
     again = redact(alice, "github:comment:100", ALICE, "once more")
@@ -181,3 +202,81 @@ def test_redact_says_what_to_do_with_a_learning_citing_the_comment(tmp_path: Pat
     assert f"gitstore retire {lid}" in line and f"gitstore show {lid}" in line, line
     assert json.loads(gitstore("redact", "--comment", "github:comment:100", "--reason", "asked", "--by", ALICE,
                                "--json", cwd=ctx.workspace.root).stdout)["learningsToRebuild"] == [lid]
+
+
+def _hostile_append(bare: Path, writer: str, scope: str, payload_digest: str, note: bytes | None,
+                    text: bytes) -> str:
+    """Someone with push access fast-forwards ``writer``'s records ref in ``bare`` with an
+    unsigned append (one audit entry) whose ``Removes`` lists ``payload_digest``: its tree
+    holds ``note`` at the note's path instead of the note stored there (None: the note as
+    stored, listed again), and ``writer``'s payload snapshot is pushed holding the removed
+    payload's bytes, ``text``, again (seen before the removal). Returns the commit."""
+    import pygit2
+
+    from gitstore.conformance import batch
+    from gitstore.providers.git import GitProvider, format_message, note_path, parse_message, payloads_ref
+
+    audit = seal({"schema": "gitstore.audit/v1", "scope": scope, "action": "redact", "by": ALICE,
+                  "at": "2026-09-01T00:00:00.000000Z", "subjects": [payload_digest], "records": [], "reason": "tidy"})
+    GitProvider(bare, writer).append(batch(audit))
+    repo = pygit2.Repository(str(bare))
+    ref = records_ref("shared", writer)
+    made = repo[repo.references[ref].target]
+    index = pygit2.Index()
+    index.read_tree(made.tree)
+    if note is not None:
+        index.add(pygit2.IndexEntry(note_path(payload_digest), repo.create_blob(note), pygit2.GIT_FILEMODE_BLOB))
+    header = parse_message(made.message)
+    lines = [type("Line", (), {"digest": d, "kind": k, "stream": s})() for d, k, s in header.lines]
+    message = format_message(header.clock, writer, "shared", lines, [payload_digest], header.seen)
+    commit = repo.create_commit(None, made.author, made.committer, message, index.write_tree(repo), made.parent_ids)
+    repo.references.create(ref, commit, force=True)
+    snapshot = payloads_ref("shared", writer)
+    index = pygit2.Index()
+    index.read_tree(repo[repo.references[snapshot].target].tree)
+    index.add(pygit2.IndexEntry(payload_path(payload_digest), repo.create_blob(text),
+                                pygit2.GIT_FILEMODE_BLOB))
+    signature = pygit2.Signature("gitstore", "gitstore@localhost")
+    repo.references.create(snapshot, repo.create_commit(None, signature, signature, "gitstore: payloads\n",
+                                                        index.write_tree(repo), []), force=True)
+    return str(commit)
+
+
+@pytest.mark.parametrize("rewrite", [True, False], ids=["note-rewritten", "note-listed-again-unsigned"])
+def test_an_unsigned_append_on_a_writers_ref_brings_no_removed_text_back(tmp_path: Path, rewrite: bool) -> None:
+    """Alice's removal made before the policy, made again signed, counts. Then someone with push
+    access fast-forwards her records ref with an unsigned append listing the payload in its
+    ``Removes`` (its note's bytes rewritten, or as they were) and pushes her payload snapshot
+    holding the text again. A rewritten note is damage: verify names it, sync holds the ref
+    back. The note listed again unsigned is accepted, and lowers nothing: the signed append
+    that listed it still makes it count. Either way bob's clone never reads the text again."""
+    alice, bob, comment, label = _policy_adopted(tmp_path)
+    redact(alice, "github:comment:100", ALICE, "leaked a token, signed")
+    alice, bob = _synced(Context.open(alice.workspace.root), bob)
+    assert _note_notices(bob) == [] and "redaction" in bob.view().events[comment["id"]]
+    payload = canonicalize(comment["payload"])
+    assert "sha256:" + hashlib.sha256(payload).hexdigest() == comment["payloadDigest"]
+    bare = Path(git(bob.workspace.root, "remote", "get-url", "origin").strip())
+    forged = {"at": AT, "by": BOB, "reason": "rewritten", "sourceId": "github:comment:100"}
+    _hostile_append(bare, alice.workspace.config.writer, alice.scope, comment["payloadDigest"],
+                    canonicalize(forged) if rewrite else None, payload)
+    from gitstore.sync.remote import sync as gitstore_sync
+
+    git(bob.workspace.root, "fetch", "-q", "origin")  # a plain fetch first: verify judges what it brought
+    checked = gitstore("verify", cwd=bob.workspace.root)
+    if rewrite:
+        assert checked.returncode == 3 and "was M: records are only ever added" in checked.stderr, checked
+    else:
+        assert checked.returncode == 0 and "redaction note" not in checked.stdout + checked.stderr, checked
+    done = gitstore_sync(str(bob.workspace.root))
+    if rewrite:  # held back, her ref read where it was admitted
+        assert done.status == "degraded", done.line
+        assert any("was M: records are only ever added" in q.line for q in done.quarantined), done.line
+    else:
+        assert done.status in ("ok", "no-update"), done.line
+    bob = Context.open(bob.workspace.root)
+    event = bob.view().events[comment["id"]]
+    assert "payload" not in event and event["redaction"]["reason"] == "leaked a token", event
+    printed = gitstore("evidence", comment["episode"], cwd=bob.workspace.root).stdout
+    assert "QUIBBLETON" not in printed and "removed" in printed, printed
+    assert verify(bob.store).ok and _note_notices(bob) == []

@@ -30,7 +30,7 @@ from typing import Any, cast
 
 from gitstore import _jsontext
 from gitstore._files import replace_file
-from gitstore.errors import ConflictError, Refused, UsageError
+from gitstore.errors import ConflictError, GitstoreError, Refused, UsageError
 from gitstore.ops import unfinished
 from gitstore.providers import AttestingProvider, Removal
 from gitstore.records.canonical import canonicalize, parse_json
@@ -262,11 +262,36 @@ def _remove(ctx: Context, view: View, report: RedactionReport, by: str, reason: 
         note = {"at": at, "by": by, "reason": reason, "sourceId": report.source_id if event_id in versions else None}
         audits, removals = groups.setdefault(places[event_id], ([], []))
         audits.append(_audit(ctx, event, note))
-        removals.append(Removal(event["payloadDigest"], canonicalize(note)))
+        stored = _own_note(ctx, event["payloadDigest"], places[event_id])
+        if stored is not None:  # made again here: the note as stored, listed again by an append with authority
+            _check_again(ctx, stored, by, report.source_id)
+        removals.append(Removal(event["payloadDigest"], canonicalize(note) if stored is None else stored))
         report.removed.append(event_id)
     for namespace, (audits, removals) in sorted(groups.items()):
         with unfinished.noting(ctx.workspace.state, _note(report.source_id, reason)):
             ctx.store.append(audits, namespace=namespace, removals=removals)  # type: ignore[arg-type]
+
+
+def _own_note(ctx: Context, payload_digest: str, namespace: str) -> bytes | None:
+    """The note this writer's own records hold for a payload whose removal counts nowhere
+    here (made before the team's policy, say), or None."""
+    if "attest" not in ctx.store.manifest.capabilities:
+        return None
+    return cast(AttestingProvider, ctx.store.provider).own_note(payload_digest, namespace)  # type: ignore[arg-type]
+
+
+def _check_again(ctx: Context, stored: bytes, by: str, source_id: str) -> None:
+    """A removal this writer made, made again, keeps its note's bytes (records are only ever
+    added: the append that lists it again changes nothing in its tree), so under a policy it is
+    made by the person the note names; anyone else is refused before anything is written."""
+    try:
+        named = parse_json(stored, allow_floats=False).get("by")
+    except (GitstoreError, AttributeError):
+        raise Refused(f"the redaction note this clone stored for {source_id} cannot be read: "
+                      "run `gitstore verify`") from None
+    if named != by and ctx.store.trust_mode().mode == "policy":
+        raise Refused(f"{source_id} was removed here by {named}, and that removal counts once {named} makes it "
+                      f"again, signed, as it was stored (--by {named})")
 
 
 def _note_name(source_id: str) -> str:

@@ -49,7 +49,7 @@ OPTIONAL_CAPABILITIES = frozenset({
     "remember-checks",   # RememberingProvider: read_unchecked
     "quarantine",        # QuarantiningProvider: quarantined, admit, admit_only
     "causal-order",      # CausalProvider: saw
-    "attest",            # AttestingProvider: trust_mode, attest, judge_notes, notes, noted
+    "attest",            # AttestingProvider: trust_mode, attest, judge_notes, notes, noted, own_note
     "remember-bytes",    # BytesMemoryProvider: known_bytes
     "search-lexical",    # (reserved)
 })
@@ -399,13 +399,15 @@ class AttestingProvider(Provider, Protocol):
 
     def judge_notes(self, judge: Callable[[str, bytes, str | None], bool]) -> None:
         """From now on honour only the redaction notes ``judge(payload_digest, note, append)``
-        accepts (``append``: the append that removed the payload; None for a note this clone
-        kept in its own payload snapshot, as older versions did): ``payload``,
-        ``redaction_note`` and ``noted`` answer as if the others did not exist, and appends
-        store the payloads only those others name."""
+        accepts for any ``append`` of its writer's that added it or listed its payload in
+        ``Removes`` again (its bytes unchanged; None for a note this clone kept in its own
+        payload snapshot, as older versions did): ``payload``, ``redaction_note`` and ``noted``
+        answer as if the others did not exist, and appends store the payloads only those
+        others name."""
 
     def notes(self) -> list[tuple[str, bytes, str | None]]:
-        """Every redaction note stored, honoured or not: (payload digest, note, append)."""
+        """Every redaction note stored, honoured or not: (payload digest, note, append), the
+        append one the judge honours it for when there is one."""
 
     def redaction_note(self, payload_digest: str, namespace: Namespace | None = None) -> bytes | None:
         """The honoured note that removes the payload from ``namespace``'s memory (None: from
@@ -413,6 +415,11 @@ class AttestingProvider(Provider, Protocol):
         local append stored removes the payload from local memory only (that note never leaves
         this clone, and the same bytes stored as shared memory are the team's); one a shared
         append stored, from both."""
+
+    def own_note(self, payload_digest: str, namespace: Namespace) -> bytes | None:
+        """The redaction note this clone's own records in ``namespace`` hold for the payload,
+        honoured or not (None: none): a removal made again lists it again, its bytes unchanged
+        (records are only ever added)."""
 
     def noted(self) -> set[str]:
         """The payload digests whose note ``judge_notes``' judge honours (read from where the

@@ -418,9 +418,9 @@ def _verify_diff(odb: Objects, where: str, parent: bytes | None, tree: bytes,
     added: dict[str, bytes] = {}  # path -> raw blob id of each listed record the commit adds
     try:
         for status, path, mode, oid in changes(odb, parent, tree, listed=by_folder([*listed, *notes]), clean=clean):
-            if status != "A" and not (status == "M" and path in notes):
+            if status != "A":
                 report.problems.append(Problem(where, f"{path} was {status}: records are only ever added"))
-            elif path.startswith("notes/"):  # a removal made again (signed, once a policy came) replaces its note
+            elif path.startswith("notes/"):
                 _verify_note(odb, where, path, mode, oid, notes, report)
                 added[path] = oid
             elif _misplaced(path, mode, listed, where, report) is None:
@@ -452,7 +452,24 @@ def _verify_diff(odb: Objects, where: str, parent: bytes | None, tree: bytes,
             report.problems.append(Problem(where, f"record {digest} is listed under stream {stream!r}, not its "
                                                   f"own {stream_of(record, kind)!r}"))
     for path in sorted((set(listed) | set(notes)) - added.keys()):
+        if path in notes and _holds_blob(odb, parent, path):
+            continue  # a removal made again: its note's bytes as they were (the tree there is unchanged)
         report.problems.append(Problem(where, f"lists {path} but does not add it"))
+
+
+def _holds_blob(odb: Objects, tree: bytes | None, path: str) -> bool:
+    """Whether tree ``tree`` holds a regular file at ``path`` (a note an earlier append added:
+    a later one's ``Removes`` may list it again, re-affirming it, with the bytes unchanged,
+    since the path's entry is the parent's). A tree that cannot be read holds nothing."""
+    *folders, name = path.split("/")
+    try:
+        for part in folders:
+            tree = None if tree is None else next(
+                (oid for mode, entry, oid in read_tree(odb, tree) if entry == part.encode() and mode == TREE_MODE), None)
+        return tree is not None and any(entry == name.encode() and mode == BLOB_MODE
+                                        for mode, entry, _ in read_tree(odb, tree))
+    except Unreadable:
+        return False
 
 
 def _misplaced(path: str, mode: bytes, listed: dict[str, tuple[str, str, str]], where: str,

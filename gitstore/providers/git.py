@@ -311,9 +311,10 @@ class GitProvider:
         self._notes_cache: tuple[tuple[tuple[RefInfo, pygit2.Oid], ...], dict[str, list[_Kept]]] | None = None
         self._judge: Callable[[str, bytes, str | None], bool] = lambda digest, note, append: True
         self._judged: dict[tuple[str, str | None], bool] = {}
-        # (repository, ref) -> (the history indexed, how much of it, payload digest -> the
-        # newest append removing it): the append behind each note, found once per history
-        self._removers: dict[tuple[str, str], tuple[list[tuple[Append, pygit2.Oid]], int, dict[str, str]]] = {}
+        # (repository, ref) -> (the history indexed, how much of it, payload digest -> every
+        # append listing it in Removes, oldest first): the appends behind each note, found once
+        # per history
+        self._removers: dict[tuple[str, str], tuple[list[tuple[Append, pygit2.Oid]], int, dict[str, list[str]]]] = {}
         self._trust: Trust | None = None
         self._named_cache: dict[str, dict[str, list[str]]] = {}
         self._origins_cache: tuple[tuple[tuple[RefInfo, pygit2.Oid], ...], dict[str, tuple[RefInfo, Append, bool]]] | None = None
@@ -527,6 +528,11 @@ class GitProvider:
         reader = staging.readers.of(repo)
         base = self._commit(repo, tip, ref).tree if tip is not None else None
         changes = {record_path(s.kind, s.digest): s.blob for s in staging.staged}
+        for r in removals:  # listed again: the note as stored, else the tree would change a record
+            kept = base is not None and note_path(r.payload_digest) in base
+            if kept and base[note_path(r.payload_digest)].id != pygit2.hash(bytes(r.note)):  # type: ignore[index]
+                raise Refused(f"a different redaction note for {r.payload_digest} is stored already: a removal "
+                              "made again keeps it as it is")
         changes.update({note_path(r.payload_digest): writer.add(BLOB, bytes(r.note)) for r in removals})
         stored: list[str] | None = [] if tip is not None and staging.deferred == tip else None
         tree = self._tree(repo, base, changes, writer, reader, stored)
@@ -834,6 +840,16 @@ class GitProvider:
         with readable("redaction notes"):  # judged alone: a read asks this of every payload
             return self._honoured(namespace, (payload_digest,)).get(payload_digest)
 
+    def own_note(self, payload_digest: str, namespace: Namespace) -> bytes | None:
+        """The redaction note this writer's records tip in ``namespace`` holds for the payload,
+        honoured or not (None: none)."""
+        repo, ref = self.repository(namespace), records_ref(namespace, self.writer)
+        with readable("redaction notes"):
+            tip = self._target(repo, ref)
+            tree = None if tip is None else self._commit(repo, tip, ref).tree
+            path = note_path(payload_digest)
+            return None if tree is None or path not in tree else _blob(repo, tree[path].id, path)
+
     def noted(self) -> set[str]:
         """Every payload digest that has a redaction note honoured (see ``judge_notes``)."""
         with readable("redaction notes"):
@@ -845,10 +861,22 @@ class GitProvider:
         self._judged.clear()
 
     def notes(self) -> list[tuple[str, bytes, str | None]]:
-        """Every redaction note stored, honoured or not: (payload digest, note, append)."""
+        """Every redaction note stored, honoured or not: (payload digest, note, append), the
+        append the first of those that listed it the judge honours, else the newest to list it."""
         with readable("redaction notes"):
-            return [(digest, note, self._note_append(where, digest))
+            return [(digest, note, self._deciding(digest, note, self._note_appends(where, digest)))
                     for digest, kept in sorted(self._kept_notes().items()) for note, where, _ in kept]
+
+    def _deciding(self, digest: str, note: bytes, appends: tuple[str | None, ...]) -> str | None:
+        """Of the appends that listed one note (``_note_appends``), the first the judge honours
+        it for, else the newest: a note counts when any of them carries authority."""
+        for append in appends:
+            key = (digest, append)
+            if key not in self._judged:
+                self._judged[key] = self._judge(digest, note, append)
+            if self._judged[key]:
+                return append
+        return appends[-1]
 
     def _honoured(self, namespace: Namespace | None = None,
                   only: Container[str] | None = None) -> dict[str, bytes]:
@@ -862,11 +890,8 @@ class GitProvider:
             for note, where, kept_in in kept:
                 if not _governs(kept_in, namespace):
                     continue
-                append = self._note_append(where, digest)
-                key = (digest, append)
-                if key not in self._judged:
-                    self._judged[key] = self._judge(digest, note, append)
-                if self._judged[key]:
+                appends = self._note_appends(where, digest)
+                if self._judged.get((digest, self._deciding(digest, note, appends))):
                     found[digest] = note
                     break
         return found
@@ -914,10 +939,13 @@ class GitProvider:
         return {digest for digest, kept in self._kept_notes().items()
                 if any(_governs(note.namespace, namespace) for note in kept)}
 
-    def _note_append(self, where: tuple[RefInfo, pygit2.Oid] | None, digest: str) -> str | None:
-        """The append whose ``Removes`` names ``digest`` in the history of the tip ``where``."""
+    def _note_appends(self, where: tuple[RefInfo, pygit2.Oid] | None, digest: str) -> tuple[str | None, ...]:
+        """The appends whose ``Removes`` names ``digest`` in the history of the tip ``where``,
+        oldest first: the one that added its note, then each that listed it again with its
+        bytes unchanged (verify refuses any other change of a note), as a removal made before
+        the team's policy is made again, signed. ((None,): a note kept in an own snapshot.)"""
         if where is None:
-            return None
+            return (None,)
         info, tip = where
         history = self._history(info, tip)
         key = (info.repo.path, info.name)
@@ -925,12 +953,13 @@ class GitProvider:
         if known is None or known[0] is not history:  # a history walked again: indexed again
             known = self._removers[key] = (history, 0, {})
         _, indexed, removers = known
-        for header, oid in history[indexed:]:  # the newest append naming a payload wins
-            removers.update(dict.fromkeys(header.removes, str(oid)))
+        for header, oid in history[indexed:]:
+            for removed in header.removes:
+                removers.setdefault(removed, []).append(str(oid))
         self._removers[key] = (history, len(history), removers)
-        append = removers.get(digest)
-        if append is not None:
-            return append
+        appends = removers.get(digest)
+        if appends:
+            return tuple(appends)
         raise IntegrityError(f"{info.name}: a note for {digest} is in its tree, and no append removed it; "
                              "run `gitstore verify`")
 
