@@ -468,7 +468,6 @@ def _label_json(view: FrozenView, label: Label) -> dict[str, Any]:
     on = None
     if evidence.pull_request is None and change is not None:
         change, on = screened_name("pin.branch", change)
-    found = [w.to_json() for w in (why, by, on) if w is not None]
     text = " ".join(text.split())
     excerpt = text if why is not None or len(text) <= 100 else text[:100] + "..."  # a note is never cut
     return {"event": label.event, "polarity": label.polarity, "category": label.category,
