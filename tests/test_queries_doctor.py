@@ -593,3 +593,24 @@ def test_a_provider_that_keeps_nothing_past_one_command_fails_and_init_refuses_i
     assert "unknown provider 'memory' (one of git, sqlite, jsonl)" in cli.fails(2, "init", "--provider", "memory",
                                                                                   cwd=fresh)
     assert not (fresh / "okf").exists()
+
+
+def test_a_gates_workflow_without_a_policy_on_the_default_branch_is_named_until_one_is_committed(
+        repo: Path, tmp_path: Path) -> None:
+    """The gates workflow fails every promotion pull request while no policy is on the default
+    branch (its checkout is no one's clone): doctor names it with the trust check's advice."""
+    init(repo)
+    key, _ = keypair(tmp_path / "keys", "alice")
+    sign_as(repo, key.with_name(key.name + ".pub"))
+    assert checks(repo, "gates") == [], "no gates workflow: nothing to say"
+    cli.ok("ci", "init", "--install", "git+https://github.com/acme/gitstore@v0.1.0", cwd=repo)
+    [check] = checks(repo, "gates")
+    assert check["state"] == "warn" and check["detail"].startswith(
+        ".github/workflows/gitstore-gates.yml is here but no team policy on main"), check
+    assert "every promotion pull request fails its gates" in check["detail"]
+    assert check["todo"].startswith(f"`gitstore policy init`, then {ON_MAIN}; then accept the promoted learnings "
+                                    "again, signed"), check
+    follow(repo, command(check["todo"]))
+    assert [c["state"] for c in checks(repo, "gates")] == ["warn"], "written, not yet on main"
+    follow(repo, command(check["todo"], 1))
+    assert checks(repo, "gates") == []

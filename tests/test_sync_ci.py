@@ -625,3 +625,34 @@ def test_an_agent_in_ci_reads_memory_and_writes_nothing(tmp_path: Path, filter: 
     assert sorted(i.digest for i in ci_store.items()) == sorted(i.digest for i in developer.store.items())
     assert not ci_store.left_out() and verify(ci_store).ok
     assert git(work / "checkout", "status", "--porcelain") == "", "the work tree is untouched (okf/.memory/ is ignored)"
+
+
+def test_init_where_the_default_branch_holds_no_policy_says_the_gates_need_one(repo: Path, tmp_path: Path) -> None:
+    """The gates workflow runs on a checkout that is no one's clone: without a policy on the
+    default branch no decision counts there, and every promotion pull request fails its gates.
+    ``ci init`` says so, and what to do, until the policy is on the default branch."""
+    from gitstore.ops.setup import init
+
+    from . import cli
+    from .conftest import git
+    from .team import keypair, sign_as
+
+    init(repo)
+    printed = cli.ok("ci", "init", "--install", INSTALL, cwd=repo)
+    assert "warning: no team policy on main (.gitstore/policy.json and allowed_signers)" in printed, printed
+    assert "every promotion pull request fails its gates" in printed
+    assert "next: `gitstore policy init` (then `gitstore policy add` for each reviewer), commit .gitstore/ and " \
+           "merge it into main" in printed
+    policy = json.loads(cli.ok("ci", "init", "--install", INSTALL, "--json", cwd=repo))["policy"]
+    assert policy["mode"] == "single-user" and policy["branch"] == "refs/heads/main", policy
+    assert "`gitstore policy init`" in policy["next"] and "no team policy on main" in policy["warning"]
+    key, _ = keypair(tmp_path / "keys", "alice")
+    sign_as(repo, key.with_name(key.name + ".pub"))
+    cli.ok("policy", "init", cwd=repo)
+    assert "no team policy on main" in cli.ok("ci", "init", "--install", INSTALL, cwd=repo), \
+        "a policy only written in the work tree is not read by the gates"
+    git(repo, "add", ".gitstore")
+    git(repo, "commit", "-qm", "gitstore policy")
+    printed = cli.ok("ci", "init", "--install", INSTALL, cwd=repo)
+    assert "warning:" not in printed and "policy" not in printed, printed
+    assert json.loads(cli.ok("ci", "init", "--install", INSTALL, "--json", cwd=repo))["policy"] is None

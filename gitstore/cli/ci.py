@@ -11,7 +11,8 @@ from gitstore import _jsontext
 from gitstore.cli._io import JSON_OPTION, emit_json, read_input
 from gitstore.cli._values import checked, path, time_or_age
 from gitstore.errors import InvalidInput
-from gitstore.sync.ci import DEFAULT_CRON, DEFAULT_SINCE, DEFAULT_WRITER, Options, init_ci, report_body
+from gitstore.sync.ci import (DEFAULT_CRON, DEFAULT_SINCE, DEFAULT_WRITER, GATES, Options, gates_policy, init_ci,
+                              report_body)
 
 ci_app = typer.Typer(help="Write the GitHub Actions workflows: the scheduled memory loop and the pull-request gates.",
                      no_args_is_help=True)
@@ -30,9 +31,12 @@ def init(
     """Write .github/workflows/gitstore-memory.yml (scheduled loop) and gitstore-gates.yml (pull requests)."""
     from gitstore.scope import open_repository
 
-    root = Path(open_repository(".").workdir)
+    repo = open_repository(".")
+    root = Path(repo.workdir)
     options = Options(install, writer, cron, since)
     report = init_ci(root, options, force)
+    if any(f["path"] == GATES.as_posix() for f in report.files):
+        report.policy = gates_policy(repo)
     if as_json:
         emit_json(report.to_json())
         return
@@ -40,6 +44,9 @@ def init(
         typer.echo(f"{entry['action']:<9} {entry['path']}")
     for part in report.left_out:
         typer.echo(f"left out: {part}")
+    if report.policy is not None:
+        typer.echo(f"warning: {report.policy['warning']}")
+        typer.echo(f"next: {report.policy['next']}")
     typer.echo("next: commit them; for the gates to run on the memory pull request, give the workflow an App "
                "token (see the comment at the top of gitstore-memory.yml)")
 

@@ -138,6 +138,7 @@ def doctor(start: str | Path = ".", home: Path | None = None) -> Report:
     _links(report, workspace)
     _provider(report, workspace)
     _trust(report, workspace)
+    _gates(report, workspace)
     _hooks(report, root, home)
     _hook_log(report, workspace.state, workspace.root)
     _given_up(report, workspace.state)
@@ -334,6 +335,23 @@ def _trust(report: Report, workspace: Any) -> None:
         report.add("trust", WARN, f"{person} may decide but the policy lists no key for them",
                    merge if found.pending else f"`gitstore policy add {shlex.quote(person)} --key THEIR_KEY.pub"
                    f"{''.join(f' --may {a}' for a in found.people.get(person, []))}`, then {merge}")
+
+
+def _gates(report: Report, workspace: Any) -> None:
+    """Where ``gitstore ci init`` wrote the gates workflow, whether it can pass a promotion: it
+    runs on a checkout that is no one's clone, where only decisions a policy on the default
+    branch lets count do, so without one every promotion pull request fails."""
+    from gitstore.sync.ci import GATES, gates_policy
+
+    if not (workspace.root / GATES).is_file():
+        return
+    found = gates_policy(workspace.repo)
+    if found is None:
+        return
+    trust = next((c.todo for c in report.checks if c.name == "trust" and c.todo), "")
+    todo = (f"{trust}; then accept the promoted learnings again, signed (decisions made before a policy count on "
+            "their own clone only)") if trust and found["mode"] == "single-user" else trust or found["next"]
+    report.add("gates", WARN, f"{GATES.as_posix()} is here but {found['warning']}", todo)
 
 
 def _merge_policy(branch: str | None) -> str:

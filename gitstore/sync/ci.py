@@ -86,9 +86,10 @@ class CiReport:
 
     files: list[dict[str, str]] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)
+    policy: dict[str, Any] | None = None  # ``gates_policy``: why the gates would fail, and what to do
 
     def to_json(self) -> dict[str, Any]:
-        return {"files": self.files, "leftOut": self.left_out}
+        return {"files": self.files, "leftOut": self.left_out, "policy": self.policy}
 
 
 # -- the shared steps -----------------------------------------------------------------------------
@@ -572,6 +573,40 @@ def init_ci(root: Path, options: Options, force: bool = False) -> CiReport:
             replace_file(target, text)
         report.files.append({"path": path.as_posix(), "action": action})
     return report
+
+
+GATES_NEED_POLICY = (
+    "the gates workflow runs on a checkout that is no one's clone, where a decision counts only when signed by "
+    "a person the default branch's policy names: without one, every promotion pull request fails its gates "
+    "(\"not an accepted learning in force\"), even one `gitstore provenance` verifies on its author's clone")
+
+
+def gates_policy(repo: Any) -> dict[str, Any] | None:
+    """Whether the gates workflow can pass a promotion here: None when the default branch holds a
+    usable team policy; else ``{"mode", "branch", "warning", "next"}``, the warning saying what
+    is missing and why the gates need it, ``next`` what to do. The gates read the policy on the
+    default branch only (a pull request's author never writes the policy its gates read), so a
+    policy in the work tree, not yet committed there, does not count."""
+    from gitstore.providers._policy_git import current, no_default_branch
+    from gitstore.records.policy import FOLDER
+
+    state = current(repo)
+    if state.mode == "policy":
+        return None
+    branch = state.branch
+    name = (branch.split("/", 3)[-1] if branch and branch.startswith("refs/remotes/")
+            else branch[len("refs/heads/"):] if branch else "the default branch")
+    merge = f"commit {FOLDER}/ and merge it into {name}"
+    if state.mode == "broken":
+        warning = f"the team policy on {name} cannot be used ({state.problem}); {GATES_NEED_POLICY}"
+        todo = f"fix {FOLDER}/ as `gitstore policy show` says, then {merge}"
+    else:
+        where = f"on {name}" if branch else f"here ({no_default_branch(repo)[0]})"
+        warning = f"no team policy {where} ({FOLDER}/policy.json and allowed_signers); {GATES_NEED_POLICY}"
+        todo = (f"`gitstore policy init` (then `gitstore policy add` for each reviewer), {merge}; then accept "
+                "the promoted learnings again, signed (decisions made before a policy count on their own clone "
+                "only)")
+    return {"mode": state.mode, "branch": branch, "warning": warning, "next": todo}
 
 
 def _refuse_link_out(root: Path, path: Path) -> None:
