@@ -53,7 +53,7 @@ FOLDER = 50
 TOPICS = ("retries", "storage", "capture", "review", "recall", "promotion", "sync", "safety", "consent", "audit")
 
 
-def _page(n: int, pages: int) -> str:
+def _page(n: int, pages: int, source: str) -> str:
     topic = TOPICS[n % len(TOPICS)]
     other, third = (n + 1) % pages, (n + 7) % pages
     promoted = ""
@@ -61,7 +61,7 @@ def _page(n: int, pages: int) -> str:
         digest = f"{n:064x}"
         promoted = (f"\n<!-- gitstore:promoted lrn_{n:032x} sha256:{digest} -->\n"
                     f"Every {topic} step in page {n} is retried with full jitter.\n"
-                    f"Cited: `src/{topic}.py@{n:040x}`; `lrn_{n:032x}@sha256:{digest}`.\n")
+                    f"Cited: `src/{topic}.py@{source}`; `lrn_{n:032x}@sha256:{digest}`.\n")
     return (
         f"---\ntype: Guide\ntitle: {topic.title()} note {n}\n"
         f"description: How {topic} works in part {n} of the system.\n"
@@ -92,12 +92,19 @@ def _skill(n: int) -> str:
 
 
 def build(root: Path, pages: int, skills: int) -> None:
-    """The wiki and the skills, committed."""
+    """The sources the promoted claims cite, committed; then the wiki and the skills, committed."""
+    (root / "src").mkdir(parents=True, exist_ok=True)
+    for topic in TOPICS:
+        (root / "src" / f"{topic}.py").write_text(f"def {topic}():\n    pass\n", encoding="utf-8")
+    _git(root, "add", "src")
+    _git(root, "commit", "-q", "-m", "bench sources")
+    source = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, check=True, capture_output=True,
+                            text=True).stdout.strip()
     wiki = root / "okf" / "wiki"
     for n in range(pages):
         path = wiki / _path(n)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(_page(n, pages), encoding="utf-8")
+        path.write_text(_page(n, pages, source), encoding="utf-8")
     (wiki / "quickstart.md").write_text("---\ntype: Guide\ntitle: Quickstart\ndescription: Start here.\n---\n\n"
                                         "# Quickstart\n\nStart with [the first note](part-000/note-0000.md).\n")
     for folder in [wiki, *sorted(p for p in wiki.iterdir() if p.is_dir())]:
@@ -112,7 +119,8 @@ def build(root: Path, pages: int, skills: int) -> None:
 
 def _git(root: Path, *args: str) -> None:
     env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
+           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
+           "GIT_AUTHOR_DATE": "2026-06-30T14:00:00Z", "GIT_COMMITTER_DATE": "2026-06-30T14:00:00Z"}
     subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
 
 

@@ -190,6 +190,16 @@ OKF_RULES = [
      39, "follows no known form"),
     ("a malformed marker", REVENUE, lambda t: t + "\n<!-- gitstore:promoted lrn_x -->\nText.\n", 37,
      "does not follow its form"),
+    ("a promoted claim citing a commit the repository does not hold", REVENUE, lambda t: t + PROMOTED
+     + "Cited: `okf/wiki/metrics/revenue.md@" + "c" * 40 + "`.\n", 39,
+     f"citation `okf/wiki/metrics/revenue.md@{'c' * 40}` of lrn_{'a' * 32} names commit {'c' * 40}, which this "
+     "repository does not hold"),
+    ("a promoted claim citing a file its commit does not hold", REVENUE, lambda t: t + PROMOTED
+     + f"Cited: `src/gone.py@{git(Path.cwd(), 'rev-parse', 'HEAD').strip()}`.\n", 39,
+     "names src/gone.py, which commit"),
+    ("a promoted claim citing its learning at another version than its marker", REVENUE, lambda t: t + PROMOTED
+     + f"Cited: `lrn_{'a' * 32}@sha256:{'c' * 64}`.\n", 39,
+     f"citation `lrn_{'a' * 32}@sha256:{'c' * 64}` of lrn_{'a' * 32} names another version than its marker"),
     ("an overlay page with two links", "tooling/bq.md", lambda t: (
         "---\ntype: Tooling Note\n---\n# bq\n\nSee [revenue](../metrics/revenue.md) and [orders](../tables/orders.md).\n"),
      1, "exactly one outgoing link"),
@@ -536,7 +546,9 @@ def test_what_the_rules_allow(bundle: Path, capsys: pytest.CaptureFixture[str]) 
     wiki = bundle / "okf" / "wiki"
     _edit(bundle, "log.md", lambda t: t.replace("# Bundle history\n\n", "# Bundle history\n\n## 2026-07-02\n\n- More.\n\n"))
     _edit(bundle, "metrics/index.md", lambda t: render_index_page(wiki, wiki / "metrics"))
-    cited = PROMOTED + "Cited: `policies/revenue-recognition.md@" + "c" * 40 + "`; <https://acme.example/p> (accessed 2026-07-01).\n"
+    head = git(bundle, "rev-parse", "HEAD").strip()
+    cited = PROMOTED + f"Cited: `okf/wiki/policies/revenue-recognition.md@{head}`; `okf/wiki@{head[:7]}`; " \
+        f"`lrn_{'a' * 32}@sha256:{'b' * 64}`; <https://acme.example/p> (accessed 2026-07-01).\n"
     example = "\n```markdown\n<!-- gitstore:promoted lrn_x -->\nAn example of a block, not a claim.\n```\n"
     _edit(bundle, REVENUE, lambda t: t + cited + example)
     _edit(bundle, "tooling/bq.md", lambda t: "---\ntype: Tooling Note\n---\n# bq\n\nSee [revenue](../metrics/revenue.md).\n")

@@ -18,10 +18,16 @@ _KEY = re.compile(r"^([a-z_]+)\b")
 _LINE_IN = re.compile(r"^(?:index|log) line (\d+):")
 
 
-def page_findings(page: Page, rel: str, wiki_rel: str, links: Callable[[Page], list[str]]) -> list[Finding]:
+Sources = Callable[[list[str]], dict[str, str]]  # ``path@commit`` citations -> why each does not resolve
+
+
+def page_findings(page: Page, rel: str, wiki_rel: str, links: Callable[[Page], list[str]],
+                  sources: Sources | None = None) -> list[Finding]:
     """Every rule one page of the wiki (``rel`` from the repository's root) breaks by itself:
     the OKF rules, the problems ``links`` finds in its links, the overlay's links, its promoted
-    claims. Promote runs it on a page it is about to write, its links read in the commit's tree."""
+    claims, whose ``path@commit`` citations ``sources`` resolves when given (the gate, in a git
+    repository). Promote runs it on a page it is about to write, its links read in the commit's
+    tree."""
     text = page.text or ""
     at_root = dirname(rel) == wiki_rel
     found = [Finding(rel, _line(problem, text), problem) for problem in page_problems(page, at_root=at_root)]
@@ -33,7 +39,7 @@ def page_findings(page: Page, rel: str, wiki_rel: str, links: Callable[[Page], l
         found += _overlay_links(page.links, rel, wiki_rel, text)
     else:
         found += _links_into_overlay(page.links, rel, wiki_rel, text)
-    return found + _promoted(rel, text)
+    return found + _promoted(rel, text, sources)
 
 
 def _line(problem: str, text: str) -> int:
@@ -98,12 +104,15 @@ def _links_into_overlay(links: list[str], rel: str, wiki_rel: str, text: str) ->
     return found
 
 
-def _promoted(rel: str, text: str) -> list[Finding]:
-    """Every promoted claim carries a readable citation."""
+def _promoted(rel: str, text: str, sources: Sources | None = None) -> list[Finding]:
+    """Every promoted claim carries a readable citation; the citation of its own learning names
+    the version its marker names; each ``path@commit`` names a file at a commit of the
+    repository, where ``sources`` says which do not."""
     found = [Finding(rel, n, "a gitstore:promoted marker that does not follow its form "
                              "(<!-- gitstore:promoted lrn_<id> sha256:<digest> -->)")
              for n in blocks.markers_without_shape(text)]
-    for block in blocks.find(text):
+    promoted = blocks.find(text)
+    for block in promoted:
         if not block.statement.strip():
             found.append(Finding(rel, block.line, f"promoted claim {block.learning} has no text"))
         if block.cited_line is None:
@@ -117,9 +126,21 @@ def _promoted(rel: str, text: str) -> list[Finding]:
             found.append(Finding(rel, block.cited_line, f"citation {item[:80]!r} of {block.learning} follows no "
                                                         "known form (`path@commit`, `lrn_<id>@sha256:<digest>`, "
                                                         "`command` exited N, <URL> (accessed YYYY-MM-DD))"))
+        for citation in block.citations:
+            learning, _, digest = citation.ref.partition("@")
+            if citation.kind == "learning" and learning == block.learning and digest != block.content_digest:
+                found.append(Finding(rel, block.cited_line, f"citation `{citation.ref}` of {block.learning} names "
+                                                            f"another version than its marker ({block.content_digest}): "
+                                                            "the Cited: line is promote's, never edited by hand"))
         if block.continued:
             found.append(Finding(rel, block.cited_line + 1, f"{blocks.CONTINUED} {block.learning}: leave a blank "
                                                             "line after it"))
+    cited = sorted({c.ref for b in promoted for c in b.citations if c.kind == "source"})
+    unresolved = sources(cited) if sources is not None and cited else {}
+    for block in promoted if unresolved else []:
+        for ref in dict.fromkeys(c.ref for c in block.citations if c.kind == "source" and c.ref in unresolved):
+            found.append(Finding(rel, block.cited_line, f"citation `{ref}` of {block.learning} "
+                                                        f"{unresolved[ref]}"))
     return found
 
 

@@ -18,8 +18,9 @@ For each page of the wiki (``okf/wiki/`` unless ``--root`` says otherwise) passe
   base: the log is the wiki's history (OKF 9) and only grows at the top, so an entry cannot be
   reworded, and what it links may have been deleted or renamed since;
 - every promoted claim (``gitstore.promote.blocks``), wherever it sits (fenced code included:
-  agents read the page as it is), carries a ``Cited:`` line whose citations a reader can follow,
-  and every marker is well formed: a line holding a full marker that is not one as promote
+  agents read the page as it is), carries a ``Cited:`` line whose citations a reader can follow
+  (its own learning's at the version its marker names; each ``path@commit`` a file at a commit
+  the repository holds, ``unresolved_sources``), and every marker is well formed: a line holding a full marker that is not one as promote
   writes it (indented, inside other text) is refused even in fenced code, where an example
   keeps placeholders (``lrn_<id>``);
 - the tooling overlay (``tooling/``): each page has exactly one outgoing link, to project
@@ -62,7 +63,7 @@ from pathlib import Path
 from posixpath import basename, dirname, join, normpath
 
 from gitstore.promote.gates._common import (
-    Finding, base_revision, blob_id, blobs, committed_paths, files_only, in_parallel, not_regular, parser,
+    Finding, base_revision, blob_id, blobs, committed_paths, files_only, git, in_parallel, not_regular, parser,
     relative, report, run, top_level, tree_entries,
 )
 from gitstore.promote.okf import (
@@ -220,7 +221,37 @@ def _page(root: Path, rel: str, wiki: Path, wiki_rel: str, logged: str | None,
     if rel.rsplit("/", 1)[-1] == INSTRUCTIONS or not os.path.isfile(path):
         return []
     return page_findings(read_page(path), rel, wiki_rel,
-                         lambda page: link_problems(_recent(page, logged), wiki, root, files or OnDisk))
+                         lambda page: link_problems(_recent(page, logged), wiki, root, files or OnDisk),
+                         lambda refs: unresolved_sources(root, refs))
+
+
+def unresolved_sources(root: Path, refs: list[str]) -> dict[str, str]:
+    """Why each ``path@commit`` citation of ``refs`` names no file at a commit of the repository
+    at ``root`` (one ``git cat-file --batch-check``): its commit is not there, or more than one
+    object begins with it, or the file is not in that commit. Outside a git repository nothing
+    is resolved; in a shallow clone a commit that is not there may be in the history cut off,
+    so only a file missing from a commit that is there is said."""
+    asked = [part for ref in refs for part in (f"{ref.rpartition('@')[2]}^{{commit}}",
+                                               f"{ref.rpartition('@')[2]}:{ref.rpartition('@')[0]}")]
+    done = git("cat-file", "--batch-check", cwd=root, check=False, data="".join(f"{a}\n" for a in asked).encode())
+    answers = done.stdout.decode("utf-8", "surrogateescape").split("\n")
+    if done.returncode != 0 or len(answers) < len(asked):
+        return {}  # not a git repository: nothing to resolve citations in
+    found, shallow = {}, None
+    for index, ref in enumerate(refs):
+        path, _, commit = ref.rpartition("@")
+        at_commit, at_path = answers[2 * index], answers[2 * index + 1]
+        if at_commit.endswith(" ambiguous"):
+            found[ref] = f"names {commit}, which more than one object of this repository begins with: cite the whole id"
+        elif at_commit.endswith(" missing"):
+            if shallow is None:
+                shallow = git("rev-parse", "--is-shallow-repository", cwd=root, check=False).stdout.strip() == b"true"
+            if not shallow:
+                found[ref] = (f"names commit {commit}, which this repository does not hold: a citation names a "
+                              "commit of its history")
+        elif at_path.endswith(" missing"):
+            found[ref] = f"names {path}, which commit {commit} does not hold"
+    return found
 
 
 def _logged(root: Path, entries: dict[str, str] | None, logs: list[str]) -> dict[str, str]:
