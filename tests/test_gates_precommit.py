@@ -699,6 +699,56 @@ def test_a_promoted_block_added_by_hand_fails_at_commit_msg(hooked: tuple[Path, 
     _git(root, "commit", "--amend", "--no-edit")
 
 
+def test_a_hand_edited_cited_line_fails_the_wiki_gate_and_the_promotion_gate_names_it(
+        hooked: tuple[Path, dict, str], hook_repo: tuple[Path, str, Path]) -> None:
+    """A Cited: line edited after the promotion, naming a file and a commit that do not exist and
+    another version of the learning than its marker: the wiki gate names each citation that does
+    not resolve, at commit; the promotion gate says that the Cited: line is what changed (the
+    text is intact), at commit and over a range. A citation of a file at a commit that holds it
+    passes the wiki gate."""
+    root, learning, branch = hooked
+    _git(root, "checkout", "-q", "-b", "touch-up", branch)
+    page = root / "okf/wiki/reliability.md"
+    lines = page.read_text().split("\n")
+    number = next(n for n, line in enumerate(lines) if line.startswith("Cited: ")) + 1
+    was = lines[number - 1]
+    digest = learning["contentDigest"]
+    other = "sha256:" + "0" * 64
+    missing = "0" * 40
+    source = re.search(r"`([^`@]+)@([0-9a-f]+)`", was)
+    assert source and f"`{learning['id']}@{digest}`" in was, was
+    lines[number - 1] = was.replace(source.group(0), f"`src/nope.py@{missing}`").replace(digest, other)
+    page.write_text("\n".join(lines))
+    out = _git(root, "commit", "-a", "-m", "Touch up the citation", code=1)
+    assert f"okf/wiki/reliability.md:{number}: citation `src/nope.py@{missing}` of {learning['id']} names commit " \
+           f"{missing}, which this repository does not hold" in out, out
+    assert f"okf/wiki/reliability.md:{number}: citation `{learning['id']}@{other}` of {learning['id']} names " \
+           f"another version than its marker ({digest})" in out, out
+    _git(root, "commit", "-a", "--no-verify", "-m", "Touch up the citation")
+    out = _run(root, hook_repo, "run", "gitstore-promotion", "--hook-stage", "manual", "--from-ref", branch,
+               "--to-ref", "HEAD", code=1)
+    assert f"okf/wiki/reliability.md:{number}: the Cited: line of the promoted block of {learning['id']} is edited " \
+           f"(its text is intact): it now cites `src/nope.py@{missing}`" in out, out
+    assert "holds its accepted text" not in out, out
+    _git(root, "reset", "-q", "--soft", "HEAD~1")
+    head = _git(root, "rev-parse", "HEAD").strip()
+    lines[number - 1] = was.replace(source.group(0), f"`src/nope.py@{head}`")
+    page.write_text("\n".join(lines))
+    out = _git(root, "commit", "-a", "-m", "Touch up the citation", code=1)
+    assert f"citation `src/nope.py@{head}` of {learning['id']} names src/nope.py, which commit {head} does not " \
+           "hold" in out, out
+    lines[number - 1] = was.replace(source.group(0), f"`okf/wiki/reliability.md@{head}`")
+    page.write_text("\n".join(lines))
+    _git(root, "commit", "-a", "--no-verify", "-m", "Touch up the citation")
+    okf = _run(root, hook_repo, "run", "gitstore-okf", "--hook-stage", "manual", "--from-ref", branch,
+               "--to-ref", "HEAD")
+    assert "gitstore OKF wiki" in okf and "Passed" in okf, okf
+    out = _run(root, hook_repo, "run", "gitstore-promotion", "--hook-stage", "manual", "--from-ref", branch,
+               "--to-ref", "HEAD", code=1)
+    assert f"okf/wiki/reliability.md:{number}: the Cited: line of the promoted block of {learning['id']} is edited " \
+           f"(its text is intact): it now cites `okf/wiki/reliability.md@{head}`" in out, out
+
+
 @pytest.mark.parametrize("between", [[], ["\u00a0"]], ids=["nothing", "a no-break space"])
 def test_text_added_right_after_a_promoted_blocks_cited_line_fails_at_commit(hooked: tuple[Path, dict, str],
                                                                              between: list[str]) -> None:

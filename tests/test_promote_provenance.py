@@ -144,7 +144,8 @@ def test_a_promoted_block_outside_a_promotion_commit_fails(promoted: tuple[Conte
     for branch, why in (("other-text", f"the promoted text of {learning['id']} differs from the accepted learning"),
                         ("no-such-learning", f"a promoted block names {unknown}, which is not a learning of this "
                                              "repository's store"),
-                        ("accepted-text", f"the promoted block of {learning['id']} holds its accepted text")):
+                        ("accepted-text", f"a promoted block of {learning['id']} is written by hand (its text is the "
+                                          "accepted one; only promote writes a block, with its citations)")):
         assert main(["provenance", f"main..{branch}", "--json"]) == 1, branch
         verdict = json.loads(capsys.readouterr().out)
         assert verdict["verified"] is False and len(verdict["commits"]) == 1

@@ -435,8 +435,59 @@ def block_problems(change: Change, memory_of: Callable[[], Memory],
     how = (f"it is in none of the parents of {change.called}" if change.merged
            else "it is added by the commit being made" if change.pending
            else f"it was added by commit {change.label}")
-    return found + [Finding(path, block.line, f"{standing(block, memory).sentence}; {how}, which is not the "
-                                              f"promotion commit of {block.learning}") for path, block in added]
+    before = _held_before(change) if any(standing(b, memory).state == IN_FORCE for _, b in added) else {}
+    for path, block in added:
+        line, sentence = _added_sentence(path, block, memory, before)
+        found.append(Finding(path, line, f"{sentence}; {how}, which is not the promotion commit of {block.learning}"))
+    return found
+
+
+def _held_before(change: Change) -> dict[str, list[tuple[str, blocks.Block]]]:
+    """The promoted blocks the parents of ``change`` hold in the files of the wiki and the
+    skills it changes, by learning: (path, block)."""
+    paths = [path for path in sorted(change.changes) if in_block_folders(path)]
+    held: dict[str, list[tuple[str, blocks.Block]]] = {}
+    for parent in (change.parent, *change.merged):
+        snapshot = parent() if parent is not None else None
+        if snapshot is None:
+            continue
+        for path in paths:
+            data = snapshot.read(path)
+            if data and blocks.MARKER_START.encode() in data:
+                for block in blocks.find(data.decode("utf-8", "replace")):
+                    held.setdefault(block.learning, []).append((path, block))
+    return held
+
+
+def _added_sentence(path: str, block: blocks.Block, memory: Memory,
+                    before: dict[str, list[tuple[str, blocks.Block]]]) -> tuple[int, str]:
+    """What is wrong with a promoted block a commit other than its promotion adds (its line and
+    a sentence): how it stands; for a block that holds its accepted text, what the commit
+    changed of the block the parent held (its Cited: line, its marker), or that it is new."""
+    found = standing(block, memory)
+    if found.state != IN_FORCE:
+        return block.line, found.sentence
+    learning = block.learning
+    same = [b for p, b in sorted(before.get(learning, []), key=lambda held: held[0] != path)
+            if b.statement == block.statement]
+    if not same:
+        return block.line, (f"a promoted block of {learning} is written by hand (its text is the accepted one; "
+                            "only promote writes a block, with its citations)")
+    was = same[0]
+    if (was.citations, was.unreadable) != (block.citations, block.unreadable):
+        return (block.cited_line or block.line), (
+            f"the Cited: line of the promoted block of {learning} is edited (its text is intact): it now cites "
+            f"{_cited(block)}, where it cited {_cited(was)}")
+    if was.content_digest != block.content_digest:
+        return block.line, (f"the marker of the promoted block of {learning} is edited (its text is intact): it "
+                            f"now names {block.content_digest}, where it named {was.content_digest}")
+    return block.line, f"the promoted block of {learning} is changed, though its text is intact"
+
+
+def _cited(block: blocks.Block) -> str:
+    """A block's citations as its Cited: line writes them (``nothing`` for none)."""
+    items = [blocks.render_citation(c) for c in block.citations] + list(block.unreadable)
+    return "; ".join(items) if items else "nothing"
 
 
 def _skill_problems(change: Change, mine: str | None, memory_of: Callable[[], Memory]) -> list[Finding]:
