@@ -542,6 +542,27 @@ def test_a_page_whose_title_changes_without_regenerating_its_generated_index_is_
     assert run(okf.main, [f"okf/wiki/{REVENUE}", "okf/wiki/metrics/index.md"], capsys) == (0, [])
 
 
+def test_a_shallow_clone_judges_no_cited_commit_its_history_cut_off(bundle: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A commit a shallow clone lacks may be in the history it cut off: the citation is not judged
+    there; a file missing from a commit the clone holds still is."""
+    old = git(bundle, "rev-parse", "HEAD").strip()
+    _edit(bundle, "log.md", lambda t: t.replace("# Bundle history\n\n", "# Bundle history\n\n## 2026-07-02\n\n- More.\n\n"))
+    git(bundle, "commit", "-qam", "more history")
+    new = git(bundle, "rev-parse", "HEAD").strip()
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{bundle}", str(shallow))
+    monkeypatch.chdir(shallow)
+    page = f"okf/wiki/{REVENUE}"
+    _edit(shallow, REVENUE, lambda t: t + PROMOTED + f"Cited: `okf/wiki/log.md@{old}`.\n")
+    assert run(okf.main, [page], capsys) == (0, [])
+    _edit(shallow, REVENUE, lambda t: t.replace(f"`okf/wiki/log.md@{old}`", f"`src/gone.py@{new}`"))
+    code, lines = run(okf.main, [page], capsys)
+    assert code == 1 and lines == [f"{page}:39: citation `src/gone.py@{new}` of lrn_{'a' * 32} names src/gone.py, "
+                                   f"which commit {new} does not hold"], lines
+
+
 def test_what_the_rules_allow(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
     wiki = bundle / "okf" / "wiki"
     _edit(bundle, "log.md", lambda t: t.replace("# Bundle history\n\n", "# Bundle history\n\n## 2026-07-02\n\n- More.\n\n"))
